@@ -1,0 +1,50 @@
+/**
+ * The one door to the notebook's output. Inside a tslab kernel, rich output goes to Jupyter;
+ * anywhere else (tests, scripts) it is collected as text so the same code runs headless.
+ */
+
+export interface OutputHandle {
+  html(html: string): void;
+  markdown(markdown: string): void;
+  text(text: string): void;
+}
+
+interface TslabDisplay extends OutputHandle {}
+interface TslabModule {
+  display: TslabDisplay;
+  newDisplay(): TslabDisplay;
+}
+
+function tslab(): TslabModule | undefined {
+  if (!process.env.DBLAB_IN_KERNEL && !process.env.JPY_PARENT_PID && !isTslabKernel()) return undefined;
+  try {
+    // Resolved from the project's node_modules: the same module instance the kernel runs.
+    return require("tslab") as TslabModule;
+  } catch {
+    return undefined;
+  }
+}
+
+function isTslabKernel(): boolean {
+  return process.argv.some((a) => a.includes("tslab"));
+}
+
+const fallback: OutputHandle = {
+  html: () => undefined,
+  markdown: (m) => process.stdout.write(`${m}\n`),
+  text: (t) => process.stdout.write(`${t}\n`),
+};
+
+/** Shows output once. */
+export function show(): OutputHandle {
+  return tslab()?.display ?? fallback;
+}
+
+/** An output that each call overwrites in place (live progress). */
+export function liveOutput(): OutputHandle {
+  return tslab()?.newDisplay() ?? fallback;
+}
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+}

@@ -1,0 +1,32 @@
+/** The block at the top of every report: parameters, versions, settings, machine, run id. */
+import type { RunMetadata } from "../results/metadata";
+import { escapeHtml, show } from "./output";
+import { tableHtml } from "./table";
+
+export function showRunHeader(metadata: RunMetadata, directory: string): void {
+  const h = metadata.host;
+  const servers = metadata.servers.map((s) => ({
+    engine: s.engine,
+    version: s.version,
+    target: s.kind,
+    source: s.source + (s.standInImage ? " (stand-in image)" : ""),
+    limits: s.limits?.cpus ? `${s.limits.cpus} CPU, ${((s.limits.memoryBytes ?? 0) / 2 ** 30).toFixed(1)} GiB` : "none",
+    settings: Object.entries(s.settings ?? {}).map(([k, v]) => `${k}=${String(v)}`).join(" "),
+  }));
+  const notes = (metadata.notes ?? []).map((n) => `<li>${escapeHtml(n)}</li>`).join("");
+  show().html(
+    `<div class="dblab-run"><b>Run ${escapeHtml(metadata.runId)}</b> · profile ${escapeHtml(metadata.profile)} · ` +
+      `started ${escapeHtml(metadata.startedAt)} · commit ${escapeHtml(metadata.gitCommit)}<br>` +
+      `Machine: ${escapeHtml(h.cpuModel)}, ${h.cpus} CPUs, ${h.memoryGiB} GiB, ${escapeHtml(h.platform)} ${escapeHtml(h.kernel)}, Node ${escapeHtml(h.node)}<br>` +
+      `Results: <code>${escapeHtml(directory)}</code>` +
+      tableHtml(servers, { caption: "Servers" }) +
+      (notes ? `<ul>${notes}</ul>` : "") +
+      `</div>`,
+  );
+}
+
+/** The resolved parameters as a table: every knob, in the reader's units. */
+export function showParameters(params: object, profile: string): void {
+  const rows = Object.entries(params).map(([name, value]) => ({ parameter: name, value: Array.isArray(value) ? value.join(", ") : String(value) }));
+  show().html(tableHtml(rows, { caption: `Parameters (profile ${profile}, with overrides)` }));
+}

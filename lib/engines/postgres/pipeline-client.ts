@@ -1,0 +1,43 @@
+/**
+ * A node-postgres client in pipeline mode, and a batch of statements sent in one round trip inside
+ * one transaction: what pgx's SendBatch did for the seed (one implicit transaction per batch).
+ */
+import { Client, type QueryConfig } from "pg";
+import type { ConnectionInfo } from "../../targets/types";
+
+export async function connectPipelined(connection: ConnectionInfo): Promise<Client> {
+  const client = new Client({ ...connection, pipeline: true } as ConstructorParameters<typeof Client>[0]);
+  await client.connect();
+  return client;
+}
+
+export async function connect(connection: ConnectionInfo): Promise<Client> {
+  const client = new Client(connection);
+  await client.connect();
+  return client;
+}
+
+interface CorkableStream {
+  cork?: () => void;
+  uncork?: () => void;
+}
+
+/**
+ * Sends BEGIN, the statements and COMMIT without waiting in between, corked so that they leave in
+ * as few TCP writes as the socket allows, and resolves when the last reply arrived.
+ */
+export async function sendBatch(client: Client, statements: Iterable<QueryConfig>): Promise<void> {
+  // `connection.stream` is node-postgres's socket; corking it is what Query.submit does per query.
+  const stream = (client as unknown as { connection: { stream: CorkableStream } }).connection.stream;
+  stream.cork?.();
+  const replies: Promise<unknown>[] = [client.query("BEGIN")];
+  try {
+    for (const statement of statements) replies.push(client.query(statement));
+    replies.push(client.query("COMMIT"));
+  } finally {
+    stream.uncork?.();
+  }
+  const results = await Promise.allSettled(replies);
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+  if (failed) throw failed.reason;
+}

@@ -1,0 +1,202 @@
+/**
+ * Notebook 01's charts (plotly figures), built from the summaries; the display module draws them.
+ */
+import type { PlotlyFigure, PlotlyTrace } from "../../display/plotly";
+import { publishedFigures } from "../../results/reference";
+import { OPERATIONS, OPERATION_LABELS } from "../../workloads/index-write-cost/operations";
+import type { ConditionSummary } from "./summarise";
+
+const COLORS: Record<string, string> = {
+  insert: "#4c78a8",
+  update_nonindexed: "#f58518",
+  update_one_field: "#54a24b",
+  update_five_fields: "#e45756",
+};
+
+const sizeLabel = (rows: number) => (rows >= 1_000_000 ? `${rows / 1_000_000}M` : rows >= 1000 ? `${rows / 1000}k` : String(rows));
+
+/** Ratio vs number of extra indexes, one line per operation, per engine; error bars = bootstrap 95 % CI. */
+export function ratioByIndexes(summaries: readonly ConditionSummary[], engine: string, rows: number, fillfactor: number | null): PlotlyFigure {
+  const data: PlotlyTrace[] = [];
+  for (const op of OPERATIONS) {
+    const points = summaries
+      .filter((s) => s.engine === engine && s.rows === rows && s.operation === op && s.fillfactor === fillfactor)
+      .sort((a, b) => a.extraIndexes - b.extraIndexes);
+    if (!points.length) continue;
+    data.push({
+      type: "scatter",
+      mode: "lines+markers",
+      name: OPERATION_LABELS[op],
+      x: points.map((p) => p.extraIndexes),
+      y: points.map((p) => p.ratio ?? null),
+      line: { color: COLORS[op] },
+      error_y: {
+        type: "data",
+        symmetric: false,
+        array: points.map((p) => (p.ratioCiHigh !== undefined && p.ratio !== undefined ? p.ratioCiHigh - p.ratio : 0)),
+        arrayminus: points.map((p) => (p.ratioCiLow !== undefined && p.ratio !== undefined ? p.ratio - p.ratioCiLow : 0)),
+      },
+    });
+    const seed = publishedFigures("index_write_cost").filter(
+      (f) => f.engine === engine && f.series === op && f.condition === "ratio_vs_0" && f.rows === 1_000_000,
+    );
+    if (seed.length) {
+      data.push({
+        type: "scatter",
+        mode: "markers",
+        name: `seed, 1M: ${OPERATION_LABELS[op]}`,
+        x: seed.map((f) => f.extraIndexes),
+        y: seed.map((f) => f.value),
+        marker: { symbol: "diamond-open", size: 11, color: COLORS[op] },
+      });
+    }
+  }
+  return {
+    data,
+    layout: {
+      title: { text: `${engine}: time ratio vs extra indexes (${sizeLabel(rows)} rows${fillfactor ? `, fillfactor ${fillfactor}` : ""})` },
+      xaxis: { title: { text: "extra secondary indexes" }, tickvals: [0, 1, 2, 3, 4, 5] },
+      yaxis: { title: { text: "median time / median with 0 extra indexes" }, rangemode: "tozero" },
+    },
+  };
+}
+
+/** Ratio (5 extra indexes) vs row count: does the small-N ratio predict the large one? */
+export function ratioByRows(summaries: readonly ConditionSummary[], engine: string, fillfactor: number | null): PlotlyFigure {
+  const data: PlotlyTrace[] = [];
+  for (const op of OPERATIONS) {
+    const points = summaries
+      .filter((s) => s.engine === engine && s.operation === op && s.extraIndexes === 5 && s.fillfactor === fillfactor)
+      .sort((a, b) => a.rows - b.rows);
+    if (points.length) {
+      data.push({
+        type: "scatter",
+        mode: "lines+markers",
+        name: OPERATION_LABELS[op],
+        x: points.map((p) => p.rows),
+        y: points.map((p) => p.ratio ?? null),
+        line: { color: COLORS[op] },
+      });
+    }
+    const seed = publishedFigures("index_write_cost")
+      .filter((f) => f.engine === engine && f.series === op && f.condition === "ratio_vs_0" && f.extraIndexes === 5)
+      .sort((a, b) => (a.rows ?? 0) - (b.rows ?? 0));
+    if (seed.length) {
+      data.push({
+        type: "scatter",
+        mode: "lines+markers",
+        name: `seed: ${OPERATION_LABELS[op]}`,
+        x: seed.map((f) => f.rows),
+        y: seed.map((f) => f.value),
+        line: { color: COLORS[op], dash: "dot" },
+        marker: { symbol: "diamond-open" },
+      });
+    }
+  }
+  return {
+    data,
+    layout: {
+      title: { text: `${engine}: ratio with 5 extra indexes vs rows (dotted: the seed)` },
+      xaxis: { title: { text: "rows" }, type: "log" },
+      yaxis: { title: { text: "time ratio vs 0 extra indexes" }, rangemode: "tozero" },
+    },
+  };
+}
+
+/**
+ * Every trial, switchable by engine and size (the seed's HTML let readers do this): points are
+ * trials, the bar is the median, the whisker the min–max range.
+ */
+export function trialExplorer(summaries: readonly ConditionSummary[], metric: "seconds" | "ratio" = "seconds"): PlotlyFigure {
+  const groups = [...new Set(summaries.map((s) => `${s.engine}|${s.rows}|${s.fillfactor ?? "-"}`))];
+  const data: PlotlyTrace[] = [];
+  const traceGroup: number[] = [];
+  groups.forEach((g, gi) => {
+    const [engine, rows, ff] = g.split("|");
+    const mine = summaries.filter((s) => s.engine === engine && String(s.rows) === rows && String(s.fillfactor ?? "-") === ff);
+    for (const op of OPERATIONS) {
+      const points = mine.filter((s) => s.operation === op).sort((a, b) => a.extraIndexes - b.extraIndexes);
+      if (!points.length) continue;
+      const x = points.map((p) => `+${p.extraIndexes} idx`);
+      const visible = gi === 0;
+      if (metric === "seconds") {
+        data.push({
+          type: "scatter",
+          mode: "markers",
+          name: OPERATION_LABELS[op],
+          legendgroup: op,
+          x: points.flatMap((p, i) => p.seconds.map(() => x[i])),
+          y: points.flatMap((p) => p.seconds),
+          offsetgroup: op,
+          marker: { color: COLORS[op], size: 6, opacity: 0.6 },
+          visible,
+          hovertemplate: "%{y:.3f} s<extra>trial</extra>",
+        });
+        traceGroup.push(gi);
+        data.push({
+          type: "bar",
+          name: `${OPERATION_LABELS[op]} median`,
+          legendgroup: op,
+          showlegend: false,
+          x,
+          y: points.map((p) => p.medianSeconds),
+          offsetgroup: op,
+          marker: { color: COLORS[op], opacity: 0.35 },
+          error_y: {
+            type: "data",
+            symmetric: false,
+            array: points.map((p) => p.maxSeconds - p.medianSeconds),
+            arrayminus: points.map((p) => p.medianSeconds - p.minSeconds),
+          },
+          visible,
+        });
+        traceGroup.push(gi);
+      } else {
+        data.push({
+          type: "bar",
+          name: OPERATION_LABELS[op],
+          x,
+          y: points.map((p) => p.ratio ?? null),
+          marker: { color: COLORS[op] },
+          visible,
+        });
+        traceGroup.push(gi);
+      }
+    }
+  });
+  const buttons = groups.map((g, gi) => {
+    const [engine, rows, ff] = g.split("|");
+    return {
+      label: `${engine} · ${sizeLabel(Number(rows))} rows${ff !== "-" && ff !== "100" ? ` · ff ${ff}` : ""}`,
+      method: "update",
+      args: [{ visible: traceGroup.map((t) => t === gi) }],
+    };
+  });
+  return {
+    data,
+    layout: {
+      title: { text: metric === "seconds" ? "Every trial: seconds (bar = median, whisker = min–max)" : "Ratio vs 0 extra indexes" },
+      barmode: "group",
+      updatemenus: [{ type: "dropdown", x: 1, xanchor: "right", y: 1.18, buttons }],
+      yaxis: { title: { text: metric === "seconds" ? "seconds (timed batches only)" : "ratio" }, rangemode: "tozero" },
+    },
+  };
+}
+
+/** The non-indexed update's ratio and HOT share per fillfactor (PostgreSQL). */
+export function fillfactorSweep(summaries: readonly ConditionSummary[], rows: number): PlotlyFigure {
+  const points = summaries
+    .filter((s) => s.engine === "postgresql" && s.rows === rows && s.operation === "update_nonindexed" && s.extraIndexes === 5)
+    .sort((a, b) => (b.fillfactor ?? 0) - (a.fillfactor ?? 0));
+  return {
+    data: [
+      { type: "bar", name: "ratio vs 0 extra indexes", x: points.map((p) => `ff ${p.fillfactor}`), y: points.map((p) => p.ratio ?? null) },
+      { type: "scatter", mode: "lines+markers", name: "HOT share", yaxis: "y2", x: points.map((p) => `ff ${p.fillfactor}`), y: points.map((p) => p.hotShare ?? null) },
+    ],
+    layout: {
+      title: { text: `UPDATE counter (non-indexed) with 5 extra indexes, ${sizeLabel(rows)} rows: fillfactor sweep` },
+      yaxis: { title: { text: "ratio" }, rangemode: "tozero" },
+      yaxis2: { title: { text: "HOT share" }, overlaying: "y", side: "right", range: [0, 1] },
+    },
+  };
+}

@@ -1,0 +1,37 @@
+/** Writes a run's summaries as JSON and CSV beside its trials (the seed's tool wrote both). */
+import { stringify } from "csv-stringify/sync";
+import type { RunStore } from "../../results/run-store";
+import type { IndexWriteCondition } from "../../workloads/index-write-cost/run-trials";
+import type { ConditionSummary } from "./summarise";
+import type { ClaimCheck } from "../../stats/claims";
+
+export function summaryRows(summaries: readonly ConditionSummary[]): Record<string, string | number | null>[] {
+  return summaries.map((s) => ({
+    engine: s.engine,
+    rows: s.rows,
+    operation: s.operation,
+    extra_indexes: s.extraIndexes,
+    fillfactor: s.fillfactor,
+    trials: s.trials,
+    failed: s.failed,
+    median_s: s.medianSeconds,
+    min_s: s.minSeconds,
+    max_s: s.maxSeconds,
+    ratio: s.ratio ?? null,
+    ratio_ci_low: s.ratioCiLow ?? null,
+    ratio_ci_high: s.ratioCiHigh ?? null,
+    overlaps_baseline: s.overlapsBaseline === undefined ? null : String(s.overlapsBaseline),
+    hot_share: s.hotShare ?? null,
+    index_entries_per_row: s.indexEntriesPerRow ?? null,
+    wal_bytes_per_row: s.walBytesPerRow ?? null,
+    index_bytes: s.indexBytes ?? null,
+  }));
+}
+
+export function writeSummaries(store: RunStore<IndexWriteCondition>, summaries: readonly ConditionSummary[], claims: readonly ClaimCheck[]): string[] {
+  const rows = summaryRows(summaries);
+  return [
+    store.writeSummary("summary.json", { summaries, claims }),
+    store.writeSummary("summary.csv", stringify(rows, { header: true })),
+  ];
+}

@@ -1,0 +1,118 @@
+/**
+ * What notebook 01 shows, as one call per section, so the notebook stays narrative + calls.
+ */
+import { escapeHtml, show } from "../../display/output";
+import { plot } from "../../display/plotly";
+import { showTable, type Row } from "../../display/table";
+import { showRunHeader } from "../../display/run-header";
+import { publishedFigures } from "../../results/reference";
+import { claimRows, type ClaimCheck } from "../../stats/claims";
+import { OPERATION_LABELS } from "../../workloads/index-write-cost/operations";
+import type { IndexWriteCostRun } from "./run";
+import { fillfactorSweep, ratioByIndexes, ratioByRows, trialExplorer } from "./charts";
+import type { ConditionSummary } from "./summarise";
+
+export function showRun(run: IndexWriteCostRun): void {
+  showRunHeader(run.metadata, run.directory);
+  for (const [engine, reason] of run.unavailable) {
+    show().html(
+      `<div style="border-left:4px solid #e45756;padding:6px 10px;background:#fdf2f2"><b>${escapeHtml(engine)} is not available on this machine</b>, ` +
+        `so this run shows no ${escapeHtml(engine)} results (the run is not failed). ${escapeHtml(reason)}</div>`,
+    );
+  }
+  const failed = run.trials.filter((t) => t.status === "failed");
+  if (failed.length) {
+    showTable(
+      failed.map((t) => ({ trial: t.key, error: t.error ?? "" })),
+      { caption: `${failed.length} trial(s) failed` },
+    );
+  }
+}
+
+const r2 = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 100) / 100);
+
+export function showSummaryTable(summaries: readonly ConditionSummary[]): void {
+  const rows: Row[] = summaries.map((s) => ({
+    engine: s.engine,
+    rows: s.rows,
+    operation: OPERATION_LABELS[s.operation],
+    "extra idx": s.extraIndexes,
+    ...(s.fillfactor !== null && s.fillfactor !== 100 ? { fillfactor: s.fillfactor } : {}),
+    n: s.trials,
+    "median s": s.medianSeconds,
+    "min–max s": `${s.minSeconds.toFixed(3)}–${s.maxSeconds.toFixed(3)}`,
+    ratio: r2(s.ratio),
+    "95 % CI": s.ratioCiLow !== undefined ? `${s.ratioCiLow.toFixed(2)}–${s.ratioCiHigh!.toFixed(2)}` : "",
+    "ranges overlap 0-idx": s.overlapsBaseline === undefined ? "" : s.overlapsBaseline ? "yes: do not over-read" : "no",
+  }));
+  showTable(rows, { caption: "Medians and ratios (ratio = median / median of the same engine, size and operation with 0 extra indexes)" });
+}
+
+export function showCharts(summaries: readonly ConditionSummary[]): void {
+  const engines = [...new Set(summaries.map((s) => s.engine))];
+  for (const engine of engines) {
+    const mine = summaries.filter((s) => s.engine === engine);
+    const largest = Math.max(...mine.map((s) => s.rows));
+    const ff = mine.some((s) => s.fillfactor === 100) ? 100 : mine[0].fillfactor;
+    plot(ratioByIndexes(summaries, engine, largest, ff));
+    if (new Set(mine.map((s) => s.rows)).size > 1) plot(ratioByRows(summaries, engine, ff));
+  }
+  plot(trialExplorer(summaries, "seconds"), 480);
+  const fillfactors = new Set(summaries.filter((s) => s.engine === "postgresql").map((s) => s.fillfactor));
+  if (fillfactors.size > 1) {
+    const largest = Math.max(...summaries.filter((s) => s.engine === "postgresql").map((s) => s.rows));
+    plot(fillfactorSweep(summaries, largest));
+  }
+}
+
+/** The seed's published medians and ratios beside ours for the same engine, operation and indexes. */
+export function showSeedComparison(summaries: readonly ConditionSummary[]): void {
+  const rows: Row[] = [];
+  for (const f of publishedFigures("index_write_cost")) {
+    if (f.extraIndexes === undefined || f.rows === undefined) continue;
+    if (f.condition !== "ratio_vs_0" && f.condition !== "median_seconds") continue;
+    const candidates = summaries.filter(
+      (s) => s.engine === f.engine && s.operation === f.series && s.extraIndexes === f.extraIndexes && (s.fillfactor ?? 100) === 100,
+    );
+    const sameSize = candidates.find((s) => s.rows === f.rows);
+    const nearest = sameSize ?? candidates.sort((a, b) => Math.abs(Math.log(a.rows / f.rows!)) - Math.abs(Math.log(b.rows / f.rows!)))[0];
+    const ours = nearest ? (f.condition === "ratio_vs_0" ? nearest.ratio : nearest.medianSeconds) : undefined;
+    rows.push({
+      engine: f.engine,
+      operation: OPERATION_LABELS[f.series as keyof typeof OPERATION_LABELS] ?? f.series,
+      "extra idx": f.extraIndexes,
+      figure: f.condition === "ratio_vs_0" ? "ratio" : "median s",
+      "seed rows": f.rows,
+      seed: f.value,
+      "our rows": nearest?.rows,
+      ours: r2(ours),
+      "ours / seed": ours !== undefined ? r2(ours / f.value) : undefined,
+    });
+  }
+  showTable(rows, {
+    caption:
+      "The seed's figures beside ours (ours at the same row count where this run has it, else the nearest; absolute seconds differ by machine, ratios are comparable)",
+  });
+}
+
+export function showClaims(claims: readonly ClaimCheck[]): void {
+  showTable(claimRows(claims), { caption: "The seed's claims on this machine" });
+}
+
+/** The counters behind the ratios: HOT share, index entries per row, WAL per row, index size. */
+export function showExplanation(summaries: readonly ConditionSummary[]): void {
+  const rows: Row[] = summaries
+    .filter((s) => s.engine === "postgresql")
+    .map((s) => ({
+      rows: s.rows,
+      operation: OPERATION_LABELS[s.operation],
+      "extra idx": s.extraIndexes,
+      fillfactor: s.fillfactor,
+      "HOT share": s.hotShare === undefined ? "" : `${Math.round(s.hotShare * 100)} %`,
+      "index entries / row": r2(s.indexEntriesPerRow),
+      "WAL bytes / row": s.walBytesPerRow === undefined ? undefined : Math.round(s.walBytesPerRow),
+      "index MiB": s.indexBytes === undefined ? undefined : r2(s.indexBytes / 2 ** 20),
+      ratio: r2(s.ratio),
+    }));
+  if (rows.length) showTable(rows, { caption: "PostgreSQL server counters per condition (medians over trials; deltas over the timed part)" });
+}

@@ -1,0 +1,55 @@
+/**
+ * Starting the servers an experiment needs, and saying plainly which engine could not be had
+ * (e.g. MongoDB on a machine with no image, no mongod and no URI) instead of failing the run.
+ */
+import { decideTarget, createTarget, type TargetChoice } from "../targets/select";
+import type { Engine, ServerSpec, StartedServer } from "../targets/types";
+import { redactText } from "../targets/uri";
+
+export interface StartedServers {
+  readonly servers: ReadonlyMap<Engine, StartedServer>;
+  /** Engines that could not be started, with the reason, for the notebook and the report. */
+  readonly unavailable: ReadonlyMap<Engine, string>;
+  readonly notes: readonly string[];
+  stopAll(): Promise<void>;
+}
+
+export interface StartOptions {
+  readonly target: TargetChoice;
+  readonly cpus?: number;
+  readonly memoryBytes?: number;
+  /** Engines whose absence is reported rather than fatal (MongoDB by default). */
+  readonly optional?: readonly Engine[];
+  readonly onProgress?: (message: string) => void;
+}
+
+export async function startServers(specs: readonly ServerSpec[], options: StartOptions): Promise<StartedServers> {
+  const servers = new Map<Engine, StartedServer>();
+  const unavailable = new Map<Engine, string>();
+  const notes: string[] = [];
+  const optional = options.optional ?? ["mongodb"];
+  const stopAll = async () => {
+    for (const server of servers.values()) await server.stop().catch(() => undefined);
+  };
+  try {
+    for (const spec of specs) {
+      const decision = await decideTarget(spec.engine, options.target);
+      try {
+        const target = await createTarget(spec.engine, decision.kind, options);
+        const server = await target.start({ ...spec, limits: { cpus: options.cpus, memoryBytes: options.memoryBytes, ...spec.limits } });
+        servers.set(spec.engine, server);
+        const d = server.description;
+        notes.push(`${spec.engine} ${d.version} on the ${d.kind} target (${decision.reason}): ${d.source}${d.standInImage ? " (stand-in image built from the embedded binaries, not the official image)" : ""}`);
+      } catch (error) {
+        const reason = redactText(error instanceof Error ? error.message : String(error));
+        if (!optional.includes(spec.engine)) throw error;
+        unavailable.set(spec.engine, reason);
+        notes.push(`${spec.engine} not available here, so this run has no ${spec.engine} results: ${reason}`);
+      }
+    }
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+  return { servers, unavailable, notes, stopAll };
+}

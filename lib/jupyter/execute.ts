@@ -1,0 +1,272 @@
+/**
+ * Runs one notebook headless: injects parameters, executes it with nbclient through
+ * scripts/execute_notebook.py (tslab kernel from our project-local kernelspec), saves the executed
+ * .ipynb (also when a cell fails) and a self-contained HTML report. Shared by `npm run reproduce`
+ * and the tests.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import readline from "node:readline";
+import { ensureKernelSpec, KERNEL_NAME, projectRoot } from "./kernel-spec";
+import { injectParameters, type NotebookJson } from "./inject-parameters";
+
+export const INSTALL_HINT =
+  "apt-get install jupyter-notebook jupyter-nbconvert python3-nbclient (Debian/Ubuntu), " +
+  "or point DBLAB_PYTHON at a Python that can `import nbclient, nbconvert`";
+
+/** Jupyter (a Python with nbclient + nbconvert) is not available. */
+export class JupyterUnavailableError extends Error {
+  override readonly name = "JupyterUnavailableError";
+}
+
+let cachedPython: string | undefined;
+
+/**
+ * A Python that can `import nbclient, nbconvert`: $DBLAB_PYTHON, else /usr/bin/python3 (Debian's
+ * Jupyter), else python3 on PATH (often a pyenv Python without Jupyter). Throws
+ * JupyterUnavailableError saying how to install it.
+ */
+export function findPython(): string {
+  if (cachedPython) return cachedPython;
+  const fromEnv = process.env.DBLAB_PYTHON;
+  const candidates = fromEnv ? [fromEnv] : ["/usr/bin/python3", "python3"];
+  const tried: string[] = [];
+  for (const py of candidates) {
+    const r = spawnSync(py, ["-c", "import nbclient, nbconvert, nbformat"], { encoding: "utf8", timeout: 30_000 });
+    if (r.status === 0) {
+      cachedPython = py;
+      return py;
+    }
+    const why = r.error ? (r.error as NodeJS.ErrnoException).code ?? r.error.message : (r.stderr.trim().split("\n").pop() ?? "");
+    tried.push(`${py} (${why})`);
+  }
+  throw new JupyterUnavailableError(
+    `No Python with nbclient/nbconvert found; tried ${tried.join("; ")}. Install it: ${INSTALL_HINT}` +
+      (fromEnv ? ". (DBLAB_PYTHON is set, so only it was tried.)" : "."),
+  );
+}
+
+/** Events printed by execute_notebook.py, one JSON object per line. */
+export type ExecutorEvent =
+  | { event: "kernel"; pid: number | null; seconds: number }
+  | { event: "cell"; index: number; count: number; phase: "start" | "end"; cell: number }
+  | {
+      event: "error";
+      cell: number | null;
+      index: number | null;
+      count: number;
+      ename: string;
+      evalue: string;
+      source_head: string;
+    }
+  | { event: "interrupted"; signal: number }
+  | { event: "report_error"; message: string }
+  | { event: "fatal"; message: string }
+  | { event: "saved"; ipynb: string; html: string | null };
+
+export interface CellFailure {
+  /** Index of the cell in the executed notebook (which holds the injected-parameters cell). */
+  readonly cell: number | null;
+  /** 0-based ordinal among code cells. */
+  readonly codeIndex: number | null;
+  readonly codeCount: number;
+  readonly ename: string;
+  readonly evalue: string;
+  /** First non-blank line of the failing cell. */
+  readonly sourceHead: string;
+}
+
+export interface ExecuteOptions {
+  /** The notebook to run (not modified). */
+  readonly notebook: string;
+  /** Where to write the executed notebook. */
+  readonly outputIpynb: string;
+  /** Where to write the HTML report (none if omitted). */
+  readonly outputHtml?: string;
+  readonly profile: string;
+  readonly overrides?: Record<string, unknown>;
+  /** Leave code input out of the HTML report. */
+  readonly hideCode?: boolean;
+  /** Per-cell timeout in seconds; 0 = none. Default 3600. */
+  readonly cellTimeoutSec?: number;
+  /** Kernel start timeout, seconds. Default 120. */
+  readonly startupTimeoutSec?: number;
+  /** Extra environment for the kernel (DBLAB_RUN_ID, ...). */
+  readonly env?: Record<string, string>;
+  /** Progress and errors as they happen. */
+  readonly onEvent?: (event: ExecutorEvent) => void;
+  /** Aborting stops the executor and its kernel; the result is then "interrupted". */
+  readonly signal?: AbortSignal;
+  /** Where the executor's stderr goes (default: beside outputIpynb, `.log`). */
+  readonly logFile?: string;
+}
+
+export interface ExecuteResult {
+  readonly status: "ok" | "failed" | "interrupted";
+  readonly exitCode: number | null;
+  readonly durationMs: number;
+  /** From executor start to kernel ready (the executor measures it). */
+  readonly kernelStartMs: number | null;
+  readonly cellsDone: number;
+  readonly cellCount: number;
+  readonly failure?: CellFailure;
+  /** A failure outside any cell (kernel did not start, report export failed, ...). */
+  readonly message?: string;
+  readonly outputIpynb: string;
+  readonly outputHtml?: string;
+  readonly logFile: string;
+}
+
+/** One line: "cell 5 (code cell 3 of 7: `throw new Error(...)`): Error: boom". */
+export function describeFailure(f: CellFailure): string {
+  const where =
+    f.cell === null
+      ? "before any cell ran"
+      : `cell ${f.cell} (code cell ${(f.codeIndex ?? 0) + 1} of ${f.codeCount}: \`${f.sourceHead}\`)`;
+  return `${where}: ${f.ename}${f.evalue ? `: ${f.evalue}` : ""}`;
+}
+
+const STOP_GRACE_MS = 10_000;
+
+export async function executeNotebook(opts: ExecuteOptions): Promise<ExecuteResult> {
+  const root = projectRoot();
+  const python = findPython();
+  const spec = ensureKernelSpec(root);
+  const source = path.resolve(opts.notebook);
+  const notebookJson = JSON.parse(fs.readFileSync(source, "utf8")) as NotebookJson;
+  const injected = injectParameters(notebookJson, opts.profile, opts.overrides ?? {}, path.basename(source));
+
+  const outputIpynb = path.resolve(opts.outputIpynb);
+  const outputHtml = opts.outputHtml ? path.resolve(opts.outputHtml) : undefined;
+  const logFile = path.resolve(opts.logFile ?? outputIpynb.replace(/\.ipynb$/, "") + ".log");
+  for (const f of [outputIpynb, outputHtml, logFile]) if (f) fs.mkdirSync(path.dirname(f), { recursive: true });
+  // The injected copy runs with the original's folder as cwd, so relative imports still resolve;
+  // it is written to the output path (the executor overwrites it with the executed notebook).
+  fs.writeFileSync(outputIpynb, JSON.stringify(injected, null, 1) + "\n");
+  if (outputHtml) fs.rmSync(outputHtml, { force: true });
+
+  const args = [
+    path.join(root, "scripts", "execute_notebook.py"),
+    outputIpynb,
+    "--output",
+    outputIpynb,
+    "--cwd",
+    path.dirname(source),
+    "--kernel",
+    KERNEL_NAME,
+    "--timeout",
+    String(opts.cellTimeoutSec ?? 3600),
+    "--startup-timeout",
+    String(opts.startupTimeoutSec ?? 120),
+  ];
+  if (outputHtml) args.push("--html", outputHtml);
+  if (opts.hideCode) args.push("--hide-code");
+
+  const started = Date.now();
+  const log = fs.openSync(logFile, "w");
+  const child = spawn(python, args, {
+    cwd: path.dirname(source),
+    env: { ...process.env, ...spec.env, ...opts.env, PYTHONUNBUFFERED: "1" },
+    stdio: ["ignore", "pipe", log],
+    // Own process group: a terminal's Ctrl-C reaches only us, and we stop the executor in order.
+    detached: true,
+  });
+  fs.closeSync(log);
+
+  let kernelPid: number | null = null;
+  let kernelStartMs: number | null = null;
+  let cellsDone = 0;
+  let cellCount = injected.cells.filter((c) => c.cell_type === "code").length;
+  let failure: CellFailure | undefined;
+  let message: string | undefined;
+  let aborted = false;
+
+  const lines = readline.createInterface({ input: child.stdout! });
+  lines.on("line", (line) => {
+    let event: ExecutorEvent;
+    try {
+      event = JSON.parse(line) as ExecutorEvent;
+    } catch {
+      fs.appendFileSync(logFile, `[stdout] ${line}\n`);
+      return;
+    }
+    switch (event.event) {
+      case "kernel":
+        kernelPid = event.pid;
+        kernelStartMs = Math.round(event.seconds * 1000);
+        break;
+      case "cell":
+        cellCount = event.count;
+        if (event.phase === "end") cellsDone = event.index + 1;
+        break;
+      case "error":
+        failure = {
+          cell: event.cell,
+          codeIndex: event.index,
+          codeCount: event.count,
+          ename: event.ename,
+          evalue: event.evalue,
+          sourceHead: event.source_head,
+        };
+        break;
+      case "report_error":
+      case "fatal":
+        message = event.message;
+        break;
+    }
+    opts.onEvent?.(event);
+  });
+
+  let killTimer: NodeJS.Timeout | undefined;
+  const onAbort = (): void => {
+    aborted = true;
+    try {
+      child.kill("SIGTERM"); // the executor kills its kernel, saves the notebook and exits
+    } catch {
+      /* already gone */
+    }
+    killTimer = setTimeout(() => {
+      for (const pid of [kernelPid ? -kernelPid : 0, -(child.pid ?? 0)]) {
+        if (!pid) continue;
+        try {
+          process.kill(pid, "SIGKILL");
+        } catch {
+          /* already gone */
+        }
+      }
+    }, STOP_GRACE_MS);
+    killTimer.unref();
+  };
+  if (opts.signal?.aborted) onAbort();
+  opts.signal?.addEventListener("abort", onAbort, { once: true });
+
+  const exitCode = await new Promise<number | null>((resolve) => {
+    child.on("error", (err) => {
+      message = `cannot start ${python}: ${err.message}`;
+      resolve(null);
+    });
+    child.on("close", (code, sig) => resolve(code ?? (sig ? 128 : null)));
+  });
+  opts.signal?.removeEventListener("abort", onAbort);
+  if (killTimer) clearTimeout(killTimer);
+
+  const status: ExecuteResult["status"] = aborted || (exitCode ?? 0) >= 128 ? "interrupted" : exitCode === 0 ? "ok" : "failed";
+  if (status !== "ok" && !failure && !message) {
+    const tail = fs.readFileSync(logFile, "utf8").trim().split("\n").slice(-5).join("\n");
+    message = `executor exited with ${exitCode}${tail ? `:\n${tail}` : ""}`;
+  }
+  return {
+    status,
+    exitCode,
+    durationMs: Date.now() - started,
+    kernelStartMs,
+    cellsDone,
+    cellCount,
+    failure,
+    message,
+    outputIpynb,
+    outputHtml: outputHtml && fs.existsSync(outputHtml) ? outputHtml : undefined,
+    logFile,
+  };
+}

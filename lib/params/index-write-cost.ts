@@ -1,0 +1,89 @@
+/** Parameters of notebook 01 (index write cost), per profile, and their checks. */
+import { ENGINES, type Engine } from "../targets/types";
+import { TARGET_CHOICES, type TargetChoice } from "../targets/select";
+import { OPERATIONS, FIELD_COUNT, type Operation } from "../workloads/index-write-cost/operations";
+import { withProfile, type ProfileName } from "./profiles";
+import {
+  integerListInRange,
+  listOf,
+  oneOf,
+  ParameterError,
+  positiveInteger,
+  positiveIntegerList,
+  rejectUnknownKeys,
+} from "./validate";
+
+export interface IndexWriteCostParams {
+  /** Where the servers run: auto = docker if a daemon answers, else embedded. */
+  readonly target: TargetChoice;
+  readonly engines: readonly Engine[];
+  /** Rows per trial (the seed: 10k, 100k, 1M). */
+  readonly rowCounts: readonly number[];
+  /** Extra single-field secondary indexes: 0 (primary key only), 1 (field1), 5 (field1..field5). */
+  readonly extraIndexes: readonly number[];
+  readonly operations: readonly Operation[];
+  /** Trials per condition (the seed: 5). */
+  readonly repeats: number;
+  /** Rows per driver call (the seed: 1,000). */
+  readonly batchSize: number;
+  /** PRNG seed for field values and the update order (the seed: 42). */
+  readonly seed: number;
+  /** Heap fillfactor(s) of the PostgreSQL table, percent; more than one value makes a sweep. */
+  readonly fillfactors: readonly number[];
+  /** CPU and memory limits of docker servers (the seed: 2 CPU, 3 GiB). */
+  readonly cpus: number;
+  readonly memoryGiB: number;
+  /** PostgreSQL shared_buffers and MongoDB WiredTiger cache, GiB (the seed: 1 and 1). */
+  readonly cacheGiB: number;
+}
+
+const SEED_MATRIX = {
+  target: "auto",
+  engines: ["postgresql", "mongodb"],
+  extraIndexes: [0, 1, 5],
+  operations: [...OPERATIONS],
+  batchSize: 1000,
+  seed: 42,
+  fillfactors: [100],
+  cpus: 2,
+  memoryGiB: 3,
+  cacheGiB: 1,
+} as const;
+
+export const INDEX_WRITE_COST_PROFILES: Readonly<Record<ProfileName, IndexWriteCostParams>> = {
+  smoke: { ...SEED_MATRIX, rowCounts: [2000], repeats: 2, batchSize: 500 },
+  // 1M rows take ~30 s a trial here: the seed's 1M column is in `full`; `default` fits ~15 minutes on 2 cores.
+  default: { ...SEED_MATRIX, rowCounts: [10_000, 100_000], repeats: 3 },
+  full: { ...SEED_MATRIX, rowCounts: [10_000, 100_000, 1_000_000], repeats: 5 },
+};
+
+const KNOWN = Object.keys(INDEX_WRITE_COST_PROFILES.default);
+
+export function indexWriteCostParams(
+  profile: ProfileName | string,
+  overrides: Partial<IndexWriteCostParams> = {},
+): IndexWriteCostParams {
+  rejectUnknownKeys("01-index-write-cost", overrides, KNOWN);
+  const p = withProfile(INDEX_WRITE_COST_PROFILES, profile, overrides);
+  const rowCounts = positiveIntegerList("rowCounts", p.rowCounts);
+  const batchSize = positiveInteger("batchSize", p.batchSize);
+  const smallest = Math.min(...rowCounts);
+  if (batchSize > smallest) {
+    throw new ParameterError(`batchSize (${batchSize}) is larger than the smallest row count (${smallest})`);
+  }
+  const fillfactors = integerListInRange("fillfactors", p.fillfactors, 10, 100);
+  return {
+    target: oneOf("target", p.target, TARGET_CHOICES),
+    engines: listOf("engines", p.engines, ENGINES),
+    rowCounts,
+    extraIndexes: integerListInRange("extraIndexes", p.extraIndexes, 0, FIELD_COUNT),
+    operations: listOf("operations", p.operations, OPERATIONS),
+    repeats: positiveInteger("repeats", p.repeats),
+    batchSize,
+    seed: positiveInteger("seed", p.seed),
+    fillfactors,
+    cpus: positiveInteger("cpus", p.cpus),
+    memoryGiB: positiveInteger("memoryGiB", p.memoryGiB),
+    cacheGiB: positiveInteger("cacheGiB", p.cacheGiB),
+  };
+}

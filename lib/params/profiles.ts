@@ -1,0 +1,21 @@
+/**
+ * Profiles: `smoke` (seconds, for tests), `default` (the main job on a fresh machine, minutes),
+ * `full` (the seeds' own scale).
+ */
+import { oneOf } from "./validate";
+
+export const PROFILES = ["smoke", "default", "full"] as const;
+export type ProfileName = (typeof PROFILES)[number];
+
+export function checkProfile(value: unknown): ProfileName {
+  return oneOf("profile", value, PROFILES);
+}
+
+/** Merges a profile's values with a reader's overrides; overrides win. */
+export function withProfile<P extends object>(
+  profiles: Readonly<Record<ProfileName, P>>,
+  profile: unknown,
+  overrides: Partial<P>,
+): P {
+  return { ...profiles[checkProfile(profile)], ...overrides };
+}

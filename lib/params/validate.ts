@@ -1,0 +1,63 @@
+/**
+ * Parameter checks that run before anything starts, with messages a reader can act on.
+ */
+
+export class ParameterError extends Error {
+  override readonly name = "ParameterError";
+}
+
+export function positiveInteger(name: string, value: unknown): number {
+  if (typeof value !== "number" || !Number.isInteger(value) || value <= 0) {
+    throw new ParameterError(`${name} must be a positive integer, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+export function nonNegativeNumber(name: string, value: unknown): number {
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
+    throw new ParameterError(`${name} must be a number ≥ 0, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+export function positiveIntegerList(name: string, value: unknown): number[] {
+  if (!Array.isArray(value) || value.length === 0) {
+    throw new ParameterError(`${name} must be a non-empty list of positive integers, got ${JSON.stringify(value)}`);
+  }
+  return value.map((v, i) => positiveInteger(`${name}[${i}]`, v));
+}
+
+export function integerListInRange(name: string, value: unknown, min: number, max: number): number[] {
+  if (!Array.isArray(value) || value.length === 0) {
+    throw new ParameterError(`${name} must be a non-empty list of integers, got ${JSON.stringify(value)}`);
+  }
+  return value.map((v, i) => {
+    if (typeof v !== "number" || !Number.isInteger(v) || v < min || v > max) {
+      throw new ParameterError(`${name}[${i}] must be an integer from ${min} to ${max}, got ${JSON.stringify(v)}`);
+    }
+    return v;
+  });
+}
+
+export function oneOf<T extends string>(name: string, value: unknown, allowed: readonly T[]): T {
+  if (typeof value !== "string" || !(allowed as readonly string[]).includes(value)) {
+    throw new ParameterError(`${name} must be one of ${allowed.join(", ")}; got ${JSON.stringify(value)}`);
+  }
+  return value as T;
+}
+
+export function listOf<T extends string>(name: string, value: unknown, allowed: readonly T[]): T[] {
+  if (!Array.isArray(value) || value.length === 0) {
+    throw new ParameterError(`${name} must be a non-empty list drawn from ${allowed.join(", ")}`);
+  }
+  return value.map((v, i) => oneOf(`${name}[${i}]`, v, allowed));
+}
+
+/** Rejects keys that the notebook does not know (a typo must not silently run the default). */
+export function rejectUnknownKeys(notebook: string, given: object, known: readonly string[]): void {
+  for (const key of Object.keys(given)) {
+    if (!known.includes(key)) {
+      throw new ParameterError(`${notebook}: unknown parameter "${key}". Known parameters: ${known.join(", ")}`);
+    }
+  }
+}

@@ -1,0 +1,46 @@
+/** What every run records about where and how it ran: host, software, servers, parameters. */
+import { spawnSync } from "node:child_process";
+import os from "node:os";
+import path from "node:path";
+import type { ServerDescription } from "../targets/types";
+
+export interface HostInfo {
+  readonly cpuModel: string;
+  readonly cpus: number;
+  readonly memoryGiB: number;
+  readonly platform: string;
+  readonly kernel: string;
+  readonly node: string;
+}
+
+export interface RunMetadata {
+  readonly runId: string;
+  readonly notebook: string;
+  readonly profile: string;
+  readonly startedAt: string;
+  readonly host: HostInfo;
+  readonly gitCommit: string;
+  readonly servers: readonly ServerDescription[];
+  readonly params: object;
+  readonly notes?: readonly string[];
+}
+
+export function hostInfo(): HostInfo {
+  return {
+    cpuModel: os.cpus()[0]?.model ?? "unknown",
+    cpus: os.cpus().length,
+    memoryGiB: Math.round((os.totalmem() / 2 ** 30) * 10) / 10,
+    platform: `${os.platform()}-${os.arch()}`,
+    kernel: os.release(),
+    node: process.version,
+  };
+}
+
+/** The project's commit, with "-dirty" when the work tree has changes; "unknown" outside git. */
+export function gitCommit(): string {
+  const cwd = path.resolve(__dirname, "..", "..", "..");
+  const head = spawnSync("git", ["rev-parse", "--short=12", "HEAD"], { cwd, encoding: "utf8" });
+  if (head.status !== 0) return "unknown";
+  const dirty = spawnSync("git", ["status", "--porcelain", "--untracked-files=no"], { cwd, encoding: "utf8" });
+  return `${head.stdout.trim()}${dirty.stdout.trim() ? "-dirty" : ""}`;
+}

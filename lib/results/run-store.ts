@@ -1,0 +1,137 @@
+/**
+ * Where results live: `data/results/<run-id>/` holds params.json, metadata.json and trials.jsonl.
+ * Each finished trial is appended and flushed to disk before the next one begins; summaries are
+ * written atomically (write, then rename). A run can be resumed by id with the same parameters.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { randomBytes } from "node:crypto";
+import { isDeepStrictEqual } from "node:util";
+import { redactText } from "../targets/uri";
+
+export type TrialStatus = "ok" | "failed";
+
+export interface TrialRecord<C extends object = Record<string, unknown>> {
+  /** Identifies the trial within the run: condition + repeat. Used to skip finished trials on resume. */
+  readonly key: string;
+  readonly condition: C;
+  readonly repeat: number;
+  readonly status: TrialStatus;
+  readonly error?: string;
+  /** Timed total, seconds (sum of the timed units). */
+  readonly seconds?: number;
+  /** Raw durations of each timed unit (batch), milliseconds, kept for any later statistic. */
+  readonly unitMs?: readonly number[];
+  /** Server-side counters, after − before. */
+  readonly counters?: Readonly<Record<string, number>>;
+  readonly startedAt: string;
+  readonly finishedAt: string;
+}
+
+export function resultsRoot(): string {
+  return process.env.DBLAB_RESULTS_DIR ?? path.resolve(__dirname, "..", "..", "..", "data", "results");
+}
+
+export function newRunId(notebook: string): string {
+  const base = process.env.DBLAB_RUN_ID ?? new Date().toISOString().replace(/[-:]/g, "").replace(/\..*/, "");
+  return `${base}_${notebook}_${randomBytes(2).toString("hex")}`;
+}
+
+const RUN_ID = /^[A-Za-z0-9_.-]+$/;
+
+export function writeJsonAtomic(file: string, value: unknown): void {
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, JSON.stringify(value, null, 2));
+  fs.renameSync(tmp, file);
+}
+
+export class RunStore<C extends object = Record<string, unknown>> {
+  private constructor(
+    readonly runId: string,
+    readonly directory: string,
+  ) {}
+
+  get trialsFile(): string {
+    return path.join(this.directory, "trials.jsonl");
+  }
+
+  /**
+   * Opens a new run, or resumes `resumeId` when given: then the parameters must equal the stored
+   * ones, or the resume is refused (mixed parameters would make one run's numbers meaningless).
+   */
+  static open<C extends object>(options: {
+    readonly notebook: string;
+    readonly params: object;
+    readonly resumeId?: string;
+    readonly root?: string;
+  }): RunStore<C> {
+    const root = options.root ?? resultsRoot();
+    if (options.resumeId !== undefined) {
+      if (!RUN_ID.test(options.resumeId)) throw new Error(`"${options.resumeId}" is not a run id`);
+      const directory = path.join(root, options.resumeId);
+      const paramsFile = path.join(directory, "params.json");
+      if (!fs.existsSync(paramsFile)) throw new Error(`No run "${options.resumeId}" in ${root} to resume`);
+      const stored = JSON.parse(fs.readFileSync(paramsFile, "utf8")) as unknown;
+      const given = JSON.parse(JSON.stringify(options.params)) as unknown;
+      if (!isDeepStrictEqual(stored, given)) {
+        throw new Error(
+          `Refusing to resume run ${options.resumeId}: its parameters differ from these.\n` +
+            `stored: ${JSON.stringify(stored)}\ngiven:  ${JSON.stringify(given)}`,
+        );
+      }
+      return new RunStore<C>(options.resumeId, directory);
+    }
+    const runId = newRunId(options.notebook);
+    const directory = path.join(root, runId);
+    fs.mkdirSync(directory, { recursive: true });
+    writeJsonAtomic(path.join(directory, "params.json"), options.params);
+    return new RunStore<C>(runId, directory);
+  }
+
+  writeMetadata(metadata: object): void {
+    writeJsonAtomic(path.join(this.directory, "metadata.json"), metadata);
+  }
+
+  /** Appends one trial and flushes it to disk before returning. Error texts are redacted. */
+  append(record: TrialRecord<C>): void {
+    const safe = record.error ? { ...record, error: redactText(record.error) } : record;
+    const fd = fs.openSync(this.trialsFile, "a");
+    try {
+      fs.writeSync(fd, `${JSON.stringify(safe)}\n`);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
+  /** Every trial recorded so far; a torn last line (the process died mid-write) is ignored. */
+  trials(): TrialRecord<C>[] {
+    if (!fs.existsSync(this.trialsFile)) return [];
+    const out: TrialRecord<C>[] = [];
+    for (const line of fs.readFileSync(this.trialsFile, "utf8").split("\n")) {
+      if (!line.trim()) continue;
+      try {
+        out.push(JSON.parse(line) as TrialRecord<C>);
+      } catch {
+        // Only the final line can be torn; earlier lines were flushed whole.
+      }
+    }
+    return out;
+  }
+
+  /** Keys of trials that finished successfully: a resume skips them. */
+  finishedKeys(): Set<string> {
+    return new Set(this.trials().filter((t) => t.status === "ok").map((t) => t.key));
+  }
+
+  writeSummary(name: string, value: unknown): string {
+    const file = path.join(this.directory, name);
+    if (name.endsWith(".json")) writeJsonAtomic(file, value);
+    else {
+      const tmp = `${file}.${process.pid}.tmp`;
+      fs.writeFileSync(tmp, String(value));
+      fs.renameSync(tmp, file);
+    }
+    return file;
+  }
+}

@@ -1,0 +1,131 @@
+/**
+ * Every server, container and helper process the lab starts is recorded on disk with the
+ * process that owns it. When that owner is gone (normal end, crash, `kill -9`, kernel restart),
+ * the next start of the lab or `npm run clean` finds the record and removes the resource:
+ * the reaper pattern of testcontainers, without a sidecar container.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { randomBytes } from "node:crypto";
+
+export type ResourceRecord =
+  | {
+      readonly type: "process";
+      /** Embedded servers, proxies, pgbench children: a pid plus what to delete afterwards. */
+      readonly pid: number;
+      readonly pidStartTicks?: number;
+      readonly directory?: string;
+      readonly description: string;
+    }
+  | {
+      readonly type: "docker-container";
+      readonly containerId: string;
+      readonly description: string;
+    };
+
+interface StoredRecord {
+  readonly id: string;
+  readonly ownerPid: number;
+  readonly ownerStartTicks?: number;
+  readonly runId?: string;
+  readonly createdAt: string;
+  readonly resource: ResourceRecord;
+}
+
+/** The folder where records live; one per machine user so parallel runs see each other. */
+export function stateRoot(): string {
+  return process.env.DBLAB_STATE_DIR ?? path.join(os.tmpdir(), "db-write-lab-state");
+}
+
+function recordsDir(): string {
+  const dir = path.join(stateRoot(), "resources");
+  fs.mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+/** Process start time in clock ticks since boot (Linux), so a reused pid is not taken for its owner. */
+export function processStartTicks(pid: number): number | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    // The command name (field 2) may contain spaces and parentheses: count fields after the last ')'.
+    const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return Number(rest[19]);
+  } catch {
+    return undefined;
+  }
+}
+
+export function isProcessAlive(pid: number, startTicks?: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EPERM") return true;
+    return false;
+  }
+  if (startTicks === undefined) return true;
+  const now = processStartTicks(pid);
+  if (now === undefined) return true;
+  // A zombie still has its stat entry; treat it as dead.
+  try {
+    const state = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    if (state.slice(state.lastIndexOf(")") + 2).startsWith("Z")) return false;
+  } catch {
+    return false;
+  }
+  return now === startTicks;
+}
+
+const ownStartTicks = processStartTicks(process.pid);
+
+/** Records a resource owned by this process; returns the id to pass to `unregister`. */
+export function register(resource: ResourceRecord, runId?: string): string {
+  const id = `${Date.now().toString(36)}-${randomBytes(4).toString("hex")}`;
+  const record: StoredRecord = {
+    id,
+    ownerPid: process.pid,
+    ownerStartTicks: ownStartTicks,
+    runId,
+    createdAt: new Date().toISOString(),
+    resource,
+  };
+  const file = path.join(recordsDir(), `${id}.json`);
+  fs.writeFileSync(`${file}.tmp`, JSON.stringify(record, null, 2));
+  fs.renameSync(`${file}.tmp`, file);
+  return id;
+}
+
+/** Replaces a record's resource (e.g. once a container id or a pid is known). */
+export function update(id: string, resource: ResourceRecord): void {
+  const file = path.join(recordsDir(), `${id}.json`);
+  const record = JSON.parse(fs.readFileSync(file, "utf8")) as StoredRecord;
+  fs.writeFileSync(`${file}.tmp`, JSON.stringify({ ...record, resource }, null, 2));
+  fs.renameSync(`${file}.tmp`, file);
+}
+
+export function unregister(id: string): void {
+  fs.rmSync(path.join(recordsDir(), `${id}.json`), { force: true });
+}
+
+export interface ListedRecord extends StoredRecord {
+  readonly ownerAlive: boolean;
+}
+
+export function listRecords(): ListedRecord[] {
+  const dir = recordsDir();
+  const out: ListedRecord[] = [];
+  for (const name of fs.readdirSync(dir)) {
+    if (!name.endsWith(".json")) continue;
+    try {
+      const record = JSON.parse(fs.readFileSync(path.join(dir, name), "utf8")) as StoredRecord;
+      out.push({ ...record, ownerAlive: isProcessAlive(record.ownerPid, record.ownerStartTicks) });
+    } catch {
+      // A half-written record (the writer died between write and rename) names nothing yet.
+    }
+  }
+  return out;
+}
+
+export function ownRecords(): StoredRecord[] {
+  return listRecords().filter((r) => r.ownerPid === process.pid);
+}

@@ -1,0 +1,128 @@
+/**
+ * Which image a docker target runs: the pinned official image when it is local or can be pulled;
+ * for PostgreSQL on a host without registry access, the locally built stand-in.
+ */
+import type Docker from "dockerode";
+import type { Engine } from "../types";
+import { dockerClient } from "./docker-client";
+import { ensureStandInImage } from "./standin-image";
+
+/** Pinned so that every run measures the same server build. */
+export const POSTGRES_IMAGE = "postgres:17.6";
+export const MONGO_IMAGE = "mongo:8.0.16";
+export const OFFICIAL_IMAGES: Readonly<Record<Engine, string>> = { postgresql: POSTGRES_IMAGE, mongodb: MONGO_IMAGE };
+
+export interface ImageProgress {
+  readonly phase: "pull" | "build";
+  readonly image: string;
+  /** Docker's status line, e.g. "Downloading" or a build step. */
+  readonly message: string;
+  /** Layer id while pulling. */
+  readonly layer?: string;
+  /** Bytes done and expected for that layer, when Docker reports them. */
+  readonly current?: number;
+  readonly total?: number;
+}
+
+export type ImageProgressCallback = (event: ImageProgress) => void;
+
+export interface ResolvedImage {
+  readonly image: string;
+  /** True for the lab's stand-in image, which is not the official one. */
+  readonly standIn: boolean;
+}
+
+export interface ResolveOptions {
+  /** PostgreSQL only: use the stand-in even where the official image is available. */
+  readonly forceStandIn?: boolean;
+}
+
+async function imageExists(docker: Docker, image: string): Promise<boolean> {
+  try {
+    await docker.getImage(image).inspect();
+    return true;
+  } catch (error) {
+    if ((error as { statusCode?: number }).statusCode === 404) return false;
+    throw error;
+  }
+}
+
+interface PullMessage {
+  readonly status?: string;
+  readonly id?: string;
+  readonly progressDetail?: { readonly current?: number; readonly total?: number };
+  readonly error?: string;
+  readonly errorDetail?: { readonly message?: string };
+}
+
+async function pull(docker: Docker, image: string, onProgress?: ImageProgressCallback): Promise<void> {
+  const stream = await docker.pull(image);
+  const errors: string[] = [];
+  await new Promise<void>((resolve, reject) => {
+    docker.modem.followProgress(
+      stream,
+      (error: Error | null) => (error ? reject(error) : resolve()),
+      (message: PullMessage) => {
+        const failure = message.errorDetail?.message ?? message.error;
+        if (failure) errors.push(failure);
+        if (message.status) {
+          onProgress?.({
+            phase: "pull",
+            image,
+            message: message.status,
+            layer: message.id,
+            current: message.progressDetail?.current,
+            total: message.progressDetail?.total,
+          });
+        }
+      },
+    );
+  });
+  // A pull can end "successfully" as a stream whose last message is an error.
+  if (errors.length > 0) throw new Error(errors.join("; "));
+}
+
+/** Pull failures are remembered for the process: offline, every start would otherwise ask again. */
+const failedPulls = new Map<string, string>();
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * The image to run for `engine`: the local official image, else a pulled one, else (PostgreSQL
+ * only) the stand-in built from the embedded binaries. Throws for MongoDB without an image.
+ */
+export async function resolveImage(
+  engine: Engine,
+  onProgress?: ImageProgressCallback,
+  options: ResolveOptions = {},
+): Promise<ResolvedImage> {
+  const docker = dockerClient();
+  const official = OFFICIAL_IMAGES[engine];
+  if (engine === "postgresql" && options.forceStandIn) {
+    return { image: (await ensureStandInImage(onProgress)).image, standIn: true };
+  }
+  if (await imageExists(docker, official)) return { image: official, standIn: false };
+
+  let pullError = failedPulls.get(official);
+  if (pullError === undefined) {
+    try {
+      await pull(docker, official, onProgress);
+      return { image: official, standIn: false };
+    } catch (error) {
+      pullError = errorMessage(error);
+      failedPulls.set(official, pullError);
+    }
+  }
+
+  if (engine === "postgresql") {
+    onProgress?.({ phase: "build", image: official, message: `${official} cannot be pulled (${pullError}); using the stand-in image` });
+    return { image: (await ensureStandInImage(onProgress)).image, standIn: true };
+  }
+  throw new Error(
+    `MongoDB needs the ${official} image, which this Docker host does not have and could not pull ` +
+      `(${pullError}). Pull it where a registry is reachable (docker pull ${official}, or docker save / docker load ` +
+      "to carry it over), put a mongod binary on PATH to use the embedded target, or set MONGODB_URI to use an external server.",
+  );
+}

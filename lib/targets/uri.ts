@@ -1,0 +1,19 @@
+/** Connection URIs: built in one place, and printed only with the password removed. */
+import type { ConnectionInfo } from "./types";
+
+export function postgresUri(c: ConnectionInfo): string {
+  const auth = `${encodeURIComponent(c.user)}:${encodeURIComponent(c.password)}`;
+  return `postgresql://${auth}@${c.host}:${c.port}/${encodeURIComponent(c.database)}`;
+}
+
+/** Replaces the password (and any `password=` query parameter) in a URI with `***`. */
+export function redactUri(uri: string): string {
+  return uri
+    .replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/?#@]*):[^@/?#]*@/i, "$1:***@")
+    .replace(/([?&](?:password|pass|pwd)=)[^&]*/gi, "$1***");
+}
+
+/** Redacts every URI found in free text (error messages, logs). */
+export function redactText(text: string): string {
+  return text.replace(/[a-z][a-z0-9+.-]*:\/\/[^\s'"]+/gi, (m) => redactUri(m));
+}

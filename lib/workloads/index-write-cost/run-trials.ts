@@ -1,0 +1,183 @@
+/**
+ * How a trial of seed 000 is timed: fresh table per trial, untimed setup (load, indexes), then the
+ * sum of per-batch driver-call durations (hrtime), raw durations kept; counters around the timed part.
+ */
+import type { Engine } from "../../targets/types";
+import type { RunStore, TrialRecord } from "../../results/run-store";
+import { batchRanges, makeDataset, type Dataset } from "./dataset";
+import { counterDelta, type IndexWriteEngine } from "./engine";
+import { indexedFields, type Operation } from "./operations";
+
+export interface IndexWriteCondition {
+  readonly engine: Engine;
+  readonly rows: number;
+  readonly extraIndexes: number;
+  readonly operation: Operation;
+  /** PostgreSQL heap fillfactor; null for engines without one. */
+  readonly fillfactor: number | null;
+}
+
+export type IndexWriteTrial = TrialRecord<IndexWriteCondition>;
+
+export interface TrialPlanOptions {
+  readonly engines: readonly Engine[];
+  readonly rowCounts: readonly number[];
+  readonly extraIndexes: readonly number[];
+  readonly operations: readonly Operation[];
+  readonly fillfactors: readonly number[];
+  readonly repeats: number;
+}
+
+export interface PlannedTrial {
+  readonly key: string;
+  readonly condition: IndexWriteCondition;
+  readonly repeat: number;
+}
+
+export function conditionKey(c: IndexWriteCondition): string {
+  return `${c.engine}/${c.rows}/${c.operation}/idx${c.extraIndexes}/ff${c.fillfactor ?? "-"}`;
+}
+
+/**
+ * The trial order: repeats outermost, so slow drift of the machine (other load, heat, WAL growth)
+ * spreads over all conditions instead of landing on the last ones.
+ */
+export function planTrials(o: TrialPlanOptions): PlannedTrial[] {
+  const plan: PlannedTrial[] = [];
+  for (const engine of o.engines) {
+    const fillfactors = engine === "postgresql" ? o.fillfactors : [null];
+    for (const rows of o.rowCounts) {
+      for (let repeat = 1; repeat <= o.repeats; repeat++) {
+        for (const fillfactor of fillfactors) {
+          for (const operation of o.operations) {
+            for (const extraIndexes of o.extraIndexes) {
+              const condition: IndexWriteCondition = { engine, rows, extraIndexes, operation, fillfactor };
+              plan.push({ key: `${conditionKey(condition)}/r${repeat}`, condition, repeat });
+            }
+          }
+        }
+      }
+    }
+  }
+  return plan;
+}
+
+function elapsedMs(start: bigint): number {
+  return Number(process.hrtime.bigint() - start) / 1e6;
+}
+
+/** Runs one trial on a fresh table; returns the record (status "ok"), or throws. */
+export async function runTrial(
+  db: IndexWriteEngine,
+  dataset: Dataset,
+  planned: PlannedTrial,
+  batchSize: number,
+  signal?: AbortSignal,
+): Promise<IndexWriteTrial> {
+  const startedAt = new Date().toISOString();
+  const { condition } = planned;
+  const fields = indexedFields(condition.extraIndexes);
+  await db.recreate({ fillfactor: condition.fillfactor ?? 100 });
+  if (condition.operation !== "insert") await db.load(dataset);
+  await db.createIndexes(fields);
+  const before = await db.counters();
+  const unitMs: number[] = [];
+  for (const [start, end] of batchRanges(dataset.rows, batchSize)) {
+    signal?.throwIfAborted();
+    const t0 = process.hrtime.bigint();
+    if (condition.operation === "insert") await db.insertBatch(dataset, start, end);
+    else await db.updateBatch(dataset, condition.operation, start, end);
+    unitMs.push(elapsedMs(t0));
+  }
+  const after = await db.counters();
+  return {
+    key: planned.key,
+    condition,
+    repeat: planned.repeat,
+    status: "ok",
+    seconds: unitMs.reduce((a, b) => a + b, 0) / 1000,
+    unitMs: unitMs.map((ms) => Math.round(ms * 1000) / 1000),
+    counters: counterDelta(before, after),
+    startedAt,
+    finishedAt: new Date().toISOString(),
+  };
+}
+
+export interface RunOptions {
+  readonly plan: readonly PlannedTrial[];
+  readonly batchSize: number;
+  readonly seed: number;
+  readonly store: RunStore<IndexWriteCondition>;
+  /** Opens the engine adapter for a condition's engine (one open adapter per engine at a time). */
+  readonly open: (engine: Engine) => Promise<IndexWriteEngine>;
+  readonly onTrial?: (done: number, total: number, trial: IndexWriteTrial | undefined, next: PlannedTrial | undefined) => void;
+  /** Go on with the next trial after a failed one instead of stopping the run. */
+  readonly continueOnError?: boolean;
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * Runs the plan, skipping trials the store already finished (resume), appending each trial to the
+ * store as it ends. A failed trial is recorded with its error; then the run stops (or goes on).
+ */
+export async function runPlan(options: RunOptions): Promise<IndexWriteTrial[]> {
+  const finished = options.store.finishedKeys();
+  const todo = options.plan.filter((p) => !finished.has(p.key));
+  const datasets = new Map<number, Dataset>();
+  const adapters = new Map<Engine, IndexWriteEngine>();
+  const results: IndexWriteTrial[] = [];
+  let done = options.plan.length - todo.length;
+  options.onTrial?.(done, options.plan.length, undefined, todo[0]);
+  try {
+    for (const [i, planned] of todo.entries()) {
+      options.signal?.throwIfAborted();
+      const { engine, rows } = planned.condition;
+      if (!datasets.has(rows)) {
+        datasets.clear(); // one size in memory at a time: 1M rows are ~50 MB
+        datasets.set(rows, makeDataset(rows, options.seed));
+      }
+      const startedAt = new Date().toISOString();
+      let record: IndexWriteTrial;
+      try {
+        let db = adapters.get(engine);
+        if (!db) {
+          db = await options.open(engine);
+          adapters.set(engine, db);
+        }
+        record = await runTrial(db, datasets.get(rows)!, planned, options.batchSize, options.signal);
+      } catch (error) {
+        if (options.signal?.aborted) throw error;
+        record = {
+          key: planned.key,
+          condition: planned.condition,
+          repeat: planned.repeat,
+          status: "failed",
+          error: error instanceof Error ? error.message : String(error),
+          startedAt,
+          finishedAt: new Date().toISOString(),
+        };
+        options.store.append(record);
+        results.push(record);
+        // The connection may be dead: drop the adapter so the next trial reconnects.
+        await adapters.get(engine)?.close().catch(() => undefined);
+        adapters.delete(engine);
+        if (!options.continueOnError) throw new TrialFailedError(record);
+        continue;
+      }
+      options.store.append(record);
+      results.push(record);
+      done++;
+      options.onTrial?.(done, options.plan.length, record, todo[i + 1]);
+    }
+  } finally {
+    for (const db of adapters.values()) await db.close().catch(() => undefined);
+  }
+  return results;
+}
+
+export class TrialFailedError extends Error {
+  override readonly name = "TrialFailedError";
+  constructor(readonly trial: IndexWriteTrial) {
+    super(`Trial ${trial.key} failed: ${trial.error}`);
+  }
+}
