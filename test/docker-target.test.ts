@@ -134,7 +134,8 @@ test("PostgreSQL in the stand-in image: settings, limits, loopback port, passwor
     await after.connect();
     try {
       assert.equal((await after.query<{ x: number }>("SELECT x FROM kept")).rows[0].x, 42);
-      assert.equal((await after.query<{ synchronous_commit: string }>("SHOW synchronous_commit")).rows[0].synchronous_commit, "off");
+      const sync = await after.query<{ synchronous_commit: string }>("SHOW synchronous_commit");
+      assert.equal(sync.rows[0].synchronous_commit, "off");
     } finally {
       await after.end();
     }

@@ -58,6 +58,8 @@ interface EngineProfile {
   readonly port: number;
   readonly user: string;
   readonly database: string;
+  /** Settings the engine always runs with unless the spec overrides them; recorded in the description. */
+  readonly defaults: ServerSettings;
   env(password: string): string[];
   cmd(settings: ServerSettings): string[];
   uri(connection: ConnectionInfo): string;
@@ -78,6 +80,7 @@ const postgresProfile: EngineProfile = {
   port: 5432,
   user: "postgres",
   database: "postgres",
+  defaults: {},
   env: (password) => [`POSTGRES_PASSWORD=${password}`],
   cmd: (settings) => [
     "postgres",
@@ -133,14 +136,13 @@ async function waitForMongo(connection: ConnectionInfo, check: () => void, timeo
 }
 
 /**
- * mongod options from settings: `wiredTigerCacheSizeGB` (default 1) and any other option as
+ * mongod options from settings: `wiredTigerCacheSizeGB` and any other option as
  * `--name value` (`true` gives a bare flag, `false` leaves it out); `setParameter.name` keys become
  * `--setParameter name=value`.
  */
 function mongodArgs(settings: ServerSettings): string[] {
-  const args = ["mongod", "--wiredTigerCacheSizeGB", String(settings.wiredTigerCacheSizeGB ?? 1)];
+  const args = ["mongod"];
   for (const [key, value] of Object.entries(settings)) {
-    if (key === "wiredTigerCacheSizeGB") continue;
     checkSettingName(key);
     if (key.startsWith("setParameter.")) args.push("--setParameter", `${key.slice(13)}=${String(value)}`);
     else if (value === true) args.push(`--${key}`);
@@ -149,11 +151,15 @@ function mongodArgs(settings: ServerSettings): string[] {
   return args;
 }
 
+const MONGO_USER = "lab";
+
 const mongoProfile: EngineProfile = {
   port: 27017,
-  user: "lab",
+  user: MONGO_USER,
   database: "admin",
-  env: (password) => [`MONGO_INITDB_ROOT_USERNAME=lab`, `MONGO_INITDB_ROOT_PASSWORD=${password}`],
+  // mongod would otherwise size its cache from the container's memory limit.
+  defaults: { wiredTigerCacheSizeGB: 1 },
+  env: (password) => [`MONGO_INITDB_ROOT_USERNAME=${MONGO_USER}`, `MONGO_INITDB_ROOT_PASSWORD=${password}`],
   cmd: mongodArgs,
   uri: mongoUri,
   waitReady: waitForMongo,
@@ -254,7 +260,8 @@ async function waitReady(
     return await profile.waitReady(connection, watch.check, timeoutMs);
   } catch (error) {
     const reason = error instanceof ContainerExited ? error.message : redactText(String(error));
-    throw new Error(`Container ${container.id.slice(0, 12)} did not become ready: ${reason}\n--- last log lines ---\n${await logTail(container)}`);
+    const logs = await logTail(container);
+    throw new Error(`Container ${container.id.slice(0, 12)} did not become ready: ${reason}\n--- last log lines ---\n${logs}`);
   } finally {
     watch.dispose();
   }
@@ -358,7 +365,7 @@ export class DockerTarget implements Target {
 
   async start(spec: ServerSpec): Promise<DockerStartedServer> {
     const profile = PROFILES[spec.engine];
-    const settings = spec.settings ?? {};
+    const settings: ServerSettings = { ...profile.defaults, ...spec.settings };
     const limits: Required<ResourceLimits> = {
       cpus: spec.limits?.cpus ?? this.options.cpus ?? 2,
       memoryBytes: spec.limits?.memoryBytes ?? this.options.memoryBytes ?? 3 * GiB,

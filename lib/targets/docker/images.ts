@@ -86,7 +86,7 @@ async function pull(docker: Docker, image: string, onProgress?: ImageProgressCal
 const failedPulls = new Map<string, string>();
 
 function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return (error instanceof Error ? error.message : String(error)).trim();
 }
 
 /**
@@ -113,16 +113,17 @@ export async function resolveImage(
     } catch (error) {
       pullError = errorMessage(error);
       failedPulls.set(official, pullError);
+      onProgress?.({ phase: "pull", image: official, message: `cannot be pulled: ${pullError}` });
     }
   }
 
   if (engine === "postgresql") {
-    onProgress?.({ phase: "build", image: official, message: `${official} cannot be pulled (${pullError}); using the stand-in image` });
     return { image: (await ensureStandInImage(onProgress)).image, standIn: true };
   }
   throw new Error(
     `MongoDB needs the ${official} image, which this Docker host does not have and could not pull ` +
       `(${pullError}). Pull it where a registry is reachable (docker pull ${official}, or docker save / docker load ` +
-      "to carry it over), put a mongod binary on PATH to use the embedded target, or set MONGODB_URI to use an external server.",
+      "to carry it over), put a mongod binary on PATH to use the embedded target, " +
+      "or set MONGODB_URI to use an external server.",
   );
 }

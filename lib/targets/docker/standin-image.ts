@@ -77,9 +77,13 @@ function findEmbeddedPackage(): EmbeddedPackage {
   return { native: path.join(root, "native"), packageVersion, pgVersion: `${match[1]}.${match[2]}`, pgMajor: match[1] };
 }
 
+function tagFor(pkg: EmbeddedPackage): string {
+  return `${STANDIN_REPOSITORY}:${pkg.pgVersion}-embedded`;
+}
+
 /** The stand-in's tag for the installed embedded package, e.g. `db-write-lab/postgres-standin:17.6-embedded`. */
 export function standInImageName(): string {
-  return `${STANDIN_REPOSITORY}:${findEmbeddedPackage().pgVersion}-embedded`;
+  return tagFor(findEmbeddedPackage());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -108,7 +112,8 @@ class Rootfs {
 
   copy(p: string, source: string, mode?: number): void {
     const real = fs.realpathSync(source);
-    this.entries.set(p, { path: p, type: "file", mode: mode ?? fs.statSync(real).mode & 0o7777, uid: 0, gid: 0, source: real });
+    const fileMode = mode ?? fs.statSync(real).mode & 0o7777;
+    this.entries.set(p, { path: p, type: "file", mode: fileMode, uid: 0, gid: 0, source: real });
   }
 
   write(p: string, content: string | Buffer, mode = 0o644): void {
@@ -305,7 +310,8 @@ async function recipe(): Promise<Recipe> {
   // initdb imports collations from `locale -a` and warns "no usable system locales" without one.
   // Debian's libc-bin ships the small compiled C.utf8 locale; other locales stay out.
   if (fs.existsSync(HOST_C_UTF8)) addTree(HOST_C_UTF8, HOST_C_UTF8);
-  fsys.write("/usr/local/bin/locale", '#!/bin/sh\n[ "${1:-}" = -a ] || exit 0\nprintf "C\\nPOSIX\\n"\nls /usr/lib/locale 2>/dev/null\nexit 0\n', 0o755);
+  const localeScript = ["#!/bin/sh", '[ "${1:-}" = -a ] || exit 0', 'printf "C\\nPOSIX\\n"', "ls /usr/lib/locale 2>/dev/null", "exit 0", ""];
+  fsys.write("/usr/local/bin/locale", localeScript.join("\n"), 0o755);
   fsys.write("/etc/passwd", passwdFile());
   fsys.write("/etc/group", groupFile());
   fsys.write("/etc/nsswitch.conf", "passwd: files\ngroup: files\nhosts: files dns\n");
@@ -348,7 +354,7 @@ async function recipe(): Promise<Recipe> {
       "with an entrypoint modelled on the official image's. Built locally where the official image cannot be pulled.",
     "org.opencontainers.image.version": pkg.pgVersion,
   };
-  return { rootfs: fsys.list(), dockerfile, labels, image: `${STANDIN_REPOSITORY}:${pkg.pgVersion}-embedded` };
+  return { rootfs: fsys.list(), dockerfile, labels, image: tagFor(pkg) };
 }
 
 function contentHash(r: Recipe): string {
@@ -576,8 +582,8 @@ if [ "\${1:-}" = postgres ] && ! want_help "$@"; then
 
 		waldir=
 		[ -n "\${POSTGRES_INITDB_WALDIR:-}" ] && waldir="--waldir=$POSTGRES_INITDB_WALDIR"
-		# The official image takes its locale from LANG=en_US.utf8; a scratch image has no locale
-		# files, so UTF8 with the C locale (POSTGRES_INITDB_ARGS may override both).
+		# The official image takes its locale from LANG=en_US.utf8, which this image lacks: UTF8 with
+		# the C locale instead, the same on every host (POSTGRES_INITDB_ARGS may override both).
 		# --pwfile refuses an empty file, hence the newline; /dev/stdin keeps the password off disk.
 		printf '%s\\n' "$POSTGRES_PASSWORD" |
 			eval 'initdb --username="$POSTGRES_USER" --pwfile=/dev/stdin --encoding=UTF8 --locale=C \${waldir:+"$waldir"} '"$POSTGRES_INITDB_ARGS"

@@ -8,7 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { register, unregister, processStartTicks } from "../../runtime/resource-registry";
 import { installShutdownHooks, stopProcessSync } from "../../runtime/reaper";
-import { freePort, randomPassword } from "../ports";
+import { freePort, portInUse, randomPassword } from "../ports";
 import { waitForPostgres } from "../readiness";
 import { postgresUri } from "../uri";
 import { settingsToArgs } from "../settings";
@@ -145,7 +145,12 @@ export class EmbeddedPostgresServer implements StartedServer {
 
   async launch(): Promise<void> {
     // A restart keeps the port, so connection strings handed out stay valid.
-    if (!this.port) this.port = this.options.port ?? (await freePort());
+    if (!this.port) {
+      if (this.options.port !== undefined && (await portInUse(this.options.port))) {
+        throw new Error(`port ${this.options.port} on 127.0.0.1 is in use: choose another port or leave it unset for a free one`);
+      }
+      this.port = this.options.port ?? (await freePort());
+    }
     const args = [
       "-D", this.dataDirectory,
       "-p", String(this.port),

@@ -1,0 +1,402 @@
+/**
+ * `npm run reproduce`: runs the notebooks headless with a profile and overrides, writing
+ * reports/<notebook>.ipynb, reports/<notebook>.html and reports/index.html.
+ *
+ * Exit status: 0 all notebooks ran; 1 a notebook failed (the others still ran); 2 refused before
+ * starting (bad arguments or parameters, Jupyter missing); 128+signal when stopped by a signal.
+ */
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import cliProgress from "cli-progress";
+import { describeFailure, executeNotebook, findPython, JupyterUnavailableError, type ExecuteResult } from "../lib/jupyter/execute";
+import { injectParameters, type NotebookJson } from "../lib/jupyter/inject-parameters";
+import { projectRoot } from "../lib/jupyter/kernel-spec";
+import { findNotebook, NOTEBOOKS, type NotebookEntry } from "../lib/params/notebooks";
+import { checkProfile, PROFILES, type ProfileName } from "../lib/params/profiles";
+
+const USAGE = `Usage: npm run reproduce -- [options]
+
+Runs the notebooks headless and writes reports/<notebook>.html (+ .ipynb) and reports/index.html.
+
+Options:
+  --profile NAME       ${PROFILES.join(" | ")} (default: default)
+  --only ID            run only these notebooks; repeatable or comma-separated (${NOTEBOOKS.map((n) => n.id).join(", ")})
+  --set KEY=VALUE      override a parameter; VALUE is JSON if it parses, else a string
+                       (e.g. --set rowCounts=[1000,2000] --set target=embedded); repeatable
+  --hide-code          leave code cells out of the HTML reports
+  --cell-timeout SEC   per-cell timeout in seconds (default: smoke 900, default 14400, full 86400; 0 = none)
+  --help               show this help
+
+Notebooks:
+${NOTEBOOKS.map((n) => `  ${n.id}  ${n.title}`).join("\n")}`;
+
+const DEFAULT_CELL_TIMEOUT: Record<ProfileName, number> = { smoke: 900, default: 4 * 3600, full: 24 * 3600 };
+
+class UsageError extends Error {}
+
+interface Options {
+  profile: ProfileName;
+  only: string[];
+  sets: Record<string, unknown>;
+  hideCode: boolean;
+  cellTimeoutSec?: number;
+  help: boolean;
+}
+
+function parseValue(raw: string): unknown {
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return raw;
+  }
+}
+
+export function parseArgs(argv: readonly string[]): Options {
+  const opts: Options = { profile: "default", only: [], sets: {}, hideCode: false, help: false };
+  let profile: string = "default";
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const eq = arg.startsWith("--") ? arg.indexOf("=") : -1;
+    const flag = eq > 0 ? arg.slice(0, eq) : arg;
+    const value = (): string => {
+      if (eq > 0) return arg.slice(eq + 1);
+      const next = argv[++i];
+      if (next === undefined || next.startsWith("--")) throw new UsageError(`${flag} needs a value`);
+      return next;
+    };
+    switch (flag) {
+      case "--help":
+      case "-h":
+        opts.help = true;
+        break;
+      case "--hide-code":
+        opts.hideCode = true;
+        break;
+      case "--profile":
+        profile = value();
+        break;
+      case "--only":
+        opts.only.push(...value().split(",").map((s) => s.trim()).filter(Boolean));
+        break;
+      case "--set": {
+        const kv = value();
+        const at = kv.indexOf("=");
+        if (at <= 0) throw new UsageError(`--set needs KEY=VALUE, got "${kv}"`);
+        opts.sets[kv.slice(0, at).trim()] = parseValue(kv.slice(at + 1));
+        break;
+      }
+      case "--cell-timeout": {
+        const raw = value();
+        const n = Number(raw);
+        if (!Number.isInteger(n) || n < 0) throw new UsageError(`--cell-timeout must be a whole number of seconds ≥ 0, got "${raw}"`);
+        opts.cellTimeoutSec = n;
+        break;
+      }
+      default:
+        throw new UsageError(`unknown argument "${arg}"`);
+    }
+  }
+  try {
+    opts.profile = checkProfile(profile);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  return opts;
+}
+
+interface Planned {
+  entry: NotebookEntry;
+  name: string;
+  overrides: Record<string, unknown>;
+}
+
+/** Checks everything that can be checked before a kernel or server starts. */
+export function plan(opts: Options, root: string): Planned[] {
+  const entries: NotebookEntry[] = [];
+  for (const id of opts.only.length ? opts.only : NOTEBOOKS.map((n) => n.id)) {
+    let entry: NotebookEntry;
+    try {
+      entry = findNotebook(id);
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    if (!entries.includes(entry)) entries.push(entry);
+  }
+  const known = new Map<NotebookEntry, string[]>();
+  for (const entry of entries) {
+    try {
+      known.set(entry, Object.keys(entry.resolve(opts.profile, {})));
+    } catch (e) {
+      throw new UsageError(`${entry.id}: ${(e as Error).message}`);
+    }
+  }
+  // A --set key goes to the selected notebooks that know it; a key none of them knows is a typo.
+  for (const key of Object.keys(opts.sets)) {
+    if (!entries.some((e) => known.get(e)!.includes(key))) {
+      const all = [...new Set(entries.flatMap((e) => known.get(e)!))].sort();
+      throw new UsageError(`unknown parameter "${key}" (--set). Known parameters: ${all.join(", ")}`);
+    }
+  }
+  return entries.map((entry) => {
+    const overrides = Object.fromEntries(Object.entries(opts.sets).filter(([k]) => known.get(entry)!.includes(k)));
+    try {
+      entry.resolve(opts.profile, overrides);
+    } catch (e) {
+      throw new UsageError(`${entry.id} (${entry.file}): ${(e as Error).message}`);
+    }
+    const file = path.join(root, entry.file);
+    if (!fs.existsSync(file)) throw new UsageError(`${entry.id}: notebook file ${entry.file} is missing`);
+    try {
+      injectParameters(JSON.parse(fs.readFileSync(file, "utf8")) as NotebookJson, opts.profile, overrides, entry.file);
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    return { entry, name: path.basename(entry.file, ".ipynb"), overrides };
+  });
+}
+
+export function newRunId(now = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
+  return `${stamp}-${randomBytes(3).toString("hex")}`;
+}
+
+function formatDuration(ms: number): string {
+  const s = ms / 1000;
+  if (s < 60) return `${s.toFixed(1)} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min ${Math.round(s - m * 60)} s`;
+  return `${Math.floor(m / 60)} h ${m % 60} min`;
+}
+
+const escapeHtml = (s: string): string =>
+  s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+
+interface RunRecord {
+  planned: Planned;
+  result?: ExecuteResult;
+  /** Set when the notebook did not run at all (an earlier interrupt, or a setup error). */
+  skipped?: string;
+}
+
+function statusOf(r: RunRecord): string {
+  if (r.skipped) return "not run";
+  return r.result!.status;
+}
+
+function problemOf(r: RunRecord): string {
+  if (r.skipped) return r.skipped;
+  const res = r.result!;
+  if (res.status === "ok") return "";
+  if (res.failure) return describeFailure(res.failure);
+  return res.message ?? "";
+}
+
+function writeIndex(file: string, records: RunRecord[], meta: { runId: string; profile: string; started: Date; sets: Record<string, unknown> }): void {
+  const rows = records
+    .map((r) => {
+      const name = r.planned.name;
+      const html = r.result?.outputHtml ? `<a href="${escapeHtml(name)}.html">report</a>` : "—";
+      const nb = r.result ? `<a href="${escapeHtml(name)}.ipynb">notebook</a>` : "—";
+      const status = statusOf(r);
+      return `<tr class="${status}"><td>${escapeHtml(r.planned.entry.id)}</td><td>${escapeHtml(r.planned.entry.title)}</td>
+<td class="status">${escapeHtml(status)}</td><td>${r.result ? escapeHtml(formatDuration(r.result.durationMs)) : "—"}</td>
+<td>${html} · ${nb}</td><td>${escapeHtml(problemOf(r))}</td></tr>`;
+    })
+    .join("\n");
+  const page = `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>DB Write Lab — run ${escapeHtml(meta.runId)}</title>
+<style>
+body{font-family:system-ui,sans-serif;margin:2rem;color:#222}
+table{border-collapse:collapse}th,td{border:1px solid #ccc;padding:.35rem .6rem;text-align:left;vertical-align:top}
+th{background:#f3f3f3}tr.ok .status{color:#17702a}tr.failed .status,tr.interrupted .status{color:#b00020;font-weight:bold}
+dl{display:grid;grid-template-columns:max-content auto;gap:.2rem 1rem}dt{font-weight:bold}code{font-size:90%}
+</style></head><body>
+<h1>DB Write Lab reports</h1>
+<dl><dt>Run id</dt><dd><code>${escapeHtml(meta.runId)}</code></dd>
+<dt>Profile</dt><dd>${escapeHtml(meta.profile)}</dd>
+<dt>Overrides</dt><dd><code>${escapeHtml(JSON.stringify(meta.sets))}</code></dd>
+<dt>Started</dt><dd>${escapeHtml(meta.started.toISOString())}</dd></dl>
+<table><thead><tr><th>#</th><th>Notebook</th><th>Status</th><th>Duration</th><th>Files</th><th>Problem</th></tr></thead>
+<tbody>
+${rows}
+</tbody></table>
+</body></html>
+`;
+  fs.writeFileSync(file, page);
+}
+
+function printSummary(records: RunRecord[]): void {
+  const table = records.map((r) => ({
+    notebook: r.planned.name,
+    status: statusOf(r),
+    duration: r.result ? formatDuration(r.result.durationMs) : "—",
+  }));
+  const cols = ["notebook", "status", "duration"] as const;
+  const width = Object.fromEntries(cols.map((c) => [c, Math.max(c.length, ...table.map((t) => t[c].length))])) as Record<(typeof cols)[number], number>;
+  const line = (t: Record<(typeof cols)[number], string>): string => cols.map((c) => t[c].padEnd(width[c])).join("  ");
+  console.log("\n" + line({ notebook: "notebook", status: "status", duration: "duration" }));
+  console.log(cols.map((c) => "-".repeat(width[c])).join("  "));
+  for (const t of table) console.log(line(t));
+}
+
+/** Last line of the notebook's progress file: plain text or JSON {label|message, done, total}. */
+function readProgress(file: string): string {
+  try {
+    const text = fs.readFileSync(file, "utf8").trimEnd();
+    const last = text.slice(text.lastIndexOf("\n") + 1);
+    try {
+      const p = JSON.parse(last) as { label?: string; message?: string; done?: number; total?: number };
+      const label = p.label ?? p.message ?? "";
+      return p.done !== undefined && p.total !== undefined ? `${label} ${p.done}/${p.total}` : label;
+    } catch {
+      return last;
+    }
+  } catch {
+    return "";
+  }
+}
+
+async function main(): Promise<number> {
+  const root = projectRoot();
+  let opts: Options;
+  let planned: Planned[];
+  try {
+    opts = parseArgs(process.argv.slice(2));
+    if (opts.help) {
+      console.log(USAGE);
+      return 0;
+    }
+    planned = plan(opts, root);
+    findPython();
+  } catch (e) {
+    if (e instanceof UsageError || e instanceof JupyterUnavailableError) {
+      console.error(`reproduce: ${e.message}`);
+      if (e instanceof UsageError) console.error("Run `npm run reproduce -- --help` for usage.");
+      return 2;
+    }
+    throw e;
+  }
+
+  const runId = newRunId();
+  const started = new Date();
+  const reportsDir = path.join(root, "reports");
+  const resultsDir = path.join(root, "data", "results");
+  const runDir = path.join(root, ".jupyter-runtime", "runs", runId);
+  for (const d of [reportsDir, resultsDir, runDir]) fs.mkdirSync(d, { recursive: true });
+  const cellTimeoutSec = opts.cellTimeoutSec ?? DEFAULT_CELL_TIMEOUT[opts.profile];
+  console.log(`Run ${runId}: profile ${opts.profile}, ${planned.length} notebook(s); reports in ${path.relative(process.cwd(), reportsDir) || "."}/`);
+
+  let stopSignal: NodeJS.Signals | undefined;
+  let current: AbortController | undefined;
+  const onSignal = (sig: NodeJS.Signals): void => {
+    if (stopSignal) {
+      process.stderr.write(`\nStill stopping the kernel (${sig} again)…\n`);
+      return;
+    }
+    stopSignal = sig;
+    process.stderr.write(`\n${sig}: stopping the running notebook and its kernel…\n`);
+    current?.abort();
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+
+  const records: RunRecord[] = planned.map((p) => ({ planned: p }));
+  const tty = Boolean(process.stderr.isTTY);
+  for (const record of records) {
+    const { entry, name, overrides } = record.planned;
+    if (stopSignal) {
+      record.skipped = `not run: stopped by ${stopSignal}`;
+      continue;
+    }
+    const progressFile = path.join(runDir, `${name}.progress`);
+    const bar = tty
+      ? new cliProgress.SingleBar(
+          { format: `${name} {bar} {value}/{total} cells | {duration_formatted} {detail}`, hideCursor: true, clearOnComplete: false },
+          cliProgress.Presets.shades_classic,
+        )
+      : undefined;
+    let cellCount = 0;
+    let detail = "";
+    bar?.start(1, 0, { detail: "starting kernel" });
+    if (!tty) console.log(`[${name}] starting`);
+    const poll = setInterval(() => {
+      const d = readProgress(progressFile);
+      if (d !== detail) {
+        detail = d;
+        bar?.update({ detail: d.slice(0, 60) });
+        if (!tty && d) console.log(`[${name}] ${d}`);
+      }
+    }, 1000);
+    current = new AbortController();
+    try {
+      record.result = await executeNotebook({
+        notebook: path.join(root, entry.file),
+        outputIpynb: path.join(reportsDir, `${name}.ipynb`),
+        outputHtml: path.join(reportsDir, `${name}.html`),
+        logFile: path.join(runDir, `${name}.log`),
+        profile: opts.profile,
+        overrides,
+        hideCode: opts.hideCode,
+        cellTimeoutSec,
+        signal: current.signal,
+        env: {
+          DBLAB_RUN_ID: runId,
+          DBLAB_RESULTS_DIR: resultsDir,
+          DBLAB_IN_KERNEL: "1",
+          DBLAB_PROGRESS_FILE: progressFile,
+        },
+        onEvent: (e) => {
+          if (e.event === "kernel" && !tty) console.log(`[${name}] kernel ready in ${e.seconds.toFixed(1)} s`);
+          if (e.event !== "cell") return;
+          if (e.count !== cellCount) {
+            cellCount = e.count;
+            bar?.setTotal(e.count);
+          }
+          if (e.phase === "end") bar?.update(e.index + 1, { detail });
+          else if (!tty) console.log(`[${name}] cell ${e.index + 1}/${e.count}`);
+        },
+      });
+    } catch (e) {
+      record.skipped = `could not run: ${(e as Error).message}`;
+    } finally {
+      clearInterval(poll);
+      bar?.stop();
+      current = undefined;
+    }
+    const res = record.result;
+    if (res && res.status !== "ok") {
+      const why = res.failure ? describeFailure(res.failure) : res.message;
+      console.error(`✗ ${name} ${res.status}: ${why}`);
+      console.error(`  report: ${res.outputHtml ?? res.outputIpynb}\n  log: ${res.logFile}`);
+    } else if (res) {
+      console.log(`✓ ${name} in ${formatDuration(res.durationMs)} → ${res.outputHtml}`);
+    } else {
+      console.error(`✗ ${name}: ${record.skipped}`);
+    }
+  }
+
+  const index = path.join(reportsDir, "index.html");
+  writeIndex(index, records, { runId, profile: opts.profile, started, sets: opts.sets });
+  printSummary(records);
+  console.log(`\nIndex: ${index}`);
+
+  if (stopSignal) return 128 + (stopSignal === "SIGINT" ? 2 : 15);
+  const failed = records.filter((r) => r.skipped || r.result?.status !== "ok");
+  if (failed.length) {
+    console.error(`\n${failed.length} notebook(s) failed:`);
+    for (const r of failed) console.error(`  ${r.planned.name}: ${problemOf(r)}`);
+    return 1;
+  }
+  return 0;
+}
+
+if (require.main === module) {
+  main().then(
+    (code) => process.exit(code),
+    (e: unknown) => {
+      console.error(e);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,29 @@
+/**
+ * `npm test`: every build/test/**\/*.test.js through node's test runner, one file at a time
+ * (the tests start real servers; two at once would only fight over two cores).
+ * Files are listed explicitly because node 20 would also run every helper module under test/.
+ */
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+
+function findTests(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return findTests(full);
+    return entry.name.endsWith(".test.js") ? [full] : [];
+  });
+}
+
+const root = path.resolve(__dirname, "..", "test");
+const only = process.argv.slice(2);
+const files = findTests(root)
+  .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))
+  .sort();
+if (files.length === 0) {
+  console.error(`no test files under ${root}${only.length ? ` matching ${only.join(", ")}` : ""}`);
+  process.exit(1);
+}
+const result = spawnSync(process.execPath, ["--test", "--test-concurrency=1", "--test-reporter=spec", ...files], { stdio: "inherit" });
+process.exit(result.status ?? 1);

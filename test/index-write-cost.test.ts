@@ -1,0 +1,70 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { EmbeddedPostgresTarget } from "../lib/targets/embedded/embedded-postgres";
+import { PostgresIndexWriteTable } from "../lib/engines/postgres/index-write-table";
+import { RunStore } from "../lib/results/run-store";
+import { makeDataset } from "../lib/workloads/index-write-cost/dataset";
+import { planTrials, runPlan, type IndexWriteCondition } from "../lib/workloads/index-write-cost/run-trials";
+import { summarise } from "../lib/experiments/index-write-cost/summarise";
+import { checkClaims } from "../lib/experiments/index-write-cost/claims";
+
+test("the dataset depends only on (rows, seed): same values, same shuffled order", () => {
+  const a = makeDataset(1000, 42);
+  const b = makeDataset(1000, 42);
+  assert.deepEqual(a.fields[0], b.fields[0]);
+  assert.deepEqual(a.updateOrder, b.updateOrder);
+  assert.notDeepEqual(makeDataset(1000, 43).fields[0], a.fields[0]);
+  const order = [...a.updateOrder].sort((x, y) => x - y);
+  assert.deepEqual(order, [...Array(1000).keys()], "the update order is a permutation: every row once");
+  assert.ok(a.fields.every((f) => f.every((v) => Number.isInteger(v) && v >= 0 && v < 2 ** 53)));
+});
+
+test("trials on embedded PostgreSQL: counters explain the ratios; finished trials are on disk; resume skips them", async () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-results-test-"));
+  const server = await new EmbeddedPostgresTarget().start({ engine: "postgresql", settings: { synchronous_commit: "off" } });
+  try {
+    const params = { rows: 2000 };
+    const store = RunStore.open<IndexWriteCondition>({ notebook: "test", params, root });
+    const plan = planTrials({
+      engines: ["postgresql"],
+      rowCounts: [2000],
+      extraIndexes: [0, 1, 5],
+      operations: ["insert", "update_nonindexed", "update_one_field"],
+      fillfactors: [100, 70],
+      repeats: 1,
+    });
+    const trials = await runPlan({ plan, batchSize: 500, seed: 42, store, open: () => PostgresIndexWriteTable.open(server.connection) });
+    assert.equal(trials.length, plan.length);
+    assert.equal(store.trials().length, plan.length, "every trial appended to trials.jsonl");
+    for (const t of trials) {
+      assert.equal(t.status, "ok");
+      assert.equal(t.unitMs!.length, 4, "one timed unit per batch of 500");
+      const c = t.counters!;
+      if (t.condition.operation === "insert") assert.equal(c["table.n_tup_ins"], 2000);
+      else assert.equal(c["table.n_tup_upd"], 2000);
+    }
+    const s = summarise(trials);
+    const field1With5 = s.find((x) => x.operation === "update_one_field" && x.extraIndexes === 5 && x.fillfactor === 100)!;
+    assert.equal(field1With5.hotShare, 0, "changing an indexed column is never HOT");
+    assert.equal(field1With5.indexEntriesPerRow, 6, "a non-HOT update inserts into all 6 indexes");
+    const counterAt70 = s.find((x) => x.operation === "update_nonindexed" && x.extraIndexes === 5 && x.fillfactor === 70)!;
+    assert.ok(counterAt70.hotShare! > 0.95, `with 30 % free space the non-indexed update is HOT (got ${counterAt70.hotShare})`);
+    const claims = checkClaims(s);
+    assert.ok(claims.some((c) => c.id === "c"));
+
+    // Resume: same parameters → nothing left to do; different parameters → refused.
+    const resumed = RunStore.open<IndexWriteCondition>({ notebook: "test", params, root, resumeId: store.runId });
+    const again = await runPlan({ plan, batchSize: 500, seed: 42, store: resumed, open: () => PostgresIndexWriteTable.open(server.connection) });
+    assert.equal(again.length, 0);
+    assert.throws(
+      () => RunStore.open({ notebook: "test", params: { rows: 3000 }, root, resumeId: store.runId }),
+      /Refusing to resume run .*: its parameters differ/,
+    );
+  } finally {
+    await server.stop();
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});
