@@ -26,6 +26,7 @@ from jinja2 import DictLoader
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 from nbconvert import HTMLExporter
+from traitlets.config import Config
 
 # The lab template without require.js and MathJax (both from a CDN): the report opens offline.
 REPORT_TEMPLATE = """{%- extends 'index.html.j2' -%}
@@ -72,7 +73,12 @@ def describe_error(cell, ename, evalue):
 
 
 def export_html(nb, path, hide_code):
+    config = Config()
+    # The injected cell echoes the overrides object (tslab shows the last expression): drop that.
+    config.TagRemovePreprocessor.enabled = True
+    config.TagRemovePreprocessor.remove_all_outputs_tags = {"injected-parameters"}
     exporter = HTMLExporter(
+        config=config,
         template_name="lab",
         extra_loaders=[DictLoader({"dblab-report.html.j2": REPORT_TEMPLATE})],
         template_file="dblab-report.html.j2",

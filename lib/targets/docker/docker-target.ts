@@ -293,7 +293,7 @@ export class DockerStartedServer implements StartedServer {
     private readonly readyTimeoutMs: number,
   ) {}
 
-  /** The container's name or id for `docker` commands and logs. */
+  /** Docker's container id (also `id`), for `docker logs` and the like. */
   get containerId(): string {
     return this.container.id;
   }

@@ -6,8 +6,9 @@ import type { Engine } from "../../targets/types";
 import type { Dataset } from "./dataset";
 import type { Field, UpdateOperation } from "./operations";
 
-/** Server-side counters as flat name → number; a trial records after − before. */
-export type CounterSnapshot = Readonly<Record<string, number>>;
+import type { CounterSnapshot } from "../../stats/counters";
+export type { CounterSnapshot } from "../../stats/counters";
+export { counterDelta } from "../../stats/counters";
 
 export interface IndexWriteEngine {
   readonly engine: Engine;
@@ -24,13 +25,4 @@ export interface IndexWriteEngine {
   /** Counters that explain the time (tuples, HOT updates, WAL, buffers, index sizes). */
   counters(): Promise<CounterSnapshot>;
   close(): Promise<void>;
-}
-
-export function counterDelta(before: CounterSnapshot, after: CounterSnapshot): Record<string, number> {
-  const delta: Record<string, number> = {};
-  for (const [key, value] of Object.entries(after)) {
-    // Sizes are levels, not counters: keep the value after the trial.
-    delta[key] = key.startsWith("size.") ? value : value - (before[key] ?? 0);
-  }
-  return delta;
 }
