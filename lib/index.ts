@@ -31,3 +31,16 @@ export { summarise as summariseIndexWriteCost } from "./experiments/index-write-
 export { checkClaims as indexWriteCostClaims } from "./experiments/index-write-cost/claims";
 export { writeSummaries as writeIndexWriteCostSummaries } from "./experiments/index-write-cost/export";
 export * as indexWriteCost from "./experiments/index-write-cost/present";
+
+export type { CreateIndexAfterLoadParams } from "./params/create-index-after-load";
+export { createIndexAfterLoadParams } from "./params/create-index-after-load";
+export * as createIndexAfterLoad from "./experiments/create-index-after-load";
+export type { OverIndexingParams } from "./params/over-indexing";
+export { overIndexingParams } from "./params/over-indexing";
+export * as overIndexing from "./experiments/over-indexing";
+export type { ReindexUnderLoadParams } from "./params/reindex-under-load";
+export { reindexUnderLoadParams } from "./params/reindex-under-load";
+export * as reindexUnderLoad from "./experiments/reindex-under-load";
+export type { RoundTripsParams } from "./params/round-trips";
+export { roundTripsParams } from "./params/round-trips";
+export * as roundTrips from "./experiments/round-trips";

@@ -7,12 +7,14 @@ on stdout:
   {"event":"cell","index":i,"count":n,"phase":"start"|"end","cell":k}
                                                          i = code-cell ordinal, k = notebook index
   {"event":"error","cell":k,"index":i,"ename":..,"evalue":..,"source_head":..}
+  {"event":"interrupted","signal":n}  {"event":"report_error"|"fatal","message":..}
   {"event":"saved","ipynb":..,"html":..}
 Exit status: 0 ok, 1 a cell failed, 3 setup error, 128+signal when stopped by a signal.
 The executed notebook is saved even when a cell fails, so the report shows the error.
 """
 import argparse
 import asyncio
+import copy
 import json
 import os
 import re
@@ -26,7 +28,6 @@ from jinja2 import DictLoader
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 from nbconvert import HTMLExporter
-from traitlets.config import Config
 
 # The lab template without require.js and MathJax (both from a CDN): the report opens offline.
 REPORT_TEMPLATE = """{%- extends 'index.html.j2' -%}
@@ -72,13 +73,32 @@ def describe_error(cell, ename, evalue):
     return ename, evalue
 
 
+def stop_kernel(pid, grace):
+    """Waits up to `grace` s for a signalled kernel to exit, then SIGKILLs its process group."""
+    if not pid:
+        return
+    deadline = time.monotonic() + grace
+    while True:
+        try:
+            os.kill(pid, 0)
+        except OSError:
+            return
+        if time.monotonic() >= deadline:
+            break
+        time.sleep(0.1)
+    try:
+        os.killpg(pid, signal.SIGKILL)  # the kernel leads its own session (start_new_session)
+    except OSError:
+        pass
+
+
 def export_html(nb, path, hide_code):
-    config = Config()
     # The injected cell echoes the overrides object (tslab shows the last expression): drop that.
-    config.TagRemovePreprocessor.enabled = True
-    config.TagRemovePreprocessor.remove_all_outputs_tags = {"injected-parameters"}
+    nb = copy.deepcopy(nb)
+    for cell in nb.cells:
+        if "injected-parameters" in cell.metadata.get("tags", []):
+            cell.outputs = []
     exporter = HTMLExporter(
-        config=config,
         template_name="lab",
         extra_loaders=[DictLoader({"dblab-report.html.j2": REPORT_TEMPLATE})],
         template_file="dblab-report.html.j2",
@@ -107,24 +127,24 @@ async def run(args):
         resources={"metadata": {"path": args.cwd}},
     )
 
-    def kill_kernel():
-        provisioner = getattr(client.km, "provisioner", None)
-        pid = getattr(provisioner, "pid", None)
-        if not pid:
-            return
-        for sig in (signal.SIGTERM, signal.SIGKILL):
-            try:
-                os.killpg(pid, sig)  # the kernel runs in its own session (start_new_session)
-            except OSError:
-                return
-            if sig == signal.SIGTERM:
-                time.sleep(0.5)
+    def kernel_pid():
+        return getattr(getattr(client.km, "provisioner", None), "pid", None)
 
     def on_signal(signum):
-        kill_kernel()
+        # SIGTERM to the kernel alone: its shutdown hooks release the servers it started (the
+        # lab's reaper). The running cell then ends with DeadKernelError; no further cell starts.
         if state["signal"] is None:
             state["signal"] = signum
             emit(event="interrupted", signal=signum)
+            if client.km is not None:
+                client.km.shutdown_wait_time = args.stop_grace
+            pid = kernel_pid()
+            if pid:
+                try:
+                    os.kill(pid, signal.SIGTERM)
+                except OSError:
+                    pass
+                asyncio.get_running_loop().call_later(args.stop_grace, stop_kernel, pid, 0)
 
     def on_notebook_start(notebook):
         provisioner = getattr(client.km, "provisioner", None)
@@ -137,6 +157,8 @@ async def run(args):
             loop.add_signal_handler(sig, on_signal, sig)
 
     def on_cell_start(cell, cell_index):
+        if state["signal"] is not None:
+            raise RuntimeError("stopped by a signal")
         if cell.cell_type == "code":
             state["current"] = cell_index
             emit(event="cell", index=ordinal[cell_index], count=count, phase="start", cell=cell_index)
@@ -187,6 +209,8 @@ async def run(args):
         emit(event="error", cell=cell_index, index=ordinal.get(cell_index), count=count,
              ename=ename, evalue=evalue, source_head=first_line(source))
     finally:
+        if state["signal"] is not None:
+            stop_kernel(kernel_pid(), args.stop_grace)
         nbformat.write(nb, args.output)
         if args.html:
             try:
@@ -210,6 +234,8 @@ def main():
     ap.add_argument("--kernel", default="tslab")
     ap.add_argument("--timeout", type=int, default=3600, help="per-cell timeout, seconds (0: none)")
     ap.add_argument("--startup-timeout", type=int, default=120)
+    ap.add_argument("--stop-grace", type=int, default=30,
+                    help="seconds a signalled kernel gets to release its servers before SIGKILL")
     args = ap.parse_args()
     args.cwd = os.path.abspath(args.cwd or os.path.dirname(os.path.abspath(args.notebook)))
     try:

@@ -7,6 +7,7 @@
  */
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import cliProgress from "cli-progress";
 import { describeFailure, executeNotebook, findPython, JupyterUnavailableError, type ExecuteResult } from "../lib/jupyter/execute";
@@ -240,20 +241,25 @@ function printSummary(records: RunRecord[]): void {
   for (const t of table) console.log(line(t));
 }
 
-/** Last line of the notebook's progress file: plain text or JSON {label|message, done, total}. */
-function readProgress(file: string): string {
+/**
+ * Last line of the notebook's progress file (lib/display/progress.ts appends JSON lines
+ * {title, done, total, message} or {title, finished, message}); plain text is shown as is.
+ */
+export function readProgress(file: string): string {
+  let text: string;
   try {
-    const text = fs.readFileSync(file, "utf8").trimEnd();
-    const last = text.slice(text.lastIndexOf("\n") + 1);
-    try {
-      const p = JSON.parse(last) as { label?: string; message?: string; done?: number; total?: number };
-      const label = p.label ?? p.message ?? "";
-      return p.done !== undefined && p.total !== undefined ? `${label} ${p.done}/${p.total}` : label;
-    } catch {
-      return last;
-    }
+    text = fs.readFileSync(file, "utf8").trimEnd();
   } catch {
     return "";
+  }
+  const last = text.slice(text.lastIndexOf("\n") + 1);
+  try {
+    const p = JSON.parse(last) as { title?: string; message?: string; done?: number; total?: number; finished?: boolean };
+    const head = p.title ? `${p.title}: ` : "";
+    const count = !p.finished && p.done !== undefined && p.total !== undefined ? `${p.done}/${p.total} ` : "";
+    return `${head}${count}${p.message ?? ""}`.trim();
+  } catch {
+    return last;
   }
 }
 
@@ -288,15 +294,21 @@ async function main(): Promise<number> {
   console.log(`Run ${runId}: profile ${opts.profile}, ${planned.length} notebook(s); reports in ${path.relative(process.cwd(), reportsDir) || "."}/`);
 
   let stopSignal: NodeJS.Signals | undefined;
+  let signals = 0;
   let current: AbortController | undefined;
   const onSignal = (sig: NodeJS.Signals): void => {
-    if (stopSignal) {
-      process.stderr.write(`\nStill stopping the kernel (${sig} again)…\n`);
-      return;
+    signals++;
+    if (signals === 1) {
+      stopSignal = sig;
+      process.stderr.write(`\n${sig}: stopping the running notebook; its kernel gets up to 30 s to stop its servers…\n`);
+      current?.abort();
+    } else if (signals === 2) {
+      process.stderr.write(`\nStill stopping (the kernel is releasing its servers). ${sig} once more to quit at once.\n`);
+    } else {
+      // The executor notices we are gone and stops the kernel; the reaper removes what is left.
+      process.stderr.write("\nQuitting now; leftovers are removed by the next run or `npm run clean`.\n");
+      process.exit(128 + (os.constants.signals[sig] ?? 0));
     }
-    stopSignal = sig;
-    process.stderr.write(`\n${sig}: stopping the running notebook and its kernel…\n`);
-    current?.abort();
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
@@ -381,7 +393,7 @@ async function main(): Promise<number> {
   printSummary(records);
   console.log(`\nIndex: ${index}`);
 
-  if (stopSignal) return 128 + (stopSignal === "SIGINT" ? 2 : 15);
+  if (stopSignal) return 128 + (os.constants.signals[stopSignal] ?? 0);
   const failed = records.filter((r) => r.skipped || r.result?.status !== "ok");
   if (failed.length) {
     console.error(`\n${failed.length} notebook(s) failed:`);

@@ -6,6 +6,7 @@
  */
 import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import readline from "node:readline";
 import { ensureKernelSpec, KERNEL_NAME, projectRoot } from "./kernel-spec";
@@ -92,6 +93,11 @@ export interface ExecuteOptions {
   readonly cellTimeoutSec?: number;
   /** Kernel start timeout, seconds. Default 120. */
   readonly startupTimeoutSec?: number;
+  /**
+   * On abort the kernel gets SIGTERM and this long (seconds, default 30) to release the servers it
+   * started before it is killed.
+   */
+  readonly stopGraceSec?: number;
   /** Extra environment for the kernel (DBLAB_RUN_ID, ...). */
   readonly env?: Record<string, string>;
   /** Progress and errors as they happen. */
@@ -127,8 +133,6 @@ export function describeFailure(f: CellFailure): string {
   return `${where}: ${f.ename}${f.evalue ? `: ${f.evalue}` : ""}`;
 }
 
-const STOP_GRACE_MS = 10_000;
-
 export async function executeNotebook(opts: ExecuteOptions): Promise<ExecuteResult> {
   const root = projectRoot();
   const python = findPython();
@@ -146,6 +150,7 @@ export async function executeNotebook(opts: ExecuteOptions): Promise<ExecuteResu
   fs.writeFileSync(outputIpynb, JSON.stringify(injected, null, 1) + "\n");
   if (outputHtml) fs.rmSync(outputHtml, { force: true });
 
+  const stopGraceSec = opts.stopGraceSec ?? 30;
   const args = [
     path.join(root, "scripts", "execute_notebook.py"),
     outputIpynb,
@@ -159,6 +164,8 @@ export async function executeNotebook(opts: ExecuteOptions): Promise<ExecuteResu
     String(opts.cellTimeoutSec ?? 3600),
     "--startup-timeout",
     String(opts.startupTimeoutSec ?? 120),
+    "--stop-grace",
+    String(stopGraceSec),
   ];
   if (outputHtml) args.push("--html", outputHtml);
   if (opts.hideCode) args.push("--hide-code");
@@ -222,7 +229,7 @@ export async function executeNotebook(opts: ExecuteOptions): Promise<ExecuteResu
   const onAbort = (): void => {
     aborted = true;
     try {
-      child.kill("SIGTERM"); // the executor kills its kernel, saves the notebook and exits
+      child.kill("SIGTERM"); // the executor stops its kernel, saves the notebook and exits
     } catch {
       /* already gone */
     }
@@ -235,7 +242,7 @@ export async function executeNotebook(opts: ExecuteOptions): Promise<ExecuteResu
           /* already gone */
         }
       }
-    }, STOP_GRACE_MS);
+    }, (stopGraceSec + 15) * 1000);
     killTimer.unref();
   };
   if (opts.signal?.aborted) onAbort();
@@ -246,13 +253,15 @@ export async function executeNotebook(opts: ExecuteOptions): Promise<ExecuteResu
       message = `cannot start ${python}: ${err.message}`;
       resolve(null);
     });
-    child.on("close", (code, sig) => resolve(code ?? (sig ? 128 : null)));
+    child.on("close", (code, sig) => resolve(code ?? (sig ? 128 + (os.constants.signals[sig] ?? 0) : null)));
   });
   opts.signal?.removeEventListener("abort", onAbort);
   if (killTimer) clearTimeout(killTimer);
 
   const status: ExecuteResult["status"] = aborted || (exitCode ?? 0) >= 128 ? "interrupted" : exitCode === 0 ? "ok" : "failed";
-  if (status !== "ok" && !failure && !message) {
+  if (aborted && !failure) {
+    message = `stopped by a signal${kernelStartMs === null ? " while the kernel was starting" : ""}`;
+  } else if (status !== "ok" && !failure && !message) {
     const tail = fs.readFileSync(logFile, "utf8").trim().split("\n").slice(-5).join("\n");
     message = `executor exited with ${exitCode}${tail ? `:\n${tail}` : ""}`;
   }

@@ -2,7 +2,11 @@
  * The notebooks the lab runs headless, and how each one's parameters are checked, so that
  * `npm run reproduce` refuses bad input before any server starts.
  */
+import { createIndexAfterLoadParams } from "./create-index-after-load";
 import { indexWriteCostParams } from "./index-write-cost";
+import { overIndexingParams } from "./over-indexing";
+import { reindexUnderLoadParams } from "./reindex-under-load";
+import { roundTripsParams } from "./round-trips";
 import type { ProfileName } from "./profiles";
 
 export interface NotebookEntry {
@@ -21,6 +25,30 @@ export const NOTEBOOKS: readonly NotebookEntry[] = [
     file: "notebooks/01-index-write-cost.ipynb",
     title: "Index write cost: secondary indexes vs INSERT/UPDATE time",
     resolve: (profile, overrides) => indexWriteCostParams(profile, overrides),
+  },
+  {
+    id: "02",
+    file: "notebooks/02-create-index-after-load.ipynb",
+    title: "CREATE INDEX after bulk load vs loading into an indexed table",
+    resolve: (profile, overrides) => createIndexAfterLoadParams(profile, overrides),
+  },
+  {
+    id: "03",
+    file: "notebooks/03-over-indexing.ipynb",
+    title: "Over-indexing: TPS and latency as indexes grow from 7 to 39",
+    resolve: (profile, overrides) => overIndexingParams(profile, overrides),
+  },
+  {
+    id: "04",
+    file: "notebooks/04-reindex-under-load.ipynb",
+    title: "REINDEX and REINDEX CONCURRENTLY under live pgbench load",
+    resolve: (profile, overrides) => reindexUnderLoadParams(profile, overrides),
+  },
+  {
+    id: "05",
+    file: "notebooks/05-round-trips.ipynb",
+    title: "Round trips and commit latency: same-AZ, cross-AZ, quorum commit",
+    resolve: (profile, overrides) => roundTripsParams(profile, overrides),
   },
 ];
 

@@ -60,20 +60,18 @@ export function isProcessAlive(pid: number, startTicks?: number): boolean {
   try {
     process.kill(pid, 0);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "EPERM") return true;
-    return false;
+    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
-  if (startTicks === undefined) return true;
-  const now = processStartTicks(pid);
-  if (now === undefined) return true;
-  // A zombie still has its stat entry; treat it as dead.
+  let stat: string;
   try {
-    const state = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-    if (state.slice(state.lastIndexOf(")") + 2).startsWith("Z")) return false;
+    stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
   } catch {
-    return false;
+    return true; // no /proc (macOS): kill(0) is all we can know
   }
-  return now === startTicks;
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // A zombie has exited; only its parent has not collected it yet (or, in a container, no init does).
+  if (fields[0] === "Z" || fields[0] === "X") return false;
+  return startTicks === undefined || Number(fields[19]) === startTicks;
 }
 
 const ownStartTicks = processStartTicks(process.pid);

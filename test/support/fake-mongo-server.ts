@@ -281,6 +281,10 @@ export class FakeMongoServer {
         // MongoDB 7.0+ answers ok for a missing collection too.
         return ok(existed ? { nIndexesWas: existed.indexes.size, ns } : {});
       }
+      case "dropdatabase": {
+        for (const ns of [...this.collections.keys()]) if (ns.startsWith(`${database}.`)) this.collections.delete(ns);
+        return ok({ dropped: database });
+      }
       case "create": {
         const ns = `${database}.${String(command.create)}`;
         if (this.collections.has(ns)) return commandError(48, "NamespaceExists", `Collection ${ns} already exists.`);

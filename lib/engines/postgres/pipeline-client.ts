@@ -6,13 +6,17 @@ import { Client, type QueryConfig } from "pg";
 import type { ConnectionInfo } from "../../targets/types";
 
 export async function connectPipelined(connection: ConnectionInfo): Promise<Client> {
-  const client = new Client({ ...connection, pipeline: true } as ConstructorParameters<typeof Client>[0]);
-  await client.connect();
-  return client;
+  return connect(connection, { pipeline: true });
 }
 
-export async function connect(connection: ConnectionInfo): Promise<Client> {
-  const client = new Client(connection);
+/**
+ * A connected client whose connection-level errors (the server going away while the client is
+ * idle) do not crash the process: node-postgres emits them as 'error' events, and an unhandled
+ * one kills Node. The next query on the client fails with the error instead.
+ */
+export async function connect(connection: ConnectionInfo, options: { readonly pipeline?: boolean } = {}): Promise<Client> {
+  const client = new Client({ ...connection, ...options } as ConstructorParameters<typeof Client>[0]);
+  client.on("error", () => undefined);
   await client.connect();
   return client;
 }

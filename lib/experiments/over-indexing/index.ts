@@ -1,0 +1,2 @@
+/** Notebook 03's public API (run, summarise, present). (Being written.) */
+export {};
