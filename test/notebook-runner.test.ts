@@ -3,7 +3,7 @@
  * kernel), then opens the HTML report in headless Chromium. Skips, with the reason, when
  * Jupyter/nbclient or Chromium is missing.
  */
-import { test } from "node:test";
+import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
@@ -21,6 +21,11 @@ import { checkReportRenders } from "./support/report-check";
 const root = projectRoot();
 const fixtures = path.join(root, "test", "fixtures");
 const outDir = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-runner-test-"));
+// Reports inline plotly.js (~10 MB each): removed afterwards unless DBLAB_KEEP_TEST_OUTPUT=1.
+after(() => {
+  if (process.env.DBLAB_KEEP_TEST_OUTPUT) console.log(`test output kept in ${outDir}`);
+  else fs.rmSync(outDir, { recursive: true, force: true });
+});
 
 interface StreamOutput {
   output_type: string;
