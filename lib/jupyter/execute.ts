@@ -144,6 +144,7 @@ export async function executeNotebook(opts: ExecuteOptions): Promise<ExecuteResu
   const outputIpynb = path.resolve(opts.outputIpynb);
   const outputHtml = opts.outputHtml ? path.resolve(opts.outputHtml) : undefined;
   const logFile = path.resolve(opts.logFile ?? outputIpynb.replace(/\.ipynb$/, "") + ".log");
+  if (outputIpynb === source) throw new Error(`outputIpynb must differ from the notebook itself (${source})`);
   for (const f of [outputIpynb, outputHtml, logFile]) if (f) fs.mkdirSync(path.dirname(f), { recursive: true });
   // The injected copy runs with the original's folder as cwd, so relative imports still resolve;
   // it is written to the output path (the executor overwrites it with the executed notebook).

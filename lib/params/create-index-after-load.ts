@@ -1,18 +1,150 @@
-/** Parameters of notebook 02 (create-index-after-load), per profile, and their checks. (Being written.) */
+/** Parameters of notebook 02 (CREATE INDEX after bulk load), per profile, and their checks. */
+import { TARGET_CHOICES, type TargetChoice } from "../targets/select";
+import { KEY_ORDERS, type KeyOrder } from "../workloads/create-index-after-load/sql";
 import { withProfile, type ProfileName } from "./profiles";
-import { rejectUnknownKeys } from "./validate";
+import {
+  integerListInRange,
+  listOf,
+  nonNegativeNumber,
+  oneOf,
+  ParameterError,
+  positiveInteger,
+  positiveIntegerList,
+  rejectUnknownKeys,
+} from "./validate";
 
 export interface CreateIndexAfterLoadParams {
-  readonly target: "auto" | "embedded" | "docker" | "external";
+  /** Where the server runs: auto = docker if a daemon answers, else embedded. */
+  readonly target: TargetChoice;
+  /** Rows of the headline comparison (the seed: 100,000,000). */
+  readonly rows: number;
+  /** Trials per method at `rows`, a fresh table each (the seed: 2). */
+  readonly repeats: number;
+  /** Row counts of the size sweep (both methods, random keys); `rows` is always part of it. */
+  readonly rowSweep: readonly number[];
+  /** Trials per sweep point that is not the headline (sizes, key order, sort memory, workers). */
+  readonly sweepRepeats: number;
+  /** Key orders to load at `rows`: "random" is the seed's; "sorted" loads the same codes in ascending order. */
+  readonly keyOrders: readonly KeyOrder[];
+  /** maintenance_work_mem values, MB, of the CREATE INDEX sweep (session SET per build). */
+  readonly memorySweepMB: readonly number[];
+  /** max_parallel_maintenance_workers values of the CREATE INDEX sweep (session SET per build). */
+  readonly workerSweep: readonly number[];
+  /** Rows of the extra pair of trials whose WAL is decoded by record type (pg_walinspect); 0 = skip. */
+  readonly walAnatomyRows: number;
+  /** setseed() value before every load, so every trial writes the same codes. */
+  readonly randomSeed: number;
+  /** Server settings (the seed ran PostgreSQL's defaults with track_io_timing/track_wal_io_timing on). */
+  readonly maintenanceWorkMemMB: number;
+  readonly maxParallelMaintenanceWorkers: number;
+  readonly sharedBuffersMB: number;
+  readonly maxWalSizeMB: number;
+  readonly checkpointTimeoutS: number;
+  /** Pause after each phase before reading counters: the WAL writer and checkpointer report late. */
+  readonly settleMs: number;
+  /** CPU and memory limits of a docker server. */
+  readonly cpus: number;
+  readonly memoryGiB: number;
 }
 
-export const createIndexAfterLoad_PROFILES: Readonly<Record<ProfileName, CreateIndexAfterLoadParams>> = {
-  smoke: { target: "auto" },
-  default: { target: "auto" },
-  full: { target: "auto" },
+/** PostgreSQL 17's defaults, which the seed's local server most likely ran with. */
+const SEED_SERVER = {
+  target: "auto",
+  keyOrders: ["random", "sorted"],
+  workerSweep: [0, 2],
+  randomSeed: 0.42,
+  maintenanceWorkMemMB: 64,
+  maxParallelMaintenanceWorkers: 2,
+  sharedBuffersMB: 128,
+  maxWalSizeMB: 1024,
+  checkpointTimeoutS: 300,
+  cpus: 2,
+} as const;
+
+export const CREATE_INDEX_AFTER_LOAD_PROFILES: Readonly<Record<ProfileName, CreateIndexAfterLoadParams>> = {
+  smoke: {
+    ...SEED_SERVER,
+    rows: 20_000,
+    repeats: 2,
+    rowSweep: [5_000],
+    sweepRepeats: 1,
+    memorySweepMB: [1, 64],
+    walAnatomyRows: 20_000,
+    settleMs: 100,
+    memoryGiB: 2,
+  },
+  // 5M rows: ~10 s (load, then index) vs ~25 s (indexed load) a pair on 2 busy cores; the size
+  // sweep reaches 10M, where the index outgrows the 128 MB of shared_buffers.
+  default: {
+    ...SEED_SERVER,
+    rows: 5_000_000,
+    repeats: 3,
+    rowSweep: [10_000, 100_000, 1_000_000, 10_000_000],
+    sweepRepeats: 2,
+    memorySweepMB: [4, 64, 1024],
+    walAnatomyRows: 5_000_000,
+    settleMs: 500,
+    memoryGiB: 4,
+  },
+  full: {
+    ...SEED_SERVER,
+    rows: 100_000_000,
+    repeats: 2,
+    rowSweep: [1_000_000, 10_000_000, 30_000_000],
+    sweepRepeats: 1,
+    memorySweepMB: [4, 64, 1024, 4096],
+    // The WAL of an indexed 100M-row load is ~14 GB; decoding a tenth of it says the same per row.
+    walAnatomyRows: 10_000_000,
+    settleMs: 1000,
+    memoryGiB: 8,
+  },
 };
 
-export function createIndexAfterLoadParams(profile: ProfileName | string, overrides: Partial<CreateIndexAfterLoadParams> = {}): CreateIndexAfterLoadParams {
-  rejectUnknownKeys("02-create-index-after-load", overrides, Object.keys(createIndexAfterLoad_PROFILES.default));
-  return withProfile(createIndexAfterLoad_PROFILES, profile, overrides);
+const KNOWN = Object.keys(CREATE_INDEX_AFTER_LOAD_PROFILES.default);
+
+function numberInRange(name: string, value: unknown, min: number, max: number): number {
+  if (typeof value !== "number" || !Number.isFinite(value) || value < min || value > max) {
+    throw new ParameterError(`${name} must be a number from ${min} to ${max}, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+function integerInRange(name: string, value: unknown, min: number, max: number): number {
+  return integerListInRange(name, [value], min, max)[0];
+}
+
+export function createIndexAfterLoadParams(
+  profile: ProfileName | string,
+  overrides: Partial<CreateIndexAfterLoadParams> = {},
+): CreateIndexAfterLoadParams {
+  rejectUnknownKeys("02-create-index-after-load", overrides, KNOWN);
+  const p = withProfile(CREATE_INDEX_AFTER_LOAD_PROFILES, profile, overrides);
+  const walAnatomyRows = nonNegativeNumber("walAnatomyRows", p.walAnatomyRows);
+  if (!Number.isInteger(walAnatomyRows)) throw new ParameterError(`walAnatomyRows must be a whole number, got ${walAnatomyRows}`);
+  const keyOrders = listOf("keyOrders", p.keyOrders, KEY_ORDERS);
+  if (!keyOrders.includes("random")) {
+    throw new ParameterError(`keyOrders must include "random" (the seed's order, used by the headline and every sweep); got ${JSON.stringify(keyOrders)}`);
+  }
+  // PostgreSQL's own limits: maintenance_work_mem ≥ 1 MB; max_wal_size ≥ two 16 MB segments.
+  const memorySweepMB = integerListInRange("memorySweepMB", p.memorySweepMB, 1, 2_097_151);
+  return {
+    target: oneOf("target", p.target, TARGET_CHOICES),
+    rows: positiveInteger("rows", p.rows),
+    repeats: positiveInteger("repeats", p.repeats),
+    rowSweep: positiveIntegerList("rowSweep", p.rowSweep),
+    sweepRepeats: positiveInteger("sweepRepeats", p.sweepRepeats),
+    keyOrders: [...new Set(keyOrders)],
+    memorySweepMB: [...new Set(memorySweepMB)],
+    workerSweep: [...new Set(integerListInRange("workerSweep", p.workerSweep, 0, 8))],
+    walAnatomyRows,
+    randomSeed: numberInRange("randomSeed (a setseed() value)", p.randomSeed, -1, 1),
+    maintenanceWorkMemMB: integerInRange("maintenanceWorkMemMB", p.maintenanceWorkMemMB, 1, 2_097_151),
+    maxParallelMaintenanceWorkers: integerInRange("maxParallelMaintenanceWorkers", p.maxParallelMaintenanceWorkers, 0, 8),
+    sharedBuffersMB: integerInRange("sharedBuffersMB", p.sharedBuffersMB, 16, 1_048_576),
+    maxWalSizeMB: integerInRange("maxWalSizeMB", p.maxWalSizeMB, 32, 1_073_741_823),
+    checkpointTimeoutS: integerInRange("checkpointTimeoutS", p.checkpointTimeoutS, 30, 86_400),
+    settleMs: integerInRange("settleMs", p.settleMs, 0, 60_000),
+    cpus: positiveInteger("cpus", p.cpus),
+    memoryGiB: positiveInteger("memoryGiB", p.memoryGiB),
+  };
 }

@@ -1,18 +1,108 @@
-/** Parameters of notebook 04 (reindex-under-load), per profile, and their checks. (Being written.) */
+/** Parameters of notebook 04 (REINDEX under load), per profile, and their checks. */
+import { TARGET_CHOICES, type TargetChoice } from "../targets/select";
 import { withProfile, type ProfileName } from "./profiles";
-import { rejectUnknownKeys } from "./validate";
+import { listOf, oneOf, ParameterError, positiveInteger, rejectUnknownKeys } from "./validate";
+
+/** The runs of one set: the seed's two, and REINDEX CONCURRENTLY (the seed's suggested remedy). */
+export const REINDEX_MODES = ["baseline", "reindex", "concurrently"] as const;
+export type ReindexMode = (typeof REINDEX_MODES)[number];
 
 export interface ReindexUnderLoadParams {
-  readonly target: "auto" | "embedded" | "docker" | "external";
+  /** Where the server runs: auto = docker if a daemon answers, else embedded. */
+  readonly target: TargetChoice;
+  /** pgbench scale factor (the seed: 100 = 10M pgbench_accounts rows). */
+  readonly scale: number;
+  /** `pgbench -i -I` steps. "dtGvp" generates the rows server-side (faster on 2 cores than the seed's client-side "dtgvp"; same tables). */
+  readonly initSteps: string;
+  /** pgbench clients and threads (the seed: -c 2, one thread). */
+  readonly clients: number;
+  readonly threads: number;
+  /** Seconds per run (the seed: 30). */
+  readonly durationSeconds: number;
+  /** Sets of runs (the seed: 3). */
+  readonly sets: number;
+  /** Runs per set, in this order. */
+  readonly modes: readonly ReindexMode[];
+  /** When the REINDEX starts, seconds after pgbench starts. The seed did not say; mid-run. */
+  readonly reindexStartSeconds: number;
+  /** How often pg_stat_activity, pg_locks and pg_stat_progress_create_index are sampled, ms. */
+  readonly sampleIntervalMs: number;
+  /** Restart the server before each run, as the seed did between runs. */
+  readonly restartBetweenRuns: boolean;
+  /** shared_buffers, MiB (the seed's server: PostgreSQL's default, 128 MB). */
+  readonly sharedBuffersMB: number;
+  /** CPU and memory limits of a docker server. */
+  readonly cpus: number;
+  readonly memoryGiB: number;
 }
 
+const SEED = {
+  target: "auto",
+  initSteps: "dtGvp",
+  clients: 2,
+  threads: 1,
+  modes: [...REINDEX_MODES],
+  sampleIntervalMs: 200,
+  restartBetweenRuns: true,
+  sharedBuffersMB: 128,
+  cpus: 2,
+  memoryGiB: 4,
+} as const;
+
 export const reindexUnderLoad_PROFILES: Readonly<Record<ProfileName, ReindexUnderLoadParams>> = {
-  smoke: { target: "auto" },
-  default: { target: "auto" },
-  full: { target: "auto" },
+  smoke: { ...SEED, scale: 1, durationSeconds: 4, sets: 1, reindexStartSeconds: 1.5, sampleIntervalMs: 100 },
+  // The seed's scale and timing: on 2 cores the one-off init takes ~20 s and each run is cloned
+  // from it in ~5 s, so the 9 runs of 30 s fit in about 6–7 minutes.
+  default: { ...SEED, scale: 100, durationSeconds: 30, sets: 3, reindexStartSeconds: 10 },
+  full: { ...SEED, scale: 100, durationSeconds: 30, sets: 5, reindexStartSeconds: 10 },
 };
 
+const KNOWN = Object.keys(reindexUnderLoad_PROFILES.default);
+
+function positiveNumber(name: string, value: unknown): number {
+  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
+    throw new ParameterError(`${name} must be a number > 0, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+function bool(name: string, value: unknown): boolean {
+  if (typeof value !== "boolean") throw new ParameterError(`${name} must be true or false, got ${JSON.stringify(value)}`);
+  return value;
+}
+
 export function reindexUnderLoadParams(profile: ProfileName | string, overrides: Partial<ReindexUnderLoadParams> = {}): ReindexUnderLoadParams {
-  rejectUnknownKeys("04-reindex-under-load", overrides, Object.keys(reindexUnderLoad_PROFILES.default));
-  return withProfile(reindexUnderLoad_PROFILES, profile, overrides);
+  rejectUnknownKeys("04-reindex-under-load", overrides, KNOWN);
+  const p = withProfile(reindexUnderLoad_PROFILES, profile, overrides);
+  const durationSeconds = positiveInteger("durationSeconds", p.durationSeconds);
+  const reindexStartSeconds = positiveNumber("reindexStartSeconds", p.reindexStartSeconds);
+  if (reindexStartSeconds >= durationSeconds) {
+    throw new ParameterError(`reindexStartSeconds (${reindexStartSeconds}) must be less than durationSeconds (${durationSeconds}): the REINDEX has to start while pgbench runs`);
+  }
+  const clients = positiveInteger("clients", p.clients);
+  const threads = positiveInteger("threads", p.threads);
+  if (threads > clients) throw new ParameterError(`threads (${threads}) cannot exceed clients (${clients})`);
+  if (typeof p.initSteps !== "string" || !/^[dtgGvpf]+$/.test(p.initSteps) || !p.initSteps.includes("p")) {
+    throw new ParameterError(`initSteps must be pgbench -I letters (d t g G v p f) and include "p" (the primary keys this notebook reindexes), got ${JSON.stringify(p.initSteps)}`);
+  }
+  const modes = listOf("modes", p.modes, REINDEX_MODES);
+  if (new Set(modes).size !== modes.length) throw new ParameterError(`modes lists a mode twice: ${modes.join(", ")}`);
+  const sampleIntervalMs = positiveInteger("sampleIntervalMs", p.sampleIntervalMs);
+  if (sampleIntervalMs < 20) throw new ParameterError(`sampleIntervalMs must be at least 20 (the sampler's own query takes a few ms), got ${sampleIntervalMs}`);
+  return {
+    target: oneOf("target", p.target, TARGET_CHOICES),
+    scale: positiveInteger("scale", p.scale),
+    initSteps: p.initSteps,
+    clients,
+    threads,
+    durationSeconds,
+    sets: positiveInteger("sets", p.sets),
+    modes,
+    reindexStartSeconds,
+    sampleIntervalMs,
+    restartBetweenRuns: bool("restartBetweenRuns", p.restartBetweenRuns),
+    sharedBuffersMB: positiveInteger("sharedBuffersMB", p.sharedBuffersMB),
+    cpus: positiveInteger("cpus", p.cpus),
+    memoryGiB: positiveInteger("memoryGiB", p.memoryGiB),
+  };
 }

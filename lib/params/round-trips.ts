@@ -1,18 +1,105 @@
-/** Parameters of notebook 05 (round-trips), per profile, and their checks. (Being written.) */
+/** Parameters of notebook 05 (round trips and commit latency), per profile, and their checks. */
+import { NETWORK_CHOICES, type NetworkChoice } from "../network/emulator";
+import { TARGET_CHOICES, type TargetChoice } from "../targets/select";
+import { CASES, type CaseId } from "../workloads/round-trips/cases";
+import { SYNC_LEVELS, type SyncLevel } from "../workloads/round-trips/replication";
 import { withProfile, type ProfileName } from "./profiles";
-import { rejectUnknownKeys } from "./validate";
+import { listOf, nonNegativeNumber, oneOf, ParameterError, positiveInteger, rejectUnknownKeys } from "./validate";
+
+export const ENVIRONMENTS = ["local", "same-az", "cross-az", "quorum-same-az", "quorum-cross-az"] as const;
+export type EnvironmentId = (typeof ENVIRONMENTS)[number];
 
 export interface RoundTripsParams {
-  readonly target: "auto" | "embedded" | "docker" | "external";
+  /** Where the server runs (auto: docker if a daemon answers, else embedded; external: measure a real server). */
+  readonly target: TargetChoice;
+  /** How delays are emulated: netem where the kernel has it, else the user-space delay proxy. */
+  readonly network: NetworkChoice;
+  /** Environments to run. The quorum ones need the embedded PostgreSQL binaries (standbys are data-directory copies). */
+  readonly environments: readonly EnvironmentId[];
+  readonly cases: readonly CaseId[];
+  /** Statements per case (the seed: 10,000). */
+  readonly statements: number;
+  /** Rows in benchmark_accounts (the seed: 10,000); at least `statements`. */
+  readonly rows: number;
+  /** Trials per environment and case (the seed: 5). */
+  readonly repeats: number;
+  /** Round-trip targets, ms: the seed measured 0.20 (client and Aurora in one AZ) and 1.70 (another AZ). */
+  readonly sameAzRttMs: number;
+  readonly crossAzRttMs: number;
+  /** Round trip between the primary and each of its two standbys in the quorum environments, ms. */
+  readonly standbyRttMs: number;
+  /** Standby round trips for the commit-latency chart (empty: no sweep). */
+  readonly sweepStandbyRttsMs: readonly number[];
+  /** synchronous_commit levels compared in the sweep (empty: no sweep). */
+  readonly syncLevels: readonly SyncLevel[];
+  /** Autocommit UPDATEs timed per level and standby round trip in the sweep. */
+  readonly sweepCommits: number;
+  /** SELECT 1 round trips per link-calibration measurement. */
+  readonly calibrationSamples: number;
 }
 
-export const roundTrips_PROFILES: Readonly<Record<ProfileName, RoundTripsParams>> = {
-  smoke: { target: "auto" },
-  default: { target: "auto" },
-  full: { target: "auto" },
+const SEED = {
+  target: "auto",
+  network: "auto",
+  environments: [...ENVIRONMENTS],
+  cases: [...CASES],
+  rows: 10_000,
+  sameAzRttMs: 0.2,
+  crossAzRttMs: 1.7,
+  standbyRttMs: 1.7,
+  syncLevels: [...SYNC_LEVELS],
+} as const;
+
+export const ROUND_TRIPS_PROFILES: Readonly<Record<ProfileName, RoundTripsParams>> = {
+  smoke: { ...SEED, statements: 200, repeats: 1, sweepStandbyRttsMs: [0.2, 1.7], sweepCommits: 50, calibrationSamples: 100 },
+  // 2,000 statements × 7 cases × 5 environments × 3 repeats ≈ 7 minutes here (commits wait ~2 ms for
+  // this disk's fsync); per-statement figures do not depend on N, and tables scale to the seed's 10,000.
+  default: { ...SEED, statements: 2000, repeats: 3, sweepStandbyRttsMs: [0.2, 0.85, 1.7], sweepCommits: 300, calibrationSamples: 300 },
+  full: { ...SEED, statements: 10_000, repeats: 5, sweepStandbyRttsMs: [0.2, 0.5, 0.85, 1.2, 1.7, 2.5], sweepCommits: 1000, calibrationSamples: 500 },
 };
 
+const KNOWN = Object.keys(ROUND_TRIPS_PROFILES.default);
+
+function rttMs(name: string, value: unknown): number {
+  const v = nonNegativeNumber(name, value);
+  if (v > 100) throw new ParameterError(`${name} is a round trip in milliseconds; ${v} ms is beyond what this lab emulates (≤ 100)`);
+  return v;
+}
+
+function rttList(name: string, value: unknown): number[] {
+  if (!Array.isArray(value)) throw new ParameterError(`${name} must be a list of round trips in ms (may be empty), got ${JSON.stringify(value)}`);
+  return value.map((v, i) => rttMs(`${name}[${i}]`, v));
+}
+
+function maybeEmptyListOf<T extends string>(name: string, value: unknown, allowed: readonly T[]): T[] {
+  if (Array.isArray(value) && value.length === 0) return [];
+  return listOf(name, value, allowed);
+}
+
 export function roundTripsParams(profile: ProfileName | string, overrides: Partial<RoundTripsParams> = {}): RoundTripsParams {
-  rejectUnknownKeys("05-round-trips", overrides, Object.keys(roundTrips_PROFILES.default));
-  return withProfile(roundTrips_PROFILES, profile, overrides);
+  rejectUnknownKeys("05-round-trips", overrides, KNOWN);
+  const p = withProfile(ROUND_TRIPS_PROFILES, profile, overrides);
+  const statements = positiveInteger("statements", p.statements);
+  const rows = positiveInteger("rows", p.rows);
+  if (statements > rows) {
+    throw new ParameterError(`statements (${statements}) cannot exceed rows (${rows}): each UPDATE targets one of ids 1..statements`);
+  }
+  const sameAz = rttMs("sameAzRttMs", p.sameAzRttMs);
+  const crossAz = rttMs("crossAzRttMs", p.crossAzRttMs);
+  return {
+    target: oneOf("target", p.target, TARGET_CHOICES),
+    network: oneOf("network", p.network, NETWORK_CHOICES),
+    environments: listOf("environments", p.environments, ENVIRONMENTS),
+    cases: listOf("cases", p.cases, CASES),
+    statements,
+    rows,
+    repeats: positiveInteger("repeats", p.repeats),
+    sameAzRttMs: sameAz,
+    crossAzRttMs: crossAz,
+    standbyRttMs: rttMs("standbyRttMs", p.standbyRttMs),
+    sweepStandbyRttsMs: rttList("sweepStandbyRttsMs", p.sweepStandbyRttsMs),
+    syncLevels: maybeEmptyListOf("syncLevels", p.syncLevels, SYNC_LEVELS),
+    sweepCommits: positiveInteger("sweepCommits", p.sweepCommits),
+    calibrationSamples: positiveInteger("calibrationSamples", p.calibrationSamples),
+  };
 }

@@ -1,2 +1,45 @@
-/** Notebook 02's public API (run, summarise, present). (Being written.) */
-export {};
+/**
+ * Notebook 02's public API (`lab.createIndexAfterLoad.*`): run the trials, summarise them, check
+ * the seed's claims, write the summaries, and show each section.
+ */
+import type { CreateIndexAfterLoadParams } from "../../params/create-index-after-load";
+import { RunStore } from "../../results/run-store";
+import type { ClaimCheck } from "../../stats/claims";
+import type { CialCondition } from "../../workloads/create-index-after-load/plan";
+import { checkClaims } from "./claims";
+import { writeSummaries } from "./export";
+import { NOTEBOOK, runCreateIndexAfterLoad, type CreateIndexAfterLoadRun } from "./run";
+import { summarise as summariseTrials, type CialSummary } from "./summarise";
+
+export { runCreateIndexAfterLoad as run, serverSpec, type CreateIndexAfterLoadRun, type RunControl } from "./run";
+export { checkClaims, seedFigures } from "./claims";
+export { writeSummaries } from "./export";
+export { headlinePair, sizeSweep, type CialSummary, type MethodSummary, type PairSummary, type BuildSummary } from "./summarise";
+export {
+  showRun,
+  showHeadline,
+  showSeedComparison,
+  showCounters,
+  showIoByBackend,
+  showSizeSweep,
+  showKeyOrder,
+  showBuildSweep,
+  showWalAnatomy,
+  showIndexShapes,
+  showClaims,
+} from "./present";
+export { planTrials, type CialCondition, type Method } from "../../workloads/create-index-after-load/plan";
+export type { CialTrial } from "../../workloads/create-index-after-load/run-trials";
+
+/** Summarises a run's trials (the headline is the run's own `rows` and server settings). */
+export function summarise(run: CreateIndexAfterLoadRun): CialSummary {
+  return summariseTrials(run.trials, run.params);
+}
+
+/** Summary, claims and the files written (summary.json, summary.csv in the run's folder). */
+export function conclude(run: CreateIndexAfterLoadRun, params: CreateIndexAfterLoadParams = run.params): { summary: CialSummary; claims: ClaimCheck[]; files: string[] } {
+  const summary = summariseTrials(run.trials, params);
+  const claims = checkClaims(summary);
+  const store = RunStore.open<CialCondition>({ notebook: NOTEBOOK, params, resumeId: run.runId });
+  return { summary, claims, files: writeSummaries(store, summary, claims) };
+}

@@ -1,6 +1,8 @@
 /** Writes a run's summaries as JSON and CSV beside its trials (the seed's tool wrote both). */
 import { stringify } from "csv-stringify/sync";
-import type { RunStore } from "../../results/run-store";
+import path from "node:path";
+import { RunStore } from "../../results/run-store";
+import type { IndexWriteCostRun } from "./run";
 import type { IndexWriteCondition } from "../../workloads/index-write-cost/run-trials";
 import type { ConditionSummary } from "./summarise";
 import type { ClaimCheck } from "../../stats/claims";
@@ -28,7 +30,9 @@ export function summaryRows(summaries: readonly ConditionSummary[]): Record<stri
   }));
 }
 
-export function writeSummaries(store: RunStore<IndexWriteCondition>, summaries: readonly ConditionSummary[], claims: readonly ClaimCheck[]): string[] {
+/** Writes summary.json and summary.csv into the run's folder; returns their paths. */
+export function writeSummaries(run: IndexWriteCostRun, summaries: readonly ConditionSummary[], claims: readonly ClaimCheck[]): string[] {
+  const store = RunStore.open<IndexWriteCondition>({ notebook: run.metadata.notebook, params: run.metadata.params, resumeId: run.runId, root: path.dirname(run.directory) });
   const rows = summaryRows(summaries);
   return [
     store.writeSummary("summary.json", { summaries, claims }),

@@ -68,7 +68,9 @@ export function showCharts(summaries: readonly ConditionSummary[]): void {
 /** The seed's published medians and ratios beside ours for the same engine, operation and indexes. */
 export function showSeedComparison(summaries: readonly ConditionSummary[]): void {
   const rows: Row[] = [];
+  const engines = new Set(summaries.map((s) => s.engine));
   for (const f of publishedFigures("index_write_cost")) {
+    if (!engines.has(f.engine as ConditionSummary["engine"])) continue;
     if (f.extraIndexes === undefined || f.rows === undefined) continue;
     if (f.condition !== "ratio_vs_0" && f.condition !== "median_seconds") continue;
     const candidates = summaries.filter(

@@ -1,0 +1,274 @@
+/**
+ * What notebook 02 shows, one call per section, so the notebook stays narrative + calls.
+ */
+import { escapeHtml, show } from "../../display/output";
+import { plot } from "../../display/plotly";
+import { showRunHeader } from "../../display/run-header";
+import { showTable, type Row } from "../../display/table";
+import { claimRows, type ClaimCheck } from "../../stats/claims";
+import { METHOD_LABELS, type Method } from "../../workloads/create-index-after-load/plan";
+import type { PhaseName } from "../../workloads/create-index-after-load/session";
+import { buildSweep, headlineBars, keyOrderBars, rowsLabel, sizeSweepPerRow, sizeSweepRatio, timeBudget, walComposition } from "./charts";
+import { seedFigures } from "./claims";
+import type { CreateIndexAfterLoadRun } from "./run";
+import { checkpoints, headlinePair, ioWaitMs, sizeSweep, type CialSummary, type MethodSummary } from "./summarise";
+
+const r2 = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? undefined : Math.round(x * 100) / 100);
+const r1 = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? undefined : Math.round(x * 10) / 10);
+const mb = (bytes: number | undefined) => (bytes === undefined ? undefined : r1(bytes / 2 ** 20));
+const short = (m: Method) => (m === "load_then_index" ? "A" : "B");
+
+export function showRun(run: CreateIndexAfterLoadRun): void {
+  showRunHeader(run.metadata, run.directory);
+  showTable(
+    Object.entries(run.metadata.effectiveSettings).map(([setting, value]) => ({ setting, value })),
+    { caption: "Server settings as the server reports them (SHOW); maintenance_work_mem and max_parallel_maintenance_workers are SET per trial where a sweep varies them" },
+  );
+  const failed = run.trials.filter((t) => t.status === "failed");
+  if (failed.length) showTable(failed.map((t) => ({ trial: t.key, error: t.error ?? "" })), { caption: `${failed.length} trial(s) failed` });
+  show().html(`<div style="color:#555">${run.trials.length} trials in ${Math.round(run.elapsedS)} s (server start and stop included).</div>`);
+}
+
+export function showHeadline(s: CialSummary): void {
+  const rows: Row[] = s.pairs
+    .filter((p) => p.maintenanceWorkMemMB === s.headline.maintenanceWorkMemMB && p.parallelWorkers === s.headline.parallelWorkers)
+    .flatMap((p) =>
+      [p.a, p.b]
+        .filter((m): m is MethodSummary => m !== undefined)
+        .map((m) => ({
+          rows: m.condition.rows,
+          codes: m.condition.keyOrder,
+          method: METHOD_LABELS[m.condition.method],
+          n: m.trials,
+          "median s": r2(m.medianSeconds),
+          "min–max s": `${m.minSeconds.toFixed(2)}–${m.maxSeconds.toFixed(2)}`,
+          "INSERT s": r2((m.phaseMs.load ?? 0) / 1000),
+          "CREATE INDEX s": r2((m.phaseMs.index ?? 0) / 1000),
+          "closing CHECKPOINT s": r2((m.phaseMs.checkpoint ?? 0) / 1000),
+          "B / A": m.condition.method === "index_then_load" ? r2(p.ratio) : undefined,
+          "95 % CI": m.condition.method === "index_then_load" && p.ratioCiLow !== undefined ? `${p.ratioCiLow.toFixed(2)}–${p.ratioCiHigh!.toFixed(2)}` : "",
+        })),
+    );
+  showTable(rows, {
+    caption:
+      "Medians per method (seed's measure: A = INSERT + CREATE INDEX, B = INSERT into the indexed table; B's CREATE INDEX ran on the empty table). " +
+      "The closing CHECKPOINT is timed apart: the dirty pages each method left for later.",
+  });
+  plot(headlineBars(s));
+}
+
+/** The seed's numbers beside ours: seconds per row (machines differ) and the ratios. */
+export function showSeedComparison(s: CialSummary): void {
+  const seed = seedFigures();
+  const pair = headlinePair(s);
+  const usPerRow = (seconds: number | undefined, rows: number) => (seconds === undefined ? undefined : r2((seconds / rows) * 1e6));
+  const walRatio = pair?.a && pair.b ? pair.b.totals["wal.records"] / pair.a.totals["wal.records"] : undefined;
+  const rows: Row[] = [
+    {
+      figure: "A: load, then CREATE INDEX",
+      seed: `${seed.loadThenIndexS} s (2 m 38 s) = ${usPerRow(seed.loadThenIndexS, seed.rows)} µs/row`,
+      "this run": pair?.a ? `${r2(pair.a.medianSeconds)} s = ${usPerRow(pair.a.medianSeconds, pair.rows)} µs/row` : "",
+      "ours / seed": pair?.a ? r2(pair.a.medianSeconds / pair.rows / (seed.loadThenIndexS / seed.rows)) : undefined,
+    },
+    {
+      figure: "B: CREATE INDEX, then load",
+      seed: `${seed.indexThenLoadS} s (6 m 41 s) = ${usPerRow(seed.indexThenLoadS, seed.rows)} µs/row`,
+      "this run": pair?.b ? `${r2(pair.b.medianSeconds)} s = ${usPerRow(pair.b.medianSeconds, pair.rows)} µs/row` : "",
+      "ours / seed": pair?.b ? r2(pair.b.medianSeconds / pair.rows / (seed.indexThenLoadS / seed.rows)) : undefined,
+    },
+    {
+      figure: "B / A (time)",
+      seed: `${seed.ratio.toFixed(2)}×`,
+      "this run": pair?.ratio !== undefined ? `${pair.ratio.toFixed(2)}× [${pair.ratioCiLow!.toFixed(2)}–${pair.ratioCiHigh!.toFixed(2)}]` : "",
+      "ours / seed": r2(pair?.ratio !== undefined ? pair.ratio / seed.ratio : undefined),
+    },
+    {
+      figure: "B / A (WAL records)",
+      seed: `≈ ${seed.walRecordsRatio}×`,
+      "this run": walRatio !== undefined ? `${walRatio.toFixed(2)}×` : "",
+      "ours / seed": r2(walRatio !== undefined ? walRatio / seed.walRecordsRatio : undefined),
+    },
+  ];
+  showTable(rows, {
+    caption: `The seed (${seed.rows.toLocaleString("en-US")} rows, mean of 2) beside this run (${(pair?.rows ?? s.headline.rows).toLocaleString("en-US")} rows, medians): absolute times depend on the machine, ratios carry`,
+  });
+}
+
+/** Counters that decide the claims, per phase of each method (headline, medians over trials). */
+export function showCounters(s: CialSummary): void {
+  const pair = headlinePair(s);
+  if (!pair?.a || !pair.b) return;
+  const { a, b } = pair;
+  const cols: { label: string; m: MethodSummary; phase?: PhaseName }[] = [
+    { label: "A · INSERT", m: a, phase: "load" },
+    { label: "A · CREATE INDEX", m: a, phase: "index" },
+    { label: "A total", m: a },
+    { label: "B · INSERT (indexed)", m: b, phase: "load" },
+    { label: "A closing CHECKPOINT", m: a, phase: "checkpoint" },
+    { label: "B closing CHECKPOINT", m: b, phase: "checkpoint" },
+  ];
+  const value = (m: MethodSummary, phase: PhaseName | undefined, pick: (c: Readonly<Record<string, number>>, m: MethodSummary, phase: PhaseName | undefined) => number | undefined) =>
+    pick(phase ? m.byPhase[phase] ?? {} : m.totals, m, phase);
+  const metrics: [string, (c: Readonly<Record<string, number>>, m: MethodSummary, phase: PhaseName | undefined) => number | undefined][] = [
+    ["elapsed s", (_c, m, phase) => r2((phase ? m.phaseMs[phase] ?? 0 : m.medianSeconds * 1000) / 1000)],
+    ["backend CPU s (user+system)", (_c, m, phase) => r2(phase ? m.phaseCpuS[phase] : m.backendCpuS)],
+    ["WAL records", (c) => c["wal.records"]],
+    ["WAL full-page images", (c) => c["wal.fpi"]],
+    ["WAL MB", (c) => mb(c["wal.bytes"])],
+    ["WAL writes", (c) => c["wal.write"]],
+    ["WAL syncs", (c) => c["wal.sync"]],
+    ["WAL buffers full", (c) => c["wal.buffers_full"]],
+    ["WAL write + sync time ms", (c) => r1((c["wal.write_time_ms"] ?? 0) + (c["wal.sync_time_ms"] ?? 0))],
+    ["blks_read", (c) => c["db.blks_read"]],
+    ["blks_hit", (c) => c["db.blks_hit"]],
+    ["blk_read_time ms", (c) => r1(c["db.blk_read_time_ms"])],
+    ["blk_write_time ms", (c) => r1(c["db.blk_write_time_ms"])],
+    ["timed I/O wait ms (blk + WAL)", (c) => r1(ioWaitMs(c))],
+    ["temp files", (c) => c["db.temp_files"]],
+    ["temp MB", (c) => mb(c["db.temp_bytes"])],
+    ["checkpoints (timed + requested)", (c) => checkpoints(c)],
+    ["checkpointer buffers written", (c) => c["checkpointer.buffers_written"]],
+    ["bgwriter buffers cleaned", (c) => c["bgwriter.buffers_clean"]],
+  ];
+  const rows: Row[] = metrics.map(([label, pick]) => {
+    const row: Record<string, string | number | undefined> = { counter: label };
+    for (const col of cols) row[col.label] = value(col.m, col.phase, pick);
+    const av = value(a, undefined, pick);
+    const bv = value(b, undefined, pick);
+    row["B / A total"] = av && bv !== undefined ? r2(bv / av) : undefined;
+    return row;
+  });
+  showTable(rows, {
+    caption: `Server counters per phase, ${pair.rows.toLocaleString("en-US")} rows (after − before each statement, medians over trials; "A total" = the seed's timed phases)`,
+  });
+  plot(timeBudget(s));
+}
+
+/** pg_stat_io by backend type and context over the timed phases and the closing checkpoint. */
+export function showIoByBackend(s: CialSummary): void {
+  const pair = headlinePair(s);
+  if (!pair?.a || !pair.b) return;
+  const sources: [string, Readonly<Record<string, number>>][] = [
+    ["A timed", pair.a.totals],
+    ["B timed", pair.b.totals],
+    ["A checkpoint", pair.a.deferred],
+    ["B checkpoint", pair.b.deferred],
+  ];
+  const groups = new Set<string>();
+  for (const [, c] of sources) for (const k of Object.keys(c)) if (k.startsWith("io.")) groups.add(k.split(".").slice(1, 4).join(" · "));
+  const counters = ["reads", "writes", "extends", "hits", "evictions"] as const;
+  const rows: Row[] = [];
+  for (const g of [...groups].sort()) {
+    for (const [label, c] of sources) {
+      const prefix = `io.${g.split(" · ").join(".")}.`;
+      const vals = counters.map((k) => c[prefix + k] ?? 0);
+      if (vals.every((v) => v === 0)) continue;
+      const row: Record<string, string | number> = { "backend · object · context": g, phases: label };
+      counters.forEach((k, i) => (row[k] = vals[i]));
+      rows.push(row);
+    }
+  }
+  showTable(rows, {
+    caption:
+      "pg_stat_io, 8 kB blocks (medians). CREATE INDEX writes its pages through smgr, not shared buffers, so its writes appear in no pg_stat_io row — " +
+      "only in the WAL (as page images) and in the backend's file-system blocks out",
+  });
+}
+
+export function showSizeSweep(s: CialSummary): void {
+  const seed = seedFigures();
+  const rows: Row[] = sizeSweep(s).map((p) => ({
+    rows: p.rows,
+    "A s": r2(p.a?.medianSeconds),
+    "B s": r2(p.b?.medianSeconds),
+    "A µs/row": r2(p.a ? (p.a.medianSeconds / p.rows) * 1e6 : undefined),
+    "B µs/row": r2(p.b ? (p.b.medianSeconds / p.rows) * 1e6 : undefined),
+    "B / A": r2(p.ratio),
+    "95 % CI": p.ratioCiLow !== undefined ? `${p.ratioCiLow.toFixed(2)}–${p.ratioCiHigh!.toFixed(2)}` : "",
+    n: `${p.a?.trials ?? 0}+${p.b?.trials ?? 0}`,
+    "index MB (B)": mb(p.b?.index?.indexBytes),
+    "B blks_read": p.b?.totals["db.blks_read"],
+    "B checkpoints": p.b ? checkpoints(p.b.totals) : undefined,
+    "A sort": p.a?.sortSpilled === undefined ? "" : p.a.sortSpilled ? "external" : "in memory",
+  }));
+  showTable(rows, { caption: "Size sweep (random codes, the server's settings): does the gap grow linearly or worse, and is there a crossover?" });
+  plot(sizeSweepPerRow(s));
+  plot(sizeSweepRatio(s, seed));
+}
+
+export function showKeyOrder(s: CialSummary): void {
+  if (!s.pairs.some((p) => p.keyOrder === "sorted")) return;
+  plot(keyOrderBars(s));
+}
+
+export function showBuildSweep(s: CialSummary): void {
+  if (!s.builds.length) return;
+  const rows: Row[] = s.builds.map((b) => ({
+    maintenance_work_mem: `${b.maintenanceWorkMemMB} MB`,
+    "max workers": b.parallelWorkers,
+    "sort participants": b.participants ? b.participants : "serial",
+    n: b.trials,
+    "median s": r2(b.medianSeconds),
+    "min–max s": `${b.minSeconds.toFixed(2)}–${b.maxSeconds.toFixed(2)}`,
+    sort: b.spilled === undefined ? "" : b.spilled ? `external (${b.maxRuns} runs)` : "in memory",
+    "temp files": b.tempFiles,
+    "temp MB": mb(b.tempBytes),
+    "leader CPU s": r2(b.leaderCpuS),
+  }));
+  showTable(rows, {
+    caption:
+      `CREATE INDEX sweep on one loaded, vacuumed table (${rowsLabel(s.builds[0].rows)} rows): sort in memory vs external, serial vs parallel. ` +
+      "PostgreSQL gives each sort participant at least 32 MB, so small maintenance_work_mem launches fewer workers than asked",
+  });
+  plot(buildSweep(s));
+  const example = s.builds.find((b) => b.spilled) ?? s.builds[0];
+  if (example.sortLines.length) {
+    show().html(
+      `<details><summary>trace_sort milestones, ${example.maintenanceWorkMemMB} MB, max workers ${example.parallelWorkers}</summary><pre>` +
+        escapeHtml(example.sortLines.join("\n")) +
+        "</pre></details>",
+    );
+  }
+}
+
+export function showWalAnatomy(s: CialSummary): void {
+  if (!s.walAnatomy.length) return;
+  plot(walComposition(s));
+  const rows: Row[] = s.walAnatomy.flatMap((w) =>
+    w.types
+      .filter((t) => t.count / w.rows >= 0.001 || t.fpiBytes > 0)
+      .map((t) => ({
+        method: short(w.method),
+        phase: t.phase,
+        "record type": t.type,
+        records: t.count,
+        "per row": r2(t.perRow),
+        "record MB": mb(t.recordBytes),
+        "page-image MB": mb(t.fpiBytes),
+      })),
+  );
+  showTable(rows, { caption: `WAL decoded by record type (pg_walinspect), ${s.walAnatomy[0].rows.toLocaleString("en-US")} rows, types with ≥ 1 record per 1,000 rows or page images` });
+}
+
+export function showIndexShapes(s: CialSummary): void {
+  const rows: Row[] = s.methods
+    .filter((m) => m.index)
+    .sort((x, y) => x.condition.rows - y.condition.rows || x.condition.keyOrder.localeCompare(y.condition.keyOrder) || x.condition.method.localeCompare(y.condition.method))
+    .map((m) => ({
+      rows: m.condition.rows,
+      codes: m.condition.keyOrder,
+      method: short(m.condition.method),
+      "tree levels": m.index!.treeLevel + 1,
+      "index MB": mb(m.index!.indexBytes),
+      "table MB": mb(m.index!.tableBytes),
+      "leaf pages": m.index!.leafPages,
+      "internal pages": m.index!.internalPages,
+      "avg leaf density %": r1(m.index!.avgLeafDensity),
+      "leaf fragmentation %": r1(m.index!.leafFragmentation),
+    }));
+  showTable(rows, { caption: "The finished index (pgstatindex, medians): a bottom-up build vs a tree grown by inserts" });
+}
+
+export function showClaims(claims: readonly ClaimCheck[]): void {
+  showTable(claimRows(claims), { caption: "The seed's claims on this machine" });
+}

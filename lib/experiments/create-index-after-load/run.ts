@@ -1,0 +1,133 @@
+/**
+ * Notebook 02's experiment: start one PostgreSQL server with the stated settings, run the plan,
+ * record everything, stop the server in `finally`.
+ */
+import { progressReporter } from "../../display/progress";
+import { connect } from "../../engines/postgres/pipeline-client";
+import type { CreateIndexAfterLoadParams } from "../../params/create-index-after-load";
+import { gitCommit, hostInfo, type RunMetadata } from "../../results/metadata";
+import { RunStore } from "../../results/run-store";
+import { reapOrphans } from "../../runtime/reaper";
+import type { ConnectionInfo, ServerSpec } from "../../targets/types";
+import { METHOD_LABELS, planTrials, type CialCondition, type PlannedTrial } from "../../workloads/create-index-after-load/plan";
+import { runPlan, type CialTrial } from "../../workloads/create-index-after-load/run-trials";
+import { REPORTED_SETTINGS } from "../../workloads/create-index-after-load/sql";
+import { startServers } from "../servers";
+
+export const NOTEBOOK = "02-create-index-after-load";
+
+export interface CialRunMetadata extends RunMetadata {
+  /** The server's settings as it reports them (SHOW), read before the first trial. */
+  readonly effectiveSettings: Readonly<Record<string, string>>;
+}
+
+export interface CreateIndexAfterLoadRun {
+  readonly runId: string;
+  readonly directory: string;
+  readonly params: CreateIndexAfterLoadParams;
+  readonly trials: readonly CialTrial[];
+  readonly metadata: CialRunMetadata;
+  readonly elapsedS: number;
+}
+
+export interface RunControl {
+  /** Resume this run id: finished trials are skipped; parameters must match. */
+  readonly resumeId?: string;
+  readonly profile?: string;
+  readonly signal?: AbortSignal;
+  readonly continueOnError?: boolean;
+}
+
+/** The seed's server: PostgreSQL's defaults, with I/O and WAL I/O timing on (as its follow-up did). */
+export function serverSpec(p: CreateIndexAfterLoadParams): ServerSpec {
+  return {
+    engine: "postgresql",
+    name: "02-pg",
+    settings: {
+      shared_buffers: `${p.sharedBuffersMB}MB`,
+      maintenance_work_mem: `${p.maintenanceWorkMemMB}MB`,
+      max_parallel_maintenance_workers: p.maxParallelMaintenanceWorkers,
+      max_wal_size: `${p.maxWalSizeMB}MB`,
+      checkpoint_timeout: `${p.checkpointTimeoutS}s`,
+      track_io_timing: "on",
+      track_wal_io_timing: "on",
+    },
+  };
+}
+
+async function readSettings(connection: ConnectionInfo): Promise<Record<string, string>> {
+  const client = await connect(connection);
+  try {
+    const out: Record<string, string> = {};
+    for (const name of REPORTED_SETTINGS) {
+      const { rows } = await client.query<{ v: string }>("SELECT current_setting($1) AS v", [name]);
+      out[name] = rows[0].v;
+    }
+    return out;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+const describe = (c: CialCondition) =>
+  c.kind === "build"
+    ? `CREATE INDEX, ${c.rows.toLocaleString("en-US")} rows, maintenance_work_mem ${c.maintenanceWorkMemMB} MB, max workers ${c.parallelWorkers}`
+    : `${c.kind === "wal_anatomy" ? "WAL decoding: " : ""}${METHOD_LABELS[c.method]}, ${c.rows.toLocaleString("en-US")} rows, ${c.keyOrder} codes`;
+
+export async function runCreateIndexAfterLoad(p: CreateIndexAfterLoadParams, control: RunControl = {}): Promise<CreateIndexAfterLoadRun> {
+  const started = Date.now();
+  const reaped = await reapOrphans();
+  const store = RunStore.open<CialCondition>({ notebook: NOTEBOOK, params: p, resumeId: control.resumeId });
+  const progress = progressReporter("02 CREATE INDEX after load");
+  progress.update(0, 1, "starting the server…");
+  const servers = await startServers([serverSpec(p)], {
+    target: p.target,
+    cpus: p.cpus,
+    memoryBytes: p.memoryGiB * 2 ** 30,
+    optional: [],
+    onProgress: (m) => progress.update(0, 1, m),
+  });
+  let metadata: CialRunMetadata | undefined;
+  try {
+    const server = servers.servers.get("postgresql")!;
+    metadata = {
+      runId: store.runId,
+      notebook: NOTEBOOK,
+      profile: control.profile ?? "custom",
+      startedAt: new Date().toISOString(),
+      host: hostInfo(),
+      gitCommit: gitCommit(),
+      servers: [server.description],
+      params: p,
+      effectiveSettings: await readSettings(server.connection),
+      notes: [...servers.notes, ...(reaped.length ? [`removed ${reaped.length} resource(s) left by an earlier, dead run`] : [])],
+    };
+    store.writeMetadata(metadata);
+    const plan: PlannedTrial[] = planTrials(p);
+    await runPlan({
+      plan,
+      connection: server.connection,
+      store,
+      randomSeed: p.randomSeed,
+      settleMs: p.settleMs,
+      maxWalSizeMB: p.maxWalSizeMB,
+      continueOnError: control.continueOnError,
+      signal: control.signal,
+      onTrial: (done, total, last, next) => {
+        const lastText = last ? `last: ${describe(last.condition)} ${last.seconds?.toFixed(2)} s · ` : "";
+        progress.update(done, total, `${lastText}${next ? `next: ${describe(next.condition)}` : "done"}`);
+      },
+    });
+    progress.finish(`${plan.length} trials`);
+  } finally {
+    await servers.stopAll();
+  }
+  return {
+    runId: store.runId,
+    directory: store.directory,
+    params: p,
+    trials: store.trials() as CialTrial[],
+    metadata,
+    elapsedS: (Date.now() - started) / 1000,
+  };
+}

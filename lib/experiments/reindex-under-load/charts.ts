@@ -1,0 +1,190 @@
+/**
+ * Notebook 04's charts: the per-second timeline of each set (TPS of the three modes overlaid, the
+ * REINDEX intervals and the blocked intervals as shapes, lock-waiting sessions underneath), and
+ * the per-set comparison with the seed.
+ */
+import type { PlotlyFigure, PlotlyTrace } from "../../display/plotly";
+import type { ReindexMode } from "../../params/reindex-under-load";
+import { seedSets, seedUpdateLatency } from "./claims";
+import type { ReindexSummary, RunSummary } from "./summarise";
+
+export const MODE_COLORS: Readonly<Record<ReindexMode, string>> = {
+  baseline: "#4c78a8",
+  reindex: "#e45756",
+  concurrently: "#54a24b",
+};
+
+export const MODE_LABELS: Readonly<Record<ReindexMode, string>> = {
+  baseline: "baseline (no REINDEX)",
+  reindex: "REINDEX INDEX",
+  concurrently: "REINDEX INDEX CONCURRENTLY",
+};
+
+function fade(hex: string, alpha: number): string {
+  const n = parseInt(hex.slice(1), 16);
+  return `rgba(${(n >> 16) & 255},${(n >> 8) & 255},${n & 255},${alpha})`;
+}
+
+function shapesFor(runs: readonly RunSummary[]): Record<string, unknown>[] {
+  const shapes: Record<string, unknown>[] = [];
+  for (const r of runs) {
+    if (r.reindexStartS !== undefined && r.reindexEndS !== undefined) {
+      // The REINDEX: a light band over the TPS panel, with its start and end as lines.
+      shapes.push({ type: "rect", xref: "x", yref: "paper", x0: r.reindexStartS, x1: r.reindexEndS, y0: 0.3, y1: 1, fillcolor: fade(MODE_COLORS[r.mode], 0.1), line: { width: 0 }, layer: "below" });
+      for (const x of [r.reindexStartS, r.reindexEndS]) {
+        shapes.push({ type: "line", xref: "x", yref: "paper", x0: x, x1: x, y0: 0.3, y1: 1, line: { color: MODE_COLORS[r.mode], width: 1.5, dash: "dash" } });
+      }
+    }
+    // Blocked intervals (sampled lock waits): a solid strip at the top of the TPS panel.
+    const lane = r.mode === "reindex" ? 0 : r.mode === "concurrently" ? 1 : 2;
+    for (const i of r.intervals) {
+      shapes.push({
+        type: "rect",
+        xref: "x",
+        yref: "paper",
+        x0: (i.startMs - r.startMs) / 1000,
+        x1: (i.endMs - r.startMs) / 1000,
+        y0: 0.97 - lane * 0.035,
+        y1: 1 - lane * 0.035,
+        fillcolor: fade(MODE_COLORS[r.mode], 0.85),
+        line: { width: 0 },
+      });
+    }
+  }
+  return shapes;
+}
+
+/**
+ * One figure for all sets, a menu to switch between them: TPS per second for each mode
+ * (top), pgbench sessions waiting on a lock per sample (bottom).
+ */
+export function timeline(s: ReindexSummary): PlotlyFigure {
+  const sets = [...new Set(s.runs.map((r) => r.set))].sort((a, b) => a - b);
+  const data: PlotlyTrace[] = [];
+  const traceSet: number[] = [];
+  for (const set of sets) {
+    for (const r of s.runs.filter((x) => x.set === set)) {
+      const visible = set === sets[0];
+      data.push({
+        type: "scatter",
+        mode: "lines",
+        name: MODE_LABELS[r.mode],
+        legendgroup: r.mode,
+        x: r.series.map((p) => p.second + 0.5),
+        y: r.series.map((p) => p.tps),
+        line: { color: MODE_COLORS[r.mode], width: 2, shape: "hvh" },
+        visible,
+        hovertemplate: "%{y:.0f} tps at %{x:.0f} s<extra>" + r.mode + "</extra>",
+      });
+      traceSet.push(set);
+      data.push({
+        type: "scatter",
+        mode: "lines",
+        name: `${MODE_LABELS[r.mode]}: sessions waiting on a lock`,
+        legendgroup: r.mode,
+        showlegend: false,
+        xaxis: "x",
+        yaxis: "y2",
+        x: r.perSample.map((p) => (p.t - r.startMs) / 1000),
+        y: r.perSample.map((p) => p.lockWaiting),
+        line: { color: MODE_COLORS[r.mode], width: 1.5, shape: "hv" },
+        fill: "tozeroy",
+        fillcolor: fade(MODE_COLORS[r.mode], 0.2),
+        visible,
+        hovertemplate: "%{y} waiting at %{x:.1f} s<extra>" + r.mode + "</extra>",
+      });
+      traceSet.push(set);
+    }
+  }
+  const buttons = sets.map((set) => ({
+    label: `set ${set}`,
+    method: "update",
+    args: [{ visible: traceSet.map((t) => t === set) }, { shapes: shapesFor(s.runs.filter((r) => r.set === set)) }],
+  }));
+  return {
+    data,
+    layout: {
+      title: { text: "TPS per second; dashed lines: REINDEX start/end; solid strips at the top: sessions blocked on a lock" },
+      shapes: shapesFor(s.runs.filter((r) => r.set === sets[0])),
+      xaxis: { title: { text: "seconds since pgbench started" }, range: [0, Math.max(s.durationSeconds, ...s.runs.map((r) => r.reindexEndS ?? 0)) + 1] },
+      yaxis: { title: { text: "transactions / s" }, domain: [0.3, 1], rangemode: "tozero" },
+      yaxis2: { title: { text: "waiting" }, domain: [0, 0.22], rangemode: "tozero", dtick: 1 },
+      legend: { orientation: "h", y: -0.15 },
+      updatemenus: sets.length > 1 ? [{ type: "buttons", direction: "right", x: 0, xanchor: "left", y: 1.12, buttons }] : [],
+    },
+  };
+}
+
+/** TPS of each set and mode beside the seed's three sets. */
+export function tpsBySet(s: ReindexSummary): PlotlyFigure {
+  const seed = seedSets();
+  const data: PlotlyTrace[] = [];
+  const modes = [...new Set(s.runs.map((r) => r.mode))];
+  for (const mode of modes) {
+    const runs = s.runs.filter((r) => r.mode === mode).sort((a, b) => a.set - b.set);
+    data.push({ type: "bar", name: `ours: ${MODE_LABELS[mode]}`, x: runs.map((r) => `set ${r.set}`), y: runs.map((r) => r.tps), marker: { color: MODE_COLORS[mode] } });
+  }
+  data.push({ type: "scatter", mode: "markers", name: "seed: baseline", x: seed.map((x) => `set ${x.set}`), y: seed.map((x) => x.baselineTps), marker: { symbol: "diamond-open", size: 12, color: MODE_COLORS.baseline } });
+  data.push({ type: "scatter", mode: "markers", name: "seed: REINDEX", x: seed.map((x) => `set ${x.set}`), y: seed.map((x) => x.reindexTps), marker: { symbol: "diamond-open", size: 12, color: MODE_COLORS.reindex } });
+  return {
+    data,
+    layout: {
+      title: { text: "TPS per set (bars: this run; diamonds: the seed, PostgreSQL 17.6 on an OCI instance)" },
+      barmode: "group",
+      yaxis: { title: { text: "tps (without initial connection time)" }, rangemode: "tozero" },
+    },
+  };
+}
+
+/** The accounts UPDATE's per-statement latency per set and mode, with the seed's set-1 values. */
+export function updateLatencyBySet(s: ReindexSummary): PlotlyFigure {
+  const seed = seedUpdateLatency();
+  const data: PlotlyTrace[] = [];
+  for (const mode of [...new Set(s.runs.map((r) => r.mode))]) {
+    const runs = s.runs.filter((r) => r.mode === mode).sort((a, b) => a.set - b.set);
+    data.push({ type: "bar", name: MODE_LABELS[mode], x: runs.map((r) => `set ${r.set}`), y: runs.map((r) => r.updateAccountsMs ?? null), marker: { color: MODE_COLORS[mode] } });
+  }
+  const shapes = [
+    { v: seed.baselineMs, c: MODE_COLORS.baseline, label: "seed baseline" },
+    { v: seed.reindexMs, c: MODE_COLORS.reindex, label: "seed REINDEX (set 1)" },
+  ].filter((x) => x.v !== undefined);
+  return {
+    data,
+    layout: {
+      title: { text: "UPDATE pgbench_accounts: average latency per statement (pgbench -r); dotted: the seed" },
+      barmode: "group",
+      yaxis: { title: { text: "ms" }, rangemode: "tozero" },
+      shapes: shapes.map((x) => ({ type: "line", xref: "paper", x0: 0, x1: 1, y0: x.v, y1: x.v, line: { color: x.c, dash: "dot", width: 1.5 } })),
+      annotations: shapes.map((x) => ({ xref: "paper", x: 1, y: x.v, text: `${x.label} ${x.v} ms`, showarrow: false, xanchor: "right", yanchor: "bottom", font: { size: 10, color: x.c } })),
+    },
+  };
+}
+
+/** What pgbench's sessions waited on, per mode (shares of sampled session states). */
+export function waitShares(s: ReindexSummary): PlotlyFigure {
+  const modes = [...new Set(s.runs.map((r) => r.mode))];
+  const keys = new Set<string>();
+  const avg = new Map<ReindexMode, Record<string, number>>();
+  for (const mode of modes) {
+    const runs = s.runs.filter((r) => r.mode === mode);
+    const acc: Record<string, number> = {};
+    for (const r of runs) for (const [k, v] of Object.entries(r.waitShares)) acc[k] = (acc[k] ?? 0) + v / runs.length;
+    for (const k of Object.keys(acc)) keys.add(k);
+    avg.set(mode, acc);
+  }
+  const data: PlotlyTrace[] = [...keys].map((k) => ({
+    type: "bar",
+    name: k,
+    x: modes.map((m) => MODE_LABELS[m]),
+    y: modes.map((m) => avg.get(m)?.[k] ?? 0),
+    hovertemplate: "%{y:.1%}<extra>" + k + "</extra>",
+  }));
+  return {
+    data,
+    layout: {
+      title: { text: "What pgbench's sessions were doing when sampled (share of samples, whole run)" },
+      barmode: "stack",
+      yaxis: { title: { text: "share of session samples" }, tickformat: ".0%", range: [0, 1] },
+    },
+  };
+}

@@ -1,0 +1,170 @@
+/**
+ * What notebook 04 shows, one call per section.
+ */
+import { stringify } from "csv-stringify/sync";
+import { escapeHtml, show } from "../../display/output";
+import { plot } from "../../display/plotly";
+import { showRunHeader } from "../../display/run-header";
+import { showTable, type Row } from "../../display/table";
+import { RunStore } from "../../results/run-store";
+import { claimRows, type ClaimCheck } from "../../stats/claims";
+import { MODE_LABELS, timeline, tpsBySet, updateLatencyBySet, waitShares } from "./charts";
+import { seedSets, seedUpdateLatency } from "./claims";
+import { NOTEBOOK, type ReindexUnderLoadRun } from "./run";
+import type { ReindexSummary } from "./summarise";
+
+const r1 = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 10) / 10);
+const r3 = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 1000) / 1000);
+const pct = (x: number | undefined) => (x === undefined ? "" : `${x >= 1 ? "+" : "−"}${Math.abs((x - 1) * 100).toFixed(1)} %`);
+
+export function showRun(run: ReindexUnderLoadRun): void {
+  showRunHeader(run.metadata, run.directory);
+  const t = run.template;
+  showTable(
+    [
+      {
+        "pgbench -i": `-s ${run.params.scale} -I ${run.params.initSteps}`,
+        "accounts rows": t.accountsRows,
+        "database GiB": Math.round((t.databaseBytes / 2 ** 30) * 100) / 100,
+        "accounts pkey MiB": r1((t.indexBytes.pgbench_accounts_pkey ?? 0) / 2 ** 20),
+        "init s": r1(t.init.seconds),
+        ...Object.fromEntries(Object.entries(t.init.steps).map(([k, v]) => [`${k} s`, v])),
+      },
+    ],
+    { caption: "The template every run is copied from" },
+  );
+  const failed = run.trials.filter((x) => x.status === "failed");
+  if (failed.length) showTable(failed.map((x) => ({ run: x.key, error: x.error ?? "" })), { caption: `${failed.length} run(s) failed` });
+}
+
+/** The per-run table: TPS, latency, the accounts UPDATE, REINDEX duration, blocked time. */
+export function runRows(s: ReindexSummary): Row[] {
+  return [...s.runs]
+    .sort((a, b) => a.set - b.set)
+    .map((r) => ({
+      set: r.set,
+      mode: MODE_LABELS[r.mode],
+      tps: r1(r.tps),
+      "vs baseline": r.mode === "baseline" ? "" : pct(r.tpsVsBaseline),
+      "latency avg ms": r3(r.latencyAvgMs),
+      "p50 ms": r3(r.p50Ms),
+      "p95 ms": r3(r.p95Ms),
+      "p99 ms": r3(r.p99Ms),
+      "max ms": r1(r.maxMs),
+      "UPDATE accounts ms": r3(r.updateAccountsMs),
+      "REINDEX s": r1(r.reindexSeconds),
+      "accounts pkey s": r1(r.accountsReindexSeconds),
+      "REINDEX at s": r.reindexStartS === undefined ? "" : `${r.reindexStartS.toFixed(1)}–${r.reindexEndS!.toFixed(1)}`,
+      "blocked s": r1(r.blockedSeconds),
+      "all clients blocked s": r1(r.allBlockedSeconds),
+      "WAL bytes / tx": r.walBytesPerTransaction === undefined ? undefined : Math.round(r.walBytesPerTransaction),
+    }));
+}
+
+export function showRunTable(s: ReindexSummary): void {
+  showTable(runRows(s), {
+    caption:
+      "Every run (p50/p95/p99/max from pgbench's per-transaction log; UPDATE accounts = pgbench -r; blocked = sampled time with ≥1 pgbench session waiting on a lock)",
+  });
+  const modes: Row[] = s.modes.map((m) => ({
+    mode: MODE_LABELS[m.mode],
+    sets: m.n,
+    "median tps": r1(m.tps.median),
+    "tps range": `${m.tps.min.toFixed(0)}–${m.tps.max.toFixed(0)}`,
+    "tps / baseline": m.tpsRatio ? r3(m.tpsRatio.ratio) : "",
+    "95 % CI": m.tpsRatio ? `${m.tpsRatio.ciLow.toFixed(3)}–${m.tpsRatio.ciHigh.toFixed(3)}` : "",
+    "UPDATE accounts ms": r3(m.updateAccountsMs?.median),
+    "UPDATE / baseline": m.updateRatio ? r1(m.updateRatio.ratio) : "",
+    "REINDEX s": r1(m.reindexSeconds?.median),
+    "blocked s": r1(m.blockedSeconds.median),
+  }));
+  showTable(modes, { caption: "Per mode: medians over sets; ratios are median ÷ median of the baselines" });
+}
+
+export function showCharts(s: ReindexSummary): void {
+  plot(timeline(s), 560);
+  plot(tpsBySet(s));
+  plot(updateLatencyBySet(s));
+  plot(waitShares(s));
+}
+
+export function showSeedComparison(s: ReindexSummary): void {
+  const seed = seedSets();
+  const upd = seedUpdateLatency();
+  const rows: Row[] = seed.map((x) => {
+    const ours = (mode: string) => s.runs.find((r) => r.set === x.set && r.mode === mode);
+    return {
+      set: x.set,
+      "seed baseline tps": r1(x.baselineTps),
+      "seed REINDEX tps": r1(x.reindexTps),
+      "seed change": pct(x.reindexTps / x.baselineTps),
+      "our baseline tps": r1(ours("baseline")?.tps),
+      "our REINDEX tps": r1(ours("reindex")?.tps),
+      "our change": pct(ours("reindex")?.tpsVsBaseline),
+      "our CONCURRENTLY tps": r1(ours("concurrently")?.tps),
+      "our CONCURRENTLY change": pct(ours("concurrently")?.tpsVsBaseline),
+    };
+  });
+  showTable(rows, { caption: "The seed's three sets beside ours (absolute TPS depends on the machine; the change within a set is what compares)" });
+  const base = s.modes.find((m) => m.mode === "baseline")?.updateAccountsMs?.median;
+  const re = s.modes.find((m) => m.mode === "reindex")?.updateAccountsMs?.median;
+  showTable(
+    [
+      {
+        "": "UPDATE pgbench_accounts, ms",
+        "seed baseline": upd.baselineMs,
+        "seed REINDEX (set 1; sets 1–3: 0.54–0.69)": upd.reindexMs,
+        "seed ×": upd.baselineMs && upd.reindexMs ? r1(upd.reindexMs / upd.baselineMs) : undefined,
+        "our baseline": r3(base),
+        "our REINDEX": r3(re),
+        "our ×": base && re ? r1(re / base) : undefined,
+      },
+    ],
+    { caption: "Per-statement latency of the accounts UPDATE (pgbench -r)" },
+  );
+}
+
+export function showClaims(claims: readonly ClaimCheck[]): void {
+  showTable(claimRows(claims), { caption: "The seed's claims on this machine" });
+}
+
+/** The waits behind the numbers: pgbench's wait events, the locks, the REINDEX session's own waits. */
+export function showWaits(s: ReindexSummary): void {
+  const rows: Row[] = [...s.runs]
+    .sort((a, b) => a.set - b.set)
+    .filter((r) => r.mode !== "baseline" || r.set === s.runs[0]?.set)
+    .map((r) => ({
+      set: r.set,
+      mode: MODE_LABELS[r.mode],
+      "pgbench waits (top 4)": Object.entries(r.waitShares)
+        .slice(0, 4)
+        .map(([k, v]) => `${k} ${(v * 100).toFixed(0)} %`)
+        .join(", "),
+      "lock waited for": r.topLock ?? "",
+      "blocked by the REINDEX s": r1(r.blockedByReindexSeconds),
+      "REINDEX session waits": Object.entries(r.reindexWaitShares)
+        .slice(0, 3)
+        .map(([k, v]) => `${k} ${(v * 100).toFixed(0)} %`)
+        .join(", "),
+      "index build phases": r.phases.map((p) => `${p.phase} (${((p.endMs - p.startMs) / 1000).toFixed(1)} s)`).join(" → "),
+      "accounts HOT share": r.accountsHotShare === undefined ? "" : `${(r.accountsHotShare * 100).toFixed(0)} %`,
+    }));
+  showTable(rows, { caption: "Sampled waits (pg_stat_activity + pg_locks + pg_stat_progress_create_index, every few hundred ms)" });
+}
+
+/** summary.json (figures and claims) and summary.csv (one row per run) beside the trials. */
+export function writeSummaries(run: ReindexUnderLoadRun, s: ReindexSummary, claims: readonly ClaimCheck[]): string[] {
+  const store = RunStore.open({ notebook: NOTEBOOK, params: run.params, resumeId: run.runId });
+  const compact = { ...s, runs: s.runs.map(({ series: _s, perSample: _p, ...rest }) => rest) };
+  return [
+    store.writeSummary("summary.json", { summary: compact, claims }),
+    store.writeSummary("summary.csv", stringify(runRows(s) as Record<string, unknown>[], { header: true })),
+  ];
+}
+
+export function showStopped(run: ReindexUnderLoadRun): void {
+  show().html(
+    `<p>The server was stopped and its data directory or container removed. Raw runs (pgbench output, per-second series, ` +
+      `activity samples, counters): <code>${escapeHtml(run.directory)}/trials.jsonl</code>.</p>`,
+  );
+}

@@ -1,0 +1,164 @@
+/**
+ * Notebook 04's figures from the raw runs: per run TPS, latency percentiles, the accounts UPDATE's
+ * per-statement latency, REINDEX duration and the time pgbench's sessions spent blocked; per mode
+ * the medians over sets and the TPS ratio to the same sets' baselines.
+ */
+import { statementLatency, type SeriesPoint } from "../../workloads/pgbench";
+import type { ReindexMode } from "../../params/reindex-under-load";
+import { groupBy, ratioOfMedians, spread, type Ratio, type Spread } from "../../stats/summary";
+import type { BlockedInterval, IndexBuildPhase } from "../../workloads/reindex-under-load/lock-timeline";
+import type { ReindexTrial } from "../../workloads/reindex-under-load/run-trials";
+
+export const UPDATE_ACCOUNTS = /^UPDATE pgbench_accounts/;
+
+export interface RunSummary {
+  readonly key: string;
+  readonly set: number;
+  readonly mode: ReindexMode;
+  readonly tps: number;
+  readonly transactions: number;
+  readonly failed: number;
+  readonly latencyAvgMs?: number;
+  readonly p50Ms?: number;
+  readonly p95Ms?: number;
+  readonly p99Ms?: number;
+  readonly maxMs?: number;
+  /** `-r` average of `UPDATE pgbench_accounts …`, ms. */
+  readonly updateAccountsMs?: number;
+  /** All three REINDEX statements, s; and the accounts primary key alone. */
+  readonly reindexSeconds?: number;
+  readonly accountsReindexSeconds?: number;
+  /** REINDEX start and end, seconds after pgbench started. */
+  readonly reindexStartS?: number;
+  readonly reindexEndS?: number;
+  /** The REINDEX went on after pgbench had finished. */
+  readonly reindexOutlastedLoad: boolean;
+  readonly blockedSeconds: number;
+  readonly allBlockedSeconds: number;
+  readonly lockWaitSessionSeconds: number;
+  readonly blockedByReindexSeconds: number;
+  /** The lock pgbench waited for most, e.g. "relation pgbench_accounts RowExclusiveLock". */
+  readonly topLock?: string;
+  readonly waitShares: Readonly<Record<string, number>>;
+  readonly reindexWaitShares: Readonly<Record<string, number>>;
+  /** TPS ÷ the same set's baseline TPS. */
+  readonly tpsVsBaseline?: number;
+  readonly walBytesPerTransaction?: number;
+  readonly accountsHotShare?: number;
+  readonly series: readonly SeriesPoint[];
+  readonly intervals: readonly BlockedInterval[];
+  readonly phases: readonly IndexBuildPhase[];
+  /** pgbench start, Unix ms: the zero of the timeline. */
+  readonly startMs: number;
+  readonly perSample: readonly { readonly t: number; readonly sessions: number; readonly lockWaiting: number }[];
+}
+
+export interface ModeSummary {
+  readonly mode: ReindexMode;
+  readonly n: number;
+  readonly tps: Spread;
+  readonly updateAccountsMs?: Spread;
+  readonly p99Ms?: Spread;
+  readonly reindexSeconds?: Spread;
+  readonly accountsReindexSeconds?: Spread;
+  readonly blockedSeconds: Spread;
+  readonly allBlockedSeconds: Spread;
+  /** Median TPS ÷ median baseline TPS, with a bootstrap CI over sets. */
+  readonly tpsRatio?: Ratio;
+  /** Median accounts-UPDATE latency ÷ the baseline's. */
+  readonly updateRatio?: Ratio;
+}
+
+export interface ReindexSummary {
+  readonly durationSeconds: number;
+  readonly clients: number;
+  readonly runs: readonly RunSummary[];
+  readonly modes: readonly ModeSummary[];
+  readonly failed: readonly { readonly key: string; readonly error: string }[];
+}
+
+function summariseRun(t: ReindexTrial, baselineTps: number | undefined): RunSummary {
+  const b = t.pgbench!;
+  const r = t.reindex;
+  const tl = t.timeline!;
+  const c = t.counters ?? {};
+  const accounts = r?.statements.find((s) => s.index === "pgbench_accounts_pkey");
+  const upd = c["table.pgbench_accounts.n_tup_upd"];
+  const topLock = Object.keys(tl.locks)[0];
+  return {
+    key: t.key,
+    set: t.condition.set,
+    mode: t.condition.mode,
+    tps: b.summary.tps,
+    transactions: b.summary.transactions,
+    failed: b.summary.failed,
+    latencyAvgMs: b.summary.latencyAvgMs,
+    p50Ms: b.latency?.p50Ms,
+    p95Ms: b.latency?.p95Ms,
+    p99Ms: b.latency?.p99Ms,
+    maxMs: b.latency?.maxMs,
+    updateAccountsMs: statementLatency(b.summary, UPDATE_ACCOUNTS),
+    reindexSeconds: r && !r.error ? (r.endMs - r.startMs) / 1000 : undefined,
+    accountsReindexSeconds: accounts ? (accounts.endMs - accounts.startMs) / 1000 : undefined,
+    reindexStartS: r ? (r.startMs - b.startedAtMs) / 1000 : undefined,
+    reindexEndS: r ? (r.endMs - b.startedAtMs) / 1000 : undefined,
+    reindexOutlastedLoad: r ? r.endMs > b.finishedAtMs : false,
+    blockedSeconds: tl.blockedSeconds,
+    allBlockedSeconds: tl.allBlockedSeconds,
+    lockWaitSessionSeconds: tl.lockWaitSessionSeconds,
+    blockedByReindexSeconds: tl.blockedByReindexSeconds,
+    topLock,
+    waitShares: tl.waitShares,
+    reindexWaitShares: tl.reindexWaitShares,
+    tpsVsBaseline: baselineTps ? b.summary.tps / baselineTps : undefined,
+    walBytesPerTransaction: c["wal.bytes"] !== undefined && b.summary.transactions ? c["wal.bytes"] / b.summary.transactions : undefined,
+    accountsHotShare: upd ? (c["table.pgbench_accounts.n_tup_hot_upd"] ?? 0) / upd : undefined,
+    series: b.series,
+    intervals: tl.intervals,
+    phases: tl.phases,
+    startMs: b.startedAtMs,
+    perSample: tl.perSample,
+  };
+}
+
+function spreadOf(values: readonly (number | undefined)[]): Spread | undefined {
+  const v = values.filter((x): x is number => x !== undefined && Number.isFinite(x));
+  return v.length ? spread(v) : undefined;
+}
+
+export function summarise(trials: readonly ReindexTrial[], durationSeconds: number, clients: number): ReindexSummary {
+  const ok = trials.filter((t) => t.status === "ok" && t.pgbench && t.timeline);
+  const baselineBySet = new Map(ok.filter((t) => t.condition.mode === "baseline").map((t) => [t.condition.set, t.pgbench!.summary.tps]));
+  const runs = ok.map((t) => summariseRun(t, baselineBySet.get(t.condition.set)));
+  const byMode = groupBy(runs, (r) => r.mode);
+  const baseline = byMode.get("baseline");
+  const modes: ModeSummary[] = [...byMode.entries()].map(([mode, group]) => {
+    const tps = group.map((r) => r.tps);
+    const upd = group.map((r) => r.updateAccountsMs).filter((x): x is number => x !== undefined);
+    const baseUpd = baseline?.map((r) => r.updateAccountsMs).filter((x): x is number => x !== undefined) ?? [];
+    return {
+      mode: mode as ReindexMode,
+      n: group.length,
+      tps: spread(tps),
+      updateAccountsMs: spreadOf(upd),
+      p99Ms: spreadOf(group.map((r) => r.p99Ms)),
+      reindexSeconds: spreadOf(group.map((r) => r.reindexSeconds)),
+      accountsReindexSeconds: spreadOf(group.map((r) => r.accountsReindexSeconds)),
+      blockedSeconds: spread(group.map((r) => r.blockedSeconds)),
+      allBlockedSeconds: spread(group.map((r) => r.allBlockedSeconds)),
+      tpsRatio: baseline && mode !== "baseline" ? ratioOfMedians(tps, baseline.map((r) => r.tps)) : undefined,
+      updateRatio: baseUpd.length && upd.length && mode !== "baseline" ? ratioOfMedians(upd, baseUpd) : undefined,
+    };
+  });
+  return {
+    durationSeconds,
+    clients,
+    runs,
+    modes,
+    failed: trials.filter((t) => t.status === "failed").map((t) => ({ key: t.key, error: t.error ?? "" })),
+  };
+}
+
+export function modeSummary(s: ReindexSummary, mode: ReindexMode): ModeSummary | undefined {
+  return s.modes.find((m) => m.mode === mode);
+}

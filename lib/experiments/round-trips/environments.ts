@@ -1,0 +1,34 @@
+/** The environments of notebook 05: where the client sits, and whether commits wait for standbys. */
+import type { EnvironmentId, RoundTripsParams } from "../../params/round-trips";
+import type { EnvironmentKey } from "../../workloads/round-trips/trials";
+
+export interface EnvironmentInfo {
+  readonly label: string;
+  /** Quorum environments commit on a primary with two synchronous standbys (ANY 1). */
+  readonly quorum: boolean;
+  /** The client round-trip target, ms; null = direct (loopback, nothing added). */
+  clientTargetMs(p: RoundTripsParams): number | null;
+  /** The seed's environment this one stands for (published-results.csv `condition`). */
+  readonly seedCondition: "local" | "same_az" | "cross_az" | null;
+}
+
+export const ENVIRONMENT_INFO: Readonly<Record<EnvironmentKey, EnvironmentInfo>> = {
+  local: { label: "local (loopback)", quorum: false, clientTargetMs: () => null, seedCondition: "local" },
+  "same-az": { label: "same AZ (emulated RTT, one server)", quorum: false, clientTargetMs: (p) => p.sameAzRttMs, seedCondition: "same_az" },
+  "cross-az": { label: "cross AZ (emulated RTT, one server)", quorum: false, clientTargetMs: (p) => p.crossAzRttMs, seedCondition: "cross_az" },
+  "quorum-same-az": { label: "same AZ + quorum commit (2 standbys)", quorum: true, clientTargetMs: (p) => p.sameAzRttMs, seedCondition: "same_az" },
+  "quorum-cross-az": { label: "cross AZ + quorum commit (2 standbys)", quorum: true, clientTargetMs: (p) => p.crossAzRttMs, seedCondition: "cross_az" },
+  external: { label: "external server (measured)", quorum: false, clientTargetMs: () => null, seedCondition: null },
+};
+
+export const STANDBY_NAMES = ["s1", "s2"] as const;
+/** synchronous_standby_names of the quorum environments: Aurora-like "any one other copy". */
+export const QUORUM = `ANY 1 (${STANDBY_NAMES.join(", ")})`;
+
+export function singleServerEnvironments(envs: readonly EnvironmentId[]): EnvironmentId[] {
+  return envs.filter((e) => !ENVIRONMENT_INFO[e].quorum);
+}
+
+export function quorumEnvironments(envs: readonly EnvironmentId[]): EnvironmentId[] {
+  return envs.filter((e) => ENVIRONMENT_INFO[e].quorum);
+}

@@ -1,0 +1,88 @@
+/**
+ * A delay link with its calibrations: for each round-trip target, the one-way delay that reaches
+ * it on this machine (measured with SELECT 1 through the link), cached, and the connection a client
+ * should use — the link's address, or the server itself when the target is at or below loopback.
+ */
+import type { Client } from "pg";
+import { connect } from "../../engines/postgres/pipeline-client";
+import { calibrateLink, medianRtt, type LinkCalibration } from "../../network/calibrate";
+import type { DelayLink, LinkKind } from "../../network/types";
+import type { ConnectionInfo } from "../../targets/types";
+import { selectOneProbe } from "../../workloads/round-trips/timing";
+
+export interface CalibrationRecord extends LinkCalibration {
+  /** "client" or a standby's name. */
+  readonly link: string;
+  readonly kind: LinkKind;
+  /** What the target stands for, e.g. "cross-az" or "standby". */
+  readonly purpose: string;
+}
+
+async function withClient<T>(connection: ConnectionInfo, fn: (client: Client) => Promise<T>): Promise<T> {
+  const client = await connect(connection);
+  try {
+    return await fn(client);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** The direct round trip of SELECT 1 to a server (median, ms). */
+export function measureBaseline(connection: ConnectionInfo, samples: number): Promise<number> {
+  return withClient(connection, (c) => medianRtt(selectOneProbe(c), samples, 50));
+}
+
+export class CalibratedLink {
+  private readonly cache = new Map<number, LinkCalibration>();
+  readonly records: CalibrationRecord[] = [];
+
+  constructor(
+    readonly link: DelayLink,
+    /** The server behind the link, reached directly. */
+    readonly server: ConnectionInfo,
+    readonly baselineMs: number,
+    private readonly samples: number,
+  ) {}
+
+  get viaLink(): ConnectionInfo {
+    return { ...this.server, host: this.link.host, port: this.link.port };
+  }
+
+  /**
+   * Finds (or recalls) the setting for `targetMs`, and leaves the link set to it.
+   * `viaLinkOnly`: the peer can only connect through the link (a standby's primary_conninfo is
+   * fixed), so a target below loopback becomes the link at 0 ms.
+   */
+  async calibrate(targetMs: number, purpose: string, viaLinkOnly = false): Promise<LinkCalibration> {
+    const known = this.cache.get(targetMs);
+    if (known) {
+      await this.apply(known);
+      return known;
+    }
+    let cal = await withClient(this.viaLink, (c) =>
+      calibrateLink(this.link, selectOneProbe(c), { targetRttMs: targetMs, baselineRttMs: this.baselineMs, samples: this.samples }),
+    );
+    if (viaLinkOnly && cal.mode === "direct") {
+      cal = { ...cal, mode: "link-at-zero", achievedRttMs: cal.linkZeroRttMs, note: `${cal.note}; this link's peer connects only through it, so it runs at 0 ms added (${cal.linkZeroRttMs.toFixed(3)} ms)` };
+    }
+    if (this.link.kind === "netem" && cal.mode === "delayed" && cal.achievedRttMs - this.baselineMs < 0.5 * (targetMs - this.baselineMs)) {
+      throw new Error(
+        `netem did not delay the ${this.link.name} link (asked ${targetMs} ms, reached ${cal.achievedRttMs.toFixed(3)} ms): ` +
+          `its packets probably do not cross lo here (e.g. Docker's port forwarding). Run with network: "proxy".`,
+      );
+    }
+    this.cache.set(targetMs, cal);
+    this.records.push({ ...cal, link: this.link.name, kind: this.link.kind, purpose });
+    await this.apply(cal);
+    return cal;
+  }
+
+  async apply(cal: LinkCalibration): Promise<void> {
+    await this.link.setOneWayDelay(cal.mode === "delayed" ? cal.oneWayDelayMs : 0);
+  }
+
+  /** Where a client connects for this calibration. */
+  connectionFor(cal: LinkCalibration): ConnectionInfo {
+    return cal.mode === "direct" ? this.server : this.viaLink;
+  }
+}

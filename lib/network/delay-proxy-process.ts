@@ -1,0 +1,128 @@
+/**
+ * The delay proxy's own process (forked by delay-proxy.ts): listens on a loopback port, connects
+ * each accepted connection to the target, and holds the bytes of each direction for its one-way
+ * delay. A process of its own so that the benchmark's event loop, garbage collector and CPU bursts
+ * cannot delay a delivery; it exits when the lab that forked it goes away.
+ */
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import { AlarmClock } from "./clock";
+import { DelayScheduler } from "./delay-lines";
+import { PreciseSleeper } from "./precise-sleep";
+import type { Envelope, ProxyReply, ProxyRequest, ProxyStartRequest } from "./protocol";
+
+let scheduler: DelayScheduler | undefined;
+let server: net.Server | undefined;
+let clock: AlarmClock | undefined;
+const sockets = new Set<net.Socket>();
+
+function reply(id: number, body: ProxyReply): void {
+  process.send?.({ id, body } satisfies Envelope<ProxyReply>);
+}
+
+function applyNiceness(wanted: number): number | null {
+  if (wanted === 0) return null;
+  try {
+    // Linux: applies to this thread; the clock thread created afterwards inherits it.
+    os.setPriority(0, wanted);
+    return os.getPriority(0);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Linux rounds every timed sleep of a normal thread up by its "timer slack" (50 µs by default) to
+ * batch wake-ups; the proxy wants its wake-ups on time, so it asks for 1 µs. Threads created
+ * afterwards (the clock thread) inherit it. Returns the slack in effect, ns (null: not Linux).
+ */
+function reduceTimerSlack(): number | null {
+  const file = `/proc/${process.pid}/timerslack_ns`;
+  try {
+    fs.writeFileSync(file, "1000");
+  } catch {
+    // Not permitted or not Linux: the sleeper's calibration absorbs the larger lateness.
+  }
+  try {
+    return Number(fs.readFileSync(file, "utf8").trim());
+  } catch {
+    return null;
+  }
+}
+
+function track(socket: net.Socket): void {
+  socket.setNoDelay(true);
+  sockets.add(socket);
+  socket.on("close", () => sockets.delete(socket));
+}
+
+async function start(request: ProxyStartRequest): Promise<ProxyReply> {
+  const niceness = applyNiceness(request.niceness);
+  const timerSlackNs = reduceTimerSlack();
+  const sleeper = new PreciseSleeper();
+  const waitLateNs = sleeper.calibrate(100);
+  const s = new DelayScheduler(sleeper, BigInt(Math.round(request.blockWindowUs * 1000)));
+  s.setDelays(request.upMs, request.downMs);
+  clock = new AlarmClock(() => s.flush());
+  s.attachClock(clock);
+  scheduler = s;
+  server = net.createServer({ allowHalfOpen: true, noDelay: true }, (client) => {
+    track(client);
+    const upstream = net.connect({ host: request.targetHost, port: request.targetPort, allowHalfOpen: true, noDelay: true });
+    track(upstream);
+    // Read nothing from the client until the upstream is there to receive it.
+    client.pause();
+    upstream.once("connect", () => client.resume());
+    const fail = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on("error", fail);
+    upstream.on("error", fail);
+    s.connect("up", client, upstream);
+    s.connect("down", upstream, client);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server!.once("error", reject);
+    server!.listen(0, request.listenHost, () => resolve());
+  });
+  const address = server.address() as net.AddressInfo;
+  return { type: "listening", port: address.port, waitLateUs: waitLateNs / 1000, niceness, timerSlackNs };
+}
+
+async function stop(code = 0): Promise<never> {
+  for (const socket of sockets) socket.destroy();
+  server?.close();
+  await clock?.stop().catch(() => undefined);
+  process.exit(code);
+}
+
+async function handle(request: ProxyRequest): Promise<ProxyReply> {
+  switch (request.type) {
+    case "start":
+      return start(request);
+    case "set-delay":
+      if (!scheduler) throw new Error("not started");
+      scheduler.setDelays(request.upMs, request.downMs);
+      return { type: "ok" };
+    case "stats": {
+      if (!scheduler) throw new Error("not started");
+      const stats = { ...scheduler.stats(), connections: sockets.size / 2, ...scheduler.delaysMs };
+      if (request.reset) scheduler.resetStats();
+      return { type: "stats", stats };
+    }
+    case "stop":
+      setImmediate(() => void stop(0));
+      return { type: "ok" };
+  }
+}
+
+process.on("message", (message: Envelope<ProxyRequest>) => {
+  handle(message.body)
+    .then((body) => reply(message.id, body))
+    .catch((error: unknown) => reply(message.id, { type: "error", message: error instanceof Error ? error.message : String(error) }));
+});
+// The lab went away (crash, kill -9): nothing else would stop us.
+process.on("disconnect", () => void stop(0));
+for (const signal of ["SIGTERM", "SIGQUIT", "SIGINT", "SIGHUP"] as const) process.on(signal, () => void stop(0));

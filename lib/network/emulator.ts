@@ -1,0 +1,68 @@
+/**
+ * Chooses how links are emulated: netem where the kernel has it, else the user-space delay proxy.
+ * Both give the same `DelayLink`; only where a client connects differs (netem: the server's own
+ * port on a per-link loopback address; proxy: the proxy's port).
+ */
+import { DelayProxy } from "./delay-proxy";
+import { detectNetem, NetemController } from "./netem";
+import type { DelayLink, LinkKind } from "./types";
+
+export type NetworkChoice = "auto" | LinkKind;
+export const NETWORK_CHOICES: readonly NetworkChoice[] = ["auto", "netem", "proxy"];
+
+export interface LinkRequest {
+  readonly name: string;
+  readonly serverHost: string;
+  readonly serverPort: number;
+  /**
+   * netem only: the loopback address that identifies this link (the server must listen on it).
+   * Default 127.0.0.1, i.e. every connection to the server's port.
+   */
+  readonly address?: string;
+}
+
+export interface NetworkEmulator {
+  readonly kind: LinkKind;
+  /** Why this kind, for the report. */
+  readonly reason: string;
+  createLink(request: LinkRequest): Promise<DelayLink>;
+  close(): Promise<void>;
+}
+
+class ProxyEmulator implements NetworkEmulator {
+  readonly kind = "proxy" as const;
+  private readonly links: DelayLink[] = [];
+  constructor(readonly reason: string) {}
+  async createLink(r: LinkRequest): Promise<DelayLink> {
+    const link = await DelayProxy.start({ name: r.name, targetHost: r.serverHost, targetPort: r.serverPort });
+    this.links.push(link);
+    return link;
+  }
+  async close(): Promise<void> {
+    for (const link of this.links.splice(0)) await link.close().catch(() => undefined);
+  }
+}
+
+class NetemEmulator implements NetworkEmulator {
+  readonly kind = "netem" as const;
+  constructor(
+    readonly reason: string,
+    private readonly controller: NetemController,
+  ) {}
+  async createLink(r: LinkRequest): Promise<DelayLink> {
+    return this.controller.createLink(r.name, r.address ?? "127.0.0.1", r.serverPort);
+  }
+  close(): Promise<void> {
+    return this.controller.close();
+  }
+}
+
+export async function createEmulator(choice: NetworkChoice = "auto"): Promise<NetworkEmulator> {
+  if (choice === "proxy") return new ProxyEmulator("asked for the user-space delay proxy");
+  const netem = detectNetem();
+  if (!netem.available) {
+    if (choice === "netem") throw new Error(`network "netem" was asked for, but ${netem.reason}`);
+    return new ProxyEmulator(`user-space delay proxy, because ${netem.reason}`);
+  }
+  return new NetemEmulator(netem.reason, await NetemController.open());
+}

@@ -1,0 +1,99 @@
+/**
+ * The trials of notebook 02: the headline pair (seed's protocol), the size and key-order sweeps
+ * (both methods, whole trials), the CREATE INDEX sweep (sort memory × parallel workers, builds on
+ * one loaded table) and the WAL-decoding pair.
+ */
+import type { KeyOrder } from "./sql";
+
+export const METHODS = ["load_then_index", "index_then_load"] as const;
+export type Method = (typeof METHODS)[number];
+
+export const METHOD_LABELS: Readonly<Record<Method, string>> = {
+  load_then_index: "A: load, then CREATE INDEX",
+  index_then_load: "B: CREATE INDEX, then load",
+};
+
+/**
+ * load: a whole trial of one method on a fresh table. build: only method A's CREATE INDEX, on a
+ * table loaded once for the sweep. wal_anatomy: a load trial whose WAL is kept and decoded (its
+ * times are not used: keeping WAL changes the I/O).
+ */
+export const TRIAL_KINDS = ["load", "build", "wal_anatomy"] as const;
+export type TrialKind = (typeof TRIAL_KINDS)[number];
+
+export interface CialCondition {
+  readonly kind: TrialKind;
+  readonly method: Method;
+  readonly rows: number;
+  readonly keyOrder: KeyOrder;
+  readonly maintenanceWorkMemMB: number;
+  /** max_parallel_maintenance_workers for the build. */
+  readonly parallelWorkers: number;
+}
+
+export interface PlannedTrial {
+  readonly key: string;
+  readonly condition: CialCondition;
+  readonly repeat: number;
+}
+
+export function conditionKey(c: CialCondition): string {
+  return `${c.kind}|${c.method}|${c.rows}|${c.keyOrder}|mwm${c.maintenanceWorkMemMB}|w${c.parallelWorkers}`;
+}
+
+export interface PlanInput {
+  readonly rows: number;
+  readonly repeats: number;
+  readonly rowSweep: readonly number[];
+  readonly sweepRepeats: number;
+  readonly keyOrders: readonly KeyOrder[];
+  readonly memorySweepMB: readonly number[];
+  readonly workerSweep: readonly number[];
+  readonly walAnatomyRows: number;
+  readonly maintenanceWorkMemMB: number;
+  readonly maxParallelMaintenanceWorkers: number;
+}
+
+function pairs(rows: number, keyOrder: KeyOrder, repeats: number, p: PlanInput, kind: TrialKind = "load"): PlannedTrial[] {
+  const out: PlannedTrial[] = [];
+  for (let repeat = 0; repeat < repeats; repeat++) {
+    // Alternate which method goes first, so a slow drift of the machine favours neither.
+    const order = repeat % 2 === 0 ? METHODS : [...METHODS].reverse();
+    for (const method of order) {
+      const condition: CialCondition = {
+        kind,
+        method,
+        rows,
+        keyOrder,
+        maintenanceWorkMemMB: p.maintenanceWorkMemMB,
+        parallelWorkers: p.maxParallelMaintenanceWorkers,
+      };
+      out.push({ key: `${conditionKey(condition)}#${repeat}`, condition, repeat });
+    }
+  }
+  return out;
+}
+
+export function planTrials(p: PlanInput): PlannedTrial[] {
+  const sizes = [...new Set([...p.rowSweep, p.rows])].sort((a, b) => a - b);
+  const plan: PlannedTrial[] = [];
+  for (const rows of sizes) plan.push(...pairs(rows, "random", rows === p.rows ? p.repeats : p.sweepRepeats, p));
+  for (const order of p.keyOrders) if (order !== "random") plan.push(...pairs(p.rows, order, p.sweepRepeats, p));
+  for (let repeat = 0; repeat < p.sweepRepeats; repeat++) {
+    for (const mwm of p.memorySweepMB) {
+      for (const workers of p.workerSweep) {
+        const condition: CialCondition = {
+          kind: "build",
+          method: "load_then_index",
+          rows: p.rows,
+          keyOrder: "random",
+          maintenanceWorkMemMB: mwm,
+          parallelWorkers: workers,
+        };
+        plan.push({ key: `${conditionKey(condition)}#${repeat}`, condition, repeat });
+      }
+    }
+  }
+  if (p.walAnatomyRows > 0) plan.push(...pairs(p.walAnatomyRows, "random", 1, p, "wal_anatomy"));
+  return plan;
+}

@@ -1,0 +1,235 @@
+/**
+ * Runs notebook 02's plan on one server: every trial on a fresh table after a checkpoint, each
+ * phase timed on its own with the server's counters around it; each trial appended to the run's
+ * trials.jsonl as soon as it ends.
+ */
+import type { RunStore, TrialRecord } from "../../results/run-store";
+import type { ConnectionInfo } from "../../targets/types";
+import { connect } from "../../engines/postgres/pipeline-client";
+import { ensurePgstattuple, indexShape, type IndexShape } from "./index-shape";
+import type { CialCondition, PlannedTrial } from "./plan";
+import { TrialSession, type PhaseName, type PhaseRecord, type PhaseResult } from "./session";
+import { buildSettingsSql, CREATE_INDEX, CREATE_TABLE, DROP_TABLE, INDEX, loadSql, TABLE } from "./sql";
+import { ensureWalinspect, walKeepMB, walRecordTypes, type WalRecordType } from "./wal-anatomy";
+
+export interface CialTrial extends TrialRecord<CialCondition> {
+  /** Every timed phase in the order it ran (CHECKPOINT last: the write-back each method left behind). */
+  readonly phases?: readonly PhaseRecord[];
+  readonly index?: IndexShape;
+  /** wal_anatomy trials: the WAL of the load and index phases by record type. */
+  readonly walAnatomy?: Readonly<Partial<Record<PhaseName, readonly WalRecordType[]>>>;
+}
+
+export interface RunPlanOptions {
+  readonly plan: readonly PlannedTrial[];
+  readonly connection: ConnectionInfo;
+  readonly store: RunStore<CialCondition>;
+  readonly randomSeed: number;
+  readonly settleMs: number;
+  readonly maxWalSizeMB: number;
+  readonly continueOnError?: boolean;
+  readonly signal?: AbortSignal;
+  readonly onTrial?: (done: number, total: number, last: CialTrial | undefined, next: PlannedTrial | undefined) => void;
+}
+
+interface TrialOutcome {
+  readonly seconds: number;
+  readonly phases: PhaseRecord[];
+  readonly counters: Record<string, number>;
+  readonly index: IndexShape;
+  readonly walAnatomy?: Partial<Record<PhaseName, WalRecordType[]>>;
+}
+
+/** Phase counters as one flat record: "<phase>.<counter>". */
+function flatten(results: readonly PhaseResult[]): Record<string, number> {
+  const flat: Record<string, number> = {};
+  for (const r of results) for (const [k, v] of Object.entries(r.counters)) flat[`${r.record.phase}.${k}`] = v;
+  return flat;
+}
+
+/** A fresh, empty table after a checkpoint, so no trial inherits another's dirty buffers. */
+async function freshTable(session: TrialSession, settleMs: number): Promise<void> {
+  await session.query(`${DROP_TABLE}; CHECKPOINT`);
+  await session.query(CREATE_TABLE);
+  // The checkpointer publishes its counters just after CHECKPOINT returns: keep them out of phase 1.
+  await sleep(settleMs);
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+async function load(session: TrialSession, c: CialCondition, o: RunPlanOptions): Promise<PhaseResult> {
+  // Reseeded right before the load, so every trial of a size writes the same codes.
+  await session.query("SELECT setseed($1)", [o.randomSeed]);
+  return session.phase("load", loadSql(c.rows, c.keyOrder), { settleMs: o.settleMs });
+}
+
+async function runLoadTrial(session: TrialSession, c: CialCondition, o: RunPlanOptions): Promise<TrialOutcome> {
+  await freshTable(session, o.settleMs);
+  await session.query(buildSettingsSql(c.maintenanceWorkMemMB, c.parallelWorkers));
+  const results: PhaseResult[] = [];
+  const build = () => session.phase("index", CREATE_INDEX, { settleMs: o.settleMs, traceSort: true });
+  if (c.method === "load_then_index") {
+    results.push(await load(session, c, o));
+    results.push(await build());
+  } else {
+    results.push(await build());
+    results.push(await load(session, c, o));
+  }
+  results.push(await session.phase("checkpoint", "CHECKPOINT", { settleMs: o.settleMs }));
+  const ms = (p: PhaseName) => results.find((r) => r.record.phase === p)!.record.ms;
+  // The seed's measure: A = INSERT + CREATE INDEX; B = INSERT only (its index was made beforehand).
+  const seconds = (c.method === "load_then_index" ? ms("load") + ms("index") : ms("load")) / 1000;
+  const outcome: TrialOutcome = {
+    seconds,
+    phases: results.map((r) => r.record),
+    counters: flatten(results),
+    index: await indexShape(session),
+  };
+  if (c.kind !== "wal_anatomy") return outcome;
+  const walAnatomy: Partial<Record<PhaseName, WalRecordType[]>> = {};
+  for (const r of results) {
+    if (r.record.phase !== "checkpoint") walAnatomy[r.record.phase] = await walRecordTypes(session, r.record.startLsn, r.record.endLsn);
+  }
+  return { ...outcome, walAnatomy };
+}
+
+/** Loads the table the CREATE INDEX sweep builds on, once, and vacuums it (hint bits set, untimed). */
+async function prepareBuildTable(session: TrialSession, c: CialCondition, o: RunPlanOptions): Promise<void> {
+  await freshTable(session, o.settleMs);
+  await session.query("SELECT setseed($1)", [o.randomSeed]);
+  await session.query(loadSql(c.rows, c.keyOrder));
+  await session.query(`VACUUM ${TABLE}`);
+}
+
+async function runBuildTrial(session: TrialSession, c: CialCondition, o: RunPlanOptions): Promise<TrialOutcome> {
+  await session.query(`DROP INDEX IF EXISTS ${INDEX}; CHECKPOINT`);
+  await sleep(o.settleMs);
+  await session.query(buildSettingsSql(c.maintenanceWorkMemMB, c.parallelWorkers));
+  const build = await session.phase("index", CREATE_INDEX, { settleMs: o.settleMs, traceSort: true });
+  const outcome = { seconds: build.record.ms / 1000, phases: [build.record], counters: flatten([build]), index: await indexShape(session) };
+  await session.query(`DROP INDEX ${INDEX}`);
+  return outcome;
+}
+
+/** Keeps WAL on disk for the decoding trials (reload, no restart), and gives it back afterwards. */
+async function keepWal(session: TrialSession, mb: number | undefined): Promise<void> {
+  await session.query(mb === undefined ? "ALTER SYSTEM RESET wal_keep_size" : `ALTER SYSTEM SET wal_keep_size = '${Math.ceil(mb)}MB'`);
+  await session.query("SELECT pg_reload_conf()");
+  // The checkpointer applies the reload on its next loop; give it a moment before relying on it.
+  await sleep(1000);
+}
+
+/** Cancels the session's running statement from a second connection (an interrupt in the notebook). */
+async function cancelBackend(connection: ConnectionInfo, pid: number): Promise<void> {
+  const admin = await connect(connection);
+  try {
+    await admin.query("SELECT pg_cancel_backend($1)", [pid]);
+  } finally {
+    await admin.end().catch(() => undefined);
+  }
+}
+
+export async function runPlan(o: RunPlanOptions): Promise<CialTrial[]> {
+  const finished = o.store.finishedKeys();
+  const todo = o.plan.filter((p) => !finished.has(p.key));
+  const results: CialTrial[] = [];
+  let done = o.plan.length - todo.length;
+  o.onTrial?.(done, o.plan.length, undefined, todo[0]);
+  let session: TrialSession | undefined;
+  let buildTable: string | undefined;
+  let walKept = false;
+  let pid = 0;
+  const onAbort = () => {
+    if (pid) void cancelBackend(o.connection, pid).catch(() => undefined);
+  };
+  o.signal?.addEventListener("abort", onAbort);
+  try {
+    for (const [i, planned] of todo.entries()) {
+      o.signal?.throwIfAborted();
+      const c = planned.condition;
+      const startedAt = new Date().toISOString();
+      let record: CialTrial;
+      try {
+        if (!session) {
+          session = await TrialSession.open(o.connection);
+          pid = Number((await session.query<{ pid: number }>("SELECT pg_backend_pid() AS pid"))[0].pid);
+          await ensurePgstattuple(session);
+          buildTable = undefined;
+        }
+        let outcome: TrialOutcome;
+        if (c.kind === "build") {
+          const wanted = `${c.rows}|${c.keyOrder}`;
+          if (buildTable !== wanted) {
+            await prepareBuildTable(session, c, o);
+            buildTable = wanted;
+          }
+          outcome = await runBuildTrial(session, c, o);
+        } else {
+          buildTable = undefined;
+          if (c.kind === "wal_anatomy" && !walKept) {
+            await ensureWalinspect(session);
+            await keepWal(session, walKeepMB(c.rows, o.maxWalSizeMB));
+            walKept = true;
+          }
+          outcome = await runLoadTrial(session, c, o);
+        }
+        record = {
+          key: planned.key,
+          condition: c,
+          repeat: planned.repeat,
+          status: "ok",
+          seconds: outcome.seconds,
+          unitMs: outcome.phases.map((p) => p.ms),
+          counters: outcome.counters,
+          phases: outcome.phases,
+          index: outcome.index,
+          ...(outcome.walAnatomy ? { walAnatomy: outcome.walAnatomy } : {}),
+          startedAt,
+          finishedAt: new Date().toISOString(),
+        };
+      } catch (error) {
+        if (o.signal?.aborted) throw error;
+        record = {
+          key: planned.key,
+          condition: c,
+          repeat: planned.repeat,
+          status: "failed",
+          error: error instanceof Error ? error.message : String(error),
+          startedAt,
+          finishedAt: new Date().toISOString(),
+        };
+        o.store.append(record);
+        results.push(record);
+        // The connection may be dead: reconnect for the next trial (and reload its table).
+        await session?.close();
+        session = undefined;
+        if (!o.continueOnError) throw new TrialFailedError(record);
+        continue;
+      }
+      o.store.append(record);
+      results.push(record);
+      done++;
+      o.onTrial?.(done, o.plan.length, record, todo[i + 1]);
+    }
+    if (session) await session.query(DROP_TABLE);
+  } finally {
+    o.signal?.removeEventListener("abort", onAbort);
+    if (walKept) {
+      const cleanup = session ?? (await TrialSession.open(o.connection).catch(() => undefined));
+      if (cleanup) {
+        await keepWal(cleanup, undefined).catch(() => undefined);
+        await cleanup.query("CHECKPOINT").catch(() => undefined);
+        if (cleanup !== session) await cleanup.close();
+      }
+    }
+    await session?.close();
+  }
+  return results;
+}
+
+export class TrialFailedError extends Error {
+  override readonly name = "TrialFailedError";
+  constructor(readonly trial: CialTrial) {
+    super(`Trial ${trial.key} failed: ${trial.error}`);
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * What the server says about a round: per-table row and block counters, table and index sizes,
+ * and pg_stat_statements per statement of the transaction (calls, time, blocks, WAL).
+ */
+import type { Client } from "pg";
+import { serverCounters } from "../../engines/postgres/server-counters";
+import type { CounterSnapshot } from "../../stats/counters";
+
+const TABLE_SQL = `
+SELECT 'table.' || s.relname || '.' || k AS name, v::float8 AS value
+FROM pg_stat_user_tables s JOIN pg_statio_user_tables io USING (relid),
+  LATERAL (VALUES ('n_tup_ins', s.n_tup_ins), ('n_tup_upd', s.n_tup_upd), ('n_tup_hot_upd', s.n_tup_hot_upd),
+                  ('heap_blks_hit', io.heap_blks_hit), ('heap_blks_read', io.heap_blks_read),
+                  ('idx_blks_hit', io.idx_blks_hit), ('idx_blks_read', io.idx_blks_read)) AS c(k, v)
+WHERE v IS NOT NULL`;
+
+/** Table size (heap, TOAST, free-space and visibility maps) per table, and every index's size. */
+const SIZES_SQL = `
+SELECT 'table.' || relname AS name, pg_table_size(relid)::float8 AS bytes FROM pg_stat_user_tables
+UNION ALL
+SELECT 'index.' || relname || '.' || indexrelname, pg_relation_size(indexrelid)::float8 FROM pg_stat_user_indexes`;
+
+export async function roundCounters(client: Client): Promise<CounterSnapshot> {
+  const server = await serverCounters(client);
+  const { rows } = await client.query<{ name: string; value: number }>(TABLE_SQL);
+  return { ...server, ...Object.fromEntries(rows.map((r) => [r.name, Number(r.value)])) };
+}
+
+/** `table.<name>` and `index.<table>.<index>` → bytes. */
+export async function relationSizes(client: Client): Promise<Record<string, number>> {
+  const { rows } = await client.query<{ name: string; bytes: number }>(SIZES_SQL);
+  return Object.fromEntries(rows.map((r) => [r.name, Number(r.bytes)]));
+}
+
+export interface StatementStats {
+  /** The normalised statement, whitespace collapsed, first 100 characters. */
+  readonly query: string;
+  readonly calls: number;
+  readonly totalMs: number;
+  readonly meanMs: number;
+  readonly rows: number;
+  readonly sharedHit: number;
+  readonly sharedRead: number;
+  readonly sharedDirtied: number;
+  readonly sharedWritten: number;
+  readonly walRecords: number;
+  readonly walFpi: number;
+  readonly walBytes: number;
+}
+
+/** Clears pg_stat_statements, so a round's rows are that round's alone. */
+export async function resetStatements(client: Client): Promise<void> {
+  await client.query("SELECT pg_stat_statements_reset()");
+}
+
+/** The transaction's statements (BEGIN, the two WITH … statements, COMMIT) in this database. */
+export async function statementStats(client: Client): Promise<StatementStats[]> {
+  const { rows } = await client.query<Record<string, string>>(`
+    SELECT left(regexp_replace(query, '\\s+', ' ', 'g'), 100) AS query, calls::text, total_exec_time::text AS total,
+      mean_exec_time::text AS mean, rows::text, shared_blks_hit::text AS hit, shared_blks_read::text AS read,
+      shared_blks_dirtied::text AS dirtied, shared_blks_written::text AS written,
+      wal_records::text, wal_fpi::text, wal_bytes::text
+    FROM pg_stat_statements
+    WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+      AND query ~* '^\\s*(BEGIN|COMMIT|WITH)'
+    ORDER BY total_exec_time DESC`);
+  return rows.map((r) => ({
+    query: r.query,
+    calls: Number(r.calls),
+    totalMs: Number(r.total),
+    meanMs: Number(r.mean),
+    rows: Number(r.rows),
+    sharedHit: Number(r.hit),
+    sharedRead: Number(r.read),
+    sharedDirtied: Number(r.dirtied),
+    sharedWritten: Number(r.written),
+    walRecords: Number(r.wal_records),
+    walFpi: Number(r.wal_fpi),
+    walBytes: Number(r.wal_bytes),
+  }));
+}

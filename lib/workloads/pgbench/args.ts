@@ -1,0 +1,118 @@
+/**
+ * pgbench command lines, built in one place and checked before anything runs. The password is
+ * never an argument: it travels in PGPASSWORD.
+ */
+
+export type BuiltinScript = "tpcb-like" | "simple-update" | "select-only";
+
+export interface PgbenchInitOptions {
+  /** Scale factor: 100,000 pgbench_accounts rows per unit. */
+  readonly scale: number;
+  /** `-I` steps; default pgbench's own "dtgvp" (client-side generation). "G" generates server-side. */
+  readonly steps?: string;
+  readonly fillfactor?: number;
+  /** Database to initialise; default the server's. */
+  readonly database?: string;
+}
+
+export interface PgbenchLoadOptions {
+  readonly clients: number;
+  readonly threads?: number;
+  readonly durationSeconds: number;
+  /** One of pgbench's built-in scripts (default tpcb-like) unless `script` is given. */
+  readonly builtin?: BuiltinScript;
+  /** A custom script (pgbench's `-f`). */
+  readonly script?: { readonly name: string; readonly text: string };
+  /** `-n`: skip pgbench's VACUUM and history TRUNCATE before the run. */
+  readonly noVacuum?: boolean;
+  /** `-r` per-statement latencies (default on). */
+  readonly reportStatements?: boolean;
+  /** `-P` interval, s (default 1); 0 = none. */
+  readonly progressSeconds?: number;
+  readonly protocol?: "simple" | "extended" | "prepared";
+  /** `--max-tries` (pgbench ≥ 15): retry serialization and deadlock failures. */
+  readonly maxTries?: number;
+  readonly database?: string;
+}
+
+const STEPS = /^[dtgGvpf]+$/;
+
+export function checkInitOptions(o: PgbenchInitOptions): void {
+  if (!Number.isInteger(o.scale) || o.scale < 1) throw new Error(`pgbench scale must be a positive integer, got ${o.scale}`);
+  if (o.steps !== undefined && !STEPS.test(o.steps)) {
+    throw new Error(`pgbench init steps must use the letters d t g G v p f, got "${o.steps}"`);
+  }
+  if (o.fillfactor !== undefined && (!Number.isInteger(o.fillfactor) || o.fillfactor < 10 || o.fillfactor > 100)) {
+    throw new Error(`pgbench fillfactor must be an integer from 10 to 100, got ${o.fillfactor}`);
+  }
+}
+
+export function checkLoadOptions(o: PgbenchLoadOptions): void {
+  const positive = (name: string, v: number | undefined) => {
+    if (v !== undefined && (!Number.isInteger(v) || v < 1)) throw new Error(`pgbench ${name} must be a positive integer, got ${v}`);
+  };
+  positive("clients", o.clients);
+  positive("threads", o.threads);
+  positive("durationSeconds", o.durationSeconds);
+  positive("maxTries", o.maxTries);
+  if (o.threads !== undefined && o.threads > o.clients) {
+    throw new Error(`pgbench threads (${o.threads}) cannot exceed clients (${o.clients})`);
+  }
+  if (o.progressSeconds !== undefined && (!Number.isInteger(o.progressSeconds) || o.progressSeconds < 0)) {
+    throw new Error(`pgbench progressSeconds must be an integer ≥ 0, got ${o.progressSeconds}`);
+  }
+  if (o.script && o.builtin) throw new Error("give pgbench either a builtin or a custom script, not both");
+}
+
+export function connectionArgs(host: string, port: number, user: string): string[] {
+  return ["-h", host, "-p", String(port), "-U", user];
+}
+
+export function initArgs(o: PgbenchInitOptions): string[] {
+  checkInitOptions(o);
+  return [
+    "-i",
+    "-s", String(o.scale),
+    "-q",
+    ...(o.steps ? ["-I", o.steps] : []),
+    ...(o.fillfactor ? ["-F", String(o.fillfactor)] : []),
+  ];
+}
+
+export interface LogArgs {
+  readonly mode: "transactions" | "aggregate" | "none";
+  /** `--log-prefix`: a path prefix where the per-thread files go. */
+  readonly prefix: string;
+  readonly samplingRate?: number;
+  readonly aggregateSeconds?: number;
+}
+
+/**
+ * The run's arguments, without connection and database. `scriptPath` is where the caller wrote
+ * `o.script` (on the machine that runs pgbench).
+ */
+export function loadArgs(o: PgbenchLoadOptions, log: LogArgs, scriptPath?: string): string[] {
+  checkLoadOptions(o);
+  const args = ["-c", String(o.clients), "-j", String(o.threads ?? 1), "-T", String(o.durationSeconds)];
+  if (o.script) {
+    if (!scriptPath) throw new Error("a custom pgbench script needs the path it was written to");
+    args.push("-f", scriptPath);
+  } else {
+    args.push("-b", o.builtin ?? "tpcb-like");
+  }
+  if (o.noVacuum) args.push("-n");
+  if (o.reportStatements ?? true) args.push("-r");
+  const progress = o.progressSeconds ?? 1;
+  // Timestamps make progress lines comparable with other wall-clock events of the run.
+  if (progress > 0) args.push("-P", String(progress), "--progress-timestamp");
+  if (o.protocol) args.push("-M", o.protocol);
+  if (o.maxTries) args.push(`--max-tries=${o.maxTries}`);
+  if (log.mode !== "none") {
+    args.push("-l", `--log-prefix=${log.prefix}`);
+    if (log.mode === "aggregate") args.push(`--aggregate-interval=${log.aggregateSeconds ?? 1}`);
+    if (log.mode === "transactions" && log.samplingRate !== undefined && log.samplingRate < 1) {
+      args.push(`--sampling-rate=${log.samplingRate}`);
+    }
+  }
+  return args;
+}

@@ -1,0 +1,107 @@
+/**
+ * Where pgbench comes from: a binary on this machine (DBLAB_PGBENCH, then PATH, then the newest
+ * /usr/lib/postgresql/<major>/bin), which reaches any target over TCP; failing that, the pgbench
+ * inside a docker target's image, run with `docker exec`.
+ */
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import type { ExecResult, StartedServer } from "../../targets/types";
+
+/** A server that can run a command in its own container (DockerStartedServer). */
+export interface ExecCapableServer extends StartedServer {
+  exec(cmd: string[], options?: { readonly env?: readonly string[]; readonly user?: string }): Promise<ExecResult>;
+}
+
+export type PgbenchRunner =
+  | { readonly kind: "host"; readonly path: string; readonly version: string }
+  | {
+      readonly kind: "container";
+      readonly server: ExecCapableServer;
+      readonly version: string;
+      /** The server's port as seen inside the container (5432 in the PostgreSQL images). */
+      readonly port: number;
+    };
+
+/** The PostgreSQL port inside the lab's containers: pgbench run there reaches the server directly. */
+const CONTAINER_PORT = 5432;
+
+export class PgbenchNotFoundError extends Error {
+  override readonly name = "PgbenchNotFoundError";
+}
+
+function hostVersion(file: string): string | undefined {
+  const r = spawnSync(file, ["--version"], { encoding: "utf8", timeout: 10_000 });
+  if (r.status !== 0) return undefined;
+  return /pgbench \(PostgreSQL\) ([\d.]+)/.exec(r.stdout)?.[1] ?? r.stdout.trim();
+}
+
+function onPath(name: string): string | undefined {
+  for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
+    if (!dir) continue;
+    const file = path.join(dir, name);
+    try {
+      fs.accessSync(file, fs.constants.X_OK);
+      return file;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+/** /usr/lib/postgresql/<major>/bin/pgbench, newest major first. */
+function debianLayout(): string[] {
+  const root = "/usr/lib/postgresql";
+  if (!fs.existsSync(root)) return [];
+  return fs
+    .readdirSync(root)
+    .filter((d) => /^\d+(\.\d+)?$/.test(d))
+    .sort((a, b) => Number(b) - Number(a))
+    .map((d) => path.join(root, d, "bin", "pgbench"))
+    .filter((f) => fs.existsSync(f));
+}
+
+/** The host's pgbench, or undefined. DBLAB_PGBENCH, when set, must work: a typo is an error. */
+export function findHostPgbench(): { path: string; version: string } | undefined {
+  const forced = process.env.DBLAB_PGBENCH;
+  if (forced) {
+    const version = hostVersion(forced);
+    if (!version) throw new PgbenchNotFoundError(`DBLAB_PGBENCH=${forced} does not run (\`${forced} --version\` failed)`);
+    return { path: forced, version };
+  }
+  for (const candidate of [onPath("pgbench"), ...debianLayout()]) {
+    if (!candidate) continue;
+    const version = hostVersion(candidate);
+    if (version) return { path: candidate, version };
+  }
+  return undefined;
+}
+
+function isExecCapable(server: StartedServer): server is ExecCapableServer {
+  return server.kind === "docker" && typeof (server as Partial<ExecCapableServer>).exec === "function";
+}
+
+/**
+ * Picks how to run pgbench against `server`. Throws PgbenchNotFoundError with what to install
+ * when there is no way (tests turn that into a skip).
+ */
+export async function locatePgbench(server: StartedServer): Promise<PgbenchRunner> {
+  const host = findHostPgbench();
+  if (host) return { kind: "host", ...host };
+  if (isExecCapable(server)) {
+    const r = await server.exec(["pgbench", "--version"]).catch(() => undefined);
+    if (r && r.exitCode === 0) {
+      return { kind: "container", server, version: /([\d.]+)/.exec(r.stdout)?.[1] ?? r.stdout.trim(), port: CONTAINER_PORT };
+    }
+  }
+  throw new PgbenchNotFoundError(
+    "pgbench not found: install the PostgreSQL client tools (e.g. `apt-get install postgresql-client` or " +
+      "`brew install libpq`), put pgbench on PATH or set DBLAB_PGBENCH to its path" +
+      (server.kind === "docker" ? "; the docker image in use has no pgbench either" : ""),
+  );
+}
+
+export function describeRunner(runner: PgbenchRunner): string {
+  return runner.kind === "host" ? `host ${runner.path}` : `container ${runner.server.id.slice(0, 12)}`;
+}

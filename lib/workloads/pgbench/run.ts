@@ -1,0 +1,308 @@
+/**
+ * Runs pgbench against a started server: `initPgbench` (`pgbench -i`) and `runPgbench` (a timed
+ * load with progress, per-statement latencies and a transaction log), on the host or, where the
+ * host has none, inside a docker target's container.
+ *
+ * A host pgbench is registered in the resource registry for as long as it runs (a crash of the lab
+ * leaves a record the reaper acts on); an AbortSignal stops it with SIGINT.
+ */
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { processStartTicks, register, unregister } from "../../runtime/resource-registry";
+import type { ConnectionInfo, StartedServer } from "../../targets/types";
+import { connectionArgs, initArgs, loadArgs, type PgbenchInitOptions, type PgbenchLoadOptions } from "./args";
+import { describeRunner, locatePgbench, type PgbenchRunner } from "./locate";
+import { aggregateSeries, latencyDistribution, parseAggregateLog, parseTransactionLog, transactionSeries } from "./parse-log";
+import { parseProgressLine, parseSummary } from "./parse-output";
+import type { PgbenchLogMode, PgbenchRunResult, ProgressPoint } from "./types";
+
+export interface RunOptions extends PgbenchLoadOptions {
+  /** What to log (default "transactions": exact percentiles and per-bucket series). */
+  readonly log?: PgbenchLogMode;
+  /** `--sampling-rate` for the per-transaction log (default 1 = every transaction). */
+  readonly samplingRate?: number;
+  /** Bucket of the series, ms (default 1000). */
+  readonly bucketMs?: number;
+  readonly signal?: AbortSignal;
+  /** Called when pgbench has been started, with the wall-clock start (Unix ms). */
+  readonly onStart?: (startedAtMs: number) => void;
+  /** Each progress line as it arrives (host runs; a container run reports them at the end). */
+  readonly onProgress?: (point: ProgressPoint) => void;
+  /** Runner to use; default: located once per call with `locatePgbench`. */
+  readonly runner?: PgbenchRunner;
+}
+
+export interface InitResult {
+  readonly seconds: number;
+  /** pgbench's own breakdown: "drop tables", "create tables", "server-side generate", … (s). */
+  readonly steps: Readonly<Record<string, number>>;
+  readonly runner: string;
+  readonly version: string;
+}
+
+interface RawRun {
+  readonly exitCode: number;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly startedAtMs: number;
+  readonly finishedAtMs: number;
+  /** The log files' contents. */
+  readonly logs: readonly string[];
+}
+
+export class PgbenchAbortedError extends Error {
+  override readonly name = "AbortError";
+  constructor() {
+    super("pgbench was stopped (aborted by the caller)");
+  }
+}
+
+function childEnv(password: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, LANG: "C", LC_ALL: "C", PGPASSWORD: password };
+  // TLS settings of an external server are the only PG* variables worth inheriting; the rest
+  // (PGHOST, PGOPTIONS, …) would silently change what is measured.
+  for (const name of ["PGSSLMODE", "PGSSLROOTCERT", "PGSSLCERT", "PGSSLKEY"]) if (process.env[name]) env[name] = process.env[name];
+  return env;
+}
+
+/** Runs pgbench on the host; progress lines stream to `onLine` as they arrive. */
+function runOnHost(
+  file: string,
+  args: readonly string[],
+  password: string,
+  workDir: string,
+  options: { signal?: AbortSignal; onStart?: (ms: number) => void; onLine?: (line: string) => void; timeoutMs: number },
+): Promise<Omit<RawRun, "logs">> {
+  return new Promise((resolve, reject) => {
+    if (options.signal?.aborted) return reject(new PgbenchAbortedError());
+    const startedAtMs = Date.now();
+    const child = spawn(file, [...args], { cwd: workDir, env: childEnv(password), stdio: ["ignore", "pipe", "pipe"] });
+    const recordId = child.pid
+      ? register({
+          type: "process",
+          pid: child.pid,
+          pidStartTicks: processStartTicks(child.pid),
+          directory: workDir,
+          description: `pgbench pid ${child.pid} (${args.slice(0, 6).join(" ")} …)`,
+        })
+      : undefined;
+    options.onStart?.(startedAtMs);
+    let stdout = "";
+    let stderr = "";
+    let partial = "";
+    let aborted = false;
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+    child.stderr.setEncoding("utf8").on("data", (d: string) => {
+      stderr += d;
+      const lines = (partial + d).split("\n");
+      partial = lines.pop() ?? "";
+      for (const line of lines) options.onLine?.(line);
+    });
+    const stop = (signal: NodeJS.Signals) => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    };
+    const onAbort = () => {
+      aborted = true;
+      stop("SIGINT");
+      setTimeout(() => stop("SIGKILL"), 5000).unref();
+    };
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    // A wedged pgbench (a server that stopped answering) must not hang the notebook forever.
+    const watchdog = setTimeout(() => {
+      stderr += `\n(db-write-lab: pgbench ran ${Math.round(options.timeoutMs / 1000)} s past its duration and was stopped)`;
+      stop("SIGTERM");
+      setTimeout(() => stop("SIGKILL"), 5000).unref();
+    }, options.timeoutMs);
+    watchdog.unref();
+    child.once("error", (error) => {
+      clearTimeout(watchdog);
+      if (recordId) unregister(recordId);
+      reject(error);
+    });
+    child.once("close", (code, signal) => {
+      clearTimeout(watchdog);
+      options.signal?.removeEventListener("abort", onAbort);
+      if (recordId) unregister(recordId);
+      if (partial) options.onLine?.(partial);
+      if (aborted) return reject(new PgbenchAbortedError());
+      resolve({ exitCode: code ?? (signal ? 128 : -1), stdout, stderr, startedAtMs, finishedAtMs: Date.now() });
+    });
+  });
+}
+
+function readLogs(dir: string, prefix: string): string[] {
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.startsWith(`${prefix}.`))
+    .map((f) => fs.readFileSync(path.join(dir, f), "utf8"));
+}
+
+/** Runs pgbench in the server's container (its image has pgbench, the host has none). */
+async function runInContainer(
+  runner: Extract<PgbenchRunner, { kind: "container" }>,
+  buildArgs: (dir: string) => string[],
+  password: string,
+  script: { name: string; text: string } | undefined,
+  signal: AbortSignal | undefined,
+  onStart?: (ms: number) => void,
+): Promise<RawRun> {
+  const server = runner.server;
+  const dir = `/tmp/dblab-pgbench-${randomBytes(4).toString("hex")}`;
+  const sh = (command: string, ...params: string[]) => server.exec(["sh", "-c", command, "sh", ...params]);
+  await sh('mkdir -p "$1"', dir);
+  if (script) {
+    // No stdin on exec: the script travels base64-encoded as an argument.
+    await sh('printf %s "$1" | base64 -d > "$2"', Buffer.from(script.text).toString("base64"), `${dir}/${script.name}`);
+  }
+  const onAbort = () => void sh('kill -INT "$(cat "$1/pid")" 2>/dev/null', dir).catch(() => undefined);
+  signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    const startedAtMs = Date.now();
+    onStart?.(startedAtMs);
+    const result = await server.exec(["sh", "-c", 'echo $$ > "$0/pid"; cd "$0" && exec pgbench "$@"', dir, ...buildArgs(dir)], {
+      env: [`PGPASSWORD=${password}`],
+    });
+    const finishedAtMs = Date.now();
+    if (signal?.aborted) throw new PgbenchAbortedError();
+    const listing = await sh('for f in "$1"/tx.* "$1"/agg.*; do [ -f "$f" ] && cat "$f" && echo; done; true', dir);
+    return { ...result, startedAtMs, finishedAtMs, logs: [listing.stdout] };
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+    await sh('rm -rf "$1"', dir).catch(() => undefined);
+  }
+}
+
+function target(server: StartedServer, runner: PgbenchRunner, database: string | undefined): { conn: string[]; db: string; password: string } {
+  const c: ConnectionInfo = server.connection;
+  const conn = runner.kind === "host" ? connectionArgs(c.host, c.port, c.user) : connectionArgs("127.0.0.1", runner.port, c.user);
+  return { conn, db: database ?? c.database, password: c.password };
+}
+
+/** `pgbench -i`: creates and fills the pgbench tables. */
+export async function initPgbench(server: StartedServer, o: PgbenchInitOptions, runner?: PgbenchRunner): Promise<InitResult> {
+  const r = runner ?? (await locatePgbench(server));
+  const { conn, db, password } = target(server, r, o.database);
+  const args = [...initArgs(o), ...conn, db];
+  const started = Date.now();
+  let raw: { exitCode: number; stdout: string; stderr: string };
+  if (r.kind === "host") {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-pgbench-init-"));
+    try {
+      raw = await runOnHost(r.path, args, password, dir, { timeoutMs: 24 * 3600_000 });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  } else {
+    raw = await r.server.exec(["pgbench", ...args], { env: [`PGPASSWORD=${password}`] });
+  }
+  if (raw.exitCode !== 0) {
+    throw new Error(`pgbench -i failed (exit ${raw.exitCode}):\n${(raw.stderr || raw.stdout).trim().split("\n").slice(-10).join("\n")}`);
+  }
+  const done = /done in ([\d.]+) s \(([^)]*)\)/.exec(raw.stderr + raw.stdout);
+  const steps: Record<string, number> = {};
+  for (const part of done?.[2].split(",") ?? []) {
+    const m = /^\s*(.*\S)\s+([\d.]+) s\s*$/.exec(part);
+    if (m) steps[m[1]] = Number(m[2]);
+  }
+  return { seconds: done ? Number(done[1]) : (Date.now() - started) / 1000, steps, runner: describeRunner(r), version: r.version };
+}
+
+/** A timed pgbench run; resolves with its summary, progress, per-bucket series and percentiles. */
+export async function runPgbench(server: StartedServer, o: RunOptions): Promise<PgbenchRunResult> {
+  const runner = o.runner ?? (await locatePgbench(server));
+  const { conn, db, password } = target(server, runner, o.database);
+  const mode = o.log ?? "transactions";
+  const samplingRate = o.samplingRate ?? 1;
+  const bucketMs = o.bucketMs ?? 1000;
+  const progress: ProgressPoint[] = [];
+  const messages: string[] = [];
+  let startedAt = 0;
+  const onLine = (line: string) => {
+    const p = parseProgressLine(line, startedAt || undefined);
+    if (p) {
+      progress.push(p);
+      o.onProgress?.(p);
+    } else if (line.trim()) {
+      messages.push(line.trim());
+    }
+  };
+  const prefix = mode === "aggregate" ? "agg" : "tx";
+  const argsFor = (dir: string) => [
+    ...loadArgs(o, { mode, prefix: path.posix.join(dir, prefix), samplingRate, aggregateSeconds: bucketMs / 1000 }, o.script ? path.posix.join(dir, o.script.name) : undefined),
+    ...conn,
+    db,
+  ];
+  if (mode === "aggregate" && (bucketMs % 1000 !== 0 || bucketMs < 1000)) {
+    throw new Error(`an aggregated pgbench log has whole-second intervals; bucketMs ${bucketMs} is not one`);
+  }
+  let raw: RawRun;
+  let args: string[];
+  if (runner.kind === "host") {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-pgbench-"));
+    try {
+      if (o.script) fs.writeFileSync(path.join(dir, o.script.name), o.script.text);
+      args = argsFor(dir);
+      const run = await runOnHost(runner.path, args, password, dir, {
+        signal: o.signal,
+        onStart: (ms) => {
+          startedAt = ms;
+          o.onStart?.(ms);
+        },
+        onLine,
+        timeoutMs: (o.durationSeconds + 120) * 1000,
+      });
+      raw = { ...run, logs: mode === "none" ? [] : readLogs(dir, prefix) };
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  } else {
+    let dirUsed = "";
+    raw = await runInContainer(
+      runner,
+      (dir) => {
+        dirUsed = dir;
+        return argsFor(dir);
+      },
+      password,
+      o.script,
+      o.signal,
+      (ms) => {
+        startedAt = ms;
+        o.onStart?.(ms);
+      },
+    );
+    args = argsFor(dirUsed);
+    for (const line of raw.stderr.split("\n")) onLine(line);
+  }
+  const summary = parseSummary(raw.stdout, raw.stderr);
+  if (raw.exitCode !== 0 && summary.abortedClients === 0) {
+    throw new Error(`pgbench failed (exit ${raw.exitCode}):\n${raw.stderr.trim().split("\n").slice(-10).join("\n")}`);
+  }
+  const text = raw.logs.join("\n");
+  let series: PgbenchRunResult["series"] = [];
+  let latency: PgbenchRunResult["latency"];
+  if (mode === "transactions") {
+    const transactions = parseTransactionLog(text);
+    const lastEnd = transactions.reduce((a, t) => Math.max(a, t.endMs), 0);
+    const end = Math.max(raw.startedAtMs + o.durationSeconds * 1000, Math.min(lastEnd + 1, raw.finishedAtMs));
+    series = transactionSeries(transactions, raw.startedAtMs, end, bucketMs, samplingRate);
+    latency = latencyDistribution(transactions, samplingRate);
+  } else if (mode === "aggregate") {
+    series = aggregateSeries(parseAggregateLog(text), raw.startedAtMs, bucketMs / 1000);
+  }
+  return {
+    args,
+    runner: describeRunner(runner),
+    version: runner.version,
+    startedAtMs: raw.startedAtMs,
+    finishedAtMs: raw.finishedAtMs,
+    summary,
+    progress,
+    series,
+    latency,
+    messages: messages.filter((m) => !/^pgbench \(|^starting vacuum/.test(m)).slice(-20),
+  };
+}

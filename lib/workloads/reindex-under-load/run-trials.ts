@@ -1,0 +1,208 @@
+/**
+ * One run of seed 003's protocol: a fresh copy of pgbench's tables, a restart, then pgbench's
+ * TPC-B-like load for a fixed time, with (or without) a REINDEX of the three primary keys from
+ * another session at a chosen second, while a sampler records who waits on what.
+ */
+import type { Client } from "pg";
+import type { ReindexMode } from "../../params/reindex-under-load";
+import { serverCounters } from "../../engines/postgres/server-counters";
+import { counterDelta } from "../../stats/counters";
+import type { RunStore, TrialRecord } from "../../results/run-store";
+import type { StartedServer } from "../../targets/types";
+import { runPgbench, type PgbenchRunner, type PgbenchRunResult, type ProgressPoint } from "../pgbench";
+import { ActivitySampler, type ActivitySample } from "./activity-sampler";
+import { cloneRunDatabase, PGBENCH_PRIMARY_KEYS, RUN_DATABASE, withAdmin } from "./databases";
+import { lockTimeline, type LockTimeline } from "./lock-timeline";
+import { ReindexSession, type ReindexTiming } from "./reindex-session";
+
+export interface ReindexCondition {
+  readonly set: number;
+  readonly mode: ReindexMode;
+}
+
+export interface ReindexTrial extends TrialRecord<ReindexCondition> {
+  readonly pgbench?: PgbenchRunResult;
+  readonly reindex?: ReindexTiming;
+  /** The samples, condensed (intervals, waits, phases); the raw samples follow. */
+  readonly timeline?: LockTimeline;
+  readonly samples?: readonly ActivitySample[];
+  /** Seconds to copy the template into the run database. */
+  readonly cloneSeconds?: number;
+  readonly restarted?: boolean;
+}
+
+export interface PlannedRun {
+  readonly key: string;
+  readonly condition: ReindexCondition;
+}
+
+/** Sets outermost, modes in the given order within a set: the seed's order. */
+export function planRuns(sets: number, modes: readonly ReindexMode[]): PlannedRun[] {
+  const plan: PlannedRun[] = [];
+  for (let set = 1; set <= sets; set++) {
+    for (const mode of modes) plan.push({ key: `set${set}/${mode}`, condition: { set, mode } });
+  }
+  return plan;
+}
+
+export interface RunSettings {
+  readonly clients: number;
+  readonly threads: number;
+  readonly durationSeconds: number;
+  readonly reindexStartSeconds: number;
+  readonly sampleIntervalMs: number;
+  readonly restartBetweenRuns: boolean;
+}
+
+const TABLE_STATS_SQL = `
+SELECT 'table.' || relname || '.' || k AS name, v::float8 AS value
+FROM pg_stat_user_tables,
+  LATERAL (VALUES ('n_tup_ins', n_tup_ins), ('n_tup_upd', n_tup_upd), ('n_tup_hot_upd', n_tup_hot_upd)) AS c(k, v)
+WHERE relname LIKE 'pgbench_%'
+UNION ALL
+SELECT 'size.index.' || indexrelname, pg_relation_size(indexrelid)::float8 FROM pg_stat_user_indexes WHERE relname LIKE 'pgbench_%'
+`;
+
+async function snapshot(client: Client): Promise<Record<string, number>> {
+  const server = await serverCounters(client);
+  const { rows } = await client.query<{ name: string; value: number }>(TABLE_STATS_SQL);
+  return { ...server, ...Object.fromEntries(rows.map((r) => [r.name, Number(r.value)])) };
+}
+
+/** Backends publish their statistics as they exit: wait until pgbench's sessions are gone. */
+async function waitForClientsGone(client: Client, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const { rows } = await client.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'pgbench'",
+    );
+    if (rows[0].n === 0) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export interface TrialHooks {
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (point: ProgressPoint) => void;
+  /** Called with notes worth showing (e.g. the target cannot restart). */
+  readonly onNote?: (note: string) => void;
+}
+
+export async function runTrial(
+  server: StartedServer,
+  runner: PgbenchRunner,
+  planned: PlannedRun,
+  s: RunSettings,
+  hooks: TrialHooks = {},
+): Promise<ReindexTrial> {
+  const startedAt = new Date().toISOString();
+  const cloneSeconds = await cloneRunDatabase(server);
+  let restarted = false;
+  if (s.restartBetweenRuns) {
+    try {
+      await server.restart();
+      restarted = true;
+    } catch (error) {
+      hooks.onNote?.(`no restart before ${planned.key}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  const connection = { ...server.connection, database: RUN_DATABASE };
+  return withAdmin(
+    server,
+    async (admin) => {
+      const before = await snapshot(admin);
+      const mode = planned.condition.mode;
+      const session = mode === "baseline" ? undefined : await ReindexSession.open(connection);
+      const sampler = await ActivitySampler.start(connection, s.sampleIntervalMs);
+      let reindexRun: Promise<ReindexTiming> | undefined;
+      let timer: NodeJS.Timeout | undefined;
+      let pgbench: PgbenchRunResult;
+      let samples: ActivitySample[];
+      try {
+        pgbench = await runPgbench(server, {
+          runner,
+          database: RUN_DATABASE,
+          clients: s.clients,
+          threads: s.threads,
+          durationSeconds: s.durationSeconds,
+          builtin: "tpcb-like",
+          signal: hooks.signal,
+          onProgress: hooks.onProgress,
+          onStart: () => {
+            if (!session) return;
+            reindexRun = new Promise((resolve) => {
+              timer = setTimeout(() => resolve(session.run(PGBENCH_PRIMARY_KEYS, mode === "concurrently")), s.reindexStartSeconds * 1000);
+            });
+          },
+        });
+      } catch (error) {
+        if (timer) clearTimeout(timer);
+        if (session) await admin.query("SELECT pg_cancel_backend($1)", [session.pid]).catch(() => undefined);
+        await sampler.stop().catch(() => undefined);
+        await session?.close();
+        throw error;
+      }
+      // A REINDEX CONCURRENTLY may outlast the load; its whole duration is part of the result.
+      const reindex = reindexRun ? await reindexRun : undefined;
+      try {
+        samples = await sampler.stop();
+      } finally {
+        await session?.close();
+      }
+      await waitForClientsGone(admin);
+      const after = await snapshot(admin);
+      const record: ReindexTrial = {
+        key: planned.key,
+        condition: planned.condition,
+        repeat: planned.condition.set,
+        status: reindex?.error ? "failed" : "ok",
+        error: reindex?.error,
+        seconds: (pgbench.finishedAtMs - pgbench.startedAtMs) / 1000,
+        counters: counterDelta(before, after),
+        startedAt,
+        finishedAt: new Date().toISOString(),
+        pgbench,
+        reindex,
+        timeline: lockTimeline(samples, "pgbench", reindex?.pid),
+        samples,
+        cloneSeconds,
+        restarted,
+      };
+      return record;
+    },
+    RUN_DATABASE,
+  );
+}
+
+export interface RunPlanOptions {
+  readonly server: StartedServer;
+  readonly runner: PgbenchRunner;
+  readonly plan: readonly PlannedRun[];
+  readonly settings: RunSettings;
+  readonly store: RunStore<ReindexCondition>;
+  readonly signal?: AbortSignal;
+  readonly onRun?: (done: number, total: number, next: PlannedRun | undefined, last: ReindexTrial | undefined) => void;
+  readonly onProgress?: (planned: PlannedRun, point: ProgressPoint) => void;
+  readonly onNote?: (note: string) => void;
+}
+
+/** Runs the plan, appending each trial as it ends; finished trials of a resumed run are skipped. */
+export async function runPlan(o: RunPlanOptions): Promise<ReindexTrial[]> {
+  const finished = o.store.finishedKeys();
+  const todo = o.plan.filter((p) => !finished.has(p.key));
+  const out: ReindexTrial[] = [];
+  let last: ReindexTrial | undefined;
+  for (const [i, planned] of todo.entries()) {
+    if (o.signal?.aborted) break;
+    o.onRun?.(i, todo.length, planned, last);
+    last = await runTrial(o.server, o.runner, planned, o.settings, {
+      signal: o.signal,
+      onProgress: (p) => o.onProgress?.(planned, p),
+      onNote: o.onNote,
+    });
+    o.store.append(last);
+    out.push(last);
+  }
+  o.onRun?.(todo.length, todo.length, undefined, last);
+  return out;
+}

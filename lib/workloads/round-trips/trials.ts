@@ -1,0 +1,44 @@
+/** What one trial of notebook 05 records: a case in an environment, or a commit at a sync level. */
+import type { LinkStats } from "../../network/types";
+import type { TrialRecord } from "../../results/run-store";
+import type { CaseId } from "./cases";
+import type { LagSummary, SyncLevel } from "./replication";
+import type { StatementTimes } from "./timing";
+
+/** The emulated environments, and "external" for a real server measured as it is. */
+export type EnvironmentKey = "local" | "same-az" | "cross-az" | "quorum-same-az" | "quorum-cross-az" | "external";
+
+export type RoundTripCondition =
+  | {
+      readonly kind: "case";
+      readonly environment: EnvironmentKey;
+      readonly case: CaseId;
+      readonly statements: number;
+    }
+  | {
+      readonly kind: "commit-level";
+      readonly level: SyncLevel;
+      /** The requested standby round trip, ms. */
+      readonly standbyRttMs: number;
+      readonly commits: number;
+    };
+
+export interface RoundTripTrial extends TrialRecord<RoundTripCondition> {
+  /** Round trips the case makes (statements sent). */
+  readonly roundTrips?: number;
+  readonly statementTimes?: StatementTimes;
+  /** The client link's round trip as calibrated for this environment (median SELECT 1, ms). */
+  readonly clientRttMs?: number;
+  /** The standby links' round trip as calibrated (median SELECT 1 through each link, ms); null: no standbys. */
+  readonly standbyRttMs?: number | null;
+  /** pg_stat_replication lags sampled during the timed part (quorum environments and the sweep). */
+  readonly lags?: LagSummary;
+  /** The client link's own delivery record during the trial (the proxy measures it; netem not). */
+  readonly link?: LinkStats;
+}
+
+export function trialKey(c: RoundTripCondition, repeat: number): string {
+  return c.kind === "case"
+    ? `case/${c.environment}/${c.case}/n${c.statements}/r${repeat}`
+    : `sweep/${c.standbyRttMs}ms/${c.level}/n${c.commits}/r${repeat}`;
+}

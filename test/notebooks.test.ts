@@ -1,0 +1,63 @@
+/**
+ * The real notebooks, executed headless on the `smoke` profile through the same executor as
+ * `npm run reproduce`, each report then opened in headless Chromium: every plotly chart must be
+ * drawn (an SVG per chart) with no console errors, and the run's results must be on disk.
+ */
+import { after, test } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describeFailure, executeNotebook, findPython, JupyterUnavailableError } from "../lib/jupyter/execute";
+import { projectRoot } from "../lib/jupyter/kernel-spec";
+import { NOTEBOOKS } from "../lib/params/notebooks";
+import { checkReportRenders } from "./support/report-check";
+
+const root = projectRoot();
+const outDir = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-notebooks-test-"));
+const resultsDir = path.join(outDir, "results");
+after(() => {
+  if (!process.env.DBLAB_KEEP_TEST_OUTPUT) fs.rmSync(outDir, { recursive: true, force: true });
+});
+
+function jupyterMissing(): string | undefined {
+  try {
+    findPython();
+    return undefined;
+  } catch (e) {
+    if (e instanceof JupyterUnavailableError) return e.message;
+    throw e;
+  }
+}
+
+for (const entry of NOTEBOOKS) {
+  test(`notebook ${entry.id} runs headless on smoke (embedded target) and its report renders`, { timeout: 900_000 }, async (t) => {
+    const missing = jupyterMissing();
+    if (missing) return t.skip(`Jupyter not available: ${missing}`);
+    const name = path.basename(entry.file, ".ipynb");
+    const html = path.join(outDir, `${name}.html`);
+    const result = await executeNotebook({
+      notebook: path.join(root, entry.file),
+      outputIpynb: path.join(outDir, `${name}.ipynb`),
+      outputHtml: html,
+      profile: "smoke",
+      env: { DBLAB_TARGET: "embedded", DBLAB_RESULTS_DIR: resultsDir, DBLAB_RUN_ID: `test-${entry.id}` },
+    });
+    assert.equal(result.status, "ok", result.message ?? (result.failure && describeFailure(result.failure)));
+    const runs = fs.readdirSync(resultsDir).filter((d) => d.startsWith(`test-${entry.id}_`));
+    assert.ok(runs.length >= 1, `a results folder for ${entry.id}`);
+    const trials = path.join(resultsDir, runs[0], "trials.jsonl");
+    assert.ok(fs.existsSync(trials) && fs.statSync(trials).size > 0, "trials recorded");
+
+    let check;
+    try {
+      check = await checkReportRenders(html);
+    } catch (e) {
+      if (e instanceof Error && e.message.startsWith("SKIP:")) return t.skip(e.message);
+      throw e;
+    }
+    assert.ok(check.charts >= 1, "the report has charts");
+    assert.equal(check.svgCharts, check.charts, "every chart drew an SVG");
+    assert.deepEqual(check.consoleErrors, []);
+  });
+}
