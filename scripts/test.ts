@@ -5,6 +5,7 @@
  */
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 
 function findTests(dir: string): string[] {
@@ -25,5 +26,14 @@ if (files.length === 0) {
   console.error(`no test files under ${root}${only.length ? ` matching ${only.join(", ")}` : ""}`);
   process.exit(1);
 }
-const result = spawnSync(process.execPath, ["--test", "--test-concurrency=1", "--test-reporter=spec", ...files], { stdio: "inherit" });
+// Spec output for people, TAP into a file for the closing count line that CI reads.
+const tap = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "dblab-test-")), "results.tap");
+const result = spawnSync(
+  process.execPath,
+  ["--test", "--test-concurrency=1", "--test-reporter=spec", "--test-reporter-destination=stdout", "--test-reporter=tap", `--test-reporter-destination=${tap}`, ...files],
+  { stdio: "inherit" },
+);
+const summary = fs.existsSync(tap) ? fs.readFileSync(tap, "utf8") : "";
+const count = (name: string) => Number(new RegExp(`^# ${name} (\\d+)$`, "m").exec(summary)?.[1] ?? 0);
+console.log(`\ntests: ${count("pass")} passed, ${count("fail") + count("cancelled")} failed, ${count("skipped")} skipped`);
 process.exit(result.status ?? 1);
