@@ -11,7 +11,7 @@ import path from "node:path";
 import type { Client } from "pg";
 import { EmbeddedPostgresTarget } from "../lib/targets/embedded/embedded-postgres";
 import { PostgresIndexWriteTable } from "../lib/engines/postgres/index-write-table";
-import { connect } from "../lib/engines/postgres/pipeline-client";
+import { connect } from "../lib/engines/postgres/connect";
 import { batchRanges, makeDataset, type Dataset } from "../lib/workloads/index-write-cost/dataset";
 import { UPDATED_COLUMNS, type Operation } from "../lib/workloads/index-write-cost/operations";
 import { findPgbench } from "./support/pgbench-binary";

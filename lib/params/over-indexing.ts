@@ -1,18 +1,113 @@
-/** Parameters of notebook 03 (over-indexing), per profile, and their checks. (Being written.) */
+/** Parameters of notebook 03 (over-indexing), per profile, and their checks. */
+import { TARGET_CHOICES, type TargetChoice } from "../targets/select";
+import { INDEX_LEVELS } from "../workloads/over-indexing/schema";
 import { withProfile, type ProfileName } from "./profiles";
-import { rejectUnknownKeys } from "./validate";
+import { oneOf, ParameterError, positiveInteger, rejectUnknownKeys } from "./validate";
 
 export interface OverIndexingParams {
-  readonly target: "auto" | "embedded" | "docker" | "external";
+  /** Where the server runs: auto = docker if a daemon answers, else embedded. */
+  readonly target: TargetChoice;
+  /**
+   * Data size as a fraction of the seed's (1 = 20M products, ~50M stock rows, 1M movements;
+   * warehouses stay 2,500). The seed's ~11 GB becomes ~11 GB × dataScale.
+   */
+  readonly dataScale: number;
+  /** setseed() value for the generated data, in [-1, 1] (the seed's repository: 0.42). */
+  readonly randomSeed: number;
+  /** Index counts to run, from 7, 14, 21, 28, 39 (the seed: all five). */
+  readonly indexLevels: readonly number[];
+  /** Rounds per level; rounds go through all levels before repeating. */
+  readonly repeats: number;
+  /** pgbench clients and threads (the seed: -c 16 -j 8). */
+  readonly clients: number;
+  readonly threads: number;
+  /** Seconds per round (the seed: 300 to 7,200). */
+  readonly durationSeconds: number;
+  /** pgbench --max-tries (1 = the seed's: a deadlock aborts the client; more retries it). */
+  readonly maxTries: number;
+  /** Server memory: the seed's shared_buffers held its whole data set (64 GB for ~11 GB, 1 TB RAM). */
+  readonly sharedBuffersMB: number;
+  readonly maintenanceWorkMemMB: number;
+  /** The seed's max_wal_size 200 GB / checkpoint_timeout 30 min kept checkpoints out of its rounds. */
+  readonly maxWalSizeGB: number;
+  readonly checkpointTimeoutMin: number;
+  /** CPU and memory limits of a docker server. */
+  readonly cpus: number;
+  readonly memoryGiB: number;
 }
 
+const SEED = {
+  target: "auto",
+  randomSeed: 0.42,
+  indexLevels: [...INDEX_LEVELS],
+  clients: 16,
+  threads: 8,
+  maxTries: 1,
+  maintenanceWorkMemMB: 256,
+  maxWalSizeGB: 16,
+  checkpointTimeoutMin: 30,
+  cpus: 2,
+} as const;
+
 export const overIndexing_PROFILES: Readonly<Record<ProfileName, OverIndexingParams>> = {
-  smoke: { target: "auto" },
-  default: { target: "auto" },
-  full: { target: "auto" },
+  smoke: { ...SEED, dataScale: 0.0005, repeats: 1, clients: 4, threads: 2, durationSeconds: 2, sharedBuffersMB: 256, memoryGiB: 2 },
+  // 3 % of the seed's data (~330 MB: 600k products, ~1.5M stock rows), five levels twice, 30 s rounds:
+  // about 8 minutes on 2 cores. A round adds roughly as many stock rows, relative to the table,
+  // as the seed's 5-minute rounds did (~100 per transaction).
+  default: { ...SEED, dataScale: 0.03, repeats: 2, durationSeconds: 30, sharedBuffersMB: 1024, memoryGiB: 4 },
+  // The seed's data (~11 GB, ~50 GB after rounds with 39 indexes) and its shortest round, 5 minutes.
+  full: { ...SEED, dataScale: 1, repeats: 1, durationSeconds: 300, sharedBuffersMB: 12288, maintenanceWorkMemMB: 2048, maxWalSizeGB: 64, memoryGiB: 16 },
 };
 
+const KNOWN = Object.keys(overIndexing_PROFILES.default);
+
+function numberIn(name: string, value: unknown, min: number, max: number, exclusiveMin = false): number {
+  if (typeof value !== "number" || !Number.isFinite(value) || value > max || (exclusiveMin ? value <= min : value < min)) {
+    throw new ParameterError(`${name} must be a number ${exclusiveMin ? ">" : "≥"} ${min} and ≤ ${max}, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
 export function overIndexingParams(profile: ProfileName | string, overrides: Partial<OverIndexingParams> = {}): OverIndexingParams {
-  rejectUnknownKeys("03-over-indexing", overrides, Object.keys(overIndexing_PROFILES.default));
-  return withProfile(overIndexing_PROFILES, profile, overrides);
+  rejectUnknownKeys("03-over-indexing", overrides, KNOWN);
+  const p = withProfile(overIndexing_PROFILES, profile, overrides);
+  if (!Array.isArray(p.indexLevels) || p.indexLevels.length === 0) {
+    throw new ParameterError(`indexLevels must be a non-empty list drawn from ${INDEX_LEVELS.join(", ")}`);
+  }
+  const levels = p.indexLevels.map((v, i) => {
+    if (!(INDEX_LEVELS as readonly unknown[]).includes(v)) {
+      throw new ParameterError(`indexLevels[${i}] must be one of ${INDEX_LEVELS.join(", ")} (the seed's levels), got ${JSON.stringify(v)}`);
+    }
+    return v as number;
+  });
+  if (new Set(levels).size !== levels.length) throw new ParameterError(`indexLevels lists a level twice: ${levels.join(", ")}`);
+  const clients = positiveInteger("clients", p.clients);
+  const threads = positiveInteger("threads", p.threads);
+  if (threads > clients) throw new ParameterError(`threads (${threads}) cannot exceed clients (${clients})`);
+  const dataScale = numberIn("dataScale", p.dataScale, 0, 4, true);
+  if (dataScale * 20_000_000 < 1000) {
+    throw new ParameterError(`dataScale ${dataScale} gives fewer than 1,000 products; use at least 0.00005`);
+  }
+  const sharedBuffersMB = positiveInteger("sharedBuffersMB", p.sharedBuffersMB);
+  const memoryGiB = positiveInteger("memoryGiB", p.memoryGiB);
+  if (sharedBuffersMB >= memoryGiB * 1024) {
+    throw new ParameterError(`sharedBuffersMB (${sharedBuffersMB}) must be below the server's memory limit memoryGiB (${memoryGiB} GiB)`);
+  }
+  return {
+    target: oneOf("target", p.target, TARGET_CHOICES),
+    dataScale,
+    randomSeed: numberIn("randomSeed", p.randomSeed, -1, 1),
+    indexLevels: [...levels].sort((a, b) => a - b),
+    repeats: positiveInteger("repeats", p.repeats),
+    clients,
+    threads,
+    durationSeconds: positiveInteger("durationSeconds", p.durationSeconds),
+    maxTries: positiveInteger("maxTries", p.maxTries),
+    sharedBuffersMB,
+    maintenanceWorkMemMB: positiveInteger("maintenanceWorkMemMB", p.maintenanceWorkMemMB),
+    maxWalSizeGB: positiveInteger("maxWalSizeGB", p.maxWalSizeGB),
+    checkpointTimeoutMin: positiveInteger("checkpointTimeoutMin", p.checkpointTimeoutMin),
+    cpus: positiveInteger("cpus", p.cpus),
+    memoryGiB,
+  };
 }

@@ -1,16 +1,17 @@
 /**
  * PostgreSQL side of the index-write-cost workload: the seed's table, COPY loading, single-column
- * B-tree indexes, pipelined single-row INSERT/UPDATE batches, and the counters that explain them.
+ * B-tree indexes, batched single-row INSERT/UPDATE (one round trip, one transaction per batch), and the counters that explain them.
  */
 import { pipeline } from "node:stream/promises";
 import { Readable } from "node:stream";
-import type { Client, QueryConfig } from "pg";
+import type { Client } from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import type { ConnectionInfo } from "../../targets/types";
 import type { Dataset } from "../../workloads/index-write-cost/dataset";
 import type { CounterSnapshot, IndexWriteEngine } from "../../workloads/index-write-cost/engine";
 import { FIELDS, UPDATED_COLUMNS, type Field, type UpdateOperation } from "../../workloads/index-write-cost/operations";
-import { connect, connectPipelined, sendBatch } from "./pipeline-client";
+import { sendBatch } from "./batch";
+import { connect } from "./connect";
 
 const TABLE = "write_cost_rows";
 const COLUMNS = ["id", "counter", ...FIELDS];
@@ -55,14 +56,14 @@ export class PostgresIndexWriteTable implements IndexWriteEngine {
   private constructor(
     /** Setup, COPY and counters: an ordinary connection. */
     private readonly setup: Client,
-    /** The timed statements: a pipelined connection. */
+    /** The timed statements: batches of one prepared statement, one Sync each. */
     private readonly writer: Client,
   ) {}
 
   static async open(connection: ConnectionInfo): Promise<PostgresIndexWriteTable> {
     const setup = await connect(connection);
     try {
-      return new PostgresIndexWriteTable(setup, await connectPipelined(connection));
+      return new PostgresIndexWriteTable(setup, await connect(connection));
     } catch (error) {
       await setup.end();
       throw error;
@@ -93,12 +94,12 @@ export class PostgresIndexWriteTable implements IndexWriteEngine {
     }
   }
 
-  insertBatch(dataset: Dataset, start: number, end: number): Promise<void> {
-    return sendBatch(this.writer, insertStatements(dataset, start, end));
+  async insertBatch(dataset: Dataset, start: number, end: number): Promise<void> {
+    await sendBatch(this.writer, "wc_insert", INSERT_TEXT, insertRows(dataset, start, end));
   }
 
-  updateBatch(dataset: Dataset, operation: UpdateOperation, start: number, end: number): Promise<void> {
-    return sendBatch(this.writer, updateStatements(dataset, operation, start, end));
+  async updateBatch(dataset: Dataset, operation: UpdateOperation, start: number, end: number): Promise<void> {
+    await sendBatch(this.writer, `wc_${operation}`, UPDATE_TEXT[operation], updateRows(dataset, start, end));
   }
 
   async counters(): Promise<CounterSnapshot> {
@@ -115,17 +116,15 @@ export class PostgresIndexWriteTable implements IndexWriteEngine {
   }
 }
 
-function* insertStatements(dataset: Dataset, start: number, end: number): Generator<QueryConfig> {
+function* insertRows(dataset: Dataset, start: number, end: number): Generator<string[]> {
   const f = dataset.fields;
   for (let i = start; i < end; i++) {
-    yield { name: "wc_insert", text: INSERT_TEXT, values: [i + 1, 0, f[0][i], f[1][i], f[2][i], f[3][i], f[4][i]] };
+    yield [String(i + 1), "0", String(f[0][i]), String(f[1][i]), String(f[2][i]), String(f[3][i]), String(f[4][i])];
   }
 }
 
-function* updateStatements(dataset: Dataset, operation: UpdateOperation, start: number, end: number): Generator<QueryConfig> {
-  const name = `wc_${operation}`;
-  const text = UPDATE_TEXT[operation];
-  for (let k = start; k < end; k++) yield { name, text, values: [dataset.updateOrder[k] + 1] };
+function* updateRows(dataset: Dataset, start: number, end: number): Generator<string[]> {
+  for (let k = start; k < end; k++) yield [String(dataset.updateOrder[k] + 1)];
 }
 
 /** One row per counter: table activity, buffers, WAL, checkpoints, and the size of each relation. */

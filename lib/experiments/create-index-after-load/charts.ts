@@ -57,9 +57,10 @@ export function headlineBars(s: CialSummary): PlotlyFigure {
 /** Per-row cost vs table size: flat lines mean linear growth, rising lines worse than linear. */
 export function sizeSweepPerRow(s: CialSummary): PlotlyFigure {
   const sweep = sizeSweep(s);
-  const data: PlotlyTrace[] = METHODS.map((method) => {
+  const data: PlotlyTrace[] = METHODS.flatMap((method) => {
     const points = sweep.map((p) => (method === "load_then_index" ? p.a : p.b)).filter((m): m is MethodSummary => m !== undefined);
-    return {
+    const cpu = points.filter((m) => m.backendCpuS !== undefined);
+    return [{
       type: "scatter",
       mode: "lines+markers",
       name: METHOD_LABELS[method],
@@ -72,12 +73,21 @@ export function sizeSweepPerRow(s: CialSummary): PlotlyFigure {
         array: points.map((m) => ((m.maxSeconds - m.medianSeconds) / m.condition.rows) * 1e6),
         arrayminus: points.map((m) => ((m.medianSeconds - m.minSeconds) / m.condition.rows) * 1e6),
       },
-    };
+    },
+    {
+      type: "scatter",
+      mode: "lines+markers",
+      name: `${method === "load_then_index" ? "A" : "B"}: backend CPU${method === "load_then_index" ? " (leader only)" : ""}`,
+      x: cpu.map((m) => m.condition.rows),
+      y: cpu.map((m) => (m.backendCpuS! / m.condition.rows) * 1e6),
+      line: { color: COLORS[method], dash: "dot" },
+      marker: { symbol: "circle-open" },
+    }];
   });
   return {
     data,
     layout: {
-      title: { text: "Time per row vs rows (flat = linear; whiskers = min–max)" },
+      title: { text: "Time per row vs rows (flat = linear; whiskers = min–max; dotted = backend CPU per row)" },
       xaxis: { title: { text: "rows" }, type: "log" },
       yaxis: { title: { text: "µs per row (seed's measure)" }, rangemode: "tozero" },
     },

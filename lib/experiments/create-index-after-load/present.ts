@@ -1,6 +1,7 @@
 /**
  * What notebook 02 shows, one call per section, so the notebook stays narrative + calls.
  */
+import { median } from "simple-statistics";
 import { escapeHtml, show } from "../../display/output";
 import { plot } from "../../display/plotly";
 import { showRunHeader } from "../../display/run-header";
@@ -13,9 +14,10 @@ import { seedFigures } from "./claims";
 import type { CreateIndexAfterLoadRun } from "./run";
 import { checkpoints, headlinePair, ioWaitMs, sizeSweep, type CialSummary, type MethodSummary } from "./summarise";
 
-const r2 = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? undefined : Math.round(x * 100) / 100);
-const r1 = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? undefined : Math.round(x * 10) / 10);
-const mb = (bytes: number | undefined) => (bytes === undefined ? undefined : r1(bytes / 2 ** 20));
+// Tables format numbers to 3 significant digits themselves; these only drop what cannot be shown.
+const r2 = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? undefined : x);
+const r1 = r2;
+const mb = (bytes: number | undefined) => (bytes === undefined ? undefined : bytes / 2 ** 20);
 const short = (m: Method) => (m === "load_then_index" ? "A" : "B");
 
 export function showRun(run: CreateIndexAfterLoadRun): void {
@@ -26,7 +28,17 @@ export function showRun(run: CreateIndexAfterLoadRun): void {
   );
   const failed = run.trials.filter((t) => t.status === "failed");
   if (failed.length) showTable(failed.map((t) => ({ trial: t.key, error: t.error ?? "" })), { caption: `${failed.length} trial(s) failed` });
-  show().html(`<div style="color:#555">${run.trials.length} trials in ${Math.round(run.elapsedS)} s (server start and stop included).</div>`);
+  const loads = run.trials.flatMap((t) => t.loadAverage ?? []);
+  const cpus = run.metadata.host.cpus;
+  const busy = loads.length > 0 && median(loads) > cpus;
+  const loadText = loads.length
+    ? ` Host 1-minute load average during the trials: median ${median(loads).toFixed(1)}, max ${Math.max(...loads).toFixed(1)} on ${cpus} CPUs` +
+      (busy ? " — other work competed for the CPU, so single trials are noisy: read the medians, ranges and intervals, not one trial." : ".")
+    : "";
+  show().html(
+    `<div style="${busy ? "border-left:4px solid #f58518;padding:6px 10px;background:#fff7ec" : "color:#555"}">` +
+      `${run.trials.length} trials in ${Math.round(run.elapsedS)} s (server start and stop included).${escapeHtml(loadText)}</div>`,
+  );
 }
 
 export function showHeadline(s: CialSummary): void {
@@ -186,6 +198,8 @@ export function showSizeSweep(s: CialSummary): void {
     "B / A": r2(p.ratio),
     "95 % CI": p.ratioCiLow !== undefined ? `${p.ratioCiLow.toFixed(2)}–${p.ratioCiHigh!.toFixed(2)}` : "",
     n: `${p.a?.trials ?? 0}+${p.b?.trials ?? 0}`,
+    "A CPU µs/row (leader)": r2(p.a?.backendCpuS !== undefined ? (p.a.backendCpuS / p.rows) * 1e6 : undefined),
+    "B CPU µs/row": r2(p.b?.backendCpuS !== undefined ? (p.b.backendCpuS / p.rows) * 1e6 : undefined),
     "index MB (B)": mb(p.b?.index?.indexBytes),
     "B blks_read": p.b?.totals["db.blks_read"],
     "B checkpoints": p.b ? checkpoints(p.b.totals) : undefined,

@@ -3,7 +3,7 @@
  * record everything, stop the server in `finally`.
  */
 import { progressReporter } from "../../display/progress";
-import { connect } from "../../engines/postgres/pipeline-client";
+import { connect } from "../../engines/postgres/connect";
 import type { CreateIndexAfterLoadParams } from "../../params/create-index-after-load";
 import { gitCommit, hostInfo, type RunMetadata } from "../../results/metadata";
 import { RunStore } from "../../results/run-store";

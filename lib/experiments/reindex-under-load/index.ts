@@ -14,7 +14,7 @@ export { timeline, tpsBySet, updateLatencyBySet, waitShares } from "./charts";
 
 /** The run's figures: per run and per mode (medians over sets, ratios to the baselines). */
 export function summarise(run: ReindexUnderLoadRun): ReindexSummary {
-  return summariseTrials(run.trials, run.params.durationSeconds, run.params.clients);
+  return summariseTrials(run.trials, run.params.durationSeconds, run.params.clients, run.metadata.host.cpus);
 }
 
 export function checkClaims(summary: ReindexSummary): ClaimCheck[] {

@@ -57,6 +57,8 @@ export function runRows(s: ReindexSummary): Row[] {
       "REINDEX at s": r.reindexStartS === undefined ? "" : `${r.reindexStartS.toFixed(1)}–${r.reindexEndS!.toFixed(1)}`,
       "blocked s": r1(r.blockedSeconds),
       "all clients blocked s": r1(r.allBlockedSeconds),
+      "tps in window / outside": r.tpsDuringReindex === undefined ? "" : `${r.tpsDuringReindex.toFixed(0)} / ${r.tpsOutsideReindex!.toFixed(0)}`,
+      "tx lost in window": r.lostShare === undefined ? "" : `${(r.lostShare * 100).toFixed(1)} %`,
       "WAL bytes / tx": r.walBytesPerTransaction === undefined ? undefined : Math.round(r.walBytesPerTransaction),
     }));
 }
@@ -77,6 +79,7 @@ export function showRunTable(s: ReindexSummary): void {
     "UPDATE / baseline": m.updateRatio ? r1(m.updateRatio.ratio) : "",
     "REINDEX s": r1(m.reindexSeconds?.median),
     "blocked s": r1(m.blockedSeconds.median),
+    "tx lost in window": m.lostShare ? `${(m.lostShare.median * 100).toFixed(1)} %` : "",
   }));
   showTable(modes, { caption: "Per mode: medians over sets; ratios are median ÷ median of the baselines" });
 }

@@ -41,6 +41,14 @@ export interface RunSummary {
   readonly topLock?: string;
   readonly waitShares: Readonly<Record<string, number>>;
   readonly reindexWaitShares: Readonly<Record<string, number>>;
+  /**
+   * Within the run itself: TPS while the REINDEX ran vs TPS in the rest of the run, and the
+   * transactions the window cost as a share of the run (rate outside × window − done inside).
+   * Immune to the run-to-run drift of a shared machine, which the set's baseline is not.
+   */
+  readonly tpsDuringReindex?: number;
+  readonly tpsOutsideReindex?: number;
+  readonly lostShare?: number;
   /** TPS ÷ the same set's baseline TPS. */
   readonly tpsVsBaseline?: number;
   readonly walBytesPerTransaction?: number;
@@ -63,6 +71,10 @@ export interface ModeSummary {
   readonly accountsReindexSeconds?: Spread;
   readonly blockedSeconds: Spread;
   readonly allBlockedSeconds: Spread;
+  /** Share of the run's transactions the REINDEX window cost (within-run estimate). */
+  readonly lostShare?: Spread;
+  /** TPS during the REINDEX ÷ TPS outside it, same run. */
+  readonly duringOutside?: Spread;
   /** Median TPS ÷ median baseline TPS, with a bootstrap CI over sets. */
   readonly tpsRatio?: Ratio;
   /** Median accounts-UPDATE latency ÷ the baseline's. */
@@ -72,12 +84,40 @@ export interface ModeSummary {
 export interface ReindexSummary {
   readonly durationSeconds: number;
   readonly clients: number;
+  /** CPUs of the machine that ran server and pgbench (they share them). */
+  readonly hostCpus?: number;
   readonly runs: readonly RunSummary[];
   readonly modes: readonly ModeSummary[];
   readonly failed: readonly { readonly key: string; readonly error: string }[];
 }
 
-function summariseRun(t: ReindexTrial, baselineTps: number | undefined): RunSummary {
+/**
+ * Transactions inside [from, to) (Unix ms) from the per-second series, each bucket counted in
+ * proportion to its overlap with the window.
+ */
+export function windowStats(series: readonly SeriesPoint[], runStartMs: number, durationSeconds: number, from: number, to: number) {
+  const runEnd = runStartMs + durationSeconds * 1000;
+  const a = Math.max(from, runStartMs);
+  const b = Math.min(to, runEnd);
+  if (b <= a) return undefined;
+  let inside = 0;
+  let total = 0;
+  for (const p of series) {
+    const start = p.epochMs;
+    const end = start + 1000;
+    if (start >= runEnd) continue;
+    total += p.transactions;
+    inside += p.transactions * (Math.max(0, Math.min(end, b) - Math.max(start, a)) / 1000);
+  }
+  const windowS = (b - a) / 1000;
+  const outsideS = durationSeconds - windowS;
+  if (outsideS <= 0) return undefined;
+  const during = inside / windowS;
+  const outside = (total - inside) / outsideS;
+  return { during, outside, lostShare: outside > 0 ? ((outside - during) * windowS) / (outside * durationSeconds) : undefined };
+}
+
+function summariseRun(t: ReindexTrial, baselineTps: number | undefined, durationSeconds: number): RunSummary {
   const b = t.pgbench!;
   const r = t.reindex;
   const tl = t.timeline!;
@@ -85,6 +125,7 @@ function summariseRun(t: ReindexTrial, baselineTps: number | undefined): RunSumm
   const accounts = r?.statements.find((s) => s.index === "pgbench_accounts_pkey");
   const upd = c["table.pgbench_accounts.n_tup_upd"];
   const topLock = Object.keys(tl.locks)[0];
+  const w = r && !r.error ? windowStats(b.series, b.startedAtMs, durationSeconds, r.startMs, r.endMs) : undefined;
   return {
     key: t.key,
     set: t.condition.set,
@@ -110,6 +151,9 @@ function summariseRun(t: ReindexTrial, baselineTps: number | undefined): RunSumm
     topLock,
     waitShares: tl.waitShares,
     reindexWaitShares: tl.reindexWaitShares,
+    tpsDuringReindex: w?.during,
+    tpsOutsideReindex: w?.outside,
+    lostShare: w?.lostShare,
     tpsVsBaseline: baselineTps ? b.summary.tps / baselineTps : undefined,
     walBytesPerTransaction: c["wal.bytes"] !== undefined && b.summary.transactions ? c["wal.bytes"] / b.summary.transactions : undefined,
     accountsHotShare: upd ? (c["table.pgbench_accounts.n_tup_hot_upd"] ?? 0) / upd : undefined,
@@ -126,10 +170,10 @@ function spreadOf(values: readonly (number | undefined)[]): Spread | undefined {
   return v.length ? spread(v) : undefined;
 }
 
-export function summarise(trials: readonly ReindexTrial[], durationSeconds: number, clients: number): ReindexSummary {
+export function summarise(trials: readonly ReindexTrial[], durationSeconds: number, clients: number, hostCpus?: number): ReindexSummary {
   const ok = trials.filter((t) => t.status === "ok" && t.pgbench && t.timeline);
   const baselineBySet = new Map(ok.filter((t) => t.condition.mode === "baseline").map((t) => [t.condition.set, t.pgbench!.summary.tps]));
-  const runs = ok.map((t) => summariseRun(t, baselineBySet.get(t.condition.set)));
+  const runs = ok.map((t) => summariseRun(t, baselineBySet.get(t.condition.set), durationSeconds));
   const byMode = groupBy(runs, (r) => r.mode);
   const baseline = byMode.get("baseline");
   const modes: ModeSummary[] = [...byMode.entries()].map(([mode, group]) => {
@@ -146,6 +190,8 @@ export function summarise(trials: readonly ReindexTrial[], durationSeconds: numb
       accountsReindexSeconds: spreadOf(group.map((r) => r.accountsReindexSeconds)),
       blockedSeconds: spread(group.map((r) => r.blockedSeconds)),
       allBlockedSeconds: spread(group.map((r) => r.allBlockedSeconds)),
+      lostShare: spreadOf(group.map((r) => r.lostShare)),
+      duringOutside: spreadOf(group.map((r) => (r.tpsDuringReindex !== undefined && r.tpsOutsideReindex ? r.tpsDuringReindex / r.tpsOutsideReindex : undefined))),
       tpsRatio: baseline && mode !== "baseline" ? ratioOfMedians(tps, baseline.map((r) => r.tps)) : undefined,
       updateRatio: baseUpd.length && upd.length && mode !== "baseline" ? ratioOfMedians(upd, baseUpd) : undefined,
     };
@@ -153,6 +199,7 @@ export function summarise(trials: readonly ReindexTrial[], durationSeconds: numb
   return {
     durationSeconds,
     clients,
+    hostCpus,
     runs,
     modes,
     failed: trials.filter((t) => t.status === "failed").map((t) => ({ key: t.key, error: t.error ?? "" })),

@@ -4,7 +4,7 @@
  * should use — the link's address, or the server itself when the target is at or below loopback.
  */
 import type { Client } from "pg";
-import { connect } from "../../engines/postgres/pipeline-client";
+import { connect } from "../../engines/postgres/connect";
 import { calibrateLink, medianRtt, type LinkCalibration } from "../../network/calibrate";
 import type { DelayLink, LinkKind } from "../../network/types";
 import type { ConnectionInfo } from "../../targets/types";
@@ -27,9 +27,12 @@ async function withClient<T>(connection: ConnectionInfo, fn: (client: Client) =>
   }
 }
 
-/** The direct round trip of SELECT 1 to a server (median, ms). */
-export function measureBaseline(connection: ConnectionInfo, samples: number): Promise<number> {
-  return withClient(connection, (c) => medianRtt(selectOneProbe(c), samples, 50));
+/**
+ * The direct round trip of SELECT 1 to a server (median, ms), after a warm-up long enough for a
+ * freshly started server (or container) to settle.
+ */
+export function measureBaseline(connection: ConnectionInfo, samples: number, warmup = 200): Promise<number> {
+  return withClient(connection, (c) => medianRtt(selectOneProbe(c), samples, warmup));
 }
 
 export class CalibratedLink {
@@ -40,7 +43,6 @@ export class CalibratedLink {
     readonly link: DelayLink,
     /** The server behind the link, reached directly. */
     readonly server: ConnectionInfo,
-    readonly baselineMs: number,
     private readonly samples: number,
   ) {}
 
@@ -59,13 +61,17 @@ export class CalibratedLink {
       await this.apply(known);
       return known;
     }
+    // The direct round trip is measured right before, under the same conditions (load drifts),
+    // with the link at 0: netem delays every connection to the server's address, direct ones too.
+    await this.link.setOneWayDelay(0);
+    const baselineRttMs = await measureBaseline(this.server, this.samples, 50);
     let cal = await withClient(this.viaLink, (c) =>
-      calibrateLink(this.link, selectOneProbe(c), { targetRttMs: targetMs, baselineRttMs: this.baselineMs, samples: this.samples }),
+      calibrateLink(this.link, selectOneProbe(c), { targetRttMs: targetMs, baselineRttMs, samples: this.samples }),
     );
     if (viaLinkOnly && cal.mode === "direct") {
       cal = { ...cal, mode: "link-at-zero", achievedRttMs: cal.linkZeroRttMs, note: `${cal.note}; this link's peer connects only through it, so it runs at 0 ms added (${cal.linkZeroRttMs.toFixed(3)} ms)` };
     }
-    if (this.link.kind === "netem" && cal.mode === "delayed" && cal.achievedRttMs - this.baselineMs < 0.5 * (targetMs - this.baselineMs)) {
+    if (this.link.kind === "netem" && cal.mode === "delayed" && cal.achievedRttMs - baselineRttMs < 0.5 * (targetMs - baselineRttMs)) {
       throw new Error(
         `netem did not delay the ${this.link.name} link (asked ${targetMs} ms, reached ${cal.achievedRttMs.toFixed(3)} ms): ` +
           `its packets probably do not cross lo here (e.g. Docker's port forwarding). Run with network: "proxy".`,

@@ -7,7 +7,7 @@
  */
 import type { Client } from "pg";
 import { progressReporter } from "../../display/progress";
-import { connect } from "../../engines/postgres/pipeline-client";
+import { connect } from "../../engines/postgres/connect";
 import { createEmulator, type NetworkEmulator } from "../../network/emulator";
 import type { DelayLink } from "../../network/types";
 import type { RoundTripsParams } from "../../params/round-trips";
@@ -89,6 +89,8 @@ async function runEnvironments(
   options: { readonly lagAdmin?: Client; readonly standbyRttMs: number | null; readonly serverLabel: string },
 ): Promise<void> {
   const p = st.p;
+  // A netem link delays direct connections to its address too: at 0 while measuring loopback.
+  await st.clientLink?.setOneWayDelay(0);
   const baseline = await measureBaseline(server, p.calibrationSamples);
   st.baselines[options.serverLabel] = baseline;
   const needsLink = envs.some((e) => ENVIRONMENT_INFO[e].clientTargetMs(p) !== null);
@@ -96,7 +98,7 @@ async function runEnvironments(
   if (needsLink) {
     st.emulator ??= await createEmulator(p.network);
     st.clientLink ??= await st.emulator.createLink({ name: "client", serverHost: server.host, serverPort: server.port });
-    calibrated = new CalibratedLink(st.clientLink, server, baseline, p.calibrationSamples);
+    calibrated = new CalibratedLink(st.clientLink, server, p.calibrationSamples);
   }
   const admin = await connect(server);
   try {
@@ -106,6 +108,7 @@ async function runEnvironments(
         let connection = server;
         let clientRttMs = baseline;
         let link: DelayLink | undefined;
+        if (target === null) await calibrated?.link.setOneWayDelay(0);
         if (target !== null && calibrated) {
           st.say(`setting the client link to ${target} ms for ${env}…`);
           const cal = await calibrated.calibrate(target, `${env} (${options.serverLabel})`);
@@ -147,7 +150,7 @@ async function runQuorumPhase(st: State, primary: EmbeddedPostgresServer, envs: 
         serverPort: primary.connection.port,
         address: netem ? STANDBY_ADDRESSES[i] : undefined,
       });
-      standbyLinks.push(new CalibratedLink(link, primary.connection, baseline, p.calibrationSamples));
+      standbyLinks.push(new CalibratedLink(link, primary.connection, p.calibrationSamples));
     }
     const setStandbyRtt = async (targetMs: number): Promise<number> => {
       st.say(`setting both standby links to ${targetMs} ms…`);
@@ -170,6 +173,8 @@ async function runQuorumPhase(st: State, primary: EmbeddedPostgresServer, envs: 
     lagAdmin = await connect(primary.connection);
     if (envs.length) await runEnvironments(st, envs, primary.connection, { lagAdmin, standbyRttMs: standbyRtt, serverLabel: "primary with 2 standbys" });
     if (sweep) {
+      // The sweep's client is direct (for netem, on the client link's address: set it to 0).
+      await st.clientLink?.setOneWayDelay(0);
       await resetTable(admin, p.rows);
       const bench = await connect(primary.connection);
       try {

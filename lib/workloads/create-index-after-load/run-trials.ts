@@ -3,9 +3,10 @@
  * phase timed on its own with the server's counters around it; each trial appended to the run's
  * trials.jsonl as soon as it ends.
  */
+import os from "node:os";
 import type { RunStore, TrialRecord } from "../../results/run-store";
 import type { ConnectionInfo } from "../../targets/types";
-import { connect } from "../../engines/postgres/pipeline-client";
+import { connect } from "../../engines/postgres/connect";
 import { ensurePgstattuple, indexShape, type IndexShape } from "./index-shape";
 import type { CialCondition, PlannedTrial } from "./plan";
 import { TrialSession, type PhaseName, type PhaseRecord, type PhaseResult } from "./session";
@@ -18,6 +19,11 @@ export interface CialTrial extends TrialRecord<CialCondition> {
   readonly index?: IndexShape;
   /** wal_anatomy trials: the WAL of the load and index phases by record type. */
   readonly walAnatomy?: Readonly<Partial<Record<PhaseName, readonly WalRecordType[]>>>;
+  /**
+   * The host's 1-minute load average when the trial started and ended: on a shared 2-core machine
+   * a load far above the core count means other work competed for the CPU during the trial.
+   */
+  readonly loadAverage?: readonly [number, number];
 }
 
 export interface RunPlanOptions {
@@ -47,15 +53,19 @@ function flatten(results: readonly PhaseResult[]): Record<string, number> {
   return flat;
 }
 
-/** A fresh, empty table after a checkpoint, so no trial inherits another's dirty buffers. */
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A fresh, empty table after a checkpoint, so no trial inherits another's dirty buffers. The drop
+ * commits first (separate statements): a dropped table's buffers are discarded, not flushed.
+ */
 async function freshTable(session: TrialSession, settleMs: number): Promise<void> {
-  await session.query(`${DROP_TABLE}; CHECKPOINT`);
+  await session.query(DROP_TABLE);
+  await session.query("CHECKPOINT");
   await session.query(CREATE_TABLE);
   // The checkpointer publishes its counters just after CHECKPOINT returns: keep them out of phase 1.
   await sleep(settleMs);
 }
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 async function load(session: TrialSession, c: CialCondition, o: RunPlanOptions): Promise<PhaseResult> {
   // Reseeded right before the load, so every trial of a size writes the same codes.
@@ -102,7 +112,8 @@ async function prepareBuildTable(session: TrialSession, c: CialCondition, o: Run
 }
 
 async function runBuildTrial(session: TrialSession, c: CialCondition, o: RunPlanOptions): Promise<TrialOutcome> {
-  await session.query(`DROP INDEX IF EXISTS ${INDEX}; CHECKPOINT`);
+  await session.query(`DROP INDEX IF EXISTS ${INDEX}`);
+  await session.query("CHECKPOINT");
   await sleep(o.settleMs);
   await session.query(buildSettingsSql(c.maintenanceWorkMemMB, c.parallelWorkers));
   const build = await session.phase("index", CREATE_INDEX, { settleMs: o.settleMs, traceSort: true });
@@ -148,6 +159,7 @@ export async function runPlan(o: RunPlanOptions): Promise<CialTrial[]> {
       o.signal?.throwIfAborted();
       const c = planned.condition;
       const startedAt = new Date().toISOString();
+      const loadAtStart = os.loadavg()[0];
       let record: CialTrial;
       try {
         if (!session) {
@@ -184,6 +196,7 @@ export async function runPlan(o: RunPlanOptions): Promise<CialTrial[]> {
           phases: outcome.phases,
           index: outcome.index,
           ...(outcome.walAnatomy ? { walAnatomy: outcome.walAnatomy } : {}),
+          loadAverage: [loadAtStart, os.loadavg()[0]],
           startedAt,
           finishedAt: new Date().toISOString(),
         };

@@ -3,7 +3,7 @@
  * counters before and after it and the statement's own report (CPU, file-system blocks, sort trace).
  */
 import type { Client } from "pg";
-import { connect } from "../../engines/postgres/pipeline-client";
+import { connect } from "../../engines/postgres/connect";
 import { serverCounters } from "../../engines/postgres/server-counters";
 import { counterDelta, type CounterSnapshot } from "../../stats/counters";
 import type { ConnectionInfo } from "../../targets/types";

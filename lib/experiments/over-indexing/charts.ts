@@ -1,0 +1,186 @@
+/**
+ * Notebook 03's charts, built from the summaries.
+ */
+import type { PlotlyFigure, PlotlyTrace } from "../../display/plotly";
+import { TABLES } from "../../workloads/over-indexing/schema";
+import { seedCurveScaledTo, type OverIndexingSummary } from "./summarise";
+
+const LEVEL_COLORS = ["#4c78a8", "#72b7b2", "#eeca3b", "#f58518", "#e45756"];
+const TABLE_COLORS: Record<string, string> = { products: "#4c78a8", warehouses: "#b279a2", stock: "#f58518", stock_movements: "#54a24b" };
+
+const errorBars = (mid: number[], lo: number[], hi: number[]) => ({
+  type: "data",
+  symmetric: false,
+  array: hi.map((h, i) => h - mid[i]),
+  arrayminus: lo.map((l, i) => mid[i] - l),
+});
+
+/** TPS vs index count, ours (median, min–max) and the seed's curve scaled to our 7-index TPS. */
+export function tpsByLevel(s: OverIndexingSummary): PlotlyFigure {
+  const x = s.levels.map((l) => l.level);
+  const mid = s.levels.map((l) => l.tps.median);
+  const data: PlotlyTrace[] = [
+    {
+      type: "scatter",
+      mode: "lines+markers",
+      name: "this run (median; bars: min–max over rounds)",
+      x,
+      y: mid,
+      error_y: errorBars(mid, s.levels.map((l) => l.tps.min), s.levels.map((l) => l.tps.max)),
+      line: { color: "#4c78a8", width: 3 },
+    },
+  ];
+  const at7 = s.levels.find((l) => l.level === 7)?.tps.median;
+  if (at7) {
+    const seed = seedCurveScaledTo(at7);
+    data.push({
+      type: "scatter",
+      mode: "lines+markers",
+      name: "the seed's curve, scaled to our 7-index TPS",
+      x: seed.map((p) => p.level),
+      y: seed.map((p) => p.tps),
+      customdata: seed.map((p) => p.ratio),
+      hovertemplate: "%{y:.0f} tps (seed ×%{customdata:.2f} of its 7-index TPS)<extra></extra>",
+      line: { color: "#888", dash: "dot" },
+      marker: { symbol: "diamond-open", size: 10 },
+    });
+  }
+  return {
+    data,
+    layout: {
+      title: { text: `Throughput vs number of indexes (${s.clients} clients, ${s.durationSeconds} s rounds)` },
+      xaxis: { title: { text: "indexes on the four tables" }, tickvals: x },
+      yaxis: { title: { text: "transactions / s" }, rangemode: "tozero" },
+    },
+  };
+}
+
+/** Latency (avg, p50, p95, p99) vs index count; the seed's average (11 → 26 ms) scaled to our 7-index average. */
+export function latencyByLevel(s: OverIndexingSummary): PlotlyFigure {
+  const x = s.levels.map((l) => l.level);
+  const data: PlotlyTrace[] = [
+    { type: "scatter", mode: "lines+markers", name: "average (pgbench)", x, y: s.levels.map((l) => l.latencyAvgMs?.median ?? null), line: { width: 3, color: "#4c78a8" } },
+    { type: "scatter", mode: "lines+markers", name: "p50", x, y: s.levels.map((l) => l.p50Ms ?? null), line: { color: "#72b7b2" } },
+    { type: "scatter", mode: "lines+markers", name: "p95", x, y: s.levels.map((l) => l.p95Ms ?? null), line: { color: "#f58518" } },
+    { type: "scatter", mode: "lines+markers", name: "p99", x, y: s.levels.map((l) => l.p99Ms ?? null), line: { color: "#e45756" } },
+  ];
+  const avg7 = s.levels.find((l) => l.level === 7)?.latencyAvgMs?.median;
+  if (avg7) {
+    data.push({
+      type: "scatter",
+      mode: "markers",
+      name: "the seed's average (11 → 26 ms), scaled to ours at 7",
+      x: [7, 39],
+      y: [avg7, (avg7 * 26) / 11],
+      marker: { symbol: "diamond-open", size: 11, color: "#888" },
+    });
+  }
+  return {
+    data,
+    layout: {
+      title: { text: "Transaction latency vs number of indexes (percentiles from pgbench's transaction log)" },
+      xaxis: { title: { text: "indexes" }, tickvals: x },
+      yaxis: { title: { text: "ms" }, rangemode: "tozero" },
+    },
+  };
+}
+
+/** Size of every table and of its indexes after the round (first round of each level), stacked. */
+export function storageByLevel(s: OverIndexingSummary): PlotlyFigure {
+  const firsts = s.levels.map((l) => s.rounds.find((r) => r.level === l.level)!);
+  const x = firsts.map((r) => `${r.level} indexes`);
+  const mib = (b: number) => b / 2 ** 20;
+  const data: PlotlyTrace[] = [];
+  for (const table of TABLES) {
+    data.push({ type: "bar", name: `${table} (table)`, x, y: firsts.map((r) => mib(r.tables[table].tableBytesAfter)), marker: { color: TABLE_COLORS[table] } });
+    data.push({
+      type: "bar",
+      name: `${table} (indexes)`,
+      x,
+      y: firsts.map((r) => mib(r.tables[table].indexBytesAfter)),
+      marker: { color: TABLE_COLORS[table], pattern: { shape: "/" }, opacity: 0.7 },
+      customdata: firsts.map((r) => r.tables[table].indexes),
+      hovertemplate: "%{y:.1f} MiB in %{customdata} index(es)<extra>" + table + "</extra>",
+    });
+  }
+  data.push({
+    type: "scatter",
+    mode: "markers",
+    name: "total before the round",
+    x,
+    y: firsts.map((r) => mib(TABLES.reduce((a, t) => a + r.tables[t].tableBytesBefore + r.tables[t].indexBytesBefore, 0))),
+    marker: { symbol: "line-ew-open", size: 30, color: "#333", line: { width: 2 } },
+  });
+  return {
+    data,
+    layout: {
+      title: { text: "Storage after a round, by table and its indexes (the bar marks the size before the round)" },
+      barmode: "stack",
+      yaxis: { title: { text: "MiB" } },
+    },
+  };
+}
+
+/** TPS per second of every round, one line per level; a menu switches rounds. */
+export function perSecond(s: OverIndexingSummary): PlotlyFigure {
+  const repeats = [...new Set(s.rounds.map((r) => r.repeat))].sort((a, b) => a - b);
+  const data: PlotlyTrace[] = [];
+  const traceRound: number[] = [];
+  for (const repeat of repeats) {
+    s.rounds
+      .filter((r) => r.repeat === repeat)
+      .forEach((r) => {
+        const color = LEVEL_COLORS[s.levels.findIndex((l) => l.level === r.level) % LEVEL_COLORS.length];
+        data.push({
+          type: "scatter",
+          mode: "lines",
+          name: `${r.level} indexes`,
+          x: r.series.map((p) => p.second + 0.5),
+          y: r.series.map((p) => p.tps),
+          line: { color, shape: "hvh" },
+          visible: repeat === repeats[0],
+        });
+        traceRound.push(repeat);
+      });
+  }
+  return {
+    data,
+    layout: {
+      title: { text: "TPS per second in each round (from pgbench's transaction log)" },
+      xaxis: { title: { text: "seconds since pgbench started" } },
+      yaxis: { title: { text: "transactions / s" }, rangemode: "tozero" },
+      updatemenus:
+        repeats.length > 1
+          ? [{ type: "buttons", direction: "right", x: 0, xanchor: "left", y: 1.12, buttons: repeats.map((r) => ({ label: `round ${r}`, method: "update", args: [{ visible: traceRound.map((t) => t === r) }] })) }]
+          : [],
+    },
+  };
+}
+
+/** Work per transaction relative to the 7-index level, beside the TPS loss: what grew, by how much. */
+export function workPerTransaction(s: OverIndexingSummary): PlotlyFigure {
+  const base = s.levels[0];
+  const x = s.levels.map((l) => l.level);
+  const rel = (pick: (l: (typeof s.levels)[number]) => number | undefined) => {
+    const b = pick(base);
+    return s.levels.map((l) => {
+      const v = pick(l);
+      return b && v !== undefined ? v / b : null;
+    });
+  };
+  const data: PlotlyTrace[] = [
+    { type: "scatter", mode: "lines+markers", name: "index entries / tx", x, y: rel((l) => l.indexEntriesPerTx), line: { color: "#e45756" } },
+    { type: "scatter", mode: "lines+markers", name: "WAL bytes / tx", x, y: rel((l) => l.walBytesPerTx), line: { color: "#f58518" } },
+    { type: "scatter", mode: "lines+markers", name: "blocks dirtied / tx", x, y: rel((l) => l.dirtiedPerTx), line: { color: "#54a24b" } },
+    { type: "scatter", mode: "lines+markers", name: "index blocks touched / tx", x, y: rel((l) => l.indexBlocksPerTx), line: { color: "#b279a2" } },
+    { type: "scatter", mode: "lines+markers", name: "time per tx (1 / TPS)", x, y: rel((l) => 1 / l.tps.median), line: { color: "#4c78a8", width: 4 } },
+  ];
+  return {
+    data,
+    layout: {
+      title: { text: `Work per transaction, relative to ${base?.level ?? 7} indexes` },
+      xaxis: { title: { text: "indexes" }, tickvals: x },
+      yaxis: { title: { text: `× the ${base?.level ?? 7}-index value` }, rangemode: "tozero" },
+    },
+  };
+}

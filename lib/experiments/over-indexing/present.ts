@@ -1,0 +1,183 @@
+/**
+ * What notebook 03 shows, one call per section.
+ */
+import { stringify } from "csv-stringify/sync";
+import { escapeHtml, show } from "../../display/output";
+import { plot } from "../../display/plotly";
+import { showRunHeader } from "../../display/run-header";
+import { showTable, type Row } from "../../display/table";
+import { RunStore } from "../../results/run-store";
+import { claimRows, type ClaimCheck } from "../../stats/claims";
+import { extraIndexesFor, indexName } from "../../workloads/over-indexing/schema";
+import { latencyByLevel, perSecond, storageByLevel, tpsByLevel, workPerTransaction } from "./charts";
+import { NOTEBOOK, type OverIndexingRun } from "./run";
+import { seedCurveScaledTo, seedTps, type OverIndexingSummary } from "./summarise";
+
+const r1 = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 10) / 10);
+const r2 = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 100) / 100);
+const mib = (x: number | undefined) => (x === undefined ? undefined : Math.round((x / 2 ** 20) * 10) / 10);
+const pct = (x: number | undefined, d = 1) => (x === undefined ? "" : `${(x * 100).toFixed(d)} %`);
+
+export function showRun(run: OverIndexingRun): void {
+  showRunHeader(run.metadata, run.directory);
+  const t = run.template;
+  showTable(
+    [
+      {
+        products: t.rows.products,
+        warehouses: t.rows.warehouses,
+        stock: t.rows.stock,
+        stock_movements: t.rows.stock_movements,
+        "database MiB": mib(t.databaseBytes),
+        "load s": r1(Object.values(t.loadSeconds).reduce((a, b) => a + b, 0)),
+        "TABLESAMPLE %": Number(t.samplePercent.toPrecision(3)),
+      },
+    ],
+    { caption: `The loaded data every round is cloned from (dataScale ${run.params.dataScale} of the seed's)` },
+  );
+  const levels: Row[] = run.params.indexLevels.map((level) => ({
+    level,
+    "indexes added on top of the 7 from constraints": extraIndexesFor(level).map(indexName).join(", ") || "(none)",
+  }));
+  showTable(levels, { caption: "Index levels (each level's count is checked in pg_indexes before its round)" });
+  show().html(`<details><summary>The transaction (pgbench script)</summary><pre>${escapeHtml(run.script)}</pre></details>`);
+  const failed = run.trials.filter((x) => x.status === "failed");
+  if (failed.length) showTable(failed.map((x) => ({ round: x.key, error: x.error ?? "" })), { caption: `${failed.length} round(s) failed` });
+}
+
+export function levelRows(s: OverIndexingSummary): Row[] {
+  return s.levels.map((l) => ({
+    indexes: l.level,
+    rounds: l.rounds,
+    "median tps": r1(l.tps.median),
+    "tps range": `${l.tps.min.toFixed(0)}–${l.tps.max.toFixed(0)}`,
+    "tps / 7 idx": l.tpsRatio ? r2(l.tpsRatio.ratio) : l.level === s.levels[0]?.level ? 1 : undefined,
+    "95 % CI": l.tpsRatio ? `${l.tpsRatio.ciLow.toFixed(2)}–${l.tpsRatio.ciHigh.toFixed(2)}` : "",
+    "latency avg ms": r2(l.latencyAvgMs?.median),
+    "p50 ms": r2(l.p50Ms),
+    "p95 ms": r2(l.p95Ms),
+    "p99 ms": r2(l.p99Ms),
+  }));
+}
+
+export function showLevelTable(s: OverIndexingSummary): void {
+  showTable(levelRows(s), { caption: "Per level: medians over rounds; ratio = median TPS ÷ median TPS with 7 indexes" });
+  showTable(
+    s.rounds.map((r) => ({
+      round: r.key,
+      tps: r1(r.tps),
+      transactions: r.transactions,
+      failed: r.failed,
+      "latency avg ms": r2(r.latencyAvgMs),
+      "p99 ms": r2(r.p99Ms),
+      "index build s": r1(r.indexBuildSeconds),
+    })),
+    { caption: "Every round" },
+  );
+}
+
+export function showCharts(s: OverIndexingSummary): void {
+  plot(tpsByLevel(s));
+  plot(latencyByLevel(s));
+  plot(storageByLevel(s), 480);
+  plot(perSecond(s));
+  plot(workPerTransaction(s));
+}
+
+export function showSeedComparison(s: OverIndexingSummary): void {
+  const at7 = s.levels.find((l) => l.level === 7)?.tps.median;
+  const scaled = at7 ? seedCurveScaledTo(at7) : [];
+  const rows: Row[] = seedTps().map((x) => {
+    const ours = s.levels.find((l) => l.level === x.level);
+    const seedRatio = scaled.find((p) => p.level === x.level)?.ratio;
+    const ourRatio = ours && at7 ? ours.tps.median / at7 : undefined;
+    return {
+      indexes: x.level,
+      "seed tps (chart)": x.tps,
+      "seed / 7 idx": r2(seedRatio),
+      "our tps": r1(ours?.tps.median),
+      "our / 7 idx": r2(ourRatio),
+      "ours − seed (ratio)": ourRatio !== undefined && seedRatio !== undefined ? r2(ourRatio - seedRatio) : undefined,
+    };
+  });
+  showTable(rows, {
+    caption: "The seed's TPS (128 cores, 16 clients, 11 GB in 64 GB of shared_buffers) beside ours; the ratios to the 7-index level are what compare",
+  });
+}
+
+export function showClaims(claims: readonly ClaimCheck[]): void {
+  showTable(claimRows(claims), { caption: "The seed's claims on this machine" });
+}
+
+/** The server counters per level: what each transaction cost the server. */
+export function showExplanation(s: OverIndexingSummary): void {
+  const rows: Row[] = s.levels.map((l) => ({
+    indexes: l.level,
+    "index entries / tx": r1(l.indexEntriesPerTx),
+    "stock HOT share": pct(l.stockHotShare, 0),
+    "WAL kB / tx": r2(l.walBytesPerTx === undefined ? undefined : l.walBytesPerTx / 1024),
+    "FPI / tx": r2(l.walFpiPerTx),
+    "blocks dirtied / tx": r1(l.dirtiedPerTx),
+    "index blocks touched / tx": r1(l.indexBlocksPerTx),
+    "index growth kB / tx": r2(l.indexGrowthPerTx === undefined ? undefined : l.indexGrowthPerTx / 1024),
+    "cache hit": pct(l.hitRatio, 2),
+    "checkpoints in rounds": l.checkpoints,
+    "backend writes": l.backendWrites,
+  }));
+  showTable(rows, { caption: "Server counters per level (medians over rounds; per transaction = delta over the round ÷ transactions)" });
+  const storage: Row[] = s.levels.map((l) => {
+    const r = s.rounds.find((x) => x.level === l.level)!;
+    const t = r.tables;
+    return {
+      indexes: l.level,
+      ...Object.fromEntries(
+        (Object.keys(t) as (keyof typeof t)[]).flatMap((name) => [
+          [`${name} MiB`, mib(t[name].tableBytesAfter)],
+          [`${name} idx (${t[name].indexes}) MiB`, mib(t[name].indexBytesAfter)],
+        ]),
+      ),
+      "growth in round MiB": mib(r.tableGrowthBytes + r.indexGrowthBytes),
+    };
+  });
+  showTable(storage, { caption: "Storage after the first round of each level, by table and its indexes" });
+}
+
+/** pg_stat_statements per statement and level: time, blocks and WAL per call. */
+export function showStatements(s: OverIndexingSummary): void {
+  const rows: Row[] = [];
+  for (const l of s.levels) {
+    const r = s.rounds.find((x) => x.level === l.level);
+    for (const st of r?.statements ?? []) {
+      if (!st.calls) continue;
+      rows.push({
+        indexes: l.level,
+        statement: st.query.length > 70 ? `${st.query.slice(0, 70)}…` : st.query,
+        calls: st.calls,
+        "mean ms": r2(st.meanMs),
+        "rows / call": r1(st.rows / st.calls),
+        "blocks dirtied / call": r1(st.sharedDirtied / st.calls),
+        "blocks hit / call": r1(st.sharedHit / st.calls),
+        "WAL records / call": r1(st.walRecords / st.calls),
+        "WAL kB / call": r2(st.walBytes / st.calls / 1024),
+        "FPI / call": r2(st.walFpi / st.calls),
+      });
+    }
+  }
+  showTable(rows, { caption: "pg_stat_statements per statement of the transaction (first round of each level)" });
+}
+
+export function writeSummaries(run: OverIndexingRun, s: OverIndexingSummary, claims: readonly ClaimCheck[]): string[] {
+  const store = RunStore.open({ notebook: NOTEBOOK, params: run.params, resumeId: run.runId });
+  const compact = { ...s, rounds: s.rounds.map(({ series: _s, ...rest }) => rest) };
+  return [
+    store.writeSummary("summary.json", { summary: compact, claims }),
+    store.writeSummary("summary.csv", stringify(levelRows(s) as Record<string, unknown>[], { header: true })),
+  ];
+}
+
+export function showStopped(run: OverIndexingRun): void {
+  show().html(
+    `<p>The server was stopped and its data directory or container removed. Raw rounds (pgbench output, per-second series, ` +
+      `counters, sizes, pg_stat_statements): <code>${escapeHtml(run.directory)}/trials.jsonl</code>.</p>`,
+  );
+}

@@ -1,0 +1,120 @@
+/** Notebook 05's plotly figures. */
+import type { PlotlyFigure, PlotlyTrace } from "../../display/plotly";
+import { CASE_INFO, CASES } from "../../workloads/round-trips/cases";
+import { SYNC_LEVELS } from "../../workloads/round-trips/replication";
+import { seedValue, SEED_CONDITIONS, SEED_LABELS, type SeedSeries } from "./seed";
+import { findEnvironment, type RoundTripsSummary } from "./summarise";
+
+const COLORS = ["#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#9d755d"];
+
+/**
+ * Seconds per 10,000 statements against the client's round trip, one line per case: the slope of a
+ * line is the case's round trips (per 10,000), and quorum commit lifts the committing cases.
+ */
+export function elapsedVsRtt(s: RoundTripsSummary): PlotlyFigure {
+  const data: PlotlyTrace[] = [];
+  CASES.forEach((c, i) => {
+    for (const quorum of [false, true]) {
+      const pts = s.cases
+        .filter((x) => x.case === c && (findEnvironment(s, x.environment)?.quorum ?? false) === quorum)
+        .sort((a, b) => a.rttMs - b.rttMs);
+      if (!pts.length) continue;
+      data.push({
+        type: "scatter",
+        mode: "lines+markers",
+        name: `${CASE_INFO[c].label}${quorum ? " — quorum commit" : ""}`,
+        legendgroup: c,
+        x: pts.map((p) => p.rttMs),
+        y: pts.map((p) => p.secondsPer10k),
+        text: pts.map((p) => `${p.environment}: ${p.medianSeconds.toFixed(3)} s for ${p.statements.toLocaleString("en-US")} (${p.roundTrips.toLocaleString("en-US")} round trips)`),
+        line: { color: COLORS[i % COLORS.length], dash: quorum ? "dash" : "solid" },
+        marker: { symbol: quorum ? "square" : "circle" },
+      });
+    }
+  });
+  const seedSeries: { series: SeedSeries; label: string; color: string }[] = [
+    { series: "update_autocommit_seconds", label: "seed: UPDATE ×10,000 autocommit", color: COLORS[1] },
+    { series: "update_one_transaction_seconds", label: "seed: UPDATE ×10,000 in one transaction", color: COLORS[2] },
+  ];
+  for (const { series, label, color } of seedSeries) {
+    data.push({
+      type: "scatter",
+      mode: "markers",
+      name: label,
+      x: SEED_CONDITIONS.map((c) => seedValue("rtt_select1", c)),
+      y: SEED_CONDITIONS.map((c) => seedValue(series, c)),
+      text: SEED_CONDITIONS.map((c) => SEED_LABELS[c]),
+      marker: { symbol: "diamond-open", size: 12, color, line: { width: 2 } },
+    });
+  }
+  return {
+    data,
+    layout: {
+      title: { text: "Seconds per 10,000 statements vs the client's round trip (slope = round trips per statement)" },
+      xaxis: { title: { text: "client round trip, ms (median SELECT 1 of the environment's own run)" }, rangemode: "tozero" },
+      yaxis: { title: { text: "s per 10,000 statements (median)" }, rangemode: "tozero" },
+      legend: { font: { size: 10 } },
+    },
+  };
+}
+
+/** Commit latency by synchronous_commit level as the standbys move away. */
+export function commitLatencyBySyncLevel(s: RoundTripsSummary): PlotlyFigure | undefined {
+  if (!s.sweep.length) return undefined;
+  const data: PlotlyTrace[] = SYNC_LEVELS.filter((l) => s.sweep.some((x) => x.level === l)).map((level, i) => {
+    const pts = s.sweep.filter((x) => x.level === level).sort((a, b) => a.standbyRttMs - b.standbyRttMs);
+    return {
+      type: "scatter",
+      mode: "lines+markers",
+      name: `synchronous_commit = ${level}`,
+      x: pts.map((p) => p.standbyRttMs),
+      y: pts.map((p) => p.commitMs),
+      error_y: { type: "data", symmetric: false, array: pts.map((p) => p.commitMsMax - p.commitMs), arrayminus: pts.map((p) => p.commitMs - p.commitMsMin), visible: true },
+      line: { color: COLORS[i % COLORS.length] },
+    };
+  });
+  const local = s.sweep.filter((x) => x.level === "local");
+  if (local.length) {
+    const xs = [...new Set(s.sweep.map((x) => x.standbyRttMs))].sort((a, b) => a - b);
+    const base = local.reduce((a, b) => a + b.commitMs, 0) / local.length;
+    data.push({
+      type: "scatter",
+      mode: "lines",
+      name: "local flush + one standby round trip",
+      x: xs,
+      y: xs.map((x) => base + x),
+      line: { color: "#999", dash: "dot" },
+    });
+  }
+  return {
+    data,
+    layout: {
+      title: { text: "An autocommit UPDATE by synchronous_commit level and standby round trip (ANY 1 of 2 standbys)" },
+      xaxis: { title: { text: "primary ↔ standby round trip, ms (as reached)" }, rangemode: "tozero" },
+      yaxis: { title: { text: "ms per autocommit UPDATE (median; bars: range over repeats)" }, rangemode: "tozero" },
+    },
+  };
+}
+
+/** Autocommit vs one transaction per environment, ours (scaled to 10,000) beside the seed's. */
+export function autocommitVsOneTransaction(s: RoundTripsSummary): PlotlyFigure {
+  const envs = s.environments.filter((e) => e.autocommit && e.oneTransaction);
+  const data: PlotlyTrace[] = [
+    { type: "bar", name: "ours: autocommit", x: envs.map((e) => e.environment), y: envs.map((e) => e.autocommit!.secondsPer10k), marker: { color: COLORS[1] } },
+    { type: "bar", name: "ours: one transaction", x: envs.map((e) => e.environment), y: envs.map((e) => e.oneTransaction!.secondsPer10k), marker: { color: COLORS[2] } },
+  ];
+  const seedX = ["local", "same-az", "cross-az"] as const;
+  const map = { local: "local", "same-az": "same_az", "cross-az": "cross_az" } as const;
+  data.push(
+    { type: "scatter", mode: "markers", name: "seed: autocommit", x: seedX, y: seedX.map((e) => seedValue("update_autocommit_seconds", map[e])), marker: { symbol: "diamond", size: 12, color: "#7a3d00" } },
+    { type: "scatter", mode: "markers", name: "seed: one transaction", x: seedX, y: seedX.map((e) => seedValue("update_one_transaction_seconds", map[e])), marker: { symbol: "diamond", size: 12, color: "#1d5e1a" } },
+  );
+  return {
+    data,
+    layout: {
+      barmode: "group",
+      title: { text: "10,000 UPDATEs: autocommit vs one transaction (diamonds: the seed's Aurora at the same-AZ / other-AZ positions)" },
+      yaxis: { title: { text: "s per 10,000 statements" } },
+    },
+  };
+}

@@ -1,0 +1,223 @@
+/** What notebook 05 shows, one call per section, so the notebook stays narrative + calls. */
+import { escapeHtml, show } from "../../display/output";
+import { plot } from "../../display/plotly";
+import { showRunHeader } from "../../display/run-header";
+import { showTable, type Row } from "../../display/table";
+import { claimRows, type ClaimCheck } from "../../stats/claims";
+import { CASE_INFO } from "../../workloads/round-trips/cases";
+import { autocommitVsOneTransaction, commitLatencyBySyncLevel, elapsedVsRtt } from "./charts";
+import type { RoundTripsRun } from "./run";
+import { seedCommitMs, seedValue, SEED_LABELS, SEED_SELECT1_TOTAL_S, type SeedCondition } from "./seed";
+import { findEnvironment, type EnvironmentSummary, type RoundTripsSummary } from "./summarise";
+
+const r = (x: number | undefined | null, d = 3): number | undefined => (x === undefined || x === null || !Number.isFinite(x) ? undefined : Number(x.toFixed(d)));
+
+function note(html: string, color = "#4c78a8"): void {
+  show().html(`<div style="border-left:4px solid ${color};padding:6px 10px;background:#f6f8fb;margin:6px 0">${html}</div>`);
+}
+
+export function showRun(run: RoundTripsRun): void {
+  showRunHeader(run.metadata, run.directory);
+  note(`<b>Links:</b> ${escapeHtml(run.network.reason)}`);
+  for (const s of run.skipped) note(`<b>Not run here:</b> ${escapeHtml(s.what)} — ${escapeHtml(s.reason)}`, "#e45756");
+  const failed = run.trials.filter((t) => t.status === "failed");
+  if (failed.length) showTable(failed.map((t) => ({ trial: t.key, error: t.error ?? "" })), { caption: `${failed.length} trial(s) failed` });
+}
+
+/** How each link was set: target, what the machine does by itself, what was reached. */
+export function showCalibration(s: RoundTripsSummary): void {
+  const rows: Row[] = s.calibrations.map((c) => ({
+    link: c.link,
+    "stands for": c.purpose,
+    via: c.kind,
+    "target ms": c.targetRttMs,
+    "direct ms": r(c.baselineRttMs),
+    "link at 0 ms": r(c.linkZeroRttMs),
+    "link's own cost µs": Math.round((c.linkZeroRttMs - c.baselineRttMs) * 1000),
+    "one-way delay set ms": r(c.oneWayDelayMs),
+    "reached ms": r(c.achievedRttMs),
+    "off target µs": Math.round((c.achievedRttMs - c.targetRttMs) * 1000),
+    how: c.mode,
+    note: c.note,
+  }));
+  showTable(rows, { caption: "Round trips asked for and reached (median SELECT 1 through each link; the link's own cost is subtracted by measuring, not assumed)" });
+  const late = s.cases.filter((c) => c.linkLateP50Us !== null);
+  if (late.length) {
+    const p50 = late.map((c) => c.linkLateP50Us!).sort((a, b) => a - b)[Math.floor(late.length / 2)];
+    const p99 = Math.max(...late.map((c) => c.linkLateP99Us ?? 0));
+    note(
+      `During the timed trials the proxy delivered bytes a median ${p50.toFixed(1)} µs after their due time (worst trial's 99th percentile ${p99.toFixed(0)} µs): ` +
+        `it sleeps in <code>Atomics.wait</code> with 1 µs timer slack, woken by its clock thread, in a process of its own.`,
+    );
+  }
+}
+
+function seedEnvFor(e: EnvironmentSummary): SeedCondition | undefined {
+  return ({ local: "local", "same-az": "same_az", "cross-az": "cross_az", "quorum-same-az": "same_az", "quorum-cross-az": "cross_az" } as Record<string, SeedCondition>)[e.environment];
+}
+
+/** The seed's table 1 (RTT by environment) with ours beside it. */
+export function showRttTable(s: RoundTripsSummary): void {
+  const rows: Row[] = s.environments.map((e) => {
+    const seed = seedEnvFor(e);
+    const select1 = s.cases.find((c) => c.environment === e.environment && c.case === "select1");
+    return {
+      "seed environment": seed ? SEED_LABELS[seed] : "",
+      "seed s (10,000 × SELECT 1)": seed ? SEED_SELECT1_TOTAL_S[seed] : undefined,
+      "seed RTT ms": seed ? seedValue("rtt_select1", seed) : undefined,
+      "our environment": e.label,
+      "target ms": e.targetRttMs ?? "loopback",
+      "our s per 10,000": r(select1?.secondsPer10k),
+      "our RTT ms (median)": r(e.rttMs),
+      "our RTT ms (elapsed / N)": r(select1?.msPerRoundTrip),
+      note: e.calibration?.mode === "direct" ? "target ≤ loopback: ran direct" : e.calibration?.mode === "link-at-zero" ? "target below the link's own cost" : "",
+    };
+  });
+  showTable(rows, { caption: "Round trip by environment: the seed's figures beside ours", digits: 4 });
+}
+
+/** The seed's table 2 (autocommit vs one transaction) with ours beside it, scaled to 10,000 statements. */
+export function showAutocommitTable(s: RoundTripsSummary): void {
+  const rows: Row[] = s.environments
+    .filter((e) => e.autocommit && e.oneTransaction)
+    .map((e) => {
+      const seed = seedEnvFor(e);
+      const a = seed ? seedValue("update_autocommit_seconds", seed) : undefined;
+      const b = seed ? seedValue("update_one_transaction_seconds", seed) : undefined;
+      return {
+        "seed environment": seed ? SEED_LABELS[seed] : "",
+        "seed a. autocommit s": a,
+        "seed b. one transaction s": b,
+        "seed a − b s": a !== undefined && b !== undefined ? r(a - b) : undefined,
+        "our environment": e.label,
+        "ours a. s/10,000": r(e.autocommit!.secondsPer10k),
+        "ours b. s/10,000": r(e.oneTransaction!.secondsPer10k),
+        "ours a − b s/10,000": r(e.autocommit!.secondsPer10k - e.oneTransaction!.secondsPer10k),
+        "a / b (95 % CI)": e.ratio ? `${e.ratio.ratio.toFixed(2)} (${e.ratio.ciLow.toFixed(2)}–${e.ratio.ciHigh.toFixed(2)})` : "",
+        "ranges overlap": e.ratio ? (e.ratio.rangesOverlap ? "yes: do not over-read" : "no") : "",
+      };
+    });
+  showTable(rows, {
+    caption: `10,000 single-row UPDATEs, autocommit (a) vs one transaction (b): ours ran ${s.statements.toLocaleString("en-US")} per trial, scaled ×${(10_000 / s.statements).toFixed(1)}`,
+    digits: 4,
+  });
+}
+
+/** Commit time, estimated the seed's way, beside the server's own account of a commit. */
+export function showCommitTable(s: RoundTripsSummary): void {
+  const rows: Row[] = s.environments
+    .filter((e) => e.commitMs !== undefined)
+    .map((e) => {
+      const seed = seedEnvFor(e);
+      const aurora = seed && seed !== "local" ? seedValue("aurora_commit_latency_seconds", seed) : undefined;
+      return {
+        environment: e.label,
+        "seed (a − b)/N ms": seed ? r(seedCommitMs(seed)) : undefined,
+        "seed Aurora commit-latency counter / N ms": aurora !== undefined ? r((aurora * 1000) / 10_000) : undefined,
+        "ours (a − b)/N ms": r(e.commitMs),
+        "ours from min–max": e.commitMsLow !== undefined ? `${e.commitMsLow.toFixed(3)}–${e.commitMsHigh!.toFixed(3)}` : "",
+        "prepared (a − b)/N ms": r(e.preparedCommitMs),
+        "WAL syncs / commit": r(e.walSyncsPerCommit, 2),
+        "local WAL flush ms / sync": r(e.walSyncMsPerCommit),
+        "fastest standby flush lag ms": r(e.flushLagMs),
+        "standby RTT ms": r(e.standbyRttMs),
+      };
+    });
+  showTable(rows, {
+    caption:
+      "Commit time: (autocommit − one transaction) / N beside what the server says a commit waited for — its own WAL flush (pg_stat_wal) and, with standbys, the fastest standby's flush lag (pg_stat_replication)",
+  });
+}
+
+/** Every case in every environment. */
+export function showCaseTable(s: RoundTripsSummary): void {
+  const rows: Row[] = s.cases.map((c) => ({
+    environment: c.environment,
+    case: CASE_INFO[c.case].label,
+    n: c.trials,
+    "median s": r(c.medianSeconds),
+    "min–max s": `${c.minSeconds.toFixed(3)}–${c.maxSeconds.toFixed(3)}`,
+    "s per 10,000": r(c.secondsPer10k),
+    "round trips": c.roundTrips,
+    "ms / round trip": r(c.msPerRoundTrip),
+    "statement p50 ms": r(c.statementP50Ms),
+    "statement p99 ms": r(c.statementP99Ms),
+    "WAL syncs": Math.round(c.walSyncs),
+    "commits (xact_commit)": Math.round(c.xactCommits),
+    "WAL KiB": Math.round(c.walBytes / 1024),
+    "standby flush lag ms": r(c.flushLagMs),
+  }));
+  showTable(rows, { caption: "Every case (medians over repeats; counters are the server's deltas over the timed part)" });
+}
+
+export function showSweepTable(s: RoundTripsSummary): void {
+  if (!s.sweep.length) return;
+  const rows: Row[] = s.sweep.map((x) => ({
+    "standby RTT target ms": x.standbyTargetMs,
+    "reached ms": r(x.standbyRttMs),
+    synchronous_commit: x.level,
+    "ms per commit (median)": r(x.commitMs),
+    "range over repeats": `${x.commitMsMin.toFixed(3)}–${x.commitMsMax.toFixed(3)}`,
+    "local WAL flush ms": r(x.walSyncMsPerCommit),
+    "write lag ms": r(x.writeLagMs),
+    "flush lag ms": r(x.flushLagMs),
+    "replay lag ms": r(x.replayLagMs),
+  }));
+  showTable(rows, { caption: "Commit latency by synchronous_commit level and standby round trip (client direct; lags: the fastest standby, sampled)" });
+}
+
+export function showCharts(s: RoundTripsSummary): void {
+  plot(elapsedVsRtt(s), 520);
+  plot(autocommitVsOneTransaction(s));
+  const sweep = commitLatencyBySyncLevel(s);
+  if (sweep) plot(sweep, 460);
+}
+
+export function showClaims(claims: readonly ClaimCheck[]): void {
+  showTable(claimRows(claims), { caption: "The seed's claims on this machine" });
+}
+
+/** One paragraph per environment pair that says, from the counters, where a commit's time went. */
+export function showExplanation(s: RoundTripsSummary): void {
+  const local = findEnvironment(s, "local");
+  const q = findEnvironment(s, "quorum-same-az") ?? findEnvironment(s, "quorum-cross-az");
+  const parts: string[] = [];
+  if (local?.walSyncMsPerCommit !== undefined) {
+    parts.push(
+      `<li><b>One server.</b> An autocommit UPDATE is one round trip (${(local.rttMs ?? NaN).toFixed(3)} ms on loopback) plus one WAL flush ` +
+        `(${local.walSyncMsPerCommit.toFixed(3)} ms per <code>fdatasync</code> here, ${(local.walSyncsPerCommit ?? NaN).toFixed(2)} flushes per statement). ` +
+        `In one transaction the UPDATEs flush nothing until COMMIT.</li>`,
+    );
+  }
+  if (q?.flushLagMs !== undefined && q.flushLagMs !== null) {
+    parts.push(
+      `<li><b>Quorum commit.</b> After its own flush the primary waits for the first standby to report the WAL flushed: ` +
+        `a median ${q.flushLagMs.toFixed(3)} ms with standbys ${(q.standbyRttMs ?? NaN).toFixed(3)} ms away — one round trip plus the standby's own write and flush, ` +
+        `on the same disk and the same two CPUs as the primary here.</li>`,
+    );
+  }
+  if (s.sweep.length) {
+    parts.push(
+      `<li><b>Levels.</b> <code>off</code> waits for nothing; <code>local</code> for the local flush; <code>remote_write</code>, <code>on</code> and <code>remote_apply</code> ` +
+        `add the standby's round trip and its write, flush or replay — the chart shows each line rising with the standby round trip, <code>off</code> and <code>local</code> flat.</li>`,
+    );
+  }
+  if (parts.length) show().html(`<ul>${parts.join("")}</ul>`);
+}
+
+/** The closing note: how close the emulated round trips came, and the verdicts, in a few lines. */
+export function showClosingNote(s: RoundTripsSummary, claims: readonly ClaimCheck[]): void {
+  const links = s.calibrations
+    .filter((c) => c.mode === "delayed")
+    .map((c) => `${escapeHtml(c.link)} ${c.targetRttMs.toFixed(2)} → ${c.achievedRttMs.toFixed(3)} ms (${Math.round((c.achievedRttMs - c.targetRttMs) * 1000)} µs)`);
+  const direct = s.calibrations.filter((c) => c.mode !== "delayed").map((c) => `${escapeHtml(c.link)} ${c.targetRttMs.toFixed(2)} ms: ${escapeHtml(c.note)}`);
+  const late = s.cases.map((c) => c.linkLateP50Us).filter((x): x is number => x !== null);
+  const lateText = late.length ? ` The proxy delivered bytes a median ${late.sort((a, b) => a - b)[Math.floor(late.length / 2)].toFixed(1)} µs after their due time during the trials.` : "";
+  const verdicts = claims.map((c) => `<li><b>${escapeHtml(c.id)}</b> ${escapeHtml(c.claim)} — <b>${escapeHtml(c.verdict)}</b>: ${escapeHtml(c.ours)}</li>`).join("");
+  show().html(
+    `<div style="border:1px solid #ccd;padding:8px 12px;margin:8px 0"><b>In short.</b> ` +
+      `Links: ${escapeHtml(s.network.reason)}. Targets reached (median SELECT 1 through the link): ${links.join("; ") || "none"}.` +
+      (direct.length ? ` Not emulated: ${direct.join("; ")}.` : "") +
+      `${lateText} The proxy's precision on its own: <code>npm run bench</code> (bench/delay-proxy.ts).<ul>${verdicts}</ul></div>`,
+  );
+}

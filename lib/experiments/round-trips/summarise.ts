@@ -1,0 +1,238 @@
+/**
+ * Every figure notebook 05 shows, computed once from the raw trials: per case, per environment
+ * (round trip, autocommit vs one transaction, commit time), and per synchronous_commit level.
+ */
+import { median } from "simple-statistics";
+import { groupBy, ratioOfMedians, spread, type Ratio } from "../../stats/summary";
+import { CASE_INFO, CASES, type CaseId } from "../../workloads/round-trips/cases";
+import { SYNC_LEVELS, type SyncLevel } from "../../workloads/round-trips/replication";
+import type { EnvironmentKey, RoundTripTrial } from "../../workloads/round-trips/trials";
+import { ENVIRONMENT_INFO } from "./environments";
+import type { CalibrationRecord } from "./links";
+import type { RoundTripsRun } from "./run";
+
+export const SEED_STATEMENTS = 10_000;
+
+export interface CaseSummary {
+  readonly environment: EnvironmentKey;
+  readonly case: CaseId;
+  readonly statements: number;
+  readonly trials: number;
+  readonly failed: number;
+  readonly seconds: readonly number[];
+  readonly medianSeconds: number;
+  readonly minSeconds: number;
+  readonly maxSeconds: number;
+  /** The median scaled to the seed's 10,000 statements (every case is linear in N but bulk_update). */
+  readonly secondsPer10k: number;
+  readonly roundTrips: number;
+  readonly msPerRoundTrip: number;
+  /** Median over trials of each trial's median statement time, ms. */
+  readonly statementP50Ms: number;
+  readonly statementP99Ms: number;
+  /** The client round trip as calibrated for the environment (median SELECT 1 through the link), ms. */
+  readonly clientRttMs: number;
+  /** The environment's round trip as its own select1 case measured it (else the calibrated one), ms. */
+  readonly rttMs: number;
+  readonly standbyRttMs: number | null;
+  readonly walSyncs: number;
+  readonly walSyncTimeMs: number;
+  readonly xactCommits: number;
+  readonly walBytes: number;
+  /** Fastest standby's flush lag (median of samples, median over trials), ms; null without standbys. */
+  readonly flushLagMs: number | null;
+  readonly writeLagMs: number | null;
+  /** How late the proxy delivered bytes during the trials (median of per-trial p50 / max of p99), µs. */
+  readonly linkLateP50Us: number | null;
+  readonly linkLateP99Us: number | null;
+}
+
+export interface EnvironmentSummary {
+  readonly environment: EnvironmentKey;
+  readonly label: string;
+  readonly quorum: boolean;
+  readonly targetRttMs: number | null;
+  readonly calibration?: CalibrationRecord;
+  /** SELECT 1 round trip measured in the select1 case (median statement time), ms. */
+  readonly rttMs?: number;
+  readonly autocommit?: CaseSummary;
+  readonly oneTransaction?: CaseSummary;
+  /** (autocommit − one transaction) / N, ms: the seed's commit-time estimate. */
+  readonly commitMs?: number;
+  /** The same from the trials' extremes (min–max), so a reader sees how firm it is. */
+  readonly commitMsLow?: number;
+  readonly commitMsHigh?: number;
+  /** (prepared autocommit − prepared in one transaction) / N, ms. */
+  readonly preparedCommitMs?: number;
+  readonly ratio?: Ratio;
+  /** Local WAL flush time per commit of the autocommit case (pg_stat_wal), ms. */
+  readonly walSyncMsPerCommit?: number;
+  readonly walSyncsPerCommit?: number;
+  readonly flushLagMs?: number | null;
+  readonly standbyRttMs?: number | null;
+}
+
+export interface SweepSummary {
+  readonly level: SyncLevel;
+  readonly standbyTargetMs: number;
+  readonly standbyRttMs: number;
+  readonly trials: number;
+  /** Median over trials of the median autocommit UPDATE time, ms. */
+  readonly commitMs: number;
+  readonly commitMsMin: number;
+  readonly commitMsMax: number;
+  readonly walSyncMsPerCommit: number | null;
+  readonly flushLagMs: number | null;
+  readonly writeLagMs: number | null;
+  readonly replayLagMs: number | null;
+}
+
+export interface RoundTripsSummary {
+  readonly statements: number;
+  readonly cases: readonly CaseSummary[];
+  readonly environments: readonly EnvironmentSummary[];
+  readonly sweep: readonly SweepSummary[];
+  readonly calibrations: readonly CalibrationRecord[];
+  readonly baselines: Readonly<Record<string, number>>;
+  readonly network: { readonly kind: string; readonly reason: string };
+  readonly skipped: readonly { readonly what: string; readonly reason: string }[];
+  readonly failed: readonly RoundTripTrial[];
+}
+
+const med = (values: readonly number[]): number => (values.length ? median([...values]) : NaN);
+const medOrNull = (values: readonly (number | null | undefined)[]): number | null => {
+  const v = values.filter((x): x is number => typeof x === "number" && Number.isFinite(x));
+  return v.length ? median(v) : null;
+};
+const counter = (t: RoundTripTrial, key: string) => t.counters?.[key] ?? 0;
+
+function summariseCase(environment: EnvironmentKey, c: CaseId, trials: readonly RoundTripTrial[]): CaseSummary | undefined {
+  const ok = trials.filter((t) => t.status === "ok" && t.seconds !== undefined);
+  if (!ok.length) return undefined;
+  const s = spread(ok.map((t) => t.seconds!));
+  const n = trials[0].condition.kind === "case" ? trials[0].condition.statements : 0;
+  const roundTrips = CASE_INFO[c].roundTrips(n);
+  return {
+    environment,
+    case: c,
+    statements: n,
+    trials: ok.length,
+    failed: trials.length - ok.length,
+    seconds: s.values,
+    medianSeconds: s.median,
+    minSeconds: s.min,
+    maxSeconds: s.max,
+    secondsPer10k: c === "bulk_update" ? s.median : (s.median * SEED_STATEMENTS) / n,
+    roundTrips,
+    msPerRoundTrip: (s.median * 1000) / roundTrips,
+    statementP50Ms: med(ok.map((t) => t.statementTimes?.p50Ms ?? NaN).filter(Number.isFinite)),
+    statementP99Ms: med(ok.map((t) => t.statementTimes?.p99Ms ?? NaN).filter(Number.isFinite)),
+    clientRttMs: med(ok.map((t) => t.clientRttMs ?? NaN).filter(Number.isFinite)),
+    rttMs: med(ok.map((t) => t.clientRttMs ?? NaN).filter(Number.isFinite)),
+    standbyRttMs: medOrNull(ok.map((t) => t.standbyRttMs)),
+    walSyncs: med(ok.map((t) => counter(t, "wal.sync"))),
+    walSyncTimeMs: med(ok.map((t) => counter(t, "wal.sync_time_ms"))),
+    xactCommits: med(ok.map((t) => counter(t, "db.xact_commit"))),
+    walBytes: med(ok.map((t) => counter(t, "wal.bytes"))),
+    flushLagMs: medOrNull(ok.map((t) => t.lags?.quorumFlushLagMs)),
+    writeLagMs: medOrNull(ok.map((t) => t.lags?.quorumWriteLagMs)),
+    linkLateP50Us: medOrNull(ok.map((t) => t.link?.lateP50Us)),
+    linkLateP99Us: ok.some((t) => t.link) ? Math.max(...ok.map((t) => t.link?.lateP99Us ?? 0)) : null,
+  };
+}
+
+function summariseEnvironment(
+  environment: EnvironmentKey,
+  cases: readonly CaseSummary[],
+  run: RoundTripsRun,
+): EnvironmentSummary {
+  const info = ENVIRONMENT_INFO[environment];
+  const mine = (c: CaseId) => cases.find((s) => s.environment === environment && s.case === c);
+  const auto = mine("update_autocommit");
+  const one = mine("update_one_transaction");
+  const pAuto = mine("prepared_autocommit");
+  const pOne = mine("prepared_one_transaction");
+  const target = info.clientTargetMs(run.params);
+  const calibration = run.calibrations.find((c) => c.link === "client" && c.purpose.startsWith(`${environment} (`));
+  const n = auto?.statements ?? one?.statements ?? run.params.statements;
+  return {
+    environment,
+    label: info.label,
+    quorum: info.quorum,
+    targetRttMs: target,
+    calibration,
+    rttMs: mine("select1")?.statementP50Ms,
+    autocommit: auto,
+    oneTransaction: one,
+    commitMs: auto && one ? ((auto.medianSeconds - one.medianSeconds) * 1000) / n : undefined,
+    commitMsLow: auto && one ? ((auto.minSeconds - one.maxSeconds) * 1000) / n : undefined,
+    commitMsHigh: auto && one ? ((auto.maxSeconds - one.minSeconds) * 1000) / n : undefined,
+    preparedCommitMs: pAuto && pOne ? ((pAuto.medianSeconds - pOne.medianSeconds) * 1000) / n : undefined,
+    ratio: auto && one ? ratioOfMedians(auto.seconds, one.seconds) : undefined,
+    walSyncMsPerCommit: auto && auto.walSyncs > 0 ? auto.walSyncTimeMs / auto.walSyncs : undefined,
+    walSyncsPerCommit: auto ? auto.walSyncs / n : undefined,
+    flushLagMs: auto?.flushLagMs,
+    standbyRttMs: auto?.standbyRttMs ?? mine("select1")?.standbyRttMs,
+  };
+}
+
+function summariseSweep(trials: readonly RoundTripTrial[]): SweepSummary[] {
+  const sweep = trials.filter((t) => t.status === "ok" && t.condition.kind === "commit-level");
+  const groups = groupBy(sweep, (t) => (t.condition.kind === "commit-level" ? `${t.condition.standbyRttMs}|${t.condition.level}` : ""));
+  const out: SweepSummary[] = [];
+  for (const list of groups.values()) {
+    const c = list[0].condition;
+    if (c.kind !== "commit-level") continue;
+    const p50 = list.map((t) => t.statementTimes?.p50Ms ?? NaN).filter(Number.isFinite);
+    const syncs = list.map((t) => counter(t, "wal.sync"));
+    const syncMs = list.map((t) => counter(t, "wal.sync_time_ms"));
+    out.push({
+      level: c.level,
+      standbyTargetMs: c.standbyRttMs,
+      standbyRttMs: med(list.map((t) => t.standbyRttMs ?? NaN).filter(Number.isFinite)),
+      trials: list.length,
+      commitMs: med(p50),
+      commitMsMin: Math.min(...p50),
+      commitMsMax: Math.max(...p50),
+      walSyncMsPerCommit: med(syncs) > 0 ? med(syncMs) / med(syncs) : null,
+      flushLagMs: medOrNull(list.map((t) => t.lags?.quorumFlushLagMs)),
+      writeLagMs: medOrNull(list.map((t) => t.lags?.quorumWriteLagMs)),
+      replayLagMs: medOrNull(list.map((t) => t.lags?.quorumReplayLagMs)),
+    });
+  }
+  return out.sort((a, b) => a.standbyTargetMs - b.standbyTargetMs || SYNC_LEVELS.indexOf(a.level) - SYNC_LEVELS.indexOf(b.level));
+}
+
+const ENV_ORDER: readonly EnvironmentKey[] = ["local", "same-az", "cross-az", "quorum-same-az", "quorum-cross-az", "external"];
+
+export function summarise(run: RoundTripsRun): RoundTripsSummary {
+  const caseTrials = run.trials.filter((t) => t.condition.kind === "case");
+  const groups = groupBy(caseTrials, (t) => (t.condition.kind === "case" ? `${t.condition.environment}|${t.condition.case}` : ""));
+  const cases: CaseSummary[] = [];
+  for (const list of groups.values()) {
+    const c = list[0].condition;
+    if (c.kind !== "case") continue;
+    const s = summariseCase(c.environment, c.case, list);
+    if (s) cases.push(s);
+  }
+  cases.sort((a, b) => ENV_ORDER.indexOf(a.environment) - ENV_ORDER.indexOf(b.environment) || CASES.indexOf(a.case) - CASES.indexOf(b.case));
+  // The x of every chart: what the environment's own SELECT 1 stream took, not what calibration predicted.
+  const measured = new Map(cases.filter((c) => c.case === "select1").map((c) => [c.environment, c.statementP50Ms]));
+  for (const [i, c] of cases.entries()) cases[i] = { ...c, rttMs: measured.get(c.environment) ?? c.clientRttMs };
+  const envs = ENV_ORDER.filter((e) => cases.some((c) => c.environment === e));
+  return {
+    statements: run.params.statements,
+    cases,
+    environments: envs.map((e) => summariseEnvironment(e, cases, run)),
+    sweep: summariseSweep(run.trials),
+    calibrations: run.calibrations,
+    baselines: run.baselines,
+    network: run.network,
+    skipped: run.skipped,
+    failed: run.trials.filter((t) => t.status === "failed"),
+  };
+}
+
+export function findEnvironment(s: RoundTripsSummary, e: EnvironmentKey): EnvironmentSummary | undefined {
+  return s.environments.find((x) => x.environment === e);
+}

@@ -1,0 +1,161 @@
+/**
+ * One round of seed 002's protocol at one index level: a fresh clone of the loaded data, the
+ * level's indexes, a restart, statistics reset, then the inventory transaction under pgbench for a
+ * fixed time, with the server's counters, sizes and pg_stat_statements around it.
+ */
+import { counterDelta } from "../../stats/counters";
+import type { RunStore, TrialRecord } from "../../results/run-store";
+import type { StartedServer } from "../../targets/types";
+import { runPgbench, type PgbenchRunner, type PgbenchRunResult, type ProgressPoint } from "../pgbench";
+import { prepareRound, RUN_DATABASE, withClient, type PreparedRound } from "./databases";
+import { relationSizes, resetStatements, roundCounters, statementStats, type StatementStats } from "./observations";
+
+export interface OverIndexingCondition {
+  /** Indexes on the four tables: 7, 14, 21, 28 or 39. */
+  readonly level: number;
+}
+
+export interface OverIndexingTrial extends TrialRecord<OverIndexingCondition> {
+  readonly pgbench?: PgbenchRunResult;
+  readonly prepared?: PreparedRound;
+  readonly restarted?: boolean;
+  /** `table.<name>` / `index.<table>.<index>` → bytes, before and after the run. */
+  readonly sizesBefore?: Readonly<Record<string, number>>;
+  readonly sizesAfter?: Readonly<Record<string, number>>;
+  readonly statements?: readonly StatementStats[];
+}
+
+export interface PlannedRound {
+  readonly key: string;
+  readonly condition: OverIndexingCondition;
+  readonly repeat: number;
+}
+
+/** Rounds outermost: every level once, then again, so drift of a shared machine spreads over all levels. */
+export function planRounds(levels: readonly number[], repeats: number): PlannedRound[] {
+  const plan: PlannedRound[] = [];
+  for (let repeat = 1; repeat <= repeats; repeat++) {
+    for (const level of levels) plan.push({ key: `idx${level}/r${repeat}`, condition: { level }, repeat });
+  }
+  return plan;
+}
+
+export interface RoundSettings {
+  readonly clients: number;
+  readonly threads: number;
+  readonly durationSeconds: number;
+  readonly maxTries: number;
+  readonly maintenanceWorkMemMB: number;
+  /** The transaction script (see transactionScript). */
+  readonly script: string;
+}
+
+export interface RoundHooks {
+  readonly signal?: AbortSignal;
+  readonly onPhase?: (phase: string) => void;
+  readonly onProgress?: (point: ProgressPoint) => void;
+  readonly onNote?: (note: string) => void;
+}
+
+/** Backends publish their statistics as they exit: wait until pgbench's sessions are gone. */
+async function waitForClientsGone(server: StartedServer): Promise<void> {
+  await withClient(server, RUN_DATABASE, async (c) => {
+    const deadline = Date.now() + 5000;
+    while (Date.now() < deadline) {
+      const { rows } = await c.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'pgbench'");
+      if (rows[0].n === 0) return;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  });
+}
+
+export async function runRound(server: StartedServer, runner: PgbenchRunner, planned: PlannedRound, s: RoundSettings, hooks: RoundHooks = {}): Promise<OverIndexingTrial> {
+  const startedAt = new Date().toISOString();
+  hooks.onPhase?.(`cloning the loaded database and building ${planned.condition.level} indexes`);
+  const prepared = await prepareRound(server, planned.condition.level, s.maintenanceWorkMemMB);
+  let restarted = false;
+  hooks.onPhase?.("restarting the server");
+  try {
+    await server.restart();
+    restarted = true;
+  } catch (error) {
+    hooks.onNote?.(`no restart before ${planned.key}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const { before, sizesBefore } = await withClient(server, RUN_DATABASE, async (c) => {
+    // The seed reset the statistics before each round; deltas below make the other counters exact anyway.
+    await resetStatements(c);
+    return { before: await roundCounters(c), sizesBefore: await relationSizes(c) };
+  });
+  hooks.onPhase?.("pgbench");
+  const pgbench = await runPgbench(server, {
+    runner,
+    database: RUN_DATABASE,
+    clients: s.clients,
+    threads: s.threads,
+    durationSeconds: s.durationSeconds,
+    script: { name: "inventory.sql", text: s.script },
+    noVacuum: true,
+    maxTries: s.maxTries > 1 ? s.maxTries : undefined,
+    signal: hooks.signal,
+    onProgress: hooks.onProgress,
+  });
+  await waitForClientsGone(server);
+  const { after, sizesAfter, statements } = await withClient(server, RUN_DATABASE, async (c) => ({
+    after: await roundCounters(c),
+    sizesAfter: await relationSizes(c),
+    statements: await statementStats(c),
+  }));
+  const aborted = pgbench.summary.abortedClients;
+  return {
+    key: planned.key,
+    condition: planned.condition,
+    repeat: planned.repeat,
+    status: aborted ? "failed" : "ok",
+    error: aborted ? `${aborted} pgbench client(s) aborted: ${pgbench.messages.slice(-3).join(" / ")}` : undefined,
+    seconds: (pgbench.finishedAtMs - pgbench.startedAtMs) / 1000,
+    counters: counterDelta(before, after),
+    startedAt,
+    finishedAt: new Date().toISOString(),
+    pgbench,
+    prepared,
+    restarted,
+    sizesBefore,
+    sizesAfter,
+    statements,
+  };
+}
+
+export interface RunRoundsOptions {
+  readonly server: StartedServer;
+  readonly runner: PgbenchRunner;
+  readonly plan: readonly PlannedRound[];
+  readonly settings: RoundSettings;
+  readonly store: RunStore<OverIndexingCondition>;
+  readonly signal?: AbortSignal;
+  readonly onRound?: (done: number, total: number, next: PlannedRound | undefined, last: OverIndexingTrial | undefined) => void;
+  readonly onPhase?: (planned: PlannedRound, phase: string) => void;
+  readonly onProgress?: (planned: PlannedRound, point: ProgressPoint) => void;
+  readonly onNote?: (note: string) => void;
+}
+
+/** Runs the plan, appending each round as it ends; finished rounds of a resumed run are skipped. */
+export async function runRounds(o: RunRoundsOptions): Promise<OverIndexingTrial[]> {
+  const finished = o.store.finishedKeys();
+  const todo = o.plan.filter((p) => !finished.has(p.key));
+  const out: OverIndexingTrial[] = [];
+  let last: OverIndexingTrial | undefined;
+  for (const [i, planned] of todo.entries()) {
+    if (o.signal?.aborted) break;
+    o.onRound?.(i, todo.length, planned, last);
+    last = await runRound(o.server, o.runner, planned, o.settings, {
+      signal: o.signal,
+      onPhase: (phase) => o.onPhase?.(planned, phase),
+      onProgress: (p) => o.onProgress?.(planned, p),
+      onNote: o.onNote,
+    });
+    o.store.append(last);
+    out.push(last);
+  }
+  o.onRound?.(todo.length, todo.length, undefined, last);
+  return out;
+}
