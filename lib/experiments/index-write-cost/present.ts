@@ -58,6 +58,7 @@ export function showCharts(summaries: readonly ConditionSummary[]): void {
     if (new Set(mine.map((s) => s.rows)).size > 1) plot(ratioByRows(summaries, engine, ff));
   }
   plot(trialExplorer(summaries, "seconds"), 480);
+  plot(trialExplorer(summaries, "ratio"), 420);
   const fillfactors = new Set(summaries.filter((s) => s.engine === "postgresql").map((s) => s.fillfactor));
   if (fillfactors.size > 1) {
     const largest = Math.max(...summaries.filter((s) => s.engine === "postgresql").map((s) => s.rows));

@@ -1,0 +1,87 @@
+/**
+ * Benchmarks 3 and 4 of issue 7: the untimed loaders (COPY of N deterministic rows vs the server
+ * generating N rows itself), index creation, server start to first query, and the ways to reset a
+ * table between trials.
+ */
+import { EmbeddedPostgresTarget } from "../lib/targets/embedded/embedded-postgres";
+import { dockerAvailable } from "../lib/targets/docker/docker-client";
+import { PostgresIndexWriteTable } from "../lib/engines/postgres/index-write-table";
+import { connect } from "../lib/engines/postgres/connect";
+import { makeDataset } from "../lib/workloads/index-write-cost/dataset";
+import { FIELDS } from "../lib/workloads/index-write-cost/operations";
+
+const seconds = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e9;
+
+async function timed<T>(fn: () => Promise<T>): Promise<number> {
+  const t0 = process.hrtime.bigint();
+  await fn();
+  return seconds(t0);
+}
+
+export interface SetupResult {
+  readonly rows: number;
+  readonly copySeconds: number;
+  readonly generateSeriesSeconds: number;
+  /** COPY / server-side generation; goal ≤ 1.5. */
+  readonly copyRatio: number;
+  readonly createFiveIndexesSeconds: number;
+  readonly reset: { readonly dropCreate: number; readonly truncate: number; readonly templateClone: number };
+}
+
+export async function benchSetup(rows = 1_000_000): Promise<SetupResult> {
+  const server = await new EmbeddedPostgresTarget().start({
+    engine: "postgresql",
+    name: "bench-setup",
+    settings: { shared_buffers: "1GB", synchronous_commit: "off", max_wal_size: "4GB" },
+  });
+  try {
+    const table = await PostgresIndexWriteTable.open(server.connection);
+    const admin = await connect(server.connection);
+    const dataset = makeDataset(rows, 42);
+    await table.recreate({ fillfactor: 100 });
+    const copySeconds = await timed(() => table.load(dataset));
+    const createFiveIndexesSeconds = await timed(() => table.createIndexes(FIELDS));
+    await table.recreate({ fillfactor: 100 });
+    const generateSeriesSeconds = await timed(async () => {
+      await admin.query(
+        `INSERT INTO write_cost_rows SELECT g, 0, ${FIELDS.map(() => "(random() * 9007199254740991)::bigint").join(", ")} FROM generate_series(1, $1) g`,
+        [rows],
+      );
+      await admin.query("ANALYZE write_cost_rows");
+    });
+    // Reset strategies on the loaded table: what a trial needs is an empty table of the same shape.
+    const dropCreate = await timed(() => table.recreate({ fillfactor: 100 }));
+    await table.load(dataset);
+    const truncate = await timed(() => admin.query("TRUNCATE write_cost_rows"));
+    await admin.query("CREATE DATABASE bench_template");
+    const templateClone = await timed(() => admin.query("CREATE DATABASE bench_clone TEMPLATE bench_template"));
+    await table.close();
+    await admin.end();
+    return { rows, copySeconds, generateSeriesSeconds, copyRatio: copySeconds / generateSeriesSeconds, createFiveIndexesSeconds, reset: { dropCreate, truncate, templateClone } };
+  } finally {
+    await server.stop();
+  }
+}
+
+export interface StartResult {
+  readonly embeddedStartSeconds: number;
+  readonly dockerStartSeconds?: number;
+  readonly dockerNote?: string;
+}
+
+export async function benchServerStart(): Promise<StartResult> {
+  const t0 = process.hrtime.bigint();
+  const embedded = await new EmbeddedPostgresTarget().start({ engine: "postgresql", name: "bench-start" });
+  const embeddedStartSeconds = seconds(t0);
+  await embedded.stop();
+  if (!(await dockerAvailable())) return { embeddedStartSeconds, dockerNote: "no Docker daemon answers" };
+  const { DockerTarget } = await import("../lib/targets/docker/docker-target");
+  const target = new DockerTarget({});
+  // The first start may build the stand-in image; time the second, as a user waits for it.
+  await (await target.start({ engine: "postgresql", name: "bench-warm" })).stop();
+  const t1 = process.hrtime.bigint();
+  const docker = await target.start({ engine: "postgresql", name: "bench-start" });
+  const dockerStartSeconds = seconds(t1);
+  await docker.stop();
+  return { embeddedStartSeconds, dockerStartSeconds, dockerNote: docker.description.standInImage ? "stand-in image" : docker.description.source };
+}
