@@ -10,7 +10,8 @@ export function showRunHeader(metadata: RunMetadata, directory: string): void {
     version: s.version,
     target: s.kind,
     source: s.source + (s.standInImage ? " (stand-in image)" : ""),
-    limits: s.limits?.cpus ? `${s.limits.cpus} CPU, ${((s.limits.memoryBytes ?? 0) / 2 ** 30).toFixed(1)} GiB` : "none",
+    // Only containers enforce limits; an embedded or external server runs with what the host has.
+    limits: s.kind === "docker" && s.limits?.cpus ? `${s.limits.cpus} CPU, ${((s.limits.memoryBytes ?? 0) / 2 ** 30).toFixed(1)} GiB` : "none (host's)",
     settings: Object.entries(s.settings ?? {}).map(([k, v]) => `${k}=${String(v)}`).join(" "),
   }));
   const notes = (metadata.notes ?? []).map((n) => `<li>${escapeHtml(n)}</li>`).join("");

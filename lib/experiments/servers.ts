@@ -43,8 +43,8 @@ export async function startServers(specs: readonly ServerSpec[], options: StartO
       } catch (error) {
         const reason = redactText(error instanceof Error ? error.message : String(error));
         if (!optional.includes(spec.engine)) throw error;
+        // Said once, prominently, by the notebook (and kept in metadata.unavailable).
         unavailable.set(spec.engine, reason);
-        notes.push(`${spec.engine} not available here, so this run has no ${spec.engine} results: ${reason}`);
       }
     }
   } catch (error) {

@@ -23,6 +23,8 @@ export interface RunMetadata {
   readonly servers: readonly ServerDescription[];
   readonly params: object;
   readonly notes?: readonly string[];
+  /** Engines asked for that could not be started, with the reason. */
+  readonly unavailable?: Readonly<Record<string, string>>;
 }
 
 export function hostInfo(): HostInfo {

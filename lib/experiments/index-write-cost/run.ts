@@ -74,6 +74,7 @@ export async function runIndexWriteCost(p: IndexWriteCostParams, control: RunCon
     gitCommit: gitCommit(),
     servers: [...started.servers.values()].map((s) => s.description),
     params: p,
+    unavailable: Object.fromEntries(started.unavailable),
     notes: [
       ...started.notes,
       ...(reaped.length ? [`removed ${reaped.length} resource(s) left by an earlier, dead run`] : []),
