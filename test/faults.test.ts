@@ -156,3 +156,28 @@ test("SIGTERM to the runner: it stops its servers itself before exiting", async 
     spawnSync(process.execPath, [CLEAN, "--quiet"], { env: box.env });
   }
 });
+
+test("an interrupt inside a notebook kernel (SIGINT, process stays up) stops the workload and its servers", async () => {
+  const box = sandbox();
+  // DBLAB_IN_KERNEL: SIGINT does not end the process, as in a tslab kernel; the run must stop itself.
+  const run = startRunWithEnv(box, PARAMS, { DBLAB_IN_KERNEL: "1" });
+  try {
+    await waitFor("the first finished trial", () => trialLines(box).length >= 1);
+    const [server] = serverRecords(box);
+    const before = trialLines(box).length;
+    run.child.kill("SIGINT");
+    assert.equal(await run.exited, 3, run.output());
+    assert.match(run.output(), /interrupted \(SIGINT\)/);
+    assert.equal(isProcessAlive(server.pid), false, "server stopped");
+    assert.equal(fs.existsSync(server.directory), false);
+    assert.ok(trialLines(box).length <= before + 1, "no trial started after the interrupt");
+    assert.deepEqual(serverRecords(box), []);
+  } finally {
+    run.child.kill("SIGKILL");
+    spawnSync(process.execPath, [CLEAN, "--quiet"], { env: box.env });
+  }
+});
+
+function startRunWithEnv(box: Sandbox, params: object, env: NodeJS.ProcessEnv): ReturnType<typeof startRun> {
+  return startRun({ ...box, env: { ...box.env, ...env } }, params);
+}

@@ -16,7 +16,7 @@ interface TslabModule {
 }
 
 function tslab(): TslabModule | undefined {
-  if (!process.env.DBLAB_IN_KERNEL && !process.env.JPY_PARENT_PID && !isTslabKernel()) return undefined;
+  if (!isTslabKernel()) return undefined;
   try {
     // Resolved from the project's node_modules: the same module instance the kernel runs.
     return require("tslab") as TslabModule;
@@ -25,8 +25,9 @@ function tslab(): TslabModule | undefined {
   }
 }
 
+/** True inside a tslab kernel process (its entry script is tslab's bin). */
 function isTslabKernel(): boolean {
-  return process.argv.some((a) => a.includes("tslab"));
+  return /[\\/]tslab[\\/]bin[\\/]tslab$|[\\/]\.bin[\\/]tslab$/.test(process.argv[1] ?? "") && process.argv.includes("kernel");
 }
 
 const fallback: OutputHandle = {

@@ -5,6 +5,7 @@ import type { IndexWriteCostParams } from "../../params/index-write-cost";
 import { PostgresIndexWriteTable } from "../../engines/postgres/index-write-table";
 import { gitCommit, hostInfo, type RunMetadata } from "../../results/metadata";
 import { RunStore } from "../../results/run-store";
+import { interruptSignal } from "../../runtime/interrupt";
 import { reapOrphans } from "../../runtime/reaper";
 import type { Engine, ServerSpec, StartedServer } from "../../targets/types";
 import { progressReporter } from "../../display/progress";
@@ -54,6 +55,7 @@ export interface RunControl {
 }
 
 export async function runIndexWriteCost(p: IndexWriteCostParams, control: RunControl = {}): Promise<IndexWriteCostRun> {
+  const signal = control.signal ?? interruptSignal();
   const reaped = await reapOrphans();
   const store = RunStore.open<IndexWriteCondition>({ notebook: "01-index-write-cost", params: p, resumeId: control.resumeId });
   const progress = progressReporter("01 index write cost");
@@ -89,7 +91,7 @@ export async function runIndexWriteCost(p: IndexWriteCostParams, control: RunCon
       seed: p.seed,
       store,
       continueOnError: control.continueOnError,
-      signal: control.signal,
+      signal,
       open: (engine) => openEngine(started.servers.get(engine)!),
       onTrial: (done, total, trial, next) => {
         const last = trial ? `last: ${trial.key} ${trial.seconds?.toFixed(3)} s · ` : "";
