@@ -48,6 +48,13 @@ for (const entry of NOTEBOOKS) {
     assert.ok(runs.length >= 1, `a results folder for ${entry.id}`);
     const trials = path.join(resultsDir, runs[0], "trials.jsonl");
     assert.ok(fs.existsSync(trials) && fs.statSync(trials).size > 0, "trials recorded");
+    // No credentials in anything the run wrote: URIs with a password, or password= parameters.
+    const written = [path.join(outDir, `${name}.ipynb`), html, ...fs.readdirSync(path.join(resultsDir, runs[0])).map((f) => path.join(resultsDir, runs[0], f))];
+    for (const file of written) {
+      const text = fs.readFileSync(file, "utf8");
+      assert.doesNotMatch(text, /[a-z]+:\/\/[^\s:\/@"']+:(?!\*\*\*@)[^\s@\/"']+@/i, `credentials in ${file}`);
+      assert.doesNotMatch(text, /password=(?!\*\*\*)[^&\s"']+/i, `password parameter in ${file}`);
+    }
 
     let check;
     try {
