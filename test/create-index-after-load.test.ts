@@ -89,10 +89,11 @@ test("statement reports: getrusage and trace_sort notices are parsed", () => {
     { message: "performsort of worker 1 starting: CPU" },
     { message: "worker 0 finished writing run 1 to tape 0: CPU" },
     { message: "worker 1 finished writing run 1 to tape 0: CPU" },
-    { message: "parallel external sort of worker 0 ended, 10 disk blocks used: CPU" },
-    { message: "parallel external sort of worker 1 ended, 12 disk blocks used: CPU" },
-    { message: "parallel external sort of worker -1 ended, 22 disk blocks used: CPU" },
+    { message: "parallel external sort of worker 0 ended, 10 disk blocks used: CPU: user: 0.19 s, system: 0.06 s, elapsed: 0.54 s" },
+    { message: "parallel external sort of worker 1 ended, 12 disk blocks used: CPU: user: 0.28 s, system: 0.02 s, elapsed: 0.54 s", where: "parallel worker" },
+    { message: "parallel external sort of worker -1 ended, 22 disk blocks used: CPU: user: 0.04 s, system: 0.00 s, elapsed: 0.6 s" },
   ]);
+  assert.ok(Math.abs(parallel!.workerCpuS - 0.3) < 1e-9, "only the worker process's CPU: the leader's is in its getrusage()");
   assert.equal(parallel?.parallelParticipants, 2);
   assert.equal(parallel?.spilled, false, "one run per worker is the hand-over to the leader, not a spill");
   assert.equal(parallel?.diskBlocks, 22, "the leader's figure, not the sum again");

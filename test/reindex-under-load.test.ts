@@ -12,7 +12,7 @@ import { createTemplate } from "../lib/workloads/reindex-under-load/databases";
 import { lockTimeline } from "../lib/workloads/reindex-under-load/lock-timeline";
 import type { ActivitySample, SessionSample } from "../lib/workloads/reindex-under-load/activity-sampler";
 import { planRuns, runPlan, type ReindexCondition } from "../lib/workloads/reindex-under-load/run-trials";
-import { summarise } from "../lib/experiments/reindex-under-load/summarise";
+import { summarise, windowStats } from "../lib/experiments/reindex-under-load/summarise";
 import { checkClaims } from "../lib/experiments/reindex-under-load/claims";
 
 test("parameters: profiles resolve; bad values are refused with a clear message", () => {
@@ -60,6 +60,25 @@ test("lock timeline: blocked intervals from table-lock waits, row-lock contentio
   assert.deepEqual(tl.phases.map((p) => p.phase), ["building index: scanning table", "building index: loading tuples in tree"]);
   assert.ok(tl.waitShares["Lock:relation"] > 0.4 && tl.waitShares["Lock:transactionid"] > 0);
   assert.deepEqual(tl.reindexWaitShares, { CPU: 1 });
+});
+
+test("within-run cost of a REINDEX window: transactions lost at the rate kept outside it", () => {
+  const start = 1_700_000_000_000;
+  const series = Array.from({ length: 10 }, (_, i) => ({
+    second: i,
+    epochMs: start + i * 1000,
+    transactions: i === 3 || i === 4 ? 0 : 100,
+    tps: i === 3 || i === 4 ? 0 : 100,
+    latencyAvgMs: 1,
+    latencyMaxMs: 1,
+  }));
+  const w = windowStats(series, start, 10, start + 3000, start + 5000)!;
+  assert.equal(w.during, 0);
+  assert.equal(w.outside, 100);
+  assert.ok(Math.abs(w.lostShare! - 0.2) < 1e-9, "2 s of 10 at zero TPS = 20 % of the run");
+  const half = windowStats(series, start, 10, start + 2500, start + 3500)!;
+  assert.equal(half.during, 50, "buckets count in proportion to their overlap");
+  assert.equal(windowStats(series, start, 10, start + 20_000, start + 21_000), undefined, "a window after the run has no cost");
 });
 
 test("the protocol on embedded PostgreSQL: baseline, REINDEX and CONCURRENTLY runs with timings, waits and counters", async (t) => {

@@ -11,9 +11,8 @@
  * Detection never touches this machine's `lo`: it tries the same qdiscs in a throwaway network
  * namespace (`unshare --net`).
  */
-import { spawnSync } from "node:child_process";
+import { fork, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import { fork, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { processStartTicks, register, unregister } from "../runtime/resource-registry";
 import { installShutdownHooks } from "../runtime/reaper";
@@ -89,7 +88,7 @@ function probe(): NetemSupport {
   const trial = run("unshare", ["--net", "sh", "-c", script]);
   if (!trial.ok) {
     const why = /unknown|No such file|not supported/i.test(trial.out)
-      ? `the kernel has no netem (or HTB/u32) support: ${trial.out.split("\n")[0]}`
+      ? `the kernel has no netem (or HTB/u32) support: ${trial.out.split("\n")[0].replace(/\.$/, "")}`
       : `a trial in a scratch network namespace failed: ${trial.out.split("\n")[0]}`;
     return { available: false, reason: why };
   }

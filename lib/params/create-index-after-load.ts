@@ -73,12 +73,12 @@ export const CREATE_INDEX_AFTER_LOAD_PROFILES: Readonly<Record<ProfileName, Crea
     settleMs: 100,
     memoryGiB: 2,
   },
-  // 5M rows: ~10 s (load, then index) vs ~25 s (indexed load) a pair on 2 busy cores; the size
-  // sweep reaches 10M, where the index outgrows the 128 MB of shared_buffers.
+  // 5M rows: ~8 s (load, then index) vs ~16–20 s (indexed load) a pair on 2 quiet cores; the size
+  // sweep reaches 10M (~1,000 rows per code, where the grown tree's shape changes).
   default: {
     ...SEED_SERVER,
     rows: 5_000_000,
-    repeats: 3,
+    repeats: 4,
     rowSweep: [10_000, 100_000, 1_000_000, 10_000_000],
     sweepRepeats: 2,
     memorySweepMB: [4, 64, 1024],

@@ -36,7 +36,16 @@ export interface RoundTripsParams {
   readonly sweepCommits: number;
   /** SELECT 1 round trips per link-calibration measurement. */
   readonly calibrationSamples: number;
+  /**
+   * Where the quorum environments' primary and standbys keep their data: "memory" (/dev/shm: a
+   * flush costs ~nothing, as on Aurora's storage nodes, so the commit wait shows the network) or
+   * "disk" (this machine's disk: its flush time adds to every commit, on each copy).
+   */
+  readonly quorumStorage: QuorumStorage;
 }
+
+export const QUORUM_STORAGE = ["memory", "disk"] as const;
+export type QuorumStorage = (typeof QUORUM_STORAGE)[number];
 
 const SEED = {
   target: "auto",
@@ -48,6 +57,7 @@ const SEED = {
   crossAzRttMs: 1.7,
   standbyRttMs: 1.7,
   syncLevels: [...SYNC_LEVELS],
+  quorumStorage: "memory",
 } as const;
 
 export const ROUND_TRIPS_PROFILES: Readonly<Record<ProfileName, RoundTripsParams>> = {
@@ -101,5 +111,6 @@ export function roundTripsParams(profile: ProfileName | string, overrides: Parti
     syncLevels: maybeEmptyListOf("syncLevels", p.syncLevels, SYNC_LEVELS),
     sweepCommits: positiveInteger("sweepCommits", p.sweepCommits),
     calibrationSamples: positiveInteger("calibrationSamples", p.calibrationSamples),
+    quorumStorage: oneOf("quorumStorage", p.quorumStorage, QUORUM_STORAGE),
   };
 }

@@ -77,7 +77,7 @@ export function sizeSweepPerRow(s: CialSummary): PlotlyFigure {
     {
       type: "scatter",
       mode: "lines+markers",
-      name: `${method === "load_then_index" ? "A" : "B"}: backend CPU${method === "load_then_index" ? " (leader only)" : ""}`,
+      name: `${method === "load_then_index" ? "A" : "B"}: CPU (backend + parallel workers)`,
       x: cpu.map((m) => m.condition.rows),
       y: cpu.map((m) => (m.backendCpuS! / m.condition.rows) * 1e6),
       line: { color: COLORS[method], dash: "dot" },
@@ -87,7 +87,7 @@ export function sizeSweepPerRow(s: CialSummary): PlotlyFigure {
   return {
     data,
     layout: {
-      title: { text: "Time per row vs rows (flat = linear; whiskers = min–max; dotted = backend CPU per row)" },
+      title: { text: "Time per row vs rows (flat = linear; whiskers = min–max; dotted = CPU per row)" },
       xaxis: { title: { text: "rows" }, type: "log" },
       yaxis: { title: { text: "µs per row (seed's measure)" }, rangemode: "tozero" },
     },
@@ -156,7 +156,7 @@ export function keyOrderBars(s: CialSummary): PlotlyFigure {
       title: { text: `Random vs ascending codes (${rowsLabel(s.headline.rows)} rows): right-edge appends vs random leaf splits` },
       barmode: "stack",
       yaxis: { title: { text: "seconds" }, rangemode: "tozero" },
-      yaxis2: { title: { text: "avg leaf density %" }, overlaying: "y", side: "right", range: [0, 100] },
+      yaxis2: { title: { text: "avg leaf density %" }, overlaying: "y", side: "right", range: [0, 100], tickmode: "linear", dtick: 20, showgrid: false },
     },
   };
 }
@@ -203,7 +203,7 @@ export function buildSweep(s: CialSummary): PlotlyFigure {
       title: { text: `CREATE INDEX on ${rowsLabel(rows)} loaded rows: sort memory and parallel workers` },
       xaxis: { title: { text: "maintenance_work_mem" }, type: "category" },
       yaxis: { title: { text: "seconds" }, rangemode: "tozero" },
-      yaxis2: { title: { text: "temporary files written, MB" }, overlaying: "y", side: "right", rangemode: "tozero" },
+      yaxis2: { title: { text: "temporary files written, MB" }, overlaying: "y", side: "right", rangemode: "tozero", tickmode: "auto", showgrid: false },
       barmode: "group",
     },
   };
@@ -217,7 +217,7 @@ export function timeBudget(s: CialSummary): PlotlyFigure {
   return {
     data: [
       { type: "bar", name: "elapsed (seed's measure)", x, y: methods.map((m) => m.medianSeconds), marker: { color: "#bab0ac" } },
-      { type: "bar", name: "backend CPU, user + system (log_statement_stats)", x, y: methods.map((m) => m.backendCpuS ?? null), marker: { color: "#f58518" } },
+      { type: "bar", name: "CPU, user + system: backend (log_statement_stats) + parallel workers (trace_sort)", x, y: methods.map((m) => m.backendCpuS ?? null), marker: { color: "#f58518" } },
       {
         type: "bar",
         name: "timed I/O wait: blk read+write, WAL write+sync",

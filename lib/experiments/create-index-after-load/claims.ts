@@ -68,7 +68,10 @@ function claimFaster(s: CialSummary, pair: PairSummary | undefined, seed: SeedFi
       `B/A = ${f2(pair.ratio)}× [95 % CI ${f2(pair.ratioCiLow)}–${f2(pair.ratioCiHigh)}], ${f2(pair.ratio / seed.ratio)} of the seed's ratio; n = ${a.trials}+${b.trials}`,
     verdict,
     why:
-      `B/A by size: ${trend}. In backend CPU seconds (robust to other load on the machine; A's parallel sort workers not counted) B/A = ${f2(cpuRatio)}×. ` +
+      `B/A by size: ${trend}. In CPU seconds (backend + parallel sort workers; other load on the machine disturbs these far less) B/A = ${f2(cpuRatio)}×. ` +
+      (verdict === "inconclusive"
+        ? `The elapsed times were disturbed by other work on the host (load average ${f1(b.hostLoad)}; up to ${int(Math.max(a.involuntarySwitches ?? 0, b.involuntarySwitches ?? 0))} preemptions in a method's median trial): repeat on a quieter machine or with more repeats. `
+        : "") +
       `Counting the CHECKPOINT each method left behind (A ${f2(a.phaseMs.checkpoint! / 1000)} s, B ${f2(b.phaseMs.checkpoint! / 1000)} s) ` +
       `${orderKept ? "does not change" : "reverses"} the order: ${f2(withCheckpointA)} s vs ${f2(withCheckpointB)} s.`,
   };
@@ -125,6 +128,7 @@ function claimIo(pair: PairSummary | undefined): ClaimCheck {
   const ioGapS = (ioWaitMs(b.totals) - ioWaitMs(a.totals)) / 1000;
   const cpuShare = b.backendCpuS !== undefined ? b.backendCpuS / b.medianSeconds : undefined;
   const verdict: Verdict = gapS <= 0 ? "inconclusive" : ioGapS < 0.25 * gapS ? "held" : "did not hold";
+  const waitS = b.backendCpuS !== undefined ? b.medianSeconds - b.backendCpuS - ioWaitMs(b.totals) / 1000 : 0;
   const hitsPerRow = (m: MethodSummary) => (m.totals["db.blks_hit"] ?? 0) / pair.rows;
   return {
     id: "3",
@@ -136,13 +140,17 @@ function claimIo(pair: PairSummary | undefined): ClaimCheck {
     verdict,
     why:
       `B's backend was on CPU ${f2(b.backendCpuS)} s of its ${f2(b.medianSeconds)} s (${cpuShare === undefined ? "n/a" : Math.round(cpuShare * 100)} %), ` +
-      `A's ${f2(a.backendCpuS)} s of ${f2(a.medianSeconds)} s (its parallel sort workers not counted). B touched ${f2(hitsPerRow(b))} shared buffers per row ` +
+      `A's (backend + parallel sort workers) ${f2(a.backendCpuS)} s of ${f2(a.medianSeconds)} s. B touched ${f2(hitsPerRow(b))} shared buffers per row ` +
       `(A: ${f2(hitsPerRow(a))}): a descent from the root of the ${b.index ? b.index.treeLevel + 1 : "?"}-level tree to a leaf for every row, under buffer locks, ` +
       `plus one more WAL record per row. Its block reads stay low because duplicates of a code are appended at that code's right end (heap TID order), ` +
       `so the hot leaves are about one per code (10,001 × 8 kB ≈ 80 MB), not the whole index. ` +
       ((a.totals["db.blks_read"] ?? 0) > (b.totals["db.blks_read"] ?? 0) ? "A's extra reads are its CREATE INDEX scanning the heap; " : "") +
       `A's index pages are written past shared buffers (no pg_stat_io or blk_write_time entry; the backend process wrote ${int(mbOf512(a.backendBlocksOut))} MB to files vs B ${int(mbOf512(b.backendBlocksOut))} MB). ` +
-      `The gap is CPU per row, not waiting for disk.`,
+      `The gap is CPU per row, not waiting for disk.` +
+      (waitS > 0.2 * b.medianSeconds
+        ? ` The other ${f2(waitS)} s of B's elapsed time are neither CPU nor timed I/O: most likely waiting for a CPU, runnable but preempted ` +
+          `(${int(b.involuntarySwitches)} preemptions; host load average ${f1(b.hostLoad)}), which stretches both methods.`
+        : ""),
   };
 }
 

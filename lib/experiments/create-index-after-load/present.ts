@@ -73,19 +73,20 @@ export function showHeadline(s: CialSummary): void {
 export function showSeedComparison(s: CialSummary): void {
   const seed = seedFigures();
   const pair = headlinePair(s);
-  const usPerRow = (seconds: number | undefined, rows: number) => (seconds === undefined ? undefined : r2((seconds / rows) * 1e6));
+  const p3 = (x: number) => x.toPrecision(3);
+  const usPerRow = (seconds: number | undefined, rows: number) => (seconds === undefined ? "" : p3((seconds / rows) * 1e6));
   const walRatio = pair?.a && pair.b ? pair.b.totals["wal.records"] / pair.a.totals["wal.records"] : undefined;
   const rows: Row[] = [
     {
       figure: "A: load, then CREATE INDEX",
       seed: `${seed.loadThenIndexS} s (2 m 38 s) = ${usPerRow(seed.loadThenIndexS, seed.rows)} µs/row`,
-      "this run": pair?.a ? `${r2(pair.a.medianSeconds)} s = ${usPerRow(pair.a.medianSeconds, pair.rows)} µs/row` : "",
+      "this run": pair?.a ? `${p3(pair.a.medianSeconds)} s = ${usPerRow(pair.a.medianSeconds, pair.rows)} µs/row` : "",
       "ours / seed": pair?.a ? r2(pair.a.medianSeconds / pair.rows / (seed.loadThenIndexS / seed.rows)) : undefined,
     },
     {
       figure: "B: CREATE INDEX, then load",
       seed: `${seed.indexThenLoadS} s (6 m 41 s) = ${usPerRow(seed.indexThenLoadS, seed.rows)} µs/row`,
-      "this run": pair?.b ? `${r2(pair.b.medianSeconds)} s = ${usPerRow(pair.b.medianSeconds, pair.rows)} µs/row` : "",
+      "this run": pair?.b ? `${p3(pair.b.medianSeconds)} s = ${usPerRow(pair.b.medianSeconds, pair.rows)} µs/row` : "",
       "ours / seed": pair?.b ? r2(pair.b.medianSeconds / pair.rows / (seed.indexThenLoadS / seed.rows)) : undefined,
     },
     {
@@ -123,7 +124,7 @@ export function showCounters(s: CialSummary): void {
     pick(phase ? m.byPhase[phase] ?? {} : m.totals, m, phase);
   const metrics: [string, (c: Readonly<Record<string, number>>, m: MethodSummary, phase: PhaseName | undefined) => number | undefined][] = [
     ["elapsed s", (_c, m, phase) => r2((phase ? m.phaseMs[phase] ?? 0 : m.medianSeconds * 1000) / 1000)],
-    ["backend CPU s (user+system)", (_c, m, phase) => r2(phase ? m.phaseCpuS[phase] : m.backendCpuS)],
+    ["CPU s (backend + parallel workers)", (_c, m, phase) => r2(phase ? m.phaseCpuS[phase] : m.backendCpuS)],
     ["WAL records", (c) => c["wal.records"]],
     ["WAL full-page images", (c) => c["wal.fpi"]],
     ["WAL MB", (c) => mb(c["wal.bytes"])],
@@ -198,7 +199,7 @@ export function showSizeSweep(s: CialSummary): void {
     "B / A": r2(p.ratio),
     "95 % CI": p.ratioCiLow !== undefined ? `${p.ratioCiLow.toFixed(2)}–${p.ratioCiHigh!.toFixed(2)}` : "",
     n: `${p.a?.trials ?? 0}+${p.b?.trials ?? 0}`,
-    "A CPU µs/row (leader)": r2(p.a?.backendCpuS !== undefined ? (p.a.backendCpuS / p.rows) * 1e6 : undefined),
+    "A CPU µs/row": r2(p.a?.backendCpuS !== undefined ? (p.a.backendCpuS / p.rows) * 1e6 : undefined),
     "B CPU µs/row": r2(p.b?.backendCpuS !== undefined ? (p.b.backendCpuS / p.rows) * 1e6 : undefined),
     "index MB (B)": mb(p.b?.index?.indexBytes),
     "B blks_read": p.b?.totals["db.blks_read"],
@@ -228,6 +229,7 @@ export function showBuildSweep(s: CialSummary): void {
     "temp files": b.tempFiles,
     "temp MB": mb(b.tempBytes),
     "leader CPU s": r2(b.leaderCpuS),
+    "workers CPU s": r2(b.workerCpuS),
   }));
   showTable(rows, {
     caption:

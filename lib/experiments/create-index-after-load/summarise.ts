@@ -34,12 +34,16 @@ export interface MethodSummary {
   readonly deferred: Readonly<Record<string, number>>;
   /** Median counters of every phase on its own. */
   readonly byPhase: Readonly<Partial<Record<PhaseName, Readonly<Record<string, number>>>>>;
-  /** Median backend CPU (user + system) per phase, s. */
+  /** Median CPU (user + system) per phase, s: backend plus parallel sort workers. */
   readonly phaseCpuS: Readonly<Partial<Record<PhaseName, number>>>;
-  /** Median backend CPU (user + system) over the timed phases, s. */
+  /** Median CPU (user + system) over the timed phases, s: the backend plus its parallel sort workers. */
   readonly backendCpuS?: number;
   /** Median file-system blocks the backend wrote over the timed phases (512 B each). */
   readonly backendBlocksOut?: number;
+  /** Median times the backend was preempted over the timed phases: it was runnable, another process ran. */
+  readonly involuntarySwitches?: number;
+  /** Median host 1-minute load average over the trials (mean of start and end). */
+  readonly hostLoad?: number;
   readonly index?: IndexShape;
   /** The CREATE INDEX sort of the median trial. */
   readonly sortSpilled?: boolean;
@@ -75,6 +79,7 @@ export interface BuildSummary {
   readonly participants?: number;
   readonly maxRuns?: number;
   readonly leaderCpuS?: number;
+  readonly workerCpuS?: number;
   readonly sortLines: readonly string[];
 }
 
@@ -99,6 +104,11 @@ export interface CialSummary {
   readonly pairs: readonly PairSummary[];
   readonly builds: readonly BuildSummary[];
   readonly walAnatomy: readonly WalAnatomySummary[];
+}
+
+/** CPU of a phase: the backend's getrusage() plus what its parallel sort workers reported. */
+export function cpuOfPhase(p: PhaseRecord): number | undefined {
+  return p.backend ? p.backend.userS + p.backend.systemS + (p.sort?.workerCpuS ?? 0) : undefined;
 }
 
 const ok = (t: CialTrial) => t.status === "ok" && t.seconds !== undefined;
@@ -169,8 +179,8 @@ function summariseMethod(group: readonly CialTrial[], failed: number): MethodSum
     phaseMs[phase] = m;
     byPhase[phase] = medianRecord(group.map((t) => phaseSums(t, [phase])));
     const cpu = medianOf(group.map((t) => {
-      const b = phaseOf(t, phase)?.backend;
-      return b ? b.userS + b.systemS : undefined;
+      const rec = phaseOf(t, phase);
+      return rec ? cpuOfPhase(rec) : undefined;
     }));
     if (cpu !== undefined) phaseCpuS[phase] = cpu;
   }
@@ -195,8 +205,10 @@ function summariseMethod(group: readonly CialTrial[], failed: number): MethodSum
     deferred: medianRecord(group.map((t) => phaseSums(t, ["checkpoint"]))),
     byPhase,
     phaseCpuS,
-    backendCpuS: medianOf(group.map((t) => sumBackend(t, (p) => (p.backend ? p.backend.userS + p.backend.systemS : undefined)))),
+    backendCpuS: medianOf(group.map((t) => sumBackend(t, cpuOfPhase))),
     backendBlocksOut: medianOf(group.map((t) => sumBackend(t, (p) => p.backend?.fsBlocksOut))),
+    involuntarySwitches: medianOf(group.map((t) => sumBackend(t, (p) => p.backend?.involuntarySwitches))),
+    hostLoad: medianOf(group.map((t) => (t.loadAverage ? (t.loadAverage[0] + t.loadAverage[1]) / 2 : undefined))),
     index: medianShape(group.map((t) => t.index)),
     sortSpilled: c.method === "load_then_index" ? sort?.spilled : undefined,
     sortParticipants: c.method === "load_then_index" ? sort?.parallelParticipants : undefined,
@@ -223,6 +235,7 @@ function summariseBuild(group: readonly CialTrial[]): BuildSummary {
     participants: mid?.sort?.parallelParticipants,
     maxRuns: mid?.sort?.maxRuns,
     leaderCpuS: mid?.backend ? mid.backend.userS + mid.backend.systemS : undefined,
+    workerCpuS: mid?.sort?.workerCpuS,
     sortLines: mid?.sort?.lines ?? [],
   };
 }

@@ -3,6 +3,7 @@
  */
 import type { PlotlyFigure, PlotlyTrace } from "../../display/plotly";
 import { TABLES } from "../../workloads/over-indexing/schema";
+import { stepCoordinates } from "../../workloads/pgbench";
 import { seedCurveScaledTo, type OverIndexingSummary } from "./summarise";
 
 const LEVEL_COLORS = ["#4c78a8", "#72b7b2", "#eeca3b", "#f58518", "#e45756"];
@@ -135,9 +136,8 @@ export function perSecond(s: OverIndexingSummary): PlotlyFigure {
           type: "scatter",
           mode: "lines",
           name: `${r.level} indexes`,
-          x: r.series.map((p) => p.second + 0.5),
-          y: r.series.map((p) => p.tps),
-          line: { color, shape: "hvh" },
+          ...stepCoordinates(r.series, (p) => p.tps),
+          line: { color, shape: "hv" },
           visible: repeat === repeats[0],
         });
         traceRound.push(repeat);
@@ -146,12 +146,13 @@ export function perSecond(s: OverIndexingSummary): PlotlyFigure {
   return {
     data,
     layout: {
-      title: { text: "TPS per second in each round (from pgbench's transaction log)" },
-      xaxis: { title: { text: "seconds since pgbench started" } },
+      title: { text: "TPS per second in each round (from pgbench's transaction log)", x: 0.02, xanchor: "left" },
+      margin: { t: 90, r: 20, b: 50, l: 60 },
+      xaxis: { title: { text: "seconds since the load started" } },
       yaxis: { title: { text: "transactions / s" }, rangemode: "tozero" },
       updatemenus:
         repeats.length > 1
-          ? [{ type: "buttons", direction: "right", x: 0, xanchor: "left", y: 1.12, buttons: repeats.map((r) => ({ label: `round ${r}`, method: "update", args: [{ visible: traceRound.map((t) => t === r) }] })) }]
+          ? [{ type: "buttons", direction: "right", x: 1, xanchor: "right", y: 1.16, yanchor: "bottom", buttons: repeats.map((r) => ({ label: `round ${r}`, method: "update", args: [{ visible: traceRound.map((t) => t === r) }] })) }]
           : [],
     },
   };

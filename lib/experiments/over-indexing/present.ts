@@ -120,8 +120,11 @@ export function showExplanation(s: OverIndexingSummary): void {
     "blocks dirtied / tx": r1(l.dirtiedPerTx),
     "index blocks touched / tx": r1(l.indexBlocksPerTx),
     "index growth kB / tx": r2(l.indexGrowthPerTx === undefined ? undefined : l.indexGrowthPerTx / 1024),
+    "WAL MiB / round": r1(l.walMiB),
     "cache hit": pct(l.hitRatio, 2),
     "checkpoints in rounds": l.checkpoints,
+    "checkpointer buffers": l.checkpointerBuffers,
+    "bgwriter buffers": l.bgwriterBuffers,
     "backend writes": l.backendWrites,
   }));
   showTable(rows, { caption: "Server counters per level (medians over rounds; per transaction = delta over the round ÷ transactions)" });
@@ -136,6 +139,8 @@ export function showExplanation(s: OverIndexingSummary): void {
           [`${name} idx (${t[name].indexes}) MiB`, mib(t[name].indexBytesAfter)],
         ]),
       ),
+      "total before MiB": mib(Object.values(t).reduce((a, x) => a + x.tableBytesBefore + x.indexBytesBefore, 0)),
+      "total after MiB": mib(Object.values(t).reduce((a, x) => a + x.tableBytesAfter + x.indexBytesAfter, 0)),
       "growth in round MiB": mib(r.tableGrowthBytes + r.indexGrowthBytes),
     };
   });

@@ -35,10 +35,17 @@ export interface RoundSummary {
   readonly p99Ms?: number;
   readonly series: readonly SeriesPoint[];
   readonly walBytesPerTx?: number;
+  /** WAL written during the round, bytes. */
+  readonly walBytes: number;
   readonly walRecordsPerTx?: number;
   readonly walFpiPerTx?: number;
   /** Buffer cache hit ratio of the database during the round: blks_hit / (blks_hit + blks_read). */
   readonly hitRatio?: number;
+  /** Blocks read into shared buffers during the round, and the time spent reading them (track_io_timing). */
+  readonly blocksRead: number;
+  readonly blockReadMs: number;
+  /** Buffers evicted from shared buffers to make room (pg_stat_io, all backends): 0 = every read was a first touch. */
+  readonly evictions: number;
   /** Shared blocks dirtied per transaction (pg_stat_statements). */
   readonly dirtiedPerTx?: number;
   /** New index entries per transaction: Σ tables (inserted + non-HOT updated rows) × its indexes. */
@@ -86,6 +93,9 @@ export interface LevelSummary {
   readonly indexGrowthPerTx?: number;
   readonly checkpoints: number;
   readonly backendWrites?: number;
+  readonly walMiB?: number;
+  readonly checkpointerBuffers?: number;
+  readonly bgwriterBuffers?: number;
 }
 
 export interface OverIndexingSummary {
@@ -145,9 +155,13 @@ function summariseRound(t: OverIndexingTrial): RoundSummary {
     p99Ms: b.latency?.p99Ms,
     series: b.series,
     walBytesPerTx: per(c["wal.bytes"]),
+    walBytes: c["wal.bytes"] ?? 0,
     walRecordsPerTx: per(c["wal.records"]),
     walFpiPerTx: per(c["wal.fpi"]),
     hitRatio: hit !== undefined && read !== undefined && hit + read > 0 ? hit / (hit + read) : undefined,
+    blocksRead: read ?? 0,
+    blockReadMs: c["db.blk_read_time_ms"] ?? 0,
+    evictions: Object.entries(c).reduce((a, [k, v]) => (k.startsWith("io.") && k.includes(".relation.") && k.endsWith(".evictions") ? a + v : a), 0),
     dirtiedPerTx: per(dirtied),
     indexEntriesPerTx: per(entries),
     indexBlocksPerTx: per(indexBlocks),
@@ -209,6 +223,9 @@ export function summarise(trials: readonly OverIndexingTrial[], durationSeconds:
       indexGrowthPerTx: med(group.map((r) => r.indexGrowthPerTx)),
       checkpoints: group.reduce((a, r) => a + r.checkpoints, 0),
       backendWrites: med(group.map((r) => r.backendWrites)),
+      walMiB: med(group.map((r) => r.walBytes / 2 ** 20)),
+      checkpointerBuffers: med(group.map((r) => r.checkpointerBuffers)),
+      bgwriterBuffers: med(group.map((r) => r.bgwriterBuffers)),
     };
   });
   return {

@@ -4,6 +4,7 @@
  * the per-set comparison with the seed.
  */
 import type { PlotlyFigure, PlotlyTrace } from "../../display/plotly";
+import { stepCoordinates } from "../../workloads/pgbench";
 import type { ReindexMode } from "../../params/reindex-under-load";
 import { seedSets, seedUpdateLatency } from "./claims";
 import type { ReindexSummary, RunSummary } from "./summarise";
@@ -70,9 +71,8 @@ export function timeline(s: ReindexSummary): PlotlyFigure {
         mode: "lines",
         name: MODE_LABELS[r.mode],
         legendgroup: r.mode,
-        x: r.series.map((p) => p.second + 0.5),
-        y: r.series.map((p) => p.tps),
-        line: { color: MODE_COLORS[r.mode], width: 2, shape: "hvh" },
+        ...stepCoordinates(r.series, (p) => p.tps),
+        line: { color: MODE_COLORS[r.mode], width: 2, shape: "hv" },
         visible,
         hovertemplate: "%{y:.0f} tps at %{x:.0f} s<extra>" + r.mode + "</extra>",
       });
@@ -104,13 +104,57 @@ export function timeline(s: ReindexSummary): PlotlyFigure {
   return {
     data,
     layout: {
-      title: { text: "TPS per second; dashed lines: REINDEX start/end; solid strips at the top: sessions blocked on a lock" },
+      title: { text: "TPS per second; dashed: REINDEX start/end; strips at the top: pgbench blocked on a lock", x: 0.02, xanchor: "left" },
+      margin: { t: 90, r: 20, b: 50, l: 60 },
       shapes: shapesFor(s.runs.filter((r) => r.set === sets[0])),
-      xaxis: { title: { text: "seconds since pgbench started" }, range: [0, Math.max(s.durationSeconds, ...s.runs.map((r) => r.reindexEndS ?? 0)) + 1] },
+      // Anchored to the lower panel, so the shared axis and its title sit at the bottom.
+      xaxis: { title: { text: "seconds since the load started" }, anchor: "y2", range: [0, Math.max(s.durationSeconds, ...s.runs.map((r) => r.reindexEndS ?? 0)) + 1] },
       yaxis: { title: { text: "transactions / s" }, domain: [0.3, 1], rangemode: "tozero" },
       yaxis2: { title: { text: "waiting" }, domain: [0, 0.22], rangemode: "tozero", dtick: 1 },
       legend: { orientation: "h", y: -0.15 },
-      updatemenus: sets.length > 1 ? [{ type: "buttons", direction: "right", x: 0, xanchor: "left", y: 1.12, buttons }] : [],
+      updatemenus: sets.length > 1 ? [{ type: "buttons", direction: "right", x: 1, xanchor: "right", y: 1.16, yanchor: "bottom", buttons }] : [],
+    },
+  };
+}
+
+/** REINDEX start and end as full-height dashed lines. */
+function startEndLines(runs: readonly RunSummary[]): Record<string, unknown>[] {
+  return shapesFor(runs)
+    .filter((x) => x.type === "line")
+    .map((x) => ({ ...x, y0: 0, y1: 1 }));
+}
+
+/** The slowest transaction of each second (log scale), per mode and set: a blocked client shows as one very slow transaction. */
+export function latencyTimeline(s: ReindexSummary): PlotlyFigure {
+  const sets = [...new Set(s.runs.map((r) => r.set))].sort((a, b) => a - b);
+  const data: PlotlyTrace[] = [];
+  const traceSet: number[] = [];
+  for (const set of sets) {
+    for (const r of s.runs.filter((x) => x.set === set)) {
+      data.push({
+        type: "scatter",
+        mode: "lines",
+        name: MODE_LABELS[r.mode],
+        ...stepCoordinates(r.series, (p) => (p.transactions ? p.latencyMaxMs : null)),
+        line: { color: MODE_COLORS[r.mode], shape: "hv" },
+        visible: set === sets[0],
+      });
+      traceSet.push(set);
+    }
+  }
+  return {
+    data,
+    layout: {
+      title: { text: "Slowest transaction completed in each second (ms, log scale)", x: 0.02, xanchor: "left" },
+      margin: { t: 90, r: 20, b: 50, l: 60 },
+      shapes: startEndLines(s.runs.filter((r) => r.set === sets[0])),
+      legend: { orientation: "h", y: -0.2 },
+      xaxis: { title: { text: "seconds since the load started" }, range: [0, s.durationSeconds + 1] },
+      yaxis: { title: { text: "ms" }, type: "log" },
+      updatemenus:
+        sets.length > 1
+          ? [{ type: "buttons", direction: "right", x: 1, xanchor: "right", y: 1.16, yanchor: "bottom", buttons: sets.map((set) => ({ label: `set ${set}`, method: "update", args: [{ visible: traceSet.map((t) => t === set) }, { shapes: startEndLines(s.runs.filter((r) => r.set === set)) }] })) }]
+          : [],
     },
   };
 }

@@ -105,7 +105,11 @@ function claimUpdateLatency(s: ReindexSummary): ClaimCheck {
   }
   const r = m.updateRatio;
   const ours = `${f1(base.updateAccountsMs.median, 3)} ms → ${f1(m.updateAccountsMs.median, 3)} ms (×${f1(r.ratio)}, 95 % CI ${f1(r.ciLow)}–${f1(r.ciHigh)}; range ${f1(m.updateAccountsMs.min, 3)}–${f1(m.updateAccountsMs.max, 3)} ms)`;
-  const verdict: Verdict = m.n < 2 ? "inconclusive" : r.ratio >= 2.5 && !r.rangesOverlap ? "held" : r.ratio < 1.5 ? "did not hold" : "inconclusive";
+  // "Several-fold" read as ≥ 2.5× (the seed: 4.3–5.5×): held when the ratio reaches it and the sets' ranges
+  // are apart; did not hold when even the CI's top stays below it.
+  const verdict: Verdict = m.n < 2 ? "inconclusive" : r.ratio >= 2.5 && !r.rangesOverlap ? "held" : r.ciHigh < 2.5 ? "did not hold" : "inconclusive";
+  const addedOurs = m.updateAccountsMs.median - base.updateAccountsMs.median;
+  const addedSeed = seed.reindexMs !== undefined && seed.baselineMs !== undefined ? seed.reindexMs - seed.baselineMs : undefined;
   // Little's law check: the extra UPDATE time summed over transactions ≈ the sampled lock waits.
   const re = runsOf(s, "reindex");
   const implied = median(re.map((x) => ((x.updateAccountsMs ?? 0) - base.updateAccountsMs!.median) * x.transactions / 1000)) ?? 0;
@@ -114,7 +118,10 @@ function claimUpdateLatency(s: ReindexSummary): ClaimCheck {
     `The UPDATE is the first statement of pgbench's transaction to touch pgbench_accounts, so it is the one that queues for the ` +
     `table lock the REINDEX holds; the SELECT after it runs inside the same transaction with the lock already granted. ` +
     `Extra UPDATE time × transactions = ${f1(implied)} client-seconds; the sampler saw ${f1(sampled)} session-seconds of lock waits. ` +
-    `Averaged over the whole run, a few seconds of stall per client become a several-fold mean latency for that one statement, ` +
+    `The stall adds ${f1(addedOurs, 3)} ms to the average UPDATE here (the seed: +${f1(addedSeed, 3)} ms); the multiple is that ` +
+    `addition over the statement's own time (${f1(base.updateAccountsMs.median, 3)} ms here, ${f1(seed.baselineMs, 3)} ms in the seed), ` +
+    `so it is large where the UPDATE is cheap and the rebuild long. ` +
+    `Averaged over the whole run, a few seconds of stall per client raise the mean latency of that one statement, ` +
     `while its median is unchanged (p50 ${f1(median(re.map((x) => x.p50Ms ?? NaN).filter(Number.isFinite)), 2)} ms vs ` +
     `${f1(median(runsOf(s, "baseline").map((x) => x.p50Ms ?? NaN).filter(Number.isFinite)), 2)} ms for the whole transaction).`;
   return { id: "2", claim, seed: seedText, ours, verdict, why };

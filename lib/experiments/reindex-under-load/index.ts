@@ -9,8 +9,8 @@ import { summarise as summariseTrials, type ReindexSummary } from "./summarise";
 
 export { run, serverSpec, type ReindexUnderLoadRun, type RunControl } from "./run";
 export type { ReindexSummary, RunSummary, ModeSummary } from "./summarise";
-export { showRun, showRunTable, showCharts, showSeedComparison, showClaims, showWaits, showStopped, writeSummaries } from "./present";
-export { timeline, tpsBySet, updateLatencyBySet, waitShares } from "./charts";
+export { showRun, showRunTable, showCharts, showSeedComparison, showClaims, showWaits, showStatements, showStopped, writeSummaries } from "./present";
+export { timeline, latencyTimeline, tpsBySet, updateLatencyBySet, waitShares } from "./charts";
 
 /** The run's figures: per run and per mode (medians over sets, ratios to the baselines). */
 export function summarise(run: ReindexUnderLoadRun): ReindexSummary {

@@ -8,7 +8,7 @@ import { showRunHeader } from "../../display/run-header";
 import { showTable, type Row } from "../../display/table";
 import { RunStore } from "../../results/run-store";
 import { claimRows, type ClaimCheck } from "../../stats/claims";
-import { MODE_LABELS, timeline, tpsBySet, updateLatencyBySet, waitShares } from "./charts";
+import { latencyTimeline, MODE_LABELS, timeline, tpsBySet, updateLatencyBySet, waitShares } from "./charts";
 import { seedSets, seedUpdateLatency } from "./claims";
 import { NOTEBOOK, type ReindexUnderLoadRun } from "./run";
 import type { ReindexSummary } from "./summarise";
@@ -86,6 +86,7 @@ export function showRunTable(s: ReindexSummary): void {
 
 export function showCharts(s: ReindexSummary): void {
   plot(timeline(s), 560);
+  plot(latencyTimeline(s));
   plot(tpsBySet(s));
   plot(updateLatencyBySet(s));
   plot(waitShares(s));
@@ -153,6 +154,21 @@ export function showWaits(s: ReindexSummary): void {
       "accounts HOT share": r.accountsHotShare === undefined ? "" : `${(r.accountsHotShare * 100).toFixed(0)} %`,
     }));
   showTable(rows, { caption: "Sampled waits (pg_stat_activity + pg_locks + pg_stat_progress_create_index, every few hundred ms)" });
+}
+
+/** Every statement's `-r` latency per mode (median over sets), ms. */
+export function showStatements(s: ReindexSummary): void {
+  const modes = [...new Set(s.runs.map((r) => r.mode))];
+  const commands = [...new Set(s.runs.flatMap((r) => r.statements.map((x) => x.command)))].filter((c) => !c.startsWith("\\"));
+  const rows: Row[] = commands.map((command) => {
+    const row: Record<string, string | number | undefined> = { statement: command.length > 60 ? `${command.slice(0, 60)}…` : command };
+    for (const mode of modes) {
+      const values = s.runs.filter((r) => r.mode === mode).map((r) => r.statements.find((x) => x.command === command)?.latencyMs).filter((x): x is number => x !== undefined);
+      row[`${MODE_LABELS[mode]} ms`] = values.length ? r3([...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]) : undefined;
+    }
+    return row;
+  });
+  showTable(rows, { caption: "pgbench -r: average latency of each statement, ms (median over sets; lower median for an even count)" });
 }
 
 /** summary.json (figures and claims) and summary.csv (one row per run) beside the trials. */

@@ -3,7 +3,7 @@
  * per-statement latency, REINDEX duration and the time pgbench's sessions spent blocked; per mode
  * the medians over sets and the TPS ratio to the same sets' baselines.
  */
-import { statementLatency, type SeriesPoint } from "../../workloads/pgbench";
+import { statementLatency, type SeriesPoint, type StatementLatency } from "../../workloads/pgbench";
 import type { ReindexMode } from "../../params/reindex-under-load";
 import { groupBy, ratioOfMedians, spread, type Ratio, type Spread } from "../../stats/summary";
 import type { BlockedInterval, IndexBuildPhase } from "../../workloads/reindex-under-load/lock-timeline";
@@ -54,9 +54,11 @@ export interface RunSummary {
   readonly walBytesPerTransaction?: number;
   readonly accountsHotShare?: number;
   readonly series: readonly SeriesPoint[];
+  /** pgbench -r, every statement. */
+  readonly statements: readonly StatementLatency[];
   readonly intervals: readonly BlockedInterval[];
   readonly phases: readonly IndexBuildPhase[];
-  /** pgbench start, Unix ms: the zero of the timeline. */
+  /** Start of the load (first transaction), Unix ms: the zero of the timeline. */
   readonly startMs: number;
   readonly perSample: readonly { readonly t: number; readonly sessions: number; readonly lockWaiting: number }[];
 }
@@ -125,7 +127,8 @@ function summariseRun(t: ReindexTrial, baselineTps: number | undefined, duration
   const accounts = r?.statements.find((s) => s.index === "pgbench_accounts_pkey");
   const upd = c["table.pgbench_accounts.n_tup_upd"];
   const topLock = Object.keys(tl.locks)[0];
-  const w = r && !r.error ? windowStats(b.series, b.startedAtMs, durationSeconds, r.startMs, r.endMs) : undefined;
+  const t0 = b.loadStartedAtMs ?? b.startedAtMs;
+  const w = r && !r.error ? windowStats(b.series, t0, durationSeconds, r.startMs, r.endMs) : undefined;
   return {
     key: t.key,
     set: t.condition.set,
@@ -141,8 +144,8 @@ function summariseRun(t: ReindexTrial, baselineTps: number | undefined, duration
     updateAccountsMs: statementLatency(b.summary, UPDATE_ACCOUNTS),
     reindexSeconds: r && !r.error ? (r.endMs - r.startMs) / 1000 : undefined,
     accountsReindexSeconds: accounts ? (accounts.endMs - accounts.startMs) / 1000 : undefined,
-    reindexStartS: r ? (r.startMs - b.startedAtMs) / 1000 : undefined,
-    reindexEndS: r ? (r.endMs - b.startedAtMs) / 1000 : undefined,
+    reindexStartS: r ? (r.startMs - t0) / 1000 : undefined,
+    reindexEndS: r ? (r.endMs - t0) / 1000 : undefined,
     reindexOutlastedLoad: r ? r.endMs > b.finishedAtMs : false,
     blockedSeconds: tl.blockedSeconds,
     allBlockedSeconds: tl.allBlockedSeconds,
@@ -158,9 +161,10 @@ function summariseRun(t: ReindexTrial, baselineTps: number | undefined, duration
     walBytesPerTransaction: c["wal.bytes"] !== undefined && b.summary.transactions ? c["wal.bytes"] / b.summary.transactions : undefined,
     accountsHotShare: upd ? (c["table.pgbench_accounts.n_tup_hot_upd"] ?? 0) / upd : undefined,
     series: b.series,
+    statements: b.summary.statements,
     intervals: tl.intervals,
     phases: tl.phases,
-    startMs: b.startedAtMs,
+    startMs: t0,
     perSample: tl.perSample,
   };
 }

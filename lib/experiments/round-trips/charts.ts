@@ -51,7 +51,7 @@ export function elapsedVsRtt(s: RoundTripsSummary): PlotlyFigure {
     data,
     layout: {
       title: { text: "Seconds per 10,000 statements vs the client's round trip (slope = round trips per statement)" },
-      xaxis: { title: { text: "client round trip, ms (median SELECT 1 of the environment's own run)" }, rangemode: "tozero" },
+      xaxis: { title: { text: "client round trip, ms (the environment's own 10,000 × SELECT 1 time / N, the seed's measure)" }, rangemode: "tozero" },
       yaxis: { title: { text: "s per 10,000 statements (median)" }, rangemode: "tozero" },
       legend: { font: { size: 10 } },
     },

@@ -15,6 +15,7 @@ export type { RoundTripsSummary, CaseSummary, EnvironmentSummary, SweepSummary }
 export { checkClaims } from "./claims";
 export type { RoundTripsRun, RunControl } from "./run";
 export type { CalibrationRecord } from "./links";
+export { loadRun } from "./load";
 export {
   showRun,
   showCalibration,

@@ -163,7 +163,10 @@ export function showSweepTable(s: RoundTripsSummary): void {
     "flush lag ms": r(x.flushLagMs),
     "replay lag ms": r(x.replayLagMs),
   }));
-  showTable(rows, { caption: "Commit latency by synchronous_commit level and standby round trip (client direct; lags: the fastest standby, sampled)" });
+  showTable(rows, {
+    caption:
+      "Commit latency by synchronous_commit level and standby round trip (client direct; lags: the fastest standby, sampled — with off they time the WAL writer's batches, not the commits)",
+  });
 }
 
 export function showCharts(s: RoundTripsSummary): void {
@@ -193,7 +196,9 @@ export function showExplanation(s: RoundTripsSummary): void {
     parts.push(
       `<li><b>Quorum commit.</b> After its own flush the primary waits for the first standby to report the WAL flushed: ` +
         `a median ${q.flushLagMs.toFixed(3)} ms with standbys ${(q.standbyRttMs ?? NaN).toFixed(3)} ms away — one round trip plus the standby's own write and flush, ` +
-        `on the same disk and the same two CPUs as the primary here.</li>`,
+        (s.params.quorumStorage === "memory"
+          ? `here in memory (quorumStorage "memory"), on the same two CPUs as the primary.</li>`
+          : `on the same disk and the same two CPUs as the primary here.</li>`),
     );
   }
   if (s.sweep.length) {
@@ -207,17 +212,27 @@ export function showExplanation(s: RoundTripsSummary): void {
 
 /** The closing note: how close the emulated round trips came, and the verdicts, in a few lines. */
 export function showClosingNote(s: RoundTripsSummary, claims: readonly ClaimCheck[]): void {
-  const links = s.calibrations
-    .filter((c) => c.mode === "delayed")
-    .map((c) => `${escapeHtml(c.link)} ${c.targetRttMs.toFixed(2)} → ${c.achievedRttMs.toFixed(3)} ms (${Math.round((c.achievedRttMs - c.targetRttMs) * 1000)} µs)`);
-  const direct = s.calibrations.filter((c) => c.mode !== "delayed").map((c) => `${escapeHtml(c.link)} ${c.targetRttMs.toFixed(2)} ms: ${escapeHtml(c.note)}`);
+  // One entry per link and target: the range reached over its (re)calibrations.
+  const groups = new Map<string, { link: string; target: number; reached: number[]; notes: string[] }>();
+  for (const c of s.calibrations) {
+    const key = `${c.link}|${c.targetRttMs}`;
+    const g = groups.get(key) ?? { link: c.link, target: c.targetRttMs, reached: [], notes: [] };
+    if (c.mode === "delayed") g.reached.push(c.achievedRttMs);
+    else g.notes.push(c.mode === "direct" ? "once ran direct (target ≤ loopback)" : "once at 0 ms added (target below the link's own cost)");
+    groups.set(key, g);
+  }
+  const links = [...groups.values()].map((g) => {
+    const lo = Math.min(...g.reached);
+    const hi = Math.max(...g.reached);
+    const reached = g.reached.length ? (lo === hi ? `${lo.toFixed(3)} ms` : `${lo.toFixed(3)}–${hi.toFixed(3)} ms`) : "not reached";
+    return `${escapeHtml(g.link)} ${g.target.toFixed(2)} → ${reached}${g.notes.length ? ` (${escapeHtml([...new Set(g.notes)].join("; "))})` : ""}`;
+  });
   const late = s.cases.map((c) => c.linkLateP50Us).filter((x): x is number => x !== null);
   const lateText = late.length ? ` The proxy delivered bytes a median ${late.sort((a, b) => a - b)[Math.floor(late.length / 2)].toFixed(1)} µs after their due time during the trials.` : "";
   const verdicts = claims.map((c) => `<li><b>${escapeHtml(c.id)}</b> ${escapeHtml(c.claim)} — <b>${escapeHtml(c.verdict)}</b>: ${escapeHtml(c.ours)}</li>`).join("");
   show().html(
     `<div style="border:1px solid #ccd;padding:8px 12px;margin:8px 0"><b>In short.</b> ` +
-      `Links: ${escapeHtml(s.network.reason)}. Targets reached (median SELECT 1 through the link): ${links.join("; ") || "none"}.` +
-      (direct.length ? ` Not emulated: ${direct.join("; ")}.` : "") +
+      `Links: ${escapeHtml(s.network.reason)}. Round trips asked for → reached (median SELECT 1 through the link, over its calibrations): ${links.join("; ") || "none"}.` +
       `${lateText} The proxy's precision on its own: <code>npm run bench</code> (bench/delay-proxy.ts).<ul>${verdicts}</ul></div>`,
   );
 }

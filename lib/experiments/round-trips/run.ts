@@ -5,6 +5,7 @@
  * synchronous_commit level and standby round trip. Against an external server: measured, not
  * emulated. Everything started is stopped in `finally`, standbys before their primary.
  */
+import fs from "node:fs";
 import type { Client } from "pg";
 import { progressReporter } from "../../display/progress";
 import { connect } from "../../engines/postgres/connect";
@@ -61,6 +62,17 @@ function serverSettings(netemAddresses: boolean): ServerSettings {
 }
 
 const STANDBY_ADDRESSES = ["127.0.0.2", "127.0.0.3"];
+
+/** A memory-backed directory for the quorum cluster's data (Linux /dev/shm), if there is one. */
+function memoryDirectory(): string | undefined {
+  try {
+    const dir = "/dev/shm";
+    fs.accessSync(dir, fs.constants.W_OK);
+    return fs.statSync(dir).isDirectory() ? dir : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 interface State {
   readonly p: RoundTripsParams;
@@ -132,7 +144,13 @@ async function runEnvironments(
 }
 
 /** Phase 2: standbys over delayed links, quorum environments, then the synchronous_commit sweep. */
-async function runQuorumPhase(st: State, primary: EmbeddedPostgresServer, envs: readonly EnvironmentKey[], sweep: boolean): Promise<void> {
+async function runQuorumPhase(
+  st: State,
+  primary: EmbeddedPostgresServer,
+  envs: readonly EnvironmentKey[],
+  sweep: boolean,
+  baseDir: string | undefined,
+): Promise<void> {
   const p = st.p;
   st.emulator ??= await createEmulator(p.network);
   const emulator = st.emulator;
@@ -163,6 +181,7 @@ async function runQuorumPhase(st: State, primary: EmbeddedPostgresServer, envs: 
     standbys = await startStandbys(
       primary,
       standbyLinks.map((l, i) => ({ name: STANDBY_NAMES[i], upstreamHost: l.link.host, upstreamPort: l.link.port })),
+      { baseDir },
     );
     st.servers.push(...standbys.map((s) => s.description));
     // Connected only now: making the standbys restarted the primary.
@@ -287,7 +306,9 @@ export async function runRoundTrips(p: RoundTripsParams, control: RunControl = {
       const server: StartedServer = started.servers.get("postgresql")!;
       st.notes.push(...started.notes);
       st.servers.push(server.description);
-      const reusable = server instanceof EmbeddedPostgresServer && emulatorKind === "proxy";
+      // The phase-1 server becomes the primary only if it is embedded, on disk as asked, and
+      // reachable the way the links need (netem needs extra listen addresses).
+      const reusable = server instanceof EmbeddedPostgresServer && emulatorKind === "proxy" && p.quorumStorage === "disk";
       if (reusable && (quorum.length || sweep)) primary = server;
       else stops.push(() => started.stopAll());
       if (primary) stops.push(() => primary!.stop());
@@ -302,15 +323,24 @@ export async function runRoundTrips(p: RoundTripsParams, control: RunControl = {
       }
     }
     if (quorum.length || sweep) {
+      let baseDir: string | undefined;
+      if (p.quorumStorage === "memory") {
+        baseDir = memoryDirectory();
+        st.notes.push(
+          baseDir
+            ? `the quorum environments' primary and standbys keep their data in memory (${baseDir}): a WAL flush costs ~nothing there, as on Aurora's storage nodes, so a commit's wait is the standbys' round trip (set quorumStorage: "disk" to add this disk's flushes)`
+            : `quorumStorage "memory" asked for, but this machine has no /dev/shm: the quorum cluster's data is on disk, and every flush adds this disk's time`,
+        );
+      }
       if (!primary) {
         st.say("starting an embedded primary for the quorum environments…");
         try {
           const emulatorKind = (st.emulator ??= await createEmulator(p.network)).kind;
-          primary = await new EmbeddedPostgresTarget().start({ engine: "postgresql", name: "05-primary", settings: serverSettings(emulatorKind === "netem") });
+          primary = await new EmbeddedPostgresTarget({ baseDir }).start({ engine: "postgresql", name: "05-primary", settings: serverSettings(emulatorKind === "netem") });
           stops.push(() => primary!.stop());
           st.servers.push(primary.description);
           st.notes.push(
-            `the quorum environments ran on an embedded PostgreSQL ${primary.description.version} primary: standbys are copies of its data directory, which only the embedded target gives access to`,
+            `the quorum environments ran on their own embedded PostgreSQL ${primary.description.version} primary: standbys are copies of its data directory, which only the embedded target gives access to`,
           );
         } catch (error) {
           skipped.push({ what: `${quorum.join(", ")}${sweep ? " and the synchronous_commit sweep" : ""}`, reason: `no embedded PostgreSQL to make standbys from: ${redactText(String(error))}` });
@@ -318,7 +348,7 @@ export async function runRoundTrips(p: RoundTripsParams, control: RunControl = {
       }
       if (primary) {
         store.writeMetadata(metadata());
-        await runQuorumPhase(st, primary, quorum, sweep);
+        await runQuorumPhase(st, primary, quorum, sweep, baseDir);
       }
     }
     progress.finish(`${done} trials`);

@@ -3,6 +3,7 @@
  * (round trip, autocommit vs one transaction, commit time), and per synchronous_commit level.
  */
 import { median } from "simple-statistics";
+import type { RoundTripsParams } from "../../params/round-trips";
 import { groupBy, ratioOfMedians, spread, type Ratio } from "../../stats/summary";
 import { CASE_INFO, CASES, type CaseId } from "../../workloads/round-trips/cases";
 import { SYNC_LEVELS, type SyncLevel } from "../../workloads/round-trips/replication";
@@ -27,12 +28,16 @@ export interface CaseSummary {
   readonly secondsPer10k: number;
   readonly roundTrips: number;
   readonly msPerRoundTrip: number;
-  /** Median over trials of each trial's median statement time, ms. */
+  /** Median over trials of each trial's median statement time, ms (and each trial's). */
   readonly statementP50Ms: number;
+  readonly statementP50s: readonly number[];
   readonly statementP99Ms: number;
   /** The client round trip as calibrated for the environment (median SELECT 1 through the link), ms. */
   readonly clientRttMs: number;
-  /** The environment's round trip as its own select1 case measured it (else the calibrated one), ms. */
+  /**
+   * The environment's round trip as its own select1 case measured it — elapsed / N, the seed's
+   * definition (else the calibrated one), ms.
+   */
   readonly rttMs: number;
   readonly standbyRttMs: number | null;
   readonly walSyncs: number;
@@ -65,6 +70,8 @@ export interface EnvironmentSummary {
   /** (prepared autocommit − prepared in one transaction) / N, ms. */
   readonly preparedCommitMs?: number;
   readonly ratio?: Ratio;
+  /** The same ratio on each trial's median statement time: robust to the load spikes of a shared machine. */
+  readonly statementRatio?: Ratio;
   /** Local WAL flush time per commit of the autocommit case (pg_stat_wal), ms. */
   readonly walSyncMsPerCommit?: number;
   readonly walSyncsPerCommit?: number;
@@ -88,6 +95,7 @@ export interface SweepSummary {
 }
 
 export interface RoundTripsSummary {
+  readonly params: RoundTripsParams;
   readonly statements: number;
   readonly cases: readonly CaseSummary[];
   readonly environments: readonly EnvironmentSummary[];
@@ -126,6 +134,7 @@ function summariseCase(environment: EnvironmentKey, c: CaseId, trials: readonly 
     roundTrips,
     msPerRoundTrip: (s.median * 1000) / roundTrips,
     statementP50Ms: med(ok.map((t) => t.statementTimes?.p50Ms ?? NaN).filter(Number.isFinite)),
+    statementP50s: ok.map((t) => t.statementTimes?.p50Ms ?? NaN).filter(Number.isFinite),
     statementP99Ms: med(ok.map((t) => t.statementTimes?.p99Ms ?? NaN).filter(Number.isFinite)),
     clientRttMs: med(ok.map((t) => t.clientRttMs ?? NaN).filter(Number.isFinite)),
     rttMs: med(ok.map((t) => t.clientRttMs ?? NaN).filter(Number.isFinite)),
@@ -169,6 +178,7 @@ function summariseEnvironment(
     commitMsHigh: auto && one ? ((auto.maxSeconds - one.minSeconds) * 1000) / n : undefined,
     preparedCommitMs: pAuto && pOne ? ((pAuto.medianSeconds - pOne.medianSeconds) * 1000) / n : undefined,
     ratio: auto && one ? ratioOfMedians(auto.seconds, one.seconds) : undefined,
+    statementRatio: auto && one ? ratioOfMedians(auto.statementP50s, one.statementP50s) : undefined,
     walSyncMsPerCommit: auto && auto.walSyncs > 0 ? auto.walSyncTimeMs / auto.walSyncs : undefined,
     walSyncsPerCommit: auto ? auto.walSyncs / n : undefined,
     flushLagMs: auto?.flushLagMs,
@@ -216,11 +226,13 @@ export function summarise(run: RoundTripsRun): RoundTripsSummary {
     if (s) cases.push(s);
   }
   cases.sort((a, b) => ENV_ORDER.indexOf(a.environment) - ENV_ORDER.indexOf(b.environment) || CASES.indexOf(a.case) - CASES.indexOf(b.case));
-  // The x of every chart: what the environment's own SELECT 1 stream took, not what calibration predicted.
-  const measured = new Map(cases.filter((c) => c.case === "select1").map((c) => [c.environment, c.statementP50Ms]));
+  // The x of every chart: what the environment's own SELECT 1 stream took (elapsed / N, as the
+  // seed measured it), not what calibration predicted.
+  const measured = new Map(cases.filter((c) => c.case === "select1").map((c) => [c.environment, c.msPerRoundTrip]));
   for (const [i, c] of cases.entries()) cases[i] = { ...c, rttMs: measured.get(c.environment) ?? c.clientRttMs };
   const envs = ENV_ORDER.filter((e) => cases.some((c) => c.environment === e));
   return {
+    params: run.params,
     statements: run.params.statements,
     cases,
     environments: envs.map((e) => summariseEnvironment(e, cases, run)),

@@ -39,7 +39,7 @@ export class TrialSession {
 
   private constructor(readonly client: Client) {
     client.on("notice", (notice) => {
-      this.capture?.push({ severity: notice.severity, message: notice.message ?? "", detail: notice.detail });
+      this.capture?.push({ severity: notice.severity, message: notice.message ?? "", detail: notice.detail, where: notice.where });
     });
   }
 

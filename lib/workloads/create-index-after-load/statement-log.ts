@@ -10,6 +10,8 @@ export interface ServerNotice {
   readonly severity?: string;
   readonly message: string;
   readonly detail?: string;
+  /** CONTEXT: "parallel worker" marks a message a parallel worker sent through its leader. */
+  readonly where?: string;
 }
 
 /** The backend process's resource usage during the statement (getrusage deltas). */
@@ -36,6 +38,11 @@ export interface SortReport {
   readonly maxRuns: number;
   /** Temporary-file blocks (8 kB) the final sort or merge used; 0 for an in-memory sort. */
   readonly diskBlocks: number;
+  /**
+   * CPU (user + system) the parallel worker processes spent scanning and sorting, from the last
+   * line each sent: the leader's own share is in its getrusage(), so this completes the picture.
+   */
+  readonly workerCpuS: number;
   /** Internal sort: memory used, kB. */
   readonly memoryKB: number;
   /** The milestones of the trace, for the reader (the abbreviated-key chatter is left out). */
@@ -67,6 +74,7 @@ export function parseBackendUsage(notices: readonly ServerNotice[]): BackendUsag
 
 const SORT_END = /(?:parallel )?(external|internal) sort of worker (-?\d+) ended, (\d+) (disk blocks|KB) used/;
 const PERFORMSORT = /performsort of worker (\d+) starting/;
+const CPU = /CPU: user: ([\d.]+) s, system: ([\d.]+) s/;
 const RUN_WRITTEN = /worker (-?\d+) finished writing run (\d+) to tape/;
 const MILESTONE = /begin index sort|switching to external sort|sort of worker -?\d+ ended|starting merge pass|performsort of worker -?\d+ done/;
 
@@ -86,11 +94,18 @@ export function parseSortTrace(notices: readonly ServerNotice[]): SortReport | u
     if (r) runs.set(r[1], Math.max(runs.get(r[1]) ?? 0, Number(r[2])));
   }
   const maxRuns = Math.max(0, ...runs.values());
+  let workerCpuS = 0;
+  for (const n of notices) {
+    const end = SORT_END.exec(n.message);
+    const cpu = CPU.exec(n.message);
+    if (end && cpu && n.where?.includes("parallel worker")) workerCpuS += Number(cpu[1]) + Number(cpu[2]);
+  }
   return {
     parallelParticipants: participants.size,
     spilled: participants.size > 0 ? maxRuns > 1 : maxRuns > 0,
     maxRuns,
     diskBlocks: sum("disk blocks"),
+    workerCpuS,
     memoryKB: sum("KB"),
     lines: messages.filter((m) => MILESTONE.test(m)),
   };

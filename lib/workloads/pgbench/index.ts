@@ -5,3 +5,4 @@ export { locatePgbench, findHostPgbench, describeRunner, PgbenchNotFoundError, t
 export { parseProgress, parseProgressLine, parseSummary, statementLatency } from "./parse-output";
 export { latencyDistribution, parseTransactionLog, parseAggregateLog, transactionSeries, aggregateSeries } from "./parse-log";
 export { checkInitOptions, checkLoadOptions, type BuiltinScript, type PgbenchInitOptions, type PgbenchLoadOptions } from "./args";
+export { stepCoordinates } from "./series";

@@ -284,11 +284,14 @@ export async function runPgbench(server: StartedServer, o: RunOptions): Promise<
   const text = raw.logs.join("\n");
   let series: PgbenchRunResult["series"] = [];
   let latency: PgbenchRunResult["latency"];
+  let loadStartedAtMs = raw.startedAtMs;
   if (mode === "transactions") {
     const transactions = parseTransactionLog(text);
-    const lastEnd = transactions.reduce((a, t) => Math.max(a, t.endMs), 0);
-    const end = Math.max(raw.startedAtMs + o.durationSeconds * 1000, Math.min(lastEnd + 1, raw.finishedAtMs));
-    series = transactionSeries(transactions, raw.startedAtMs, end, bucketMs, samplingRate);
+    const ok = transactions.filter((t) => !t.failed);
+    // -T counts from the clients' start, not from the spawn: anchor the buckets there, so the
+    // first bucket is not short by the connection (and VACUUM) time and the last is not a stub.
+    if (ok.length) loadStartedAtMs = ok.reduce((a, t) => Math.min(a, t.endMs - t.latencyMs), Infinity);
+    series = transactionSeries(transactions, loadStartedAtMs, loadStartedAtMs + o.durationSeconds * 1000, bucketMs, samplingRate);
     latency = latencyDistribution(transactions, samplingRate);
   } else if (mode === "aggregate") {
     series = aggregateSeries(parseAggregateLog(text), raw.startedAtMs, bucketMs / 1000);
@@ -298,6 +301,7 @@ export async function runPgbench(server: StartedServer, o: RunOptions): Promise<
     runner: describeRunner(runner),
     version: runner.version,
     startedAtMs: raw.startedAtMs,
+    loadStartedAtMs,
     finishedAtMs: raw.finishedAtMs,
     summary,
     progress,

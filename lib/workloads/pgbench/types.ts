@@ -79,11 +79,18 @@ export interface PgbenchRunResult {
   /** "host /usr/lib/postgresql/15/bin/pgbench" or "container <id>". */
   readonly runner: string;
   readonly version: string;
+  /** When pgbench was started (Unix ms). */
   readonly startedAtMs: number;
+  /**
+   * When the load itself began: the start of the first logged transaction (after connecting and,
+   * without -n, pgbench's VACUUM). The series starts here; without a transaction log it equals
+   * startedAtMs.
+   */
+  readonly loadStartedAtMs: number;
   readonly finishedAtMs: number;
   readonly summary: PgbenchSummary;
   readonly progress: readonly ProgressPoint[];
-  /** Per-bucket series from the log; empty when logMode is "none". */
+  /** Per-bucket series from the log, `durationSeconds` long from loadStartedAtMs; empty when logMode is "none". */
   readonly series: readonly SeriesPoint[];
   /** From a per-transaction log only. */
   readonly latency?: LatencyDistribution;
