@@ -49,7 +49,9 @@ WHERE v IS NOT NULL AND v <> 0
  * statistics are forced out first: backends publish them at most once a second otherwise.
  */
 export async function serverCounters(client: Client, flushFrom?: Client): Promise<CounterSnapshot> {
-  await (flushFrom ?? client).query("SELECT pg_stat_force_next_flush()");
+  // PostgreSQL 17 skips even a forced flush when the session has no pending relation statistics
+  // (a stream of `SELECT 1` has none): reading one catalog row gives it some.
+  await (flushFrom ?? client).query("SELECT pg_stat_force_next_flush(), (SELECT oid FROM pg_class LIMIT 1)");
   const { rows } = await client.query<{ name: string; value: number | null }>(SNAPSHOT_SQL);
   const snapshot: Record<string, number> = {};
   for (const row of rows) if (row.value !== null) snapshot[row.name] = Number(row.value);
