@@ -234,7 +234,8 @@ export function showBuildSweep(s: CialSummary): void {
   showTable(rows, {
     caption:
       `CREATE INDEX sweep on one loaded, vacuumed table (${rowsLabel(s.builds[0].rows)} rows): sort in memory vs external, serial vs parallel. ` +
-      "PostgreSQL gives each sort participant at least 32 MB, so small maintenance_work_mem launches fewer workers than asked",
+      "PostgreSQL gives each sort participant at least 32 MB, so small maintenance_work_mem launches fewer workers than asked; " +
+      "a parallel build hands each worker's sorted run to the leader in a temporary file, so it writes temp files even when nothing spilled",
   });
   plot(buildSweep(s));
   const example = s.builds.find((b) => b.spilled) ?? s.builds[0];
