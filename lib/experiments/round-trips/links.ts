@@ -3,8 +3,7 @@
  * it on this machine (measured with SELECT 1 through the link), cached, and the connection a client
  * should use — the link's address, or the server itself when the target is at or below loopback.
  */
-import type { Client } from "pg";
-import { connect } from "../../engines/postgres/connect";
+import { withClient } from "../../engines/postgres/connect";
 import { calibrateLink, medianRtt, type LinkCalibration } from "../../network/calibrate";
 import type { DelayLink, LinkKind } from "../../network/types";
 import type { ConnectionInfo } from "../../targets/types";
@@ -16,15 +15,6 @@ export interface CalibrationRecord extends LinkCalibration {
   readonly kind: LinkKind;
   /** What the target stands for, e.g. "cross-az" or "standby". */
   readonly purpose: string;
-}
-
-async function withClient<T>(connection: ConnectionInfo, fn: (client: Client) => Promise<T>): Promise<T> {
-  const client = await connect(connection);
-  try {
-    return await fn(client);
-  } finally {
-    await client.end().catch(() => undefined);
-  }
 }
 
 /**

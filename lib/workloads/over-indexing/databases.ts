@@ -3,23 +3,20 @@
  * its level's indexes. That gives every round the same rows on the same pages, which the seed got
  * by restoring a dump before every round.
  */
-import { Client } from "pg";
 import type { StartedServer } from "../../targets/types";
+import { withClient as withConnection } from "../../engines/postgres/connect";
+import { cloneDatabase, dropDatabases as dropAll, recreateDatabase } from "../../engines/postgres/template-database";
+import type { Client } from "pg";
+
+/** A connection to one of the lab's databases on this server. */
+export function withClient<T>(server: StartedServer, database: string, fn: (client: Client) => Promise<T>): Promise<T> {
+  return withConnection(server.connection, fn, { database, applicationName: "dblab-admin" });
+}
 import { loadStatements, samplePercent, type DatasetShape } from "./dataset";
 import { COUNT_INDEXES_SQL, CONSTRAINT_INDEXES, createIndexSql, extraIndexesFor, SCHEMA_SQL } from "./schema";
 
 export const TEMPLATE_DATABASE = "dblab_inventory_template";
 export const RUN_DATABASE = "dblab_inventory_run";
-
-export async function withClient<T>(server: StartedServer, database: string, fn: (client: Client) => Promise<T>): Promise<T> {
-  const client = new Client({ ...server.connection, database, application_name: "dblab-admin" });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
 
 export interface TemplateInfo {
   readonly shape: DatasetShape;
@@ -39,12 +36,8 @@ export async function createTemplate(
   seed: number,
   onStep?: (label: string) => void,
 ): Promise<TemplateInfo> {
-  const admin = server.connection.database;
-  await withClient(server, admin, async (c) => {
-    await c.query(`DROP DATABASE IF EXISTS ${RUN_DATABASE}`);
-    await c.query(`DROP DATABASE IF EXISTS ${TEMPLATE_DATABASE}`);
-    await c.query(`CREATE DATABASE ${TEMPLATE_DATABASE}`);
-  });
+  await dropAll(server.connection, [RUN_DATABASE]);
+  await recreateDatabase(server.connection, TEMPLATE_DATABASE);
   return withClient(server, TEMPLATE_DATABASE, async (c) => {
     await c.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
     await c.query(SCHEMA_SQL);
@@ -89,10 +82,7 @@ export interface PreparedRound {
 /** A fresh clone of the template with `level` indexes; throws if pg_indexes does not count `level`. */
 export async function prepareRound(server: StartedServer, level: number, maintenanceWorkMemMB: number): Promise<PreparedRound> {
   const began = Date.now();
-  await withClient(server, server.connection.database, async (c) => {
-    await c.query(`DROP DATABASE IF EXISTS ${RUN_DATABASE}`);
-    await c.query(`CREATE DATABASE ${RUN_DATABASE} TEMPLATE ${TEMPLATE_DATABASE} STRATEGY FILE_COPY`);
-  });
+  await cloneDatabase(server.connection, TEMPLATE_DATABASE, RUN_DATABASE);
   const cloned = Date.now();
   const indexCount = await withClient(server, RUN_DATABASE, async (c) => {
     await c.query(`SET maintenance_work_mem = '${maintenanceWorkMemMB}MB'`);
@@ -107,8 +97,5 @@ export async function prepareRound(server: StartedServer, level: number, mainten
 }
 
 export async function dropDatabases(server: StartedServer): Promise<void> {
-  await withClient(server, server.connection.database, async (c) => {
-    await c.query(`DROP DATABASE IF EXISTS ${RUN_DATABASE}`);
-    await c.query(`DROP DATABASE IF EXISTS ${TEMPLATE_DATABASE}`);
-  });
+  await dropAll(server.connection, [RUN_DATABASE, TEMPLATE_DATABASE]);
 }

@@ -3,7 +3,9 @@
  * database, and each run gets a fresh copy (`CREATE DATABASE … TEMPLATE … STRATEGY FILE_COPY`),
  * which is what the seed's `pgbench -i` before every run achieved, in seconds instead of a minute.
  */
-import { Client } from "pg";
+import type { Client } from "pg";
+import { withClient } from "../../engines/postgres/connect";
+import { cloneDatabase, dropDatabases as dropAll, recreateDatabase } from "../../engines/postgres/template-database";
 import type { StartedServer } from "../../targets/types";
 import { initPgbench, type InitResult, type PgbenchRunner } from "../pgbench";
 
@@ -13,14 +15,9 @@ export const RUN_DATABASE = "dblab_pgbench_run";
 /** The three primary keys the seed reindexed, in the order it named the tables. */
 export const PGBENCH_PRIMARY_KEYS = ["pgbench_accounts_pkey", "pgbench_branches_pkey", "pgbench_tellers_pkey"] as const;
 
-export async function withAdmin<T>(server: StartedServer, fn: (client: Client) => Promise<T>, database?: string): Promise<T> {
-  const client = new Client({ ...server.connection, database: database ?? server.connection.database, application_name: "dblab-admin" });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end().catch(() => undefined);
-  }
+/** A connection to the server's default database (or `database`) as the lab's admin session. */
+export function withAdmin<T>(server: StartedServer, fn: (client: Client) => Promise<T>, database?: string): Promise<T> {
+  return withClient(server.connection, fn, { database, applicationName: "dblab-admin" });
 }
 
 export interface TemplateInfo {
@@ -32,11 +29,8 @@ export interface TemplateInfo {
 
 /** Creates the template with `pgbench -i` and freezes it against connections (it is only copied). */
 export async function createTemplate(server: StartedServer, scale: number, steps: string, runner: PgbenchRunner): Promise<TemplateInfo> {
-  await withAdmin(server, async (c) => {
-    await c.query(`DROP DATABASE IF EXISTS ${RUN_DATABASE}`);
-    await c.query(`DROP DATABASE IF EXISTS ${TEMPLATE_DATABASE}`);
-    await c.query(`CREATE DATABASE ${TEMPLATE_DATABASE}`);
-  });
+  await dropAll(server.connection, [RUN_DATABASE]);
+  await recreateDatabase(server.connection, TEMPLATE_DATABASE);
   const init = await initPgbench(server, { scale, steps, database: TEMPLATE_DATABASE }, runner);
   return withAdmin(
     server,
@@ -58,25 +52,11 @@ export async function createTemplate(server: StartedServer, scale: number, steps
   );
 }
 
-/**
- * A fresh run database copied from the template. FILE_COPY copies the files and checkpoints,
- * instead of WAL-logging every block (WAL_LOG, the default since 15), which would leave a
- * gigabyte of WAL for the run's checkpointer to deal with.
- */
-export async function cloneRunDatabase(server: StartedServer): Promise<number> {
-  const started = Date.now();
-  await withAdmin(server, async (c) => {
-    await c.query(`DROP DATABASE IF EXISTS ${RUN_DATABASE}`);
-    await c.query(`CREATE DATABASE ${RUN_DATABASE} TEMPLATE ${TEMPLATE_DATABASE} STRATEGY FILE_COPY`);
-    // The run then starts from a clean checkpoint, as after the seed's init and restart.
-    await c.query("CHECKPOINT");
-  });
-  return (Date.now() - started) / 1000;
+/** A fresh run database copied from the template, from a clean checkpoint as after the seed's init and restart. */
+export function cloneRunDatabase(server: StartedServer): Promise<number> {
+  return cloneDatabase(server.connection, TEMPLATE_DATABASE, RUN_DATABASE, { checkpoint: true });
 }
 
 export async function dropDatabases(server: StartedServer): Promise<void> {
-  await withAdmin(server, async (c) => {
-    await c.query(`DROP DATABASE IF EXISTS ${RUN_DATABASE}`);
-    await c.query(`DROP DATABASE IF EXISTS ${TEMPLATE_DATABASE}`);
-  });
+  await dropAll(server.connection, [RUN_DATABASE, TEMPLATE_DATABASE]);
 }
