@@ -2,17 +2,14 @@
  * Notebook 03's experiment: start the server with the seed's settings (scaled), load the inventory
  * data once, run the rounds (a level each), record everything, stop the server.
  */
-import { progressReporter } from "../../display/progress";
 import type { OverIndexingParams } from "../../params/over-indexing";
-import { gitCommit, hostInfo, type RunMetadata } from "../../results/metadata";
-import { RunStore } from "../../results/run-store";
-import { reapOrphans } from "../../runtime/reaper";
+import type { RunMetadata } from "../../results/metadata";
 import type { ServerSpec } from "../../targets/types";
+import { withSession, type RunControl } from "../session";
 import { describeRunner, locatePgbench } from "../../workloads/pgbench";
 import { datasetShape, transactionScript } from "../../workloads/over-indexing/dataset";
 import { createTemplate, dropDatabases, type TemplateInfo } from "../../workloads/over-indexing/databases";
 import { planRounds, runRounds, type OverIndexingCondition, type OverIndexingTrial } from "../../workloads/over-indexing/run-trials";
-import { startServers } from "../servers";
 
 export const NOTEBOOK = "03-over-indexing";
 const GIB = 2 ** 30;
@@ -50,85 +47,58 @@ export function serverSpec(p: OverIndexingParams): ServerSpec {
   };
 }
 
-export interface RunControl {
-  readonly profile?: string;
-  readonly resumeId?: string;
-  readonly signal?: AbortSignal;
-}
+export type { RunControl } from "../session";
 
 export async function run(p: OverIndexingParams, control: RunControl = {}): Promise<OverIndexingRun> {
-  const reaped = await reapOrphans();
-  const store = RunStore.open<OverIndexingCondition>({ notebook: NOTEBOOK, params: p, resumeId: control.resumeId });
-  const progress = progressReporter("03 over-indexing");
   const plan = planRounds(p.indexLevels, p.repeats);
-  progress.update(0, plan.length, "starting the server…");
-  const started = await startServers([serverSpec(p)], {
-    target: p.target,
-    cpus: p.cpus,
-    memoryBytes: p.memoryGiB * GIB,
-    optional: [],
-    onProgress: (m) => progress.update(0, plan.length, m),
-  });
-  const server = started.servers.get("postgresql")!;
-  const notes: string[] = [...started.notes];
-  if (reaped.length) notes.push(`removed ${reaped.length} resource(s) left by an earlier, dead run`);
-  try {
-    const runner = await locatePgbench(server);
-    notes.push(`pgbench ${runner.version} (${describeRunner(runner)}) drives PostgreSQL ${server.description.version}`);
-    const shape = datasetShape(p.dataScale);
-    const template = await createTemplate(server, shape, p.randomSeed, (step) =>
-      progress.update(0, plan.length, `loading the template database: ${step}…`),
-    );
-    const script = transactionScript(shape.warehouses, template.samplePercent);
-    const loadTotal = Object.values(template.loadSeconds).reduce((a, b) => a + b, 0);
-    notes.push(
-      `data: ${template.rows.products.toLocaleString("en-US")} products, ${template.rows.warehouses.toLocaleString("en-US")} warehouses, ` +
-        `${template.rows.stock.toLocaleString("en-US")} stock rows, ${template.rows.stock_movements.toLocaleString("en-US")} movements ` +
-        `(${(template.databaseBytes / GIB).toFixed(2)} GiB, loaded in ${loadTotal.toFixed(0)} s); every round starts from a FILE_COPY clone of it`,
-      `TABLESAMPLE SYSTEM (${Number(template.samplePercent.toPrecision(3))}) over ${template.stockPages.toLocaleString("en-US")} stock pages` +
-        (template.samplePercent > 0.05 ? " (the seed's 0.05 % raised so that a sample is never empty on the smaller table)" : " (the seed's)"),
-    );
-    const metadata: RunMetadata = {
-      runId: store.runId,
-      notebook: NOTEBOOK,
-      profile: control.profile ?? "custom",
-      startedAt: new Date().toISOString(),
-      host: hostInfo(),
-      gitCommit: gitCommit(),
-      servers: [server.description],
-      params: p,
-      notes,
-    };
-    store.writeMetadata({ ...metadata, template, script });
-    await runRounds({
-      server,
-      runner,
-      plan,
-      settings: { ...p, script },
-      store,
-      signal: control.signal,
-      onNote: (n) => notes.push(n),
-      onRound: (done, total, next, last) => {
-        const lastText = last ? `last: ${last.key} ${last.pgbench?.summary.tps.toFixed(0)} tps · ` : "";
-        progress.update(done, total, `${lastText}${next ? next.key : "done"}`);
-      },
-      onPhase: (planned, phase) => progress.update(plan.indexOf(planned), plan.length, `${planned.key}: ${phase}…`),
-      onProgress: (planned, point) =>
-        progress.update(plan.indexOf(planned), plan.length, `${planned.key}: ${point.second.toFixed(0)} / ${p.durationSeconds} s · ${point.tps.toFixed(0)} tps`),
-    });
-    await dropDatabases(server);
-    progress.finish(`${plan.length} rounds`);
-    store.writeMetadata({ ...metadata, notes, template, script });
-    return {
-      runId: store.runId,
-      directory: store.directory,
-      params: p,
-      trials: store.trials() as OverIndexingTrial[],
-      metadata: { ...metadata, notes },
-      template,
-      script,
-    };
-  } finally {
-    await started.stopAll();
-  }
+  return withSession<OverIndexingCondition, OverIndexingRun>(
+    { notebook: NOTEBOOK, title: "03 over-indexing", params: p, control, specs: [serverSpec(p)], target: p.target, cpus: p.cpus, memoryGiB: p.memoryGiB },
+    async ({ store, progress, servers, signal, notes, metadata }) => {
+      const server = servers.servers.get("postgresql")!;
+      const runner = await locatePgbench(server);
+      notes.push(`pgbench ${runner.version} (${describeRunner(runner)}) drives PostgreSQL ${server.description.version}`);
+      const shape = datasetShape(p.dataScale);
+      const template = await createTemplate(server, shape, p.randomSeed, (step) =>
+        progress.update(0, plan.length, `loading the template database: ${step}…`),
+      );
+      const script = transactionScript(shape.warehouses, template.samplePercent);
+      const loadTotal = Object.values(template.loadSeconds).reduce((a, b) => a + b, 0);
+      notes.push(
+        `data: ${template.rows.products.toLocaleString("en-US")} products, ${template.rows.warehouses.toLocaleString("en-US")} warehouses, ` +
+          `${template.rows.stock.toLocaleString("en-US")} stock rows, ${template.rows.stock_movements.toLocaleString("en-US")} movements ` +
+          `(${(template.databaseBytes / GIB).toFixed(2)} GiB, loaded in ${loadTotal.toFixed(0)} s); every round starts from a FILE_COPY clone of it`,
+        `TABLESAMPLE SYSTEM (${Number(template.samplePercent.toPrecision(3))}) over ${template.stockPages.toLocaleString("en-US")} stock pages` +
+          (template.samplePercent > 0.05 ? " (the seed's 0.05 % raised so that a sample is never empty on the smaller table)" : " (the seed's)"),
+      );
+      store.writeMetadata({ ...metadata, template, script });
+      await runRounds({
+        server,
+        runner,
+        plan,
+        settings: { ...p, script },
+        store,
+        signal,
+        onNote: (n) => notes.push(n),
+        onRound: (done, total, next, last) => {
+          const lastText = last ? `last: ${last.key} ${last.pgbench?.summary.tps.toFixed(0)} tps · ` : "";
+          progress.update(done, total, `${lastText}${next ? next.key : "done"}`);
+        },
+        onPhase: (planned, phase) => progress.update(plan.indexOf(planned), plan.length, `${planned.key}: ${phase}…`),
+        onProgress: (planned, point) =>
+          progress.update(plan.indexOf(planned), plan.length, `${planned.key}: ${point.second.toFixed(0)} / ${p.durationSeconds} s · ${point.tps.toFixed(0)} tps`),
+      });
+      await dropDatabases(server);
+      progress.finish(`${plan.length} rounds`);
+      store.writeMetadata({ ...metadata, notes, template, script });
+      return {
+        runId: store.runId,
+        directory: store.directory,
+        params: p,
+        trials: store.trials() as OverIndexingTrial[],
+        metadata: { ...metadata, notes },
+        template,
+        script,
+      };
+    },
+  );
 }

@@ -2,16 +2,13 @@
  * Notebook 04's experiment: start the server, build the pgbench template once, run the sets
  * (baseline, REINDEX, REINDEX CONCURRENTLY), record everything, stop the server.
  */
-import { progressReporter } from "../../display/progress";
 import type { ReindexUnderLoadParams } from "../../params/reindex-under-load";
-import { gitCommit, hostInfo, type RunMetadata } from "../../results/metadata";
-import { RunStore } from "../../results/run-store";
-import { reapOrphans } from "../../runtime/reaper";
+import type { RunMetadata } from "../../results/metadata";
 import type { ServerSpec } from "../../targets/types";
+import { withSession, type RunControl } from "../session";
 import { describeRunner, locatePgbench } from "../../workloads/pgbench";
 import { createTemplate, dropDatabases, type TemplateInfo } from "../../workloads/reindex-under-load/databases";
 import { planRuns, runPlan, type ReindexCondition, type ReindexTrial } from "../../workloads/reindex-under-load/run-trials";
-import { startServers } from "../servers";
 
 export const NOTEBOOK = "04-reindex-under-load";
 const GIB = 2 ** 30;
@@ -35,73 +32,46 @@ export function serverSpec(p: ReindexUnderLoadParams): ServerSpec {
   };
 }
 
-export interface RunControl {
-  readonly profile?: string;
-  readonly resumeId?: string;
-  readonly signal?: AbortSignal;
-}
+export type { RunControl } from "../session";
 
 export async function run(p: ReindexUnderLoadParams, control: RunControl = {}): Promise<ReindexUnderLoadRun> {
-  const reaped = await reapOrphans();
-  const store = RunStore.open<ReindexCondition>({ notebook: NOTEBOOK, params: p, resumeId: control.resumeId });
-  const progress = progressReporter("04 REINDEX under load");
   const plan = planRuns(p.sets, p.modes);
-  progress.update(0, plan.length, "starting the server…");
-  const started = await startServers([serverSpec(p)], {
-    target: p.target,
-    cpus: p.cpus,
-    memoryBytes: p.memoryGiB * GIB,
-    optional: [],
-    onProgress: (m) => progress.update(0, plan.length, m),
-  });
-  const server = started.servers.get("postgresql")!;
-  const notes: string[] = [...started.notes];
-  if (reaped.length) notes.push(`removed ${reaped.length} resource(s) left by an earlier, dead run`);
-  try {
-    const runner = await locatePgbench(server);
-    notes.push(`pgbench ${runner.version} (${describeRunner(runner)}) drives PostgreSQL ${server.description.version}`);
-    progress.update(0, plan.length, `pgbench -i -s ${p.scale} into a template database…`);
-    const template = await createTemplate(server, p.scale, p.initSteps, runner);
-    notes.push(
-      `template: pgbench -i -s ${p.scale} -I ${p.initSteps} in ${template.init.seconds.toFixed(1)} s, ` +
-        `${(template.databaseBytes / GIB).toFixed(2)} GiB; each run starts from a FILE_COPY clone of it`,
-    );
-    const metadata: RunMetadata = {
-      runId: store.runId,
-      notebook: NOTEBOOK,
-      profile: control.profile ?? "custom",
-      startedAt: new Date().toISOString(),
-      host: hostInfo(),
-      gitCommit: gitCommit(),
-      servers: [server.description],
-      params: p,
-      notes,
-    };
-    store.writeMetadata({ ...metadata, template });
-    let current = "";
-    await runPlan({
-      server,
-      runner,
-      plan,
-      settings: p,
-      store,
-      signal: control.signal,
-      onNote: (n) => notes.push(n),
-      onRun: (done, total, next, last) => {
-        const lastText = last ? `last: ${last.key} ${last.pgbench?.summary.tps.toFixed(0)} tps · ` : "";
-        current = next ? `${next.key}` : "done";
-        progress.update(done, total, `${lastText}${next ? `cloning + restart for ${current}…` : "done"}`);
-      },
-      onProgress: (planned, point) => {
-        const done = plan.findIndex((x) => x.key === planned.key);
-        progress.update(Math.max(0, done), plan.length, `${planned.key}: ${point.second.toFixed(0)} / ${p.durationSeconds} s · ${point.tps.toFixed(0)} tps`);
-      },
-    });
-    await dropDatabases(server);
-    progress.finish(`${plan.length} runs`);
-    store.writeMetadata({ ...metadata, notes, template });
-    return { runId: store.runId, directory: store.directory, params: p, trials: store.trials() as ReindexTrial[], metadata: { ...metadata, notes }, template };
-  } finally {
-    await started.stopAll();
-  }
+  return withSession<ReindexCondition, ReindexUnderLoadRun>(
+    { notebook: NOTEBOOK, title: "04 REINDEX under load", params: p, control, specs: [serverSpec(p)], target: p.target, cpus: p.cpus, memoryGiB: p.memoryGiB },
+    async ({ store, progress, servers, signal, notes, metadata }) => {
+      const server = servers.servers.get("postgresql")!;
+      const runner = await locatePgbench(server);
+      notes.push(`pgbench ${runner.version} (${describeRunner(runner)}) drives PostgreSQL ${server.description.version}`);
+      progress.update(0, plan.length, `pgbench -i -s ${p.scale} into a template database…`);
+      const template = await createTemplate(server, p.scale, p.initSteps, runner);
+      notes.push(
+        `template: pgbench -i -s ${p.scale} -I ${p.initSteps} in ${template.init.seconds.toFixed(1)} s, ` +
+          `${(template.databaseBytes / GIB).toFixed(2)} GiB; each run starts from a FILE_COPY clone of it`,
+      );
+      store.writeMetadata({ ...metadata, template });
+      let current = "";
+      await runPlan({
+        server,
+        runner,
+        plan,
+        settings: p,
+        store,
+        signal,
+        onNote: (n) => notes.push(n),
+        onRun: (done, total, next, last) => {
+          const lastText = last ? `last: ${last.key} ${last.pgbench?.summary.tps.toFixed(0)} tps · ` : "";
+          current = next ? `${next.key}` : "done";
+          progress.update(done, total, `${lastText}${next ? `cloning + restart for ${current}…` : "done"}`);
+        },
+        onProgress: (planned, point) => {
+          const done = plan.findIndex((x) => x.key === planned.key);
+          progress.update(Math.max(0, done), plan.length, `${planned.key}: ${point.second.toFixed(0)} / ${p.durationSeconds} s · ${point.tps.toFixed(0)} tps`);
+        },
+      });
+      await dropDatabases(server);
+      progress.finish(`${plan.length} runs`);
+      store.writeMetadata({ ...metadata, notes, template });
+      return { runId: store.runId, directory: store.directory, params: p, trials: store.trials() as ReindexTrial[], metadata: { ...metadata, notes }, template };
+    },
+  );
 }

@@ -14,6 +14,7 @@ import type { DelayLink } from "../../network/types";
 import type { RoundTripsParams } from "../../params/round-trips";
 import { gitCommit, hostInfo, type RunMetadata } from "../../results/metadata";
 import { RunStore } from "../../results/run-store";
+import { interruptSignal } from "../../runtime/interrupt";
 import { reapOrphans } from "../../runtime/reaper";
 import { EmbeddedPostgresServer, EmbeddedPostgresTarget } from "../../targets/embedded/embedded-postgres";
 import { startStandbys, type EmbeddedStandby } from "../../targets/embedded/standby";
@@ -234,6 +235,7 @@ function plannedTrials(p: RoundTripsParams, envCount: number, sweep: boolean): n
 }
 
 export async function runRoundTrips(p: RoundTripsParams, control: RunControl = {}): Promise<RoundTripsRun> {
+  const signal = control.signal ?? interruptSignal();
   const reaped = await reapOrphans();
   const store = RunStore.open<RoundTripCondition>({ notebook: NOTEBOOK, params: p, resumeId: control.resumeId });
   const progress = progressReporter("05 round trips");
@@ -266,7 +268,7 @@ export async function runRoundTrips(p: RoundTripsParams, control: RunControl = {
     ctx: {
       store,
       finished,
-      signal: control.signal,
+      signal,
       continueOnError: control.continueOnError ?? false,
       onTrial: (trial, key) => {
         done++;
