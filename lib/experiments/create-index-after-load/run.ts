@@ -2,17 +2,14 @@
  * Notebook 02's experiment: start one PostgreSQL server with the stated settings, run the plan,
  * record everything, stop the server in `finally`.
  */
-import { progressReporter } from "../../display/progress";
 import { connect } from "../../engines/postgres/connect";
 import type { CreateIndexAfterLoadParams } from "../../params/create-index-after-load";
-import { gitCommit, hostInfo, type RunMetadata } from "../../results/metadata";
-import { RunStore } from "../../results/run-store";
-import { reapOrphans } from "../../runtime/reaper";
+import type { RunMetadata } from "../../results/metadata";
 import type { ConnectionInfo, ServerSpec } from "../../targets/types";
+import { withSession, type RunControl } from "../session";
 import { METHOD_LABELS, planTrials, type CialCondition, type PlannedTrial } from "../../workloads/create-index-after-load/plan";
 import { runPlan, type CialTrial } from "../../workloads/create-index-after-load/run-trials";
 import { REPORTED_SETTINGS } from "../../workloads/create-index-after-load/sql";
-import { startServers } from "../servers";
 
 export const NOTEBOOK = "02-create-index-after-load";
 
@@ -30,13 +27,7 @@ export interface CreateIndexAfterLoadRun {
   readonly elapsedS: number;
 }
 
-export interface RunControl {
-  /** Resume this run id: finished trials are skipped; parameters must match. */
-  readonly resumeId?: string;
-  readonly profile?: string;
-  readonly signal?: AbortSignal;
-  readonly continueOnError?: boolean;
-}
+export type { RunControl } from "../session";
 
 /** The seed's server: PostgreSQL's defaults, with I/O and WAL I/O timing on (as its follow-up did). */
 export function serverSpec(p: CreateIndexAfterLoadParams): ServerSpec {
@@ -76,58 +67,36 @@ const describe = (c: CialCondition) =>
 
 export async function runCreateIndexAfterLoad(p: CreateIndexAfterLoadParams, control: RunControl = {}): Promise<CreateIndexAfterLoadRun> {
   const started = Date.now();
-  const reaped = await reapOrphans();
-  const store = RunStore.open<CialCondition>({ notebook: NOTEBOOK, params: p, resumeId: control.resumeId });
-  const progress = progressReporter("02 CREATE INDEX after load");
-  progress.update(0, 1, "starting the server…");
-  const servers = await startServers([serverSpec(p)], {
-    target: p.target,
-    cpus: p.cpus,
-    memoryBytes: p.memoryGiB * 2 ** 30,
-    optional: [],
-    onProgress: (m) => progress.update(0, 1, m),
-  });
-  let metadata: CialRunMetadata | undefined;
-  try {
-    const server = servers.servers.get("postgresql")!;
-    metadata = {
-      runId: store.runId,
-      notebook: NOTEBOOK,
-      profile: control.profile ?? "custom",
-      startedAt: new Date().toISOString(),
-      host: hostInfo(),
-      gitCommit: gitCommit(),
-      servers: [server.description],
-      params: p,
-      effectiveSettings: await readSettings(server.connection),
-      notes: [...servers.notes, ...(reaped.length ? [`removed ${reaped.length} resource(s) left by an earlier, dead run`] : [])],
-    };
-    store.writeMetadata(metadata);
-    const plan: PlannedTrial[] = planTrials(p);
-    await runPlan({
-      plan,
-      connection: server.connection,
-      store,
-      randomSeed: p.randomSeed,
-      settleMs: p.settleMs,
-      maxWalSizeMB: p.maxWalSizeMB,
-      continueOnError: control.continueOnError,
-      signal: control.signal,
-      onTrial: (done, total, last, next) => {
-        const lastText = last ? `last: ${describe(last.condition)} ${last.seconds?.toFixed(2)} s · ` : "";
-        progress.update(done, total, `${lastText}${next ? `next: ${describe(next.condition)}` : "done"}`);
-      },
-    });
-    progress.finish(`${plan.length} trials`);
-  } finally {
-    await servers.stopAll();
-  }
-  return {
-    runId: store.runId,
-    directory: store.directory,
-    params: p,
-    trials: store.trials() as CialTrial[],
-    metadata,
-    elapsedS: (Date.now() - started) / 1000,
-  };
+  return withSession<CialCondition, CreateIndexAfterLoadRun>(
+    { notebook: NOTEBOOK, title: "02 CREATE INDEX after load", params: p, control, specs: [serverSpec(p)], target: p.target, cpus: p.cpus, memoryGiB: p.memoryGiB },
+    async ({ store, progress, servers, signal, metadata: base, writeMetadata }) => {
+      const server = servers.servers.get("postgresql")!;
+      const metadata: CialRunMetadata = { ...base, effectiveSettings: await readSettings(server.connection) };
+      writeMetadata({ effectiveSettings: metadata.effectiveSettings });
+      const plan: PlannedTrial[] = planTrials(p);
+      await runPlan({
+        plan,
+        connection: server.connection,
+        store,
+        randomSeed: p.randomSeed,
+        settleMs: p.settleMs,
+        maxWalSizeMB: p.maxWalSizeMB,
+        continueOnError: control.continueOnError,
+        signal,
+        onTrial: (done, total, last, next) => {
+          const lastText = last ? `last: ${describe(last.condition)} ${last.seconds?.toFixed(2)} s · ` : "";
+          progress.update(done, total, `${lastText}${next ? `next: ${describe(next.condition)}` : "done"}`);
+        },
+      });
+      progress.finish(`${plan.length} trials`);
+      return {
+        runId: store.runId,
+        directory: store.directory,
+        params: p,
+        trials: store.trials() as CialTrial[],
+        metadata,
+        elapsedS: (Date.now() - started) / 1000,
+      };
+    },
+  );
 }
