@@ -160,3 +160,14 @@ test("a server that cannot start fails with its log, and leaves no container beh
   const leftovers = await dockerClient().listContainers({ all: true, filters: { label: [`io.db-write-lab.name=${name}`] } });
   assert.deepEqual(leftovers.map((c) => c.Names), []);
 });
+
+test("an image that is missing and cannot be pulled or built is refused with a clear message", async (t) => {
+  if (await skipWithoutDocker(t)) return;
+  const { resolveImage, OFFICIAL_IMAGES } = await import("../lib/targets/docker/images");
+  const images = await dockerClient().listImages({ filters: { reference: [OFFICIAL_IMAGES.mongodb] } });
+  if (images.length) return t.skip(`${OFFICIAL_IMAGES.mongodb} is present here, so nothing is missing`);
+  await assert.rejects(
+    resolveImage("mongodb"),
+    /MongoDB needs the mongo:8\.0\.16 image, which this Docker host does not have and could not pull .*mongod binary on PATH.*MONGODB_URI/s,
+  );
+});

@@ -13,6 +13,16 @@ export interface Spread {
   readonly values: readonly number[];
 }
 
+/** A condition's timed trials: how many ran, how many failed, the raw seconds and their spread. */
+export interface TrialSeconds {
+  readonly trials: number;
+  readonly failed: number;
+  readonly seconds: readonly number[];
+  readonly medianSeconds: number;
+  readonly minSeconds: number;
+  readonly maxSeconds: number;
+}
+
 export function spread(values: readonly number[]): Spread {
   if (values.length === 0) throw new Error("spread() of no values");
   return { n: values.length, median: median([...values]), min: Math.min(...values), max: Math.max(...values), values };

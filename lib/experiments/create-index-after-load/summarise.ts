@@ -5,7 +5,7 @@
  * record type.
  */
 import { median } from "simple-statistics";
-import { groupBy, ratioOfMedians, spread } from "../../stats/summary";
+import { groupBy, ratioOfMedians, spread, type TrialSeconds } from "../../stats/summary";
 import type { IndexShape } from "../../workloads/create-index-after-load/index-shape";
 import { conditionKey, type CialCondition, type Method } from "../../workloads/create-index-after-load/plan";
 import type { CialTrial } from "../../workloads/create-index-after-load/run-trials";
@@ -18,14 +18,8 @@ export function timedPhases(method: Method): readonly PhaseName[] {
   return method === "load_then_index" ? ["load", "index"] : ["load"];
 }
 
-export interface MethodSummary {
+export interface MethodSummary extends TrialSeconds {
   readonly condition: CialCondition;
-  readonly trials: number;
-  readonly failed: number;
-  readonly seconds: readonly number[];
-  readonly medianSeconds: number;
-  readonly minSeconds: number;
-  readonly maxSeconds: number;
   /** Median ms per phase, every phase that ran (B's CREATE INDEX on the empty table included). */
   readonly phaseMs: Readonly<Partial<Record<PhaseName, number>>>;
   /** Median over trials of each server counter summed over the timed phases. */

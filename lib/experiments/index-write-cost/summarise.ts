@@ -3,19 +3,13 @@
  * the 0-extra-index baseline of the same engine, size, operation and fillfactor (with bootstrap CI),
  * and the server counters that explain the ratio (HOT share, index entries, WAL per row).
  */
-import { groupBy, ratioOfMedians, spread } from "../../stats/summary";
+import { groupBy, ratioOfMedians, spread, type TrialSeconds } from "../../stats/summary";
 import type { IndexWriteCondition, IndexWriteTrial } from "../../workloads/index-write-cost/run-trials";
 import { conditionKey } from "../../workloads/index-write-cost/run-trials";
 import type { Operation } from "../../workloads/index-write-cost/operations";
 import { median } from "simple-statistics";
 
-export interface ConditionSummary extends IndexWriteCondition {
-  readonly trials: number;
-  readonly failed: number;
-  readonly medianSeconds: number;
-  readonly minSeconds: number;
-  readonly maxSeconds: number;
-  readonly seconds: readonly number[];
+export interface ConditionSummary extends IndexWriteCondition, TrialSeconds {
   /** median / median of the same engine, rows, operation, fillfactor with 0 extra indexes. */
   readonly ratio?: number;
   readonly ratioCiLow?: number;

@@ -5,7 +5,7 @@
  */
 import { publishedFigures } from "../../results/reference";
 import { groupBy, ratioOfMedians, spread, type Ratio, type Spread } from "../../stats/summary";
-import type { SeriesPoint } from "../../workloads/pgbench";
+import { pgbenchFigures, type PgbenchFigures, type SeriesPoint } from "../../workloads/pgbench";
 import { TABLES, type InventoryTable } from "../../workloads/over-indexing/schema";
 import type { StatementStats } from "../../workloads/over-indexing/observations";
 import type { OverIndexingTrial } from "../../workloads/over-indexing/run-trials";
@@ -22,17 +22,10 @@ export interface TableFigures {
   readonly hotUpdated: number;
 }
 
-export interface RoundSummary {
+export interface RoundSummary extends PgbenchFigures {
   readonly key: string;
   readonly level: number;
   readonly repeat: number;
-  readonly tps: number;
-  readonly transactions: number;
-  readonly failed: number;
-  readonly latencyAvgMs?: number;
-  readonly p50Ms?: number;
-  readonly p95Ms?: number;
-  readonly p99Ms?: number;
   readonly series: readonly SeriesPoint[];
   readonly walBytesPerTx?: number;
   /** WAL written during the round, bytes. */
@@ -146,13 +139,7 @@ function summariseRound(t: OverIndexingTrial): RoundSummary {
     key: t.key,
     level: t.condition.level,
     repeat: t.repeat,
-    tps: b.summary.tps,
-    transactions: n,
-    failed: b.summary.failed,
-    latencyAvgMs: b.summary.latencyAvgMs,
-    p50Ms: b.latency?.p50Ms,
-    p95Ms: b.latency?.p95Ms,
-    p99Ms: b.latency?.p99Ms,
+    ...pgbenchFigures(b),
     series: b.series,
     walBytesPerTx: per(c["wal.bytes"]),
     walBytes: c["wal.bytes"] ?? 0,

@@ -3,7 +3,7 @@
  * per-statement latency, REINDEX duration and the time pgbench's sessions spent blocked; per mode
  * the medians over sets and the TPS ratio to the same sets' baselines.
  */
-import { statementLatency, type SeriesPoint, type StatementLatency } from "../../workloads/pgbench";
+import { pgbenchFigures, type PgbenchFigures, statementLatency, type SeriesPoint, type StatementLatency } from "../../workloads/pgbench";
 import type { ReindexMode } from "../../params/reindex-under-load";
 import { groupBy, ratioOfMedians, spread, type Ratio, type Spread } from "../../stats/summary";
 import type { BlockedInterval, IndexBuildPhase } from "../../workloads/reindex-under-load/lock-timeline";
@@ -11,17 +11,10 @@ import type { ReindexTrial } from "../../workloads/reindex-under-load/run-trials
 
 export const UPDATE_ACCOUNTS = /^UPDATE pgbench_accounts/;
 
-export interface RunSummary {
+export interface RunSummary extends PgbenchFigures {
   readonly key: string;
   readonly set: number;
   readonly mode: ReindexMode;
-  readonly tps: number;
-  readonly transactions: number;
-  readonly failed: number;
-  readonly latencyAvgMs?: number;
-  readonly p50Ms?: number;
-  readonly p95Ms?: number;
-  readonly p99Ms?: number;
   readonly maxMs?: number;
   /** `-r` average of `UPDATE pgbench_accounts …`, ms. */
   readonly updateAccountsMs?: number;
@@ -133,13 +126,7 @@ function summariseRun(t: ReindexTrial, baselineTps: number | undefined, duration
     key: t.key,
     set: t.condition.set,
     mode: t.condition.mode,
-    tps: b.summary.tps,
-    transactions: b.summary.transactions,
-    failed: b.summary.failed,
-    latencyAvgMs: b.summary.latencyAvgMs,
-    p50Ms: b.latency?.p50Ms,
-    p95Ms: b.latency?.p95Ms,
-    p99Ms: b.latency?.p99Ms,
+    ...pgbenchFigures(b),
     maxMs: b.latency?.maxMs,
     updateAccountsMs: statementLatency(b.summary, UPDATE_ACCOUNTS),
     reindexSeconds: r && !r.error ? (r.endMs - r.startMs) / 1000 : undefined,

@@ -4,7 +4,7 @@
  */
 import { median } from "simple-statistics";
 import type { RoundTripsParams } from "../../params/round-trips";
-import { groupBy, ratioOfMedians, spread, type Ratio } from "../../stats/summary";
+import { groupBy, ratioOfMedians, spread, type Ratio, type TrialSeconds } from "../../stats/summary";
 import { CASE_INFO, CASES, type CaseId } from "../../workloads/round-trips/cases";
 import { SYNC_LEVELS, type SyncLevel } from "../../workloads/round-trips/replication";
 import type { EnvironmentKey, RoundTripTrial } from "../../workloads/round-trips/trials";
@@ -14,16 +14,10 @@ import type { RoundTripsRun } from "./run";
 
 export const SEED_STATEMENTS = 10_000;
 
-export interface CaseSummary {
+export interface CaseSummary extends TrialSeconds {
   readonly environment: EnvironmentKey;
   readonly case: CaseId;
   readonly statements: number;
-  readonly trials: number;
-  readonly failed: number;
-  readonly seconds: readonly number[];
-  readonly medianSeconds: number;
-  readonly minSeconds: number;
-  readonly maxSeconds: number;
   /** The median scaled to the seed's 10,000 statements (every case is linear in N but bulk_update). */
   readonly secondsPer10k: number;
   readonly roundTrips: number;

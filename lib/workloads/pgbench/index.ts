@@ -6,3 +6,4 @@ export { parseProgress, parseProgressLine, parseSummary, statementLatency } from
 export { latencyDistribution, parseTransactionLog, parseAggregateLog, transactionSeries, aggregateSeries } from "./parse-log";
 export { checkInitOptions, checkLoadOptions, type BuiltinScript, type PgbenchInitOptions, type PgbenchLoadOptions } from "./args";
 export { stepCoordinates } from "./series";
+export { pgbenchFigures, type PgbenchFigures } from "./figures";

@@ -1,0 +1,25 @@
+/** The headline figures of one pgbench run, as every pgbench-driven notebook tabulates them. */
+import type { PgbenchRunResult } from "./types";
+
+export interface PgbenchFigures {
+  readonly tps: number;
+  readonly transactions: number;
+  readonly failed: number;
+  readonly latencyAvgMs?: number;
+  /** From a per-transaction log only. */
+  readonly p50Ms?: number;
+  readonly p95Ms?: number;
+  readonly p99Ms?: number;
+}
+
+export function pgbenchFigures(result: PgbenchRunResult): PgbenchFigures {
+  return {
+    tps: result.summary.tps,
+    transactions: result.summary.transactions,
+    failed: result.summary.failed,
+    latencyAvgMs: result.summary.latencyAvgMs,
+    p50Ms: result.latency?.p50Ms,
+    p95Ms: result.latency?.p95Ms,
+    p99Ms: result.latency?.p99Ms,
+  };
+}
