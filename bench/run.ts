@@ -10,6 +10,18 @@ import { hostInfo, gitCommit } from "../lib/results/metadata";
 import { benchWritePath, type WritePathResult } from "./write-path";
 import { benchServerStart, benchSetup, type SetupResult, type StartResult } from "./setup-and-start";
 
+/** The part of bench/delay-proxy's figures this table shows. */
+interface DelayProxyFigures {
+  readonly overheadAtZeroUs?: number;
+  readonly points?: readonly {
+    readonly requestedMs: number;
+    readonly toleranceUs: number;
+    readonly calibratedAddedMs: number;
+    readonly closedLoopAddedMs: number;
+    readonly closedLoopWithinGoal: boolean;
+  }[];
+}
+
 interface BenchReport {
   readonly date: string;
   readonly host: ReturnType<typeof hostInfo>;
@@ -51,7 +63,17 @@ function markdown(r: BenchReport): string {
     lines.push(`| server start to first query: embedded | ${ms(r.start.embeddedStartSeconds)} | |`);
     lines.push(`| server start to first query: docker (${r.start.dockerNote ?? ""}) | ${ms(r.start.dockerStartSeconds)} | |`);
   }
-  if (r.delayProxy) lines.push(`| delay proxy | see latest.json (\`delayProxy\`) | ±10 % or ±30 µs |`);
+  const proxy = r.delayProxy as DelayProxyFigures | undefined;
+  if (proxy) {
+    lines.push(`| delay proxy: own overhead at 0 ms (round trip) | ${proxy.overheadAtZeroUs?.toFixed(0)} µs | |`);
+    for (const pt of proxy.points ?? []) {
+      lines.push(
+        `| delay proxy: ${pt.requestedMs} ms requested → added (closed loop / one-step calibrated) | ` +
+          `${(pt.closedLoopAddedMs * 1000).toFixed(0)} µs / ${(pt.calibratedAddedMs * 1000).toFixed(0)} µs` +
+          `${pt.closedLoopWithinGoal ? "" : " (outside goal)"} | ±${pt.toleranceUs.toFixed(0)} µs |`,
+      );
+    }
+  }
   for (const e of r.errors) lines.push(`| error | ${e.replace(/\|/g, "/")} | |`);
   return `${lines.join("\n")}\n`;
 }
