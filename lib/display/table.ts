@@ -9,7 +9,11 @@ export type Row = Readonly<Record<string, string | number | boolean | null | und
 
 export function toDataFrame(rows: readonly Row[]): DataFrame {
   // danfo refuses an empty list; an empty frame needs explicit columns.
-  return rows.length ? new DataFrame(rows.map((r) => ({ ...r }))) : new DataFrame([], { columns: [] });
+  if (!rows.length) return new DataFrame([], { columns: [] });
+  // danfo takes the columns from the first row and the values by position: give every row every
+  // column (first-seen order) so a key missing from some rows cannot shift the others.
+  const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
+  return new DataFrame(rows.map((r) => Object.fromEntries(columns.map((c) => [c, r[c] ?? null]))));
 }
 
 export interface TableOptions {

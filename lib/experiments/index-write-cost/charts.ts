@@ -175,7 +175,8 @@ export function trialExplorer(summaries: readonly ConditionSummary[], metric: "s
   return {
     data,
     layout: {
-      title: { text: metric === "seconds" ? "Every trial: seconds (bar = median, whisker = min–max)" : "Ratio vs 0 extra indexes" },
+      // Left-aligned so the engine/size menu on the right never covers it.
+      title: { text: metric === "seconds" ? "Every trial: seconds (bar = median, whisker = min–max)" : "Ratio vs 0 extra indexes", x: 0.02, xanchor: "left" },
       barmode: "group",
       updatemenus: [{ type: "dropdown", x: 1, xanchor: "right", y: 1.18, buttons }],
       yaxis: { title: { text: metric === "seconds" ? "seconds (timed batches only)" : "ratio" }, rangemode: "tozero" },

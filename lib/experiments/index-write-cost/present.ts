@@ -32,12 +32,15 @@ export function showRun(run: IndexWriteCostRun): void {
 const r2 = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 100) / 100);
 
 export function showSummaryTable(summaries: readonly ConditionSummary[]): void {
+  // Every row needs the same columns (danfo aligns by position): the fillfactor column is shown
+  // for all rows as soon as any condition swept it.
+  const swept = summaries.some((s) => s.fillfactor !== null && s.fillfactor !== 100);
   const rows: Row[] = summaries.map((s) => ({
     engine: s.engine,
     rows: s.rows,
     operation: OPERATION_LABELS[s.operation],
     "extra idx": s.extraIndexes,
-    ...(s.fillfactor !== null && s.fillfactor !== 100 ? { fillfactor: s.fillfactor } : {}),
+    ...(swept ? { fillfactor: s.fillfactor ?? "" } : {}),
     n: s.trials,
     "median s": s.medianSeconds,
     "min–max s": `${s.minSeconds.toFixed(3)}–${s.maxSeconds.toFixed(3)}`,
