@@ -11,8 +11,7 @@ import path from "node:path";
 import {
   describeFailure,
   executeNotebook,
-  findPython,
-  JupyterUnavailableError,
+  jupyterUnavailableReason,
   type ExecuteResult,
 } from "../lib/jupyter/execute";
 import { projectRoot } from "../lib/jupyter/kernel-spec";
@@ -33,15 +32,6 @@ interface StreamOutput {
   text?: string | string[];
 }
 
-function jupyterMissing(): string | undefined {
-  try {
-    findPython();
-    return undefined;
-  } catch (e) {
-    if (e instanceof JupyterUnavailableError) return e.message;
-    throw e;
-  }
-}
 
 function stdoutOf(ipynb: string): string {
   const nb = JSON.parse(fs.readFileSync(ipynb, "utf8")) as { cells: { outputs?: StreamOutput[] }[] };
@@ -55,7 +45,7 @@ function stdoutOf(ipynb: string): string {
 let fixtureRun: ExecuteResult | undefined;
 
 test("runner fixture: executes with injected parameters and writes an HTML report", { timeout: 300_000 }, async (t) => {
-  const missing = jupyterMissing();
+  const missing = jupyterUnavailableReason();
   if (missing) {
     t.skip(`Jupyter not available: ${missing}`);
     return;
@@ -82,7 +72,7 @@ test("runner fixture: executes with injected parameters and writes an HTML repor
 
 test("runner fixture: the HTML report draws its plotly chart offline", { timeout: 120_000 }, async (t) => {
   if (!fixtureRun?.outputHtml) {
-    const missing = jupyterMissing();
+    const missing = jupyterUnavailableReason();
     if (missing) {
       t.skip(`Jupyter not available (no report to check): ${missing}`);
       return;
@@ -108,7 +98,7 @@ test("runner fixture: the HTML report draws its plotly chart offline", { timeout
 });
 
 test("failing fixture: the error names the cell, and the executed notebook is saved", { timeout: 300_000 }, async (t) => {
-  const missing = jupyterMissing();
+  const missing = jupyterUnavailableReason();
   if (missing) {
     t.skip(`Jupyter not available: ${missing}`);
     return;

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { describeFailure, executeNotebook, findPython, JupyterUnavailableError } from "../lib/jupyter/execute";
+import { describeFailure, executeNotebook, jupyterUnavailableReason } from "../lib/jupyter/execute";
 import { projectRoot } from "../lib/jupyter/kernel-spec";
 import { NOTEBOOKS } from "../lib/params/notebooks";
 import { checkReportRenders } from "./support/report-check";
@@ -20,19 +20,10 @@ after(() => {
   if (!process.env.DBLAB_KEEP_TEST_OUTPUT) fs.rmSync(outDir, { recursive: true, force: true });
 });
 
-function jupyterMissing(): string | undefined {
-  try {
-    findPython();
-    return undefined;
-  } catch (e) {
-    if (e instanceof JupyterUnavailableError) return e.message;
-    throw e;
-  }
-}
 
 for (const entry of NOTEBOOKS) {
   test(`notebook ${entry.id} runs headless on smoke (embedded target) and its report renders`, { timeout: 900_000 }, async (t) => {
-    const missing = jupyterMissing();
+    const missing = jupyterUnavailableReason();
     if (missing) return t.skip(`Jupyter not available: ${missing}`);
     const name = path.basename(entry.file, ".ipynb");
     const html = path.join(outDir, `${name}.html`);
@@ -70,7 +61,7 @@ for (const entry of NOTEBOOKS) {
 }
 
 test("notebook 01 runs headless on smoke on the docker target", { timeout: 900_000 }, async (t) => {
-  const missing = jupyterMissing();
+  const missing = jupyterUnavailableReason();
   if (missing) return t.skip(`Jupyter not available: ${missing}`);
   const { dockerAvailable } = await import("../lib/targets/docker/docker-client");
   if (!(await dockerAvailable())) return t.skip("no Docker daemon answers (start dockerd or set DOCKER_HOST)");

@@ -280,3 +280,14 @@ export async function executeNotebook(opts: ExecuteOptions): Promise<ExecuteResu
     logFile,
   };
 }
+
+/** Why notebooks cannot be executed here (no Python with nbclient), or undefined when they can. */
+export function jupyterUnavailableReason(): string | undefined {
+  try {
+    findPython();
+    return undefined;
+  } catch (e) {
+    if (e instanceof JupyterUnavailableError) return e.message;
+    throw e;
+  }
+}
