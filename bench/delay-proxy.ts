@@ -1,8 +1,9 @@
 /**
  * How precisely the user-space delay proxy adds what it is asked for (a benchmark, not a timed test).
  *
- * A TCP echo server and a 64-byte ping-pong client measure round trips: direct, through the proxy
- * at 0 ms (its own cost: two extra socket hops), and through it at 0.1, 0.2, 0.85 and 1.5 ms of
+ * A TCP echo server (in its own process, as a database server is) and a 64-byte ping-pong client
+ * measure round trips: direct, through the proxy at 0 ms (its own cost: two extra socket hops and
+ * process wake-ups), and through it at 0.2, 0.85 and 1.7 ms of
  * requested round trip — once "raw" (one-way = request / 2, compared with the proxy at 0: the
  * precision of the delay itself) and once "calibrated" (one-way = (request − the proxy's own cost)
  * / 2, compared with direct: what a reader gets). Goal: within ±10 % of the request or ±30 µs,
@@ -16,9 +17,12 @@ import os from "node:os";
 import { median } from "simple-statistics";
 import { calibrateLink, medianRtt } from "../lib/network/calibrate";
 import { DelayProxy } from "../lib/network/delay-proxy";
-import { pingClient, startEchoServer } from "../lib/network/tcp-echo";
+import { pingClient } from "../lib/network/tcp-echo";
+import { startBarePipe } from "./support/bare-pipe-process";
+import { startEchoProcess } from "./support/echo-process";
 
-export const REQUESTED_RTT_MS = [0.1, 0.2, 0.85, 1.5] as const;
+/** The seed's same-AZ and cross-AZ round trips, and the quorum sweep's middle point. */
+export const REQUESTED_RTT_MS = [0.2, 0.85, 1.7] as const;
 
 export interface DelayPoint {
   readonly requestedMs: number;
@@ -49,6 +53,8 @@ export interface DelayProxyBench {
   readonly directRttMs: number;
   /** The proxy's own cost at 0 ms: through it − direct. */
   readonly overheadAtZeroUs: number;
+  /** The same for a bare socket-to-socket pipe in its own process: what any user-space proxy costs here. */
+  readonly barePipeOverheadUs: number;
   readonly proxy: { readonly timerSlackNs: number | null; readonly niceness: number | null; readonly waitLateUs: number };
   readonly points: readonly DelayPoint[];
   readonly allWithinGoal: boolean;
@@ -64,13 +70,16 @@ export async function benchDelayProxy(options: BenchOptions = {}): Promise<Delay
   const samples = options.samples ?? 1000;
   const rounds = options.rounds ?? 3;
   const requested = options.requestedMs ?? REQUESTED_RTT_MS;
-  const echo = await startEchoServer();
+  const echo = await startEchoProcess();
   const proxy = await DelayProxy.start({ name: "bench", targetHost: "127.0.0.1", targetPort: echo.port });
   const direct = await pingClient("127.0.0.1", echo.port);
   const via = await pingClient("127.0.0.1", proxy.port);
+  const pipe = await startBarePipe(echo.port);
+  const viaPipe = await pingClient("127.0.0.1", pipe.port);
   try {
     const directs: number[] = [];
     const zeros: number[] = [];
+    const pipes: number[] = [];
     const perPoint = requested.map(() => ({ raw: [] as number[], cal: [] as number[], closed: [] as number[], lateP50: [] as number[], lateP99: [] as number[] }));
     for (let round = 0; round < rounds; round++) {
       for (const [i, x] of requested.entries()) {
@@ -78,6 +87,7 @@ export async function benchDelayProxy(options: BenchOptions = {}): Promise<Delay
         const d = await medianRtt(direct.probe, samples, 100);
         await proxy.setOneWayDelay(0);
         const z = await medianRtt(via.probe, samples, 100);
+        pipes.push(await medianRtt(viaPipe.probe, samples, 100));
         directs.push(d);
         zeros.push(z);
         await proxy.setOneWayDelay(x / 2);
@@ -125,6 +135,7 @@ export async function benchDelayProxy(options: BenchOptions = {}): Promise<Delay
       rounds,
       directRttMs: median(directs),
       overheadAtZeroUs: (median(zeros) - median(directs)) * 1000,
+      barePipeOverheadUs: (median(pipes) - median(directs)) * 1000,
       proxy: { timerSlackNs: proxy.timerSlackNs, niceness: proxy.niceness, waitLateUs: proxy.waitLateUs },
       points,
       allWithinGoal: points.every((p) => p.calibratedWithinGoal && p.closedLoopWithinGoal),
@@ -132,6 +143,8 @@ export async function benchDelayProxy(options: BenchOptions = {}): Promise<Delay
   } finally {
     direct.close();
     via.close();
+    viaPipe.close();
+    await pipe.close();
     await proxy.close();
     await echo.close();
   }
@@ -139,7 +152,7 @@ export async function benchDelayProxy(options: BenchOptions = {}): Promise<Delay
 
 function printTable(b: DelayProxyBench): void {
   const us = (x: number) => `${x >= 0 ? "+" : ""}${x.toFixed(1)} µs`;
-  console.log(`delay proxy: direct round trip ${(b.directRttMs * 1000).toFixed(1)} µs; the proxy's own cost at 0 ms ${us(b.overheadAtZeroUs)}`);
+  console.log(`delay proxy: direct round trip ${(b.directRttMs * 1000).toFixed(1)} µs; the proxy's own cost at 0 ms ${us(b.overheadAtZeroUs)} (a bare pipe's ${us(b.barePipeOverheadUs)})`);
   console.log(`(timer slack ${b.proxy.timerSlackNs ?? "default"} ns, nice ${b.proxy.niceness ?? "unchanged"}, Atomics.wait ${b.proxy.waitLateUs.toFixed(0)} µs late at start; load ${b.machine.loadAverage1m.toFixed(2)} on ${b.machine.cpus} CPUs)`);
   const cell = (addedMs: number, errorUs: number, ok: boolean) =>
     `${(addedMs * 1000).toFixed(1).padStart(7)} µs (${us(errorUs).padStart(9)}) ${ok ? "ok  " : "MISS"}`;

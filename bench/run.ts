@@ -2,17 +2,23 @@
  * `npm run bench`: the lab's own speed, measured in one run against the tools a user would
  * otherwise pick, and reported as ratios (these machines are noisy; absolute times do not carry).
  * Writes bench/results/latest.json and bench/results/latest.md.
- *   npm run bench -- --rows 100000 --skip-turnaround
+ *   npm run bench -- --rows 100000 --setup-rows 1000000
+ *   --skip-default     do not run the default profile (~20 min); quote the last `npm run reproduce` of it
+ *   --skip-turnaround  run neither profile (smoke and default)
+ *   --update-readme    put the table into README.md (between the bench:start and bench:end marks)
  */
 import fs from "node:fs";
 import path from "node:path";
 import { hostInfo, gitCommit } from "../lib/results/metadata";
 import { benchWritePath, type WritePathResult } from "./write-path";
 import { benchServerStart, benchSetup, type SetupResult, type StartResult } from "./setup-and-start";
+import { benchTurnaround, lastRecordedTurnaround, type TurnaroundResult } from "./turnaround";
 
 /** The part of bench/delay-proxy's figures this table shows. */
 interface DelayProxyFigures {
   readonly overheadAtZeroUs?: number;
+  readonly barePipeOverheadUs?: number;
+  readonly directRttMs?: number;
   readonly points?: readonly {
     readonly requestedMs: number;
     readonly toleranceUs: number;
@@ -30,8 +36,11 @@ interface BenchReport {
   readonly setup?: SetupResult;
   readonly start?: StartResult;
   readonly delayProxy?: object;
+  readonly turnaround: readonly TurnaroundResult[];
   readonly errors: readonly string[];
 }
+
+const flag = (name: string): boolean => process.argv.includes(name);
 
 function argValue(name: string, fallback: number): number {
   const i = process.argv.indexOf(name);
@@ -40,19 +49,24 @@ function argValue(name: string, fallback: number): number {
 
 const f2 = (x: number | undefined) => (x === undefined ? "n/a" : x.toFixed(2));
 const ms = (x: number | undefined) => (x === undefined ? "n/a" : `${(x * 1000).toFixed(0)} ms`);
+const pct = (x: number) => `${Math.round(x * 100)} %`;
+const minutes = (s: number) => `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;
+const OPERATION_LABEL: Record<string, string> = { insert: "INSERT", update_nonindexed: "UPDATE counter (non-indexed)", update_one_field: "UPDATE field1", update_five_fields: "UPDATE field1..5" };
 
 function markdown(r: BenchReport): string {
   const lines = [
     `# Lab benchmarks — ${r.date}`,
     "",
-    `Machine: ${r.host.cpuModel}, ${r.host.cpus} CPUs, ${r.host.memoryGiB} GiB, ${r.host.platform}; commit ${r.commit}. One run; ratios only compare within it.`,
+    `Run of ${r.date.replace("T", " ").slice(0, 16)} UTC on ${r.host.cpuModel}, ${r.host.cpus} CPUs, ${r.host.memoryGiB} GiB, ${r.host.platform}; commit ${r.commit}. One run; ratios only compare within it.`,
     "",
     "| figure | value | goal |",
     "|---|---|---|",
   ];
   for (const w of r.writePath ?? []) {
-    lines.push(`| ${w.operation}, ${w.rows.toLocaleString("en-US")} rows: lab / pgbench (pipeline, -M ${w.pgbenchMode}${w.pgbenchMode === "extended" ? ": literal rows, parsed per statement" : ""}) | ${f2(w.ratio)} (${w.labSeconds.toFixed(2)} s vs ${w.pgbenchSeconds.toFixed(2)} s) | ≤ 1.10 |`);
-    lines.push(`| ${w.operation}: share of the lab's batch time outside the server's execution | ${Math.round(w.outsideServerShare * 100)} % | |`);
+    const op = OPERATION_LABEL[w.operation] ?? w.operation;
+    lines.push(`| ${op}, ${w.rows.toLocaleString("en-US")} rows in batches of ${w.batchSize.toLocaleString("en-US")}: lab / pgbench (pipeline, -M prepared, same statements and rows) | ${f2(w.ratio)} (${w.labSeconds.toFixed(2)} s vs ${w.pgbenchSeconds.toFixed(2)} s) | ≤ 1.10 |`);
+    lines.push(`| ${op}: share of the time outside the server's planning and execution, lab / pgbench | ${pct(w.outsideServerShare)} / ${pct(w.pgbenchOutsideServerShare)} | |`);
+    lines.push(`| ${op}: server time of pgbench's statements / the lab's (${w.batchSize.toLocaleString("en-US")} prepared statements vs 1) | ${f2(w.serverTimeRatio)} | |`);
   }
   if (r.setup) {
     lines.push(`| setup, ${r.setup.rows.toLocaleString("en-US")} rows: COPY / server-side generate_series | ${f2(r.setup.copyRatio)} (${r.setup.copySeconds.toFixed(2)} s vs ${r.setup.generateSeriesSeconds.toFixed(2)} s) | ≤ 1.5 |`);
@@ -63,12 +77,21 @@ function markdown(r: BenchReport): string {
     lines.push(`| server start to first query: embedded | ${ms(r.start.embeddedStartSeconds)} | |`);
     lines.push(`| server start to first query: docker (${r.start.dockerNote ?? ""}) | ${ms(r.start.dockerStartSeconds)} | |`);
   }
+  for (const t of r.turnaround) {
+    const per = t.notebooks.map((n) => `${n.id} ${n.seconds === null ? "—" : minutes(n.seconds)}`).join(", ");
+    const failed = t.failed.length ? `; FAILED: ${t.failed.join(", ")}` : "";
+    lines.push(`| turnaround, ${t.profile} profile, all notebooks, embedded (${t.source}): wall / goal | ${f2(t.wallSeconds / t.goalSeconds)} (${minutes(t.wallSeconds)}: ${per}${failed}) | ≤ 1.00 (${minutes(t.goalSeconds)}) |`);
+    lines.push(`| notebook kernel start, ${t.profile} run (median of ${t.notebooks.length}) | ${t.kernelStartSeconds === null ? "n/a" : `${t.kernelStartSeconds.toFixed(1)} s`} | |`);
+  }
   const proxy = r.delayProxy as DelayProxyFigures | undefined;
   if (proxy) {
-    lines.push(`| delay proxy: own overhead at 0 ms (round trip) | ${proxy.overheadAtZeroUs?.toFixed(0)} µs | |`);
+    lines.push(
+      `| delay proxy at 0 ms: its own cost per round trip / a bare socket-to-socket pipe's (both in their own process; echo round trip ${((proxy.directRttMs ?? 0) * 1000).toFixed(0)} µs) | ` +
+        `${f2((proxy.overheadAtZeroUs ?? NaN) / (proxy.barePipeOverheadUs ?? NaN))} (${proxy.overheadAtZeroUs?.toFixed(0)} µs vs ${proxy.barePipeOverheadUs?.toFixed(0)} µs) | ≈ 1: the rest is this machine's process wake-ups |`,
+    );
     for (const pt of proxy.points ?? []) {
       lines.push(
-        `| delay proxy: ${pt.requestedMs} ms requested → added (closed loop / one-step calibrated) | ` +
+        `| delay proxy: ${pt.requestedMs.toFixed(2)} ms round trip requested → added (closed loop, as notebook 05 does / one-step calibrated) | ` +
           `${(pt.closedLoopAddedMs * 1000).toFixed(0)} µs / ${(pt.calibratedAddedMs * 1000).toFixed(0)} µs` +
           `${pt.closedLoopWithinGoal ? "" : " (outside goal)"} | ±${pt.toleranceUs.toFixed(0)} µs |`,
       );
@@ -76,6 +99,17 @@ function markdown(r: BenchReport): string {
   }
   for (const e of r.errors) lines.push(`| error | ${e.replace(/\|/g, "/")} | |`);
   return `${lines.join("\n")}\n`;
+}
+
+/** Replaces the README's table with this run's (the lines after the title). */
+function updateReadme(file: string, md: string): void {
+  const text = fs.readFileSync(file, "utf8");
+  const begin = /<!-- bench:start[^>]*-->\n/.exec(text);
+  const end = text.indexOf("<!-- bench:end -->");
+  if (!begin || end < begin.index) throw new Error(`${file} has no <!-- bench:start --> … <!-- bench:end --> marks`);
+  const table = md.slice(md.indexOf("\n") + 1).trim();
+  fs.writeFileSync(file, `${text.slice(0, begin.index + begin[0].length)}${table}\n${text.slice(end)}`);
+  process.stdout.write(`README.md updated\n`);
 }
 
 async function main(): Promise<void> {
@@ -100,13 +134,27 @@ async function main(): Promise<void> {
     if (!mod.benchDelayProxy) throw new Error("bench/delay-proxy exports no benchDelayProxy()");
     return mod.benchDelayProxy();
   });
-  const report: BenchReport = { date: new Date().toISOString(), host: hostInfo(), commit: gitCommit(), writePath, setup, start, delayProxy, errors };
+  const turnaround: TurnaroundResult[] = [];
+  if (!flag("--skip-turnaround")) {
+    const smoke = await attempt("turnaround, smoke profile", () => benchTurnaround("smoke"));
+    if (smoke) turnaround.push(smoke);
+    if (flag("--skip-default")) {
+      const last = lastRecordedTurnaround("default", path.resolve(__dirname, "..", "..", "reports"));
+      if (last) turnaround.push(last);
+      else errors.push("turnaround, default profile: skipped (--skip-default) and no whole `npm run reproduce` default run in reports/run.json to quote");
+    } else {
+      const full = await attempt("turnaround, default profile (~20 min)", () => benchTurnaround("default"));
+      if (full) turnaround.push(full);
+    }
+  }
+  const report: BenchReport = { date: new Date().toISOString(), host: hostInfo(), commit: gitCommit(), writePath, setup, start, delayProxy, turnaround, errors };
   const dir = path.resolve(__dirname, "..", "..", "bench", "results");
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, "latest.json"), `${JSON.stringify(report, null, 2)}\n`);
   const md = markdown(report);
   fs.writeFileSync(path.join(dir, "latest.md"), md);
   process.stdout.write(`\n${md}\nwritten to ${dir}/latest.{json,md}\n`);
+  if (flag("--update-readme")) updateReadme(path.resolve(__dirname, "..", "..", "README.md"), md);
   if (errors.length) process.exitCode = 1;
 }
 

@@ -1,7 +1,7 @@
 /**
  * Benchmark 1 and 2 of issue 7: the lab's PostgreSQL batch write path (1,000 single-row statements
  * per round trip, one transaction per batch) against pgbench sending the same statements, same
- * rows, in pipeline mode (`\startpipeline` … `\endpipeline`, `-M extended`), on the same server;
+ * rows, in pipeline mode (`\startpipeline` … `\endpipeline`, `-M prepared`), on the same server;
  * and the share of the lab's time spent outside the server (pg_stat_statements).
  */
 import { spawnSync } from "node:child_process";
@@ -12,77 +12,92 @@ import type { Client } from "pg";
 import { EmbeddedPostgresTarget } from "../lib/targets/embedded/embedded-postgres";
 import { PostgresIndexWriteTable } from "../lib/engines/postgres/index-write-table";
 import { connect } from "../lib/engines/postgres/connect";
-import { batchRanges, makeDataset, type Dataset } from "../lib/workloads/index-write-cost/dataset";
+import { batchRanges, makeDataset } from "../lib/workloads/index-write-cost/dataset";
 import { UPDATED_COLUMNS, type Operation } from "../lib/workloads/index-write-cost/operations";
 import { findPgbench } from "./support/pgbench-binary";
 
 const TABLE = "write_cost_rows";
 
 /**
- * The pgbench side. UPDATE: one pipeline of `batchSize` statements per script run, ids from
- * `\set id random(1, rows)`, `-M prepared`, run rows/batchSize times — the same statement shape and
- * count as the lab (pgbench has no per-row input, so the ids are random, not the shuffled order).
- * INSERT needs the same unique ids, which pgbench can only take literally: the whole data set as one
- * script with `-M extended` (each statement parsed), which favours the lab; reported as such.
+ * The pgbench side, like for like: one pipeline of `batchSize` parameterised single-row statements
+ * per transaction (`-M prepared`), rows / batchSize transactions on one connection, so the server
+ * sees the same statements, values and commits as from the lab. pgbench has no per-row input, so
+ * its own expressions produce the rows: INSERT ids count up from 1 (`-D id=0`, a client variable
+ * that persists across transactions) with pseudo-random values in [0, 2^53) like the lab's; UPDATE
+ * ids are `permute()`d, so every row is updated once in a shuffled order, as in the lab.
+ * What differs, and favours the lab: pgbench prepares each of the script's `batchSize` lines as a
+ * statement of its own (the lab parses one), so the server keeps `batchSize` cached plans.
  */
 interface PgbenchPlan {
-  /** One script per pgbench invocation; each runs once (`-t 1`) unless `transactions` says more. */
-  readonly scripts: readonly string[];
-  readonly mode: string;
+  readonly script: string;
   readonly transactions: number;
+  /** `-D name=value` definitions. */
+  readonly defines: Readonly<Record<string, string>>;
 }
 
-function pgbenchPlan(dataset: Dataset, operation: Operation, batchSize: number): PgbenchPlan {
-  const f = dataset.fields;
-  if (operation === "insert") {
-    // One small script per batch: pgbench's time grows faster than linearly with script length.
-    const scripts: string[] = [];
-    for (const [start, end] of batchRanges(dataset.rows, batchSize)) {
-      const lines = ["\\startpipeline"];
-      for (let i = start; i < end; i++) {
-        lines.push(`INSERT INTO ${TABLE} (id, counter, field1, field2, field3, field4, field5) VALUES (${i + 1}, 0, ${f[0][i]}, ${f[1][i]}, ${f[2][i]}, ${f[3][i]}, ${f[4][i]});`);
-      }
-      lines.push("\\endpipeline");
-      scripts.push(`${lines.join("\n")}\n`);
-    }
-    return { scripts, mode: "extended", transactions: 1 };
-  }
-  const sets = UPDATED_COLUMNS[operation].map((c) => `${c} = ${c} + 1`).join(", ");
+const BELOW_2_POW_53 = "9007199254740991";
+
+function pgbenchPlan(rows: number, operation: Operation, batchSize: number): PgbenchPlan {
+  if (rows % batchSize !== 0) throw new Error(`rows (${rows}) must be a multiple of the batch size (${batchSize}) for pgbench`);
   const lines = ["\\startpipeline"];
-  for (let k = 0; k < batchSize; k++) {
-    lines.push(`\\set id${k} random(1, ${dataset.rows})`);
-    lines.push(`UPDATE ${TABLE} SET ${sets} WHERE id = :id${k};`);
+  if (operation === "insert") {
+    for (let k = 0; k < batchSize; k++) {
+      lines.push("\\set id :id + 1");
+      for (let f = 1; f <= 5; f++) lines.push(`\\set f${f} hash(:id, ${f}) & ${BELOW_2_POW_53}`);
+      lines.push(`INSERT INTO ${TABLE} (id, counter, field1, field2, field3, field4, field5) VALUES (:id, 0, :f1, :f2, :f3, :f4, :f5);`);
+    }
+  } else {
+    const sets = UPDATED_COLUMNS[operation].map((c) => `${c} = ${c} + 1`).join(", ");
+    for (let k = 0; k < batchSize; k++) {
+      lines.push("\\set n :n + 1");
+      lines.push(`\\set id permute(:n, ${rows}, 42) + 1`);
+      lines.push(`UPDATE ${TABLE} SET ${sets} WHERE id = :id;`);
+    }
   }
   lines.push("\\endpipeline");
-  return { scripts: [`${lines.join("\n")}\n`], mode: "prepared", transactions: Math.ceil(dataset.rows / batchSize) };
+  return { script: `${lines.join("\n")}\n`, transactions: rows / batchSize, defines: operation === "insert" ? { id: "0" } : { n: "-1" } };
 }
 
-async function serverExecMs(client: Client): Promise<number> {
-  const { rows } = await client.query<{ ms: number }>(
-    "SELECT coalesce(sum(total_exec_time), 0)::float8 AS ms FROM pg_stat_statements WHERE query ILIKE 'insert into write_cost_rows%' OR query ILIKE 'update write_cost_rows%'",
+/** Planning + execution time the server spent on the benchmark's statements, ms (track_planning on). */
+async function serverTime(client: Client): Promise<{ ms: number; rows: number }> {
+  const { rows } = await client.query<{ ms: number; rows: number }>(
+    "SELECT coalesce(sum(total_plan_time + total_exec_time), 0)::float8 AS ms, coalesce(sum(rows), 0)::int AS rows FROM pg_stat_statements WHERE query ILIKE 'insert into write_cost_rows%' OR query ILIKE 'update write_cost_rows%'",
   );
-  return rows[0].ms;
+  return rows[0];
+}
+
+/** Every row written exactly once by both sides: a script that silently did less would flatter it. */
+function checkRows(who: string, operation: Operation, touched: number, rows: number): void {
+  if (touched !== rows) throw new Error(`${who} ${operation}: the statements touched ${touched} rows, expected ${rows}`);
 }
 
 export interface WritePathResult {
   readonly operation: Operation;
-  /** pgbench's -M: "prepared" (same statement shape) or "extended" (literal rows, parsed each time). */
-  readonly pgbenchMode: string;
   readonly rows: number;
+  readonly batchSize: number;
   readonly labSeconds: number;
+  /** pgbench's latency average × transactions: connection set-up is not in it, as it is not in the lab's. */
   readonly pgbenchSeconds: number;
   /** lab / pgbench; goal ≤ 1.10. */
   readonly ratio: number;
-  /** Share of the lab's time not spent executing statements in the server. */
+  /** Share of each side's time not spent planning or executing the statements in the server. */
   readonly outsideServerShare: number;
+  readonly pgbenchOutsideServerShare: number;
+  /** Server time (plan + execute) of pgbench's statements / the lab's: the cached-plan difference. */
+  readonly serverTimeRatio: number;
 }
 
-export async function benchWritePath(rows = 100_000, batchSize = 1000, operations: Operation[] = ["insert", "update_nonindexed", "update_one_field"]): Promise<WritePathResult[]> {
+export async function benchWritePath(rows = 100_000, batchSize = 1000, operations: Operation[] = ["insert", "update_nonindexed", "update_one_field", "update_five_fields"]): Promise<WritePathResult[]> {
   const pgbench = findPgbench();
   const server = await new EmbeddedPostgresTarget().start({
     engine: "postgresql",
     name: "bench",
-    settings: { shared_buffers: "1GB", synchronous_commit: "off", shared_preload_libraries: "pg_stat_statements" },
+    settings: {
+      shared_buffers: "1GB",
+      synchronous_commit: "off",
+      shared_preload_libraries: "pg_stat_statements",
+      "pg_stat_statements.track_planning": "on",
+    },
   });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-bench-"));
   const results: WritePathResult[] = [];
@@ -103,33 +118,36 @@ export async function benchWritePath(rows = 100_000, batchSize = 1000, operation
       }
       const labSeconds = Number(process.hrtime.bigint() - t0) / 1e9;
       await table.counters(); // flushes the writer's statistics
-      const execMs = await serverExecMs(admin);
+      const lab = await serverTime(admin);
+      checkRows("lab", operation, lab.rows, rows);
 
       // pgbench, same statements and rows, pipelined.
       await table.recreate({ fillfactor: 100 });
       if (operation !== "insert") await table.load(dataset);
-      const plan = pgbenchPlan(dataset, operation, batchSize);
+      await admin.query("SELECT pg_stat_statements_reset()");
+      const plan = pgbenchPlan(rows, operation, batchSize);
+      const script = path.join(dir, `${operation}.sql`);
+      fs.writeFileSync(script, plan.script);
       const c = server.connection;
-      let pgbenchSeconds = 0;
-      for (const [n, text] of plan.scripts.entries()) {
-        const script = path.join(dir, `${operation}-${n}.sql`);
-        fs.writeFileSync(script, text);
-        const args = ["-n", "-t", String(plan.transactions), "-M", plan.mode, "-f", script, "-h", c.host, "-p", String(c.port), "-U", c.user, c.database];
-        const out = spawnSync(pgbench, args, { env: { ...process.env, PGPASSWORD: c.password }, encoding: "utf8", maxBuffer: 64 * 2 ** 20 });
-        if (out.status !== 0) throw new Error(`pgbench failed: ${out.stderr}`);
-        const latency = /latency average = ([\d.]+) ms/.exec(out.stdout);
-        if (!latency) throw new Error(`no latency in pgbench output:\n${out.stdout}`);
-        // latency average is per script run; connection set-up is not in it.
-        pgbenchSeconds += (Number(latency[1]) * plan.transactions) / 1000;
-      }
+      const defines = Object.entries(plan.defines).flatMap(([k, v]) => ["-D", `${k}=${v}`]);
+      const args = ["-n", "-t", String(plan.transactions), "-M", "prepared", ...defines, "-f", script, "-h", c.host, "-p", String(c.port), "-U", c.user, c.database];
+      const out = spawnSync(pgbench, args, { env: { ...process.env, PGPASSWORD: c.password }, encoding: "utf8", maxBuffer: 64 * 2 ** 20 });
+      if (out.status !== 0) throw new Error(`pgbench failed: ${out.stderr}`);
+      const latency = /latency average = ([\d.]+) ms/.exec(out.stdout);
+      if (!latency) throw new Error(`no latency in pgbench output:\n${out.stdout}`);
+      const pgbenchSeconds = (Number(latency[1]) * plan.transactions) / 1000;
+      const pgb = await serverTime(admin); // pg_stat_statements counts each statement as it ends
+      checkRows("pgbench", operation, pgb.rows, rows);
       results.push({
         operation,
-        pgbenchMode: plan.mode,
         rows,
+        batchSize,
         labSeconds,
         pgbenchSeconds,
         ratio: labSeconds / pgbenchSeconds,
-        outsideServerShare: 1 - execMs / 1000 / labSeconds,
+        outsideServerShare: 1 - lab.ms / 1000 / labSeconds,
+        pgbenchOutsideServerShare: 1 - pgb.ms / 1000 / pgbenchSeconds,
+        serverTimeRatio: pgb.ms / lab.ms,
       });
     }
     await table.close();

@@ -15,6 +15,7 @@ import { injectParameters, type NotebookJson } from "../lib/jupyter/inject-param
 import { projectRoot } from "../lib/jupyter/kernel-spec";
 import { findNotebook, NOTEBOOKS, type NotebookEntry } from "../lib/params/notebooks";
 import { checkProfile, PROFILES, type ProfileName } from "../lib/params/profiles";
+import { gitCommit, hostInfo } from "../lib/results/metadata";
 
 const USAGE = `Usage: npm run reproduce -- [options]
 
@@ -26,6 +27,7 @@ Options:
   --set KEY=VALUE      override a parameter; VALUE is JSON if it parses, else a string
                        (e.g. --set rowCounts=[1000,2000] --set target=embedded); repeatable
   --hide-code          leave code cells out of the HTML reports
+  --reports-dir DIR    write the reports there instead of reports/
   --cell-timeout SEC   per-cell timeout in seconds (default: smoke 900, default 14400, full 86400; 0 = none)
   --help               show this help
 
@@ -41,6 +43,7 @@ interface Options {
   only: string[];
   sets: Record<string, unknown>;
   hideCode: boolean;
+  reportsDir?: string;
   cellTimeoutSec?: number;
   help: boolean;
 }
@@ -87,6 +90,9 @@ export function parseArgs(argv: readonly string[]): Options {
         opts.sets[kv.slice(0, at).trim()] = parseValue(kv.slice(at + 1));
         break;
       }
+      case "--reports-dir":
+        opts.reportsDir = path.resolve(value());
+        break;
       case "--cell-timeout": {
         const raw = value();
         const n = Number(raw);
@@ -227,6 +233,41 @@ ${rows}
   fs.writeFileSync(file, page);
 }
 
+/** What `npm run bench` quotes as the turnaround of a profile: wall time per notebook and kernel start. */
+export interface TurnaroundRecord {
+  readonly runId: string;
+  readonly profile: string;
+  readonly overrides: Record<string, unknown>;
+  readonly commit: string;
+  readonly host: ReturnType<typeof hostInfo>;
+  readonly startedAt: string;
+  readonly finishedAt: string;
+  /** From the first kernel start to the index page (the build step of `npm run reproduce` is not in it). */
+  readonly totalSeconds: number;
+  readonly notebooks: readonly { id: string; status: string; seconds: number | null; kernelStartSeconds: number | null }[];
+}
+
+function writeTurnaround(file: string, records: RunRecord[], meta: { runId: string; profile: string; started: Date; sets: Record<string, unknown> }): void {
+  const finished = new Date();
+  const record: TurnaroundRecord = {
+    runId: meta.runId,
+    profile: meta.profile,
+    overrides: meta.sets,
+    commit: gitCommit(),
+    host: hostInfo(),
+    startedAt: meta.started.toISOString(),
+    finishedAt: finished.toISOString(),
+    totalSeconds: (finished.getTime() - meta.started.getTime()) / 1000,
+    notebooks: records.map((r) => ({
+      id: r.planned.entry.id,
+      status: statusOf(r),
+      seconds: r.result ? r.result.durationMs / 1000 : null,
+      kernelStartSeconds: r.result?.kernelStartMs != null ? r.result.kernelStartMs / 1000 : null,
+    })),
+  };
+  fs.writeFileSync(file, `${JSON.stringify(record, null, 2)}\n`);
+}
+
 function printSummary(records: RunRecord[]): void {
   const table = records.map((r) => ({
     notebook: r.planned.name,
@@ -286,7 +327,7 @@ async function main(): Promise<number> {
 
   const runId = newRunId();
   const started = new Date();
-  const reportsDir = path.join(root, "reports");
+  const reportsDir = opts.reportsDir ?? path.join(root, "reports");
   const resultsDir = path.join(root, "data", "results");
   const runDir = path.join(root, ".jupyter-runtime", "runs", runId);
   for (const d of [reportsDir, resultsDir, runDir]) fs.mkdirSync(d, { recursive: true });
@@ -390,6 +431,7 @@ async function main(): Promise<number> {
 
   const index = path.join(reportsDir, "index.html");
   writeIndex(index, records, { runId, profile: opts.profile, started, sets: opts.sets });
+  writeTurnaround(path.join(reportsDir, "run.json"), records, { runId, profile: opts.profile, started, sets: opts.sets });
   printSummary(records);
   console.log(`\nIndex: ${index}`);
 

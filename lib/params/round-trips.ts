@@ -62,9 +62,10 @@ const SEED = {
 
 export const ROUND_TRIPS_PROFILES: Readonly<Record<ProfileName, RoundTripsParams>> = {
   smoke: { ...SEED, statements: 200, repeats: 1, sweepStandbyRttsMs: [0.2, 1.7], sweepCommits: 50, calibrationSamples: 100 },
-  // 2,000 statements × 7 cases × 5 environments × 3 repeats ≈ 7 minutes here (commits wait ~2 ms for
-  // this disk's fsync); per-statement figures do not depend on N, and tables scale to the seed's 10,000.
-  default: { ...SEED, statements: 2000, repeats: 3, sweepStandbyRttsMs: [0.2, 0.85, 1.7], sweepCommits: 300, calibrationSamples: 300 },
+  // 1,000 statements × 7 cases × 5 environments × 3 repeats ≈ 3 minutes here (1.7 ms round trips
+  // and ~2 ms quorum commits dominate); per-statement figures do not depend on N, and tables scale
+  // to the seed's 10,000.
+  default: { ...SEED, statements: 1000, repeats: 3, sweepStandbyRttsMs: [0.2, 0.85, 1.7], sweepCommits: 300, calibrationSamples: 300 },
   full: { ...SEED, statements: 10_000, repeats: 5, sweepStandbyRttsMs: [0.2, 0.5, 0.85, 1.2, 1.7, 2.5], sweepCommits: 1000, calibrationSamples: 500 },
 };
 
