@@ -6,6 +6,7 @@
  *   --skip-default     do not run the default profile (~20 min); quote the last `npm run reproduce` of it
  *   --skip-turnaround  run neither profile (smoke and default)
  *   --update-readme    put the table into README.md (between the bench:start and bench:end marks)
+ *   --render-only      measure nothing: rewrite latest.md (and the README) from latest.json
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -50,7 +51,10 @@ function argValue(name: string, fallback: number): number {
 const f2 = (x: number | undefined) => (x === undefined ? "n/a" : x.toFixed(2));
 const ms = (x: number | undefined) => (x === undefined ? "n/a" : `${(x * 1000).toFixed(0)} ms`);
 const pct = (x: number) => `${Math.round(x * 100)} %`;
-const minutes = (s: number) => `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;
+const minutes = (s: number) => {
+  const whole = Math.round(s);
+  return `${Math.floor(whole / 60)} min ${whole % 60} s`;
+};
 const OPERATION_LABEL: Record<string, string> = { insert: "INSERT", update_nonindexed: "UPDATE counter (non-indexed)", update_one_field: "UPDATE field1", update_five_fields: "UPDATE field1..5" };
 
 function markdown(r: BenchReport): string {
@@ -113,6 +117,14 @@ function updateReadme(file: string, md: string): void {
 }
 
 async function main(): Promise<void> {
+  const dir = path.resolve(__dirname, "..", "..", "bench", "results");
+  if (flag("--render-only")) {
+    const md = markdown(JSON.parse(fs.readFileSync(path.join(dir, "latest.json"), "utf8")) as BenchReport);
+    fs.writeFileSync(path.join(dir, "latest.md"), md);
+    process.stdout.write(md);
+    if (flag("--update-readme")) updateReadme(path.resolve(__dirname, "..", "..", "README.md"), md);
+    return;
+  }
   const rows = argValue("--rows", 100_000);
   const errors: string[] = [];
   const attempt = async <T>(name: string, fn: () => Promise<T>): Promise<T | undefined> => {
@@ -148,7 +160,6 @@ async function main(): Promise<void> {
     }
   }
   const report: BenchReport = { date: new Date().toISOString(), host: hostInfo(), commit: gitCommit(), writePath, setup, start, delayProxy, turnaround, errors };
-  const dir = path.resolve(__dirname, "..", "..", "bench", "results");
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, "latest.json"), `${JSON.stringify(report, null, 2)}\n`);
   const md = markdown(report);

@@ -38,7 +38,6 @@ interface PgbenchPlan {
 const BELOW_2_POW_53 = "9007199254740991";
 
 function pgbenchPlan(rows: number, operation: Operation, batchSize: number): PgbenchPlan {
-  if (rows % batchSize !== 0) throw new Error(`rows (${rows}) must be a multiple of the batch size (${batchSize}) for pgbench`);
   const lines = ["\\startpipeline"];
   if (operation === "insert") {
     for (let k = 0; k < batchSize; k++) {
@@ -88,6 +87,9 @@ export interface WritePathResult {
 }
 
 export async function benchWritePath(rows = 100_000, batchSize = 1000, operations: Operation[] = ["insert", "update_nonindexed", "update_one_field", "update_five_fields"]): Promise<WritePathResult[]> {
+  if (!Number.isInteger(rows) || rows <= 0 || rows % batchSize !== 0) {
+    throw new Error(`rows (${rows}) must be a positive multiple of the batch size (${batchSize}): pgbench runs whole batches`);
+  }
   const pgbench = findPgbench();
   const server = await new EmbeddedPostgresTarget().start({
     engine: "postgresql",

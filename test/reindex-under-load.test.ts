@@ -35,6 +35,16 @@ function session(pid: number, over: Partial<SessionSample> = {}): SessionSample 
   return { pid, app: "pgbench", state: "active", waitType: null, wait: null, blockedBy: [], lock: null, query: "UPDATE …", ...over };
 }
 
+test("run plan: set 1 in the seed's order, each later set starts one mode further on", () => {
+  const order = planRuns(3, ["baseline", "reindex", "concurrently"]).map((r) => r.key);
+  assert.deepEqual(order, [
+    "set1/baseline", "set1/reindex", "set1/concurrently",
+    "set2/reindex", "set2/concurrently", "set2/baseline",
+    "set3/concurrently", "set3/baseline", "set3/reindex",
+  ]);
+  assert.deepEqual(planRuns(2, ["reindex"]).map((r) => r.key), ["set1/reindex", "set2/reindex"]);
+});
+
 test("lock timeline: blocked intervals from table-lock waits, row-lock contention kept apart", () => {
   const reindexPid = 99;
   const blocked = (pid: number) =>
