@@ -38,8 +38,8 @@ export interface PlannedRun {
 
 /**
  * Sets outermost; set 1 runs the modes in the given order (the seed's: baseline first), each later
- * set starts one mode further on, so that an effect of a run's place in its set does not fall on
- * one mode (with the baseline always first, it had lower TPS than the REINDEX run in 4 of 5 sets).
+ * set starts one mode further on, so that TPS drifting from run to run (by up to ±25 % here, in
+ * both directions) does not fall on one mode, as it would with the baseline always first.
  */
 export function planRuns(sets: number, modes: readonly ReindexMode[]): PlannedRun[] {
   const plan: PlannedRun[] = [];
