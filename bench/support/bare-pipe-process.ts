@@ -4,30 +4,11 @@
  * bare pipe costs too (two socket hops, a process wake-up each way) is this machine's, not the
  * delay proxy's.
  */
-import { fork } from "node:child_process";
 import net from "node:net";
+import { forkChildServer, type ChildServer } from "./child-server";
 
-export interface BarePipe {
-  readonly port: number;
-  close(): Promise<void>;
-}
-
-export async function startBarePipe(targetPort: number): Promise<BarePipe> {
-  const child = fork(__filename, ["--child", String(targetPort)], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
-  const port = await new Promise<number>((resolve, reject) => {
-    child.once("message", (m: { port: number }) => resolve(m.port));
-    child.once("error", reject);
-    child.once("exit", (code) => reject(new Error(`bare pipe process exited with ${code}`)));
-  });
-  return {
-    port,
-    close: async () => {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      child.disconnect();
-      await exited;
-    },
-  };
+export function startBarePipe(targetPort: number): Promise<ChildServer> {
+  return forkChildServer(__filename, ["--child", String(targetPort)]);
 }
 
 if (require.main === module && process.argv.includes("--child")) {

@@ -4,25 +4,11 @@
  * is what the proxy adds to that, not the difference to an echo that runs in the client's own event
  * loop and never sleeps (on this VM each sleeping process's wake-up costs tens of µs).
  */
-import { fork } from "node:child_process";
 import { startEchoServer, type EchoServer } from "../../lib/network/tcp-echo";
+import { forkChildServer } from "./child-server";
 
-export async function startEchoProcess(): Promise<EchoServer> {
-  const child = fork(__filename, ["--child"], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
-  const port = await new Promise<number>((resolve, reject) => {
-    child.once("message", (m: { port: number }) => resolve(m.port));
-    child.once("error", reject);
-    child.once("exit", (code) => reject(new Error(`echo server process exited with ${code}`)));
-  });
-  return {
-    port,
-    close: async () => {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      child.disconnect();
-      await exited;
-    },
-  };
+export function startEchoProcess(): Promise<EchoServer> {
+  return forkChildServer(__filename, ["--child"]);
 }
 
 if (require.main === module && process.argv.includes("--child")) {
