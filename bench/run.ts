@@ -80,6 +80,13 @@ function markdown(r: BenchReport): string {
   if (r.start) {
     lines.push(`| server start to first query: embedded | ${ms(r.start.embeddedStartSeconds)} | |`);
     lines.push(`| server start to first query: docker (${r.start.dockerNote ?? ""}) | ${ms(r.start.dockerStartSeconds)} | |`);
+    const rtt = r.start.selectOneMs;
+    if (rtt?.dockerBridge !== undefined && rtt.dockerPublished !== undefined) {
+      lines.push(
+        `| SELECT 1 round trip: docker through its published port (docker-proxy) / over the bridge, as the lab connects on Linux | ` +
+          `${f2(rtt.dockerPublished / rtt.dockerBridge)} (${(rtt.dockerPublished * 1000).toFixed(0)} µs vs ${(rtt.dockerBridge * 1000).toFixed(0)} µs; embedded ${(rtt.embedded * 1000).toFixed(0)} µs) | |`,
+      );
+    }
   }
   for (const t of r.turnaround) {
     const per = t.notebooks.map((n) => `${n.id} ${n.seconds === null ? "—" : minutes(n.seconds)}`).join(", ");

@@ -6,7 +6,9 @@
 import { EmbeddedPostgresTarget } from "../lib/targets/embedded/embedded-postgres";
 import { dockerAvailable } from "../lib/targets/docker/docker-client";
 import { PostgresIndexWriteTable } from "../lib/engines/postgres/index-write-table";
-import { connect } from "../lib/engines/postgres/connect";
+import { connect, withClient } from "../lib/engines/postgres/connect";
+import type { ConnectionInfo } from "../lib/targets/types";
+import { median } from "simple-statistics";
 import { makeDataset } from "../lib/workloads/index-write-cost/dataset";
 import { FIELDS } from "../lib/workloads/index-write-cost/operations";
 
@@ -67,14 +69,31 @@ export interface StartResult {
   readonly embeddedStartSeconds: number;
   readonly dockerStartSeconds?: number;
   readonly dockerNote?: string;
+  /** Median SELECT 1 round trip, ms: what every statement of a round-trip-bound workload pays. */
+  readonly selectOneMs: { readonly embedded: number; readonly dockerBridge?: number; readonly dockerPublished?: number };
+}
+
+/** Median of `n` SELECT 1 round trips on one connection, after a warm-up. */
+async function selectOneMs(connection: ConnectionInfo, n = 2000): Promise<number> {
+  return withClient(connection, async (c) => {
+    for (let i = 0; i < 200; i++) await c.query("SELECT 1");
+    const samples: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const t = process.hrtime.bigint();
+      await c.query("SELECT 1");
+      samples.push(Number(process.hrtime.bigint() - t) / 1e6);
+    }
+    return median(samples);
+  });
 }
 
 export async function benchServerStart(): Promise<StartResult> {
   const t0 = process.hrtime.bigint();
   const embedded = await new EmbeddedPostgresTarget().start({ engine: "postgresql", name: "bench-start" });
   const embeddedStartSeconds = seconds(t0);
+  const embeddedRtt = await selectOneMs(embedded.connection);
   await embedded.stop();
-  if (!(await dockerAvailable())) return { embeddedStartSeconds, dockerNote: "no Docker daemon answers" };
+  if (!(await dockerAvailable())) return { embeddedStartSeconds, dockerNote: "no Docker daemon answers", selectOneMs: { embedded: embeddedRtt } };
   const { DockerTarget } = await import("../lib/targets/docker/docker-target");
   const target = new DockerTarget({});
   // The first start may build the stand-in image; time the second, as a user waits for it.
@@ -82,6 +101,17 @@ export async function benchServerStart(): Promise<StartResult> {
   const t1 = process.hrtime.bigint();
   const docker = await target.start({ engine: "postgresql", name: "bench-start" });
   const dockerStartSeconds = seconds(t1);
-  await docker.stop();
-  return { embeddedStartSeconds, dockerStartSeconds, dockerNote: docker.description.standInImage ? "stand-in image" : docker.description.source };
+  try {
+    const published = docker.description.publishedAddress?.split(":");
+    const viaPublished = published ? await selectOneMs({ ...docker.connection, host: published[0], port: Number(published[1]) }) : undefined;
+    const viaBridge = docker.description.route === "bridge" ? await selectOneMs(docker.connection) : undefined;
+    return {
+      embeddedStartSeconds,
+      dockerStartSeconds,
+      dockerNote: docker.description.standInImage ? "stand-in image" : docker.description.source,
+      selectOneMs: { embedded: embeddedRtt, dockerBridge: viaBridge, dockerPublished: viaPublished },
+    };
+  } finally {
+    await docker.stop();
+  }
 }

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { Client } from "pg";
 import { listRecords } from "../lib/runtime/resource-registry";
 import { dockerAvailable, dockerClient } from "../lib/targets/docker/docker-client";
-import { DockerTarget } from "../lib/targets/docker/docker-target";
+import { DockerTarget, dockerRouteFromEnv } from "../lib/targets/docker/docker-target";
 import { ensureStandInImage, STANDIN_LABELS } from "../lib/targets/docker/standin-image";
 
 const GiB = 1024 ** 3;
@@ -90,7 +90,14 @@ test("PostgreSQL in the stand-in image: settings, limits, loopback port, passwor
     assert.equal(server.description.version, "17.6");
     assert.equal(server.description.source, "db-write-lab/postgres-standin:17.6-embedded");
     assert.deepEqual(server.description.limits, limits);
-    assert.equal(server.description.address, `127.0.0.1:${server.connection.port}`);
+    assert.equal(server.description.address, `${server.connection.host}:${server.connection.port}`);
+    assert.match(server.description.publishedAddress ?? "", /^127\.0\.0\.1:\d+$/);
+    // On a Linux host the bridge address answers, and the lab skips docker-proxy.
+    if (process.platform === "linux") {
+      assert.equal(server.description.route, "bridge");
+      assert.notEqual(server.connection.host, "127.0.0.1");
+      assert.equal(server.connection.port, 5432);
+    }
     assert.doesNotMatch(JSON.stringify(server.description), new RegExp(server.connection.password));
   });
 
@@ -141,12 +148,39 @@ test("PostgreSQL in the stand-in image: settings, limits, loopback port, passwor
     }
   });
 
+  await t.test("the published port answers too, as it does for Docker Desktop, where the bridge is out of reach", async () => {
+    const port = Number((server.description.publishedAddress ?? "").split(":")[1]);
+    const viaPublished = new Client({ ...server.connection, host: "127.0.0.1", port });
+    await viaPublished.connect();
+    try {
+      assert.equal((await viaPublished.query<{ x: number }>("SELECT x FROM kept")).rows[0].x, 42);
+    } finally {
+      await viaPublished.end();
+    }
+  });
+
   await t.test("stop removes the container and its record, and can be repeated", async () => {
     await server.stop();
     await assert.rejects(container.inspect(), (error: { statusCode?: number }) => error.statusCode === 404);
     assert.equal(isRegistered(server.id), false);
     await server.stop();
   });
+});
+
+test("DBLAB_DOCKER_ROUTE=published connects through the published port; a bad value is refused before anything starts", async (t) => {
+  if (await skipWithoutDocker(t)) return;
+  await ensureStandInImage();
+  const server = await new DockerTarget({ forceStandIn: true, route: "published" }).start({ engine: "postgresql", name: "test-docker-route" });
+  try {
+    assert.equal(server.connection.host, "127.0.0.1");
+    assert.equal(server.description.address, server.description.publishedAddress);
+    const client = new Client(server.connection);
+    await client.connect();
+    await client.end();
+  } finally {
+    await server.stop();
+  }
+  assert.throws(() => dockerRouteFromEnv({ DBLAB_DOCKER_ROUTE: "bridge-only" }), /DBLAB_DOCKER_ROUTE must be one of auto, published/);
 });
 
 test("a server that cannot start fails with its log, and leaves no container behind", async (t) => {

@@ -43,17 +43,23 @@ class ProxyEmulator implements NetworkEmulator {
   }
 }
 
+const isLoopback = (host: string): boolean => host === "localhost" || host.startsWith("127.") || host === "::1";
+
 class NetemEmulator implements NetworkEmulator {
   readonly kind = "netem" as const;
+  /** Links to servers off the loopback device (a Docker bridge address), which netem here does not shape. */
+  private readonly offLoopback = new ProxyEmulator("the server is not on the loopback device that netem shapes");
   constructor(
     readonly reason: string,
     private readonly controller: NetemController,
   ) {}
   async createLink(r: LinkRequest): Promise<DelayLink> {
+    if (!r.address && !isLoopback(r.serverHost)) return this.offLoopback.createLink(r);
     return this.controller.createLink(r.name, r.address ?? "127.0.0.1", r.serverPort);
   }
-  close(): Promise<void> {
-    return this.controller.close();
+  async close(): Promise<void> {
+    await this.offLoopback.close();
+    await this.controller.close();
   }
 }
 

@@ -51,7 +51,11 @@ export interface ServerDescription {
   readonly standInImage?: boolean;
   readonly limits?: ResourceLimits;
   readonly settings?: ServerSettings;
+  /** Where the lab connects (host:port). */
   readonly address: string;
+  /** Docker: the port published on 127.0.0.1, and how the lab reaches the server ("bridge" or the published port). */
+  readonly publishedAddress?: string;
+  readonly route?: string;
 }
 
 export interface ExecResult {
