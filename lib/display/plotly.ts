@@ -15,6 +15,25 @@ export interface PlotlyFigure {
   readonly layout?: Readonly<Record<string, unknown>>;
 }
 
+/**
+ * A row of buttons above a chart that shows one group of traces at a time (a set, a round);
+ * `layoutFor` swaps layout parts with the group (its shapes, say). No buttons for one group.
+ * `traceGroup[i]` is the group of `data[i]`.
+ */
+export function groupButtons<G>(
+  groups: readonly G[],
+  traceGroup: readonly G[],
+  label: (group: G) => string,
+  layoutFor?: (group: G) => Record<string, unknown>,
+): Record<string, unknown>[] {
+  if (groups.length <= 1) return [];
+  const buttons = groups.map((g) => {
+    const visible = { visible: traceGroup.map((t) => t === g) };
+    return { label: label(g), method: "update", args: layoutFor ? [visible, layoutFor(g)] : [visible] };
+  });
+  return [{ type: "buttons", direction: "right", x: 1, xanchor: "right", y: 1.16, yanchor: "bottom", buttons }];
+}
+
 let loaded = false;
 
 function plotlySource(): string {

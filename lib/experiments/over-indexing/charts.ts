@@ -1,7 +1,7 @@
 /**
  * Notebook 03's charts, built from the summaries.
  */
-import type { PlotlyFigure, PlotlyTrace } from "../../display/plotly";
+import { groupButtons, type PlotlyFigure, type PlotlyTrace } from "../../display/plotly";
 import { TABLES } from "../../workloads/over-indexing/schema";
 import { stepCoordinates } from "../../workloads/pgbench";
 import { seedCurveScaledTo, type OverIndexingSummary } from "./summarise";
@@ -150,10 +150,7 @@ export function perSecond(s: OverIndexingSummary): PlotlyFigure {
       margin: { t: 90, r: 20, b: 50, l: 60 },
       xaxis: { title: { text: "seconds since the load started" } },
       yaxis: { title: { text: "transactions / s" }, rangemode: "tozero" },
-      updatemenus:
-        repeats.length > 1
-          ? [{ type: "buttons", direction: "right", x: 1, xanchor: "right", y: 1.16, yanchor: "bottom", buttons: repeats.map((r) => ({ label: `round ${r}`, method: "update", args: [{ visible: traceRound.map((t) => t === r) }] })) }]
-          : [],
+      updatemenus: groupButtons(repeats, traceRound, (r) => `round ${r}`),
     },
   };
 }

@@ -3,7 +3,7 @@
  * REINDEX intervals and the blocked intervals as shapes, lock-waiting sessions underneath), and
  * the per-set comparison with the seed.
  */
-import type { PlotlyFigure, PlotlyTrace } from "../../display/plotly";
+import { groupButtons, type PlotlyFigure, type PlotlyTrace } from "../../display/plotly";
 import { stepCoordinates } from "../../workloads/pgbench";
 import type { ReindexMode } from "../../params/reindex-under-load";
 import { seedSets, seedUpdateLatency } from "./claims";
@@ -96,11 +96,6 @@ export function timeline(s: ReindexSummary): PlotlyFigure {
       traceSet.push(set);
     }
   }
-  const buttons = sets.map((set) => ({
-    label: `set ${set}`,
-    method: "update",
-    args: [{ visible: traceSet.map((t) => t === set) }, { shapes: shapesFor(s.runs.filter((r) => r.set === set)) }],
-  }));
   return {
     data,
     layout: {
@@ -112,7 +107,7 @@ export function timeline(s: ReindexSummary): PlotlyFigure {
       yaxis: { title: { text: "transactions / s" }, domain: [0.3, 1], rangemode: "tozero" },
       yaxis2: { title: { text: "waiting" }, domain: [0, 0.22], rangemode: "tozero", dtick: 1 },
       legend: { orientation: "h", y: -0.15 },
-      updatemenus: sets.length > 1 ? [{ type: "buttons", direction: "right", x: 1, xanchor: "right", y: 1.16, yanchor: "bottom", buttons }] : [],
+      updatemenus: groupButtons(sets, traceSet, (set) => `set ${set}`, (set) => ({ shapes: shapesFor(s.runs.filter((r) => r.set === set)) })),
     },
   };
 }
@@ -151,10 +146,7 @@ export function latencyTimeline(s: ReindexSummary): PlotlyFigure {
       legend: { orientation: "h", y: -0.2 },
       xaxis: { title: { text: "seconds since the load started" }, range: [0, s.durationSeconds + 1] },
       yaxis: { title: { text: "ms" }, type: "log" },
-      updatemenus:
-        sets.length > 1
-          ? [{ type: "buttons", direction: "right", x: 1, xanchor: "right", y: 1.16, yanchor: "bottom", buttons: sets.map((set) => ({ label: `set ${set}`, method: "update", args: [{ visible: traceSet.map((t) => t === set) }, { shapes: startEndLines(s.runs.filter((r) => r.set === set)) }] })) }]
-          : [],
+      updatemenus: groupButtons(sets, traceSet, (set) => `set ${set}`, (set) => ({ shapes: startEndLines(s.runs.filter((r) => r.set === set)) })),
     },
   };
 }
