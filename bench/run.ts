@@ -42,6 +42,8 @@ interface BenchReport {
 }
 
 const flag = (name: string): boolean => process.argv.includes(name);
+const ROOT = path.resolve(__dirname, "..", "..");
+const RESULTS_DIR = path.join(ROOT, "bench", "results");
 
 function argValue(name: string, fallback: number): number {
   const i = process.argv.indexOf(name);
@@ -123,13 +125,17 @@ function updateReadme(file: string, md: string): void {
   process.stdout.write(`README.md updated\n`);
 }
 
+/** latest.md from the report, on stdout too, and into the README with --update-readme. */
+function publish(report: BenchReport): void {
+  const md = markdown(report);
+  fs.writeFileSync(path.join(RESULTS_DIR, "latest.md"), md);
+  process.stdout.write(`\n${md}\nwritten to ${RESULTS_DIR}/latest.{json,md}\n`);
+  if (flag("--update-readme")) updateReadme(path.join(ROOT, "README.md"), md);
+}
+
 async function main(): Promise<void> {
-  const dir = path.resolve(__dirname, "..", "..", "bench", "results");
   if (flag("--render-only")) {
-    const md = markdown(JSON.parse(fs.readFileSync(path.join(dir, "latest.json"), "utf8")) as BenchReport);
-    fs.writeFileSync(path.join(dir, "latest.md"), md);
-    process.stdout.write(md);
-    if (flag("--update-readme")) updateReadme(path.resolve(__dirname, "..", "..", "README.md"), md);
+    publish(JSON.parse(fs.readFileSync(path.join(RESULTS_DIR, "latest.json"), "utf8")) as BenchReport);
     return;
   }
   const rows = argValue("--rows", 100_000);
@@ -158,7 +164,7 @@ async function main(): Promise<void> {
     const smoke = await attempt("turnaround, smoke profile", () => benchTurnaround("smoke"));
     if (smoke) turnaround.push(smoke);
     if (flag("--skip-default")) {
-      const last = lastRecordedTurnaround("default", path.resolve(__dirname, "..", "..", "reports"));
+      const last = lastRecordedTurnaround("default", path.join(ROOT, "reports"));
       if (last) turnaround.push(last);
       else errors.push("turnaround, default profile: skipped (--skip-default) and no whole `npm run reproduce` default run in reports/run.json to quote");
     } else {
@@ -167,12 +173,9 @@ async function main(): Promise<void> {
     }
   }
   const report: BenchReport = { date: new Date().toISOString(), host: hostInfo(), commit: gitCommit(), writePath, setup, start, delayProxy, turnaround, errors };
-  fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, "latest.json"), `${JSON.stringify(report, null, 2)}\n`);
-  const md = markdown(report);
-  fs.writeFileSync(path.join(dir, "latest.md"), md);
-  process.stdout.write(`\n${md}\nwritten to ${dir}/latest.{json,md}\n`);
-  if (flag("--update-readme")) updateReadme(path.resolve(__dirname, "..", "..", "README.md"), md);
+  fs.mkdirSync(RESULTS_DIR, { recursive: true });
+  fs.writeFileSync(path.join(RESULTS_DIR, "latest.json"), `${JSON.stringify(report, null, 2)}\n`);
+  publish(report);
   if (errors.length) process.exitCode = 1;
 }
 

@@ -8,7 +8,8 @@ import { dockerAvailable } from "../lib/targets/docker/docker-client";
 import { PostgresIndexWriteTable } from "../lib/engines/postgres/index-write-table";
 import { connect, withClient } from "../lib/engines/postgres/connect";
 import type { ConnectionInfo } from "../lib/targets/types";
-import { median } from "simple-statistics";
+import { medianRtt } from "../lib/network/calibrate";
+import { selectOneProbe } from "../lib/workloads/round-trips/timing";
 import { makeDataset } from "../lib/workloads/index-write-cost/dataset";
 import { FIELDS } from "../lib/workloads/index-write-cost/operations";
 
@@ -74,17 +75,8 @@ export interface StartResult {
 }
 
 /** Median of `n` SELECT 1 round trips on one connection, after a warm-up. */
-async function selectOneMs(connection: ConnectionInfo, n = 2000): Promise<number> {
-  return withClient(connection, async (c) => {
-    for (let i = 0; i < 200; i++) await c.query("SELECT 1");
-    const samples: number[] = [];
-    for (let i = 0; i < n; i++) {
-      const t = process.hrtime.bigint();
-      await c.query("SELECT 1");
-      samples.push(Number(process.hrtime.bigint() - t) / 1e6);
-    }
-    return median(samples);
-  });
+function selectOneMs(connection: ConnectionInfo, n = 2000): Promise<number> {
+  return withClient(connection, (c) => medianRtt(selectOneProbe(c), n, 200));
 }
 
 export async function benchServerStart(): Promise<StartResult> {

@@ -14,7 +14,7 @@ import { PostgresIndexWriteTable } from "../lib/engines/postgres/index-write-tab
 import { connect } from "../lib/engines/postgres/connect";
 import { batchRanges, makeDataset } from "../lib/workloads/index-write-cost/dataset";
 import { UPDATED_COLUMNS, type Operation } from "../lib/workloads/index-write-cost/operations";
-import { findPgbench } from "./support/pgbench-binary";
+import { findHostPgbench, PgbenchNotFoundError } from "../lib/workloads/pgbench/locate";
 
 const TABLE = "write_cost_rows";
 
@@ -90,7 +90,9 @@ export async function benchWritePath(rows = 100_000, batchSize = 1000, operation
   if (!Number.isInteger(rows) || rows <= 0 || rows % batchSize !== 0) {
     throw new Error(`rows (${rows}) must be a positive multiple of the batch size (${batchSize}): pgbench runs whole batches`);
   }
-  const pgbench = findPgbench();
+  // The bench compares against pgbench on this host: pgbench inside a container would add docker's hops.
+  const pgbench = findHostPgbench()?.path;
+  if (!pgbench) throw new PgbenchNotFoundError("pgbench not found on this host: install the PostgreSQL client tools (npm run setup) or set DBLAB_PGBENCH");
   const server = await new EmbeddedPostgresTarget().start({
     engine: "postgresql",
     name: "bench",
@@ -108,11 +110,15 @@ export async function benchWritePath(rows = 100_000, batchSize = 1000, operation
     await admin.query("CREATE EXTENSION pg_stat_statements");
     const table = await PostgresIndexWriteTable.open(server.connection);
     const dataset = makeDataset(rows, 42);
-    for (const operation of operations) {
-      // The lab's path.
+    // Both sides start from the same table and from empty statement statistics.
+    const freshStart = async (operation: Operation): Promise<void> => {
       await table.recreate({ fillfactor: 100 });
       if (operation !== "insert") await table.load(dataset);
       await admin.query("SELECT pg_stat_statements_reset()");
+    };
+    for (const operation of operations) {
+      // The lab's path.
+      await freshStart(operation);
       const t0 = process.hrtime.bigint();
       for (const [start, end] of batchRanges(rows, batchSize)) {
         if (operation === "insert") await table.insertBatch(dataset, start, end);
@@ -124,9 +130,7 @@ export async function benchWritePath(rows = 100_000, batchSize = 1000, operation
       checkRows("lab", operation, lab.rows, rows);
 
       // pgbench, same statements and rows, pipelined.
-      await table.recreate({ fillfactor: 100 });
-      if (operation !== "insert") await table.load(dataset);
-      await admin.query("SELECT pg_stat_statements_reset()");
+      await freshStart(operation);
       const plan = pgbenchPlan(rows, operation, batchSize);
       const script = path.join(dir, `${operation}.sql`);
       fs.writeFileSync(script, plan.script);

@@ -15,7 +15,7 @@ import { injectParameters, type NotebookJson } from "../lib/jupyter/inject-param
 import { projectRoot } from "../lib/jupyter/kernel-spec";
 import { findNotebook, NOTEBOOKS, type NotebookEntry } from "../lib/params/notebooks";
 import { checkProfile, PROFILES, type ProfileName } from "../lib/params/profiles";
-import { gitCommit, hostInfo } from "../lib/results/metadata";
+import { gitCommit, hostInfo, type HostInfo } from "../lib/results/metadata";
 
 const USAGE = `Usage: npm run reproduce -- [options]
 
@@ -199,7 +199,14 @@ function problemOf(r: RunRecord): string {
   return res.message ?? "";
 }
 
-function writeIndex(file: string, records: RunRecord[], meta: { runId: string; profile: string; started: Date; sets: Record<string, unknown> }): void {
+interface RunMeta {
+  readonly runId: string;
+  readonly profile: string;
+  readonly started: Date;
+  readonly sets: Record<string, unknown>;
+}
+
+function writeIndex(file: string, records: RunRecord[], meta: RunMeta): void {
   const rows = records
     .map((r) => {
       const name = r.planned.name;
@@ -239,7 +246,7 @@ export interface TurnaroundRecord {
   readonly profile: string;
   readonly overrides: Record<string, unknown>;
   readonly commit: string;
-  readonly host: ReturnType<typeof hostInfo>;
+  readonly host: HostInfo;
   readonly startedAt: string;
   readonly finishedAt: string;
   /** From the first kernel start to the index page (the build step of `npm run reproduce` is not in it). */
@@ -247,7 +254,7 @@ export interface TurnaroundRecord {
   readonly notebooks: readonly { id: string; status: string; seconds: number | null; kernelStartSeconds: number | null }[];
 }
 
-function writeTurnaround(file: string, records: RunRecord[], meta: { runId: string; profile: string; started: Date; sets: Record<string, unknown> }): void {
+function writeTurnaround(file: string, records: RunRecord[], meta: RunMeta): void {
   const finished = new Date();
   const record: TurnaroundRecord = {
     runId: meta.runId,
@@ -430,8 +437,9 @@ async function main(): Promise<number> {
   }
 
   const index = path.join(reportsDir, "index.html");
-  writeIndex(index, records, { runId, profile: opts.profile, started, sets: opts.sets });
-  writeTurnaround(path.join(reportsDir, "run.json"), records, { runId, profile: opts.profile, started, sets: opts.sets });
+  const meta: RunMeta = { runId, profile: opts.profile, started, sets: opts.sets };
+  writeIndex(index, records, meta);
+  writeTurnaround(path.join(reportsDir, "run.json"), records, meta);
   printSummary(records);
   console.log(`\nIndex: ${index}`);
 

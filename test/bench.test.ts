@@ -7,14 +7,13 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { benchWritePath } from "../bench/write-path";
 import { benchDelayProxy } from "../bench/delay-proxy";
-import { findPgbench } from "../bench/support/pgbench-binary";
+import { findHostPgbench } from "../lib/workloads/pgbench/locate";
 
 function pgbenchMissing(): string | undefined {
   try {
-    findPgbench();
-    return undefined;
+    return findHostPgbench() ? undefined : "pgbench not found on this host (npm run setup installs it)";
   } catch (error) {
-    return (error as Error).message;
+    return (error as Error).message; // DBLAB_PGBENCH set to something that does not run
   }
 }
 

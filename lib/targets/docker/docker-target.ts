@@ -465,7 +465,8 @@ export class DockerTarget implements Target {
     });
 
     try {
-      const port = publishedPort(await container.inspect(), profile.port);
+      const info = await container.inspect();
+      const port = publishedPort(info, profile.port);
       const connection: ConnectionInfo = {
         host: "127.0.0.1",
         port,
@@ -487,7 +488,7 @@ export class DockerTarget implements Target {
         route: "published port (docker-proxy)",
       };
       const server = new DockerStartedServer(container.id, spec.engine, connection, description, container, recordId, profile, readyTimeoutMs, route);
-      await server.useBridgeIfReachable(await container.inspect());
+      await server.useBridgeIfReachable(info);
       return server;
     } catch (error) {
       await discard(container, recordId);
