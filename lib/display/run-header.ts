@@ -1,5 +1,6 @@
 /** The block at the top of every report: parameters, versions, settings, machine, run id. */
 import type { RunMetadata } from "../results/metadata";
+import { disturbances, quietnessText } from "../results/quietness";
 import { escapeHtml, show } from "./output";
 import { tableHtml } from "./table";
 
@@ -19,6 +20,7 @@ export function showRunHeader(metadata: RunMetadata, directory: string): void {
     `<div class="dblab-run"><b>Run ${escapeHtml(metadata.runId)}</b> · profile ${escapeHtml(metadata.profile)} · ` +
       `started ${escapeHtml(metadata.startedAt)} · commit ${escapeHtml(metadata.gitCommit)}<br>` +
       `Machine: ${escapeHtml(h.cpuModel)}, ${h.cpus} CPUs, ${h.memoryGiB} GiB, ${escapeHtml(h.platform)} ${escapeHtml(h.kernel)}, Node ${escapeHtml(h.node)}<br>` +
+      quietnessHtml(metadata) +
       `Results: <code>${escapeHtml(directory)}</code>` +
       tableHtml(servers, { caption: "Servers" }) +
       (notes ? `<ul>${notes}</ul>` : "") +
@@ -30,4 +32,15 @@ export function showRunHeader(metadata: RunMetadata, directory: string): void {
 export function showParameters(params: object, profile: string): void {
   const rows = Object.entries(params).map(([name, value]) => ({ parameter: name, value: Array.isArray(value) ? value.join(", ") : String(value) }));
   show().html(tableHtml(rows, { caption: `Parameters (profile ${profile}, with overrides)` }));
+}
+
+function quietnessHtml(metadata: RunMetadata): string {
+  const q = metadata.quietness;
+  if (!q) return "Quietness: not measured<br>";
+  const noisy = disturbances(q);
+  return (
+    `Quietness: ${escapeHtml(quietnessText(q))}` +
+    (noisy.length ? ` — <b>not quiet</b>: ${escapeHtml(noisy.join("; "))}` : " — quiet by these measures") +
+    "<br>"
+  );
 }

@@ -11,6 +11,10 @@ import { reapOrphans } from "../runtime/reaper";
 import type { TargetChoice } from "../targets/select";
 import type { Engine, ServerSpec } from "../targets/types";
 import { startServers, type StartedServers } from "./servers";
+import { connect } from "../engines/postgres/connect";
+import { selectOneProbe } from "../workloads/round-trips/timing";
+import { HostMonitor, rttJitter, sampleHost, type Quietness, type RttJitter } from "../results/quietness";
+import os from "node:os";
 
 export interface RunControl {
   /** Resume this run id: finished trials are skipped; parameters must match. */
@@ -52,6 +56,8 @@ export interface ExperimentSession<C extends object> {
 export async function withSession<C extends object, T>(options: SessionOptions, work: (session: ExperimentSession<C>) => Promise<T>): Promise<T> {
   const signal = options.control.signal ?? interruptSignal();
   const reaped = await reapOrphans();
+  // The host's load before any server of ours starts: what else is running on this machine.
+  const before = await sampleHost(1000);
   const store = RunStore.open<C>({ notebook: options.notebook, params: options.params, resumeId: options.control.resumeId });
   const progress = progressReporter(options.title);
   progress.update(0, 1, "starting servers…");
@@ -62,6 +68,7 @@ export async function withSession<C extends object, T>(options: SessionOptions, 
     optional: options.optional ?? [],
     onProgress: (m) => progress.update(0, 1, m),
   });
+  const monitor = new HostMonitor();
   try {
     const notes = [...servers.notes, ...(reaped.length ? [`removed ${reaped.length} resource(s) left by an earlier, dead run`] : [])];
     const metadata: RunMetadata = {
@@ -76,9 +83,42 @@ export async function withSession<C extends object, T>(options: SessionOptions, 
       unavailable: Object.fromEntries(servers.unavailable),
       notes,
     };
+    const quietness: Quietness = { cpus: os.cpus().length, before, selectOneBefore: await selectOneJitter(servers) };
+    metadata.quietness = quietness;
     store.writeMetadata(metadata);
-    return await work({ store, progress, servers, signal, notes, metadata, writeMetadata: (extra) => store.writeMetadata({ ...metadata, ...extra }) });
+    let extras: object = {};
+    const writeMetadata = (extra?: object) => {
+      extras = { ...extras, ...extra };
+      store.writeMetadata({ ...metadata, ...extras });
+    };
+    const result = await work({ store, progress, servers, signal, notes, metadata, writeMetadata });
+    metadata.quietness = { ...quietness, during: monitor.stop(), selectOneAfter: await selectOneJitter(servers) };
+    metadata.finishedAt = new Date().toISOString();
+    writeMetadata();
+    return result;
   } finally {
+    monitor.stop();
     await servers.stopAll();
+  }
+}
+
+/**
+ * 300 × SELECT 1 on a fresh connection to the run's PostgreSQL server (after 30 to warm up): the
+ * jitter of one round trip, before and after the run. ~50 ms; undefined without PostgreSQL.
+ */
+async function selectOneJitter(servers: StartedServers): Promise<RttJitter | undefined> {
+  const pg = servers.servers.get("postgresql");
+  if (!pg) return undefined;
+  try {
+    const client = await connect(pg.connection);
+    try {
+      const probe = selectOneProbe(client);
+      await probe(30);
+      return rttJitter(await probe(300));
+    } finally {
+      await client.end();
+    }
+  } catch {
+    return undefined; // quietness is a report figure: a server that refuses it must not fail the run
   }
 }

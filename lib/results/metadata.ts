@@ -3,6 +3,7 @@ import { spawnSync } from "node:child_process";
 import os from "node:os";
 import path from "node:path";
 import type { ServerDescription } from "../targets/types";
+import type { Quietness } from "./quietness";
 
 export interface HostInfo {
   readonly cpuModel: string;
@@ -25,6 +26,10 @@ export interface RunMetadata {
   readonly notes?: readonly string[];
   /** Engines asked for that could not be started, with the reason. */
   readonly unavailable?: Readonly<Record<string, string>>;
+  /** How quiet the machine was before and during the run (load, steal, SELECT 1 jitter). */
+  quietness?: Quietness;
+  /** When the run's work ended (absent while it runs, or when it died). */
+  finishedAt?: string;
 }
 
 export function hostInfo(): HostInfo {

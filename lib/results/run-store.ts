@@ -16,6 +16,8 @@ export interface TrialRecord<C extends object = Record<string, unknown>> {
   readonly key: string;
   readonly condition: C;
   readonly repeat: number;
+  /** Its place in the run's (rotated or shuffled) order, from 0: what drift would land on. */
+  readonly position?: number;
   readonly status: TrialStatus;
   readonly error?: string;
   /** Timed total, seconds (sum of the timed units). */
@@ -26,6 +28,11 @@ export interface TrialRecord<C extends object = Record<string, unknown>> {
   readonly counters?: Readonly<Record<string, number>>;
   readonly startedAt: string;
   readonly finishedAt: string;
+}
+
+/** A finished trial: its timed total is there (workloads extend TrialRecord, so this is a guard, not a union). */
+export function isOk<T extends TrialRecord<object>>(t: T): t is T & { readonly status: "ok"; readonly seconds: number } {
+  return t.status === "ok" && typeof t.seconds === "number";
 }
 
 export function resultsRoot(): string {
