@@ -43,6 +43,7 @@ test("run plan: set 1 in the seed's order, each later set starts one mode furthe
     "set3/concurrently", "set3/baseline", "set3/reindex",
   ]);
   assert.deepEqual(planRuns(2, ["reindex"]).map((r) => r.key), ["set1/reindex", "set2/reindex"]);
+  assert.deepEqual(planRuns(2, ["baseline", "reindex", "concurrently"]).map((r) => r.position), [0, 1, 2, 0, 1, 2]);
 });
 
 test("lock timeline: blocked intervals from table-lock waits, row-lock contention kept apart", () => {
@@ -133,8 +134,14 @@ test("the protocol on embedded PostgreSQL: baseline, REINDEX and CONCURRENTLY ru
     assert.equal(s.runs.length, 3);
     assert.ok(s.runs.find((r) => r.mode === "reindex")!.tpsVsBaseline! > 0);
     const claims = checkClaims(s);
-    assert.deepEqual(claims.map((c) => c.id), ["1", "2", "3"]);
-    assert.ok(claims.every((c) => c.verdict === "inconclusive"), "one set never decides a claim");
+    assert.deepEqual(claims.map((c) => c.id), ["1", "2", "3a", "3b"]);
+    assert.deepEqual(
+      claims.map((c) => c.verdict),
+      ["not tested at this scale", "not tested at this scale", "inconclusive", "inconclusive"],
+      "3 s runs are outside the seed's 30 s protocol; one set never decides a claim",
+    );
+    assert.match(claims[0].decidedBy, /3 s runs \(the seed: 30 s\)/);
+    assert.deepEqual(trials.map((t) => t.position), [0, 1, 2], "each run records its place in its set's order");
   } finally {
     await server.stop();
     fs.rmSync(root, { recursive: true, force: true });

@@ -12,12 +12,21 @@ import { NOTEBOOK, runCreateIndexAfterLoad, type CreateIndexAfterLoadRun } from 
 import { summarise as summariseTrials, type CialSummary } from "./summarise";
 
 export { runCreateIndexAfterLoad as run, serverSpec, type CreateIndexAfterLoadRun, type RunControl } from "./run";
-export { checkClaims, seedFigures } from "./claims";
+export { checkClaims, seedFigures, DECLARATIONS } from "./claims";
 export { writeSummaries } from "./export";
-export { headlinePair, sizeSweep, type CialSummary, type MethodSummary, type PairSummary, type BuildSummary } from "./summarise";
+export {
+  headlinePair,
+  sizeSweep,
+  type CialSummary,
+  type MethodSummary,
+  type PairSummary,
+  type RepeatPair,
+  type BuildSummary,
+} from "./summarise";
 export {
   showRun,
   showHeadline,
+  showRepeats,
   showSeedComparison,
   showCounters,
   showIoByBackend,

@@ -1,11 +1,13 @@
 /**
  * Notebook 02's figures, from the raw trials: per method the median time and its phases, the
  * server counters summed over the timed phases (median over trials), the index's shape; per pair
- * of methods the ratio of medians with a bootstrap interval; the CREATE INDEX sweep; the WAL by
+ * of methods the repeats side by side (A and B of one repeat ran back to back) and the B/A ratio
+ * per repeat with an exact interval of its median over repeats; the CREATE INDEX sweep; the WAL by
  * record type.
  */
 import { median } from "simple-statistics";
-import { groupBy, ratioOfMedians, spread, type TrialSeconds } from "../../stats/summary";
+import { medianInterval, outlierFlags, type Interval } from "../../stats/intervals";
+import { groupBy, spread, type TrialSeconds } from "../../stats/summary";
 import type { IndexShape } from "../../workloads/create-index-after-load/index-shape";
 import { conditionKey, type CialCondition, type Method } from "../../workloads/create-index-after-load/plan";
 import type { CialTrial } from "../../workloads/create-index-after-load/run-trials";
@@ -44,6 +46,43 @@ export interface MethodSummary extends TrialSeconds {
   readonly sortParticipants?: number;
 }
 
+/** One method's trial within a repeat: the figures the claims pair with the other method's. */
+export interface RepeatSide {
+  readonly key: string;
+  /** Place in the repeat's order (0 = ran first). */
+  readonly position?: number;
+  /** The seed's measure, client wall time over the timed phases. */
+  readonly seconds: number;
+  /** The server's own elapsed time for the timed statements (log_statement_stats): no client path in it. */
+  readonly serverSeconds?: number;
+  /** CPU of the backend and its parallel sort workers over the timed phases. */
+  readonly cpuS?: number;
+  /** Timed I/O wait (blk read/write, WAL write/sync) over the timed phases, ms. */
+  readonly ioWaitMs: number;
+  readonly walRecords: number;
+  readonly indexBytes?: number;
+  /** Checkpoints the method's own WAL volume requested inside its timed phases: part of its cost. */
+  readonly requestedCheckpoints: number;
+  /** Checkpoints on checkpoint_timeout inside the timed phases: chance, not the method. */
+  readonly timedCheckpoints: number;
+  /** Autovacuum or autoanalyze runs inside the timed phases. */
+  readonly autovacuumRuns: number;
+  /** Far from the other trials of its condition (OUTLIER_RULE on seconds). */
+  readonly outlier: boolean;
+}
+
+/** A and B of one repeat: they ran back to back, so their ratio leaves the machine's drift out. */
+export interface RepeatPair {
+  readonly repeat: number;
+  readonly a: RepeatSide;
+  readonly b: RepeatSide;
+  /** Which method ran first. */
+  readonly first?: Method;
+  /** Either trial is an outlier or shared its timed window with a timed checkpoint or autovacuum. */
+  readonly flagged: boolean;
+  readonly flags: readonly string[];
+}
+
 export interface PairSummary {
   readonly rows: number;
   readonly keyOrder: KeyOrder;
@@ -51,11 +90,12 @@ export interface PairSummary {
   readonly parallelWorkers: number;
   readonly a?: MethodSummary;
   readonly b?: MethodSummary;
-  /** median(B) / median(A), with a bootstrap 95 % interval. */
-  readonly ratio?: number;
-  readonly ratioCiLow?: number;
-  readonly ratioCiHigh?: number;
-  readonly rangesOverlap?: boolean;
+  /** Repeats where both methods finished, by repeat. */
+  readonly repeats: readonly RepeatPair[];
+  /** B/A of the seed's measure per repeat: median and exact interval over repeats. */
+  readonly timeRatio?: Interval;
+  /** B/A of the server's own elapsed time per repeat. */
+  readonly serverTimeRatio?: Interval;
 }
 
 export interface BuildSummary {
@@ -93,7 +133,12 @@ export interface WalAnatomySummary {
 }
 
 export interface CialSummary {
-  readonly headline: { readonly rows: number; readonly maintenanceWorkMemMB: number; readonly parallelWorkers: number };
+  readonly headline: {
+    readonly rows: number;
+    readonly maintenanceWorkMemMB: number;
+    readonly parallelWorkers: number;
+    readonly sharedBuffersMB?: number;
+  };
   readonly methods: readonly MethodSummary[];
   readonly pairs: readonly PairSummary[];
   readonly builds: readonly BuildSummary[];
@@ -234,6 +279,81 @@ function summariseBuild(group: readonly CialTrial[]): BuildSummary {
   };
 }
 
+function repeatSide(t: CialTrial, outlier: boolean): RepeatSide {
+  const timed = timedPhases(t.condition.method);
+  const sums = phaseSums(t, timed);
+  const records = timed.map((p) => phaseOf(t, p));
+  const all = <T>(pick: (p: PhaseRecord) => T | undefined): T[] | undefined => {
+    const v = records.map((r) => (r ? pick(r) : undefined));
+    return v.every((x) => x !== undefined) ? (v as T[]) : undefined;
+  };
+  const sum = (v: number[] | undefined) => (v ? v.reduce((a, x) => a + x, 0) : undefined);
+  return {
+    key: t.key,
+    position: t.position,
+    seconds: t.seconds ?? NaN,
+    serverSeconds: sum(all((p) => p.backend?.elapsedS)),
+    cpuS: sum(all(cpuOfPhase)),
+    ioWaitMs: ioWaitMs(sums),
+    walRecords: sums["wal.records"] ?? 0,
+    indexBytes: t.index?.indexBytes,
+    requestedCheckpoints: sums["checkpointer.requested"] ?? 0,
+    timedCheckpoints: sums["checkpointer.timed"] ?? 0,
+    autovacuumRuns: sums["autovacuum.runs"] ?? 0,
+    outlier,
+  };
+}
+
+function sideFlags(label: string, s: RepeatSide): string[] {
+  const out: string[] = [];
+  if (s.outlier) out.push(`${label} outlier`);
+  if (s.timedCheckpoints > 0) out.push(`${label} timed checkpoint`);
+  if (s.autovacuumRuns > 0) out.push(`${label} autovacuum`);
+  return out;
+}
+
+/** Pairs A and B by repeat; outliers are judged within each method's trials of the pair. */
+export function repeatPairs(aTrials: readonly CialTrial[], bTrials: readonly CialTrial[]): RepeatPair[] {
+  const sides = (trials: readonly CialTrial[]) => {
+    const flags = outlierFlags(trials.map((t) => t.seconds ?? NaN));
+    return new Map(trials.map((t, i) => [t.repeat, repeatSide(t, flags[i])]));
+  };
+  const a = sides(aTrials);
+  const b = sides(bTrials);
+  const out: RepeatPair[] = [];
+  for (const [repeat, sa] of a) {
+    const sb = b.get(repeat);
+    if (!sb) continue;
+    const flags = [...sideFlags("A", sa), ...sideFlags("B", sb)];
+    const first: Method | undefined =
+      sa.position === undefined || sb.position === undefined ? undefined : sa.position < sb.position ? "load_then_index" : "index_then_load";
+    out.push({ repeat, a: sa, b: sb, first, flagged: flags.length > 0, flags });
+  }
+  return out.sort((x, y) => x.repeat - y.repeat);
+}
+
+/**
+ * The median over repeats of a per-repeat statistic, with its exact order-statistic interval;
+ * repeats where the statistic is undefined (a counter missing, a zero denominator) are left out.
+ */
+export function overRepeats(repeats: readonly RepeatPair[], f: (r: RepeatPair) => number | undefined, of: string): Interval | undefined {
+  const values = repeats.map(f).filter((v): v is number => v !== undefined && Number.isFinite(v));
+  return values.length ? medianInterval(values, of) : undefined;
+}
+
+const ratioOr = (x: number | undefined, y: number | undefined) => (x !== undefined && y !== undefined && y > 0 ? x / y : undefined);
+
+export const TIME_RATIO_OF = "B/A seconds per repeat (A and B back to back)";
+export const SERVER_TIME_RATIO_OF = "B/A server elapsed time per repeat (log_statement_stats)";
+
+export function timeRatio(repeats: readonly RepeatPair[]): Interval | undefined {
+  return overRepeats(repeats, (r) => ratioOr(r.b.seconds, r.a.seconds), TIME_RATIO_OF);
+}
+
+export function serverTimeRatio(repeats: readonly RepeatPair[]): Interval | undefined {
+  return overRepeats(repeats, (r) => ratioOr(r.b.serverSeconds, r.a.serverSeconds), SERVER_TIME_RATIO_OF);
+}
+
 function summariseAnatomy(trial: CialTrial): WalAnatomySummary {
   const c = trial.condition;
   const types: WalTypeRow[] = [];
@@ -249,6 +369,7 @@ export interface HeadlineSettings {
   readonly rows: number;
   readonly maintenanceWorkMemMB: number;
   readonly maxParallelMaintenanceWorkers: number;
+  readonly sharedBuffersMB?: number;
 }
 
 export function summarise(trials: readonly CialTrial[], headline: HeadlineSettings): CialSummary {
@@ -257,10 +378,11 @@ export function summarise(trials: readonly CialTrial[], headline: HeadlineSettin
   const loads = groupBy(good.filter((t) => t.condition.kind === "load"), (t) => conditionKey(t.condition));
   const methods = [...loads.values()].map((g) => summariseMethod(g, failedByKey.get(conditionKey(g[0].condition))?.length ?? 0));
   const pairGroups = groupBy(methods, (m) => `${m.condition.rows}|${m.condition.keyOrder}|${m.condition.maintenanceWorkMemMB}|${m.condition.parallelWorkers}`);
+  const trialsOf = (m: MethodSummary | undefined) => (m ? loads.get(conditionKey(m.condition)) ?? [] : []);
   const pairs: PairSummary[] = [...pairGroups.values()].map((g) => {
     const a = g.find((m) => m.condition.method === "load_then_index");
     const b = g.find((m) => m.condition.method === "index_then_load");
-    const r = a && b ? ratioOfMedians(b.seconds, a.seconds) : undefined;
+    const repeats = repeatPairs(trialsOf(a), trialsOf(b));
     const c = g[0].condition;
     return {
       rows: c.rows,
@@ -269,10 +391,9 @@ export function summarise(trials: readonly CialTrial[], headline: HeadlineSettin
       parallelWorkers: c.parallelWorkers,
       a,
       b,
-      ratio: r?.ratio,
-      ratioCiLow: r?.ciLow,
-      ratioCiHigh: r?.ciHigh,
-      rangesOverlap: r?.rangesOverlap,
+      repeats,
+      timeRatio: timeRatio(repeats),
+      serverTimeRatio: serverTimeRatio(repeats),
     };
   });
   pairs.sort((x, y) => x.rows - y.rows || x.keyOrder.localeCompare(y.keyOrder));
@@ -281,7 +402,12 @@ export function summarise(trials: readonly CialTrial[], headline: HeadlineSettin
     .sort((x, y) => x.maintenanceWorkMemMB - y.maintenanceWorkMemMB || x.parallelWorkers - y.parallelWorkers);
   const walAnatomy = good.filter((t) => t.condition.kind === "wal_anatomy" && t.walAnatomy).map(summariseAnatomy);
   return {
-    headline: { rows: headline.rows, maintenanceWorkMemMB: headline.maintenanceWorkMemMB, parallelWorkers: headline.maxParallelMaintenanceWorkers },
+    headline: {
+      rows: headline.rows,
+      maintenanceWorkMemMB: headline.maintenanceWorkMemMB,
+      parallelWorkers: headline.maxParallelMaintenanceWorkers,
+      sharedBuffersMB: headline.sharedBuffersMB,
+    },
     methods,
     pairs,
     builds,

@@ -4,6 +4,8 @@
  */
 import type { ClaimCheck } from "../../stats/claims";
 import { checkClaims as check } from "./claims";
+
+export { DECLARATIONS } from "./claims";
 import type { ReindexUnderLoadRun } from "./run";
 import { summarise as summariseTrials, type ReindexSummary } from "./summarise";
 
@@ -14,7 +16,7 @@ export { timeline, latencyTimeline, tpsBySet, updateLatencyBySet, waitShares } f
 
 /** The run's figures: per run and per mode (medians over sets, ratios to the baselines). */
 export function summarise(run: ReindexUnderLoadRun): ReindexSummary {
-  return summariseTrials(run.trials, run.params.durationSeconds, run.params.clients, run.metadata.host.cpus);
+  return summariseTrials(run.trials, run.params.durationSeconds, run.params.clients, run.metadata.host.cpus, run.params.scale);
 }
 
 export function checkClaims(summary: ReindexSummary): ClaimCheck[] {

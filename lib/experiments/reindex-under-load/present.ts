@@ -8,6 +8,7 @@ import { showRunHeader } from "../../display/run-header";
 import { showTable, type Row } from "../../display/table";
 import { RunStore } from "../../results/run-store";
 import { claimRows, type ClaimCheck } from "../../stats/claims";
+import { intervalLabel, OUTLIER_RULE, type Interval } from "../../stats/intervals";
 import { latencyTimeline, MODE_LABELS, timeline, tpsBySet, updateLatencyBySet, waitShares } from "./charts";
 import { seedSets, seedUpdateLatency } from "./claims";
 import { NOTEBOOK, type ReindexUnderLoadRun } from "./run";
@@ -15,6 +16,8 @@ import type { ReindexSummary } from "./summarise";
 
 const r1 = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 10) / 10);
 const r3 = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 1000) / 1000);
+const intervalCell = (i: Interval, digits: number) =>
+  `${i.estimate.toFixed(digits)} [${i.low.toFixed(digits)}–${i.high.toFixed(digits)}] ${intervalLabel(i)}`;
 const pct = (x: number | undefined) => (x === undefined ? "" : `${x >= 1 ? "+" : "−"}${Math.abs((x - 1) * 100).toFixed(1)} %`);
 
 export function showRun(run: ReindexUnderLoadRun): void {
@@ -43,6 +46,7 @@ export function runRows(s: ReindexSummary): Row[] {
     .sort((a, b) => a.set - b.set)
     .map((r) => ({
       set: r.set,
+      "order in set": r.position === undefined ? "" : r.position + 1,
       mode: MODE_LABELS[r.mode],
       tps: r1(r.tps),
       "vs baseline": r.mode === "baseline" ? "" : pct(r.tpsVsBaseline),
@@ -60,28 +64,34 @@ export function runRows(s: ReindexSummary): Row[] {
       "tps in window / outside": r.tpsDuringReindex === undefined ? "" : `${r.tpsDuringReindex.toFixed(0)} / ${r.tpsOutsideReindex!.toFixed(0)}`,
       "tx lost in window": r.lostShare === undefined ? "" : `${(r.lostShare * 100).toFixed(1)} %`,
       "WAL bytes / tx": r.walBytesPerTransaction === undefined ? undefined : Math.round(r.walBytesPerTransaction),
+      flags: r.flags.join(", "),
     }));
 }
 
 export function showRunTable(s: ReindexSummary): void {
   showTable(runRows(s), {
     caption:
-      "Every run (p50/p95/p99/max from pgbench's per-transaction log; UPDATE accounts = pgbench -r; blocked = sampled time with ≥1 pgbench session waiting on a lock)",
+      "Every run (p50/p95/p99/max from pgbench's per-transaction log; UPDATE accounts = pgbench -r; blocked = sampled time with ≥1 " +
+      `pgbench session waiting on a lock). Flags: outlier = ${OUTLIER_RULE} (TPS, within the mode); a checkpoint or an autovacuum ` +
+      "run between the counters read around the run. Each claim says whether its verdict changes without the flagged sets",
   });
   const modes: Row[] = s.modes.map((m) => ({
     mode: MODE_LABELS[m.mode],
     sets: m.n,
     "median tps": r1(m.tps.median),
     "tps range": `${m.tps.min.toFixed(0)}–${m.tps.max.toFixed(0)}`,
-    "tps / baseline": m.tpsRatio ? r3(m.tpsRatio.ratio) : "",
-    "95 % CI": m.tpsRatio ? `${m.tpsRatio.ciLow.toFixed(3)}–${m.tpsRatio.ciHigh.toFixed(3)}` : "",
+    "tps / baseline (per set)": m.tpsRatio ? intervalCell(m.tpsRatio, 3) : "",
     "UPDATE accounts ms": r3(m.updateAccountsMs?.median),
-    "UPDATE / baseline": m.updateRatio ? r1(m.updateRatio.ratio) : "",
+    "UPDATE / baseline (per set)": m.updateRatio ? intervalCell(m.updateRatio, 2) : "",
     "REINDEX s": r1(m.reindexSeconds?.median),
     "blocked s": r1(m.blockedSeconds.median),
     "tx lost in window": m.lostShare ? `${(m.lostShare.median * 100).toFixed(1)} %` : "",
   }));
-  showTable(modes, { caption: "Per mode: medians over sets; ratios are median ÷ median of the baselines" });
+  showTable(modes, {
+    caption:
+      "Per mode: medians over sets. Ratios to the baseline are formed per set (the runs of a set ran back to back), then their median " +
+      "over sets with the exact order-statistic interval, or the range when there are too few sets for one (the label says which)",
+  });
 }
 
 export function showCharts(s: ReindexSummary): void {

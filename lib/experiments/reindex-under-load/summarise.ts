@@ -1,11 +1,13 @@
 /**
  * Notebook 04's figures from the raw runs: per run TPS, latency percentiles, the accounts UPDATE's
  * per-statement latency, REINDEX duration and the time pgbench's sessions spent blocked; per mode
- * the medians over sets and the TPS ratio to the same sets' baselines.
+ * the medians over sets, and ratios to the same set's baseline formed per set (the runs of a set ran
+ * back to back, in rotated order) with an exact interval of their median over sets.
  */
 import { pgbenchFigures, type PgbenchFigures, statementLatency, type SeriesPoint, type StatementLatency } from "../../workloads/pgbench";
 import type { ReindexMode } from "../../params/reindex-under-load";
-import { groupBy, ratioOfMedians, spread, type Ratio, type Spread } from "../../stats/summary";
+import { medianInterval, outlierFlags, type Interval } from "../../stats/intervals";
+import { groupBy, spread, type Spread } from "../../stats/summary";
 import type { BlockedInterval, IndexBuildPhase } from "../../workloads/reindex-under-load/lock-timeline";
 import type { ReindexTrial } from "../../workloads/reindex-under-load/run-trials";
 
@@ -15,6 +17,16 @@ export interface RunSummary extends PgbenchFigures {
   readonly key: string;
   readonly set: number;
   readonly mode: ReindexMode;
+  /** Place in its set's order (0 = first). */
+  readonly position?: number;
+  /** Checkpoints (timed + requested) between the snapshots around the run. */
+  readonly checkpoints: number;
+  /** Autovacuum and autoanalyze runs on pgbench's tables between the snapshots around the run. */
+  readonly autovacuumRuns: number;
+  /** TPS far from its mode's other runs (OUTLIER_RULE). */
+  readonly outlier: boolean;
+  /** What flags the run: outlier, checkpoint, autovacuum. */
+  readonly flags: readonly string[];
   readonly maxMs?: number;
   /** `-r` average of `UPDATE pgbench_accounts …`, ms. */
   readonly updateAccountsMs?: number;
@@ -70,15 +82,17 @@ export interface ModeSummary {
   readonly lostShare?: Spread;
   /** TPS during the REINDEX ÷ TPS outside it, same run. */
   readonly duringOutside?: Spread;
-  /** Median TPS ÷ median baseline TPS, with a bootstrap CI over sets. */
-  readonly tpsRatio?: Ratio;
-  /** Median accounts-UPDATE latency ÷ the baseline's. */
-  readonly updateRatio?: Ratio;
+  /** TPS ÷ the same set's baseline TPS, per set: median and exact interval over sets. */
+  readonly tpsRatio?: Interval;
+  /** Accounts-UPDATE latency ÷ the same set's baseline's, per set. */
+  readonly updateRatio?: Interval;
 }
 
 export interface ReindexSummary {
   readonly durationSeconds: number;
   readonly clients: number;
+  /** pgbench scale factor of the run (the seed: 100); absent in summaries that did not record it. */
+  readonly scale?: number;
   /** CPUs of the machine that ran server and pgbench (they share them). */
   readonly hostCpus?: number;
   readonly runs: readonly RunSummary[];
@@ -122,10 +136,16 @@ function summariseRun(t: ReindexTrial, baselineTps: number | undefined, duration
   const topLock = Object.keys(tl.locks)[0];
   const t0 = b.loadStartedAtMs ?? b.startedAtMs;
   const w = r && !r.error ? windowStats(b.series, t0, durationSeconds, r.startMs, r.endMs) : undefined;
+  const sumOf = (suffix: string) => Object.entries(c).filter(([k]) => k.startsWith("table.") && k.endsWith(suffix)).reduce((n, [, v]) => n + v, 0);
   return {
     key: t.key,
     set: t.condition.set,
     mode: t.condition.mode,
+    position: t.position,
+    checkpoints: (c["checkpointer.timed"] ?? 0) + (c["checkpointer.requested"] ?? 0),
+    autovacuumRuns: sumOf(".autovacuum_count") + sumOf(".autoanalyze_count"),
+    outlier: false,
+    flags: [],
     ...pgbenchFigures(b),
     maxMs: b.latency?.maxMs,
     updateAccountsMs: statementLatency(b.summary, UPDATE_ACCOUNTS),
@@ -161,10 +181,16 @@ function spreadOf(values: readonly (number | undefined)[]): Spread | undefined {
   return v.length ? spread(v) : undefined;
 }
 
-export function summarise(trials: readonly ReindexTrial[], durationSeconds: number, clients: number, hostCpus?: number): ReindexSummary {
+export function summarise(
+  trials: readonly ReindexTrial[],
+  durationSeconds: number,
+  clients: number,
+  hostCpus?: number,
+  scale?: number,
+): ReindexSummary {
   const ok = trials.filter((t) => t.status === "ok" && t.pgbench && t.timeline);
   const baselineBySet = new Map(ok.filter((t) => t.condition.mode === "baseline").map((t) => [t.condition.set, t.pgbench!.summary.tps]));
-  const runs = ok.map((t) => summariseRun(t, baselineBySet.get(t.condition.set), durationSeconds));
+  const runs = flagRuns(ok.map((t) => summariseRun(t, baselineBySet.get(t.condition.set), durationSeconds)));
   const byMode = groupBy(runs, (r) => r.mode);
   const baseline = byMode.get("baseline");
   const modes: ModeSummary[] = [...byMode.entries()].map(([mode, group]) => {
@@ -183,18 +209,73 @@ export function summarise(trials: readonly ReindexTrial[], durationSeconds: numb
       allBlockedSeconds: spread(group.map((r) => r.allBlockedSeconds)),
       lostShare: spreadOf(group.map((r) => r.lostShare)),
       duringOutside: spreadOf(group.map((r) => (r.tpsDuringReindex !== undefined && r.tpsOutsideReindex ? r.tpsDuringReindex / r.tpsOutsideReindex : undefined))),
-      tpsRatio: baseline && mode !== "baseline" ? ratioOfMedians(tps, baseline.map((r) => r.tps)) : undefined,
-      updateRatio: baseUpd.length && upd.length && mode !== "baseline" ? ratioOfMedians(upd, baseUpd) : undefined,
+      tpsRatio: baseline && mode !== "baseline" ? tpsVsBaseline(runs, mode as ReindexMode) : undefined,
+      updateRatio: baseUpd.length && upd.length && mode !== "baseline" ? updateVsBaseline(runs, mode as ReindexMode) : undefined,
     };
   });
   return {
     durationSeconds,
     clients,
+    scale,
     hostCpus,
     runs,
     modes,
     failed: trials.filter((t) => t.status === "failed").map((t) => ({ key: t.key, error: t.error ?? "" })),
   };
+}
+
+/** Flags each run: an outlier within its mode (on TPS), a checkpoint or an autovacuum run in its window. */
+function flagRuns(runs: readonly RunSummary[]): RunSummary[] {
+  const outliers = new Map<string, boolean>();
+  for (const group of groupBy(runs, (r) => r.mode).values()) {
+    const flags = outlierFlags(group.map((r) => r.tps));
+    group.forEach((r, i) => outliers.set(r.key, flags[i]));
+  }
+  return runs.map((r) => {
+    const outlier = outliers.get(r.key) ?? false;
+    const flags = [
+      ...(outlier ? ["outlier"] : []),
+      ...(r.checkpoints > 0 ? [`${r.checkpoints} checkpoint(s)`] : []),
+      ...(r.autovacuumRuns > 0 ? [`${r.autovacuumRuns} autovacuum run(s)`] : []),
+    ];
+    return { ...r, outlier, flags };
+  });
+}
+
+/**
+ * A statistic per set, from the runs of the modes it needs (all of one set): the median over sets
+ * and its exact interval. Sets missing a mode, or where the statistic is undefined, are left out.
+ */
+export function perSet(
+  runs: readonly RunSummary[],
+  modes: readonly ReindexMode[],
+  f: (bySet: ReadonlyMap<ReindexMode, RunSummary>) => number | undefined,
+  of: string,
+): Interval | undefined {
+  const values: number[] = [];
+  for (const group of groupBy(runs, (r) => String(r.set)).values()) {
+    const byMode = new Map(group.map((r) => [r.mode, r]));
+    if (!modes.every((m) => byMode.has(m))) continue;
+    const v = f(byMode);
+    if (v !== undefined && Number.isFinite(v)) values.push(v);
+  }
+  return values.length ? medianInterval(values, of) : undefined;
+}
+
+export function tpsVsBaseline(runs: readonly RunSummary[], mode: ReindexMode): Interval | undefined {
+  return perSet(runs, ["baseline", mode], (m) => {
+    const b = m.get("baseline")?.tps;
+    const t = m.get(mode)?.tps;
+    return b && t !== undefined ? t / b : undefined;
+  }, `TPS ${mode} ÷ the same set's baseline, per set`);
+}
+
+export function updateVsBaseline(runs: readonly RunSummary[], mode: ReindexMode): Interval | undefined {
+  return perSet(runs, ["baseline", mode], (m) => {
+    const b = m.get("baseline")?.updateAccountsMs;
+    const t = m.get(mode)?.updateAccountsMs;
+    return b && t !== undefined ? t / b : undefined;
+  }, `UPDATE pgbench_accounts latency ${mode} ÷ the same set's baseline, per set`);
 }
 
 export function modeSummary(s: ReindexSummary, mode: ReindexMode): ModeSummary | undefined {

@@ -3,6 +3,7 @@
  * (both methods, whole trials), the CREATE INDEX sweep (sort memory × parallel workers, builds on
  * one loaded table) and the WAL-decoding pair.
  */
+import { rotated } from "../../stats/order";
 import type { KeyOrder } from "./sql";
 
 export const METHODS = ["load_then_index", "index_then_load"] as const;
@@ -35,6 +36,8 @@ export interface PlannedTrial {
   readonly key: string;
   readonly condition: CialCondition;
   readonly repeat: number;
+  /** Place in its repeat's order, from 0 (pairs: 0 = ran first). Recorded in the trial. */
+  readonly position: number;
 }
 
 export function conditionKey(c: CialCondition): string {
@@ -57,9 +60,10 @@ export interface PlanInput {
 function pairs(rows: number, keyOrder: KeyOrder, repeats: number, p: PlanInput, kind: TrialKind = "load"): PlannedTrial[] {
   const out: PlannedTrial[] = [];
   for (let repeat = 0; repeat < repeats; repeat++) {
-    // Alternate which method goes first, so a slow drift of the machine favours neither.
-    const order = repeat % 2 === 0 ? METHODS : [...METHODS].reverse();
-    for (const method of order) {
+    // Rotate which method goes first (A B, B A, …), so a slow drift of the machine favours neither;
+    // with two conditions a rotation balances the order exactly, which a shuffle would only on average.
+    const order = rotated(METHODS, repeat);
+    for (const [position, method] of order.entries()) {
       const condition: CialCondition = {
         kind,
         method,
@@ -68,7 +72,7 @@ function pairs(rows: number, keyOrder: KeyOrder, repeats: number, p: PlanInput, 
         maintenanceWorkMemMB: p.maintenanceWorkMemMB,
         parallelWorkers: p.maxParallelMaintenanceWorkers,
       };
-      out.push({ key: `${conditionKey(condition)}#${repeat}`, condition, repeat });
+      out.push({ key: `${conditionKey(condition)}#${repeat}`, condition, repeat, position });
     }
   }
   return out;
@@ -80,6 +84,7 @@ export function planTrials(p: PlanInput): PlannedTrial[] {
   for (const rows of sizes) plan.push(...pairs(rows, "random", rows === p.rows ? p.repeats : p.sweepRepeats, p));
   for (const order of p.keyOrders) if (order !== "random") plan.push(...pairs(p.rows, order, p.sweepRepeats, p));
   for (let repeat = 0; repeat < p.sweepRepeats; repeat++) {
+    let position = 0;
     for (const mwm of p.memorySweepMB) {
       for (const workers of p.workerSweep) {
         const condition: CialCondition = {
@@ -90,7 +95,7 @@ export function planTrials(p: PlanInput): PlannedTrial[] {
           maintenanceWorkMemMB: mwm,
           parallelWorkers: workers,
         };
-        plan.push({ key: `${conditionKey(condition)}#${repeat}`, condition, repeat });
+        plan.push({ key: `${conditionKey(condition)}#${repeat}`, condition, repeat, position: position++ });
       }
     }
   }

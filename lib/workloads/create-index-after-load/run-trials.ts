@@ -6,6 +6,7 @@
 import os from "node:os";
 import type { RunStore, TrialRecord } from "../../results/run-store";
 import type { ConnectionInfo } from "../../targets/types";
+import { waitForAutovacuumIdle } from "../../engines/postgres/autovacuum";
 import { connect } from "../../engines/postgres/connect";
 import { ensurePgstattuple, indexShape, type IndexShape } from "./index-shape";
 import type { CialCondition, PlannedTrial } from "./plan";
@@ -24,6 +25,8 @@ export interface CialTrial extends TrialRecord<CialCondition> {
    * a load far above the core count means other work competed for the CPU during the trial.
    */
   readonly loadAverage?: readonly [number, number];
+  /** ms spent waiting for autovacuum workers to finish before the trial; false when it timed out. */
+  readonly autovacuumWait?: { readonly idle: boolean; readonly waitedMs: number };
 }
 
 export interface RunPlanOptions {
@@ -44,6 +47,7 @@ interface TrialOutcome {
   readonly counters: Record<string, number>;
   readonly index: IndexShape;
   readonly walAnatomy?: Partial<Record<PhaseName, WalRecordType[]>>;
+  readonly autovacuumWait?: { readonly idle: boolean; readonly waitedMs: number };
 }
 
 /** Phase counters as one flat record: "<phase>.<counter>". */
@@ -59,12 +63,16 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * A fresh, empty table after a checkpoint, so no trial inherits another's dirty buffers. The drop
  * commits first (separate statements): a dropped table's buffers are discarded, not flushed.
  */
-async function freshTable(session: TrialSession, settleMs: number): Promise<void> {
+async function freshTable(session: TrialSession, settleMs: number): Promise<{ idle: boolean; waitedMs: number }> {
   await session.query(DROP_TABLE);
+  // The table has autovacuum off, but catalogs churn with every CREATE/DROP: let a worker on them
+  // finish before the checkpoint, so neither lands in a timed phase (a late one is counted and flagged).
+  const wait = await waitForAutovacuumIdle(session.client);
   await session.query("CHECKPOINT");
   await session.query(CREATE_TABLE);
   // The checkpointer publishes its counters just after CHECKPOINT returns: keep them out of phase 1.
   await sleep(settleMs);
+  return wait;
 }
 
 async function load(session: TrialSession, c: CialCondition, o: RunPlanOptions): Promise<PhaseResult> {
@@ -74,7 +82,7 @@ async function load(session: TrialSession, c: CialCondition, o: RunPlanOptions):
 }
 
 async function runLoadTrial(session: TrialSession, c: CialCondition, o: RunPlanOptions): Promise<TrialOutcome> {
-  await freshTable(session, o.settleMs);
+  const autovacuumWait = await freshTable(session, o.settleMs);
   await session.query(buildSettingsSql(c.maintenanceWorkMemMB, c.parallelWorkers));
   const results: PhaseResult[] = [];
   const build = () => session.phase("index", CREATE_INDEX, { settleMs: o.settleMs, traceSort: true });
@@ -94,6 +102,7 @@ async function runLoadTrial(session: TrialSession, c: CialCondition, o: RunPlanO
     phases: results.map((r) => r.record),
     counters: flatten(results),
     index: await indexShape(session),
+    autovacuumWait,
   };
   if (c.kind !== "wal_anatomy") return outcome;
   const walAnatomy: Partial<Record<PhaseName, WalRecordType[]>> = {};
@@ -113,11 +122,18 @@ async function prepareBuildTable(session: TrialSession, c: CialCondition, o: Run
 
 async function runBuildTrial(session: TrialSession, c: CialCondition, o: RunPlanOptions): Promise<TrialOutcome> {
   await session.query(`DROP INDEX IF EXISTS ${INDEX}`);
+  const autovacuumWait = await waitForAutovacuumIdle(session.client);
   await session.query("CHECKPOINT");
   await sleep(o.settleMs);
   await session.query(buildSettingsSql(c.maintenanceWorkMemMB, c.parallelWorkers));
   const build = await session.phase("index", CREATE_INDEX, { settleMs: o.settleMs, traceSort: true });
-  const outcome = { seconds: build.record.ms / 1000, phases: [build.record], counters: flatten([build]), index: await indexShape(session) };
+  const outcome = {
+    seconds: build.record.ms / 1000,
+    phases: [build.record],
+    counters: flatten([build]),
+    index: await indexShape(session),
+    autovacuumWait,
+  };
   await session.query(`DROP INDEX ${INDEX}`);
   return outcome;
 }
@@ -189,6 +205,7 @@ export async function runPlan(o: RunPlanOptions): Promise<CialTrial[]> {
           key: planned.key,
           condition: c,
           repeat: planned.repeat,
+          position: planned.position,
           status: "ok",
           seconds: outcome.seconds,
           unitMs: outcome.phases.map((p) => p.ms),
@@ -196,6 +213,7 @@ export async function runPlan(o: RunPlanOptions): Promise<CialTrial[]> {
           phases: outcome.phases,
           index: outcome.index,
           ...(outcome.walAnatomy ? { walAnatomy: outcome.walAnatomy } : {}),
+          ...(outcome.autovacuumWait ? { autovacuumWait: outcome.autovacuumWait } : {}),
           loadAverage: [loadAtStart, os.loadavg()[0]],
           startedAt,
           finishedAt: new Date().toISOString(),
@@ -206,6 +224,7 @@ export async function runPlan(o: RunPlanOptions): Promise<CialTrial[]> {
           key: planned.key,
           condition: c,
           repeat: planned.repeat,
+          position: planned.position,
           status: "failed",
           error: error instanceof Error ? error.message : String(error),
           startedAt,

@@ -3,6 +3,7 @@
  * counters before and after it and the statement's own report (CPU, file-system blocks, sort trace).
  */
 import type { Client } from "pg";
+import { autovacuumRuns } from "../../engines/postgres/autovacuum";
 import { connect } from "../../engines/postgres/connect";
 import { serverCounters } from "../../engines/postgres/server-counters";
 import { counterDelta, type CounterSnapshot } from "../../stats/counters";
@@ -54,8 +55,10 @@ export class TrialSession {
     return last?.rows ?? [];
   }
 
+  /** The server's counters plus autovacuum runs ("autovacuum.runs"), to flag a window that had one. */
   async counters(): Promise<CounterSnapshot> {
-    return serverCounters(this.client);
+    const server = await serverCounters(this.client);
+    return { ...server, "autovacuum.runs": await autovacuumRuns(this.client) };
   }
 
   async walInsertLsn(): Promise<string> {

@@ -5,6 +5,7 @@
  */
 import type { Client } from "pg";
 import type { ReindexMode } from "../../params/reindex-under-load";
+import { waitForAutovacuumIdle } from "../../engines/postgres/autovacuum";
 import { serverCounters } from "../../engines/postgres/server-counters";
 import { counterDelta } from "../../stats/counters";
 import type { RunStore, TrialRecord } from "../../results/run-store";
@@ -29,11 +30,15 @@ export interface ReindexTrial extends TrialRecord<ReindexCondition> {
   /** Seconds to copy the template into the run database. */
   readonly cloneSeconds?: number;
   readonly restarted?: boolean;
+  /** Waiting for autovacuum workers to finish before the load started; idle false when it timed out. */
+  readonly autovacuumWait?: { readonly idle: boolean; readonly waitedMs: number };
 }
 
 export interface PlannedRun {
   readonly key: string;
   readonly condition: ReindexCondition;
+  /** Place in its set's (rotated) order, from 0. Recorded in the trial. */
+  readonly position: number;
 }
 
 /**
@@ -46,7 +51,7 @@ export function planRuns(sets: number, modes: readonly ReindexMode[]): PlannedRu
   for (let set = 1; set <= sets; set++) {
     for (let i = 0; i < modes.length; i++) {
       const mode = modes[(i + set - 1) % modes.length];
-      plan.push({ key: `set${set}/${mode}`, condition: { set, mode } });
+      plan.push({ key: `set${set}/${mode}`, condition: { set, mode }, position: i });
     }
   }
   return plan;
@@ -64,7 +69,8 @@ export interface RunSettings {
 const TABLE_STATS_SQL = `
 SELECT 'table.' || relname || '.' || k AS name, v::float8 AS value
 FROM pg_stat_user_tables,
-  LATERAL (VALUES ('n_tup_ins', n_tup_ins), ('n_tup_upd', n_tup_upd), ('n_tup_hot_upd', n_tup_hot_upd)) AS c(k, v)
+  LATERAL (VALUES ('n_tup_ins', n_tup_ins), ('n_tup_upd', n_tup_upd), ('n_tup_hot_upd', n_tup_hot_upd),
+                  ('autovacuum_count', autovacuum_count), ('autoanalyze_count', autoanalyze_count)) AS c(k, v)
 WHERE relname LIKE 'pgbench_%'
 UNION ALL
 SELECT 'size.index.' || indexrelname, pg_relation_size(indexrelid)::float8 FROM pg_stat_user_indexes WHERE relname LIKE 'pgbench_%'
@@ -117,6 +123,11 @@ export async function runTrial(
   return withAdmin(
     server,
     async (admin) => {
+      // The restart's shutdown checkpoint leaves no dirty buffers behind; without one, checkpoint here.
+      if (!restarted) await admin.query("CHECKPOINT");
+      // pgbench updates branches and tellers thousands of times a run: a worker started on them by
+      // the previous run must not run on into this one (a late one is counted in the window).
+      const autovacuumWait = await waitForAutovacuumIdle(admin);
       const before = await snapshot(admin);
       const mode = planned.condition.mode;
       const session = mode === "baseline" ? undefined : await ReindexSession.open(connection);
@@ -162,6 +173,7 @@ export async function runTrial(
         key: planned.key,
         condition: planned.condition,
         repeat: planned.condition.set,
+        position: planned.position,
         status: reindex?.error ? "failed" : "ok",
         error: reindex?.error,
         seconds: (pgbench.finishedAtMs - pgbench.startedAtMs) / 1000,
@@ -174,6 +186,7 @@ export async function runTrial(
         samples,
         cloneSeconds,
         restarted,
+        autovacuumWait,
       };
       return record;
     },
