@@ -190,7 +190,17 @@ export function summarise(
 ): ReindexSummary {
   const ok = trials.filter((t) => t.status === "ok" && t.pgbench && t.timeline);
   const baselineBySet = new Map(ok.filter((t) => t.condition.mode === "baseline").map((t) => [t.condition.set, t.pgbench!.summary.tps]));
-  const runs = flagRuns(ok.map((t) => summariseRun(t, baselineBySet.get(t.condition.set), durationSeconds)));
+  const failed = trials.filter((t) => t.status === "failed").map((t) => ({ key: t.key, error: t.error ?? "" }));
+  const runs = ok.map((t) => summariseRun(t, baselineBySet.get(t.condition.set), durationSeconds));
+  return summariseRuns(runs, { durationSeconds, clients, hostCpus, scale, failed });
+}
+
+/** Per-mode figures from per-run ones (flags set here): the part of `summarise` the claims' tests feed directly. */
+export function summariseRuns(
+  unflagged: readonly RunSummary[],
+  o: Pick<ReindexSummary, "durationSeconds" | "clients" | "hostCpus" | "scale"> & { readonly failed?: ReindexSummary["failed"] },
+): ReindexSummary {
+  const runs = flagRuns(unflagged);
   const byMode = groupBy(runs, (r) => r.mode);
   const baseline = byMode.get("baseline");
   const modes: ModeSummary[] = [...byMode.entries()].map(([mode, group]) => {
@@ -214,13 +224,13 @@ export function summarise(
     };
   });
   return {
-    durationSeconds,
-    clients,
-    scale,
-    hostCpus,
+    durationSeconds: o.durationSeconds,
+    clients: o.clients,
+    scale: o.scale,
+    hostCpus: o.hostCpus,
     runs,
     modes,
-    failed: trials.filter((t) => t.status === "failed").map((t) => ({ key: t.key, error: t.error ?? "" })),
+    failed: o.failed ?? [],
   };
 }
 
