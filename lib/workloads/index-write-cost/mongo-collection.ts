@@ -4,9 +4,9 @@
  * single-field ascending indexes, and the server counters that explain the time.
  */
 import { Long, MongoClient, MongoServerError, type AnyBulkWriteOperation, type Collection, type Document } from "mongodb";
-import type { Dataset } from "../../workloads/index-write-cost/dataset";
-import type { CounterSnapshot, IndexWriteEngine } from "../../workloads/index-write-cost/engine";
-import { FIELDS, UPDATED_COLUMNS, type Field, type UpdateOperation } from "../../workloads/index-write-cost/operations";
+import type { Dataset } from "./dataset";
+import type { CounterSnapshot, IndexWriteEngine } from "./engine";
+import { FIELDS, UPDATED_COLUMNS, type Field, type UpdateOperation } from "./operations";
 
 export const COLLECTION = "write_cost_rows";
 
