@@ -32,9 +32,10 @@ export interface ConditionSummary extends IndexWriteCondition, TrialSeconds {
   readonly walRecordsPerRow?: number;
   readonly walBytesPerRow?: number;
   /**
-   * B-tree leaf insertions per row, counted in the WAL of the timed part (pg_walinspect: Btree
-   * INSERT_LEAF + INSERT_POST + SPLIT_L + SPLIT_R records, each carrying one new leaf tuple; the
-   * primary key's included). Measured, not modelled.
+   * Index entries inserted per row, measured, not modelled. PostgreSQL: B-tree leaf insertions
+   * counted in the WAL of the timed part (pg_walinspect: Btree INSERT_LEAF + INSERT_POST + SPLIT_L +
+   * SPLIT_R records, each carrying one new leaf tuple; the primary key's included). MongoDB:
+   * WiredTiger's per-index "insert calls" ($collStats indexDetails), _id's included.
    */
   readonly btreeInsertsPerRow?: number;
   /** B-tree page splits per 1,000 rows (Btree SPLIT_L + SPLIT_R records). */
@@ -66,6 +67,11 @@ function indexBytes(c: Counters): number | undefined {
 function walrec(c: Counters, ...types: string[]): number | undefined {
   if (!Object.keys(c).some((k) => k.startsWith("walrec."))) return undefined;
   return types.reduce((a, t) => a + (c[`walrec.${t}`] ?? 0), 0);
+}
+
+function mongoIndexInserts(c: Counters): number | undefined {
+  const keys = Object.keys(c).filter((k) => k.startsWith("mongo.index.") && k.endsWith(".inserts"));
+  return keys.length ? keys.reduce((a, k) => a + c[k], 0) : undefined;
 }
 
 /** A trial whose timed window saw a checkpoint or an autovacuum/autoanalyze of the table. */
@@ -145,7 +151,7 @@ export function summarise(trials: readonly IndexWriteTrial[], options: Summarise
       walRecordsPerRow: medianOf(group, (k) => (k["wal.records"] !== undefined ? k["wal.records"] / rows : undefined)),
       walBytesPerRow: medianOf(group, (k) => (k["wal.bytes"] !== undefined ? k["wal.bytes"] / rows : undefined)),
       btreeInsertsPerRow: medianOf(group, (k) => {
-        const n = walrec(k, "Btree/INSERT_LEAF", "Btree/INSERT_POST", "Btree/SPLIT_L", "Btree/SPLIT_R");
+        const n = c.engine === "mongodb" ? mongoIndexInserts(k) : walrec(k, "Btree/INSERT_LEAF", "Btree/INSERT_POST", "Btree/SPLIT_L", "Btree/SPLIT_R");
         return n === undefined ? undefined : n / rows;
       }),
       btreeSplitsPer1000: medianOf(group, (k) => {

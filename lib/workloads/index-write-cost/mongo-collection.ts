@@ -211,6 +211,8 @@ export class MongoIndexWriteCollection implements IndexWriteEngine {
             "storageStats.storageSize": 1,
             "storageStats.totalIndexSize": 1,
             "storageStats.indexSizes": 1,
+            // Per index, WiredTiger's own count of keys inserted: which indexes a write touched.
+            "storageStats.indexDetails": 1,
           },
         },
       ])
@@ -234,6 +236,13 @@ export class MongoIndexWriteCollection implements IndexWriteEngine {
       for (const name of Object.keys(indexSizes)) {
         const value = numberAt(indexSizes, name);
         if (value !== undefined) snapshot[`size.index.${name}`] = value;
+      }
+    }
+    const details: unknown = storage !== null && typeof storage === "object" ? (storage as Document).indexDetails : undefined;
+    if (details !== null && typeof details === "object") {
+      for (const name of Object.keys(details)) {
+        const inserts = numberAt((details as Document)[name], "cursor", "insert calls");
+        if (inserts !== undefined) snapshot[`mongo.index.${name}.inserts`] = inserts;
       }
     }
     return snapshot;
