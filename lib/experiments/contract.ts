@@ -50,7 +50,8 @@ export interface RegisteredExperiment {
   readonly id: string;
   readonly slug: string;
   readonly title: string;
-  readonly notebook: string;
+  /** The notebook's path, relative to the project root. */
+  readonly file: string;
   /** Resolves (and checks) the parameters; throws ParameterError on bad input. */
   resolve(profile: ProfileName, overrides: Record<string, unknown>): object;
 }
@@ -60,7 +61,7 @@ export function register<P extends object, R extends ExperimentRun, S>(e: Experi
     id: e.id,
     slug: e.slug,
     title: e.title,
-    notebook: e.notebook,
+    file: e.notebook,
     resolve: (profile, overrides) => e.params(profile, overrides as Partial<P>),
   };
 }
