@@ -124,3 +124,10 @@ test("01: every declaration shows regime, statistic and rule; flagged trials are
     assert.ok(c.regime && c.statistic && c.rule, `${c.id} declares regime, statistic and rule`);
   }
 });
+
+test("01 adaptive design parameters: maxRepeats below repeats is refused; repeats alone lifts the ceiling", async () => {
+  const { indexWriteCostParams } = await import("../../lib/params/index-write-cost");
+  assert.throws(() => indexWriteCostParams("default", { repeats: 5, maxRepeats: 4 }), /maxRepeats \(4\) is smaller than repeats \(5\)/);
+  assert.equal(indexWriteCostParams("default", { repeats: 12 }).maxRepeats, 12);
+  assert.equal(indexWriteCostParams("default").maxRepeats, 9);
+});
