@@ -5,7 +5,7 @@
  */
 import { EmbeddedPostgresTarget } from "../lib/targets/embedded/embedded-postgres";
 import { dockerAvailable } from "../lib/targets/docker/docker-client";
-import { PostgresIndexWriteTable } from "../lib/engines/postgres/index-write-table";
+import { PostgresIndexWriteTable } from "../lib/workloads/index-write-cost/postgres-table";
 import { connect, withClient } from "../lib/engines/postgres/connect";
 import type { ConnectionInfo } from "../lib/targets/types";
 import { medianRtt } from "../lib/network/calibrate";

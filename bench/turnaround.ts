@@ -9,7 +9,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { median } from "simple-statistics";
-import { NOTEBOOKS } from "../lib/params/notebooks";
+import { EXPERIMENTS } from "../lib/experiments/registry";
 import type { TurnaroundRecord } from "../scripts/reproduce";
 
 export interface TurnaroundResult {
@@ -71,7 +71,7 @@ export function lastRecordedTurnaround(profile: string, reportsDir: string): Tur
   const file = path.join(reportsDir, "run.json");
   if (!fs.existsSync(file)) return undefined;
   const record = JSON.parse(fs.readFileSync(file, "utf8")) as TurnaroundRecord;
-  const whole = record.notebooks.length === NOTEBOOKS.length && Object.keys(record.overrides).length === 0;
+  const whole = record.notebooks.length === EXPERIMENTS.length && Object.keys(record.overrides).length === 0;
   if (record.profile !== profile || !whole) return undefined;
   return summarise(record, record.totalSeconds, `npm run reproduce ${record.runId} (commit ${record.commit.slice(0, 12)})`);
 }

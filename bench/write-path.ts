@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import type { Client } from "pg";
 import { EmbeddedPostgresTarget } from "../lib/targets/embedded/embedded-postgres";
-import { PostgresIndexWriteTable } from "../lib/engines/postgres/index-write-table";
+import { PostgresIndexWriteTable } from "../lib/workloads/index-write-cost/postgres-table";
 import { connect } from "../lib/engines/postgres/connect";
 import { batchRanges, makeDataset } from "../lib/workloads/index-write-cost/dataset";
 import { UPDATED_COLUMNS, type Operation } from "../lib/workloads/index-write-cost/operations";

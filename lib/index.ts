@@ -8,7 +8,6 @@
 export type { ProfileName } from "./params/profiles";
 export { PROFILES } from "./params/profiles";
 export type { IndexWriteCostParams } from "./params/index-write-cost";
-export { indexWriteCostParams, INDEX_WRITE_COST_PROFILES } from "./params/index-write-cost";
 
 export { setupCharts, plot, chartHtml } from "./display/plotly";
 export { showTable, toDataFrame, tableHtml } from "./display/table";
@@ -16,8 +15,9 @@ export { show, liveOutput } from "./display/output";
 export { showParameters, showRunHeader } from "./display/run-header";
 export { progressReporter } from "./display/progress";
 
-export { ratioOfMedians, spread } from "./stats/summary";
-export type { ClaimCheck, Verdict } from "./stats/claims";
+export { spread } from "./stats/summary";
+export type { ClaimCheck, Verdict, Declaration, Rule } from "./stats/claims";
+export { medianInterval, intervalLabel } from "./stats/intervals";
 export { publishedFigures } from "./results/reference";
 export { RunStore } from "./results/run-store";
 
@@ -25,12 +25,7 @@ export { decideTarget, createTarget } from "./targets/select";
 export type { StartedServer, ServerSpec, Target, TargetKind, Engine } from "./targets/types";
 export { EmbeddedPostgresTarget } from "./targets/embedded/embedded-postgres";
 
-export { runIndexWriteCost } from "./experiments/index-write-cost/run";
-export type { IndexWriteCostRun } from "./experiments/index-write-cost/run";
-export { summarise as summariseIndexWriteCost } from "./experiments/index-write-cost/summarise";
-export { checkClaims as indexWriteCostClaims } from "./experiments/index-write-cost/claims";
-export { writeSummaries as writeIndexWriteCostSummaries } from "./experiments/index-write-cost/export";
-export * as indexWriteCost from "./experiments/index-write-cost/present";
+export * as indexWriteCost from "./experiments/index-write-cost";
 
 export type { CreateIndexAfterLoadParams } from "./params/create-index-after-load";
 export { createIndexAfterLoadParams } from "./params/create-index-after-load";

@@ -13,7 +13,8 @@ import cliProgress from "cli-progress";
 import { describeFailure, executeNotebook, findPython, JupyterUnavailableError, type ExecuteResult } from "../lib/jupyter/execute";
 import { injectParameters, type NotebookJson } from "../lib/jupyter/inject-parameters";
 import { projectRoot } from "../lib/jupyter/kernel-spec";
-import { findNotebook, NOTEBOOKS, type NotebookEntry } from "../lib/params/notebooks";
+import { findExperiment, EXPERIMENTS } from "../lib/experiments/registry";
+import type { RegisteredExperiment } from "../lib/experiments/contract";
 import { checkProfile, PROFILES, type ProfileName } from "../lib/params/profiles";
 import { gitCommit, hostInfo, type HostInfo } from "../lib/results/metadata";
 
@@ -23,7 +24,7 @@ Runs the notebooks headless and writes reports/<notebook>.html (+ .ipynb) and re
 
 Options:
   --profile NAME       ${PROFILES.join(" | ")} (default: default)
-  --only ID            run only these notebooks; repeatable or comma-separated (${NOTEBOOKS.map((n) => n.id).join(", ")})
+  --only ID            run only these notebooks; repeatable or comma-separated (${EXPERIMENTS.map((n) => n.id).join(", ")})
   --set KEY=VALUE      override a parameter; VALUE is JSON if it parses, else a string
                        (e.g. --set rowCounts=[1000,2000] --set target=embedded); repeatable
   --hide-code          leave code cells out of the HTML reports
@@ -32,7 +33,7 @@ Options:
   --help               show this help
 
 Notebooks:
-${NOTEBOOKS.map((n) => `  ${n.id}  ${n.title}`).join("\n")}`;
+${EXPERIMENTS.map((n) => `  ${n.id}  ${n.title}`).join("\n")}`;
 
 const DEFAULT_CELL_TIMEOUT: Record<ProfileName, number> = { smoke: 900, default: 4 * 3600, full: 24 * 3600 };
 
@@ -113,24 +114,24 @@ export function parseArgs(argv: readonly string[]): Options {
 }
 
 interface Planned {
-  entry: NotebookEntry;
+  entry: RegisteredExperiment;
   name: string;
   overrides: Record<string, unknown>;
 }
 
 /** Checks everything that can be checked before a kernel or server starts. */
 export function plan(opts: Options, root: string): Planned[] {
-  const entries: NotebookEntry[] = [];
-  for (const id of opts.only.length ? opts.only : NOTEBOOKS.map((n) => n.id)) {
-    let entry: NotebookEntry;
+  const entries: RegisteredExperiment[] = [];
+  for (const id of opts.only.length ? opts.only : EXPERIMENTS.map((n) => n.id)) {
+    let entry: RegisteredExperiment;
     try {
-      entry = findNotebook(id);
+      entry = findExperiment(id);
     } catch (e) {
       throw new UsageError((e as Error).message);
     }
     if (!entries.includes(entry)) entries.push(entry);
   }
-  const known = new Map<NotebookEntry, string[]>();
+  const known = new Map<RegisteredExperiment, string[]>();
   for (const entry of entries) {
     try {
       known.set(entry, Object.keys(entry.resolve(opts.profile, {})));

@@ -6,7 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Long, MongoClient, type Document } from "mongodb";
-import { COLLECTION, MongoIndexWriteCollection } from "../lib/engines/mongodb/index-write-collection";
+import { COLLECTION, MongoIndexWriteCollection } from "../lib/workloads/index-write-cost/mongo-collection";
 import { dockerAvailable, dockerClient } from "../lib/targets/docker/docker-client";
 import { MONGO_IMAGE } from "../lib/targets/docker/images";
 import { findMongod } from "../lib/targets/embedded/embedded-mongo";
@@ -57,7 +57,7 @@ test("one tiny real trial per kind of write against MongoDB", { timeout: 300_000
       runTrial(
         db!,
         dataset,
-        { key: `it/${operation}/${extraIndexes}`, repeat: 1, condition: { engine: "mongodb", rows: ROWS, extraIndexes, operation, fillfactor: null } },
+        { key: `it/${operation}/${extraIndexes}`, repeat: 1, position: 0, condition: { engine: "mongodb", rows: ROWS, extraIndexes, operation, fillfactor: null } },
         BATCH,
       );
 

@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { describeFailure, executeNotebook, jupyterUnavailableReason } from "../lib/jupyter/execute";
 import { projectRoot } from "../lib/jupyter/kernel-spec";
-import { NOTEBOOKS } from "../lib/params/notebooks";
+import { EXPERIMENTS } from "../lib/experiments/registry";
 import { checkReportRenders } from "./support/report-check";
 
 const root = projectRoot();
@@ -21,7 +21,7 @@ after(() => {
 });
 
 
-for (const entry of NOTEBOOKS) {
+for (const entry of EXPERIMENTS) {
   test(`notebook ${entry.id} runs headless on smoke (embedded target) and its report renders`, { timeout: 900_000 }, async (t) => {
     const missing = jupyterUnavailableReason();
     if (missing) return t.skip(`Jupyter not available: ${missing}`);
@@ -65,7 +65,7 @@ test("notebook 01 runs headless on smoke on the docker target", { timeout: 900_0
   if (missing) return t.skip(`Jupyter not available: ${missing}`);
   const { dockerAvailable } = await import("../lib/targets/docker/docker-client");
   if (!(await dockerAvailable())) return t.skip("no Docker daemon answers (start dockerd or set DOCKER_HOST)");
-  const entry = NOTEBOOKS.find((n) => n.id === "01")!;
+  const entry = EXPERIMENTS.find((n) => n.id === "01")!;
   const result = await executeNotebook({
     notebook: path.join(root, entry.file),
     outputIpynb: path.join(outDir, "01-docker.ipynb"),

@@ -214,3 +214,28 @@ export function verdictSummary(claims: readonly ClaimCheck[]): string {
     .map((v) => `${counts.get(v)} ${v}`)
     .join(", ");
 }
+
+/**
+ * Attaches to each claim whether its verdict changes without the flagged trials (outliers by
+ * OUTLIER_RULE, or a checkpoint/autovacuum inside the timed window): `without` are the same claims
+ * judged on the data with those trials left out.
+ */
+export function withSensitivity(claims: readonly ClaimCheck[], without: readonly ClaimCheck[], flagged: number): ClaimCheck[] {
+  if (flagged === 0) return claims.map((c) => ({ ...c, sensitivity: "No trial was flagged (outlier, checkpoint or autovacuum in its window)." }));
+  return claims.map((c) => {
+    const other = without.find((w) => w.id === c.id);
+    const what = `Without the ${flagged} flagged trial(s) (outliers, or a checkpoint/autovacuum in the timed window)`;
+    if (!other) return { ...c, sensitivity: `${what}: this claim cannot be judged.` };
+    return {
+      ...c,
+      sensitivity: other.verdict === c.verdict ? `${what}: the same verdict.` : `${what}: "${other.verdict}" instead (${other.decidedBy}).`,
+    };
+  });
+}
+
+/** Combines the verdicts of one claim's parts (e.g. two operations): all held → held; any did not hold → did not hold. */
+export function allOf(parts: readonly Decision[]): Verdict {
+  if (parts.length && parts.every((p) => p.verdict === "held")) return "held";
+  if (parts.some((p) => p.verdict === "did not hold")) return "did not hold";
+  return "inconclusive";
+}

@@ -6,7 +6,8 @@ import { plot } from "../../display/plotly";
 import { showTable, type Row } from "../../display/table";
 import { showRunHeader } from "../../display/run-header";
 import { publishedFigures } from "../../results/reference";
-import { claimRows, type ClaimCheck } from "../../stats/claims";
+import { claimRows, verdictSummary, type ClaimCheck } from "../../stats/claims";
+import { intervalLabel, OUTLIER_RULE } from "../../stats/intervals";
 import { OPERATION_LABELS } from "../../workloads/index-write-cost/operations";
 import type { IndexWriteCostRun } from "./run";
 import { fillfactorSweep, ratioByIndexes, ratioByRows, trialExplorer } from "./charts";
@@ -45,10 +46,25 @@ export function showSummaryTable(summaries: readonly ConditionSummary[]): void {
     "median s": s.medianSeconds,
     "min–max s": `${s.minSeconds.toFixed(3)}–${s.maxSeconds.toFixed(3)}`,
     ratio: r2(s.ratio),
-    "95 % CI": s.ratioCiLow !== undefined ? `${s.ratioCiLow.toFixed(2)}–${s.ratioCiHigh!.toFixed(2)}` : "",
-    "ranges overlap 0-idx": s.overlapsBaseline === undefined ? "" : s.overlapsBaseline ? "yes: do not over-read" : "no",
+    interval: s.ratioInterval ? `${s.ratioInterval.low.toFixed(2)}–${s.ratioInterval.high.toFixed(2)} (${intervalLabel(s.ratioInterval)})` : "",
+    "server-time ratio": s.serverRatioInterval
+      ? `${s.serverRatioInterval.estimate.toFixed(2)} [${s.serverRatioInterval.low.toFixed(2)}–${s.serverRatioInterval.high.toFixed(2)}]`
+      : "",
+    flagged: flagText(s),
   }));
-  showTable(rows, { caption: "Medians and ratios (ratio = median / median of the same engine, size and operation with 0 extra indexes)" });
+  showTable(rows, {
+    caption:
+      "Medians and ratios. Ratio = this condition's seconds / the 0-extra-index condition's in the same repeat (they ran in the same repeat, " +
+      "in a shuffled order), median over repeats, with the exact order-statistic interval of that median. Server-time ratio: the same, " +
+      `in pg_stat_statements planning + execution time. Flagged: outliers (${OUTLIER_RULE}) and trials with a checkpoint or autovacuum in their timed window.`,
+  });
+}
+
+function flagText(s: ConditionSummary): string {
+  const parts: string[] = [];
+  if (s.outlierRepeats.length) parts.push(`outlier: repeat ${s.outlierRepeats.join(", ")}`);
+  if (s.disturbedRepeats.length) parts.push(`checkpoint/autovacuum: repeat ${s.disturbedRepeats.join(", ")}`);
+  return parts.join("; ");
 }
 
 export function showCharts(summaries: readonly ConditionSummary[]): void {
@@ -102,10 +118,14 @@ export function showSeedComparison(summaries: readonly ConditionSummary[]): void
 }
 
 export function showClaims(claims: readonly ClaimCheck[]): void {
-  showTable(claimRows(claims), { caption: "The seed's claims on this machine" });
+  showTable(claimRows(claims), {
+    caption:
+      `The seed's claims on this machine (${verdictSummary(claims)}): each declared with its regime, statistic and decision rule; ` +
+      "the verdict follows from where the interval lies against the rule's margins",
+  });
 }
 
-/** The counters behind the ratios: HOT share, index entries per row, WAL per row, index size. */
+/** The counters behind the ratios, measured: HOT share, B-tree insertions and splits from the WAL, WAL per row, index size. */
 export function showExplanation(summaries: readonly ConditionSummary[]): void {
   const rows: Row[] = summaries
     .filter((s) => s.engine === "postgresql")
@@ -115,10 +135,19 @@ export function showExplanation(summaries: readonly ConditionSummary[]): void {
       "extra idx": s.extraIndexes,
       fillfactor: s.fillfactor,
       "HOT share": s.hotShare === undefined ? "" : `${Math.round(s.hotShare * 100)} %`,
-      "index entries / row": r2(s.indexEntriesPerRow),
+      "B-tree leaf inserts / row": r2(s.btreeInsertsPerRow),
+      "B-tree splits / 1k rows": r2(s.btreeSplitsPer1000),
+      "heap records / row": r2(s.heapRecordsPerRow),
       "WAL bytes / row": s.walBytesPerRow === undefined ? undefined : Math.round(s.walBytesPerRow),
       "index MiB": s.indexBytes === undefined ? undefined : r2(s.indexBytes / 2 ** 20),
+      "server ms": s.serverMs === undefined ? undefined : Math.round(s.serverMs),
       ratio: r2(s.ratio),
     }));
-  if (rows.length) showTable(rows, { caption: "PostgreSQL server counters per condition (medians over trials; deltas over the timed part)" });
+  if (rows.length) {
+    showTable(rows, {
+      caption:
+        "PostgreSQL server counters per condition (medians over trials; deltas over the timed part). B-tree and heap figures are " +
+        "counted in the WAL of the timed part (pg_walinspect), not modelled; blank where the server does not offer pg_walinspect.",
+    });
+  }
 }

@@ -1,57 +1,137 @@
 /**
- * Notebook 01's figures, from the raw trials: per condition median and range, ratio of medians vs
- * the 0-extra-index baseline of the same engine, size, operation and fillfactor (with bootstrap CI),
- * and the server counters that explain the ratio (HOT share, index entries, WAL per row).
+ * Notebook 01's figures, from the raw trials: per condition median and range; the ratio vs the
+ * 0-extra-index baseline of the same engine, size, operation and fillfactor, formed per repeat
+ * (the two ran in the same repeat, in a shuffled order) and summarised by the exact interval of
+ * the median over repeats; the same ratio in server time (pg_stat_statements); and the server
+ * counters that explain it, measured (WAL records by type from pg_walinspect, HOT share, sizes).
  */
-import { groupBy, ratioOfMedians, spread, type TrialSeconds } from "../../stats/summary";
+import { median } from "simple-statistics";
+import { isOk } from "../../results/run-store";
+import { medianInterval, outlierFlags, pairedRatios, type Interval } from "../../stats/intervals";
+import { groupBy, spread, type TrialSeconds } from "../../stats/summary";
+import type { Operation } from "../../workloads/index-write-cost/operations";
 import type { IndexWriteCondition, IndexWriteTrial } from "../../workloads/index-write-cost/run-trials";
 import { conditionKey } from "../../workloads/index-write-cost/run-trials";
-import type { Operation } from "../../workloads/index-write-cost/operations";
-import { median } from "simple-statistics";
 
 export interface ConditionSummary extends IndexWriteCondition, TrialSeconds {
-  /** median / median of the same engine, rows, operation, fillfactor with 0 extra indexes. */
+  /** Median over repeats of (this condition's seconds / the 0-extra-index condition's, same repeat). */
   readonly ratio?: number;
+  readonly ratioInterval?: Interval;
+  /** The per-repeat ratios behind `ratioInterval` (claims pair them across conditions by repeat). */
+  readonly repeatRatios?: readonly { readonly repeat: number; readonly ratio: number }[];
+  /** Bounds of `ratioInterval` (for charts). */
   readonly ratioCiLow?: number;
   readonly ratioCiHigh?: number;
-  /** The min–max ranges of this condition and its baseline overlap: the ratio is not conclusive. */
-  readonly overlapsBaseline?: boolean;
+  /** The same paired ratio in server time (planning + execution of the timed statements). */
+  readonly serverRatioInterval?: Interval;
+  /** Server time of the timed statements, ms (median over trials). */
+  readonly serverMs?: number;
   /** PostgreSQL: share of updated rows that were HOT (no new index entries). */
   readonly hotShare?: number;
   /** PostgreSQL: WAL records and bytes per row written (median over trials). */
   readonly walRecordsPerRow?: number;
   readonly walBytesPerRow?: number;
-  /** New index entries per row: inserts add one per index; non-HOT updates one per index. */
-  readonly indexEntriesPerRow?: number;
+  /**
+   * Index entries inserted per row, measured, not modelled. PostgreSQL: B-tree leaf insertions
+   * counted in the WAL of the timed part (pg_walinspect: Btree INSERT_LEAF + INSERT_POST + SPLIT_L +
+   * SPLIT_R records, each carrying one new leaf tuple; the primary key's included). MongoDB:
+   * WiredTiger's per-index "insert calls" ($collStats indexDetails), _id's included.
+   */
+  readonly btreeInsertsPerRow?: number;
+  /** B-tree page splits per 1,000 rows (Btree SPLIT_L + SPLIT_R records). */
+  readonly btreeSplitsPer1000?: number;
+  /** Heap insert/update records per row (Heap INSERT, UPDATE, HOT_UPDATE). */
+  readonly heapRecordsPerRow?: number;
   /** Total index size after the trial, bytes (median). */
   readonly indexBytes?: number;
+  /** Trials flagged as outliers among this condition's own repeats (OUTLIER_RULE), by repeat. */
+  readonly outlierRepeats: readonly number[];
+  /** Trials with a checkpoint or an autovacuum/autoanalyze run inside the timed window, by repeat. */
+  readonly disturbedRepeats: readonly number[];
 }
 
-function medianOf(trials: readonly IndexWriteTrial[], pick: (c: Readonly<Record<string, number>>) => number | undefined): number | undefined {
-  const values = trials.map((t) => (t.counters ? pick(t.counters) : undefined)).filter((v): v is number => v !== undefined && Number.isFinite(v));
+type Counters = Readonly<Record<string, number>>;
+
+function medianOf(trials: readonly IndexWriteTrial[], pick: (c: Counters) => number | undefined): number | undefined {
+  const values = trials
+    .map((t) => (t.counters ? pick(t.counters) : undefined))
+    .filter((v): v is number => v !== undefined && Number.isFinite(v));
   return values.length ? median(values) : undefined;
 }
 
-function indexBytes(c: Readonly<Record<string, number>>): number | undefined {
+function indexBytes(c: Counters): number | undefined {
   const sizes = Object.entries(c).filter(([k]) => k.startsWith("size.index."));
   return sizes.length ? sizes.reduce((a, [, v]) => a + v, 0) : undefined;
 }
 
-export function summarise(trials: readonly IndexWriteTrial[]): ConditionSummary[] {
-  const ok = trials.filter((t) => t.status === "ok" && t.seconds !== undefined);
-  const failedByKey = groupBy(trials.filter((t) => t.status === "failed"), (t) => conditionKey(t.condition));
-  const byCondition = groupBy(ok, (t) => conditionKey(t.condition));
+function walrec(c: Counters, ...types: string[]): number | undefined {
+  if (!Object.keys(c).some((k) => k.startsWith("walrec."))) return undefined;
+  return types.reduce((a, t) => a + (c[`walrec.${t}`] ?? 0), 0);
+}
+
+function mongoIndexInserts(c: Counters): number | undefined {
+  const keys = Object.keys(c).filter((k) => k.startsWith("mongo.index.") && k.endsWith(".inserts"));
+  return keys.length ? keys.reduce((a, k) => a + c[k], 0) : undefined;
+}
+
+/** A trial whose timed window saw a checkpoint or an autovacuum/autoanalyze of the table. */
+export function disturbed(t: IndexWriteTrial): boolean {
+  return (t.counters?.["checkpoints"] ?? 0) > 0 || (t.counters?.["table.autovacuum_count"] ?? 0) > 0;
+}
+
+export interface SummariseOptions {
+  /** Leave out trials flagged as outliers or disturbed: the sensitivity check of the verdicts. */
+  readonly withoutFlagged?: boolean;
+}
+
+export function summarise(trials: readonly IndexWriteTrial[], options: SummariseOptions = {}): ConditionSummary[] {
+  const ok = trials.filter(isOk);
+  const failedByKey = groupBy(
+    trials.filter((t) => t.status === "failed"),
+    (t) => conditionKey(t.condition),
+  );
+  const allByCondition = groupBy(ok, (t) => conditionKey(t.condition));
+  // Flags first, on every finished trial, so the sensitivity run leaves out exactly what is flagged.
+  const flagged = new Map<string, { outliers: number[]; disturbed: number[] }>();
+  for (const [key, group] of allByCondition) {
+    const flags = outlierFlags(group.map((t) => t.seconds));
+    flagged.set(key, {
+      outliers: group.filter((_, i) => flags[i]).map((t) => t.repeat),
+      disturbed: group.filter(disturbed).map((t) => t.repeat),
+    });
+  }
+  const byCondition = new Map<string, typeof ok>();
+  for (const [key, group] of allByCondition) {
+    const f = flagged.get(key);
+    const kept = options.withoutFlagged && f ? group.filter((t) => !f.outliers.includes(t.repeat) && !f.disturbed.includes(t.repeat)) : group;
+    if (kept.length) byCondition.set(key, kept);
+  }
+  const byRepeat = (group: readonly (typeof ok)[number][], pick: (t: (typeof ok)[number]) => number | undefined) =>
+    new Map(group.flatMap((t) => {
+      const v = pick(t);
+      return v === undefined || !Number.isFinite(v) ? [] : [[t.repeat, v] as const];
+    }));
+  const serverMs = (t: IndexWriteTrial) => t.counters?.["server.statement_ms"];
+
   const summaries: ConditionSummary[] = [];
-  for (const group of byCondition.values()) {
+  for (const [key, group] of byCondition) {
     const c = group[0].condition;
-    const seconds = group.map((t) => t.seconds!);
+    const seconds = group.map((t) => t.seconds);
     const s = spread(seconds);
-    const baseline = byCondition.get(conditionKey({ ...c, extraIndexes: 0 }));
-    const ratio = baseline && c.extraIndexes !== 0 ? ratioOfMedians(seconds, baseline.map((t) => t.seconds!)) : undefined;
+    const baseline = c.extraIndexes === 0 ? undefined : byCondition.get(conditionKey({ ...c, extraIndexes: 0 }));
+    const label = `paired ratios ${c.extraIndexes} / 0 extra indexes, one per repeat`;
+    const repeatRatios = baseline ? pairedRatios(byRepeat(group, (t) => t.seconds), byRepeat(baseline, (t) => t.seconds)) : [];
+    const ratioInterval = repeatRatios.length ? medianInterval(repeatRatios.map((r) => r.ratio), label) : undefined;
+    const serverRatios = baseline ? pairedRatios(byRepeat(group, serverMs), byRepeat(baseline, serverMs)) : [];
+    const serverRatioInterval = serverRatios.length
+      ? medianInterval(serverRatios.map((r) => r.ratio), `${label}, server time`)
+      : undefined;
     const rows = c.rows;
     const isUpdate = c.operation !== "insert";
-    const indexes = c.extraIndexes + 1; // + the primary key / _id index
-    const hotShare = isUpdate ? medianOf(group, (k) => (k["table.n_tup_upd"] ? (k["table.n_tup_hot_upd"] ?? 0) / k["table.n_tup_upd"] : undefined)) : undefined;
+    const hotShare = isUpdate
+      ? medianOf(group, (k) => (k["table.n_tup_upd"] ? (k["table.n_tup_hot_upd"] ?? 0) / k["table.n_tup_upd"] : undefined))
+      : undefined;
+    const f = flagged.get(key);
     summaries.push({
       ...c,
       trials: group.length,
@@ -60,22 +140,31 @@ export function summarise(trials: readonly IndexWriteTrial[]): ConditionSummary[
       minSeconds: s.min,
       maxSeconds: s.max,
       seconds,
-      ratio: c.extraIndexes === 0 ? 1 : ratio?.ratio,
-      ratioCiLow: ratio?.ciLow,
-      ratioCiHigh: ratio?.ciHigh,
-      overlapsBaseline: ratio?.rangesOverlap,
+      ratio: c.extraIndexes === 0 ? 1 : ratioInterval?.estimate,
+      ratioInterval,
+      repeatRatios: baseline ? repeatRatios : undefined,
+      ratioCiLow: ratioInterval?.low,
+      ratioCiHigh: ratioInterval?.high,
+      serverRatioInterval,
+      serverMs: medianOf(group, (k) => k["server.statement_ms"]),
       hotShare,
       walRecordsPerRow: medianOf(group, (k) => (k["wal.records"] !== undefined ? k["wal.records"] / rows : undefined)),
       walBytesPerRow: medianOf(group, (k) => (k["wal.bytes"] !== undefined ? k["wal.bytes"] / rows : undefined)),
-      indexEntriesPerRow:
-        c.engine !== "postgresql"
-          ? undefined
-          : isUpdate
-            ? hotShare === undefined
-              ? undefined
-              : (1 - hotShare) * indexes
-            : indexes,
+      btreeInsertsPerRow: medianOf(group, (k) => {
+        const n = c.engine === "mongodb" ? mongoIndexInserts(k) : walrec(k, "Btree/INSERT_LEAF", "Btree/INSERT_POST", "Btree/SPLIT_L", "Btree/SPLIT_R");
+        return n === undefined ? undefined : n / rows;
+      }),
+      btreeSplitsPer1000: medianOf(group, (k) => {
+        const n = walrec(k, "Btree/SPLIT_L", "Btree/SPLIT_R");
+        return n === undefined ? undefined : (1000 * n) / rows;
+      }),
+      heapRecordsPerRow: medianOf(group, (k) => {
+        const n = walrec(k, "Heap/INSERT", "Heap/INSERT+INIT", "Heap/UPDATE", "Heap/HOT_UPDATE", "Heap/UPDATE+INIT", "Heap/HOT_UPDATE+INIT");
+        return n === undefined ? undefined : n / rows;
+      }),
       indexBytes: medianOf(group, indexBytes),
+      outlierRepeats: f?.outliers ?? [],
+      disturbedRepeats: f?.disturbed ?? [],
     });
   }
   return summaries;
@@ -95,3 +184,4 @@ export function findSummary(
       (where.fillfactor === undefined || s.fillfactor === where.fillfactor),
   );
 }
+

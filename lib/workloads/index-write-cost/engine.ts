@@ -24,5 +24,17 @@ export interface IndexWriteEngine {
   updateBatch(dataset: Dataset, operation: UpdateOperation, start: number, end: number): Promise<void>;
   /** Counters that explain the time (tuples, HOT updates, WAL, buffers, index sizes). */
   counters(): Promise<CounterSnapshot>;
+  /**
+   * Untimed, just before the timed part: bring the server to the same state for every trial
+   * (PostgreSQL: CHECKPOINT, then wait until no autovacuum worker runs), so that no trial pays for
+   * its predecessor's dirty pages. Engines without such a step leave it out.
+   */
+  quiesce?(): Promise<void>;
+  /**
+   * Untimed, after the timed part: what the server wrote between two counter snapshots, measured
+   * rather than modelled (PostgreSQL: WAL records by resource manager and type, from pg_walinspect),
+   * as counters named `walrec.<type>`. Undefined where the engine or server cannot say.
+   */
+  writtenBetween?(before: CounterSnapshot, after: CounterSnapshot): Promise<CounterSnapshot | undefined>;
   close(): Promise<void>;
 }

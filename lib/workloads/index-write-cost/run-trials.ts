@@ -7,6 +7,7 @@ import type { RunStore, TrialRecord } from "../../results/run-store";
 import { batchRanges, makeDataset, type Dataset } from "./dataset";
 import { counterDelta, type IndexWriteEngine } from "./engine";
 import { indexedFields, type Operation } from "./operations";
+import { orderSeed, seededShuffle } from "../../stats/order";
 
 export interface IndexWriteCondition {
   readonly engine: Engine;
@@ -26,12 +27,16 @@ export interface TrialPlanOptions {
   readonly operations: readonly Operation[];
   readonly fillfactors: readonly number[];
   readonly repeats: number;
+  /** Seeds each repeat's condition order. */
+  readonly seed: number;
 }
 
 export interface PlannedTrial {
   readonly key: string;
   readonly condition: IndexWriteCondition;
   readonly repeat: number;
+  /** Place in the run's order, from 0. */
+  readonly position: number;
 }
 
 export function conditionKey(c: IndexWriteCondition): string {
@@ -39,25 +44,30 @@ export function conditionKey(c: IndexWriteCondition): string {
 }
 
 /**
- * The trial order: repeats outermost, so slow drift of the machine (other load, heat, WAL growth)
- * spreads over all conditions instead of landing on the last ones.
+ * The trial order: sizes in blocks (one data set in memory at a time), repeats inside a block, and
+ * within each repeat every condition of that size in an order of its own, shuffled with a seed
+ * drawn from the run's seed and the repeat. The seed's harness ran 0 → 1 → 5 indexes and INSERT →
+ * updates in the same order every time, which lands slow drift (WAL growth, the page cache, the
+ * machine's other work) on the last conditions; a shuffled order spreads it over all of them, and
+ * the pairing of conditions within a repeat keeps it out of their ratios.
  */
 export function planTrials(o: TrialPlanOptions): PlannedTrial[] {
   const plan: PlannedTrial[] = [];
-  for (const engine of o.engines) {
+  for (const [engineIndex, engine] of o.engines.entries()) {
     const fillfactors = engine === "postgresql" ? o.fillfactors : [null];
     for (const rows of o.rowCounts) {
+      const conditions: IndexWriteCondition[] = [];
+      for (const fillfactor of fillfactors) {
+        // Extra fillfactors are a sweep for the non-indexed update (HOT needs free space on the
+        // page); the other operations are measured at the first fillfactor only.
+        const operations = fillfactor === fillfactors[0] ? o.operations : o.operations.filter((op) => op === "update_nonindexed");
+        for (const operation of operations) {
+          for (const extraIndexes of o.extraIndexes) conditions.push({ engine, rows, extraIndexes, operation, fillfactor });
+        }
+      }
       for (let repeat = 1; repeat <= o.repeats; repeat++) {
-        for (const fillfactor of fillfactors) {
-          // Extra fillfactors are a sweep for the non-indexed update (HOT needs free space on the
-          // page); the other operations are measured at the first fillfactor only.
-          const operations = fillfactor === fillfactors[0] ? o.operations : o.operations.filter((op) => op === "update_nonindexed");
-          for (const operation of operations) {
-            for (const extraIndexes of o.extraIndexes) {
-              const condition: IndexWriteCondition = { engine, rows, extraIndexes, operation, fillfactor };
-              plan.push({ key: `${conditionKey(condition)}/r${repeat}`, condition, repeat });
-            }
-          }
+        for (const condition of seededShuffle(conditions, orderSeed(o.seed, repeat, engineIndex * 1_000_003 + rows))) {
+          plan.push({ key: `${conditionKey(condition)}/r${repeat}`, condition, repeat, position: plan.length });
         }
       }
     }
@@ -83,6 +93,7 @@ export async function runTrial(
   await db.recreate({ fillfactor: condition.fillfactor ?? 100 });
   if (condition.operation !== "insert") await db.load(dataset);
   await db.createIndexes(fields);
+  await db.quiesce?.();
   const before = await db.counters();
   const unitMs: number[] = [];
   for (const [start, end] of batchRanges(dataset.rows, batchSize)) {
@@ -93,14 +104,16 @@ export async function runTrial(
     unitMs.push(elapsedMs(t0));
   }
   const after = await db.counters();
+  const written = await db.writtenBetween?.(before, after);
   return {
     key: planned.key,
     condition,
     repeat: planned.repeat,
+    position: planned.position,
     status: "ok",
     seconds: unitMs.reduce((a, b) => a + b, 0) / 1000,
     unitMs: unitMs.map((ms) => Math.round(ms * 1000) / 1000),
-    counters: counterDelta(before, after),
+    counters: { ...counterDelta(before, after), ...written },
     startedAt,
     finishedAt: new Date().toISOString(),
   };
@@ -154,6 +167,7 @@ export async function runPlan(options: RunOptions): Promise<IndexWriteTrial[]> {
           key: planned.key,
           condition: planned.condition,
           repeat: planned.repeat,
+          position: planned.position,
           status: "failed",
           error: error instanceof Error ? error.message : String(error),
           startedAt,

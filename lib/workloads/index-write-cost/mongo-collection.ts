@@ -4,9 +4,9 @@
  * single-field ascending indexes, and the server counters that explain the time.
  */
 import { Long, MongoClient, MongoServerError, type AnyBulkWriteOperation, type Collection, type Document } from "mongodb";
-import type { Dataset } from "../../workloads/index-write-cost/dataset";
-import type { CounterSnapshot, IndexWriteEngine } from "../../workloads/index-write-cost/engine";
-import { FIELDS, UPDATED_COLUMNS, type Field, type UpdateOperation } from "../../workloads/index-write-cost/operations";
+import type { Dataset } from "./dataset";
+import type { CounterSnapshot, IndexWriteEngine } from "./engine";
+import { FIELDS, UPDATED_COLUMNS, type Field, type UpdateOperation } from "./operations";
 
 export const COLLECTION = "write_cost_rows";
 
@@ -211,6 +211,8 @@ export class MongoIndexWriteCollection implements IndexWriteEngine {
             "storageStats.storageSize": 1,
             "storageStats.totalIndexSize": 1,
             "storageStats.indexSizes": 1,
+            // Per index, WiredTiger's own count of keys inserted: which indexes a write touched.
+            "storageStats.indexDetails": 1,
           },
         },
       ])
@@ -234,6 +236,13 @@ export class MongoIndexWriteCollection implements IndexWriteEngine {
       for (const name of Object.keys(indexSizes)) {
         const value = numberAt(indexSizes, name);
         if (value !== undefined) snapshot[`size.index.${name}`] = value;
+      }
+    }
+    const details: unknown = storage !== null && typeof storage === "object" ? (storage as Document).indexDetails : undefined;
+    if (details !== null && typeof details === "object") {
+      for (const name of Object.keys(details)) {
+        const inserts = numberAt((details as Document)[name], "cursor", "insert calls");
+        if (inserts !== undefined) snapshot[`mongo.index.${name}.inserts`] = inserts;
       }
     }
     return snapshot;

@@ -7,11 +7,11 @@ import { Readable } from "node:stream";
 import type { Client } from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import type { ConnectionInfo } from "../../targets/types";
-import type { Dataset } from "../../workloads/index-write-cost/dataset";
-import type { CounterSnapshot, IndexWriteEngine } from "../../workloads/index-write-cost/engine";
-import { FIELDS, UPDATED_COLUMNS, type Field, type UpdateOperation } from "../../workloads/index-write-cost/operations";
-import { sendBatch } from "./batch";
-import { connect } from "./connect";
+import type { Dataset } from "./dataset";
+import type { CounterSnapshot, IndexWriteEngine } from "./engine";
+import { FIELDS, UPDATED_COLUMNS, type Field, type UpdateOperation } from "./operations";
+import { sendBatch } from "../../engines/postgres/batch";
+import { connect } from "../../engines/postgres/connect";
 
 const TABLE = "write_cost_rows";
 const COLUMNS = ["id", "counter", ...FIELDS];
@@ -60,14 +60,60 @@ export class PostgresIndexWriteTable implements IndexWriteEngine {
     private readonly writer: Client,
   ) {}
 
+  /** pg_walinspect and pg_stat_statements where the server has them (a managed server may not). */
+  private walinspect = false;
+  private statements = false;
+
   static async open(connection: ConnectionInfo): Promise<PostgresIndexWriteTable> {
     const setup = await connect(connection);
     try {
-      return new PostgresIndexWriteTable(setup, await connect(connection));
+      const table = new PostgresIndexWriteTable(setup, await connect(connection));
+      table.walinspect = await tryExtension(setup, "pg_walinspect");
+      table.statements = await tryExtension(setup, "pg_stat_statements");
+      return table;
     } catch (error) {
       await setup.end();
       throw error;
     }
+  }
+
+  async quiesce(): Promise<void> {
+    await this.setup.query("CHECKPOINT");
+    // Autovacuum may have started on the freshly loaded table; a trial timed beside it would share
+    // the CPUs with it. Wait for it, at most 30 s (then the trial runs and is flagged if it overlaps).
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline) {
+      const { rows } = await this.setup.query<{ n: string }>(
+        "SELECT count(*) AS n FROM pg_stat_activity WHERE backend_type = 'autovacuum worker' AND datname = current_database()",
+      );
+      if (Number(rows[0]?.n ?? 0) === 0) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  async writtenBetween(before: CounterSnapshot, after: CounterSnapshot): Promise<CounterSnapshot | undefined> {
+    const from = before["wal.lsn"];
+    const to = after["wal.lsn"];
+    if (!this.walinspect || from === undefined || to === undefined || to <= from) return undefined;
+    // pg_walinspect reads only flushed WAL; with synchronous_commit = off the WAL writer flushes the
+    // tail within wal_writer_delay (200 ms by default): wait for it rather than force a flush.
+    const deadline = Date.now() + 5_000;
+    for (;;) {
+      const { rows } = await this.setup.query<{ flushed: string }>(
+        "SELECT pg_wal_lsn_diff(pg_current_wal_flush_lsn(), '0/0')::text AS flushed",
+      );
+      if (Number(rows[0]?.flushed ?? 0) >= to) break;
+      if (Date.now() > deadline) return undefined; // the figures are left out, the trial stands
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const { rows } = await this.setup.query<{ type: string; n: string }>(
+      `SELECT "resource_manager/record_type" AS type, count AS n
+         FROM pg_get_wal_stats('0/0'::pg_lsn + $1::numeric, '0/0'::pg_lsn + $2::numeric, true) WHERE count > 0`,
+      [from, to],
+    );
+    const out: Record<string, number> = {};
+    for (const r of rows) out[`walrec.${r.type}`] = Number(r.n);
+    return out;
   }
 
   async recreate({ fillfactor }: { readonly fillfactor: number }): Promise<void> {
@@ -108,6 +154,16 @@ export class PostgresIndexWriteTable implements IndexWriteEngine {
     const { rows } = await this.setup.query<Record<string, string>>(COUNTERS_SQL, [TABLE]);
     const snapshot: Record<string, number> = {};
     for (const row of rows) snapshot[row.name] = Number(row.value);
+    if (this.statements) {
+      // Server time of the timed statements alone (planning + execution), from pg_stat_statements:
+      // it does not depend on the client path, so its ratios carry to another driver or machine.
+      const { rows: st } = await this.setup.query<{ ms: string | null }>(
+        `SELECT sum(total_exec_time + total_plan_time)::text AS ms FROM pg_stat_statements
+          WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+            AND (query LIKE 'INSERT INTO ${TABLE} %' OR query LIKE 'UPDATE ${TABLE} %')`,
+      );
+      snapshot["server.statement_ms"] = Number(st[0]?.ms ?? 0);
+    }
     return snapshot;
   }
 
@@ -144,7 +200,19 @@ UNION ALL SELECT 'wal.records', wal_records::text FROM pg_stat_wal
 UNION ALL SELECT 'wal.fpi', wal_fpi::text FROM pg_stat_wal
 UNION ALL SELECT 'wal.bytes', wal_bytes::text FROM pg_stat_wal
 UNION ALL SELECT 'checkpoints', (num_timed + num_requested)::text FROM pg_stat_checkpointer
+UNION ALL SELECT 'wal.lsn', pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::text
 UNION ALL SELECT 'size.table', pg_relation_size($1::regclass)::text
 UNION ALL SELECT 'size.index.' || indexrelname, pg_relation_size(indexrelid)::text
   FROM pg_stat_user_indexes WHERE relname = $1
 `;
+
+/** CREATE EXTENSION where allowed; false (and the figures it gives are left out) where not. */
+async function tryExtension(client: Client, name: string): Promise<boolean> {
+  try {
+    await client.query(`CREATE EXTENSION IF NOT EXISTS ${name}`);
+    if (name === "pg_stat_statements") await client.query("SELECT 1 FROM pg_stat_statements LIMIT 1");
+    return true;
+  } catch {
+    return false; // not installed, not preloaded, or no privilege: the report shows the figure as not measured
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * The one shape every notebook's experiment has. A notebook reads the same in all of them:
+ *
+ *   const params  = lab.<name>.params(profile, overrides);
+ *   const run     = await lab.<name>.run(params, { profile });
+ *   const summary = lab.<name>.summarise(run);
+ *   const claims  = lab.<name>.claims(summary, run);
+ *   lab.<name>.save(run, summary, claims);
+ *   lab.<name>.show…(summary) …
+ *
+ * and `npm run reproduce`, the parameter checks and `lib/index.ts` are derived from the registry of
+ * these objects (lib/experiments/registry.ts). Declaring an experiment `satisfies Experiment<…>` makes
+ * the compiler, not a reviewer, check that nothing is missing.
+ */
+import type { ProfileName } from "../params/profiles";
+import type { RunMetadata } from "../results/metadata";
+import type { ClaimCheck } from "../stats/claims";
+import type { RunControl } from "./session";
+
+/** What every experiment's run returns, at least. */
+export interface ExperimentRun {
+  readonly runId: string;
+  readonly directory: string;
+  readonly metadata: RunMetadata;
+}
+
+export interface Experiment<P extends object, R extends ExperimentRun, S> {
+  /** Two digits, as in `--only 01`. */
+  readonly id: string;
+  /** Folder-style name: the notebook's file stem and the results folder's middle part. */
+  readonly slug: string;
+  readonly title: string;
+  /** Path of the notebook, relative to the project root. */
+  readonly notebook: string;
+  readonly profiles: Readonly<Record<ProfileName, P>>;
+  /** Resolves and checks the parameters; throws ParameterError on bad input, before anything starts. */
+  params(profile: ProfileName | string, overrides?: Partial<P>): P;
+  /** Starts the servers, runs the trials (each appended as it ends), stops the servers. */
+  run(params: P, control?: RunControl): Promise<R>;
+  /** Every figure the notebook shows, from the run's raw trials. */
+  summarise(run: R): S;
+  /** The seed's claims as declared hypotheses, judged on this run (with their sensitivity). */
+  claims(summary: S, run: R): ClaimCheck[];
+  /** Writes summary.json (summary + claims) and summary.csv beside the trials; returns the paths. */
+  save(run: R, summary: S, claims: readonly ClaimCheck[]): string[];
+}
+
+/** The registry's view of an experiment: what reproduce and the parameter checks need. */
+export interface RegisteredExperiment {
+  readonly id: string;
+  readonly slug: string;
+  readonly title: string;
+  /** The notebook's path, relative to the project root. */
+  readonly file: string;
+  /** Resolves (and checks) the parameters; throws ParameterError on bad input. */
+  resolve(profile: ProfileName, overrides: Record<string, unknown>): object;
+}
+
+export function register<P extends object, R extends ExperimentRun, S>(e: Experiment<P, R, S>): RegisteredExperiment {
+  return {
+    id: e.id,
+    slug: e.slug,
+    title: e.title,
+    file: e.notebook,
+    resolve: (profile, overrides) => e.params(profile, overrides as Partial<P>),
+  };
+}

@@ -1,0 +1,35 @@
+/**
+ * Notebook 01's experiment (`lab.indexWriteCost.*`): the contract's five steps, then one call per
+ * section of the notebook.
+ */
+import { INDEX_WRITE_COST_PROFILES, indexWriteCostParams, type IndexWriteCostParams } from "../../params/index-write-cost";
+import { withSensitivity } from "../../stats/claims";
+import type { Experiment } from "../contract";
+import { checkClaims } from "./claims";
+import { writeSummaries } from "./export";
+import { runIndexWriteCost, type IndexWriteCostRun } from "./run";
+import { summarise as summariseTrials, type ConditionSummary } from "./summarise";
+
+export const experiment = {
+  id: "01",
+  slug: "01-index-write-cost",
+  title: "Index write cost: secondary indexes vs INSERT/UPDATE time",
+  notebook: "notebooks/01-index-write-cost.ipynb",
+  profiles: INDEX_WRITE_COST_PROFILES,
+  params: (profile, overrides = {}) => indexWriteCostParams(profile, overrides),
+  run: (params, control = {}) => runIndexWriteCost(params, control),
+  summarise: (run) => summariseTrials(run.trials),
+  claims: (summary, run) => {
+    const context = { unavailable: Object.fromEntries(run.unavailable) };
+    const flagged = new Set(summary.flatMap((s) => [...s.outlierRepeats, ...s.disturbedRepeats].map((r) => `${s.engine}/${s.rows}/${s.operation}/${s.extraIndexes}/${s.fillfactor}/${r}`))).size;
+    const without = checkClaims(summariseTrials(run.trials, { withoutFlagged: true }), context);
+    return withSensitivity(checkClaims(summary, context), without, flagged);
+  },
+  save: (run, summary, claims) => writeSummaries(run, summary, claims),
+} satisfies Experiment<IndexWriteCostParams, IndexWriteCostRun, ConditionSummary[]>;
+
+export const { params, run, summarise, claims, save } = experiment;
+export type { IndexWriteCostRun } from "./run";
+export type { ConditionSummary } from "./summarise";
+export { checkClaims } from "./claims";
+export { showRun, showSummaryTable, showCharts, showSeedComparison, showClaims, showExplanation } from "./present";

@@ -1,0 +1,130 @@
+/**
+ * The judging machinery at its margins: intervals that are what their label says, and decide()
+ * reaching each verdict it can give. No servers; milliseconds.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { decide, repeatsForCoverage, withSensitivity, allOf, type ClaimCheck, type Rule } from "../../lib/stats/claims";
+import { intervalLabel, medianInterval, outlierFlags, pairedRatios, type Interval } from "../../lib/stats/intervals";
+import { orderSeed, rotated, seededShuffle } from "../../lib/stats/order";
+
+const iv = (low: number, high: number, n = 6, coverage = 0.969): Interval => ({ estimate: (low + high) / 2, low, high, n, coverage, of: "test" });
+
+test("medianInterval: exact coverage of the order-statistic interval; a range of 3 is labelled as a range", () => {
+  const three = medianInterval([3, 1, 2], "x");
+  assert.deepEqual([three.low, three.estimate, three.high], [1, 2, 3]);
+  assert.equal(three.coverage, 0.75, "the min–max of 3 covers the median with 1 − 2·0.5³");
+  assert.match(intervalLabel(three), /^range of n = 3 \(covers the median 75 %\)$/);
+  const five = medianInterval([5, 4, 3, 2, 1], "x");
+  assert.equal(five.coverage, 0.9375);
+  const six = medianInterval([6, 5, 4, 3, 2, 1], "x");
+  assert.equal(six.coverage, 1 - 2 / 64);
+  assert.match(intervalLabel(six), /96\.9 % CI of the median, n = 6/);
+  // n = 9: the 2nd and 8th order statistics already reach 96.1 %, so the interval is narrower than the range.
+  const nine = medianInterval([1, 2, 3, 4, 5, 6, 7, 8, 9], "x");
+  assert.deepEqual([nine.low, nine.high], [2, 8]);
+  assert.ok(Math.abs(nine.coverage - (1 - (2 * 10) / 512)) < 1e-12);
+});
+
+test("medianInterval: its coverage is what it says, checked by simulation (seeded)", () => {
+  // Uniform(0,1) samples, true median 0.5: the share of intervals that cover it ≈ the stated coverage.
+  let state = 12345;
+  const rand = () => ((state = (Math.imul(state, 1103515245) + 12345) >>> 0) / 2 ** 32);
+  for (const n of [5, 9]) {
+    let covered = 0;
+    let stated = 0;
+    const runs = 4000;
+    for (let i = 0; i < runs; i++) {
+      const x = Array.from({ length: n }, rand);
+      const m = medianInterval(x, "sim");
+      stated = m.coverage;
+      if (m.low <= 0.5 && 0.5 <= m.high) covered++;
+    }
+    const share = covered / runs;
+    // Binomial standard error at 4000 runs is < 0.005: 4 SE either way.
+    assert.ok(Math.abs(share - stated) < 0.02, `n = ${n}: covered ${share}, stated ${stated}`);
+  }
+});
+
+test("pairedRatios pair by repeat and drop repeats with only one side", () => {
+  const r = pairedRatios(new Map([[1, 2], [2, 4], [3, 9]]), new Map([[1, 1], [2, 2]]));
+  assert.deepEqual(r, [{ repeat: 1, ratio: 2 }, { repeat: 2, ratio: 2 }]);
+});
+
+test("decide: above — held, did not hold and inconclusive at the margin", () => {
+  const rule: Rule = { kind: "above", margin: 1.2 };
+  assert.equal(decide(rule, iv(1.21, 2)).verdict, "held");
+  assert.equal(decide(rule, iv(1.2, 2)).verdict, "inconclusive", "touching the margin is not wholly above it");
+  assert.equal(decide(rule, iv(0.8, 1.2)).verdict, "did not hold", "wholly at or below the margin");
+  assert.equal(decide(rule, iv(1.1, 1.3)).verdict, "inconclusive");
+  assert.match(decide(rule, iv(1.1, 1.3)).decidedBy, /straddles 1\.20/);
+});
+
+test("decide: below — mirror of above", () => {
+  const rule: Rule = { kind: "below", margin: 1 };
+  assert.equal(decide(rule, iv(0.5, 0.99)).verdict, "held");
+  assert.equal(decide(rule, iv(1, 1.5)).verdict, "did not hold");
+  assert.equal(decide(rule, iv(0.9, 1.1)).verdict, "inconclusive");
+});
+
+test("decide: inside (equivalence) — held only when the whole interval is inside the margin", () => {
+  const rule: Rule = { kind: "inside", low: 0.9, high: 1.1 };
+  assert.equal(decide(rule, iv(0.95, 1.05)).verdict, "held");
+  assert.equal(decide(rule, iv(0.9, 1.1)).verdict, "held", "the edges belong to the margin");
+  assert.equal(decide(rule, iv(0.95, 1.15)).verdict, "inconclusive", "overlap with the margin is not equivalence");
+  assert.equal(decide(rule, iv(1.11, 1.5)).verdict, "did not hold");
+  assert.equal(decide(rule, iv(0.5, 0.89)).verdict, "did not hold");
+  assert.equal(decide(rule, iv(0.5, 1.5)).verdict, "inconclusive", "a wide interval around the margin decides nothing");
+});
+
+test("decide: an interval with too little coverage decides nothing, and says how many repeats would", () => {
+  const rule: Rule = { kind: "above", margin: 1 };
+  const d = decide(rule, iv(2, 3, 3, 0.75));
+  assert.equal(d.verdict, "inconclusive");
+  assert.match(d.decidedBy, /needs ≥ 5 paired repeats \(has 3\)/);
+  assert.equal(repeatsForCoverage(0.9), 5);
+  assert.equal(repeatsForCoverage(0.95), 6);
+  assert.equal(decide(rule, iv(2, 3, 5, 0.9375)).verdict, "held");
+});
+
+test("decide: noise as large as the effect makes a claim inconclusive whatever the interval", () => {
+  const rule: Rule = { kind: "above", margin: 1 };
+  const quiet = decide(rule, iv(1.05, 1.15), { noise: { size: 0.05, neutral: 1, what: "the baseline's spread" } });
+  assert.equal(quiet.verdict, "held");
+  const noisy = decide(rule, iv(1.05, 1.15), { noise: { size: 0.2, neutral: 1, what: "the baseline's spread" } });
+  assert.equal(noisy.verdict, "inconclusive");
+  assert.match(noisy.decidedBy, /not larger than the baseline's spread/);
+  assert.equal(decide(rule, undefined).verdict, "inconclusive");
+});
+
+test("allOf and withSensitivity", () => {
+  const held = { verdict: "held", decidedBy: "" } as const;
+  const no = { verdict: "did not hold", decidedBy: "" } as const;
+  const maybe = { verdict: "inconclusive", decidedBy: "" } as const;
+  assert.equal(allOf([held, held]), "held");
+  assert.equal(allOf([held, maybe]), "inconclusive");
+  assert.equal(allOf([maybe, no]), "did not hold");
+  assert.equal(allOf([]), "inconclusive");
+  const claim = (verdict: ClaimCheck["verdict"]): ClaimCheck => ({
+    id: "x", claim: "", seed: "", regime: "", statistic: "", rule: "", ours: "", verdict, decidedBy: "because", why: "",
+  });
+  assert.match(withSensitivity([claim("held")], [claim("held")], 2)[0].sensitivity ?? "", /the same verdict/);
+  assert.match(withSensitivity([claim("held")], [claim("inconclusive")], 2)[0].sensitivity ?? "", /"inconclusive" instead/);
+  assert.match(withSensitivity([claim("held")], [claim("inconclusive")], 0)[0].sensitivity ?? "", /No trial was flagged/);
+});
+
+test("outlierFlags: a stalled trial among its peers is flagged; ordinary spread is not", () => {
+  assert.deepEqual(outlierFlags([2.0, 2.1, 1.9, 262]), [false, false, false, true]);
+  assert.deepEqual(outlierFlags([1.0, 1.05, 0.97, 1.02, 1.1]), [false, false, false, false, false]);
+  assert.deepEqual(outlierFlags([1, 1]), [false, false], "two values cannot tell which one is off");
+});
+
+test("condition order: seeded, reproducible, different between repeats, a permutation", () => {
+  const items = [...Array(12).keys()];
+  const a = seededShuffle(items, orderSeed(42, 1));
+  assert.deepEqual(a, seededShuffle(items, orderSeed(42, 1)), "same seed, same order (resume replays the plan)");
+  assert.notDeepEqual(a, seededShuffle(items, orderSeed(42, 2)), "another repeat, another order");
+  assert.deepEqual([...a].sort((x, y) => x - y), items);
+  assert.deepEqual(rotated([1, 2, 3], 1), [2, 3, 1]);
+  assert.deepEqual(rotated([1, 2, 3], 3), [1, 2, 3]);
+});
