@@ -2,7 +2,11 @@
  * Notebook 04's public API (`lab.reindexUnderLoad.*`): run the sets, summarise, check the seed's
  * claims, show and save the results.
  */
+import { reindexUnderLoad_PROFILES, reindexUnderLoadParams, type ReindexUnderLoadParams } from "../../params/reindex-under-load";
 import type { ClaimCheck } from "../../stats/claims";
+import type { Experiment } from "../contract";
+import { writeSummaries } from "./present";
+import { NOTEBOOK, run as runReindexUnderLoad } from "./run";
 import { checkClaims as check } from "./claims";
 
 export { DECLARATIONS } from "./claims";
@@ -22,3 +26,18 @@ export function summarise(run: ReindexUnderLoadRun): ReindexSummary {
 export function checkClaims(summary: ReindexSummary): ClaimCheck[] {
   return check(summary);
 }
+
+/** Notebook 04 on the Experiment contract (the notebook itself calls summarise/checkClaims/writeSummaries). */
+export const experiment = {
+  id: "04",
+  slug: NOTEBOOK,
+  title: "REINDEX and REINDEX CONCURRENTLY under live pgbench load",
+  notebook: "notebooks/04-reindex-under-load.ipynb",
+  profiles: reindexUnderLoad_PROFILES,
+  params: (profile, overrides = {}) => reindexUnderLoadParams(profile, overrides),
+  run: (params, control = {}) => runReindexUnderLoad(params, control),
+  summarise,
+  // Each claim recomputes itself without the flagged sets (its `sensitivity`).
+  claims: (summary) => check(summary),
+  save: (run, summary, claims) => writeSummaries(run, summary, claims),
+} satisfies Experiment<ReindexUnderLoadParams, ReindexUnderLoadRun, ReindexSummary>;
