@@ -29,6 +29,8 @@ test("parameters: profiles resolve; bad values are refused with a clear message"
   assert.throws(() => reindexUnderLoadParams("smoke", { modes: ["vacuum"] as never }), ParameterError);
   assert.throws(() => reindexUnderLoadParams("smoke", { restartBetweenRuns: "yes" as never }), /true or false/);
   assert.throws(() => reindexUnderLoadParams("nope"), /profile must be one of smoke, default, full/);
+  assert.throws(() => reindexUnderLoadParams("default", { maxSets: 1 }), /maxSets \(1\) is smaller than sets \(2\)/);
+  assert.equal(reindexUnderLoadParams("default", { sets: 7 }).maxSets, 7, "raising sets raises the ceiling with it");
 });
 
 function session(pid: number, over: Partial<SessionSample> = {}): SessionSample {
@@ -98,11 +100,12 @@ test("the protocol on embedded PostgreSQL: baseline, REINDEX and CONCURRENTLY ru
     return;
   }
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-results-test-"));
-  const server = await new EmbeddedPostgresTarget().start({ engine: "postgresql", name: "04-test" });
+  const server = await new EmbeddedPostgresTarget().start({ engine: "postgresql", name: "04-test", settings: { shared_preload_libraries: "pg_stat_statements" } });
   try {
     const runner = await locatePgbench(server);
     const template = await createTemplate(server, 5, "dtGvp", runner);
     assert.equal(template.accountsRows, 500_000);
+    assert.equal(template.statements, true, "pg_stat_statements in the template, so in every clone");
     const store = RunStore.open<ReindexCondition>({ notebook: "test-04", params: { scale: 5 }, root });
     const plan = planRuns(1, ["baseline", "reindex", "concurrently"]);
     const settings = { clients: 2, threads: 1, durationSeconds: 3, reindexStartSeconds: 1, sampleIntervalMs: 25, restartBetweenRuns: true };
@@ -116,6 +119,8 @@ test("the protocol on embedded PostgreSQL: baseline, REINDEX and CONCURRENTLY ru
       const upd = trial.counters!["table.pgbench_accounts.n_tup_upd"];
       assert.ok(Math.abs(upd - b.summary.transactions) <= 2, `accounts updates ${upd} ≈ transactions ${b.summary.transactions}`);
       assert.ok(trial.timeline!.samples > 20, "sampled throughout the run");
+      const server = trial.updateAccountsServer;
+      assert.ok(server && Math.abs(server.calls - b.summary.transactions) <= 2, `pg_stat_statements: ${JSON.stringify(server)} calls ≈ transactions`);
     }
     const [, plain, concurrent] = trials;
     for (const trial of [plain, concurrent]) {

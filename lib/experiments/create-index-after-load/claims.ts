@@ -157,9 +157,9 @@ function sensitivity(
   rule: Rule,
   verdict: string,
   fmt: (x: number) => string,
-): string | undefined {
+): string {
   const flagged = pair.repeats.filter((r) => r.flagged);
-  if (!flagged.length) return undefined;
+  if (!flagged.length) return "No repeat was flagged (outlier, timed checkpoint or autovacuum in its timed phases).";
   const which = flagged.map((r) => `repeat ${r.repeat}: ${r.flags.join(", ")}`).join("; ");
   const kept = pair.repeats.filter((r) => !r.flagged);
   if (!kept.length) return `Every repeat is flagged (${which}): no verdict without them.`;

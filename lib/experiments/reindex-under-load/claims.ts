@@ -17,7 +17,15 @@ import {
   type Rule,
 } from "../../stats/claims";
 import { intervalText, type Interval } from "../../stats/intervals";
-import { modeSummary, perSet, tpsVsBaseline, updateVsBaseline, type ReindexSummary, type RunSummary } from "./summarise";
+import {
+  modeSummary,
+  perSet,
+  tpsVsBaseline,
+  updateServerVsBaseline,
+  updateVsBaseline,
+  type ReindexSummary,
+  type RunSummary,
+} from "./summarise";
 
 const f1 = (x: number | undefined, d = 1) => (x === undefined || !Number.isFinite(x) ? "n/a" : x.toFixed(d));
 const f2 = (x: number | undefined) => f1(x, 2);
@@ -141,10 +149,10 @@ function sensitivity(
   rule: Rule,
   verdict: string,
   fmt: (x: number) => string,
-): string | undefined {
+): string {
   const used = s.runs.filter((r) => modes.includes(r.mode));
   const flaggedSets = [...new Set(used.filter((r) => r.flags.length).map((r) => r.set))].sort((a, b) => a - b);
-  if (!flaggedSets.length) return undefined;
+  if (!flaggedSets.length) return "No run was flagged (outlier, checkpoint or autovacuum in its window).";
   const which = used
     .filter((r) => r.flags.length)
     .map((r) => `set ${r.set} ${r.mode}: ${r.flags.join(", ")}`)
@@ -233,10 +241,12 @@ export function claimUpdateLatency(s: ReindexSummary): ClaimCheck {
   const m = modeSummary(s, "reindex");
   const base = modeSummary(s, "baseline");
   const interval = updateVsBaseline(s.runs, "reindex");
+  const server = updateServerVsBaseline(s.runs, "reindex");
   const seed = seedUpdateLatency();
   const ours =
     interval && m?.updateAccountsMs && base?.updateAccountsMs
-      ? `${f1(base.updateAccountsMs.median, 3)} ms → ${f1(m.updateAccountsMs.median, 3)} ms (medians); per set ${intervalText(interval, ratioFmt)}`
+      ? `${f1(base.updateAccountsMs.median, 3)} ms → ${f1(m.updateAccountsMs.median, 3)} ms (medians); per set ${intervalText(interval, ratioFmt)}` +
+        (server ? `; server execution time (pg_stat_statements) per set ${intervalText(server, ratioFmt)}` : "")
       : "no data";
   const outside = outsideSeedRegime(s);
   if (outside) return notTestedAtThisScale(UPDATE_LATENCY, ours, outside, TEST_IT);

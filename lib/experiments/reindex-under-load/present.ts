@@ -56,6 +56,7 @@ export function runRows(s: ReindexSummary): Row[] {
       "p99 ms": r3(r.p99Ms),
       "max ms": r1(r.maxMs),
       "UPDATE accounts ms": r3(r.updateAccountsMs),
+      "UPDATE accounts server ms": r3(r.updateAccountsServerMs),
       "REINDEX s": r1(r.reindexSeconds),
       "accounts pkey s": r1(r.accountsReindexSeconds),
       "REINDEX at s": r.reindexStartS === undefined ? "" : `${r.reindexStartS.toFixed(1)}–${r.reindexEndS!.toFixed(1)}`,

@@ -8,7 +8,10 @@ import type { ServerSpec } from "../../targets/types";
 import { withSession, type RunControl } from "../session";
 import { describeRunner, locatePgbench } from "../../workloads/pgbench";
 import { createTemplate, dropDatabases, type TemplateInfo } from "../../workloads/reindex-under-load/databases";
-import { planRuns, runPlan, type ReindexCondition, type ReindexTrial } from "../../workloads/reindex-under-load/run-trials";
+import { MIN_COVERAGE, repeatsForCoverage } from "../../stats/claims";
+import { planRuns, runPlan, type PlannedRun, type ReindexCondition, type ReindexTrial } from "../../workloads/reindex-under-load/run-trials";
+import { claimTpsDrop } from "./claims";
+import { summarise } from "./summarise";
 
 export const NOTEBOOK = "04-reindex-under-load";
 const GIB = 2 ** 30;
@@ -28,17 +31,19 @@ export function serverSpec(p: ReindexUnderLoadParams): ServerSpec {
     name: "04-pg",
     // The seed ran a stock server; only shared_buffers is pinned (to its default) so that every
     // target starts from the same cache size. track_io_timing adds I/O times to the counters.
-    settings: { shared_buffers: `${p.sharedBuffersMB}MB`, track_io_timing: "on" },
+    // pg_stat_statements gives the accounts UPDATE's time inside the server, beside pgbench's -r figure.
+    settings: { shared_buffers: `${p.sharedBuffersMB}MB`, track_io_timing: "on", shared_preload_libraries: "pg_stat_statements" },
   };
 }
 
 export type { RunControl } from "../session";
 
 export async function run(p: ReindexUnderLoadParams, control: RunControl = {}): Promise<ReindexUnderLoadRun> {
-  const plan = planRuns(p.sets, p.modes);
+  const started = Date.now();
+  let plan = planRuns(p.sets, p.modes);
   return withSession<ReindexCondition, ReindexUnderLoadRun>(
     { notebook: NOTEBOOK, title: "04 REINDEX under load", params: p, control, specs: [serverSpec(p)], target: p.target, cpus: p.cpus, memoryGiB: p.memoryGiB },
-    async ({ store, progress, servers, signal, notes, metadata }) => {
+    async ({ store, progress, servers, signal, notes, metadata, writeMetadata }) => {
       const server = servers.servers.get("postgresql")!;
       const runner = await locatePgbench(server);
       notes.push(`pgbench ${runner.version} (${describeRunner(runner)}) drives PostgreSQL ${server.description.version}`);
@@ -48,29 +53,64 @@ export async function run(p: ReindexUnderLoadParams, control: RunControl = {}): 
         `template: pgbench -i -s ${p.scale} -I ${p.initSteps} in ${template.init.seconds.toFixed(1)} s, ` +
           `${(template.databaseBytes / GIB).toFixed(2)} GiB; each run starts from a FILE_COPY clone of it`,
       );
-      store.writeMetadata({ ...metadata, template });
+      // Through the session's writeMetadata, so that its closing write (quietness) keeps the template.
+      writeMetadata({ template });
       let current = "";
-      await runPlan({
-        server,
-        runner,
-        plan,
-        settings: p,
-        store,
-        signal,
-        onNote: (n) => notes.push(n),
-        onRun: (done, total, next, last) => {
-          const lastText = last ? `last: ${last.key} ${last.pgbench?.summary.tps.toFixed(0)} tps · ` : "";
-          current = next ? `${next.key}` : "done";
-          progress.update(done, total, `${lastText}${next ? `cloning + restart for ${current}…` : "done"}`);
-        },
-        onProgress: (planned, point) => {
-          const done = plan.findIndex((x) => x.key === planned.key);
-          progress.update(Math.max(0, done), plan.length, `${planned.key}: ${point.second.toFixed(0)} / ${p.durationSeconds} s · ${point.tps.toFixed(0)} tps`);
-        },
-      });
+      const runPart = (part: readonly PlannedRun[]) =>
+        runPlan({
+          server,
+          runner,
+          plan: part,
+          settings: p,
+          store,
+          signal,
+          onNote: (n) => notes.push(n),
+          onRun: (done, total, next, last) => {
+            const lastText = last ? `last: ${last.key} ${last.pgbench?.summary.tps.toFixed(0)} tps · ` : "";
+            current = next ? `${next.key}` : "done";
+            progress.update(plan.length - total + done, plan.length, `${lastText}${next ? `cloning + restart for ${current}…` : "done"}`);
+          },
+          onProgress: (planned, point) => {
+            const done = plan.findIndex((x) => x.key === planned.key);
+            progress.update(Math.max(0, done), plan.length, `${planned.key}: ${point.second.toFixed(0)} / ${p.durationSeconds} s · ${point.tps.toFixed(0)} tps`);
+          },
+        });
+      const setsStarted = Date.now();
+      await runPart(plan);
+      // The adaptive design: one more set at a time while claim (1) is inconclusive, as long as the
+      // budget can still reach the sets a verdict needs at the pace of the sets so far.
+      const needed = repeatsForCoverage(MIN_COVERAGE);
+      let sets = p.sets;
+      let stoppedBy: string;
+      for (;;) {
+        const claim = claimTpsDrop(summarise(store.trials() as ReindexTrial[], p.durationSeconds, p.clients, metadata.host.cpus, p.scale));
+        if (claim.verdict !== "inconclusive") {
+          stoppedBy = sets > p.sets ? `claim (1) ${claim.verdict} after ${sets} sets` : `claim (1) ${claim.verdict} after the planned sets`;
+          break;
+        }
+        if (sets >= p.maxSets) {
+          stoppedBy = `claim (1) still inconclusive at maxSets = ${p.maxSets}`;
+          break;
+        }
+        const perSetS = (Date.now() - setsStarted) / 1000 / sets;
+        const more = Math.max(1, needed - sets);
+        const projectedS = (Date.now() - started) / 1000 + more * perSetS;
+        if (projectedS > p.budgetSeconds) {
+          stoppedBy =
+            `claim (1) still inconclusive after ${sets} set(s): ${more} more at ~${Math.round(perSetS)} s a set would pass ` +
+            `the time budget (${p.budgetSeconds} s)`;
+          break;
+        }
+        sets++;
+        const extra = planRuns(sets, p.modes).filter((r) => r.condition.set === sets);
+        plan = [...plan, ...extra];
+        await runPart(extra);
+      }
+      notes.push(`adaptive design: ${stoppedBy} (planned ${p.sets} sets, at most ${p.maxSets}, budget ${p.budgetSeconds} s)`);
+      writeMetadata({ adaptive: { plannedSets: p.sets, sets, maxSets: p.maxSets, budgetSeconds: p.budgetSeconds, stoppedBy } });
       await dropDatabases(server);
       progress.finish(`${plan.length} runs`);
-      store.writeMetadata({ ...metadata, notes, template });
+      writeMetadata({ notes, template });
       return { runId: store.runId, directory: store.directory, params: p, trials: store.trials() as ReindexTrial[], metadata: { ...metadata, notes }, template };
     },
   );

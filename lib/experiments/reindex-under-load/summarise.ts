@@ -30,6 +30,8 @@ export interface RunSummary extends PgbenchFigures {
   readonly maxMs?: number;
   /** `-r` average of `UPDATE pgbench_accounts …`, ms. */
   readonly updateAccountsMs?: number;
+  /** The same statement's mean execution time inside the server (pg_stat_statements), ms. */
+  readonly updateAccountsServerMs?: number;
   /** All three REINDEX statements, s; and the accounts primary key alone. */
   readonly reindexSeconds?: number;
   readonly accountsReindexSeconds?: number;
@@ -149,6 +151,7 @@ function summariseRun(t: ReindexTrial, baselineTps: number | undefined, duration
     ...pgbenchFigures(b),
     maxMs: b.latency?.maxMs,
     updateAccountsMs: statementLatency(b.summary, UPDATE_ACCOUNTS),
+    updateAccountsServerMs: t.updateAccountsServer?.meanMs,
     reindexSeconds: r && !r.error ? (r.endMs - r.startMs) / 1000 : undefined,
     accountsReindexSeconds: accounts ? (accounts.endMs - accounts.startMs) / 1000 : undefined,
     reindexStartS: r ? (r.startMs - t0) / 1000 : undefined,
@@ -286,6 +289,14 @@ export function updateVsBaseline(runs: readonly RunSummary[], mode: ReindexMode)
     const t = m.get(mode)?.updateAccountsMs;
     return b && t !== undefined ? t / b : undefined;
   }, `UPDATE pgbench_accounts latency ${mode} ÷ the same set's baseline, per set`);
+}
+
+export function updateServerVsBaseline(runs: readonly RunSummary[], mode: ReindexMode): Interval | undefined {
+  return perSet(runs, ["baseline", mode], (m) => {
+    const b = m.get("baseline")?.updateAccountsServerMs;
+    const t = m.get(mode)?.updateAccountsServerMs;
+    return b && t !== undefined ? t / b : undefined;
+  }, `server execution time of UPDATE pgbench_accounts, ${mode} ÷ the same set's baseline, per set (pg_stat_statements)`);
 }
 
 export function modeSummary(s: ReindexSummary, mode: ReindexMode): ModeSummary | undefined {

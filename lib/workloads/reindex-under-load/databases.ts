@@ -25,6 +25,8 @@ export interface TemplateInfo {
   readonly databaseBytes: number;
   readonly accountsRows: number;
   readonly indexBytes: Readonly<Record<string, number>>;
+  /** pg_stat_statements is available in the run databases (the server preloads it). */
+  readonly statements: boolean;
 }
 
 /** Creates the template with `pgbench -i` and freezes it against connections (it is only copied). */
@@ -35,6 +37,12 @@ export async function createTemplate(server: StartedServer, scale: number, steps
   return withAdmin(
     server,
     async (c) => {
+      // In the template, so every clone has it; a server without the library loaded simply lacks it.
+      const statements = await c
+        .query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+        .then(() => c.query("SELECT 1 FROM pg_stat_statements LIMIT 1"))
+        .then(() => true)
+        .catch(() => false);
       const size = await c.query<{ db: string; rows: string }>(
         "SELECT pg_database_size(current_database())::text AS db, (SELECT count(*) FROM pgbench_accounts)::text AS rows",
       );
@@ -46,6 +54,7 @@ export async function createTemplate(server: StartedServer, scale: number, steps
         databaseBytes: Number(size.rows[0].db),
         accountsRows: Number(size.rows[0].rows),
         indexBytes: Object.fromEntries(idx.rows.map((r) => [r.name, Number(r.bytes)])),
+        statements,
       };
     },
     TEMPLATE_DATABASE,

@@ -32,6 +32,8 @@ export interface ReindexTrial extends TrialRecord<ReindexCondition> {
   readonly restarted?: boolean;
   /** Waiting for autovacuum workers to finish before the load started; idle false when it timed out. */
   readonly autovacuumWait?: { readonly idle: boolean; readonly waitedMs: number };
+  /** pg_stat_statements over the run: the accounts UPDATE's calls and mean time inside the server. */
+  readonly updateAccountsServer?: { readonly calls: number; readonly meanMs: number };
 }
 
 export interface PlannedRun {
@@ -82,6 +84,16 @@ async function snapshot(client: Client): Promise<Record<string, number>> {
   return { ...server, ...Object.fromEntries(rows.map((r) => [r.name, Number(r.value)])) };
 }
 
+/** pgbench's `UPDATE pgbench_accounts …` as pg_stat_statements saw it in this database. */
+async function updateAccountsStatement(client: Client): Promise<{ calls: number; meanMs: number } | undefined> {
+  const { rows } = await client.query<{ calls: string; ms: string }>(
+    `SELECT sum(calls)::text AS calls, sum(total_exec_time)::text AS ms FROM pg_stat_statements
+      WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND query LIKE 'UPDATE pgbench_accounts%'`,
+  );
+  const calls = Number(rows[0]?.calls ?? 0);
+  return calls > 0 ? { calls, meanMs: Number(rows[0].ms) / calls } : undefined;
+}
+
 /** Backends publish their statistics as they exit: wait until pgbench's sessions are gone. */
 async function waitForClientsGone(client: Client, timeoutMs = 5000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -128,6 +140,8 @@ export async function runTrial(
       // pgbench updates branches and tellers thousands of times a run: a worker started on them by
       // the previous run must not run on into this one (a late one is counted in the window).
       const autovacuumWait = await waitForAutovacuumIdle(admin);
+      // Cleared right before the load, so its figures are this run's alone; absent without the library.
+      const statements = await admin.query("SELECT pg_stat_statements_reset()").then(() => true, () => false);
       const before = await snapshot(admin);
       const mode = planned.condition.mode;
       const session = mode === "baseline" ? undefined : await ReindexSession.open(connection);
@@ -169,6 +183,7 @@ export async function runTrial(
       }
       await waitForClientsGone(admin);
       const after = await snapshot(admin);
+      const updateAccountsServer = statements ? await updateAccountsStatement(admin) : undefined;
       const record: ReindexTrial = {
         key: planned.key,
         condition: planned.condition,
@@ -187,6 +202,7 @@ export async function runTrial(
         cloneSeconds,
         restarted,
         autovacuumWait,
+        ...(updateAccountsServer ? { updateAccountsServer } : {}),
       };
       return record;
     },
