@@ -14,6 +14,7 @@ import {
   claimUpdateLatency,
   DECLARATIONS,
 } from "../../lib/experiments/reindex-under-load/claims";
+import { adaptiveStep } from "../../lib/experiments/reindex-under-load/run";
 
 interface RunInput {
   readonly tps?: number;
@@ -147,4 +148,15 @@ test("04 sensitivity: a run with an autovacuum is flagged and the verdict recomp
 test("04: with no runs every claim says what it needs", () => {
   const claims = checkClaims(summariseRuns([], { durationSeconds: 30, clients: 2, scale: 100 }));
   assert.ok(claims.every((c) => c.verdict === "inconclusive" && /needs/.test(c.decidedBy)), JSON.stringify(claims.map((c) => c.decidedBy)));
+});
+
+test("04 adaptive design: adds sets only while claim (1) is inconclusive and the budget can reach a verdict", () => {
+  const base = { verdict: "inconclusive" as const, sets: 2, plannedSets: 2, maxSets: 5, needed: 5, elapsedS: 200, perSetS: 95, budgetS: 600 };
+  assert.deepEqual(adaptiveStep(base), {}, "3 more sets at 95 s fit in 600 s");
+  assert.match(adaptiveStep({ ...base, budgetS: 240 }).stop ?? "", /3 more at ~95 s a set would pass the time budget \(240 s\)/);
+  assert.match(adaptiveStep({ ...base, sets: 5 }).stop ?? "", /still inconclusive at maxSets = 5/);
+  assert.deepEqual(adaptiveStep({ ...base, sets: 4, maxSets: 8, elapsedS: 400 }), {}, "one more set fits");
+  assert.equal(adaptiveStep({ ...base, verdict: "held" }).stop, "claim (1) held after the planned sets");
+  assert.equal(adaptiveStep({ ...base, verdict: "did not hold", sets: 4 }).stop, "claim (1) did not hold after 4 sets");
+  assert.equal(adaptiveStep({ ...base, verdict: "not tested at this scale" }).stop, "claim (1) not tested at this scale after the planned sets");
 });

@@ -8,7 +8,7 @@ import type { ServerSpec } from "../../targets/types";
 import { withSession, type RunControl } from "../session";
 import { describeRunner, locatePgbench } from "../../workloads/pgbench";
 import { createTemplate, dropDatabases, type TemplateInfo } from "../../workloads/reindex-under-load/databases";
-import { MIN_COVERAGE, repeatsForCoverage } from "../../stats/claims";
+import { MIN_COVERAGE, repeatsForCoverage, type Verdict } from "../../stats/claims";
 import { planRuns, runPlan, type PlannedRun, type ReindexCondition, type ReindexTrial } from "../../workloads/reindex-under-load/run-trials";
 import { claimTpsDrop } from "./claims";
 import { summarise } from "./summarise";
@@ -37,6 +37,39 @@ export function serverSpec(p: ReindexUnderLoadParams): ServerSpec {
 }
 
 export type { RunControl } from "../session";
+
+export interface AdaptiveState {
+  readonly verdict: Verdict;
+  readonly sets: number;
+  readonly plannedSets: number;
+  readonly maxSets: number;
+  /** Sets an interval needs to cover the median with the least coverage that decides a claim. */
+  readonly needed: number;
+  readonly elapsedS: number;
+  readonly perSetS: number;
+  readonly budgetS: number;
+}
+
+/**
+ * One step of the adaptive design: stop (and why) or run one more set. More sets only help an
+ * inconclusive claim, and only if the budget can reach the sets a verdict needs at the pace so far
+ * (one more set where the interval straddles a margin with enough sets already).
+ */
+export function adaptiveStep(a: AdaptiveState): { readonly stop?: string } {
+  if (a.verdict !== "inconclusive") {
+    return { stop: a.sets > a.plannedSets ? `claim (1) ${a.verdict} after ${a.sets} sets` : `claim (1) ${a.verdict} after the planned sets` };
+  }
+  if (a.sets >= a.maxSets) return { stop: `claim (1) still inconclusive at maxSets = ${a.maxSets}` };
+  const more = Math.max(1, a.needed - a.sets);
+  if (a.elapsedS + more * a.perSetS > a.budgetS) {
+    return {
+      stop:
+        `claim (1) still inconclusive after ${a.sets} set(s): ${more} more at ~${Math.round(a.perSetS)} s a set would pass ` +
+        `the time budget (${a.budgetS} s)`,
+    };
+  }
+  return {};
+}
 
 export async function run(p: ReindexUnderLoadParams, control: RunControl = {}): Promise<ReindexUnderLoadRun> {
   const started = Date.now();
@@ -84,21 +117,18 @@ export async function run(p: ReindexUnderLoadParams, control: RunControl = {}): 
       let stoppedBy: string;
       for (;;) {
         const claim = claimTpsDrop(summarise(store.trials() as ReindexTrial[], p.durationSeconds, p.clients, metadata.host.cpus, p.scale));
-        if (claim.verdict !== "inconclusive") {
-          stoppedBy = sets > p.sets ? `claim (1) ${claim.verdict} after ${sets} sets` : `claim (1) ${claim.verdict} after the planned sets`;
-          break;
-        }
-        if (sets >= p.maxSets) {
-          stoppedBy = `claim (1) still inconclusive at maxSets = ${p.maxSets}`;
-          break;
-        }
-        const perSetS = (Date.now() - setsStarted) / 1000 / sets;
-        const more = Math.max(1, needed - sets);
-        const projectedS = (Date.now() - started) / 1000 + more * perSetS;
-        if (projectedS > p.budgetSeconds) {
-          stoppedBy =
-            `claim (1) still inconclusive after ${sets} set(s): ${more} more at ~${Math.round(perSetS)} s a set would pass ` +
-            `the time budget (${p.budgetSeconds} s)`;
+        const step = adaptiveStep({
+          verdict: claim.verdict,
+          sets,
+          plannedSets: p.sets,
+          maxSets: p.maxSets,
+          needed,
+          elapsedS: (Date.now() - started) / 1000,
+          perSetS: (Date.now() - setsStarted) / 1000 / sets,
+          budgetS: p.budgetSeconds,
+        });
+        if (step.stop) {
+          stoppedBy = step.stop;
           break;
         }
         sets++;
