@@ -12,6 +12,7 @@ import type { CounterSnapshot, IndexWriteEngine } from "./engine";
 import { FIELDS, UPDATED_COLUMNS, type Field, type UpdateOperation } from "./operations";
 import { sendBatch } from "../../engines/postgres/batch";
 import { connect } from "../../engines/postgres/connect";
+import { waitForAutovacuumIdle } from "../../engines/postgres/autovacuum";
 
 const TABLE = "write_cost_rows";
 const COLUMNS = ["id", "counter", ...FIELDS];
@@ -80,15 +81,8 @@ export class PostgresIndexWriteTable implements IndexWriteEngine {
   async quiesce(): Promise<void> {
     await this.setup.query("CHECKPOINT");
     // Autovacuum may have started on the freshly loaded table; a trial timed beside it would share
-    // the CPUs with it. Wait for it, at most 30 s (then the trial runs and is flagged if it overlaps).
-    const deadline = Date.now() + 30_000;
-    while (Date.now() < deadline) {
-      const { rows } = await this.setup.query<{ n: string }>(
-        "SELECT count(*) AS n FROM pg_stat_activity WHERE backend_type = 'autovacuum worker' AND datname = current_database()",
-      );
-      if (Number(rows[0]?.n ?? 0) === 0) return;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    // the CPUs with it. Wait for it (at most 30 s; then the trial runs and is flagged if it overlaps).
+    await waitForAutovacuumIdle(this.setup);
   }
 
   async writtenBetween(before: CounterSnapshot, after: CounterSnapshot): Promise<CounterSnapshot | undefined> {
