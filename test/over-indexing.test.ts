@@ -44,6 +44,17 @@ test("the schema's levels: 7 from constraints, +7, +7, +7, then every remaining 
   assert.throws(() => extraIndexesFor(10), /not one of 7, 14, 21, 28, 39/);
 });
 
+test("levels rotate between rounds: each level takes each position once in as many rounds as levels", () => {
+  const plan = planRounds([7, 14, 21], 3);
+  assert.deepEqual(
+    plan.map((p) => p.key),
+    ["idx7/r1", "idx14/r1", "idx21/r1", "idx14/r2", "idx21/r2", "idx7/r2", "idx21/r3", "idx7/r3", "idx14/r3"],
+  );
+  for (const level of [7, 14, 21]) {
+    assert.deepEqual(plan.filter((p) => p.condition.level === level).map((p) => p.order).sort(), [0, 1, 2], `${level} at every position`);
+  }
+});
+
 test("dataset shape and TABLESAMPLE percentage scale with one number", () => {
   assert.deepEqual(datasetShape(1), { products: 20_000_000, warehouses: 2_500, stockDraws: 50_000_000, movements: 1_000_000 });
   assert.deepEqual(datasetShape(0.01), { products: 200_000, warehouses: 2_500, stockDraws: 500_000, movements: 10_000 });
@@ -84,7 +95,7 @@ test("rounds on embedded PostgreSQL: 7 vs 39 indexes, counters that explain the 
       server,
       runner,
       plan: planRounds(params.indexLevels, 1),
-      settings: { ...params, script },
+      settings: { ...params, script, walInspect: template.walInspect },
       store,
     });
     assert.equal(store.trials().length, 2);
@@ -107,7 +118,18 @@ test("rounds on embedded PostgreSQL: 7 vs 39 indexes, counters that explain the 
     const [l7, l39] = s.levels;
     assert.equal(s.rounds[1].tables.stock.indexes, 14, "stock has 14 indexes at level 39");
     assert.equal(l39.stockHotShare, 0, "quantity and last_updated are indexed at 39: no HOT update");
-    assert.ok(l39.indexEntriesPerTx! > 4 * l7.indexEntriesPerTx!, `${l7.indexEntriesPerTx} → ${l39.indexEntriesPerTx} index entries per tx`);
+    assert.ok(
+      l39.modelIndexEntriesPerTx! > 4 * l7.modelIndexEntriesPerTx!,
+      `${l7.modelIndexEntriesPerTx} → ${l39.modelIndexEntriesPerTx} index entries per tx (model)`,
+    );
+    // Measured from the WAL (pg_walinspect is in the embedded contrib): the count the model predicts.
+    assert.ok(template.walInspect, `pg_walinspect: ${template.walInspectError ?? ""}`);
+    for (const l of [l7, l39]) {
+      const ratio = l.btreeInsertsPerTx! / l.modelIndexEntriesPerTx!;
+      assert.ok(ratio > 0.8 && ratio < 1.25, `${l.level} idx: ${l.btreeInsertsPerTx} B-tree inserts per tx counted, model ${l.modelIndexEntriesPerTx}`);
+    }
+    assert.ok(trials.every((t) => t.autovacuumWait && typeof t.order === "number"), "autovacuum wait and position recorded");
+    assert.ok(l39.serverMsPerTx! > 0, "server time per transaction from pg_stat_statements");
     assert.ok(l39.walBytesPerTx! > l7.walBytesPerTx!);
     assert.ok(l7.hitRatio! > 0.9);
     assert.deepEqual(checkClaims(s).map((c) => c.id), ["1", "2", "3", "4", "5"]);

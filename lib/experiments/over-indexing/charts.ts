@@ -31,6 +31,21 @@ export function tpsByLevel(s: OverIndexingSummary): PlotlyFigure {
       line: { color: "#4c78a8", width: 3 },
     },
   ];
+  // Every round as a point; flagged ones (checkpoint or autovacuum inside, TPS outlier) as crosses.
+  for (const flagged of [false, true]) {
+    const rounds = s.rounds.filter((r) => (r.disturbed || r.outlier) === flagged);
+    if (!rounds.length) continue;
+    data.push({
+      type: "scatter",
+      mode: "markers",
+      name: flagged ? "flagged round (checkpoint / autovacuum inside, or outlier)" : "one round",
+      x: rounds.map((r) => r.level),
+      y: rounds.map((r) => r.tps),
+      customdata: rounds.map((r) => r.key),
+      hovertemplate: "%{customdata}: %{y:.0f} tps<extra></extra>",
+      marker: flagged ? { symbol: "x", size: 10, color: "#e45756" } : { symbol: "circle-open", size: 7, color: "#4c78a8" },
+    });
+  }
   const at7 = s.levels.find((l) => l.level === 7)?.tps.median;
   if (at7) {
     const seed = seedCurveScaledTo(at7);
@@ -167,7 +182,10 @@ export function workPerTransaction(s: OverIndexingSummary): PlotlyFigure {
     });
   };
   const data: PlotlyTrace[] = [
-    { type: "scatter", mode: "lines+markers", name: "index entries / tx", x, y: rel((l) => l.indexEntriesPerTx), line: { color: "#e45756" } },
+    base?.btreeInsertsPerTx !== undefined
+      ? { type: "scatter", mode: "lines+markers", name: "B-tree leaf inserts / tx (WAL, measured)", x, y: rel((l) => l.btreeInsertsPerTx), line: { color: "#e45756" } }
+      : { type: "scatter", mode: "lines+markers", name: "index entries / tx (model)", x, y: rel((l) => l.modelIndexEntriesPerTx), line: { color: "#e45756", dash: "dot" } },
+    { type: "scatter", mode: "lines+markers", name: "server time / tx (pg_stat_statements)", x, y: rel((l) => l.serverMsPerTx), line: { color: "#72b7b2" } },
     { type: "scatter", mode: "lines+markers", name: "WAL bytes / tx", x, y: rel((l) => l.walBytesPerTx), line: { color: "#f58518" } },
     { type: "scatter", mode: "lines+markers", name: "blocks dirtied / tx", x, y: rel((l) => l.dirtiedPerTx), line: { color: "#54a24b" } },
     { type: "scatter", mode: "lines+markers", name: "index blocks touched / tx", x, y: rel((l) => l.indexBlocksPerTx), line: { color: "#b279a2" } },

@@ -69,13 +69,18 @@ export async function run(p: OverIndexingParams, control: RunControl = {}): Prom
           `(${(template.databaseBytes / GIB).toFixed(2)} GiB, loaded in ${loadTotal.toFixed(0)} s); every round starts from a FILE_COPY clone of it`,
         `TABLESAMPLE SYSTEM (${Number(template.samplePercent.toPrecision(3))}) over ${template.stockPages.toLocaleString("en-US")} stock pages` +
           (template.samplePercent > 0.05 ? " (the seed's 0.05 % raised so that a sample is never empty on the smaller table)" : " (the seed's)"),
+        `levels rotate between rounds: round r starts r − 1 levels further on (${plan
+          .filter((x) => x.repeat <= 2)
+          .map((x) => x.key)
+          .join(", ")}${p.repeats > 2 ? ", …" : ""})`,
       );
+      if (!template.walInspect) notes.push(`no pg_walinspect here (${template.walInspectError}): B-tree inserts per transaction are not measured`);
       store.writeMetadata({ ...metadata, template, script });
       await runRounds({
         server,
         runner,
         plan,
-        settings: { ...p, script },
+        settings: { ...p, script, walInspect: template.walInspect },
         store,
         signal,
         onNote: (n) => notes.push(n),

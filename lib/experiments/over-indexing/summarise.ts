@@ -1,10 +1,12 @@
 /**
  * Notebook 03's figures from the raw rounds: per round TPS, latency percentiles, WAL and blocks per
- * transaction, index entries written, HOT share, cache hit ratio, sizes; per level the medians over
- * rounds and the ratio to the 7-index level.
+ * transaction, B-tree inserts (counted in the WAL) and the model of them, HOT share, cache hit
+ * ratio, sizes; per level the medians over rounds and the ratio to the lowest level, paired per
+ * round (every level runs once in each round, back to back), with an exact interval of its median.
  */
 import { publishedFigures } from "../../results/reference";
-import { groupBy, ratioOfMedians, spread, type Ratio, type Spread } from "../../stats/summary";
+import { medianInterval, outlierFlags, type Interval } from "../../stats/intervals";
+import { groupBy, spread, type Spread } from "../../stats/summary";
 import { pgbenchFigures, type PgbenchFigures, type SeriesPoint } from "../../workloads/pgbench";
 import { TABLES, type InventoryTable } from "../../workloads/over-indexing/schema";
 import type { StatementStats } from "../../workloads/over-indexing/observations";
@@ -26,6 +28,8 @@ export interface RoundSummary extends PgbenchFigures {
   readonly key: string;
   readonly level: number;
   readonly repeat: number;
+  /** Position of the round within its repeat (0 = first); rotated between repeats. */
+  readonly order?: number;
   readonly series: readonly SeriesPoint[];
   readonly walBytesPerTx?: number;
   /** WAL written during the round, bytes. */
@@ -41,8 +45,24 @@ export interface RoundSummary extends PgbenchFigures {
   readonly evictions: number;
   /** Shared blocks dirtied per transaction (pg_stat_statements). */
   readonly dirtiedPerTx?: number;
-  /** New index entries per transaction: Σ tables (inserted + non-HOT updated rows) × its indexes. */
-  readonly indexEntriesPerTx?: number;
+  /**
+   * A MODEL of the index entries per transaction: Σ tables (inserted + non-HOT updated rows) × its
+   * indexes — what the row counters predict, not a count of what the server did.
+   */
+  readonly modelIndexEntriesPerTx?: number;
+  /**
+   * MEASURED B-tree leaf inserts per transaction, from the round's WAL (pg_walinspect):
+   * Btree INSERT_LEAF + INSERT_POST + SPLIT_L + SPLIT_R records (a split's record carries the new
+   * entry); absent where the server has no pg_walinspect.
+   */
+  readonly btreeInsertsPerTx?: number;
+  /** B-tree page splits per transaction (Btree SPLIT_L + SPLIT_R records). */
+  readonly btreeSplitsPerTx?: number;
+  /** Share of the round's WAL bytes in B-tree records, and heap records per transaction. */
+  readonly btreeWalShare?: number;
+  readonly heapRecordsPerTx?: number;
+  /** Server execution time per transaction, ms: Σ pg_stat_statements total_exec_time ÷ transactions. */
+  readonly serverMsPerTx?: number;
   /** Index blocks touched (hit + read) per transaction (pg_statio_user_tables). */
   readonly indexBlocksPerTx?: number;
   /** Share of stock updates that were HOT (no new index entries). */
@@ -52,6 +72,12 @@ export interface RoundSummary extends PgbenchFigures {
   readonly indexGrowthBytes: number;
   readonly indexGrowthPerTx?: number;
   readonly checkpoints: number;
+  /** Autovacuum and autoanalyze runs on the four tables that finished inside the round. */
+  readonly autovacuumRuns: number;
+  /** A checkpoint or an autovacuum run fell inside the timed window. */
+  readonly disturbed: boolean;
+  /** TPS far from the level's other rounds (OUTLIER_RULE). */
+  readonly outlier: boolean;
   readonly checkpointerBuffers: number;
   readonly bgwriterBuffers: number;
   /** Buffers written by the clients' own backends (pg_stat_io): work the bgwriter did not take off them. */
@@ -70,13 +96,22 @@ export interface LevelSummary {
   readonly p50Ms?: number;
   readonly p95Ms?: number;
   readonly p99Ms?: number;
-  /** TPS ÷ TPS at 7 indexes (medians, bootstrap CI). */
-  readonly tpsRatio?: Ratio;
-  readonly latencyRatio?: Ratio;
+  /** TPS ÷ TPS at the lowest level, one ratio per round, and the interval of their median. */
+  readonly tpsRatio?: Interval;
+  /** Average latency ÷ the lowest level's, paired per round. */
+  readonly latencyRatio?: Interval;
+  /** Server time per transaction (pg_stat_statements) ÷ the lowest level's, paired per round. */
+  readonly serverTimeRatio?: Interval;
+  /** TPS ÷ TPS at the next lower level, paired per round (the step claim (1) reads). */
+  readonly stepRatio?: Interval;
   readonly walBytesPerTx?: number;
   readonly walFpiPerTx?: number;
   readonly dirtiedPerTx?: number;
-  readonly indexEntriesPerTx?: number;
+  readonly modelIndexEntriesPerTx?: number;
+  readonly btreeInsertsPerTx?: number;
+  readonly btreeSplitsPerTx?: number;
+  readonly btreeWalShare?: number;
+  readonly serverMsPerTx?: number;
   readonly indexBlocksPerTx?: number;
   readonly stockHotShare?: number;
   readonly hitRatio?: number;
@@ -85,6 +120,10 @@ export interface LevelSummary {
   readonly indexGrowthBytes?: number;
   readonly indexGrowthPerTx?: number;
   readonly checkpoints: number;
+  readonly autovacuumRuns: number;
+  /** Rounds flagged: disturbed (checkpoint or autovacuum inside) and TPS outliers. */
+  readonly disturbedRounds: number;
+  readonly outlierRounds: number;
   readonly backendWrites?: number;
   readonly walMiB?: number;
   readonly checkpointerBuffers?: number;
@@ -135,10 +174,22 @@ function summariseRound(t: OverIndexingTrial): RoundSummary {
   const tableGrowth = TABLES.reduce((a, name) => a + tables[name].tableBytesAfter - tables[name].tableBytesBefore, 0);
   const indexGrowth = TABLES.reduce((a, name) => a + tables[name].indexBytesAfter - tables[name].indexBytesBefore, 0);
   const stock = tables.stock;
+  const wal = t.walRecords;
+  const walCount = (kinds: readonly string[]) => (wal ? kinds.reduce((a, k) => a + (wal[`Btree/${k}`]?.count ?? 0), 0) : undefined);
+  const walTotal = wal ? Object.values(wal).reduce((a, r) => a + r.bytes, 0) : 0;
+  const btreeBytes = wal ? Object.entries(wal).reduce((a, [k, r]) => (k.startsWith("Btree/") ? a + r.bytes : a), 0) : 0;
+  const heapRecords = wal ? Object.entries(wal).reduce((a, [k, r]) => (k.startsWith("Heap/") ? a + r.count : a), 0) : undefined;
+  const serverMs = (t.statements ?? []).reduce((a, st) => a + st.totalMs, 0);
+  const checkpoints = (c["checkpointer.timed"] ?? 0) + (c["checkpointer.requested"] ?? 0);
+  const autovacuumRuns = TABLES.reduce(
+    (a, name) => a + (c[`table.${name}.autovacuum_count`] ?? 0) + (c[`table.${name}.autoanalyze_count`] ?? 0),
+    0,
+  );
   return {
     key: t.key,
     level: t.condition.level,
     repeat: t.repeat,
+    ...(t.order !== undefined ? { order: t.order } : {}),
     ...pgbenchFigures(b),
     series: b.series,
     walBytesPerTx: per(c["wal.bytes"]),
@@ -150,13 +201,21 @@ function summariseRound(t: OverIndexingTrial): RoundSummary {
     blockReadMs: c["db.blk_read_time_ms"] ?? 0,
     evictions: Object.entries(c).reduce((a, [k, v]) => (k.startsWith("io.") && k.includes(".relation.") && k.endsWith(".evictions") ? a + v : a), 0),
     dirtiedPerTx: per(dirtied),
-    indexEntriesPerTx: per(entries),
+    modelIndexEntriesPerTx: per(entries),
+    btreeInsertsPerTx: per(walCount(["INSERT_LEAF", "INSERT_POST", "SPLIT_L", "SPLIT_R"])),
+    btreeSplitsPerTx: per(walCount(["SPLIT_L", "SPLIT_R"])),
+    btreeWalShare: wal && walTotal > 0 ? btreeBytes / walTotal : undefined,
+    heapRecordsPerTx: per(heapRecords),
+    serverMsPerTx: serverMs > 0 ? per(serverMs) : undefined,
     indexBlocksPerTx: per(indexBlocks),
     stockHotShare: stock.updated ? stock.hotUpdated / stock.updated : undefined,
     tableGrowthBytes: tableGrowth,
     indexGrowthBytes: indexGrowth,
     indexGrowthPerTx: per(indexGrowth),
-    checkpoints: (c["checkpointer.timed"] ?? 0) + (c["checkpointer.requested"] ?? 0),
+    checkpoints,
+    autovacuumRuns,
+    disturbed: checkpoints > 0 || autovacuumRuns > 0,
+    outlier: false,
     checkpointerBuffers: c["checkpointer.buffers_written"] ?? 0,
     bgwriterBuffers: c["bgwriter.buffers_clean"] ?? 0,
     backendWrites: ioCounter(c, "client backend", "writes"),
@@ -177,16 +236,55 @@ function med(values: readonly (number | undefined)[]): number | undefined {
   return v.length ? spread(v).median : undefined;
 }
 
+/**
+ * Per-round ratios of one figure, level ÷ baseline level, for the rounds where both ran, and the
+ * exact interval of their median (see stats/intervals). `keep` drops rounds (e.g. flagged ones)
+ * from both sides of the pair.
+ */
+export function pairedLevelRatio(
+  rounds: readonly RoundSummary[],
+  level: number,
+  baseLevel: number,
+  pick: (r: RoundSummary) => number | undefined,
+  of: string,
+  keep: (r: RoundSummary) => boolean = () => true,
+): Interval | undefined {
+  const byRepeat = (l: number) =>
+    new Map(
+      rounds
+        .filter((r) => r.level === l && keep(r))
+        .map((r) => [r.repeat, pick(r)] as const)
+        .filter((e): e is readonly [number, number] => e[1] !== undefined && Number.isFinite(e[1])),
+    );
+  const target = byRepeat(level);
+  const base = byRepeat(baseLevel);
+  const ratios: number[] = [];
+  for (const [repeat, t] of target) {
+    const b = base.get(repeat);
+    if (b !== undefined && b > 0) ratios.push(t / b);
+  }
+  return ratios.length ? medianInterval(ratios, of) : undefined;
+}
+
 export function summarise(trials: readonly OverIndexingTrial[], durationSeconds: number, clients: number): OverIndexingSummary {
   const ok = trials.filter((t) => t.status === "ok" && t.pgbench);
-  const rounds = ok.map(summariseRound).sort((a, b) => a.level - b.level || a.repeat - b.repeat);
+  const plain = ok.map(summariseRound).sort((a, b) => a.level - b.level || a.repeat - b.repeat);
+  // Outliers by TPS within each level (shown, kept; claims say whether dropping them changes a verdict).
+  const rounds: RoundSummary[] = [];
+  for (const group of groupBy(plain, (r) => String(r.level)).values()) {
+    const flags = outlierFlags(group.map((r) => r.tps));
+    group.forEach((r, i) => rounds.push({ ...r, outlier: flags[i] }));
+  }
+  rounds.sort((a, b) => a.level - b.level || a.repeat - b.repeat);
   const byLevel = groupBy(rounds, (r) => String(r.level));
-  const base = byLevel.get(String(Math.min(...rounds.map((r) => r.level))));
+  const levelList = [...byLevel.keys()].map(Number).sort((a, b) => a - b);
+  const baseLevel = levelList[0];
   const levels: LevelSummary[] = [...byLevel.values()].map((group) => {
     const level = group[0].level;
     const lat = group.map((r) => r.latencyAvgMs).filter((x): x is number => x !== undefined);
-    const baseLat = base?.map((r) => r.latencyAvgMs).filter((x): x is number => x !== undefined) ?? [];
     const hits = group.map((r) => r.hitRatio).filter((x): x is number => x !== undefined);
+    const previous = levelList[levelList.indexOf(level) - 1];
+    const vsBase = level !== baseLevel;
     return {
       level,
       rounds: group.length,
@@ -195,12 +293,25 @@ export function summarise(trials: readonly OverIndexingTrial[], durationSeconds:
       p50Ms: med(group.map((r) => r.p50Ms)),
       p95Ms: med(group.map((r) => r.p95Ms)),
       p99Ms: med(group.map((r) => r.p99Ms)),
-      tpsRatio: base && base[0].level !== level ? ratioOfMedians(group.map((r) => r.tps), base.map((r) => r.tps)) : undefined,
-      latencyRatio: baseLat.length && lat.length && base![0].level !== level ? ratioOfMedians(lat, baseLat) : undefined,
+      tpsRatio: vsBase ? pairedLevelRatio(rounds, level, baseLevel, (r) => r.tps, `TPS ${level} idx ÷ ${baseLevel} idx, paired per round`) : undefined,
+      latencyRatio: vsBase
+        ? pairedLevelRatio(rounds, level, baseLevel, (r) => r.latencyAvgMs, `average latency ${level} idx ÷ ${baseLevel} idx, paired per round`)
+        : undefined,
+      serverTimeRatio: vsBase
+        ? pairedLevelRatio(rounds, level, baseLevel, (r) => r.serverMsPerTx, `server ms per tx ${level} idx ÷ ${baseLevel} idx, paired per round`)
+        : undefined,
+      stepRatio:
+        previous !== undefined
+          ? pairedLevelRatio(rounds, level, previous, (r) => r.tps, `TPS ${level} idx ÷ ${previous} idx, paired per round`)
+          : undefined,
       walBytesPerTx: med(group.map((r) => r.walBytesPerTx)),
       walFpiPerTx: med(group.map((r) => r.walFpiPerTx)),
       dirtiedPerTx: med(group.map((r) => r.dirtiedPerTx)),
-      indexEntriesPerTx: med(group.map((r) => r.indexEntriesPerTx)),
+      modelIndexEntriesPerTx: med(group.map((r) => r.modelIndexEntriesPerTx)),
+      btreeInsertsPerTx: med(group.map((r) => r.btreeInsertsPerTx)),
+      btreeSplitsPerTx: med(group.map((r) => r.btreeSplitsPerTx)),
+      btreeWalShare: med(group.map((r) => r.btreeWalShare)),
+      serverMsPerTx: med(group.map((r) => r.serverMsPerTx)),
       indexBlocksPerTx: med(group.map((r) => r.indexBlocksPerTx)),
       stockHotShare: med(group.map((r) => r.stockHotShare)),
       hitRatio: med(hits),
@@ -209,6 +320,9 @@ export function summarise(trials: readonly OverIndexingTrial[], durationSeconds:
       indexGrowthBytes: med(group.map((r) => r.indexGrowthBytes)),
       indexGrowthPerTx: med(group.map((r) => r.indexGrowthPerTx)),
       checkpoints: group.reduce((a, r) => a + r.checkpoints, 0),
+      autovacuumRuns: group.reduce((a, r) => a + r.autovacuumRuns, 0),
+      disturbedRounds: group.filter((r) => r.disturbed).length,
+      outlierRounds: group.filter((r) => r.outlier).length,
       backendWrites: med(group.map((r) => r.backendWrites)),
       walMiB: med(group.map((r) => r.walBytes / 2 ** 20)),
       checkpointerBuffers: med(group.map((r) => r.checkpointerBuffers)),

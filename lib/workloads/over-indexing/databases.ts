@@ -12,6 +12,7 @@ import type { Client } from "pg";
 export function withClient<T>(server: StartedServer, database: string, fn: (client: Client) => Promise<T>): Promise<T> {
   return withConnection(server.connection, fn, { database, applicationName: "dblab-admin" });
 }
+import { enableWalInspect } from "./observations";
 import { loadStatements, samplePercent, type DatasetShape } from "./dataset";
 import { COUNT_INDEXES_SQL, CONSTRAINT_INDEXES, createIndexSql, extraIndexesFor, SCHEMA_SQL } from "./schema";
 
@@ -28,6 +29,9 @@ export interface TemplateInfo {
   /** TABLESAMPLE SYSTEM percentage the transaction uses (see samplePercent). */
   readonly samplePercent: number;
   readonly constraintIndexes: number;
+  /** Whether clones have pg_walinspect (WAL records by type per round), and why not if they do not. */
+  readonly walInspect: boolean;
+  readonly walInspectError?: string;
 }
 
 export async function createTemplate(
@@ -40,6 +44,8 @@ export async function createTemplate(
   await recreateDatabase(server.connection, TEMPLATE_DATABASE);
   return withClient(server, TEMPLATE_DATABASE, async (c) => {
     await c.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
+    // In the template, so every clone has it: each round's B-tree inserts are then counted from its WAL.
+    const walInspectError = await enableWalInspect(c);
     await c.query(SCHEMA_SQL);
     const loadSeconds: Record<string, number> = {};
     for (const step of loadStatements(shape, seed)) {
@@ -68,6 +74,8 @@ export async function createTemplate(
       stockPages: pages,
       samplePercent: samplePercent(pages),
       constraintIndexes: idx.rows[0].n,
+      walInspect: walInspectError === undefined,
+      ...(walInspectError ? { walInspectError } : {}),
     };
   });
 }

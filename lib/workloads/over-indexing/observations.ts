@@ -11,7 +11,8 @@ SELECT 'table.' || s.relname || '.' || k AS name, v::float8 AS value
 FROM pg_stat_user_tables s JOIN pg_statio_user_tables io USING (relid),
   LATERAL (VALUES ('n_tup_ins', s.n_tup_ins), ('n_tup_upd', s.n_tup_upd), ('n_tup_hot_upd', s.n_tup_hot_upd),
                   ('heap_blks_hit', io.heap_blks_hit), ('heap_blks_read', io.heap_blks_read),
-                  ('idx_blks_hit', io.idx_blks_hit), ('idx_blks_read', io.idx_blks_read)) AS c(k, v)
+                  ('idx_blks_hit', io.idx_blks_hit), ('idx_blks_read', io.idx_blks_read),
+                  ('autovacuum_count', s.autovacuum_count), ('autoanalyze_count', s.autoanalyze_count)) AS c(k, v)
 WHERE v IS NOT NULL`;
 
 /** Table size (heap, TOAST, free-space and visibility maps) per table, and every index's size. */
@@ -78,4 +79,62 @@ export async function statementStats(client: Client): Promise<StatementStats[]> 
     walFpi: Number(r.wal_fpi),
     walBytes: Number(r.wal_bytes),
   }));
+}
+
+/** Autovacuum workers at work on this server right now (pg_stat_activity). */
+export async function autovacuumWorkers(client: Client): Promise<number> {
+  const { rows } = await client.query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'",
+  );
+  return rows[0].n;
+}
+
+/**
+ * Waits (bounded) until no autovacuum worker runs, so that none shares the timed window's CPU;
+ * returns the seconds waited and whether one was still running at the deadline.
+ */
+export async function waitForAutovacuumIdle(client: Client, timeoutMs = 30_000): Promise<{ seconds: number; busy: boolean }> {
+  const began = Date.now();
+  while (Date.now() - began < timeoutMs) {
+    if ((await autovacuumWorkers(client)) === 0) return { seconds: (Date.now() - began) / 1000, busy: false };
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return { seconds: (Date.now() - began) / 1000, busy: true };
+}
+
+/** WAL records of one kind (resource manager / record type) in a window. */
+export interface WalRecordStats {
+  readonly count: number;
+  /** Record bytes plus full-page-image bytes. */
+  readonly bytes: number;
+  readonly fpiBytes: number;
+}
+
+/** `pg_walinspect` in this database, if the server has it (the embedded contrib and the docker image do). */
+export async function enableWalInspect(client: Client): Promise<string | undefined> {
+  try {
+    await client.query("CREATE EXTENSION IF NOT EXISTS pg_walinspect");
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+export async function currentWalLsn(client: Client): Promise<string> {
+  const { rows } = await client.query<{ lsn: string }>("SELECT pg_current_wal_lsn()::text AS lsn");
+  return rows[0].lsn;
+}
+
+/**
+ * WAL written between two LSNs, counted by record type ("Btree/INSERT_LEAF", "Heap/HOT_UPDATE", …)
+ * from the WAL itself (pg_walinspect): a count of what the server did, where per-table counters
+ * times index counts would only be a model.
+ */
+export async function walRecordsBetween(client: Client, start: string, end: string): Promise<Record<string, WalRecordStats>> {
+  const { rows } = await client.query<{ kind: string; n: string; bytes: string; fpi: string }>(
+    `SELECT "resource_manager/record_type" AS kind, count::text AS n, combined_size::text AS bytes, fpi_size::text AS fpi
+     FROM pg_get_wal_stats($1::pg_lsn, $2::pg_lsn, true) WHERE count > 0`,
+    [start, end],
+  );
+  return Object.fromEntries(rows.map((r) => [r.kind, { count: Number(r.n), bytes: Number(r.bytes), fpiBytes: Number(r.fpi) }]));
 }

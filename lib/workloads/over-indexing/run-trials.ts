@@ -8,7 +8,17 @@ import type { RunStore, TrialRecord } from "../../results/run-store";
 import type { StartedServer } from "../../targets/types";
 import { runPgbench, type PgbenchRunner, type PgbenchRunResult, type ProgressPoint } from "../pgbench";
 import { prepareRound, RUN_DATABASE, withClient, type PreparedRound } from "./databases";
-import { relationSizes, resetStatements, roundCounters, statementStats, type StatementStats } from "./observations";
+import {
+  currentWalLsn,
+  relationSizes,
+  resetStatements,
+  roundCounters,
+  statementStats,
+  waitForAutovacuumIdle,
+  walRecordsBetween,
+  type StatementStats,
+  type WalRecordStats,
+} from "./observations";
 
 export interface OverIndexingCondition {
   /** Indexes on the four tables: 7, 14, 21, 28 or 39. */
@@ -23,19 +33,35 @@ export interface OverIndexingTrial extends TrialRecord<OverIndexingCondition> {
   readonly sizesBefore?: Readonly<Record<string, number>>;
   readonly sizesAfter?: Readonly<Record<string, number>>;
   readonly statements?: readonly StatementStats[];
+  /** Position of this round within its repeat (0 = first): the rotation, recorded. */
+  readonly order?: number;
+  /** WAL records of the timed window by record type (pg_walinspect); absent where the server lacks it. */
+  readonly walRecords?: Readonly<Record<string, WalRecordStats>>;
+  /** Seconds waited for autovacuum workers to finish before the timed window, and whether one still ran. */
+  readonly autovacuumWait?: { readonly seconds: number; readonly busy: boolean };
 }
 
 export interface PlannedRound {
   readonly key: string;
   readonly condition: OverIndexingCondition;
   readonly repeat: number;
+  /** Position within the repeat, 0-based. */
+  readonly order: number;
 }
 
-/** Rounds outermost: every level once, then again, so drift of a shared machine spreads over all levels. */
+/**
+ * Rounds outermost: every level once, then again. Repeat r starts r − 1 levels further on (a
+ * rotation, the Latin square of the levels when repeats = levels), so no level is always first
+ * after the template load or always last: drift of a shared machine in one direction over a repeat
+ * would otherwise land on the index count. Deterministic, so the plan is its own record; each
+ * trial also stores its `order`.
+ */
 export function planRounds(levels: readonly number[], repeats: number): PlannedRound[] {
   const plan: PlannedRound[] = [];
   for (let repeat = 1; repeat <= repeats; repeat++) {
-    for (const level of levels) plan.push({ key: `idx${level}/r${repeat}`, condition: { level }, repeat });
+    const shift = (repeat - 1) % Math.max(1, levels.length);
+    const rotated = [...levels.slice(shift), ...levels.slice(0, shift)];
+    rotated.forEach((level, order) => plan.push({ key: `idx${level}/r${repeat}`, condition: { level }, repeat, order }));
   }
   return plan;
 }
@@ -48,6 +74,8 @@ export interface RoundSettings {
   readonly maintenanceWorkMemMB: number;
   /** The transaction script (see transactionScript). */
   readonly script: string;
+  /** Whether the run database has pg_walinspect (WAL records by type per round). */
+  readonly walInspect?: boolean;
 }
 
 export interface RoundHooks {
@@ -81,10 +109,14 @@ export async function runRound(server: StartedServer, runner: PgbenchRunner, pla
   } catch (error) {
     hooks.onNote?.(`no restart before ${planned.key}: ${error instanceof Error ? error.message : String(error)}`);
   }
-  const { before, sizesBefore } = await withClient(server, RUN_DATABASE, async (c) => {
+  const { before, sizesBefore, startLsn, autovacuumWait } = await withClient(server, RUN_DATABASE, async (c) => {
+    // No autovacuum worker and no dirty buffer left from the clone and index builds may share the
+    // timed window; checkpoints and autovacuum runs inside it are still counted (and flagged).
+    const autovacuumWait = await waitForAutovacuumIdle(c);
+    await c.query("CHECKPOINT");
     // The seed reset the statistics before each round; deltas below make the other counters exact anyway.
     await resetStatements(c);
-    return { before: await roundCounters(c), sizesBefore: await relationSizes(c) };
+    return { before: await roundCounters(c), sizesBefore: await relationSizes(c), startLsn: await currentWalLsn(c), autovacuumWait };
   });
   hooks.onPhase?.("pgbench");
   const pgbench = await runPgbench(server, {
@@ -100,11 +132,15 @@ export async function runRound(server: StartedServer, runner: PgbenchRunner, pla
     onProgress: hooks.onProgress,
   });
   await waitForClientsGone(server);
-  const { after, sizesAfter, statements } = await withClient(server, RUN_DATABASE, async (c) => ({
-    after: await roundCounters(c),
-    sizesAfter: await relationSizes(c),
-    statements: await statementStats(c),
-  }));
+  const { after, sizesAfter, statements, walRecords } = await withClient(server, RUN_DATABASE, async (c) => {
+    const endLsn = await currentWalLsn(c);
+    const after = await roundCounters(c);
+    const sizesAfter = await relationSizes(c);
+    const statements = await statementStats(c);
+    // pg_walinspect, when the template has it (see createTemplate): a measured count of index inserts.
+    const walRecords = s.walInspect ? await walRecordsBetween(c, startLsn, endLsn) : undefined;
+    return { after, sizesAfter, statements, walRecords };
+  });
   const aborted = pgbench.summary.abortedClients;
   return {
     key: planned.key,
@@ -122,6 +158,9 @@ export async function runRound(server: StartedServer, runner: PgbenchRunner, pla
     sizesBefore,
     sizesAfter,
     statements,
+    order: planned.order,
+    ...(walRecords ? { walRecords } : {}),
+    autovacuumWait,
   };
 }
 
