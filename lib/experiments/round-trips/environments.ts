@@ -2,8 +2,16 @@
 import type { EnvironmentId, RoundTripsParams } from "../../params/round-trips";
 import type { EnvironmentKey } from "../../workloads/round-trips/trials";
 
+/**
+ * Whether an environment's round trips and commit waits are this lab's inputs ("emulated": a delay
+ * link or emulated standbys), a real server on this machine with nothing added ("loopback"), or a
+ * server measured as it is ("real"). Claims that follow from an input are `emulated` verdicts.
+ */
+export type EnvironmentKind = "loopback" | "emulated" | "real";
+
 export interface EnvironmentInfo {
   readonly label: string;
+  readonly kind: EnvironmentKind;
   /** Quorum environments commit on a primary with two synchronous standbys (ANY 1). */
   readonly quorum: boolean;
   /** The client round-trip target, ms; null = direct (loopback, nothing added). */
@@ -13,12 +21,12 @@ export interface EnvironmentInfo {
 }
 
 export const ENVIRONMENT_INFO: Readonly<Record<EnvironmentKey, EnvironmentInfo>> = {
-  local: { label: "local (loopback)", quorum: false, clientTargetMs: () => null, seedCondition: "local" },
-  "same-az": { label: "same AZ (emulated RTT, one server)", quorum: false, clientTargetMs: (p) => p.sameAzRttMs, seedCondition: "same_az" },
-  "cross-az": { label: "cross AZ (emulated RTT, one server)", quorum: false, clientTargetMs: (p) => p.crossAzRttMs, seedCondition: "cross_az" },
-  "quorum-same-az": { label: "same AZ + quorum commit (2 standbys)", quorum: true, clientTargetMs: (p) => p.sameAzRttMs, seedCondition: "same_az" },
-  "quorum-cross-az": { label: "cross AZ + quorum commit (2 standbys)", quorum: true, clientTargetMs: (p) => p.crossAzRttMs, seedCondition: "cross_az" },
-  external: { label: "external server (measured)", quorum: false, clientTargetMs: () => null, seedCondition: null },
+  local: { label: "local (loopback)", kind: "loopback", quorum: false, clientTargetMs: () => null, seedCondition: "local" },
+  "same-az": { label: "same AZ (emulated RTT, one server)", kind: "emulated", quorum: false, clientTargetMs: (p) => p.sameAzRttMs, seedCondition: "same_az" },
+  "cross-az": { label: "cross AZ (emulated RTT, one server)", kind: "emulated", quorum: false, clientTargetMs: (p) => p.crossAzRttMs, seedCondition: "cross_az" },
+  "quorum-same-az": { label: "same AZ + quorum commit (2 standbys)", kind: "emulated", quorum: true, clientTargetMs: (p) => p.sameAzRttMs, seedCondition: "same_az" },
+  "quorum-cross-az": { label: "cross AZ + quorum commit (2 standbys)", kind: "emulated", quorum: true, clientTargetMs: (p) => p.crossAzRttMs, seedCondition: "cross_az" },
+  external: { label: "external server (measured)", kind: "real", quorum: false, clientTargetMs: () => null, seedCondition: null },
 };
 
 export const STANDBY_NAMES = ["s1", "s2"] as const;

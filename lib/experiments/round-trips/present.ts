@@ -4,11 +4,14 @@ import { plot } from "../../display/plotly";
 import { showRunHeader } from "../../display/run-header";
 import { showTable, type Row } from "../../display/table";
 import { claimRows, type ClaimCheck } from "../../stats/claims";
+import { intervalLabel, OUTLIER_RULE, type Interval } from "../../stats/intervals";
 import { CASE_INFO } from "../../workloads/round-trips/cases";
 import { autocommitVsOneTransaction, commitLatencyBySyncLevel, elapsedVsRtt } from "./charts";
 import type { RoundTripsRun } from "./run";
 import { seedCommitMs, seedValue, SEED_LABELS, SEED_SELECT1_TOTAL_S, type SeedCondition } from "./seed";
 import { findEnvironment, type EnvironmentSummary, type RoundTripsSummary } from "./summarise";
+
+const span = (i: Interval | undefined, d = 2) => (i ? `${i.estimate.toFixed(d)} [${i.low.toFixed(d)}–${i.high.toFixed(d)}]` : "");
 
 const r = (x: number | undefined | null, d = 3): number | undefined => (x === undefined || x === null || !Number.isFinite(x) ? undefined : Number(x.toFixed(d)));
 
@@ -66,6 +69,7 @@ export function showRttTable(s: RoundTripsSummary): void {
       "seed s (10,000 × SELECT 1)": seed ? SEED_SELECT1_TOTAL_S[seed] : undefined,
       "seed RTT ms": seed ? seedValue("rtt_select1", seed) : undefined,
       "our environment": e.label,
+      kind: e.kind,
       "target ms": e.targetRttMs ?? "loopback",
       "our s per 10,000": r(select1?.secondsPer10k),
       "our RTT ms (median)": r(e.rttMs),
@@ -90,15 +94,22 @@ export function showAutocommitTable(s: RoundTripsSummary): void {
         "seed b. one transaction s": b,
         "seed a − b s": a !== undefined && b !== undefined ? r(a - b) : undefined,
         "our environment": e.label,
+        kind: e.kind,
         "ours a. s/10,000": r(e.autocommit!.secondsPer10k),
         "ours b. s/10,000": r(e.oneTransaction!.secondsPer10k),
         "ours a − b s/10,000": r(e.autocommit!.secondsPer10k - e.oneTransaction!.secondsPer10k),
-        "a / b (95 % CI)": e.ratio ? `${e.ratio.ratio.toFixed(2)} (${e.ratio.ciLow.toFixed(2)}–${e.ratio.ciHigh.toFixed(2)})` : "",
-        "ranges overlap": e.ratio ? (e.ratio.rangesOverlap ? "yes: do not over-read" : "no") : "",
+        "a / b, paired per repeat": span(e.ratio),
+        "interval is": e.ratio ? intervalLabel(e.ratio) : "",
+        "a / b on median statement time": span(e.statementRatio),
+        "flagged repeats": [...new Set([...e.autocommit!.outlierRepeats, ...e.oneTransaction!.outlierRepeats, ...e.autocommit!.checkpointRepeats, ...e.oneTransaction!.checkpointRepeats])].join(", "),
       };
     });
   showTable(rows, {
-    caption: `10,000 single-row UPDATEs, autocommit (a) vs one transaction (b): ours ran ${s.statements.toLocaleString("en-US")} per trial, scaled ×${(10_000 / s.statements).toFixed(1)}`,
+    caption:
+      `10,000 single-row UPDATEs, autocommit (a) vs one transaction (b): ours ran ${s.statements.toLocaleString("en-US")} per trial, ` +
+      `scaled ×${(10_000 / s.statements).toFixed(1)}. a / b is formed per repeat (the cases run back to back), then the exact interval ` +
+      `of its median [low–high]. Kind: loopback = this machine's server as it is, emulated = delays/standbys this lab set, real = a ` +
+      `server measured as it is. Flagged: ${OUTLIER_RULE}, or a checkpoint inside the trial`,
     digits: 4,
   });
 }
@@ -115,7 +126,7 @@ export function showCommitTable(s: RoundTripsSummary): void {
         "seed (a − b)/N ms": seed ? r(seedCommitMs(seed)) : undefined,
         "seed Aurora commit-latency counter / N ms": aurora !== undefined ? r((aurora * 1000) / 10_000) : undefined,
         "ours (a − b)/N ms": r(e.commitMs),
-        "ours from min–max": e.commitMsLow !== undefined ? `${e.commitMsLow.toFixed(3)}–${e.commitMsHigh!.toFixed(3)}` : "",
+        "ours paired per repeat [interval]": span(e.commitInterval, 3),
         "prepared (a − b)/N ms": r(e.preparedCommitMs),
         "WAL syncs / commit": r(e.walSyncsPerCommit, 2),
         "local WAL flush ms / sync": r(e.walSyncMsPerCommit),
@@ -137,6 +148,8 @@ export function showCaseTable(s: RoundTripsSummary): void {
     n: c.trials,
     "median s": r(c.medianSeconds),
     "min–max s": `${c.minSeconds.toFixed(3)}–${c.maxSeconds.toFixed(3)}`,
+    "outlier repeats": c.outlierRepeats.join(", "),
+    "repeats with a checkpoint": c.checkpointRepeats.join(", "),
     "s per 10,000": r(c.secondsPer10k),
     "round trips": c.roundTrips,
     "ms / round trip": r(c.msPerRoundTrip),
@@ -189,7 +202,8 @@ export function showExplanation(s: RoundTripsSummary): void {
     parts.push(
       `<li><b>One server.</b> An autocommit UPDATE is one round trip (${(local.rttMs ?? NaN).toFixed(3)} ms on loopback) plus one WAL flush ` +
         `(${local.walSyncMsPerCommit.toFixed(3)} ms per <code>fdatasync</code> here, ${(local.walSyncsPerCommit ?? NaN).toFixed(2)} flushes per statement). ` +
-        `In one transaction the UPDATEs flush nothing until COMMIT.</li>`,
+        `The one transaction flushed ${Math.round(local.oneTransaction?.walSyncs ?? NaN)} time(s) for ` +
+        `${(local.oneTransaction?.statements ?? NaN).toLocaleString("en-US")} UPDATEs.</li>`,
     );
   }
   if (q?.flushLagMs !== undefined && q.flushLagMs !== null) {
@@ -201,10 +215,19 @@ export function showExplanation(s: RoundTripsSummary): void {
           : `on the same disk and the same two CPUs as the primary here.</li>`),
     );
   }
-  if (s.sweep.length) {
+  const rtts = [...new Set(s.sweep.map((x) => x.standbyTargetMs))].sort((a, b) => a - b);
+  if (rtts.length >= 2) {
+    // How much each level's commit rose from the nearest to the farthest standby, from this run's sweep.
+    const lo = rtts[0];
+    const hi = rtts[rtts.length - 1];
+    const rises = [...new Set(s.sweep.map((x) => x.level))].map((level) => {
+      const a = s.sweep.find((x) => x.level === level && x.standbyTargetMs === lo);
+      const b = s.sweep.find((x) => x.level === level && x.standbyTargetMs === hi);
+      return a && b ? `<code>${level}</code> ${a.commitMs.toFixed(3)} → ${b.commitMs.toFixed(3)} ms` : "";
+    });
     parts.push(
-      `<li><b>Levels.</b> <code>off</code> waits for nothing; <code>local</code> for the local flush; <code>remote_write</code>, <code>on</code> and <code>remote_apply</code> ` +
-        `add the standby's round trip and its write, flush or replay — the chart shows each line rising with the standby round trip, <code>off</code> and <code>local</code> flat.</li>`,
+      `<li><b>Levels.</b> Median commit from standbys ${lo} ms to ${hi} ms away: ${rises.filter(Boolean).join(", ")}. ` +
+        `<code>off</code> waits for no flush, <code>local</code> for the local one; the other levels wait for a standby's write, flush or replay.</li>`,
     );
   }
   if (parts.length) show().html(`<ul>${parts.join("")}</ul>`);

@@ -22,6 +22,7 @@ import { decideTarget } from "../../targets/select";
 import type { ConnectionInfo, ServerDescription, ServerSettings, StartedServer } from "../../targets/types";
 import { redactText } from "../../targets/uri";
 import { resetTable } from "../../workloads/round-trips/dataset";
+import { rotated } from "../../stats/order";
 import type { EnvironmentKey, RoundTripCondition, RoundTripTrial } from "../../workloads/round-trips/trials";
 import { startServers } from "../servers";
 import { ENVIRONMENT_INFO, QUORUM, quorumEnvironments, singleServerEnvironments, STANDBY_NAMES } from "./environments";
@@ -132,7 +133,8 @@ async function runEnvironments(
         const bench = await connect(connection);
         try {
           const session: Session = { bench, admin, lagAdmin: options.lagAdmin, rows: p.rows, clientRttMs, standbyRttMs: options.standbyRttMs, link };
-          for (const c of p.cases) await runCaseTrial(st.ctx, session, env, c, p.statements, repeat);
+          // Cases rotate between repeats (recorded as `order`): drift within a repeat does not always land on the same case.
+          for (const [order, c] of rotated(p.cases, repeat - 1).entries()) await runCaseTrial(st.ctx, session, env, c, p.statements, repeat, order);
         } finally {
           await closeAll([bench]);
         }
@@ -202,7 +204,9 @@ async function runQuorumPhase(
           for (const rtt of p.sweepStandbyRttsMs) {
             standbyRtt = await setStandbyRtt(rtt);
             const session: Session = { bench, admin, lagAdmin, rows: p.rows, clientRttMs: baseline, standbyRttMs: standbyRtt };
-            for (const level of p.syncLevels) await runCommitLevelTrial(st.ctx, session, level, rtt, p.sweepCommits, repeat);
+            for (const [order, level] of rotated(p.syncLevels, repeat - 1).entries()) {
+              await runCommitLevelTrial(st.ctx, session, level, rtt, p.sweepCommits, repeat, order);
+            }
           }
         }
       } finally {

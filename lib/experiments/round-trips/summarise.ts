@@ -1,14 +1,17 @@
 /**
  * Every figure notebook 05 shows, computed once from the raw trials: per case, per environment
  * (round trip, autocommit vs one transaction, commit time), and per synchronous_commit level.
+ * Cases of one environment and repeat run back to back on one connection, so every comparison is
+ * formed per repeat first (paired) and summarised by the exact interval of its median.
  */
 import { median } from "simple-statistics";
 import type { RoundTripsParams } from "../../params/round-trips";
-import { groupBy, ratioOfMedians, spread, type Ratio, type TrialSeconds } from "../../stats/summary";
+import { medianInterval, outlierFlags, type Interval } from "../../stats/intervals";
+import { groupBy, spread, type TrialSeconds } from "../../stats/summary";
 import { CASE_INFO, CASES, type CaseId } from "../../workloads/round-trips/cases";
 import { SYNC_LEVELS, type SyncLevel } from "../../workloads/round-trips/replication";
 import type { EnvironmentKey, RoundTripTrial } from "../../workloads/round-trips/trials";
-import { ENVIRONMENT_INFO } from "./environments";
+import { ENVIRONMENT_INFO, type EnvironmentKind } from "./environments";
 import type { CalibrationRecord } from "./links";
 import type { RoundTripsRun } from "./run";
 
@@ -44,11 +47,23 @@ export interface CaseSummary extends TrialSeconds {
   /** How late the proxy delivered bytes during the trials (median of per-trial p50 / max of p99), µs. */
   readonly linkLateP50Us: number | null;
   readonly linkLateP99Us: number | null;
+  /** Seconds and median statement time of each repeat's trial (repeat → value), for pairing. */
+  readonly secondsByRepeat: Readonly<Record<number, number>>;
+  readonly statementP50ByRepeat: Readonly<Record<number, number>>;
+  /** Trials far from their case's others by elapsed time (OUTLIER_RULE), and trials with a checkpoint inside. */
+  readonly outlierRepeats: readonly number[];
+  readonly checkpointRepeats: readonly number[];
 }
 
 export interface EnvironmentSummary {
   readonly environment: EnvironmentKey;
   readonly label: string;
+  /**
+   * What the environment's round trips and commits are: "loopback" (a real server on this machine,
+   * nothing added), "emulated" (delays or standbys this lab set: outcomes that follow from them
+   * are consistency checks), "real" (a server measured as it is: evidence).
+   */
+  readonly kind: EnvironmentKind;
   readonly quorum: boolean;
   readonly targetRttMs: number | null;
   readonly calibration?: CalibrationRecord;
@@ -56,16 +71,16 @@ export interface EnvironmentSummary {
   readonly rttMs?: number;
   readonly autocommit?: CaseSummary;
   readonly oneTransaction?: CaseSummary;
-  /** (autocommit − one transaction) / N, ms: the seed's commit-time estimate. */
+  /** (autocommit − one transaction) / N, ms: the seed's commit-time estimate (medians). */
   readonly commitMs?: number;
-  /** The same from the trials' extremes (min–max), so a reader sees how firm it is. */
-  readonly commitMsLow?: number;
-  readonly commitMsHigh?: number;
+  /** The same per repeat (paired), interval of the median. */
+  readonly commitInterval?: Interval;
   /** (prepared autocommit − prepared in one transaction) / N, ms. */
   readonly preparedCommitMs?: number;
-  readonly ratio?: Ratio;
-  /** The same ratio on each trial's median statement time: robust to the load spikes of a shared machine. */
-  readonly statementRatio?: Ratio;
+  /** Autocommit seconds ÷ one-transaction seconds, per repeat (paired), interval of the median. */
+  readonly ratio?: Interval;
+  /** The same on each trial's median statement time: robust to the load spikes of a shared machine. */
+  readonly statementRatio?: Interval;
   /** Local WAL flush time per commit of the autocommit case (pg_stat_wal), ms. */
   readonly walSyncMsPerCommit?: number;
   readonly walSyncsPerCommit?: number;
@@ -86,6 +101,8 @@ export interface SweepSummary {
   readonly flushLagMs: number | null;
   readonly writeLagMs: number | null;
   readonly replayLagMs: number | null;
+  /** Median autocommit UPDATE time per repeat (repeat → ms), for pairing levels. */
+  readonly commitMsByRepeat: Readonly<Record<number, number>>;
 }
 
 export interface RoundTripsSummary {
@@ -114,6 +131,7 @@ function summariseCase(environment: EnvironmentKey, c: CaseId, trials: readonly 
   const s = spread(ok.map((t) => t.seconds!));
   const n = trials[0].condition.kind === "case" ? trials[0].condition.statements : 0;
   const roundTrips = CASE_INFO[c].roundTrips(n);
+  const flags = outlierFlags(ok.map((t) => t.seconds as number));
   return {
     environment,
     case: c,
@@ -141,7 +159,40 @@ function summariseCase(environment: EnvironmentKey, c: CaseId, trials: readonly 
     writeLagMs: medOrNull(ok.map((t) => t.lags?.quorumWriteLagMs)),
     linkLateP50Us: medOrNull(ok.map((t) => t.link?.lateP50Us)),
     linkLateP99Us: ok.some((t) => t.link) ? Math.max(...ok.map((t) => t.link?.lateP99Us ?? 0)) : null,
+    secondsByRepeat: Object.fromEntries(ok.map((t) => [t.repeat, t.seconds as number])),
+    statementP50ByRepeat: Object.fromEntries(
+      ok.filter((t) => Number.isFinite(t.statementTimes?.p50Ms ?? NaN)).map((t) => [t.repeat, t.statementTimes?.p50Ms as number]),
+    ),
+    outlierRepeats: ok.filter((_, i) => flags[i]).map((t) => t.repeat),
+    checkpointRepeats: ok.filter((t) => counter(t, "checkpointer.timed") + counter(t, "checkpointer.requested") > 0).map((t) => t.repeat),
   };
+}
+
+/**
+ * Per-repeat values of f(a, b) for the repeats both cases finished (and `keep` allows), and the
+ * exact interval of their median.
+ */
+export function pairedInterval(
+  a: Readonly<Record<number, number>>,
+  b: Readonly<Record<number, number>>,
+  f: (x: number, y: number) => number,
+  of: string,
+  keep: (repeat: number) => boolean = () => true,
+): Interval | undefined {
+  const values: number[] = [];
+  for (const [key, x] of Object.entries(a)) {
+    const repeat = Number(key);
+    const y = b[repeat];
+    if (y === undefined || !keep(repeat)) continue;
+    const v = f(x, y);
+    if (Number.isFinite(v)) values.push(v);
+  }
+  return values.length ? medianInterval(values, of) : undefined;
+}
+
+/** Repeats a sensitivity check leaves out of a pair: an outlier or a checkpoint in either case. */
+export function flaggedRepeats(...cases: readonly (CaseSummary | undefined)[]): Set<number> {
+  return new Set(cases.flatMap((c) => [...(c?.outlierRepeats ?? []), ...(c?.checkpointRepeats ?? [])]));
 }
 
 function summariseEnvironment(
@@ -161,6 +212,7 @@ function summariseEnvironment(
   return {
     environment,
     label: info.label,
+    kind: info.kind,
     quorum: info.quorum,
     targetRttMs: target,
     calibration,
@@ -168,11 +220,16 @@ function summariseEnvironment(
     autocommit: auto,
     oneTransaction: one,
     commitMs: auto && one ? ((auto.medianSeconds - one.medianSeconds) * 1000) / n : undefined,
-    commitMsLow: auto && one ? ((auto.minSeconds - one.maxSeconds) * 1000) / n : undefined,
-    commitMsHigh: auto && one ? ((auto.maxSeconds - one.minSeconds) * 1000) / n : undefined,
+    commitInterval:
+      auto && one
+        ? pairedInterval(auto.secondsByRepeat, one.secondsByRepeat, (a, b) => ((a - b) * 1000) / n, "(autocommit − one transaction) / N, ms, paired per repeat")
+        : undefined,
     preparedCommitMs: pAuto && pOne ? ((pAuto.medianSeconds - pOne.medianSeconds) * 1000) / n : undefined,
-    ratio: auto && one ? ratioOfMedians(auto.seconds, one.seconds) : undefined,
-    statementRatio: auto && one ? ratioOfMedians(auto.statementP50s, one.statementP50s) : undefined,
+    ratio: auto && one ? pairedInterval(auto.secondsByRepeat, one.secondsByRepeat, (a, b) => a / b, "autocommit ÷ one transaction, paired per repeat") : undefined,
+    statementRatio:
+      auto && one
+        ? pairedInterval(auto.statementP50ByRepeat, one.statementP50ByRepeat, (a, b) => a / b, "median statement time, autocommit ÷ one transaction, paired per repeat")
+        : undefined,
     walSyncMsPerCommit: auto && auto.walSyncs > 0 ? auto.walSyncTimeMs / auto.walSyncs : undefined,
     walSyncsPerCommit: auto ? auto.walSyncs / n : undefined,
     flushLagMs: auto?.flushLagMs,
@@ -202,6 +259,7 @@ function summariseSweep(trials: readonly RoundTripTrial[]): SweepSummary[] {
       flushLagMs: medOrNull(list.map((t) => t.lags?.quorumFlushLagMs)),
       writeLagMs: medOrNull(list.map((t) => t.lags?.quorumWriteLagMs)),
       replayLagMs: medOrNull(list.map((t) => t.lags?.quorumReplayLagMs)),
+      commitMsByRepeat: Object.fromEntries(list.filter((t) => Number.isFinite(t.statementTimes?.p50Ms ?? NaN)).map((t) => [t.repeat, t.statementTimes?.p50Ms as number])),
     });
   }
   return out.sort((a, b) => a.standbyTargetMs - b.standbyTargetMs || SYNC_LEVELS.indexOf(a.level) - SYNC_LEVELS.indexOf(b.level));

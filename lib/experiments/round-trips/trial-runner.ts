@@ -56,6 +56,7 @@ async function timedTrial(
   prepare: () => Promise<void>,
   run: () => ReturnType<typeof timeStatements>,
   roundTrips: number,
+  order?: number,
 ): Promise<void> {
   const key = trialKey(condition, repeat);
   if (ctx.finished.has(key)) {
@@ -95,6 +96,7 @@ async function timedTrial(
       standbyRttMs: s.standbyRttMs,
       ...(lags ? { lags } : {}),
       ...(link ? { link } : {}),
+      ...(order !== undefined ? { order } : {}),
     };
   } catch (error) {
     // An error inside BEGIN … leaves the session in an aborted transaction: end it for the next case.
@@ -115,7 +117,15 @@ async function timedTrial(
 }
 
 /** One of the seed's cases, N statements, on a fresh copy of the seed's table. */
-export function runCaseTrial(ctx: TrialContext, s: Session, environment: EnvironmentKey, c: CaseId, n: number, repeat: number): Promise<void> {
+export function runCaseTrial(
+  ctx: TrialContext,
+  s: Session,
+  environment: EnvironmentKey,
+  c: CaseId,
+  n: number,
+  repeat: number,
+  order?: number,
+): Promise<void> {
   const info = CASE_INFO[c];
   const roundTrips = info.roundTrips(n);
   return timedTrial(
@@ -129,11 +139,20 @@ export function runCaseTrial(ctx: TrialContext, s: Session, environment: Environ
     },
     () => timeStatements(s.bench, statements(c, n), roundTrips, ctx.signal),
     roundTrips,
+    order,
   );
 }
 
 /** `commits` autocommit single-row UPDATEs of a non-indexed column (always HOT) at one synchronous_commit level. */
-export function runCommitLevelTrial(ctx: TrialContext, s: Session, level: SyncLevel, standbyTargetMs: number, commits: number, repeat: number): Promise<void> {
+export function runCommitLevelTrial(
+  ctx: TrialContext,
+  s: Session,
+  level: SyncLevel,
+  standbyTargetMs: number,
+  commits: number,
+  repeat: number,
+  order?: number,
+): Promise<void> {
   const sql = function* () {
     for (let i = 0; i < commits; i++) yield `UPDATE benchmark_accounts SET version = version + 1 WHERE id = ${1 + (i % s.rows)}`;
   };
@@ -153,5 +172,6 @@ export function runCommitLevelTrial(ctx: TrialContext, s: Session, level: SyncLe
       }
     },
     commits,
+    order,
   );
 }

@@ -120,8 +120,13 @@ export async function enableWalInspect(client: Client): Promise<string | undefin
   }
 }
 
-export async function currentWalLsn(client: Client): Promise<string> {
-  const { rows } = await client.query<{ lsn: string }>("SELECT pg_current_wal_lsn()::text AS lsn");
+/**
+ * The WAL position now: where the next record goes (start of a window), or how far WAL is flushed
+ * (end of one: pg_walinspect reads only flushed WAL, and every commit of the window is flushed).
+ */
+export async function currentWalLsn(client: Client, flushed = false): Promise<string> {
+  const fn = flushed ? "pg_current_wal_flush_lsn" : "pg_current_wal_lsn";
+  const { rows } = await client.query<{ lsn: string }>(`SELECT ${fn}()::text AS lsn`);
   return rows[0].lsn;
 }
 

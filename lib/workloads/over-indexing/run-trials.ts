@@ -4,6 +4,7 @@
  * fixed time, with the server's counters, sizes and pg_stat_statements around it.
  */
 import { counterDelta } from "../../stats/counters";
+import { rotated } from "../../stats/order";
 import type { RunStore, TrialRecord } from "../../results/run-store";
 import type { StartedServer } from "../../targets/types";
 import { runPgbench, type PgbenchRunner, type PgbenchRunResult, type ProgressPoint } from "../pgbench";
@@ -59,9 +60,7 @@ export interface PlannedRound {
 export function planRounds(levels: readonly number[], repeats: number): PlannedRound[] {
   const plan: PlannedRound[] = [];
   for (let repeat = 1; repeat <= repeats; repeat++) {
-    const shift = (repeat - 1) % Math.max(1, levels.length);
-    const rotated = [...levels.slice(shift), ...levels.slice(0, shift)];
-    rotated.forEach((level, order) => plan.push({ key: `idx${level}/r${repeat}`, condition: { level }, repeat, order }));
+    rotated(levels, repeat - 1).forEach((level, order) => plan.push({ key: `idx${level}/r${repeat}`, condition: { level }, repeat, order }));
   }
   return plan;
 }
@@ -133,7 +132,7 @@ export async function runRound(server: StartedServer, runner: PgbenchRunner, pla
   });
   await waitForClientsGone(server);
   const { after, sizesAfter, statements, walRecords } = await withClient(server, RUN_DATABASE, async (c) => {
-    const endLsn = await currentWalLsn(c);
+    const endLsn = await currentWalLsn(c, true);
     const after = await roundCounters(c);
     const sizesAfter = await relationSizes(c);
     const statements = await statementStats(c);

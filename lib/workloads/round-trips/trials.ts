@@ -35,6 +35,8 @@ export interface RoundTripTrial extends TrialRecord<RoundTripCondition> {
   readonly lags?: LagSummary;
   /** The client link's own delivery record during the trial (the proxy measures it; netem not). */
   readonly link?: LinkStats;
+  /** Position of the trial among its environment's cases (or its sweep level) in this repeat: the rotation, recorded. */
+  readonly order?: number;
 }
 
 export function trialKey(c: RoundTripCondition, repeat: number): string {
