@@ -1,0 +1,162 @@
+/**
+ * Notebook 03's claims on synthetic rounds (no servers): each claim reaches every verdict it can
+ * give, at and around its declared margins, and swapping the 7- and 39-index labels flips a held claim.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import {
+  checkClaims,
+  claimCache,
+  claimLatency,
+  claimMonotone,
+  claimRatio,
+  claimStorage,
+  DECLARATIONS,
+  RATIO_RULE,
+  SEED_LONGEST_ROUND_S,
+} from "../../lib/experiments/over-indexing/claims";
+import { summarise } from "../../lib/experiments/over-indexing/summarise";
+import type { OverIndexingTrial } from "../../lib/workloads/over-indexing/run-trials";
+import type { PgbenchRunResult } from "../../lib/workloads/pgbench";
+import { describeRule } from "../../lib/stats/claims";
+
+const CLIENTS = 16;
+
+interface Shape {
+  /** TPS per level (before the per-round wobble). */
+  readonly tps: Readonly<Record<number, number>>;
+  readonly rounds: number;
+  /** Relative size of the per-round wobble (deterministic, differs between levels). */
+  readonly wobble?: number;
+  readonly durationSeconds?: number;
+  /** Cache hit ratio of every round. */
+  readonly hit?: number;
+  /** Bytes a round's tables and indexes grow by per transaction, per level. */
+  readonly growthPerTx?: Readonly<Record<number, number>>;
+  /** Rounds to disturb with a checkpoint inside: "level/repeat". */
+  readonly checkpointIn?: readonly string[];
+  /** Label a round with another level (the swap test). */
+  readonly relabel?: (level: number) => number;
+}
+
+function pgbench(tps: number, seconds: number): PgbenchRunResult {
+  const transactions = Math.round(tps * seconds);
+  return {
+    args: [],
+    runner: "test",
+    version: "17",
+    startedAtMs: 0,
+    loadStartedAtMs: 0,
+    finishedAtMs: seconds * 1000,
+    // Little's law: every client always in a transaction.
+    summary: { transactions, failed: 0, tps, latencyAvgMs: (CLIENTS / tps) * 1000, statements: [], abortedClients: 0 },
+    progress: [],
+    series: [],
+    messages: [],
+  };
+}
+
+function rounds(o: Shape): OverIndexingTrial[] {
+  const out: OverIndexingTrial[] = [];
+  const d = o.durationSeconds ?? 20;
+  for (let repeat = 1; repeat <= o.rounds; repeat++) {
+    for (const [levelText, base] of Object.entries(o.tps)) {
+      const level = Number(levelText);
+      const tps = base * (1 + (o.wobble ?? 0.02) * Math.sin(repeat * 2.3 + level * 0.37));
+      const n = Math.round(tps * d);
+      const hit = o.hit ?? 0.999;
+      const grow = (o.growthPerTx?.[level] ?? 4000) * n;
+      const checkpoint = o.checkpointIn?.includes(`${level}/${repeat}`) ? 1 : 0;
+      const labelled = o.relabel ? o.relabel(level) : level;
+      out.push({
+        key: `idx${labelled}/r${repeat}`,
+        condition: { level: labelled },
+        repeat,
+        status: "ok",
+        startedAt: "",
+        finishedAt: "",
+        pgbench: pgbench(tps, d),
+        counters: { "db.blks_hit": hit * 1e6, "db.blks_read": (1 - hit) * 1e6, "checkpointer.requested": checkpoint, "wal.bytes": n * 8000 },
+        sizesBefore: { "table.stock": 1e8 },
+        sizesAfter: { "table.stock": 1e8 + grow },
+        statements: [],
+      });
+    }
+  }
+  return out;
+}
+
+const SEED_LIKE = { 7: 1400, 14: 1200, 21: 1000, 28: 770, 39: 600 };
+const summary = (o: Shape) => summarise(rounds(o), o.durationSeconds ?? 20, CLIENTS);
+
+test("03 declarations: every claim declares regime, statistic and a rule with its margins", () => {
+  assert.deepEqual(DECLARATIONS.map((d) => d.id), ["1", "2", "3", "4", "5"]);
+  for (const d of DECLARATIONS) for (const field of [d.claim, d.seed, d.regime, d.statistic, d.rule]) assert.ok(field.length > 10, `${d.id}: ${field}`);
+  assert.match(DECLARATIONS[1].rule, new RegExp(describeRule(RATIO_RULE).slice(0, 30).replace(/[.*+?^${}()|[\]\\]/g, "\\$&")));
+  assert.match(DECLARATIONS[2].statistic, /DERIVED from claim 2.*Little's law/);
+});
+
+test("03 (1) monotone: held when every step falls; did not hold when a step clearly rises; inconclusive on a flat step or too few rounds", () => {
+  assert.equal(claimMonotone(summary({ tps: SEED_LIKE, rounds: 5 })).verdict, "held");
+  const rise = claimMonotone(summary({ tps: { ...SEED_LIKE, 21: 1300 }, rounds: 5 }));
+  assert.equal(rise.verdict, "did not hold");
+  assert.match(rise.decidedBy, /14→21/);
+  const flat = claimMonotone(summary({ tps: { ...SEED_LIKE, 21: 1200 }, rounds: 5, wobble: 0.05 }));
+  assert.equal(flat.verdict, "inconclusive", flat.decidedBy);
+  const few = claimMonotone(summary({ tps: SEED_LIKE, rounds: 3 }));
+  assert.equal(few.verdict, "inconclusive");
+  assert.match(few.decidedBy, /needs ≥ 5 paired repeats/);
+  assert.equal(claimMonotone(summary({ tps: { 7: 1400, 39: 600 }, rounds: 5 })).verdict, "inconclusive", "two levels: no monotone claim");
+});
+
+test("03 (2) ratio 39/7: held inside 0.33–0.53, did not hold wholly outside, inconclusive across an edge", () => {
+  assert.equal(claimRatio(summary({ tps: SEED_LIKE, rounds: 5 })).verdict, "held");
+  assert.equal(claimRatio(summary({ tps: { ...SEED_LIKE, 39: 1000 }, rounds: 5 })).verdict, "did not hold", "0.71: far above the band");
+  assert.equal(claimRatio(summary({ tps: { ...SEED_LIKE, 39: 280 }, rounds: 5 })).verdict, "did not hold", "0.20: below the band");
+  const edge = claimRatio(summary({ tps: { ...SEED_LIKE, 39: 0.53 * 1400 }, rounds: 5, wobble: 0.05 }));
+  assert.equal(edge.verdict, "inconclusive", edge.decidedBy);
+  assert.match(edge.decidedBy, /reaches across the edge of 0.33–0.53/);
+  assert.equal(claimRatio(summary({ tps: { 7: 1400, 14: 1200 }, rounds: 5 })).verdict, "inconclusive", "no 39-index level");
+});
+
+test("03 (2) swapping the 7- and 39-index labels flips a held claim", () => {
+  const swap = (l: number) => (l === 7 ? 39 : l === 39 ? 7 : l);
+  const s = summary({ tps: SEED_LIKE, rounds: 5, relabel: swap });
+  assert.equal(claimRatio(s).verdict, "did not hold");
+  assert.equal(claimMonotone(s).verdict, "did not hold");
+});
+
+test("03 (3) latency: decided on the seed's ×2.4 with (2)'s band inverted, and says it is derived", () => {
+  const held = claimLatency(summary({ tps: SEED_LIKE, rounds: 5 }));
+  assert.equal(held.verdict, "held", held.decidedBy);
+  assert.match(held.decidedBy, /derived from claim 2 \(Little's law; clients ÷ \(TPS × latency\) per round: 1.00–1.00\)/);
+  assert.equal(claimLatency(summary({ tps: { ...SEED_LIKE, 39: 1200 }, rounds: 5 })).verdict, "did not hold");
+  assert.equal(claimLatency(summary({ tps: SEED_LIKE, rounds: 2 })).verdict, "inconclusive");
+});
+
+test("03 (4) cache: held above 99.7 %; did not hold below in long rounds; not tested below in short rounds", () => {
+  assert.equal(claimCache(summary({ tps: SEED_LIKE, rounds: 5, hit: 0.9995 })).verdict, "held");
+  assert.equal(claimCache(summary({ tps: SEED_LIKE, rounds: 5, hit: 0.99, durationSeconds: 300 })).verdict, "did not hold");
+  const short = claimCache(summary({ tps: SEED_LIKE, rounds: 5, hit: 0.99, durationSeconds: 20 }));
+  assert.equal(short.verdict, "not tested at this scale");
+  assert.match(short.decidedBy, /durationSeconds=300/);
+  assert.equal(claimCache(summary({ tps: { 7: 1400, 39: 600 }, rounds: 1, hit: 0.9995 })).verdict, "inconclusive", "2 rounds: coverage too low");
+});
+
+test("03 (5) storage: not tested below the seed's 120-min round; decided on the paired growth ratio at it", () => {
+  const short = claimStorage(summary({ tps: SEED_LIKE, rounds: 5 }));
+  assert.equal(short.verdict, "not tested at this scale");
+  assert.match(short.decidedBy, new RegExp(`durationSeconds=${SEED_LONGEST_ROUND_S}`));
+  const long = { tps: SEED_LIKE, rounds: 5, durationSeconds: SEED_LONGEST_ROUND_S };
+  assert.equal(claimStorage(summary({ ...long, growthPerTx: { 7: 4000, 39: 6000 } })).verdict, "held", "fewer tx × a bit more per tx: less growth");
+  assert.equal(claimStorage(summary({ ...long, growthPerTx: { 7: 2000, 39: 9000 } })).verdict, "did not hold");
+});
+
+test("03 sensitivity: flagged rounds are named, and a verdict resting on them says it changes", () => {
+  const clean = checkClaims(summary({ tps: SEED_LIKE, rounds: 5 }));
+  assert.match(clean[1].sensitivity ?? "", /No round was flagged/);
+  // One round with a checkpoint inside leaves 4 pairs: too few for 90 % coverage.
+  const flagged = claimRatio(summary({ tps: SEED_LIKE, rounds: 5, checkpointIn: ["39/3"] }));
+  assert.equal(flagged.verdict, "held");
+  assert.match(flagged.sensitivity ?? "", /Without the 1 flagged round\(s\) \(idx39\/r3: 1 checkpoint\(s\)\): inconclusive/);
+});

@@ -1,0 +1,176 @@
+/**
+ * Notebook 05's claims on synthetic trials (no servers): the equivalence claim (b) reaches held, did
+ * not hold and inconclusive at and around its ×0.8–×1.25 margins; claims whose outcome follows from
+ * an emulated input are `emulated`, and the same numbers from a real server are decided as evidence.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import {
+  checkClaims,
+  claimExternal,
+  claimLocal,
+  claimLocalReproduction,
+  claimQuorum,
+  claimRttRatio,
+  claimSlope,
+  DECLARATIONS,
+  QUORUM_SAME,
+} from "../../lib/experiments/round-trips/claims";
+import { summarise } from "../../lib/experiments/round-trips/summarise";
+import type { RoundTripsRun } from "../../lib/experiments/round-trips/run";
+import { roundTripsParams } from "../../lib/params/round-trips";
+import { CASE_INFO, type CaseId } from "../../lib/workloads/round-trips/cases";
+import type { EnvironmentKey, RoundTripTrial } from "../../lib/workloads/round-trips/trials";
+import type { SyncLevel } from "../../lib/workloads/round-trips/replication";
+
+const N = 600;
+
+interface EnvShape {
+  /** Round trip, ms. */
+  readonly rtt: number;
+  /** What a commit adds to an autocommit UPDATE, ms. */
+  readonly commit: number;
+}
+
+/** Per-repeat wobble, deterministic and different per case and environment. */
+const wobble = (size: number, repeat: number, salt: number) => 1 + size * Math.sin(repeat * 1.7 + salt);
+
+function caseTrials(envs: Partial<Record<EnvironmentKey, EnvShape>>, repeats: number, w = 0.02): RoundTripTrial[] {
+  const out: RoundTripTrial[] = [];
+  const cases: CaseId[] = ["select1", "update_autocommit", "update_one_transaction"];
+  for (const [env, shape] of Object.entries(envs) as [EnvironmentKey, EnvShape][]) {
+    for (let repeat = 1; repeat <= repeats; repeat++) {
+      cases.forEach((c, i) => {
+        const trips = CASE_INFO[c].roundTrips(N);
+        const perStatement = shape.rtt + 0.02 + (c === "update_autocommit" ? shape.commit : 0);
+        const ms = perStatement * wobble(w, repeat, i * 1.3 + env.length);
+        const seconds = (ms * trips + (c === "update_one_transaction" ? shape.commit : 0)) / 1000;
+        out.push({
+          key: `case/${env}/${c}/n${N}/r${repeat}`,
+          condition: { kind: "case", environment: env, case: c, statements: N },
+          repeat,
+          status: "ok",
+          seconds,
+          startedAt: "",
+          finishedAt: "",
+          roundTrips: trips,
+          statementTimes: { count: trips, meanMs: ms, p10Ms: ms, p50Ms: ms, p90Ms: ms, p99Ms: ms, maxMs: ms },
+          clientRttMs: shape.rtt,
+          standbyRttMs: env.startsWith("quorum") ? 1.7 : null,
+          counters: c === "update_autocommit" ? { "wal.sync": N, "wal.sync_time_ms": N * shape.commit * 0.5 } : { "wal.sync": 1 },
+        });
+      });
+    }
+  }
+  return out;
+}
+
+function sweepTrials(rtt: number, levels: Partial<Record<SyncLevel, number>>, repeats: number): RoundTripTrial[] {
+  const out: RoundTripTrial[] = [];
+  for (let repeat = 1; repeat <= repeats; repeat++) {
+    for (const [level, commitMs] of Object.entries(levels) as [SyncLevel, number][]) {
+      const ms = commitMs * wobble(0.02, repeat, level.length);
+      out.push({
+        key: `sweep/${rtt}ms/${level}/n200/r${repeat}`,
+        condition: { kind: "commit-level", level, standbyRttMs: rtt, commits: 200 },
+        repeat,
+        status: "ok",
+        seconds: (ms * 200) / 1000,
+        startedAt: "",
+        finishedAt: "",
+        statementTimes: { count: 200, meanMs: ms, p10Ms: ms, p50Ms: ms, p90Ms: ms, p99Ms: ms, maxMs: ms },
+        standbyRttMs: rtt,
+      });
+    }
+  }
+  return out;
+}
+
+function run(trials: RoundTripTrial[]): RoundTripsRun {
+  return {
+    runId: "test",
+    directory: "/nonexistent",
+    params: roundTripsParams("default", { statements: N }),
+    trials,
+    metadata: { runId: "test", notebook: "05", profile: "test", startedAt: "", host: {} as never, gitCommit: "", servers: [], params: {}, notes: [] },
+    calibrations: [],
+    baselines: {},
+    network: { kind: "proxy", reason: "test" },
+    skipped: [],
+  };
+}
+
+const EMULATED = {
+  local: { rtt: 0.03, commit: 0.01 },
+  "same-az": { rtt: 0.2, commit: 0.01 },
+  "cross-az": { rtt: 1.7, commit: 0.01 },
+  "quorum-same-az": { rtt: 0.2, commit: 1.9 },
+} as const;
+
+test("05 declarations: every claim declares regime, statistic and a rule with its margins", () => {
+  for (const d of DECLARATIONS) for (const field of [d.claim, d.seed, d.regime, d.statistic, d.rule]) assert.ok(field.length > 10, `${d.id}: ${field}`);
+  assert.match(DECLARATIONS[1].rule, /inside 0.80–1.25/);
+});
+
+test("05 (b) equivalence: held when the whole paired interval is inside ×0.8–×1.25, even though the trials overlap", () => {
+  const s = summarise(run(caseTrials({ local: { rtt: 0.5, commit: 0.02 } }, 5)));
+  const c = claimLocal(s);
+  assert.equal(c.verdict, "held", c.decidedBy);
+  assert.match(c.decidedBy, /wholly inside 0.80–1.25/);
+});
+
+test("05 (b) did not hold when a commit costs many round trips; inconclusive across the edge or with 3 repeats", () => {
+  assert.equal(claimLocal(summarise(run(caseTrials({ local: { rtt: 0.03, commit: 0.5 } }, 5)))).verdict, "did not hold");
+  // 0.5 ms round trip + 0.125 ms commit: a ratio of ~1.24, wobbling across 1.25.
+  const edge = claimLocal(summarise(run(caseTrials({ local: { rtt: 0.48, commit: 0.125 } }, 5, 0.03))));
+  assert.equal(edge.verdict, "inconclusive", edge.decidedBy);
+  const few = claimLocal(summarise(run(caseTrials({ local: { rtt: 0.5, commit: 0.02 } }, 3))));
+  assert.equal(few.verdict, "inconclusive");
+  assert.match(few.decidedBy, /needs ≥ 5 paired repeats/);
+  assert.equal(claimLocal(summarise(run(caseTrials({ "cross-az": EMULATED["cross-az"] }, 5)))).verdict, "inconclusive", "no local environment");
+});
+
+test("05 swapping autocommit and one transaction flips a held claim (c external) and moves (b) out of its band", () => {
+  const swap = (trials: RoundTripTrial[]) =>
+    trials.map((t) => {
+      if (t.condition.kind !== "case") return t;
+      const c = t.condition.case;
+      const swapped: CaseId | undefined = c === "update_autocommit" ? "update_one_transaction" : c === "update_one_transaction" ? "update_autocommit" : undefined;
+      return swapped ? { ...t, condition: { ...t.condition, case: swapped } } : t;
+    });
+  const external = caseTrials({ external: { rtt: 0.2, commit: 2 } }, 5);
+  assert.equal(claimExternal(summarise(run(external)))?.verdict, "held");
+  assert.equal(claimExternal(summarise(run(swap(external))))?.verdict, "did not hold");
+  const local = claimLocal(summarise(run(swap(caseTrials({ local: { rtt: 0.03, commit: 0.5 } }, 5)))));
+  assert.equal(local.verdict, "did not hold");
+  assert.ok((local.interval?.high ?? 1) < 0.8, `swapped ratio ${local.interval?.estimate} is below the band`);
+});
+
+test("05 (a), (c), (d), (e): emulated environments give consistency checks, never evidence", () => {
+  const s = summarise(run([...caseTrials(EMULATED, 5), ...sweepTrials(1.7, { off: 0.03, local: 0.05, on: 1.95 }, 5)]));
+  assert.deepEqual(s.environments.map((e) => e.kind), ["loopback", "emulated", "emulated", "emulated"]);
+  const a = claimRttRatio(s);
+  assert.equal(a.verdict, "emulated");
+  assert.match(a.decidedBy, /targets 0.20 ms and 1.70 ms/);
+  const q = claimQuorum(s, "quorum-same-az", QUORUM_SAME);
+  assert.equal(q?.verdict, "emulated");
+  assert.match(q?.decidedBy ?? "", /consistency check of the emulated quorum/);
+  assert.equal(claimSlope(s).verdict, "emulated");
+  const e = claimLocalReproduction(s);
+  assert.equal(e.verdict, "emulated");
+  assert.match(e.ours, /extra ÷ standby round trip 1.1/);
+  assert.deepEqual(checkClaims(s).map((c) => c.id), ["a", "b", "c (same AZ)", "d", "e"]);
+});
+
+test("05 (c external): a real server is evidence — held when autocommit ≫ one transaction, did not hold when not", () => {
+  const held = claimExternal(summarise(run(caseTrials({ external: { rtt: 0.2, commit: 2 } }, 5))));
+  assert.equal(held?.verdict, "held", held?.decidedBy);
+  const not = claimExternal(summarise(run(caseTrials({ external: { rtt: 0.2, commit: 0.01 } }, 5))));
+  assert.equal(not?.verdict, "did not hold");
+  const few = claimExternal(summarise(run(caseTrials({ external: { rtt: 0.2, commit: 2 } }, 2))));
+  assert.equal(few?.verdict, "inconclusive");
+  assert.equal(claimExternal(summarise(run(caseTrials(EMULATED, 5)))), undefined, "no external environment: no claim");
+  const s = summarise(run(caseTrials({ external: { rtt: 0.2, commit: 2 } }, 5)));
+  assert.equal(claimRttRatio(s).verdict, "inconclusive", "one real environment cannot give a same-vs-cross ratio");
+  assert.match(claimRttRatio(s).decidedBy, /two real environments/);
+});
