@@ -20,7 +20,7 @@ export const experiment = {
   run: (params, control = {}) => runRounds(params, control),
   summarise: (run) => summariseTrials(run.trials, run.params.durationSeconds, run.params.clients),
   // Each claim carries its own sensitivity to flagged rounds (see claims.ts): recomputed there on the paired rounds.
-  claims: (summary) => check(summary),
+  claims: (summary, _run) => check(summary),
   save: (run, summary, claims) => writeSummaries(run, summary, claims),
 } satisfies Experiment<OverIndexingParams, OverIndexingRun, OverIndexingSummary>;
 

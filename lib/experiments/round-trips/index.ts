@@ -48,7 +48,7 @@ export const experiment = {
   run: (params: RoundTripsParams, control: RunControl = {}) => runRoundTrips(params, control),
   summarise: (run) => summariseRun(run),
   // Claims (b) and (c external) carry their own sensitivity to flagged repeats (see claims.ts).
-  claims: (summary) => checkClaims(summary),
+  claims: (summary, _run) => checkClaims(summary),
   save: saveRun,
 } satisfies Experiment<RoundTripsParams, RoundTripsRun, RoundTripsSummary>;
 
