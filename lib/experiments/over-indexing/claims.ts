@@ -199,7 +199,9 @@ export function claimRatio(s: OverIndexingSummary): ClaimCheck {
   const ours =
     `${f0(l39.tps.median)} / ${f0(l7.tps.median)} TPS; paired ${intervalText(r, fmtRatio)}` +
     (server ? `; server time per transaction ×${intervalText(server, fmtRatio)} (predicts a TPS ratio of ${f2(1 / server.estimate)})` : "") +
-    `; at ${s.clients} clients, ${s.durationSeconds} s rounds (the seed: 16 clients, ≥ ${SEED_SHORTEST_ROUND_S} s, 20M products)`;
+    `; at ${s.clients} clients, ${s.durationSeconds} s rounds` +
+    (s.dataScale !== undefined ? `, ${Math.round(s.dataScale * 20_000_000).toLocaleString("en-US")} products` : "") +
+    ` (the seed: 16 clients, ≥ ${SEED_SHORTEST_ROUND_S} s rounds, 20,000,000 products)`;
   // WAL per second at each level: flat means the server spent a fixed budget and TPS fell with the
   // work per transaction; the sentence is chosen by this run's rates.
   const rates = s.levels.map((l) => (l.walMiB ?? 0) / s.durationSeconds);

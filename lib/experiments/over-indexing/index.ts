@@ -18,7 +18,7 @@ export const experiment = {
   profiles: overIndexing_PROFILES,
   params: (profile, overrides = {}) => overIndexingParams(profile, overrides),
   run: (params, control = {}) => runRounds(params, control),
-  summarise: (run) => summariseTrials(run.trials, run.params.durationSeconds, run.params.clients),
+  summarise: (run) => summariseTrials(run.trials, run.params.durationSeconds, run.params.clients, run.params.dataScale),
   // Each claim carries its own sensitivity to flagged rounds (see claims.ts): recomputed there on the paired rounds.
   claims: (summary, _run) => check(summary),
   save: (run, summary, claims) => writeSummaries(run, summary, claims),

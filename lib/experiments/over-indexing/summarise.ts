@@ -133,6 +133,8 @@ export interface LevelSummary {
 export interface OverIndexingSummary {
   readonly durationSeconds: number;
   readonly clients: number;
+  /** The data size as a fraction of the seed's (20M products), when known: named beside any seed figure. */
+  readonly dataScale?: number;
   readonly rounds: readonly RoundSummary[];
   readonly levels: readonly LevelSummary[];
   readonly failed: readonly { readonly key: string; readonly error: string }[];
@@ -266,7 +268,12 @@ export function pairedLevelRatio(
   return ratios.length ? medianInterval(ratios, of) : undefined;
 }
 
-export function summarise(trials: readonly OverIndexingTrial[], durationSeconds: number, clients: number): OverIndexingSummary {
+export function summarise(
+  trials: readonly OverIndexingTrial[],
+  durationSeconds: number,
+  clients: number,
+  dataScale?: number,
+): OverIndexingSummary {
   const ok = trials.filter((t) => t.status === "ok" && t.pgbench);
   const plain = ok.map(summariseRound).sort((a, b) => a.level - b.level || a.repeat - b.repeat);
   // Outliers by TPS within each level (shown, kept; claims say whether dropping them changes a verdict).
@@ -332,6 +339,7 @@ export function summarise(trials: readonly OverIndexingTrial[], durationSeconds:
   return {
     durationSeconds,
     clients,
+    ...(dataScale !== undefined ? { dataScale } : {}),
     rounds,
     levels: levels.sort((a, b) => a.level - b.level),
     failed: trials.filter((t) => t.status === "failed").map((t) => ({ key: t.key, error: t.error ?? "" })),

@@ -173,7 +173,7 @@ export function claimLocal(s: RoundTripsSummary): ClaimCheck {
     decidedBy: d.decidedBy,
     why:
       `Each autocommit UPDATE flushed WAL: ${f(local.walSyncsPerCommit, 2)} WAL syncs per statement, ${ms(local.walSyncMsPerCommit)} each ` +
-      `(pg_stat_wal wal_sync_time / wal_sync); the one transaction flushed once. A commit here is ${f(commit / rtt, 1)}× the loopback ` +
+      `(pg_stat_wal wal_sync_time / wal_sync); the one transaction flushed ${f(one.walSyncs, 0)} time(s). A commit here is ${f(commit / rtt, 1)}× the loopback ` +
       `round trip; in the seed's Docker on macOS it was ${f(seedRatio, 2)}×.`,
     sensitivity: sensitivityText(flagged, d.verdict, () => {
       const again = pairedInterval(auto.secondsByRepeat, one.secondsByRepeat, (x, y) => x / y, r.of, (rep) => !flagged.has(rep));

@@ -209,10 +209,11 @@ export function showExplanation(s: RoundTripsSummary): void {
   if (q?.flushLagMs !== undefined && q.flushLagMs !== null) {
     parts.push(
       `<li><b>Quorum commit.</b> After its own flush the primary waits for the first standby to report the WAL flushed: ` +
-        `a median ${q.flushLagMs.toFixed(3)} ms with standbys ${(q.standbyRttMs ?? NaN).toFixed(3)} ms away — one round trip plus the standby's own write and flush, ` +
+        `a median ${q.flushLagMs.toFixed(3)} ms with standbys ${(q.standbyRttMs ?? NaN).toFixed(3)} ms away: ` +
+        `${(q.flushLagMs - (q.standbyRttMs ?? NaN)).toFixed(3)} ms beyond one round trip for the standby's write and flush ` +
         (s.params.quorumStorage === "memory"
-          ? `here in memory (quorumStorage "memory"), on the same two CPUs as the primary.</li>`
-          : `on the same disk and the same two CPUs as the primary here.</li>`),
+          ? `(in memory: quorumStorage "memory") and scheduling on the CPUs it shares with the primary.</li>`
+          : `(on the same disk: quorumStorage "disk") and scheduling on the CPUs it shares with the primary.</li>`),
     );
   }
   const rtts = [...new Set(s.sweep.map((x) => x.standbyTargetMs))].sort((a, b) => a - b);
