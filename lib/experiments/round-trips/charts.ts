@@ -103,6 +103,29 @@ export function autocommitVsOneTransaction(s: RoundTripsSummary): PlotlyFigure {
     { type: "bar", name: "ours: autocommit", x: envs.map((e) => e.environment), y: envs.map((e) => e.autocommit!.secondsPer10k), marker: { color: COLORS[1] } },
     { type: "bar", name: "ours: one transaction", x: envs.map((e) => e.environment), y: envs.map((e) => e.oneTransaction!.secondsPer10k), marker: { color: COLORS[2] } },
   ];
+  // Every trial too, scaled to 10,000 statements; flagged ones (outlier, checkpoint inside) as red crosses.
+  for (const [which, pick] of [["autocommit", (e: (typeof envs)[number]) => e.autocommit], ["one transaction", (e: (typeof envs)[number]) => e.oneTransaction]] as const) {
+    const pts = envs.flatMap((e) => {
+      const c = pick(e);
+      if (!c) return [];
+      return Object.entries(c.secondsByRepeat).map(([repeat, seconds]) => ({
+        env: e.environment,
+        y: c.case === "bulk_update" ? seconds : (seconds * 10_000) / c.statements,
+        repeat: Number(repeat),
+        flagged: c.outlierRepeats.includes(Number(repeat)) || c.checkpointRepeats.includes(Number(repeat)),
+      }));
+    });
+    data.push({
+      type: "scatter",
+      mode: "markers",
+      name: `ours: ${which}, each repeat`,
+      x: pts.map((p) => p.env),
+      y: pts.map((p) => p.y),
+      customdata: pts.map((p) => `repeat ${p.repeat}${p.flagged ? " (flagged)" : ""}`),
+      hovertemplate: `${which} %{customdata}: %{y:.2f} s<extra></extra>`,
+      marker: { symbol: pts.map((p) => (p.flagged ? "x" : "circle-open")), color: pts.map((p) => (p.flagged ? "#e45756" : "#333")), size: 7 },
+    });
+  }
   const seedX = ["local", "same-az", "cross-az"] as const;
   const map = { local: "local", "same-az": "same_az", "cross-az": "cross_az" } as const;
   data.push(
