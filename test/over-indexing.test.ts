@@ -94,11 +94,17 @@ test("rounds on embedded PostgreSQL: 7 vs 39 indexes, counters that explain the 
     const trials = await runRounds({
       server,
       runner,
-      plan: planRounds(params.indexLevels, 1),
+      plan: planRounds(params.indexLevels, 2),
       settings: { ...params, script, walInspect: template.walInspect },
       store,
     });
-    assert.equal(store.trials().length, 2);
+    assert.equal(store.trials().length, 4);
+    // The first round of a level builds its template; the second clones it, indexes included.
+    assert.deepEqual(
+      trials.map((t) => [t.key, t.order, t.prepared?.builtLevelTemplate]),
+      [["idx7/r1", 0, true], ["idx39/r1", 1, true], ["idx39/r2", 0, false], ["idx7/r2", 1, false]],
+    );
+    assert.equal(trials[2].prepared?.indexSeconds, 0);
     for (const trial of trials) {
       assert.equal(trial.status, "ok", trial.error);
       assert.equal(trial.prepared!.indexCount, trial.condition.level, "pg_indexes counts the level");
@@ -116,7 +122,8 @@ test("rounds on embedded PostgreSQL: 7 vs 39 indexes, counters that explain the 
     }
     const s = summarise(trials, params.durationSeconds, params.clients);
     const [l7, l39] = s.levels;
-    assert.equal(s.rounds[1].tables.stock.indexes, 14, "stock has 14 indexes at level 39");
+    assert.equal(s.rounds.find((r) => r.level === 39)?.tables.stock.indexes, 14, "stock has 14 indexes at level 39");
+    assert.equal(l39.tpsRatio?.n, 2, "TPS ratio paired over both rounds");
     assert.equal(l39.stockHotShare, 0, "quantity and last_updated are indexed at 39: no HOT update");
     assert.ok(
       l39.modelIndexEntriesPerTx! > 4 * l7.modelIndexEntriesPerTx!,

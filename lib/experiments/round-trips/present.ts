@@ -171,6 +171,7 @@ export function showSweepTable(s: RoundTripsSummary): void {
     synchronous_commit: x.level,
     "ms per commit (median)": r(x.commitMs),
     "range over repeats": `${x.commitMsMin.toFixed(3)}–${x.commitMsMax.toFixed(3)}`,
+    "repeats with a checkpoint": x.checkpointRepeats.join(", "),
     "local WAL flush ms": r(x.walSyncMsPerCommit),
     "write lag ms": r(x.writeLagMs),
     "flush lag ms": r(x.flushLagMs),

@@ -101,6 +101,8 @@ export interface SweepSummary {
   readonly flushLagMs: number | null;
   readonly writeLagMs: number | null;
   readonly replayLagMs: number | null;
+  /** Repeats whose timed window saw a checkpoint. */
+  readonly checkpointRepeats: readonly number[];
   /** Median autocommit UPDATE time per repeat (repeat → ms), for pairing levels. */
   readonly commitMsByRepeat: Readonly<Record<number, number>>;
 }
@@ -259,6 +261,7 @@ function summariseSweep(trials: readonly RoundTripTrial[]): SweepSummary[] {
       flushLagMs: medOrNull(list.map((t) => t.lags?.quorumFlushLagMs)),
       writeLagMs: medOrNull(list.map((t) => t.lags?.quorumWriteLagMs)),
       replayLagMs: medOrNull(list.map((t) => t.lags?.quorumReplayLagMs)),
+      checkpointRepeats: list.filter((t) => counter(t, "checkpointer.timed") + counter(t, "checkpointer.requested") > 0).map((t) => t.repeat),
       commitMsByRepeat: Object.fromEntries(list.filter((t) => Number.isFinite(t.statementTimes?.p50Ms ?? NaN)).map((t) => [t.repeat, t.statementTimes?.p50Ms as number])),
     });
   }
