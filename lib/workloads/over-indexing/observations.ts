@@ -81,27 +81,6 @@ export async function statementStats(client: Client): Promise<StatementStats[]> 
   }));
 }
 
-/** Autovacuum workers at work on this server right now (pg_stat_activity). */
-export async function autovacuumWorkers(client: Client): Promise<number> {
-  const { rows } = await client.query<{ n: number }>(
-    "SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'",
-  );
-  return rows[0].n;
-}
-
-/**
- * Waits (bounded) until no autovacuum worker runs, so that none shares the timed window's CPU;
- * returns the seconds waited and whether one was still running at the deadline.
- */
-export async function waitForAutovacuumIdle(client: Client, timeoutMs = 30_000): Promise<{ seconds: number; busy: boolean }> {
-  const began = Date.now();
-  while (Date.now() - began < timeoutMs) {
-    if ((await autovacuumWorkers(client)) === 0) return { seconds: (Date.now() - began) / 1000, busy: false };
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return { seconds: (Date.now() - began) / 1000, busy: true };
-}
-
 /** WAL records of one kind (resource manager / record type) in a window. */
 export interface WalRecordStats {
   readonly count: number;

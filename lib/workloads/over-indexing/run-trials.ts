@@ -3,6 +3,7 @@
  * level's indexes, a restart, statistics reset, then the inventory transaction under pgbench for a
  * fixed time, with the server's counters, sizes and pg_stat_statements around it.
  */
+import { waitForAutovacuumIdle, type AutovacuumWait } from "../../engines/postgres/autovacuum";
 import { counterDelta } from "../../stats/counters";
 import { rotated } from "../../stats/order";
 import type { RunStore, TrialRecord } from "../../results/run-store";
@@ -15,7 +16,6 @@ import {
   resetStatements,
   roundCounters,
   statementStats,
-  waitForAutovacuumIdle,
   walRecordsBetween,
   type StatementStats,
   type WalRecordStats,
@@ -38,8 +38,8 @@ export interface OverIndexingTrial extends TrialRecord<OverIndexingCondition> {
   readonly order?: number;
   /** WAL records of the timed window by record type (pg_walinspect); absent where the server lacks it. */
   readonly walRecords?: Readonly<Record<string, WalRecordStats>>;
-  /** Seconds waited for autovacuum workers to finish before the timed window, and whether one still ran. */
-  readonly autovacuumWait?: { readonly seconds: number; readonly busy: boolean };
+  /** How long the round waited for autovacuum workers to finish before its timed window, and whether they did. */
+  readonly autovacuumWait?: AutovacuumWait;
 }
 
 export interface PlannedRound {
