@@ -9,7 +9,10 @@ import { withSession, type RunControl } from "../session";
 import { describeRunner, locatePgbench } from "../../workloads/pgbench";
 import { datasetShape, transactionScript } from "../../workloads/over-indexing/dataset";
 import { createTemplate, dropDatabases, type TemplateInfo } from "../../workloads/over-indexing/databases";
-import { planRounds, runRounds, type OverIndexingCondition, type OverIndexingTrial } from "../../workloads/over-indexing/run-trials";
+import { planRounds, runRounds, type OverIndexingCondition, type OverIndexingTrial, type PlannedRound } from "../../workloads/over-indexing/run-trials";
+import { MIN_COVERAGE, repeatsForCoverage, type ClaimCheck } from "../../stats/claims";
+import { claimMonotone, claimRatio } from "./claims";
+import { summarise } from "./summarise";
 
 export const NOTEBOOK = "03-over-indexing";
 const GIB = 2 ** 30;
@@ -49,11 +52,50 @@ export function serverSpec(p: OverIndexingParams): ServerSpec {
 
 export type { RunControl } from "../session";
 
+export interface AdaptiveState {
+  /** The headline claims after the rounds so far: (1) monotone and (2) the 39/7 ratio. */
+  readonly claims: readonly Pick<ClaimCheck, "id" | "verdict">[];
+  readonly rounds: number;
+  readonly plannedRounds: number;
+  readonly maxRounds: number;
+  /** Rounds an interval needs to cover the median with the least coverage that decides a claim. */
+  readonly needed: number;
+  readonly elapsedS: number;
+  /** Seconds one more round (every level once) took so far, on average. */
+  readonly perRoundS: number;
+  readonly budgetS: number;
+}
+
+/**
+ * One step of the adaptive design: stop (and why) or run one more round of every level. More rounds
+ * only help an inconclusive claim, and only if the budget can reach the rounds a verdict needs at
+ * the pace so far (one more where the interval straddles a margin with enough rounds already).
+ * Written for 03's rounds; 04's step (sets, one claim) reads the same.
+ */
+export function adaptiveStep(a: AdaptiveState): { readonly stop?: string } {
+  const open = a.claims.filter((c) => c.verdict === "inconclusive").map((c) => `claim (${c.id})`);
+  if (!open.length) {
+    const decided = a.claims.map((c) => `(${c.id}) ${c.verdict}`).join(", ");
+    return { stop: a.rounds > a.plannedRounds ? `${decided} after ${a.rounds} rounds` : `${decided} after the planned rounds` };
+  }
+  if (a.rounds >= a.maxRounds) return { stop: `${open.join(", ")} still inconclusive at maxRepeats = ${a.maxRounds}` };
+  const more = Math.max(1, a.needed - a.rounds);
+  if (a.elapsedS + more * a.perRoundS > a.budgetS) {
+    return {
+      stop:
+        `${open.join(", ")} still inconclusive after ${a.rounds} round(s): ${more} more at ~${Math.round(a.perRoundS)} s a round ` +
+        `would pass the time budget (${a.budgetS} s)`,
+    };
+  }
+  return {};
+}
+
 export async function run(p: OverIndexingParams, control: RunControl = {}): Promise<OverIndexingRun> {
-  const plan = planRounds(p.indexLevels, p.repeats);
+  const started = Date.now();
+  let plan: PlannedRound[] = planRounds(p.indexLevels, p.repeats);
   return withSession<OverIndexingCondition, OverIndexingRun>(
     { notebook: NOTEBOOK, title: "03 over-indexing", params: p, control, specs: [serverSpec(p)], target: p.target, cpus: p.cpus, memoryGiB: p.memoryGiB },
-    async ({ store, progress, servers, signal, notes, metadata }) => {
+    async ({ store, progress, servers, signal, notes, metadata, writeMetadata }) => {
       const server = servers.servers.get("postgresql")!;
       const runner = await locatePgbench(server);
       notes.push(`pgbench ${runner.version} (${describeRunner(runner)}) drives PostgreSQL ${server.description.version}`);
@@ -75,11 +117,12 @@ export async function run(p: OverIndexingParams, control: RunControl = {}): Prom
           .join(", ")}${p.repeats > 2 ? ", …" : ""})`,
       );
       if (!template.walInspect) notes.push(`no pg_walinspect here (${template.walInspectError}): B-tree inserts per transaction are not measured`);
-      store.writeMetadata({ ...metadata, template, script });
-      await runRounds({
+      // Through the session's writeMetadata, so that its closing write (quietness) keeps the template.
+      writeMetadata({ template, script });
+      const runPart = (part: readonly PlannedRound[]) => runRounds({
         server,
         runner,
-        plan,
+        plan: part,
         settings: { ...p, script, walInspect: template.walInspect },
         store,
         signal,
@@ -92,9 +135,44 @@ export async function run(p: OverIndexingParams, control: RunControl = {}): Prom
         onProgress: (planned, point) =>
           progress.update(plan.indexOf(planned), plan.length, `${planned.key}: ${point.second.toFixed(0)} / ${p.durationSeconds} s · ${point.tps.toFixed(0)} tps`),
       });
+      const roundsStarted = Date.now();
+      await runPart(plan);
+      // The adaptive design: one more round of every level at a time while claim (1) or (2) is
+      // inconclusive, as long as the budget can still reach the rounds a verdict needs at the pace so far.
+      const needed = repeatsForCoverage(MIN_COVERAGE);
+      let rounds = p.repeats;
+      let stoppedBy: string;
+      for (;;) {
+        if (signal.aborted) {
+          stoppedBy = "interrupted";
+          break;
+        }
+        const s = summarise(store.trials() as OverIndexingTrial[], p.durationSeconds, p.clients, p.dataScale);
+        const step = adaptiveStep({
+          claims: [claimMonotone(s), claimRatio(s)],
+          rounds,
+          plannedRounds: p.repeats,
+          maxRounds: p.maxRepeats,
+          needed,
+          elapsedS: (Date.now() - started) / 1000,
+          // The first round of each level also built its indexes: later rounds are cheaper, so this errs long.
+          perRoundS: (Date.now() - roundsStarted) / 1000 / rounds,
+          budgetS: p.budgetSeconds,
+        });
+        if (step.stop) {
+          stoppedBy = step.stop;
+          break;
+        }
+        rounds++;
+        const extra = planRounds(p.indexLevels, rounds).filter((r) => r.repeat === rounds);
+        plan = [...plan, ...extra];
+        await runPart(extra);
+      }
+      notes.push(`adaptive design: ${stoppedBy} (planned ${p.repeats} rounds, at most ${p.maxRepeats}, budget ${p.budgetSeconds} s)`);
+      writeMetadata({ template, script, adaptive: { plannedRounds: p.repeats, rounds, maxRounds: p.maxRepeats, budgetSeconds: p.budgetSeconds, stoppedBy } });
       await dropDatabases(server);
       progress.finish(`${plan.length} rounds`);
-      store.writeMetadata({ ...metadata, notes, template, script });
+      writeMetadata({ notes, template, script });
       return {
         runId: store.runId,
         directory: store.directory,
