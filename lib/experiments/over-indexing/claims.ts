@@ -198,7 +198,7 @@ export function claimRatio(s: OverIndexingSummary): ClaimCheck {
   const server = l39.serverTimeRatio;
   const ours =
     `${f0(l39.tps.median)} / ${f0(l7.tps.median)} TPS; paired ${intervalText(r, fmtRatio)}` +
-    (server ? `; server time per transaction ×${intervalText(server, fmtRatio)} (predicts a TPS ratio of ${f2(1 / server.estimate)})` : "") +
+    (server ? `; server execution time per transaction (pg_stat_statements) ×${intervalText(server, fmtRatio)}` : "") +
     `; at ${s.clients} clients, ${s.durationSeconds} s rounds` +
     (s.dataScale !== undefined ? `, ${Math.round(s.dataScale * 20_000_000).toLocaleString("en-US")} products` : "") +
     ` (the seed: 16 clients, ≥ ${SEED_SHORTEST_ROUND_S} s rounds, 20,000,000 products)`;
