@@ -286,11 +286,19 @@ export function claimSlope(s: RoundTripsSummary): ClaimCheck {
     `Every statement waits for its reply before the next is sent (psql -f, like node-postgres here), so each adds one round trip; ` +
     `the x axis is each environment's own SELECT 1 time (elapsed / N, the seed's measure).`;
   if (fit.envs.some((e) => e.kind === "emulated")) {
+    // The rule, read as a check of the emulation: did each statement pay one emulated round trip?
+    const check = decide(SLOPE_RULE, interval, { fmt: fmtRatio });
+    const reading =
+      check.verdict === "held"
+        ? "consistent with one emulated round trip per statement"
+        : check.verdict === "did not hold"
+          ? "not consistent with one emulated round trip per statement (the links' achieved round trips drifted between the calibration and the cases?)"
+          : `not yet a check (${check.decidedBy})`;
     return emulated(
       SLOPE,
       ours,
       `the round trips are this run's inputs, so elapsed time rising with them follows from the emulation: slope ÷ round trips ` +
-        `${f(interval.estimate)} is a check that each statement paid one emulated round trip, not evidence about AWS`,
+        `${intervalText(interval, fmtRatio)} is ${reading}; not evidence about AWS`,
       why,
     );
   }
