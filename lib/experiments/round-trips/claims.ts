@@ -292,7 +292,7 @@ export function claimSlope(s: RoundTripsSummary): ClaimCheck {
       check.verdict === "held"
         ? "consistent with one emulated round trip per statement"
         : check.verdict === "did not hold"
-          ? "not consistent with one emulated round trip per statement (the links' achieved round trips drifted between the calibration and the cases?)"
+          ? "not consistent with one emulated round trip per statement"
           : `not yet a check (${check.decidedBy})`;
     return emulated(
       SLOPE,
