@@ -3,6 +3,8 @@
  * store, show progress, start the servers, record metadata, listen for interrupts — and stop the
  * servers afterwards, whatever happens.
  */
+import os from "node:os";
+import { nonDefaultSettings } from "../engines/postgres/server-settings";
 import { progressReporter, type ProgressReporter } from "../display/progress";
 import { gitCommit, hostInfo, type RunMetadata } from "../results/metadata";
 import { RunStore } from "../results/run-store";
@@ -75,10 +77,40 @@ export async function withSession<C extends object, T>(options: SessionOptions, 
       params: options.params,
       unavailable: Object.fromEntries(servers.unavailable),
       notes,
+      ...(await comparisonFields(servers, notes)),
     };
     store.writeMetadata(metadata);
-    return await work({ store, progress, servers, signal, notes, metadata, writeMetadata: (extra) => store.writeMetadata({ ...metadata, ...extra }) });
+    let outcome: RunMetadata["outcome"] = "failed";
+    try {
+      const result = await work({ store, progress, servers, signal, notes, metadata, writeMetadata: (extra) => store.writeMetadata({ ...metadata, ...extra }) });
+      outcome = "finished";
+      return result;
+    } catch (error) {
+      if (signal.aborted) outcome = "interrupted";
+      throw error;
+    } finally {
+      // Merged into what is on disk: experiments add their own fields with store.writeMetadata.
+      store.updateMetadata({ finishedAt: new Date().toISOString(), outcome });
+    }
   } finally {
     await servers.stopAll();
   }
+}
+
+/**
+ * What lib/compare needs to tell runs apart and to tell a finished run from one in progress: the
+ * servers' non-default settings as they report them, and the process that owns the run. Reading the
+ * settings is best effort: a server that refuses the query costs a note, not the run.
+ */
+async function comparisonFields(servers: StartedServers, notes: string[]): Promise<Pick<RunMetadata, "serverSettings" | "owner">> {
+  const serverSettings: Record<string, Record<string, string>> = {};
+  for (const [engine, server] of servers.servers) {
+    if (engine !== "postgresql") continue;
+    try {
+      serverSettings[engine] = await nonDefaultSettings(server.connection);
+    } catch (error) {
+      notes.push(`could not read ${engine}'s settings: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  return { serverSettings, owner: { pid: process.pid, host: os.hostname() } };
 }
