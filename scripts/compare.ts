@@ -7,7 +7,7 @@
  */
 import { compareRuns, METRICS } from "../lib/compare/compare";
 import { formatJson, formatMarkdown, formatText } from "../lib/compare/format";
-import { CompareInputError } from "../lib/compare/runs";
+import { CompareInputError } from "../lib/results/stored-runs";
 import { DEFAULT_ALPHA } from "../lib/compare/stats";
 
 const USAGE = `Usage: npm run compare -- [options] <run A> <run B> [more runs]

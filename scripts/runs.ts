@@ -3,7 +3,7 @@
  * to pick two: notebook, profile, target, commit, start, trials ok/failed, verdicts. A removed or
  * half-written run directory is listed as such.
  */
-import { listRuns, type StoredRun } from "../lib/compare/runs";
+import { listRuns, type StoredRun } from "../lib/results/stored-runs";
 import { textTable } from "../lib/compare/format";
 import { resultsRoot } from "../lib/results/run-store";
 

@@ -9,7 +9,7 @@
  */
 import { resultsRoot, type TrialRecord } from "../results/run-store";
 import { groupBy } from "../stats/summary";
-import { CompareInputError, resolveRun, type StoredRun, type VerdictRow } from "./runs";
+import { CompareInputError, resolveForComparison, type StoredRun, type VerdictRow } from "../results/stored-runs";
 import { change, DEFAULT_ALPHA, medianInterval, type Change } from "./stats";
 
 export interface Metric {
@@ -355,24 +355,8 @@ export function compareRuns(refs: readonly string[], options: CompareOptions = {
     throw new CompareInputError(`the regression threshold must be ≥ 0, got ${options.regressionThreshold}`);
   }
   if (refs.length < 2) throw new CompareInputError(`name at least two runs to compare (got ${refs.length})`);
-  const root = options.root ?? resultsRoot();
-  const runs = refs.map((r) => resolveRun(r, root));
-  const warnings: string[] = [];
-  runs.forEach((run, i) => {
-    const name = `${refs[i]} (${run.id})`;
-    if (run.state === "removed" || run.state === "half-written") throw new CompareInputError(`run ${name} cannot be compared: ${run.stateWhy}`);
-    if (run.state === "in progress") {
-      throw new CompareInputError(`run ${name} is still in progress (${run.stateWhy}); compare it when it has finished`);
-    }
-    if (run.state === "stopped") warnings.push(`run ${run.id} did not finish (${run.stateWhy}): only its finished trials are compared`);
-    if (run.state === "unknown end") warnings.push(`run ${run.id}: ${run.stateWhy}; it is assumed finished`);
-    for (const p of run.problems) warnings.push(`run ${run.id}: ${p}`);
-  });
-  const notebooks = [...new Set(runs.map((r) => r.notebook))];
-  if (notebooks.length > 1) {
-    const list = runs.map((r) => `  ${r.id}: ${r.notebook || "unknown notebook"}`).join("\n");
-    throw new CompareInputError(`runs of different notebooks cannot be compared condition by condition:\n${list}`);
-  }
+  const { runs, warnings } = resolveForComparison(refs, options.root ?? resultsRoot());
+  const notebooks = [runs[0].notebook];
   const metric = options.metric !== undefined ? METRICS[options.metric] : defaultMetric(runs[0].notebookId);
   if (!metric) throw new CompareInputError(`unknown metric "${options.metric}"; known: ${Object.keys(METRICS).join(", ")}`);
   const read = READERS[metric.name];
@@ -403,4 +387,15 @@ export function compareRuns(refs: readonly string[], options: CompareOptions = {
     pairs: pairs.map((p, i) => ({ ...p, b: { ...p.b, label: runs.length === 2 ? "B" : String.fromCharCode(66 + i) } })),
     warnings,
   };
+}
+
+/**
+ * `lab.compare(a, b, …)` in a notebook cell: compares the runs with the default options, shows the
+ * comparison (lib/compare/present.ts) and returns it. Loaded lazily: the view pulls in danfo.js,
+ * which the command line does not need.
+ */
+export function compare(...refs: string[]): Comparison {
+  const c = compareRuns(refs);
+  (require("./present") as typeof import("./present")).showComparison(c);
+  return c;
 }

@@ -2,6 +2,7 @@
  * The notebooks the lab runs headless, and how each one's parameters are checked, so that
  * `npm run reproduce` refuses bad input before any server starts.
  */
+import { compareRunsParams } from "./compare-runs";
 import { createIndexAfterLoadParams } from "./create-index-after-load";
 import { indexWriteCostParams } from "./index-write-cost";
 import { overIndexingParams } from "./over-indexing";
@@ -17,6 +18,11 @@ export interface NotebookEntry {
   readonly title: string;
   /** Resolves (and checks) the parameters; throws ParameterError on bad input. */
   readonly resolve: (profile: ProfileName, overrides: Record<string, unknown>) => object;
+  /**
+   * Parameters that must be given (`--set`): such a notebook runs only when asked (`--only`) or when
+   * one of them is given, and is refused before it starts when one is missing. Notebook 00 needs runs.
+   */
+  readonly requires?: readonly string[];
 }
 
 export const NOTEBOOKS: readonly NotebookEntry[] = [
@@ -49,6 +55,14 @@ export const NOTEBOOKS: readonly NotebookEntry[] = [
     file: "notebooks/05-round-trips.ipynb",
     title: "Round trips and commit latency: same-AZ, cross-AZ, quorum commit",
     resolve: (profile, overrides) => roundTripsParams(profile, overrides),
+  },
+  // Last, so that `--set runs=["latest of notebook 01", …]` without --only compares runs this reproduce just made.
+  {
+    id: "00",
+    file: "notebooks/00-compare-runs.ipynb",
+    title: "Compare runs: did my change make a difference?",
+    resolve: (profile, overrides) => compareRunsParams(profile, overrides),
+    requires: ["runs"],
   },
 ];
 

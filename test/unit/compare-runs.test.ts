@@ -11,7 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { compareRuns } from "../../lib/compare/compare";
 import { formatJson, formatMarkdown, formatText } from "../../lib/compare/format";
-import { CompareInputError, findVerdicts, listRuns, readRun, resolveRun } from "../../lib/compare/runs";
+import { CompareInputError, findVerdicts, listRuns, readRun, resolveRun } from "../../lib/results/stored-runs";
 
 interface FakeRun {
   readonly id: string;

@@ -7,8 +7,8 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { RunMetadata } from "../results/metadata";
-import { resultsRoot, type TrialRecord } from "../results/run-store";
+import type { RunMetadata } from "./metadata";
+import { resultsRoot, type TrialRecord } from "./run-store";
 
 /**
  * - finished: the run's work ended (metadata.finishedAt, outcome finished);
@@ -223,4 +223,35 @@ export function resolveRun(ref: string, root = resultsRoot()): StoredRun {
     throw new CompareInputError(`"${ref}" names ${names.length} runs; give more of the id:\n  ${shown}`);
   }
   throw new CompareInputError(`no run "${ref}" in ${root} (\`npm run runs\` lists them)`);
+}
+
+/**
+ * Resolves the runs of a comparison and refuses what cannot be compared, before anything is
+ * computed: unknown or ambiguous names, removed or half-written runs, a run still in progress,
+ * runs of different notebooks. Runs that stopped early or whose end is unknown come with a warning.
+ */
+export function resolveForComparison(refs: readonly string[], root = resultsRoot()): { runs: StoredRun[]; warnings: string[] } {
+  const runs = refs.map((r) => resolveRun(r, root));
+  const warnings: string[] = [];
+  runs.forEach((run, i) => {
+    const name = refs[i] === run.id ? run.id : `${refs[i]} (${run.id})`;
+    if (run.state === "removed" || run.state === "half-written") throw new CompareInputError(`run ${name} cannot be compared: ${run.stateWhy}`);
+    if (run.state === "in progress") {
+      throw new CompareInputError(`run ${name} is still in progress (${run.stateWhy}); compare it when it has finished`);
+    }
+    if (run.state === "stopped") warnings.push(`run ${run.id} did not finish (${run.stateWhy}): only its finished trials are compared`);
+    if (run.state === "unknown end") warnings.push(`run ${run.id}: ${run.stateWhy}; it is assumed finished`);
+    for (const p of run.problems) warnings.push(`run ${run.id}: ${p}`);
+  });
+  const notebooks = new Set(runs.map((r) => r.notebook));
+  if (notebooks.size > 1) {
+    const list = runs.map((r) => `  ${r.id}: ${r.notebook || "unknown notebook"}`).join("\n");
+    throw new CompareInputError(`runs of different notebooks cannot be compared condition by condition:\n${list}`);
+  }
+  return { runs, warnings };
+}
+
+/** True for "latest of notebook NN" and its short forms: resolved when the comparison runs. */
+export function isLatestRef(ref: string): boolean {
+  return LATEST.test(ref.trim());
 }
