@@ -147,8 +147,13 @@ export interface Change {
   readonly distinguishable: boolean;
 }
 
+/** p ≤ α, with room for the rounding of a p that is exactly α (3 vs 3: 2/20). */
+export function significant(p: number, alpha = DEFAULT_ALPHA): boolean {
+  return p <= alpha + 1e-12;
+}
+
 export function change(a: readonly number[], b: readonly number[], alpha = DEFAULT_ALPHA): Change {
   const r = ratioOfMedians(b, a);
   const test = mannWhitney(a, b);
-  return { ratio: r.ratio, ciLow: r.ciLow, ciHigh: r.ciHigh, test, distinguishable: test.p <= alpha + 1e-12 };
+  return { ratio: r.ratio, ciLow: r.ciLow, ciHigh: r.ciHigh, test, distinguishable: significant(test.p, alpha) };
 }

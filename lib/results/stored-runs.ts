@@ -205,9 +205,10 @@ export function resolveRun(ref: string, root = resultsRoot()): StoredRun {
   if (latest) {
     const nb = latest[1].padStart(2, "0");
     const candidates = listRuns(root).filter((r) => r.notebookId === nb && r.state !== "removed" && r.state !== "half-written");
-    const done = candidates.find((r) => r.state !== "in progress");
+    // A run that stopped early (error, interrupt) is not what "latest" means; name it by id to compare it.
+    const done = candidates.find((r) => r.state === "finished" || r.state === "unknown end");
     if (!done) {
-      const busy = candidates.length ? ` (${candidates.length} in progress)` : "";
+      const busy = candidates.length ? ` (${candidates.length} in progress or stopped early)` : "";
       throw new CompareInputError(`"${ref}": no finished run of notebook ${nb} in ${root}${busy}`);
     }
     return done;

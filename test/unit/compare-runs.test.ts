@@ -150,3 +150,21 @@ test("npm run compare / npm run runs: exit 2 on bad input, 1 on a regression, 0 
   assert.match(runs.stdout, /fff6 .*half-written/);
   assert.doesNotMatch(runs.stdout, /03-over-indexing/);
 });
+
+test("npm run reproduce plans 01–05 by default; 00 only when asked or when runs are given", () => {
+  const { parseArgs, plan } = require("../../scripts/reproduce") as typeof import("../../scripts/reproduce");
+  const root = path.resolve(__dirname, "..", "..", "..");
+  assert.deepEqual(plan(parseArgs([]), root).map((p) => p.entry.id), ["01", "02", "03", "04", "05"]);
+  assert.throws(() => plan(parseArgs(["--only", "00"]), root), /00 .* needs --set runs=/);
+  const fixtures = fixture();
+  const saved = process.env.DBLAB_RESULTS_DIR;
+  process.env.DBLAB_RESULTS_DIR = fixtures;
+  try {
+    const ids = plan(parseArgs(["--set", 'runs=["20261130T100001","20261130T100002"]']), root).map((p) => p.entry.id);
+    assert.deepEqual(ids, ["01", "02", "03", "04", "05", "00"]);
+    assert.throws(() => plan(parseArgs(["--only", "00", "--set", 'runs=["20261130T100001","20261130T100003"]']), root), /different notebooks/);
+  } finally {
+    if (saved === undefined) delete process.env.DBLAB_RESULTS_DIR;
+    else process.env.DBLAB_RESULTS_DIR = saved;
+  }
+});
