@@ -61,7 +61,8 @@ export function parseCompareArgs(argv: readonly string[]): CompareArgs {
         break;
       case "--format": {
         const f = value();
-        if (f !== "text" && f !== "md" && f !== "json") throw new CompareInputError(`--format must be text, md or json, got "${f}"`);
+        if (f !== "text" && f !== "md" && f !== "json")
+          throw new CompareInputError(`--format must be text, md or json, got "${f}"`);
         a.format = f;
         break;
       }
@@ -97,7 +98,10 @@ function main(): number {
     console.log(args.format === "json" ? formatJson(c) : args.format === "md" ? formatMarkdown(c) : formatText(c));
     const regressions = c.pairs.reduce((n, p) => n + p.regressions, 0);
     if (args.threshold !== undefined && regressions > 0) {
-      console.error(`compare: ${regressions} regression(s) beyond ${Math.round(args.threshold * 1000) / 10} % that are distinguishable from noise`);
+      console.error(
+        `compare: ${regressions} regression(s) beyond ${Math.round(args.threshold * 1000) / 10} % ` +
+          "that are distinguishable from noise",
+      );
       return 1;
     }
     return 0;

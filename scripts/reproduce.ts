@@ -151,7 +151,9 @@ export function plan(opts: Options, root: string): Planned[] {
   return entries.map((entry) => {
     const overrides = Object.fromEntries(Object.entries(opts.sets).filter(([k]) => known.get(entry)!.includes(k)));
     const missing = (entry.requires ?? []).filter((k) => !(k in overrides));
-    if (missing.length) throw new UsageError(`${entry.id} (${entry.file}) needs ${missing.map((k) => `--set ${k}=…`).join(" ")}`);
+    if (missing.length) {
+      throw new UsageError(`${entry.id} (${entry.file}) needs ${missing.map((k) => `--set ${k}=…`).join(" ")}`);
+    }
     try {
       entry.resolve(opts.profile, overrides);
     } catch (e) {

@@ -20,7 +20,17 @@ function row(r: StoredRun): string[] {
   const ok = r.trials.filter((t) => t.status === "ok").length;
   const failed = r.trials.length - ok;
   const state = r.state === "finished" ? "finished" : `${r.state}: ${r.stateWhy}`;
-  return [r.id, r.notebook || "?", m?.profile ?? "?", targets || "?", m?.gitCommit ?? "?", r.startedAt ?? "?", `${ok} / ${failed}`, verdictSummary(r), state];
+  return [
+    r.id,
+    r.notebook || "?",
+    m?.profile ?? "?",
+    targets || "?",
+    m?.gitCommit ?? "?",
+    r.startedAt ?? "?",
+    `${ok} / ${failed}`,
+    verdictSummary(r),
+    state,
+  ];
 }
 
 function main(): number {
@@ -29,7 +39,10 @@ function main(): number {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === "--help" || a === "-h") {
-      console.log("Usage: npm run runs -- [--notebook NN]\n\nLists the runs in data/results (or DBLAB_RESULTS_DIR), newest first.");
+      console.log(
+        "Usage: npm run runs -- [--notebook NN]\n\n" +
+          "Lists the runs in data/results (or DBLAB_RESULTS_DIR), newest first.",
+      );
       return 0;
     }
     if (a === "--notebook" || a.startsWith("--notebook=")) {

@@ -30,7 +30,12 @@ const READERS: Readonly<Record<string, (t: TrialRecord) => number | undefined>> 
 
 export const METRICS: Readonly<Record<string, Metric>> = {
   seconds: { name: "seconds", unit: "s", higherIsBetter: false, describe: "timed seconds per trial (lower is better)" },
-  tps: { name: "tps", unit: "tps", higherIsBetter: true, describe: "pgbench transactions per second (higher is better)" },
+  tps: {
+    name: "tps",
+    unit: "tps",
+    higherIsBetter: true,
+    describe: "pgbench transactions per second (higher is better)",
+  },
 };
 
 /** Notebooks 03 and 04 are judged by pgbench's TPS (their trials' seconds are the fixed run length). */
@@ -164,7 +169,8 @@ const HANDLED = new Set([
   "unavailable",
 ]);
 
-const show = (v: unknown): string => (v === undefined || v === null ? "—" : typeof v === "string" ? v : JSON.stringify(v));
+const show = (v: unknown): string =>
+  v === undefined || v === null ? "—" : typeof v === "string" ? v : JSON.stringify(v);
 
 function flatten(prefix: string, value: unknown, out: Map<string, string>, depth = 0): void {
   if (value !== null && typeof value === "object" && !Array.isArray(value) && depth < 3) {
@@ -179,7 +185,8 @@ type Fields = Map<string, { section: string; field: string; value: string }>;
 function configFields(run: StoredRun): Fields {
   const m = run.metadata;
   const fields: Fields = new Map();
-  const put = (section: string, field: string, value: unknown) => fields.set(`${section}\u0000${field}`, { section, field, value: show(value) });
+  const put = (section: string, field: string, value: unknown) =>
+    fields.set(`${section}\u0000${field}`, { section, field, value: show(value) });
   if (!m) return fields;
   for (const s of m.servers ?? []) {
     const e = s.engine;
@@ -187,13 +194,24 @@ function configFields(run: StoredRun): Fields {
     put("server", `${e} target`, s.kind);
     put("server", `${e} route`, s.route);
     put("server", `${e} image / binaries`, s.source);
-    put("server", `${e} image kind`, s.kind === "docker" ? (s.standInImage ? "stand-in (built from embedded binaries)" : "official") : "n/a");
+    put(
+      "server",
+      `${e} image kind`,
+      s.kind === "docker" ? (s.standInImage ? "stand-in (built from embedded binaries)" : "official") : "n/a",
+    );
     put("server", `${e} CPU limit`, s.kind === "docker" ? s.limits?.cpus : "none (host's)");
-    put("server", `${e} memory limit`, s.kind === "docker" && s.limits?.memoryBytes ? `${(s.limits.memoryBytes / 2 ** 30).toFixed(1)} GiB` : "none (host's)");
+    put(
+      "server",
+      `${e} memory limit`,
+      s.kind === "docker" && s.limits?.memoryBytes
+        ? `${(s.limits.memoryBytes / 2 ** 30).toFixed(1)} GiB`
+        : "none (host's)",
+    );
     for (const [k, v] of Object.entries(s.settings ?? {})) put("server", `${e} setting ${k} (asked)`, v);
   }
   for (const [engine, settings] of Object.entries(m.serverSettings ?? {})) {
-    for (const [k, v] of Object.entries(settings)) if (!PER_INSTANCE_SETTINGS.has(k)) put("server", `${engine} setting ${k}`, v);
+    for (const [k, v] of Object.entries(settings))
+      if (!PER_INSTANCE_SETTINGS.has(k)) put("server", `${engine} setting ${k}`, v);
   }
   for (const [engine, why] of Object.entries(m.unavailable ?? {})) put("server", `${engine} unavailable`, why);
   const h = m.host;
@@ -270,7 +288,11 @@ function groupTrials(run: StoredRun, read: (t: TrialRecord) => number | undefine
       .filter((t) => t.status === "ok")
       .map(read)
       .filter((v): v is number => typeof v === "number" && Number.isFinite(v));
-    out.set(key, { condition: trials[0].condition, values, failed: trials.filter((t) => t.status === "failed").length });
+    out.set(key, {
+      condition: trials[0].condition,
+      values,
+      failed: trials.filter((t) => t.status === "failed").length,
+    });
   }
   return out;
 }
@@ -278,10 +300,20 @@ function groupTrials(run: StoredRun, read: (t: TrialRecord) => number | undefine
 function side(g: Grouped | undefined): SideSummary | undefined {
   if (!g || g.values.length === 0) return undefined;
   const m = medianInterval(g.values);
-  return { n: g.values.length, failed: g.failed, median: m.median, low: m.low, high: m.high, coverage: m.coverage, values: g.values };
+  return {
+    n: g.values.length,
+    failed: g.failed,
+    median: m.median,
+    low: m.low,
+    high: m.high,
+    coverage: m.coverage,
+    values: g.values,
+  };
 }
 
-function labels(conditions: readonly Readonly<Record<string, unknown>>[]): (c: Readonly<Record<string, unknown>>) => string {
+function labels(
+  conditions: readonly Readonly<Record<string, unknown>>[],
+): (c: Readonly<Record<string, unknown>>) => string {
   const varying = new Set<string>();
   const firstSeen = new Map<string, string>();
   for (const c of conditions) {
@@ -293,7 +325,9 @@ function labels(conditions: readonly Readonly<Record<string, unknown>>[]): (c: R
   }
   for (const c of conditions) for (const k of firstSeen.keys()) if (!(k in c)) varying.add(k);
   return (c) => {
-    const parts = Object.entries(c).filter(([k]) => varying.has(k)).map(([k, v]) => `${k}=${show(v)}`);
+    const parts = Object.entries(c)
+      .filter(([k]) => varying.has(k))
+      .map(([k, v]) => `${k}=${show(v)}`);
     return parts.join(" ") || "all";
   };
 }
@@ -308,13 +342,27 @@ function verdictPairs(a: StoredRun, b: StoredRun): { verdicts?: VerdictPair[]; n
   const verdicts = ids.map((id) => {
     const va = ma.get(id);
     const vb = mb.get(id);
-    return { id, claim: (va ?? vb)!.claim, a: va?.verdict, b: vb?.verdict, whyA: va?.why, whyB: vb?.why, changed: va?.verdict !== vb?.verdict };
+    return {
+      id,
+      claim: (va ?? vb)!.claim,
+      a: va?.verdict,
+      b: vb?.verdict,
+      whyA: va?.why,
+      whyB: vb?.why,
+      changed: va?.verdict !== vb?.verdict,
+    };
   });
   const missing = !a.verdicts ? "A recorded no verdicts" : !b.verdicts ? "B recorded no verdicts" : "";
   return { verdicts, note: missing };
 }
 
-function comparePair(a: StoredRun, b: StoredRun, read: (t: TrialRecord) => number | undefined, metric: Metric, o: Required<Pick<CompareOptions, "alpha">> & CompareOptions): PairComparison {
+function comparePair(
+  a: StoredRun,
+  b: StoredRun,
+  read: (t: TrialRecord) => number | undefined,
+  metric: Metric,
+  o: Required<Pick<CompareOptions, "alpha">> & CompareOptions,
+): PairComparison {
   const ga = groupTrials(a, read);
   const gb = groupTrials(b, read);
   const keys = [...ga.keys(), ...[...gb.keys()].filter((k) => !ga.has(k))];
@@ -328,7 +376,9 @@ function comparePair(a: StoredRun, b: StoredRun, read: (t: TrialRecord) => numbe
     if (!sa || !sb) return { ...base, only: sa ? ("A" as const) : sb ? ("B" as const) : undefined };
     const c = change(sa.values, sb.values, o.alpha);
     minPossibleP = Math.max(minPossibleP, c.test.minP);
-    const worse = metric.higherIsBetter ? c.ratio < 1 / (1 + (o.regressionThreshold ?? 0)) : c.ratio > 1 + (o.regressionThreshold ?? 0);
+    const worse = metric.higherIsBetter
+      ? c.ratio < 1 / (1 + (o.regressionThreshold ?? 0))
+      : c.ratio > 1 + (o.regressionThreshold ?? 0);
     const regression = o.regressionThreshold !== undefined ? worse && c.distinguishable : undefined;
     return { ...base, change: c, regression };
   });
@@ -358,7 +408,8 @@ export function compareRuns(refs: readonly string[], options: CompareOptions = {
   const { runs, warnings } = resolveForComparison(refs, options.root ?? resultsRoot());
   const notebooks = [runs[0].notebook];
   const metric = options.metric !== undefined ? METRICS[options.metric] : defaultMetric(runs[0].notebookId);
-  if (!metric) throw new CompareInputError(`unknown metric "${options.metric}"; known: ${Object.keys(METRICS).join(", ")}`);
+  if (!metric)
+    throw new CompareInputError(`unknown metric "${options.metric}"; known: ${Object.keys(METRICS).join(", ")}`);
   const read = READERS[metric.name];
   for (const run of runs) {
     if (!run.trials.some((t) => t.status === "ok" && read(t) !== undefined)) {

@@ -36,10 +36,16 @@ export function showRuns(c: Comparison): void {
 export function showConfigDiff(c: Comparison): void {
   const note = `${c.identicalFields} other recorded fields are the same in every run.`;
   if (!c.config.length) {
-    show().html(`<p><b>What differed:</b> nothing — same configuration, host, commit and parameters. ${escapeHtml(note)}</p>`);
+    show().html(
+      `<p><b>What differed:</b> nothing — same configuration, host, commit and parameters. ${escapeHtml(note)}</p>`,
+    );
     return;
   }
-  const rows: Row[] = c.config.map((r) => ({ section: r.section, field: r.field, ...Object.fromEntries(c.runs.map((run, i) => [run.label, r.values[i]])) }));
+  const rows: Row[] = c.config.map((r) => ({
+    section: r.section,
+    field: r.field,
+    ...Object.fromEntries(c.runs.map((run, i) => [run.label, r.values[i]])),
+  }));
   show().html(tableHtml(rows, { caption: "What differed between the runs" }) + `<p>${escapeHtml(note)}</p>`);
 }
 
@@ -51,16 +57,29 @@ function pairRows(pair: PairComparison): Row[] {
     [`${pair.b.label} median`]: r.b?.median,
     [`${pair.b.label} interval`]: r.b ? `${r.b.low.toPrecision(3)}–${r.b.high.toPrecision(3)}` : "—",
     n: r.a && r.b ? `${r.a.n} / ${r.b.n}` : "",
-    "change %": r.change ? pctChange(r.change.ratio) : r.only ? `only in ${r.only === "A" ? pair.a.label : pair.b.label}` : "",
+    "change %": r.change
+      ? pctChange(r.change.ratio)
+      : r.only
+        ? `only in ${r.only === "A" ? pair.a.label : pair.b.label}`
+        : "",
     "95 % CI": r.change ? `${pctChange(r.change.ciLow).toFixed(1)} … ${pctChange(r.change.ciHigh).toFixed(1)}` : "",
-    "vs noise": r.change ? (r.change.distinguishable ? `${r.regression ? "REGRESSION " : ""}p=${r.change.test.p.toFixed(3)}` : "~") : "",
+    "vs noise": r.change
+      ? r.change.distinguishable
+        ? `${r.regression ? "REGRESSION " : ""}p=${r.change.test.p.toFixed(3)}`
+        : "~"
+      : "",
   }));
 }
 
 export function showConditions(c: Comparison): void {
   for (const pair of c.pairs) {
-    const notes = footnotes(c, pair).map((n) => `<li>${escapeHtml(n)}</li>`).join("");
-    show().html(tableHtml(pairRows(pair), { caption: `${pair.b.label} vs ${pair.a.label}, per condition (${c.metric.unit})` }) + `<ul>${notes}</ul>`);
+    const notes = footnotes(c, pair)
+      .map((n) => `<li>${escapeHtml(n)}</li>`)
+      .join("");
+    show().html(
+      tableHtml(pairRows(pair), { caption: `${pair.b.label} vs ${pair.a.label}, per condition (${c.metric.unit})` }) +
+        `<ul>${notes}</ul>`,
+    );
   }
 }
 
@@ -78,7 +97,10 @@ export function showVerdicts(c: Comparison): void {
       [`why (${pair.a.label})`]: v.changed ? (v.whyA ?? "") : "",
       [`why (${pair.b.label})`]: v.changed ? (v.whyB ?? "") : "",
     }));
-    show().html(tableHtml(rows, { caption: `Claims' verdicts, ${pair.a.label} → ${pair.b.label}` }) + (pair.verdictsNote ? `<p>${escapeHtml(pair.verdictsNote)}</p>` : ""));
+    show().html(
+      tableHtml(rows, { caption: `Claims' verdicts, ${pair.a.label} → ${pair.b.label}` }) +
+        (pair.verdictsNote ? `<p>${escapeHtml(pair.verdictsNote)}</p>` : ""),
+    );
   }
 }
 
@@ -103,7 +125,9 @@ export function changeChart(c: Comparison): PlotlyFigure {
         color: COLORS[(i + 1) % COLORS.length],
         symbol: rows.map((r) => (r.change!.distinguishable ? "circle" : "circle-open")),
       },
-      text: rows.map((r) => (r.change!.distinguishable ? `p=${r.change!.test.p.toFixed(3)}` : "~ not distinguishable from noise")),
+      text: rows.map((r) =>
+        r.change!.distinguishable ? `p=${r.change!.test.p.toFixed(3)}` : "~ not distinguishable from noise",
+      ),
       hovertemplate: "%{y}: %{x:.1f} %<br>%{text}<extra></extra>",
     };
   });
@@ -111,8 +135,15 @@ export function changeChart(c: Comparison): PlotlyFigure {
   return {
     data,
     layout: {
-      title: { text: `Change against ${c.runs[0].label}, per condition (filled: distinguishable from noise at α = ${c.alpha})` },
-      xaxis: { title: { text: `change of the median ${c.metric.name}, % (${c.metric.higherIsBetter ? "higher" : "lower"} is better)` }, zeroline: true },
+      title: {
+        text: `Change against ${c.runs[0].label}, per condition (filled: distinguishable from noise, α = ${c.alpha})`,
+      },
+      xaxis: {
+        title: {
+          text: `change of the median ${c.metric.name}, % (${c.metric.higherIsBetter ? "higher" : "lower"} is better)`,
+        },
+        zeroline: true,
+      },
       yaxis: { automargin: true, type: "category" },
       shapes: [{ type: "line", x0: 0, x1: 0, yref: "paper", y0: 0, y1: 1, line: { color: "#888", dash: "dot" } }],
       height: Math.max(320, 60 + 28 * count),
@@ -124,7 +155,11 @@ export function changeChart(c: Comparison): PlotlyFigure {
 export function trialsChart(c: Comparison): PlotlyFigure {
   const labelOf = new Map<string, string>();
   for (const pair of c.pairs) for (const r of pair.rows) labelOf.set(r.key, r.label);
-  const perRun: { label: string; x: string[]; y: number[] }[] = c.runs.map((r) => ({ label: `${r.label}: ${r.id}`, x: [], y: [] }));
+  const perRun: { label: string; x: string[]; y: number[] }[] = c.runs.map((r) => ({
+    label: `${r.label}: ${r.id}`,
+    x: [],
+    y: [],
+  }));
   c.pairs.forEach((pair, i) => {
     for (const r of pair.rows) {
       if (i === 0 && r.a) for (const v of r.a.values) (perRun[0].x.push(r.label), perRun[0].y.push(v));
@@ -163,7 +198,10 @@ export function showCharts(c: Comparison): void {
 
 /** The Markdown of `npm run compare -- --format md`, folded, for a pull-request comment. */
 export function showMarkdown(c: Comparison): void {
-  show().html(`<details><summary>Markdown for a pull-request comment</summary><pre>${escapeHtml(formatMarkdown(c))}</pre></details>`);
+  show().html(
+    "<details><summary>Markdown for a pull-request comment</summary>" +
+      `<pre>${escapeHtml(formatMarkdown(c))}</pre></details>`,
+  );
 }
 
 /** Everything, in the order of `npm run compare`: runs, what differed, per condition, charts, verdicts. */

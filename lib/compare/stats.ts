@@ -37,7 +37,7 @@ export interface RankTest {
 function doubledMidRanks(values: readonly number[]): number[] {
   const order = values.map((v, i) => ({ v, i })).sort((x, y) => x.v - y.v);
   const ranks = new Array<number>(values.length);
-  for (let start = 0; start < order.length; ) {
+  for (let start = 0; start < order.length;) {
     let end = start;
     while (end + 1 < order.length && order[end + 1].v === order[start].v) end++;
     // ranks start+1 … end+1 → mean (start+end+2)/2, doubled: start+end+2.

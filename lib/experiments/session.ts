@@ -5,6 +5,7 @@
  */
 import os from "node:os";
 import { nonDefaultSettings } from "../engines/postgres/server-settings";
+import { redactText } from "../targets/uri";
 import { progressReporter, type ProgressReporter } from "../display/progress";
 import { gitCommit, hostInfo, type RunMetadata } from "../results/metadata";
 import { RunStore } from "../results/run-store";
@@ -82,7 +83,8 @@ export async function withSession<C extends object, T>(options: SessionOptions, 
     store.writeMetadata(metadata);
     let outcome: RunMetadata["outcome"] = "failed";
     try {
-      const result = await work({ store, progress, servers, signal, notes, metadata, writeMetadata: (extra) => store.writeMetadata({ ...metadata, ...extra }) });
+      const writeMetadata = (extra?: object) => store.writeMetadata({ ...metadata, ...extra });
+      const result = await work({ store, progress, servers, signal, notes, metadata, writeMetadata });
       outcome = "finished";
       return result;
     } catch (error) {
@@ -90,7 +92,12 @@ export async function withSession<C extends object, T>(options: SessionOptions, 
       throw error;
     } finally {
       // Merged into what is on disk: experiments add their own fields with store.writeMetadata.
-      store.updateMetadata({ finishedAt: new Date().toISOString(), outcome });
+      // A failure here must not hide the run's own error: without finishedAt the run reads as "stopped".
+      try {
+        store.updateMetadata({ finishedAt: new Date().toISOString(), outcome });
+      } catch {
+        // nothing better to do: the trials are on disk already
+      }
     }
   } finally {
     await servers.stopAll();
@@ -102,14 +109,17 @@ export async function withSession<C extends object, T>(options: SessionOptions, 
  * servers' non-default settings as they report them, and the process that owns the run. Reading the
  * settings is best effort: a server that refuses the query costs a note, not the run.
  */
-async function comparisonFields(servers: StartedServers, notes: string[]): Promise<Pick<RunMetadata, "serverSettings" | "owner">> {
+async function comparisonFields(
+  servers: StartedServers,
+  notes: string[],
+): Promise<Pick<RunMetadata, "serverSettings" | "owner">> {
   const serverSettings: Record<string, Record<string, string>> = {};
   for (const [engine, server] of servers.servers) {
     if (engine !== "postgresql") continue;
     try {
       serverSettings[engine] = await nonDefaultSettings(server.connection);
     } catch (error) {
-      notes.push(`could not read ${engine}'s settings: ${error instanceof Error ? error.message : String(error)}`);
+      notes.push(`could not read ${engine}'s settings: ${redactText(error instanceof Error ? error.message : String(error))}`);
     }
   }
   return { serverSettings, owner: { pid: process.pid, host: os.hostname() } };

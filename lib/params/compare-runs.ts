@@ -16,24 +16,33 @@ export interface CompareRunsParams {
   readonly alpha: number;
   /** "seconds" or "tps"; null: the notebook's usual metric (tps for 03 and 04). */
   readonly metric: string | null;
-  /** Mark conditions worse than the baseline by more than this fraction (0.05 = 5 %) and distinguishable; null: no gate. */
+  /** Mark conditions worse than the baseline by more than this fraction (0.05 = 5 %) and distinguishable. */
   readonly failOnRegression: number | null;
 }
 
 const DEFAULTS: CompareRunsParams = { runs: [], alpha: 0.1, metric: null, failOnRegression: null };
 
-export function compareRunsParams(profile: ProfileName | string, overrides: Partial<CompareRunsParams> = {}): CompareRunsParams {
+export function compareRunsParams(
+  profile: ProfileName | string,
+  overrides: Partial<CompareRunsParams> = {},
+): CompareRunsParams {
   checkProfile(profile);
   rejectUnknownKeys("00-compare-runs", overrides, Object.keys(DEFAULTS));
   const p = { ...DEFAULTS, ...overrides };
   if (!Array.isArray(p.runs) || p.runs.some((r) => typeof r !== "string" || !r.trim())) {
-    throw new ParameterError(`runs must be a list of run ids, prefixes or "latest of notebook NN", got ${JSON.stringify(p.runs)}`);
+    throw new ParameterError(
+      `runs must be a list of run ids, prefixes or "latest of notebook NN", got ${JSON.stringify(p.runs)}`,
+    );
   }
   if (p.runs.length === 1) throw new ParameterError("runs names one run; name at least two to compare");
-  if (typeof p.alpha !== "number" || !(p.alpha > 0 && p.alpha < 1)) throw new ParameterError(`alpha must be between 0 and 1, got ${JSON.stringify(p.alpha)}`);
-  if (p.metric !== null && p.metric !== "seconds" && p.metric !== "tps") throw new ParameterError(`metric must be "seconds", "tps" or null, got ${JSON.stringify(p.metric)}`);
+  if (typeof p.alpha !== "number" || !(p.alpha > 0 && p.alpha < 1))
+    throw new ParameterError(`alpha must be between 0 and 1, got ${JSON.stringify(p.alpha)}`);
+  if (p.metric !== null && p.metric !== "seconds" && p.metric !== "tps")
+    throw new ParameterError(`metric must be "seconds", "tps" or null, got ${JSON.stringify(p.metric)}`);
   if (p.failOnRegression !== null && (typeof p.failOnRegression !== "number" || !(p.failOnRegression >= 0))) {
-    throw new ParameterError(`failOnRegression must be a fraction ≥ 0 (0.05 = 5 %) or null, got ${JSON.stringify(p.failOnRegression)}`);
+    throw new ParameterError(
+      `failOnRegression must be a fraction ≥ 0 (0.05 = 5 %) or null, got ${JSON.stringify(p.failOnRegression)}`,
+    );
   }
   const named = p.runs.filter((r) => !isLatestRef(r));
   if (named.length) {

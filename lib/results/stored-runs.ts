@@ -64,7 +64,8 @@ function readJson(file: string, problems: string[]): unknown {
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-const text = (v: unknown): string => (typeof v === "string" ? v : v === undefined || v === null ? "" : JSON.stringify(v));
+const text = (v: unknown): string =>
+  typeof v === "string" ? v : v === undefined || v === null ? "" : JSON.stringify(v);
 
 /**
  * The claims' verdicts wherever summary.json keeps them: any array (at most 4 levels deep) of
@@ -76,10 +77,18 @@ export function findVerdicts(summary: unknown): VerdictRow[] | undefined {
   const walk = (v: unknown, depth: number): void => {
     if (depth > 4) return;
     if (Array.isArray(v)) {
-      const rows = v.filter((x): x is Record<string, unknown> => isRecord(x) && typeof x.verdict === "string" && (x.id !== undefined || x.claim !== undefined));
+      const rows = v.filter(
+        (x): x is Record<string, unknown> =>
+          isRecord(x) && typeof x.verdict === "string" && (x.id !== undefined || x.claim !== undefined),
+      );
       if (rows.length) {
         for (const r of rows) {
-          found.push({ id: text(r.id ?? r.claim), claim: text(r.claim ?? r.id), verdict: text(r.verdict), why: text(r.why) });
+          found.push({
+            id: text(r.id ?? r.claim),
+            claim: text(r.claim ?? r.id),
+            verdict: text(r.verdict),
+            why: text(r.why),
+          });
         }
         return;
       }
@@ -132,13 +141,21 @@ export function readRun(directory: string): StoredRun {
   const base = { id, directory, problems };
   if (!fs.existsSync(directory)) {
     const notebook = notebookFromId(id);
-    return { ...base, state: "removed", stateWhy: "the directory is gone", notebook, notebookId: notebook.slice(0, 2), trials: [] };
+    return {
+      ...base,
+      state: "removed",
+      stateWhy: "the directory is gone",
+      notebook,
+      notebookId: notebook.slice(0, 2),
+      trials: [],
+    };
   }
   const meta = readJson(path.join(directory, "metadata.json"), problems);
   const params = readJson(path.join(directory, "params.json"), problems);
   const trials = readTrials(path.join(directory, "trials.jsonl"), problems);
   const summary = readJson(path.join(directory, "summary.json"), problems);
-  const metadata = isRecord(meta) && typeof meta.notebook === "string" ? (meta as unknown as StoredRun["metadata"]) : undefined;
+  const metadata =
+    isRecord(meta) && typeof meta.notebook === "string" ? (meta as unknown as StoredRun["metadata"]) : undefined;
   const notebook = metadata?.notebook ?? notebookFromId(id);
   let state: RunState;
   let stateWhy: string;
@@ -149,7 +166,8 @@ export function readRun(directory: string): StoredRun {
       : "no metadata.json (the run stopped before its servers started, or the copy is partial)";
   } else if (metadata.finishedAt) {
     state = metadata.outcome === undefined || metadata.outcome === "finished" ? "finished" : "stopped";
-    stateWhy = state === "finished" ? `finished ${metadata.finishedAt}` : `${metadata.outcome} at ${metadata.finishedAt}`;
+    stateWhy =
+      state === "finished" ? `finished ${metadata.finishedAt}` : `${metadata.outcome} at ${metadata.finishedAt}`;
   } else if (metadata.owner) {
     const here = metadata.owner.host === os.hostname();
     if (here && processAlive(metadata.owner.pid)) {
@@ -204,7 +222,9 @@ export function resolveRun(ref: string, root = resultsRoot()): StoredRun {
   const latest = LATEST.exec(wanted);
   if (latest) {
     const nb = latest[1].padStart(2, "0");
-    const candidates = listRuns(root).filter((r) => r.notebookId === nb && r.state !== "removed" && r.state !== "half-written");
+    const candidates = listRuns(root).filter(
+      (r) => r.notebookId === nb && r.state !== "removed" && r.state !== "half-written",
+    );
     // A run that stopped early (error, interrupt) is not what "latest" means; name it by id to compare it.
     const done = candidates.find((r) => r.state === "finished" || r.state === "unknown end");
     if (!done) {
@@ -213,8 +233,10 @@ export function resolveRun(ref: string, root = resultsRoot()): StoredRun {
     }
     return done;
   }
-  if (wanted.includes("/") && fs.existsSync(wanted) && fs.statSync(wanted).isDirectory()) return readRun(path.resolve(wanted));
-  if (!/^[A-Za-z0-9_.-]+$/.test(wanted)) throw new CompareInputError(`"${ref}" is not a run id, a prefix of one, or "latest of notebook NN"`);
+  if (wanted.includes("/") && fs.existsSync(wanted) && fs.statSync(wanted).isDirectory())
+    return readRun(path.resolve(wanted));
+  if (!/^[A-Za-z0-9_.-]+$/.test(wanted))
+    throw new CompareInputError(`"${ref}" is not a run id, a prefix of one, or "latest of notebook NN"`);
   const exact = path.join(root, wanted);
   if (fs.existsSync(exact)) return readRun(exact);
   const names = fs.existsSync(root) ? fs.readdirSync(root).filter((n) => n.startsWith(wanted)) : [];
@@ -231,16 +253,23 @@ export function resolveRun(ref: string, root = resultsRoot()): StoredRun {
  * computed: unknown or ambiguous names, removed or half-written runs, a run still in progress,
  * runs of different notebooks. Runs that stopped early or whose end is unknown come with a warning.
  */
-export function resolveForComparison(refs: readonly string[], root = resultsRoot()): { runs: StoredRun[]; warnings: string[] } {
+export function resolveForComparison(
+  refs: readonly string[],
+  root = resultsRoot(),
+): { runs: StoredRun[]; warnings: string[] } {
   const runs = refs.map((r) => resolveRun(r, root));
   const warnings: string[] = [];
   runs.forEach((run, i) => {
     const name = refs[i] === run.id ? run.id : `${refs[i]} (${run.id})`;
-    if (run.state === "removed" || run.state === "half-written") throw new CompareInputError(`run ${name} cannot be compared: ${run.stateWhy}`);
+    if (run.state === "removed" || run.state === "half-written")
+      throw new CompareInputError(`run ${name} cannot be compared: ${run.stateWhy}`);
     if (run.state === "in progress") {
-      throw new CompareInputError(`run ${name} is still in progress (${run.stateWhy}); compare it when it has finished`);
+      throw new CompareInputError(
+        `run ${name} is still in progress (${run.stateWhy}); compare it when it has finished`,
+      );
     }
-    if (run.state === "stopped") warnings.push(`run ${run.id} did not finish (${run.stateWhy}): only its finished trials are compared`);
+    if (run.state === "stopped")
+      warnings.push(`run ${run.id} did not finish (${run.stateWhy}): only its finished trials are compared`);
     if (run.state === "unknown end") warnings.push(`run ${run.id}: ${run.stateWhy}; it is assumed finished`);
     for (const p of run.problems) warnings.push(`run ${run.id}: ${p}`);
   });

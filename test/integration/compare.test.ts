@@ -64,12 +64,19 @@ test("two smoke runs with shared_buffers changed: the setting is in the diff, as
   const c = compareRuns([runA, runB]);
   const diff = new Map(c.config.map((r) => [r.field, r.values]));
   assert.deepEqual(diff.get("postgresql setting shared_buffers (asked)"), ["1GB", "2GB"]);
-  assert.deepEqual(diff.get("postgresql setting shared_buffers"), ["131072 8kB", "262144 8kB"], "pg_settings' own value");
+  assert.deepEqual(
+    diff.get("postgresql setting shared_buffers"),
+    ["131072 8kB", "262144 8kB"],
+    "pg_settings' own value",
+  );
   assert.deepEqual(diff.get("cacheGiB"), ["1", "2"]);
   assert.ok(!diff.has("postgresql setting port"), "ports differ per instance and are no configuration");
   assert.ok(!diff.has("postgresql version") && !diff.has("commit"), "what did not change is not listed");
   assert.equal(c.pairs[0].common, 4);
-  assert.ok(c.runs.every((r) => r.state === "finished"), "finishedAt recorded by the session");
+  assert.ok(
+    c.runs.every((r) => r.state === "finished"),
+    "finishedAt recorded by the session",
+  );
   assert.ok(c.pairs[0].verdicts && c.pairs[0].verdicts.length > 0, "verdicts read from summary.json");
   const text = formatText(c);
   assert.match(text, /What differed[\s\S]*shared_buffers[\s\S]*per condition/, "the diff comes first");
@@ -83,14 +90,18 @@ test("a run compared with itself: every change is ~ and no configuration differs
     assert.equal(r.change?.distinguishable, false, r.label);
     assert.equal(r.regression, false);
   }
-  const rows = formatText(c).split("\n").filter((l) => /operation=/.test(l));
+  const rows = formatText(c)
+    .split("\n")
+    .filter((l) => /operation=/.test(l));
   assert.equal(rows.length, 4);
   for (const l of rows) assert.match(l, /~ \(p=1\.000\)$/);
 });
 
 test("a run in progress is refused; interrupted, it is listed as stopped", async () => {
   const controller = new AbortController();
-  const running = runIndexWriteCost(indexWriteCostParams("smoke", { ...small(1), rowCounts: [20_000], repeats: 3 }), { signal: controller.signal });
+  const running = runIndexWriteCost(indexWriteCostParams("smoke", { ...small(1), rowCounts: [20_000], repeats: 3 }), {
+    signal: controller.signal,
+  });
   const seen = () => fs.readdirSync(results).filter((d) => ![runA, runB].includes(d));
   // Wait for its metadata (written once the server is up), then ask while trials are running.
   let id = "";
@@ -99,7 +110,10 @@ test("a run in progress is refused; interrupted, it is listed as stopped", async
     id = seen().find((d) => fs.existsSync(path.join(results, d, "metadata.json"))) ?? "";
   }
   assert.ok(id, "the run wrote its metadata");
-  assert.throws(() => compareRuns([runA, id]), (e: unknown) => e instanceof CompareInputError && /still in progress .*process \d+ is alive/.test(e.message));
+  assert.throws(
+    () => compareRuns([runA, id]),
+    (e: unknown) => e instanceof CompareInputError && /still in progress .*process \d+ is alive/.test(e.message),
+  );
   controller.abort();
   await assert.rejects(running);
   const stopped = readRun(path.join(results, id));
@@ -107,28 +121,45 @@ test("a run in progress is refused; interrupted, it is listed as stopped", async
   assert.equal(stopped.metadata?.outcome, "interrupted");
 });
 
-test("notebook 00 exports through npm run reproduce -- --only 00 --set runs=[…]; its charts draw", { timeout: 300_000 }, async (t) => {
-  const script = path.join(projectRoot(), "build", "scripts", "reproduce.js");
-  const reproduce = (args: string[]) =>
-    spawnSync(process.execPath, [script, ...args], { env: { ...process.env, DBLAB_RESULTS_DIR: results }, encoding: "utf8", timeout: 280_000 });
-  const refused = reproduce(["--only", "00"]);
-  assert.equal(refused.status, 2, refused.stderr);
-  assert.match(refused.stderr, /00 .* needs --set runs=/);
-  const missing = jupyterUnavailableReason();
-  if (missing) return t.skip(`Jupyter not available: ${missing}`);
-  const reports = path.join(box, "reports");
-  const out = reproduce(["--profile", "smoke", "--only", "00", "--set", `runs=["${runA}","latest of notebook 01"]`, "--reports-dir", reports]);
-  assert.equal(out.status, 0, `${out.stdout}\n${out.stderr}`);
-  const html = path.join(reports, "00-compare-runs.html");
-  assert.match(fs.readFileSync(html, "utf8"), /shared_buffers/);
-  let check;
-  try {
-    check = await checkReportRenders(html);
-  } catch (e) {
-    if (e instanceof Error && e.message.startsWith("SKIP:")) return t.skip(e.message);
-    throw e;
-  }
-  assert.equal(check.charts, 2);
-  assert.equal(check.svgCharts, 2, "both charts drew");
-  assert.deepEqual(check.consoleErrors, []);
-});
+test(
+  "notebook 00 exports through npm run reproduce -- --only 00 --set runs=[…]; its charts draw",
+  { timeout: 300_000 },
+  async (t) => {
+    const script = path.join(projectRoot(), "build", "scripts", "reproduce.js");
+    const reproduce = (args: string[]) =>
+      spawnSync(process.execPath, [script, ...args], {
+        env: { ...process.env, DBLAB_RESULTS_DIR: results },
+        encoding: "utf8",
+        timeout: 280_000,
+      });
+    const refused = reproduce(["--only", "00"]);
+    assert.equal(refused.status, 2, refused.stderr);
+    assert.match(refused.stderr, /00 .* needs --set runs=/);
+    const missing = jupyterUnavailableReason();
+    if (missing) return t.skip(`Jupyter not available: ${missing}`);
+    const reports = path.join(box, "reports");
+    const out = reproduce([
+      "--profile",
+      "smoke",
+      "--only",
+      "00",
+      "--set",
+      `runs=["${runA}","latest of notebook 01"]`,
+      "--reports-dir",
+      reports,
+    ]);
+    assert.equal(out.status, 0, `${out.stdout}\n${out.stderr}`);
+    const html = path.join(reports, "00-compare-runs.html");
+    assert.match(fs.readFileSync(html, "utf8"), /shared_buffers/);
+    let check;
+    try {
+      check = await checkReportRenders(html);
+    } catch (e) {
+      if (e instanceof Error && e.message.startsWith("SKIP:")) return t.skip(e.message);
+      throw e;
+    }
+    assert.equal(check.charts, 2);
+    assert.equal(check.svgCharts, 2, "both charts drew");
+    assert.deepEqual(check.consoleErrors, []);
+  },
+);

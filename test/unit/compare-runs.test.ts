@@ -37,7 +37,16 @@ function writeRun(root: string, r: FakeRun): string {
     startedAt: `2026-11-30T10:00:0${r.id.slice(-1)}.000Z`,
     host: { cpuModel: "Test CPU", cpus: 2, memoryGiB: 24, platform: "linux-x64", kernel: "6", node: "v20" },
     gitCommit: "abc123",
-    servers: [{ engine: "postgresql", kind: "embedded", version: "17.6", source: "embedded", settings: r.settings ?? {}, address: "127.0.0.1:1" }],
+    servers: [
+      {
+        engine: "postgresql",
+        kind: "embedded",
+        version: "17.6",
+        source: "embedded",
+        settings: r.settings ?? {},
+        address: "127.0.0.1:1",
+      },
+    ],
     params,
     serverSettings: { postgresql: { ...(r.settings ?? {}), port: String(40000 + r.id.length) } },
     owner: { pid: r.ownerPid ?? 999_999_999, host: os.hostname() },
@@ -45,7 +54,17 @@ function writeRun(root: string, r: FakeRun): string {
   };
   fs.writeFileSync(path.join(dir, "metadata.json"), JSON.stringify(metadata));
   const lines = Object.entries(r.values).flatMap(([op, values]) =>
-    values.map((seconds, i) => JSON.stringify({ key: `${op}/r${i}`, condition: { operation: op, rows: 1000 }, repeat: i + 1, status: "ok", seconds, startedAt: "", finishedAt: "" })),
+    values.map((seconds, i) =>
+      JSON.stringify({
+        key: `${op}/r${i}`,
+        condition: { operation: op, rows: 1000 },
+        repeat: i + 1,
+        status: "ok",
+        seconds,
+        startedAt: "",
+        finishedAt: "",
+      }),
+    ),
   );
   fs.writeFileSync(path.join(dir, "trials.jsonl"), `${lines.join("\n")}\n`);
   if (r.claims !== undefined) fs.writeFileSync(path.join(dir, "summary.json"), JSON.stringify(r.claims));
@@ -57,11 +76,24 @@ const slower = { insert: [1.2, 1.22, 1.19, 1.21, 1.18], update: [2.0, 2.12, 1.88
 
 function fixture(): string {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-compare-unit-"));
-  const claims = (v: string) => ({ summaries: [], claims: [{ id: "a", claim: "inserts cost", seed: "", ours: "", verdict: v, why: `because ${v}` }] });
+  const claims = (v: string) => ({
+    summaries: [],
+    claims: [{ id: "a", claim: "inserts cost", seed: "", ours: "", verdict: v, why: `because ${v}` }],
+  });
   writeRun(root, { id: "20261130T100001_01-index-write-cost_aaa1", values: base, claims: claims("held") });
-  writeRun(root, { id: "20261130T100002_01-index-write-cost_bbb2", values: slower, settings: { synchronous_commit: "on" }, claims: claims("did not hold") });
+  writeRun(root, {
+    id: "20261130T100002_01-index-write-cost_bbb2",
+    values: slower,
+    settings: { synchronous_commit: "on" },
+    claims: claims("did not hold"),
+  });
   writeRun(root, { id: "20261130T100003_03-over-indexing_ccc3", notebook: "03-over-indexing", values: base });
-  writeRun(root, { id: "20261130T100004_01-index-write-cost_ddd4", values: base, finished: false, ownerPid: process.pid });
+  writeRun(root, {
+    id: "20261130T100004_01-index-write-cost_ddd4",
+    values: base,
+    finished: false,
+    ownerPid: process.pid,
+  });
   writeRun(root, { id: "20261130T100005_01-index-write-cost_eee5", values: { delete: [1, 2, 3] } });
   fs.mkdirSync(path.join(root, "20261130T100006_01-index-write-cost_fff6"));
   fs.writeFileSync(path.join(root, "20261130T100006_01-index-write-cost_fff6", "params.json"), "{}");
@@ -82,7 +114,7 @@ test("a run compared with itself: every change is ~ and nothing differs", () => 
   assert.equal((formatText(c).match(/~ \(p=1\.000\)/g) ?? []).length, 2);
 });
 
-test("a 20 % slower insert is flagged, the unchanged update is not; the setting is in the diff; verdicts side by side", () => {
+test("20 % slower insert flagged, unchanged update not; the setting in the diff; verdicts side by side", () => {
   const root = fixture();
   const c = compareRuns(["20261130T100001", "20261130T100002"], { root, regressionThreshold: 0.05 });
   const byOp = new Map(c.pairs[0].rows.map((r) => [String(r.condition.operation), r]));
@@ -93,8 +125,22 @@ test("a 20 % slower insert is flagged, the unchanged update is not; the setting 
   const fields = c.config.map((r) => `${r.field}: ${r.values.join(" → ")}`);
   assert.ok(fields.includes("postgresql setting synchronous_commit: — → on"), fields.join("\n"));
   assert.ok(!fields.some((f) => f.includes("port")), "per-instance settings (port) are not configuration");
-  assert.deepEqual(c.pairs[0].verdicts, [{ id: "a", claim: "inserts cost", a: "held", b: "did not hold", whyA: "because held", whyB: "because did not hold", changed: true }]);
-  assert.equal(compareRuns(["20261130T100001", "20261130T100002"], { root, regressionThreshold: 0.5 }).pairs[0].regressions, 0, "20 % < 50 %");
+  assert.deepEqual(c.pairs[0].verdicts, [
+    {
+      id: "a",
+      claim: "inserts cost",
+      a: "held",
+      b: "did not hold",
+      whyA: "because held",
+      whyB: "because did not hold",
+      changed: true,
+    },
+  ]);
+  assert.equal(
+    compareRuns(["20261130T100001", "20261130T100002"], { root, regressionThreshold: 0.5 }).pairs[0].regressions,
+    0,
+    "20 % < 50 %",
+  );
   const md = formatMarkdown(c);
   assert.match(md, /\| extraIndexes|\| operation=insert \|/);
   assert.match(md, /REGRESSION/);
@@ -104,7 +150,10 @@ test("a 20 % slower insert is flagged, the unchanged update is not; the setting 
 test("bad input is refused with a clear message before anything is computed", () => {
   const root = fixture();
   const refused = (refs: string[], pattern: RegExp) =>
-    assert.throws(() => compareRuns(refs, { root }), (e: unknown) => e instanceof CompareInputError && pattern.test(e.message));
+    assert.throws(
+      () => compareRuns(refs, { root }),
+      (e: unknown) => e instanceof CompareInputError && pattern.test(e.message),
+    );
   refused(["nope", "20261130T100001"], /no run "nope"/);
   refused(["20261130T10000", "20261130T100001"], /names 6 runs/);
   refused(["20261130T100001", "20261130T100003"], /different notebooks[\s\S]*03-over-indexing/);
@@ -129,13 +178,18 @@ test("listing: newest first, half-written and removed directories described, ver
   assert.equal(torn.trials.length, 10);
   assert.match(torn.problems.join(), /torn/);
   assert.equal(findVerdicts({ summaries: [] }), undefined);
-  assert.deepEqual(findVerdicts({ report: { claims: [{ id: "x", verdict: "held" }] } }), [{ id: "x", claim: "x", verdict: "held", why: "" }]);
+  assert.deepEqual(findVerdicts({ report: { claims: [{ id: "x", verdict: "held" }] } }), [
+    { id: "x", claim: "x", verdict: "held", why: "" },
+  ]);
 });
 
 test("npm run compare / npm run runs: exit 2 on bad input, 1 on a regression, 0 otherwise; runs never crash", () => {
   const root = fixture();
   const cli = (script: string, args: string[]) =>
-    spawnSync(process.execPath, [path.resolve(__dirname, "..", "..", "scripts", script), ...args], { env: { ...process.env, DBLAB_RESULTS_DIR: root }, encoding: "utf8" });
+    spawnSync(process.execPath, [path.resolve(__dirname, "..", "..", "scripts", script), ...args], {
+      env: { ...process.env, DBLAB_RESULTS_DIR: root },
+      encoding: "utf8",
+    });
   const unknown = cli("compare.js", ["nope", "20261130T100001"]);
   assert.equal(unknown.status, 2, unknown.stderr);
   assert.match(unknown.stderr, /compare: no run "nope"/);
@@ -154,7 +208,10 @@ test("npm run compare / npm run runs: exit 2 on bad input, 1 on a regression, 0 
 test("npm run reproduce plans 01–05 by default; 00 only when asked or when runs are given", () => {
   const { parseArgs, plan } = require("../../scripts/reproduce") as typeof import("../../scripts/reproduce");
   const root = path.resolve(__dirname, "..", "..", "..");
-  assert.deepEqual(plan(parseArgs([]), root).map((p) => p.entry.id), ["01", "02", "03", "04", "05"]);
+  assert.deepEqual(
+    plan(parseArgs([]), root).map((p) => p.entry.id),
+    ["01", "02", "03", "04", "05"],
+  );
   assert.throws(() => plan(parseArgs(["--only", "00"]), root), /00 .* needs --set runs=/);
   const fixtures = fixture();
   const saved = process.env.DBLAB_RESULTS_DIR;
@@ -162,7 +219,10 @@ test("npm run reproduce plans 01–05 by default; 00 only when asked or when run
   try {
     const ids = plan(parseArgs(["--set", 'runs=["20261130T100001","20261130T100002"]']), root).map((p) => p.entry.id);
     assert.deepEqual(ids, ["01", "02", "03", "04", "05", "00"]);
-    assert.throws(() => plan(parseArgs(["--only", "00", "--set", 'runs=["20261130T100001","20261130T100003"]']), root), /different notebooks/);
+    assert.throws(
+      () => plan(parseArgs(["--only", "00", "--set", 'runs=["20261130T100001","20261130T100003"]']), root),
+      /different notebooks/,
+    );
   } finally {
     if (saved === undefined) delete process.env.DBLAB_RESULTS_DIR;
     else process.env.DBLAB_RESULTS_DIR = saved;

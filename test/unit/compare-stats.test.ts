@@ -58,7 +58,7 @@ test("a clear shift is flagged (5 vs 5 and 3 vs 3, 4 standard deviations)", () =
   assert.equal(change([1, 2], [30, 40]).distinguishable, false, "2 vs 2 can never be told from noise at α = 0.10");
 });
 
-test("identical distributions are flagged at the stated false-positive rate (binomial bound, 3000 seeded pairs)", () => {
+test("identical distributions are flagged at the stated false-positive rate (binomial bound, 3000 pairs)", () => {
   for (const n of [3, 5]) {
     const size = attainedSize(n, DEFAULT_ALPHA);
     assert.ok(size <= DEFAULT_ALPHA + 1e-12, `the exact size ${size} is at most α`);
