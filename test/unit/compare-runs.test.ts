@@ -228,3 +228,35 @@ test("npm run reproduce plans 01–05 by default; 00 only when asked or when run
     else process.env.DBLAB_RESULTS_DIR = saved;
   }
 });
+
+test("notebooks 03/04 are judged by pgbench TPS: a drop is the regression, a rise is not", () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-compare-unit-"));
+  const tpsRun = (id: string, tps: number[]) => {
+    const dir = writeRun(root, { id, notebook: "03-over-indexing", values: {} });
+    const lines = tps.map((v, i) =>
+      JSON.stringify({
+        key: `idx7/r${i}`,
+        condition: { level: 7 },
+        repeat: i + 1,
+        status: "ok",
+        seconds: 60,
+        pgbench: { summary: { tps: v } },
+        startedAt: "",
+        finishedAt: "",
+      }),
+    );
+    fs.writeFileSync(path.join(dir, "trials.jsonl"), `${lines.join("\n")}\n`);
+  };
+  tpsRun("20261130T100001_03-over-indexing_aaa1", [1000, 1010, 990, 1005, 995]);
+  tpsRun("20261130T100002_03-over-indexing_bbb2", [800, 810, 790, 805, 795]);
+  const down = compareRuns(["20261130T100001", "20261130T100002"], { root, regressionThreshold: 0.05 });
+  assert.equal(down.metric.name, "tps");
+  assert.equal(down.pairs[0].regressions, 1, "20 % fewer transactions per second");
+  const up = compareRuns(["20261130T100002", "20261130T100001"], { root, regressionThreshold: 0.05 });
+  assert.equal(up.pairs[0].rows[0].change?.distinguishable, true);
+  assert.equal(up.pairs[0].regressions, 0, "more TPS is better");
+  assert.equal(
+    compareRuns(["20261130T100001", "20261130T100002"], { root, metric: "seconds" }).pairs[0].distinguishable,
+    0,
+  );
+});
