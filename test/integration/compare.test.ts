@@ -11,7 +11,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { compareRuns } from "../../lib/compare/compare";
+import { compare, compareRuns } from "../../lib/compare/compare";
 import { formatMarkdown, formatText } from "../../lib/compare/format";
 import { checkClaims } from "../../lib/experiments/index-write-cost/claims";
 import { writeSummaries } from "../../lib/experiments/index-write-cost/export";
@@ -84,6 +84,8 @@ test("two smoke runs with shared_buffers changed: the setting is in the diff, as
 });
 
 test("a run compared with itself: every change is ~ and no configuration differs", () => {
+  // lab.compare(a, b) as a notebook cell calls it (outside a kernel its tables go nowhere).
+  assert.equal(compare(runA, runA).pairs[0].distinguishable, 0);
   const c = compareRuns([runA, runA], { regressionThreshold: 0 });
   assert.equal(c.config.length, 0);
   for (const r of c.pairs[0].rows) {

@@ -260,3 +260,13 @@ test("notebooks 03/04 are judged by pgbench TPS: a drop is the regression, a ris
     0,
   );
 });
+
+test("conditions present in only one run are listed as such, not compared", () => {
+  const root = fixture();
+  writeRun(root, { id: "20261130T100007_01-index-write-cost_ggg7", values: { insert: base.insert, delete: [3, 3.1, 2.9] } });
+  const c = compareRuns(["20261130T100001", "20261130T100007"], { root });
+  const only = c.pairs[0].rows.filter((r) => r.only).map((r) => `${r.label} only in ${r.only}`);
+  assert.deepEqual(only, ["operation=update only in A", "operation=delete only in B"]);
+  assert.equal(c.pairs[0].common, 1);
+  assert.match(formatText(c), /operation=update\s+only in A[\s\S]*operation=delete\s+only in B/);
+});
