@@ -97,6 +97,13 @@ export interface ConditionRow {
   readonly regression?: boolean;
 }
 
+/** A condition both runs have values for, and so a change. */
+export type ComparedRow = ConditionRow & { readonly a: SideSummary; readonly b: SideSummary; readonly change: Change };
+
+export function isCompared(r: ConditionRow): r is ComparedRow {
+  return r.a !== undefined && r.b !== undefined && r.change !== undefined;
+}
+
 export interface VerdictPair {
   readonly id: string;
   readonly claim: string;
@@ -242,7 +249,8 @@ export function configDiff(runs: readonly StoredRun[]): { rows: ConfigRow[]; ide
   const rows: ConfigRow[] = [];
   let identical = 0;
   for (const k of keys) {
-    const first = per.find((f) => f.has(k))!.get(k)!;
+    const first = per.map((f) => f.get(k)).find((v) => v !== undefined);
+    if (!first) continue;
     const values = per.map((f) => f.get(k)?.value ?? "—");
     if (values.every((v) => v === values[0])) identical++;
     else rows.push({ section: first.section, field: first.field, values });
@@ -339,18 +347,21 @@ function verdictPairs(a: StoredRun, b: StoredRun): { verdicts?: VerdictPair[]; n
   const ma = byId(a.verdicts);
   const mb = byId(b.verdicts);
   for (const r of [...(a.verdicts ?? []), ...(b.verdicts ?? [])]) if (!ids.includes(r.id)) ids.push(r.id);
-  const verdicts = ids.map((id) => {
+  const verdicts = ids.flatMap((id) => {
     const va = ma.get(id);
     const vb = mb.get(id);
-    return {
+    const either = va ?? vb;
+    if (!either) return [];
+    const pair: VerdictPair = {
       id,
-      claim: (va ?? vb)!.claim,
+      claim: either.claim,
       a: va?.verdict,
       b: vb?.verdict,
       whyA: va?.why,
       whyB: vb?.why,
       changed: va?.verdict !== vb?.verdict,
     };
+    return [pair];
   });
   const missing = !a.verdicts ? "A recorded no verdicts" : !b.verdicts ? "B recorded no verdicts" : "";
   return { verdicts, note: missing };
@@ -365,31 +376,33 @@ function comparePair(
 ): PairComparison {
   const ga = groupTrials(a, read);
   const gb = groupTrials(b, read);
-  const keys = [...ga.keys(), ...[...gb.keys()].filter((k) => !ga.has(k))];
-  const label = labels(keys.map((k) => (ga.get(k) ?? gb.get(k))!.condition));
+  // Every condition of either run, A's first, in first-seen order.
+  const conditions = new Map<string, Readonly<Record<string, unknown>>>();
+  for (const [key, g] of [...ga, ...gb]) if (!conditions.has(key)) conditions.set(key, g.condition);
+  const label = labels([...conditions.values()]);
   let minPossibleP = 0;
-  const rows: ConditionRow[] = keys.map((key) => {
-    const condition = (ga.get(key) ?? gb.get(key))!.condition;
+  const rows: ConditionRow[] = [...conditions].map(([key, condition]) => {
     const sa = side(ga.get(key));
     const sb = side(gb.get(key));
     const base = { key, label: label(condition), condition, a: sa, b: sb };
     if (!sa || !sb) return { ...base, only: sa ? ("A" as const) : sb ? ("B" as const) : undefined };
     const c = change(sa.values, sb.values, o.alpha);
     minPossibleP = Math.max(minPossibleP, c.test.minP);
+    // "Slower by more than t": time × (1 + t), i.e. a rate (TPS) ÷ (1 + t).
     const worse = metric.higherIsBetter
       ? c.ratio < 1 / (1 + (o.regressionThreshold ?? 0))
       : c.ratio > 1 + (o.regressionThreshold ?? 0);
     const regression = o.regressionThreshold !== undefined ? worse && c.distinguishable : undefined;
     return { ...base, change: c, regression };
   });
-  const compared = rows.filter((r) => r.change);
+  const compared = rows.filter(isCompared);
   const v = verdictPairs(a, b);
   return {
     a: runInfo(a, "A"),
     b: runInfo(b, "B"),
     rows,
     common: compared.length,
-    distinguishable: compared.filter((r) => r.change!.distinguishable).length,
+    distinguishable: compared.filter((r) => r.change.distinguishable).length,
     regressions: compared.filter((r) => r.regression).length,
     minPossibleP,
     verdicts: v.verdicts,

@@ -3,7 +3,7 @@
  * JSON (a CI job). The same sections in the same order everywhere: runs, what differed, per
  * condition, only in one run, verdicts.
  */
-import type { Comparison, ConditionRow, PairComparison } from "./compare";
+import { isCompared, type Comparison, type ConditionRow, type PairComparison } from "./compare";
 
 /**
  * Three significant digits, as lib/display/table's formatNumber. Not imported from there: that
@@ -43,8 +43,8 @@ function markText(r: ConditionRow): string {
 
 function conditionRows(pair: PairComparison): string[][] {
   return pair.rows
-    .filter((r) => r.change)
-    .map((r) => [r.label, sideText(r.a), sideText(r.b), `${r.a!.n} / ${r.b!.n}`, changeText(r), markText(r)]);
+    .filter(isCompared)
+    .map((r) => [r.label, sideText(r.a), sideText(r.b), `${r.a.n} / ${r.b.n}`, changeText(r), markText(r)]);
 }
 
 function onlyRows(pair: PairComparison): string[][] {

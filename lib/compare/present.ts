@@ -7,7 +7,7 @@ import type { PlotlyFigure, PlotlyTrace } from "../display/plotly";
 import { plot } from "../display/plotly";
 import { escapeHtml, show } from "../display/output";
 import { tableHtml, type Row } from "../display/table";
-import type { Comparison, PairComparison } from "./compare";
+import { isCompared, type Comparison, type PairComparison } from "./compare";
 import { footnotes, formatMarkdown } from "./format";
 
 const COLORS = ["#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2"];
@@ -107,26 +107,26 @@ export function showVerdicts(c: Comparison): void {
 /** Per-condition change (%) with its 95 % interval, sorted; distinguishable changes filled, "~" hollow. */
 export function changeChart(c: Comparison): PlotlyFigure {
   const data: PlotlyTrace[] = c.pairs.map((pair, i) => {
-    const rows = pair.rows.filter((r) => r.change).sort((x, y) => x.change!.ratio - y.change!.ratio);
+    const rows = pair.rows.filter(isCompared).sort((x, y) => x.change.ratio - y.change.ratio);
     return {
       type: "scatter",
       mode: "markers",
       name: `${pair.b.label} vs ${pair.a.label}`,
       y: rows.map((r) => r.label),
-      x: rows.map((r) => pctChange(r.change!.ratio)),
+      x: rows.map((r) => pctChange(r.change.ratio)),
       error_x: {
         type: "data",
         symmetric: false,
-        array: rows.map((r) => pctChange(r.change!.ciHigh) - pctChange(r.change!.ratio)),
-        arrayminus: rows.map((r) => pctChange(r.change!.ratio) - pctChange(r.change!.ciLow)),
+        array: rows.map((r) => pctChange(r.change.ciHigh) - pctChange(r.change.ratio)),
+        arrayminus: rows.map((r) => pctChange(r.change.ratio) - pctChange(r.change.ciLow)),
       },
       marker: {
         size: 10,
         color: COLORS[(i + 1) % COLORS.length],
-        symbol: rows.map((r) => (r.change!.distinguishable ? "circle" : "circle-open")),
+        symbol: rows.map((r) => (r.change.distinguishable ? "circle" : "circle-open")),
       },
       text: rows.map((r) =>
-        r.change!.distinguishable ? `p=${r.change!.test.p.toFixed(3)}` : "~ not distinguishable from noise",
+        r.change.distinguishable ? `p=${r.change.test.p.toFixed(3)}` : "~ not distinguishable from noise",
       ),
       hovertemplate: "%{y}: %{x:.1f} %<br>%{text}<extra></extra>",
     };

@@ -205,9 +205,26 @@ export function listRuns(root = resultsRoot()): StoredRun[] {
     .readdirSync(root, { withFileTypes: true })
     .filter((d) => d.isDirectory() && !d.name.startsWith("."))
     .map((d) => d.name);
-  const runs = dirs.map((d) => readRun(path.join(root, d)));
-  const when = (r: StoredRun): string => r.startedAt ?? r.id;
-  return runs.sort((a, b) => (when(a) < when(b) ? 1 : when(a) > when(b) ? -1 : a.id < b.id ? 1 : -1));
+  return dirs
+    .map((d) => readRun(path.join(root, d)))
+    .map((run) => ({ run, time: startTime(run) }))
+    .sort((a, b) => b.time - a.time || (a.run.id < b.run.id ? 1 : -1))
+    .map((x) => x.run);
+}
+
+/**
+ * When a run started, in ms: metadata's startedAt, else the UTC stamp its id begins with
+ * (`20261130T185755…`), else the directory's mtime — a half-written run has no metadata.
+ */
+function startTime(r: StoredRun): number {
+  if (r.startedAt && Number.isFinite(Date.parse(r.startedAt))) return Date.parse(r.startedAt);
+  const m = /^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)/.exec(r.id);
+  if (m) return Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6]);
+  try {
+    return fs.statSync(r.directory).mtimeMs;
+  } catch {
+    return 0;
+  }
 }
 
 const LATEST = /^latest(?:\s+of)?(?:\s+notebook)?[\s:]*(\d{1,2})$/i;

@@ -170,6 +170,12 @@ test("listing: newest first, half-written and removed directories described, ver
   const root = fixture();
   const runs = listRuns(root);
   assert.equal(runs.length, 6);
+  // Half-written runs (no startedAt) sort by the stamp in their id, among the others.
+  fs.mkdirSync(path.join(root, "20261130T095900_01-index-write-cost_old0"));
+  assert.deepEqual(
+    listRuns(root).map((r) => r.id.slice(-4)),
+    ["fff6", "eee5", "ddd4", "ccc3", "bbb2", "aaa1", "old0"],
+  );
   assert.equal(runs.find((r) => r.id.endsWith("fff6"))!.state, "half-written");
   assert.equal(runs.find((r) => r.id.endsWith("ddd4"))!.state, "in progress");
   assert.equal(readRun(path.join(root, "gone_01-index-write-cost_0000")).state, "removed");
@@ -263,7 +269,10 @@ test("notebooks 03/04 are judged by pgbench TPS: a drop is the regression, a ris
 
 test("conditions present in only one run are listed as such, not compared", () => {
   const root = fixture();
-  writeRun(root, { id: "20261130T100007_01-index-write-cost_ggg7", values: { insert: base.insert, delete: [3, 3.1, 2.9] } });
+  writeRun(root, {
+    id: "20261130T100007_01-index-write-cost_ggg7",
+    values: { insert: base.insert, delete: [3, 3.1, 2.9] },
+  });
   const c = compareRuns(["20261130T100001", "20261130T100007"], { root });
   const only = c.pairs[0].rows.filter((r) => r.only).map((r) => `${r.label} only in ${r.only}`);
   assert.deepEqual(only, ["operation=update only in A", "operation=delete only in B"]);
