@@ -153,8 +153,8 @@ export function changeChart(c: Comparison): PlotlyFigure {
 
 /** Every trial of every run, per condition, side by side. */
 export function trialsChart(c: Comparison): PlotlyFigure {
-  const labelOf = new Map<string, string>();
-  for (const pair of c.pairs) for (const r of pair.rows) labelOf.set(r.key, r.label);
+  // One line per condition field: the category labels stay narrow enough not to overlap.
+  const tick = (label: string) => label.replace(/ /g, "<br>");
   const perRun: { label: string; x: string[]; y: number[] }[] = c.runs.map((r) => ({
     label: `${r.label}: ${r.id}`,
     x: [],
@@ -162,8 +162,8 @@ export function trialsChart(c: Comparison): PlotlyFigure {
   }));
   c.pairs.forEach((pair, i) => {
     for (const r of pair.rows) {
-      if (i === 0 && r.a) for (const v of r.a.values) (perRun[0].x.push(r.label), perRun[0].y.push(v));
-      if (r.b) for (const v of r.b.values) (perRun[i + 1].x.push(r.label), perRun[i + 1].y.push(v));
+      if (i === 0 && r.a) for (const v of r.a.values) (perRun[0].x.push(tick(r.label)), perRun[0].y.push(v));
+      if (r.b) for (const v of r.b.values) (perRun[i + 1].x.push(tick(r.label)), perRun[i + 1].y.push(v));
     }
   });
   const data: PlotlyTrace[] = perRun.map((run, i) => ({
@@ -183,7 +183,7 @@ export function trialsChart(c: Comparison): PlotlyFigure {
     layout: {
       title: { text: `Every trial, per condition (${c.metric.name})` },
       boxmode: "group",
-      xaxis: { automargin: true, type: "category" },
+      xaxis: { automargin: true, type: "category", tickangle: 0, tickfont: { size: 10 } },
       yaxis: { title: { text: `${c.metric.name} (${c.metric.unit})` }, rangemode: "tozero" },
       legend: { orientation: "h", y: -0.3 },
     },
