@@ -5,6 +5,7 @@
  * synchronous_commit level and standby round trip. Against an external server: measured, not
  * emulated. Everything started is stopped in `finally`, standbys before their primary.
  */
+import os from "node:os";
 import fs from "node:fs";
 import type { Client } from "pg";
 import { progressReporter } from "../../display/progress";
@@ -286,6 +287,8 @@ export async function runRoundTrips(p: RoundTripsParams, control: RunControl = {
     gitCommit: gitCommit(),
     servers: st.servers,
     params: p,
+    // For lib/compare: while this process lives and finishedAt is absent, the run is in progress.
+    owner: { pid: process.pid, host: os.hostname() },
     notes: [
       ...st.notes,
       ...(st.emulator ? [`links: ${st.emulator.reason}`] : []),
@@ -296,6 +299,7 @@ export async function runRoundTrips(p: RoundTripsParams, control: RunControl = {
   store.writeMetadata(metadata());
   let primary: EmbeddedPostgresServer | undefined;
   const stops: (() => Promise<void>)[] = [];
+  let outcome: RunMetadata["outcome"] = "failed";
   try {
     const netemWanted = p.network !== "proxy" && !external;
     if (single.length) {
@@ -354,11 +358,15 @@ export async function runRoundTrips(p: RoundTripsParams, control: RunControl = {
       }
     }
     progress.finish(`${done} trials`);
+    outcome = "finished";
+  } catch (error) {
+    if (signal.aborted) outcome = "interrupted";
+    throw error;
   } finally {
     if (st.clientLink) await st.clientLink.close().catch(() => undefined);
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
     await st.emulator?.close().catch(() => undefined);
-    store.writeMetadata(metadata());
+    store.writeMetadata({ ...metadata(), finishedAt: new Date().toISOString(), outcome });
   }
   store.writeSummary("calibration.json", { baselines: st.baselines, calibrations: st.calibrations, network: st.emulator ? { kind: st.emulator.kind, reason: st.emulator.reason } : null });
   return {
