@@ -74,7 +74,8 @@ export function footnotes(c: Comparison, pair: PairComparison): string[] {
   const notes = [
     "Medians with their distribution-free interval (min–max when n < 6: covers the median with probability " +
       `${pct(coverageOf(pair))} at these sample sizes). Change = median(${b}) / median(${a}) − 1, ` +
-      "95 % bootstrap interval (crude with 3 trials or fewer).",
+      `interval [low(${b})/high(${a}), high(${b})/low(${a})] from the two medians' intervals, which covers the ratio with at least ` +
+      `the product of their coverages (${pct(coverageOf(pair) ** 2)} here): wide with few trials, and labelled so.`,
     'Test: exact two-sided Mann–Whitney U on the trial values; "~" = not distinguishable from noise at ' +
       `α = ${c.alpha}. If nothing changed, about ${chance} of these ${pair.common} conditions ` +
       "would be flagged by chance.",
@@ -153,7 +154,7 @@ export function formatText(c: Comparison): string {
       `${pair.a.label} median [interval]`,
       `${pair.b.label} median [interval]`,
       "n",
-      "change [95 % CI]",
+      "change [interval]",
       "vs noise",
     ];
     out.push(textTable(head, conditionRows(pair)));
@@ -209,7 +210,7 @@ export function formatMarkdown(c: Comparison): string {
       `${pair.a.label} median [interval]`,
       `${pair.b.label} median [interval]`,
       "n",
-      "change [95 % CI]",
+      "change [interval]",
       "vs noise",
     ];
     out.push(markdownTable(head, conditionRows(pair)));

@@ -62,7 +62,7 @@ function pairRows(pair: PairComparison): Row[] {
       : r.only
         ? `only in ${r.only === "A" ? pair.a.label : pair.b.label}`
         : "",
-    "95 % CI": r.change ? `${pctChange(r.change.ciLow).toFixed(1)} … ${pctChange(r.change.ciHigh).toFixed(1)}` : "",
+    interval: r.change ? `${pctChange(r.change.ciLow).toFixed(1)} … ${pctChange(r.change.ciHigh).toFixed(1)}` : "",
     "vs noise": r.change
       ? r.change.distinguishable
         ? `${r.regression ? "REGRESSION " : ""}p=${r.change.test.p.toFixed(3)}`
@@ -104,7 +104,7 @@ export function showVerdicts(c: Comparison): void {
   }
 }
 
-/** Per-condition change (%) with its 95 % interval, sorted; distinguishable changes filled, "~" hollow. */
+/** Per-condition change (%) with its interval (from the medians' exact intervals), sorted; distinguishable changes filled, "~" hollow. */
 export function changeChart(c: Comparison): PlotlyFigure {
   const data: PlotlyTrace[] = c.pairs.map((pair, i) => {
     const rows = pair.rows.filter(isCompared).sort((x, y) => x.change.ratio - y.change.ratio);

@@ -19,7 +19,7 @@
  * flagged by chance (exactly one in ten with 3 vs 3), and with 3 vs 3 "flagged" means
  * "every B trial is beyond every A trial". With 2 vs 2 (the `smoke` profile) nothing can be flagged.
  */
-import { ratioOfMedians } from "../stats/summary";
+import { medianInterval as exactMedianInterval } from "../stats/intervals";
 
 /** Default significance level; see the header for why 0.10 and not benchstat's 0.05. */
 export const DEFAULT_ALPHA = 0.1;
@@ -106,39 +106,24 @@ export interface MedianInterval {
   readonly coverage: number;
 }
 
-function binomialCdfHalf(k: number, n: number): number {
-  // P(Bin(n, ½) ≤ k)
-  let c = 1;
-  let sum = 0;
-  for (let i = 0; i <= k; i++) {
-    sum += c;
-    c = (c * (n - i)) / (i + 1);
-  }
-  return sum / 2 ** n;
-}
-
-/**
- * The distribution-free interval of the median: [x(k), x(n+1−k)] with the largest k whose coverage
- * 1 − 2·P(Bin(n, ½) ≤ k−1) is ≥ `level`. With fewer than 6 values no k reaches 95 %: then it is
- * min–max, and `coverage` says honestly how sure it is (2 values: 50 %, 3: 75 %, 5: 94 %).
- */
+/** The exact order-statistic interval of the median (lib/stats/intervals.ts), in this module's shape. */
 export function medianInterval(values: readonly number[], level = 0.95): MedianInterval {
-  if (values.length === 0) throw new Error("medianInterval() of no values");
-  const x = [...values].sort((p, q) => p - q);
-  const n = x.length;
-  const median = n % 2 ? x[(n - 1) / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
-  let k = 1;
-  while (k + 1 <= Math.floor((n + 1) / 2) && 1 - 2 * binomialCdfHalf(k, n) >= level) k++;
-  const coverage = n === 1 ? 0 : 1 - 2 * binomialCdfHalf(k - 1, n);
-  return { median, low: x[k - 1], high: x[n - k], coverage };
+  const m = exactMedianInterval(values, "trials of one condition", level);
+  return { median: m.estimate, low: m.low, high: m.high, coverage: m.coverage };
 }
 
 export interface Change {
   /** median(B) / median(A). */
   readonly ratio: number;
-  /** Percentile-bootstrap 95 % interval of the ratio (lib/stats/summary.ts, seeded). Crude at n ≤ 3. */
+  /**
+   * Interval of the ratio from the two medians' exact intervals: [low(B)/high(A), high(B)/low(A)].
+   * The runs are independent, so it covers the ratio of the true medians with at least
+   * coverage(A) × coverage(B) (`coverage`): 56 % with 3 trials a side, 88 % with 5. No bootstrap: a
+   * percentile bootstrap of 3 values relabels the range as "95 %".
+   */
   readonly ciLow: number;
   readonly ciHigh: number;
+  readonly coverage: number;
   readonly test: RankTest;
   /**
    * p ≤ α: distinguishable from noise at this level. "≤", not "<": with 3 vs 3 the smallest p is
@@ -153,7 +138,15 @@ export function significant(p: number, alpha = DEFAULT_ALPHA): boolean {
 }
 
 export function change(a: readonly number[], b: readonly number[], alpha = DEFAULT_ALPHA): Change {
-  const r = ratioOfMedians(b, a);
+  const ia = medianInterval(a);
+  const ib = medianInterval(b);
   const test = mannWhitney(a, b);
-  return { ratio: r.ratio, ciLow: r.ciLow, ciHigh: r.ciHigh, test, distinguishable: significant(test.p, alpha) };
+  return {
+    ratio: ib.median / ia.median,
+    ciLow: ia.high > 0 ? ib.low / ia.high : NaN,
+    ciHigh: ia.low > 0 ? ib.high / ia.low : NaN,
+    coverage: ia.coverage * ib.coverage,
+    test,
+    distinguishable: significant(test.p, alpha),
+  };
 }
