@@ -8,10 +8,10 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { describeFailure, executeNotebook, jupyterUnavailableReason } from "../lib/jupyter/execute";
-import { projectRoot } from "../lib/jupyter/kernel-spec";
-import { NOTEBOOKS } from "../lib/params/notebooks";
-import { checkReportRenders } from "./support/report-check";
+import { describeFailure, executeNotebook, jupyterUnavailableReason } from "../../lib/jupyter/execute";
+import { projectRoot } from "../../lib/jupyter/kernel-spec";
+import { NOTEBOOKS } from "../../lib/params/notebooks";
+import { checkReportRenders } from "../support/report-check";
 
 const root = projectRoot();
 const outDir = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-notebooks-test-"));
@@ -63,7 +63,7 @@ for (const entry of NOTEBOOKS) {
 test("notebook 01 runs headless on smoke on the docker target", { timeout: 900_000 }, async (t) => {
   const missing = jupyterUnavailableReason();
   if (missing) return t.skip(`Jupyter not available: ${missing}`);
-  const { dockerAvailable } = await import("../lib/targets/docker/docker-client");
+  const { dockerAvailable } = await import("../../lib/targets/docker/docker-client");
   if (!(await dockerAvailable())) return t.skip("no Docker daemon answers (start dockerd or set DOCKER_HOST)");
   const entry = NOTEBOOKS.find((n) => n.id === "01")!;
   const result = await executeNotebook({
