@@ -11,6 +11,7 @@ import { AlarmClock } from "./clock";
 import { DelayScheduler } from "./delay-lines";
 import { PreciseSleeper } from "./precise-sleep";
 import type { Envelope, ProxyReply, ProxyRequest, ProxyStartRequest } from "./protocol";
+import { ignored } from "../runtime/debug";
 
 let scheduler: DelayScheduler | undefined;
 let server: net.Server | undefined;
@@ -94,7 +95,7 @@ async function start(request: ProxyStartRequest): Promise<ProxyReply> {
 async function stop(code = 0): Promise<never> {
   for (const socket of sockets) socket.destroy();
   server?.close();
-  await clock?.stop().catch(() => undefined);
+  await clock?.stop().catch(ignored("delay-proxy: stop the clock thread"));
   process.exit(code);
 }
 

@@ -7,6 +7,7 @@ import { Long, MongoClient, MongoServerError, type AnyBulkWriteOperation, type C
 import type { Dataset } from "../../workloads/index-write-cost/dataset";
 import type { CounterSnapshot, IndexWriteEngine } from "../../workloads/index-write-cost/engine";
 import { FIELDS, UPDATED_COLUMNS, type Field, type UpdateOperation } from "../../workloads/index-write-cost/operations";
+import { ignored } from "../../runtime/debug";
 
 export const COLLECTION = "write_cost_rows";
 
@@ -135,7 +136,7 @@ export class MongoIndexWriteCollection implements IndexWriteEngine {
       await client.db("admin").command({ ping: 1 });
       return new MongoIndexWriteCollection(client, database);
     } catch (error) {
-      await client.close().catch(() => undefined);
+      await client.close().catch(ignored("mongodb: close the client after a failed open"));
       throw error;
     }
   }

@@ -27,6 +27,7 @@ import { startServers } from "../servers";
 import { ENVIRONMENT_INFO, QUORUM, quorumEnvironments, singleServerEnvironments, STANDBY_NAMES } from "./environments";
 import { CalibratedLink, measureBaseline, type CalibrationRecord } from "./links";
 import { runCaseTrial, runCommitLevelTrial, type Session, type TrialContext } from "./trial-runner";
+import { ignored } from "../../runtime/debug";
 
 export const NOTEBOOK = "05-round-trips";
 
@@ -91,7 +92,7 @@ interface State {
 }
 
 async function closeAll(clients: (Client | undefined)[]): Promise<void> {
-  for (const c of clients) await c?.end().catch(() => undefined);
+  for (const c of clients) await c?.end().catch(ignored("round-trips: end a client"));
 }
 
 /** Runs every repeat × environment × case on one server (phase 1, or phase 2 with standbys). */
@@ -212,11 +213,11 @@ async function runQuorumPhase(
   } finally {
     for (const l of standbyLinks) st.calibrations.push(...l.records);
     // No commit may wait for a standby that is going away.
-    await admin?.query("ALTER SYSTEM RESET synchronous_standby_names").catch(() => undefined);
-    await admin?.query("SELECT pg_reload_conf()").catch(() => undefined);
+    await admin?.query("ALTER SYSTEM RESET synchronous_standby_names").catch(ignored("reset sync standbys"));
+    await admin?.query("SELECT pg_reload_conf()").catch(ignored("round-trips: pg_reload_conf()"));
     await closeAll([lagAdmin, admin]);
-    for (const s of standbys) await s.stop().catch(() => undefined);
-    for (const l of standbyLinks) await l.link.close().catch(() => undefined);
+    for (const s of standbys) await s.stop().catch(ignored("round-trips: stop a standby"));
+    for (const l of standbyLinks) await l.link.close().catch(ignored("round-trips: close a standby's delay link"));
   }
 }
 
@@ -355,9 +356,9 @@ export async function runRoundTrips(p: RoundTripsParams, control: RunControl = {
     }
     progress.finish(`${done} trials`);
   } finally {
-    if (st.clientLink) await st.clientLink.close().catch(() => undefined);
-    for (const stop of stops.reverse()) await stop().catch(() => undefined);
-    await st.emulator?.close().catch(() => undefined);
+    if (st.clientLink) await st.clientLink.close().catch(ignored("round-trips: close the client's delay link"));
+    for (const stop of stops.reverse()) await stop().catch(ignored("round-trips: stop an environment"));
+    await st.emulator?.close().catch(ignored("round-trips: close the network emulator"));
     store.writeMetadata(metadata());
   }
   store.writeSummary("calibration.json", { baselines: st.baselines, calibrations: st.calibrations, network: st.emulator ? { kind: st.emulator.kind, reason: st.emulator.reason } : null });

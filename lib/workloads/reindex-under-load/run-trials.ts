@@ -14,6 +14,7 @@ import { ActivitySampler, type ActivitySample } from "./activity-sampler";
 import { cloneRunDatabase, PGBENCH_PRIMARY_KEYS, RUN_DATABASE, withAdmin } from "./databases";
 import { lockTimeline, type LockTimeline } from "./lock-timeline";
 import { ReindexSession, type ReindexTiming } from "./reindex-session";
+import { ignored } from "../../runtime/debug";
 
 export interface ReindexCondition {
   readonly set: number;
@@ -144,8 +145,8 @@ export async function runTrial(
         });
       } catch (error) {
         if (timer) clearTimeout(timer);
-        if (session) await admin.query("SELECT pg_cancel_backend($1)", [session.pid]).catch(() => undefined);
-        await sampler.stop().catch(() => undefined);
+        if (session) await admin.query("SELECT pg_cancel_backend($1)", [session.pid]).catch(ignored("cancel REINDEX"));
+        await sampler.stop().catch(ignored("reindex: stop the activity sampler after a failure"));
         await session?.close();
         throw error;
       }
