@@ -4,7 +4,6 @@
  * another session at a chosen second, while a sampler records who waits on what.
  */
 import type { Client } from "pg";
-import type { ReindexMode } from "../../params/reindex-under-load";
 import { serverCounters } from "../../engines/postgres/server-counters";
 import { counterDelta } from "../../stats/counters";
 import type { RunStore, TrialRecord } from "../../results/run-store";
@@ -15,6 +14,10 @@ import { cloneRunDatabase, PGBENCH_PRIMARY_KEYS, RUN_DATABASE, withAdmin } from 
 import { lockTimeline, type LockTimeline } from "./lock-timeline";
 import { ReindexSession, type ReindexTiming } from "./reindex-session";
 import { ignored } from "../../runtime/debug";
+
+/** The runs of one set: the seed's two, and REINDEX CONCURRENTLY (the seed's suggested remedy). */
+export const REINDEX_MODES = ["baseline", "reindex", "concurrently"] as const;
+export type ReindexMode = (typeof REINDEX_MODES)[number];
 
 export interface ReindexCondition {
   readonly set: number;
