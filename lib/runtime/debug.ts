@@ -13,7 +13,8 @@ import createDebug from "debug";
 export type DebugLog = (formatter: string, ...args: unknown[]) => void;
 
 const wanted = process.env.DBLAB_DEBUG?.trim();
-if (wanted && wanted !== "0" && wanted !== "false") enableDebug(wanted === "1" || wanted === "true" ? "dblab:*" : wanted);
+if (wanted && wanted !== "0" && wanted !== "false")
+  enableDebug(wanted === "1" || wanted === "true" ? "dblab:*" : wanted);
 
 /** Turns the log on from code (e.g. a notebook cell: `enableDebug()`), keeping what DEBUG already enabled. */
 export function enableDebug(namespaces = "dblab:*"): void {
