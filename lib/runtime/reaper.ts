@@ -49,7 +49,7 @@ function removeProcessResource(resource: Extract<ResourceRecord, { type: "proces
 
 async function removeContainer(containerId: string): Promise<void> {
   // Loaded lazily so that runs without Docker never load dockerode.
-  const { dockerClient } = await import("./docker-client");
+  const { dockerClient } = await import("../targets/docker/docker-client");
   try {
     await dockerClient().getContainer(containerId).remove({ force: true, v: true });
   } catch (error) {
