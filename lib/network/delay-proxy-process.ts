@@ -29,7 +29,7 @@ function applyNiceness(wanted: number): number | null {
     os.setPriority(0, wanted);
     return os.getPriority(0);
   } catch {
-    return null;
+    return null; // not permitted (raising priority needs CAP_SYS_NICE): the reply says none was applied
   }
 }
 
@@ -48,7 +48,7 @@ function reduceTimerSlack(): number | null {
   try {
     return Number(fs.readFileSync(file, "utf8").trim());
   } catch {
-    return null;
+    return null; // not Linux: the reply says the slack is unknown
   }
 }
 

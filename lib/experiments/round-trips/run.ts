@@ -72,7 +72,7 @@ function memoryDirectory(): string | undefined {
     fs.accessSync(dir, fs.constants.W_OK);
     return fs.statSync(dir).isDirectory() ? dir : undefined;
   } catch {
-    return undefined;
+    return undefined; // no writable /dev/shm: the caller says so in the notes and uses the disk
   }
 }
 
