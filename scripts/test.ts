@@ -4,6 +4,8 @@
  * Files are listed explicitly because node 20 would also run every helper module under test/.
  * Arguments select files by a substring of their path under test/: `unit/` (what `npm run test:unit`
  * runs: test/unit, no servers), `integration/`, or a name such as `pgbench` (both halves of it).
+ * `npm run test:unit` compiles with esbuild (`build:fast`: 1.3 s against tsc's 18–24 s on the shared
+ * 2 cores at load 9; 5–7 s in all), so it does not type-check: `npm run build` and `npm test` do.
  */
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
