@@ -54,7 +54,7 @@ function parseValue(raw: string): unknown {
   try {
     return JSON.parse(raw);
   } catch {
-    return raw;
+    return raw; // not JSON: --set key=value takes the value as a string
   }
 }
 
@@ -306,7 +306,7 @@ export function readProgress(file: string): string {
   try {
     text = fs.readFileSync(file, "utf8").trimEnd();
   } catch {
-    return "";
+    return ""; // no progress file yet: the notebook has not reported progress
   }
   const last = text.slice(text.lastIndexOf("\n") + 1);
   try {
@@ -315,7 +315,7 @@ export function readProgress(file: string): string {
     const count = !p.finished && p.done !== undefined && p.total !== undefined ? `${p.done}/${p.total} ` : "";
     return `${head}${count}${p.message ?? ""}`.trim();
   } catch {
-    return last;
+    return last; // plain text progress is shown as is
   }
 }
 

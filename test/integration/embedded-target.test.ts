@@ -3,9 +3,9 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import net from "node:net";
 import { Client } from "pg";
-import { EmbeddedPostgresTarget } from "../lib/targets/embedded/embedded-postgres";
-import { listRecords } from "../lib/runtime/resource-registry";
-import { isProcessAlive } from "../lib/runtime/resource-registry";
+import { EmbeddedPostgresTarget } from "../../lib/targets/embedded/embedded-postgres";
+import { listRecords } from "../../lib/runtime/resource-registry";
+import { isProcessAlive } from "../../lib/runtime/resource-registry";
 
 test("embedded PostgreSQL: starts with settings applied, restarts, stops and removes its directory", async () => {
   const server = await new EmbeddedPostgresTarget().start({

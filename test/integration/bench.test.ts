@@ -5,9 +5,9 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { benchWritePath } from "../bench/write-path";
-import { benchDelayProxy } from "../bench/delay-proxy";
-import { findHostPgbench } from "../lib/workloads/pgbench/locate";
+import { benchWritePath } from "../../bench/write-path";
+import { benchDelayProxy } from "../../bench/delay-proxy";
+import { findHostPgbench } from "../../lib/workloads/pgbench/locate";
 
 function pgbenchMissing(): string | undefined {
   try {

@@ -8,10 +8,10 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { describeFailure, executeNotebook, jupyterUnavailableReason } from "../lib/jupyter/execute";
-import { projectRoot } from "../lib/jupyter/kernel-spec";
-import { EXPERIMENTS } from "../lib/experiments/registry";
-import { checkReportRenders } from "./support/report-check";
+import { describeFailure, executeNotebook, jupyterUnavailableReason } from "../../lib/jupyter/execute";
+import { projectRoot } from "../../lib/jupyter/kernel-spec";
+import { EXPERIMENTS } from "../../lib/experiments/registry";
+import { checkReportRenders } from "../support/report-check";
 
 const root = projectRoot();
 const outDir = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-notebooks-test-"));
@@ -65,7 +65,7 @@ for (const entry of EXPERIMENTS.filter((n) => !n.requires)) {
 test("notebook 01 runs headless on smoke on the docker target", { timeout: 900_000 }, async (t) => {
   const missing = jupyterUnavailableReason();
   if (missing) return t.skip(`Jupyter not available: ${missing}`);
-  const { dockerAvailable } = await import("../lib/targets/docker/docker-client");
+  const { dockerAvailable } = await import("../../lib/targets/docker/docker-client");
   if (!(await dockerAvailable())) return t.skip("no Docker daemon answers (start dockerd or set DOCKER_HOST)");
   const entry = EXPERIMENTS.find((n) => n.id === "01")!;
   const result = await executeNotebook({

@@ -3,24 +3,12 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { EmbeddedPostgresTarget } from "../lib/targets/embedded/embedded-postgres";
-import { PostgresIndexWriteTable } from "../lib/workloads/index-write-cost/postgres-table";
-import { RunStore } from "../lib/results/run-store";
-import { makeDataset } from "../lib/workloads/index-write-cost/dataset";
-import { planTrials, runPlan, type IndexWriteCondition } from "../lib/workloads/index-write-cost/run-trials";
-import { summarise } from "../lib/experiments/index-write-cost/summarise";
-import { checkClaims } from "../lib/experiments/index-write-cost/claims";
-
-test("the dataset depends only on (rows, seed): same values, same shuffled order", () => {
-  const a = makeDataset(1000, 42);
-  const b = makeDataset(1000, 42);
-  assert.deepEqual(a.fields[0], b.fields[0]);
-  assert.deepEqual(a.updateOrder, b.updateOrder);
-  assert.notDeepEqual(makeDataset(1000, 43).fields[0], a.fields[0]);
-  const order = [...a.updateOrder].sort((x, y) => x - y);
-  assert.deepEqual(order, [...Array(1000).keys()], "the update order is a permutation: every row once");
-  assert.ok(a.fields.every((f) => f.every((v) => Number.isInteger(v) && v >= 0 && v < 2 ** 53)));
-});
+import { EmbeddedPostgresTarget } from "../../lib/targets/embedded/embedded-postgres";
+import { PostgresIndexWriteTable } from "../../lib/workloads/index-write-cost/postgres-table";
+import { RunStore } from "../../lib/results/run-store";
+import { planTrials, runPlan, type IndexWriteCondition } from "../../lib/workloads/index-write-cost/run-trials";
+import { summarise } from "../../lib/experiments/index-write-cost/summarise";
+import { checkClaims } from "../../lib/experiments/index-write-cost/claims";
 
 test("trials on embedded PostgreSQL: counters explain the ratios; finished trials are on disk; resume skips them", async () => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-results-test-"));

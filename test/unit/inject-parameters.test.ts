@@ -5,7 +5,7 @@ import {
   injectParameters,
   NotebookParametersError,
   type NotebookJson,
-} from "../lib/jupyter/inject-parameters";
+} from "../../lib/jupyter/inject-parameters";
 
 function notebook(minor = 5): NotebookJson {
   return {

@@ -6,15 +6,15 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Long, MongoClient, type Document } from "mongodb";
-import { COLLECTION, MongoIndexWriteCollection } from "../lib/workloads/index-write-cost/mongo-collection";
-import { dockerAvailable, dockerClient } from "../lib/targets/docker/docker-client";
-import { MONGO_IMAGE } from "../lib/targets/docker/images";
-import { findMongod } from "../lib/targets/embedded/embedded-mongo";
-import { createTarget } from "../lib/targets/select";
-import type { StartedServer, TargetKind } from "../lib/targets/types";
-import { makeDataset } from "../lib/workloads/index-write-cost/dataset";
-import { FIELDS, type Operation } from "../lib/workloads/index-write-cost/operations";
-import { runTrial, type IndexWriteTrial } from "../lib/workloads/index-write-cost/run-trials";
+import { COLLECTION, MongoIndexWriteCollection } from "../../lib/workloads/index-write-cost/mongo-collection";
+import { dockerAvailable, dockerClient } from "../../lib/targets/docker/docker-client";
+import { MONGO_IMAGE } from "../../lib/targets/docker/images";
+import { findMongod } from "../../lib/targets/embedded/embedded-mongo";
+import { createTarget } from "../../lib/targets/select";
+import type { StartedServer, TargetKind } from "../../lib/targets/types";
+import { makeDataset } from "../../lib/workloads/index-write-cost/dataset";
+import { FIELDS, type Operation } from "../../lib/workloads/index-write-cost/operations";
+import { runTrial, type IndexWriteTrial } from "../../lib/workloads/index-write-cost/run-trials";
 
 const SKIP_REASON = "no MongoDB reachable: set MONGODB_URI, put mongod on PATH, or have the mongo:8.0.16 docker image";
 const ROWS = 3000;

@@ -9,9 +9,9 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { jupyterUnavailableReason } from "../lib/jupyter/execute";
-import { projectRoot } from "../lib/jupyter/kernel-spec";
-import type { TurnaroundRecord } from "../scripts/reproduce";
+import { jupyterUnavailableReason } from "../../lib/jupyter/execute";
+import { projectRoot } from "../../lib/jupyter/kernel-spec";
+import type { TurnaroundRecord } from "../../scripts/reproduce";
 
 const REPRODUCE = path.join(projectRoot(), "build", "scripts", "reproduce.js");
 const box = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-reproduce-test-"));

@@ -1,8 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Client } from "pg";
-import { EmbeddedPostgresTarget } from "../lib/targets/embedded/embedded-postgres";
-import { ExternalTarget, LAB_DATABASE_COMMENT } from "../lib/targets/external/external-target";
+import { EmbeddedPostgresTarget } from "../../lib/targets/embedded/embedded-postgres";
+import { ExternalTarget, LAB_DATABASE_COMMENT } from "../../lib/targets/external/external-target";
 
 test("external target: works only inside a database it creates and marks, and drops it on stop", async () => {
   // An embedded server plays the remote one: the external target only sees its URI.

@@ -8,11 +8,11 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { isProcessAlive } from "../lib/runtime/resource-registry";
-import { portInUse } from "../lib/targets/ports";
+import { isProcessAlive } from "../../lib/runtime/resource-registry";
+import { portInUse } from "../../lib/targets/ports";
 
-const FIXTURE = path.join(__dirname, "fixtures", "run-index-write-cost.js");
-const CLEAN = path.join(__dirname, "..", "scripts", "clean.js");
+const FIXTURE = path.join(__dirname, "..", "fixtures", "run-index-write-cost.js");
+const CLEAN = path.join(__dirname, "..", "..", "scripts", "clean.js");
 
 interface Sandbox {
   readonly results: string;

@@ -13,9 +13,9 @@ import {
   executeNotebook,
   jupyterUnavailableReason,
   type ExecuteResult,
-} from "../lib/jupyter/execute";
-import { projectRoot } from "../lib/jupyter/kernel-spec";
-import { checkReportRenders } from "./support/report-check";
+} from "../../lib/jupyter/execute";
+import { projectRoot } from "../../lib/jupyter/kernel-spec";
+import { checkReportRenders } from "../support/report-check";
 
 const root = projectRoot();
 const fixtures = path.join(root, "test", "fixtures");

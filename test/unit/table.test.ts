@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { tableHtml } from "../lib/display/table";
+import { tableHtml } from "../../lib/display/table";
 
 test("tables keep columns aligned when rows have different keys", () => {
   const html = tableHtml([{ a: 1, b: "x" }, { a: 2, c: 3, b: "y" }]);

@@ -5,10 +5,10 @@
 import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { Client } from "pg";
-import { listRecords } from "../lib/runtime/resource-registry";
-import { dockerAvailable, dockerClient } from "../lib/targets/docker/docker-client";
-import { DockerTarget, dockerRouteFromEnv } from "../lib/targets/docker/docker-target";
-import { ensureStandInImage, STANDIN_LABELS } from "../lib/targets/docker/standin-image";
+import { listRecords } from "../../lib/runtime/resource-registry";
+import { dockerAvailable, dockerClient } from "../../lib/targets/docker/docker-client";
+import { DockerTarget, dockerRouteFromEnv } from "../../lib/targets/docker/docker-target";
+import { ensureStandInImage, STANDIN_LABELS } from "../../lib/targets/docker/standin-image";
 
 const GiB = 1024 ** 3;
 
@@ -197,7 +197,7 @@ test("a server that cannot start fails with its log, and leaves no container beh
 
 test("an image that is missing and cannot be pulled or built is refused with a clear message", async (t) => {
   if (await skipWithoutDocker(t)) return;
-  const { resolveImage, OFFICIAL_IMAGES } = await import("../lib/targets/docker/images");
+  const { resolveImage, OFFICIAL_IMAGES } = await import("../../lib/targets/docker/images");
   const images = await dockerClient().listImages({ filters: { reference: [OFFICIAL_IMAGES.mongodb] } });
   if (images.length) return t.skip(`${OFFICIAL_IMAGES.mongodb} is present here, so nothing is missing`);
   await assert.rejects(

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { ratioOfMedians, spread } from "../lib/stats/summary";
+import { ratioOfMedians, spread } from "../../lib/stats/summary";
 
 test("spread: median, min, max of raw values", () => {
   const s = spread([3, 1, 2, 10]);

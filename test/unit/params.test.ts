@@ -1,9 +1,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { indexWriteCostParams } from "../lib/params/index-write-cost";
-import { decideTarget } from "../lib/targets/select";
-import { parsePostgresUri } from "../lib/targets/external/external-target";
-import { redactText, redactUri } from "../lib/targets/uri";
+import { indexWriteCostParams } from "../../lib/params/index-write-cost";
+import { decideTarget } from "../../lib/targets/select";
+import { parsePostgresUri } from "../../lib/targets/external/external-target";
+import { redactText, redactUri } from "../../lib/targets/uri";
 
 const cases: [string, () => unknown, RegExp][] = [
   ["unknown profile", () => indexWriteCostParams("huge"), /profile must be one of smoke, default, full; got "huge"/],
@@ -71,7 +71,7 @@ test("docker asked for but absent is refused before anything starts", async () =
   // No daemon listens on this socket; dockerode honours DOCKER_HOST.
   process.env.DOCKER_HOST = "unix:///nonexistent/docker.sock";
   try {
-    const { dockerAvailable } = await import("../lib/targets/docker/docker-client");
+    const { dockerAvailable } = await import("../../lib/targets/docker/docker-client");
     assert.equal(await dockerAvailable(), false);
     await assert.rejects(decideTarget("postgresql", "docker"), /no Docker daemon answers/);
   } finally {
