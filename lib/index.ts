@@ -39,3 +39,11 @@ export * as reindexUnderLoad from "./experiments/reindex-under-load";
 export type { RoundTripsParams } from "./params/round-trips";
 export { roundTripsParams } from "./params/round-trips";
 export * as roundTrips from "./experiments/round-trips";
+
+// Comparing stored runs (notebook 00, `npm run compare`, `npm run runs`).
+export type { CompareRunsParams } from "./params/compare-runs";
+export { compareRunsParams } from "./params/compare-runs";
+export type { Comparison, CompareOptions } from "./compare/compare";
+export { compare, compareRuns } from "./compare/compare";
+export * as compareView from "./compare/present";
+export { listRuns } from "./results/stored-runs";

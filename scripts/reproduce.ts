@@ -17,6 +17,7 @@ import { findExperiment, EXPERIMENTS } from "../lib/experiments/registry";
 import type { RegisteredExperiment } from "../lib/experiments/contract";
 import { checkProfile, PROFILES, type ProfileName } from "../lib/params/profiles";
 import { gitCommit, hostInfo, type HostInfo } from "../lib/results/metadata";
+import { resultsRoot } from "../lib/results/run-store";
 
 const USAGE = `Usage: npm run reproduce -- [options]
 
@@ -53,7 +54,7 @@ function parseValue(raw: string): unknown {
   try {
     return JSON.parse(raw);
   } catch {
-    return raw;
+    return raw; // not JSON: --set key=value takes the value as a string
   }
 }
 
@@ -122,7 +123,9 @@ interface Planned {
 /** Checks everything that can be checked before a kernel or server starts. */
 export function plan(opts: Options, root: string): Planned[] {
   const entries: RegisteredExperiment[] = [];
-  for (const id of opts.only.length ? opts.only : EXPERIMENTS.map((n) => n.id)) {
+  // A notebook that needs parameters (00 needs runs) runs by default only when they are given.
+  const byDefault = EXPERIMENTS.filter((n) => !n.requires || n.requires.some((k) => k in opts.sets));
+  for (const id of opts.only.length ? opts.only : byDefault.map((n) => n.id)) {
     let entry: RegisteredExperiment;
     try {
       entry = findExperiment(id);
@@ -148,6 +151,10 @@ export function plan(opts: Options, root: string): Planned[] {
   }
   return entries.map((entry) => {
     const overrides = Object.fromEntries(Object.entries(opts.sets).filter(([k]) => known.get(entry)!.includes(k)));
+    const missing = (entry.requires ?? []).filter((k) => !(k in overrides));
+    if (missing.length) {
+      throw new UsageError(`${entry.id} (${entry.file}) needs ${missing.map((k) => `--set ${k}=…`).join(" ")}`);
+    }
     try {
       entry.resolve(opts.profile, overrides);
     } catch (e) {
@@ -299,7 +306,7 @@ export function readProgress(file: string): string {
   try {
     text = fs.readFileSync(file, "utf8").trimEnd();
   } catch {
-    return "";
+    return ""; // no progress file yet: the notebook has not reported progress
   }
   const last = text.slice(text.lastIndexOf("\n") + 1);
   try {
@@ -308,7 +315,7 @@ export function readProgress(file: string): string {
     const count = !p.finished && p.done !== undefined && p.total !== undefined ? `${p.done}/${p.total} ` : "";
     return `${head}${count}${p.message ?? ""}`.trim();
   } catch {
-    return last;
+    return last; // plain text progress is shown as is
   }
 }
 
@@ -336,7 +343,8 @@ async function main(): Promise<number> {
   const runId = newRunId();
   const started = new Date();
   const reportsDir = opts.reportsDir ?? path.join(root, "reports");
-  const resultsDir = path.join(root, "data", "results");
+  // DBLAB_RESULTS_DIR when set (as lib/results does), so that notebook 00's runs are looked up where they were checked.
+  const resultsDir = resultsRoot();
   const runDir = path.join(root, ".jupyter-runtime", "runs", runId);
   for (const d of [reportsDir, resultsDir, runDir]) fs.mkdirSync(d, { recursive: true });
   const cellTimeoutSec = opts.cellTimeoutSec ?? DEFAULT_CELL_TIMEOUT[opts.profile];

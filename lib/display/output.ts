@@ -21,7 +21,7 @@ function tslab(): TslabModule | undefined {
     // Resolved from the project's node_modules: the same module instance the kernel runs.
     return require("tslab") as TslabModule;
   } catch {
-    return undefined;
+    return undefined; // tslab not resolvable from here: output falls back to stdout (text only)
   }
 }
 

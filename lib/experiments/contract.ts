@@ -54,6 +54,11 @@ export interface RegisteredExperiment {
   readonly file: string;
   /** Resolves (and checks) the parameters; throws ParameterError on bad input. */
   resolve(profile: ProfileName, overrides: Record<string, unknown>): object;
+  /**
+   * Parameters that must be given (`--set`): such a notebook runs only when asked (`--only`) or when
+   * one of them is given, and is refused before it starts when one is missing. Notebook 00 needs runs.
+   */
+  readonly requires?: readonly string[];
 }
 
 export function register<P extends object, R extends ExperimentRun, S>(e: Experiment<P, R, S>): RegisteredExperiment {

@@ -9,6 +9,7 @@ import { createIndexAfterLoadParams } from "../params/create-index-after-load";
 import { overIndexingParams } from "../params/over-indexing";
 import { reindexUnderLoadParams } from "../params/reindex-under-load";
 import { roundTripsParams } from "../params/round-trips";
+import { compareRunsParams } from "../params/compare-runs";
 
 export const EXPERIMENTS: readonly RegisteredExperiment[] = [
   register(indexWriteCost),
@@ -39,6 +40,16 @@ export const EXPERIMENTS: readonly RegisteredExperiment[] = [
     file: "notebooks/05-round-trips.ipynb",
     title: "Round trips and commit latency: same-AZ, cross-AZ, quorum commit",
     resolve: (profile, overrides) => roundTripsParams(profile, overrides),
+  },
+  // Not an experiment: it reads runs. Last, so that `--set runs=["latest of notebook 01", …]`
+  // without --only compares runs this reproduce just made.
+  {
+    id: "00",
+    slug: "00-compare-runs",
+    file: "notebooks/00-compare-runs.ipynb",
+    title: "Compare runs: did my change make a difference?",
+    resolve: (profile, overrides) => compareRunsParams(profile, overrides),
+    requires: ["runs"],
   },
 ];
 

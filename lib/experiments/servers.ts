@@ -5,6 +5,7 @@
 import { decideTarget, createTarget, type TargetChoice } from "../targets/select";
 import type { Engine, ServerSpec, StartedServer } from "../targets/types";
 import { redactText } from "../targets/uri";
+import { ignored } from "../runtime/debug";
 
 export interface StartedServers {
   readonly servers: ReadonlyMap<Engine, StartedServer>;
@@ -29,7 +30,7 @@ export async function startServers(specs: readonly ServerSpec[], options: StartO
   const notes: string[] = [];
   const optional = options.optional ?? ["mongodb"];
   const stopAll = async () => {
-    for (const server of servers.values()) await server.stop().catch(() => undefined);
+    for (const server of servers.values()) await server.stop().catch(ignored("servers: stop a server"));
   };
   try {
     for (const spec of specs) {

@@ -3,6 +3,9 @@
  * store, show progress, start the servers, record metadata, listen for interrupts — and stop the
  * servers afterwards, whatever happens.
  */
+import os from "node:os";
+import { nonDefaultSettings } from "../engines/postgres/server-settings";
+import { redactText } from "../targets/uri";
 import { progressReporter, type ProgressReporter } from "../display/progress";
 import { gitCommit, hostInfo, type RunMetadata } from "../results/metadata";
 import { RunStore } from "../results/run-store";
@@ -14,7 +17,6 @@ import { startServers, type StartedServers } from "./servers";
 import { connect } from "../engines/postgres/connect";
 import { selectOneProbe } from "../workloads/round-trips/timing";
 import { HostMonitor, rttJitter, sampleHost, type Quietness, type RttJitter } from "../results/quietness";
-import os from "node:os";
 
 export interface RunControl {
   /** Resume this run id: finished trials are skipped; parameters must match. */
@@ -82,6 +84,7 @@ export async function withSession<C extends object, T>(options: SessionOptions, 
       params: options.params,
       unavailable: Object.fromEntries(servers.unavailable),
       notes,
+      ...(await comparisonFields(servers, notes)),
     };
     const quietness: Quietness = { cpus: os.cpus().length, before, selectOneBefore: await selectOneJitter(servers) };
     metadata.quietness = quietness;
@@ -91,11 +94,25 @@ export async function withSession<C extends object, T>(options: SessionOptions, 
       extras = { ...extras, ...extra };
       store.writeMetadata({ ...metadata, ...extras });
     };
-    const result = await work({ store, progress, servers, signal, notes, metadata, writeMetadata });
-    metadata.quietness = { ...quietness, during: monitor.stop(), selectOneAfter: await selectOneJitter(servers) };
-    metadata.finishedAt = new Date().toISOString();
-    writeMetadata();
-    return result;
+    let outcome: RunMetadata["outcome"] = "failed";
+    try {
+      const result = await work({ store, progress, servers, signal, notes, metadata, writeMetadata });
+      outcome = "finished";
+      metadata.quietness = { ...quietness, during: monitor.stop(), selectOneAfter: await selectOneJitter(servers) };
+      writeMetadata();
+      return result;
+    } catch (error) {
+      if (signal.aborted) outcome = "interrupted";
+      throw error;
+    } finally {
+      // Merged into what is on disk: experiments add their own fields with store.writeMetadata.
+      // A failure here must not hide the run's own error: without finishedAt the run reads as "stopped".
+      try {
+        store.updateMetadata({ finishedAt: new Date().toISOString(), outcome });
+      } catch {
+        // nothing better to do: the trials are on disk already
+      }
+    }
   } finally {
     monitor.stop();
     await servers.stopAll();
@@ -121,4 +138,25 @@ async function selectOneJitter(servers: StartedServers): Promise<RttJitter | und
   } catch {
     return undefined; // quietness is a report figure: a server that refuses it must not fail the run
   }
+}
+
+/**
+ * What lib/compare needs to tell runs apart and to tell a finished run from one in progress: the
+ * servers' non-default settings as they report them, and the process that owns the run. Reading the
+ * settings is best effort: a server that refuses the query costs a note, not the run.
+ */
+async function comparisonFields(
+  servers: StartedServers,
+  notes: string[],
+): Promise<Pick<RunMetadata, "serverSettings" | "owner">> {
+  const serverSettings: Record<string, Record<string, string>> = {};
+  for (const [engine, server] of servers.servers) {
+    if (engine !== "postgresql") continue;
+    try {
+      serverSettings[engine] = await nonDefaultSettings(server.connection);
+    } catch (error) {
+      notes.push(`could not read ${engine}'s settings: ${redactText(error instanceof Error ? error.message : String(error))}`);
+    }
+  }
+  return { serverSettings, owner: { pid: process.pid, host: os.hostname() } };
 }

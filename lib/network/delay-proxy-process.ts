@@ -11,6 +11,7 @@ import { AlarmClock } from "./clock";
 import { DelayScheduler } from "./delay-lines";
 import { PreciseSleeper } from "./precise-sleep";
 import type { Envelope, ProxyReply, ProxyRequest, ProxyStartRequest } from "./protocol";
+import { ignored } from "../runtime/debug";
 
 let scheduler: DelayScheduler | undefined;
 let server: net.Server | undefined;
@@ -28,7 +29,7 @@ function applyNiceness(wanted: number): number | null {
     os.setPriority(0, wanted);
     return os.getPriority(0);
   } catch {
-    return null;
+    return null; // not permitted (raising priority needs CAP_SYS_NICE): the reply says none was applied
   }
 }
 
@@ -47,7 +48,7 @@ function reduceTimerSlack(): number | null {
   try {
     return Number(fs.readFileSync(file, "utf8").trim());
   } catch {
-    return null;
+    return null; // not Linux: the reply says the slack is unknown
   }
 }
 
@@ -94,7 +95,7 @@ async function start(request: ProxyStartRequest): Promise<ProxyReply> {
 async function stop(code = 0): Promise<never> {
   for (const socket of sockets) socket.destroy();
   server?.close();
-  await clock?.stop().catch(() => undefined);
+  await clock?.stop().catch(ignored("delay-proxy: stop the clock thread"));
   process.exit(code);
 }
 

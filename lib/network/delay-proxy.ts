@@ -8,6 +8,7 @@ import { processStartTicks, register, unregister } from "../runtime/resource-reg
 import { installShutdownHooks } from "../runtime/reaper";
 import type { Envelope, ProxyReply, ProxyRequest, ProxyStats } from "./protocol";
 import type { DelayLink, LinkStats } from "./types";
+import { ignored } from "../runtime/debug";
 
 export interface DelayProxyOptions {
   /** Shown in the registry and in reports, e.g. "client→primary". */
@@ -159,7 +160,7 @@ export class DelayProxy implements DelayLink {
   async close(): Promise<void> {
     if (!this.exited) {
       const exited = new Promise<void>((resolve) => this.child.once("exit", () => resolve()));
-      await this.request({ type: "stop" }).catch(() => undefined);
+      await this.request({ type: "stop" }).catch(ignored("delay-proxy: ask the proxy process to stop"));
       const timeout = new Promise<"timeout">((resolve) => setTimeout(() => resolve("timeout"), 3000).unref());
       if ((await Promise.race([exited, timeout])) === "timeout") this.child.kill("SIGKILL");
     }

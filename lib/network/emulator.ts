@@ -6,6 +6,7 @@
 import { DelayProxy } from "./delay-proxy";
 import { detectNetem, NetemController } from "./netem";
 import type { DelayLink, LinkKind } from "./types";
+import { ignored } from "../runtime/debug";
 
 export type NetworkChoice = "auto" | LinkKind;
 export const NETWORK_CHOICES: readonly NetworkChoice[] = ["auto", "netem", "proxy"];
@@ -39,7 +40,7 @@ class ProxyEmulator implements NetworkEmulator {
     return link;
   }
   async close(): Promise<void> {
-    for (const link of this.links.splice(0)) await link.close().catch(() => undefined);
+    for (const link of this.links.splice(0)) await link.close().catch(ignored("network: close a delay link"));
   }
 }
 

@@ -2,10 +2,10 @@
 import { TARGET_CHOICES, type TargetChoice } from "../targets/select";
 import { withProfile, type ProfileName } from "./profiles";
 import { listOf, oneOf, ParameterError, positiveInteger, rejectUnknownKeys } from "./validate";
+import { REINDEX_MODES, type ReindexMode } from "../workloads/reindex-under-load/run-trials";
 
-/** The runs of one set: the seed's two, and REINDEX CONCURRENTLY (the seed's suggested remedy). */
-export const REINDEX_MODES = ["baseline", "reindex", "concurrently"] as const;
-export type ReindexMode = (typeof REINDEX_MODES)[number];
+// The modes are the workload's (its run plan cycles through them); re-exported for the notebook's code.
+export { REINDEX_MODES, type ReindexMode };
 
 export interface ReindexUnderLoadParams {
   /** Where the server runs: auto = docker if a daemon answers, else embedded. */

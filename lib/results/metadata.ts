@@ -28,8 +28,14 @@ export interface RunMetadata {
   readonly unavailable?: Readonly<Record<string, string>>;
   /** How quiet the machine was before and during the run (load, steal, SELECT 1 jitter). */
   quietness?: Quietness;
-  /** When the run's work ended (absent while it runs, or when it died). */
-  finishedAt?: string;
+  // --- For comparing runs (lib/compare): written by lib/experiments/session.ts. ---
+  /** Settings each server reports as not built-in defaults (PostgreSQL: pg_settings), by engine. */
+  readonly serverSettings?: Readonly<Record<string, Readonly<Record<string, string>>>>;
+  /** The process writing the run: while it lives and `finishedAt` is absent, the run is in progress. */
+  readonly owner?: { readonly pid: number; readonly host: string };
+  /** Set when the run's work ended (finished, failed or interrupted); absent while it runs. */
+  readonly finishedAt?: string;
+  readonly outcome?: "finished" | "failed" | "interrupted";
 }
 
 export function hostInfo(): HostInfo {

@@ -99,6 +99,17 @@ export class RunStore<C extends object = Record<string, unknown>> {
     writeJsonAtomic(path.join(this.directory, "metadata.json"), metadata);
   }
 
+  /**
+   * Merges `patch` into metadata.json as it is on disk (experiments write their own fields there),
+   * e.g. `finishedAt` when the run ends. No metadata.json yet: nothing to mark, nothing written.
+   */
+  updateMetadata(patch: object): void {
+    const file = path.join(this.directory, "metadata.json");
+    if (!fs.existsSync(file)) return;
+    const current = JSON.parse(fs.readFileSync(file, "utf8")) as object;
+    writeJsonAtomic(file, { ...current, ...patch });
+  }
+
   /** Appends one trial and flushes it to disk before returning. Error texts are redacted. */
   append(record: TrialRecord<C>): void {
     const safe = record.error ? { ...record, error: redactText(record.error) } : record;

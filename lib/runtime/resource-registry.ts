@@ -52,7 +52,7 @@ export function processStartTicks(pid: number): number | undefined {
     const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     return Number(rest[19]);
   } catch {
-    return undefined;
+    return undefined; // no such process (or no /proc): there is no start time to compare
   }
 }
 

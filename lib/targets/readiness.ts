@@ -3,6 +3,7 @@
  */
 import { Client } from "pg";
 import type { ConnectionInfo } from "./types";
+import { ignored } from "../runtime/debug";
 
 export interface WaitOptions {
   readonly timeoutMs?: number;
@@ -24,7 +25,7 @@ export async function waitForPostgres(connection: ConnectionInfo, options: WaitO
     } catch (error) {
       lastError = error;
     } finally {
-      await client.end().catch(() => undefined);
+      await client.end().catch(ignored("readiness: end the probe client"));
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

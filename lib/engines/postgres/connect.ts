@@ -1,6 +1,7 @@
 /** node-postgres connections as every experiment opens them. */
 import { Client } from "pg";
 import type { ConnectionInfo } from "../../targets/types";
+import { ignored } from "../../runtime/debug";
 
 export interface ConnectOptions {
   /** Another database on the same server. */
@@ -31,6 +32,6 @@ export async function withClient<T>(connection: ConnectionInfo, fn: (client: Cli
   try {
     return await fn(client);
   } finally {
-    await client.end().catch(() => undefined);
+    await client.end().catch(ignored("postgres: end the withClient client"));
   }
 }

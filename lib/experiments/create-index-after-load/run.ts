@@ -10,6 +10,7 @@ import { withSession, type RunControl } from "../session";
 import { METHOD_LABELS, planTrials, type CialCondition, type PlannedTrial } from "../../workloads/create-index-after-load/plan";
 import { runPlan, type CialTrial } from "../../workloads/create-index-after-load/run-trials";
 import { REPORTED_SETTINGS } from "../../workloads/create-index-after-load/sql";
+import { ignored } from "../../runtime/debug";
 
 export const NOTEBOOK = "02-create-index-after-load";
 
@@ -56,7 +57,7 @@ async function readSettings(connection: ConnectionInfo): Promise<Record<string, 
     }
     return out;
   } finally {
-    await client.end().catch(() => undefined);
+    await client.end().catch(ignored("create-index: end the settings client"));
   }
 }
 

@@ -26,6 +26,7 @@ export function loadRun(runIdOrDirectory: string): RoundTripsRun {
       try {
         return [JSON.parse(l) as RoundTripTrial];
       } catch {
+        // A torn last line (the run was killed mid-write); the whole trials before it still load.
         return [];
       }
     });

@@ -5,6 +5,7 @@
  * synchronous_commit level and standby round trip. Against an external server: measured, not
  * emulated. Everything started is stopped in `finally`, standbys before their primary.
  */
+import os from "node:os";
 import fs from "node:fs";
 import type { Client } from "pg";
 import { progressReporter } from "../../display/progress";
@@ -28,6 +29,7 @@ import { startServers } from "../servers";
 import { ENVIRONMENT_INFO, QUORUM, quorumEnvironments, singleServerEnvironments, STANDBY_NAMES } from "./environments";
 import { CalibratedLink, measureBaseline, type CalibrationRecord } from "./links";
 import { runCaseTrial, runCommitLevelTrial, type Session, type TrialContext } from "./trial-runner";
+import { ignored } from "../../runtime/debug";
 
 export const NOTEBOOK = "05-round-trips";
 
@@ -72,7 +74,7 @@ function memoryDirectory(): string | undefined {
     fs.accessSync(dir, fs.constants.W_OK);
     return fs.statSync(dir).isDirectory() ? dir : undefined;
   } catch {
-    return undefined;
+    return undefined; // no writable /dev/shm: the caller says so in the notes and uses the disk
   }
 }
 
@@ -92,7 +94,7 @@ interface State {
 }
 
 async function closeAll(clients: (Client | undefined)[]): Promise<void> {
-  for (const c of clients) await c?.end().catch(() => undefined);
+  for (const c of clients) await c?.end().catch(ignored("round-trips: end a client"));
 }
 
 /** Runs every repeat × environment × case on one server (phase 1, or phase 2 with standbys). */
@@ -216,11 +218,11 @@ async function runQuorumPhase(
   } finally {
     for (const l of standbyLinks) st.calibrations.push(...l.records);
     // No commit may wait for a standby that is going away.
-    await admin?.query("ALTER SYSTEM RESET synchronous_standby_names").catch(() => undefined);
-    await admin?.query("SELECT pg_reload_conf()").catch(() => undefined);
+    await admin?.query("ALTER SYSTEM RESET synchronous_standby_names").catch(ignored("reset sync standbys"));
+    await admin?.query("SELECT pg_reload_conf()").catch(ignored("round-trips: pg_reload_conf()"));
     await closeAll([lagAdmin, admin]);
-    for (const s of standbys) await s.stop().catch(() => undefined);
-    for (const l of standbyLinks) await l.link.close().catch(() => undefined);
+    for (const s of standbys) await s.stop().catch(ignored("round-trips: stop a standby"));
+    for (const l of standbyLinks) await l.link.close().catch(ignored("round-trips: close a standby's delay link"));
   }
 }
 
@@ -290,6 +292,8 @@ export async function runRoundTrips(p: RoundTripsParams, control: RunControl = {
     gitCommit: gitCommit(),
     servers: st.servers,
     params: p,
+    // For lib/compare: while this process lives and finishedAt is absent, the run is in progress.
+    owner: { pid: process.pid, host: os.hostname() },
     notes: [
       ...st.notes,
       ...(st.emulator ? [`links: ${st.emulator.reason}`] : []),
@@ -300,6 +304,7 @@ export async function runRoundTrips(p: RoundTripsParams, control: RunControl = {
   store.writeMetadata(metadata());
   let primary: EmbeddedPostgresServer | undefined;
   const stops: (() => Promise<void>)[] = [];
+  let outcome: RunMetadata["outcome"] = "failed";
   try {
     const netemWanted = p.network !== "proxy" && !external;
     if (single.length) {
@@ -358,11 +363,15 @@ export async function runRoundTrips(p: RoundTripsParams, control: RunControl = {
       }
     }
     progress.finish(`${done} trials`);
+    outcome = "finished";
+  } catch (error) {
+    if (signal.aborted) outcome = "interrupted";
+    throw error;
   } finally {
-    if (st.clientLink) await st.clientLink.close().catch(() => undefined);
-    for (const stop of stops.reverse()) await stop().catch(() => undefined);
-    await st.emulator?.close().catch(() => undefined);
-    store.writeMetadata(metadata());
+    if (st.clientLink) await st.clientLink.close().catch(ignored("round-trips: close the client's delay link"));
+    for (const stop of stops.reverse()) await stop().catch(ignored("round-trips: stop an environment"));
+    await st.emulator?.close().catch(ignored("round-trips: close the network emulator"));
+    store.writeMetadata({ ...metadata(), finishedAt: new Date().toISOString(), outcome });
   }
   store.writeSummary("calibration.json", { baselines: st.baselines, calibrations: st.calibrations, network: st.emulator ? { kind: st.emulator.kind, reason: st.emulator.reason } : null });
   return {

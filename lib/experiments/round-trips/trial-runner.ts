@@ -13,6 +13,7 @@ import { resetTable } from "../../workloads/round-trips/dataset";
 import { LagSampler, waitForReplay, type LagSummary, type SyncLevel } from "../../workloads/round-trips/replication";
 import { timeStatements } from "../../workloads/round-trips/timing";
 import { trialKey, type EnvironmentKey, type RoundTripCondition, type RoundTripTrial } from "../../workloads/round-trips/trials";
+import { ignored } from "../../runtime/debug";
 
 export interface TrialContext {
   readonly store: RunStore<RoundTripCondition>;
@@ -100,7 +101,7 @@ async function timedTrial(
     };
   } catch (error) {
     // An error inside BEGIN … leaves the session in an aborted transaction: end it for the next case.
-    await s.bench.query("ROLLBACK").catch(() => undefined);
+    await s.bench.query("ROLLBACK").catch(ignored("round-trips: ROLLBACK after a failed case"));
     if (!ctx.continueOnError || ctx.signal?.aborted) throw error;
     trial = {
       key,

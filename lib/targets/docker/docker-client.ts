@@ -3,6 +3,7 @@
  * DOCKER_CERT_PATH) itself, so a remote engine works without code here.
  */
 import Docker from "dockerode";
+import { ignored } from "../../runtime/debug";
 
 let client: Docker | undefined;
 
@@ -19,7 +20,8 @@ export async function dockerAvailable(timeoutMs = 1500): Promise<boolean> {
       new Promise((_, reject) => setTimeout(() => reject(new Error("timeout")), timeoutMs).unref()),
     ]);
     return true;
-  } catch {
+  } catch (error) {
+    ignored("docker: ping the daemon")(error);
     return false;
   }
 }

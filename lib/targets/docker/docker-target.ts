@@ -26,6 +26,7 @@ import type {
 import { postgresUri, redactText } from "../uri";
 import { dockerClient, LAB_LABEL, labLabels } from "./docker-client";
 import { resolveImage, type ImageProgress, type ImageProgressCallback } from "./images";
+import { ignored } from "../../runtime/debug";
 
 const GiB = 1024 ** 3;
 
@@ -135,7 +136,7 @@ async function waitForMongo(connection: ConnectionInfo, check: () => void, timeo
     } catch (error) {
       lastError = error;
     } finally {
-      await client.close().catch(() => undefined);
+      await client.close().catch(ignored("docker: close the MongoDB probe client"));
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
@@ -224,7 +225,8 @@ async function logTail(container: Docker.Container, lines = 30): Promise<string>
   try {
     const logs = await container.logs({ stdout: true, stderr: true, tail: lines, follow: false });
     return demuxBuffer(logs).trim();
-  } catch {
+  } catch (error) {
+    ignored("docker: read the container's log")(error);
     return "(logs unavailable)";
   }
 }
@@ -241,7 +243,7 @@ function watchExit(container: Docker.Container): { check: () => void; dispose: (
     .then((result: { StatusCode?: number }) => {
       exit = result.StatusCode ?? -1;
     })
-    .catch(() => undefined);
+    .catch(ignored("docker: wait for the container to stop (dispose() aborts it)"));
   return {
     check: () => {
       if (exit !== undefined) throw new ContainerExited(exit);

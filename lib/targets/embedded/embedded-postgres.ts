@@ -195,6 +195,7 @@ export class EmbeddedPostgresServer implements StartedServer {
     try {
       return fs.readFileSync(this.logFile, "utf8").trimEnd().split("\n").slice(-lines).join("\n");
     } catch {
+      // Only for error messages: a missing log (directory already removed) must not replace the error.
       return "(no server log)";
     }
   }

@@ -15,6 +15,7 @@ import { Client } from "pg";
 import type { ConnectionInfo, ServerSettings } from "../types";
 import { EmbeddedPostgresServer } from "./embedded-postgres";
 import { chownRecursive } from "./postgres-binaries";
+import { ignored } from "../../runtime/debug";
 
 export interface StandbySpec {
   /** application_name the primary sees, and what synchronous_standby_names lists, e.g. "s1". */
@@ -125,7 +126,7 @@ export async function startStandbys(
     await waitForStreaming(primary.connection, specs.map((s) => s.name), options.streamingTimeoutMs ?? 60_000, standbys);
     return standbys;
   } catch (error) {
-    for (const s of standbys) await s.stop().catch(() => undefined);
+    for (const s of standbys) await s.stop().catch(ignored("standby: stop a standby after a failed start"));
     throw error;
   }
 }
@@ -148,6 +149,6 @@ async function waitForStreaming(primary: ConnectionInfo, names: readonly string[
     const logs = standbys.map((s) => `--- ${s.standbyName} ---\n${s.logTail(10)}`).join("\n");
     throw new Error(`standbys ${names.join(", ")} not all streaming after ${timeoutMs} ms (streaming: ${seen.join(", ") || "none"})\n${logs}`);
   } finally {
-    await client.end().catch(() => undefined);
+    await client.end().catch(ignored("standby: end the streaming check's client"));
   }
 }

@@ -13,6 +13,7 @@ import type { CialCondition, PlannedTrial } from "./plan";
 import { TrialSession, type PhaseName, type PhaseRecord, type PhaseResult } from "./session";
 import { buildSettingsSql, CREATE_INDEX, CREATE_TABLE, DROP_TABLE, INDEX, loadSql, TABLE } from "./sql";
 import { ensureWalinspect, walKeepMB, walRecordTypes, type WalRecordType } from "./wal-anatomy";
+import { ignored } from "../../runtime/debug";
 
 export interface CialTrial extends TrialRecord<CialCondition> {
   /** Every timed phase in the order it ran (CHECKPOINT last: the write-back each method left behind). */
@@ -152,7 +153,7 @@ async function cancelBackend(connection: ConnectionInfo, pid: number): Promise<v
   try {
     await admin.query("SELECT pg_cancel_backend($1)", [pid]);
   } finally {
-    await admin.end().catch(() => undefined);
+    await admin.end().catch(ignored("create-index: end the client that cancelled"));
   }
 }
 
@@ -167,7 +168,7 @@ export async function runPlan(o: RunPlanOptions): Promise<CialTrial[]> {
   let walKept = false;
   let pid = 0;
   const onAbort = () => {
-    if (pid) void cancelBackend(o.connection, pid).catch(() => undefined);
+    if (pid) void cancelBackend(o.connection, pid).catch(ignored("create-index: cancel the statement on interrupt"));
   };
   o.signal?.addEventListener("abort", onAbort);
   try {
@@ -247,10 +248,10 @@ export async function runPlan(o: RunPlanOptions): Promise<CialTrial[]> {
   } finally {
     o.signal?.removeEventListener("abort", onAbort);
     if (walKept) {
-      const cleanup = session ?? (await TrialSession.open(o.connection).catch(() => undefined));
+      const cleanup = session ?? (await TrialSession.open(o.connection).catch(ignored("reopen to release kept WAL")));
       if (cleanup) {
-        await keepWal(cleanup, undefined).catch(() => undefined);
-        await cleanup.query("CHECKPOINT").catch(() => undefined);
+        await keepWal(cleanup, undefined).catch(ignored("create-index: reset wal_keep_size"));
+        await cleanup.query("CHECKPOINT").catch(ignored("create-index: CHECKPOINT after releasing the WAL"));
         if (cleanup !== session) await cleanup.close();
       }
     }

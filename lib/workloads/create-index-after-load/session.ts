@@ -9,6 +9,7 @@ import { serverCounters } from "../../engines/postgres/server-counters";
 import { counterDelta, type CounterSnapshot } from "../../stats/counters";
 import type { ConnectionInfo } from "../../targets/types";
 import { parseBackendUsage, parseSortTrace, type BackendUsage, type ServerNotice, type SortReport } from "./statement-log";
+import { ignored } from "../../runtime/debug";
 
 export const PHASES = ["load", "index", "checkpoint"] as const;
 export type PhaseName = (typeof PHASES)[number];
@@ -106,6 +107,6 @@ export class TrialSession {
   }
 
   async close(): Promise<void> {
-    await this.client.end().catch(() => undefined);
+    await this.client.end().catch(ignored("create-index: end the trial session's client"));
   }
 }

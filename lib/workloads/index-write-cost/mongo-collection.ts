@@ -7,6 +7,7 @@ import { Long, MongoClient, MongoServerError, type AnyBulkWriteOperation, type C
 import type { Dataset } from "./dataset";
 import type { CounterSnapshot, IndexWriteEngine } from "./engine";
 import { FIELDS, UPDATED_COLUMNS, type Field, type UpdateOperation } from "./operations";
+import { ignored } from "../../runtime/debug";
 
 export const COLLECTION = "write_cost_rows";
 
@@ -135,7 +136,7 @@ export class MongoIndexWriteCollection implements IndexWriteEngine {
       await client.db("admin").command({ ping: 1 });
       return new MongoIndexWriteCollection(client, database);
     } catch (error) {
-      await client.close().catch(() => undefined);
+      await client.close().catch(ignored("mongodb: close the client after a failed open"));
       throw error;
     }
   }

@@ -8,6 +8,7 @@ import { batchRanges, makeDataset, type Dataset } from "./dataset";
 import { counterDelta, type IndexWriteEngine } from "./engine";
 import { indexedFields, type Operation } from "./operations";
 import { orderSeed, seededShuffle } from "../../stats/order";
+import { ignored } from "../../runtime/debug";
 
 export interface IndexWriteCondition {
   readonly engine: Engine;
@@ -176,7 +177,7 @@ export async function runPlan(options: RunOptions): Promise<IndexWriteTrial[]> {
         options.store.append(record);
         results.push(record);
         // The connection may be dead: drop the adapter so the next trial reconnects.
-        await adapters.get(engine)?.close().catch(() => undefined);
+        await adapters.get(engine)?.close().catch(ignored("index-write-cost: close the adapter of a failed trial"));
         adapters.delete(engine);
         if (!options.continueOnError) throw new TrialFailedError(record);
         continue;
@@ -187,7 +188,7 @@ export async function runPlan(options: RunOptions): Promise<IndexWriteTrial[]> {
       options.onTrial?.(done, options.plan.length, record, todo[i + 1]);
     }
   } finally {
-    for (const db of adapters.values()) await db.close().catch(() => undefined);
+    for (const db of adapters.values()) await db.close().catch(ignored("index-write-cost: close an adapter"));
   }
   return results;
 }

@@ -7,6 +7,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import type { ExecResult, StartedServer } from "../../targets/types";
+import { ignored } from "../../runtime/debug";
 
 /** A server that can run a command in its own container (DockerStartedServer). */
 export interface ExecCapableServer extends StartedServer {
@@ -90,7 +91,7 @@ export async function locatePgbench(server: StartedServer): Promise<PgbenchRunne
   const host = findHostPgbench();
   if (host) return { kind: "host", ...host };
   if (isExecCapable(server)) {
-    const r = await server.exec(["pgbench", "--version"]).catch(() => undefined);
+    const r = await server.exec(["pgbench", "--version"]).catch(ignored("pgbench --version in the container"));
     if (r && r.exitCode === 0) {
       return { kind: "container", server, version: /([\d.]+)/.exec(r.stdout)?.[1] ?? r.stdout.trim(), port: CONTAINER_PORT };
     }

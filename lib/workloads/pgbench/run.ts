@@ -18,6 +18,7 @@ import { describeRunner, locatePgbench, type PgbenchRunner } from "./locate";
 import { aggregateSeries, latencyDistribution, parseAggregateLog, parseTransactionLog, transactionSeries } from "./parse-log";
 import { parseProgressLine, parseSummary } from "./parse-output";
 import type { PgbenchLogMode, PgbenchRunResult, ProgressPoint } from "./types";
+import { ignored } from "../../runtime/debug";
 
 export interface RunOptions extends PgbenchLoadOptions {
   /** What to log (default "transactions": exact percentiles and per-bucket series). */
@@ -157,7 +158,7 @@ async function runInContainer(
     // No stdin on exec: the script travels base64-encoded as an argument.
     await sh('printf %s "$1" | base64 -d > "$2"', Buffer.from(script.text).toString("base64"), `${dir}/${script.name}`);
   }
-  const onAbort = () => void sh('kill -INT "$(cat "$1/pid")" 2>/dev/null', dir).catch(() => undefined);
+  const onAbort = () => void sh('kill -INT "$(cat "$1/pid")" 2>/dev/null', dir).catch(ignored("pgbench: kill -INT"));
   signal?.addEventListener("abort", onAbort, { once: true });
   try {
     const startedAtMs = Date.now();
@@ -171,7 +172,7 @@ async function runInContainer(
     return { ...result, startedAtMs, finishedAtMs, logs: [listing.stdout] };
   } finally {
     signal?.removeEventListener("abort", onAbort);
-    await sh('rm -rf "$1"', dir).catch(() => undefined);
+    await sh('rm -rf "$1"', dir).catch(ignored("pgbench: remove its directory in the container"));
   }
 }
 

@@ -6,6 +6,7 @@
  */
 import { Client } from "pg";
 import type { ConnectionInfo } from "../../targets/types";
+import { ignored } from "../../runtime/debug";
 
 export interface SessionSample {
   readonly pid: number;
@@ -105,7 +106,7 @@ export class ActivitySampler {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     await this.running;
-    await this.client.end().catch(() => undefined);
+    await this.client.end().catch(ignored("reindex: end the activity sampler's client"));
     if (this.error) throw this.error;
     return this.samples;
   }

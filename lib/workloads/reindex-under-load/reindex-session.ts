@@ -4,6 +4,7 @@
  */
 import { Client } from "pg";
 import type { ConnectionInfo } from "../../targets/types";
+import { ignored } from "../../runtime/debug";
 
 export interface ReindexStatement {
   readonly index: string;
@@ -55,6 +56,6 @@ export class ReindexSession {
   }
 
   async close(): Promise<void> {
-    await this.client.end().catch(() => undefined);
+    await this.client.end().catch(ignored("reindex: end the REINDEX session's client"));
   }
 }

@@ -4,7 +4,6 @@
  * another session at a chosen second, while a sampler records who waits on what.
  */
 import type { Client } from "pg";
-import type { ReindexMode } from "../../params/reindex-under-load";
 import { waitForAutovacuumIdle } from "../../engines/postgres/autovacuum";
 import { serverCounters } from "../../engines/postgres/server-counters";
 import { counterDelta } from "../../stats/counters";
@@ -15,6 +14,11 @@ import { ActivitySampler, type ActivitySample } from "./activity-sampler";
 import { cloneRunDatabase, PGBENCH_PRIMARY_KEYS, RUN_DATABASE, withAdmin } from "./databases";
 import { lockTimeline, type LockTimeline } from "./lock-timeline";
 import { ReindexSession, type ReindexTiming } from "./reindex-session";
+import { ignored } from "../../runtime/debug";
+
+/** The runs of one set: the seed's two, and REINDEX CONCURRENTLY (the seed's suggested remedy). */
+export const REINDEX_MODES = ["baseline", "reindex", "concurrently"] as const;
+export type ReindexMode = (typeof REINDEX_MODES)[number];
 
 export interface ReindexCondition {
   readonly set: number;
@@ -169,8 +173,8 @@ export async function runTrial(
         });
       } catch (error) {
         if (timer) clearTimeout(timer);
-        if (session) await admin.query("SELECT pg_cancel_backend($1)", [session.pid]).catch(() => undefined);
-        await sampler.stop().catch(() => undefined);
+        if (session) await admin.query("SELECT pg_cancel_backend($1)", [session.pid]).catch(ignored("cancel REINDEX"));
+        await sampler.stop().catch(ignored("reindex: stop the activity sampler after a failure"));
         await session?.close();
         throw error;
       }

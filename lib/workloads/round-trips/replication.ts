@@ -5,6 +5,7 @@
  */
 import type { Client } from "pg";
 import { median } from "simple-statistics";
+import { ignored } from "../../runtime/debug";
 
 export const SYNC_LEVELS = ["off", "local", "remote_write", "on", "remote_apply"] as const;
 export type SyncLevel = (typeof SYNC_LEVELS)[number];
@@ -78,7 +79,7 @@ export class LagSampler {
       this.busy = true;
       standbyStates(this.admin)
         .then((s) => this.samples.push(s))
-        .catch(() => undefined)
+        .catch(ignored("round-trips: one sample of the standbys' lag (it is missed)"))
         .finally(() => (this.busy = false));
     }, this.intervalMs);
   }

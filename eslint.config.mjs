@@ -1,0 +1,93 @@
+// ESLint (flat config) with type information. `npm run lint` runs it and `prettier --check`.
+// Style is Prettier's (.prettierrc.json); these rules are about correctness and the layers.
+import { createTypeScriptImportResolver } from "eslint-import-resolver-typescript";
+import importX from "eslint-plugin-import-x";
+import tseslint from "typescript-eslint";
+
+/**
+ * The layers (README "Layout"; lib/targets/types.ts): imports only go down. Each zone names a
+ * directory and what it may NOT import. Sideways helpers: lib/runtime (processes, containers,
+ * cleanup, debug log) and lib/params/validate.ts (ParameterError) are below everything;
+ * lib/stats and lib/jupyter import nothing else in lib.
+ *
+ *   runtime, params/validate  ←  stats, jupyter, network  ←  targets  ←  engines, results
+ *     ←  display, workloads  ←  params  ←  experiments  ←  lib/index.ts  ←  scripts, bench
+ */
+const layer = (dir) => `./lib/${dir}`;
+const ABOVE_RUNTIME = [
+  "targets",
+  "engines",
+  "workloads",
+  "experiments",
+  "display",
+  "results",
+  "stats",
+  "params",
+  "network",
+  "jupyter",
+].map(layer);
+const zones = [
+  { target: layer("runtime"), from: ABOVE_RUNTIME },
+  { target: "./lib/params/validate.ts", from: ABOVE_RUNTIME.filter((d) => d !== layer("params")) },
+  { target: layer("stats"), from: ABOVE_RUNTIME.filter((d) => d !== layer("stats")) },
+  { target: layer("jupyter"), from: ABOVE_RUNTIME.filter((d) => d !== layer("jupyter")) },
+  { target: layer("network"), from: ABOVE_RUNTIME.filter((d) => d !== layer("network")) },
+  {
+    target: layer("targets"),
+    from: ["engines", "workloads", "experiments", "display", "results", "network"].map(layer),
+  },
+  { target: layer("targets"), from: layer("params"), except: ["./validate.ts"] },
+  {
+    target: layer("engines"),
+    from: ["workloads", "experiments", "display", "results", "params", "network"].map(layer),
+  },
+  {
+    target: layer("results"),
+    from: ["engines", "workloads", "experiments", "display", "params", "network"].map(layer),
+  },
+  {
+    target: layer("display"),
+    from: ["engines", "workloads", "experiments", "params", "network", "targets"].map(layer),
+  },
+  { target: layer("workloads"), from: ["experiments", "display"].map(layer) },
+  { target: layer("workloads"), from: layer("params"), except: ["./validate.ts"] },
+  { target: layer("params"), from: ["experiments", "display", "results", "engines"].map(layer) },
+  { target: layer("experiments"), from: ["./lib/index.ts"] },
+  { target: "./lib", from: ["./scripts", "./bench", "./test"] },
+];
+
+export default tseslint.config(
+  { ignores: ["build/**", "node_modules/**", "assets/**", "vendor/**", "data/**", "reports/**", "notebooks/**"] },
+  {
+    files: ["**/*.ts"],
+    languageOptions: {
+      parser: tseslint.parser,
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    plugins: { "@typescript-eslint": tseslint.plugin, "import-x": importX },
+    settings: {
+      "import-x/resolver-next": [createTypeScriptImportResolver({ project: "./tsconfig.json" })],
+    },
+    rules: {
+      // `t.seconds!`: a type that can say it (a union, a narrowed variable) says it instead.
+      "@typescript-eslint/no-non-null-assertion": "error",
+      // An un-awaited promise loses its error and its ordering (a cleanup that runs after exit).
+      "@typescript-eslint/no-floating-promises": [
+        "error",
+        // node:test's test()/describe() return promises the runner itself awaits.
+        {
+          allowForKnownSafeCalls: [
+            { from: "package", package: "node:test", name: ["test", "it", "describe", "suite"] },
+          ],
+        },
+      ],
+      "@typescript-eslint/no-explicit-any": "error",
+      "import-x/no-restricted-paths": ["error", { zones }],
+    },
+  },
+  {
+    // Tests may assert what they have just checked; the rule's point is the library's types.
+    files: ["test/**/*.ts"],
+    rules: { "@typescript-eslint/no-non-null-assertion": "off" },
+  },
+);

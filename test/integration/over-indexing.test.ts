@@ -1,0 +1,94 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { overIndexingParams } from "../../lib/params/over-indexing";
+import { EmbeddedPostgresTarget } from "../../lib/targets/embedded/embedded-postgres";
+import { RunStore } from "../../lib/results/run-store";
+import { findHostPgbench, locatePgbench } from "../../lib/workloads/pgbench";
+import { datasetShape, samplePercent, transactionScript } from "../../lib/workloads/over-indexing/dataset";
+import { createTemplate, TEMPLATE_DATABASE, withClient } from "../../lib/workloads/over-indexing/databases";
+import { planRounds, runRounds, type OverIndexingCondition } from "../../lib/workloads/over-indexing/run-trials";
+import { serverSpec } from "../../lib/experiments/over-indexing/run";
+import { summarise } from "../../lib/experiments/over-indexing/summarise";
+import { checkClaims } from "../../lib/experiments/over-indexing/claims";
+
+test("rounds on embedded PostgreSQL: 7 vs 39 indexes, counters that explain the cost", async (t) => {
+  if (!findHostPgbench()) {
+    t.skip("no pgbench on this machine (install postgresql-client or set DBLAB_PGBENCH)");
+    return;
+  }
+  const params = overIndexingParams("smoke", { dataScale: 0.0002, clients: 2, threads: 1, durationSeconds: 2, indexLevels: [7, 39] });
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-results-test-"));
+  const server = await new EmbeddedPostgresTarget().start(serverSpec(params));
+  try {
+    const runner = await locatePgbench(server);
+    const template = await createTemplate(server, datasetShape(params.dataScale), params.randomSeed);
+    assert.equal(template.rows.products, 4000);
+    assert.equal(template.constraintIndexes, 7);
+    assert.ok(template.rows.stock > 9_900 && template.rows.stock <= 10_000, `stock rows ${template.rows.stock}`);
+    // setseed makes the data deterministic: a second load gives the same rows.
+    const fingerprint = () =>
+      withClient(server, TEMPLATE_DATABASE, async (c) =>
+        (await c.query<{ f: string }>("SELECT (SELECT sum(price) FROM products)::text || '/' || (SELECT sum(product_id::bigint * warehouse_id + quantity) FROM stock)::text || '/' || (SELECT string_agg(movement_type, '' ORDER BY id) FROM stock_movements) AS f")).rows[0].f,
+      );
+    const first = await fingerprint();
+    await createTemplate(server, datasetShape(params.dataScale), params.randomSeed);
+    assert.equal(await fingerprint(), first, "same seed, same data");
+    const store = RunStore.open<OverIndexingCondition>({ notebook: "test-03", params, root });
+    const script = transactionScript(template.shape.warehouses, template.samplePercent);
+    const trials = await runRounds({
+      server,
+      runner,
+      plan: planRounds(params.indexLevels, 2),
+      settings: { ...params, script, walInspect: template.walInspect },
+      store,
+    });
+    assert.equal(store.trials().length, 4);
+    // The first round of a level builds its template; the second clones it, indexes included.
+    assert.deepEqual(
+      trials.map((t) => [t.key, t.order, t.prepared?.builtLevelTemplate]),
+      [["idx7/r1", 0, true], ["idx39/r1", 1, true], ["idx39/r2", 0, false], ["idx7/r2", 1, false]],
+    );
+    assert.equal(trials[2].prepared?.indexSeconds, 0);
+    for (const trial of trials) {
+      assert.equal(trial.status, "ok", trial.error);
+      assert.equal(trial.prepared!.indexCount, trial.condition.level, "pg_indexes counts the level");
+      const c = trial.counters!;
+      const n = trial.pgbench!.summary.transactions;
+      assert.ok(n > 0);
+      assert.equal(c["table.products.n_tup_ins"], 10 * n, "10 products per transaction");
+      assert.ok(c["table.stock.n_tup_ins"] > 90 * n && c["table.stock.n_tup_ins"] <= 100 * n, "~100 stock rows per transaction");
+      assert.ok(c["table.stock_movements.n_tup_ins"] > 0 && c["table.stock_movements.n_tup_ins"] <= 10 * n);
+      assert.ok(c["wal.bytes"] > 0);
+      const withStatements = trial.statements!.filter((s) => s.query.startsWith("WITH"));
+      assert.equal(withStatements.length, 2, "both WITH statements in pg_stat_statements");
+      assert.ok(withStatements.every((s) => s.calls === n && s.walBytes > 0));
+      assert.ok(trial.sizesAfter!["table.stock"] > trial.sizesBefore!["table.stock"]);
+    }
+    const s = summarise(trials, params.durationSeconds, params.clients);
+    const [l7, l39] = s.levels;
+    assert.equal(s.rounds.find((r) => r.level === 39)?.tables.stock.indexes, 14, "stock has 14 indexes at level 39");
+    assert.equal(l39.tpsRatio?.n, 2, "TPS ratio paired over both rounds");
+    assert.equal(l39.stockHotShare, 0, "quantity and last_updated are indexed at 39: no HOT update");
+    assert.ok(
+      l39.modelIndexEntriesPerTx! > 4 * l7.modelIndexEntriesPerTx!,
+      `${l7.modelIndexEntriesPerTx} → ${l39.modelIndexEntriesPerTx} index entries per tx (model)`,
+    );
+    // Measured from the WAL (pg_walinspect is in the embedded contrib): the count the model predicts.
+    assert.ok(template.walInspect, `pg_walinspect: ${template.walInspectError ?? ""}`);
+    for (const l of [l7, l39]) {
+      const ratio = l.btreeInsertsPerTx! / l.modelIndexEntriesPerTx!;
+      assert.ok(ratio > 0.8 && ratio < 1.25, `${l.level} idx: ${l.btreeInsertsPerTx} B-tree inserts per tx counted, model ${l.modelIndexEntriesPerTx}`);
+    }
+    assert.ok(trials.every((t) => t.autovacuumWait && typeof t.order === "number"), "autovacuum wait and position recorded");
+    assert.ok(l39.serverMsPerTx! > 0, "server time per transaction from pg_stat_statements");
+    assert.ok(l39.walBytesPerTx! > l7.walBytesPerTx!);
+    assert.ok(l7.hitRatio! > 0.9);
+    assert.deepEqual(checkClaims(s).map((c) => c.id), ["1", "2", "3", "4", "5"]);
+  } finally {
+    await server.stop();
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,87 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { reindexUnderLoadParams } from "../../lib/params/reindex-under-load";
+import { ParameterError } from "../../lib/params/validate";
+import { lockTimeline } from "../../lib/workloads/reindex-under-load/lock-timeline";
+import type { ActivitySample, SessionSample } from "../../lib/workloads/reindex-under-load/activity-sampler";
+import { planRuns } from "../../lib/workloads/reindex-under-load/run-trials";
+import { windowStats } from "../../lib/experiments/reindex-under-load/summarise";
+
+test("parameters: profiles resolve; bad values are refused with a clear message", () => {
+  const d = reindexUnderLoadParams("default");
+  assert.equal(d.scale, 100, "default runs the seed's scale");
+  assert.equal(d.clients, 2);
+  assert.equal(d.durationSeconds, 30);
+  assert.deepEqual(d.modes, ["baseline", "reindex", "concurrently"]);
+  assert.throws(() => reindexUnderLoadParams("smoke", { scal: 1 } as never), /unknown parameter "scal"/);
+  assert.throws(() => reindexUnderLoadParams("smoke", { reindexStartSeconds: 10, durationSeconds: 5 }), /must be less than durationSeconds/);
+  assert.throws(() => reindexUnderLoadParams("smoke", { threads: 3 }), /threads \(3\) cannot exceed clients \(2\)/);
+  assert.throws(() => reindexUnderLoadParams("smoke", { initSteps: "dtGv" }), /include "p"/);
+  assert.throws(() => reindexUnderLoadParams("smoke", { modes: ["reindex", "reindex"] }), /lists a mode twice/);
+  assert.throws(() => reindexUnderLoadParams("smoke", { modes: ["vacuum"] as never }), ParameterError);
+  assert.throws(() => reindexUnderLoadParams("smoke", { restartBetweenRuns: "yes" as never }), /true or false/);
+  assert.throws(() => reindexUnderLoadParams("nope"), /profile must be one of smoke, default, full/);
+  assert.throws(() => reindexUnderLoadParams("default", { maxSets: 1 }), /maxSets \(1\) is smaller than sets \(2\)/);
+  assert.equal(reindexUnderLoadParams("default", { sets: 7 }).maxSets, 7, "raising sets raises the ceiling with it");
+});
+
+function session(pid: number, over: Partial<SessionSample> = {}): SessionSample {
+  return { pid, app: "pgbench", state: "active", waitType: null, wait: null, blockedBy: [], lock: null, query: "UPDATE …", ...over };
+}
+
+test("run plan: set 1 in the seed's order, each later set starts one mode further on", () => {
+  const order = planRuns(3, ["baseline", "reindex", "concurrently"]).map((r) => r.key);
+  assert.deepEqual(order, [
+    "set1/baseline", "set1/reindex", "set1/concurrently",
+    "set2/reindex", "set2/concurrently", "set2/baseline",
+    "set3/concurrently", "set3/baseline", "set3/reindex",
+  ]);
+  assert.deepEqual(planRuns(2, ["reindex"]).map((r) => r.key), ["set1/reindex", "set2/reindex"]);
+  assert.deepEqual(planRuns(2, ["baseline", "reindex", "concurrently"]).map((r) => r.position), [0, 1, 2, 0, 1, 2]);
+});
+
+test("lock timeline: blocked intervals from table-lock waits, row-lock contention kept apart", () => {
+  const reindexPid = 99;
+  const blocked = (pid: number) =>
+    session(pid, { waitType: "Lock", wait: "relation", blockedBy: [reindexPid], lock: "relation pgbench_accounts RowExclusiveLock" });
+  const rowWait = session(2, { waitType: "Lock", wait: "transactionid", blockedBy: [1], lock: "transactionid 5 ShareLock" });
+  const reindex = session(reindexPid, { app: "dblab-reindex" });
+  const samples: ActivitySample[] = [
+    { t: 0, sessions: [session(1), rowWait], builds: [] },
+    { t: 100, sessions: [blocked(1), session(2), reindex], builds: [{ pid: 99, command: "REINDEX", phase: "building index: scanning table", index: "x", blocksDone: 0, blocksTotal: 9 }] },
+    { t: 200, sessions: [blocked(1), blocked(2), reindex], builds: [{ pid: 99, command: "REINDEX", phase: "building index: scanning table", index: "x", blocksDone: 5, blocksTotal: 9 }] },
+    { t: 300, sessions: [blocked(1), blocked(2), reindex], builds: [{ pid: 99, command: "REINDEX", phase: "building index: loading tuples in tree", index: "x", blocksDone: 0, blocksTotal: 0 }] },
+    { t: 400, sessions: [session(1), session(2)], builds: [] },
+  ];
+  const tl = lockTimeline(samples, "pgbench", reindexPid);
+  assert.equal(tl.intervalMs, 100);
+  assert.equal(tl.intervals.length, 1, "the row-lock wait at t=0 is not a blocked interval");
+  assert.deepEqual([tl.intervals[0].startMs, tl.intervals[0].endMs, tl.intervals[0].maxSessions], [100, 400, 2]);
+  assert.equal(tl.intervals[0].lock, "relation pgbench_accounts RowExclusiveLock");
+  assert.equal(tl.blockedSeconds, 0.3);
+  assert.equal(tl.allBlockedSeconds, 0.2);
+  assert.equal(tl.blockedByReindexSeconds, 0.3);
+  assert.ok(Math.abs(tl.lockWaitSessionSeconds - 0.5) < 1e-9);
+  assert.deepEqual(tl.phases.map((p) => p.phase), ["building index: scanning table", "building index: loading tuples in tree"]);
+  assert.ok(tl.waitShares["Lock:relation"] > 0.4 && tl.waitShares["Lock:transactionid"] > 0);
+  assert.deepEqual(tl.reindexWaitShares, { CPU: 1 });
+});
+
+test("within-run cost of a REINDEX window: transactions lost at the rate kept outside it", () => {
+  const start = 1_700_000_000_000;
+  const series = Array.from({ length: 10 }, (_, i) => ({
+    second: i,
+    epochMs: start + i * 1000,
+    transactions: i === 3 || i === 4 ? 0 : 100,
+    tps: i === 3 || i === 4 ? 0 : 100,
+    latencyAvgMs: 1,
+    latencyMaxMs: 1,
+  }));
+  const w = windowStats(series, start, 10, start + 3000, start + 5000)!;
+  assert.equal(w.during, 0);
+  assert.equal(w.outside, 100);
+  assert.ok(Math.abs(w.lostShare! - 0.2) < 1e-9, "2 s of 10 at zero TPS = 20 % of the run");
+  const half = windowStats(series, start, 10, start + 2500, start + 3500)!;
+  assert.equal(half.during, 50, "buckets count in proportion to their overlap");
+  assert.equal(windowStats(series, start, 10, start + 20_000, start + 21_000), undefined, "a window after the run has no cost");
+});
