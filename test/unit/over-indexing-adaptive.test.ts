@@ -25,10 +25,32 @@ test("03 adaptive: one more round while a headline claim is inconclusive and the
 });
 
 test("03 adaptive: stops when both claims are decided, at maxRepeats, or when the budget would be passed", () => {
-  assert.match(adaptiveStep({ ...base, claims: [{ id: "1", verdict: "held" }, { id: "2", verdict: "did not hold" }] }).stop ?? "", /\(2\) did not hold after the planned rounds/);
-  assert.match(adaptiveStep({ ...base, claims: [{ id: "1", verdict: "held" }, { id: "2", verdict: "held" }], rounds: 6 }).stop ?? "", /after 6 rounds/);
+  assert.match(
+    adaptiveStep({
+      ...base,
+      claims: [
+        { id: "1", verdict: "held" },
+        { id: "2", verdict: "did not hold" },
+      ],
+    }).stop ?? "",
+    /\(2\) did not hold after the planned rounds/,
+  );
+  assert.match(
+    adaptiveStep({
+      ...base,
+      claims: [
+        { id: "1", verdict: "held" },
+        { id: "2", verdict: "held" },
+      ],
+      rounds: 6,
+    }).stop ?? "",
+    /after 6 rounds/,
+  );
   assert.match(adaptiveStep({ ...base, rounds: 7 }).stop ?? "", /claim \(2\) still inconclusive at maxRepeats = 7/);
-  assert.match(adaptiveStep({ ...base, elapsedS: 250 }).stop ?? "", /1 more at ~30 s a round would pass the time budget \(270 s\)/);
+  assert.match(
+    adaptiveStep({ ...base, elapsedS: 250 }).stop ?? "",
+    /1 more at ~30 s a round would pass the time budget \(270 s\)/,
+  );
   // With 3 rounds, 2 more are needed before any verdict: both must fit.
   assert.match(adaptiveStep({ ...base, rounds: 3, elapsedS: 220 }).stop ?? "", /2 more at ~30 s/);
 });
@@ -36,6 +58,9 @@ test("03 adaptive: stops when both claims are decided, at maxRepeats, or when th
 test("03 parameters: maxRepeats follows a larger repeats override, and may not be below it", () => {
   assert.equal(overIndexingParams("default", { repeats: 9 }).maxRepeats, 9);
   assert.equal(overIndexingParams("default").maxRepeats, 7);
-  assert.throws(() => overIndexingParams("default", { repeats: 6, maxRepeats: 5 }), /maxRepeats \(5\) is smaller than repeats \(6\)/);
+  assert.throws(
+    () => overIndexingParams("default", { repeats: 6, maxRepeats: 5 }),
+    /maxRepeats \(5\) is smaller than repeats \(6\)/,
+  );
   assert.throws(() => overIndexingParams("default", { budgetSeconds: 0 }), /budgetSeconds must be a positive integer/);
 });

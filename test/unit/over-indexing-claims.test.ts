@@ -76,7 +76,12 @@ function rounds(o: Shape): OverIndexingTrial[] {
         startedAt: "",
         finishedAt: "",
         pgbench: pgbench(tps, d),
-        counters: { "db.blks_hit": hit * 1e6, "db.blks_read": (1 - hit) * 1e6, "checkpointer.requested": checkpoint, "wal.bytes": n * 8000 },
+        counters: {
+          "db.blks_hit": hit * 1e6,
+          "db.blks_read": (1 - hit) * 1e6,
+          "checkpointer.requested": checkpoint,
+          "wal.bytes": n * 8000,
+        },
         sizesBefore: { "table.stock": 1e8 },
         sizesAfter: { "table.stock": 1e8 + grow },
         statements: [],
@@ -90,9 +95,21 @@ const SEED_LIKE = { 7: 1400, 14: 1200, 21: 1000, 28: 770, 39: 600 };
 const summary = (o: Shape) => summarise(rounds(o), o.durationSeconds ?? 20, CLIENTS);
 
 test("03 declarations: every claim declares regime, statistic and a rule with its margins", () => {
-  assert.deepEqual(DECLARATIONS.map((d) => d.id), ["1", "2", "3", "4", "5"]);
-  for (const d of DECLARATIONS) for (const field of [d.claim, d.seed, d.regime, d.statistic, d.rule]) assert.ok(field.length > 10, `${d.id}: ${field}`);
-  assert.match(DECLARATIONS[1].rule, new RegExp(describeRule(RATIO_RULE).slice(0, 30).replace(/[.*+?^${}()|[\]\\]/g, "\\$&")));
+  assert.deepEqual(
+    DECLARATIONS.map((d) => d.id),
+    ["1", "2", "3", "4", "5"],
+  );
+  for (const d of DECLARATIONS)
+    for (const field of [d.claim, d.seed, d.regime, d.statistic, d.rule])
+      assert.ok(field.length > 10, `${d.id}: ${field}`);
+  assert.match(
+    DECLARATIONS[1].rule,
+    new RegExp(
+      describeRule(RATIO_RULE)
+        .slice(0, 30)
+        .replace(/[.*+?^${}()|[\]\\]/g, "\\$&"),
+    ),
+  );
   assert.match(DECLARATIONS[2].statistic, /DERIVED from claim 2.*Little's law/);
 });
 
@@ -106,17 +123,33 @@ test("03 (1) monotone: held when every step falls; did not hold when a step clea
   const few = claimMonotone(summary({ tps: SEED_LIKE, rounds: 3 }));
   assert.equal(few.verdict, "inconclusive");
   assert.match(few.decidedBy, /needs ≥ 5 paired repeats/);
-  assert.equal(claimMonotone(summary({ tps: { 7: 1400, 39: 600 }, rounds: 5 })).verdict, "inconclusive", "two levels: no monotone claim");
+  assert.equal(
+    claimMonotone(summary({ tps: { 7: 1400, 39: 600 }, rounds: 5 })).verdict,
+    "inconclusive",
+    "two levels: no monotone claim",
+  );
 });
 
 test("03 (2) ratio 39/7: held inside 0.33–0.53, did not hold wholly outside, inconclusive across an edge", () => {
   assert.equal(claimRatio(summary({ tps: SEED_LIKE, rounds: 5 })).verdict, "held");
-  assert.equal(claimRatio(summary({ tps: { ...SEED_LIKE, 39: 1000 }, rounds: 5 })).verdict, "did not hold", "0.71: far above the band");
-  assert.equal(claimRatio(summary({ tps: { ...SEED_LIKE, 39: 280 }, rounds: 5 })).verdict, "did not hold", "0.20: below the band");
+  assert.equal(
+    claimRatio(summary({ tps: { ...SEED_LIKE, 39: 1000 }, rounds: 5 })).verdict,
+    "did not hold",
+    "0.71: far above the band",
+  );
+  assert.equal(
+    claimRatio(summary({ tps: { ...SEED_LIKE, 39: 280 }, rounds: 5 })).verdict,
+    "did not hold",
+    "0.20: below the band",
+  );
   const edge = claimRatio(summary({ tps: { ...SEED_LIKE, 39: 0.53 * 1400 }, rounds: 5, wobble: 0.05 }));
   assert.equal(edge.verdict, "inconclusive", edge.decidedBy);
   assert.match(edge.decidedBy, /reaches across the edge of 0.33–0.53/);
-  assert.equal(claimRatio(summary({ tps: { 7: 1400, 14: 1200 }, rounds: 5 })).verdict, "inconclusive", "no 39-index level");
+  assert.equal(
+    claimRatio(summary({ tps: { 7: 1400, 14: 1200 }, rounds: 5 })).verdict,
+    "inconclusive",
+    "no 39-index level",
+  );
 });
 
 test("03 (2) swapping the 7- and 39-index labels flips a held claim", () => {
@@ -129,18 +162,28 @@ test("03 (2) swapping the 7- and 39-index labels flips a held claim", () => {
 test("03 (3) latency: decided on the seed's ×2.4 with (2)'s band inverted, and says it is derived", () => {
   const held = claimLatency(summary({ tps: SEED_LIKE, rounds: 5 }));
   assert.equal(held.verdict, "held", held.decidedBy);
-  assert.match(held.decidedBy, /derived from claim 2 \(Little's law; clients ÷ \(TPS × latency\) per round: 1.00–1.00\)/);
+  assert.match(
+    held.decidedBy,
+    /derived from claim 2 \(Little's law; clients ÷ \(TPS × latency\) per round: 1.00–1.00\)/,
+  );
   assert.equal(claimLatency(summary({ tps: { ...SEED_LIKE, 39: 1200 }, rounds: 5 })).verdict, "did not hold");
   assert.equal(claimLatency(summary({ tps: SEED_LIKE, rounds: 2 })).verdict, "inconclusive");
 });
 
 test("03 (4) cache: held above 99.7 %; did not hold below in long rounds; not tested below in short rounds", () => {
   assert.equal(claimCache(summary({ tps: SEED_LIKE, rounds: 5, hit: 0.9995 })).verdict, "held");
-  assert.equal(claimCache(summary({ tps: SEED_LIKE, rounds: 5, hit: 0.99, durationSeconds: 300 })).verdict, "did not hold");
+  assert.equal(
+    claimCache(summary({ tps: SEED_LIKE, rounds: 5, hit: 0.99, durationSeconds: 300 })).verdict,
+    "did not hold",
+  );
   const short = claimCache(summary({ tps: SEED_LIKE, rounds: 5, hit: 0.99, durationSeconds: 20 }));
   assert.equal(short.verdict, "not tested at this scale");
   assert.match(short.decidedBy, /durationSeconds=300/);
-  assert.equal(claimCache(summary({ tps: { 7: 1400, 39: 600 }, rounds: 1, hit: 0.9995 })).verdict, "inconclusive", "2 rounds: coverage too low");
+  assert.equal(
+    claimCache(summary({ tps: { 7: 1400, 39: 600 }, rounds: 1, hit: 0.9995 })).verdict,
+    "inconclusive",
+    "2 rounds: coverage too low",
+  );
 });
 
 test("03 (5) storage: not tested below the seed's 120-min round; decided on the paired growth ratio at it", () => {
@@ -148,7 +191,11 @@ test("03 (5) storage: not tested below the seed's 120-min round; decided on the 
   assert.equal(short.verdict, "not tested at this scale");
   assert.match(short.decidedBy, new RegExp(`durationSeconds=${SEED_LONGEST_ROUND_S}`));
   const long = { tps: SEED_LIKE, rounds: 5, durationSeconds: SEED_LONGEST_ROUND_S };
-  assert.equal(claimStorage(summary({ ...long, growthPerTx: { 7: 4000, 39: 6000 } })).verdict, "held", "fewer tx × a bit more per tx: less growth");
+  assert.equal(
+    claimStorage(summary({ ...long, growthPerTx: { 7: 4000, 39: 6000 } })).verdict,
+    "held",
+    "fewer tx × a bit more per tx: less growth",
+  );
   assert.equal(claimStorage(summary({ ...long, growthPerTx: { 7: 2000, 39: 9000 } })).verdict, "did not hold");
 });
 
@@ -158,5 +205,8 @@ test("03 sensitivity: flagged rounds are named, and a verdict resting on them sa
   // One round with a checkpoint inside leaves 4 pairs: too few for 90 % coverage.
   const flagged = claimRatio(summary({ tps: SEED_LIKE, rounds: 5, checkpointIn: ["39/3"] }));
   assert.equal(flagged.verdict, "held");
-  assert.match(flagged.sensitivity ?? "", /Without the 1 flagged round\(s\) \(idx39\/r3: 1 checkpoint\(s\)\): inconclusive/);
+  assert.match(
+    flagged.sensitivity ?? "",
+    /Without the 1 flagged round\(s\) \(idx39\/r3: 1 checkpoint\(s\)\): inconclusive/,
+  );
 });

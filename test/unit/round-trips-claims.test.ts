@@ -57,7 +57,10 @@ function caseTrials(envs: Partial<Record<EnvironmentKey, EnvShape>>, repeats: nu
           statementTimes: { count: trips, meanMs: ms, p10Ms: ms, p50Ms: ms, p90Ms: ms, p99Ms: ms, maxMs: ms },
           clientRttMs: shape.rtt,
           standbyRttMs: env.startsWith("quorum") ? 1.7 : null,
-          counters: c === "update_autocommit" ? { "wal.sync": N, "wal.sync_time_ms": N * shape.commit * 0.5 } : { "wal.sync": 1 },
+          counters:
+            c === "update_autocommit"
+              ? { "wal.sync": N, "wal.sync_time_ms": N * shape.commit * 0.5 }
+              : { "wal.sync": 1 },
         });
       });
     }
@@ -92,7 +95,17 @@ function run(trials: RoundTripTrial[]): RoundTripsRun {
     directory: "/nonexistent",
     params: roundTripsParams("default", { statements: N }),
     trials,
-    metadata: { runId: "test", notebook: "05", profile: "test", startedAt: "", host: {} as never, gitCommit: "", servers: [], params: {}, notes: [] },
+    metadata: {
+      runId: "test",
+      notebook: "05",
+      profile: "test",
+      startedAt: "",
+      host: {} as never,
+      gitCommit: "",
+      servers: [],
+      params: {},
+      notes: [],
+    },
     calibrations: [],
     baselines: {},
     network: { kind: "proxy", reason: "test" },
@@ -108,7 +121,9 @@ const EMULATED = {
 } as const;
 
 test("05 declarations: every claim declares regime, statistic and a rule with its margins", () => {
-  for (const d of DECLARATIONS) for (const field of [d.claim, d.seed, d.regime, d.statistic, d.rule]) assert.ok(field.length > 10, `${d.id}: ${field}`);
+  for (const d of DECLARATIONS)
+    for (const field of [d.claim, d.seed, d.regime, d.statistic, d.rule])
+      assert.ok(field.length > 10, `${d.id}: ${field}`);
   assert.match(DECLARATIONS[1].rule, /inside 0.80–1.25/);
 });
 
@@ -120,14 +135,21 @@ test("05 (b) equivalence: held when the whole paired interval is inside ×0.8–
 });
 
 test("05 (b) did not hold when a commit costs many round trips; inconclusive across the edge or with 3 repeats", () => {
-  assert.equal(claimLocal(summarise(run(caseTrials({ local: { rtt: 0.03, commit: 0.5 } }, 5)))).verdict, "did not hold");
+  assert.equal(
+    claimLocal(summarise(run(caseTrials({ local: { rtt: 0.03, commit: 0.5 } }, 5)))).verdict,
+    "did not hold",
+  );
   // 0.5 ms round trip + 0.125 ms commit: a ratio of ~1.24, wobbling across 1.25.
   const edge = claimLocal(summarise(run(caseTrials({ local: { rtt: 0.48, commit: 0.125 } }, 5, 0.03))));
   assert.equal(edge.verdict, "inconclusive", edge.decidedBy);
   const few = claimLocal(summarise(run(caseTrials({ local: { rtt: 0.5, commit: 0.02 } }, 3))));
   assert.equal(few.verdict, "inconclusive");
   assert.match(few.decidedBy, /needs ≥ 5 paired repeats/);
-  assert.equal(claimLocal(summarise(run(caseTrials({ "cross-az": EMULATED["cross-az"] }, 5)))).verdict, "inconclusive", "no local environment");
+  assert.equal(
+    claimLocal(summarise(run(caseTrials({ "cross-az": EMULATED["cross-az"] }, 5)))).verdict,
+    "inconclusive",
+    "no local environment",
+  );
 });
 
 test("05 swapping autocommit and one transaction flips a held claim (c external) and moves (b) out of its band", () => {
@@ -135,7 +157,12 @@ test("05 swapping autocommit and one transaction flips a held claim (c external)
     trials.map((t) => {
       if (t.condition.kind !== "case") return t;
       const c = t.condition.case;
-      const swapped: CaseId | undefined = c === "update_autocommit" ? "update_one_transaction" : c === "update_one_transaction" ? "update_autocommit" : undefined;
+      const swapped: CaseId | undefined =
+        c === "update_autocommit"
+          ? "update_one_transaction"
+          : c === "update_one_transaction"
+            ? "update_autocommit"
+            : undefined;
       return swapped ? { ...t, condition: { ...t.condition, case: swapped } } : t;
     });
   const external = caseTrials({ external: { rtt: 0.2, commit: 2 } }, 5);
@@ -148,7 +175,10 @@ test("05 swapping autocommit and one transaction flips a held claim (c external)
 
 test("05 (a), (c), (d), (e): emulated environments give consistency checks, never evidence", () => {
   const s = summarise(run([...caseTrials(EMULATED, 5), ...sweepTrials(1.7, { off: 0.03, local: 0.05, on: 1.95 }, 5)]));
-  assert.deepEqual(s.environments.map((e) => e.kind), ["loopback", "emulated", "emulated", "emulated"]);
+  assert.deepEqual(
+    s.environments.map((e) => e.kind),
+    ["loopback", "emulated", "emulated", "emulated"],
+  );
   const a = claimRttRatio(s);
   assert.equal(a.verdict, "emulated");
   assert.match(a.decidedBy, /targets 0.20 ms and 1.70 ms/);
@@ -159,7 +189,10 @@ test("05 (a), (c), (d), (e): emulated environments give consistency checks, neve
   const e = claimLocalReproduction(s);
   assert.equal(e.verdict, "emulated");
   assert.match(e.ours, /extra ÷ standby round trip 1.1/);
-  assert.deepEqual(checkClaims(s).map((c) => c.id), ["a", "b", "c (same AZ)", "d", "e"]);
+  assert.deepEqual(
+    checkClaims(s).map((c) => c.id),
+    ["a", "b", "c (same AZ)", "d", "e"],
+  );
 });
 
 test("05 (c external): a real server is evidence — held when autocommit ≫ one transaction, did not hold when not", () => {

@@ -103,7 +103,7 @@ export function latencyByLevel(s: OverIndexingSummary): PlotlyFigure {
 
 /** Size of every table and of its indexes after the round (first round of each level), stacked. */
 export function storageByLevel(s: OverIndexingSummary): PlotlyFigure {
-  const firsts = s.levels.map((l) => s.rounds.find((r) => r.level === l.level)!);
+  const firsts = s.levels.flatMap((l) => s.rounds.find((r) => r.level === l.level) ?? []);
   const x = firsts.map((r) => `${r.level} indexes`);
   const mib = (b: number) => b / 2 ** 20;
   const data: PlotlyTrace[] = [];

@@ -40,7 +40,8 @@ export const MONOTONE: Declaration = {
   seed: "~1400 → ~1200 → ~1000 → ~770 → ~600 TPS (read off the seed's chart)",
   regime: SEED_REGIME,
   statistic:
-    "for each step, TPS at the higher level ÷ TPS at the next lower level, one ratio per round (every level runs once " +
+    "for each step, TPS at the higher level ÷ TPS at the next lower level, one ratio per round (every level runs " +
+    "once " +
     "per round, back to back, order rotated between rounds); exact order-statistic interval of the median over rounds",
   rule: `every step: ${describeRule(STEP_RULE)}; held if every step holds, did not hold if any step does not`,
 };
@@ -54,7 +55,8 @@ export const RATIO: Declaration = {
   seed: `~600 / ~1400 TPS = ${f2(SEED_RATIO_39_7)} (the author: "about 42 %")`,
   regime: SEED_REGIME,
   statistic:
-    "TPS with 39 indexes ÷ TPS with 7, one ratio per round (paired), exact interval of the median; beside it the same " +
+    "TPS with 39 indexes ÷ TPS with 7, one ratio per round (paired), exact interval of the median; beside it the " +
+    "same " +
     "ratio of server time per transaction (pg_stat_statements), which does not depend on the client path",
   rule: `${describeRule(RATIO_RULE)} (the seed's ${f2(SEED_RATIO_39_7)} ± 0.10: its figure is read off a chart)`,
 };
@@ -73,7 +75,8 @@ export const LATENCY: Declaration = {
   regime: SEED_REGIME,
   statistic:
     "pgbench's average latency at 39 indexes ÷ at 7, paired per round. DERIVED from claim 2: with a fixed number of " +
-    "closed-loop clients latency = clients ÷ TPS (Little's law), so this tests the seed's ×2.4 magnitude, not a new effect",
+    "closed-loop clients latency = clients ÷ TPS (Little's law), so this tests the seed's ×2.4 magnitude, not a " +
+    "new effect",
   rule: `${describeRule(LATENCY_RULE)} (claim 2's band, inverted)`,
 };
 
@@ -82,7 +85,9 @@ export const CACHE_MARGIN = 0.997;
 export const CACHE_RULE: Rule = { kind: "above", margin: CACHE_MARGIN };
 export const CACHE: Declaration = {
   id: "4",
-  claim: "The workload is served from PostgreSQL's cache (hit ratio > 99.7 %), so the slowdown is index work, not disk reads",
+  claim:
+    "The workload is served from PostgreSQL's cache (hit ratio > 99.7 %), so the slowdown is index work, not disk " +
+    "reads",
   seed: "> 99.7 % in every round (shared_buffers 64 GB for an 11 GB data set)",
   regime: SEED_REGIME,
   statistic:
@@ -110,14 +115,22 @@ const clean = (r: RoundSummary) => !r.disturbed && !r.outlier;
 function flaggedText(s: OverIndexingSummary): { count: number; text: string } {
   const flagged = s.rounds.filter((r) => !clean(r));
   const why = (r: RoundSummary) =>
-    [r.checkpoints ? `${r.checkpoints} checkpoint(s)` : "", r.autovacuumRuns ? `${r.autovacuumRuns} autovacuum run(s)` : "", r.outlier ? "TPS outlier" : ""]
+    [
+      r.checkpoints ? `${r.checkpoints} checkpoint(s)` : "",
+      r.autovacuumRuns ? `${r.autovacuumRuns} autovacuum run(s)` : "",
+      r.outlier ? "TPS outlier" : "",
+    ]
       .filter(Boolean)
       .join(", ");
   return { count: flagged.length, text: flagged.map((r) => `${r.key}: ${why(r)}`).join("; ") };
 }
 
 /** Whether a verdict stands without the flagged rounds: recomputed, said in one sentence. */
-function sensitivity(s: OverIndexingSummary, verdict: string, recompute: (keep: (r: RoundSummary) => boolean) => Decision | undefined): string {
+function sensitivity(
+  s: OverIndexingSummary,
+  verdict: string,
+  recompute: (keep: (r: RoundSummary) => boolean) => Decision | undefined,
+): string {
   const { count, text } = flaggedText(s);
   if (!count) return "No round was flagged (no checkpoint or autovacuum run inside a timed window, no TPS outlier).";
   const again = recompute(clean);
@@ -133,7 +146,8 @@ function because(lo: LevelSummary, hi: LevelSummary): string {
   const entries = measured
     ? `${f0(lo.btreeInsertsPerTx)} → ${f0(hi.btreeInsertsPerTx)} B-tree leaf inserts (counted in the WAL by pg_walinspect; ` +
       `the row-counter model predicts ${f0(lo.modelIndexEntriesPerTx)} → ${f0(hi.modelIndexEntriesPerTx)}), ` +
-      `${f2(lo.btreeSplitsPerTx)} → ${f2(hi.btreeSplitsPerTx)} page splits, B-tree records ${pct(lo.btreeWalShare)} → ${pct(hi.btreeWalShare)} of the WAL bytes`
+      `${f2(lo.btreeSplitsPerTx)} → ${f2(hi.btreeSplitsPerTx)} page splits, B-tree records ` +
+      `${pct(lo.btreeWalShare)} → ${pct(hi.btreeWalShare)} of the WAL bytes`
     : `${f0(lo.modelIndexEntriesPerTx)} → ${f0(hi.modelIndexEntriesPerTx)} index entries by the model (inserted + non-HOT updated rows × ` +
       `indexes; no pg_walinspect here to count them)`;
   const hot =
@@ -143,7 +157,8 @@ function because(lo: LevelSummary, hi: LevelSummary): string {
   return (
     `From ${lo.level} to ${hi.level} indexes each transaction made ${entries}${hot}; WAL ${kb(lo.walBytesPerTx)} → ` +
     `${kb(hi.walBytesPerTx)} (full-page images ${f1(lo.walFpiPerTx)} → ${f1(hi.walFpiPerTx)}), shared blocks dirtied ` +
-    `${f1(lo.dirtiedPerTx)} → ${f1(hi.dirtiedPerTx)}, server time ${f2(lo.serverMsPerTx)} → ${f2(hi.serverMsPerTx)} ms per transaction.`
+    `${f1(lo.dirtiedPerTx)} → ${f1(hi.dirtiedPerTx)}, server time ${f2(lo.serverMsPerTx)} → ` +
+    `${f2(hi.serverMsPerTx)} ms per transaction.`
   );
 }
 
@@ -156,14 +171,22 @@ function combineSteps(steps: readonly { from: number; to: number; d: Decision }[
     return { verdict: "did not hold", decidedBy: against.map((x) => `${x.from}→${x.to}: ${x.d.decidedBy}`).join("; ") };
   }
   const open = steps.filter((x) => x.d.verdict !== "held");
-  if (!open.length) return { verdict: "held", decidedBy: steps.map((x) => `${x.from}→${x.to}: ${x.d.decidedBy}`).join("; ") };
+  if (!open.length)
+    return { verdict: "held", decidedBy: steps.map((x) => `${x.from}→${x.to}: ${x.d.decidedBy}`).join("; ") };
   return { verdict: "inconclusive", decidedBy: open.map((x) => `${x.from}→${x.to}: ${x.d.decidedBy}`).join("; ") };
 }
 
 function stepDecisions(s: OverIndexingSummary, keep?: (r: RoundSummary) => boolean) {
   return s.levels.slice(1).map((l, i) => {
     const from = s.levels[i].level;
-    const interval = pairedLevelRatio(s.rounds, l.level, from, (r) => r.tps, `TPS ${l.level} ÷ ${from} idx, paired per round`, keep);
+    const interval = pairedLevelRatio(
+      s.rounds,
+      l.level,
+      from,
+      (r) => r.tps,
+      `TPS ${l.level} ÷ ${from} idx, paired per round`,
+      keep,
+    );
     return { from, to: l.level, interval, d: decide(STEP_RULE, interval, { fmt: fmtRatio }) };
   });
 }
@@ -209,8 +232,10 @@ export function claimRatio(s: OverIndexingSummary): ClaimCheck {
   const walRatio = l39.walBytesPerTx && l7.walBytesPerTx ? l39.walBytesPerTx / l7.walBytesPerTx : undefined;
   const why =
     because(l7, l39) +
-    ` The server wrote ${rates.map((x) => x.toFixed(1)).join(" / ")} MiB/s of WAL at ${s.levels.map((l) => l.level).join(" / ")} indexes ` +
-    `(highest ÷ lowest ${f2(spreadOfRates)}); WAL per transaction alone predicts a TPS ratio of ${f2(walRatio ? 1 / walRatio : undefined)}, ` +
+    ` The server wrote ${rates.map((x) => x.toFixed(1)).join(" / ")} MiB/s of WAL at ` +
+    `${s.levels.map((l) => l.level).join(" / ")} indexes ` +
+    `(highest ÷ lowest ${f2(spreadOfRates)}); WAL per transaction alone predicts a TPS ratio of ` +
+    `${f2(walRatio ? 1 / walRatio : undefined)}, ` +
     `measured ${f2(r.estimate)}.`;
   return {
     ...RATIO,
@@ -229,13 +254,14 @@ export function claimRatio(s: OverIndexingSummary): ClaimCheck {
 export function claimLatency(s: OverIndexingSummary): ClaimCheck {
   const l7 = s.levels.find((l) => l.level === 7);
   const l39 = s.levels.find((l) => l.level === 39);
-  if (!l7?.latencyAvgMs || !l39?.latencyAvgMs || !l39.latencyRatio) return missing(LATENCY, "needs levels 7 and 39 with pgbench latencies");
+  if (!l7?.latencyAvgMs || !l39?.latencyAvgMs || !l39.latencyRatio)
+    return missing(LATENCY, "needs levels 7 and 39 with pgbench latencies");
   const r = l39.latencyRatio;
   const d = decide(LATENCY_RULE, r, { fmt: fmtRatio });
   // Little's law per round: clients ÷ (TPS × latency) is 1 when every client is always in a transaction.
   const little = s.rounds
     .filter((x) => x.latencyAvgMs !== undefined && x.tps > 0)
-    .map((x) => s.clients / (x.tps * (x.latencyAvgMs as number) / 1000));
+    .map((x) => s.clients / ((x.tps * (x.latencyAvgMs as number)) / 1000));
   const littleText = little.length ? `${f2(Math.min(...little))}–${f2(Math.max(...little))}` : "n/a";
   return {
     ...LATENCY,
@@ -264,7 +290,8 @@ export function claimCache(s: OverIndexingSummary): ClaimCheck {
   const readShare = worst.blockReadMs / 1000 / (s.durationSeconds * s.clients);
   const evicted = Math.max(...s.rounds.map((r) => r.evictions));
   const why =
-    `The lowest round (${worst.key}) read ${f0(worst.blocksRead)} blocks (${f1((worst.blocksRead * 8192) / 2 ** 20)} MiB) in ` +
+    `The lowest round (${worst.key}) read ${f0(worst.blocksRead)} blocks ` +
+    `(${f1((worst.blocksRead * 8192) / 2 ** 20)} MiB) in ` +
     `${f0(worst.blockReadMs)} ms of read time (track_io_timing): ${pct(readShare, 1)} of the clients' time. ` +
     (evicted === 0
       ? `No buffer was evicted in any round (pg_stat_io): every miss was a first touch after the round's restart.`
@@ -276,7 +303,8 @@ export function claimCache(s: OverIndexingSummary): ClaimCheck {
       ...notTestedAtThisScale(
         CACHE,
         ours,
-        `${s.durationSeconds} s rounds start from a cold restart, so first-touch misses weigh more than in the seed's ≥ ${SEED_SHORTEST_ROUND_S} s rounds (here: ${d.decidedBy})`,
+        `${s.durationSeconds} s rounds start from a cold restart, so first-touch misses weigh more than in the ` +
+        `seed's ≥ ${SEED_SHORTEST_ROUND_S} s rounds (here: ${d.decidedBy})`,
         `--set durationSeconds=${SEED_SHORTEST_ROUND_S} tests it`,
       ),
       why,
@@ -294,20 +322,28 @@ export function claimStorage(s: OverIndexingSummary): ClaimCheck {
   const total = (l: LevelSummary) => (l.tableGrowthBytes ?? 0) + (l.indexGrowthBytes ?? 0);
   const ours = s.levels.map((l) => `${l.level}: +${mib(total(l))}`).join(", ") + ` in ${s.durationSeconds} s rounds`;
   const why =
-    `Index growth per transaction ${kb(lo.indexGrowthPerTx)} → ${kb(hi.indexGrowthPerTx)} at ${lo.level} → ${hi.level} indexes; ` +
+    `Index growth per transaction ${kb(lo.indexGrowthPerTx)} → ${kb(hi.indexGrowthPerTx)} at ${lo.level} → ` +
+    `${hi.level} indexes; ` +
     `transactions per round ${f0(lo.tps.median * s.durationSeconds)} → ${f0(hi.tps.median * s.durationSeconds)}.`;
   if (s.durationSeconds < SEED_LONGEST_ROUND_S) {
     return {
       ...notTestedAtThisScale(
         STORAGE,
         ours,
-        `${s.durationSeconds} s rounds; the seed saw less growth with more indexes only in its ${SEED_LONGEST_ROUND_S / 60}-min round`,
+        `${s.durationSeconds} s rounds; the seed saw less growth with more indexes only in its ` +
+        `${SEED_LONGEST_ROUND_S / 60}-min round`,
         `--set durationSeconds=${SEED_LONGEST_ROUND_S} (on the full profile's data) tests it`,
       ),
       why,
     };
   }
-  const interval = pairedLevelRatio(s.rounds, hi.level, lo.level, growth, `storage growth ${hi.level} ÷ ${lo.level} idx, paired per round`);
+  const interval = pairedLevelRatio(
+    s.rounds,
+    hi.level,
+    lo.level,
+    growth,
+    `storage growth ${hi.level} ÷ ${lo.level} idx, paired per round`,
+  );
   const d = decide(GROWTH_RULE, interval, { fmt: fmtRatio });
   return { ...STORAGE, ours, interval, verdict: d.verdict, decidedBy: d.decidedBy, why };
 }

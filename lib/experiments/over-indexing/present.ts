@@ -165,8 +165,9 @@ export function showExplanation(s: OverIndexingSummary): void {
       "inserts are counted from the round's WAL (pg_walinspect: INSERT_LEAF + INSERT_POST + SPLIT_L/R records); the " +
       "model column is what the row counters predict, (inserted + non-HOT updated rows) × the table's indexes",
   });
-  const storage: Row[] = s.levels.map((l) => {
-    const r = s.rounds.find((x) => x.level === l.level)!;
+  const storage: Row[] = s.levels.flatMap((l) => {
+    const r = s.rounds.find((x) => x.level === l.level);
+    if (!r) return [];
     const t = r.tables;
     return {
       indexes: l.level,

@@ -96,7 +96,8 @@ export async function run(p: OverIndexingParams, control: RunControl = {}): Prom
   return withSession<OverIndexingCondition, OverIndexingRun>(
     { notebook: NOTEBOOK, title: "03 over-indexing", params: p, control, specs: [serverSpec(p)], target: p.target, cpus: p.cpus, memoryGiB: p.memoryGiB },
     async ({ store, progress, servers, signal, notes, metadata, writeMetadata }) => {
-      const server = servers.servers.get("postgresql")!;
+      const server = servers.servers.get("postgresql");
+      if (!server) throw new Error("03 needs a PostgreSQL server, and none started");
       const runner = await locatePgbench(server);
       notes.push(`pgbench ${runner.version} (${describeRunner(runner)}) drives PostgreSQL ${server.description.version}`);
       const shape = datasetShape(p.dataScale);

@@ -7,7 +7,7 @@
 import { publishedFigures } from "../../results/reference";
 import { medianInterval, outlierFlags, type Interval } from "../../stats/intervals";
 import { groupBy, spread, type Spread } from "../../stats/summary";
-import { pgbenchFigures, type PgbenchFigures, type SeriesPoint } from "../../workloads/pgbench";
+import { pgbenchFigures, type PgbenchFigures, type PgbenchRunResult, type SeriesPoint } from "../../workloads/pgbench";
 import { TABLES, type InventoryTable } from "../../workloads/over-indexing/schema";
 import type { StatementStats } from "../../workloads/over-indexing/observations";
 import type { OverIndexingTrial } from "../../workloads/over-indexing/run-trials";
@@ -159,8 +159,8 @@ function tableFigures(t: OverIndexingTrial, table: InventoryTable): TableFigures
   };
 }
 
-function summariseRound(t: OverIndexingTrial): RoundSummary {
-  const b = t.pgbench!;
+function summariseRound(t: OverIndexingTrial & { readonly pgbench: PgbenchRunResult }): RoundSummary {
+  const b = t.pgbench;
   const c = t.counters ?? {};
   const n = b.summary.transactions;
   const per = (x: number | undefined) => (x === undefined || !n ? undefined : x / n);
@@ -274,7 +274,7 @@ export function summarise(
   clients: number,
   dataScale?: number,
 ): OverIndexingSummary {
-  const ok = trials.filter((t) => t.status === "ok" && t.pgbench);
+  const ok = trials.filter((t): t is OverIndexingTrial & { readonly pgbench: PgbenchRunResult } => t.status === "ok" && t.pgbench !== undefined);
   const plain = ok.map(summariseRound).sort((a, b) => a.level - b.level || a.repeat - b.repeat);
   // Outliers by TPS within each level (shown, kept; claims say whether dropping them changes a verdict).
   const rounds: RoundSummary[] = [];
@@ -349,8 +349,7 @@ export function summarise(
 /** The seed's TPS per index level (read from its chart). */
 export function seedTps(): { level: number; tps: number }[] {
   return publishedFigures("over_indexing_tps")
-    .filter((f) => f.series === "tps" && f.extraIndexes !== undefined)
-    .map((f) => ({ level: f.extraIndexes!, tps: f.value }))
+    .flatMap((f) => (f.series === "tps" && f.extraIndexes !== undefined ? [{ level: f.extraIndexes, tps: f.value }] : []))
     .sort((a, b) => a.level - b.level);
 }
 

@@ -98,10 +98,10 @@ export function commitLatencyBySyncLevel(s: RoundTripsSummary): PlotlyFigure | u
 
 /** Autocommit vs one transaction per environment, ours (scaled to 10,000) beside the seed's. */
 export function autocommitVsOneTransaction(s: RoundTripsSummary): PlotlyFigure {
-  const envs = s.environments.filter((e) => e.autocommit && e.oneTransaction);
+  const envs = s.environments.flatMap((e) => (e.autocommit && e.oneTransaction ? [{ ...e, autocommit: e.autocommit, oneTransaction: e.oneTransaction }] : []));
   const data: PlotlyTrace[] = [
-    { type: "bar", name: "ours: autocommit", x: envs.map((e) => e.environment), y: envs.map((e) => e.autocommit!.secondsPer10k), marker: { color: COLORS[1] } },
-    { type: "bar", name: "ours: one transaction", x: envs.map((e) => e.environment), y: envs.map((e) => e.oneTransaction!.secondsPer10k), marker: { color: COLORS[2] } },
+    { type: "bar", name: "ours: autocommit", x: envs.map((e) => e.environment), y: envs.map((e) => e.autocommit.secondsPer10k), marker: { color: COLORS[1] } },
+    { type: "bar", name: "ours: one transaction", x: envs.map((e) => e.environment), y: envs.map((e) => e.oneTransaction.secondsPer10k), marker: { color: COLORS[2] } },
   ];
   // Every trial too, scaled to 10,000 statements; flagged ones (outlier, checkpoint inside) as red crosses.
   for (const [which, pick] of [["autocommit", (e: (typeof envs)[number]) => e.autocommit], ["one transaction", (e: (typeof envs)[number]) => e.oneTransaction]] as const) {

@@ -20,9 +20,16 @@ import { intervalText, medianInterval, type Interval } from "../../stats/interva
 import { CASE_INFO } from "../../workloads/round-trips/cases";
 import type { EnvironmentKey } from "../../workloads/round-trips/trials";
 import { seedCommitMs, seedValue } from "./seed";
-import { findEnvironment, flaggedRepeats, pairedInterval, type EnvironmentSummary, type RoundTripsSummary } from "./summarise";
+import {
+  findEnvironment,
+  flaggedRepeats,
+  pairedInterval,
+  type EnvironmentSummary,
+  type RoundTripsSummary,
+} from "./summarise";
 
-const f = (x: number | undefined | null, d = 2) => (x === undefined || x === null || !Number.isFinite(x) ? "n/a" : x.toFixed(d));
+const f = (x: number | undefined | null, d = 2) =>
+  x === undefined || x === null || !Number.isFinite(x) ? "n/a" : x.toFixed(d);
 const ms = (x: number | undefined | null, d = 3) => `${f(x, d)} ms`;
 const fmtRatio = (x: number) => x.toFixed(2);
 const fmtMs = (x: number) => `${x.toFixed(3)} ms`;
@@ -36,7 +43,8 @@ export const RTT: Declaration = {
   claim: "A client in the server's AZ has a far shorter round trip than one in another AZ",
   seed: "0.20 vs 1.70 ms (8.5×), from 10,000 × SELECT 1",
   regime: `${AURORA}; same AZ vs another AZ`,
-  statistic: "cross-AZ ÷ same-AZ SELECT 1 time (elapsed / N), one ratio per repeat (paired), exact interval of the median",
+  statistic:
+    "cross-AZ ÷ same-AZ SELECT 1 time (elapsed / N), one ratio per repeat (paired), exact interval of the median",
   rule: `${describeRule(RTT_RULE)} ("far shorter": at least 4×, the seed's 8.5×)`,
 };
 
@@ -64,7 +72,8 @@ function quorumDeclaration(id: string, where: string, seedCondition: "same_az" |
     id,
     claim: `With a durable multi-AZ commit (${where} client), autocommit ≫ one transaction, and the gap ≈ N × commit latency`,
     seed:
-      `${f(a)} s vs ${f(b)} s (${f(a !== undefined && b !== undefined ? a / b : undefined, 1)}×, gap ${f(a !== undefined && b !== undefined ? a - b : undefined)} s); ` +
+      `${f(a)} s vs ${f(b)} s (${f(a !== undefined && b !== undefined ? a / b : undefined, 1)}×, gap ` +
+      `${f(a !== undefined && b !== undefined ? a - b : undefined)} s); ` +
       `Aurora's own commit-latency total ${f(aurora, 1)} s ≈ ${ms(((aurora ?? NaN) * 1000) / 10_000, 2)} a commit`,
     regime: `${AURORA}; Aurora commits on a 4-of-6 storage quorum across three AZs (the author's guess for the cost, untested)`,
     statistic:
@@ -102,12 +111,21 @@ export const LOCAL_REPRO: Declaration = {
   seed: `TL;DR: ~2 ms a commit on Aurora vs ~0.1 ms locally; "クラウド特有のコミットオーバーヘッドはローカルでは再現できない"`,
   regime: "the seed's local Docker had no replica; Aurora's commit waited for copies in other AZs",
   statistic:
-    "on one machine, (synchronous_commit = on) − (local, else off) median commit time per repeat at the largest standby round trip " +
+    "on one machine, (synchronous_commit = on) − (local, else off) median commit time per repeat at the largest " +
+    "standby round trip " +
     "swept, ÷ that round trip (paired per repeat), exact interval of the median",
   rule: `${describeRule(LOCAL_REPRO_RULE)} (below 0.2: the standby's round trip does not show in a local commit)`,
 };
 
-export const DECLARATIONS: readonly Declaration[] = [RTT, LOCAL, QUORUM_SAME, QUORUM_CROSS, EXTERNAL, SLOPE, LOCAL_REPRO];
+export const DECLARATIONS: readonly Declaration[] = [
+  RTT,
+  LOCAL,
+  QUORUM_SAME,
+  QUORUM_CROSS,
+  EXTERNAL,
+  SLOPE,
+  LOCAL_REPRO,
+];
 
 /** Whether the verdict changes without the flagged repeats: recomputed, one sentence. */
 function sensitivityText(flagged: ReadonlySet<number>, verdict: string, again: () => Decision | undefined): string {
@@ -115,7 +133,9 @@ function sensitivityText(flagged: ReadonlySet<number>, verdict: string, again: (
   const list = [...flagged].sort((a, b) => a - b).join(", ");
   const d = again();
   if (!d) return `Without the flagged repeat(s) ${list} no pair is left.`;
-  return d.verdict === verdict ? `Without the flagged repeat(s) ${list}: still ${d.verdict}.` : `Without the flagged repeat(s) ${list}: ${d.verdict} — ${d.decidedBy}.`;
+  return d.verdict === verdict
+    ? `Without the flagged repeat(s) ${list}: still ${d.verdict}.`
+    : `Without the flagged repeat(s) ${list}: ${d.verdict} — ${d.decidedBy}.`;
 }
 
 export function claimRttRatio(s: RoundTripsSummary): ClaimCheck {
@@ -132,15 +152,22 @@ export function claimRttRatio(s: RoundTripsSummary): ClaimCheck {
         : "needs the select1 case in the same-az and cross-az environments",
     );
   }
-  const interval = pairedInterval(b.secondsByRepeat, a.secondsByRepeat, (x, y) => x / y, "cross-AZ ÷ same-AZ SELECT 1 time, paired per repeat");
+  const interval = pairedInterval(
+    b.secondsByRepeat,
+    a.secondsByRepeat,
+    (x, y) => x / y,
+    "cross-AZ ÷ same-AZ SELECT 1 time, paired per repeat",
+  );
   const ours = `${ms(a.msPerRoundTrip)} vs ${ms(b.msPerRoundTrip)} per SELECT 1 (elapsed / N); ${interval ? intervalText(interval, fmtRatio) : "n/a"}`;
   if (same.kind === "emulated" || cross.kind === "emulated") {
     const set = (same.targetRttMs ?? NaN) > 0 ? (cross.targetRttMs ?? NaN) / (same.targetRttMs ?? NaN) : NaN;
     return emulated(
       RTT,
       ours,
-      `the round trips are this run's inputs (targets ${ms(same.targetRttMs, 2)} and ${ms(cross.targetRttMs, 2)}, ${f(set, 1)}× set); ` +
-        `reached ${ms(a.msPerRoundTrip)} and ${ms(b.msPerRoundTrip)}, ${f(interval?.estimate, 1)}× measured: a check of the ${s.network.kind} link, ` +
+      `the round trips are this run's inputs (targets ${ms(same.targetRttMs, 2)} and ${ms(cross.targetRttMs, 2)}, ` +
+      `${f(set, 1)}× set); ` +
+        `reached ${ms(a.msPerRoundTrip)} and ${ms(b.msPerRoundTrip)}, ${f(interval?.estimate, 1)}× measured: a ` +
+        `check of the ${s.network.kind} link, ` +
         `not of AWS's network (measure two real hosts to test it)`,
     );
   }
@@ -166,17 +193,27 @@ export function claimLocal(s: RoundTripsSummary): ClaimCheck {
     ...LOCAL,
     ours:
       `${f(auto.secondsPer10k)} s vs ${f(one.secondsPer10k)} s per 10,000; ${intervalText(r, fmtRatio)}` +
-      (st ? `; median statement ${ms(auto.statementP50Ms)} vs ${ms(one.statementP50Ms)}, ${intervalText(st, fmtRatio)}` : "") +
+      (st
+        ? `; median statement ${ms(auto.statementP50Ms)} vs ${ms(one.statementP50Ms)}, ${intervalText(st, fmtRatio)}`
+        : "") +
       `; ${ms(commit)} a commit against a ${ms(rtt)} round trip`,
     interval: r,
     verdict: d.verdict,
     decidedBy: d.decidedBy,
     why:
-      `Each autocommit UPDATE flushed WAL: ${f(local.walSyncsPerCommit, 2)} WAL syncs per statement, ${ms(local.walSyncMsPerCommit)} each ` +
-      `(pg_stat_wal wal_sync_time / wal_sync); the one transaction flushed ${f(one.walSyncs, 0)} time(s). A commit here is ${f(commit / rtt, 1)}× the loopback ` +
+      `Each autocommit UPDATE flushed WAL: ${f(local.walSyncsPerCommit, 2)} WAL syncs per statement, ` +
+      `${ms(local.walSyncMsPerCommit)} each ` +
+      `(pg_stat_wal wal_sync_time / wal_sync); the one transaction flushed ${f(one.walSyncs, 0)} time(s). A commit ` +
+      `here is ${f(commit / rtt, 1)}× the loopback ` +
       `round trip; in the seed's Docker on macOS it was ${f(seedRatio, 2)}×.`,
     sensitivity: sensitivityText(flagged, d.verdict, () => {
-      const again = pairedInterval(auto.secondsByRepeat, one.secondsByRepeat, (x, y) => x / y, r.of, (rep) => !flagged.has(rep));
+      const again = pairedInterval(
+        auto.secondsByRepeat,
+        one.secondsByRepeat,
+        (x, y) => x / y,
+        r.of,
+        (rep) => !flagged.has(rep),
+      );
       return again ? decide(LOCAL_RULE, again, { fmt: fmtRatio }) : undefined;
     }),
   };
@@ -188,31 +225,40 @@ function commitAccount(s: RoundTripsSummary, q: EnvironmentSummary): { text: str
   const gap = q.commitInterval ? intervalText(q.commitInterval, fmtMs) : ms(q.commitMs);
   const standby = q.standbyRttMs ?? NaN;
   const text =
-    `gap per commit ${gap}; the server's account ${ms(server)} (local WAL flush ${ms(q.walSyncMsPerCommit)} + fastest standby's ` +
-    `flush lag ${ms(q.flushLagMs)}); standbys ${ms(standby)} away (set: ${ms(s.params.standbyRttMs, 2)}), so the gap is ` +
+    `gap per commit ${gap}; the server's account ${ms(server)} (local WAL flush ${ms(q.walSyncMsPerCommit)} + ` +
+    `fastest standby's ` +
+    `flush lag ${ms(q.flushLagMs)}); standbys ${ms(standby)} away (set: ${ms(s.params.standbyRttMs, 2)}), so the ` +
+    `gap is ` +
     `${f((q.commitMs ?? NaN) / standby, 2)}× the standby round trip`;
   return { text, server };
 }
 
-export function claimQuorum(s: RoundTripsSummary, env: EnvironmentKey, declaration: Declaration): ClaimCheck | undefined {
+export function claimQuorum(
+  s: RoundTripsSummary,
+  env: EnvironmentKey,
+  declaration: Declaration,
+): ClaimCheck | undefined {
   const q = findEnvironment(s, env);
   if (!q) return undefined;
   if (!q.ratio || !q.autocommit || !q.oneTransaction || q.commitMs === undefined) {
     return missing(declaration, "needs update_autocommit and update_one_transaction in this environment");
   }
   const account = commitAccount(s, q);
-  const ours =
-    `${f(q.autocommit.secondsPer10k)} s vs ${f(q.oneTransaction.secondsPer10k)} s per 10,000; ${intervalText(q.ratio, fmtRatio)}; ${account.text}`;
+  const ours = `${f(q.autocommit.secondsPer10k)} s vs ${f(q.oneTransaction.secondsPer10k)} s per 10,000; ${intervalText(q.ratio, fmtRatio)}; ${account.text}`;
   const why =
-    `synchronous_standby_names = 'ANY 1 (s1, s2)': every commit flushes WAL locally, then waits until one standby reports it ` +
-    `flushed (pg_stat_replication flush_lag, sampled during the run). One transaction pays that once; autocommit pays it ` +
+    `synchronous_standby_names = 'ANY 1 (s1, s2)': every commit flushes WAL locally, then waits until one standby ` +
+    `reports it ` +
+    `flushed (pg_stat_replication flush_lag, sampled during the run). One transaction pays that once; autocommit ` +
+    `pays it ` +
     `${q.autocommit.statements.toLocaleString("en-US")} times.`;
   if (q.kind === "emulated") {
     return emulated(
       declaration,
       ours,
-      `the standbys' round trip is this run's input (${ms(s.params.standbyRttMs, 2)} set), so the ratio follows from it: ` +
-        `${f(q.ratio.estimate, 1)}× here, a consistency check of the emulated quorum, not evidence about Aurora's storage`,
+      `the standbys' round trip is this run's input (${ms(s.params.standbyRttMs, 2)} set), so the ratio follows ` +
+      `from it: ` +
+        `${f(q.ratio.estimate, 1)}× here, a consistency check of the emulated quorum, not evidence about Aurora's ` +
+        `storage`,
       why,
     );
   }
@@ -235,22 +281,33 @@ export function claimExternal(s: RoundTripsSummary): ClaimCheck | undefined {
     ...EXTERNAL,
     ours:
       `${f(auto.secondsPer10k)} s vs ${f(one.secondsPer10k)} s per 10,000; ${intervalText(x.ratio, fmtRatio)}; ` +
-      `${x.commitInterval ? intervalText(x.commitInterval, fmtMs) : ms(x.commitMs)} a commit at a ${ms(x.rttMs)} round trip`,
+      `${x.commitInterval ? intervalText(x.commitInterval, fmtMs) : ms(x.commitMs)} a commit at a ${ms(x.rttMs)} ` +
+      `round trip`,
     interval: x.ratio,
     verdict: d.verdict,
     decidedBy: d.decidedBy,
     why:
       `Measured, not emulated. pg_stat_wal: ${f(x.walSyncsPerCommit, 2)} WAL syncs per statement` +
-      (x.walSyncMsPerCommit !== undefined ? `, ${ms(x.walSyncMsPerCommit)} each.` : ` (the service reports no WAL sync time).`),
+      (x.walSyncMsPerCommit !== undefined
+        ? `, ${ms(x.walSyncMsPerCommit)} each.`
+        : ` (the service reports no WAL sync time).`),
     sensitivity: sensitivityText(flagged, d.verdict, () => {
-      const again = pairedInterval(auto.secondsByRepeat, one.secondsByRepeat, (a, b) => a / b, x.ratio?.of ?? "", (rep) => !flagged.has(rep));
+      const again = pairedInterval(
+        auto.secondsByRepeat,
+        one.secondsByRepeat,
+        (a, b) => a / b,
+        x.ratio?.of ?? "",
+        (rep) => !flagged.has(rep),
+      );
       return again ? decide(QUORUM_RULE, again, { fmt: fmtRatio }) : undefined;
     }),
   };
 }
 
 /** Per repeat: the slope of one-transaction elapsed vs each single-server environment's SELECT 1 time, ÷ round trips. */
-function slopesPerRepeat(s: RoundTripsSummary): { slopes: number[]; envs: EnvironmentSummary[]; expected: number } | undefined {
+function slopesPerRepeat(
+  s: RoundTripsSummary,
+): { slopes: number[]; envs: EnvironmentSummary[]; expected: number } | undefined {
   const envs = s.environments.filter((e) => !e.quorum);
   const points = envs
     .map((e) => ({
@@ -268,7 +325,9 @@ function slopesPerRepeat(s: RoundTripsSummary): { slopes: number[]; envs: Enviro
       .map((p) => {
         const sel = p.sel?.secondsByRepeat[repeat];
         const one = p.one?.secondsByRepeat[repeat];
-        return sel !== undefined && one !== undefined ? [(sel * 1000) / (p.sel?.roundTrips ?? 1), one * 1000] : undefined;
+        return sel !== undefined && one !== undefined
+          ? [(sel * 1000) / (p.sel?.roundTrips ?? 1), one * 1000]
+          : undefined;
       })
       .filter((x): x is number[] => x !== undefined);
     if (new Set(xy.map((p) => p[0].toFixed(4))).size < 2) continue;
@@ -280,10 +339,14 @@ function slopesPerRepeat(s: RoundTripsSummary): { slopes: number[]; envs: Enviro
 export function claimSlope(s: RoundTripsSummary): ClaimCheck {
   const fit = slopesPerRepeat(s);
   if (!fit) return missing(SLOPE, "needs at least two single-server environments with different round trips");
-  const interval: Interval = medianInterval(fit.slopes, "slope ÷ round trips of the one-transaction case, one per repeat");
+  const interval: Interval = medianInterval(
+    fit.slopes,
+    "slope ÷ round trips of the one-transaction case, one per repeat",
+  );
   const ours = `slope ÷ ${fit.expected.toLocaleString("en-US")} round trips: ${intervalText(interval, fmtRatio)} (environments: ${fit.envs.map((e) => e.environment).join(", ")})`;
   const why =
-    `Every statement waits for its reply before the next is sent (psql -f, like node-postgres here), so each adds one round trip; ` +
+    `Every statement waits for its reply before the next is sent (psql -f, like node-postgres here), so each adds ` +
+    `one round trip; ` +
     `the x axis is each environment's own SELECT 1 time (elapsed / N, the seed's measure).`;
   if (fit.envs.some((e) => e.kind === "emulated")) {
     // The rule, read as a check of the emulation: did each statement pay one emulated round trip?
@@ -297,7 +360,8 @@ export function claimSlope(s: RoundTripsSummary): ClaimCheck {
     return emulated(
       SLOPE,
       ours,
-      `the round trips are this run's inputs, so elapsed time rising with them follows from the emulation: slope ÷ round trips ` +
+      `the round trips are this run's inputs, so elapsed time rising with them follows from the emulation: slope ÷ ` +
+      `round trips ` +
         `${intervalText(interval, fmtRatio)} is ${reading}; not evidence about AWS`,
       why,
     );
@@ -310,7 +374,9 @@ export function claimLocalReproduction(s: RoundTripsSummary): ClaimCheck {
   const at = (level: string, rtt: number) => s.sweep.find((x) => x.level === level && x.standbyTargetMs === rtt);
   // The commit that waits for no standby: "local" (its own flush), else "off" (no flush at all).
   const baseLevel = s.sweep.some((x) => x.level === "local") ? "local" : "off";
-  const usable = [...new Set(s.sweep.map((x) => x.standbyTargetMs))].filter((r) => at("on", r) && at(baseLevel, r)).sort((a, b) => b - a);
+  const usable = [...new Set(s.sweep.map((x) => x.standbyTargetMs))]
+    .filter((r) => at("on", r) && at(baseLevel, r))
+    .sort((a, b) => b - a);
   const on = usable.length ? at("on", usable[0]) : undefined;
   const local = usable.length ? at(baseLevel, usable[0]) : undefined;
   if (!on || !local) return missing(LOCAL_REPRO, "needs the synchronous_commit sweep with level on and local (or off)");
@@ -321,13 +387,15 @@ export function claimLocalReproduction(s: RoundTripsSummary): ClaimCheck {
     `(on − ${baseLevel}) commit time ÷ standby round trip, paired per repeat`,
   );
   const ours =
-    `one machine, standbys ${ms(on.standbyRttMs)} away: ${ms(on.commitMs)} a commit (synchronous_commit = on) vs ${ms(local.commitMs)} ` +
+    `one machine, standbys ${ms(on.standbyRttMs)} away: ${ms(on.commitMs)} a commit (synchronous_commit = on) vs ` +
+    `${ms(local.commitMs)} ` +
     `(${baseLevel}); extra ÷ standby round trip ${interval ? intervalText(interval, fmtRatio) : "n/a"}`;
   // The lab's standbys are always emulated: the wait they add is the link's input showing up.
   return emulated(
     LOCAL_REPRO,
     ours,
-    `the standbys and their ${ms(on.standbyRttMs)} round trip are this run's inputs: a commit that waits for them shows ` +
+    `the standbys and their ${ms(on.standbyRttMs)} round trip are this run's inputs: a commit that waits for them ` +
+    `shows ` +
       `${f(interval?.estimate)}× that round trip, a check of the emulated replication, not evidence about the cloud`,
     `The fastest standby's flush lag at that round trip: ${ms(on.flushLagMs)}.`,
   );
@@ -338,7 +406,9 @@ export function checkClaims(s: RoundTripsSummary): ClaimCheck[] {
     claimRttRatio(s),
     claimLocal(s),
     ...[claimExternal(s)].filter((c): c is ClaimCheck => Boolean(c)),
-    ...[claimQuorum(s, "quorum-same-az", QUORUM_SAME), claimQuorum(s, "quorum-cross-az", QUORUM_CROSS)].filter((c): c is ClaimCheck => Boolean(c)),
+    ...[claimQuorum(s, "quorum-same-az", QUORUM_SAME), claimQuorum(s, "quorum-cross-az", QUORUM_CROSS)].filter(
+      (c): c is ClaimCheck => Boolean(c),
+    ),
     claimSlope(s),
     claimLocalReproduction(s),
   ];

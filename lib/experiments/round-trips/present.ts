@@ -46,7 +46,7 @@ export function showCalibration(s: RoundTripsSummary): void {
   showTable(rows, { caption: "Round trips asked for and reached (median SELECT 1 through each link; the link's own cost is subtracted by measuring, not assumed)" });
   const late = s.cases.filter((c) => c.linkLateP50Us !== null);
   if (late.length) {
-    const p50 = late.map((c) => c.linkLateP50Us!).sort((a, b) => a - b)[Math.floor(late.length / 2)];
+    const p50 = late.map((c) => c.linkLateP50Us ?? NaN).sort((a, b) => a - b)[Math.floor(late.length / 2)];
     const p99 = Math.max(...late.map((c) => c.linkLateP99Us ?? 0));
     note(
       `During the timed trials the proxy delivered bytes a median ${p50.toFixed(1)} µs after their due time (worst trial's 99th percentile ${p99.toFixed(0)} µs): ` +
@@ -82,9 +82,10 @@ export function showRttTable(s: RoundTripsSummary): void {
 
 /** The seed's table 2 (autocommit vs one transaction) with ours beside it, scaled to 10,000 statements. */
 export function showAutocommitTable(s: RoundTripsSummary): void {
-  const rows: Row[] = s.environments
-    .filter((e) => e.autocommit && e.oneTransaction)
-    .map((e) => {
+  const rows: Row[] = s.environments.flatMap((e) => {
+      const auto = e.autocommit;
+      const one = e.oneTransaction;
+      if (!auto || !one) return [];
       const seed = seedEnvFor(e);
       const a = seed ? seedValue("update_autocommit_seconds", seed) : undefined;
       const b = seed ? seedValue("update_one_transaction_seconds", seed) : undefined;
@@ -95,13 +96,13 @@ export function showAutocommitTable(s: RoundTripsSummary): void {
         "seed a − b s": a !== undefined && b !== undefined ? r(a - b) : undefined,
         "our environment": e.label,
         kind: e.kind,
-        "ours a. s/10,000": r(e.autocommit!.secondsPer10k),
-        "ours b. s/10,000": r(e.oneTransaction!.secondsPer10k),
-        "ours a − b s/10,000": r(e.autocommit!.secondsPer10k - e.oneTransaction!.secondsPer10k),
+        "ours a. s/10,000": r(auto.secondsPer10k),
+        "ours b. s/10,000": r(one.secondsPer10k),
+        "ours a − b s/10,000": r(auto.secondsPer10k - one.secondsPer10k),
         "a / b, paired per repeat": span(e.ratio),
         "interval is": e.ratio ? intervalLabel(e.ratio) : "",
         "a / b on median statement time": span(e.statementRatio),
-        "flagged repeats": [...new Set([...e.autocommit!.outlierRepeats, ...e.oneTransaction!.outlierRepeats, ...e.autocommit!.checkpointRepeats, ...e.oneTransaction!.checkpointRepeats])].join(", "),
+        "flagged repeats": [...new Set([...auto.outlierRepeats, ...one.outlierRepeats, ...auto.checkpointRepeats, ...one.checkpointRepeats])].join(", "),
       };
     });
   showTable(rows, {

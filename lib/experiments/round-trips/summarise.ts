@@ -130,7 +130,7 @@ const counter = (t: RoundTripTrial, key: string) => t.counters?.[key] ?? 0;
 function summariseCase(environment: EnvironmentKey, c: CaseId, trials: readonly RoundTripTrial[]): CaseSummary | undefined {
   const ok = trials.filter((t) => t.status === "ok" && t.seconds !== undefined);
   if (!ok.length) return undefined;
-  const s = spread(ok.map((t) => t.seconds!));
+  const s = spread(ok.map((t) => t.seconds ?? NaN));
   const n = trials[0].condition.kind === "case" ? trials[0].condition.statements : 0;
   const roundTrips = CASE_INFO[c].roundTrips(n);
   const flags = outlierFlags(ok.map((t) => t.seconds as number));
