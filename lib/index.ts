@@ -28,16 +28,12 @@ export { EmbeddedPostgresTarget } from "./targets/embedded/embedded-postgres";
 export * as indexWriteCost from "./experiments/index-write-cost";
 
 export type { CreateIndexAfterLoadParams } from "./params/create-index-after-load";
-export { createIndexAfterLoadParams } from "./params/create-index-after-load";
 export * as createIndexAfterLoad from "./experiments/create-index-after-load";
 export type { OverIndexingParams } from "./params/over-indexing";
-export { overIndexingParams } from "./params/over-indexing";
 export * as overIndexing from "./experiments/over-indexing";
 export type { ReindexUnderLoadParams } from "./params/reindex-under-load";
-export { reindexUnderLoadParams } from "./params/reindex-under-load";
 export * as reindexUnderLoad from "./experiments/reindex-under-load";
 export type { RoundTripsParams } from "./params/round-trips";
-export { roundTripsParams } from "./params/round-trips";
 export * as roundTrips from "./experiments/round-trips";
 
 // Comparing stored runs (notebook 00, `npm run compare`, `npm run runs`).

@@ -5,42 +5,18 @@
  */
 import { register, type RegisteredExperiment } from "./contract";
 import { experiment as indexWriteCost } from "./index-write-cost";
-import { createIndexAfterLoadParams } from "../params/create-index-after-load";
-import { overIndexingParams } from "../params/over-indexing";
-import { reindexUnderLoadParams } from "../params/reindex-under-load";
-import { roundTripsParams } from "../params/round-trips";
+import { experiment as createIndexAfterLoad } from "./create-index-after-load";
+import { experiment as overIndexing } from "./over-indexing";
+import { experiment as reindexUnderLoad } from "./reindex-under-load";
+import { experiment as roundTrips } from "./round-trips";
 import { compareRunsParams } from "../params/compare-runs";
 
 export const EXPERIMENTS: readonly RegisteredExperiment[] = [
   register(indexWriteCost),
-  {
-    id: "02",
-    slug: "02-create-index-after-load",
-    file: "notebooks/02-create-index-after-load.ipynb",
-    title: "CREATE INDEX after bulk load vs loading into an indexed table",
-    resolve: (profile, overrides) => createIndexAfterLoadParams(profile, overrides),
-  },
-  {
-    id: "03",
-    slug: "03-over-indexing",
-    file: "notebooks/03-over-indexing.ipynb",
-    title: "Over-indexing: TPS and latency as indexes grow from 7 to 39",
-    resolve: (profile, overrides) => overIndexingParams(profile, overrides),
-  },
-  {
-    id: "04",
-    slug: "04-reindex-under-load",
-    file: "notebooks/04-reindex-under-load.ipynb",
-    title: "REINDEX and REINDEX CONCURRENTLY under live pgbench load",
-    resolve: (profile, overrides) => reindexUnderLoadParams(profile, overrides),
-  },
-  {
-    id: "05",
-    slug: "05-round-trips",
-    file: "notebooks/05-round-trips.ipynb",
-    title: "Round trips and commit latency: same-AZ, cross-AZ, quorum commit",
-    resolve: (profile, overrides) => roundTripsParams(profile, overrides),
-  },
+  register(createIndexAfterLoad),
+  register(overIndexing),
+  register(reindexUnderLoad),
+  register(roundTrips),
   // Not an experiment: it reads runs. Last, so that `--set runs=["latest of notebook 01", …]`
   // without --only compares runs this reproduce just made.
   {

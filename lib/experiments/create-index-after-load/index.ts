@@ -16,7 +16,7 @@ import { writeSummaries } from "./export";
 import { NOTEBOOK, runCreateIndexAfterLoad, type CreateIndexAfterLoadRun } from "./run";
 import { summarise as summariseTrials, type CialSummary } from "./summarise";
 
-export { runCreateIndexAfterLoad as run, serverSpec, type CreateIndexAfterLoadRun, type RunControl } from "./run";
+export { serverSpec, type CreateIndexAfterLoadRun, type RunControl } from "./run";
 export { checkClaims, seedFigures, DECLARATIONS } from "./claims";
 export { writeSummaries } from "./export";
 export {
@@ -45,17 +45,12 @@ export {
 export { planTrials, type CialCondition, type Method } from "../../workloads/create-index-after-load/plan";
 export type { CialTrial } from "../../workloads/create-index-after-load/run-trials";
 
-/** Summarises a run's trials (the headline is the run's own `rows` and server settings). */
-export function summarise(run: CreateIndexAfterLoadRun): CialSummary {
-  return summariseTrials(run.trials, run.params);
-}
-
 function save(run: CreateIndexAfterLoadRun, summary: CialSummary, claims: readonly ClaimCheck[]): string[] {
   const store = RunStore.open<CialCondition>({ notebook: NOTEBOOK, params: run.params, resumeId: run.runId });
   return writeSummaries(store, summary, claims);
 }
 
-/** Notebook 02 on the Experiment contract (the notebook itself still calls `conclude`). */
+/** Notebook 02 on the Experiment contract (the summary's headline is the run's own `rows` and settings). */
 export const experiment = {
   id: "02",
   slug: NOTEBOOK,
@@ -70,9 +65,5 @@ export const experiment = {
   save,
 } satisfies Experiment<CreateIndexAfterLoadParams, CreateIndexAfterLoadRun, CialSummary>;
 
-/** Summary, claims and the files written (summary.json, summary.csv in the run's folder). */
-export function conclude(run: CreateIndexAfterLoadRun, params: CreateIndexAfterLoadParams = run.params): { summary: CialSummary; claims: ClaimCheck[]; files: string[] } {
-  const summary = summariseTrials(run.trials, params);
-  const claims = checkClaims(summary);
-  return { summary, claims, files: save({ ...run, params }, summary, claims) };
-}
+export const { params, run, summarise, claims } = experiment;
+export { save };

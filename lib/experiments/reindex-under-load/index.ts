@@ -13,21 +13,22 @@ export { DECLARATIONS } from "./claims";
 import type { ReindexUnderLoadRun } from "./run";
 import { summarise as summariseTrials, type ReindexSummary } from "./summarise";
 
-export { run, serverSpec, type ReindexUnderLoadRun, type RunControl } from "./run";
+export { serverSpec, type ReindexUnderLoadRun, type RunControl } from "./run";
 export type { ReindexSummary, RunSummary, ModeSummary } from "./summarise";
 export { showRun, showRunTable, showCharts, showSeedComparison, showClaims, showWaits, showStatements, showStopped, writeSummaries } from "./present";
 export { timeline, latencyTimeline, tpsBySet, updateLatencyBySet, waitShares } from "./charts";
 
 /** The run's figures: per run and per mode (medians over sets, ratios to the baselines). */
-export function summarise(run: ReindexUnderLoadRun): ReindexSummary {
+function summariseRun(run: ReindexUnderLoadRun): ReindexSummary {
   return summariseTrials(run.trials, run.params.durationSeconds, run.params.clients, run.metadata.host.cpus, run.params.scale);
 }
 
+/** The seed's claims on a summary (the same as `claims`). */
 export function checkClaims(summary: ReindexSummary): ClaimCheck[] {
   return check(summary);
 }
 
-/** Notebook 04 on the Experiment contract (the notebook itself calls summarise/checkClaims/writeSummaries). */
+/** Notebook 04 on the Experiment contract. */
 export const experiment = {
   id: "04",
   slug: NOTEBOOK,
@@ -36,8 +37,10 @@ export const experiment = {
   profiles: reindexUnderLoad_PROFILES,
   params: (profile, overrides = {}) => reindexUnderLoadParams(profile, overrides),
   run: (params, control = {}) => runReindexUnderLoad(params, control),
-  summarise,
+  summarise: summariseRun,
   // Each claim recomputes itself without the flagged sets (its `sensitivity`).
   claims: (summary) => check(summary),
   save: (run, summary, claims) => writeSummaries(run, summary, claims),
 } satisfies Experiment<ReindexUnderLoadParams, ReindexUnderLoadRun, ReindexSummary>;
+
+export const { params, run, summarise, claims, save } = experiment;
