@@ -9,7 +9,7 @@
  *   lab.<name>.show…(summary) …
  *
  * and `npm run reproduce`, the parameter checks and `lib/index.ts` are derived from the registry of
- * these objects (lib/experiments/registry.ts). Declaring an experiment `satisfies Experiment<…>` makes
+ * these objects (lib/experiments/registry.ts). Typing an experiment object as `Experiment<…>` makes
  * the compiler, not a reviewer, check that nothing is missing.
  */
 import type { ProfileName } from "../params/profiles";

@@ -51,7 +51,7 @@ function save(run: CreateIndexAfterLoadRun, summary: CialSummary, claims: readon
 }
 
 /** Notebook 02 on the Experiment contract (the summary's headline is the run's own `rows` and settings). */
-export const experiment = {
+export const experiment: Experiment<CreateIndexAfterLoadParams, CreateIndexAfterLoadRun, CialSummary> = {
   id: "02",
   slug: NOTEBOOK,
   title: "CREATE INDEX after bulk load vs loading into an indexed table",
@@ -63,7 +63,7 @@ export const experiment = {
   // Each claim recomputes itself without the flagged repeats (its `sensitivity`).
   claims: (summary) => checkClaims(summary),
   save,
-} satisfies Experiment<CreateIndexAfterLoadParams, CreateIndexAfterLoadRun, CialSummary>;
+};
 
 export const { params, run, summarise, claims } = experiment;
 export { save };

@@ -10,7 +10,7 @@ import { writeSummaries } from "./export";
 import { runIndexWriteCost, type IndexWriteCostRun } from "./run";
 import { summarise as summariseTrials, type ConditionSummary } from "./summarise";
 
-export const experiment = {
+export const experiment: Experiment<IndexWriteCostParams, IndexWriteCostRun, ConditionSummary[]> = {
   id: "01",
   slug: "01-index-write-cost",
   title: "Index write cost: secondary indexes vs INSERT/UPDATE time",
@@ -26,7 +26,7 @@ export const experiment = {
     return withSensitivity(checkClaims(summary, context), without, flagged);
   },
   save: (run, summary, claims) => writeSummaries(run, summary, claims),
-} satisfies Experiment<IndexWriteCostParams, IndexWriteCostRun, ConditionSummary[]>;
+};
 
 export const { params, run, summarise, claims, save } = experiment;
 export type { IndexWriteCostRun } from "./run";

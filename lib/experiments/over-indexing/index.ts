@@ -10,7 +10,7 @@ import { writeSummaries } from "./present";
 import { run as runRounds, type OverIndexingRun } from "./run";
 import { summarise as summariseTrials, type OverIndexingSummary } from "./summarise";
 
-export const experiment = {
+export const experiment: Experiment<OverIndexingParams, OverIndexingRun, OverIndexingSummary> = {
   id: "03",
   slug: "03-over-indexing",
   title: "Over-indexing: TPS of a write transaction as indexes pile up",
@@ -22,7 +22,7 @@ export const experiment = {
   // Each claim carries its own sensitivity to flagged rounds (see claims.ts): recomputed there on the paired rounds.
   claims: (summary, _run) => check(summary),
   save: (run, summary, claims) => writeSummaries(run, summary, claims),
-} satisfies Experiment<OverIndexingParams, OverIndexingRun, OverIndexingSummary>;
+};
 
 export const { params, run, summarise, claims, save } = experiment;
 

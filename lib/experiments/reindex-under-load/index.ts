@@ -29,7 +29,7 @@ export function checkClaims(summary: ReindexSummary): ClaimCheck[] {
 }
 
 /** Notebook 04 on the Experiment contract. */
-export const experiment = {
+export const experiment: Experiment<ReindexUnderLoadParams, ReindexUnderLoadRun, ReindexSummary> = {
   id: "04",
   slug: NOTEBOOK,
   title: "REINDEX and REINDEX CONCURRENTLY under live pgbench load",
@@ -41,6 +41,6 @@ export const experiment = {
   // Each claim recomputes itself without the flagged sets (its `sensitivity`).
   claims: (summary) => check(summary),
   save: (run, summary, claims) => writeSummaries(run, summary, claims),
-} satisfies Experiment<ReindexUnderLoadParams, ReindexUnderLoadRun, ReindexSummary>;
+};
 
 export const { params, run, summarise, claims, save } = experiment;

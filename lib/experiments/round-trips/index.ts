@@ -38,7 +38,7 @@ function saveRun(run: RoundTripsRun, summary: RoundTripsSummary, claims: readonl
   return writeSummaries(store, summary, claims);
 }
 
-export const experiment = {
+export const experiment: Experiment<RoundTripsParams, RoundTripsRun, RoundTripsSummary> = {
   id: "05",
   slug: NOTEBOOK,
   title: "Round trips and commit latency: autocommit vs one transaction, near and far",
@@ -50,6 +50,6 @@ export const experiment = {
   // Claims (b) and (c external) carry their own sensitivity to flagged repeats (see claims.ts).
   claims: (summary, _run) => checkClaims(summary),
   save: saveRun,
-} satisfies Experiment<RoundTripsParams, RoundTripsRun, RoundTripsSummary>;
+};
 
 export const { params, run, summarise, claims, save } = experiment;
