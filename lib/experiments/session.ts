@@ -10,6 +10,7 @@ import { interruptSignal } from "../runtime/interrupt";
 import { reapOrphans } from "../runtime/reaper";
 import type { TargetChoice } from "../targets/select";
 import type { Engine, ServerSpec } from "../targets/types";
+import { stallBoundFromEnv, TrialWatchdog, withWatchdog } from "../workloads/watchdog";
 import { startServers, type StartedServers } from "./servers";
 
 export interface RunControl {
@@ -51,9 +52,10 @@ export interface ExperimentSession<C extends object> {
 
 export async function withSession<C extends object, T>(options: SessionOptions, work: (session: ExperimentSession<C>) => Promise<T>): Promise<T> {
   const signal = options.control.signal ?? interruptSignal();
+  stallBoundFromEnv(); // a bad DBLAB_STALL_SECONDS is refused before anything starts
   const reaped = await reapOrphans();
   const store = RunStore.open<C>({ notebook: options.notebook, params: options.params, resumeId: options.control.resumeId });
-  const progress = progressReporter(options.title);
+  const progress = lastLineKept(progressReporter(options.title));
   progress.update(0, 1, "starting servers…");
   const servers = await startServers(options.specs, {
     target: options.target,
@@ -77,8 +79,26 @@ export async function withSession<C extends object, T>(options: SessionOptions, 
       notes,
     };
     store.writeMetadata(metadata);
-    return await work({ store, progress, servers, signal, notes, metadata, writeMetadata: (extra) => store.writeMetadata({ ...metadata, ...extra }) });
+    // Every trial below runs under the stall watchdog (lib/workloads/watchdog.ts), which says so in the progress line.
+    const watchdog = new TrialWatchdog({ servers: servers.servers, say: (message) => progress.say(message) });
+    return await withWatchdog(watchdog, () =>
+      work({ store, progress, servers, signal, notes, metadata, writeMetadata: (extra) => store.writeMetadata({ ...metadata, ...extra }) }),
+    );
   } finally {
     await servers.stopAll();
   }
+}
+
+/** A progress reporter that can also show a line (the watchdog's) at the last count it was given. */
+function lastLineKept(inner: ProgressReporter): ProgressReporter & { say(message: string): void } {
+  let done = 0;
+  let total = 1;
+  return {
+    update(d, t, message) {
+      [done, total] = [d, t];
+      inner.update(d, t, message);
+    },
+    finish: (message) => inner.finish(message),
+    say: (message) => inner.update(done, total, message),
+  };
 }

@@ -25,6 +25,42 @@ function signal(pid: number, sig: NodeJS.Signals, group: boolean): void {
   }
 }
 
+/** `pid` and all its descendants (Linux /proc; elsewhere only `pid`), parents first. */
+export function processTree(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  let entries: string[] = [];
+  try {
+    entries = fs.readdirSync("/proc").filter((e) => /^\d+$/.test(e));
+  } catch {
+    return [pid];
+  }
+  for (const entry of entries) {
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+    } catch {
+      // exited while we looked
+    }
+  }
+  const out = [pid];
+  for (let i = 0; i < out.length; i++) out.push(...(children.get(out[i]) ?? []));
+  return out;
+}
+
+/**
+ * SIGKILL to a process, its group and every descendant. A group kill alone is not enough for
+ * PostgreSQL: each backend makes itself a group leader (setsid in InitPostmasterChild), and a
+ * backend that is stopped (SIGSTOP, a frozen server) never notices its postmaster died: measured
+ * here, the backends of a frozen embedded server stayed in state T after the postmaster was killed,
+ * and a client ending its connection to one of them waited forever.
+ */
+export function killTree(pid: number): void {
+  const tree = processTree(pid); // read before the kill: orphans are re-parented and lost to us
+  signal(pid, "SIGKILL", true);
+  for (const p of tree) signal(p, "SIGKILL", false);
+}
+
 /**
  * Stops a process synchronously: `first` (PostgreSQL's immediate shutdown is SIGQUIT), then SIGKILL
  * to its whole process group after `graceMs`. Synchronous so it also works in an 'exit' handler.
@@ -34,8 +70,7 @@ export function stopProcessSync(pid: number, first: NodeJS.Signals = "SIGTERM", 
   const deadline = Date.now() + graceMs;
   while (isProcessAlive(pid) && Date.now() < deadline) sleepSync(20);
   if (isProcessAlive(pid)) {
-    signal(pid, "SIGKILL", true);
-    signal(pid, "SIGKILL", false);
+    killTree(pid);
     const hardDeadline = Date.now() + 2000;
     while (isProcessAlive(pid) && Date.now() < hardDeadline) sleepSync(20);
   }

@@ -54,8 +54,9 @@ export function errorText(error: unknown): string {
 /** The error a user sees when the engine under a running server went away. */
 export class DockerEngineGoneError extends Error {
   override readonly name = "DockerEngineGoneError";
+  /** `lost` names the server, e.g. "the PostgreSQL 17.6 server (docker, 172.17.0.2:5432)". */
   constructor(lost: string, cause: unknown) {
-    super(`the Docker engine at ${dockerEndpoint()} went away; server ${lost} lost (${errorText(cause)})`, { cause });
+    super(`the Docker engine at ${dockerEndpoint()} went away; ${lost} was lost (${errorText(cause)})`, { cause });
   }
 }
 

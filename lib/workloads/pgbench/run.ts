@@ -18,6 +18,7 @@ import { describeRunner, locatePgbench, type PgbenchRunner } from "./locate";
 import { aggregateSeries, latencyDistribution, parseAggregateLog, parseTransactionLog, transactionSeries } from "./parse-log";
 import { parseProgressLine, parseSummary } from "./parse-output";
 import type { PgbenchLogMode, PgbenchRunResult, ProgressPoint } from "./types";
+import { noteProgress } from "../watchdog";
 
 export interface RunOptions extends PgbenchLoadOptions {
   /** What to log (default "transactions": exact percentiles and per-bucket series). */
@@ -224,6 +225,7 @@ export async function runPgbench(server: StartedServer, o: RunOptions): Promise<
     const p = parseProgressLine(line, startedAt || undefined);
     if (p) {
       progress.push(p);
+      if (p.tps > 0) noteProgress(); // the stall watchdog: a frozen server still gets 0-tps lines
       o.onProgress?.(p);
     } else if (line.trim()) {
       messages.push(line.trim());
