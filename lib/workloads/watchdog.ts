@@ -58,6 +58,10 @@ function serverName(server: StartedServer): string {
   return `the ${engine} ${d.version} server (${d.kind}, ${d.address})`;
 }
 
+function seconds(ms: number): string {
+  return ms < 10_000 ? (ms / 1000).toFixed(1) : String(Math.round(ms / 1000));
+}
+
 function capitalise(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
@@ -143,7 +147,7 @@ export class TrialWatchdog {
     if (!server) return run();
     const bound = this.boundMs(group);
     // Quiet for a third of the bound: probe, each probe allowed a third of the bound to answer.
-    const quietMs = Math.max(250, Math.round(bound / 3));
+    const quietMs = Math.max(1, Math.round(bound / 3));
     const started = Date.now();
     this.lastSign = started;
     let stalled: ((error: StallError) => void) | undefined;
@@ -159,7 +163,7 @@ export class TrialWatchdog {
         clearInterval(timer);
         stallError = new StallError(
           `${capitalise(serverName(server))} stalled: no progress and no answer to a liveness probe on a separate connection ` +
-            `for ${Math.round(silentMs / 1000)} s (bound ${Math.round(bound / 1000)} s; DBLAB_STALL_SECONDS overrides it) ` +
+            `for ${seconds(silentMs)} s (bound ${seconds(bound)} s; DBLAB_STALL_SECONDS overrides it) ` +
             `while ${what}; the server was stopped`,
         );
         this.options.say?.(`⚠ stalled: ${what} on ${serverName(server)}; stopping the server`);
@@ -176,14 +180,14 @@ export class TrialWatchdog {
       } catch {
         if (!warned) {
           warned = true;
-          this.options.say?.(`⚠ ${capitalise(serverName(server))} has not answered for ${Math.round(silentMs / 1000)} s while ${what}…`);
+          this.options.say?.(`⚠ ${capitalise(serverName(server))} has not answered for ${seconds(silentMs)} s while ${what}…`);
         }
       } finally {
         probing = false;
       }
     };
-    const timer = setInterval(() => void check(), Math.max(100, Math.min(5000, Math.round(quietMs / 4))));
-    timer.unref();
+    const timer = setInterval(() => void check(), Math.max(25, Math.min(5000, Math.round(quietMs / 4))));
+    // Not unref'd: it must fire even when nothing else holds the event loop; cleared when the trial ends.
     const work = run();
     try {
       const result = await Promise.race([work, stall]);
