@@ -84,3 +84,20 @@ test("a lost connection to an embedded server says what its log says (a full WAL
   const other = new Error("syntax error");
   assert.equal(explainServerLoss(server, other), other, "other errors are left as they are");
 });
+
+test("a Docker server's lost connection while the engine does not answer names Docker (was: write ECONNRESET)", async () => {
+  const saved = process.env.DOCKER_HOST;
+  process.env.DOCKER_HOST = "unix:///nonexistent/h15-docker.sock"; // no daemon there: the engine is "gone"
+  try {
+    const server = fakeServer({ kind: "docker", description: { engine: "postgresql", kind: "docker", version: "17.6", source: "img", address: "172.17.0.9:5432" } });
+    const dog = new TrialWatchdog({ servers: new Map([["postgresql", server]]), boundMs: 60_000, probe: async () => undefined });
+    const lost = Object.assign(new Error("write ECONNRESET"), { code: "ECONNRESET" });
+    await assert.rejects(
+      dog.watch("postgresql", "trial t1", () => Promise.reject(lost)),
+      /^DockerEngineGoneError: the Docker engine at unix:\/\/\/nonexistent\/h15-docker\.sock went away; the PostgreSQL 17\.6 server \(docker, 172\.17\.0\.9:5432\) was lost \(write ECONNRESET\)$/,
+    );
+  } finally {
+    if (saved === undefined) delete process.env.DOCKER_HOST;
+    else process.env.DOCKER_HOST = saved;
+  }
+});
