@@ -86,10 +86,27 @@ export function removeProcessResource(resource: Extract<ResourceRecord, { type: 
 async function removeContainer(containerId: string): Promise<void> {
   // Loaded lazily so that runs without Docker never load dockerode.
   const { dockerClient, withEngineTimeout } = await import("../targets/docker/docker-client");
+  const container = dockerClient().getContainer(containerId);
   try {
-    await withEngineTimeout(dockerClient().getContainer(containerId).remove({ force: true, v: true }));
+    await withEngineTimeout(container.remove({ force: true, v: true }));
   } catch (error) {
-    if ((error as { statusCode?: number }).statusCode !== 404) throw error;
+    const status = (error as { statusCode?: number }).statusCode;
+    if (status === 404) return;
+    // 409 "removal … already in progress": the owner's own removal, cut short by its exit, is
+    // still running in the engine. Seen here after SIGTERM to `npm run reproduce` on the Docker
+    // target: the detached reaper met it, kept the record, and a stale record stayed behind.
+    if (status !== 409) throw error;
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      try {
+        await withEngineTimeout(container.inspect());
+      } catch (inspectError) {
+        if ((inspectError as { statusCode?: number }).statusCode === 404) return;
+        throw inspectError;
+      }
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
   }
 }
 

@@ -38,18 +38,29 @@ let hooksInstalled = false;
 export function installShutdownHooks(): void {
   if (hooksInstalled) return;
   hooksInstalled = true;
+  let first: NodeJS.Signals | undefined;
   const onSignal = (sig: NodeJS.Signals): void => {
+    // Later signals wait for the same cleanup. With `once`, the second SIGTERM took node's default
+    // action mid-cleanup: measured, SIGTERM to `npm run reproduce` on the Docker target, the kernel
+    // got SIGTERM from the executor and again from jupyter_client's shutdown, died before its
+    // container's record was removed, and the record stayed behind.
+    if (first) return;
+    first = sig;
+    // The cleanup below may be cut short: measured, a kernel SIGTERMed by `npm run reproduce` on
+    // the Docker target was SIGKILLed (by the Jupyter side) while its container was being removed,
+    // and the record stayed. A detached reaper, started first, finishes the job once we are gone.
+    if (ownRecords().some((r) => r.resource.type === "docker-container")) spawnDetachedReaper();
     void shutdownAll().finally(() => process.exit(128 + (SIGNAL_NUMBERS[sig] ?? 15)));
   };
   // A notebook kernel handles SIGINT itself (interrupt = stop waiting): only own it in scripts.
-  if (!process.env.DBLAB_IN_KERNEL) process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
-  process.once("SIGHUP", onSignal);
+  if (!process.env.DBLAB_IN_KERNEL) process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  process.on("SIGHUP", onSignal);
   // An uncaught error ends the process through 'exit' below (the monitor only watches: it leaves
   // node's own reporting and exit code, and node:test's attribution of the error, untouched).
   process.on("uncaughtExceptionMonitor", () => releaseProcessesSync());
   process.on("exit", () => {
-    if (releaseProcessesSync()) spawnDetachedReaper();
+    if (releaseProcessesSync() && !first) spawnDetachedReaper();
   });
 }
 
