@@ -89,7 +89,10 @@ export function parseArgs(argv: readonly string[]): Options {
         const kv = value();
         const at = kv.indexOf("=");
         if (at <= 0) throw new UsageError(`--set needs KEY=VALUE, got "${kv}"`);
-        opts.sets[kv.slice(0, at).trim()] = parseValue(kv.slice(at + 1));
+        const key = kv.slice(0, at).trim();
+        // Defined, not assigned: `opts.sets["__proto__"] = v` would set the prototype and the key
+        // would vanish from Object.keys, so `--set '__proto__={…}'` was silently accepted.
+        Object.defineProperty(opts.sets, key, { value: parseValue(kv.slice(at + 1)), enumerable: true, writable: true, configurable: true });
         break;
       }
       case "--reports-dir":

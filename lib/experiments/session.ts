@@ -13,6 +13,7 @@ import { interruptSignal } from "../runtime/interrupt";
 import { reapOrphans } from "../runtime/reaper";
 import type { TargetChoice } from "../targets/select";
 import type { Engine, ServerSpec } from "../targets/types";
+import { stallBoundFromEnv, TrialWatchdog, withWatchdog } from "../workloads/watchdog";
 import { startServers, type StartedServers } from "./servers";
 import { connect } from "../engines/postgres/connect";
 import { selectOneProbe } from "../workloads/round-trips/timing";
@@ -57,11 +58,12 @@ export interface ExperimentSession<C extends object> {
 
 export async function withSession<C extends object, T>(options: SessionOptions, work: (session: ExperimentSession<C>) => Promise<T>): Promise<T> {
   const signal = options.control.signal ?? interruptSignal();
+  stallBoundFromEnv(); // a bad DBLAB_STALL_SECONDS is refused before anything starts
   const reaped = await reapOrphans();
   // The host's load before any server of ours starts: what else is running on this machine.
   const before = await sampleHost(1000);
   const store = RunStore.open<C>({ notebook: options.notebook, params: options.params, resumeId: options.control.resumeId });
-  const progress = progressReporter(options.title);
+  const progress = lastLineKept(progressReporter(options.title));
   progress.update(0, 1, "starting servers…");
   const servers = await startServers(options.specs, {
     target: options.target,
@@ -96,7 +98,9 @@ export async function withSession<C extends object, T>(options: SessionOptions, 
     };
     let outcome: RunMetadata["outcome"] = "failed";
     try {
-      const result = await work({ store, progress, servers, signal, notes, metadata, writeMetadata });
+      // Every trial below runs under the stall watchdog (lib/workloads/watchdog.ts), which says so in the progress line.
+      const watchdog = new TrialWatchdog({ servers: servers.servers, say: (message) => progress.say(message) });
+      const result = await withWatchdog(watchdog, () => work({ store, progress, servers, signal, notes, metadata, writeMetadata }));
       outcome = "finished";
       metadata.quietness = { ...quietness, during: monitor.stop(), selectOneAfter: await selectOneJitter(servers) };
       writeMetadata();
@@ -159,4 +163,18 @@ async function comparisonFields(
     }
   }
   return { serverSettings, owner: { pid: process.pid, host: os.hostname() } };
+}
+
+/** A progress reporter that can also show a line (the watchdog's) at the last count it was given. */
+function lastLineKept(inner: ProgressReporter): ProgressReporter & { say(message: string): void } {
+  let done = 0;
+  let total = 1;
+  return {
+    update(d, t, message) {
+      [done, total] = [d, t];
+      inner.update(d, t, message);
+    },
+    finish: (message) => inner.finish(message),
+    say: (message) => inner.update(done, total, message),
+  };
 }

@@ -45,7 +45,8 @@ export function ensureKernelSpec(root: string = projectRoot()): KernelSpecInfo {
   // Same argv as `tslab install` (tslab/python/install.py), but with absolute paths: this node
   // binary runs this project's tslab, so neither `tslab` nor `node` has to be on PATH.
   const spec = {
-    argv: [process.execPath, tslabBin, "kernel", "--config-path", "{connection_file}"],
+    // -r: one ZeroMQ send at a time, or a burst of output fails its cell (see kernel-preload.ts).
+    argv: [process.execPath, "-r", path.join(__dirname, "kernel-preload.js"), tslabBin, "kernel", "--config-path", "{connection_file}"],
     display_name: KERNEL_DISPLAY_NAME,
     language: "typescript",
   };

@@ -55,9 +55,16 @@ export function listOf<T extends string>(name: string, value: unknown, allowed: 
 
 /** Rejects keys that the notebook does not know (a typo must not silently run the default). */
 export function rejectUnknownKeys(notebook: string, given: object, known: readonly string[]): void {
-  for (const key of Object.keys(given)) {
-    if (!known.includes(key)) {
-      throw new ParameterError(`${notebook}: unknown parameter "${key}". Known parameters: ${known.join(", ")}`);
-    }
+  const unknown = (key: string) =>
+    new ParameterError(`${notebook}: unknown parameter "${key}". Known parameters: ${known.join(", ")}`);
+  // `{ __proto__: {...} }` (or `--set __proto__=...` into a plain object) hides its keys from
+  // Object.keys yet every lookup reads them: a parameter set that way would apply unchecked.
+  const proto: unknown = Object.getPrototypeOf(given);
+  if (proto !== Object.prototype && proto !== null) throw unknown("__proto__");
+  for (const key of Object.getOwnPropertyNames(given)) {
+    if (RESERVED.has(key) || !known.includes(key)) throw unknown(key);
   }
 }
+
+/** Keys that name an object's machinery, never a parameter, whatever a notebook's list says. */
+const RESERVED: ReadonlySet<string> = new Set(["__proto__", "constructor", "prototype"]);

@@ -52,6 +52,30 @@ export function writeJsonAtomic(file: string, value: unknown): void {
   fs.renameSync(tmp, file);
 }
 
+/**
+ * Truncates a file open for appending to just after its last newline, when it does not end with
+ * one. Only the last record can be torn (each is written whole and fsynced before the next starts),
+ * so what is cut is a record that never finished being written; its trial runs again on resume.
+ */
+export function repairTornTail(fd: number): void {
+  const size = fs.fstatSync(fd).size;
+  if (size === 0) return;
+  const chunk = Buffer.alloc(64 * 1024);
+  let end = size;
+  while (end > 0) {
+    const start = Math.max(0, end - chunk.length);
+    const read = fs.readSync(fd, chunk, 0, end - start, start);
+    const at = chunk.subarray(0, read).lastIndexOf(0x0a);
+    if (at >= 0) {
+      const keep = start + at + 1;
+      if (keep !== size) fs.ftruncateSync(fd, keep);
+      return;
+    }
+    end = start;
+  }
+  fs.ftruncateSync(fd, 0); // one torn record and nothing before it
+}
+
 export class RunStore<C extends object = Record<string, unknown>> {
   private constructor(
     readonly runId: string,
@@ -110,11 +134,16 @@ export class RunStore<C extends object = Record<string, unknown>> {
     writeJsonAtomic(file, { ...current, ...patch });
   }
 
-  /** Appends one trial and flushes it to disk before returning. Error texts are redacted. */
+  /**
+   * Appends one trial and flushes it to disk before returning. Error texts are redacted.
+   * A torn last line (a writer killed mid-record) is cut off first: appended to, it would swallow
+   * this record too (issue 15: after resuming t3 and t4 on a torn t3, only t1, t2, t4 were read).
+   */
   append(record: TrialRecord<C>): void {
     const safe = record.error ? { ...record, error: redactText(record.error) } : record;
-    const fd = fs.openSync(this.trialsFile, "a");
+    const fd = fs.openSync(this.trialsFile, "a+");
     try {
+      repairTornTail(fd);
       fs.writeSync(fd, `${JSON.stringify(safe)}\n`);
       fs.fsyncSync(fd);
     } finally {

@@ -1,5 +1,6 @@
 /**
- * Removes resources whose owner process is gone, and everything this process owns when it ends.
+ * Removes resources whose owner process is gone, and everything this process owns when it ends
+ * (the signal and exit handlers that call it are in ./shutdown).
  */
 import fs from "node:fs";
 import { spawn } from "node:child_process";
@@ -24,6 +25,42 @@ function signal(pid: number, sig: NodeJS.Signals, group: boolean): void {
   }
 }
 
+/** `pid` and all its descendants (Linux /proc; elsewhere only `pid`), parents first. */
+export function processTree(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  let entries: string[] = [];
+  try {
+    entries = fs.readdirSync("/proc").filter((e) => /^\d+$/.test(e));
+  } catch {
+    return [pid];
+  }
+  for (const entry of entries) {
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+    } catch {
+      // exited while we looked
+    }
+  }
+  const out = [pid];
+  for (let i = 0; i < out.length; i++) out.push(...(children.get(out[i]) ?? []));
+  return out;
+}
+
+/**
+ * SIGKILL to a process, its group and every descendant. A group kill alone is not enough for
+ * PostgreSQL: each backend makes itself a group leader (setsid in InitPostmasterChild), and a
+ * backend that is stopped (SIGSTOP, a frozen server) never notices its postmaster died: measured
+ * here, the backends of a frozen embedded server stayed in state T after the postmaster was killed,
+ * and a client ending its connection to one of them waited forever.
+ */
+export function killTree(pid: number): void {
+  const tree = processTree(pid); // read before the kill: orphans are re-parented and lost to us
+  signal(pid, "SIGKILL", true);
+  for (const p of tree) signal(p, "SIGKILL", false);
+}
+
 /**
  * Stops a process synchronously: `first` (PostgreSQL's immediate shutdown is SIGQUIT), then SIGKILL
  * to its whole process group after `graceMs`. Synchronous so it also works in an 'exit' handler.
@@ -33,14 +70,13 @@ export function stopProcessSync(pid: number, first: NodeJS.Signals = "SIGTERM", 
   const deadline = Date.now() + graceMs;
   while (isProcessAlive(pid) && Date.now() < deadline) sleepSync(20);
   if (isProcessAlive(pid)) {
-    signal(pid, "SIGKILL", true);
-    signal(pid, "SIGKILL", false);
+    killTree(pid);
     const hardDeadline = Date.now() + 2000;
     while (isProcessAlive(pid) && Date.now() < hardDeadline) sleepSync(20);
   }
 }
 
-function removeProcessResource(resource: Extract<ResourceRecord, { type: "process" }>): void {
+export function removeProcessResource(resource: Extract<ResourceRecord, { type: "process" }>): void {
   if (isProcessAlive(resource.pid, resource.pidStartTicks)) {
     stopProcessSync(resource.pid, "SIGQUIT");
   }
@@ -49,11 +85,28 @@ function removeProcessResource(resource: Extract<ResourceRecord, { type: "proces
 
 async function removeContainer(containerId: string): Promise<void> {
   // Loaded lazily so that runs without Docker never load dockerode.
-  const { dockerClient } = await import("../targets/docker/docker-client");
+  const { dockerClient, withEngineTimeout } = await import("../targets/docker/docker-client");
+  const container = dockerClient().getContainer(containerId);
   try {
-    await dockerClient().getContainer(containerId).remove({ force: true, v: true });
+    await withEngineTimeout(container.remove({ force: true, v: true }));
   } catch (error) {
-    if ((error as { statusCode?: number }).statusCode !== 404) throw error;
+    const status = (error as { statusCode?: number }).statusCode;
+    if (status === 404) return;
+    // 409 "removal … already in progress": the owner's own removal, cut short by its exit, is
+    // still running in the engine. Seen here after SIGTERM to `npm run reproduce` on the Docker
+    // target: the detached reaper met it, kept the record, and a stale record stayed behind.
+    if (status !== 409) throw error;
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      try {
+        await withEngineTimeout(container.inspect());
+      } catch (inspectError) {
+        if ((inspectError as { statusCode?: number }).statusCode === 404) return;
+        throw inspectError;
+      }
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
   }
 }
 
@@ -62,62 +115,62 @@ export interface ReapedResource {
   readonly ownerPid: number;
 }
 
+/** A record the reaper could not act on (its engine unreachable): kept on disk for a later run. */
+export interface KeptResource extends ReapedResource {
+  readonly reason: string;
+}
+
+export interface ReapOptions {
+  /** Told about each record kept for later; default: a one-line warning on stderr. */
+  readonly onKept?: (kept: KeptResource) => void;
+}
+
+async function reasonKept(resource: ResourceRecord, error: unknown): Promise<string> {
+  const message = error instanceof Error ? error.message : String(error);
+  if (resource.type !== "docker-container") return message;
+  const { dockerEndpoint, isEngineUnreachable } = await import("../targets/docker/docker-client");
+  return isEngineUnreachable(error) ? `the Docker engine at ${dockerEndpoint()} cannot be reached (${message})` : message;
+}
+
+/**
+ * Removes one resource and its record. Each record is handled on its own: one whose engine cannot be
+ * reached (Docker daemon down: connect ENOENT) is kept for later and reported, and the others go on.
+ * Issue 15: one stale container record with the daemon down made every run fail at start,
+ * embedded ones included, and `npm run clean` too.
+ */
+async function removeRecorded(record: { id: string; ownerPid: number; resource: ResourceRecord }, options: ReapOptions): Promise<boolean> {
+  try {
+    if (record.resource.type === "process") removeProcessResource(record.resource);
+    else await removeContainer(record.resource.containerId);
+  } catch (error) {
+    const kept: KeptResource = { description: record.resource.description, ownerPid: record.ownerPid, reason: await reasonKept(record.resource, error) };
+    if (options.onKept) options.onKept(kept);
+    else process.stderr.write(`db-write-lab: kept the record of ${kept.description} for later: ${kept.reason}\n`);
+    return false;
+  }
+  unregister(record.id);
+  return true;
+}
+
 /** Removes every recorded resource whose owner is dead; returns what it removed. */
-export async function reapOrphans(): Promise<ReapedResource[]> {
+export async function reapOrphans(options: ReapOptions = {}): Promise<ReapedResource[]> {
   const reaped: ReapedResource[] = [];
   for (const record of listRecords()) {
     if (record.ownerAlive) continue;
-    if (record.resource.type === "process") removeProcessResource(record.resource);
-    else await removeContainer(record.resource.containerId);
-    unregister(record.id);
-    reaped.push({ description: record.resource.description, ownerPid: record.ownerPid });
+    if (await removeRecorded(record, options)) reaped.push({ description: record.resource.description, ownerPid: record.ownerPid });
   }
   return reaped;
 }
 
-/** Removes everything this process owns (used on exit, SIGINT, SIGTERM). */
-export async function releaseOwnResources(): Promise<void> {
-  for (const record of ownRecords()) {
-    if (record.resource.type === "process") removeProcessResource(record.resource);
-    else await removeContainer(record.resource.containerId);
-    unregister(record.id);
-  }
+/** Removes everything this process owns (servers, containers, proxies, pgbench), each on its own. */
+export async function releaseOwnResources(options: ReapOptions = {}): Promise<void> {
+  for (const record of ownRecords()) await removeRecorded(record, options);
 }
 
-let hooksInstalled = false;
+// The shutdown path moved to ./shutdown (one for every target); kept here for existing importers.
+export { installShutdownHooks } from "./shutdown";
 
-/**
- * Installs the handlers that release this process's resources when it ends. On a plain exit the
- * handler cannot wait for Docker, so containers are left to a detached reaper process that
- * outlives us and removes them once this pid is gone.
- */
-export function installShutdownHooks(): void {
-  if (hooksInstalled) return;
-  hooksInstalled = true;
-  const onSignal = (sig: NodeJS.Signals) => {
-    releaseOwnResources()
-      .catch((error) => process.stderr.write(`db-write-lab: cleanup after ${sig} failed: ${String(error)}\n`))
-      .finally(() => process.exit(sig === "SIGINT" ? 130 : 143));
-  };
-  // A notebook kernel handles SIGINT itself (interrupt = stop waiting): only own it in scripts.
-  if (!process.env.DBLAB_IN_KERNEL) process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
-  process.once("SIGHUP", onSignal);
-  process.on("exit", () => {
-    let containersLeft = false;
-    for (const record of ownRecords()) {
-      if (record.resource.type === "process") {
-        removeProcessResource(record.resource);
-        unregister(record.id);
-      } else {
-        containersLeft = true;
-      }
-    }
-    if (containersLeft) spawnDetachedReaper();
-  });
-}
-
-function spawnDetachedReaper(): void {
+export function spawnDetachedReaper(): void {
   const script = path.join(__dirname, "..", "..", "scripts", "clean.js");
   if (!fs.existsSync(script)) return;
   const child = spawn(process.execPath, [script, "--wait-for-pid", String(process.pid), "--quiet"], {

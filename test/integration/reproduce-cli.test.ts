@@ -32,6 +32,7 @@ test("reproduce refuses bad arguments with exit 2 and names the problem", () => 
     [["--only", "09"], /09/],
     [["--set", "rowCounts=[0]", "--only", "01"], /rowCounts/],
     [["--set", "noSuchKey=1"], /unknown parameter "noSuchKey"/],
+    [["--set", '__proto__={"rowCounts":[1]}'], /unknown parameter "__proto__"/],
     [["--reports-dir"], /--reports-dir needs a value/],
   ];
   for (const [args, message] of cases) {

@@ -52,7 +52,8 @@ test("round trips on embedded PostgreSQL: delays reached, commits counted, stand
 
     const local = get("case/local/select1").statementTimes!.p50Ms;
     const cross = get("case/cross-az/select1").statementTimes!.p50Ms;
-    assert.ok(cross > local + 0.6 && cross < 1.6, `the cross-AZ link reached ~1.0 ms (local ${local}, cross ${cross})`);
+    // Added ≥ most of what was asked; no upper bound (a busy machine only adds time: issue 15).
+    assert.ok(cross > local + 0.6, `the cross-AZ link added its ~1.0 ms (local ${local}, cross ${cross})`);
     assert.equal(get("case/cross-az/select1").roundTrips, n);
 
     const quorum = get("case/quorum-same-az/update_autocommit");

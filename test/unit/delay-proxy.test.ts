@@ -5,7 +5,11 @@ import { LatenessRecorder } from "../../lib/network/lateness";
 import { detectNetem, netemCommands, netemDelay } from "../../lib/network/netem";
 import { nowNs, PreciseSleeper } from "../../lib/network/precise-sleep";
 
-test("the precise sleeper never wakes early and is late by well under a millisecond", () => {
+// No assertion below bounds a time from above: on a shared machine any such bound is a bet on
+// the load (issue 15: "asked 1.0 ms of round trip, added 1.744 ms" with a browser starting beside
+// it). Precision is `npm run bench`'s job (bench/delay-proxy.ts: delivery lateness p50/p99, the
+// closed loop's error); these tests check what must hold under any load, and report the figures.
+test("the precise sleeper never wakes early", (t) => {
   const sleeper = new PreciseSleeper();
   sleeper.calibrate(20);
   const late: number[] = [];
@@ -15,7 +19,7 @@ test("the precise sleeper never wakes early and is late by well under a millisec
     late.push(Number(nowNs() - due) / 1000);
   }
   assert.ok(late.every((us) => us >= 0), "sleepUntil returned before its deadline");
-  assert.ok(median(late) < 200, `median lateness ${median(late)} µs`);
+  t.diagnostic(`median lateness ${median(late).toFixed(1)} µs (precision: npm run bench)`);
 });
 
 test("the lateness recorder summarises its most recent values", () => {

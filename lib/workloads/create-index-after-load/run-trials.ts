@@ -9,7 +9,8 @@ import type { ConnectionInfo } from "../../targets/types";
 import { waitForAutovacuumIdle } from "../../engines/postgres/autovacuum";
 import { connect } from "../../engines/postgres/connect";
 import { ensurePgstattuple, indexShape, type IndexShape } from "./index-shape";
-import type { CialCondition, PlannedTrial } from "./plan";
+import { conditionKey, type CialCondition, type PlannedTrial } from "./plan";
+import { watchTrial } from "../watchdog";
 import { TrialSession, type PhaseName, type PhaseRecord, type PhaseResult } from "./session";
 import { buildSettingsSql, CREATE_INDEX, CREATE_TABLE, DROP_TABLE, INDEX, loadSql, TABLE } from "./sql";
 import { ensureWalinspect, walKeepMB, walRecordTypes, type WalRecordType } from "./wal-anatomy";
@@ -192,7 +193,8 @@ export async function runPlan(o: RunPlanOptions): Promise<CialTrial[]> {
             await prepareBuildTable(session, c, o);
             buildTable = wanted;
           }
-          outcome = await runBuildTrial(session, c, o);
+          const open = session;
+          outcome = await watchTrial("postgresql", `CREATE INDEX, trial ${planned.key}`, () => runBuildTrial(open, c, o), conditionKey(c));
         } else {
           buildTable = undefined;
           if (c.kind === "wal_anatomy" && !walKept) {
@@ -200,7 +202,8 @@ export async function runPlan(o: RunPlanOptions): Promise<CialTrial[]> {
             await keepWal(session, walKeepMB(c.rows, o.maxWalSizeMB));
             walKept = true;
           }
-          outcome = await runLoadTrial(session, c, o);
+          const open = session;
+          outcome = await watchTrial("postgresql", `loading, trial ${planned.key}`, () => runLoadTrial(open, c, o), conditionKey(c));
         }
         record = {
           key: planned.key,

@@ -9,6 +9,7 @@ import { counterDelta, type IndexWriteEngine } from "./engine";
 import { indexedFields, type Operation } from "./operations";
 import { orderSeed, seededShuffle } from "../../stats/order";
 import { ignored } from "../../runtime/debug";
+import { watchTrial } from "../watchdog";
 
 export interface IndexWriteCondition {
   readonly engine: Engine;
@@ -161,7 +162,8 @@ export async function runPlan(options: RunOptions): Promise<IndexWriteTrial[]> {
           db = await options.open(engine);
           adapters.set(engine, db);
         }
-        record = await runTrial(db, datasets.get(rows)!, planned, options.batchSize, options.signal);
+        const [open, dataset] = [db, datasets.get(rows)!];
+        record = await watchTrial(engine, `trial ${planned.key}`, () => runTrial(open, dataset, planned, options.batchSize, options.signal), conditionKey(planned.condition));
       } catch (error) {
         if (options.signal?.aborted) throw error;
         record = {

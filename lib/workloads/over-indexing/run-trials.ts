@@ -9,6 +9,7 @@ import { rotated } from "../../stats/order";
 import type { RunStore, TrialRecord } from "../../results/run-store";
 import type { StartedServer } from "../../targets/types";
 import { runPgbench, type PgbenchRunner, type PgbenchRunResult, type ProgressPoint } from "../pgbench";
+import { watchTrial } from "../watchdog";
 import { prepareRound, RUN_DATABASE, withClient, type PreparedRound } from "./databases";
 import {
   currentWalLsn,
@@ -185,12 +186,12 @@ export async function runRounds(o: RunRoundsOptions): Promise<OverIndexingTrial[
   for (const [i, planned] of todo.entries()) {
     if (o.signal?.aborted) break;
     o.onRound?.(i, todo.length, planned, last);
-    last = await runRound(o.server, o.runner, planned, o.settings, {
+    last = await watchTrial("postgresql", `round ${planned.key} (pgbench)`, () => runRound(o.server, o.runner, planned, o.settings, {
       signal: o.signal,
       onPhase: (phase) => o.onPhase?.(planned, phase),
       onProgress: (p) => o.onProgress?.(planned, p),
       onNote: o.onNote,
-    });
+    }));
     o.store.append(last);
     out.push(last);
   }

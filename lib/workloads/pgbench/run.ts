@@ -19,6 +19,7 @@ import { aggregateSeries, latencyDistribution, parseAggregateLog, parseTransacti
 import { parseProgressLine, parseSummary } from "./parse-output";
 import type { PgbenchLogMode, PgbenchRunResult, ProgressPoint } from "./types";
 import { ignored } from "../../runtime/debug";
+import { noteProgress } from "../watchdog";
 
 export interface RunOptions extends PgbenchLoadOptions {
   /** What to log (default "transactions": exact percentiles and per-bucket series). */
@@ -225,6 +226,7 @@ export async function runPgbench(server: StartedServer, o: RunOptions): Promise<
     const p = parseProgressLine(line, startedAt || undefined);
     if (p) {
       progress.push(p);
+      if (p.tps > 0) noteProgress(); // the stall watchdog: a frozen server still gets 0-tps lines
       o.onProgress?.(p);
     } else if (line.trim()) {
       messages.push(line.trim());

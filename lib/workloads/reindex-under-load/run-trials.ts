@@ -10,6 +10,7 @@ import { counterDelta } from "../../stats/counters";
 import type { RunStore, TrialRecord } from "../../results/run-store";
 import type { StartedServer } from "../../targets/types";
 import { runPgbench, type PgbenchRunner, type PgbenchRunResult, type ProgressPoint } from "../pgbench";
+import { watchTrial } from "../watchdog";
 import { ActivitySampler, type ActivitySample } from "./activity-sampler";
 import { cloneRunDatabase, PGBENCH_PRIMARY_KEYS, RUN_DATABASE, withAdmin } from "./databases";
 import { lockTimeline, type LockTimeline } from "./lock-timeline";
@@ -235,11 +236,11 @@ export async function runPlan(o: RunPlanOptions): Promise<ReindexTrial[]> {
   for (const [i, planned] of todo.entries()) {
     if (o.signal?.aborted) break;
     o.onRun?.(i, todo.length, planned, last);
-    last = await runTrial(o.server, o.runner, planned, o.settings, {
+    last = await watchTrial("postgresql", `run ${planned.key} (pgbench with REINDEX)`, () => runTrial(o.server, o.runner, planned, o.settings, {
       signal: o.signal,
       onProgress: (p) => o.onProgress?.(planned, p),
       onNote: o.onNote,
-    });
+    }));
     o.store.append(last);
     out.push(last);
   }

@@ -1,0 +1,81 @@
+/**
+ * One shutdown path for every target: whatever this process registered (embedded servers, Docker
+ * containers, delay proxies, netem guards, pgbench children) is stopped the same way on SIGTERM,
+ * SIGHUP, SIGINT (outside a notebook kernel), an uncaught error, or a plain exit.
+ *
+ * The hooks are installed by the first `register()` of a resource, so no target can forget them:
+ * issue 15 found the Docker target never installed them, and SIGTERM to `npm run reproduce` left
+ * its container running until `npm run clean`.
+ */
+import { ownRecords, unregister } from "./resource-registry";
+import { releaseOwnResources, removeProcessResource, spawnDetachedReaper } from "./reaper";
+
+let stopping: Promise<void> | undefined;
+
+/**
+ * Stops every resource this process registered, each on its own (one that cannot be reached is
+ * reported and left to the reaper). Idempotent: concurrent callers share one pass. Exported for
+ * other stop paths (a kernel watcher, an interrupt handler) that want the same effect.
+ */
+export function shutdownAll(): Promise<void> {
+  stopping ??= releaseOwnResources()
+    .catch((error: unknown) => {
+      process.stderr.write(`db-write-lab: shutdown failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    })
+    .finally(() => {
+      stopping = undefined;
+    });
+  return stopping;
+}
+
+let hooksInstalled = false;
+
+/**
+ * Installs the handlers that release this process's resources when it ends. On a plain exit the
+ * handler cannot wait for Docker, so containers are left to a detached reaper process that
+ * outlives us and removes them once this pid is gone.
+ */
+export function installShutdownHooks(): void {
+  if (hooksInstalled) return;
+  hooksInstalled = true;
+  let first: NodeJS.Signals | undefined;
+  const onSignal = (sig: NodeJS.Signals): void => {
+    // Later signals wait for the same cleanup. With `once`, the second SIGTERM took node's default
+    // action mid-cleanup: measured, SIGTERM to `npm run reproduce` on the Docker target, the kernel
+    // got SIGTERM from the executor and again from jupyter_client's shutdown, died before its
+    // container's record was removed, and the record stayed behind.
+    if (first) return;
+    first = sig;
+    // The cleanup below may be cut short: measured, a kernel SIGTERMed by `npm run reproduce` on
+    // the Docker target was SIGKILLed (by the Jupyter side) while its container was being removed,
+    // and the record stayed. A detached reaper, started first, finishes the job once we are gone.
+    if (ownRecords().some((r) => r.resource.type === "docker-container")) spawnDetachedReaper();
+    void shutdownAll().finally(() => process.exit(128 + (SIGNAL_NUMBERS[sig] ?? 15)));
+  };
+  // A notebook kernel handles SIGINT itself (interrupt = stop waiting): only own it in scripts.
+  if (!process.env.DBLAB_IN_KERNEL) process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  process.on("SIGHUP", onSignal);
+  // An uncaught error ends the process through 'exit' below (the monitor only watches: it leaves
+  // node's own reporting and exit code, and node:test's attribution of the error, untouched).
+  process.on("uncaughtExceptionMonitor", () => releaseProcessesSync());
+  process.on("exit", () => {
+    if (releaseProcessesSync() && !first) spawnDetachedReaper();
+  });
+}
+
+const SIGNAL_NUMBERS: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 };
+
+/** Stops this process's child processes synchronously; true when containers remain for the reaper. */
+function releaseProcessesSync(): boolean {
+  let containersLeft = false;
+  for (const record of ownRecords()) {
+    if (record.resource.type === "process") {
+      removeProcessResource(record.resource);
+      unregister(record.id);
+    } else {
+      containersLeft = true;
+    }
+  }
+  return containersLeft;
+}

@@ -1,0 +1,285 @@
+/**
+ * The stall watchdog shared by every notebook's trials (batch workloads, pgbench runs, CREATE INDEX,
+ * REINDEX). Issue 15: a server frozen (SIGSTOP) for 4 min 22 s during notebook 01 gave no message,
+ * and once it resumed the stalled trial was recorded "ok" with 261.99 s (its peers took ~2 s).
+ *
+ * A trial is stalled when, for the bound, nothing shows that its server is alive: no progress
+ * (a trial ending, a pgbench progress line, any `noteProgress()`) and no answer to a liveness probe
+ * (`SELECT 1`, MongoDB `ping`) on a separate connection. Everything runs on timers outside the
+ * timed path: the trial's own code is not touched, and the probe connects only after a quiet spell,
+ * answers in about a millisecond and disconnects (so it never lingers in pg_stat_activity).
+ *
+ * The bound scales with what is running: max(60 s, 10 × the median duration of finished trials of
+ * the same group, else of any group); DBLAB_STALL_SECONDS overrides it (the fault test uses 4 s).
+ * A slow but living server (a 100M-row CREATE INDEX) answers its probes and is never a stall.
+ * On a stall the server is killed (a frozen process answers no polite shutdown), so nothing is left
+ * behind and the hung driver calls end; the trial fails with a StallError naming the server and
+ * what it was doing.
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import fs from "node:fs";
+import { MongoClient } from "mongodb";
+import { Client } from "pg";
+import { median } from "simple-statistics";
+import { killTree } from "../runtime/reaper";
+import type { Engine, StartedServer } from "../targets/types";
+
+const MIN_BOUND_MS = 60_000;
+const PEER_FACTOR = 10;
+
+export class StallError extends Error {
+  override readonly name = "StallError";
+}
+
+export interface WatchdogOptions {
+  readonly servers: ReadonlyMap<Engine, StartedServer>;
+  /** Shows a line in the run's progress (the notebook's bar and `npm run reproduce`'s). */
+  readonly say?: (message: string) => void;
+  /** Fixed bound in ms; default DBLAB_STALL_SECONDS, else scaled from finished trials. */
+  readonly boundMs?: number;
+  /** Liveness probe on a separate connection; resolves when the server answered. */
+  readonly probe?: (server: StartedServer, timeoutMs: number) => Promise<void>;
+}
+
+/** The override from DBLAB_STALL_SECONDS; a bad value is refused before anything starts. */
+export function stallBoundFromEnv(env: NodeJS.ProcessEnv = process.env): number | undefined {
+  const raw = env.DBLAB_STALL_SECONDS;
+  if (raw === undefined || raw === "") return undefined;
+  const seconds = Number(raw);
+  if (!Number.isFinite(seconds) || seconds <= 0) {
+    throw new Error(`DBLAB_STALL_SECONDS must be a number of seconds > 0, got "${raw}"`);
+  }
+  return seconds * 1000;
+}
+
+function serverName(server: StartedServer): string {
+  const d = server.description;
+  const engine = server.engine === "postgresql" ? "PostgreSQL" : "MongoDB";
+  return `the ${engine} ${d.version} server (${d.kind}, ${d.address})`;
+}
+
+function seconds(ms: number): string {
+  return ms < 10_000 ? (ms / 1000).toFixed(1) : String(Math.round(ms / 1000));
+}
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** SELECT 1 / ping on a fresh connection of its own, bounded by `timeoutMs` end to end. */
+export async function probeServer(server: StartedServer, timeoutMs: number): Promise<void> {
+  let close: () => Promise<void> = async () => undefined;
+  const attempt = (async () => {
+    if (server.engine === "postgresql") {
+      const client = new Client({
+        ...server.connection,
+        connectionTimeoutMillis: timeoutMs,
+        query_timeout: timeoutMs,
+        application_name: "dblab-watchdog",
+      });
+      close = () => client.end();
+      await client.connect();
+      await client.query("SELECT 1");
+    } else {
+      const client = new MongoClient(server.uri, {
+        serverSelectionTimeoutMS: timeoutMs,
+        connectTimeoutMS: timeoutMs,
+        socketTimeoutMS: timeoutMs,
+        appName: "dblab-watchdog",
+      });
+      close = () => client.close(true);
+      await client.db("admin").command({ ping: 1 });
+    }
+  })();
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      attempt,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+    attempt.catch(() => undefined);
+    // Not awaited: ending a connection to a frozen server waits as long as the server does.
+    close().catch(() => undefined);
+  }
+}
+
+/**
+ * Kills a stalled server at once, with its backends (SIGKILL: a stopped process acts on nothing
+ * else), then stops it (directory, record; a container is removed by force). A server without a
+ * pid of ours (docker: stop() kills the container; external: nothing of ours to stop) is stopped.
+ */
+async function stopStalled(server: StartedServer): Promise<void> {
+  const pid = (server as { pid?: unknown }).pid;
+  if (typeof pid === "number" && pid > 0) killTree(pid);
+  await server.stop().catch(() => undefined);
+}
+
+export class TrialWatchdog {
+  private readonly durations = new Map<string, number[]>();
+  private lastSign = 0;
+
+  constructor(private readonly options: WatchdogOptions) {}
+
+  /** Something the trial did shows the server alive (a pgbench progress line, a finished batch). */
+  progress(): void {
+    this.lastSign = Date.now();
+  }
+
+  /** The bound for a trial of `group` (see the module comment). */
+  boundMs(group: string): number {
+    const fixed = this.options.boundMs ?? stallBoundFromEnv();
+    if (fixed !== undefined) return fixed;
+    const peers = this.durations.get(group) ?? [...this.durations.values()].flat();
+    return Math.max(MIN_BOUND_MS, peers.length ? PEER_FACTOR * median(peers) : 0);
+  }
+
+  /**
+   * Runs `run` (one trial on the `engine` server, doing `what`) under watch. Resolves or rejects
+   * as `run` does, unless the server stalls first: then the server is killed and this rejects with
+   * a StallError. Without a server for `engine` (external target down, say) it only runs `run`.
+   */
+  async watch<T>(engine: Engine, what: string, run: () => Promise<T>, group = what): Promise<T> {
+    const server = this.options.servers.get(engine);
+    if (!server) return run();
+    const bound = this.boundMs(group);
+    // Quiet for a third of the bound: probe, each probe allowed a third of the bound to answer.
+    const quietMs = Math.max(1, Math.round(bound / 3));
+    const started = Date.now();
+    this.lastSign = started;
+    let stalled: ((error: StallError) => void) | undefined;
+    const stall = new Promise<never>((_, reject) => (stalled = reject));
+    let stallError: StallError | undefined;
+    let stopping: Promise<void> | undefined;
+    let probing = false;
+    let warned = false;
+    const check = async (): Promise<void> => {
+      if (stallError) return;
+      const silentMs = Date.now() - this.lastSign;
+      if (silentMs >= bound) {
+        clearInterval(timer);
+        stallError = new StallError(
+          `${capitalise(serverName(server))} stalled: no progress and no answer to a liveness probe on a separate connection ` +
+            `for ${seconds(silentMs)} s (bound ${seconds(bound)} s; DBLAB_STALL_SECONDS overrides it) ` +
+            `while ${what}; the server was stopped`,
+        );
+        this.options.say?.(`⚠ stalled: ${what} on ${serverName(server)}; stopping the server`);
+        const error = stallError;
+        stopping = stopStalled(server);
+        void stopping.then(() => stalled?.(error));
+        return;
+      }
+      if (probing || silentMs < quietMs) return;
+      probing = true;
+      try {
+        await (this.options.probe ?? probeServer)(server, quietMs);
+        this.lastSign = Date.now();
+      } catch {
+        if (!warned) {
+          warned = true;
+          this.options.say?.(`⚠ ${capitalise(serverName(server))} has not answered for ${seconds(silentMs)} s while ${what}…`);
+        }
+      } finally {
+        probing = false;
+      }
+    };
+    const timer = setInterval(() => void check(), Math.max(25, Math.min(5000, Math.round(quietMs / 4))));
+    // Not unref'd: it must fire even when nothing else holds the event loop; cleared when the trial ends.
+    const work = run();
+    try {
+      const result = await Promise.race([work, stall]);
+      // A trial that got through a stall (the server resumed in time) has a meaningless duration.
+      if (stallError) throw stallError;
+      const list = this.durations.get(group) ?? [];
+      list.push(Date.now() - started);
+      this.durations.set(group, list);
+      return result;
+    } catch (error) {
+      // The trial's own error is then only a consequence of the kill (connection terminated).
+      if (stallError) {
+        await stopping;
+        throw await explainEngineLoss(server, stallError);
+      }
+      throw await explainEngineLoss(server, explainServerLoss(server, error));
+    } finally {
+      clearInterval(timer);
+      work.catch(() => undefined);
+    }
+  }
+}
+
+/**
+ * A connection lost to an embedded server says why the server went, when the server left a reason:
+ * measured here, a 400k-row insert on an 80 MB tmpfs data disk failed with only `write ECONNRESET`
+ * (the server PANICs writing WAL). The full disk is read with statfs; the log's last PANIC/FATAL
+ * line is added when the log (on that same disk) kept it.
+ */
+export function explainServerLoss(server: StartedServer, error: unknown): unknown {
+  if (!isConnectionLoss(error)) return error;
+  const reasons: string[] = [];
+  const directory = (server as { dataDirectory?: unknown }).dataDirectory;
+  if (typeof directory === "string") {
+    try {
+      const fsStats = fs.statfsSync(directory);
+      // Almost nothing left for an unprivileged writer: a full disk whatever its size (tmpfs included).
+      if (fsStats.bavail * fsStats.bsize < 1024 * 1024) {
+        reasons.push(`the disk of its data directory ${directory} is full (No space left on device)`);
+      }
+    } catch {
+      // the directory went with the server
+    }
+  }
+  const logTail = (server as { logTail?: unknown }).logTail;
+  if (typeof logTail === "function") {
+    const text = String((logTail as (lines: number) => string).call(server, 50));
+    const last = text.split("\n").filter((l) => /\b(PANIC|FATAL):|No space left on device/.test(l)).at(-1);
+    if (last) reasons.push(`its log says: ${last.trim()}`);
+  }
+  if (!reasons.length) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new Error(`${capitalise(serverName(server))} went away (${message}): ${reasons.join("; ")}`, { cause: error });
+}
+
+function isConnectionLoss(error: unknown): boolean {
+  if (error instanceof StallError) return true;
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string"
+    ? /^E(CONNRESET|PIPE|CONNREFUSED|HOSTUNREACH|TIMEDOUT)$/.test(code)
+    : /Connection terminated|connection.*(closed|lost)|terminating connection|No space left on device/i.test(String(error));
+}
+
+/**
+ * A Docker server's connection error while its engine no longer answers is the engine's fault:
+ * said so (issue 15: a daemon stopped mid-run showed only `write ECONNRESET`).
+ */
+async function explainEngineLoss(server: StartedServer, error: unknown): Promise<unknown> {
+  if (server.kind !== "docker") return error;
+  if (!isConnectionLoss(error)) return error;
+  // Loaded lazily so that runs without Docker never load dockerode.
+  const { dockerAvailable, DockerEngineGoneError } = await import("../targets/docker/docker-client");
+  return (await dockerAvailable()) ? error : new DockerEngineGoneError(serverName(server), error);
+}
+
+const current = new AsyncLocalStorage<TrialWatchdog>();
+
+/** Runs `fn` with `watchdog` as the one that `watchTrial` and `noteProgress` use below it. */
+export function withWatchdog<T>(watchdog: TrialWatchdog, fn: () => Promise<T>): Promise<T> {
+  return current.run(watchdog, fn);
+}
+
+/**
+ * The hook for run-trials files: one call around a trial. Without a watchdog in scope (a unit
+ * test calling runPlan directly) it only runs `run`.
+ */
+export function watchTrial<T>(engine: Engine, what: string, run: () => Promise<T>, group?: string): Promise<T> {
+  const watchdog = current.getStore();
+  return watchdog ? watchdog.watch(engine, what, run, group) : run();
+}
+
+/** Tells the watchdog in scope that the trial moved (e.g. a pgbench progress line). */
+export function noteProgress(): void {
+  current.getStore()?.progress();
+}
