@@ -19,9 +19,15 @@ test("medianInterval: exact coverage of the order-statistic interval; a range of
   assert.equal(five.coverage, 0.9375);
   const six = medianInterval([6, 5, 4, 3, 2, 1], "x");
   assert.equal(six.coverage, 1 - 2 / 64);
-  assert.match(intervalLabel(six), /96\.9 % CI of the median, n = 6/);
-  // n = 9: the 2nd and 8th order statistics already reach 96.1 %, so the interval is narrower than the range.
-  const nine = medianInterval([1, 2, 3, 4, 5, 6, 7, 8, 9], "x");
+  assert.match(intervalLabel(six), /96\.9 % CI of the median, n = 6 \(the range\)/);
+  // n = 8: the 2nd and 7th order statistics already reach 93.0 % ≥ 90 %, so the interval is narrower than the range.
+  const eight = medianInterval([1, 2, 3, 4, 5, 6, 7, 8], "x");
+  assert.deepEqual([eight.low, eight.high], [2, 7]);
+  assert.ok(Math.abs(eight.coverage - (1 - (2 * 9) / 256)) < 1e-12);
+  assert.match(intervalLabel(eight), /^93 % CI of the median, n = 8$/);
+  // At 95 %, n = 8 still needs the range; n = 9 reaches 96.1 % with the 2nd and 8th.
+  assert.deepEqual([medianInterval([1, 2, 3, 4, 5, 6, 7, 8], "x", 0.95).low], [1]);
+  const nine = medianInterval([1, 2, 3, 4, 5, 6, 7, 8, 9], "x", 0.95);
   assert.deepEqual([nine.low, nine.high], [2, 8]);
   assert.ok(Math.abs(nine.coverage - (1 - (2 * 10) / 512)) < 1e-12);
 });
