@@ -30,8 +30,11 @@ export interface TrialRecord<C extends object = Record<string, unknown>> {
   readonly finishedAt: string;
 }
 
+/** A trial of workload type T that finished: its timed total is there. */
+export type OkOf<T extends TrialRecord<object>> = T & { readonly status: "ok"; readonly seconds: number };
+
 /** A finished trial: its timed total is there (workloads extend TrialRecord, so this is a guard, not a union). */
-export function isOk<T extends TrialRecord<object>>(t: T): t is T & { readonly status: "ok"; readonly seconds: number } {
+export function isOk<T extends TrialRecord<object>>(t: T): t is OkOf<T> {
   return t.status === "ok" && typeof t.seconds === "number";
 }
 

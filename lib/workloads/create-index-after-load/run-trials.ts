@@ -96,7 +96,11 @@ async function runLoadTrial(session: TrialSession, c: CialCondition, o: RunPlanO
     results.push(await load(session, c, o));
   }
   results.push(await session.phase("checkpoint", "CHECKPOINT", { settleMs: o.settleMs }));
-  const ms = (p: PhaseName) => results.find((r) => r.record.phase === p)!.record.ms;
+  const ms = (p: PhaseName) => {
+    const result = results.find((r) => r.record.phase === p);
+    if (!result) throw new Error(`create-index trial: no ${p} phase was recorded`);
+    return result.record.ms;
+  };
   // The seed's measure: A = INSERT + CREATE INDEX; B = INSERT only (its index was made beforehand).
   const seconds = (c.method === "load_then_index" ? ms("load") + ms("index") : ms("load")) / 1000;
   const outcome: TrialOutcome = {
