@@ -16,7 +16,7 @@ import { buildSettingsSql, CREATE_INDEX, CREATE_TABLE, DROP_TABLE, INDEX, loadSq
 import { ensureWalinspect, walKeepMB, walRecordTypes, type WalRecordType } from "./wal-anatomy";
 import { ignored } from "../../runtime/debug";
 
-export interface CialTrial extends TrialRecord<CialCondition> {
+export type CialTrial = TrialRecord<CialCondition> & {
   /** Every timed phase in the order it ran (CHECKPOINT last: the write-back each method left behind). */
   readonly phases?: readonly PhaseRecord[];
   readonly index?: IndexShape;
@@ -29,7 +29,7 @@ export interface CialTrial extends TrialRecord<CialCondition> {
   readonly loadAverage?: readonly [number, number];
   /** ms spent waiting for autovacuum workers to finish before the trial; false when it timed out. */
   readonly autovacuumWait?: { readonly idle: boolean; readonly waitedMs: number };
-}
+};
 
 export interface RunPlanOptions {
   readonly plan: readonly PlannedTrial[];
