@@ -148,7 +148,10 @@ export async function runRound(server: StartedServer, runner: PgbenchRunner, pla
     repeat: planned.repeat,
     // A round with aborted clients is failed: its time is not a result (pgbench's own timestamps stay in the record).
     ...(aborted
-      ? { status: "failed" as const, error: `${aborted} pgbench client(s) aborted: ${pgbench.messages.slice(-3).join(" / ")}` }
+      ? {
+          status: "failed" as const,
+          error: `${aborted} pgbench client(s) aborted: ${pgbench.messages.slice(-3).join(" / ")}`,
+        }
       : { status: "ok" as const, seconds: (pgbench.finishedAtMs - pgbench.startedAtMs) / 1000 }),
     counters: counterDelta(before, after),
     startedAt,
