@@ -10,6 +10,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import cliProgress from "cli-progress";
+import { escapeHtml } from "../lib/display/output";
 import { describeFailure, executeNotebook, findPython, JupyterUnavailableError, type ExecuteResult } from "../lib/jupyter/execute";
 import { injectParameters, type NotebookJson } from "../lib/jupyter/inject-parameters";
 import { projectRoot } from "../lib/jupyter/kernel-spec";
@@ -145,15 +146,20 @@ export function plan(opts: Options, root: string): Planned[] {
       throw new UsageError(`${entry.id}: ${(e as Error).message}`);
     }
   }
+  const keysOf = (entry: RegisteredExperiment): string[] => {
+    const keys = known.get(entry);
+    if (!keys) throw new Error(`${entry.id}: its parameters were not resolved`);
+    return keys;
+  };
   // A --set key goes to the selected notebooks that know it; a key none of them knows is a typo.
   for (const key of Object.keys(opts.sets)) {
-    if (!entries.some((e) => known.get(e)!.includes(key))) {
-      const all = [...new Set(entries.flatMap((e) => known.get(e)!))].sort();
+    if (!entries.some((e) => keysOf(e).includes(key))) {
+      const all = [...new Set(entries.flatMap((e) => keysOf(e)))].sort();
       throw new UsageError(`unknown parameter "${key}" (--set). Known parameters: ${all.join(", ")}`);
     }
   }
   return entries.map((entry) => {
-    const overrides = Object.fromEntries(Object.entries(opts.sets).filter(([k]) => known.get(entry)!.includes(k)));
+    const overrides = Object.fromEntries(Object.entries(opts.sets).filter(([k]) => keysOf(entry).includes(k)));
     const missing = (entry.requires ?? []).filter((k) => !(k in overrides));
     if (missing.length) {
       throw new UsageError(`${entry.id} (${entry.file}) needs ${missing.map((k) => `--set ${k}=…`).join(" ")}`);
@@ -187,9 +193,6 @@ function formatDuration(ms: number): string {
   return `${Math.floor(m / 60)} h ${m % 60} min`;
 }
 
-const escapeHtml = (s: string): string =>
-  s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
-
 interface RunRecord {
   planned: Planned;
   result?: ExecuteResult;
@@ -199,12 +202,14 @@ interface RunRecord {
 
 function statusOf(r: RunRecord): string {
   if (r.skipped) return "not run";
-  return r.result!.status;
+  if (!r.result) throw new Error(`${r.planned.entry.id}: neither run nor skipped`);
+  return r.result.status;
 }
 
 function problemOf(r: RunRecord): string {
   if (r.skipped) return r.skipped;
-  const res = r.result!;
+  const res = r.result;
+  if (!res) throw new Error(`${r.planned.entry.id}: neither run nor skipped`);
   if (res.status === "ok") return "";
   if (res.failure) return describeFailure(res.failure);
   return res.message ?? "";

@@ -46,6 +46,14 @@ export function liveOutput(): OutputHandle {
   return tslab()?.newDisplay() ?? fallback;
 }
 
+const HTML_ENTITIES: Readonly<Record<string, string>> = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  "'": "&#39;",
+};
+
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+  return text.replace(/[&<>"']/g, (c) => HTML_ENTITIES[c] ?? c);
 }

@@ -11,17 +11,14 @@ import { redactText } from "../targets/uri";
 
 export type TrialStatus = "ok" | "failed";
 
-export interface TrialRecord<C extends object = Record<string, unknown>> {
+/** What every trial record carries, finished or failed. */
+interface TrialBase<C extends object> {
   /** Identifies the trial within the run: condition + repeat. Used to skip finished trials on resume. */
   readonly key: string;
   readonly condition: C;
   readonly repeat: number;
   /** Its place in the run's (rotated or shuffled) order, from 0: what drift would land on. */
   readonly position?: number;
-  readonly status: TrialStatus;
-  readonly error?: string;
-  /** Timed total, seconds (sum of the timed units). */
-  readonly seconds?: number;
   /** Raw durations of each timed unit (batch), milliseconds, kept for any later statistic. */
   readonly unitMs?: readonly number[];
   /** Server-side counters, after − before. */
@@ -30,8 +27,35 @@ export interface TrialRecord<C extends object = Record<string, unknown>> {
   readonly finishedAt: string;
 }
 
-/** A finished trial: its timed total is there (workloads extend TrialRecord, so this is a guard, not a union). */
-export function isOk<T extends TrialRecord<object>>(t: T): t is T & { readonly status: "ok"; readonly seconds: number } {
+/** A trial that finished: its timed total is there. */
+export interface OkTrial<C extends object = Record<string, unknown>> extends TrialBase<C> {
+  readonly status: "ok";
+  /** Timed total, seconds (sum of the timed units). */
+  readonly seconds: number;
+  readonly error?: undefined;
+}
+
+/** A trial that failed: why, and no timed total. */
+export interface FailedTrial<C extends object = Record<string, unknown>> extends TrialBase<C> {
+  readonly status: "failed";
+  readonly error: string;
+  readonly seconds?: undefined;
+}
+
+/**
+ * One line of trials.jsonl. A workload adds its own fields with an intersection
+ * (`type XTrial = TrialRecord<C> & { … }`), which keeps the union: `status` narrows it.
+ */
+export type TrialRecord<C extends object = Record<string, unknown>> = OkTrial<C> | FailedTrial<C>;
+
+/** The finished members of a workload's trial type T (T = TrialRecord<C> & its own fields). */
+export type OkOf<T extends TrialRecord<object>> = T & { readonly status: "ok"; readonly seconds: number };
+
+/**
+ * A finished trial. `status` alone narrows the union; the seconds are checked too because records
+ * are read back from trials.jsonl, which older runs wrote before the union said what each carries.
+ */
+export function isOk<T extends TrialRecord<object>>(t: T): t is OkOf<T> {
   return t.status === "ok" && typeof t.seconds === "number";
 }
 

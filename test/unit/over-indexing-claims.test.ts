@@ -73,6 +73,7 @@ function rounds(o: Shape): OverIndexingTrial[] {
         condition: { level: labelled },
         repeat,
         status: "ok",
+        seconds: d,
         startedAt: "",
         finishedAt: "",
         pgbench: pgbench(tps, d),

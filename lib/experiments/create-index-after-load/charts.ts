@@ -60,7 +60,7 @@ export function sizeSweepPerRow(s: CialSummary): PlotlyFigure {
   const sweep = sizeSweep(s);
   const data: PlotlyTrace[] = METHODS.flatMap((method) => {
     const points = sweep.map((p) => (method === "load_then_index" ? p.a : p.b)).filter((m): m is MethodSummary => m !== undefined);
-    const cpu = points.filter((m) => m.backendCpuS !== undefined);
+    const cpu = points.filter((m): m is MethodSummary & { backendCpuS: number } => m.backendCpuS !== undefined);
     return [{
       type: "scatter",
       mode: "lines+markers",
@@ -80,7 +80,7 @@ export function sizeSweepPerRow(s: CialSummary): PlotlyFigure {
       mode: "lines+markers",
       name: `${method === "load_then_index" ? "A" : "B"}: CPU (backend + parallel workers)`,
       x: cpu.map((m) => m.condition.rows),
-      y: cpu.map((m) => (m.backendCpuS! / m.condition.rows) * 1e6),
+      y: cpu.map((m) => (m.backendCpuS / m.condition.rows) * 1e6),
       line: { color: COLORS[method], dash: "dot" },
       marker: { symbol: "circle-open" },
     }];

@@ -310,19 +310,19 @@ export function showWalAnatomy(s: CialSummary): void {
 
 export function showIndexShapes(s: CialSummary): void {
   const rows: Row[] = s.methods
-    .filter((m) => m.index)
+    .filter((m): m is MethodSummary & Required<Pick<MethodSummary, "index">> => m.index !== undefined)
     .sort((x, y) => x.condition.rows - y.condition.rows || x.condition.keyOrder.localeCompare(y.condition.keyOrder) || x.condition.method.localeCompare(y.condition.method))
     .map((m) => ({
       rows: m.condition.rows,
       codes: m.condition.keyOrder,
       method: short(m.condition.method),
-      "tree levels": m.index!.treeLevel + 1,
-      "index MB": mb(m.index!.indexBytes),
-      "table MB": mb(m.index!.tableBytes),
-      "leaf pages": m.index!.leafPages,
-      "internal pages": m.index!.internalPages,
-      "avg leaf density %": r1(m.index!.avgLeafDensity),
-      "leaf fragmentation %": r1(m.index!.leafFragmentation),
+      "tree levels": m.index.treeLevel + 1,
+      "index MB": mb(m.index.indexBytes),
+      "table MB": mb(m.index.tableBytes),
+      "leaf pages": m.index.leafPages,
+      "internal pages": m.index.internalPages,
+      "avg leaf density %": r1(m.index.avgLeafDensity),
+      "leaf fragmentation %": r1(m.index.leafFragmentation),
     }));
   showTable(rows, { caption: "The finished index (pgstatindex, medians): a bottom-up build vs a tree grown by inserts" });
 }

@@ -71,7 +71,8 @@ export async function runCreateIndexAfterLoad(p: CreateIndexAfterLoadParams, con
   return withSession<CialCondition, CreateIndexAfterLoadRun>(
     { notebook: NOTEBOOK, title: "02 CREATE INDEX after load", params: p, control, specs: [serverSpec(p)], target: p.target, cpus: p.cpus, memoryGiB: p.memoryGiB },
     async ({ store, progress, servers, signal, metadata: base, writeMetadata }) => {
-      const server = servers.servers.get("postgresql")!;
+      const server = servers.servers.get("postgresql");
+      if (!server) throw new Error("02 needs a PostgreSQL server, and none started");
       const metadata: CialRunMetadata = { ...base, effectiveSettings: await readSettings(server.connection) };
       writeMetadata({ effectiveSettings: metadata.effectiveSettings });
       const plan: PlannedTrial[] = planTrials(p);

@@ -7,6 +7,7 @@
  */
 import { median } from "simple-statistics";
 import { medianInterval, outlierFlags, type Interval } from "../../stats/intervals";
+import { isOk, type OkOf } from "../../results/run-store";
 import { groupBy, spread, type TrialSeconds } from "../../stats/summary";
 import type { IndexShape } from "../../workloads/create-index-after-load/index-shape";
 import { conditionKey, type CialCondition, type Method } from "../../workloads/create-index-after-load/plan";
@@ -150,7 +151,8 @@ export function cpuOfPhase(p: PhaseRecord): number | undefined {
   return p.backend ? p.backend.userS + p.backend.systemS + (p.sort?.workerCpuS ?? 0) : undefined;
 }
 
-const ok = (t: CialTrial) => t.status === "ok" && t.seconds !== undefined;
+/** A trial that finished, with its timed total. */
+type OkTrial = OkOf<CialTrial>;
 
 function medianOf(values: readonly (number | undefined)[]): number | undefined {
   const v = values.filter((x): x is number => x !== undefined && Number.isFinite(x));
@@ -185,7 +187,8 @@ function phaseOf(trial: CialTrial, phase: PhaseName): PhaseRecord | undefined {
 function medianShape(shapes: readonly (IndexShape | undefined)[]): IndexShape | undefined {
   const s = shapes.filter((x): x is IndexShape => x !== undefined);
   if (!s.length) return undefined;
-  const m = (pick: (x: IndexShape) => number) => medianOf(s.map(pick))!;
+  // NaN only if every trial's value is non-finite (pgstatindex of an empty index): shown as such, not hidden.
+  const m = (pick: (x: IndexShape) => number) => medianOf(s.map(pick)) ?? Number.NaN;
   return {
     treeLevel: m((x) => x.treeLevel),
     indexBytes: m((x) => x.indexBytes),
@@ -200,15 +203,15 @@ function medianShape(shapes: readonly (IndexShape | undefined)[]): IndexShape | 
 }
 
 /** The trial whose time is the median (lower middle): its sort trace stands for the condition. */
-function medianTrial(trials: readonly CialTrial[]): CialTrial {
-  const sorted = [...trials].sort((x, y) => x.seconds! - y.seconds!);
+function medianTrial(trials: readonly OkTrial[]): OkTrial {
+  const sorted = [...trials].sort((x, y) => x.seconds - y.seconds);
   return sorted[Math.floor((sorted.length - 1) / 2)];
 }
 
-function summariseMethod(group: readonly CialTrial[], failed: number): MethodSummary {
+function summariseMethod(group: readonly OkTrial[], failed: number): MethodSummary {
   const c = group[0].condition;
   const timed = timedPhases(c.method);
-  const s = spread(group.map((t) => t.seconds!));
+  const s = spread(group.map((t) => t.seconds));
   const phaseMs: Partial<Record<PhaseName, number>> = {};
   const phaseCpuS: Partial<Record<PhaseName, number>> = {};
   const byPhase: Partial<Record<PhaseName, Record<string, number>>> = {};
@@ -228,7 +231,8 @@ function summariseMethod(group: readonly CialTrial[], failed: number): MethodSum
       const rec = phaseOf(t, p);
       return rec ? pick(rec) : undefined;
     });
-    return values.some((v) => v === undefined) ? undefined : values.reduce<number>((a, v) => a + v!, 0);
+    const defined = values.filter((v): v is number => v !== undefined);
+    return defined.length < values.length ? undefined : defined.reduce((a, v) => a + v, 0);
   };
   const sort = phaseOf(medianTrial(group), "index")?.sort;
   return {
@@ -254,9 +258,9 @@ function summariseMethod(group: readonly CialTrial[], failed: number): MethodSum
   };
 }
 
-function summariseBuild(group: readonly CialTrial[]): BuildSummary {
+function summariseBuild(group: readonly OkTrial[]): BuildSummary {
   const c = group[0].condition;
-  const s = spread(group.map((t) => t.seconds!));
+  const s = spread(group.map((t) => t.seconds));
   const sums = medianRecord(group.map((t) => phaseSums(t, ["index"])));
   const mid = phaseOf(medianTrial(group), "index");
   return {
@@ -373,7 +377,7 @@ export interface HeadlineSettings {
 }
 
 export function summarise(trials: readonly CialTrial[], headline: HeadlineSettings): CialSummary {
-  const good = trials.filter(ok);
+  const good = trials.filter(isOk);
   const failedByKey = groupBy(trials.filter((t) => t.status === "failed"), (t) => conditionKey(t.condition));
   const loads = groupBy(good.filter((t) => t.condition.kind === "load"), (t) => conditionKey(t.condition));
   const methods = [...loads.values()].map((g) => summariseMethod(g, failedByKey.get(conditionKey(g[0].condition))?.length ?? 0));

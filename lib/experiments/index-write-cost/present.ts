@@ -96,8 +96,9 @@ export function showSeedComparison(summaries: readonly ConditionSummary[]): void
     const candidates = summaries.filter(
       (s) => s.engine === f.engine && s.operation === f.series && s.extraIndexes === f.extraIndexes && (s.fillfactor ?? 100) === 100,
     );
-    const sameSize = candidates.find((s) => s.rows === f.rows);
-    const nearest = sameSize ?? candidates.sort((a, b) => Math.abs(Math.log(a.rows / f.rows!)) - Math.abs(Math.log(b.rows / f.rows!)))[0];
+    const seedRows = f.rows;
+    const sameSize = candidates.find((s) => s.rows === seedRows);
+    const nearest = sameSize ?? candidates.sort((a, b) => Math.abs(Math.log(a.rows / seedRows)) - Math.abs(Math.log(b.rows / seedRows)))[0];
     const ours = nearest ? (f.condition === "ratio_vs_0" ? nearest.ratio : nearest.medianSeconds) : undefined;
     rows.push({
       engine: f.engine,

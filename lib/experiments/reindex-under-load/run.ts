@@ -77,7 +77,8 @@ export async function run(p: ReindexUnderLoadParams, control: RunControl = {}): 
   return withSession<ReindexCondition, ReindexUnderLoadRun>(
     { notebook: NOTEBOOK, title: "04 REINDEX under load", params: p, control, specs: [serverSpec(p)], target: p.target, cpus: p.cpus, memoryGiB: p.memoryGiB },
     async ({ store, progress, servers, signal, notes, metadata, writeMetadata }) => {
-      const server = servers.servers.get("postgresql")!;
+      const server = servers.servers.get("postgresql");
+      if (!server) throw new Error("04 needs a PostgreSQL server, and none started");
       const runner = await locatePgbench(server);
       notes.push(`pgbench ${runner.version} (${describeRunner(runner)}) drives PostgreSQL ${server.description.version}`);
       progress.update(0, plan.length, `pgbench -i -s ${p.scale} into a template database…`);

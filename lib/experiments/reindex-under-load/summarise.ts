@@ -128,10 +128,15 @@ export function windowStats(series: readonly SeriesPoint[], runStartMs: number, 
   return { during, outside, lostShare: outside > 0 ? ((outside - during) * windowS) / (outside * durationSeconds) : undefined };
 }
 
-function summariseRun(t: ReindexTrial, baselineTps: number | undefined, durationSeconds: number): RunSummary {
-  const b = t.pgbench!;
+/** A trial that ran to the end: its pgbench result and lock timeline are there. */
+type CompleteTrial = ReindexTrial & Required<Pick<ReindexTrial, "pgbench" | "timeline">>;
+
+const isComplete = (t: ReindexTrial): t is CompleteTrial => t.status === "ok" && !!t.pgbench && !!t.timeline;
+
+function summariseRun(t: CompleteTrial, baselineTps: number | undefined, durationSeconds: number): RunSummary {
+  const b = t.pgbench;
   const r = t.reindex;
-  const tl = t.timeline!;
+  const tl = t.timeline;
   const c = t.counters ?? {};
   const accounts = r?.statements.find((s) => s.index === "pgbench_accounts_pkey");
   const upd = c["table.pgbench_accounts.n_tup_upd"];
@@ -191,8 +196,8 @@ export function summarise(
   hostCpus?: number,
   scale?: number,
 ): ReindexSummary {
-  const ok = trials.filter((t) => t.status === "ok" && t.pgbench && t.timeline);
-  const baselineBySet = new Map(ok.filter((t) => t.condition.mode === "baseline").map((t) => [t.condition.set, t.pgbench!.summary.tps]));
+  const ok = trials.filter(isComplete);
+  const baselineBySet = new Map(ok.filter((t) => t.condition.mode === "baseline").map((t) => [t.condition.set, t.pgbench.summary.tps]));
   const failed = trials.filter((t) => t.status === "failed").map((t) => ({ key: t.key, error: t.error ?? "" }));
   const runs = ok.map((t) => summariseRun(t, baselineBySet.get(t.condition.set), durationSeconds));
   return summariseRuns(runs, { durationSeconds, clients, hostCpus, scale, failed });

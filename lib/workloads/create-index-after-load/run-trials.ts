@@ -16,7 +16,7 @@ import { buildSettingsSql, CREATE_INDEX, CREATE_TABLE, DROP_TABLE, INDEX, loadSq
 import { ensureWalinspect, walKeepMB, walRecordTypes, type WalRecordType } from "./wal-anatomy";
 import { ignored } from "../../runtime/debug";
 
-export interface CialTrial extends TrialRecord<CialCondition> {
+export type CialTrial = TrialRecord<CialCondition> & {
   /** Every timed phase in the order it ran (CHECKPOINT last: the write-back each method left behind). */
   readonly phases?: readonly PhaseRecord[];
   readonly index?: IndexShape;
@@ -29,7 +29,7 @@ export interface CialTrial extends TrialRecord<CialCondition> {
   readonly loadAverage?: readonly [number, number];
   /** ms spent waiting for autovacuum workers to finish before the trial; false when it timed out. */
   readonly autovacuumWait?: { readonly idle: boolean; readonly waitedMs: number };
-}
+};
 
 export interface RunPlanOptions {
   readonly plan: readonly PlannedTrial[];
@@ -96,7 +96,11 @@ async function runLoadTrial(session: TrialSession, c: CialCondition, o: RunPlanO
     results.push(await load(session, c, o));
   }
   results.push(await session.phase("checkpoint", "CHECKPOINT", { settleMs: o.settleMs }));
-  const ms = (p: PhaseName) => results.find((r) => r.record.phase === p)!.record.ms;
+  const ms = (p: PhaseName) => {
+    const result = results.find((r) => r.record.phase === p);
+    if (!result) throw new Error(`create-index trial: no ${p} phase was recorded`);
+    return result.record.ms;
+  };
   // The seed's measure: A = INSERT + CREATE INDEX; B = INSERT only (its index was made beforehand).
   const seconds = (c.method === "load_then_index" ? ms("load") + ms("index") : ms("load")) / 1000;
   const outcome: TrialOutcome = {

@@ -150,9 +150,11 @@ export async function runPlan(options: RunOptions): Promise<IndexWriteTrial[]> {
     for (const [i, planned] of todo.entries()) {
       options.signal?.throwIfAborted();
       const { engine, rows } = planned.condition;
-      if (!datasets.has(rows)) {
+      let loaded = datasets.get(rows);
+      if (!loaded) {
         datasets.clear(); // one size in memory at a time: 1M rows are ~50 MB
-        datasets.set(rows, makeDataset(rows, options.seed));
+        loaded = makeDataset(rows, options.seed);
+        datasets.set(rows, loaded);
       }
       const startedAt = new Date().toISOString();
       let record: IndexWriteTrial;
@@ -162,7 +164,7 @@ export async function runPlan(options: RunOptions): Promise<IndexWriteTrial[]> {
           db = await options.open(engine);
           adapters.set(engine, db);
         }
-        const [open, dataset] = [db, datasets.get(rows)!];
+        const [open, dataset] = [db, loaded];
         record = await watchTrial(engine, `trial ${planned.key}`, () => runTrial(open, dataset, planned, options.batchSize, options.signal), conditionKey(planned.condition));
       } catch (error) {
         if (options.signal?.aborted) throw error;

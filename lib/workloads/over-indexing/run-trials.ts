@@ -27,7 +27,7 @@ export interface OverIndexingCondition {
   readonly level: number;
 }
 
-export interface OverIndexingTrial extends TrialRecord<OverIndexingCondition> {
+export type OverIndexingTrial = TrialRecord<OverIndexingCondition> & {
   readonly pgbench?: PgbenchRunResult;
   readonly prepared?: PreparedRound;
   readonly restarted?: boolean;
@@ -41,7 +41,7 @@ export interface OverIndexingTrial extends TrialRecord<OverIndexingCondition> {
   readonly walRecords?: Readonly<Record<string, WalRecordStats>>;
   /** How long the round waited for autovacuum workers to finish before its timed window, and whether they did. */
   readonly autovacuumWait?: AutovacuumWait;
-}
+};
 
 export interface PlannedRound {
   readonly key: string;
@@ -146,9 +146,13 @@ export async function runRound(server: StartedServer, runner: PgbenchRunner, pla
     key: planned.key,
     condition: planned.condition,
     repeat: planned.repeat,
-    status: aborted ? "failed" : "ok",
-    error: aborted ? `${aborted} pgbench client(s) aborted: ${pgbench.messages.slice(-3).join(" / ")}` : undefined,
-    seconds: (pgbench.finishedAtMs - pgbench.startedAtMs) / 1000,
+    // A round with aborted clients is failed: its time is not a result (pgbench's own timestamps stay in the record).
+    ...(aborted
+      ? {
+          status: "failed" as const,
+          error: `${aborted} pgbench client(s) aborted: ${pgbench.messages.slice(-3).join(" / ")}`,
+        }
+      : { status: "ok" as const, seconds: (pgbench.finishedAtMs - pgbench.startedAtMs) / 1000 }),
     counters: counterDelta(before, after),
     startedAt,
     finishedAt: new Date().toISOString(),

@@ -23,7 +23,7 @@ export function parseProgressLine(line: string, startEpochMs?: number): Progress
   const stamp = Number(m[1]);
   const isEpoch = stamp > EPOCH_THRESHOLD;
   const epochMs = isEpoch ? stamp * 1000 : startEpochMs !== undefined ? startEpochMs + stamp * 1000 : undefined;
-  const second = isEpoch ? (startEpochMs !== undefined ? (epochMs! - startEpochMs) / 1000 : stamp) : stamp;
+  const second = isEpoch ? (startEpochMs !== undefined ? (stamp * 1000 - startEpochMs) / 1000 : stamp) : stamp;
   const num = (s: string) => (s === "NaN" ? 0 : Number(s));
   return {
     second: Math.round(second * 1000) / 1000,

@@ -26,7 +26,7 @@ export interface ReindexCondition {
   readonly mode: ReindexMode;
 }
 
-export interface ReindexTrial extends TrialRecord<ReindexCondition> {
+export type ReindexTrial = TrialRecord<ReindexCondition> & {
   readonly pgbench?: PgbenchRunResult;
   readonly reindex?: ReindexTiming;
   /** The samples, condensed (intervals, waits, phases); the raw samples follow. */
@@ -39,7 +39,7 @@ export interface ReindexTrial extends TrialRecord<ReindexCondition> {
   readonly autovacuumWait?: { readonly idle: boolean; readonly waitedMs: number };
   /** pg_stat_statements over the run: the accounts UPDATE's calls and mean time inside the server. */
   readonly updateAccountsServer?: { readonly calls: number; readonly meanMs: number };
-}
+};
 
 export interface PlannedRun {
   readonly key: string;
@@ -194,9 +194,10 @@ export async function runTrial(
         condition: planned.condition,
         repeat: planned.condition.set,
         position: planned.position,
-        status: reindex?.error ? "failed" : "ok",
-        error: reindex?.error,
-        seconds: (pgbench.finishedAtMs - pgbench.startedAtMs) / 1000,
+        // A failed REINDEX fails the run: its time is not a result (pgbench's own timestamps stay in the record).
+        ...(reindex?.error
+          ? { status: "failed" as const, error: reindex.error }
+          : { status: "ok" as const, seconds: (pgbench.finishedAtMs - pgbench.startedAtMs) / 1000 }),
         counters: counterDelta(before, after),
         startedAt,
         finishedAt: new Date().toISOString(),

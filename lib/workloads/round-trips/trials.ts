@@ -23,7 +23,7 @@ export type RoundTripCondition =
       readonly commits: number;
     };
 
-export interface RoundTripTrial extends TrialRecord<RoundTripCondition> {
+export type RoundTripTrial = TrialRecord<RoundTripCondition> & {
   /** Round trips the case makes (statements sent). */
   readonly roundTrips?: number;
   readonly statementTimes?: StatementTimes;
@@ -37,7 +37,7 @@ export interface RoundTripTrial extends TrialRecord<RoundTripCondition> {
   readonly link?: LinkStats;
   /** Position of the trial among its environment's cases (or its sweep level) in this repeat: the rotation, recorded. */
   readonly order?: number;
-}
+};
 
 export function trialKey(c: RoundTripCondition, repeat: number): string {
   return c.kind === "case"
