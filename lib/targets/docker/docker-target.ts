@@ -4,14 +4,9 @@
  * Every container is recorded in the resource registry the moment it exists, so a crash between
  * create and stop still leaves a record the reaper can act on.
  */
-import { randomBytes } from "node:crypto";
-import net from "node:net";
-import { PassThrough } from "node:stream";
 import type Docker from "dockerode";
-import { MongoClient } from "mongodb";
-import { register, unregister } from "../../runtime/resource-registry";
-import { freePort, randomPassword } from "../ports";
-import { waitForPostgres } from "../readiness";
+import { unregister } from "../../runtime/resource-registry";
+import { randomPassword } from "../ports";
 import type {
   ConnectionInfo,
   Engine,
@@ -23,9 +18,15 @@ import type {
   StartedServer,
   Target,
 } from "../types";
-import { postgresUri, redactText } from "../uri";
+import { execInContainer, isNotFound, waitReady, type ExecOptions } from "./container-io";
+import { containerName, createAndStart, discard } from "./create-container";
 import { dockerClient, LAB_LABEL, labLabels } from "./docker-client";
+import { PROFILES, shortVersion, type EngineProfile } from "./engine-profiles";
 import { resolveImage, type ImageProgress, type ImageProgressCallback } from "./images";
+import { bridgeAddress, dockerRouteFromEnv, publishedPort, type DockerRoute } from "./routes";
+
+export type { ExecOptions } from "./container-io";
+export { DOCKER_ROUTES, dockerRouteFromEnv, type DockerRoute } from "./routes";
 
 const GiB = 1024 ** 3;
 
@@ -53,132 +54,6 @@ export interface DockerTargetOptions {
   readonly onProgress?: (message: string, event: ImageProgress) => void;
 }
 
-export interface ExecOptions {
-  /** `NAME=value` entries added to the command's environment. */
-  readonly env?: readonly string[];
-  /** User to run as (default: the image's user). */
-  readonly user?: string;
-}
-
-/** How one engine runs in a container: credentials, command line, readiness, URI. */
-interface EngineProfile {
-  readonly port: number;
-  readonly user: string;
-  readonly database: string;
-  /** Settings the engine always runs with unless the spec overrides them; recorded in the description. */
-  readonly defaults: ServerSettings;
-  env(password: string): string[];
-  cmd(settings: ServerSettings): string[];
-  uri(connection: ConnectionInfo): string;
-  /** Resolves with the server's version once the final (not an init-time) server answers. */
-  waitReady(connection: ConnectionInfo, check: () => void, timeoutMs: number): Promise<string>;
-}
-
-function settingValue(value: string | number | boolean): string {
-  return typeof value === "boolean" ? (value ? "on" : "off") : String(value);
-}
-
-function checkSettingName(name: string): string {
-  if (!/^[A-Za-z_][A-Za-z0-9_.]*$/.test(name)) throw new Error(`Invalid server setting name "${name}"`);
-  return name;
-}
-
-const postgresProfile: EngineProfile = {
-  port: 5432,
-  user: "postgres",
-  database: "postgres",
-  defaults: {},
-  env: (password) => [`POSTGRES_PASSWORD=${password}`],
-  cmd: (settings) => [
-    "postgres",
-    ...Object.entries(settings).flatMap(([k, v]) => ["-c", `${checkSettingName(k)}=${settingValue(v)}`]),
-  ],
-  uri: postgresUri,
-  // The official image's init-time server listens on the unix socket only (the stand-in uses
-  // single-user mode), so an answered TCP query always comes from the final server.
-  waitReady: (connection, check, timeoutMs) => waitForPostgres(connection, { check, timeoutMs }),
-};
-
-function mongoUri(c: ConnectionInfo): string {
-  return `mongodb://${encodeURIComponent(c.user)}:${encodeURIComponent(c.password)}@${c.host}:${c.port}/?authSource=admin`;
-}
-
-interface CmdLineOpts {
-  readonly parsed?: {
-    readonly security?: { readonly authorization?: string };
-    readonly processManagement?: { readonly fork?: boolean };
-  };
-}
-
-async function waitForMongo(connection: ConnectionInfo, check: () => void, timeoutMs: number): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  while (Date.now() < deadline) {
-    check();
-    const client = new MongoClient(mongoUri(connection), {
-      directConnection: true,
-      serverSelectionTimeoutMS: 2000,
-      connectTimeoutMS: 2000,
-    });
-    try {
-      await client.connect();
-      const admin = client.db("admin");
-      await admin.command({ ping: 1 });
-      // The official entrypoint's init-time mongod runs forked, without --auth, on the container's
-      // own address, so it is reachable through the published port once the user exists.
-      const opts = (await admin.command({ getCmdLineOpts: 1 })) as CmdLineOpts;
-      if (opts.parsed?.processManagement?.fork || opts.parsed?.security?.authorization !== "enabled") {
-        throw new Error("the image's init-time mongod is still running");
-      }
-      const info = (await admin.command({ buildInfo: 1 })) as { version?: string };
-      return String(info.version);
-    } catch (error) {
-      lastError = error;
-    } finally {
-      await client.close().catch(() => undefined);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`MongoDB at ${connection.host}:${connection.port} did not become ready in time: ${String(lastError)}`);
-}
-
-/**
- * mongod options from settings: `wiredTigerCacheSizeGB` and any other option as
- * `--name value` (`true` gives a bare flag, `false` leaves it out); `setParameter.name` keys become
- * `--setParameter name=value`.
- */
-function mongodArgs(settings: ServerSettings): string[] {
-  const args = ["mongod"];
-  for (const [key, value] of Object.entries(settings)) {
-    checkSettingName(key);
-    if (key.startsWith("setParameter.")) args.push("--setParameter", `${key.slice(13)}=${String(value)}`);
-    else if (value === true) args.push(`--${key}`);
-    else if (value !== false) args.push(`--${key}`, String(value));
-  }
-  return args;
-}
-
-const MONGO_USER = "lab";
-
-const mongoProfile: EngineProfile = {
-  port: 27017,
-  user: MONGO_USER,
-  database: "admin",
-  // mongod would otherwise size its cache from the container's memory limit.
-  defaults: { wiredTigerCacheSizeGB: 1 },
-  env: (password) => [`MONGO_INITDB_ROOT_USERNAME=${MONGO_USER}`, `MONGO_INITDB_ROOT_PASSWORD=${password}`],
-  cmd: mongodArgs,
-  uri: mongoUri,
-  waitReady: waitForMongo,
-};
-
-const PROFILES: Readonly<Record<Engine, EngineProfile>> = { postgresql: postgresProfile, mongodb: mongoProfile };
-
-/** "17.6 (Debian 17.6-1.pgdg130+1)" → "17.6"; other strings pass through. */
-function shortVersion(version: string): string {
-  return /^\d+(\.\d+)*/.exec(version)?.[0] ?? version;
-}
-
 function progressLine(e: ImageProgress): string {
   const layer = e.layer ? `${e.layer}: ` : "";
   const share = e.total ? ` ${Math.round(((e.current ?? 0) / e.total) * 100)}%` : "";
@@ -197,130 +72,6 @@ function progressAdapter(onProgress?: (message: string, event: ImageProgress) =>
     }
     onProgress(progressLine(event), event);
   };
-}
-
-function containerName(spec: ServerSpec): string {
-  const base = (spec.name ?? spec.engine).replace(/[^A-Za-z0-9_.-]/g, "-").slice(0, 40);
-  return `db-write-lab-${base}-${randomBytes(3).toString("hex")}`;
-}
-
-function isNotFound(error: unknown): boolean {
-  return (error as { statusCode?: number }).statusCode === 404;
-}
-
-/** Splits Docker's multiplexed log format (8-byte frame headers) into text. */
-function demuxBuffer(buffer: Buffer): string {
-  let out = "";
-  let offset = 0;
-  while (offset + 8 <= buffer.length && buffer[offset] <= 2 && buffer.readUInt16BE(offset + 1) === 0) {
-    const size = buffer.readUInt32BE(offset + 4);
-    out += buffer.subarray(offset + 8, offset + 8 + size).toString("utf8");
-    offset += 8 + size;
-  }
-  return offset === 0 ? buffer.toString("utf8") : out;
-}
-
-async function logTail(container: Docker.Container, lines = 30): Promise<string> {
-  try {
-    const logs = await container.logs({ stdout: true, stderr: true, tail: lines, follow: false });
-    return demuxBuffer(logs).trim();
-  } catch {
-    return "(logs unavailable)";
-  }
-}
-
-/**
- * Watches for the container exiting while a readiness loop runs: `check()` throws once it has,
- * so the loop stops at once instead of waiting out its timeout.
- */
-function watchExit(container: Docker.Container): { check: () => void; dispose: () => void } {
-  const abort = new AbortController();
-  let exit: number | undefined;
-  container
-    .wait({ condition: "not-running", abortSignal: abort.signal })
-    .then((result: { StatusCode?: number }) => {
-      exit = result.StatusCode ?? -1;
-    })
-    .catch(() => undefined);
-  return {
-    check: () => {
-      if (exit !== undefined) throw new ContainerExited(exit);
-    },
-    dispose: () => abort.abort(),
-  };
-}
-
-class ContainerExited extends Error {
-  constructor(readonly exitCode: number) {
-    super(`the container exited with code ${exitCode}`);
-  }
-}
-
-async function waitReady(
-  container: Docker.Container,
-  profile: EngineProfile,
-  connection: ConnectionInfo,
-  timeoutMs: number,
-): Promise<string> {
-  const watch = watchExit(container);
-  try {
-    return await profile.waitReady(connection, watch.check, timeoutMs);
-  } catch (error) {
-    const reason = error instanceof ContainerExited ? error.message : redactText(String(error));
-    const logs = await logTail(container);
-    throw new Error(`Container ${container.id.slice(0, 12)} did not become ready: ${reason}\n--- last log lines ---\n${logs}`);
-  } finally {
-    watch.dispose();
-  }
-}
-
-function publishedPort(info: Docker.ContainerInspectInfo, internal: number): number {
-  const bindings = info.NetworkSettings.Ports?.[`${internal}/tcp`] ?? [];
-  const binding = bindings.find((b) => b.HostIp === "127.0.0.1") ?? bindings[0];
-  const port = Number(binding?.HostPort);
-  if (!Number.isInteger(port) || port <= 0) {
-    throw new Error(`Docker reported no host port for ${internal}/tcp of container ${info.Id.slice(0, 12)}`);
-  }
-  return port;
-}
-
-export const DOCKER_ROUTES = ["auto", "published"] as const;
-export type DockerRoute = (typeof DOCKER_ROUTES)[number];
-
-export function dockerRouteFromEnv(env: NodeJS.ProcessEnv = process.env): DockerRoute {
-  const value = env.DBLAB_DOCKER_ROUTE ?? "auto";
-  if (!(DOCKER_ROUTES as readonly string[]).includes(value)) {
-    throw new Error(`DBLAB_DOCKER_ROUTE must be one of ${DOCKER_ROUTES.join(", ")}, got "${value}"`);
-  }
-  return value as DockerRoute;
-}
-
-/** Whether a TCP connection to host:port opens within timeoutMs. */
-function tcpOpens(host: string, port: number, timeoutMs: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host, port });
-    const done = (ok: boolean) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(timeoutMs, () => done(false));
-    socket.once("connect", () => done(true));
-    socket.once("error", () => done(false));
-  });
-}
-
-/**
- * The container's bridge address, if the host reaches the server there. The published port goes
- * through docker-proxy, which copies every byte in user space: a SELECT 1 took ~250 µs that way
- * here and ~100 µs over the bridge (embedded PostgreSQL: ~110 µs), a difference that would land in
- * every round-trip-bound figure. Docker Desktop keeps the bridge inside its VM: there the check
- * fails and the published port is used. The bridge is reachable from this host (and its
- * containers) only, like the 127.0.0.1 binding.
- */
-async function bridgeAddress(info: Docker.ContainerInspectInfo, internalPort: number): Promise<string | undefined> {
-  const ip = Object.values(info.NetworkSettings.Networks ?? {}).find((n) => n.IPAddress)?.IPAddress;
-  if (!ip) return undefined;
-  return (await tcpOpens(ip, internalPort, 500)) ? ip : undefined;
 }
 
 export class DockerStartedServer implements StartedServer {
@@ -396,36 +147,8 @@ export class DockerStartedServer implements StartedServer {
   }
 
   /** Runs a command inside the container (e.g. pgbench in an official image) and collects its output. */
-  async exec(cmd: string[], options: ExecOptions = {}): Promise<ExecResult> {
-    const exec = await this.container.exec({
-      Cmd: cmd,
-      AttachStdout: true,
-      AttachStderr: true,
-      Env: options.env ? [...options.env] : undefined,
-      User: options.user,
-    });
-    const stream = await exec.start({ hijack: true, stdin: false });
-    const stdout: Buffer[] = [];
-    const stderr: Buffer[] = [];
-    const out = new PassThrough().on("data", (c: Buffer) => stdout.push(c));
-    const err = new PassThrough().on("data", (c: Buffer) => stderr.push(c));
-    dockerClient().modem.demuxStream(stream, out, err);
-    await new Promise<void>((resolve, reject) => {
-      stream.on("end", resolve);
-      stream.on("close", resolve);
-      stream.on("error", reject);
-    });
-    // The exit code can lag the end of the output by a moment.
-    let info = await exec.inspect();
-    for (let i = 0; info.Running && i < 100; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      info = await exec.inspect();
-    }
-    return {
-      exitCode: info.ExitCode ?? -1,
-      stdout: Buffer.concat(stdout).toString("utf8"),
-      stderr: Buffer.concat(stderr).toString("utf8"),
-    };
+  exec(cmd: string[], options: ExecOptions = {}): Promise<ExecResult> {
+    return execInContainer(dockerClient(), this.container, cmd, options);
   }
 }
 
@@ -497,56 +220,3 @@ export class DockerTarget implements Target {
   }
 }
 
-/** Removes a container the start gave up on; the record stays if Docker cannot remove it. */
-async function discard(container: Docker.Container, recordId: string): Promise<void> {
-  try {
-    await container.remove({ force: true, v: true });
-  } catch (error) {
-    if (!isNotFound(error)) return;
-  }
-  unregister(recordId);
-}
-
-function isPortConflict(error: unknown): boolean {
-  return /port is already allocated|address already in use/i.test(String(error));
-}
-
-/**
- * Creates (and registers at once) and starts a container whose port is published on 127.0.0.1.
- * The host port is picked here rather than by Docker (HostPort ""), because Docker picks a new
- * one at every restart, and restart() must keep the address callers already hold. Another
- * process may take the port between the pick and the start: then a new port and container.
- */
-async function createAndStart(
-  name: string,
-  internalPort: number,
-  options: Docker.ContainerCreateOptions,
-): Promise<{ container: Docker.Container; recordId: string }> {
-  const portKey = `${internalPort}/tcp`;
-  for (let attempt = 1; ; attempt++) {
-    const hostPort = await freePort();
-    const container = await dockerClient().createContainer({
-      ...options,
-      name: attempt === 1 ? name : `${name}-${attempt}`,
-      ExposedPorts: { [portKey]: {} },
-      HostConfig: {
-        ...options.HostConfig,
-        // Loopback only: the generated password is the only guard.
-        PortBindings: { [portKey]: [{ HostIp: "127.0.0.1", HostPort: String(hostPort) }] },
-      },
-    });
-    const recordId = register({
-      type: "docker-container",
-      containerId: container.id,
-      description: `container ${name} (${options.Image ?? "?"})`,
-    });
-    try {
-      await container.start();
-      return { container, recordId };
-    } catch (error) {
-      await discard(container, recordId);
-      if (attempt < 5 && isPortConflict(error)) continue;
-      throw error;
-    }
-  }
-}

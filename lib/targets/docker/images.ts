@@ -5,26 +5,15 @@
 import type Docker from "dockerode";
 import type { Engine } from "../types";
 import { dockerClient } from "./docker-client";
+import type { ImageProgressCallback } from "./image-progress";
 import { ensureStandInImage } from "./standin-image";
+
+export type { ImageProgress, ImageProgressCallback } from "./image-progress";
 
 /** Pinned so that every run measures the same server build. */
 export const POSTGRES_IMAGE = "postgres:17.6";
 export const MONGO_IMAGE = "mongo:8.0.16";
 export const OFFICIAL_IMAGES: Readonly<Record<Engine, string>> = { postgresql: POSTGRES_IMAGE, mongodb: MONGO_IMAGE };
-
-export interface ImageProgress {
-  readonly phase: "pull" | "build";
-  readonly image: string;
-  /** Docker's status line, e.g. "Downloading" or a build step. */
-  readonly message: string;
-  /** Layer id while pulling. */
-  readonly layer?: string;
-  /** Bytes done and expected for that layer, when Docker reports them. */
-  readonly current?: number;
-  readonly total?: number;
-}
-
-export type ImageProgressCallback = (event: ImageProgress) => void;
 
 export interface ResolvedImage {
   readonly image: string;
