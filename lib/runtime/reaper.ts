@@ -47,13 +47,34 @@ function removeProcessResource(resource: Extract<ResourceRecord, { type: "proces
   if (resource.directory) fs.rmSync(resource.directory, { recursive: true, force: true });
 }
 
-async function removeContainer(containerId: string): Promise<void> {
+/** How long removing one container may take before its engine counts as unreachable (record kept). */
+const REMOVE_TIMEOUT_MS = 30_000;
+
+/**
+ * Removes a container on the engine its record names (a remote one over the same kind of
+ * connection it was made with), not on whatever engine today's environment names. An engine that
+ * does not answer is an error within REMOVE_TIMEOUT_MS; the caller keeps the record for later.
+ */
+async function removeContainer(resource: Extract<ResourceRecord, { type: "docker-container" }>): Promise<void> {
   // Loaded lazily so that runs without Docker never load dockerode.
-  const { dockerClient } = await import("../targets/docker/docker-client");
+  const { dockerClient, dockerClientFor, withTimeout } = await import("../targets/docker/docker-client");
+  const { endpointFromRef } = await import("../targets/docker/endpoint");
+  const docker = resource.dockerHost
+    ? dockerClientFor(endpointFromRef({ dockerHost: resource.dockerHost, dockerContext: resource.dockerContext }))
+    : dockerClient();
+  const where = resource.dockerHost ?? "the current engine";
   try {
-    await dockerClient().getContainer(containerId).remove({ force: true, v: true });
+    await withTimeout(
+      docker.getContainer(resource.containerId).remove({ force: true, v: true }),
+      REMOVE_TIMEOUT_MS,
+      `the Docker engine ${where} did not answer within ${REMOVE_TIMEOUT_MS / 1000} s`,
+    );
   } catch (error) {
-    if ((error as { statusCode?: number }).statusCode !== 404) throw error;
+    if ((error as { statusCode?: number }).statusCode === 404) return;
+    throw new Error(
+      `cannot remove container ${resource.containerId.slice(0, 12)} on ${where} (its record is kept for the next ` +
+        `clean-up): ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 }
 
@@ -68,7 +89,7 @@ export async function reapOrphans(): Promise<ReapedResource[]> {
   for (const record of listRecords()) {
     if (record.ownerAlive) continue;
     if (record.resource.type === "process") removeProcessResource(record.resource);
-    else await removeContainer(record.resource.containerId);
+    else await removeContainer(record.resource);
     unregister(record.id);
     reaped.push({ description: record.resource.description, ownerPid: record.ownerPid });
   }
@@ -79,7 +100,7 @@ export async function reapOrphans(): Promise<ReapedResource[]> {
 export async function releaseOwnResources(): Promise<void> {
   for (const record of ownRecords()) {
     if (record.resource.type === "process") removeProcessResource(record.resource);
-    else await removeContainer(record.resource.containerId);
+    else await removeContainer(record.resource);
     unregister(record.id);
   }
 }

@@ -1,5 +1,7 @@
 /**
- * Servers in Docker containers with CPU and memory limits, the port published on 127.0.0.1 only.
+ * Servers in Docker containers with CPU and memory limits, on the engine the environment names
+ * (this machine's, or a remote one: see endpoint.ts and routes.ts). The port is published on
+ * 127.0.0.1 of the engine's host unless the user names another address.
  *
  * Every container is recorded in the resource registry the moment it exists, so a crash between
  * create and stop still leaves a record the reaper can act on.
@@ -20,10 +22,20 @@ import type {
 } from "../types";
 import { execInContainer, isNotFound, waitReady, type ExecOptions } from "./container-io";
 import { containerName, createAndStart, discard } from "./create-container";
-import { dockerClient, LAB_LABEL, labLabels } from "./docker-client";
+import { currentEndpoint, dockerClientFor, LAB_LABEL, labLabels } from "./docker-client";
+import { engineHostLabel, type DockerEndpoint } from "./endpoint";
 import { PROFILES, shortVersion, type EngineProfile } from "./engine-profiles";
 import { resolveImage, type ImageProgress, type ImageProgressCallback } from "./images";
-import { bridgeAddress, dockerRouteFromEnv, publishedPort, type DockerRoute } from "./routes";
+import {
+  bridgeAddress,
+  dockerRouteFromEnv,
+  placementFor,
+  publishedPort,
+  tcpConnectRttMs,
+  type DockerRoute,
+  type Placement,
+} from "./routes";
+import { sshEngineConnection, type SshTunnel } from "./ssh-engine";
 
 export type { ExecOptions } from "./container-io";
 export { DOCKER_ROUTES, dockerRouteFromEnv, type DockerRoute } from "./routes";
@@ -52,6 +64,8 @@ export interface DockerTargetOptions {
    * of a pull arrive at most once a second.
    */
   readonly onProgress?: (message: string, event: ImageProgress) => void;
+  /** The engine (default: the one DOCKER_HOST, DOCKER_CONTEXT or the current context names). */
+  readonly endpoint?: DockerEndpoint;
 }
 
 function progressLine(e: ImageProgress): string {
@@ -74,6 +88,30 @@ function progressAdapter(onProgress?: (message: string, event: ImageProgress) =>
   };
 }
 
+/** Where the lab connects for a published host port, by placement; opens the SSH tunnel where needed. */
+async function reachPublished(
+  endpoint: DockerEndpoint,
+  placement: Placement,
+  hostPort: number,
+  tunnel: SshTunnel | undefined,
+): Promise<{ host: string; port: number; tunnel?: SshTunnel; route: string }> {
+  if (placement.reach === "ssh-tunnel" && endpoint.ssh) {
+    const t = tunnel?.remotePort === hostPort ? tunnel : await sshEngineConnection(endpoint.ssh).tunnel(hostPort);
+    if (tunnel && t !== tunnel) tunnel.close();
+    return { host: "127.0.0.1", port: t.localPort, tunnel: t, route: "ssh-tunnel" };
+  }
+  if (placement.reach === "bind-address") return { host: placement.bindIp, port: hostPort, route: "bind-address" };
+  return { host: "127.0.0.1", port: hostPort, route: "published port (docker-proxy)" };
+}
+
+/** The engine's own round trip to this client: SSH channel open, or TCP connect to its API port. */
+async function engineRttMs(endpoint: DockerEndpoint): Promise<number | undefined> {
+  if (endpoint.local) return undefined;
+  if (endpoint.ssh) return sshEngineConnection(endpoint.ssh).rttMs();
+  const url = new URL(endpoint.host.replace(/^tcp:/, "https:"));
+  return tcpConnectRttMs(url.hostname, Number(url.port || 2376));
+}
+
 export class DockerStartedServer implements StartedServer {
   readonly kind = "docker" as const;
   private stopping: Promise<void> | undefined;
@@ -88,6 +126,9 @@ export class DockerStartedServer implements StartedServer {
     private readonly profile: EngineProfile,
     private readonly readyTimeoutMs: number,
     private readonly route: DockerRoute,
+    private readonly endpoint: DockerEndpoint,
+    private readonly placement: Placement,
+    private tunnel: SshTunnel | undefined,
   ) {}
 
   /** Read it afresh after a restart: a container can come back with another bridge address. */
@@ -113,18 +154,27 @@ export class DockerStartedServer implements StartedServer {
     // Long enough for PostgreSQL's shutdown checkpoint after a write-heavy round (SIGINT first).
     await this.container.restart({ t: 120 });
     const info = await this.container.inspect();
-    const port = publishedPort(info, this.profile.port);
+    const port = publishedPort(info, this.profile.port, this.placement.bindIp);
     const published = this.currentDescription.publishedAddress;
-    if (published !== undefined && published !== `127.0.0.1:${port}`) {
-      throw new Error(`Container ${this.id.slice(0, 12)} came back on 127.0.0.1:${port} instead of ${published}`);
+    const now = `${this.placement.bindIp}:${port}`;
+    if (published !== undefined && published !== now) {
+      throw new Error(`Container ${this.id.slice(0, 12)} came back on ${now} instead of ${published}`);
     }
-    this.current = { ...this.current, host: "127.0.0.1", port };
+    const reach = await reachPublished(this.endpoint, this.placement, port, this.tunnel);
+    this.tunnel = reach.tunnel;
+    this.current = { ...this.current, host: reach.host, port: reach.port };
+    this.currentDescription = { ...this.currentDescription, address: `${reach.host}:${reach.port}`, route: reach.route };
     await waitReady(this.container, this.profile, this.current, this.readyTimeoutMs);
     await this.useBridgeIfReachable(info);
   }
 
-  /** Switches to the bridge address where the host reaches it (see bridgeAddress). */
+  /**
+   * Switches to the bridge address where the host reaches it (see bridgeAddress): only for an
+   * engine on this machine, whose bridge is ours (a remote engine's bridge address could name
+   * something else entirely here).
+   */
   async useBridgeIfReachable(info: Docker.ContainerInspectInfo): Promise<void> {
+    if (!this.endpoint.local || this.placement.reach !== "local") return;
     const ip = this.route === "auto" ? await bridgeAddress(info, this.profile.port) : undefined;
     if (!ip) return;
     this.current = { ...this.current, host: ip, port: this.profile.port };
@@ -141,6 +191,7 @@ export class DockerStartedServer implements StartedServer {
           throw error;
         }
       }
+      this.tunnel?.close();
       unregister(this.recordId);
     })();
     return this.stopping;
@@ -148,7 +199,7 @@ export class DockerStartedServer implements StartedServer {
 
   /** Runs a command inside the container (e.g. pgbench in an official image) and collects its output. */
   exec(cmd: string[], options: ExecOptions = {}): Promise<ExecResult> {
-    return execInContainer(dockerClient(), this.container, cmd, options);
+    return execInContainer(dockerClientFor(this.endpoint), this.container, cmd, options);
   }
 }
 
@@ -166,13 +217,18 @@ export class DockerTarget implements Target {
     };
     const readyTimeoutMs = this.options.readyTimeoutMs ?? 120_000;
     const route = this.options.route ?? dockerRouteFromEnv();
+    // Both throw for an engine or address the lab must not use, before anything is created.
+    const endpoint = this.options.endpoint ?? currentEndpoint();
+    const placement = placementFor(endpoint);
+    const docker = dockerClientFor(endpoint);
     const resolved = await resolveImage(spec.engine, progressAdapter(this.options.onProgress), {
       forceStandIn: this.options.forceStandIn,
+      docker,
     });
 
     const password = randomPassword();
     const name = containerName(spec);
-    const { container, recordId } = await createAndStart(name, profile.port, {
+    const { container, recordId } = await createAndStart(docker, endpoint, placement, name, profile.port, {
       Image: resolved.image,
       Cmd: profile.cmd(settings),
       Env: profile.env(password),
@@ -187,12 +243,15 @@ export class DockerTarget implements Target {
       },
     });
 
+    let tunnel: SshTunnel | undefined;
     try {
       const info = await container.inspect();
-      const port = publishedPort(info, profile.port);
+      const port = publishedPort(info, profile.port, placement.bindIp);
+      const reach = await reachPublished(endpoint, placement, port, undefined);
+      tunnel = reach.tunnel;
       const connection: ConnectionInfo = {
-        host: "127.0.0.1",
-        port,
+        host: reach.host,
+        port: reach.port,
         user: profile.user,
         password,
         database: profile.database,
@@ -206,17 +265,32 @@ export class DockerTarget implements Target {
         standInImage: resolved.standIn,
         limits,
         settings,
-        address: `127.0.0.1:${port}`,
-        publishedAddress: `127.0.0.1:${port}`,
-        route: "published port (docker-proxy)",
+        address: `${reach.host}:${reach.port}`,
+        publishedAddress: `${placement.bindIp}:${port}`,
+        route: reach.route,
+        engineHost: engineHostLabel(endpoint),
+        engineRttMs: await engineRttMs(endpoint),
       };
-      const server = new DockerStartedServer(container.id, spec.engine, connection, description, container, recordId, profile, readyTimeoutMs, route);
+      const server = new DockerStartedServer(
+        container.id,
+        spec.engine,
+        connection,
+        description,
+        container,
+        recordId,
+        profile,
+        readyTimeoutMs,
+        route,
+        endpoint,
+        placement,
+        tunnel,
+      );
       await server.useBridgeIfReachable(info);
       return server;
     } catch (error) {
+      tunnel?.close();
       await discard(container, recordId);
       throw error;
     }
   }
 }
-

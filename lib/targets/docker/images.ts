@@ -24,6 +24,8 @@ export interface ResolvedImage {
 export interface ResolveOptions {
   /** PostgreSQL only: use the stand-in even where the official image is available. */
   readonly forceStandIn?: boolean;
+  /** The engine to look on and build on (default: the one the environment names). */
+  readonly docker?: Docker;
 }
 
 async function imageExists(docker: Docker, image: string): Promise<boolean> {
@@ -71,8 +73,8 @@ async function pull(docker: Docker, image: string, onProgress?: ImageProgressCal
   if (errors.length > 0) throw new Error(errors.join("; "));
 }
 
-/** Pull failures are remembered for the process: offline, every start would otherwise ask again. */
-const failedPulls = new Map<string, string>();
+/** Pull failures are remembered per engine for the process: offline, every start would otherwise ask again. */
+const failedPulls = new WeakMap<Docker, Map<string, string>>();
 
 function errorMessage(error: unknown): string {
   return (error instanceof Error ? error.message : String(error)).trim();
@@ -87,27 +89,29 @@ export async function resolveImage(
   onProgress?: ImageProgressCallback,
   options: ResolveOptions = {},
 ): Promise<ResolvedImage> {
-  const docker = dockerClient();
+  const docker = options.docker ?? dockerClient();
   const official = OFFICIAL_IMAGES[engine];
   if (engine === "postgresql" && options.forceStandIn) {
-    return { image: (await ensureStandInImage(onProgress)).image, standIn: true };
+    return { image: (await ensureStandInImage(onProgress, docker)).image, standIn: true };
   }
   if (await imageExists(docker, official)) return { image: official, standIn: false };
 
-  let pullError = failedPulls.get(official);
+  const failed = failedPulls.get(docker) ?? new Map<string, string>();
+  failedPulls.set(docker, failed);
+  let pullError = failed.get(official);
   if (pullError === undefined) {
     try {
       await pull(docker, official, onProgress);
       return { image: official, standIn: false };
     } catch (error) {
       pullError = errorMessage(error);
-      failedPulls.set(official, pullError);
+      failed.set(official, pullError);
       onProgress?.({ phase: "pull", image: official, message: `cannot be pulled: ${pullError}` });
     }
   }
 
   if (engine === "postgresql") {
-    return { image: (await ensureStandInImage(onProgress)).image, standIn: true };
+    return { image: (await ensureStandInImage(onProgress, docker)).image, standIn: true };
   }
   throw new Error(
     `MongoDB needs the ${official} image, which this Docker host does not have and could not pull ` +

@@ -475,36 +475,44 @@ async function existingImage(docker: Docker, image: string): Promise<Docker.Imag
   }
 }
 
-let pending: Promise<StandInImage> | undefined;
-/** Set once this process has checked or built the image: the inputs in node_modules do not change. */
-let verified: { readonly image: string; readonly contentHash: string } | undefined;
+/** Per engine: a build in progress, and the image this process has checked or built there. */
+const pending = new WeakMap<Docker, Promise<StandInImage>>();
+/** The inputs in node_modules do not change while the process runs: only the image can. */
+const verified = new WeakMap<Docker, { readonly image: string; readonly contentHash: string }>();
 
 /**
- * Builds the stand-in image unless an image with the same tag and content hash exists.
- * Concurrent calls in one process share one build.
+ * Builds the stand-in image on `docker`'s engine (default: the one the environment names) unless
+ * an image with the same tag and content hash is there. Concurrent calls in one process share one
+ * build. A remote engine builds it too (the context goes through the connection): it is never
+ * pulled from anywhere.
  */
-export function ensureStandInImage(onProgress?: (event: ImageProgress) => void): Promise<StandInImage> {
-  pending ??= buildIfChanged(onProgress).finally(() => {
-    pending = undefined;
-  });
-  return pending;
+export function ensureStandInImage(
+  onProgress?: (event: ImageProgress) => void,
+  docker: Docker = dockerClient(),
+): Promise<StandInImage> {
+  let build = pending.get(docker);
+  if (!build) {
+    build = buildIfChanged(docker, onProgress).finally(() => pending.delete(docker));
+    pending.set(docker, build);
+  }
+  return build;
 }
 
-async function buildIfChanged(onProgress?: (event: ImageProgress) => void): Promise<StandInImage> {
+async function buildIfChanged(docker: Docker, onProgress?: (event: ImageProgress) => void): Promise<StandInImage> {
   const started = Date.now();
-  const docker = dockerClient();
-  if (verified) {
+  const known = verified.get(docker);
+  if (known) {
     // Only the image can have changed since (e.g. removed by a clean-up): a cheap inspect tells.
-    const current = await existingImage(docker, verified.image);
-    if (current?.Config?.Labels?.[STANDIN_LABELS.contentHash] === verified.contentHash) {
-      return { ...verified, built: false, buildMs: Date.now() - started };
+    const current = await existingImage(docker, known.image);
+    if (current?.Config?.Labels?.[STANDIN_LABELS.contentHash] === known.contentHash) {
+      return { ...known, built: false, buildMs: Date.now() - started };
     }
   }
   const r = await recipe();
   const hash = contentHash(r);
   const before = await existingImage(docker, r.image);
   if (before?.Config?.Labels?.[STANDIN_LABELS.contentHash] === hash) {
-    verified = { image: r.image, contentHash: hash };
+    verified.set(docker, { image: r.image, contentHash: hash });
     return { image: r.image, built: false, contentHash: hash, buildMs: Date.now() - started };
   }
   onProgress?.({ phase: "build", image: r.image, message: `building ${r.image} from ${r.labels[STANDIN_LABELS.source]}` });
@@ -517,6 +525,6 @@ async function buildIfChanged(onProgress?: (event: ImageProgress) => void): Prom
     // The previous build is now an untagged leftover; an existing container may still use it.
     await docker.getImage(before.Id).remove().catch(() => undefined);
   }
-  verified = { image: r.image, contentHash: hash };
+  verified.set(docker, { image: r.image, contentHash: hash });
   return { image: r.image, built: true, contentHash: hash, buildMs: Date.now() - started };
 }
