@@ -7,6 +7,7 @@ import fs from "node:fs";
 import type http from "node:http";
 import os from "node:os";
 import Docker from "dockerode";
+import { stateRoot } from "../../runtime/resource-registry";
 import { resolveEndpoint, type DockerEndpoint } from "./endpoint";
 import { sshEngineConnection } from "./ssh-engine";
 
@@ -110,6 +111,8 @@ export function labLabels(extra: Record<string, string> = {}): Record<string, st
     [`${LAB_LABEL}.owner-pid`]: String(process.pid),
     // On a remote engine shared by several machines, a pid alone does not say whose it is.
     [`${LAB_LABEL}.owner-host`]: os.hostname(),
+    // Which lab state folder (DBLAB_STATE_DIR) holds its record: tells parallel labs' containers apart.
+    [`${LAB_LABEL}.state-dir`]: stateRoot(),
     ...extra,
   };
 }
