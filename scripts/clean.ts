@@ -10,6 +10,10 @@ import os from "node:os";
 import { dockerClientFor, LAB_LABEL, withTimeout } from "../lib/targets/docker/docker-client";
 import { endpointFromRef, resolveEndpoint, type DockerEndpoint } from "../lib/targets/docker/endpoint";
 
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 /** The engine the environment names, and every engine a remaining record names (remote ones included). */
 function enginesToSweep(): Map<string, DockerEndpoint> {
   const engines = new Map<string, DockerEndpoint>();
@@ -17,7 +21,7 @@ function enginesToSweep(): Map<string, DockerEndpoint> {
     const current = resolveEndpoint();
     engines.set(current.host, current);
   } catch (error) {
-    console.error(`clean: not looking at the engine the environment names: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(`clean: not looking at the engine the environment names: ${message(error)}`);
   }
   for (const record of listRecords()) {
     const r = record.resource;
@@ -38,7 +42,7 @@ async function removeUnrecordedContainers(endpoint: DockerEndpoint, quiet: boole
     await withTimeout(docker.ping(), limit, `no answer within ${limit / 1000} s`);
   } catch (error) {
     if (!endpoint.local || !quiet) {
-      console.error(`clean: the Docker engine ${endpoint.host} is unreachable (${error instanceof Error ? error.message : String(error)}); its records are kept`);
+      console.error(`clean: the Docker engine ${endpoint.host} is unreachable (${message(error)}); its records are kept`);
     }
     return 0;
   }
@@ -53,7 +57,9 @@ async function removeUnrecordedContainers(endpoint: DockerEndpoint, quiet: boole
     await docker.getContainer(info.Id).remove({ force: true, v: true });
     removed++;
     const where = endpoint.local ? "" : ` on ${endpoint.host}`;
-    if (!quiet) console.log(`removed container ${info.Id.slice(0, 12)}${where} (${info.Image}, owner pid ${owner || "?"} gone)`);
+    if (!quiet) {
+      console.log(`removed container ${info.Id.slice(0, 12)}${where} (${info.Image}, owner pid ${owner || "?"} gone)`);
+    }
   }
   return removed;
 }

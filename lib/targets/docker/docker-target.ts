@@ -163,7 +163,8 @@ export class DockerStartedServer implements StartedServer {
     const reach = await reachPublished(this.endpoint, this.placement, port, this.tunnel);
     this.tunnel = reach.tunnel;
     this.current = { ...this.current, host: reach.host, port: reach.port };
-    this.currentDescription = { ...this.currentDescription, address: `${reach.host}:${reach.port}`, route: reach.route };
+    const address = `${reach.host}:${reach.port}`;
+    this.currentDescription = { ...this.currentDescription, address, route: reach.route };
     await waitReady(this.container, this.profile, this.current, this.readyTimeoutMs);
     await this.useBridgeIfReachable(info);
   }

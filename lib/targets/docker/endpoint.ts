@@ -143,7 +143,8 @@ function endpointFromContext(name: string, configDir: string, why: string): Dock
   const docker = meta.Endpoints?.docker;
   if (!docker?.Host) throw new Error(`${source} has no docker endpoint in ${metaFile}`);
   const tlsDir = path.join(configDir, "contexts", "tls", id, "docker");
-  const file = (f: string): string | undefined => (fs.existsSync(path.join(tlsDir, f)) ? path.join(tlsDir, f) : undefined);
+  const file = (f: string): string | undefined =>
+    fs.existsSync(path.join(tlsDir, f)) ? path.join(tlsDir, f) : undefined;
   const tlsFiles = { ca: file("ca.pem"), cert: file("cert.pem"), key: file("key.pem") };
   const hasTls = Boolean(tlsFiles.ca || tlsFiles.cert) || docker.SkipTLSVerify === true;
   const tls = hasTls ? { ...tlsFiles, verify: docker.SkipTLSVerify !== true } : undefined;
@@ -182,7 +183,9 @@ export interface EndpointRef {
 }
 
 export function endpointRef(endpoint: DockerEndpoint): EndpointRef {
-  return endpoint.context ? { dockerHost: endpoint.host, dockerContext: endpoint.context } : { dockerHost: endpoint.host };
+  return endpoint.context
+    ? { dockerHost: endpoint.host, dockerContext: endpoint.context }
+    : { dockerHost: endpoint.host };
 }
 
 /**

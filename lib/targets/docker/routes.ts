@@ -39,13 +39,16 @@ export function placementFor(endpoint: DockerEndpoint, env: NodeJS.ProcessEnv = 
           "An ssh:// engine needs no such address: the lab reaches its databases through the SSH tunnel.",
       );
     }
-    if (net.isIP(bind) === 0) throw new Error(`DBLAB_DOCKER_BIND must be an IP address of the engine's host, got "${bind}"`);
+    if (net.isIP(bind) === 0) {
+      throw new Error(`DBLAB_DOCKER_BIND must be an IP address of the engine's host, got "${bind}"`);
+    }
     return { bindIp: bind, reach: "bind-address", pickLocalPort: false };
   }
   if (bind) {
+    const where = endpoint.kind === "ssh" ? "whose databases the lab reaches through the SSH tunnel" : "on this machine";
     throw new Error(
       `DBLAB_DOCKER_BIND is for a remote tcp:// engine with TLS; the engine here is ${endpoint.host} ` +
-        `(${endpoint.source}), ${endpoint.kind === "ssh" ? "whose databases the lab reaches through the SSH tunnel" : "on this machine"}.`,
+        `(${endpoint.source}), ${where}.`,
     );
   }
   if (endpoint.kind === "ssh") return { bindIp: "127.0.0.1", reach: "ssh-tunnel", pickLocalPort: false };

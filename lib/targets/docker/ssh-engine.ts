@@ -40,8 +40,8 @@ function knownHostsName(t: SshTarget): string {
 }
 
 function globMatch(pattern: string, name: string): boolean {
-  const re = new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".")}$`, "i");
-  return re.test(name);
+  const source = pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".");
+  return new RegExp(`^${source}$`, "i").test(name);
 }
 
 /** One comma-separated host field of known_hosts against `name` (plain, wildcard, negated or hashed). */
@@ -203,7 +203,8 @@ export class SshEngineConnection {
       this.socket = socket;
       socket.setNoDelay(true);
       const timer = setTimeout(() => {
-        fail(new Error(`SSH to ${this.label}: no answer within ${READY_TIMEOUT_MS / 1000} s (host down or unreachable?)`));
+        const limit = READY_TIMEOUT_MS / 1000;
+        fail(new Error(`SSH to ${this.label}: no answer within ${limit} s (host down or unreachable?)`));
       }, READY_TIMEOUT_MS);
       const fail = (error: Error): void => {
         clearTimeout(timer);
