@@ -40,6 +40,8 @@ export function showRunHeader(metadata: RunMetadata, directory: string): void {
 
 /** The resolved parameters as a table: every knob, in the reader's units. */
 export function showParameters(params: object, profile: string): void {
-  const rows = Object.entries(params).map(([name, value]) => ({ parameter: name, value: Array.isArray(value) ? value.join(", ") : String(value) }));
+  const text = (value: unknown): string =>
+    Array.isArray(value) ? value.join(", ") : typeof value === "object" && value !== null ? JSON.stringify(value) : String(value);
+  const rows = Object.entries(params).map(([name, value]) => ({ parameter: name, value: text(value) }));
   show().html(tableHtml(rows, { caption: `Parameters (profile ${profile}, with overrides)` }));
 }

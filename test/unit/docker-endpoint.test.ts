@@ -13,6 +13,7 @@ import { ParameterError } from "../../lib/params/validate";
 import { contextDirName, endpointFromRef, endpointRef, resolveEndpoint } from "../../lib/targets/docker/endpoint";
 import { placementFor } from "../../lib/targets/docker/routes";
 import { checkKnownHost } from "../../lib/targets/docker/ssh-engine";
+import { roundTripsParams } from "../../lib/params/round-trips";
 import { decideTarget } from "../../lib/targets/select";
 
 function tempDir(): string {
@@ -148,4 +149,13 @@ test("known_hosts: plain, [host]:port, hashed and wildcard entries match; anothe
   assert.equal(checkKnownHost(at("10.1.1.8"), key, [file]), "mismatch");
   assert.equal(checkKnownHost(at("10.1.1.9"), key, [file]), "mismatch", "a revoked key is refused");
   assert.equal(checkKnownHost(at("10.1.1.10"), key, [file]), "unknown");
+});
+
+test("notebook 05's hosts: ssh:// or a context per environment, checked like DOCKER_HOST before anything starts", () => {
+  const ok = roundTripsParams("smoke", { hosts: { sameAz: "ssh://root@10.231.99.2" } });
+  assert.deepEqual(ok.hosts, { sameAz: "ssh://root@10.231.99.2" });
+  assert.deepEqual(roundTripsParams("smoke").hosts, {});
+  assert.throws(() => roundTripsParams("smoke", { hosts: { crossAz: "tcp://10.231.99.2:2375" } }), /hosts\.crossAz: .*plain tcp/);
+  assert.throws(() => roundTripsParams("smoke", { hosts: { otherAz: "ssh://x" } as never }), /hosts\.otherAz is not known/);
+  assert.throws(() => roundTripsParams("smoke", { hosts: { sameAz: "no-such-context-here" } }), /hosts\.sameAz: .*does not exist/);
 });
