@@ -49,6 +49,12 @@ function removeProcessResource(resource: Extract<ResourceRecord, { type: "proces
 
 /** How long removing one container may take before its engine counts as unreachable (record kept). */
 const REMOVE_TIMEOUT_MS = 30_000;
+/**
+ * Engines that did not answer in the last minute: their other records are kept at once rather
+ * than after another wait each (a long-lived kernel asks again after that).
+ */
+const unreachableEngines = new Map<string, { readonly reason: string; readonly at: number }>();
+const UNREACHABLE_MEMORY_MS = 60_000;
 
 /**
  * Removes a container on the engine its record names (a remote one over the same kind of
@@ -63,6 +69,10 @@ async function removeContainer(resource: Extract<ResourceRecord, { type: "docker
     ? dockerClientFor(endpointFromRef({ dockerHost: resource.dockerHost, dockerContext: resource.dockerContext }))
     : dockerClient();
   const where = resource.dockerHost ?? "the current engine";
+  const known = unreachableEngines.get(where);
+  if (known && Date.now() - known.at < UNREACHABLE_MEMORY_MS) {
+    throw new Error(`cannot remove container ${resource.containerId.slice(0, 12)} on ${where} (record kept): ${known.reason}`);
+  }
   try {
     await withTimeout(
       docker.getContainer(resource.containerId).remove({ force: true, v: true }),
@@ -71,6 +81,10 @@ async function removeContainer(resource: Extract<ResourceRecord, { type: "docker
     );
   } catch (error) {
     if ((error as { statusCode?: number }).statusCode === 404) return;
+    // No HTTP status: the engine itself was not reached (SSH or TCP failed, or it timed out).
+    if ((error as { statusCode?: number }).statusCode === undefined) {
+      unreachableEngines.set(where, { reason: error instanceof Error ? error.message : String(error), at: Date.now() });
+    }
     throw new Error(
       `cannot remove container ${resource.containerId.slice(0, 12)} on ${where} (its record is kept for the next ` +
         `clean-up): ${error instanceof Error ? error.message : String(error)}`,
