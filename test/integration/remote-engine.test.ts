@@ -34,6 +34,9 @@ interface RemoteEngine {
   readonly home: string;
   /** The engine's socket, for the test's own checks (the lab never uses it). */
   readonly socket: string;
+  /** The same engine's tcp:// listener with TLS, and the client's certificates. */
+  readonly tlsHost: string;
+  readonly certPath: string;
 }
 
 let remote: RemoteEngine | undefined;
@@ -52,6 +55,8 @@ before(() => {
     dockerHost: vars.DBLAB_REMOTE_DOCKER_HOST,
     home: vars.DBLAB_REMOTE_HOME,
     socket: vars.DBLAB_REMOTE_SOCKET.replace(/^unix:\/\//, ""),
+    tlsHost: vars.DBLAB_REMOTE_TLS_HOST,
+    certPath: vars.DBLAB_REMOTE_CERT_PATH,
   };
 });
 
@@ -289,4 +294,48 @@ test("tcp:// without TLS to the namespace's address is refused before anything s
   assert.match(text, /plain tcp:\/\/ \(no TLS\) to another host is refused/);
   const records = fs.existsSync(path.join(stateDir, "resources")) ? fs.readdirSync(path.join(stateDir, "resources")) : [];
   assert.deepEqual(records, [], "nothing was started");
+});
+
+test("tcp:// with TLS: no database without DBLAB_DOCKER_BIND; with it, bound there and reached there", { timeout: 300_000 }, async (t) => {
+  const r = need(t);
+  if (!r) return;
+  const keys = ["HOME", "DOCKER_HOST", "DOCKER_TLS_VERIFY", "DOCKER_CERT_PATH", "DBLAB_DOCKER_BIND", "DBLAB_STATE_DIR", "DBLAB_TARGET"];
+  const saved = Object.fromEntries(keys.map((k) => [k, process.env[k]]));
+  Object.assign(process.env, {
+    HOME: r.home,
+    DOCKER_HOST: r.tlsHost,
+    DOCKER_TLS_VERIFY: "1",
+    DOCKER_CERT_PATH: r.certPath,
+    DBLAB_STATE_DIR: path.join(box, "state-tls"),
+  });
+  delete process.env.DBLAB_DOCKER_BIND;
+  delete process.env.DBLAB_TARGET;
+  try {
+    const { decideTarget } = await import("../../lib/targets/select");
+    await assert.rejects(decideTarget("postgresql", "auto"), /DBLAB_DOCKER_BIND/);
+    const { DockerTarget } = await import("../../lib/targets/docker/docker-target");
+    const target = new DockerTarget({ forceStandIn: true, cpus: 1, memoryBytes: 512 * 1024 ** 2 });
+    await assert.rejects(target.start({ engine: "postgresql", name: "tls-test" }), /DBLAB_DOCKER_BIND/);
+    assert.deepEqual(listRecords(), [], "nothing was created");
+
+    process.env.DBLAB_DOCKER_BIND = r.address;
+    assert.equal((await decideTarget("postgresql", "auto")).kind, "docker");
+    const server = await target.start({ engine: "postgresql", name: "tls-test" });
+    try {
+      assert.equal(server.description.route, "bind-address");
+      assert.equal(server.connection.host, r.address);
+      assert.ok(server.description.publishedAddress?.startsWith(`${r.address}:`));
+      const client = new Client(server.connection);
+      await client.connect();
+      assert.equal((await client.query<{ one: number }>("SELECT 1 AS one")).rows[0].one, 1);
+      await client.end();
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    for (const k of keys) {
+      if (saved[k] === undefined) delete process.env[k];
+      else process.env[k] = saved[k];
+    }
+  }
 });

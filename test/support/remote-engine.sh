@@ -59,10 +59,29 @@ up() {
   ip -n "$ns" link set "$ns-n" up
   ip -n "$ns" link set lo up
 
+  # TLS for the engine's tcp:// listener (the tcp:// + TLS tests): a CA, the server's certificate
+  # for the namespace address, and a client certificate where the CLI looks (~/.docker).
+  command -v openssl >/dev/null || cannot "no openssl (for the engine's TLS certificates)"
+  tls="$dir/tls" cli="$dir/home/.docker"
+  mkdir -p "$tls" "$cli"
+  openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=$ns test CA" \
+    -keyout "$tls/ca-key.pem" -out "$tls/ca.pem" 2>/dev/null
+  openssl req -newkey rsa:2048 -nodes -subj "/CN=$net.2" -keyout "$tls/server-key.pem" -out "$tls/server.csr" 2>/dev/null
+  printf 'subjectAltName=IP:%s\nextendedKeyUsage=serverAuth\n' "$net.2" >"$tls/server.ext"
+  openssl x509 -req -in "$tls/server.csr" -CA "$tls/ca.pem" -CAkey "$tls/ca-key.pem" -CAcreateserial -days 2 \
+    -extfile "$tls/server.ext" -out "$tls/server-cert.pem" 2>/dev/null
+  openssl req -newkey rsa:2048 -nodes -subj "/CN=client" -keyout "$cli/key.pem" -out "$tls/client.csr" 2>/dev/null
+  printf 'extendedKeyUsage=clientAuth\n' >"$tls/client.ext"
+  openssl x509 -req -in "$tls/client.csr" -CA "$tls/ca.pem" -CAkey "$tls/ca-key.pem" -CAcreateserial -days 2 \
+    -extfile "$tls/client.ext" -out "$cli/cert.pem" 2>/dev/null
+  cp "$tls/ca.pem" "$cli/ca.pem"
+
   # nsenter, not `ip netns exec`: the latter remounts /sys, and dockerd would not see the cgroups.
   nsenter --net="/run/netns/$ns" dockerd \
     --data-root "$dir/docker-data" --exec-root "$dir/docker-exec" --pidfile "$dir/dockerd.pid" \
-    -H "unix://$dir/docker.sock" --bip "$bridge_net.1/24" --cgroup-parent "$ns" \
+    -H "unix://$dir/docker.sock" -H "tcp://$net.2:2376" \
+    --tlsverify --tlscacert "$tls/ca.pem" --tlscert "$tls/server-cert.pem" --tlskey "$tls/server-key.pem" \
+    --bip "$bridge_net.1/24" --cgroup-parent "$ns" \
     >"$dir/dockerd.log" 2>&1 &
   for _ in $(seq 1 150); do
     DOCKER_HOST="unix://$dir/docker.sock" docker info >/dev/null 2>&1 && break
@@ -99,6 +118,8 @@ CONF
   echo "DBLAB_REMOTE_DOCKER_HOST=ssh://root@$net.2"
   echo "DBLAB_REMOTE_SOCKET=unix://$dir/docker.sock"
   echo "DBLAB_REMOTE_HOME=$dir/home"
+  echo "DBLAB_REMOTE_TLS_HOST=tcp://$net.2:2376"
+  echo "DBLAB_REMOTE_CERT_PATH=$cli"
 }
 
 case "$cmd" in

@@ -5,6 +5,7 @@
  */
 import fs from "node:fs";
 import type http from "node:http";
+import https from "node:https";
 import os from "node:os";
 import Docker from "dockerode";
 import { stateRoot } from "../../runtime/resource-registry";
@@ -43,15 +44,16 @@ function createClient(endpoint: DockerEndpoint): Docker {
       const tls = endpoint.tls;
       const port = Number(url.port || (tls ? 2376 : 2375));
       if (!tls) return new Docker({ protocol: "http", host: url.hostname, port });
-      return new Docker({
-        protocol: "https",
-        host: url.hostname,
-        port,
+      // An agent of our own: docker-modem does not pass rejectUnauthorized on, which a context's
+      // SkipTLSVerify needs (as `docker --tls` without --tlsverify).
+      const agent = new https.Agent({
         ca: read(tls.ca),
         cert: read(tls.cert),
         key: read(tls.key),
-        ...(tls.verify ? {} : { checkServerIdentity: () => undefined }),
+        rejectUnauthorized: tls.verify,
       });
+      const options: Docker.DockerOptions & { agent: https.Agent } = { protocol: "https", host: url.hostname, port, agent };
+      return new Docker(options);
     }
   }
 }
