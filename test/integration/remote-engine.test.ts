@@ -17,7 +17,7 @@ import { describeFailure, executeNotebook, jupyterUnavailableReason } from "../.
 import { projectRoot } from "../../lib/jupyter/kernel-spec";
 import { NOTEBOOKS } from "../../lib/params/notebooks";
 import { listRecords } from "../../lib/runtime/resource-registry";
-import { LAB_LABEL } from "../../lib/targets/docker/docker-client";
+import { LAB_LABEL, socketClient } from "../../lib/targets/docker/docker-client";
 import { contextDirName } from "../../lib/targets/docker/endpoint";
 
 const root = projectRoot();
@@ -37,6 +37,8 @@ interface RemoteEngine {
   /** The same engine's tcp:// listener with TLS, and the client's certificates. */
   readonly tlsHost: string;
   readonly certPath: string;
+  /** The namespace, where a firewall rule makes the host vanish without a word (no RST), as a dead VM does. */
+  readonly ns: string;
 }
 
 let remote: RemoteEngine | undefined;
@@ -57,6 +59,7 @@ before(() => {
     socket: vars.DBLAB_REMOTE_SOCKET.replace(/^unix:\/\//, ""),
     tlsHost: vars.DBLAB_REMOTE_TLS_HOST,
     certPath: vars.DBLAB_REMOTE_CERT_PATH,
+    ns: vars.DBLAB_REMOTE_NS,
   };
 });
 
@@ -92,7 +95,7 @@ async function streamText(stream: NodeJS.ReadableStream): Promise<string> {
 
 function localDocker(): Docker | undefined {
   const socket = "/var/run/docker.sock";
-  return fs.existsSync(socket) ? new Docker({ socketPath: socket }) : undefined;
+  return fs.existsSync(socket) ? socketClient(socket) : undefined;
 }
 
 test("notebook 01 smoke through DOCKER_HOST=ssh://: stand-in built there, database through the SSH tunnel, nothing on the local engine", { timeout: 900_000 }, async (t) => {
@@ -100,7 +103,7 @@ test("notebook 01 smoke through DOCKER_HOST=ssh://: stand-in built there, databa
   if (!r) return;
   const missing = jupyterUnavailableReason();
   if (missing) return t.skip(`Jupyter not available: ${missing}`);
-  const remoteDocker = new Docker({ socketPath: r.socket });
+  const remoteDocker = socketClient(r.socket);
   const stateDir = path.join(box, "state-notebook");
   const resultsDir = path.join(box, "results");
   const since = Math.floor(Date.now() / 1000) - 1;
@@ -157,7 +160,7 @@ const { Client } = require(${JSON.stringify(require.resolve("pg"))});
 test("kill -9 of a runner mid-trial, then npm run clean removes its container on the remote engine over SSH", { timeout: 300_000 }, async (t) => {
   const r = need(t);
   if (!r) return;
-  const remoteDocker = new Docker({ socketPath: r.socket });
+  const remoteDocker = socketClient(r.socket);
   const stateDir = path.join(box, "state-kill");
   const script = path.join(box, "runner.js");
   fs.writeFileSync(script, RUNNER);
@@ -248,7 +251,7 @@ test("DOCKER_CONTEXT selects a docker context (ssh endpoint); SELECT 1 through t
       assert.ok(rec && rec.resource.type === "docker-container");
       assert.equal(rec.resource.dockerContext, "ns-engine");
       assert.equal(rec.resource.dockerHost, r.dockerHost);
-      const remoteDocker = new Docker({ socketPath: r.socket });
+      const remoteDocker = socketClient(r.socket);
       assert.equal((await remoteDocker.getContainer(server.containerId).inspect()).State.Running, true, "on the context's engine");
       const client = new Client(server.connection);
       await client.connect();
@@ -333,6 +336,54 @@ test("tcp:// with TLS: no database without DBLAB_DOCKER_BIND; with it, bound the
       await server.stop();
     }
   } finally {
+    for (const k of keys) {
+      if (saved[k] === undefined) delete process.env[k];
+      else process.env[k] = saved[k];
+    }
+  }
+});
+
+test("the remote host vanishing mid-run: queries fail within the keepalive bound, the record stays, a retry removes it", { timeout: 300_000 }, async (t) => {
+  const r = need(t);
+  if (!r) return;
+  const keys = ["HOME", "DOCKER_HOST", "DBLAB_STATE_DIR"];
+  const saved = Object.fromEntries(keys.map((k) => [k, process.env[k]]));
+  const stateDir = path.join(box, "state-vanish");
+  Object.assign(process.env, { HOME: r.home, DOCKER_HOST: r.dockerHost, DBLAB_STATE_DIR: stateDir });
+  // Inside the namespace, so the route to it stays: with the veth down instead, packets to its
+  // address would follow the default route off this machine.
+  const firewall = (op: "-I" | "-D") =>
+    spawnSync("ip", ["netns", "exec", r.ns, "iptables", op, "INPUT", "-p", "tcp", "--dport", "22", "-j", "DROP"]);
+  let dropping = false;
+  try {
+    const { DockerTarget } = await import("../../lib/targets/docker/docker-target");
+    const server = await new DockerTarget({ forceStandIn: true, cpus: 1, memoryBytes: 512 * 1024 ** 2 }).start({ engine: "postgresql", name: "vanish-test" });
+    const client = new Client(server.connection);
+    client.on("error", () => undefined);
+    await client.connect();
+    await client.query("SELECT 1");
+    // No RST, no FIN: packets to the host are just dropped, as when a VM dies or a network splits.
+    assert.equal(firewall("-I").status, 0, "iptables in the namespace");
+    dropping = true;
+    const started = Date.now();
+    await assert.rejects(
+      (async () => {
+        for (;;) await client.query("SELECT 1");
+      })(),
+      /Connection terminated/,
+    );
+    t.diagnostic(`queries failed ${((Date.now() - started) / 1000).toFixed(1)} s after the host vanished`);
+    await assert.rejects(server.stop(), /SSH to root@/);
+    assert.equal(listRecords().length, 1, "the container's record is kept for later");
+    firewall("-D");
+    dropping = false;
+    // The owner is alive (this process), so clean would leave it: the owner's own retry removes it.
+    await server.stop();
+    assert.deepEqual(listRecords(), []);
+    const remoteDocker = socketClient(r.socket);
+    await assert.rejects(remoteDocker.getContainer(server.containerId).inspect(), (e: { statusCode?: number }) => e.statusCode === 404);
+  } finally {
+    if (dropping) firewall("-D");
     for (const k of keys) {
       if (saved[k] === undefined) delete process.env[k];
       else process.env[k] = saved[k];

@@ -120,6 +120,7 @@ CONF
   echo "DBLAB_REMOTE_HOME=$dir/home"
   echo "DBLAB_REMOTE_TLS_HOST=tcp://$net.2:2376"
   echo "DBLAB_REMOTE_CERT_PATH=$cli"
+  echo "DBLAB_REMOTE_NS=$ns"
 }
 
 case "$cmd" in

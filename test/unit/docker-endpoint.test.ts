@@ -13,6 +13,7 @@ import { ParameterError } from "../../lib/params/validate";
 import { contextDirName, endpointFromRef, endpointRef, resolveEndpoint } from "../../lib/targets/docker/endpoint";
 import { placementFor } from "../../lib/targets/docker/routes";
 import { checkKnownHost } from "../../lib/targets/docker/ssh-engine";
+import { socketClient } from "../../lib/targets/docker/docker-client";
 import { roundTripsParams } from "../../lib/params/round-trips";
 import { decideTarget } from "../../lib/targets/select";
 
@@ -158,4 +159,18 @@ test("notebook 05's hosts: ssh:// or a context per environment, checked like DOC
   assert.throws(() => roundTripsParams("smoke", { hosts: { crossAz: "tcp://10.231.99.2:2375" } }), /hosts\.crossAz: .*plain tcp/);
   assert.throws(() => roundTripsParams("smoke", { hosts: { otherAz: "ssh://x" } as never }), /hosts\.otherAz is not known/);
   assert.throws(() => roundTripsParams("smoke", { hosts: { sameAz: "no-such-context-here" } }), /hosts\.sameAz: .*does not exist/);
+});
+
+test("a socket engine's client stays on its socket when DOCKER_HOST names an ssh:// engine (docker-modem would not)", () => {
+  const saved = process.env.DOCKER_HOST;
+  process.env.DOCKER_HOST = "ssh://root@10.231.99.2";
+  try {
+    const modem = socketClient("/nonexistent/docker.sock").modem as { socketPath?: string; host?: string; protocol?: string };
+    assert.equal(modem.socketPath, "/nonexistent/docker.sock");
+    assert.equal(modem.host, undefined);
+    assert.equal(modem.protocol, "http");
+  } finally {
+    if (saved === undefined) delete process.env.DOCKER_HOST;
+    else process.env.DOCKER_HOST = saved;
+  }
 });

@@ -18,12 +18,24 @@ function read(file: string | undefined): Buffer | undefined {
   return file ? fs.readFileSync(file) : undefined;
 }
 
+/**
+ * docker-modem starts from DOCKER_HOST's settings and lays the given options over them: with
+ * DOCKER_HOST=ssh://… in the environment, `{ socketPath }` alone would still go over SSH. Every
+ * field it would take from there is named here.
+ */
+const NOT_FROM_ENV = { host: undefined, port: undefined, protocol: "http", ca: undefined, cert: undefined, key: undefined } as const;
+
+/** A client for an engine socket, whatever DOCKER_HOST says. */
+export function socketClient(socketPath: string): Docker {
+  return new Docker({ ...NOT_FROM_ENV, socketPath });
+}
+
 function createClient(endpoint: DockerEndpoint): Docker {
   switch (endpoint.kind) {
     case "unix":
-      return new Docker({ socketPath: endpoint.host.slice("unix://".length) || "/var/run/docker.sock" });
+      return socketClient(endpoint.host.slice("unix://".length) || "/var/run/docker.sock");
     case "npipe":
-      return new Docker({ socketPath: endpoint.host.slice("npipe://".length) || "//./pipe/docker_engine" });
+      return socketClient(endpoint.host.slice("npipe://".length) || "//./pipe/docker_engine");
     case "ssh": {
       if (!endpoint.ssh) throw new Error(`${endpoint.host}: no ssh target`);
       // Plain HTTP over channels of the engine's one SSH connection (ssh-engine.ts); the host
@@ -31,6 +43,7 @@ function createClient(endpoint: DockerEndpoint): Docker {
       const connection = sshEngineConnection(endpoint.ssh);
       // docker-modem passes `agent` to every request; @types/dockerode does not list it.
       const options: Docker.DockerOptions & { agent: http.Agent } = {
+        ...NOT_FROM_ENV,
         protocol: "http",
         host: "docker-over-ssh",
         port: 80,
@@ -43,7 +56,7 @@ function createClient(endpoint: DockerEndpoint): Docker {
       const url = new URL(endpoint.host.replace(/^tcp:/, "http:"));
       const tls = endpoint.tls;
       const port = Number(url.port || (tls ? 2376 : 2375));
-      if (!tls) return new Docker({ protocol: "http", host: url.hostname, port });
+      if (!tls) return new Docker({ ...NOT_FROM_ENV, protocol: "http", host: url.hostname, port });
       // An agent of our own: docker-modem does not pass rejectUnauthorized on, which a context's
       // SkipTLSVerify needs (as `docker --tls` without --tlsverify).
       const agent = new https.Agent({
@@ -52,7 +65,13 @@ function createClient(endpoint: DockerEndpoint): Docker {
         key: read(tls.key),
         rejectUnauthorized: tls.verify,
       });
-      const options: Docker.DockerOptions & { agent: https.Agent } = { protocol: "https", host: url.hostname, port, agent };
+      const options: Docker.DockerOptions & { agent: https.Agent } = {
+        ...NOT_FROM_ENV,
+        protocol: "https",
+        host: url.hostname,
+        port,
+        agent,
+      };
       return new Docker(options);
     }
   }
