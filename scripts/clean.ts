@@ -1,39 +1,70 @@
 /**
  * `npm run clean`: removes whatever a dead lab run left behind (embedded servers and their data
- * directories, helper processes, containers) and says what it removed. Resources of runs that are
- * still alive are left alone. `--wait-for-pid N` first waits for process N to end (the detached
- * reaper a run spawns on exit uses it); Containers labelled as the lab's whose owner is gone are removed even without a record.
+ * directories, helper processes, containers on every engine a record names) and says what it
+ * removed. Resources of runs that are still alive are left alone. `--wait-for-pid N` first waits for
+ * process N to end (the detached reaper a run spawns on exit uses it). Containers labelled as the
+ * lab's whose owner is gone are removed even without a record. An engine that cannot be reached is
+ * reported, never a failure: clean removes what it can reach and exits 0 (issue 15).
  */
+import os from "node:os";
 import { reapOrphans, type KeptResource } from "../lib/runtime/reaper";
 import { isProcessAlive, listRecords } from "../lib/runtime/resource-registry";
-import { dockerAvailable, dockerClient, dockerEndpoint, errorText, LAB_LABEL, withEngineTimeout } from "../lib/targets/docker/docker-client";
+import { dockerClientFor, errorText, LAB_LABEL, withEngineTimeout } from "../lib/targets/docker/docker-client";
+import { endpointFromRef, resolveEndpoint, type DockerEndpoint } from "../lib/targets/docker/endpoint";
 
-/**
- * Labelled containers whose owner is gone. Each on its own, and an unreachable engine is a thing
- * to report, not a failure: clean removes what it can reach (issue 15: it failed with connect ENOENT).
- */
-async function removeUnrecordedContainers(quiet: boolean, notReached: string[]): Promise<number> {
-  if (!(await dockerAvailable())) return 0;
-  let containers: Awaited<ReturnType<ReturnType<typeof dockerClient>["listContainers"]>>;
+/** The engine the environment names, and every engine a remaining record names (remote ones included). */
+function enginesToSweep(notReached: string[]): Map<string, DockerEndpoint> {
+  const engines = new Map<string, DockerEndpoint>();
   try {
-    containers = await withEngineTimeout(dockerClient().listContainers({ all: true, filters: { label: [LAB_LABEL] } }));
+    const current = resolveEndpoint();
+    engines.set(current.host, current);
   } catch (error) {
-    notReached.push(`labelled containers: the Docker engine at ${dockerEndpoint()} did not list them (${errorText(error)})`);
+    notReached.push(`the engine the environment names: ${errorText(error)}`);
+  }
+  for (const record of listRecords()) {
+    const r = record.resource;
+    if (r.type !== "docker-container" || !r.dockerHost || engines.has(r.dockerHost)) continue;
+    try {
+      engines.set(r.dockerHost, endpointFromRef({ dockerHost: r.dockerHost, dockerContext: r.dockerContext }));
+    } catch (error) {
+      notReached.push(`${r.description}: its engine ${r.dockerHost} is not an address this version accepts (${errorText(error)})`);
+    }
+  }
+  return engines;
+}
+
+/** Labelled containers whose owner is gone, on one engine, each on its own. */
+async function removeUnrecordedContainers(endpoint: DockerEndpoint, quiet: boolean, notReached: string[]): Promise<number> {
+  const docker = dockerClientFor(endpoint);
+  const limit = endpoint.local ? 1500 : 15_000;
+  let containers: Awaited<ReturnType<typeof docker.listContainers>>;
+  try {
+    await withEngineTimeout(docker.ping(), limit, endpoint.host);
+    containers = await withEngineTimeout(docker.listContainers({ all: true, filters: { label: [LAB_LABEL] } }), 15_000, endpoint.host);
+  } catch (error) {
+    // No engine on this machine at all is the common case (embedded only): only a remote one, or a
+    // local one that has records, is worth a line.
+    const hasRecords = listRecords().some((r) => r.resource.type === "docker-container");
+    if (!endpoint.local || hasRecords) notReached.push(`labelled containers on ${endpoint.host}: ${errorText(error)}`);
     return 0;
   }
   let removed = 0;
   for (const info of containers) {
     const owner = Number(info.Labels[`${LAB_LABEL}.owner-pid`]);
+    // A shared remote engine also runs other machines' labs: their pids mean nothing here.
+    const ownerHost = info.Labels[`${LAB_LABEL}.owner-host`];
+    if (ownerHost !== undefined && ownerHost !== os.hostname()) continue;
     if (owner && isProcessAlive(owner) && owner !== process.pid) continue;
     try {
-      await withEngineTimeout(dockerClient().getContainer(info.Id).remove({ force: true, v: true }));
+      await withEngineTimeout(docker.getContainer(info.Id).remove({ force: true, v: true }), 30_000, endpoint.host);
     } catch (error) {
       if ((error as { statusCode?: number }).statusCode === 404) continue;
-      notReached.push(`container ${info.Id.slice(0, 12)} (${info.Image}): ${errorText(error)}`);
+      notReached.push(`container ${info.Id.slice(0, 12)} (${info.Image}) on ${endpoint.host}: ${errorText(error)}`);
       continue;
     }
     removed++;
-    if (!quiet) console.log(`removed container ${info.Id.slice(0, 12)} (${info.Image}, owner pid ${owner || "?"} gone)`);
+    const where = endpoint.local ? "" : ` on ${endpoint.host}`;
+    if (!quiet) console.log(`removed container ${info.Id.slice(0, 12)}${where} (${info.Image}, owner pid ${owner || "?"} gone)`);
   }
   return removed;
 }
@@ -46,14 +77,20 @@ async function main(): Promise<void> {
     const pid = Number(args[waitIndex + 1]);
     while (isProcessAlive(pid)) await new Promise((r) => setTimeout(r, 200));
   }
+  const notReached: string[] = [];
+  const engines = enginesToSweep(notReached);
   const kept: KeptResource[] = [];
   const reaped = await reapOrphans({ onKept: (k) => kept.push(k) });
   for (const r of reaped) if (!quiet) console.log(`removed ${r.description} (owner pid ${r.ownerPid} gone)`);
-  const notReached = kept.map((k) => `${k.description} (owner pid ${k.ownerPid} gone): ${k.reason}`);
-  const containers = await removeUnrecordedContainers(quiet, notReached);
+  notReached.push(...kept.map((k) => `${k.description} (owner pid ${k.ownerPid} gone): ${k.reason}`));
+  let containers = 0;
+  for (const endpoint of engines.values()) containers += await removeUnrecordedContainers(endpoint, quiet, notReached);
   const alive = listRecords().filter((r) => r.ownerAlive);
   if (!quiet) {
-    console.log(`clean: removed ${reaped.length + containers} resource(s)` + (alive.length ? `; ${alive.length} belong to running lab processes and were left alone` : ""));
+    console.log(
+      `clean: removed ${reaped.length + containers} resource(s)` +
+        (alive.length ? `; ${alive.length} belong to running lab processes and were left alone` : ""),
+    );
   }
   // Said even with --quiet: a resource left running is something the user must know about. Exit 0:
   // clean did all it could; the records stay, and the next clean or run retries them.

@@ -4,6 +4,17 @@ import { disturbances, quietnessText } from "../results/quietness";
 import { escapeHtml, show } from "./output";
 import { tableHtml } from "./table";
 
+/** How the lab reached a server, and where its engine runs (docker), for the Servers table. */
+function reachedText(s: RunMetadata["servers"][number]): string {
+  if (s.kind !== "docker") return s.address;
+  const rtt = s.engineRttMs !== undefined ? `, engine RTT ${s.engineRttMs.toFixed(2)} ms` : "";
+  const engine = s.engineHost ? ` · engine on ${s.engineHost}${rtt}` : "";
+  if (s.route === "bind-address") {
+    return `${s.address} (bound on that address: reachable there by anyone who can reach it)${engine}`;
+  }
+  return `${s.route ?? "?"} ${s.address}${engine}`;
+}
+
 export function showRunHeader(metadata: RunMetadata, directory: string): void {
   const h = metadata.host;
   const servers = metadata.servers.map((s) => ({
@@ -14,6 +25,7 @@ export function showRunHeader(metadata: RunMetadata, directory: string): void {
     // Only containers enforce limits; an embedded or external server runs with what the host has.
     limits: s.kind === "docker" && s.limits?.cpus ? `${s.limits.cpus} CPU, ${((s.limits.memoryBytes ?? 0) / 2 ** 30).toFixed(1)} GiB` : "none (host's)",
     settings: Object.entries(s.settings ?? {}).map(([k, v]) => `${k}=${String(v)}`).join(" "),
+    reached: reachedText(s),
   }));
   const notes = (metadata.notes ?? []).map((n) => `<li>${escapeHtml(n)}</li>`).join("");
   show().html(
@@ -30,7 +42,9 @@ export function showRunHeader(metadata: RunMetadata, directory: string): void {
 
 /** The resolved parameters as a table: every knob, in the reader's units. */
 export function showParameters(params: object, profile: string): void {
-  const rows = Object.entries(params).map(([name, value]) => ({ parameter: name, value: Array.isArray(value) ? value.join(", ") : String(value) }));
+  const text = (value: unknown): string =>
+    Array.isArray(value) ? value.join(", ") : typeof value === "object" && value !== null ? JSON.stringify(value) : String(value);
+  const rows = Object.entries(params).map(([name, value]) => ({ parameter: name, value: text(value) }));
   show().html(tableHtml(rows, { caption: `Parameters (profile ${profile}, with overrides)` }));
 }
 

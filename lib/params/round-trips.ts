@@ -1,5 +1,6 @@
 /** Parameters of notebook 05 (round trips and commit latency), per profile, and their checks. */
 import { NETWORK_CHOICES, type NetworkChoice } from "../network/emulator";
+import { endpointFromHost, resolveEndpoint, type DockerEndpoint } from "../targets/docker/endpoint";
 import { TARGET_CHOICES, type TargetChoice } from "../targets/select";
 import { CASES, type CaseId } from "../workloads/round-trips/cases";
 import { SYNC_LEVELS, type SyncLevel } from "../workloads/round-trips/replication";
@@ -42,6 +43,47 @@ export interface RoundTripsParams {
    * "disk" (this machine's disk: its flush time adds to every commit, on each copy).
    */
   readonly quorumStorage: QuorumStorage;
+  /**
+   * Real hosts instead of emulated delays: a Docker engine per environment, as DOCKER_HOST
+   * ("ssh://user@host") or a docker context name. The same-AZ / cross-AZ cases then run against a
+   * server on that engine with its real round trip, measured; unnamed environments stay emulated.
+   * The quorum environments stay emulated (their standbys are copies of an embedded data directory).
+   */
+  readonly hosts: RoundTripHosts;
+}
+
+export interface RoundTripHosts {
+  readonly sameAz?: string;
+  readonly crossAz?: string;
+}
+
+const HOST_KEYS = ["sameAz", "crossAz"] as const;
+
+/** The engine a `hosts` entry names: a DOCKER_HOST-style address or a context; refused like DOCKER_HOST. */
+export function hostEndpoint(name: string, value: string): DockerEndpoint {
+  try {
+    if (value.includes("://")) return endpointFromHost(value, name);
+    return resolveEndpoint({ ...process.env, DOCKER_HOST: "", DOCKER_CONTEXT: value });
+  } catch (error) {
+    throw new ParameterError(`${name}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+function hostsParam(value: unknown): RoundTripHosts {
+  if (value === undefined) return {};
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new ParameterError(`hosts must be an object like { sameAz: "ssh://user@host" }, got ${JSON.stringify(value)}`);
+  }
+  const out: { sameAz?: string; crossAz?: string } = {};
+  for (const [key, v] of Object.entries(value)) {
+    if (!(HOST_KEYS as readonly string[]).includes(key)) {
+      throw new ParameterError(`hosts.${key} is not known; use ${HOST_KEYS.join(" or ")}`);
+    }
+    if (typeof v !== "string" || !v) throw new ParameterError(`hosts.${key} must be "ssh://user@host" or a context name`);
+    hostEndpoint(`hosts.${key}`, v);
+    out[key as (typeof HOST_KEYS)[number]] = v;
+  }
+  return out;
 }
 
 export const QUORUM_STORAGE = ["memory", "disk"] as const;
@@ -58,6 +100,7 @@ const SEED = {
   standbyRttMs: 1.7,
   syncLevels: [...SYNC_LEVELS],
   quorumStorage: "memory",
+  hosts: {},
 } as const;
 
 export const ROUND_TRIPS_PROFILES: Readonly<Record<ProfileName, RoundTripsParams>> = {
@@ -116,5 +159,6 @@ export function roundTripsParams(profile: ProfileName | string, overrides: Parti
     sweepCommits: positiveInteger("sweepCommits", p.sweepCommits),
     calibrationSamples: positiveInteger("calibrationSamples", p.calibrationSamples),
     quorumStorage: oneOf("quorumStorage", p.quorumStorage, QUORUM_STORAGE),
+    hosts: hostsParam(p.hosts),
   };
 }

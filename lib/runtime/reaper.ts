@@ -83,15 +83,40 @@ export function removeProcessResource(resource: Extract<ResourceRecord, { type: 
   if (resource.directory) fs.rmSync(resource.directory, { recursive: true, force: true });
 }
 
-async function removeContainer(containerId: string): Promise<void> {
+/** How long removing one container may take before its engine counts as unreachable (record kept). */
+const REMOVE_TIMEOUT_MS = 30_000;
+/**
+ * Engines that did not answer in the last minute: their other records are kept at once rather
+ * than after another wait each (a long-lived kernel asks again after that).
+ */
+const unreachableEngines = new Map<string, { readonly reason: string; readonly at: number }>();
+const UNREACHABLE_MEMORY_MS = 60_000;
+
+/**
+ * Removes a container on the engine its record names (a remote one over the same kind of
+ * connection it was made with), not on whatever engine today's environment names. An engine that
+ * does not answer is an error within REMOVE_TIMEOUT_MS; the caller keeps the record for later.
+ */
+async function removeContainer(resource: Extract<ResourceRecord, { type: "docker-container" }>): Promise<void> {
   // Loaded lazily so that runs without Docker never load dockerode.
-  const { dockerClient, withEngineTimeout } = await import("../targets/docker/docker-client");
-  const container = dockerClient().getContainer(containerId);
+  const { dockerClient, dockerClientFor, dockerEndpoint, withEngineTimeout } = await import("../targets/docker/docker-client");
+  const { endpointFromRef } = await import("../targets/docker/endpoint");
+  const docker = resource.dockerHost
+    ? dockerClientFor(endpointFromRef({ dockerHost: resource.dockerHost, dockerContext: resource.dockerContext }))
+    : dockerClient();
+  const where = resource.dockerHost ?? dockerEndpoint();
+  const known = unreachableEngines.get(where);
+  if (known && Date.now() - known.at < UNREACHABLE_MEMORY_MS) {
+    throw Object.assign(new Error(`the Docker engine at ${where} did not answer a moment ago: ${known.reason}`), { code: "ETIMEDOUT" });
+  }
+  const container = docker.getContainer(resource.containerId);
   try {
-    await withEngineTimeout(container.remove({ force: true, v: true }));
+    await withEngineTimeout(container.remove({ force: true, v: true }), REMOVE_TIMEOUT_MS, where);
   } catch (error) {
     const status = (error as { statusCode?: number }).statusCode;
     if (status === 404) return;
+    // No HTTP status: the engine itself was not reached (SSH or TCP failed, or it timed out).
+    if (status === undefined) unreachableEngines.set(where, { reason: error instanceof Error ? error.message : String(error), at: Date.now() });
     // 409 "removal … already in progress": the owner's own removal, cut short by its exit, is
     // still running in the engine. Seen here after SIGTERM to `npm run reproduce` on the Docker
     // target: the detached reaper met it, kept the record, and a stale record stayed behind.
@@ -99,7 +124,7 @@ async function removeContainer(containerId: string): Promise<void> {
     const deadline = Date.now() + 30_000;
     for (;;) {
       try {
-        await withEngineTimeout(container.inspect());
+        await withEngineTimeout(container.inspect(), REMOVE_TIMEOUT_MS, where);
       } catch (inspectError) {
         if ((inspectError as { statusCode?: number }).statusCode === 404) return;
         throw inspectError;
@@ -129,7 +154,8 @@ async function reasonKept(resource: ResourceRecord, error: unknown): Promise<str
   const message = error instanceof Error ? error.message : String(error);
   if (resource.type !== "docker-container") return message;
   const { dockerEndpoint, isEngineUnreachable } = await import("../targets/docker/docker-client");
-  return isEngineUnreachable(error) ? `the Docker engine at ${dockerEndpoint()} cannot be reached (${message})` : message;
+  const where = resource.dockerHost ?? dockerEndpoint();
+  return isEngineUnreachable(error) ? `the Docker engine at ${where} cannot be reached (${message})` : message;
 }
 
 /**
@@ -141,7 +167,7 @@ async function reasonKept(resource: ResourceRecord, error: unknown): Promise<str
 async function removeRecorded(record: { id: string; ownerPid: number; resource: ResourceRecord }, options: ReapOptions): Promise<boolean> {
   try {
     if (record.resource.type === "process") removeProcessResource(record.resource);
-    else await removeContainer(record.resource.containerId);
+    else await removeContainer(record.resource);
   } catch (error) {
     const kept: KeptResource = { description: record.resource.description, ownerPid: record.ownerPid, reason: await reasonKept(record.resource, error) };
     if (options.onKept) options.onKept(kept);

@@ -23,6 +23,13 @@ export type ResourceRecord =
       readonly type: "docker-container";
       readonly containerId: string;
       readonly description: string;
+      /**
+       * The engine it runs on (DOCKER_HOST form) and the docker context it came from, so the
+       * reaper and `npm run clean` remove it there even when today's environment names another
+       * engine. Absent in records of older versions: the engine the environment names.
+       */
+      readonly dockerHost?: string;
+      readonly dockerContext?: string;
     };
 
 interface StoredRecord {

@@ -3,7 +3,9 @@
  * given. Overridable per notebook (the `target` parameter) and by the DBLAB_TARGET variable.
  */
 import { ParameterError } from "../params/validate";
-import { dockerAvailable } from "./docker/docker-client";
+import { currentEndpoint, dockerAvailable } from "./docker/docker-client";
+import type { DockerEndpoint } from "./docker/endpoint";
+import { placementFor } from "./docker/routes";
 import { EmbeddedPostgresTarget } from "./embedded/embedded-postgres";
 import { ExternalTarget } from "./external/external-target";
 import { TARGET_KINDS, type Engine, type Target, type TargetKind } from "./types";
@@ -37,15 +39,33 @@ export async function decideTarget(engine: Engine, choice: TargetChoice = "auto"
     }
     return { kind: "external", reason: `${uriVariable} is set` };
   }
+  if (wanted === "embedded") return { kind: "embedded", reason: "asked for embedded" };
+  // An engine named by DOCKER_HOST or a context that the lab must not use is refused here, before
+  // anything starts, rather than quietly replaced by the embedded target.
+  let endpoint: DockerEndpoint;
+  try {
+    endpoint = currentEndpoint();
+    placementFor(endpoint);
+  } catch (error) {
+    throw new ParameterError(error instanceof Error ? error.message : String(error));
+  }
+  const where = endpoint.local ? "" : ` (${endpoint.host}, from ${endpoint.source})`;
   if (wanted === "docker") {
     if (!(await dockerAvailable())) {
       throw new ParameterError(
-        "target \"docker\" was asked for, but no Docker daemon answers (start Docker, set DOCKER_HOST, or use target \"embedded\")",
+        `target "docker" was asked for, but no Docker daemon answers${where} ` +
+          '(start Docker, set DOCKER_HOST or DOCKER_CONTEXT, or use target "embedded")',
       );
     }
-    return { kind: "docker", reason: "asked for docker" };
+    return { kind: "docker", reason: `asked for docker${where}` };
   }
-  if (wanted === "embedded") return { kind: "embedded", reason: "asked for embedded" };
+  if (!endpoint.local) {
+    // The user pointed the lab at a remote engine: falling back to this machine would measure the wrong host.
+    if (!(await dockerAvailable())) {
+      throw new ParameterError(`the Docker engine${where} does not answer; the lab does not fall back to this machine`);
+    }
+    return { kind: "docker", reason: `the Docker engine${where} answers` };
+  }
   return (await dockerAvailable())
     ? { kind: "docker", reason: "a Docker daemon answers" }
     : { kind: "embedded", reason: "no Docker daemon answers" };

@@ -53,9 +53,16 @@ export interface ServerDescription {
   readonly settings?: ServerSettings;
   /** Where the lab connects (host:port). */
   readonly address: string;
-  /** Docker: the port published on 127.0.0.1, and how the lab reaches the server ("bridge" or the published port). */
+  /**
+   * Docker: the port as published on the engine's host (127.0.0.1 there unless DBLAB_DOCKER_BIND),
+   * and how the lab reaches the server: "bridge", "published port (docker-proxy)", "ssh-tunnel"
+   * (the remote 127.0.0.1 through the engine's SSH connection) or "bind-address" (the named one).
+   */
   readonly publishedAddress?: string;
   readonly route?: string;
+  /** Docker: where the engine runs ("this machine", or its host), and its round trip to this client. */
+  readonly engineHost?: string;
+  readonly engineRttMs?: number;
 }
 
 export interface ExecResult {

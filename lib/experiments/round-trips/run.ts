@@ -12,13 +12,14 @@ import { progressReporter } from "../../display/progress";
 import { connect } from "../../engines/postgres/connect";
 import { createEmulator, type NetworkEmulator } from "../../network/emulator";
 import type { DelayLink } from "../../network/types";
-import type { RoundTripsParams } from "../../params/round-trips";
+import { hostEndpoint, type RoundTripsParams } from "../../params/round-trips";
 import { gitCommit, hostInfo, type RunMetadata } from "../../results/metadata";
 import { RunStore } from "../../results/run-store";
 import { interruptSignal } from "../../runtime/interrupt";
 import { reapOrphans } from "../../runtime/reaper";
 import { EmbeddedPostgresServer, EmbeddedPostgresTarget } from "../../targets/embedded/embedded-postgres";
 import { startStandbys, type EmbeddedStandby } from "../../targets/embedded/standby";
+import { DockerTarget } from "../../targets/docker/docker-target";
 import { decideTarget } from "../../targets/select";
 import type { ConnectionInfo, ServerDescription, ServerSettings, StartedServer } from "../../targets/types";
 import { redactText } from "../../targets/uri";
@@ -102,14 +103,21 @@ async function runEnvironments(
   st: State,
   envs: readonly EnvironmentKey[],
   server: ConnectionInfo,
-  options: { readonly lagAdmin?: Client; readonly standbyRttMs: number | null; readonly serverLabel: string },
+  options: {
+    readonly lagAdmin?: Client;
+    readonly standbyRttMs: number | null;
+    readonly serverLabel: string;
+    /** The server is on a real host (`hosts`): its round trip is the real one, nothing is emulated. */
+    readonly real?: boolean;
+  },
 ): Promise<void> {
   const p = st.p;
+  const targetOf = (env: EnvironmentKey): number | null => (options.real ? null : ENVIRONMENT_INFO[env].clientTargetMs(p));
   // A netem link delays direct connections to its address too: at 0 while measuring loopback.
   await st.clientLink?.setOneWayDelay(0);
   const baseline = await measureBaseline(server, p.calibrationSamples);
   st.baselines[options.serverLabel] = baseline;
-  const needsLink = envs.some((e) => ENVIRONMENT_INFO[e].clientTargetMs(p) !== null);
+  const needsLink = envs.some((e) => targetOf(e) !== null);
   let calibrated: CalibratedLink | undefined;
   if (needsLink) {
     st.emulator ??= await createEmulator(p.network);
@@ -120,7 +128,7 @@ async function runEnvironments(
   try {
     for (let repeat = 1; repeat <= p.repeats; repeat++) {
       for (const env of envs) {
-        const target = ENVIRONMENT_INFO[env].clientTargetMs(p);
+        const target = targetOf(env);
         let connection = server;
         let clientRttMs = baseline;
         let link: DelayLink | undefined;
@@ -252,6 +260,11 @@ export async function runRoundTrips(p: RoundTripsParams, control: RunControl = {
   let single: EnvironmentKey[] = singleServerEnvironments(p.environments);
   let quorum: EnvironmentKey[] = quorumEnvironments(p.environments);
   let sweep = p.sweepStandbyRttsMs.length > 0 && p.syncLevels.length > 0;
+  // Environments the user placed on real hosts: run there, not behind an emulated link.
+  const hosted = (["same-az", "cross-az"] as const)
+    .map((env) => ({ env, host: env === "same-az" ? p.hosts.sameAz : p.hosts.crossAz }))
+    .filter((h): h is { env: "same-az" | "cross-az"; host: string } => h.host !== undefined && single.includes(h.env));
+  single = single.filter((e) => !hosted.some((h) => h.env === e));
   if (external) {
     const emulated = p.environments.filter((e) => e !== "local");
     if (emulated.length) skipped.push({ what: emulated.join(", "), reason: "an external server is measured as it is: no delays or standbys are emulated in front of it" });
@@ -260,7 +273,7 @@ export async function runRoundTrips(p: RoundTripsParams, control: RunControl = {
     quorum = [];
     sweep = false;
   }
-  const total = plannedTrials(p, single.length + quorum.length, sweep);
+  const total = plannedTrials(p, single.length + hosted.length + quorum.length, sweep);
   let done = 0;
   const finished = store.finishedKeys();
   const st: State = {
@@ -331,6 +344,25 @@ export async function runRoundTrips(p: RoundTripsParams, control: RunControl = {
           await st.clientLink.close();
           st.clientLink = undefined;
         }
+      }
+    }
+    for (const { env, host } of hosted) {
+      st.say(`starting a server on ${host} for ${env}…`);
+      const server = await new DockerTarget({
+        endpoint: hostEndpoint(`hosts.${env === "same-az" ? "sameAz" : "crossAz"}`, host),
+        onProgress: (m) => st.say(m),
+      }).start({ engine: "postgresql", name: `05-${env}`, settings: serverSettings(false) });
+      try {
+        st.servers.push(server.description);
+        store.writeMetadata(metadata());
+        const label = `${env} on ${server.description.engineHost ?? host}`;
+        await runEnvironments(st, [env], server.connection, { standbyRttMs: null, serverLabel: label, real: true });
+        st.notes.push(
+          `${env}: a real server on ${server.description.engineHost ?? host} (route ${server.description.route}), ` +
+            `SELECT 1 round trip ${st.baselines[label].toFixed(3)} ms measured, not emulated`,
+        );
+      } finally {
+        await server.stop().catch(() => undefined);
       }
     }
     if (quorum.length || sweep) {

@@ -1,24 +1,124 @@
 /**
- * One dockerode client per process. dockerode reads DOCKER_HOST (and DOCKER_TLS_VERIFY /
- * DOCKER_CERT_PATH) itself, so a remote engine works without code here.
+ * One dockerode client per engine and process. The engine is resolved like the Docker CLI does
+ * (DOCKER_HOST, DOCKER_CONTEXT, the current context: see endpoint.ts), not by dockerode, which
+ * reads DOCKER_HOST only and opens a new SSH connection for every request to an ssh:// engine.
  */
+import fs from "node:fs";
+import type http from "node:http";
+import https from "node:https";
+import os from "node:os";
 import Docker from "dockerode";
+import { stateRoot } from "../../runtime/resource-registry";
 import { ignored } from "../../runtime/debug";
+import { resolveEndpoint, type DockerEndpoint } from "./endpoint";
+import { sshEngineConnection } from "./ssh-engine";
 
-let client: Docker | undefined;
+const clients = new Map<string, Docker>();
 
-export function dockerClient(): Docker {
-  client ??= new Docker();
+function read(file: string | undefined): Buffer | undefined {
+  return file ? fs.readFileSync(file) : undefined;
+}
+
+/**
+ * docker-modem starts from DOCKER_HOST's settings and lays the given options over them: with
+ * DOCKER_HOST=ssh://… in the environment, `{ socketPath }` alone would still go over SSH. Every
+ * field it would take from there is named here.
+ */
+const NOT_FROM_ENV = { host: undefined, port: undefined, protocol: "http", ca: undefined, cert: undefined, key: undefined } as const;
+
+/** A client for an engine socket, whatever DOCKER_HOST says. */
+export function socketClient(socketPath: string): Docker {
+  return new Docker({ ...NOT_FROM_ENV, socketPath });
+}
+
+function createClient(endpoint: DockerEndpoint): Docker {
+  switch (endpoint.kind) {
+    case "unix":
+      return socketClient(endpoint.host.slice("unix://".length) || "/var/run/docker.sock");
+    case "npipe":
+      return socketClient(endpoint.host.slice("npipe://".length) || "//./pipe/docker_engine");
+    case "ssh": {
+      if (!endpoint.ssh) throw new Error(`${endpoint.host}: no ssh target`);
+      // Plain HTTP over channels of the engine's one SSH connection (ssh-engine.ts); the host
+      // name below only fills the request line.
+      const connection = sshEngineConnection(endpoint.ssh);
+      // docker-modem passes `agent` to every request; @types/dockerode does not list it.
+      const options: Docker.DockerOptions & { agent: http.Agent } = {
+        ...NOT_FROM_ENV,
+        protocol: "http",
+        host: "docker-over-ssh",
+        port: 80,
+        agent: connection.agent,
+      };
+      return new Docker(options);
+    }
+    case "tcp":
+    case "tcp-tls": {
+      const url = new URL(endpoint.host.replace(/^tcp:/, "http:"));
+      const tls = endpoint.tls;
+      const port = Number(url.port || (tls ? 2376 : 2375));
+      if (!tls) return new Docker({ ...NOT_FROM_ENV, protocol: "http", host: url.hostname, port });
+      // An agent of our own: docker-modem does not pass rejectUnauthorized on, which a context's
+      // SkipTLSVerify needs (as `docker --tls` without --tlsverify).
+      const agent = new https.Agent({
+        ca: read(tls.ca),
+        cert: read(tls.cert),
+        key: read(tls.key),
+        rejectUnauthorized: tls.verify,
+      });
+      const options: Docker.DockerOptions & { agent: https.Agent } = {
+        ...NOT_FROM_ENV,
+        protocol: "https",
+        host: url.hostname,
+        port,
+        agent,
+      };
+      return new Docker(options);
+    }
+  }
+}
+
+/** The client for `endpoint` (default: the engine the environment names, see endpoint.ts). */
+export function dockerClientFor(endpoint: DockerEndpoint): Docker {
+  let client = clients.get(endpoint.host);
+  if (!client) {
+    client = createClient(endpoint);
+    clients.set(endpoint.host, client);
+  }
   return client;
 }
 
-/** True when a Docker daemon answers a ping within `timeoutMs`. */
-export async function dockerAvailable(timeoutMs = 1500): Promise<boolean> {
+/** The engine the environment names now (DOCKER_HOST, DOCKER_CONTEXT, current context). */
+export function currentEndpoint(): DockerEndpoint {
+  return resolveEndpoint();
+}
+
+/** The client of the engine the environment names. Throws for an unusable engine address. */
+export function dockerClient(): Docker {
+  return dockerClientFor(currentEndpoint());
+}
+
+/** Rejects after `ms` with `message`; for calls that could otherwise wait on a dead engine forever. */
+export function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(message)), ms);
+      timer.unref();
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * True when a Docker daemon answers a ping within `timeoutMs`. An ssh:// engine gets longer by
+ * default: the first ping includes the SSH handshake.
+ */
+export async function dockerAvailable(timeoutMs?: number): Promise<boolean> {
   try {
-    await Promise.race([
-      dockerClient().ping(),
-      new Promise((_, reject) => setTimeout(() => reject(new Error("timeout")), timeoutMs).unref()),
-    ]);
+    const endpoint = currentEndpoint();
+    const limit = timeoutMs ?? (endpoint.local ? 1500 : 10_000);
+    await withTimeout(dockerClientFor(endpoint).ping(), limit, "timeout");
     return true;
   } catch (error) {
     ignored("docker: ping the daemon")(error);
@@ -29,12 +129,24 @@ export async function dockerAvailable(timeoutMs = 1500): Promise<boolean> {
 /** Labels on everything the lab creates, so `npm run clean` can find it without records. */
 export const LAB_LABEL = "io.db-write-lab";
 export function labLabels(extra: Record<string, string> = {}): Record<string, string> {
-  return { [LAB_LABEL]: "true", [`${LAB_LABEL}.owner-pid`]: String(process.pid), ...extra };
+  return {
+    [LAB_LABEL]: "true",
+    [`${LAB_LABEL}.owner-pid`]: String(process.pid),
+    // On a remote engine shared by several machines, a pid alone does not say whose it is.
+    [`${LAB_LABEL}.owner-host`]: os.hostname(),
+    // Which lab state folder (DBLAB_STATE_DIR) holds its record: tells parallel labs' containers apart.
+    [`${LAB_LABEL}.state-dir`]: stateRoot(),
+    ...extra,
+  };
 }
 
-/** Where dockerode connects: DOCKER_HOST when set, else the default socket (as docker-modem does). */
+/** Where the engine the environment names is (DOCKER_HOST, DOCKER_CONTEXT, current context), for messages. */
 export function dockerEndpoint(): string {
-  return process.env.DOCKER_HOST ?? "unix:///var/run/docker.sock";
+  try {
+    return currentEndpoint().host;
+  } catch {
+    return process.env.DOCKER_HOST ?? "unix:///var/run/docker.sock"; // an unusable address: say what was given
+  }
 }
 
 // Errors of the connection to the engine itself (socket missing, refused, dropped), not answers it
@@ -64,20 +176,16 @@ export class DockerEngineGoneError extends Error {
 
 /**
  * Races a Docker call against a bound: a daemon that is frozen (rather than stopped) never answers,
- * and a reaper or `npm run clean` must not wait on it forever.
+ * and a reaper or `npm run clean` must not wait on it forever. The timeout carries code ETIMEDOUT,
+ * so isEngineUnreachable() reads it as the engine not answering.
  */
-export async function withEngineTimeout<T>(call: Promise<T>, timeoutMs = 15_000): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const error = new Error(`the Docker engine at ${dockerEndpoint()} did not answer within ${timeoutMs / 1000} s`);
-      reject(Object.assign(error, { code: "ETIMEDOUT" }));
-    }, timeoutMs);
-    timer.unref();
-  });
+export async function withEngineTimeout<T>(call: Promise<T>, timeoutMs = 15_000, where = dockerEndpoint()): Promise<T> {
   try {
-    return await Promise.race([call, timeout]);
-  } finally {
-    clearTimeout(timer);
+    return await withTimeout(call, timeoutMs, `the Docker engine at ${where} did not answer within ${timeoutMs / 1000} s`);
+  } catch (error) {
+    if (error instanceof Error && error.message.startsWith(`the Docker engine at ${where} did not answer`)) {
+      throw Object.assign(error, { code: "ETIMEDOUT" });
+    }
+    throw error;
   }
 }

@@ -1,17 +1,14 @@
 /**
- * Servers in Docker containers with CPU and memory limits, the port published on 127.0.0.1 only.
+ * Servers in Docker containers with CPU and memory limits, on the engine the environment names
+ * (this machine's, or a remote one: see endpoint.ts and routes.ts). The port is published on
+ * 127.0.0.1 of the engine's host unless the user names another address.
  *
  * Every container is recorded in the resource registry the moment it exists, so a crash between
  * create and stop still leaves a record the reaper can act on.
  */
-import { randomBytes } from "node:crypto";
-import net from "node:net";
-import { PassThrough } from "node:stream";
 import type Docker from "dockerode";
-import { MongoClient } from "mongodb";
-import { register, unregister } from "../../runtime/resource-registry";
-import { freePort, randomPassword } from "../ports";
-import { waitForPostgres } from "../readiness";
+import { unregister } from "../../runtime/resource-registry";
+import { randomPassword } from "../ports";
 import type {
   ConnectionInfo,
   Engine,
@@ -23,10 +20,25 @@ import type {
   StartedServer,
   Target,
 } from "../types";
-import { postgresUri, redactText } from "../uri";
-import { dockerClient, LAB_LABEL, labLabels } from "./docker-client";
+import { execInContainer, isNotFound, waitReady, type ExecOptions } from "./container-io";
+import { containerName, createAndStart, discard } from "./create-container";
+import { currentEndpoint, dockerClientFor, LAB_LABEL, labLabels } from "./docker-client";
+import { engineHostLabel, type DockerEndpoint } from "./endpoint";
+import { PROFILES, shortVersion, type EngineProfile } from "./engine-profiles";
 import { resolveImage, type ImageProgress, type ImageProgressCallback } from "./images";
-import { ignored } from "../../runtime/debug";
+import {
+  bridgeAddress,
+  dockerRouteFromEnv,
+  placementFor,
+  publishedPort,
+  tcpConnectRttMs,
+  type DockerRoute,
+  type Placement,
+} from "./routes";
+import { sshEngineConnection, type SshTunnel } from "./ssh-engine";
+
+export type { ExecOptions } from "./container-io";
+export { DOCKER_ROUTES, dockerRouteFromEnv, type DockerRoute } from "./routes";
 
 const GiB = 1024 ** 3;
 
@@ -52,132 +64,8 @@ export interface DockerTargetOptions {
    * of a pull arrive at most once a second.
    */
   readonly onProgress?: (message: string, event: ImageProgress) => void;
-}
-
-export interface ExecOptions {
-  /** `NAME=value` entries added to the command's environment. */
-  readonly env?: readonly string[];
-  /** User to run as (default: the image's user). */
-  readonly user?: string;
-}
-
-/** How one engine runs in a container: credentials, command line, readiness, URI. */
-interface EngineProfile {
-  readonly port: number;
-  readonly user: string;
-  readonly database: string;
-  /** Settings the engine always runs with unless the spec overrides them; recorded in the description. */
-  readonly defaults: ServerSettings;
-  env(password: string): string[];
-  cmd(settings: ServerSettings): string[];
-  uri(connection: ConnectionInfo): string;
-  /** Resolves with the server's version once the final (not an init-time) server answers. */
-  waitReady(connection: ConnectionInfo, check: () => void, timeoutMs: number): Promise<string>;
-}
-
-function settingValue(value: string | number | boolean): string {
-  return typeof value === "boolean" ? (value ? "on" : "off") : String(value);
-}
-
-function checkSettingName(name: string): string {
-  if (!/^[A-Za-z_][A-Za-z0-9_.]*$/.test(name)) throw new Error(`Invalid server setting name "${name}"`);
-  return name;
-}
-
-const postgresProfile: EngineProfile = {
-  port: 5432,
-  user: "postgres",
-  database: "postgres",
-  defaults: {},
-  env: (password) => [`POSTGRES_PASSWORD=${password}`],
-  cmd: (settings) => [
-    "postgres",
-    ...Object.entries(settings).flatMap(([k, v]) => ["-c", `${checkSettingName(k)}=${settingValue(v)}`]),
-  ],
-  uri: postgresUri,
-  // The official image's init-time server listens on the unix socket only (the stand-in uses
-  // single-user mode), so an answered TCP query always comes from the final server.
-  waitReady: (connection, check, timeoutMs) => waitForPostgres(connection, { check, timeoutMs }),
-};
-
-function mongoUri(c: ConnectionInfo): string {
-  return `mongodb://${encodeURIComponent(c.user)}:${encodeURIComponent(c.password)}@${c.host}:${c.port}/?authSource=admin`;
-}
-
-interface CmdLineOpts {
-  readonly parsed?: {
-    readonly security?: { readonly authorization?: string };
-    readonly processManagement?: { readonly fork?: boolean };
-  };
-}
-
-async function waitForMongo(connection: ConnectionInfo, check: () => void, timeoutMs: number): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  while (Date.now() < deadline) {
-    check();
-    const client = new MongoClient(mongoUri(connection), {
-      directConnection: true,
-      serverSelectionTimeoutMS: 2000,
-      connectTimeoutMS: 2000,
-    });
-    try {
-      await client.connect();
-      const admin = client.db("admin");
-      await admin.command({ ping: 1 });
-      // The official entrypoint's init-time mongod runs forked, without --auth, on the container's
-      // own address, so it is reachable through the published port once the user exists.
-      const opts = (await admin.command({ getCmdLineOpts: 1 })) as CmdLineOpts;
-      if (opts.parsed?.processManagement?.fork || opts.parsed?.security?.authorization !== "enabled") {
-        throw new Error("the image's init-time mongod is still running");
-      }
-      const info = (await admin.command({ buildInfo: 1 })) as { version?: string };
-      return String(info.version);
-    } catch (error) {
-      lastError = error;
-    } finally {
-      await client.close().catch(ignored("docker: close the MongoDB probe client"));
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`MongoDB at ${connection.host}:${connection.port} did not become ready in time: ${String(lastError)}`);
-}
-
-/**
- * mongod options from settings: `wiredTigerCacheSizeGB` and any other option as
- * `--name value` (`true` gives a bare flag, `false` leaves it out); `setParameter.name` keys become
- * `--setParameter name=value`.
- */
-function mongodArgs(settings: ServerSettings): string[] {
-  const args = ["mongod"];
-  for (const [key, value] of Object.entries(settings)) {
-    checkSettingName(key);
-    if (key.startsWith("setParameter.")) args.push("--setParameter", `${key.slice(13)}=${String(value)}`);
-    else if (value === true) args.push(`--${key}`);
-    else if (value !== false) args.push(`--${key}`, String(value));
-  }
-  return args;
-}
-
-const MONGO_USER = "lab";
-
-const mongoProfile: EngineProfile = {
-  port: 27017,
-  user: MONGO_USER,
-  database: "admin",
-  // mongod would otherwise size its cache from the container's memory limit.
-  defaults: { wiredTigerCacheSizeGB: 1 },
-  env: (password) => [`MONGO_INITDB_ROOT_USERNAME=${MONGO_USER}`, `MONGO_INITDB_ROOT_PASSWORD=${password}`],
-  cmd: mongodArgs,
-  uri: mongoUri,
-  waitReady: waitForMongo,
-};
-
-const PROFILES: Readonly<Record<Engine, EngineProfile>> = { postgresql: postgresProfile, mongodb: mongoProfile };
-
-/** "17.6 (Debian 17.6-1.pgdg130+1)" → "17.6"; other strings pass through. */
-function shortVersion(version: string): string {
-  return /^\d+(\.\d+)*/.exec(version)?.[0] ?? version;
+  /** The engine (default: the one DOCKER_HOST, DOCKER_CONTEXT or the current context names). */
+  readonly endpoint?: DockerEndpoint;
 }
 
 function progressLine(e: ImageProgress): string {
@@ -200,129 +88,28 @@ function progressAdapter(onProgress?: (message: string, event: ImageProgress) =>
   };
 }
 
-function containerName(spec: ServerSpec): string {
-  const base = (spec.name ?? spec.engine).replace(/[^A-Za-z0-9_.-]/g, "-").slice(0, 40);
-  return `db-write-lab-${base}-${randomBytes(3).toString("hex")}`;
-}
-
-function isNotFound(error: unknown): boolean {
-  return (error as { statusCode?: number }).statusCode === 404;
-}
-
-/** Splits Docker's multiplexed log format (8-byte frame headers) into text. */
-function demuxBuffer(buffer: Buffer): string {
-  let out = "";
-  let offset = 0;
-  while (offset + 8 <= buffer.length && buffer[offset] <= 2 && buffer.readUInt16BE(offset + 1) === 0) {
-    const size = buffer.readUInt32BE(offset + 4);
-    out += buffer.subarray(offset + 8, offset + 8 + size).toString("utf8");
-    offset += 8 + size;
+/** Where the lab connects for a published host port, by placement; opens the SSH tunnel where needed. */
+async function reachPublished(
+  endpoint: DockerEndpoint,
+  placement: Placement,
+  hostPort: number,
+  tunnel: SshTunnel | undefined,
+): Promise<{ host: string; port: number; tunnel?: SshTunnel; route: string }> {
+  if (placement.reach === "ssh-tunnel" && endpoint.ssh) {
+    const t = tunnel?.remotePort === hostPort ? tunnel : await sshEngineConnection(endpoint.ssh).tunnel(hostPort);
+    if (tunnel && t !== tunnel) tunnel.close();
+    return { host: "127.0.0.1", port: t.localPort, tunnel: t, route: "ssh-tunnel" };
   }
-  return offset === 0 ? buffer.toString("utf8") : out;
+  if (placement.reach === "bind-address") return { host: placement.bindIp, port: hostPort, route: "bind-address" };
+  return { host: "127.0.0.1", port: hostPort, route: "published port (docker-proxy)" };
 }
 
-async function logTail(container: Docker.Container, lines = 30): Promise<string> {
-  try {
-    const logs = await container.logs({ stdout: true, stderr: true, tail: lines, follow: false });
-    return demuxBuffer(logs).trim();
-  } catch (error) {
-    ignored("docker: read the container's log")(error);
-    return "(logs unavailable)";
-  }
-}
-
-/**
- * Watches for the container exiting while a readiness loop runs: `check()` throws once it has,
- * so the loop stops at once instead of waiting out its timeout.
- */
-function watchExit(container: Docker.Container): { check: () => void; dispose: () => void } {
-  const abort = new AbortController();
-  let exit: number | undefined;
-  container
-    .wait({ condition: "not-running", abortSignal: abort.signal })
-    .then((result: { StatusCode?: number }) => {
-      exit = result.StatusCode ?? -1;
-    })
-    .catch(ignored("docker: wait for the container to stop (dispose() aborts it)"));
-  return {
-    check: () => {
-      if (exit !== undefined) throw new ContainerExited(exit);
-    },
-    dispose: () => abort.abort(),
-  };
-}
-
-class ContainerExited extends Error {
-  constructor(readonly exitCode: number) {
-    super(`the container exited with code ${exitCode}`);
-  }
-}
-
-async function waitReady(
-  container: Docker.Container,
-  profile: EngineProfile,
-  connection: ConnectionInfo,
-  timeoutMs: number,
-): Promise<string> {
-  const watch = watchExit(container);
-  try {
-    return await profile.waitReady(connection, watch.check, timeoutMs);
-  } catch (error) {
-    const reason = error instanceof ContainerExited ? error.message : redactText(String(error));
-    const logs = await logTail(container);
-    throw new Error(`Container ${container.id.slice(0, 12)} did not become ready: ${reason}\n--- last log lines ---\n${logs}`);
-  } finally {
-    watch.dispose();
-  }
-}
-
-function publishedPort(info: Docker.ContainerInspectInfo, internal: number): number {
-  const bindings = info.NetworkSettings.Ports?.[`${internal}/tcp`] ?? [];
-  const binding = bindings.find((b) => b.HostIp === "127.0.0.1") ?? bindings[0];
-  const port = Number(binding?.HostPort);
-  if (!Number.isInteger(port) || port <= 0) {
-    throw new Error(`Docker reported no host port for ${internal}/tcp of container ${info.Id.slice(0, 12)}`);
-  }
-  return port;
-}
-
-export const DOCKER_ROUTES = ["auto", "published"] as const;
-export type DockerRoute = (typeof DOCKER_ROUTES)[number];
-
-export function dockerRouteFromEnv(env: NodeJS.ProcessEnv = process.env): DockerRoute {
-  const value = env.DBLAB_DOCKER_ROUTE ?? "auto";
-  if (!(DOCKER_ROUTES as readonly string[]).includes(value)) {
-    throw new Error(`DBLAB_DOCKER_ROUTE must be one of ${DOCKER_ROUTES.join(", ")}, got "${value}"`);
-  }
-  return value as DockerRoute;
-}
-
-/** Whether a TCP connection to host:port opens within timeoutMs. */
-function tcpOpens(host: string, port: number, timeoutMs: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host, port });
-    const done = (ok: boolean) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(timeoutMs, () => done(false));
-    socket.once("connect", () => done(true));
-    socket.once("error", () => done(false));
-  });
-}
-
-/**
- * The container's bridge address, if the host reaches the server there. The published port goes
- * through docker-proxy, which copies every byte in user space: a SELECT 1 took ~250 µs that way
- * here and ~100 µs over the bridge (embedded PostgreSQL: ~110 µs), a difference that would land in
- * every round-trip-bound figure. Docker Desktop keeps the bridge inside its VM: there the check
- * fails and the published port is used. The bridge is reachable from this host (and its
- * containers) only, like the 127.0.0.1 binding.
- */
-async function bridgeAddress(info: Docker.ContainerInspectInfo, internalPort: number): Promise<string | undefined> {
-  const ip = Object.values(info.NetworkSettings.Networks ?? {}).find((n) => n.IPAddress)?.IPAddress;
-  if (!ip) return undefined;
-  return (await tcpOpens(ip, internalPort, 500)) ? ip : undefined;
+/** The engine's own round trip to this client: SSH channel open, or TCP connect to its API port. */
+async function engineRttMs(endpoint: DockerEndpoint): Promise<number | undefined> {
+  if (endpoint.local) return undefined;
+  if (endpoint.ssh) return sshEngineConnection(endpoint.ssh).rttMs();
+  const url = new URL(endpoint.host.replace(/^tcp:/, "https:"));
+  return tcpConnectRttMs(url.hostname, Number(url.port || 2376));
 }
 
 export class DockerStartedServer implements StartedServer {
@@ -339,6 +126,9 @@ export class DockerStartedServer implements StartedServer {
     private readonly profile: EngineProfile,
     private readonly readyTimeoutMs: number,
     private readonly route: DockerRoute,
+    private readonly endpoint: DockerEndpoint,
+    private readonly placement: Placement,
+    private tunnel: SshTunnel | undefined,
   ) {}
 
   /** Read it afresh after a restart: a container can come back with another bridge address. */
@@ -364,18 +154,28 @@ export class DockerStartedServer implements StartedServer {
     // Long enough for PostgreSQL's shutdown checkpoint after a write-heavy round (SIGINT first).
     await this.container.restart({ t: 120 });
     const info = await this.container.inspect();
-    const port = publishedPort(info, this.profile.port);
+    const port = publishedPort(info, this.profile.port, this.placement.bindIp);
     const published = this.currentDescription.publishedAddress;
-    if (published !== undefined && published !== `127.0.0.1:${port}`) {
-      throw new Error(`Container ${this.id.slice(0, 12)} came back on 127.0.0.1:${port} instead of ${published}`);
+    const now = `${this.placement.bindIp}:${port}`;
+    if (published !== undefined && published !== now) {
+      throw new Error(`Container ${this.id.slice(0, 12)} came back on ${now} instead of ${published}`);
     }
-    this.current = { ...this.current, host: "127.0.0.1", port };
+    const reach = await reachPublished(this.endpoint, this.placement, port, this.tunnel);
+    this.tunnel = reach.tunnel;
+    this.current = { ...this.current, host: reach.host, port: reach.port };
+    const address = `${reach.host}:${reach.port}`;
+    this.currentDescription = { ...this.currentDescription, address, route: reach.route };
     await waitReady(this.container, this.profile, this.current, this.readyTimeoutMs);
     await this.useBridgeIfReachable(info);
   }
 
-  /** Switches to the bridge address where the host reaches it (see bridgeAddress). */
+  /**
+   * Switches to the bridge address where the host reaches it (see bridgeAddress): only for an
+   * engine on this machine, whose bridge is ours (a remote engine's bridge address could name
+   * something else entirely here).
+   */
   async useBridgeIfReachable(info: Docker.ContainerInspectInfo): Promise<void> {
+    if (!this.endpoint.local || this.placement.reach !== "local") return;
     const ip = this.route === "auto" ? await bridgeAddress(info, this.profile.port) : undefined;
     if (!ip) return;
     this.current = { ...this.current, host: ip, port: this.profile.port };
@@ -392,42 +192,15 @@ export class DockerStartedServer implements StartedServer {
           throw error;
         }
       }
+      this.tunnel?.close();
       unregister(this.recordId);
     })();
     return this.stopping;
   }
 
   /** Runs a command inside the container (e.g. pgbench in an official image) and collects its output. */
-  async exec(cmd: string[], options: ExecOptions = {}): Promise<ExecResult> {
-    const exec = await this.container.exec({
-      Cmd: cmd,
-      AttachStdout: true,
-      AttachStderr: true,
-      Env: options.env ? [...options.env] : undefined,
-      User: options.user,
-    });
-    const stream = await exec.start({ hijack: true, stdin: false });
-    const stdout: Buffer[] = [];
-    const stderr: Buffer[] = [];
-    const out = new PassThrough().on("data", (c: Buffer) => stdout.push(c));
-    const err = new PassThrough().on("data", (c: Buffer) => stderr.push(c));
-    dockerClient().modem.demuxStream(stream, out, err);
-    await new Promise<void>((resolve, reject) => {
-      stream.on("end", resolve);
-      stream.on("close", resolve);
-      stream.on("error", reject);
-    });
-    // The exit code can lag the end of the output by a moment.
-    let info = await exec.inspect();
-    for (let i = 0; info.Running && i < 100; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      info = await exec.inspect();
-    }
-    return {
-      exitCode: info.ExitCode ?? -1,
-      stdout: Buffer.concat(stdout).toString("utf8"),
-      stderr: Buffer.concat(stderr).toString("utf8"),
-    };
+  exec(cmd: string[], options: ExecOptions = {}): Promise<ExecResult> {
+    return execInContainer(dockerClientFor(this.endpoint), this.container, cmd, options);
   }
 }
 
@@ -445,13 +218,18 @@ export class DockerTarget implements Target {
     };
     const readyTimeoutMs = this.options.readyTimeoutMs ?? 120_000;
     const route = this.options.route ?? dockerRouteFromEnv();
+    // Both throw for an engine or address the lab must not use, before anything is created.
+    const endpoint = this.options.endpoint ?? currentEndpoint();
+    const placement = placementFor(endpoint);
+    const docker = dockerClientFor(endpoint);
     const resolved = await resolveImage(spec.engine, progressAdapter(this.options.onProgress), {
       forceStandIn: this.options.forceStandIn,
+      docker,
     });
 
     const password = randomPassword();
     const name = containerName(spec);
-    const { container, recordId } = await createAndStart(name, profile.port, {
+    const { container, recordId } = await createAndStart(docker, endpoint, placement, name, profile.port, {
       Image: resolved.image,
       Cmd: profile.cmd(settings),
       Env: profile.env(password),
@@ -466,12 +244,15 @@ export class DockerTarget implements Target {
       },
     });
 
+    let tunnel: SshTunnel | undefined;
     try {
       const info = await container.inspect();
-      const port = publishedPort(info, profile.port);
+      const port = publishedPort(info, profile.port, placement.bindIp);
+      const reach = await reachPublished(endpoint, placement, port, undefined);
+      tunnel = reach.tunnel;
       const connection: ConnectionInfo = {
-        host: "127.0.0.1",
-        port,
+        host: reach.host,
+        port: reach.port,
         user: profile.user,
         password,
         database: profile.database,
@@ -485,69 +266,31 @@ export class DockerTarget implements Target {
         standInImage: resolved.standIn,
         limits,
         settings,
-        address: `127.0.0.1:${port}`,
-        publishedAddress: `127.0.0.1:${port}`,
-        route: "published port (docker-proxy)",
+        address: `${reach.host}:${reach.port}`,
+        publishedAddress: `${placement.bindIp}:${port}`,
+        route: reach.route,
+        engineHost: engineHostLabel(endpoint),
+        engineRttMs: await engineRttMs(endpoint),
       };
-      const server = new DockerStartedServer(container.id, spec.engine, connection, description, container, recordId, profile, readyTimeoutMs, route);
+      const server = new DockerStartedServer(
+        container.id,
+        spec.engine,
+        connection,
+        description,
+        container,
+        recordId,
+        profile,
+        readyTimeoutMs,
+        route,
+        endpoint,
+        placement,
+        tunnel,
+      );
       await server.useBridgeIfReachable(info);
       return server;
     } catch (error) {
+      tunnel?.close();
       await discard(container, recordId);
-      throw error;
-    }
-  }
-}
-
-/** Removes a container the start gave up on; the record stays if Docker cannot remove it. */
-async function discard(container: Docker.Container, recordId: string): Promise<void> {
-  try {
-    await container.remove({ force: true, v: true });
-  } catch (error) {
-    if (!isNotFound(error)) return;
-  }
-  unregister(recordId);
-}
-
-function isPortConflict(error: unknown): boolean {
-  return /port is already allocated|address already in use/i.test(String(error));
-}
-
-/**
- * Creates (and registers at once) and starts a container whose port is published on 127.0.0.1.
- * The host port is picked here rather than by Docker (HostPort ""), because Docker picks a new
- * one at every restart, and restart() must keep the address callers already hold. Another
- * process may take the port between the pick and the start: then a new port and container.
- */
-async function createAndStart(
-  name: string,
-  internalPort: number,
-  options: Docker.ContainerCreateOptions,
-): Promise<{ container: Docker.Container; recordId: string }> {
-  const portKey = `${internalPort}/tcp`;
-  for (let attempt = 1; ; attempt++) {
-    const hostPort = await freePort();
-    const container = await dockerClient().createContainer({
-      ...options,
-      name: attempt === 1 ? name : `${name}-${attempt}`,
-      ExposedPorts: { [portKey]: {} },
-      HostConfig: {
-        ...options.HostConfig,
-        // Loopback only: the generated password is the only guard.
-        PortBindings: { [portKey]: [{ HostIp: "127.0.0.1", HostPort: String(hostPort) }] },
-      },
-    });
-    const recordId = register({
-      type: "docker-container",
-      containerId: container.id,
-      description: `container ${name} (${options.Image ?? "?"})`,
-    });
-    try {
-      await container.start();
-      return { container, recordId };
-    } catch (error) {
-      await discard(container, recordId);
-      if (attempt < 5 && isPortConflict(error)) continue;
       throw error;
     }
   }

@@ -5,26 +5,15 @@
 import type Docker from "dockerode";
 import type { Engine } from "../types";
 import { dockerClient } from "./docker-client";
+import type { ImageProgressCallback } from "./image-progress";
 import { ensureStandInImage } from "./standin-image";
+
+export type { ImageProgress, ImageProgressCallback } from "./image-progress";
 
 /** Pinned so that every run measures the same server build. */
 export const POSTGRES_IMAGE = "postgres:17.6";
 export const MONGO_IMAGE = "mongo:8.0.16";
 export const OFFICIAL_IMAGES: Readonly<Record<Engine, string>> = { postgresql: POSTGRES_IMAGE, mongodb: MONGO_IMAGE };
-
-export interface ImageProgress {
-  readonly phase: "pull" | "build";
-  readonly image: string;
-  /** Docker's status line, e.g. "Downloading" or a build step. */
-  readonly message: string;
-  /** Layer id while pulling. */
-  readonly layer?: string;
-  /** Bytes done and expected for that layer, when Docker reports them. */
-  readonly current?: number;
-  readonly total?: number;
-}
-
-export type ImageProgressCallback = (event: ImageProgress) => void;
 
 export interface ResolvedImage {
   readonly image: string;
@@ -35,6 +24,8 @@ export interface ResolvedImage {
 export interface ResolveOptions {
   /** PostgreSQL only: use the stand-in even where the official image is available. */
   readonly forceStandIn?: boolean;
+  /** The engine to look on and build on (default: the one the environment names). */
+  readonly docker?: Docker;
 }
 
 async function imageExists(docker: Docker, image: string): Promise<boolean> {
@@ -82,8 +73,8 @@ async function pull(docker: Docker, image: string, onProgress?: ImageProgressCal
   if (errors.length > 0) throw new Error(errors.join("; "));
 }
 
-/** Pull failures are remembered for the process: offline, every start would otherwise ask again. */
-const failedPulls = new Map<string, string>();
+/** Pull failures are remembered per engine for the process: offline, every start would otherwise ask again. */
+const failedPulls = new WeakMap<Docker, Map<string, string>>();
 
 function errorMessage(error: unknown): string {
   return (error instanceof Error ? error.message : String(error)).trim();
@@ -98,27 +89,29 @@ export async function resolveImage(
   onProgress?: ImageProgressCallback,
   options: ResolveOptions = {},
 ): Promise<ResolvedImage> {
-  const docker = dockerClient();
+  const docker = options.docker ?? dockerClient();
   const official = OFFICIAL_IMAGES[engine];
   if (engine === "postgresql" && options.forceStandIn) {
-    return { image: (await ensureStandInImage(onProgress)).image, standIn: true };
+    return { image: (await ensureStandInImage(onProgress, docker)).image, standIn: true };
   }
   if (await imageExists(docker, official)) return { image: official, standIn: false };
 
-  let pullError = failedPulls.get(official);
+  const failed = failedPulls.get(docker) ?? new Map<string, string>();
+  failedPulls.set(docker, failed);
+  let pullError = failed.get(official);
   if (pullError === undefined) {
     try {
       await pull(docker, official, onProgress);
       return { image: official, standIn: false };
     } catch (error) {
       pullError = errorMessage(error);
-      failedPulls.set(official, pullError);
+      failed.set(official, pullError);
       onProgress?.({ phase: "pull", image: official, message: `cannot be pulled: ${pullError}` });
     }
   }
 
   if (engine === "postgresql") {
-    return { image: (await ensureStandInImage(onProgress)).image, standIn: true };
+    return { image: (await ensureStandInImage(onProgress, docker)).image, standIn: true };
   }
   throw new Error(
     `MongoDB needs the ${official} image, which this Docker host does not have and could not pull ` +

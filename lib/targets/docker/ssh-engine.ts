@@ -1,0 +1,411 @@
+/**
+ * One SSH connection per remote engine (ssh://user@host), carrying both the Docker API and the
+ * tunnels to the databases.
+ *
+ * docker-modem's own ssh transport opens a new SSH connection (handshake, auth, a new
+ * `docker system dial-stdio`) for every API request, and offers nothing for the database port.
+ * Here one ssh2 connection serves both: each HTTP request is a channel running
+ * `docker system dial-stdio` (what the Docker CLI runs), each database connection a
+ * direct-tcpip channel (`ssh -L`) to the remote 127.0.0.1, where the container's port stays.
+ *
+ * As the Docker CLI (which runs OpenSSH): keys from the SSH agent (SSH_AUTH_SOCK) and
+ * ~/.ssh/id_ed25519, id_ecdsa, id_rsa (unencrypted); the host key must be in ~/.ssh/known_hosts
+ * or /etc/ssh/ssh_known_hosts, never accepted blindly. ~/.ssh/config is not read.
+ */
+import { createHmac } from "node:crypto";
+import fs from "node:fs";
+import http from "node:http";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import type { Duplex } from "node:stream";
+import { Client, utils as sshUtils, type AnyAuthMethod } from "ssh2";
+import type { SshTarget } from "./endpoint";
+
+/** How long the TCP connect plus SSH handshake may take before the engine counts as unreachable. */
+const READY_TIMEOUT_MS = 10_000;
+/** Interval of the link check while channels are open (see watch()). */
+const KEEPALIVE_MS = 10_000;
+
+function sshTargetLabel(t: SshTarget): string {
+  return `${t.user}@${t.host}${t.port === 22 ? "" : `:${t.port}`}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// known_hosts
+
+/** The names a host is listed under: "host" on port 22, "[host]:port" otherwise (OpenSSH). */
+function knownHostsName(t: SshTarget): string {
+  return t.port === 22 ? t.host : `[${t.host}]:${t.port}`;
+}
+
+function globMatch(pattern: string, name: string): boolean {
+  const source = pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".");
+  return new RegExp(`^${source}$`, "i").test(name);
+}
+
+/** One comma-separated host field of known_hosts against `name` (plain, wildcard, negated or hashed). */
+function hostFieldMatches(field: string, name: string): boolean {
+  if (field.startsWith("|1|")) {
+    const [, , salt, hash] = field.split("|");
+    if (!salt || !hash) return false;
+    return createHmac("sha1", Buffer.from(salt, "base64")).update(name).digest("base64") === hash;
+  }
+  let matched = false;
+  for (const pattern of field.split(",")) {
+    if (pattern.startsWith("!")) {
+      if (globMatch(pattern.slice(1), name)) return false;
+    } else if (globMatch(pattern, name)) {
+      matched = true;
+    }
+  }
+  return matched;
+}
+
+export function knownHostsFiles(): string[] {
+  return [path.join(os.homedir(), ".ssh", "known_hosts"), "/etc/ssh/ssh_known_hosts"];
+}
+
+/**
+ * "ok" when `key` (the raw public key blob) is listed for the host, "mismatch" when the host is
+ * listed with other keys only (or this key is @revoked), "unknown" when it is not listed.
+ */
+export function checkKnownHost(t: SshTarget, key: Buffer, files = knownHostsFiles()): "ok" | "mismatch" | "unknown" {
+  const name = knownHostsName(t);
+  let listed = false;
+  for (const file of files) {
+    let text: string;
+    try {
+      text = fs.readFileSync(file, "utf8");
+    } catch {
+      continue;
+    }
+    for (const raw of text.split("\n")) {
+      const line = raw.trim();
+      if (!line || line.startsWith("#")) continue;
+      const fields = line.split(/\s+/);
+      let marker: string | undefined;
+      if (fields[0].startsWith("@")) marker = fields.shift();
+      if (marker === "@cert-authority" || fields.length < 3) continue;
+      if (!hostFieldMatches(fields[0], name)) continue;
+      const same = Buffer.from(fields[2], "base64").equals(key);
+      if (marker === "@revoked") {
+        if (same) return "mismatch";
+        continue;
+      }
+      listed = true;
+      if (same) return "ok";
+    }
+  }
+  return listed ? "mismatch" : "unknown";
+}
+
+// ---------------------------------------------------------------------------------------------
+// keys
+
+function authMethods(t: SshTarget): AnyAuthMethod[] {
+  const methods: AnyAuthMethod[] = [];
+  if (process.env.SSH_AUTH_SOCK) methods.push({ type: "agent", username: t.user, agent: process.env.SSH_AUTH_SOCK });
+  for (const name of ["id_ed25519", "id_ecdsa", "id_rsa"]) {
+    const file = path.join(os.homedir(), ".ssh", name);
+    let text: Buffer;
+    try {
+      text = fs.readFileSync(file);
+    } catch {
+      continue;
+    }
+    const parsed = sshUtils.parseKey(text);
+    // An encrypted key needs its passphrase, which only the agent has: skip it, as `ssh -o BatchMode` would.
+    if (parsed instanceof Error) continue;
+    methods.push({ type: "publickey", username: t.user, key: text });
+  }
+  return methods;
+}
+
+// ---------------------------------------------------------------------------------------------
+// the connection
+
+export interface SshTunnel {
+  /** Local port on 127.0.0.1 that leads to the remote 127.0.0.1:remotePort. */
+  readonly localPort: number;
+  readonly remotePort: number;
+  close(): void;
+}
+
+export class SshEngineConnection {
+  private client: Client | undefined;
+  private connecting: Promise<Client> | undefined;
+  private socket: net.Socket | undefined;
+  /** Open channels: the TCP socket keeps the process alive only while one is open. */
+  private open = 0;
+  readonly agent: http.Agent;
+
+  constructor(readonly target: SshTarget) {
+    this.agent = new http.Agent();
+    // http.Agent's createConnection may return the socket through the callback.
+    const create = (_options: unknown, callback: (error: Error | null, socket?: Duplex) => void): undefined => {
+      this.exec("docker system dial-stdio").then(
+        (stream) => callback(null, stream),
+        (error: Error) => callback(error),
+      );
+      return undefined;
+    };
+    (this.agent as unknown as { createConnection: typeof create }).createConnection = create;
+  }
+
+  get label(): string {
+    return sshTargetLabel(this.target);
+  }
+
+  private hold(delta: number): void {
+    this.open += delta;
+    if (this.open > 0) this.socket?.ref();
+    else this.socket?.unref();
+  }
+
+  private track(stream: Duplex): Duplex {
+    this.hold(1);
+    let released = false;
+    const release = (): void => {
+      if (released) return;
+      released = true;
+      this.hold(-1);
+    };
+    stream.once("close", release);
+    stream.once("error", release);
+    return stream;
+  }
+
+  /** The connected client; connects (again) when there is none. Fails within READY_TIMEOUT_MS. */
+  connect(): Promise<Client> {
+    if (this.client) return Promise.resolve(this.client);
+    this.connecting ??= this.open_().finally(() => {
+      this.connecting = undefined;
+    });
+    return this.connecting;
+  }
+
+  private open_(): Promise<Client> {
+    const t = this.target;
+    const methods = authMethods(t);
+    if (methods.length === 0) {
+      return Promise.reject(
+        new Error(
+          `No SSH key for ${this.label}: start an SSH agent (SSH_AUTH_SOCK) with the key, or put an unencrypted ` +
+            "key at ~/.ssh/id_ed25519 (or id_ecdsa, id_rsa), as for `ssh` and `docker -H ssh://…`.",
+        ),
+      );
+    }
+    return new Promise<Client>((resolve, reject) => {
+      let hostKeyProblem: string | undefined;
+      const client = new Client();
+      const socket = net.connect({ host: t.host, port: t.port });
+      this.socket = socket;
+      socket.setNoDelay(true);
+      const timer = setTimeout(() => {
+        const limit = READY_TIMEOUT_MS / 1000;
+        fail(new Error(`SSH to ${this.label}: no answer within ${limit} s (host down or unreachable?)`));
+      }, READY_TIMEOUT_MS);
+      const fail = (error: Error): void => {
+        clearTimeout(timer);
+        client.end();
+        socket.destroy();
+        if (this.socket === socket) this.socket = undefined;
+        reject(error);
+      };
+      client.once("ready", () => {
+        clearTimeout(timer);
+        this.client = client;
+        this.watch(client, socket);
+        socket.unref(); // idle: only open channels hold the process
+        if (this.open > 0) socket.ref();
+        resolve(client);
+      });
+      client.on("error", (error: Error) => {
+        if (this.client !== client) {
+          const reason = hostKeyProblem ?? error.message;
+          fail(new Error(`SSH to ${this.label} failed: ${reason}`));
+        }
+      });
+      client.once("close", () => {
+        if (this.client === client) this.client = undefined;
+        if (this.socket === socket) this.socket = undefined;
+      });
+      client.connect({
+        sock: socket,
+        username: t.user,
+        authHandler: methods,
+        readyTimeout: READY_TIMEOUT_MS,
+        // ssh2's own keepalive timer is not unref'd and would keep every script alive: see watch().
+        keepaliveInterval: 0,
+        hostVerifier: (key: Buffer) => {
+          const verdict = checkKnownHost(t, key);
+          if (verdict === "ok") return true;
+          const name = knownHostsName(t);
+          hostKeyProblem =
+            verdict === "unknown"
+              ? `the host key of ${name} is not in ${knownHostsFiles().join(" or ")}; connect once with ` +
+                `\`ssh ${this.label}\` to check and accept it (the lab never accepts a host key by itself)`
+              : `the host key of ${name} does NOT match the one in known_hosts (a changed host, or someone in ` +
+                "between): refusing to connect";
+          return false;
+        },
+      });
+    });
+  }
+
+  /**
+   * A dead link (host gone, network down) is noticed within ~2 × KEEPALIVE_MS instead of TCP's own
+   * timeouts of many minutes: then the socket is destroyed, every channel (API call, tunnelled
+   * database connection) fails with an error, and the next use connects again. The timer is
+   * unref'd: it never keeps a finished script alive.
+   */
+  private watch(client: Client, socket: net.Socket): void {
+    let outstanding = 0;
+    const timer = setInterval(() => {
+      if (this.open === 0) return; // idle: nothing waits on the link
+      if (outstanding >= 2) {
+        socket.destroy(new Error(`SSH to ${this.label}: no answer to keepalives for ${(2 * KEEPALIVE_MS) / 1000} s`));
+        return;
+      }
+      outstanding++;
+      client.forwardOut("127.0.0.1", 0, "127.0.0.1", 1, (_error, channel) => {
+        outstanding = 0;
+        channel?.close();
+      });
+    }, KEEPALIVE_MS);
+    timer.unref();
+    client.once("close", () => clearInterval(timer));
+  }
+
+  /** Runs a command on the remote host; the stream is its stdin/stdout. */
+  exec(command: string): Promise<Duplex> {
+    return this.request((client, done) => client.exec(command, (error, channel) => done(error, channel)), command);
+  }
+
+  /** A direct-tcpip channel to host:port as the remote host sees it. */
+  forward(host: string, port: number): Promise<Duplex> {
+    return this.request(
+      (client, done) => client.forwardOut("127.0.0.1", 0, host, port, (error, channel) => done(error, channel)),
+      `tunnel to ${host}:${port}`,
+    );
+  }
+
+  /**
+   * Opens a channel. The process is held alive from the request on (the socket is unref'd
+   * while idle), or a script awaiting nothing but this answer would just end.
+   */
+  private async request(
+    open: (client: Client, done: (error: Error | undefined, channel: Duplex | undefined) => void) => void,
+    what: string,
+  ): Promise<Duplex> {
+    this.hold(1);
+    try {
+      const client = await this.connect();
+      return await new Promise<Duplex>((resolve, reject) => {
+        open(client, (error, channel) => {
+          if (error || !channel) reject(new Error(`SSH to ${this.label}: ${what}: ${error?.message ?? "no channel"}`));
+          else resolve(this.track(channel));
+        });
+      });
+    } finally {
+      this.hold(-1);
+    }
+  }
+
+  /**
+   * A listener on this host's 127.0.0.1 whose connections are forwarded to the remote
+   * 127.0.0.1:remotePort, like `ssh -L`. The listener alone does not keep the process alive.
+   */
+  async tunnel(remotePort: number): Promise<SshTunnel> {
+    await this.connect();
+    const sockets = new Set<net.Socket>();
+    const server = net.createServer((local) => {
+      sockets.add(local);
+      local.setNoDelay(true);
+      local.once("close", () => sockets.delete(local));
+      local.pause();
+      this.forward("127.0.0.1", remotePort).then(
+        (remote) => {
+          // The client may have given up (a readiness attempt timing out) while the channel opened.
+          // ssh2 emits a channel's "close" only once its data is read to the end: drain what nobody wants.
+          const drop = (): void => {
+            remote.destroy();
+            remote.resume();
+          };
+          if (local.destroyed) {
+            drop();
+            return;
+          }
+          local.pipe(remote).pipe(local);
+          remote.once("close", () => local.destroy());
+          local.once("close", drop);
+          local.resume();
+        },
+        () => local.destroy(),
+      );
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(0, "127.0.0.1", resolve);
+    });
+    server.unref();
+    const address = server.address();
+    if (address === null || typeof address === "string") throw new Error("tunnel listener has no port");
+    return {
+      localPort: address.port,
+      remotePort,
+      close: () => {
+        server.close();
+        for (const s of sockets) s.destroy();
+      },
+    };
+  }
+
+  /** Median time of a no-op round trip on the SSH connection (a channel open to a closed port). */
+  async rttMs(samples = 5): Promise<number> {
+    this.hold(1);
+    try {
+      return await this.measureRtt(await this.connect(), samples);
+    } finally {
+      this.hold(-1);
+    }
+  }
+
+  private async measureRtt(client: Client, samples: number): Promise<number> {
+    const times: number[] = [];
+    for (let i = 0; i < samples; i++) {
+      const started = process.hrtime.bigint();
+      // The remote sshd refuses port 1 at once: one round trip, no work on either side.
+      await new Promise<void>((resolve) => {
+        client.forwardOut("127.0.0.1", 0, "127.0.0.1", 1, (_error, channel) => {
+          channel?.close();
+          resolve();
+        });
+      });
+      times.push(Number(process.hrtime.bigint() - started) / 1e6);
+    }
+    times.sort((a, b) => a - b);
+    return times[Math.floor(times.length / 2)];
+  }
+
+  close(): void {
+    this.client?.end();
+    this.client = undefined;
+    this.socket?.destroy();
+    this.socket = undefined;
+  }
+}
+
+const connections = new Map<string, SshEngineConnection>();
+
+/** The process's one connection to that host (created on first use, connected lazily). */
+export function sshEngineConnection(t: SshTarget): SshEngineConnection {
+  const key = sshTargetLabel(t);
+  let c = connections.get(key);
+  if (!c) {
+    c = new SshEngineConnection(t);
+    connections.set(key, c);
+  }
+  return c;
+}

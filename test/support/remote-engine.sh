@@ -1,0 +1,131 @@
+#!/bin/bash
+# A stand-in "remote Docker host" on this machine, for the remote-engine tests: a network namespace
+# with its own veth address, its own dockerd (data root, exec root, socket, pid file) and an sshd
+# whose authorized key points `docker` at that dockerd (PermitUserEnvironment + environment=...).
+# The lab, in the root namespace, then uses DOCKER_HOST=ssh://root@<address> and must never touch
+# the local engine. Traffic goes to this namespace only.
+#
+#   remote-engine.sh up DIR     prints KEY=value lines (address, socket, client HOME) on success;
+#                               exits 2 with a reason where it cannot be made here (no root, no
+#                               netns, no sshd, no dockerd)
+#   remote-engine.sh down DIR   stops sshd and dockerd, deletes the namespace and DIR
+#
+# DBLAB_REMOTE_NS (namespace name, ≤ 11 characters) and DBLAB_REMOTE_NET (first three octets of
+# a private /24 that collides with nothing here; the next /24 up is the namespace's docker bridge)
+# let parallel users pick their own.
+set -euo pipefail
+
+cmd=${1:-}
+dir=${2:-}
+ns=${DBLAB_REMOTE_NS:-dblabremote}
+net=${DBLAB_REMOTE_NET:-10.231.16}
+bridge_net="${net%.*}.$((${net##*.} + 1))"
+[ -n "$cmd" ] && [ -n "$dir" ] || { echo "usage: $0 up|down DIR" >&2; exit 64; }
+
+cannot() { echo "cannot make a remote engine here: $*" >&2; exit 2; }
+
+down() {
+  for pidfile in "$dir/sshd.pid" "$dir/dockerd.pid"; do
+    [ -s "$pidfile" ] || continue
+    pid=$(cat "$pidfile")
+    kill "$pid" 2>/dev/null || true
+    # dockerd stops its containers first (up to their stop timeout): wait, then insist.
+    for _ in $(seq 1 150); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+    kill -9 "$pid" 2>/dev/null || true
+  done
+  # Whatever dockerd left mounted under its roots (overlay layers, netns bind mounts).
+  if [ -d "$dir" ]; then
+    { grep -o " $dir/[^ ]*" /proc/mounts || true; } | sort -r | while read -r m; do umount -l "$m" 2>/dev/null || true; done
+  fi
+  ip netns del "$ns" 2>/dev/null || true
+  ip link del "$ns-h" 2>/dev/null || true
+  rm -rf "$dir"
+}
+
+up() {
+  [ "$(id -u)" = 0 ] || cannot "needs root (network namespaces, dockerd)"
+  command -v sshd >/dev/null || [ -x /usr/sbin/sshd ] || cannot "no sshd (apt-get install openssh-server)"
+  command -v dockerd >/dev/null || cannot "no dockerd (apt-get install docker.io)"
+  command -v docker >/dev/null || cannot "no docker CLI (sshd runs 'docker system dial-stdio' for the client)"
+  command -v nsenter >/dev/null || cannot "no nsenter (util-linux)"
+  mkdir -p "$dir/home/.ssh" /run/sshd
+  chmod 700 "$dir/home/.ssh"
+  ip netns add "$ns" 2>"$dir/netns.err" || cannot "ip netns add failed: $(cat "$dir/netns.err")"
+  ip link add "$ns-h" type veth peer name "$ns-n"
+  ip link set "$ns-n" netns "$ns"
+  ip addr add "$net.1/24" dev "$ns-h"
+  ip link set "$ns-h" up
+  ip -n "$ns" addr add "$net.2/24" dev "$ns-n"
+  ip -n "$ns" link set "$ns-n" up
+  ip -n "$ns" link set lo up
+
+  # TLS for the engine's tcp:// listener (the tcp:// + TLS tests): a CA, the server's certificate
+  # for the namespace address, and a client certificate where the CLI looks (~/.docker).
+  command -v openssl >/dev/null || cannot "no openssl (for the engine's TLS certificates)"
+  tls="$dir/tls" cli="$dir/home/.docker"
+  mkdir -p "$tls" "$cli"
+  openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=$ns test CA" \
+    -keyout "$tls/ca-key.pem" -out "$tls/ca.pem" 2>/dev/null
+  openssl req -newkey rsa:2048 -nodes -subj "/CN=$net.2" -keyout "$tls/server-key.pem" -out "$tls/server.csr" 2>/dev/null
+  printf 'subjectAltName=IP:%s\nextendedKeyUsage=serverAuth\n' "$net.2" >"$tls/server.ext"
+  openssl x509 -req -in "$tls/server.csr" -CA "$tls/ca.pem" -CAkey "$tls/ca-key.pem" -CAcreateserial -days 2 \
+    -extfile "$tls/server.ext" -out "$tls/server-cert.pem" 2>/dev/null
+  openssl req -newkey rsa:2048 -nodes -subj "/CN=client" -keyout "$cli/key.pem" -out "$tls/client.csr" 2>/dev/null
+  printf 'extendedKeyUsage=clientAuth\n' >"$tls/client.ext"
+  openssl x509 -req -in "$tls/client.csr" -CA "$tls/ca.pem" -CAkey "$tls/ca-key.pem" -CAcreateserial -days 2 \
+    -extfile "$tls/client.ext" -out "$cli/cert.pem" 2>/dev/null
+  cp "$tls/ca.pem" "$cli/ca.pem"
+
+  # nsenter, not `ip netns exec`: the latter remounts /sys, and dockerd would not see the cgroups.
+  nsenter --net="/run/netns/$ns" dockerd \
+    --data-root "$dir/docker-data" --exec-root "$dir/docker-exec" --pidfile "$dir/dockerd.pid" \
+    -H "unix://$dir/docker.sock" -H "tcp://$net.2:2376" \
+    --tlsverify --tlscacert "$tls/ca.pem" --tlscert "$tls/server-cert.pem" --tlskey "$tls/server-key.pem" \
+    --bip "$bridge_net.1/24" --cgroup-parent "$ns" \
+    >"$dir/dockerd.log" 2>&1 &
+  for _ in $(seq 1 150); do
+    DOCKER_HOST="unix://$dir/docker.sock" docker info >/dev/null 2>&1 && break
+    sleep 0.2
+  done
+  DOCKER_HOST="unix://$dir/docker.sock" docker info >/dev/null 2>&1 || cannot "dockerd did not answer: $(tail -5 "$dir/dockerd.log")"
+
+  ssh-keygen -q -t ed25519 -N "" -f "$dir/ssh_host_ed25519_key" -C "$ns host"
+  ssh-keygen -q -t ed25519 -N "" -f "$dir/home/.ssh/id_ed25519" -C "$ns client"
+  echo "environment=\"DOCKER_HOST=unix://$dir/docker.sock\" $(cat "$dir/home/.ssh/id_ed25519.pub")" >"$dir/authorized_keys"
+  echo "$net.2 $(cut -d' ' -f1,2 "$dir/ssh_host_ed25519_key.pub")" >"$dir/home/.ssh/known_hosts"
+  cat >"$dir/sshd_config" <<CONF
+ListenAddress $net.2
+Port 22
+HostKey $dir/ssh_host_ed25519_key
+PidFile $dir/sshd.pid
+AuthorizedKeysFile $dir/authorized_keys
+PermitRootLogin prohibit-password
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+PermitUserEnvironment yes
+AllowTcpForwarding yes
+StrictModes no
+UsePAM no
+MaxSessions 64
+MaxStartups 64
+CONF
+  nsenter --net="/run/netns/$ns" "$(command -v sshd || echo /usr/sbin/sshd)" -f "$dir/sshd_config" -E "$dir/sshd.log"
+  for _ in $(seq 1 50); do [ -s "$dir/sshd.pid" ] && break; sleep 0.1; done
+  # OpenSSH takes ~ from the password database, not $HOME: name the client's files.
+  ssh -o BatchMode=yes -o UserKnownHostsFile="$dir/home/.ssh/known_hosts" -i "$dir/home/.ssh/id_ed25519" "root@$net.2" docker info --format '{{.Name}}' >/dev/null 2>"$dir/ssh.err" ||
+    cannot "ssh root@$net.2 docker info failed: $(cat "$dir/ssh.err")"
+  echo "DBLAB_REMOTE_ADDRESS=$net.2"
+  echo "DBLAB_REMOTE_DOCKER_HOST=ssh://root@$net.2"
+  echo "DBLAB_REMOTE_SOCKET=unix://$dir/docker.sock"
+  echo "DBLAB_REMOTE_HOME=$dir/home"
+  echo "DBLAB_REMOTE_TLS_HOST=tcp://$net.2:2376"
+  echo "DBLAB_REMOTE_CERT_PATH=$cli"
+  echo "DBLAB_REMOTE_NS=$ns"
+}
+
+case "$cmd" in
+  # A trap, not `up || down`: set -e is off inside a condition.
+  up) trap 'rc=$?; [ "$rc" = 0 ] || down; exit "$rc"' EXIT; up ;;
+  down) down ;;
+  *) echo "usage: $0 up|down DIR" >&2; exit 64 ;;
+esac
