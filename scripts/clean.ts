@@ -34,7 +34,12 @@ function enginesToSweep(notReached: string[]): Map<string, DockerEndpoint> {
 }
 
 /** Labelled containers whose owner is gone, on one engine, each on its own. */
-async function removeUnrecordedContainers(endpoint: DockerEndpoint, quiet: boolean, notReached: string[]): Promise<number> {
+async function removeUnrecordedContainers(
+  endpoint: DockerEndpoint,
+  quiet: boolean,
+  notReached: string[],
+  enginesNotReached: string[],
+): Promise<number> {
   const docker = dockerClientFor(endpoint);
   const limit = endpoint.local ? 1500 : 15_000;
   let containers: Awaited<ReturnType<typeof docker.listContainers>>;
@@ -45,7 +50,7 @@ async function removeUnrecordedContainers(endpoint: DockerEndpoint, quiet: boole
     // No engine on this machine at all is the common case (embedded only): only a remote one, or a
     // local one that has records, is worth a line.
     const hasRecords = listRecords().some((r) => r.resource.type === "docker-container");
-    if (!endpoint.local || hasRecords) notReached.push(`labelled containers on ${endpoint.host}: ${errorText(error)}`);
+    if (!endpoint.local || hasRecords) enginesNotReached.push(`${endpoint.host}: ${errorText(error)}`);
     return 0;
   }
   let removed = 0;
@@ -84,7 +89,10 @@ async function main(): Promise<void> {
   for (const r of reaped) if (!quiet) console.log(`removed ${r.description} (owner pid ${r.ownerPid} gone)`);
   notReached.push(...kept.map((k) => `${k.description} (owner pid ${k.ownerPid} gone): ${k.reason}`));
   let containers = 0;
-  for (const endpoint of engines.values()) containers += await removeUnrecordedContainers(endpoint, quiet, notReached);
+  const enginesNotReached: string[] = [];
+  for (const endpoint of engines.values()) {
+    containers += await removeUnrecordedContainers(endpoint, quiet, notReached, enginesNotReached);
+  }
   const alive = listRecords().filter((r) => r.ownerAlive);
   if (!quiet) {
     console.log(
@@ -98,6 +106,7 @@ async function main(): Promise<void> {
     console.log(`clean: could not reach ${notReached.length} resource(s); their records are kept for a later clean:`);
     for (const line of notReached) console.log(`  ${line}`);
   }
+  for (const line of enginesNotReached) console.log(`clean: could not look for labelled containers on ${line}`);
 }
 
 main().catch((error) => {
