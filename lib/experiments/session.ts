@@ -6,7 +6,7 @@
 import { progressReporter, type ProgressReporter } from "../display/progress";
 import { gitCommit, hostInfo, type RunMetadata } from "../results/metadata";
 import { RunStore } from "../results/run-store";
-import { interruptSignal } from "../runtime/interrupt";
+import { endInterruptible, InterruptedError, interruptSignal } from "../runtime/interrupt";
 import { reapOrphans } from "../runtime/reaper";
 import type { TargetChoice } from "../targets/select";
 import type { Engine, ServerSpec } from "../targets/types";
@@ -49,11 +49,36 @@ export interface ExperimentSession<C extends object> {
   writeMetadata(extra?: object): void;
 }
 
+/** What a Stop leaves, for the cell: how many trials are on disk, where, and how to go on. */
+export function interruptedMessage(store: { readonly runId: string; readonly directory: string; trials(): readonly unknown[] }, planned: number): string {
+  const kept = store.trials().length;
+  const of = planned > 0 ? ` of ${planned}` : "";
+  return `interrupted: ${kept}${of} trials kept in ${store.directory}; its servers were stopped. ` +
+    `Resume with the same parameters and { resumeId: "${store.runId}" } in the run's options.`;
+}
+
 export async function withSession<C extends object, T>(options: SessionOptions, work: (session: ExperimentSession<C>) => Promise<T>): Promise<T> {
+  const own = options.control.signal === undefined;
   const signal = options.control.signal ?? interruptSignal();
+  try {
+    return await runSession(options, signal, work);
+  } finally {
+    if (own) endInterruptible(signal);
+  }
+}
+
+async function runSession<C extends object, T>(options: SessionOptions, signal: AbortSignal, work: (session: ExperimentSession<C>) => Promise<T>): Promise<T> {
   const reaped = await reapOrphans();
   const store = RunStore.open<C>({ notebook: options.notebook, params: options.params, resumeId: options.control.resumeId });
-  const progress = progressReporter(options.title);
+  const reporter = progressReporter(options.title);
+  let planned = 0;
+  const progress: ProgressReporter = {
+    update: (done, total, message) => {
+      if (total > 1) planned = total;
+      reporter.update(done, total, message);
+    },
+    finish: (message) => reporter.finish(message),
+  };
   progress.update(0, 1, "starting servers…");
   const servers = await startServers(options.specs, {
     target: options.target,
@@ -78,6 +103,13 @@ export async function withSession<C extends object, T>(options: SessionOptions, 
     };
     store.writeMetadata(metadata);
     return await work({ store, progress, servers, signal, notes, metadata, writeMetadata: (extra) => store.writeMetadata({ ...metadata, ...extra }) });
+  } catch (error) {
+    if (!signal.aborted) throw error;
+    // Whatever the workload threw on its way out (an aborted pgbench, a cancelled statement), the
+    // cause is the Stop: say so, and what was kept. The finally below has stopped the servers first.
+    const message = interruptedMessage(store, planned);
+    progress.finish(message);
+    throw new InterruptedError(message);
   } finally {
     await servers.stopAll();
   }

@@ -11,6 +11,7 @@ import {
   unregister,
   type ResourceRecord,
 } from "./resource-registry";
+import { inKernel } from "./interrupt";
 
 function sleepSync(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
@@ -57,6 +58,13 @@ async function removeContainer(containerId: string): Promise<void> {
   }
 }
 
+/** Removes one recorded resource (a process with its directory, or a container) and its record. */
+export async function removeRecord(record: { readonly id: string; readonly resource: ResourceRecord }): Promise<void> {
+  if (record.resource.type === "process") removeProcessResource(record.resource);
+  else await removeContainer(record.resource.containerId);
+  unregister(record.id);
+}
+
 export interface ReapedResource {
   readonly description: string;
   readonly ownerPid: number;
@@ -99,8 +107,9 @@ export function installShutdownHooks(): void {
       .catch((error) => process.stderr.write(`db-write-lab: cleanup after ${sig} failed: ${String(error)}\n`))
       .finally(() => process.exit(sig === "SIGINT" ? 130 : 143));
   };
-  // A notebook kernel handles SIGINT itself (interrupt = stop waiting): only own it in scripts.
-  if (!process.env.DBLAB_IN_KERNEL) process.once("SIGINT", onSignal);
+  // In a notebook kernel SIGINT is the Stop button: it ends the run (runtime/interrupt), not the
+  // kernel. Adding a SIGINT listener here, inside a cell, is also what broke Node's SIGINT handler.
+  if (!inKernel()) process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
   process.once("SIGHUP", onSignal);
   process.on("exit", () => {
