@@ -8,6 +8,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
+import { ensureWatcher } from "./watcher";
 
 export type ResourceRecord =
   | {
@@ -78,6 +79,8 @@ const ownStartTicks = processStartTicks(process.pid);
 
 /** Records a resource owned by this process; returns the id to pass to `unregister`. */
 export function register(resource: ResourceRecord, runId?: string): string {
+  // In a kernel, the first resource starts the watcher that removes it should the kernel be killed.
+  ensureWatcher();
   const id = `${Date.now().toString(36)}-${randomBytes(4).toString("hex")}`;
   const record: StoredRecord = {
     id,

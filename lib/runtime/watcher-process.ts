@@ -1,0 +1,58 @@
+/**
+ * The watcher of one kernel (see watcher.ts): `node watcher-process.js <ownerPid> <ownerStartTicks>`.
+ * Waits for its stdin (a pipe only the owner holds) to close, then removes what the owner
+ * registered and exits. Also polls the owner every 2 s, in case something else holds the pipe.
+ */
+import { removeRecord } from "./reaper";
+import { isProcessAlive, listRecords } from "./resource-registry";
+
+const owner = Number(process.argv[2]);
+const ownerTicks = process.argv[3] ? Number(process.argv[3]) : undefined;
+if (!Number.isInteger(owner) || owner <= 0) {
+  process.stderr.write(`watcher: bad owner pid ${process.argv[2]}\n`);
+  process.exit(2);
+}
+
+const log = (message: string) => process.stderr.write(`${new Date().toISOString()} watcher of ${owner}: ${message}\n`);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+let reaping = false;
+
+async function reap(reason: string): Promise<void> {
+  if (reaping) return;
+  reaping = true;
+  // The pipe closes while the owner is exiting; its exit handlers may still be stopping servers.
+  const deadline = Date.now() + 10_000;
+  while (isProcessAlive(owner, ownerTicks) && Date.now() < deadline) await sleep(50);
+  if (isProcessAlive(owner, ownerTicks)) {
+    log(`${reason}, but the owner is still alive: watching on`);
+    reaping = false;
+    return;
+  }
+  let removed = 0;
+  // Two passes: a record written in the owner's last moments may appear just after the first.
+  for (let pass = 0; pass < 2; pass++) {
+    for (const record of listRecords()) {
+      if (record.ownerPid !== owner || record.ownerAlive) continue;
+      try {
+        await removeRecord(record);
+        removed++;
+        log(`removed ${record.resource.description}`);
+      } catch (error) {
+        log(`could not remove ${record.resource.description}: ${String(error)}`);
+      }
+    }
+    if (pass === 0) await sleep(300);
+  }
+  log(`${reason}: removed ${removed} resource(s); exiting`);
+  process.exit(0);
+}
+
+for (const signal of ["SIGINT", "SIGHUP", "SIGPIPE"] as const) process.on(signal, () => undefined);
+process.stdin.on("end", () => void reap("the owner's pipe closed"));
+process.stdin.on("close", () => void reap("the owner's pipe closed"));
+process.stdin.on("error", () => void reap("the owner's pipe failed"));
+process.stdin.resume();
+setInterval(() => {
+  if (!isProcessAlive(owner, ownerTicks)) void reap("the owner is gone");
+}, 2000);
+log("watching");
