@@ -83,10 +83,12 @@ function recordedProcesses(): LiveProcess[] {
   for (const name of fs.readdirSync(dir).filter((n) => n.endsWith(".json"))) {
     try {
       const record = JSON.parse(fs.readFileSync(path.join(dir, name), "utf8")) as {
+        ownerPid: number;
         resource: { type: string; pid?: number; pidStartTicks?: number; description: string };
       };
       const r = record.resource;
-      if (r.type === "process" && r.pid && isProcessAlive(r.pid, r.pidStartTicks)) out.push({ pid: r.pid, ticks: r.pidStartTicks, description: r.description });
+      // A server's record names the kernel itself until the server has a pid (initdb): skip those.
+      if (r.type === "process" && r.pid && r.pid !== record.ownerPid && isProcessAlive(r.pid, r.pidStartTicks)) out.push({ pid: r.pid, ticks: r.pidStartTicks, description: r.description });
     } catch {
       // half-written record
     }
@@ -130,7 +132,7 @@ function trialsOnDisk(min: number, before: readonly string[]): { dir: string; tr
 
 // Page-side code is passed as strings: the project's tsconfig has no DOM lib, and these name the
 // Notebook's own globals (Jupyter.notebook).
-const KERNEL_IDLE = "window.Jupyter && Jupyter.notebook && Jupyter.notebook.kernel && Jupyter.notebook.kernel.is_connected() && document.querySelector('#kernel_indicator_icon.kernel_idle') !== null";
+const KERNEL_IDLE = "window.Jupyter && Jupyter.notebook && Jupyter.notebook.kernel && Jupyter.notebook.kernel.is_connected() && document.querySelector('#kernel_indicator_icon.kernel_idle_icon') !== null";
 
 async function openNotebook(page: Page, port: number): Promise<void> {
   await page.goto(`http://127.0.0.1:${port}/notebooks/01-index-write-cost.ipynb?token=${token}`, { waitUntil: "load" });
