@@ -79,7 +79,9 @@ function runOnHost(
   return new Promise((resolve, reject) => {
     if (options.signal?.aborted) return reject(new PgbenchAbortedError());
     const startedAtMs = Date.now();
-    const child = spawn(file, [...args], { cwd: workDir, env: childEnv(password), stdio: ["ignore", "pipe", "pipe"] });
+    // Own process group: the notebook's Stop is a SIGINT to the kernel's whole group, and pgbench must
+    // end through onAbort below (the run then says "interrupted"), not fail a trial on its own.
+    const child = spawn(file, [...args], { cwd: workDir, env: childEnv(password), stdio: ["ignore", "pipe", "pipe"], detached: true });
     const recordId = child.pid
       ? register({
           type: "process",
