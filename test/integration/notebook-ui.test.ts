@@ -23,7 +23,8 @@ import path from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { projectRoot } from "../../lib/jupyter/kernel-spec";
 import { isProcessAlive } from "../../lib/runtime/resource-registry";
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../support/report-check";
+import { reportToPdf } from "../../scripts/report-pdf";
+import { CHROMIUM_ARGS, CHROMIUM_PATH, checkReportRenders } from "../support/report-check";
 
 const root = projectRoot();
 const JUPYTER = process.env.DBLAB_JUPYTER ?? "/usr/bin/jupyter";
@@ -234,6 +235,25 @@ test("notebook UI: Run All on smoke draws charts; Stop keeps the kernel; no serv
     assert.ok(charts.plots >= 3, `notebook 01 draws at least 3 charts (found ${charts.plots})`);
     assert.equal(charts.drawn, charts.plots, "every chart drew its SVG");
     assert.deepEqual(pageErrors, [], "no page errors");
+  });
+
+  await t.test("File → Download as → HTML draws its charts offline, and prints to a PDF with every chart", async () => {
+    await page.evaluate("Jupyter.notebook.save_notebook()");
+    await page.waitForFunction("!Jupyter.notebook.dirty", undefined, { timeout: 60_000 });
+    // What the menu item opens: the server's nbconvert endpoint, with the lab's report template.
+    const response = await page.request.get(`http://127.0.0.1:${port}/nbconvert/html/01-index-write-cost.ipynb?download=true&token=${token}`);
+    assert.equal(response.status(), 200);
+    const html = path.join(work, "downloaded.html");
+    fs.writeFileSync(html, await response.body());
+    const text = fs.readFileSync(html, "utf8");
+    assert.doesNotMatch(text, /<script[^>]+src=/i, "no script is loaded from elsewhere (CDN or machine-local paths)");
+    const check = await checkReportRenders(html, { expectCharts: 3 });
+    assert.ok(check.charts >= 3, `the downloaded report has the charts (found ${check.charts})`);
+    assert.equal(check.svgCharts, check.charts, "every chart drew offline");
+    assert.deepEqual(check.consoleErrors, []);
+    const pdf = await reportToPdf(html, path.join(work, "downloaded.pdf"));
+    assert.equal(pdf.drawn, pdf.charts, "every chart drew before printing");
+    assert.equal(fs.readFileSync(pdf.pdf).subarray(0, 5).toString("latin1"), "%PDF-");
   });
 
   await t.test("Stop during a default run: the run ends, the kernel keeps its variables, servers gone, trials kept", async () => {
