@@ -102,7 +102,10 @@ async function runSession<C extends object, T>(options: SessionOptions, signal: 
       notes,
     };
     store.writeMetadata(metadata);
-    return await work({ store, progress, servers, signal, notes, metadata, writeMetadata: (extra) => store.writeMetadata({ ...metadata, ...extra }) });
+    const result = await work({ store, progress, servers, signal, notes, metadata, writeMetadata: (extra) => store.writeMetadata({ ...metadata, ...extra }) });
+    // Some plans just stop looping when aborted (04's runPlan): a Stop is still a Stop for the cell.
+    signal.throwIfAborted();
+    return result;
   } catch (error) {
     if (!signal.aborted) throw error;
     // Whatever the workload threw on its way out (an aborted pgbench, a cancelled statement), the

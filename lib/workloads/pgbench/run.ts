@@ -193,7 +193,7 @@ export async function initPgbench(server: StartedServer, o: PgbenchInitOptions, 
   if (r.kind === "host") {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-pgbench-init-"));
     try {
-      raw = await runOnHost(r.path, args, password, dir, { timeoutMs: 24 * 3600_000 });
+      raw = await runOnHost(r.path, args, password, dir, { timeoutMs: 24 * 3600_000, signal: o.signal });
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
