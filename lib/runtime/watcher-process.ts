@@ -4,10 +4,13 @@
  * registered and exits. Also polls the owner every 2 s, in case something else holds the pipe.
  */
 import { removeRecord } from "./reaper";
-import { isProcessAlive, listRecords } from "./resource-registry";
+import { isProcessAlive, listRecords, processStartTicks } from "./resource-registry";
 
 const owner = Number(process.argv[2]);
 const ownerTicks = process.argv[3] ? Number(process.argv[3]) : undefined;
+const jupyter = process.argv[4] ? Number(process.argv[4]) : undefined;
+const jupyterTicks = jupyter ? processStartTicks(jupyter) : undefined;
+let orphanSignalled = false;
 if (!Number.isInteger(owner) || owner <= 0) {
   process.stderr.write(`watcher: bad owner pid ${process.argv[2]}\n`);
   process.exit(2);
@@ -54,5 +57,23 @@ process.stdin.on("error", () => void reap("the owner's pipe failed"));
 process.stdin.resume();
 setInterval(() => {
   if (!isProcessAlive(owner, ownerTicks)) void reap("the owner is gone");
+  else if (jupyter && jupyterTicks !== undefined && !orphanSignalled && !isProcessAlive(jupyter, jupyterTicks)) {
+    // Orphaned kernel: SIGTERM lets its own handlers stop its servers; its pipe then closes and
+    // reap() removes whatever is left. SIGKILL after 10 s if it does not go.
+    orphanSignalled = true;
+    log(`the Jupyter server (pid ${jupyter}) is gone: ending the orphaned kernel`);
+    try {
+      process.kill(owner, "SIGTERM");
+    } catch {
+      // already gone
+    }
+    setTimeout(() => {
+      try {
+        if (isProcessAlive(owner, ownerTicks)) process.kill(owner, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }, 10_000).unref();
+  }
 }, 2000);
 log("watching");

@@ -38,7 +38,12 @@ export function ensureWatcher(): void {
   fs.mkdirSync(stateRoot(), { recursive: true });
   const log = fs.openSync(path.join(stateRoot(), `watcher-${process.pid}.log`), "a");
   try {
-    watcher = spawn(process.execPath, [script, String(process.pid), String(processStartTicks(process.pid) ?? "")], {
+    // The Jupyter server that started the kernel (jupyter_client sets JPY_PARENT_PID): if it dies
+    // without shutting its kernels down (SIGKILL, a crash), the kernel is orphaned and nobody can
+    // reach it; the watcher then ends the kernel as ipykernel's parent poller would.
+    const jupyter = inKernel() ? (process.env.JPY_PARENT_PID ?? "") : "";
+    const args = [script, String(process.pid), String(processStartTicks(process.pid) ?? ""), jupyter];
+    watcher = spawn(process.execPath, args, {
       // Own session and process group: Jupyter signals the kernel's group (SIGINT for Stop, SIGKILL
       // for Restart), and a terminal's Ctrl-C its foreground group; none of them must reach the watcher.
       detached: true,
