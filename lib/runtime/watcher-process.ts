@@ -4,7 +4,9 @@
  * registered and exits. Also polls the owner every 2 s, in case something else holds the pipe.
  */
 import { removeRecord } from "./reaper";
-import { isProcessAlive, listRecords, processStartTicks } from "./resource-registry";
+import fs from "node:fs";
+import path from "node:path";
+import { isProcessAlive, listRecords, processStartTicks, stateRoot } from "./resource-registry";
 
 const owner = Number(process.argv[2]);
 const ownerTicks = process.argv[3] ? Number(process.argv[3]) : undefined;
@@ -47,6 +49,8 @@ async function reap(reason: string): Promise<void> {
     if (pass === 0) await sleep(300);
   }
   log(`${reason}: removed ${removed} resource(s); exiting`);
+  // A kernel that ended cleanly leaves nothing to read: keep only logs of watchers that acted.
+  if (removed === 0) fs.rmSync(path.join(stateRoot(), `watcher-${owner}.log`), { force: true });
   process.exit(0);
 }
 
