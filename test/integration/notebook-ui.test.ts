@@ -5,8 +5,9 @@
  * 1. Notebook 01 on `smoke`, Run All: every cell runs, no cell errors, the charts draw.
  * 2. A `default` run, the toolbar's Stop once trials are on disk: the cell says "interrupted: N of M
  *    trials kept", the kernel keeps its variables, the run's servers are gone, its trials stay.
- * 3. Restart during a run, Shut Down during a run, and the Jupyter server stopped (SIGTERM) during a
- *    run: no server of the run survives (the kernel's watcher, runtime/watcher.ts).
+ * 3. Restart, Shut Down, `kill -9` of the kernel and the Jupyter server stopped (SIGTERM), each
+ *    during a run: no server of the run survives. The kernel's own SIGTERM handler does it for the
+ *    polite ways; after a SIGKILL only its watcher (runtime/watcher.ts) can.
  *
  * The notebooks are copies in a temporary folder (autosave must not rewrite notebooks/), and the
  * lab's records go to a state folder of this test only. "Gone within 60 s" is a correctness bound
@@ -72,6 +73,8 @@ function freePort(): Promise<number> {
 
 interface LiveProcess {
   readonly pid: number;
+  /** The kernel that registered it. */
+  readonly ownerPid: number;
   readonly ticks?: number;
   readonly description: string;
 }
@@ -89,7 +92,7 @@ function recordedProcesses(): LiveProcess[] {
       };
       const r = record.resource;
       // A server's record names the kernel itself until the server has a pid (initdb): skip those.
-      if (r.type === "process" && r.pid && r.pid !== record.ownerPid && isProcessAlive(r.pid, r.pidStartTicks)) out.push({ pid: r.pid, ticks: r.pidStartTicks, description: r.description });
+      if (r.type === "process" && r.pid && r.pid !== record.ownerPid && isProcessAlive(r.pid, r.pidStartTicks)) out.push({ pid: r.pid, ownerPid: record.ownerPid, ticks: r.pidStartTicks, description: r.description });
     } catch {
       // half-written record
     }
@@ -279,13 +282,13 @@ test("notebook UI: Run All on smoke draws charts; Stop keeps the kernel; no serv
     assert.doesNotMatch(await page.content(), /kernel appears to have died/i);
   });
 
-  const killDuringRun = async (label: string, kill: () => Promise<void>) => {
+  const killDuringRun = async (label: string, kill: (servers: readonly LiveProcess[]) => Promise<void>) => {
     await page.waitForFunction(KERNEL_IDLE, undefined, { timeout: 120_000 });
     await setProfile(page, "default");
     await startRun(page);
     const servers = await waitFor(`a server of the run before ${label}`, () => recordedProcesses().filter((p) => /PostgreSQL/.test(p.description)).length > 0 && recordedProcesses(), 180_000);
     const at = Date.now();
-    await kill();
+    await kill(servers);
     t.diagnostic(`${label}: servers gone ${await serversGone(servers, at)} ms after it`);
   };
 
@@ -301,6 +304,16 @@ test("notebook UI: Run All on smoke draws charts; Stop keeps the kernel; no serv
       await page.evaluate("Jupyter.notebook.kernel.kill()");
     });
     // A fresh page opens a fresh kernel for the next step.
+    await openNotebook(page, port);
+  });
+
+  await t.test("kill -9 of the kernel during a run: no server survives (no exit handler runs: the watcher)", async () => {
+    await killDuringRun("kill -9", async (servers) => {
+      const kernel = servers[0]?.ownerPid;
+      assert.ok(kernel && kernel !== process.pid, "the kernel's pid is known from its records");
+      process.kill(kernel, "SIGKILL");
+    });
+    // Jupyter restarts a dead kernel itself; a fresh page drops the "kernel died" dialog.
     await openNotebook(page, port);
   });
 
