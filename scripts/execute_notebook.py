@@ -31,7 +31,8 @@ from nbconvert import HTMLExporter
 
 # The lab template without require.js and MathJax (a CDN or machine-local paths): the report opens
 # offline. One file, shared with the Notebook UI's Download as HTML (scripts/lab.ts).
-with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "report-template", "dblab-report.html.j2"), encoding="utf-8") as _f:
+_TEMPLATE_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "report-template", "dblab-report.html.j2")
+with open(_TEMPLATE_FILE, encoding="utf-8") as _f:
     REPORT_TEMPLATE = _f.read()
 
 
