@@ -29,11 +29,11 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 from nbconvert import HTMLExporter
 
-# The lab template without require.js and MathJax (both from a CDN): the report opens offline.
-REPORT_TEMPLATE = """{%- extends 'index.html.j2' -%}
-{%- block html_head_js_requirejs -%}{%- endblock html_head_js_requirejs -%}
-{%- block html_head_js_mathjax -%}{%- endblock html_head_js_mathjax -%}
-"""
+# The lab template without require.js and MathJax (a CDN or machine-local paths): the report opens
+# offline. One file, shared with the Notebook UI's Download as HTML (scripts/lab.ts).
+_TEMPLATE_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "report-template", "dblab-report.html.j2")
+with open(_TEMPLATE_FILE, encoding="utf-8") as _f:
+    REPORT_TEMPLATE = _f.read()
 
 
 def emit(**event):

@@ -23,12 +23,20 @@ function main(): void {
   const spec = ensureKernelSpec(root);
   const resultsDir = path.join(root, "data", "results");
   fs.mkdirSync(resultsDir, { recursive: true });
-  const jupyterArgs = ["notebook", `--notebook-dir=${path.join(root, "notebooks")}`, ...args];
+  // A notebook folder of one's own (the UI test runs copies, so autosave never touches notebooks/).
+  const given = args.find((a) => /^--(NotebookApp\.)?notebook[-_]dir=/.test(a));
+  const notebookDir = given ? path.resolve(given.slice(given.indexOf("=") + 1)) : path.join(root, "notebooks");
+  const jupyterArgs = ["notebook", ...(given ? [] : [`--notebook-dir=${notebookDir}`]), ...args];
+  // File → Download as → HTML: the same offline template as `npm run reproduce`'s reports.
+  const templates = path.join(root, "scripts", "report-template");
+  if (!args.some((a) => a.startsWith("--HTMLExporter."))) {
+    jupyterArgs.push(`--HTMLExporter.extra_template_paths=${JSON.stringify([templates])}`, "--HTMLExporter.template_file=dblab-report.html.j2");
+  }
   if (process.getuid?.() === 0 && !args.includes("--allow-root")) jupyterArgs.push("--allow-root");
   console.log(`Kernelspec: ${spec.kernelJson}`);
   console.log(`Starting: ${jupyter} ${jupyterArgs.join(" ")}`);
   const child = spawn(jupyter, jupyterArgs, {
-    cwd: path.join(root, "notebooks"),
+    cwd: notebookDir,
     stdio: "inherit",
     env: { ...process.env, ...spec.env, DBLAB_RESULTS_DIR: process.env.DBLAB_RESULTS_DIR ?? resultsDir },
   });

@@ -5,6 +5,7 @@
  * Exit status: 0 all notebooks ran; 1 a notebook failed (the others still ran); 2 refused before
  * starting (bad arguments or parameters, Jupyter missing); 128+signal when stopped by a signal.
  */
+import { CHROMIUM_PATH, reportToPdf } from "./report-pdf";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
@@ -30,6 +31,7 @@ Options:
   --set KEY=VALUE      override a parameter; VALUE is JSON if it parses, else a string
                        (e.g. --set rowCounts=[1000,2000] --set target=embedded); repeatable
   --hide-code          leave code cells out of the HTML reports
+  --pdf                also write reports/<notebook>.pdf, every chart drawn (headless Chromium)
   --reports-dir DIR    write the reports there instead of reports/
   --cell-timeout SEC   per-cell timeout in seconds (default: smoke 900, default 14400, full 86400; 0 = none)
   --help               show this help
@@ -46,6 +48,8 @@ interface Options {
   only: string[];
   sets: Record<string, unknown>;
   hideCode: boolean;
+  /** Also print each HTML report to a PDF beside it (headless Chromium). */
+  pdf: boolean;
   reportsDir?: string;
   cellTimeoutSec?: number;
   help: boolean;
@@ -60,7 +64,7 @@ function parseValue(raw: string): unknown {
 }
 
 export function parseArgs(argv: readonly string[]): Options {
-  const opts: Options = { profile: "default", only: [], sets: {}, hideCode: false, help: false };
+  const opts: Options = { profile: "default", only: [], sets: {}, hideCode: false, pdf: false, help: false };
   let profile: string = "default";
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -79,6 +83,9 @@ export function parseArgs(argv: readonly string[]): Options {
         break;
       case "--hide-code":
         opts.hideCode = true;
+        break;
+      case "--pdf":
+        opts.pdf = true;
         break;
       case "--profile":
         profile = value();
@@ -339,6 +346,10 @@ async function main(): Promise<number> {
     }
     planned = plan(opts, root);
     findPython();
+    // Before any kernel starts: a PDF needs Chromium.
+    if (opts.pdf && !fs.existsSync(CHROMIUM_PATH)) {
+      throw new UsageError(`--pdf needs Chromium at ${CHROMIUM_PATH}: apt-get install chromium (or set DBLAB_CHROMIUM)`);
+    }
   } catch (e) {
     if (e instanceof UsageError || e instanceof JupyterUnavailableError) {
       console.error(`reproduce: ${e.message}`);
@@ -448,6 +459,15 @@ async function main(): Promise<number> {
       console.error(`  report: ${res.outputHtml ?? res.outputIpynb}\n  log: ${res.logFile}`);
     } else if (res) {
       console.log(`✓ ${name} in ${formatDuration(res.durationMs)} → ${res.outputHtml}`);
+      if (opts.pdf && res.outputHtml) {
+        try {
+          const pdf = await reportToPdf(res.outputHtml);
+          console.log(`  PDF: ${pdf.pdf} (${pdf.drawn} of ${pdf.charts} charts drawn)`);
+        } catch (e) {
+          record.skipped = `the PDF failed: ${(e as Error).message}`;
+          console.error(`✗ ${name}: ${record.skipped}`);
+        }
+      }
     } else {
       console.error(`✗ ${name}: ${record.skipped}`);
     }

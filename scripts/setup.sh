@@ -15,7 +15,9 @@ for arg in "$@"; do
 done
 
 packages=(jupyter-notebook jupyter-nbconvert python3-nbclient postgresql-15)
-if $want_tests; then packages+=(docker.io chromium busybox-static); fi
+# openssh-server and openssl: the stand-in remote Docker host of the remote-engine tests (a network
+# namespace with its own dockerd, sshd and TLS certificates); poppler-utils: pdftoppm, to look at PDF reports.
+if $want_tests; then packages+=(docker.io chromium busybox-static openssh-server openssl iptables poppler-utils); fi
 
 if ! command -v apt-get >/dev/null 2>&1; then
   echo "setup: no apt-get here. Install yourself: Jupyter with nbclient and nbconvert (pip install notebook nbclient nbconvert),"

@@ -9,7 +9,7 @@ import { redactText } from "../targets/uri";
 import { progressReporter, type ProgressReporter } from "../display/progress";
 import { gitCommit, hostInfo, type RunMetadata } from "../results/metadata";
 import { RunStore } from "../results/run-store";
-import { interruptSignal } from "../runtime/interrupt";
+import { endInterruptible, InterruptedError, interruptSignal } from "../runtime/interrupt";
 import { reapOrphans } from "../runtime/reaper";
 import type { TargetChoice } from "../targets/select";
 import type { Engine, ServerSpec } from "../targets/types";
@@ -56,14 +56,44 @@ export interface ExperimentSession<C extends object> {
   writeMetadata(extra?: object): void;
 }
 
+/** What a Stop leaves, for the cell: how many trials are on disk, where, and how to go on. */
+export function interruptedMessage(store: { readonly runId: string; readonly directory: string; trials(): readonly unknown[] }, planned: number): string {
+  const kept = store.trials().length;
+  const of = planned > 0 ? ` of ${planned}` : "";
+  return `interrupted: ${kept}${of} trials kept in ${store.directory}; its servers were stopped. ` +
+    `Resume with the same parameters and { resumeId: "${store.runId}" } in the run's options.`;
+}
+
 export async function withSession<C extends object, T>(options: SessionOptions, work: (session: ExperimentSession<C>) => Promise<T>): Promise<T> {
+  const own = options.control.signal === undefined;
   const signal = options.control.signal ?? interruptSignal();
   stallBoundFromEnv(); // a bad DBLAB_STALL_SECONDS is refused before anything starts
+  try {
+    return await runSession(options, signal, work);
+  } finally {
+    if (own) endInterruptible(signal);
+  }
+}
+
+async function runSession<C extends object, T>(
+  options: SessionOptions,
+  signal: AbortSignal,
+  work: (session: ExperimentSession<C>) => Promise<T>,
+): Promise<T> {
   const reaped = await reapOrphans();
   // The host's load before any server of ours starts: what else is running on this machine.
   const before = await sampleHost(1000);
   const store = RunStore.open<C>({ notebook: options.notebook, params: options.params, resumeId: options.control.resumeId });
-  const progress = lastLineKept(progressReporter(options.title));
+  const reporter = lastLineKept(progressReporter(options.title));
+  let planned = 0;
+  const progress = {
+    update: (done: number, total: number, message: string) => {
+      if (total > 1) planned = total;
+      reporter.update(done, total, message);
+    },
+    finish: (message: string) => reporter.finish(message),
+    say: (message: string) => reporter.say(message),
+  };
   progress.update(0, 1, "starting servers…");
   const servers = await startServers(options.specs, {
     target: options.target,
@@ -101,13 +131,20 @@ export async function withSession<C extends object, T>(options: SessionOptions, 
       // Every trial below runs under the stall watchdog (lib/workloads/watchdog.ts), which says so in the progress line.
       const watchdog = new TrialWatchdog({ servers: servers.servers, say: (message) => progress.say(message) });
       const result = await withWatchdog(watchdog, () => work({ store, progress, servers, signal, notes, metadata, writeMetadata }));
+      // Some plans just stop looping when aborted (04's runPlan): a Stop is still a Stop for the cell.
+      signal.throwIfAborted();
       outcome = "finished";
       metadata.quietness = { ...quietness, during: monitor.stop(), selectOneAfter: await selectOneJitter(servers) };
       writeMetadata();
       return result;
     } catch (error) {
-      if (signal.aborted) outcome = "interrupted";
-      throw error;
+      if (!signal.aborted) throw error;
+      outcome = "interrupted";
+      // Whatever the workload threw on its way out (an aborted pgbench, a cancelled statement), the
+      // cause is the Stop: say so, and what was kept. The servers are stopped before the cell sees it.
+      const message = interruptedMessage(store, planned);
+      progress.finish(message);
+      throw new InterruptedError(message);
     } finally {
       // Merged into what is on disk: experiments add their own fields with store.writeMetadata.
       // A failure here must not hide the run's own error: without finishedAt the run reads as "stopped".

@@ -49,6 +49,9 @@ export function ensureKernelSpec(root: string = projectRoot()): KernelSpecInfo {
     argv: [process.execPath, "-r", path.join(__dirname, "kernel-preload.js"), tslabBin, "kernel", "--config-path", "{connection_file}"],
     display_name: KERNEL_DISPLAY_NAME,
     language: "typescript",
+    // Tells the lab it runs in a kernel: SIGINT is the Stop button (ends the run, not the kernel),
+    // and a watcher process stops the kernel's servers if the kernel is killed.
+    env: { DBLAB_IN_KERNEL: "1" },
   };
   const text = JSON.stringify(spec, null, 1) + "\n";
   fs.mkdirSync(specDir, { recursive: true });

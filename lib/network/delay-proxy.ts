@@ -69,6 +69,9 @@ export class DelayProxy implements DelayLink {
     const child = fork(path.join(__dirname, "delay-proxy-process.js"), [], {
       // No inherited flags (--test, a debugger, tslab's): the proxy is plain node.
       execArgv: [],
+      // Own process group: the notebook's Stop (SIGINT to the kernel's group) must not end the proxy
+      // under a trial; the run closes it. It still exits when our IPC channel closes.
+      detached: true,
       stdio: ["ignore", "ignore", "pipe", "ipc"],
       serialization: "json",
     });

@@ -112,7 +112,8 @@ export class NetemController {
     if (!support.available) throw new Error(`netem is not available: ${support.reason}`);
     installShutdownHooks();
     const controller = new NetemController(findTc()!);
-    controller.guard = fork(path.join(__dirname, "netem-guard-process.js"), [controller.tc], { execArgv: [], stdio: ["ignore", "ignore", "ignore", "ipc"] });
+    // detached: a Stop's SIGINT to the kernel's group must not tear the qdiscs down under a trial.
+    controller.guard = fork(path.join(__dirname, "netem-guard-process.js"), [controller.tc], { execArgv: [], stdio: ["ignore", "ignore", "ignore", "ipc"], detached: true });
     await new Promise<void>((resolve, reject) => {
       controller.guard!.once("message", () => resolve());
       controller.guard!.once("exit", (code) => reject(new Error(`netem guard exited early (${code})`)));

@@ -135,6 +135,13 @@ async function removeContainer(resource: Extract<ResourceRecord, { type: "docker
   }
 }
 
+/** Removes one recorded resource (a process with its directory, or a container) and its record. */
+export async function removeRecord(record: { readonly id: string; readonly resource: ResourceRecord }): Promise<void> {
+  if (record.resource.type === "process") removeProcessResource(record.resource);
+  else await removeContainer(record.resource);
+  unregister(record.id);
+}
+
 export interface ReapedResource {
   readonly description: string;
   readonly ownerPid: number;

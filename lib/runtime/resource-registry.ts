@@ -9,6 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { installShutdownHooks } from "./shutdown";
+import { ensureWatcher } from "./watcher";
 
 export type ResourceRecord =
   | {
@@ -88,6 +89,8 @@ const ownStartTicks = processStartTicks(process.pid);
 export function register(resource: ResourceRecord, runId?: string): string {
   // Whatever is registered is stopped by the one shutdown path (signals, uncaught errors, exit).
   installShutdownHooks();
+  // In a kernel, the first resource starts the watcher that removes it should the kernel be killed.
+  ensureWatcher();
   const id = `${Date.now().toString(36)}-${randomBytes(4).toString("hex")}`;
   const record: StoredRecord = {
     id,

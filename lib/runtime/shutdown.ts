@@ -7,6 +7,7 @@
  * issue 15 found the Docker target never installed them, and SIGTERM to `npm run reproduce` left
  * its container running until `npm run clean`.
  */
+import { inKernel } from "./interrupt";
 import { ownRecords, unregister } from "./resource-registry";
 import { releaseOwnResources, removeProcessResource, spawnDetachedReaper } from "./reaper";
 
@@ -52,8 +53,10 @@ export function installShutdownHooks(): void {
     if (ownRecords().some((r) => r.resource.type === "docker-container")) spawnDetachedReaper();
     void shutdownAll().finally(() => process.exit(128 + (SIGNAL_NUMBERS[sig] ?? 15)));
   };
-  // A notebook kernel handles SIGINT itself (interrupt = stop waiting): only own it in scripts.
-  if (!process.env.DBLAB_IN_KERNEL) process.on("SIGINT", onSignal);
+  // In a notebook kernel SIGINT is the Stop button: it ends the run (runtime/interrupt), not the
+  // kernel. Adding a SIGINT listener there, inside a cell, is also what broke Node's SIGINT handler
+  // under tslab's breakOnSigint (docs/interactive.md): only own SIGINT in scripts.
+  if (!inKernel()) process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
   process.on("SIGHUP", onSignal);
   // An uncaught error ends the process through 'exit' below (the monitor only watches: it leaves

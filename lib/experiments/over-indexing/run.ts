@@ -101,8 +101,12 @@ export async function run(p: OverIndexingParams, control: RunControl = {}): Prom
       const runner = await locatePgbench(server);
       notes.push(`pgbench ${runner.version} (${describeRunner(runner)}) drives PostgreSQL ${server.description.version}`);
       const shape = datasetShape(p.dataScale);
-      const template = await createTemplate(server, shape, p.randomSeed, (step) =>
-        progress.update(0, plan.length, `loading the template database: ${step}…`),
+      const template = await createTemplate(
+        server,
+        shape,
+        p.randomSeed,
+        (step) => progress.update(0, plan.length, `loading the template database: ${step}…`),
+        signal,
       );
       const script = transactionScript(shape.warehouses, template.samplePercent);
       const loadTotal = Object.values(template.loadSeconds).reduce((a, b) => a + b, 0);

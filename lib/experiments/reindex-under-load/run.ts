@@ -82,7 +82,7 @@ export async function run(p: ReindexUnderLoadParams, control: RunControl = {}): 
       const runner = await locatePgbench(server);
       notes.push(`pgbench ${runner.version} (${describeRunner(runner)}) drives PostgreSQL ${server.description.version}`);
       progress.update(0, plan.length, `pgbench -i -s ${p.scale} into a template database…`);
-      const template = await createTemplate(server, p.scale, p.initSteps, runner);
+      const template = await createTemplate(server, p.scale, p.initSteps, runner, signal);
       notes.push(
         `template: pgbench -i -s ${p.scale} -I ${p.initSteps} in ${template.init.seconds.toFixed(1)} s, ` +
           `${(template.databaseBytes / GIB).toFixed(2)} GiB; each run starts from a FILE_COPY clone of it`,

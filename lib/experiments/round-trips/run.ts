@@ -15,7 +15,7 @@ import type { DelayLink } from "../../network/types";
 import { hostEndpoint, type RoundTripsParams } from "../../params/round-trips";
 import { gitCommit, hostInfo, type RunMetadata } from "../../results/metadata";
 import { RunStore } from "../../results/run-store";
-import { interruptSignal } from "../../runtime/interrupt";
+import { endInterruptible, InterruptedError, interruptSignal } from "../../runtime/interrupt";
 import { reapOrphans } from "../../runtime/reaper";
 import { EmbeddedPostgresServer, EmbeddedPostgresTarget } from "../../targets/embedded/embedded-postgres";
 import { startStandbys, type EmbeddedStandby } from "../../targets/embedded/standby";
@@ -27,6 +27,7 @@ import { resetTable } from "../../workloads/round-trips/dataset";
 import { rotated } from "../../stats/order";
 import type { EnvironmentKey, RoundTripCondition, RoundTripTrial } from "../../workloads/round-trips/trials";
 import { startServers } from "../servers";
+import { interruptedMessage } from "../session";
 import { ENVIRONMENT_INFO, QUORUM, quorumEnvironments, singleServerEnvironments, STANDBY_NAMES } from "./environments";
 import { CalibratedLink, measureBaseline, type CalibrationRecord } from "./links";
 import { runCaseTrial, runCommitLevelTrial, type Session, type TrialContext } from "./trial-runner";
@@ -249,7 +250,16 @@ function plannedTrials(p: RoundTripsParams, envCount: number, sweep: boolean): n
 }
 
 export async function runRoundTrips(p: RoundTripsParams, control: RunControl = {}): Promise<RoundTripsRun> {
+  const own = control.signal === undefined;
   const signal = control.signal ?? interruptSignal();
+  try {
+    return await roundTrips(p, control, signal);
+  } finally {
+    if (own) endInterruptible(signal);
+  }
+}
+
+async function roundTrips(p: RoundTripsParams, control: RunControl, signal: AbortSignal): Promise<RoundTripsRun> {
   const reaped = await reapOrphans();
   const store = RunStore.open<RoundTripCondition>({ notebook: NOTEBOOK, params: p, resumeId: control.resumeId });
   const progress = progressReporter("05 round trips");
@@ -397,8 +407,12 @@ export async function runRoundTrips(p: RoundTripsParams, control: RunControl = {
     progress.finish(`${done} trials`);
     outcome = "finished";
   } catch (error) {
-    if (signal.aborted) outcome = "interrupted";
-    throw error;
+    if (!signal.aborted) throw error;
+    outcome = "interrupted";
+    // A Stop: say what was kept (the finally below stops links and servers before this is seen).
+    const message = interruptedMessage(store, total);
+    progress.finish(message);
+    throw new InterruptedError(message);
   } finally {
     if (st.clientLink) await st.clientLink.close().catch(ignored("round-trips: close the client's delay link"));
     for (const stop of stops.reverse()) await stop().catch(ignored("round-trips: stop an environment"));

@@ -4,7 +4,7 @@
  * by restoring a dump before every round.
  */
 import type { StartedServer } from "../../targets/types";
-import { withClient as withConnection } from "../../engines/postgres/connect";
+import { cancellable, withClient as withConnection } from "../../engines/postgres/connect";
 import { cloneDatabase, dropDatabases as dropAll, recreateDatabase } from "../../engines/postgres/template-database";
 import type { Client } from "pg";
 
@@ -39,6 +39,7 @@ export async function createTemplate(
   shape: DatasetShape,
   seed: number,
   onStep?: (label: string) => void,
+  signal?: AbortSignal,
 ): Promise<TemplateInfo> {
   // Level templates of an earlier load would carry its data: gone with it.
   await dropAll(server.connection, [RUN_DATABASE, ...LEVEL_TEMPLATES]);
@@ -49,12 +50,16 @@ export async function createTemplate(
     const walInspectError = await enableWalInspect(c);
     await c.query(SCHEMA_SQL);
     const loadSeconds: Record<string, number> = {};
-    for (const step of loadStatements(shape, seed)) {
-      onStep?.(step.label);
-      const began = Date.now();
-      await c.query(step.sql);
-      loadSeconds[step.label] = (Date.now() - began) / 1000;
-    }
+    // A Stop cancels the running load statement on the server (they take tens of seconds each).
+    await cancellable(server.connection, c, signal, async () => {
+      for (const step of loadStatements(shape, seed)) {
+        signal?.throwIfAborted();
+        onStep?.(step.label);
+        const began = Date.now();
+        await c.query(step.sql);
+        loadSeconds[step.label] = (Date.now() - began) / 1000;
+      }
+    });
     const counts = await c.query<{ t: string; n: string }>(
       `SELECT 'products' AS t, count(*)::text AS n FROM products UNION ALL SELECT 'warehouses', count(*)::text FROM warehouses
        UNION ALL SELECT 'stock', count(*)::text FROM stock UNION ALL SELECT 'stock_movements', count(*)::text FROM stock_movements`,

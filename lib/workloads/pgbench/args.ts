@@ -13,6 +13,8 @@ export interface PgbenchInitOptions {
   readonly fillfactor?: number;
   /** Database to initialise; default the server's. */
   readonly database?: string;
+  /** Aborting stops a host pgbench -i at once (the notebook's Stop). */
+  readonly signal?: AbortSignal;
 }
 
 export interface PgbenchLoadOptions {

@@ -81,7 +81,9 @@ function runOnHost(
   return new Promise((resolve, reject) => {
     if (options.signal?.aborted) return reject(new PgbenchAbortedError());
     const startedAtMs = Date.now();
-    const child = spawn(file, [...args], { cwd: workDir, env: childEnv(password), stdio: ["ignore", "pipe", "pipe"] });
+    // Own process group: the notebook's Stop is a SIGINT to the kernel's whole group, and pgbench must
+    // end through onAbort below (the run then says "interrupted"), not fail a trial on its own.
+    const child = spawn(file, [...args], { cwd: workDir, env: childEnv(password), stdio: ["ignore", "pipe", "pipe"], detached: true });
     const recordId = child.pid
       ? register({
           type: "process",
@@ -193,7 +195,7 @@ export async function initPgbench(server: StartedServer, o: PgbenchInitOptions, 
   if (r.kind === "host") {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-pgbench-init-"));
     try {
-      raw = await runOnHost(r.path, args, password, dir, { timeoutMs: 24 * 3600_000 });
+      raw = await runOnHost(r.path, args, password, dir, { timeoutMs: 24 * 3600_000, signal: o.signal });
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -30,10 +30,10 @@ export interface TemplateInfo {
 }
 
 /** Creates the template with `pgbench -i` and freezes it against connections (it is only copied). */
-export async function createTemplate(server: StartedServer, scale: number, steps: string, runner: PgbenchRunner): Promise<TemplateInfo> {
+export async function createTemplate(server: StartedServer, scale: number, steps: string, runner: PgbenchRunner, signal?: AbortSignal): Promise<TemplateInfo> {
   await dropAll(server.connection, [RUN_DATABASE]);
   await recreateDatabase(server.connection, TEMPLATE_DATABASE);
-  const init = await initPgbench(server, { scale, steps, database: TEMPLATE_DATABASE }, runner);
+  const init = await initPgbench(server, { scale, steps, database: TEMPLATE_DATABASE, signal }, runner);
   return withAdmin(
     server,
     async (c) => {
