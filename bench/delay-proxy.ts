@@ -47,7 +47,12 @@ export interface DelayPoint {
 
 export interface DelayProxyBench {
   readonly name: "delay-proxy";
-  readonly machine: { readonly cpus: number; readonly cpuModel: string; readonly kernel: string; readonly loadAverage1m: number };
+  readonly machine: {
+    readonly cpus: number;
+    readonly cpuModel: string;
+    readonly kernel: string;
+    readonly loadAverage1m: number;
+  };
   readonly samples: number;
   readonly rounds: number;
   readonly directRttMs: number;
@@ -55,7 +60,11 @@ export interface DelayProxyBench {
   readonly overheadAtZeroUs: number;
   /** The same for a bare socket-to-socket pipe in its own process: what any user-space proxy costs here. */
   readonly barePipeOverheadUs: number;
-  readonly proxy: { readonly timerSlackNs: number | null; readonly niceness: number | null; readonly waitLateUs: number };
+  readonly proxy: {
+    readonly timerSlackNs: number | null;
+    readonly niceness: number | null;
+    readonly waitLateUs: number;
+  };
   readonly points: readonly DelayPoint[];
   readonly allWithinGoal: boolean;
 }
@@ -80,7 +89,13 @@ export async function benchDelayProxy(options: BenchOptions = {}): Promise<Delay
     const directs: number[] = [];
     const zeros: number[] = [];
     const pipes: number[] = [];
-    const perPoint = requested.map(() => ({ raw: [] as number[], cal: [] as number[], closed: [] as number[], lateP50: [] as number[], lateP99: [] as number[] }));
+    const perPoint = requested.map(() => ({
+      raw: [] as number[],
+      cal: [] as number[],
+      closed: [] as number[],
+      lateP50: [] as number[],
+      lateP99: [] as number[],
+    }));
     for (let round = 0; round < rounds; round++) {
       for (const [i, x] of requested.entries()) {
         // Each point against its own, adjacent baselines: load on a shared machine drifts.
@@ -96,7 +111,11 @@ export async function benchDelayProxy(options: BenchOptions = {}): Promise<Delay
         const lateness = await proxy.stats();
         await proxy.setOneWayDelay(Math.max(0, x - (z - d)) / 2);
         const cal = await medianRtt(via.probe, samples, 100);
-        await calibrateLink(proxy, via.probe, { targetRttMs: d + x, baselineRttMs: d, samples: Math.ceil(samples / 2) });
+        await calibrateLink(proxy, via.probe, {
+          targetRttMs: d + x,
+          baselineRttMs: d,
+          samples: Math.ceil(samples / 2),
+        });
         const closed = await medianRtt(via.probe, samples, 100);
         const dAfter = await medianRtt(direct.probe, samples, 100);
         perPoint[i].closed.push(closed - (d + dAfter) / 2);
@@ -130,7 +149,12 @@ export async function benchDelayProxy(options: BenchOptions = {}): Promise<Delay
     const cpus = os.cpus();
     return {
       name: "delay-proxy",
-      machine: { cpus: cpus.length, cpuModel: cpus[0]?.model ?? "unknown", kernel: os.release(), loadAverage1m: os.loadavg()[0] },
+      machine: {
+        cpus: cpus.length,
+        cpuModel: cpus[0]?.model ?? "unknown",
+        kernel: os.release(),
+        loadAverage1m: os.loadavg()[0],
+      },
       samples,
       rounds,
       directRttMs: median(directs),
@@ -152,11 +176,17 @@ export async function benchDelayProxy(options: BenchOptions = {}): Promise<Delay
 
 function printTable(b: DelayProxyBench): void {
   const us = (x: number) => `${x >= 0 ? "+" : ""}${x.toFixed(1)} µs`;
-  console.log(`delay proxy: direct round trip ${(b.directRttMs * 1000).toFixed(1)} µs; the proxy's own cost at 0 ms ${us(b.overheadAtZeroUs)} (a bare pipe's ${us(b.barePipeOverheadUs)})`);
-  console.log(`(timer slack ${b.proxy.timerSlackNs ?? "default"} ns, nice ${b.proxy.niceness ?? "unchanged"}, Atomics.wait ${b.proxy.waitLateUs.toFixed(0)} µs late at start; load ${b.machine.loadAverage1m.toFixed(2)} on ${b.machine.cpus} CPUs)`);
+  console.log(
+    `delay proxy: direct round trip ${(b.directRttMs * 1000).toFixed(1)} µs; the proxy's own cost at 0 ms ${us(b.overheadAtZeroUs)} (a bare pipe's ${us(b.barePipeOverheadUs)})`,
+  );
+  console.log(
+    `(timer slack ${b.proxy.timerSlackNs ?? "default"} ns, nice ${b.proxy.niceness ?? "unchanged"}, Atomics.wait ${b.proxy.waitLateUs.toFixed(0)} µs late at start; load ${b.machine.loadAverage1m.toFixed(2)} on ${b.machine.cpus} CPUs)`,
+  );
   const cell = (addedMs: number, errorUs: number, ok: boolean) =>
     `${(addedMs * 1000).toFixed(1).padStart(7)} µs (${us(errorUs).padStart(9)}) ${ok ? "ok  " : "MISS"}`;
-  console.log("requested   goal       raw (delay alone)               one-step calibrated             closed loop (the notebook)      delivery late p50/p99");
+  console.log(
+    "requested   goal       raw (delay alone)               one-step calibrated             closed loop (the notebook)      delivery late p50/p99",
+  );
   for (const p of b.points) {
     console.log(
       `${p.requestedMs.toFixed(2).padStart(6)} ms   ±${p.toleranceUs.toFixed(0).padStart(3)} µs   ` +
@@ -164,7 +194,11 @@ function printTable(b: DelayProxyBench): void {
         `${cell(p.closedLoopAddedMs, p.closedLoopErrorUs, p.closedLoopWithinGoal)}   ${p.deliveryLateP50Us.toFixed(1)}/${p.deliveryLateP99Us.toFixed(0)} µs`,
     );
   }
-  console.log(b.allWithinGoal ? "calibrated and closed-loop figures all within the goal" : "some calibrated or closed-loop figures missed the goal");
+  console.log(
+    b.allWithinGoal
+      ? "calibrated and closed-loop figures all within the goal"
+      : "some calibrated or closed-loop figures missed the goal",
+  );
 }
 
 if (require.main === module) {

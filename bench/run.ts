@@ -57,7 +57,12 @@ const minutes = (s: number) => {
   const whole = Math.round(s);
   return `${Math.floor(whole / 60)} min ${whole % 60} s`;
 };
-const OPERATION_LABEL: Record<string, string> = { insert: "INSERT", update_nonindexed: "UPDATE counter (non-indexed)", update_one_field: "UPDATE field1", update_five_fields: "UPDATE field1..5" };
+const OPERATION_LABEL: Record<string, string> = {
+  insert: "INSERT",
+  update_nonindexed: "UPDATE counter (non-indexed)",
+  update_one_field: "UPDATE field1",
+  update_five_fields: "UPDATE field1..5",
+};
 
 function markdown(r: BenchReport): string {
   const lines = [
@@ -70,18 +75,30 @@ function markdown(r: BenchReport): string {
   ];
   for (const w of r.writePath ?? []) {
     const op = OPERATION_LABEL[w.operation] ?? w.operation;
-    lines.push(`| ${op}, ${w.rows.toLocaleString("en-US")} rows in batches of ${w.batchSize.toLocaleString("en-US")}: lab / pgbench (pipeline, -M prepared, same statements and rows) | ${f2(w.ratio)} (${w.labSeconds.toFixed(2)} s vs ${w.pgbenchSeconds.toFixed(2)} s) | ≤ 1.10 |`);
-    lines.push(`| ${op}: share of the time outside the server's planning and execution, lab / pgbench | ${pct(w.outsideServerShare)} / ${pct(w.pgbenchOutsideServerShare)} | |`);
-    lines.push(`| ${op}: server time of pgbench's statements / the lab's (${w.batchSize.toLocaleString("en-US")} prepared statements vs 1) | ${f2(w.serverTimeRatio)} | |`);
+    lines.push(
+      `| ${op}, ${w.rows.toLocaleString("en-US")} rows in batches of ${w.batchSize.toLocaleString("en-US")}: lab / pgbench (pipeline, -M prepared, same statements and rows) | ${f2(w.ratio)} (${w.labSeconds.toFixed(2)} s vs ${w.pgbenchSeconds.toFixed(2)} s) | ≤ 1.10 |`,
+    );
+    lines.push(
+      `| ${op}: share of the time outside the server's planning and execution, lab / pgbench | ${pct(w.outsideServerShare)} / ${pct(w.pgbenchOutsideServerShare)} | |`,
+    );
+    lines.push(
+      `| ${op}: server time of pgbench's statements / the lab's (${w.batchSize.toLocaleString("en-US")} prepared statements vs 1) | ${f2(w.serverTimeRatio)} | |`,
+    );
   }
   if (r.setup) {
-    lines.push(`| setup, ${r.setup.rows.toLocaleString("en-US")} rows: COPY / server-side generate_series | ${f2(r.setup.copyRatio)} (${r.setup.copySeconds.toFixed(2)} s vs ${r.setup.generateSeriesSeconds.toFixed(2)} s) | ≤ 1.5 |`);
+    lines.push(
+      `| setup, ${r.setup.rows.toLocaleString("en-US")} rows: COPY / server-side generate_series | ${f2(r.setup.copyRatio)} (${r.setup.copySeconds.toFixed(2)} s vs ${r.setup.generateSeriesSeconds.toFixed(2)} s) | ≤ 1.5 |`,
+    );
     lines.push(`| setup: CREATE INDEX × 5 | ${r.setup.createFiveIndexesSeconds.toFixed(2)} s | |`);
-    lines.push(`| reset: DROP+CREATE / TRUNCATE / CREATE DATABASE … TEMPLATE | ${ms(r.setup.reset.dropCreate)} / ${ms(r.setup.reset.truncate)} / ${ms(r.setup.reset.templateClone)} | fastest correct |`);
+    lines.push(
+      `| reset: DROP+CREATE / TRUNCATE / CREATE DATABASE … TEMPLATE | ${ms(r.setup.reset.dropCreate)} / ${ms(r.setup.reset.truncate)} / ${ms(r.setup.reset.templateClone)} | fastest correct |`,
+    );
   }
   if (r.start) {
     lines.push(`| server start to first query: embedded | ${ms(r.start.embeddedStartSeconds)} | |`);
-    lines.push(`| server start to first query: docker (${r.start.dockerNote ?? ""}) | ${ms(r.start.dockerStartSeconds)} | |`);
+    lines.push(
+      `| server start to first query: docker (${r.start.dockerNote ?? ""}) | ${ms(r.start.dockerStartSeconds)} | |`,
+    );
     const rtt = r.start.selectOneMs;
     if (rtt?.dockerBridge !== undefined && rtt.dockerPublished !== undefined) {
       lines.push(
@@ -93,8 +110,12 @@ function markdown(r: BenchReport): string {
   for (const t of r.turnaround) {
     const per = t.notebooks.map((n) => `${n.id} ${n.seconds === null ? "—" : minutes(n.seconds)}`).join(", ");
     const failed = t.failed.length ? `; FAILED: ${t.failed.join(", ")}` : "";
-    lines.push(`| turnaround, ${t.profile} profile, all notebooks, embedded (${t.source}): wall / goal | ${f2(t.wallSeconds / t.goalSeconds)} (${minutes(t.wallSeconds)}: ${per}${failed}) | ≤ 1.00 (${minutes(t.goalSeconds)}) |`);
-    lines.push(`| notebook kernel start, ${t.profile} run (median of ${t.notebooks.length}) | ${t.kernelStartSeconds === null ? "n/a" : `${t.kernelStartSeconds.toFixed(1)} s`} | |`);
+    lines.push(
+      `| turnaround, ${t.profile} profile, all notebooks, embedded (${t.source}): wall / goal | ${f2(t.wallSeconds / t.goalSeconds)} (${minutes(t.wallSeconds)}: ${per}${failed}) | ≤ 1.00 (${minutes(t.goalSeconds)}) |`,
+    );
+    lines.push(
+      `| notebook kernel start, ${t.profile} run (median of ${t.notebooks.length}) | ${t.kernelStartSeconds === null ? "n/a" : `${t.kernelStartSeconds.toFixed(1)} s`} | |`,
+    );
   }
   const proxy = r.delayProxy as DelayProxyFigures | undefined;
   if (proxy) {
@@ -166,13 +187,26 @@ async function main(): Promise<void> {
     if (flag("--skip-default")) {
       const last = lastRecordedTurnaround("default", path.join(ROOT, "reports"));
       if (last) turnaround.push(last);
-      else errors.push("turnaround, default profile: skipped (--skip-default) and no whole `npm run reproduce` default run in reports/run.json to quote");
+      else
+        errors.push(
+          "turnaround, default profile: skipped (--skip-default) and no whole `npm run reproduce` default run in reports/run.json to quote",
+        );
     } else {
       const full = await attempt("turnaround, default profile (~20 min)", () => benchTurnaround("default"));
       if (full) turnaround.push(full);
     }
   }
-  const report: BenchReport = { date: new Date().toISOString(), host: hostInfo(), commit: gitCommit(), writePath, setup, start, delayProxy, turnaround, errors };
+  const report: BenchReport = {
+    date: new Date().toISOString(),
+    host: hostInfo(),
+    commit: gitCommit(),
+    writePath,
+    setup,
+    start,
+    delayProxy,
+    turnaround,
+    errors,
+  };
   fs.mkdirSync(RESULTS_DIR, { recursive: true });
   fs.writeFileSync(path.join(RESULTS_DIR, "latest.json"), `${JSON.stringify(report, null, 2)}\n`);
   publish(report);

@@ -60,7 +60,14 @@ export async function benchSetup(rows = 1_000_000): Promise<SetupResult> {
     const templateClone = await timed(() => admin.query("CREATE DATABASE bench_clone TEMPLATE bench_template"));
     await table.close();
     await admin.end();
-    return { rows, copySeconds, generateSeriesSeconds, copyRatio: copySeconds / generateSeriesSeconds, createFiveIndexesSeconds, reset: { dropCreate, truncate, templateClone } };
+    return {
+      rows,
+      copySeconds,
+      generateSeriesSeconds,
+      copyRatio: copySeconds / generateSeriesSeconds,
+      createFiveIndexesSeconds,
+      reset: { dropCreate, truncate, templateClone },
+    };
   } finally {
     await server.stop();
   }
@@ -71,7 +78,11 @@ export interface StartResult {
   readonly dockerStartSeconds?: number;
   readonly dockerNote?: string;
   /** Median SELECT 1 round trip, ms: what every statement of a round-trip-bound workload pays. */
-  readonly selectOneMs: { readonly embedded: number; readonly dockerBridge?: number; readonly dockerPublished?: number };
+  readonly selectOneMs: {
+    readonly embedded: number;
+    readonly dockerBridge?: number;
+    readonly dockerPublished?: number;
+  };
 }
 
 /** Median of `n` SELECT 1 round trips on one connection, after a warm-up. */
@@ -85,7 +96,8 @@ export async function benchServerStart(): Promise<StartResult> {
   const embeddedStartSeconds = seconds(t0);
   const embeddedRtt = await selectOneMs(embedded.connection);
   await embedded.stop();
-  if (!(await dockerAvailable())) return { embeddedStartSeconds, dockerNote: "no Docker daemon answers", selectOneMs: { embedded: embeddedRtt } };
+  if (!(await dockerAvailable()))
+    return { embeddedStartSeconds, dockerNote: "no Docker daemon answers", selectOneMs: { embedded: embeddedRtt } };
   const { DockerTarget } = await import("../lib/targets/docker/docker-target");
   const target = new DockerTarget({});
   // The first start may build the stand-in image; time the second, as a user waits for it.
@@ -95,7 +107,9 @@ export async function benchServerStart(): Promise<StartResult> {
   const dockerStartSeconds = seconds(t1);
   try {
     const published = docker.description.publishedAddress?.split(":");
-    const viaPublished = published ? await selectOneMs({ ...docker.connection, host: published[0], port: Number(published[1]) }) : undefined;
+    const viaPublished = published
+      ? await selectOneMs({ ...docker.connection, host: published[0], port: Number(published[1]) })
+      : undefined;
     const viaBridge = docker.description.route === "bridge" ? await selectOneMs(docker.connection) : undefined;
     return {
       embeddedStartSeconds,

@@ -58,7 +58,8 @@ export async function benchTurnaround(profile: string): Promise<TurnaroundResult
     });
     const wallSeconds = Number(process.hrtime.bigint() - t0) / 1e9;
     const file = path.join(reportsDir, "run.json");
-    if (!fs.existsSync(file)) throw new Error(`reproduce --profile ${profile} exited with ${code} and wrote no run.json`);
+    if (!fs.existsSync(file))
+      throw new Error(`reproduce --profile ${profile} exited with ${code} and wrote no run.json`);
     const record = JSON.parse(fs.readFileSync(file, "utf8")) as TurnaroundRecord;
     return summarise(record, wallSeconds, "this run");
   } finally {
@@ -73,5 +74,9 @@ export function lastRecordedTurnaround(profile: string, reportsDir: string): Tur
   const record = JSON.parse(fs.readFileSync(file, "utf8")) as TurnaroundRecord;
   const whole = record.notebooks.length === EXPERIMENTS.length && Object.keys(record.overrides).length === 0;
   if (record.profile !== profile || !whole) return undefined;
-  return summarise(record, record.totalSeconds, `npm run reproduce ${record.runId} (commit ${record.commit.slice(0, 12)})`);
+  return summarise(
+    record,
+    record.totalSeconds,
+    `npm run reproduce ${record.runId} (commit ${record.commit.slice(0, 12)})`,
+  );
 }

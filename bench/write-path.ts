@@ -43,7 +43,9 @@ function pgbenchPlan(rows: number, operation: Operation, batchSize: number): Pgb
     for (let k = 0; k < batchSize; k++) {
       lines.push("\\set id :id + 1");
       for (let f = 1; f <= 5; f++) lines.push(`\\set f${f} hash(:id, ${f}) & ${BELOW_2_POW_53}`);
-      lines.push(`INSERT INTO ${TABLE} (id, counter, field1, field2, field3, field4, field5) VALUES (:id, 0, :f1, :f2, :f3, :f4, :f5);`);
+      lines.push(
+        `INSERT INTO ${TABLE} (id, counter, field1, field2, field3, field4, field5) VALUES (:id, 0, :f1, :f2, :f3, :f4, :f5);`,
+      );
     }
   } else {
     const sets = UPDATED_COLUMNS[operation].map((c) => `${c} = ${c} + 1`).join(", ");
@@ -54,7 +56,11 @@ function pgbenchPlan(rows: number, operation: Operation, batchSize: number): Pgb
     }
   }
   lines.push("\\endpipeline");
-  return { script: `${lines.join("\n")}\n`, transactions: rows / batchSize, defines: operation === "insert" ? { id: "0" } : { n: "-1" } };
+  return {
+    script: `${lines.join("\n")}\n`,
+    transactions: rows / batchSize,
+    defines: operation === "insert" ? { id: "0" } : { n: "-1" },
+  };
 }
 
 /** Planning + execution time the server spent on the benchmark's statements, ms (track_planning on). */
@@ -67,7 +73,8 @@ async function serverTime(client: Client): Promise<{ ms: number; rows: number }>
 
 /** Every row written exactly once by both sides: a script that silently did less would flatter it. */
 function checkRows(who: string, operation: Operation, touched: number, rows: number): void {
-  if (touched !== rows) throw new Error(`${who} ${operation}: the statements touched ${touched} rows, expected ${rows}`);
+  if (touched !== rows)
+    throw new Error(`${who} ${operation}: the statements touched ${touched} rows, expected ${rows}`);
 }
 
 export interface WritePathResult {
@@ -86,13 +93,22 @@ export interface WritePathResult {
   readonly serverTimeRatio: number;
 }
 
-export async function benchWritePath(rows = 100_000, batchSize = 1000, operations: Operation[] = ["insert", "update_nonindexed", "update_one_field", "update_five_fields"]): Promise<WritePathResult[]> {
+export async function benchWritePath(
+  rows = 100_000,
+  batchSize = 1000,
+  operations: Operation[] = ["insert", "update_nonindexed", "update_one_field", "update_five_fields"],
+): Promise<WritePathResult[]> {
   if (!Number.isInteger(rows) || rows <= 0 || rows % batchSize !== 0) {
-    throw new Error(`rows (${rows}) must be a positive multiple of the batch size (${batchSize}): pgbench runs whole batches`);
+    throw new Error(
+      `rows (${rows}) must be a positive multiple of the batch size (${batchSize}): pgbench runs whole batches`,
+    );
   }
   // The bench compares against pgbench on this host: pgbench inside a container would add docker's hops.
   const pgbench = findHostPgbench()?.path;
-  if (!pgbench) throw new PgbenchNotFoundError("pgbench not found on this host: install the PostgreSQL client tools (npm run setup) or set DBLAB_PGBENCH");
+  if (!pgbench)
+    throw new PgbenchNotFoundError(
+      "pgbench not found on this host: install the PostgreSQL client tools (npm run setup) or set DBLAB_PGBENCH",
+    );
   const server = await new EmbeddedPostgresTarget().start({
     engine: "postgresql",
     name: "bench",
@@ -136,8 +152,28 @@ export async function benchWritePath(rows = 100_000, batchSize = 1000, operation
       fs.writeFileSync(script, plan.script);
       const c = server.connection;
       const defines = Object.entries(plan.defines).flatMap(([k, v]) => ["-D", `${k}=${v}`]);
-      const args = ["-n", "-t", String(plan.transactions), "-M", "prepared", ...defines, "-f", script, "-h", c.host, "-p", String(c.port), "-U", c.user, c.database];
-      const out = spawnSync(pgbench, args, { env: { ...process.env, PGPASSWORD: c.password }, encoding: "utf8", maxBuffer: 64 * 2 ** 20 });
+      const args = [
+        "-n",
+        "-t",
+        String(plan.transactions),
+        "-M",
+        "prepared",
+        ...defines,
+        "-f",
+        script,
+        "-h",
+        c.host,
+        "-p",
+        String(c.port),
+        "-U",
+        c.user,
+        c.database,
+      ];
+      const out = spawnSync(pgbench, args, {
+        env: { ...process.env, PGPASSWORD: c.password },
+        encoding: "utf8",
+        maxBuffer: 64 * 2 ** 20,
+      });
       if (out.status !== 0) throw new Error(`pgbench failed: ${out.stderr}`);
       const latency = /latency average = ([\d.]+) ms/.exec(out.stdout);
       if (!latency) throw new Error(`no latency in pgbench output:\n${out.stdout}`);
@@ -166,8 +202,11 @@ export async function benchWritePath(rows = 100_000, batchSize = 1000, operation
 }
 
 if (require.main === module) {
-  benchWritePath(Number(process.argv[2] ?? 100_000)).then((r) => console.table(r), (e) => {
-    console.error(e);
-    process.exit(1);
-  });
+  benchWritePath(Number(process.argv[2] ?? 100_000)).then(
+    (r) => console.table(r),
+    (e) => {
+      console.error(e);
+      process.exit(1);
+    },
+  );
 }

@@ -27,7 +27,9 @@ function enginesToSweep(notReached: string[]): Map<string, DockerEndpoint> {
     try {
       engines.set(r.dockerHost, endpointFromRef({ dockerHost: r.dockerHost, dockerContext: r.dockerContext }));
     } catch (error) {
-      notReached.push(`${r.description}: its engine ${r.dockerHost} is not an address this version accepts (${errorText(error)})`);
+      notReached.push(
+        `${r.description}: its engine ${r.dockerHost} is not an address this version accepts (${errorText(error)})`,
+      );
     }
   }
   return engines;
@@ -45,7 +47,11 @@ async function removeUnrecordedContainers(
   let containers: Awaited<ReturnType<typeof docker.listContainers>>;
   try {
     await withEngineTimeout(docker.ping(), limit, endpoint.host);
-    containers = await withEngineTimeout(docker.listContainers({ all: true, filters: { label: [LAB_LABEL] } }), 15_000, endpoint.host);
+    containers = await withEngineTimeout(
+      docker.listContainers({ all: true, filters: { label: [LAB_LABEL] } }),
+      15_000,
+      endpoint.host,
+    );
   } catch (error) {
     // No engine on this machine at all is the common case (embedded only): only a remote one, or a
     // local one that has records, is worth a line.
@@ -69,7 +75,8 @@ async function removeUnrecordedContainers(
     }
     removed++;
     const where = endpoint.local ? "" : ` on ${endpoint.host}`;
-    if (!quiet) console.log(`removed container ${info.Id.slice(0, 12)}${where} (${info.Image}, owner pid ${owner || "?"} gone)`);
+    if (!quiet)
+      console.log(`removed container ${info.Id.slice(0, 12)}${where} (${info.Image}, owner pid ${owner || "?"} gone)`);
   }
   return removed;
 }

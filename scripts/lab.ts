@@ -30,7 +30,10 @@ function main(): void {
   // File → Download as → HTML: the same offline template as `npm run reproduce`'s reports.
   const templates = path.join(root, "scripts", "report-template");
   if (!args.some((a) => a.startsWith("--HTMLExporter."))) {
-    jupyterArgs.push(`--HTMLExporter.extra_template_paths=${JSON.stringify([templates])}`, "--HTMLExporter.template_file=dblab-report.html.j2");
+    jupyterArgs.push(
+      `--HTMLExporter.extra_template_paths=${JSON.stringify([templates])}`,
+      "--HTMLExporter.template_file=dblab-report.html.j2",
+    );
   }
   if (process.getuid?.() === 0 && !args.includes("--allow-root")) jupyterArgs.push("--allow-root");
   console.log(`Kernelspec: ${spec.kernelJson}`);

@@ -32,11 +32,17 @@ const VIEWPORT_WIDTH = 1100;
 // A4 is 210 mm = 794 CSS px; minus 2 × 10 mm margins ≈ 718 px: 1100 × 0.65 = 715 px fits.
 const SCALE = 0.65;
 
-export async function reportToPdf(htmlPath: string, pdfPath = htmlPath.replace(/\.html?$/i, "") + ".pdf", timeoutMs = 120_000): Promise<PdfResult> {
+export async function reportToPdf(
+  htmlPath: string,
+  pdfPath = htmlPath.replace(/\.html?$/i, "") + ".pdf",
+  timeoutMs = 120_000,
+): Promise<PdfResult> {
   const file = path.resolve(htmlPath);
   if (!fs.existsSync(file)) throw new Error(`report not found: ${file}`);
   if (!fs.existsSync(CHROMIUM_PATH)) {
-    throw new Error(`Chromium not found at ${CHROMIUM_PATH}: apt-get install chromium (or set DBLAB_CHROMIUM to a Chromium/Chrome binary)`);
+    throw new Error(
+      `Chromium not found at ${CHROMIUM_PATH}: apt-get install chromium (or set DBLAB_CHROMIUM to a Chromium/Chrome binary)`,
+    );
   }
   let chromium: typeof import("playwright-core").chromium;
   try {
@@ -52,12 +58,16 @@ export async function reportToPdf(htmlPath: string, pdfPath = htmlPath.replace(/
     const countScript = `(() => { const p = Array.from(document.querySelectorAll(".js-plotly-plot, .dblab-chart"));
       return { charts: p.length, drawn: p.filter((e) => e.querySelector("svg.main-svg")).length }; })()`;
     await page
-      .waitForFunction(`(() => { const c = ${countScript}; return c.drawn === c.charts; })()`, undefined, { timeout: timeoutMs })
+      .waitForFunction(`(() => { const c = ${countScript}; return c.drawn === c.charts; })()`, undefined, {
+        timeout: timeoutMs,
+      })
       .catch(() => undefined);
     const { charts, drawn } = await page.evaluate<{ charts: number; drawn: number }>(countScript);
-    if (drawn < charts) throw new Error(`${charts - drawn} of ${charts} charts did not draw within ${timeoutMs / 1000} s in ${file}`);
+    if (drawn < charts)
+      throw new Error(`${charts - drawn} of ${charts} charts did not draw within ${timeoutMs / 1000} s in ${file}`);
     await page.addStyleTag({
-      content: ".dblab-chart, .js-plotly-plot, .jp-OutputArea-output, table { break-inside: avoid; page-break-inside: avoid; }",
+      content:
+        ".dblab-chart, .js-plotly-plot, .jp-OutputArea-output, table { break-inside: avoid; page-break-inside: avoid; }",
     });
     await page.pdf({
       path: pdfPath,

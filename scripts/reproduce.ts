@@ -12,7 +12,13 @@ import os from "node:os";
 import path from "node:path";
 import cliProgress from "cli-progress";
 import { escapeHtml } from "../lib/display/output";
-import { describeFailure, executeNotebook, findPython, JupyterUnavailableError, type ExecuteResult } from "../lib/jupyter/execute";
+import {
+  describeFailure,
+  executeNotebook,
+  findPython,
+  JupyterUnavailableError,
+  type ExecuteResult,
+} from "../lib/jupyter/execute";
 import { injectParameters, type NotebookJson } from "../lib/jupyter/inject-parameters";
 import { projectRoot } from "../lib/jupyter/kernel-spec";
 import { findExperiment, EXPERIMENTS } from "../lib/experiments/registry";
@@ -91,7 +97,12 @@ export function parseArgs(argv: readonly string[]): Options {
         profile = value();
         break;
       case "--only":
-        opts.only.push(...value().split(",").map((s) => s.trim()).filter(Boolean));
+        opts.only.push(
+          ...value()
+            .split(",")
+            .map((s) => s.trim())
+            .filter(Boolean),
+        );
         break;
       case "--set": {
         const kv = value();
@@ -100,7 +111,12 @@ export function parseArgs(argv: readonly string[]): Options {
         const key = kv.slice(0, at).trim();
         // Defined, not assigned: `opts.sets["__proto__"] = v` would set the prototype and the key
         // would vanish from Object.keys, so `--set '__proto__={…}'` was silently accepted.
-        Object.defineProperty(opts.sets, key, { value: parseValue(kv.slice(at + 1)), enumerable: true, writable: true, configurable: true });
+        Object.defineProperty(opts.sets, key, {
+          value: parseValue(kv.slice(at + 1)),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
         break;
       }
       case "--reports-dir":
@@ -109,7 +125,8 @@ export function parseArgs(argv: readonly string[]): Options {
       case "--cell-timeout": {
         const raw = value();
         const n = Number(raw);
-        if (!Number.isInteger(n) || n < 0) throw new UsageError(`--cell-timeout must be a whole number of seconds ≥ 0, got "${raw}"`);
+        if (!Number.isInteger(n) || n < 0)
+          throw new UsageError(`--cell-timeout must be a whole number of seconds ≥ 0, got "${raw}"`);
         opts.cellTimeoutSec = n;
         break;
       }
@@ -188,7 +205,10 @@ export function plan(opts: Options, root: string): Planned[] {
 }
 
 export function newRunId(now = new Date()): string {
-  const stamp = now.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
+  const stamp = now
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d+Z$/, "Z");
   return `${stamp}-${randomBytes(3).toString("hex")}`;
 }
 
@@ -274,7 +294,12 @@ export interface TurnaroundRecord {
   readonly finishedAt: string;
   /** From the first kernel start to the index page (the build step of `npm run reproduce` is not in it). */
   readonly totalSeconds: number;
-  readonly notebooks: readonly { id: string; status: string; seconds: number | null; kernelStartSeconds: number | null }[];
+  readonly notebooks: readonly {
+    id: string;
+    status: string;
+    seconds: number | null;
+    kernelStartSeconds: number | null;
+  }[];
 }
 
 function writeTurnaround(file: string, records: RunRecord[], meta: RunMeta): void {
@@ -305,7 +330,9 @@ function printSummary(records: RunRecord[]): void {
     duration: r.result ? formatDuration(r.result.durationMs) : "—",
   }));
   const cols = ["notebook", "status", "duration"] as const;
-  const width = Object.fromEntries(cols.map((c) => [c, Math.max(c.length, ...table.map((t) => t[c].length))])) as Record<(typeof cols)[number], number>;
+  const width = Object.fromEntries(
+    cols.map((c) => [c, Math.max(c.length, ...table.map((t) => t[c].length))]),
+  ) as Record<(typeof cols)[number], number>;
   const line = (t: Record<(typeof cols)[number], string>): string => cols.map((c) => t[c].padEnd(width[c])).join("  ");
   console.log("\n" + line({ notebook: "notebook", status: "status", duration: "duration" }));
   console.log(cols.map((c) => "-".repeat(width[c])).join("  "));
@@ -325,7 +352,13 @@ export function readProgress(file: string): string {
   }
   const last = text.slice(text.lastIndexOf("\n") + 1);
   try {
-    const p = JSON.parse(last) as { title?: string; message?: string; done?: number; total?: number; finished?: boolean };
+    const p = JSON.parse(last) as {
+      title?: string;
+      message?: string;
+      done?: number;
+      total?: number;
+      finished?: boolean;
+    };
     const head = p.title ? `${p.title}: ` : "";
     const count = !p.finished && p.done !== undefined && p.total !== undefined ? `${p.done}/${p.total} ` : "";
     return `${head}${count}${p.message ?? ""}`.trim();
@@ -348,7 +381,9 @@ async function main(): Promise<number> {
     findPython();
     // Before any kernel starts: a PDF needs Chromium.
     if (opts.pdf && !fs.existsSync(CHROMIUM_PATH)) {
-      throw new UsageError(`--pdf needs Chromium at ${CHROMIUM_PATH}: apt-get install chromium (or set DBLAB_CHROMIUM)`);
+      throw new UsageError(
+        `--pdf needs Chromium at ${CHROMIUM_PATH}: apt-get install chromium (or set DBLAB_CHROMIUM)`,
+      );
     }
   } catch (e) {
     if (e instanceof UsageError || e instanceof JupyterUnavailableError) {
@@ -367,7 +402,9 @@ async function main(): Promise<number> {
   const runDir = path.join(root, ".jupyter-runtime", "runs", runId);
   for (const d of [reportsDir, resultsDir, runDir]) fs.mkdirSync(d, { recursive: true });
   const cellTimeoutSec = opts.cellTimeoutSec ?? DEFAULT_CELL_TIMEOUT[opts.profile];
-  console.log(`Run ${runId}: profile ${opts.profile}, ${planned.length} notebook(s); reports in ${path.relative(process.cwd(), reportsDir) || "."}/`);
+  console.log(
+    `Run ${runId}: profile ${opts.profile}, ${planned.length} notebook(s); reports in ${path.relative(process.cwd(), reportsDir) || "."}/`,
+  );
 
   let stopSignal: NodeJS.Signals | undefined;
   let signals = 0;
@@ -376,10 +413,14 @@ async function main(): Promise<number> {
     signals++;
     if (signals === 1) {
       stopSignal = sig;
-      process.stderr.write(`\n${sig}: stopping the running notebook; its kernel gets up to 30 s to stop its servers…\n`);
+      process.stderr.write(
+        `\n${sig}: stopping the running notebook; its kernel gets up to 30 s to stop its servers…\n`,
+      );
       current?.abort();
     } else if (signals === 2) {
-      process.stderr.write(`\nStill stopping (the kernel is releasing its servers). ${sig} once more to quit at once.\n`);
+      process.stderr.write(
+        `\nStill stopping (the kernel is releasing its servers). ${sig} once more to quit at once.\n`,
+      );
     } else {
       // The executor notices we are gone and stops the kernel; the reaper removes what is left.
       process.stderr.write("\nQuitting now; leftovers are removed by the next run or `npm run clean`.\n");
@@ -400,7 +441,11 @@ async function main(): Promise<number> {
     const progressFile = path.join(runDir, `${name}.progress`);
     const bar = tty
       ? new cliProgress.SingleBar(
-          { format: `${name} {bar} {value}/{total} cells | {duration_formatted} {detail}`, hideCursor: true, clearOnComplete: false },
+          {
+            format: `${name} {bar} {value}/{total} cells | {duration_formatted} {detail}`,
+            hideCursor: true,
+            clearOnComplete: false,
+          },
           cliProgress.Presets.shades_classic,
         )
       : undefined;

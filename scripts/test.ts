@@ -34,10 +34,20 @@ if (files.length === 0) {
 const tap = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "dblab-test-")), "results.tap");
 const result = spawnSync(
   process.execPath,
-  ["--test", "--test-concurrency=1", "--test-reporter=spec", "--test-reporter-destination=stdout", "--test-reporter=tap", `--test-reporter-destination=${tap}`, ...files],
+  [
+    "--test",
+    "--test-concurrency=1",
+    "--test-reporter=spec",
+    "--test-reporter-destination=stdout",
+    "--test-reporter=tap",
+    `--test-reporter-destination=${tap}`,
+    ...files,
+  ],
   { stdio: "inherit" },
 );
 const summary = fs.existsSync(tap) ? fs.readFileSync(tap, "utf8") : "";
 const count = (name: string) => Number(new RegExp(`^# ${name} (\\d+)$`, "m").exec(summary)?.[1] ?? 0);
-console.log(`\ntests: ${count("pass")} passed, ${count("fail") + count("cancelled")} failed, ${count("skipped")} skipped`);
+console.log(
+  `\ntests: ${count("pass")} passed, ${count("fail") + count("cancelled")} failed, ${count("skipped")} skipped`,
+);
 process.exit(result.status ?? 1);

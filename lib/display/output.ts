@@ -27,7 +27,9 @@ function tslab(): TslabModule | undefined {
 
 /** True inside a tslab kernel process (its entry script is tslab's bin). */
 function isTslabKernel(): boolean {
-  return /[\\/]tslab[\\/]bin[\\/]tslab$|[\\/]\.bin[\\/]tslab$/.test(process.argv[1] ?? "") && process.argv.includes("kernel");
+  return (
+    /[\\/]tslab[\\/]bin[\\/]tslab$|[\\/]\.bin[\\/]tslab$/.test(process.argv[1] ?? "") && process.argv.includes("kernel")
+  );
 }
 
 const fallback: OutputHandle = {

@@ -34,7 +34,9 @@ export function progressReporter(title: string): ProgressReporter {
       emit({ done, total, message });
     },
     finish(message) {
-      output.html(`<div style="font-family:monospace"><b>${escapeHtml(title)}</b> — ${escapeHtml(message)} in ${((Date.now() - started) / 1000).toFixed(1)} s</div>`);
+      output.html(
+        `<div style="font-family:monospace"><b>${escapeHtml(title)}</b> — ${escapeHtml(message)} in ${((Date.now() - started) / 1000).toFixed(1)} s</div>`,
+      );
       emit({ finished: true, message });
     },
   };

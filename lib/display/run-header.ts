@@ -23,8 +23,13 @@ export function showRunHeader(metadata: RunMetadata, directory: string): void {
     target: s.kind,
     source: s.source + (s.standInImage ? " (stand-in image)" : ""),
     // Only containers enforce limits; an embedded or external server runs with what the host has.
-    limits: s.kind === "docker" && s.limits?.cpus ? `${s.limits.cpus} CPU, ${((s.limits.memoryBytes ?? 0) / 2 ** 30).toFixed(1)} GiB` : "none (host's)",
-    settings: Object.entries(s.settings ?? {}).map(([k, v]) => `${k}=${String(v)}`).join(" "),
+    limits:
+      s.kind === "docker" && s.limits?.cpus
+        ? `${s.limits.cpus} CPU, ${((s.limits.memoryBytes ?? 0) / 2 ** 30).toFixed(1)} GiB`
+        : "none (host's)",
+    settings: Object.entries(s.settings ?? {})
+      .map(([k, v]) => `${k}=${String(v)}`)
+      .join(" "),
     reached: reachedText(s),
   }));
   const notes = (metadata.notes ?? []).map((n) => `<li>${escapeHtml(n)}</li>`).join("");
@@ -43,7 +48,11 @@ export function showRunHeader(metadata: RunMetadata, directory: string): void {
 /** The resolved parameters as a table: every knob, in the reader's units. */
 export function showParameters(params: object, profile: string): void {
   const text = (value: unknown): string =>
-    Array.isArray(value) ? value.join(", ") : typeof value === "object" && value !== null ? JSON.stringify(value) : String(value);
+    Array.isArray(value)
+      ? value.join(", ")
+      : typeof value === "object" && value !== null
+        ? JSON.stringify(value)
+        : String(value);
   const rows = Object.entries(params).map(([name, value]) => ({ parameter: name, value: text(value) }));
   show().html(tableHtml(rows, { caption: `Parameters (profile ${profile}, with overrides)` }));
 }

@@ -41,7 +41,9 @@ export function tableHtml(frame: DataFrame | readonly Row[], options: TableOptio
   };
   const head = columns.map((c) => `<th>${escapeHtml(c)}</th>`).join("");
   const body = values.map((row) => `<tr>${row.map(cell).join("")}</tr>`).join("\n");
-  const caption = options.caption ? `<caption style="caption-side:top;text-align:left;font-weight:bold">${escapeHtml(options.caption)}</caption>` : "";
+  const caption = options.caption
+    ? `<caption style="caption-side:top;text-align:left;font-weight:bold">${escapeHtml(options.caption)}</caption>`
+    : "";
   return `<table class="dblab-table">${caption}<thead><tr>${head}</tr></thead><tbody>${body}</tbody></table>`;
 }
 

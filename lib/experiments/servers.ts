@@ -37,10 +37,15 @@ export async function startServers(specs: readonly ServerSpec[], options: StartO
       const decision = await decideTarget(spec.engine, options.target);
       try {
         const target = await createTarget(spec.engine, decision.kind, options);
-        const server = await target.start({ ...spec, limits: { cpus: options.cpus, memoryBytes: options.memoryBytes, ...spec.limits } });
+        const server = await target.start({
+          ...spec,
+          limits: { cpus: options.cpus, memoryBytes: options.memoryBytes, ...spec.limits },
+        });
         servers.set(spec.engine, server);
         const d = server.description;
-        notes.push(`${spec.engine} ${d.version} on the ${d.kind} target (${decision.reason}): ${d.source}${d.standInImage ? " (stand-in image built from the embedded binaries, not the official image)" : ""}`);
+        notes.push(
+          `${spec.engine} ${d.version} on the ${d.kind} target (${decision.reason}): ${d.source}${d.standInImage ? " (stand-in image built from the embedded binaries, not the official image)" : ""}`,
+        );
       } catch (error) {
         const reason = redactText(error instanceof Error ? error.message : String(error));
         if (!optional.includes(spec.engine)) throw error;

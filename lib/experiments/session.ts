@@ -57,14 +57,22 @@ export interface ExperimentSession<C extends object> {
 }
 
 /** What a Stop leaves, for the cell: how many trials are on disk, where, and how to go on. */
-export function interruptedMessage(store: { readonly runId: string; readonly directory: string; trials(): readonly unknown[] }, planned: number): string {
+export function interruptedMessage(
+  store: { readonly runId: string; readonly directory: string; trials(): readonly unknown[] },
+  planned: number,
+): string {
   const kept = store.trials().length;
   const of = planned > 0 ? ` of ${planned}` : "";
-  return `interrupted: ${kept}${of} trials kept in ${store.directory}; its servers were stopped. ` +
-    `Resume with the same parameters and { resumeId: "${store.runId}" } in the run's options.`;
+  return (
+    `interrupted: ${kept}${of} trials kept in ${store.directory}; its servers were stopped. ` +
+    `Resume with the same parameters and { resumeId: "${store.runId}" } in the run's options.`
+  );
 }
 
-export async function withSession<C extends object, T>(options: SessionOptions, work: (session: ExperimentSession<C>) => Promise<T>): Promise<T> {
+export async function withSession<C extends object, T>(
+  options: SessionOptions,
+  work: (session: ExperimentSession<C>) => Promise<T>,
+): Promise<T> {
   const own = options.control.signal === undefined;
   const signal = options.control.signal ?? interruptSignal();
   stallBoundFromEnv(); // a bad DBLAB_STALL_SECONDS is refused before anything starts
@@ -83,7 +91,11 @@ async function runSession<C extends object, T>(
   const reaped = await reapOrphans();
   // The host's load before any server of ours starts: what else is running on this machine.
   const before = await sampleHost(1000);
-  const store = RunStore.open<C>({ notebook: options.notebook, params: options.params, resumeId: options.control.resumeId });
+  const store = RunStore.open<C>({
+    notebook: options.notebook,
+    params: options.params,
+    resumeId: options.control.resumeId,
+  });
   const reporter = lastLineKept(progressReporter(options.title));
   let planned = 0;
   const progress = {
@@ -104,7 +116,10 @@ async function runSession<C extends object, T>(
   });
   const monitor = new HostMonitor();
   try {
-    const notes = [...servers.notes, ...(reaped.length ? [`removed ${reaped.length} resource(s) left by an earlier, dead run`] : [])];
+    const notes = [
+      ...servers.notes,
+      ...(reaped.length ? [`removed ${reaped.length} resource(s) left by an earlier, dead run`] : []),
+    ];
     const metadata: RunMetadata = {
       runId: store.runId,
       notebook: options.notebook,
@@ -130,7 +145,9 @@ async function runSession<C extends object, T>(
     try {
       // Every trial below runs under the stall watchdog (lib/workloads/watchdog.ts), which says so in the progress line.
       const watchdog = new TrialWatchdog({ servers: servers.servers, say: (message) => progress.say(message) });
-      const result = await withWatchdog(watchdog, () => work({ store, progress, servers, signal, notes, metadata, writeMetadata }));
+      const result = await withWatchdog(watchdog, () =>
+        work({ store, progress, servers, signal, notes, metadata, writeMetadata }),
+      );
       // Some plans just stop looping when aborted (04's runPlan): a Stop is still a Stop for the cell.
       signal.throwIfAborted();
       outcome = "finished";
@@ -196,7 +213,9 @@ async function comparisonFields(
     try {
       serverSettings[engine] = await nonDefaultSettings(server.connection);
     } catch (error) {
-      notes.push(`could not read ${engine}'s settings: ${redactText(error instanceof Error ? error.message : String(error))}`);
+      notes.push(
+        `could not read ${engine}'s settings: ${redactText(error instanceof Error ? error.message : String(error))}`,
+      );
     }
   }
   return { serverSettings, owner: { pid: process.pid, host: os.hostname() } };

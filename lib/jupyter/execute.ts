@@ -39,7 +39,9 @@ export function findPython(): string {
       cachedPython = py;
       return py;
     }
-    const why = r.error ? (r.error as NodeJS.ErrnoException).code ?? r.error.message : (r.stderr.trim().split("\n").pop() ?? "");
+    const why = r.error
+      ? ((r.error as NodeJS.ErrnoException).code ?? r.error.message)
+      : (r.stderr.trim().split("\n").pop() ?? "");
     tried.push(`${py} (${why})`);
   }
   throw new JupyterUnavailableError(
@@ -234,16 +236,19 @@ export async function executeNotebook(opts: ExecuteOptions): Promise<ExecuteResu
     } catch {
       /* already gone */
     }
-    killTimer = setTimeout(() => {
-      for (const pid of [kernelPid ? -kernelPid : 0, -(child.pid ?? 0)]) {
-        if (!pid) continue;
-        try {
-          process.kill(pid, "SIGKILL");
-        } catch {
-          /* already gone */
+    killTimer = setTimeout(
+      () => {
+        for (const pid of [kernelPid ? -kernelPid : 0, -(child.pid ?? 0)]) {
+          if (!pid) continue;
+          try {
+            process.kill(pid, "SIGKILL");
+          } catch {
+            /* already gone */
+          }
         }
-      }
-    }, (stopGraceSec + 15) * 1000);
+      },
+      (stopGraceSec + 15) * 1000,
+    );
     killTimer.unref();
   };
   if (opts.signal?.aborted) onAbort();
@@ -259,7 +264,8 @@ export async function executeNotebook(opts: ExecuteOptions): Promise<ExecuteResu
   opts.signal?.removeEventListener("abort", onAbort);
   if (killTimer) clearTimeout(killTimer);
 
-  const status: ExecuteResult["status"] = aborted || (exitCode ?? 0) >= 128 ? "interrupted" : exitCode === 0 ? "ok" : "failed";
+  const status: ExecuteResult["status"] =
+    aborted || (exitCode ?? 0) >= 128 ? "interrupted" : exitCode === 0 ? "ok" : "failed";
   if (aborted && !failure) {
     message = `stopped by a signal${kernelStartMs === null ? " while the kernel was starting" : ""}`;
   } else if (status !== "ok" && !failure && !message) {

@@ -34,7 +34,17 @@ function queued(original: SendFn): SendFn {
 
 // Socket.prototype.send is a read-only native property: each socket class gets its own, defined.
 const base = (zmq.Socket.prototype as unknown as { send?: SendFn }).send;
-for (const name of ["Publisher", "Router", "Dealer", "XPublisher", "Stream", "Pair", "Push", "Request", "Reply"] as const) {
+for (const name of [
+  "Publisher",
+  "Router",
+  "Dealer",
+  "XPublisher",
+  "Stream",
+  "Pair",
+  "Push",
+  "Request",
+  "Reply",
+] as const) {
   const proto = (zmq as unknown as Record<string, { prototype: object } | undefined>)[name]?.prototype;
   if (!base || !proto || Object.prototype.hasOwnProperty.call(proto, "send")) continue;
   Object.defineProperty(proto, "send", { value: queued(base), writable: true, configurable: true });
@@ -54,7 +64,12 @@ class UnboundedPublisher extends Publisher {
     this.sendHighWaterMark = 0;
   }
 }
-Object.defineProperty(zmq, "Publisher", { value: UnboundedPublisher, writable: true, configurable: true, enumerable: true });
+Object.defineProperty(zmq, "Publisher", {
+  value: UnboundedPublisher,
+  writable: true,
+  configurable: true,
+  enumerable: true,
+});
 
 /**
  * Stream output coalesced per cell: tslab sends every `process.stdout/stderr.write` as its own
@@ -67,7 +82,12 @@ const STREAM_INTERVAL_MS = 50;
 type WriteStream = (name: string, text: string) => void;
 type WriteDisplayData = (data: unknown, update: boolean) => void;
 interface HandlerPrototype {
-  handleExecuteImpl?: (this: unknown, req: unknown, writeStream: WriteStream, writeDisplayData: WriteDisplayData) => Promise<unknown>;
+  handleExecuteImpl?: (
+    this: unknown,
+    req: unknown,
+    writeStream: WriteStream,
+    writeDisplayData: WriteDisplayData,
+  ) => Promise<unknown>;
 }
 
 function coalesceStreams(): void {

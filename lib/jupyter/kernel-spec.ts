@@ -46,7 +46,15 @@ export function ensureKernelSpec(root: string = projectRoot()): KernelSpecInfo {
   // binary runs this project's tslab, so neither `tslab` nor `node` has to be on PATH.
   const spec = {
     // -r: one ZeroMQ send at a time, or a burst of output fails its cell (see kernel-preload.ts).
-    argv: [process.execPath, "-r", path.join(__dirname, "kernel-preload.js"), tslabBin, "kernel", "--config-path", "{connection_file}"],
+    argv: [
+      process.execPath,
+      "-r",
+      path.join(__dirname, "kernel-preload.js"),
+      tslabBin,
+      "kernel",
+      "--config-path",
+      "{connection_file}",
+    ],
     display_name: KERNEL_DISPLAY_NAME,
     language: "typescript",
     // Tells the lab it runs in a kernel: SIGINT is the Stop button (ends the run, not the kernel),

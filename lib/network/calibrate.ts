@@ -67,13 +67,28 @@ export async function calibrateLink(link: DelayLink, probe: RttProbe, o: Calibra
     steps,
   });
   if (target <= base) {
-    return result("direct", base, 0, `target ${fmt(target)} is at or below this machine's direct round trip (${fmt(base)}): run direct, nothing added`);
+    return result(
+      "direct",
+      base,
+      0,
+      `target ${fmt(target)} is at or below this machine's direct round trip (${fmt(base)}): run direct, nothing added`,
+    );
   }
   if (target <= zero) {
     const direct = target - base <= zero - target;
     return direct
-      ? result("direct", base, 0, `target ${fmt(target)} lies below what the ${link.kind} link costs by itself (${fmt(zero)}); the direct round trip (${fmt(base)}) is closer`)
-      : result("link-at-zero", zero, 0, `target ${fmt(target)} lies below what the ${link.kind} link costs by itself; the link at 0 ms (${fmt(zero)}) is the closest`);
+      ? result(
+          "direct",
+          base,
+          0,
+          `target ${fmt(target)} lies below what the ${link.kind} link costs by itself (${fmt(zero)}); the direct round trip (${fmt(base)}) is closer`,
+        )
+      : result(
+          "link-at-zero",
+          zero,
+          0,
+          `target ${fmt(target)} lies below what the ${link.kind} link costs by itself; the link at 0 ms (${fmt(zero)}) is the closest`,
+        );
   }
   const tolerance = o.toleranceMs ?? Math.max(0.03 * target, 0.01);
   let oneWay = (target - zero) / 2;

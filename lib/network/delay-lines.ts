@@ -195,7 +195,11 @@ export class DelayScheduler {
   }
 
   stats(): SchedulerStats {
-    return { lateness: this.lateness.summary(), sleeper: this.sleeper.stats(), blockWindowUs: Number(this.blockWindowNs) / 1000 };
+    return {
+      lateness: this.lateness.summary(),
+      sleeper: this.sleeper.stats(),
+      blockWindowUs: Number(this.blockWindowNs) / 1000,
+    };
   }
 
   resetStats(): void {

@@ -70,7 +70,12 @@ async function start(request: ProxyStartRequest): Promise<ProxyReply> {
   scheduler = s;
   server = net.createServer({ allowHalfOpen: true, noDelay: true }, (client) => {
     track(client);
-    const upstream = net.connect({ host: request.targetHost, port: request.targetPort, allowHalfOpen: true, noDelay: true });
+    const upstream = net.connect({
+      host: request.targetHost,
+      port: request.targetPort,
+      allowHalfOpen: true,
+      noDelay: true,
+    });
     track(upstream);
     // Read nothing from the client until the upstream is there to receive it.
     client.pause();
@@ -122,7 +127,9 @@ async function handle(request: ProxyRequest): Promise<ProxyReply> {
 process.on("message", (message: Envelope<ProxyRequest>) => {
   handle(message.body)
     .then((body) => reply(message.id, body))
-    .catch((error: unknown) => reply(message.id, { type: "error", message: error instanceof Error ? error.message : String(error) }));
+    .catch((error: unknown) =>
+      reply(message.id, { type: "error", message: error instanceof Error ? error.message : String(error) }),
+    );
 });
 // The lab went away (crash, kill -9): nothing else would stop us.
 process.on("disconnect", () => void stop(0));

@@ -59,7 +59,8 @@ export class DelayProxy implements DelayLink {
       this.exited = `exited with ${signal ?? `code ${code}`}`;
       if (this.recordId) unregister(this.recordId);
       this.recordId = undefined;
-      for (const waiter of this.waiting.values()) waiter.reject(new Error(`delay proxy ${name} ${this.exited}: ${this.stderr.trim()}`));
+      for (const waiter of this.waiting.values())
+        waiter.reject(new Error(`delay proxy ${name} ${this.exited}: ${this.stderr.trim()}`));
       this.waiting.clear();
     });
   }
@@ -98,7 +99,12 @@ export class DelayProxy implements DelayLink {
           blockWindowUs: options.blockWindowUs ?? 300,
           niceness: options.niceness ?? -10,
         }),
-        new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`delay proxy ${options.name} did not start in ${timeout} ms`)), timeout).unref()),
+        new Promise<never>((_, reject) =>
+          setTimeout(
+            () => reject(new Error(`delay proxy ${options.name} did not start in ${timeout} ms`)),
+            timeout,
+          ).unref(),
+        ),
       ]);
       if (reply.type !== "listening") throw new Error(`delay proxy ${options.name}: unexpected reply ${reply.type}`);
       proxy.port = reply.port;

@@ -41,20 +41,64 @@ export const netemCommands = {
     const classId = `1:${index + 10}`;
     const handle = `${index + 10}:`;
     const match = (side: "dst" | "src") => [
-      "filter", "add", "dev", "lo", "parent", "1:", "protocol", "ip", "prio", "1", "u32",
-      "match", "ip", side, `${address}/32`,
-      "match", "ip", side === "dst" ? "dport" : "sport", String(port), "0xffff",
-      "flowid", classId,
+      "filter",
+      "add",
+      "dev",
+      "lo",
+      "parent",
+      "1:",
+      "protocol",
+      "ip",
+      "prio",
+      "1",
+      "u32",
+      "match",
+      "ip",
+      side,
+      `${address}/32`,
+      "match",
+      "ip",
+      side === "dst" ? "dport" : "sport",
+      String(port),
+      "0xffff",
+      "flowid",
+      classId,
     ];
     return [
       ["class", "add", "dev", "lo", "parent", "1:", "classid", classId, "htb", "rate", "100gbit", "quantum", "200000"],
-      ["qdisc", "add", "dev", "lo", "parent", classId, "handle", handle, "netem", "delay", netemDelay(oneWayMs), "limit", "100000"],
+      [
+        "qdisc",
+        "add",
+        "dev",
+        "lo",
+        "parent",
+        classId,
+        "handle",
+        handle,
+        "netem",
+        "delay",
+        netemDelay(oneWayMs),
+        "limit",
+        "100000",
+      ],
       match("dst"),
       match("src"),
     ];
   },
   delay: (index: number, oneWayMs: number): string[] => [
-    "qdisc", "change", "dev", "lo", "parent", `1:${index + 10}`, "handle", `${index + 10}:`, "netem", "delay", netemDelay(oneWayMs), "limit", "100000",
+    "qdisc",
+    "change",
+    "dev",
+    "lo",
+    "parent",
+    `1:${index + 10}`,
+    "handle",
+    `${index + 10}:`,
+    "netem",
+    "delay",
+    netemDelay(oneWayMs),
+    "limit",
+    "100000",
   ],
   teardown: (): string[] => ["qdisc", "del", "dev", "lo", "root"],
 };
@@ -73,7 +117,8 @@ export function detectNetem(): NetemSupport {
 }
 
 function probe(): NetemSupport {
-  if (process.platform !== "linux") return { available: false, reason: `netem is Linux-only (this is ${process.platform})` };
+  if (process.platform !== "linux")
+    return { available: false, reason: `netem is Linux-only (this is ${process.platform})` };
   const tc = findTc();
   if (!tc) return { available: false, reason: "no `tc` binary (iproute2) on this machine" };
   if (typeof process.getuid === "function" && process.getuid() !== 0) {
@@ -82,9 +127,14 @@ function probe(): NetemSupport {
   const current = run(tc, ["qdisc", "show", "dev", "lo"]);
   if (!current.ok) return { available: false, reason: `\`tc qdisc show dev lo\` failed: ${current.out}` };
   if (!/^qdisc noqueue /m.test(current.out)) {
-    return { available: false, reason: `lo already has a queueing discipline (${current.out.split("\n")[0]}); the lab will not replace it` };
+    return {
+      available: false,
+      reason: `lo already has a queueing discipline (${current.out.split("\n")[0]}); the lab will not replace it`,
+    };
   }
-  const script = [netemCommands.root()[0], ...netemCommands.link(0, "127.0.0.1", 5432, 1)].map((a) => `${tc} ${a.join(" ")}`).join(" && ");
+  const script = [netemCommands.root()[0], ...netemCommands.link(0, "127.0.0.1", 5432, 1)]
+    .map((a) => `${tc} ${a.join(" ")}`)
+    .join(" && ");
   const trial = run("unshare", ["--net", "sh", "-c", script]);
   if (!trial.ok) {
     const why = /unknown|No such file|not supported/i.test(trial.out)
@@ -113,13 +163,22 @@ export class NetemController {
     installShutdownHooks();
     const controller = new NetemController(findTc()!);
     // detached: a Stop's SIGINT to the kernel's group must not tear the qdiscs down under a trial.
-    controller.guard = fork(path.join(__dirname, "netem-guard-process.js"), [controller.tc], { execArgv: [], stdio: ["ignore", "ignore", "ignore", "ipc"], detached: true });
+    controller.guard = fork(path.join(__dirname, "netem-guard-process.js"), [controller.tc], {
+      execArgv: [],
+      stdio: ["ignore", "ignore", "ignore", "ipc"],
+      detached: true,
+    });
     await new Promise<void>((resolve, reject) => {
       controller.guard!.once("message", () => resolve());
       controller.guard!.once("exit", (code) => reject(new Error(`netem guard exited early (${code})`)));
     });
     const pid = controller.guard.pid!;
-    controller.guardRecord = register({ type: "process", pid, pidStartTicks: processStartTicks(pid), description: `netem guard pid ${pid} (removes the qdiscs on lo)` });
+    controller.guardRecord = register({
+      type: "process",
+      pid,
+      pidStartTicks: processStartTicks(pid),
+      description: `netem guard pid ${pid} (removes the qdiscs on lo)`,
+    });
     try {
       controller.tcOrThrow(netemCommands.root()[0]);
     } catch (error) {

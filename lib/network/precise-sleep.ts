@@ -33,7 +33,10 @@ export class PreciseSleeper {
    * @param marginNs asked-for sleeps end this much before the estimate says they would, so the
    *   wake-up is early more often than late; the spin covers the rest.
    */
-  constructor(private readonly marginNs = 15_000, initialLateNs = 80_000) {
+  constructor(
+    private readonly marginNs = 15_000,
+    initialLateNs = 80_000,
+  ) {
     this.lateNs = initialLateNs;
   }
 
@@ -74,6 +77,11 @@ export class PreciseSleeper {
   }
 
   stats(): SleeperStats {
-    return { lateUs: this.lateNs / 1000, blocked: this.blocked, spunOnly: this.spunOnly, spinMs: this.spinNs / NS_PER_MS };
+    return {
+      lateUs: this.lateNs / 1000,
+      blocked: this.blocked,
+      spunOnly: this.spunOnly,
+      spinMs: this.spinNs / NS_PER_MS,
+    };
   }
 }

@@ -26,7 +26,13 @@ export interface ProxyStats extends SchedulerStats {
 }
 
 export type ProxyReply =
-  | { readonly type: "listening"; readonly port: number; readonly waitLateUs: number; readonly niceness: number | null; readonly timerSlackNs: number | null }
+  | {
+      readonly type: "listening";
+      readonly port: number;
+      readonly waitLateUs: number;
+      readonly niceness: number | null;
+      readonly timerSlackNs: number | null;
+    }
   | { readonly type: "ok" }
   | { readonly type: "stats"; readonly stats: ProxyStats }
   | { readonly type: "error"; readonly message: string };

@@ -124,10 +124,13 @@ export function createIndexAfterLoadParams(
   rejectUnknownKeys("02-create-index-after-load", overrides, KNOWN);
   const p = withProfile(CREATE_INDEX_AFTER_LOAD_PROFILES, profile, overrides);
   const walAnatomyRows = nonNegativeNumber("walAnatomyRows", p.walAnatomyRows);
-  if (!Number.isInteger(walAnatomyRows)) throw new ParameterError(`walAnatomyRows must be a whole number, got ${walAnatomyRows}`);
+  if (!Number.isInteger(walAnatomyRows))
+    throw new ParameterError(`walAnatomyRows must be a whole number, got ${walAnatomyRows}`);
   const keyOrders = listOf("keyOrders", p.keyOrders, KEY_ORDERS);
   if (!keyOrders.includes("random")) {
-    throw new ParameterError(`keyOrders must include "random" (the seed's order, used by the headline and every sweep); got ${JSON.stringify(keyOrders)}`);
+    throw new ParameterError(
+      `keyOrders must include "random" (the seed's order, used by the headline and every sweep); got ${JSON.stringify(keyOrders)}`,
+    );
   }
   // PostgreSQL's own limits: maintenance_work_mem ≥ 1 MB; max_wal_size ≥ two 16 MB segments.
   const memorySweepMB = integerListInRange("memorySweepMB", p.memorySweepMB, 1, 2_097_151);
@@ -143,7 +146,12 @@ export function createIndexAfterLoadParams(
     walAnatomyRows,
     randomSeed: numberInRange("randomSeed (a setseed() value)", p.randomSeed, -1, 1),
     maintenanceWorkMemMB: integerInRange("maintenanceWorkMemMB", p.maintenanceWorkMemMB, 1, 2_097_151),
-    maxParallelMaintenanceWorkers: integerInRange("maxParallelMaintenanceWorkers", p.maxParallelMaintenanceWorkers, 0, 8),
+    maxParallelMaintenanceWorkers: integerInRange(
+      "maxParallelMaintenanceWorkers",
+      p.maxParallelMaintenanceWorkers,
+      0,
+      8,
+    ),
     sharedBuffersMB: integerInRange("sharedBuffersMB", p.sharedBuffersMB, 16, 1_048_576),
     maxWalSizeMB: integerInRange("maxWalSizeMB", p.maxWalSizeMB, 32, 1_073_741_823),
     checkpointTimeoutS: integerInRange("checkpointTimeoutS", p.checkpointTimeoutS, 30, 86_400),

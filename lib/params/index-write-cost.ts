@@ -66,7 +66,14 @@ export const INDEX_WRITE_COST_PROFILES: Readonly<Record<ProfileName, IndexWriteC
   // fillfactor 70 sweep of the non-indexed UPDATE (HOT needs free space). 5 repeats, because the
   // claims are decided on the exact interval of the median of paired ratios, and the min–max of 5
   // covers the median with 93.75 % (of 3: 75 %, too little to decide anything).
-  default: { ...SEED_MATRIX, rowCounts: [10_000, 100_000], repeats: 5, maxRepeats: 9, budgetSeconds: 300, fillfactors: [100, 70] },
+  default: {
+    ...SEED_MATRIX,
+    rowCounts: [10_000, 100_000],
+    repeats: 5,
+    maxRepeats: 9,
+    budgetSeconds: 300,
+    fillfactors: [100, 70],
+  },
   // The seed's 5 trials: their range covers the median of the paired ratios with 93.75 %.
   full: { ...SEED_MATRIX, rowCounts: [10_000, 100_000, 1_000_000], repeats: 5, maxRepeats: 5, budgetSeconds: 7200 },
 };
@@ -88,7 +95,12 @@ export function indexWriteCostParams(
   const fillfactors = integerListInRange("fillfactors", p.fillfactors, 10, 100);
   const repeats = positiveInteger("repeats", p.repeats);
   // An override of `repeats` alone moves the ceiling with it (no silent cap below what was asked).
-  const maxRepeats = positiveInteger("maxRepeats", overrides.repeats !== undefined && overrides.maxRepeats === undefined ? Math.max(repeats, p.maxRepeats) : p.maxRepeats);
+  const maxRepeats = positiveInteger(
+    "maxRepeats",
+    overrides.repeats !== undefined && overrides.maxRepeats === undefined
+      ? Math.max(repeats, p.maxRepeats)
+      : p.maxRepeats,
+  );
   if (maxRepeats < repeats) throw new ParameterError(`maxRepeats (${maxRepeats}) is smaller than repeats (${repeats})`);
   return {
     target: oneOf("target", p.target, TARGET_CHOICES),

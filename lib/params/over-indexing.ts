@@ -57,28 +57,69 @@ const SEED = {
 } as const;
 
 export const overIndexing_PROFILES: Readonly<Record<ProfileName, OverIndexingParams>> = {
-  smoke: { ...SEED, dataScale: 0.0005, repeats: 1, maxRepeats: 1, budgetSeconds: 120, clients: 4, threads: 2, durationSeconds: 2, sharedBuffersMB: 256, memoryGiB: 2 },
+  smoke: {
+    ...SEED,
+    dataScale: 0.0005,
+    repeats: 1,
+    maxRepeats: 1,
+    budgetSeconds: 120,
+    clients: 4,
+    threads: 2,
+    durationSeconds: 2,
+    sharedBuffersMB: 256,
+    memoryGiB: 2,
+  },
   // Five rounds (each level once per round, order rotated), so that a paired per-round interval covers
   // its median ≥ 90 % and claims 1–3 can be decided: 1 % of the seed's data (~110 MB: 200k products,
   // ~500k stock rows) and 6 s rounds, in about the time two 20 s rounds at 2 % took (4m8s on the
   // Xeon, estimated from a 2 % run's per-round overhead); the first round of a level builds its
   // indexes once, later rounds clone them.
   // Up to 2 more rounds while claim (1) or (2) straddles a margin, within 270 s.
-  default: { ...SEED, dataScale: 0.01, repeats: 5, maxRepeats: 7, budgetSeconds: 270, durationSeconds: 6, sharedBuffersMB: 1024, memoryGiB: 4 },
+  default: {
+    ...SEED,
+    dataScale: 0.01,
+    repeats: 5,
+    maxRepeats: 7,
+    budgetSeconds: 270,
+    durationSeconds: 6,
+    sharedBuffersMB: 1024,
+    memoryGiB: 4,
+  },
   // The seed's data (~11 GB, ~50 GB after rounds with 39 indexes) and its shortest round, 5 minutes.
-  full: { ...SEED, dataScale: 1, repeats: 1, maxRepeats: 1, budgetSeconds: 86_400, durationSeconds: 300, sharedBuffersMB: 12288, maintenanceWorkMemMB: 2048, maxWalSizeGB: 64, memoryGiB: 16 },
+  full: {
+    ...SEED,
+    dataScale: 1,
+    repeats: 1,
+    maxRepeats: 1,
+    budgetSeconds: 86_400,
+    durationSeconds: 300,
+    sharedBuffersMB: 12288,
+    maintenanceWorkMemMB: 2048,
+    maxWalSizeGB: 64,
+    memoryGiB: 16,
+  },
 };
 
 const KNOWN = Object.keys(overIndexing_PROFILES.default);
 
 function numberIn(name: string, value: unknown, min: number, max: number, exclusiveMin = false): number {
-  if (typeof value !== "number" || !Number.isFinite(value) || value > max || (exclusiveMin ? value <= min : value < min)) {
-    throw new ParameterError(`${name} must be a number ${exclusiveMin ? ">" : "≥"} ${min} and ≤ ${max}, got ${JSON.stringify(value)}`);
+  if (
+    typeof value !== "number" ||
+    !Number.isFinite(value) ||
+    value > max ||
+    (exclusiveMin ? value <= min : value < min)
+  ) {
+    throw new ParameterError(
+      `${name} must be a number ${exclusiveMin ? ">" : "≥"} ${min} and ≤ ${max}, got ${JSON.stringify(value)}`,
+    );
   }
   return value;
 }
 
-export function overIndexingParams(profile: ProfileName | string, overrides: Partial<OverIndexingParams> = {}): OverIndexingParams {
+export function overIndexingParams(
+  profile: ProfileName | string,
+  overrides: Partial<OverIndexingParams> = {},
+): OverIndexingParams {
   rejectUnknownKeys("03-over-indexing", overrides, KNOWN);
   const p = withProfile(overIndexing_PROFILES, profile, overrides);
   if (!Array.isArray(p.indexLevels) || p.indexLevels.length === 0) {
@@ -86,16 +127,21 @@ export function overIndexingParams(profile: ProfileName | string, overrides: Par
   }
   const levels = p.indexLevels.map((v, i) => {
     if (!(INDEX_LEVELS as readonly unknown[]).includes(v)) {
-      throw new ParameterError(`indexLevels[${i}] must be one of ${INDEX_LEVELS.join(", ")} (the seed's levels), got ${JSON.stringify(v)}`);
+      throw new ParameterError(
+        `indexLevels[${i}] must be one of ${INDEX_LEVELS.join(", ")} (the seed's levels), got ${JSON.stringify(v)}`,
+      );
     }
     return v as number;
   });
-  if (new Set(levels).size !== levels.length) throw new ParameterError(`indexLevels lists a level twice: ${levels.join(", ")}`);
+  if (new Set(levels).size !== levels.length)
+    throw new ParameterError(`indexLevels lists a level twice: ${levels.join(", ")}`);
   const repeats = positiveInteger("repeats", p.repeats);
   // Asking for more repeats than the profile's maxRepeats raises the cap with them, unless maxRepeats is set too.
   const maxRepeats = positiveInteger(
     "maxRepeats",
-    overrides.repeats !== undefined && overrides.maxRepeats === undefined ? Math.max(repeats, p.maxRepeats) : p.maxRepeats,
+    overrides.repeats !== undefined && overrides.maxRepeats === undefined
+      ? Math.max(repeats, p.maxRepeats)
+      : p.maxRepeats,
   );
   if (maxRepeats < repeats) throw new ParameterError(`maxRepeats (${maxRepeats}) is smaller than repeats (${repeats})`);
   const clients = positiveInteger("clients", p.clients);
@@ -108,7 +154,9 @@ export function overIndexingParams(profile: ProfileName | string, overrides: Par
   const sharedBuffersMB = positiveInteger("sharedBuffersMB", p.sharedBuffersMB);
   const memoryGiB = positiveInteger("memoryGiB", p.memoryGiB);
   if (sharedBuffersMB >= memoryGiB * 1024) {
-    throw new ParameterError(`sharedBuffersMB (${sharedBuffersMB}) must be below the server's memory limit memoryGiB (${memoryGiB} GiB)`);
+    throw new ParameterError(
+      `sharedBuffersMB (${sharedBuffersMB}) must be below the server's memory limit memoryGiB (${memoryGiB} GiB)`,
+    );
   }
   return {
     target: oneOf("target", p.target, TARGET_CHOICES),

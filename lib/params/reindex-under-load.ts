@@ -58,14 +58,31 @@ const SEED = {
 } as const;
 
 export const reindexUnderLoad_PROFILES: Readonly<Record<ProfileName, ReindexUnderLoadParams>> = {
-  smoke: { ...SEED, scale: 1, durationSeconds: 4, sets: 1, maxSets: 1, budgetSeconds: 120, reindexStartSeconds: 1.5, sampleIntervalMs: 100 },
+  smoke: {
+    ...SEED,
+    scale: 1,
+    durationSeconds: 4,
+    sets: 1,
+    maxSets: 1,
+    budgetSeconds: 120,
+    reindexStartSeconds: 1.5,
+    sampleIntervalMs: 100,
+  },
   // The seed's scale and run length (the REINDEX's share of a run decides the TPS drop). On 2 cores
   // the one-off init takes ~20 s and each run ~32 s: 2 sets of 3 runs take ~3.7 minutes. The claims
   // are decided per set and need ≥ 5 sets (an exact interval of a median covers it ≥ 90 % from 5
   // values): with 2 sets they are reported as inconclusive, saying so; `full` runs 5 sets (~8.5 min).
   // The budget is the default's time on the faster machine (3 min 28 s): a budget of ~540 s would let
   // the adaptive design reach 5 sets, at the cost of the other notebooks' time.
-  default: { ...SEED, scale: 100, durationSeconds: 30, sets: 2, maxSets: 5, budgetSeconds: 240, reindexStartSeconds: 10 },
+  default: {
+    ...SEED,
+    scale: 100,
+    durationSeconds: 30,
+    sets: 2,
+    maxSets: 5,
+    budgetSeconds: 240,
+    reindexStartSeconds: 10,
+  },
   full: { ...SEED, scale: 100, durationSeconds: 30, sets: 5, maxSets: 8, budgetSeconds: 1800, reindexStartSeconds: 10 },
 };
 
@@ -79,32 +96,46 @@ function positiveNumber(name: string, value: unknown): number {
 }
 
 function bool(name: string, value: unknown): boolean {
-  if (typeof value !== "boolean") throw new ParameterError(`${name} must be true or false, got ${JSON.stringify(value)}`);
+  if (typeof value !== "boolean")
+    throw new ParameterError(`${name} must be true or false, got ${JSON.stringify(value)}`);
   return value;
 }
 
-export function reindexUnderLoadParams(profile: ProfileName | string, overrides: Partial<ReindexUnderLoadParams> = {}): ReindexUnderLoadParams {
+export function reindexUnderLoadParams(
+  profile: ProfileName | string,
+  overrides: Partial<ReindexUnderLoadParams> = {},
+): ReindexUnderLoadParams {
   rejectUnknownKeys("04-reindex-under-load", overrides, KNOWN);
   const p = withProfile(reindexUnderLoad_PROFILES, profile, overrides);
   const durationSeconds = positiveInteger("durationSeconds", p.durationSeconds);
   const reindexStartSeconds = positiveNumber("reindexStartSeconds", p.reindexStartSeconds);
   if (reindexStartSeconds >= durationSeconds) {
-    throw new ParameterError(`reindexStartSeconds (${reindexStartSeconds}) must be less than durationSeconds (${durationSeconds}): the REINDEX has to start while pgbench runs`);
+    throw new ParameterError(
+      `reindexStartSeconds (${reindexStartSeconds}) must be less than durationSeconds (${durationSeconds}): the REINDEX has to start while pgbench runs`,
+    );
   }
   const clients = positiveInteger("clients", p.clients);
   const threads = positiveInteger("threads", p.threads);
   if (threads > clients) throw new ParameterError(`threads (${threads}) cannot exceed clients (${clients})`);
   if (typeof p.initSteps !== "string" || !/^[dtgGvpf]+$/.test(p.initSteps) || !p.initSteps.includes("p")) {
-    throw new ParameterError(`initSteps must be pgbench -I letters (d t g G v p f) and include "p" (the primary keys this notebook reindexes), got ${JSON.stringify(p.initSteps)}`);
+    throw new ParameterError(
+      `initSteps must be pgbench -I letters (d t g G v p f) and include "p" (the primary keys this notebook reindexes), got ${JSON.stringify(p.initSteps)}`,
+    );
   }
   const modes = listOf("modes", p.modes, REINDEX_MODES);
   if (new Set(modes).size !== modes.length) throw new ParameterError(`modes lists a mode twice: ${modes.join(", ")}`);
   const sampleIntervalMs = positiveInteger("sampleIntervalMs", p.sampleIntervalMs);
   const sets = positiveInteger("sets", p.sets);
   // Raising `sets` alone raises the ceiling with it, so an override of sets is never refused for it.
-  const maxSets = positiveInteger("maxSets", overrides.sets !== undefined && overrides.maxSets === undefined ? Math.max(sets, p.maxSets) : p.maxSets);
+  const maxSets = positiveInteger(
+    "maxSets",
+    overrides.sets !== undefined && overrides.maxSets === undefined ? Math.max(sets, p.maxSets) : p.maxSets,
+  );
   if (maxSets < sets) throw new ParameterError(`maxSets (${maxSets}) is smaller than sets (${sets})`);
-  if (sampleIntervalMs < 20) throw new ParameterError(`sampleIntervalMs must be at least 20 (the sampler's own query takes a few ms), got ${sampleIntervalMs}`);
+  if (sampleIntervalMs < 20)
+    throw new ParameterError(
+      `sampleIntervalMs must be at least 20 (the sampler's own query takes a few ms), got ${sampleIntervalMs}`,
+    );
   return {
     target: oneOf("target", p.target, TARGET_CHOICES),
     scale: positiveInteger("scale", p.scale),

@@ -72,14 +72,17 @@ export function hostEndpoint(name: string, value: string): DockerEndpoint {
 function hostsParam(value: unknown): RoundTripHosts {
   if (value === undefined) return {};
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new ParameterError(`hosts must be an object like { sameAz: "ssh://user@host" }, got ${JSON.stringify(value)}`);
+    throw new ParameterError(
+      `hosts must be an object like { sameAz: "ssh://user@host" }, got ${JSON.stringify(value)}`,
+    );
   }
   const out: { sameAz?: string; crossAz?: string } = {};
   for (const [key, v] of Object.entries(value)) {
     if (!(HOST_KEYS as readonly string[]).includes(key)) {
       throw new ParameterError(`hosts.${key} is not known; use ${HOST_KEYS.join(" or ")}`);
     }
-    if (typeof v !== "string" || !v) throw new ParameterError(`hosts.${key} must be "ssh://user@host" or a context name`);
+    if (typeof v !== "string" || !v)
+      throw new ParameterError(`hosts.${key} must be "ssh://user@host" or a context name`);
     hostEndpoint(`hosts.${key}`, v);
     out[key as (typeof HOST_KEYS)[number]] = v;
   }
@@ -104,27 +107,54 @@ const SEED = {
 } as const;
 
 export const ROUND_TRIPS_PROFILES: Readonly<Record<ProfileName, RoundTripsParams>> = {
-  smoke: { ...SEED, statements: 200, repeats: 1, sweepStandbyRttsMs: [0.2, 1.7], sweepCommits: 50, calibrationSamples: 100 },
+  smoke: {
+    ...SEED,
+    statements: 200,
+    repeats: 1,
+    sweepStandbyRttsMs: [0.2, 1.7],
+    sweepCommits: 50,
+    calibrationSamples: 100,
+  },
   // 5 repeats, so that a paired interval over repeats covers its median ≥ 90 % (claim b is decided
   // on it), in about the time 3 repeats of 1,000 statements took (2m53s on the Xeon): 500 statements
   // × 7 cases × 5 environments × 5 repeats time 5/6 of the statements, which pays for the 70 more
   // trials' resets and calibrations (a smoke run here: ~0.13 s untimed per trial). 1.7 ms round
   // trips and ~2 ms quorum commits dominate. Per-statement figures do not depend on N; tables scale
   // to the seed's 10,000.
-  default: { ...SEED, statements: 500, repeats: 5, sweepStandbyRttsMs: [0.2, 0.85, 1.7], sweepCommits: 200, calibrationSamples: 300 },
-  full: { ...SEED, statements: 10_000, repeats: 5, sweepStandbyRttsMs: [0.2, 0.5, 0.85, 1.2, 1.7, 2.5], sweepCommits: 1000, calibrationSamples: 500 },
+  default: {
+    ...SEED,
+    statements: 500,
+    repeats: 5,
+    sweepStandbyRttsMs: [0.2, 0.85, 1.7],
+    sweepCommits: 200,
+    calibrationSamples: 300,
+  },
+  full: {
+    ...SEED,
+    statements: 10_000,
+    repeats: 5,
+    sweepStandbyRttsMs: [0.2, 0.5, 0.85, 1.2, 1.7, 2.5],
+    sweepCommits: 1000,
+    calibrationSamples: 500,
+  },
 };
 
 const KNOWN = Object.keys(ROUND_TRIPS_PROFILES.default);
 
 function rttMs(name: string, value: unknown): number {
   const v = nonNegativeNumber(name, value);
-  if (v > 100) throw new ParameterError(`${name} is a round trip in milliseconds; ${v} ms is beyond what this lab emulates (≤ 100)`);
+  if (v > 100)
+    throw new ParameterError(
+      `${name} is a round trip in milliseconds; ${v} ms is beyond what this lab emulates (≤ 100)`,
+    );
   return v;
 }
 
 function rttList(name: string, value: unknown): number[] {
-  if (!Array.isArray(value)) throw new ParameterError(`${name} must be a list of round trips in ms (may be empty), got ${JSON.stringify(value)}`);
+  if (!Array.isArray(value))
+    throw new ParameterError(
+      `${name} must be a list of round trips in ms (may be empty), got ${JSON.stringify(value)}`,
+    );
   return value.map((v, i) => rttMs(`${name}[${i}]`, v));
 }
 
@@ -133,13 +163,18 @@ function maybeEmptyListOf<T extends string>(name: string, value: unknown, allowe
   return listOf(name, value, allowed);
 }
 
-export function roundTripsParams(profile: ProfileName | string, overrides: Partial<RoundTripsParams> = {}): RoundTripsParams {
+export function roundTripsParams(
+  profile: ProfileName | string,
+  overrides: Partial<RoundTripsParams> = {},
+): RoundTripsParams {
   rejectUnknownKeys("05-round-trips", overrides, KNOWN);
   const p = withProfile(ROUND_TRIPS_PROFILES, profile, overrides);
   const statements = positiveInteger("statements", p.statements);
   const rows = positiveInteger("rows", p.rows);
   if (statements > rows) {
-    throw new ParameterError(`statements (${statements}) cannot exceed rows (${rows}): each UPDATE targets one of ids 1..statements`);
+    throw new ParameterError(
+      `statements (${statements}) cannot exceed rows (${rows}): each UPDATE targets one of ids 1..statements`,
+    );
   }
   const sameAz = rttMs("sameAzRttMs", p.sameAzRttMs);
   const crossAz = rttMs("crossAzRttMs", p.crossAzRttMs);

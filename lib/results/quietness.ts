@@ -116,7 +116,9 @@ export function quietnessText(q: Quietness): string {
     );
   }
   const j = (label: string, r: RttJitter | undefined) =>
-    r ? `${label} SELECT 1 median ${(r.medianMs * 1000).toFixed(0)} µs, p99 ${(r.p99Ms * 1000).toFixed(0)} µs, IQR/median ${pct(r.relativeIqr)}` : "";
+    r
+      ? `${label} SELECT 1 median ${(r.medianMs * 1000).toFixed(0)} µs, p99 ${(r.p99Ms * 1000).toFixed(0)} µs, IQR/median ${pct(r.relativeIqr)}`
+      : "";
   parts.push(...[j("before:", q.selectOneBefore), j("after:", q.selectOneAfter)].filter(Boolean));
   return parts.join(" · ");
 }

@@ -192,7 +192,11 @@ export class RunStore<C extends object = Record<string, unknown>> {
 
   /** Keys of trials that finished successfully: a resume skips them. */
   finishedKeys(): Set<string> {
-    return new Set(this.trials().filter((t) => t.status === "ok").map((t) => t.key));
+    return new Set(
+      this.trials()
+        .filter((t) => t.status === "ok")
+        .map((t) => t.key),
+    );
   }
 
   writeSummary(name: string, value: unknown): string {

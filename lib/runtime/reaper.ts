@@ -5,13 +5,7 @@
 import fs from "node:fs";
 import { spawn } from "node:child_process";
 import path from "node:path";
-import {
-  isProcessAlive,
-  listRecords,
-  ownRecords,
-  unregister,
-  type ResourceRecord,
-} from "./resource-registry";
+import { isProcessAlive, listRecords, ownRecords, unregister, type ResourceRecord } from "./resource-registry";
 
 function sleepSync(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
@@ -99,7 +93,8 @@ const UNREACHABLE_MEMORY_MS = 60_000;
  */
 async function removeContainer(resource: Extract<ResourceRecord, { type: "docker-container" }>): Promise<void> {
   // Loaded lazily so that runs without Docker never load dockerode.
-  const { dockerClient, dockerClientFor, dockerEndpoint, withEngineTimeout } = await import("../targets/docker/docker-client");
+  const { dockerClient, dockerClientFor, dockerEndpoint, withEngineTimeout } =
+    await import("../targets/docker/docker-client");
   const { endpointFromRef } = await import("../targets/docker/endpoint");
   const docker = resource.dockerHost
     ? dockerClientFor(endpointFromRef({ dockerHost: resource.dockerHost, dockerContext: resource.dockerContext }))
@@ -107,7 +102,9 @@ async function removeContainer(resource: Extract<ResourceRecord, { type: "docker
   const where = resource.dockerHost ?? dockerEndpoint();
   const known = unreachableEngines.get(where);
   if (known && Date.now() - known.at < UNREACHABLE_MEMORY_MS) {
-    throw Object.assign(new Error(`the Docker engine at ${where} did not answer a moment ago: ${known.reason}`), { code: "ETIMEDOUT" });
+    throw Object.assign(new Error(`the Docker engine at ${where} did not answer a moment ago: ${known.reason}`), {
+      code: "ETIMEDOUT",
+    });
   }
   const container = docker.getContainer(resource.containerId);
   try {
@@ -116,7 +113,8 @@ async function removeContainer(resource: Extract<ResourceRecord, { type: "docker
     const status = (error as { statusCode?: number }).statusCode;
     if (status === 404) return;
     // No HTTP status: the engine itself was not reached (SSH or TCP failed, or it timed out).
-    if (status === undefined) unreachableEngines.set(where, { reason: error instanceof Error ? error.message : String(error), at: Date.now() });
+    if (status === undefined)
+      unreachableEngines.set(where, { reason: error instanceof Error ? error.message : String(error), at: Date.now() });
     // 409 "removal … already in progress": the owner's own removal, cut short by its exit, is
     // still running in the engine. Seen here after SIGTERM to `npm run reproduce` on the Docker
     // target: the detached reaper met it, kept the record, and a stale record stayed behind.
@@ -171,12 +169,19 @@ async function reasonKept(resource: ResourceRecord, error: unknown): Promise<str
  * Issue 15: one stale container record with the daemon down made every run fail at start,
  * embedded ones included, and `npm run clean` too.
  */
-async function removeRecorded(record: { id: string; ownerPid: number; resource: ResourceRecord }, options: ReapOptions): Promise<boolean> {
+async function removeRecorded(
+  record: { id: string; ownerPid: number; resource: ResourceRecord },
+  options: ReapOptions,
+): Promise<boolean> {
   try {
     if (record.resource.type === "process") removeProcessResource(record.resource);
     else await removeContainer(record.resource);
   } catch (error) {
-    const kept: KeptResource = { description: record.resource.description, ownerPid: record.ownerPid, reason: await reasonKept(record.resource, error) };
+    const kept: KeptResource = {
+      description: record.resource.description,
+      ownerPid: record.ownerPid,
+      reason: await reasonKept(record.resource, error),
+    };
     if (options.onKept) options.onKept(kept);
     else process.stderr.write(`db-write-lab: kept the record of ${kept.description} for later: ${kept.reason}\n`);
     return false;
@@ -190,7 +195,8 @@ export async function reapOrphans(options: ReapOptions = {}): Promise<ReapedReso
   const reaped: ReapedResource[] = [];
   for (const record of listRecords()) {
     if (record.ownerAlive) continue;
-    if (await removeRecorded(record, options)) reaped.push({ description: record.resource.description, ownerPid: record.ownerPid });
+    if (await removeRecorded(record, options))
+      reaped.push({ description: record.resource.description, ownerPid: record.ownerPid });
   }
   return reaped;
 }

@@ -21,7 +21,9 @@ let stopping: Promise<void> | undefined;
 export function shutdownAll(): Promise<void> {
   stopping ??= releaseOwnResources()
     .catch((error: unknown) => {
-      process.stderr.write(`db-write-lab: shutdown failed: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.stderr.write(
+        `db-write-lab: shutdown failed: ${error instanceof Error ? error.message : String(error)}\n`,
+      );
     })
     .finally(() => {
       stopping = undefined;

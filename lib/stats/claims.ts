@@ -149,7 +149,11 @@ export function decide(rule: Rule, interval: Interval | undefined, options: Deci
       };
     }
   }
-  return { verdict: side, decidedBy: side === "held" ? `${shown}: ${describeSide(rule, fmt, true)}` : `${shown}: ${describeSide(rule, fmt, false)}` };
+  return {
+    verdict: side,
+    decidedBy:
+      side === "held" ? `${shown}: ${describeSide(rule, fmt, true)}` : `${shown}: ${describeSide(rule, fmt, false)}`,
+  };
 }
 
 function describeSide(rule: Rule, fmt: (x: number) => string, held: boolean): string {
@@ -159,7 +163,9 @@ function describeSide(rule: Rule, fmt: (x: number) => string, held: boolean): st
     case "below":
       return held ? `wholly below ${fmt(rule.margin)}` : `wholly at or above ${fmt(rule.margin)}`;
     case "inside":
-      return held ? `wholly inside ${fmt(rule.low)}–${fmt(rule.high)}` : `wholly outside ${fmt(rule.low)}–${fmt(rule.high)}`;
+      return held
+        ? `wholly inside ${fmt(rule.low)}–${fmt(rule.high)}`
+        : `wholly outside ${fmt(rule.low)}–${fmt(rule.high)}`;
   }
 }
 
@@ -171,7 +177,12 @@ export function repeatsForCoverage(coverage: number): number {
 }
 
 /** A claim outside its regime: no verdict on the seed's statement, and what would test it. */
-export function notTestedAtThisScale(declaration: Declaration, ours: string, outside: string, howToTest: string): ClaimCheck {
+export function notTestedAtThisScale(
+  declaration: Declaration,
+  ours: string,
+  outside: string,
+  howToTest: string,
+): ClaimCheck {
   return {
     ...declaration,
     ours,
@@ -220,15 +231,26 @@ export function verdictSummary(claims: readonly ClaimCheck[]): string {
  * OUTLIER_RULE, or a checkpoint/autovacuum inside the timed window): `without` are the same claims
  * judged on the data with those trials left out.
  */
-export function withSensitivity(claims: readonly ClaimCheck[], without: readonly ClaimCheck[], flagged: number): ClaimCheck[] {
-  if (flagged === 0) return claims.map((c) => ({ ...c, sensitivity: "No trial was flagged (outlier, checkpoint or autovacuum in its window)." }));
+export function withSensitivity(
+  claims: readonly ClaimCheck[],
+  without: readonly ClaimCheck[],
+  flagged: number,
+): ClaimCheck[] {
+  if (flagged === 0)
+    return claims.map((c) => ({
+      ...c,
+      sensitivity: "No trial was flagged (outlier, checkpoint or autovacuum in its window).",
+    }));
   return claims.map((c) => {
     const other = without.find((w) => w.id === c.id);
     const what = `Without the ${flagged} flagged trial(s) (outliers, or a checkpoint/autovacuum in the timed window)`;
     if (!other) return { ...c, sensitivity: `${what}: this claim cannot be judged.` };
     return {
       ...c,
-      sensitivity: other.verdict === c.verdict ? `${what}: the same verdict.` : `${what}: "${other.verdict}" instead (${other.decidedBy}).`,
+      sensitivity:
+        other.verdict === c.verdict
+          ? `${what}: the same verdict.`
+          : `${what}: "${other.verdict}" instead (${other.decidedBy}).`,
     };
   });
 }

@@ -79,7 +79,12 @@ export function pairedRatioInterval(
   of: string,
 ): Interval | undefined {
   const r = pairedRatios(target, baseline);
-  return r.length ? medianInterval(r.map((x) => x.ratio), of) : undefined;
+  return r.length
+    ? medianInterval(
+        r.map((x) => x.ratio),
+        of,
+      )
+    : undefined;
 }
 
 /**

@@ -43,7 +43,12 @@ export interface Ratio {
  * Written here because simple-statistics has no two-sample bootstrap; the PRNG is seeded so the
  * same trials always give the same interval.
  */
-export function ratioOfMedians(target: readonly number[], baseline: readonly number[], resamples = 2000, seed = 42): Ratio {
+export function ratioOfMedians(
+  target: readonly number[],
+  baseline: readonly number[],
+  resamples = 2000,
+  seed = 42,
+): Ratio {
   const t = spread(target);
   const b = spread(baseline);
   const rng = prand.xoroshiro128plus(seed);

@@ -180,7 +180,9 @@ export class TrialWatchdog {
       } catch {
         if (!warned) {
           warned = true;
-          this.options.say?.(`⚠ ${capitalise(serverName(server))} has not answered for ${seconds(silentMs)} s while ${what}…`);
+          this.options.say?.(
+            `⚠ ${capitalise(serverName(server))} has not answered for ${seconds(silentMs)} s while ${what}…`,
+          );
         }
       } finally {
         probing = false;
@@ -235,7 +237,10 @@ export function explainServerLoss(server: StartedServer, error: unknown): unknow
   const logTail = (server as { logTail?: unknown }).logTail;
   if (typeof logTail === "function") {
     const text = String((logTail as (lines: number) => string).call(server, 50));
-    const last = text.split("\n").filter((l) => /\b(PANIC|FATAL):|No space left on device/.test(l)).at(-1);
+    const last = text
+      .split("\n")
+      .filter((l) => /\b(PANIC|FATAL):|No space left on device/.test(l))
+      .at(-1);
     if (last) reasons.push(`its log says: ${last.trim()}`);
   }
   if (!reasons.length) return error;
@@ -248,7 +253,9 @@ function isConnectionLoss(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === "string"
     ? /^E(CONNRESET|PIPE|CONNREFUSED|HOSTUNREACH|TIMEDOUT)$/.test(code)
-    : /Connection terminated|connection.*(closed|lost)|terminating connection|No space left on device/i.test(String(error));
+    : /Connection terminated|connection.*(closed|lost)|terminating connection|No space left on device/i.test(
+        String(error),
+      );
 }
 
 /**

@@ -17,30 +17,49 @@ function pgbenchMissing(): string | undefined {
   }
 }
 
-test("write path vs pgbench: both sides write every row once, with server time split out", { timeout: 120_000 }, async (t) => {
-  const missing = pgbenchMissing();
-  if (missing) return t.skip(missing);
-  // benchWritePath throws if either side touched other than `rows` rows (pg_stat_statements).
-  const results = await benchWritePath(3000, 1000, ["insert", "update_one_field"]);
-  assert.deepEqual(results.map((r) => r.operation), ["insert", "update_one_field"]);
-  for (const r of results) {
-    assert.ok(r.labSeconds > 0 && r.pgbenchSeconds > 0 && Number.isFinite(r.ratio), `${r.operation}: ${JSON.stringify(r)}`);
-    for (const share of [r.outsideServerShare, r.pgbenchOutsideServerShare]) assert.ok(share > 0 && share < 1, `${r.operation}: share ${share}`);
-    assert.ok(r.serverTimeRatio > 0, `${r.operation}: server time ratio ${r.serverTimeRatio}`);
-  }
-});
+test(
+  "write path vs pgbench: both sides write every row once, with server time split out",
+  { timeout: 120_000 },
+  async (t) => {
+    const missing = pgbenchMissing();
+    if (missing) return t.skip(missing);
+    // benchWritePath throws if either side touched other than `rows` rows (pg_stat_statements).
+    const results = await benchWritePath(3000, 1000, ["insert", "update_one_field"]);
+    assert.deepEqual(
+      results.map((r) => r.operation),
+      ["insert", "update_one_field"],
+    );
+    for (const r of results) {
+      assert.ok(
+        r.labSeconds > 0 && r.pgbenchSeconds > 0 && Number.isFinite(r.ratio),
+        `${r.operation}: ${JSON.stringify(r)}`,
+      );
+      for (const share of [r.outsideServerShare, r.pgbenchOutsideServerShare])
+        assert.ok(share > 0 && share < 1, `${r.operation}: share ${share}`);
+      assert.ok(r.serverTimeRatio > 0, `${r.operation}: server time ratio ${r.serverTimeRatio}`);
+    }
+  },
+);
 
-test("write path vs pgbench refuses a row count pgbench cannot split into whole batches", { timeout: 60_000 }, async (t) => {
-  const missing = pgbenchMissing();
-  if (missing) return t.skip(missing);
-  await assert.rejects(benchWritePath(2500, 1000, ["insert"]), /multiple of the batch size/);
-});
+test(
+  "write path vs pgbench refuses a row count pgbench cannot split into whole batches",
+  { timeout: 60_000 },
+  async (t) => {
+    const missing = pgbenchMissing();
+    if (missing) return t.skip(missing);
+    await assert.rejects(benchWritePath(2500, 1000, ["insert"]), /multiple of the batch size/);
+  },
+);
 
-test("delay-proxy bench: own cost beside a bare pipe, and the closed loop reaches each request", { timeout: 120_000 }, async () => {
-  const b = await benchDelayProxy({ samples: 100, rounds: 1, requestedMs: [1.7] });
-  assert.ok(Number.isFinite(b.overheadAtZeroUs) && Number.isFinite(b.barePipeOverheadUs));
-  assert.equal(b.points.length, 1);
-  // Correctness, not precision (that is what the bench reports): the closed loop adds delay. An upper
-  // bound would be a bet on the machine's load (issue 15).
-  assert.ok(b.points[0].closedLoopAddedMs > 0, `added ${b.points[0].closedLoopAddedMs} ms for 1.7`);
-});
+test(
+  "delay-proxy bench: own cost beside a bare pipe, and the closed loop reaches each request",
+  { timeout: 120_000 },
+  async () => {
+    const b = await benchDelayProxy({ samples: 100, rounds: 1, requestedMs: [1.7] });
+    assert.ok(Number.isFinite(b.overheadAtZeroUs) && Number.isFinite(b.barePipeOverheadUs));
+    assert.equal(b.points.length, 1);
+    // Correctness, not precision (that is what the bench reports): the closed loop adds delay. An upper
+    // bound would be a bet on the machine's load (issue 15).
+    assert.ok(b.points[0].closedLoopAddedMs > 0, `added ${b.points[0].closedLoopAddedMs} ms for 1.7`);
+  },
+);

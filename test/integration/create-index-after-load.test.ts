@@ -15,46 +15,83 @@ import { serverSpec } from "../../lib/experiments/create-index-after-load/run";
 
 test("trials on embedded PostgreSQL: per-phase counters, WAL by record type, index shape, claims", async () => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-results-test-"));
-  const p = createIndexAfterLoadParams("smoke", { rows: 4000, repeats: 1, rowSweep: [4000], sweepRepeats: 1, keyOrders: ["random", "sorted"], memorySweepMB: [1], workerSweep: [0], walAnatomyRows: 4000, settleMs: 50 });
+  const p = createIndexAfterLoadParams("smoke", {
+    rows: 4000,
+    repeats: 1,
+    rowSweep: [4000],
+    sweepRepeats: 1,
+    keyOrders: ["random", "sorted"],
+    memorySweepMB: [1],
+    workerSweep: [0],
+    walAnatomyRows: 4000,
+    settleMs: 50,
+  });
   const server = await new EmbeddedPostgresTarget().start(serverSpec(p));
   try {
     const store = RunStore.open<CialCondition>({ notebook: "test-02", params: p, root });
     const plan = planTrials(p);
-    const trials: CialTrial[] = await runPlan({ plan, connection: server.connection, store, randomSeed: p.randomSeed, settleMs: p.settleMs, maxWalSizeMB: p.maxWalSizeMB });
+    const trials: CialTrial[] = await runPlan({
+      plan,
+      connection: server.connection,
+      store,
+      randomSeed: p.randomSeed,
+      settleMs: p.settleMs,
+      maxWalSizeMB: p.maxWalSizeMB,
+    });
     assert.equal(trials.length, plan.length);
     assert.equal(store.trials().length, plan.length, "every trial appended to trials.jsonl");
     for (const t of trials) {
       assert.equal(t.status, "ok", t.error);
       assert.equal(typeof t.position, "number", "each trial records its place in its repeat's order");
-      assert.equal(typeof t.counters?.["index.autovacuum.runs"], "number", "autovacuum runs counted in every timed phase");
+      assert.equal(
+        typeof t.counters?.["index.autovacuum.runs"],
+        "number",
+        "autovacuum runs counted in every timed phase",
+      );
       const c = t.counters!;
       if (t.condition.kind !== "build") {
         assert.equal(c["load.db.tup_inserted"], 4000, "the load phase inserted every row");
-        assert.deepEqual(t.phases!.map((x) => x.phase), t.condition.method === "load_then_index" ? ["load", "index", "checkpoint"] : ["index", "load", "checkpoint"]);
-        assert.ok((c["checkpoint.checkpointer.requested"] ?? 0) >= 1, "the closing CHECKPOINT is counted in its own phase");
+        assert.deepEqual(
+          t.phases!.map((x) => x.phase),
+          t.condition.method === "load_then_index" ? ["load", "index", "checkpoint"] : ["index", "load", "checkpoint"],
+        );
+        assert.ok(
+          (c["checkpoint.checkpointer.requested"] ?? 0) >= 1,
+          "the closing CHECKPOINT is counted in its own phase",
+        );
         const load = t.phases!.find((x) => x.phase === "load")!;
-        assert.ok(load.backend && load.backend.userS + load.backend.systemS > 0, "log_statement_stats reported the backend's CPU");
+        assert.ok(
+          load.backend && load.backend.userS + load.backend.systemS > 0,
+          "log_statement_stats reported the backend's CPU",
+        );
         assert.ok(load.walBytes > 4000 * 50, "a heap insert record per row at least");
       }
       const index = t.phases!.find((x) => x.phase === "index")!;
       assert.ok(index.sort, "trace_sort reported the CREATE INDEX sort");
       assert.ok(t.index && t.index.leafPages > 0);
     }
-    const byKey = (kind: string, method: string, order = "random") => trials.find((t) => t.condition.kind === kind && t.condition.method === method && t.condition.keyOrder === order)!;
+    const byKey = (kind: string, method: string, order = "random") =>
+      trials.find((t) => t.condition.kind === kind && t.condition.method === method && t.condition.keyOrder === order)!;
     const a = byKey("load", "load_then_index");
     const b = byKey("load", "index_then_load");
     const walA = phaseSums(a, ["load", "index"])["wal.records"];
     const walB = phaseSums(b, ["load"])["wal.records"];
     assert.ok(walA >= 4000 && walA < 4000 * 1.2, `A: about one WAL record per row (got ${walA})`);
     assert.ok(walB >= 2 * 4000 && walB < 2 * 4000 * 1.2, `B: about two WAL records per row (got ${walB})`);
-    assert.ok(a.index!.avgLeafDensity > 85, `CREATE INDEX packs leaves to fillfactor 90 (got ${a.index!.avgLeafDensity})`);
+    assert.ok(
+      a.index!.avgLeafDensity > 85,
+      `CREATE INDEX packs leaves to fillfactor 90 (got ${a.index!.avgLeafDensity})`,
+    );
     assert.equal(a.index!.leafFragmentation, 0);
     const build = trials.find((t) => t.condition.kind === "build")!;
     assert.equal(build.phases!.length, 1);
     const anatomyB = byKey("wal_anatomy", "index_then_load").walAnatomy!.load!;
     const count = (type: string) => anatomyB.find((r) => r.type === type)?.count ?? 0;
     assert.ok(count("Btree/INSERT_LEAF") > 3900, "pg_walinspect: one index-leaf insert record per row");
-    assert.ok(count("Heap/INSERT") + count("Heap/INSERT+INIT") === 4000, "pg_walinspect: one heap insert record per row");
+    assert.ok(
+      count("Heap/INSERT") + count("Heap/INSERT+INIT") === 4000,
+      "pg_walinspect: one heap insert record per row",
+    );
 
     const admin = new Client(server.connection);
     await admin.connect();
@@ -73,7 +110,10 @@ test("trials on embedded PostgreSQL: per-phase counters, WAL by record type, ind
     assert.equal(s.builds.length, 1);
     assert.equal(s.builds[0].spilled !== undefined, true);
     const claims = checkClaims(s);
-    assert.deepEqual(claims.map((c) => c.id), ["1a", "1b", "2", "3", "4"]);
+    assert.deepEqual(
+      claims.map((c) => c.id),
+      ["1a", "1b", "2", "3", "4"],
+    );
     const wal = claims[2];
     assert.ok(wal.interval && wal.interval.estimate >= 1.6 && wal.interval.estimate <= 2.5, wal.ours);
     assert.equal(wal.verdict, "inconclusive", "one repeat never decides a claim");

@@ -14,7 +14,10 @@ test("the proxy adds at least the delay it is asked for, keeps bytes in order an
   const proxy = await DelayProxy.start({ name: "test", targetHost: "127.0.0.1", targetPort: echo.port });
   try {
     assert.ok(proxy.pid && isProcessAlive(proxy.pid));
-    assert.ok(ownRecords().some((r) => r.resource.type === "process" && r.resource.pid === proxy.pid), "registered for the reaper");
+    assert.ok(
+      ownRecords().some((r) => r.resource.type === "process" && r.resource.pid === proxy.pid),
+      "registered for the reaper",
+    );
     const direct = await pingClient("127.0.0.1", echo.port);
     const via = await pingClient("127.0.0.1", proxy.port);
     const zero = await medianRtt(via.probe, 200);
@@ -26,7 +29,9 @@ test("the proxy adds at least the delay it is asked for, keeps bytes in order an
     const stats = await proxy.stats();
     assert.ok(stats.delivered >= 400, `each ping and pong delayed (${stats.delivered})`);
     assert.ok(stats.lateP50Us >= 0, `never delivered early (${stats.lateP50Us} µs late in the median)`);
-    t.diagnostic(`added ${(median(delayed) - zero).toFixed(3)} ms for 1.0 asked; delivery ${stats.lateP50Us} µs late (p50)`);
+    t.diagnostic(
+      `added ${(median(delayed) - zero).toFixed(3)} ms for 1.0 asked; delivery ${stats.lateP50Us} µs late (p50)`,
+    );
 
     // 2 MB through the delayed link, echoed back intact and in order; then a half-close arrives.
     const payload = Buffer.alloc(2 * 1024 * 1024);
@@ -62,7 +67,10 @@ test("the proxy adds at least the delay it is asked for, keeps bytes in order an
     await proxy.close();
     await echo.close();
   }
-  assert.ok(!ownRecords().some((r) => r.resource.type === "process" && r.resource.pid === proxy.pid), "unregistered on close");
+  assert.ok(
+    !ownRecords().some((r) => r.resource.type === "process" && r.resource.pid === proxy.pid),
+    "unregistered on close",
+  );
   assert.ok(!isProcessAlive(proxy.pid!), "the proxy process is gone");
 });
 

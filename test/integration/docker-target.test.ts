@@ -112,7 +112,10 @@ test("PostgreSQL in the stand-in image: settings, limits, loopback port, passwor
   await t.test("the port is published on 127.0.0.1 only, and a wrong password is refused", async () => {
     const info = await container.inspect();
     const bindings = info.HostConfig.PortBindings as Record<string, { HostIp: string; HostPort: string }[]>;
-    assert.deepEqual(bindings["5432/tcp"].map((b) => b.HostIp), ["127.0.0.1"]);
+    assert.deepEqual(
+      bindings["5432/tcp"].map((b) => b.HostIp),
+      ["127.0.0.1"],
+    );
     const published = info.NetworkSettings.Ports["5432/tcp"] ?? [];
     assert.ok(published.length > 0);
     for (const binding of published) assert.equal(binding.HostIp, "127.0.0.1");
@@ -148,16 +151,19 @@ test("PostgreSQL in the stand-in image: settings, limits, loopback port, passwor
     }
   });
 
-  await t.test("the published port answers too, as it does for Docker Desktop, where the bridge is out of reach", async () => {
-    const port = Number((server.description.publishedAddress ?? "").split(":")[1]);
-    const viaPublished = new Client({ ...server.connection, host: "127.0.0.1", port });
-    await viaPublished.connect();
-    try {
-      assert.equal((await viaPublished.query<{ x: number }>("SELECT x FROM kept")).rows[0].x, 42);
-    } finally {
-      await viaPublished.end();
-    }
-  });
+  await t.test(
+    "the published port answers too, as it does for Docker Desktop, where the bridge is out of reach",
+    async () => {
+      const port = Number((server.description.publishedAddress ?? "").split(":")[1]);
+      const viaPublished = new Client({ ...server.connection, host: "127.0.0.1", port });
+      await viaPublished.connect();
+      try {
+        assert.equal((await viaPublished.query<{ x: number }>("SELECT x FROM kept")).rows[0].x, 42);
+      } finally {
+        await viaPublished.end();
+      }
+    },
+  );
 
   await t.test("stop removes the container and its record, and can be repeated", async () => {
     await server.stop();
@@ -170,7 +176,10 @@ test("PostgreSQL in the stand-in image: settings, limits, loopback port, passwor
 test("DBLAB_DOCKER_ROUTE=published connects through the published port; a bad value is refused before anything starts", async (t) => {
   if (await skipWithoutDocker(t)) return;
   await ensureStandInImage();
-  const server = await new DockerTarget({ forceStandIn: true, route: "published" }).start({ engine: "postgresql", name: "test-docker-route" });
+  const server = await new DockerTarget({ forceStandIn: true, route: "published" }).start({
+    engine: "postgresql",
+    name: "test-docker-route",
+  });
   try {
     assert.equal(server.connection.host, "127.0.0.1");
     assert.equal(server.description.address, server.description.publishedAddress);
@@ -180,7 +189,10 @@ test("DBLAB_DOCKER_ROUTE=published connects through the published port; a bad va
   } finally {
     await server.stop();
   }
-  assert.throws(() => dockerRouteFromEnv({ DBLAB_DOCKER_ROUTE: "bridge-only" }), /DBLAB_DOCKER_ROUTE must be one of auto, published/);
+  assert.throws(
+    () => dockerRouteFromEnv({ DBLAB_DOCKER_ROUTE: "bridge-only" }),
+    /DBLAB_DOCKER_ROUTE must be one of auto, published/,
+  );
 });
 
 test("a server that cannot start fails with its log, and leaves no container behind", async (t) => {
@@ -191,8 +203,14 @@ test("a server that cannot start fails with its log, and leaves no container beh
     target.start({ engine: "postgresql", name, settings: { no_such_setting: "1" } }),
     /exited with code \d+[\s\S]*no_such_setting/,
   );
-  const leftovers = await dockerClient().listContainers({ all: true, filters: { label: [`io.db-write-lab.name=${name}`] } });
-  assert.deepEqual(leftovers.map((c) => c.Names), []);
+  const leftovers = await dockerClient().listContainers({
+    all: true,
+    filters: { label: [`io.db-write-lab.name=${name}`] },
+  });
+  assert.deepEqual(
+    leftovers.map((c) => c.Names),
+    [],
+  );
 });
 
 test("an image that is missing and cannot be pulled or built is refused with a clear message", async (t) => {

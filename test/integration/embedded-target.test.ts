@@ -11,14 +11,22 @@ test("embedded PostgreSQL: starts with settings applied, restarts, stops and rem
   const server = await new EmbeddedPostgresTarget().start({
     engine: "postgresql",
     name: "test",
-    settings: { shared_buffers: "128MB", synchronous_commit: "off", track_io_timing: true, shared_preload_libraries: "pg_stat_statements" },
+    settings: {
+      shared_buffers: "128MB",
+      synchronous_commit: "off",
+      track_io_timing: true,
+      shared_preload_libraries: "pg_stat_statements",
+    },
   });
   const pid = server.pid!;
   try {
     assert.equal(server.description.version.split(".")[0], "17");
     assert.equal(server.description.kind, "embedded");
     assert.match(server.description.address, /^127\.0\.0\.1:\d+$/);
-    assert.ok(listRecords().some((r) => r.resource.type === "process" && r.resource.pid === pid), "server recorded for cleanup");
+    assert.ok(
+      listRecords().some((r) => r.resource.type === "process" && r.resource.pid === pid),
+      "server recorded for cleanup",
+    );
     const client = new Client(server.connection);
     await client.connect();
     const show = async (name: string) => (await client.query(`SHOW ${name}`)).rows[0][name];
@@ -41,7 +49,10 @@ test("embedded PostgreSQL: starts with settings applied, restarts, stops and rem
   }
   assert.equal(fs.existsSync(server.rootDirectory), false, "data directory removed");
   assert.equal(isProcessAlive(pid), false);
-  assert.ok(!listRecords().some((r) => r.resource.type === "process" && r.resource.directory === server.rootDirectory), "record removed");
+  assert.ok(
+    !listRecords().some((r) => r.resource.type === "process" && r.resource.directory === server.rootDirectory),
+    "record removed",
+  );
 });
 
 test("embedded PostgreSQL: a port in use is refused with a clear message", async () => {
@@ -49,7 +60,10 @@ test("embedded PostgreSQL: a port in use is refused with a clear message", async
   await new Promise((r) => blocker.once("listening", r));
   const port = (blocker.address() as net.AddressInfo).port;
   try {
-    await assert.rejects(new EmbeddedPostgresTarget({ port }).start({ engine: "postgresql" }), new RegExp(`port ${port} on 127.0.0.1 is in use`));
+    await assert.rejects(
+      new EmbeddedPostgresTarget({ port }).start({ engine: "postgresql" }),
+      new RegExp(`port ${port} on 127.0.0.1 is in use`),
+    );
   } finally {
     blocker.close();
   }

@@ -30,7 +30,11 @@ function staleContainerRecord(state: string): string {
     ownerPid: deadPid(),
     ownerStartTicks: 1,
     createdAt: new Date().toISOString(),
-    resource: { type: "docker-container", containerId: "0123456789ab0123456789ab", description: "container h15-stale (postgres)" },
+    resource: {
+      type: "docker-container",
+      containerId: "0123456789ab0123456789ab",
+      description: "container h15-stale (postgres)",
+    },
   };
   fs.writeFileSync(file, JSON.stringify(record));
   return file;
@@ -48,10 +52,14 @@ test("Docker down + a stale container record: an embedded run passes, clean exit
   };
   const record = staleContainerRecord(state);
   try {
-    const child = spawn(process.execPath, [FIXTURE, env.DBLAB_RESULTS_DIR, JSON.stringify({ engines: ["postgresql"] })], {
-      env,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      process.execPath,
+      [FIXTURE, env.DBLAB_RESULTS_DIR, JSON.stringify({ engines: ["postgresql"] })],
+      {
+        env,
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let out = "";
     let err = "";
     child.stdout.on("data", (d: Buffer) => (out += String(d)));
@@ -61,19 +69,28 @@ test("Docker down + a stale container record: an embedded run passes, clean exit
     assert.match(out, /DONE \S+ trials=\d+ failed=0/);
     const warnings = err.split("\n").filter((l) => l.includes("h15-stale"));
     assert.equal(warnings.length, 1, `one warning line: ${err}`);
-    assert.match(warnings[0], /kept the record of container h15-stale .*Docker engine at unix:\/\/.*no-docker\.sock cannot be reached/);
+    assert.match(
+      warnings[0],
+      /kept the record of container h15-stale .*Docker engine at unix:\/\/.*no-docker\.sock cannot be reached/,
+    );
     assert.ok(fs.existsSync(record), "the record is kept for a later run");
 
     const clean = spawnSync(process.execPath, [CLEAN], { env, encoding: "utf8" });
     assert.equal(clean.status, 0, `clean exits 0: ${clean.stdout}${clean.stderr}`);
     assert.match(clean.stdout, /could not reach 1 resource\(s\)/);
-    assert.match(clean.stdout, /container h15-stale .*Docker engine at .*no-docker\.sock cannot be reached \(connect ENOENT/);
+    assert.match(
+      clean.stdout,
+      /container h15-stale .*Docker engine at .*no-docker\.sock cannot be reached \(connect ENOENT/,
+    );
     assert.ok(fs.existsSync(record), "still kept: the next clean with Docker back removes it");
 
     // With the engine back, the record is acted on: its container is long gone (404), so it goes.
     if (await dockerAvailable(3000)) {
       const { DOCKER_HOST: _unreachable, ...withDocker } = env;
-      const back = spawnSync(process.execPath, [CLEAN], { env: { ...withDocker, DOCKER_HOST: process.env.DOCKER_HOST }, encoding: "utf8" });
+      const back = spawnSync(process.execPath, [CLEAN], {
+        env: { ...withDocker, DOCKER_HOST: process.env.DOCKER_HOST },
+        encoding: "utf8",
+      });
       assert.equal(back.status, 0, back.stdout + back.stderr);
       assert.equal(fs.existsSync(record), false, `the record went once Docker answered: ${back.stdout}`);
     }

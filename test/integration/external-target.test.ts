@@ -16,14 +16,19 @@ test("external target: works only inside a database it creates and marks, and dr
 
     const admin = new Client(remote.connection);
     await admin.connect();
-    const comment = await admin.query("SELECT shobj_description(oid, 'pg_database') AS c FROM pg_database WHERE datname = $1", [server.connection.database]);
+    const comment = await admin.query(
+      "SELECT shobj_description(oid, 'pg_database') AS c FROM pg_database WHERE datname = $1",
+      [server.connection.database],
+    );
     assert.equal(comment.rows[0].c, LAB_DATABASE_COMMENT);
     const inside = new Client(server.connection);
     await inside.connect();
     await inside.query("CREATE TABLE t (x int)");
     await inside.end();
     await server.stop();
-    const left = await admin.query("SELECT count(*)::int AS n FROM pg_database WHERE datname = $1", [server.connection.database]);
+    const left = await admin.query("SELECT count(*)::int AS n FROM pg_database WHERE datname = $1", [
+      server.connection.database,
+    ]);
     assert.equal(left.rows[0].n, 0, "the lab's database is dropped");
     const others = await admin.query("SELECT count(*)::int AS n FROM pg_database WHERE datname = 'postgres'");
     assert.equal(others.rows[0].n, 1, "nothing else touched");
@@ -36,6 +41,8 @@ test("external target: works only inside a database it creates and marks, and dr
 test("external target: an unreachable server is a clear error without the password", async () => {
   await assert.rejects(
     new ExternalTarget("postgresql://lab:topsecret@127.0.0.1:1/postgres").start({ engine: "postgresql" }),
-    (e: Error) => /Cannot reach the external PostgreSQL at postgresql:\/\/lab:\*\*\*@127\.0\.0\.1:1\/postgres/.test(e.message) && !e.message.includes("topsecret"),
+    (e: Error) =>
+      /Cannot reach the external PostgreSQL at postgresql:\/\/lab:\*\*\*@127\.0\.0\.1:1\/postgres/.test(e.message) &&
+      !e.message.includes("topsecret"),
   );
 });

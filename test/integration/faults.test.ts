@@ -24,18 +24,32 @@ function sandbox(): Sandbox {
   const base = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-faults-"));
   const results = path.join(base, "results");
   const state = path.join(base, "state");
-  return { results, state, env: { ...process.env, DBLAB_STATE_DIR: state, DBLAB_RESULTS_DIR: results, DBLAB_TARGET: "embedded" } };
+  return {
+    results,
+    state,
+    env: { ...process.env, DBLAB_STATE_DIR: state, DBLAB_RESULTS_DIR: results, DBLAB_TARGET: "embedded" },
+  };
 }
 
-function startRun(box: Sandbox, params: object, resumeId?: string): { child: ChildProcess; output: () => string; exited: Promise<number> } {
-  const child = spawn(process.execPath, [FIXTURE, box.results, JSON.stringify(params), ...(resumeId ? [resumeId] : [])], {
-    env: box.env,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+function startRun(
+  box: Sandbox,
+  params: object,
+  resumeId?: string,
+): { child: ChildProcess; output: () => string; exited: Promise<number> } {
+  const child = spawn(
+    process.execPath,
+    [FIXTURE, box.results, JSON.stringify(params), ...(resumeId ? [resumeId] : [])],
+    {
+      env: box.env,
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let out = "";
   child.stdout!.on("data", (d) => (out += String(d)));
   child.stderr!.on("data", (d) => (out += String(d)));
-  const exited = new Promise<number>((resolve) => child.once("exit", (code, signal) => resolve(code ?? (signal ? -1 : 0))));
+  const exited = new Promise<number>((resolve) =>
+    child.once("exit", (code, signal) => resolve(code ?? (signal ? -1 : 0))),
+  );
   return { child, output: () => out, exited };
 }
 
@@ -49,7 +63,11 @@ function trialLines(box: Sandbox): Record<string, unknown>[] {
   const dir = runDirectory(box);
   const file = dir && path.join(dir, "trials.jsonl");
   if (!file || !fs.existsSync(file)) return [];
-  return fs.readFileSync(file, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+  return fs
+    .readFileSync(file, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
 interface ServerRecord {
@@ -64,9 +82,18 @@ function serverRecords(box: Sandbox): ServerRecord[] {
   return fs
     .readdirSync(dir)
     .filter((f) => f.endsWith(".json"))
-    .map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), "utf8")) as { resource: { pid: number; directory: string; description: string } })
+    .map(
+      (f) =>
+        JSON.parse(fs.readFileSync(path.join(dir, f), "utf8")) as {
+          resource: { pid: number; directory: string; description: string };
+        },
+    )
     .filter((r) => /embedded PostgreSQL pid \d+ port/.test(r.resource.description))
-    .map((r) => ({ pid: r.resource.pid, directory: r.resource.directory, port: Number(/port (\d+)/.exec(r.resource.description)![1]) }));
+    .map((r) => ({
+      pid: r.resource.pid,
+      directory: r.resource.directory,
+      port: Number(/port (\d+)/.exec(r.resource.description)![1]),
+    }));
 }
 
 async function waitFor(what: string, condition: () => boolean, timeoutMs = 90_000): Promise<void> {
@@ -98,7 +125,10 @@ test("kill -9 of the runner mid-trial: `npm run clean` leaves no server, directo
     assert.equal(fs.existsSync(server.directory), false, "data directory removed");
     assert.equal(await portInUse(server.port), false, "nothing listens on the server's port");
     assert.deepEqual(serverRecords(box), [], "no records left");
-    assert.ok(trialLines(box).every((t) => t.status === "ok"), "finished trials are intact");
+    assert.ok(
+      trialLines(box).every((t) => t.status === "ok"),
+      "finished trials are intact",
+    );
   } finally {
     run.child.kill("SIGKILL");
     spawnSync(process.execPath, [CLEAN, "--quiet"], { env: box.env });

@@ -16,7 +16,9 @@ const CLEAN = path.join(__dirname, "..", "..", "scripts", "clean.js");
 /** Mounts an 80 MB tmpfs (initdb and a start need ~40 MB); the reason when this machine does not allow it. */
 function mountSmallDisk(dir: string): string | undefined {
   if (process.platform !== "linux") return `tmpfs mounts are Linux-only (${process.platform})`;
-  const out = spawnSync("mount", ["-t", "tmpfs", "-o", "size=80m,mode=1777", "dblab-full-disk-test", dir], { encoding: "utf8" });
+  const out = spawnSync("mount", ["-t", "tmpfs", "-o", "size=80m,mode=1777", "dblab-full-disk-test", dir], {
+    encoding: "utf8",
+  });
   if (out.error) return `mount could not run: ${out.error.message}`;
   if (out.status !== 0) return `mounting a tmpfs is not permitted here: ${out.stderr.trim() || `exit ${out.status}`}`;
   return undefined;
@@ -35,10 +37,26 @@ test("a full data disk gives a clear error (No space left on device) and leaves 
   }
   const state = path.join(base, "state");
   const results = path.join(base, "results");
-  const env = { ...process.env, TMPDIR: disk, DBLAB_STATE_DIR: state, DBLAB_RESULTS_DIR: results, DBLAB_TARGET: "embedded" };
-  const params = { engines: ["postgresql"], rowCounts: [400_000], repeats: 1, batchSize: 5000, extraIndexes: [5], operations: ["insert"] };
+  const env = {
+    ...process.env,
+    TMPDIR: disk,
+    DBLAB_STATE_DIR: state,
+    DBLAB_RESULTS_DIR: results,
+    DBLAB_TARGET: "embedded",
+  };
+  const params = {
+    engines: ["postgresql"],
+    rowCounts: [400_000],
+    repeats: 1,
+    batchSize: 5000,
+    extraIndexes: [5],
+    operations: ["insert"],
+  };
   try {
-    const child = spawn(process.execPath, [FIXTURE, results, JSON.stringify(params)], { env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [FIXTURE, results, JSON.stringify(params)], {
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let out = "";
     child.stdout.on("data", (d: Buffer) => (out += String(d)));
     child.stderr.on("data", (d: Buffer) => (out += String(d)));

@@ -12,7 +12,10 @@ import { checkClaims } from "../../lib/experiments/index-write-cost/claims";
 
 test("trials on embedded PostgreSQL: counters explain the ratios; finished trials are on disk; resume skips them", async () => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-results-test-"));
-  const server = await new EmbeddedPostgresTarget().start({ engine: "postgresql", settings: { synchronous_commit: "off" } });
+  const server = await new EmbeddedPostgresTarget().start({
+    engine: "postgresql",
+    settings: { synchronous_commit: "off" },
+  });
   try {
     const params = { rows: 2000 };
     const store = RunStore.open<IndexWriteCondition>({ notebook: "test", params, root });
@@ -25,7 +28,13 @@ test("trials on embedded PostgreSQL: counters explain the ratios; finished trial
       repeats: 1,
       seed: 42,
     });
-    const trials = await runPlan({ plan, batchSize: 500, seed: 42, store, open: () => PostgresIndexWriteTable.open(server.connection) });
+    const trials = await runPlan({
+      plan,
+      batchSize: 500,
+      seed: 42,
+      store,
+      open: () => PostgresIndexWriteTable.open(server.connection),
+    });
     assert.equal(trials.length, plan.length);
     assert.equal(store.trials().length, plan.length, "every trial appended to trials.jsonl");
     for (const t of trials) {
@@ -36,15 +45,26 @@ test("trials on embedded PostgreSQL: counters explain the ratios; finished trial
       else assert.equal(c["table.n_tup_upd"], 2000);
     }
     const s = summarise(trials);
-    const field1With5 = s.find((x) => x.operation === "update_one_field" && x.extraIndexes === 5 && x.fillfactor === 100)!;
+    const field1With5 = s.find(
+      (x) => x.operation === "update_one_field" && x.extraIndexes === 5 && x.fillfactor === 100,
+    )!;
     assert.equal(field1With5.hotShare, 0, "changing an indexed column is never HOT");
     // Counted in the WAL of the timed part (pg_walinspect), not modelled: one B-tree leaf insertion
     // (INSERT_LEAF, or the split that carries it) per index per row.
     assert.equal(field1With5.btreeInsertsPerRow, 6, "a non-HOT update inserts into all 6 indexes");
     const insertWith0 = s.find((x) => x.operation === "insert" && x.extraIndexes === 0)!;
-    assert.equal(insertWith0.btreeInsertsPerRow, 1, "an INSERT with the primary key alone adds one index entry per row");
-    const counterAt70 = s.find((x) => x.operation === "update_nonindexed" && x.extraIndexes === 5 && x.fillfactor === 70)!;
-    assert.ok(counterAt70.hotShare! > 0.95, `with 30 % free space the non-indexed update is HOT (got ${counterAt70.hotShare})`);
+    assert.equal(
+      insertWith0.btreeInsertsPerRow,
+      1,
+      "an INSERT with the primary key alone adds one index entry per row",
+    );
+    const counterAt70 = s.find(
+      (x) => x.operation === "update_nonindexed" && x.extraIndexes === 5 && x.fillfactor === 70,
+    )!;
+    assert.ok(
+      counterAt70.hotShare! > 0.95,
+      `with 30 % free space the non-indexed update is HOT (got ${counterAt70.hotShare})`,
+    );
     const claims = checkClaims(s);
     const c = claims.find((x) => x.id === "c (postgresql)");
     assert.ok(c, "claim c is judged on PostgreSQL");
@@ -53,7 +73,13 @@ test("trials on embedded PostgreSQL: counters explain the ratios; finished trial
 
     // Resume: same parameters → nothing left to do; different parameters → refused.
     const resumed = RunStore.open<IndexWriteCondition>({ notebook: "test", params, root, resumeId: store.runId });
-    const again = await runPlan({ plan, batchSize: 500, seed: 42, store: resumed, open: () => PostgresIndexWriteTable.open(server.connection) });
+    const again = await runPlan({
+      plan,
+      batchSize: 500,
+      seed: 42,
+      store: resumed,
+      open: () => PostgresIndexWriteTable.open(server.connection),
+    });
     assert.equal(again.length, 0);
     assert.throws(
       () => RunStore.open({ notebook: "test", params: { rows: 3000 }, root, resumeId: store.runId }),

@@ -63,7 +63,10 @@ describe("MongoIndexWriteCollection on the wire", () => {
     // The first message of each connection may be a legacy OP_QUERY (the driver cannot know yet
     // that the server speaks OP_MSG); everything after the handshake must be OP_MSG.
     const rest = connectCommands.filter((c) => !handshakes.includes(c));
-    assert.ok(rest.some((c) => c.name === "ping"), "open() checks the server with a ping");
+    assert.ok(
+      rest.some((c) => c.name === "ping"),
+      "open() checks the server with a ping",
+    );
     for (const c of rest) assert.equal(c.opCode, OP_MSG, `${c.name} over OP_MSG`);
     assert.deepEqual(server.protocolErrors, []);
     t.diagnostic(`handshake messages: ${handshakes.map((c) => `${c.name}/opcode ${c.opCode}`).join(", ")}`);
@@ -80,7 +83,10 @@ describe("MongoIndexWriteCollection on the wire", () => {
       ],
     );
     // Nothing fillfactor-like reaches the server.
-    assert.deepEqual(Object.keys(commands[1].command).filter((k) => !k.startsWith("$") && k !== "lsid"), ["create"]);
+    assert.deepEqual(
+      Object.keys(commands[1].command).filter((k) => !k.startsWith("$") && k !== "lsid"),
+      ["create"],
+    );
   });
 
   test("insertBatch: one ordered insert per batch, { w: 1, j: false }, seven int64 fields per row", async () => {
@@ -90,7 +96,11 @@ describe("MongoIndexWriteCollection on the wire", () => {
     for (const [start, end] of ranges) await db.insertBatch(dataset, start, end);
 
     const commands = workCommands(server);
-    assert.equal(commands.length, ranges.length, "exactly one command per driver call: " + commands.map((c) => c.name).join(","));
+    assert.equal(
+      commands.length,
+      ranges.length,
+      "exactly one command per driver call: " + commands.map((c) => c.name).join(","),
+    );
     for (const [b, [start, end]] of ranges.entries()) {
       const insert = commands[b];
       assert.equal(insert.name, "insert");
@@ -117,7 +127,11 @@ describe("MongoIndexWriteCollection on the wire", () => {
       for (const [start, end] of ranges) await db.updateBatch(dataset, operation, start, end);
 
       const commands = workCommands(server);
-      assert.equal(commands.length, ranges.length, "exactly one command per driver call: " + commands.map((c) => c.name).join(","));
+      assert.equal(
+        commands.length,
+        ranges.length,
+        "exactly one command per driver call: " + commands.map((c) => c.name).join(","),
+      );
       const expectedInc: Document = {};
       for (const column of UPDATED_COLUMNS[operation]) expectedInc[column] = Long.fromNumber(1);
       const addressed: number[] = [];
@@ -132,14 +146,18 @@ describe("MongoIndexWriteCollection on the wire", () => {
         assert.equal(statements.length, end - start);
         for (const statement of statements) {
           // Only q and u, and possibly multi: false / upsert: false; nothing else (no hint, no collation).
-          assert.deepEqual(Object.keys(statement).filter((k) => k !== "multi" && k !== "upsert"), ["q", "u"]);
+          assert.deepEqual(
+            Object.keys(statement).filter((k) => k !== "multi" && k !== "upsert"),
+            ["q", "u"],
+          );
           assert.ok(statement.multi === undefined || statement.multi === false, "single-document update");
           assert.ok(statement.upsert === undefined || statement.upsert === false, "no upsert");
           assert.deepEqual(Object.keys(statement.q as Document), ["_id"]);
           assert.ok((statement.q as Document)._id instanceof Long, "_id filter is int64");
           addressed.push(((statement.q as Document)._id as Long).toNumber());
           assert.deepEqual(statement.u, { $inc: expectedInc });
-          for (const value of Object.values((statement.u as Document).$inc as Document)) assert.ok(value instanceof Long);
+          for (const value of Object.values((statement.u as Document).$inc as Document))
+            assert.ok(value instanceof Long);
         }
       }
       const expectedOrder = Array.from(dataset.updateOrder, (position) => position + 1);
@@ -198,7 +216,9 @@ describe("MongoIndexWriteCollection on the wire", () => {
     assert.ok("mongo.wt.log.bytes_written" in delta);
     assert.ok("size.mongo.wt.cache.dirty_bytes" in after, "dirty bytes are a level");
     assert.deepEqual(
-      Object.keys(after).filter((k) => k.startsWith("size.index.")).sort(),
+      Object.keys(after)
+        .filter((k) => k.startsWith("size.index."))
+        .sort(),
       ["size.index._id_", "size.index.field1_1"],
     );
     // Levels keep the value after the trial, not a difference.

@@ -44,7 +44,11 @@ test("one tiny real trial per kind of write against MongoDB", { timeout: 300_000
   }
   t.diagnostic(`MongoDB from ${available.kind}: ${available.reason}`);
   const target = await createTarget("mongodb", available.kind, { cpus: 2, memoryBytes: 2 * 2 ** 30 });
-  const server: StartedServer = await target.start({ engine: "mongodb", name: "test-mongo", settings: { wiredTigerCacheSizeGB: 0.25 } });
+  const server: StartedServer = await target.start({
+    engine: "mongodb",
+    name: "test-mongo",
+    settings: { wiredTigerCacheSizeGB: 0.25 },
+  });
   let db: MongoIndexWriteCollection | undefined;
   const check = new MongoClient(server.uri, { promoteLongs: false, serverSelectionTimeoutMS: 15_000 });
   try {
@@ -57,7 +61,12 @@ test("one tiny real trial per kind of write against MongoDB", { timeout: 300_000
       runTrial(
         db!,
         dataset,
-        { key: `it/${operation}/${extraIndexes}`, repeat: 1, position: 0, condition: { engine: "mongodb", rows: ROWS, extraIndexes, operation, fillfactor: null } },
+        {
+          key: `it/${operation}/${extraIndexes}`,
+          repeat: 1,
+          position: 0,
+          condition: { engine: "mongodb", rows: ROWS, extraIndexes, operation, fillfactor: null },
+        },
         BATCH,
       );
 
@@ -95,9 +104,15 @@ test("one tiny real trial per kind of write against MongoDB", { timeout: 300_000
       }
     }
     const types = await collection
-      .aggregate<{ _id: string; n: number }>([{ $project: { t: { $type: "$field3" } } }, { $group: { _id: "$t", n: { $sum: 1 } } }])
+      .aggregate<{ _id: string; n: number }>([
+        { $project: { t: { $type: "$field3" } } },
+        { $group: { _id: "$t", n: { $sum: 1 } } },
+      ])
       .toArray();
-    assert.deepEqual(types.map((x) => ({ type: x._id, n: Number(x.n) })), [{ type: "long", n: ROWS }]);
+    assert.deepEqual(
+      types.map((x) => ({ type: x._id, n: Number(x.n) })),
+      [{ type: "long", n: ROWS }],
+    );
   } finally {
     await db?.close();
     await check.close();

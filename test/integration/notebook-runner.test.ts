@@ -32,13 +32,12 @@ interface StreamOutput {
   text?: string | string[];
 }
 
-
 function stdoutOf(ipynb: string): string {
   const nb = JSON.parse(fs.readFileSync(ipynb, "utf8")) as { cells: { outputs?: StreamOutput[] }[] };
   return nb.cells
     .flatMap((c) => c.outputs ?? [])
     .filter((o) => o.output_type === "stream" && o.name === "stdout")
-    .map((o) => (Array.isArray(o.text) ? o.text.join("") : o.text ?? ""))
+    .map((o) => (Array.isArray(o.text) ? o.text.join("") : (o.text ?? "")))
     .join("");
 }
 
@@ -59,7 +58,9 @@ test("runner fixture: executes with injected parameters and writes an HTML repor
     overrides: { label: "from-test", rowCounts: [1000, 2000] },
     cellTimeoutSec: 120,
   });
-  t.diagnostic(`kernel start ${result.kernelStartMs} ms; notebook ${result.durationMs} ms (wall ${Date.now() - started} ms)`);
+  t.diagnostic(
+    `kernel start ${result.kernelStartMs} ms; notebook ${result.durationMs} ms (wall ${Date.now() - started} ms)`,
+  );
   assert.equal(result.status, "ok", result.message ?? (result.failure && describeFailure(result.failure)));
   assert.equal(result.cellsDone, result.cellCount);
   assert.equal(result.cellCount, 5, "4 code cells + the injected-parameters cell");
@@ -97,32 +98,39 @@ test("runner fixture: the HTML report draws its plotly chart offline", { timeout
   assert.ok(fs.statSync(check.screenshot).size > 0);
 });
 
-test("failing fixture: the error names the cell, and the executed notebook is saved", { timeout: 300_000 }, async (t) => {
-  const missing = jupyterUnavailableReason();
-  if (missing) {
-    t.skip(`Jupyter not available: ${missing}`);
-    return;
-  }
-  const result = await executeNotebook({
-    notebook: path.join(fixtures, "failing-fixture.ipynb"),
-    outputIpynb: path.join(outDir, "failing-fixture.ipynb"),
-    outputHtml: path.join(outDir, "failing-fixture.html"),
-    profile: "smoke",
-    cellTimeoutSec: 120,
-  });
-  assert.equal(result.status, "failed");
-  assert.ok(result.failure, result.message);
-  const f = result.failure;
-  // Cell 4 of the executed notebook: markdown, parameters, injected-parameters, print, throw.
-  assert.equal(f.cell, 4);
-  assert.equal(f.codeIndex, 3);
-  assert.equal(f.sourceHead, 'const failingStep = "boom";');
-  assert.equal(f.ename, "Error");
-  assert.equal(f.evalue, "fixture failure: boom");
-  assert.match(describeFailure(f), /cell 4 \(code cell 4 of 5: `const failingStep = "boom";`\): Error: fixture failure: boom/);
-  // Saved anyway, with the output before the failure and the error in the report.
-  assert.match(stdoutOf(result.outputIpynb), /before the failure/);
-  assert.doesNotMatch(stdoutOf(result.outputIpynb), /never reached/);
-  assert.ok(result.outputHtml && fs.existsSync(result.outputHtml));
-  assert.match(fs.readFileSync(result.outputHtml, "utf8"), /fixture failure: boom/);
-});
+test(
+  "failing fixture: the error names the cell, and the executed notebook is saved",
+  { timeout: 300_000 },
+  async (t) => {
+    const missing = jupyterUnavailableReason();
+    if (missing) {
+      t.skip(`Jupyter not available: ${missing}`);
+      return;
+    }
+    const result = await executeNotebook({
+      notebook: path.join(fixtures, "failing-fixture.ipynb"),
+      outputIpynb: path.join(outDir, "failing-fixture.ipynb"),
+      outputHtml: path.join(outDir, "failing-fixture.html"),
+      profile: "smoke",
+      cellTimeoutSec: 120,
+    });
+    assert.equal(result.status, "failed");
+    assert.ok(result.failure, result.message);
+    const f = result.failure;
+    // Cell 4 of the executed notebook: markdown, parameters, injected-parameters, print, throw.
+    assert.equal(f.cell, 4);
+    assert.equal(f.codeIndex, 3);
+    assert.equal(f.sourceHead, 'const failingStep = "boom";');
+    assert.equal(f.ename, "Error");
+    assert.equal(f.evalue, "fixture failure: boom");
+    assert.match(
+      describeFailure(f),
+      /cell 4 \(code cell 4 of 5: `const failingStep = "boom";`\): Error: fixture failure: boom/,
+    );
+    // Saved anyway, with the output before the failure and the error in the report.
+    assert.match(stdoutOf(result.outputIpynb), /before the failure/);
+    assert.doesNotMatch(stdoutOf(result.outputIpynb), /never reached/);
+    assert.ok(result.outputHtml && fs.existsSync(result.outputHtml));
+    assert.match(fs.readFileSync(result.outputHtml, "utf8"), /fixture failure: boom/);
+  },
+);

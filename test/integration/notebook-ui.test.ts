@@ -48,12 +48,16 @@ after(async () => {
     }
   }
   // Anything a failed step left behind: the lab's own reaper, on this test's state folder only.
-  spawnSync(process.execPath, [path.join(root, "build", "scripts", "clean.js")], { env: { ...process.env, DBLAB_STATE_DIR: stateDir }, stdio: "ignore" });
+  spawnSync(process.execPath, [path.join(root, "build", "scripts", "clean.js")], {
+    env: { ...process.env, DBLAB_STATE_DIR: stateDir },
+    stdio: "ignore",
+  });
   if (!process.env.DBLAB_KEEP_TEST_OUTPUT) fs.rmSync(work, { recursive: true, force: true });
 });
 
 function unavailable(): string | undefined {
-  if (!fs.existsSync(CHROMIUM_PATH)) return `Chromium not found at ${CHROMIUM_PATH} (apt-get install chromium, or set DBLAB_CHROMIUM)`;
+  if (!fs.existsSync(CHROMIUM_PATH))
+    return `Chromium not found at ${CHROMIUM_PATH} (apt-get install chromium, or set DBLAB_CHROMIUM)`;
   const jupyter = fs.existsSync(JUPYTER) ? JUPYTER : "jupyter";
   const probe = spawnSync(jupyter, ["notebook", "--version"], { encoding: "utf8" });
   if (probe.status !== 0) return `\`${jupyter} notebook\` is not available (apt-get install jupyter-notebook)`;
@@ -66,7 +70,9 @@ function freePort(): Promise<number> {
     server.once("error", reject);
     server.listen(0, "127.0.0.1", () => {
       const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+      server.close(() =>
+        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
+      );
     });
   });
 }
@@ -92,7 +98,8 @@ function recordedProcesses(): LiveProcess[] {
       };
       const r = record.resource;
       // A server's record names the kernel itself until the server has a pid (initdb): skip those.
-      if (r.type === "process" && r.pid && r.pid !== record.ownerPid && isProcessAlive(r.pid, r.pidStartTicks)) out.push({ pid: r.pid, ownerPid: record.ownerPid, ticks: r.pidStartTicks, description: r.description });
+      if (r.type === "process" && r.pid && r.pid !== record.ownerPid && isProcessAlive(r.pid, r.pidStartTicks))
+        out.push({ pid: r.pid, ownerPid: record.ownerPid, ticks: r.pidStartTicks, description: r.description });
     } catch {
       // half-written record
     }
@@ -121,7 +128,12 @@ async function serversGone(servers: readonly LiveProcess[], since: number): Prom
 }
 
 function runFolders(): string[] {
-  return fs.existsSync(resultsDir) ? fs.readdirSync(resultsDir).filter((d) => d.includes("01-index-write-cost")).sort() : [];
+  return fs.existsSync(resultsDir)
+    ? fs
+        .readdirSync(resultsDir)
+        .filter((d) => d.includes("01-index-write-cost"))
+        .sort()
+    : [];
 }
 
 /** The newest run folder of notebook 01 not in `before` with at least `min` trials on disk. */
@@ -136,7 +148,8 @@ function trialsOnDisk(min: number, before: readonly string[]): { dir: string; tr
 
 // Page-side code is passed as strings: the project's tsconfig has no DOM lib, and these name the
 // Notebook's own globals (Jupyter.notebook).
-const KERNEL_IDLE = "window.Jupyter && Jupyter.notebook && Jupyter.notebook.kernel && Jupyter.notebook.kernel.is_connected() && document.querySelector('#kernel_indicator_icon.kernel_idle_icon') !== null";
+const KERNEL_IDLE =
+  "window.Jupyter && Jupyter.notebook && Jupyter.notebook.kernel && Jupyter.notebook.kernel.is_connected() && document.querySelector('#kernel_indicator_icon.kernel_idle_icon') !== null";
 
 async function openNotebook(page: Page, port: number): Promise<void> {
   await page.goto(`http://127.0.0.1:${port}/notebooks/01-index-write-cost.ipynb?token=${token}`, { waitUntil: "load" });
@@ -172,7 +185,11 @@ async function runNewCell(page: Page, code: string, timeoutMs = 60_000): Promise
     cell.execute();
     return Jupyter.notebook.get_cells().indexOf(cell);
   })()`);
-  await page.waitForFunction(`Jupyter.notebook.get_cell(${index}).input_prompt_number !== "*" && Jupyter.notebook.get_cell(${index}).input_prompt_number != null`, undefined, { timeout: timeoutMs });
+  await page.waitForFunction(
+    `Jupyter.notebook.get_cell(${index}).input_prompt_number !== "*" && Jupyter.notebook.get_cell(${index}).input_prompt_number != null`,
+    undefined,
+    { timeout: timeoutMs },
+  );
   return cellText(page, index);
 }
 
@@ -188,140 +205,197 @@ async function startRun(page: Page): Promise<number> {
   return run;
 }
 
-test("notebook UI: Run All on smoke draws charts; Stop keeps the kernel; no server outlives Restart, Shut Down or a stopped Jupyter", { timeout: 1_500_000 }, async (t) => {
-  const reason = unavailable();
-  if (reason) return t.skip(reason);
-  fs.mkdirSync(notebookDir, { recursive: true });
-  fs.copyFileSync(path.join(root, "notebooks", "01-index-write-cost.ipynb"), path.join(notebookDir, "01-index-write-cost.ipynb"));
-  // The notebooks import "../build/lib": the copy's parent gets a link to the real build.
-  fs.symlinkSync(path.join(root, "build"), path.join(work, "build"));
-  const port = await freePort();
-  const labLog = path.join(work, "lab.log");
-  const logFd = fs.openSync(labLog, "a");
-  lab = spawn(
-    process.execPath,
-    [path.join(root, "build", "scripts", "lab.js"), "--no-browser", "--ip=127.0.0.1", `--port=${port}`, `--NotebookApp.token=${token}`, `--notebook-dir=${notebookDir}`],
-    {
-      env: { ...process.env, DBLAB_STATE_DIR: stateDir, DBLAB_RESULTS_DIR: resultsDir, DBLAB_TARGET: "embedded", BROWSER: "true" },
-      stdio: ["ignore", logFd, logFd],
-      detached: true,
-    },
-  );
-  fs.closeSync(logFd);
-  const labLogTail = () => fs.readFileSync(labLog, "utf8").split("\n").slice(-30).join("\n");
-  await waitFor("Jupyter to listen", () => /is running at/.test(fs.readFileSync(labLog, "utf8")) || (lab?.exitCode !== null && assert.fail(`lab exited:\n${labLogTail()}`)), 60_000);
-
-  browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS], timeout: 60_000 });
-  const context = await browser.newContext({ viewport: { width: 1300, height: 1000 } });
-  const page = await context.newPage();
-  const pageErrors: string[] = [];
-  page.on("pageerror", (e) => pageErrors.push(e.message));
-  // Restart asks for confirmation in a dialog of the page (not a browser dialog); Close and Halt may use one.
-  page.on("dialog", (d) => void d.accept());
-
-  await t.test("Run All on smoke: every cell ran, none errored, the charts drew", async () => {
-    await openNotebook(page, port);
-    await setProfile(page, "smoke");
-    await page.evaluate("Jupyter.notebook.execute_all_cells()");
-    await page.waitForFunction(
-      `${KERNEL_IDLE} && Jupyter.notebook.get_cells().filter((c) => c.cell_type === "code").every((c) => typeof c.input_prompt_number === "number")`,
-      undefined,
-      { timeout: 600_000 },
+test(
+  "notebook UI: Run All on smoke draws charts; Stop keeps the kernel; no server outlives Restart, Shut Down or a stopped Jupyter",
+  { timeout: 1_500_000 },
+  async (t) => {
+    const reason = unavailable();
+    if (reason) return t.skip(reason);
+    fs.mkdirSync(notebookDir, { recursive: true });
+    fs.copyFileSync(
+      path.join(root, "notebooks", "01-index-write-cost.ipynb"),
+      path.join(notebookDir, "01-index-write-cost.ipynb"),
     );
-    const errors = await page.evaluate<string[]>(`Jupyter.notebook.get_cells().flatMap((c, i) => c.cell_type !== "code" ? [] :
+    // The notebooks import "../build/lib": the copy's parent gets a link to the real build.
+    fs.symlinkSync(path.join(root, "build"), path.join(work, "build"));
+    const port = await freePort();
+    const labLog = path.join(work, "lab.log");
+    const logFd = fs.openSync(labLog, "a");
+    lab = spawn(
+      process.execPath,
+      [
+        path.join(root, "build", "scripts", "lab.js"),
+        "--no-browser",
+        "--ip=127.0.0.1",
+        `--port=${port}`,
+        `--NotebookApp.token=${token}`,
+        `--notebook-dir=${notebookDir}`,
+      ],
+      {
+        env: {
+          ...process.env,
+          DBLAB_STATE_DIR: stateDir,
+          DBLAB_RESULTS_DIR: resultsDir,
+          DBLAB_TARGET: "embedded",
+          BROWSER: "true",
+        },
+        stdio: ["ignore", logFd, logFd],
+        detached: true,
+      },
+    );
+    fs.closeSync(logFd);
+    const labLogTail = () => fs.readFileSync(labLog, "utf8").split("\n").slice(-30).join("\n");
+    await waitFor(
+      "Jupyter to listen",
+      () =>
+        /is running at/.test(fs.readFileSync(labLog, "utf8")) ||
+        (lab?.exitCode !== null && assert.fail(`lab exited:\n${labLogTail()}`)),
+      60_000,
+    );
+
+    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS], timeout: 60_000 });
+    const context = await browser.newContext({ viewport: { width: 1300, height: 1000 } });
+    const page = await context.newPage();
+    const pageErrors: string[] = [];
+    page.on("pageerror", (e) => pageErrors.push(e.message));
+    // Restart asks for confirmation in a dialog of the page (not a browser dialog); Close and Halt may use one.
+    page.on("dialog", (d) => void d.accept());
+
+    await t.test("Run All on smoke: every cell ran, none errored, the charts drew", async () => {
+      await openNotebook(page, port);
+      await setProfile(page, "smoke");
+      await page.evaluate("Jupyter.notebook.execute_all_cells()");
+      await page.waitForFunction(
+        `${KERNEL_IDLE} && Jupyter.notebook.get_cells().filter((c) => c.cell_type === "code").every((c) => typeof c.input_prompt_number === "number")`,
+        undefined,
+        { timeout: 600_000 },
+      );
+      const errors = await page.evaluate<
+        string[]
+      >(`Jupyter.notebook.get_cells().flatMap((c, i) => c.cell_type !== "code" ? [] :
       c.output_area.outputs.filter((o) => o.output_type === "error").map((o) => "cell " + i + ": " + o.ename + ": " + o.evalue))`);
-    assert.deepEqual(errors, [], "no cell errored");
-    const charts = await page.evaluate<{ plots: number; drawn: number }>(`(() => {
+      assert.deepEqual(errors, [], "no cell errored");
+      const charts = await page.evaluate<{ plots: number; drawn: number }>(`(() => {
       const plots = Array.from(document.querySelectorAll(".js-plotly-plot"));
       return { plots: plots.length, drawn: plots.filter((p) => p.querySelector("svg.main-svg")).length };
     })()`);
-    assert.ok(charts.plots >= 3, `notebook 01 draws at least 3 charts (found ${charts.plots})`);
-    assert.equal(charts.drawn, charts.plots, "every chart drew its SVG");
-    assert.deepEqual(pageErrors, [], "no page errors");
-  });
-
-  await t.test("File → Download as → HTML draws its charts offline, and prints to a PDF with every chart", async () => {
-    await page.evaluate("Jupyter.notebook.save_notebook()");
-    await page.waitForFunction("!Jupyter.notebook.dirty", undefined, { timeout: 60_000 });
-    // What the menu item opens: the server's nbconvert endpoint, with the lab's report template.
-    const response = await page.request.get(`http://127.0.0.1:${port}/nbconvert/html/01-index-write-cost.ipynb?download=true&token=${token}`);
-    assert.equal(response.status(), 200);
-    const html = path.join(work, "downloaded.html");
-    fs.writeFileSync(html, await response.body());
-    const text = fs.readFileSync(html, "utf8");
-    assert.doesNotMatch(text, /<script[^>]+src=/i, "no script is loaded from elsewhere (CDN or machine-local paths)");
-    const check = await checkReportRenders(html, { expectCharts: 3 });
-    assert.ok(check.charts >= 3, `the downloaded report has the charts (found ${check.charts})`);
-    assert.equal(check.svgCharts, check.charts, "every chart drew offline");
-    assert.deepEqual(check.consoleErrors, []);
-    const pdf = await reportToPdf(html, path.join(work, "downloaded.pdf"));
-    assert.equal(pdf.drawn, pdf.charts, "every chart drew before printing");
-    assert.equal(fs.readFileSync(pdf.pdf).subarray(0, 5).toString("latin1"), "%PDF-");
-  });
-
-  await t.test("Stop during a default run: the run ends, the kernel keeps its variables, servers gone, trials kept", async () => {
-    await runNewCell(page, 'const uiMarker = "still here";');
-    await setProfile(page, "default");
-    const before = runFolders();
-    const runCell = await startRun(page);
-    const servers = await waitFor("an embedded server of the run", () => recordedProcesses().filter((p) => /PostgreSQL/.test(p.description)).length > 0 && recordedProcesses(), 180_000);
-    await waitFor("a finished trial on disk", () => trialsOnDisk(1, before), 300_000);
-    const stoppedAt = Date.now();
-    await page.click('button[data-jupyter-action="jupyter-notebook:interrupt-kernel"]');
-    await page.waitForFunction(`Jupyter.notebook.get_cell(${runCell}).input_prompt_number !== "*"`, undefined, { timeout: 300_000 });
-    const output = await cellText(page, runCell);
-    assert.match(output, /interrupted: \d+ of \d+ trials kept in .*resumeId/s, "the run cell says what was kept and how to resume");
-    t.diagnostic(`Stop: servers gone ${await serversGone(servers, stoppedAt)} ms after the click`);
-    const kept = trialsOnDisk(1, before);
-    assert.ok(kept, "the finished trials are on disk");
-    // tslab drops requests that arrive within 200 ms of an error (Run All stops there); a person is slower.
-    await page.waitForFunction(KERNEL_IDLE, undefined, { timeout: 60_000 });
-    await page.waitForTimeout(1000);
-    const marker = await runNewCell(page, "console.log(uiMarker);");
-    assert.match(marker, /still here/, "a variable defined before the Stop is still there (the kernel lived)");
-    assert.doesNotMatch(await page.content(), /kernel appears to have died/i);
-  });
-
-  const killDuringRun = async (label: string, kill: (servers: readonly LiveProcess[]) => Promise<void>) => {
-    await page.waitForFunction(KERNEL_IDLE, undefined, { timeout: 120_000 });
-    await setProfile(page, "default");
-    await startRun(page);
-    const servers = await waitFor(`a server of the run before ${label}`, () => recordedProcesses().filter((p) => /PostgreSQL/.test(p.description)).length > 0 && recordedProcesses(), 180_000);
-    const at = Date.now();
-    await kill(servers);
-    t.diagnostic(`${label}: servers gone ${await serversGone(servers, at)} ms after it`);
-  };
-
-  await t.test("Restart during a run: no server survives", async () => {
-    await killDuringRun("Restart", async () => {
-      // The Kernel menu's Restart, past its confirmation dialog.
-      await page.evaluate("Jupyter.notebook.kernel.restart()");
+      assert.ok(charts.plots >= 3, `notebook 01 draws at least 3 charts (found ${charts.plots})`);
+      assert.equal(charts.drawn, charts.plots, "every chart drew its SVG");
+      assert.deepEqual(pageErrors, [], "no page errors");
     });
-  });
 
-  await t.test("Shut Down during a run: no server survives", async () => {
-    await killDuringRun("Shut Down", async () => {
-      await page.evaluate("Jupyter.notebook.kernel.kill()");
-    });
-    // A fresh page opens a fresh kernel for the next step.
-    await openNotebook(page, port);
-  });
+    await t.test(
+      "File → Download as → HTML draws its charts offline, and prints to a PDF with every chart",
+      async () => {
+        await page.evaluate("Jupyter.notebook.save_notebook()");
+        await page.waitForFunction("!Jupyter.notebook.dirty", undefined, { timeout: 60_000 });
+        // What the menu item opens: the server's nbconvert endpoint, with the lab's report template.
+        const response = await page.request.get(
+          `http://127.0.0.1:${port}/nbconvert/html/01-index-write-cost.ipynb?download=true&token=${token}`,
+        );
+        assert.equal(response.status(), 200);
+        const html = path.join(work, "downloaded.html");
+        fs.writeFileSync(html, await response.body());
+        const text = fs.readFileSync(html, "utf8");
+        assert.doesNotMatch(
+          text,
+          /<script[^>]+src=/i,
+          "no script is loaded from elsewhere (CDN or machine-local paths)",
+        );
+        const check = await checkReportRenders(html, { expectCharts: 3 });
+        assert.ok(check.charts >= 3, `the downloaded report has the charts (found ${check.charts})`);
+        assert.equal(check.svgCharts, check.charts, "every chart drew offline");
+        assert.deepEqual(check.consoleErrors, []);
+        const pdf = await reportToPdf(html, path.join(work, "downloaded.pdf"));
+        assert.equal(pdf.drawn, pdf.charts, "every chart drew before printing");
+        assert.equal(fs.readFileSync(pdf.pdf).subarray(0, 5).toString("latin1"), "%PDF-");
+      },
+    );
 
-  await t.test("kill -9 of the kernel during a run: no server survives (no exit handler runs: the watcher)", async () => {
-    await killDuringRun("kill -9", async (servers) => {
-      const kernel = servers[0]?.ownerPid;
-      assert.ok(kernel && kernel !== process.pid, "the kernel's pid is known from its records");
-      process.kill(kernel, "SIGKILL");
-    });
-    // Jupyter restarts a dead kernel itself; a fresh page drops the "kernel died" dialog.
-    await openNotebook(page, port);
-  });
+    await t.test(
+      "Stop during a default run: the run ends, the kernel keeps its variables, servers gone, trials kept",
+      async () => {
+        await runNewCell(page, 'const uiMarker = "still here";');
+        await setProfile(page, "default");
+        const before = runFolders();
+        const runCell = await startRun(page);
+        const servers = await waitFor(
+          "an embedded server of the run",
+          () => recordedProcesses().filter((p) => /PostgreSQL/.test(p.description)).length > 0 && recordedProcesses(),
+          180_000,
+        );
+        await waitFor("a finished trial on disk", () => trialsOnDisk(1, before), 300_000);
+        const stoppedAt = Date.now();
+        await page.click('button[data-jupyter-action="jupyter-notebook:interrupt-kernel"]');
+        await page.waitForFunction(`Jupyter.notebook.get_cell(${runCell}).input_prompt_number !== "*"`, undefined, {
+          timeout: 300_000,
+        });
+        const output = await cellText(page, runCell);
+        assert.match(
+          output,
+          /interrupted: \d+ of \d+ trials kept in .*resumeId/s,
+          "the run cell says what was kept and how to resume",
+        );
+        t.diagnostic(`Stop: servers gone ${await serversGone(servers, stoppedAt)} ms after the click`);
+        const kept = trialsOnDisk(1, before);
+        assert.ok(kept, "the finished trials are on disk");
+        // tslab drops requests that arrive within 200 ms of an error (Run All stops there); a person is slower.
+        await page.waitForFunction(KERNEL_IDLE, undefined, { timeout: 60_000 });
+        await page.waitForTimeout(1000);
+        const marker = await runNewCell(page, "console.log(uiMarker);");
+        assert.match(marker, /still here/, "a variable defined before the Stop is still there (the kernel lived)");
+        assert.doesNotMatch(await page.content(), /kernel appears to have died/i);
+      },
+    );
 
-  await t.test("Jupyter stopped (SIGTERM) during a run: no server survives", async () => {
-    await killDuringRun("Jupyter stopped", async () => {
-      assert.ok(lab?.pid);
-      process.kill(lab.pid, "SIGTERM");
+    const killDuringRun = async (label: string, kill: (servers: readonly LiveProcess[]) => Promise<void>) => {
+      await page.waitForFunction(KERNEL_IDLE, undefined, { timeout: 120_000 });
+      await setProfile(page, "default");
+      await startRun(page);
+      const servers = await waitFor(
+        `a server of the run before ${label}`,
+        () => recordedProcesses().filter((p) => /PostgreSQL/.test(p.description)).length > 0 && recordedProcesses(),
+        180_000,
+      );
+      const at = Date.now();
+      await kill(servers);
+      t.diagnostic(`${label}: servers gone ${await serversGone(servers, at)} ms after it`);
+    };
+
+    await t.test("Restart during a run: no server survives", async () => {
+      await killDuringRun("Restart", async () => {
+        // The Kernel menu's Restart, past its confirmation dialog.
+        await page.evaluate("Jupyter.notebook.kernel.restart()");
+      });
     });
-    await waitFor("the lab to exit", () => lab?.exitCode !== null || lab?.signalCode !== null, 60_000);
-  });
-});
+
+    await t.test("Shut Down during a run: no server survives", async () => {
+      await killDuringRun("Shut Down", async () => {
+        await page.evaluate("Jupyter.notebook.kernel.kill()");
+      });
+      // A fresh page opens a fresh kernel for the next step.
+      await openNotebook(page, port);
+    });
+
+    await t.test(
+      "kill -9 of the kernel during a run: no server survives (no exit handler runs: the watcher)",
+      async () => {
+        await killDuringRun("kill -9", async (servers) => {
+          const kernel = servers[0]?.ownerPid;
+          assert.ok(kernel && kernel !== process.pid, "the kernel's pid is known from its records");
+          process.kill(kernel, "SIGKILL");
+        });
+        // Jupyter restarts a dead kernel itself; a fresh page drops the "kernel died" dialog.
+        await openNotebook(page, port);
+      },
+    );
+
+    await t.test("Jupyter stopped (SIGTERM) during a run: no server survives", async () => {
+      await killDuringRun("Jupyter stopped", async () => {
+        assert.ok(lab?.pid);
+        process.kill(lab.pid, "SIGTERM");
+      });
+      await waitFor("the lab to exit", () => lab?.exitCode !== null || lab?.signalCode !== null, 60_000);
+    });
+  },
+);

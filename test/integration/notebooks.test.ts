@@ -20,46 +20,53 @@ after(() => {
   if (!process.env.DBLAB_KEEP_TEST_OUTPUT) fs.rmSync(outDir, { recursive: true, force: true });
 });
 
-
 // Notebooks that need parameters (00 needs runs to compare) are run by their own tests
 // (test/integration/compare.test.ts runs 00 on two runs it makes).
 for (const entry of EXPERIMENTS.filter((n) => !n.requires)) {
-  test(`notebook ${entry.id} runs headless on smoke (embedded target) and its report renders`, { timeout: 900_000 }, async (t) => {
-    const missing = jupyterUnavailableReason();
-    if (missing) return t.skip(`Jupyter not available: ${missing}`);
-    const name = path.basename(entry.file, ".ipynb");
-    const html = path.join(outDir, `${name}.html`);
-    const result = await executeNotebook({
-      notebook: path.join(root, entry.file),
-      outputIpynb: path.join(outDir, `${name}.ipynb`),
-      outputHtml: html,
-      profile: "smoke",
-      env: { DBLAB_TARGET: "embedded", DBLAB_RESULTS_DIR: resultsDir, DBLAB_RUN_ID: `test-${entry.id}` },
-    });
-    assert.equal(result.status, "ok", result.message ?? (result.failure && describeFailure(result.failure)));
-    const runs = fs.readdirSync(resultsDir).filter((d) => d.startsWith(`test-${entry.id}_`));
-    assert.ok(runs.length >= 1, `a results folder for ${entry.id}`);
-    const trials = path.join(resultsDir, runs[0], "trials.jsonl");
-    assert.ok(fs.existsSync(trials) && fs.statSync(trials).size > 0, "trials recorded");
-    // No credentials in anything the run wrote: URIs with a password, or password= parameters.
-    const written = [path.join(outDir, `${name}.ipynb`), html, ...fs.readdirSync(path.join(resultsDir, runs[0])).map((f) => path.join(resultsDir, runs[0], f))];
-    for (const file of written) {
-      const text = fs.readFileSync(file, "utf8");
-      assert.doesNotMatch(text, /[a-z]+:\/\/[^\s:\/@"']+:(?!\*\*\*@)[^\s@\/"']+@/i, `credentials in ${file}`);
-      assert.doesNotMatch(text, /password=(?!\*\*\*)[^&\s"']+/i, `password parameter in ${file}`);
-    }
+  test(
+    `notebook ${entry.id} runs headless on smoke (embedded target) and its report renders`,
+    { timeout: 900_000 },
+    async (t) => {
+      const missing = jupyterUnavailableReason();
+      if (missing) return t.skip(`Jupyter not available: ${missing}`);
+      const name = path.basename(entry.file, ".ipynb");
+      const html = path.join(outDir, `${name}.html`);
+      const result = await executeNotebook({
+        notebook: path.join(root, entry.file),
+        outputIpynb: path.join(outDir, `${name}.ipynb`),
+        outputHtml: html,
+        profile: "smoke",
+        env: { DBLAB_TARGET: "embedded", DBLAB_RESULTS_DIR: resultsDir, DBLAB_RUN_ID: `test-${entry.id}` },
+      });
+      assert.equal(result.status, "ok", result.message ?? (result.failure && describeFailure(result.failure)));
+      const runs = fs.readdirSync(resultsDir).filter((d) => d.startsWith(`test-${entry.id}_`));
+      assert.ok(runs.length >= 1, `a results folder for ${entry.id}`);
+      const trials = path.join(resultsDir, runs[0], "trials.jsonl");
+      assert.ok(fs.existsSync(trials) && fs.statSync(trials).size > 0, "trials recorded");
+      // No credentials in anything the run wrote: URIs with a password, or password= parameters.
+      const written = [
+        path.join(outDir, `${name}.ipynb`),
+        html,
+        ...fs.readdirSync(path.join(resultsDir, runs[0])).map((f) => path.join(resultsDir, runs[0], f)),
+      ];
+      for (const file of written) {
+        const text = fs.readFileSync(file, "utf8");
+        assert.doesNotMatch(text, /[a-z]+:\/\/[^\s:\/@"']+:(?!\*\*\*@)[^\s@\/"']+@/i, `credentials in ${file}`);
+        assert.doesNotMatch(text, /password=(?!\*\*\*)[^&\s"']+/i, `password parameter in ${file}`);
+      }
 
-    let check;
-    try {
-      check = await checkReportRenders(html);
-    } catch (e) {
-      if (e instanceof Error && e.message.startsWith("SKIP:")) return t.skip(e.message);
-      throw e;
-    }
-    assert.ok(check.charts >= 1, "the report has charts");
-    assert.equal(check.svgCharts, check.charts, "every chart drew an SVG");
-    assert.deepEqual(check.consoleErrors, []);
-  });
+      let check;
+      try {
+        check = await checkReportRenders(html);
+      } catch (e) {
+        if (e instanceof Error && e.message.startsWith("SKIP:")) return t.skip(e.message);
+        throw e;
+      }
+      assert.ok(check.charts >= 1, "the report has charts");
+      assert.equal(check.svgCharts, check.charts, "every chart drew an SVG");
+      assert.deepEqual(check.consoleErrors, []);
+    },
+  );
 }
 
 test("notebook 01 runs headless on smoke on the docker target", { timeout: 900_000 }, async (t) => {

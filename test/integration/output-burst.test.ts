@@ -22,30 +22,43 @@ interface Output {
   text?: string | string[];
 }
 
-test("a burst of output (900 display updates, 5000 stderr writes in one tick) neither fails its cell nor loses output", { timeout: 300_000 }, async (t) => {
-  const missing = jupyterUnavailableReason();
-  if (missing) {
-    t.skip(`Jupyter not available: ${missing}`);
-    return;
-  }
-  const outputIpynb = path.join(outDir, "output-burst.ipynb");
-  const result = await executeNotebook({
-    notebook: path.join(projectRoot(), "test", "fixtures", "output-burst.ipynb"),
-    outputIpynb,
-    profile: "smoke",
-    overrides: {},
-    cellTimeoutSec: 240,
-  });
-  assert.equal(result.status, "ok", result.failure ? describeFailure(result.failure) : result.message);
-  const cells = (JSON.parse(fs.readFileSync(outputIpynb, "utf8")) as { cells: { outputs: Output[] }[] }).cells;
-  const text = (o: Output) => [o.text ?? "", ...Object.values(o.data ?? {})].flat().join("");
-  // Not asserted: that every one of the burst's messages arrives. Jupyter's own iopub reader drops
-  // what exceeds its queue (SUB, 1000 messages); tslab would have to batch its output to avoid that.
-  // cells: the parameters, the injected parameters, the burst, the next, the last.
-  assert.ok(!cells[2].outputs.some((o) => o.output_type === "error"), "the burst cell did not fail");
-  const burst = cells[2].outputs.map(text).join("");
-  assert.ok(burst.includes("update 899"), "the display shows its last update");
-  assert.ok(burst.includes("line 0\n") && burst.includes("line 4999\n"), "every stderr line arrived (coalesced, none dropped)");
-  assert.ok(cells[3].outputs.some((o) => text(o).includes("the cell after the burst")), `the next cell keeps its output: ${JSON.stringify(cells.map((c) => c.outputs.map(text).join("|").slice(0, 200)))}`);
-  assert.ok(cells[4].outputs.some((o) => text(o).includes("last cell done")), "and the last cell runs and shows its output");
-});
+test(
+  "a burst of output (900 display updates, 5000 stderr writes in one tick) neither fails its cell nor loses output",
+  { timeout: 300_000 },
+  async (t) => {
+    const missing = jupyterUnavailableReason();
+    if (missing) {
+      t.skip(`Jupyter not available: ${missing}`);
+      return;
+    }
+    const outputIpynb = path.join(outDir, "output-burst.ipynb");
+    const result = await executeNotebook({
+      notebook: path.join(projectRoot(), "test", "fixtures", "output-burst.ipynb"),
+      outputIpynb,
+      profile: "smoke",
+      overrides: {},
+      cellTimeoutSec: 240,
+    });
+    assert.equal(result.status, "ok", result.failure ? describeFailure(result.failure) : result.message);
+    const cells = (JSON.parse(fs.readFileSync(outputIpynb, "utf8")) as { cells: { outputs: Output[] }[] }).cells;
+    const text = (o: Output) => [o.text ?? "", ...Object.values(o.data ?? {})].flat().join("");
+    // Not asserted: that every one of the burst's messages arrives. Jupyter's own iopub reader drops
+    // what exceeds its queue (SUB, 1000 messages); tslab would have to batch its output to avoid that.
+    // cells: the parameters, the injected parameters, the burst, the next, the last.
+    assert.ok(!cells[2].outputs.some((o) => o.output_type === "error"), "the burst cell did not fail");
+    const burst = cells[2].outputs.map(text).join("");
+    assert.ok(burst.includes("update 899"), "the display shows its last update");
+    assert.ok(
+      burst.includes("line 0\n") && burst.includes("line 4999\n"),
+      "every stderr line arrived (coalesced, none dropped)",
+    );
+    assert.ok(
+      cells[3].outputs.some((o) => text(o).includes("the cell after the burst")),
+      `the next cell keeps its output: ${JSON.stringify(cells.map((c) => c.outputs.map(text).join("|").slice(0, 200)))}`,
+    );
+    assert.ok(
+      cells[4].outputs.some((o) => text(o).includes("last cell done")),
+      "and the last cell runs and shows its output",
+    );
+  },
+);

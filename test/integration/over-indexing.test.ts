@@ -19,7 +19,13 @@ test("rounds on embedded PostgreSQL: 7 vs 39 indexes, counters that explain the 
     t.skip("no pgbench on this machine (install postgresql-client or set DBLAB_PGBENCH)");
     return;
   }
-  const params = overIndexingParams("smoke", { dataScale: 0.0002, clients: 2, threads: 1, durationSeconds: 2, indexLevels: [7, 39] });
+  const params = overIndexingParams("smoke", {
+    dataScale: 0.0002,
+    clients: 2,
+    threads: 1,
+    durationSeconds: 2,
+    indexLevels: [7, 39],
+  });
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-results-test-"));
   const server = await new EmbeddedPostgresTarget().start(serverSpec(params));
   try {
@@ -30,8 +36,15 @@ test("rounds on embedded PostgreSQL: 7 vs 39 indexes, counters that explain the 
     assert.ok(template.rows.stock > 9_900 && template.rows.stock <= 10_000, `stock rows ${template.rows.stock}`);
     // setseed makes the data deterministic: a second load gives the same rows.
     const fingerprint = () =>
-      withClient(server, TEMPLATE_DATABASE, async (c) =>
-        (await c.query<{ f: string }>("SELECT (SELECT sum(price) FROM products)::text || '/' || (SELECT sum(product_id::bigint * warehouse_id + quantity) FROM stock)::text || '/' || (SELECT string_agg(movement_type, '' ORDER BY id) FROM stock_movements) AS f")).rows[0].f,
+      withClient(
+        server,
+        TEMPLATE_DATABASE,
+        async (c) =>
+          (
+            await c.query<{ f: string }>(
+              "SELECT (SELECT sum(price) FROM products)::text || '/' || (SELECT sum(product_id::bigint * warehouse_id + quantity) FROM stock)::text || '/' || (SELECT string_agg(movement_type, '' ORDER BY id) FROM stock_movements) AS f",
+            )
+          ).rows[0].f,
       );
     const first = await fingerprint();
     await createTemplate(server, datasetShape(params.dataScale), params.randomSeed);
@@ -49,7 +62,12 @@ test("rounds on embedded PostgreSQL: 7 vs 39 indexes, counters that explain the 
     // The first round of a level builds its template; the second clones it, indexes included.
     assert.deepEqual(
       trials.map((t) => [t.key, t.order, t.prepared?.builtLevelTemplate]),
-      [["idx7/r1", 0, true], ["idx39/r1", 1, true], ["idx39/r2", 0, false], ["idx7/r2", 1, false]],
+      [
+        ["idx7/r1", 0, true],
+        ["idx39/r1", 1, true],
+        ["idx39/r2", 0, false],
+        ["idx7/r2", 1, false],
+      ],
     );
     assert.equal(trials[2].prepared?.indexSeconds, 0);
     for (const trial of trials) {
@@ -59,7 +77,10 @@ test("rounds on embedded PostgreSQL: 7 vs 39 indexes, counters that explain the 
       const n = trial.pgbench!.summary.transactions;
       assert.ok(n > 0);
       assert.equal(c["table.products.n_tup_ins"], 10 * n, "10 products per transaction");
-      assert.ok(c["table.stock.n_tup_ins"] > 90 * n && c["table.stock.n_tup_ins"] <= 100 * n, "~100 stock rows per transaction");
+      assert.ok(
+        c["table.stock.n_tup_ins"] > 90 * n && c["table.stock.n_tup_ins"] <= 100 * n,
+        "~100 stock rows per transaction",
+      );
       assert.ok(c["table.stock_movements.n_tup_ins"] > 0 && c["table.stock_movements.n_tup_ins"] <= 10 * n);
       assert.ok(c["wal.bytes"] > 0);
       const withStatements = trial.statements!.filter((s) => s.query.startsWith("WITH"));
@@ -80,13 +101,22 @@ test("rounds on embedded PostgreSQL: 7 vs 39 indexes, counters that explain the 
     assert.ok(template.walInspect, `pg_walinspect: ${template.walInspectError ?? ""}`);
     for (const l of [l7, l39]) {
       const ratio = l.btreeInsertsPerTx! / l.modelIndexEntriesPerTx!;
-      assert.ok(ratio > 0.8 && ratio < 1.25, `${l.level} idx: ${l.btreeInsertsPerTx} B-tree inserts per tx counted, model ${l.modelIndexEntriesPerTx}`);
+      assert.ok(
+        ratio > 0.8 && ratio < 1.25,
+        `${l.level} idx: ${l.btreeInsertsPerTx} B-tree inserts per tx counted, model ${l.modelIndexEntriesPerTx}`,
+      );
     }
-    assert.ok(trials.every((t) => t.autovacuumWait && typeof t.order === "number"), "autovacuum wait and position recorded");
+    assert.ok(
+      trials.every((t) => t.autovacuumWait && typeof t.order === "number"),
+      "autovacuum wait and position recorded",
+    );
     assert.ok(l39.serverMsPerTx! > 0, "server time per transaction from pg_stat_statements");
     assert.ok(l39.walBytesPerTx! > l7.walBytesPerTx!);
     assert.ok(l7.hitRatio! > 0.9);
-    assert.deepEqual(checkClaims(s).map((c) => c.id), ["1", "2", "3", "4", "5"]);
+    assert.deepEqual(
+      checkClaims(s).map((c) => c.id),
+      ["1", "2", "3", "4", "5"],
+    );
   } finally {
     await server.stop();
     fs.rmSync(root, { recursive: true, force: true });

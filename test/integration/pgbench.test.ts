@@ -14,7 +14,10 @@ import {
 } from "../../lib/workloads/pgbench";
 import type { ExecCapableServer } from "../../lib/workloads/pgbench/locate";
 
-async function withServer(t: { skip: (reason: string) => void }, fn: (server: EmbeddedPostgresServer) => Promise<void>): Promise<void> {
+async function withServer(
+  t: { skip: (reason: string) => void },
+  fn: (server: EmbeddedPostgresServer) => Promise<void>,
+): Promise<void> {
   if (!findHostPgbench()) {
     t.skip("no pgbench on this machine (install postgresql-client or set DBLAB_PGBENCH)");
     return;
@@ -32,19 +35,37 @@ test("a real run on embedded PostgreSQL: summary, progress, series and percentil
     const init = await initPgbench(server, { scale: 1, steps: "dtGvp" });
     assert.ok(init.seconds > 0 && "primary keys" in init.steps, `init steps: ${JSON.stringify(init.steps)}`);
     const progressSeen: number[] = [];
-    const r = await runPgbench(server, { clients: 2, durationSeconds: 3, onProgress: (p) => progressSeen.push(p.second) });
+    const r = await runPgbench(server, {
+      clients: 2,
+      durationSeconds: 3,
+      onProgress: (p) => progressSeen.push(p.second),
+    });
     assert.ok(r.summary.tps > 0);
     assert.equal(r.summary.clients, 2);
     assert.ok(statementLatency(r.summary, /^UPDATE pgbench_accounts/)! > 0);
     assert.ok(r.progress.length >= 2, "-P 1 lines parsed");
     assert.equal(progressSeen.length, r.progress.length, "progress streamed while running");
     // Ordering, not timing: each line after the start, seconds increasing (a -T 3 run has ~3 lines).
-    assert.ok(r.progress.every((p, i) => p.epochMs! >= r.startedAtMs && p.second > 0 && (i === 0 || p.second > r.progress[i - 1].second)));
+    assert.ok(
+      r.progress.every(
+        (p, i) => p.epochMs! >= r.startedAtMs && p.second > 0 && (i === 0 || p.second > r.progress[i - 1].second),
+      ),
+    );
     const logged = r.series.reduce((a, p) => a + p.transactions, 0);
-    assert.ok(Math.abs(logged - r.summary.transactions) <= 2 * 2, `log has ${logged} of ${r.summary.transactions} transactions`);
+    assert.ok(
+      Math.abs(logged - r.summary.transactions) <= 2 * 2,
+      `log has ${logged} of ${r.summary.transactions} transactions`,
+    );
     assert.equal(r.series.length, 3, "one bucket per second of -T");
-    assert.ok(r.loadStartedAtMs >= r.startedAtMs && r.loadStartedAtMs <= r.finishedAtMs, "the load starts inside the run");
-    assert.ok(r.latency!.p50Ms <= r.latency!.p95Ms && r.latency!.p95Ms <= r.latency!.p99Ms && r.latency!.p99Ms <= r.latency!.maxMs);
+    assert.ok(
+      r.loadStartedAtMs >= r.startedAtMs && r.loadStartedAtMs <= r.finishedAtMs,
+      "the load starts inside the run",
+    );
+    assert.ok(
+      r.latency!.p50Ms <= r.latency!.p95Ms &&
+        r.latency!.p95Ms <= r.latency!.p99Ms &&
+        r.latency!.p99Ms <= r.latency!.maxMs,
+    );
     // The log's mean lies within what the log itself holds (pgbench's own average is shown, not
     // bounded: it includes waiting for a CPU, which a busy machine stretches).
     assert.ok(r.latency!.meanMs > 0 && r.latency!.meanMs <= r.latency!.maxMs);
@@ -64,7 +85,9 @@ test("an AbortSignal stops pgbench at once and leaves no registered process", as
       durationSeconds: 60,
       signal: controller.signal,
       onStart: () => {
-        registered = listRecords().some((r) => r.resource.type === "process" && r.resource.description.startsWith("pgbench"));
+        registered = listRecords().some(
+          (r) => r.resource.type === "process" && r.resource.description.startsWith("pgbench"),
+        );
         setTimeout(() => controller.abort(), 1000);
       },
     });
@@ -91,8 +114,16 @@ test("the container path (docker exec) runs a custom script; here the 'container
         child.stderr.on("data", (d) => (stderr += d));
         child.on("close", (code) => resolve({ exitCode: code ?? -1, stdout, stderr }));
       });
-    const fake = Object.assign(Object.create(server) as EmbeddedPostgresServer, { kind: "docker", exec }) as unknown as ExecCapableServer;
-    const runner: PgbenchRunner = { kind: "container", server: fake, version: host.version, port: server.connection.port };
+    const fake = Object.assign(Object.create(server) as EmbeddedPostgresServer, {
+      kind: "docker",
+      exec,
+    }) as unknown as ExecCapableServer;
+    const runner: PgbenchRunner = {
+      kind: "container",
+      server: fake,
+      version: host.version,
+      port: server.connection.port,
+    };
     await initPgbench(server, { scale: 1, steps: "dtGvp" }, runner);
     const r = await runPgbench(server, {
       runner,
@@ -103,7 +134,10 @@ test("the container path (docker exec) runs a custom script; here the 'container
     });
     assert.equal(r.runner.startsWith("container"), true);
     assert.ok(r.summary.tps > 0);
-    assert.deepEqual(r.summary.statements.map((s) => s.command), ["BEGIN;", "SELECT abalance", "END;"]);
+    assert.deepEqual(
+      r.summary.statements.map((s) => s.command),
+      ["BEGIN;", "SELECT abalance", "END;"],
+    );
     assert.ok(r.latency && r.latency.n > 0, "log files read back from the 'container'");
   });
 });

@@ -17,7 +17,11 @@ test("the protocol on embedded PostgreSQL: baseline, REINDEX and CONCURRENTLY ru
     return;
   }
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-results-test-"));
-  const server = await new EmbeddedPostgresTarget().start({ engine: "postgresql", name: "04-test", settings: { shared_preload_libraries: "pg_stat_statements" } });
+  const server = await new EmbeddedPostgresTarget().start({
+    engine: "postgresql",
+    name: "04-test",
+    settings: { shared_preload_libraries: "pg_stat_statements" },
+  });
   try {
     const runner = await locatePgbench(server);
     const template = await createTemplate(server, 5, "dtGvp", runner);
@@ -25,7 +29,14 @@ test("the protocol on embedded PostgreSQL: baseline, REINDEX and CONCURRENTLY ru
     assert.equal(template.statements, true, "pg_stat_statements in the template, so in every clone");
     const store = RunStore.open<ReindexCondition>({ notebook: "test-04", params: { scale: 5 }, root });
     const plan = planRuns(1, ["baseline", "reindex", "concurrently"]);
-    const settings = { clients: 2, threads: 1, durationSeconds: 3, reindexStartSeconds: 1, sampleIntervalMs: 25, restartBetweenRuns: true };
+    const settings = {
+      clients: 2,
+      threads: 1,
+      durationSeconds: 3,
+      reindexStartSeconds: 1,
+      sampleIntervalMs: 25,
+      restartBetweenRuns: true,
+    };
     const trials = await runPlan({ server, runner, plan, settings, store });
     assert.equal(store.trials().length, 3, "each run appended to trials.jsonl");
     for (const trial of trials) {
@@ -34,36 +45,58 @@ test("the protocol on embedded PostgreSQL: baseline, REINDEX and CONCURRENTLY ru
       const b = trial.pgbench!;
       assert.ok(b.summary.tps > 0 && b.series.length >= 3);
       const upd = trial.counters!["table.pgbench_accounts.n_tup_upd"];
-      assert.ok(Math.abs(upd - b.summary.transactions) <= 2, `accounts updates ${upd} ≈ transactions ${b.summary.transactions}`);
+      assert.ok(
+        Math.abs(upd - b.summary.transactions) <= 2,
+        `accounts updates ${upd} ≈ transactions ${b.summary.transactions}`,
+      );
       assert.ok(trial.timeline!.samples > 20, "sampled throughout the run");
       const server = trial.updateAccountsServer;
-      assert.ok(server && Math.abs(server.calls - b.summary.transactions) <= 2, `pg_stat_statements: ${JSON.stringify(server)} calls ≈ transactions`);
+      assert.ok(
+        server && Math.abs(server.calls - b.summary.transactions) <= 2,
+        `pg_stat_statements: ${JSON.stringify(server)} calls ≈ transactions`,
+      );
     }
     const [, plain, concurrent] = trials;
     for (const trial of [plain, concurrent]) {
       const r = trial.reindex!;
-      assert.deepEqual(r.statements.map((s) => s.index), ["pgbench_accounts_pkey", "pgbench_branches_pkey", "pgbench_tellers_pkey"]);
+      assert.deepEqual(
+        r.statements.map((s) => s.index),
+        ["pgbench_accounts_pkey", "pgbench_branches_pkey", "pgbench_tellers_pkey"],
+      );
       const startOffset = (r.startMs - trial.pgbench!.startedAtMs) / 1000;
       assert.ok(startOffset >= 0.95 && startOffset < 2, `REINDEX started ${startOffset} s into the run`);
     }
     assert.ok(plain.reindex!.statements[0].sql === "REINDEX INDEX pgbench_accounts_pkey");
     assert.ok(concurrent.reindex!.statements[0].sql.includes("CONCURRENTLY"));
     // A plain REINDEX blocks the UPDATE on pgbench_accounts: the sampler sees it, blocked by the REINDEX pid.
-    assert.ok(plain.timeline!.blockedByReindexSeconds > 0, `blocked by REINDEX: ${JSON.stringify(plain.timeline!.locks)}`);
+    assert.ok(
+      plain.timeline!.blockedByReindexSeconds > 0,
+      `blocked by REINDEX: ${JSON.stringify(plain.timeline!.locks)}`,
+    );
     assert.ok(Object.keys(plain.timeline!.locks).some((l) => l.includes("pgbench_accounts")));
-    assert.ok(concurrent.timeline!.phases.length > 0, "CONCURRENTLY's phases sampled from pg_stat_progress_create_index");
+    assert.ok(
+      concurrent.timeline!.phases.length > 0,
+      "CONCURRENTLY's phases sampled from pg_stat_progress_create_index",
+    );
     const s = summarise(trials, 3, 2);
     assert.equal(s.runs.length, 3);
     assert.ok(s.runs.find((r) => r.mode === "reindex")!.tpsVsBaseline! > 0);
     const claims = checkClaims(s);
-    assert.deepEqual(claims.map((c) => c.id), ["1", "2", "3a", "3b"]);
+    assert.deepEqual(
+      claims.map((c) => c.id),
+      ["1", "2", "3a", "3b"],
+    );
     assert.deepEqual(
       claims.map((c) => c.verdict),
       ["not tested at this scale", "not tested at this scale", "inconclusive", "inconclusive"],
       "3 s runs are outside the seed's 30 s protocol; one set never decides a claim",
     );
     assert.match(claims[0].decidedBy, /3 s runs \(the seed: 30 s\)/);
-    assert.deepEqual(trials.map((t) => t.position), [0, 1, 2], "each run records its place in its set's order");
+    assert.deepEqual(
+      trials.map((t) => t.position),
+      [0, 1, 2],
+      "each run records its place in its set's order",
+    );
   } finally {
     await server.stop();
     fs.rmSync(root, { recursive: true, force: true });

@@ -51,7 +51,12 @@ before(() => {
     return;
   }
   if (out.status !== 0) throw new Error(`remote-engine.sh up failed (${out.status}): ${out.stderr}`);
-  const vars = Object.fromEntries(out.stdout.trim().split("\n").map((l) => l.split("=", 2) as [string, string]));
+  const vars = Object.fromEntries(
+    out.stdout
+      .trim()
+      .split("\n")
+      .map((l) => l.split("=", 2) as [string, string]),
+  );
   remote = {
     address: vars.DBLAB_REMOTE_ADDRESS,
     dockerHost: vars.DBLAB_REMOTE_DOCKER_HOST,
@@ -81,10 +86,17 @@ function labEnv(r: RemoteEngine, stateDir: string): Record<string, string> {
 /** Containers created on an engine since `since` (seconds) by lab processes of that state dir. */
 async function createdBy(docker: Docker, stateDir: string, since: number): Promise<string[]> {
   const until = Math.ceil(Date.now() / 1000) + 1;
-  const filters = JSON.stringify({ type: ["container"], event: ["create"], label: [`${LAB_LABEL}.state-dir=${stateDir}`] });
+  const filters = JSON.stringify({
+    type: ["container"],
+    event: ["create"],
+    label: [`${LAB_LABEL}.state-dir=${stateDir}`],
+  });
   const raw = (await docker.getEvents({ since, until, filters } as Docker.GetEventsOptions)) as unknown;
   const text = Buffer.isBuffer(raw) ? raw.toString("utf8") : await streamText(raw as NodeJS.ReadableStream);
-  return text.split("\n").filter(Boolean).map((l) => (JSON.parse(l) as { id: string }).id);
+  return text
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => (JSON.parse(l) as { id: string }).id);
 }
 
 async function streamText(stream: NodeJS.ReadableStream): Promise<string> {
@@ -98,50 +110,66 @@ function localDocker(): Docker | undefined {
   return fs.existsSync(socket) ? socketClient(socket) : undefined;
 }
 
-test("notebook 01 smoke through DOCKER_HOST=ssh://: stand-in built there, database through the SSH tunnel, nothing on the local engine", { timeout: 900_000 }, async (t) => {
-  const r = need(t);
-  if (!r) return;
-  const missing = jupyterUnavailableReason();
-  if (missing) return t.skip(`Jupyter not available: ${missing}`);
-  const remoteDocker = socketClient(r.socket);
-  const stateDir = path.join(box, "state-notebook");
-  const resultsDir = path.join(box, "results");
-  const since = Math.floor(Date.now() / 1000) - 1;
-  const entry = EXPERIMENTS.find((n) => n.id === "01");
-  assert.ok(entry);
-  const result = await executeNotebook({
-    notebook: path.join(root, entry.file),
-    outputIpynb: path.join(box, "01-remote.ipynb"),
-    profile: "smoke",
-    env: { ...labEnv(r, stateDir), DBLAB_RESULTS_DIR: resultsDir, DBLAB_RUN_ID: "test-01-remote" },
-  });
-  assert.equal(result.status, "ok", result.message ?? (result.failure && describeFailure(result.failure)));
-  t.diagnostic(`notebook 01 smoke through ${r.dockerHost}: ${(result.durationMs / 1000).toFixed(1)} s`);
+test(
+  "notebook 01 smoke through DOCKER_HOST=ssh://: stand-in built there, database through the SSH tunnel, nothing on the local engine",
+  { timeout: 900_000 },
+  async (t) => {
+    const r = need(t);
+    if (!r) return;
+    const missing = jupyterUnavailableReason();
+    if (missing) return t.skip(`Jupyter not available: ${missing}`);
+    const remoteDocker = socketClient(r.socket);
+    const stateDir = path.join(box, "state-notebook");
+    const resultsDir = path.join(box, "results");
+    const since = Math.floor(Date.now() / 1000) - 1;
+    const entry = EXPERIMENTS.find((n) => n.id === "01");
+    assert.ok(entry);
+    const result = await executeNotebook({
+      notebook: path.join(root, entry.file),
+      outputIpynb: path.join(box, "01-remote.ipynb"),
+      profile: "smoke",
+      env: { ...labEnv(r, stateDir), DBLAB_RESULTS_DIR: resultsDir, DBLAB_RUN_ID: "test-01-remote" },
+    });
+    assert.equal(result.status, "ok", result.message ?? (result.failure && describeFailure(result.failure)));
+    t.diagnostic(`notebook 01 smoke through ${r.dockerHost}: ${(result.durationMs / 1000).toFixed(1)} s`);
 
-  const run = fs.readdirSync(resultsDir).find((d) => d.startsWith("test-01-remote_"));
-  assert.ok(run, "a results folder");
-  const metadata = JSON.parse(fs.readFileSync(path.join(resultsDir, run, "metadata.json"), "utf8")) as {
-    servers: { route?: string; engineHost?: string; engineRttMs?: number; address: string; publishedAddress?: string }[];
-  };
-  const pg = metadata.servers[0];
-  assert.equal(pg.route, "ssh-tunnel");
-  assert.match(pg.engineHost ?? "", new RegExp(r.address.replace(/\./g, "\\.")));
-  assert.equal(typeof pg.engineRttMs, "number");
-  assert.match(pg.publishedAddress ?? "", /^127\.0\.0\.1:\d+$/, "published on the remote loopback only");
-  t.diagnostic(`route ${pg.route}, engine ${pg.engineHost}, engine RTT ${pg.engineRttMs?.toFixed(3)} ms`);
+    const run = fs.readdirSync(resultsDir).find((d) => d.startsWith("test-01-remote_"));
+    assert.ok(run, "a results folder");
+    const metadata = JSON.parse(fs.readFileSync(path.join(resultsDir, run, "metadata.json"), "utf8")) as {
+      servers: {
+        route?: string;
+        engineHost?: string;
+        engineRttMs?: number;
+        address: string;
+        publishedAddress?: string;
+      }[];
+    };
+    const pg = metadata.servers[0];
+    assert.equal(pg.route, "ssh-tunnel");
+    assert.match(pg.engineHost ?? "", new RegExp(r.address.replace(/\./g, "\\.")));
+    assert.equal(typeof pg.engineRttMs, "number");
+    assert.match(pg.publishedAddress ?? "", /^127\.0\.0\.1:\d+$/, "published on the remote loopback only");
+    t.diagnostic(`route ${pg.route}, engine ${pg.engineHost}, engine RTT ${pg.engineRttMs?.toFixed(3)} ms`);
 
-  // The stand-in image was built on the remote engine (no registry: it could come from nowhere else).
-  const images = await remoteDocker.listImages({ filters: { label: [`${LAB_LABEL}.stand-in=true`] } });
-  assert.ok(images.length >= 1, "stand-in image on the remote engine");
-  assert.ok((await createdBy(remoteDocker, stateDir, since)).length >= 1, "containers were created on the remote engine");
-  const local = localDocker();
-  if (local) {
-    const onLocal = await createdBy(local, stateDir, since).catch(() => []);
-    assert.deepEqual(onLocal, [], "no container of this run on the local engine");
-  }
-  const left = await remoteDocker.listContainers({ all: true, filters: { label: [`${LAB_LABEL}.state-dir=${stateDir}`] } });
-  assert.deepEqual(left, [], "the run removed its containers");
-});
+    // The stand-in image was built on the remote engine (no registry: it could come from nowhere else).
+    const images = await remoteDocker.listImages({ filters: { label: [`${LAB_LABEL}.stand-in=true`] } });
+    assert.ok(images.length >= 1, "stand-in image on the remote engine");
+    assert.ok(
+      (await createdBy(remoteDocker, stateDir, since)).length >= 1,
+      "containers were created on the remote engine",
+    );
+    const local = localDocker();
+    if (local) {
+      const onLocal = await createdBy(local, stateDir, since).catch(() => []);
+      assert.deepEqual(onLocal, [], "no container of this run on the local engine");
+    }
+    const left = await remoteDocker.listContainers({
+      all: true,
+      filters: { label: [`${LAB_LABEL}.state-dir=${stateDir}`] },
+    });
+    assert.deepEqual(left, [], "the run removed its containers");
+  },
+);
 
 /** A lab process that starts PostgreSQL on the remote engine and then runs queries until killed. */
 const RUNNER = `
@@ -157,236 +185,319 @@ const { Client } = require(${JSON.stringify(require.resolve("pg"))});
 })().catch((e) => { process.stderr.write(String(e && e.stack || e)); process.exit(1); });
 `;
 
-test("kill -9 of a runner mid-trial, then npm run clean removes its container on the remote engine over SSH", { timeout: 300_000 }, async (t) => {
-  const r = need(t);
-  if (!r) return;
-  const remoteDocker = socketClient(r.socket);
-  const stateDir = path.join(box, "state-kill");
-  const script = path.join(box, "runner.js");
-  fs.writeFileSync(script, RUNNER);
-  const child = spawn(process.execPath, [script], { env: { ...process.env, ...labEnv(r, stateDir) }, stdio: ["ignore", "pipe", "pipe"] });
-  let stderr = "";
-  child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-  const containerId = await new Promise<string>((resolve, reject) => {
-    let out = "";
-    child.stdout.on("data", (c: Buffer) => {
-      out += c.toString();
-      const m = /ready (\w+)/.exec(out);
-      if (m) resolve(m[1]);
+test(
+  "kill -9 of a runner mid-trial, then npm run clean removes its container on the remote engine over SSH",
+  { timeout: 300_000 },
+  async (t) => {
+    const r = need(t);
+    if (!r) return;
+    const remoteDocker = socketClient(r.socket);
+    const stateDir = path.join(box, "state-kill");
+    const script = path.join(box, "runner.js");
+    fs.writeFileSync(script, RUNNER);
+    const child = spawn(process.execPath, [script], {
+      env: { ...process.env, ...labEnv(r, stateDir) },
+      stdio: ["ignore", "pipe", "pipe"],
     });
-    child.once("exit", (code) => reject(new Error(`runner exited (${code}) before it was ready: ${stderr}`)));
-  });
-  // Mid-trial: the runner is inserting rows through the tunnel when it dies.
-  await new Promise((resolve) => setTimeout(resolve, 500));
-  child.kill("SIGKILL");
-  await new Promise((resolve) => child.once("exit", resolve));
-  assert.equal((await remoteDocker.getContainer(containerId).inspect()).State.Running, true, "left running on the remote engine");
+    let stderr = "";
+    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+    const containerId = await new Promise<string>((resolve, reject) => {
+      let out = "";
+      child.stdout.on("data", (c: Buffer) => {
+        out += c.toString();
+        const m = /ready (\w+)/.exec(out);
+        if (m) resolve(m[1]);
+      });
+      child.once("exit", (code) => reject(new Error(`runner exited (${code}) before it was ready: ${stderr}`)));
+    });
+    // Mid-trial: the runner is inserting rows through the tunnel when it dies.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    child.kill("SIGKILL");
+    await new Promise((resolve) => child.once("exit", resolve));
+    assert.equal(
+      (await remoteDocker.getContainer(containerId).inspect()).State.Running,
+      true,
+      "left running on the remote engine",
+    );
 
-  process.env.DBLAB_STATE_DIR = stateDir;
-  const records = listRecords().filter((rec) => rec.resource.type === "docker-container");
-  assert.equal(records.length, 1);
-  const resource = records[0].resource;
-  assert.ok(resource.type === "docker-container" && resource.dockerHost === r.dockerHost, "the record names the remote engine");
+    process.env.DBLAB_STATE_DIR = stateDir;
+    const records = listRecords().filter((rec) => rec.resource.type === "docker-container");
+    assert.equal(records.length, 1);
+    const resource = records[0].resource;
+    assert.ok(
+      resource.type === "docker-container" && resource.dockerHost === r.dockerHost,
+      "the record names the remote engine",
+    );
 
-  // DOCKER_HOST now names no engine at all: clean must find the remote one through the record.
-  const clean = spawnSync(process.execPath, [path.join(root, "build", "scripts", "clean.js")], {
-    env: { ...process.env, HOME: r.home, DBLAB_STATE_DIR: stateDir, DOCKER_HOST: `unix://${path.join(box, "no-engine.sock")}` },
-    encoding: "utf8",
-    timeout: 120_000,
-  });
-  assert.equal(clean.status, 0, clean.stderr);
-  assert.match(clean.stdout, /removed container .*on ssh:\/\//);
-  await assert.rejects(remoteDocker.getContainer(containerId).inspect(), (e: { statusCode?: number }) => e.statusCode === 404);
-  assert.deepEqual(listRecords(), []);
-});
+    // DOCKER_HOST now names no engine at all: clean must find the remote one through the record.
+    const clean = spawnSync(process.execPath, [path.join(root, "build", "scripts", "clean.js")], {
+      env: {
+        ...process.env,
+        HOME: r.home,
+        DBLAB_STATE_DIR: stateDir,
+        DOCKER_HOST: `unix://${path.join(box, "no-engine.sock")}`,
+      },
+      encoding: "utf8",
+      timeout: 120_000,
+    });
+    assert.equal(clean.status, 0, clean.stderr);
+    assert.match(clean.stdout, /removed container .*on ssh:\/\//);
+    await assert.rejects(
+      remoteDocker.getContainer(containerId).inspect(),
+      (e: { statusCode?: number }) => e.statusCode === 404,
+    );
+    assert.deepEqual(listRecords(), []);
+  },
+);
 
-test("an unreachable remote engine: clean says so within its bound and keeps the record", { timeout: 180_000 }, async (t) => {
-  const r = need(t);
-  if (!r) return;
-  const stateDir = path.join(box, "state-unreachable");
-  const dir = path.join(stateDir, "resources");
-  fs.mkdirSync(dir, { recursive: true });
-  // An address in the namespace's own subnet where nothing answers.
-  const gone = `ssh://root@${r.address.replace(/\.\d+$/, ".3")}`;
-  const record = {
-    id: "test-unreachable",
-    ownerPid: 2 ** 22 + 1, // above pid_max's default: never a live process
-    createdAt: new Date().toISOString(),
-    resource: { type: "docker-container", containerId: "0123456789ab", description: "container gone-test", dockerHost: gone },
-  };
-  fs.writeFileSync(path.join(dir, "test-unreachable.json"), JSON.stringify(record));
-  const clean = spawnSync(process.execPath, [path.join(root, "build", "scripts", "clean.js")], {
-    env: { ...process.env, HOME: r.home, DBLAB_STATE_DIR: stateDir, DOCKER_HOST: `unix://${path.join(box, "no-engine.sock")}` },
-    encoding: "utf8",
-    timeout: 120_000, // the bound: a hang fails here
-  });
-  assert.equal(clean.error, undefined, "clean ended by itself");
-  assert.notEqual(clean.status, 0);
-  assert.match(clean.stderr, /cannot remove container 0123456789ab on ssh:\/\/.*record is kept/);
-  assert.ok(fs.existsSync(path.join(dir, "test-unreachable.json")), "the record is kept for later");
-});
+test(
+  "an unreachable remote engine: clean says so within its bound and keeps the record",
+  { timeout: 180_000 },
+  async (t) => {
+    const r = need(t);
+    if (!r) return;
+    const stateDir = path.join(box, "state-unreachable");
+    const dir = path.join(stateDir, "resources");
+    fs.mkdirSync(dir, { recursive: true });
+    // An address in the namespace's own subnet where nothing answers.
+    const gone = `ssh://root@${r.address.replace(/\.\d+$/, ".3")}`;
+    const record = {
+      id: "test-unreachable",
+      ownerPid: 2 ** 22 + 1, // above pid_max's default: never a live process
+      createdAt: new Date().toISOString(),
+      resource: {
+        type: "docker-container",
+        containerId: "0123456789ab",
+        description: "container gone-test",
+        dockerHost: gone,
+      },
+    };
+    fs.writeFileSync(path.join(dir, "test-unreachable.json"), JSON.stringify(record));
+    const clean = spawnSync(process.execPath, [path.join(root, "build", "scripts", "clean.js")], {
+      env: {
+        ...process.env,
+        HOME: r.home,
+        DBLAB_STATE_DIR: stateDir,
+        DOCKER_HOST: `unix://${path.join(box, "no-engine.sock")}`,
+      },
+      encoding: "utf8",
+      timeout: 120_000, // the bound: a hang fails here
+    });
+    assert.equal(clean.error, undefined, "clean ended by itself");
+    assert.notEqual(clean.status, 0);
+    assert.match(clean.stderr, /cannot remove container 0123456789ab on ssh:\/\/.*record is kept/);
+    assert.ok(fs.existsSync(path.join(dir, "test-unreachable.json")), "the record is kept for later");
+  },
+);
 
-test("DOCKER_CONTEXT selects a docker context (ssh endpoint); SELECT 1 through the tunnel", { timeout: 300_000 }, async (t) => {
-  const r = need(t);
-  if (!r) return;
-  const config = path.join(box, "docker-config");
-  const meta = path.join(config, "contexts", "meta", contextDirName("ns-engine"));
-  fs.mkdirSync(meta, { recursive: true });
-  fs.writeFileSync(
-    path.join(meta, "meta.json"),
-    JSON.stringify({ Name: "ns-engine", Metadata: {}, Endpoints: { docker: { Host: r.dockerHost, SkipTLSVerify: false } } }),
-  );
-  const saved = { ...process.env };
-  process.env.HOME = r.home;
-  process.env.DOCKER_CONFIG = config;
-  process.env.DOCKER_CONTEXT = "ns-engine";
-  process.env.DBLAB_STATE_DIR = path.join(box, "state-context");
-  delete process.env.DOCKER_HOST;
-  try {
-    const { DockerTarget } = await import("../../lib/targets/docker/docker-target");
-    const server = await new DockerTarget({ forceStandIn: true, cpus: 1, memoryBytes: 512 * 1024 ** 2 }).start({ engine: "postgresql", name: "context-test" });
+test(
+  "DOCKER_CONTEXT selects a docker context (ssh endpoint); SELECT 1 through the tunnel",
+  { timeout: 300_000 },
+  async (t) => {
+    const r = need(t);
+    if (!r) return;
+    const config = path.join(box, "docker-config");
+    const meta = path.join(config, "contexts", "meta", contextDirName("ns-engine"));
+    fs.mkdirSync(meta, { recursive: true });
+    fs.writeFileSync(
+      path.join(meta, "meta.json"),
+      JSON.stringify({
+        Name: "ns-engine",
+        Metadata: {},
+        Endpoints: { docker: { Host: r.dockerHost, SkipTLSVerify: false } },
+      }),
+    );
+    const saved = { ...process.env };
+    process.env.HOME = r.home;
+    process.env.DOCKER_CONFIG = config;
+    process.env.DOCKER_CONTEXT = "ns-engine";
+    process.env.DBLAB_STATE_DIR = path.join(box, "state-context");
+    delete process.env.DOCKER_HOST;
     try {
-      assert.equal(server.description.route, "ssh-tunnel");
-      const rec = listRecords().find((x) => x.resource.type === "docker-container");
-      assert.ok(rec && rec.resource.type === "docker-container");
-      assert.equal(rec.resource.dockerContext, "ns-engine");
-      assert.equal(rec.resource.dockerHost, r.dockerHost);
-      const remoteDocker = socketClient(r.socket);
-      assert.equal((await remoteDocker.getContainer(server.containerId).inspect()).State.Running, true, "on the context's engine");
-      const client = new Client(server.connection);
-      await client.connect();
+      const { DockerTarget } = await import("../../lib/targets/docker/docker-target");
+      const server = await new DockerTarget({ forceStandIn: true, cpus: 1, memoryBytes: 512 * 1024 ** 2 }).start({
+        engine: "postgresql",
+        name: "context-test",
+      });
       try {
-        const times: number[] = [];
-        for (let i = 0; i < 300; i++) {
-          const started = process.hrtime.bigint();
-          await client.query("SELECT 1");
-          times.push(Number(process.hrtime.bigint() - started) / 1000);
+        assert.equal(server.description.route, "ssh-tunnel");
+        const rec = listRecords().find((x) => x.resource.type === "docker-container");
+        assert.ok(rec && rec.resource.type === "docker-container");
+        assert.equal(rec.resource.dockerContext, "ns-engine");
+        assert.equal(rec.resource.dockerHost, r.dockerHost);
+        const remoteDocker = socketClient(r.socket);
+        assert.equal(
+          (await remoteDocker.getContainer(server.containerId).inspect()).State.Running,
+          true,
+          "on the context's engine",
+        );
+        const client = new Client(server.connection);
+        await client.connect();
+        try {
+          const times: number[] = [];
+          for (let i = 0; i < 300; i++) {
+            const started = process.hrtime.bigint();
+            await client.query("SELECT 1");
+            times.push(Number(process.hrtime.bigint() - started) / 1000);
+          }
+          times.sort((a, b) => a - b);
+          t.diagnostic(`SELECT 1 through the SSH tunnel: median ${times[150].toFixed(0)} µs (300 queries)`);
+        } finally {
+          await client.end();
         }
-        times.sort((a, b) => a - b);
-        t.diagnostic(`SELECT 1 through the SSH tunnel: median ${times[150].toFixed(0)} µs (300 queries)`);
       } finally {
-        await client.end();
+        await server.stop();
       }
     } finally {
-      await server.stop();
+      for (const key of ["HOME", "DOCKER_CONFIG", "DOCKER_CONTEXT", "DBLAB_STATE_DIR", "DOCKER_HOST"]) {
+        if (saved[key] === undefined) delete process.env[key];
+        else process.env[key] = saved[key];
+      }
     }
-  } finally {
-    for (const key of ["HOME", "DOCKER_CONFIG", "DOCKER_CONTEXT", "DBLAB_STATE_DIR", "DOCKER_HOST"]) {
-      if (saved[key] === undefined) delete process.env[key];
-      else process.env[key] = saved[key];
-    }
-  }
-});
+  },
+);
 
-test("tcp:// without TLS to the namespace's address is refused before anything starts", { timeout: 300_000 }, async (t) => {
-  const r = need(t);
-  if (!r) return;
-  const missing = jupyterUnavailableReason();
-  if (missing) return t.skip(`Jupyter not available: ${missing}`);
-  const entry = EXPERIMENTS.find((n) => n.id === "01");
-  assert.ok(entry);
-  const stateDir = path.join(box, "state-tcp");
-  const result = await executeNotebook({
-    notebook: path.join(root, entry.file),
-    outputIpynb: path.join(box, "01-tcp.ipynb"),
-    profile: "smoke",
-    env: { DOCKER_HOST: `tcp://${r.address}:2375`, DBLAB_STATE_DIR: stateDir, DBLAB_RESULTS_DIR: path.join(box, "results-tcp") },
-  });
-  assert.equal(result.status, "failed");
-  const text = `${result.message ?? ""} ${result.failure ? describeFailure(result.failure) : ""}`;
-  assert.match(text, /plain tcp:\/\/ \(no TLS\) to another host is refused/);
-  const records = fs.existsSync(path.join(stateDir, "resources")) ? fs.readdirSync(path.join(stateDir, "resources")) : [];
-  assert.deepEqual(records, [], "nothing was started");
-});
+test(
+  "tcp:// without TLS to the namespace's address is refused before anything starts",
+  { timeout: 300_000 },
+  async (t) => {
+    const r = need(t);
+    if (!r) return;
+    const missing = jupyterUnavailableReason();
+    if (missing) return t.skip(`Jupyter not available: ${missing}`);
+    const entry = EXPERIMENTS.find((n) => n.id === "01");
+    assert.ok(entry);
+    const stateDir = path.join(box, "state-tcp");
+    const result = await executeNotebook({
+      notebook: path.join(root, entry.file),
+      outputIpynb: path.join(box, "01-tcp.ipynb"),
+      profile: "smoke",
+      env: {
+        DOCKER_HOST: `tcp://${r.address}:2375`,
+        DBLAB_STATE_DIR: stateDir,
+        DBLAB_RESULTS_DIR: path.join(box, "results-tcp"),
+      },
+    });
+    assert.equal(result.status, "failed");
+    const text = `${result.message ?? ""} ${result.failure ? describeFailure(result.failure) : ""}`;
+    assert.match(text, /plain tcp:\/\/ \(no TLS\) to another host is refused/);
+    const records = fs.existsSync(path.join(stateDir, "resources"))
+      ? fs.readdirSync(path.join(stateDir, "resources"))
+      : [];
+    assert.deepEqual(records, [], "nothing was started");
+  },
+);
 
-test("tcp:// with TLS: no database without DBLAB_DOCKER_BIND; with it, bound there and reached there", { timeout: 300_000 }, async (t) => {
-  const r = need(t);
-  if (!r) return;
-  const keys = ["HOME", "DOCKER_HOST", "DOCKER_TLS_VERIFY", "DOCKER_CERT_PATH", "DBLAB_DOCKER_BIND", "DBLAB_STATE_DIR", "DBLAB_TARGET"];
-  const saved = Object.fromEntries(keys.map((k) => [k, process.env[k]]));
-  Object.assign(process.env, {
-    HOME: r.home,
-    DOCKER_HOST: r.tlsHost,
-    DOCKER_TLS_VERIFY: "1",
-    DOCKER_CERT_PATH: r.certPath,
-    DBLAB_STATE_DIR: path.join(box, "state-tls"),
-  });
-  delete process.env.DBLAB_DOCKER_BIND;
-  delete process.env.DBLAB_TARGET;
-  try {
-    const { decideTarget } = await import("../../lib/targets/select");
-    await assert.rejects(decideTarget("postgresql", "auto"), /DBLAB_DOCKER_BIND/);
-    const { DockerTarget } = await import("../../lib/targets/docker/docker-target");
-    const target = new DockerTarget({ forceStandIn: true, cpus: 1, memoryBytes: 512 * 1024 ** 2 });
-    await assert.rejects(target.start({ engine: "postgresql", name: "tls-test" }), /DBLAB_DOCKER_BIND/);
-    assert.deepEqual(listRecords(), [], "nothing was created");
-
-    process.env.DBLAB_DOCKER_BIND = r.address;
-    assert.equal((await decideTarget("postgresql", "auto")).kind, "docker");
-    const server = await target.start({ engine: "postgresql", name: "tls-test" });
+test(
+  "tcp:// with TLS: no database without DBLAB_DOCKER_BIND; with it, bound there and reached there",
+  { timeout: 300_000 },
+  async (t) => {
+    const r = need(t);
+    if (!r) return;
+    const keys = [
+      "HOME",
+      "DOCKER_HOST",
+      "DOCKER_TLS_VERIFY",
+      "DOCKER_CERT_PATH",
+      "DBLAB_DOCKER_BIND",
+      "DBLAB_STATE_DIR",
+      "DBLAB_TARGET",
+    ];
+    const saved = Object.fromEntries(keys.map((k) => [k, process.env[k]]));
+    Object.assign(process.env, {
+      HOME: r.home,
+      DOCKER_HOST: r.tlsHost,
+      DOCKER_TLS_VERIFY: "1",
+      DOCKER_CERT_PATH: r.certPath,
+      DBLAB_STATE_DIR: path.join(box, "state-tls"),
+    });
+    delete process.env.DBLAB_DOCKER_BIND;
+    delete process.env.DBLAB_TARGET;
     try {
-      assert.equal(server.description.route, "bind-address");
-      assert.equal(server.connection.host, r.address);
-      assert.ok(server.description.publishedAddress?.startsWith(`${r.address}:`));
-      const client = new Client(server.connection);
-      await client.connect();
-      assert.equal((await client.query<{ one: number }>("SELECT 1 AS one")).rows[0].one, 1);
-      await client.end();
-    } finally {
-      await server.stop();
-    }
-  } finally {
-    for (const k of keys) {
-      if (saved[k] === undefined) delete process.env[k];
-      else process.env[k] = saved[k];
-    }
-  }
-});
+      const { decideTarget } = await import("../../lib/targets/select");
+      await assert.rejects(decideTarget("postgresql", "auto"), /DBLAB_DOCKER_BIND/);
+      const { DockerTarget } = await import("../../lib/targets/docker/docker-target");
+      const target = new DockerTarget({ forceStandIn: true, cpus: 1, memoryBytes: 512 * 1024 ** 2 });
+      await assert.rejects(target.start({ engine: "postgresql", name: "tls-test" }), /DBLAB_DOCKER_BIND/);
+      assert.deepEqual(listRecords(), [], "nothing was created");
 
-test("the remote host vanishing mid-run: queries fail within the keepalive bound, the record stays, a retry removes it", { timeout: 300_000 }, async (t) => {
-  const r = need(t);
-  if (!r) return;
-  const keys = ["HOME", "DOCKER_HOST", "DBLAB_STATE_DIR"];
-  const saved = Object.fromEntries(keys.map((k) => [k, process.env[k]]));
-  const stateDir = path.join(box, "state-vanish");
-  Object.assign(process.env, { HOME: r.home, DOCKER_HOST: r.dockerHost, DBLAB_STATE_DIR: stateDir });
-  // Inside the namespace, so the route to it stays: with the veth down instead, packets to its
-  // address would follow the default route off this machine.
-  const firewall = (op: "-I" | "-D") =>
-    spawnSync("ip", ["netns", "exec", r.ns, "iptables", op, "INPUT", "-p", "tcp", "--dport", "22", "-j", "DROP"]);
-  let dropping = false;
-  try {
-    const { DockerTarget } = await import("../../lib/targets/docker/docker-target");
-    const server = await new DockerTarget({ forceStandIn: true, cpus: 1, memoryBytes: 512 * 1024 ** 2 }).start({ engine: "postgresql", name: "vanish-test" });
-    const client = new Client(server.connection);
-    client.on("error", () => undefined);
-    await client.connect();
-    await client.query("SELECT 1");
-    // No RST, no FIN: packets to the host are just dropped, as when a VM dies or a network splits.
-    assert.equal(firewall("-I").status, 0, "iptables in the namespace");
-    dropping = true;
-    const started = Date.now();
-    await assert.rejects(
-      (async () => {
-        for (;;) await client.query("SELECT 1");
-      })(),
-      /Connection terminated/,
-    );
-    t.diagnostic(`queries failed ${((Date.now() - started) / 1000).toFixed(1)} s after the host vanished`);
-    await assert.rejects(server.stop(), /SSH to root@/);
-    assert.equal(listRecords().length, 1, "the container's record is kept for later");
-    firewall("-D");
-    dropping = false;
-    // The owner is alive (this process), so clean would leave it: the owner's own retry removes it.
-    await server.stop();
-    assert.deepEqual(listRecords(), []);
-    const remoteDocker = socketClient(r.socket);
-    await assert.rejects(remoteDocker.getContainer(server.containerId).inspect(), (e: { statusCode?: number }) => e.statusCode === 404);
-  } finally {
-    if (dropping) firewall("-D");
-    for (const k of keys) {
-      if (saved[k] === undefined) delete process.env[k];
-      else process.env[k] = saved[k];
+      process.env.DBLAB_DOCKER_BIND = r.address;
+      assert.equal((await decideTarget("postgresql", "auto")).kind, "docker");
+      const server = await target.start({ engine: "postgresql", name: "tls-test" });
+      try {
+        assert.equal(server.description.route, "bind-address");
+        assert.equal(server.connection.host, r.address);
+        assert.ok(server.description.publishedAddress?.startsWith(`${r.address}:`));
+        const client = new Client(server.connection);
+        await client.connect();
+        assert.equal((await client.query<{ one: number }>("SELECT 1 AS one")).rows[0].one, 1);
+        await client.end();
+      } finally {
+        await server.stop();
+      }
+    } finally {
+      for (const k of keys) {
+        if (saved[k] === undefined) delete process.env[k];
+        else process.env[k] = saved[k];
+      }
     }
-  }
-});
+  },
+);
+
+test(
+  "the remote host vanishing mid-run: queries fail within the keepalive bound, the record stays, a retry removes it",
+  { timeout: 300_000 },
+  async (t) => {
+    const r = need(t);
+    if (!r) return;
+    const keys = ["HOME", "DOCKER_HOST", "DBLAB_STATE_DIR"];
+    const saved = Object.fromEntries(keys.map((k) => [k, process.env[k]]));
+    const stateDir = path.join(box, "state-vanish");
+    Object.assign(process.env, { HOME: r.home, DOCKER_HOST: r.dockerHost, DBLAB_STATE_DIR: stateDir });
+    // Inside the namespace, so the route to it stays: with the veth down instead, packets to its
+    // address would follow the default route off this machine.
+    const firewall = (op: "-I" | "-D") =>
+      spawnSync("ip", ["netns", "exec", r.ns, "iptables", op, "INPUT", "-p", "tcp", "--dport", "22", "-j", "DROP"]);
+    let dropping = false;
+    try {
+      const { DockerTarget } = await import("../../lib/targets/docker/docker-target");
+      const server = await new DockerTarget({ forceStandIn: true, cpus: 1, memoryBytes: 512 * 1024 ** 2 }).start({
+        engine: "postgresql",
+        name: "vanish-test",
+      });
+      const client = new Client(server.connection);
+      client.on("error", () => undefined);
+      await client.connect();
+      await client.query("SELECT 1");
+      // No RST, no FIN: packets to the host are just dropped, as when a VM dies or a network splits.
+      assert.equal(firewall("-I").status, 0, "iptables in the namespace");
+      dropping = true;
+      const started = Date.now();
+      await assert.rejects(
+        (async () => {
+          for (;;) await client.query("SELECT 1");
+        })(),
+        /Connection terminated/,
+      );
+      t.diagnostic(`queries failed ${((Date.now() - started) / 1000).toFixed(1)} s after the host vanished`);
+      await assert.rejects(server.stop(), /SSH to root@/);
+      assert.equal(listRecords().length, 1, "the container's record is kept for later");
+      firewall("-D");
+      dropping = false;
+      // The owner is alive (this process), so clean would leave it: the owner's own retry removes it.
+      await server.stop();
+      assert.deepEqual(listRecords(), []);
+      const remoteDocker = socketClient(r.socket);
+      await assert.rejects(
+        remoteDocker.getContainer(server.containerId).inspect(),
+        (e: { statusCode?: number }) => e.statusCode === 404,
+      );
+    } finally {
+      if (dropping) firewall("-D");
+      for (const k of keys) {
+        if (saved[k] === undefined) delete process.env[k];
+        else process.env[k] = saved[k];
+      }
+    }
+  },
+);

@@ -46,7 +46,18 @@ test("reproduce writes reports and run.json into --reports-dir", { timeout: 600_
   const missing = jupyterUnavailableReason();
   if (missing) return t.skip(`Jupyter not available: ${missing}`);
   const reports = path.join(box, "reports");
-  const out = reproduce(["--profile", "smoke", "--only", "01", "--set", "rowCounts=[600]", "--set", "engines=[\"postgresql\"]", "--reports-dir", reports]);
+  const out = reproduce([
+    "--profile",
+    "smoke",
+    "--only",
+    "01",
+    "--set",
+    "rowCounts=[600]",
+    "--set",
+    'engines=["postgresql"]',
+    "--reports-dir",
+    reports,
+  ]);
   assert.equal(out.status, 0, `${out.stdout}\n${out.stderr}`);
   for (const f of ["01-index-write-cost.html", "01-index-write-cost.ipynb", "index.html", "run.json"]) {
     assert.ok(fs.existsSync(path.join(reports, f)), `${f} written`);
@@ -57,6 +68,12 @@ test("reproduce writes reports and run.json into --reports-dir", { timeout: 600_
   assert.equal(run.notebooks.length, 1);
   const [nb] = run.notebooks;
   assert.equal(nb.status, "ok");
-  assert.ok(nb.seconds !== null && nb.seconds > 0 && nb.seconds <= run.totalSeconds, `notebook ${nb.seconds} s within the run's ${run.totalSeconds} s`);
-  assert.ok(nb.kernelStartSeconds !== null && nb.kernelStartSeconds > 0 && nb.kernelStartSeconds < nb.seconds, "kernel start recorded");
+  assert.ok(
+    nb.seconds !== null && nb.seconds > 0 && nb.seconds <= run.totalSeconds,
+    `notebook ${nb.seconds} s within the run's ${run.totalSeconds} s`,
+  );
+  assert.ok(
+    nb.kernelStartSeconds !== null && nb.kernelStartSeconds > 0 && nb.kernelStartSeconds < nb.seconds,
+    "kernel start recorded",
+  );
 });

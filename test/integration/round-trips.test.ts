@@ -45,7 +45,10 @@ test("round trips on embedded PostgreSQL: delays reached, commits counted, stand
     const get = (key: string) => run.trials.find((t) => t.key.startsWith(key))!;
     const autocommit = get("case/local/update_autocommit");
     const oneTx = get("case/local/update_one_transaction");
-    assert.ok(autocommit.counters!["wal.sync"] >= n, `each autocommit UPDATE flushes WAL (${autocommit.counters!["wal.sync"]} syncs)`);
+    assert.ok(
+      autocommit.counters!["wal.sync"] >= n,
+      `each autocommit UPDATE flushes WAL (${autocommit.counters!["wal.sync"]} syncs)`,
+    );
     assert.ok(oneTx.counters!["wal.sync"] <= 3, `one transaction flushes once (${oneTx.counters!["wal.sync"]})`);
     assert.ok(autocommit.counters!["db.xact_commit"] >= n);
     assert.ok(autocommit.counters!["wal.sync_time_ms"] > 0, "track_wal_io_timing is on");
@@ -58,7 +61,10 @@ test("round trips on embedded PostgreSQL: delays reached, commits counted, stand
 
     const quorum = get("case/quorum-same-az/update_autocommit");
     assert.ok(quorum.lags && quorum.lags.quorumFlushLagMs !== null, "standby flush lag sampled during the run");
-    assert.ok(quorum.lags!.quorumFlushLagMs! > 0.3, `a commit waits for a standby 0.6 ms away (${quorum.lags!.quorumFlushLagMs} ms)`);
+    assert.ok(
+      quorum.lags!.quorumFlushLagMs! > 0.3,
+      `a commit waits for a standby 0.6 ms away (${quorum.lags!.quorumFlushLagMs} ms)`,
+    );
     assert.deepEqual(Object.keys(quorum.lags!.perStandby).sort(), ["s1", "s2"]);
 
     const off = get("sweep/0.6ms/off").statementTimes!.p50Ms;
@@ -66,14 +72,20 @@ test("round trips on embedded PostgreSQL: delays reached, commits counted, stand
     assert.ok(on > off + 0.3, `synchronous_commit = on waits for the standby (off ${off} ms, on ${on} ms)`);
 
     const standbyCal = run.calibrations.filter((c) => c.link === "s1" || c.link === "s2");
-    assert.ok(standbyCal.length >= 2 && standbyCal.every((c) => c.achievedRttMs > 0.3), "both standby links calibrated");
+    assert.ok(
+      standbyCal.length >= 2 && standbyCal.every((c) => c.achievedRttMs > 0.3),
+      "both standby links calibrated",
+    );
     assert.ok(run.metadata.servers.length >= 3, "primary and two standbys described");
 
     const summary = summarise(run);
     const env = summary.environments.find((e) => e.environment === "quorum-same-az")!;
     assert.ok(env.commitMs! > 0.3, `(autocommit − one transaction) / N shows the standby wait (${env.commitMs} ms)`);
     const claims = checkClaims(summary);
-    assert.deepEqual(claims.map((c) => c.id), ["a", "b", "c (same AZ)", "d", "e"]);
+    assert.deepEqual(
+      claims.map((c) => c.id),
+      ["a", "b", "c (same AZ)", "d", "e"],
+    );
     const verdict = (id: string) => claims.find((c) => c.id === id)?.verdict;
     // (a) needs same-az beside cross-az; (b) one repeat cannot reach 90 % coverage; the rest follow from the emulated links.
     assert.equal(verdict("a"), "inconclusive");
@@ -81,8 +93,14 @@ test("round trips on embedded PostgreSQL: delays reached, commits counted, stand
     assert.equal(verdict("c (same AZ)"), "emulated");
     assert.equal(verdict("d"), "emulated");
     assert.equal(verdict("e"), "emulated");
-    assert.deepEqual(summary.environments.map((e) => e.kind), ["loopback", "emulated", "emulated"]);
-    assert.ok(run.trials.every((t) => typeof t.order === "number"), "each trial records its position in the rotation");
+    assert.deepEqual(
+      summary.environments.map((e) => e.kind),
+      ["loopback", "emulated", "emulated"],
+    );
+    assert.ok(
+      run.trials.every((t) => typeof t.order === "number"),
+      "each trial records its position in the rotation",
+    );
   } finally {
     if (saved === undefined) delete process.env.DBLAB_RESULTS_DIR;
     else process.env.DBLAB_RESULTS_DIR = saved;

@@ -45,7 +45,9 @@ function hold(state: string): { child: ChildProcess; containerId: Promise<string
       if (m) resolve(m[1]);
     });
     child.stderr?.on("data", (d: Buffer) => (out += String(d)));
-    child.once("exit", (code) => reject(new Error(`the holder exited (${code}) before its container answered: ${out}`)));
+    child.once("exit", (code) =>
+      reject(new Error(`the holder exited (${code}) before its container answered: ${out}`)),
+    );
   });
   const exited = new Promise<number>((resolve) => child.once("exit", (code, sig) => resolve(code ?? (sig ? -1 : 0))));
   return { child, containerId, exited };
@@ -68,54 +70,77 @@ for (const sig of ["SIGTERM", "SIGHUP"] as const) {
       assert.deepEqual(fs.existsSync(records) ? fs.readdirSync(records) : [], [], "no record left");
     } finally {
       run.child.kill("SIGKILL");
-      if (id) await dockerClient().getContainer(id).remove({ force: true, v: true }).catch(() => undefined);
+      if (id)
+        await dockerClient()
+          .getContainer(id)
+          .remove({ force: true, v: true })
+          .catch(() => undefined);
     }
   });
 }
 
-test("SIGTERM to `npm run reproduce` on the Docker target: no container and no record remain", { timeout: 300_000 }, async (t) => {
-  if (await skipWithoutDocker(t)) return;
-  const missing = jupyterUnavailableReason();
-  if (missing) return t.skip(`Jupyter not available: ${missing}`);
-  const base = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-reproduce-sigterm-"));
-  const state = path.join(base, "state");
-  const records = path.join(state, "resources");
-  const containerRecord = (): string | undefined => {
-    if (!fs.existsSync(records)) return undefined;
-    for (const name of fs.readdirSync(records)) {
-      try {
-        const r = JSON.parse(fs.readFileSync(path.join(records, name), "utf8")) as { resource: { type: string; containerId?: string } };
-        if (r.resource.type === "docker-container") return r.resource.containerId;
-      } catch {
-        // being written
+test(
+  "SIGTERM to `npm run reproduce` on the Docker target: no container and no record remain",
+  { timeout: 300_000 },
+  async (t) => {
+    if (await skipWithoutDocker(t)) return;
+    const missing = jupyterUnavailableReason();
+    if (missing) return t.skip(`Jupyter not available: ${missing}`);
+    const base = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-reproduce-sigterm-"));
+    const state = path.join(base, "state");
+    const records = path.join(state, "resources");
+    const containerRecord = (): string | undefined => {
+      if (!fs.existsSync(records)) return undefined;
+      for (const name of fs.readdirSync(records)) {
+        try {
+          const r = JSON.parse(fs.readFileSync(path.join(records, name), "utf8")) as {
+            resource: { type: string; containerId?: string };
+          };
+          if (r.resource.type === "docker-container") return r.resource.containerId;
+        } catch {
+          // being written
+        }
       }
+      return undefined;
+    };
+    const child = spawn(
+      process.execPath,
+      [REPRODUCE, "--only", "01", "--profile", "smoke", "--reports-dir", path.join(base, "reports")],
+      {
+        env: {
+          ...process.env,
+          DBLAB_STATE_DIR: state,
+          DBLAB_RESULTS_DIR: path.join(base, "results"),
+          DBLAB_TARGET: "docker",
+        },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let out = "";
+    child.stdout?.on("data", (d: Buffer) => (out += String(d)));
+    child.stderr?.on("data", (d: Buffer) => (out += String(d)));
+    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+    let id: string | undefined;
+    try {
+      await until("the notebook's container", () => (id = containerRecord()) !== undefined, 240_000);
+      await new Promise((r) => setTimeout(r, 1500)); // into the trials
+      child.kill("SIGTERM");
+      const code = await exited;
+      assert.equal(code, 143, out);
+      // Bounded wait: the kernel's own cleanup, or the detached reaper it started, removes both.
+      await until("the container and its record to go", () => containerRecord() === undefined, 60_000);
+      assert.equal(await containerExists(String(id)), false, "the container was removed");
+    } finally {
+      child.kill("SIGKILL");
+      if (id)
+        await dockerClient()
+          .getContainer(id)
+          .remove({ force: true, v: true })
+          .catch(() => undefined);
+      fs.rmSync(base, { recursive: true, force: true });
     }
-    return undefined;
-  };
-  const child = spawn(process.execPath, [REPRODUCE, "--only", "01", "--profile", "smoke", "--reports-dir", path.join(base, "reports")], {
-    env: { ...process.env, DBLAB_STATE_DIR: state, DBLAB_RESULTS_DIR: path.join(base, "results"), DBLAB_TARGET: "docker" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  child.stdout?.on("data", (d: Buffer) => (out += String(d)));
-  child.stderr?.on("data", (d: Buffer) => (out += String(d)));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
-  let id: string | undefined;
-  try {
-    await until("the notebook's container", () => (id = containerRecord()) !== undefined, 240_000);
-    await new Promise((r) => setTimeout(r, 1500)); // into the trials
-    child.kill("SIGTERM");
-    const code = await exited;
-    assert.equal(code, 143, out);
-    // Bounded wait: the kernel's own cleanup, or the detached reaper it started, removes both.
-    await until("the container and its record to go", () => containerRecord() === undefined, 60_000);
-    assert.equal(await containerExists(String(id)), false, "the container was removed");
-  } finally {
-    child.kill("SIGKILL");
-    if (id) await dockerClient().getContainer(id).remove({ force: true, v: true }).catch(() => undefined);
-    fs.rmSync(base, { recursive: true, force: true });
-  }
-});
+  },
+);
 
 async function until(what: string, condition: () => boolean, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;

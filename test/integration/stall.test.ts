@@ -32,14 +32,20 @@ function trials(results: string): { key: string; status: string; error?: string 
   const dirs = fs.readdirSync(results);
   const file = dirs.length ? path.join(results, dirs[0], "trials.jsonl") : "";
   if (!file || !fs.existsSync(file)) return [];
-  return fs.readFileSync(file, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as { key: string; status: string });
+  return fs
+    .readFileSync(file, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { key: string; status: string });
 }
 
 function serverRecord(state: string): { pid: number; directory: string } | undefined {
   const dir = path.join(state, "resources");
   if (!fs.existsSync(dir)) return undefined;
   for (const name of fs.readdirSync(dir)) {
-    const r = JSON.parse(fs.readFileSync(path.join(dir, name), "utf8")) as { resource: { pid?: number; directory?: string; description: string } };
+    const r = JSON.parse(fs.readFileSync(path.join(dir, name), "utf8")) as {
+      resource: { pid?: number; directory?: string; description: string };
+    };
     if (/embedded PostgreSQL pid \d+ port/.test(r.resource.description) && r.resource.pid && r.resource.directory) {
       return { pid: r.resource.pid, directory: r.resource.directory };
     }
@@ -59,10 +65,19 @@ test("a frozen server (SIGSTOP) ends the trial with a clear error within the wat
   const base = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-stall-"));
   const results = path.join(base, "results");
   const state = path.join(base, "state");
-  const env = { ...process.env, DBLAB_STATE_DIR: state, DBLAB_RESULTS_DIR: results, DBLAB_TARGET: "embedded", DBLAB_STALL_SECONDS: String(BOUND_SECONDS) };
+  const env = {
+    ...process.env,
+    DBLAB_STATE_DIR: state,
+    DBLAB_RESULTS_DIR: results,
+    DBLAB_TARGET: "embedded",
+    DBLAB_STALL_SECONDS: String(BOUND_SECONDS),
+  };
   // Many small trials: one is always running when the server is frozen.
   const params = { engines: ["postgresql"], rowCounts: [20_000], repeats: 2, batchSize: 1000 };
-  const child = spawn(process.execPath, [FIXTURE, results, JSON.stringify(params)], { env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [FIXTURE, results, JSON.stringify(params)], {
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let out = "";
   child.stdout.on("data", (d: Buffer) => (out += String(d)));
   child.stderr.on("data", (d: Buffer) => (out += String(d)));
@@ -80,7 +95,10 @@ test("a frozen server (SIGSTOP) ends the trial with a clear error within the wat
     // Bounded: the run ends by itself (a run that hangs fails this wait, not a timing check).
     await waitFor("the run to end after the stall", () => exitCode !== undefined, 90_000);
     assert.equal(exitCode, 3, out);
-    assert.match(out, /FAILED Trial \S+ failed: The PostgreSQL \S+ server \(embedded, 127\.0\.0\.1:\d+\) stalled: no progress and no answer to a liveness probe/);
+    assert.match(
+      out,
+      /FAILED Trial \S+ failed: The PostgreSQL \S+ server \(embedded, 127\.0\.0\.1:\d+\) stalled: no progress and no answer to a liveness probe/,
+    );
     assert.match(out, /while trial postgresql\/20000\/\S+; the server was stopped/);
 
     const after = trials(results);

@@ -204,7 +204,8 @@ export class FakeMongoServer {
       offset += 8; // numberToSkip, numberToReturn
       const [query] = decodeDocument(message, offset);
       // A command sent as OP_QUERY may be wrapped as { $query: command, $readPreference }.
-      const command: Document = query.$query !== null && typeof query.$query === "object" ? (query.$query as Document) : query;
+      const command: Document =
+        query.$query !== null && typeof query.$query === "object" ? (query.$query as Document) : query;
       const reply = this.execute(
         {
           name: Object.keys(command)[0] ?? "",
@@ -272,7 +273,12 @@ export class FakeMongoServer {
         return ok();
       case "buildinfo": {
         const version = this.options.version ?? "8.0.16";
-        return ok({ version, versionArray: [...version.split(".").map(Number), 0], bits: 64, maxBsonObjectSize: 16 * 1024 * 1024 });
+        return ok({
+          version,
+          versionArray: [...version.split(".").map(Number), 0],
+          bits: 64,
+          maxBsonObjectSize: 16 * 1024 * 1024,
+        });
       }
       case "drop": {
         const ns = `${database}.${String(command.drop)}`;
@@ -296,7 +302,11 @@ export class FakeMongoServer {
         const before = state.indexes.size;
         const indexes = Array.isArray(command.indexes) ? (command.indexes as Document[]) : [];
         for (const index of indexes) state.indexes.add(String(index.name));
-        return ok({ numIndexesBefore: before, numIndexesAfter: state.indexes.size, createdCollectionAutomatically: false });
+        return ok({
+          numIndexesBefore: before,
+          numIndexesAfter: state.indexes.size,
+          createdCollectionAutomatically: false,
+        });
       }
       case "insert": {
         const documents = Array.isArray(command.documents) ? command.documents.length : 0;
@@ -318,12 +328,22 @@ export class FakeMongoServer {
       case "serverstatus":
         return ok(this.serverStatus());
       case "collstats":
-        return ok({ ns: `${database}.${String(command.collStats)}`, ...this.storageStats(database, command.collStats) });
+        return ok({
+          ns: `${database}.${String(command.collStats)}`,
+          ...this.storageStats(database, command.collStats),
+        });
       case "aggregate": {
         const pipeline = Array.isArray(command.pipeline) ? (command.pipeline as Document[]) : [];
         const ns = `${database}.${String(command.aggregate)}`;
         const firstBatch = pipeline[0]?.$collStats
-          ? [{ ns, host: `127.0.0.1:${this.port}`, localTime: new Date(), storageStats: this.storageStats(database, command.aggregate) }]
+          ? [
+              {
+                ns,
+                host: `127.0.0.1:${this.port}`,
+                localTime: new Date(),
+                storageStats: this.storageStats(database, command.aggregate),
+              },
+            ]
           : [];
         return ok({ cursor: { firstBatch, id: Long.ZERO, ns } });
       }
@@ -368,7 +388,10 @@ export class FakeMongoServer {
           "tracked dirty bytes in the cache": Long.fromNumber(updated * 10),
           "bytes currently in the cache": Long.fromNumber(inserted * 100),
         },
-        log: { "log bytes written": Long.fromNumber((inserted + updated) * 120), "log sync operations": Long.fromNumber(0) },
+        log: {
+          "log bytes written": Long.fromNumber((inserted + updated) * 120),
+          "log sync operations": Long.fromNumber(0),
+        },
         transaction: { "transactions committed": Long.fromNumber(inserted + updated) },
       },
     };

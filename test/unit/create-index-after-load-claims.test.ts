@@ -105,9 +105,13 @@ const summaryOf = (trials: CialTrial[], rows = 3_000_000) =>
 const jitter = (r: number) => 1 + ((r * 37) % 7) / 100;
 
 test("02 declarations: every claim declares regime, statistic and a rule with its margin", () => {
-  assert.deepEqual(DECLARATIONS.map((d) => d.id), ["1a", "1b", "2", "3", "4"]);
+  assert.deepEqual(
+    DECLARATIONS.map((d) => d.id),
+    ["1a", "1b", "2", "3", "4"],
+  );
   for (const d of DECLARATIONS) {
-    for (const field of [d.claim, d.seed, d.regime, d.statistic, d.rule]) assert.ok(field.length > 10, `${d.id}: ${field}`);
+    for (const field of [d.claim, d.seed, d.regime, d.statistic, d.rule])
+      assert.ok(field.length > 10, `${d.id}: ${field}`);
     assert.match(d.rule, /held if the whole interval/);
   }
 });
@@ -141,12 +145,20 @@ test("02 (1a): an interval straddling 1, too few repeats, or a noisy baseline is
 });
 
 test("02 (1a) sensitivity: a repeat with a timed checkpoint is flagged and the verdict recomputed without it", () => {
-  const s = summaryOf(run(6, (r) => ({ a: { seconds: 10 * jitter(r) }, b: { seconds: 20, timedCheckpoints: r === 2 ? 1 : 0 } })));
+  const s = summaryOf(
+    run(6, (r) => ({ a: { seconds: 10 * jitter(r) }, b: { seconds: 20, timedCheckpoints: r === 2 ? 1 : 0 } })),
+  );
   const pair = headlinePair(s);
-  assert.deepEqual(pair?.repeats.filter((r) => r.flagged).map((r) => r.flags), [["B timed checkpoint"]]);
+  assert.deepEqual(
+    pair?.repeats.filter((r) => r.flagged).map((r) => r.flags),
+    [["B timed checkpoint"]],
+  );
   const c = claimFaster(s, pair);
   assert.equal(c.verdict, "held");
-  assert.match(c.sensitivity ?? "", /Without the 1 flagged repeat\(s\) \(repeat 2: B timed checkpoint\) the verdict is the same/);
+  assert.match(
+    c.sensitivity ?? "",
+    /Without the 1 flagged repeat\(s\) \(repeat 2: B timed checkpoint\) the verdict is the same/,
+  );
   const clean = summaryOf(run(5, (r) => ({ a: { seconds: 10 * jitter(r) }, b: { seconds: 20 } })));
   assert.match(claimFaster(clean, headlinePair(clean)).sensitivity ?? "", /^No repeat was flagged/);
 });
@@ -154,7 +166,10 @@ test("02 (1a) sensitivity: a repeat with a timed checkpoint is flagged and the v
 test("02 (1b): the seed's 2.54× is not tested below 100M rows; at 100M it is held inside 2.0–3.2 and not outside", () => {
   const seed = seedFigures();
   const at = (rows: number, ratio: number) => {
-    const s = summaryOf(run(5, (r) => ({ a: { seconds: 10 * jitter(r) }, b: { seconds: 10 * ratio * jitter(r + 1) } }), rows), rows);
+    const s = summaryOf(
+      run(5, (r) => ({ a: { seconds: 10 * jitter(r) }, b: { seconds: 10 * ratio * jitter(r + 1) } }), rows),
+      rows,
+    );
     return claimMagnitude(s, headlinePair(s), seed);
   };
   const small = at(3_000_000, 2.5);
@@ -167,7 +182,9 @@ test("02 (1b): the seed's 2.54× is not tested below 100M rows; at 100M it is he
 
 test("02 (2): WAL records ratio held inside 1.6–2.5, not held outside, inconclusive across the edge", () => {
   const wal = (ratio: (r: number) => number) => {
-    const s = summaryOf(run(5, (r) => ({ a: { seconds: 10, walRecords: 1e6 }, b: { seconds: 20, walRecords: 1e6 * ratio(r) } })));
+    const s = summaryOf(
+      run(5, (r) => ({ a: { seconds: 10, walRecords: 1e6 }, b: { seconds: 20, walRecords: 1e6 * ratio(r) } })),
+    );
     return claimWal(s, headlinePair(s));
   };
   assert.equal(wal(() => 2.0).verdict, "held");
@@ -180,15 +197,23 @@ test("02 (2): WAL records ratio held inside 1.6–2.5, not held outside, inconcl
 
 test("02 (3): I/O share of the gap below 25 % held, above not held; no gap leaves nothing to explain", () => {
   const io = (ioB: number, bSeconds = 20) => {
-    const s = summaryOf(run(5, (r) => ({ a: { seconds: 10 * jitter(r), ioMs: 100 }, b: { seconds: bSeconds, ioMs: 100 + ioB } })));
+    const s = summaryOf(
+      run(5, (r) => ({ a: { seconds: 10 * jitter(r), ioMs: 100 }, b: { seconds: bSeconds, ioMs: 100 + ioB } })),
+    );
     return claimIo(s, headlinePair(s));
   };
   const held = io(1000);
   assert.equal(held.verdict, "held", held.decidedBy);
   assert.match(held.why, /Extra backend CPU explains .* of the gap: here the gap is mostly CPU per row/);
   assert.equal(io(6000).verdict, "did not hold");
-  const cpuLight = summaryOf(run(5, (r) => ({ a: { seconds: 10 * jitter(r), cpuS: 9 }, b: { seconds: 20, cpuS: 10 } })));
-  assert.doesNotMatch(claimIo(cpuLight, headlinePair(cpuLight)).why, /mostly CPU/, "the CPU sentence only when CPU explains the gap");
+  const cpuLight = summaryOf(
+    run(5, (r) => ({ a: { seconds: 10 * jitter(r), cpuS: 9 }, b: { seconds: 20, cpuS: 10 } })),
+  );
+  assert.doesNotMatch(
+    claimIo(cpuLight, headlinePair(cpuLight)).why,
+    /mostly CPU/,
+    "the CPU sentence only when CPU explains the gap",
+  );
   const none = io(0, 8);
   assert.equal(none.verdict, "inconclusive");
   assert.match(none.decidedBy, /no repeat where B was slower/);
@@ -196,7 +221,9 @@ test("02 (3): I/O share of the gap below 25 % held, above not held; no gap leave
 
 test("02 (4): index size B/A above 1.05 held, at or below it not held", () => {
   const size = (bBytes: number) => {
-    const s = summaryOf(run(5, () => ({ a: { seconds: 10, indexBytes: 100e6 }, b: { seconds: 20, indexBytes: bBytes } })));
+    const s = summaryOf(
+      run(5, () => ({ a: { seconds: 10, indexBytes: 100e6 }, b: { seconds: 20, indexBytes: bBytes } })),
+    );
     return claimDensity(s, headlinePair(s));
   };
   assert.equal(size(130e6).verdict, "held");

@@ -11,7 +11,10 @@ test("parameters: profiles resolve, bad values are refused with a clear message"
   for (const profile of ["smoke", "default", "full"]) assert.ok(createIndexAfterLoadParams(profile).rows > 0);
   assert.equal(CREATE_INDEX_AFTER_LOAD_PROFILES.full.rows, 100_000_000, "full is the seed's scale");
   const refuses = (overrides: object, message: RegExp) =>
-    assert.throws(() => createIndexAfterLoadParams("smoke", overrides as never), (e: unknown) => e instanceof ParameterError && message.test(e.message));
+    assert.throws(
+      () => createIndexAfterLoadParams("smoke", overrides as never),
+      (e: unknown) => e instanceof ParameterError && message.test(e.message),
+    );
   refuses({ row: 5 }, /unknown parameter "row".*Known parameters: .*rows/);
   refuses({ rows: 0 }, /rows must be a positive integer, got 0/);
   refuses({ rows: 1.5 }, /rows must be a positive integer/);
@@ -32,21 +35,39 @@ test("parameters: profiles resolve, bad values are refused with a clear message"
 });
 
 test("the plan: headline repeats, alternating method order, sweeps, one WAL-decoding pair", () => {
-  const p = createIndexAfterLoadParams("smoke", { rows: 1000, repeats: 3, rowSweep: [100, 1000], sweepRepeats: 2, memorySweepMB: [1, 8], workerSweep: [0, 2], walAnatomyRows: 500 });
+  const p = createIndexAfterLoadParams("smoke", {
+    rows: 1000,
+    repeats: 3,
+    rowSweep: [100, 1000],
+    sweepRepeats: 2,
+    memorySweepMB: [1, 8],
+    workerSweep: [0, 2],
+    walAnatomyRows: 500,
+  });
   const plan = planTrials(p);
   const of = (pred: (c: CialCondition) => boolean) => plan.filter((t) => pred(t.condition));
-  assert.equal(of((c) => c.kind === "load" && c.rows === 1000 && c.keyOrder === "random").length, 6, "3 repeats × 2 methods, the headline not doubled by the sweep");
+  assert.equal(
+    of((c) => c.kind === "load" && c.rows === 1000 && c.keyOrder === "random").length,
+    6,
+    "3 repeats × 2 methods, the headline not doubled by the sweep",
+  );
   assert.equal(of((c) => c.kind === "load" && c.rows === 100).length, 4);
   assert.equal(of((c) => c.kind === "load" && c.keyOrder === "sorted").length, 4);
   assert.equal(of((c) => c.kind === "build").length, 2 * 2 * 2);
   assert.equal(of((c) => c.kind === "wal_anatomy").length, 2);
   const headline = of((c) => c.kind === "load" && c.rows === 1000 && c.keyOrder === "random");
-  assert.deepEqual(headline.slice(0, 4).map((t) => t.condition.method), ["load_then_index", "index_then_load", "index_then_load", "load_then_index"]);
+  assert.deepEqual(
+    headline.slice(0, 4).map((t) => t.condition.method),
+    ["load_then_index", "index_then_load", "index_then_load", "load_then_index"],
+  );
   assert.equal(new Set(plan.map((t) => t.key)).size, plan.length, "keys are unique (resume relies on them)");
 });
 
 test("the load SQL is the seed's; sorted codes are ascending without a sort", () => {
-  assert.match(loadSql(100, "random"), /'C' \|\| lpad\(CAST\(\(random\(\) \* 10000\)::integer AS text\), 5, '0'\).*generate_series\(1, 100\)/);
+  assert.match(
+    loadSql(100, "random"),
+    /'C' \|\| lpad\(CAST\(\(random\(\) \* 10000\)::integer AS text\), 5, '0'\).*generate_series\(1, 100\)/,
+  );
   assert.doesNotMatch(loadSql(100, "sorted"), /ORDER BY|random/);
   assert.throws(() => loadSql(0, "random"), /positive integer/);
 });
@@ -60,7 +81,15 @@ test("statement reports: getrusage and trace_sort notices are parsed", () => {
         "!\t97716 kB max resident size\n!\t0/624912 [1048/1088104] filesystem blocks in/out\n!\t197/389 [389/499] voluntary/involuntary context switches",
     },
   ]);
-  assert.deepEqual(usage, { userS: 2.161299, systemS: 0.15326, elapsedS: 2.77854, fsBlocksIn: 0, fsBlocksOut: 624912, voluntarySwitches: 197, involuntarySwitches: 389 });
+  assert.deepEqual(usage, {
+    userS: 2.161299,
+    systemS: 0.15326,
+    elapsedS: 2.77854,
+    fsBlocksIn: 0,
+    fsBlocksOut: 624912,
+    voluntarySwitches: 197,
+    involuntarySwitches: 389,
+  });
   assert.equal(parseBackendUsage([{ message: "something else" }]), undefined);
   const serial = parseSortTrace([
     { message: "begin index sort: unique = f, workMem = 1024, randomAccess = f" },
@@ -80,11 +109,24 @@ test("statement reports: getrusage and trace_sort notices are parsed", () => {
     { message: "performsort of worker 1 starting: CPU" },
     { message: "worker 0 finished writing run 1 to tape 0: CPU" },
     { message: "worker 1 finished writing run 1 to tape 0: CPU" },
-    { message: "parallel external sort of worker 0 ended, 10 disk blocks used: CPU: user: 0.19 s, system: 0.06 s, elapsed: 0.54 s" },
-    { message: "parallel external sort of worker 1 ended, 12 disk blocks used: CPU: user: 0.28 s, system: 0.02 s, elapsed: 0.54 s", where: "parallel worker" },
-    { message: "parallel external sort of worker -1 ended, 22 disk blocks used: CPU: user: 0.04 s, system: 0.00 s, elapsed: 0.6 s" },
+    {
+      message:
+        "parallel external sort of worker 0 ended, 10 disk blocks used: CPU: user: 0.19 s, system: 0.06 s, elapsed: 0.54 s",
+    },
+    {
+      message:
+        "parallel external sort of worker 1 ended, 12 disk blocks used: CPU: user: 0.28 s, system: 0.02 s, elapsed: 0.54 s",
+      where: "parallel worker",
+    },
+    {
+      message:
+        "parallel external sort of worker -1 ended, 22 disk blocks used: CPU: user: 0.04 s, system: 0.00 s, elapsed: 0.6 s",
+    },
   ]);
-  assert.ok(Math.abs(parallel!.workerCpuS - 0.3) < 1e-9, "only the worker process's CPU: the leader's is in its getrusage()");
+  assert.ok(
+    Math.abs(parallel!.workerCpuS - 0.3) < 1e-9,
+    "only the worker process's CPU: the leader's is in its getrusage()",
+  );
   assert.equal(parallel?.parallelParticipants, 2);
   assert.equal(parallel?.spilled, false, "one run per worker is the hand-over to the leader, not a spill");
   assert.equal(parallel?.diskBlocks, 22, "the leader's figure, not the sum again");

@@ -18,7 +18,10 @@ test("the precise sleeper never wakes early", (t) => {
     sleeper.sleepUntil(due);
     late.push(Number(nowNs() - due) / 1000);
   }
-  assert.ok(late.every((us) => us >= 0), "sleepUntil returned before its deadline");
+  assert.ok(
+    late.every((us) => us >= 0),
+    "sleepUntil returned before its deadline",
+  );
   t.diagnostic(`median lateness ${median(late).toFixed(1)} µs (precision: npm run bench)`);
 });
 

@@ -61,23 +61,38 @@ test("DOCKER_HOST wins over DOCKER_CONTEXT, which wins over the current context,
   assert.equal(direct.host, "unix:///x.sock");
   assert.equal(direct.context, undefined);
 
-  assert.equal(resolveEndpoint({ DOCKER_CONFIG: config, DOCKER_CONTEXT: "default" }).host, "unix:///var/run/docker.sock");
-  assert.throws(() => resolveEndpoint({ DOCKER_CONFIG: config, DOCKER_CONTEXT: "missing" }), /context "missing".*does not exist/);
+  assert.equal(
+    resolveEndpoint({ DOCKER_CONFIG: config, DOCKER_CONTEXT: "default" }).host,
+    "unix:///var/run/docker.sock",
+  );
+  assert.throws(
+    () => resolveEndpoint({ DOCKER_CONFIG: config, DOCKER_CONTEXT: "missing" }),
+    /context "missing".*does not exist/,
+  );
   assert.equal(resolveEndpoint({ DOCKER_CONFIG: tempDir() }).host, "unix:///var/run/docker.sock");
 });
 
 test("a record's engine is found again through its context, or its stored address when the context is gone", () => {
   const config = tempDir();
   writeContext(config, "tls", "tcp://10.9.9.9:2376", { skipVerify: false });
-  const fromContext = endpointFromRef({ dockerHost: "tcp://10.9.9.9:2376", dockerContext: "tls" }, { DOCKER_CONFIG: config });
+  const fromContext = endpointFromRef(
+    { dockerHost: "tcp://10.9.9.9:2376", dockerContext: "tls" },
+    { DOCKER_CONFIG: config },
+  );
   assert.equal(fromContext.kind, "tcp-tls");
   assert.ok(fromContext.tls?.ca?.endsWith("ca.pem"));
-  const gone = endpointFromRef({ dockerHost: "ssh://root@10.9.9.9", dockerContext: "deleted" }, { DOCKER_CONFIG: config });
+  const gone = endpointFromRef(
+    { dockerHost: "ssh://root@10.9.9.9", dockerContext: "deleted" },
+    { DOCKER_CONFIG: config },
+  );
   assert.equal(gone.kind, "ssh");
 });
 
 test("plain tcp:// to another host is refused with a clear message; to loopback it is a local engine", () => {
-  assert.throws(() => resolveEndpoint({ DOCKER_HOST: "tcp://10.231.99.2:2375" }), /plain tcp:\/\/ \(no TLS\) to another host is refused/);
+  assert.throws(
+    () => resolveEndpoint({ DOCKER_HOST: "tcp://10.231.99.2:2375" }),
+    /plain tcp:\/\/ \(no TLS\) to another host is refused/,
+  );
   const loop = resolveEndpoint({ DOCKER_HOST: "tcp://127.0.0.1:2375" });
   assert.equal(loop.kind, "tcp");
   assert.equal(loop.local, true);
@@ -85,7 +100,11 @@ test("plain tcp:// to another host is refused with a clear message; to loopback 
 });
 
 test("a database on a remote TLS engine needs DBLAB_DOCKER_BIND; ssh:// keeps it on the remote loopback", () => {
-  const tls = resolveEndpoint({ DOCKER_HOST: "tcp://10.231.99.2:2376", DOCKER_TLS_VERIFY: "1", DOCKER_CERT_PATH: tempDir() });
+  const tls = resolveEndpoint({
+    DOCKER_HOST: "tcp://10.231.99.2:2376",
+    DOCKER_TLS_VERIFY: "1",
+    DOCKER_CERT_PATH: tempDir(),
+  });
   assert.equal(tls.kind, "tcp-tls");
   assert.throws(() => placementFor(tls, {}), /DBLAB_DOCKER_BIND/);
   assert.throws(() => placementFor(tls, { DBLAB_DOCKER_BIND: "my-host" }), /must be an IP address/);
@@ -102,16 +121,27 @@ test("a database on a remote TLS engine needs DBLAB_DOCKER_BIND; ssh:// keeps it
 });
 
 test("decideTarget refuses an unsafe engine before anything starts, and does not fall back to embedded", async () => {
-  const saved = { host: process.env.DOCKER_HOST, bind: process.env.DBLAB_DOCKER_BIND, target: process.env.DBLAB_TARGET };
+  const saved = {
+    host: process.env.DOCKER_HOST,
+    bind: process.env.DBLAB_DOCKER_BIND,
+    target: process.env.DBLAB_TARGET,
+  };
   delete process.env.DBLAB_TARGET;
   try {
     process.env.DOCKER_HOST = "tcp://10.231.99.2:2375";
-    await assert.rejects(decideTarget("postgresql", "auto"), (e: unknown) => e instanceof ParameterError && /plain tcp/.test(e.message));
+    await assert.rejects(
+      decideTarget("postgresql", "auto"),
+      (e: unknown) => e instanceof ParameterError && /plain tcp/.test(e.message),
+    );
     await assert.rejects(decideTarget("postgresql", "docker"), /plain tcp/);
     // Embedded asked for: the Docker engine is not consulted at all.
     assert.equal((await decideTarget("postgresql", "embedded")).kind, "embedded");
   } finally {
-    for (const [key, value] of [["DOCKER_HOST", saved.host], ["DBLAB_DOCKER_BIND", saved.bind], ["DBLAB_TARGET", saved.target]] as const) {
+    for (const [key, value] of [
+      ["DOCKER_HOST", saved.host],
+      ["DBLAB_DOCKER_BIND", saved.bind],
+      ["DBLAB_TARGET", saved.target],
+    ] as const) {
       if (value === undefined) delete process.env[key];
       else process.env[key] = value;
     }
@@ -156,16 +186,29 @@ test("notebook 05's hosts: ssh:// or a context per environment, checked like DOC
   const ok = roundTripsParams("smoke", { hosts: { sameAz: "ssh://root@10.231.99.2" } });
   assert.deepEqual(ok.hosts, { sameAz: "ssh://root@10.231.99.2" });
   assert.deepEqual(roundTripsParams("smoke").hosts, {});
-  assert.throws(() => roundTripsParams("smoke", { hosts: { crossAz: "tcp://10.231.99.2:2375" } }), /hosts\.crossAz: .*plain tcp/);
-  assert.throws(() => roundTripsParams("smoke", { hosts: { otherAz: "ssh://x" } as never }), /hosts\.otherAz is not known/);
-  assert.throws(() => roundTripsParams("smoke", { hosts: { sameAz: "no-such-context-here" } }), /hosts\.sameAz: .*does not exist/);
+  assert.throws(
+    () => roundTripsParams("smoke", { hosts: { crossAz: "tcp://10.231.99.2:2375" } }),
+    /hosts\.crossAz: .*plain tcp/,
+  );
+  assert.throws(
+    () => roundTripsParams("smoke", { hosts: { otherAz: "ssh://x" } as never }),
+    /hosts\.otherAz is not known/,
+  );
+  assert.throws(
+    () => roundTripsParams("smoke", { hosts: { sameAz: "no-such-context-here" } }),
+    /hosts\.sameAz: .*does not exist/,
+  );
 });
 
 test("a socket engine's client stays on its socket when DOCKER_HOST names an ssh:// engine (docker-modem would not)", () => {
   const saved = process.env.DOCKER_HOST;
   process.env.DOCKER_HOST = "ssh://root@10.231.99.2";
   try {
-    const modem = socketClient("/nonexistent/docker.sock").modem as { socketPath?: string; host?: string; protocol?: string };
+    const modem = socketClient("/nonexistent/docker.sock").modem as {
+      socketPath?: string;
+      host?: string;
+      protocol?: string;
+    };
     assert.equal(modem.socketPath, "/nonexistent/docker.sock");
     assert.equal(modem.host, undefined);
     assert.equal(modem.protocol, "http");

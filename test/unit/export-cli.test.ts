@@ -45,7 +45,10 @@ test("export prints a report to PDF once its chart drew", { timeout: 120_000 }, 
   try {
     const html = path.join(dir, "report.html");
     const chart = chartHtml({ data: [{ type: "bar", x: ["a", "b"], y: [1, 2] }], layout: { title: { text: "t" } } });
-    fs.writeFileSync(html, `<!DOCTYPE html><html><head><meta charset="utf-8"></head><body>${plotlyLoaderHtml()}${chart}</body></html>`);
+    fs.writeFileSync(
+      html,
+      `<!DOCTYPE html><html><head><meta charset="utf-8"></head><body>${plotlyLoaderHtml()}${chart}</body></html>`,
+    );
     const out = path.join(dir, "out.pdf");
     const r = runExport([html, "--pdf", "--out", out]);
     assert.equal(r.status, 0, r.stderr);

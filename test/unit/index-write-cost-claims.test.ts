@@ -13,7 +13,14 @@ import type { Engine } from "../../lib/targets/types";
 type Factors = Partial<Record<Operation, Partial<Record<number, number>>>>;
 
 /** Trials whose seconds are base × factor(op, idx) × a per-repeat wobble (±wobble, deterministic). */
-function trials(o: { engine?: Engine; rows: number[]; repeats: number; factors: Factors; wobble?: number; relabel?: (idx: number, op: Operation) => number }): IndexWriteTrial[] {
+function trials(o: {
+  engine?: Engine;
+  rows: number[];
+  repeats: number;
+  factors: Factors;
+  wobble?: number;
+  relabel?: (idx: number, op: Operation) => number;
+}): IndexWriteTrial[] {
   const out: IndexWriteTrial[] = [];
   const engine = o.engine ?? "postgresql";
   for (const rows of o.rows) {
@@ -56,31 +63,56 @@ const SEED_LIKE: Factors = {
 };
 
 test("01 (a): held when field1's cost ratio is well above the counter's; did not hold when they are equal; inconclusive near 1.2", () => {
-  const held = byId(checkClaims(summarise(trials({ rows: [100_000], repeats: 5, factors: SEED_LIKE }))), "a (postgresql)");
+  const held = byId(
+    checkClaims(summarise(trials({ rows: [100_000], repeats: 5, factors: SEED_LIKE }))),
+    "a (postgresql)",
+  );
   assert.equal(held.verdict, "held", held.decidedBy);
   const flat: Factors = { ...SEED_LIKE, update_one_field: { 0: 1, 1: 1.1, 5: 1.2 } };
   const no = byId(checkClaims(summarise(trials({ rows: [100_000], repeats: 5, factors: flat }))), "a (postgresql)");
   assert.equal(no.verdict, "did not hold", no.decidedBy);
   // R(field1)/R(counter) = 1.44/1.2 = 1.2: the interval straddles the margin.
   const edge: Factors = { ...SEED_LIKE, update_one_field: { 0: 1, 1: 1.2, 5: 1.2 * RULE_A.margin } };
-  const maybe = byId(checkClaims(summarise(trials({ rows: [100_000], repeats: 5, factors: edge, wobble: 0.05 }))), "a (postgresql)");
+  const maybe = byId(
+    checkClaims(summarise(trials({ rows: [100_000], repeats: 5, factors: edge, wobble: 0.05 }))),
+    "a (postgresql)",
+  );
   assert.equal(maybe.verdict, "inconclusive", maybe.decidedBy);
   // Three repeats: the interval is a range that covers the median with 75 %: not enough to call it.
-  const few = byId(checkClaims(summarise(trials({ rows: [100_000], repeats: 3, factors: SEED_LIKE }))), "a (postgresql)");
+  const few = byId(
+    checkClaims(summarise(trials({ rows: [100_000], repeats: 3, factors: SEED_LIKE }))),
+    "a (postgresql)",
+  );
   assert.equal(few.verdict, "inconclusive");
   assert.match(few.decidedBy, /needs ≥ 5 paired repeats \(has 3\)/);
   // Below the seed's smallest size the claim is not tested.
-  const small = byId(checkClaims(summarise(trials({ rows: [2000], repeats: 5, factors: SEED_LIKE }))), "a (postgresql)");
+  const small = byId(
+    checkClaims(summarise(trials({ rows: [2000], repeats: 5, factors: SEED_LIKE }))),
+    "a (postgresql)",
+  );
   assert.equal(small.verdict, "not tested at this scale");
 });
 
 test("01 (b): not tested without 1M rows; held when the 1M ratios grow > 10 %; did not hold when they do not", () => {
-  const small = byId(checkClaims(summarise(trials({ rows: [10_000, 100_000], repeats: 5, factors: SEED_LIKE }))), "b (postgresql)");
+  const small = byId(
+    checkClaims(summarise(trials({ rows: [10_000, 100_000], repeats: 5, factors: SEED_LIKE }))),
+    "b (postgresql)",
+  );
   assert.equal(small.verdict, "not tested at this scale");
   assert.match(small.decidedBy, /--profile full/);
-  const grow = [...trials({ rows: [100_000], repeats: 5, factors: SEED_LIKE }), ...trials({ rows: [1_000_000], repeats: 5, factors: {
-    insert: { 0: 1, 5: 3.5 }, update_five_fields: { 0: 1, 5: 3.6 }, update_nonindexed: { 0: 1, 5: 1.2 }, update_one_field: { 0: 1, 1: 1.6, 5: 3.2 },
-  } })];
+  const grow = [
+    ...trials({ rows: [100_000], repeats: 5, factors: SEED_LIKE }),
+    ...trials({
+      rows: [1_000_000],
+      repeats: 5,
+      factors: {
+        insert: { 0: 1, 5: 3.5 },
+        update_five_fields: { 0: 1, 5: 3.6 },
+        update_nonindexed: { 0: 1, 5: 1.2 },
+        update_one_field: { 0: 1, 1: 1.6, 5: 3.2 },
+      },
+    }),
+  ];
   assert.equal(byId(checkClaims(summarise(grow)), "b (postgresql)").verdict, "held");
   const same = trials({ rows: [100_000, 1_000_000], repeats: 5, factors: SEED_LIKE });
   assert.equal(byId(checkClaims(summarise(same)), "b (postgresql)").verdict, "did not hold");
@@ -88,37 +120,68 @@ test("01 (b): not tested without 1M rows; held when the 1M ratios grow > 10 %; d
 
 test("01 (c): held inside 1.5–2.5×, did not hold outside, inconclusive across an edge; swapping 1 and 5 flips it", () => {
   const run = (f1: Record<number, number>, extra: Partial<Parameters<typeof trials>[0]> = {}) =>
-    byId(checkClaims(summarise(trials({ rows: [100_000], repeats: 5, factors: { ...SEED_LIKE, update_one_field: f1 }, ...extra }))), "c (postgresql)");
+    byId(
+      checkClaims(
+        summarise(trials({ rows: [100_000], repeats: 5, factors: { ...SEED_LIKE, update_one_field: f1 }, ...extra })),
+      ),
+      "c (postgresql)",
+    );
   assert.equal(run({ 0: 1, 1: 1.6, 5: 3.2 }).verdict, "held", "2.0× is about 2×");
   assert.equal(run({ 0: 1, 1: 1.6, 5: 1.7 }).verdict, "did not hold", "1.06× is not about 2×");
-  assert.equal(run({ 0: 1, 1: 1.6, 5: 1.6 * RULE_C_PG.low }, { wobble: 0.08 }).verdict, "inconclusive", "1.5× with noise straddles the edge");
-  const swapped = run({ 0: 1, 1: 1.6, 5: 3.2 }, { relabel: (idx, op) => (op === "update_one_field" && idx === 5 ? 1 : op === "update_one_field" && idx === 1 ? 5 : idx) });
+  assert.equal(
+    run({ 0: 1, 1: 1.6, 5: 1.6 * RULE_C_PG.low }, { wobble: 0.08 }).verdict,
+    "inconclusive",
+    "1.5× with noise straddles the edge",
+  );
+  const swapped = run(
+    { 0: 1, 1: 1.6, 5: 3.2 },
+    {
+      relabel: (idx, op) =>
+        op === "update_one_field" && idx === 5 ? 1 : op === "update_one_field" && idx === 1 ? 5 : idx,
+    },
+  );
   assert.equal(swapped.verdict, "did not hold", "the 5-index trials labelled 1 (and vice versa) give 0.5×");
 });
 
 test("01 (c) MongoDB: not tested when MongoDB did not run, with the reason; judged by its equivalence margin when it did", () => {
-  const pgOnly = checkClaims(summarise(trials({ rows: [100_000], repeats: 5, factors: SEED_LIKE })), { unavailable: { mongodb: "no image" } });
+  const pgOnly = checkClaims(summarise(trials({ rows: [100_000], repeats: 5, factors: SEED_LIKE })), {
+    unavailable: { mongodb: "no image" },
+  });
   const mongo = byId(pgOnly, "c (mongodb)");
   assert.equal(mongo.verdict, "not tested at this scale");
   assert.match(mongo.decidedBy, /MongoDB did not run: no image/);
   const both = [
     ...trials({ rows: [100_000], repeats: 5, factors: SEED_LIKE }),
-    ...trials({ engine: "mongodb", rows: [100_000], repeats: 5, factors: { ...SEED_LIKE, update_one_field: { 0: 1, 1: 1.6, 5: 1.62 } } }),
+    ...trials({
+      engine: "mongodb",
+      rows: [100_000],
+      repeats: 5,
+      factors: { ...SEED_LIKE, update_one_field: { 0: 1, 1: 1.6, 5: 1.62 } },
+    }),
   ];
   assert.equal(byId(checkClaims(summarise(both)), "c (mongodb)").verdict, "held");
   const notSame = [
-    ...trials({ engine: "mongodb", rows: [100_000], repeats: 5, factors: { ...SEED_LIKE, update_one_field: { 0: 1, 1: 1.6, 5: 2.4 } } }),
+    ...trials({
+      engine: "mongodb",
+      rows: [100_000],
+      repeats: 5,
+      factors: { ...SEED_LIKE, update_one_field: { 0: 1, 1: 1.6, 5: 2.4 } },
+    }),
   ];
   assert.equal(byId(checkClaims(summarise(notSame)), "c (mongodb)").verdict, "did not hold");
 });
 
 test("01: every declaration shows regime, statistic and rule; flagged trials are reported", () => {
   const t = trials({ rows: [100_000], repeats: 5, factors: SEED_LIKE });
-  const stalled = t.map((x) => (x.status === "ok" && x.key.endsWith("insert/5/r3") ? { ...x, seconds: x.seconds * 100 } : x));
+  const stalled = t.map((x) =>
+    x.status === "ok" && x.key.endsWith("insert/5/r3") ? { ...x, seconds: x.seconds * 100 } : x,
+  );
   const s = summarise(stalled);
   const insert5 = s.find((x) => x.operation === "insert" && x.extraIndexes === 5);
   assert.deepEqual(insert5?.outlierRepeats, [3]);
-  const without = summarise(stalled, { withoutFlagged: true }).find((x) => x.operation === "insert" && x.extraIndexes === 5);
+  const without = summarise(stalled, { withoutFlagged: true }).find(
+    (x) => x.operation === "insert" && x.extraIndexes === 5,
+  );
   assert.equal(without?.trials, 4, "the sensitivity summary leaves the outlier out");
   for (const c of checkClaims(s)) {
     assert.ok(c.regime && c.statistic && c.rule, `${c.id} declares regime, statistic and rule`);
@@ -127,7 +190,10 @@ test("01: every declaration shows regime, statistic and rule; flagged trials are
 
 test("01 adaptive design parameters: maxRepeats below repeats is refused; repeats alone lifts the ceiling", async () => {
   const { indexWriteCostParams } = await import("../../lib/params/index-write-cost");
-  assert.throws(() => indexWriteCostParams("default", { repeats: 5, maxRepeats: 4 }), /maxRepeats \(4\) is smaller than repeats \(5\)/);
+  assert.throws(
+    () => indexWriteCostParams("default", { repeats: 5, maxRepeats: 4 }),
+    /maxRepeats \(4\) is smaller than repeats \(5\)/,
+  );
   assert.equal(indexWriteCostParams("default", { repeats: 12 }).maxRepeats, 12);
   assert.equal(indexWriteCostParams("default").maxRepeats, 9);
 });

@@ -14,7 +14,14 @@ function notebook(minor = 5): NotebookJson {
     metadata: { kernelspec: { name: "tslab", display_name: "TypeScript (db-write-lab)", language: "typescript" } },
     cells: [
       { cell_type: "markdown", id: "intro", metadata: {}, source: ["# Title\n", "text"] },
-      { cell_type: "code", id: "imports", metadata: {}, source: 'import { x } from "../build/lib";', outputs: [], execution_count: null },
+      {
+        cell_type: "code",
+        id: "imports",
+        metadata: {},
+        source: 'import { x } from "../build/lib";',
+        outputs: [],
+        execution_count: null,
+      },
       {
         cell_type: "code",
         id: "params",
@@ -23,7 +30,14 @@ function notebook(minor = 5): NotebookJson {
         outputs: [],
         execution_count: null,
       },
-      { cell_type: "code", id: "run", metadata: {}, source: "run(profile, overrides);", outputs: [], execution_count: null },
+      {
+        cell_type: "code",
+        id: "run",
+        metadata: {},
+        source: "run(profile, overrides);",
+        outputs: [],
+        execution_count: null,
+      },
     ],
   };
 }

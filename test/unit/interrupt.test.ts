@@ -22,7 +22,10 @@ function kernelLike(body: string): Promise<{ code: number | null; signal: NodeJS
     setTimeout(() => { console.log("alive"); process.exit(0); }, 1500);
   `;
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["-e", script], { env: { ...process.env, DBLAB_IN_KERNEL: "1" }, stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, ["-e", script], {
+      env: { ...process.env, DBLAB_IN_KERNEL: "1" },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     let out = "";
     child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
     child.once("close", (code, signal) => resolve({ code, signal, out }));

@@ -8,7 +8,14 @@ import { decide, repeatsForCoverage, withSensitivity, allOf, type ClaimCheck, ty
 import { intervalLabel, medianInterval, outlierFlags, pairedRatios, type Interval } from "../../lib/stats/intervals";
 import { orderSeed, rotated, seededShuffle } from "../../lib/stats/order";
 
-const iv = (low: number, high: number, n = 6, coverage = 0.969): Interval => ({ estimate: (low + high) / 2, low, high, n, coverage, of: "test" });
+const iv = (low: number, high: number, n = 6, coverage = 0.969): Interval => ({
+  estimate: (low + high) / 2,
+  low,
+  high,
+  n,
+  coverage,
+  of: "test",
+});
 
 test("medianInterval: exact coverage of the order-statistic interval; a range of 3 is labelled as a range", () => {
   const three = medianInterval([3, 1, 2], "x");
@@ -35,7 +42,7 @@ test("medianInterval: exact coverage of the order-statistic interval; a range of
 test("medianInterval: its coverage is what it says, checked by simulation (seeded)", () => {
   // Uniform(0,1) samples, true median 0.5: the share of intervals that cover it ≈ the stated coverage.
   let state = 12345;
-  const rand = () => ((state = (Math.imul(state, 1103515245) + 12345) >>> 0) / 2 ** 32);
+  const rand = () => (state = (Math.imul(state, 1103515245) + 12345) >>> 0) / 2 ** 32;
   for (const n of [5, 9]) {
     let covered = 0;
     let stated = 0;
@@ -53,8 +60,21 @@ test("medianInterval: its coverage is what it says, checked by simulation (seede
 });
 
 test("pairedRatios pair by repeat and drop repeats with only one side", () => {
-  const r = pairedRatios(new Map([[1, 2], [2, 4], [3, 9]]), new Map([[1, 1], [2, 2]]));
-  assert.deepEqual(r, [{ repeat: 1, ratio: 2 }, { repeat: 2, ratio: 2 }]);
+  const r = pairedRatios(
+    new Map([
+      [1, 2],
+      [2, 4],
+      [3, 9],
+    ]),
+    new Map([
+      [1, 1],
+      [2, 2],
+    ]),
+  );
+  assert.deepEqual(r, [
+    { repeat: 1, ratio: 2 },
+    { repeat: 2, ratio: 2 },
+  ]);
 });
 
 test("decide: above — held, did not hold and inconclusive at the margin", () => {
@@ -112,11 +132,26 @@ test("allOf and withSensitivity", () => {
   assert.equal(allOf([maybe, no]), "did not hold");
   assert.equal(allOf([]), "inconclusive");
   const claim = (verdict: ClaimCheck["verdict"]): ClaimCheck => ({
-    id: "x", claim: "", seed: "", regime: "", statistic: "", rule: "", ours: "", verdict, decidedBy: "because", why: "",
+    id: "x",
+    claim: "",
+    seed: "",
+    regime: "",
+    statistic: "",
+    rule: "",
+    ours: "",
+    verdict,
+    decidedBy: "because",
+    why: "",
   });
   assert.match(withSensitivity([claim("held")], [claim("held")], 2)[0].sensitivity ?? "", /the same verdict/);
-  assert.match(withSensitivity([claim("held")], [claim("inconclusive")], 2)[0].sensitivity ?? "", /"inconclusive" instead/);
-  assert.match(withSensitivity([claim("held")], [claim("inconclusive")], 0)[0].sensitivity ?? "", /No trial was flagged/);
+  assert.match(
+    withSensitivity([claim("held")], [claim("inconclusive")], 2)[0].sensitivity ?? "",
+    /"inconclusive" instead/,
+  );
+  assert.match(
+    withSensitivity([claim("held")], [claim("inconclusive")], 0)[0].sensitivity ?? "",
+    /No trial was flagged/,
+  );
 });
 
 test("outlierFlags: a stalled trial among its peers is flagged; ordinary spread is not", () => {
@@ -130,7 +165,10 @@ test("condition order: seeded, reproducible, different between repeats, a permut
   const a = seededShuffle(items, orderSeed(42, 1));
   assert.deepEqual(a, seededShuffle(items, orderSeed(42, 1)), "same seed, same order (resume replays the plan)");
   assert.notDeepEqual(a, seededShuffle(items, orderSeed(42, 2)), "another repeat, another order");
-  assert.deepEqual([...a].sort((x, y) => x - y), items);
+  assert.deepEqual(
+    [...a].sort((x, y) => x - y),
+    items,
+  );
   assert.deepEqual(rotated([1, 2, 3], 1), [2, 3, 1]);
   assert.deepEqual(rotated([1, 2, 3], 3), [1, 2, 3]);
 });

@@ -13,19 +13,31 @@ test("parameters: profiles resolve; bad values are refused with a clear message"
   assert.equal(overIndexingParams("full").dataScale, 1, "full is the seed's data size");
   assert.deepEqual(overIndexingParams("smoke", { indexLevels: [39, 7] }).indexLevels, [7, 39], "levels sorted");
   assert.throws(() => overIndexingParams("smoke", { indexLevel: [7] } as never), /unknown parameter "indexLevel"/);
-  assert.throws(() => overIndexingParams("smoke", { indexLevels: [7, 10] }), /indexLevels\[1\] must be one of 7, 14, 21, 28, 39/);
+  assert.throws(
+    () => overIndexingParams("smoke", { indexLevels: [7, 10] }),
+    /indexLevels\[1\] must be one of 7, 14, 21, 28, 39/,
+  );
   assert.throws(() => overIndexingParams("smoke", { indexLevels: [7, 7] }), /lists a level twice/);
   assert.throws(() => overIndexingParams("smoke", { indexLevels: [] }), /non-empty list/);
-  assert.throws(() => overIndexingParams("smoke", { clients: 2, threads: 4 }), /threads \(4\) cannot exceed clients \(2\)/);
+  assert.throws(
+    () => overIndexingParams("smoke", { clients: 2, threads: 4 }),
+    /threads \(4\) cannot exceed clients \(2\)/,
+  );
   assert.throws(() => overIndexingParams("smoke", { dataScale: 0 }), /dataScale must be a number > 0/);
   assert.throws(() => overIndexingParams("smoke", { dataScale: 0.00001 }), /fewer than 1,000 products/);
   assert.throws(() => overIndexingParams("smoke", { randomSeed: 2 }), /randomSeed must be a number ≥ -1 and ≤ 1/);
-  assert.throws(() => overIndexingParams("smoke", { sharedBuffersMB: 4096, memoryGiB: 2 }), /below the server's memory limit/);
+  assert.throws(
+    () => overIndexingParams("smoke", { sharedBuffersMB: 4096, memoryGiB: 2 }),
+    /below the server's memory limit/,
+  );
 });
 
 test("the schema's levels: 7 from constraints, +7, +7, +7, then every remaining non-key column for 39", () => {
   assert.deepEqual([...INDEX_LEVELS], [7, 14, 21, 28, 39]);
-  assert.deepEqual(INDEX_GROUPS.map((g) => g.indexes.length), [7, 7, 7, 11]);
+  assert.deepEqual(
+    INDEX_GROUPS.map((g) => g.indexes.length),
+    [7, 7, 7, 11],
+  );
   assert.equal(extraIndexesFor(7).length, 0);
   assert.equal(extraIndexesFor(39).length, 32);
   const names = extraIndexesFor(39).map(indexName);
@@ -41,13 +53,30 @@ test("levels rotate between rounds: each level takes each position once in as ma
     ["idx7/r1", "idx14/r1", "idx21/r1", "idx14/r2", "idx21/r2", "idx7/r2", "idx21/r3", "idx7/r3", "idx14/r3"],
   );
   for (const level of [7, 14, 21]) {
-    assert.deepEqual(plan.filter((p) => p.condition.level === level).map((p) => p.order).sort(), [0, 1, 2], `${level} at every position`);
+    assert.deepEqual(
+      plan
+        .filter((p) => p.condition.level === level)
+        .map((p) => p.order)
+        .sort(),
+      [0, 1, 2],
+      `${level} at every position`,
+    );
   }
 });
 
 test("dataset shape and TABLESAMPLE percentage scale with one number", () => {
-  assert.deepEqual(datasetShape(1), { products: 20_000_000, warehouses: 2_500, stockDraws: 50_000_000, movements: 1_000_000 });
-  assert.deepEqual(datasetShape(0.01), { products: 200_000, warehouses: 2_500, stockDraws: 500_000, movements: 10_000 });
+  assert.deepEqual(datasetShape(1), {
+    products: 20_000_000,
+    warehouses: 2_500,
+    stockDraws: 50_000_000,
+    movements: 1_000_000,
+  });
+  assert.deepEqual(datasetShape(0.01), {
+    products: 200_000,
+    warehouses: 2_500,
+    stockDraws: 500_000,
+    movements: 10_000,
+  });
   assert.equal(samplePercent(600_000), 0.05, "the seed's 0.05 % at the seed's size");
   assert.equal(samplePercent(4_000), 0.5, "20 pages expected on a small table");
   const script = transactionScript(2500, 0.5);

@@ -7,16 +7,56 @@ import { redactText, redactUri } from "../../lib/targets/uri";
 
 const cases: [string, () => unknown, RegExp][] = [
   ["unknown profile", () => indexWriteCostParams("huge"), /profile must be one of smoke, default, full; got "huge"/],
-  ["unknown parameter", () => indexWriteCostParams("smoke", { rowCount: [1] } as never), /unknown parameter "rowCount"/],
-  ["unknown engine", () => indexWriteCostParams("smoke", { engines: ["oracle"] } as never), /engines\[0\] must be one of postgresql, mongodb/],
-  ["unknown target", () => indexWriteCostParams("smoke", { target: "cloud" } as never), /target must be one of auto, embedded, docker, external/],
-  ["size not a positive integer", () => indexWriteCostParams("smoke", { rowCounts: [0] }), /rowCounts\[0\] must be a positive integer, got 0/],
-  ["size not an integer", () => indexWriteCostParams("smoke", { rowCounts: [1.5] }), /rowCounts\[0\] must be a positive integer/],
-  ["repeats not positive", () => indexWriteCostParams("smoke", { repeats: -1 }), /repeats must be a positive integer, got -1/],
-  ["batch not positive", () => indexWriteCostParams("smoke", { batchSize: 0 }), /batchSize must be a positive integer, got 0/],
-  ["batch larger than rows", () => indexWriteCostParams("smoke", { rowCounts: [100], batchSize: 1000 }), /batchSize \(1000\) is larger than the smallest row count \(100\)/],
-  ["more extra indexes than fields", () => indexWriteCostParams("smoke", { extraIndexes: [0, 6] }), /extraIndexes\[1\] must be an integer from 0 to 5, got 6/],
-  ["fillfactor out of range", () => indexWriteCostParams("smoke", { fillfactors: [5] }), /fillfactors\[0\] must be an integer from 10 to 100/],
+  [
+    "unknown parameter",
+    () => indexWriteCostParams("smoke", { rowCount: [1] } as never),
+    /unknown parameter "rowCount"/,
+  ],
+  [
+    "unknown engine",
+    () => indexWriteCostParams("smoke", { engines: ["oracle"] } as never),
+    /engines\[0\] must be one of postgresql, mongodb/,
+  ],
+  [
+    "unknown target",
+    () => indexWriteCostParams("smoke", { target: "cloud" } as never),
+    /target must be one of auto, embedded, docker, external/,
+  ],
+  [
+    "size not a positive integer",
+    () => indexWriteCostParams("smoke", { rowCounts: [0] }),
+    /rowCounts\[0\] must be a positive integer, got 0/,
+  ],
+  [
+    "size not an integer",
+    () => indexWriteCostParams("smoke", { rowCounts: [1.5] }),
+    /rowCounts\[0\] must be a positive integer/,
+  ],
+  [
+    "repeats not positive",
+    () => indexWriteCostParams("smoke", { repeats: -1 }),
+    /repeats must be a positive integer, got -1/,
+  ],
+  [
+    "batch not positive",
+    () => indexWriteCostParams("smoke", { batchSize: 0 }),
+    /batchSize must be a positive integer, got 0/,
+  ],
+  [
+    "batch larger than rows",
+    () => indexWriteCostParams("smoke", { rowCounts: [100], batchSize: 1000 }),
+    /batchSize \(1000\) is larger than the smallest row count \(100\)/,
+  ],
+  [
+    "more extra indexes than fields",
+    () => indexWriteCostParams("smoke", { extraIndexes: [0, 6] }),
+    /extraIndexes\[1\] must be an integer from 0 to 5, got 6/,
+  ],
+  [
+    "fillfactor out of range",
+    () => indexWriteCostParams("smoke", { fillfactors: [5] }),
+    /fillfactors\[0\] must be an integer from 10 to 100/,
+  ],
   ["malformed URI", () => parsePostgresUri("not a uri"), /is not a valid URI/],
   ["URI of another engine", () => parsePostgresUri("mysql://u:secret@h/db"), /is not a PostgreSQL URI/],
 ];
@@ -28,12 +68,18 @@ for (const [name, run, message] of cases) {
 }
 
 test("a malformed URI's password never appears in the error", () => {
-  assert.throws(() => parsePostgresUri("mysql://user:s3cret@host/db"), (e: Error) => !e.message.includes("s3cret"));
+  assert.throws(
+    () => parsePostgresUri("mysql://user:s3cret@host/db"),
+    (e: Error) => !e.message.includes("s3cret"),
+  );
 });
 
 test("URIs are redacted in text", () => {
   assert.equal(redactUri("postgresql://u:p%40ss@h:5432/db"), "postgresql://u:***@h:5432/db");
-  assert.equal(redactText("failed: mongodb://root:xyz@127.0.0.1:1/?authSource=admin down"), "failed: mongodb://root:***@127.0.0.1:1/?authSource=admin down");
+  assert.equal(
+    redactText("failed: mongodb://root:xyz@127.0.0.1:1/?authSource=admin down"),
+    "failed: mongodb://root:***@127.0.0.1:1/?authSource=admin down",
+  );
 });
 
 test("target external without a URI is refused before anything starts", async () => {

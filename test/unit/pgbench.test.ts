@@ -99,7 +99,10 @@ test("transaction log → exact percentiles and a per-second series with the sta
   assert.equal(d.p50Ms, 1);
   assert.equal(d.maxMs, 1500);
   const series = transactionSeries(tx, start, start + 3000);
-  assert.deepEqual(series.map((p) => p.transactions), [100, 0, 1]);
+  assert.deepEqual(
+    series.map((p) => p.transactions),
+    [100, 0, 1],
+  );
   assert.equal(series[2].latencyMaxMs, 1500);
   const agg = parseAggregateLog("1796000928 996 929457 1017530369 411 5449 0 0 0 0 0 0 0 0 0\n");
   assert.equal(agg[0].transactions, 996);
@@ -109,8 +112,14 @@ test("transaction log → exact percentiles and a per-second series with the sta
 test("argument checks say what is wrong before pgbench starts", () => {
   assert.throws(() => initArgs({ scale: 0 }), /scale must be a positive integer/);
   assert.throws(() => initArgs({ scale: 1, steps: "dtx" }), /init steps must use the letters/);
-  assert.throws(() => checkLoadOptions({ clients: 2, threads: 4, durationSeconds: 1 }), /threads \(4\) cannot exceed clients \(2\)/);
-  assert.throws(() => checkLoadOptions({ clients: 1, durationSeconds: 0 }), /durationSeconds must be a positive integer/);
+  assert.throws(
+    () => checkLoadOptions({ clients: 2, threads: 4, durationSeconds: 1 }),
+    /threads \(4\) cannot exceed clients \(2\)/,
+  );
+  assert.throws(
+    () => checkLoadOptions({ clients: 1, durationSeconds: 0 }),
+    /durationSeconds must be a positive integer/,
+  );
   const args = loadArgs({ clients: 2, durationSeconds: 30 }, { mode: "transactions", prefix: "/tmp/x/tx" });
   assert.deepEqual(args.slice(0, 8), ["-c", "2", "-j", "1", "-T", "30", "-b", "tpcb-like"]);
   assert.ok(args.includes("--progress-timestamp") && args.includes("-r") && args.includes("--log-prefix=/tmp/x/tx"));

@@ -5,7 +5,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { ReindexMode } from "../../lib/params/reindex-under-load";
-import { summariseRuns, type ReindexSummary, type RunSummary } from "../../lib/experiments/reindex-under-load/summarise";
+import {
+  summariseRuns,
+  type ReindexSummary,
+  type RunSummary,
+} from "../../lib/experiments/reindex-under-load/summarise";
 import {
   checkClaims,
   claimConcurrentlyCheaper,
@@ -42,7 +46,7 @@ function runOf(set: number, mode: ReindexMode, x: RunInput): RunSummary {
     latencyAvgMs: 2,
     p50Ms: 1.5,
     updateAccountsMs: x.updateMs ?? (reindexed ? 0.6 : 0.125),
-    reindexSeconds: reindexed ? x.reindexSeconds ?? 8 : undefined,
+    reindexSeconds: reindexed ? (x.reindexSeconds ?? 8) : undefined,
     accountsReindexSeconds: reindexed ? 7 : undefined,
     reindexStartS: reindexed ? 10 : undefined,
     reindexEndS: reindexed ? 18 : undefined,
@@ -54,7 +58,7 @@ function runOf(set: number, mode: ReindexMode, x: RunInput): RunSummary {
     topLock: mode === "reindex" ? "relation pgbench_accounts RowExclusiveLock" : undefined,
     waitShares: {},
     reindexWaitShares: { CPU: 0.8 },
-    lostShare: reindexed ? x.lostShare ?? 0.25 : undefined,
+    lostShare: reindexed ? (x.lostShare ?? 0.25) : undefined,
     tpsDuringReindex: reindexed ? 300 : undefined,
     tpsOutsideReindex: reindexed ? 1100 : undefined,
     series: [],
@@ -67,7 +71,11 @@ function runOf(set: number, mode: ReindexMode, x: RunInput): RunSummary {
 }
 
 /** `sets` sets of baseline, reindex and concurrently; `per(set, mode)` gives each run's figures. */
-function summary(sets: number, per: (set: number, mode: ReindexMode) => RunInput, regime = { scale: 100, durationSeconds: 30, clients: 2 }): ReindexSummary {
+function summary(
+  sets: number,
+  per: (set: number, mode: ReindexMode) => RunInput,
+  regime = { scale: 100, durationSeconds: 30, clients: 2 },
+): ReindexSummary {
   const runs: RunSummary[] = [];
   for (let set = 1; set <= sets; set++) {
     for (const mode of ["baseline", "reindex", "concurrently"] as const) runs.push(runOf(set, mode, per(set, mode)));
@@ -78,14 +86,19 @@ function summary(sets: number, per: (set: number, mode: ReindexMode) => RunInput
 const wobble = (set: number) => ((set * 37) % 7) / 100;
 
 test("04 declarations: every claim declares regime, statistic and a rule with its margin", () => {
-  assert.deepEqual(DECLARATIONS.map((d) => d.id), ["1", "2", "3a", "3b"]);
+  assert.deepEqual(
+    DECLARATIONS.map((d) => d.id),
+    ["1", "2", "3a", "3b"],
+  );
   for (const d of DECLARATIONS) {
-    for (const field of [d.claim, d.seed, d.regime, d.statistic, d.rule]) assert.ok(field.length > 10, `${d.id}: ${field}`);
+    for (const field of [d.claim, d.seed, d.regime, d.statistic, d.rule])
+      assert.ok(field.length > 10, `${d.id}: ${field}`);
   }
 });
 
 test("04 (1): the within-run drop is held inside 15–35 %, not outside, inconclusive across an edge or with 2 sets", () => {
-  const drop = (sets: number, share: (set: number) => number) => claimTpsDrop(summary(sets, (set) => ({ lostShare: share(set) })));
+  const drop = (sets: number, share: (set: number) => number) =>
+    claimTpsDrop(summary(sets, (set) => ({ lostShare: share(set) })));
   const held = drop(5, (set) => 0.22 + wobble(set));
   assert.equal(held.verdict, "held", held.decidedBy);
   assert.ok(held.interval && held.interval.n === 5);
@@ -110,53 +123,90 @@ test("04 (1), (2): outside the seed's protocol they are not tested, and say what
 });
 
 test("04 (2): UPDATE latency ×4.8 held, ×1.5 not held; swapping baseline and REINDEX labels flips it", () => {
-  const upd = (reMs: number) => summary(5, (set, mode) => ({ updateMs: mode === "baseline" ? 0.125 * (1 + wobble(set)) : reMs }));
+  const upd = (reMs: number) =>
+    summary(5, (set, mode) => ({ updateMs: mode === "baseline" ? 0.125 * (1 + wobble(set)) : reMs }));
   const held = claimUpdateLatency(upd(0.6));
   assert.equal(held.verdict, "held", held.decidedBy);
   assert.equal(claimUpdateLatency(upd(0.19)).verdict, "did not hold");
   const swapped = summary(5, (set, mode) => ({ updateMs: mode === "reindex" ? 0.125 * (1 + wobble(set)) : 0.6 }));
   assert.equal(claimUpdateLatency(swapped).verdict, "did not hold");
-  const straddle = claimUpdateLatency(summary(5, (set, mode) => ({ updateMs: mode === "baseline" ? 0.125 : 0.125 * (2 + set * 0.2) })));
+  const straddle = claimUpdateLatency(
+    summary(5, (set, mode) => ({ updateMs: mode === "baseline" ? 0.125 : 0.125 * (2 + set * 0.2) })),
+  );
   assert.equal(straddle.verdict, "inconclusive");
 });
 
 test("04 (3a): CONCURRENTLY losing fewer transactions held; swapped labels do not hold", () => {
-  const s = (co: number, re: number) => summary(5, (set, mode) => ({ lostShare: mode === "concurrently" ? co + wobble(set) : re }));
+  const s = (co: number, re: number) =>
+    summary(5, (set, mode) => ({ lostShare: mode === "concurrently" ? co + wobble(set) : re }));
   assert.equal(claimConcurrentlyCheaper(s(0.05, 0.25)).verdict, "held");
   assert.equal(claimConcurrentlyCheaper(s(0.25, 0.05)).verdict, "did not hold");
-  const tie = summary(5, (set, mode) => ({ lostShare: mode === "concurrently" ? 0.2 + (set % 2 ? 0.03 : -0.03) : 0.2 }));
+  const tie = summary(5, (set, mode) => ({
+    lostShare: mode === "concurrently" ? 0.2 + (set % 2 ? 0.03 : -0.03) : 0.2,
+  }));
   assert.equal(claimConcurrentlyCheaper(tie).verdict, "inconclusive");
 });
 
 test("04 (3b): CONCURRENTLY taking longer held, shorter not held", () => {
-  const s = (co: number) => summary(5, (set, mode) => ({ reindexSeconds: mode === "concurrently" ? co * (1 + wobble(set)) : 8 }));
+  const s = (co: number) =>
+    summary(5, (set, mode) => ({ reindexSeconds: mode === "concurrently" ? co * (1 + wobble(set)) : 8 }));
   assert.equal(claimConcurrentlyLonger(s(14)).verdict, "held");
   assert.equal(claimConcurrentlyLonger(s(5)).verdict, "did not hold");
 });
 
 test("04 sensitivity: a run with an autovacuum is flagged and the verdict recomputed without its set", () => {
-  const s = summary(6, (set, mode) => ({ lostShare: 0.22 + wobble(set), autovacuumRuns: set === 3 && mode === "reindex" ? 1 : 0 }));
-  assert.deepEqual(s.runs.filter((r) => r.flags.length).map((r) => [r.key, r.flags]), [["set3/reindex", ["1 autovacuum run(s)"]]]);
+  const s = summary(6, (set, mode) => ({
+    lostShare: 0.22 + wobble(set),
+    autovacuumRuns: set === 3 && mode === "reindex" ? 1 : 0,
+  }));
+  assert.deepEqual(
+    s.runs.filter((r) => r.flags.length).map((r) => [r.key, r.flags]),
+    [["set3/reindex", ["1 autovacuum run(s)"]]],
+  );
   const c = claimTpsDrop(s);
   assert.equal(c.verdict, "held");
-  assert.match(c.sensitivity ?? "", /Without the flagged set\(s\) \(set 3 reindex: 1 autovacuum run\(s\)\) the verdict is the same/);
+  assert.match(
+    c.sensitivity ?? "",
+    /Without the flagged set\(s\) \(set 3 reindex: 1 autovacuum run\(s\)\) the verdict is the same/,
+  );
   // Only 5 sets, one flagged: without it 4 remain, too few to decide.
-  const five = summary(5, (set, mode) => ({ lostShare: 0.22 + wobble(set), checkpoints: set === 1 && mode === "reindex" ? 1 : 0 }));
+  const five = summary(5, (set, mode) => ({
+    lostShare: 0.22 + wobble(set),
+    checkpoints: set === 1 && mode === "reindex" ? 1 : 0,
+  }));
   assert.match(claimTpsDrop(five).sensitivity ?? "", /it would be "inconclusive".*needs ≥ 5 paired repeats \(has 4\)/);
 });
 
 test("04: with no runs every claim says what it needs", () => {
   const claims = checkClaims(summariseRuns([], { durationSeconds: 30, clients: 2, scale: 100 }));
-  assert.ok(claims.every((c) => c.verdict === "inconclusive" && /needs/.test(c.decidedBy)), JSON.stringify(claims.map((c) => c.decidedBy)));
+  assert.ok(
+    claims.every((c) => c.verdict === "inconclusive" && /needs/.test(c.decidedBy)),
+    JSON.stringify(claims.map((c) => c.decidedBy)),
+  );
 });
 
 test("04 adaptive design: adds sets only while claim (1) is inconclusive and the budget can reach a verdict", () => {
-  const base = { verdict: "inconclusive" as const, sets: 2, plannedSets: 2, maxSets: 5, needed: 5, elapsedS: 200, perSetS: 95, budgetS: 600 };
+  const base = {
+    verdict: "inconclusive" as const,
+    sets: 2,
+    plannedSets: 2,
+    maxSets: 5,
+    needed: 5,
+    elapsedS: 200,
+    perSetS: 95,
+    budgetS: 600,
+  };
   assert.deepEqual(adaptiveStep(base), {}, "3 more sets at 95 s fit in 600 s");
-  assert.match(adaptiveStep({ ...base, budgetS: 240 }).stop ?? "", /3 more at ~95 s a set would pass the time budget \(240 s\)/);
+  assert.match(
+    adaptiveStep({ ...base, budgetS: 240 }).stop ?? "",
+    /3 more at ~95 s a set would pass the time budget \(240 s\)/,
+  );
   assert.match(adaptiveStep({ ...base, sets: 5 }).stop ?? "", /still inconclusive at maxSets = 5/);
   assert.deepEqual(adaptiveStep({ ...base, sets: 4, maxSets: 8, elapsedS: 400 }), {}, "one more set fits");
   assert.equal(adaptiveStep({ ...base, verdict: "held" }).stop, "claim (1) held after the planned sets");
   assert.equal(adaptiveStep({ ...base, verdict: "did not hold", sets: 4 }).stop, "claim (1) did not hold after 4 sets");
-  assert.equal(adaptiveStep({ ...base, verdict: "not tested at this scale" }).stop, "claim (1) not tested at this scale after the planned sets");
+  assert.equal(
+    adaptiveStep({ ...base, verdict: "not tested at this scale" }).stop,
+    "claim (1) not tested at this scale after the planned sets",
+  );
 });

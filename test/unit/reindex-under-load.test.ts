@@ -14,7 +14,10 @@ test("parameters: profiles resolve; bad values are refused with a clear message"
   assert.equal(d.durationSeconds, 30);
   assert.deepEqual(d.modes, ["baseline", "reindex", "concurrently"]);
   assert.throws(() => reindexUnderLoadParams("smoke", { scal: 1 } as never), /unknown parameter "scal"/);
-  assert.throws(() => reindexUnderLoadParams("smoke", { reindexStartSeconds: 10, durationSeconds: 5 }), /must be less than durationSeconds/);
+  assert.throws(
+    () => reindexUnderLoadParams("smoke", { reindexStartSeconds: 10, durationSeconds: 5 }),
+    /must be less than durationSeconds/,
+  );
   assert.throws(() => reindexUnderLoadParams("smoke", { threads: 3 }), /threads \(3\) cannot exceed clients \(2\)/);
   assert.throws(() => reindexUnderLoadParams("smoke", { initSteps: "dtGv" }), /include "p"/);
   assert.throws(() => reindexUnderLoadParams("smoke", { modes: ["reindex", "reindex"] }), /lists a mode twice/);
@@ -26,31 +29,102 @@ test("parameters: profiles resolve; bad values are refused with a clear message"
 });
 
 function session(pid: number, over: Partial<SessionSample> = {}): SessionSample {
-  return { pid, app: "pgbench", state: "active", waitType: null, wait: null, blockedBy: [], lock: null, query: "UPDATE …", ...over };
+  return {
+    pid,
+    app: "pgbench",
+    state: "active",
+    waitType: null,
+    wait: null,
+    blockedBy: [],
+    lock: null,
+    query: "UPDATE …",
+    ...over,
+  };
 }
 
 test("run plan: set 1 in the seed's order, each later set starts one mode further on", () => {
   const order = planRuns(3, ["baseline", "reindex", "concurrently"]).map((r) => r.key);
   assert.deepEqual(order, [
-    "set1/baseline", "set1/reindex", "set1/concurrently",
-    "set2/reindex", "set2/concurrently", "set2/baseline",
-    "set3/concurrently", "set3/baseline", "set3/reindex",
+    "set1/baseline",
+    "set1/reindex",
+    "set1/concurrently",
+    "set2/reindex",
+    "set2/concurrently",
+    "set2/baseline",
+    "set3/concurrently",
+    "set3/baseline",
+    "set3/reindex",
   ]);
-  assert.deepEqual(planRuns(2, ["reindex"]).map((r) => r.key), ["set1/reindex", "set2/reindex"]);
-  assert.deepEqual(planRuns(2, ["baseline", "reindex", "concurrently"]).map((r) => r.position), [0, 1, 2, 0, 1, 2]);
+  assert.deepEqual(
+    planRuns(2, ["reindex"]).map((r) => r.key),
+    ["set1/reindex", "set2/reindex"],
+  );
+  assert.deepEqual(
+    planRuns(2, ["baseline", "reindex", "concurrently"]).map((r) => r.position),
+    [0, 1, 2, 0, 1, 2],
+  );
 });
 
 test("lock timeline: blocked intervals from table-lock waits, row-lock contention kept apart", () => {
   const reindexPid = 99;
   const blocked = (pid: number) =>
-    session(pid, { waitType: "Lock", wait: "relation", blockedBy: [reindexPid], lock: "relation pgbench_accounts RowExclusiveLock" });
-  const rowWait = session(2, { waitType: "Lock", wait: "transactionid", blockedBy: [1], lock: "transactionid 5 ShareLock" });
+    session(pid, {
+      waitType: "Lock",
+      wait: "relation",
+      blockedBy: [reindexPid],
+      lock: "relation pgbench_accounts RowExclusiveLock",
+    });
+  const rowWait = session(2, {
+    waitType: "Lock",
+    wait: "transactionid",
+    blockedBy: [1],
+    lock: "transactionid 5 ShareLock",
+  });
   const reindex = session(reindexPid, { app: "dblab-reindex" });
   const samples: ActivitySample[] = [
     { t: 0, sessions: [session(1), rowWait], builds: [] },
-    { t: 100, sessions: [blocked(1), session(2), reindex], builds: [{ pid: 99, command: "REINDEX", phase: "building index: scanning table", index: "x", blocksDone: 0, blocksTotal: 9 }] },
-    { t: 200, sessions: [blocked(1), blocked(2), reindex], builds: [{ pid: 99, command: "REINDEX", phase: "building index: scanning table", index: "x", blocksDone: 5, blocksTotal: 9 }] },
-    { t: 300, sessions: [blocked(1), blocked(2), reindex], builds: [{ pid: 99, command: "REINDEX", phase: "building index: loading tuples in tree", index: "x", blocksDone: 0, blocksTotal: 0 }] },
+    {
+      t: 100,
+      sessions: [blocked(1), session(2), reindex],
+      builds: [
+        {
+          pid: 99,
+          command: "REINDEX",
+          phase: "building index: scanning table",
+          index: "x",
+          blocksDone: 0,
+          blocksTotal: 9,
+        },
+      ],
+    },
+    {
+      t: 200,
+      sessions: [blocked(1), blocked(2), reindex],
+      builds: [
+        {
+          pid: 99,
+          command: "REINDEX",
+          phase: "building index: scanning table",
+          index: "x",
+          blocksDone: 5,
+          blocksTotal: 9,
+        },
+      ],
+    },
+    {
+      t: 300,
+      sessions: [blocked(1), blocked(2), reindex],
+      builds: [
+        {
+          pid: 99,
+          command: "REINDEX",
+          phase: "building index: loading tuples in tree",
+          index: "x",
+          blocksDone: 0,
+          blocksTotal: 0,
+        },
+      ],
+    },
     { t: 400, sessions: [session(1), session(2)], builds: [] },
   ];
   const tl = lockTimeline(samples, "pgbench", reindexPid);
@@ -62,7 +136,10 @@ test("lock timeline: blocked intervals from table-lock waits, row-lock contentio
   assert.equal(tl.allBlockedSeconds, 0.2);
   assert.equal(tl.blockedByReindexSeconds, 0.3);
   assert.ok(Math.abs(tl.lockWaitSessionSeconds - 0.5) < 1e-9);
-  assert.deepEqual(tl.phases.map((p) => p.phase), ["building index: scanning table", "building index: loading tuples in tree"]);
+  assert.deepEqual(
+    tl.phases.map((p) => p.phase),
+    ["building index: scanning table", "building index: loading tuples in tree"],
+  );
   assert.ok(tl.waitShares["Lock:relation"] > 0.4 && tl.waitShares["Lock:transactionid"] > 0);
   assert.deepEqual(tl.reindexWaitShares, { CPU: 1 });
 });
@@ -83,5 +160,9 @@ test("within-run cost of a REINDEX window: transactions lost at the rate kept ou
   assert.ok(Math.abs(w.lostShare! - 0.2) < 1e-9, "2 s of 10 at zero TPS = 20 % of the run");
   const half = windowStats(series, start, 10, start + 2500, start + 3500)!;
   assert.equal(half.during, 50, "buckets count in proportion to their overlap");
-  assert.equal(windowStats(series, start, 10, start + 20_000, start + 21_000), undefined, "a window after the run has no cost");
+  assert.equal(
+    windowStats(series, start, 10, start + 20_000, start + 21_000),
+    undefined,
+    "a window after the run has no cost",
+  );
 });

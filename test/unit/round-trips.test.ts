@@ -6,17 +6,57 @@ import { changedRows } from "../../lib/workloads/round-trips/dataset";
 import { summariseLags } from "../../lib/workloads/round-trips/replication";
 
 const bad: [string, () => unknown, RegExp][] = [
-  ["unknown parameter", () => roundTripsParams("smoke", { statement: 5 } as never), /05-round-trips: unknown parameter "statement"/],
-  ["unknown case", () => roundTripsParams("smoke", { cases: ["select2"] } as never), /cases\[0\] must be one of select1, update_autocommit/],
-  ["unknown environment", () => roundTripsParams("smoke", { environments: ["mars"] } as never), /environments\[0\] must be one of local, same-az/],
+  [
+    "unknown parameter",
+    () => roundTripsParams("smoke", { statement: 5 } as never),
+    /05-round-trips: unknown parameter "statement"/,
+  ],
+  [
+    "unknown case",
+    () => roundTripsParams("smoke", { cases: ["select2"] } as never),
+    /cases\[0\] must be one of select1, update_autocommit/,
+  ],
+  [
+    "unknown environment",
+    () => roundTripsParams("smoke", { environments: ["mars"] } as never),
+    /environments\[0\] must be one of local, same-az/,
+  ],
   ["no environments", () => roundTripsParams("smoke", { environments: [] }), /environments must be a non-empty list/],
-  ["more statements than rows", () => roundTripsParams("smoke", { statements: 20_000 }), /statements \(20000\) cannot exceed rows \(10000\)/],
-  ["negative round trip", () => roundTripsParams("smoke", { crossAzRttMs: -1 }), /crossAzRttMs must be a number ≥ 0, got -1/],
-  ["round trip in seconds by mistake", () => roundTripsParams("smoke", { standbyRttMs: 1700 }), /standbyRttMs is a round trip in milliseconds; 1700 ms/],
-  ["sweep not a list", () => roundTripsParams("smoke", { sweepStandbyRttsMs: 1.7 } as never), /sweepStandbyRttsMs must be a list of round trips in ms/],
-  ["unknown sync level", () => roundTripsParams("smoke", { syncLevels: ["always"] } as never), /syncLevels\[0\] must be one of off, local, remote_write, on, remote_apply/],
-  ["unknown network", () => roundTripsParams("smoke", { network: "tc" } as never), /network must be one of auto, netem, proxy/],
-  ["statements not an integer", () => roundTripsParams("smoke", { statements: 1.5 }), /statements must be a positive integer, got 1.5/],
+  [
+    "more statements than rows",
+    () => roundTripsParams("smoke", { statements: 20_000 }),
+    /statements \(20000\) cannot exceed rows \(10000\)/,
+  ],
+  [
+    "negative round trip",
+    () => roundTripsParams("smoke", { crossAzRttMs: -1 }),
+    /crossAzRttMs must be a number ≥ 0, got -1/,
+  ],
+  [
+    "round trip in seconds by mistake",
+    () => roundTripsParams("smoke", { standbyRttMs: 1700 }),
+    /standbyRttMs is a round trip in milliseconds; 1700 ms/,
+  ],
+  [
+    "sweep not a list",
+    () => roundTripsParams("smoke", { sweepStandbyRttsMs: 1.7 } as never),
+    /sweepStandbyRttsMs must be a list of round trips in ms/,
+  ],
+  [
+    "unknown sync level",
+    () => roundTripsParams("smoke", { syncLevels: ["always"] } as never),
+    /syncLevels\[0\] must be one of off, local, remote_write, on, remote_apply/,
+  ],
+  [
+    "unknown network",
+    () => roundTripsParams("smoke", { network: "tc" } as never),
+    /network must be one of auto, netem, proxy/,
+  ],
+  [
+    "statements not an integer",
+    () => roundTripsParams("smoke", { statements: 1.5 }),
+    /statements must be a positive integer, got 1.5/,
+  ],
 ];
 for (const [name, run, message] of bad) {
   test(`round-trips parameters: ${name} is refused clearly`, () => assert.throws(run, message));
@@ -39,7 +79,10 @@ test("every case sends the round trips its info says, like the seed's SQL files"
     const sql = [...statements(c, 25)];
     assert.equal(sql.length, CASE_INFO[c].roundTrips(25), c);
   }
-  assert.deepEqual([...statements("update_each_transaction", 1)], ["BEGIN", "UPDATE benchmark_accounts SET status = 'active' WHERE id = 1", "COMMIT"]);
+  assert.deepEqual(
+    [...statements("update_each_transaction", 1)],
+    ["BEGIN", "UPDATE benchmark_accounts SET status = 'active' WHERE id = 1", "COMMIT"],
+  );
   assert.match([...statements("bulk_update", 3)][0], /WHERE id IN \(1, 2, 3\)$/);
   // Seed data: every 5th id suspended, other even ids active, odd ids inactive.
   assert.equal(changedRows(10), 6);

@@ -14,7 +14,16 @@ type Condition = { name: string };
 
 function trial(key: string): TrialRecord<Condition> {
   const now = new Date().toISOString();
-  return { key, condition: { name: key }, repeat: 1, status: "ok", seconds: 1, unitMs: [1], startedAt: now, finishedAt: now };
+  return {
+    key,
+    condition: { name: key },
+    repeat: 1,
+    status: "ok",
+    seconds: 1,
+    unitMs: [1],
+    startedAt: now,
+    finishedAt: now,
+  };
 }
 
 const PARAMS = { rows: 10 };
@@ -44,7 +53,10 @@ test("a file holding only a torn record is emptied before the first append", () 
   const { store } = freshStore();
   fs.writeFileSync(store.trialsFile, '{"key":"t1","cond');
   store.append(trial("t1"));
-  assert.deepEqual(store.trials().map((t) => t.key), ["t1"]);
+  assert.deepEqual(
+    store.trials().map((t) => t.key),
+    ["t1"],
+  );
 });
 
 test("a real writer killed (SIGKILL) in the middle of a record: the resume loses no finished trial", async () => {
@@ -73,5 +85,8 @@ test("a real writer killed (SIGKILL) in the middle of a record: the resume loses
   const resumed = RunStore.open<Condition>({ notebook: "torn", params: PARAMS, root, resumeId: store.runId });
   for (const key of ["t3", "t4"]) if (!resumed.finishedKeys().has(key)) resumed.append(trial(key));
   const again = RunStore.open<Condition>({ notebook: "torn", params: PARAMS, root, resumeId: store.runId });
-  assert.deepEqual(again.trials().map((t) => t.key), ["t1", "t2", "t3", "t4"]);
+  assert.deepEqual(
+    again.trials().map((t) => t.key),
+    ["t1", "t2", "t3", "t4"],
+  );
 });

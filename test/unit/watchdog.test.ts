@@ -6,7 +6,14 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { StartedServer } from "../../lib/targets/types";
-import { explainServerLoss, StallError, stallBoundFromEnv, TrialWatchdog, watchTrial, withWatchdog } from "../../lib/workloads/watchdog";
+import {
+  explainServerLoss,
+  StallError,
+  stallBoundFromEnv,
+  TrialWatchdog,
+  watchTrial,
+  withWatchdog,
+} from "../../lib/workloads/watchdog";
 
 function fakeServer(extra: object = {}): StartedServer & { stopped: number } {
   const server = {
@@ -15,7 +22,13 @@ function fakeServer(extra: object = {}): StartedServer & { stopped: number } {
     kind: "embedded" as const,
     connection: { host: "127.0.0.1", port: 1, user: "u", password: "p", database: "d" },
     uri: "postgresql://u:p@127.0.0.1:1/d",
-    description: { engine: "postgresql" as const, kind: "embedded" as const, version: "17.6", source: "test", address: "127.0.0.1:1" },
+    description: {
+      engine: "postgresql" as const,
+      kind: "embedded" as const,
+      version: "17.6",
+      source: "test",
+      address: "127.0.0.1:1",
+    },
     stopped: 0,
     restart: async () => undefined,
     stop: async () => {
@@ -31,7 +44,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 test("a trial that outlasts the bound while its server answers probes is not a stall", async () => {
   const server = fakeServer();
   let probes = 0;
-  const dog = new TrialWatchdog({ servers: new Map([["postgresql", server]]), boundMs: 300, probe: async () => void probes++ });
+  const dog = new TrialWatchdog({
+    servers: new Map([["postgresql", server]]),
+    boundMs: 300,
+    probe: async () => void probes++,
+  });
   const result = await dog.watch("postgresql", "a long CREATE INDEX", async () => {
     await sleep(1200);
     return "done";
@@ -54,18 +71,30 @@ test("silence for the bound: a StallError naming the server and the work, and th
     dog.watch("postgresql", "trial t1", () => new Promise<never>(() => undefined)),
     (e: Error) =>
       e instanceof StallError &&
-      /^The PostgreSQL 17\.6 server \(embedded, 127\.0\.0\.1:1\) stalled: no progress and no answer to a liveness probe/.test(e.message) &&
+      /^The PostgreSQL 17\.6 server \(embedded, 127\.0\.0\.1:1\) stalled: no progress and no answer to a liveness probe/.test(
+        e.message,
+      ) &&
       /while trial t1; the server was stopped$/.test(e.message),
   );
   assert.equal(server.stopped, 1);
-  assert.ok(said.some((m) => /stalled: trial t1/.test(m)), `the progress line says so: ${said.join(" | ")}`);
+  assert.ok(
+    said.some((m) => /stalled: trial t1/.test(m)),
+    `the progress line says so: ${said.join(" | ")}`,
+  );
 });
 
 test("watchTrial without a watchdog in scope just runs; inside withWatchdog it is watched", async () => {
   assert.equal(await watchTrial("postgresql", "x", async () => 1), 1);
   const server = fakeServer();
-  const dog = new TrialWatchdog({ servers: new Map([["postgresql", server]]), boundMs: 200, probe: () => new Promise<void>(() => undefined) });
-  await assert.rejects(withWatchdog(dog, () => watchTrial("postgresql", "x", () => new Promise<never>(() => undefined))), StallError);
+  const dog = new TrialWatchdog({
+    servers: new Map([["postgresql", server]]),
+    boundMs: 200,
+    probe: () => new Promise<void>(() => undefined),
+  });
+  await assert.rejects(
+    withWatchdog(dog, () => watchTrial("postgresql", "x", () => new Promise<never>(() => undefined))),
+    StallError,
+  );
 });
 
 test("the bound scales with finished peers and has a floor; DBLAB_STALL_SECONDS is checked", async () => {
@@ -73,14 +102,22 @@ test("the bound scales with finished peers and has a floor; DBLAB_STALL_SECONDS 
   assert.equal(dog.boundMs("g"), 60_000, "floor of 60 s");
   assert.equal(stallBoundFromEnv({ DBLAB_STALL_SECONDS: "2.5" }), 2500);
   assert.equal(stallBoundFromEnv({}), undefined);
-  assert.throws(() => stallBoundFromEnv({ DBLAB_STALL_SECONDS: "soon" }), /DBLAB_STALL_SECONDS must be a number of seconds > 0, got "soon"/);
+  assert.throws(
+    () => stallBoundFromEnv({ DBLAB_STALL_SECONDS: "soon" }),
+    /DBLAB_STALL_SECONDS must be a number of seconds > 0, got "soon"/,
+  );
 });
 
 test("a lost connection to an embedded server says what its log says (a full WAL disk was `write ECONNRESET`)", () => {
-  const server = fakeServer({ logTail: () => 'LOG:  x\nPANIC:  could not write to file "pg_wal/xlogtemp.1": No space left on device\nLOG:  y' });
+  const server = fakeServer({
+    logTail: () => 'LOG:  x\nPANIC:  could not write to file "pg_wal/xlogtemp.1": No space left on device\nLOG:  y',
+  });
   const error = Object.assign(new Error("write ECONNRESET"), { code: "ECONNRESET" });
   const explained = explainServerLoss(server, error) as Error;
-  assert.match(explained.message, /server \(embedded, 127\.0\.0\.1:1\) went away \(write ECONNRESET\): its log says: PANIC: .*No space left on device/);
+  assert.match(
+    explained.message,
+    /server \(embedded, 127\.0\.0\.1:1\) went away \(write ECONNRESET\): its log says: PANIC: .*No space left on device/,
+  );
   const other = new Error("syntax error");
   assert.equal(explainServerLoss(server, other), other, "other errors are left as they are");
 });
@@ -89,8 +126,15 @@ test("a Docker server's lost connection while the engine does not answer names D
   const saved = process.env.DOCKER_HOST;
   process.env.DOCKER_HOST = "unix:///nonexistent/h15-docker.sock"; // no daemon there: the engine is "gone"
   try {
-    const server = fakeServer({ kind: "docker", description: { engine: "postgresql", kind: "docker", version: "17.6", source: "img", address: "172.17.0.9:5432" } });
-    const dog = new TrialWatchdog({ servers: new Map([["postgresql", server]]), boundMs: 60_000, probe: async () => undefined });
+    const server = fakeServer({
+      kind: "docker",
+      description: { engine: "postgresql", kind: "docker", version: "17.6", source: "img", address: "172.17.0.9:5432" },
+    });
+    const dog = new TrialWatchdog({
+      servers: new Map([["postgresql", server]]),
+      boundMs: 60_000,
+      probe: async () => undefined,
+    });
     const lost = Object.assign(new Error("write ECONNRESET"), { code: "ECONNRESET" });
     await assert.rejects(
       dog.watch("postgresql", "trial t1", () => Promise.reject(lost)),

@@ -43,7 +43,8 @@ class BatchSubmittable {
     // Written in chunks so the server starts executing while the rest of the batch is encoded:
     // on a 2-core machine that overlap is most of the client's cost.
     let parts: Buffer[] = [];
-    if (connection.parsedStatements[this.name] === undefined) parts.push(serialize.parse({ name: this.name, text: this.text }));
+    if (connection.parsedStatements[this.name] === undefined)
+      parts.push(serialize.parse({ name: this.name, text: this.text }));
     const execute = serialize.execute({});
     for (const values of this.rows) {
       parts.push(serialize.bind({ statement: this.name, values: values as (string | null)[] }), execute);
@@ -90,7 +91,12 @@ class BatchSubmittable {
  * Executes `text` (a statement with $1…$n) once per row of text values; resolves with the number
  * of statements that completed. A failing row aborts the whole batch (one implicit transaction).
  */
-export function sendBatch(client: Client, name: string, text: string, rows: Iterable<readonly (string | null)[]>): Promise<number> {
+export function sendBatch(
+  client: Client,
+  name: string,
+  text: string,
+  rows: Iterable<readonly (string | null)[]>,
+): Promise<number> {
   return new Promise((resolve, reject) => {
     const submittable = new BatchSubmittable(name, text, rows, resolve, reject);
     // Typed as a Submittable by @types/pg; node-postgres calls submit() when the connection is free.

@@ -27,7 +27,11 @@ export async function connect(connection: ConnectionInfo, options: ConnectOption
 }
 
 /** Runs `fn` with a fresh connection and always closes it. */
-export async function withClient<T>(connection: ConnectionInfo, fn: (client: Client) => Promise<T>, options: ConnectOptions = {}): Promise<T> {
+export async function withClient<T>(
+  connection: ConnectionInfo,
+  fn: (client: Client) => Promise<T>,
+  options: ConnectOptions = {},
+): Promise<T> {
   const client = await connect(connection, options);
   try {
     return await fn(client);
@@ -42,7 +46,12 @@ export async function withClient<T>(connection: ConnectionInfo, fn: (client: Cli
  * INSERT … SELECT or CREATE INDEX at once instead of when it finishes. Measured on 03's `default`
  * template load: Stop took 27 s to stop the server before, 1.0 s after.
  */
-export async function cancellable<T>(connection: ConnectionInfo, client: Client, signal: AbortSignal | undefined, fn: () => Promise<T>): Promise<T> {
+export async function cancellable<T>(
+  connection: ConnectionInfo,
+  client: Client,
+  signal: AbortSignal | undefined,
+  fn: () => Promise<T>,
+): Promise<T> {
   if (!signal) return fn();
   signal.throwIfAborted();
   const { rows } = await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");

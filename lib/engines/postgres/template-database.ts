@@ -18,25 +18,42 @@ const admin = { applicationName: "dblab-admin" };
 
 /** Drops (if present) and creates an empty database. */
 export async function recreateDatabase(connection: ConnectionInfo, name: string): Promise<void> {
-  await withClient(connection, async (c) => {
-    await c.query(`DROP DATABASE IF EXISTS ${checked(name)} WITH (FORCE)`);
-    await c.query(`CREATE DATABASE ${checked(name)}`);
-  }, admin);
+  await withClient(
+    connection,
+    async (c) => {
+      await c.query(`DROP DATABASE IF EXISTS ${checked(name)} WITH (FORCE)`);
+      await c.query(`CREATE DATABASE ${checked(name)}`);
+    },
+    admin,
+  );
 }
 
 /** A fresh `target` copied from `template`; returns seconds taken. Ends with a CHECKPOINT when asked. */
-export async function cloneDatabase(connection: ConnectionInfo, template: string, target: string, options: { readonly checkpoint?: boolean } = {}): Promise<number> {
+export async function cloneDatabase(
+  connection: ConnectionInfo,
+  template: string,
+  target: string,
+  options: { readonly checkpoint?: boolean } = {},
+): Promise<number> {
   const started = Date.now();
-  await withClient(connection, async (c) => {
-    await c.query(`DROP DATABASE IF EXISTS ${checked(target)} WITH (FORCE)`);
-    await c.query(`CREATE DATABASE ${checked(target)} TEMPLATE ${checked(template)} STRATEGY FILE_COPY`);
-    if (options.checkpoint) await c.query("CHECKPOINT");
-  }, admin);
+  await withClient(
+    connection,
+    async (c) => {
+      await c.query(`DROP DATABASE IF EXISTS ${checked(target)} WITH (FORCE)`);
+      await c.query(`CREATE DATABASE ${checked(target)} TEMPLATE ${checked(template)} STRATEGY FILE_COPY`);
+      if (options.checkpoint) await c.query("CHECKPOINT");
+    },
+    admin,
+  );
   return (Date.now() - started) / 1000;
 }
 
 export async function dropDatabases(connection: ConnectionInfo, names: readonly string[]): Promise<void> {
-  await withClient(connection, async (c) => {
-    for (const name of names) await c.query(`DROP DATABASE IF EXISTS ${checked(name)} WITH (FORCE)`);
-  }, admin);
+  await withClient(
+    connection,
+    async (c) => {
+      for (const name of names) await c.query(`DROP DATABASE IF EXISTS ${checked(name)} WITH (FORCE)`);
+    },
+    admin,
+  );
 }

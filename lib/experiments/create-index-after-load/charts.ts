@@ -20,7 +20,13 @@ export function headlineBars(s: CialSummary): PlotlyFigure {
   const x = methods.map((m) => METHOD_LABELS[m.condition.method]);
   const seconds = (m: MethodSummary, phase: "load" | "index" | "checkpoint") => (m.phaseMs[phase] ?? 0) / 1000;
   const data: PlotlyTrace[] = [
-    { type: "bar", name: "INSERT … SELECT", x, y: methods.map((m) => seconds(m, "load")), marker: { color: PHASE_COLORS.load } },
+    {
+      type: "bar",
+      name: "INSERT … SELECT",
+      x,
+      y: methods.map((m) => seconds(m, "load")),
+      marker: { color: PHASE_COLORS.load },
+    },
     {
       type: "bar",
       name: "CREATE INDEX",
@@ -59,31 +65,35 @@ export function headlineBars(s: CialSummary): PlotlyFigure {
 export function sizeSweepPerRow(s: CialSummary): PlotlyFigure {
   const sweep = sizeSweep(s);
   const data: PlotlyTrace[] = METHODS.flatMap((method) => {
-    const points = sweep.map((p) => (method === "load_then_index" ? p.a : p.b)).filter((m): m is MethodSummary => m !== undefined);
+    const points = sweep
+      .map((p) => (method === "load_then_index" ? p.a : p.b))
+      .filter((m): m is MethodSummary => m !== undefined);
     const cpu = points.filter((m): m is MethodSummary & { backendCpuS: number } => m.backendCpuS !== undefined);
-    return [{
-      type: "scatter",
-      mode: "lines+markers",
-      name: METHOD_LABELS[method],
-      x: points.map((m) => m.condition.rows),
-      y: points.map((m) => (m.medianSeconds / m.condition.rows) * 1e6),
-      line: { color: COLORS[method] },
-      error_y: {
-        type: "data",
-        symmetric: false,
-        array: points.map((m) => ((m.maxSeconds - m.medianSeconds) / m.condition.rows) * 1e6),
-        arrayminus: points.map((m) => ((m.medianSeconds - m.minSeconds) / m.condition.rows) * 1e6),
+    return [
+      {
+        type: "scatter",
+        mode: "lines+markers",
+        name: METHOD_LABELS[method],
+        x: points.map((m) => m.condition.rows),
+        y: points.map((m) => (m.medianSeconds / m.condition.rows) * 1e6),
+        line: { color: COLORS[method] },
+        error_y: {
+          type: "data",
+          symmetric: false,
+          array: points.map((m) => ((m.maxSeconds - m.medianSeconds) / m.condition.rows) * 1e6),
+          arrayminus: points.map((m) => ((m.medianSeconds - m.minSeconds) / m.condition.rows) * 1e6),
+        },
       },
-    },
-    {
-      type: "scatter",
-      mode: "lines+markers",
-      name: `${method === "load_then_index" ? "A" : "B"}: CPU (backend + parallel workers)`,
-      x: cpu.map((m) => m.condition.rows),
-      y: cpu.map((m) => (m.backendCpuS / m.condition.rows) * 1e6),
-      line: { color: COLORS[method], dash: "dot" },
-      marker: { symbol: "circle-open" },
-    }];
+      {
+        type: "scatter",
+        mode: "lines+markers",
+        name: `${method === "load_then_index" ? "A" : "B"}: CPU (backend + parallel workers)`,
+        x: cpu.map((m) => m.condition.rows),
+        y: cpu.map((m) => (m.backendCpuS / m.condition.rows) * 1e6),
+        line: { color: COLORS[method], dash: "dot" },
+        marker: { symbol: "circle-open" },
+      },
+    ];
   });
   return {
     data,
@@ -120,11 +130,27 @@ export function sizeSweepRatio(s: CialSummary, seed: SeedFigures): PlotlyFigure 
           arrayminus: sweep.map((p) => ratio(p) - (p.timeRatio?.low ?? NaN)),
         },
       },
-      { type: "scatter", mode: "markers", name: `seed (${rowsLabel(seed.rows)} rows, mean of 2)`, x: [seed.rows], y: [seed.ratio], marker: { symbol: "diamond-open", size: 13, color: "#222" } },
-      { type: "scatter", mode: "lines", name: "no difference", x: [Math.min(...sweep.map((p) => p.rows), seed.rows), seed.rows], y: [1, 1], line: { color: "#999", dash: "dot" } },
+      {
+        type: "scatter",
+        mode: "markers",
+        name: `seed (${rowsLabel(seed.rows)} rows, mean of 2)`,
+        x: [seed.rows],
+        y: [seed.ratio],
+        marker: { symbol: "diamond-open", size: 13, color: "#222" },
+      },
+      {
+        type: "scatter",
+        mode: "lines",
+        name: "no difference",
+        x: [Math.min(...sweep.map((p) => p.rows), seed.rows), seed.rows],
+        y: [1, 1],
+        line: { color: "#999", dash: "dot" },
+      },
     ],
     layout: {
-      title: { text: "How much slower is loading into an indexed table? (B / A per repeat; whiskers: interval or range over repeats)" },
+      title: {
+        text: "How much slower is loading into an indexed table? (B / A per repeat; whiskers: interval or range over repeats)",
+      },
       xaxis: { title: { text: "rows" }, type: "log" },
       yaxis: { title: { text: "B / A, paired per repeat" }, rangemode: "tozero" },
     },
@@ -133,9 +159,16 @@ export function sizeSweepRatio(s: CialSummary, seed: SeedFigures): PlotlyFigure 
 
 /** Random vs ascending codes: phases of each method, at the headline size. */
 export function keyOrderBars(s: CialSummary): PlotlyFigure {
-  const pairs = s.pairs.filter((p) => p.rows === s.headline.rows && p.maintenanceWorkMemMB === s.headline.maintenanceWorkMemMB && p.parallelWorkers === s.headline.parallelWorkers);
+  const pairs = s.pairs.filter(
+    (p) =>
+      p.rows === s.headline.rows &&
+      p.maintenanceWorkMemMB === s.headline.maintenanceWorkMemMB &&
+      p.parallelWorkers === s.headline.parallelWorkers,
+  );
   const methods = pairs.flatMap((p) => [p.a, p.b]).filter((m): m is MethodSummary => m !== undefined);
-  const x = methods.map((m) => `${m.condition.method === "load_then_index" ? "A" : "B"} · ${m.condition.keyOrder} codes`);
+  const x = methods.map(
+    (m) => `${m.condition.method === "load_then_index" ? "A" : "B"} · ${m.condition.keyOrder} codes`,
+  );
   const phase = (name: "load" | "index") => ({
     type: "bar",
     name: name === "load" ? "INSERT … SELECT" : "CREATE INDEX",
@@ -160,10 +193,20 @@ export function keyOrderBars(s: CialSummary): PlotlyFigure {
       },
     ],
     layout: {
-      title: { text: `Random vs ascending codes (${rowsLabel(s.headline.rows)} rows): right-edge appends vs random leaf splits` },
+      title: {
+        text: `Random vs ascending codes (${rowsLabel(s.headline.rows)} rows): right-edge appends vs random leaf splits`,
+      },
       barmode: "stack",
       yaxis: { title: { text: "seconds" }, rangemode: "tozero" },
-      yaxis2: { title: { text: "avg leaf density %" }, overlaying: "y", side: "right", range: [0, 100], tickmode: "linear", dtick: 20, showgrid: false },
+      yaxis2: {
+        title: { text: "avg leaf density %" },
+        overlaying: "y",
+        side: "right",
+        range: [0, 100],
+        tickmode: "linear",
+        dtick: 20,
+        showgrid: false,
+      },
     },
   };
 }
@@ -192,7 +235,10 @@ export function buildSweep(s: CialSummary): PlotlyFigure {
       name: `seconds, max workers ${w}`,
       x,
       y: points.map((b) => b.medianSeconds),
-      text: points.map((b) => `${b.spilled ? "external sort" : "in memory"}, ${b.participants ? `${b.participants} participants` : "serial"}`),
+      text: points.map(
+        (b) =>
+          `${b.spilled ? "external sort" : "in memory"}, ${b.participants ? `${b.participants} participants` : "serial"}`,
+      ),
       hovertemplate: "%{y:.2f} s · %{text}<extra></extra>",
       line: { color: palette[i % palette.length] },
       error_y: {
@@ -210,7 +256,14 @@ export function buildSweep(s: CialSummary): PlotlyFigure {
       title: { text: `CREATE INDEX on ${rowsLabel(rows)} loaded rows: sort memory and parallel workers` },
       xaxis: { title: { text: "maintenance_work_mem" }, type: "category" },
       yaxis: { title: { text: "seconds" }, rangemode: "tozero" },
-      yaxis2: { title: { text: "temporary files written, MB" }, overlaying: "y", side: "right", rangemode: "tozero", tickmode: "auto", showgrid: false },
+      yaxis2: {
+        title: { text: "temporary files written, MB" },
+        overlaying: "y",
+        side: "right",
+        rangemode: "tozero",
+        tickmode: "auto",
+        showgrid: false,
+      },
       barmode: "group",
     },
   };
@@ -223,8 +276,20 @@ export function timeBudget(s: CialSummary): PlotlyFigure {
   const x = methods.map((m) => METHOD_LABELS[m.condition.method]);
   return {
     data: [
-      { type: "bar", name: "elapsed (seed's measure)", x, y: methods.map((m) => m.medianSeconds), marker: { color: "#bab0ac" } },
-      { type: "bar", name: "CPU, user + system: backend (log_statement_stats) + parallel workers (trace_sort)", x, y: methods.map((m) => m.backendCpuS ?? null), marker: { color: "#f58518" } },
+      {
+        type: "bar",
+        name: "elapsed (seed's measure)",
+        x,
+        y: methods.map((m) => m.medianSeconds),
+        marker: { color: "#bab0ac" },
+      },
+      {
+        type: "bar",
+        name: "CPU, user + system: backend (log_statement_stats) + parallel workers (trace_sort)",
+        x,
+        y: methods.map((m) => m.backendCpuS ?? null),
+        marker: { color: "#f58518" },
+      },
       {
         type: "bar",
         name: "timed I/O wait: blk read+write, WAL write+sync",
@@ -246,15 +311,26 @@ export function walComposition(s: CialSummary): PlotlyFigure {
   const types = new Map<string, number>();
   for (const w of s.walAnatomy) for (const t of w.types) types.set(t.type, (types.get(t.type) ?? 0) + t.count);
   // The small fry (a handful of records) would only crowd the legend.
-  const shown = [...types.entries()].sort((a, b) => b[1] - a[1]).slice(0, 7).map(([t]) => t);
+  const shown = [...types.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 7)
+    .map(([t]) => t);
   const x = s.walAnatomy.map((w) => METHOD_LABELS[w.method]);
-  const perRow = (w: (typeof s.walAnatomy)[number], type: string) => w.types.filter((t) => t.type === type).reduce((a, t) => a + t.count, 0) / w.rows;
-  const data: PlotlyTrace[] = shown.map((type) => ({ type: "bar", name: type, x, y: s.walAnatomy.map((w) => perRow(w, type)) }));
+  const perRow = (w: (typeof s.walAnatomy)[number], type: string) =>
+    w.types.filter((t) => t.type === type).reduce((a, t) => a + t.count, 0) / w.rows;
+  const data: PlotlyTrace[] = shown.map((type) => ({
+    type: "bar",
+    name: type,
+    x,
+    y: s.walAnatomy.map((w) => perRow(w, type)),
+  }));
   data.push({
     type: "bar",
     name: "other types",
     x,
-    y: s.walAnatomy.map((w) => w.types.filter((t) => !shown.includes(t.type)).reduce((a, t) => a + t.count, 0) / w.rows),
+    y: s.walAnatomy.map(
+      (w) => w.types.filter((t) => !shown.includes(t.type)).reduce((a, t) => a + t.count, 0) / w.rows,
+    ),
     marker: { color: "#ccc" },
   });
   return {

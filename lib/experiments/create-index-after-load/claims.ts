@@ -83,7 +83,8 @@ export const FASTER: Declaration = {
   regime:
     "100M rows, PostgreSQL's defaults; the direction is the manual's advice for any bulk load (other public points: " +
     "10M rows agree), so it is tested at this run's headline size",
-  statistic: "B/A of the seed's timed seconds (A: INSERT + CREATE INDEX, B: INSERT), one ratio per repeat; median over repeats",
+  statistic:
+    "B/A of the seed's timed seconds (A: INSERT + CREATE INDEX, B: INSERT), one ratio per repeat; median over repeats",
   rule: describeRule(RULE_FASTER, ratioFmt),
 };
 
@@ -107,7 +108,8 @@ export const WAL: Declaration = {
   regime:
     "100M rows; records per row do not depend on the size (B: a heap and a leaf record per row; A: heap records, " +
     "then page images), so tested at this run's headline size",
-  statistic: "B/A of pg_stat_wal wal_records over each method's timed phases, one ratio per repeat; median over repeats",
+  statistic:
+    "B/A of pg_stat_wal wal_records over each method's timed phases, one ratio per repeat; median over repeats",
   rule: describeRule(RULE_WAL, ratioFmt),
 };
 
@@ -135,7 +137,8 @@ export const DENSITY: Declaration = {
   regime:
     "the seed's explanation, at ~10,000 rows per code (100M rows, 10,001 codes); a grown tree's density depends on " +
     "rows per code (deduplication, single-value splits), so the rows per code of the size tested are stated",
-  statistic: "B/A of the finished index's size (pg_relation_size), one ratio per repeat at the headline size; median over repeats",
+  statistic:
+    "B/A of the finished index's size (pg_relation_size), one ratio per repeat at the headline size; median over repeats",
   rule: describeRule(RULE_DENSITY, ratioFmt),
 };
 
@@ -143,7 +146,12 @@ export const DECLARATIONS: readonly Declaration[] = [FASTER, MAGNITUDE, WAL, IO,
 
 // ---- Helpers --------------------------------------------------------------------------------------
 
-function decideOn(rule: Rule, interval: Interval | undefined, fmt: (x: number) => string, noise?: DecideOptions["noise"]) {
+function decideOn(
+  rule: Rule,
+  interval: Interval | undefined,
+  fmt: (x: number) => string,
+  noise?: DecideOptions["noise"],
+) {
   return decide(rule, interval, { fmt, noise });
 }
 
@@ -190,11 +198,16 @@ const ratioTrend = (s: CialSummary) =>
 /** (1a) Loading, then indexing, beats loading into an indexed table. */
 export function claimFaster(s: CialSummary, pair: PairSummary | undefined): ClaimCheck {
   const interval = pair ? timeRatio(pair.repeats) : undefined;
-  if (!pair?.a || !pair.b || !interval) return missing(FASTER, "needs both methods in at least one repeat at the headline size");
+  if (!pair?.a || !pair.b || !interval)
+    return missing(FASTER, "needs both methods in at least one repeat at the headline size");
   const { a, b } = pair;
   const server = serverTimeRatio(pair.repeats);
   const { verdict, decidedBy } = decideOn(RULE_FASTER, interval, ratioFmt, baselineNoise(pair));
-  const cpu = overRepeats(pair.repeats, (r) => (r.a.cpuS && r.b.cpuS !== undefined ? r.b.cpuS / r.a.cpuS : undefined), "B/A CPU seconds per repeat");
+  const cpu = overRepeats(
+    pair.repeats,
+    (r) => (r.a.cpuS && r.b.cpuS !== undefined ? r.b.cpuS / r.a.cpuS : undefined),
+    "B/A CPU seconds per repeat",
+  );
   const flips = pair.repeats.filter((r) => r.b.seconds <= r.a.seconds).length;
   return {
     ...FASTER,
@@ -217,7 +230,8 @@ export function claimFaster(s: CialSummary, pair: PairSummary | undefined): Clai
 /** (1b) The seed's 2.54× — only at the seed's size. */
 export function claimMagnitude(s: CialSummary, pair: PairSummary | undefined, seed: SeedFigures): ClaimCheck {
   const interval = pair ? timeRatio(pair.repeats) : undefined;
-  const ours = interval && pair ? `B/A ${intervalText(interval, ratioFmt)} at ${rowsText(pair.rows)} rows` : "no headline pair";
+  const ours =
+    interval && pair ? `B/A ${intervalText(interval, ratioFmt)} at ${rowsText(pair.rows)} rows` : "no headline pair";
   if (!pair || pair.rows < seed.rows) {
     return notTestedAtThisScale(
       MAGNITUDE,
@@ -256,7 +270,11 @@ export function dominantTypes(w: WalAnatomySummary | undefined, limit = 3): stri
 }
 
 const walRatio = (repeats: readonly RepeatPair[]) =>
-  overRepeats(repeats, (r) => (r.a.walRecords > 0 ? r.b.walRecords / r.a.walRecords : undefined), "B/A wal_records per repeat");
+  overRepeats(
+    repeats,
+    (r) => (r.a.walRecords > 0 ? r.b.walRecords / r.a.walRecords : undefined),
+    "B/A wal_records per repeat",
+  );
 
 /** (2) The indexed load writes about twice the WAL records. */
 export function claimWal(s: CialSummary, pair: PairSummary | undefined): ClaimCheck {
@@ -353,7 +371,8 @@ const sizeRatio = (repeats: readonly RepeatPair[]) =>
 /** (4) The CREATE INDEX tree is denser. */
 export function claimDensity(s: CialSummary, pair: PairSummary | undefined): ClaimCheck {
   const interval = pair ? sizeRatio(pair.repeats) : undefined;
-  if (!pair?.a?.index || !pair.b?.index || !interval) return missing(DENSITY, "needs pgstatindex of both methods' indexes at the headline size");
+  if (!pair?.a?.index || !pair.b?.index || !interval)
+    return missing(DENSITY, "needs pgstatindex of both methods' indexes at the headline size");
   const ia = pair.a.index;
   const ib = pair.b.index;
   const { verdict, decidedBy } = decideOn(RULE_DENSITY, interval, ratioFmt);
@@ -362,7 +381,8 @@ export function claimDensity(s: CialSummary, pair: PairSummary | undefined): Cla
     .map((p) => `${rowsText(p.rows)}: ${f1(p.a?.index?.avgLeafDensity)} / ${f1(p.b?.index?.avgLeafDensity)} %`)
     .join("; ");
   const splits = anatomyFor(s, "index_then_load");
-  const count = (pred: (type: string) => boolean) => splits?.types.filter((t) => pred(t.type)).reduce((n, t) => n + t.count, 0);
+  const count = (pred: (type: string) => boolean) =>
+    splits?.types.filter((t) => pred(t.type)).reduce((n, t) => n + t.count, 0);
   return {
     ...DENSITY,
     ours:
@@ -386,5 +406,11 @@ export function claimDensity(s: CialSummary, pair: PairSummary | undefined): Cla
 export function checkClaims(s: CialSummary): ClaimCheck[] {
   const seed = seedFigures();
   const pair = headlinePair(s);
-  return [claimFaster(s, pair), claimMagnitude(s, pair, seed), claimWal(s, pair), claimIo(s, pair), claimDensity(s, pair)];
+  return [
+    claimFaster(s, pair),
+    claimMagnitude(s, pair, seed),
+    claimWal(s, pair),
+    claimIo(s, pair),
+    claimDensity(s, pair),
+  ];
 }

@@ -8,7 +8,11 @@ import { checkpoints, ioWaitMs, type CialSummary } from "./summarise";
 export function summaryRows(s: CialSummary): Record<string, string | number | boolean | null>[] {
   const methods = s.methods.map((m) => {
     const pair = s.pairs.find(
-      (p) => p.rows === m.condition.rows && p.keyOrder === m.condition.keyOrder && p.maintenanceWorkMemMB === m.condition.maintenanceWorkMemMB && p.parallelWorkers === m.condition.parallelWorkers,
+      (p) =>
+        p.rows === m.condition.rows &&
+        p.keyOrder === m.condition.keyOrder &&
+        p.maintenanceWorkMemMB === m.condition.maintenanceWorkMemMB &&
+        p.parallelWorkers === m.condition.parallelWorkers,
     );
     return {
       kind: "load",
@@ -26,11 +30,12 @@ export function summaryRows(s: CialSummary): Record<string, string | number | bo
       index_ms: m.phaseMs.index ?? null,
       checkpoint_ms: m.phaseMs.checkpoint ?? null,
       // B/A paired per repeat: median over repeats and its exact interval (coverage beside it).
-      ratio_b_over_a: m.condition.method === "index_then_load" ? pair?.timeRatio?.estimate ?? null : null,
-      ratio_low: m.condition.method === "index_then_load" ? pair?.timeRatio?.low ?? null : null,
-      ratio_high: m.condition.method === "index_then_load" ? pair?.timeRatio?.high ?? null : null,
-      ratio_coverage: m.condition.method === "index_then_load" ? pair?.timeRatio?.coverage ?? null : null,
-      server_ratio_b_over_a: m.condition.method === "index_then_load" ? pair?.serverTimeRatio?.estimate ?? null : null,
+      ratio_b_over_a: m.condition.method === "index_then_load" ? (pair?.timeRatio?.estimate ?? null) : null,
+      ratio_low: m.condition.method === "index_then_load" ? (pair?.timeRatio?.low ?? null) : null,
+      ratio_high: m.condition.method === "index_then_load" ? (pair?.timeRatio?.high ?? null) : null,
+      ratio_coverage: m.condition.method === "index_then_load" ? (pair?.timeRatio?.coverage ?? null) : null,
+      server_ratio_b_over_a:
+        m.condition.method === "index_then_load" ? (pair?.serverTimeRatio?.estimate ?? null) : null,
       backend_cpu_s: m.backendCpuS ?? null,
       wal_records: m.totals["wal.records"] ?? null,
       wal_fpi: m.totals["wal.fpi"] ?? null,
@@ -64,9 +69,16 @@ export function summaryRows(s: CialSummary): Record<string, string | number | bo
   return [...methods, ...builds];
 }
 
-export function writeSummaries(store: RunStore<CialCondition>, s: CialSummary, claims: readonly ClaimCheck[]): string[] {
+export function writeSummaries(
+  store: RunStore<CialCondition>,
+  s: CialSummary,
+  claims: readonly ClaimCheck[],
+): string[] {
   return [
     store.writeSummary("summary.json", { summary: s, claims }),
-    store.writeSummary("summary.csv", stringify(summaryRows(s), { header: true, columns: Object.keys(summaryRows(s)[0] ?? { kind: "" }) })),
+    store.writeSummary(
+      "summary.csv",
+      stringify(summaryRows(s), { header: true, columns: Object.keys(summaryRows(s)[0] ?? { kind: "" }) }),
+    ),
   ];
 }

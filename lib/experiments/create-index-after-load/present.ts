@@ -10,7 +10,16 @@ import { claimRows, type ClaimCheck } from "../../stats/claims";
 import { intervalLabel, OUTLIER_RULE, type Interval } from "../../stats/intervals";
 import { METHOD_LABELS, type Method } from "../../workloads/create-index-after-load/plan";
 import type { PhaseName } from "../../workloads/create-index-after-load/session";
-import { buildSweep, headlineBars, keyOrderBars, rowsLabel, sizeSweepPerRow, sizeSweepRatio, timeBudget, walComposition } from "./charts";
+import {
+  buildSweep,
+  headlineBars,
+  keyOrderBars,
+  rowsLabel,
+  sizeSweepPerRow,
+  sizeSweepRatio,
+  timeBudget,
+  walComposition,
+} from "./charts";
 import { seedFigures } from "./claims";
 import type { CreateIndexAfterLoadRun } from "./run";
 import { checkpoints, headlinePair, ioWaitMs, sizeSweep, type CialSummary, type MethodSummary } from "./summarise";
@@ -25,16 +34,25 @@ export function showRun(run: CreateIndexAfterLoadRun): void {
   showRunHeader(run.metadata, run.directory);
   showTable(
     Object.entries(run.metadata.effectiveSettings).map(([setting, value]) => ({ setting, value })),
-    { caption: "Server settings as the server reports them (SHOW); maintenance_work_mem and max_parallel_maintenance_workers are SET per trial where a sweep varies them" },
+    {
+      caption:
+        "Server settings as the server reports them (SHOW); maintenance_work_mem and max_parallel_maintenance_workers are SET per trial where a sweep varies them",
+    },
   );
   const failed = run.trials.filter((t) => t.status === "failed");
-  if (failed.length) showTable(failed.map((t) => ({ trial: t.key, error: t.error ?? "" })), { caption: `${failed.length} trial(s) failed` });
+  if (failed.length)
+    showTable(
+      failed.map((t) => ({ trial: t.key, error: t.error ?? "" })),
+      { caption: `${failed.length} trial(s) failed` },
+    );
   const loads = run.trials.flatMap((t) => t.loadAverage ?? []);
   const cpus = run.metadata.host.cpus;
   const busy = loads.length > 0 && median(loads) > cpus;
   const loadText = loads.length
     ? ` Host 1-minute load average during the trials: median ${median(loads).toFixed(1)}, max ${Math.max(...loads).toFixed(1)} on ${cpus} CPUs` +
-      (busy ? " — other work competed for the CPU, so single trials are noisy: read the medians, ranges and intervals, not one trial." : ".")
+      (busy
+        ? " — other work competed for the CPU, so single trials are noisy: read the medians, ranges and intervals, not one trial."
+        : ".")
     : "";
   show().html(
     `<div style="${busy ? "border-left:4px solid #f58518;padding:6px 10px;background:#fff7ec" : "color:#555"}">` +
@@ -44,7 +62,10 @@ export function showRun(run: CreateIndexAfterLoadRun): void {
 
 export function showHeadline(s: CialSummary): void {
   const rows: Row[] = s.pairs
-    .filter((p) => p.maintenanceWorkMemMB === s.headline.maintenanceWorkMemMB && p.parallelWorkers === s.headline.parallelWorkers)
+    .filter(
+      (p) =>
+        p.maintenanceWorkMemMB === s.headline.maintenanceWorkMemMB && p.parallelWorkers === s.headline.parallelWorkers,
+    )
     .flatMap((p) =>
       [p.a, p.b]
         .filter((m): m is MethodSummary => m !== undefined)
@@ -59,7 +80,8 @@ export function showHeadline(s: CialSummary): void {
           "CREATE INDEX s": r2((m.phaseMs.index ?? 0) / 1000),
           "closing CHECKPOINT s": r2((m.phaseMs.checkpoint ?? 0) / 1000),
           "B / A (paired)": m.condition.method === "index_then_load" && p.timeRatio ? ratioCell(p.timeRatio) : "",
-          "server-time B / A": m.condition.method === "index_then_load" && p.serverTimeRatio ? ratioCell(p.serverTimeRatio) : "",
+          "server-time B / A":
+            m.condition.method === "index_then_load" && p.serverTimeRatio ? ratioCell(p.serverTimeRatio) : "",
         })),
     );
   showTable(rows, {
@@ -73,7 +95,8 @@ export function showHeadline(s: CialSummary): void {
   showRepeats(s);
 }
 
-const ratioCell = (i: Interval) => `${i.estimate.toFixed(2)} [${i.low.toFixed(2)}–${i.high.toFixed(2)}] ${intervalLabel(i)}`;
+const ratioCell = (i: Interval) =>
+  `${i.estimate.toFixed(2)} [${i.low.toFixed(2)}–${i.high.toFixed(2)}] ${intervalLabel(i)}`;
 
 /** The headline's repeats side by side: order, both times, the paired ratio and what flags a repeat. */
 export function showRepeats(s: CialSummary): void {
@@ -112,20 +135,26 @@ export function showSeedComparison(s: CialSummary): void {
   const p3 = (x: number) => x.toPrecision(3);
   const rowsText = (n: number) => n.toLocaleString("en-US");
   const ourRows = pair?.rows ?? s.headline.rows;
-  const usPerRow = (seconds: number | undefined, rows: number) => (seconds === undefined ? "" : p3((seconds / rows) * 1e6));
+  const usPerRow = (seconds: number | undefined, rows: number) =>
+    seconds === undefined ? "" : p3((seconds / rows) * 1e6);
   const walRatio = pair?.a && pair.b ? pair.b.totals["wal.records"] / pair.a.totals["wal.records"] : undefined;
-  const vsSeed = (ours: number | undefined, theirs: number) => (sameSize && ours !== undefined ? r2(ours / theirs) : "different sizes");
+  const vsSeed = (ours: number | undefined, theirs: number) =>
+    sameSize && ours !== undefined ? r2(ours / theirs) : "different sizes";
   const rows: Row[] = [
     {
       figure: "A: load, then CREATE INDEX",
       seed: `${seed.loadThenIndexS} s = ${usPerRow(seed.loadThenIndexS, seed.rows)} µs/row (${rowsText(seed.rows)} rows)`,
-      "this run": pair?.a ? `${p3(pair.a.medianSeconds)} s = ${usPerRow(pair.a.medianSeconds, ourRows)} µs/row (${rowsText(ourRows)} rows)` : "",
+      "this run": pair?.a
+        ? `${p3(pair.a.medianSeconds)} s = ${usPerRow(pair.a.medianSeconds, ourRows)} µs/row (${rowsText(ourRows)} rows)`
+        : "",
       "ours / seed": pair?.a ? vsSeed(pair.a.medianSeconds, seed.loadThenIndexS) : undefined,
     },
     {
       figure: "B: CREATE INDEX, then load",
       seed: `${seed.indexThenLoadS} s = ${usPerRow(seed.indexThenLoadS, seed.rows)} µs/row (${rowsText(seed.rows)} rows)`,
-      "this run": pair?.b ? `${p3(pair.b.medianSeconds)} s = ${usPerRow(pair.b.medianSeconds, ourRows)} µs/row (${rowsText(ourRows)} rows)` : "",
+      "this run": pair?.b
+        ? `${p3(pair.b.medianSeconds)} s = ${usPerRow(pair.b.medianSeconds, ourRows)} µs/row (${rowsText(ourRows)} rows)`
+        : "",
       "ours / seed": pair?.b ? vsSeed(pair.b.medianSeconds, seed.indexThenLoadS) : undefined,
     },
     {
@@ -161,10 +190,16 @@ export function showCounters(s: CialSummary): void {
     { label: "A closing CHECKPOINT", m: a, phase: "checkpoint" },
     { label: "B closing CHECKPOINT", m: b, phase: "checkpoint" },
   ];
-  const value = (m: MethodSummary, phase: PhaseName | undefined, pick: (c: Readonly<Record<string, number>>, m: MethodSummary, phase: PhaseName | undefined) => number | undefined) =>
-    pick(phase ? m.byPhase[phase] ?? {} : m.totals, m, phase);
-  const metrics: [string, (c: Readonly<Record<string, number>>, m: MethodSummary, phase: PhaseName | undefined) => number | undefined][] = [
-    ["elapsed s", (_c, m, phase) => r2((phase ? m.phaseMs[phase] ?? 0 : m.medianSeconds * 1000) / 1000)],
+  const value = (
+    m: MethodSummary,
+    phase: PhaseName | undefined,
+    pick: (c: Readonly<Record<string, number>>, m: MethodSummary, phase: PhaseName | undefined) => number | undefined,
+  ) => pick(phase ? (m.byPhase[phase] ?? {}) : m.totals, m, phase);
+  const metrics: [
+    string,
+    (c: Readonly<Record<string, number>>, m: MethodSummary, phase: PhaseName | undefined) => number | undefined,
+  ][] = [
+    ["elapsed s", (_c, m, phase) => r2((phase ? (m.phaseMs[phase] ?? 0) : m.medianSeconds * 1000) / 1000)],
     ["CPU s (backend + parallel workers)", (_c, m, phase) => r2(phase ? m.phaseCpuS[phase] : m.backendCpuS)],
     ["WAL records", (c) => c["wal.records"]],
     ["WAL full-page images", (c) => c["wal.fpi"]],
@@ -209,7 +244,8 @@ export function showIoByBackend(s: CialSummary): void {
     ["B checkpoint", pair.b.deferred],
   ];
   const groups = new Set<string>();
-  for (const [, c] of sources) for (const k of Object.keys(c)) if (k.startsWith("io.")) groups.add(k.split(".").slice(1, 4).join(" · "));
+  for (const [, c] of sources)
+    for (const k of Object.keys(c)) if (k.startsWith("io.")) groups.add(k.split(".").slice(1, 4).join(" · "));
   const counters = ["reads", "writes", "extends", "hits", "evictions"] as const;
   const rows: Row[] = [];
   for (const g of [...groups].sort()) {
@@ -247,7 +283,10 @@ export function showSizeSweep(s: CialSummary): void {
     "B checkpoints": p.b ? checkpoints(p.b.totals) : undefined,
     "A sort": p.a?.sortSpilled === undefined ? "" : p.a.sortSpilled ? "external" : "in memory",
   }));
-  showTable(rows, { caption: "Size sweep (random codes, the server's settings): does the gap grow linearly or worse, and is there a crossover?" });
+  showTable(rows, {
+    caption:
+      "Size sweep (random codes, the server's settings): does the gap grow linearly or worse, and is there a crossover?",
+  });
   plot(sizeSweepPerRow(s));
   plot(sizeSweepRatio(s, seed));
 }
@@ -305,13 +344,20 @@ export function showWalAnatomy(s: CialSummary): void {
         "page-image MB": mb(t.fpiBytes),
       })),
   );
-  showTable(rows, { caption: `WAL decoded by record type (pg_walinspect), ${s.walAnatomy[0].rows.toLocaleString("en-US")} rows, types with ≥ 1 record per 1,000 rows or page images` });
+  showTable(rows, {
+    caption: `WAL decoded by record type (pg_walinspect), ${s.walAnatomy[0].rows.toLocaleString("en-US")} rows, types with ≥ 1 record per 1,000 rows or page images`,
+  });
 }
 
 export function showIndexShapes(s: CialSummary): void {
   const rows: Row[] = s.methods
     .filter((m): m is MethodSummary & Required<Pick<MethodSummary, "index">> => m.index !== undefined)
-    .sort((x, y) => x.condition.rows - y.condition.rows || x.condition.keyOrder.localeCompare(y.condition.keyOrder) || x.condition.method.localeCompare(y.condition.method))
+    .sort(
+      (x, y) =>
+        x.condition.rows - y.condition.rows ||
+        x.condition.keyOrder.localeCompare(y.condition.keyOrder) ||
+        x.condition.method.localeCompare(y.condition.method),
+    )
     .map((m) => ({
       rows: m.condition.rows,
       codes: m.condition.keyOrder,
@@ -324,7 +370,9 @@ export function showIndexShapes(s: CialSummary): void {
       "avg leaf density %": r1(m.index.avgLeafDensity),
       "leaf fragmentation %": r1(m.index.leafFragmentation),
     }));
-  showTable(rows, { caption: "The finished index (pgstatindex, medians): a bottom-up build vs a tree grown by inserts" });
+  showTable(rows, {
+    caption: "The finished index (pgstatindex, medians): a bottom-up build vs a tree grown by inserts",
+  });
 }
 
 export function showClaims(claims: readonly ClaimCheck[]): void {

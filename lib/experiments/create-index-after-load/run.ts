@@ -7,7 +7,12 @@ import type { CreateIndexAfterLoadParams } from "../../params/create-index-after
 import type { RunMetadata } from "../../results/metadata";
 import type { ConnectionInfo, ServerSpec } from "../../targets/types";
 import { withSession, type RunControl } from "../session";
-import { METHOD_LABELS, planTrials, type CialCondition, type PlannedTrial } from "../../workloads/create-index-after-load/plan";
+import {
+  METHOD_LABELS,
+  planTrials,
+  type CialCondition,
+  type PlannedTrial,
+} from "../../workloads/create-index-after-load/plan";
 import { runPlan, type CialTrial } from "../../workloads/create-index-after-load/run-trials";
 import { REPORTED_SETTINGS } from "../../workloads/create-index-after-load/sql";
 import { ignored } from "../../runtime/debug";
@@ -66,10 +71,22 @@ const describe = (c: CialCondition) =>
     ? `CREATE INDEX, ${c.rows.toLocaleString("en-US")} rows, maintenance_work_mem ${c.maintenanceWorkMemMB} MB, max workers ${c.parallelWorkers}`
     : `${c.kind === "wal_anatomy" ? "WAL decoding: " : ""}${METHOD_LABELS[c.method]}, ${c.rows.toLocaleString("en-US")} rows, ${c.keyOrder} codes`;
 
-export async function runCreateIndexAfterLoad(p: CreateIndexAfterLoadParams, control: RunControl = {}): Promise<CreateIndexAfterLoadRun> {
+export async function runCreateIndexAfterLoad(
+  p: CreateIndexAfterLoadParams,
+  control: RunControl = {},
+): Promise<CreateIndexAfterLoadRun> {
   const started = Date.now();
   return withSession<CialCondition, CreateIndexAfterLoadRun>(
-    { notebook: NOTEBOOK, title: "02 CREATE INDEX after load", params: p, control, specs: [serverSpec(p)], target: p.target, cpus: p.cpus, memoryGiB: p.memoryGiB },
+    {
+      notebook: NOTEBOOK,
+      title: "02 CREATE INDEX after load",
+      params: p,
+      control,
+      specs: [serverSpec(p)],
+      target: p.target,
+      cpus: p.cpus,
+      memoryGiB: p.memoryGiB,
+    },
     async ({ store, progress, servers, signal, metadata: base, writeMetadata }) => {
       const server = servers.servers.get("postgresql");
       if (!server) throw new Error("02 needs a PostgreSQL server, and none started");

@@ -220,10 +220,12 @@ function summariseMethod(group: readonly OkTrial[], failed: number): MethodSumma
     if (m === undefined) continue;
     phaseMs[phase] = m;
     byPhase[phase] = medianRecord(group.map((t) => phaseSums(t, [phase])));
-    const cpu = medianOf(group.map((t) => {
-      const rec = phaseOf(t, phase);
-      return rec ? cpuOfPhase(rec) : undefined;
-    }));
+    const cpu = medianOf(
+      group.map((t) => {
+        const rec = phaseOf(t, phase);
+        return rec ? cpuOfPhase(rec) : undefined;
+      }),
+    );
     if (cpu !== undefined) phaseCpuS[phase] = cpu;
   }
   const sumBackend = (t: CialTrial, pick: (p: PhaseRecord) => number | undefined) => {
@@ -330,7 +332,11 @@ export function repeatPairs(aTrials: readonly CialTrial[], bTrials: readonly Cia
     if (!sb) continue;
     const flags = [...sideFlags("A", sa), ...sideFlags("B", sb)];
     const first: Method | undefined =
-      sa.position === undefined || sb.position === undefined ? undefined : sa.position < sb.position ? "load_then_index" : "index_then_load";
+      sa.position === undefined || sb.position === undefined
+        ? undefined
+        : sa.position < sb.position
+          ? "load_then_index"
+          : "index_then_load";
     out.push({ repeat, a: sa, b: sb, first, flagged: flags.length > 0, flags });
   }
   return out.sort((x, y) => x.repeat - y.repeat);
@@ -340,12 +346,17 @@ export function repeatPairs(aTrials: readonly CialTrial[], bTrials: readonly Cia
  * The median over repeats of a per-repeat statistic, with its exact order-statistic interval;
  * repeats where the statistic is undefined (a counter missing, a zero denominator) are left out.
  */
-export function overRepeats(repeats: readonly RepeatPair[], f: (r: RepeatPair) => number | undefined, of: string): Interval | undefined {
+export function overRepeats(
+  repeats: readonly RepeatPair[],
+  f: (r: RepeatPair) => number | undefined,
+  of: string,
+): Interval | undefined {
   const values = repeats.map(f).filter((v): v is number => v !== undefined && Number.isFinite(v));
   return values.length ? medianInterval(values, of) : undefined;
 }
 
-const ratioOr = (x: number | undefined, y: number | undefined) => (x !== undefined && y !== undefined && y > 0 ? x / y : undefined);
+const ratioOr = (x: number | undefined, y: number | undefined) =>
+  x !== undefined && y !== undefined && y > 0 ? x / y : undefined;
 
 export const TIME_RATIO_OF = "B/A seconds per repeat (A and B back to back)";
 export const SERVER_TIME_RATIO_OF = "B/A server elapsed time per repeat (log_statement_stats)";
@@ -363,7 +374,14 @@ function summariseAnatomy(trial: CialTrial): WalAnatomySummary {
   const types: WalTypeRow[] = [];
   for (const phase of timedPhases(c.method)) {
     for (const t of (trial.walAnatomy?.[phase] ?? []) as readonly WalRecordType[]) {
-      types.push({ phase, type: t.type, count: t.count, perRow: t.count / c.rows, recordBytes: t.recordBytes, fpiBytes: t.fpiBytes });
+      types.push({
+        phase,
+        type: t.type,
+        count: t.count,
+        perRow: t.count / c.rows,
+        recordBytes: t.recordBytes,
+        fpiBytes: t.fpiBytes,
+      });
     }
   }
   return { method: c.method, rows: c.rows, types };
@@ -378,11 +396,23 @@ export interface HeadlineSettings {
 
 export function summarise(trials: readonly CialTrial[], headline: HeadlineSettings): CialSummary {
   const good = trials.filter(isOk);
-  const failedByKey = groupBy(trials.filter((t) => t.status === "failed"), (t) => conditionKey(t.condition));
-  const loads = groupBy(good.filter((t) => t.condition.kind === "load"), (t) => conditionKey(t.condition));
-  const methods = [...loads.values()].map((g) => summariseMethod(g, failedByKey.get(conditionKey(g[0].condition))?.length ?? 0));
-  const pairGroups = groupBy(methods, (m) => `${m.condition.rows}|${m.condition.keyOrder}|${m.condition.maintenanceWorkMemMB}|${m.condition.parallelWorkers}`);
-  const trialsOf = (m: MethodSummary | undefined) => (m ? loads.get(conditionKey(m.condition)) ?? [] : []);
+  const failedByKey = groupBy(
+    trials.filter((t) => t.status === "failed"),
+    (t) => conditionKey(t.condition),
+  );
+  const loads = groupBy(
+    good.filter((t) => t.condition.kind === "load"),
+    (t) => conditionKey(t.condition),
+  );
+  const methods = [...loads.values()].map((g) =>
+    summariseMethod(g, failedByKey.get(conditionKey(g[0].condition))?.length ?? 0),
+  );
+  const pairGroups = groupBy(
+    methods,
+    (m) =>
+      `${m.condition.rows}|${m.condition.keyOrder}|${m.condition.maintenanceWorkMemMB}|${m.condition.parallelWorkers}`,
+  );
+  const trialsOf = (m: MethodSummary | undefined) => (m ? (loads.get(conditionKey(m.condition)) ?? []) : []);
   const pairs: PairSummary[] = [...pairGroups.values()].map((g) => {
     const a = g.find((m) => m.condition.method === "load_then_index");
     const b = g.find((m) => m.condition.method === "index_then_load");
@@ -401,7 +431,12 @@ export function summarise(trials: readonly CialTrial[], headline: HeadlineSettin
     };
   });
   pairs.sort((x, y) => x.rows - y.rows || x.keyOrder.localeCompare(y.keyOrder));
-  const builds = [...groupBy(good.filter((t) => t.condition.kind === "build"), (t) => conditionKey(t.condition)).values()]
+  const builds = [
+    ...groupBy(
+      good.filter((t) => t.condition.kind === "build"),
+      (t) => conditionKey(t.condition),
+    ).values(),
+  ]
     .map(summariseBuild)
     .sort((x, y) => x.maintenanceWorkMemMB - y.maintenanceWorkMemMB || x.parallelWorkers - y.parallelWorkers);
   const walAnatomy = good.filter((t) => t.condition.kind === "wal_anatomy" && t.walAnatomy).map(summariseAnatomy);
@@ -433,13 +468,23 @@ export function headlinePair(s: CialSummary): PairSummary | undefined {
 /** Pairs with random keys and the headline's settings, by row count: the size sweep. */
 export function sizeSweep(s: CialSummary): PairSummary[] {
   return s.pairs
-    .filter((p) => p.keyOrder === "random" && p.maintenanceWorkMemMB === s.headline.maintenanceWorkMemMB && p.parallelWorkers === s.headline.parallelWorkers)
+    .filter(
+      (p) =>
+        p.keyOrder === "random" &&
+        p.maintenanceWorkMemMB === s.headline.maintenanceWorkMemMB &&
+        p.parallelWorkers === s.headline.parallelWorkers,
+    )
     .sort((x, y) => x.rows - y.rows);
 }
 
 /** I/O wait the server timed (track_io_timing, track_wal_io_timing), ms, from summed counters. */
 export function ioWaitMs(c: Readonly<Record<string, number>>): number {
-  return (c["db.blk_read_time_ms"] ?? 0) + (c["db.blk_write_time_ms"] ?? 0) + (c["wal.write_time_ms"] ?? 0) + (c["wal.sync_time_ms"] ?? 0);
+  return (
+    (c["db.blk_read_time_ms"] ?? 0) +
+    (c["db.blk_write_time_ms"] ?? 0) +
+    (c["wal.write_time_ms"] ?? 0) +
+    (c["wal.sync_time_ms"] ?? 0)
+  );
 }
 
 export function checkpoints(c: Readonly<Record<string, number>>): number {

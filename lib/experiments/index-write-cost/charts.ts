@@ -13,10 +13,16 @@ const COLORS: Record<string, string> = {
   update_five_fields: "#e45756",
 };
 
-const sizeLabel = (rows: number) => (rows >= 1_000_000 ? `${rows / 1_000_000}M` : rows >= 1000 ? `${rows / 1000}k` : String(rows));
+const sizeLabel = (rows: number) =>
+  rows >= 1_000_000 ? `${rows / 1_000_000}M` : rows >= 1000 ? `${rows / 1000}k` : String(rows);
 
 /** Ratio vs number of extra indexes, one line per operation, per engine; error bars = bootstrap 95 % CI. */
-export function ratioByIndexes(summaries: readonly ConditionSummary[], engine: string, rows: number, fillfactor: number | null): PlotlyFigure {
+export function ratioByIndexes(
+  summaries: readonly ConditionSummary[],
+  engine: string,
+  rows: number,
+  fillfactor: number | null,
+): PlotlyFigure {
   const data: PlotlyTrace[] = [];
   for (const op of OPERATIONS) {
     const points = summaries
@@ -34,7 +40,9 @@ export function ratioByIndexes(summaries: readonly ConditionSummary[], engine: s
         type: "data",
         symmetric: false,
         array: points.map((p) => (p.ratioCiHigh !== undefined && p.ratio !== undefined ? p.ratioCiHigh - p.ratio : 0)),
-        arrayminus: points.map((p) => (p.ratioCiLow !== undefined && p.ratio !== undefined ? p.ratio - p.ratioCiLow : 0)),
+        arrayminus: points.map((p) =>
+          p.ratioCiLow !== undefined && p.ratio !== undefined ? p.ratio - p.ratioCiLow : 0,
+        ),
       },
     });
     const seed = publishedFigures("index_write_cost").filter(
@@ -54,7 +62,9 @@ export function ratioByIndexes(summaries: readonly ConditionSummary[], engine: s
   return {
     data,
     layout: {
-      title: { text: `${engine}: time ratio vs extra indexes (${sizeLabel(rows)} rows${fillfactor ? `, fillfactor ${fillfactor}` : ""})` },
+      title: {
+        text: `${engine}: time ratio vs extra indexes (${sizeLabel(rows)} rows${fillfactor ? `, fillfactor ${fillfactor}` : ""})`,
+      },
       xaxis: { title: { text: "extra secondary indexes" }, tickvals: [0, 1, 2, 3, 4, 5] },
       yaxis: { title: { text: "median time / median with 0 extra indexes" }, rangemode: "tozero" },
     },
@@ -62,7 +72,11 @@ export function ratioByIndexes(summaries: readonly ConditionSummary[], engine: s
 }
 
 /** Ratio (5 extra indexes) vs row count: does the small-N ratio predict the large one? */
-export function ratioByRows(summaries: readonly ConditionSummary[], engine: string, fillfactor: number | null): PlotlyFigure {
+export function ratioByRows(
+  summaries: readonly ConditionSummary[],
+  engine: string,
+  fillfactor: number | null,
+): PlotlyFigure {
   const data: PlotlyTrace[] = [];
   for (const op of OPERATIONS) {
     const points = summaries
@@ -107,13 +121,18 @@ export function ratioByRows(summaries: readonly ConditionSummary[], engine: stri
  * Every trial, switchable by engine and size (the seed's HTML let readers do this): points are
  * trials, the bar is the median, the whisker the min–max range.
  */
-export function trialExplorer(summaries: readonly ConditionSummary[], metric: "seconds" | "ratio" = "seconds"): PlotlyFigure {
+export function trialExplorer(
+  summaries: readonly ConditionSummary[],
+  metric: "seconds" | "ratio" = "seconds",
+): PlotlyFigure {
   const groups = [...new Set(summaries.map((s) => `${s.engine}|${s.rows}|${s.fillfactor ?? "-"}`))];
   const data: PlotlyTrace[] = [];
   const traceGroup: number[] = [];
   groups.forEach((g, gi) => {
     const [engine, rows, ff] = g.split("|");
-    const mine = summaries.filter((s) => s.engine === engine && String(s.rows) === rows && String(s.fillfactor ?? "-") === ff);
+    const mine = summaries.filter(
+      (s) => s.engine === engine && String(s.rows) === rows && String(s.fillfactor ?? "-") === ff,
+    );
     for (const op of OPERATIONS) {
       const points = mine.filter((s) => s.operation === op).sort((a, b) => a.extraIndexes - b.extraIndexes);
       if (!points.length) continue;
@@ -176,7 +195,12 @@ export function trialExplorer(summaries: readonly ConditionSummary[], metric: "s
     data,
     layout: {
       // Left-aligned so the engine/size menu on the right never covers it.
-      title: { text: metric === "seconds" ? "Every trial: seconds (bar = median, whisker = min–max)" : "Ratio vs 0 extra indexes", x: 0.02, xanchor: "left" },
+      title: {
+        text:
+          metric === "seconds" ? "Every trial: seconds (bar = median, whisker = min–max)" : "Ratio vs 0 extra indexes",
+        x: 0.02,
+        xanchor: "left",
+      },
       barmode: "group",
       updatemenus: [{ type: "dropdown", x: 1, xanchor: "right", y: 1.18, buttons }],
       yaxis: { title: { text: metric === "seconds" ? "seconds (timed batches only)" : "ratio" }, rangemode: "tozero" },
@@ -187,12 +211,27 @@ export function trialExplorer(summaries: readonly ConditionSummary[], metric: "s
 /** The non-indexed update's ratio and HOT share per fillfactor (PostgreSQL). */
 export function fillfactorSweep(summaries: readonly ConditionSummary[], rows: number): PlotlyFigure {
   const points = summaries
-    .filter((s) => s.engine === "postgresql" && s.rows === rows && s.operation === "update_nonindexed" && s.extraIndexes === 5)
+    .filter(
+      (s) =>
+        s.engine === "postgresql" && s.rows === rows && s.operation === "update_nonindexed" && s.extraIndexes === 5,
+    )
     .sort((a, b) => (b.fillfactor ?? 0) - (a.fillfactor ?? 0));
   return {
     data: [
-      { type: "bar", name: "ratio vs 0 extra indexes", x: points.map((p) => `ff ${p.fillfactor}`), y: points.map((p) => p.ratio ?? null) },
-      { type: "scatter", mode: "lines+markers", name: "HOT share", yaxis: "y2", x: points.map((p) => `ff ${p.fillfactor}`), y: points.map((p) => p.hotShare ?? null) },
+      {
+        type: "bar",
+        name: "ratio vs 0 extra indexes",
+        x: points.map((p) => `ff ${p.fillfactor}`),
+        y: points.map((p) => p.ratio ?? null),
+      },
+      {
+        type: "scatter",
+        mode: "lines+markers",
+        name: "HOT share",
+        yaxis: "y2",
+        x: points.map((p) => `ff ${p.fillfactor}`),
+        y: points.map((p) => p.hotShare ?? null),
+      },
     ],
     layout: {
       title: { text: `UPDATE counter (non-indexed) with 5 extra indexes, ${sizeLabel(rows)} rows: fillfactor sweep` },

@@ -26,13 +26,23 @@ const times = (x: number) => `${x.toFixed(2)}×`;
 
 function seedRatio(engine: string, operation: string, rows: number): number | undefined {
   return publishedFigures("index_write_cost").find(
-    (f) => f.engine === engine && f.series === operation && f.condition === "ratio_vs_0" && f.rows === rows && f.extraIndexes === 5,
+    (f) =>
+      f.engine === engine &&
+      f.series === operation &&
+      f.condition === "ratio_vs_0" &&
+      f.rows === rows &&
+      f.extraIndexes === 5,
   )?.value;
 }
 
 function seedSeconds(engine: string, operation: string, rows: number, extra: number): number | undefined {
   return publishedFigures("index_write_cost").find(
-    (f) => f.engine === engine && f.series === operation && f.condition === "median_seconds" && f.rows === rows && f.extraIndexes === extra,
+    (f) =>
+      f.engine === engine &&
+      f.series === operation &&
+      f.condition === "median_seconds" &&
+      f.rows === rows &&
+      f.extraIndexes === extra,
   )?.value;
 }
 
@@ -68,26 +78,38 @@ export const DECLARATION_A: Omit<Declaration, "id"> = {
 function claimA(s: readonly ConditionSummary[], engine: string, rows: number, ff: number | null): ClaimCheck {
   const declaration: Declaration = { id: `a (${engine})`, ...DECLARATION_A };
   if (rows < 10_000) {
-    return notTestedAtThisScale(declaration, "not judged", `the largest size run is ${rowsText(rows)} rows, below the seed's smallest (10k)`, "the `default` profile tests it");
+    return notTestedAtThisScale(
+      declaration,
+      "not judged",
+      `the largest size run is ${rowsText(rows)} rows, below the seed's smallest (10k)`,
+      "the `default` profile tests it",
+    );
   }
   const r = (op: Operation) => findSummary(s, { engine, rows, operation: op, extraIndexes: 5, fillfactor: ff });
   const f1 = r("update_one_field");
   const counter = r("update_nonindexed");
   const interval = quotientByRepeat(f1?.repeatRatios, counter?.repeatRatios, "R(field1) / R(counter), one per repeat");
-  if (!interval) return missing(declaration, "needs UPDATE field1 and UPDATE counter with 0 and 5 extra indexes in the same repeats");
+  if (!interval)
+    return missing(
+      declaration,
+      "needs UPDATE field1 and UPDATE counter with 0 and 5 extra indexes in the same repeats",
+    );
   const decision = decide(RULE_A, interval, { fmt: times });
   const all = (["insert", "update_nonindexed", "update_one_field", "update_five_fields"] as const)
     .map((op) => ({ op, x: r(op) }))
     .filter((x) => x.x?.ratioInterval);
   const ours =
     `at ${rowsText(rows)} rows: ` +
-    all.map(({ op, x }) => `${OPERATION_LABELS[op]} ${x?.ratioInterval ? intervalText(x.ratioInterval, times) : "n/a"}`).join("; ") +
+    all
+      .map(({ op, x }) => `${OPERATION_LABELS[op]} ${x?.ratioInterval ? intervalText(x.ratioInterval, times) : "n/a"}`)
+      .join("; ") +
     `; R(field1)/R(counter) ${intervalText(interval, times)}`;
   let why = "";
   if (engine === "mongodb" && all.some((x) => x.x?.btreeInsertsPerRow !== undefined)) {
     why =
       `Index keys inserted per row (WiredTiger insert calls of every index, _id's included), with 5 extra indexes: ` +
-      all.map(({ op, x }) => `${OPERATION_LABELS[op]} ${fmt(x?.btreeInsertsPerRow, 2)}`).join(", ") + ".";
+      all.map(({ op, x }) => `${OPERATION_LABELS[op]} ${fmt(x?.btreeInsertsPerRow, 2)}`).join(", ") +
+      ".";
   } else if (engine === "postgresql" && all.some((x) => x.x?.btreeInsertsPerRow !== undefined)) {
     why =
       `B-tree leaf insertions per row in the WAL of the timed part, with 5 extra indexes: ` +
@@ -115,10 +137,16 @@ export const DECLARATION_B: Omit<Declaration, "id"> = {
   rule: `${describeRule(RULE_B)}; held only when both operations hold, did not hold when either does not`,
 };
 
-function claimB(s: readonly ConditionSummary[], engine: string, sizes: readonly number[], ff: number | null): ClaimCheck {
+function claimB(
+  s: readonly ConditionSummary[],
+  engine: string,
+  sizes: readonly number[],
+  ff: number | null,
+): ClaimCheck {
   const declaration: Declaration = { id: `b (${engine})`, ...DECLARATION_B };
   const ops = ["insert", "update_five_fields"] as const;
-  const at = (op: Operation, rows: number) => findSummary(s, { engine, rows, operation: op, extraIndexes: 5, fillfactor: ff });
+  const at = (op: Operation, rows: number) =>
+    findSummary(s, { engine, rows, operation: op, extraIndexes: 5, fillfactor: ff });
   const small = sizes.includes(100_000) ? 100_000 : Math.max(...sizes.filter((x) => x < LARGE_ROWS_B), 0);
   const shown = ops
     .flatMap((op) => sizes.map((n) => ({ op, n, x: at(op, n) })))
@@ -134,7 +162,11 @@ function claimB(s: readonly ConditionSummary[], engine: string, sizes: readonly 
     );
   }
   const parts = ops.map((op) => {
-    const interval = quotientByRepeat(at(op, LARGE_ROWS_B)?.repeatRatios, at(op, small)?.repeatRatios, `G(${op}), one per repeat number`);
+    const interval = quotientByRepeat(
+      at(op, LARGE_ROWS_B)?.repeatRatios,
+      at(op, small)?.repeatRatios,
+      `G(${op}), one per repeat number`,
+    );
     return { op, interval, decision: decide(RULE_B, interval, { fmt: times }) };
   });
   const decisions: Decision[] = parts.map((p) => p.decision);
@@ -143,10 +175,16 @@ function claimB(s: readonly ConditionSummary[], engine: string, sizes: readonly 
   const splits = (n: number) => ops.map((op) => fmt(at(op, n)?.btreeSplitsPer1000, 1)).join("/");
   return {
     ...declaration,
-    ours: `${shown}; ` + parts.map((p) => `G(${OPERATION_LABELS[p.op]}) ${p.interval ? intervalText(p.interval, times) : "n/a"}`).join("; "),
+    ours:
+      `${shown}; ` +
+      parts
+        .map((p) => `G(${OPERATION_LABELS[p.op]}) ${p.interval ? intervalText(p.interval, times) : "n/a"}`)
+        .join("; "),
     interval: parts[0].interval,
     verdict,
-    decidedBy: parts.map((p) => `${OPERATION_LABELS[p.op]}: ${p.decision.verdict} — ${p.decision.decidedBy}`).join("; "),
+    decidedBy: parts
+      .map((p) => `${OPERATION_LABELS[p.op]}: ${p.decision.verdict} — ${p.decision.decidedBy}`)
+      .join("; "),
     why:
       engine === "postgresql"
         ? `WAL bytes per row (INSERT/5-field update, 5 idx) ${wal(small)} at ${rowsText(small)} → ${wal(LARGE_ROWS_B)} at 1M; ` +
@@ -165,7 +203,8 @@ export const DECLARATION_C_PG: Declaration = {
   claim: "PostgreSQL: updating only field1 costs about 2× more with 5 extra indexes than with 1",
   seed: "10.95 s → 22.30 s at 1M rows (2.04×); 0.93 s → 1.67 s at 100k (1.80×)",
   regime: "100k and 1M rows (the seed's figures for this claim)",
-  statistic: "t(UPDATE field1, 5 extra idx) / t(UPDATE field1, 1 extra idx), paired within a repeat, at the largest size run",
+  statistic:
+    "t(UPDATE field1, 5 extra idx) / t(UPDATE field1, 1 extra idx), paired within a repeat, at the largest size run",
   rule: `"about 2×" read as 1.5–2.5×: ${describeRule(RULE_C_PG)}`,
 };
 export const DECLARATION_C_MONGO: Declaration = {
@@ -177,15 +216,28 @@ export const DECLARATION_C_MONGO: Declaration = {
   rule: `equivalence margin ±10 %: ${describeRule(RULE_C_MONGO)}`,
 };
 
-function claimC(s: readonly ConditionSummary[], declaration: Declaration, rule: Rule, engine: string, sizes: readonly number[], ff: number | null): ClaimCheck {
+function claimC(
+  s: readonly ConditionSummary[],
+  declaration: Declaration,
+  rule: Rule,
+  engine: string,
+  sizes: readonly number[],
+  ff: number | null,
+): ClaimCheck {
   const rows = Math.max(...sizes);
   const one = findSummary(s, { engine, rows, operation: "update_one_field", extraIndexes: 1, fillfactor: ff });
   const five = findSummary(s, { engine, rows, operation: "update_one_field", extraIndexes: 5, fillfactor: ff });
-  if (!one?.repeatRatios || !five?.repeatRatios) return missing(declaration, "needs UPDATE field1 with 0, 1 and 5 extra indexes");
+  if (!one?.repeatRatios || !five?.repeatRatios)
+    return missing(declaration, "needs UPDATE field1 with 0, 1 and 5 extra indexes");
   const interval = quotientByRepeat(five.repeatRatios, one.repeatRatios, "t(5 idx) / t(1 idx), one per repeat");
   const ours = `${fmt(one.medianSeconds, 3)} s → ${fmt(five.medianSeconds, 3)} s at ${rowsText(rows)} rows: ${interval ? intervalText(interval, times) : "n/a"}`;
   if (rows < 100_000) {
-    return notTestedAtThisScale(declaration, ours, `the largest size run is ${rowsText(rows)} rows`, "`--set rowCounts=[100000]` or more tests it");
+    return notTestedAtThisScale(
+      declaration,
+      ours,
+      `the largest size run is ${rowsText(rows)} rows`,
+      "`--set rowCounts=[100000]` or more tests it",
+    );
   }
   const decision = decide(rule, interval, { fmt: times });
   const why =
@@ -193,11 +245,11 @@ function claimC(s: readonly ConditionSummary[], declaration: Declaration, rule: 
       ? `Index keys inserted per row (WiredTiger insert calls, all indexes): ${fmt(one.btreeInsertsPerRow)} with 1 extra index, ` +
         `${fmt(five.btreeInsertsPerRow)} with 5.`
       : engine === "postgresql" && one.btreeInsertsPerRow !== undefined
-      ? `HOT share ${pct(one.hotShare)} with 1 extra index, ${pct(five.hotShare)} with 5; B-tree leaf insertions per row ` +
-        `${fmt(one.btreeInsertsPerRow)} vs ${fmt(five.btreeInsertsPerRow)} (WAL), WAL ${fmt(one.walBytesPerRow, 0)} vs ` +
-        `${fmt(five.walBytesPerRow, 0)} bytes per row, index size ${fmt((one.indexBytes ?? NaN) / 2 ** 20, 1)} vs ` +
-        `${fmt((five.indexBytes ?? NaN) / 2 ** 20, 1)} MiB.`
-      : "";
+        ? `HOT share ${pct(one.hotShare)} with 1 extra index, ${pct(five.hotShare)} with 5; B-tree leaf insertions per row ` +
+          `${fmt(one.btreeInsertsPerRow)} vs ${fmt(five.btreeInsertsPerRow)} (WAL), WAL ${fmt(one.walBytesPerRow, 0)} vs ` +
+          `${fmt(five.walBytesPerRow, 0)} bytes per row, index size ${fmt((one.indexBytes ?? NaN) / 2 ** 20, 1)} vs ` +
+          `${fmt((five.indexBytes ?? NaN) / 2 ** 20, 1)} MiB.`
+        : "";
   return { ...declaration, ours, interval, ...decision, why };
 }
 
@@ -220,7 +272,14 @@ export function checkClaims(summaries: readonly ConditionSummary[], context: Cla
   }
   if (!engines.includes("mongodb")) {
     const reason = context.unavailable?.mongodb ?? "MongoDB was not part of this run";
-    claims.push(notTestedAtThisScale(DECLARATION_C_MONGO, "not measured", `MongoDB did not run: ${reason}`, "a MongoDB server (Docker with the mongo image, a mongod on PATH, or MONGODB_URI) tests it"));
+    claims.push(
+      notTestedAtThisScale(
+        DECLARATION_C_MONGO,
+        "not measured",
+        `MongoDB did not run: ${reason}`,
+        "a MongoDB server (Docker with the mongo image, a mongod on PATH, or MONGODB_URI) tests it",
+      ),
+    );
   }
   return claims;
 }

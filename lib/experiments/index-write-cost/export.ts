@@ -35,8 +35,17 @@ export function summaryRows(summaries: readonly ConditionSummary[]): Record<stri
 }
 
 /** Writes summary.json and summary.csv into the run's folder; returns their paths. */
-export function writeSummaries(run: IndexWriteCostRun, summaries: readonly ConditionSummary[], claims: readonly ClaimCheck[]): string[] {
-  const store = RunStore.open<IndexWriteCondition>({ notebook: run.metadata.notebook, params: run.metadata.params, resumeId: run.runId, root: path.dirname(run.directory) });
+export function writeSummaries(
+  run: IndexWriteCostRun,
+  summaries: readonly ConditionSummary[],
+  claims: readonly ClaimCheck[],
+): string[] {
+  const store = RunStore.open<IndexWriteCondition>({
+    notebook: run.metadata.notebook,
+    params: run.metadata.params,
+    resumeId: run.runId,
+    root: path.dirname(run.directory),
+  });
   const rows = summaryRows(summaries);
   return [
     store.writeSummary("summary.json", { summaries, claims }),

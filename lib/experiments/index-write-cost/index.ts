@@ -2,7 +2,11 @@
  * Notebook 01's experiment (`lab.indexWriteCost.*`): the contract's five steps, then one call per
  * section of the notebook.
  */
-import { INDEX_WRITE_COST_PROFILES, indexWriteCostParams, type IndexWriteCostParams } from "../../params/index-write-cost";
+import {
+  INDEX_WRITE_COST_PROFILES,
+  indexWriteCostParams,
+  type IndexWriteCostParams,
+} from "../../params/index-write-cost";
 import { withSensitivity } from "../../stats/claims";
 import type { Experiment } from "../contract";
 import { checkClaims } from "./claims";
@@ -21,7 +25,13 @@ export const experiment: Experiment<IndexWriteCostParams, IndexWriteCostRun, Con
   summarise: (run) => summariseTrials(run.trials),
   claims: (summary, run) => {
     const context = { unavailable: Object.fromEntries(run.unavailable) };
-    const flagged = new Set(summary.flatMap((s) => [...s.outlierRepeats, ...s.disturbedRepeats].map((r) => `${s.engine}/${s.rows}/${s.operation}/${s.extraIndexes}/${s.fillfactor}/${r}`))).size;
+    const flagged = new Set(
+      summary.flatMap((s) =>
+        [...s.outlierRepeats, ...s.disturbedRepeats].map(
+          (r) => `${s.engine}/${s.rows}/${s.operation}/${s.extraIndexes}/${s.fillfactor}/${r}`,
+        ),
+      ),
+    ).size;
     const without = checkClaims(summariseTrials(run.trials, { withoutFlagged: true }), context);
     return withSensitivity(checkClaims(summary, context), without, flagged);
   },

@@ -46,7 +46,9 @@ export function showSummaryTable(summaries: readonly ConditionSummary[]): void {
     "median s": s.medianSeconds,
     "min–max s": `${s.minSeconds.toFixed(3)}–${s.maxSeconds.toFixed(3)}`,
     ratio: r2(s.ratio),
-    interval: s.ratioInterval ? `${s.ratioInterval.low.toFixed(2)}–${s.ratioInterval.high.toFixed(2)} (${intervalLabel(s.ratioInterval)})` : "",
+    interval: s.ratioInterval
+      ? `${s.ratioInterval.low.toFixed(2)}–${s.ratioInterval.high.toFixed(2)} (${intervalLabel(s.ratioInterval)})`
+      : "",
     "server-time ratio": s.serverRatioInterval
       ? `${s.serverRatioInterval.estimate.toFixed(2)} [${s.serverRatioInterval.low.toFixed(2)}–${s.serverRatioInterval.high.toFixed(2)}]`
       : "",
@@ -94,11 +96,17 @@ export function showSeedComparison(summaries: readonly ConditionSummary[]): void
     if (f.extraIndexes === undefined || f.rows === undefined) continue;
     if (f.condition !== "ratio_vs_0" && f.condition !== "median_seconds") continue;
     const candidates = summaries.filter(
-      (s) => s.engine === f.engine && s.operation === f.series && s.extraIndexes === f.extraIndexes && (s.fillfactor ?? 100) === 100,
+      (s) =>
+        s.engine === f.engine &&
+        s.operation === f.series &&
+        s.extraIndexes === f.extraIndexes &&
+        (s.fillfactor ?? 100) === 100,
     );
     const seedRows = f.rows;
     const sameSize = candidates.find((s) => s.rows === seedRows);
-    const nearest = sameSize ?? candidates.sort((a, b) => Math.abs(Math.log(a.rows / seedRows)) - Math.abs(Math.log(b.rows / seedRows)))[0];
+    const nearest =
+      sameSize ??
+      candidates.sort((a, b) => Math.abs(Math.log(a.rows / seedRows)) - Math.abs(Math.log(b.rows / seedRows)))[0];
     const ours = nearest ? (f.condition === "ratio_vs_0" ? nearest.ratio : nearest.medianSeconds) : undefined;
     rows.push({
       engine: f.engine,

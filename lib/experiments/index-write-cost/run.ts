@@ -8,7 +8,13 @@ import type { Engine, ServerSpec, StartedServer } from "../../targets/types";
 import { withSession, type RunControl } from "../session";
 import type { IndexWriteEngine } from "../../workloads/index-write-cost/engine";
 import { OPERATION_LABELS } from "../../workloads/index-write-cost/operations";
-import { planTrials, runPlan, type IndexWriteCondition, type IndexWriteTrial, type PlannedTrial } from "../../workloads/index-write-cost/run-trials";
+import {
+  planTrials,
+  runPlan,
+  type IndexWriteCondition,
+  type IndexWriteTrial,
+  type PlannedTrial,
+} from "../../workloads/index-write-cost/run-trials";
 import { checkClaims } from "./claims";
 import { summarise } from "./summarise";
 
@@ -22,7 +28,6 @@ export interface IndexWriteCostRun {
   readonly metadata: RunMetadata;
   readonly unavailable: ReadonlyMap<Engine, string>;
 }
-
 
 /** The seed's server settings: 1 GB cache on both engines, no durable-commit wait. */
 export function serverSpecs(p: IndexWriteCostParams): ServerSpec[] {
@@ -123,10 +128,26 @@ export async function runIndexWriteCost(p: IndexWriteCostParams, control: RunCon
         plan = [...plan, ...extra];
         await runPart(extra);
       }
-      notes.push(`adaptive design: ${stoppedBy} (planned ${p.repeats}, at most ${p.maxRepeats}, budget ${p.budgetSeconds} s)`);
-      writeMetadata({ adaptive: { plannedRepeats: p.repeats, repeats, maxRepeats: p.maxRepeats, budgetSeconds: p.budgetSeconds, stoppedBy } });
+      notes.push(
+        `adaptive design: ${stoppedBy} (planned ${p.repeats}, at most ${p.maxRepeats}, budget ${p.budgetSeconds} s)`,
+      );
+      writeMetadata({
+        adaptive: {
+          plannedRepeats: p.repeats,
+          repeats,
+          maxRepeats: p.maxRepeats,
+          budgetSeconds: p.budgetSeconds,
+          stoppedBy,
+        },
+      });
       progress.finish(`${plan.length} trials`);
-      return { runId: store.runId, directory: store.directory, trials: store.trials(), metadata, unavailable: servers.unavailable };
+      return {
+        runId: store.runId,
+        directory: store.directory,
+        trials: store.trials(),
+        metadata,
+        unavailable: servers.unavailable,
+      };
     },
   );
 }

@@ -103,14 +103,19 @@ export function summarise(trials: readonly IndexWriteTrial[], options: Summarise
   const byCondition = new Map<string, typeof ok>();
   for (const [key, group] of allByCondition) {
     const f = flagged.get(key);
-    const kept = options.withoutFlagged && f ? group.filter((t) => !f.outliers.includes(t.repeat) && !f.disturbed.includes(t.repeat)) : group;
+    const kept =
+      options.withoutFlagged && f
+        ? group.filter((t) => !f.outliers.includes(t.repeat) && !f.disturbed.includes(t.repeat))
+        : group;
     if (kept.length) byCondition.set(key, kept);
   }
   const byRepeat = (group: readonly (typeof ok)[number][], pick: (t: (typeof ok)[number]) => number | undefined) =>
-    new Map(group.flatMap((t) => {
-      const v = pick(t);
-      return v === undefined || !Number.isFinite(v) ? [] : [[t.repeat, v] as const];
-    }));
+    new Map(
+      group.flatMap((t) => {
+        const v = pick(t);
+        return v === undefined || !Number.isFinite(v) ? [] : [[t.repeat, v] as const];
+      }),
+    );
   const serverMs = (t: IndexWriteTrial) => t.counters?.["server.statement_ms"];
 
   const summaries: ConditionSummary[] = [];
@@ -120,16 +125,31 @@ export function summarise(trials: readonly IndexWriteTrial[], options: Summarise
     const s = spread(seconds);
     const baseline = c.extraIndexes === 0 ? undefined : byCondition.get(conditionKey({ ...c, extraIndexes: 0 }));
     const label = `paired ratios ${c.extraIndexes} / 0 extra indexes, one per repeat`;
-    const repeatRatios = baseline ? pairedRatios(byRepeat(group, (t) => t.seconds), byRepeat(baseline, (t) => t.seconds)) : [];
-    const ratioInterval = repeatRatios.length ? medianInterval(repeatRatios.map((r) => r.ratio), label) : undefined;
+    const repeatRatios = baseline
+      ? pairedRatios(
+          byRepeat(group, (t) => t.seconds),
+          byRepeat(baseline, (t) => t.seconds),
+        )
+      : [];
+    const ratioInterval = repeatRatios.length
+      ? medianInterval(
+          repeatRatios.map((r) => r.ratio),
+          label,
+        )
+      : undefined;
     const serverRatios = baseline ? pairedRatios(byRepeat(group, serverMs), byRepeat(baseline, serverMs)) : [];
     const serverRatioInterval = serverRatios.length
-      ? medianInterval(serverRatios.map((r) => r.ratio), `${label}, server time`)
+      ? medianInterval(
+          serverRatios.map((r) => r.ratio),
+          `${label}, server time`,
+        )
       : undefined;
     const rows = c.rows;
     const isUpdate = c.operation !== "insert";
     const hotShare = isUpdate
-      ? medianOf(group, (k) => (k["table.n_tup_upd"] ? (k["table.n_tup_hot_upd"] ?? 0) / k["table.n_tup_upd"] : undefined))
+      ? medianOf(group, (k) =>
+          k["table.n_tup_upd"] ? (k["table.n_tup_hot_upd"] ?? 0) / k["table.n_tup_upd"] : undefined,
+        )
       : undefined;
     const f = flagged.get(key);
     summaries.push({
@@ -151,7 +171,10 @@ export function summarise(trials: readonly IndexWriteTrial[], options: Summarise
       walRecordsPerRow: medianOf(group, (k) => (k["wal.records"] !== undefined ? k["wal.records"] / rows : undefined)),
       walBytesPerRow: medianOf(group, (k) => (k["wal.bytes"] !== undefined ? k["wal.bytes"] / rows : undefined)),
       btreeInsertsPerRow: medianOf(group, (k) => {
-        const n = c.engine === "mongodb" ? mongoIndexInserts(k) : walrec(k, "Btree/INSERT_LEAF", "Btree/INSERT_POST", "Btree/SPLIT_L", "Btree/SPLIT_R");
+        const n =
+          c.engine === "mongodb"
+            ? mongoIndexInserts(k)
+            : walrec(k, "Btree/INSERT_LEAF", "Btree/INSERT_POST", "Btree/SPLIT_L", "Btree/SPLIT_R");
         return n === undefined ? undefined : n / rows;
       }),
       btreeSplitsPer1000: medianOf(group, (k) => {
@@ -159,7 +182,15 @@ export function summarise(trials: readonly IndexWriteTrial[], options: Summarise
         return n === undefined ? undefined : (1000 * n) / rows;
       }),
       heapRecordsPerRow: medianOf(group, (k) => {
-        const n = walrec(k, "Heap/INSERT", "Heap/INSERT+INIT", "Heap/UPDATE", "Heap/HOT_UPDATE", "Heap/UPDATE+INIT", "Heap/HOT_UPDATE+INIT");
+        const n = walrec(
+          k,
+          "Heap/INSERT",
+          "Heap/INSERT+INIT",
+          "Heap/UPDATE",
+          "Heap/HOT_UPDATE",
+          "Heap/UPDATE+INIT",
+          "Heap/HOT_UPDATE+INIT",
+        );
         return n === undefined ? undefined : n / rows;
       }),
       indexBytes: medianOf(group, indexBytes),
@@ -184,4 +215,3 @@ export function findSummary(
       (where.fillfactor === undefined || s.fillfactor === where.fillfactor),
   );
 }
-

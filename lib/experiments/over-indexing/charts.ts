@@ -7,7 +7,12 @@ import { stepCoordinates } from "../../workloads/pgbench";
 import { seedCurveScaledTo, type OverIndexingSummary } from "./summarise";
 
 const LEVEL_COLORS = ["#4c78a8", "#72b7b2", "#eeca3b", "#f58518", "#e45756"];
-const TABLE_COLORS: Record<string, string> = { products: "#4c78a8", warehouses: "#b279a2", stock: "#f58518", stock_movements: "#54a24b" };
+const TABLE_COLORS: Record<string, string> = {
+  products: "#4c78a8",
+  warehouses: "#b279a2",
+  stock: "#f58518",
+  stock_movements: "#54a24b",
+};
 
 const errorBars = (mid: number[], lo: number[], hi: number[]) => ({
   type: "data",
@@ -27,7 +32,11 @@ export function tpsByLevel(s: OverIndexingSummary): PlotlyFigure {
       name: "this run (median; bars: min–max over rounds)",
       x,
       y: mid,
-      error_y: errorBars(mid, s.levels.map((l) => l.tps.min), s.levels.map((l) => l.tps.max)),
+      error_y: errorBars(
+        mid,
+        s.levels.map((l) => l.tps.min),
+        s.levels.map((l) => l.tps.max),
+      ),
       line: { color: "#4c78a8", width: 3 },
     },
   ];
@@ -43,7 +52,9 @@ export function tpsByLevel(s: OverIndexingSummary): PlotlyFigure {
       y: rounds.map((r) => r.tps),
       customdata: rounds.map((r) => r.key),
       hovertemplate: "%{customdata}: %{y:.0f} tps<extra></extra>",
-      marker: flagged ? { symbol: "x", size: 10, color: "#e45756" } : { symbol: "circle-open", size: 7, color: "#4c78a8" },
+      marker: flagged
+        ? { symbol: "x", size: 10, color: "#e45756" }
+        : { symbol: "circle-open", size: 7, color: "#4c78a8" },
     });
   }
   const at7 = s.levels.find((l) => l.level === 7)?.tps.median;
@@ -75,10 +86,38 @@ export function tpsByLevel(s: OverIndexingSummary): PlotlyFigure {
 export function latencyByLevel(s: OverIndexingSummary): PlotlyFigure {
   const x = s.levels.map((l) => l.level);
   const data: PlotlyTrace[] = [
-    { type: "scatter", mode: "lines+markers", name: "average (pgbench)", x, y: s.levels.map((l) => l.latencyAvgMs?.median ?? null), line: { width: 3, color: "#4c78a8" } },
-    { type: "scatter", mode: "lines+markers", name: "p50", x, y: s.levels.map((l) => l.p50Ms ?? null), line: { color: "#72b7b2" } },
-    { type: "scatter", mode: "lines+markers", name: "p95", x, y: s.levels.map((l) => l.p95Ms ?? null), line: { color: "#f58518" } },
-    { type: "scatter", mode: "lines+markers", name: "p99", x, y: s.levels.map((l) => l.p99Ms ?? null), line: { color: "#e45756" } },
+    {
+      type: "scatter",
+      mode: "lines+markers",
+      name: "average (pgbench)",
+      x,
+      y: s.levels.map((l) => l.latencyAvgMs?.median ?? null),
+      line: { width: 3, color: "#4c78a8" },
+    },
+    {
+      type: "scatter",
+      mode: "lines+markers",
+      name: "p50",
+      x,
+      y: s.levels.map((l) => l.p50Ms ?? null),
+      line: { color: "#72b7b2" },
+    },
+    {
+      type: "scatter",
+      mode: "lines+markers",
+      name: "p95",
+      x,
+      y: s.levels.map((l) => l.p95Ms ?? null),
+      line: { color: "#f58518" },
+    },
+    {
+      type: "scatter",
+      mode: "lines+markers",
+      name: "p99",
+      x,
+      y: s.levels.map((l) => l.p99Ms ?? null),
+      line: { color: "#e45756" },
+    },
   ];
   const avg7 = s.levels.find((l) => l.level === 7)?.latencyAvgMs?.median;
   if (avg7) {
@@ -108,7 +147,13 @@ export function storageByLevel(s: OverIndexingSummary): PlotlyFigure {
   const mib = (b: number) => b / 2 ** 20;
   const data: PlotlyTrace[] = [];
   for (const table of TABLES) {
-    data.push({ type: "bar", name: `${table} (table)`, x, y: firsts.map((r) => mib(r.tables[table].tableBytesAfter)), marker: { color: TABLE_COLORS[table] } });
+    data.push({
+      type: "bar",
+      name: `${table} (table)`,
+      x,
+      y: firsts.map((r) => mib(r.tables[table].tableBytesAfter)),
+      marker: { color: TABLE_COLORS[table] },
+    });
     data.push({
       type: "bar",
       name: `${table} (indexes)`,
@@ -124,7 +169,9 @@ export function storageByLevel(s: OverIndexingSummary): PlotlyFigure {
     mode: "markers",
     name: "total before the round",
     x,
-    y: firsts.map((r) => mib(TABLES.reduce((a, t) => a + r.tables[t].tableBytesBefore + r.tables[t].indexBytesBefore, 0))),
+    y: firsts.map((r) =>
+      mib(TABLES.reduce((a, t) => a + r.tables[t].tableBytesBefore + r.tables[t].indexBytesBefore, 0)),
+    ),
     marker: { symbol: "line-ew-open", size: 30, color: "#333", line: { width: 2 } },
   });
   return {
@@ -183,13 +230,62 @@ export function workPerTransaction(s: OverIndexingSummary): PlotlyFigure {
   };
   const data: PlotlyTrace[] = [
     base?.btreeInsertsPerTx !== undefined
-      ? { type: "scatter", mode: "lines+markers", name: "B-tree leaf inserts / tx (WAL, measured)", x, y: rel((l) => l.btreeInsertsPerTx), line: { color: "#e45756" } }
-      : { type: "scatter", mode: "lines+markers", name: "index entries / tx (model)", x, y: rel((l) => l.modelIndexEntriesPerTx), line: { color: "#e45756", dash: "dot" } },
-    { type: "scatter", mode: "lines+markers", name: "server time / tx (pg_stat_statements)", x, y: rel((l) => l.serverMsPerTx), line: { color: "#72b7b2" } },
-    { type: "scatter", mode: "lines+markers", name: "WAL bytes / tx", x, y: rel((l) => l.walBytesPerTx), line: { color: "#f58518" } },
-    { type: "scatter", mode: "lines+markers", name: "blocks dirtied / tx", x, y: rel((l) => l.dirtiedPerTx), line: { color: "#54a24b" } },
-    { type: "scatter", mode: "lines+markers", name: "index blocks touched / tx", x, y: rel((l) => l.indexBlocksPerTx), line: { color: "#b279a2" } },
-    { type: "scatter", mode: "lines+markers", name: "time per tx (1 / TPS)", x, y: rel((l) => 1 / l.tps.median), line: { color: "#4c78a8", width: 4 } },
+      ? {
+          type: "scatter",
+          mode: "lines+markers",
+          name: "B-tree leaf inserts / tx (WAL, measured)",
+          x,
+          y: rel((l) => l.btreeInsertsPerTx),
+          line: { color: "#e45756" },
+        }
+      : {
+          type: "scatter",
+          mode: "lines+markers",
+          name: "index entries / tx (model)",
+          x,
+          y: rel((l) => l.modelIndexEntriesPerTx),
+          line: { color: "#e45756", dash: "dot" },
+        },
+    {
+      type: "scatter",
+      mode: "lines+markers",
+      name: "server time / tx (pg_stat_statements)",
+      x,
+      y: rel((l) => l.serverMsPerTx),
+      line: { color: "#72b7b2" },
+    },
+    {
+      type: "scatter",
+      mode: "lines+markers",
+      name: "WAL bytes / tx",
+      x,
+      y: rel((l) => l.walBytesPerTx),
+      line: { color: "#f58518" },
+    },
+    {
+      type: "scatter",
+      mode: "lines+markers",
+      name: "blocks dirtied / tx",
+      x,
+      y: rel((l) => l.dirtiedPerTx),
+      line: { color: "#54a24b" },
+    },
+    {
+      type: "scatter",
+      mode: "lines+markers",
+      name: "index blocks touched / tx",
+      x,
+      y: rel((l) => l.indexBlocksPerTx),
+      line: { color: "#b279a2" },
+    },
+    {
+      type: "scatter",
+      mode: "lines+markers",
+      name: "time per tx (1 / TPS)",
+      x,
+      y: rel((l) => 1 / l.tps.median),
+      line: { color: "#4c78a8", width: 4 },
+    },
   ];
   return {
     data,

@@ -304,7 +304,7 @@ export function claimCache(s: OverIndexingSummary): ClaimCheck {
         CACHE,
         ours,
         `${s.durationSeconds} s rounds start from a cold restart, so first-touch misses weigh more than in the ` +
-        `seed's ≥ ${SEED_SHORTEST_ROUND_S} s rounds (here: ${d.decidedBy})`,
+          `seed's ≥ ${SEED_SHORTEST_ROUND_S} s rounds (here: ${d.decidedBy})`,
         `--set durationSeconds=${SEED_SHORTEST_ROUND_S} tests it`,
       ),
       why,
@@ -331,7 +331,7 @@ export function claimStorage(s: OverIndexingSummary): ClaimCheck {
         STORAGE,
         ours,
         `${s.durationSeconds} s rounds; the seed saw less growth with more indexes only in its ` +
-        `${SEED_LONGEST_ROUND_S / 60}-min round`,
+          `${SEED_LONGEST_ROUND_S / 60}-min round`,
         `--set durationSeconds=${SEED_LONGEST_ROUND_S} (on the full profile's data) tests it`,
       ),
       why,

@@ -34,5 +34,15 @@ export function checkClaims(summary: OverIndexingSummary): ClaimCheck[] {
 export { serverSpec, type OverIndexingRun, type RunControl } from "./run";
 export type { OverIndexingSummary, RoundSummary, LevelSummary } from "./summarise";
 export { DECLARATIONS } from "./claims";
-export { showRun, showLevelTable, showCharts, showSeedComparison, showClaims, showExplanation, showStatements, showStopped, writeSummaries } from "./present";
+export {
+  showRun,
+  showLevelTable,
+  showCharts,
+  showSeedComparison,
+  showClaims,
+  showExplanation,
+  showStatements,
+  showStopped,
+  writeSummaries,
+} from "./present";
 export { tpsByLevel, latencyByLevel, storageByLevel, perSecond, workPerTransaction } from "./charts";

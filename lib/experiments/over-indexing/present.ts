@@ -41,9 +41,15 @@ export function showRun(run: OverIndexingRun): void {
     "indexes added on top of the 7 from constraints": extraIndexesFor(level).map(indexName).join(", ") || "(none)",
   }));
   showTable(levels, { caption: "Index levels (each level's count is checked in pg_indexes before its round)" });
-  show().html(`<details><summary>The transaction (pgbench script)</summary><pre>${escapeHtml(run.script)}</pre></details>`);
+  show().html(
+    `<details><summary>The transaction (pgbench script)</summary><pre>${escapeHtml(run.script)}</pre></details>`,
+  );
   const failed = run.trials.filter((x) => x.status === "failed");
-  if (failed.length) showTable(failed.map((x) => ({ round: x.key, error: x.error ?? "" })), { caption: `${failed.length} round(s) failed` });
+  if (failed.length)
+    showTable(
+      failed.map((x) => ({ round: x.key, error: x.error ?? "" })),
+      { caption: `${failed.length} round(s) failed` },
+    );
 }
 
 const span = (i: Interval | undefined) => (i ? `${i.low.toFixed(2)}–${i.high.toFixed(2)}` : "");
@@ -58,7 +64,11 @@ export function levelRows(s: OverIndexingSummary): Row[] {
     [`tps / ${base} idx (paired)`]: l.tpsRatio ? r2(l.tpsRatio.estimate) : l.level === base ? 1 : undefined,
     interval: span(l.tpsRatio),
     "interval is": l.tpsRatio ? intervalLabel(l.tpsRatio) : "",
-    [`server time / tx ÷ ${base} idx`]: l.serverTimeRatio ? r2(l.serverTimeRatio.estimate) : l.level === base ? 1 : undefined,
+    [`server time / tx ÷ ${base} idx`]: l.serverTimeRatio
+      ? r2(l.serverTimeRatio.estimate)
+      : l.level === base
+        ? 1
+        : undefined,
     "server-time interval": span(l.serverTimeRatio),
     "tps / previous level (paired)": l.stepRatio ? r2(l.stepRatio.estimate) : undefined,
     "step interval": span(l.stepRatio),

@@ -9,7 +9,13 @@ import { withSession, type RunControl } from "../session";
 import { describeRunner, locatePgbench } from "../../workloads/pgbench";
 import { datasetShape, transactionScript } from "../../workloads/over-indexing/dataset";
 import { createTemplate, dropDatabases, type TemplateInfo } from "../../workloads/over-indexing/databases";
-import { planRounds, runRounds, type OverIndexingCondition, type OverIndexingTrial, type PlannedRound } from "../../workloads/over-indexing/run-trials";
+import {
+  planRounds,
+  runRounds,
+  type OverIndexingCondition,
+  type OverIndexingTrial,
+  type PlannedRound,
+} from "../../workloads/over-indexing/run-trials";
 import { MIN_COVERAGE, repeatsForCoverage, type ClaimCheck } from "../../stats/claims";
 import { claimMonotone, claimRatio } from "./claims";
 import { summarise } from "./summarise";
@@ -76,7 +82,9 @@ export function adaptiveStep(a: AdaptiveState): { readonly stop?: string } {
   const open = a.claims.filter((c) => c.verdict === "inconclusive").map((c) => `claim (${c.id})`);
   if (!open.length) {
     const decided = a.claims.map((c) => `(${c.id}) ${c.verdict}`).join(", ");
-    return { stop: a.rounds > a.plannedRounds ? `${decided} after ${a.rounds} rounds` : `${decided} after the planned rounds` };
+    return {
+      stop: a.rounds > a.plannedRounds ? `${decided} after ${a.rounds} rounds` : `${decided} after the planned rounds`,
+    };
   }
   if (a.rounds >= a.maxRounds) return { stop: `${open.join(", ")} still inconclusive at maxRepeats = ${a.maxRounds}` };
   const more = Math.max(1, a.needed - a.rounds);
@@ -94,12 +102,23 @@ export async function run(p: OverIndexingParams, control: RunControl = {}): Prom
   const started = Date.now();
   let plan: PlannedRound[] = planRounds(p.indexLevels, p.repeats);
   return withSession<OverIndexingCondition, OverIndexingRun>(
-    { notebook: NOTEBOOK, title: "03 over-indexing", params: p, control, specs: [serverSpec(p)], target: p.target, cpus: p.cpus, memoryGiB: p.memoryGiB },
+    {
+      notebook: NOTEBOOK,
+      title: "03 over-indexing",
+      params: p,
+      control,
+      specs: [serverSpec(p)],
+      target: p.target,
+      cpus: p.cpus,
+      memoryGiB: p.memoryGiB,
+    },
     async ({ store, progress, servers, signal, notes, metadata, writeMetadata }) => {
       const server = servers.servers.get("postgresql");
       if (!server) throw new Error("03 needs a PostgreSQL server, and none started");
       const runner = await locatePgbench(server);
-      notes.push(`pgbench ${runner.version} (${describeRunner(runner)}) drives PostgreSQL ${server.description.version}`);
+      notes.push(
+        `pgbench ${runner.version} (${describeRunner(runner)}) drives PostgreSQL ${server.description.version}`,
+      );
       const shape = datasetShape(p.dataScale);
       const template = await createTemplate(
         server,
@@ -115,31 +134,41 @@ export async function run(p: OverIndexingParams, control: RunControl = {}): Prom
           `${template.rows.stock.toLocaleString("en-US")} stock rows, ${template.rows.stock_movements.toLocaleString("en-US")} movements ` +
           `(${(template.databaseBytes / GIB).toFixed(2)} GiB, loaded in ${loadTotal.toFixed(0)} s); every round starts from a FILE_COPY clone of it`,
         `TABLESAMPLE SYSTEM (${Number(template.samplePercent.toPrecision(3))}) over ${template.stockPages.toLocaleString("en-US")} stock pages` +
-          (template.samplePercent > 0.05 ? " (the seed's 0.05 % raised so that a sample is never empty on the smaller table)" : " (the seed's)"),
+          (template.samplePercent > 0.05
+            ? " (the seed's 0.05 % raised so that a sample is never empty on the smaller table)"
+            : " (the seed's)"),
         `levels rotate between rounds: round r starts r − 1 levels further on (${plan
           .filter((x) => x.repeat <= 2)
           .map((x) => x.key)
           .join(", ")}${p.repeats > 2 ? ", …" : ""})`,
       );
-      if (!template.walInspect) notes.push(`no pg_walinspect here (${template.walInspectError}): B-tree inserts per transaction are not measured`);
+      if (!template.walInspect)
+        notes.push(
+          `no pg_walinspect here (${template.walInspectError}): B-tree inserts per transaction are not measured`,
+        );
       // Through the session's writeMetadata, so that its closing write (quietness) keeps the template.
       writeMetadata({ template, script });
-      const runPart = (part: readonly PlannedRound[]) => runRounds({
-        server,
-        runner,
-        plan: part,
-        settings: { ...p, script, walInspect: template.walInspect },
-        store,
-        signal,
-        onNote: (n) => notes.push(n),
-        onRound: (done, total, next, last) => {
-          const lastText = last ? `last: ${last.key} ${last.pgbench?.summary.tps.toFixed(0)} tps · ` : "";
-          progress.update(done, total, `${lastText}${next ? next.key : "done"}`);
-        },
-        onPhase: (planned, phase) => progress.update(plan.indexOf(planned), plan.length, `${planned.key}: ${phase}…`),
-        onProgress: (planned, point) =>
-          progress.update(plan.indexOf(planned), plan.length, `${planned.key}: ${point.second.toFixed(0)} / ${p.durationSeconds} s · ${point.tps.toFixed(0)} tps`),
-      });
+      const runPart = (part: readonly PlannedRound[]) =>
+        runRounds({
+          server,
+          runner,
+          plan: part,
+          settings: { ...p, script, walInspect: template.walInspect },
+          store,
+          signal,
+          onNote: (n) => notes.push(n),
+          onRound: (done, total, next, last) => {
+            const lastText = last ? `last: ${last.key} ${last.pgbench?.summary.tps.toFixed(0)} tps · ` : "";
+            progress.update(done, total, `${lastText}${next ? next.key : "done"}`);
+          },
+          onPhase: (planned, phase) => progress.update(plan.indexOf(planned), plan.length, `${planned.key}: ${phase}…`),
+          onProgress: (planned, point) =>
+            progress.update(
+              plan.indexOf(planned),
+              plan.length,
+              `${planned.key}: ${point.second.toFixed(0)} / ${p.durationSeconds} s · ${point.tps.toFixed(0)} tps`,
+            ),
+        });
       const roundsStarted = Date.now();
       await runPart(plan);
       // The adaptive design: one more round of every level at a time while claim (1) or (2) is
@@ -173,8 +202,20 @@ export async function run(p: OverIndexingParams, control: RunControl = {}): Prom
         plan = [...plan, ...extra];
         await runPart(extra);
       }
-      notes.push(`adaptive design: ${stoppedBy} (planned ${p.repeats} rounds, at most ${p.maxRepeats}, budget ${p.budgetSeconds} s)`);
-      writeMetadata({ template, script, adaptive: { plannedRounds: p.repeats, rounds, maxRounds: p.maxRepeats, budgetSeconds: p.budgetSeconds, stoppedBy } });
+      notes.push(
+        `adaptive design: ${stoppedBy} (planned ${p.repeats} rounds, at most ${p.maxRepeats}, budget ${p.budgetSeconds} s)`,
+      );
+      writeMetadata({
+        template,
+        script,
+        adaptive: {
+          plannedRounds: p.repeats,
+          rounds,
+          maxRounds: p.maxRepeats,
+          budgetSeconds: p.budgetSeconds,
+          stoppedBy,
+        },
+      });
       await dropDatabases(server);
       progress.finish(`${plan.length} rounds`);
       writeMetadata({ notes, template, script });

@@ -164,7 +164,10 @@ function summariseRound(t: OverIndexingTrial & { readonly pgbench: PgbenchRunRes
   const c = t.counters ?? {};
   const n = b.summary.transactions;
   const per = (x: number | undefined) => (x === undefined || !n ? undefined : x / n);
-  const tables = Object.fromEntries(TABLES.map((name) => [name, tableFigures(t, name)])) as Record<InventoryTable, TableFigures>;
+  const tables = Object.fromEntries(TABLES.map((name) => [name, tableFigures(t, name)])) as Record<
+    InventoryTable,
+    TableFigures
+  >;
   const entries = TABLES.reduce((a, name) => {
     const f = tables[name];
     return a + (f.inserted + f.updated - f.hotUpdated) * f.indexes;
@@ -172,15 +175,21 @@ function summariseRound(t: OverIndexingTrial & { readonly pgbench: PgbenchRunRes
   const hit = c["db.blks_hit"];
   const read = c["db.blks_read"];
   const dirtied = (t.statements ?? []).reduce((a, s) => a + s.sharedDirtied, 0);
-  const indexBlocks = TABLES.reduce((a, name) => a + (c[`table.${name}.idx_blks_hit`] ?? 0) + (c[`table.${name}.idx_blks_read`] ?? 0), 0);
+  const indexBlocks = TABLES.reduce(
+    (a, name) => a + (c[`table.${name}.idx_blks_hit`] ?? 0) + (c[`table.${name}.idx_blks_read`] ?? 0),
+    0,
+  );
   const tableGrowth = TABLES.reduce((a, name) => a + tables[name].tableBytesAfter - tables[name].tableBytesBefore, 0);
   const indexGrowth = TABLES.reduce((a, name) => a + tables[name].indexBytesAfter - tables[name].indexBytesBefore, 0);
   const stock = tables.stock;
   const wal = t.walRecords;
-  const walCount = (kinds: readonly string[]) => (wal ? kinds.reduce((a, k) => a + (wal[`Btree/${k}`]?.count ?? 0), 0) : undefined);
+  const walCount = (kinds: readonly string[]) =>
+    wal ? kinds.reduce((a, k) => a + (wal[`Btree/${k}`]?.count ?? 0), 0) : undefined;
   const walTotal = wal ? Object.values(wal).reduce((a, r) => a + r.bytes, 0) : 0;
   const btreeBytes = wal ? Object.entries(wal).reduce((a, [k, r]) => (k.startsWith("Btree/") ? a + r.bytes : a), 0) : 0;
-  const heapRecords = wal ? Object.entries(wal).reduce((a, [k, r]) => (k.startsWith("Heap/") ? a + r.count : a), 0) : undefined;
+  const heapRecords = wal
+    ? Object.entries(wal).reduce((a, [k, r]) => (k.startsWith("Heap/") ? a + r.count : a), 0)
+    : undefined;
   const serverMs = (t.statements ?? []).reduce((a, st) => a + st.totalMs, 0);
   const checkpoints = (c["checkpointer.timed"] ?? 0) + (c["checkpointer.requested"] ?? 0);
   const autovacuumRuns = TABLES.reduce(
@@ -201,7 +210,10 @@ function summariseRound(t: OverIndexingTrial & { readonly pgbench: PgbenchRunRes
     hitRatio: hit !== undefined && read !== undefined && hit + read > 0 ? hit / (hit + read) : undefined,
     blocksRead: read ?? 0,
     blockReadMs: c["db.blk_read_time_ms"] ?? 0,
-    evictions: Object.entries(c).reduce((a, [k, v]) => (k.startsWith("io.") && k.includes(".relation.") && k.endsWith(".evictions") ? a + v : a), 0),
+    evictions: Object.entries(c).reduce(
+      (a, [k, v]) => (k.startsWith("io.") && k.includes(".relation.") && k.endsWith(".evictions") ? a + v : a),
+      0,
+    ),
     dirtiedPerTx: per(dirtied),
     modelIndexEntriesPerTx: per(entries),
     btreeInsertsPerTx: per(walCount(["INSERT_LEAF", "INSERT_POST", "SPLIT_L", "SPLIT_R"])),
@@ -230,7 +242,10 @@ function summariseRound(t: OverIndexingTrial & { readonly pgbench: PgbenchRunRes
 
 /** Σ of `io.<backend>.relation.*.<counter>` (pg_stat_io, relations only). */
 function ioCounter(c: Readonly<Record<string, number>>, backend: string, counter: string): number {
-  return Object.entries(c).reduce((a, [k, v]) => (k.startsWith(`io.${backend}.relation.`) && k.endsWith(`.${counter}`) ? a + v : a), 0);
+  return Object.entries(c).reduce(
+    (a, [k, v]) => (k.startsWith(`io.${backend}.relation.`) && k.endsWith(`.${counter}`) ? a + v : a),
+    0,
+  );
 }
 
 function med(values: readonly (number | undefined)[]): number | undefined {
@@ -274,7 +289,10 @@ export function summarise(
   clients: number,
   dataScale?: number,
 ): OverIndexingSummary {
-  const ok = trials.filter((t): t is OverIndexingTrial & { readonly pgbench: PgbenchRunResult } => t.status === "ok" && t.pgbench !== undefined);
+  const ok = trials.filter(
+    (t): t is OverIndexingTrial & { readonly pgbench: PgbenchRunResult } =>
+      t.status === "ok" && t.pgbench !== undefined,
+  );
   const plain = ok.map(summariseRound).sort((a, b) => a.level - b.level || a.repeat - b.repeat);
   // Outliers by TPS within each level (shown, kept; claims say whether dropping them changes a verdict).
   const rounds: RoundSummary[] = [];
@@ -300,16 +318,42 @@ export function summarise(
       p50Ms: med(group.map((r) => r.p50Ms)),
       p95Ms: med(group.map((r) => r.p95Ms)),
       p99Ms: med(group.map((r) => r.p99Ms)),
-      tpsRatio: vsBase ? pairedLevelRatio(rounds, level, baseLevel, (r) => r.tps, `TPS ${level} idx ÷ ${baseLevel} idx, paired per round`) : undefined,
+      tpsRatio: vsBase
+        ? pairedLevelRatio(
+            rounds,
+            level,
+            baseLevel,
+            (r) => r.tps,
+            `TPS ${level} idx ÷ ${baseLevel} idx, paired per round`,
+          )
+        : undefined,
       latencyRatio: vsBase
-        ? pairedLevelRatio(rounds, level, baseLevel, (r) => r.latencyAvgMs, `average latency ${level} idx ÷ ${baseLevel} idx, paired per round`)
+        ? pairedLevelRatio(
+            rounds,
+            level,
+            baseLevel,
+            (r) => r.latencyAvgMs,
+            `average latency ${level} idx ÷ ${baseLevel} idx, paired per round`,
+          )
         : undefined,
       serverTimeRatio: vsBase
-        ? pairedLevelRatio(rounds, level, baseLevel, (r) => r.serverMsPerTx, `server ms per tx ${level} idx ÷ ${baseLevel} idx, paired per round`)
+        ? pairedLevelRatio(
+            rounds,
+            level,
+            baseLevel,
+            (r) => r.serverMsPerTx,
+            `server ms per tx ${level} idx ÷ ${baseLevel} idx, paired per round`,
+          )
         : undefined,
       stepRatio:
         previous !== undefined
-          ? pairedLevelRatio(rounds, level, previous, (r) => r.tps, `TPS ${level} idx ÷ ${previous} idx, paired per round`)
+          ? pairedLevelRatio(
+              rounds,
+              level,
+              previous,
+              (r) => r.tps,
+              `TPS ${level} idx ÷ ${previous} idx, paired per round`,
+            )
           : undefined,
       walBytesPerTx: med(group.map((r) => r.walBytesPerTx)),
       walFpiPerTx: med(group.map((r) => r.walFpiPerTx)),
@@ -349,7 +393,9 @@ export function summarise(
 /** The seed's TPS per index level (read from its chart). */
 export function seedTps(): { level: number; tps: number }[] {
   return publishedFigures("over_indexing_tps")
-    .flatMap((f) => (f.series === "tps" && f.extraIndexes !== undefined ? [{ level: f.extraIndexes, tps: f.value }] : []))
+    .flatMap((f) =>
+      f.series === "tps" && f.extraIndexes !== undefined ? [{ level: f.extraIndexes, tps: f.value }] : [],
+    )
     .sort((a, b) => a.level - b.level);
 }
 

@@ -31,9 +31,29 @@ function shapesFor(runs: readonly RunSummary[]): Record<string, unknown>[] {
   for (const r of runs) {
     if (r.reindexStartS !== undefined && r.reindexEndS !== undefined) {
       // The REINDEX: a light band over the TPS panel, with its start and end as lines.
-      shapes.push({ type: "rect", xref: "x", yref: "paper", x0: r.reindexStartS, x1: r.reindexEndS, y0: 0.3, y1: 1, fillcolor: fade(MODE_COLORS[r.mode], 0.1), line: { width: 0 }, layer: "below" });
+      shapes.push({
+        type: "rect",
+        xref: "x",
+        yref: "paper",
+        x0: r.reindexStartS,
+        x1: r.reindexEndS,
+        y0: 0.3,
+        y1: 1,
+        fillcolor: fade(MODE_COLORS[r.mode], 0.1),
+        line: { width: 0 },
+        layer: "below",
+      });
       for (const x of [r.reindexStartS, r.reindexEndS]) {
-        shapes.push({ type: "line", xref: "x", yref: "paper", x0: x, x1: x, y0: 0.3, y1: 1, line: { color: MODE_COLORS[r.mode], width: 1.5, dash: "dash" } });
+        shapes.push({
+          type: "line",
+          xref: "x",
+          yref: "paper",
+          x0: x,
+          x1: x,
+          y0: 0.3,
+          y1: 1,
+          line: { color: MODE_COLORS[r.mode], width: 1.5, dash: "dash" },
+        });
       }
     }
     // Blocked intervals (sampled lock waits): a solid strip at the top of the TPS panel.
@@ -99,15 +119,28 @@ export function timeline(s: ReindexSummary): PlotlyFigure {
   return {
     data,
     layout: {
-      title: { text: "TPS per second; dashed: REINDEX start/end; strips at the top: pgbench blocked on a lock", x: 0.02, xanchor: "left" },
+      title: {
+        text: "TPS per second; dashed: REINDEX start/end; strips at the top: pgbench blocked on a lock",
+        x: 0.02,
+        xanchor: "left",
+      },
       margin: { t: 90, r: 20, b: 50, l: 60 },
       shapes: shapesFor(s.runs.filter((r) => r.set === sets[0])),
       // Anchored to the lower panel, so the shared axis and its title sit at the bottom.
-      xaxis: { title: { text: "seconds since the load started" }, anchor: "y2", range: [0, Math.max(s.durationSeconds, ...s.runs.map((r) => r.reindexEndS ?? 0)) + 1] },
+      xaxis: {
+        title: { text: "seconds since the load started" },
+        anchor: "y2",
+        range: [0, Math.max(s.durationSeconds, ...s.runs.map((r) => r.reindexEndS ?? 0)) + 1],
+      },
       yaxis: { title: { text: "transactions / s" }, domain: [0.3, 1], rangemode: "tozero" },
       yaxis2: { title: { text: "waiting" }, domain: [0, 0.22], rangemode: "tozero", dtick: 1 },
       legend: { orientation: "h", y: -0.15 },
-      updatemenus: groupButtons(sets, traceSet, (set) => `set ${set}`, (set) => ({ shapes: shapesFor(s.runs.filter((r) => r.set === set)) })),
+      updatemenus: groupButtons(
+        sets,
+        traceSet,
+        (set) => `set ${set}`,
+        (set) => ({ shapes: shapesFor(s.runs.filter((r) => r.set === set)) }),
+      ),
     },
   };
 }
@@ -146,7 +179,12 @@ export function latencyTimeline(s: ReindexSummary): PlotlyFigure {
       legend: { orientation: "h", y: -0.2 },
       xaxis: { title: { text: "seconds since the load started" }, range: [0, s.durationSeconds + 1] },
       yaxis: { title: { text: "ms" }, type: "log" },
-      updatemenus: groupButtons(sets, traceSet, (set) => `set ${set}`, (set) => ({ shapes: startEndLines(s.runs.filter((r) => r.set === set)) })),
+      updatemenus: groupButtons(
+        sets,
+        traceSet,
+        (set) => `set ${set}`,
+        (set) => ({ shapes: startEndLines(s.runs.filter((r) => r.set === set)) }),
+      ),
     },
   };
 }
@@ -158,10 +196,30 @@ export function tpsBySet(s: ReindexSummary): PlotlyFigure {
   const modes = [...new Set(s.runs.map((r) => r.mode))];
   for (const mode of modes) {
     const runs = s.runs.filter((r) => r.mode === mode).sort((a, b) => a.set - b.set);
-    data.push({ type: "bar", name: `ours: ${MODE_LABELS[mode]}`, x: runs.map((r) => `set ${r.set}`), y: runs.map((r) => r.tps), marker: { color: MODE_COLORS[mode] } });
+    data.push({
+      type: "bar",
+      name: `ours: ${MODE_LABELS[mode]}`,
+      x: runs.map((r) => `set ${r.set}`),
+      y: runs.map((r) => r.tps),
+      marker: { color: MODE_COLORS[mode] },
+    });
   }
-  data.push({ type: "scatter", mode: "markers", name: "seed: baseline", x: seed.map((x) => `set ${x.set}`), y: seed.map((x) => x.baselineTps), marker: { symbol: "diamond-open", size: 12, color: MODE_COLORS.baseline } });
-  data.push({ type: "scatter", mode: "markers", name: "seed: REINDEX", x: seed.map((x) => `set ${x.set}`), y: seed.map((x) => x.reindexTps), marker: { symbol: "diamond-open", size: 12, color: MODE_COLORS.reindex } });
+  data.push({
+    type: "scatter",
+    mode: "markers",
+    name: "seed: baseline",
+    x: seed.map((x) => `set ${x.set}`),
+    y: seed.map((x) => x.baselineTps),
+    marker: { symbol: "diamond-open", size: 12, color: MODE_COLORS.baseline },
+  });
+  data.push({
+    type: "scatter",
+    mode: "markers",
+    name: "seed: REINDEX",
+    x: seed.map((x) => `set ${x.set}`),
+    y: seed.map((x) => x.reindexTps),
+    marker: { symbol: "diamond-open", size: 12, color: MODE_COLORS.reindex },
+  });
   return {
     data,
     layout: {
@@ -178,7 +236,13 @@ export function updateLatencyBySet(s: ReindexSummary): PlotlyFigure {
   const data: PlotlyTrace[] = [];
   for (const mode of [...new Set(s.runs.map((r) => r.mode))]) {
     const runs = s.runs.filter((r) => r.mode === mode).sort((a, b) => a.set - b.set);
-    data.push({ type: "bar", name: MODE_LABELS[mode], x: runs.map((r) => `set ${r.set}`), y: runs.map((r) => r.updateAccountsMs ?? null), marker: { color: MODE_COLORS[mode] } });
+    data.push({
+      type: "bar",
+      name: MODE_LABELS[mode],
+      x: runs.map((r) => `set ${r.set}`),
+      y: runs.map((r) => r.updateAccountsMs ?? null),
+      marker: { color: MODE_COLORS[mode] },
+    });
   }
   const shapes = [
     { v: seed.baselineMs, c: MODE_COLORS.baseline, label: "seed baseline" },
@@ -190,8 +254,25 @@ export function updateLatencyBySet(s: ReindexSummary): PlotlyFigure {
       title: { text: "UPDATE pgbench_accounts: average latency per statement (pgbench -r); dotted: the seed" },
       barmode: "group",
       yaxis: { title: { text: "ms" }, rangemode: "tozero" },
-      shapes: shapes.map((x) => ({ type: "line", xref: "paper", x0: 0, x1: 1, y0: x.v, y1: x.v, line: { color: x.c, dash: "dot", width: 1.5 } })),
-      annotations: shapes.map((x) => ({ xref: "paper", x: 1, y: x.v, text: `${x.label} ${x.v} ms`, showarrow: false, xanchor: "right", yanchor: "bottom", font: { size: 10, color: x.c } })),
+      shapes: shapes.map((x) => ({
+        type: "line",
+        xref: "paper",
+        x0: 0,
+        x1: 1,
+        y0: x.v,
+        y1: x.v,
+        line: { color: x.c, dash: "dot", width: 1.5 },
+      })),
+      annotations: shapes.map((x) => ({
+        xref: "paper",
+        x: 1,
+        y: x.v,
+        text: `${x.label} ${x.v} ms`,
+        showarrow: false,
+        xanchor: "right",
+        yanchor: "bottom",
+        font: { size: 10, color: x.c },
+      })),
     },
   };
 }

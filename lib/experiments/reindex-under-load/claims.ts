@@ -32,7 +32,9 @@ const f2 = (x: number | undefined) => f1(x, 2);
 const pct = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? "n/a" : `${(x * 100).toFixed(0)} %`);
 /** A TPS ratio as a signed change: 0.74 → "−26 %", 1.05 → "+5 %". */
 const change = (ratio: number | undefined) =>
-  ratio === undefined || !Number.isFinite(ratio) ? "n/a" : `${ratio < 1 ? "−" : "+"}${Math.abs((ratio - 1) * 100).toFixed(0)} %`;
+  ratio === undefined || !Number.isFinite(ratio)
+    ? "n/a"
+    : `${ratio < 1 ? "−" : "+"}${Math.abs((ratio - 1) * 100).toFixed(0)} %`;
 const shareFmt = (x: number) => `${(x * 100).toFixed(1)} %`;
 const pointsFmt = (x: number) => `${x >= 0 ? "+" : "−"}${Math.abs(x * 100).toFixed(1)} points`;
 const ratioFmt = (x: number) => `${x.toFixed(2)}×`;
@@ -49,7 +51,9 @@ export function seedSets(): SeedSet[] {
   return sets.flatMap((condition) => {
     const base = figures.find((f) => f.condition === condition && f.series === "tps_without_reindex")?.value;
     const re = figures.find((f) => f.condition === condition && f.series === "tps_with_reindex")?.value;
-    return base !== undefined && re !== undefined ? [{ set: Number(condition.slice(3)), baselineTps: base, reindexTps: re }] : [];
+    return base !== undefined && re !== undefined
+      ? [{ set: Number(condition.slice(3)), baselineTps: base, reindexTps: re }]
+      : [];
   });
 }
 
@@ -72,7 +76,8 @@ export const TPS_DROP: Declaration = {
   id: "1",
   claim: "TPS drops 20–30 % when the pgbench primary keys are reindexed during a 30 s run",
   seed: "1276 / 1275 / 1264 → 899 / 968 / 968 TPS (−30, −24, −23 %), three sets",
-  regime: "pgbench -i -s 100, pgbench -c 2 -T 30 (TPC-B-like), REINDEX of the three primary keys mid-run, restart between runs",
+  regime:
+    "pgbench -i -s 100, pgbench -c 2 -T 30 (TPC-B-like), REINDEX of the three primary keys mid-run, restart between runs",
   statistic:
     "within each REINDEX run: transactions the REINDEX window cost (the rate outside the window × its length − those done " +
     "inside), as a share of the run; one value per set, median over sets. Immune to drift between runs",
@@ -86,7 +91,8 @@ export const UPDATE_LATENCY: Declaration = {
   claim: "The UPDATE on pgbench_accounts gets several times slower (per-statement latency, pgbench -r)",
   seed: "0.125 ms → 0.687 ms in set 1, 0.54–0.69 ms over the 3 sets (×4.3–5.5)",
   regime: TPS_DROP.regime,
-  statistic: "pgbench -r average of UPDATE pgbench_accounts, REINDEX run ÷ the same set's baseline run; median over sets",
+  statistic:
+    "pgbench -r average of UPDATE pgbench_accounts, REINDEX run ÷ the same set's baseline run; median over sets",
   rule: describeRule(RULE_UPDATE, ratioFmt),
 };
 
@@ -113,7 +119,12 @@ export const CONCURRENTLY_LONGER: Declaration = {
   rule: describeRule(RULE_LONGER, ratioFmt),
 };
 
-export const DECLARATIONS: readonly Declaration[] = [TPS_DROP, UPDATE_LATENCY, CONCURRENTLY_CHEAPER, CONCURRENTLY_LONGER];
+export const DECLARATIONS: readonly Declaration[] = [
+  TPS_DROP,
+  UPDATE_LATENCY,
+  CONCURRENTLY_CHEAPER,
+  CONCURRENTLY_LONGER,
+];
 
 // ---- Helpers --------------------------------------------------------------------------------------
 
@@ -130,13 +141,16 @@ function median(values: readonly number[]): number | undefined {
 /** Where the run is outside the seed's protocol, in words; undefined inside it. */
 export function outsideSeedRegime(s: ReindexSummary): string | undefined {
   const off: string[] = [];
-  if (s.scale !== undefined && s.scale !== SEED_REGIME.scale) off.push(`scale ${s.scale} (the seed: ${SEED_REGIME.scale})`);
-  if (s.durationSeconds !== SEED_REGIME.durationSeconds) off.push(`${s.durationSeconds} s runs (the seed: ${SEED_REGIME.durationSeconds} s)`);
+  if (s.scale !== undefined && s.scale !== SEED_REGIME.scale)
+    off.push(`scale ${s.scale} (the seed: ${SEED_REGIME.scale})`);
+  if (s.durationSeconds !== SEED_REGIME.durationSeconds)
+    off.push(`${s.durationSeconds} s runs (the seed: ${SEED_REGIME.durationSeconds} s)`);
   if (s.clients !== SEED_REGIME.clients) off.push(`${s.clients} clients (the seed: ${SEED_REGIME.clients})`);
   return off.length ? `this run used ${off.join(", ")}: the stall's share of a run depends on them` : undefined;
 }
 
-const TEST_IT = "`--profile default` (the seed's scale, clients and run length; ≥ 5 sets decide it: `--set sets=5` or `full`)";
+const TEST_IT =
+  "`--profile default` (the seed's scale, clients and run length; ≥ 5 sets decide it: `--set sets=5` or `full`)";
 
 /**
  * Whether the verdict changes without the sets in which a run it uses is flagged (an outlier, a
@@ -167,7 +181,12 @@ function sensitivity(
 }
 
 const lostShareOf = (mode: ReindexMode) => (runs: readonly RunSummary[]) =>
-  perSet(runs, [mode], (m) => m.get(mode)?.lostShare, `share of the run's transactions lost in the ${mode} window, per set`);
+  perSet(
+    runs,
+    [mode],
+    (m) => m.get(mode)?.lostShare,
+    `share of the run's transactions lost in the ${mode} window, per set`,
+  );
 
 const lostDifference = (runs: readonly RunSummary[]) =>
   perSet(
@@ -202,9 +221,15 @@ export function claimTpsDrop(s: ReindexSummary): ClaimCheck {
   const between = tpsVsBaseline(s.runs, "reindex");
   const base = modeSummary(s, "baseline");
   const ours =
-    (interval ? `within each run: ${intervalText(interval, shareFmt)} of the run's transactions lost in the REINDEX window` : "no REINDEX window measured") +
-    (between ? `; between runs (paired by set): TPS ${intervalText(between, (x) => change(x))} against the set's baseline` : "") +
-    (base && base.n > 1 ? `; the baselines alone varied ${pct((base.tps.max - base.tps.min) / base.tps.median)} between sets` : "");
+    (interval
+      ? `within each run: ${intervalText(interval, shareFmt)} of the run's transactions lost in the REINDEX window`
+      : "no REINDEX window measured") +
+    (between
+      ? `; between runs (paired by set): TPS ${intervalText(between, (x) => change(x))} against the set's baseline`
+      : "") +
+    (base && base.n > 1
+      ? `; the baselines alone varied ${pct((base.tps.max - base.tps.min) / base.tps.median)} between sets`
+      : "");
   const outside = outsideSeedRegime(s);
   if (outside) return notTestedAtThisScale(TPS_DROP, ours, outside, TEST_IT);
   if (!interval) return missing(TPS_DROP, "needs REINDEX runs whose window fell inside the load");
@@ -251,7 +276,10 @@ export function claimUpdateLatency(s: ReindexSummary): ClaimCheck {
   const outside = outsideSeedRegime(s);
   if (outside) return notTestedAtThisScale(UPDATE_LATENCY, ours, outside, TEST_IT);
   if (!interval || !m?.updateAccountsMs || !base?.updateAccountsMs) {
-    return missing(UPDATE_LATENCY, "needs pgbench -r statement latencies of a baseline and a REINDEX run in the same set");
+    return missing(
+      UPDATE_LATENCY,
+      "needs pgbench -r statement latencies of a baseline and a REINDEX run in the same set",
+    );
   }
   const { verdict, decidedBy } = decide(RULE_UPDATE, interval, { fmt: ratioFmt });
   const baseMs = base.updateAccountsMs.median;
@@ -260,7 +288,11 @@ export function claimUpdateLatency(s: ReindexSummary): ClaimCheck {
   const implied = median(re.map((x) => (((x.updateAccountsMs ?? baseMs) - baseMs) * x.transactions) / 1000)) ?? 0;
   const sampled = median(re.map((x) => x.lockWaitSessionSeconds)) ?? 0;
   const p50Re = median(re.map((x) => x.p50Ms ?? NaN).filter(Number.isFinite));
-  const p50Base = median(runsOf(s, "baseline").map((x) => x.p50Ms ?? NaN).filter(Number.isFinite));
+  const p50Base = median(
+    runsOf(s, "baseline")
+      .map((x) => x.p50Ms ?? NaN)
+      .filter(Number.isFinite),
+  );
   const added = m.updateAccountsMs.median - baseMs;
   const why =
     `Extra UPDATE time × transactions = ${f1(implied)} client-seconds; the sampler saw ${f1(sampled)} session-seconds of lock ` +
@@ -269,7 +301,9 @@ export function claimUpdateLatency(s: ReindexSummary): ClaimCheck {
     `the multiple is that addition over the statement's own ${f1(baseMs, 3)} ms (the seed's: ${f1(seed.baselineMs, 3)} ms). ` +
     (p50Re !== undefined && p50Base !== undefined
       ? `Median transaction latency: ${f2(p50Base)} ms baseline vs ${f2(p50Re)} ms with REINDEX` +
-        (Math.abs(p50Re / p50Base - 1) <= 0.1 ? ": the mean moved, the median did not, as a few long stalls would do." : ".")
+        (Math.abs(p50Re / p50Base - 1) <= 0.1
+          ? ": the mean moved, the median did not, as a few long stalls would do."
+          : ".")
       : "");
   return {
     ...UPDATE_LATENCY,
@@ -278,7 +312,14 @@ export function claimUpdateLatency(s: ReindexSummary): ClaimCheck {
     verdict,
     decidedBy,
     why,
-    sensitivity: sensitivity(s, ["baseline", "reindex"], (runs) => updateVsBaseline(runs, "reindex"), RULE_UPDATE, verdict, ratioFmt),
+    sensitivity: sensitivity(
+      s,
+      ["baseline", "reindex"],
+      (runs) => updateVsBaseline(runs, "reindex"),
+      RULE_UPDATE,
+      verdict,
+      ratioFmt,
+    ),
   };
 }
 
@@ -287,7 +328,8 @@ export function claimConcurrentlyCheaper(s: ReindexSummary): ClaimCheck {
   const re = modeSummary(s, "reindex");
   const co = modeSummary(s, "concurrently");
   const interval = lostDifference(s.runs);
-  if (!re || !co || !interval) return missing(CONCURRENTLY_CHEAPER, "needs a REINDEX and a CONCURRENTLY run in the same set");
+  if (!re || !co || !interval)
+    return missing(CONCURRENTLY_CHEAPER, "needs a REINDEX and a CONCURRENTLY run in the same set");
   const { verdict, decidedBy } = decide(RULE_CHEAPER, interval, { fmt: pointsFmt });
   const coRuns = runsOf(s, "concurrently");
   const cpuShare = median(coRuns.map((r) => r.reindexWaitShares.CPU ?? 0));
@@ -339,4 +381,3 @@ export function claimConcurrentlyLonger(s: ReindexSummary): ClaimCheck {
 export function checkClaims(s: ReindexSummary): ClaimCheck[] {
   return [claimTpsDrop(s), claimUpdateLatency(s), claimConcurrentlyCheaper(s), claimConcurrentlyLonger(s)];
 }
-

@@ -2,7 +2,11 @@
  * Notebook 04's public API (`lab.reindexUnderLoad.*`): run the sets, summarise, check the seed's
  * claims, show and save the results.
  */
-import { reindexUnderLoad_PROFILES, reindexUnderLoadParams, type ReindexUnderLoadParams } from "../../params/reindex-under-load";
+import {
+  reindexUnderLoad_PROFILES,
+  reindexUnderLoadParams,
+  type ReindexUnderLoadParams,
+} from "../../params/reindex-under-load";
 import type { ClaimCheck } from "../../stats/claims";
 import type { Experiment } from "../contract";
 import { writeSummaries } from "./present";
@@ -15,12 +19,28 @@ import { summarise as summariseTrials, type ReindexSummary } from "./summarise";
 
 export { serverSpec, type ReindexUnderLoadRun, type RunControl } from "./run";
 export type { ReindexSummary, RunSummary, ModeSummary } from "./summarise";
-export { showRun, showRunTable, showCharts, showSeedComparison, showClaims, showWaits, showStatements, showStopped, writeSummaries } from "./present";
+export {
+  showRun,
+  showRunTable,
+  showCharts,
+  showSeedComparison,
+  showClaims,
+  showWaits,
+  showStatements,
+  showStopped,
+  writeSummaries,
+} from "./present";
 export { timeline, latencyTimeline, tpsBySet, updateLatencyBySet, waitShares } from "./charts";
 
 /** The run's figures: per run and per mode (medians over sets, ratios to the baselines). */
 function summariseRun(run: ReindexUnderLoadRun): ReindexSummary {
-  return summariseTrials(run.trials, run.params.durationSeconds, run.params.clients, run.metadata.host.cpus, run.params.scale);
+  return summariseTrials(
+    run.trials,
+    run.params.durationSeconds,
+    run.params.clients,
+    run.metadata.host.cpus,
+    run.params.scale,
+  );
 }
 
 /** The seed's claims on a summary (the same as `claims`). */

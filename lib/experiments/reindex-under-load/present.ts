@@ -18,7 +18,8 @@ const r1 = (x: number | undefined) => (x === undefined ? undefined : Math.round(
 const r3 = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 1000) / 1000);
 const intervalCell = (i: Interval, digits: number) =>
   `${i.estimate.toFixed(digits)} [${i.low.toFixed(digits)}–${i.high.toFixed(digits)}] ${intervalLabel(i)}`;
-const pct = (x: number | undefined) => (x === undefined ? "" : `${x >= 1 ? "+" : "−"}${Math.abs((x - 1) * 100).toFixed(1)} %`);
+const pct = (x: number | undefined) =>
+  x === undefined ? "" : `${x >= 1 ? "+" : "−"}${Math.abs((x - 1) * 100).toFixed(1)} %`;
 
 export function showRun(run: ReindexUnderLoadRun): void {
   showRunHeader(run.metadata, run.directory);
@@ -37,7 +38,11 @@ export function showRun(run: ReindexUnderLoadRun): void {
     { caption: "The template every run is copied from" },
   );
   const failed = run.trials.filter((x) => x.status === "failed");
-  if (failed.length) showTable(failed.map((x) => ({ run: x.key, error: x.error ?? "" })), { caption: `${failed.length} run(s) failed` });
+  if (failed.length)
+    showTable(
+      failed.map((x) => ({ run: x.key, error: x.error ?? "" })),
+      { caption: `${failed.length} run(s) failed` },
+    );
 }
 
 /** The per-run table: TPS, latency, the accounts UPDATE, REINDEX duration, blocked time. */
@@ -59,10 +64,16 @@ export function runRows(s: ReindexSummary): Row[] {
       "UPDATE accounts server ms": r3(r.updateAccountsServerMs),
       "REINDEX s": r1(r.reindexSeconds),
       "accounts pkey s": r1(r.accountsReindexSeconds),
-      "REINDEX at s": r.reindexStartS === undefined || r.reindexEndS === undefined ? "" : `${r.reindexStartS.toFixed(1)}–${r.reindexEndS.toFixed(1)}`,
+      "REINDEX at s":
+        r.reindexStartS === undefined || r.reindexEndS === undefined
+          ? ""
+          : `${r.reindexStartS.toFixed(1)}–${r.reindexEndS.toFixed(1)}`,
       "blocked s": r1(r.blockedSeconds),
       "all clients blocked s": r1(r.allBlockedSeconds),
-      "tps in window / outside": r.tpsDuringReindex === undefined || r.tpsOutsideReindex === undefined ? "" : `${r.tpsDuringReindex.toFixed(0)} / ${r.tpsOutsideReindex.toFixed(0)}`,
+      "tps in window / outside":
+        r.tpsDuringReindex === undefined || r.tpsOutsideReindex === undefined
+          ? ""
+          : `${r.tpsDuringReindex.toFixed(0)} / ${r.tpsOutsideReindex.toFixed(0)}`,
       "tx lost in window": r.lostShare === undefined ? "" : `${(r.lostShare * 100).toFixed(1)} %`,
       "WAL bytes / tx": r.walBytesPerTransaction === undefined ? undefined : Math.round(r.walBytesPerTransaction),
       flags: r.flags.join(", "),
@@ -120,7 +131,10 @@ export function showSeedComparison(s: ReindexSummary): void {
       "our CONCURRENTLY change": pct(ours("concurrently")?.tpsVsBaseline),
     };
   });
-  showTable(rows, { caption: "The seed's three sets beside ours (absolute TPS depends on the machine; the change within a set is what compares)" });
+  showTable(rows, {
+    caption:
+      "The seed's three sets beside ours (absolute TPS depends on the machine; the change within a set is what compares)",
+  });
   const base = s.modes.find((m) => m.mode === "baseline")?.updateAccountsMs?.median;
   const re = s.modes.find((m) => m.mode === "reindex")?.updateAccountsMs?.median;
   showTable(
@@ -161,25 +175,40 @@ export function showWaits(s: ReindexSummary): void {
         .slice(0, 3)
         .map(([k, v]) => `${k} ${(v * 100).toFixed(0)} %`)
         .join(", "),
-      "index build phases": r.phases.map((p) => `${p.phase} (${((p.endMs - p.startMs) / 1000).toFixed(1)} s)`).join(" → "),
+      "index build phases": r.phases
+        .map((p) => `${p.phase} (${((p.endMs - p.startMs) / 1000).toFixed(1)} s)`)
+        .join(" → "),
       "accounts HOT share": r.accountsHotShare === undefined ? "" : `${(r.accountsHotShare * 100).toFixed(0)} %`,
     }));
-  showTable(rows, { caption: "Sampled waits (pg_stat_activity + pg_locks + pg_stat_progress_create_index, every few hundred ms)" });
+  showTable(rows, {
+    caption: "Sampled waits (pg_stat_activity + pg_locks + pg_stat_progress_create_index, every few hundred ms)",
+  });
 }
 
 /** Every statement's `-r` latency per mode (median over sets), ms. */
 export function showStatements(s: ReindexSummary): void {
   const modes = [...new Set(s.runs.map((r) => r.mode))];
-  const commands = [...new Set(s.runs.flatMap((r) => r.statements.map((x) => x.command)))].filter((c) => !c.startsWith("\\"));
+  const commands = [...new Set(s.runs.flatMap((r) => r.statements.map((x) => x.command)))].filter(
+    (c) => !c.startsWith("\\"),
+  );
   const rows: Row[] = commands.map((command) => {
-    const row: Record<string, string | number | undefined> = { statement: command.length > 60 ? `${command.slice(0, 60)}…` : command };
+    const row: Record<string, string | number | undefined> = {
+      statement: command.length > 60 ? `${command.slice(0, 60)}…` : command,
+    };
     for (const mode of modes) {
-      const values = s.runs.filter((r) => r.mode === mode).map((r) => r.statements.find((x) => x.command === command)?.latencyMs).filter((x): x is number => x !== undefined);
-      row[`${MODE_LABELS[mode]} ms`] = values.length ? r3([...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]) : undefined;
+      const values = s.runs
+        .filter((r) => r.mode === mode)
+        .map((r) => r.statements.find((x) => x.command === command)?.latencyMs)
+        .filter((x): x is number => x !== undefined);
+      row[`${MODE_LABELS[mode]} ms`] = values.length
+        ? r3([...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)])
+        : undefined;
     }
     return row;
   });
-  showTable(rows, { caption: "pgbench -r: average latency of each statement, ms (median over sets; lower median for an even count)" });
+  showTable(rows, {
+    caption: "pgbench -r: average latency of each statement, ms (median over sets; lower median for an even count)",
+  });
 }
 
 /** summary.json (figures and claims) and summary.csv (one row per run) beside the trials. */

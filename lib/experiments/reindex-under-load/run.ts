@@ -9,7 +9,13 @@ import { withSession, type RunControl } from "../session";
 import { describeRunner, locatePgbench } from "../../workloads/pgbench";
 import { createTemplate, dropDatabases, type TemplateInfo } from "../../workloads/reindex-under-load/databases";
 import { MIN_COVERAGE, repeatsForCoverage, type Verdict } from "../../stats/claims";
-import { planRuns, runPlan, type PlannedRun, type ReindexCondition, type ReindexTrial } from "../../workloads/reindex-under-load/run-trials";
+import {
+  planRuns,
+  runPlan,
+  type PlannedRun,
+  type ReindexCondition,
+  type ReindexTrial,
+} from "../../workloads/reindex-under-load/run-trials";
 import { claimTpsDrop } from "./claims";
 import { summarise } from "./summarise";
 
@@ -32,7 +38,11 @@ export function serverSpec(p: ReindexUnderLoadParams): ServerSpec {
     // The seed ran a stock server; only shared_buffers is pinned (to its default) so that every
     // target starts from the same cache size. track_io_timing adds I/O times to the counters.
     // pg_stat_statements gives the accounts UPDATE's time inside the server, beside pgbench's -r figure.
-    settings: { shared_buffers: `${p.sharedBuffersMB}MB`, track_io_timing: "on", shared_preload_libraries: "pg_stat_statements" },
+    settings: {
+      shared_buffers: `${p.sharedBuffersMB}MB`,
+      track_io_timing: "on",
+      shared_preload_libraries: "pg_stat_statements",
+    },
   };
 }
 
@@ -57,7 +67,12 @@ export interface AdaptiveState {
  */
 export function adaptiveStep(a: AdaptiveState): { readonly stop?: string } {
   if (a.verdict !== "inconclusive") {
-    return { stop: a.sets > a.plannedSets ? `claim (1) ${a.verdict} after ${a.sets} sets` : `claim (1) ${a.verdict} after the planned sets` };
+    return {
+      stop:
+        a.sets > a.plannedSets
+          ? `claim (1) ${a.verdict} after ${a.sets} sets`
+          : `claim (1) ${a.verdict} after the planned sets`,
+    };
   }
   if (a.sets >= a.maxSets) return { stop: `claim (1) still inconclusive at maxSets = ${a.maxSets}` };
   const more = Math.max(1, a.needed - a.sets);
@@ -75,12 +90,23 @@ export async function run(p: ReindexUnderLoadParams, control: RunControl = {}): 
   const started = Date.now();
   let plan = planRuns(p.sets, p.modes);
   return withSession<ReindexCondition, ReindexUnderLoadRun>(
-    { notebook: NOTEBOOK, title: "04 REINDEX under load", params: p, control, specs: [serverSpec(p)], target: p.target, cpus: p.cpus, memoryGiB: p.memoryGiB },
+    {
+      notebook: NOTEBOOK,
+      title: "04 REINDEX under load",
+      params: p,
+      control,
+      specs: [serverSpec(p)],
+      target: p.target,
+      cpus: p.cpus,
+      memoryGiB: p.memoryGiB,
+    },
     async ({ store, progress, servers, signal, notes, metadata, writeMetadata }) => {
       const server = servers.servers.get("postgresql");
       if (!server) throw new Error("04 needs a PostgreSQL server, and none started");
       const runner = await locatePgbench(server);
-      notes.push(`pgbench ${runner.version} (${describeRunner(runner)}) drives PostgreSQL ${server.description.version}`);
+      notes.push(
+        `pgbench ${runner.version} (${describeRunner(runner)}) drives PostgreSQL ${server.description.version}`,
+      );
       progress.update(0, plan.length, `pgbench -i -s ${p.scale} into a template database…`);
       const template = await createTemplate(server, p.scale, p.initSteps, runner, signal);
       notes.push(
@@ -102,11 +128,19 @@ export async function run(p: ReindexUnderLoadParams, control: RunControl = {}): 
           onRun: (done, total, next, last) => {
             const lastText = last ? `last: ${last.key} ${last.pgbench?.summary.tps.toFixed(0)} tps · ` : "";
             current = next ? `${next.key}` : "done";
-            progress.update(plan.length - total + done, plan.length, `${lastText}${next ? `cloning + restart for ${current}…` : "done"}`);
+            progress.update(
+              plan.length - total + done,
+              plan.length,
+              `${lastText}${next ? `cloning + restart for ${current}…` : "done"}`,
+            );
           },
           onProgress: (planned, point) => {
             const done = plan.findIndex((x) => x.key === planned.key);
-            progress.update(Math.max(0, done), plan.length, `${planned.key}: ${point.second.toFixed(0)} / ${p.durationSeconds} s · ${point.tps.toFixed(0)} tps`);
+            progress.update(
+              Math.max(0, done),
+              plan.length,
+              `${planned.key}: ${point.second.toFixed(0)} / ${p.durationSeconds} s · ${point.tps.toFixed(0)} tps`,
+            );
           },
         });
       const setsStarted = Date.now();
@@ -117,7 +151,9 @@ export async function run(p: ReindexUnderLoadParams, control: RunControl = {}): 
       let sets = p.sets;
       let stoppedBy: string;
       for (;;) {
-        const claim = claimTpsDrop(summarise(store.trials() as ReindexTrial[], p.durationSeconds, p.clients, metadata.host.cpus, p.scale));
+        const claim = claimTpsDrop(
+          summarise(store.trials() as ReindexTrial[], p.durationSeconds, p.clients, metadata.host.cpus, p.scale),
+        );
         const step = adaptiveStep({
           verdict: claim.verdict,
           sets,
@@ -137,12 +173,23 @@ export async function run(p: ReindexUnderLoadParams, control: RunControl = {}): 
         plan = [...plan, ...extra];
         await runPart(extra);
       }
-      notes.push(`adaptive design: ${stoppedBy} (planned ${p.sets} sets, at most ${p.maxSets}, budget ${p.budgetSeconds} s)`);
-      writeMetadata({ adaptive: { plannedSets: p.sets, sets, maxSets: p.maxSets, budgetSeconds: p.budgetSeconds, stoppedBy } });
+      notes.push(
+        `adaptive design: ${stoppedBy} (planned ${p.sets} sets, at most ${p.maxSets}, budget ${p.budgetSeconds} s)`,
+      );
+      writeMetadata({
+        adaptive: { plannedSets: p.sets, sets, maxSets: p.maxSets, budgetSeconds: p.budgetSeconds, stoppedBy },
+      });
       await dropDatabases(server);
       progress.finish(`${plan.length} runs`);
       writeMetadata({ notes, template });
-      return { runId: store.runId, directory: store.directory, params: p, trials: store.trials() as ReindexTrial[], metadata: { ...metadata, notes }, template };
+      return {
+        runId: store.runId,
+        directory: store.directory,
+        params: p,
+        trials: store.trials() as ReindexTrial[],
+        metadata: { ...metadata, notes },
+        template,
+      };
     },
   );
 }

@@ -4,7 +4,13 @@
  * the medians over sets, and ratios to the same set's baseline formed per set (the runs of a set ran
  * back to back, in rotated order) with an exact interval of their median over sets.
  */
-import { pgbenchFigures, type PgbenchFigures, statementLatency, type SeriesPoint, type StatementLatency } from "../../workloads/pgbench";
+import {
+  pgbenchFigures,
+  type PgbenchFigures,
+  statementLatency,
+  type SeriesPoint,
+  type StatementLatency,
+} from "../../workloads/pgbench";
 import type { ReindexMode } from "../../params/reindex-under-load";
 import { medianInterval, outlierFlags, type Interval } from "../../stats/intervals";
 import { groupBy, spread, type Spread } from "../../stats/summary";
@@ -106,7 +112,13 @@ export interface ReindexSummary {
  * Transactions inside [from, to) (Unix ms) from the per-second series, each bucket counted in
  * proportion to its overlap with the window.
  */
-export function windowStats(series: readonly SeriesPoint[], runStartMs: number, durationSeconds: number, from: number, to: number) {
+export function windowStats(
+  series: readonly SeriesPoint[],
+  runStartMs: number,
+  durationSeconds: number,
+  from: number,
+  to: number,
+) {
   const runEnd = runStartMs + durationSeconds * 1000;
   const a = Math.max(from, runStartMs);
   const b = Math.min(to, runEnd);
@@ -125,7 +137,11 @@ export function windowStats(series: readonly SeriesPoint[], runStartMs: number, 
   if (outsideS <= 0) return undefined;
   const during = inside / windowS;
   const outside = (total - inside) / outsideS;
-  return { during, outside, lostShare: outside > 0 ? ((outside - during) * windowS) / (outside * durationSeconds) : undefined };
+  return {
+    during,
+    outside,
+    lostShare: outside > 0 ? ((outside - during) * windowS) / (outside * durationSeconds) : undefined,
+  };
 }
 
 /** A trial that ran to the end: its pgbench result and lock timeline are there. */
@@ -143,7 +159,10 @@ function summariseRun(t: CompleteTrial, baselineTps: number | undefined, duratio
   const topLock = Object.keys(tl.locks)[0];
   const t0 = b.loadStartedAtMs ?? b.startedAtMs;
   const w = r && !r.error ? windowStats(b.series, t0, durationSeconds, r.startMs, r.endMs) : undefined;
-  const sumOf = (suffix: string) => Object.entries(c).filter(([k]) => k.startsWith("table.") && k.endsWith(suffix)).reduce((n, [, v]) => n + v, 0);
+  const sumOf = (suffix: string) =>
+    Object.entries(c)
+      .filter(([k]) => k.startsWith("table.") && k.endsWith(suffix))
+      .reduce((n, [, v]) => n + v, 0);
   return {
     key: t.key,
     set: t.condition.set,
@@ -173,7 +192,8 @@ function summariseRun(t: CompleteTrial, baselineTps: number | undefined, duratio
     tpsOutsideReindex: w?.outside,
     lostShare: w?.lostShare,
     tpsVsBaseline: baselineTps ? b.summary.tps / baselineTps : undefined,
-    walBytesPerTransaction: c["wal.bytes"] !== undefined && b.summary.transactions ? c["wal.bytes"] / b.summary.transactions : undefined,
+    walBytesPerTransaction:
+      c["wal.bytes"] !== undefined && b.summary.transactions ? c["wal.bytes"] / b.summary.transactions : undefined,
     accountsHotShare: upd ? (c["table.pgbench_accounts.n_tup_hot_upd"] ?? 0) / upd : undefined,
     series: b.series,
     statements: b.summary.statements,
@@ -197,7 +217,9 @@ export function summarise(
   scale?: number,
 ): ReindexSummary {
   const ok = trials.filter(isComplete);
-  const baselineBySet = new Map(ok.filter((t) => t.condition.mode === "baseline").map((t) => [t.condition.set, t.pgbench.summary.tps]));
+  const baselineBySet = new Map(
+    ok.filter((t) => t.condition.mode === "baseline").map((t) => [t.condition.set, t.pgbench.summary.tps]),
+  );
   const failed = trials.filter((t) => t.status === "failed").map((t) => ({ key: t.key, error: t.error ?? "" }));
   const runs = ok.map((t) => summariseRun(t, baselineBySet.get(t.condition.set), durationSeconds));
   return summariseRuns(runs, { durationSeconds, clients, hostCpus, scale, failed });
@@ -206,7 +228,9 @@ export function summarise(
 /** Per-mode figures from per-run ones (flags set here): the part of `summarise` the claims' tests feed directly. */
 export function summariseRuns(
   unflagged: readonly RunSummary[],
-  o: Pick<ReindexSummary, "durationSeconds" | "clients" | "hostCpus" | "scale"> & { readonly failed?: ReindexSummary["failed"] },
+  o: Pick<ReindexSummary, "durationSeconds" | "clients" | "hostCpus" | "scale"> & {
+    readonly failed?: ReindexSummary["failed"];
+  },
 ): ReindexSummary {
   const runs = flagRuns(unflagged);
   const byMode = groupBy(runs, (r) => r.mode);
@@ -226,9 +250,16 @@ export function summariseRuns(
       blockedSeconds: spread(group.map((r) => r.blockedSeconds)),
       allBlockedSeconds: spread(group.map((r) => r.allBlockedSeconds)),
       lostShare: spreadOf(group.map((r) => r.lostShare)),
-      duringOutside: spreadOf(group.map((r) => (r.tpsDuringReindex !== undefined && r.tpsOutsideReindex ? r.tpsDuringReindex / r.tpsOutsideReindex : undefined))),
+      duringOutside: spreadOf(
+        group.map((r) =>
+          r.tpsDuringReindex !== undefined && r.tpsOutsideReindex
+            ? r.tpsDuringReindex / r.tpsOutsideReindex
+            : undefined,
+        ),
+      ),
       tpsRatio: baseline && mode !== "baseline" ? tpsVsBaseline(runs, mode as ReindexMode) : undefined,
-      updateRatio: baseUpd.length && upd.length && mode !== "baseline" ? updateVsBaseline(runs, mode as ReindexMode) : undefined,
+      updateRatio:
+        baseUpd.length && upd.length && mode !== "baseline" ? updateVsBaseline(runs, mode as ReindexMode) : undefined,
     };
   });
   return {
@@ -281,27 +312,42 @@ export function perSet(
 }
 
 export function tpsVsBaseline(runs: readonly RunSummary[], mode: ReindexMode): Interval | undefined {
-  return perSet(runs, ["baseline", mode], (m) => {
-    const b = m.get("baseline")?.tps;
-    const t = m.get(mode)?.tps;
-    return b && t !== undefined ? t / b : undefined;
-  }, `TPS ${mode} ÷ the same set's baseline, per set`);
+  return perSet(
+    runs,
+    ["baseline", mode],
+    (m) => {
+      const b = m.get("baseline")?.tps;
+      const t = m.get(mode)?.tps;
+      return b && t !== undefined ? t / b : undefined;
+    },
+    `TPS ${mode} ÷ the same set's baseline, per set`,
+  );
 }
 
 export function updateVsBaseline(runs: readonly RunSummary[], mode: ReindexMode): Interval | undefined {
-  return perSet(runs, ["baseline", mode], (m) => {
-    const b = m.get("baseline")?.updateAccountsMs;
-    const t = m.get(mode)?.updateAccountsMs;
-    return b && t !== undefined ? t / b : undefined;
-  }, `UPDATE pgbench_accounts latency ${mode} ÷ the same set's baseline, per set`);
+  return perSet(
+    runs,
+    ["baseline", mode],
+    (m) => {
+      const b = m.get("baseline")?.updateAccountsMs;
+      const t = m.get(mode)?.updateAccountsMs;
+      return b && t !== undefined ? t / b : undefined;
+    },
+    `UPDATE pgbench_accounts latency ${mode} ÷ the same set's baseline, per set`,
+  );
 }
 
 export function updateServerVsBaseline(runs: readonly RunSummary[], mode: ReindexMode): Interval | undefined {
-  return perSet(runs, ["baseline", mode], (m) => {
-    const b = m.get("baseline")?.updateAccountsServerMs;
-    const t = m.get(mode)?.updateAccountsServerMs;
-    return b && t !== undefined ? t / b : undefined;
-  }, `server execution time of UPDATE pgbench_accounts, ${mode} ÷ the same set's baseline, per set (pg_stat_statements)`);
+  return perSet(
+    runs,
+    ["baseline", mode],
+    (m) => {
+      const b = m.get("baseline")?.updateAccountsServerMs;
+      const t = m.get(mode)?.updateAccountsServerMs;
+      return b && t !== undefined ? t / b : undefined;
+    },
+    `server execution time of UPDATE pgbench_accounts, ${mode} ÷ the same set's baseline, per set (pg_stat_statements)`,
+  );
 }
 
 export function modeSummary(s: ReindexSummary, mode: ReindexMode): ModeSummary | undefined {

@@ -26,7 +26,10 @@ export function elapsedVsRtt(s: RoundTripsSummary): PlotlyFigure {
         legendgroup: c,
         x: pts.map((p) => p.rttMs),
         y: pts.map((p) => p.secondsPer10k),
-        text: pts.map((p) => `${p.environment}: ${p.medianSeconds.toFixed(3)} s for ${p.statements.toLocaleString("en-US")} (${p.roundTrips.toLocaleString("en-US")} round trips)`),
+        text: pts.map(
+          (p) =>
+            `${p.environment}: ${p.medianSeconds.toFixed(3)} s for ${p.statements.toLocaleString("en-US")} (${p.roundTrips.toLocaleString("en-US")} round trips)`,
+        ),
         line: { color: COLORS[i % COLORS.length], dash: quorum ? "dash" : "solid" },
         marker: { symbol: quorum ? "square" : "circle" },
       });
@@ -51,7 +54,10 @@ export function elapsedVsRtt(s: RoundTripsSummary): PlotlyFigure {
     data,
     layout: {
       title: { text: "Seconds per 10,000 statements vs the client's round trip (slope = round trips per statement)" },
-      xaxis: { title: { text: "client round trip, ms (the environment's own 10,000 × SELECT 1 time / N, the seed's measure)" }, rangemode: "tozero" },
+      xaxis: {
+        title: { text: "client round trip, ms (the environment's own 10,000 × SELECT 1 time / N, the seed's measure)" },
+        rangemode: "tozero",
+      },
       yaxis: { title: { text: "s per 10,000 statements (median)" }, rangemode: "tozero" },
       legend: { font: { size: 10 } },
     },
@@ -69,7 +75,13 @@ export function commitLatencyBySyncLevel(s: RoundTripsSummary): PlotlyFigure | u
       name: `synchronous_commit = ${level}`,
       x: pts.map((p) => p.standbyRttMs),
       y: pts.map((p) => p.commitMs),
-      error_y: { type: "data", symmetric: false, array: pts.map((p) => p.commitMsMax - p.commitMs), arrayminus: pts.map((p) => p.commitMs - p.commitMsMin), visible: true },
+      error_y: {
+        type: "data",
+        symmetric: false,
+        array: pts.map((p) => p.commitMsMax - p.commitMs),
+        arrayminus: pts.map((p) => p.commitMs - p.commitMsMin),
+        visible: true,
+      },
       line: { color: COLORS[i % COLORS.length] },
     };
   });
@@ -98,13 +110,30 @@ export function commitLatencyBySyncLevel(s: RoundTripsSummary): PlotlyFigure | u
 
 /** Autocommit vs one transaction per environment, ours (scaled to 10,000) beside the seed's. */
 export function autocommitVsOneTransaction(s: RoundTripsSummary): PlotlyFigure {
-  const envs = s.environments.flatMap((e) => (e.autocommit && e.oneTransaction ? [{ ...e, autocommit: e.autocommit, oneTransaction: e.oneTransaction }] : []));
+  const envs = s.environments.flatMap((e) =>
+    e.autocommit && e.oneTransaction ? [{ ...e, autocommit: e.autocommit, oneTransaction: e.oneTransaction }] : [],
+  );
   const data: PlotlyTrace[] = [
-    { type: "bar", name: "ours: autocommit", x: envs.map((e) => e.environment), y: envs.map((e) => e.autocommit.secondsPer10k), marker: { color: COLORS[1] } },
-    { type: "bar", name: "ours: one transaction", x: envs.map((e) => e.environment), y: envs.map((e) => e.oneTransaction.secondsPer10k), marker: { color: COLORS[2] } },
+    {
+      type: "bar",
+      name: "ours: autocommit",
+      x: envs.map((e) => e.environment),
+      y: envs.map((e) => e.autocommit.secondsPer10k),
+      marker: { color: COLORS[1] },
+    },
+    {
+      type: "bar",
+      name: "ours: one transaction",
+      x: envs.map((e) => e.environment),
+      y: envs.map((e) => e.oneTransaction.secondsPer10k),
+      marker: { color: COLORS[2] },
+    },
   ];
   // Every trial too, scaled to 10,000 statements; flagged ones (outlier, checkpoint inside) as red crosses.
-  for (const [which, pick] of [["autocommit", (e: (typeof envs)[number]) => e.autocommit], ["one transaction", (e: (typeof envs)[number]) => e.oneTransaction]] as const) {
+  for (const [which, pick] of [
+    ["autocommit", (e: (typeof envs)[number]) => e.autocommit],
+    ["one transaction", (e: (typeof envs)[number]) => e.oneTransaction],
+  ] as const) {
     const pts = envs.flatMap((e) => {
       const c = pick(e);
       if (!c) return [];
@@ -123,20 +152,40 @@ export function autocommitVsOneTransaction(s: RoundTripsSummary): PlotlyFigure {
       y: pts.map((p) => p.y),
       customdata: pts.map((p) => `repeat ${p.repeat}${p.flagged ? " (flagged)" : ""}`),
       hovertemplate: `${which} %{customdata}: %{y:.2f} s<extra></extra>`,
-      marker: { symbol: pts.map((p) => (p.flagged ? "x" : "circle-open")), color: pts.map((p) => (p.flagged ? "#e45756" : "#333")), size: 7 },
+      marker: {
+        symbol: pts.map((p) => (p.flagged ? "x" : "circle-open")),
+        color: pts.map((p) => (p.flagged ? "#e45756" : "#333")),
+        size: 7,
+      },
     });
   }
   const seedX = ["local", "same-az", "cross-az"] as const;
   const map = { local: "local", "same-az": "same_az", "cross-az": "cross_az" } as const;
   data.push(
-    { type: "scatter", mode: "markers", name: "seed: autocommit", x: seedX, y: seedX.map((e) => seedValue("update_autocommit_seconds", map[e])), marker: { symbol: "diamond", size: 12, color: "#7a3d00" } },
-    { type: "scatter", mode: "markers", name: "seed: one transaction", x: seedX, y: seedX.map((e) => seedValue("update_one_transaction_seconds", map[e])), marker: { symbol: "diamond", size: 12, color: "#1d5e1a" } },
+    {
+      type: "scatter",
+      mode: "markers",
+      name: "seed: autocommit",
+      x: seedX,
+      y: seedX.map((e) => seedValue("update_autocommit_seconds", map[e])),
+      marker: { symbol: "diamond", size: 12, color: "#7a3d00" },
+    },
+    {
+      type: "scatter",
+      mode: "markers",
+      name: "seed: one transaction",
+      x: seedX,
+      y: seedX.map((e) => seedValue("update_one_transaction_seconds", map[e])),
+      marker: { symbol: "diamond", size: 12, color: "#1d5e1a" },
+    },
   );
   return {
     data,
     layout: {
       barmode: "group",
-      title: { text: "10,000 UPDATEs: autocommit vs one transaction (diamonds: the seed's Aurora at the same-AZ / other-AZ positions)" },
+      title: {
+        text: "10,000 UPDATEs: autocommit vs one transaction (diamonds: the seed's Aurora at the same-AZ / other-AZ positions)",
+      },
       yaxis: { title: { text: "s per 10,000 statements" } },
     },
   };

@@ -165,7 +165,7 @@ export function claimRttRatio(s: RoundTripsSummary): ClaimCheck {
       RTT,
       ours,
       `the round trips are this run's inputs (targets ${ms(same.targetRttMs, 2)} and ${ms(cross.targetRttMs, 2)}, ` +
-      `${f(set, 1)}× set); ` +
+        `${f(set, 1)}× set); ` +
         `reached ${ms(a.msPerRoundTrip)} and ${ms(b.msPerRoundTrip)}, ${f(interval?.estimate, 1)}× measured: a ` +
         `check of the ${s.network.kind} link, ` +
         `not of AWS's network (measure two real hosts to test it)`,
@@ -256,7 +256,7 @@ export function claimQuorum(
       declaration,
       ours,
       `the standbys' round trip is this run's input (${ms(s.params.standbyRttMs, 2)} set), so the ratio follows ` +
-      `from it: ` +
+        `from it: ` +
         `${f(q.ratio.estimate, 1)}× here, a consistency check of the emulated quorum, not evidence about Aurora's ` +
         `storage`,
       why,
@@ -361,7 +361,7 @@ export function claimSlope(s: RoundTripsSummary): ClaimCheck {
       SLOPE,
       ours,
       `the round trips are this run's inputs, so elapsed time rising with them follows from the emulation: slope ÷ ` +
-      `round trips ` +
+        `round trips ` +
         `${intervalText(interval, fmtRatio)} is ${reading}; not evidence about AWS`,
       why,
     );
@@ -395,7 +395,7 @@ export function claimLocalReproduction(s: RoundTripsSummary): ClaimCheck {
     LOCAL_REPRO,
     ours,
     `the standbys and their ${ms(on.standbyRttMs)} round trip are this run's inputs: a commit that waits for them ` +
-    `shows ` +
+      `shows ` +
       `${f(interval?.estimate)}× that round trip, a check of the emulated replication, not evidence about the cloud`,
     `The fastest standby's flush lag at that round trip: ${ms(on.flushLagMs)}.`,
   );

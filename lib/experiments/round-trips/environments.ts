@@ -21,12 +21,48 @@ export interface EnvironmentInfo {
 }
 
 export const ENVIRONMENT_INFO: Readonly<Record<EnvironmentKey, EnvironmentInfo>> = {
-  local: { label: "local (loopback)", kind: "loopback", quorum: false, clientTargetMs: () => null, seedCondition: "local" },
-  "same-az": { label: "same AZ (emulated RTT, one server)", kind: "emulated", quorum: false, clientTargetMs: (p) => p.sameAzRttMs, seedCondition: "same_az" },
-  "cross-az": { label: "cross AZ (emulated RTT, one server)", kind: "emulated", quorum: false, clientTargetMs: (p) => p.crossAzRttMs, seedCondition: "cross_az" },
-  "quorum-same-az": { label: "same AZ + quorum commit (2 standbys)", kind: "emulated", quorum: true, clientTargetMs: (p) => p.sameAzRttMs, seedCondition: "same_az" },
-  "quorum-cross-az": { label: "cross AZ + quorum commit (2 standbys)", kind: "emulated", quorum: true, clientTargetMs: (p) => p.crossAzRttMs, seedCondition: "cross_az" },
-  external: { label: "external server (measured)", kind: "real", quorum: false, clientTargetMs: () => null, seedCondition: null },
+  local: {
+    label: "local (loopback)",
+    kind: "loopback",
+    quorum: false,
+    clientTargetMs: () => null,
+    seedCondition: "local",
+  },
+  "same-az": {
+    label: "same AZ (emulated RTT, one server)",
+    kind: "emulated",
+    quorum: false,
+    clientTargetMs: (p) => p.sameAzRttMs,
+    seedCondition: "same_az",
+  },
+  "cross-az": {
+    label: "cross AZ (emulated RTT, one server)",
+    kind: "emulated",
+    quorum: false,
+    clientTargetMs: (p) => p.crossAzRttMs,
+    seedCondition: "cross_az",
+  },
+  "quorum-same-az": {
+    label: "same AZ + quorum commit (2 standbys)",
+    kind: "emulated",
+    quorum: true,
+    clientTargetMs: (p) => p.sameAzRttMs,
+    seedCondition: "same_az",
+  },
+  "quorum-cross-az": {
+    label: "cross AZ + quorum commit (2 standbys)",
+    kind: "emulated",
+    quorum: true,
+    clientTargetMs: (p) => p.crossAzRttMs,
+    seedCondition: "cross_az",
+  },
+  external: {
+    label: "external server (measured)",
+    kind: "real",
+    quorum: false,
+    clientTargetMs: () => null,
+    seedCondition: null,
+  },
 };
 
 export const STANDBY_NAMES = ["s1", "s2"] as const;

@@ -5,7 +5,11 @@ import type { ClaimCheck } from "../../stats/claims";
 import type { RoundTripCondition } from "../../workloads/round-trips/trials";
 import type { RoundTripsSummary } from "./summarise";
 
-export function writeSummaries(store: RunStore<RoundTripCondition>, summary: RoundTripsSummary, claims: readonly ClaimCheck[]): string[] {
+export function writeSummaries(
+  store: RunStore<RoundTripCondition>,
+  summary: RoundTripsSummary,
+  claims: readonly ClaimCheck[],
+): string[] {
   const rows = summary.cases.map((c) => ({
     environment: c.environment,
     case: c.case,

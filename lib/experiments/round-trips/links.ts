@@ -63,9 +63,18 @@ export class CalibratedLink {
       calibrateLink(this.link, selectOneProbe(c), { targetRttMs: targetMs, baselineRttMs, samples: this.samples }),
     );
     if (viaLinkOnly && cal.mode === "direct") {
-      cal = { ...cal, mode: "link-at-zero", achievedRttMs: cal.linkZeroRttMs, note: `${cal.note}; this link's peer connects only through it, so it runs at 0 ms added (${cal.linkZeroRttMs.toFixed(3)} ms)` };
+      cal = {
+        ...cal,
+        mode: "link-at-zero",
+        achievedRttMs: cal.linkZeroRttMs,
+        note: `${cal.note}; this link's peer connects only through it, so it runs at 0 ms added (${cal.linkZeroRttMs.toFixed(3)} ms)`,
+      };
     }
-    if (this.link.kind === "netem" && cal.mode === "delayed" && cal.achievedRttMs - baselineRttMs < 0.5 * (targetMs - baselineRttMs)) {
+    if (
+      this.link.kind === "netem" &&
+      cal.mode === "delayed" &&
+      cal.achievedRttMs - baselineRttMs < 0.5 * (targetMs - baselineRttMs)
+    ) {
       throw new Error(
         `netem did not delay the ${this.link.name} link (asked ${targetMs} ms, reached ${cal.achievedRttMs.toFixed(3)} ms): ` +
           `its packets probably do not cross lo here (e.g. Docker's port forwarding). Run with network: "proxy".`,

@@ -11,12 +11,16 @@ import type { RoundTripsRun } from "./run";
 import { seedCommitMs, seedValue, SEED_LABELS, SEED_SELECT1_TOTAL_S, type SeedCondition } from "./seed";
 import { findEnvironment, type EnvironmentSummary, type RoundTripsSummary } from "./summarise";
 
-const span = (i: Interval | undefined, d = 2) => (i ? `${i.estimate.toFixed(d)} [${i.low.toFixed(d)}–${i.high.toFixed(d)}]` : "");
+const span = (i: Interval | undefined, d = 2) =>
+  i ? `${i.estimate.toFixed(d)} [${i.low.toFixed(d)}–${i.high.toFixed(d)}]` : "";
 
-const r = (x: number | undefined | null, d = 3): number | undefined => (x === undefined || x === null || !Number.isFinite(x) ? undefined : Number(x.toFixed(d)));
+const r = (x: number | undefined | null, d = 3): number | undefined =>
+  x === undefined || x === null || !Number.isFinite(x) ? undefined : Number(x.toFixed(d));
 
 function note(html: string, color = "#4c78a8"): void {
-  show().html(`<div style="border-left:4px solid ${color};padding:6px 10px;background:#f6f8fb;margin:6px 0">${html}</div>`);
+  show().html(
+    `<div style="border-left:4px solid ${color};padding:6px 10px;background:#f6f8fb;margin:6px 0">${html}</div>`,
+  );
 }
 
 export function showRun(run: RoundTripsRun): void {
@@ -24,7 +28,11 @@ export function showRun(run: RoundTripsRun): void {
   note(`<b>Links:</b> ${escapeHtml(run.network.reason)}`);
   for (const s of run.skipped) note(`<b>Not run here:</b> ${escapeHtml(s.what)} — ${escapeHtml(s.reason)}`, "#e45756");
   const failed = run.trials.filter((t) => t.status === "failed");
-  if (failed.length) showTable(failed.map((t) => ({ trial: t.key, error: t.error ?? "" })), { caption: `${failed.length} trial(s) failed` });
+  if (failed.length)
+    showTable(
+      failed.map((t) => ({ trial: t.key, error: t.error ?? "" })),
+      { caption: `${failed.length} trial(s) failed` },
+    );
 }
 
 /** How each link was set: target, what the machine does by itself, what was reached. */
@@ -43,7 +51,10 @@ export function showCalibration(s: RoundTripsSummary): void {
     how: c.mode,
     note: c.note,
   }));
-  showTable(rows, { caption: "Round trips asked for and reached (median SELECT 1 through each link; the link's own cost is subtracted by measuring, not assumed)" });
+  showTable(rows, {
+    caption:
+      "Round trips asked for and reached (median SELECT 1 through each link; the link's own cost is subtracted by measuring, not assumed)",
+  });
   const late = s.cases.filter((c) => c.linkLateP50Us !== null);
   if (late.length) {
     const p50 = late.map((c) => c.linkLateP50Us ?? NaN).sort((a, b) => a - b)[Math.floor(late.length / 2)];
@@ -56,7 +67,15 @@ export function showCalibration(s: RoundTripsSummary): void {
 }
 
 function seedEnvFor(e: EnvironmentSummary): SeedCondition | undefined {
-  return ({ local: "local", "same-az": "same_az", "cross-az": "cross_az", "quorum-same-az": "same_az", "quorum-cross-az": "cross_az" } as Record<string, SeedCondition>)[e.environment];
+  return (
+    {
+      local: "local",
+      "same-az": "same_az",
+      "cross-az": "cross_az",
+      "quorum-same-az": "same_az",
+      "quorum-cross-az": "cross_az",
+    } as Record<string, SeedCondition>
+  )[e.environment];
 }
 
 /** The seed's table 1 (RTT by environment) with ours beside it. */
@@ -74,7 +93,12 @@ export function showRttTable(s: RoundTripsSummary): void {
       "our s per 10,000": r(select1?.secondsPer10k),
       "our RTT ms (median)": r(e.rttMs),
       "our RTT ms (elapsed / N)": r(select1?.msPerRoundTrip),
-      note: e.calibration?.mode === "direct" ? "target ≤ loopback: ran direct" : e.calibration?.mode === "link-at-zero" ? "target below the link's own cost" : "",
+      note:
+        e.calibration?.mode === "direct"
+          ? "target ≤ loopback: ran direct"
+          : e.calibration?.mode === "link-at-zero"
+            ? "target below the link's own cost"
+            : "",
     };
   });
   showTable(rows, { caption: "Round trip by environment: the seed's figures beside ours", digits: 4 });
@@ -83,28 +107,35 @@ export function showRttTable(s: RoundTripsSummary): void {
 /** The seed's table 2 (autocommit vs one transaction) with ours beside it, scaled to 10,000 statements. */
 export function showAutocommitTable(s: RoundTripsSummary): void {
   const rows: Row[] = s.environments.flatMap((e) => {
-      const auto = e.autocommit;
-      const one = e.oneTransaction;
-      if (!auto || !one) return [];
-      const seed = seedEnvFor(e);
-      const a = seed ? seedValue("update_autocommit_seconds", seed) : undefined;
-      const b = seed ? seedValue("update_one_transaction_seconds", seed) : undefined;
-      return {
-        "seed environment": seed ? SEED_LABELS[seed] : "",
-        "seed a. autocommit s": a,
-        "seed b. one transaction s": b,
-        "seed a − b s": a !== undefined && b !== undefined ? r(a - b) : undefined,
-        "our environment": e.label,
-        kind: e.kind,
-        "ours a. s/10,000": r(auto.secondsPer10k),
-        "ours b. s/10,000": r(one.secondsPer10k),
-        "ours a − b s/10,000": r(auto.secondsPer10k - one.secondsPer10k),
-        "a / b, paired per repeat": span(e.ratio),
-        "interval is": e.ratio ? intervalLabel(e.ratio) : "",
-        "a / b on median statement time": span(e.statementRatio),
-        "flagged repeats": [...new Set([...auto.outlierRepeats, ...one.outlierRepeats, ...auto.checkpointRepeats, ...one.checkpointRepeats])].join(", "),
-      };
-    });
+    const auto = e.autocommit;
+    const one = e.oneTransaction;
+    if (!auto || !one) return [];
+    const seed = seedEnvFor(e);
+    const a = seed ? seedValue("update_autocommit_seconds", seed) : undefined;
+    const b = seed ? seedValue("update_one_transaction_seconds", seed) : undefined;
+    return {
+      "seed environment": seed ? SEED_LABELS[seed] : "",
+      "seed a. autocommit s": a,
+      "seed b. one transaction s": b,
+      "seed a − b s": a !== undefined && b !== undefined ? r(a - b) : undefined,
+      "our environment": e.label,
+      kind: e.kind,
+      "ours a. s/10,000": r(auto.secondsPer10k),
+      "ours b. s/10,000": r(one.secondsPer10k),
+      "ours a − b s/10,000": r(auto.secondsPer10k - one.secondsPer10k),
+      "a / b, paired per repeat": span(e.ratio),
+      "interval is": e.ratio ? intervalLabel(e.ratio) : "",
+      "a / b on median statement time": span(e.statementRatio),
+      "flagged repeats": [
+        ...new Set([
+          ...auto.outlierRepeats,
+          ...one.outlierRepeats,
+          ...auto.checkpointRepeats,
+          ...one.checkpointRepeats,
+        ]),
+      ].join(", "),
+    };
+  });
   showTable(rows, {
     caption:
       `10,000 single-row UPDATEs, autocommit (a) vs one transaction (b): ours ran ${s.statements.toLocaleString("en-US")} per trial, ` +
@@ -161,7 +192,9 @@ export function showCaseTable(s: RoundTripsSummary): void {
     "WAL KiB": Math.round(c.walBytes / 1024),
     "standby flush lag ms": r(c.flushLagMs),
   }));
-  showTable(rows, { caption: "Every case (medians over repeats; counters are the server's deltas over the timed part)" });
+  showTable(rows, {
+    caption: "Every case (medians over repeats; counters are the server's deltas over the timed part)",
+  });
 }
 
 export function showSweepTable(s: RoundTripsSummary): void {
@@ -244,18 +277,34 @@ export function showClosingNote(s: RoundTripsSummary, claims: readonly ClaimChec
     const key = `${c.link}|${c.targetRttMs}`;
     const g = groups.get(key) ?? { link: c.link, target: c.targetRttMs, reached: [], notes: [] };
     if (c.mode === "delayed") g.reached.push(c.achievedRttMs);
-    else g.notes.push(c.mode === "direct" ? "once ran direct (target ≤ loopback)" : "once at 0 ms added (target below the link's own cost)");
+    else
+      g.notes.push(
+        c.mode === "direct"
+          ? "once ran direct (target ≤ loopback)"
+          : "once at 0 ms added (target below the link's own cost)",
+      );
     groups.set(key, g);
   }
   const links = [...groups.values()].map((g) => {
     const lo = Math.min(...g.reached);
     const hi = Math.max(...g.reached);
-    const reached = g.reached.length ? (lo === hi ? `${lo.toFixed(3)} ms` : `${lo.toFixed(3)}–${hi.toFixed(3)} ms`) : "not reached";
+    const reached = g.reached.length
+      ? lo === hi
+        ? `${lo.toFixed(3)} ms`
+        : `${lo.toFixed(3)}–${hi.toFixed(3)} ms`
+      : "not reached";
     return `${escapeHtml(g.link)} ${g.target.toFixed(2)} → ${reached}${g.notes.length ? ` (${escapeHtml([...new Set(g.notes)].join("; "))})` : ""}`;
   });
   const late = s.cases.map((c) => c.linkLateP50Us).filter((x): x is number => x !== null);
-  const lateText = late.length ? ` The proxy delivered bytes a median ${late.sort((a, b) => a - b)[Math.floor(late.length / 2)].toFixed(1)} µs after their due time during the trials.` : "";
-  const verdicts = claims.map((c) => `<li><b>${escapeHtml(c.id)}</b> ${escapeHtml(c.claim)} — <b>${escapeHtml(c.verdict)}</b>: ${escapeHtml(c.ours)}</li>`).join("");
+  const lateText = late.length
+    ? ` The proxy delivered bytes a median ${late.sort((a, b) => a - b)[Math.floor(late.length / 2)].toFixed(1)} µs after their due time during the trials.`
+    : "";
+  const verdicts = claims
+    .map(
+      (c) =>
+        `<li><b>${escapeHtml(c.id)}</b> ${escapeHtml(c.claim)} — <b>${escapeHtml(c.verdict)}</b>: ${escapeHtml(c.ours)}</li>`,
+    )
+    .join("");
   show().html(
     `<div style="border:1px solid #ccd;padding:8px 12px;margin:8px 0"><b>In short.</b> ` +
       `Links: ${escapeHtml(s.network.reason)}. Round trips asked for → reached (median SELECT 1 through the link, over its calibrations): ${links.join("; ") || "none"}.` +

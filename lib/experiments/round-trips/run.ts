@@ -113,7 +113,8 @@ async function runEnvironments(
   },
 ): Promise<void> {
   const p = st.p;
-  const targetOf = (env: EnvironmentKey): number | null => (options.real ? null : ENVIRONMENT_INFO[env].clientTargetMs(p));
+  const targetOf = (env: EnvironmentKey): number | null =>
+    options.real ? null : ENVIRONMENT_INFO[env].clientTargetMs(p);
   // A netem link delays direct connections to its address too: at 0 while measuring loopback.
   await st.clientLink?.setOneWayDelay(0);
   const baseline = await measureBaseline(server, p.calibrationSamples);
@@ -122,7 +123,11 @@ async function runEnvironments(
   let calibrated: CalibratedLink | undefined;
   if (needsLink) {
     st.emulator ??= await createEmulator(p.network);
-    st.clientLink ??= await st.emulator.createLink({ name: "client", serverHost: server.host, serverPort: server.port });
+    st.clientLink ??= await st.emulator.createLink({
+      name: "client",
+      serverHost: server.host,
+      serverPort: server.port,
+    });
     calibrated = new CalibratedLink(st.clientLink, server, p.calibrationSamples);
   }
   const admin = await connect(server);
@@ -143,9 +148,18 @@ async function runEnvironments(
         }
         const bench = await connect(connection);
         try {
-          const session: Session = { bench, admin, lagAdmin: options.lagAdmin, rows: p.rows, clientRttMs, standbyRttMs: options.standbyRttMs, link };
+          const session: Session = {
+            bench,
+            admin,
+            lagAdmin: options.lagAdmin,
+            rows: p.rows,
+            clientRttMs,
+            standbyRttMs: options.standbyRttMs,
+            link,
+          };
           // Cases rotate between repeats (recorded as `order`): drift within a repeat does not always land on the same case.
-          for (const [order, c] of rotated(p.cases, repeat - 1).entries()) await runCaseTrial(st.ctx, session, env, c, p.statements, repeat, order);
+          for (const [order, c] of rotated(p.cases, repeat - 1).entries())
+            await runCaseTrial(st.ctx, session, env, c, p.statements, repeat, order);
         } finally {
           await closeAll([bench]);
         }
@@ -187,7 +201,8 @@ async function runQuorumPhase(
     const setStandbyRtt = async (targetMs: number): Promise<number> => {
       st.say(`setting both standby links to ${targetMs} ms…`);
       const achieved: number[] = [];
-      for (const l of standbyLinks) achieved.push((await l.calibrate(targetMs, "primary ↔ standby", true)).achievedRttMs);
+      for (const l of standbyLinks)
+        achieved.push((await l.calibrate(targetMs, "primary ↔ standby", true)).achievedRttMs);
       return achieved.reduce((a, b) => a + b, 0) / achieved.length;
     };
     let standbyRtt = await setStandbyRtt(p.standbyRttMs);
@@ -204,7 +219,12 @@ async function runQuorumPhase(
     await admin.query("SELECT pg_reload_conf()");
     await waitForQuorum(admin);
     lagAdmin = await connect(primary.connection);
-    if (envs.length) await runEnvironments(st, envs, primary.connection, { lagAdmin, standbyRttMs: standbyRtt, serverLabel: "primary with 2 standbys" });
+    if (envs.length)
+      await runEnvironments(st, envs, primary.connection, {
+        lagAdmin,
+        standbyRttMs: standbyRtt,
+        serverLabel: "primary with 2 standbys",
+      });
     if (sweep) {
       // The sweep's client is direct (for netem, on the client link's address: set it to 0).
       await st.clientLink?.setOneWayDelay(0);
@@ -214,7 +234,14 @@ async function runQuorumPhase(
         for (let repeat = 1; repeat <= p.repeats; repeat++) {
           for (const rtt of p.sweepStandbyRttsMs) {
             standbyRtt = await setStandbyRtt(rtt);
-            const session: Session = { bench, admin, lagAdmin, rows: p.rows, clientRttMs: baseline, standbyRttMs: standbyRtt };
+            const session: Session = {
+              bench,
+              admin,
+              lagAdmin,
+              rows: p.rows,
+              clientRttMs: baseline,
+              standbyRttMs: standbyRtt,
+            };
             for (const [order, level] of rotated(p.syncLevels, repeat - 1).entries()) {
               await runCommitLevelTrial(st.ctx, session, level, rtt, p.sweepCommits, repeat, order);
             }
@@ -238,7 +265,9 @@ async function runQuorumPhase(
 async function waitForQuorum(admin: Client, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const { rows } = await admin.query<{ n: string }>("SELECT count(*) AS n FROM pg_stat_replication WHERE sync_state = 'quorum'");
+    const { rows } = await admin.query<{ n: string }>(
+      "SELECT count(*) AS n FROM pg_stat_replication WHERE sync_state = 'quorum'",
+    );
     if (Number(rows[0].n) === STANDBY_NAMES.length) return;
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -277,7 +306,11 @@ async function roundTrips(p: RoundTripsParams, control: RunControl, signal: Abor
   single = single.filter((e) => !hosted.some((h) => h.env === e));
   if (external) {
     const emulated = p.environments.filter((e) => e !== "local");
-    if (emulated.length) skipped.push({ what: emulated.join(", "), reason: "an external server is measured as it is: no delays or standbys are emulated in front of it" });
+    if (emulated.length)
+      skipped.push({
+        what: emulated.join(", "),
+        reason: "an external server is measured as it is: no delays or standbys are emulated in front of it",
+      });
     if (sweep) skipped.push({ what: "synchronous_commit sweep", reason: "it needs standbys the lab runs" });
     single = ["external"];
     quorum = [];
@@ -301,7 +334,8 @@ async function roundTrips(p: RoundTripsParams, control: RunControl, signal: Abor
       continueOnError: control.continueOnError ?? false,
       onTrial: (trial, key) => {
         done++;
-        const last = trial?.seconds !== undefined ? `${key}: ${trial.seconds.toFixed(2)} s` : `${key} (already on disk)`;
+        const last =
+          trial?.seconds !== undefined ? `${key}: ${trial.seconds.toFixed(2)} s` : `${key} (already on disk)`;
         progress.update(done, total, last);
       },
     },
@@ -342,12 +376,16 @@ async function roundTrips(p: RoundTripsParams, control: RunControl, signal: Abor
       st.servers.push(server.description);
       // The phase-1 server becomes the primary only if it is embedded, on disk as asked, and
       // reachable the way the links need (netem needs extra listen addresses).
-      const reusable = server instanceof EmbeddedPostgresServer && emulatorKind === "proxy" && p.quorumStorage === "disk";
+      const reusable =
+        server instanceof EmbeddedPostgresServer && emulatorKind === "proxy" && p.quorumStorage === "disk";
       if (reusable && (quorum.length || sweep)) primary = server;
       else stops.push(() => started.stopAll());
       if (primary) stops.push(() => primary!.stop());
       store.writeMetadata(metadata());
-      await runEnvironments(st, single, server.connection, { standbyRttMs: null, serverLabel: external ? "external server" : "server" });
+      await runEnvironments(st, single, server.connection, {
+        standbyRttMs: null,
+        serverLabel: external ? "external server" : "server",
+      });
       if (!primary) {
         await stops.pop()?.();
         if (st.clientLink) {
@@ -389,14 +427,21 @@ async function roundTrips(p: RoundTripsParams, control: RunControl, signal: Abor
         st.say("starting an embedded primary for the quorum environments…");
         try {
           const emulatorKind = (st.emulator ??= await createEmulator(p.network)).kind;
-          primary = await new EmbeddedPostgresTarget({ baseDir }).start({ engine: "postgresql", name: "05-primary", settings: serverSettings(emulatorKind === "netem") });
+          primary = await new EmbeddedPostgresTarget({ baseDir }).start({
+            engine: "postgresql",
+            name: "05-primary",
+            settings: serverSettings(emulatorKind === "netem"),
+          });
           stops.push(() => primary!.stop());
           st.servers.push(primary.description);
           st.notes.push(
             `the quorum environments ran on their own embedded PostgreSQL ${primary.description.version} primary: standbys are copies of its data directory, which only the embedded target gives access to`,
           );
         } catch (error) {
-          skipped.push({ what: `${quorum.join(", ")}${sweep ? " and the synchronous_commit sweep" : ""}`, reason: `no embedded PostgreSQL to make standbys from: ${redactText(String(error))}` });
+          skipped.push({
+            what: `${quorum.join(", ")}${sweep ? " and the synchronous_commit sweep" : ""}`,
+            reason: `no embedded PostgreSQL to make standbys from: ${redactText(String(error))}`,
+          });
         }
       }
       if (primary) {
@@ -419,7 +464,11 @@ async function roundTrips(p: RoundTripsParams, control: RunControl, signal: Abor
     await st.emulator?.close().catch(ignored("round-trips: close the network emulator"));
     store.writeMetadata({ ...metadata(), finishedAt: new Date().toISOString(), outcome });
   }
-  store.writeSummary("calibration.json", { baselines: st.baselines, calibrations: st.calibrations, network: st.emulator ? { kind: st.emulator.kind, reason: st.emulator.reason } : null });
+  store.writeSummary("calibration.json", {
+    baselines: st.baselines,
+    calibrations: st.calibrations,
+    network: st.emulator ? { kind: st.emulator.kind, reason: st.emulator.reason } : null,
+  });
   return {
     runId: store.runId,
     directory: store.directory,
@@ -428,7 +477,9 @@ async function roundTrips(p: RoundTripsParams, control: RunControl, signal: Abor
     metadata: metadata(),
     calibrations: st.calibrations,
     baselines: st.baselines,
-    network: st.emulator ? { kind: st.emulator.kind, reason: st.emulator.reason } : { kind: "none", reason: external ? "external server: measured, not emulated" : "no link was needed" },
+    network: st.emulator
+      ? { kind: st.emulator.kind, reason: st.emulator.reason }
+      : { kind: "none", reason: external ? "external server: measured, not emulated" : "no link was needed" },
     skipped,
   };
 }

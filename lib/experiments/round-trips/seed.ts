@@ -9,7 +9,8 @@ export const SEED_LABELS: Readonly<Record<SeedCondition, string>> = {
   cross_az: "Aurora, other AZ",
 };
 
-export type SeedSeries = "rtt_select1" | "update_autocommit_seconds" | "update_one_transaction_seconds" | "aurora_commit_latency_seconds";
+export type SeedSeries =
+  "rtt_select1" | "update_autocommit_seconds" | "update_one_transaction_seconds" | "aurora_commit_latency_seconds";
 
 export function seedValue(series: SeedSeries, condition: SeedCondition): number | undefined {
   return publishedFigures("commit_latency").find((f) => f.series === series && f.condition === condition)?.value;
@@ -26,4 +27,8 @@ export function seedCommitMs(condition: SeedCondition): number | undefined {
  * The seed's table 1 totals for 10,000 × SELECT 1, s. The reference CSV keeps them only in its
  * notes (its value column holds the per-statement round trip), so they are copied from the seed.
  */
-export const SEED_SELECT1_TOTAL_S: Readonly<Record<SeedCondition, number>> = { local: 9.26, same_az: 2.05, cross_az: 16.96 };
+export const SEED_SELECT1_TOTAL_S: Readonly<Record<SeedCondition, number>> = {
+  local: 9.26,
+  same_az: 2.05,
+  cross_az: 16.96,
+};

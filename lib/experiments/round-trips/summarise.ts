@@ -127,7 +127,11 @@ const medOrNull = (values: readonly (number | null | undefined)[]): number | nul
 };
 const counter = (t: RoundTripTrial, key: string) => t.counters?.[key] ?? 0;
 
-function summariseCase(environment: EnvironmentKey, c: CaseId, trials: readonly RoundTripTrial[]): CaseSummary | undefined {
+function summariseCase(
+  environment: EnvironmentKey,
+  c: CaseId,
+  trials: readonly RoundTripTrial[],
+): CaseSummary | undefined {
   const ok = trials.filter((t) => t.status === "ok" && t.seconds !== undefined);
   if (!ok.length) return undefined;
   const s = spread(ok.map((t) => t.seconds ?? NaN));
@@ -163,10 +167,14 @@ function summariseCase(environment: EnvironmentKey, c: CaseId, trials: readonly 
     linkLateP99Us: ok.some((t) => t.link) ? Math.max(...ok.map((t) => t.link?.lateP99Us ?? 0)) : null,
     secondsByRepeat: Object.fromEntries(ok.map((t) => [t.repeat, t.seconds as number])),
     statementP50ByRepeat: Object.fromEntries(
-      ok.filter((t) => Number.isFinite(t.statementTimes?.p50Ms ?? NaN)).map((t) => [t.repeat, t.statementTimes?.p50Ms as number]),
+      ok
+        .filter((t) => Number.isFinite(t.statementTimes?.p50Ms ?? NaN))
+        .map((t) => [t.repeat, t.statementTimes?.p50Ms as number]),
     ),
     outlierRepeats: ok.filter((_, i) => flags[i]).map((t) => t.repeat),
-    checkpointRepeats: ok.filter((t) => counter(t, "checkpointer.timed") + counter(t, "checkpointer.requested") > 0).map((t) => t.repeat),
+    checkpointRepeats: ok
+      .filter((t) => counter(t, "checkpointer.timed") + counter(t, "checkpointer.requested") > 0)
+      .map((t) => t.repeat),
   };
 }
 
@@ -224,13 +232,31 @@ function summariseEnvironment(
     commitMs: auto && one ? ((auto.medianSeconds - one.medianSeconds) * 1000) / n : undefined,
     commitInterval:
       auto && one
-        ? pairedInterval(auto.secondsByRepeat, one.secondsByRepeat, (a, b) => ((a - b) * 1000) / n, "(autocommit − one transaction) / N, ms, paired per repeat")
+        ? pairedInterval(
+            auto.secondsByRepeat,
+            one.secondsByRepeat,
+            (a, b) => ((a - b) * 1000) / n,
+            "(autocommit − one transaction) / N, ms, paired per repeat",
+          )
         : undefined,
     preparedCommitMs: pAuto && pOne ? ((pAuto.medianSeconds - pOne.medianSeconds) * 1000) / n : undefined,
-    ratio: auto && one ? pairedInterval(auto.secondsByRepeat, one.secondsByRepeat, (a, b) => a / b, "autocommit ÷ one transaction, paired per repeat") : undefined,
+    ratio:
+      auto && one
+        ? pairedInterval(
+            auto.secondsByRepeat,
+            one.secondsByRepeat,
+            (a, b) => a / b,
+            "autocommit ÷ one transaction, paired per repeat",
+          )
+        : undefined,
     statementRatio:
       auto && one
-        ? pairedInterval(auto.statementP50ByRepeat, one.statementP50ByRepeat, (a, b) => a / b, "median statement time, autocommit ÷ one transaction, paired per repeat")
+        ? pairedInterval(
+            auto.statementP50ByRepeat,
+            one.statementP50ByRepeat,
+            (a, b) => a / b,
+            "median statement time, autocommit ÷ one transaction, paired per repeat",
+          )
         : undefined,
     walSyncMsPerCommit: auto && auto.walSyncs > 0 ? auto.walSyncTimeMs / auto.walSyncs : undefined,
     walSyncsPerCommit: auto ? auto.walSyncs / n : undefined,
@@ -241,7 +267,9 @@ function summariseEnvironment(
 
 function summariseSweep(trials: readonly RoundTripTrial[]): SweepSummary[] {
   const sweep = trials.filter((t) => t.status === "ok" && t.condition.kind === "commit-level");
-  const groups = groupBy(sweep, (t) => (t.condition.kind === "commit-level" ? `${t.condition.standbyRttMs}|${t.condition.level}` : ""));
+  const groups = groupBy(sweep, (t) =>
+    t.condition.kind === "commit-level" ? `${t.condition.standbyRttMs}|${t.condition.level}` : "",
+  );
   const out: SweepSummary[] = [];
   for (const list of groups.values()) {
     const c = list[0].condition;
@@ -261,18 +289,35 @@ function summariseSweep(trials: readonly RoundTripTrial[]): SweepSummary[] {
       flushLagMs: medOrNull(list.map((t) => t.lags?.quorumFlushLagMs)),
       writeLagMs: medOrNull(list.map((t) => t.lags?.quorumWriteLagMs)),
       replayLagMs: medOrNull(list.map((t) => t.lags?.quorumReplayLagMs)),
-      checkpointRepeats: list.filter((t) => counter(t, "checkpointer.timed") + counter(t, "checkpointer.requested") > 0).map((t) => t.repeat),
-      commitMsByRepeat: Object.fromEntries(list.filter((t) => Number.isFinite(t.statementTimes?.p50Ms ?? NaN)).map((t) => [t.repeat, t.statementTimes?.p50Ms as number])),
+      checkpointRepeats: list
+        .filter((t) => counter(t, "checkpointer.timed") + counter(t, "checkpointer.requested") > 0)
+        .map((t) => t.repeat),
+      commitMsByRepeat: Object.fromEntries(
+        list
+          .filter((t) => Number.isFinite(t.statementTimes?.p50Ms ?? NaN))
+          .map((t) => [t.repeat, t.statementTimes?.p50Ms as number]),
+      ),
     });
   }
-  return out.sort((a, b) => a.standbyTargetMs - b.standbyTargetMs || SYNC_LEVELS.indexOf(a.level) - SYNC_LEVELS.indexOf(b.level));
+  return out.sort(
+    (a, b) => a.standbyTargetMs - b.standbyTargetMs || SYNC_LEVELS.indexOf(a.level) - SYNC_LEVELS.indexOf(b.level),
+  );
 }
 
-const ENV_ORDER: readonly EnvironmentKey[] = ["local", "same-az", "cross-az", "quorum-same-az", "quorum-cross-az", "external"];
+const ENV_ORDER: readonly EnvironmentKey[] = [
+  "local",
+  "same-az",
+  "cross-az",
+  "quorum-same-az",
+  "quorum-cross-az",
+  "external",
+];
 
 export function summarise(run: RoundTripsRun): RoundTripsSummary {
   const caseTrials = run.trials.filter((t) => t.condition.kind === "case");
-  const groups = groupBy(caseTrials, (t) => (t.condition.kind === "case" ? `${t.condition.environment}|${t.condition.case}` : ""));
+  const groups = groupBy(caseTrials, (t) =>
+    t.condition.kind === "case" ? `${t.condition.environment}|${t.condition.case}` : "",
+  );
   const cases: CaseSummary[] = [];
   for (const list of groups.values()) {
     const c = list[0].condition;
@@ -280,7 +325,11 @@ export function summarise(run: RoundTripsRun): RoundTripsSummary {
     const s = summariseCase(c.environment, c.case, list);
     if (s) cases.push(s);
   }
-  cases.sort((a, b) => ENV_ORDER.indexOf(a.environment) - ENV_ORDER.indexOf(b.environment) || CASES.indexOf(a.case) - CASES.indexOf(b.case));
+  cases.sort(
+    (a, b) =>
+      ENV_ORDER.indexOf(a.environment) - ENV_ORDER.indexOf(b.environment) ||
+      CASES.indexOf(a.case) - CASES.indexOf(b.case),
+  );
   // The x of every chart: what the environment's own SELECT 1 stream took (elapsed / N, as the
   // seed measured it), not what calibration predicted.
   const measured = new Map(cases.filter((c) => c.case === "select1").map((c) => [c.environment, c.msPerRoundTrip]));

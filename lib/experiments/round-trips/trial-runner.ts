@@ -12,7 +12,12 @@ import { CASE_INFO, statements, type CaseId } from "../../workloads/round-trips/
 import { resetTable } from "../../workloads/round-trips/dataset";
 import { LagSampler, waitForReplay, type LagSummary, type SyncLevel } from "../../workloads/round-trips/replication";
 import { timeStatements } from "../../workloads/round-trips/timing";
-import { trialKey, type EnvironmentKey, type RoundTripCondition, type RoundTripTrial } from "../../workloads/round-trips/trials";
+import {
+  trialKey,
+  type EnvironmentKey,
+  type RoundTripCondition,
+  type RoundTripTrial,
+} from "../../workloads/round-trips/trials";
 import { ignored } from "../../runtime/debug";
 
 export interface TrialContext {
@@ -155,7 +160,8 @@ export function runCommitLevelTrial(
   order?: number,
 ): Promise<void> {
   const sql = function* () {
-    for (let i = 0; i < commits; i++) yield `UPDATE benchmark_accounts SET version = version + 1 WHERE id = ${1 + (i % s.rows)}`;
+    for (let i = 0; i < commits; i++)
+      yield `UPDATE benchmark_accounts SET version = version + 1 WHERE id = ${1 + (i % s.rows)}`;
   };
   return timedTrial(
     ctx,

@@ -80,7 +80,9 @@ export async function waitReady(
   } catch (error) {
     const reason = error instanceof ContainerExited ? error.message : redactText(String(error));
     const logs = await logTail(container);
-    throw new Error(`Container ${container.id.slice(0, 12)} did not become ready: ${reason}\n--- last log lines ---\n${logs}`);
+    throw new Error(
+      `Container ${container.id.slice(0, 12)} did not become ready: ${reason}\n--- last log lines ---\n${logs}`,
+    );
   } finally {
     watch.dispose();
   }

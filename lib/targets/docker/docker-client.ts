@@ -24,7 +24,14 @@ function read(file: string | undefined): Buffer | undefined {
  * DOCKER_HOST=ssh://… in the environment, `{ socketPath }` alone would still go over SSH. Every
  * field it would take from there is named here.
  */
-const NOT_FROM_ENV = { host: undefined, port: undefined, protocol: "http", ca: undefined, cert: undefined, key: undefined } as const;
+const NOT_FROM_ENV = {
+  host: undefined,
+  port: undefined,
+  protocol: "http",
+  ca: undefined,
+  cert: undefined,
+  key: undefined,
+} as const;
 
 /** A client for an engine socket, whatever DOCKER_HOST says. */
 export function socketClient(socketPath: string): Docker {
@@ -152,12 +159,22 @@ export function dockerEndpoint(): string {
 // Errors of the connection to the engine itself (socket missing, refused, dropped), not answers it
 // gave: ENOENT is what a stopped daemon leaves (its socket is removed), ECONNRESET what a daemon
 // dying mid-request leaves; ETIMEDOUT comes from withEngineTimeout below.
-const UNREACHABLE = new Set(["ENOENT", "ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ECONNABORTED"]);
+const UNREACHABLE = new Set([
+  "ENOENT",
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ECONNABORTED",
+]);
 
 /** True when `error` says the Docker engine could not be reached (rather than that it refused). */
 export function isEngineUnreachable(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" && UNREACHABLE.has(code) && (error as { statusCode?: unknown }).statusCode === undefined;
+  return (
+    typeof code === "string" && UNREACHABLE.has(code) && (error as { statusCode?: unknown }).statusCode === undefined
+  );
 }
 
 /** A one-line cause: "connect ENOENT /var/run/docker.sock" rather than a stack. */
@@ -181,7 +198,11 @@ export class DockerEngineGoneError extends Error {
  */
 export async function withEngineTimeout<T>(call: Promise<T>, timeoutMs = 15_000, where = dockerEndpoint()): Promise<T> {
   try {
-    return await withTimeout(call, timeoutMs, `the Docker engine at ${where} did not answer within ${timeoutMs / 1000} s`);
+    return await withTimeout(
+      call,
+      timeoutMs,
+      `the Docker engine at ${where} did not answer within ${timeoutMs / 1000} s`,
+    );
   } catch (error) {
     if (error instanceof Error && error.message.startsWith(`the Docker engine at ${where} did not answer`)) {
       throw Object.assign(error, { code: "ETIMEDOUT" });

@@ -75,7 +75,9 @@ function progressLine(e: ImageProgress): string {
 }
 
 /** Adapts the caller's callback; pulls report every few KiB, which would flood a notebook. */
-function progressAdapter(onProgress?: (message: string, event: ImageProgress) => void): ImageProgressCallback | undefined {
+function progressAdapter(
+  onProgress?: (message: string, event: ImageProgress) => void,
+): ImageProgressCallback | undefined {
   if (!onProgress) return undefined;
   let lastByteReport = 0;
   return (event) => {

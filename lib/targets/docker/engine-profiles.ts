@@ -86,7 +86,9 @@ async function waitForMongo(connection: ConnectionInfo, check: () => void, timeo
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  throw new Error(`MongoDB at ${connection.host}:${connection.port} did not become ready in time: ${String(lastError)}`);
+  throw new Error(
+    `MongoDB at ${connection.host}:${connection.port} did not become ready in time: ${String(lastError)}`,
+  );
 }
 
 /**
@@ -125,4 +127,3 @@ export const PROFILES: Readonly<Record<Engine, EngineProfile>> = { postgresql: p
 export function shortVersion(version: string): string {
   return /^\d+(\.\d+)*/.exec(version)?.[0] ?? version;
 }
-

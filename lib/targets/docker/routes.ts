@@ -45,7 +45,8 @@ export function placementFor(endpoint: DockerEndpoint, env: NodeJS.ProcessEnv = 
     return { bindIp: bind, reach: "bind-address", pickLocalPort: false };
   }
   if (bind) {
-    const where = endpoint.kind === "ssh" ? "whose databases the lab reaches through the SSH tunnel" : "on this machine";
+    const where =
+      endpoint.kind === "ssh" ? "whose databases the lab reaches through the SSH tunnel" : "on this machine";
     throw new Error(
       `DBLAB_DOCKER_BIND is for a remote tcp:// engine with TLS; the engine here is ${endpoint.host} ` +
         `(${endpoint.source}), ${where}.`,
@@ -103,12 +104,14 @@ export function tcpOpens(host: string, port: number, timeoutMs: number): Promise
  * fails and the published port is used. The bridge is reachable from this host (and its
  * containers) only, like the 127.0.0.1 binding.
  */
-export async function bridgeAddress(info: Docker.ContainerInspectInfo, internalPort: number): Promise<string | undefined> {
+export async function bridgeAddress(
+  info: Docker.ContainerInspectInfo,
+  internalPort: number,
+): Promise<string | undefined> {
   const ip = Object.values(info.NetworkSettings.Networks ?? {}).find((n) => n.IPAddress)?.IPAddress;
   if (!ip) return undefined;
   return (await tcpOpens(ip, internalPort, 500)) ? ip : undefined;
 }
-
 
 /** Median TCP connect time to host:port in ms (the engine's round trip to this client), or undefined. */
 export async function tcpConnectRttMs(host: string, port: number, samples = 5): Promise<number | undefined> {

@@ -215,8 +215,8 @@ async function lddAll(files: string[], parallel = 8): Promise<Map<string, Linked
 }
 
 function findBusybox(): string {
-  const candidates = [process.env.DBLAB_BUSYBOX, "/bin/busybox", "/usr/bin/busybox"].filter(
-    (c): c is string => Boolean(c),
+  const candidates = [process.env.DBLAB_BUSYBOX, "/bin/busybox", "/usr/bin/busybox"].filter((c): c is string =>
+    Boolean(c),
   );
   const found = candidates.find((c) => fs.existsSync(c));
   if (!found) {
@@ -235,7 +235,10 @@ function findBusybox(): string {
 function busyboxApplets(busybox: string): string[] {
   const result = spawnSync(busybox, ["--list"], { encoding: "utf8" });
   if (result.status !== 0) throw new Error(`${busybox} --list failed: ${result.stderr || String(result.error)}`);
-  return result.stdout.split("\n").map((s) => s.trim()).filter((s) => /^[\w.[\]-]+$/.test(s) && s !== "busybox");
+  return result.stdout
+    .split("\n")
+    .map((s) => s.trim())
+    .filter((s) => /^[\w.[\]-]+$/.test(s) && s !== "busybox");
 }
 
 function passwdFile(): string {
@@ -326,12 +329,20 @@ async function recipe(): Promise<Recipe> {
 
   const busybox = findBusybox();
   fsys.copy("/bin/busybox", busybox, 0o755);
-  for (const applet of busyboxApplets(busybox)) if (!fsys.has(`/bin/${applet}`)) fsys.symlink(`/bin/${applet}`, "busybox");
+  for (const applet of busyboxApplets(busybox))
+    if (!fsys.has(`/bin/${applet}`)) fsys.symlink(`/bin/${applet}`, "busybox");
 
   // initdb imports collations from `locale -a` and warns "no usable system locales" without one.
   // Debian's libc-bin ships the small compiled C.utf8 locale; other locales stay out.
   if (fs.existsSync(HOST_C_UTF8)) addTree(HOST_C_UTF8, HOST_C_UTF8);
-  const localeScript = ["#!/bin/sh", '[ "${1:-}" = -a ] || exit 0', 'printf "C\\nPOSIX\\n"', "ls /usr/lib/locale 2>/dev/null", "exit 0", ""];
+  const localeScript = [
+    "#!/bin/sh",
+    '[ "${1:-}" = -a ] || exit 0',
+    'printf "C\\nPOSIX\\n"',
+    "ls /usr/lib/locale 2>/dev/null",
+    "exit 0",
+    "",
+  ];
   fsys.write("/usr/local/bin/locale", localeScript.join("\n"), 0o755);
   fsys.write("/etc/passwd", passwdFile());
   fsys.write("/etc/group", groupFile());
@@ -516,7 +527,11 @@ async function buildIfChanged(docker: Docker, onProgress?: (event: ImageProgress
     verified.set(docker, { image: r.image, contentHash: hash });
     return { image: r.image, built: false, contentHash: hash, buildMs: Date.now() - started };
   }
-  onProgress?.({ phase: "build", image: r.image, message: `building ${r.image} from ${r.labels[STANDIN_LABELS.source]}` });
+  onProgress?.({
+    phase: "build",
+    image: r.image,
+    message: `building ${r.image} from ${r.labels[STANDIN_LABELS.source]}`,
+  });
   await runBuild(docker, r, hash, onProgress);
   const after = await existingImage(docker, r.image);
   if (after?.Config?.Labels?.[STANDIN_LABELS.contentHash] !== hash) {

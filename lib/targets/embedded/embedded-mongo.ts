@@ -89,8 +89,17 @@ class EmbeddedMongoServer implements StartedServer {
     const log = fs.openSync(path.join(this.root, "mongod.log"), "a");
     this.child = spawn(
       this.mongod,
-      ["--dbpath", this.root, "--port", String(this.port), "--bind_ip", "127.0.0.1", "--auth",
-        "--wiredTigerCacheSizeGB", String(cache)],
+      [
+        "--dbpath",
+        this.root,
+        "--port",
+        String(this.port),
+        "--bind_ip",
+        "127.0.0.1",
+        "--auth",
+        "--wiredTigerCacheSizeGB",
+        String(cache),
+      ],
       { detached: true, stdio: ["ignore", log, log] },
     );
     fs.closeSync(log);
@@ -104,7 +113,9 @@ class EmbeddedMongoServer implements StartedServer {
     // The localhost exception lets the first connection create the root user.
     const deadline = Date.now() + 60_000;
     for (;;) {
-      const client = new MongoClient(`mongodb://127.0.0.1:${this.port}/?directConnection=true`, { serverSelectionTimeoutMS: 1000 });
+      const client = new MongoClient(`mongodb://127.0.0.1:${this.port}/?directConnection=true`, {
+        serverSelectionTimeoutMS: 1000,
+      });
       try {
         await client.connect();
         this.version = String((await client.db("admin").command({ buildInfo: 1 })).version);

@@ -120,12 +120,15 @@ export class EmbeddedPostgresServer implements StartedServer {
     const result = spawnSync(
       this.binaries.initdb,
       [
-        "-D", this.dataDirectory,
-        "-U", "postgres",
+        "-D",
+        this.dataDirectory,
+        "-U",
+        "postgres",
         `--pwfile=${pwfile}`,
         "--auth-local=trust",
         "--auth-host=scram-sha-256",
-        "-E", "UTF8",
+        "-E",
+        "UTF8",
         "--no-locale",
         "--no-sync",
       ],
@@ -147,15 +150,21 @@ export class EmbeddedPostgresServer implements StartedServer {
     // A restart keeps the port, so connection strings handed out stay valid.
     if (!this.port) {
       if (this.options.port !== undefined && (await portInUse(this.options.port))) {
-        throw new Error(`port ${this.options.port} on 127.0.0.1 is in use: choose another port or leave it unset for a free one`);
+        throw new Error(
+          `port ${this.options.port} on 127.0.0.1 is in use: choose another port or leave it unset for a free one`,
+        );
       }
       this.port = this.options.port ?? (await freePort());
     }
     const args = [
-      "-D", this.dataDirectory,
-      "-p", String(this.port),
-      "-c", "listen_addresses=127.0.0.1",
-      "-c", `unix_socket_directories=${this.socketDirectory}`,
+      "-D",
+      this.dataDirectory,
+      "-p",
+      String(this.port),
+      "-c",
+      "listen_addresses=127.0.0.1",
+      "-c",
+      `unix_socket_directories=${this.socketDirectory}`,
       ...settingsToArgs(this.spec.settings),
     ];
     const log = fs.openSync(this.logFile, "a");

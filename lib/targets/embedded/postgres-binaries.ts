@@ -53,7 +53,10 @@ export interface OsUser {
 export function serverOsUser(): OsUser | undefined {
   if (typeof process.getuid !== "function" || process.getuid() !== 0) return undefined;
   const wanted = [process.env.DBLAB_PG_OS_USER, "postgres", "nobody"].filter((n): n is string => Boolean(n));
-  const passwd = fs.readFileSync("/etc/passwd", "utf8").split("\n").map((line) => line.split(":"));
+  const passwd = fs
+    .readFileSync("/etc/passwd", "utf8")
+    .split("\n")
+    .map((line) => line.split(":"));
   for (const name of wanted) {
     const entry = passwd.find((fields) => fields[0] === name);
     if (entry) return { name, uid: Number(entry[2]), gid: Number(entry[3]) };

@@ -44,7 +44,13 @@ export class EmbeddedStandby extends EmbeddedPostgresServer {
     const settings: Record<string, string | number | boolean> = {};
     for (const [k, v] of Object.entries(primary.spec.settings ?? {})) if (!PRIMARY_ONLY.has(k)) settings[k] = v;
     settings.hot_standby = "on";
-    super(primary.binaries, primary.osUser, rootDirectory, { engine: "postgresql", name: standbyName, settings: settings as ServerSettings }, {});
+    super(
+      primary.binaries,
+      primary.osUser,
+      rootDirectory,
+      { engine: "postgresql", name: standbyName, settings: settings as ServerSettings },
+      {},
+    );
   }
 
   override get connection(): ConnectionInfo {
@@ -65,7 +71,11 @@ export function allowLoopbackReplication(dataDirectory: string): void {
   const hba = path.join(dataDirectory, "pg_hba.conf");
   const text = fs.readFileSync(hba, "utf8");
   const line = "host replication all 127.0.0.0/8 scram-sha-256";
-  if (!text.includes(line)) fs.appendFileSync(hba, `\n# db-write-lab: standbys over emulated links\n${line}\nhost all all 127.0.0.0/8 scram-sha-256\n`);
+  if (!text.includes(line))
+    fs.appendFileSync(
+      hba,
+      `\n# db-write-lab: standbys over emulated links\n${line}\nhost all all 127.0.0.0/8 scram-sha-256\n`,
+    );
 }
 
 function prepareCopy(primary: EmbeddedPostgresServer, spec: StandbySpec, root: string): void {
@@ -88,7 +98,9 @@ function prepareCopy(primary: EmbeddedPostgresServer, spec: StandbySpec, root: s
     "sslmode=disable",
   ].join(" ");
   // Written to the data directory (mode 600), not the command line, where ps would show the password.
-  fs.appendFileSync(path.join(data, "postgresql.auto.conf"), `\nprimary_conninfo = ${confQuote(conninfo)}\n`, { mode: 0o600 });
+  fs.appendFileSync(path.join(data, "postgresql.auto.conf"), `\nprimary_conninfo = ${confQuote(conninfo)}\n`, {
+    mode: 0o600,
+  });
   chownRecursive(root, primary.osUser);
 }
 
@@ -108,7 +120,8 @@ export async function startStandbys(
   options: StandbyOptions = {},
 ): Promise<EmbeddedStandby[]> {
   for (const s of specs) {
-    if (!NAME.test(s.name)) throw new Error(`standby name "${s.name}" must be lower-case letters, digits and _ (it is an application_name)`);
+    if (!NAME.test(s.name))
+      throw new Error(`standby name "${s.name}" must be lower-case letters, digits and _ (it is an application_name)`);
   }
   const standbys: EmbeddedStandby[] = [];
   try {
@@ -123,7 +136,12 @@ export async function startStandbys(
       }
     });
     for (const standby of standbys) await standby.launch();
-    await waitForStreaming(primary.connection, specs.map((s) => s.name), options.streamingTimeoutMs ?? 60_000, standbys);
+    await waitForStreaming(
+      primary.connection,
+      specs.map((s) => s.name),
+      options.streamingTimeoutMs ?? 60_000,
+      standbys,
+    );
     return standbys;
   } catch (error) {
     for (const s of standbys) await s.stop().catch(ignored("standby: stop a standby after a failed start"));
@@ -131,7 +149,12 @@ export async function startStandbys(
   }
 }
 
-async function waitForStreaming(primary: ConnectionInfo, names: readonly string[], timeoutMs: number, standbys: readonly EmbeddedStandby[]): Promise<void> {
+async function waitForStreaming(
+  primary: ConnectionInfo,
+  names: readonly string[],
+  timeoutMs: number,
+  standbys: readonly EmbeddedStandby[],
+): Promise<void> {
   const client = new Client({ ...primary, connectionTimeoutMillis: 5000 });
   client.on("error", () => undefined);
   await client.connect();
@@ -147,7 +170,9 @@ async function waitForStreaming(primary: ConnectionInfo, names: readonly string[
       await new Promise((r) => setTimeout(r, 100));
     }
     const logs = standbys.map((s) => `--- ${s.standbyName} ---\n${s.logTail(10)}`).join("\n");
-    throw new Error(`standbys ${names.join(", ")} not all streaming after ${timeoutMs} ms (streaming: ${seen.join(", ") || "none"})\n${logs}`);
+    throw new Error(
+      `standbys ${names.join(", ")} not all streaming after ${timeoutMs} ms (streaming: ${seen.join(", ") || "none"})\n${logs}`,
+    );
   } finally {
     await client.end().catch(ignored("standby: end the streaming check's client"));
   }

@@ -17,7 +17,9 @@ export function parsePostgresUri(uri: string): ConnectionInfo {
   try {
     url = new URL(uri);
   } catch {
-    throw new ParameterError(`"${redactUri(uri)}" is not a valid URI (expected postgresql://user:password@host:port/database)`);
+    throw new ParameterError(
+      `"${redactUri(uri)}" is not a valid URI (expected postgresql://user:password@host:port/database)`,
+    );
   }
   if (url.protocol !== "postgresql:" && url.protocol !== "postgres:") {
     throw new ParameterError(`"${redactUri(uri)}" is not a PostgreSQL URI (scheme must be postgresql://)`);

@@ -57,7 +57,13 @@ export interface PlanInput {
   readonly maxParallelMaintenanceWorkers: number;
 }
 
-function pairs(rows: number, keyOrder: KeyOrder, repeats: number, p: PlanInput, kind: TrialKind = "load"): PlannedTrial[] {
+function pairs(
+  rows: number,
+  keyOrder: KeyOrder,
+  repeats: number,
+  p: PlanInput,
+  kind: TrialKind = "load",
+): PlannedTrial[] {
   const out: PlannedTrial[] = [];
   for (let repeat = 0; repeat < repeats; repeat++) {
     // Rotate which method goes first (A B, B A, …), so a slow drift of the machine favours neither;

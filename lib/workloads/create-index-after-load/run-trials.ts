@@ -113,7 +113,8 @@ async function runLoadTrial(session: TrialSession, c: CialCondition, o: RunPlanO
   if (c.kind !== "wal_anatomy") return outcome;
   const walAnatomy: Partial<Record<PhaseName, WalRecordType[]>> = {};
   for (const r of results) {
-    if (r.record.phase !== "checkpoint") walAnatomy[r.record.phase] = await walRecordTypes(session, r.record.startLsn, r.record.endLsn);
+    if (r.record.phase !== "checkpoint")
+      walAnatomy[r.record.phase] = await walRecordTypes(session, r.record.startLsn, r.record.endLsn);
   }
   return { ...outcome, walAnatomy };
 }
@@ -146,7 +147,9 @@ async function runBuildTrial(session: TrialSession, c: CialCondition, o: RunPlan
 
 /** Keeps WAL on disk for the decoding trials (reload, no restart), and gives it back afterwards. */
 async function keepWal(session: TrialSession, mb: number | undefined): Promise<void> {
-  await session.query(mb === undefined ? "ALTER SYSTEM RESET wal_keep_size" : `ALTER SYSTEM SET wal_keep_size = '${Math.ceil(mb)}MB'`);
+  await session.query(
+    mb === undefined ? "ALTER SYSTEM RESET wal_keep_size" : `ALTER SYSTEM SET wal_keep_size = '${Math.ceil(mb)}MB'`,
+  );
   await session.query("SELECT pg_reload_conf()");
   // The checkpointer applies the reload on its next loop; give it a moment before relying on it.
   await sleep(1000);
@@ -198,7 +201,12 @@ export async function runPlan(o: RunPlanOptions): Promise<CialTrial[]> {
             buildTable = wanted;
           }
           const open = session;
-          outcome = await watchTrial("postgresql", `CREATE INDEX, trial ${planned.key}`, () => runBuildTrial(open, c, o), conditionKey(c));
+          outcome = await watchTrial(
+            "postgresql",
+            `CREATE INDEX, trial ${planned.key}`,
+            () => runBuildTrial(open, c, o),
+            conditionKey(c),
+          );
         } else {
           buildTable = undefined;
           if (c.kind === "wal_anatomy" && !walKept) {
@@ -207,7 +215,12 @@ export async function runPlan(o: RunPlanOptions): Promise<CialTrial[]> {
             walKept = true;
           }
           const open = session;
-          outcome = await watchTrial("postgresql", `loading, trial ${planned.key}`, () => runLoadTrial(open, c, o), conditionKey(c));
+          outcome = await watchTrial(
+            "postgresql",
+            `loading, trial ${planned.key}`,
+            () => runLoadTrial(open, c, o),
+            conditionKey(c),
+          );
         }
         record = {
           key: planned.key,

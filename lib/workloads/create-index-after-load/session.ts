@@ -8,7 +8,13 @@ import { connect } from "../../engines/postgres/connect";
 import { serverCounters } from "../../engines/postgres/server-counters";
 import { counterDelta, type CounterSnapshot } from "../../stats/counters";
 import type { ConnectionInfo } from "../../targets/types";
-import { parseBackendUsage, parseSortTrace, type BackendUsage, type ServerNotice, type SortReport } from "./statement-log";
+import {
+  parseBackendUsage,
+  parseSortTrace,
+  type BackendUsage,
+  type ServerNotice,
+  type SortReport,
+} from "./statement-log";
 import { ignored } from "../../runtime/debug";
 
 export const PHASES = ["load", "index", "checkpoint"] as const;
@@ -41,7 +47,12 @@ export class TrialSession {
 
   private constructor(readonly client: Client) {
     client.on("notice", (notice) => {
-      this.capture?.push({ severity: notice.severity, message: notice.message ?? "", detail: notice.detail, where: notice.where });
+      this.capture?.push({
+        severity: notice.severity,
+        message: notice.message ?? "",
+        detail: notice.detail,
+        where: notice.where,
+      });
     });
   }
 
@@ -72,7 +83,11 @@ export class TrialSession {
    * the counter queries around it stay quiet; `settleMs` lets the WAL writer, background writer
    * and checkpointer publish what the statement left them before the counters are read.
    */
-  async phase(phase: PhaseName, sql: string, options: { readonly settleMs: number; readonly traceSort?: boolean }): Promise<PhaseResult> {
+  async phase(
+    phase: PhaseName,
+    sql: string,
+    options: { readonly settleMs: number; readonly traceSort?: boolean },
+  ): Promise<PhaseResult> {
     const before = await this.counters();
     const startLsn = await this.walInsertLsn();
     await this.client.query(
@@ -89,7 +104,10 @@ export class TrialSession {
     const ms = Number(process.hrtime.bigint() - t0) / 1e6;
     await this.client.query("RESET log_statement_stats; RESET client_min_messages; RESET trace_sort");
     const endLsn = await this.walInsertLsn();
-    const [wal] = await this.query<{ bytes: string }>("SELECT pg_wal_lsn_diff($1::pg_lsn, $2::pg_lsn)::text AS bytes", [endLsn, startLsn]);
+    const [wal] = await this.query<{ bytes: string }>("SELECT pg_wal_lsn_diff($1::pg_lsn, $2::pg_lsn)::text AS bytes", [
+      endLsn,
+      startLsn,
+    ]);
     if (options.settleMs > 0) await sleep(options.settleMs);
     const after = await this.counters();
     return {

@@ -43,8 +43,10 @@ export function loadSql(rows: number, order: KeyOrder): string {
 
 /** Session settings per build: both are settable by an ordinary session, no reload needed. */
 export function buildSettingsSql(maintenanceWorkMemMB: number, parallelWorkers: number): string {
-  if (!Number.isInteger(maintenanceWorkMemMB) || maintenanceWorkMemMB < 1) throw new Error(`bad maintenance_work_mem ${maintenanceWorkMemMB}`);
-  if (!Number.isInteger(parallelWorkers) || parallelWorkers < 0) throw new Error(`bad max_parallel_maintenance_workers ${parallelWorkers}`);
+  if (!Number.isInteger(maintenanceWorkMemMB) || maintenanceWorkMemMB < 1)
+    throw new Error(`bad maintenance_work_mem ${maintenanceWorkMemMB}`);
+  if (!Number.isInteger(parallelWorkers) || parallelWorkers < 0)
+    throw new Error(`bad max_parallel_maintenance_workers ${parallelWorkers}`);
   return `SET maintenance_work_mem = '${maintenanceWorkMemMB}MB'; SET max_parallel_maintenance_workers = ${parallelWorkers}`;
 }
 

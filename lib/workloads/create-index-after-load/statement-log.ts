@@ -76,14 +76,17 @@ const SORT_END = /(?:parallel )?(external|internal) sort of worker (-?\d+) ended
 const PERFORMSORT = /performsort of worker (\d+) starting/;
 const CPU = /CPU: user: ([\d.]+) s, system: ([\d.]+) s/;
 const RUN_WRITTEN = /worker (-?\d+) finished writing run (\d+) to tape/;
-const MILESTONE = /begin index sort|switching to external sort|sort of worker -?\d+ ended|starting merge pass|performsort of worker -?\d+ done/;
+const MILESTONE =
+  /begin index sort|switching to external sort|sort of worker -?\d+ ended|starting merge pass|performsort of worker -?\d+ done/;
 
 /** The trace_sort narration of the statement's last index sort, or undefined if it had none. */
 export function parseSortTrace(notices: readonly ServerNotice[]): SortReport | undefined {
   const messages = notices.map((n) => n.message);
   const ends = messages.map((m) => SORT_END.exec(m)).filter((m): m is RegExpExecArray => m !== null);
   if (!ends.length) return undefined;
-  const participants = new Set(messages.map((m) => PERFORMSORT.exec(m)?.[1]).filter((w): w is string => w !== undefined));
+  const participants = new Set(
+    messages.map((m) => PERFORMSORT.exec(m)?.[1]).filter((w): w is string => w !== undefined),
+  );
   // The leader (worker -1) reports the whole sort; a serial sort has only the leader.
   const leader = ends.filter((e) => e[2] === "-1").at(-1);
   const relevant = leader ? [leader] : ends;

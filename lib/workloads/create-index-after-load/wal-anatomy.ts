@@ -19,7 +19,11 @@ export async function ensureWalinspect(session: TrialSession): Promise<void> {
   await session.query("CREATE EXTENSION IF NOT EXISTS pg_walinspect");
 }
 
-export async function walRecordTypes(session: TrialSession, startLsn: string, endLsn: string): Promise<WalRecordType[]> {
+export async function walRecordTypes(
+  session: TrialSession,
+  startLsn: string,
+  endLsn: string,
+): Promise<WalRecordType[]> {
   const rows = await session.query<Record<string, string | number>>(
     `SELECT "resource_manager/record_type" AS type, count, record_size, fpi_size
        FROM pg_get_wal_stats($1::pg_lsn, $2::pg_lsn, true)
@@ -27,7 +31,12 @@ export async function walRecordTypes(session: TrialSession, startLsn: string, en
       ORDER BY count DESC`,
     [startLsn, endLsn],
   );
-  return rows.map((r) => ({ type: String(r.type), count: Number(r.count), recordBytes: Number(r.record_size), fpiBytes: Number(r.fpi_size) }));
+  return rows.map((r) => ({
+    type: String(r.type),
+    count: Number(r.count),
+    recordBytes: Number(r.record_size),
+    fpiBytes: Number(r.fpi_size),
+  }));
 }
 
 /**

@@ -3,7 +3,14 @@
  * fields, ordered `insertMany` / `bulkWrite` of `updateOne` by `_id` with `{ w: 1, j: false }`,
  * single-field ascending indexes, and the server counters that explain the time.
  */
-import { Long, MongoClient, MongoServerError, type AnyBulkWriteOperation, type Collection, type Document } from "mongodb";
+import {
+  Long,
+  MongoClient,
+  MongoServerError,
+  type AnyBulkWriteOperation,
+  type Collection,
+  type Document,
+} from "mongodb";
 import type { Dataset } from "./dataset";
 import type { CounterSnapshot, IndexWriteEngine } from "./engine";
 import { FIELDS, UPDATED_COLUMNS, type Field, type UpdateOperation } from "./operations";
@@ -176,7 +183,10 @@ export class MongoIndexWriteCollection implements IndexWriteEngine {
   }
 
   async insertBatch(dataset: Dataset, start: number, end: number): Promise<void> {
-    await this.collection.insertMany(rowDocuments(dataset, start, end), { ordered: true, writeConcern: TIMED_WRITE_CONCERN });
+    await this.collection.insertMany(rowDocuments(dataset, start, end), {
+      ordered: true,
+      writeConcern: TIMED_WRITE_CONCERN,
+    });
   }
 
   async updateBatch(dataset: Dataset, operation: UpdateOperation, start: number, end: number): Promise<void> {
@@ -232,14 +242,16 @@ export class MongoIndexWriteCollection implements IndexWriteEngine {
       const value = numberAt(storage, field);
       if (value !== undefined) snapshot[key] = value;
     }
-    const indexSizes: unknown = storage !== null && typeof storage === "object" ? (storage as Document).indexSizes : undefined;
+    const indexSizes: unknown =
+      storage !== null && typeof storage === "object" ? (storage as Document).indexSizes : undefined;
     if (indexSizes !== null && typeof indexSizes === "object") {
       for (const name of Object.keys(indexSizes)) {
         const value = numberAt(indexSizes, name);
         if (value !== undefined) snapshot[`size.index.${name}`] = value;
       }
     }
-    const details: unknown = storage !== null && typeof storage === "object" ? (storage as Document).indexDetails : undefined;
+    const details: unknown =
+      storage !== null && typeof storage === "object" ? (storage as Document).indexDetails : undefined;
     if (details !== null && typeof details === "object") {
       for (const name of Object.keys(details)) {
         const inserts = numberAt((details as Document)[name], "cursor", "insert calls");

@@ -43,7 +43,9 @@ function copyStream(dataset: Dataset): Readable {
       const end = Math.min(dataset.rows, next + chunkRows);
       const lines: string[] = [];
       for (let i = next; i < end; i++) {
-        lines.push(`${i + 1}\t0\t${dataset.fields[0][i]}\t${dataset.fields[1][i]}\t${dataset.fields[2][i]}\t${dataset.fields[3][i]}\t${dataset.fields[4][i]}\n`);
+        lines.push(
+          `${i + 1}\t0\t${dataset.fields[0][i]}\t${dataset.fields[1][i]}\t${dataset.fields[2][i]}\t${dataset.fields[3][i]}\t${dataset.fields[4][i]}\n`,
+        );
       }
       next = end;
       this.push(lines.join(""));

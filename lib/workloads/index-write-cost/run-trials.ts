@@ -62,9 +62,11 @@ export function planTrials(o: TrialPlanOptions): PlannedTrial[] {
       for (const fillfactor of fillfactors) {
         // Extra fillfactors are a sweep for the non-indexed update (HOT needs free space on the
         // page); the other operations are measured at the first fillfactor only.
-        const operations = fillfactor === fillfactors[0] ? o.operations : o.operations.filter((op) => op === "update_nonindexed");
+        const operations =
+          fillfactor === fillfactors[0] ? o.operations : o.operations.filter((op) => op === "update_nonindexed");
         for (const operation of operations) {
-          for (const extraIndexes of o.extraIndexes) conditions.push({ engine, rows, extraIndexes, operation, fillfactor });
+          for (const extraIndexes of o.extraIndexes)
+            conditions.push({ engine, rows, extraIndexes, operation, fillfactor });
         }
       }
       for (let repeat = 1; repeat <= o.repeats; repeat++) {
@@ -128,7 +130,12 @@ export interface RunOptions {
   readonly store: RunStore<IndexWriteCondition>;
   /** Opens the engine adapter for a condition's engine (one open adapter per engine at a time). */
   readonly open: (engine: Engine) => Promise<IndexWriteEngine>;
-  readonly onTrial?: (done: number, total: number, trial: IndexWriteTrial | undefined, next: PlannedTrial | undefined) => void;
+  readonly onTrial?: (
+    done: number,
+    total: number,
+    trial: IndexWriteTrial | undefined,
+    next: PlannedTrial | undefined,
+  ) => void;
   /** Go on with the next trial after a failed one instead of stopping the run. */
   readonly continueOnError?: boolean;
   readonly signal?: AbortSignal;
@@ -165,7 +172,12 @@ export async function runPlan(options: RunOptions): Promise<IndexWriteTrial[]> {
           adapters.set(engine, db);
         }
         const [open, dataset] = [db, loaded];
-        record = await watchTrial(engine, `trial ${planned.key}`, () => runTrial(open, dataset, planned, options.batchSize, options.signal), conditionKey(planned.condition));
+        record = await watchTrial(
+          engine,
+          `trial ${planned.key}`,
+          () => runTrial(open, dataset, planned, options.batchSize, options.signal),
+          conditionKey(planned.condition),
+        );
       } catch (error) {
         if (options.signal?.aborted) throw error;
         record = {

@@ -14,7 +14,14 @@ export function withClient<T>(server: StartedServer, database: string, fn: (clie
 }
 import { enableWalInspect } from "./observations";
 import { loadStatements, samplePercent, type DatasetShape } from "./dataset";
-import { COUNT_INDEXES_SQL, CONSTRAINT_INDEXES, createIndexSql, extraIndexesFor, INDEX_LEVELS, SCHEMA_SQL } from "./schema";
+import {
+  COUNT_INDEXES_SQL,
+  CONSTRAINT_INDEXES,
+  createIndexSql,
+  extraIndexesFor,
+  INDEX_LEVELS,
+  SCHEMA_SQL,
+} from "./schema";
 
 export const TEMPLATE_DATABASE = "dblab_inventory_template";
 export const RUN_DATABASE = "dblab_inventory_run";
@@ -118,10 +125,16 @@ async function countIndexes(server: StartedServer, database: string): Promise<nu
  * 25 rounds rebuilding 32 indexes each spent more time building than running pgbench (17 s per
  * 39-index build at dataScale 0.02 on a shared 2-core machine).
  */
-export async function prepareRound(server: StartedServer, level: number, maintenanceWorkMemMB: number): Promise<PreparedRound> {
+export async function prepareRound(
+  server: StartedServer,
+  level: number,
+  maintenanceWorkMemMB: number,
+): Promise<PreparedRound> {
   const template = levelTemplate(level);
-  const exists = await withClient(server, TEMPLATE_DATABASE, async (c) =>
-    (await c.query("SELECT 1 FROM pg_database WHERE datname = $1", [template])).rowCount === 1,
+  const exists = await withClient(
+    server,
+    TEMPLATE_DATABASE,
+    async (c) => (await c.query("SELECT 1 FROM pg_database WHERE datname = $1", [template])).rowCount === 1,
   );
   let indexSeconds = 0;
   if (!exists) {
@@ -136,7 +149,8 @@ export async function prepareRound(server: StartedServer, level: number, mainten
   // The round starts from a clean checkpoint: the clone's and index builds' dirty pages are not the run's to write.
   const cloneSeconds = await cloneDatabase(server.connection, template, RUN_DATABASE, { checkpoint: true });
   const indexCount = await countIndexes(server, RUN_DATABASE);
-  if (indexCount !== level) throw new Error(`level ${level}: pg_indexes counts ${indexCount} indexes on the four tables`);
+  if (indexCount !== level)
+    throw new Error(`level ${level}: pg_indexes counts ${indexCount} indexes on the four tables`);
   return { cloneSeconds, indexSeconds, indexCount, builtLevelTemplate: !exists };
 }
 

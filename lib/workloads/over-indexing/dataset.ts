@@ -12,11 +12,21 @@ export interface DatasetShape {
   readonly movements: number;
 }
 
-export const SEED_SHAPE: DatasetShape = { products: 20_000_000, warehouses: 2_500, stockDraws: 50_000_000, movements: 1_000_000 };
+export const SEED_SHAPE: DatasetShape = {
+  products: 20_000_000,
+  warehouses: 2_500,
+  stockDraws: 50_000_000,
+  movements: 1_000_000,
+};
 
 export function datasetShape(scale: number): DatasetShape {
   const n = (x: number) => Math.max(1, Math.round(x * scale));
-  return { products: n(SEED_SHAPE.products), warehouses: SEED_SHAPE.warehouses, stockDraws: n(SEED_SHAPE.stockDraws), movements: n(SEED_SHAPE.movements) };
+  return {
+    products: n(SEED_SHAPE.products),
+    warehouses: SEED_SHAPE.warehouses,
+    stockDraws: n(SEED_SHAPE.stockDraws),
+    movements: n(SEED_SHAPE.movements),
+  };
 }
 
 /**

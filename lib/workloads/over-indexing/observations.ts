@@ -114,11 +114,17 @@ export async function currentWalLsn(client: Client, flushed = false): Promise<st
  * from the WAL itself (pg_walinspect): a count of what the server did, where per-table counters
  * times index counts would only be a model.
  */
-export async function walRecordsBetween(client: Client, start: string, end: string): Promise<Record<string, WalRecordStats>> {
+export async function walRecordsBetween(
+  client: Client,
+  start: string,
+  end: string,
+): Promise<Record<string, WalRecordStats>> {
   const { rows } = await client.query<{ kind: string; n: string; bytes: string; fpi: string }>(
     `SELECT "resource_manager/record_type" AS kind, count::text AS n, combined_size::text AS bytes, fpi_size::text AS fpi
      FROM pg_get_wal_stats($1::pg_lsn, $2::pg_lsn, true) WHERE count > 0`,
     [start, end],
   );
-  return Object.fromEntries(rows.map((r) => [r.kind, { count: Number(r.n), bytes: Number(r.bytes), fpiBytes: Number(r.fpi) }]));
+  return Object.fromEntries(
+    rows.map((r) => [r.kind, { count: Number(r.n), bytes: Number(r.bytes), fpiBytes: Number(r.fpi) }]),
+  );
 }

@@ -61,7 +61,9 @@ export interface PlannedRound {
 export function planRounds(levels: readonly number[], repeats: number): PlannedRound[] {
   const plan: PlannedRound[] = [];
   for (let repeat = 1; repeat <= repeats; repeat++) {
-    rotated(levels, repeat - 1).forEach((level, order) => plan.push({ key: `idx${level}/r${repeat}`, condition: { level }, repeat, order }));
+    rotated(levels, repeat - 1).forEach((level, order) =>
+      plan.push({ key: `idx${level}/r${repeat}`, condition: { level }, repeat, order }),
+    );
   }
   return plan;
 }
@@ -90,14 +92,22 @@ async function waitForClientsGone(server: StartedServer): Promise<void> {
   await withClient(server, RUN_DATABASE, async (c) => {
     const deadline = Date.now() + 5000;
     while (Date.now() < deadline) {
-      const { rows } = await c.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'pgbench'");
+      const { rows } = await c.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'pgbench'",
+      );
       if (rows[0].n === 0) return;
       await new Promise((r) => setTimeout(r, 50));
     }
   });
 }
 
-export async function runRound(server: StartedServer, runner: PgbenchRunner, planned: PlannedRound, s: RoundSettings, hooks: RoundHooks = {}): Promise<OverIndexingTrial> {
+export async function runRound(
+  server: StartedServer,
+  runner: PgbenchRunner,
+  planned: PlannedRound,
+  s: RoundSettings,
+  hooks: RoundHooks = {},
+): Promise<OverIndexingTrial> {
   const startedAt = new Date().toISOString();
   hooks.onPhase?.(`cloning the loaded database and building ${planned.condition.level} indexes`);
   const prepared = await prepareRound(server, planned.condition.level, s.maintenanceWorkMemMB);
@@ -116,7 +126,12 @@ export async function runRound(server: StartedServer, runner: PgbenchRunner, pla
     await c.query("CHECKPOINT");
     // The seed reset the statistics before each round; deltas below make the other counters exact anyway.
     await resetStatements(c);
-    return { before: await roundCounters(c), sizesBefore: await relationSizes(c), startLsn: await currentWalLsn(c), autovacuumWait };
+    return {
+      before: await roundCounters(c),
+      sizesBefore: await relationSizes(c),
+      startLsn: await currentWalLsn(c),
+      autovacuumWait,
+    };
   });
   hooks.onPhase?.("pgbench");
   const pgbench = await runPgbench(server, {
@@ -175,7 +190,12 @@ export interface RunRoundsOptions {
   readonly settings: RoundSettings;
   readonly store: RunStore<OverIndexingCondition>;
   readonly signal?: AbortSignal;
-  readonly onRound?: (done: number, total: number, next: PlannedRound | undefined, last: OverIndexingTrial | undefined) => void;
+  readonly onRound?: (
+    done: number,
+    total: number,
+    next: PlannedRound | undefined,
+    last: OverIndexingTrial | undefined,
+  ) => void;
   readonly onPhase?: (planned: PlannedRound, phase: string) => void;
   readonly onProgress?: (planned: PlannedRound, point: ProgressPoint) => void;
   readonly onNote?: (note: string) => void;
@@ -190,12 +210,14 @@ export async function runRounds(o: RunRoundsOptions): Promise<OverIndexingTrial[
   for (const [i, planned] of todo.entries()) {
     if (o.signal?.aborted) break;
     o.onRound?.(i, todo.length, planned, last);
-    last = await watchTrial("postgresql", `round ${planned.key} (pgbench)`, () => runRound(o.server, o.runner, planned, o.settings, {
-      signal: o.signal,
-      onPhase: (phase) => o.onPhase?.(planned, phase),
-      onProgress: (p) => o.onProgress?.(planned, p),
-      onNote: o.onNote,
-    }));
+    last = await watchTrial("postgresql", `round ${planned.key} (pgbench)`, () =>
+      runRound(o.server, o.runner, planned, o.settings, {
+        signal: o.signal,
+        onPhase: (phase) => o.onPhase?.(planned, phase),
+        onProgress: (p) => o.onProgress?.(planned, p),
+        onNote: o.onNote,
+      }),
+    );
     o.store.append(last);
     out.push(last);
   }

@@ -40,7 +40,8 @@ export interface PgbenchLoadOptions {
 const STEPS = /^[dtgGvpf]+$/;
 
 export function checkInitOptions(o: PgbenchInitOptions): void {
-  if (!Number.isInteger(o.scale) || o.scale < 1) throw new Error(`pgbench scale must be a positive integer, got ${o.scale}`);
+  if (!Number.isInteger(o.scale) || o.scale < 1)
+    throw new Error(`pgbench scale must be a positive integer, got ${o.scale}`);
   if (o.steps !== undefined && !STEPS.test(o.steps)) {
     throw new Error(`pgbench init steps must use the letters d t g G v p f, got "${o.steps}"`);
   }
@@ -51,7 +52,8 @@ export function checkInitOptions(o: PgbenchInitOptions): void {
 
 export function checkLoadOptions(o: PgbenchLoadOptions): void {
   const positive = (name: string, v: number | undefined) => {
-    if (v !== undefined && (!Number.isInteger(v) || v < 1)) throw new Error(`pgbench ${name} must be a positive integer, got ${v}`);
+    if (v !== undefined && (!Number.isInteger(v) || v < 1))
+      throw new Error(`pgbench ${name} must be a positive integer, got ${v}`);
   };
   positive("clients", o.clients);
   positive("threads", o.threads);
@@ -74,7 +76,8 @@ export function initArgs(o: PgbenchInitOptions): string[] {
   checkInitOptions(o);
   return [
     "-i",
-    "-s", String(o.scale),
+    "-s",
+    String(o.scale),
     "-q",
     ...(o.steps ? ["-I", o.steps] : []),
     ...(o.fillfactor ? ["-F", String(o.fillfactor)] : []),

@@ -3,7 +3,19 @@ export * from "./types";
 export { initPgbench, runPgbench, PgbenchAbortedError, type RunOptions, type InitResult } from "./run";
 export { locatePgbench, findHostPgbench, describeRunner, PgbenchNotFoundError, type PgbenchRunner } from "./locate";
 export { parseProgress, parseProgressLine, parseSummary, statementLatency } from "./parse-output";
-export { latencyDistribution, parseTransactionLog, parseAggregateLog, transactionSeries, aggregateSeries } from "./parse-log";
-export { checkInitOptions, checkLoadOptions, type BuiltinScript, type PgbenchInitOptions, type PgbenchLoadOptions } from "./args";
+export {
+  latencyDistribution,
+  parseTransactionLog,
+  parseAggregateLog,
+  transactionSeries,
+  aggregateSeries,
+} from "./parse-log";
+export {
+  checkInitOptions,
+  checkLoadOptions,
+  type BuiltinScript,
+  type PgbenchInitOptions,
+  type PgbenchLoadOptions,
+} from "./args";
 export { stepCoordinates } from "./series";
 export { pgbenchFigures, type PgbenchFigures } from "./figures";

@@ -68,7 +68,8 @@ export function findHostPgbench(): { path: string; version: string } | undefined
   const forced = process.env.DBLAB_PGBENCH;
   if (forced) {
     const version = hostVersion(forced);
-    if (!version) throw new PgbenchNotFoundError(`DBLAB_PGBENCH=${forced} does not run (\`${forced} --version\` failed)`);
+    if (!version)
+      throw new PgbenchNotFoundError(`DBLAB_PGBENCH=${forced} does not run (\`${forced} --version\` failed)`);
     return { path: forced, version };
   }
   for (const candidate of [onPath("pgbench"), ...debianLayout()]) {
@@ -93,7 +94,12 @@ export async function locatePgbench(server: StartedServer): Promise<PgbenchRunne
   if (isExecCapable(server)) {
     const r = await server.exec(["pgbench", "--version"]).catch(ignored("pgbench --version in the container"));
     if (r && r.exitCode === 0) {
-      return { kind: "container", server, version: /([\d.]+)/.exec(r.stdout)?.[1] ?? r.stdout.trim(), port: CONTAINER_PORT };
+      return {
+        kind: "container",
+        server,
+        version: /([\d.]+)/.exec(r.stdout)?.[1] ?? r.stdout.trim(),
+        port: CONTAINER_PORT,
+      };
     }
   }
   throw new PgbenchNotFoundError(

@@ -47,14 +47,26 @@ export function parseAggregateLog(text: string): AggregateInterval[] {
   for (const line of text.split("\n")) {
     const f = line.trim().split(/\s+/).map(Number);
     if (f.length < 6 || f.slice(0, 6).some((x) => !Number.isFinite(x))) continue;
-    out.push({ startMs: f[0] * 1000, transactions: f[1], sumLatencyMs: f[2] / 1000, minLatencyMs: f[4] / 1000, maxLatencyMs: f[5] / 1000 });
+    out.push({
+      startMs: f[0] * 1000,
+      transactions: f[1],
+      sumLatencyMs: f[2] / 1000,
+      minLatencyMs: f[4] / 1000,
+      maxLatencyMs: f[5] / 1000,
+    });
   }
   return out;
 }
 
 /** p50/p95/p99/max of the successful logged transactions. */
-export function latencyDistribution(transactions: readonly LoggedTransaction[], samplingRate = 1): LatencyDistribution | undefined {
-  const sorted = transactions.filter((t) => !t.failed).map((t) => t.latencyMs).sort((a, b) => a - b);
+export function latencyDistribution(
+  transactions: readonly LoggedTransaction[],
+  samplingRate = 1,
+): LatencyDistribution | undefined {
+  const sorted = transactions
+    .filter((t) => !t.failed)
+    .map((t) => t.latencyMs)
+    .sort((a, b) => a - b);
   if (sorted.length === 0) return undefined;
   return {
     n: sorted.length,
@@ -101,7 +113,11 @@ export function transactionSeries(
 }
 
 /** The aggregated log as a series; intervals of all threads with the same start are summed. */
-export function aggregateSeries(intervals: readonly AggregateInterval[], startMs: number, intervalSeconds: number): SeriesPoint[] {
+export function aggregateSeries(
+  intervals: readonly AggregateInterval[],
+  startMs: number,
+  intervalSeconds: number,
+): SeriesPoint[] {
   const byStart = new Map<number, AggregateInterval[]>();
   for (const i of intervals) byStart.set(i.startMs, [...(byStart.get(i.startMs) ?? []), i]);
   return [...byStart.entries()]

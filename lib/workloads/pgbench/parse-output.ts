@@ -89,7 +89,9 @@ export function parseSummary(stdout: string, stderr = ""): PgbenchSummary {
   const tpsLines = [...stdout.matchAll(/^tps = ([\d.]+) \(([^)]*)\)/gm)];
   const tpsLine = tpsLines.find((m) => /without|excluding/.test(m[2])) ?? tpsLines[0];
   if (!tpsLine) {
-    throw new Error(`pgbench printed no "tps = " line; its output ends with:\n${stdout.trim().split("\n").slice(-8).join("\n")}\n${stderr.trim().split("\n").slice(-8).join("\n")}`);
+    throw new Error(
+      `pgbench printed no "tps = " line; its output ends with:\n${stdout.trim().split("\n").slice(-8).join("\n")}\n${stderr.trim().split("\n").slice(-8).join("\n")}`,
+    );
   }
   const transactionType = /^transaction type: (.*)$/m.exec(stdout)?.[1];
   return {

@@ -15,7 +15,13 @@ import { processStartTicks, register, unregister } from "../../runtime/resource-
 import type { ConnectionInfo, StartedServer } from "../../targets/types";
 import { connectionArgs, initArgs, loadArgs, type PgbenchInitOptions, type PgbenchLoadOptions } from "./args";
 import { describeRunner, locatePgbench, type PgbenchRunner } from "./locate";
-import { aggregateSeries, latencyDistribution, parseAggregateLog, parseTransactionLog, transactionSeries } from "./parse-log";
+import {
+  aggregateSeries,
+  latencyDistribution,
+  parseAggregateLog,
+  parseTransactionLog,
+  transactionSeries,
+} from "./parse-log";
 import { parseProgressLine, parseSummary } from "./parse-output";
 import type { PgbenchLogMode, PgbenchRunResult, ProgressPoint } from "./types";
 import { ignored } from "../../runtime/debug";
@@ -63,10 +69,17 @@ export class PgbenchAbortedError extends Error {
 }
 
 function childEnv(password: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, LANG: "C", LC_ALL: "C", PGPASSWORD: password };
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    LANG: "C",
+    LC_ALL: "C",
+    PGPASSWORD: password,
+  };
   // TLS settings of an external server are the only PG* variables worth inheriting; the rest
   // (PGHOST, PGOPTIONS, …) would silently change what is measured.
-  for (const name of ["PGSSLMODE", "PGSSLROOTCERT", "PGSSLCERT", "PGSSLKEY"]) if (process.env[name]) env[name] = process.env[name];
+  for (const name of ["PGSSLMODE", "PGSSLROOTCERT", "PGSSLCERT", "PGSSLKEY"])
+    if (process.env[name]) env[name] = process.env[name];
   return env;
 }
 
@@ -83,7 +96,12 @@ function runOnHost(
     const startedAtMs = Date.now();
     // Own process group: the notebook's Stop is a SIGINT to the kernel's whole group, and pgbench must
     // end through onAbort below (the run then says "interrupted"), not fail a trial on its own.
-    const child = spawn(file, [...args], { cwd: workDir, env: childEnv(password), stdio: ["ignore", "pipe", "pipe"], detached: true });
+    const child = spawn(file, [...args], {
+      cwd: workDir,
+      env: childEnv(password),
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
     const recordId = child.pid
       ? register({
           type: "process",
@@ -166,9 +184,12 @@ async function runInContainer(
   try {
     const startedAtMs = Date.now();
     onStart?.(startedAtMs);
-    const result = await server.exec(["sh", "-c", 'echo $$ > "$0/pid"; cd "$0" && exec pgbench "$@"', dir, ...buildArgs(dir)], {
-      env: [`PGPASSWORD=${password}`],
-    });
+    const result = await server.exec(
+      ["sh", "-c", 'echo $$ > "$0/pid"; cd "$0" && exec pgbench "$@"', dir, ...buildArgs(dir)],
+      {
+        env: [`PGPASSWORD=${password}`],
+      },
+    );
     const finishedAtMs = Date.now();
     if (signal?.aborted) throw new PgbenchAbortedError();
     const listing = await sh('for f in "$1"/tx.* "$1"/agg.*; do [ -f "$f" ] && cat "$f" && echo; done; true', dir);
@@ -179,14 +200,23 @@ async function runInContainer(
   }
 }
 
-function target(server: StartedServer, runner: PgbenchRunner, database: string | undefined): { conn: string[]; db: string; password: string } {
+function target(
+  server: StartedServer,
+  runner: PgbenchRunner,
+  database: string | undefined,
+): { conn: string[]; db: string; password: string } {
   const c: ConnectionInfo = server.connection;
-  const conn = runner.kind === "host" ? connectionArgs(c.host, c.port, c.user) : connectionArgs("127.0.0.1", runner.port, c.user);
+  const conn =
+    runner.kind === "host" ? connectionArgs(c.host, c.port, c.user) : connectionArgs("127.0.0.1", runner.port, c.user);
   return { conn, db: database ?? c.database, password: c.password };
 }
 
 /** `pgbench -i`: creates and fills the pgbench tables. */
-export async function initPgbench(server: StartedServer, o: PgbenchInitOptions, runner?: PgbenchRunner): Promise<InitResult> {
+export async function initPgbench(
+  server: StartedServer,
+  o: PgbenchInitOptions,
+  runner?: PgbenchRunner,
+): Promise<InitResult> {
   const r = runner ?? (await locatePgbench(server));
   const { conn, db, password } = target(server, r, o.database);
   const args = [...initArgs(o), ...conn, db];
@@ -203,7 +233,9 @@ export async function initPgbench(server: StartedServer, o: PgbenchInitOptions, 
     raw = await r.server.exec(["pgbench", ...args], { env: [`PGPASSWORD=${password}`] });
   }
   if (raw.exitCode !== 0) {
-    throw new Error(`pgbench -i failed (exit ${raw.exitCode}):\n${(raw.stderr || raw.stdout).trim().split("\n").slice(-10).join("\n")}`);
+    throw new Error(
+      `pgbench -i failed (exit ${raw.exitCode}):\n${(raw.stderr || raw.stdout).trim().split("\n").slice(-10).join("\n")}`,
+    );
   }
   const done = /done in ([\d.]+) s \(([^)]*)\)/.exec(raw.stderr + raw.stdout);
   const steps: Record<string, number> = {};
@@ -211,7 +243,12 @@ export async function initPgbench(server: StartedServer, o: PgbenchInitOptions, 
     const m = /^\s*(.*\S)\s+([\d.]+) s\s*$/.exec(part);
     if (m) steps[m[1]] = Number(m[2]);
   }
-  return { seconds: done ? Number(done[1]) : (Date.now() - started) / 1000, steps, runner: describeRunner(r), version: r.version };
+  return {
+    seconds: done ? Number(done[1]) : (Date.now() - started) / 1000,
+    steps,
+    runner: describeRunner(r),
+    version: r.version,
+  };
 }
 
 /** A timed pgbench run; resolves with its summary, progress, per-bucket series and percentiles. */
@@ -236,7 +273,11 @@ export async function runPgbench(server: StartedServer, o: RunOptions): Promise<
   };
   const prefix = mode === "aggregate" ? "agg" : "tx";
   const argsFor = (dir: string) => [
-    ...loadArgs(o, { mode, prefix: path.posix.join(dir, prefix), samplingRate, aggregateSeconds: bucketMs / 1000 }, o.script ? path.posix.join(dir, o.script.name) : undefined),
+    ...loadArgs(
+      o,
+      { mode, prefix: path.posix.join(dir, prefix), samplingRate, aggregateSeconds: bucketMs / 1000 },
+      o.script ? path.posix.join(dir, o.script.name) : undefined,
+    ),
     ...conn,
     db,
   ];
@@ -296,7 +337,13 @@ export async function runPgbench(server: StartedServer, o: RunOptions): Promise<
     // -T counts from the clients' start, not from the spawn: anchor the buckets there, so the
     // first bucket is not short by the connection (and VACUUM) time and the last is not a stub.
     if (ok.length) loadStartedAtMs = ok.reduce((a, t) => Math.min(a, t.endMs - t.latencyMs), Infinity);
-    series = transactionSeries(transactions, loadStartedAtMs, loadStartedAtMs + o.durationSeconds * 1000, bucketMs, samplingRate);
+    series = transactionSeries(
+      transactions,
+      loadStartedAtMs,
+      loadStartedAtMs + o.durationSeconds * 1000,
+      bucketMs,
+      samplingRate,
+    );
     latency = latencyDistribution(transactions, samplingRate);
   } else if (mode === "aggregate") {
     series = aggregateSeries(parseAggregateLog(text), raw.startedAtMs, bucketMs / 1000);

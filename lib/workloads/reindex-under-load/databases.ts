@@ -30,7 +30,13 @@ export interface TemplateInfo {
 }
 
 /** Creates the template with `pgbench -i` and freezes it against connections (it is only copied). */
-export async function createTemplate(server: StartedServer, scale: number, steps: string, runner: PgbenchRunner, signal?: AbortSignal): Promise<TemplateInfo> {
+export async function createTemplate(
+  server: StartedServer,
+  scale: number,
+  steps: string,
+  runner: PgbenchRunner,
+  signal?: AbortSignal,
+): Promise<TemplateInfo> {
   await dropAll(server.connection, [RUN_DATABASE]);
   await recreateDatabase(server.connection, TEMPLATE_DATABASE);
   const init = await initPgbench(server, { scale, steps, database: TEMPLATE_DATABASE, signal }, runner);

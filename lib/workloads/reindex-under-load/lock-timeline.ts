@@ -75,7 +75,11 @@ const bump = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1
  * `clientApp` is the application_name of the load's sessions ("pgbench"); `reindexPid` the
  * REINDEX session's backend, when there was one.
  */
-export function lockTimeline(samples: readonly ActivitySample[], clientApp = "pgbench", reindexPid?: number): LockTimeline {
+export function lockTimeline(
+  samples: readonly ActivitySample[],
+  clientApp = "pgbench",
+  reindexPid?: number,
+): LockTimeline {
   const spacing = samples.length > 1 ? median(samples.slice(1).map((s, i) => s.t - samples[i].t)) : 0;
   const waits = new Map<string, number>();
   const reindexWaits = new Map<string, number>();

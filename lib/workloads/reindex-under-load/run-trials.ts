@@ -146,7 +146,10 @@ export async function runTrial(
       // the previous run must not run on into this one (a late one is counted in the window).
       const autovacuumWait = await waitForAutovacuumIdle(admin);
       // Cleared right before the load, so its figures are this run's alone; absent without the library.
-      const statements = await admin.query("SELECT pg_stat_statements_reset()").then(() => true, () => false);
+      const statements = await admin.query("SELECT pg_stat_statements_reset()").then(
+        () => true,
+        () => false,
+      );
       const before = await snapshot(admin);
       const mode = planned.condition.mode;
       const session = mode === "baseline" ? undefined : await ReindexSession.open(connection);
@@ -168,7 +171,10 @@ export async function runTrial(
           onStart: () => {
             if (!session) return;
             reindexRun = new Promise((resolve) => {
-              timer = setTimeout(() => resolve(session.run(PGBENCH_PRIMARY_KEYS, mode === "concurrently")), s.reindexStartSeconds * 1000);
+              timer = setTimeout(
+                () => resolve(session.run(PGBENCH_PRIMARY_KEYS, mode === "concurrently")),
+                s.reindexStartSeconds * 1000,
+              );
             });
           },
         });
@@ -237,11 +243,13 @@ export async function runPlan(o: RunPlanOptions): Promise<ReindexTrial[]> {
   for (const [i, planned] of todo.entries()) {
     if (o.signal?.aborted) break;
     o.onRun?.(i, todo.length, planned, last);
-    last = await watchTrial("postgresql", `run ${planned.key} (pgbench with REINDEX)`, () => runTrial(o.server, o.runner, planned, o.settings, {
-      signal: o.signal,
-      onProgress: (p) => o.onProgress?.(planned, p),
-      onNote: o.onNote,
-    }));
+    last = await watchTrial("postgresql", `run ${planned.key} (pgbench with REINDEX)`, () =>
+      runTrial(o.server, o.runner, planned, o.settings, {
+        signal: o.signal,
+        onProgress: (p) => o.onProgress?.(planned, p),
+        onNote: o.onNote,
+      }),
+    );
     o.store.append(last);
     out.push(last);
   }

@@ -33,7 +33,14 @@ export async function standbyStates(admin: Client): Promise<StandbyState[]> {
             EXTRACT(epoch FROM replay_lag) * 1000 AS replay_ms
        FROM pg_stat_replication ORDER BY application_name`);
   const num = (v: number | string | null) => (v === null ? null : Number(v));
-  return rows.map((r) => ({ name: r.name, state: r.state, syncState: r.sync_state, writeLagMs: num(r.write_ms), flushLagMs: num(r.flush_ms), replayLagMs: num(r.replay_ms) }));
+  return rows.map((r) => ({
+    name: r.name,
+    state: r.state,
+    syncState: r.sync_state,
+    writeLagMs: num(r.write_ms),
+    flushLagMs: num(r.flush_ms),
+    replayLagMs: num(r.replay_ms),
+  }));
 }
 
 /** Waits until every standby has replayed all WAL written so far (so replay does not overlap a timed phase). */
@@ -55,7 +62,12 @@ export async function waitForReplay(admin: Client, timeoutMs = 60_000): Promise<
 export interface LagSummary {
   readonly samples: number;
   /** Medians over the samples, per standby. */
-  readonly perStandby: Readonly<Record<string, { readonly writeLagMs: number | null; readonly flushLagMs: number | null; readonly replayLagMs: number | null }>>;
+  readonly perStandby: Readonly<
+    Record<
+      string,
+      { readonly writeLagMs: number | null; readonly flushLagMs: number | null; readonly replayLagMs: number | null }
+    >
+  >;
   /** Median over samples of the fastest standby's flush lag: with ANY 1 the fastest one decides. */
   readonly quorumFlushLagMs: number | null;
   readonly quorumWriteLagMs: number | null;
@@ -104,7 +116,10 @@ const minOf = (values: (number | null)[]): number | null => {
 
 export function summariseLags(samples: readonly (readonly StandbyState[])[]): LagSummary {
   const names = [...new Set(samples.flatMap((s) => s.map((x) => x.name)))];
-  const perStandby: Record<string, { writeLagMs: number | null; flushLagMs: number | null; replayLagMs: number | null }> = {};
+  const perStandby: Record<
+    string,
+    { writeLagMs: number | null; flushLagMs: number | null; replayLagMs: number | null }
+  > = {};
   for (const name of names) {
     const mine = samples.map((s) => s.find((x) => x.name === name)).filter((x): x is StandbyState => Boolean(x));
     perStandby[name] = {

@@ -41,7 +41,12 @@ export function summariseTimes(values: Float64Array | readonly number[]): Statem
 }
 
 /** Sends each statement after the previous one answered; stops early (throws) when aborted. */
-export async function timeStatements(client: Client, sql: Iterable<string>, expected: number, signal?: AbortSignal): Promise<TimedStream> {
+export async function timeStatements(
+  client: Client,
+  sql: Iterable<string>,
+  expected: number,
+  signal?: AbortSignal,
+): Promise<TimedStream> {
   const times = new Float64Array(Math.max(1, expected));
   let i = 0;
   const start = process.hrtime.bigint();
