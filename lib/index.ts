@@ -37,9 +37,10 @@ export type { RoundTripsParams } from "./params/round-trips";
 export * as roundTrips from "./experiments/round-trips";
 
 // Comparing stored runs (notebook 00, `npm run compare`, `npm run runs`).
-export type { CompareRunsParams } from "./params/compare-runs";
-export { compareRunsParams } from "./params/compare-runs";
+export type { CompareRunsParams } from "./compare/params";
+export { compareRunsParams } from "./compare/params";
 export type { Comparison, CompareOptions } from "./compare/compare";
-export { compare, compareRuns } from "./compare/compare";
+export { compareRuns } from "./compare/compare";
+export { compare } from "./compare/present";
 export * as compareView from "./compare/present";
 export { listRuns } from "./results/stored-runs";

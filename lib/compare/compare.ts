@@ -452,14 +452,3 @@ export function compareRuns(refs: readonly string[], options: CompareOptions = {
     warnings,
   };
 }
-
-/**
- * `lab.compare(a, b, …)` in a notebook cell: compares the runs with the default options, shows the
- * comparison (lib/compare/present.ts) and returns it. Loaded lazily: the view pulls in danfo.js,
- * which the command line does not need.
- */
-export function compare(...refs: string[]): Comparison {
-  const c = compareRuns(refs);
-  (require("./present") as typeof import("./present")).showComparison(c);
-  return c;
-}

@@ -7,7 +7,7 @@ import type { PlotlyFigure, PlotlyTrace } from "../display/plotly";
 import { plot } from "../display/plotly";
 import { escapeHtml, show } from "../display/output";
 import { tableHtml, type Row } from "../display/table";
-import { isCompared, type Comparison, type PairComparison } from "./compare";
+import { compareRuns, isCompared, type Comparison, type PairComparison } from "./compare";
 import { footnotes, formatMarkdown } from "./format";
 
 const COLORS = ["#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2"];
@@ -211,4 +211,14 @@ export function showComparison(c: Comparison): void {
   showConditions(c);
   showCharts(c);
   showVerdicts(c);
+}
+
+/**
+ * `lab.compare(a, b, …)` in a notebook cell: compares the runs with the default options, shows the
+ * comparison and returns it. Here, not in compare.ts, which the command line loads without danfo.js.
+ */
+export function compare(...refs: string[]): Comparison {
+  const c = compareRuns(refs);
+  showComparison(c);
+  return c;
 }

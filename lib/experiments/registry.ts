@@ -9,7 +9,7 @@ import { experiment as createIndexAfterLoad } from "./create-index-after-load";
 import { experiment as overIndexing } from "./over-indexing";
 import { experiment as reindexUnderLoad } from "./reindex-under-load";
 import { experiment as roundTrips } from "./round-trips";
-import { compareRunsParams } from "../params/compare-runs";
+import { compareRunsParams } from "../compare/params";
 
 export const EXPERIMENTS: readonly RegisteredExperiment[] = [
   register(indexWriteCost),

@@ -11,6 +11,7 @@ import { gitCommit, hostInfo, type RunMetadata } from "../results/metadata";
 import { RunStore } from "../results/run-store";
 import { endInterruptible, InterruptedError, interruptSignal } from "../runtime/interrupt";
 import { reapOrphans } from "../runtime/reaper";
+import { listRecords } from "../runtime/resource-registry";
 import type { TargetChoice } from "../targets/select";
 import type { Engine, ServerSpec } from "../targets/types";
 import { stallBoundFromEnv, TrialWatchdog, withWatchdog } from "../workloads/watchdog";
@@ -88,6 +89,9 @@ async function runSession<C extends object, T>(
   signal: AbortSignal,
   work: (session: ExperimentSession<C>) => Promise<T>,
 ): Promise<T> {
+  // The reaper removes containers through the Docker layer, loaded only when a record needs it.
+  if (listRecords().some((r) => r.resource.type === "docker-container"))
+    await import("../targets/docker/docker-client");
   const reaped = await reapOrphans();
   // The host's load before any server of ours starts: what else is running on this machine.
   const before = await sampleHost(1000);

@@ -192,7 +192,9 @@ export async function executeNotebook(opts: ExecuteOptions): Promise<ExecuteResu
   let message: string | undefined;
   let aborted = false;
 
-  const lines = readline.createInterface({ input: child.stdout! });
+  // spawned with stdio "pipe" for stdout, so it is there; the type cannot say so
+  if (!child.stdout) throw new Error("the notebook runner has no stdout pipe");
+  const lines = readline.createInterface({ input: child.stdout });
   lines.on("line", (line) => {
     let event: ExecutorEvent;
     try {

@@ -89,9 +89,10 @@ async function start(request: ProxyStartRequest): Promise<ProxyReply> {
     s.connect("up", client, upstream);
     s.connect("down", upstream, client);
   });
+  const listening = server;
   await new Promise<void>((resolve, reject) => {
-    server!.once("error", reject);
-    server!.listen(0, request.listenHost, () => resolve());
+    listening.once("error", reject);
+    listening.listen(0, request.listenHost, () => resolve());
   });
   const address = server.address() as net.AddressInfo;
   return { type: "listening", port: address.port, waitLateUs: waitLateNs / 1000, niceness, timerSlackNs };

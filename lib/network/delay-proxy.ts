@@ -4,8 +4,9 @@
  */
 import { fork, type ChildProcess } from "node:child_process";
 import path from "node:path";
-import { processStartTicks, register, unregister } from "../runtime/resource-registry";
-import { installShutdownHooks } from "../runtime/reaper";
+import { processStartTicks } from "../runtime/resource-registry";
+import { register, unregister } from "../runtime/resources";
+import { installShutdownHooks } from "../runtime/shutdown";
 import type { Envelope, ProxyReply, ProxyRequest, ProxyStats } from "./protocol";
 import type { DelayLink, LinkStats } from "./types";
 import { ignored } from "../runtime/debug";

@@ -14,8 +14,9 @@
 import { fork, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { processStartTicks, register, unregister } from "../runtime/resource-registry";
-import { installShutdownHooks } from "../runtime/reaper";
+import { processStartTicks } from "../runtime/resource-registry";
+import { register, unregister } from "../runtime/resources";
+import { installShutdownHooks } from "../runtime/shutdown";
 import type { DelayLink, LinkStats } from "./types";
 
 export interface NetemSupport {
@@ -161,18 +162,22 @@ export class NetemController {
     const support = detectNetem();
     if (!support.available) throw new Error(`netem is not available: ${support.reason}`);
     installShutdownHooks();
-    const controller = new NetemController(findTc()!);
+    const tc = findTc();
+    if (!tc) throw new Error("netem: tc was found a moment ago and is gone");
+    const controller = new NetemController(tc);
     // detached: a Stop's SIGINT to the kernel's group must not tear the qdiscs down under a trial.
-    controller.guard = fork(path.join(__dirname, "netem-guard-process.js"), [controller.tc], {
+    const guard = fork(path.join(__dirname, "netem-guard-process.js"), [controller.tc], {
       execArgv: [],
       stdio: ["ignore", "ignore", "ignore", "ipc"],
       detached: true,
     });
+    controller.guard = guard;
     await new Promise<void>((resolve, reject) => {
-      controller.guard!.once("message", () => resolve());
-      controller.guard!.once("exit", (code) => reject(new Error(`netem guard exited early (${code})`)));
+      guard.once("message", () => resolve());
+      guard.once("exit", (code) => reject(new Error(`netem guard exited early (${code})`)));
     });
-    const pid = controller.guard.pid!;
+    const pid = guard.pid;
+    if (pid === undefined) throw new Error("netem guard has no pid");
     controller.guardRecord = register({
       type: "process",
       pid,
@@ -224,9 +229,10 @@ export class NetemController {
     if (this.closed) return;
     this.closed = true;
     run(this.tc, netemCommands.teardown());
-    if (this.guard && this.guard.exitCode === null) {
-      const exited = new Promise<void>((resolve) => this.guard!.once("exit", () => resolve()));
-      this.guard.send("done");
+    const guard = this.guard;
+    if (guard && guard.exitCode === null) {
+      const exited = new Promise<void>((resolve) => guard.once("exit", () => resolve()));
+      guard.send("done");
       await Promise.race([exited, new Promise((r) => setTimeout(r, 3000).unref())]);
     }
     if (this.guardRecord) unregister(this.guardRecord);

@@ -77,60 +77,32 @@ export function removeProcessResource(resource: Extract<ResourceRecord, { type: 
   if (resource.directory) fs.rmSync(resource.directory, { recursive: true, force: true });
 }
 
-/** How long removing one container may take before its engine counts as unreachable (record kept). */
-const REMOVE_TIMEOUT_MS = 30_000;
-/**
- * Engines that did not answer in the last minute: their other records are kept at once rather
- * than after another wait each (a long-lived kernel asks again after that).
- */
-const unreachableEngines = new Map<string, { readonly reason: string; readonly at: number }>();
-const UNREACHABLE_MEMORY_MS = 60_000;
+export type DockerContainerRecord = Extract<ResourceRecord, { type: "docker-container" }>;
+
+/** What the Docker layer says about a removal that failed: kept for later, and why. */
+export interface ContainerRemover {
+  remove(resource: DockerContainerRecord): Promise<void>;
+  /** A one-line reason for a record kept after `error` (e.g. "the Docker engine at … cannot be reached"). */
+  reasonKept(resource: DockerContainerRecord, error: unknown): string;
+}
+
+let containerRemover: ContainerRemover | undefined;
 
 /**
- * Removes a container on the engine its record names (a remote one over the same kind of
- * connection it was made with), not on whatever engine today's environment names. An engine that
- * does not answer is an error within REMOVE_TIMEOUT_MS; the caller keeps the record for later.
+ * The Docker layer (lib/targets/docker/docker-client.ts) installs this when it loads: the reaper
+ * sits below the targets and must not import them. Every process that made a container has loaded
+ * it; `npm run clean`, the detached reaper and the kernel watcher load it themselves. A process
+ * without it keeps container records for one of those (issue 14: no import runs upwards).
  */
-async function removeContainer(resource: Extract<ResourceRecord, { type: "docker-container" }>): Promise<void> {
-  // Loaded lazily so that runs without Docker never load dockerode.
-  const { dockerClient, dockerClientFor, dockerEndpoint, withEngineTimeout } =
-    await import("../targets/docker/docker-client");
-  const { endpointFromRef } = await import("../targets/docker/endpoint");
-  const docker = resource.dockerHost
-    ? dockerClientFor(endpointFromRef({ dockerHost: resource.dockerHost, dockerContext: resource.dockerContext }))
-    : dockerClient();
-  const where = resource.dockerHost ?? dockerEndpoint();
-  const known = unreachableEngines.get(where);
-  if (known && Date.now() - known.at < UNREACHABLE_MEMORY_MS) {
-    throw Object.assign(new Error(`the Docker engine at ${where} did not answer a moment ago: ${known.reason}`), {
-      code: "ETIMEDOUT",
-    });
+export function setContainerRemover(remover: ContainerRemover): void {
+  containerRemover = remover;
+}
+
+async function removeContainer(resource: DockerContainerRecord): Promise<void> {
+  if (!containerRemover) {
+    throw new Error(`no Docker client is loaded in this process to remove ${resource.description}`);
   }
-  const container = docker.getContainer(resource.containerId);
-  try {
-    await withEngineTimeout(container.remove({ force: true, v: true }), REMOVE_TIMEOUT_MS, where);
-  } catch (error) {
-    const status = (error as { statusCode?: number }).statusCode;
-    if (status === 404) return;
-    // No HTTP status: the engine itself was not reached (SSH or TCP failed, or it timed out).
-    if (status === undefined)
-      unreachableEngines.set(where, { reason: error instanceof Error ? error.message : String(error), at: Date.now() });
-    // 409 "removal … already in progress": the owner's own removal, cut short by its exit, is
-    // still running in the engine. Seen here after SIGTERM to `npm run reproduce` on the Docker
-    // target: the detached reaper met it, kept the record, and a stale record stayed behind.
-    if (status !== 409) throw error;
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      try {
-        await withEngineTimeout(container.inspect(), REMOVE_TIMEOUT_MS, where);
-      } catch (inspectError) {
-        if ((inspectError as { statusCode?: number }).statusCode === 404) return;
-        throw inspectError;
-      }
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-  }
+  await containerRemover.remove(resource);
 }
 
 /** Removes one recorded resource (a process with its directory, or a container) and its record. */
@@ -155,12 +127,10 @@ export interface ReapOptions {
   readonly onKept?: (kept: KeptResource) => void;
 }
 
-async function reasonKept(resource: ResourceRecord, error: unknown): Promise<string> {
+function reasonKept(resource: ResourceRecord, error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  if (resource.type !== "docker-container") return message;
-  const { dockerEndpoint, isEngineUnreachable } = await import("../targets/docker/docker-client");
-  const where = resource.dockerHost ?? dockerEndpoint();
-  return isEngineUnreachable(error) ? `the Docker engine at ${where} cannot be reached (${message})` : message;
+  if (resource.type !== "docker-container" || !containerRemover) return message;
+  return containerRemover.reasonKept(resource, error);
 }
 
 /**
@@ -180,7 +150,7 @@ async function removeRecorded(
     const kept: KeptResource = {
       description: record.resource.description,
       ownerPid: record.ownerPid,
-      reason: await reasonKept(record.resource, error),
+      reason: reasonKept(record.resource, error),
     };
     if (options.onKept) options.onKept(kept);
     else process.stderr.write(`db-write-lab: kept the record of ${kept.description} for later: ${kept.reason}\n`);
@@ -205,9 +175,6 @@ export async function reapOrphans(options: ReapOptions = {}): Promise<ReapedReso
 export async function releaseOwnResources(options: ReapOptions = {}): Promise<void> {
   for (const record of ownRecords()) await removeRecorded(record, options);
 }
-
-// The shutdown path moved to ./shutdown (one for every target); kept here for existing importers.
-export { installShutdownHooks } from "./shutdown";
 
 export function spawnDetachedReaper(): void {
   const script = path.join(__dirname, "..", "..", "scripts", "clean.js");

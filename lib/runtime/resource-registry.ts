@@ -8,8 +8,6 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
-import { installShutdownHooks } from "./shutdown";
-import { ensureWatcher } from "./watcher";
 
 export type ResourceRecord =
   | {
@@ -86,11 +84,7 @@ export function isProcessAlive(pid: number, startTicks?: number): boolean {
 const ownStartTicks = processStartTicks(process.pid);
 
 /** Records a resource owned by this process; returns the id to pass to `unregister`. */
-export function register(resource: ResourceRecord, runId?: string): string {
-  // Whatever is registered is stopped by the one shutdown path (signals, uncaught errors, exit).
-  installShutdownHooks();
-  // In a kernel, the first resource starts the watcher that removes it should the kernel be killed.
-  ensureWatcher();
+export function writeRecord(resource: ResourceRecord, runId?: string): string {
   const id = `${Date.now().toString(36)}-${randomBytes(4).toString("hex")}`;
   const record: StoredRecord = {
     id,

@@ -1,6 +1,6 @@
 /**
  * Nothing outlives its kernel: testcontainers' Ryuk, without a container. With the first resource a
- * kernel registers, it starts one small watcher process (watcher-process.ts) that holds the read end
+ * kernel registers, it starts one small watcher process (scripts/watcher.ts) that holds the read end
  * of a pipe whose write end only the kernel has. When the kernel dies however it dies (Restart and
  * Shut Down end in a SIGKILL to the kernel's process group after 5 s when a run is busy; `kill -9`;
  * the Jupyter server stopping) the kernel's end closes, and the watcher removes every record the
@@ -33,7 +33,7 @@ export function watcherPid(): number | undefined {
 /** Starts this process's watcher once; a no-op when not wanted or already running. */
 export function ensureWatcher(): void {
   if (watcher || !watcherWanted()) return;
-  const script = path.join(__dirname, "watcher-process.js");
+  const script = path.join(__dirname, "..", "..", "scripts", "watcher.js");
   if (!fs.existsSync(script)) return; // running from sources (ts-node): nothing to start
   fs.mkdirSync(stateRoot(), { recursive: true });
   const log = fs.openSync(path.join(stateRoot(), `watcher-${process.pid}.log`), "a");

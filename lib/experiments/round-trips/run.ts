@@ -371,7 +371,8 @@ async function roundTrips(p: RoundTripsParams, control: RunControl, signal: Abor
         target: p.target,
         onProgress: (m) => st.say(m),
       });
-      const server: StartedServer = started.servers.get("postgresql")!;
+      const server: StartedServer | undefined = started.servers.get("postgresql");
+      if (!server) throw new Error("05: the PostgreSQL server did not start");
       st.notes.push(...started.notes);
       st.servers.push(server.description);
       // The phase-1 server becomes the primary only if it is embedded, on disk as asked, and
@@ -380,7 +381,8 @@ async function roundTrips(p: RoundTripsParams, control: RunControl, signal: Abor
         server instanceof EmbeddedPostgresServer && emulatorKind === "proxy" && p.quorumStorage === "disk";
       if (reusable && (quorum.length || sweep)) primary = server;
       else stops.push(() => started.stopAll());
-      if (primary) stops.push(() => primary!.stop());
+      const reused = primary;
+      if (reused) stops.push(() => reused.stop());
       store.writeMetadata(metadata());
       await runEnvironments(st, single, server.connection, {
         standbyRttMs: null,
@@ -427,12 +429,13 @@ async function roundTrips(p: RoundTripsParams, control: RunControl, signal: Abor
         st.say("starting an embedded primary for the quorum environments…");
         try {
           const emulatorKind = (st.emulator ??= await createEmulator(p.network)).kind;
-          primary = await new EmbeddedPostgresTarget({ baseDir }).start({
+          const own = await new EmbeddedPostgresTarget({ baseDir }).start({
             engine: "postgresql",
             name: "05-primary",
             settings: serverSettings(emulatorKind === "netem"),
           });
-          stops.push(() => primary!.stop());
+          primary = own;
+          stops.push(() => own.stop());
           st.servers.push(primary.description);
           st.notes.push(
             `the quorum environments ran on their own embedded PostgreSQL ${primary.description.version} primary: standbys are copies of its data directory, which only the embedded target gives access to`,

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type Docker from "dockerode";
-import { register, unregister } from "../../runtime/resource-registry";
+import { register, unregister } from "../../runtime/resources";
 import { freePort } from "../ports";
 import type { ServerSpec } from "../types";
 import { isNotFound } from "./container-io";

@@ -10,7 +10,8 @@ import os from "node:os";
 import Docker from "dockerode";
 import { stateRoot } from "../../runtime/resource-registry";
 import { ignored } from "../../runtime/debug";
-import { resolveEndpoint, type DockerEndpoint } from "./endpoint";
+import { setContainerRemover, type DockerContainerRecord } from "../../runtime/reaper";
+import { endpointFromRef, resolveEndpoint, type DockerEndpoint } from "./endpoint";
 import { sshEngineConnection } from "./ssh-engine";
 
 const clients = new Map<string, Docker>();
@@ -210,3 +211,65 @@ export async function withEngineTimeout<T>(call: Promise<T>, timeoutMs = 15_000,
     throw error;
   }
 }
+
+/** How long removing one container may take before its engine counts as unreachable (record kept). */
+const REMOVE_TIMEOUT_MS = 30_000;
+/**
+ * Engines that did not answer in the last minute: their other records are kept at once rather
+ * than after another wait each (a long-lived kernel asks again after that).
+ */
+const unreachableEngines = new Map<string, { readonly reason: string; readonly at: number }>();
+const UNREACHABLE_MEMORY_MS = 60_000;
+
+/**
+ * Removes a recorded container on the engine its record names (a remote one over the same kind of
+ * connection it was made with), not on whatever engine today's environment names. An engine that
+ * does not answer is an error within REMOVE_TIMEOUT_MS; the reaper keeps the record for later.
+ */
+export async function removeRecordedContainer(resource: DockerContainerRecord): Promise<void> {
+  const docker = resource.dockerHost
+    ? dockerClientFor(endpointFromRef({ dockerHost: resource.dockerHost, dockerContext: resource.dockerContext }))
+    : dockerClient();
+  const where = resource.dockerHost ?? dockerEndpoint();
+  const known = unreachableEngines.get(where);
+  if (known && Date.now() - known.at < UNREACHABLE_MEMORY_MS) {
+    throw Object.assign(new Error(`the Docker engine at ${where} did not answer a moment ago: ${known.reason}`), {
+      code: "ETIMEDOUT",
+    });
+  }
+  const container = docker.getContainer(resource.containerId);
+  try {
+    await withEngineTimeout(container.remove({ force: true, v: true }), REMOVE_TIMEOUT_MS, where);
+  } catch (error) {
+    const status = (error as { statusCode?: number }).statusCode;
+    if (status === 404) return;
+    // No HTTP status: the engine itself was not reached (SSH or TCP failed, or it timed out).
+    if (status === undefined) unreachableEngines.set(where, { reason: errorText(error), at: Date.now() });
+    // 409 "removal … already in progress": the owner's own removal, cut short by its exit, is
+    // still running in the engine. Seen here after SIGTERM to `npm run reproduce` on the Docker
+    // target: the detached reaper met it, kept the record, and a stale record stayed behind.
+    if (status !== 409) throw error;
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      try {
+        await withEngineTimeout(container.inspect(), REMOVE_TIMEOUT_MS, where);
+      } catch (inspectError) {
+        if ((inspectError as { statusCode?: number }).statusCode === 404) return;
+        throw inspectError;
+      }
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+}
+
+// Loading this module is what lets the reaper remove containers (see setContainerRemover).
+setContainerRemover({
+  remove: removeRecordedContainer,
+  reasonKept: (resource, error) => {
+    const where = resource.dockerHost ?? dockerEndpoint();
+    return isEngineUnreachable(error)
+      ? `the Docker engine at ${where} cannot be reached (${errorText(error)})`
+      : errorText(error);
+  },
+});

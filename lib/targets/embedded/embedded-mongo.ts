@@ -7,8 +7,10 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { MongoClient } from "mongodb";
-import { register, unregister, processStartTicks } from "../../runtime/resource-registry";
-import { installShutdownHooks, stopProcessSync } from "../../runtime/reaper";
+import { processStartTicks } from "../../runtime/resource-registry";
+import { register, unregister } from "../../runtime/resources";
+import { stopProcessSync } from "../../runtime/reaper";
+import { installShutdownHooks } from "../../runtime/shutdown";
 import { freePort, randomPassword } from "../ports";
 import type { ConnectionInfo, ServerDescription, ServerSpec, StartedServer, Target } from "../types";
 

@@ -6,8 +6,8 @@
  * `reproduce` may be about to write it).
  */
 import { CompareInputError, isLatestRef, resolveForComparison } from "../results/stored-runs";
-import { checkProfile, type ProfileName } from "./profiles";
-import { ParameterError, rejectUnknownKeys } from "./validate";
+import { checkProfile, type ProfileName } from "../params/profiles";
+import { ParameterError, rejectUnknownKeys } from "../params/validate";
 
 export interface CompareRunsParams {
   /** Run ids, unique prefixes, or "latest of notebook NN"; the first is the baseline. */

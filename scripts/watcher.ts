@@ -1,12 +1,14 @@
 /**
- * The watcher of one kernel (see watcher.ts): `node watcher-process.js <ownerPid> <ownerStartTicks>`.
+ * The watcher of one kernel (see lib/runtime/watcher.ts): `node watcher.js <ownerPid> <ownerStartTicks>`.
+ * A script, not a lib/runtime module: removing a container needs the Docker layer, which sits above
+ * the runtime (loaded only when the owner left a container record).
  * Waits for its stdin (a pipe only the owner holds) to close, then removes what the owner
  * registered and exits. Also polls the owner every 2 s, in case something else holds the pipe.
  */
-import { removeRecord } from "./reaper";
+import { removeRecord } from "../lib/runtime/reaper";
 import fs from "node:fs";
 import path from "node:path";
-import { isProcessAlive, listRecords, processStartTicks, stateRoot } from "./resource-registry";
+import { isProcessAlive, listRecords, processStartTicks, stateRoot } from "../lib/runtime/resource-registry";
 
 const owner = Number(process.argv[2]);
 const ownerTicks = process.argv[3] ? Number(process.argv[3]) : undefined;
@@ -34,6 +36,9 @@ async function reap(reason: string): Promise<void> {
     return;
   }
   let removed = 0;
+  if (listRecords().some((r) => r.ownerPid === owner && r.resource.type === "docker-container")) {
+    await import("../lib/targets/docker/docker-client"); // installs the reaper's container remover
+  }
   // Two passes: a record written in the owner's last moments may appear just after the first.
   for (let pass = 0; pass < 2; pass++) {
     for (const record of listRecords()) {
