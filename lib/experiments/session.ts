@@ -13,7 +13,7 @@ import { endInterruptible, InterruptedError, interruptSignal } from "../runtime/
 import { reapOrphans } from "../runtime/reaper";
 import { listRecords } from "../runtime/resource-registry";
 import type { TargetChoice } from "../targets/select";
-import type { Engine, ServerSpec } from "../targets/types";
+import type { ConnectionInfo, Engine, ServerSpec } from "../targets/types";
 import { stallBoundFromEnv, TrialWatchdog, withWatchdog } from "../workloads/watchdog";
 import { startServers, type StartedServers } from "./servers";
 import { connect } from "../engines/postgres/connect";
@@ -187,9 +187,13 @@ async function runSession<C extends object, T>(
  */
 async function selectOneJitter(servers: StartedServers): Promise<RttJitter | undefined> {
   const pg = servers.servers.get("postgresql");
-  if (!pg) return undefined;
+  return pg ? selectOneJitterOn(pg.connection) : undefined;
+}
+
+/** The same on one server's connection (05, which starts its servers itself). */
+export async function selectOneJitterOn(connection: ConnectionInfo): Promise<RttJitter | undefined> {
   try {
-    const client = await connect(pg.connection);
+    const client = await connect(connection);
     try {
       const probe = selectOneProbe(client);
       await probe(30);

@@ -71,7 +71,7 @@ export const INDEX_WRITE_COST_PROFILES: Readonly<Record<ProfileName, IndexWriteC
     rowCounts: [10_000, 100_000],
     repeats: 5,
     maxRepeats: 9,
-    budgetSeconds: 300,
+    budgetSeconds: 200,
     fillfactors: [100, 70],
   },
   // The seed's 5 trials: their range covers the median of the paired ratios with 93.75 %.

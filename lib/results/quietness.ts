@@ -69,11 +69,11 @@ export function rttJitter(ms: readonly number[]): RttJitter | undefined {
 }
 
 export interface Quietness {
-  readonly before?: HostSample;
+  before?: HostSample;
   /** Over the whole run, the lab's own work included (its servers are on this machine). */
-  readonly during?: HostSample & { readonly maxLoadAverage1m: number };
-  readonly selectOneBefore?: RttJitter;
-  readonly selectOneAfter?: RttJitter;
+  during?: HostSample & { readonly maxLoadAverage1m: number };
+  selectOneBefore?: RttJitter;
+  selectOneAfter?: RttJitter;
   /** How many CPUs the host has: a load average is read against it. */
   readonly cpus: number;
 }

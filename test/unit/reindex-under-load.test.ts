@@ -12,7 +12,9 @@ test("parameters: profiles resolve; bad values are refused with a clear message"
   assert.equal(d.scale, 100, "default runs the seed's scale");
   assert.equal(d.clients, 2);
   assert.equal(d.durationSeconds, 30);
-  assert.deepEqual(d.modes, ["baseline", "reindex", "concurrently"]);
+  assert.deepEqual(d.modes, ["baseline", "reindex"], "default: the seed's two modes, 5 sets");
+  assert.equal(d.sets, 5, "5 sets: the range of 5 covers the median with 93.75 %");
+  assert.deepEqual(reindexUnderLoadParams("full").modes, ["baseline", "reindex", "concurrently"]);
   assert.throws(() => reindexUnderLoadParams("smoke", { scal: 1 } as never), /unknown parameter "scal"/);
   assert.throws(
     () => reindexUnderLoadParams("smoke", { reindexStartSeconds: 10, durationSeconds: 5 }),
@@ -24,7 +26,7 @@ test("parameters: profiles resolve; bad values are refused with a clear message"
   assert.throws(() => reindexUnderLoadParams("smoke", { modes: ["vacuum"] as never }), ParameterError);
   assert.throws(() => reindexUnderLoadParams("smoke", { restartBetweenRuns: "yes" as never }), /true or false/);
   assert.throws(() => reindexUnderLoadParams("nope"), /profile must be one of smoke, default, full/);
-  assert.throws(() => reindexUnderLoadParams("default", { maxSets: 1 }), /maxSets \(1\) is smaller than sets \(2\)/);
+  assert.throws(() => reindexUnderLoadParams("default", { maxSets: 1 }), /maxSets \(1\) is smaller than sets \(5\)/);
   assert.equal(reindexUnderLoadParams("default", { sets: 7 }).maxSets, 7, "raising sets raises the ceiling with it");
 });
 

@@ -323,11 +323,22 @@ export function claimUpdateLatency(s: ReindexSummary): ClaimCheck {
   };
 }
 
+/** The default profile leaves CONCURRENTLY out (its 5 sets would not fit the time budget): say what tests it. */
+function concurrentlyNotRun(declaration: typeof CONCURRENTLY_CHEAPER): ClaimCheck {
+  return notTestedAtThisScale(
+    declaration,
+    "not run",
+    "this run has no REINDEX CONCURRENTLY mode",
+    '`--set modes=["baseline","reindex","concurrently"]` or `--profile full` tests it',
+  );
+}
+
 /** (3a) CONCURRENTLY costs fewer transactions than plain REINDEX. */
 export function claimConcurrentlyCheaper(s: ReindexSummary): ClaimCheck {
   const re = modeSummary(s, "reindex");
   const co = modeSummary(s, "concurrently");
   const interval = lostDifference(s.runs);
+  if (re && !co) return concurrentlyNotRun(CONCURRENTLY_CHEAPER);
   if (!re || !co || !interval)
     return missing(CONCURRENTLY_CHEAPER, "needs a REINDEX and a CONCURRENTLY run in the same set");
   const { verdict, decidedBy } = decide(RULE_CHEAPER, interval, { fmt: pointsFmt });
@@ -354,6 +365,7 @@ export function claimConcurrentlyLonger(s: ReindexSummary): ClaimCheck {
   const re = modeSummary(s, "reindex");
   const co = modeSummary(s, "concurrently");
   const interval = rebuildRatio(s.runs);
+  if (re && !co) return concurrentlyNotRun(CONCURRENTLY_LONGER);
   if (!re?.reindexSeconds || !co?.reindexSeconds || !interval) {
     return missing(CONCURRENTLY_LONGER, "needs a finished REINDEX and CONCURRENTLY in the same set");
   }

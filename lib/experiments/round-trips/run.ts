@@ -5,6 +5,8 @@
  * synchronous_commit level and standby round trip. Against an external server: measured, not
  * emulated. Everything started is stopped in `finally`, standbys before their primary.
  */
+import { HostMonitor, sampleHost, type Quietness } from "../../results/quietness";
+import { selectOneJitterOn } from "../session";
 import os from "node:os";
 import fs from "node:fs";
 import type { Client } from "pg";
@@ -290,6 +292,9 @@ export async function runRoundTrips(p: RoundTripsParams, control: RunControl = {
 
 async function roundTrips(p: RoundTripsParams, control: RunControl, signal: AbortSignal): Promise<RoundTripsRun> {
   const reaped = await reapOrphans();
+  // The host's load before any server of ours starts (the same figures withSession records).
+  const quietness: Quietness = { cpus: os.cpus().length, before: await sampleHost(1000) };
+  const monitor = new HostMonitor();
   const store = RunStore.open<RoundTripCondition>({ notebook: NOTEBOOK, params: p, resumeId: control.resumeId });
   const progress = progressReporter("05 round trips");
   progress.update(0, 1, "deciding the target…");
@@ -351,6 +356,7 @@ async function roundTrips(p: RoundTripsParams, control: RunControl, signal: Abor
     params: p,
     // For lib/compare: while this process lives and finishedAt is absent, the run is in progress.
     owner: { pid: process.pid, host: os.hostname() },
+    quietness,
     notes: [
       ...st.notes,
       ...(st.emulator ? [`links: ${st.emulator.reason}`] : []),
@@ -375,6 +381,7 @@ async function roundTrips(p: RoundTripsParams, control: RunControl, signal: Abor
       if (!server) throw new Error("05: the PostgreSQL server did not start");
       st.notes.push(...started.notes);
       st.servers.push(server.description);
+      quietness.selectOneBefore = await selectOneJitterOn(server.connection);
       // The phase-1 server becomes the primary only if it is embedded, on disk as asked, and
       // reachable the way the links need (netem needs extra listen addresses).
       const reusable =
@@ -454,6 +461,7 @@ async function roundTrips(p: RoundTripsParams, control: RunControl, signal: Abor
     }
     progress.finish(`${done} trials`);
     outcome = "finished";
+    quietness.during = monitor.stop();
   } catch (error) {
     if (!signal.aborted) throw error;
     outcome = "interrupted";
@@ -465,6 +473,7 @@ async function roundTrips(p: RoundTripsParams, control: RunControl, signal: Abor
     if (st.clientLink) await st.clientLink.close().catch(ignored("round-trips: close the client's delay link"));
     for (const stop of stops.reverse()) await stop().catch(ignored("round-trips: stop an environment"));
     await st.emulator?.close().catch(ignored("round-trips: close the network emulator"));
+    monitor.stop();
     store.writeMetadata({ ...metadata(), finishedAt: new Date().toISOString(), outcome });
   }
   store.writeSummary("calibration.json", {
