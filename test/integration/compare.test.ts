@@ -102,9 +102,12 @@ test("a run compared with itself: every change is ~ and no configuration differs
 
 test("a run in progress is refused; interrupted, it is listed as stopped", async () => {
   const controller = new AbortController();
-  const running = runIndexWriteCost(indexWriteCostParams("smoke", { ...small(1), rowCounts: [20_000], repeats: 3 }), {
-    signal: controller.signal,
-  });
+  const running = runIndexWriteCost(
+    indexWriteCostParams("smoke", { ...small(1), rowCounts: [20_000], repeats: 3, maxRepeats: 3 }),
+    {
+      signal: controller.signal,
+    },
+  );
   const seen = () => fs.readdirSync(results).filter((d) => ![runA, runB].includes(d));
   // Wait for its metadata (written once the server is up), then ask while trials are running.
   let id = "";
