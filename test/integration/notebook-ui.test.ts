@@ -161,7 +161,7 @@ async function cellIndexes(page: Page): Promise<{ params: number; run: number }>
   return page.evaluate(`(() => {
     const cells = Jupyter.notebook.get_cells();
     const params = cells.findIndex((c) => (c.metadata.tags || []).includes("parameters"));
-    const run = cells.findIndex((c) => c.cell_type === "code" && c.get_text().includes("runIndexWriteCost("));
+    const run = cells.findIndex((c) => c.cell_type === "code" && c.get_text().includes("lab.indexWriteCost.run("));
     return { params, run };
   })()`);
 }
