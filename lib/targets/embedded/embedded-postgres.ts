@@ -11,7 +11,7 @@ import { register, unregister } from "../../runtime/resources";
 import { stopProcessSync } from "../../runtime/reaper";
 import { installShutdownHooks } from "../../runtime/shutdown";
 import { freePort, portInUse, randomPassword } from "../ports";
-import { waitForPostgres } from "../readiness";
+import { postgresProbe, waitUntilReady } from "../readiness";
 import { postgresUri } from "../uri";
 import { settingsToArgs } from "../settings";
 import type { ConnectionInfo, ServerDescription, ServerSpec, StartedServer, Target } from "../types";
@@ -193,9 +193,10 @@ export class EmbeddedPostgresServer implements StartedServer {
       directory: this.rootDirectory,
       description: `embedded PostgreSQL pid ${child.pid} port ${this.port} in ${this.rootDirectory}`,
     });
-    this.version = await waitForPostgres(this.connection, {
+    this.version = await waitUntilReady(postgresProbe(this.connection), {
       timeoutMs: this.options.startTimeoutMs ?? 60_000,
-      check: () => {
+      intervalMs: 100,
+      abortIf: () => {
         if (exited) throw new Error(`PostgreSQL ${exited} while starting:\n${this.logTail()}`);
       },
     });
