@@ -2,6 +2,7 @@
  * How each engine runs in a container: credentials, command line from settings, readiness, URI.
  */
 import { mongoProbe, postgresProbe, type ReadinessProbe } from "../readiness";
+import { checkSettingName, settingsToArgs } from "../settings";
 import type { ConnectionInfo, Engine, ServerSettings } from "../types";
 import { postgresUri } from "../uri";
 
@@ -21,25 +22,13 @@ export interface EngineProfile {
   readonly readyIntervalMs: number;
 }
 
-function settingValue(value: string | number | boolean): string {
-  return typeof value === "boolean" ? (value ? "on" : "off") : String(value);
-}
-
-function checkSettingName(name: string): string {
-  if (!/^[A-Za-z_][A-Za-z0-9_.]*$/.test(name)) throw new Error(`Invalid server setting name "${name}"`);
-  return name;
-}
-
 const postgresProfile: EngineProfile = {
   port: 5432,
   user: "postgres",
   database: "postgres",
   defaults: {},
   env: (password) => [`POSTGRES_PASSWORD=${password}`],
-  cmd: (settings) => [
-    "postgres",
-    ...Object.entries(settings).flatMap(([k, v]) => ["-c", `${checkSettingName(k)}=${settingValue(v)}`]),
-  ],
+  cmd: (settings) => ["postgres", ...settingsToArgs(settings)],
   uri: postgresUri,
   // The official image's init-time server listens on the unix socket only (the stand-in uses
   // single-user mode), so an answered TCP query always comes from the final server.
