@@ -1,35 +1,109 @@
 /**
- * Readiness is a real query, not a sleep: a server is ready when it answers one.
+ * Readiness is a real query, not a sleep: a server is ready when it answers one. A probe says what
+ * to ask (testcontainers' wait strategies); `waitUntilReady` is the one retry loop every target uses.
  */
+import { MongoClient } from "mongodb";
 import { Client } from "pg";
 import type { ConnectionInfo } from "./types";
 import { ignored } from "../runtime/debug";
 
-export interface WaitOptions {
-  readonly timeoutMs?: number;
-  /** Called between attempts; throw from it to give up early (e.g. the server process exited). */
-  readonly check?: () => void;
+/** One readiness question to a server. */
+export interface ReadinessProbe {
+  /** The server, for error messages: "PostgreSQL at 127.0.0.1:5432". */
+  describe(): string;
+  /** One attempt: resolves with the server's version once it answers, throws while it does not. */
+  check(): Promise<string>;
 }
 
-/** Waits until PostgreSQL accepts a connection and answers `SELECT 1`; returns its version string. */
-export async function waitForPostgres(connection: ConnectionInfo, options: WaitOptions = {}): Promise<string> {
-  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
+export interface WaitOptions {
+  readonly timeoutMs: number;
+  /** Pause between failed attempts. */
+  readonly intervalMs: number;
+  /** Called before each attempt; throw from it to give up early (e.g. the server process exited). */
+  readonly abortIf?: () => void;
+}
+
+/**
+ * Asks the probe until it answers or the time is up; the error names the server and the last failure.
+ * Written here rather than taken from a library: testcontainers' strategies are bound to its own
+ * containers, and this loop is ten lines.
+ */
+export async function waitUntilReady(probe: ReadinessProbe, options: WaitOptions): Promise<string> {
+  const deadline = Date.now() + options.timeoutMs;
   let lastError: unknown;
   while (Date.now() < deadline) {
-    options.check?.();
-    const client = new Client({ ...connection, connectionTimeoutMillis: 2000 });
+    options.abortIf?.();
     try {
-      await client.connect();
-      const result = await client.query<{ server_version: string }>("SHOW server_version");
-      return result.rows[0].server_version;
+      return await probe.check();
     } catch (error) {
       lastError = error;
-    } finally {
-      await client.end().catch(ignored("readiness: end the probe client"));
     }
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, options.intervalMs));
   }
-  throw new Error(
-    `PostgreSQL at ${connection.host}:${connection.port} did not accept connections in time: ${String(lastError)}`,
-  );
+  throw new Error(`${probe.describe()} did not become ready in time: ${String(lastError)}`);
+}
+
+/** PostgreSQL accepts a connection and answers `SHOW server_version`; the version is the answer. */
+export function postgresProbe(connection: ConnectionInfo): ReadinessProbe {
+  return {
+    describe: () => `PostgreSQL at ${connection.host}:${connection.port}`,
+    async check() {
+      const client = new Client({ ...connection, connectionTimeoutMillis: 2000 });
+      try {
+        await client.connect();
+        const result = await client.query<{ server_version: string }>("SHOW server_version");
+        return result.rows[0].server_version;
+      } finally {
+        await client.end().catch(ignored("readiness: end the PostgreSQL probe client"));
+      }
+    },
+  };
+}
+
+export interface MongoProbeOptions {
+  /** Server selection and connect timeout of one attempt (default 2000 ms). */
+  readonly attemptTimeoutMs?: number;
+  /**
+   * Refuse a mongod that runs forked or without --auth: the official image's entrypoint first runs
+   * such an init-time server (reachable through the published port once the user exists), then the
+   * final one. Needs an authenticated URI (getCmdLineOpts is not allowed before a user exists).
+   */
+  readonly refuseInitTimeServer?: boolean;
+}
+
+interface CmdLineOpts {
+  readonly parsed?: {
+    readonly security?: { readonly authorization?: string };
+    readonly processManagement?: { readonly fork?: boolean };
+  };
+}
+
+/** mongod answers `ping` and `buildInfo` on a direct connection; the version is buildInfo's. */
+export function mongoProbe(uri: string, address: string, options: MongoProbeOptions = {}): ReadinessProbe {
+  const timeoutMs = options.attemptTimeoutMs ?? 2000;
+  return {
+    describe: () => `MongoDB at ${address}`,
+    async check() {
+      const client = new MongoClient(uri, {
+        directConnection: true,
+        serverSelectionTimeoutMS: timeoutMs,
+        connectTimeoutMS: timeoutMs,
+      });
+      try {
+        await client.connect();
+        const admin = client.db("admin");
+        await admin.command({ ping: 1 });
+        if (options.refuseInitTimeServer) {
+          const opts = (await admin.command({ getCmdLineOpts: 1 })) as CmdLineOpts;
+          if (opts.parsed?.processManagement?.fork || opts.parsed?.security?.authorization !== "enabled") {
+            throw new Error("the image's init-time mongod is still running");
+          }
+        }
+        const info = (await admin.command({ buildInfo: 1 })) as { version?: string };
+        return String(info.version);
+      } finally {
+        await client.close().catch(ignored("readiness: close the MongoDB probe client"));
+      }
+    },
+  };
 }

@@ -86,6 +86,43 @@ export interface StartedServer {
   restart(): Promise<void>;
   /** Stop the server and remove what the lab created for it (directory, container). Idempotent. */
   stop(): Promise<void>;
+  /**
+   * Present when the lab can run streaming-replication standbys of this server on this machine
+   * (embedded PostgreSQL: its data directory is here to copy). Experiments ask for this capability,
+   * never for the kind of target.
+   */
+  readonly replication?: ReplicationCapability;
+}
+
+/** One standby to make of a primary. */
+export interface StandbySpec {
+  /** application_name the primary sees, and what synchronous_standby_names lists, e.g. "s1". */
+  readonly name: string;
+  /** Where the standby connects to reach the primary (a delay link, or the primary itself). */
+  readonly upstreamHost: string;
+  readonly upstreamPort: number;
+}
+
+export interface StandbyOptions {
+  /** How long to wait for every standby to stream (default 60 s). */
+  readonly streamingTimeoutMs?: number;
+  /** Parent of the standbys' directories; default: the OS temp directory. */
+  readonly baseDir?: string;
+}
+
+export interface ReplicationCapability {
+  /**
+   * Makes standbys of this server (which restarts meanwhile: close connections first, reconnect
+   * after) and waits until it sees each one streaming. On failure every standby made is removed.
+   */
+  startStandbys(specs: readonly StandbySpec[], options?: StandbyOptions): Promise<StartedServer[]>;
+}
+
+/** A server that can be a replication primary: see `StartedServer.replication`. */
+export type ReplicationPrimary = StartedServer & { readonly replication: ReplicationCapability };
+
+export function canReplicate(server: StartedServer): server is ReplicationPrimary {
+  return server.replication !== undefined;
 }
 
 export interface Target {

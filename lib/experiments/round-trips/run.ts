@@ -19,11 +19,17 @@ import { gitCommit, hostInfo, type RunMetadata } from "../../results/metadata";
 import { RunStore } from "../../results/run-store";
 import { endInterruptible, InterruptedError, interruptSignal } from "../../runtime/interrupt";
 import { reapOrphans } from "../../runtime/reaper";
-import { EmbeddedPostgresServer, EmbeddedPostgresTarget } from "../../targets/embedded/embedded-postgres";
-import { startStandbys, type EmbeddedStandby } from "../../targets/embedded/standby";
+import { EmbeddedPostgresTarget } from "../../targets/embedded/embedded-postgres";
 import { DockerTarget } from "../../targets/docker/docker-target";
 import { decideTarget } from "../../targets/select";
-import type { ConnectionInfo, ServerDescription, ServerSettings, StartedServer } from "../../targets/types";
+import {
+  canReplicate,
+  type ConnectionInfo,
+  type ReplicationPrimary,
+  type ServerDescription,
+  type ServerSettings,
+  type StartedServer,
+} from "../../targets/types";
 import { redactText } from "../../targets/uri";
 import { resetTable } from "../../workloads/round-trips/dataset";
 import { rotated } from "../../stats/order";
@@ -176,7 +182,7 @@ async function runEnvironments(
 /** Phase 2: standbys over delayed links, quorum environments, then the synchronous_commit sweep. */
 async function runQuorumPhase(
   st: State,
-  primary: EmbeddedPostgresServer,
+  primary: ReplicationPrimary,
   envs: readonly EnvironmentKey[],
   sweep: boolean,
   baseDir: string | undefined,
@@ -187,7 +193,7 @@ async function runQuorumPhase(
   const netem = emulator.kind === "netem";
   const baseline = await measureBaseline(primary.connection, p.calibrationSamples);
   const standbyLinks: CalibratedLink[] = [];
-  let standbys: EmbeddedStandby[] = [];
+  let standbys: StartedServer[] = [];
   let admin: Client | undefined;
   let lagAdmin: Client | undefined;
   try {
@@ -209,8 +215,7 @@ async function runQuorumPhase(
     };
     let standbyRtt = await setStandbyRtt(p.standbyRttMs);
     st.say("copying the primary's data directory into two standbys…");
-    standbys = await startStandbys(
-      primary,
+    standbys = await primary.replication.startStandbys(
       standbyLinks.map((l, i) => ({ name: STANDBY_NAMES[i], upstreamHost: l.link.host, upstreamPort: l.link.port })),
       { baseDir },
     );
@@ -365,7 +370,7 @@ async function roundTrips(p: RoundTripsParams, control: RunControl, signal: Abor
   });
   const startedAt = new Date().toISOString();
   store.writeMetadata(metadata());
-  let primary: EmbeddedPostgresServer | undefined;
+  let primary: ReplicationPrimary | undefined;
   const stops: (() => Promise<void>)[] = [];
   let outcome: RunMetadata["outcome"] = "failed";
   try {
@@ -382,11 +387,10 @@ async function roundTrips(p: RoundTripsParams, control: RunControl, signal: Abor
       st.notes.push(...started.notes);
       st.servers.push(server.description);
       quietness.selectOneBefore = await selectOneJitterOn(server.connection);
-      // The phase-1 server becomes the primary only if it is embedded, on disk as asked, and
-      // reachable the way the links need (netem needs extra listen addresses).
-      const reusable =
-        server instanceof EmbeddedPostgresServer && emulatorKind === "proxy" && p.quorumStorage === "disk";
-      if (reusable && (quorum.length || sweep)) primary = server;
+      // The phase-1 server becomes the primary only if the lab can make standbys of it, it is on
+      // disk as asked, and it is reachable the way the links need (netem needs extra listen addresses).
+      const reusable = emulatorKind === "proxy" && p.quorumStorage === "disk";
+      if (canReplicate(server) && reusable && (quorum.length || sweep)) primary = server;
       else stops.push(() => started.stopAll());
       const reused = primary;
       if (reused) stops.push(() => reused.stop());

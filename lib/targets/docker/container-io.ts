@@ -7,6 +7,7 @@ import { PassThrough } from "node:stream";
 import type Docker from "dockerode";
 import type { ConnectionInfo, ExecResult } from "../types";
 import { redactText } from "../uri";
+import { waitUntilReady } from "../readiness";
 import type { EngineProfile } from "./engine-profiles";
 
 export interface ExecOptions {
@@ -76,7 +77,11 @@ export async function waitReady(
 ): Promise<string> {
   const watch = watchExit(container);
   try {
-    return await profile.waitReady(connection, watch.check, timeoutMs);
+    return await waitUntilReady(profile.probe(connection), {
+      timeoutMs,
+      intervalMs: profile.readyIntervalMs,
+      abortIf: watch.check,
+    });
   } catch (error) {
     const reason = error instanceof ContainerExited ? error.message : redactText(String(error));
     const logs = await logTail(container);

@@ -214,6 +214,8 @@ export class DockerTarget implements Target {
   async start(spec: ServerSpec): Promise<DockerStartedServer> {
     const profile = PROFILES[spec.engine];
     const settings: ServerSettings = { ...profile.defaults, ...spec.settings };
+    // Checks the setting names: a bad one is refused before an image is resolved or built.
+    const cmd = profile.cmd(settings);
     const limits: Required<ResourceLimits> = {
       cpus: spec.limits?.cpus ?? this.options.cpus ?? 2,
       memoryBytes: spec.limits?.memoryBytes ?? this.options.memoryBytes ?? 3 * GiB,
@@ -233,7 +235,7 @@ export class DockerTarget implements Target {
     const name = containerName(spec);
     const { container, recordId } = await createAndStart(docker, endpoint, placement, name, profile.port, {
       Image: resolved.image,
-      Cmd: profile.cmd(settings),
+      Cmd: cmd,
       Env: profile.env(password),
       Labels: labLabels({ [`${LAB_LABEL}.engine`]: spec.engine, [`${LAB_LABEL}.name`]: spec.name ?? "" }),
       HostConfig: {

@@ -1,9 +1,8 @@
 /**
  * How each engine runs in a container: credentials, command line from settings, readiness, URI.
  */
-import { ignored } from "../../runtime/debug";
-import { MongoClient } from "mongodb";
-import { waitForPostgres } from "../readiness";
+import { mongoProbe, postgresProbe, type ReadinessProbe } from "../readiness";
+import { checkSettingName, settingsToArgs } from "../settings";
 import type { ConnectionInfo, Engine, ServerSettings } from "../types";
 import { postgresUri } from "../uri";
 
@@ -17,17 +16,10 @@ export interface EngineProfile {
   env(password: string): string[];
   cmd(settings: ServerSettings): string[];
   uri(connection: ConnectionInfo): string;
-  /** Resolves with the server's version once the final (not an init-time) server answers. */
-  waitReady(connection: ConnectionInfo, check: () => void, timeoutMs: number): Promise<string>;
-}
-
-function settingValue(value: string | number | boolean): string {
-  return typeof value === "boolean" ? (value ? "on" : "off") : String(value);
-}
-
-function checkSettingName(name: string): string {
-  if (!/^[A-Za-z_][A-Za-z0-9_.]*$/.test(name)) throw new Error(`Invalid server setting name "${name}"`);
-  return name;
+  /** Answers with the server's version once the final (not an init-time) server does. */
+  probe(connection: ConnectionInfo): ReadinessProbe;
+  /** Pause between readiness attempts. */
+  readonly readyIntervalMs: number;
 }
 
 const postgresProfile: EngineProfile = {
@@ -36,59 +28,16 @@ const postgresProfile: EngineProfile = {
   database: "postgres",
   defaults: {},
   env: (password) => [`POSTGRES_PASSWORD=${password}`],
-  cmd: (settings) => [
-    "postgres",
-    ...Object.entries(settings).flatMap(([k, v]) => ["-c", `${checkSettingName(k)}=${settingValue(v)}`]),
-  ],
+  cmd: (settings) => ["postgres", ...settingsToArgs(settings)],
   uri: postgresUri,
   // The official image's init-time server listens on the unix socket only (the stand-in uses
   // single-user mode), so an answered TCP query always comes from the final server.
-  waitReady: (connection, check, timeoutMs) => waitForPostgres(connection, { check, timeoutMs }),
+  probe: postgresProbe,
+  readyIntervalMs: 100,
 };
 
 function mongoUri(c: ConnectionInfo): string {
   return `mongodb://${encodeURIComponent(c.user)}:${encodeURIComponent(c.password)}@${c.host}:${c.port}/?authSource=admin`;
-}
-
-interface CmdLineOpts {
-  readonly parsed?: {
-    readonly security?: { readonly authorization?: string };
-    readonly processManagement?: { readonly fork?: boolean };
-  };
-}
-
-async function waitForMongo(connection: ConnectionInfo, check: () => void, timeoutMs: number): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  while (Date.now() < deadline) {
-    check();
-    const client = new MongoClient(mongoUri(connection), {
-      directConnection: true,
-      serverSelectionTimeoutMS: 2000,
-      connectTimeoutMS: 2000,
-    });
-    try {
-      await client.connect();
-      const admin = client.db("admin");
-      await admin.command({ ping: 1 });
-      // The official entrypoint's init-time mongod runs forked, without --auth, on the container's
-      // own address, so it is reachable through the published port once the user exists.
-      const opts = (await admin.command({ getCmdLineOpts: 1 })) as CmdLineOpts;
-      if (opts.parsed?.processManagement?.fork || opts.parsed?.security?.authorization !== "enabled") {
-        throw new Error("the image's init-time mongod is still running");
-      }
-      const info = (await admin.command({ buildInfo: 1 })) as { version?: string };
-      return String(info.version);
-    } catch (error) {
-      lastError = error;
-    } finally {
-      await client.close().catch(ignored("docker: close the MongoDB probe client"));
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(
-    `MongoDB at ${connection.host}:${connection.port} did not become ready in time: ${String(lastError)}`,
-  );
 }
 
 /**
@@ -118,7 +67,9 @@ const mongoProfile: EngineProfile = {
   env: (password) => [`MONGO_INITDB_ROOT_USERNAME=${MONGO_USER}`, `MONGO_INITDB_ROOT_PASSWORD=${password}`],
   cmd: mongodArgs,
   uri: mongoUri,
-  waitReady: waitForMongo,
+  probe: (connection) =>
+    mongoProbe(mongoUri(connection), `${connection.host}:${connection.port}`, { refuseInitTimeServer: true }),
+  readyIntervalMs: 200,
 };
 
 export const PROFILES: Readonly<Record<Engine, EngineProfile>> = { postgresql: postgresProfile, mongodb: mongoProfile };

@@ -12,6 +12,7 @@ import { register, unregister } from "../../runtime/resources";
 import { stopProcessSync } from "../../runtime/reaper";
 import { installShutdownHooks } from "../../runtime/shutdown";
 import { freePort, randomPassword } from "../ports";
+import { mongoProbe, waitUntilReady } from "../readiness";
 import type { ConnectionInfo, ServerDescription, ServerSpec, StartedServer, Target } from "../types";
 
 /** The mongod on PATH (or DBLAB_MONGOD), or undefined. */
@@ -112,23 +113,27 @@ class EmbeddedMongoServer implements StartedServer {
       directory: this.root,
       description: `embedded mongod pid ${this.child.pid} port ${this.port}`,
     });
+    const child = this.child;
+    const address = `127.0.0.1:${this.port}`;
+    this.version = await waitUntilReady(
+      // No user exists yet, so the probe connects without one (the init-time check needs auth).
+      mongoProbe(`mongodb://${address}/`, address, { attemptTimeoutMs: 1000 }),
+      {
+        timeoutMs: 60_000,
+        intervalMs: 200,
+        abortIf: () => {
+          if (child.exitCode !== null || child.signalCode !== null) {
+            throw new Error(`mongod exited with ${child.signalCode ?? `code ${child.exitCode}`} while starting`);
+          }
+        },
+      },
+    );
     // The localhost exception lets the first connection create the root user.
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const client = new MongoClient(`mongodb://127.0.0.1:${this.port}/?directConnection=true`, {
-        serverSelectionTimeoutMS: 1000,
-      });
-      try {
-        await client.connect();
-        this.version = String((await client.db("admin").command({ buildInfo: 1 })).version);
-        await client.db("admin").command({ createUser: "root", pwd: this.password, roles: ["root"] });
-        return;
-      } catch (error) {
-        if (Date.now() > deadline || this.child.exitCode !== null) throw error;
-        await new Promise((r) => setTimeout(r, 200));
-      } finally {
-        await client.close();
-      }
+    const client = new MongoClient(`mongodb://${address}/?directConnection=true`, { serverSelectionTimeoutMS: 1000 });
+    try {
+      await client.db("admin").command({ createUser: "root", pwd: this.password, roles: ["root"] });
+    } finally {
+      await client.close();
     }
   }
 

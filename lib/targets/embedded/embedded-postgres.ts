@@ -11,10 +11,19 @@ import { register, unregister } from "../../runtime/resources";
 import { stopProcessSync } from "../../runtime/reaper";
 import { installShutdownHooks } from "../../runtime/shutdown";
 import { freePort, portInUse, randomPassword } from "../ports";
-import { waitForPostgres } from "../readiness";
+import { postgresProbe, waitUntilReady } from "../readiness";
 import { postgresUri } from "../uri";
 import { settingsToArgs } from "../settings";
-import type { ConnectionInfo, ServerDescription, ServerSpec, StartedServer, Target } from "../types";
+import type {
+  ConnectionInfo,
+  ReplicationCapability,
+  ServerDescription,
+  ServerSettings,
+  ServerSpec,
+  StartedServer,
+  Target,
+} from "../types";
+import { startStandbys, type StandbyPrimary, type StandbyServer } from "./standby";
 import {
   chownRecursive,
   embeddedPostgresBinaries,
@@ -54,7 +63,7 @@ export class EmbeddedPostgresTarget implements Target {
   }
 }
 
-export class EmbeddedPostgresServer implements StartedServer {
+export class EmbeddedPostgresServer implements StartedServer, StandbyPrimary {
   readonly kind = "embedded" as const;
   readonly engine = "postgresql" as const;
   readonly id: string;
@@ -67,6 +76,10 @@ export class EmbeddedPostgresServer implements StartedServer {
   private port = 0;
   private version = "";
   private stopped = false;
+  /** Its data directory is on this machine, so standbys can be made from copies of it. */
+  readonly replication: ReplicationCapability = {
+    startStandbys: (specs, options) => startStandbys(this, specs, options),
+  };
 
   constructor(
     readonly binaries: PostgresBinaries,
@@ -193,9 +206,10 @@ export class EmbeddedPostgresServer implements StartedServer {
       directory: this.rootDirectory,
       description: `embedded PostgreSQL pid ${child.pid} port ${this.port} in ${this.rootDirectory}`,
     });
-    this.version = await waitForPostgres(this.connection, {
+    this.version = await waitUntilReady(postgresProbe(this.connection), {
       timeoutMs: this.options.startTimeoutMs ?? 60_000,
-      check: () => {
+      intervalMs: 100,
+      abortIf: () => {
         if (exited) throw new Error(`PostgreSQL ${exited} while starting:\n${this.logTail()}`);
       },
     });
@@ -244,5 +258,41 @@ export class EmbeddedPostgresServer implements StartedServer {
     fs.rmSync(this.rootDirectory, { recursive: true, force: true });
     if (this.recordId) unregister(this.recordId);
     this.recordId = undefined;
+  }
+
+  standbyServer(rootDirectory: string, name: string): StandbyServer {
+    return new EmbeddedStandby(this, rootDirectory, name, this.password);
+  }
+}
+
+/** Settings that only make sense on a primary, dropped from a standby's command line. */
+const PRIMARY_ONLY = new Set(["synchronous_standby_names", "synchronous_commit"]);
+
+/**
+ * A standby runs the primary's data (and so the primary's password) in its own directory; the
+ * server machinery (spawn, readiness, registry, stop) is EmbeddedPostgresServer's. Making and
+ * starting standbys is standby.ts.
+ */
+class EmbeddedStandby extends EmbeddedPostgresServer implements StandbyServer {
+  constructor(
+    primary: EmbeddedPostgresServer,
+    rootDirectory: string,
+    readonly standbyName: string,
+    private readonly primaryPassword: string,
+  ) {
+    const settings: Record<string, string | number | boolean> = {};
+    for (const [k, v] of Object.entries(primary.spec.settings ?? {})) if (!PRIMARY_ONLY.has(k)) settings[k] = v;
+    settings.hot_standby = "on";
+    super(
+      primary.binaries,
+      primary.osUser,
+      rootDirectory,
+      { engine: "postgresql", name: standbyName, settings: settings as ServerSettings },
+      {},
+    );
+  }
+
+  override get connection(): ConnectionInfo {
+    return { ...super.connection, password: this.primaryPassword };
   }
 }

@@ -12,51 +12,28 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Client } from "pg";
-import type { ConnectionInfo, ServerSettings } from "../types";
-import { EmbeddedPostgresServer } from "./embedded-postgres";
-import { chownRecursive } from "./postgres-binaries";
+import type { ConnectionInfo, StandbyOptions, StandbySpec, StartedServer } from "../types";
+import { chownRecursive, type OsUser } from "./postgres-binaries";
 import { ignored } from "../../runtime/debug";
 
-export interface StandbySpec {
-  /** application_name the primary sees, and what synchronous_standby_names lists, e.g. "s1". */
-  readonly name: string;
-  /** Where the standby connects to reach the primary (a delay link, or the primary itself). */
-  readonly upstreamHost: string;
-  readonly upstreamPort: number;
+/** What making standbys needs of a primary: its data directory on this machine, stopped for the copy. */
+export interface StandbyPrimary {
+  readonly dataDirectory: string;
+  readonly osUser: OsUser | undefined;
+  readonly connection: ConnectionInfo;
+  whileStopped<T>(fn: () => Promise<T> | T): Promise<T>;
+  /** A server, not yet launched, that will run a copy of this primary's data from `rootDirectory`. */
+  standbyServer(rootDirectory: string, name: string): StandbyServer;
 }
 
-/** Settings that only make sense on a primary, dropped from a standby's command line. */
-const PRIMARY_ONLY = new Set(["synchronous_standby_names", "synchronous_commit"]);
+/** A standby: a started server that runs from a copy of its primary's data directory. */
+export interface StandbyServer extends StartedServer {
+  readonly standbyName: string;
+  launch(): Promise<void>;
+  logTail(lines?: number): string;
+}
 
 const NAME = /^[a-z][a-z0-9_]{0,30}$/;
-
-/**
- * A standby runs the primary's data (and so the primary's password) in its own directory; the
- * server machinery (spawn, readiness, registry, stop) is EmbeddedPostgresServer's.
- */
-export class EmbeddedStandby extends EmbeddedPostgresServer {
-  constructor(
-    primary: EmbeddedPostgresServer,
-    rootDirectory: string,
-    readonly standbyName: string,
-    private readonly primaryPassword: string,
-  ) {
-    const settings: Record<string, string | number | boolean> = {};
-    for (const [k, v] of Object.entries(primary.spec.settings ?? {})) if (!PRIMARY_ONLY.has(k)) settings[k] = v;
-    settings.hot_standby = "on";
-    super(
-      primary.binaries,
-      primary.osUser,
-      rootDirectory,
-      { engine: "postgresql", name: standbyName, settings: settings as ServerSettings },
-      {},
-    );
-  }
-
-  override get connection(): ConnectionInfo {
-    return { ...super.connection, password: this.primaryPassword };
-  }
-}
 
 function libpqQuote(value: string): string {
   return `'${value.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`;
@@ -78,7 +55,7 @@ export function allowLoopbackReplication(dataDirectory: string): void {
     );
 }
 
-function prepareCopy(primary: EmbeddedPostgresServer, spec: StandbySpec, root: string): void {
+function prepareCopy(primary: StandbyPrimary, spec: StandbySpec, root: string): void {
   const data = path.join(root, "data");
   fs.mkdirSync(path.join(root, "socket"), { recursive: true });
   fs.cpSync(primary.dataDirectory, data, {
@@ -104,33 +81,27 @@ function prepareCopy(primary: EmbeddedPostgresServer, spec: StandbySpec, root: s
   chownRecursive(root, primary.osUser);
 }
 
-export interface StandbyOptions {
-  /** How long to wait for every standby to stream (default 60 s). */
-  readonly streamingTimeoutMs?: number;
-  readonly baseDir?: string;
-}
-
 /**
  * Makes standbys of `primary` (stopped briefly for the copy) and waits until the primary sees each
  * one streaming. On failure, every standby made so far is stopped and removed.
  */
 export async function startStandbys(
-  primary: EmbeddedPostgresServer,
+  primary: StandbyPrimary,
   specs: readonly StandbySpec[],
   options: StandbyOptions = {},
-): Promise<EmbeddedStandby[]> {
+): Promise<StandbyServer[]> {
   for (const s of specs) {
     if (!NAME.test(s.name))
       throw new Error(`standby name "${s.name}" must be lower-case letters, digits and _ (it is an application_name)`);
   }
-  const standbys: EmbeddedStandby[] = [];
+  const standbys: StandbyServer[] = [];
   try {
     await primary.whileStopped(() => {
       allowLoopbackReplication(primary.dataDirectory);
       for (const spec of specs) {
         const root = fs.mkdtempSync(path.join(options.baseDir ?? os.tmpdir(), `dblab-pg-${spec.name}-`));
         // Constructed (and so registered) before the copy: a crash mid-copy leaves a record to clean.
-        const standby = new EmbeddedStandby(primary, root, spec.name, primary.connection.password);
+        const standby = primary.standbyServer(root, spec.name);
         standbys.push(standby);
         prepareCopy(primary, spec, root);
       }
@@ -153,7 +124,7 @@ async function waitForStreaming(
   primary: ConnectionInfo,
   names: readonly string[],
   timeoutMs: number,
-  standbys: readonly EmbeddedStandby[],
+  standbys: readonly StandbyServer[],
 ): Promise<void> {
   const client = new Client({ ...primary, connectionTimeoutMillis: 5000 });
   client.on("error", () => undefined);
