@@ -284,8 +284,10 @@ test(
       timeout: 120_000, // the bound: a hang fails here
     });
     assert.equal(clean.error, undefined, "clean ended by itself");
-    assert.notEqual(clean.status, 0);
-    assert.match(clean.stderr, /cannot remove container 0123456789ab on ssh:\/\/.*record is kept/);
+    // Issue 15: clean does all it can and exits 0, saying what it could not reach (the record stays).
+    assert.equal(clean.status, 0, clean.stderr);
+    assert.match(clean.stdout, /could not reach 1 resource\(s\); their records are kept/);
+    assert.match(clean.stdout, /container gone-test .*Docker engine at ssh:\/\/root@[\d.]+/);
     assert.ok(fs.existsSync(path.join(dir, "test-unreachable.json")), "the record is kept for later");
   },
 );

@@ -270,6 +270,6 @@ setContainerRemover({
     const where = resource.dockerHost ?? dockerEndpoint();
     return isEngineUnreachable(error)
       ? `the Docker engine at ${where} cannot be reached (${errorText(error)})`
-      : errorText(error);
+      : `on the Docker engine at ${where}: ${errorText(error)}`;
   },
 });
