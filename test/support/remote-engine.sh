@@ -37,6 +37,9 @@ down() {
   if [ -d "$dir" ]; then
     { grep -o " $dir/[^ ]*" /proc/mounts || true; } | sort -r | while read -r m; do umount -l "$m" 2>/dev/null || true; done
   fi
+  # Every process still in the namespace: sshd's per-connection sessions outlive their listener
+  # (seen: one orphaned "sshd: root@notty" per test run, in a namespace already deleted).
+  ip netns pids "$ns" 2>/dev/null | xargs -r kill -9 2>/dev/null || true
   ip netns del "$ns" 2>/dev/null || true
   ip link del "$ns-h" 2>/dev/null || true
   rm -rf "$dir"
