@@ -57,7 +57,18 @@ const zones = [
 ];
 
 export default tseslint.config(
-  { ignores: ["build/**", "build-fast/**", "node_modules/**", "assets/**", "vendor/**", "data/**", "reports/**", "notebooks/**"] },
+  {
+    ignores: [
+      "build/**",
+      "build-fast/**",
+      "node_modules/**",
+      "assets/**",
+      "vendor/**",
+      "data/**",
+      "reports/**",
+      "notebooks/**",
+    ],
+  },
   {
     files: ["**/*.ts"],
     languageOptions: {
