@@ -53,23 +53,32 @@ test("round trips on embedded PostgreSQL: delays reached, commits counted, stand
     assert.ok(autocommit.counters!["db.xact_commit"] >= n);
     assert.ok(autocommit.counters!["wal.sync_time_ms"] > 0, "track_wal_io_timing is on");
 
-    const local = get("case/local/select1").statementTimes!.p50Ms;
+    // Every timing check here is a lower bound that only a working delay can reach: a busy machine only
+    // adds time, so none of them can fail from load (issue 15). Differences between two trials could:
+    // under two busy loops, (autocommit − one transaction) / N once came out at −0.94 ms.
+    // Without the link, select1's median is ~0.1 ms here.
     const cross = get("case/cross-az/select1").statementTimes!.p50Ms;
-    // Added ≥ most of what was asked; no upper bound (a busy machine only adds time: issue 15).
-    assert.ok(cross > local + 0.6, `the cross-AZ link added its ~1.0 ms (local ${local}, cross ${cross})`);
+    assert.ok(cross >= 0.8, `the cross-AZ link adds its 1.0 ms round trip to every statement (median ${cross} ms)`);
     assert.equal(get("case/cross-az/select1").roundTrips, n);
 
+    // Client 0.2 ms + standby 0.6 ms away: a commit that waits for a standby takes ≥ 0.68 ms; one that
+    // does not takes the client's round trip and a local flush (~0.3 ms).
     const quorum = get("case/quorum-same-az/update_autocommit");
-    assert.ok(quorum.lags && quorum.lags.quorumFlushLagMs !== null, "standby flush lag sampled during the run");
+    const quorumP50 = quorum.statementTimes!.p50Ms;
+    assert.ok(quorumP50 >= 0.68, `an autocommit UPDATE waits for a standby 0.6 ms away (median ${quorumP50} ms)`);
     assert.ok(
-      quorum.lags!.quorumFlushLagMs! > 0.3,
-      `a commit waits for a standby 0.6 ms away (${quorum.lags!.quorumFlushLagMs} ms)`,
+      quorum.lags && quorum.lags.quorumFlushLagMs !== null,
+      `standby flush lag caught during the run (${quorum.lags?.caught ?? 0} of ${quorum.lags?.samples ?? 0} samples)`,
     );
-    assert.deepEqual(Object.keys(quorum.lags!.perStandby).sort(), ["s1", "s2"]);
+    assert.ok(
+      quorum.lags.quorumFlushLagMs > 0.3,
+      `the standby's flush lag includes its 0.6 ms round trip (${quorum.lags.quorumFlushLagMs} ms)`,
+    );
+    assert.deepEqual(Object.keys(quorum.lags.perStandby).sort(), ["s1", "s2"]);
 
-    const off = get("sweep/0.6ms/off").statementTimes!.p50Ms;
+    // The sweep's client is direct (no link): with synchronous_commit = off a commit is ~0.1 ms here.
     const on = get("sweep/0.6ms/on").statementTimes!.p50Ms;
-    assert.ok(on > off + 0.3, `synchronous_commit = on waits for the standby (off ${off} ms, on ${on} ms)`);
+    assert.ok(on >= 0.48, `synchronous_commit = on waits for a standby 0.6 ms away (median ${on} ms)`);
 
     const standbyCal = run.calibrations.filter((c) => c.link === "s1" || c.link === "s2");
     assert.ok(
@@ -80,7 +89,7 @@ test("round trips on embedded PostgreSQL: delays reached, commits counted, stand
 
     const summary = summarise(run);
     const env = summary.environments.find((e) => e.environment === "quorum-same-az")!;
-    assert.ok(env.commitMs! > 0.3, `(autocommit − one transaction) / N shows the standby wait (${env.commitMs} ms)`);
+    assert.ok(Number.isFinite(env.commitMs), "the gap per commit is computed");
     const claims = checkClaims(summary);
     assert.deepEqual(
       claims.map((c) => c.id),

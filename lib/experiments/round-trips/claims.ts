@@ -31,6 +31,9 @@ import {
 const f = (x: number | undefined | null, d = 2) =>
   x === undefined || x === null || !Number.isFinite(x) ? "n/a" : x.toFixed(d);
 const ms = (x: number | undefined | null, d = 3) => `${f(x, d)} ms`;
+/** A lag the sampler never caught (every look found the standbys idle) says so rather than "n/a ms". */
+const lag = (x: number | undefined | null) =>
+  x === undefined || x === null ? "not caught (every sample found the standbys idle)" : ms(x);
 const fmtRatio = (x: number) => x.toFixed(2);
 const fmtMs = (x: number) => `${x.toFixed(3)} ms`;
 
@@ -227,7 +230,7 @@ function commitAccount(s: RoundTripsSummary, q: EnvironmentSummary): { text: str
   const text =
     `gap per commit ${gap}; the server's account ${ms(server)} (local WAL flush ${ms(q.walSyncMsPerCommit)} + ` +
     `fastest standby's ` +
-    `flush lag ${ms(q.flushLagMs)}); standbys ${ms(standby)} away (set: ${ms(s.params.standbyRttMs, 2)}), so the ` +
+    `flush lag ${lag(q.flushLagMs)}); standbys ${ms(standby)} away (set: ${ms(s.params.standbyRttMs, 2)}), so the ` +
     `gap is ` +
     `${f((q.commitMs ?? NaN) / standby, 2)}× the standby round trip`;
   return { text, server };
@@ -397,7 +400,7 @@ export function claimLocalReproduction(s: RoundTripsSummary): ClaimCheck {
     `the standbys and their ${ms(on.standbyRttMs)} round trip are this run's inputs: a commit that waits for them ` +
       `shows ` +
       `${f(interval?.estimate)}× that round trip, a check of the emulated replication, not evidence about the cloud`,
-    `The fastest standby's flush lag at that round trip: ${ms(on.flushLagMs)}.`,
+    `The fastest standby's flush lag at that round trip: ${lag(on.flushLagMs)}.`,
   );
 }
 
