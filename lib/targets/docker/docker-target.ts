@@ -25,7 +25,13 @@ import { containerName, createAndStart, discard } from "./create-container";
 import { currentEndpoint, dockerClientFor, LAB_LABEL, labLabels } from "./docker-client";
 import { engineHostLabel, type DockerEndpoint } from "./endpoint";
 import { PROFILES, shortVersion, type EngineProfile } from "./engine-profiles";
-import { resolveImage, type ImageProgress, type ImageProgressCallback } from "./images";
+import {
+  pullPolicyFromEnv,
+  resolveImage,
+  type ImageProgress,
+  type ImageProgressCallback,
+  type PullPolicy,
+} from "./images";
 import {
   bridgeAddress,
   dockerRouteFromEnv,
@@ -53,6 +59,8 @@ export interface DockerTargetOptions {
   readonly readyTimeoutMs?: number;
   /** PostgreSQL: run the lab's stand-in image even where the official image is available. */
   readonly forceStandIn?: boolean;
+  /** May the engine pull the official image (default DBLAB_PULL, else "missing")? See images.ts. */
+  readonly pull?: PullPolicy;
   /**
    * How the lab reaches the server. "auto" (default; DBLAB_DOCKER_ROUTE): the container's bridge
    * address where the host can reach it (Linux), else the port published on 127.0.0.1 (Docker
@@ -222,6 +230,7 @@ export class DockerTarget implements Target {
     };
     const readyTimeoutMs = this.options.readyTimeoutMs ?? 120_000;
     const route = this.options.route ?? dockerRouteFromEnv();
+    const pull = this.options.pull ?? pullPolicyFromEnv();
     // Both throw for an engine or address the lab must not use, before anything is created.
     const endpoint = this.options.endpoint ?? currentEndpoint();
     const placement = placementFor(endpoint);
@@ -229,6 +238,7 @@ export class DockerTarget implements Target {
     const resolved = await resolveImage(spec.engine, progressAdapter(this.options.onProgress), {
       forceStandIn: this.options.forceStandIn,
       docker,
+      pull,
     });
 
     const password = randomPassword();

@@ -21,9 +21,32 @@ export interface ResolvedImage {
   readonly standIn: boolean;
 }
 
+/**
+ * When the lab may ask the engine to pull the official image, as `docker run --pull missing|never`
+ * (testcontainers calls it a pull policy). "missing" (default): pull when the engine lacks it.
+ * "never": use what the engine has, else the stand-in (PostgreSQL) or a clear error (MongoDB).
+ * A pull on a machine without a registry still makes the engine look the registry's name up, a
+ * query to an outside resolver: tests and CI on closed machines set DBLAB_PULL=never.
+ */
+export const PULL_POLICIES = ["missing", "never"] as const;
+export type PullPolicy = (typeof PULL_POLICIES)[number];
+
+/** DBLAB_PULL, checked: a bad value is refused before anything starts. */
+export function pullPolicyFromEnv(env: NodeJS.ProcessEnv = process.env): PullPolicy {
+  const value = env.DBLAB_PULL;
+  if (value === undefined || value === "") return "missing";
+  const known: readonly string[] = PULL_POLICIES;
+  if (!known.includes(value)) {
+    throw new Error(`DBLAB_PULL must be one of ${PULL_POLICIES.join(", ")}, got "${value}"`);
+  }
+  return value as PullPolicy;
+}
+
 export interface ResolveOptions {
   /** PostgreSQL only: use the stand-in even where the official image is available. */
   readonly forceStandIn?: boolean;
+  /** Default: DBLAB_PULL, else "missing". */
+  readonly pull?: PullPolicy;
   /** The engine to look on and build on (default: the one the environment names). */
   readonly docker?: Docker;
 }
@@ -98,7 +121,8 @@ export async function resolveImage(
 
   const failed = failedPulls.get(docker) ?? new Map<string, string>();
   failedPulls.set(docker, failed);
-  let pullError = failed.get(official);
+  const policy = options.pull ?? pullPolicyFromEnv();
+  let pullError = policy === "never" ? "not on this engine, and DBLAB_PULL=never" : failed.get(official);
   if (pullError === undefined) {
     try {
       await pull(docker, official, onProgress);
