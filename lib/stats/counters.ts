@@ -15,9 +15,6 @@
 
 export type Counters<K extends string = string> = Readonly<Partial<Record<K, number>>>;
 
-/** A snapshot as a collector returns it (kept under this name for the collectors' signatures). */
-export type CounterSnapshot<K extends string = string> = Counters<K>;
-
 /**
  * Builds a collector's snapshot from (name, value) rows, refusing a name the collector did not
  * declare: its SQL and its key type must say the same, and a mismatch is a defect to see at once.

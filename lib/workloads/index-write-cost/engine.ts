@@ -8,7 +8,6 @@ import type { Field, UpdateOperation } from "./operations";
 
 import type { Counters } from "../../stats/counters";
 import type { IndexWriteCounterKey, WalRecordKey } from "./counter-keys";
-export type { CounterSnapshot } from "../../stats/counters";
 export { counterDelta } from "../../stats/counters";
 
 export interface IndexWriteEngine {
