@@ -9,6 +9,7 @@ import { compareRuns, METRICS } from "../lib/compare/compare";
 import { formatJson, formatMarkdown, formatText } from "../lib/compare/format";
 import { CompareInputError } from "../lib/results/stored-runs";
 import { DEFAULT_ALPHA } from "../lib/compare/stats";
+import { readArgs, valueOf } from "./cli-args";
 
 const USAGE = `Usage: npm run compare -- [options] <run A> <run B> [more runs]
 
@@ -42,45 +43,44 @@ export function parseThreshold(raw: string): number {
   return m[2] || n > 1 ? n / 100 : n;
 }
 
+const COMPARE_OPTIONS = {
+  help: { type: "boolean", short: "h" },
+  format: { type: "string" },
+  "fail-on-regression": { type: "string" },
+  alpha: { type: "string" },
+  metric: { type: "string" },
+} as const;
+
 export function parseCompareArgs(argv: readonly string[]): CompareArgs {
-  const a: CompareArgs = { refs: [], format: "text", help: false };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    const eq = arg.startsWith("--") ? arg.indexOf("=") : -1;
-    const flag = eq > 0 ? arg.slice(0, eq) : arg;
-    const value = (): string => {
-      if (eq > 0) return arg.slice(eq + 1);
-      const next = argv[++i];
-      if (next === undefined || next.startsWith("--")) throw new CompareInputError(`${flag} needs a value`);
-      return next;
-    };
-    switch (flag) {
-      case "--help":
-      case "-h":
+  const parsed = readArgs(argv, COMPARE_OPTIONS, {
+    usage: (message) => new CompareInputError(message),
+    unknown: (arg) => `unknown option "${arg}"`,
+  });
+  const a: CompareArgs = { refs: [...parsed.positionals], format: "text", help: false };
+  for (const option of parsed.options) {
+    switch (option.name) {
+      case "help":
         a.help = true;
         break;
-      case "--format": {
-        const f = value();
+      case "format": {
+        const f = valueOf(option);
         if (f !== "text" && f !== "md" && f !== "json")
           throw new CompareInputError(`--format must be text, md or json, got "${f}"`);
         a.format = f;
         break;
       }
-      case "--fail-on-regression":
-        a.threshold = parseThreshold(value());
+      case "fail-on-regression":
+        a.threshold = parseThreshold(valueOf(option));
         break;
-      case "--alpha": {
-        const raw = value();
+      case "alpha": {
+        const raw = valueOf(option);
         a.alpha = Number(raw);
         if (!(a.alpha > 0 && a.alpha < 1)) throw new CompareInputError(`--alpha must be between 0 and 1, got "${raw}"`);
         break;
       }
-      case "--metric":
-        a.metric = value();
+      case "metric":
+        a.metric = valueOf(option);
         break;
-      default:
-        if (arg.startsWith("--")) throw new CompareInputError(`unknown option "${arg}"`);
-        a.refs.push(arg);
     }
   }
   return a;

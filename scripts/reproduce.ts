@@ -26,6 +26,7 @@ import type { RegisteredExperiment } from "../lib/experiments/contract";
 import { checkProfile, PROFILES, type ProfileName } from "../lib/params/profiles";
 import { gitCommit, hostInfo, type HostInfo } from "../lib/results/metadata";
 import { resultsRoot } from "../lib/results/run-store";
+import { readArgs, valueOf } from "./cli-args";
 
 const USAGE = `Usage: npm run reproduce -- [options]
 
@@ -47,7 +48,7 @@ ${EXPERIMENTS.map((n) => `  ${n.id}  ${n.title}`).join("\n")}`;
 
 const DEFAULT_CELL_TIMEOUT: Record<ProfileName, number> = { smoke: 900, default: 4 * 3600, full: 24 * 3600 };
 
-class UsageError extends Error {}
+export class UsageError extends Error {}
 
 interface Options {
   profile: ProfileName;
@@ -69,43 +70,50 @@ function parseValue(raw: string): unknown {
   }
 }
 
+const REPRODUCE_OPTIONS = {
+  help: { type: "boolean", short: "h" },
+  "hide-code": { type: "boolean" },
+  pdf: { type: "boolean" },
+  profile: { type: "string" },
+  only: { type: "string" },
+  set: { type: "string" },
+  "reports-dir": { type: "string" },
+  "cell-timeout": { type: "string" },
+} as const;
+
 export function parseArgs(argv: readonly string[]): Options {
   const opts: Options = { profile: "default", only: [], sets: {}, hideCode: false, pdf: false, help: false };
+  const parsed = readArgs(argv, REPRODUCE_OPTIONS, {
+    usage: (message) => new UsageError(message),
+    unknown: (arg) => `unknown argument "${arg}"`,
+  });
+  const [positional] = parsed.positionals;
+  if (positional !== undefined) throw new UsageError(`unknown argument "${positional}"`);
   let profile: string = "default";
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    const eq = arg.startsWith("--") ? arg.indexOf("=") : -1;
-    const flag = eq > 0 ? arg.slice(0, eq) : arg;
-    const value = (): string => {
-      if (eq > 0) return arg.slice(eq + 1);
-      const next = argv[++i];
-      if (next === undefined || next.startsWith("--")) throw new UsageError(`${flag} needs a value`);
-      return next;
-    };
-    switch (flag) {
-      case "--help":
-      case "-h":
+  for (const option of parsed.options) {
+    switch (option.name) {
+      case "help":
         opts.help = true;
         break;
-      case "--hide-code":
+      case "hide-code":
         opts.hideCode = true;
         break;
-      case "--pdf":
+      case "pdf":
         opts.pdf = true;
         break;
-      case "--profile":
-        profile = value();
+      case "profile":
+        profile = valueOf(option);
         break;
-      case "--only":
+      case "only":
         opts.only.push(
-          ...value()
+          ...valueOf(option)
             .split(",")
             .map((s) => s.trim())
             .filter(Boolean),
         );
         break;
-      case "--set": {
-        const kv = value();
+      case "set": {
+        const kv = valueOf(option);
         const at = kv.indexOf("=");
         if (at <= 0) throw new UsageError(`--set needs KEY=VALUE, got "${kv}"`);
         const key = kv.slice(0, at).trim();
@@ -119,19 +127,17 @@ export function parseArgs(argv: readonly string[]): Options {
         });
         break;
       }
-      case "--reports-dir":
-        opts.reportsDir = path.resolve(value());
+      case "reports-dir":
+        opts.reportsDir = path.resolve(valueOf(option));
         break;
-      case "--cell-timeout": {
-        const raw = value();
+      case "cell-timeout": {
+        const raw = valueOf(option);
         const n = Number(raw);
         if (!Number.isInteger(n) || n < 0)
           throw new UsageError(`--cell-timeout must be a whole number of seconds ≥ 0, got "${raw}"`);
         opts.cellTimeoutSec = n;
         break;
       }
-      default:
-        throw new UsageError(`unknown argument "${arg}"`);
     }
   }
   try {

@@ -8,11 +8,12 @@ import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { isDeepStrictEqual } from "node:util";
 import { redactText } from "../targets/uri";
+import type { Counters } from "../stats/counters";
 
 export type TrialStatus = "ok" | "failed";
 
 /** What every trial record carries, finished or failed. */
-interface TrialBase<C extends object> {
+interface TrialBase<C extends object, K extends string> {
   /** Identifies the trial within the run: condition + repeat. Used to skip finished trials on resume. */
   readonly key: string;
   readonly condition: C;
@@ -21,14 +22,17 @@ interface TrialBase<C extends object> {
   readonly position?: number;
   /** Raw durations of each timed unit (batch), milliseconds, kept for any later statistic. */
   readonly unitMs?: readonly number[];
-  /** Server-side counters, after − before. */
-  readonly counters?: Readonly<Record<string, number>>;
+  /** Server-side counters, after − before, named by the workload's collector (K). */
+  readonly counters?: Counters<K>;
   readonly startedAt: string;
   readonly finishedAt: string;
 }
 
 /** A trial that finished: its timed total is there. */
-export interface OkTrial<C extends object = Record<string, unknown>> extends TrialBase<C> {
+export interface OkTrial<C extends object = Record<string, unknown>, K extends string = string> extends TrialBase<
+  C,
+  K
+> {
   readonly status: "ok";
   /** Timed total, seconds (sum of the timed units). */
   readonly seconds: number;
@@ -36,7 +40,10 @@ export interface OkTrial<C extends object = Record<string, unknown>> extends Tri
 }
 
 /** A trial that failed: why, and no timed total. */
-export interface FailedTrial<C extends object = Record<string, unknown>> extends TrialBase<C> {
+export interface FailedTrial<C extends object = Record<string, unknown>, K extends string = string> extends TrialBase<
+  C,
+  K
+> {
   readonly status: "failed";
   readonly error: string;
   readonly seconds?: undefined;
@@ -44,18 +51,21 @@ export interface FailedTrial<C extends object = Record<string, unknown>> extends
 
 /**
  * One line of trials.jsonl. A workload adds its own fields with an intersection
- * (`type XTrial = TrialRecord<C> & { … }`), which keeps the union: `status` narrows it.
+ * (`type XTrial = TrialRecord<C, K> & { … }`), which keeps the union: `status` narrows it. K names
+ * its counters (lib/stats/counters.ts); a store reads them back as plain names (K = string), which
+ * the workload's own type accepts: a run on disk may hold names an older version wrote.
  */
-export type TrialRecord<C extends object = Record<string, unknown>> = OkTrial<C> | FailedTrial<C>;
+export type TrialRecord<C extends object = Record<string, unknown>, K extends string = string> =
+  OkTrial<C, K> | FailedTrial<C, K>;
 
 /** The finished members of a workload's trial type T (T = TrialRecord<C> & its own fields). */
-export type OkOf<T extends TrialRecord<object>> = T & { readonly status: "ok"; readonly seconds: number };
+export type OkOf<T extends TrialRecord<object, string>> = T & { readonly status: "ok"; readonly seconds: number };
 
 /**
  * A finished trial. `status` alone narrows the union; the seconds are checked too because records
  * are read back from trials.jsonl, which older runs wrote before the union said what each carries.
  */
-export function isOk<T extends TrialRecord<object>>(t: T): t is OkOf<T> {
+export function isOk<T extends TrialRecord<object, string>>(t: T): t is OkOf<T> {
   return t.status === "ok" && typeof t.seconds === "number";
 }
 

@@ -10,6 +10,7 @@ import { createTemplate } from "../../lib/workloads/reindex-under-load/databases
 import { planRuns, runPlan, type ReindexCondition } from "../../lib/workloads/reindex-under-load/run-trials";
 import { summarise } from "../../lib/experiments/reindex-under-load/summarise";
 import { checkClaims } from "../../lib/experiments/reindex-under-load/claims";
+import { recorded } from "../support/counters";
 
 test("the protocol on embedded PostgreSQL: baseline, REINDEX and CONCURRENTLY runs with timings, waits and counters", async (t) => {
   if (!findHostPgbench()) {
@@ -44,7 +45,7 @@ test("the protocol on embedded PostgreSQL: baseline, REINDEX and CONCURRENTLY ru
       assert.equal(trial.restarted, true);
       const b = trial.pgbench!;
       assert.ok(b.summary.tps > 0 && b.series.length >= 3);
-      const upd = trial.counters!["table.pgbench_accounts.n_tup_upd"];
+      const upd = recorded(trial.counters, "table.pgbench_accounts.n_tup_upd");
       assert.ok(
         Math.abs(upd - b.summary.transactions) <= 2,
         `accounts updates ${upd} ≈ transactions ${b.summary.transactions}`,

@@ -281,7 +281,7 @@ export function claimWal(s: CialSummary, pair: PairSummary | undefined): ClaimCh
   const interval = pair ? walRatio(pair.repeats) : undefined;
   if (!pair?.a || !pair.b || !interval) return missing(WAL, "needs both methods' WAL counters in at least one repeat");
   const { verdict, decidedBy } = decideOn(RULE_WAL, interval, ratioFmt);
-  const bytesRatio = pair.b.totals["wal.bytes"] / pair.a.totals["wal.bytes"];
+  const bytesRatio = (pair.b.totals["wal.bytes"] ?? NaN) / (pair.a.totals["wal.bytes"] ?? NaN);
   const anatomyB = anatomyFor(s, "index_then_load");
   const anatomyA = anatomyFor(s, "load_then_index");
   return {

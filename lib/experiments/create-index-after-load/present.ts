@@ -9,7 +9,8 @@ import { showTable, type Row } from "../../display/table";
 import { claimRows, type ClaimCheck } from "../../stats/claims";
 import { intervalLabel, OUTLIER_RULE, type Interval } from "../../stats/intervals";
 import { METHOD_LABELS, type Method } from "../../workloads/create-index-after-load/plan";
-import type { PhaseName } from "../../workloads/create-index-after-load/session";
+import type { CialCounterKey, PhaseName } from "../../workloads/create-index-after-load/session";
+import { counterEntries, type Counters } from "../../stats/counters";
 import {
   buildSweep,
   headlineBars,
@@ -137,7 +138,8 @@ export function showSeedComparison(s: CialSummary): void {
   const ourRows = pair?.rows ?? s.headline.rows;
   const usPerRow = (seconds: number | undefined, rows: number) =>
     seconds === undefined ? "" : p3((seconds / rows) * 1e6);
-  const walRatio = pair?.a && pair.b ? pair.b.totals["wal.records"] / pair.a.totals["wal.records"] : undefined;
+  const walRatio =
+    pair?.a && pair.b ? (pair.b.totals["wal.records"] ?? NaN) / (pair.a.totals["wal.records"] ?? NaN) : undefined;
   const vsSeed = (ours: number | undefined, theirs: number) =>
     sameSize && ours !== undefined ? r2(ours / theirs) : "different sizes";
   const rows: Row[] = [
@@ -193,11 +195,11 @@ export function showCounters(s: CialSummary): void {
   const value = (
     m: MethodSummary,
     phase: PhaseName | undefined,
-    pick: (c: Readonly<Record<string, number>>, m: MethodSummary, phase: PhaseName | undefined) => number | undefined,
+    pick: (c: Counters<CialCounterKey>, m: MethodSummary, phase: PhaseName | undefined) => number | undefined,
   ) => pick(phase ? (m.byPhase[phase] ?? {}) : m.totals, m, phase);
   const metrics: [
     string,
-    (c: Readonly<Record<string, number>>, m: MethodSummary, phase: PhaseName | undefined) => number | undefined,
+    (c: Counters<CialCounterKey>, m: MethodSummary, phase: PhaseName | undefined) => number | undefined,
   ][] = [
     ["elapsed s", (_c, m, phase) => r2((phase ? (m.phaseMs[phase] ?? 0) : m.medianSeconds * 1000) / 1000)],
     ["CPU s (backend + parallel workers)", (_c, m, phase) => r2(phase ? m.phaseCpuS[phase] : m.backendCpuS)],
@@ -237,7 +239,7 @@ export function showCounters(s: CialSummary): void {
 export function showIoByBackend(s: CialSummary): void {
   const pair = headlinePair(s);
   if (!pair?.a || !pair.b) return;
-  const sources: [string, Readonly<Record<string, number>>][] = [
+  const sources: [string, Counters<CialCounterKey>][] = [
     ["A timed", pair.a.totals],
     ["B timed", pair.b.totals],
     ["A checkpoint", pair.a.deferred],
@@ -245,13 +247,13 @@ export function showIoByBackend(s: CialSummary): void {
   ];
   const groups = new Set<string>();
   for (const [, c] of sources)
-    for (const k of Object.keys(c)) if (k.startsWith("io.")) groups.add(k.split(".").slice(1, 4).join(" · "));
+    for (const [k] of counterEntries(c)) if (k.startsWith("io.")) groups.add(k.split(".").slice(1, 4).join(" · "));
   const counters = ["reads", "writes", "extends", "hits", "evictions"] as const;
   const rows: Row[] = [];
   for (const g of [...groups].sort()) {
     for (const [label, c] of sources) {
-      const prefix = `io.${g.split(" · ").join(".")}.`;
-      const vals = counters.map((k) => c[prefix + k] ?? 0);
+      const [backend, object, context] = g.split(" · ");
+      const vals = counters.map((k) => c[`io.${backend}.${object}.${context}.${k}`] ?? 0);
       if (vals.every((v) => v === 0)) continue;
       const row: Record<string, string | number> = { "backend · object · context": g, phases: label };
       counters.forEach((k, i) => (row[k] = vals[i]));

@@ -12,7 +12,14 @@ import { groupBy, spread, type TrialSeconds } from "../../stats/summary";
 import type { IndexShape } from "../../workloads/create-index-after-load/index-shape";
 import { conditionKey, type CialCondition, type Method } from "../../workloads/create-index-after-load/plan";
 import type { CialTrial } from "../../workloads/create-index-after-load/run-trials";
-import { PHASES, type PhaseName, type PhaseRecord } from "../../workloads/create-index-after-load/session";
+import {
+  isCialCounterKey,
+  PHASES,
+  type CialCounterKey,
+  type PhaseName,
+  type PhaseRecord,
+} from "../../workloads/create-index-after-load/session";
+import { counterEntries, type Counters } from "../../stats/counters";
 import type { KeyOrder } from "../../workloads/create-index-after-load/sql";
 import type { WalRecordType } from "../../workloads/create-index-after-load/wal-anatomy";
 
@@ -26,11 +33,11 @@ export interface MethodSummary extends TrialSeconds {
   /** Median ms per phase, every phase that ran (B's CREATE INDEX on the empty table included). */
   readonly phaseMs: Readonly<Partial<Record<PhaseName, number>>>;
   /** Median over trials of each server counter summed over the timed phases. */
-  readonly totals: Readonly<Record<string, number>>;
+  readonly totals: Counters<CialCounterKey>;
   /** Median counters of the closing CHECKPOINT: the write-back each method left behind. */
-  readonly deferred: Readonly<Record<string, number>>;
+  readonly deferred: Counters<CialCounterKey>;
   /** Median counters of every phase on its own. */
-  readonly byPhase: Readonly<Partial<Record<PhaseName, Readonly<Record<string, number>>>>>;
+  readonly byPhase: Readonly<Partial<Record<PhaseName, Counters<CialCounterKey>>>>;
   /** Median CPU (user + system) per phase, s: backend plus parallel sort workers. */
   readonly phaseCpuS: Readonly<Partial<Record<PhaseName, number>>>;
   /** Median CPU (user + system) over the timed phases, s: the backend plus its parallel sort workers. */
@@ -160,23 +167,24 @@ function medianOf(values: readonly (number | undefined)[]): number | undefined {
 }
 
 /** Counters of the given phases of one trial, summed per counter ("load.wal.records" + "index.wal.records"). */
-export function phaseSums(trial: CialTrial, phases: readonly PhaseName[]): Record<string, number> {
-  const sums: Record<string, number> = {};
-  for (const [key, value] of Object.entries(trial.counters ?? {})) {
+export function phaseSums(trial: CialTrial, phases: readonly PhaseName[]): Counters<CialCounterKey> {
+  const sums: Partial<Record<CialCounterKey, number>> = {};
+  for (const [key, value] of counterEntries(trial.counters)) {
     const dot = key.indexOf(".");
-    const phase = key.slice(0, dot) as PhaseName;
+    const phase = key.slice(0, dot);
     const name = key.slice(dot + 1);
-    if (!phases.includes(phase)) continue;
+    // A name this version does not collect (a run on disk from another one) has no reader: left out.
+    if (!phases.some((p) => p === phase) || !isCialCounterKey(name)) continue;
     // Sizes are levels, not flows: the last phase's value stands.
     sums[name] = name.startsWith("size.") ? value : (sums[name] ?? 0) + value;
   }
   return sums;
 }
 
-function medianRecord(records: readonly Record<string, number>[]): Record<string, number> {
-  const keys = new Set(records.flatMap((r) => Object.keys(r)));
-  const out: Record<string, number> = {};
-  for (const k of keys) out[k] = medianOf(records.map((r) => r[k] ?? 0)) ?? 0;
+function medianRecord(records: readonly Counters<CialCounterKey>[]): Counters<CialCounterKey> {
+  const keys = new Set(records.flatMap((r) => counterEntries(r).map(([k]) => k)));
+  const out: Partial<Record<CialCounterKey, number>> = {};
+  for (const k of keys) if (isCialCounterKey(k)) out[k] = medianOf(records.map((r) => r[k] ?? 0)) ?? 0;
   return out;
 }
 
@@ -214,7 +222,7 @@ function summariseMethod(group: readonly OkTrial[], failed: number): MethodSumma
   const s = spread(group.map((t) => t.seconds));
   const phaseMs: Partial<Record<PhaseName, number>> = {};
   const phaseCpuS: Partial<Record<PhaseName, number>> = {};
-  const byPhase: Partial<Record<PhaseName, Record<string, number>>> = {};
+  const byPhase: Partial<Record<PhaseName, Counters<CialCounterKey>>> = {};
   for (const phase of PHASES) {
     const m = medianOf(group.map((t) => phaseOf(t, phase)?.ms));
     if (m === undefined) continue;
@@ -478,7 +486,7 @@ export function sizeSweep(s: CialSummary): PairSummary[] {
 }
 
 /** I/O wait the server timed (track_io_timing, track_wal_io_timing), ms, from summed counters. */
-export function ioWaitMs(c: Readonly<Record<string, number>>): number {
+export function ioWaitMs(c: Counters<CialCounterKey>): number {
   return (
     (c["db.blk_read_time_ms"] ?? 0) +
     (c["db.blk_write_time_ms"] ?? 0) +
@@ -487,6 +495,6 @@ export function ioWaitMs(c: Readonly<Record<string, number>>): number {
   );
 }
 
-export function checkpoints(c: Readonly<Record<string, number>>): number {
+export function checkpoints(c: Counters<CialCounterKey>): number {
   return (c["checkpointer.timed"] ?? 0) + (c["checkpointer.requested"] ?? 0);
 }

@@ -15,6 +15,7 @@ import {
   type IndexWriteTrial,
   type PlannedTrial,
 } from "../../workloads/index-write-cost/run-trials";
+import { nextRound } from "../../stats/adaptive";
 import { checkClaims } from "./claims";
 import { summarise } from "./summarise";
 
@@ -103,22 +104,22 @@ export async function runIndexWriteCost(p: IndexWriteCostParams, control: RunCon
       const largest = Math.max(...p.rowCounts);
       const unavailable = Object.fromEntries(servers.unavailable);
       let repeats = p.repeats;
-      let stoppedBy = "the planned repeats decided the headline claims";
+      let stoppedBy: string;
       for (;;) {
-        const undecided = checkClaims(summarise(store.trials()), { unavailable })
-          .filter((c) => HEADLINE.some((h) => c.id.startsWith(h)) && c.verdict === "inconclusive")
-          .map((c) => c.id);
-        if (!undecided.length) {
-          if (repeats > p.repeats) stoppedBy = `decided after ${repeats} repeats`;
-          break;
-        }
-        const elapsed = (Date.now() - started) / 1000;
-        if (repeats >= p.maxRepeats) {
-          stoppedBy = `${undecided.join(", ")} still inconclusive at maxRepeats = ${p.maxRepeats}`;
-          break;
-        }
-        if (elapsed >= p.budgetSeconds) {
-          stoppedBy = `${undecided.join(", ")} still inconclusive when the time budget (${p.budgetSeconds} s) was spent, after ${repeats} repeats`;
+        const step = nextRound({
+          done: repeats,
+          planned: p.repeats,
+          maxRepeats: p.maxRepeats,
+          elapsedSeconds: (Date.now() - started) / 1000,
+          budgetSeconds: p.budgetSeconds,
+          undecided: checkClaims(summarise(store.trials()), { unavailable })
+            .filter((c) => HEADLINE.some((h) => c.id.startsWith(h)) && c.verdict === "inconclusive")
+            .map((c) => c.id),
+          decided: "the headline claims were decided",
+          words: { one: "repeat", many: "repeats", cap: "maxRepeats" },
+        });
+        if (!step.more) {
+          stoppedBy = step.reason;
           break;
         }
         repeats++;

@@ -9,6 +9,8 @@ import { median } from "simple-statistics";
 import { isOk } from "../../results/run-store";
 import { medianInterval, outlierFlags, pairedRatios, type Interval } from "../../stats/intervals";
 import { groupBy, spread, type TrialSeconds } from "../../stats/summary";
+import { counterEntries, type Counters as CountersOf } from "../../stats/counters";
+import type { IndexWriteCounterKey } from "../../workloads/index-write-cost/counter-keys";
 import type { Operation } from "../../workloads/index-write-cost/operations";
 import type { IndexWriteCondition, IndexWriteTrial } from "../../workloads/index-write-cost/run-trials";
 import { conditionKey } from "../../workloads/index-write-cost/run-trials";
@@ -50,7 +52,7 @@ export interface ConditionSummary extends IndexWriteCondition, TrialSeconds {
   readonly disturbedRepeats: readonly number[];
 }
 
-type Counters = Readonly<Record<string, number>>;
+type Counters = CountersOf<IndexWriteCounterKey>;
 
 function medianOf(trials: readonly IndexWriteTrial[], pick: (c: Counters) => number | undefined): number | undefined {
   const values = trials
@@ -60,18 +62,18 @@ function medianOf(trials: readonly IndexWriteTrial[], pick: (c: Counters) => num
 }
 
 function indexBytes(c: Counters): number | undefined {
-  const sizes = Object.entries(c).filter(([k]) => k.startsWith("size.index."));
+  const sizes = counterEntries(c).filter(([k]) => k.startsWith("size.index."));
   return sizes.length ? sizes.reduce((a, [, v]) => a + v, 0) : undefined;
 }
 
 function walrec(c: Counters, ...types: string[]): number | undefined {
-  if (!Object.keys(c).some((k) => k.startsWith("walrec."))) return undefined;
+  if (!counterEntries(c).some(([k]) => k.startsWith("walrec."))) return undefined;
   return types.reduce((a, t) => a + (c[`walrec.${t}`] ?? 0), 0);
 }
 
 function mongoIndexInserts(c: Counters): number | undefined {
-  const keys = Object.keys(c).filter((k) => k.startsWith("mongo.index.") && k.endsWith(".inserts"));
-  return keys.length ? keys.reduce((a, k) => a + c[k], 0) : undefined;
+  const inserts = counterEntries(c).filter(([k]) => k.startsWith("mongo.index.") && k.endsWith(".inserts"));
+  return inserts.length ? inserts.reduce((a, [, v]) => a + v, 0) : undefined;
 }
 
 /** A trial whose timed window saw a checkpoint or an autovacuum/autoanalyze of the table. */

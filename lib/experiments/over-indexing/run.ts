@@ -17,6 +17,7 @@ import {
   type PlannedRound,
 } from "../../workloads/over-indexing/run-trials";
 import { MIN_COVERAGE, repeatsForCoverage, type ClaimCheck } from "../../stats/claims";
+import { nextRound } from "../../stats/adaptive";
 import { claimMonotone, claimRatio } from "./claims";
 import { summarise } from "./summarise";
 
@@ -76,26 +77,22 @@ export interface AdaptiveState {
  * One step of the adaptive design: stop (and why) or run one more round of every level. More rounds
  * only help an inconclusive claim, and only if the budget can reach the rounds a verdict needs at
  * the pace so far (one more where the interval straddles a margin with enough rounds already).
- * Written for 03's rounds; 04's step (sets, one claim) reads the same.
+ * The step itself is `nextRound` (lib/stats/adaptive.ts), shared with 01 and 04.
  */
 export function adaptiveStep(a: AdaptiveState): { readonly stop?: string } {
-  const open = a.claims.filter((c) => c.verdict === "inconclusive").map((c) => `claim (${c.id})`);
-  if (!open.length) {
-    const decided = a.claims.map((c) => `(${c.id}) ${c.verdict}`).join(", ");
-    return {
-      stop: a.rounds > a.plannedRounds ? `${decided} after ${a.rounds} rounds` : `${decided} after the planned rounds`,
-    };
-  }
-  if (a.rounds >= a.maxRounds) return { stop: `${open.join(", ")} still inconclusive at maxRepeats = ${a.maxRounds}` };
-  const more = Math.max(1, a.needed - a.rounds);
-  if (a.elapsedS + more * a.perRoundS > a.budgetS) {
-    return {
-      stop:
-        `${open.join(", ")} still inconclusive after ${a.rounds} round(s): ${more} more at ~${Math.round(a.perRoundS)} s a round ` +
-        `would pass the time budget (${a.budgetS} s)`,
-    };
-  }
-  return {};
+  const step = nextRound({
+    done: a.rounds,
+    planned: a.plannedRounds,
+    maxRepeats: a.maxRounds,
+    elapsedSeconds: a.elapsedS,
+    budgetSeconds: a.budgetS,
+    secondsPerRound: a.perRoundS,
+    needed: a.needed,
+    undecided: a.claims.filter((c) => c.verdict === "inconclusive").map((c) => `claim (${c.id})`),
+    decided: a.claims.map((c) => `(${c.id}) ${c.verdict}`).join(", "),
+    words: { one: "round", many: "rounds", cap: "maxRepeats" },
+  });
+  return step.more ? {} : { stop: step.reason };
 }
 
 export async function run(p: OverIndexingParams, control: RunControl = {}): Promise<OverIndexingRun> {

@@ -7,6 +7,8 @@
 import { publishedFigures } from "../../results/reference";
 import { medianInterval, outlierFlags, type Interval } from "../../stats/intervals";
 import { groupBy, spread, type Spread } from "../../stats/summary";
+import { counterEntries, sumCounters, type Counters } from "../../stats/counters";
+import type { PgIoCounter } from "../../engines/postgres/server-counters";
 import { pgbenchFigures, type PgbenchFigures, type PgbenchRunResult, type SeriesPoint } from "../../workloads/pgbench";
 import { TABLES, type InventoryTable } from "../../workloads/over-indexing/schema";
 import type { StatementStats } from "../../workloads/over-indexing/observations";
@@ -210,7 +212,7 @@ function summariseRound(t: OverIndexingTrial & { readonly pgbench: PgbenchRunRes
     hitRatio: hit !== undefined && read !== undefined && hit + read > 0 ? hit / (hit + read) : undefined,
     blocksRead: read ?? 0,
     blockReadMs: c["db.blk_read_time_ms"] ?? 0,
-    evictions: Object.entries(c).reduce(
+    evictions: counterEntries(c).reduce(
       (a, [k, v]) => (k.startsWith("io.") && k.includes(".relation.") && k.endsWith(".evictions") ? a + v : a),
       0,
     ),
@@ -241,11 +243,8 @@ function summariseRound(t: OverIndexingTrial & { readonly pgbench: PgbenchRunRes
 }
 
 /** Σ of `io.<backend>.relation.*.<counter>` (pg_stat_io, relations only). */
-function ioCounter(c: Readonly<Record<string, number>>, backend: string, counter: string): number {
-  return Object.entries(c).reduce(
-    (a, [k, v]) => (k.startsWith(`io.${backend}.relation.`) && k.endsWith(`.${counter}`) ? a + v : a),
-    0,
-  );
+function ioCounter(c: Counters, backend: string, counter: PgIoCounter): number {
+  return sumCounters(c, `io.${backend}.relation.`, `.${counter}`);
 }
 
 function med(values: readonly (number | undefined)[]): number | undefined {

@@ -9,6 +9,7 @@ import { withSession, type RunControl } from "../session";
 import { describeRunner, locatePgbench } from "../../workloads/pgbench";
 import { createTemplate, dropDatabases, type TemplateInfo } from "../../workloads/reindex-under-load/databases";
 import { MIN_COVERAGE, repeatsForCoverage, type Verdict } from "../../stats/claims";
+import { nextRound } from "../../stats/adaptive";
 import {
   planRuns,
   runPlan,
@@ -63,27 +64,23 @@ export interface AdaptiveState {
 /**
  * One step of the adaptive design: stop (and why) or run one more set. More sets only help an
  * inconclusive claim, and only if the budget can reach the sets a verdict needs at the pace so far
- * (one more set where the interval straddles a margin with enough sets already).
+ * (one more set where the interval straddles a margin with enough sets already). The step itself is
+ * `nextRound` (lib/stats/adaptive.ts), shared with 01 and 03.
  */
 export function adaptiveStep(a: AdaptiveState): { readonly stop?: string } {
-  if (a.verdict !== "inconclusive") {
-    return {
-      stop:
-        a.sets > a.plannedSets
-          ? `claim (1) ${a.verdict} after ${a.sets} sets`
-          : `claim (1) ${a.verdict} after the planned sets`,
-    };
-  }
-  if (a.sets >= a.maxSets) return { stop: `claim (1) still inconclusive at maxSets = ${a.maxSets}` };
-  const more = Math.max(1, a.needed - a.sets);
-  if (a.elapsedS + more * a.perSetS > a.budgetS) {
-    return {
-      stop:
-        `claim (1) still inconclusive after ${a.sets} set(s): ${more} more at ~${Math.round(a.perSetS)} s a set would pass ` +
-        `the time budget (${a.budgetS} s)`,
-    };
-  }
-  return {};
+  const step = nextRound({
+    done: a.sets,
+    planned: a.plannedSets,
+    maxRepeats: a.maxSets,
+    elapsedSeconds: a.elapsedS,
+    budgetSeconds: a.budgetS,
+    secondsPerRound: a.perSetS,
+    needed: a.needed,
+    undecided: a.verdict === "inconclusive" ? ["claim (1)"] : [],
+    decided: `claim (1) ${a.verdict}`,
+    words: { one: "set", many: "sets", cap: "maxSets" },
+  });
+  return step.more ? {} : { stop: step.reason };
 }
 
 export async function run(p: ReindexUnderLoadParams, control: RunControl = {}): Promise<ReindexUnderLoadRun> {

@@ -14,6 +14,7 @@ import {
 import type { ReindexMode } from "../../params/reindex-under-load";
 import { medianInterval, outlierFlags, type Interval } from "../../stats/intervals";
 import { groupBy, spread, type Spread } from "../../stats/summary";
+import { sumCounters } from "../../stats/counters";
 import type { BlockedInterval, IndexBuildPhase } from "../../workloads/reindex-under-load/lock-timeline";
 import type { ReindexTrial } from "../../workloads/reindex-under-load/run-trials";
 
@@ -159,10 +160,7 @@ function summariseRun(t: CompleteTrial, baselineTps: number | undefined, duratio
   const topLock = Object.keys(tl.locks)[0];
   const t0 = b.loadStartedAtMs ?? b.startedAtMs;
   const w = r && !r.error ? windowStats(b.series, t0, durationSeconds, r.startMs, r.endMs) : undefined;
-  const sumOf = (suffix: string) =>
-    Object.entries(c)
-      .filter(([k]) => k.startsWith("table.") && k.endsWith(suffix))
-      .reduce((n, [, v]) => n + v, 0);
+  const sumOf = (suffix: string) => sumCounters(c, "table.", suffix);
   return {
     key: t.key,
     set: t.condition.set,

@@ -11,6 +11,7 @@ import { groupBy, spread, type TrialSeconds } from "../../stats/summary";
 import { CASE_INFO, CASES, type CaseId } from "../../workloads/round-trips/cases";
 import { SYNC_LEVELS, type SyncLevel } from "../../workloads/round-trips/replication";
 import type { EnvironmentKey, RoundTripTrial } from "../../workloads/round-trips/trials";
+import type { PgServerCounterKey } from "../../engines/postgres/server-counters";
 import { ENVIRONMENT_INFO, type EnvironmentKind } from "./environments";
 import type { CalibrationRecord } from "./links";
 import type { RoundTripsRun } from "./run";
@@ -125,7 +126,7 @@ const medOrNull = (values: readonly (number | null | undefined)[]): number | nul
   const v = values.filter((x): x is number => typeof x === "number" && Number.isFinite(x));
   return v.length ? median(v) : null;
 };
-const counter = (t: RoundTripTrial, key: string) => t.counters?.[key] ?? 0;
+const counter = (t: RoundTripTrial, key: PgServerCounterKey) => t.counters?.[key] ?? 0;
 
 function summariseCase(
   environment: EnvironmentKey,

@@ -6,17 +6,25 @@
 import os from "node:os";
 import type { RunStore, TrialRecord } from "../../results/run-store";
 import type { ConnectionInfo } from "../../targets/types";
+import { counterEntries, type Counters } from "../../stats/counters";
 import { waitForAutovacuumIdle } from "../../engines/postgres/autovacuum";
 import { connect } from "../../engines/postgres/connect";
 import { ensurePgstattuple, indexShape, type IndexShape } from "./index-shape";
 import { conditionKey, type CialCondition, type PlannedTrial } from "./plan";
 import { watchTrial } from "../watchdog";
-import { TrialSession, type PhaseName, type PhaseRecord, type PhaseResult } from "./session";
+import {
+  TrialSession,
+  isCialCounterKey,
+  type CialTrialCounterKey,
+  type PhaseName,
+  type PhaseRecord,
+  type PhaseResult,
+} from "./session";
 import { buildSettingsSql, CREATE_INDEX, CREATE_TABLE, DROP_TABLE, INDEX, loadSql, TABLE } from "./sql";
 import { ensureWalinspect, walKeepMB, walRecordTypes, type WalRecordType } from "./wal-anatomy";
 import { ignored } from "../../runtime/debug";
 
-export type CialTrial = TrialRecord<CialCondition> & {
+export type CialTrial = TrialRecord<CialCondition, CialTrialCounterKey> & {
   /** Every timed phase in the order it ran (CHECKPOINT last: the write-back each method left behind). */
   readonly phases?: readonly PhaseRecord[];
   readonly index?: IndexShape;
@@ -46,16 +54,18 @@ export interface RunPlanOptions {
 interface TrialOutcome {
   readonly seconds: number;
   readonly phases: PhaseRecord[];
-  readonly counters: Record<string, number>;
+  readonly counters: Counters<CialTrialCounterKey>;
   readonly index: IndexShape;
   readonly walAnatomy?: Partial<Record<PhaseName, WalRecordType[]>>;
   readonly autovacuumWait?: { readonly idle: boolean; readonly waitedMs: number };
 }
 
 /** Phase counters as one flat record: "<phase>.<counter>". */
-function flatten(results: readonly PhaseResult[]): Record<string, number> {
-  const flat: Record<string, number> = {};
-  for (const r of results) for (const [k, v] of Object.entries(r.counters)) flat[`${r.record.phase}.${k}`] = v;
+function flatten(results: readonly PhaseResult[]): Counters<CialTrialCounterKey> {
+  const flat: Partial<Record<CialTrialCounterKey, number>> = {};
+  for (const r of results) {
+    for (const [k, v] of counterEntries(r.counters)) if (isCialCounterKey(k)) flat[`${r.record.phase}.${k}`] = v;
+  }
   return flat;
 }
 

@@ -5,8 +5,8 @@
 import type { Client } from "pg";
 import { autovacuumRuns } from "../../engines/postgres/autovacuum";
 import { connect } from "../../engines/postgres/connect";
-import { serverCounters } from "../../engines/postgres/server-counters";
-import { counterDelta, type CounterSnapshot } from "../../stats/counters";
+import { isPgServerCounterKey, serverCounters, type PgServerCounterKey } from "../../engines/postgres/server-counters";
+import { counterDelta, type Counters } from "../../stats/counters";
 import type { ConnectionInfo } from "../../targets/types";
 import {
   parseBackendUsage,
@@ -19,6 +19,13 @@ import { ignored } from "../../runtime/debug";
 
 export const PHASES = ["load", "index", "checkpoint"] as const;
 export type PhaseName = (typeof PHASES)[number];
+
+/** A phase's counters: the whole server's, and autovacuum runs (to flag a window that had one). */
+export type CialCounterKey = PgServerCounterKey | "autovacuum.runs";
+export const isCialCounterKey = (name: string): name is CialCounterKey =>
+  name === "autovacuum.runs" || isPgServerCounterKey(name);
+/** A trial's counters, every phase's in one record: `<phase>.<counter>` ("index.wal.records"). */
+export type CialTrialCounterKey = `${PhaseName}.${CialCounterKey}`;
 
 export interface PhaseRecord {
   readonly phase: PhaseName;
@@ -37,7 +44,7 @@ export interface PhaseRecord {
 export interface PhaseResult {
   readonly record: PhaseRecord;
   /** Server counters after − before (after the settle pause). */
-  readonly counters: Record<string, number>;
+  readonly counters: Counters<CialCounterKey>;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -68,7 +75,7 @@ export class TrialSession {
   }
 
   /** The server's counters plus autovacuum runs ("autovacuum.runs"), to flag a window that had one. */
-  async counters(): Promise<CounterSnapshot> {
+  async counters(): Promise<Counters<CialCounterKey>> {
     const server = await serverCounters(this.client);
     return { ...server, "autovacuum.runs": await autovacuumRuns(this.client) };
   }

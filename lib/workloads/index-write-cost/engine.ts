@@ -6,8 +6,8 @@ import type { Engine } from "../../targets/types";
 import type { Dataset } from "./dataset";
 import type { Field, UpdateOperation } from "./operations";
 
-import type { CounterSnapshot } from "../../stats/counters";
-export type { CounterSnapshot } from "../../stats/counters";
+import type { Counters } from "../../stats/counters";
+import type { IndexWriteCounterKey, WalRecordKey } from "./counter-keys";
 export { counterDelta } from "../../stats/counters";
 
 export interface IndexWriteEngine {
@@ -23,7 +23,7 @@ export interface IndexWriteEngine {
   /** Timed unit: the rows at updateOrder[start..end) as one driver call of single-row updates. */
   updateBatch(dataset: Dataset, operation: UpdateOperation, start: number, end: number): Promise<void>;
   /** Counters that explain the time (tuples, HOT updates, WAL, buffers, index sizes). */
-  counters(): Promise<CounterSnapshot>;
+  counters(): Promise<Counters<IndexWriteCounterKey>>;
   /**
    * Untimed, just before the timed part: bring the server to the same state for every trial
    * (PostgreSQL: CHECKPOINT, then wait until no autovacuum worker runs), so that no trial pays for
@@ -35,6 +35,9 @@ export interface IndexWriteEngine {
    * rather than modelled (PostgreSQL: WAL records by resource manager and type, from pg_walinspect),
    * as counters named `walrec.<type>`. Undefined where the engine or server cannot say.
    */
-  writtenBetween?(before: CounterSnapshot, after: CounterSnapshot): Promise<CounterSnapshot | undefined>;
+  writtenBetween?(
+    before: Counters<IndexWriteCounterKey>,
+    after: Counters<IndexWriteCounterKey>,
+  ): Promise<Counters<WalRecordKey> | undefined>;
   close(): Promise<void>;
 }

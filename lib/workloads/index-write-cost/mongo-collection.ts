@@ -12,7 +12,15 @@ import {
   type Document,
 } from "mongodb";
 import type { Dataset } from "./dataset";
-import type { CounterSnapshot, IndexWriteEngine } from "./engine";
+import type { IndexWriteEngine } from "./engine";
+import type { Counters } from "../../stats/counters";
+import {
+  MONGO_COLLECTION_LEVELS,
+  MONGO_WT_COUNTERS,
+  MONGO_OPCOUNTERS,
+  type MongoCounterKey,
+  type MongoWtCounter,
+} from "./counter-keys";
 import { FIELDS, UPDATED_COLUMNS, type Field, type UpdateOperation } from "./operations";
 import { ignored } from "../../runtime/debug";
 
@@ -75,26 +83,26 @@ function rowDocuments(dataset: Dataset, start: number, end: number): RowDocument
   return docs;
 }
 
-/** serverStatus.wiredTiger statistics kept, as [section, statistic, key]. Keys of levels start with "size.". */
-const WIREDTIGER_STATS: ReadonlyArray<readonly [string, string, string]> = [
-  ["cache", "bytes written from cache", "mongo.wt.cache.bytes_written"],
-  ["cache", "pages written from cache", "mongo.wt.cache.pages_written"],
-  ["cache", "bytes read into cache", "mongo.wt.cache.bytes_read"],
-  ["cache", "pages read into cache", "mongo.wt.cache.pages_read"],
-  ["cache", "pages evicted by application threads", "mongo.wt.cache.app_evicted_pages"],
-  ["cache", "tracked dirty bytes in the cache", "size.mongo.wt.cache.dirty_bytes"],
-  ["cache", "bytes currently in the cache", "size.mongo.wt.cache.bytes"],
-  ["block-manager", "bytes written", "mongo.wt.block.bytes_written"],
-  ["block-manager", "bytes read", "mongo.wt.block.bytes_read"],
-  ["log", "log bytes written", "mongo.wt.log.bytes_written"],
-  ["log", "log records compressed", "mongo.wt.log.records_compressed"],
-  ["log", "log records not compressed", "mongo.wt.log.records_not_compressed"],
-  ["log", "log records too small to compress", "mongo.wt.log.records_small"],
-  ["log", "log write operations", "mongo.wt.log.writes"],
-  ["log", "log sync operations", "mongo.wt.log.syncs"],
-  ["transaction", "transactions committed", "mongo.wt.txn.committed"],
-  ["transaction", "transaction checkpoints", "mongo.wt.checkpoints"],
-];
+/** serverStatus.wiredTiger statistics kept: each counter's [section, statistic]. Keys of levels start with "size.". */
+const WIREDTIGER_STATS: Readonly<Record<MongoWtCounter, readonly [section: string, statistic: string]>> = {
+  "mongo.wt.cache.bytes_written": ["cache", "bytes written from cache"],
+  "mongo.wt.cache.pages_written": ["cache", "pages written from cache"],
+  "mongo.wt.cache.bytes_read": ["cache", "bytes read into cache"],
+  "mongo.wt.cache.pages_read": ["cache", "pages read into cache"],
+  "mongo.wt.cache.app_evicted_pages": ["cache", "pages evicted by application threads"],
+  "size.mongo.wt.cache.dirty_bytes": ["cache", "tracked dirty bytes in the cache"],
+  "size.mongo.wt.cache.bytes": ["cache", "bytes currently in the cache"],
+  "mongo.wt.block.bytes_written": ["block-manager", "bytes written"],
+  "mongo.wt.block.bytes_read": ["block-manager", "bytes read"],
+  "mongo.wt.log.bytes_written": ["log", "log bytes written"],
+  "mongo.wt.log.records_compressed": ["log", "log records compressed"],
+  "mongo.wt.log.records_not_compressed": ["log", "log records not compressed"],
+  "mongo.wt.log.records_small": ["log", "log records too small to compress"],
+  "mongo.wt.log.writes": ["log", "log write operations"],
+  "mongo.wt.log.syncs": ["log", "log sync operations"],
+  "mongo.wt.txn.committed": ["transaction", "transactions committed"],
+  "mongo.wt.checkpoints": ["transaction", "transaction checkpoints"],
+};
 
 /**
  * Sections serverStatus may leave out: only wiredTiger and opcounters are read, and `metrics` and
@@ -199,14 +207,15 @@ export class MongoIndexWriteCollection implements IndexWriteEngine {
     await this.collection.bulkWrite(operations, { ordered: true, writeConcern: TIMED_WRITE_CONCERN });
   }
 
-  async counters(): Promise<CounterSnapshot> {
-    const snapshot: Record<string, number> = {};
+  async counters(): Promise<Counters<MongoCounterKey>> {
+    const snapshot: Partial<Record<MongoCounterKey, number>> = {};
     const status = await this.client.db("admin").command({ serverStatus: 1, ...SERVER_STATUS_EXCLUDE });
-    for (const [section, stat, key] of WIREDTIGER_STATS) {
+    for (const key of MONGO_WT_COUNTERS) {
+      const [section, stat] = WIREDTIGER_STATS[key];
       const value = numberAt(status, "wiredTiger", section, stat);
       if (value !== undefined) snapshot[key] = value;
     }
-    for (const op of ["insert", "update"]) {
+    for (const op of MONGO_OPCOUNTERS) {
       const value = numberAt(status, "opcounters", op);
       if (value !== undefined) snapshot[`mongo.opcounters.${op}`] = value;
     }
@@ -229,17 +238,17 @@ export class MongoIndexWriteCollection implements IndexWriteEngine {
       ])
       .toArray();
     const storage: unknown = stats?.storageStats;
-    const levels: ReadonlyArray<readonly [string, string]> = [
+    const levels: Readonly<Record<(typeof MONGO_COLLECTION_LEVELS)[number], string>> = {
       // On disk, like PostgreSQL's size.table (pg_relation_size).
-      ["storageSize", "size.collection"],
+      "size.collection": "storageSize",
       // Uncompressed BSON of the documents.
-      ["size", "size.collection_data"],
-      ["count", "size.collection_documents"],
+      "size.collection_data": "size",
+      "size.collection_documents": "count",
       // Deliberately not "size.index.…": those keys are summed as the per-index sizes.
-      ["totalIndexSize", "size.total_index"],
-    ];
-    for (const [field, key] of levels) {
-      const value = numberAt(storage, field);
+      "size.total_index": "totalIndexSize",
+    };
+    for (const key of MONGO_COLLECTION_LEVELS) {
+      const value = numberAt(storage, levels[key]);
       if (value !== undefined) snapshot[key] = value;
     }
     const indexSizes: unknown =

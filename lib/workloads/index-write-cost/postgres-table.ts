@@ -8,7 +8,17 @@ import type { Client } from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import type { ConnectionInfo } from "../../targets/types";
 import type { Dataset } from "./dataset";
-import type { CounterSnapshot, IndexWriteEngine } from "./engine";
+import type { IndexWriteEngine } from "./engine";
+import { countersFrom, type Counters } from "../../stats/counters";
+import {
+  isPgIndexWriteCounterKey,
+  isWalRecordKey,
+  PG_TABLE_COUNTERS,
+  type IndexWriteCounterKey,
+  type PgIndexWriteCounterKey,
+  type PgTableCounter,
+  type WalRecordKey,
+} from "./counter-keys";
 import { FIELDS, UPDATED_COLUMNS, type Field, type UpdateOperation } from "./operations";
 import { sendBatch } from "../../engines/postgres/batch";
 import { connect } from "../../engines/postgres/connect";
@@ -87,7 +97,10 @@ export class PostgresIndexWriteTable implements IndexWriteEngine {
     await waitForAutovacuumIdle(this.setup);
   }
 
-  async writtenBetween(before: CounterSnapshot, after: CounterSnapshot): Promise<CounterSnapshot | undefined> {
+  async writtenBetween(
+    before: Counters<IndexWriteCounterKey>,
+    after: Counters<IndexWriteCounterKey>,
+  ): Promise<Counters<WalRecordKey> | undefined> {
     const from = before["wal.lsn"];
     const to = after["wal.lsn"];
     if (!this.walinspect || from === undefined || to === undefined || to <= from) return undefined;
@@ -107,9 +120,11 @@ export class PostgresIndexWriteTable implements IndexWriteEngine {
          FROM pg_get_wal_stats('0/0'::pg_lsn + $1::numeric, '0/0'::pg_lsn + $2::numeric, true) WHERE count > 0`,
       [from, to],
     );
-    const out: Record<string, number> = {};
-    for (const r of rows) out[`walrec.${r.type}`] = Number(r.n);
-    return out;
+    return countersFrom(
+      rows.map((r) => ({ name: `walrec.${r.type}`, value: r.n })),
+      isWalRecordKey,
+      "01 WAL records",
+    );
   }
 
   async recreate({ fillfactor }: { readonly fillfactor: number }): Promise<void> {
@@ -144,12 +159,11 @@ export class PostgresIndexWriteTable implements IndexWriteEngine {
     await sendBatch(this.writer, `wc_${operation}`, UPDATE_TEXT[operation], updateRows(dataset, start, end));
   }
 
-  async counters(): Promise<CounterSnapshot> {
+  async counters(): Promise<Counters<PgIndexWriteCounterKey>> {
     // Backends flush their statistics at most once a second; force the writer's out first.
     await this.writer.query("SELECT pg_stat_force_next_flush()");
-    const { rows } = await this.setup.query<Record<string, string>>(COUNTERS_SQL, [TABLE]);
-    const snapshot: Record<string, number> = {};
-    for (const row of rows) snapshot[row.name] = Number(row.value);
+    const { rows } = await this.setup.query<{ name: string; value: string | null }>(COUNTERS_SQL, [TABLE]);
+    const snapshot = countersFrom(rows, isPgIndexWriteCounterKey, "01 PostgreSQL counters");
     if (this.statements) {
       // Server time of the timed statements alone (planning + execution), from pg_stat_statements:
       // it does not depend on the client path, so its ratios carry to another driver or machine.
@@ -179,25 +193,30 @@ function* updateRows(dataset: Dataset, start: number, end: number): Generator<st
   for (let k = start; k < end; k++) yield [String(dataset.updateOrder[k] + 1)];
 }
 
+/** Each counter's value and where it comes from (t: the table's activity, io: its blocks). */
+const COUNTER_SQL: Readonly<Record<PgTableCounter, readonly [value: string, from: string]>> = {
+  "table.n_tup_ins": ["n_tup_ins::text", "FROM t"],
+  "table.n_tup_upd": ["n_tup_upd::text", "FROM t"],
+  "table.n_tup_hot_upd": ["n_tup_hot_upd::text", "FROM t"],
+  "table.n_tup_newpage_upd": ["n_tup_newpage_upd::text", "FROM t"],
+  "table.autovacuum_count": ["(autovacuum_count + autoanalyze_count)::text", "FROM t"],
+  "buffers.heap_hit": ["heap_blks_hit::text", "FROM io"],
+  "buffers.heap_read": ["heap_blks_read::text", "FROM io"],
+  "buffers.index_hit": ["coalesce(idx_blks_hit, 0)::text", "FROM io"],
+  "buffers.index_read": ["coalesce(idx_blks_read, 0)::text", "FROM io"],
+  "wal.records": ["wal_records::text", "FROM pg_stat_wal"],
+  "wal.fpi": ["wal_fpi::text", "FROM pg_stat_wal"],
+  "wal.bytes": ["wal_bytes::text", "FROM pg_stat_wal"],
+  checkpoints: ["(num_timed + num_requested)::text", "FROM pg_stat_checkpointer"],
+  "wal.lsn": ["pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::text", ""],
+  "size.table": ["pg_relation_size($1::regclass)::text", ""],
+};
+
 /** One row per counter: table activity, buffers, WAL, checkpoints, and the size of each relation. */
 const COUNTERS_SQL = `
 WITH t AS (SELECT * FROM pg_stat_user_tables WHERE relname = $1),
      io AS (SELECT * FROM pg_statio_user_tables WHERE relname = $1)
-SELECT 'table.n_tup_ins' AS name, n_tup_ins::text AS value FROM t
-UNION ALL SELECT 'table.n_tup_upd', n_tup_upd::text FROM t
-UNION ALL SELECT 'table.n_tup_hot_upd', n_tup_hot_upd::text FROM t
-UNION ALL SELECT 'table.n_tup_newpage_upd', n_tup_newpage_upd::text FROM t
-UNION ALL SELECT 'table.autovacuum_count', (autovacuum_count + autoanalyze_count)::text FROM t
-UNION ALL SELECT 'buffers.heap_hit', heap_blks_hit::text FROM io
-UNION ALL SELECT 'buffers.heap_read', heap_blks_read::text FROM io
-UNION ALL SELECT 'buffers.index_hit', coalesce(idx_blks_hit, 0)::text FROM io
-UNION ALL SELECT 'buffers.index_read', coalesce(idx_blks_read, 0)::text FROM io
-UNION ALL SELECT 'wal.records', wal_records::text FROM pg_stat_wal
-UNION ALL SELECT 'wal.fpi', wal_fpi::text FROM pg_stat_wal
-UNION ALL SELECT 'wal.bytes', wal_bytes::text FROM pg_stat_wal
-UNION ALL SELECT 'checkpoints', (num_timed + num_requested)::text FROM pg_stat_checkpointer
-UNION ALL SELECT 'wal.lsn', pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::text
-UNION ALL SELECT 'size.table', pg_relation_size($1::regclass)::text
+${PG_TABLE_COUNTERS.map((name) => `SELECT '${name}' AS name, ${COUNTER_SQL[name][0]} AS value ${COUNTER_SQL[name][1]}`).join("\nUNION ALL ")}
 UNION ALL SELECT 'size.index.' || indexrelname, pg_relation_size(indexrelid)::text
   FROM pg_stat_user_indexes WHERE relname = $1
 `;

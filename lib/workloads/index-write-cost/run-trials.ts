@@ -6,6 +6,7 @@ import type { Engine } from "../../targets/types";
 import type { RunStore, TrialRecord } from "../../results/run-store";
 import { batchRanges, makeDataset, type Dataset } from "./dataset";
 import { counterDelta, type IndexWriteEngine } from "./engine";
+import type { IndexWriteCounterKey } from "./counter-keys";
 import { indexedFields, type Operation } from "./operations";
 import { orderSeed, seededShuffle } from "../../stats/order";
 import { ignored } from "../../runtime/debug";
@@ -20,7 +21,8 @@ export interface IndexWriteCondition {
   readonly fillfactor: number | null;
 }
 
-export type IndexWriteTrial = TrialRecord<IndexWriteCondition>;
+/** Its counters are its engine adapter's (counter-keys.ts). */
+export type IndexWriteTrial = TrialRecord<IndexWriteCondition, IndexWriteCounterKey>;
 
 export interface TrialPlanOptions {
   readonly engines: readonly Engine[];

@@ -3,16 +3,36 @@
  * and pg_stat_statements per statement of the transaction (calls, time, blocks, WAL).
  */
 import type { Client } from "pg";
-import { serverCounters } from "../../engines/postgres/server-counters";
-import type { CounterSnapshot } from "../../stats/counters";
+import { serverCounters, type PgServerCounterKey } from "../../engines/postgres/server-counters";
+import { countersFrom, keyGuard, type Counters } from "../../stats/counters";
+
+/** Per table: each counter and its column (s: pg_stat_user_tables, io: pg_statio_user_tables). */
+const TABLE_COUNTER_SQL = [
+  ["n_tup_ins", "s.n_tup_ins"],
+  ["n_tup_upd", "s.n_tup_upd"],
+  ["n_tup_hot_upd", "s.n_tup_hot_upd"],
+  ["heap_blks_hit", "io.heap_blks_hit"],
+  ["heap_blks_read", "io.heap_blks_read"],
+  ["idx_blks_hit", "io.idx_blks_hit"],
+  ["idx_blks_read", "io.idx_blks_read"],
+  ["autovacuum_count", "s.autovacuum_count"],
+  ["autoanalyze_count", "s.autoanalyze_count"],
+] as const;
+type TableCounter = (typeof TABLE_COUNTER_SQL)[number][0];
+/** `table.<name>.<counter>`: the name is any user table's (the four inventory tables in practice). */
+type TableCounterKey = `table.${string}.${TableCounter}`;
+/** What a round of 03 records: the whole server's counters and the per-table ones. */
+export type OverIndexingCounterKey = PgServerCounterKey | TableCounterKey;
+
+const isTableCounterKey = keyGuard<TableCounterKey>(
+  [],
+  [{ prefix: "table.", suffixes: TABLE_COUNTER_SQL.map(([k]) => k) }],
+);
 
 const TABLE_SQL = `
 SELECT 'table.' || s.relname || '.' || k AS name, v::float8 AS value
 FROM pg_stat_user_tables s JOIN pg_statio_user_tables io USING (relid),
-  LATERAL (VALUES ('n_tup_ins', s.n_tup_ins), ('n_tup_upd', s.n_tup_upd), ('n_tup_hot_upd', s.n_tup_hot_upd),
-                  ('heap_blks_hit', io.heap_blks_hit), ('heap_blks_read', io.heap_blks_read),
-                  ('idx_blks_hit', io.idx_blks_hit), ('idx_blks_read', io.idx_blks_read),
-                  ('autovacuum_count', s.autovacuum_count), ('autoanalyze_count', s.autoanalyze_count)) AS c(k, v)
+  LATERAL (VALUES ${TABLE_COUNTER_SQL.map(([k, column]) => `('${k}', ${column})`).join(", ")}) AS c(k, v)
 WHERE v IS NOT NULL`;
 
 /** Table size (heap, TOAST, free-space and visibility maps) per table, and every index's size. */
@@ -21,10 +41,10 @@ SELECT 'table.' || relname AS name, pg_table_size(relid)::float8 AS bytes FROM p
 UNION ALL
 SELECT 'index.' || relname || '.' || indexrelname, pg_relation_size(indexrelid)::float8 FROM pg_stat_user_indexes`;
 
-export async function roundCounters(client: Client): Promise<CounterSnapshot> {
+export async function roundCounters(client: Client): Promise<Counters<OverIndexingCounterKey>> {
   const server = await serverCounters(client);
   const { rows } = await client.query<{ name: string; value: number }>(TABLE_SQL);
-  return { ...server, ...Object.fromEntries(rows.map((r) => [r.name, Number(r.value)])) };
+  return { ...server, ...countersFrom(rows, isTableCounterKey, "03 table counters") };
 }
 
 /** `table.<name>` and `index.<table>.<index>` → bytes. */

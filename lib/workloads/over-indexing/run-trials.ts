@@ -18,6 +18,7 @@ import {
   roundCounters,
   statementStats,
   walRecordsBetween,
+  type OverIndexingCounterKey,
   type StatementStats,
   type WalRecordStats,
 } from "./observations";
@@ -27,7 +28,7 @@ export interface OverIndexingCondition {
   readonly level: number;
 }
 
-export type OverIndexingTrial = TrialRecord<OverIndexingCondition> & {
+export type OverIndexingTrial = TrialRecord<OverIndexingCondition, OverIndexingCounterKey> & {
   readonly pgbench?: PgbenchRunResult;
   readonly prepared?: PreparedRound;
   readonly restarted?: boolean;

@@ -5,8 +5,8 @@
  */
 import type { Client } from "pg";
 import { waitForAutovacuumIdle } from "../../engines/postgres/autovacuum";
-import { serverCounters } from "../../engines/postgres/server-counters";
-import { counterDelta } from "../../stats/counters";
+import { serverCounters, type PgServerCounterKey } from "../../engines/postgres/server-counters";
+import { counterDelta, countersFrom, keyGuard, type Counters } from "../../stats/counters";
 import type { RunStore, TrialRecord } from "../../results/run-store";
 import type { StartedServer } from "../../targets/types";
 import { runPgbench, type PgbenchRunner, type PgbenchRunResult, type ProgressPoint } from "../pgbench";
@@ -26,7 +26,7 @@ export interface ReindexCondition {
   readonly mode: ReindexMode;
 }
 
-export type ReindexTrial = TrialRecord<ReindexCondition> & {
+export type ReindexTrial = TrialRecord<ReindexCondition, ReindexCounterKey> & {
   readonly pgbench?: PgbenchRunResult;
   readonly reindex?: ReindexTiming;
   /** The samples, condensed (intervals, waits, phases); the raw samples follow. */
@@ -73,20 +73,32 @@ export interface RunSettings {
   readonly restartBetweenRuns: boolean;
 }
 
+/** pg_stat_user_tables' columns read per pgbench table, named as the columns. */
+const TABLE_COUNTERS = ["n_tup_ins", "n_tup_upd", "n_tup_hot_upd", "autovacuum_count", "autoanalyze_count"] as const;
+type TableCounter = (typeof TABLE_COUNTERS)[number];
+/** The table and index names are pgbench's (pgbench_accounts, pgbench_accounts_pkey, …). */
+type TableCounterKey = `table.${string}.${TableCounter}` | `size.index.${string}`;
+/** What a trial of 04 records: the whole server's counters, and per pgbench table and index. */
+export type ReindexCounterKey = PgServerCounterKey | TableCounterKey;
+
+const isTableCounterKey = keyGuard<TableCounterKey>(
+  [],
+  [{ prefix: "table.", suffixes: TABLE_COUNTERS }, { prefix: "size.index." }],
+);
+
 const TABLE_STATS_SQL = `
 SELECT 'table.' || relname || '.' || k AS name, v::float8 AS value
 FROM pg_stat_user_tables,
-  LATERAL (VALUES ('n_tup_ins', n_tup_ins), ('n_tup_upd', n_tup_upd), ('n_tup_hot_upd', n_tup_hot_upd),
-                  ('autovacuum_count', autovacuum_count), ('autoanalyze_count', autoanalyze_count)) AS c(k, v)
+  LATERAL (VALUES ${TABLE_COUNTERS.map((k) => `('${k}', ${k})`).join(", ")}) AS c(k, v)
 WHERE relname LIKE 'pgbench_%'
 UNION ALL
 SELECT 'size.index.' || indexrelname, pg_relation_size(indexrelid)::float8 FROM pg_stat_user_indexes WHERE relname LIKE 'pgbench_%'
 `;
 
-async function snapshot(client: Client): Promise<Record<string, number>> {
+async function snapshot(client: Client): Promise<Counters<ReindexCounterKey>> {
   const server = await serverCounters(client);
   const { rows } = await client.query<{ name: string; value: number }>(TABLE_STATS_SQL);
-  return { ...server, ...Object.fromEntries(rows.map((r) => [r.name, Number(r.value)])) };
+  return { ...server, ...countersFrom(rows, isTableCounterKey, "04 table counters") };
 }
 
 /** pgbench's `UPDATE pgbench_accounts …` as pg_stat_statements saw it in this database. */

@@ -1,5 +1,6 @@
 /** What one trial of notebook 05 records: a case in an environment, or a commit at a sync level. */
 import type { LinkStats } from "../../network/types";
+import type { PgServerCounterKey } from "../../engines/postgres/server-counters";
 import type { TrialRecord } from "../../results/run-store";
 import type { CaseId } from "./cases";
 import type { LagSummary, SyncLevel } from "./replication";
@@ -23,7 +24,8 @@ export type RoundTripCondition =
       readonly commits: number;
     };
 
-export type RoundTripTrial = TrialRecord<RoundTripCondition> & {
+/** Its counters are the whole server's (serverCounters). */
+export type RoundTripTrial = TrialRecord<RoundTripCondition, PgServerCounterKey> & {
   /** Round trips the case makes (statements sent). */
   readonly roundTrips?: number;
   readonly statementTimes?: StatementTimes;

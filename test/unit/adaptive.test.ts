@@ -1,0 +1,77 @@
+/**
+ * The adaptive designs' one step (lib/stats/adaptive.ts) at its margins: the budget exactly
+ * reached, maxRepeats reached, a decided claim, an undecided one, with and without a pace.
+ * Each design's wording: test/unit/over-indexing-adaptive.test.ts (03), reindex-under-load-claims (04).
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { nextRound, type RoundState } from "../../lib/stats/adaptive";
+
+/** 01's design: no pace, rounds added until the budget is spent. */
+const spend: RoundState = {
+  done: 3,
+  planned: 3,
+  maxRepeats: 6,
+  elapsedSeconds: 100,
+  budgetSeconds: 300,
+  undecided: ["a (postgresql)"],
+  decided: "the headline claims were decided",
+  words: { one: "repeat", many: "repeats", cap: "maxRepeats" },
+};
+
+/** 03/04's design: a round only if the rounds a verdict needs fit at the pace so far. */
+const paced: RoundState = {
+  ...spend,
+  undecided: ["claim (2)"],
+  decided: "(1) held, (2) held",
+  words: { one: "round", many: "rounds", cap: "maxRepeats" },
+  secondsPerRound: 50,
+  needed: 5,
+};
+
+test("an undecided claim continues while the budget and the cap allow", () => {
+  assert.equal(nextRound(spend).more, true);
+  // 2 more rounds needed at 50 s: 100 + 100 = 200 ≤ 300.
+  assert.equal(nextRound(paced).more, true);
+  assert.match(nextRound(paced).reason, /claim \(2\) inconclusive after 3 rounds: 2 more fit/);
+});
+
+test("a decided claim stops it, after the planned rounds or after the added ones", () => {
+  assert.deepEqual(nextRound({ ...spend, undecided: [] }), {
+    more: false,
+    reason: "the headline claims were decided after the planned repeats",
+  });
+  assert.deepEqual(nextRound({ ...paced, undecided: [], done: 4 }), {
+    more: false,
+    reason: "(1) held, (2) held after 4 rounds",
+  });
+  // Decided stops even with budget and cap to spare, and even past the cap.
+  assert.equal(nextRound({ ...paced, undecided: [], done: 9, elapsedSeconds: 0 }).more, false);
+});
+
+test("maxRepeats reached stops it; one below goes on", () => {
+  assert.deepEqual(nextRound({ ...spend, done: 6 }), {
+    more: false,
+    reason: "a (postgresql) still inconclusive at maxRepeats = 6",
+  });
+  assert.equal(nextRound({ ...spend, done: 5 }).more, true);
+  assert.equal(nextRound({ ...paced, done: 6 }).more, false);
+  assert.equal(nextRound({ ...paced, done: 5, elapsedSeconds: 0 }).more, true);
+});
+
+test("the budget exactly reached: spent stops it without a pace; with a pace, exactly fitting goes on", () => {
+  assert.deepEqual(nextRound({ ...spend, elapsedSeconds: 300 }), {
+    more: false,
+    reason: "a (postgresql) still inconclusive when the time budget (300 s) was spent, after 3 repeats",
+  });
+  assert.equal(nextRound({ ...spend, elapsedSeconds: 299.9 }).more, true);
+  // 2 more at 50 s from 200 s ends exactly at the 300 s budget: allowed; a second later is not.
+  assert.equal(nextRound({ ...paced, elapsedSeconds: 200 }).more, true);
+  assert.deepEqual(nextRound({ ...paced, elapsedSeconds: 201 }), {
+    more: false,
+    reason: "claim (2) still inconclusive after 3 round(s): 2 more at ~50 s a round would pass the time budget (300 s)",
+  });
+  // With the rounds a verdict needs already run, one more is what has to fit.
+  assert.equal(nextRound({ ...paced, done: 5, elapsedSeconds: 250 }).more, true);
+  assert.equal(nextRound({ ...paced, done: 5, elapsedSeconds: 251 }).more, false);
+});
