@@ -125,7 +125,7 @@ export class FakeMongoServer {
   private accept(socket: net.Socket): void {
     this.sockets.add(socket);
     const connectionId = this.nextConnectionId++;
-    let pending = Buffer.alloc(0);
+    let pending: Buffer = Buffer.alloc(0);
     socket.on("close", () => this.sockets.delete(socket));
     socket.on("error", () => socket.destroy());
     socket.on("data", (chunk: Buffer) => {
