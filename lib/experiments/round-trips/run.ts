@@ -149,6 +149,7 @@ async function runEnvironments(
             clientRttMs,
             standbyRttMs: options.standbyRttMs,
             link,
+            real: options.real,
           };
           // Cases rotate between repeats (recorded as `order`): drift within a repeat does not always land on the same case.
           for (const [order, c] of rotated(p.cases, repeat - 1).entries())

@@ -42,6 +42,8 @@ export interface Session {
   readonly standbyRttMs: number | null;
   /** The link the bench connection goes through, if any (its delivery stats are recorded). */
   readonly link?: DelayLink;
+  /** The servers are on hosts the user named, reached over the real network (recorded as `real`). */
+  readonly real?: boolean;
 }
 
 /**
@@ -108,6 +110,7 @@ async function timedTrial(
           standbyRttMs: s.standbyRttMs,
           ...(lags ? { lags } : {}),
           ...(link ? { link } : {}),
+          ...(s.real ? { real: true } : {}),
           ...(order !== undefined ? { order } : {}),
         };
       },
