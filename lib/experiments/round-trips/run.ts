@@ -13,6 +13,7 @@ import { connect } from "../../engines/postgres/connect";
 import { createEmulator, type NetworkEmulator } from "../../network/emulator";
 import type { DelayLink } from "../../network/types";
 import { hostEndpoint, type RoundTripsParams } from "../../params/round-trips";
+import type { DockerEndpoint } from "../../targets/docker/endpoint";
 import type { RunMetadata } from "../../results/metadata";
 import { decideTarget } from "../../targets/select";
 import {
@@ -165,6 +166,65 @@ async function runEnvironments(
   }
 }
 
+/**
+ * Phase 2 on real hosts: one quorum environment whose two standbys run on the engine the user named
+ * for it. Where a DBA would put them: the primary stays with the client on this machine (it must:
+ * its standbys are copies of its data directory, which only the embedded target gives), and the
+ * copies a commit waits for are on the other host, so the commit pays that real round trip, over the
+ * path the user allowed (the engine's SSH connection), with nothing emulated. The client is direct.
+ */
+async function runHostedQuorum(
+  st: State,
+  primary: ReplicationPrimary,
+  env: EnvironmentKey,
+  host: string,
+  endpoint: DockerEndpoint,
+): Promise<void> {
+  const p = st.p;
+  let standbys: readonly StartedServer[] = [];
+  let admin: Client | undefined;
+  let lagAdmin: Client | undefined;
+  try {
+    st.say(`copying the primary's data directory into two standbys on ${host}…`);
+    standbys = (
+      await primary.replication.startStandbys(
+        STANDBY_NAMES.map((name) => ({
+          name,
+          upstreamHost: primary.connection.host,
+          upstreamPort: primary.connection.port,
+          on: endpoint,
+        })),
+      )
+    ).map((s) => st.session.adopt(s));
+    // The standbys' round trip as the lab sees it: SELECT 1 through the same SSH connection replication uses.
+    const rtts: number[] = [];
+    for (const s of standbys) rtts.push(await measureBaseline(s.connection, p.calibrationSamples));
+    const standbyRtt = rtts.reduce((a, b) => a + b, 0) / rtts.length;
+    admin = await connect(primary.connection);
+    await admin.query(`ALTER SYSTEM SET synchronous_standby_names = '${QUORUM}'`);
+    await admin.query("SELECT pg_reload_conf()");
+    await waitForQuorum(admin);
+    lagAdmin = await connect(primary.connection);
+    const where = standbys[0].description.engineHost ?? host;
+    await runEnvironments(st, [env], primary.connection, {
+      lagAdmin,
+      standbyRttMs: standbyRtt,
+      serverLabel: `${env}: primary here, 2 standbys on ${where}`,
+      real: true,
+    });
+    st.session.notes.push(
+      `${env}: standbys ${STANDBY_NAMES.join(", ")} on ${where} (replication through the SSH connection's reverse ` +
+        `tunnel), SELECT 1 round trip to them ${standbyRtt.toFixed(3)} ms measured; the primary and the client on ` +
+        "this machine, the client direct: nothing emulated",
+    );
+  } finally {
+    await admin?.query("ALTER SYSTEM RESET synchronous_standby_names").catch(ignored("reset sync standbys"));
+    await admin?.query("SELECT pg_reload_conf()").catch(ignored("round-trips: pg_reload_conf()"));
+    await closeAll([lagAdmin, admin]);
+    for (const s of standbys) await st.session.stopServer(s).catch(ignored("round-trips: stop a standby"));
+  }
+}
+
 /** Phase 2: standbys over delayed links, quorum environments, then the synchronous_commit sweep. */
 async function runQuorumPhase(
   st: State,
@@ -301,6 +361,14 @@ async function roundTrips(
     .map((env) => ({ env, host: env === "same-az" ? p.hosts.sameAz : p.hosts.crossAz }))
     .filter((h): h is { env: "same-az" | "cross-az"; host: string } => h.host !== undefined && single.includes(h.env));
   single = single.filter((e) => !hosted.some((h) => h.env === e));
+  // Quorum environments whose standbys go on a named host (the params checked it is an ssh:// engine).
+  let hostedQuorum = (["quorum-same-az", "quorum-cross-az"] as const)
+    .map((env) => ({ env, host: env === "quorum-same-az" ? p.hosts.sameAz : p.hosts.crossAz }))
+    .filter(
+      (h): h is { env: "quorum-same-az" | "quorum-cross-az"; host: string } =>
+        h.host !== undefined && quorum.includes(h.env),
+    );
+  quorum = quorum.filter((e) => !hostedQuorum.some((h) => h.env === e));
   if (asIs) {
     const emulated = p.environments.filter((e) => e !== "local");
     if (emulated.length)
@@ -311,9 +379,10 @@ async function roundTrips(
     if (sweep) skip("synchronous_commit sweep", "it needs standbys the lab runs");
     single = ["external"];
     quorum = [];
+    hostedQuorum = [];
     sweep = false;
   }
-  const total = plannedTrials(p, single.length + hosted.length + quorum.length, sweep);
+  const total = plannedTrials(p, single.length + hosted.length + quorum.length + hostedQuorum.length, sweep);
   let done = 0;
   let emulator: NetworkEmulator | undefined;
   const st: State = {
@@ -359,7 +428,7 @@ async function roundTrips(
       // The phase-1 server becomes the primary only if the lab can make standbys of it, it is on
       // disk as asked, and it is reachable the way the links need (netem needs extra listen addresses).
       const reusable = emulatorKind === "proxy" && p.quorumStorage === "disk";
-      if (canReplicate(server) && reusable && (quorum.length || sweep)) primary = server;
+      if (canReplicate(server) && reusable && (quorum.length || sweep || hostedQuorum.length)) primary = server;
       await runEnvironments(st, single, server.connection, {
         standbyRttMs: null,
         serverLabel: asIs ? "external server" : "server",
@@ -389,7 +458,7 @@ async function roundTrips(
         await session.stopServer(server).catch(ignored("round-trips: stop a hosted server"));
       }
     }
-    if (quorum.length || sweep) {
+    if (quorum.length || sweep || hostedQuorum.length) {
       let baseDir: string | undefined;
       if (p.quorumStorage === "memory") {
         baseDir = memoryDirectory();
@@ -401,9 +470,14 @@ async function roundTrips(
       }
       if (!primary) {
         st.say("starting an embedded primary for the quorum environments…");
-        const what = `${quorum.join(", ")}${sweep ? " and the synchronous_commit sweep" : ""}`;
+        const what = [
+          ...quorum,
+          ...hostedQuorum.map((h) => h.env),
+          ...(sweep ? ["the synchronous_commit sweep"] : []),
+        ].join(", ");
         try {
-          const emulatorKind = (await st.emulator()).kind;
+          // netem tells standby links apart by the address they reach the primary on; no links, no emulator.
+          const emulatorKind = quorum.length || sweep ? (await st.emulator()).kind : "proxy";
           // Embedded, whatever the session's target: standbys are copies of the primary's data
           // directory, which only the embedded target gives access to.
           const own = await session.startServer(
@@ -425,7 +499,12 @@ async function roundTrips(
         }
         session.writeMetadata();
       }
-      if (primary) await runQuorumPhase(st, primary, quorum, sweep, baseDir);
+      if (primary && (quorum.length || sweep)) await runQuorumPhase(st, primary, quorum, sweep, baseDir);
+      for (const { env, host } of hostedQuorum) {
+        if (!primary) break; // skipped above, with the reason
+        const key = env === "quorum-same-az" ? "sameAz" : "crossAz";
+        await runHostedQuorum(st, primary, env, host, hostEndpoint(`hosts.${key}`, host));
+      }
     }
     progress.finish(`${done} trials`);
   } finally {
