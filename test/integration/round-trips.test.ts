@@ -8,7 +8,8 @@ import { statements } from "../../lib/workloads/round-trips/cases";
 import { runRoundTrips } from "../../lib/experiments/round-trips/run";
 import { summarise } from "../../lib/experiments/round-trips/summarise";
 import { checkClaims } from "../../lib/experiments/round-trips/claims";
-import { ownRecords } from "../../lib/runtime/resource-registry";
+import { listRecords, ownRecords } from "../../lib/runtime/resource-registry";
+import { processTree } from "../../lib/runtime/reaper";
 import { embeddedPostgresBinaries } from "../../lib/targets/embedded/postgres-binaries";
 
 test("round trips on embedded PostgreSQL: delays reached, commits counted, standbys confirm, all cleaned up", async (t) => {
@@ -191,3 +192,78 @@ test("05 on withSession: a Stop during the quorum phase stops every server it st
   }
   assert.deepEqual(ownRecords(), [], "nothing left after the resumed run");
 });
+
+test(
+  "05 on withSession: a frozen server (SIGSTOP) fails the trial within the stall watchdog's bound and nothing is left",
+  { timeout: 120_000 },
+  async (t) => {
+    try {
+      embeddedPostgresBinaries();
+    } catch (error) {
+      t.skip(`embedded PostgreSQL binaries missing: ${String(error)}`);
+      return;
+    }
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-rt-stall-"));
+    const saved = { results: process.env.DBLAB_RESULTS_DIR, stall: process.env.DBLAB_STALL_SECONDS };
+    process.env.DBLAB_RESULTS_DIR = root;
+    process.env.DBLAB_STALL_SECONDS = "2";
+    const frozen: number[] = [];
+    try {
+      const p = roundTripsParams("smoke", {
+        target: "embedded",
+        network: "proxy",
+        environments: ["local"],
+        cases: ["select1", "update_autocommit"],
+        statements: 2000,
+        rows: 2000,
+        repeats: 50,
+        sweepStandbyRttsMs: [],
+        calibrationSamples: 20,
+      });
+      // Once a trial is on disk, freeze the server: postmaster and backends (SIGSTOP), as a hung VM would.
+      const poll = setInterval(() => {
+        if (frozen.length) return;
+        const dirs = fs
+          .readdirSync(root, { recursive: true, encoding: "utf8" })
+          .filter((f) => f.endsWith("trials.jsonl"));
+        if (!dirs.some((f) => fs.readFileSync(path.join(root, f), "utf8").trim())) return;
+        const record = listRecords().find((r) => /embedded PostgreSQL pid \d+ port/.test(r.resource.description));
+        const pid = record && "pid" in record.resource ? record.resource.pid : undefined;
+        if (!pid) return;
+        for (const p of [pid, ...processTree(pid)]) {
+          try {
+            process.kill(p, "SIGSTOP");
+            frozen.push(p);
+          } catch {
+            // gone
+          }
+        }
+      }, 20);
+      const started = Date.now();
+      try {
+        await assert.rejects(
+          runRoundTrips(p, { profile: "test" }),
+          /stalled: no progress and no answer to a liveness probe/,
+        );
+      } finally {
+        clearInterval(poll);
+      }
+      assert.ok(frozen.length > 0, "the server was frozen during the run");
+      t.diagnostic(`the run ended ${Date.now() - started} ms after it started (bound 2 s after the freeze)`);
+    } finally {
+      for (const p of frozen) {
+        try {
+          process.kill(p, "SIGCONT");
+        } catch {
+          // killed by the watchdog, as it should be
+        }
+      }
+      if (saved.results === undefined) delete process.env.DBLAB_RESULTS_DIR;
+      else process.env.DBLAB_RESULTS_DIR = saved.results;
+      if (saved.stall === undefined) delete process.env.DBLAB_STALL_SECONDS;
+      else process.env.DBLAB_STALL_SECONDS = saved.stall;
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+    assert.deepEqual(ownRecords(), [], "the frozen server was killed and unregistered");
+  },
+);
