@@ -388,16 +388,25 @@ export class SshEngineConnection {
     const onConnection = (details: TcpConnectionDetails, accept: () => Duplex, reject: () => void): void => {
       if (details.destPort !== remotePort) return; // another tunnel's
       if (closed) return reject();
-      const channel = this.track(accept());
+      const channel = accept();
+      // Held while the connection is open, released once (not on the channel's "close": ssh2 emits
+      // it only after the channel's data is read to the end, and a dead peer leaves some unread —
+      // seen here: a finished run that did not exit, its SSH socket still held).
+      this.hold(1);
       const local = net.connect({ host: localHost, port: localPort });
       local.setNoDelay(true);
       streams.add(channel);
       streams.add(local);
+      let ended = false;
       const end = (): void => {
-        channel.destroy();
+        if (ended) return;
+        ended = true;
         local.destroy();
+        channel.destroy();
+        channel.resume(); // drain what nobody reads, so ssh2 can close the channel
         streams.delete(channel);
         streams.delete(local);
+        this.hold(-1);
       };
       local.once("error", end);
       local.once("close", end);
