@@ -209,12 +209,12 @@ async function runSession<C extends object, T>(
       store.writeMetadata({ ...metadata, ...extras });
     };
     let postgresSeen = live.has("postgresql");
-    const register = async (server: StartedServer, watched: boolean) => {
-      running.push({ server, watched });
+    const register = async (server: StartedServer) => {
+      running.push({ server, watched: true });
       refreshLive();
       descriptions.push(server.description);
       // The first PostgreSQL server of a session that started none up front: what the up-front ones give.
-      if (watched && server.engine === "postgresql" && !postgresSeen) {
+      if (server.engine === "postgresql" && !postgresSeen) {
         postgresSeen = true;
         quietness.selectOneBefore = await selectOneJitterOn(server.connection);
         Object.assign(comparison.serverSettings, (await comparisonFields(servers, notes)).serverSettings);
@@ -239,7 +239,7 @@ async function runSession<C extends object, T>(
       notes.push(
         `${spec.engine} ${d.version} on the ${d.kind} target (${decision.reason}): ${d.source}${d.standInImage ? " (stand-in image built from the embedded binaries, not the official image)" : ""}`,
       );
-      await register(server, true);
+      await register(server);
       return server;
     };
     const adopt = <S extends StartedServer>(server: S): S => {
