@@ -1,7 +1,9 @@
 /**
  * What every experiment run does around its own work: reap what dead runs left, open the results
  * store, show progress, start the servers, record metadata, listen for interrupts — and stop the
- * servers afterwards, whatever happens.
+ * servers afterwards, whatever happens. Servers are started up front (`specs`) or, by an experiment
+ * that starts them in phases (05: a server, then a primary and its standbys), later through the
+ * session (`startServer`, `adopt`); either way the session records, watches and stops them.
  */
 import os from "node:os";
 import { nonDefaultSettings } from "../engines/postgres/server-settings";
@@ -12,8 +14,17 @@ import { RunStore } from "../results/run-store";
 import { endInterruptible, InterruptedError, interruptSignal } from "../runtime/interrupt";
 import { reapOrphans } from "../runtime/reaper";
 import { listRecords } from "../runtime/resource-registry";
-import type { TargetChoice } from "../targets/select";
-import type { ConnectionInfo, Engine, ServerSpec } from "../targets/types";
+import { createTarget, decideTarget, type TargetChoice } from "../targets/select";
+import type { DockerEndpoint } from "../targets/docker/endpoint";
+import type {
+  ConnectionInfo,
+  Engine,
+  ServerDescription,
+  ServerSpec,
+  StartedServer,
+  TargetKind,
+} from "../targets/types";
+import { ignored } from "../runtime/debug";
 import { stallBoundFromEnv, TrialWatchdog, withWatchdog } from "../workloads/watchdog";
 import { startServers, type StartedServers } from "./servers";
 import { connect } from "../engines/postgres/connect";
@@ -37,17 +48,33 @@ export interface SessionOptions {
   readonly title: string;
   readonly params: object;
   readonly control: RunControl;
+  /** Servers started before the work; may be empty when the work starts its own (`startServer`). */
   readonly specs: readonly ServerSpec[];
   readonly target: TargetChoice;
-  readonly cpus: number;
-  readonly memoryGiB: number;
+  /** Limits per server (docker); without them the target's defaults apply. */
+  readonly cpus?: number;
+  readonly memoryGiB?: number;
   /** Engines whose absence is reported rather than fatal. */
   readonly optional?: readonly Engine[];
+}
+
+/** Where a server started during the work runs, when not on the session's target. */
+export interface ServerPlace {
+  /**
+   * This kind instead of the session's choice, for a capability only it gives (05's quorum primary:
+   * standbys are copies of its data directory, which only the embedded target gives access to).
+   */
+  readonly target?: TargetKind;
+  /** A Docker engine the user named for this server (05's `hosts`); implies the docker target. */
+  readonly endpoint?: DockerEndpoint;
+  /** Embedded PostgreSQL: parent of its directory (05's quorum cluster in /dev/shm). */
+  readonly baseDir?: string;
 }
 
 export interface ExperimentSession<C extends object> {
   readonly store: RunStore<C>;
   readonly progress: ProgressReporter;
+  /** The up-front servers and those started since (`startServer`): per engine, the latest still running. */
   readonly servers: StartedServers;
   readonly signal: AbortSignal;
   /** Notes for the report; push to it, it is part of `metadata`. */
@@ -55,6 +82,21 @@ export interface ExperimentSession<C extends object> {
   readonly metadata: RunMetadata;
   /** Writes metadata.json (again), with experiment-specific extras. */
   writeMetadata(extra?: object): void;
+  /**
+   * Starts a server during the work, on the session's target or where `place` says. The session
+   * then treats it as an up-front one: described in metadata.json, the server of its engine for the
+   * stall watchdog, the quietness probe's server if it is the first PostgreSQL one, and stopped when
+   * the session ends (see `adopt` for the order), unless `stopServer` stopped it before.
+   */
+  startServer(spec: ServerSpec, place?: ServerPlace): Promise<StartedServer>;
+  /**
+   * Takes over a server that another one started (a primary's standbys): described in metadata.json
+   * and stopped when the session ends. Servers stop in the reverse order they came, so a primary's
+   * standbys stop before it. Not the watchdog's server: the trials run on the primary.
+   */
+  adopt<S extends StartedServer>(server: S): S;
+  /** Stops one of the session's servers now (a phase's server the next phase does not use). */
+  stopServer(server: StartedServer): Promise<void>;
 }
 
 /** What a Stop leaves, for the cell: how many trials are on disk, where, and how to go on. */
@@ -111,19 +153,40 @@ async function runSession<C extends object, T>(
     say: (message: string) => reporter.say(message),
   };
   progress.update(0, 1, "starting servers…");
-  const servers = await startServers(options.specs, {
-    target: options.target,
+  const limits = {
     cpus: options.cpus,
-    memoryBytes: options.memoryGiB * 2 ** 30,
+    memoryBytes: options.memoryGiB === undefined ? undefined : options.memoryGiB * 2 ** 30,
+  };
+  const upFront = await startServers(options.specs, {
+    target: options.target,
+    ...limits,
     optional: options.optional ?? [],
     onProgress: (m) => progress.update(0, 1, m),
   });
+  // Every server the session owns, in the order they came (`watched`: the server its engine's trials run on).
+  const running: { readonly server: StartedServer; readonly watched: boolean }[] = [...upFront.servers.values()].map(
+    (server) => ({ server, watched: true }),
+  );
+  // One map, kept current, shared with the watchdog: per engine, the latest watched server still running.
+  const live = new Map<Engine, StartedServer>();
+  const refreshLive = () => {
+    live.clear();
+    for (const r of running) if (r.watched) live.set(r.server.engine, r.server);
+  };
+  refreshLive();
+  const stopEvery = async () => {
+    for (const r of running.splice(0).reverse()) await r.server.stop().catch(ignored("session: stop a server"));
+    refreshLive();
+  };
+  const servers: StartedServers = { ...upFront, servers: live, stopAll: stopEvery };
   const monitor = new HostMonitor();
   try {
     const notes = [
       ...servers.notes,
       ...(reaped.length ? [`removed ${reaped.length} resource(s) left by an earlier, dead run`] : []),
     ];
+    const descriptions: ServerDescription[] = running.map((r) => r.server.description);
+    const comparison = await comparisonFields(servers, notes);
     const metadata: RunMetadata = {
       runId: store.runId,
       notebook: options.notebook,
@@ -131,11 +194,11 @@ async function runSession<C extends object, T>(
       startedAt: new Date().toISOString(),
       host: hostInfo(),
       gitCommit: gitCommit(),
-      servers: [...servers.servers.values()].map((s) => s.description),
+      servers: descriptions,
       params: options.params,
       unavailable: Object.fromEntries(servers.unavailable),
       notes,
-      ...(await comparisonFields(servers, notes)),
+      ...comparison,
     };
     const quietness: Quietness = { cpus: os.cpus().length, before, selectOneBefore: await selectOneJitter(servers) };
     metadata.quietness = quietness;
@@ -145,12 +208,69 @@ async function runSession<C extends object, T>(
       extras = { ...extras, ...extra };
       store.writeMetadata({ ...metadata, ...extras });
     };
+    let postgresSeen = live.has("postgresql");
+    const register = async (server: StartedServer) => {
+      running.push({ server, watched: true });
+      refreshLive();
+      descriptions.push(server.description);
+      // The first PostgreSQL server of a session that started none up front: what the up-front ones give.
+      if (server.engine === "postgresql" && !postgresSeen) {
+        postgresSeen = true;
+        quietness.selectOneBefore = await selectOneJitterOn(server.connection);
+        Object.assign(comparison.serverSettings, (await comparisonFields(servers, notes)).serverSettings);
+      }
+      writeMetadata();
+    };
+    const startServer = async (spec: ServerSpec, place: ServerPlace = {}): Promise<StartedServer> => {
+      const decision =
+        place.endpoint !== undefined
+          ? { kind: "docker" as const, reason: "on the engine the experiment's parameters name" }
+          : place.target !== undefined
+            ? { kind: place.target, reason: "the experiment needs what only this target gives" }
+            : await decideTarget(spec.engine, options.target);
+      const target = await createTarget(spec.engine, decision.kind, {
+        ...limits,
+        endpoint: place.endpoint,
+        baseDir: place.baseDir,
+        onProgress: (m) => progress.say(m),
+      });
+      const server = await target.start({ ...spec, limits: { ...limits, ...spec.limits } });
+      const d = server.description;
+      notes.push(
+        `${spec.engine} ${d.version} on the ${d.kind} target (${decision.reason}): ${d.source}${d.standInImage ? " (stand-in image built from the embedded binaries, not the official image)" : ""}`,
+      );
+      await register(server);
+      return server;
+    };
+    const adopt = <S extends StartedServer>(server: S): S => {
+      running.push({ server, watched: false });
+      descriptions.push(server.description);
+      writeMetadata();
+      return server;
+    };
+    const stopServer = async (server: StartedServer): Promise<void> => {
+      const i = running.findIndex((r) => r.server === server);
+      if (i >= 0) running.splice(i, 1);
+      refreshLive();
+      await server.stop();
+    };
     let outcome: RunMetadata["outcome"] = "failed";
     try {
       // Every trial below runs under the stall watchdog (lib/workloads/watchdog.ts), which says so in the progress line.
       const watchdog = new TrialWatchdog({ servers: servers.servers, say: (message) => progress.say(message) });
       const result = await withWatchdog(watchdog, () =>
-        work({ store, progress, servers, signal, notes, metadata, writeMetadata }),
+        work({
+          store,
+          progress,
+          servers,
+          signal,
+          notes,
+          metadata,
+          writeMetadata,
+          startServer,
+          adopt,
+          stopServer,
+        }),
       );
       // Some plans just stop looping when aborted (04's runPlan): a Stop is still a Stop for the cell.
       signal.throwIfAborted();
@@ -177,7 +297,7 @@ async function runSession<C extends object, T>(
     }
   } finally {
     monitor.stop();
-    await servers.stopAll();
+    await stopEvery();
   }
 }
 
@@ -214,7 +334,7 @@ export async function selectOneJitterOn(connection: ConnectionInfo): Promise<Rtt
 async function comparisonFields(
   servers: StartedServers,
   notes: string[],
-): Promise<Pick<RunMetadata, "serverSettings" | "owner">> {
+): Promise<{ serverSettings: Record<string, Record<string, string>>; owner: NonNullable<RunMetadata["owner"]> }> {
   const serverSettings: Record<string, Record<string, string>> = {};
   for (const [engine, server] of servers.servers) {
     if (engine !== "postgresql") continue;

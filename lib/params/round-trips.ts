@@ -47,7 +47,9 @@ export interface RoundTripsParams {
    * Real hosts instead of emulated delays: a Docker engine per environment, as DOCKER_HOST
    * ("ssh://user@host") or a docker context name. The same-AZ / cross-AZ cases then run against a
    * server on that engine with its real round trip, measured; unnamed environments stay emulated.
-   * The quorum environments stay emulated (their standbys are copies of an embedded data directory).
+   * quorum-same-az / quorum-cross-az put their two standbys on the sameAz / crossAz engine (ssh://
+   * only: replication comes back through its SSH connection), the primary and the client staying
+   * on this machine; without a host they stay emulated.
    */
   readonly hosts: RoundTripHosts;
 }
@@ -178,10 +180,25 @@ export function roundTripsParams(
   }
   const sameAz = rttMs("sameAzRttMs", p.sameAzRttMs);
   const crossAz = rttMs("crossAzRttMs", p.crossAzRttMs);
+  const environments = listOf("environments", p.environments, ENVIRONMENTS);
+  const hosts = hostsParam(p.hosts);
+  // A quorum environment's standbys go on its host and stream back through the SSH connection.
+  for (const [env, key] of [
+    ["quorum-same-az", "sameAz"],
+    ["quorum-cross-az", "crossAz"],
+  ] as const) {
+    const host = hosts[key];
+    if (host === undefined || !environments.includes(env)) continue;
+    if (!hostEndpoint(`hosts.${key}`, host).ssh)
+      throw new ParameterError(
+        `hosts.${key} must be an ssh:// engine (or a context naming one) for ${env}: its standbys reach the ` +
+          "primary on this machine back through the SSH connection, and the lab opens no port of this machine to a network",
+      );
+  }
   return {
     target: oneOf("target", p.target, TARGET_CHOICES),
     network: oneOf("network", p.network, NETWORK_CHOICES),
-    environments: listOf("environments", p.environments, ENVIRONMENTS),
+    environments,
     cases: listOf("cases", p.cases, CASES),
     statements,
     rows,
@@ -194,6 +211,6 @@ export function roundTripsParams(
     sweepCommits: positiveInteger("sweepCommits", p.sweepCommits),
     calibrationSamples: positiveInteger("calibrationSamples", p.calibrationSamples),
     quorumStorage: oneOf("quorumStorage", p.quorumStorage, QUORUM_STORAGE),
-    hosts: hostsParam(p.hosts),
+    hosts,
   };
 }

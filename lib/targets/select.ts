@@ -23,6 +23,12 @@ export interface TargetDecision {
   readonly kind: TargetKind;
   /** Why this target, in a sentence for the notebook's output. */
   readonly reason: string;
+  /**
+   * The server is the user's, used as it is (an external URI): the lab starts and restarts nothing
+   * and puts nothing around it (no delay links, no standbys). An experiment that would add them asks
+   * this, not the kind.
+   */
+  readonly asIs: boolean;
 }
 
 /** Decides the target kind for an engine. Throws before anything starts when the choice cannot work. */
@@ -37,9 +43,9 @@ export async function decideTarget(engine: Engine, choice: TargetChoice = "auto"
     if (!process.env[uriVariable]) {
       throw new ParameterError(`target "external" needs the server's URI in ${uriVariable}`);
     }
-    return { kind: "external", reason: `${uriVariable} is set` };
+    return { kind: "external", reason: `${uriVariable} is set`, asIs: true };
   }
-  if (wanted === "embedded") return { kind: "embedded", reason: "asked for embedded" };
+  if (wanted === "embedded") return { kind: "embedded", reason: "asked for embedded", asIs: false };
   // An engine named by DOCKER_HOST or a context that the lab must not use is refused here, before
   // anything starts, rather than quietly replaced by the embedded target.
   let endpoint: DockerEndpoint;
@@ -57,24 +63,28 @@ export async function decideTarget(engine: Engine, choice: TargetChoice = "auto"
           '(start Docker, set DOCKER_HOST or DOCKER_CONTEXT, or use target "embedded")',
       );
     }
-    return { kind: "docker", reason: `asked for docker${where}` };
+    return { kind: "docker", reason: `asked for docker${where}`, asIs: false };
   }
   if (!endpoint.local) {
     // The user pointed the lab at a remote engine: falling back to this machine would measure the wrong host.
     if (!(await dockerAvailable())) {
       throw new ParameterError(`the Docker engine${where} does not answer; the lab does not fall back to this machine`);
     }
-    return { kind: "docker", reason: `the Docker engine${where} answers` };
+    return { kind: "docker", reason: `the Docker engine${where} answers`, asIs: false };
   }
   return (await dockerAvailable())
-    ? { kind: "docker", reason: "a Docker daemon answers" }
-    : { kind: "embedded", reason: "no Docker daemon answers" };
+    ? { kind: "docker", reason: "a Docker daemon answers", asIs: false }
+    : { kind: "embedded", reason: "no Docker daemon answers", asIs: false };
 }
 
 export interface TargetOptions {
   readonly cpus?: number;
   readonly memoryBytes?: number;
   readonly onProgress?: (message: string) => void;
+  /** Docker: an engine the user named for this server (05's `hosts`) instead of DOCKER_HOST's. */
+  readonly endpoint?: DockerEndpoint;
+  /** Embedded PostgreSQL: parent of the server's directory (05 puts its quorum cluster on /dev/shm). */
+  readonly baseDir?: string;
 }
 
 export async function createTarget(engine: Engine, kind: TargetKind, options: TargetOptions = {}): Promise<Target> {
@@ -86,7 +96,7 @@ export async function createTarget(engine: Engine, kind: TargetKind, options: Ta
       return new DockerTarget(options);
     }
     case "embedded":
-      if (engine === "postgresql") return new EmbeddedPostgresTarget();
+      if (engine === "postgresql") return new EmbeddedPostgresTarget({ baseDir: options.baseDir });
       {
         const { EmbeddedMongoTarget } = await import("./embedded/embedded-mongo");
         return new EmbeddedMongoTarget();

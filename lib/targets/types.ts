@@ -6,6 +6,8 @@
  * interchangeable behind this interface, so a notebook never branches on the kind.
  */
 
+import type { DockerEndpoint } from "./docker/endpoint";
+
 export type Engine = "postgresql" | "mongodb";
 export type TargetKind = "embedded" | "docker" | "external";
 export const TARGET_KINDS: readonly TargetKind[] = ["embedded", "docker", "external"];
@@ -101,6 +103,11 @@ export interface StandbySpec {
   /** Where the standby connects to reach the primary (a delay link, or the primary itself). */
   readonly upstreamHost: string;
   readonly upstreamPort: number;
+  /**
+   * Run it on this Docker engine (an ssh:// one the user named) instead of this machine: it then
+   * reaches the primary back through that engine's SSH connection, and `upstream*` are not used.
+   */
+  readonly on?: DockerEndpoint;
 }
 
 export interface StandbyOptions {

@@ -503,3 +503,106 @@ test(
     }
   },
 );
+
+test(
+  "05 quorum-same-az with hosts.sameAz: standbys on the namespace engine stream back through SSH, commits wait for them, nothing left on either engine",
+  { timeout: 600_000 },
+  async (t) => {
+    const r = need(t);
+    if (!r) return;
+    const { embeddedPostgresBinaries } = await import("../../lib/targets/embedded/postgres-binaries");
+    try {
+      embeddedPostgresBinaries();
+    } catch (error) {
+      t.skip(`embedded PostgreSQL binaries missing (the primary is embedded): ${String(error)}`);
+      return;
+    }
+    const stateDir = path.join(box, "state-quorum");
+    const results = path.join(box, "results-quorum");
+    const since = Math.floor(Date.now() / 1000);
+    const remoteDocker = socketClient(r.socket);
+    const volumes = async () => ((await remoteDocker.listVolumes()).Volumes ?? []).map((v) => v.Name).sort();
+    const volumesBefore = await volumes();
+    const { loadRun } = await import("../../lib/experiments/round-trips/load");
+    const { summarise } = await import("../../lib/experiments/round-trips/summarise");
+    const { checkClaims } = await import("../../lib/experiments/round-trips/claims");
+    const { sshEngineConnection } = await import("../../lib/targets/docker/ssh-engine");
+    const { endpointFromHost } = await import("../../lib/targets/docker/endpoint");
+    const n = 100;
+    const params = {
+      target: "embedded",
+      network: "proxy",
+      environments: ["quorum-same-az"],
+      cases: ["select1", "update_autocommit", "update_one_transaction"],
+      statements: n,
+      sweepStandbyRttsMs: [],
+      calibrationSamples: 40,
+      hosts: { sameAz: r.dockerHost },
+    };
+    // Its own process: it must also end by itself (a reverse tunnel once held a finished run's SSH socket).
+    const fixture = path.join(__dirname, "..", "fixtures", "run-round-trips.js");
+    const out = spawnSync(process.execPath, [fixture, results, JSON.stringify(params)], {
+      env: { ...process.env, HOME: r.home, DBLAB_STATE_DIR: stateDir },
+      encoding: "utf8",
+      timeout: 300_000,
+    });
+    assert.equal(out.signal, null, `the run's process ended by itself (it was killed: ${String(out.signal)})`);
+    assert.equal(out.status, 0, out.stderr);
+    const directory = /^DONE (.+)$/m.exec(out.stdout)?.[1];
+    assert.ok(directory, out.stdout);
+    const run = loadRun(directory);
+    assert.equal(run.trials.length, 3);
+    for (const trial of run.trials) {
+      assert.equal(trial.status, "ok", `${trial.key}: ${trial.error ?? ""}`);
+      assert.equal(trial.real, true, `${trial.key} is marked real`);
+    }
+    const standbys = run.metadata.servers.filter((s) => s.kind === "docker");
+    assert.equal(standbys.length, 2, "two standbys on the namespace engine");
+    for (const s of standbys) {
+      assert.equal(s.route, "ssh-tunnel");
+      assert.match(s.engineHost ?? "", new RegExp(r.address.replace(/\./g, "\\.")));
+    }
+    const autocommit = run.trials.find((x) => x.key.startsWith("case/quorum-same-az/update_autocommit"));
+    assert.ok(autocommit?.lags, "replication lags sampled");
+    assert.deepEqual(Object.keys(autocommit.lags.perStandby).sort(), ["s1", "s2"], "both standbys streaming");
+
+    // The floor of one round trip to the namespace on the SSH connection replication uses: the
+    // least of 20 no-op round trips (load only makes them longer, never a commit shorter).
+    const saved = process.env.HOME;
+    process.env.HOME = r.home;
+    let floor = Infinity;
+    try {
+      const ssh = endpointFromHost(r.dockerHost, "test").ssh;
+      assert.ok(ssh);
+      for (let i = 0; i < 20; i++) floor = Math.min(floor, await sshEngineConnection(ssh).rttMs(1));
+      sshEngineConnection(ssh).close();
+    } finally {
+      if (saved === undefined) delete process.env.HOME;
+      else process.env.HOME = saved;
+    }
+    const commitP50 = autocommit.statementTimes?.p50Ms ?? 0;
+    t.diagnostic(
+      `RTT to the namespace (SSH no-op, least of 20) ${floor.toFixed(3)} ms; standby SELECT 1 ${autocommit.standbyRttMs?.toFixed(3)} ms; ` +
+        `autocommit UPDATE waiting for ANY 1 of 2 standbys: median ${commitP50.toFixed(3)} ms`,
+    );
+    assert.ok(
+      commitP50 >= floor,
+      `an autocommit UPDATE waits for a standby on the namespace: ${commitP50} ms ≥ its round trip ${floor} ms`,
+    );
+    const summary = summarise(run);
+    assert.equal(summary.environments[0].kind, "real");
+    const quorumClaim = checkClaims(summary).find((c) => c.id === "c (same AZ)");
+    assert.ok(quorumClaim);
+    assert.notEqual(quorumClaim.verdict, "emulated", "decided as evidence, not as a consistency check");
+    const resources = path.join(stateDir, "resources");
+    assert.deepEqual(fs.existsSync(resources) ? fs.readdirSync(resources) : [], [], "no record left");
+    const left = await remoteDocker.listContainers({
+      all: true,
+      filters: { label: [`${LAB_LABEL}.state-dir=${stateDir}`] },
+    });
+    assert.deepEqual(left, [], "no container left on the namespace engine");
+    assert.deepEqual(await volumes(), volumesBefore, "no volume left there");
+    const local = localDocker();
+    if (local) assert.deepEqual(await createdBy(local, stateDir, since), [], "nothing created on the local engine");
+  },
+);

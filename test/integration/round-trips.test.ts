@@ -8,7 +8,8 @@ import { statements } from "../../lib/workloads/round-trips/cases";
 import { runRoundTrips } from "../../lib/experiments/round-trips/run";
 import { summarise } from "../../lib/experiments/round-trips/summarise";
 import { checkClaims } from "../../lib/experiments/round-trips/claims";
-import { ownRecords } from "../../lib/runtime/resource-registry";
+import { listRecords, ownRecords } from "../../lib/runtime/resource-registry";
+import { processTree } from "../../lib/runtime/reaper";
 import { embeddedPostgresBinaries } from "../../lib/targets/embedded/postgres-binaries";
 import { recorded } from "../support/counters";
 
@@ -117,3 +118,152 @@ test("round trips on embedded PostgreSQL: delays reached, commits counted, stand
   }
   assert.deepEqual(ownRecords(), [], "servers, standbys and proxies all stopped and unregistered");
 });
+
+test("05 on withSession: a Stop during the quorum phase stops every server it started, and the run resumes", async (t) => {
+  try {
+    embeddedPostgresBinaries();
+  } catch (error) {
+    t.skip(`embedded PostgreSQL binaries missing: ${String(error)}`);
+    return;
+  }
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-rt-stop-"));
+  const saved = process.env.DBLAB_RESULTS_DIR;
+  process.env.DBLAB_RESULTS_DIR = root;
+  try {
+    const p = roundTripsParams("smoke", {
+      target: "embedded",
+      network: "proxy",
+      environments: ["local", "quorum-same-az"],
+      cases: ["select1", "update_autocommit"],
+      statements: 40,
+      standbyRttMs: 0.4,
+      sweepStandbyRttsMs: [0.4],
+      syncLevels: ["off", "on"],
+      sweepCommits: 20,
+      calibrationSamples: 40,
+    });
+    const trialLines = (): string[] => {
+      const dirs = fs
+        .readdirSync(root, { recursive: true, encoding: "utf8" })
+        .filter((f) => f.endsWith("trials.jsonl"));
+      return dirs.flatMap((f) => fs.readFileSync(path.join(root, f), "utf8").split("\n").filter(Boolean));
+    };
+    // Stopped once a quorum trial is on disk: the primary and both standbys are running then.
+    const stop = new AbortController();
+    const poll = setInterval(() => {
+      if (trialLines().some((l) => l.includes("quorum-same-az"))) stop.abort();
+    }, 10);
+    let message = "";
+    try {
+      await assert.rejects(runRoundTrips(p, { profile: "test", signal: stop.signal }), (error: Error) => {
+        message = error.message;
+        return /interrupted: \d+ of 6 trials kept in .*resumeId/.test(error.message);
+      });
+    } finally {
+      clearInterval(poll);
+    }
+    assert.deepEqual(ownRecords(), [], "the primary, its standbys and the links were all stopped by the Stop");
+    const kept = trialLines().length;
+    assert.ok(kept >= 3 && kept < 6, `some trials kept, not all (${kept})`);
+    const resumeId = /resumeId: "([^"]+)"/.exec(message)?.[1];
+    assert.ok(resumeId, `the message names the run to resume: ${message}`);
+
+    const run = await runRoundTrips(p, { profile: "test", resumeId });
+    assert.equal(run.runId, resumeId);
+    assert.equal(run.trials.length, 6, "2 environments × 2 cases + 2 sweep levels, none twice");
+    assert.equal(new Set(run.trials.map((t) => t.key)).size, 6);
+    assert.ok(
+      run.trials.every((t) => t.status === "ok"),
+      "the resumed run finished what the Stop left",
+    );
+    const meta = JSON.parse(fs.readFileSync(path.join(run.directory, "metadata.json"), "utf8")) as {
+      servers: unknown[];
+      outcome: string;
+      quietness: { selectOneBefore?: unknown };
+    };
+    assert.equal(meta.outcome, "finished");
+    // quorumStorage "memory": the phase-1 server is not reused, the quorum cluster gets its own primary.
+    assert.equal(meta.servers.length, 4, "the phase-1 server, the primary and its two standbys, through the session");
+    assert.ok(meta.quietness.selectOneBefore, "the session probed the first server started during the work");
+  } finally {
+    if (saved === undefined) delete process.env.DBLAB_RESULTS_DIR;
+    else process.env.DBLAB_RESULTS_DIR = saved;
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+  assert.deepEqual(ownRecords(), [], "nothing left after the resumed run");
+});
+
+test(
+  "05 on withSession: a frozen server (SIGSTOP) fails the trial within the stall watchdog's bound and nothing is left",
+  { timeout: 120_000 },
+  async (t) => {
+    try {
+      embeddedPostgresBinaries();
+    } catch (error) {
+      t.skip(`embedded PostgreSQL binaries missing: ${String(error)}`);
+      return;
+    }
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-rt-stall-"));
+    const saved = { results: process.env.DBLAB_RESULTS_DIR, stall: process.env.DBLAB_STALL_SECONDS };
+    process.env.DBLAB_RESULTS_DIR = root;
+    process.env.DBLAB_STALL_SECONDS = "2";
+    const frozen: number[] = [];
+    try {
+      const p = roundTripsParams("smoke", {
+        target: "embedded",
+        network: "proxy",
+        environments: ["local"],
+        cases: ["select1", "update_autocommit"],
+        statements: 2000,
+        rows: 2000,
+        repeats: 50,
+        sweepStandbyRttsMs: [],
+        calibrationSamples: 20,
+      });
+      // Once a trial is on disk, freeze the server: postmaster and backends (SIGSTOP), as a hung VM would.
+      const poll = setInterval(() => {
+        if (frozen.length) return;
+        const dirs = fs
+          .readdirSync(root, { recursive: true, encoding: "utf8" })
+          .filter((f) => f.endsWith("trials.jsonl"));
+        if (!dirs.some((f) => fs.readFileSync(path.join(root, f), "utf8").trim())) return;
+        const record = listRecords().find((r) => /embedded PostgreSQL pid \d+ port/.test(r.resource.description));
+        const pid = record && "pid" in record.resource ? record.resource.pid : undefined;
+        if (!pid) return;
+        for (const p of [pid, ...processTree(pid)]) {
+          try {
+            process.kill(p, "SIGSTOP");
+            frozen.push(p);
+          } catch {
+            // gone
+          }
+        }
+      }, 20);
+      const started = Date.now();
+      try {
+        await assert.rejects(
+          runRoundTrips(p, { profile: "test" }),
+          /stalled: no progress and no answer to a liveness probe/,
+        );
+      } finally {
+        clearInterval(poll);
+      }
+      assert.ok(frozen.length > 0, "the server was frozen during the run");
+      t.diagnostic(`the run ended ${Date.now() - started} ms after it started (bound 2 s after the freeze)`);
+    } finally {
+      for (const p of frozen) {
+        try {
+          process.kill(p, "SIGCONT");
+        } catch {
+          // killed by the watchdog, as it should be
+        }
+      }
+      if (saved.results === undefined) delete process.env.DBLAB_RESULTS_DIR;
+      else process.env.DBLAB_RESULTS_DIR = saved.results;
+      if (saved.stall === undefined) delete process.env.DBLAB_STALL_SECONDS;
+      else process.env.DBLAB_STALL_SECONDS = saved.stall;
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+    assert.deepEqual(ownRecords(), [], "the frozen server was killed and unregistered");
+  },
+);

@@ -200,6 +200,20 @@ test("notebook 05's hosts: ssh:// or a context per environment, checked like DOC
   );
 });
 
+test("notebook 05's hosts for a quorum environment: ssh:// only (replication comes back through its SSH connection)", () => {
+  const socket = { sameAz: "unix:///var/run/docker.sock" };
+  assert.deepEqual(roundTripsParams("smoke", { environments: ["same-az"], hosts: socket }).hosts, socket);
+  assert.throws(
+    () => roundTripsParams("smoke", { environments: ["quorum-same-az"], hosts: socket }),
+    /hosts\.sameAz must be an ssh:\/\/ engine .* for quorum-same-az/,
+  );
+  const ssh = roundTripsParams("smoke", {
+    environments: ["quorum-cross-az"],
+    hosts: { crossAz: "ssh://root@10.231.99.2" },
+  });
+  assert.equal(ssh.hosts.crossAz, "ssh://root@10.231.99.2");
+});
+
 test("a socket engine's client stays on its socket when DOCKER_HOST names an ssh:// engine (docker-modem would not)", () => {
   const saved = process.env.DOCKER_HOST;
   process.env.DOCKER_HOST = "ssh://root@10.231.99.2";

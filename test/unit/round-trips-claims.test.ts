@@ -207,3 +207,30 @@ test("05 (c external): a real server is evidence — held when autocommit ≫ on
   assert.equal(claimRttRatio(s).verdict, "inconclusive", "one real environment cannot give a same-vs-cross ratio");
   assert.match(claimRttRatio(s).decidedBy, /two real environments/);
 });
+
+test("05 hosts: environments whose trials ran on named hosts are real in the summary, and (a) and the quorum claim are decided as evidence", () => {
+  const onHosts = (trials: RoundTripTrial[]) => trials.map((t) => ({ ...t, real: true }));
+  const trials = [
+    ...onHosts(caseTrials({ "same-az": { rtt: 0.2, commit: 0.01 }, "cross-az": { rtt: 1.7, commit: 0.01 } }, 5)),
+    ...onHosts(caseTrials({ "quorum-same-az": { rtt: 0.2, commit: 1.9 } }, 5)),
+  ];
+  const s = summarise(run(trials));
+  assert.deepEqual(
+    s.environments.map((e) => [e.environment, e.kind]),
+    [
+      ["same-az", "real"],
+      ["cross-az", "real"],
+      ["quorum-same-az", "real"],
+    ],
+  );
+  assert.doesNotMatch(s.environments[0].label, /emulated/);
+  const a = claimRttRatio(s);
+  assert.notEqual(a.verdict, "emulated", a.why);
+  assert.equal(a.verdict, "held", a.decidedBy);
+  const q = claimQuorum(s, "quorum-same-az", QUORUM_SAME);
+  assert.ok(q);
+  assert.notEqual(q.verdict, "emulated");
+  // The same numbers without the mark stay consistency checks.
+  const emulatedRun = summarise(run(trials.map((t) => ({ ...t, real: undefined }))));
+  assert.equal(claimRttRatio(emulatedRun).verdict, "emulated");
+});

@@ -230,7 +230,9 @@ function commitAccount(s: RoundTripsSummary, q: EnvironmentSummary): { text: str
   const text =
     `gap per commit ${gap}; the server's account ${ms(server)} (local WAL flush ${ms(q.walSyncMsPerCommit)} + ` +
     `fastest standby's ` +
-    `flush lag ${lag(q.flushLagMs)}); standbys ${ms(standby)} away (set: ${ms(s.params.standbyRttMs, 2)}), so the ` +
+    `flush lag ${lag(q.flushLagMs)}); standbys ${ms(standby)} away ` +
+    // On a named host the standbys' round trip is measured, not set.
+    `(${q.kind === "real" ? "measured" : `set: ${ms(s.params.standbyRttMs, 2)}`}), so the ` +
     `gap is ` +
     `${f((q.commitMs ?? NaN) / standby, 2)}× the standby round trip`;
   return { text, server };

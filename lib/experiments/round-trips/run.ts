@@ -2,31 +2,24 @@
  * Notebook 05's experiment. Phase 1: one server, the client direct and behind an emulated same-AZ
  * and cross-AZ link. Phase 2: the same cases on a primary whose commits wait for one of two
  * standbys in other "AZs" (synchronous_standby_names = 'ANY 1 (s1, s2)'), then commit latency by
- * synchronous_commit level and standby round trip. Against an external server: measured, not
- * emulated. Everything started is stopped in `finally`, standbys before their primary.
+ * synchronous_commit level and standby round trip. Against a server used as it is (an external
+ * URI): measured, not emulated. It runs inside `withSession` like every experiment; its servers are
+ * started phase by phase through the session, which stops whatever is left, standbys before their
+ * primary.
  */
-import { HostMonitor, sampleHost, type Quietness } from "../../results/quietness";
-import { selectOneJitterOn } from "../session";
-import os from "node:os";
 import fs from "node:fs";
 import type { Client } from "pg";
-import { progressReporter } from "../../display/progress";
 import { connect } from "../../engines/postgres/connect";
 import { createEmulator, type NetworkEmulator } from "../../network/emulator";
 import type { DelayLink } from "../../network/types";
 import { hostEndpoint, type RoundTripsParams } from "../../params/round-trips";
-import { gitCommit, hostInfo, type RunMetadata } from "../../results/metadata";
-import { RunStore } from "../../results/run-store";
-import { endInterruptible, InterruptedError, interruptSignal } from "../../runtime/interrupt";
-import { reapOrphans } from "../../runtime/reaper";
-import { EmbeddedPostgresTarget } from "../../targets/embedded/embedded-postgres";
-import { DockerTarget } from "../../targets/docker/docker-target";
+import type { DockerEndpoint } from "../../targets/docker/endpoint";
+import type { RunMetadata } from "../../results/metadata";
 import { decideTarget } from "../../targets/select";
 import {
   canReplicate,
   type ConnectionInfo,
   type ReplicationPrimary,
-  type ServerDescription,
   type ServerSettings,
   type StartedServer,
 } from "../../targets/types";
@@ -34,12 +27,13 @@ import { redactText } from "../../targets/uri";
 import { resetTable } from "../../workloads/round-trips/dataset";
 import { rotated } from "../../stats/order";
 import type { EnvironmentKey, RoundTripCondition, RoundTripTrial } from "../../workloads/round-trips/trials";
-import { startServers } from "../servers";
-import { interruptedMessage } from "../session";
+import { withSession, type ExperimentSession, type RunControl } from "../session";
 import { ENVIRONMENT_INFO, QUORUM, quorumEnvironments, singleServerEnvironments, STANDBY_NAMES } from "./environments";
 import { CalibratedLink, measureBaseline, type CalibrationRecord } from "./links";
 import { runCaseTrial, runCommitLevelTrial, type Session, type TrialContext } from "./trial-runner";
 import { ignored } from "../../runtime/debug";
+
+export type { RunControl } from "../session";
 
 export const NOTEBOOK = "05-round-trips";
 
@@ -55,13 +49,6 @@ export interface RoundTripsRun {
   readonly network: { readonly kind: string; readonly reason: string };
   /** What this run could not do here, and why. */
   readonly skipped: readonly { readonly what: string; readonly reason: string }[];
-}
-
-export interface RunControl {
-  readonly resumeId?: string;
-  readonly profile?: string;
-  readonly signal?: AbortSignal;
-  readonly continueOnError?: boolean;
 }
 
 /** Settings of every server here: WAL sync timing on (the seed read wal_sync_time), WAL kept for standbys. */
@@ -91,14 +78,13 @@ function memoryDirectory(): string | undefined {
 interface State {
   readonly p: RoundTripsParams;
   readonly ctx: TrialContext;
+  readonly session: ExperimentSession<RoundTripCondition>;
   readonly calibrations: CalibrationRecord[];
   readonly baselines: Record<string, number>;
-  readonly notes: string[];
-  readonly skipped: { what: string; reason: string }[];
-  readonly servers: ServerDescription[];
   /** A progress line between trials (setup, calibration). */
   readonly say: (message: string) => void;
-  emulator?: NetworkEmulator;
+  /** The link emulator, made on first use (its kind and reason go into the notes). */
+  readonly emulator: () => Promise<NetworkEmulator>;
   /** The client link, created once, pointed at the phase-1 server (and reused if that server is the primary). */
   clientLink?: DelayLink;
 }
@@ -130,8 +116,8 @@ async function runEnvironments(
   const needsLink = envs.some((e) => targetOf(e) !== null);
   let calibrated: CalibratedLink | undefined;
   if (needsLink) {
-    st.emulator ??= await createEmulator(p.network);
-    st.clientLink ??= await st.emulator.createLink({
+    const emulator = await st.emulator();
+    st.clientLink ??= await emulator.createLink({
       name: "client",
       serverHost: server.host,
       serverPort: server.port,
@@ -164,6 +150,7 @@ async function runEnvironments(
             clientRttMs,
             standbyRttMs: options.standbyRttMs,
             link,
+            real: options.real,
           };
           // Cases rotate between repeats (recorded as `order`): drift within a repeat does not always land on the same case.
           for (const [order, c] of rotated(p.cases, repeat - 1).entries())
@@ -179,6 +166,65 @@ async function runEnvironments(
   }
 }
 
+/**
+ * Phase 2 on real hosts: one quorum environment whose two standbys run on the engine the user named
+ * for it. Where a DBA would put them: the primary stays with the client on this machine (it must:
+ * its standbys are copies of its data directory, which only the embedded target gives), and the
+ * copies a commit waits for are on the other host, so the commit pays that real round trip, over the
+ * path the user allowed (the engine's SSH connection), with nothing emulated. The client is direct.
+ */
+async function runHostedQuorum(
+  st: State,
+  primary: ReplicationPrimary,
+  env: EnvironmentKey,
+  host: string,
+  endpoint: DockerEndpoint,
+): Promise<void> {
+  const p = st.p;
+  let standbys: readonly StartedServer[] = [];
+  let admin: Client | undefined;
+  let lagAdmin: Client | undefined;
+  try {
+    st.say(`copying the primary's data directory into two standbys on ${host}…`);
+    standbys = (
+      await primary.replication.startStandbys(
+        STANDBY_NAMES.map((name) => ({
+          name,
+          upstreamHost: primary.connection.host,
+          upstreamPort: primary.connection.port,
+          on: endpoint,
+        })),
+      )
+    ).map((s) => st.session.adopt(s));
+    // The standbys' round trip as the lab sees it: SELECT 1 through the same SSH connection replication uses.
+    const rtts: number[] = [];
+    for (const s of standbys) rtts.push(await measureBaseline(s.connection, p.calibrationSamples));
+    const standbyRtt = rtts.reduce((a, b) => a + b, 0) / rtts.length;
+    admin = await connect(primary.connection);
+    await admin.query(`ALTER SYSTEM SET synchronous_standby_names = '${QUORUM}'`);
+    await admin.query("SELECT pg_reload_conf()");
+    await waitForQuorum(admin);
+    lagAdmin = await connect(primary.connection);
+    const where = standbys[0].description.engineHost ?? host;
+    await runEnvironments(st, [env], primary.connection, {
+      lagAdmin,
+      standbyRttMs: standbyRtt,
+      serverLabel: `${env}: primary here, 2 standbys on ${where}`,
+      real: true,
+    });
+    st.session.notes.push(
+      `${env}: standbys ${STANDBY_NAMES.join(", ")} on ${where} (replication through the SSH connection's reverse ` +
+        `tunnel), SELECT 1 round trip to them ${standbyRtt.toFixed(3)} ms measured; the primary and the client on ` +
+        "this machine, the client direct: nothing emulated",
+    );
+  } finally {
+    await admin?.query("ALTER SYSTEM RESET synchronous_standby_names").catch(ignored("reset sync standbys"));
+    await admin?.query("SELECT pg_reload_conf()").catch(ignored("round-trips: pg_reload_conf()"));
+    await closeAll([lagAdmin, admin]);
+    for (const s of standbys) await st.session.stopServer(s).catch(ignored("round-trips: stop a standby"));
+  }
+}
+
 /** Phase 2: standbys over delayed links, quorum environments, then the synchronous_commit sweep. */
 async function runQuorumPhase(
   st: State,
@@ -188,12 +234,11 @@ async function runQuorumPhase(
   baseDir: string | undefined,
 ): Promise<void> {
   const p = st.p;
-  st.emulator ??= await createEmulator(p.network);
-  const emulator = st.emulator;
+  const emulator = await st.emulator();
   const netem = emulator.kind === "netem";
   const baseline = await measureBaseline(primary.connection, p.calibrationSamples);
   const standbyLinks: CalibratedLink[] = [];
-  let standbys: StartedServer[] = [];
+  let standbys: readonly StartedServer[] = [];
   let admin: Client | undefined;
   let lagAdmin: Client | undefined;
   try {
@@ -215,11 +260,13 @@ async function runQuorumPhase(
     };
     let standbyRtt = await setStandbyRtt(p.standbyRttMs);
     st.say("copying the primary's data directory into two standbys…");
-    standbys = await primary.replication.startStandbys(
-      standbyLinks.map((l, i) => ({ name: STANDBY_NAMES[i], upstreamHost: l.link.host, upstreamPort: l.link.port })),
-      { baseDir },
-    );
-    st.servers.push(...standbys.map((s) => s.description));
+    // The session stops them, if this phase does not, before their primary (it came first).
+    standbys = (
+      await primary.replication.startStandbys(
+        standbyLinks.map((l, i) => ({ name: STANDBY_NAMES[i], upstreamHost: l.link.host, upstreamPort: l.link.port })),
+        { baseDir },
+      )
+    ).map((s) => st.session.adopt(s));
     // Connected only now: making the standbys restarted the primary.
     admin = await connect(primary.connection);
     await admin.query(`ALTER SYSTEM SET synchronous_standby_names = '${QUORUM}'`);
@@ -264,7 +311,7 @@ async function runQuorumPhase(
     await admin?.query("ALTER SYSTEM RESET synchronous_standby_names").catch(ignored("reset sync standbys"));
     await admin?.query("SELECT pg_reload_conf()").catch(ignored("round-trips: pg_reload_conf()"));
     await closeAll([lagAdmin, admin]);
-    for (const s of standbys) await s.stop().catch(ignored("round-trips: stop a standby"));
+    for (const s of standbys) await st.session.stopServer(s).catch(ignored("round-trips: stop a standby"));
     for (const l of standbyLinks) await l.link.close().catch(ignored("round-trips: close a standby's delay link"));
   }
 }
@@ -286,26 +333,26 @@ function plannedTrials(p: RoundTripsParams, envCount: number, sweep: boolean): n
 }
 
 export async function runRoundTrips(p: RoundTripsParams, control: RunControl = {}): Promise<RoundTripsRun> {
-  const own = control.signal === undefined;
-  const signal = control.signal ?? interruptSignal();
-  try {
-    return await roundTrips(p, control, signal);
-  } finally {
-    if (own) endInterruptible(signal);
-  }
+  // Before anything starts: whether the server is the user's, used as it is (then nothing is emulated around it).
+  const decision = await decideTarget("postgresql", p.target);
+  return withSession<RoundTripCondition, RoundTripsRun>(
+    { notebook: NOTEBOOK, title: "05 round trips", params: p, control, specs: [], target: p.target },
+    (session) => roundTrips(p, control, decision.asIs, session),
+  );
 }
 
-async function roundTrips(p: RoundTripsParams, control: RunControl, signal: AbortSignal): Promise<RoundTripsRun> {
-  const reaped = await reapOrphans();
-  // The host's load before any server of ours starts (the same figures withSession records).
-  const quietness: Quietness = { cpus: os.cpus().length, before: await sampleHost(1000) };
-  const monitor = new HostMonitor();
-  const store = RunStore.open<RoundTripCondition>({ notebook: NOTEBOOK, params: p, resumeId: control.resumeId });
-  const progress = progressReporter("05 round trips");
-  progress.update(0, 1, "deciding the target…");
-  const decision = await decideTarget("postgresql", p.target);
-  const external = decision.kind === "external";
+async function roundTrips(
+  p: RoundTripsParams,
+  control: RunControl,
+  asIs: boolean,
+  session: ExperimentSession<RoundTripCondition>,
+): Promise<RoundTripsRun> {
+  const { store, progress } = session;
   const skipped: { what: string; reason: string }[] = [];
+  const skip = (what: string, reason: string) => {
+    skipped.push({ what, reason });
+    session.notes.push(`not run here: ${what} — ${reason}`);
+  };
   let single: EnvironmentKey[] = singleServerEnvironments(p.environments);
   let quorum: EnvironmentKey[] = quorumEnvironments(p.environments);
   let sweep = p.sweepStandbyRttsMs.length > 0 && p.syncLevels.length > 0;
@@ -314,33 +361,48 @@ async function roundTrips(p: RoundTripsParams, control: RunControl, signal: Abor
     .map((env) => ({ env, host: env === "same-az" ? p.hosts.sameAz : p.hosts.crossAz }))
     .filter((h): h is { env: "same-az" | "cross-az"; host: string } => h.host !== undefined && single.includes(h.env));
   single = single.filter((e) => !hosted.some((h) => h.env === e));
-  if (external) {
+  // Quorum environments whose standbys go on a named host (the params checked it is an ssh:// engine).
+  let hostedQuorum = (["quorum-same-az", "quorum-cross-az"] as const)
+    .map((env) => ({ env, host: env === "quorum-same-az" ? p.hosts.sameAz : p.hosts.crossAz }))
+    .filter(
+      (h): h is { env: "quorum-same-az" | "quorum-cross-az"; host: string } =>
+        h.host !== undefined && quorum.includes(h.env),
+    );
+  quorum = quorum.filter((e) => !hostedQuorum.some((h) => h.env === e));
+  if (asIs) {
     const emulated = p.environments.filter((e) => e !== "local");
     if (emulated.length)
-      skipped.push({
-        what: emulated.join(", "),
-        reason: "an external server is measured as it is: no delays or standbys are emulated in front of it",
-      });
-    if (sweep) skipped.push({ what: "synchronous_commit sweep", reason: "it needs standbys the lab runs" });
+      skip(
+        emulated.join(", "),
+        "an external server is measured as it is: no delays or standbys are emulated in front of it",
+      );
+    if (sweep) skip("synchronous_commit sweep", "it needs standbys the lab runs");
     single = ["external"];
     quorum = [];
+    hostedQuorum = [];
     sweep = false;
   }
-  const total = plannedTrials(p, single.length + hosted.length + quorum.length, sweep);
+  const total = plannedTrials(p, single.length + hosted.length + quorum.length + hostedQuorum.length, sweep);
   let done = 0;
-  const finished = store.finishedKeys();
+  let emulator: NetworkEmulator | undefined;
   const st: State = {
     p,
+    session,
     calibrations: [],
     baselines: {},
-    notes: reaped.length ? [`removed ${reaped.length} resource(s) left by an earlier, dead run`] : [],
-    skipped,
-    servers: [],
     say: (message) => progress.update(done, total, message),
+    emulator: async () => {
+      if (!emulator) {
+        emulator = await createEmulator(p.network);
+        session.notes.push(`links: ${emulator.reason}`);
+        session.writeMetadata();
+      }
+      return emulator;
+    },
     ctx: {
       store,
-      finished,
-      signal,
+      finished: store.finishedKeys(),
+      signal: session.signal,
       continueOnError: control.continueOnError ?? false,
       onTrial: (trial, key) => {
         done++;
@@ -350,57 +412,29 @@ async function roundTrips(p: RoundTripsParams, control: RunControl, signal: Abor
       },
     },
   };
-  const metadata = (): RunMetadata => ({
-    runId: store.runId,
-    notebook: NOTEBOOK,
-    profile: control.profile ?? "custom",
-    startedAt,
-    host: hostInfo(),
-    gitCommit: gitCommit(),
-    servers: st.servers,
-    params: p,
-    // For lib/compare: while this process lives and finishedAt is absent, the run is in progress.
-    owner: { pid: process.pid, host: os.hostname() },
-    quietness,
-    notes: [
-      ...st.notes,
-      ...(st.emulator ? [`links: ${st.emulator.reason}`] : []),
-      ...st.skipped.map((s) => `not run here: ${s.what} — ${s.reason}`),
-    ],
-  });
-  const startedAt = new Date().toISOString();
-  store.writeMetadata(metadata());
-  let primary: ReplicationPrimary | undefined;
-  const stops: (() => Promise<void>)[] = [];
-  let outcome: RunMetadata["outcome"] = "failed";
+  session.writeMetadata();
   try {
-    const netemWanted = p.network !== "proxy" && !external;
+    let primary: ReplicationPrimary | undefined;
+    const netemWanted = p.network !== "proxy" && !asIs;
     if (single.length) {
       st.say("starting the server…");
-      const emulatorKind = netemWanted ? (st.emulator ??= await createEmulator(p.network)).kind : "proxy";
-      const started = await startServers([{ engine: "postgresql", name: "05-pg", settings: serverSettings(false) }], {
-        target: p.target,
-        onProgress: (m) => st.say(m),
+      // The emulator before the server: whether the server can be the primary depends on its kind.
+      const emulatorKind = netemWanted ? (await st.emulator()).kind : "proxy";
+      const server = await session.startServer({
+        engine: "postgresql",
+        name: "05-pg",
+        settings: serverSettings(false),
       });
-      const server: StartedServer | undefined = started.servers.get("postgresql");
-      if (!server) throw new Error("05: the PostgreSQL server did not start");
-      st.notes.push(...started.notes);
-      st.servers.push(server.description);
-      quietness.selectOneBefore = await selectOneJitterOn(server.connection);
       // The phase-1 server becomes the primary only if the lab can make standbys of it, it is on
       // disk as asked, and it is reachable the way the links need (netem needs extra listen addresses).
       const reusable = emulatorKind === "proxy" && p.quorumStorage === "disk";
-      if (canReplicate(server) && reusable && (quorum.length || sweep)) primary = server;
-      else stops.push(() => started.stopAll());
-      const reused = primary;
-      if (reused) stops.push(() => reused.stop());
-      store.writeMetadata(metadata());
+      if (canReplicate(server) && reusable && (quorum.length || sweep || hostedQuorum.length)) primary = server;
       await runEnvironments(st, single, server.connection, {
         standbyRttMs: null,
-        serverLabel: external ? "external server" : "server",
+        serverLabel: asIs ? "external server" : "server",
       });
       if (!primary) {
-        await stops.pop()?.();
+        await session.stopServer(server);
         if (st.clientLink) {
           await st.clientLink.close();
           st.clientLink = undefined;
@@ -409,28 +443,26 @@ async function roundTrips(p: RoundTripsParams, control: RunControl, signal: Abor
     }
     for (const { env, host } of hosted) {
       st.say(`starting a server on ${host} for ${env}…`);
-      const server = await new DockerTarget({
-        endpoint: hostEndpoint(`hosts.${env === "same-az" ? "sameAz" : "crossAz"}`, host),
-        onProgress: (m) => st.say(m),
-      }).start({ engine: "postgresql", name: `05-${env}`, settings: serverSettings(false) });
+      const server = await session.startServer(
+        { engine: "postgresql", name: `05-${env}`, settings: serverSettings(false) },
+        { endpoint: hostEndpoint(`hosts.${env === "same-az" ? "sameAz" : "crossAz"}`, host) },
+      );
       try {
-        st.servers.push(server.description);
-        store.writeMetadata(metadata());
         const label = `${env} on ${server.description.engineHost ?? host}`;
         await runEnvironments(st, [env], server.connection, { standbyRttMs: null, serverLabel: label, real: true });
-        st.notes.push(
+        session.notes.push(
           `${env}: a real server on ${server.description.engineHost ?? host} (route ${server.description.route}), ` +
             `SELECT 1 round trip ${st.baselines[label].toFixed(3)} ms measured, not emulated`,
         );
       } finally {
-        await server.stop().catch(() => undefined);
+        await session.stopServer(server).catch(ignored("round-trips: stop a hosted server"));
       }
     }
-    if (quorum.length || sweep) {
+    if (quorum.length || sweep || hostedQuorum.length) {
       let baseDir: string | undefined;
       if (p.quorumStorage === "memory") {
         baseDir = memoryDirectory();
-        st.notes.push(
+        session.notes.push(
           baseDir
             ? `the quorum environments' primary and standbys keep their data in memory (${baseDir}): a WAL flush costs ~nothing there, as on Aurora's storage nodes, so a commit's wait is the standbys' round trip (set quorumStorage: "disk" to add this disk's flushes)`
             : `quorumStorage "memory" asked for, but this machine has no /dev/shm: the quorum cluster's data is on disk, and every flush adds this disk's time`,
@@ -438,64 +470,61 @@ async function roundTrips(p: RoundTripsParams, control: RunControl, signal: Abor
       }
       if (!primary) {
         st.say("starting an embedded primary for the quorum environments…");
+        const what = [
+          ...quorum,
+          ...hostedQuorum.map((h) => h.env),
+          ...(sweep ? ["the synchronous_commit sweep"] : []),
+        ].join(", ");
         try {
-          const emulatorKind = (st.emulator ??= await createEmulator(p.network)).kind;
-          const own = await new EmbeddedPostgresTarget({ baseDir }).start({
-            engine: "postgresql",
-            name: "05-primary",
-            settings: serverSettings(emulatorKind === "netem"),
-          });
-          primary = own;
-          stops.push(() => own.stop());
-          st.servers.push(primary.description);
-          st.notes.push(
-            `the quorum environments ran on their own embedded PostgreSQL ${primary.description.version} primary: standbys are copies of its data directory, which only the embedded target gives access to`,
+          // netem tells standby links apart by the address they reach the primary on; no links, no emulator.
+          const emulatorKind = quorum.length || sweep ? (await st.emulator()).kind : "proxy";
+          // Embedded, whatever the session's target: standbys are copies of the primary's data
+          // directory, which only the embedded target gives access to.
+          const own = await session.startServer(
+            { engine: "postgresql", name: "05-primary", settings: serverSettings(emulatorKind === "netem") },
+            { target: "embedded", baseDir },
           );
+          if (canReplicate(own)) {
+            primary = own;
+            session.notes.push(
+              `the quorum environments ran on their own embedded PostgreSQL ${own.description.version} primary: standbys are copies of its data directory, which only the embedded target gives access to`,
+            );
+          } else {
+            await session.stopServer(own);
+            skip(what, "the embedded primary cannot make standbys here");
+          }
         } catch (error) {
-          skipped.push({
-            what: `${quorum.join(", ")}${sweep ? " and the synchronous_commit sweep" : ""}`,
-            reason: `no embedded PostgreSQL to make standbys from: ${redactText(String(error))}`,
-          });
+          if (session.signal.aborted) throw error;
+          skip(what, `no embedded PostgreSQL to make standbys from: ${redactText(String(error))}`);
         }
+        session.writeMetadata();
       }
-      if (primary) {
-        store.writeMetadata(metadata());
-        await runQuorumPhase(st, primary, quorum, sweep, baseDir);
+      if (primary && (quorum.length || sweep)) await runQuorumPhase(st, primary, quorum, sweep, baseDir);
+      for (const { env, host } of hostedQuorum) {
+        if (!primary) break; // skipped above, with the reason
+        const key = env === "quorum-same-az" ? "sameAz" : "crossAz";
+        await runHostedQuorum(st, primary, env, host, hostEndpoint(`hosts.${key}`, host));
       }
     }
     progress.finish(`${done} trials`);
-    outcome = "finished";
-    quietness.during = monitor.stop();
-  } catch (error) {
-    if (!signal.aborted) throw error;
-    outcome = "interrupted";
-    // A Stop: say what was kept (the finally below stops links and servers before this is seen).
-    const message = interruptedMessage(store, total);
-    progress.finish(message);
-    throw new InterruptedError(message);
   } finally {
     if (st.clientLink) await st.clientLink.close().catch(ignored("round-trips: close the client's delay link"));
-    for (const stop of stops.reverse()) await stop().catch(ignored("round-trips: stop an environment"));
-    await st.emulator?.close().catch(ignored("round-trips: close the network emulator"));
-    monitor.stop();
-    store.writeMetadata({ ...metadata(), finishedAt: new Date().toISOString(), outcome });
+    await emulator?.close().catch(ignored("round-trips: close the network emulator"));
   }
-  store.writeSummary("calibration.json", {
-    baselines: st.baselines,
-    calibrations: st.calibrations,
-    network: st.emulator ? { kind: st.emulator.kind, reason: st.emulator.reason } : null,
-  });
+  const network = emulator ? { kind: emulator.kind, reason: emulator.reason } : null;
+  store.writeSummary("calibration.json", { baselines: st.baselines, calibrations: st.calibrations, network });
   return {
     runId: store.runId,
     directory: store.directory,
     params: p,
     trials: store.trials() as RoundTripTrial[],
-    metadata: metadata(),
+    metadata: session.metadata,
     calibrations: st.calibrations,
     baselines: st.baselines,
-    network: st.emulator
-      ? { kind: st.emulator.kind, reason: st.emulator.reason }
-      : { kind: "none", reason: external ? "external server: measured, not emulated" : "no link was needed" },
+    network: network ?? {
+      kind: "none",
+      reason: asIs ? "external server: measured, not emulated" : "no link was needed",
+    },
     skipped,
   };
 }

@@ -220,10 +220,18 @@ function summariseEnvironment(
   const target = info.clientTargetMs(run.params);
   const calibration = run.calibrations.find((c) => c.link === "client" && c.purpose.startsWith(`${environment} (`));
   const n = auto?.statements ?? one?.statements ?? run.params.statements;
+  // An environment run on a host the user named (`hosts`) is measured, not emulated: its trials say so.
+  const real = run.trials.some(
+    (t) => t.real === true && t.condition.kind === "case" && t.condition.environment === environment,
+  );
   return {
     environment,
-    label: info.label,
-    kind: info.kind,
+    label: real
+      ? info.label.replace(/ \((emulated RTT, one server|2 standbys)\)$/, (_, what: string) =>
+          what.startsWith("2") ? " (2 standbys on named hosts)" : " (real host)",
+        )
+      : info.label,
+    kind: real ? "real" : info.kind,
     quorum: info.quorum,
     targetRttMs: target,
     calibration,

@@ -19,6 +19,7 @@ import {
   type RoundTripTrial,
 } from "../../workloads/round-trips/trials";
 import { ignored } from "../../runtime/debug";
+import { watchTrial } from "../../workloads/watchdog";
 
 export interface TrialContext {
   readonly store: RunStore<RoundTripCondition>;
@@ -41,6 +42,8 @@ export interface Session {
   readonly standbyRttMs: number | null;
   /** The link the bench connection goes through, if any (its delivery stats are recorded). */
   readonly link?: DelayLink;
+  /** The servers are on hosts the user named, reached over the real network (recorded as `real`). */
+  readonly real?: boolean;
 }
 
 /**
@@ -72,38 +75,47 @@ async function timedTrial(
   const startedAt = new Date().toISOString();
   let trial: RoundTripTrial;
   try {
-    await prepare();
-    if (s.lagAdmin) await waitForReplay(s.admin);
-    const before = await counters(s);
-    await s.link?.stats(true);
-    const sampler = s.lagAdmin ? new LagSampler(s.lagAdmin) : undefined;
-    sampler?.start();
-    let lags: LagSummary | undefined;
-    let timed;
-    try {
-      timed = await run();
-    } finally {
-      lags = await sampler?.stop();
-    }
-    const after = await counters(s);
-    const link = await s.link?.stats();
-    trial = {
-      key,
-      condition,
-      repeat,
-      status: "ok",
-      seconds: timed.seconds,
-      counters: counterDelta(before, after),
-      startedAt,
-      finishedAt: new Date().toISOString(),
-      roundTrips,
-      statementTimes: timed.statements,
-      clientRttMs: s.clientRttMs,
-      standbyRttMs: s.standbyRttMs,
-      ...(lags ? { lags } : {}),
-      ...(link ? { link } : {}),
-      ...(order !== undefined ? { order } : {}),
-    };
+    // Under the session's stall watchdog, like every notebook's trials: a frozen server fails the trial in bounded time.
+    trial = await watchTrial(
+      "postgresql",
+      `running ${key}`,
+      async (): Promise<RoundTripTrial> => {
+        await prepare();
+        if (s.lagAdmin) await waitForReplay(s.admin);
+        const before = await counters(s);
+        await s.link?.stats(true);
+        const sampler = s.lagAdmin ? new LagSampler(s.lagAdmin) : undefined;
+        sampler?.start();
+        let lags: LagSummary | undefined;
+        let timed;
+        try {
+          timed = await run();
+        } finally {
+          lags = await sampler?.stop();
+        }
+        const after = await counters(s);
+        const link = await s.link?.stats();
+        return {
+          key,
+          condition,
+          repeat,
+          status: "ok",
+          seconds: timed.seconds,
+          counters: counterDelta(before, after),
+          startedAt,
+          finishedAt: new Date().toISOString(),
+          roundTrips,
+          statementTimes: timed.statements,
+          clientRttMs: s.clientRttMs,
+          standbyRttMs: s.standbyRttMs,
+          ...(lags ? { lags } : {}),
+          ...(link ? { link } : {}),
+          ...(s.real ? { real: true } : {}),
+          ...(order !== undefined ? { order } : {}),
+        };
+      },
+      condition.kind,
+    );
   } catch (error) {
     // An error inside BEGIN … leaves the session in an aborted transaction: end it for the next case.
     await s.bench.query("ROLLBACK").catch(ignored("round-trips: ROLLBACK after a failed case"));

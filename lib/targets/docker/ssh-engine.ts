@@ -19,7 +19,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import type { Duplex } from "node:stream";
-import { Client, utils as sshUtils, type AnyAuthMethod } from "ssh2";
+import { Client, utils as sshUtils, type AnyAuthMethod, type TcpConnectionDetails } from "ssh2";
 import type { SshTarget } from "./endpoint";
 
 /** How long the TCP connect plus SSH handshake may take before the engine counts as unreachable. */
@@ -131,6 +131,12 @@ function authMethods(t: SshTarget): AnyAuthMethod[] {
 export interface SshTunnel {
   /** Local port on 127.0.0.1 that leads to the remote 127.0.0.1:remotePort. */
   readonly localPort: number;
+  readonly remotePort: number;
+  close(): void;
+}
+
+/** A port on the remote host's 127.0.0.1 whose connections come back to an address on this machine. */
+export interface ReverseTunnel {
   readonly remotePort: number;
   close(): void;
 }
@@ -361,6 +367,65 @@ export class SshEngineConnection {
       close: () => {
         server.close();
         for (const s of sockets) s.destroy();
+      },
+    };
+  }
+
+  /**
+   * A listener on the remote host's 127.0.0.1 whose connections come back through this SSH
+   * connection to localHost:localPort here, like `ssh -R 127.0.0.1:0:localHost:localPort`: how a
+   * standby on that host reaches a primary on this machine with no port of this machine open to
+   * any network (the remote port is on the remote loopback too). Holds the process while open.
+   */
+  async reverseTunnel(localHost: string, localPort: number): Promise<ReverseTunnel> {
+    const client = await this.connect();
+    const remotePort = await new Promise<number>((resolve, reject) =>
+      client.forwardIn("127.0.0.1", 0, (error, port) =>
+        error ? reject(new Error(`SSH to ${this.label}: reverse tunnel: ${error.message}`)) : resolve(port),
+      ),
+    );
+    const streams = new Set<Duplex>();
+    const onConnection = (details: TcpConnectionDetails, accept: () => Duplex, reject: () => void): void => {
+      if (details.destPort !== remotePort) return; // another tunnel's
+      if (closed) return reject();
+      const channel = accept();
+      // Held while the connection is open, released once (not on the channel's "close": ssh2 emits
+      // it only after the channel's data is read to the end, and a dead peer leaves some unread —
+      // seen here: a finished run that did not exit, its SSH socket still held).
+      this.hold(1);
+      const local = net.connect({ host: localHost, port: localPort });
+      local.setNoDelay(true);
+      streams.add(channel);
+      streams.add(local);
+      let ended = false;
+      const end = (): void => {
+        if (ended) return;
+        ended = true;
+        local.destroy();
+        channel.destroy();
+        channel.resume(); // drain what nobody reads, so ssh2 can close the channel
+        streams.delete(channel);
+        streams.delete(local);
+        this.hold(-1);
+      };
+      local.once("error", end);
+      local.once("close", end);
+      channel.once("close", end);
+      channel.once("error", end);
+      channel.pipe(local).pipe(channel);
+    };
+    let closed = false;
+    client.on("tcp connection", onConnection);
+    this.hold(1);
+    return {
+      remotePort,
+      close: () => {
+        if (closed) return;
+        closed = true;
+        client.removeListener("tcp connection", onConnection);
+        client.unforwardIn("127.0.0.1", remotePort, () => undefined);
+        for (const s of streams) s.destroy();
+        this.hold(-1);
       },
     };
   }

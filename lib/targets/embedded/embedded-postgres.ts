@@ -263,6 +263,13 @@ export class EmbeddedPostgresServer implements StartedServer, StandbyPrimary {
   standbyServer(rootDirectory: string, name: string): StandbyServer {
     return new EmbeddedStandby(this, rootDirectory, name, this.password);
   }
+
+  standbySettings(): ServerSettings {
+    const settings: Record<string, string | number | boolean> = {};
+    for (const [k, v] of Object.entries(this.spec.settings ?? {})) if (!PRIMARY_ONLY.has(k)) settings[k] = v;
+    settings.hot_standby = "on";
+    return settings;
+  }
 }
 
 /** Settings that only make sense on a primary, dropped from a standby's command line. */
@@ -280,14 +287,11 @@ class EmbeddedStandby extends EmbeddedPostgresServer implements StandbyServer {
     readonly standbyName: string,
     private readonly primaryPassword: string,
   ) {
-    const settings: Record<string, string | number | boolean> = {};
-    for (const [k, v] of Object.entries(primary.spec.settings ?? {})) if (!PRIMARY_ONLY.has(k)) settings[k] = v;
-    settings.hot_standby = "on";
     super(
       primary.binaries,
       primary.osUser,
       rootDirectory,
-      { engine: "postgresql", name: standbyName, settings: settings as ServerSettings },
+      { engine: "postgresql", name: standbyName, settings: primary.standbySettings() },
       {},
     );
   }

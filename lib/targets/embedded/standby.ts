@@ -12,9 +12,17 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Client } from "pg";
-import type { ConnectionInfo, StandbyOptions, StandbySpec, StartedServer } from "../types";
+import type {
+  ConnectionInfo,
+  ServerDescription,
+  ServerSettings,
+  StandbyOptions,
+  StandbySpec,
+  StartedServer,
+} from "../types";
 import { chownRecursive, type OsUser } from "./postgres-binaries";
 import { ignored } from "../../runtime/debug";
+import type { ReverseTunnel } from "../docker/ssh-engine";
 
 /** What making standbys needs of a primary: its data directory on this machine, stopped for the copy. */
 export interface StandbyPrimary {
@@ -24,6 +32,9 @@ export interface StandbyPrimary {
   whileStopped<T>(fn: () => Promise<T> | T): Promise<T>;
   /** A server, not yet launched, that will run a copy of this primary's data from `rootDirectory`. */
   standbyServer(rootDirectory: string, name: string): StandbyServer;
+  /** The settings a standby of it runs with (its own, less the primary-only ones). */
+  standbySettings(): ServerSettings;
+  readonly description: ServerDescription;
 }
 
 /** A standby: a started server that runs from a copy of its primary's data directory. */
@@ -89,33 +100,75 @@ export async function startStandbys(
   primary: StandbyPrimary,
   specs: readonly StandbySpec[],
   options: StandbyOptions = {},
-): Promise<StandbyServer[]> {
+): Promise<StartedServer[]> {
   for (const s of specs) {
     if (!NAME.test(s.name))
       throw new Error(`standby name "${s.name}" must be lower-case letters, digits and _ (it is an application_name)`);
   }
-  const standbys: StandbyServer[] = [];
+  // Loaded only when a standby goes to another engine: runs without Docker never load dockerode.
+  const remote = specs.some((s) => s.on) ? await import("../docker/remote-standby") : undefined;
+  for (const s of specs) if (s.on) remote?.checkStandbyEngine(s.on);
+  const locals: StandbyServer[] = [];
+  const started: { readonly name: string; readonly server: StartedServer; logs(): Promise<string> }[] = [];
+  const tunnels: { close(): void }[] = [];
+  const copies: { spec: StandbySpec; root: string; tunnel: ReverseTunnel }[] = [];
   try {
+    // Each remote standby's way back to the primary, open before the copy names it in primary_conninfo.
+    const tunnelFor = new Map<StandbySpec, ReverseTunnel>();
+    for (const s of specs) {
+      if (!s.on || !remote) continue;
+      const tunnel = await remote.reverseTunnelTo(s.on, primary.connection.port);
+      tunnels.push(tunnel);
+      tunnelFor.set(s, tunnel);
+    }
     await primary.whileStopped(() => {
       allowLoopbackReplication(primary.dataDirectory);
       for (const spec of specs) {
         const root = fs.mkdtempSync(path.join(options.baseDir ?? os.tmpdir(), `dblab-pg-${spec.name}-`));
+        const tunnel = tunnelFor.get(spec);
+        if (tunnel) {
+          // A copy to upload: its replication comes in through the tunnel, from this machine's 127.0.0.1.
+          copies.push({ spec, root, tunnel });
+          prepareCopy(primary, { ...spec, upstreamHost: "127.0.0.1", upstreamPort: tunnel.remotePort }, root);
+          continue;
+        }
         // Constructed (and so registered) before the copy: a crash mid-copy leaves a record to clean.
         const standby = primary.standbyServer(root, spec.name);
-        standbys.push(standby);
+        locals.push(standby);
+        started.push({ name: spec.name, server: standby, logs: async () => standby.logTail(10) });
         prepareCopy(primary, spec, root);
       }
     });
-    for (const standby of standbys) await standby.launch();
+    for (const standby of locals) await standby.launch();
+    for (const { spec, root, tunnel } of copies) {
+      if (!spec.on || !remote) continue;
+      try {
+        const standby = await remote.startRemoteStandby({
+          name: spec.name,
+          endpoint: spec.on,
+          dataDirectory: path.join(root, "data"),
+          settings: primary.standbySettings(),
+          credentials: primary.connection,
+          version: primary.description.version,
+          tunnel,
+        });
+        started.push({ name: spec.name, server: standby, logs: () => standby.logs(10) });
+      } finally {
+        fs.rmSync(root, { recursive: true, force: true });
+      }
+    }
     await waitForStreaming(
       primary.connection,
       specs.map((s) => s.name),
       options.streamingTimeoutMs ?? 60_000,
-      standbys,
+      started,
     );
-    return standbys;
+    // In the order asked for.
+    return specs.flatMap((spec) => started.filter((s) => s.name === spec.name).map((s) => s.server));
   } catch (error) {
-    for (const s of standbys) await s.stop().catch(ignored("standby: stop a standby after a failed start"));
+    for (const s of started) await s.server.stop().catch(ignored("standby: stop a standby after a failed start"));
+    for (const t of tunnels) t.close();
+    for (const c of copies) fs.rmSync(c.root, { recursive: true, force: true });
     throw error;
   }
 }
@@ -124,7 +177,7 @@ async function waitForStreaming(
   primary: ConnectionInfo,
   names: readonly string[],
   timeoutMs: number,
-  standbys: readonly StandbyServer[],
+  standbys: readonly { readonly name: string; logs(): Promise<string> }[],
 ): Promise<void> {
   const client = new Client({ ...primary, connectionTimeoutMillis: 5000 });
   client.on("error", () => undefined);
@@ -140,7 +193,7 @@ async function waitForStreaming(
       if (names.every((n) => seen.includes(n))) return;
       await new Promise((r) => setTimeout(r, 100));
     }
-    const logs = standbys.map((s) => `--- ${s.standbyName} ---\n${s.logTail(10)}`).join("\n");
+    const logs = (await Promise.all(standbys.map(async (s) => `--- ${s.name} ---\n${await s.logs()}`))).join("\n");
     throw new Error(
       `standbys ${names.join(", ")} not all streaming after ${timeoutMs} ms (streaming: ${seen.join(", ") || "none"})\n${logs}`,
     );

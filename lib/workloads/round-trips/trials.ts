@@ -37,6 +37,11 @@ export type RoundTripTrial = TrialRecord<RoundTripCondition, PgServerCounterKey>
   readonly lags?: LagSummary;
   /** The client link's own delivery record during the trial (the proxy measures it; netem not). */
   readonly link?: LinkStats;
+  /**
+   * True when the trial's round trips crossed a real network to servers on hosts the user named
+   * (05's `hosts`): nothing was emulated, so its outcome is evidence. Absent: as the environment says.
+   */
+  readonly real?: boolean;
   /** Position of the trial among its environment's cases (or its sweep level) in this repeat: the rotation, recorded. */
   readonly order?: number;
 };

@@ -1,0 +1,213 @@
+/**
+ * A streaming-replication standby of an embedded primary (on this machine), run on a Docker engine
+ * the user named over ssh:// (05's `hosts`): the standbys of a quorum environment on a real host.
+ *
+ * The path replication takes is one the user already allowed: the SSH connection to that engine.
+ * The standby's container shares the remote host's network (host network mode) and listens on that
+ * host's 127.0.0.1 only; it streams from a port on the same 127.0.0.1 that the SSH connection
+ * forwards back to the primary here (`ssh -R`). Nothing listens on any other interface on either
+ * side, and nothing is published by default on 0.0.0.0.
+ *
+ * The container runs the lab's stand-in image, built on that engine from the same embedded
+ * binaries as the primary: a standby must run the primary's exact major version and build (the data
+ * directory is a byte copy), which the official image need not be. Its data directory is a copy of
+ * the primary's taken while the primary was stopped (see ../embedded/standby.ts), uploaded with the
+ * container's Docker API before it starts.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { Readable } from "node:stream";
+import { pack as tarPack } from "tar-stream";
+import type Docker from "dockerode";
+import { register, unregister } from "../../runtime/resources";
+import type { ConnectionInfo, ServerDescription, ServerSettings, StartedServer } from "../types";
+import { postgresUri } from "../uri";
+import { settingsToArgs } from "../settings";
+import { isNotFound, logTail } from "./container-io";
+import { containerName } from "./create-container";
+import { dockerClientFor, LAB_LABEL, labLabels } from "./docker-client";
+import { endpointRef, engineHostLabel, type DockerEndpoint } from "./endpoint";
+import { resolveImage } from "./images";
+import { randomRemotePort } from "./routes";
+import { sshEngineConnection, type ReverseTunnel, type SshTunnel } from "./ssh-engine";
+import { ignored } from "../../runtime/debug";
+
+/** The stand-in image's postgres user (standin-image.ts): the data directory's owner in the container. */
+const POSTGRES_UID = 999;
+const PGDATA = "/var/lib/postgresql/standby";
+
+/** Refuses, before anything starts, an engine whose databases replication could not reach back from. */
+export function checkStandbyEngine(endpoint: DockerEndpoint): void {
+  if (!endpoint.ssh) {
+    throw new Error(
+      `standbys on ${endpoint.host} need an ssh:// engine: replication reaches the primary on this machine ` +
+        "back through the SSH connection (the lab opens no port of this machine to a network)",
+    );
+  }
+}
+
+/** The port on the engine's host that leads back to `localPort` on this machine's 127.0.0.1. */
+export async function reverseTunnelTo(endpoint: DockerEndpoint, localPort: number): Promise<ReverseTunnel> {
+  checkStandbyEngine(endpoint);
+  const ssh = endpoint.ssh;
+  if (!ssh) throw new Error("unreachable: checked above");
+  return sshEngineConnection(ssh).reverseTunnel("127.0.0.1", localPort);
+}
+
+/** A tar of `directory` as `name/…`, owned by the container's postgres user. */
+function tarOf(directory: string, name: string): Readable {
+  const pack = tarPack();
+  const walk = (dir: string, rel: string): void => {
+    const st = fs.statSync(dir);
+    pack.entry({ name: rel, type: "directory", mode: st.mode & 0o7777, uid: POSTGRES_UID, gid: POSTGRES_UID });
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      const r = `${rel}/${entry.name}`;
+      if (entry.isDirectory()) walk(full, r);
+      else if (entry.isFile()) {
+        const mode = fs.statSync(full).mode & 0o7777;
+        pack.entry({ name: r, mode, uid: POSTGRES_UID, gid: POSTGRES_UID }, fs.readFileSync(full));
+      }
+    }
+  };
+  walk(directory, name);
+  pack.finalize();
+  return Readable.from(pack);
+}
+
+export interface RemoteStandbyRequest {
+  readonly name: string;
+  readonly endpoint: DockerEndpoint;
+  /** A prepared copy of the primary's data directory (standby.signal, primary_conninfo to `tunnel`). */
+  readonly dataDirectory: string;
+  /** The standby's settings (the primary's, less the primary-only ones). */
+  readonly settings: ServerSettings;
+  /** The primary's credentials: a standby runs the primary's data, and so its password. */
+  readonly credentials: ConnectionInfo;
+  readonly version: string;
+  /** The reverse tunnel the standby streams through: closed when the standby stops. */
+  readonly tunnel: ReverseTunnel;
+  readonly onProgress?: (message: string) => void;
+}
+
+export class RemoteStandby implements StartedServer {
+  readonly kind = "docker" as const;
+  readonly engine = "postgresql" as const;
+  private stopped = false;
+
+  constructor(
+    readonly id: string,
+    readonly standbyName: string,
+    readonly connection: ConnectionInfo,
+    readonly description: ServerDescription,
+    private readonly container: Docker.Container,
+    private readonly recordId: string,
+    private readonly tunnels: readonly (ReverseTunnel | SshTunnel)[],
+  ) {}
+
+  get uri(): string {
+    return postgresUri(this.connection);
+  }
+
+  logs(lines = 10): Promise<string> {
+    return logTail(this.container, lines);
+  }
+
+  restart(): Promise<void> {
+    return Promise.reject(new Error("a standby on a remote engine is not restarted; make a new one"));
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    try {
+      await this.container.remove({ force: true, v: true });
+      unregister(this.recordId);
+    } catch (error) {
+      // Gone already: nothing left. Otherwise the record stays for `npm run clean`.
+      if (isNotFound(error)) unregister(this.recordId);
+    } finally {
+      for (const t of this.tunnels) t.close();
+    }
+  }
+}
+
+/** Creates, fills and starts the standby's container; resolves once its server accepts read-only connections. */
+export async function startRemoteStandby(r: RemoteStandbyRequest): Promise<RemoteStandby> {
+  const ssh = r.endpoint.ssh;
+  if (!ssh) throw new Error(`standby ${r.name}: ${r.endpoint.host} is not an ssh:// engine`);
+  const docker = dockerClientFor(r.endpoint);
+  const image = await resolveImage("postgresql", (e) => r.onProgress?.(`${r.name}: ${e.message}`), {
+    forceStandIn: true,
+    docker,
+  });
+  // Host network: the remote 127.0.0.1 is where the reverse tunnel listens. A port taken there fails the start, clearly.
+  const port = randomRemotePort();
+  const settings: ServerSettings = {
+    ...r.settings,
+    port,
+    listen_addresses: "127.0.0.1",
+    unix_socket_directories: "/var/run/postgresql",
+    hot_standby: "on",
+  };
+  const name = containerName({ engine: "postgresql", name: `05-${r.name}` });
+  const container = await docker.createContainer({
+    name,
+    Image: image.image,
+    Cmd: ["postgres", ...settingsToArgs(settings)],
+    Env: [`PGDATA=${PGDATA}`],
+    Labels: labLabels({ [`${LAB_LABEL}.engine`]: "postgresql", [`${LAB_LABEL}.name`]: r.name }),
+    HostConfig: { NetworkMode: "host", ShmSize: 256 * 2 ** 20, AutoRemove: false },
+  });
+  const recordId = register({
+    type: "docker-container",
+    containerId: container.id,
+    description: `container ${name} (standby ${r.name}) on ${r.endpoint.host}`,
+    ...endpointRef(r.endpoint),
+  });
+  let tunnel: SshTunnel | undefined;
+  try {
+    await container.putArchive(tarOf(r.dataDirectory, path.posix.basename(PGDATA)), {
+      path: path.posix.dirname(PGDATA),
+    });
+    await container.start();
+    await waitAcceptingReads(container, r.name);
+    tunnel = await sshEngineConnection(ssh).tunnel(port);
+    const connection: ConnectionInfo = { ...r.credentials, host: "127.0.0.1", port: tunnel.localPort };
+    const description: ServerDescription = {
+      engine: "postgresql",
+      kind: "docker",
+      version: r.version,
+      source: image.image,
+      standInImage: image.standIn,
+      settings,
+      address: `127.0.0.1:${tunnel.localPort}`,
+      publishedAddress: `127.0.0.1:${port} (host network)`,
+      route: "ssh-tunnel",
+      engineHost: engineHostLabel(r.endpoint),
+      engineRttMs: await sshEngineConnection(ssh).rttMs(),
+    };
+    return new RemoteStandby(container.id, r.name, connection, description, container, recordId, [r.tunnel, tunnel]);
+  } catch (error) {
+    tunnel?.close();
+    const logs = await logTail(container, 15);
+    await container
+      .remove({ force: true, v: true })
+      .then(() => unregister(recordId))
+      .catch(ignored("remote standby: remove after a failed start"));
+    throw new Error(`standby ${r.name} on ${r.endpoint.host} did not start: ${String(error)}\n${logs}`, {
+      cause: error,
+    });
+  }
+}
+
+async function waitAcceptingReads(container: Docker.Container, name: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const info = await container.inspect();
+    if (!info.State.Running) throw new Error(`its container exited (${info.State.ExitCode})`);
+    if (/ready to accept read-only connections/.test(await logTail(container, 50))) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`standby ${name} not accepting read-only connections after ${timeoutMs} ms`);
+}
