@@ -8,9 +8,12 @@
  * `docker system dial-stdio` (what the Docker CLI runs), each database connection a
  * direct-tcpip channel (`ssh -L`) to the remote 127.0.0.1, where the container's port stays.
  *
- * As the Docker CLI (which runs OpenSSH): keys from the SSH agent (SSH_AUTH_SOCK) and
- * ~/.ssh/id_ed25519, id_ecdsa, id_rsa (unencrypted); the host key must be in ~/.ssh/known_hosts
- * or /etc/ssh/ssh_known_hosts, never accepted blindly. ~/.ssh/config is not read.
+ * As the Docker CLI (which runs OpenSSH): ~/.ssh/config's HostName, User, Port, IdentityFile,
+ * IdentitiesOnly, HostKeyAlias and UserKnownHostsFile (ssh-config.ts); keys from the SSH agent
+ * (SSH_AUTH_SOCK) and the IdentityFile entries, else ~/.ssh/id_ed25519, id_ecdsa, id_rsa
+ * (unencrypted); the host key must be in ~/.ssh/known_hosts (or UserKnownHostsFile) or
+ * /etc/ssh/ssh_known_hosts, under the resolved HostName and port (or HostKeyAlias), never
+ * accepted blindly.
  */
 import { createHmac } from "node:crypto";
 import fs from "node:fs";
@@ -20,7 +23,7 @@ import os from "node:os";
 import path from "node:path";
 import type { Duplex } from "node:stream";
 import { Client, utils as sshUtils, type AnyAuthMethod } from "ssh2";
-import type { SshTarget } from "./endpoint";
+import { sshHostLabel, type SshTarget } from "./endpoint";
 
 /** How long the TCP connect plus SSH handshake may take before the engine counts as unreachable. */
 const READY_TIMEOUT_MS = 10_000;
@@ -28,14 +31,18 @@ const READY_TIMEOUT_MS = 10_000;
 const KEEPALIVE_MS = 10_000;
 
 function sshTargetLabel(t: SshTarget): string {
-  return `${t.user}@${t.host}${t.port === 22 ? "" : `:${t.port}`}`;
+  return `${t.user}@${sshHostLabel(t)}`;
 }
 
 // ---------------------------------------------------------------------------------------------
 // known_hosts
 
-/** The names a host is listed under: "host" on port 22, "[host]:port" otherwise (OpenSSH). */
-function knownHostsName(t: SshTarget): string {
+/**
+ * The name a host is listed under: its HostKeyAlias if the config gives one, else the resolved
+ * HostName: "host" on port 22, "[host]:port" otherwise (OpenSSH).
+ */
+export function knownHostsName(t: Pick<SshTarget, "host" | "port" | "hostKeyAlias">): string {
+  if (t.hostKeyAlias) return t.hostKeyAlias;
   return t.port === 22 ? t.host : `[${t.host}]:${t.port}`;
 }
 
@@ -65,15 +72,19 @@ function hostFieldMatches(field: string, name: string): boolean {
   return matched;
 }
 
-export function knownHostsFiles(): string[] {
-  return [path.join(os.homedir(), ".ssh", "known_hosts"), "/etc/ssh/ssh_known_hosts"];
+export function knownHostsFiles(t?: Pick<SshTarget, "knownHostsFiles">): string[] {
+  return [...(t?.knownHostsFiles ?? [path.join(os.homedir(), ".ssh", "known_hosts")]), "/etc/ssh/ssh_known_hosts"];
 }
 
 /**
  * "ok" when `key` (the raw public key blob) is listed for the host, "mismatch" when the host is
  * listed with other keys only (or this key is @revoked), "unknown" when it is not listed.
  */
-export function checkKnownHost(t: SshTarget, key: Buffer, files = knownHostsFiles()): "ok" | "mismatch" | "unknown" {
+export function checkKnownHost(
+  t: Pick<SshTarget, "host" | "port" | "hostKeyAlias" | "knownHostsFiles">,
+  key: Buffer,
+  files = knownHostsFiles(t),
+): "ok" | "mismatch" | "unknown" {
   const name = knownHostsName(t);
   let listed = false;
   for (const file of files) {
@@ -106,16 +117,23 @@ export function checkKnownHost(t: SshTarget, key: Buffer, files = knownHostsFile
 // ---------------------------------------------------------------------------------------------
 // keys
 
+/** The key files `ssh` would offer: the config's IdentityFile entries, else OpenSSH's defaults. */
+export function identityFiles(t: Pick<SshTarget, "identityFiles">): string[] {
+  if (t.identityFiles.length) return [...t.identityFiles];
+  return ["id_ed25519", "id_ecdsa", "id_rsa"].map((name) => path.join(os.homedir(), ".ssh", name));
+}
+
 function authMethods(t: SshTarget): AnyAuthMethod[] {
   const methods: AnyAuthMethod[] = [];
-  if (process.env.SSH_AUTH_SOCK) methods.push({ type: "agent", username: t.user, agent: process.env.SSH_AUTH_SOCK });
-  for (const name of ["id_ed25519", "id_ecdsa", "id_rsa"]) {
-    const file = path.join(os.homedir(), ".ssh", name);
+  if (process.env.SSH_AUTH_SOCK && !t.identitiesOnly) {
+    methods.push({ type: "agent", username: t.user, agent: process.env.SSH_AUTH_SOCK });
+  }
+  for (const file of identityFiles(t)) {
     let text: Buffer;
     try {
       text = fs.readFileSync(file);
     } catch {
-      continue;
+      continue; // as OpenSSH: a missing IdentityFile is skipped
     }
     const parsed = sshUtils.parseKey(text);
     // An encrypted key needs its passphrase, which only the agent has: skip it, as `ssh -o BatchMode` would.
@@ -195,7 +213,7 @@ export class SshEngineConnection {
       return Promise.reject(
         new Error(
           `No SSH key for ${this.label}: start an SSH agent (SSH_AUTH_SOCK) with the key, or put an unencrypted ` +
-            "key at ~/.ssh/id_ed25519 (or id_ecdsa, id_rsa), as for `ssh` and `docker -H ssh://…`.",
+            `key at ${identityFiles(t).join(", ")} (IdentityFile in ~/.ssh/config), as for \`ssh\` and \`docker -H ssh://…\`.`,
         ),
       );
     }
@@ -247,8 +265,8 @@ export class SshEngineConnection {
           const name = knownHostsName(t);
           hostKeyProblem =
             verdict === "unknown"
-              ? `the host key of ${name} is not in ${knownHostsFiles().join(" or ")}; connect once with ` +
-                `\`ssh ${this.label}\` to check and accept it (the lab never accepts a host key by itself)`
+              ? `the host key of ${name} is not in ${knownHostsFiles(t).join(" or ")}; connect once with ` +
+                `\`ssh ${t.alias}\` to check and accept it (the lab never accepts a host key by itself)`
               : `the host key of ${name} does NOT match the one in known_hosts (a changed host, or someone in ` +
                 "between): refusing to connect";
           return false;
@@ -404,7 +422,8 @@ const connections = new Map<string, SshEngineConnection>();
 
 /** The process's one connection to that host (created on first use, connected lazily). */
 export function sshEngineConnection(t: SshTarget): SshEngineConnection {
-  const key = sshTargetLabel(t);
+  // The alias too: two aliases of one host may differ in keys or known_hosts.
+  const key = `${sshTargetLabel(t)} ${JSON.stringify(t)}`;
   let c = connections.get(key);
   if (!c) {
     c = new SshEngineConnection(t);
