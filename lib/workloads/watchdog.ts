@@ -23,6 +23,7 @@ import { Client } from "pg";
 import { median } from "simple-statistics";
 import { killTree } from "../runtime/reaper";
 import type { Engine, StartedServer } from "../targets/types";
+import { withActivity } from "./server-activity";
 
 const MIN_BOUND_MS = 60_000;
 const PEER_FACTOR = 10;
@@ -39,6 +40,8 @@ export interface WatchdogOptions {
   readonly boundMs?: number;
   /** Liveness probe on a separate connection; resolves when the server answered. */
   readonly probe?: (server: StartedServer, timeoutMs: number) => Promise<void>;
+  /** How often a long trial shows what its server is doing (server-activity.ts); 0 = never. */
+  readonly activityMs?: number;
 }
 
 /** The override from DBLAB_STALL_SECONDS; a bad value is refused before anything starts. */
@@ -190,7 +193,15 @@ export class TrialWatchdog {
     };
     const timer = setInterval(() => void check(), Math.max(25, Math.min(5000, Math.round(quietMs / 4))));
     // Not unref'd: it must fire even when nothing else holds the event loop; cleared when the trial ends.
-    const work = run();
+    // A long statement shows what the server does (progress views, WAL written) in the progress line.
+    const activityMs = this.options.activityMs;
+    const work =
+      activityMs === 0
+        ? run()
+        : withActivity(server, this.options.say && ((line) => this.options.say?.(`${what}: ${line}`)), run, {
+            intervalMs: activityMs,
+            onAnswer: () => (this.lastSign = Date.now()),
+          });
     try {
       const result = await Promise.race([work, stall]);
       // A trial that got through a stall (the server resumed in time) has a meaningless duration.
@@ -266,8 +277,38 @@ async function explainEngineLoss(server: StartedServer, error: unknown): Promise
   if (server.kind !== "docker") return error;
   if (!isConnectionLoss(error)) return error;
   // Loaded lazily so that runs without Docker never load dockerode.
-  const { dockerAvailable, DockerEngineGoneError } = await import("../targets/docker/docker-client");
-  return (await dockerAvailable()) ? error : new DockerEngineGoneError(serverName(server), error);
+  const { dockerAvailable, dockerEndpoint, errorText, DockerEngineGoneError, EngineLinkLostError } =
+    await import("../targets/docker/docker-client");
+  const engineHost = server.description.engineHost;
+  const remote = engineHost !== undefined && engineHost !== "this machine";
+  // A remote engine is named by its address and its host (an ssh alias resolved, say).
+  const where = remote ? `${dockerEndpoint()} (${engineHost})` : dockerEndpoint();
+  if (!(await dockerAvailable())) return new DockerEngineGoneError(serverName(server), error, where);
+  // A remote engine that answers again, but the SSH link dropped under the trial (keepalives
+  // unanswered, packets lost for a while): "Connection terminated unexpectedly" alone would not say so.
+  const drop = (server as { linkDrop?: () => string | undefined }).linkDrop?.();
+  if (remote && drop !== undefined)
+    return new EngineLinkLostError(serverName(server), `${errorText(error)}; ${drop}`, where);
+  return error;
+}
+
+/**
+ * The same for an error thrown outside a watched trial (03's template load, a setup query): the
+ * first server whose loss explains it names itself and its engine.
+ */
+export async function explainRunError(servers: ReadonlyMap<Engine, StartedServer>, error: unknown): Promise<unknown> {
+  if (isEngineLoss(error) || error instanceof StallError) return error;
+  for (const server of servers.values()) {
+    const explained = await explainEngineLoss(server, explainServerLoss(server, error));
+    if (explained !== error) return explained;
+  }
+  return error;
+}
+
+/** True for the errors above: the run can go on once the engine answers (resume the run). */
+export function isEngineLoss(error: unknown): boolean {
+  const name = (error as { name?: unknown } | null)?.name;
+  return name === "DockerEngineGoneError" || name === "EngineLinkLostError";
 }
 
 const current = new AsyncLocalStorage<TrialWatchdog>();

@@ -150,6 +150,8 @@ export interface SshTunnel {
   /** Local port on 127.0.0.1 that leads to the remote 127.0.0.1:remotePort. */
   readonly localPort: number;
   readonly remotePort: number;
+  /** Payload bytes through this tunnel since it opened: sent to the database, received from it. */
+  bytes(): { readonly sent: number; readonly received: number };
   close(): void;
 }
 
@@ -159,6 +161,12 @@ export class SshEngineConnection {
   private socket: net.Socket | undefined;
   /** Open channels: the TCP socket keeps the process alive only while one is open. */
   private open = 0;
+  /** Bytes on the wire (encrypted, every channel) of the sockets closed so far. */
+  private closedRead = 0;
+  private closedWritten = 0;
+  /** Links lost under open channels (not closed by close()): when, and why. */
+  private drops: { readonly at: number; readonly reason: string }[] = [];
+  private closing = false;
   readonly agent: http.Agent;
 
   constructor(readonly target: SshTarget) {
@@ -252,6 +260,15 @@ export class SshEngineConnection {
         if (this.client === client) this.client = undefined;
         if (this.socket === socket) this.socket = undefined;
       });
+      let socketError: string | undefined;
+      socket.once("error", (error: Error) => (socketError = error.message));
+      socket.once("close", () => {
+        this.closedRead += socket.bytesRead;
+        this.closedWritten += socket.bytesWritten;
+        if (this.client === client && !this.closing) {
+          this.drops.push({ at: Date.now(), reason: socketError ?? "the connection closed" });
+        }
+      });
       client.connect({
         sock: socket,
         username: t.user,
@@ -341,8 +358,11 @@ export class SshEngineConnection {
   async tunnel(remotePort: number): Promise<SshTunnel> {
     await this.connect();
     const sockets = new Set<net.Socket>();
+    let sent = 0;
+    let received = 0;
     const server = net.createServer((local) => {
       sockets.add(local);
+      local.on("data", (chunk: Buffer) => (sent += chunk.length));
       local.setNoDelay(true);
       local.once("close", () => sockets.delete(local));
       local.pause();
@@ -358,6 +378,7 @@ export class SshEngineConnection {
             drop();
             return;
           }
+          remote.on("data", (chunk: Buffer) => (received += chunk.length));
           local.pipe(remote).pipe(local);
           remote.once("close", () => local.destroy());
           local.once("close", drop);
@@ -376,10 +397,23 @@ export class SshEngineConnection {
     return {
       localPort: address.port,
       remotePort,
+      bytes: () => ({ sent, received }),
       close: () => {
         server.close();
         for (const s of sockets) s.destroy();
       },
+    };
+  }
+
+  /**
+   * Bytes this process's SSH connections to the host carried, on the wire (encrypted, with every
+   * API call, image build and tunnel): what a data set streamed from here would show up in.
+   */
+  wireBytes(): { readonly sent: number; readonly received: number } {
+    const live = this.socket;
+    return {
+      sent: this.closedWritten + (live?.bytesWritten ?? 0),
+      received: this.closedRead + (live?.bytesRead ?? 0),
     };
   }
 
@@ -410,11 +444,18 @@ export class SshEngineConnection {
     return times[Math.floor(times.length / 2)];
   }
 
+  /** Why the link dropped last, if it did after `since` (ms since the epoch). */
+  droppedSince(since: number): string | undefined {
+    return this.drops.filter((d) => d.at >= since).at(-1)?.reason;
+  }
+
   close(): void {
+    this.closing = true;
     this.client?.end();
     this.client = undefined;
     this.socket?.destroy();
     this.socket = undefined;
+    this.closing = false;
   }
 }
 
