@@ -133,7 +133,7 @@ export async function withActivity<T>(
   server: StartedServer | undefined,
   say: ((line: string) => void) | undefined,
   work: () => Promise<T>,
-  options: { readonly intervalMs?: number; readonly onAnswer?: () => void } = {},
+  options: { readonly intervalMs?: number; readonly onAnswer?: () => void; readonly quiet?: () => boolean } = {},
 ): Promise<T> {
   if (!server || !say || server.engine !== "postgresql") return work();
   const reader = new ActivityReader(server);
@@ -147,7 +147,7 @@ export async function withActivity<T>(
       .read(Math.min(10_000, intervalMs))
       .then((line) => {
         options.onAnswer?.();
-        if (line && !done) say(line);
+        if (line && !done && !options.quiet?.()) say(line);
       })
       .catch(() => undefined)
       .finally(() => (reading = false));

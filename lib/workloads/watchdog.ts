@@ -23,7 +23,7 @@ import { Client } from "pg";
 import { median } from "simple-statistics";
 import { killTree } from "../runtime/reaper";
 import type { Engine, StartedServer } from "../targets/types";
-import { withActivity } from "./server-activity";
+import { ACTIVITY_MS, withActivity } from "./server-activity";
 
 const MIN_BOUND_MS = 60_000;
 const PEER_FACTOR = 10;
@@ -124,12 +124,15 @@ async function stopStalled(server: StartedServer): Promise<void> {
 export class TrialWatchdog {
   private readonly durations = new Map<string, number[]>();
   private lastSign = 0;
+  /** The trial's own progress (not a probe's answer): while it reports, the activity line stays quiet. */
+  private lastTrialProgress = 0;
 
   constructor(private readonly options: WatchdogOptions) {}
 
   /** Something the trial did shows the server alive (a pgbench progress line, a finished batch). */
   progress(): void {
     this.lastSign = Date.now();
+    this.lastTrialProgress = this.lastSign;
   }
 
   /** The bound for a trial of `group` (see the module comment). */
@@ -201,6 +204,8 @@ export class TrialWatchdog {
         : withActivity(server, this.options.say && ((line) => this.options.say?.(`${what}: ${line}`)), run, {
             intervalMs: activityMs,
             onAnswer: () => (this.lastSign = Date.now()),
+            // A trial with its own progress (pgbench's lines) says more than the server's activity.
+            quiet: () => Date.now() - this.lastTrialProgress < (activityMs ?? ACTIVITY_MS),
           });
     try {
       const result = await Promise.race([work, stall]);
