@@ -202,7 +202,7 @@ export function resumeHint(
   store: { readonly runId: string; readonly directory: string; trials(): readonly unknown[] },
   planned: number,
 ): string {
-  const kept = store.trials().length;
+  const kept = store.trials().filter((t) => (t as { status?: unknown }).status !== "failed").length;
   const of = planned > 0 ? ` of ${planned}` : "";
   return (
     `${kept}${of} finished trials are kept in ${store.directory}. Once the engine answers again, resume with ` +

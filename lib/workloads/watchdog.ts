@@ -286,8 +286,12 @@ async function explainEngineLoss(server: StartedServer, error: unknown): Promise
     await import("../targets/docker/docker-client");
   const engineHost = server.description.engineHost;
   const remote = engineHost !== undefined && engineHost !== "this machine";
-  // A remote engine is named by its address and its host (an ssh alias resolved, say).
-  const where = remote ? `${dockerEndpoint()} (${engineHost})` : dockerEndpoint();
+  // A remote engine is named by its address, and by its host where the address does not show it
+  // (an ssh alias that ~/.ssh/config resolves: "ssh://lab (10.0.0.5)").
+  const endpoint = dockerEndpoint();
+  const label = engineHost?.replace(/ \(ssh\)$/, "") ?? "";
+  const hostPart = /\(([^()]+)\)$/.exec(label)?.[1] ?? label; // "lab (10.0.0.5)" → "10.0.0.5"
+  const where = remote && !endpoint.includes(hostPart) ? `${endpoint} (${hostPart})` : endpoint;
   if (!(await dockerAvailable())) return new DockerEngineGoneError(serverName(server), error, where);
   // A remote engine that answers again, but the SSH link dropped under the trial (keepalives
   // unanswered, packets lost for a while): "Connection terminated unexpectedly" alone would not say so.
@@ -310,10 +314,17 @@ export async function explainRunError(servers: ReadonlyMap<Engine, StartedServer
   return error;
 }
 
-/** True for the errors above: the run can go on once the engine answers (resume the run). */
+/**
+ * True for the errors above, also when a trial's own error wraps one ("Trial … failed: the Docker
+ * engine at … went away"): the run can go on once the engine answers (resume the run).
+ */
 export function isEngineLoss(error: unknown): boolean {
   const name = (error as { name?: unknown } | null)?.name;
-  return name === "DockerEngineGoneError" || name === "EngineLinkLostError";
+  if (name === "DockerEngineGoneError" || name === "EngineLinkLostError") return true;
+  return (
+    error instanceof Error &&
+    /the Docker engine at .* went away; |the connection to the Docker engine at .* dropped; /.test(error.message)
+  );
 }
 
 const current = new AsyncLocalStorage<TrialWatchdog>();

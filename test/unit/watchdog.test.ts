@@ -7,7 +7,9 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { StartedServer } from "../../lib/targets/types";
 import {
+  explainRunError,
   explainServerLoss,
+  isEngineLoss,
   StallError,
   stallBoundFromEnv,
   TrialWatchdog,
@@ -140,6 +142,45 @@ test("a Docker server's lost connection while the engine does not answer names D
       dog.watch("postgresql", "trial t1", () => Promise.reject(lost)),
       /^DockerEngineGoneError: the Docker engine at unix:\/\/\/nonexistent\/h15-docker\.sock went away; the PostgreSQL 17\.6 server \(docker, 172\.17\.0\.9:5432\) was lost \(write ECONNRESET\)$/,
     );
+  } finally {
+    if (saved === undefined) delete process.env.DOCKER_HOST;
+    else process.env.DOCKER_HOST = saved;
+  }
+});
+
+test("a remote engine's server: the lost link names the engine's address and resolved host; a wrapped one is still an engine loss", async () => {
+  const saved = process.env.DOCKER_HOST;
+  // An ssh alias nobody resolves (no such name in any ~/.ssh/config): the ping fails at once.
+  process.env.DOCKER_HOST = "unix:///nonexistent/h22-docker.sock";
+  try {
+    const server = fakeServer({
+      kind: "docker",
+      description: {
+        engine: "postgresql",
+        kind: "docker",
+        version: "17.6",
+        source: "img",
+        address: "127.0.0.1:40001",
+        engineHost: "labengine (10.231.99.2) (ssh)",
+      },
+    });
+    const dog = new TrialWatchdog({ servers: new Map([["postgresql", server]]), boundMs: 60_000, activityMs: 0 });
+    const lost = new Error("Connection terminated unexpectedly");
+    let caught: unknown;
+    await dog.watch("postgresql", "trial t1", () => Promise.reject(lost)).catch((e: unknown) => (caught = e));
+    assert.match(
+      String(caught),
+      /^DockerEngineGoneError: the Docker engine at unix:\/\/\/nonexistent\/h22-docker\.sock \(10\.231\.99\.2\) went away; the PostgreSQL 17\.6 server \(docker, 127\.0\.0\.1:40001\) was lost \(Connection terminated unexpectedly\)$/,
+    );
+    assert.equal(isEngineLoss(caught), true);
+    // run-trials wraps it in its own error ("Trial … failed: …"): the session still knows it.
+    assert.equal(isEngineLoss(new Error(`Trial k failed: ${(caught as Error).message}`)), true);
+    assert.equal(isEngineLoss(new Error("Trial k failed: syntax error")), false);
+    // Outside a trial (03's template load) the same explanation comes from the session's servers.
+    const outside = await explainRunError(new Map([["postgresql", server]]), lost);
+    assert.match(String(outside), /DockerEngineGoneError: the Docker engine at .* went away/);
+    const other = new Error("syntax error at or near");
+    assert.equal(await explainRunError(new Map([["postgresql", server]]), other), other);
   } finally {
     if (saved === undefined) delete process.env.DOCKER_HOST;
     else process.env.DOCKER_HOST = saved;
