@@ -98,7 +98,13 @@ export class ActivityReader {
   describe(row: ActivityRow): string {
     const parts: string[] = [];
     if (row.ci_phase) {
-      const of = share(row.blocks_done, row.blocks_total) ?? share(row.tuples_done, row.tuples_total);
+      // Each phase moves its own counter: blocks while scanning the table, tuples while loading the
+      // tree; the sort in between moves neither (a share there would read "0 %" for minutes).
+      const of = /scanning/.test(row.ci_phase)
+        ? share(row.blocks_done, row.blocks_total)
+        : /loading tuples/.test(row.ci_phase)
+          ? share(row.tuples_done, row.tuples_total)
+          : undefined;
       parts.push(`CREATE INDEX: ${row.ci_phase}${of ? ` ${of}` : ""}`);
     } else if (row.copy_tuples !== null) {
       const of = share(row.copy_bytes, row.copy_bytes_total);

@@ -115,10 +115,16 @@ export async function probeServer(server: StartedServer, timeoutMs: number): Pro
  * else), then stops it (directory, record; a container is removed by force). A server without a
  * pid of ours (docker: stop() kills the container; external: nothing of ours to stop) is stopped.
  */
-async function stopStalled(server: StartedServer): Promise<void> {
+async function stopStalled(server: StartedServer): Promise<string | undefined> {
   const pid = (server as { pid?: unknown }).pid;
   if (typeof pid === "number" && pid > 0) killTree(pid);
-  await server.stop().catch(() => undefined);
+  try {
+    await server.stop();
+    return undefined;
+  } catch (error) {
+    // A remote engine that vanished: the container cannot be removed now (its record is kept).
+    return error instanceof Error ? error.message : String(error);
+  }
 }
 
 export class TrialWatchdog {
@@ -174,7 +180,13 @@ export class TrialWatchdog {
         );
         this.options.say?.(`⚠ stalled: ${what} on ${serverName(server)}; stopping the server`);
         const error = stallError;
-        stopping = stopStalled(server);
+        stopping = stopStalled(server).then((failure) => {
+          if (failure === undefined) return;
+          error.message = error.message.replace(
+            /; the server was stopped$/,
+            `; it could not be stopped (${failure}): its record is kept for \`npm run clean\``,
+          );
+        });
         void stopping.then(() => stalled?.(error));
         return;
       }

@@ -42,6 +42,27 @@ test("CREATE INDEX shows its phase and share done; COPY its rows and bytes; VACU
     "CREATE INDEX: building index: loading tuples in tree 45 % · running 2 min 10 s",
   );
   assert.equal(
+    reader.describe({
+      ...base,
+      ci_phase: "building index: sorting live tuples",
+      blocks_done: "0",
+      blocks_total: "540000",
+      tuples_done: "0",
+      tuples_total: "0",
+    }),
+    "CREATE INDEX: building index: sorting live tuples · running 2 min 10 s",
+    "the sort moves no counter: no share that would read 0 % for minutes",
+  );
+  assert.equal(
+    reader.describe({
+      ...base,
+      ci_phase: "building index: scanning table",
+      blocks_done: "270000",
+      blocks_total: "540000",
+    }),
+    "CREATE INDEX: building index: scanning table 50 % · running 2 min 10 s",
+  );
+  assert.equal(
     reader.describe({ ...base, copy_tuples: "1500000", copy_bytes: String(3 * 2 ** 30), copy_bytes_total: "0" }),
     "COPY: 1,500,000 rows, 3.00 GiB · running 2 min 10 s",
   );
