@@ -319,8 +319,10 @@ async function explainEngineLoss(server: StartedServer, error: unknown): Promise
  */
 export async function explainRunError(servers: ReadonlyMap<Engine, StartedServer>, error: unknown): Promise<unknown> {
   if (isEngineLoss(error) || error instanceof StallError) return error;
+  // A trial's own failure went through watch() already, with its explanation.
+  if ((error as { name?: unknown } | null)?.name === "TrialFailedError") return error;
   for (const server of servers.values()) {
-    const explained = await explainEngineLoss(server, explainServerLoss(server, error));
+    const explained = await explainEngineLoss(server, error);
     if (explained !== error) return explained;
   }
   return error;
