@@ -5,6 +5,10 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import fs from "node:fs";
+import http from "node:http";
+import os from "node:os";
+import path from "node:path";
 import type { StartedServer } from "../../lib/targets/types";
 import {
   explainRunError,
@@ -184,5 +188,51 @@ test("a remote engine's server: the lost link names the engine's address and res
   } finally {
     if (saved === undefined) delete process.env.DOCKER_HOST;
     else process.env.DOCKER_HOST = saved;
+  }
+});
+
+test("a remote engine's link dropped under a trial but the engine answers again: said so, with the link's reason, and resumable", async () => {
+  // A stand-in engine that answers Docker's ping on a unix socket (no daemon needed).
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-ping-"));
+  const socket = path.join(dir, "docker.sock");
+  const engine = http.createServer((_req, res) => res.end("OK"));
+  await new Promise<void>((resolve) => engine.listen(socket, resolve));
+  const saved = process.env.DOCKER_HOST;
+  process.env.DOCKER_HOST = `unix://${socket}`;
+  try {
+    const description = {
+      engine: "postgresql" as const,
+      kind: "docker" as const,
+      version: "17.6",
+      source: "img",
+      address: "127.0.0.1:40002",
+      engineHost: "10.231.99.2 (ssh)",
+    };
+    const dropped = fakeServer({
+      kind: "docker",
+      description,
+      linkDrop: () => "SSH to root@10.231.99.2: no answer to keepalives for 20 s",
+    });
+    const dog = new TrialWatchdog({ servers: new Map([["postgresql", dropped]]), boundMs: 60_000, activityMs: 0 });
+    const lost = new Error("Connection terminated unexpectedly");
+    let caught: unknown;
+    await dog.watch("postgresql", "trial t2", () => Promise.reject(lost)).catch((e: unknown) => (caught = e));
+    assert.match(
+      String(caught),
+      /^EngineLinkLostError: the connection to the Docker engine at unix:\/\/\S+ \(10\.231\.99\.2\) dropped; the PostgreSQL 17\.6 server \(docker, 127\.0\.0\.1:40002\) lost its connection \(Connection terminated unexpectedly; SSH to root@10\.231\.99\.2: no answer to keepalives for 20 s\); the engine answers again$/,
+    );
+    assert.equal(isEngineLoss(caught), true);
+    // Without a dropped link, a lost connection on an engine that answers is the server's own affair.
+    const steady = fakeServer({ kind: "docker", description, linkDrop: () => undefined });
+    const dog2 = new TrialWatchdog({ servers: new Map([["postgresql", steady]]), boundMs: 60_000, activityMs: 0 });
+    await assert.rejects(
+      dog2.watch("postgresql", "trial t3", () => Promise.reject(lost)),
+      (e: unknown) => e === lost,
+    );
+  } finally {
+    if (saved === undefined) delete process.env.DOCKER_HOST;
+    else process.env.DOCKER_HOST = saved;
+    engine.close();
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 });
