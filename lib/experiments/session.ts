@@ -13,19 +13,20 @@ import { gitCommit, hostInfo, type RunMetadata } from "../results/metadata";
 import { RunStore } from "../results/run-store";
 import { endInterruptible, InterruptedError, interruptSignal } from "../runtime/interrupt";
 import { reapOrphans } from "../runtime/reaper";
-import { listRecords } from "../runtime/resource-registry";
+import { listRecords, ownRecords } from "../runtime/resource-registry";
 import { createTarget, decideTarget, type TargetChoice } from "../targets/select";
 import type { DockerEndpoint } from "../targets/docker/endpoint";
 import type {
   ConnectionInfo,
   Engine,
+  LinkTraffic,
   ServerDescription,
   ServerSpec,
   StartedServer,
   TargetKind,
 } from "../targets/types";
 import { ignored } from "../runtime/debug";
-import { stallBoundFromEnv, TrialWatchdog, withWatchdog } from "../workloads/watchdog";
+import { explainRunError, isEngineLoss, stallBoundFromEnv, TrialWatchdog, withWatchdog } from "../workloads/watchdog";
 import { startServers, type StartedServers } from "./servers";
 import { connect } from "../engines/postgres/connect";
 import { selectOneProbe } from "../workloads/round-trips/timing";
@@ -134,6 +135,12 @@ async function runSession<C extends object, T>(
   // The reaper removes containers through the Docker layer, loaded only when a record needs it.
   if (listRecords().some((r) => r.resource.type === "docker-container"))
     await import("../targets/docker/docker-client");
+  // Containers this process could not remove earlier (their engine was unreachable then): a kernel
+  // that resumes a run after a dropped engine removes them now, as the reaper does for dead owners.
+  if (ownRecords().some((r) => r.resource.type === "docker-container")) {
+    const { retryAbandonedStops } = await import("../targets/docker/docker-target");
+    await retryAbandonedStops();
+  }
   const reaped = await reapOrphans();
   // The host's load before any server of ours starts: what else is running on this machine.
   const before = await sampleHost(1000);
@@ -279,7 +286,17 @@ async function runSession<C extends object, T>(
       writeMetadata();
       return result;
     } catch (error) {
-      if (!signal.aborted) throw error;
+      if (!signal.aborted) {
+        // A lost engine is not the end of the run: say which, what was kept and how to go on.
+        const explained = await explainRunError(servers.servers, error);
+        if (isEngineLoss(explained) && explained instanceof Error) {
+          const before = explained.message;
+          explained.message += `. ${resumeHint(store, planned)}`;
+          // The stack was written with the message at construction: a notebook shows the stack.
+          explained.stack = explained.stack?.replace(before, explained.message);
+        }
+        throw explained;
+      }
       outcome = "interrupted";
       // Whatever the workload threw on its way out (an aborted pgbench, a cancelled statement), the
       // cause is the Stop: say so, and what was kept. The servers are stopped before the cell sees it.
@@ -290,7 +307,7 @@ async function runSession<C extends object, T>(
       // Merged into what is on disk: experiments add their own fields with store.writeMetadata.
       // A failure here must not hide the run's own error: without finishedAt the run reads as "stopped".
       try {
-        store.updateMetadata({ finishedAt: new Date().toISOString(), outcome });
+        store.updateMetadata({ finishedAt: new Date().toISOString(), outcome, ...linkTraffic(servers) });
       } catch {
         // nothing better to do: the trials are on disk already
       }
@@ -299,6 +316,30 @@ async function runSession<C extends object, T>(
     monitor.stop();
     await stopEvery();
   }
+}
+
+/** What a run cut short by a lost engine kept, and how to resume it once the engine answers. */
+export function resumeHint(
+  store: { readonly runId: string; readonly directory: string; trials(): readonly unknown[] },
+  planned: number,
+): string {
+  const kept = store.trials().filter((t) => (t as { status?: unknown }).status !== "failed").length;
+  const of = planned > 0 ? ` of ${planned}` : "";
+  return (
+    `${kept}${of} finished trials are kept in ${store.directory}. Once the engine answers again, resume with ` +
+    `the same parameters and { resumeId: "${store.runId}" } in the run's options; its container is removed ` +
+    "then (or by `npm run clean`: its record is kept)"
+  );
+}
+
+/** Bytes over each remote engine's link (ssh:// only), for metadata.json. */
+function linkTraffic(servers: StartedServers): { linkTraffic?: Record<string, LinkTraffic> } {
+  const out: Record<string, LinkTraffic> = {};
+  for (const [engine, server] of servers.servers) {
+    const traffic = server.linkTraffic?.();
+    if (traffic) out[engine] = traffic;
+  }
+  return Object.keys(out).length ? { linkTraffic: out } : {};
 }
 
 /**

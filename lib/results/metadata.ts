@@ -2,7 +2,7 @@
 import { spawnSync } from "node:child_process";
 import os from "node:os";
 import path from "node:path";
-import type { ServerDescription } from "../targets/types";
+import type { LinkTraffic, ServerDescription } from "../targets/types";
 import type { Quietness } from "./quietness";
 
 export interface HostInfo {
@@ -36,6 +36,8 @@ export interface RunMetadata {
   /** Set when the run's work ended (finished, failed or interrupted); absent while it runs. */
   readonly finishedAt?: string;
   readonly outcome?: "finished" | "failed" | "interrupted";
+  /** Bytes over the link to each server on a remote ssh:// engine (tunnel payload, SSH wire), by engine. */
+  readonly linkTraffic?: Readonly<Record<string, LinkTraffic>>;
 }
 
 export function hostInfo(): HostInfo {

@@ -94,6 +94,25 @@ export interface StartedServer {
    * never for the kind of target.
    */
   readonly replication?: ReplicationCapability;
+  /**
+   * Present where the server is reached over a link the lab carries itself (an ssh:// engine's
+   * tunnel): the bytes that crossed it, so a run can show that its data was made on the server's
+   * side rather than streamed from here.
+   */
+  readonly linkTraffic?: () => LinkTraffic;
+}
+
+/** Bytes over the link to a remote engine's host, since the server started (see StartedServer.linkTraffic). */
+export interface LinkTraffic {
+  /** Payload through this server's database tunnel: queries and rows sent, results received. */
+  readonly tunnelSent: number;
+  readonly tunnelReceived: number;
+  /**
+   * The SSH connection on the wire (encrypted; every API call, image build and tunnel to that
+   * host, from this process), counted from the server's start.
+   */
+  readonly wireSent: number;
+  readonly wireReceived: number;
 }
 
 /** One standby to make of a primary. */

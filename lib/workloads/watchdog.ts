@@ -23,6 +23,7 @@ import { Client } from "pg";
 import { median } from "simple-statistics";
 import { killTree } from "../runtime/reaper";
 import type { Engine, StartedServer } from "../targets/types";
+import { ACTIVITY_MS, withActivity } from "./server-activity";
 
 const MIN_BOUND_MS = 60_000;
 const PEER_FACTOR = 10;
@@ -39,6 +40,8 @@ export interface WatchdogOptions {
   readonly boundMs?: number;
   /** Liveness probe on a separate connection; resolves when the server answered. */
   readonly probe?: (server: StartedServer, timeoutMs: number) => Promise<void>;
+  /** How often a long trial shows what its server is doing (server-activity.ts); 0 = never. */
+  readonly activityMs?: number;
 }
 
 /** The override from DBLAB_STALL_SECONDS; a bad value is refused before anything starts. */
@@ -112,21 +115,30 @@ export async function probeServer(server: StartedServer, timeoutMs: number): Pro
  * else), then stops it (directory, record; a container is removed by force). A server without a
  * pid of ours (docker: stop() kills the container; external: nothing of ours to stop) is stopped.
  */
-async function stopStalled(server: StartedServer): Promise<void> {
+async function stopStalled(server: StartedServer): Promise<string | undefined> {
   const pid = (server as { pid?: unknown }).pid;
   if (typeof pid === "number" && pid > 0) killTree(pid);
-  await server.stop().catch(() => undefined);
+  try {
+    await server.stop();
+    return undefined;
+  } catch (error) {
+    // A remote engine that vanished: the container cannot be removed now (its record is kept).
+    return error instanceof Error ? error.message : String(error);
+  }
 }
 
 export class TrialWatchdog {
   private readonly durations = new Map<string, number[]>();
   private lastSign = 0;
+  /** The trial's own progress (not a probe's answer): while it reports, the activity line stays quiet. */
+  private lastTrialProgress = 0;
 
   constructor(private readonly options: WatchdogOptions) {}
 
   /** Something the trial did shows the server alive (a pgbench progress line, a finished batch). */
   progress(): void {
     this.lastSign = Date.now();
+    this.lastTrialProgress = this.lastSign;
   }
 
   /** The bound for a trial of `group` (see the module comment). */
@@ -168,7 +180,13 @@ export class TrialWatchdog {
         );
         this.options.say?.(`⚠ stalled: ${what} on ${serverName(server)}; stopping the server`);
         const error = stallError;
-        stopping = stopStalled(server);
+        stopping = stopStalled(server).then((failure) => {
+          if (failure === undefined) return;
+          error.message = error.message.replace(
+            /; the server was stopped$/,
+            `; it could not be stopped (${failure}): its record is kept for \`npm run clean\``,
+          );
+        });
         void stopping.then(() => stalled?.(error));
         return;
       }
@@ -190,7 +208,17 @@ export class TrialWatchdog {
     };
     const timer = setInterval(() => void check(), Math.max(25, Math.min(5000, Math.round(quietMs / 4))));
     // Not unref'd: it must fire even when nothing else holds the event loop; cleared when the trial ends.
-    const work = run();
+    // A long statement shows what the server does (progress views, WAL written) in the progress line.
+    const activityMs = this.options.activityMs;
+    const work =
+      activityMs === 0
+        ? run()
+        : withActivity(server, this.options.say && ((line) => this.options.say?.(`${what}: ${line}`)), run, {
+            intervalMs: activityMs,
+            onAnswer: () => (this.lastSign = Date.now()),
+            // A trial with its own progress (pgbench's lines) says more than the server's activity.
+            quiet: () => Date.now() - this.lastTrialProgress < (activityMs ?? ACTIVITY_MS),
+          });
     try {
       const result = await Promise.race([work, stall]);
       // A trial that got through a stall (the server resumed in time) has a meaningless duration.
@@ -266,8 +294,51 @@ async function explainEngineLoss(server: StartedServer, error: unknown): Promise
   if (server.kind !== "docker") return error;
   if (!isConnectionLoss(error)) return error;
   // Loaded lazily so that runs without Docker never load dockerode.
-  const { dockerAvailable, DockerEngineGoneError } = await import("../targets/docker/docker-client");
-  return (await dockerAvailable()) ? error : new DockerEngineGoneError(serverName(server), error);
+  const { dockerAvailable, dockerEndpoint, errorText, DockerEngineGoneError, EngineLinkLostError } =
+    await import("../targets/docker/docker-client");
+  const engineHost = server.description.engineHost;
+  const remote = engineHost !== undefined && engineHost !== "this machine";
+  // A remote engine is named by its address, and by its host where the address does not show it
+  // (an ssh alias that ~/.ssh/config resolves: "ssh://lab (10.0.0.5)").
+  const endpoint = dockerEndpoint();
+  const label = engineHost?.replace(/ \(ssh\)$/, "") ?? "";
+  const hostPart = /\(([^()]+)\)$/.exec(label)?.[1] ?? label; // "lab (10.0.0.5)" → "10.0.0.5"
+  const where = remote && !endpoint.includes(hostPart) ? `${endpoint} (${hostPart})` : endpoint;
+  if (!(await dockerAvailable())) return new DockerEngineGoneError(serverName(server), error, where);
+  // A remote engine that answers again, but the SSH link dropped under the trial (keepalives
+  // unanswered, packets lost for a while): "Connection terminated unexpectedly" alone would not say so.
+  const drop = (server as { linkDrop?: () => string | undefined }).linkDrop?.();
+  if (remote && drop !== undefined)
+    return new EngineLinkLostError(serverName(server), `${errorText(error)}; ${drop}`, where);
+  return error;
+}
+
+/**
+ * The same for an error thrown outside a watched trial (03's template load, a setup query): the
+ * first server whose loss explains it names itself and its engine.
+ */
+export async function explainRunError(servers: ReadonlyMap<Engine, StartedServer>, error: unknown): Promise<unknown> {
+  if (isEngineLoss(error) || error instanceof StallError) return error;
+  // A trial's own failure went through watch() already, with its explanation.
+  if ((error as { name?: unknown } | null)?.name === "TrialFailedError") return error;
+  for (const server of servers.values()) {
+    const explained = await explainEngineLoss(server, error);
+    if (explained !== error) return explained;
+  }
+  return error;
+}
+
+/**
+ * True for the errors above, also when a trial's own error wraps one ("Trial … failed: the Docker
+ * engine at … went away"): the run can go on once the engine answers (resume the run).
+ */
+export function isEngineLoss(error: unknown): boolean {
+  const name = (error as { name?: unknown } | null)?.name;
+  if (name === "DockerEngineGoneError" || name === "EngineLinkLostError") return true;
+  return (
+    error instanceof Error &&
+    /the Docker engine at .* went away; |the connection to the Docker engine at .* dropped; /.test(error.message)
+  );
 }
 
 const current = new AsyncLocalStorage<TrialWatchdog>();

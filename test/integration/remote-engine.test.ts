@@ -25,7 +25,12 @@ const SCRIPT = path.join(root, "test", "support", "remote-engine.sh");
 const box = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-remote-test-"));
 const engineDir = path.join(box, "engine");
 // Own namespace and subnets, so a developer's own remote-engine.sh (default names) can run beside.
-const scriptEnv = { ...process.env, DBLAB_REMOTE_NS: `dblabt${process.pid % 10000}`, DBLAB_REMOTE_NET: "10.231.40" };
+// DBLAB_REMOTE_NS / DBLAB_REMOTE_NET in the environment win (parallel developers pick their own).
+const scriptEnv = {
+  ...process.env,
+  DBLAB_REMOTE_NS: process.env.DBLAB_REMOTE_NS ?? `dblabt${process.pid % 10000}`,
+  DBLAB_REMOTE_NET: process.env.DBLAB_REMOTE_NET ?? "10.231.40",
+};
 
 interface RemoteEngine {
   readonly address: string;
@@ -604,5 +609,245 @@ test(
     assert.deepEqual(await volumes(), volumesBefore, "no volume left there");
     const local = localDocker();
     if (local) assert.deepEqual(await createdBy(local, stateDir, since), [], "nothing created on the local engine");
+  },
+);
+
+test(
+  "DOCKER_HOST=ssh://<alias>: ~/.ssh/config's HostName, User, Port and IdentityFile are used, the host key checked under the HostName",
+  { timeout: 300_000 },
+  async (t) => {
+    const r = need(t);
+    if (!r) return;
+    // A HOME whose key is NOT at a default place: only the config's IdentityFile can find it.
+    const home = path.join(box, "home-alias");
+    fs.mkdirSync(path.join(home, ".ssh"), { recursive: true });
+    fs.mkdirSync(path.join(home, "keys"));
+    fs.copyFileSync(path.join(r.home, ".ssh", "id_ed25519"), path.join(home, "keys", "engine_key"));
+    fs.chmodSync(path.join(home, "keys", "engine_key"), 0o600);
+    fs.copyFileSync(path.join(r.home, ".ssh", "known_hosts"), path.join(home, ".ssh", "known_hosts"));
+    fs.writeFileSync(
+      path.join(home, ".ssh", "config"),
+      `Host labengine\n  HostName ${r.address}\n  User root\n  Port 22\n  IdentityFile ~/keys/engine_key\n`,
+    );
+    const keys = ["HOME", "DOCKER_HOST", "DBLAB_STATE_DIR", "SSH_AUTH_SOCK"];
+    const saved = Object.fromEntries(keys.map((k) => [k, process.env[k]]));
+    const stateDir = path.join(box, "state-alias");
+    Object.assign(process.env, { HOME: home, DOCKER_HOST: "ssh://labengine", DBLAB_STATE_DIR: stateDir });
+    delete process.env.SSH_AUTH_SOCK;
+    try {
+      const { DockerTarget } = await import("../../lib/targets/docker/docker-target");
+      const server = await new DockerTarget({ forceStandIn: true, cpus: 1, memoryBytes: 512 * 1024 ** 2 }).start({
+        engine: "postgresql",
+        name: "alias-test",
+      });
+      try {
+        assert.equal(server.description.route, "ssh-tunnel");
+        assert.equal(server.description.engineHost, `labengine (${r.address}) (ssh)`);
+        const rec = listRecords().find((x) => x.resource.type === "docker-container");
+        assert.ok(rec && rec.resource.type === "docker-container");
+        assert.equal(rec.resource.dockerHost, "ssh://labengine", "the record keeps the alias, resolved again by clean");
+        assert.equal(
+          (await socketClient(r.socket).getContainer(server.containerId).inspect()).State.Running,
+          true,
+          "on the namespace's engine",
+        );
+        const client = new Client(server.connection);
+        await client.connect();
+        assert.equal((await client.query<{ one: number }>("SELECT 1 AS one")).rows[0].one, 1);
+        await client.end();
+      } finally {
+        await server.stop();
+      }
+      assert.deepEqual(listRecords(), []);
+
+      // The same alias with the config's key gone: the lab says which files it looked at.
+      fs.writeFileSync(
+        path.join(home, ".ssh", "config"),
+        `Host labengine2\n  HostName ${r.address}\n  User root\n  IdentityFile ~/keys/missing_key\n`,
+      );
+      process.env.DOCKER_HOST = "ssh://labengine2";
+      const { dockerClient } = await import("../../lib/targets/docker/docker-client");
+      await assert.rejects(dockerClient().ping(), /No SSH key for root@labengine2 \([\d.]+\): .*missing_key/);
+    } finally {
+      for (const k of keys) {
+        if (saved[k] === undefined) delete process.env[k];
+        else process.env[k] = saved[k];
+      }
+    }
+  },
+);
+
+/** Runs test/fixtures/run-experiment.js; resolves with its exit code and output. */
+function runExperiment(
+  args: readonly string[],
+  env: Record<string, string>,
+  onStart?: (child: ReturnType<typeof spawn>) => void,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const fixture = path.join(root, "build", "test", "fixtures", "run-experiment.js");
+  const child = spawn(process.execPath, [fixture, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.on("data", (c: Buffer) => (stdout += c.toString()));
+  child.stderr?.on("data", (c: Buffer) => (stderr += c.toString()));
+  onStart?.(child);
+  return new Promise((resolve) => child.once("exit", (code) => resolve({ code, stdout, stderr })));
+}
+
+interface TrialLine {
+  readonly key: string;
+  readonly status: string;
+  readonly finishedAt: string;
+}
+
+function readTrials(dir: string): TrialLine[] {
+  const file = path.join(dir, "trials.jsonl");
+  if (!fs.existsSync(file)) return [];
+  return fs
+    .readFileSync(file, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as TrialLine);
+}
+
+/**
+ * Notebook 02 with the `full` profile's code path at a size this machine runs in a minute, on the
+ * namespace's engine over `link`; the host vanishes (packets dropped inside the namespace) once two
+ * trials are on disk, then comes back, and the run is resumed by its id.
+ */
+async function dropAndResume(t: TestContext, r: RemoteEngine, link: "ssh" | "tls"): Promise<void> {
+  const stateDir = path.join(box, `state-resume-${link}`);
+  const results = path.join(box, `results-resume-${link}`);
+  const overrides = {
+    rows: 300_000,
+    rowSweep: [30_000],
+    repeats: 2,
+    sweepRepeats: 1,
+    memorySweepMB: [64],
+    workerSweep: [0],
+    keyOrders: ["random"] as const,
+    walAnatomyRows: 0,
+  };
+  const { experiment } = await import("../../lib/experiments/create-index-after-load");
+  const { planTrials } = await import("../../lib/workloads/create-index-after-load/plan");
+  const planned = planTrials(experiment.params("full", overrides)).length;
+  const env: Record<string, string> =
+    link === "ssh"
+      ? { ...labEnv(r, stateDir), DBLAB_STALL_SECONDS: "" }
+      : {
+          ...labEnv(r, stateDir),
+          DOCKER_HOST: r.tlsHost,
+          DOCKER_TLS_VERIFY: "1",
+          DOCKER_CERT_PATH: r.certPath,
+          DBLAB_DOCKER_BIND: r.address,
+          // Nothing on a TLS engine's link notices a silent host (no keepalives of ours): the
+          // watchdog's stall bound does, here 10 s instead of its 60 s floor.
+          DBLAB_STALL_SECONDS: "10",
+        };
+  env.DBLAB_RUN_ID = `test-resume-${link}`;
+  const args = ["02", "full", results, JSON.stringify(overrides)];
+  // SSH: the link's port. TLS: the API's port (INPUT) and the published database port (FORWARD,
+  // after Docker's DNAT), i.e. everything the host would stop answering.
+  const rules =
+    link === "ssh"
+      ? [["INPUT", "-p", "tcp", "--dport", "22", "-j", "DROP"]]
+      : [
+          ["INPUT", "-p", "tcp", "-j", "DROP"],
+          ["FORWARD", "-j", "DROP"],
+        ];
+  const firewall = (op: "-I" | "-D") =>
+    rules.every((rule) => spawnSync("ip", ["netns", "exec", r.ns, "iptables", op, ...rule]).status === 0);
+  let dropping = false;
+  try {
+    let runDir = "";
+    let droppedAt = 0;
+    const first = await runExperiment(args, env, () => {
+      const poll = setInterval(() => {
+        const found = fs.existsSync(results)
+          ? fs.readdirSync(results).find((d) => d.startsWith(`test-resume-${link}_`))
+          : undefined;
+        if (!found) return;
+        runDir = path.join(results, found);
+        if (readTrials(runDir).length >= 2 && !dropping) {
+          // No RST, no FIN: the host just stops answering, as a dead VM or a split network.
+          assert.ok(firewall("-I"), "iptables in the namespace");
+          dropping = true;
+          droppedAt = Date.now();
+          clearInterval(poll);
+        }
+      }, 100);
+      poll.unref();
+    });
+    assert.ok(dropping, `the run ended before the drop: ${first.stdout} ${first.stderr}`);
+    t.diagnostic(`${link}: the run failed ${((Date.now() - droppedAt) / 1000).toFixed(0)} s after the host vanished`);
+    assert.equal(first.code, 3, first.stderr);
+    const runId = path.basename(runDir);
+    const address = r.address.replace(/\./g, "\\.");
+    const engine = link === "ssh" ? `ssh://root@${address}` : `tcp://${address}:2376`;
+    assert.match(first.stderr, new RegExp(`the Docker engine at ${engine} went away; the PostgreSQL`));
+    assert.match(first.stderr, new RegExp(`resume with the same parameters and \\{ resumeId: "${runId}" \\}`));
+    const kept = readTrials(runDir).filter((x) => x.status === "ok");
+    assert.ok(kept.length >= 2, "the trials finished before the drop are on disk");
+    // The container could not be removed: its record is kept for later.
+    assert.equal(fs.readdirSync(path.join(stateDir, "resources")).length, 1, "the container's record is kept");
+
+    firewall("-D");
+    dropping = false;
+    const second = await runExperiment([...args, runId], env);
+    assert.equal(second.code, 0, second.stderr);
+    const trials = readTrials(runDir);
+    for (const k of kept) {
+      assert.ok(
+        trials.some((x) => x.key === k.key && x.status === "ok" && x.finishedAt === k.finishedAt),
+        `finished trial ${k.key} kept as it was`,
+      );
+    }
+    const ok = new Set(trials.filter((x) => x.status === "ok").map((x) => x.key));
+    assert.equal(ok.size, planned, "every planned trial finished");
+    t.diagnostic(`${link}: ${kept.length} trials kept, ${planned - kept.length} run after the resume`);
+
+    // The first run's container went with the resume (its owner is dead: the reaper removed it).
+    assert.deepEqual(fs.readdirSync(path.join(stateDir, "resources")), []);
+    const left = await socketClient(r.socket).listContainers({
+      all: true,
+      filters: { label: [`${LAB_LABEL}.state-dir=${stateDir}`] },
+    });
+    assert.deepEqual(left, [], "no container left on the remote engine");
+    if (link !== "ssh") return;
+
+    // Server-side generation: the resumed part alone loaded ≥ 2 × 300k rows (≥ 35 bytes each in
+    // the heap: ≥ 21 MB); a load streamed from here (COPY FROM STDIN) would send all of it.
+    const metadata = JSON.parse(fs.readFileSync(path.join(runDir, "metadata.json"), "utf8")) as {
+      linkTraffic?: Record<string, { tunnelSent: number; tunnelReceived: number; wireSent: number }>;
+    };
+    const traffic = metadata.linkTraffic?.postgresql;
+    assert.ok(traffic, "metadata.linkTraffic is recorded for the ssh:// engine");
+    assert.ok(traffic.tunnelSent < 2_000_000, `sent through the tunnel: ${traffic.tunnelSent} bytes`);
+    assert.ok(traffic.wireSent >= traffic.tunnelSent, "the wire carries at least the tunnel's payload");
+    t.diagnostic(
+      `tunnel: ${traffic.tunnelSent} B sent, ${traffic.tunnelReceived} B received; SSH wire ${traffic.wireSent} B sent`,
+    );
+  } finally {
+    if (dropping) firewall("-D");
+  }
+}
+
+test(
+  "02 --profile full at a small size over ssh://: the host vanishes mid-run, the error names the engine and the run id, the resumed run keeps the finished trials and completes, nothing left behind, the data never crossed the tunnel",
+  { timeout: 900_000 },
+  async (t) => {
+    const r = need(t);
+    if (r) await dropAndResume(t, r, "ssh");
+  },
+);
+
+test(
+  "02 --profile full at a small size over tcp:// with TLS: the host vanishes mid-run, the stall bound ends the trial naming the engine, the resumed run completes, nothing left behind",
+  { timeout: 900_000 },
+  async (t) => {
+    const r = need(t);
+    if (r) await dropAndResume(t, r, "tls");
   },
 );

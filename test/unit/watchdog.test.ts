@@ -5,9 +5,15 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import fs from "node:fs";
+import http from "node:http";
+import os from "node:os";
+import path from "node:path";
 import type { StartedServer } from "../../lib/targets/types";
 import {
+  explainRunError,
   explainServerLoss,
+  isEngineLoss,
   StallError,
   stallBoundFromEnv,
   TrialWatchdog,
@@ -143,5 +149,90 @@ test("a Docker server's lost connection while the engine does not answer names D
   } finally {
     if (saved === undefined) delete process.env.DOCKER_HOST;
     else process.env.DOCKER_HOST = saved;
+  }
+});
+
+test("a remote engine's server: the lost link names the engine's address and resolved host; a wrapped one is still an engine loss", async () => {
+  const saved = process.env.DOCKER_HOST;
+  // An ssh alias nobody resolves (no such name in any ~/.ssh/config): the ping fails at once.
+  process.env.DOCKER_HOST = "unix:///nonexistent/h22-docker.sock";
+  try {
+    const server = fakeServer({
+      kind: "docker",
+      description: {
+        engine: "postgresql",
+        kind: "docker",
+        version: "17.6",
+        source: "img",
+        address: "127.0.0.1:40001",
+        engineHost: "labengine (10.231.99.2) (ssh)",
+      },
+    });
+    const dog = new TrialWatchdog({ servers: new Map([["postgresql", server]]), boundMs: 60_000, activityMs: 0 });
+    const lost = new Error("Connection terminated unexpectedly");
+    let caught: unknown;
+    await dog.watch("postgresql", "trial t1", () => Promise.reject(lost)).catch((e: unknown) => (caught = e));
+    assert.match(
+      String(caught),
+      /^DockerEngineGoneError: the Docker engine at unix:\/\/\/nonexistent\/h22-docker\.sock \(10\.231\.99\.2\) went away; the PostgreSQL 17\.6 server \(docker, 127\.0\.0\.1:40001\) was lost \(Connection terminated unexpectedly\)$/,
+    );
+    assert.equal(isEngineLoss(caught), true);
+    // run-trials wraps it in its own error ("Trial … failed: …"): the session still knows it.
+    assert.equal(isEngineLoss(new Error(`Trial k failed: ${(caught as Error).message}`)), true);
+    assert.equal(isEngineLoss(new Error("Trial k failed: syntax error")), false);
+    // Outside a trial (03's template load) the same explanation comes from the session's servers.
+    const outside = await explainRunError(new Map([["postgresql", server]]), lost);
+    assert.match(String(outside), /DockerEngineGoneError: the Docker engine at .* went away/);
+    const other = new Error("syntax error at or near");
+    assert.equal(await explainRunError(new Map([["postgresql", server]]), other), other);
+  } finally {
+    if (saved === undefined) delete process.env.DOCKER_HOST;
+    else process.env.DOCKER_HOST = saved;
+  }
+});
+
+test("a remote engine's link dropped under a trial but the engine answers again: said so, with the link's reason, and resumable", async () => {
+  // A stand-in engine that answers Docker's ping on a unix socket (no daemon needed).
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-ping-"));
+  const socket = path.join(dir, "docker.sock");
+  const engine = http.createServer((_req, res) => res.end("OK"));
+  await new Promise<void>((resolve) => engine.listen(socket, resolve));
+  const saved = process.env.DOCKER_HOST;
+  process.env.DOCKER_HOST = `unix://${socket}`;
+  try {
+    const description = {
+      engine: "postgresql" as const,
+      kind: "docker" as const,
+      version: "17.6",
+      source: "img",
+      address: "127.0.0.1:40002",
+      engineHost: "10.231.99.2 (ssh)",
+    };
+    const dropped = fakeServer({
+      kind: "docker",
+      description,
+      linkDrop: () => "SSH to root@10.231.99.2: no answer to keepalives for 20 s",
+    });
+    const dog = new TrialWatchdog({ servers: new Map([["postgresql", dropped]]), boundMs: 60_000, activityMs: 0 });
+    const lost = new Error("Connection terminated unexpectedly");
+    let caught: unknown;
+    await dog.watch("postgresql", "trial t2", () => Promise.reject(lost)).catch((e: unknown) => (caught = e));
+    assert.match(
+      String(caught),
+      /^EngineLinkLostError: the connection to the Docker engine at unix:\/\/\S+ \(10\.231\.99\.2\) dropped; the PostgreSQL 17\.6 server \(docker, 127\.0\.0\.1:40002\) lost its connection \(Connection terminated unexpectedly; SSH to root@10\.231\.99\.2: no answer to keepalives for 20 s\); the engine answers again$/,
+    );
+    assert.equal(isEngineLoss(caught), true);
+    // Without a dropped link, a lost connection on an engine that answers is the server's own affair.
+    const steady = fakeServer({ kind: "docker", description, linkDrop: () => undefined });
+    const dog2 = new TrialWatchdog({ servers: new Map([["postgresql", steady]]), boundMs: 60_000, activityMs: 0 });
+    await assert.rejects(
+      dog2.watch("postgresql", "trial t3", () => Promise.reject(lost)),
+      (e: unknown) => e === lost,
+    );
+  } finally {
+    if (saved === undefined) delete process.env.DOCKER_HOST;
+    else process.env.DOCKER_HOST = saved;
+    engine.close();
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 });

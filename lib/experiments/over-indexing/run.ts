@@ -2,6 +2,7 @@
  * Notebook 03's experiment: start the server with the seed's settings (scaled), load the inventory
  * data once, run the rounds (a level each), record everything, stop the server.
  */
+import { withActivity } from "../../workloads/server-activity";
 import type { OverIndexingParams } from "../../params/over-indexing";
 import type { RunMetadata } from "../../results/metadata";
 import type { ServerSpec } from "../../targets/types";
@@ -117,12 +118,22 @@ export async function run(p: OverIndexingParams, control: RunControl = {}): Prom
         `pgbench ${runner.version} (${describeRunner(runner)}) drives PostgreSQL ${server.description.version}`,
       );
       const shape = datasetShape(p.dataScale);
-      const template = await createTemplate(
+      // At full scale a step runs for many minutes: the line shows what the server is doing meanwhile.
+      let step = "";
+      const template = await withActivity(
         server,
-        shape,
-        p.randomSeed,
-        (step) => progress.update(0, plan.length, `loading the template database: ${step}…`),
-        signal,
+        (line) => progress.update(0, plan.length, `loading the template database: ${step} · ${line}`),
+        () =>
+          createTemplate(
+            server,
+            shape,
+            p.randomSeed,
+            (s) => {
+              step = s;
+              progress.update(0, plan.length, `loading the template database: ${s}…`);
+            },
+            signal,
+          ),
       );
       const script = transactionScript(shape.warehouses, template.samplePercent);
       const loadTotal = Object.values(template.loadSeconds).reduce((a, b) => a + b, 0);

@@ -186,9 +186,24 @@ export function errorText(error: unknown): string {
 /** The error a user sees when the engine under a running server went away. */
 export class DockerEngineGoneError extends Error {
   override readonly name = "DockerEngineGoneError";
-  /** `lost` names the server, e.g. "the PostgreSQL 17.6 server (docker, 172.17.0.2:5432)". */
-  constructor(lost: string, cause: unknown) {
-    super(`the Docker engine at ${dockerEndpoint()} went away; ${lost} was lost (${errorText(cause)})`, { cause });
+  /**
+   * `lost` names the server, e.g. "the PostgreSQL 17.6 server (docker, 172.17.0.2:5432)";
+   * `where` the engine (default: the one the environment names), e.g. "ssh://lab (10.0.0.5)".
+   */
+  constructor(lost: string, cause: unknown, where = dockerEndpoint()) {
+    super(`the Docker engine at ${where} went away; ${lost} was lost (${errorText(cause)})`, { cause });
+  }
+}
+
+/** Said when the link to a remote engine dropped under a server but the engine answers again. */
+export class EngineLinkLostError extends Error {
+  override readonly name = "EngineLinkLostError";
+  constructor(lost: string, cause: unknown, where: string) {
+    super(
+      `the connection to the Docker engine at ${where} dropped; ${lost} lost its connection ` +
+        `(${errorText(cause)}); the engine answers again`,
+      { cause },
+    );
   }
 }
 

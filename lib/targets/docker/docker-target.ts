@@ -13,6 +13,7 @@ import type {
   ConnectionInfo,
   Engine,
   ExecResult,
+  LinkTraffic,
   ResourceLimits,
   ServerDescription,
   ServerSettings,
@@ -22,7 +23,7 @@ import type {
 } from "../types";
 import { execInContainer, isNotFound, waitReady, type ExecOptions } from "./container-io";
 import { containerName, createAndStart, discard } from "./create-container";
-import { currentEndpoint, dockerClientFor, LAB_LABEL, labLabels } from "./docker-client";
+import { currentEndpoint, dockerClientFor, LAB_LABEL, labLabels, withEngineTimeout } from "./docker-client";
 import { engineHostLabel, type DockerEndpoint } from "./endpoint";
 import { PROFILES, shortVersion, type EngineProfile } from "./engine-profiles";
 import {
@@ -47,6 +48,29 @@ export type { ExecOptions } from "./container-io";
 export { DOCKER_ROUTES, dockerRouteFromEnv, type DockerRoute } from "./routes";
 
 const GiB = 1024 ** 3;
+/** How long removing a container at the end may take before its engine counts as unreachable. */
+const STOP_TIMEOUT_MS = 30_000;
+
+/**
+ * Servers whose removal failed (their engine was unreachable): their records are kept, and since
+ * this process still lives, the reaper leaves them alone. A notebook kernel that resumes the run
+ * retries them first (retryAbandonedStops), so nothing stays behind once the engine answers.
+ */
+const abandoned = new Set<DockerStartedServer>();
+
+/** Retries the removals that failed in this process; those that fail again stay listed. */
+export async function retryAbandonedStops(): Promise<number> {
+  let removed = 0;
+  for (const server of [...abandoned]) {
+    try {
+      await server.stop();
+      removed++;
+    } catch {
+      // still unreachable: kept for the next try, the record for `npm run clean`
+    }
+  }
+  return removed;
+}
 
 export interface DockerTargetOptions {
   /** CPUs per container (default 2); a spec's `limits.cpus` wins. */
@@ -125,6 +149,11 @@ async function engineRttMs(endpoint: DockerEndpoint): Promise<number | undefined
 export class DockerStartedServer implements StartedServer {
   readonly kind = "docker" as const;
   private stopping: Promise<void> | undefined;
+  readonly linkTraffic?: () => LinkTraffic;
+  /** Why the SSH link to the engine dropped since this server started, if it did (the watchdog says so). */
+  readonly linkDrop?: () => string | undefined;
+  /** Bytes of tunnels replaced by a restart. */
+  private tunnelBase = { sent: 0, received: 0 };
 
   constructor(
     readonly id: string,
@@ -139,7 +168,24 @@ export class DockerStartedServer implements StartedServer {
     private readonly endpoint: DockerEndpoint,
     private readonly placement: Placement,
     private tunnel: SshTunnel | undefined,
-  ) {}
+  ) {
+    if (endpoint.ssh) {
+      const connection = sshEngineConnection(endpoint.ssh);
+      const wireStart = connection.wireBytes();
+      const since = Date.now();
+      this.linkDrop = () => connection.droppedSince(since);
+      this.linkTraffic = () => {
+        const tunnel = this.tunnel?.bytes() ?? { sent: 0, received: 0 };
+        const wire = connection.wireBytes();
+        return {
+          tunnelSent: this.tunnelBase.sent + tunnel.sent,
+          tunnelReceived: this.tunnelBase.received + tunnel.received,
+          wireSent: wire.sent - wireStart.sent,
+          wireReceived: wire.received - wireStart.received,
+        };
+      };
+    }
+  }
 
   /** Read it afresh after a restart: a container can come back with another bridge address. */
   get connection(): ConnectionInfo {
@@ -171,6 +217,10 @@ export class DockerStartedServer implements StartedServer {
       throw new Error(`Container ${this.id.slice(0, 12)} came back on ${now} instead of ${published}`);
     }
     const reach = await reachPublished(this.endpoint, this.placement, port, this.tunnel);
+    if (this.tunnel && reach.tunnel !== this.tunnel) {
+      const old = this.tunnel.bytes();
+      this.tunnelBase = { sent: this.tunnelBase.sent + old.sent, received: this.tunnelBase.received + old.received };
+    }
     this.tunnel = reach.tunnel;
     this.current = { ...this.current, host: reach.host, port: reach.port };
     const address = `${reach.host}:${reach.port}`;
@@ -195,13 +245,17 @@ export class DockerStartedServer implements StartedServer {
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       try {
-        await this.container.remove({ force: true, v: true });
+        // Bounded: an engine whose host vanished (packets dropped, no RST) would otherwise hold
+        // the run's end for TCP's own timeouts (minutes) on a TLS engine.
+        await withEngineTimeout(this.container.remove({ force: true, v: true }), STOP_TIMEOUT_MS, this.endpoint.host);
       } catch (error) {
         if (!isNotFound(error)) {
           this.stopping = undefined; // keep the record, so a retry or the reaper can remove it
+          abandoned.add(this);
           throw error;
         }
       }
+      abandoned.delete(this);
       this.tunnel?.close();
       unregister(this.recordId);
     })();

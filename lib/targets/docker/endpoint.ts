@@ -15,6 +15,7 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { resolveSsh, type ResolvedSsh } from "./ssh-config";
 
 export type EndpointKind = "unix" | "npipe" | "ssh" | "tcp-tls" | "tcp";
 
@@ -26,11 +27,8 @@ export interface TlsFiles {
   readonly verify: boolean;
 }
 
-export interface SshTarget {
-  readonly user: string;
-  readonly host: string;
-  readonly port: number;
-}
+/** An ssh:// engine's connection settings, after ~/.ssh/config (ssh-config.ts): host is the HostName. */
+export type SshTarget = ResolvedSsh;
 
 export interface DockerEndpoint {
   /** The engine's address in DOCKER_HOST form, e.g. "ssh://root@10.0.0.5" or "unix:///var/run/docker.sock". */
@@ -77,8 +75,17 @@ export function endpointFromHost(host: string, source: string, tls?: TlsFiles, c
       if (!url.hostname || (url.pathname && url.pathname !== "/")) {
         throw new Error(`${source}: "${host}" is not an ssh://[user@]host[:port] address (no path allowed)`);
       }
-      const user = decodeURIComponent(url.username) || os.userInfo().username;
-      const ssh: SshTarget = { user, host: url.hostname.replace(/^\[|\]$/g, ""), port: Number(url.port || 22) };
+      // As the CLI's `ssh`: ~/.ssh/config may map the name to another HostName, User, Port, keys.
+      let ssh: SshTarget;
+      try {
+        ssh = resolveSsh({
+          host: url.hostname.replace(/^\[|\]$/g, ""),
+          user: decodeURIComponent(url.username) || undefined,
+          port: url.port ? Number(url.port) : undefined,
+        });
+      } catch (error) {
+        throw new Error(`${source} is ${host}: ${error instanceof Error ? error.message : String(error)}`);
+      }
       return { ...base, kind: "ssh", local: false, ssh };
     }
     case "tcp":
@@ -208,6 +215,12 @@ export function endpointFromRef(ref: EndpointRef, env: NodeJS.ProcessEnv = proce
 /** A short label for headers and metadata: "this machine" or the remote host. */
 export function engineHostLabel(endpoint: DockerEndpoint): string {
   if (endpoint.local) return "this machine";
-  if (endpoint.ssh) return `${endpoint.ssh.host}${endpoint.ssh.port === 22 ? "" : `:${endpoint.ssh.port}`} (ssh)`;
+  if (endpoint.ssh) return `${sshHostLabel(endpoint.ssh)} (ssh)`;
   return new URL(endpoint.host.replace(/^tcp:/, "https:")).host;
+}
+
+/** "host[:port]", or "alias (host[:port])" when ~/.ssh/config maps the name elsewhere. */
+export function sshHostLabel(t: SshTarget): string {
+  const where = `${t.host}${t.port === 22 ? "" : `:${t.port}`}`;
+  return t.alias === t.host ? where : `${t.alias} (${where})`;
 }

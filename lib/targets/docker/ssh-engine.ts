@@ -8,9 +8,12 @@
  * `docker system dial-stdio` (what the Docker CLI runs), each database connection a
  * direct-tcpip channel (`ssh -L`) to the remote 127.0.0.1, where the container's port stays.
  *
- * As the Docker CLI (which runs OpenSSH): keys from the SSH agent (SSH_AUTH_SOCK) and
- * ~/.ssh/id_ed25519, id_ecdsa, id_rsa (unencrypted); the host key must be in ~/.ssh/known_hosts
- * or /etc/ssh/ssh_known_hosts, never accepted blindly. ~/.ssh/config is not read.
+ * As the Docker CLI (which runs OpenSSH): ~/.ssh/config's HostName, User, Port, IdentityFile,
+ * IdentitiesOnly, HostKeyAlias and UserKnownHostsFile (ssh-config.ts); keys from the SSH agent
+ * (SSH_AUTH_SOCK) and the IdentityFile entries, else ~/.ssh/id_ed25519, id_ecdsa, id_rsa
+ * (unencrypted); the host key must be in ~/.ssh/known_hosts (or UserKnownHostsFile) or
+ * /etc/ssh/ssh_known_hosts, under the resolved HostName and port (or HostKeyAlias), never
+ * accepted blindly.
  */
 import { createHmac } from "node:crypto";
 import fs from "node:fs";
@@ -20,7 +23,7 @@ import os from "node:os";
 import path from "node:path";
 import type { Duplex } from "node:stream";
 import { Client, utils as sshUtils, type AnyAuthMethod, type TcpConnectionDetails } from "ssh2";
-import type { SshTarget } from "./endpoint";
+import { sshHostLabel, type SshTarget } from "./endpoint";
 
 /** How long the TCP connect plus SSH handshake may take before the engine counts as unreachable. */
 const READY_TIMEOUT_MS = 10_000;
@@ -28,14 +31,18 @@ const READY_TIMEOUT_MS = 10_000;
 const KEEPALIVE_MS = 10_000;
 
 function sshTargetLabel(t: SshTarget): string {
-  return `${t.user}@${t.host}${t.port === 22 ? "" : `:${t.port}`}`;
+  return `${t.user}@${sshHostLabel(t)}`;
 }
 
 // ---------------------------------------------------------------------------------------------
 // known_hosts
 
-/** The names a host is listed under: "host" on port 22, "[host]:port" otherwise (OpenSSH). */
-function knownHostsName(t: SshTarget): string {
+/**
+ * The name a host is listed under: its HostKeyAlias if the config gives one, else the resolved
+ * HostName: "host" on port 22, "[host]:port" otherwise (OpenSSH).
+ */
+export function knownHostsName(t: Pick<SshTarget, "host" | "port" | "hostKeyAlias">): string {
+  if (t.hostKeyAlias) return t.hostKeyAlias;
   return t.port === 22 ? t.host : `[${t.host}]:${t.port}`;
 }
 
@@ -65,15 +72,19 @@ function hostFieldMatches(field: string, name: string): boolean {
   return matched;
 }
 
-export function knownHostsFiles(): string[] {
-  return [path.join(os.homedir(), ".ssh", "known_hosts"), "/etc/ssh/ssh_known_hosts"];
+export function knownHostsFiles(t?: Pick<SshTarget, "knownHostsFiles">): string[] {
+  return [...(t?.knownHostsFiles ?? [path.join(os.homedir(), ".ssh", "known_hosts")]), "/etc/ssh/ssh_known_hosts"];
 }
 
 /**
  * "ok" when `key` (the raw public key blob) is listed for the host, "mismatch" when the host is
  * listed with other keys only (or this key is @revoked), "unknown" when it is not listed.
  */
-export function checkKnownHost(t: SshTarget, key: Buffer, files = knownHostsFiles()): "ok" | "mismatch" | "unknown" {
+export function checkKnownHost(
+  t: Pick<SshTarget, "host" | "port" | "hostKeyAlias" | "knownHostsFiles">,
+  key: Buffer,
+  files = knownHostsFiles(t),
+): "ok" | "mismatch" | "unknown" {
   const name = knownHostsName(t);
   let listed = false;
   for (const file of files) {
@@ -106,16 +117,23 @@ export function checkKnownHost(t: SshTarget, key: Buffer, files = knownHostsFile
 // ---------------------------------------------------------------------------------------------
 // keys
 
+/** The key files `ssh` would offer: the config's IdentityFile entries, else OpenSSH's defaults. */
+export function identityFiles(t: Pick<SshTarget, "identityFiles">): string[] {
+  if (t.identityFiles.length) return [...t.identityFiles];
+  return ["id_ed25519", "id_ecdsa", "id_rsa"].map((name) => path.join(os.homedir(), ".ssh", name));
+}
+
 function authMethods(t: SshTarget): AnyAuthMethod[] {
   const methods: AnyAuthMethod[] = [];
-  if (process.env.SSH_AUTH_SOCK) methods.push({ type: "agent", username: t.user, agent: process.env.SSH_AUTH_SOCK });
-  for (const name of ["id_ed25519", "id_ecdsa", "id_rsa"]) {
-    const file = path.join(os.homedir(), ".ssh", name);
+  if (process.env.SSH_AUTH_SOCK && !t.identitiesOnly) {
+    methods.push({ type: "agent", username: t.user, agent: process.env.SSH_AUTH_SOCK });
+  }
+  for (const file of identityFiles(t)) {
     let text: Buffer;
     try {
       text = fs.readFileSync(file);
     } catch {
-      continue;
+      continue; // as OpenSSH: a missing IdentityFile is skipped
     }
     const parsed = sshUtils.parseKey(text);
     // An encrypted key needs its passphrase, which only the agent has: skip it, as `ssh -o BatchMode` would.
@@ -132,6 +150,8 @@ export interface SshTunnel {
   /** Local port on 127.0.0.1 that leads to the remote 127.0.0.1:remotePort. */
   readonly localPort: number;
   readonly remotePort: number;
+  /** Payload bytes through this tunnel since it opened: sent to the database, received from it. */
+  bytes(): { readonly sent: number; readonly received: number };
   close(): void;
 }
 
@@ -147,6 +167,12 @@ export class SshEngineConnection {
   private socket: net.Socket | undefined;
   /** Open channels: the TCP socket keeps the process alive only while one is open. */
   private open = 0;
+  /** Bytes on the wire (encrypted, every channel) of the sockets closed so far. */
+  private closedRead = 0;
+  private closedWritten = 0;
+  /** Links lost under open channels (not closed by close()): when, and why. */
+  private drops: { readonly at: number; readonly reason: string }[] = [];
+  private closing = false;
   readonly agent: http.Agent;
 
   constructor(readonly target: SshTarget) {
@@ -201,7 +227,7 @@ export class SshEngineConnection {
       return Promise.reject(
         new Error(
           `No SSH key for ${this.label}: start an SSH agent (SSH_AUTH_SOCK) with the key, or put an unencrypted ` +
-            "key at ~/.ssh/id_ed25519 (or id_ecdsa, id_rsa), as for `ssh` and `docker -H ssh://…`.",
+            `key at ${identityFiles(t).join(", ")} (IdentityFile in ~/.ssh/config), as for \`ssh\` and \`docker -H ssh://…\`.`,
         ),
       );
     }
@@ -240,6 +266,15 @@ export class SshEngineConnection {
         if (this.client === client) this.client = undefined;
         if (this.socket === socket) this.socket = undefined;
       });
+      let socketError: string | undefined;
+      socket.once("error", (error: Error) => (socketError = error.message));
+      socket.once("close", () => {
+        this.closedRead += socket.bytesRead;
+        this.closedWritten += socket.bytesWritten;
+        if (this.client === client && !this.closing) {
+          this.drops.push({ at: Date.now(), reason: socketError ?? "the connection closed" });
+        }
+      });
       client.connect({
         sock: socket,
         username: t.user,
@@ -253,8 +288,8 @@ export class SshEngineConnection {
           const name = knownHostsName(t);
           hostKeyProblem =
             verdict === "unknown"
-              ? `the host key of ${name} is not in ${knownHostsFiles().join(" or ")}; connect once with ` +
-                `\`ssh ${this.label}\` to check and accept it (the lab never accepts a host key by itself)`
+              ? `the host key of ${name} is not in ${knownHostsFiles(t).join(" or ")}; connect once with ` +
+                `\`ssh ${t.alias}\` to check and accept it (the lab never accepts a host key by itself)`
               : `the host key of ${name} does NOT match the one in known_hosts (a changed host, or someone in ` +
                 "between): refusing to connect";
           return false;
@@ -329,8 +364,11 @@ export class SshEngineConnection {
   async tunnel(remotePort: number): Promise<SshTunnel> {
     await this.connect();
     const sockets = new Set<net.Socket>();
+    let sent = 0;
+    let received = 0;
     const server = net.createServer((local) => {
       sockets.add(local);
+      local.on("data", (chunk: Buffer) => (sent += chunk.length));
       local.setNoDelay(true);
       local.once("close", () => sockets.delete(local));
       local.pause();
@@ -346,6 +384,7 @@ export class SshEngineConnection {
             drop();
             return;
           }
+          remote.on("data", (chunk: Buffer) => (received += chunk.length));
           local.pipe(remote).pipe(local);
           remote.once("close", () => local.destroy());
           local.once("close", drop);
@@ -364,6 +403,7 @@ export class SshEngineConnection {
     return {
       localPort: address.port,
       remotePort,
+      bytes: () => ({ sent, received }),
       close: () => {
         server.close();
         for (const s of sockets) s.destroy();
@@ -430,6 +470,18 @@ export class SshEngineConnection {
     };
   }
 
+  /**
+   * Bytes this process's SSH connections to the host carried, on the wire (encrypted, with every
+   * API call, image build and tunnel): what a data set streamed from here would show up in.
+   */
+  wireBytes(): { readonly sent: number; readonly received: number } {
+    const live = this.socket;
+    return {
+      sent: this.closedWritten + (live?.bytesWritten ?? 0),
+      received: this.closedRead + (live?.bytesRead ?? 0),
+    };
+  }
+
   /** Median time of a no-op round trip on the SSH connection (a channel open to a closed port). */
   async rttMs(samples = 5): Promise<number> {
     this.hold(1);
@@ -457,11 +509,18 @@ export class SshEngineConnection {
     return times[Math.floor(times.length / 2)];
   }
 
+  /** Why the link dropped last, if it did after `since` (ms since the epoch). */
+  droppedSince(since: number): string | undefined {
+    return this.drops.filter((d) => d.at >= since).at(-1)?.reason;
+  }
+
   close(): void {
+    this.closing = true;
     this.client?.end();
     this.client = undefined;
     this.socket?.destroy();
     this.socket = undefined;
+    this.closing = false;
   }
 }
 
@@ -469,7 +528,8 @@ const connections = new Map<string, SshEngineConnection>();
 
 /** The process's one connection to that host (created on first use, connected lazily). */
 export function sshEngineConnection(t: SshTarget): SshEngineConnection {
-  const key = sshTargetLabel(t);
+  // The alias too: two aliases of one host may differ in keys or known_hosts.
+  const key = `${sshTargetLabel(t)} ${JSON.stringify(t)}`;
   let c = connections.get(key);
   if (!c) {
     c = new SshEngineConnection(t);
