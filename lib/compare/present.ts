@@ -104,7 +104,10 @@ export function showVerdicts(c: Comparison): void {
   }
 }
 
-/** Per-condition change (%) with its interval (from the medians' exact intervals), sorted; distinguishable changes filled, "~" hollow. */
+/**
+ * Per-condition change (%) with its interval (from the medians' exact intervals), sorted; distinguishable changes
+ * filled, "~" hollow.
+ */
 export function changeChart(c: Comparison): PlotlyFigure {
   const data: PlotlyTrace[] = c.pairs.map((pair, i) => {
     const rows = pair.rows.filter(isCompared).sort((x, y) => x.change.ratio - y.change.ratio);

@@ -263,7 +263,8 @@ async function runSession<C extends object, T>(
     };
     let outcome: RunMetadata["outcome"] = "failed";
     try {
-      // Every trial below runs under the stall watchdog (lib/workloads/watchdog.ts), which says so in the progress line.
+      // Every trial below runs under the stall watchdog (lib/workloads/watchdog.ts), which says so in the progress
+      // line.
       const watchdog = new TrialWatchdog({ servers: servers.servers, say: (message) => progress.say(message) });
       const result = await withWatchdog(watchdog, () =>
         work({

@@ -12,7 +12,10 @@ export interface ReindexUnderLoadParams {
   readonly target: TargetChoice;
   /** pgbench scale factor (the seed: 100 = 10M pgbench_accounts rows). */
   readonly scale: number;
-  /** `pgbench -i -I` steps. "dtGvp" generates the rows server-side (faster on 2 cores than the seed's client-side "dtgvp"; same tables). */
+  /**
+   * `pgbench -i -I` steps. "dtGvp" generates the rows server-side (faster on 2 cores than the seed's client-side
+   * "dtgvp"; same tables).
+   */
   readonly initSteps: string;
   /** pgbench clients and threads (the seed: -c 2, one thread). */
   readonly clients: number;

@@ -15,7 +15,9 @@ export interface RoundTripsParams {
   readonly target: TargetChoice;
   /** How delays are emulated: netem where the kernel has it, else the user-space delay proxy. */
   readonly network: NetworkChoice;
-  /** Environments to run. The quorum ones need the embedded PostgreSQL binaries (standbys are data-directory copies). */
+  /**
+   * Environments to run. The quorum ones need the embedded PostgreSQL binaries (standbys are data-directory copies).
+   */
   readonly environments: readonly EnvironmentId[];
   readonly cases: readonly CaseId[];
   /** Statements per case (the seed: 10,000). */

@@ -255,7 +255,9 @@ export function withSensitivity(
   });
 }
 
-/** Combines the verdicts of one claim's parts (e.g. two operations): all held → held; any did not hold → did not hold. */
+/**
+ * Combines the verdicts of one claim's parts (e.g. two operations): all held → held; any did not hold → did not hold.
+ */
 export function allOf(parts: readonly Decision[]): Verdict {
   if (parts.length && parts.every((p) => p.verdict === "held")) return "held";
   if (parts.some((p) => p.verdict === "did not hold")) return "did not hold";

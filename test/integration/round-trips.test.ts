@@ -97,7 +97,8 @@ test("round trips on embedded PostgreSQL: delays reached, commits counted, stand
       ["a", "b", "c (same AZ)", "d", "e"],
     );
     const verdict = (id: string) => claims.find((c) => c.id === id)?.verdict;
-    // (a) needs same-az beside cross-az; (b) one repeat cannot reach 90 % coverage; the rest follow from the emulated links.
+    // (a) needs same-az beside cross-az; (b) one repeat cannot reach 90 % coverage; the rest follow from the emulated
+    // links.
     assert.equal(verdict("a"), "inconclusive");
     assert.equal(verdict("b"), "inconclusive");
     assert.equal(verdict("c (same AZ)"), "emulated");

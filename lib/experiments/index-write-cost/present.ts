@@ -134,7 +134,10 @@ export function showClaims(claims: readonly ClaimCheck[]): void {
   });
 }
 
-/** The counters behind the ratios, measured: HOT share, B-tree insertions and splits from the WAL, WAL per row, index size. */
+/**
+ * The counters behind the ratios, measured: HOT share, B-tree insertions and splits from the WAL, WAL per row, index
+ * size.
+ */
 export function showExplanation(summaries: readonly ConditionSummary[]): void {
   const rows: Row[] = summaries
     .filter((s) => s.engine === "postgresql")

@@ -152,7 +152,10 @@ function startEndLines(runs: readonly RunSummary[]): Record<string, unknown>[] {
     .map((x) => ({ ...x, y0: 0, y1: 1 }));
 }
 
-/** The slowest transaction of each second (log scale), per mode and set: a blocked client shows as one very slow transaction. */
+/**
+ * The slowest transaction of each second (log scale), per mode and set: a blocked client shows as one very slow
+ * transaction.
+ */
 export function latencyTimeline(s: ReindexSummary): PlotlyFigure {
   const sets = [...new Set(s.runs.map((r) => r.set))].sort((a, b) => a - b);
   const data: PlotlyTrace[] = [];

@@ -309,7 +309,9 @@ export function claimExternal(s: RoundTripsSummary): ClaimCheck | undefined {
   };
 }
 
-/** Per repeat: the slope of one-transaction elapsed vs each single-server environment's SELECT 1 time, ÷ round trips. */
+/**
+ * Per repeat: the slope of one-transaction elapsed vs each single-server environment's SELECT 1 time, ÷ round trips.
+ */
 function slopesPerRepeat(
   s: RoundTripsSummary,
 ): { slopes: number[]; envs: EnvironmentSummary[]; expected: number } | undefined {

@@ -152,7 +152,8 @@ async function runEnvironments(
             link,
             real: options.real,
           };
-          // Cases rotate between repeats (recorded as `order`): drift within a repeat does not always land on the same case.
+          // Cases rotate between repeats (recorded as `order`): drift within a repeat does not always land on the same
+          // case.
           for (const [order, c] of rotated(p.cases, repeat - 1).entries())
             await runCaseTrial(st.ctx, session, env, c, p.statements, repeat, order);
         } finally {

@@ -75,7 +75,8 @@ async function timedTrial(
   const startedAt = new Date().toISOString();
   let trial: RoundTripTrial;
   try {
-    // Under the session's stall watchdog, like every notebook's trials: a frozen server fails the trial in bounded time.
+    // Under the session's stall watchdog, like every notebook's trials: a frozen server fails the trial in bounded
+    // time.
     trial = await watchTrial(
       "postgresql",
       `running ${key}`,

@@ -141,7 +141,8 @@ export async function startRemoteStandby(r: RemoteStandbyRequest): Promise<Remot
     forceStandIn: true,
     docker,
   });
-  // Host network: the remote 127.0.0.1 is where the reverse tunnel listens. A port taken there fails the start, clearly.
+  // Host network: the remote 127.0.0.1 is where the reverse tunnel listens. A port taken there fails the start,
+  // clearly.
   const port = randomRemotePort();
   const settings: ServerSettings = {
     ...r.settings,

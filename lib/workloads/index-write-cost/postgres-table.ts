@@ -1,6 +1,7 @@
 /**
  * PostgreSQL side of the index-write-cost workload: the seed's table, COPY loading, single-column
- * B-tree indexes, batched single-row INSERT/UPDATE (one round trip, one transaction per batch), and the counters that explain them.
+ * B-tree indexes, batched single-row INSERT/UPDATE (one round trip, one transaction per batch), and the counters that
+ * explain them.
  */
 import { pipeline } from "node:stream/promises";
 import { Readable } from "node:stream";

@@ -63,7 +63,9 @@ CREATE TABLE stock_movements (
 );
 `;
 
-/** The 7 indexes the constraints create (PK × 4, products.sku, products.sku_number, stock(product_id, warehouse_id)). */
+/**
+ * The 7 indexes the constraints create (PK × 4, products.sku, products.sku_number, stock(product_id, warehouse_id)).
+ */
 export const CONSTRAINT_INDEXES = 7;
 
 export interface ExtraIndex {

@@ -42,7 +42,9 @@ export type RoundTripTrial = TrialRecord<RoundTripCondition, PgServerCounterKey>
    * (05's `hosts`): nothing was emulated, so its outcome is evidence. Absent: as the environment says.
    */
   readonly real?: boolean;
-  /** Position of the trial among its environment's cases (or its sweep level) in this repeat: the rotation, recorded. */
+  /**
+   * Position of the trial among its environment's cases (or its sweep level) in this repeat: the rotation, recorded.
+   */
   readonly order?: number;
 };
 
