@@ -19,6 +19,7 @@ import { EXPERIMENTS } from "../../lib/experiments/registry";
 import { listRecords } from "../../lib/runtime/resource-registry";
 import { LAB_LABEL, socketClient } from "../../lib/targets/docker/docker-client";
 import { contextDirName } from "../../lib/targets/docker/endpoint";
+import { withEnv } from "../support/env";
 
 const root = projectRoot();
 const SCRIPT = path.join(root, "test", "support", "remote-engine.sh");
@@ -314,13 +315,14 @@ test(
         Endpoints: { docker: { Host: r.dockerHost, SkipTLSVerify: false } },
       }),
     );
-    const saved = { ...process.env };
-    process.env.HOME = r.home;
-    process.env.DOCKER_CONFIG = config;
-    process.env.DOCKER_CONTEXT = "ns-engine";
-    process.env.DBLAB_STATE_DIR = path.join(box, "state-context");
-    delete process.env.DOCKER_HOST;
-    try {
+    const env = {
+      HOME: r.home,
+      DOCKER_CONFIG: config,
+      DOCKER_CONTEXT: "ns-engine",
+      DBLAB_STATE_DIR: path.join(box, "state-context"),
+      DOCKER_HOST: undefined,
+    };
+    await withEnv(env, async () => {
       const { DockerTarget } = await import("../../lib/targets/docker/docker-target");
       const server = await new DockerTarget({ forceStandIn: true, cpus: 1, memoryBytes: 512 * 1024 ** 2 }).start({
         engine: "postgresql",
@@ -355,12 +357,7 @@ test(
       } finally {
         await server.stop();
       }
-    } finally {
-      for (const key of ["HOME", "DOCKER_CONFIG", "DOCKER_CONTEXT", "DBLAB_STATE_DIR", "DOCKER_HOST"]) {
-        if (saved[key] === undefined) delete process.env[key];
-        else process.env[key] = saved[key];
-      }
-    }
+    });
   },
 );
 
@@ -401,26 +398,16 @@ test(
   async (t) => {
     const r = need(t);
     if (!r) return;
-    const keys = [
-      "HOME",
-      "DOCKER_HOST",
-      "DOCKER_TLS_VERIFY",
-      "DOCKER_CERT_PATH",
-      "DBLAB_DOCKER_BIND",
-      "DBLAB_STATE_DIR",
-      "DBLAB_TARGET",
-    ];
-    const saved = Object.fromEntries(keys.map((k) => [k, process.env[k]]));
-    Object.assign(process.env, {
+    const env = {
       HOME: r.home,
       DOCKER_HOST: r.tlsHost,
       DOCKER_TLS_VERIFY: "1",
       DOCKER_CERT_PATH: r.certPath,
       DBLAB_STATE_DIR: path.join(box, "state-tls"),
-    });
-    delete process.env.DBLAB_DOCKER_BIND;
-    delete process.env.DBLAB_TARGET;
-    try {
+      DBLAB_DOCKER_BIND: undefined,
+      DBLAB_TARGET: undefined,
+    };
+    await withEnv(env, async () => {
       const { decideTarget } = await import("../../lib/targets/select");
       await assert.rejects(decideTarget("postgresql", "auto"), /DBLAB_DOCKER_BIND/);
       const { DockerTarget } = await import("../../lib/targets/docker/docker-target");
@@ -442,12 +429,7 @@ test(
       } finally {
         await server.stop();
       }
-    } finally {
-      for (const k of keys) {
-        if (saved[k] === undefined) delete process.env[k];
-        else process.env[k] = saved[k];
-      }
-    }
+    });
   },
 );
 
@@ -457,16 +439,13 @@ test(
   async (t) => {
     const r = need(t);
     if (!r) return;
-    const keys = ["HOME", "DOCKER_HOST", "DBLAB_STATE_DIR"];
-    const saved = Object.fromEntries(keys.map((k) => [k, process.env[k]]));
     const stateDir = path.join(box, "state-vanish");
-    Object.assign(process.env, { HOME: r.home, DOCKER_HOST: r.dockerHost, DBLAB_STATE_DIR: stateDir });
     // Inside the namespace, so the route to it stays: with the veth down instead, packets to its
     // address would follow the default route off this machine.
     const firewall = (op: "-I" | "-D") =>
       spawnSync("ip", ["netns", "exec", r.ns, "iptables", op, "INPUT", "-p", "tcp", "--dport", "22", "-j", "DROP"]);
     let dropping = false;
-    try {
+    await withEnv({ HOME: r.home, DOCKER_HOST: r.dockerHost, DBLAB_STATE_DIR: stateDir }, async () => {
       const { DockerTarget } = await import("../../lib/targets/docker/docker-target");
       const server = await new DockerTarget({ forceStandIn: true, cpus: 1, memoryBytes: 512 * 1024 ** 2 }).start({
         engine: "postgresql",
@@ -499,13 +478,9 @@ test(
         remoteDocker.getContainer(server.containerId).inspect(),
         (e: { statusCode?: number }) => e.statusCode === 404,
       );
-    } finally {
+    }).finally(() => {
       if (dropping) firewall("-D");
-      for (const k of keys) {
-        if (saved[k] === undefined) delete process.env[k];
-        else process.env[k] = saved[k];
-      }
-    }
+    });
   },
 );
 
@@ -573,18 +548,13 @@ test(
 
     // The floor of one round trip to the namespace on the SSH connection replication uses: the
     // least of 20 no-op round trips (load only makes them longer, never a commit shorter).
-    const saved = process.env.HOME;
-    process.env.HOME = r.home;
     let floor = Infinity;
-    try {
+    await withEnv({ HOME: r.home }, async () => {
       const ssh = endpointFromHost(r.dockerHost, "test").ssh;
       assert.ok(ssh);
       for (let i = 0; i < 20; i++) floor = Math.min(floor, await sshEngineConnection(ssh).rttMs(1));
       sshEngineConnection(ssh).close();
-    } finally {
-      if (saved === undefined) delete process.env.HOME;
-      else process.env.HOME = saved;
-    }
+    });
     const commitP50 = autocommit.statementTimes?.p50Ms ?? 0;
     t.diagnostic(
       `RTT to the namespace (SSH no-op, least of 20) ${floor.toFixed(3)} ms; standby SELECT 1 ${autocommit.standbyRttMs?.toFixed(3)} ms; ` +
@@ -629,12 +599,9 @@ test(
       path.join(home, ".ssh", "config"),
       `Host labengine\n  HostName ${r.address}\n  User root\n  Port 22\n  IdentityFile ~/keys/engine_key\n`,
     );
-    const keys = ["HOME", "DOCKER_HOST", "DBLAB_STATE_DIR", "SSH_AUTH_SOCK"];
-    const saved = Object.fromEntries(keys.map((k) => [k, process.env[k]]));
     const stateDir = path.join(box, "state-alias");
-    Object.assign(process.env, { HOME: home, DOCKER_HOST: "ssh://labengine", DBLAB_STATE_DIR: stateDir });
-    delete process.env.SSH_AUTH_SOCK;
-    try {
+    const env = { HOME: home, DOCKER_HOST: "ssh://labengine", DBLAB_STATE_DIR: stateDir, SSH_AUTH_SOCK: undefined };
+    await withEnv(env, async () => {
       const { DockerTarget } = await import("../../lib/targets/docker/docker-target");
       const server = await new DockerTarget({ forceStandIn: true, cpus: 1, memoryBytes: 512 * 1024 ** 2 }).start({
         engine: "postgresql",
@@ -668,12 +635,7 @@ test(
       process.env.DOCKER_HOST = "ssh://labengine2";
       const { dockerClient } = await import("../../lib/targets/docker/docker-client");
       await assert.rejects(dockerClient().ping(), /No SSH key for root@labengine2 \([\d.]+\): .*missing_key/);
-    } finally {
-      for (const k of keys) {
-        if (saved[k] === undefined) delete process.env[k];
-        else process.env[k] = saved[k];
-      }
-    }
+    });
   },
 );
 
