@@ -25,6 +25,11 @@ bridge_net="${net%.*}.$((${net##*.} + 1))"
 cannot() { echo "cannot make a remote engine here: $*" >&2; exit 2; }
 
 down() {
+  # Only the namespace this DIR's `up` made (netns.name), never whatever DBLAB_REMOTE_NS says now:
+  # two helpers' `down` without their variables once named the default namespace, which might have
+  # been another run's; and an `up` whose `ip netns add` failed must not delete the one that exists.
+  local made=""
+  [ -s "$dir/netns.name" ] && made=$(cat "$dir/netns.name")
   for pidfile in "$dir/sshd.pid" "$dir/dockerd.pid"; do
     [ -s "$pidfile" ] || continue
     pid=$(cat "$pidfile")
@@ -39,9 +44,11 @@ down() {
   fi
   # Every process still in the namespace: sshd's per-connection sessions outlive their listener
   # (seen: one orphaned "sshd: root@notty" per test run, in a namespace already deleted).
-  ip netns pids "$ns" 2>/dev/null | xargs -r kill -9 2>/dev/null || true
-  ip netns del "$ns" 2>/dev/null || true
-  ip link del "$ns-h" 2>/dev/null || true
+  if [ -n "$made" ]; then
+    ip netns pids "$made" 2>/dev/null | xargs -r kill -9 2>/dev/null || true
+    ip netns del "$made" 2>/dev/null || true
+    ip link del "$made-h" 2>/dev/null || true
+  fi
   rm -rf "$dir"
 }
 
@@ -54,6 +61,7 @@ up() {
   mkdir -p "$dir/home/.ssh" /run/sshd
   chmod 700 "$dir/home/.ssh"
   ip netns add "$ns" 2>"$dir/netns.err" || cannot "ip netns add failed: $(cat "$dir/netns.err")"
+  echo "$ns" >"$dir/netns.name"
   ip link add "$ns-h" type veth peer name "$ns-n"
   ip link set "$ns-n" netns "$ns"
   ip addr add "$net.1/24" dev "$ns-h"
