@@ -10,8 +10,8 @@ import { pathToFileURL } from "node:url";
 
 export const CHROMIUM_PATH = process.env.DBLAB_CHROMIUM ?? "/usr/bin/chromium";
 
-/** The network is closed: keep Chromium from phoning home (same flags as the report checks). */
-const CHROMIUM_ARGS = [
+/** The network is closed: keep Chromium from phoning home (else it floods refused connections). */
+export const CHROMIUM_ARGS = [
   "--headless",
   "--no-sandbox",
   "--disable-gpu",

@@ -5,20 +5,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { chromium } from "playwright-core";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../scripts/report-pdf";
 
-export const CHROMIUM_PATH = process.env.DBLAB_CHROMIUM ?? "/usr/bin/chromium";
-
-/** The network is closed: keep Chromium from phoning home (else it floods refused connections). */
-export const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
+export { CHROMIUM_ARGS, CHROMIUM_PATH };
 
 /** The bit of the DOM used inside page callbacks (tsconfig has no "dom" lib). */
 interface MiniDocument {
