@@ -6,6 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { nextRound, type RoundState } from "../../lib/stats/adaptive";
+import { addRounds } from "../../lib/experiments/adaptive-rounds";
 
 /** 01's design: no pace, rounds added until the budget is spent. */
 const spend: RoundState = {
@@ -74,4 +75,21 @@ test("the budget exactly reached: spent stops it without a pace; with a pace, ex
   // With the rounds a verdict needs already run, one more is what has to fit.
   assert.equal(nextRound({ ...paced, done: 5, elapsedSeconds: 250 }).more, true);
   assert.equal(nextRound({ ...paced, done: 5, elapsedSeconds: 251 }).more, false);
+});
+
+test("addRounds: asks after the planned rounds, runs rounds numbered on from them, returns the count and the reason", async () => {
+  const ran: number[] = [];
+  const asked: number[] = [];
+  const none = await addRounds(
+    5,
+    (done) => (asked.push(done), "decided"),
+    async (round) => void ran.push(round),
+  );
+  assert.deepEqual([none, ran, asked], [{ rounds: 5, stoppedBy: "decided" }, [], [5]]);
+  const two = await addRounds(
+    5,
+    (done) => (asked.push(done), done < 7 ? undefined : "at the cap"),
+    async (round) => void ran.push(round),
+  );
+  assert.deepEqual([two, ran, asked], [{ rounds: 7, stoppedBy: "at the cap" }, [6, 7], [5, 5, 6, 7]]);
 });

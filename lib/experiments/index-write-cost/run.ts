@@ -16,6 +16,7 @@ import {
   type PlannedTrial,
 } from "../../workloads/index-write-cost/run-trials";
 import { nextRound } from "../../stats/adaptive";
+import { addRounds } from "../adaptive-rounds";
 import { checkClaims } from "./claims";
 import { summarise } from "./summarise";
 
@@ -103,32 +104,31 @@ export async function runIndexWriteCost(p: IndexWriteCostParams, control: RunCon
       // The adaptive design: more repeats of the largest size while a headline claim is undecided.
       const largest = Math.max(...p.rowCounts);
       const unavailable = Object.fromEntries(servers.unavailable);
-      let repeats = p.repeats;
-      let stoppedBy: string;
-      for (;;) {
-        const step = nextRound({
-          done: repeats,
-          planned: p.repeats,
-          maxRepeats: p.maxRepeats,
-          elapsedSeconds: (Date.now() - started) / 1000,
-          budgetSeconds: p.budgetSeconds,
-          undecided: checkClaims(summarise(store.trials()), { unavailable })
-            .filter((c) => HEADLINE.some((h) => c.id.startsWith(h)) && c.verdict === "inconclusive")
-            .map((c) => c.id),
-          decided: "the headline claims were decided",
-          words: { one: "repeat", many: "repeats", cap: "maxRepeats" },
-        });
-        if (!step.more) {
-          stoppedBy = step.reason;
-          break;
-        }
-        repeats++;
-        const extra = planTrials({ ...p, engines, rowCounts: [largest], repeats })
-          .filter((t) => t.repeat === repeats)
-          .map((t, i) => ({ ...t, position: plan.length + i }));
-        plan = [...plan, ...extra];
-        await runPart(extra);
-      }
+      const { rounds: repeats, stoppedBy } = await addRounds(
+        p.repeats,
+        (done) => {
+          const step = nextRound({
+            done,
+            planned: p.repeats,
+            maxRepeats: p.maxRepeats,
+            elapsedSeconds: (Date.now() - started) / 1000,
+            budgetSeconds: p.budgetSeconds,
+            undecided: checkClaims(summarise(store.trials()), { unavailable })
+              .filter((c) => HEADLINE.some((h) => c.id.startsWith(h)) && c.verdict === "inconclusive")
+              .map((c) => c.id),
+            decided: "the headline claims were decided",
+            words: { one: "repeat", many: "repeats", cap: "maxRepeats" },
+          });
+          return step.more ? undefined : step.reason;
+        },
+        async (repeats) => {
+          const extra = planTrials({ ...p, engines, rowCounts: [largest], repeats })
+            .filter((t) => t.repeat === repeats)
+            .map((t, i) => ({ ...t, position: plan.length + i }));
+          plan = [...plan, ...extra];
+          await runPart(extra);
+        },
+      );
       notes.push(
         `adaptive design: ${stoppedBy} (planned ${p.repeats}, at most ${p.maxRepeats}, budget ${p.budgetSeconds} s)`,
       );

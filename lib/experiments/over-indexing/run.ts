@@ -21,6 +21,7 @@ import { MIN_COVERAGE, repeatsForCoverage, type ClaimCheck } from "../../stats/c
 import { nextRound } from "../../stats/adaptive";
 import { claimMonotone, claimRatio } from "./claims";
 import { summarise } from "./summarise";
+import { addRounds } from "../adaptive-rounds";
 
 export const NOTEBOOK = "03-over-indexing";
 const GIB = 2 ** 30;
@@ -182,34 +183,29 @@ export async function run(p: OverIndexingParams, control: RunControl = {}): Prom
       // The adaptive design: one more round of every level at a time while claim (1) or (2) is
       // inconclusive, as long as the budget can still reach the rounds a verdict needs at the pace so far.
       const needed = repeatsForCoverage(MIN_COVERAGE);
-      let rounds = p.repeats;
-      let stoppedBy: string;
-      for (;;) {
-        if (signal.aborted) {
-          stoppedBy = "interrupted";
-          break;
-        }
-        const s = summarise(store.trials() as OverIndexingTrial[], p.durationSeconds, p.clients, p.dataScale);
-        const step = adaptiveStep({
-          claims: [claimMonotone(s), claimRatio(s)],
-          rounds,
-          plannedRounds: p.repeats,
-          maxRounds: p.maxRepeats,
-          needed,
-          elapsedS: (Date.now() - started) / 1000,
-          // The first round of each level also built its indexes: later rounds are cheaper, so this errs long.
-          perRoundS: (Date.now() - roundsStarted) / 1000 / rounds,
-          budgetS: p.budgetSeconds,
-        });
-        if (step.stop) {
-          stoppedBy = step.stop;
-          break;
-        }
-        rounds++;
-        const extra = planRounds(p.indexLevels, rounds).filter((r) => r.repeat === rounds);
-        plan = [...plan, ...extra];
-        await runPart(extra);
-      }
+      const { rounds, stoppedBy } = await addRounds(
+        p.repeats,
+        (rounds) => {
+          if (signal.aborted) return "interrupted";
+          const s = summarise(store.trials() as OverIndexingTrial[], p.durationSeconds, p.clients, p.dataScale);
+          return adaptiveStep({
+            claims: [claimMonotone(s), claimRatio(s)],
+            rounds,
+            plannedRounds: p.repeats,
+            maxRounds: p.maxRepeats,
+            needed,
+            elapsedS: (Date.now() - started) / 1000,
+            // The first round of each level also built its indexes: later rounds are cheaper, so this errs long.
+            perRoundS: (Date.now() - roundsStarted) / 1000 / rounds,
+            budgetS: p.budgetSeconds,
+          }).stop;
+        },
+        async (round) => {
+          const extra = planRounds(p.indexLevels, round).filter((r) => r.repeat === round);
+          plan = [...plan, ...extra];
+          await runPart(extra);
+        },
+      );
       notes.push(
         `adaptive design: ${stoppedBy} (planned ${p.repeats} rounds, at most ${p.maxRepeats}, budget ${p.budgetSeconds} s)`,
       );

@@ -19,6 +19,7 @@ import {
 } from "../../workloads/reindex-under-load/run-trials";
 import { claimTpsDrop } from "./claims";
 import { summarise } from "./summarise";
+import { addRounds } from "../adaptive-rounds";
 
 export const NOTEBOOK = "04-reindex-under-load";
 const GIB = 2 ** 30;
@@ -145,31 +146,27 @@ export async function run(p: ReindexUnderLoadParams, control: RunControl = {}): 
       // The adaptive design: one more set at a time while claim (1) is inconclusive, as long as the
       // budget can still reach the sets a verdict needs at the pace of the sets so far.
       const needed = repeatsForCoverage(MIN_COVERAGE);
-      let sets = p.sets;
-      let stoppedBy: string;
-      for (;;) {
-        const claim = claimTpsDrop(
-          summarise(store.trials() as ReindexTrial[], p.durationSeconds, p.clients, metadata.host.cpus, p.scale),
-        );
-        const step = adaptiveStep({
-          verdict: claim.verdict,
-          sets,
-          plannedSets: p.sets,
-          maxSets: p.maxSets,
-          needed,
-          elapsedS: (Date.now() - started) / 1000,
-          perSetS: (Date.now() - setsStarted) / 1000 / sets,
-          budgetS: p.budgetSeconds,
-        });
-        if (step.stop) {
-          stoppedBy = step.stop;
-          break;
-        }
-        sets++;
-        const extra = planRuns(sets, p.modes).filter((r) => r.condition.set === sets);
-        plan = [...plan, ...extra];
-        await runPart(extra);
-      }
+      const { rounds: sets, stoppedBy } = await addRounds(
+        p.sets,
+        (sets) =>
+          adaptiveStep({
+            verdict: claimTpsDrop(
+              summarise(store.trials() as ReindexTrial[], p.durationSeconds, p.clients, metadata.host.cpus, p.scale),
+            ).verdict,
+            sets,
+            plannedSets: p.sets,
+            maxSets: p.maxSets,
+            needed,
+            elapsedS: (Date.now() - started) / 1000,
+            perSetS: (Date.now() - setsStarted) / 1000 / sets,
+            budgetS: p.budgetSeconds,
+          }).stop,
+        async (set) => {
+          const extra = planRuns(set, p.modes).filter((r) => r.condition.set === set);
+          plan = [...plan, ...extra];
+          await runPart(extra);
+        },
+      );
       notes.push(
         `adaptive design: ${stoppedBy} (planned ${p.sets} sets, at most ${p.maxSets}, budget ${p.budgetSeconds} s)`,
       );
