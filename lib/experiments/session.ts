@@ -14,7 +14,7 @@ import { RunStore } from "../results/run-store";
 import { endInterruptible, InterruptedError, interruptSignal } from "../runtime/interrupt";
 import { reapOrphans } from "../runtime/reaper";
 import { listRecords, ownRecords } from "../runtime/resource-registry";
-import { createTarget, decideTarget, type TargetChoice } from "../targets/select";
+import { decideTarget, type TargetChoice } from "../targets/select";
 import type { DockerEndpoint } from "../targets/docker/endpoint";
 import type {
   ConnectionInfo,
@@ -27,7 +27,7 @@ import type {
 } from "../targets/types";
 import { ignored } from "../runtime/debug";
 import { explainRunError, isEngineLoss, stallBoundFromEnv, TrialWatchdog, withWatchdog } from "../workloads/watchdog";
-import { startServers, type StartedServers } from "./servers";
+import { startOn, startServers, type StartedServers } from "./servers";
 import { connect } from "../engines/postgres/connect";
 import { selectOneProbe } from "../workloads/round-trips/timing";
 import { HostMonitor, rttJitter, sampleHost, type Quietness, type RttJitter } from "../results/quietness";
@@ -235,17 +235,13 @@ async function runSession<C extends object, T>(
           : place.target !== undefined
             ? { kind: place.target, reason: "the experiment needs what only this target gives" }
             : await decideTarget(spec.engine, options.target);
-      const target = await createTarget(spec.engine, decision.kind, {
+      const { server, note } = await startOn(spec, decision, {
         ...limits,
         endpoint: place.endpoint,
         baseDir: place.baseDir,
         onProgress: (m) => progress.say(m),
       });
-      const server = await target.start({ ...spec, limits: { ...limits, ...spec.limits } });
-      const d = server.description;
-      notes.push(
-        `${spec.engine} ${d.version} on the ${d.kind} target (${decision.reason}): ${d.source}${d.standInImage ? " (stand-in image built from the embedded binaries, not the official image)" : ""}`,
-      );
+      notes.push(note);
       await register(server);
       return server;
     };
