@@ -1,7 +1,7 @@
 /**
  * The stall watchdog shared by every notebook's trials (batch workloads, pgbench runs, CREATE INDEX,
- * REINDEX). Issue 15: a server frozen (SIGSTOP) for 4 min 22 s during notebook 01 gave no message,
- * and once it resumed the stalled trial was recorded "ok" with 261.99 s (its peers took ~2 s).
+ * REINDEX). Measured without it: a server frozen (SIGSTOP) for 4 min 22 s during notebook 01 gave no
+ * message, and once it resumed the stalled trial was recorded "ok" with 261.99 s (its peers took ~2 s).
  *
  * A trial is stalled when, for the bound, nothing shows that its server is alive: no progress
  * (a trial ending, a pgbench progress line, any `noteProgress()`) and no answer to a liveness probe
@@ -23,14 +23,14 @@ import { Client } from "pg";
 import { median } from "simple-statistics";
 import { killTree } from "../runtime/reaper";
 import type { Engine, StartedServer } from "../targets/types";
+import { ignored } from "../runtime/debug";
 import { ACTIVITY_MS, withActivity } from "./server-activity";
+import { isEngineLoss, ServerLostError, StallError, TrialFailedError } from "./failures";
+
+export { isEngineLoss, StallError } from "./failures";
 
 const MIN_BOUND_MS = 60_000;
 const PEER_FACTOR = 10;
-
-export class StallError extends Error {
-  override readonly name = "StallError";
-}
 
 export interface WatchdogOptions {
   readonly servers: ReadonlyMap<Engine, StartedServer>;
@@ -104,9 +104,10 @@ export async function probeServer(server: StartedServer, timeoutMs: number): Pro
     ]);
   } finally {
     clearTimeout(timer);
-    attempt.catch(() => undefined);
+    // Lost the race: its rejection (the frozen server's, later) was already reported as the timeout.
+    attempt.catch(ignored("watchdog: the probe that lost its race"));
     // Not awaited: ending a connection to a frozen server waits as long as the server does.
-    close().catch(() => undefined);
+    close().catch(ignored("watchdog: close the probe's connection"));
   }
 }
 
@@ -236,7 +237,8 @@ export class TrialWatchdog {
       throw await explainEngineLoss(server, explainServerLoss(server, error));
     } finally {
       clearInterval(timer);
-      work.catch(() => undefined);
+      // After a stall the trial's own late rejection is a consequence of the kill, reported above.
+      work.catch(ignored("watchdog: the trial's rejection after its stall"));
     }
   }
 }
@@ -273,7 +275,9 @@ export function explainServerLoss(server: StartedServer, error: unknown): unknow
   }
   if (!reasons.length) return error;
   const message = error instanceof Error ? error.message : String(error);
-  return new Error(`${capitalise(serverName(server))} went away (${message}): ${reasons.join("; ")}`, { cause: error });
+  return new ServerLostError(`${capitalise(serverName(server))} went away (${message}): ${reasons.join("; ")}`, {
+    cause: error,
+  });
 }
 
 function isConnectionLoss(error: unknown): boolean {
@@ -288,7 +292,7 @@ function isConnectionLoss(error: unknown): boolean {
 
 /**
  * A Docker server's connection error while its engine no longer answers is the engine's fault:
- * said so (issue 15: a daemon stopped mid-run showed only `write ECONNRESET`).
+ * said so (measured: a daemon stopped mid-run showed only `write ECONNRESET`).
  */
 async function explainEngineLoss(server: StartedServer, error: unknown): Promise<unknown> {
   if (server.kind !== "docker") return error;
@@ -320,25 +324,12 @@ async function explainEngineLoss(server: StartedServer, error: unknown): Promise
 export async function explainRunError(servers: ReadonlyMap<Engine, StartedServer>, error: unknown): Promise<unknown> {
   if (isEngineLoss(error) || error instanceof StallError) return error;
   // A trial's own failure went through watch() already, with its explanation.
-  if ((error as { name?: unknown } | null)?.name === "TrialFailedError") return error;
+  if (error instanceof TrialFailedError) return error;
   for (const server of servers.values()) {
     const explained = await explainEngineLoss(server, error);
     if (explained !== error) return explained;
   }
   return error;
-}
-
-/**
- * True for the errors above, also when a trial's own error wraps one ("Trial … failed: the Docker
- * engine at … went away"): the run can go on once the engine answers (resume the run).
- */
-export function isEngineLoss(error: unknown): boolean {
-  const name = (error as { name?: unknown } | null)?.name;
-  if (name === "DockerEngineGoneError" || name === "EngineLinkLostError") return true;
-  return (
-    error instanceof Error &&
-    /the Docker engine at .* went away; |the connection to the Docker engine at .* dropped; /.test(error.message)
-  );
 }
 
 const current = new AsyncLocalStorage<TrialWatchdog>();

@@ -20,6 +20,7 @@ import {
   watchTrial,
   withWatchdog,
 } from "../../lib/workloads/watchdog";
+import { TrialFailedError } from "../../lib/workloads/failures";
 
 function fakeServer(extra: object = {}): StartedServer & { stopped: number } {
   const server = {
@@ -177,9 +178,21 @@ test("a remote engine's server: the lost link names the engine's address and res
       /^DockerEngineGoneError: the Docker engine at unix:\/\/\/nonexistent\/h22-docker\.sock \(10\.231\.99\.2\) went away; the PostgreSQL 17\.6 server \(docker, 127\.0\.0\.1:40001\) was lost \(Connection terminated unexpectedly\)$/,
     );
     assert.equal(isEngineLoss(caught), true);
-    // run-trials wraps it in its own error ("Trial … failed: …"): the session still knows it.
-    assert.equal(isEngineLoss(new Error(`Trial k failed: ${(caught as Error).message}`)), true);
-    assert.equal(isEngineLoss(new Error("Trial k failed: syntax error")), false);
+    // runTrials wraps it in a TrialFailedError with it as the cause: the session still knows it.
+    const failed = {
+      key: "k",
+      condition: {},
+      repeat: 1,
+      status: "failed" as const,
+      error: "x",
+      startedAt: "",
+      finishedAt: "",
+    };
+    assert.equal(isEngineLoss(new TrialFailedError(failed, { cause: caught })), true);
+    assert.equal(new TrialFailedError(failed, { cause: caught }).failure, "engine-lost");
+    // The same words in a message without the cause are not an engine loss: the type decides.
+    assert.equal(isEngineLoss(new Error(`Trial k failed: ${(caught as Error).message}`)), false);
+    assert.equal(isEngineLoss(new TrialFailedError(failed, { cause: new Error("syntax error") })), false);
     // Outside a trial (03's template load) the same explanation comes from the session's servers.
     const outside = await explainRunError(new Map([["postgresql", server]]), lost);
     assert.match(String(outside), /DockerEngineGoneError: the Docker engine at .* went away/);

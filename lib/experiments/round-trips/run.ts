@@ -30,7 +30,7 @@ import type { EnvironmentKey, RoundTripCondition, RoundTripTrial } from "../../w
 import { withSession, type ExperimentSession, type RunControl } from "../session";
 import { ENVIRONMENT_INFO, QUORUM, quorumEnvironments, singleServerEnvironments, STANDBY_NAMES } from "./environments";
 import { CalibratedLink, measureBaseline, type CalibrationRecord } from "./links";
-import { runCaseTrial, runCommitLevelTrial, type Session, type TrialContext } from "./trial-runner";
+import { caseTrial, commitLevelTrial, runRoundTripTrials, type Session, type TrialContext } from "./trial-runner";
 import { ignored } from "../../runtime/debug";
 
 export type { RunControl } from "../session";
@@ -154,8 +154,10 @@ async function runEnvironments(
           };
           // Cases rotate between repeats (recorded as `order`): drift within a repeat does not always land on the same
           // case.
-          for (const [order, c] of rotated(p.cases, repeat - 1).entries())
-            await runCaseTrial(st.ctx, session, env, c, p.statements, repeat, order);
+          const plan = rotated(p.cases, repeat - 1).map((c, order) =>
+            caseTrial(st.ctx, session, env, c, p.statements, repeat, order),
+          );
+          await runRoundTripTrials(st.ctx, session, plan);
         } finally {
           await closeAll([bench]);
         }
@@ -297,9 +299,10 @@ async function runQuorumPhase(
               clientRttMs: baseline,
               standbyRttMs: standbyRtt,
             };
-            for (const [order, level] of rotated(p.syncLevels, repeat - 1).entries()) {
-              await runCommitLevelTrial(st.ctx, session, level, rtt, p.sweepCommits, repeat, order);
-            }
+            const plan = rotated(p.syncLevels, repeat - 1).map((level, order) =>
+              commitLevelTrial(st.ctx, session, level, rtt, p.sweepCommits, repeat, order),
+            );
+            await runRoundTripTrials(st.ctx, session, plan);
           }
         }
       } finally {
@@ -402,14 +405,18 @@ async function roundTrips(
     },
     ctx: {
       store,
-      finished: store.finishedKeys(),
       signal: session.signal,
       continueOnError: control.continueOnError ?? false,
-      onTrial: (trial, key) => {
+      onProgress: ({ skipped, last }) => {
+        if (!last) {
+          // The start of a phase's plan: its trials already on disk (a resume) count as done.
+          done += skipped;
+          if (skipped) progress.update(done, total, `${skipped} trial(s) already on disk`);
+          return;
+        }
         done++;
-        const last =
-          trial?.seconds !== undefined ? `${key}: ${trial.seconds.toFixed(2)} s` : `${key} (already on disk)`;
-        progress.update(done, total, last);
+        const result = last.seconds !== undefined ? `${last.seconds.toFixed(2)} s` : "failed";
+        progress.update(done, total, `${last.key}: ${result}`);
       },
     },
   };

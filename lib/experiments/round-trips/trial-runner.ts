@@ -1,7 +1,7 @@
 /**
  * One trial, start to record: untimed reset, counters before, the timed statement stream, counters
- * after, replication lags sampled during it, the link's own delivery record — appended to the run
- * as soon as it ends.
+ * after, replication lags sampled during it, the link's own delivery record. A phase's trials are a
+ * plan (`caseTrial`, `commitLevelTrial`) run by runTrials, which appends each as soon as it ends.
  */
 import type { Client } from "pg";
 import { serverCounters } from "../../engines/postgres/server-counters";
@@ -18,17 +18,23 @@ import {
   type RoundTripCondition,
   type RoundTripTrial,
 } from "../../workloads/round-trips/trials";
-import { ignored } from "../../runtime/debug";
-import { watchTrial } from "../../workloads/watchdog";
+import { runTrials, type PlannedTrial, type TrialProgress } from "../../workloads/trials";
 
 export interface TrialContext {
   readonly store: RunStore<RoundTripCondition>;
-  /** Keys of trials already on disk (a resumed run skips them). */
-  readonly finished: ReadonlySet<string>;
   readonly signal?: AbortSignal;
   readonly continueOnError: boolean;
-  /** Called after each trial (recorded or skipped). */
-  readonly onTrial: (trial: RoundTripTrial | undefined, label: string) => void;
+  /** runTrials' progress, once per plan at its start and after each trial. */
+  readonly onProgress: (progress: TrialProgress<PlannedRoundTrip, RoundTripTrial>) => void;
+}
+
+/** One trial of a phase's plan: what it times, and the untimed reset before it. */
+export interface PlannedRoundTrip extends PlannedTrial<RoundTripCondition> {
+  /** Place in its repeat's rotated order (recorded as `order`). */
+  readonly order?: number;
+  readonly roundTrips: number;
+  readonly prepare: () => Promise<void>;
+  readonly run: () => ReturnType<typeof timeStatements>;
 }
 
 export interface Session {
@@ -57,86 +63,73 @@ async function counters(s: Session) {
   return serverCounters(s.admin, s.bench);
 }
 
-async function timedTrial(
+/** One trial, start to record (runTrials' runOne): reset, counters, the timed stream, counters, lags, the link. */
+async function timedTrial(s: Session, planned: PlannedRoundTrip): Promise<RoundTripTrial> {
+  const { key, condition, repeat, order, roundTrips } = planned;
+  const startedAt = new Date().toISOString();
+  await planned.prepare();
+  if (s.lagAdmin) await waitForReplay(s.admin);
+  const before = await counters(s);
+  await s.link?.stats(true);
+  const sampler = s.lagAdmin ? new LagSampler(s.lagAdmin) : undefined;
+  sampler?.start();
+  let lags: LagSummary | undefined;
+  let timed;
+  try {
+    timed = await planned.run();
+  } finally {
+    lags = await sampler?.stop();
+  }
+  const after = await counters(s);
+  const link = await s.link?.stats();
+  return {
+    key,
+    condition,
+    repeat,
+    status: "ok",
+    seconds: timed.seconds,
+    counters: counterDelta(before, after),
+    startedAt,
+    finishedAt: new Date().toISOString(),
+    roundTrips,
+    statementTimes: timed.statements,
+    clientRttMs: s.clientRttMs,
+    standbyRttMs: s.standbyRttMs,
+    ...(lags ? { lags } : {}),
+    ...(link ? { link } : {}),
+    ...(s.real ? { real: true } : {}),
+    ...(order !== undefined ? { order } : {}),
+  };
+}
+
+/** Runs one phase's plan on session `s` through runTrials (resume, watchdog, failure record, store). */
+export async function runRoundTripTrials(
   ctx: TrialContext,
   s: Session,
+  plan: readonly PlannedRoundTrip[],
+): Promise<void> {
+  await runTrials(plan, (planned) => timedTrial(s, planned), {
+    store: ctx.store,
+    signal: ctx.signal,
+    continueOnError: ctx.continueOnError,
+    watch: (planned) => ({ engine: "postgresql", what: `running ${planned.key}`, group: planned.condition.kind }),
+    // An error inside BEGIN … leaves the session in an aborted transaction: end it for the next case.
+    afterFailure: async () => void (await s.bench.query("ROLLBACK")),
+    onProgress: ctx.onProgress,
+  });
+}
+
+function planned(
   condition: RoundTripCondition,
   repeat: number,
-  prepare: () => Promise<void>,
-  run: () => ReturnType<typeof timeStatements>,
-  roundTrips: number,
-  order?: number,
-): Promise<void> {
-  const key = trialKey(condition, repeat);
-  if (ctx.finished.has(key)) {
-    ctx.onTrial(undefined, key);
-    return;
-  }
-  const startedAt = new Date().toISOString();
-  let trial: RoundTripTrial;
-  try {
-    // Under the session's stall watchdog, like every notebook's trials: a frozen server fails the trial in bounded
-    // time.
-    trial = await watchTrial(
-      "postgresql",
-      `running ${key}`,
-      async (): Promise<RoundTripTrial> => {
-        await prepare();
-        if (s.lagAdmin) await waitForReplay(s.admin);
-        const before = await counters(s);
-        await s.link?.stats(true);
-        const sampler = s.lagAdmin ? new LagSampler(s.lagAdmin) : undefined;
-        sampler?.start();
-        let lags: LagSummary | undefined;
-        let timed;
-        try {
-          timed = await run();
-        } finally {
-          lags = await sampler?.stop();
-        }
-        const after = await counters(s);
-        const link = await s.link?.stats();
-        return {
-          key,
-          condition,
-          repeat,
-          status: "ok",
-          seconds: timed.seconds,
-          counters: counterDelta(before, after),
-          startedAt,
-          finishedAt: new Date().toISOString(),
-          roundTrips,
-          statementTimes: timed.statements,
-          clientRttMs: s.clientRttMs,
-          standbyRttMs: s.standbyRttMs,
-          ...(lags ? { lags } : {}),
-          ...(link ? { link } : {}),
-          ...(s.real ? { real: true } : {}),
-          ...(order !== undefined ? { order } : {}),
-        };
-      },
-      condition.kind,
-    );
-  } catch (error) {
-    // An error inside BEGIN … leaves the session in an aborted transaction: end it for the next case.
-    await s.bench.query("ROLLBACK").catch(ignored("round-trips: ROLLBACK after a failed case"));
-    if (!ctx.continueOnError || ctx.signal?.aborted) throw error;
-    trial = {
-      key,
-      condition,
-      repeat,
-      status: "failed",
-      error: error instanceof Error ? error.message : String(error),
-      startedAt,
-      finishedAt: new Date().toISOString(),
-    };
-  }
-  ctx.store.append(trial);
-  ctx.onTrial(trial, key);
+  order: number | undefined,
+  rest: Pick<PlannedRoundTrip, "roundTrips" | "prepare" | "run">,
+): PlannedRoundTrip {
+  return { key: trialKey(condition, repeat), condition, repeat, order, ...rest };
 }
 
 /** One of the seed's cases, N statements, on a fresh copy of the seed's table. */
-export function runCaseTrial(
+export function caseTrial(
   ctx: TrialContext,
   s: Session,
   environment: EnvironmentKey,
@@ -144,26 +137,21 @@ export function runCaseTrial(
   n: number,
   repeat: number,
   order?: number,
-): Promise<void> {
+): PlannedRoundTrip {
   const info = CASE_INFO[c];
   const roundTrips = info.roundTrips(n);
-  return timedTrial(
-    ctx,
-    s,
-    { kind: "case", environment, case: c, statements: n },
-    repeat,
-    async () => {
+  return planned({ kind: "case", environment, case: c, statements: n }, repeat, order, {
+    roundTrips,
+    prepare: async () => {
       if (info.writes) await resetTable(s.admin, s.rows);
       await s.bench.query("DEALLOCATE ALL");
     },
-    () => timeStatements(s.bench, statements(c, n), roundTrips, ctx.signal),
-    roundTrips,
-    order,
-  );
+    run: () => timeStatements(s.bench, statements(c, n), roundTrips, ctx.signal),
+  });
 }
 
 /** `commits` autocommit single-row UPDATEs of a non-indexed column (always HOT) at one synchronous_commit level. */
-export function runCommitLevelTrial(
+export function commitLevelTrial(
   ctx: TrialContext,
   s: Session,
   level: SyncLevel,
@@ -171,29 +159,24 @@ export function runCommitLevelTrial(
   commits: number,
   repeat: number,
   order?: number,
-): Promise<void> {
+): PlannedRoundTrip {
   const sql = function* () {
     for (let i = 0; i < commits; i++)
       yield `UPDATE benchmark_accounts SET version = version + 1 WHERE id = ${1 + (i % s.rows)}`;
   };
-  return timedTrial(
-    ctx,
-    s,
-    { kind: "commit-level", level, standbyRttMs: standbyTargetMs, commits },
-    repeat,
-    async () => {
+  return planned({ kind: "commit-level", level, standbyRttMs: standbyTargetMs, commits }, repeat, order, {
+    roundTrips: commits,
+    prepare: async () => {
       // The sweep's UPDATEs dirty pages trial after trial: a checkpoint first keeps one out of the timed window.
       await s.admin.query("CHECKPOINT");
       await s.bench.query(`SET synchronous_commit = ${level}`);
     },
-    async () => {
+    run: async () => {
       try {
         return await timeStatements(s.bench, sql(), commits, ctx.signal);
       } finally {
         await s.bench.query("RESET synchronous_commit");
       }
     },
-    commits,
-    order,
-  );
+  });
 }

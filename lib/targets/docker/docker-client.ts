@@ -13,6 +13,7 @@ import { ignored } from "../../runtime/debug";
 import { setContainerRemover, type DockerContainerRecord } from "../../runtime/reaper";
 import { endpointFromRef, resolveEndpoint, type DockerEndpoint } from "./endpoint";
 import { sshEngineConnection } from "./ssh-engine";
+import { EngineLossError } from "../errors";
 
 const clients = new Map<string, Docker>();
 
@@ -184,7 +185,7 @@ export function errorText(error: unknown): string {
 }
 
 /** The error a user sees when the engine under a running server went away. */
-export class DockerEngineGoneError extends Error {
+export class DockerEngineGoneError extends EngineLossError {
   override readonly name = "DockerEngineGoneError";
   /**
    * `lost` names the server, e.g. "the PostgreSQL 17.6 server (docker, 172.17.0.2:5432)";
@@ -196,7 +197,7 @@ export class DockerEngineGoneError extends Error {
 }
 
 /** Said when the link to a remote engine dropped under a server but the engine answers again. */
-export class EngineLinkLostError extends Error {
+export class EngineLinkLostError extends EngineLossError {
   override readonly name = "EngineLinkLostError";
   constructor(lost: string, cause: unknown, where: string) {
     super(

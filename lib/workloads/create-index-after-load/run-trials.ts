@@ -11,7 +11,7 @@ import { waitForAutovacuumIdle } from "../../engines/postgres/autovacuum";
 import { connect } from "../../engines/postgres/connect";
 import { ensurePgstattuple, indexShape, type IndexShape } from "./index-shape";
 import { conditionKey, type CialCondition, type PlannedTrial } from "./plan";
-import { watchTrial } from "../watchdog";
+import { runTrials } from "../trials";
 import {
   TrialSession,
   isCialCounterKey,
@@ -175,12 +175,12 @@ async function cancelBackend(connection: ConnectionInfo, pid: number): Promise<v
   }
 }
 
+/**
+ * Runs the plan through `runTrials` (resume, watchdog, failure record, store) on one session,
+ * opened on first use and reopened after a failure (its connection may be dead; the build table
+ * is reloaded then). WAL kept for the decoding trials is given back at the end, whatever happened.
+ */
 export async function runPlan(o: RunPlanOptions): Promise<CialTrial[]> {
-  const finished = o.store.finishedKeys();
-  const todo = o.plan.filter((p) => !finished.has(p.key));
-  const results: CialTrial[] = [];
-  let done = o.plan.length - todo.length;
-  o.onTrial?.(done, o.plan.length, undefined, todo[0]);
   let session: TrialSession | undefined;
   let buildTable: string | undefined;
   let walKept = false;
@@ -188,93 +188,75 @@ export async function runPlan(o: RunPlanOptions): Promise<CialTrial[]> {
   const onAbort = () => {
     if (pid) void cancelBackend(o.connection, pid).catch(ignored("create-index: cancel the statement on interrupt"));
   };
+  const openSession = async (): Promise<TrialSession> => {
+    if (session) return session;
+    const opened = await TrialSession.open(o.connection);
+    session = opened;
+    pid = Number((await opened.query<{ pid: number }>("SELECT pg_backend_pid() AS pid"))[0].pid);
+    await ensurePgstattuple(opened);
+    buildTable = undefined;
+    return opened;
+  };
+  const runOne = async (planned: PlannedTrial): Promise<CialTrial> => {
+    const c = planned.condition;
+    const startedAt = new Date().toISOString();
+    const loadAtStart = os.loadavg()[0];
+    const open = await openSession();
+    let outcome: TrialOutcome;
+    if (c.kind === "build") {
+      const wanted = `${c.rows}|${c.keyOrder}`;
+      if (buildTable !== wanted) {
+        await prepareBuildTable(open, c, o);
+        buildTable = wanted;
+      }
+      outcome = await runBuildTrial(open, c, o);
+    } else {
+      buildTable = undefined;
+      if (c.kind === "wal_anatomy" && !walKept) {
+        await ensureWalinspect(open);
+        await keepWal(open, walKeepMB(c.rows, o.maxWalSizeMB));
+        walKept = true;
+      }
+      outcome = await runLoadTrial(open, c, o);
+    }
+    return {
+      key: planned.key,
+      condition: c,
+      repeat: planned.repeat,
+      position: planned.position,
+      status: "ok",
+      seconds: outcome.seconds,
+      unitMs: outcome.phases.map((p) => p.ms),
+      counters: outcome.counters,
+      phases: outcome.phases,
+      index: outcome.index,
+      ...(outcome.walAnatomy ? { walAnatomy: outcome.walAnatomy } : {}),
+      ...(outcome.autovacuumWait ? { autovacuumWait: outcome.autovacuumWait } : {}),
+      loadAverage: [loadAtStart, os.loadavg()[0]],
+      startedAt,
+      finishedAt: new Date().toISOString(),
+    };
+  };
   o.signal?.addEventListener("abort", onAbort);
   try {
-    for (const [i, planned] of todo.entries()) {
-      o.signal?.throwIfAborted();
-      const c = planned.condition;
-      const startedAt = new Date().toISOString();
-      const loadAtStart = os.loadavg()[0];
-      let record: CialTrial;
-      try {
-        if (!session) {
-          session = await TrialSession.open(o.connection);
-          pid = Number((await session.query<{ pid: number }>("SELECT pg_backend_pid() AS pid"))[0].pid);
-          await ensurePgstattuple(session);
-          buildTable = undefined;
-        }
-        let outcome: TrialOutcome;
-        if (c.kind === "build") {
-          const wanted = `${c.rows}|${c.keyOrder}`;
-          if (buildTable !== wanted) {
-            await prepareBuildTable(session, c, o);
-            buildTable = wanted;
-          }
-          const open = session;
-          outcome = await watchTrial(
-            "postgresql",
-            `CREATE INDEX, trial ${planned.key}`,
-            () => runBuildTrial(open, c, o),
-            conditionKey(c),
-          );
-        } else {
-          buildTable = undefined;
-          if (c.kind === "wal_anatomy" && !walKept) {
-            await ensureWalinspect(session);
-            await keepWal(session, walKeepMB(c.rows, o.maxWalSizeMB));
-            walKept = true;
-          }
-          const open = session;
-          outcome = await watchTrial(
-            "postgresql",
-            `loading, trial ${planned.key}`,
-            () => runLoadTrial(open, c, o),
-            conditionKey(c),
-          );
-        }
-        record = {
-          key: planned.key,
-          condition: c,
-          repeat: planned.repeat,
-          position: planned.position,
-          status: "ok",
-          seconds: outcome.seconds,
-          unitMs: outcome.phases.map((p) => p.ms),
-          counters: outcome.counters,
-          phases: outcome.phases,
-          index: outcome.index,
-          ...(outcome.walAnatomy ? { walAnatomy: outcome.walAnatomy } : {}),
-          ...(outcome.autovacuumWait ? { autovacuumWait: outcome.autovacuumWait } : {}),
-          loadAverage: [loadAtStart, os.loadavg()[0]],
-          startedAt,
-          finishedAt: new Date().toISOString(),
-        };
-      } catch (error) {
-        if (o.signal?.aborted) throw error;
-        record = {
-          key: planned.key,
-          condition: c,
-          repeat: planned.repeat,
-          position: planned.position,
-          status: "failed",
-          error: error instanceof Error ? error.message : String(error),
-          startedAt,
-          finishedAt: new Date().toISOString(),
-        };
-        o.store.append(record);
-        results.push(record);
-        // The connection may be dead: reconnect for the next trial (and reload its table).
-        await session?.close();
+    const results = await runTrials(o.plan, runOne, {
+      store: o.store,
+      signal: o.signal,
+      continueOnError: o.continueOnError,
+      watch: (planned) => ({
+        engine: "postgresql",
+        what: `${planned.condition.kind === "build" ? "CREATE INDEX" : "loading"}, trial ${planned.key}`,
+        group: conditionKey(planned.condition),
+      }),
+      afterFailure: async () => {
+        const dead = session;
         session = undefined;
-        if (!o.continueOnError) throw new TrialFailedError(record);
-        continue;
-      }
-      o.store.append(record);
-      results.push(record);
-      done++;
-      o.onTrial?.(done, o.plan.length, record, todo[i + 1]);
-    }
+        await dead?.close();
+      },
+      onProgress: ({ done, total, last, next }) => o.onTrial?.(done, total, last, next),
+    });
     if (session) await session.query(DROP_TABLE);
+    return results;
   } finally {
     o.signal?.removeEventListener("abort", onAbort);
     if (walKept) {
@@ -282,17 +264,9 @@ export async function runPlan(o: RunPlanOptions): Promise<CialTrial[]> {
       if (cleanup) {
         await keepWal(cleanup, undefined).catch(ignored("create-index: reset wal_keep_size"));
         await cleanup.query("CHECKPOINT").catch(ignored("create-index: CHECKPOINT after releasing the WAL"));
-        if (cleanup !== session) await cleanup.close();
+        if (cleanup !== session) await cleanup.close().catch(ignored("create-index: close the WAL cleanup session"));
       }
     }
-    await session?.close();
-  }
-  return results;
-}
-
-export class TrialFailedError extends Error {
-  override readonly name = "TrialFailedError";
-  constructor(readonly trial: CialTrial) {
-    super(`Trial ${trial.key} failed: ${trial.error}`);
+    await session?.close().catch(ignored("create-index: close the trial session"));
   }
 }

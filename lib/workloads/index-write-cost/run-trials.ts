@@ -10,7 +10,7 @@ import type { IndexWriteCounterKey } from "./counter-keys";
 import { indexedFields, type Operation } from "./operations";
 import { orderSeed, seededShuffle } from "../../stats/order";
 import { ignored } from "../../runtime/debug";
-import { watchTrial } from "../watchdog";
+import { runTrials } from "../trials";
 
 export interface IndexWriteCondition {
   readonly engine: Engine;
@@ -144,76 +144,59 @@ export interface RunOptions {
 }
 
 /**
- * Runs the plan, skipping trials the store already finished (resume), appending each trial to the
- * store as it ends. A failed trial is recorded with its error; then the run stops (or goes on).
+ * Runs the plan through `runTrials` (resume, watchdog, failure record, store): each trial on its
+ * engine's adapter, opened on first use and dropped after a failure (its connection may be dead).
  */
 export async function runPlan(options: RunOptions): Promise<IndexWriteTrial[]> {
-  const finished = options.store.finishedKeys();
-  const todo = options.plan.filter((p) => !finished.has(p.key));
   const datasets = new Map<number, Dataset>();
   const adapters = new Map<Engine, IndexWriteEngine>();
-  const results: IndexWriteTrial[] = [];
-  let done = options.plan.length - todo.length;
-  options.onTrial?.(done, options.plan.length, undefined, todo[0]);
-  try {
-    for (const [i, planned] of todo.entries()) {
-      options.signal?.throwIfAborted();
-      const { engine, rows } = planned.condition;
-      let loaded = datasets.get(rows);
-      if (!loaded) {
-        datasets.clear(); // one size in memory at a time: 1M rows are ~50 MB
-        loaded = makeDataset(rows, options.seed);
-        datasets.set(rows, loaded);
-      }
-      const startedAt = new Date().toISOString();
-      let record: IndexWriteTrial;
-      try {
-        let db = adapters.get(engine);
-        if (!db) {
-          db = await options.open(engine);
-          adapters.set(engine, db);
-        }
-        const [open, dataset] = [db, loaded];
-        record = await watchTrial(
-          engine,
-          `trial ${planned.key}`,
-          () => runTrial(open, dataset, planned, options.batchSize, options.signal),
-          conditionKey(planned.condition),
-        );
-      } catch (error) {
-        if (options.signal?.aborted) throw error;
-        record = {
-          key: planned.key,
-          condition: planned.condition,
-          repeat: planned.repeat,
-          position: planned.position,
-          status: "failed",
-          error: error instanceof Error ? error.message : String(error),
-          startedAt,
-          finishedAt: new Date().toISOString(),
-        };
-        options.store.append(record);
-        results.push(record);
-        // The connection may be dead: drop the adapter so the next trial reconnects.
-        await adapters.get(engine)?.close().catch(ignored("index-write-cost: close the adapter of a failed trial"));
-        adapters.delete(engine);
-        if (!options.continueOnError) throw new TrialFailedError(record);
-        continue;
-      }
-      options.store.append(record);
-      results.push(record);
-      done++;
-      options.onTrial?.(done, options.plan.length, record, todo[i + 1]);
+  const datasetFor = (rows: number): Dataset => {
+    let loaded = datasets.get(rows);
+    if (!loaded) {
+      datasets.clear(); // one size in memory at a time: 1M rows are ~50 MB
+      loaded = makeDataset(rows, options.seed);
+      datasets.set(rows, loaded);
     }
+    return loaded;
+  };
+  const adapterFor = async (engine: Engine): Promise<IndexWriteEngine> => {
+    let db = adapters.get(engine);
+    if (!db) {
+      db = await options.open(engine);
+      adapters.set(engine, db);
+    }
+    return db;
+  };
+  try {
+    return await runTrials(
+      options.plan,
+      async (planned) =>
+        runTrial(
+          await adapterFor(planned.condition.engine),
+          datasetFor(planned.condition.rows),
+          planned,
+          options.batchSize,
+          options.signal,
+        ),
+      {
+        store: options.store,
+        signal: options.signal,
+        continueOnError: options.continueOnError,
+        watch: (planned) => ({
+          engine: planned.condition.engine,
+          what: `trial ${planned.key}`,
+          group: conditionKey(planned.condition),
+        }),
+        afterFailure: async (planned) => {
+          const engine = planned.condition.engine;
+          const db = adapters.get(engine);
+          adapters.delete(engine);
+          await db?.close();
+        },
+        onProgress: ({ done, total, last, next }) => options.onTrial?.(done, total, last, next),
+      },
+    );
   } finally {
     for (const db of adapters.values()) await db.close().catch(ignored("index-write-cost: close an adapter"));
-  }
-  return results;
-}
-
-export class TrialFailedError extends Error {
-  override readonly name = "TrialFailedError";
-  constructor(readonly trial: IndexWriteTrial) {
-    super(`Trial ${trial.key} failed: ${trial.error}`);
   }
 }

@@ -9,7 +9,7 @@ import { rotated } from "../../stats/order";
 import type { RunStore, TrialRecord } from "../../results/run-store";
 import type { StartedServer } from "../../targets/types";
 import { runPgbench, type PgbenchRunner, type PgbenchRunResult, type ProgressPoint } from "../pgbench";
-import { watchTrial } from "../watchdog";
+import { runTrials } from "../trials";
 import { prepareRound, RUN_DATABASE, withClient, type PreparedRound } from "./databases";
 import {
   currentWalLsn,
@@ -202,26 +202,23 @@ export interface RunRoundsOptions {
   readonly onNote?: (note: string) => void;
 }
 
-/** Runs the plan, appending each round as it ends; finished rounds of a resumed run are skipped. */
+/** Runs the plan through `runTrials` (resume, watchdog, failure record, store), one round at a time. */
 export async function runRounds(o: RunRoundsOptions): Promise<OverIndexingTrial[]> {
-  const finished = o.store.finishedKeys();
-  const todo = o.plan.filter((p) => !finished.has(p.key));
-  const out: OverIndexingTrial[] = [];
-  let last: OverIndexingTrial | undefined;
-  for (const [i, planned] of todo.entries()) {
-    if (o.signal?.aborted) break;
-    o.onRound?.(i, todo.length, planned, last);
-    last = await watchTrial("postgresql", `round ${planned.key} (pgbench)`, () =>
+  return runTrials(
+    o.plan,
+    (planned) =>
       runRound(o.server, o.runner, planned, o.settings, {
         signal: o.signal,
         onPhase: (phase) => o.onPhase?.(planned, phase),
         onProgress: (p) => o.onProgress?.(planned, p),
         onNote: o.onNote,
       }),
-    );
-    o.store.append(last);
-    out.push(last);
-  }
-  o.onRound?.(todo.length, todo.length, undefined, last);
-  return out;
+    {
+      store: o.store,
+      signal: o.signal,
+      watch: (planned) => ({ engine: "postgresql", what: `round ${planned.key} (pgbench)` }),
+      // Counted within this part of the plan: the caller places the part in the whole run.
+      onProgress: ({ done, total, skipped, last, next }) => o.onRound?.(done - skipped, total - skipped, next, last),
+    },
+  );
 }

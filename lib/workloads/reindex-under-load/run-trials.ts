@@ -10,7 +10,7 @@ import { counterDelta, countersFrom, keyGuard, type Counters } from "../../stats
 import type { RunStore, TrialRecord } from "../../results/run-store";
 import type { StartedServer } from "../../targets/types";
 import { runPgbench, type PgbenchRunner, type PgbenchRunResult, type ProgressPoint } from "../pgbench";
-import { watchTrial } from "../watchdog";
+import { runTrials } from "../trials";
 import { ActivitySampler, type ActivitySample } from "./activity-sampler";
 import { cloneRunDatabase, PGBENCH_PRIMARY_KEYS, RUN_DATABASE, withAdmin } from "./databases";
 import { lockTimeline, type LockTimeline } from "./lock-timeline";
@@ -44,6 +44,8 @@ export type ReindexTrial = TrialRecord<ReindexCondition, ReindexCounterKey> & {
 export interface PlannedRun {
   readonly key: string;
   readonly condition: ReindexCondition;
+  /** The set it belongs to (= condition.set): what a trial record calls its repeat. */
+  readonly repeat: number;
   /** Place in its set's (rotated) order, from 0. Recorded in the trial. */
   readonly position: number;
 }
@@ -58,7 +60,7 @@ export function planRuns(sets: number, modes: readonly ReindexMode[]): PlannedRu
   for (let set = 1; set <= sets; set++) {
     for (let i = 0; i < modes.length; i++) {
       const mode = modes[(i + set - 1) % modes.length];
-      plan.push({ key: `set${set}/${mode}`, condition: { set, mode }, position: i });
+      plan.push({ key: `set${set}/${mode}`, condition: { set, mode }, repeat: set, position: i });
     }
   }
   return plan;
@@ -246,25 +248,22 @@ export interface RunPlanOptions {
   readonly onNote?: (note: string) => void;
 }
 
-/** Runs the plan, appending each trial as it ends; finished trials of a resumed run are skipped. */
+/** Runs the plan through `runTrials` (resume, watchdog, failure record, store), one run at a time. */
 export async function runPlan(o: RunPlanOptions): Promise<ReindexTrial[]> {
-  const finished = o.store.finishedKeys();
-  const todo = o.plan.filter((p) => !finished.has(p.key));
-  const out: ReindexTrial[] = [];
-  let last: ReindexTrial | undefined;
-  for (const [i, planned] of todo.entries()) {
-    if (o.signal?.aborted) break;
-    o.onRun?.(i, todo.length, planned, last);
-    last = await watchTrial("postgresql", `run ${planned.key} (pgbench with REINDEX)`, () =>
+  return runTrials(
+    o.plan,
+    (planned) =>
       runTrial(o.server, o.runner, planned, o.settings, {
         signal: o.signal,
         onProgress: (p) => o.onProgress?.(planned, p),
         onNote: o.onNote,
       }),
-    );
-    o.store.append(last);
-    out.push(last);
-  }
-  o.onRun?.(todo.length, todo.length, undefined, last);
-  return out;
+    {
+      store: o.store,
+      signal: o.signal,
+      watch: (planned) => ({ engine: "postgresql", what: `run ${planned.key} (pgbench with REINDEX)` }),
+      // Counted within this part of the plan: the caller places the part in the whole run.
+      onProgress: ({ done, total, skipped, last, next }) => o.onRun?.(done - skipped, total - skipped, next, last),
+    },
+  );
 }

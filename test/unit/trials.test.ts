@@ -1,0 +1,142 @@
+/**
+ * runTrials' contract at its margins, with an in-memory store: resume skips finished keys, a
+ * returned failed record goes on, a thrown error is recorded and ends the run with its cause kept
+ * (or goes on with continueOnError), cleanup after a failure never hides the cause, an interrupt
+ * is not recorded.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import type { TrialRecord } from "../../lib/results/run-store";
+import { StallError } from "../../lib/workloads/failures";
+import { runTrials, TrialFailedError, type PlannedTrial } from "../../lib/workloads/trials";
+
+type C = { readonly n: number };
+type T = TrialRecord<C>;
+
+function memoryStore(initial: T[] = []) {
+  const lines: T[] = [...initial];
+  return {
+    lines,
+    finishedKeys: () => new Set(lines.filter((t) => t.status === "ok").map((t) => t.key)),
+    append: (record: TrialRecord<C>) => void lines.push(record as T),
+  };
+}
+
+const plan: PlannedTrial<C>[] = [1, 2, 3, 4].map((n) => ({
+  key: `k${n}`,
+  condition: { n },
+  repeat: 1,
+  position: n - 1,
+}));
+const watch = () => ({ engine: "postgresql" as const, what: "test" });
+
+function ok(p: PlannedTrial<C>): T {
+  return {
+    key: p.key,
+    condition: p.condition,
+    repeat: p.repeat,
+    status: "ok",
+    seconds: p.condition.n,
+    startedAt: "",
+    finishedAt: "",
+  };
+}
+
+test("resume skips finished keys, counts them in done, and appends each ran trial in order", async () => {
+  const store = memoryStore([ok(plan[0]), { ...ok(plan[1]), status: "failed", seconds: undefined, error: "x" }]);
+  const events: string[] = [];
+  const ran = await runTrials(plan, async (p) => ok(p), {
+    store,
+    watch,
+    onProgress: (e) => events.push(`${e.done}/${e.total}:${e.last?.key ?? "-"}>${e.next?.key ?? "-"}`),
+  });
+  assert.deepEqual(
+    ran.map((t) => t.key),
+    ["k2", "k3", "k4"],
+  );
+  assert.deepEqual(events, ["1/4:->k2", "2/4:k2>k3", "3/4:k3>k4", "4/4:k4>-"]);
+  assert.deepEqual(
+    store.lines.map((t) => `${t.key}:${t.status}`),
+    ["k1:ok", "k2:failed", "k2:ok", "k3:ok", "k4:ok"],
+  );
+});
+
+test("a thrown error is recorded failed and ends the run with a TrialFailedError whose cause is the error", async () => {
+  const store = memoryStore();
+  const stall = new StallError("the server stalled");
+  let cleaned = 0;
+  const run = runTrials(
+    plan,
+    async (p) => {
+      if (p.key === "k2") throw stall;
+      return ok(p);
+    },
+    {
+      store,
+      watch,
+      afterFailure: async () => {
+        cleaned++;
+        // A cleanup that fails must not replace the cause.
+        throw new Error("ENOENT: scandir '/tmp/dblab-pgbench-x'");
+      },
+    },
+  );
+  await assert.rejects(run, (e: unknown) => {
+    assert.ok(e instanceof TrialFailedError);
+    assert.equal(e.cause, stall);
+    assert.equal(e.failure, "stall");
+    assert.equal(e.trial.key, "k2");
+    assert.match(e.message, /^Trial k2 failed: the server stalled$/);
+    return true;
+  });
+  assert.equal(cleaned, 1);
+  assert.deepEqual(
+    store.lines.map((t) => `${t.key}:${t.status}`),
+    ["k1:ok", "k2:failed"],
+  );
+  const failed = store.lines[1];
+  assert.equal(failed.status === "failed" && failed.error, "the server stalled");
+  assert.equal(failed.position, 1);
+});
+
+test("continueOnError records the failure and goes on; a returned failed record never stops the run", async () => {
+  const store = memoryStore();
+  const ran = await runTrials(
+    plan,
+    async (p): Promise<T> => {
+      if (p.key === "k1") throw new Error("syntax error");
+      if (p.key === "k3") return { ...ok(p), status: "failed", seconds: undefined, error: "2 clients aborted" };
+      return ok(p);
+    },
+    { store, watch, continueOnError: true },
+  );
+  assert.deepEqual(
+    ran.map((t) => `${t.key}:${t.status}`),
+    ["k1:failed", "k2:ok", "k3:failed", "k4:ok"],
+  );
+  assert.equal(store.lines.length, 4);
+});
+
+test("an interrupt is not recorded as a failure: the error goes up as it is", async () => {
+  const store = memoryStore();
+  const controller = new AbortController();
+  const abort = new Error("aborted");
+  await assert.rejects(
+    runTrials(
+      plan,
+      async (p) => {
+        if (p.key === "k2") {
+          controller.abort();
+          throw abort;
+        }
+        return ok(p);
+      },
+      { store, watch, signal: controller.signal },
+    ),
+    (e: unknown) => e === abort,
+  );
+  assert.deepEqual(
+    store.lines.map((t) => t.key),
+    ["k1"],
+  );
+});
