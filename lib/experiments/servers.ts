@@ -14,11 +14,74 @@ import { redactText } from "../targets/uri";
 import { ignored } from "../runtime/debug";
 
 export interface StartedServers {
+  /** Per engine, the latest watched server still running: the one its engine's trials run on. */
   readonly servers: ReadonlyMap<Engine, StartedServer>;
   /** Engines that could not be started, with the reason, for the notebook and the report. */
   readonly unavailable: ReadonlyMap<Engine, string>;
   readonly notes: readonly string[];
   stopAll(): Promise<void>;
+}
+
+interface Entry {
+  readonly name: string;
+  readonly server: StartedServer;
+  /** The server its engine's trials run on (the stall watchdog's); a primary's standbys are not. */
+  readonly watched: boolean;
+}
+
+/**
+ * A run's servers by name, in the order they came: each either watched (the server of its engine
+ * for the stall watchdog, the latest one if two of an engine are running) or not, and stopped in
+ * the reverse order, so that a primary's standbys stop before it. A phase's server the next phase
+ * does not use is stopped on its own (`stop`).
+ */
+export class ServerSet implements StartedServers {
+  private readonly entries: Entry[] = [];
+  private readonly byEngine = new Map<Engine, StartedServer>();
+  readonly unavailable = new Map<Engine, string>();
+  readonly notes: string[] = [];
+
+  /** The watched view, kept current as servers come and go (the watchdog holds this map). */
+  get servers(): ReadonlyMap<Engine, StartedServer> {
+    return this.byEngine;
+  }
+
+  /** Every server still running, in the order they came. */
+  all(): readonly StartedServer[] {
+    return this.entries.map((e) => e.server);
+  }
+
+  get(name: string): StartedServer | undefined {
+    return this.entries.find((e) => e.name === name)?.server;
+  }
+
+  /** Adds a running server under `name` (made unique with "-2", "-3" when one of that name runs). */
+  add<S extends StartedServer>(name: string, server: S, options: { readonly watched?: boolean } = {}): S {
+    let unique = name;
+    for (let n = 2; this.get(unique); n++) unique = `${name}-${n}`;
+    this.entries.push({ name: unique, server, watched: options.watched ?? true });
+    this.refresh();
+    return server;
+  }
+
+  /** Stops one server now; it leaves the set first, so a failed stop is not retried at the end. */
+  async stop(server: StartedServer): Promise<void> {
+    const i = this.entries.findIndex((e) => e.server === server);
+    if (i >= 0) this.entries.splice(i, 1);
+    this.refresh();
+    await server.stop();
+  }
+
+  /** Stops every server, the last to come first; a failed stop does not keep the others running. */
+  async stopAll(): Promise<void> {
+    for (const e of this.entries.splice(0).reverse()) await e.server.stop().catch(ignored(`servers: stop ${e.name}`));
+    this.refresh();
+  }
+
+  private refresh(): void {
+    this.byEngine.clear();
+    for (const e of this.entries) if (e.watched) this.byEngine.set(e.server.engine, e.server);
+  }
 }
 
 export interface StartOptions {
@@ -52,31 +115,27 @@ export async function startOn(
   };
 }
 
-export async function startServers(specs: readonly ServerSpec[], options: StartOptions): Promise<StartedServers> {
-  const servers = new Map<Engine, StartedServer>();
-  const unavailable = new Map<Engine, string>();
-  const notes: string[] = [];
+/** Starts `specs` in order into a new ServerSet (named by `spec.name`, else the engine), all watched. */
+export async function startServers(specs: readonly ServerSpec[], options: StartOptions): Promise<ServerSet> {
+  const set = new ServerSet();
   const optional = options.optional ?? ["mongodb"];
-  const stopAll = async () => {
-    for (const server of servers.values()) await server.stop().catch(ignored("servers: stop a server"));
-  };
   try {
     for (const spec of specs) {
       const decision = await decideTarget(spec.engine, options.target);
       try {
         const { server, note } = await startOn(spec, decision, options);
-        servers.set(spec.engine, server);
-        notes.push(note);
+        set.add(spec.name ?? spec.engine, server);
+        set.notes.push(note);
       } catch (error) {
         const reason = redactText(error instanceof Error ? error.message : String(error));
         if (!optional.includes(spec.engine)) throw error;
         // Said once, prominently, by the notebook (and kept in metadata.unavailable).
-        unavailable.set(spec.engine, reason);
+        set.unavailable.set(spec.engine, reason);
       }
     }
   } catch (error) {
-    await stopAll();
+    await set.stopAll();
     throw error;
   }
-  return { servers, unavailable, notes, stopAll };
+  return set;
 }

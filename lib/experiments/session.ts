@@ -27,7 +27,7 @@ import type {
 } from "../targets/types";
 import { ignored } from "../runtime/debug";
 import { explainRunError, isEngineLoss, stallBoundFromEnv, TrialWatchdog, withWatchdog } from "../workloads/watchdog";
-import { startOn, startServers, type StartedServers } from "./servers";
+import { ServerSet, startOn, startServers, type StartedServers } from "./servers";
 import { connect } from "../engines/postgres/connect";
 import { selectOneProbe } from "../workloads/round-trips/timing";
 import { HostMonitor, rttJitter, sampleHost, type Quietness, type RttJitter } from "../results/quietness";
@@ -75,8 +75,11 @@ export interface ServerPlace {
 export interface ExperimentSession<C extends object> {
   readonly store: RunStore<C>;
   readonly progress: ProgressReporter;
-  /** The up-front servers and those started since (`startServer`): per engine, the latest still running. */
-  readonly servers: StartedServers;
+  /**
+   * The up-front servers and those started since (`startServer`, `adopt`), by name; `servers.servers`
+   * is per engine the latest watched one still running.
+   */
+  readonly servers: ServerSet;
   readonly signal: AbortSignal;
   /** Notes for the report; push to it, it is part of `metadata`. */
   readonly notes: string[];
@@ -132,187 +135,233 @@ async function runSession<C extends object, T>(
   signal: AbortSignal,
   work: (session: ExperimentSession<C>) => Promise<T>,
 ): Promise<T> {
-  // The reaper removes containers through the Docker layer, loaded only when a record needs it.
-  if (listRecords().some((r) => r.resource.type === "docker-container"))
-    await import("../targets/docker/docker-client");
-  // Containers this process could not remove earlier (their engine was unreachable then): a kernel
-  // that resumes a run after a dropped engine removes them now, as the reaper does for dead owners.
-  if (ownRecords().some((r) => r.resource.type === "docker-container")) {
-    const { retryAbandonedStops } = await import("../targets/docker/docker-target");
-    await retryAbandonedStops();
-  }
-  const reaped = await reapOrphans();
-  // The host's load before any server of ours starts: what else is running on this machine.
-  const before = await sampleHost(1000);
-  const store = RunStore.open<C>({
-    notebook: options.notebook,
-    params: options.params,
-    resumeId: options.control.resumeId,
-  });
-  const reporter = lastLineKept(progressReporter(options.title));
-  let planned = 0;
-  const progress = {
-    update: (done: number, total: number, message: string) => {
-      if (total > 1) planned = total;
-      reporter.update(done, total, message);
-    },
-    finish: (message: string) => reporter.finish(message),
-    say: (message: string) => reporter.say(message),
-  };
-  progress.update(0, 1, "starting servers…");
-  const limits = {
-    cpus: options.cpus,
-    memoryBytes: options.memoryGiB === undefined ? undefined : options.memoryGiB * 2 ** 30,
-  };
-  const upFront = await startServers(options.specs, {
-    target: options.target,
-    ...limits,
-    optional: options.optional ?? [],
-    onProgress: (m) => progress.update(0, 1, m),
-  });
-  // Every server the session owns, in the order they came (`watched`: the server its engine's trials run on).
-  const running: { readonly server: StartedServer; readonly watched: boolean }[] = [...upFront.servers.values()].map(
-    (server) => ({ server, watched: true }),
-  );
-  // One map, kept current, shared with the watchdog: per engine, the latest watched server still running.
-  const live = new Map<Engine, StartedServer>();
-  const refreshLive = () => {
-    live.clear();
-    for (const r of running) if (r.watched) live.set(r.server.engine, r.server);
-  };
-  refreshLive();
-  const stopEvery = async () => {
-    for (const r of running.splice(0).reverse()) await r.server.stop().catch(ignored("session: stop a server"));
-    refreshLive();
-  };
-  const servers: StartedServers = { ...upFront, servers: live, stopAll: stopEvery };
-  const monitor = new HostMonitor();
+  const session = await RunSession.open<C>(options, signal);
   try {
-    const notes = [
-      ...servers.notes,
-      ...(reaped.length ? [`removed ${reaped.length} resource(s) left by an earlier, dead run`] : []),
-    ];
-    const descriptions: ServerDescription[] = running.map((r) => r.server.description);
-    const comparison = await comparisonFields(servers, notes);
-    const metadata: RunMetadata = {
-      runId: store.runId,
+    return await session.run(work);
+  } finally {
+    await session.close();
+  }
+}
+
+/** The session's progress line: the reporter, the planned count it last saw, and `say` at that count. */
+class SessionProgress implements ProgressReporter {
+  /** The plan's size as the work last reported it (for the interrupt's and the engine loss's message). */
+  planned = 0;
+  private readonly reporter: ReturnType<typeof lastLineKept>;
+  constructor(title: string) {
+    this.reporter = lastLineKept(progressReporter(title));
+  }
+  update(done: number, total: number, message: string): void {
+    if (total > 1) this.planned = total;
+    this.reporter.update(done, total, message);
+  }
+  finish(message: string): void {
+    this.reporter.finish(message);
+  }
+  say(message: string): void {
+    this.reporter.say(message);
+  }
+}
+
+/**
+ * One experiment run's state, explicit: its store, progress line, servers (a ServerSet: named, in
+ * the order they came), notes and metadata. `open` does what comes before the work (reap, sample
+ * the host, open the store, start the up-front servers, write metadata.json), `run` runs the work
+ * under the stall watchdog and turns its failure into the run's error, `close` stops the servers.
+ */
+class RunSession<C extends object> implements ExperimentSession<C> {
+  private extras: object = {};
+  /** A PostgreSQL server has been seen: the quietness probe and the settings are read from the first. */
+  private postgresSeen: boolean;
+  private readonly monitor = new HostMonitor();
+
+  private constructor(
+    private readonly options: SessionOptions,
+    readonly signal: AbortSignal,
+    readonly store: RunStore<C>,
+    readonly progress: SessionProgress,
+    readonly servers: ServerSet,
+    readonly notes: string[],
+    readonly metadata: RunMetadata,
+    private readonly quietness: Quietness,
+    private readonly comparison: Awaited<ReturnType<typeof comparisonFields>>,
+    /** metadata.servers: every server the run had, stopped ones included. */
+    private readonly descriptions: ServerDescription[],
+  ) {
+    this.postgresSeen = servers.servers.has("postgresql");
+  }
+
+  static async open<C extends object>(options: SessionOptions, signal: AbortSignal): Promise<RunSession<C>> {
+    // The reaper removes containers through the Docker layer, loaded only when a record needs it.
+    if (listRecords().some((r) => r.resource.type === "docker-container"))
+      await import("../targets/docker/docker-client");
+    // Containers this process could not remove earlier (their engine was unreachable then): a kernel
+    // that resumes a run after a dropped engine removes them now, as the reaper does for dead owners.
+    if (ownRecords().some((r) => r.resource.type === "docker-container")) {
+      const { retryAbandonedStops } = await import("../targets/docker/docker-target");
+      await retryAbandonedStops();
+    }
+    const reaped = await reapOrphans();
+    // The host's load before any server of ours starts: what else is running on this machine.
+    const before = await sampleHost(1000);
+    const store = RunStore.open<C>({
       notebook: options.notebook,
-      profile: options.control.profile ?? "custom",
-      startedAt: new Date().toISOString(),
-      host: hostInfo(),
-      gitCommit: gitCommit(),
-      servers: descriptions,
       params: options.params,
-      unavailable: Object.fromEntries(servers.unavailable),
-      notes,
-      ...comparison,
-    };
-    const quietness: Quietness = { cpus: os.cpus().length, before, selectOneBefore: await selectOneJitter(servers) };
-    metadata.quietness = quietness;
-    store.writeMetadata(metadata);
-    let extras: object = {};
-    const writeMetadata = (extra?: object) => {
-      extras = { ...extras, ...extra };
-      store.writeMetadata({ ...metadata, ...extras });
-    };
-    let postgresSeen = live.has("postgresql");
-    const register = async (server: StartedServer) => {
-      running.push({ server, watched: true });
-      refreshLive();
-      descriptions.push(server.description);
-      // The first PostgreSQL server of a session that started none up front: what the up-front ones give.
-      if (server.engine === "postgresql" && !postgresSeen) {
-        postgresSeen = true;
-        quietness.selectOneBefore = await selectOneJitterOn(server.connection);
-        Object.assign(comparison.serverSettings, (await comparisonFields(servers, notes)).serverSettings);
-      }
-      writeMetadata();
-    };
-    const startServer = async (spec: ServerSpec, place: ServerPlace = {}): Promise<StartedServer> => {
-      const decision =
-        place.endpoint !== undefined
-          ? { kind: "docker" as const, reason: "on the engine the experiment's parameters name" }
-          : place.target !== undefined
-            ? { kind: place.target, reason: "the experiment needs what only this target gives" }
-            : await decideTarget(spec.engine, options.target);
-      const { server, note } = await startOn(spec, decision, {
-        ...limits,
-        endpoint: place.endpoint,
-        baseDir: place.baseDir,
-        onProgress: (m) => progress.say(m),
-      });
-      notes.push(note);
-      await register(server);
-      return server;
-    };
-    const adopt = <S extends StartedServer>(server: S): S => {
-      running.push({ server, watched: false });
-      descriptions.push(server.description);
-      writeMetadata();
-      return server;
-    };
-    const stopServer = async (server: StartedServer): Promise<void> => {
-      const i = running.findIndex((r) => r.server === server);
-      if (i >= 0) running.splice(i, 1);
-      refreshLive();
-      await server.stop();
-    };
+      resumeId: options.control.resumeId,
+    });
+    const progress = new SessionProgress(options.title);
+    progress.update(0, 1, "starting servers…");
+    const servers = await startServers(options.specs, {
+      target: options.target,
+      ...limitsOf(options),
+      optional: options.optional ?? [],
+      onProgress: (m) => progress.update(0, 1, m),
+    });
+    try {
+      const notes = [
+        ...servers.notes,
+        ...(reaped.length ? [`removed ${reaped.length} resource(s) left by an earlier, dead run`] : []),
+      ];
+      const comparison = await comparisonFields(servers, notes);
+      const descriptions = servers.all().map((server) => server.description);
+      const metadata: RunMetadata = {
+        runId: store.runId,
+        notebook: options.notebook,
+        profile: options.control.profile ?? "custom",
+        startedAt: new Date().toISOString(),
+        host: hostInfo(),
+        gitCommit: gitCommit(),
+        servers: descriptions,
+        params: options.params,
+        unavailable: Object.fromEntries(servers.unavailable),
+        notes,
+        ...comparison,
+      };
+      const quietness: Quietness = { cpus: os.cpus().length, before, selectOneBefore: await selectOneJitter(servers) };
+      metadata.quietness = quietness;
+      store.writeMetadata(metadata);
+      return new RunSession<C>(
+        options,
+        signal,
+        store,
+        progress,
+        servers,
+        notes,
+        metadata,
+        quietness,
+        comparison,
+        descriptions,
+      );
+    } catch (error) {
+      await servers.stopAll();
+      throw error;
+    }
+  }
+
+  writeMetadata(extra?: object): void {
+    this.extras = { ...this.extras, ...extra };
+    this.store.writeMetadata({ ...this.metadata, ...this.extras });
+  }
+
+  async startServer(spec: ServerSpec, place: ServerPlace = {}): Promise<StartedServer> {
+    const decision =
+      place.endpoint !== undefined
+        ? { kind: "docker" as const, reason: "on the engine the experiment's parameters name" }
+        : place.target !== undefined
+          ? { kind: place.target, reason: "the experiment needs what only this target gives" }
+          : await decideTarget(spec.engine, this.options.target);
+    const { server, note } = await startOn(spec, decision, {
+      ...limitsOf(this.options),
+      endpoint: place.endpoint,
+      baseDir: place.baseDir,
+      onProgress: (m) => this.progress.say(m),
+    });
+    this.notes.push(note);
+    this.servers.add(spec.name ?? spec.engine, server);
+    this.descriptions.push(server.description);
+    // The first PostgreSQL server of a session that started none up front: what the up-front ones give.
+    if (server.engine === "postgresql" && !this.postgresSeen) {
+      this.postgresSeen = true;
+      this.quietness.selectOneBefore = await selectOneJitterOn(server.connection);
+      Object.assign(this.comparison.serverSettings, (await comparisonFields(this.servers, this.notes)).serverSettings);
+    }
+    this.writeMetadata();
+    return server;
+  }
+
+  adopt<S extends StartedServer>(server: S): S {
+    this.servers.add(server.id, server, { watched: false });
+    this.descriptions.push(server.description);
+    this.writeMetadata();
+    return server;
+  }
+
+  stopServer(server: StartedServer): Promise<void> {
+    return this.servers.stop(server);
+  }
+
+  async run<T>(work: (session: ExperimentSession<C>) => Promise<T>): Promise<T> {
     let outcome: RunMetadata["outcome"] = "failed";
     try {
-      // Every trial below runs under the stall watchdog (lib/workloads/watchdog.ts), which says so in the progress
-      // line.
-      const watchdog = new TrialWatchdog({ servers: servers.servers, say: (message) => progress.say(message) });
-      const result = await withWatchdog(watchdog, () =>
-        work({
-          store,
-          progress,
-          servers,
-          signal,
-          notes,
-          metadata,
-          writeMetadata,
-          startServer,
-          adopt,
-          stopServer,
-        }),
-      );
-      // Some plans just stop looping when aborted (04's runPlan): a Stop is still a Stop for the cell.
-      signal.throwIfAborted();
+      // Every trial below runs under the stall watchdog (lib/workloads/watchdog.ts), which says so in
+      // the progress line. It holds the ServerSet's watched view, which follows startServer/stopServer.
+      const watchdog = new TrialWatchdog({
+        servers: this.servers.servers,
+        say: (message) => this.progress.say(message),
+      });
+      const result = await withWatchdog(watchdog, () => work(this));
+      // A plan that just stops looping when aborted: a Stop is still a Stop for the cell.
+      this.signal.throwIfAborted();
       outcome = "finished";
-      metadata.quietness = { ...quietness, during: monitor.stop(), selectOneAfter: await selectOneJitter(servers) };
-      writeMetadata();
+      this.metadata.quietness = {
+        ...this.quietness,
+        during: this.monitor.stop(),
+        selectOneAfter: await selectOneJitter(this.servers),
+      };
+      this.writeMetadata();
       return result;
     } catch (error) {
-      if (!signal.aborted) {
-        // A lost engine is not the end of the run: say which, what was kept and how to go on.
-        const explained = await explainRunError(servers.servers, error);
-        if (isEngineLoss(explained) && explained instanceof Error) {
-          const before = explained.message;
-          explained.message += `. ${resumeHint(store, planned)}`;
-          // The stack was written with the message at construction: a notebook shows the stack.
-          explained.stack = explained.stack?.replace(before, explained.message);
-        }
-        throw explained;
-      }
+      if (!this.signal.aborted) throw await this.explain(error);
       outcome = "interrupted";
       // Whatever the workload threw on its way out (an aborted pgbench, a cancelled statement), the
       // cause is the Stop: say so, and what was kept. The servers are stopped before the cell sees it.
-      const message = interruptedMessage(store, planned);
-      progress.finish(message);
-      throw new InterruptedError(message);
+      const message = interruptedMessage(this.store, this.progress.planned);
+      this.progress.finish(message);
+      throw new InterruptedError(message, { cause: error });
     } finally {
       // Merged into what is on disk: experiments add their own fields with store.writeMetadata.
       // A failure here must not hide the run's own error: without finishedAt the run reads as "stopped".
       try {
-        store.updateMetadata({ finishedAt: new Date().toISOString(), outcome, ...linkTraffic(servers) });
-      } catch {
-        // nothing better to do: the trials are on disk already
+        this.store.updateMetadata({ finishedAt: new Date().toISOString(), outcome, ...linkTraffic(this.servers) });
+      } catch (error) {
+        ignored("session: record the run's outcome in metadata.json")(error);
       }
     }
-  } finally {
-    monitor.stop();
-    await stopEvery();
   }
+
+  /** A lost engine is not the end of the run: the error says which, what was kept and how to go on. */
+  private async explain(error: unknown): Promise<unknown> {
+    const explained = await explainRunError(this.servers.servers, error);
+    if (isEngineLoss(explained) && explained instanceof Error) {
+      const before = explained.message;
+      explained.message += `. ${resumeHint(this.store, this.progress.planned)}`;
+      // The stack was written with the message at construction: a notebook shows the stack.
+      explained.stack = explained.stack?.replace(before, explained.message);
+    }
+    return explained;
+  }
+
+  async close(): Promise<void> {
+    this.monitor.stop();
+    await this.servers.stopAll();
+  }
+}
+
+function limitsOf(options: SessionOptions): { cpus?: number; memoryBytes?: number } {
+  return {
+    cpus: options.cpus,
+    memoryBytes: options.memoryGiB === undefined ? undefined : options.memoryGiB * 2 ** 30,
+  };
 }
 
 /** What a run cut short by a lost engine kept, and how to resume it once the engine answers. */

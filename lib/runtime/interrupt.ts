@@ -28,8 +28,11 @@ let delegates: ((signal: NodeJS.Signals) => void)[] = [];
 
 export class InterruptedError extends Error {
   override readonly name = "InterruptedError";
-  constructor(message = "interrupted (SIGINT): the run stopped between batches and its servers were stopped") {
-    super(message);
+  constructor(
+    message = "interrupted (SIGINT): the run stopped between batches and its servers were stopped",
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
     // The cell prints the error; a stack trace under "interrupted" would look like a crash.
     this.stack = `${this.name}: ${message}`;
   }
