@@ -10,6 +10,7 @@ import { installShutdownHooks } from "../runtime/shutdown";
 import type { Envelope, ProxyReply, ProxyRequest, ProxyStats } from "./protocol";
 import type { DelayLink, LinkStats } from "./types";
 import { ignored } from "../runtime/debug";
+import { handleErrors } from "../runtime/error-events";
 
 export interface DelayProxyOptions {
   /** Shown in the registry and in reports, e.g. "client→primary". */
@@ -52,6 +53,11 @@ export class DelayProxy implements DelayLink {
       this.waiting.delete(message.id);
       if (message.body.type === "error") waiter.reject(new Error(`delay proxy ${name}: ${message.body.message}`));
       else waiter.resolve(message.body);
+    });
+    // An IPC send to a proxy that died: its requests fail with the reason instead of an uncaught exception.
+    handleErrors(child, `delay proxy ${name}`, (error) => {
+      for (const waiter of this.waiting.values()) waiter.reject(new Error(`delay proxy ${name}: ${error.message}`));
+      this.waiting.clear();
     });
     child.stderr?.on("data", (chunk: Buffer) => {
       this.stderr = (this.stderr + chunk.toString("utf8")).slice(-4000);

@@ -18,6 +18,7 @@ import { processStartTicks } from "../runtime/resource-registry";
 import { register, unregister } from "../runtime/resources";
 import { installShutdownHooks } from "../runtime/shutdown";
 import type { DelayLink, LinkStats } from "./types";
+import { handleErrors } from "../runtime/error-events";
 
 export interface NetemSupport {
   readonly available: boolean;
@@ -175,6 +176,10 @@ export class NetemController {
     await new Promise<void>((resolve, reject) => {
       guard.once("message", () => resolve());
       guard.once("exit", (code) => reject(new Error(`netem guard exited early (${code})`)));
+      // Later errors (an IPC send after it exited) are logged: close() still removes the qdiscs itself.
+      handleErrors(guard, "netem guard", (error) =>
+        reject(new Error(`netem guard: ${error.message}`, { cause: error })),
+      );
     });
     const pid = guard.pid;
     if (pid === undefined) throw new Error("netem guard has no pid");

@@ -6,6 +6,7 @@ import fs from "node:fs";
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { isProcessAlive, listRecords, ownRecords, unregister, type ResourceRecord } from "./resource-registry";
+import { handleErrors } from "./error-events";
 
 function sleepSync(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
@@ -183,5 +184,7 @@ export function spawnDetachedReaper(): void {
     detached: true,
     stdio: "ignore",
   });
+  // Best effort: the next run's reaper, or `npm run clean`, removes what this one would have.
+  handleErrors(child, "spawn the detached reaper");
   child.unref();
 }

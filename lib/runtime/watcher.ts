@@ -16,6 +16,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { inKernel } from "./interrupt";
 import { processStartTicks, stateRoot } from "./resource-registry";
+import { handleErrors } from "./error-events";
 
 let watcher: ChildProcess | undefined;
 
@@ -56,6 +57,8 @@ export function ensureWatcher(): void {
     fs.closeSync(log);
   }
   watcher.once("exit", () => (watcher = undefined));
+  // A watcher that could not start leaves the shutdown hooks and the reaper to clean up.
+  handleErrors(watcher, "the kernel's watcher", () => (watcher = undefined));
   // Neither the child nor the pipe may keep the kernel's event loop alive.
   watcher.unref();
   const stdin = watcher.stdin as (NodeJS.WritableStream & { unref?: () => void }) | null;

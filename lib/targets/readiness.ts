@@ -6,6 +6,7 @@ import { MongoClient } from "mongodb";
 import { Client } from "pg";
 import type { ConnectionInfo } from "./types";
 import { ignored } from "../runtime/debug";
+import { handleErrors } from "../runtime/error-events";
 
 /** One readiness question to a server. */
 export interface ReadinessProbe {
@@ -48,7 +49,7 @@ export function postgresProbe(connection: ConnectionInfo): ReadinessProbe {
   return {
     describe: () => `PostgreSQL at ${connection.host}:${connection.port}`,
     async check() {
-      const client = new Client({ ...connection, connectionTimeoutMillis: 2000 });
+      const client = handleErrors(new Client({ ...connection, connectionTimeoutMillis: 2000 }), "readiness probe");
       try {
         await client.connect();
         const result = await client.query<{ server_version: string }>("SHOW server_version");

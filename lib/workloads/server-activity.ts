@@ -12,6 +12,8 @@
  */
 import { Client } from "pg";
 import type { StartedServer } from "../targets/types";
+import { handleErrors } from "../runtime/error-events";
+import { ignored } from "../runtime/debug";
 
 export const ACTIVITY_MS = 15_000;
 
@@ -83,7 +85,7 @@ export class ActivityReader {
       query_timeout: timeoutMs,
       application_name: "dblab-activity",
     });
-    client.on("error", () => undefined);
+    handleErrors(client, "activity reader");
     try {
       await client.connect();
       const { rows } = await client.query<ActivityRow>(ACTIVITY_SQL);
@@ -91,7 +93,8 @@ export class ActivityReader {
       if (!row) return undefined;
       return this.describe(row);
     } finally {
-      client.end().catch(() => undefined);
+      // Not awaited: ending a connection to a server that stopped answering waits as long as it does.
+      client.end().catch(ignored("activity: end the reader's client"));
     }
   }
 
@@ -155,7 +158,8 @@ export async function withActivity<T>(
         options.onAnswer?.();
         if (line && !done && !options.quiet?.()) say(line);
       })
-      .catch(() => undefined)
+      // "The reads never fail the work": a server too busy to answer is what the watchdog judges.
+      .catch(ignored("activity: read what the server is doing"))
       .finally(() => (reading = false));
   }, intervalMs);
   timer.unref();

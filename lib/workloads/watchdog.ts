@@ -26,6 +26,7 @@ import type { Engine, StartedServer } from "../targets/types";
 import { ignored } from "../runtime/debug";
 import { ACTIVITY_MS, withActivity } from "./server-activity";
 import { isEngineLoss, ServerLostError, StallError, TrialFailedError } from "./failures";
+import { handleErrors } from "../runtime/error-events";
 
 export { isEngineLoss, StallError } from "./failures";
 
@@ -80,6 +81,8 @@ export async function probeServer(server: StartedServer, timeoutMs: number): Pro
         query_timeout: timeoutMs,
         application_name: "dblab-watchdog",
       });
+      // The probe's own query rejects with the error: the listener keeps it from being uncaught.
+      handleErrors(client, "watchdog probe");
       close = () => client.end();
       await client.connect();
       await client.query("SELECT 1");

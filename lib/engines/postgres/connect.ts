@@ -2,6 +2,7 @@
 import { Client } from "pg";
 import type { ConnectionInfo } from "../../targets/types";
 import { ignored } from "../../runtime/debug";
+import { handleErrors } from "../../runtime/error-events";
 
 export interface ConnectOptions {
   /** Another database on the same server. */
@@ -21,7 +22,7 @@ export async function connect(connection: ConnectionInfo, options: ConnectOption
     database: options.database ?? connection.database,
     application_name: options.applicationName,
   });
-  client.on("error", () => undefined);
+  handleErrors(client, `postgres client${options.applicationName ? ` ${options.applicationName}` : ""}`);
   await client.connect();
   return client;
 }
@@ -57,7 +58,10 @@ export async function cancellable<T>(
   const { rows } = await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
   const pid = rows[0].pid;
   const onAbort = () => {
-    void withClient(connection, (admin) => admin.query("SELECT pg_cancel_backend($1)", [pid])).catch(() => undefined);
+    void withClient(connection, (admin) => admin.query("SELECT pg_cancel_backend($1)", [pid])).catch(
+      // The Stop still ends the run between statements; a failed cancel only makes it wait for this one.
+      ignored("postgres: cancel the running statement on interrupt"),
+    );
   };
   signal.addEventListener("abort", onAbort, { once: true });
   try {

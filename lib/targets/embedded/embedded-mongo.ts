@@ -14,6 +14,7 @@ import { installShutdownHooks } from "../../runtime/shutdown";
 import { freePort, randomPassword } from "../ports";
 import { mongoProbe, waitUntilReady } from "../readiness";
 import type { ConnectionInfo, ServerDescription, ServerSpec, StartedServer, Target } from "../types";
+import { handleErrors } from "../../runtime/error-events";
 
 /** The mongod on PATH (or DBLAB_MONGOD), or undefined. */
 export function findMongod(): string | undefined {
@@ -106,6 +107,9 @@ class EmbeddedMongoServer implements StartedServer {
       { detached: true, stdio: ["ignore", log, log] },
     );
     fs.closeSync(log);
+    // A binary that cannot be run fails the start (abortIf below) with its reason.
+    let spawnError: string | undefined;
+    handleErrors(this.child, "embedded mongod", (error) => (spawnError = error.message));
     this.recordId = register({
       type: "process",
       pid: this.child.pid ?? 0,
@@ -122,6 +126,7 @@ class EmbeddedMongoServer implements StartedServer {
         timeoutMs: 60_000,
         intervalMs: 200,
         abortIf: () => {
+          if (spawnError !== undefined) throw new Error(`mongod could not run: ${spawnError}`);
           if (child.exitCode !== null || child.signalCode !== null) {
             throw new Error(`mongod exited with ${child.signalCode ?? `code ${child.exitCode}`} while starting`);
           }

@@ -24,6 +24,7 @@ import type {
   Target,
 } from "../types";
 import { startStandbys, type StandbyPrimary, type StandbyServer } from "./standby";
+import { handleErrors } from "../../runtime/error-events";
 import {
   chownRecursive,
   embeddedPostgresBinaries,
@@ -198,6 +199,8 @@ export class EmbeddedPostgresServer implements StartedServer, StandbyPrimary {
     child.once("exit", (code, signal) => {
       exited = `exited with ${signal ?? `code ${code}`}`;
     });
+    // A binary that cannot be run fails the start (abortIf below) with its reason.
+    handleErrors(child, "embedded PostgreSQL", (error) => (exited ??= `could not run (${error.message})`));
     if (this.recordId) unregister(this.recordId);
     this.recordId = register({
       type: "process",

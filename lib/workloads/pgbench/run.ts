@@ -140,7 +140,8 @@ function runOnHost(
       setTimeout(() => stop("SIGKILL"), 5000).unref();
     }, options.timeoutMs);
     watchdog.unref();
-    child.once("error", (error) => {
+    // `on`, not `once`: a later error (a kill that fails) must not be an uncaught exception.
+    child.on("error", (error) => {
       clearTimeout(watchdog);
       if (recordId) unregister(recordId);
       reject(error);
@@ -156,11 +157,21 @@ function runOnHost(
   });
 }
 
-function readLogs(dir: string, prefix: string): string[] {
-  return fs
-    .readdirSync(dir)
-    .filter((f) => f.startsWith(`${prefix}.`))
-    .map((f) => fs.readFileSync(path.join(dir, f), "utf8"));
+/**
+ * pgbench's log files, or undefined when its directory is gone. On a failure path (a dropped link
+ * to a remote engine) the directory was measured gone by the time this ran, and a throw here
+ * (`ENOENT: scandir '/tmp/dblab-pgbench-…'`) hid pgbench's own error: the caller reports that one.
+ */
+function readLogs(dir: string, prefix: string): string[] | undefined {
+  try {
+    return fs
+      .readdirSync(dir)
+      .filter((f) => f.startsWith(`${prefix}.`))
+      .map((f) => fs.readFileSync(path.join(dir, f), "utf8"));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
 }
 
 /** Runs pgbench in the server's container (its image has pgbench, the host has none). */
@@ -287,6 +298,8 @@ export async function runPgbench(server: StartedServer, o: RunOptions): Promise<
   }
   let raw: RawRun;
   let args: string[];
+  /** The log directory, when it was gone before its logs were read. */
+  let logsLost: string | undefined;
   if (runner.kind === "host") {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-pgbench-"));
     try {
@@ -301,7 +314,9 @@ export async function runPgbench(server: StartedServer, o: RunOptions): Promise<
         onLine,
         timeoutMs: (o.durationSeconds + 120) * 1000,
       });
-      raw = { ...run, logs: mode === "none" ? [] : readLogs(dir, prefix) };
+      const logs = mode === "none" ? [] : readLogs(dir, prefix);
+      logsLost = logs === undefined ? dir : undefined;
+      raw = { ...run, logs: logs ?? [] };
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -328,6 +343,9 @@ export async function runPgbench(server: StartedServer, o: RunOptions): Promise<
   if (raw.exitCode !== 0 && summary.abortedClients === 0) {
     throw new Error(`pgbench failed (exit ${raw.exitCode}):\n${raw.stderr.trim().split("\n").slice(-10).join("\n")}`);
   }
+  // pgbench's own error (above) is the cause when there is one; a run that finished without its logs is no result.
+  if (logsLost !== undefined)
+    throw new Error(`pgbench finished, but its log directory ${logsLost} was gone before its logs were read`);
   const text = raw.logs.join("\n");
   let series: PgbenchRunResult["series"] = [];
   let latency: PgbenchRunResult["latency"];

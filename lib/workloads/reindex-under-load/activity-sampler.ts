@@ -7,6 +7,7 @@
 import { Client } from "pg";
 import type { ConnectionInfo } from "../../targets/types";
 import { ignored } from "../../runtime/debug";
+import { handleErrors } from "../../runtime/error-events";
 
 export interface SessionSample {
   readonly pid: number;
@@ -65,7 +66,8 @@ export class ActivitySampler {
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
   private stopped = false;
-  private error?: unknown;
+  /** What ended sampling early (a query that failed, the connection lost): stop() throws it. */
+  error?: unknown;
 
   private constructor(
     private readonly client: Client,
@@ -74,10 +76,18 @@ export class ActivitySampler {
 
   static async start(connection: ConnectionInfo, intervalMs: number): Promise<ActivitySampler> {
     const client = new Client({ ...connection, application_name: "dblab-sampler" });
+    // A lost connection between samples ends sampling with that error (stop() throws it): the run's failure path.
+    let lost: Error | undefined;
+    let sampler: ActivitySampler | undefined;
+    handleErrors(client, "activity sampler", (error) => {
+      lost = error;
+      if (sampler) sampler.error ??= error;
+    });
     await client.connect();
     // The sampler must not wait behind the locks it observes (catalog lookups for ::regclass).
     await client.query("SET lock_timeout = '100ms'");
-    const sampler = new ActivitySampler(client, intervalMs);
+    sampler = new ActivitySampler(client, intervalMs);
+    if (lost) sampler.error = lost;
     sampler.loop();
     return sampler;
   }

@@ -5,6 +5,7 @@
 import { Client } from "pg";
 import type { ConnectionInfo } from "../../targets/types";
 import { ignored } from "../../runtime/debug";
+import { handleErrors } from "../../runtime/error-events";
 
 export interface ReindexStatement {
   readonly index: string;
@@ -30,7 +31,8 @@ export class ReindexSession {
   ) {}
 
   static async open(connection: ConnectionInfo): Promise<ReindexSession> {
-    const client = new Client({ ...connection, application_name: "dblab-reindex" });
+    // A lost connection fails the next REINDEX, which run() records as the trial's error.
+    const client = handleErrors(new Client({ ...connection, application_name: "dblab-reindex" }), "REINDEX session");
     await client.connect();
     const { rows } = await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
     return new ReindexSession(client, rows[0].pid);
