@@ -151,16 +151,13 @@ class SessionProgress implements ProgressReporter {
   constructor(title: string) {
     this.reporter = lastLineKept(progressReporter(title));
   }
-  update(done: number, total: number, message: string): void {
+  // Arrow properties: callers pass them on as callbacks (`onProgress: progress.update`).
+  readonly update = (done: number, total: number, message: string): void => {
     if (total > 1) this.planned = total;
     this.reporter.update(done, total, message);
-  }
-  finish(message: string): void {
-    this.reporter.finish(message);
-  }
-  say(message: string): void {
-    this.reporter.say(message);
-  }
+  };
+  readonly finish = (message: string): void => this.reporter.finish(message);
+  readonly say = (message: string): void => this.reporter.say(message);
 }
 
 /**
@@ -258,12 +255,13 @@ class RunSession<C extends object> implements ExperimentSession<C> {
     }
   }
 
-  writeMetadata(extra?: object): void {
+  // Arrow properties, not methods: experiments destructure them from the session (`{ writeMetadata }`).
+  readonly writeMetadata = (extra?: object): void => {
     this.extras = { ...this.extras, ...extra };
     this.store.writeMetadata({ ...this.metadata, ...this.extras });
-  }
+  };
 
-  async startServer(spec: ServerSpec, place: ServerPlace = {}): Promise<StartedServer> {
+  readonly startServer = async (spec: ServerSpec, place: ServerPlace = {}): Promise<StartedServer> => {
     const decision =
       place.endpoint !== undefined
         ? { kind: "docker" as const, reason: "on the engine the experiment's parameters name" }
@@ -287,18 +285,16 @@ class RunSession<C extends object> implements ExperimentSession<C> {
     }
     this.writeMetadata();
     return server;
-  }
+  };
 
-  adopt<S extends StartedServer>(server: S): S {
+  readonly adopt = <S extends StartedServer>(server: S): S => {
     this.servers.add(server.id, server, { watched: false });
     this.descriptions.push(server.description);
     this.writeMetadata();
     return server;
-  }
+  };
 
-  stopServer(server: StartedServer): Promise<void> {
-    return this.servers.stop(server);
-  }
+  readonly stopServer = (server: StartedServer): Promise<void> => this.servers.stop(server);
 
   async run<T>(work: (session: ExperimentSession<C>) => Promise<T>): Promise<T> {
     let outcome: RunMetadata["outcome"] = "failed";

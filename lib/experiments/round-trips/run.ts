@@ -10,6 +10,7 @@
 import fs from "node:fs";
 import type { Client } from "pg";
 import { connect } from "../../engines/postgres/connect";
+import { releaseSynchronousStandbys, requireSynchronousStandbys } from "../../engines/postgres/synchronous-standbys";
 import { createEmulator, type NetworkEmulator } from "../../network/emulator";
 import type { DelayLink } from "../../network/types";
 import { hostEndpoint, type RoundTripsParams } from "../../params/round-trips";
@@ -204,9 +205,7 @@ async function runHostedQuorum(
     for (const s of standbys) rtts.push(await measureBaseline(s.connection, p.calibrationSamples));
     const standbyRtt = rtts.reduce((a, b) => a + b, 0) / rtts.length;
     admin = await connect(primary.connection);
-    await admin.query(`ALTER SYSTEM SET synchronous_standby_names = '${QUORUM}'`);
-    await admin.query("SELECT pg_reload_conf()");
-    await waitForQuorum(admin);
+    await requireSynchronousStandbys(admin, QUORUM, STANDBY_NAMES.length);
     lagAdmin = await connect(primary.connection);
     const where = standbys[0].description.engineHost ?? host;
     await runEnvironments(st, [env], primary.connection, {
@@ -221,8 +220,7 @@ async function runHostedQuorum(
         "this machine, the client direct: nothing emulated",
     );
   } finally {
-    await admin?.query("ALTER SYSTEM RESET synchronous_standby_names").catch(ignored("reset sync standbys"));
-    await admin?.query("SELECT pg_reload_conf()").catch(ignored("round-trips: pg_reload_conf()"));
+    await releaseSynchronousStandbys(admin);
     await closeAll([lagAdmin, admin]);
     for (const s of standbys) await st.session.stopServer(s).catch(ignored("round-trips: stop a standby"));
   }
@@ -272,9 +270,7 @@ async function runQuorumPhase(
     ).map((s) => st.session.adopt(s));
     // Connected only now: making the standbys restarted the primary.
     admin = await connect(primary.connection);
-    await admin.query(`ALTER SYSTEM SET synchronous_standby_names = '${QUORUM}'`);
-    await admin.query("SELECT pg_reload_conf()");
-    await waitForQuorum(admin);
+    await requireSynchronousStandbys(admin, QUORUM, STANDBY_NAMES.length);
     lagAdmin = await connect(primary.connection);
     if (envs.length)
       await runEnvironments(st, envs, primary.connection, {
@@ -312,24 +308,66 @@ async function runQuorumPhase(
   } finally {
     for (const l of standbyLinks) st.calibrations.push(...l.records);
     // No commit may wait for a standby that is going away.
-    await admin?.query("ALTER SYSTEM RESET synchronous_standby_names").catch(ignored("reset sync standbys"));
-    await admin?.query("SELECT pg_reload_conf()").catch(ignored("round-trips: pg_reload_conf()"));
+    await releaseSynchronousStandbys(admin);
     await closeAll([lagAdmin, admin]);
     for (const s of standbys) await st.session.stopServer(s).catch(ignored("round-trips: stop a standby"));
     for (const l of standbyLinks) await l.link.close().catch(ignored("round-trips: close a standby's delay link"));
   }
 }
 
-async function waitForQuorum(admin: Client, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const { rows } = await admin.query<{ n: string }>(
-      "SELECT count(*) AS n FROM pg_stat_replication WHERE sync_state = 'quorum'",
-    );
-    if (Number(rows[0].n) === STANDBY_NAMES.length) return;
-    await new Promise((r) => setTimeout(r, 50));
+/** What runs where: decided once, before any server starts, from the parameters and the target. */
+export interface PhasePlan {
+  /** Phase 1 on the run's own server, behind emulated links (or `["external"]` for a server used as it is). */
+  readonly single: readonly EnvironmentKey[];
+  /** Phase 1 environments on a real host the user named (`hosts`): a server there each, nothing emulated. */
+  readonly hosted: readonly { readonly env: "same-az" | "cross-az"; readonly host: string }[];
+  /** Phase 2 on an embedded primary with standbys behind emulated links. */
+  readonly quorum: readonly EnvironmentKey[];
+  /** Phase 2 environments whose standbys run on a named host. */
+  readonly hostedQuorum: readonly { readonly env: "quorum-same-az" | "quorum-cross-az"; readonly host: string }[];
+  readonly sweep: boolean;
+  /** What the target rules out, and why (an external server is measured as it is). */
+  readonly skipped: readonly { readonly what: string; readonly reason: string }[];
+}
+
+export function planPhases(p: RoundTripsParams, asIs: boolean): PhasePlan {
+  const sweep = p.sweepStandbyRttsMs.length > 0 && p.syncLevels.length > 0;
+  const singles = singleServerEnvironments(p.environments);
+  const quorums = quorumEnvironments(p.environments);
+  // Environments the user placed on real hosts: run there, not behind an emulated link.
+  const hosted = (["same-az", "cross-az"] as const)
+    .map((env) => ({ env, host: env === "same-az" ? p.hosts.sameAz : p.hosts.crossAz }))
+    .filter((h): h is { env: "same-az" | "cross-az"; host: string } => h.host !== undefined && singles.includes(h.env));
+  if (asIs) {
+    const emulated = p.environments.filter((e) => e !== "local");
+    const reason = "an external server is measured as it is: no delays or standbys are emulated in front of it";
+    return {
+      single: ["external"],
+      hosted,
+      quorum: [],
+      hostedQuorum: [],
+      sweep: false,
+      skipped: [
+        ...(emulated.length ? [{ what: emulated.join(", "), reason }] : []),
+        ...(sweep ? [{ what: "synchronous_commit sweep", reason: "it needs standbys the lab runs" }] : []),
+      ],
+    };
   }
-  throw new Error(`the standbys did not become quorum-synchronous within ${timeoutMs} ms`);
+  // Quorum environments whose standbys go on a named host (the params checked it is an ssh:// engine).
+  const hostedQuorum = (["quorum-same-az", "quorum-cross-az"] as const)
+    .map((env) => ({ env, host: env === "quorum-same-az" ? p.hosts.sameAz : p.hosts.crossAz }))
+    .filter(
+      (h): h is { env: "quorum-same-az" | "quorum-cross-az"; host: string } =>
+        h.host !== undefined && quorums.includes(h.env),
+    );
+  return {
+    single: singles.filter((e) => !hosted.some((h) => h.env === e)),
+    hosted,
+    quorum: quorums.filter((e) => !hostedQuorum.some((h) => h.env === e)),
+    hostedQuorum,
+    sweep,
+    skipped: [],
+  };
 }
 
 function plannedTrials(p: RoundTripsParams, envCount: number, sweep: boolean): number {
@@ -357,35 +395,9 @@ async function roundTrips(
     skipped.push({ what, reason });
     session.notes.push(`not run here: ${what} — ${reason}`);
   };
-  let single: EnvironmentKey[] = singleServerEnvironments(p.environments);
-  let quorum: EnvironmentKey[] = quorumEnvironments(p.environments);
-  let sweep = p.sweepStandbyRttsMs.length > 0 && p.syncLevels.length > 0;
-  // Environments the user placed on real hosts: run there, not behind an emulated link.
-  const hosted = (["same-az", "cross-az"] as const)
-    .map((env) => ({ env, host: env === "same-az" ? p.hosts.sameAz : p.hosts.crossAz }))
-    .filter((h): h is { env: "same-az" | "cross-az"; host: string } => h.host !== undefined && single.includes(h.env));
-  single = single.filter((e) => !hosted.some((h) => h.env === e));
-  // Quorum environments whose standbys go on a named host (the params checked it is an ssh:// engine).
-  let hostedQuorum = (["quorum-same-az", "quorum-cross-az"] as const)
-    .map((env) => ({ env, host: env === "quorum-same-az" ? p.hosts.sameAz : p.hosts.crossAz }))
-    .filter(
-      (h): h is { env: "quorum-same-az" | "quorum-cross-az"; host: string } =>
-        h.host !== undefined && quorum.includes(h.env),
-    );
-  quorum = quorum.filter((e) => !hostedQuorum.some((h) => h.env === e));
-  if (asIs) {
-    const emulated = p.environments.filter((e) => e !== "local");
-    if (emulated.length)
-      skip(
-        emulated.join(", "),
-        "an external server is measured as it is: no delays or standbys are emulated in front of it",
-      );
-    if (sweep) skip("synchronous_commit sweep", "it needs standbys the lab runs");
-    single = ["external"];
-    quorum = [];
-    hostedQuorum = [];
-    sweep = false;
-  }
+  const phases = planPhases(p, asIs);
+  for (const { what, reason } of phases.skipped) skip(what, reason);
+  const { single, hosted, quorum, hostedQuorum, sweep } = phases;
   const total = plannedTrials(p, single.length + hosted.length + quorum.length + hostedQuorum.length, sweep);
   let done = 0;
   let emulator: NetworkEmulator | undefined;
