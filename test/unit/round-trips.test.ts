@@ -103,3 +103,22 @@ test("lag samples: the fastest standby decides an ANY 1 quorum", () => {
   assert.equal(s.quorumFlushLagMs, 5, "median of per-sample minimum flush lags (2 and 8)");
   assert.equal(s.perStandby.s2.flushLagMs, 5);
 });
+
+test("05's phases are planned once: emulated, hosted and quorum environments; an external server runs only as it is", async () => {
+  const { planPhases } = await import("../../lib/experiments/round-trips/run");
+  const p = roundTripsParams("smoke", {
+    environments: ["local", "same-az", "cross-az", "quorum-same-az", "quorum-cross-az"],
+    hosts: { sameAz: "ssh://root@10.0.0.5" },
+  });
+  const plan = planPhases(p, false);
+  assert.deepEqual(plan.single, ["local", "cross-az"]);
+  assert.deepEqual(plan.hosted, [{ env: "same-az", host: "ssh://root@10.0.0.5" }]);
+  assert.deepEqual(plan.quorum, ["quorum-cross-az"]);
+  assert.deepEqual(plan.hostedQuorum, [{ env: "quorum-same-az", host: "ssh://root@10.0.0.5" }]);
+  assert.equal(plan.sweep, p.sweepStandbyRttsMs.length > 0 && p.syncLevels.length > 0);
+  assert.deepEqual(plan.skipped, []);
+  const asIs = planPhases(p, true);
+  assert.deepEqual(asIs.single, ["external"]);
+  assert.deepEqual([asIs.quorum, asIs.hostedQuorum, asIs.sweep], [[], [], false]);
+  assert.match(asIs.skipped[0].what, /same-az, cross-az, quorum-same-az, quorum-cross-az/);
+});
