@@ -4,6 +4,7 @@
  */
 import { causedByEngineLoss, EngineLossError } from "../targets/errors";
 import type { FailedTrial } from "../results/run-store";
+import { InterruptedError } from "../runtime/interrupt";
 
 /** A server that neither progressed nor answered a liveness probe for the bound (watchdog.ts). */
 export class StallError extends Error {
@@ -28,7 +29,8 @@ export function failureOf(error: unknown): FailureKind {
   for (let e: unknown = error, depth = 0; e instanceof Error && depth < 10; e = e.cause, depth++) {
     if (e instanceof StallError) return "stall";
     if (e instanceof ServerLostError) return "server-lost";
-    if (e.name === "AbortError" || e.name === "InterruptedError") return "interrupted";
+    // AbortError: the signal's own (a DOMException) and pgbench's stopped run both carry this name.
+    if (e instanceof InterruptedError || e.name === "AbortError") return "interrupted";
   }
   return "error";
 }

@@ -103,7 +103,8 @@ export async function runCreateIndexAfterLoad(
         continueOnError: control.continueOnError,
         signal,
         onTrial: (done, total, last, next) => {
-          const lastText = last ? `last: ${describe(last.condition)} ${last.seconds?.toFixed(2)} s · ` : "";
+          const result = last?.status === "ok" ? `${last.seconds.toFixed(2)} s` : "failed";
+          const lastText = last ? `last: ${describe(last.condition)} ${result} · ` : "";
           progress.update(done, total, `${lastText}${next ? `next: ${describe(next.condition)}` : "done"}`);
         },
       });

@@ -92,7 +92,8 @@ export async function runIndexWriteCost(p: IndexWriteCostParams, control: RunCon
             return openEngine(server);
           },
           onTrial: (done, total, trial, next) => {
-            const last = trial ? `last: ${trial.key} ${trial.seconds?.toFixed(3)} s · ` : "";
+            const result = trial?.status === "ok" ? `${trial.seconds.toFixed(3)} s` : "failed";
+            const last = trial ? `last: ${trial.key} ${result} · ` : "";
             const upcoming = next
               ? `next: ${next.condition.engine} ${next.condition.rows.toLocaleString("en-US")} rows, ${OPERATION_LABELS[next.condition.operation]}, +${next.condition.extraIndexes} indexes`
               : "done";
