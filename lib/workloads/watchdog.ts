@@ -283,12 +283,18 @@ export function explainServerLoss(server: StartedServer, error: unknown): unknow
   });
 }
 
+/**
+ * A driver's error is a plain Error with a code or a message, and pgbench's is its stderr: their
+ * wording is all there is to read here. libpq (pgbench) says "server closed the connection
+ * unexpectedly" and "could not receive/send data to server" where node-postgres says "Connection
+ * terminated". Everything above this (the engine's loss, the run's resume hint) is decided by type.
+ */
 function isConnectionLoss(error: unknown): boolean {
   if (error instanceof StallError) return true;
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === "string"
     ? /^E(CONNRESET|PIPE|CONNREFUSED|HOSTUNREACH|TIMEDOUT)$/.test(code)
-    : /Connection terminated|connection.*(closed|lost)|terminating connection|No space left on device/i.test(
+    : /Connection terminated|connection.*(closed|lost)|closed the connection|could not (receive|send) data (from|to) server|terminating connection|No space left on device/i.test(
         String(error),
       );
 }

@@ -198,6 +198,16 @@ test("a remote engine's server: the lost link names the engine's address and res
     assert.match(String(outside), /DockerEngineGoneError: the Docker engine at .* went away/);
     const other = new Error("syntax error at or near");
     assert.equal(await explainRunError(new Map([["postgresql", server]]), other), other);
+    // pgbench's own words for the same loss (libpq's, from its stderr) are an engine loss too.
+    const pgbench = new Error(
+      "pgbench failed (exit 2):\npgbench: error: client 0 script 0 aborted in command 4 query 0: server closed the connection unexpectedly",
+    );
+    let fromPgbench: unknown;
+    await dog
+      .watch("postgresql", "run set2/reindex", () => Promise.reject(pgbench))
+      .catch((e: unknown) => (fromPgbench = e));
+    assert.equal(isEngineLoss(fromPgbench), true);
+    assert.equal((fromPgbench as Error).cause, pgbench, "the cause is pgbench's error, unchanged");
   } finally {
     if (saved === undefined) delete process.env.DOCKER_HOST;
     else process.env.DOCKER_HOST = saved;

@@ -24,6 +24,7 @@ import { FIELDS, UPDATED_COLUMNS, type Field, type UpdateOperation } from "./ope
 import { sendBatch } from "../../engines/postgres/batch";
 import { connect } from "../../engines/postgres/connect";
 import { waitForAutovacuumIdle } from "../../engines/postgres/autovacuum";
+import { ignored } from "../../runtime/debug";
 
 const TABLE = "write_cost_rows";
 const COLUMNS = ["id", "counter", ...FIELDS];
@@ -86,7 +87,7 @@ export class PostgresIndexWriteTable implements IndexWriteEngine {
       table.statements = await tryExtension(setup, "pg_stat_statements");
       return table;
     } catch (error) {
-      await setup.end();
+      await setup.end().catch(ignored("index-write-cost: end the setup client after a failed open"));
       throw error;
     }
   }
