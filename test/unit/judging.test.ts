@@ -138,6 +138,7 @@ test("allOf and withSensitivity", () => {
     regime: "",
     statistic: "",
     rule: "",
+    kind: "direction",
     ours: "",
     verdict,
     decidedBy: "because",

@@ -67,6 +67,8 @@ export interface RepeatSide {
   readonly cpuS?: number;
   /** Timed I/O wait (blk read/write, WAL write/sync) over the timed phases, ms. */
   readonly ioWaitMs: number;
+  /** Block I/O wait alone (blk_read_time + blk_write_time), ms: what "block I/O" means in the seed. */
+  readonly blockIoMs: number;
   readonly walRecords: number;
   readonly indexBytes?: number;
   /** Checkpoints the method's own WAL volume requested inside its timed phases: part of its cost. */
@@ -309,6 +311,7 @@ function repeatSide(t: CialTrial, outlier: boolean): RepeatSide {
     serverSeconds: sum(all((p) => p.backend?.elapsedS)),
     cpuS: sum(all(cpuOfPhase)),
     ioWaitMs: ioWaitMs(sums),
+    blockIoMs: blockIoMs(sums),
     walRecords: sums["wal.records"] ?? 0,
     indexBytes: t.index?.indexBytes,
     requestedCheckpoints: sums["checkpointer.requested"] ?? 0,
@@ -493,6 +496,11 @@ export function ioWaitMs(c: Counters<CialCounterKey>): number {
     (c["wal.write_time_ms"] ?? 0) +
     (c["wal.sync_time_ms"] ?? 0)
   );
+}
+
+/** Block reads and writes alone: WAL write and sync are the WAL's (claim 2), not block I/O. */
+export function blockIoMs(c: Counters<CialCounterKey>): number {
+  return (c["db.blk_read_time_ms"] ?? 0) + (c["db.blk_write_time_ms"] ?? 0);
 }
 
 export function checkpoints(c: Counters<CialCounterKey>): number {

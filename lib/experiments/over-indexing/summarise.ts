@@ -257,14 +257,14 @@ function med(values: readonly (number | undefined)[]): number | undefined {
  * exact interval of their median (see stats/intervals). `keep` drops rounds (e.g. flagged ones)
  * from both sides of the pair.
  */
-export function pairedLevelRatio(
+/** Per-round ratios of one level's value over another's, for the rounds both finished (paired by round). */
+export function pairedLevelValues(
   rounds: readonly RoundSummary[],
   level: number,
   baseLevel: number,
   pick: (r: RoundSummary) => number | undefined,
-  of: string,
   keep: (r: RoundSummary) => boolean = () => true,
-): Interval | undefined {
+): number[] {
   const byRepeat = (l: number) =>
     new Map(
       rounds
@@ -279,6 +279,18 @@ export function pairedLevelRatio(
     const b = base.get(repeat);
     if (b !== undefined && b > 0) ratios.push(t / b);
   }
+  return ratios;
+}
+
+export function pairedLevelRatio(
+  rounds: readonly RoundSummary[],
+  level: number,
+  baseLevel: number,
+  pick: (r: RoundSummary) => number | undefined,
+  of: string,
+  keep: (r: RoundSummary) => boolean = () => true,
+): Interval | undefined {
+  const ratios = pairedLevelValues(rounds, level, baseLevel, pick, keep);
   return ratios.length ? medianInterval(ratios, of) : undefined;
 }
 
