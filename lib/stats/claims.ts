@@ -329,7 +329,8 @@ const num = (x: number) =>
           ? x.toFixed(1).replace(/\.0$/, "")
           : x.toPrecision(2);
 const withUnit = (x: number, unit: string) => (unit ? `${num(x)} ${unit}` : num(x));
-const share = (x: number) => (x >= 0.995 && x <= 1.005 ? "100 %" : x < 0.1 ? `${(x * 100).toPrecision(1)} %` : `${Math.round(x * 100)} %`);
+const share = (x: number) =>
+  x >= 0.995 && x <= 1.005 ? "100 %" : x < 0.1 ? `${(x * 100).toPrecision(1)} %` : `${Math.round(x * 100)} %`;
 
 /** A regime factor's allowed distance as text: "data size 0.5–2× the seed's 20,000,000 products". */
 export function factorText(f: RegimeFactor): string {
@@ -341,7 +342,7 @@ export function factorText(f: RegimeFactor): string {
         ? `≤ ${withUnit(f.seed * hi, f.unit)}`
         : lo === hi
           ? `= ${withUnit(f.seed * lo, f.unit)}`
-          : `${withUnit(f.seed * lo, f.unit)}–${withUnit(f.seed * hi, f.unit)}`;
+          : `${num(f.seed * lo)}–${withUnit(f.seed * hi, f.unit)}`;
   return `${f.what} ${range} (the seed's ${withUnit(f.seed, f.unit)})`;
 }
 
@@ -464,7 +465,7 @@ export function signTestP(n: number, m: number): number {
  * unlike plain Bonferroni, names every step it refutes at no extra cost. (For "did any step fail",
  * Holm's first step is Bonferroni: p_min ≤ α / k.)
  */
-export const FAMILY_ALPHA = (1 - MIN_COVERAGE) / 2;
+export const FAMILY_ALPHA = Math.round(((1 - MIN_COVERAGE) / 2) * 1e6) / 1e6;
 
 export interface StepTest {
   readonly label: string;

@@ -263,21 +263,21 @@ export function claimFaster(s: CialSummary, pair: PairSummary | undefined): Clai
   const flips = pair.repeats.filter((r) => r.b.seconds <= r.a.seconds).length;
   return atScale(
     {
-    ...FASTER,
-    ours:
-      `${rowsText(pair.rows)} rows: A ${f2(a.medianSeconds)} s (load ${f2((a.phaseMs.load ?? NaN) / 1000)} + index ` +
-      `${f2((a.phaseMs.index ?? NaN) / 1000)}) vs B ${f2(b.medianSeconds)} s (medians); B/A ${intervalText(interval, ratioFmt)}; ` +
-      `server time B/A ${server ? intervalText(server, ratioFmt) : "n/a (no log_statement_stats)"}`,
-    interval,
-    verdict,
-    decidedBy,
-    why:
-      `B/A by size (medians of paired ratios): ${ratioTrend(s)}. ` +
-      (cpu ? `In CPU seconds (backend + parallel sort workers) B/A = ${intervalText(cpu, ratioFmt)}. ` : "") +
-      (flips ? `In ${flips} of ${pair.repeats.length} repeat(s) B was not slower. ` : "") +
-      `Closing CHECKPOINT (not in the seed's measure): A ${f2((a.phaseMs.checkpoint ?? NaN) / 1000)} s, B ${f2((b.phaseMs.checkpoint ?? NaN) / 1000)} s.`,
-    sensitivity: sensitivity(pair, timeRatio, RULE_FASTER, verdict, ratioFmt),
-  },
+      ...FASTER,
+      ours:
+        `${rowsText(pair.rows)} rows: A ${f2(a.medianSeconds)} s (load ${f2((a.phaseMs.load ?? NaN) / 1000)} + index ` +
+        `${f2((a.phaseMs.index ?? NaN) / 1000)}) vs B ${f2(b.medianSeconds)} s (medians); B/A ${intervalText(interval, ratioFmt)}; ` +
+        `server time B/A ${server ? intervalText(server, ratioFmt) : "n/a (no log_statement_stats)"}`,
+      interval,
+      verdict,
+      decidedBy,
+      why:
+        `B/A by size (medians of paired ratios): ${ratioTrend(s)}. ` +
+        (cpu ? `In CPU seconds (backend + parallel sort workers) B/A = ${intervalText(cpu, ratioFmt)}. ` : "") +
+        (flips ? `In ${flips} of ${pair.repeats.length} repeat(s) B was not slower. ` : "") +
+        `Closing CHECKPOINT (not in the seed's measure): A ${f2((a.phaseMs.checkpoint ?? NaN) / 1000)} s, B ${f2((b.phaseMs.checkpoint ?? NaN) / 1000)} s.`,
+      sensitivity: sensitivity(pair, timeRatio, RULE_FASTER, verdict, ratioFmt),
+    },
     here02(s, pair),
     { here: `B/A ${f2(interval.estimate)}×`, seed: `${f2(seedFigures().ratio)}× at 100,000,000 rows`, howToTest: "" },
   );
@@ -342,23 +342,27 @@ export function claimWal(s: CialSummary, pair: PairSummary | undefined): ClaimCh
   const anatomyA = anatomyFor(s, "load_then_index");
   return atScale(
     {
-    ...WAL,
-    ours:
-      `wal_records B/A ${intervalText(interval, ratioFmt)} at ${rowsText(pair.rows)} rows (medians ${int(pair.b.totals["wal.records"])} vs ` +
-      `${int(pair.a.totals["wal.records"])}); WAL bytes ${f2(bytesRatio)}×; full-page images ${int(pair.b.totals["wal.fpi"])} (B) vs ` +
-      `${int(pair.a.totals["wal.fpi"])} (A)`,
-    interval,
-    verdict,
-    decidedBy,
-    why:
-      anatomyA || anatomyB
-        ? `Decoded WAL per row (pg_walinspect, ${rowsText((anatomyB ?? anatomyA)?.rows ?? 0)} rows) — B: ${dominantTypes(anatomyB)}; ` +
-          `A: ${dominantTypes(anatomyA)}.`
-        : "",
-    sensitivity: sensitivity(pair, walRatio, RULE_WAL, verdict, ratioFmt),
-  },
+      ...WAL,
+      ours:
+        `wal_records B/A ${intervalText(interval, ratioFmt)} at ${rowsText(pair.rows)} rows (medians ${int(pair.b.totals["wal.records"])} vs ` +
+        `${int(pair.a.totals["wal.records"])}); WAL bytes ${f2(bytesRatio)}×; full-page images ${int(pair.b.totals["wal.fpi"])} (B) vs ` +
+        `${int(pair.a.totals["wal.fpi"])} (A)`,
+      interval,
+      verdict,
+      decidedBy,
+      why:
+        anatomyA || anatomyB
+          ? `Decoded WAL per row (pg_walinspect, ${rowsText((anatomyB ?? anatomyA)?.rows ?? 0)} rows) — B: ${dominantTypes(anatomyB)}; ` +
+            `A: ${dominantTypes(anatomyA)}.`
+          : "",
+      sensitivity: sensitivity(pair, walRatio, RULE_WAL, verdict, ratioFmt),
+    },
     here02(s, pair),
-    { here: `B/A ${f2(interval.estimate)}×`, seed: "≈ 2× at 100,000,000 rows", howToTest: "`--set rows=1000000` or more tests it" },
+    {
+      here: `B/A ${f2(interval.estimate)}×`,
+      seed: "≈ 2× at 100,000,000 rows",
+      howToTest: "`--set rows=1000000` or more tests it",
+    },
   );
 }
 
@@ -408,28 +412,33 @@ export function claimIo(s: CialSummary, pair: PairSummary | undefined): ClaimChe
   const other = cpu && interval ? 1 - cpu.estimate - interval.estimate : undefined;
   return atScale(
     {
-    ...IO,
-    ours:
-      `${rowsText(pair.rows)} rows (table ${mib(tableBytes)}, B's index ${mib(b.index?.indexBytes)}` +
-      (shared ? `, shared_buffers ${shared} MB` : "") +
-      `): block I/O wait explains ${intervalText(interval, shareFmt)} of the gap; medians A ${f2(blockIo(a.totals) / 1000)} s, ` +
-      `B ${f2(blockIo(b.totals) / 1000)} s (WAL write + sync, claim 2's: A ${f2((ioWaitMs(a.totals) - blockIo(a.totals)) / 1000)} s, ` +
-      `B ${f2((ioWaitMs(b.totals) - blockIo(b.totals)) / 1000)} s); blks_read A ${int(a.totals["db.blks_read"])}, B ${int(b.totals["db.blks_read"])}`,
-    interval,
-    verdict,
-    decidedBy,
-    why:
-      cpuSentence +
-      `B touched ${f2((b.totals["db.blks_hit"] ?? 0) / pair.rows)} shared buffers per row (A: ${f2((a.totals["db.blks_hit"] ?? 0) / pair.rows)}), ` +
-      `${b.index ? `descending a ${b.index.treeLevel + 1}-level tree` : "descending the tree"} for every row. ` +
-      (other !== undefined && other > 0.2
-        ? `${pct(other)} of the gap is neither timed I/O nor CPU (B's backend was preempted ${int(b.involuntarySwitches)} times; ` +
-          `host load average ${f1(b.hostLoad)}).`
-        : ""),
-    sensitivity: sensitivity(pair, ioShare, RULE_IO, verdict, shareFmt),
-  },
+      ...IO,
+      ours:
+        `${rowsText(pair.rows)} rows (table ${mib(tableBytes)}, B's index ${mib(b.index?.indexBytes)}` +
+        (shared ? `, shared_buffers ${shared} MB` : "") +
+        `): block I/O wait explains ${intervalText(interval, shareFmt)} of the gap; medians A ${f2(blockIo(a.totals) / 1000)} s, ` +
+        `B ${f2(blockIo(b.totals) / 1000)} s (WAL write + sync, claim 2's: A ${f2((ioWaitMs(a.totals) - blockIo(a.totals)) / 1000)} s, ` +
+        `B ${f2((ioWaitMs(b.totals) - blockIo(b.totals)) / 1000)} s); blks_read A ${int(a.totals["db.blks_read"])}, B ${int(b.totals["db.blks_read"])}`,
+      interval,
+      verdict,
+      decidedBy,
+      why:
+        cpuSentence +
+        `B touched ${f2((b.totals["db.blks_hit"] ?? 0) / pair.rows)} shared buffers per row (A: ${f2((a.totals["db.blks_hit"] ?? 0) / pair.rows)}), ` +
+        `${b.index ? `descending a ${b.index.treeLevel + 1}-level tree` : "descending the tree"} for every row. ` +
+        (other !== undefined && other > 0.2
+          ? `${pct(other)} of the gap is neither timed I/O nor CPU (B's backend was preempted ${int(b.involuntarySwitches)} times; ` +
+            `host load average ${f1(b.hostLoad)}).`
+          : ""),
+      sensitivity: sensitivity(pair, ioShare, RULE_IO, verdict, shareFmt),
+    },
     here02(s, pair),
-    { here: interval ? `${shareFmt(interval.estimate)} of the gap` : "n/a", seed: "block I/O did not explain the gap at 100,000,000 rows, ~44× shared_buffers", howToTest: "a headline of at least 10× shared_buffers (`--profile full`, or `--set sharedBuffersMB=16` with 3M rows) tests it" },
+    {
+      here: interval ? `${shareFmt(interval.estimate)} of the gap` : "n/a",
+      seed: "block I/O did not explain the gap at 100,000,000 rows, ~44× shared_buffers",
+      howToTest:
+        "a headline of at least 10× shared_buffers (`--profile full`, or `--set sharedBuffersMB=16` with 3M rows) tests it",
+    },
   );
 }
 
@@ -457,25 +466,29 @@ export function claimDensity(s: CialSummary, pair: PairSummary | undefined): Cla
     splits?.types.filter((t) => pred(t.type)).reduce((n, t) => n + t.count, 0);
   return atScale(
     {
-    ...DENSITY,
-    ours:
-      `${rowsText(pair.rows)} rows (~${int(pair.rows / CODE_VALUES)} rows per code; the seed's ~${int(SEED_ROWS / CODE_VALUES)}): ` +
-      `index B/A ${intervalText(interval, ratioFmt)} (${f1(ia.indexBytes / 2 ** 20)} vs ${f1(ib.indexBytes / 2 ** 20)} MB); ` +
-      `avg_leaf_density A ${f1(ia.avgLeafDensity)} % vs B ${f1(ib.avgLeafDensity)} %; leaf_fragmentation ${f1(ia.leafFragmentation)} vs ` +
-      `${f1(ib.leafFragmentation)} %`,
-    interval,
-    verdict,
-    decidedBy,
-    why:
-      `Leaf density A / B by size — ${perSize}.` +
-      (splits
-        ? ` While B grew (${rowsText(splits.rows)} rows decoded): ${int(count((t) => t === "Btree/DEDUP"))} Btree/DEDUP and ` +
-          `${int(count((t) => t.startsWith("Btree/SPLIT")))} page-split records.`
-        : ""),
-    sensitivity: sensitivity(pair, sizeRatio, RULE_DENSITY, verdict, ratioFmt),
-  },
+      ...DENSITY,
+      ours:
+        `${rowsText(pair.rows)} rows (~${int(pair.rows / CODE_VALUES)} rows per code; the seed's ~${int(SEED_ROWS / CODE_VALUES)}): ` +
+        `index B/A ${intervalText(interval, ratioFmt)} (${f1(ia.indexBytes / 2 ** 20)} vs ${f1(ib.indexBytes / 2 ** 20)} MB); ` +
+        `avg_leaf_density A ${f1(ia.avgLeafDensity)} % vs B ${f1(ib.avgLeafDensity)} %; leaf_fragmentation ${f1(ia.leafFragmentation)} vs ` +
+        `${f1(ib.leafFragmentation)} %`,
+      interval,
+      verdict,
+      decidedBy,
+      why:
+        `Leaf density A / B by size — ${perSize}.` +
+        (splits
+          ? ` While B grew (${rowsText(splits.rows)} rows decoded): ${int(count((t) => t === "Btree/DEDUP"))} Btree/DEDUP and ` +
+            `${int(count((t) => t.startsWith("Btree/SPLIT")))} page-split records.`
+          : ""),
+      sensitivity: sensitivity(pair, sizeRatio, RULE_DENSITY, verdict, ratioFmt),
+    },
     here02(s, pair),
-    { here: `B/A ${f2(interval.estimate)}×`, seed: `(not measured) at ~${int(SEED_ROWS / CODE_VALUES)} rows per code`, howToTest: "`--profile full` (100M rows, ~10,000 rows per code) tests it" },
+    {
+      here: `B/A ${f2(interval.estimate)}×`,
+      seed: `(not measured) at ~${int(SEED_ROWS / CODE_VALUES)} rows per code`,
+      howToTest: "`--profile full` (100M rows, ~10,000 rows per code) tests it",
+    },
   );
 }
 

@@ -157,12 +157,17 @@ function claimA(s: readonly ConditionSummary[], engine: string, rows: number, ff
         : ".");
   }
   const seedQ =
-    (seedRatio(engine, "update_one_field", SEED_ROWS_A) ?? NaN) / (seedRatio(engine, "update_nonindexed", SEED_ROWS_A) ?? NaN);
-  return atScale({ ...declaration, ours, interval, ...decision, why }, { rows }, {
-    here: `R(field1)/R(counter) ${times(interval.estimate)}`,
-    seed: `${fmt(seedQ)}× at 1,000,000 rows`,
-    howToTest: "`--profile full` (or `--set rowCounts=[1000000]`) tests it",
-  });
+    (seedRatio(engine, "update_one_field", SEED_ROWS_A) ?? NaN) /
+    (seedRatio(engine, "update_nonindexed", SEED_ROWS_A) ?? NaN);
+  return atScale(
+    { ...declaration, ours, interval, ...decision, why },
+    { rows },
+    {
+      here: `R(field1)/R(counter) ${times(interval.estimate)}`,
+      seed: `${fmt(seedQ)}× at 1,000,000 rows`,
+      howToTest: "`--profile full` (or `--set rowCounts=[1000000]`) tests it",
+    },
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -181,7 +186,8 @@ const B_DISTANCE: readonly RegimeFactor[] = [
   { what: "compared size", seed: 100_000, unit: "rows", within: [0.1, 1] },
 ];
 const B_COMMON = {
-  regime: "growth between 100k and 1M rows (the seed's jump is between these sizes), WiredTiger cache and shared_buffers 1 GB",
+  regime:
+    "growth between 100k and 1M rows (the seed's jump is between these sizes), WiredTiger cache and shared_buffers 1 GB",
   statistic:
     "G(op) = R(op at 1M) / R(op at 100k), R = t(5 idx)/t(0 idx) paired within a repeat; G paired by repeat number " +
     "(sizes run in separate blocks), for INSERT and the 5-field UPDATE",
@@ -197,7 +203,7 @@ export const DECLARATION_B_MONGO: Omit<Declaration, "id"> = {
 export const DECLARATION_B_PG: Omit<Declaration, "id"> = {
   ...B_COMMON,
   claim: "PostgreSQL: the ratios change far less from 100k to 1M rows than MongoDB's INSERT and 5-field update",
-  seed: "PostgreSQL INSERT 2.04× → 2.61× (growth 1.28×), 5-field update 2.19× → 2.47× (1.13×): \"no change as large\"",
+  seed: 'PostgreSQL INSERT 2.04× → 2.61× (growth 1.28×), 5-field update 2.19× → 2.47× (1.13×): "no change as large"',
   rule: `${describeRule(RULE_B_PG)} (between PostgreSQL's 1.28× and MongoDB's 2.64×); held only when both operations hold, did not hold when either does not`,
 };
 /** Kept for callers that list (b) once: MongoDB's form, the seed's headline. */
@@ -225,7 +231,10 @@ function claimB(
     .map((p) => `${OPERATION_LABELS[p.op]} ${rowsText(p.n)}: ${fmt(p.x?.ratio)}×`)
     .join(", ");
   const seedG = ops
-    .map((op) => `${OPERATION_LABELS[op]} ${fmt((seedRatio(engine, op, LARGE_ROWS_B) ?? NaN) / (seedRatio(engine, op, 100_000) ?? NaN))}×`)
+    .map(
+      (op) =>
+        `${OPERATION_LABELS[op]} ${fmt((seedRatio(engine, op, LARGE_ROWS_B) ?? NaN) / (seedRatio(engine, op, 100_000) ?? NaN))}×`,
+    )
     .join(", ");
   const howToTest = "`--profile full` (or `--set rowCounts=[100000,1000000]`) tests it";
   if (!sizes.includes(LARGE_ROWS_B) || !small) {
@@ -267,7 +276,11 @@ function claimB(
           : "",
     },
     here,
-    { here: parts.map((p) => `G(${OPERATION_LABELS[p.op]}) ${fmt(p.interval?.estimate)}×`).join(", "), seed: seedG, howToTest },
+    {
+      here: parts.map((p) => `G(${OPERATION_LABELS[p.op]}) ${fmt(p.interval?.estimate)}×`).join(", "),
+      seed: seedG,
+      howToTest,
+    },
   );
 }
 
@@ -327,11 +340,15 @@ function claimC(
           `${fmt((five.indexBytes ?? NaN) / 2 ** 20, 1)} MiB.`
         : "";
   const seedC = engine === "mongodb" ? "1.00× at 1M, 1.03× at 100k" : "2.04× at 1M, 1.80× at 100k";
-  return atScale({ ...declaration, ours, interval, ...decision, why }, { rows }, {
-    here: interval ? times(interval.estimate) : "n/a",
-    seed: seedC,
-    howToTest: "`--set rowCounts=[100000]` or more tests it",
-  });
+  return atScale(
+    { ...declaration, ours, interval, ...decision, why },
+    { rows },
+    {
+      here: interval ? times(interval.estimate) : "n/a",
+      seed: seedC,
+      howToTest: "`--set rowCounts=[100000]` or more tests it",
+    },
+  );
 }
 
 export interface ClaimContext {

@@ -19,7 +19,13 @@ import {
   type Rule,
 } from "../../stats/claims";
 import { intervalText, medianInterval, type Interval } from "../../stats/intervals";
-import { pairedLevelRatio, pairedLevelValues, type LevelSummary, type OverIndexingSummary, type RoundSummary } from "./summarise";
+import {
+  pairedLevelRatio,
+  pairedLevelValues,
+  type LevelSummary,
+  type OverIndexingSummary,
+  type RoundSummary,
+} from "./summarise";
 
 const f0 = (x: number | undefined) => (x === undefined ? "n/a" : x.toFixed(0));
 const f1 = (x: number | undefined) => (x === undefined ? "n/a" : x.toFixed(1));
@@ -236,7 +242,7 @@ function combineSteps(steps: readonly StepDecision[]): Decision {
         refuted
           .map((r) => {
             const step = steps.find((x) => `${x.from}→${x.to}` === r.label);
-            return `${r.label}: ${step?.d.decidedBy ?? ""} (sign test p = ${r.p.toPrecision(2)} ≤ Holm's ${r.threshold.toPrecision(2)})`;
+            return `${r.label}: ${step?.d.decidedBy ?? ""} (sign test p = ${r.p.toPrecision(2)} ≤ Holm's ${r.threshold.toPrecision(3)})`;
           })
           .join("; ") + ` — Holm's correction over ${steps.length} steps, family error ${FAMILY_ALPHA * 100} %`,
     };
@@ -271,7 +277,9 @@ function stepDecisions(s: OverIndexingSummary, keep?: (r: RoundSummary) => boole
   return s.levels.slice(1).map((l, i) => {
     const from = s.levels[i].level;
     const values = pairedLevelValues(s.rounds, l.level, from, (r) => r.tps, keep);
-    const interval = values.length ? medianInterval(values, `TPS ${l.level} ÷ ${from} idx, paired per round`) : undefined;
+    const interval = values.length
+      ? medianInterval(values, `TPS ${l.level} ÷ ${from} idx, paired per round`)
+      : undefined;
     return { from, to: l.level, interval, values, d: decide(STEP_RULE, interval, { fmt: fmtRatio }) };
   });
 }

@@ -323,8 +323,7 @@ export function claimUpdateLatency(s: ReindexSummary): ClaimCheck {
           : "") +
         (server ? `; server execution time (pg_stat_statements) per set ${intervalText(server, ratioFmt)}` : "")
       : "no data";
-  const seedText =
-    `×4.3–5.5 (${f1(seed.baselineMs, 3)} → ${f1(seed.reindexMs, 3)} ms) at scale 100, 30 s runs, 2 clients`;
+  const seedText = `×4.3–5.5 (${f1(seed.baselineMs, 3)} → ${f1(seed.reindexMs, 3)} ms) at scale 100, 30 s runs, 2 clients`;
   if (!interval || !m?.updateAccountsMs) {
     return atScale(
       missing(UPDATE_LATENCY, "needs pgbench -r statement latencies and lock samples of a REINDEX run"),

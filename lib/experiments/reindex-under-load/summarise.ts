@@ -178,9 +178,7 @@ function summariseRun(t: CompleteTrial, baselineTps: number | undefined, duratio
     .reduce((a, [, n]) => a + n, 0);
   const accountsLockWaitSeconds = lockSamples ? (tl.lockWaitSessionSeconds * accountsSamples) / lockSamples : 0;
   const updateMs = statementLatency(b.summary, UPDATE_ACCOUNTS);
-  const updateAddedMs = b.summary.transactions
-    ? (accountsLockWaitSeconds * 1000) / b.summary.transactions
-    : undefined;
+  const updateAddedMs = b.summary.transactions ? (accountsLockWaitSeconds * 1000) / b.summary.transactions : undefined;
   const t0 = b.loadStartedAtMs ?? b.startedAtMs;
   const w = r && !r.error ? windowStats(b.series, t0, durationSeconds, r.startMs, r.endMs) : undefined;
   const sumOf = (suffix: string) => sumCounters(c, "table.", suffix);
