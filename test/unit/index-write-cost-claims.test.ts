@@ -237,5 +237,5 @@ test("01 adaptive design parameters: maxRepeats below repeats is refused; repeat
     /maxRepeats \(4\) is smaller than repeats \(5\)/,
   );
   assert.equal(indexWriteCostParams("default", { repeats: 12 }).maxRepeats, 12);
-  assert.equal(indexWriteCostParams("default").maxRepeats, 9);
+  assert.equal(indexWriteCostParams("default").maxRepeats, 8);
 });
