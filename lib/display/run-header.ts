@@ -34,6 +34,7 @@ export function showRunHeader(metadata: RunMetadata, directory: string): void {
       .map(([k, v]) => `${k}=${String(v)}`)
       .join(" "),
     reached: reachedText(s),
+    "data directory": s.storage ? storageCell(s.storage) : "",
   }));
   const notes = (metadata.notes ?? []).map((n) => `<li>${escapeHtml(n)}</li>`).join("");
   show().html(
@@ -100,5 +101,14 @@ function speedHtml(directory: string): string {
     `Speed state: ${escapeHtml(spread.text)}` +
     (spread.flagged.length ? " — <b>trials in another speed state</b>: between-run comparisons carry it" : "") +
     "<br>"
+  );
+}
+
+/** Filesystem, device and fsync of a server's data directory; a warning on tmpfs (fsync is free there). */
+function storageCell(st: NonNullable<RunMetadata["servers"][number]["storage"]>): string {
+  const fsync = st.fsyncMs !== undefined ? `, fsync ${st.fsyncMs.toFixed(3)} ms` : "";
+  return (
+    `${st.fsType} on ${st.device}${fsync}` +
+    (st.fsType === "tmpfs" ? " — tmpfs: in memory, fsync is free: WAL and commit costs are not a disk's" : "")
   );
 }

@@ -38,6 +38,8 @@ interface Shape {
   readonly growthPerTx?: Readonly<Record<number, number>>;
   /** Rounds to disturb with a checkpoint inside: "level/repeat". */
   readonly checkpointIn?: readonly string[];
+  /** The write-path speed probe before each round, ms. */
+  readonly speedOf?: (level: number, repeat: number) => number;
   /** Label a round with another level (the swap test). */
   readonly relabel?: (level: number) => number;
 }
@@ -86,6 +88,9 @@ function rounds(o: Shape): OverIndexingTrial[] {
           "checkpointer.requested": checkpoint,
           "wal.bytes": n * 8000,
         },
+        ...(o.speedOf
+          ? { speed: { what: "probe", medianMs: o.speedOf(level, repeat), p90Ms: 0, n: 400, at: "" } }
+          : {}),
         sizesBefore: { "table.stock": 1e8 },
         sizesAfter: { "table.stock": 1e8 + grow },
         statements: [],
@@ -199,6 +204,18 @@ test("03 (2) is a magnitude: at 1 % of the data and 6 s rounds it is not tested,
     "held",
     "half the data: inside",
   );
+});
+
+test("03 (1), (2) compare separate pgbench runs: a speed-state spread as large as the effect leaves them inconclusive", () => {
+  const steady = summary({ tps: SEED_LIKE, rounds: 5, speedOf: (l, r) => 0.09 * (1 + 0.01 * ((l + r) % 3)) });
+  assert.equal(claimRatio(steady).verdict, "held");
+  assert.match(steady.speed?.text ?? "", /none beyond ×1.25 of the median/);
+  // Two states, 0.081 and 0.155 ms: ×1.91 between runs, larger than 1 − 0.43.
+  const flipping = summary({ tps: SEED_LIKE, rounds: 5, speedOf: (l, r) => ((l + r) % 2 ? 0.155 : 0.081) });
+  const ratio = claimRatio(flipping);
+  assert.equal(ratio.verdict, "inconclusive", ratio.decidedBy);
+  assert.match(ratio.decidedBy, /not larger than the run-level spread of the write-path speed probe \(×1.91/);
+  assert.equal(claimMonotone(flipping).verdict, "inconclusive");
 });
 
 test("03 (2) swapping the 7- and 39-index labels flips a held claim", () => {

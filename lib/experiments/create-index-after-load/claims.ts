@@ -18,6 +18,7 @@ import {
   type DecideOptions,
   type Rule,
 } from "../../stats/claims";
+import { speedNoise } from "../../stats/speed";
 import { intervalText, type Interval } from "../../stats/intervals";
 import { CODE_VALUES } from "../../workloads/create-index-after-load/sql";
 import {
@@ -226,6 +227,13 @@ function baselineNoise(pair: PairSummary): DecideOptions["noise"] {
   return { size: (a.maxSeconds - a.minSeconds) / a.medianSeconds, neutral: 1, what: "the spread of A's own trials" };
 }
 
+/** Of two sources of run-level doubt, the larger decides. */
+function largerNoise(a: DecideOptions["noise"], b: DecideOptions["noise"]): DecideOptions["noise"] {
+  if (!a) return b;
+  if (!b) return a;
+  return b.size > a.size ? b : a;
+}
+
 const ratioTrend = (s: CialSummary) =>
   sizeSweep(s)
     .filter((p) => p.timeRatio !== undefined)
@@ -254,7 +262,12 @@ export function claimFaster(s: CialSummary, pair: PairSummary | undefined): Clai
     return missing(FASTER, "needs both methods in at least one repeat at the headline size");
   const { a, b } = pair;
   const server = serverTimeRatio(pair.repeats);
-  const { verdict, decidedBy } = decideOn(RULE_FASTER, interval, ratioFmt, baselineNoise(pair));
+  const { verdict, decidedBy } = decideOn(
+    RULE_FASTER,
+    interval,
+    ratioFmt,
+    largerNoise(baselineNoise(pair), speedNoise(s.speed)),
+  );
   const cpu = overRepeats(
     pair.repeats,
     (r) => (r.a.cpuS && r.b.cpuS !== undefined ? r.b.cpuS / r.a.cpuS : undefined),

@@ -5,6 +5,7 @@
  * per repeat with an exact interval of its median over repeats; the CREATE INDEX sweep; the WAL by
  * record type.
  */
+import { speedSpread, type SpeedSpread } from "../../stats/speed";
 import { median } from "simple-statistics";
 import { medianInterval, outlierFlags, type Interval } from "../../stats/intervals";
 import { isOk, type OkOf } from "../../results/run-store";
@@ -153,6 +154,8 @@ export interface CialSummary {
   readonly pairs: readonly PairSummary[];
   readonly builds: readonly BuildSummary[];
   readonly walAnatomy: readonly WalAnatomySummary[];
+  /** The write-path speed probe over the trials: A and B are separate runs, so B/A carries its spread. */
+  readonly speed?: SpeedSpread;
 }
 
 /** CPU of a phase: the backend's getrusage() plus what its parallel sort workers reported. */
@@ -451,6 +454,7 @@ export function summarise(trials: readonly CialTrial[], headline: HeadlineSettin
     .map(summariseBuild)
     .sort((x, y) => x.maintenanceWorkMemMB - y.maintenanceWorkMemMB || x.parallelWorkers - y.parallelWorkers);
   const walAnatomy = good.filter((t) => t.condition.kind === "wal_anatomy" && t.walAnatomy).map(summariseAnatomy);
+  const speed = speedSpread(good);
   return {
     headline: {
       rows: headline.rows,
@@ -462,6 +466,7 @@ export function summarise(trials: readonly CialTrial[], headline: HeadlineSettin
     pairs,
     builds,
     walAnatomy,
+    ...(speed ? { speed } : {}),
   };
 }
 

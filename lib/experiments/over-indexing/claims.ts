@@ -18,6 +18,7 @@ import {
   type RegimeFactor,
   type Rule,
 } from "../../stats/claims";
+import { speedNoise } from "../../stats/speed";
 import { intervalText, medianInterval, type Interval } from "../../stats/intervals";
 import {
   pairedLevelRatio,
@@ -231,10 +232,12 @@ export function here03(s: OverIndexingSummary): Record<string, number | undefine
  * correction leaves the claim inconclusive and says how many rounds would decide it.
  */
 function combineSteps(steps: readonly StepDecision[]): Decision {
+  // A step is refuted only where its own interval says so (coverage, run-level noise) and Holm's
+  // correction over all the steps agrees.
   const refuted = holmRefutations(
     steps.map((x) => ({ label: `${x.from}→${x.to}`, values: x.values })),
     STEP_RULE,
-  );
+  ).filter((r) => steps.find((x) => `${x.from}→${x.to}` === r.label)?.d.verdict === "did not hold");
   if (refuted.length) {
     return {
       verdict: "did not hold",
@@ -280,7 +283,8 @@ function stepDecisions(s: OverIndexingSummary, keep?: (r: RoundSummary) => boole
     const interval = values.length
       ? medianInterval(values, `TPS ${l.level} ÷ ${from} idx, paired per round`)
       : undefined;
-    return { from, to: l.level, interval, values, d: decide(STEP_RULE, interval, { fmt: fmtRatio }) };
+    const d = decide(STEP_RULE, interval, { fmt: fmtRatio, noise: speedNoise(s.speed) });
+    return { from, to: l.level, interval, values, d };
   });
 }
 
@@ -314,7 +318,8 @@ export function claimRatio(s: OverIndexingSummary): ClaimCheck {
   const l39 = s.levels.find((l) => l.level === 39);
   if (!l7 || !l39 || !l39.tpsRatio) return missing(RATIO, "needs levels 7 and 39 in at least one common round");
   const r = l39.tpsRatio;
-  const d = decide(RATIO_RULE, r, { fmt: fmtRatio });
+  // Each level's round is its own pgbench run: the run-level speed spread enters the doubt.
+  const d = decide(RATIO_RULE, r, { fmt: fmtRatio, noise: speedNoise(s.speed) });
   const server = l39.serverTimeRatio;
   const ours =
     `${f0(l39.tps.median)} / ${f0(l7.tps.median)} TPS; paired ${intervalText(r, fmtRatio)}` +
@@ -344,7 +349,7 @@ export function claimRatio(s: OverIndexingSummary): ClaimCheck {
       why,
       sensitivity: sensitivity(s, d.verdict, (keep) => {
         const again = pairedLevelRatio(s.rounds, 39, 7, (x) => x.tps, r.of, keep);
-        return again ? decide(RATIO_RULE, again, { fmt: fmtRatio }) : undefined;
+        return again ? decide(RATIO_RULE, again, { fmt: fmtRatio, noise: speedNoise(s.speed) }) : undefined;
       }),
     },
     here03(s),
