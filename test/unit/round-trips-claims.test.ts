@@ -156,6 +156,27 @@ test("05 (b) did not hold in its regime when a commit costs far more than its fs
   );
 });
 
+test("05 (b)'s why uses the data directory's measured fsync, and says so on tmpfs", () => {
+  const withStorage = (fsType: string, fsyncMs: number) => {
+    const r = run(caseTrials({ local: SEED_LOCAL }, 5));
+    const server = { engine: "postgresql", kind: "embedded", version: "17.6", source: "t", address: "x" } as const;
+    return claimLocal(
+      summarise({
+        ...r,
+        metadata: {
+          ...r.metadata,
+          servers: [{ ...server, storage: { path: "/d", fsType, device: "/dev/vda", fsyncMs } }],
+        },
+      }),
+    );
+  };
+  assert.match(
+    withStorage("ext4", 2.764).why,
+    /disk \(ext4 on \/dev\/vda\) took 2.764 ms per 8 KiB write \+ fdatasync/,
+  );
+  assert.match(withStorage("tmpfs", 0.001).why, /on tmpfs: an fsync there is free/);
+});
+
 test("05 (b) on a 0.03 ms loopback is not tested, whether the fsync is cheap or dear, with the measured ratio beside it", () => {
   for (const shape of [
     { rtt: 0.03, commit: 0.5, fsync: 0.45 },

@@ -212,6 +212,18 @@ export function claimRttRatio(s: RoundTripsSummary): ClaimCheck {
   return { ...RTT, ours, interval, verdict: d.verdict, decidedBy: d.decidedBy, why: "" };
 }
 
+/** What the data directory's disk makes a WAL flush cost, measured when the server started. */
+function storageSentence(s: RoundTripsSummary): string {
+  const st = s.storage;
+  if (!st) return "";
+  if (st.fsType === "tmpfs")
+    return ` The data directory is on tmpfs: an fsync there is free, so no commit here waits for a disk.`;
+  return st.fsyncMs !== undefined
+    ? ` The data directory's disk (${st.fsType} on ${st.device}) took ${ms(st.fsyncMs)} per 8 KiB write + ` +
+        `fdatasync when the server started: the floor of a local commit here.`
+    : "";
+}
+
 export function claimLocal(s: RoundTripsSummary): ClaimCheck {
   const local = findEnvironment(s, "local");
   if (!local?.ratio || !local.autocommit || !local.oneTransaction) {
@@ -243,7 +255,8 @@ export function claimLocal(s: RoundTripsSummary): ClaimCheck {
         `${ms(local.walSyncMsPerCommit)} each ` +
         `(pg_stat_wal wal_sync_time / wal_sync); the one transaction flushed ${f(one.walSyncs, 0)} time(s). A commit ` +
         `here is ${f(commit / rtt, 1)}× the loopback ` +
-        `round trip; in the seed's Docker on macOS it was ${f(seedRatio, 2)}×.`,
+        `round trip; in the seed's Docker on macOS it was ${f(seedRatio, 2)}×.` +
+        storageSentence(s),
       sensitivity: sensitivityText(flagged, d.verdict, () => {
         const again = pairedInterval(
           auto.secondsByRepeat,
