@@ -4,6 +4,7 @@
  * the medians over sets, and ratios to the same set's baseline formed per set (the runs of a set ran
  * back to back, in rotated order) with an exact interval of their median over sets.
  */
+import { speedSpread, type SpeedProbe, type SpeedSpread } from "../../stats/speed";
 import {
   pgbenchFigures,
   type PgbenchFigures,
@@ -89,6 +90,8 @@ export interface RunSummary extends PgbenchFigures {
   /** Start of the load (first transaction), Unix ms: the zero of the timeline. */
   readonly startMs: number;
   readonly perSample: readonly { readonly t: number; readonly sessions: number; readonly lockWaiting: number }[];
+  /** The machine's speed state right before the run (the trial's probe). */
+  readonly speed?: SpeedProbe;
 }
 
 export interface ModeSummary {
@@ -116,6 +119,8 @@ export interface ReindexSummary {
   readonly clients: number;
   /** pgbench scale factor of the run (the seed: 100); absent in summaries that did not record it. */
   readonly scale?: number;
+  /** The write-path speed probe over the runs: what a between-run ratio carries besides its effect. */
+  readonly speed?: SpeedSpread;
   /** CPUs of the machine that ran server and pgbench (they share them). */
   readonly hostCpus?: number;
   readonly runs: readonly RunSummary[];
@@ -223,6 +228,7 @@ function summariseRun(t: CompleteTrial, baselineTps: number | undefined, duratio
     phases: tl.phases,
     startMs: t0,
     perSample: tl.perSample,
+    ...(t.speed ? { speed: t.speed } : {}),
   };
 }
 
@@ -284,11 +290,13 @@ export function summariseRuns(
         baseUpd.length && upd.length && mode !== "baseline" ? updateVsBaseline(runs, mode as ReindexMode) : undefined,
     };
   });
+  const speed = speedSpread(runs);
   return {
     durationSeconds: o.durationSeconds,
     clients: o.clients,
     scale: o.scale,
     hostCpus: o.hostCpus,
+    ...(speed ? { speed } : {}),
     runs,
     modes,
     failed: o.failed ?? [],
