@@ -1,5 +1,8 @@
 /** The block at the top of every report: parameters, versions, settings, machine, run id. */
+import fs from "node:fs";
+import path from "node:path";
 import type { RunMetadata } from "../results/metadata";
+import { speedSpread, type SpeedProbe } from "../stats/speed";
 import { disturbances, quietnessText } from "../results/quietness";
 import { escapeHtml, show } from "./output";
 import { tableHtml } from "./table";
@@ -31,6 +34,7 @@ export function showRunHeader(metadata: RunMetadata, directory: string): void {
       .map(([k, v]) => `${k}=${String(v)}`)
       .join(" "),
     reached: reachedText(s),
+    "data directory": s.storage ? storageCell(s.storage) : "",
   }));
   const notes = (metadata.notes ?? []).map((n) => `<li>${escapeHtml(n)}</li>`).join("");
   show().html(
@@ -38,6 +42,7 @@ export function showRunHeader(metadata: RunMetadata, directory: string): void {
       `started ${escapeHtml(metadata.startedAt)} · commit ${escapeHtml(metadata.gitCommit)}<br>` +
       `Machine: ${escapeHtml(h.cpuModel)}, ${h.cpus} CPUs, ${h.memoryGiB} GiB, ${escapeHtml(h.platform)} ${escapeHtml(h.kernel)}, Node ${escapeHtml(h.node)}<br>` +
       quietnessHtml(metadata) +
+      speedHtml(directory) +
       `Results: <code>${escapeHtml(directory)}</code>` +
       tableHtml(servers, { caption: "Servers" }) +
       (notes ? `<ul>${notes}</ul>` : "") +
@@ -65,5 +70,45 @@ function quietnessHtml(metadata: RunMetadata): string {
     `Quietness: ${escapeHtml(quietnessText(q))}` +
     (noisy.length ? ` — <b>not quiet</b>: ${escapeHtml(noisy.join("; "))}` : " — quiet by these measures") +
     "<br>"
+  );
+}
+
+/**
+ * The spread of the write-path speed probe over the run's trials, read from its own trials.jsonl (so
+ * every notebook's header shows it without passing the trials in); a line that does not parse (a torn
+ * tail) is skipped.
+ */
+function speedHtml(directory: string): string {
+  let text: string;
+  try {
+    text = fs.readFileSync(path.join(directory, "trials.jsonl"), "utf8");
+  } catch {
+    return "";
+  }
+  const trials: { key: string; speed?: SpeedProbe }[] = [];
+  for (const line of text.split("\n")) {
+    if (!line.trim()) continue;
+    try {
+      const t = JSON.parse(line) as { key?: unknown; speed?: SpeedProbe };
+      if (typeof t.key === "string") trials.push({ key: t.key, speed: t.speed });
+    } catch {
+      continue;
+    }
+  }
+  const spread = speedSpread(trials);
+  if (!spread) return "Speed state: not measured (no write-path probe in these trials)<br>";
+  return (
+    `Speed state: ${escapeHtml(spread.text)}` +
+    (spread.flagged.length ? " — <b>trials in another speed state</b>: between-run comparisons carry it" : "") +
+    "<br>"
+  );
+}
+
+/** Filesystem, device and fsync of a server's data directory; a warning on tmpfs (fsync is free there). */
+function storageCell(st: NonNullable<RunMetadata["servers"][number]["storage"]>): string {
+  const fsync = st.fsyncMs !== undefined ? `, fsync ${st.fsyncMs.toFixed(3)} ms` : "";
+  return (
+    `${st.fsType} on ${st.device}${fsync}` +
+    (st.fsType === "tmpfs" ? " — tmpfs: in memory, fsync is free: WAL and commit costs are not a disk's" : "")
   );
 }

@@ -9,6 +9,7 @@ import { randomBytes } from "node:crypto";
 import { isDeepStrictEqual } from "node:util";
 import { redactText } from "../targets/uri";
 import type { Counters } from "../stats/counters";
+import type { SpeedProbe } from "../stats/speed";
 
 export type TrialStatus = "ok" | "failed";
 
@@ -24,6 +25,8 @@ interface TrialBase<C extends object, K extends string> {
   readonly unitMs?: readonly number[];
   /** Server-side counters, after − before, named by the workload's collector (K). */
   readonly counters?: Counters<K>;
+  /** The machine's speed state just before the timed run (lib/engines/postgres/speed-probe.ts). */
+  readonly speed?: SpeedProbe;
   readonly startedAt: string;
   readonly finishedAt: string;
 }

@@ -43,31 +43,91 @@ export interface RoundStep {
   readonly reason: string;
 }
 
+/**
+ * The numbers of rounds at which more rounds can change a decision, for the exact interval of the
+ * median at `level` (intervals.ts): the first n whose interval reaches the coverage a claim needs
+ * (5 at 90 %), then every n where the order statistic it uses moves inward (8: 2nd–7th, 11: 3rd–9th,
+ * …). Between two of them the rank stays and the interval can only widen as values are added (the
+ * k-th smallest of more values is never larger), so a look there cannot turn "inconclusive" into a
+ * verdict the interval decides. Written here: a few lines on the binomial tail, as in intervals.ts.
+ */
+export function informativeRounds(level = 0.9, upTo = 64): number[] {
+  const out: number[] = [];
+  let prevRank = 0;
+  for (let n = 1; n <= upTo; n++) {
+    const k = rankAt(n, level);
+    if (k > prevRank) out.push(n);
+    prevRank = Math.max(prevRank, k);
+  }
+  return out;
+}
+
+/** The order statistic the interval of n values uses at `level`, or 0 when even the range covers less. */
+function rankAt(n: number, level: number): number {
+  const tail = (k: number) => {
+    // P(X ≤ k) for X ~ Binomial(n, ½)
+    let c = 1;
+    let sum = 0;
+    for (let i = 0; i <= k; i++) {
+      if (i > 0) c = (c * (n - i + 1)) / i;
+      sum += c;
+    }
+    return sum / 2 ** n;
+  };
+  let k = 0;
+  while (k + 1 <= Math.floor((n + 1) / 2) && 1 - 2 * tail(k) >= level) k++;
+  return k;
+}
+
+/** The next number of rounds after `done` at which a look can change a decision. */
+export function nextInformativeRound(done: number, level = 0.9): number {
+  return informativeRounds(level, Math.max(64, done + 64)).find((n) => n > done) ?? done + 1;
+}
+
 export function nextRound(s: RoundState): RoundStep {
   const { one, many, cap } = s.words;
+  const looksAt = informativeRounds(0.9, Math.max(s.done, s.planned)).filter((n) => n > s.planned && n <= s.done);
+  const looks = [s.planned, ...looksAt];
+  const looked = looks.length > 1 ? ` (looked at n = ${looks.join(", ")})` : "";
   if (!s.undecided.length) {
     const after = s.done > s.planned ? `${s.done} ${many}` : `the planned ${many}`;
-    return { more: false, reason: `${s.decided} after ${after}` };
+    return { more: false, reason: `${s.decided} after ${after}${looked}` };
   }
   const open = s.undecided.join(", ");
-  if (s.done >= s.maxRepeats) return { more: false, reason: `${open} still inconclusive at ${cap} = ${s.maxRepeats}` };
+  const target = Math.max(nextInformativeRound(s.done), s.needed ?? 0);
+  if (s.done >= s.maxRepeats)
+    return { more: false, reason: `${open} still inconclusive at ${cap} = ${s.maxRepeats}${looked}` };
+  if (target > s.maxRepeats) {
+    return {
+      more: false,
+      reason:
+        `${open} still inconclusive after ${s.done} ${many}${looked}: the next n at which the exact interval of ` +
+        `the median can move is ${target}, above ${cap} = ${s.maxRepeats}`,
+    };
+  }
+  const more = target - s.done;
   if (s.secondsPerRound === undefined) {
     if (s.elapsedSeconds >= s.budgetSeconds) {
       return {
         more: false,
-        reason: `${open} still inconclusive when the time budget (${s.budgetSeconds} s) was spent, after ${s.done} ${many}`,
+        reason: `${open} still inconclusive when the time budget (${s.budgetSeconds} s) was spent, after ${s.done} ${many}${looked}`,
       };
     }
-    return { more: true, reason: `${open} inconclusive after ${s.done} ${many}, within the time budget` };
+    return {
+      more: true,
+      reason: `${open} inconclusive after ${s.done} ${many}, within the time budget: on to n = ${target}`,
+    };
   }
-  const more = Math.max(1, (s.needed ?? 0) - s.done);
   if (s.elapsedSeconds + more * s.secondsPerRound > s.budgetSeconds) {
     return {
       more: false,
       reason:
-        `${open} still inconclusive after ${s.done} ${one}(s): ${more} more at ~${Math.round(s.secondsPerRound)} s a ${one} ` +
-        `would pass the time budget (${s.budgetSeconds} s)`,
+        `${open} still inconclusive after ${s.done} ${one}(s)${looked}: ${more} more (to n = ${target}, where the ` +
+        `interval can move) at ~${Math.round(s.secondsPerRound)} s a ${one} would pass the time budget (${s.budgetSeconds} s)`,
     };
   }
-  return { more: true, reason: `${open} inconclusive after ${s.done} ${many}: ${more} more fit in the time budget` };
+  return {
+    more: true,
+    reason: `${open} inconclusive after ${s.done} ${many}: ${more} more fit in the time budget (to n = ${target})`,
+  };
 }

@@ -17,8 +17,42 @@
 import type { Interval } from "./intervals";
 import { intervalText } from "./intervals";
 
-export const VERDICTS = ["held", "did not hold", "inconclusive", "not tested at this scale", "emulated"] as const;
+export const VERDICTS = [
+  "held",
+  "did not hold",
+  "inconclusive",
+  "not tested at this scale",
+  "emulated",
+  "derived",
+] as const;
 export type Verdict = (typeof VERDICTS)[number];
+
+/**
+ * What kind of statement a claim is, which decides where it may be judged:
+ * - `magnitude`: a figure tied to the seed's hardware and scale ("42 %", "2.5×"); decided only within
+ *   its declared regime distance, else `not tested at this scale` with the measured value beside it;
+ * - `direction`: a sign or an ordering that follows from a named mechanism ("more indexes, fewer
+ *   TPS"); decided at any scale, and the verdict names the scale it was decided at;
+ * - `derived`: arithmetic on another claim (Little's law on a TPS ratio); shown with its arithmetic,
+ *   verdict `derived`, never counted as evidence.
+ */
+export const CLAIM_KINDS = ["magnitude", "direction", "derived"] as const;
+export type ClaimKind = (typeof CLAIM_KINDS)[number];
+
+/**
+ * One dimension of a magnitude claim's regime: the seed's value and how far from it a run may be
+ * and still decide the figure, as the ratio here ÷ seed (`[0.5, 2]`: within a factor 2 either way;
+ * `[1, Infinity]`: at least the seed's).
+ */
+export interface RegimeFactor {
+  /** What is compared, as a reader says it: "data size", "round length", "commit ÷ round trip". */
+  readonly what: string;
+  readonly seed: number;
+  /** The unit after a value ("rows", "s", "ms"), or "" for a plain ratio. */
+  readonly unit: string;
+  /** Least and greatest here ÷ seed at which the claim may still be decided. */
+  readonly within: readonly [number, number];
+}
 
 /** What a claim is, declared before the run's numbers: shown in every report beside the verdict. */
 export interface Declaration {
@@ -33,6 +67,16 @@ export interface Declaration {
   readonly statistic: string;
   /** The decision rule with its margins, as text (see `describeRule`). */
   readonly rule: string;
+  readonly kind: ClaimKind;
+  /**
+   * A magnitude claim's regime distance: outside any factor it is not tested at this scale. On a
+   * direction claim, the factors its verdict states the scale in (never a refusal).
+   */
+  readonly distance?: readonly RegimeFactor[];
+  /** A direction claim's reason to transfer to another scale (the mechanism behind the sign). */
+  readonly mechanism?: string;
+  /** A derived claim: which claim it is arithmetic on, and the arithmetic. */
+  readonly derivedFrom?: string;
 }
 
 export interface ClaimCheck extends Declaration {
@@ -47,6 +91,13 @@ export interface ClaimCheck extends Declaration {
   readonly why: string;
   /** Whether the verdict changes without the trials flagged as outliers or disturbed (checkpoint, autovacuum). */
   readonly sensitivity?: string;
+  /**
+   * The scale this run decided (or declined) the claim at, as text: "at 1 % of the seed's data size,
+   * 6 s round length (the seed's 300 s)". Shown beside a direction claim's verdict.
+   */
+  readonly scale?: string;
+  /** A derived claim's arithmetic on this run's numbers. */
+  readonly arithmetic?: string;
 }
 
 /**
@@ -206,12 +257,13 @@ export function missing(declaration: Declaration, needs: string): ClaimCheck {
 export function claimRows(claims: readonly ClaimCheck[]): Record<string, string>[] {
   return claims.map((c) => ({
     claim: `${c.id}. ${c.claim}`,
+    kind: kindText(c),
     seed: c.seed,
     regime: c.regime,
     statistic: c.statistic,
     rule: c.rule,
     "this run": c.ours,
-    verdict: c.verdict,
+    verdict: verdictText(c),
     "decided by": c.decidedBy + (c.sensitivity ? ` ${c.sensitivity}` : ""),
     why: c.why,
   }));
@@ -262,4 +314,185 @@ export function allOf(parts: readonly Decision[]): Verdict {
   if (parts.length && parts.every((p) => p.verdict === "held")) return "held";
   if (parts.some((p) => p.verdict === "did not hold")) return "did not hold";
   return "inconclusive";
+}
+
+// ---- Kinds and regimes ----------------------------------------------------------------------------
+
+const num = (x: number) =>
+  !Number.isFinite(x)
+    ? "any"
+    : Math.abs(x) >= 1000
+      ? Math.round(x).toLocaleString("en-US")
+      : Math.abs(x) >= 10
+        ? x.toFixed(0)
+        : Math.abs(x) >= 1
+          ? x.toFixed(1).replace(/\.0$/, "")
+          : x.toPrecision(2);
+const withUnit = (x: number, unit: string) => (unit ? `${num(x)} ${unit}` : num(x));
+const share = (x: number) =>
+  x >= 0.995 && x <= 1.005 ? "100 %" : x < 0.1 ? `${(x * 100).toPrecision(1)} %` : `${Math.round(x * 100)} %`;
+
+/** A regime factor's allowed distance as text: "data size 0.5–2× the seed's 20,000,000 products". */
+export function factorText(f: RegimeFactor): string {
+  const [lo, hi] = f.within;
+  const range =
+    hi === Infinity
+      ? `≥ ${withUnit(f.seed * lo, f.unit)}`
+      : lo <= 0
+        ? `≤ ${withUnit(f.seed * hi, f.unit)}`
+        : lo === hi
+          ? `= ${withUnit(f.seed * lo, f.unit)}`
+          : `${num(f.seed * lo)}–${withUnit(f.seed * hi, f.unit)}`;
+  return `${f.what} ${range} (the seed's ${withUnit(f.seed, f.unit)})`;
+}
+
+/** The declaration's kind with what makes it decidable, as one plain sentence for reports. */
+export function kindText(d: Declaration): string {
+  switch (d.kind) {
+    case "magnitude":
+      return d.distance?.length
+        ? `magnitude: decided only at ${d.distance.map(factorText).join(", ")}`
+        : "magnitude: decided only in the seed's regime";
+    case "direction":
+      return `direction: decided at any scale, because ${d.mechanism ?? "(no mechanism declared)"}`;
+    case "derived":
+      return `derived from ${d.derivedFrom ?? "another claim"}: shown, never counted as evidence`;
+  }
+}
+
+/** This run's position against a claim's regime factors; `here` is keyed by `RegimeFactor.what`. */
+export interface ScalePosition {
+  readonly inside: boolean;
+  /** "1 % of the seed's data size, 6 s round length (the seed's 300 s)". */
+  readonly text: string;
+  /** The factors outside their distance, as text. */
+  readonly outside: readonly string[];
+}
+
+export function scalePosition(
+  distance: readonly RegimeFactor[] | undefined,
+  here: Readonly<Record<string, number | undefined>>,
+): ScalePosition {
+  const parts: string[] = [];
+  const outside: string[] = [];
+  for (const f of distance ?? []) {
+    const x = here[f.what];
+    if (x === undefined || !Number.isFinite(x)) {
+      parts.push(`${f.what} not measured`);
+      outside.push(`${f.what} not measured (needs ${factorText(f)})`);
+      continue;
+    }
+    const r = f.seed ? x / f.seed : NaN;
+    const text =
+      f.unit === "rows" || f.unit === "products" || f.unit === "rows per code"
+        ? `${share(r)} of the seed's ${f.what} (${withUnit(x, f.unit)})`
+        : `${f.what} ${withUnit(x, f.unit)} (the seed's ${withUnit(f.seed, f.unit)})`;
+    parts.push(text);
+    if (!(r >= f.within[0] && r <= f.within[1])) outside.push(`${text}, outside ${factorText(f)}`);
+  }
+  return { inside: outside.length === 0, text: parts.join(", "), outside };
+}
+
+/**
+ * Applies a claim's kind to its check: a magnitude claim outside its distance becomes `not tested at
+ * this scale`, keeping the measured value beside it ("0.42 here at 1 % of the data, 6 s rounds; the
+ * seed 0.43"); every other check gets the scale it was decided at.
+ */
+export function atScale(
+  check: ClaimCheck,
+  here: Readonly<Record<string, number | undefined>>,
+  measured: { readonly here: string; readonly seed: string; readonly howToTest: string },
+): ClaimCheck {
+  const pos = scalePosition(check.distance, here);
+  const scale = pos.text || undefined;
+  if (check.kind === "magnitude" && !pos.inside && check.verdict !== "emulated") {
+    return {
+      ...check,
+      verdict: "not tested at this scale",
+      scale,
+      decidedBy:
+        `${measured.here} here at ${pos.text}; the seed ${measured.seed}. ` +
+        `Outside the regime: ${pos.outside.join("; ")}; ${measured.howToTest}` +
+        (check.verdict === "held" || check.verdict === "did not hold"
+          ? ` (inside it the interval would say "${check.verdict}")`
+          : ""),
+    };
+  }
+  return { ...check, scale };
+}
+
+/** A derived claim: its arithmetic on this run's numbers, verdict `derived`, never evidence. */
+export function derived(declaration: Declaration, ours: string, arithmetic: string, interval?: Interval): ClaimCheck {
+  return {
+    ...declaration,
+    ours,
+    interval,
+    verdict: "derived",
+    arithmetic,
+    decidedBy: `derived from ${declaration.derivedFrom ?? "another claim"}: ${arithmetic}; not counted as evidence`,
+    why: "",
+  };
+}
+
+/** The verdict with the scale it was decided at, for direction claims: "held at 1 % of the seed's data size". */
+export function verdictText(c: ClaimCheck): string {
+  if (c.kind === "direction" && c.scale && (c.verdict === "held" || c.verdict === "did not hold"))
+    return `${c.verdict} at ${c.scale}`;
+  return c.verdict;
+}
+
+/** Claims that count as evidence: everything but derived ones. */
+export const isEvidence = (c: ClaimCheck) => c.verdict !== "derived";
+
+// ---- A union of step refutations ------------------------------------------------------------------
+
+/** P(X ≥ m) for X ~ Binomial(n, ½): the one-sided sign test's p-value for m of n values past a margin. */
+export function signTestP(n: number, m: number): number {
+  let c = 1;
+  let sum = 0;
+  for (let i = 0; i <= n; i++) {
+    if (i > 0) c = (c * (n - i + 1)) / i;
+    if (i >= m) sum += c;
+  }
+  return sum / 2 ** n;
+}
+
+/**
+ * The one-sided error a single interval-based refutation allows at MIN_COVERAGE: (1 − 0.9)/2 = 5 %.
+ * A claim refuted when *any* of k steps fails would reach up to k times that (4 steps: ~12 % at n = 5,
+ * where each step's range errs 3.1 %), so the steps are tested together with Holm's step-down
+ * correction on sign-test p-values: it keeps the chance of any false refutation ≤ FAMILY_ALPHA and,
+ * unlike plain Bonferroni, names every step it refutes at no extra cost. (For "did any step fail",
+ * Holm's first step is Bonferroni: p_min ≤ α / k.)
+ */
+export const FAMILY_ALPHA = Math.round(((1 - MIN_COVERAGE) / 2) * 1e6) / 1e6;
+
+export interface StepTest {
+  readonly label: string;
+  /** The step's paired values. */
+  readonly values: readonly number[];
+}
+
+/**
+ * Holm's step-down test of "this step does not go the claimed way": for a `below` rule, the values at
+ * or above the margin count against it (for `above`, those at or below). Returns the refuted labels
+ * with their p-values and the thresholds they met.
+ */
+export function holmRefutations(
+  steps: readonly StepTest[],
+  rule: Extract<Rule, { kind: "above" | "below" }>,
+  alpha = FAMILY_ALPHA,
+): { label: string; p: number; threshold: number }[] {
+  const ps = steps.map((s) => {
+    const against = s.values.filter((v) => (rule.kind === "below" ? v >= rule.margin : v <= rule.margin)).length;
+    return { label: s.label, p: s.values.length ? signTestP(s.values.length, against) : 1 };
+  });
+  const sorted = [...ps].sort((a, b) => a.p - b.p);
+  const out: { label: string; p: number; threshold: number }[] = [];
+  for (let i = 0; i < sorted.length; i++) {
+    const threshold = alpha / (sorted.length - i);
+    if (sorted[i].p > threshold) break;
+    out.push({ ...sorted[i], threshold });
+  }
+  return out;
 }

@@ -1,9 +1,8 @@
 /**
  * Every figure the notebooks show is computed here, once, from the raw trial values:
- * median, min–max, ratio of medians with a bootstrap confidence interval, overlap flags.
+ * median and min–max (spread), and grouping; intervals and paired ratios are in intervals.ts.
  */
-import prand from "pure-rand";
-import { median, quantileSorted } from "simple-statistics";
+import { median } from "simple-statistics";
 
 export interface Spread {
   readonly n: number;
@@ -26,45 +25,6 @@ export interface TrialSeconds {
 export function spread(values: readonly number[]): Spread {
   if (values.length === 0) throw new Error("spread() of no values");
   return { n: values.length, median: median([...values]), min: Math.min(...values), max: Math.max(...values), values };
-}
-
-export interface Ratio {
-  /** median(target) / median(baseline). */
-  readonly ratio: number;
-  /** Bootstrap percentile 95 % interval of the ratio of medians. */
-  readonly ciLow: number;
-  readonly ciHigh: number;
-  /** True when the min–max ranges of the two conditions overlap: do not over-read the ratio. */
-  readonly rangesOverlap: boolean;
-}
-
-/**
- * Ratio of medians with a percentile bootstrap CI (resampling each side independently).
- * Written here because simple-statistics has no two-sample bootstrap; the PRNG is seeded so the
- * same trials always give the same interval.
- */
-export function ratioOfMedians(
-  target: readonly number[],
-  baseline: readonly number[],
-  resamples = 2000,
-  seed = 42,
-): Ratio {
-  const t = spread(target);
-  const b = spread(baseline);
-  const rng = prand.xoroshiro128plus(seed);
-  const draws: number[] = [];
-  const sample = (values: readonly number[]): number => {
-    const picked = values.map(() => values[prand.unsafeUniformIntDistribution(0, values.length - 1, rng)]);
-    return median(picked);
-  };
-  for (let i = 0; i < resamples; i++) draws.push(sample(target) / sample(baseline));
-  draws.sort((x, y) => x - y);
-  return {
-    ratio: t.median / b.median,
-    ciLow: quantileSorted(draws, 0.025),
-    ciHigh: quantileSorted(draws, 0.975),
-    rangesOverlap: t.min <= b.max && b.min <= t.max,
-  };
 }
 
 /** Groups items by a string key, keeping first-seen order. */

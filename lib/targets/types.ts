@@ -65,6 +65,13 @@ export interface ServerDescription {
   /** Docker: where the engine runs ("this machine", or its host), and its round trip to this client. */
   readonly engineHost?: string;
   readonly engineRttMs?: number;
+  /** Embedded: the storage under its data directory (filesystem, device, a measured fsync). */
+  readonly storage?: {
+    readonly path: string;
+    readonly fsType: string;
+    readonly device: string;
+    readonly fsyncMs?: number;
+  };
 }
 
 export interface ExecResult {

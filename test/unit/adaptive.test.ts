@@ -5,7 +5,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { nextRound, type RoundState } from "../../lib/stats/adaptive";
+import { informativeRounds, nextInformativeRound, nextRound, type RoundState } from "../../lib/stats/adaptive";
 import { addRounds } from "../../lib/experiments/adaptive-rounds";
 
 /** 01's design: no pace, rounds added until the budget is spent. */
@@ -50,14 +50,36 @@ test("a decided claim stops it, after the planned rounds or after the added ones
   assert.equal(nextRound({ ...paced, undecided: [], done: 9, elapsedSeconds: 0 }).more, false);
 });
 
-test("maxRepeats reached stops it; one below goes on", () => {
+test("maxRepeats reached stops it; so does a cap below the next n at which the interval can move", () => {
   assert.deepEqual(nextRound({ ...spend, done: 6 }), {
     more: false,
-    reason: "a (postgresql) still inconclusive at maxRepeats = 6",
+    reason: "a (postgresql) still inconclusive at maxRepeats = 6 (looked at n = 3, 5)",
   });
-  assert.equal(nextRound({ ...spend, done: 5 }).more, true);
+  // At 5 the next informative n is 8: a cap of 6 or 7 can only widen the range, so nothing is added.
+  const capped = nextRound({ ...spend, done: 5 });
+  assert.equal(capped.more, false);
+  assert.match(
+    capped.reason,
+    /the next n at which the exact interval of the median can move is 8, above maxRepeats = 6/,
+  );
+  assert.equal(nextRound({ ...spend, done: 5, maxRepeats: 8 }).more, true);
   assert.equal(nextRound({ ...paced, done: 6 }).more, false);
-  assert.equal(nextRound({ ...paced, done: 5, elapsedSeconds: 0 }).more, true);
+  assert.equal(nextRound({ ...paced, done: 5, maxRepeats: 8, elapsedSeconds: 0 }).more, true);
+});
+
+test("informative rounds: 5, 8, 11, … at 90 %; from 5 the design goes to 8 and says it looked at 5 and 8", () => {
+  assert.deepEqual(informativeRounds(0.9, 20), [5, 8, 11, 13, 16, 18]);
+  assert.equal(nextInformativeRound(5), 8);
+  assert.equal(nextInformativeRound(6), 8);
+  assert.equal(nextInformativeRound(3), 5);
+  const from5 = { ...paced, planned: 5, done: 5, maxRepeats: 9, elapsedSeconds: 0 };
+  assert.match(nextRound(from5).reason, /3 more fit in the time budget \(to n = 8\)/);
+  // Rounds 6 and 7 are on the way to 8, not looks: at 6 still undecided, it goes on to 8.
+  assert.match(nextRound({ ...from5, done: 6 }).reason, /2 more fit .*to n = 8/);
+  assert.equal(
+    nextRound({ ...from5, done: 8, undecided: [] }).reason,
+    "(1) held, (2) held after 8 rounds (looked at n = 5, 8)",
+  );
 });
 
 test("the budget exactly reached: spent stops it without a pace; with a pace, exactly fitting goes on", () => {
@@ -70,11 +92,13 @@ test("the budget exactly reached: spent stops it without a pace; with a pace, ex
   assert.equal(nextRound({ ...paced, elapsedSeconds: 200 }).more, true);
   assert.deepEqual(nextRound({ ...paced, elapsedSeconds: 201 }), {
     more: false,
-    reason: "claim (2) still inconclusive after 3 round(s): 2 more at ~50 s a round would pass the time budget (300 s)",
+    reason:
+      "claim (2) still inconclusive after 3 round(s): 2 more (to n = 5, where the interval can move) at ~50 s a " +
+      "round would pass the time budget (300 s)",
   });
-  // With the rounds a verdict needs already run, one more is what has to fit.
-  assert.equal(nextRound({ ...paced, done: 5, elapsedSeconds: 250 }).more, true);
-  assert.equal(nextRound({ ...paced, done: 5, elapsedSeconds: 251 }).more, false);
+  // With 5 rounds run, the 3 to n = 8 are what has to fit.
+  assert.equal(nextRound({ ...paced, maxRepeats: 8, done: 5, elapsedSeconds: 150 }).more, true);
+  assert.equal(nextRound({ ...paced, maxRepeats: 8, done: 5, elapsedSeconds: 151 }).more, false);
 });
 
 test("addRounds: asks after the planned rounds, runs rounds numbered on from them, returns the count and the reason", async () => {

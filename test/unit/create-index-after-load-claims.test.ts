@@ -24,6 +24,8 @@ interface Side {
   readonly seconds: number;
   readonly walRecords?: number;
   readonly ioMs?: number;
+  /** WAL write + sync time, ms: not block I/O. */
+  readonly walIoMs?: number;
   readonly cpuS?: number;
   readonly indexBytes?: number;
   readonly timedCheckpoints?: number;
@@ -58,6 +60,7 @@ function trial(method: Method, repeat: number, position: number, side: Side, row
     [`${first}.wal.records`]: side.walRecords ?? (method === A ? rows : 2 * rows),
     [`${first}.wal.bytes`]: 100 * rows,
     [`${first}.db.blk_read_time_ms`]: side.ioMs ?? 0,
+    [`${first}.wal.sync_time_ms`]: side.walIoMs ?? 0,
     [`${first}.checkpointer.timed`]: side.timedCheckpoints ?? 0,
     [`${first}.autovacuum.runs`]: side.autovacuum ?? 0,
   };
@@ -98,8 +101,8 @@ function run(repeats: number, sides: (r: number) => { a: Side; b: Side }, rows =
   return out;
 }
 
-const summaryOf = (trials: CialTrial[], rows = 3_000_000) =>
-  summarise(trials, { rows, maintenanceWorkMemMB: 64, maxParallelMaintenanceWorkers: 2, sharedBuffersMB: 128 });
+const summaryOf = (trials: CialTrial[], rows = 3_000_000, sharedBuffersMB = 128) =>
+  summarise(trials, { rows, maintenanceWorkMemMB: 64, maxParallelMaintenanceWorkers: 2, sharedBuffersMB });
 
 /** Small, repeat-dependent jitter so that intervals have width. */
 const jitter = (r: number) => 1 + ((r * 37) % 7) / 100;
@@ -174,7 +177,10 @@ test("02 (1b): the seed's 2.54× is not tested below 100M rows; at 100M it is he
   };
   const small = at(3_000_000, 2.5);
   assert.equal(small.verdict, "not tested at this scale");
-  assert.match(small.decidedBy, /3,000,000 rows, the seed's 100,000,000; `--profile full`/);
+  assert.match(
+    small.decidedBy,
+    /^B\/A 2.5\d× here at 3 % of the seed's rows \(3,000,000 rows\); the seed 2.54× at 100,000,000 rows\. .*`--profile full`/,
+  );
   assert.equal(at(100_000_000, 2.5).verdict, "held");
   assert.equal(at(100_000_000, 1.5).verdict, "did not hold");
   assert.equal(at(100_000_000, 3.15).verdict, "inconclusive", "an interval reaching across 3.2");
@@ -195,47 +201,77 @@ test("02 (2): WAL records ratio held inside 1.6–2.5, not held outside, inconcl
   assert.match(edge.decidedBy, /reaches across the edge of 1\.60×–2\.50×/);
 });
 
-test("02 (3): I/O share of the gap below 25 % held, above not held; no gap leaves nothing to explain", () => {
-  const io = (ioB: number, bSeconds = 20) => {
+test("02 (3): decided only where the data does not fit shared_buffers; block I/O alone, every repeat kept", () => {
+  // 200 MB of table + 130 MB of index: 2.5× a 128 MB cache (cached), 20× a 16 MB one (not).
+  const io = (
+    ioB: (r: number) => number,
+    o: { bSeconds?: (r: number) => number; buffers?: number; walIoMs?: number } = {},
+  ) => {
     const s = summaryOf(
-      run(5, (r) => ({ a: { seconds: 10 * jitter(r), ioMs: 100 }, b: { seconds: bSeconds, ioMs: 100 + ioB } })),
+      run(5, (r) => ({
+        a: { seconds: 10 * jitter(r), ioMs: 100 },
+        b: { seconds: o.bSeconds?.(r) ?? 20, ioMs: 100 + ioB(r), walIoMs: o.walIoMs },
+      })),
+      3_000_000,
+      o.buffers ?? 16,
     );
     return claimIo(s, headlinePair(s));
   };
-  const held = io(1000);
+  const held = io(() => 1000);
   assert.equal(held.verdict, "held", held.decidedBy);
   assert.match(held.why, /Extra backend CPU explains .* of the gap: here the gap is mostly CPU per row/);
-  assert.equal(io(6000).verdict, "did not hold");
+  assert.equal(io(() => 6000).verdict, "did not hold");
+  // WAL write and sync are claim 2's, not block I/O: 8 s of them in B leave the share unchanged.
+  assert.equal(io(() => 1000, { walIoMs: 8000 }).verdict, "held");
+  assert.equal(io(() => 1000, { walIoMs: 8000 }).interval?.estimate, held.interval?.estimate);
+  // A repeat where B was not slower, and a negative share (A waited longer), stay in the statistic.
+  const mixed = io((r) => (r === 0 ? -3000 : 1000), { bSeconds: (r) => (r === 1 ? 9 : 20) });
+  assert.equal(mixed.interval?.n, 5);
+  assert.ok((mixed.interval?.low ?? 0) < 0, "the negative share is kept, not floored at 0");
+  // In a cache that holds the data, a pass and a fail are both not tested.
+  for (const ioB of [1000, 6000]) {
+    const cached = io(() => ioB, { buffers: 128 });
+    assert.equal(cached.verdict, "not tested at this scale", cached.decidedBy);
+    assert.match(cached.decidedBy, /data ÷ shared_buffers 2.5 \(the seed's 44\)/);
+  }
   const cpuLight = summaryOf(
     run(5, (r) => ({ a: { seconds: 10 * jitter(r), cpuS: 9 }, b: { seconds: 20, cpuS: 10 } })),
+    3_000_000,
+    16,
   );
   assert.doesNotMatch(
     claimIo(cpuLight, headlinePair(cpuLight)).why,
     /mostly CPU/,
     "the CPU sentence only when CPU explains the gap",
   );
-  const none = io(0, 8);
+  const none = io(() => 0, { bSeconds: () => 8 });
   assert.equal(none.verdict, "inconclusive");
-  assert.match(none.decidedBy, /no repeat where B was slower/);
+  assert.match(none.decidedBy, /B was not slower than A in the median repeat/);
 });
 
-test("02 (4): index size B/A above 1.05 held, at or below it not held", () => {
-  const size = (bBytes: number) => {
+test("02 (4): decided at the seed's ~10,000 rows per code: held above 1.05, not held at or below; not tested at 300", () => {
+  const size = (bBytes: number, rows = 100_000_000) => {
     const s = summaryOf(
-      run(5, () => ({ a: { seconds: 10, indexBytes: 100e6 }, b: { seconds: 20, indexBytes: bBytes } })),
+      run(5, () => ({ a: { seconds: 10, indexBytes: 100e6 }, b: { seconds: 20, indexBytes: bBytes } }), rows),
+      rows,
     );
     return claimDensity(s, headlinePair(s));
   };
   assert.equal(size(130e6).verdict, "held");
   assert.equal(size(100e6).verdict, "did not hold");
-  assert.match(size(130e6).ours, /~300 rows per code; the seed's ~9,999/);
+  for (const bytes of [130e6, 100e6]) {
+    const small = size(bytes, 3_000_000);
+    assert.equal(small.verdict, "not tested at this scale");
+    assert.match(small.ours, /~300 rows per code; the seed's ~9,999/);
+    assert.match(small.decidedBy, /3 % of the seed's rows per code/);
+  }
 });
 
 test("02: with no trials every claim says what it needs, never a verdict", () => {
   const claims = checkClaims(summaryOf([]));
   assert.deepEqual(
     claims.map((c) => c.verdict),
-    ["inconclusive", "not tested at this scale", "inconclusive", "inconclusive", "inconclusive"],
+    ["inconclusive", "inconclusive", "inconclusive", "inconclusive", "inconclusive"],
   );
   assert.ok(claims.filter((c) => c.verdict === "inconclusive").every((c) => /needs/.test(c.decidedBy)));
 });

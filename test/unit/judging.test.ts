@@ -4,7 +4,21 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { decide, repeatsForCoverage, withSensitivity, allOf, type ClaimCheck, type Rule } from "../../lib/stats/claims";
+import {
+  allOf,
+  atScale,
+  claimRows,
+  decide,
+  derived,
+  holmRefutations,
+  isEvidence,
+  repeatsForCoverage,
+  signTestP,
+  verdictText,
+  withSensitivity,
+  type ClaimCheck,
+  type Rule,
+} from "../../lib/stats/claims";
 import { intervalLabel, medianInterval, outlierFlags, pairedRatios, type Interval } from "../../lib/stats/intervals";
 import { orderSeed, rotated, seededShuffle } from "../../lib/stats/order";
 
@@ -77,6 +91,27 @@ test("pairedRatios pair by repeat and drop repeats with only one side", () => {
   ]);
 });
 
+test("pairedRatios pair by the repeat's key, not by the order the maps were filled in", () => {
+  // A resumed run appends repeats out of order: the baseline's map lists repeat 3 first.
+  const r = pairedRatios(
+    new Map([
+      [1, 10],
+      [2, 20],
+      [3, 60],
+    ]),
+    new Map([
+      [3, 30],
+      [1, 10],
+      [2, 10],
+    ]),
+  );
+  assert.deepEqual(r, [
+    { repeat: 1, ratio: 1 },
+    { repeat: 2, ratio: 2 },
+    { repeat: 3, ratio: 2 },
+  ]);
+});
+
 test("decide: above — held, did not hold and inconclusive at the margin", () => {
   const rule: Rule = { kind: "above", margin: 1.2 };
   assert.equal(decide(rule, iv(1.21, 2)).verdict, "held");
@@ -111,6 +146,13 @@ test("decide: an interval with too little coverage decides nothing, and says how
   assert.equal(repeatsForCoverage(0.9), 5);
   assert.equal(repeatsForCoverage(0.95), 6);
   assert.equal(decide(rule, iv(2, 3, 5, 0.9375)).verdict, "held");
+  // The gate guards a refutation as much as a confirmation: wholly below, 3 repeats, still nothing.
+  const against = decide(rule, iv(0.5, 0.8, 3, 0.75));
+  assert.equal(against.verdict, "inconclusive", against.decidedBy);
+  assert.match(against.decidedBy, /would say "did not hold", but it covers the median with only 75 %/);
+  assert.equal(decide(rule, iv(0.5, 0.8, 5, 0.9375)).verdict, "did not hold");
+  const outside = decide({ kind: "inside", low: 0.8, high: 1.25 }, iv(1.5, 2, 4, 0.875));
+  assert.equal(outside.verdict, "inconclusive", "an equivalence refuted on 4 repeats is not refuted");
 });
 
 test("decide: noise as large as the effect makes a claim inconclusive whatever the interval", () => {
@@ -121,6 +163,64 @@ test("decide: noise as large as the effect makes a claim inconclusive whatever t
   assert.equal(noisy.verdict, "inconclusive");
   assert.match(noisy.decidedBy, /not larger than the baseline's spread/);
   assert.equal(decide(rule, undefined).verdict, "inconclusive");
+  // At the boundary: an effect exactly as large as the noise is not larger than it.
+  const tie = decide(rule, iv(1.25, 1.75), { noise: { size: 0.5, neutral: 1, what: "the baseline's spread" } });
+  assert.equal(tie.verdict, "inconclusive", "effect 0.5 = noise 0.5");
+  const justOver = decide(rule, iv(1.25, 1.75), { noise: { size: 0.4999, neutral: 1, what: "the baseline's spread" } });
+  assert.equal(justOver.verdict, "held");
+});
+
+test("Holm over steps: a union of refutations keeps its family error; signTestP is the sign test's tail", () => {
+  assert.equal(signTestP(5, 5), 1 / 32);
+  assert.equal(signTestP(7, 7), 1 / 128);
+  assert.equal(signTestP(5, 0), 1);
+  const step = (label: string, values: number[]) => ({ label, values });
+  const below = { kind: "below", margin: 1 } as const;
+  // Five of five rounds against one step: p = 3.1 % > 5 %/4: not refuted over 4 steps, refuted alone.
+  const five = [1.1, 1.2, 1.05, 1.15, 1.1];
+  const ok = [0.8, 0.85, 0.9, 0.82, 0.88];
+  assert.deepEqual(holmRefutations([step("a", five), step("b", ok), step("c", ok), step("d", ok)], below), []);
+  assert.deepEqual(
+    holmRefutations([step("a", five)], below).map((r) => r.label),
+    ["a"],
+  );
+  // Seven of seven against two steps: Holm refutes both (0.78 % ≤ 1.25 %, then ≤ 1.67 %).
+  const seven = [...five, 1.3, 1.01];
+  const ok7 = [...ok, 0.9, 0.7];
+  assert.deepEqual(
+    holmRefutations([step("a", seven), step("b", seven), step("c", ok7), step("d", ok7)], below).map((r) => r.label),
+    ["a", "b"],
+  );
+});
+
+test("atScale: a magnitude outside its distance is not tested with its value beside it; a direction names its scale", () => {
+  const base: ClaimCheck = {
+    id: "m",
+    claim: "c",
+    seed: "s",
+    regime: "r",
+    statistic: "x",
+    rule: "y",
+    kind: "magnitude",
+    distance: [{ what: "data size", seed: 1000, unit: "rows", within: [0.5, 2] }],
+    ours: "0.42",
+    verdict: "held",
+    decidedBy: "inside",
+    why: "",
+  };
+  const measured = { here: "0.42", seed: "0.43 at 100 %", howToTest: "run full" };
+  const out = atScale(base, { "data size": 10 }, measured);
+  assert.equal(out.verdict, "not tested at this scale");
+  assert.match(out.decidedBy, /^0.42 here at 1 % of the seed's data size \(10 rows\); the seed 0.43 at 100 %/);
+  assert.equal(atScale(base, { "data size": 600 }, measured).verdict, "held");
+  assert.equal(atScale(base, { "data size": undefined }, measured).verdict, "not tested at this scale");
+  const dir = atScale({ ...base, kind: "direction" }, { "data size": 10 }, measured);
+  assert.equal(dir.verdict, "held");
+  assert.equal(verdictText(dir), "held at 1 % of the seed's data size (10 rows)");
+  const d = derived({ ...base, kind: "derived", derivedFrom: "claim 2" }, "2.4", "1 ÷ 0.42");
+  assert.equal(d.verdict, "derived");
+  assert.ok(!isEvidence(d));
+  assert.match(claimRows([d])[0].kind, /^derived from claim 2/);
 });
 
 test("allOf and withSensitivity", () => {
@@ -138,6 +238,7 @@ test("allOf and withSensitivity", () => {
     regime: "",
     statistic: "",
     rule: "",
+    kind: "direction",
     ours: "",
     verdict,
     decidedBy: "because",

@@ -18,7 +18,7 @@ import {
 import { summarise } from "../../lib/experiments/over-indexing/summarise";
 import type { OverIndexingTrial } from "../../lib/workloads/over-indexing/run-trials";
 import type { PgbenchRunResult } from "../../lib/workloads/pgbench";
-import { describeRule } from "../../lib/stats/claims";
+import { describeRule, isEvidence, kindText, verdictText } from "../../lib/stats/claims";
 
 const CLIENTS = 16;
 
@@ -29,12 +29,17 @@ interface Shape {
   /** Relative size of the per-round wobble (deterministic, differs between levels). */
   readonly wobble?: number;
   readonly durationSeconds?: number;
-  /** Cache hit ratio of every round. */
+  /** Data as a fraction of the seed's (default 1: the seed's scale). */
+  readonly dataScale?: number;
+  /** Cache hit ratio of every round, or per level. */
   readonly hit?: number;
+  readonly hitOf?: (level: number, repeat: number) => number;
   /** Bytes a round's tables and indexes grow by per transaction, per level. */
   readonly growthPerTx?: Readonly<Record<number, number>>;
   /** Rounds to disturb with a checkpoint inside: "level/repeat". */
   readonly checkpointIn?: readonly string[];
+  /** The write-path speed probe before each round, ms. */
+  readonly speedOf?: (level: number, repeat: number) => number;
   /** Label a round with another level (the swap test). */
   readonly relabel?: (level: number) => number;
 }
@@ -58,13 +63,13 @@ function pgbench(tps: number, seconds: number): PgbenchRunResult {
 
 function rounds(o: Shape): OverIndexingTrial[] {
   const out: OverIndexingTrial[] = [];
-  const d = o.durationSeconds ?? 20;
+  const d = o.durationSeconds ?? 300;
   for (let repeat = 1; repeat <= o.rounds; repeat++) {
     for (const [levelText, base] of Object.entries(o.tps)) {
       const level = Number(levelText);
       const tps = base * (1 + (o.wobble ?? 0.02) * Math.sin(repeat * 2.3 + level * 0.37));
       const n = Math.round(tps * d);
-      const hit = o.hit ?? 0.999;
+      const hit = o.hitOf ? o.hitOf(level, repeat) : (o.hit ?? 0.999);
       const grow = (o.growthPerTx?.[level] ?? 4000) * n;
       const checkpoint = o.checkpointIn?.includes(`${level}/${repeat}`) ? 1 : 0;
       const labelled = o.relabel ? o.relabel(level) : level;
@@ -83,6 +88,9 @@ function rounds(o: Shape): OverIndexingTrial[] {
           "checkpointer.requested": checkpoint,
           "wal.bytes": n * 8000,
         },
+        ...(o.speedOf
+          ? { speed: { what: "probe", medianMs: o.speedOf(level, repeat), p90Ms: 0, n: 400, at: "" } }
+          : {}),
         sizesBefore: { "table.stock": 1e8 },
         sizesAfter: { "table.stock": 1e8 + grow },
         statements: [],
@@ -93,7 +101,9 @@ function rounds(o: Shape): OverIndexingTrial[] {
 }
 
 const SEED_LIKE = { 7: 1400, 14: 1200, 21: 1000, 28: 770, 39: 600 };
-const summary = (o: Shape) => summarise(rounds(o), o.durationSeconds ?? 20, CLIENTS);
+const summary = (o: Shape) => summarise(rounds(o), o.durationSeconds ?? 300, CLIENTS, o.dataScale ?? 1);
+/** The default profile's scale: 1 % of the seed's data, 6 s rounds. */
+const DEFAULT_SCALE = { dataScale: 0.01, durationSeconds: 6 } as const;
 
 test("03 declarations: every claim declares regime, statistic and a rule with its margins", () => {
   assert.deepEqual(
@@ -112,13 +122,27 @@ test("03 declarations: every claim declares regime, statistic and a rule with it
     ),
   );
   assert.match(DECLARATIONS[2].statistic, /DERIVED from claim 2.*Little's law/);
+  assert.deepEqual(
+    DECLARATIONS.map((d) => d.kind),
+    ["direction", "magnitude", "derived", "magnitude", "magnitude"],
+  );
+  assert.match(kindText(DECLARATIONS[0]), /^direction: decided at any scale, because each added index/);
+  assert.match(kindText(DECLARATIONS[1]), /data size 10,000,000–40,000,000 products/);
 });
 
-test("03 (1) monotone: held when every step falls; did not hold when a step clearly rises; inconclusive on a flat step or too few rounds", () => {
+test("03 (1) monotone: held when every step falls; refuted only past Holm's correction over the steps; inconclusive on a flat step or too few rounds", () => {
   assert.equal(claimMonotone(summary({ tps: SEED_LIKE, rounds: 5 })).verdict, "held");
-  const rise = claimMonotone(summary({ tps: { ...SEED_LIKE, 21: 1300 }, rounds: 5 }));
+  // 5 rounds with one step rising in every round: each step's range alone says "did not hold"
+  // (one-sided error 3.1 %), but the union over 4 steps would err ~12 %: Holm needs p ≤ 5 %/4.
+  const rise5 = claimMonotone(summary({ tps: { ...SEED_LIKE, 21: 1300 }, rounds: 5 }));
+  assert.equal(rise5.verdict, "inconclusive", rise5.decidedBy);
+  assert.match(rise5.decidedBy, /Holm's correction over 4 steps .*needs ≥ 7 rounds/);
+  const rise = claimMonotone(summary({ tps: { ...SEED_LIKE, 21: 1300 }, rounds: 7 }));
   assert.equal(rise.verdict, "did not hold");
-  assert.match(rise.decidedBy, /14→21/);
+  assert.match(
+    rise.decidedBy,
+    /14→21: .*sign test p = 0.0078 ≤ Holm's 0.0125\) — Holm's correction over 4 steps, family error 5 %/,
+  );
   const flat = claimMonotone(summary({ tps: { ...SEED_LIKE, 21: 1200 }, rounds: 5, wobble: 0.05 }));
   assert.equal(flat.verdict, "inconclusive", flat.decidedBy);
   const few = claimMonotone(summary({ tps: SEED_LIKE, rounds: 3 }));
@@ -129,6 +153,12 @@ test("03 (1) monotone: held when every step falls; did not hold when a step clea
     "inconclusive",
     "two levels: no monotone claim",
   );
+});
+
+test("03 (1) is a direction: decided at 1 % of the data in 6 s rounds, and its verdict names that scale", () => {
+  const c = claimMonotone(summary({ tps: SEED_LIKE, rounds: 5, ...DEFAULT_SCALE }));
+  assert.equal(c.verdict, "held");
+  assert.match(verdictText(c), /^held at 1 % of the seed's data size \(200,000 products\), round length 6 s/);
 });
 
 test("03 (2) ratio 39/7: held inside 0.33–0.53, did not hold wholly outside, inconclusive across an edge", () => {
@@ -153,38 +183,77 @@ test("03 (2) ratio 39/7: held inside 0.33–0.53, did not hold wholly outside, i
   );
 });
 
+test("03 (2) is a magnitude: at 1 % of the data and 6 s rounds it is not tested, with the measured value beside it", () => {
+  for (const tps of [SEED_LIKE, { ...SEED_LIKE, 39: 1000 }]) {
+    const c = claimRatio(summary({ tps, rounds: 5, ...DEFAULT_SCALE }));
+    assert.equal(c.verdict, "not tested at this scale", c.decidedBy);
+    assert.match(
+      c.decidedBy,
+      /^0\.\d\d here at 1 % of the seed's data size .*round length 6 s .*; the seed 0.43 at 100 %/,
+    );
+    assert.match(c.decidedBy, /--profile full/);
+  }
+  // Each factor alone moves it out: the seed's data in 6 s rounds, or 300 s rounds at 1 %.
+  assert.equal(
+    claimRatio(summary({ tps: SEED_LIKE, rounds: 5, durationSeconds: 6 })).verdict,
+    "not tested at this scale",
+  );
+  assert.equal(claimRatio(summary({ tps: SEED_LIKE, rounds: 5, dataScale: 0.01 })).verdict, "not tested at this scale");
+  assert.equal(
+    claimRatio(summary({ tps: SEED_LIKE, rounds: 5, dataScale: 0.5 })).verdict,
+    "held",
+    "half the data: inside",
+  );
+});
+
+test("03 (1), (2) compare separate pgbench runs: a speed-state spread as large as the effect leaves them inconclusive", () => {
+  const steady = summary({ tps: SEED_LIKE, rounds: 5, speedOf: (l, r) => 0.09 * (1 + 0.01 * ((l + r) % 3)) });
+  assert.equal(claimRatio(steady).verdict, "held");
+  assert.match(steady.speed?.text ?? "", /none beyond ×1.25 of the median/);
+  // Two states, 0.081 and 0.155 ms: ×1.91 between runs, larger than 1 − 0.43.
+  const flipping = summary({ tps: SEED_LIKE, rounds: 5, speedOf: (l, r) => ((l + r) % 2 ? 0.155 : 0.081) });
+  const ratio = claimRatio(flipping);
+  assert.equal(ratio.verdict, "inconclusive", ratio.decidedBy);
+  assert.match(ratio.decidedBy, /not larger than the run-level spread of the write-path speed probe \(×1.91/);
+  assert.equal(claimMonotone(flipping).verdict, "inconclusive");
+});
+
 test("03 (2) swapping the 7- and 39-index labels flips a held claim", () => {
   const swap = (l: number) => (l === 7 ? 39 : l === 39 ? 7 : l);
   const s = summary({ tps: SEED_LIKE, rounds: 5, relabel: swap });
   assert.equal(claimRatio(s).verdict, "did not hold");
-  assert.equal(claimMonotone(s).verdict, "did not hold");
+  assert.equal(claimMonotone(summary({ tps: SEED_LIKE, rounds: 7, relabel: swap })).verdict, "did not hold");
 });
 
-test("03 (3) latency: decided on the seed's ×2.4 with (2)'s band inverted, and says it is derived", () => {
-  const held = claimLatency(summary({ tps: SEED_LIKE, rounds: 5 }));
-  assert.equal(held.verdict, "held", held.decidedBy);
-  assert.match(
-    held.decidedBy,
-    /derived from claim 2 \(Little's law; clients ÷ \(TPS × latency\) per round: 1.00–1.00\)/,
+test("03 (3) latency is derived: shown with its arithmetic, verdict 'derived', never held or refuted", () => {
+  for (const tps of [SEED_LIKE, { ...SEED_LIKE, 39: 1200 }]) {
+    const c = claimLatency(summary({ tps, rounds: 5 }));
+    assert.equal(c.verdict, "derived", c.decidedBy);
+    assert.match(c.arithmetic ?? "", /= 1 ÷ claim 2's TPS ratio .*clients ÷ \(TPS × latency\) per round: 1.00–1.00/);
+    assert.ok(!isEvidence(c));
+  }
+  assert.equal(
+    checkClaims(summary({ tps: SEED_LIKE, rounds: 5 })).filter((c) => c.verdict === "held").length,
+    3,
+    "(1), (2) and (4) held; (3) is not a fourth",
   );
-  assert.equal(claimLatency(summary({ tps: { ...SEED_LIKE, 39: 1200 }, rounds: 5 })).verdict, "did not hold");
-  assert.equal(claimLatency(summary({ tps: SEED_LIKE, rounds: 2 })).verdict, "inconclusive");
 });
 
-test("03 (4) cache: held above 99.7 %; did not hold below in long rounds; not tested below in short rounds", () => {
+test("03 (4) cache: per round and per level; a pass and a fail in short rounds are both not tested", () => {
   assert.equal(claimCache(summary({ tps: SEED_LIKE, rounds: 5, hit: 0.9995 })).verdict, "held");
-  assert.equal(
-    claimCache(summary({ tps: SEED_LIKE, rounds: 5, hit: 0.99, durationSeconds: 300 })).verdict,
-    "did not hold",
+  assert.equal(claimCache(summary({ tps: SEED_LIKE, rounds: 5, hit: 0.99 })).verdict, "did not hold");
+  // One level, two rounds below the margin: a pooled median would still say "held".
+  const two = claimCache(
+    summary({ tps: SEED_LIKE, rounds: 5, hitOf: (level, repeat) => (level === 39 && repeat <= 2 ? 0.996 : 0.9995) }),
   );
-  const short = claimCache(summary({ tps: SEED_LIKE, rounds: 5, hit: 0.99, durationSeconds: 20 }));
-  assert.equal(short.verdict, "not tested at this scale");
-  assert.match(short.decidedBy, /durationSeconds=300/);
-  assert.equal(
-    claimCache(summary({ tps: { 7: 1400, 39: 600 }, rounds: 1, hit: 0.9995 })).verdict,
-    "inconclusive",
-    "2 rounds: coverage too low",
-  );
+  assert.equal(two.verdict, "did not hold");
+  assert.match(two.decidedBy, /2 round\(s\) at or below 99.7 %: idx39\/r1 99.60 %, idx39\/r2 99.60 %/);
+  assert.match(two.ours, /39: lowest 99.60 % of 5 round\(s\)/);
+  for (const hit of [0.99, 0.9995]) {
+    const short = claimCache(summary({ tps: SEED_LIKE, rounds: 5, hit, durationSeconds: 20 }));
+    assert.equal(short.verdict, "not tested at this scale", `hit ${hit}`);
+    assert.match(short.decidedBy, /durationSeconds=300/);
+  }
 });
 
 test("03 (5) storage: not tested below the seed's 120-min round; decided on the paired growth ratio at it", () => {

@@ -30,6 +30,8 @@ interface EnvShape {
   readonly rtt: number;
   /** What a commit adds to an autocommit UPDATE, ms. */
   readonly commit: number;
+  /** The server's WAL flush per commit (pg_stat_wal), ms; half the commit unless given. */
+  readonly fsync?: number;
 }
 
 /** Per-repeat wobble, deterministic and different per case and environment. */
@@ -59,7 +61,7 @@ function caseTrials(envs: Partial<Record<EnvironmentKey, EnvShape>>, repeats: nu
           standbyRttMs: env.startsWith("quorum") ? 1.7 : null,
           counters:
             c === "update_autocommit"
-              ? { "wal.sync": N, "wal.sync_time_ms": N * shape.commit * 0.5 }
+              ? { "wal.sync": N, "wal.sync_time_ms": N * (shape.fsync ?? shape.commit * 0.5) }
               : { "wal.sync": 1 },
         });
       });
@@ -127,22 +129,24 @@ test("05 declarations: every claim declares regime, statistic and a rule with it
   assert.match(DECLARATIONS[1].rule, /inside 0.80–1.25/);
 });
 
-test("05 (b) equivalence: held when the whole paired interval is inside ×0.8–×1.25, even though the trials overlap", () => {
-  const s = summarise(run(caseTrials({ local: { rtt: 0.5, commit: 0.02 } }, 5)));
+/** The seed's local regime: a 0.93 ms round trip (an emulated link) and a WAL flush ~0.1 of it (a slow fsync). */
+const SEED_LOCAL = { rtt: 0.91, commit: 0.09, fsync: 0.09 } as const;
+
+test("05 (b) equivalence at the seed's regime: held when the whole paired interval is inside ×0.8–×1.25", () => {
+  const s = summarise(run(caseTrials({ local: SEED_LOCAL }, 5)));
   const c = claimLocal(s);
   assert.equal(c.verdict, "held", c.decidedBy);
   assert.match(c.decidedBy, /wholly inside 0.80–1.25/);
+  assert.match(c.scale ?? "", /round trip 0.9\d ms \(the seed's 0.93 ms\), WAL flush ÷ round trip 0.09\d/);
 });
 
-test("05 (b) did not hold when a commit costs many round trips; inconclusive across the edge or with 3 repeats", () => {
-  assert.equal(
-    claimLocal(summarise(run(caseTrials({ local: { rtt: 0.03, commit: 0.5 } }, 5)))).verdict,
-    "did not hold",
-  );
-  // 0.5 ms round trip + 0.125 ms commit: a ratio of ~1.24, wobbling across 1.25.
-  const edge = claimLocal(summarise(run(caseTrials({ local: { rtt: 0.48, commit: 0.125 } }, 5, 0.03))));
+test("05 (b) did not hold in its regime when a commit costs far more than its fsync; inconclusive across the edge or with 3 repeats", () => {
+  const slow = claimLocal(summarise(run(caseTrials({ local: { ...SEED_LOCAL, commit: 0.6 } }, 5))));
+  assert.equal(slow.verdict, "did not hold", slow.decidedBy);
+  // 0.93 ms round trip + 0.23 ms commit: a ratio of ~1.25, wobbling across it.
+  const edge = claimLocal(summarise(run(caseTrials({ local: { ...SEED_LOCAL, commit: 0.23 } }, 5, 0.03))));
   assert.equal(edge.verdict, "inconclusive", edge.decidedBy);
-  const few = claimLocal(summarise(run(caseTrials({ local: { rtt: 0.5, commit: 0.02 } }, 3))));
+  const few = claimLocal(summarise(run(caseTrials({ local: SEED_LOCAL }, 3))));
   assert.equal(few.verdict, "inconclusive");
   assert.match(few.decidedBy, /needs ≥ 5 paired repeats/);
   assert.equal(
@@ -150,6 +154,42 @@ test("05 (b) did not hold when a commit costs many round trips; inconclusive acr
     "inconclusive",
     "no local environment",
   );
+});
+
+test("05 (b)'s why uses the data directory's measured fsync, and says so on tmpfs", () => {
+  const withStorage = (fsType: string, fsyncMs: number) => {
+    const r = run(caseTrials({ local: SEED_LOCAL }, 5));
+    const server = { engine: "postgresql", kind: "embedded", version: "17.6", source: "t", address: "x" } as const;
+    return claimLocal(
+      summarise({
+        ...r,
+        metadata: {
+          ...r.metadata,
+          servers: [{ ...server, storage: { path: "/d", fsType, device: "/dev/vda", fsyncMs } }],
+        },
+      }),
+    );
+  };
+  assert.match(
+    withStorage("ext4", 2.764).why,
+    /disk \(ext4 on \/dev\/vda\) took 2.764 ms per 8 KiB write \+ fdatasync/,
+  );
+  assert.match(withStorage("tmpfs", 0.001).why, /on tmpfs: an fsync there is free/);
+});
+
+test("05 (b) on a 0.03 ms loopback is not tested, whether the fsync is cheap or dear, with the measured ratio beside it", () => {
+  for (const shape of [
+    { rtt: 0.03, commit: 0.5, fsync: 0.45 },
+    { rtt: 0.03, commit: 0.002, fsync: 0.001 },
+  ]) {
+    const c = claimLocal(summarise(run(caseTrials({ local: shape }, 5))));
+    assert.equal(c.verdict, "not tested at this scale", c.decidedBy);
+    assert.match(
+      c.decidedBy,
+      /^\d+\.\d\d× with a .* WAL flush per commit against a 0.050 ms round trip .*; the seed 1.09×/,
+    );
+    assert.match(c.decidedBy, /emulated ~0.93 ms link/);
+  }
 });
 
 test("05 swapping autocommit and one transaction flips a held claim (c external) and moves (b) out of its band", () => {
@@ -168,8 +208,9 @@ test("05 swapping autocommit and one transaction flips a held claim (c external)
   const external = caseTrials({ external: { rtt: 0.2, commit: 2 } }, 5);
   assert.equal(claimExternal(summarise(run(external)))?.verdict, "held");
   assert.equal(claimExternal(summarise(run(swap(external))))?.verdict, "did not hold");
-  const local = claimLocal(summarise(run(swap(caseTrials({ local: { rtt: 0.03, commit: 0.5 } }, 5)))));
-  assert.equal(local.verdict, "did not hold");
+  const local = claimLocal(summarise(run(swap(caseTrials({ local: { ...SEED_LOCAL, commit: 0.6 } }, 5)))));
+  // The swapped "autocommit" trials flushed WAL once in no measured time: a flush ÷ round trip of 0, out of the regime.
+  assert.equal(local.verdict, "not tested at this scale");
   assert.ok((local.interval?.high ?? 1) < 0.8, `swapped ratio ${local.interval?.estimate} is below the band`);
 });
 

@@ -7,18 +7,22 @@
  */
 import { publishedFigures } from "../../results/reference";
 import {
+  atScale,
   decide,
   describeRule,
   missing,
   notTestedAtThisScale,
   type ClaimCheck,
   type Declaration,
+  type RegimeFactor,
   type DecideOptions,
   type Rule,
 } from "../../stats/claims";
+import { speedNoise } from "../../stats/speed";
 import { intervalText, type Interval } from "../../stats/intervals";
 import { CODE_VALUES } from "../../workloads/create-index-after-load/sql";
 import {
+  blockIoMs as blockIo,
   headlinePair,
   ioWaitMs,
   overRepeats,
@@ -72,6 +76,28 @@ const mib = (bytes: number | undefined) => (bytes === undefined ? "n/a" : `${f1(
 
 /** The seed's 100M rows: its ratios are compared with ours only at that size. */
 export const SEED_ROWS = 100_000_000;
+/**
+ * The seed's table and B's index over its 128 MB shared_buffers: ~100M × 36 B of heap (3.4 GiB) and a
+ * ~2.1 GiB grown index (the lab's 3M-row tree scaled by rows), ~44× the buffer cache.
+ */
+export const SEED_DATA_OVER_BUFFERS = 44;
+export const ROWS_FACTOR: RegimeFactor = { what: "rows", seed: SEED_ROWS, unit: "rows", within: [0.8, 1.25] };
+/** Block I/O can only explain a gap when the data does not fit the cache: at least 10× shared_buffers. */
+export const CACHE_FACTOR: RegimeFactor = {
+  what: "data ÷ shared_buffers",
+  seed: SEED_DATA_OVER_BUFFERS,
+  unit: "",
+  within: [10 / SEED_DATA_OVER_BUFFERS, Infinity],
+};
+/** A grown tree's density moves with rows per code (deduplication, single-value splits): within a factor 2. */
+export const ROWS_PER_CODE_FACTOR: RegimeFactor = {
+  what: "rows per code",
+  seed: SEED_ROWS / CODE_VALUES,
+  unit: "rows per code",
+  within: [0.5, 2],
+};
+/** WAL records per row do not depend on the size once the table spans many pages: from 1M rows. */
+export const WAL_ROWS_FACTOR: RegimeFactor = { what: "rows", seed: SEED_ROWS, unit: "rows", within: [0.01, Infinity] };
 
 // ---- Declarations: what each claim is, before any number of this run is seen. -------------------
 
@@ -86,6 +112,11 @@ export const FASTER: Declaration = {
   statistic:
     "B/A of the seed's timed seconds (A: INSERT + CREATE INDEX, B: INSERT), one ratio per repeat; median over repeats",
   rule: describeRule(RULE_FASTER, ratioFmt),
+  kind: "direction",
+  mechanism:
+    "CREATE INDEX sorts the keys once and writes the tree bottom-up (nbtsort), where an indexed load descends " +
+    "the tree and inserts into a leaf for every row; that per-row work exists at any size",
+  distance: [ROWS_FACTOR],
 };
 
 /** "About 2.5×": within a factor 1.25 of the seed's 2.54 (2.03–3.18), rounded outwards. */
@@ -97,6 +128,8 @@ export const MAGNITUDE: Declaration = {
   regime: "100M rows only: B/A changes with the table size (see the size sweep), so no other size tests this figure",
   statistic: "B/A of the seed's timed seconds per repeat at 100M rows; median over repeats",
   rule: describeRule(RULE_MAGNITUDE, ratioFmt),
+  kind: "magnitude",
+  distance: [ROWS_FACTOR],
 };
 
 /** "About 2×": within a factor 1.25 of 2. */
@@ -111,6 +144,8 @@ export const WAL: Declaration = {
   statistic:
     "B/A of pg_stat_wal wal_records over each method's timed phases, one ratio per repeat; median over repeats",
   rule: describeRule(RULE_WAL, ratioFmt),
+  kind: "magnitude",
+  distance: [WAL_ROWS_FACTOR],
 };
 
 /** The timed I/O wait explains less than a quarter of the gap. */
@@ -123,9 +158,12 @@ export const IO: Declaration = {
     "100M rows with shared_buffers 128 MB: table and index many times the buffer cache. At a smaller size more of both " +
     "stays cached, so the run's table and index sizes are stated beside the verdict",
   statistic:
-    "per repeat, (B − A timed I/O wait: blk read + write, WAL write + sync) ÷ (B − A seconds), repeats with B slower; " +
-    "median over repeats",
+    "per repeat, (B − A block I/O wait: blk_read_time + blk_write_time, WAL write and sync left out as WAL is " +
+    "claim 2's) ÷ the median B − A gap in seconds over all repeats; every repeat kept, a negative share kept " +
+    "(A waited longer); median over repeats",
   rule: describeRule(RULE_IO, shareFmt),
+  kind: "magnitude",
+  distance: [CACHE_FACTOR],
 };
 
 /** B's grown index is more than 5 % larger than A's built one. */
@@ -140,6 +178,8 @@ export const DENSITY: Declaration = {
   statistic:
     "B/A of the finished index's size (pg_relation_size), one ratio per repeat at the headline size; median over repeats",
   rule: describeRule(RULE_DENSITY, ratioFmt),
+  kind: "magnitude",
+  distance: [ROWS_PER_CODE_FACTOR],
 };
 
 export const DECLARATIONS: readonly Declaration[] = [FASTER, MAGNITUDE, WAL, IO, DENSITY];
@@ -187,11 +227,31 @@ function baselineNoise(pair: PairSummary): DecideOptions["noise"] {
   return { size: (a.maxSeconds - a.minSeconds) / a.medianSeconds, neutral: 1, what: "the spread of A's own trials" };
 }
 
+/** Of two sources of run-level doubt, the larger decides. */
+function largerNoise(a: DecideOptions["noise"], b: DecideOptions["noise"]): DecideOptions["noise"] {
+  if (!a) return b;
+  if (!b) return a;
+  return b.size > a.size ? b : a;
+}
+
 const ratioTrend = (s: CialSummary) =>
   sizeSweep(s)
     .filter((p) => p.timeRatio !== undefined)
     .map((p) => `${rowsText(p.rows)} ${f2(p.timeRatio?.estimate)}×`)
     .join(", ");
+
+/** This run's position on 02's regime factors, at its headline pair. */
+export function here02(s: CialSummary, pair: PairSummary | undefined): Record<string, number | undefined> {
+  const rows = pair?.rows ?? s.headline.rows;
+  const bytes =
+    pair?.b?.index?.tableBytes !== undefined ? pair.b.index.tableBytes + pair.b.index.indexBytes : undefined;
+  const buffers = s.headline.sharedBuffersMB;
+  return {
+    rows,
+    "data ÷ shared_buffers": bytes !== undefined && buffers ? bytes / (buffers * 2 ** 20) : undefined,
+    "rows per code": rows / CODE_VALUES,
+  };
+}
 
 // ---- Claims ---------------------------------------------------------------------------------------
 
@@ -202,29 +262,38 @@ export function claimFaster(s: CialSummary, pair: PairSummary | undefined): Clai
     return missing(FASTER, "needs both methods in at least one repeat at the headline size");
   const { a, b } = pair;
   const server = serverTimeRatio(pair.repeats);
-  const { verdict, decidedBy } = decideOn(RULE_FASTER, interval, ratioFmt, baselineNoise(pair));
+  const { verdict, decidedBy } = decideOn(
+    RULE_FASTER,
+    interval,
+    ratioFmt,
+    largerNoise(baselineNoise(pair), speedNoise(s.speed)),
+  );
   const cpu = overRepeats(
     pair.repeats,
     (r) => (r.a.cpuS && r.b.cpuS !== undefined ? r.b.cpuS / r.a.cpuS : undefined),
     "B/A CPU seconds per repeat",
   );
   const flips = pair.repeats.filter((r) => r.b.seconds <= r.a.seconds).length;
-  return {
-    ...FASTER,
-    ours:
-      `${rowsText(pair.rows)} rows: A ${f2(a.medianSeconds)} s (load ${f2((a.phaseMs.load ?? NaN) / 1000)} + index ` +
-      `${f2((a.phaseMs.index ?? NaN) / 1000)}) vs B ${f2(b.medianSeconds)} s (medians); B/A ${intervalText(interval, ratioFmt)}; ` +
-      `server time B/A ${server ? intervalText(server, ratioFmt) : "n/a (no log_statement_stats)"}`,
-    interval,
-    verdict,
-    decidedBy,
-    why:
-      `B/A by size (medians of paired ratios): ${ratioTrend(s)}. ` +
-      (cpu ? `In CPU seconds (backend + parallel sort workers) B/A = ${intervalText(cpu, ratioFmt)}. ` : "") +
-      (flips ? `In ${flips} of ${pair.repeats.length} repeat(s) B was not slower. ` : "") +
-      `Closing CHECKPOINT (not in the seed's measure): A ${f2((a.phaseMs.checkpoint ?? NaN) / 1000)} s, B ${f2((b.phaseMs.checkpoint ?? NaN) / 1000)} s.`,
-    sensitivity: sensitivity(pair, timeRatio, RULE_FASTER, verdict, ratioFmt),
-  };
+  return atScale(
+    {
+      ...FASTER,
+      ours:
+        `${rowsText(pair.rows)} rows: A ${f2(a.medianSeconds)} s (load ${f2((a.phaseMs.load ?? NaN) / 1000)} + index ` +
+        `${f2((a.phaseMs.index ?? NaN) / 1000)}) vs B ${f2(b.medianSeconds)} s (medians); B/A ${intervalText(interval, ratioFmt)}; ` +
+        `server time B/A ${server ? intervalText(server, ratioFmt) : "n/a (no log_statement_stats)"}`,
+      interval,
+      verdict,
+      decidedBy,
+      why:
+        `B/A by size (medians of paired ratios): ${ratioTrend(s)}. ` +
+        (cpu ? `In CPU seconds (backend + parallel sort workers) B/A = ${intervalText(cpu, ratioFmt)}. ` : "") +
+        (flips ? `In ${flips} of ${pair.repeats.length} repeat(s) B was not slower. ` : "") +
+        `Closing CHECKPOINT (not in the seed's measure): A ${f2((a.phaseMs.checkpoint ?? NaN) / 1000)} s, B ${f2((b.phaseMs.checkpoint ?? NaN) / 1000)} s.`,
+      sensitivity: sensitivity(pair, timeRatio, RULE_FASTER, verdict, ratioFmt),
+    },
+    here02(s, pair),
+    { here: `B/A ${f2(interval.estimate)}×`, seed: `${f2(seedFigures().ratio)}× at 100,000,000 rows`, howToTest: "" },
+  );
 }
 
 /** (1b) The seed's 2.54× — only at the seed's size. */
@@ -232,25 +301,25 @@ export function claimMagnitude(s: CialSummary, pair: PairSummary | undefined, se
   const interval = pair ? timeRatio(pair.repeats) : undefined;
   const ours =
     interval && pair ? `B/A ${intervalText(interval, ratioFmt)} at ${rowsText(pair.rows)} rows` : "no headline pair";
-  if (!pair || pair.rows < seed.rows) {
-    return notTestedAtThisScale(
-      MAGNITUDE,
-      ours,
-      `this run's headline is ${rowsText(pair?.rows ?? s.headline.rows)} rows, the seed's ${rowsText(seed.rows)}`,
-      "`--profile full` (100M rows) tests it",
-    );
-  }
-  if (!interval) return missing(MAGNITUDE, "needs both methods in at least one repeat at 100M rows");
+  if (!interval || !pair) return missing(MAGNITUDE, "needs both methods in at least one repeat at the headline size");
   const { verdict, decidedBy } = decideOn(RULE_MAGNITUDE, interval, ratioFmt);
-  return {
-    ...MAGNITUDE,
-    ours: `${ours}; the seed ${f2(seed.ratio)}× at ${rowsText(seed.rows)} rows`,
-    interval,
-    verdict,
-    decidedBy,
-    why: `A ${f2(pair.a?.medianSeconds)} s vs B ${f2(pair.b?.medianSeconds)} s here; the seed ${minSec(seed.loadThenIndexS)} vs ${minSec(seed.indexThenLoadS)}.`,
-    sensitivity: sensitivity(pair, timeRatio, RULE_MAGNITUDE, verdict, ratioFmt),
-  };
+  return atScale(
+    {
+      ...MAGNITUDE,
+      ours: `${ours}; the seed ${f2(seed.ratio)}× at ${rowsText(seed.rows)} rows`,
+      interval,
+      verdict,
+      decidedBy,
+      why: `A ${f2(pair.a?.medianSeconds)} s vs B ${f2(pair.b?.medianSeconds)} s here; the seed ${minSec(seed.loadThenIndexS)} vs ${minSec(seed.indexThenLoadS)}.`,
+      sensitivity: sensitivity(pair, timeRatio, RULE_MAGNITUDE, verdict, ratioFmt),
+    },
+    here02(s, pair),
+    {
+      here: `B/A ${f2(interval.estimate)}×`,
+      seed: `${f2(seed.ratio)}× at ${rowsText(seed.rows)} rows`,
+      howToTest: "`--profile full` (100M rows) tests it",
+    },
+  );
 }
 
 function anatomyFor(s: CialSummary, method: MethodSummary["condition"]["method"]): WalAnatomySummary | undefined {
@@ -284,33 +353,48 @@ export function claimWal(s: CialSummary, pair: PairSummary | undefined): ClaimCh
   const bytesRatio = (pair.b.totals["wal.bytes"] ?? NaN) / (pair.a.totals["wal.bytes"] ?? NaN);
   const anatomyB = anatomyFor(s, "index_then_load");
   const anatomyA = anatomyFor(s, "load_then_index");
-  return {
-    ...WAL,
-    ours:
-      `wal_records B/A ${intervalText(interval, ratioFmt)} at ${rowsText(pair.rows)} rows (medians ${int(pair.b.totals["wal.records"])} vs ` +
-      `${int(pair.a.totals["wal.records"])}); WAL bytes ${f2(bytesRatio)}×; full-page images ${int(pair.b.totals["wal.fpi"])} (B) vs ` +
-      `${int(pair.a.totals["wal.fpi"])} (A)`,
-    interval,
-    verdict,
-    decidedBy,
-    why:
-      anatomyA || anatomyB
-        ? `Decoded WAL per row (pg_walinspect, ${rowsText((anatomyB ?? anatomyA)?.rows ?? 0)} rows) — B: ${dominantTypes(anatomyB)}; ` +
-          `A: ${dominantTypes(anatomyA)}.`
-        : "",
-    sensitivity: sensitivity(pair, walRatio, RULE_WAL, verdict, ratioFmt),
-  };
+  return atScale(
+    {
+      ...WAL,
+      ours:
+        `wal_records B/A ${intervalText(interval, ratioFmt)} at ${rowsText(pair.rows)} rows (medians ${int(pair.b.totals["wal.records"])} vs ` +
+        `${int(pair.a.totals["wal.records"])}); WAL bytes ${f2(bytesRatio)}×; full-page images ${int(pair.b.totals["wal.fpi"])} (B) vs ` +
+        `${int(pair.a.totals["wal.fpi"])} (A)`,
+      interval,
+      verdict,
+      decidedBy,
+      why:
+        anatomyA || anatomyB
+          ? `Decoded WAL per row (pg_walinspect, ${rowsText((anatomyB ?? anatomyA)?.rows ?? 0)} rows) — B: ${dominantTypes(anatomyB)}; ` +
+            `A: ${dominantTypes(anatomyA)}.`
+          : "",
+      sensitivity: sensitivity(pair, walRatio, RULE_WAL, verdict, ratioFmt),
+    },
+    here02(s, pair),
+    {
+      here: `B/A ${f2(interval.estimate)}×`,
+      seed: "≈ 2× at 100,000,000 rows",
+      howToTest: "`--set rows=1000000` or more tests it",
+    },
+  );
 }
 
-const ioShare = (repeats: readonly RepeatPair[]) =>
-  overRepeats(
+/**
+ * Block I/O's share of the gap, per repeat, over one denominator for all repeats (the median gap):
+ * dividing by each repeat's own gap would have to drop repeats where B was not slower and would blow
+ * up near a zero gap; with a fixed denominator every repeat counts, and a repeat where A waited
+ * longer gives a negative share, kept as measured.
+ */
+const ioShare = (repeats: readonly RepeatPair[]) => {
+  const gaps = repeats.map((r) => r.b.seconds - r.a.seconds).sort((x, y) => x - y);
+  const mid = gaps.length ? (gaps[(gaps.length - 1) >> 1] + gaps[gaps.length >> 1]) / 2 : NaN;
+  if (!(mid > 0)) return undefined;
+  return overRepeats(
     repeats,
-    (r) => {
-      const gapS = r.b.seconds - r.a.seconds;
-      return gapS > 0 ? Math.max(0, (r.b.ioWaitMs - r.a.ioWaitMs) / 1000) / gapS : undefined;
-    },
-    "share of the B − A gap that the timed I/O wait explains, per repeat with B slower",
+    (r) => (r.b.blockIoMs - r.a.blockIoMs) / 1000 / mid,
+    "(B − A block I/O wait) ÷ the median B − A gap, per repeat",
   );
+};
 
 const cpuShare = (repeats: readonly RepeatPair[]) =>
   overRepeats(
@@ -326,7 +410,7 @@ const cpuShare = (repeats: readonly RepeatPair[]) =>
 export function claimIo(s: CialSummary, pair: PairSummary | undefined): ClaimCheck {
   if (!pair?.a || !pair.b) return missing(IO, "needs both methods at the headline size");
   const interval = ioShare(pair.repeats);
-  if (!interval) return missing(IO, "no repeat where B was slower than A: there is no gap to explain");
+  if (!interval) return missing(IO, "B was not slower than A in the median repeat: there is no gap to explain");
   const { a, b } = pair;
   const { verdict, decidedBy } = decideOn(RULE_IO, interval, shareFmt);
   const cpu = cpuShare(pair.repeats);
@@ -339,26 +423,36 @@ export function claimIo(s: CialSummary, pair: PairSummary | undefined): ClaimChe
         ? `Extra backend CPU explains ${intervalText(cpu, shareFmt)} of the gap: here the gap is mostly CPU per row. `
         : `Extra backend CPU explains ${intervalText(cpu, shareFmt)} of the gap. `;
   const other = cpu && interval ? 1 - cpu.estimate - interval.estimate : undefined;
-  return {
-    ...IO,
-    ours:
-      `${rowsText(pair.rows)} rows (table ${mib(tableBytes)}, B's index ${mib(b.index?.indexBytes)}` +
-      (shared ? `, shared_buffers ${shared} MB` : "") +
-      `): timed I/O wait explains ${intervalText(interval, shareFmt)} of the gap; medians A ${f2(ioWaitMs(a.totals) / 1000)} s, ` +
-      `B ${f2(ioWaitMs(b.totals) / 1000)} s; blks_read A ${int(a.totals["db.blks_read"])}, B ${int(b.totals["db.blks_read"])}`,
-    interval,
-    verdict,
-    decidedBy,
-    why:
-      cpuSentence +
-      `B touched ${f2((b.totals["db.blks_hit"] ?? 0) / pair.rows)} shared buffers per row (A: ${f2((a.totals["db.blks_hit"] ?? 0) / pair.rows)}), ` +
-      `${b.index ? `descending a ${b.index.treeLevel + 1}-level tree` : "descending the tree"} for every row. ` +
-      (other !== undefined && other > 0.2
-        ? `${pct(other)} of the gap is neither timed I/O nor CPU (B's backend was preempted ${int(b.involuntarySwitches)} times; ` +
-          `host load average ${f1(b.hostLoad)}).`
-        : ""),
-    sensitivity: sensitivity(pair, ioShare, RULE_IO, verdict, shareFmt),
-  };
+  return atScale(
+    {
+      ...IO,
+      ours:
+        `${rowsText(pair.rows)} rows (table ${mib(tableBytes)}, B's index ${mib(b.index?.indexBytes)}` +
+        (shared ? `, shared_buffers ${shared} MB` : "") +
+        `): block I/O wait explains ${intervalText(interval, shareFmt)} of the gap; medians A ${f2(blockIo(a.totals) / 1000)} s, ` +
+        `B ${f2(blockIo(b.totals) / 1000)} s (WAL write + sync, claim 2's: A ${f2((ioWaitMs(a.totals) - blockIo(a.totals)) / 1000)} s, ` +
+        `B ${f2((ioWaitMs(b.totals) - blockIo(b.totals)) / 1000)} s); blks_read A ${int(a.totals["db.blks_read"])}, B ${int(b.totals["db.blks_read"])}`,
+      interval,
+      verdict,
+      decidedBy,
+      why:
+        cpuSentence +
+        `B touched ${f2((b.totals["db.blks_hit"] ?? 0) / pair.rows)} shared buffers per row (A: ${f2((a.totals["db.blks_hit"] ?? 0) / pair.rows)}), ` +
+        `${b.index ? `descending a ${b.index.treeLevel + 1}-level tree` : "descending the tree"} for every row. ` +
+        (other !== undefined && other > 0.2
+          ? `${pct(other)} of the gap is neither timed I/O nor CPU (B's backend was preempted ${int(b.involuntarySwitches)} times; ` +
+            `host load average ${f1(b.hostLoad)}).`
+          : ""),
+      sensitivity: sensitivity(pair, ioShare, RULE_IO, verdict, shareFmt),
+    },
+    here02(s, pair),
+    {
+      here: interval ? `${shareFmt(interval.estimate)} of the gap` : "n/a",
+      seed: "block I/O did not explain the gap at 100,000,000 rows, ~44× shared_buffers",
+      howToTest:
+        "a headline of at least 10× shared_buffers (`--profile full`, or `--set sharedBuffersMB=16` with 3M rows) tests it",
+    },
+  );
 }
 
 const sizeRatio = (repeats: readonly RepeatPair[]) =>
@@ -383,24 +477,32 @@ export function claimDensity(s: CialSummary, pair: PairSummary | undefined): Cla
   const splits = anatomyFor(s, "index_then_load");
   const count = (pred: (type: string) => boolean) =>
     splits?.types.filter((t) => pred(t.type)).reduce((n, t) => n + t.count, 0);
-  return {
-    ...DENSITY,
-    ours:
-      `${rowsText(pair.rows)} rows (~${int(pair.rows / CODE_VALUES)} rows per code; the seed's ~${int(SEED_ROWS / CODE_VALUES)}): ` +
-      `index B/A ${intervalText(interval, ratioFmt)} (${f1(ia.indexBytes / 2 ** 20)} vs ${f1(ib.indexBytes / 2 ** 20)} MB); ` +
-      `avg_leaf_density A ${f1(ia.avgLeafDensity)} % vs B ${f1(ib.avgLeafDensity)} %; leaf_fragmentation ${f1(ia.leafFragmentation)} vs ` +
-      `${f1(ib.leafFragmentation)} %`,
-    interval,
-    verdict,
-    decidedBy,
-    why:
-      `Leaf density A / B by size — ${perSize}.` +
-      (splits
-        ? ` While B grew (${rowsText(splits.rows)} rows decoded): ${int(count((t) => t === "Btree/DEDUP"))} Btree/DEDUP and ` +
-          `${int(count((t) => t.startsWith("Btree/SPLIT")))} page-split records.`
-        : ""),
-    sensitivity: sensitivity(pair, sizeRatio, RULE_DENSITY, verdict, ratioFmt),
-  };
+  return atScale(
+    {
+      ...DENSITY,
+      ours:
+        `${rowsText(pair.rows)} rows (~${int(pair.rows / CODE_VALUES)} rows per code; the seed's ~${int(SEED_ROWS / CODE_VALUES)}): ` +
+        `index B/A ${intervalText(interval, ratioFmt)} (${f1(ia.indexBytes / 2 ** 20)} vs ${f1(ib.indexBytes / 2 ** 20)} MB); ` +
+        `avg_leaf_density A ${f1(ia.avgLeafDensity)} % vs B ${f1(ib.avgLeafDensity)} %; leaf_fragmentation ${f1(ia.leafFragmentation)} vs ` +
+        `${f1(ib.leafFragmentation)} %`,
+      interval,
+      verdict,
+      decidedBy,
+      why:
+        `Leaf density A / B by size — ${perSize}.` +
+        (splits
+          ? ` While B grew (${rowsText(splits.rows)} rows decoded): ${int(count((t) => t === "Btree/DEDUP"))} Btree/DEDUP and ` +
+            `${int(count((t) => t.startsWith("Btree/SPLIT")))} page-split records.`
+          : ""),
+      sensitivity: sensitivity(pair, sizeRatio, RULE_DENSITY, verdict, ratioFmt),
+    },
+    here02(s, pair),
+    {
+      here: `B/A ${f2(interval.estimate)}×`,
+      seed: `(not measured) at ~${int(SEED_ROWS / CODE_VALUES)} rows per code`,
+      howToTest: "`--profile full` (100M rows, ~10,000 rows per code) tests it",
+    },
+  );
 }
 
 export function checkClaims(s: CialSummary): ClaimCheck[] {

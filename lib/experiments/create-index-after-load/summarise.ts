@@ -5,6 +5,7 @@
  * per repeat with an exact interval of its median over repeats; the CREATE INDEX sweep; the WAL by
  * record type.
  */
+import { speedSpread, type SpeedSpread } from "../../stats/speed";
 import { median } from "simple-statistics";
 import { medianInterval, outlierFlags, type Interval } from "../../stats/intervals";
 import { isOk, type OkOf } from "../../results/run-store";
@@ -67,6 +68,8 @@ export interface RepeatSide {
   readonly cpuS?: number;
   /** Timed I/O wait (blk read/write, WAL write/sync) over the timed phases, ms. */
   readonly ioWaitMs: number;
+  /** Block I/O wait alone (blk_read_time + blk_write_time), ms: what "block I/O" means in the seed. */
+  readonly blockIoMs: number;
   readonly walRecords: number;
   readonly indexBytes?: number;
   /** Checkpoints the method's own WAL volume requested inside its timed phases: part of its cost. */
@@ -151,6 +154,8 @@ export interface CialSummary {
   readonly pairs: readonly PairSummary[];
   readonly builds: readonly BuildSummary[];
   readonly walAnatomy: readonly WalAnatomySummary[];
+  /** The write-path speed probe over the trials: A and B are separate runs, so B/A carries its spread. */
+  readonly speed?: SpeedSpread;
 }
 
 /** CPU of a phase: the backend's getrusage() plus what its parallel sort workers reported. */
@@ -309,6 +314,7 @@ function repeatSide(t: CialTrial, outlier: boolean): RepeatSide {
     serverSeconds: sum(all((p) => p.backend?.elapsedS)),
     cpuS: sum(all(cpuOfPhase)),
     ioWaitMs: ioWaitMs(sums),
+    blockIoMs: blockIoMs(sums),
     walRecords: sums["wal.records"] ?? 0,
     indexBytes: t.index?.indexBytes,
     requestedCheckpoints: sums["checkpointer.requested"] ?? 0,
@@ -448,6 +454,7 @@ export function summarise(trials: readonly CialTrial[], headline: HeadlineSettin
     .map(summariseBuild)
     .sort((x, y) => x.maintenanceWorkMemMB - y.maintenanceWorkMemMB || x.parallelWorkers - y.parallelWorkers);
   const walAnatomy = good.filter((t) => t.condition.kind === "wal_anatomy" && t.walAnatomy).map(summariseAnatomy);
+  const speed = speedSpread(good);
   return {
     headline: {
       rows: headline.rows,
@@ -459,6 +466,7 @@ export function summarise(trials: readonly CialTrial[], headline: HeadlineSettin
     pairs,
     builds,
     walAnatomy,
+    ...(speed ? { speed } : {}),
   };
 }
 
@@ -493,6 +501,11 @@ export function ioWaitMs(c: Counters<CialCounterKey>): number {
     (c["wal.write_time_ms"] ?? 0) +
     (c["wal.sync_time_ms"] ?? 0)
   );
+}
+
+/** Block reads and writes alone: WAL write and sync are the WAL's (claim 2), not block I/O. */
+export function blockIoMs(c: Counters<CialCounterKey>): number {
+  return (c["db.blk_read_time_ms"] ?? 0) + (c["db.blk_write_time_ms"] ?? 0);
 }
 
 export function checkpoints(c: Counters<CialCounterKey>): number {

@@ -16,7 +16,10 @@ const COLORS: Record<string, string> = {
 const sizeLabel = (rows: number) =>
   rows >= 1_000_000 ? `${rows / 1_000_000}M` : rows >= 1000 ? `${rows / 1000}k` : String(rows);
 
-/** Ratio vs number of extra indexes, one line per operation, per engine; error bars = bootstrap 95 % CI. */
+/**
+ * Ratio vs number of extra indexes, one line per operation, per engine: the median of the per-repeat
+ * paired ratios, error bars = its exact order-statistic interval (its coverage in the summary table).
+ */
 export function ratioByIndexes(
   summaries: readonly ConditionSummary[],
   engine: string,
@@ -66,7 +69,10 @@ export function ratioByIndexes(
         text: `${engine}: time ratio vs extra indexes (${sizeLabel(rows)} rows${fillfactor ? `, fillfactor ${fillfactor}` : ""})`,
       },
       xaxis: { title: { text: "extra secondary indexes" }, tickvals: [0, 1, 2, 3, 4, 5] },
-      yaxis: { title: { text: "median time / median with 0 extra indexes" }, rangemode: "tozero" },
+      yaxis: {
+        title: { text: "median of paired ratios t / t(0 extra indexes), with its order-statistic interval" },
+        rangemode: "tozero",
+      },
     },
   };
 }

@@ -4,6 +4,7 @@
  * ratio, sizes; per level the medians over rounds and the ratio to the lowest level, paired per
  * round (every level runs once in each round, back to back), with an exact interval of its median.
  */
+import { speedSpread, type SpeedSpread } from "../../stats/speed";
 import { publishedFigures } from "../../results/reference";
 import { medianInterval, outlierFlags, type Interval } from "../../stats/intervals";
 import { groupBy, spread, type Spread } from "../../stats/summary";
@@ -137,6 +138,8 @@ export interface OverIndexingSummary {
   readonly clients: number;
   /** The data size as a fraction of the seed's (20M products), when known: named beside any seed figure. */
   readonly dataScale?: number;
+  /** The write-path speed probe over the rounds: a between-round ratio carries its spread. */
+  readonly speed?: SpeedSpread;
   readonly rounds: readonly RoundSummary[];
   readonly levels: readonly LevelSummary[];
   readonly failed: readonly { readonly key: string; readonly error: string }[];
@@ -257,14 +260,14 @@ function med(values: readonly (number | undefined)[]): number | undefined {
  * exact interval of their median (see stats/intervals). `keep` drops rounds (e.g. flagged ones)
  * from both sides of the pair.
  */
-export function pairedLevelRatio(
+/** Per-round ratios of one level's value over another's, for the rounds both finished (paired by round). */
+export function pairedLevelValues(
   rounds: readonly RoundSummary[],
   level: number,
   baseLevel: number,
   pick: (r: RoundSummary) => number | undefined,
-  of: string,
   keep: (r: RoundSummary) => boolean = () => true,
-): Interval | undefined {
+): number[] {
   const byRepeat = (l: number) =>
     new Map(
       rounds
@@ -279,6 +282,18 @@ export function pairedLevelRatio(
     const b = base.get(repeat);
     if (b !== undefined && b > 0) ratios.push(t / b);
   }
+  return ratios;
+}
+
+export function pairedLevelRatio(
+  rounds: readonly RoundSummary[],
+  level: number,
+  baseLevel: number,
+  pick: (r: RoundSummary) => number | undefined,
+  of: string,
+  keep: (r: RoundSummary) => boolean = () => true,
+): Interval | undefined {
+  const ratios = pairedLevelValues(rounds, level, baseLevel, pick, keep);
   return ratios.length ? medianInterval(ratios, of) : undefined;
 }
 
@@ -288,6 +303,7 @@ export function summarise(
   clients: number,
   dataScale?: number,
 ): OverIndexingSummary {
+  const speed = speedSpread(trials);
   const ok = trials.filter(
     (t): t is OverIndexingTrial & { readonly pgbench: PgbenchRunResult } =>
       t.status === "ok" && t.pgbench !== undefined,
@@ -383,6 +399,7 @@ export function summarise(
     durationSeconds,
     clients,
     ...(dataScale !== undefined ? { dataScale } : {}),
+    ...(speed ? { speed } : {}),
     rounds,
     levels: levels.sort((a, b) => a.level - b.level),
     failed: trials.filter((t) => t.status === "failed").map((t) => ({ key: t.key, error: t.error ?? "" })),

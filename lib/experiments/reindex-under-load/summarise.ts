@@ -4,6 +4,7 @@
  * the medians over sets, and ratios to the same set's baseline formed per set (the runs of a set ran
  * back to back, in rotated order) with an exact interval of their median over sets.
  */
+import { speedSpread, type SpeedProbe, type SpeedSpread } from "../../stats/speed";
 import {
   pgbenchFigures,
   type PgbenchFigures,
@@ -19,6 +20,7 @@ import type { BlockedInterval, IndexBuildPhase } from "../../workloads/reindex-u
 import type { ReindexTrial } from "../../workloads/reindex-under-load/run-trials";
 
 export const UPDATE_ACCOUNTS = /^UPDATE pgbench_accounts/;
+const ACCOUNTS_TABLE = "pgbench_accounts";
 
 export interface RunSummary extends PgbenchFigures {
   readonly key: string;
@@ -50,6 +52,19 @@ export interface RunSummary extends PgbenchFigures {
   readonly blockedSeconds: number;
   readonly allBlockedSeconds: number;
   readonly lockWaitSessionSeconds: number;
+  /**
+   * Session-seconds the load's sessions waited for the table lock of pgbench_accounts (the UPDATE's
+   * RowExclusiveLock behind REINDEX's SHARE lock): the run's lock waits × the share of blocked samples
+   * on that lock.
+   */
+  readonly accountsLockWaitSeconds?: number;
+  /**
+   * Within this run alone: what the lock waits add to the average accounts UPDATE (the waits ÷ the
+   * UPDATEs the run made, one per transaction), ms; and the average without them (pgbench -r's
+   * average − that addition), the run's own unblocked latency.
+   */
+  readonly updateAddedMs?: number;
+  readonly updateUnblockedMs?: number;
   readonly blockedByReindexSeconds: number;
   /** The lock pgbench waited for most, e.g. "relation pgbench_accounts RowExclusiveLock". */
   readonly topLock?: string;
@@ -75,6 +90,8 @@ export interface RunSummary extends PgbenchFigures {
   /** Start of the load (first transaction), Unix ms: the zero of the timeline. */
   readonly startMs: number;
   readonly perSample: readonly { readonly t: number; readonly sessions: number; readonly lockWaiting: number }[];
+  /** The machine's speed state right before the run (the trial's probe). */
+  readonly speed?: SpeedProbe;
 }
 
 export interface ModeSummary {
@@ -102,6 +119,8 @@ export interface ReindexSummary {
   readonly clients: number;
   /** pgbench scale factor of the run (the seed: 100); absent in summaries that did not record it. */
   readonly scale?: number;
+  /** The write-path speed probe over the runs: what a between-run ratio carries besides its effect. */
+  readonly speed?: SpeedSpread;
   /** CPUs of the machine that ran server and pgbench (they share them). */
   readonly hostCpus?: number;
   readonly runs: readonly RunSummary[];
@@ -158,6 +177,13 @@ function summariseRun(t: CompleteTrial, baselineTps: number | undefined, duratio
   const accounts = r?.statements.find((s) => s.index === "pgbench_accounts_pkey");
   const upd = c["table.pgbench_accounts.n_tup_upd"];
   const topLock = Object.keys(tl.locks)[0];
+  const lockSamples = Object.values(tl.locks).reduce((a, n) => a + n, 0);
+  const accountsSamples = Object.entries(tl.locks)
+    .filter(([k]) => k.startsWith(`relation ${ACCOUNTS_TABLE} `))
+    .reduce((a, [, n]) => a + n, 0);
+  const accountsLockWaitSeconds = lockSamples ? (tl.lockWaitSessionSeconds * accountsSamples) / lockSamples : 0;
+  const updateMs = statementLatency(b.summary, UPDATE_ACCOUNTS);
+  const updateAddedMs = b.summary.transactions ? (accountsLockWaitSeconds * 1000) / b.summary.transactions : undefined;
   const t0 = b.loadStartedAtMs ?? b.startedAtMs;
   const w = r && !r.error ? windowStats(b.series, t0, durationSeconds, r.startMs, r.endMs) : undefined;
   const sumOf = (suffix: string) => sumCounters(c, "table.", suffix);
@@ -172,7 +198,10 @@ function summariseRun(t: CompleteTrial, baselineTps: number | undefined, duratio
     flags: [],
     ...pgbenchFigures(b),
     maxMs: b.latency?.maxMs,
-    updateAccountsMs: statementLatency(b.summary, UPDATE_ACCOUNTS),
+    updateAccountsMs: updateMs,
+    accountsLockWaitSeconds,
+    updateAddedMs,
+    updateUnblockedMs: updateMs !== undefined && updateAddedMs !== undefined ? updateMs - updateAddedMs : undefined,
     updateAccountsServerMs: t.updateAccountsServer?.meanMs,
     reindexSeconds: r && !r.error ? (r.endMs - r.startMs) / 1000 : undefined,
     accountsReindexSeconds: accounts ? (accounts.endMs - accounts.startMs) / 1000 : undefined,
@@ -199,6 +228,7 @@ function summariseRun(t: CompleteTrial, baselineTps: number | undefined, duratio
     phases: tl.phases,
     startMs: t0,
     perSample: tl.perSample,
+    ...(t.speed ? { speed: t.speed } : {}),
   };
 }
 
@@ -260,11 +290,13 @@ export function summariseRuns(
         baseUpd.length && upd.length && mode !== "baseline" ? updateVsBaseline(runs, mode as ReindexMode) : undefined,
     };
   });
+  const speed = speedSpread(runs);
   return {
     durationSeconds: o.durationSeconds,
     clients: o.clients,
     scale: o.scale,
     hostCpus: o.hostCpus,
+    ...(speed ? { speed } : {}),
     runs,
     modes,
     failed: o.failed ?? [],
@@ -319,6 +351,25 @@ export function tpsVsBaseline(runs: readonly RunSummary[], mode: ReindexMode): I
       return b && t !== undefined ? t / b : undefined;
     },
     `TPS ${mode} ÷ the same set's baseline, per set`,
+  );
+}
+
+/**
+ * Within each run alone: (its unblocked UPDATE latency + what its lock waits add) ÷ its unblocked
+ * latency, one value per set. Nothing from another run enters it, so a machine that changes speed
+ * between runs (2.0k ↔ 2.8k TPS here, in runs minutes apart) does not move it.
+ */
+export function updateWithinRun(runs: readonly RunSummary[], mode: ReindexMode): Interval | undefined {
+  return perSet(
+    runs,
+    [mode],
+    (m) => {
+      const r = m.get(mode);
+      return r?.updateUnblockedMs && r.updateUnblockedMs > 0 && r.updateAddedMs !== undefined
+        ? (r.updateUnblockedMs + r.updateAddedMs) / r.updateUnblockedMs
+        : undefined;
+    },
+    `UPDATE pgbench_accounts latency in the ${mode} run ÷ the same run's unblocked latency, per set`,
   );
 }
 

@@ -119,6 +119,11 @@ export interface RoundTripsSummary {
   readonly network: { readonly kind: string; readonly reason: string };
   readonly skipped: readonly { readonly what: string; readonly reason: string }[];
   readonly failed: readonly RoundTripTrial[];
+  /**
+   * The storage under the primary's data directory, as measured when it started (filesystem, device,
+   * median 8 KiB write + fdatasync): what a commit's WAL flush costs on this machine at least.
+   */
+  readonly storage?: { readonly fsType: string; readonly device: string; readonly fsyncMs?: number };
 }
 
 const med = (values: readonly number[]): number => (values.length ? median([...values]) : NaN);
@@ -344,6 +349,7 @@ export function summarise(run: RoundTripsRun): RoundTripsSummary {
   const measured = new Map(cases.filter((c) => c.case === "select1").map((c) => [c.environment, c.msPerRoundTrip]));
   for (const [i, c] of cases.entries()) cases[i] = { ...c, rttMs: measured.get(c.environment) ?? c.clientRttMs };
   const envs = ENV_ORDER.filter((e) => cases.some((c) => c.environment === e));
+  const storage = run.metadata.servers.find((x) => x.engine === "postgresql" && x.storage)?.storage;
   return {
     params: run.params,
     statements: run.params.statements,
@@ -355,6 +361,7 @@ export function summarise(run: RoundTripsRun): RoundTripsSummary {
     network: run.network,
     skipped: run.skipped,
     failed: run.trials.filter((t) => t.status === "failed"),
+    ...(storage ? { storage } : {}),
   };
 }
 

@@ -2,9 +2,9 @@
  * PostgreSQL from npm binaries, no Docker: initdb into a fresh temporary directory, a free port on
  * 127.0.0.1, settings as `-c key=value`, removed again on stop.
  */
+import { embeddedBaseDir, storageInfo, type StorageInfo } from "./data-dir";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { processStartTicks } from "../../runtime/resource-registry";
 import { register, unregister } from "../../runtime/resources";
@@ -51,7 +51,9 @@ export class EmbeddedPostgresTarget implements Target {
     installShutdownHooks();
     const binaries = embeddedPostgresBinaries();
     const user = serverOsUser();
-    const root = fs.mkdtempSync(path.join(this.options.baseDir ?? os.tmpdir(), `dblab-pg-${spec.name ?? "server"}-`));
+    const root = fs.mkdtempSync(
+      path.join(this.options.baseDir ?? embeddedBaseDir(), `dblab-pg-${spec.name ?? "server"}-`),
+    );
     const server = new EmbeddedPostgresServer(binaries, user, root, spec, this.options);
     try {
       await server.initialise();
@@ -124,11 +126,16 @@ export class EmbeddedPostgresServer implements StartedServer, StandbyPrimary {
       limits: this.spec.limits,
       settings: this.spec.settings,
       address: `127.0.0.1:${this.port}`,
+      ...(this.storage ? { storage: this.storage } : {}),
     };
   }
 
+  /** The storage under the data directory, measured once after initdb (filesystem, device, fsync). */
+  private storage?: StorageInfo;
+
   /** initdb with password authentication over TCP; local socket trust only for the server's own user. */
   async initialise(): Promise<void> {
+    this.storage = storageInfo(this.rootDirectory);
     fs.mkdirSync(this.socketDirectory, { recursive: true });
     const pwfile = path.join(this.rootDirectory, "pwfile");
     fs.writeFileSync(pwfile, this.password, { mode: 0o600 });

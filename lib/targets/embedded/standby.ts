@@ -8,8 +8,8 @@
  * primary's OS user with the primary's settings (a standby refuses smaller max_connections & co.),
  * are registered like any embedded server, and are deleted on stop.
  */
+import { embeddedBaseDir } from "./data-dir";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { Client } from "pg";
 import type {
@@ -125,7 +125,7 @@ export async function startStandbys(
     await primary.whileStopped(() => {
       allowLoopbackReplication(primary.dataDirectory);
       for (const spec of specs) {
-        const root = fs.mkdtempSync(path.join(options.baseDir ?? os.tmpdir(), `dblab-pg-${spec.name}-`));
+        const root = fs.mkdtempSync(path.join(options.baseDir ?? embeddedBaseDir(), `dblab-pg-${spec.name}-`));
         const tunnel = tunnelFor.get(spec);
         if (tunnel) {
           // A copy to upload: its replication comes in through the tunnel, from this machine's 127.0.0.1.

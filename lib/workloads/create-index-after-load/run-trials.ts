@@ -3,6 +3,8 @@
  * phase timed on its own with the server's counters around it; each trial appended to the run's
  * trials.jsonl as soon as it ends.
  */
+import { probeSpeed } from "../../engines/postgres/speed-probe";
+import type { SpeedProbe } from "../../stats/speed";
 import os from "node:os";
 import type { RunStore, TrialRecord } from "../../results/run-store";
 import type { ConnectionInfo } from "../../targets/types";
@@ -37,6 +39,8 @@ export type CialTrial = TrialRecord<CialCondition, CialTrialCounterKey> & {
   readonly loadAverage?: readonly [number, number];
   /** ms spent waiting for autovacuum workers to finish before the trial; false when it timed out. */
   readonly autovacuumWait?: { readonly idle: boolean; readonly waitedMs: number };
+  /** The machine's write-path speed state just before the trial (the record's `speed`). */
+  readonly speed?: SpeedProbe;
 };
 
 export interface RunPlanOptions {
@@ -94,6 +98,8 @@ async function load(session: TrialSession, c: CialCondition, o: RunPlanOptions):
 }
 
 async function runLoadTrial(session: TrialSession, c: CialCondition, o: RunPlanOptions): Promise<TrialOutcome> {
+  // Before the table is made: the probe's own writes are in another database and CHECKPOINTed below.
+  const speed = await probeSpeed(o.connection);
   const autovacuumWait = await freshTable(session, o.settleMs);
   await session.query(buildSettingsSql(c.maintenanceWorkMemMB, c.parallelWorkers));
   const results: PhaseResult[] = [];
@@ -119,6 +125,7 @@ async function runLoadTrial(session: TrialSession, c: CialCondition, o: RunPlanO
     counters: flatten(results),
     index: await indexShape(session),
     autovacuumWait,
+    ...(speed ? { speed } : {}),
   };
   if (c.kind !== "wal_anatomy") return outcome;
   const walAnatomy: Partial<Record<PhaseName, WalRecordType[]>> = {};

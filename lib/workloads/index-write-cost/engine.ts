@@ -2,6 +2,7 @@
  * What the index-write-cost workload asks of a database engine. The engine adapters
  * (lib/engines/…) own every driver detail; the workload never builds SQL or BSON itself.
  */
+import type { SpeedProbe } from "../../stats/speed";
 import type { Engine } from "../../targets/types";
 import type { Dataset } from "./dataset";
 import type { Field, UpdateOperation } from "./operations";
@@ -30,6 +31,11 @@ export interface IndexWriteEngine {
    * its predecessor's dirty pages. Engines without such a step leave it out.
    */
   quiesce?(): Promise<void>;
+  /**
+   * The machine's write-path speed state (lib/engines/postgres/speed-probe.ts), measured once per
+   * `key` (one repeat's trials share it: each takes a second or two, the probe a tenth of one).
+   */
+  speed?(key: string): Promise<SpeedProbe | undefined>;
   /**
    * Untimed, after the timed part: what the server wrote between two counter snapshots, measured
    * rather than modelled (PostgreSQL: WAL records by resource manager and type, from pg_walinspect),

@@ -3,6 +3,8 @@
  * B-tree indexes, batched single-row INSERT/UPDATE (one round trip, one transaction per batch), and the counters that
  * explain them.
  */
+import { probeOnce } from "../../engines/postgres/speed-probe";
+import type { SpeedProbe } from "../../stats/speed";
 import { pipeline } from "node:stream/promises";
 import { Readable } from "node:stream";
 import type { Client } from "pg";
@@ -73,6 +75,7 @@ export class PostgresIndexWriteTable implements IndexWriteEngine {
     private readonly setup: Client,
     /** The timed statements: batches of one prepared statement, one Sync each. */
     private readonly writer: Client,
+    private readonly connection: ConnectionInfo,
   ) {}
 
   /** pg_walinspect and pg_stat_statements where the server has them (a managed server may not). */
@@ -82,7 +85,7 @@ export class PostgresIndexWriteTable implements IndexWriteEngine {
   static async open(connection: ConnectionInfo): Promise<PostgresIndexWriteTable> {
     const setup = await connect(connection);
     try {
-      const table = new PostgresIndexWriteTable(setup, await connect(connection));
+      const table = new PostgresIndexWriteTable(setup, await connect(connection), connection);
       table.walinspect = await tryExtension(setup, "pg_walinspect");
       table.statements = await tryExtension(setup, "pg_stat_statements");
       return table;
@@ -90,6 +93,10 @@ export class PostgresIndexWriteTable implements IndexWriteEngine {
       await setup.end().catch(ignored("index-write-cost: end the setup client after a failed open"));
       throw error;
     }
+  }
+
+  speed(key: string): Promise<SpeedProbe | undefined> {
+    return probeOnce(this.connection, key);
   }
 
   async quiesce(): Promise<void> {

@@ -96,6 +96,7 @@ export async function runTrial(
   const startedAt = new Date().toISOString();
   const { condition } = planned;
   const fields = indexedFields(condition.extraIndexes);
+  const speed = await db.speed?.(`repeat ${planned.repeat}`);
   await db.recreate({ fillfactor: condition.fillfactor ?? 100 });
   if (condition.operation !== "insert") await db.load(dataset);
   await db.createIndexes(fields);
@@ -122,6 +123,7 @@ export async function runTrial(
     counters: { ...counterDelta(before, after), ...written },
     startedAt,
     finishedAt: new Date().toISOString(),
+    ...(speed ? { speed } : {}),
   };
 }
 

@@ -3,6 +3,7 @@
  * level's indexes, a restart, statistics reset, then the inventory transaction under pgbench for a
  * fixed time, with the server's counters, sizes and pg_stat_statements around it.
  */
+import { probeSpeed } from "../../engines/postgres/speed-probe";
 import { waitForAutovacuumIdle, type AutovacuumWait } from "../../engines/postgres/autovacuum";
 import { counterDelta } from "../../stats/counters";
 import { rotated } from "../../stats/order";
@@ -120,6 +121,9 @@ export async function runRound(
   } catch (error) {
     hooks.onNote?.(`no restart before ${planned.key}: ${error instanceof Error ? error.message : String(error)}`);
   }
+  // The speed state right before the round; its writes are in its own database and checkpointed below.
+  hooks.onPhase?.("write-path speed probe");
+  const speed = await probeSpeed(server.connection);
   const { before, sizesBefore, startLsn, autovacuumWait } = await withClient(server, RUN_DATABASE, async (c) => {
     // No autovacuum worker and no dirty buffer left from the clone and index builds may share the
     // timed window; checkpoints and autovacuum runs inside it are still counted (and flagged).
@@ -181,6 +185,7 @@ export async function runRound(
     order: planned.order,
     ...(walRecords ? { walRecords } : {}),
     autovacuumWait,
+    ...(speed ? { speed } : {}),
   };
 }
 

@@ -12,6 +12,7 @@ import type { StartedServer } from "../../targets/types";
 import { runPgbench, type PgbenchRunner, type PgbenchRunResult, type ProgressPoint } from "../pgbench";
 import { runTrials } from "../trials";
 import { ActivitySampler, type ActivitySample } from "./activity-sampler";
+import { probeSpeed } from "../../engines/postgres/speed-probe";
 import { cloneRunDatabase, PGBENCH_PRIMARY_KEYS, RUN_DATABASE, withAdmin } from "./databases";
 import { lockTimeline, type LockTimeline } from "./lock-timeline";
 import { ReindexSession, type ReindexTiming } from "./reindex-session";
@@ -150,6 +151,9 @@ export async function runTrial(
       hooks.onNote?.(`no restart before ${planned.key}: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
+  // The machine's speed state right before this run: 04 (2)'s between-run figure needs it (its
+  // decided figure is within-run), and the run header shows its spread over the sets.
+  const speed = server.engine === "postgresql" ? await probeSpeed(server.connection) : undefined;
   const connection = { ...server.connection, database: RUN_DATABASE };
   return withAdmin(
     server,
@@ -229,6 +233,7 @@ export async function runTrial(
         restarted,
         autovacuumWait,
         ...(updateAccountsServer ? { updateAccountsServer } : {}),
+        ...(speed ? { speed } : {}),
       };
       return record;
     },
