@@ -1,12 +1,16 @@
 /** node-postgres connections as every experiment opens them. */
 import { Client } from "pg";
+import { postgresClientConfig } from "../../targets/postgres-client";
 import type { ConnectionInfo } from "../../targets/types";
 import { ignored } from "../../runtime/debug";
 
 export interface ConnectOptions {
   /** Another database on the same server. */
   readonly database?: string;
-  /** Shown in pg_stat_activity, so the lab's own sessions can be told from the workload's. */
+  /**
+   * Shown in pg_stat_activity, so the lab's own sessions can be told from the workload's; unnamed
+   * sessions (the workload's) carry the server's application_name (an external URI's).
+   */
   readonly applicationName?: string;
 }
 
@@ -16,11 +20,9 @@ export interface ConnectOptions {
  * one kills Node. The next query on the client fails with the error instead.
  */
 export async function connect(connection: ConnectionInfo, options: ConnectOptions = {}): Promise<Client> {
-  const client = new Client({
-    ...connection,
-    database: options.database ?? connection.database,
-    application_name: options.applicationName,
-  });
+  const client = new Client(
+    postgresClientConfig(connection, { database: options.database, applicationName: options.applicationName }),
+  );
   client.on("error", () => undefined);
   await client.connect();
   return client;
