@@ -56,6 +56,7 @@ export async function preflight(
     reserved: number;
     in_use: number;
     preload: string;
+    loaded: string[];
   }>(
     `SELECT current_setting('server_version') AS version, current_user AS role,
             r.rolsuper AS superuser, r.rolcreatedb AS createdb,
@@ -64,7 +65,10 @@ export async function preflight(
             current_setting('superuser_reserved_connections')::int
               + coalesce(nullif(current_setting('reserved_connections', true), ''), '0')::int AS reserved,
             (SELECT count(*)::int FROM pg_stat_activity WHERE backend_type = 'client backend') AS in_use,
-            current_setting('shared_preload_libraries') AS preload
+            -- Hidden from roles without pg_read_all_settings (a managed server's usual role): then ''.
+            coalesce((SELECT setting FROM pg_settings WHERE name = 'shared_preload_libraries'), '') AS preload,
+            -- A loaded library's own settings (pg_stat_statements.max …) show in pg_settings for anyone.
+            ARRAY(SELECT DISTINCT split_part(name, '.', 1) FROM pg_settings WHERE name LIKE '%.%') AS loaded
        FROM pg_roles r WHERE r.rolname = current_user`,
   );
   const r = rows[0];
@@ -73,7 +77,8 @@ export async function preflight(
     r.preload
       .split(",")
       .map((s) => s.trim().replace(/^"|"$/g, ""))
-      .filter(Boolean),
+      .filter(Boolean)
+      .concat(r.loaded),
   );
   const uses = spec.uses;
   const wanted: readonly ExtensionUse[] = uses?.extensions ?? [];
