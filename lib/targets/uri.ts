@@ -11,10 +11,16 @@ export function postgresUri(c: ConnectionInfo): string {
  * libpq's key=value form (`password=secret`, `password = 'with spaces'`).
  */
 export function redactUri(uri: string): string {
-  return uri
-    .replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/?#@]*):[^@/?#]*@/i, "$1:***@")
-    .replace(/([?&](?:password|pass|pwd)=)[^&]*/gi, "$1***")
-    .replace(/(^|\s)(password\s*=\s*)('(?:\\.|[^'\\])*'?|\S*)/gi, "$1$2***");
+  return (
+    uri
+      .replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/?#@]*):[^@/?#]*@/i, "$1:***@")
+      // MongoDB: a client key's passphrase, and AWS credentials (a session token) in the auth properties.
+      .replace(
+        /([?&](?:password|pass|pwd|sslpassword|tlsCertificateKeyFilePassword|authMechanismProperties)=)[^&]*/gi,
+        "$1***",
+      )
+      .replace(/(^|\s)(password\s*=\s*)('(?:\\.|[^'\\])*'?|\S*)/gi, "$1$2***")
+  );
 }
 
 /** Redacts every URI found in free text (error messages, logs). */

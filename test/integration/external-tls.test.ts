@@ -6,7 +6,7 @@
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
@@ -221,6 +221,42 @@ test("verify-ca checks the chain only; verify-full also the host name", async (t
   assert.deepEqual(await labDatabases(server), []);
 });
 
+test("SIGTERM mid-run drops the lab's database on the external server", async (t) => {
+  if (!tlsServer) return t.skip("no openssl to make certificates");
+  const server = tlsServer;
+  const results = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-tls-sigterm-"));
+  const fixture = path.join(__dirname, "..", "fixtures", "run-index-write-cost.js");
+  const child = spawn(
+    process.execPath,
+    [fixture, results, JSON.stringify({ engines: ["postgresql"], target: "external", repeats: 3 })],
+    {
+      env: {
+        ...process.env,
+        DBLAB_TARGET: "external",
+        DBLAB_POSTGRES_URI: tlsUri(server, `sslmode=verify-full&sslrootcert=${ca}`),
+      },
+      stdio: "ignore",
+    },
+  );
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  try {
+    let seen: string[] = [];
+    for (let i = 0; i < 300 && seen.length === 0 && child.exitCode === null; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      seen = await labDatabases(server);
+    }
+    assert.equal(seen.length, 1, "the run created its database");
+    child.kill("SIGTERM");
+    // 143 from the signal handler, or 3 when the run's own error path (its connections ended by the
+    // drop) reached exit first: either way after the drop.
+    assert.notEqual(await exited, 0);
+    assert.deepEqual(await labDatabases(server), [], "dropped on SIGTERM");
+  } finally {
+    child.kill("SIGKILL");
+    fs.rmSync(results, { recursive: true, force: true });
+  }
+});
+
 test("sslmode=require against a server with ssl=off fails clearly", async (t) => {
   if (!plainServer) return t.skip("no openssl to make certificates");
   const server = plainServer;
@@ -345,9 +381,15 @@ test("plaintext to a non-loopback address is refused before connecting, with the
   if (typeof made === "string") return t.skip(made);
   // A listener on that address counts what reaches it: a refusal "before connecting" must send nothing.
   let connections = 0;
+  let bytes = 0;
   const listener = net.createServer((socket) => {
     connections++;
-    socket.destroy();
+    // Answers an SSLRequest as a server with ssl=off does.
+    socket.on("data", (d) => {
+      bytes += d.length;
+      socket.end("N");
+    });
+    socket.on("error", () => undefined);
   });
   try {
     await new Promise<void>((resolve) => listener.listen(0, made.address, resolve));
@@ -379,7 +421,7 @@ test("plaintext to a non-loopback address is refused before connecting, with the
       /Cannot reach|does not offer TLS/,
     );
   } finally {
-    listener.close();
+    await new Promise((resolve) => listener.close(resolve));
     made.remove();
   }
 });

@@ -255,4 +255,12 @@ test("redaction: the key=value form's password too", () => {
   assert.equal(redactUri("host=h password=s3cret user=u"), "host=h password=*** user=u");
   assert.equal(redactUri("host=h password = 'a b\\' c' user=u"), "host=h password = *** user=u");
   assert.equal(redactUri("postgresql://u:s3cret@h/db?sslmode=require"), "postgresql://u:***@h/db?sslmode=require");
+  assert.equal(
+    redactUri("mongodb+srv://u:p%40x@c.example.net/?tls=true&tlsCertificateKeyFilePassword=k3y&tlsCAFile=/ca.pem"),
+    "mongodb+srv://u:***@c.example.net/?tls=true&tlsCertificateKeyFilePassword=***&tlsCAFile=/ca.pem",
+  );
+  assert.equal(
+    redactUri("mongodb://h/?authMechanism=MONGODB-AWS&authMechanismProperties=AWS_SESSION_TOKEN:t0ken"),
+    "mongodb://h/?authMechanism=MONGODB-AWS&authMechanismProperties=***",
+  );
 });

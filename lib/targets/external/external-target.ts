@@ -8,6 +8,7 @@
 import { randomBytes } from "node:crypto";
 import { Client } from "pg";
 import { ParameterError } from "../../params/validate";
+import { onShutdown } from "../../runtime/shutdown";
 import { postgresClientConfig } from "../postgres-client";
 import { redactText, redactUri } from "../uri";
 import type { ConnectionInfo, ServerDescription, ServerSpec, StartedServer, Target, TransportSecurity } from "../types";
@@ -223,7 +224,9 @@ class ExternalPostgresServer implements StartedServer {
   readonly kind = "external" as const;
   readonly engine = "postgresql" as const;
   readonly id: string;
-  private stopped = false;
+  private stopping: Promise<void> | undefined;
+  /** SIGTERM or SIGHUP mid-run drops the database too (a Stop or SIGINT ends the run, whose finally does). */
+  private readonly forget: () => void;
 
   constructor(
     readonly connection: ConnectionInfo,
@@ -235,6 +238,7 @@ class ExternalPostgresServer implements StartedServer {
     private readonly settings: PostgresSettings,
   ) {
     this.id = connection.database;
+    this.forget = onShutdown(() => this.stop());
   }
 
   /** A libpq URI with the password: for drivers only (TLS files as libpq names them). */
@@ -269,9 +273,14 @@ class ExternalPostgresServer implements StartedServer {
     throw new Error("An external server cannot be restarted by the lab; this step needs an embedded or docker target");
   }
 
-  async stop(): Promise<void> {
-    if (this.stopped) return;
-    this.stopped = true;
+  /** Idempotent; a second caller (the run's finally while a signal's cleanup runs) waits for the same drop. */
+  stop(): Promise<void> {
+    this.stopping ??= this.drop();
+    return this.stopping;
+  }
+
+  private async drop(): Promise<void> {
+    this.forget();
     const client = new Client(postgresClientConfig(this.admin, { applicationName: "dblab-admin" }));
     client.on("error", () => undefined);
     await client.connect();
