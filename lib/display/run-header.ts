@@ -9,6 +9,12 @@ import { tableHtml } from "./table";
 
 /** How the lab reached a server, and where its engine runs (docker), for the Servers table. */
 function reachedText(s: RunMetadata["servers"][number]): string {
+  const t = s.transport;
+  if (t) {
+    return t.tls
+      ? `${s.address} over ${t.version ?? "TLS"} (${t.cipher ?? "?"}), certificate ${t.certificate} (sslmode=${t.sslMode})`
+      : `${s.address} in plaintext (sslmode=${t.sslMode}, from the ${t.sslModeSource})`;
+  }
   if (s.kind !== "docker") return s.address;
   const rtt = s.engineRttMs !== undefined ? `, engine RTT ${s.engineRttMs.toFixed(2)} ms` : "";
   const engine = s.engineHost ? ` · engine on ${s.engineHost}${rtt}` : "";

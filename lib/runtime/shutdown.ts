@@ -13,13 +13,28 @@ import { releaseOwnResources, removeProcessResource, spawnDetachedReaper } from 
 
 let stopping: Promise<void> | undefined;
 
+/** Cleanups that need this process's memory: see `onShutdown`. */
+const inMemory = new Set<() => Promise<void>>();
+
+/**
+ * Runs `stop` on the same signals as the registered resources, for what cannot be recorded on disk
+ * for the reaper: dropping the lab's database on an external server needs its credentials, which
+ * are never written down. Returns the function that removes it again (call it once stopped).
+ */
+export function onShutdown(stop: () => Promise<void>): () => void {
+  installShutdownHooks();
+  inMemory.add(stop);
+  return () => inMemory.delete(stop);
+}
+
 /**
  * Stops every resource this process registered, each on its own (one that cannot be reached is
  * reported and left to the reaper). Idempotent: concurrent callers share one pass. Exported for
  * other stop paths (a kernel watcher, an interrupt handler) that want the same effect.
  */
 export function shutdownAll(): Promise<void> {
-  stopping ??= releaseOwnResources()
+  stopping ??= Promise.allSettled([...inMemory].map((stop) => stop()))
+    .then(() => releaseOwnResources())
     .catch((error: unknown) => {
       process.stderr.write(
         `db-write-lab: shutdown failed: ${error instanceof Error ? error.message : String(error)}\n`,

@@ -6,6 +6,7 @@
  * interchangeable behind this interface, so a notebook never branches on the kind.
  */
 
+import type { ConnectionOptions as TlsConnectionOptions } from "node:tls";
 import type { DockerEndpoint } from "./docker/endpoint";
 
 export type Engine = "postgresql" | "mongodb";
@@ -30,6 +31,32 @@ export interface ServerSpec {
   readonly limits?: ResourceLimits;
   /** A short name for logs and labels, e.g. "01-pg". Letters, digits and dashes. */
   readonly name?: string;
+  /**
+   * What the experiment will ask of the server beyond its own database: the external target's
+   * pre-flight checks it (and says what is lost without it) before the first change there.
+   */
+  readonly uses?: ServerUses;
+}
+
+export interface ServerUses {
+  /** Who asks, as the pre-flight names it, e.g. "01 index write cost". */
+  readonly notebook: string;
+  readonly extensions?: readonly ExtensionUse[];
+  /** Sessions open at once at the peak, the lab's own included (pgbench -c plus its helpers). */
+  readonly clients?: number;
+  /** ALTER SYSTEM + pg_reload_conf (02 keeps WAL for its decoding trials with wal_keep_size). */
+  readonly alterSystem?: { readonly parameter: string; readonly measures: string };
+}
+
+export interface ExtensionUse {
+  /** e.g. "pg_walinspect" */
+  readonly name: string;
+  /** It must be in shared_preload_libraries to count anything (pg_stat_statements). */
+  readonly preload?: boolean;
+  /** Without it the notebook cannot run at all (rather than leaving these figures out). */
+  readonly required?: boolean;
+  /** What it gives the notebook, as the pre-flight says what is lost without it. */
+  readonly measures: string;
 }
 
 /** How to reach a server; `password` is never printed (see `redactUri`). */
@@ -39,6 +66,39 @@ export interface ConnectionInfo {
   readonly user: string;
   readonly password: string;
   readonly database: string;
+  /**
+   * TLS as node-postgres takes it (its `ssl` option: CA, client certificate, whether and how the
+   * server's certificate is checked). Absent or false: plaintext, for a server the lab runs on this
+   * machine or reaches through its own SSH tunnel. Build a client's options with `postgresClientConfig`.
+   */
+  readonly ssl?: false | TlsConnectionOptions;
+  /**
+   * libpq's environment for a libpq program (pgbench, psql) to make the same connection: PGSSLMODE,
+   * PGSSLROOTCERT, PGOPTIONS, … Never the password (the caller adds PGPASSWORD to the child alone).
+   */
+  readonly libpqEnvironment?: Readonly<Record<string, string>>;
+  /** application_name for sessions the lab does not name itself (the workload's). */
+  readonly applicationName?: string;
+  /** Session settings sent at connection start (libpq's `options`, e.g. "-c search_path=x"). */
+  readonly options?: string;
+  readonly connectTimeoutSeconds?: number;
+}
+
+/**
+ * How a server was reached, as the lab's own session saw it (pg_stat_ssl): recorded in metadata and
+ * the run header.
+ */
+export interface TransportSecurity {
+  /** The sslmode in force, and where it came from ("connection string", "environment", …). */
+  readonly sslMode: string;
+  readonly sslModeSource: string;
+  readonly tls: boolean;
+  /** e.g. "TLSv1.3" */
+  readonly version?: string;
+  readonly cipher?: string;
+  /** What was checked of the server's certificate. */
+  readonly certificate:
+    "chain and host name verified" | "chain verified, host name not checked" | "not verified" | "none";
 }
 
 /** What the results' metadata records about a server. Contains no credentials. */
@@ -72,6 +132,8 @@ export interface ServerDescription {
     readonly device: string;
     readonly fsyncMs?: number;
   };
+  /** External PostgreSQL: TLS in use for the lab's session, and what was verified. */
+  readonly transport?: TransportSecurity;
 }
 
 export interface ExecResult {

@@ -6,11 +6,21 @@ export function postgresUri(c: ConnectionInfo): string {
   return `postgresql://${auth}@${c.host}:${c.port}/${encodeURIComponent(c.database)}`;
 }
 
-/** Replaces the password (and any `password=` query parameter) in a URI with `***`. */
+/**
+ * Replaces the password in a URI with `***`: the user-info part, a `password=` query parameter, and
+ * libpq's key=value form (`password=secret`, `password = 'with spaces'`).
+ */
 export function redactUri(uri: string): string {
-  return uri
-    .replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/?#@]*):[^@/?#]*@/i, "$1:***@")
-    .replace(/([?&](?:password|pass|pwd)=)[^&]*/gi, "$1***");
+  return (
+    uri
+      .replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/?#@]*):[^@/?#]*@/i, "$1:***@")
+      // MongoDB: a client key's passphrase, and AWS credentials (a session token) in the auth properties.
+      .replace(
+        /([?&](?:password|pass|pwd|sslpassword|tlsCertificateKeyFilePassword|authMechanismProperties)=)[^&]*/gi,
+        "$1***",
+      )
+      .replace(/(^|\s)(password\s*=\s*)('(?:\\.|[^'\\])*'?|\S*)/gi, "$1$2***")
+  );
 }
 
 /** Redacts every URI found in free text (error messages, logs). */

@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { indexWriteCostParams } from "../../lib/params/index-write-cost";
 import { decideTarget } from "../../lib/targets/select";
-import { parsePostgresUri } from "../../lib/targets/external/external-target";
+import { parseConnectionString } from "../../lib/targets/external/conninfo";
 import { redactText, redactUri } from "../../lib/targets/uri";
 
 const cases: [string, () => unknown, RegExp][] = [
@@ -57,8 +57,12 @@ const cases: [string, () => unknown, RegExp][] = [
     () => indexWriteCostParams("smoke", { fillfactors: [5] }),
     /fillfactors\[0\] must be an integer from 10 to 100/,
   ],
-  ["malformed URI", () => parsePostgresUri("not a uri"), /is not a valid URI/],
-  ["URI of another engine", () => parsePostgresUri("mysql://u:secret@h/db"), /is not a PostgreSQL URI/],
+  ["malformed connection string", () => parseConnectionString("not a uri"), /missing "=" after "not"/],
+  [
+    "URI of another engine",
+    () => parseConnectionString("mysql://u:secret@h/db"),
+    /is not a PostgreSQL connection string/,
+  ],
 ];
 
 for (const [name, run, message] of cases) {
@@ -69,7 +73,7 @@ for (const [name, run, message] of cases) {
 
 test("a malformed URI's password never appears in the error", () => {
   assert.throws(
-    () => parsePostgresUri("mysql://user:s3cret@host/db"),
+    () => parseConnectionString("mysql://user:s3cret@host/db"),
     (e: Error) => !e.message.includes("s3cret"),
   );
 });

@@ -1,5 +1,6 @@
 /** node-postgres connections as every experiment opens them. */
 import { Client } from "pg";
+import { postgresClientConfig } from "../../targets/postgres-client";
 import type { ConnectionInfo } from "../../targets/types";
 import { ignored } from "../../runtime/debug";
 import { handleErrors } from "../../runtime/error-events";
@@ -7,7 +8,10 @@ import { handleErrors } from "../../runtime/error-events";
 export interface ConnectOptions {
   /** Another database on the same server. */
   readonly database?: string;
-  /** Shown in pg_stat_activity, so the lab's own sessions can be told from the workload's. */
+  /**
+   * Shown in pg_stat_activity, so the lab's own sessions can be told from the workload's; unnamed
+   * sessions (the workload's) carry the server's application_name (an external URI's).
+   */
   readonly applicationName?: string;
 }
 
@@ -17,11 +21,9 @@ export interface ConnectOptions {
  * one kills Node. The next query on the client fails with the error instead.
  */
 export async function connect(connection: ConnectionInfo, options: ConnectOptions = {}): Promise<Client> {
-  const client = new Client({
-    ...connection,
-    database: options.database ?? connection.database,
-    application_name: options.applicationName,
-  });
+  const client = new Client(
+    postgresClientConfig(connection, { database: options.database, applicationName: options.applicationName }),
+  );
   handleErrors(client, `postgres client${options.applicationName ? ` ${options.applicationName}` : ""}`);
   await client.connect();
   return client;

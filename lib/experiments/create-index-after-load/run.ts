@@ -49,6 +49,29 @@ export function serverSpec(p: CreateIndexAfterLoadParams): ServerSpec {
       track_io_timing: "on",
       track_wal_io_timing: "on",
     },
+    uses: {
+      notebook: "02 create index after load",
+      clients: 2,
+      extensions: [
+        { name: "pgstattuple", required: true, measures: "the finished index's shape (pgstatindex)" },
+        ...(p.walAnatomyRows > 0
+          ? [
+              {
+                name: "pg_walinspect",
+                required: true,
+                measures: "the WAL-decoding trials (walAnatomyRows > 0; --set walAnatomyRows=0 skips them)",
+              },
+            ]
+          : []),
+      ],
+      alterSystem:
+        p.walAnatomyRows > 0
+          ? {
+              parameter: "wal_keep_size",
+              measures: "keeping the decoding trials' WAL (--set walAnatomyRows=0 skips them)",
+            }
+          : undefined,
+    },
   };
 }
 

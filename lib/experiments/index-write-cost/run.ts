@@ -46,6 +46,14 @@ export function serverSpecs(p: IndexWriteCostParams): ServerSpec[] {
         track_io_timing: "on",
         shared_preload_libraries: "pg_stat_statements",
       },
+      uses: {
+        notebook: "01 index write cost",
+        clients: 2,
+        extensions: [
+          { name: "pg_stat_statements", preload: true, measures: "server time of the timed statements" },
+          { name: "pg_walinspect", measures: "WAL records by type in the timed window (B-tree inserts counted)" },
+        ],
+      },
     });
   }
   if (p.engines.includes("mongodb")) {

@@ -56,6 +56,19 @@ export function serverSpec(p: OverIndexingParams): ServerSpec {
       "pg_stat_statements.max": 10000,
       max_connections: Math.max(100, p.clients + 20),
     },
+    uses: {
+      notebook: "03 over-indexing",
+      clients: p.clients,
+      extensions: [
+        {
+          name: "pg_stat_statements",
+          preload: true,
+          required: true,
+          measures: "per-statement server time and blocks of each round",
+        },
+        { name: "pg_walinspect", measures: "B-tree leaf inserts per transaction, counted in the WAL" },
+      ],
+    },
   };
 }
 

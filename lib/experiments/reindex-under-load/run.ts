@@ -45,6 +45,18 @@ export function serverSpec(p: ReindexUnderLoadParams): ServerSpec {
       track_io_timing: "on",
       shared_preload_libraries: "pg_stat_statements",
     },
+    uses: {
+      // pgbench's clients, the REINDEX session and the lock sampler.
+      notebook: "04 reindex under load",
+      clients: p.clients + 2,
+      extensions: [
+        {
+          name: "pg_stat_statements",
+          preload: true,
+          measures: "the accounts UPDATE's execution time inside the server",
+        },
+      ],
+    },
   };
 }
 

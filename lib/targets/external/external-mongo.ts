@@ -1,7 +1,8 @@
 /** An external MongoDB given by URI; the lab works only in a database it creates (and drops). */
 import { randomBytes } from "node:crypto";
 import { MongoClient } from "mongodb";
-import { redactUri } from "../uri";
+import { ParameterError } from "../../params/validate";
+import { redactText, redactUri } from "../uri";
 import type { ConnectionInfo, ServerDescription, StartedServer } from "../types";
 
 export class ExternalMongoServer implements StartedServer {
@@ -16,18 +17,35 @@ export class ExternalMongoServer implements StartedServer {
     readonly id: string,
   ) {}
 
+  /**
+   * The URI goes to the driver as given (replica sets, mongodb+srv://, tls=true, tlsCAFile …): the
+   * driver's own parse is what the lab reads the address and user from, so no URI it accepts is
+   * refused or rewritten here. Errors and the recorded source carry it only with secrets redacted.
+   */
   static async connect(uri: string): Promise<ExternalMongoServer> {
-    const client = new MongoClient(uri, { serverSelectionTimeoutMS: 10_000 });
+    let client: MongoClient;
+    try {
+      client = new MongoClient(uri, { serverSelectionTimeoutMS: 10_000 });
+    } catch (error) {
+      throw new ParameterError(
+        `MONGODB_URI is not a MongoDB URI the driver accepts (${redactUri(uri)}): ${redactText(String(error))}`,
+        {
+          cause: error,
+        },
+      );
+    }
     try {
       await client.connect();
       const info = await client.db("admin").command({ buildInfo: 1 });
-      const url = new URL(uri.replace(/^mongodb\+srv:/, "https:"));
+      const o = client.options;
+      const first = o.hosts[0];
+      const address = o.srvHost ? `${o.srvHost} (SRV)` : o.hosts.map(String).join(",");
       const database = `dblab_${Date.now().toString(36)}_${randomBytes(3).toString("hex")}`;
       const connection: ConnectionInfo = {
-        host: url.hostname,
-        port: Number(url.port || 27017),
-        user: decodeURIComponent(url.username),
-        password: decodeURIComponent(url.password),
+        host: o.srvHost ?? first?.host ?? first?.socketPath ?? "",
+        port: first?.port ?? 27017,
+        user: o.credentials?.username ?? "",
+        password: o.credentials?.password ?? "",
         database,
       };
       const description: ServerDescription = {
@@ -35,11 +53,14 @@ export class ExternalMongoServer implements StartedServer {
         kind: "external",
         version: String(info.version),
         source: redactUri(uri),
-        address: `${connection.host}:${connection.port}`,
+        address: o.tls ? `${address}, TLS` : address,
       };
       return new ExternalMongoServer(uri, connection, description, database);
     } catch (error) {
-      throw new Error(`Cannot reach the external MongoDB at ${redactUri(uri)}: ${(error as Error).message}`);
+      throw new Error(
+        `Cannot reach the external MongoDB at ${redactUri(uri)}: ${redactText(error instanceof Error ? error.message : String(error))}`,
+        { cause: error },
+      );
     } finally {
       await client.close();
     }

@@ -1,64 +1,222 @@
 /**
  * Servers given by URI: a remote host or a managed database, the way out of one machine.
- * The lab touches only a database it creates for itself there, marked with a comment as the lab's,
- * and drops it again on stop.
+ * The connection string is read with libpq's rules (conninfo.ts) and its TLS settings reach every
+ * client; nothing goes in plaintext to another host unless the connection string says
+ * sslmode=disable. The lab touches only a database it creates for itself there, marked with a
+ * comment as the lab's, and drops it again on stop.
  */
 import { randomBytes } from "node:crypto";
 import { Client } from "pg";
 import { ParameterError } from "../../params/validate";
-import { redactUri } from "../uri";
-import type { ConnectionInfo, ServerDescription, ServerSpec, StartedServer, Target } from "../types";
+import { onShutdown } from "../../runtime/shutdown";
+import { postgresClientConfig } from "../postgres-client";
+import { redactText, redactUri } from "../uri";
+import type { ConnectionInfo, ServerDescription, ServerSpec, StartedServer, Target, TransportSecurity } from "../types";
+import { isLoopbackHost, resolvePostgresSettings, type PostgresSettings } from "./conninfo";
+import { preflight, type PreflightReport } from "./preflight";
+import { libpqEnvironment, tlsPlan } from "./tls-options";
 
 export const LAB_DATABASE_COMMENT = "created by db-write-lab; safe to drop when no lab run is active";
 
-/** Parses a postgres URI into connection fields; throws a clear error for anything else. */
-export function parsePostgresUri(uri: string): ConnectionInfo {
-  let url: URL;
-  try {
-    url = new URL(uri);
-  } catch {
-    throw new ParameterError(
-      `"${redactUri(uri)}" is not a valid URI (expected postgresql://user:password@host:port/database)`,
+/** Refused before any connection: plaintext to another host that the user did not ask for. */
+export class PlaintextRefusedError extends ParameterError {}
+
+const NO_TLS_FROM_SERVER = /server does not support SSL/i;
+
+function where(s: PostgresSettings): string {
+  return s.host.startsWith("/") ? `the socket in ${s.host}` : `${s.host}:${s.port}`;
+}
+
+function optOut(s: PostgresSettings): string {
+  return (
+    `Set sslmode=verify-full with sslrootcert=<the CA that signed the server's certificate> (or sslmode=require ` +
+    `to encrypt without checking who answers) in the URI or PGSSLMODE; or, to send it in plaintext anyway, ` +
+    `write sslmode=disable in the URI itself (PostgreSQL at ${where(s)}).`
+  );
+}
+
+/**
+ * Refuses, before connecting, a connection to another host that would go in plaintext: no sslmode
+ * (libpq's default, prefer, falls back to plaintext without a word), or disable from anywhere but the
+ * connection string itself (an exported PGSSLMODE=disable for a local server is not consent for a
+ * remote one).
+ */
+export function checkPlaintextPolicy(s: PostgresSettings): void {
+  if (isLoopbackHost(s.host)) return;
+  if (s.sslMode === "disable" && s.sslModeSource === "connection string") return;
+  if (s.sslMode === "disable") {
+    throw new PlaintextRefusedError(
+      `sslmode=disable comes from the ${s.sslModeSource}, and ${s.host} is another host: the lab sends a password ` +
+        `and data in plaintext across a network only when the connection string says so. ${optOut(s)}`,
     );
   }
-  if (url.protocol !== "postgresql:" && url.protocol !== "postgres:") {
-    throw new ParameterError(`"${redactUri(uri)}" is not a PostgreSQL URI (scheme must be postgresql://)`);
+  if (s.sslModeSource === "default") {
+    throw new PlaintextRefusedError(
+      `${s.host} is another host and the connection names no sslmode (libpq's default, prefer, falls back to ` +
+        `plaintext without saying so): the lab does not send a password or data there unencrypted. ${optOut(s)}`,
+    );
   }
-  if (!url.hostname) throw new ParameterError(`"${redactUri(uri)}" names no host`);
-  return {
-    host: url.hostname,
-    port: url.port ? Number(url.port) : 5432,
-    user: decodeURIComponent(url.username || "postgres"),
-    password: decodeURIComponent(url.password),
-    database: decodeURIComponent(url.pathname.replace(/^\//, "") || "postgres"),
+}
+
+/** What the lab's own session is using, from the server's side (pg_stat_ssl). */
+async function transportOf(client: Client, s: PostgresSettings, certificate: TransportSecurity["certificate"]) {
+  const { rows } = await client.query<{ ssl: boolean; version: string | null; cipher: string | null }>(
+    "SELECT ssl, version, cipher FROM pg_stat_ssl WHERE pid = pg_backend_pid()",
+  );
+  const row = rows[0] ?? { ssl: false, version: null, cipher: null };
+  const transport: TransportSecurity = {
+    sslMode: s.sslMode,
+    sslModeSource: s.sslModeSource,
+    tls: row.ssl,
+    version: row.version ?? undefined,
+    cipher: row.cipher ?? undefined,
+    certificate: row.ssl ? certificate : "none",
   };
+  return transport;
+}
+
+export interface ExternalTargetOptions {
+  /** Where the pre-flight's report goes before the first change on the server (default: stdout). */
+  readonly onPreflight?: (report: PreflightReport) => void;
 }
 
 export class ExternalTarget implements Target {
   readonly kind = "external" as const;
-  constructor(private readonly uri: string) {}
+  constructor(
+    private readonly uri: string,
+    private readonly options: ExternalTargetOptions = {},
+  ) {}
 
+  /**
+   * Connects as the URI says, checks TLS and the pre-flight, and only then creates the lab's
+   * database: a refusal leaves nothing on the server.
+   */
   async start(spec: ServerSpec): Promise<StartedServer> {
     if (spec.engine !== "postgresql") {
       const { ExternalMongoServer } = await import("./external-mongo");
       return ExternalMongoServer.connect(this.uri);
     }
-    const admin = parsePostgresUri(this.uri);
-    const client = new Client({ ...admin, connectionTimeoutMillis: 10_000 });
+    const { client, settings, admin, transport } = await connectAdmin(this.uri);
     try {
-      await client.connect();
-    } catch (error) {
-      throw new Error(`Cannot reach the external PostgreSQL at ${redactUri(this.uri)}: ${(error as Error).message}`);
-    }
-    try {
-      const version = (await client.query<{ server_version: string }>("SHOW server_version")).rows[0].server_version;
+      const report = await preflight(client, spec, admin, transport);
+      (this.options.onPreflight ?? ((r: PreflightReport) => console.log(r.text)))(report);
+      if (report.refusal) throw new ParameterError(report.refusal);
       const database = `dblab_${Date.now().toString(36)}_${randomBytes(3).toString("hex")}`;
       await client.query(`CREATE DATABASE ${database}`);
-      await client.query(`COMMENT ON DATABASE ${database} IS '${LAB_DATABASE_COMMENT}'`);
-      return new ExternalPostgresServer({ ...admin, database }, admin, version, redactUri(this.uri), spec);
+      try {
+        await client.query(`COMMENT ON DATABASE ${database} IS '${LAB_DATABASE_COMMENT}'`);
+      } catch (error) {
+        await client.query(`DROP DATABASE IF EXISTS ${database}`).catch(() => undefined);
+        throw error;
+      }
+      return new ExternalPostgresServer(
+        { ...admin, database },
+        admin,
+        report.version,
+        redactUri(this.uri),
+        spec,
+        transport,
+        settings,
+      );
     } finally {
-      await client.end();
+      await client.end().catch(() => undefined);
     }
+  }
+}
+
+interface AdminConnection {
+  readonly client: Client;
+  readonly settings: PostgresSettings;
+  readonly admin: ConnectionInfo;
+  readonly transport: TransportSecurity;
+}
+
+/** The lab's first session on the server, with libpq's fallbacks and the plaintext rule applied. */
+export async function connectAdmin(uri: string): Promise<AdminConnection> {
+  const settings = await resolvePostgresSettings(uri);
+  checkPlaintextPolicy(settings);
+  const loopback = isLoopbackHost(settings.host);
+  // allow to another host: libpq would try plaintext first and send the password if the server
+  // takes it; the lab asks for TLS first instead and refuses if none is offered.
+  const effective: PostgresSettings =
+    !loopback && settings.sslMode === "allow" ? { ...settings, sslMode: "prefer" } : settings;
+  let plan = tlsPlan(effective);
+  const connectionOf = (ssl: ConnectionInfo["ssl"]): ConnectionInfo => ({
+    host: settings.host,
+    port: settings.port,
+    user: settings.user,
+    password: settings.password ?? "",
+    database: settings.database,
+    ssl,
+    libpqEnvironment: libpqEnvironment(effective),
+    applicationName: settings.applicationName,
+    options: settings.options,
+    connectTimeoutSeconds: settings.connectTimeoutSeconds,
+  });
+  let admin = connectionOf(plan.ssl);
+  const open = async (c: ConnectionInfo): Promise<Client> => {
+    const client = new Client(
+      postgresClientConfig(c, { connectionTimeoutMillis: (c.connectTimeoutSeconds ?? 10) * 1000 }),
+    );
+    client.on("error", () => undefined);
+    await client.connect();
+    return client;
+  };
+  const failed = (error: unknown, what: string) =>
+    new Error(
+      `Cannot reach the external PostgreSQL at ${redactUri(uri)}${what}: ${redactText((error as Error).message)}`,
+      { cause: error },
+    );
+  let client: Client;
+  try {
+    client = await open(admin);
+  } catch (error) {
+    const noTls = error instanceof Error && NO_TLS_FROM_SERVER.test(error.message);
+    if (noTls && effective.sslMode === "prefer" && loopback) {
+      // prefer on this machine: libpq falls back to plaintext, and so does the lab.
+      plan = { ssl: false, certificate: "none" };
+      admin = connectionOf(false);
+      try {
+        client = await open(admin);
+      } catch (again) {
+        throw failed(again, "");
+      }
+    } else if (noTls && effective.sslMode === "prefer") {
+      throw new PlaintextRefusedError(
+        `${settings.host} does not offer TLS (it answered the SSL request with "N"), and sslmode=${settings.sslMode} ` +
+          `would fall back to plaintext; nothing was sent but that request. ${optOut(settings)}`,
+        { cause: error },
+      );
+    } else if (noTls) {
+      throw failed(
+        error,
+        ` (sslmode=${settings.sslMode}: the server does not accept TLS connections, ssl = off there)`,
+      );
+    } else {
+      const tlsHint =
+        plan.ssl &&
+        error instanceof Error &&
+        /certificate|self.signed|altnames|hostname|CA|SSL|TLS/i.test(error.message)
+          ? ` (sslmode=${effective.sslMode}, sslrootcert=${settings.sslRootCert ?? "none"}: the server's certificate was not accepted)`
+          : "";
+      throw failed(error, tlsHint);
+    }
+  }
+  try {
+    const transport = await transportOf(client, settings, plan.certificate);
+    if (
+      !transport.tls &&
+      !loopback &&
+      !(settings.sslMode === "disable" && settings.sslModeSource === "connection string")
+    ) {
+      throw new PlaintextRefusedError(
+        `the session to ${settings.host} is not encrypted (pg_stat_ssl). ${optOut(settings)}`,
+      );
+    }
+    return { client, settings, admin, transport };
+  } catch (error) {
+    await client.end().catch(() => undefined);
+    throw error;
   }
 }
 
@@ -66,7 +224,9 @@ class ExternalPostgresServer implements StartedServer {
   readonly kind = "external" as const;
   readonly engine = "postgresql" as const;
   readonly id: string;
-  private stopped = false;
+  private stopping: Promise<void> | undefined;
+  /** SIGTERM or SIGHUP mid-run drops the database too (a Stop or SIGINT ends the run, whose finally does). */
+  private readonly forget: () => void;
 
   constructor(
     readonly connection: ConnectionInfo,
@@ -74,13 +234,26 @@ class ExternalPostgresServer implements StartedServer {
     private readonly version: string,
     private readonly redacted: string,
     private readonly spec: ServerSpec,
+    private readonly transport: TransportSecurity,
+    private readonly settings: PostgresSettings,
   ) {
     this.id = connection.database;
+    this.forget = onShutdown(() => this.stop());
   }
 
+  /** A libpq URI with the password: for drivers only (TLS files as libpq names them). */
   get uri(): string {
     const c = this.connection;
-    return `postgresql://${encodeURIComponent(c.user)}:${encodeURIComponent(c.password)}@${c.host}:${c.port}/${c.database}`;
+    const s = this.settings;
+    const query = new URLSearchParams({ sslmode: s.sslMode });
+    if (s.sslRootCert) query.set("sslrootcert", s.sslRootCert);
+    if (s.sslCert) query.set("sslcert", s.sslCert);
+    if (s.sslKey) query.set("sslkey", s.sslKey);
+    const host = c.host.startsWith("/") ? encodeURIComponent(c.host) : c.host.includes(":") ? `[${c.host}]` : c.host;
+    return (
+      `postgresql://${encodeURIComponent(c.user)}:${encodeURIComponent(c.password)}@${host}:${c.port}/` +
+      `${encodeURIComponent(c.database)}?${query.toString().replace(/\+/g, "%20")}`
+    );
   }
 
   get description(): ServerDescription {
@@ -92,6 +265,7 @@ class ExternalPostgresServer implements StartedServer {
       // An external server keeps its own settings: the spec's are recorded as "asked for", not applied.
       settings: this.spec.settings,
       address: `${this.connection.host}:${this.connection.port}`,
+      transport: this.transport,
     };
   }
 
@@ -99,10 +273,16 @@ class ExternalPostgresServer implements StartedServer {
     throw new Error("An external server cannot be restarted by the lab; this step needs an embedded or docker target");
   }
 
-  async stop(): Promise<void> {
-    if (this.stopped) return;
-    this.stopped = true;
-    const client = new Client(this.admin);
+  /** Idempotent; a second caller (the run's finally while a signal's cleanup runs) waits for the same drop. */
+  stop(): Promise<void> {
+    this.stopping ??= this.drop();
+    return this.stopping;
+  }
+
+  private async drop(): Promise<void> {
+    this.forget();
+    const client = new Client(postgresClientConfig(this.admin, { applicationName: "dblab-admin" }));
+    client.on("error", () => undefined);
     await client.connect();
     try {
       await client.query(`DROP DATABASE IF EXISTS ${this.connection.database} WITH (FORCE)`);

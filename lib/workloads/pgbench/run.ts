@@ -69,26 +69,29 @@ export class PgbenchAbortedError extends Error {
   }
 }
 
-function childEnv(password: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {
+/**
+ * pgbench's environment: the server's own libpq settings (an external server's sslmode, CA, client
+ * certificate, options, as the lab resolved them from its URI and PG* variables) and the password,
+ * in this child's environment only. No PG* variable is inherited: for a server the lab runs, the
+ * user's PGSSLMODE or PGOPTIONS would change what is measured, and for an external one they have
+ * already been read. PGAPPNAME stays unset, so the load's sessions are "pgbench" as 03 and 04 count them.
+ */
+function childEnv(connection: Pick<ConnectionInfo, "password" | "libpqEnvironment">): NodeJS.ProcessEnv {
+  return {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
     LANG: "C",
     LC_ALL: "C",
-    PGPASSWORD: password,
+    ...connection.libpqEnvironment,
+    PGPASSWORD: connection.password,
   };
-  // TLS settings of an external server are the only PG* variables worth inheriting; the rest
-  // (PGHOST, PGOPTIONS, …) would silently change what is measured.
-  for (const name of ["PGSSLMODE", "PGSSLROOTCERT", "PGSSLCERT", "PGSSLKEY"])
-    if (process.env[name]) env[name] = process.env[name];
-  return env;
 }
 
 /** Runs pgbench on the host; progress lines stream to `onLine` as they arrive. */
 function runOnHost(
   file: string,
   args: readonly string[],
-  password: string,
+  connection: Pick<ConnectionInfo, "password" | "libpqEnvironment">,
   workDir: string,
   options: { signal?: AbortSignal; onStart?: (ms: number) => void; onLine?: (line: string) => void; timeoutMs: number },
 ): Promise<Omit<RawRun, "logs">> {
@@ -99,7 +102,7 @@ function runOnHost(
     // end through onAbort below (the run then says "interrupted"), not fail a trial on its own.
     const child = spawn(file, [...args], {
       cwd: workDir,
-      env: childEnv(password),
+      env: childEnv(connection),
       stdio: ["ignore", "pipe", "pipe"],
       detached: true,
     });
@@ -237,7 +240,7 @@ export async function initPgbench(
   if (r.kind === "host") {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-pgbench-init-"));
     try {
-      raw = await runOnHost(r.path, args, password, dir, { timeoutMs: 24 * 3600_000, signal: o.signal });
+      raw = await runOnHost(r.path, args, server.connection, dir, { timeoutMs: 24 * 3600_000, signal: o.signal });
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -305,7 +308,7 @@ export async function runPgbench(server: StartedServer, o: RunOptions): Promise<
     try {
       if (o.script) fs.writeFileSync(path.join(dir, o.script.name), o.script.text);
       args = argsFor(dir);
-      const run = await runOnHost(runner.path, args, password, dir, {
+      const run = await runOnHost(runner.path, args, server.connection, dir, {
         signal: o.signal,
         onStart: (ms) => {
           startedAt = ms;

@@ -1,0 +1,455 @@
+/**
+ * PostgreSQL connection strings read with libpq's rules, so that what works in `psql "$URI"` works
+ * in the lab: the URI and `key=value` forms, then a service (`service=` or PGSERVICE, from
+ * pg_service.conf), then the PG* environment variables, then libpq's defaults — each filling only
+ * what the one before left unset — and finally the password file (PGPASSFILE or ~/.pgpass) when no
+ * password was given. https://www.postgresql.org/docs/current/libpq-connect.html
+ *
+ * A keyword libpq knows but the lab cannot honour (hostaddr, channel_binding, gssencmode, …) is
+ * refused by name rather than dropped: a setting silently ignored is how a TLS requirement turned
+ * into a plaintext connection before.
+ */
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { parse as parseUriAuthority } from "pg-connection-string";
+import pgpassHelper from "pgpass/lib/helper";
+import { ParameterError } from "../../params/validate";
+
+export const SSL_MODES = ["disable", "allow", "prefer", "require", "verify-ca", "verify-full"] as const;
+export type SslMode = (typeof SSL_MODES)[number];
+
+/** Where a setting came from, in libpq's order of precedence. */
+export type SettingSource = "connection string" | "service file" | "environment" | "default";
+
+/** The keywords the lab honours, with the environment variable libpq reads for each. */
+const HONOURED: Readonly<Record<string, string | undefined>> = {
+  host: "PGHOST",
+  port: "PGPORT",
+  dbname: "PGDATABASE",
+  user: "PGUSER",
+  password: "PGPASSWORD",
+  passfile: "PGPASSFILE",
+  service: "PGSERVICE",
+  sslmode: "PGSSLMODE",
+  sslrootcert: "PGSSLROOTCERT",
+  sslcert: "PGSSLCERT",
+  sslkey: "PGSSLKEY",
+  ssl_min_protocol_version: "PGSSLMINPROTOCOLVERSION",
+  ssl_max_protocol_version: "PGSSLMAXPROTOCOLVERSION",
+  application_name: "PGAPPNAME",
+  fallback_application_name: undefined,
+  connect_timeout: "PGCONNECT_TIMEOUT",
+  options: "PGOPTIONS",
+  client_encoding: "PGCLIENTENCODING",
+};
+
+/**
+ * libpq keywords the lab does not implement. Given, they are refused: each changes how or to whom
+ * the connection is made, and the lab's clients (node-postgres, pgbench) would not agree on it.
+ */
+const NOT_HONOURED = new Set([
+  "hostaddr",
+  "require_auth",
+  "channel_binding",
+  "keepalives",
+  "keepalives_idle",
+  "keepalives_interval",
+  "keepalives_count",
+  "tcp_user_timeout",
+  "replication",
+  "gssencmode",
+  "sslnegotiation",
+  "sslcompression",
+  "sslpassword",
+  "sslcertmode",
+  "sslcrl",
+  "sslcrldir",
+  "sslsni",
+  "requirepeer",
+  "krbsrvname",
+  "gsslib",
+  "gssdelegation",
+  "target_session_attrs",
+  "load_balance_hosts",
+  "min_protocol_version",
+  "max_protocol_version",
+  "scram_client_key",
+  "scram_server_key",
+  "oauth_issuer",
+  "oauth_client_id",
+  "oauth_client_secret",
+  "oauth_scope",
+]);
+
+/** URI query names libpq accepts as aliases (its `ssl=true` means sslmode=require). */
+const URI_ALIASES: Readonly<Record<string, string>> = { ssl: "sslmode" };
+
+/** Settings of one PostgreSQL connection, resolved as libpq would resolve them. */
+export interface PostgresSettings {
+  /** A host name, an IP address, or a Unix-socket directory (starts with "/"). */
+  readonly host: string;
+  readonly port: number;
+  readonly user: string;
+  /** Undefined when nothing supplied one (the server may not ask). */
+  readonly password: string | undefined;
+  readonly passwordSource: SettingSource | "password file" | "none";
+  readonly database: string;
+  readonly sslMode: SslMode;
+  /** Where sslmode came from: only "connection string" counts as the user saying so for plaintext. */
+  readonly sslModeSource: SettingSource;
+  /** A file, or "system" (the platform's trusted roots, as libpq ≥ 16). Undefined: none found. */
+  readonly sslRootCert: string | undefined;
+  readonly sslCert: string | undefined;
+  readonly sslKey: string | undefined;
+  readonly sslMinProtocolVersion: string | undefined;
+  readonly sslMaxProtocolVersion: string | undefined;
+  readonly applicationName: string | undefined;
+  readonly connectTimeoutSeconds: number | undefined;
+  readonly options: string | undefined;
+  readonly clientEncoding: string | undefined;
+}
+
+/** Keyword → value, as the string itself says (no environment, no defaults). */
+export function parseConnectionString(text: string): Map<string, string> {
+  const trimmed = text.trim();
+  if (/^postgres(ql)?:\/\//i.test(trimmed)) return parseUri(trimmed);
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed)) {
+    throw new ParameterError(
+      `"${trimmed.replace(/:\/\/.*/, "://…")}" is not a PostgreSQL connection string (a URI starts with postgresql://)`,
+    );
+  }
+  return parseKeywordValue(trimmed);
+}
+
+function checkKeyword(keyword: string, form: string): void {
+  if (keyword in HONOURED) return;
+  if (NOT_HONOURED.has(keyword)) {
+    throw new ParameterError(
+      `the connection setting "${keyword}" is not supported by the lab (its clients could not all honour it); remove it`,
+    );
+  }
+  throw new ParameterError(`invalid ${form} "${keyword}" in the PostgreSQL connection string`);
+}
+
+function decodePercent(text: string, what: string): string {
+  // libpq decodes %XX only; unlike a URL query, "+" stays a plus sign.
+  try {
+    return decodeURIComponent(text);
+  } catch (error) {
+    throw new ParameterError(`invalid percent-encoding in the connection URI's ${what}`, { cause: error });
+  }
+}
+
+/**
+ * The URI form. The authority (user, password, host, port) goes through pg-connection-string, the
+ * parser node-postgres itself uses (IPv6 brackets, %2F socket paths, an empty host); the path and
+ * the query are read here, because that library decodes the query as a URL form ("+" becomes a
+ * space, which libpq does not do), reads certificate files and decides sslmode with node-postgres's
+ * meanings rather than libpq's, and cannot merge the environment underneath.
+ */
+function parseUri(uri: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const match = /^(postgres(?:ql)?:\/\/)([^/?#]*)(\/[^?#]*)?(?:\?([^#]*))?(#.*)?$/i.exec(uri);
+  if (!match)
+    throw new ParameterError("the connection URI is malformed (expected postgresql://user@host:port/dbname?…)");
+  const [, scheme, authority, pathPart, query] = match;
+  const hostPart = authority.slice(authority.lastIndexOf("@") + 1);
+  if (hostPart.includes(",")) {
+    const hosts = hostPart.split(",").map((h) => h.replace(/:\d*$/, "") || "(empty)");
+    throw new ParameterError(
+      `the connection URI names ${hosts.length} hosts (${hosts.join(", ")}); the lab measures one server: name one host`,
+    );
+  }
+  let parsed: ReturnType<typeof parseUriAuthority>;
+  try {
+    parsed = parseUriAuthority(`${scheme}${authority}/`);
+  } catch (error) {
+    throw new ParameterError(
+      `the connection URI's host part "${hostPart}" is malformed (host, host:port or [IPv6]:port, port 1–65535)`,
+      { cause: error },
+    );
+  }
+  if (parsed.user) out.set("user", parsed.user);
+  if (parsed.password) out.set("password", parsed.password);
+  if (parsed.host) out.set("host", parsed.host);
+  if (parsed.port) out.set("port", parsed.port);
+  const database = (pathPart ?? "").replace(/^\//, "");
+  if (database) out.set("dbname", decodePercent(database, "database name"));
+  for (const pair of (query ?? "").split("&").filter(Boolean)) {
+    const eq = pair.indexOf("=");
+    if (eq < 0) throw new ParameterError(`the connection URI's query parameter "${pair}" has no "="`);
+    let key = decodePercent(pair.slice(0, eq), "query");
+    let value = decodePercent(pair.slice(eq + 1), "query");
+    if (key in URI_ALIASES) {
+      if (key === "ssl" && value !== "true") {
+        throw new ParameterError(`the connection URI's "ssl=${value}" is not understood (libpq takes ssl=true only)`);
+      }
+      key = URI_ALIASES[key];
+      value = "require";
+    }
+    checkKeyword(key, "URI query parameter");
+    out.set(key, value);
+  }
+  return out;
+}
+
+/**
+ * The `key=value` form (libpq's conninfo): whitespace between pairs, optional spaces around "=",
+ * single quotes around values with spaces, backslash escaping a quote or a backslash. Written here
+ * because no kept npm package parses it (pg-connection-string takes URIs only).
+ */
+function parseKeywordValue(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  let i = 0;
+  const n = text.length;
+  const skipSpace = () => {
+    while (i < n && /\s/.test(text[i])) i++;
+  };
+  skipSpace();
+  while (i < n) {
+    const start = i;
+    while (i < n && text[i] !== "=" && !/\s/.test(text[i])) i++;
+    const keyword = text.slice(start, i);
+    skipSpace();
+    if (text[i] !== "=") {
+      throw new ParameterError(`missing "=" after "${keyword}" in the connection string (expected key=value pairs)`);
+    }
+    i++;
+    skipSpace();
+    let value = "";
+    if (text[i] === "'") {
+      i++;
+      let closed = false;
+      while (i < n) {
+        const c = text[i];
+        if (c === "\\" && i + 1 < n) {
+          value += text[i + 1];
+          i += 2;
+        } else if (c === "'") {
+          i++;
+          closed = true;
+          break;
+        } else {
+          value += c;
+          i++;
+        }
+      }
+      if (!closed) throw new ParameterError(`unterminated quoted value for "${keyword}" in the connection string`);
+    } else {
+      while (i < n && !/\s/.test(text[i])) {
+        if (text[i] === "\\" && i + 1 < n) i++;
+        value += text[i];
+        i++;
+      }
+    }
+    checkKeyword(keyword, "connection option");
+    out.set(keyword, value);
+    skipSpace();
+  }
+  return out;
+}
+
+/** pg_service.conf: `[name]` sections of `key=value` lines, `#` comments. */
+function readService(name: string, env: NodeJS.ProcessEnv): Map<string, string> {
+  const home = env.HOME ?? os.homedir();
+  const files = [
+    env.PGSERVICEFILE ?? path.join(home, ".pg_service.conf"),
+    path.join(env.PGSYSCONFDIR ?? "/etc/postgresql-common", "pg_service.conf"),
+  ];
+  for (const file of files) {
+    let text: string;
+    try {
+      text = fs.readFileSync(file, "utf8");
+    } catch {
+      continue;
+    }
+    let inSection = false;
+    const found = new Map<string, string>();
+    for (const [index, raw] of text.split(/\r?\n/).entries()) {
+      const line = raw.trim();
+      if (!line || line.startsWith("#")) continue;
+      const section = /^\[(.*)\]$/.exec(line);
+      if (section) {
+        if (inSection) return found;
+        inSection = section[1] === name;
+        continue;
+      }
+      if (!inSection) continue;
+      const eq = line.indexOf("=");
+      if (eq < 0) throw new ParameterError(`syntax error in service file "${file}", line ${index + 1}`);
+      const key = line.slice(0, eq).trim();
+      if (key === "service") throw new ParameterError(`nested "service" in service file "${file}", line ${index + 1}`);
+      checkKeyword(key, `keyword in service file "${file}":`);
+      found.set(key, line.slice(eq + 1).trim());
+    }
+    if (inSection) return found;
+  }
+  throw new ParameterError(`definition of service "${name}" not found (looked in ${files.join(" and ")})`);
+}
+
+/** True for an address on this machine: a Unix socket, localhost, 127.0.0.0/8, ::1. */
+export function isLoopbackHost(host: string): boolean {
+  if (host.startsWith("/") || host.startsWith("@")) return true;
+  if (host.toLowerCase() === "localhost") return true;
+  if (net.isIPv4(host)) return host.startsWith("127.");
+  if (net.isIPv6(host)) return host === "::1" || /^::ffff:127\./i.test(host);
+  return false;
+}
+
+function existing(file: string): string | undefined {
+  return fs.existsSync(file) ? file : undefined;
+}
+
+/**
+ * The connection `text` names, with the service file, `env` and libpq's defaults underneath, and the
+ * password file consulted when no password was given. Bad input is a ParameterError naming the
+ * setting, never echoing a password.
+ */
+export async function resolvePostgresSettings(
+  text: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<PostgresSettings> {
+  const given = parseConnectionString(text);
+  const service = given.get("service") ?? env.PGSERVICE;
+  const fromService = service ? readService(service, env) : new Map<string, string>();
+  const sources = new Map<string, SettingSource>();
+  const value = (keyword: string): string | undefined => {
+    const layers: [SettingSource, string | undefined][] = [
+      ["connection string", given.get(keyword)],
+      ["service file", fromService.get(keyword)],
+      ["environment", HONOURED[keyword] ? env[HONOURED[keyword] as string] : undefined],
+    ];
+    for (const [source, v] of layers) {
+      // libpq treats an empty environment variable as unset, and an empty keyword value as given.
+      if (v !== undefined && (source !== "environment" || v !== "")) {
+        sources.set(keyword, source);
+        return v;
+      }
+    }
+    sources.set(keyword, "default");
+    return undefined;
+  };
+
+  const hostValue = value("host");
+  if (hostValue === undefined || hostValue === "") {
+    throw new ParameterError("the PostgreSQL connection names no host: put one in the URI (or host=…, or PGHOST)");
+  }
+  if (hostValue.includes(",")) {
+    throw new ParameterError(
+      `the connection names several hosts (${hostValue}); the lab measures one server: name one host`,
+    );
+  }
+  const portText = value("port") ?? "5432";
+  if (portText.includes(",")) {
+    throw new ParameterError(`the connection names several ports (${portText}); the lab measures one server`);
+  }
+  const port = Number(portText);
+  if (!/^\d+$/.test(portText) || port < 1 || port > 65535) {
+    throw new ParameterError(`invalid port "${portText}" in the PostgreSQL connection (a number 1–65535)`);
+  }
+  const user = value("user") || os.userInfo().username;
+  const database = value("dbname") || user;
+
+  const modeText = value("sslmode");
+  const sslModeSource = sources.get("sslmode") ?? "default";
+  let sslMode = (modeText ?? "prefer") as SslMode;
+  if (!(SSL_MODES as readonly string[]).includes(sslMode)) {
+    throw new ParameterError(`invalid sslmode "${modeText}" (one of ${SSL_MODES.join(", ")})`);
+  }
+  const postgresDir = path.join(env.HOME ?? os.homedir(), ".postgresql");
+  const rootCertGiven = value("sslrootcert");
+  const sslRootCert = rootCertGiven ?? existing(path.join(postgresDir, "root.crt"));
+  if (rootCertGiven !== undefined && rootCertGiven !== "system" && !fs.existsSync(rootCertGiven)) {
+    throw new ParameterError(`root certificate file "${rootCertGiven}" (sslrootcert) does not exist`);
+  }
+  // libpq ≥ 16: the system's roots vouch for anyone holding a public certificate, so only a host-name
+  // check makes them mean anything: sslrootcert=system defaults sslmode to verify-full and refuses weaker.
+  if (sslRootCert === "system" && sslModeSource === "default") sslMode = "verify-full";
+  if (sslRootCert === "system" && sslMode !== "verify-full") {
+    throw new ParameterError(`weak sslmode "${sslMode}" may not be used with sslrootcert=system (use "verify-full")`);
+  }
+  const sslCert = value("sslcert") ?? existing(path.join(postgresDir, "postgresql.crt"));
+  const sslKey = value("sslkey") ?? existing(path.join(postgresDir, "postgresql.key"));
+  for (const [keyword, file] of [
+    ["sslcert", sslCert],
+    ["sslkey", sslKey],
+  ] as const) {
+    if (file !== undefined && sources.get(keyword) !== "default" && !fs.existsSync(file)) {
+      throw new ParameterError(`certificate file "${file}" (${keyword}) does not exist`);
+    }
+  }
+  const protocol = (keyword: string): string | undefined => {
+    const v = value(keyword);
+    if (v !== undefined && !/^TLSv1(\.[0-3])?$/.test(v)) {
+      throw new ParameterError(`invalid ${keyword} "${v}" (TLSv1, TLSv1.1, TLSv1.2 or TLSv1.3)`);
+    }
+    return v;
+  };
+  const timeoutText = value("connect_timeout");
+  let connectTimeoutSeconds: number | undefined;
+  if (timeoutText !== undefined && timeoutText !== "") {
+    if (!/^-?\d+$/.test(timeoutText)) throw new ParameterError(`invalid connect_timeout "${timeoutText}" (seconds)`);
+    // libpq: zero, negative or not given means wait indefinitely; 1 is raised to 2.
+    const t = Number(timeoutText);
+    connectTimeoutSeconds = t <= 0 ? undefined : Math.max(2, t);
+  }
+
+  let password = value("password");
+  let passwordSource: PostgresSettings["passwordSource"] =
+    password !== undefined ? (sources.get("password") ?? "none") : "none";
+  if (password === undefined) {
+    const passfile = value("passfile") ?? pgpassHelper.getFileName(env);
+    password = await passwordFromFile(passfile, { host: hostValue, port, database, user });
+    if (password !== undefined) passwordSource = "password file";
+  }
+
+  return {
+    host: hostValue,
+    port,
+    user,
+    password,
+    passwordSource,
+    database,
+    sslMode,
+    sslModeSource,
+    sslRootCert,
+    sslCert,
+    sslKey,
+    sslMinProtocolVersion: protocol("ssl_min_protocol_version"),
+    sslMaxProtocolVersion: protocol("ssl_max_protocol_version"),
+    applicationName: value("application_name") ?? value("fallback_application_name"),
+    connectTimeoutSeconds,
+    options: value("options"),
+    clientEncoding: value("client_encoding"),
+  };
+}
+
+/**
+ * A password from a .pgpass file, through the `pgpass` package (node-postgres's own reader: the
+ * file's format, `*` wildcards, `\:` escapes, and libpq's refusal of a file others can read). Its
+ * default entry point reads PGPASSFILE from process.env only, so the file named by `passfile=` is
+ * opened here and handed to its matcher.
+ */
+async function passwordFromFile(
+  file: string,
+  target: { host: string; port: number; database: string; user: string },
+): Promise<string | undefined> {
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(file);
+  } catch {
+    return undefined;
+  }
+  if (!pgpassHelper.usePgPass(stat, file)) return undefined;
+  // libpq matches a Unix-socket connection in the default directory against "localhost".
+  const host = target.host.startsWith("/") ? "localhost" : target.host;
+  return new Promise((resolve) => {
+    pgpassHelper.getPassword(
+      { host, port: String(target.port), database: target.database, user: target.user },
+      fs.createReadStream(file),
+      (password) => resolve(password),
+    );
+  });
+}

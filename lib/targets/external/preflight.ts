@@ -1,0 +1,190 @@
+/**
+ * Before the lab changes anything on someone else's server: what it is, what the role may do,
+ * which of the extensions the notebook uses are there, whether the connections it will open fit,
+ * and so what the notebook will and will not measure there. A missing privilege the notebook cannot
+ * do without is a refusal naming it, before the lab's database is created — not the error of
+ * whichever statement happened to need it first.
+ */
+import type { Client } from "pg";
+import type { ConnectionInfo, ExtensionUse, ServerSpec, TransportSecurity } from "../types";
+import { transportText } from "./tls-options";
+
+export interface ExtensionState {
+  readonly name: string;
+  readonly available: boolean;
+  readonly preloaded: boolean;
+  /** This role can CREATE EXTENSION it in a database it owns (superuser, trusted, or not superuser-only). */
+  readonly creatable: boolean;
+  /** The figures it gives can be had here. */
+  readonly usable: boolean;
+  readonly why?: string;
+}
+
+export interface PreflightReport {
+  readonly version: string;
+  readonly role: string;
+  readonly superuser: boolean;
+  readonly createdb: boolean;
+  readonly checkpoint: boolean;
+  readonly extensions: readonly ExtensionState[];
+  /** Connections the server can still give this role (max_connections less reserved and in use). */
+  readonly freeConnections: number;
+  readonly clients: number;
+  /** The pre-flight as printed. */
+  readonly text: string;
+  /** Set when the notebook cannot run here: the sentence says which privilege or setting is missing. */
+  readonly refusal?: string;
+}
+
+/** The lab's own sessions beside the workload's: admin, metadata, watchdog, activity sampler. */
+const LAB_SESSIONS = 4;
+
+/** The server's side of a spec, read on the lab's first session (no change made). */
+export async function preflight(
+  client: Client,
+  spec: ServerSpec,
+  connection: ConnectionInfo,
+  transport: TransportSecurity,
+): Promise<PreflightReport> {
+  const { rows } = await client.query<{
+    version: string;
+    role: string;
+    superuser: boolean;
+    createdb: boolean;
+    member_of: string[];
+    max_connections: number;
+    reserved: number;
+    in_use: number;
+    preload: string;
+    loaded: string[];
+  }>(
+    `SELECT current_setting('server_version') AS version, current_user AS role,
+            r.rolsuper AS superuser, r.rolcreatedb AS createdb,
+            ARRAY(SELECT g.rolname::text FROM pg_roles g WHERE pg_has_role(current_user, g.oid, 'MEMBER')) AS member_of,
+            current_setting('max_connections')::int AS max_connections,
+            current_setting('superuser_reserved_connections')::int
+              + coalesce(nullif(current_setting('reserved_connections', true), ''), '0')::int AS reserved,
+            (SELECT count(*)::int FROM pg_stat_activity WHERE backend_type = 'client backend') AS in_use,
+            -- Hidden from roles without pg_read_all_settings (a managed server's usual role): then ''.
+            coalesce((SELECT setting FROM pg_settings WHERE name = 'shared_preload_libraries'), '') AS preload,
+            -- A loaded library's own settings (pg_stat_statements.max …) show in pg_settings for anyone.
+            ARRAY(SELECT DISTINCT split_part(name, '.', 1) FROM pg_settings WHERE name LIKE '%.%') AS loaded
+       FROM pg_roles r WHERE r.rolname = current_user`,
+  );
+  const r = rows[0];
+  const members = new Set(r.member_of);
+  const preloaded = new Set(
+    r.preload
+      .split(",")
+      .map((s) => s.trim().replace(/^"|"$/g, ""))
+      .filter(Boolean)
+      .concat(r.loaded),
+  );
+  const uses = spec.uses;
+  const wanted: readonly ExtensionUse[] = uses?.extensions ?? [];
+  const { rows: ext } = await client.query<{ name: string; superuser: boolean; trusted: boolean }>(
+    `SELECT e.name, v.superuser, v.trusted
+       FROM pg_available_extensions e
+       JOIN pg_available_extension_versions v ON v.name = e.name AND v.version = e.default_version
+      WHERE e.name = ANY($1)`,
+    [wanted.map((e) => e.name)],
+  );
+  const found = new Map(ext.map((e) => [e.name, e]));
+  // pg_walinspect's functions are revoked from PUBLIC and granted to pg_read_server_files (PostgreSQL ≥ 15).
+  const readsWal = r.superuser || members.has("pg_read_server_files");
+  const extensions: ExtensionState[] = wanted.map((use) => {
+    const e = found.get(use.name);
+    const available = e !== undefined;
+    const isPreloaded = preloaded.has(use.name);
+    const creatable = available && (r.superuser || !e.superuser || e.trusted);
+    let why: string | undefined;
+    if (!available) why = "not installed on the server";
+    else if (!creatable) why = `CREATE EXTENSION ${use.name} needs a superuser here`;
+    else if (use.preload && !isPreloaded) why = "not in shared_preload_libraries, so it counts nothing";
+    else if (use.name === "pg_walinspect" && !readsWal) why = "reading the WAL needs superuser or pg_read_server_files";
+    return { name: use.name, available, preloaded: isPreloaded, creatable, usable: why === undefined, why };
+  });
+  const checkpoint = r.superuser || members.has("pg_checkpoint");
+  const freeConnections = r.max_connections - r.reserved - r.in_use;
+  const clients = (uses?.clients ?? 0) + LAB_SESSIONS;
+  const alterSystem = uses?.alterSystem
+    ? r.superuser ||
+      (
+        await client.query<{ ok: boolean }>(
+          "SELECT coalesce(has_parameter_privilege($1, 'ALTER SYSTEM'), false) AS ok",
+          [uses.alterSystem.parameter],
+        )
+      ).rows[0].ok
+    : true;
+
+  const refusals: string[] = [];
+  if (!r.superuser && !r.createdb) {
+    refusals.push(
+      `role "${r.role}" has no CREATEDB privilege: the lab works only inside a database it creates and drops ` +
+        `(ALTER ROLE ${r.role} CREATEDB, or connect as a role that has it)`,
+    );
+  }
+  if (!checkpoint) {
+    refusals.push(
+      `role "${r.role}" may not run CHECKPOINT (superuser, or a member of pg_checkpoint): every notebook ` +
+        `checkpoints before a timed window so that no trial pays for the one before (GRANT pg_checkpoint TO ${r.role})`,
+    );
+  }
+  for (const e of extensions) {
+    const use = wanted.find((w) => w.name === e.name);
+    if (use?.required && !e.usable)
+      refusals.push(`${e.name} is ${e.why}, and ${uses?.notebook} needs it for ${use.measures}`);
+  }
+  if (uses?.alterSystem && !alterSystem) {
+    refusals.push(
+      `role "${r.role}" may not ALTER SYSTEM SET ${uses.alterSystem.parameter}, which ${uses.notebook} needs for ` +
+        `${uses.alterSystem.measures} (GRANT ALTER SYSTEM ON PARAMETER ${uses.alterSystem.parameter} TO ${r.role})`,
+    );
+  }
+  if (clients > freeConnections) {
+    refusals.push(
+      `the run opens up to ${clients} sessions and the server has ${freeConnections} free ` +
+        `(max_connections ${r.max_connections}, ${r.reserved} reserved, ${r.in_use} in use): lower the clients asked for`,
+    );
+  }
+
+  const yes = (b: boolean) => (b ? "yes" : "no");
+  const lines = [
+    `Pre-flight${uses ? ` for ${uses.notebook}` : ""}: PostgreSQL ${r.version} at ${connection.host}:${connection.port}`,
+    `  connection   ${transportText(transport)}`,
+    `  role         ${r.role}: superuser ${yes(r.superuser)} · CREATEDB ${yes(r.createdb)} · CHECKPOINT ${yes(checkpoint)}` +
+      (uses?.alterSystem ? ` · ALTER SYSTEM ${uses.alterSystem.parameter} ${yes(alterSystem)}` : ""),
+    `  connections  max_connections ${r.max_connections} (${r.reserved} reserved), ${r.in_use} in use → ` +
+      `${freeConnections} free; this run opens up to ${clients}`,
+  ];
+  if (extensions.length === 0) lines.push("  extensions   none used");
+  for (const [i, e] of extensions.entries()) {
+    const use = wanted[i];
+    const state = e.available
+      ? `available${use.preload ? `, ${e.preloaded ? "preloaded" : "not preloaded"}` : ""}`
+      : "not available";
+    lines.push(
+      `  ${i === 0 ? "extensions  " : "            "} ${e.name} (${state}): ${use.measures} — ` +
+        (e.usable ? "measured" : `NOT measured (${e.why})`),
+    );
+  }
+  lines.push(
+    refusals.length
+      ? `  → refused: ${refusals.join("; ")}`
+      : "  → ready: the lab creates its own database there (dblab_…) and drops it at the end",
+  );
+  return {
+    version: r.version,
+    role: r.role,
+    superuser: r.superuser,
+    createdb: r.createdb,
+    checkpoint,
+    extensions,
+    freeConnections,
+    clients,
+    text: lines.join("\n"),
+    refusal: refusals.length
+      ? `The external PostgreSQL at ${connection.host}:${connection.port} cannot run ${uses?.notebook ?? "this notebook"}: ${refusals.join("; ")}. Nothing was changed there.`
+      : undefined,
+  };
+}

@@ -1,0 +1,32 @@
+/**
+ * node-postgres options for a connection, built in one place so that a server's TLS, session
+ * options and timeout reach every client the lab opens, and the process's PG* variables do not
+ * (node-postgres reads PGSSLMODE, PGAPPNAME … itself for whatever its config leaves unset; the
+ * external target has already resolved them with libpq's rules).
+ */
+import type { ClientConfig } from "pg";
+import type { ConnectionInfo } from "./types";
+
+export interface ClientOptions {
+  /** Another database on the same server. */
+  readonly database?: string;
+  /** The lab's name for this session (its helpers are told apart by it); else the server's. */
+  readonly applicationName?: string;
+  /** Overrides the server's connect_timeout. */
+  readonly connectionTimeoutMillis?: number;
+}
+
+export function postgresClientConfig(c: ConnectionInfo, o: ClientOptions = {}): ClientConfig {
+  return {
+    host: c.host,
+    port: c.port,
+    user: c.user,
+    password: c.password,
+    database: o.database ?? c.database,
+    ssl: c.ssl ?? false,
+    application_name: o.applicationName ?? c.applicationName,
+    options: c.options,
+    connectionTimeoutMillis:
+      o.connectionTimeoutMillis ?? (c.connectTimeoutSeconds !== undefined ? c.connectTimeoutSeconds * 1000 : undefined),
+  };
+}
