@@ -5,8 +5,9 @@ import { median } from "simple-statistics";
 import { escapeHtml, show } from "../../display/output";
 import { plot } from "../../display/plotly";
 import { showRunHeader } from "../../display/run-header";
+import { showClaimsTable } from "../../display/claims";
 import { showTable, type Row } from "../../display/table";
-import { claimRows, type ClaimCheck } from "../../stats/claims";
+import type { ClaimCheck } from "../../stats/claims";
 import { intervalLabel, OUTLIER_RULE, type Interval } from "../../stats/intervals";
 import { METHOD_LABELS, type Method } from "../../workloads/create-index-after-load/plan";
 import type { CialCounterKey, PhaseName } from "../../workloads/create-index-after-load/session";
@@ -378,5 +379,5 @@ export function showIndexShapes(s: CialSummary): void {
 }
 
 export function showClaims(claims: readonly ClaimCheck[]): void {
-  showTable(claimRows(claims), { caption: "The seed's claims on this machine" });
+  showClaimsTable(claims);
 }

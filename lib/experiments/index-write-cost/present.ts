@@ -3,10 +3,11 @@
  */
 import { escapeHtml, show } from "../../display/output";
 import { plot } from "../../display/plotly";
+import { showClaimsTable } from "../../display/claims";
 import { showTable, type Row } from "../../display/table";
 import { showRunHeader } from "../../display/run-header";
 import { publishedFigures } from "../../results/reference";
-import { claimRows, verdictSummary, type ClaimCheck } from "../../stats/claims";
+import type { ClaimCheck } from "../../stats/claims";
 import { intervalLabel, OUTLIER_RULE } from "../../stats/intervals";
 import { OPERATION_LABELS } from "../../workloads/index-write-cost/operations";
 import type { IndexWriteCostRun } from "./run";
@@ -127,11 +128,11 @@ export function showSeedComparison(summaries: readonly ConditionSummary[]): void
 }
 
 export function showClaims(claims: readonly ClaimCheck[]): void {
-  showTable(claimRows(claims), {
-    caption:
-      `The seed's claims on this machine (${verdictSummary(claims)}): each declared with its regime, statistic and decision rule; ` +
+  showClaimsTable(
+    claims,
+    "The seed's claims on this machine: each declared with its regime, statistic and decision rule; " +
       "the verdict follows from where the interval lies against the rule's margins",
-  });
+  );
 }
 
 /**

@@ -5,9 +5,10 @@ import { stringify } from "csv-stringify/sync";
 import { escapeHtml, show } from "../../display/output";
 import { plot } from "../../display/plotly";
 import { showRunHeader } from "../../display/run-header";
+import { showClaimsTable } from "../../display/claims";
 import { showTable, type Row } from "../../display/table";
 import { RunStore } from "../../results/run-store";
-import { claimRows, type ClaimCheck } from "../../stats/claims";
+import type { ClaimCheck } from "../../stats/claims";
 import { intervalLabel, OUTLIER_RULE, type Interval } from "../../stats/intervals";
 import { extraIndexesFor, indexName } from "../../workloads/over-indexing/schema";
 import { latencyByLevel, perSecond, storageByLevel, tpsByLevel, workPerTransaction } from "./charts";
@@ -144,7 +145,7 @@ export function showSeedComparison(s: OverIndexingSummary): void {
 }
 
 export function showClaims(claims: readonly ClaimCheck[]): void {
-  showTable(claimRows(claims), { caption: "The seed's claims on this machine" });
+  showClaimsTable(claims);
 }
 
 /** The server counters per level: what each transaction cost the server. */

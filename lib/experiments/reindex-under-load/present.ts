@@ -5,9 +5,10 @@ import { stringify } from "csv-stringify/sync";
 import { escapeHtml, show } from "../../display/output";
 import { plot } from "../../display/plotly";
 import { showRunHeader } from "../../display/run-header";
+import { showClaimsTable } from "../../display/claims";
 import { showTable, type Row } from "../../display/table";
 import { RunStore } from "../../results/run-store";
-import { claimRows, type ClaimCheck } from "../../stats/claims";
+import type { ClaimCheck } from "../../stats/claims";
 import { intervalLabel, OUTLIER_RULE, type Interval } from "../../stats/intervals";
 import { latencyTimeline, MODE_LABELS, timeline, tpsBySet, updateLatencyBySet, waitShares } from "./charts";
 import { seedSets, seedUpdateLatency } from "./claims";
@@ -154,7 +155,7 @@ export function showSeedComparison(s: ReindexSummary): void {
 }
 
 export function showClaims(claims: readonly ClaimCheck[]): void {
-  showTable(claimRows(claims), { caption: "The seed's claims on this machine" });
+  showClaimsTable(claims);
 }
 
 /** The waits behind the numbers: pgbench's wait events, the locks, the REINDEX session's own waits. */
