@@ -6,7 +6,7 @@ import { escapeHtml, show } from "../../display/output";
 import { plot } from "../../display/plotly";
 import { showRunHeader } from "../../display/run-header";
 import { showClaimsTable } from "../../display/claims";
-import { showTable, type Row } from "../../display/table";
+import { showTable, sortedBy, type Row } from "../../display/table";
 import { RunStore } from "../../results/run-store";
 import type { ClaimCheck } from "../../stats/claims";
 import { intervalLabel, OUTLIER_RULE, type Interval } from "../../stats/intervals";
@@ -88,8 +88,14 @@ export function showLevelTable(s: OverIndexingSummary): void {
       "summarised by the exact interval of their median — its coverage is in 'interval is'",
   });
   showTable(
-    s.rounds.map((r) => ({
+    sortedBy(
+      s.rounds,
+      (r) => r.level,
+      (r) => r.repeat,
+    ).map((r) => ({
       round: r.key,
+      indexes: r.level,
+      repeat: r.repeat,
       "position in round": r.order === undefined ? "" : r.order + 1,
       tps: r1(r.tps),
       transactions: r.transactions,
@@ -105,7 +111,7 @@ export function showLevelTable(s: OverIndexingSummary): void {
     })),
     {
       caption:
-        `Every round, in the order run within its repeat (levels rotate between repeats). Outlier: ${OUTLIER_RULE}. ` +
+        `Every round, by index level and repeat; 'position in round' is the order it ran in within its repeat (levels rotate between repeats). Outlier: ${OUTLIER_RULE}. ` +
         "Flagged rounds stay in the data; each claim says whether its verdict changes without them",
     },
   );
