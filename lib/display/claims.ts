@@ -87,7 +87,7 @@ export function statisticText(claim: ClaimCheck): string {
 }
 
 /** Counts per verdict, in the order of VERDICTS: "2 held, 1 inconclusive". */
-export function verdictCounts(claims: readonly Pick<ClaimCheck, "verdict">[]): string {
+export function verdictCounts(claims: readonly { readonly verdict: string }[]): string {
   const counts = new Map<string, number>();
   for (const c of claims) counts.set(c.verdict, (counts.get(c.verdict) ?? 0) + 1);
   return Object.keys(VERDICT_STYLE)
