@@ -1,13 +1,13 @@
 /**
  * What notebook 03 shows, one call per section.
  */
-import { stringify } from "csv-stringify/sync";
 import { escapeHtml, show } from "../../display/output";
 import { plot } from "../../display/plotly";
 import { showRunHeader } from "../../display/run-header";
 import { showClaimsTable } from "../../display/claims";
 import { showTable, sortedBy, type Row } from "../../display/table";
 import { RunStore } from "../../results/run-store";
+import { summaryCsv } from "../../results/summary-csv";
 import type { ClaimCheck } from "../../stats/claims";
 import { intervalLabel, OUTLIER_RULE, type Interval } from "../../stats/intervals";
 import { extraIndexesFor, indexName } from "../../workloads/over-indexing/schema";
@@ -231,7 +231,7 @@ export function writeSummaries(run: OverIndexingRun, s: OverIndexingSummary, cla
   const compact = { ...s, rounds: s.rounds.map(({ series: _s, ...rest }) => rest) };
   return [
     store.writeSummary("summary.json", { summary: compact, claims }),
-    store.writeSummary("summary.csv", stringify(levelRows(s) as Record<string, unknown>[], { header: true })),
+    store.writeSummary("summary.csv", summaryCsv(levelRows(s), { runId: store.runId, notebook: NOTEBOOK })),
   ];
 }
 

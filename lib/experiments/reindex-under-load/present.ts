@@ -1,7 +1,6 @@
 /**
  * What notebook 04 shows, one call per section.
  */
-import { stringify } from "csv-stringify/sync";
 import { escapeHtml, show } from "../../display/output";
 import { plot } from "../../display/plotly";
 import { showRunHeader } from "../../display/run-header";
@@ -9,6 +8,7 @@ import { showClaimsTable } from "../../display/claims";
 import { showTable, sortedBy, type Row } from "../../display/table";
 import { REINDEX_MODES } from "../../workloads/reindex-under-load/run-trials";
 import { RunStore } from "../../results/run-store";
+import { summaryCsv } from "../../results/summary-csv";
 import type { ClaimCheck } from "../../stats/claims";
 import { intervalLabel, OUTLIER_RULE, type Interval } from "../../stats/intervals";
 import { latencyTimeline, MODE_LABELS, timeline, tpsBySet, updateLatencyBySet, waitShares } from "./charts";
@@ -216,7 +216,7 @@ export function writeSummaries(run: ReindexUnderLoadRun, s: ReindexSummary, clai
   const compact = { ...s, runs: s.runs.map(({ series: _s, perSample: _p, ...rest }) => rest) };
   return [
     store.writeSummary("summary.json", { summary: compact, claims }),
-    store.writeSummary("summary.csv", stringify(runRows(s) as Record<string, unknown>[], { header: true })),
+    store.writeSummary("summary.csv", summaryCsv(runRows(s), { runId: store.runId, notebook: NOTEBOOK })),
   ];
 }
 
