@@ -152,7 +152,9 @@ export function claimsTableHtml(claims: readonly ClaimCheck[], caption = "The se
         ...shortKeys.map((k) => `<td style="${cellStyle}">${escapeHtml(extra.get(k) ?? "")}</td>`),
         `<td style="${cellStyle}">${verdictBadge(c.verdict)}</td>`,
         `<td style="${cellStyle}">${escapeHtml(c.ours)}</td>`,
-        `<td style="${cellStyle}">${escapeHtml(c.decidedBy + (c.sensitivity ? ` ${c.sensitivity}` : ""))}</td>`,
+        `<td style="${cellStyle}">${escapeHtml(c.decidedBy)}` +
+          (c.sensitivity ? `<div style="color:#555;margin-top:3px">${escapeHtml(c.sensitivity)}</div>` : "") +
+          `</td>`,
         `<td style="${cellStyle}">${escapeHtml(c.why)}</td>`,
       ].join("");
       const declared: [string, string][] = [
