@@ -51,7 +51,8 @@ export function trialRow(trial: TrialRecord<object, string>, run: string, notebo
     if (isScalar(v)) put(k, v);
     else if (Array.isArray(v)) put(k, v.join(" "));
   }
-  for (const [k, v] of Object.entries(trial.counters ?? {}) as [string, unknown][]) if (typeof v === "number") row[k] = v;
+  for (const [k, v] of Object.entries(trial.counters ?? {}) as [string, unknown][])
+    if (typeof v === "number") row[k] = v;
   if (trial.unitMs?.length) {
     const sorted = [...trial.unitMs].sort((a, b) => a - b);
     const mid = Math.floor(sorted.length / 2);
