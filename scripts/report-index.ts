@@ -36,6 +36,7 @@ interface Entry {
   readonly fromRunJson?: IndexedNotebook;
   readonly html?: string;
   readonly ipynb?: string;
+  readonly pdf?: string;
 }
 
 interface Group {
@@ -70,7 +71,7 @@ function reportFiles(
   group: string,
   notebook: string,
   topRunId: string | undefined,
-): Pick<Entry, "html" | "ipynb"> {
+): Pick<Entry, "html" | "ipynb" | "pdf"> {
   const folders = [path.join(reportsDir, group), ...(topRunId === group ? [reportsDir] : [])];
   for (const folder of folders) {
     const html = path.join(folder, `${notebook}.html`);
@@ -78,7 +79,7 @@ function reportFiles(
     if (fs.existsSync(html) || fs.existsSync(ipynb)) {
       const rel = (f: string) =>
         fs.existsSync(f) ? path.relative(reportsDir, f).split(path.sep).join("/") : undefined;
-      return { html: rel(html), ipynb: rel(ipynb) };
+      return { html: rel(html), ipynb: rel(ipynb), pdf: rel(path.join(folder, `${notebook}.pdf`)) };
     }
   }
   return {};
@@ -178,7 +179,9 @@ export function indexHtml(groups: readonly Group[]): string {
         .map((e) => {
           const link = (file: string | undefined, text: string) =>
             file ? `<a href="${escapeHtml(file)}">${text}</a>` : "";
-          const files = [link(e.html, "report"), link(e.ipynb, "notebook")].filter(Boolean).join(" · ") || "no report";
+          const files =
+            [link(e.html, "report"), link(e.ipynb, "notebook"), link(e.pdf, "PDF")].filter(Boolean).join(" · ") ||
+            "no report";
           const verdicts = e.stored?.verdicts ? verdictCounts(e.stored.verdicts) : "no verdicts recorded";
           const before = e.stored ? previous(gi, e.notebookId) : undefined;
           const compare =
