@@ -15,7 +15,7 @@ export { show, liveOutput } from "./display/output";
 export { showParameters, showRunHeader } from "./display/run-header";
 export { progressReporter } from "./display/progress";
 export { showVerdictSummary, showClaimsTable } from "./display/claims";
-export { frame, trialRows } from "./display/frame";
+export { frame } from "./display/frame";
 
 export { spread } from "./stats/summary";
 export type { ClaimCheck, Verdict, Declaration, Rule } from "./stats/claims";
