@@ -86,6 +86,17 @@ export function statisticText(claim: ClaimCheck): string {
   return first.length > 120 ? `${first.slice(0, 119)}…` : first;
 }
 
+/**
+ * For a claim outside its regime, what would test it: the last clause of its reason
+ * (`notTestedAtThisScale` joins "why outside; how to test" with "; "), when that is short.
+ */
+export function howToTest(claim: ClaimCheck): string {
+  if (claim.verdict !== "not tested at this scale") return "";
+  const at = claim.decidedBy.lastIndexOf("; ");
+  const tail = at >= 0 ? claim.decidedBy.slice(at + 2).trim() : "";
+  return tail && tail.length <= 100 ? tail : "";
+}
+
 /** Counts per verdict, in the order of VERDICTS: "2 held, 1 inconclusive". */
 export function verdictCounts(claims: readonly { readonly verdict: string }[]): string {
   const counts = new Map<string, number>();
@@ -110,6 +121,7 @@ export function verdictSummaryHtml(claims: readonly ClaimCheck[]): string {
         `<li class="dblab-verdict-line" data-claim="${escapeHtml(c.id)}" data-verdict="${escapeHtml(c.verdict)}">` +
         `${verdictBadge(c.verdict)} <b>${escapeHtml(c.id)}.</b> ${escapeHtml(c.claim)}${tags}` +
         ` — <span style="color:#333">${escapeHtml(statisticText(c))}</span>` +
+        (howToTest(c) ? ` <span style="color:#666">(${escapeHtml(howToTest(c))})</span>` : "") +
         ` <a href="#${claimAnchor(c.id)}">declaration ↓</a></li>`
       );
     })

@@ -43,6 +43,8 @@ test("the verdict summary has one line per claim: its words, verdict, interval a
   assert.match(lines[1], /not tested at this scale/);
   assert.match(lines[1], /INSERT 2,000: 1\.38×/);
   assert.doesNotMatch(lines[1], /UPDATE 2,000/);
+  assert.match(lines[1], /\(--profile full tests it\)/, "what would test it");
+  assert.doesNotMatch(lines[0], /tests it/);
   assert.match(html, /1 held, 1 not tested at this scale/);
 });
 
