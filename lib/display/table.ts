@@ -30,8 +30,16 @@ export function formatNumber(value: number, digits = 3): string {
   return value.toPrecision(digits);
 }
 
+/**
+ * Rows, or a frame. Not `instanceof DataFrame`: what danfo's query, groupby and agg return is built
+ * from danfojs-base's own DataFrame class, not danfojs-node's, and would be taken for rows.
+ */
+function isRows(frame: DataFrame | readonly Row[]): frame is readonly Row[] {
+  return Array.isArray(frame);
+}
+
 export function tableHtml(frame: DataFrame | readonly Row[], options: TableOptions = {}): string {
-  const df = frame instanceof DataFrame ? frame : toDataFrame(frame);
+  const df = isRows(frame) ? toDataFrame(frame) : frame;
   const columns = df.columns as string[];
   const values = df.values as unknown[][];
   const cell = (v: unknown): string => {

@@ -2,6 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { parse } from "csv-parse/sync";
 import { frame, trialRow } from "../../lib/display/frame";
+import { tableHtml } from "../../lib/display/table";
 import { summaryCsv } from "../../lib/results/summary-csv";
 import type { TrialRecord } from "../../lib/results/run-store";
 
@@ -51,6 +52,9 @@ test("frame(run) groups like any danfo DataFrame: median by fillfactor", () => {
   const g = ok.groupby(["fillfactor"]).agg({ seconds: ["median", "count"] });
   const byFf = Object.fromEntries((g.values as number[][]).map(([ff, median, n]) => [ff, [median, n]]));
   assert.deepEqual(byFf, { 100: [2, 2], 70: [3, 2] });
+  // What query and groupby return shows as a table like any frame (they are danfojs-base frames).
+  assert.match(tableHtml(g), /<th>fillfactor<\/th><th>seconds_median<\/th><th>seconds_count<\/th>/);
+  assert.equal(tableHtml(ok).match(/<tr>/g)?.length, 5, "header and four trials");
 });
 
 test("summary.csv rows lead with the run id and notebook, and keep every row's columns", () => {
