@@ -14,6 +14,8 @@ export { showTable, toDataFrame, tableHtml } from "./display/table";
 export { show, liveOutput } from "./display/output";
 export { showParameters, showRunHeader } from "./display/run-header";
 export { progressReporter } from "./display/progress";
+export { showVerdictSummary, showClaimsTable } from "./display/claims";
+export { frame } from "./display/frame";
 
 export { spread } from "./stats/summary";
 export type { ClaimCheck, Verdict, Declaration, Rule } from "./stats/claims";

@@ -1,6 +1,7 @@
 /**
- * `npm run reproduce`: runs the notebooks headless with a profile and overrides, writing
- * reports/<notebook>.ipynb, reports/<notebook>.html and reports/index.html.
+ * `npm run reproduce`: runs the notebooks headless with a profile and overrides, writing each run's
+ * reports into reports/<run-id>/<notebook>.{html,ipynb} (with run.json), a copy of the latest of
+ * each at reports/<notebook>.{html,ipynb}, and reports/index.html listing every stored run.
  *
  * Exit status: 0 all notebooks ran; 1 a notebook failed (the others still ran); 2 refused before
  * starting (bad arguments or parameters, Jupyter missing); 128+signal when stopped by a signal.
@@ -11,7 +12,6 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import cliProgress from "cli-progress";
-import { escapeHtml } from "../lib/display/output";
 import {
   describeFailure,
   executeNotebook,
@@ -27,10 +27,12 @@ import { checkProfile, PROFILES, type ProfileName } from "../lib/params/profiles
 import { gitCommit, hostInfo, type HostInfo } from "../lib/results/metadata";
 import { resultsRoot } from "../lib/results/run-store";
 import { readArgs, valueOf } from "./cli-args";
+import { writeRunIndex } from "./report-index";
 
 const USAGE = `Usage: npm run reproduce -- [options]
 
-Runs the notebooks headless and writes reports/<notebook>.html (+ .ipynb) and reports/index.html.
+Runs the notebooks headless and writes reports/<run-id>/<notebook>.html (+ .ipynb), a copy of the
+latest at reports/<notebook>.html, and reports/index.html (every run in the results folder).
 
 Options:
   --profile NAME       ${PROFILES.join(" | ")} (default: default)
@@ -38,7 +40,7 @@ Options:
   --set KEY=VALUE      override a parameter; VALUE is JSON if it parses, else a string
                        (e.g. --set rowCounts=[1000,2000] --set target=embedded); repeatable
   --hide-code          leave code cells out of the HTML reports
-  --pdf                also write reports/<notebook>.pdf, every chart drawn (headless Chromium)
+  --pdf                also write reports/<run-id>/<notebook>.pdf, every chart drawn (headless Chromium)
   --reports-dir DIR    write the reports there instead of reports/
   --cell-timeout SEC   per-cell timeout in seconds (default: smoke 900, default 14400, full 86400; 0 = none)
   --help               show this help
@@ -255,40 +257,6 @@ interface RunMeta {
   readonly sets: Record<string, unknown>;
 }
 
-function writeIndex(file: string, records: RunRecord[], meta: RunMeta): void {
-  const rows = records
-    .map((r) => {
-      const name = r.planned.name;
-      const html = r.result?.outputHtml ? `<a href="${escapeHtml(name)}.html">report</a>` : "—";
-      const nb = r.result ? `<a href="${escapeHtml(name)}.ipynb">notebook</a>` : "—";
-      const status = statusOf(r);
-      return `<tr class="${status}"><td>${escapeHtml(r.planned.entry.id)}</td><td>${escapeHtml(r.planned.entry.title)}</td>
-<td class="status">${escapeHtml(status)}</td><td>${r.result ? escapeHtml(formatDuration(r.result.durationMs)) : "—"}</td>
-<td>${html} · ${nb}</td><td>${escapeHtml(problemOf(r))}</td></tr>`;
-    })
-    .join("\n");
-  const page = `<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>DB Write Lab — run ${escapeHtml(meta.runId)}</title>
-<style>
-body{font-family:system-ui,sans-serif;margin:2rem;color:#222}
-table{border-collapse:collapse}th,td{border:1px solid #ccc;padding:.35rem .6rem;text-align:left;vertical-align:top}
-th{background:#f3f3f3}tr.ok .status{color:#17702a}tr.failed .status,tr.interrupted .status{color:#b00020;font-weight:bold}
-dl{display:grid;grid-template-columns:max-content auto;gap:.2rem 1rem}dt{font-weight:bold}code{font-size:90%}
-</style></head><body>
-<h1>DB Write Lab reports</h1>
-<dl><dt>Run id</dt><dd><code>${escapeHtml(meta.runId)}</code></dd>
-<dt>Profile</dt><dd>${escapeHtml(meta.profile)}</dd>
-<dt>Overrides</dt><dd><code>${escapeHtml(JSON.stringify(meta.sets))}</code></dd>
-<dt>Started</dt><dd>${escapeHtml(meta.started.toISOString())}</dd></dl>
-<table><thead><tr><th>#</th><th>Notebook</th><th>Status</th><th>Duration</th><th>Files</th><th>Problem</th></tr></thead>
-<tbody>
-${rows}
-</tbody></table>
-</body></html>
-`;
-  fs.writeFileSync(file, page);
-}
-
 /** What `npm run bench` quotes as the turnaround of a profile: wall time per notebook and kernel start. */
 export interface TurnaroundRecord {
   readonly runId: string;
@@ -305,6 +273,8 @@ export interface TurnaroundRecord {
     status: string;
     seconds: number | null;
     kernelStartSeconds: number | null;
+    /** Why it did not finish; absent when it did. */
+    problem?: string;
   }[];
 }
 
@@ -324,9 +294,21 @@ function writeTurnaround(file: string, records: RunRecord[], meta: RunMeta): voi
       status: statusOf(r),
       seconds: r.result ? r.result.durationMs / 1000 : null,
       kernelStartSeconds: r.result?.kernelStartMs != null ? r.result.kernelStartMs / 1000 : null,
+      ...(problemOf(r) ? { problem: problemOf(r) } : {}),
     })),
   };
   fs.writeFileSync(file, `${JSON.stringify(record, null, 2)}\n`);
+}
+
+/**
+ * The latest report of a notebook also at reports/<notebook>.{html,ipynb}: the path the README,
+ * `npm run export` examples and bench's turnaround name. A copy, not a link: a report is a file to
+ * mail or attach, and a link would point into a folder the user may delete.
+ */
+function copyLatest(res: ExecuteResult, reportsDir: string): void {
+  for (const file of [res.outputHtml, res.outputIpynb]) {
+    if (file && fs.existsSync(file)) fs.copyFileSync(file, path.join(reportsDir, path.basename(file)));
+  }
 }
 
 function printSummary(records: RunRecord[]): void {
@@ -406,10 +388,12 @@ async function main(): Promise<number> {
   // DBLAB_RESULTS_DIR when set (as lib/results does), so that notebook 00's runs are looked up where they were checked.
   const resultsDir = resultsRoot();
   const runDir = path.join(root, ".jupyter-runtime", "runs", runId);
-  for (const d of [reportsDir, resultsDir, runDir]) fs.mkdirSync(d, { recursive: true });
+  // Each run's reports in their own folder, so the next run does not overwrite them.
+  const runReports = path.join(reportsDir, runId);
+  for (const d of [runReports, resultsDir, runDir]) fs.mkdirSync(d, { recursive: true });
   const cellTimeoutSec = opts.cellTimeoutSec ?? DEFAULT_CELL_TIMEOUT[opts.profile];
   console.log(
-    `Run ${runId}: profile ${opts.profile}, ${planned.length} notebook(s); reports in ${path.relative(process.cwd(), reportsDir) || "."}/`,
+    `Run ${runId}: profile ${opts.profile}, ${planned.length} notebook(s); reports in ${path.relative(process.cwd(), runReports) || "."}/`,
   );
 
   let stopSignal: NodeJS.Signals | undefined;
@@ -471,8 +455,8 @@ async function main(): Promise<number> {
     try {
       record.result = await executeNotebook({
         notebook: path.join(root, entry.file),
-        outputIpynb: path.join(reportsDir, `${name}.ipynb`),
-        outputHtml: path.join(reportsDir, `${name}.html`),
+        outputIpynb: path.join(runReports, `${name}.ipynb`),
+        outputHtml: path.join(runReports, `${name}.html`),
         logFile: path.join(runDir, `${name}.log`),
         profile: opts.profile,
         overrides,
@@ -504,6 +488,7 @@ async function main(): Promise<number> {
       current = undefined;
     }
     const res = record.result;
+    if (res) copyLatest(res, reportsDir);
     if (res && res.status !== "ok") {
       const why = res.failure ? describeFailure(res.failure) : res.message;
       console.error(`✗ ${name} ${res.status}: ${why}`);
@@ -524,10 +509,10 @@ async function main(): Promise<number> {
     }
   }
 
-  const index = path.join(reportsDir, "index.html");
   const meta: RunMeta = { runId, profile: opts.profile, started, sets: opts.sets };
-  writeIndex(index, records, meta);
-  writeTurnaround(path.join(reportsDir, "run.json"), records, meta);
+  writeTurnaround(path.join(runReports, "run.json"), records, meta);
+  fs.copyFileSync(path.join(runReports, "run.json"), path.join(reportsDir, "run.json"));
+  const index = writeRunIndex(reportsDir, resultsDir);
   printSummary(records);
   console.log(`\nIndex: ${index}`);
 

@@ -44,7 +44,7 @@ export function showRunHeader(metadata: RunMetadata, directory: string): void {
   }));
   const notes = (metadata.notes ?? []).map((n) => `<li>${escapeHtml(n)}</li>`).join("");
   show().html(
-    `<div class="dblab-run"><b>Run ${escapeHtml(metadata.runId)}</b> · profile ${escapeHtml(metadata.profile)} · ` +
+    `<div class="dblab-run" id="dblab-run"><b>Run ${escapeHtml(metadata.runId)}</b> · profile ${escapeHtml(metadata.profile)} · ` +
       `started ${escapeHtml(metadata.startedAt)} · commit ${escapeHtml(metadata.gitCommit)}<br>` +
       `Machine: ${escapeHtml(h.cpuModel)}, ${h.cpus} CPUs, ${h.memoryGiB} GiB, ${escapeHtml(h.platform)} ${escapeHtml(h.kernel)}, Node ${escapeHtml(h.node)}<br>` +
       quietnessHtml(metadata) +

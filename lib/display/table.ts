@@ -30,8 +30,16 @@ export function formatNumber(value: number, digits = 3): string {
   return value.toPrecision(digits);
 }
 
+/**
+ * Rows, or a frame. Not `instanceof DataFrame`: what danfo's query, groupby and agg return is built
+ * from danfojs-base's own DataFrame class, not danfojs-node's, and would be taken for rows.
+ */
+function isRows(frame: DataFrame | readonly Row[]): frame is readonly Row[] {
+  return Array.isArray(frame);
+}
+
 export function tableHtml(frame: DataFrame | readonly Row[], options: TableOptions = {}): string {
-  const df = frame instanceof DataFrame ? frame : toDataFrame(frame);
+  const df = isRows(frame) ? toDataFrame(frame) : frame;
   const columns = df.columns as string[];
   const values = df.values as unknown[][];
   const cell = (v: unknown): string => {
@@ -49,4 +57,44 @@ export function tableHtml(frame: DataFrame | readonly Row[], options: TableOptio
 
 export function showTable(frame: DataFrame | readonly Row[], options: TableOptions = {}): void {
   show().html(tableHtml(frame, options));
+}
+
+type SortValue = number | string | boolean | null | undefined;
+/**
+ * One key of a reading order: a value (numbers ascending, strings alphabetically, missing last),
+ * or a value with its fixed order (`[t => t.engine, ["postgresql", "mongodb"]]`; values not in
+ * the list come after it).
+ */
+export type SortKey<T> = ((item: T) => SortValue) | readonly [(item: T) => SortValue, readonly SortValue[]];
+
+function compareValues(a: SortValue, b: SortValue): number {
+  const aMissing = a === null || a === undefined || (typeof a === "number" && Number.isNaN(a));
+  const bMissing = b === null || b === undefined || (typeof b === "number" && Number.isNaN(b));
+  if (aMissing || bMissing) return aMissing === bMissing ? 0 : aMissing ? 1 : -1;
+  if (typeof a === "number" && typeof b === "number") return a - b;
+  return String(a).localeCompare(String(b), "en", { numeric: true });
+}
+
+/**
+ * The items in reading order: by the first key, ties by the next, and so on; items equal on every
+ * key keep their order (Array.prototype.sort is stable). Hand-written because danfo's sortValues
+ * sorts by one column and knows no fixed orders (INSERT before UPDATE, baseline before REINDEX).
+ */
+export function sortedBy<T>(items: readonly T[], ...keys: readonly SortKey<T>[]): T[] {
+  const comparators = keys.map((key) => {
+    if (typeof key === "function") return (a: T, b: T) => compareValues(key(a), key(b));
+    const [pick, order] = key;
+    const rank = (v: SortValue): number => {
+      const i = order.indexOf(v);
+      return i < 0 ? order.length : i;
+    };
+    return (a: T, b: T) => rank(pick(a)) - rank(pick(b)) || compareValues(pick(a), pick(b));
+  });
+  return [...items].sort((a, b) => {
+    for (const c of comparators) {
+      const d = c(a, b);
+      if (d !== 0) return d;
+    }
+    return 0;
+  });
 }

@@ -65,6 +65,21 @@ for (const entry of EXPERIMENTS.filter((n) => !n.requires)) {
       assert.ok(check.charts >= 1, "the report has charts");
       assert.equal(check.svgCharts, check.charts, "every chart drew an SVG");
       assert.deepEqual(check.consoleErrors, []);
+      // The last cell, "your own cut", shows a groupby of lab.frame(run) with its aggregated columns.
+      const cells = (
+        JSON.parse(fs.readFileSync(path.join(outDir, `${name}.ipynb`), "utf8")) as {
+          cells: { outputs?: unknown[] }[];
+        }
+      ).cells;
+      assert.match(JSON.stringify(cells.at(-1)?.outputs ?? []), /_median<\/th>/, "your own cut shows its groupby");
+      // plotly's partial cartesian bundle, once per file, keeps a report small (≤ 1.5 MB even on the
+      // default profile; the full bundle alone is 4.8 MB).
+      for (const file of [html, path.join(outDir, `${name}.ipynb`)]) {
+        const text = fs.readFileSync(file, "utf8");
+        assert.equal(text.match(/data-dblab-plotly=\\?"cartesian /g)?.length, 1, `one cartesian bundle in ${file}`);
+        const bytes = fs.statSync(file).size;
+        assert.ok(bytes <= 1_500_000, `${file} is ${bytes} bytes`);
+      }
     },
   );
 }

@@ -1,8 +1,9 @@
 /** Writes a run's summaries as JSON and CSV beside its trials. */
-import { stringify } from "csv-stringify/sync";
+import { summaryCsv } from "../../results/summary-csv";
 import type { RunStore } from "../../results/run-store";
 import type { ClaimCheck } from "../../stats/claims";
 import type { CialCondition } from "../../workloads/create-index-after-load/plan";
+import { NOTEBOOK } from "./run";
 import { checkpoints, ioWaitMs, type CialSummary } from "./summarise";
 
 export function summaryRows(s: CialSummary): Record<string, string | number | boolean | null>[] {
@@ -76,9 +77,6 @@ export function writeSummaries(
 ): string[] {
   return [
     store.writeSummary("summary.json", { summary: s, claims }),
-    store.writeSummary(
-      "summary.csv",
-      stringify(summaryRows(s), { header: true, columns: Object.keys(summaryRows(s)[0] ?? { kind: "" }) }),
-    ),
+    store.writeSummary("summary.csv", summaryCsv(summaryRows(s), { runId: store.runId, notebook: NOTEBOOK })),
   ];
 }

@@ -5,8 +5,9 @@ import { median } from "simple-statistics";
 import { escapeHtml, show } from "../../display/output";
 import { plot } from "../../display/plotly";
 import { showRunHeader } from "../../display/run-header";
-import { showTable, type Row } from "../../display/table";
-import { claimRows, type ClaimCheck } from "../../stats/claims";
+import { showClaimsTable } from "../../display/claims";
+import { showTable, sortedBy, type Row } from "../../display/table";
+import type { ClaimCheck } from "../../stats/claims";
 import { intervalLabel, OUTLIER_RULE, type Interval } from "../../stats/intervals";
 import { METHOD_LABELS, type Method } from "../../workloads/create-index-after-load/plan";
 import type { CialCounterKey, PhaseName } from "../../workloads/create-index-after-load/session";
@@ -300,7 +301,11 @@ export function showKeyOrder(s: CialSummary): void {
 
 export function showBuildSweep(s: CialSummary): void {
   if (!s.builds.length) return;
-  const rows: Row[] = s.builds.map((b) => ({
+  const rows: Row[] = sortedBy(
+    s.builds,
+    (b) => b.maintenanceWorkMemMB,
+    (b) => b.parallelWorkers,
+  ).map((b) => ({
     maintenance_work_mem: `${b.maintenanceWorkMemMB} MB`,
     "max workers": b.parallelWorkers,
     "sort participants": b.participants ? b.participants : "serial",
@@ -378,5 +383,5 @@ export function showIndexShapes(s: CialSummary): void {
 }
 
 export function showClaims(claims: readonly ClaimCheck[]): void {
-  showTable(claimRows(claims), { caption: "The seed's claims on this machine" });
+  showClaimsTable(claims);
 }

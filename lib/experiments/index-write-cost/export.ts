@@ -1,7 +1,8 @@
 /** Writes a run's summaries as JSON and CSV beside its trials (the seed's tool wrote both). */
-import { stringify } from "csv-stringify/sync";
 import path from "node:path";
 import { RunStore } from "../../results/run-store";
+import { summaryCsv } from "../../results/summary-csv";
+import { readingOrder } from "./present";
 import type { IndexWriteCostRun } from "./run";
 import type { IndexWriteCondition } from "../../workloads/index-write-cost/run-trials";
 import type { ConditionSummary } from "./summarise";
@@ -46,9 +47,9 @@ export function writeSummaries(
     resumeId: run.runId,
     root: path.dirname(run.directory),
   });
-  const rows = summaryRows(summaries);
+  const rows = summaryRows(readingOrder(summaries));
   return [
     store.writeSummary("summary.json", { summaries, claims }),
-    store.writeSummary("summary.csv", stringify(rows, { header: true })),
+    store.writeSummary("summary.csv", summaryCsv(rows, { runId: store.runId, notebook: run.metadata.notebook })),
   ];
 }

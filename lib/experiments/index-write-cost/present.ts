@@ -3,12 +3,14 @@
  */
 import { escapeHtml, show } from "../../display/output";
 import { plot } from "../../display/plotly";
-import { showTable, type Row } from "../../display/table";
+import { showClaimsTable } from "../../display/claims";
+import { showTable, sortedBy, type Row } from "../../display/table";
 import { showRunHeader } from "../../display/run-header";
 import { publishedFigures } from "../../results/reference";
-import { claimRows, verdictSummary, type ClaimCheck } from "../../stats/claims";
+import type { ClaimCheck } from "../../stats/claims";
 import { intervalLabel, OUTLIER_RULE } from "../../stats/intervals";
-import { OPERATION_LABELS } from "../../workloads/index-write-cost/operations";
+import { OPERATION_LABELS, OPERATIONS } from "../../workloads/index-write-cost/operations";
+import { ENGINES } from "../../targets/types";
 import type { IndexWriteCostRun } from "./run";
 import { fillfactorSweep, ratioByIndexes, ratioByRows, trialExplorer } from "./charts";
 import type { ConditionSummary } from "./summarise";
@@ -32,11 +34,26 @@ export function showRun(run: IndexWriteCostRun): void {
 
 const r2 = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 100) / 100);
 
+/**
+ * Conditions in reading order: engine → rows → operation → extra indexes → fillfactor (the trials
+ * ran shuffled within each repeat; that order is in trials.jsonl and the trial explorer chart).
+ */
+export function readingOrder(summaries: readonly ConditionSummary[]): ConditionSummary[] {
+  return sortedBy(
+    summaries,
+    [(s) => s.engine, ENGINES],
+    (s) => s.rows,
+    [(s) => s.operation, OPERATIONS],
+    (s) => s.extraIndexes,
+    (s) => s.fillfactor ?? 100,
+  );
+}
+
 export function showSummaryTable(summaries: readonly ConditionSummary[]): void {
   // Every row needs the same columns (danfo aligns by position): the fillfactor column is shown
   // for all rows as soon as any condition swept it.
   const swept = summaries.some((s) => s.fillfactor !== null && s.fillfactor !== 100);
-  const rows: Row[] = summaries.map((s) => ({
+  const rows: Row[] = readingOrder(summaries).map((s) => ({
     engine: s.engine,
     rows: s.rows,
     operation: OPERATION_LABELS[s.operation],
@@ -120,18 +137,27 @@ export function showSeedComparison(summaries: readonly ConditionSummary[]): void
       "ours / seed": ours !== undefined ? r2(ours / f.value) : undefined,
     });
   }
-  showTable(rows, {
-    caption:
-      "The seed's figures beside ours (ours at the same row count where this run has it, else the nearest; absolute seconds differ by machine, ratios are comparable)",
-  });
+  showTable(
+    sortedBy(
+      rows,
+      [(r) => r.engine, ENGINES],
+      [(r) => r.operation, Object.values(OPERATION_LABELS)],
+      (r) => r["extra idx"],
+      (r) => r.figure,
+    ),
+    {
+      caption:
+        "The seed's figures beside ours (ours at the same row count where this run has it, else the nearest; absolute seconds differ by machine, ratios are comparable)",
+    },
+  );
 }
 
 export function showClaims(claims: readonly ClaimCheck[]): void {
-  showTable(claimRows(claims), {
-    caption:
-      `The seed's claims on this machine (${verdictSummary(claims)}): each declared with its regime, statistic and decision rule; ` +
+  showClaimsTable(
+    claims,
+    "The seed's claims on this machine: each declared with its regime, statistic and decision rule; " +
       "the verdict follows from where the interval lies against the rule's margins",
-  });
+  );
 }
 
 /**
@@ -139,7 +165,7 @@ export function showClaims(claims: readonly ClaimCheck[]): void {
  * size.
  */
 export function showExplanation(summaries: readonly ConditionSummary[]): void {
-  const rows: Row[] = summaries
+  const rows: Row[] = readingOrder(summaries)
     .filter((s) => s.engine === "postgresql")
     .map((s) => ({
       rows: s.rows,

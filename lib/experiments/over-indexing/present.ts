@@ -1,13 +1,14 @@
 /**
  * What notebook 03 shows, one call per section.
  */
-import { stringify } from "csv-stringify/sync";
 import { escapeHtml, show } from "../../display/output";
 import { plot } from "../../display/plotly";
 import { showRunHeader } from "../../display/run-header";
-import { showTable, type Row } from "../../display/table";
+import { showClaimsTable } from "../../display/claims";
+import { showTable, sortedBy, type Row } from "../../display/table";
 import { RunStore } from "../../results/run-store";
-import { claimRows, type ClaimCheck } from "../../stats/claims";
+import { summaryCsv } from "../../results/summary-csv";
+import type { ClaimCheck } from "../../stats/claims";
 import { intervalLabel, OUTLIER_RULE, type Interval } from "../../stats/intervals";
 import { extraIndexesFor, indexName } from "../../workloads/over-indexing/schema";
 import { latencyByLevel, perSecond, storageByLevel, tpsByLevel, workPerTransaction } from "./charts";
@@ -87,8 +88,14 @@ export function showLevelTable(s: OverIndexingSummary): void {
       "summarised by the exact interval of their median — its coverage is in 'interval is'",
   });
   showTable(
-    s.rounds.map((r) => ({
+    sortedBy(
+      s.rounds,
+      (r) => r.level,
+      (r) => r.repeat,
+    ).map((r) => ({
       round: r.key,
+      indexes: r.level,
+      repeat: r.repeat,
       "position in round": r.order === undefined ? "" : r.order + 1,
       tps: r1(r.tps),
       transactions: r.transactions,
@@ -104,7 +111,7 @@ export function showLevelTable(s: OverIndexingSummary): void {
     })),
     {
       caption:
-        `Every round, in the order run within its repeat (levels rotate between repeats). Outlier: ${OUTLIER_RULE}. ` +
+        `Every round, by index level and repeat; 'position in round' is the order it ran in within its repeat (levels rotate between repeats). Outlier: ${OUTLIER_RULE}. ` +
         "Flagged rounds stay in the data; each claim says whether its verdict changes without them",
     },
   );
@@ -144,7 +151,7 @@ export function showSeedComparison(s: OverIndexingSummary): void {
 }
 
 export function showClaims(claims: readonly ClaimCheck[]): void {
-  showTable(claimRows(claims), { caption: "The seed's claims on this machine" });
+  showClaimsTable(claims);
 }
 
 /** The server counters per level: what each transaction cost the server. */
@@ -224,7 +231,7 @@ export function writeSummaries(run: OverIndexingRun, s: OverIndexingSummary, cla
   const compact = { ...s, rounds: s.rounds.map(({ series: _s, ...rest }) => rest) };
   return [
     store.writeSummary("summary.json", { summary: compact, claims }),
-    store.writeSummary("summary.csv", stringify(levelRows(s) as Record<string, unknown>[], { header: true })),
+    store.writeSummary("summary.csv", summaryCsv(levelRows(s), { runId: store.runId, notebook: NOTEBOOK })),
   ];
 }
 

@@ -1,13 +1,15 @@
 /**
  * What notebook 04 shows, one call per section.
  */
-import { stringify } from "csv-stringify/sync";
 import { escapeHtml, show } from "../../display/output";
 import { plot } from "../../display/plotly";
 import { showRunHeader } from "../../display/run-header";
-import { showTable, type Row } from "../../display/table";
+import { showClaimsTable } from "../../display/claims";
+import { showTable, sortedBy, type Row } from "../../display/table";
+import { REINDEX_MODES } from "../../workloads/reindex-under-load/run-trials";
 import { RunStore } from "../../results/run-store";
-import { claimRows, type ClaimCheck } from "../../stats/claims";
+import { summaryCsv } from "../../results/summary-csv";
+import type { ClaimCheck } from "../../stats/claims";
 import { intervalLabel, OUTLIER_RULE, type Interval } from "../../stats/intervals";
 import { latencyTimeline, MODE_LABELS, timeline, tpsBySet, updateLatencyBySet, waitShares } from "./charts";
 import { seedSets, seedUpdateLatency } from "./claims";
@@ -47,37 +49,35 @@ export function showRun(run: ReindexUnderLoadRun): void {
 
 /** The per-run table: TPS, latency, the accounts UPDATE, REINDEX duration, blocked time. */
 export function runRows(s: ReindexSummary): Row[] {
-  return [...s.runs]
-    .sort((a, b) => a.set - b.set)
-    .map((r) => ({
-      set: r.set,
-      "order in set": r.position === undefined ? "" : r.position + 1,
-      mode: MODE_LABELS[r.mode],
-      tps: r1(r.tps),
-      "vs baseline": r.mode === "baseline" ? "" : pct(r.tpsVsBaseline),
-      "latency avg ms": r3(r.latencyAvgMs),
-      "p50 ms": r3(r.p50Ms),
-      "p95 ms": r3(r.p95Ms),
-      "p99 ms": r3(r.p99Ms),
-      "max ms": r1(r.maxMs),
-      "UPDATE accounts ms": r3(r.updateAccountsMs),
-      "UPDATE accounts server ms": r3(r.updateAccountsServerMs),
-      "REINDEX s": r1(r.reindexSeconds),
-      "accounts pkey s": r1(r.accountsReindexSeconds),
-      "REINDEX at s":
-        r.reindexStartS === undefined || r.reindexEndS === undefined
-          ? ""
-          : `${r.reindexStartS.toFixed(1)}–${r.reindexEndS.toFixed(1)}`,
-      "blocked s": r1(r.blockedSeconds),
-      "all clients blocked s": r1(r.allBlockedSeconds),
-      "tps in window / outside":
-        r.tpsDuringReindex === undefined || r.tpsOutsideReindex === undefined
-          ? ""
-          : `${r.tpsDuringReindex.toFixed(0)} / ${r.tpsOutsideReindex.toFixed(0)}`,
-      "tx lost in window": r.lostShare === undefined ? "" : `${(r.lostShare * 100).toFixed(1)} %`,
-      "WAL bytes / tx": r.walBytesPerTransaction === undefined ? undefined : Math.round(r.walBytesPerTransaction),
-      flags: r.flags.join(", "),
-    }));
+  return sortedBy(s.runs, (r) => r.set, [(r) => r.mode, REINDEX_MODES]).map((r) => ({
+    set: r.set,
+    "order in set": r.position === undefined ? "" : r.position + 1,
+    mode: MODE_LABELS[r.mode],
+    tps: r1(r.tps),
+    "vs baseline": r.mode === "baseline" ? "" : pct(r.tpsVsBaseline),
+    "latency avg ms": r3(r.latencyAvgMs),
+    "p50 ms": r3(r.p50Ms),
+    "p95 ms": r3(r.p95Ms),
+    "p99 ms": r3(r.p99Ms),
+    "max ms": r1(r.maxMs),
+    "UPDATE accounts ms": r3(r.updateAccountsMs),
+    "UPDATE accounts server ms": r3(r.updateAccountsServerMs),
+    "REINDEX s": r1(r.reindexSeconds),
+    "accounts pkey s": r1(r.accountsReindexSeconds),
+    "REINDEX at s":
+      r.reindexStartS === undefined || r.reindexEndS === undefined
+        ? ""
+        : `${r.reindexStartS.toFixed(1)}–${r.reindexEndS.toFixed(1)}`,
+    "blocked s": r1(r.blockedSeconds),
+    "all clients blocked s": r1(r.allBlockedSeconds),
+    "tps in window / outside":
+      r.tpsDuringReindex === undefined || r.tpsOutsideReindex === undefined
+        ? ""
+        : `${r.tpsDuringReindex.toFixed(0)} / ${r.tpsOutsideReindex.toFixed(0)}`,
+    "tx lost in window": r.lostShare === undefined ? "" : `${(r.lostShare * 100).toFixed(1)} %`,
+    "WAL bytes / tx": r.walBytesPerTransaction === undefined ? undefined : Math.round(r.walBytesPerTransaction),
+    flags: r.flags.join(", "),
+  }));
 }
 
 export function showRunTable(s: ReindexSummary): void {
@@ -87,7 +87,7 @@ export function showRunTable(s: ReindexSummary): void {
       `pgbench session waiting on a lock). Flags: outlier = ${OUTLIER_RULE} (TPS, within the mode); a checkpoint or an autovacuum ` +
       "run between the counters read around the run. Each claim says whether its verdict changes without the flagged sets",
   });
-  const modes: Row[] = s.modes.map((m) => ({
+  const modes: Row[] = sortedBy(s.modes, [(m) => m.mode, REINDEX_MODES]).map((m) => ({
     mode: MODE_LABELS[m.mode],
     sets: m.n,
     "median tps": r1(m.tps.median),
@@ -154,13 +154,12 @@ export function showSeedComparison(s: ReindexSummary): void {
 }
 
 export function showClaims(claims: readonly ClaimCheck[]): void {
-  showTable(claimRows(claims), { caption: "The seed's claims on this machine" });
+  showClaimsTable(claims);
 }
 
 /** The waits behind the numbers: pgbench's wait events, the locks, the REINDEX session's own waits. */
 export function showWaits(s: ReindexSummary): void {
-  const rows: Row[] = [...s.runs]
-    .sort((a, b) => a.set - b.set)
+  const rows: Row[] = sortedBy(s.runs, (r) => r.set, [(r) => r.mode, REINDEX_MODES])
     .filter((r) => r.mode !== "baseline" || r.set === s.runs[0]?.set)
     .map((r) => ({
       set: r.set,
@@ -217,7 +216,7 @@ export function writeSummaries(run: ReindexUnderLoadRun, s: ReindexSummary, clai
   const compact = { ...s, runs: s.runs.map(({ series: _s, perSample: _p, ...rest }) => rest) };
   return [
     store.writeSummary("summary.json", { summary: compact, claims }),
-    store.writeSummary("summary.csv", stringify(runRows(s) as Record<string, unknown>[], { header: true })),
+    store.writeSummary("summary.csv", summaryCsv(runRows(s), { runId: store.runId, notebook: NOTEBOOK })),
   ];
 }
 

@@ -1,8 +1,9 @@
 /** Writes a run's summaries as JSON and CSV beside its trials. */
-import { stringify } from "csv-stringify/sync";
+import { summaryCsv } from "../../results/summary-csv";
 import type { RunStore } from "../../results/run-store";
 import type { ClaimCheck } from "../../stats/claims";
 import type { RoundTripCondition } from "../../workloads/round-trips/trials";
+import { NOTEBOOK } from "./run";
 import type { RoundTripsSummary } from "./summarise";
 
 export function writeSummaries(
@@ -31,6 +32,6 @@ export function writeSummaries(
   }));
   return [
     store.writeSummary("summary.json", { summary, claims }),
-    store.writeSummary("summary.csv", stringify(rows, { header: true })),
+    store.writeSummary("summary.csv", summaryCsv(rows, { runId: store.runId, notebook: NOTEBOOK })),
   ];
 }

@@ -2,8 +2,9 @@
 import { escapeHtml, show } from "../../display/output";
 import { plot } from "../../display/plotly";
 import { showRunHeader } from "../../display/run-header";
+import { showClaimsTable } from "../../display/claims";
 import { showTable, type Row } from "../../display/table";
-import { claimRows, type ClaimCheck } from "../../stats/claims";
+import type { ClaimCheck } from "../../stats/claims";
 import { intervalLabel, OUTLIER_RULE, type Interval } from "../../stats/intervals";
 import { CASE_INFO } from "../../workloads/round-trips/cases";
 import { autocommitVsOneTransaction, commitLatencyBySyncLevel, elapsedVsRtt } from "./charts";
@@ -225,7 +226,7 @@ export function showCharts(s: RoundTripsSummary): void {
 }
 
 export function showClaims(claims: readonly ClaimCheck[]): void {
-  showTable(claimRows(claims), { caption: "The seed's claims on this machine" });
+  showClaimsTable(claims);
 }
 
 /** One paragraph per environment pair that says, from the counters, where a commit's time went. */

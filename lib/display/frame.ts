@@ -1,0 +1,83 @@
+/**
+ * A run's trials as a danfo DataFrame, for one's own cut in a cell: one row per trial, one column
+ * per condition key, counter and timing, e.g.
+ *
+ *   const df = lab.frame(run);
+ *   df.query(df["rows"].eq(100_000)).groupby(["fillfactor"]).agg({ seconds: ["median", "count"] })
+ *
+ * `lab.frame("latest of notebook 01")` (or a run id, or a unique prefix) reads a stored run.
+ */
+import type { DataFrame } from "danfojs-node";
+import type { TrialRecord } from "../results/run-store";
+import { resolveRun } from "../results/stored-runs";
+import { toDataFrame, type Row } from "./table";
+
+/** What a frame is built from: a notebook's run (`lab.indexWriteCost.run(…)`) or a stored run (`lab.listRuns()`). */
+export interface TrialsSource {
+  readonly trials: readonly TrialRecord<object, string>[];
+  /** A notebook's run names itself `runId`, a stored run `id`. */
+  readonly runId?: string;
+  readonly id?: string;
+  readonly metadata?: { readonly notebook?: string };
+  readonly notebook?: string;
+}
+
+type Scalar = string | number | boolean | null;
+const isScalar = (v: unknown): v is Scalar =>
+  v === null || typeof v === "string" || typeof v === "number" || typeof v === "boolean";
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * One trial as a flat row: the identity columns; each condition key under its own name; each
+ * counter under its name (`wal.bytes`); the timed units as `units` and `unit median ms`; every other
+ * number, string or boolean of the record, and those one level inside its objects (`statementTimes.p50Ms`).
+ * Deeper structures (pgbench's series, WAL by record type) stay in trials.jsonl.
+ */
+export function trialRow(trial: TrialRecord<object, string>, run: string, notebook: string): Row {
+  const row: Record<string, Scalar> = {
+    run,
+    notebook,
+    key: trial.key,
+    repeat: trial.repeat,
+    position: trial.position ?? null,
+    status: trial.status,
+    seconds: trial.status === "ok" ? trial.seconds : null,
+  };
+  const put = (name: string, value: Scalar) => {
+    // A condition key named like an identity column (a condition "status") keeps its prefix.
+    row[name in row ? `condition.${name}` : name] = value;
+  };
+  for (const [k, v] of Object.entries(trial.condition as Record<string, unknown>)) {
+    if (isScalar(v)) put(k, v);
+    else if (Array.isArray(v)) put(k, v.join(" "));
+  }
+  for (const [k, v] of Object.entries(trial.counters ?? {}) as [string, unknown][])
+    if (typeof v === "number") row[k] = v;
+  if (trial.unitMs?.length) {
+    const sorted = [...trial.unitMs].sort((a, b) => a - b);
+    const mid = Math.floor(sorted.length / 2);
+    row.units = sorted.length;
+    row["unit median ms"] = sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  }
+  const skip = new Set(["key", "condition", "repeat", "position", "status", "seconds", "unitMs", "counters"]);
+  for (const [k, v] of Object.entries(trial as unknown as Record<string, unknown>)) {
+    if (skip.has(k)) continue;
+    if (isScalar(v)) row[k in row ? `trial.${k}` : k] = v;
+    else if (isRecord(v)) {
+      for (const [sub, x] of Object.entries(v)) if (isScalar(x)) row[`${k}.${sub}`] = x;
+    }
+  }
+  return row;
+}
+
+/** A run's trials as rows (what `frame` puts into the DataFrame). */
+export function trialRows(source: TrialsSource): Row[] {
+  const run = source.runId ?? source.id ?? "";
+  const notebook = source.metadata?.notebook ?? source.notebook ?? "";
+  return source.trials.map((t) => trialRow(t, run, notebook));
+}
+
+/** A run's trials as a danfo DataFrame: a run object, or a stored run by id, prefix or "latest of notebook NN". */
+export function frame(source: TrialsSource | string): DataFrame {
+  return toDataFrame(trialRows(typeof source === "string" ? resolveRun(source) : source));
+}

@@ -1,0 +1,72 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { parse } from "csv-parse/sync";
+import { frame, trialRow } from "../../lib/display/frame";
+import { tableHtml } from "../../lib/display/table";
+import { summaryCsv } from "../../lib/results/summary-csv";
+import type { TrialRecord } from "../../lib/results/run-store";
+
+const trial = (repeat: number, fillfactor: number, seconds: number): TrialRecord =>
+  ({
+    key: `pg/100000/update/ff${fillfactor}/r${repeat}`,
+    condition: { engine: "postgresql", rows: 100_000, fillfactor, status: "shadowed" },
+    repeat,
+    position: repeat - 1,
+    status: "ok",
+    seconds,
+    unitMs: [3, 1, 2, 10],
+    counters: { "wal.bytes": 1000 * fillfactor, "table.n_tup_hot_upd": 5 },
+    statementTimes: { p50Ms: 0.2, nested: { deeper: 1 } },
+    series: [1, 2, 3],
+    clientRttMs: 0.07,
+    startedAt: "2026-12-01T10:00:00Z",
+    finishedAt: "2026-12-01T10:00:01Z",
+  }) as unknown as TrialRecord;
+
+test("a trial row has one column per condition key, counter and timing", () => {
+  const row = trialRow(trial(1, 70, 1.5), "run-1", "01-index-write-cost");
+  assert.equal(row.run, "run-1");
+  assert.equal(row.notebook, "01-index-write-cost");
+  assert.equal(row.fillfactor, 70);
+  assert.equal(row.rows, 100_000);
+  assert.equal(row["wal.bytes"], 70_000);
+  assert.equal(row.seconds, 1.5);
+  assert.equal(row.units, 4);
+  assert.equal(row["unit median ms"], 2.5);
+  assert.equal(row["statementTimes.p50Ms"], 0.2);
+  assert.equal(row.clientRttMs, 0.07);
+  // The trial's own status stays "status"; a condition key of that name keeps its prefix.
+  assert.equal(row.status, "ok");
+  assert.equal(row["condition.status"], "shadowed");
+  assert.ok(!("series" in row) && !("statementTimes.nested" in row), "deeper structures stay in trials.jsonl");
+});
+
+test("frame(run) groups like any danfo DataFrame: median by fillfactor", () => {
+  const failed = { ...trial(3, 70, 0), status: "failed", seconds: undefined, error: "lost" } as unknown as TrialRecord;
+  const df = frame({
+    runId: "r",
+    trials: [trial(1, 100, 1), trial(2, 100, 3), trial(1, 70, 2), trial(2, 70, 4), failed],
+  });
+  assert.equal(df.shape[0], 5);
+  const ok = df.query(df["status"].eq("ok"));
+  const g = ok.groupby(["fillfactor"]).agg({ seconds: ["median", "count"] });
+  const byFf = Object.fromEntries((g.values as number[][]).map(([ff, median, n]) => [ff, [median, n]]));
+  assert.deepEqual(byFf, { 100: [2, 2], 70: [3, 2] });
+  // What query and groupby return shows as a table like any frame (they are danfojs-base frames).
+  assert.match(tableHtml(g), /<th>fillfactor<\/th><th>seconds_median<\/th><th>seconds_count<\/th>/);
+  assert.equal(tableHtml(ok).match(/<tr>/g)?.length, 5, "header and four trials");
+});
+
+test("summary.csv rows lead with the run id and notebook, and keep every row's columns", () => {
+  const csv = summaryCsv(
+    [
+      { kind: "load", median_s: 1 },
+      { kind: "build", temp_bytes: 5 },
+    ],
+    { runId: "20261201T100100Z-b4ccc6_02-create-index-after-load_37ad", notebook: "02-create-index-after-load" },
+  );
+  const rows = parse(csv, { columns: true }) as Record<string, string>[];
+  assert.deepEqual(Object.keys(rows[0]), ["run_id", "notebook", "kind", "median_s", "temp_bytes"]);
+  assert.equal(rows[1].temp_bytes, "5");
+  assert.equal(rows[1].notebook, "02-create-index-after-load");
+});
