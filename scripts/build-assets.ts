@@ -8,6 +8,14 @@ import fs from "node:fs";
 import path from "node:path";
 import { transformSync } from "esbuild";
 
+if (process.argv.length > 2) {
+  const help = process.argv[2] === "--help" || process.argv[2] === "-h";
+  (help ? process.stdout : process.stderr).write(
+    `${help ? "" : `build-assets: unknown argument "${process.argv[2]}"\n`}Usage: node build/scripts/build-assets.js (no options; \`npm run build\` runs it)\n`,
+  );
+  process.exit(help ? 0 : 2);
+}
+
 const buildRoot = path.resolve(__dirname, "..");
 const sourceRoot = path.resolve(buildRoot, "..");
 

@@ -26,7 +26,9 @@ import type { RegisteredExperiment } from "../lib/experiments/contract";
 import { checkProfile, PROFILES, type ProfileName } from "../lib/params/profiles";
 import { gitCommit, hostInfo, type HostInfo } from "../lib/results/metadata";
 import { resultsRoot } from "../lib/results/run-store";
-import { readArgs, valueOf } from "./cli-args";
+import { readCommandArgs, UsageError, valueOf } from "./cli-args";
+
+export { UsageError };
 
 const USAGE = `Usage: npm run reproduce -- [options]
 
@@ -47,8 +49,6 @@ Notebooks:
 ${EXPERIMENTS.map((n) => `  ${n.id}  ${n.title}`).join("\n")}`;
 
 const DEFAULT_CELL_TIMEOUT: Record<ProfileName, number> = { smoke: 900, default: 4 * 3600, full: 24 * 3600 };
-
-export class UsageError extends Error {}
 
 interface Options {
   profile: ProfileName;
@@ -83,10 +83,7 @@ const REPRODUCE_OPTIONS = {
 
 export function parseArgs(argv: readonly string[]): Options {
   const opts: Options = { profile: "default", only: [], sets: {}, hideCode: false, pdf: false, help: false };
-  const parsed = readArgs(argv, REPRODUCE_OPTIONS, {
-    usage: (message) => new UsageError(message),
-    unknown: (arg) => `unknown argument "${arg}"`,
-  });
+  const parsed = readCommandArgs(argv, REPRODUCE_OPTIONS);
   const [positional] = parsed.positionals;
   if (positional !== undefined) throw new UsageError(`unknown argument "${positional}"`);
   let profile: string = "default";
