@@ -18,6 +18,7 @@ import { median } from "simple-statistics";
 import { calibrateLink, medianRtt } from "../lib/network/calibrate";
 import { DelayProxy } from "../lib/network/delay-proxy";
 import { pingClient } from "../lib/network/tcp-echo";
+import { has, noPositionals, readCommandArgs, refuse, UsageError } from "../scripts/cli-args";
 import { startBarePipe } from "./support/bare-pipe-process";
 import { startEchoProcess } from "./support/echo-process";
 
@@ -201,10 +202,32 @@ function printTable(b: DelayProxyBench): void {
   );
 }
 
-if (require.main === module) {
+function mainArgs(): { json: boolean } | undefined {
+  try {
+    const parsed = readCommandArgs(process.argv.slice(2), {
+      help: { type: "boolean", short: "h" },
+      json: { type: "boolean" },
+    });
+    noPositionals(parsed);
+    if (has(parsed, "help")) {
+      console.log(
+        "Usage: node build/bench/delay-proxy.js [--json]\nThe delay proxy's precision; --json prints the figures as JSON.",
+      );
+      return undefined;
+    }
+    return { json: has(parsed, "json") };
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    process.exitCode = refuse("delay-proxy", e, "node build/bench/delay-proxy.js --help");
+    return undefined;
+  }
+}
+
+const args = require.main === module ? mainArgs() : undefined;
+if (args) {
   benchDelayProxy()
     .then((b) => {
-      if (process.argv.includes("--json")) console.log(JSON.stringify(b, null, 2));
+      if (args.json) console.log(JSON.stringify(b, null, 2));
       else printTable(b);
     })
     .catch((error: unknown) => {

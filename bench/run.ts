@@ -14,6 +14,7 @@ import { hostInfo, gitCommit } from "../lib/results/metadata";
 import { benchWritePath, type WritePathResult } from "./write-path";
 import { benchServerStart, benchSetup, type SetupResult, type StartResult } from "./setup-and-start";
 import { benchTurnaround, lastRecordedTurnaround, type TurnaroundResult } from "./turnaround";
+import { has, lastValue, noPositionals, readCommandArgs, refuse, UsageError } from "../scripts/cli-args";
 
 /** The part of bench/delay-proxy's figures this table shows. */
 interface DelayProxyFigures {
@@ -41,14 +42,58 @@ interface BenchReport {
   readonly errors: readonly string[];
 }
 
-const flag = (name: string): boolean => process.argv.includes(name);
+const USAGE = `Usage: npm run bench -- [options]
+
+The lab's own speed as ratios against pgbench and friends, into bench/results/latest.{json,md}
+(about 25 minutes, most of it the default profile's turnaround).
+
+Options:
+  --rows N            rows of the write-path comparison (default 100000)
+  --setup-rows N      rows of the setup and reset figures (default 1000000)
+  --skip-default      do not run the default profile; quote the last \`npm run reproduce\` of it
+  --skip-turnaround   run neither profile (smoke and default)
+  --update-readme     put the table into README.md (between the bench:start and bench:end marks)
+  --render-only       measure nothing: rewrite latest.md (and the README) from latest.json
+  --help              show this help`;
+
+const BENCH_OPTIONS = {
+  help: { type: "boolean", short: "h" },
+  rows: { type: "string" },
+  "setup-rows": { type: "string" },
+  "skip-default": { type: "boolean" },
+  "skip-turnaround": { type: "boolean" },
+  "update-readme": { type: "boolean" },
+  "render-only": { type: "boolean" },
+} as const;
+
+type BenchFlag = "skip-default" | "skip-turnaround" | "update-readme" | "render-only";
+
+export interface BenchArgs {
+  readonly help: boolean;
+  readonly rows: number;
+  readonly setupRows: number;
+  readonly flags: ReadonlySet<BenchFlag>;
+}
+
+export function parseBenchArgs(argv: readonly string[]): BenchArgs {
+  const parsed = readCommandArgs(argv, BENCH_OPTIONS);
+  noPositionals(parsed);
+  const count = (name: "rows" | "setup-rows", fallback: number): number => {
+    const raw = lastValue(parsed, name);
+    if (raw === undefined) return fallback;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < 1) throw new UsageError(`--${name} must be a whole number ≥ 1, got "${raw}"`);
+    return n;
+  };
+  const flags = new Set<BenchFlag>();
+  for (const name of ["skip-default", "skip-turnaround", "update-readme", "render-only"] as const) {
+    if (has(parsed, name)) flags.add(name);
+  }
+  return { help: has(parsed, "help"), rows: count("rows", 100_000), setupRows: count("setup-rows", 1_000_000), flags };
+}
+
 const ROOT = path.resolve(__dirname, "..", "..");
 const RESULTS_DIR = path.join(ROOT, "bench", "results");
-
-function argValue(name: string, fallback: number): number {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-}
 
 const f2 = (x: number | undefined) => (x === undefined ? "n/a" : x.toFixed(2));
 const ms = (x: number | undefined) => (x === undefined ? "n/a" : `${(x * 1000).toFixed(0)} ms`);
@@ -147,19 +192,19 @@ function updateReadme(file: string, md: string): void {
 }
 
 /** latest.md from the report, on stdout too, and into the README with --update-readme. */
-function publish(report: BenchReport): void {
+function publish(report: BenchReport, args: BenchArgs): void {
   const md = markdown(report);
   fs.writeFileSync(path.join(RESULTS_DIR, "latest.md"), md);
   process.stdout.write(`\n${md}\nwritten to ${RESULTS_DIR}/latest.{json,md}\n`);
-  if (flag("--update-readme")) updateReadme(path.join(ROOT, "README.md"), md);
+  if (args.flags.has("update-readme")) updateReadme(path.join(ROOT, "README.md"), md);
 }
 
-async function main(): Promise<void> {
-  if (flag("--render-only")) {
-    publish(JSON.parse(fs.readFileSync(path.join(RESULTS_DIR, "latest.json"), "utf8")) as BenchReport);
+async function main(args: BenchArgs): Promise<void> {
+  if (args.flags.has("render-only")) {
+    publish(JSON.parse(fs.readFileSync(path.join(RESULTS_DIR, "latest.json"), "utf8")) as BenchReport, args);
     return;
   }
-  const rows = argValue("--rows", 100_000);
+  const rows = args.rows;
   const errors: string[] = [];
   const attempt = async <T>(name: string, fn: () => Promise<T>): Promise<T | undefined> => {
     process.stdout.write(`bench: ${name}…\n`);
@@ -171,7 +216,7 @@ async function main(): Promise<void> {
     }
   };
   const writePath = await attempt("write path vs pgbench", () => benchWritePath(rows));
-  const setup = await attempt("setup and reset", () => benchSetup(argValue("--setup-rows", 1_000_000)));
+  const setup = await attempt("setup and reset", () => benchSetup(args.setupRows));
   const start = await attempt("server start", () => benchServerStart());
   const delayProxy = await attempt("delay proxy", async () => {
     const file = path.join(__dirname, "delay-proxy.js");
@@ -181,10 +226,10 @@ async function main(): Promise<void> {
     return mod.benchDelayProxy();
   });
   const turnaround: TurnaroundResult[] = [];
-  if (!flag("--skip-turnaround")) {
+  if (!args.flags.has("skip-turnaround")) {
     const smoke = await attempt("turnaround, smoke profile", () => benchTurnaround("smoke"));
     if (smoke) turnaround.push(smoke);
-    if (flag("--skip-default")) {
+    if (args.flags.has("skip-default")) {
       const last = lastRecordedTurnaround("default", path.join(ROOT, "reports"));
       if (last) turnaround.push(last);
       else
@@ -209,8 +254,18 @@ async function main(): Promise<void> {
   };
   fs.mkdirSync(RESULTS_DIR, { recursive: true });
   fs.writeFileSync(path.join(RESULTS_DIR, "latest.json"), `${JSON.stringify(report, null, 2)}\n`);
-  publish(report);
+  publish(report, args);
   if (errors.length) process.exitCode = 1;
 }
 
-void main();
+if (require.main === module) {
+  let args: BenchArgs | undefined;
+  try {
+    args = parseBenchArgs(process.argv.slice(2));
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    process.exitCode = refuse("bench", e);
+  }
+  if (args?.help) console.log(USAGE);
+  else if (args) void main(args);
+}

@@ -15,6 +15,7 @@ import { connect } from "../lib/engines/postgres/connect";
 import { batchRanges, makeDataset } from "../lib/workloads/index-write-cost/dataset";
 import { UPDATED_COLUMNS, type Operation } from "../lib/workloads/index-write-cost/operations";
 import { findHostPgbench, PgbenchNotFoundError } from "../lib/workloads/pgbench/locate";
+import { has, readCommandArgs, refuse, UsageError } from "../scripts/cli-args";
 
 const TABLE = "write_cost_rows";
 
@@ -201,8 +202,32 @@ export async function benchWritePath(
   return results;
 }
 
-if (require.main === module) {
-  benchWritePath(Number(process.argv[2] ?? 100_000)).then(
+/** `node build/bench/write-path.js [ROWS]`: the rows to write, a whole number (default 100000). */
+function mainRows(): number | undefined {
+  const usage = "node build/bench/write-path.js --help";
+  try {
+    const parsed = readCommandArgs(process.argv.slice(2), { help: { type: "boolean", short: "h" } });
+    if (has(parsed, "help")) {
+      console.log(
+        "Usage: node build/bench/write-path.js [ROWS]\nThe lab's write path against pgbench, ROWS rows (default 100000).",
+      );
+      return undefined;
+    }
+    const [raw, extra] = parsed.positionals;
+    if (extra !== undefined) throw new UsageError(`unknown argument "${extra}"`);
+    const rows = Number(raw ?? 100_000);
+    if (!Number.isInteger(rows) || rows < 1) throw new UsageError(`ROWS must be a whole number ≥ 1, got "${raw}"`);
+    return rows;
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    process.exitCode = refuse("write-path", e, usage);
+    return undefined;
+  }
+}
+
+const rows = require.main === module ? mainRows() : undefined;
+if (rows !== undefined) {
+  benchWritePath(rows).then(
     (r) => console.table(r),
     (e) => {
       console.error(e);

@@ -16,6 +16,14 @@ import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { PLOTLY_ASSET, PLOTLY_INFO } from "../lib/display/plotly";
 
+if (process.argv.length > 2) {
+  const help = process.argv[2] === "--help" || process.argv[2] === "-h";
+  (help ? process.stdout : process.stderr).write(
+    `${help ? "" : `build-assets: unknown argument "${process.argv[2]}"\n`}Usage: node build/scripts/build-assets.js (no options; \`npm run build\` runs it)\n`,
+  );
+  process.exit(help ? 0 : 2);
+}
+
 const buildRoot = path.resolve(__dirname, "..");
 const sourceRoot = path.resolve(buildRoot, "..");
 

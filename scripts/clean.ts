@@ -4,13 +4,56 @@
  * removed. Resources of runs that are still alive are left alone. `--wait-for-pid N` first waits for
  * process N to end (the detached reaper a run spawns on exit uses it). Containers labelled as the
  * lab's whose owner is gone are removed even without a record. An engine that cannot be reached is
- * reported, never a failure: clean removes what it can reach and exits 0 (issue 15).
+ * reported, never a failure: clean removes what it can reach and exits 0. `--dry-run` lists what
+ * it would remove and removes nothing.
  */
 import os from "node:os";
 import { reapOrphans, type KeptResource } from "../lib/runtime/reaper";
 import { isProcessAlive, listRecords } from "../lib/runtime/resource-registry";
 import { dockerClientFor, errorText, LAB_LABEL, withEngineTimeout } from "../lib/targets/docker/docker-client";
 import { endpointFromRef, resolveEndpoint, type DockerEndpoint } from "../lib/targets/docker/endpoint";
+import { has, lastValue, noPositionals, readCommandArgs, refuse, UsageError } from "./cli-args";
+
+const USAGE = `Usage: npm run clean -- [--dry-run] [--quiet] [--wait-for-pid PID]
+
+Removes what dead lab runs left behind: embedded servers and their data directories, helper
+processes, and the lab's containers on every engine a record names (and the one DOCKER_HOST names).
+Resources of lab processes that are still running are left alone.
+
+Options:
+  --dry-run            list what would be removed; remove nothing
+  --quiet              print only what could not be reached
+  --wait-for-pid PID   first wait for process PID to end (the reaper a run leaves behind uses it)
+  --help               show this help`;
+
+const CLEAN_OPTIONS = {
+  help: { type: "boolean", short: "h" },
+  "dry-run": { type: "boolean" },
+  quiet: { type: "boolean" },
+  "wait-for-pid": { type: "string" },
+} as const;
+
+export interface CleanArgs {
+  readonly help: boolean;
+  readonly dryRun: boolean;
+  readonly quiet: boolean;
+  readonly waitForPid?: number;
+}
+
+export function parseCleanArgs(argv: readonly string[]): CleanArgs {
+  const parsed = readCommandArgs(argv, CLEAN_OPTIONS);
+  noPositionals(parsed);
+  const rawPid = lastValue(parsed, "wait-for-pid");
+  const pid = rawPid === undefined ? undefined : Number(rawPid);
+  if (pid !== undefined && !(Number.isInteger(pid) && pid > 0))
+    throw new UsageError(`--wait-for-pid needs a process id, got "${rawPid}"`);
+  return {
+    help: has(parsed, "help"),
+    dryRun: has(parsed, "dry-run"),
+    quiet: has(parsed, "quiet"),
+    waitForPid: pid,
+  };
+}
 
 /** The engine the environment names, and every engine a remaining record names (remote ones included). */
 function enginesToSweep(notReached: string[]): Map<string, DockerEndpoint> {
@@ -38,10 +81,11 @@ function enginesToSweep(notReached: string[]): Map<string, DockerEndpoint> {
 /** Labelled containers whose owner is gone, on one engine, each on its own. */
 async function removeUnrecordedContainers(
   endpoint: DockerEndpoint,
-  quiet: boolean,
+  options: { readonly quiet: boolean; readonly dryRun: boolean; readonly listed: ReadonlySet<string> },
   notReached: string[],
   enginesNotReached: string[],
 ): Promise<number> {
+  const { quiet, dryRun } = options;
   const docker = dockerClientFor(endpoint);
   const limit = endpoint.local ? 1500 : 15_000;
   let containers: Awaited<ReturnType<typeof docker.listContainers>>;
@@ -66,6 +110,15 @@ async function removeUnrecordedContainers(
     const ownerHost = info.Labels[`${LAB_LABEL}.owner-host`];
     if (ownerHost !== undefined && ownerHost !== os.hostname()) continue;
     if (owner && isProcessAlive(owner) && owner !== process.pid) continue;
+    const where = endpoint.local ? "" : ` on ${endpoint.host}`;
+    const what = `container ${info.Id.slice(0, 12)}${where} (${info.Image}, owner pid ${owner || "?"} gone)`;
+    if (dryRun) {
+      // Its record is listed already (a dry run removes no record first, as a real clean does).
+      if (options.listed.has(info.Id)) continue;
+      console.log(`would remove ${what}`);
+      removed++;
+      continue;
+    }
     try {
       await withEngineTimeout(docker.getContainer(info.Id).remove({ force: true, v: true }), 30_000, endpoint.host);
     } catch (error) {
@@ -74,23 +127,61 @@ async function removeUnrecordedContainers(
       continue;
     }
     removed++;
-    const where = endpoint.local ? "" : ` on ${endpoint.host}`;
-    if (!quiet)
-      console.log(`removed container ${info.Id.slice(0, 12)}${where} (${info.Image}, owner pid ${owner || "?"} gone)`);
+    if (!quiet) console.log(`removed ${what}`);
   }
   return removed;
 }
 
-async function main(): Promise<void> {
-  const args = process.argv.slice(2);
-  const quiet = args.includes("--quiet");
-  const waitIndex = args.indexOf("--wait-for-pid");
-  if (waitIndex >= 0) {
-    const pid = Number(args[waitIndex + 1]);
-    while (isProcessAlive(pid)) await new Promise((r) => setTimeout(r, 200));
+/** What a clean would remove, removing nothing: the records of dead owners, then unrecorded containers. */
+async function dryRun(engines: Map<string, DockerEndpoint>): Promise<void> {
+  const orphans = listRecords().filter((r) => !r.ownerAlive);
+  for (const r of orphans) console.log(`would remove ${r.resource.description} (owner pid ${r.ownerPid} gone)`);
+  const listed = new Set(
+    orphans.flatMap((r) => (r.resource.type === "docker-container" ? [r.resource.containerId] : [])),
+  );
+  const notReached: string[] = [];
+  const enginesNotReached: string[] = [];
+  let containers = 0;
+  for (const endpoint of engines.values()) {
+    containers += await removeUnrecordedContainers(
+      endpoint,
+      { quiet: false, dryRun: true, listed },
+      notReached,
+      enginesNotReached,
+    );
+  }
+  const alive = listRecords().filter((r) => r.ownerAlive);
+  console.log(
+    `clean --dry-run: would remove ${orphans.length + containers} resource(s); removed nothing` +
+      (alive.length ? `; ${alive.length} belong to running lab processes and would be left alone` : ""),
+  );
+  for (const line of enginesNotReached) console.log(`clean: could not look for labelled containers on ${line}`);
+}
+
+async function main(): Promise<number> {
+  let args: CleanArgs;
+  try {
+    args = parseCleanArgs(process.argv.slice(2));
+  } catch (e) {
+    if (e instanceof UsageError) return refuse("clean", e);
+    throw e;
+  }
+  if (args.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const { quiet } = args;
+  const waitFor = args.waitForPid;
+  if (waitFor !== undefined) {
+    while (isProcessAlive(waitFor)) await new Promise((r) => setTimeout(r, 200));
   }
   const notReached: string[] = [];
   const engines = enginesToSweep(notReached);
+  if (args.dryRun) {
+    for (const line of notReached) console.log(`clean: ${line}`);
+    await dryRun(engines);
+    return 0;
+  }
   const kept: KeptResource[] = [];
   const reaped = await reapOrphans({ onKept: (k) => kept.push(k) });
   for (const r of reaped) if (!quiet) console.log(`removed ${r.description} (owner pid ${r.ownerPid} gone)`);
@@ -98,7 +189,12 @@ async function main(): Promise<void> {
   let containers = 0;
   const enginesNotReached: string[] = [];
   for (const endpoint of engines.values()) {
-    containers += await removeUnrecordedContainers(endpoint, quiet, notReached, enginesNotReached);
+    containers += await removeUnrecordedContainers(
+      endpoint,
+      { quiet, dryRun: false, listed: new Set() },
+      notReached,
+      enginesNotReached,
+    );
   }
   const alive = listRecords().filter((r) => r.ownerAlive);
   if (!quiet) {
@@ -114,9 +210,17 @@ async function main(): Promise<void> {
     for (const line of notReached) console.log(`  ${line}`);
   }
   for (const line of enginesNotReached) console.log(`clean: could not look for labelled containers on ${line}`);
+  return 0;
 }
 
-main().catch((error) => {
-  console.error(`clean failed: ${error instanceof Error ? error.message : String(error)}`);
-  process.exit(1);
-});
+if (require.main === module) {
+  main().then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      console.error(`clean failed: ${error instanceof Error ? error.message : String(error)}`);
+      process.exit(1);
+    },
+  );
+}

@@ -71,3 +71,50 @@ export function readArgs<N extends string>(
   }
   return { options, positionals };
 }
+
+/**
+ * Bad arguments to a command: it prints the message and a pointer to `--help`, and exits 2 before
+ * anything has started (no server, no kernel, no file removed).
+ */
+export class UsageError extends Error {
+  override readonly name = "UsageError";
+}
+
+/** readArgs with the wording every command shares: `unknown argument "--x"`, as a UsageError. */
+export function readCommandArgs<N extends string>(
+  argv: readonly string[],
+  specs: Readonly<Record<N, OptionSpec>>,
+): ParsedArgs<N> {
+  return readArgs(argv, specs, {
+    usage: (message) => new UsageError(message),
+    unknown: (arg) => `unknown argument "${arg}"`,
+  });
+}
+
+/** No positional arguments: the first one given is refused as unknown. */
+export function noPositionals(parsed: ParsedArgs<string>): void {
+  const [first] = parsed.positionals;
+  if (first !== undefined) throw new UsageError(`unknown argument "${first}"`);
+}
+
+/** Whether a boolean option was given. */
+export function has<N extends string>(parsed: ParsedArgs<N>, name: N): boolean {
+  return parsed.options.some((o) => o.name === name);
+}
+
+/** The last value given to a string option, or undefined. */
+export function lastValue<N extends string>(parsed: ParsedArgs<N>, name: N): string | undefined {
+  const given = parsed.options.filter((o) => o.name === name);
+  const last = given[given.length - 1];
+  return last === undefined ? undefined : valueOf(last);
+}
+
+/**
+ * What a command prints for a UsageError; returns the exit status, 2. `helpCommand` is how its help
+ * is asked for (default `npm run <command> -- --help`).
+ */
+export function refuse(command: string, error: UsageError, helpCommand = `npm run ${command} -- --help`): 2 {
+  console.error(`${command}: ${error.message}`);
+  console.error(`Run \`${helpCommand}\` for usage.`);
+  return 2;
+}

@@ -6,18 +6,85 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { ensureKernelSpec, projectRoot } from "../lib/jupyter/kernel-spec";
+import { has, readCommandArgs, refuse, UsageError, type OptionSpec } from "./cli-args";
 
 const JUPYTER = process.env.DBLAB_JUPYTER ?? "/usr/bin/jupyter";
 
+const USAGE = `Usage: npm run lab -- [jupyter notebook options] [-- options passed unchecked]
+
+Starts Jupyter in notebooks/ with the project's tslab kernel (TypeScript (db-write-lab)).
+Jupyter's own options go to it unchanged, e.g. --port 8899 --no-browser --ip 0.0.0.0
+--notebook-dir DIR, and any --Class.trait=value (--NotebookApp.token=…). An option Jupyter
+does not know is refused here, before anything starts; after \`--\` nothing is checked.`;
+
+/**
+ * The flags and options of \`jupyter notebook --help\` (Notebook 6.4): the ones a user types. A
+ * misspelt one is refused with exit 2 here, before the kernelspec is written and Jupyter starts
+ * (Jupyter itself would start, log "Unrecognized flag" and exit 1).
+ */
+const JUPYTER_FLAGS = [
+  "debug",
+  "show-config",
+  "show-config-json",
+  "generate-config",
+  "no-browser",
+  "pylab",
+  "no-mathjax",
+  "allow-root",
+  "autoreload",
+  "script",
+  "no-script",
+] as const;
+const JUPYTER_VALUES = [
+  "log-level",
+  "config",
+  "ip",
+  "port",
+  "port-retries",
+  "sock",
+  "sock-mode",
+  "transport",
+  "keyfile",
+  "certfile",
+  "client-ca",
+  "notebook-dir",
+  "browser",
+  "gateway-url",
+] as const;
+const LAB_OPTIONS: Record<string, OptionSpec> = {
+  help: { type: "boolean", short: "h" },
+  ...Object.fromEntries(JUPYTER_FLAGS.map((f) => [f, { type: "boolean" } as const])),
+  ...Object.fromEntries(JUPYTER_VALUES.map((f) => [f, { type: "string" } as const])),
+};
+/** `--NotebookApp.token=…`: a configurable trait, which Jupyter checks itself. */
+const TRAIT = /^--[A-Za-z]\w*(\.\w+)+(=|$)/;
+
+/** The arguments for Jupyter, or "help"; throws UsageError for an option Jupyter does not have. */
+export function parseLabArgs(argv: readonly string[]): readonly string[] | "help" {
+  const end = argv.indexOf("--");
+  const checked = end < 0 ? argv : argv.slice(0, end);
+  // --pylab takes an optional value; both spellings are Jupyter's.
+  const parsed = readCommandArgs(
+    checked.filter((a) => !TRAIT.test(a) && !a.startsWith("--pylab=")),
+    LAB_OPTIONS,
+  );
+  if (has(parsed, "help")) return "help";
+  return end < 0 ? argv : [...checked, ...argv.slice(end + 1)];
+}
+
 function main(): void {
   const root = projectRoot();
-  const args = process.argv.slice(2);
-  if (args.includes("--help") || args.includes("-h")) {
-    console.log(
-      "Usage: npm run lab -- [jupyter notebook options, e.g. --port 8899 --no-browser --ip 0.0.0.0]\n" +
-        "Starts Jupyter in notebooks/ with the project's tslab kernel (TypeScript (db-write-lab)).",
-    );
-    return;
+  let args: readonly string[];
+  try {
+    const parsed = parseLabArgs(process.argv.slice(2));
+    if (parsed === "help") {
+      console.log(USAGE);
+      return;
+    }
+    args = parsed;
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    process.exit(refuse("lab", e));
   }
   const jupyter = fs.existsSync(JUPYTER) ? JUPYTER : "jupyter";
   const spec = ensureKernelSpec(root);
@@ -56,4 +123,4 @@ function main(): void {
   child.on("exit", (code, sig) => process.exit(code ?? (sig ? 128 + (sig === "SIGINT" ? 2 : 15) : 1)));
 }
 
-main();
+if (require.main === module) main();

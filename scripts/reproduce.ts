@@ -26,8 +26,12 @@ import type { RegisteredExperiment } from "../lib/experiments/contract";
 import { checkProfile, PROFILES, type ProfileName } from "../lib/params/profiles";
 import { gitCommit, hostInfo, type HostInfo } from "../lib/results/metadata";
 import { resultsRoot } from "../lib/results/run-store";
-import { readArgs, valueOf } from "./cli-args";
+import { readRun } from "../lib/results/stored-runs";
+import { readCommandArgs, UsageError, valueOf } from "./cli-args";
 import { writeRunIndex } from "./report-index";
+import { RESUME_ENV, resolveResume, resumeLine, resumeOutcome, runOf, type ResumePlan } from "./resume";
+
+export { UsageError };
 
 const USAGE = `Usage: npm run reproduce -- [options]
 
@@ -43,14 +47,15 @@ Options:
   --pdf                also write reports/<run-id>/<notebook>.pdf, every chart drawn (headless Chromium)
   --reports-dir DIR    write the reports there instead of reports/
   --cell-timeout SEC   per-cell timeout in seconds (default: smoke 900, default 14400, full 86400; 0 = none)
+  --resume RUN         continue a stored run (an id from \`npm run runs\`, a unique prefix, or "last"):
+                       its notebook with its recorded profile and parameters (data/results/RUN/params.json);
+                       its finished trials are skipped; a --set or --profile that changes them is refused
   --help               show this help
 
 Notebooks:
 ${EXPERIMENTS.map((n) => `  ${n.id}  ${n.title}`).join("\n")}`;
 
 const DEFAULT_CELL_TIMEOUT: Record<ProfileName, number> = { smoke: 900, default: 4 * 3600, full: 24 * 3600 };
-
-export class UsageError extends Error {}
 
 interface Options {
   profile: ProfileName;
@@ -61,6 +66,10 @@ interface Options {
   pdf: boolean;
   reportsDir?: string;
   cellTimeoutSec?: number;
+  /** `--resume`: a stored run's id, a unique prefix of one, or "last". */
+  resume?: string;
+  /** Whether --profile was given (a resume refuses one that differs from the run's). */
+  profileGiven: boolean;
   help: boolean;
 }
 
@@ -81,14 +90,20 @@ const REPRODUCE_OPTIONS = {
   set: { type: "string" },
   "reports-dir": { type: "string" },
   "cell-timeout": { type: "string" },
+  resume: { type: "string" },
 } as const;
 
 export function parseArgs(argv: readonly string[]): Options {
-  const opts: Options = { profile: "default", only: [], sets: {}, hideCode: false, pdf: false, help: false };
-  const parsed = readArgs(argv, REPRODUCE_OPTIONS, {
-    usage: (message) => new UsageError(message),
-    unknown: (arg) => `unknown argument "${arg}"`,
-  });
+  const opts: Options = {
+    profile: "default",
+    only: [],
+    sets: {},
+    hideCode: false,
+    pdf: false,
+    help: false,
+    profileGiven: false,
+  };
+  const parsed = readCommandArgs(argv, REPRODUCE_OPTIONS);
   const [positional] = parsed.positionals;
   if (positional !== undefined) throw new UsageError(`unknown argument "${positional}"`);
   let profile: string = "default";
@@ -105,6 +120,10 @@ export function parseArgs(argv: readonly string[]): Options {
         break;
       case "profile":
         profile = valueOf(option);
+        opts.profileGiven = true;
+        break;
+      case "resume":
+        opts.resume = valueOf(option);
         break;
       case "only":
         opts.only.push(
@@ -153,11 +172,15 @@ export function parseArgs(argv: readonly string[]): Options {
 interface Planned {
   entry: RegisteredExperiment;
   name: string;
+  profile: ProfileName;
   overrides: Record<string, unknown>;
+  /** Set when this notebook continues a stored run (`--resume`). */
+  resume?: ResumePlan;
 }
 
 /** Checks everything that can be checked before a kernel or server starts. */
 export function plan(opts: Options, root: string): Planned[] {
+  if (opts.resume !== undefined) return [planResume(opts, opts.resume, root)];
   const entries: RegisteredExperiment[] = [];
   // A notebook that needs parameters (00 needs runs) runs by default only when they are given.
   const byDefault = EXPERIMENTS.filter((n) => !n.requires || n.requires.some((k) => k in opts.sets));
@@ -208,8 +231,31 @@ export function plan(opts: Options, root: string): Planned[] {
     } catch (e) {
       throw new UsageError((e as Error).message);
     }
-    return { entry, name: path.basename(entry.file, ".ipynb"), overrides };
+    return { entry, name: path.basename(entry.file, ".ipynb"), profile: opts.profile, overrides };
   });
+}
+
+/** `--resume`: the stored run's notebook, with its recorded profile and parameters as the overrides. */
+function planResume(opts: Options, ref: string, root: string): Planned {
+  const r = resolveResume(
+    ref,
+    { profile: opts.profileGiven ? opts.profile : undefined, only: opts.only, sets: opts.sets },
+    resultsRoot(),
+  );
+  const file = path.join(root, r.entry.file);
+  if (!fs.existsSync(file)) throw new UsageError(`${r.entry.id}: notebook file ${r.entry.file} is missing`);
+  try {
+    injectParameters(JSON.parse(fs.readFileSync(file, "utf8")) as NotebookJson, r.profile, r.overrides, r.entry.file);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  return {
+    entry: r.entry,
+    name: path.basename(r.entry.file, ".ipynb"),
+    profile: r.profile,
+    overrides: r.overrides,
+    resume: r.resume,
+  };
 }
 
 export function newRunId(now = new Date()): string {
@@ -233,6 +279,16 @@ interface RunRecord {
   result?: ExecuteResult;
   /** Set when the notebook did not run at all (an earlier interrupt, or a setup error). */
   skipped?: string;
+  /** For a notebook that did not finish: what its stored run kept and the command that resumes it. */
+  resumeWith?: string;
+}
+
+/** The resume line of a notebook's stored run (the resumed one, or the one this run made). */
+function resumeHintOf(resultsDir: string, runId: string, planned: Planned): string | undefined {
+  const id = planned.resume?.runId;
+  const run = id ? readRun(path.join(resultsDir, id)) : runOf(resultsDir, runId, planned.name);
+  if (!run || run.state === "finished") return undefined;
+  return resumeLine(run);
 }
 
 function statusOf(r: RunRecord): string {
@@ -246,8 +302,8 @@ function problemOf(r: RunRecord): string {
   const res = r.result;
   if (!res) throw new Error(`${r.planned.entry.id}: neither run nor skipped`);
   if (res.status === "ok") return "";
-  if (res.failure) return describeFailure(res.failure);
-  return res.message ?? "";
+  const why = res.failure ? describeFailure(res.failure) : (res.message ?? "");
+  return r.resumeWith ? `${why}. ${r.resumeWith}` : why;
 }
 
 interface RunMeta {
@@ -391,10 +447,17 @@ async function main(): Promise<number> {
   // Each run's reports in their own folder, so the next run does not overwrite them.
   const runReports = path.join(reportsDir, runId);
   for (const d of [runReports, resultsDir, runDir]) fs.mkdirSync(d, { recursive: true });
-  const cellTimeoutSec = opts.cellTimeoutSec ?? DEFAULT_CELL_TIMEOUT[opts.profile];
+  const runProfile = planned[0]?.profile ?? opts.profile;
+  const cellTimeoutSec = opts.cellTimeoutSec ?? DEFAULT_CELL_TIMEOUT[runProfile];
   console.log(
-    `Run ${runId}: profile ${opts.profile}, ${planned.length} notebook(s); reports in ${path.relative(process.cwd(), runReports) || "."}/`,
+    `Run ${runId}: profile ${runProfile}, ${planned.length} notebook(s); reports in ${path.relative(process.cwd(), runReports) || "."}/`,
   );
+  const resuming = planned[0]?.resume;
+  if (resuming) {
+    console.log(
+      `Resuming ${resuming.runId} (${resuming.stateBefore}): ${resuming.finishedBefore.size} finished trial(s) will be skipped`,
+    );
+  }
 
   let stopSignal: NodeJS.Signals | undefined;
   let signals = 0;
@@ -423,7 +486,7 @@ async function main(): Promise<number> {
   const records: RunRecord[] = planned.map((p) => ({ planned: p }));
   const tty = Boolean(process.stderr.isTTY);
   for (const record of records) {
-    const { entry, name, overrides } = record.planned;
+    const { entry, name, overrides, profile, resume } = record.planned;
     if (stopSignal) {
       record.skipped = `not run: stopped by ${stopSignal}`;
       continue;
@@ -458,7 +521,7 @@ async function main(): Promise<number> {
         outputIpynb: path.join(runReports, `${name}.ipynb`),
         outputHtml: path.join(runReports, `${name}.html`),
         logFile: path.join(runDir, `${name}.log`),
-        profile: opts.profile,
+        profile,
         overrides,
         hideCode: opts.hideCode,
         cellTimeoutSec,
@@ -468,6 +531,7 @@ async function main(): Promise<number> {
           DBLAB_RESULTS_DIR: resultsDir,
           DBLAB_IN_KERNEL: "1",
           DBLAB_PROGRESS_FILE: progressFile,
+          ...(resume ? { [RESUME_ENV]: resume.runId } : {}),
         },
         onEvent: (e) => {
           if (e.event === "kernel" && !tty) console.log(`[${name}] kernel ready in ${e.seconds.toFixed(1)} s`);
@@ -489,9 +553,12 @@ async function main(): Promise<number> {
     }
     const res = record.result;
     if (res) copyLatest(res, reportsDir);
+    if (resume) for (const line of resumeOutcome(resume).lines) console.log(line);
+    record.resumeWith = resumeHintOf(resultsDir, runId, record.planned);
     if (res && res.status !== "ok") {
       const why = res.failure ? describeFailure(res.failure) : res.message;
       console.error(`✗ ${name} ${res.status}: ${why}`);
+      if (record.resumeWith) console.error(`  ${record.resumeWith}`);
       console.error(`  report: ${res.outputHtml ?? res.outputIpynb}\n  log: ${res.logFile}`);
     } else if (res) {
       console.log(`✓ ${name} in ${formatDuration(res.durationMs)} → ${res.outputHtml}`);
@@ -506,17 +573,21 @@ async function main(): Promise<number> {
       }
     } else {
       console.error(`✗ ${name}: ${record.skipped}`);
+      if (record.resumeWith) console.error(`  ${record.resumeWith}`);
     }
   }
 
-  const meta: RunMeta = { runId, profile: opts.profile, started, sets: opts.sets };
+  const meta: RunMeta = { runId, profile: runProfile, started, sets: opts.sets };
   writeTurnaround(path.join(runReports, "run.json"), records, meta);
   fs.copyFileSync(path.join(runReports, "run.json"), path.join(reportsDir, "run.json"));
   const index = writeRunIndex(reportsDir, resultsDir);
   printSummary(records);
   console.log(`\nIndex: ${index}`);
 
-  if (stopSignal) return 128 + (os.constants.signals[stopSignal] ?? 0);
+  if (stopSignal) {
+    for (const r of records) if (r.resumeWith) console.error(`  ${r.planned.name}: ${r.resumeWith}`);
+    return 128 + (os.constants.signals[stopSignal] ?? 0);
+  }
   const failed = records.filter((r) => r.skipped || r.result?.status !== "ok");
   if (failed.length) {
     console.error(`\n${failed.length} notebook(s) failed:`);

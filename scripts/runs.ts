@@ -1,63 +1,123 @@
 /**
- * `npm run runs [-- --notebook 03]`: the runs on disk, newest first, with what a comparison needs
+ * `npm run runs [-- --notebook 03] [--format json]`: the runs on disk, newest first, with what a comparison needs
  * to pick two: notebook, profile, target, commit, start, trials ok/failed, verdicts. A removed or
  * half-written run directory is listed as such.
  */
 import { listRuns, type StoredRun } from "../lib/results/stored-runs";
 import { textTable } from "../lib/compare/format";
 import { resultsRoot } from "../lib/results/run-store";
-
-function verdictSummary(r: StoredRun): string {
-  if (!r.verdicts) return "no verdicts recorded";
-  const counts = new Map<string, number>();
-  for (const v of r.verdicts) counts.set(v.verdict, (counts.get(v.verdict) ?? 0) + 1);
-  return [...counts].map(([v, n]) => `${n} ${v}`).join(", ");
-}
+import { has, lastValue, noPositionals, readCommandArgs, refuse, UsageError } from "./cli-args";
 
 function row(r: StoredRun): string[] {
-  const m = r.metadata;
-  const targets = [...new Set((m?.servers ?? []).map((s) => `${s.kind}${s.route ? `/${s.route}` : ""}`))].join(", ");
-  const ok = r.trials.filter((t) => t.status === "ok").length;
-  const failed = r.trials.length - ok;
-  const state = r.state === "finished" ? "finished" : `${r.state}: ${r.stateWhy}`;
+  const l = listing(r);
+  const verdicts = l.verdicts
+    ? Object.entries(l.verdicts)
+        .map(([v, n]) => `${n} ${v}`)
+        .join(", ")
+    : "no verdicts recorded";
   return [
-    r.id,
-    r.notebook || "?",
-    m?.profile ?? "?",
-    targets || "?",
-    m?.gitCommit ?? "?",
-    r.startedAt ?? "?",
-    `${ok} / ${failed}`,
-    verdictSummary(r),
-    state,
+    l.id,
+    l.notebook || "?",
+    l.profile ?? "?",
+    l.targets.join(", ") || "?",
+    l.commit ?? "?",
+    l.startedAt ?? "?",
+    `${l.trials.ok} / ${l.trials.failed}`,
+    verdicts,
+    l.state === "finished" ? "finished" : `${l.state}: ${l.stateWhy}`,
   ];
 }
 
+const USAGE = `Usage: npm run runs -- [--notebook NN] [--format text|json]
+
+Lists the runs in data/results (or DBLAB_RESULTS_DIR), newest first.
+
+Options:
+  --notebook NN        only the runs of that notebook (e.g. 03)
+  --format text|json   a table (default) or one JSON array, one object per run (for scripts and CI)
+  --help               show this help`;
+
+const RUNS_OPTIONS = {
+  help: { type: "boolean", short: "h" },
+  notebook: { type: "string" },
+  format: { type: "string" },
+} as const;
+
+export interface RunsArgs {
+  readonly help: boolean;
+  readonly notebook?: string;
+  readonly format: "text" | "json";
+}
+
+export function parseRunsArgs(argv: readonly string[]): RunsArgs {
+  const parsed = readCommandArgs(argv, RUNS_OPTIONS);
+  noPositionals(parsed);
+  const raw = lastValue(parsed, "notebook");
+  if (raw !== undefined && !/^\d{1,2}$/.test(raw))
+    throw new UsageError(`--notebook needs a notebook number like 03, got "${raw}"`);
+  const format = lastValue(parsed, "format") ?? "text";
+  if (format !== "text" && format !== "json") throw new UsageError(`--format must be text or json, got "${format}"`);
+  return { help: has(parsed, "help"), notebook: raw?.padStart(2, "0"), format };
+}
+
+/** One run as `--format json` gives it: the table's columns as data, with the counts apart. */
+export interface RunListing {
+  readonly id: string;
+  readonly directory: string;
+  readonly notebook: string;
+  readonly notebookId: string;
+  readonly profile: string | null;
+  readonly targets: readonly string[];
+  readonly commit: string | null;
+  readonly startedAt: string | null;
+  readonly trials: { readonly ok: number; readonly failed: number };
+  /** Verdict → how many claims got it; null when no verdicts were recorded. */
+  readonly verdicts: Readonly<Record<string, number>> | null;
+  readonly state: string;
+  readonly stateWhy: string;
+  readonly problems: readonly string[];
+}
+
+export function listing(r: StoredRun): RunListing {
+  const m = r.metadata;
+  const ok = r.trials.filter((t) => t.status === "ok").length;
+  const verdicts: Record<string, number> = {};
+  for (const v of r.verdicts ?? []) verdicts[v.verdict] = (verdicts[v.verdict] ?? 0) + 1;
+  return {
+    id: r.id,
+    directory: r.directory,
+    notebook: r.notebook,
+    notebookId: r.notebookId,
+    profile: m?.profile ?? null,
+    targets: [...new Set((m?.servers ?? []).map((s) => `${s.kind}${s.route ? `/${s.route}` : ""}`))],
+    commit: m?.gitCommit ?? null,
+    startedAt: r.startedAt ?? null,
+    trials: { ok, failed: r.trials.length - ok },
+    verdicts: r.verdicts ? verdicts : null,
+    state: r.state,
+    stateWhy: r.stateWhy,
+    problems: r.problems,
+  };
+}
+
 function main(): number {
-  const argv = process.argv.slice(2);
-  let notebook: string | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === "--help" || a === "-h") {
-      console.log(
-        "Usage: npm run runs -- [--notebook NN]\n\n" +
-          "Lists the runs in data/results (or DBLAB_RESULTS_DIR), newest first.",
-      );
-      return 0;
-    }
-    if (a === "--notebook" || a.startsWith("--notebook=")) {
-      notebook = a.includes("=") ? a.slice(a.indexOf("=") + 1) : argv[++i];
-      if (!notebook || !/^\d{1,2}$/.test(notebook)) {
-        console.error(`runs: --notebook needs a notebook number like 03, got "${notebook ?? ""}"`);
-        return 2;
-      }
-      notebook = notebook.padStart(2, "0");
-    } else {
-      console.error(`runs: unknown argument "${a}"`);
-      return 2;
-    }
+  let args: RunsArgs;
+  try {
+    args = parseRunsArgs(process.argv.slice(2));
+  } catch (e) {
+    if (e instanceof UsageError) return refuse("runs", e);
+    throw e;
   }
+  if (args.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const { notebook } = args;
   const runs = listRuns().filter((r) => notebook === undefined || r.notebookId === notebook);
+  if (args.format === "json") {
+    console.log(JSON.stringify(runs.map(listing), null, 2));
+    return 0;
+  }
   if (!runs.length) {
     console.log(`no runs${notebook ? ` of notebook ${notebook}` : ""} in ${resultsRoot()}`);
     return 0;

@@ -10,6 +10,7 @@ want_tests=false
 for arg in "$@"; do
   case "$arg" in
     --tests) want_tests=true ;;
+    -h|--help) sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "setup: unknown option $arg (known: --tests)" >&2; exit 2 ;;
   esac
 done

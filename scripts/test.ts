@@ -11,6 +11,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { has, readCommandArgs, refuse, UsageError } from "./cli-args";
 
 function findTests(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
@@ -22,7 +23,23 @@ function findTests(dir: string): string[] {
 }
 
 const root = path.resolve(__dirname, "..", "test");
-const only = process.argv.slice(2);
+const USAGE = `Usage: node build/scripts/test.js [SUBSTRING …]
+
+Runs build/test/**/*.test.js one file at a time; with arguments, only the files whose path under
+test/ contains one of them (\`unit/\`, \`integration/\`, \`pgbench\`). \`npm test\` builds and lints first.`;
+
+let only: readonly string[] = [];
+try {
+  const parsed = readCommandArgs(process.argv.slice(2), { help: { type: "boolean", short: "h" } });
+  if (has(parsed, "help")) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  only = parsed.positionals;
+} catch (e) {
+  if (!(e instanceof UsageError)) throw e;
+  process.exit(refuse("test", e, "node build/scripts/test.js --help"));
+}
 const files = findTests(root)
   .filter((f) => only.length === 0 || only.some((o) => path.relative(root, f).includes(o)))
   .sort();

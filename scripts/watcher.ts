@@ -10,13 +10,21 @@ import fs from "node:fs";
 import path from "node:path";
 import { isProcessAlive, listRecords, processStartTicks, stateRoot } from "../lib/runtime/resource-registry";
 
+if (process.argv[2] === "--help" || process.argv[2] === "-h") {
+  process.stdout.write(
+    "Usage: node build/scripts/watcher.js OWNER_PID [OWNER_START_TICKS] [JUPYTER_PID]\n" +
+      "Started by a kernel (lib/runtime/watcher.ts): removes what OWNER_PID registered once its stdin closes.\n",
+  );
+  process.exit(0);
+}
 const owner = Number(process.argv[2]);
 const ownerTicks = process.argv[3] ? Number(process.argv[3]) : undefined;
 const jupyter = process.argv[4] ? Number(process.argv[4]) : undefined;
 const jupyterTicks = jupyter ? processStartTicks(jupyter) : undefined;
 let orphanSignalled = false;
-if (!Number.isInteger(owner) || owner <= 0) {
-  process.stderr.write(`watcher: bad owner pid ${process.argv[2]}\n`);
+const numbers = process.argv.slice(3);
+if (!Number.isInteger(owner) || owner <= 0 || numbers.length > 2 || numbers.some((a) => !/^\d+$/.test(a))) {
+  process.stderr.write(`watcher: bad arguments ${JSON.stringify(process.argv.slice(2))} (--help for usage)\n`);
   process.exit(2);
 }
 

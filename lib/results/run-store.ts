@@ -113,6 +113,20 @@ export function repairTornTail(fd: number): void {
   fs.ftruncateSync(fd, 0); // one torn record and nothing before it
 }
 
+/**
+ * Set by `npm run reproduce -- --resume <id>` for the kernel it starts: the notebook's cells call
+ * `run(params, { profile })` as always, and the first new store opened for that run's notebook
+ * resumes `<id>` instead (taken once: a second run in the same kernel starts a new one).
+ */
+export const RESUME_ENV = "DBLAB_RESUME_ID";
+
+function resumeRequested(notebook: string): string | undefined {
+  const id = process.env[RESUME_ENV];
+  if (!id || !id.includes(`_${notebook}_`)) return undefined;
+  delete process.env[RESUME_ENV];
+  return id;
+}
+
 export class RunStore<C extends object = Record<string, unknown>> {
   private constructor(
     readonly runId: string,
@@ -134,20 +148,21 @@ export class RunStore<C extends object = Record<string, unknown>> {
     readonly root?: string;
   }): RunStore<C> {
     const root = options.root ?? resultsRoot();
-    if (options.resumeId !== undefined) {
-      if (!RUN_ID.test(options.resumeId)) throw new Error(`"${options.resumeId}" is not a run id`);
-      const directory = path.join(root, options.resumeId);
+    const resumeId = options.resumeId ?? resumeRequested(options.notebook);
+    if (resumeId !== undefined) {
+      if (!RUN_ID.test(resumeId)) throw new Error(`"${resumeId}" is not a run id`);
+      const directory = path.join(root, resumeId);
       const paramsFile = path.join(directory, "params.json");
-      if (!fs.existsSync(paramsFile)) throw new Error(`No run "${options.resumeId}" in ${root} to resume`);
+      if (!fs.existsSync(paramsFile)) throw new Error(`No run "${resumeId}" in ${root} to resume`);
       const stored = JSON.parse(fs.readFileSync(paramsFile, "utf8")) as unknown;
       const given = JSON.parse(JSON.stringify(options.params)) as unknown;
       if (!isDeepStrictEqual(stored, given)) {
         throw new Error(
-          `Refusing to resume run ${options.resumeId}: its parameters differ from these.\n` +
+          `Refusing to resume run ${resumeId}: its parameters differ from these.\n` +
             `stored: ${JSON.stringify(stored)}\ngiven:  ${JSON.stringify(given)}`,
         );
       }
-      return new RunStore<C>(options.resumeId, directory);
+      return new RunStore<C>(resumeId, directory);
     }
     const runId = newRunId(options.notebook);
     const directory = path.join(root, runId);

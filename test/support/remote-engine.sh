@@ -9,6 +9,9 @@
 #                               exits 2 with a reason where it cannot be made here (no root, no
 #                               netns, no sshd, no dockerd)
 #   remote-engine.sh down DIR   stops sshd and dockerd, deletes the namespace and DIR
+#   remote-engine.sh engine-stop DIR / engine-start DIR
+#                               stops the namespace's dockerd (its containers stop with it) and
+#                               starts it again, sshd left running (the fault matrix's "engine stopped")
 #
 # DBLAB_REMOTE_NS (namespace name, ≤ 11 characters) and DBLAB_REMOTE_NET (first three octets of
 # a private /24 that collides with nothing here; the next /24 up is the namespace's docker bridge)
@@ -52,6 +55,34 @@ down() {
   rm -rf "$dir"
 }
 
+# The namespace's dockerd (also what `engine-start` runs again after `engine-stop`).
+start_dockerd() {
+  local tls="$dir/tls"
+  # nsenter, not `ip netns exec`: the latter remounts /sys, and dockerd would not see the cgroups.
+  nsenter --net="/run/netns/$ns" dockerd \
+    --data-root "$dir/docker-data" --exec-root "$dir/docker-exec" --pidfile "$dir/dockerd.pid" \
+    -H "unix://$dir/docker.sock" -H "tcp://$net.2:2376" \
+    --tlsverify --tlscacert "$tls/ca.pem" --tlscert "$tls/server-cert.pem" --tlskey "$tls/server-key.pem" \
+    --bip "$bridge_net.1/24" --cgroup-parent "$ns" \
+    >>"$dir/dockerd.log" 2>&1 &
+  for _ in $(seq 1 150); do
+    DOCKER_HOST="unix://$dir/docker.sock" docker info >/dev/null 2>&1 && break
+    sleep 0.2
+  done
+  DOCKER_HOST="unix://$dir/docker.sock" docker info >/dev/null 2>&1 || cannot "dockerd did not answer: $(tail -5 "$dir/dockerd.log")"
+}
+
+# The engine stopped as an operator stops it (SIGTERM: dockerd stops its containers, then exits),
+# sshd still up: the host answers, its engine does not.
+engine_stop() {
+  [ -s "$dir/dockerd.pid" ] || { echo "no dockerd.pid in $dir" >&2; exit 1; }
+  local pid
+  pid=$(cat "$dir/dockerd.pid")
+  kill "$pid" 2>/dev/null || true
+  for _ in $(seq 1 150); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+  kill -9 "$pid" 2>/dev/null || true
+}
+
 up() {
   [ "$(id -u)" = 0 ] || cannot "needs root (network namespaces, dockerd)"
   command -v sshd >/dev/null || [ -x /usr/sbin/sshd ] || cannot "no sshd (apt-get install openssh-server)"
@@ -62,6 +93,7 @@ up() {
   chmod 700 "$dir/home/.ssh"
   ip netns add "$ns" 2>"$dir/netns.err" || cannot "ip netns add failed: $(cat "$dir/netns.err")"
   echo "$ns" >"$dir/netns.name"
+  echo "$net" >"$dir/net.prefix"
   ip link add "$ns-h" type veth peer name "$ns-n"
   ip link set "$ns-n" netns "$ns"
   ip addr add "$net.1/24" dev "$ns-h"
@@ -87,18 +119,7 @@ up() {
     -extfile "$tls/client.ext" -out "$cli/cert.pem" 2>/dev/null
   cp "$tls/ca.pem" "$cli/ca.pem"
 
-  # nsenter, not `ip netns exec`: the latter remounts /sys, and dockerd would not see the cgroups.
-  nsenter --net="/run/netns/$ns" dockerd \
-    --data-root "$dir/docker-data" --exec-root "$dir/docker-exec" --pidfile "$dir/dockerd.pid" \
-    -H "unix://$dir/docker.sock" -H "tcp://$net.2:2376" \
-    --tlsverify --tlscacert "$tls/ca.pem" --tlscert "$tls/server-cert.pem" --tlskey "$tls/server-key.pem" \
-    --bip "$bridge_net.1/24" --cgroup-parent "$ns" \
-    >"$dir/dockerd.log" 2>&1 &
-  for _ in $(seq 1 150); do
-    DOCKER_HOST="unix://$dir/docker.sock" docker info >/dev/null 2>&1 && break
-    sleep 0.2
-  done
-  DOCKER_HOST="unix://$dir/docker.sock" docker info >/dev/null 2>&1 || cannot "dockerd did not answer: $(tail -5 "$dir/dockerd.log")"
+  start_dockerd
 
   ssh-keygen -q -t ed25519 -N "" -f "$dir/ssh_host_ed25519_key" -C "$ns host"
   ssh-keygen -q -t ed25519 -N "" -f "$dir/home/.ssh/id_ed25519" -C "$ns client"
@@ -138,5 +159,8 @@ case "$cmd" in
   # A trap, not `up || down`: set -e is off inside a condition.
   up) trap 'rc=$?; [ "$rc" = 0 ] || down; exit "$rc"' EXIT; up ;;
   down) down ;;
-  *) echo "usage: $0 up|down DIR" >&2; exit 64 ;;
+  engine-stop) engine_stop ;;
+  # The namespace and addresses of this DIR's `up`, whatever the environment says now.
+  engine-start) ns=$(cat "$dir/netns.name"); net=$(cat "$dir/net.prefix"); bridge_net="${net%.*}.$((${net##*.} + 1))"; start_dockerd ;;
+  *) echo "usage: $0 up|down|engine-stop|engine-start DIR" >&2; exit 64 ;;
 esac

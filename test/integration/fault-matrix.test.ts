@@ -1,0 +1,536 @@
+/**
+ * The fault matrix: every notebook (01–05) under every fault that matters, each injected into a
+ * real `node build/scripts/reproduce.js` (smoke, small sizes) at the point of its work that is most
+ * exposed, on the targets where that fault exists. Every cell asserts the same outcome:
+ * - the run ends within the cell's bound, with one error line that names the fault, the server and
+ *   the engine, the number of finished trials kept and the command that resumes;
+ * - no uncaught exception or unhandled rejection in any output (the runner's, the kernel's cells, its log);
+ * - nothing left on either engine once the fault is undone: no container of the run, no live server
+ *   process, no resource record;
+ * - every trial finished before the fault is on disk unchanged;
+ * - `npm run reproduce -- --resume <id>` completes without finishing a trial twice.
+ *
+ * The cells are chosen so that every notebook and every fault appears at least once, not the whole
+ * product (which would take most of an hour): see CELLS. `DBLAB_FAULT_CELLS=02-kill9-embedded,…`
+ * runs only the named cells. The ssh:// cells use test/support/remote-engine.sh (a network namespace
+ * with its own dockerd and sshd); the docker cells the local engine, whose daemon is never stopped here.
+ */
+import { after, before, test, type TestContext } from "node:test";
+import assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type Docker from "dockerode";
+import { jupyterUnavailableReason } from "../../lib/jupyter/execute";
+import { projectRoot } from "../../lib/jupyter/kernel-spec";
+import { processTree } from "../../lib/runtime/reaper";
+import { isProcessAlive } from "../../lib/runtime/resource-registry";
+import { dockerAvailable, LAB_LABEL, socketClient } from "../../lib/targets/docker/docker-client";
+
+const root = projectRoot();
+const REPRODUCE = path.join(root, "build", "scripts", "reproduce.js");
+const SCRIPT = path.join(root, "test", "support", "remote-engine.sh");
+const box = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-fault-matrix-"));
+const engineDir = path.join(box, "engine");
+const LOCAL_SOCKET = "/var/run/docker.sock";
+const scriptEnv = {
+  ...process.env,
+  DBLAB_REMOTE_NS: process.env.DBLAB_REMOTE_NS ?? `dblfm${process.pid % 10000}`,
+  DBLAB_REMOTE_NET: process.env.DBLAB_REMOTE_NET ?? "10.231.44",
+};
+
+type Notebook = "01" | "02" | "03" | "04" | "05";
+type Fault = "link-drop" | "kill-9" | "sigstop" | "engine-stop" | "sigterm";
+type Target = "embedded" | "docker" | "ssh";
+/** Where the fault lands: a statement the server is running, a pgbench run, or a quorum trial. */
+type Point = "batch" | "create-index" | "pgbench" | "quorum";
+
+interface Cell {
+  readonly notebook: Notebook;
+  readonly fault: Fault;
+  readonly target: Target;
+  readonly point: Point;
+  /** Seconds from the fault to the runner's exit, at most. */
+  readonly boundSeconds: number;
+  readonly sets: readonly string[];
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+const NAMES: Record<Notebook, string> = {
+  "01": "01-index-write-cost",
+  "02": "02-create-index-after-load",
+  "03": "03-over-indexing",
+  "04": "04-reindex-under-load",
+  "05": "05-round-trips",
+};
+
+/** Small enough that a cell takes well under a minute, large enough that the fault lands mid-work. */
+const SMOKE: Record<Notebook, readonly string[]> = {
+  "01": [
+    'engines=["postgresql"]',
+    "rowCounts=[20000]",
+    "extraIndexes=[0,5]",
+    'operations=["insert","update_one_field"]',
+  ],
+  "02": [
+    "rows=300000",
+    "repeats=2",
+    "rowSweep=[5000]",
+    'keyOrders=["random"]',
+    "memorySweepMB=[64]",
+    "workerSweep=[0]",
+    "walAnatomyRows=0",
+  ],
+  "03": ["indexLevels=[7,14]", "durationSeconds=4"],
+  "04": ["durationSeconds=6", "sets=2", 'modes=["baseline","reindex"]'],
+  "05": [
+    'environments=["local","quorum-same-az"]',
+    'cases=["update_autocommit","update_one_transaction"]',
+    "statements=300",
+    'syncLevels=["on"]',
+    "sweepStandbyRttsMs=[]",
+  ],
+};
+
+const smoke = (nb: Notebook): string[] => SMOKE[nb].map((s) => `--set=${s}`);
+
+/**
+ * The cells: each notebook twice, each fault at least once, the fault at the notebook's most exposed
+ * point, on the target where it is most likely met (a dropped link and a stopped engine exist only
+ * for a Docker engine, and only the namespace's engine may be stopped here).
+ */
+const CELLS: readonly Cell[] = [
+  { notebook: "01", fault: "sigterm", target: "embedded", point: "batch", boundSeconds: 45, sets: smoke("01") },
+  { notebook: "01", fault: "kill-9", target: "docker", point: "batch", boundSeconds: 30, sets: smoke("01") },
+  { notebook: "02", fault: "kill-9", target: "embedded", point: "create-index", boundSeconds: 30, sets: smoke("02") },
+  { notebook: "02", fault: "engine-stop", target: "ssh", point: "create-index", boundSeconds: 60, sets: smoke("02") },
+  {
+    notebook: "03",
+    fault: "sigstop",
+    target: "embedded",
+    point: "pgbench",
+    boundSeconds: 40,
+    sets: smoke("03"),
+    env: { DBLAB_STALL_SECONDS: "5" },
+  },
+  { notebook: "04", fault: "link-drop", target: "ssh", point: "pgbench", boundSeconds: 75, sets: smoke("04") },
+  { notebook: "04", fault: "kill-9", target: "embedded", point: "pgbench", boundSeconds: 30, sets: smoke("04") },
+  { notebook: "05", fault: "kill-9", target: "embedded", point: "quorum", boundSeconds: 30, sets: smoke("05") },
+  { notebook: "05", fault: "sigterm", target: "embedded", point: "quorum", boundSeconds: 45, sets: smoke("05") },
+];
+
+const cellName = (c: Cell): string => `${c.notebook}-${c.fault.replace("-", "")}-${c.target}`;
+
+/** What the one error must say, per fault: the fault in its own words. */
+const FAULT_WORDS: Record<Fault, RegExp> = {
+  "link-drop": /went away|link .*(lost|dropped)|cannot be reached|unreachable|keepalive/i,
+  "engine-stop": /went away|engine .*(stopped|lost|gone)|cannot be reached|unreachable/i,
+  "kill-9": /was lost|killed|exited|terminated|went away|not running|postmaster exit/i,
+  sigstop: /stopped answering|no progress|stall|frozen|did not answer/i,
+  sigterm: /SIGTERM|stopped by (a )?signal|interrupted/i,
+};
+
+const UNCAUGHT = /UncaughtException|unhandledRejection|Unhandled promise rejection|uncaughtException/;
+
+interface RemoteEngine {
+  readonly address: string;
+  readonly dockerHost: string;
+  readonly home: string;
+  readonly socket: string;
+  readonly ns: string;
+}
+
+let remote: RemoteEngine | undefined;
+let remoteUnavailable: string | undefined;
+let localDocker = false;
+const wanted = (process.env.DBLAB_FAULT_CELLS ?? "").split(",").filter(Boolean);
+const selected = CELLS.filter((c) => wanted.length === 0 || wanted.includes(cellName(c)));
+const rows: string[] = [];
+
+before(async () => {
+  localDocker = fs.existsSync(LOCAL_SOCKET) && (await dockerAvailable(3000));
+  if (!selected.some((c) => c.target === "ssh")) return;
+  const out = spawnSync("bash", [SCRIPT, "up", engineDir], { env: scriptEnv, encoding: "utf8", timeout: 120_000 });
+  if (out.status === 2) {
+    remoteUnavailable = out.stderr.trim();
+    return;
+  }
+  if (out.status !== 0) throw new Error(`remote-engine.sh up failed (${out.status}): ${out.stderr}`);
+  const vars = Object.fromEntries(
+    out.stdout
+      .trim()
+      .split("\n")
+      .map((l) => l.split("=", 2) as [string, string]),
+  );
+  remote = {
+    address: vars.DBLAB_REMOTE_ADDRESS,
+    dockerHost: vars.DBLAB_REMOTE_DOCKER_HOST,
+    home: vars.DBLAB_REMOTE_HOME,
+    socket: vars.DBLAB_REMOTE_SOCKET.replace(/^unix:\/\//, ""),
+    ns: vars.DBLAB_REMOTE_NS,
+  };
+});
+
+after(() => {
+  if (remote) spawnSync("bash", [SCRIPT, "down", engineDir], { env: scriptEnv, timeout: 120_000 });
+  fs.rmSync(box, { recursive: true, force: true });
+  if (rows.length) console.log(`\nfault matrix:\n${rows.join("\n")}`);
+});
+
+interface Trial {
+  readonly key: string;
+  readonly status: string;
+}
+
+function trialLines(dir: string | undefined): string[] {
+  const file = dir ? path.join(dir, "trials.jsonl") : "";
+  if (!file || !fs.existsSync(file)) return [];
+  // A torn last line is one being written as we read.
+  return fs
+    .readFileSync(file, "utf8")
+    .split("\n")
+    .filter((l) => {
+      try {
+        JSON.parse(l);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+}
+
+const parse = (lines: readonly string[]): Trial[] => lines.map((l) => JSON.parse(l) as Trial);
+
+/** A process's title as `ps` shows it (PostgreSQL backends write their current command there). */
+function title(pid: number): string {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").replace(/\0/g, " ").trim();
+  } catch {
+    return "";
+  }
+}
+
+interface Where {
+  readonly docker?: Docker;
+  readonly stateDir: string;
+}
+
+/** The run's containers on an engine (by the state-dir label the lab puts on each). */
+async function containersOf(docker: Docker, stateDir: string): Promise<Docker.ContainerInfo[]> {
+  return docker.listContainers({ all: true, filters: { label: [`${LAB_LABEL}.state-dir=${stateDir}`] } });
+}
+
+/** Main pids of the run's servers: embedded ones from its records, containers' from the engine. */
+async function serverPids(where: Where): Promise<number[]> {
+  const pids: number[] = [];
+  const dir = path.join(where.stateDir, "resources");
+  for (const name of fs.existsSync(dir) ? fs.readdirSync(dir) : []) {
+    try {
+      const r = JSON.parse(fs.readFileSync(path.join(dir, name), "utf8")) as {
+        resource: { pid?: number; description: string };
+      };
+      if (r.resource.pid && /embedded PostgreSQL pid \d+ port/.test(r.resource.description)) pids.push(r.resource.pid);
+    } catch {
+      // being written
+    }
+  }
+  if (where.docker) {
+    for (const c of await containersOf(where.docker, where.stateDir).catch(() => [])) {
+      if (c.State !== "running") continue;
+      const info = await where.docker
+        .getContainer(c.Id)
+        .inspect()
+        .catch(() => undefined);
+      if (info?.State.Pid) pids.push(info.State.Pid);
+    }
+  }
+  return pids;
+}
+
+/** The server (of several, 05's primary and standbys) whose processes show the point, or undefined. */
+function atPoint(point: Point, servers: readonly number[], runner: number): number | undefined {
+  for (const pid of servers) {
+    const titles = processTree(pid).map(title);
+    const hit =
+      point === "batch"
+        ? titles.some((t) => /^postgres: .* (INSERT|UPDATE|BIND)/.test(t))
+        : point === "create-index"
+          ? titles.some((t) => /^postgres: .* CREATE INDEX/.test(t))
+          : point === "quorum"
+            ? titles.some((t) => /walsender/.test(t)) &&
+              titles.some((t) => /^postgres: .* (UPDATE|COMMIT|idle in transaction)/.test(t))
+            : [...titles, ...processTree(runner).map(title)].some((t) => /(^|\/)pgbench /.test(t));
+    if (hit) return pid;
+  }
+  return undefined;
+}
+
+function signalTree(pid: number, sig: NodeJS.Signals): void {
+  for (const p of processTree(pid)) {
+    try {
+      process.kill(p, sig);
+    } catch {
+      // gone
+    }
+  }
+}
+
+const iptables = (r: RemoteEngine, op: "-I" | "-D") =>
+  spawnSync("ip", ["netns", "exec", r.ns, "iptables", op, "INPUT", "-p", "tcp", "--dport", "22", "-j", "DROP"])
+    .status === 0;
+
+interface Outcome {
+  readonly code: number | null;
+  readonly output: string;
+}
+
+function runReproduce(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+): { child: ReturnType<typeof spawn>; done: Promise<Outcome> } {
+  const child = spawn(process.execPath, [REPRODUCE, ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
+  child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
+  const done = new Promise<Outcome>((resolve) => child.on("close", (code) => resolve({ code, output })));
+  return { child, done };
+}
+
+async function runCell(t: TestContext, cell: Cell): Promise<void> {
+  const missing = jupyterUnavailableReason();
+  if (missing) return void t.skip(`Jupyter not available: ${missing}`);
+  if (cell.target === "docker" && !localDocker) return void t.skip("no local Docker engine answers");
+  if (cell.target === "ssh" && !remote) return void t.skip(remoteUnavailable ?? "no remote engine");
+  const started = Date.now();
+  const name = cellName(cell);
+  const base = path.join(box, name);
+  const stateDir = path.join(base, "state");
+  const results = path.join(base, "results");
+  const reports = path.join(base, "reports");
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DBLAB_STATE_DIR: stateDir,
+    DBLAB_RESULTS_DIR: results,
+    DBLAB_PULL: "never",
+    DBLAB_TARGET: cell.target === "embedded" ? "embedded" : "docker",
+    ...cell.env,
+  };
+  let docker: Docker | undefined;
+  let engineName = "embedded";
+  if (cell.target === "ssh" && remote) {
+    Object.assign(env, { HOME: remote.home, DOCKER_HOST: remote.dockerHost });
+    docker = socketClient(remote.socket);
+    engineName = remote.dockerHost;
+  } else if (cell.target === "docker") {
+    delete env.DOCKER_HOST;
+    docker = socketClient(LOCAL_SOCKET);
+    engineName = "docker";
+  }
+  const where: Where = { docker, stateDir };
+  const runDir = (): string | undefined =>
+    fs.existsSync(results) ? fs.readdirSync(results).map((d) => path.join(results, d))[0] : undefined;
+
+  const first = runReproduce(
+    ["--profile", "smoke", "--only", cell.notebook, ...cell.sets, "--reports-dir", reports],
+    env,
+  );
+  let ended = false;
+  void first.done.then(() => (ended = true));
+  let undo: (() => void) | undefined;
+  let kept: string[] = [];
+  let faultAt = 0;
+  const seenServers = new Set<number>();
+  try {
+    // The point: a finished trial on disk, and the server busy with the exposed part of the next.
+    let target: number | undefined;
+    const deadline = Date.now() + 240_000;
+    while (!ended && Date.now() < deadline) {
+      if (parse(trialLines(runDir())).some((x) => x.status === "ok")) {
+        const servers = await serverPids(where);
+        for (const s of servers) seenServers.add(s);
+        target = atPoint(cell.point, servers, first.child.pid ?? 0);
+        if (target !== undefined) break;
+      }
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.ok(
+      target !== undefined && !ended,
+      `${name}: the run never reached the point (${cell.point}):\n${(await Promise.race([first.done, Promise.resolve({ output: "(running)" })])).output}`,
+    );
+    kept = trialLines(runDir()).filter((l) => (JSON.parse(l) as Trial).status === "ok");
+    faultAt = Date.now();
+    switch (cell.fault) {
+      case "sigterm":
+        first.child.kill("SIGTERM");
+        break;
+      case "kill-9":
+        process.kill(target, "SIGKILL");
+        break;
+      case "sigstop":
+        signalTree(target, "SIGSTOP");
+        undo = () => signalTree(target, "SIGCONT");
+        break;
+      case "link-drop": {
+        const r = remote;
+        assert.ok(r && iptables(r, "-I"), "iptables in the namespace");
+        undo = () => void iptables(r, "-D");
+        break;
+      }
+      case "engine-stop":
+        assert.equal(spawnSync("bash", [SCRIPT, "engine-stop", engineDir], { env: scriptEnv }).status, 0);
+        undo = () => {
+          const up = spawnSync("bash", [SCRIPT, "engine-start", engineDir], { env: scriptEnv, encoding: "utf8" });
+          assert.equal(up.status, 0, `engine-start: ${up.stderr}`);
+        };
+        break;
+    }
+    const timeout = new Promise<undefined>((r) =>
+      setTimeout(() => r(undefined), (cell.boundSeconds + 60) * 1000).unref(),
+    );
+    const outcome = await Promise.race([first.done, timeout]);
+    const seconds = (Date.now() - faultAt) / 1000;
+    assert.ok(outcome, `${name}: still running ${cell.boundSeconds + 60} s after the fault`);
+    t.diagnostic(`${name}: ended ${seconds.toFixed(1)} s after the fault (bound ${cell.boundSeconds} s)`);
+    const { code, output } = outcome;
+    const dir = runDir();
+    assert.ok(dir, "the run has a directory");
+    const runId = path.basename(dir);
+
+    // One error naming the fault, the server and the engine, what was kept, and how to resume.
+    const errors = output.split("\n").filter((l) => l.startsWith("✗ "));
+    const message = errors.join("\n");
+    const resumeLine = output.split("\n").find((l) => l.includes("resume with: npm run reproduce"));
+    const record = (result: string) =>
+      rows.push(
+        `| ${cell.notebook} | ${cell.fault} | ${cell.target} | ${cell.boundSeconds} s (${seconds.toFixed(0)} s) | ${message.slice(0, 160).replace(/\|/g, "/")} | ${kept.length} | ${result} |`,
+      );
+    record("first run ended");
+    // Checked on, not thrown at once: a wrong message must not hide whether the resume and the
+    // cleanup hold. All problems fail the cell at its end.
+    const problems: string[] = [];
+    const soft = async (check: () => void | Promise<void>): Promise<void> => {
+      try {
+        await check();
+      } catch (e) {
+        problems.push((e as Error).message.split("\n")[0]);
+      }
+    };
+    const okNow = parse(trialLines(dir)).filter((x) => x.status === "ok").length;
+    await soft(() =>
+      assert.equal(code, cell.fault === "sigterm" ? 128 + os.constants.signals.SIGTERM : 1, `exit status ${code}`),
+    );
+    await soft(() =>
+      assert.ok(
+        seconds <= cell.boundSeconds,
+        `ended ${seconds.toFixed(1)} s after the fault, bound ${cell.boundSeconds} s`,
+      ),
+    );
+    await soft(() => assert.equal(errors.length, 1, `${errors.length} error lines, not one`));
+    await soft(() => assert.match(message, FAULT_WORDS[cell.fault], "the error does not name the fault"));
+    if (cell.fault !== "sigterm") {
+      await soft(() => assert.match(message, /PostgreSQL/, "the error does not name the server"));
+      await soft(() =>
+        cell.target !== "embedded"
+          ? assert.ok(message.includes(engineName), `the error does not name the engine ${engineName}`)
+          : assert.match(message, /embedded/, "the error does not say the server is embedded"),
+      );
+    }
+    await soft(() => {
+      assert.ok(resumeLine?.includes(`--resume ${runId}`), "no resume command");
+      assert.match(resumeLine ?? "", new RegExp(`\\b${okNow} finished trial\\(s\\) kept`), "the kept count is wrong");
+    });
+    const texts = [
+      output,
+      ...[reports, path.join(root, ".jupyter-runtime", "runs")].flatMap((d) => logsUnder(d, runId)),
+    ];
+    await soft(() => {
+      for (const text of texts)
+        assert.ok(
+          !UNCAUGHT.test(text),
+          `an uncaught exception: ${UNCAUGHT.exec(text)?.[0]} …${text.slice(text.search(UNCAUGHT), text.search(UNCAUGHT) + 120).replace(/\s+/g, " ")}`,
+        );
+    });
+
+    // Every trial finished before the fault is on disk, unchanged.
+    const lines = trialLines(dir);
+    for (const k of kept) assert.ok(lines.includes(k), `${name}: kept as it was: ${k.slice(0, 80)}`);
+
+    // Undo the fault; then nothing of the run may be left (the resume removes a container kept for later).
+    undo?.();
+    undo = undefined;
+    if (cell.target === "embedded") await soft(() => assertNothingLeft(where, seenServers, name, true));
+
+    const resumed = spawnSync(process.execPath, [REPRODUCE, "--resume", runId, "--reports-dir", reports], {
+      env: { ...env, DBLAB_STALL_SECONDS: "" },
+      encoding: "utf8",
+      timeout: 300_000,
+    });
+    rows.pop();
+    record(`${resumed.status === 0 ? "resumed" : `resume exit ${resumed.status}`}; ${problems.join("; ")}`);
+    assert.equal(resumed.status, 0, `${name} resume:\n${resumed.stdout}\n${resumed.stderr}`);
+    assert.doesNotMatch(resumed.stdout + resumed.stderr, UNCAUGHT);
+    assert.match(resumed.stdout, new RegExp(`skipped ${okNow} finished trial\\(s\\)`));
+    const all = parse(trialLines(dir))
+      .filter((x) => x.status === "ok")
+      .map((x) => x.key);
+    assert.equal(new Set(all).size, all.length, `${name}: no trial finished twice`);
+    for (const k of kept) assert.ok(trialLines(dir).includes(k), `${name}: still kept after the resume`);
+    const meta = JSON.parse(fs.readFileSync(path.join(dir, "metadata.json"), "utf8")) as { outcome?: string };
+    assert.equal(meta.outcome, "finished");
+    await assertNothingLeft(where, seenServers, name, false);
+    rows.pop();
+    record(problems.length ? `resumed; FAIL: ${problems.join("; ")}` : "pass");
+    assert.deepEqual(problems, [], `${name}:\n${output}`);
+  } finally {
+    undo?.();
+    if (!ended) first.child.kill("SIGKILL");
+    await first.done;
+    t.diagnostic(`${name}: ${((Date.now() - started) / 1000).toFixed(0)} s in all`);
+  }
+}
+
+/** The executed notebooks and kernel logs of this run (its cells' stderr is in them). */
+function logsUnder(dir: string, runId: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  const stamp = runId.split("_")[0];
+  const out: string[] = [];
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory() && entry.name === stamp) out.push(...logsUnder(full, runId));
+    else if (entry.isFile() && /\.(ipynb|log)$/.test(entry.name)) out.push(fs.readFileSync(full, "utf8"));
+  }
+  return out;
+}
+
+async function assertNothingLeft(
+  where: Where,
+  servers: ReadonlySet<number>,
+  name: string,
+  firstRun: boolean,
+): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  const alive = () => [...servers].filter((p) => isProcessAlive(p));
+  while (alive().length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+  assert.deepEqual(alive(), [], `${name}: no server process left${firstRun ? " by the failed run" : ""}`);
+  const dir = path.join(where.stateDir, "resources");
+  assert.deepEqual(fs.existsSync(dir) ? fs.readdirSync(dir) : [], [], `${name}: no resource record left`);
+  if (where.docker)
+    assert.deepEqual(await containersOf(where.docker, where.stateDir), [], `${name}: no container left`);
+  if (localDocker) {
+    assert.deepEqual(
+      await containersOf(socketClient(LOCAL_SOCKET), where.stateDir),
+      [],
+      `${name}: none on the local engine`,
+    );
+  }
+}
+
+for (const cell of CELLS) {
+  const run = selected.includes(cell);
+  test(
+    `fault matrix ${cellName(cell)}: ${cell.fault} mid-${cell.point} of ${NAMES[cell.notebook]} on ${cell.target}`,
+    { timeout: 600_000, skip: run ? false : "not in DBLAB_FAULT_CELLS" },
+    async (t) => runCell(t, cell),
+  );
+}

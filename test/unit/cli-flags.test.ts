@@ -1,0 +1,184 @@
+/**
+ * Every command, as a user runs it (the built script, a child process): `--help` prints its usage
+ * and exits 0, an unknown flag exits 2 naming it, and neither does anything else — a planted record
+ * of a dead run's leftover is still there, no results or reports directory appears, nothing is
+ * printed on stdout. Then `clean --dry-run` lists that leftover and removes nothing (a real clean
+ * does remove it), and `runs --format json` gives one object per run.
+ */
+import { after, test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { RunListing } from "../../scripts/runs";
+
+const built = path.resolve(__dirname, "..", "..");
+const box = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-cli-flags-"));
+after(() => fs.rmSync(box, { recursive: true, force: true }));
+
+/** Every command line the lab ships: npm scripts first, then the helpers a user may call by path. */
+const COMMANDS: readonly { readonly name: string; readonly script: string }[] = [
+  { name: "reproduce", script: "scripts/reproduce.js" },
+  { name: "compare", script: "scripts/compare.js" },
+  { name: "runs", script: "scripts/runs.js" },
+  { name: "clean", script: "scripts/clean.js" },
+  { name: "export", script: "scripts/export.js" },
+  { name: "lab", script: "scripts/lab.js" },
+  { name: "bench", script: "bench/run.js" },
+  { name: "test", script: "scripts/test.js" },
+  { name: "watcher", script: "scripts/watcher.js" },
+  { name: "build-assets", script: "scripts/build-assets.js" },
+  { name: "delay-proxy", script: "bench/delay-proxy.js" },
+  { name: "write-path", script: "bench/write-path.js" },
+];
+
+interface Sandbox {
+  readonly env: NodeJS.ProcessEnv;
+  readonly results: string;
+  readonly reports: string;
+  readonly record: string;
+  readonly leftover: string;
+}
+
+/** A state folder holding one record of a dead run's server directory, and results/reports paths not yet made. */
+function sandbox(name: string): Sandbox {
+  const dir = fs.mkdtempSync(path.join(box, `${name}-`));
+  const state = path.join(dir, "state");
+  const leftover = path.join(dir, "leftover-data-dir");
+  fs.mkdirSync(path.join(state, "resources"), { recursive: true });
+  fs.mkdirSync(leftover);
+  const record = path.join(state, "resources", "planted.json");
+  // Pids above the kernel's pid_max (4,194,304) are never alive.
+  const dead = 999_999_990;
+  fs.writeFileSync(
+    record,
+    JSON.stringify({
+      id: "planted",
+      ownerPid: dead,
+      createdAt: new Date().toISOString(),
+      resource: { type: "process", pid: dead + 1, directory: leftover, description: "planted embedded server" },
+    }),
+  );
+  const results = path.join(dir, "results");
+  const reports = path.join(dir, "reports");
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DBLAB_STATE_DIR: state,
+    DBLAB_RESULTS_DIR: results,
+    DBLAB_TARGET: "embedded",
+    DBLAB_PULL: "never",
+    // No engine: a clean here must never reach the shared Docker daemon of the machine.
+    DOCKER_HOST: `unix://${path.join(dir, "no-docker.sock")}`,
+  };
+  return { env, results, reports, record, leftover };
+}
+
+function run(script: string, args: readonly string[], env: NodeJS.ProcessEnv) {
+  const out = spawnSync(process.execPath, [path.join(built, script), ...args], {
+    env,
+    cwd: box,
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  return { status: out.status, signal: out.signal, stdout: out.stdout, stderr: out.stderr };
+}
+
+function assertNothingStarted(s: Sandbox, what: string): void {
+  assert.ok(fs.existsSync(s.record), `${what}: the planted record is still there`);
+  assert.ok(fs.existsSync(s.leftover), `${what}: the planted leftover is still there`);
+  assert.ok(!fs.existsSync(s.results), `${what}: no results directory was made`);
+  assert.deepEqual(
+    fs.readdirSync(path.join(path.dirname(s.record))).sort(),
+    ["planted.json"],
+    `${what}: no resource was recorded`,
+  );
+}
+
+for (const { name, script } of COMMANDS) {
+  test(`${name}: --help prints its usage, exits 0 and starts nothing`, () => {
+    const s = sandbox(`${name}-help`);
+    const out = run(script, ["--help"], s.env);
+    assert.equal(out.status, 0, `${name} --help: ${out.stderr}`);
+    assert.match(out.stdout, /^Usage: /, `${name} --help prints its usage`);
+    assertNothingStarted(s, `${name} --help`);
+  });
+
+  test(`${name}: an unknown flag exits 2 naming it, before anything starts`, () => {
+    const s = sandbox(`${name}-bogus`);
+    for (const bogus of ["--frobnicate", "--frobnicate=3"]) {
+      // The bogus flag last: a command that acted on the arguments before it would have started.
+      const args = name === "reproduce" ? ["--profile", "smoke", "--reports-dir", s.reports, bogus] : [bogus];
+      const out = run(script, args, s.env);
+      assert.equal(
+        out.status,
+        2,
+        `${name} ${bogus}: exit ${out.status} ${out.signal ?? ""}\n${out.stdout}\n${out.stderr}`,
+      );
+      assert.ok(out.stderr.includes(`"${bogus}"`), `${name} ${bogus}: names it: ${out.stderr}`);
+      assert.equal(out.stdout, "", `${name} ${bogus}: nothing on stdout (nothing started)`);
+      assertNothingStarted(s, `${name} ${bogus}`);
+      assert.ok(!fs.existsSync(s.reports), `${name} ${bogus}: no reports directory`);
+    }
+  });
+}
+
+test("clean --dry-run lists a dead run's leftover and removes nothing; clean then removes it", () => {
+  const s = sandbox("clean-dry-run");
+  const dry = run("scripts/clean.js", ["--dry-run"], s.env);
+  assert.equal(dry.status, 0, dry.stderr);
+  assert.match(dry.stdout, /would remove planted embedded server \(owner pid 999999990 gone\)/);
+  assert.match(dry.stdout, /would remove 1 resource\(s\); removed nothing/);
+  assert.ok(fs.existsSync(s.record) && fs.existsSync(s.leftover), "a dry run removed nothing");
+  const real = run("scripts/clean.js", [], s.env);
+  assert.equal(real.status, 0, real.stderr);
+  assert.match(real.stdout, /removed planted embedded server/);
+  assert.ok(!fs.existsSync(s.record) && !fs.existsSync(s.leftover), "a real clean removed both");
+  const again = run("scripts/clean.js", ["--dry-run"], s.env);
+  assert.match(again.stdout, /would remove 0 resource\(s\)/);
+});
+
+test("runs --format json: one object per run, newest first, with the table's columns as data", () => {
+  const s = sandbox("runs-json");
+  const make = (id: string, notebook: string, trials: string[]) => {
+    const dir = path.join(s.results, id);
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, "params.json"), "{}");
+    fs.writeFileSync(
+      path.join(dir, "metadata.json"),
+      JSON.stringify({
+        runId: id,
+        notebook,
+        profile: "smoke",
+        startedAt: `${id.slice(0, 4)}-${id.slice(4, 6)}-${id.slice(6, 8)}T10:00:00.000Z`,
+        gitCommit: "abc123",
+        servers: [{ engine: "postgresql", kind: "embedded", version: "17.6" }],
+        finishedAt: "2026-11-30T10:01:00.000Z",
+        outcome: "finished",
+      }),
+    );
+    fs.writeFileSync(path.join(dir, "trials.jsonl"), trials.map((t) => `${t}\n`).join(""));
+  };
+  const trial = (key: string, status: string) => JSON.stringify({ key, condition: {}, repeat: 1, status, seconds: 1 });
+  make("20261129T100000Z-aaaaaa", "01-index-write-cost", [trial("a", "ok"), trial("b", "failed")]);
+  make("20261130T100000Z-bbbbbb", "03-over-indexing", [trial("a", "ok")]);
+  const out = run("scripts/runs.js", ["--format", "json"], s.env);
+  assert.equal(out.status, 0, out.stderr);
+  const runs = JSON.parse(out.stdout) as RunListing[];
+  assert.deepEqual(
+    runs.map((r) => [r.id, r.notebookId, r.profile, r.trials.ok, r.trials.failed]),
+    [
+      ["20261130T100000Z-bbbbbb", "03", "smoke", 1, 0],
+      ["20261129T100000Z-aaaaaa", "01", "smoke", 1, 1],
+    ],
+  );
+  assert.deepEqual(runs[0].targets, ["embedded"]);
+  const one = JSON.parse(run("scripts/runs.js", ["--format=json", "--notebook", "1"], s.env).stdout) as RunListing[];
+  assert.deepEqual(
+    one.map((r) => r.id),
+    ["20261129T100000Z-aaaaaa"],
+  );
+  const bad = run("scripts/runs.js", ["--format", "xml"], s.env);
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /--format must be text or json, got "xml"/);
+});
