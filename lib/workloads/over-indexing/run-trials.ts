@@ -8,7 +8,13 @@ import { counterDelta } from "../../stats/counters";
 import { rotated } from "../../stats/order";
 import type { RunStore, TrialRecord } from "../../results/run-store";
 import type { StartedServer } from "../../targets/types";
-import { runPgbench, type PgbenchRunner, type PgbenchRunResult, type ProgressPoint } from "../pgbench";
+import {
+  runPgbench,
+  waitForPgbenchGone,
+  type PgbenchRunner,
+  type PgbenchRunResult,
+  type ProgressPoint,
+} from "../pgbench";
 import { watchTrial } from "../watchdog";
 import { prepareRound, RUN_DATABASE, withClient, type PreparedRound } from "./databases";
 import {
@@ -88,20 +94,6 @@ export interface RoundHooks {
   readonly onNote?: (note: string) => void;
 }
 
-/** Backends publish their statistics as they exit: wait until pgbench's sessions are gone. */
-async function waitForClientsGone(server: StartedServer): Promise<void> {
-  await withClient(server, RUN_DATABASE, async (c) => {
-    const deadline = Date.now() + 5000;
-    while (Date.now() < deadline) {
-      const { rows } = await c.query<{ n: number }>(
-        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'pgbench'",
-      );
-      if (rows[0].n === 0) return;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  });
-}
-
 export async function runRound(
   server: StartedServer,
   runner: PgbenchRunner,
@@ -147,7 +139,7 @@ export async function runRound(
     signal: hooks.signal,
     onProgress: hooks.onProgress,
   });
-  await waitForClientsGone(server);
+  await withClient(server, RUN_DATABASE, waitForPgbenchGone);
   const { after, sizesAfter, statements, walRecords } = await withClient(server, RUN_DATABASE, async (c) => {
     const endLsn = await currentWalLsn(c, true);
     const after = await roundCounters(c);

@@ -19,3 +19,4 @@ export {
 } from "./args";
 export { stepCoordinates } from "./series";
 export { pgbenchFigures, type PgbenchFigures } from "./figures";
+export { waitForPgbenchGone } from "./sessions";

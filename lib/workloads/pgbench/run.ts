@@ -69,7 +69,8 @@ export class PgbenchAbortedError extends Error {
   }
 }
 
-function childEnv(password: string): NodeJS.ProcessEnv {
+/** The environment of a PostgreSQL client tool the lab spawns (pgbench, psql): no stray PG* variable. */
+export function clientToolEnv(password: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
@@ -99,7 +100,7 @@ function runOnHost(
     // end through onAbort below (the run then says "interrupted"), not fail a trial on its own.
     const child = spawn(file, [...args], {
       cwd: workDir,
-      env: childEnv(password),
+      env: clientToolEnv(password),
       stdio: ["ignore", "pipe", "pipe"],
       detached: true,
     });
