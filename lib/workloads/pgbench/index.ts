@@ -1,6 +1,6 @@
 /** The shared pgbench runner: locate, initialise, run, parse. */
 export * from "./types";
-export { initPgbench, runPgbench, PgbenchAbortedError, type RunOptions, type InitResult } from "./run";
+export { initPgbench, runPgbench, clientToolEnv, PgbenchAbortedError, type RunOptions, type InitResult } from "./run";
 export { locatePgbench, findHostPgbench, describeRunner, PgbenchNotFoundError, type PgbenchRunner } from "./locate";
 export { parseProgress, parseProgressLine, parseSummary, statementLatency } from "./parse-output";
 export {
@@ -16,6 +16,7 @@ export {
   type BuiltinScript,
   type PgbenchInitOptions,
   type PgbenchLoadOptions,
+  type PgbenchScript,
 } from "./args";
 export { stepCoordinates } from "./series";
 export { pgbenchFigures, type PgbenchFigures } from "./figures";
