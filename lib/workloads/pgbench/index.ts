@@ -1,7 +1,14 @@
 /** The shared pgbench runner: locate, initialise, run, parse. */
 export * from "./types";
 export { initPgbench, runPgbench, clientToolEnv, PgbenchAbortedError, type RunOptions, type InitResult } from "./run";
-export { locatePgbench, findHostPgbench, describeRunner, PgbenchNotFoundError, type PgbenchRunner } from "./locate";
+export {
+  locatePgbench,
+  findHostPgbench,
+  findHostClientTool,
+  describeRunner,
+  PgbenchNotFoundError,
+  type PgbenchRunner,
+} from "./locate";
 export { parseProgress, parseProgressLine, parseSummary, statementLatency } from "./parse-output";
 export {
   latencyDistribution,
