@@ -9,6 +9,7 @@ import { rotated } from "../../stats/order";
 import type { RunStore, TrialRecord } from "../../results/run-store";
 import type { StartedServer } from "../../targets/types";
 import {
+  pgbenchOutcome,
   runPgbench,
   waitForPgbenchGone,
   type PgbenchRunner,
@@ -149,18 +150,11 @@ export async function runRound(
     const walRecords = s.walInspect ? await walRecordsBetween(c, startLsn, endLsn) : undefined;
     return { after, sizesAfter, statements, walRecords };
   });
-  const aborted = pgbench.summary.abortedClients;
   return {
     key: planned.key,
     condition: planned.condition,
     repeat: planned.repeat,
-    // A round with aborted clients is failed: its time is not a result (pgbench's own timestamps stay in the record).
-    ...(aborted
-      ? {
-          status: "failed" as const,
-          error: `${aborted} pgbench client(s) aborted: ${pgbench.messages.slice(-3).join(" / ")}`,
-        }
-      : { status: "ok" as const, seconds: (pgbench.finishedAtMs - pgbench.startedAtMs) / 1000 }),
+    ...pgbenchOutcome(pgbench),
     counters: counterDelta(before, after),
     startedAt,
     finishedAt: new Date().toISOString(),

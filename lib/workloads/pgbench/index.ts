@@ -26,5 +26,5 @@ export {
   type PgbenchScript,
 } from "./args";
 export { stepCoordinates } from "./series";
-export { pgbenchFigures, type PgbenchFigures } from "./figures";
+export { pgbenchFigures, pgbenchOutcome, type PgbenchFigures } from "./figures";
 export { waitForPgbenchGone } from "./sessions";
