@@ -8,7 +8,14 @@ import path from "node:path";
 import { TARGET_CHOICES, type TargetChoice } from "../targets/select";
 import { redactText } from "../targets/uri";
 import { withProfile, type ProfileName } from "./profiles";
-import { oneOf, ParameterError, positiveInteger, rejectUnknownKeys } from "./validate";
+import {
+  clientsAndThreads,
+  oneOf,
+  ParameterError,
+  positiveInteger,
+  rejectUnknownKeys,
+  repeatsWithCap,
+} from "./validate";
 
 export interface YourIndexesParams {
   /** Where the lab's server runs: auto = docker if a daemon answers, else embedded; or external. */
@@ -209,17 +216,8 @@ export function yourIndexesParams(
     throw new ParameterError(`existing names an index twice: ${existing.join(", ")}`);
   if (existing !== "all" && existing.length === 0 && candidates.length === 0)
     throw new ParameterError('nothing to judge: give existing index names (or "all") or candidates');
-  const repeats = positiveInteger("repeats", p.repeats);
-  const maxRepeats = positiveInteger(
-    "maxRepeats",
-    overrides.repeats !== undefined && overrides.maxRepeats === undefined
-      ? Math.max(repeats, p.maxRepeats)
-      : p.maxRepeats,
-  );
-  if (maxRepeats < repeats) throw new ParameterError(`maxRepeats (${maxRepeats}) is smaller than repeats (${repeats})`);
-  const clients = positiveInteger("clients", p.clients);
-  const threads = positiveInteger("threads", p.threads);
-  if (threads > clients) throw new ParameterError(`threads (${threads}) cannot exceed clients (${clients})`);
+  const { repeats, maxRepeats } = repeatsWithCap(p, overrides);
+  const { clients, threads } = clientsAndThreads(p);
   const sharedBuffersMB = positiveInteger("sharedBuffersMB", p.sharedBuffersMB);
   const memoryGiB = positiveInteger("memoryGiB", p.memoryGiB);
   if (sharedBuffersMB >= memoryGiB * 1024)

@@ -37,21 +37,26 @@ test("the example: the index on an updated column costs writes and takes HOT awa
   const missing = tools();
   if (missing) return t.skip(missing);
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-06-results-"));
-  // At test scale a round is three 2-s runs; 7 rounds so the cost's interval (the range of 7 paired
-  // values, 98.4 %) decides. The margin is wider than the default ±2 %: a test shares this machine's
-  // two cores with whatever else runs, and paired runs 2 s long differ by several per cent there.
-  const margin = 0.1;
+  // At test scale a round is three 2-s runs. Eleven rounds: the interval of the median is then the
+  // 3rd to 9th of the 11 paired costs (93.5 %), so a burst of the machine's other load that lands on
+  // one or two runs does not set it. The margin is wider than the default ±2 %: a test shares two
+  // cores with whatever else runs (load 10–14 while this was written), and paired 2-s runs there
+  // differ by tens of per cent; what the test checks is that a structural zero stays inside it
+  // while the index on an updated column is told from it.
+  const margin = 0.15;
+  const rounds = 11;
   const params = yourIndexes.params("smoke", {
     target: "embedded",
+    scale: 0.1,
     existing: ["orders_status_idx", "products_category_idx"],
-    repeats: 7,
-    maxRepeats: 7,
-    budgetSeconds: 600,
+    repeats: rounds,
+    maxRepeats: rounds,
+    budgetSeconds: 900,
     equivalenceMargin: margin,
   });
   try {
     const run = await withEnv({ DBLAB_RESULTS_DIR: root }, () => yourIndexes.run(params, { profile: "smoke" }));
-    assert.equal(run.trials.length, 3 * 7);
+    assert.equal(run.trials.length, 3 * rounds);
     assert.ok(
       run.trials.every((x) => x.status === "ok"),
       run.trials.map((x) => x.error ?? "").join(" "),
@@ -61,7 +66,7 @@ test("the example: the index on an updated column costs writes and takes HOT awa
     const status = s.indexes.find((ix) => ix.name === "orders_status_idx");
     const category = s.indexes.find((ix) => ix.name === "products_category_idx");
     assert.ok(status?.cost && category?.cost);
-    assert.equal(status.pairs, 7);
+    assert.equal(status.pairs, rounds);
     // The index on status: the fulfilment job's updates are HOT without it and not with it.
     assert.ok(status.cost.low > 0, `status index cost ${JSON.stringify(status.cost)}`);
     assert.equal(judgeIndex(s, status).judgement, "costs");

@@ -10,6 +10,7 @@ import { counterDelta, counterEntries, type Counters } from "../../stats/counter
 import { rotated } from "../../stats/order";
 import type { StartedServer } from "../../targets/types";
 import {
+  pgbenchOutcome,
   runPgbench,
   waitForPgbenchGone,
   type PgbenchRunner,
@@ -109,6 +110,8 @@ export function trialRunner(ctx: TrialContext): (planned: PlannedTrial) => Promi
       scripts: s.scripts,
       defines: s.defines,
       noVacuum: true,
+      // Tenths of a second: the series the cost's statistic reads (see summarise.ts).
+      bucketMs: 100,
       signal: ctx.signal,
       onProgress: (p) => ctx.onProgress?.(planned, p),
     });
@@ -121,19 +124,12 @@ export function trialRunner(ctx: TrialContext): (planned: PlannedTrial) => Promi
         walRecords: s.walInspect ? await walRecordsBetween(c, startLsn, endLsn) : undefined,
       };
     });
-    const aborted = pgbench.summary.abortedClients;
     return {
       key: planned.key,
       condition: planned.condition,
       repeat: planned.repeat,
       position: planned.position,
-      // A run with aborted clients is failed: its time is not a result (pgbench's output stays in the record).
-      ...(aborted
-        ? {
-            status: "failed" as const,
-            error: `${aborted} pgbench client(s) aborted: ${pgbench.messages.slice(-3).join(" / ")}`,
-          }
-        : { status: "ok" as const, seconds: (pgbench.finishedAtMs - pgbench.startedAtMs) / 1000 }),
+      ...pgbenchOutcome(pgbench),
       counters: counterDelta(before, after),
       startedAt,
       finishedAt: new Date().toISOString(),

@@ -51,16 +51,19 @@ function setColumns(list: string): string[] {
   let depth = 0;
   let start = 0;
   const parts: string[] = [];
+  let end = list.length;
   for (let i = 0; i < list.length; i++) {
     const ch = list[i];
     if (ch === "(") depth++;
-    else if (ch === ")") depth--;
-    else if (ch === "," && depth === 0) {
+    else if (ch === ")" && --depth < 0) {
+      end = i; // the end of the WITH … ( … ) the UPDATE stands in
+      break;
+    } else if (ch === "," && depth === 0) {
       parts.push(list.slice(start, i));
       start = i + 1;
     }
   }
-  parts.push(list.slice(start));
+  parts.push(list.slice(start, end));
   for (const part of parts) {
     const tuple = /^\s*\(([^)]*)\)\s*=/.exec(part);
     if (tuple) out.push(...tuple[1].split(",").map((c) => unquote(c.trim())));
@@ -84,7 +87,7 @@ export function updateStatements(scripts: readonly Pick<WorkloadScript, "name" |
     for (const raw of sql.split(";")) {
       const statement = raw.replace(/\s+/g, " ").trim();
       const re =
-        /\bUPDATE\s+(?:ONLY\s+)?("?[\w$.]+"?)(?:\s+(?:AS\s+)?[\w$]+)?\s+SET\s+(.*?)(?=\s+(?:FROM|WHERE|RETURNING)\b|\)\s*(?:,|SELECT|INSERT|UPDATE|DELETE)|$)/gi;
+        /\bUPDATE\s+(?:ONLY\s+)?("?[\w$.]+"?)(?:\s+(?:AS\s+)?[\w$]+)?\s+SET\s+(.*?)(?=\s+(?:FROM|WHERE|RETURNING)\b|$)/gi;
       for (const m of statement.matchAll(re)) {
         out.push({ script: s.name, statement, table: unquote(m[1]), columns: setColumns(m[2]) });
       }
