@@ -186,7 +186,11 @@ export function yourIndexesParams(
   overrides: Partial<YourIndexesParams> = {},
 ): YourIndexesParams {
   rejectUnknownKeys("06-your-indexes", overrides, KNOWN);
-  const p = withProfile(yourIndexes_PROFILES, profile, overrides);
+  return checked(withProfile(yourIndexes_PROFILES, profile, overrides), overrides);
+}
+
+/** Every value of a resolved profile checked; `overrides` says which the reader gave. */
+function checked(p: YourIndexesParams, overrides: Partial<YourIndexesParams>): YourIndexesParams {
   const sampleFrom = typeof p.sampleFrom === "string" ? p.sampleFrom.trim() : undefined;
   if (sampleFrom === undefined)
     throw new ParameterError(`sampleFrom must be a URI or "", got ${JSON.stringify(p.sampleFrom)}`);

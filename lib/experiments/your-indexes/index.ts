@@ -10,16 +10,16 @@ import { run as runRounds, summaryContext, type YourIndexesRun } from "./run";
 import { summarise as summariseTrials, type YourIndexesSummary } from "./summarise";
 
 export const experiment: Experiment<YourIndexesParams, YourIndexesRun, YourIndexesSummary> = {
+  profiles: yourIndexes_PROFILES,
+  params: yourIndexesParams,
+  run: runRounds,
+  summarise: (run) => summariseTrials(run.trials, summaryContext(run), run.params.durationSeconds, run.params.clients),
+  claims: (summary) => checkClaims(summary),
+  save: writeSummaries,
   id: "06",
   slug: "06-your-indexes",
   title: "Your indexes: what does each one cost your writes?",
   notebook: "notebooks/06-your-indexes.ipynb",
-  profiles: yourIndexes_PROFILES,
-  params: (profile, overrides = {}) => yourIndexesParams(profile, overrides),
-  run: (params, control = {}) => runRounds(params, control),
-  summarise: (run) => summariseTrials(run.trials, summaryContext(run), run.params.durationSeconds, run.params.clients),
-  claims: (summary, _run) => checkClaims(summary),
-  save: (run, summary, claims) => writeSummaries(run, summary, claims),
 };
 
 export const { params, run, summarise, claims, save } = experiment;

@@ -67,12 +67,8 @@ export function showRun(run: YourIndexesRun): void {
       .map((s) => `<details><summary>${escapeHtml(s.name)}</summary><pre>${escapeHtml(s.text)}</pre></details>`)
       .join(""),
   );
-  const failed = run.trials.filter((x) => x.status === "failed");
-  if (failed.length)
-    showTable(
-      failed.map((x) => ({ run: x.key, error: x.error ?? "" })),
-      { caption: `${failed.length} run(s) failed` },
-    );
+  const failed = run.trials.flatMap((x) => (x.status === "failed" ? [{ run: x.key, error: x.error }] : []));
+  if (failed.length) showTable(failed, { caption: `${failed.length} run(s) failed` });
 }
 
 /** The per-index table: the verdict, its interval, and the counters that explain it. */
@@ -192,16 +188,19 @@ export function showSourceUsage(s: YourIndexesSummary, run: YourIndexesRun): voi
 
 export function writeSummaries(run: YourIndexesRun, s: YourIndexesSummary, claims: readonly ClaimCheck[]): string[] {
   const store = RunStore.open({ notebook: NOTEBOOK, params: run.params, resumeId: run.runId });
-  const compact = { ...s, runs: s.runs.map(({ series: _s, ...rest }) => rest) };
+  // The per-second series stay in trials.jsonl; the summary keeps every other figure.
+  const runs = s.runs.map(({ series: _s, ...rest }) => rest);
+  const csv = stringify(indexRows(s) as Record<string, unknown>[], { header: true });
   return [
-    store.writeSummary("summary.json", { summary: compact, claims }),
-    store.writeSummary("summary.csv", stringify(indexRows(s) as Record<string, unknown>[], { header: true })),
+    store.writeSummary("summary.json", { summary: { ...s, runs }, claims }),
+    store.writeSummary("summary.csv", csv),
   ];
 }
 
 export function showStopped(run: YourIndexesRun): void {
+  const file = `${run.directory}/trials.jsonl`;
   show().html(
-    `<p>The server was stopped and its data directory or container removed. Raw runs (pgbench output, per-second series, ` +
-      `counters, WAL by record type): <code>${escapeHtml(run.directory)}/trials.jsonl</code>.</p>`,
+    `<p>Server stopped, its data removed; the template and variant databases were dropped before. Every run (pgbench's ` +
+      `output and series, counters, WAL by record type) is in <code>${escapeHtml(file)}</code>.</p>`,
   );
 }

@@ -4,13 +4,12 @@
  * rounds of every variant (rotated) while an index is undecided and the budget lasts.
  */
 import type { YourIndexesParams } from "../../params/your-indexes";
-import type { RunMetadata } from "../../results/metadata";
 import { nextRound } from "../../stats/adaptive";
 import { MIN_COVERAGE, repeatsForCoverage } from "../../stats/claims";
-import type { ServerSpec, StartedServer } from "../../targets/types";
+import type { ServerSpec } from "../../targets/types";
 import { describeRunner, locatePgbench } from "../../workloads/pgbench";
 import { withActivity } from "../../workloads/server-activity";
-import { listTables, type IndexInfo } from "../../workloads/your-indexes/catalog";
+import { listTables } from "../../workloads/your-indexes/catalog";
 import {
   buildVariants,
   createTemplate,
@@ -39,27 +38,20 @@ import {
 } from "../../workloads/your-indexes/scripts";
 import { existingToJudge, planVariants, type Judged, type Variant } from "../../workloads/your-indexes/variants";
 import { addRounds } from "../adaptive-rounds";
+import type { ExperimentRun } from "../contract";
 import { withSession, type RunControl } from "../session";
 import { judgeIndex } from "./claims";
 import { summarise, type SummaryContext } from "./summarise";
 
 export const NOTEBOOK = "06-your-indexes";
 
-export interface VariantInfo {
-  readonly id: string;
-  readonly label: string;
-  readonly database: string;
-  readonly indexes: readonly IndexInfo[];
-  readonly created: readonly string[];
-  readonly buildSeconds: number;
-}
+/** A variant as built: its template database, its indexes, what it is. */
+export type VariantInfo = BuiltVariant & Pick<Variant, "label">;
 
-export interface YourIndexesRun {
-  readonly runId: string;
-  readonly directory: string;
+/** The run: its trials, and what was loaded, built and checked before them. */
+export interface YourIndexesRun extends ExperimentRun {
   readonly params: YourIndexesParams;
   readonly trials: readonly YourIndexesTrial[];
-  readonly metadata: RunMetadata;
   readonly template: LoadedTemplate;
   readonly variants: readonly VariantInfo[];
   readonly judged: readonly Judged[];
@@ -111,27 +103,23 @@ function writtenName(statement: string, i: number): string {
   return m ? (m[1].replace(/"/g, "").split(".").pop() ?? `candidate ${i + 1}`) : `candidate ${i + 1}`;
 }
 
+function missingServer(): never {
+  throw new Error("06 needs a PostgreSQL server, and none started");
+}
+
 export async function run(p: YourIndexesParams, control: RunControl = {}): Promise<YourIndexesRun> {
   const started = Date.now();
   const scripts = readWorkload(p.workload);
   const updates = updateStatements(scripts);
+  const { target, cpus, memoryGiB } = p;
+  const options = { notebook: NOTEBOOK, title: "06 your indexes", params: p, control, target, cpus, memoryGiB };
   return withSession<YourIndexesCondition, YourIndexesRun>(
-    {
-      notebook: NOTEBOOK,
-      title: "06 your indexes",
-      params: p,
-      control,
-      specs: [serverSpec(p)],
-      target: p.target,
-      cpus: p.cpus,
-      memoryGiB: p.memoryGiB,
-    },
+    { ...options, specs: [serverSpec(p)] },
     async ({ store, progress, servers, signal, notes, metadata, writeMetadata }) => {
-      const server: StartedServer | undefined = servers.servers.get("postgresql");
-      if (!server) throw new Error("06 needs a PostgreSQL server, and none started");
+      const server = servers.servers.get("postgresql") ?? missingServer();
       const runner = await locatePgbench(server);
       notes.push(
-        `pgbench ${runner.version} (${describeRunner(runner)}) drives PostgreSQL ${server.description.version}`,
+        `pgbench ${runner.version} (${describeRunner(runner)}) against PostgreSQL ${server.description.version}`,
       );
       // 1. The schema, the names to judge (checked against it before any data), the data.
       let drops: string[] = [];
@@ -177,14 +165,7 @@ export async function run(p: YourIndexesParams, control: RunControl = {}): Promi
       const variants: VariantInfo[] = plan.variants.map((v: Variant) => {
         const b = built.find((x) => x.id === v.id);
         if (!b) throw new Error(`variant ${v.id} was not built`);
-        return {
-          id: v.id,
-          label: v.label,
-          database: b.database,
-          indexes: b.indexes,
-          created: b.created,
-          buildSeconds: b.buildSeconds,
-        };
+        return { ...b, label: v.label };
       });
       const baseline = variants[0];
       // 3. The workload: every script runs and something is written, or the run stops here.
@@ -252,24 +233,27 @@ export async function run(p: YourIndexesParams, control: RunControl = {}): Promi
       const roundsStarted = Date.now();
       await runPart(trialPlan);
       const context = summaryContext({ judged: plan.judged, variants, updates, source, params: p });
-      const needed = repeatsForCoverage(MIN_COVERAGE);
+      // The adaptive design: one more round while an index is inconclusive and the budget can reach a verdict.
+      const fixed = {
+        planned: p.repeats,
+        maxRepeats: p.maxRepeats,
+        budgetSeconds: p.budgetSeconds,
+        needed: repeatsForCoverage(MIN_COVERAGE),
+        words: { one: "round", many: "rounds", cap: "maxRepeats" },
+      };
       const { rounds, stoppedBy } = await addRounds(
         p.repeats,
         (done) => {
           if (signal.aborted) return "interrupted";
           const s = summarise(store.trials() as YourIndexesTrial[], context, p.durationSeconds, p.clients);
-          const open = s.indexes.filter((ix) => judgeIndex(s, ix).judgement === "inconclusive");
+          const verdicts = s.indexes.map((ix) => [ix.name, judgeIndex(s, ix).judgement] as const);
           const step = nextRound({
+            ...fixed,
             done,
-            planned: p.repeats,
-            maxRepeats: p.maxRepeats,
             elapsedSeconds: (Date.now() - started) / 1000,
-            budgetSeconds: p.budgetSeconds,
             secondsPerRound: (Date.now() - roundsStarted) / 1000 / done,
-            needed,
-            undecided: open.map((ix) => ix.name),
-            decided: s.indexes.map((ix) => `${ix.name}: ${judgeIndex(s, ix).judgement}`).join(", "),
-            words: { one: "round", many: "rounds", cap: "maxRepeats" },
+            undecided: verdicts.filter(([, v]) => v === "inconclusive").map(([name]) => name),
+            decided: verdicts.map(([name, v]) => `${name}: ${v}`).join(", "),
           });
           return step.more ? undefined : step.reason;
         },

@@ -204,15 +204,14 @@ export function summarise(
   durationSeconds: number,
   clients: number,
 ): YourIndexesSummary {
-  const ok = trials.filter(
-    (t): t is YourIndexesTrial & { readonly pgbench: PgbenchRunResult } => t.status === "ok" && t.pgbench !== undefined,
+  const plain = trials.flatMap((t) =>
+    t.status === "ok" && t.pgbench ? [summariseRun({ ...t, pgbench: t.pgbench })] : [],
   );
-  const plain = ok.map(summariseRun);
-  const runs: RunSummary[] = [];
-  for (const group of groupBy(plain, (r) => r.variant).values()) {
+  // Outliers by TPS among each variant's runs: shown and kept; each claim says whether they change it.
+  const runs = [...groupBy(plain, (r) => r.variant).values()].flatMap((group) => {
     const flags = outlierFlags(group.map((r) => r.tps));
-    group.forEach((r, i) => runs.push({ ...r, outlier: flags[i] }));
-  }
+    return group.map((r, i) => ({ ...r, outlier: flags[i] }));
+  });
   runs.sort((a, b) => a.repeat - b.repeat || (a.position ?? 0) - (b.position ?? 0));
   const variants: VariantSummary[] = [...groupBy(runs, (r) => r.variant).values()].map((g) => ({
     id: g[0].variant,
