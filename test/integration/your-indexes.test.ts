@@ -41,9 +41,10 @@ test("the example: the index on an updated column costs writes and takes HOT awa
   // 2nd to 9th of the 10 paired costs (97.9 %), so a burst of the machine's other load that lands on
   // one or two runs does not set it. The margin is wider than the default ±2 %: a test shares two
   // cores with whatever else runs (load 10–14 while this was written), and paired 2-s runs there
-  // differ by tens of per cent; what the test checks is that a structural zero stays inside it
-  // while the index on an updated column is told from it.
-  const margin = 0.15;
+  // differ by up to ±25 % (8 rounds at load 17: −0.23 to +0.25 for the index on suppliers); what
+  // the test checks is that a structural zero stays inside it while the index on an updated
+  // column is told from it.
+  const margin = 0.3;
   const rounds = 10;
   const params = yourIndexes.params("smoke", {
     target: "embedded",
@@ -53,7 +54,7 @@ test("the example: the index on an updated column costs writes and takes HOT awa
     // −0.21–0.43 with 2.
     clients: 8,
     threads: 2,
-    existing: ["orders_status_idx", "products_category_idx"],
+    existing: ["orders_status_idx", "suppliers_country_idx"],
     repeats: rounds,
     maxRepeats: rounds,
     budgetSeconds: 900,
@@ -69,8 +70,8 @@ test("the example: the index on an updated column costs writes and takes HOT awa
     assert.deepEqual([...run.workloadCheck.writtenTables], ["order_lines", "orders"]);
     const s = yourIndexes.summarise(run);
     const status = s.indexes.find((ix) => ix.name === "orders_status_idx");
-    const category = s.indexes.find((ix) => ix.name === "products_category_idx");
-    assert.ok(status?.cost && category?.cost);
+    const untouched = s.indexes.find((ix) => ix.name === "suppliers_country_idx");
+    assert.ok(status?.cost && untouched?.cost);
     assert.equal(status.pairs, rounds);
     // The index on status: the fulfilment job's updates are HOT without it and not with it.
     assert.ok(status.cost.low > 0, `status index cost ${JSON.stringify(status.cost)}`);
@@ -84,17 +85,17 @@ test("the example: the index on an updated column costs writes and takes HOT awa
       "names fulfil.sql's UPDATE of status",
     );
     assert.ok((status.btreeInsertsPerTx.with ?? 0) > (status.btreeInsertsPerTx.without ?? 0) + 5);
-    // products is never written: no row, no index entry, no cost beyond the margin.
-    assert.deepEqual(category.tableWrites, { inserted: 0, updated: 0, deleted: 0, hotUpdated: 0 });
+    // suppliers is never written (nor read): no row, no index entry, no cost beyond the margin.
+    assert.deepEqual(untouched.tableWrites, { inserted: 0, updated: 0, deleted: 0, hotUpdated: 0 });
     assert.ok(
-      category.cost.low >= -margin && category.cost.high <= margin,
-      `category index cost ${JSON.stringify(category.cost)}`,
+      untouched.cost.low >= -margin && untouched.cost.high <= margin,
+      `suppliers index cost ${JSON.stringify(untouched.cost)}`,
     );
-    assert.equal(judgeIndex(s, category).judgement, "no cost beyond margin");
+    assert.equal(judgeIndex(s, untouched).judgement, "no cost beyond margin");
     const claims = yourIndexes.claims(s, run);
     assert.equal(claims.length, 4);
     assert.ok(claims.every((c) => c.why.length > 0));
-    const saved = yourIndexes.save(run, s, claims);
+    const saved = await withEnv({ DBLAB_RESULTS_DIR: root }, async () => yourIndexes.save(run, s, claims));
     assert.ok(saved.every((f) => fs.existsSync(f)));
   } finally {
     fs.rmSync(root, { recursive: true, force: true });

@@ -4,7 +4,7 @@ import { checkClaims, judgeCost, type Judgement } from "../../lib/experiments/yo
 import { summarise, type SummaryContext } from "../../lib/experiments/your-indexes/summarise";
 import type { Interval } from "../../lib/stats/intervals";
 import type { PgbenchRunResult } from "../../lib/workloads/pgbench";
-import type { YourIndexesTrial } from "../../lib/workloads/your-indexes/run-trials";
+import { planRounds, type YourIndexesTrial } from "../../lib/workloads/your-indexes/run-trials";
 import { updateStatements } from "../../lib/workloads/your-indexes/scripts";
 import { existingToJudge, planVariants, UnknownIndexError } from "../../lib/workloads/your-indexes/variants";
 import type { IndexInfo } from "../../lib/workloads/your-indexes/catalog";
@@ -228,5 +228,35 @@ test("the scripts' UPDATE statements: table and SET columns, inside WITH and wit
       ["orders", ["status", "total", "updated_at"]],
       ["stock", ["qty", "seen"]],
     ],
+  );
+});
+
+test("rounds in a Williams order: every variant in every position and after every other equally often", () => {
+  const ids = ["baseline", "drop:a", "drop:b"];
+  const plan = planRounds(ids, 6);
+  assert.equal(plan.length, 18);
+  assert.deepEqual(
+    plan.filter((p) => p.repeat <= 2).map((p) => p.condition.variant),
+    ["baseline", "drop:a", "drop:b", "drop:b", "drop:a", "baseline"],
+  );
+  const positions = new Map<string, number[]>();
+  const after = new Map<string, number>();
+  plan.forEach((p, i) => {
+    positions.set(p.condition.variant, [...(positions.get(p.condition.variant) ?? []), p.position]);
+    const previous = plan[i - 1];
+    if (previous && previous.repeat === p.repeat) {
+      const pair = `${previous.condition.variant}→${p.condition.variant}`;
+      after.set(pair, (after.get(pair) ?? 0) + 1);
+    }
+  });
+  for (const id of ids) assert.deepEqual([...(positions.get(id) ?? [])].sort(), [0, 0, 1, 1, 2, 2]);
+  assert.equal(after.size, 6, "every ordered pair occurs");
+  assert.ok(
+    [...after.values()].every((n) => n === 2),
+    JSON.stringify([...after]),
+  );
+  assert.deepEqual(
+    planRounds(ids, 7, 7).map((p) => p.key),
+    ["baseline/r7", "drop:a/r7", "drop:b/r7"],
   );
 });

@@ -1,6 +1,6 @@
 -- A small shop, as `pg_dump --schema-only` would write it (simplified): customers place orders of
 -- three lines; a fulfilment job moves orders on through their statuses. The workload reads
--- products (prices) and customers (foreign keys) but never writes them.
+-- products (prices) and customers (foreign keys) but never writes them, and never touches suppliers.
 
 CREATE TABLE customers (
   id     integer PRIMARY KEY,
@@ -15,6 +15,13 @@ CREATE TABLE products (
   name     text NOT NULL,
   category text NOT NULL,
   price    numeric(10,2) NOT NULL
+);
+
+-- Suppliers are maintained by another application: the workload neither reads nor writes them.
+CREATE TABLE suppliers (
+  id      integer PRIMARY KEY,
+  name    text NOT NULL,
+  country text NOT NULL
 );
 
 -- fillfactor 80: room on every page for an updated row version, so an UPDATE that changes no
@@ -42,5 +49,7 @@ CREATE INDEX orders_customer_idx ON orders (customer_id);
 -- status is what the fulfilment job updates: with this index those updates cannot be HOT.
 CREATE INDEX orders_status_idx ON orders (status);
 CREATE INDEX order_lines_product_idx ON order_lines (product_id);
--- products is never written by the workload.
+-- products is read by the workload (prices, foreign keys) but never written.
 CREATE INDEX products_category_idx ON products (category);
+-- suppliers is never touched by the workload at all.
+CREATE INDEX suppliers_country_idx ON suppliers (country);

@@ -111,8 +111,8 @@ export function showIndexTable(s: YourIndexesSummary): void {
     s.runs.map((r) => ({
       run: r.key,
       "position in round": r.position === undefined ? "" : r.position + 1,
-      tps: r1(r.tps),
       transactions: r.transactions,
+      tps: r1(r.tps),
       "p50 ms": r2(r.p50Ms),
       "p99 ms": r2(r.p99Ms),
       "WAL B / tx": r1(r.walBytesPerTx),

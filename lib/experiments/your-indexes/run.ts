@@ -7,6 +7,7 @@ import type { YourIndexesParams } from "../../params/your-indexes";
 import { nextRound } from "../../stats/adaptive";
 import { MIN_COVERAGE, repeatsForCoverage } from "../../stats/claims";
 import type { ServerSpec } from "../../targets/types";
+import { memoryAndWalSettings } from "../../engines/postgres/server-settings";
 import { describeRunner, locatePgbench } from "../../workloads/pgbench";
 import { withActivity } from "../../workloads/server-activity";
 import { listTables } from "../../workloads/your-indexes/catalog";
@@ -62,25 +63,17 @@ export interface YourIndexesRun extends ExperimentRun {
 }
 
 export function serverSpec(p: YourIndexesParams): ServerSpec {
-  return {
-    engine: "postgresql",
-    name: "06-pg",
-    settings: {
-      shared_buffers: `${p.sharedBuffersMB}MB`,
-      effective_cache_size: `${p.sharedBuffersMB * 2}MB`,
-      maintenance_work_mem: `${p.maintenanceWorkMemMB}MB`,
-      max_wal_size: `${p.maxWalSizeGB}GB`,
-      min_wal_size: `${Math.max(1, Math.floor(p.maxWalSizeGB / 4))}GB`,
-      checkpoint_timeout: `${p.checkpointTimeoutMin}min`,
-      synchronous_commit: p.synchronousCommit,
-      // New WAL segments are created at the start of a run and recycled afterwards: zero-filling
-      // them made the first round's runs several times slower than the next (654 vs 3,670 TPS at
-      // smoke scale here), a cost of the lab's fresh server, not of any index.
-      wal_init_zero: "off",
-      track_io_timing: "on",
-      max_connections: Math.max(100, p.clients + 20),
-    },
+  const settings = {
+    ...memoryAndWalSettings(p),
+    synchronous_commit: p.synchronousCommit,
+    // New WAL segments are created at the start of a run and recycled afterwards: zero-filling
+    // them made the first round's runs several times slower than the next (654 vs 3,670 TPS at
+    // smoke scale here), a cost of the lab's fresh server, not of any index.
+    wal_init_zero: "off",
+    track_io_timing: "on",
+    max_connections: Math.max(100, p.clients + 20),
   };
+  return { engine: "postgresql", name: "06-pg", settings };
 }
 
 /** What the summary needs from a run besides its trials. */
@@ -273,20 +266,9 @@ export async function run(p: YourIndexesParams, control: RunControl = {}): Promi
         notes,
         adaptive: { plannedRounds: p.repeats, rounds, maxRounds: p.maxRepeats, stoppedBy },
       });
-      return {
-        runId: store.runId,
-        directory: store.directory,
-        params: p,
-        trials: store.trials() as YourIndexesTrial[],
-        metadata: { ...metadata, notes },
-        template,
-        variants,
-        judged: plan.judged,
-        scripts,
-        updates,
-        workloadCheck,
-        ...(source ? { source } : {}),
-      };
+      const { runId, directory } = store;
+      const trials = store.trials() as YourIndexesTrial[];
+      return { runId, directory, params: p, metadata: { ...metadata, notes }, trials, ...extra() };
     },
   );
 }
