@@ -37,6 +37,8 @@ export type { ReindexUnderLoadParams } from "./params/reindex-under-load";
 export * as reindexUnderLoad from "./experiments/reindex-under-load";
 export type { RoundTripsParams } from "./params/round-trips";
 export * as roundTrips from "./experiments/round-trips";
+export type { YourIndexesParams } from "./params/your-indexes";
+export * as yourIndexes from "./experiments/your-indexes";
 
 // Comparing stored runs (notebook 00, `npm run compare`, `npm run runs`).
 export type { CompareRunsParams } from "./compare/params";

@@ -9,6 +9,7 @@ import { experiment as createIndexAfterLoad } from "./create-index-after-load";
 import { experiment as overIndexing } from "./over-indexing";
 import { experiment as reindexUnderLoad } from "./reindex-under-load";
 import { experiment as roundTrips } from "./round-trips";
+import { experiment as yourIndexes } from "./your-indexes";
 import { compareRunsParams } from "../compare/params";
 
 export const EXPERIMENTS: readonly RegisteredExperiment[] = [
@@ -17,6 +18,7 @@ export const EXPERIMENTS: readonly RegisteredExperiment[] = [
   register(overIndexing),
   register(reindexUnderLoad),
   register(roundTrips),
+  register(yourIndexes),
   // Not an experiment: it reads runs. Last, so that `--set runs=["latest of notebook 01", …]`
   // without --only compares runs this reproduce just made.
   {

@@ -11,6 +11,7 @@ import {
   positiveInteger,
   positiveIntegerList,
   rejectUnknownKeys,
+  repeatsWithCap,
 } from "./validate";
 
 export interface IndexWriteCostParams {
@@ -94,15 +95,7 @@ export function indexWriteCostParams(
     throw new ParameterError(`batchSize (${batchSize}) is larger than the smallest row count (${smallest})`);
   }
   const fillfactors = integerListInRange("fillfactors", p.fillfactors, 10, 100);
-  const repeats = positiveInteger("repeats", p.repeats);
-  // An override of `repeats` alone moves the ceiling with it (no silent cap below what was asked).
-  const maxRepeats = positiveInteger(
-    "maxRepeats",
-    overrides.repeats !== undefined && overrides.maxRepeats === undefined
-      ? Math.max(repeats, p.maxRepeats)
-      : p.maxRepeats,
-  );
-  if (maxRepeats < repeats) throw new ParameterError(`maxRepeats (${maxRepeats}) is smaller than repeats (${repeats})`);
+  const { repeats, maxRepeats } = repeatsWithCap(p, overrides);
   return {
     target: oneOf("target", p.target, TARGET_CHOICES),
     engines: listOf("engines", p.engines, ENGINES),

@@ -2,7 +2,14 @@
 import { TARGET_CHOICES, type TargetChoice } from "../targets/select";
 import { INDEX_LEVELS } from "../workloads/over-indexing/schema";
 import { withProfile, type ProfileName } from "./profiles";
-import { oneOf, ParameterError, positiveInteger, rejectUnknownKeys } from "./validate";
+import {
+  clientsAndThreads,
+  oneOf,
+  ParameterError,
+  positiveInteger,
+  rejectUnknownKeys,
+  repeatsWithCap,
+} from "./validate";
 
 export interface OverIndexingParams {
   /** Where the server runs: auto = docker if a daemon answers, else embedded. */
@@ -137,18 +144,8 @@ export function overIndexingParams(
   });
   if (new Set(levels).size !== levels.length)
     throw new ParameterError(`indexLevels lists a level twice: ${levels.join(", ")}`);
-  const repeats = positiveInteger("repeats", p.repeats);
-  // Asking for more repeats than the profile's maxRepeats raises the cap with them, unless maxRepeats is set too.
-  const maxRepeats = positiveInteger(
-    "maxRepeats",
-    overrides.repeats !== undefined && overrides.maxRepeats === undefined
-      ? Math.max(repeats, p.maxRepeats)
-      : p.maxRepeats,
-  );
-  if (maxRepeats < repeats) throw new ParameterError(`maxRepeats (${maxRepeats}) is smaller than repeats (${repeats})`);
-  const clients = positiveInteger("clients", p.clients);
-  const threads = positiveInteger("threads", p.threads);
-  if (threads > clients) throw new ParameterError(`threads (${threads}) cannot exceed clients (${clients})`);
+  const { repeats, maxRepeats } = repeatsWithCap(p, overrides);
+  const { clients, threads } = clientsAndThreads(p);
   const dataScale = numberIn("dataScale", p.dataScale, 0, 4, true);
   if (dataScale * 20_000_000 < 1000) {
     throw new ParameterError(`dataScale ${dataScale} gives fewer than 1,000 products; use at least 0.00005`);

@@ -1,7 +1,7 @@
 /** Parameters of notebook 04 (REINDEX under load), per profile, and their checks. */
 import { TARGET_CHOICES, type TargetChoice } from "../targets/select";
 import { withProfile, type ProfileName } from "./profiles";
-import { listOf, oneOf, ParameterError, positiveInteger, rejectUnknownKeys } from "./validate";
+import { clientsAndThreads, listOf, oneOf, ParameterError, positiveInteger, rejectUnknownKeys } from "./validate";
 import { REINDEX_MODES, type ReindexMode } from "../workloads/reindex-under-load/run-trials";
 
 // The modes are the workload's (its run plan cycles through them); re-exported for the notebook's code.
@@ -120,9 +120,7 @@ export function reindexUnderLoadParams(
       `reindexStartSeconds (${reindexStartSeconds}) must be less than durationSeconds (${durationSeconds}): the REINDEX has to start while pgbench runs`,
     );
   }
-  const clients = positiveInteger("clients", p.clients);
-  const threads = positiveInteger("threads", p.threads);
-  if (threads > clients) throw new ParameterError(`threads (${threads}) cannot exceed clients (${clients})`);
+  const { clients, threads } = clientsAndThreads(p);
   if (typeof p.initSteps !== "string" || !/^[dtgGvpf]+$/.test(p.initSteps) || !p.initSteps.includes("p")) {
     throw new ParameterError(
       `initSteps must be pgbench -I letters (d t g G v p f) and include "p" (the primary keys this notebook reindexes), got ${JSON.stringify(p.initSteps)}`,

@@ -68,3 +68,29 @@ export function rejectUnknownKeys(notebook: string, given: object, known: readon
 
 /** Keys that name an object's machinery, never a parameter, whatever a notebook's list says. */
 const RESERVED: ReadonlySet<string> = new Set(["__proto__", "constructor", "prototype"]);
+
+/**
+ * An adaptive design's planned repeats and their cap. An override of `repeats` alone moves the cap
+ * with it (no silent cap below what was asked), unless `maxRepeats` is given too.
+ */
+export function repeatsWithCap(
+  p: { readonly repeats: unknown; readonly maxRepeats: unknown },
+  overrides: { readonly repeats?: unknown; readonly maxRepeats?: unknown },
+): { readonly repeats: number; readonly maxRepeats: number } {
+  const repeats = positiveInteger("repeats", p.repeats);
+  const raised = overrides.repeats !== undefined && overrides.maxRepeats === undefined;
+  const maxRepeats = positiveInteger("maxRepeats", raised ? Math.max(repeats, Number(p.maxRepeats)) : p.maxRepeats);
+  if (maxRepeats < repeats) throw new ParameterError(`maxRepeats (${maxRepeats}) is smaller than repeats (${repeats})`);
+  return { repeats, maxRepeats };
+}
+
+/** pgbench's clients and threads: each a positive integer, no more threads than clients. */
+export function clientsAndThreads(p: { readonly clients: unknown; readonly threads: unknown }): {
+  readonly clients: number;
+  readonly threads: number;
+} {
+  const clients = positiveInteger("clients", p.clients);
+  const threads = positiveInteger("threads", p.threads);
+  if (threads > clients) throw new ParameterError(`threads (${threads}) cannot exceed clients (${clients})`);
+  return { clients, threads };
+}

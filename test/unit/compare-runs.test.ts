@@ -211,12 +211,12 @@ test("npm run compare / npm run runs: exit 2 on bad input, 1 on a regression, 0 
   assert.doesNotMatch(runs.stdout, /03-over-indexing/);
 });
 
-test("npm run reproduce plans 01–05 by default; 00 only when asked or when runs are given", () => {
+test("npm run reproduce plans 01–06 by default; 00 only when asked or when runs are given", () => {
   const { parseArgs, plan } = require("../../scripts/reproduce") as typeof import("../../scripts/reproduce");
   const root = path.resolve(__dirname, "..", "..", "..");
   assert.deepEqual(
     plan(parseArgs([]), root).map((p) => p.entry.id),
-    ["01", "02", "03", "04", "05"],
+    ["01", "02", "03", "04", "05", "06"],
   );
   assert.throws(() => plan(parseArgs(["--only", "00"]), root), /00 .* needs --set runs=/);
   const fixtures = fixture();
@@ -224,7 +224,7 @@ test("npm run reproduce plans 01–05 by default; 00 only when asked or when run
   process.env.DBLAB_RESULTS_DIR = fixtures;
   try {
     const ids = plan(parseArgs(["--set", 'runs=["20261130T100001","20261130T100002"]']), root).map((p) => p.entry.id);
-    assert.deepEqual(ids, ["01", "02", "03", "04", "05", "00"]);
+    assert.deepEqual(ids, ["01", "02", "03", "04", "05", "06", "00"]);
     assert.throws(
       () => plan(parseArgs(["--only", "00", "--set", 'runs=["20261130T100001","20261130T100003"]']), root),
       /different notebooks/,

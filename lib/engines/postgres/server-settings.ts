@@ -24,3 +24,27 @@ export async function nonDefaultSettings(connection: ConnectionInfo): Promise<Re
     { applicationName: "dblab-metadata" },
   );
 }
+
+/** Memory, WAL and checkpoint sizes as a pgbench-driven experiment's parameters name them. */
+export interface MemoryAndWal {
+  readonly sharedBuffersMB: number;
+  readonly maintenanceWorkMemMB: number;
+  readonly maxWalSizeGB: number;
+  readonly checkpointTimeoutMin: number;
+}
+
+/**
+ * Those sizes as server settings: the planner told the OS caches as much again as shared_buffers,
+ * and min_wal_size a quarter of max_wal_size (at least 1 GB), so that WAL segments are recycled
+ * rather than created during a timed window.
+ */
+export function memoryAndWalSettings(p: MemoryAndWal): Record<string, string> {
+  return {
+    shared_buffers: `${p.sharedBuffersMB}MB`,
+    effective_cache_size: `${p.sharedBuffersMB * 2}MB`,
+    maintenance_work_mem: `${p.maintenanceWorkMemMB}MB`,
+    max_wal_size: `${p.maxWalSizeGB}GB`,
+    min_wal_size: `${Math.max(1, Math.floor(p.maxWalSizeGB / 4))}GB`,
+    checkpoint_timeout: `${p.checkpointTimeoutMin}min`,
+  };
+}

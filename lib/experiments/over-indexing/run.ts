@@ -6,6 +6,7 @@ import { withActivity } from "../../workloads/server-activity";
 import type { OverIndexingParams } from "../../params/over-indexing";
 import type { RunMetadata } from "../../results/metadata";
 import type { ServerSpec } from "../../targets/types";
+import { memoryAndWalSettings } from "../../engines/postgres/server-settings";
 import { withSession, type RunControl } from "../session";
 import { describeRunner, locatePgbench } from "../../workloads/pgbench";
 import { datasetShape, transactionScript } from "../../workloads/over-indexing/dataset";
@@ -43,12 +44,7 @@ export function serverSpec(p: OverIndexingParams): ServerSpec {
     engine: "postgresql",
     name: "03-pg",
     settings: {
-      shared_buffers: `${p.sharedBuffersMB}MB`,
-      effective_cache_size: `${p.sharedBuffersMB * 2}MB`,
-      maintenance_work_mem: `${p.maintenanceWorkMemMB}MB`,
-      max_wal_size: `${p.maxWalSizeGB}GB`,
-      min_wal_size: `${Math.max(1, Math.floor(p.maxWalSizeGB / 4))}GB`,
-      checkpoint_timeout: `${p.checkpointTimeoutMin}min`,
+      ...memoryAndWalSettings(p),
       bgwriter_lru_maxpages: 500,
       track_io_timing: "on",
       shared_preload_libraries: "pg_stat_statements",

@@ -9,7 +9,14 @@ import { counterDelta } from "../../stats/counters";
 import { rotated } from "../../stats/order";
 import type { RunStore, TrialRecord } from "../../results/run-store";
 import type { StartedServer } from "../../targets/types";
-import { runPgbench, type PgbenchRunner, type PgbenchRunResult, type ProgressPoint } from "../pgbench";
+import {
+  pgbenchOutcome,
+  runPgbench,
+  waitForPgbenchGone,
+  type PgbenchRunner,
+  type PgbenchRunResult,
+  type ProgressPoint,
+} from "../pgbench";
 import { runTrials } from "../trials";
 import { prepareRound, RUN_DATABASE, withClient, type PreparedRound } from "./databases";
 import {
@@ -89,20 +96,6 @@ export interface RoundHooks {
   readonly onNote?: (note: string) => void;
 }
 
-/** Backends publish their statistics as they exit: wait until pgbench's sessions are gone. */
-async function waitForClientsGone(server: StartedServer): Promise<void> {
-  await withClient(server, RUN_DATABASE, async (c) => {
-    const deadline = Date.now() + 5000;
-    while (Date.now() < deadline) {
-      const { rows } = await c.query<{ n: number }>(
-        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'pgbench'",
-      );
-      if (rows[0].n === 0) return;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  });
-}
-
 export async function runRound(
   server: StartedServer,
   runner: PgbenchRunner,
@@ -151,7 +144,7 @@ export async function runRound(
     signal: hooks.signal,
     onProgress: hooks.onProgress,
   });
-  await waitForClientsGone(server);
+  await withClient(server, RUN_DATABASE, waitForPgbenchGone);
   const { after, sizesAfter, statements, walRecords } = await withClient(server, RUN_DATABASE, async (c) => {
     const endLsn = await currentWalLsn(c, true);
     const after = await roundCounters(c);
@@ -161,18 +154,11 @@ export async function runRound(
     const walRecords = s.walInspect ? await walRecordsBetween(c, startLsn, endLsn) : undefined;
     return { after, sizesAfter, statements, walRecords };
   });
-  const aborted = pgbench.summary.abortedClients;
   return {
     key: planned.key,
     condition: planned.condition,
     repeat: planned.repeat,
-    // A round with aborted clients is failed: its time is not a result (pgbench's own timestamps stay in the record).
-    ...(aborted
-      ? {
-          status: "failed" as const,
-          error: `${aborted} pgbench client(s) aborted: ${pgbench.messages.slice(-3).join(" / ")}`,
-        }
-      : { status: "ok" as const, seconds: (pgbench.finishedAtMs - pgbench.startedAtMs) / 1000 }),
+    ...pgbenchOutcome(pgbench),
     counters: counterDelta(before, after),
     startedAt,
     finishedAt: new Date().toISOString(),

@@ -3,6 +3,18 @@
  * never an argument: it travels in PGPASSWORD.
  */
 
+/** A custom pgbench script: its file name, its text, and (with several) its weight. */
+export interface PgbenchScript {
+  readonly name: string;
+  readonly text: string;
+  readonly weight?: number;
+}
+
+/** The custom scripts of a run, one or several. */
+export function customScripts(o: Pick<PgbenchLoadOptions, "script" | "scripts">): readonly PgbenchScript[] {
+  return [...(o.script ? [o.script] : []), ...(o.scripts ?? [])];
+}
+
 export type BuiltinScript = "tpcb-like" | "simple-update" | "select-only";
 
 export interface PgbenchInitOptions {
@@ -24,7 +36,11 @@ export interface PgbenchLoadOptions {
   /** One of pgbench's built-in scripts (default tpcb-like) unless `script` is given. */
   readonly builtin?: BuiltinScript;
   /** A custom script (pgbench's `-f`). */
-  readonly script?: { readonly name: string; readonly text: string };
+  readonly script?: PgbenchScript;
+  /** Several custom scripts, each picked with its weight (pgbench's `-f file@weight`). */
+  readonly scripts?: readonly PgbenchScript[];
+  /** Variables the scripts read (`-D name=value`): a `scale` here is what `:scale` says. */
+  readonly defines?: Readonly<Record<string, string | number>>;
   /** `-n`: skip pgbench's VACUUM and history TRUNCATE before the run. */
   readonly noVacuum?: boolean;
   /** `-r` per-statement latencies (default on). */
@@ -65,7 +81,12 @@ export function checkLoadOptions(o: PgbenchLoadOptions): void {
   if (o.progressSeconds !== undefined && (!Number.isInteger(o.progressSeconds) || o.progressSeconds < 0)) {
     throw new Error(`pgbench progressSeconds must be an integer ≥ 0, got ${o.progressSeconds}`);
   }
-  if (o.script && o.builtin) throw new Error("give pgbench either a builtin or a custom script, not both");
+  if (customScripts(o).length && o.builtin)
+    throw new Error("give pgbench either a builtin or a custom script, not both");
+  for (const w of customScripts(o).map((x) => x.weight)) positive("script weight", w);
+  for (const name of Object.keys(o.defines ?? {})) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`pgbench variable name "${name}" is not one`);
+  }
 }
 
 export function connectionArgs(host: string, port: number, user: string): string[] {
@@ -94,17 +115,26 @@ export interface LogArgs {
 
 /**
  * The run's arguments, without connection and database. `scriptPath` is where the caller wrote
- * `o.script` (on the machine that runs pgbench).
+ * each custom script (on the machine that runs pgbench): its directory, or (one script) the file.
  */
-export function loadArgs(o: PgbenchLoadOptions, log: LogArgs, scriptPath?: string): string[] {
+export function loadArgs(
+  o: PgbenchLoadOptions,
+  log: LogArgs,
+  scriptPath?: string | ((name: string) => string),
+): string[] {
   checkLoadOptions(o);
   const args = ["-c", String(o.clients), "-j", String(o.threads ?? 1), "-T", String(o.durationSeconds)];
-  if (o.script) {
+  const scripts = customScripts(o);
+  if (scripts.length) {
     if (!scriptPath) throw new Error("a custom pgbench script needs the path it was written to");
-    args.push("-f", scriptPath);
+    for (const script of scripts) {
+      const file = typeof scriptPath === "string" ? scriptPath : scriptPath(script.name);
+      args.push("-f", script.weight !== undefined ? `${file}@${script.weight}` : file);
+    }
   } else {
     args.push("-b", o.builtin ?? "tpcb-like");
   }
+  for (const [name, value] of Object.entries(o.defines ?? {})) args.push("-D", `${name}=${value}`);
   if (o.noVacuum) args.push("-n");
   if (o.reportStatements ?? true) args.push("-r");
   const progress = o.progressSeconds ?? 1;

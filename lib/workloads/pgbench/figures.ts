@@ -23,3 +23,16 @@ export function pgbenchFigures(result: PgbenchRunResult): PgbenchFigures {
     p99Ms: result.latency?.p99Ms,
   };
 }
+
+/**
+ * A pgbench run's outcome for its trial record: with aborted clients it failed (its time is not a
+ * result; pgbench's output stays in the record), else it took its own start-to-finish seconds.
+ */
+export function pgbenchOutcome(
+  result: PgbenchRunResult,
+): { readonly status: "ok"; readonly seconds: number } | { readonly status: "failed"; readonly error: string } {
+  const aborted = result.summary.abortedClients;
+  return aborted
+    ? { status: "failed", error: `${aborted} pgbench client(s) aborted: ${result.messages.slice(-3).join(" / ")}` }
+    : { status: "ok", seconds: (result.finishedAtMs - result.startedAtMs) / 1000 };
+}

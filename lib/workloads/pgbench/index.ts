@@ -1,7 +1,14 @@
 /** The shared pgbench runner: locate, initialise, run, parse. */
 export * from "./types";
-export { initPgbench, runPgbench, PgbenchAbortedError, type RunOptions, type InitResult } from "./run";
-export { locatePgbench, findHostPgbench, describeRunner, PgbenchNotFoundError, type PgbenchRunner } from "./locate";
+export { initPgbench, runPgbench, clientToolEnv, PgbenchAbortedError, type RunOptions, type InitResult } from "./run";
+export {
+  locatePgbench,
+  findHostPgbench,
+  findHostClientTool,
+  describeRunner,
+  PgbenchNotFoundError,
+  type PgbenchRunner,
+} from "./locate";
 export { parseProgress, parseProgressLine, parseSummary, statementLatency } from "./parse-output";
 export {
   latencyDistribution,
@@ -16,6 +23,8 @@ export {
   type BuiltinScript,
   type PgbenchInitOptions,
   type PgbenchLoadOptions,
+  type PgbenchScript,
 } from "./args";
 export { stepCoordinates } from "./series";
-export { pgbenchFigures, type PgbenchFigures } from "./figures";
+export { pgbenchFigures, pgbenchOutcome, type PgbenchFigures } from "./figures";
+export { waitForPgbenchGone } from "./sessions";

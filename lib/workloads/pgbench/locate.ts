@@ -51,15 +51,15 @@ function onPath(name: string): string | undefined {
   return undefined;
 }
 
-/** /usr/lib/postgresql/<major>/bin/pgbench, newest major first. */
-function debianLayout(): string[] {
+/** /usr/lib/postgresql/<major>/bin/<tool>, newest major first. */
+function debianLayout(tool = "pgbench"): string[] {
   const root = "/usr/lib/postgresql";
   if (!fs.existsSync(root)) return [];
   return fs
     .readdirSync(root)
     .filter((d) => /^\d+(\.\d+)?$/.test(d))
     .sort((a, b) => Number(b) - Number(a))
-    .map((d) => path.join(root, d, "bin", "pgbench"))
+    .map((d) => path.join(root, d, "bin", tool))
     .filter((f) => fs.existsSync(f));
 }
 
@@ -76,6 +76,19 @@ export function findHostPgbench(): { path: string; version: string } | undefined
     if (!candidate) continue;
     const version = hostVersion(candidate);
     if (version) return { path: candidate, version };
+  }
+  return undefined;
+}
+
+/**
+ * Another PostgreSQL client tool on this machine (psql, pg_dump): beside the host's pgbench when
+ * there is one (the same client version), else on PATH, else the newest Debian layout.
+ */
+export function findHostClientTool(tool: string): string | undefined {
+  const pgbench = findHostPgbench();
+  const beside = pgbench ? path.join(path.dirname(pgbench.path), tool) : undefined;
+  for (const candidate of [beside, onPath(tool), ...debianLayout(tool)]) {
+    if (candidate && fs.existsSync(candidate)) return candidate;
   }
   return undefined;
 }

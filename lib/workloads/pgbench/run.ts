@@ -14,7 +14,15 @@ import path from "node:path";
 import { processStartTicks } from "../../runtime/resource-registry";
 import { register, unregister } from "../../runtime/resources";
 import type { ConnectionInfo, StartedServer } from "../../targets/types";
-import { connectionArgs, initArgs, loadArgs, type PgbenchInitOptions, type PgbenchLoadOptions } from "./args";
+import {
+  connectionArgs,
+  customScripts,
+  initArgs,
+  loadArgs,
+  type PgbenchInitOptions,
+  type PgbenchLoadOptions,
+  type PgbenchScript,
+} from "./args";
 import { describeRunner, locatePgbench, type PgbenchRunner } from "./locate";
 import {
   aggregateSeries,
@@ -70,13 +78,13 @@ export class PgbenchAbortedError extends Error {
 }
 
 /**
- * pgbench's environment: the server's own libpq settings (an external server's sslmode, CA, client
+ * The environment of a PostgreSQL client tool the lab spawns (pgbench, psql): the server's own libpq settings (an external server's sslmode, CA, client
  * certificate, options, as the lab resolved them from its URI and PG* variables) and the password,
  * in this child's environment only. No PG* variable is inherited: for a server the lab runs, the
  * user's PGSSLMODE or PGOPTIONS would change what is measured, and for an external one they have
  * already been read. PGAPPNAME stays unset, so the load's sessions are "pgbench" as 03 and 04 count them.
  */
-function childEnv(connection: Pick<ConnectionInfo, "password" | "libpqEnvironment">): NodeJS.ProcessEnv {
+export function clientToolEnv(connection: Pick<ConnectionInfo, "password" | "libpqEnvironment">): NodeJS.ProcessEnv {
   return {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
@@ -102,7 +110,7 @@ function runOnHost(
     // end through onAbort below (the run then says "interrupted"), not fail a trial on its own.
     const child = spawn(file, [...args], {
       cwd: workDir,
-      env: childEnv(connection),
+      env: clientToolEnv(connection),
       stdio: ["ignore", "pipe", "pipe"],
       detached: true,
     });
@@ -182,7 +190,7 @@ async function runInContainer(
   runner: Extract<PgbenchRunner, { kind: "container" }>,
   buildArgs: (dir: string) => string[],
   password: string,
-  script: { name: string; text: string } | undefined,
+  scripts: readonly PgbenchScript[],
   signal: AbortSignal | undefined,
   onStart?: (ms: number) => void,
 ): Promise<RawRun> {
@@ -190,7 +198,7 @@ async function runInContainer(
   const dir = `/tmp/dblab-pgbench-${randomBytes(4).toString("hex")}`;
   const sh = (command: string, ...params: string[]) => server.exec(["sh", "-c", command, "sh", ...params]);
   await sh('mkdir -p "$1"', dir);
-  if (script) {
+  for (const script of scripts) {
     // No stdin on exec: the script travels base64-encoded as an argument.
     await sh('printf %s "$1" | base64 -d > "$2"', Buffer.from(script.text).toString("base64"), `${dir}/${script.name}`);
   }
@@ -291,7 +299,7 @@ export async function runPgbench(server: StartedServer, o: RunOptions): Promise<
     ...loadArgs(
       o,
       { mode, prefix: path.posix.join(dir, prefix), samplingRate, aggregateSeconds: bucketMs / 1000 },
-      o.script ? path.posix.join(dir, o.script.name) : undefined,
+      (name) => path.posix.join(dir, name),
     ),
     ...conn,
     db,
@@ -306,7 +314,7 @@ export async function runPgbench(server: StartedServer, o: RunOptions): Promise<
   if (runner.kind === "host") {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-pgbench-"));
     try {
-      if (o.script) fs.writeFileSync(path.join(dir, o.script.name), o.script.text);
+      for (const script of customScripts(o)) fs.writeFileSync(path.join(dir, script.name), script.text);
       args = argsFor(dir);
       const run = await runOnHost(runner.path, args, server.connection, dir, {
         signal: o.signal,
@@ -332,7 +340,7 @@ export async function runPgbench(server: StartedServer, o: RunOptions): Promise<
         return argsFor(dir);
       },
       password,
-      o.script,
+      customScripts(o),
       o.signal,
       (ms) => {
         startedAt = ms;

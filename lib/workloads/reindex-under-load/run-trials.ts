@@ -9,7 +9,13 @@ import { serverCounters, type PgServerCounterKey } from "../../engines/postgres/
 import { counterDelta, countersFrom, keyGuard, type Counters } from "../../stats/counters";
 import type { RunStore, TrialRecord } from "../../results/run-store";
 import type { StartedServer } from "../../targets/types";
-import { runPgbench, type PgbenchRunner, type PgbenchRunResult, type ProgressPoint } from "../pgbench";
+import {
+  runPgbench,
+  waitForPgbenchGone,
+  type PgbenchRunner,
+  type PgbenchRunResult,
+  type ProgressPoint,
+} from "../pgbench";
 import { runTrials } from "../trials";
 import { ActivitySampler, type ActivitySample } from "./activity-sampler";
 import { probeSpeed } from "../../engines/postgres/speed-probe";
@@ -114,18 +120,6 @@ async function updateAccountsStatement(client: Client): Promise<{ calls: number;
   return calls > 0 ? { calls, meanMs: Number(rows[0].ms) / calls } : undefined;
 }
 
-/** Backends publish their statistics as they exit: wait until pgbench's sessions are gone. */
-async function waitForClientsGone(client: Client, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const { rows } = await client.query<{ n: number }>(
-      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'pgbench'",
-    );
-    if (rows[0].n === 0) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 export interface TrialHooks {
   readonly signal?: AbortSignal;
   readonly onProgress?: (point: ProgressPoint) => void;
@@ -210,7 +204,7 @@ export async function runTrial(
       } finally {
         await session?.close();
       }
-      await waitForClientsGone(admin);
+      await waitForPgbenchGone(admin);
       const after = await snapshot(admin);
       const updateAccountsServer = statements ? await updateAccountsStatement(admin) : undefined;
       const record: ReindexTrial = {

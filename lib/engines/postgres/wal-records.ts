@@ -1,0 +1,54 @@
+/**
+ * The WAL of a timed window, counted by record type with pg_walinspect: what the server wrote
+ * (B-tree leaf inserts, page splits, heap records), where per-table counters times index counts
+ * would only be a model.
+ */
+import type { Client } from "pg";
+
+/** WAL records of one kind (resource manager / record type) in a window. */
+export interface WalRecordStats {
+  readonly count: number;
+  /** Record bytes plus full-page-image bytes. */
+  readonly bytes: number;
+  readonly fpiBytes: number;
+}
+
+/** `pg_walinspect` in this database, if the server has it (the embedded contrib and the docker image do). */
+export async function enableWalInspect(client: Client): Promise<string | undefined> {
+  try {
+    await client.query("CREATE EXTENSION IF NOT EXISTS pg_walinspect");
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+/**
+ * The WAL position now: where the next record goes (start of a window), or how far WAL is flushed
+ * (end of one: pg_walinspect reads only flushed WAL, and every commit of the window is flushed).
+ */
+export async function currentWalLsn(client: Client, flushed = false): Promise<string> {
+  const fn = flushed ? "pg_current_wal_flush_lsn" : "pg_current_wal_lsn";
+  const { rows } = await client.query<{ lsn: string }>(`SELECT ${fn}()::text AS lsn`);
+  return rows[0].lsn;
+}
+
+/**
+ * WAL written between two LSNs, counted by record type ("Btree/INSERT_LEAF", "Heap/HOT_UPDATE", …)
+ * from the WAL itself (pg_walinspect): a count of what the server did, where per-table counters
+ * times index counts would only be a model.
+ */
+export async function walRecordsBetween(
+  client: Client,
+  start: string,
+  end: string,
+): Promise<Record<string, WalRecordStats>> {
+  const { rows } = await client.query<{ kind: string; n: string; bytes: string; fpi: string }>(
+    `SELECT "resource_manager/record_type" AS kind, count::text AS n, combined_size::text AS bytes, fpi_size::text AS fpi
+     FROM pg_get_wal_stats($1::pg_lsn, $2::pg_lsn, true) WHERE count > 0`,
+    [start, end],
+  );
+  return Object.fromEntries(
+    rows.map((r) => [r.kind, { count: Number(r.n), bytes: Number(r.bytes), fpiBytes: Number(r.fpi) }]),
+  );
+}

@@ -1,0 +1,40 @@
+/**
+ * Notebook 06's experiment (`lab.yourIndexes.*`): what do these indexes cost these writes? The
+ * contract's five steps (params, run, summarise, claims, save), then one call per section.
+ */
+import { yourIndexes_PROFILES, yourIndexesParams, type YourIndexesParams } from "../../params/your-indexes";
+import type { Experiment } from "../contract";
+import { checkClaims } from "./claims";
+import { writeSummaries } from "./present";
+import { run as runRounds, summaryContext, type YourIndexesRun } from "./run";
+import { summarise as summariseTrials, type YourIndexesSummary } from "./summarise";
+
+export const experiment: Experiment<YourIndexesParams, YourIndexesRun, YourIndexesSummary> = {
+  profiles: yourIndexes_PROFILES,
+  params: yourIndexesParams,
+  run: runRounds,
+  summarise: (run) => summariseTrials(run.trials, summaryContext(run), run.params.durationSeconds, run.params.clients),
+  claims: (summary) => checkClaims(summary),
+  save: writeSummaries,
+  id: "06",
+  slug: "06-your-indexes",
+  title: "Your indexes: what does each one cost your writes?",
+  notebook: "notebooks/06-your-indexes.ipynb",
+};
+
+export const { params, run, summarise, claims, save } = experiment;
+
+export { serverSpec, type YourIndexesRun, type RunControl } from "./run";
+export type { YourIndexesSummary, IndexSummary, RunSummary, VariantSummary } from "./summarise";
+export { judgeCost, judgeIndex, JUDGEMENTS, type IndexJudgement, type Judgement } from "./claims";
+export {
+  showRun,
+  showIndexTable,
+  showCharts,
+  showClaims,
+  showExplanation,
+  showSourceUsage,
+  showStopped,
+  indexRows,
+} from "./present";
+export { costRanking, tpsByRound, perSecond } from "./charts";

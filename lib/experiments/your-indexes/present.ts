@@ -1,0 +1,206 @@
+/** What notebook 06 shows, one call per section. */
+import { stringify } from "csv-stringify/sync";
+import { escapeHtml, show } from "../../display/output";
+import { plot } from "../../display/plotly";
+import { showRunHeader } from "../../display/run-header";
+import { showTable, type Row } from "../../display/table";
+import { RunStore } from "../../results/run-store";
+import { claimRows, type ClaimCheck } from "../../stats/claims";
+import { intervalLabel, OUTLIER_RULE } from "../../stats/intervals";
+import { because, judgeIndex } from "./claims";
+import { costRanking, perSecond, tpsByRound } from "./charts";
+import { NOTEBOOK, type YourIndexesRun } from "./run";
+import type { YourIndexesSummary } from "./summarise";
+
+const r1 = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 10) / 10);
+const r2 = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 100) / 100);
+const r3 = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 1000) / 1000);
+const kib = (x: number | undefined) => (x === undefined ? undefined : Math.round(x / 102.4) / 10);
+const pct = (x: number | undefined, d = 0) => (x === undefined ? "" : `${(x * 100).toFixed(d)} %`);
+const signedPct = (x: number | undefined) => (x === undefined ? "" : `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)} %`);
+const diff = (x: { with?: number; without?: number }) =>
+  x.with !== undefined && x.without !== undefined ? x.with - x.without : undefined;
+
+export function showRun(run: YourIndexesRun): void {
+  showRunHeader(run.metadata, run.directory);
+  const t = run.template;
+  showTable(
+    Object.entries(t.rows).map(([table, rows]) => ({
+      table,
+      rows,
+      "written by the workload": run.workloadCheck.writtenTables.includes(table) ? "yes" : "no",
+      indexes: t.indexes.filter((i) => i.table === table).length,
+    })),
+    {
+      caption:
+        `The loaded data every run is cloned from (${run.source ? `a sample of ${run.source.source}` : `${run.params.data}, scale ${run.params.scale}`}; ` +
+        `${(t.databaseBytes / 2 ** 20).toFixed(1)} MiB, loaded in ${Object.values(t.loadSeconds)
+          .reduce((a, b) => a + b, 0)
+          .toFixed(1)} s)`,
+    },
+  );
+  showTable(
+    run.variants.map((v) => ({
+      variant: v.id,
+      what: v.label,
+      indexes: v.indexes.length,
+      "build s": r1(v.buildSeconds),
+    })),
+    { caption: "The variants (each built once from the template; every run starts from a fresh clone of one)" },
+  );
+  showTable(
+    run.workloadCheck.scripts.map((s) => {
+      const script = run.scripts.find((x) => x.name === s.name);
+      return {
+        script: s.name,
+        weight: script?.weight,
+        "1-s check: transactions": s.transactions,
+        "rows written (check)": Object.entries(s.written)
+          .map(([table, n]) => `${table} ${n}`)
+          .join(", "),
+      };
+    }),
+    { caption: "The workload (pgbench -f file@weight), each script checked alone for 1 s before the rounds" },
+  );
+  show().html(
+    run.scripts
+      .map((s) => `<details><summary>${escapeHtml(s.name)}</summary><pre>${escapeHtml(s.text)}</pre></details>`)
+      .join(""),
+  );
+  const failed = run.trials.flatMap((x) => (x.status === "failed" ? [{ run: x.key, error: x.error }] : []));
+  if (failed.length) showTable(failed, { caption: `${failed.length} run(s) failed` });
+}
+
+/** The per-index table: the verdict, its interval, and the counters that explain it. */
+export function indexRows(s: YourIndexesSummary): Row[] {
+  return s.indexes.map((ix) => {
+    const j = judgeIndex(s, ix);
+    const hotLost = diff({ with: ix.hotShare.without, without: ix.hotShare.with });
+    return {
+      index: ix.name,
+      kind: ix.kind,
+      table: ix.table,
+      verdict: j.text,
+      "interval is": ix.cost ? intervalLabel(ix.cost) : "",
+      "p50 change": signedPct(ix.p50Change),
+      "p99 change": signedPct(ix.p99Change),
+      "WAL B / tx with": r1(ix.walBytesPerTx.with),
+      "Δ WAL B / tx": r1(diff(ix.walBytesPerTx)),
+      "Δ B-tree leaf inserts / tx": r2(diff(ix.btreeInsertsPerTx)),
+      "Δ B-tree splits / tx": r3(diff(ix.btreeSplitsPerTx)),
+      "HOT share lost": hotLost !== undefined && hotLost > 0.005 ? pct(hotLost) : hotLost !== undefined ? "none" : "",
+      "HOT lost by": ix.hotStatements
+        .map((h) => `${h.statement.script}: UPDATE ${h.statement.table} SET ${h.columns.join(", ")}`)
+        .join("; "),
+      "size KiB": kib(ix.bytes),
+      ...(ix.source !== undefined || s.statsReset !== undefined
+        ? { "idx_scan on source": ix.source?.idxScan, "last scan on source": ix.source?.lastIdxScan ?? "" }
+        : {}),
+    };
+  });
+}
+
+export function showIndexTable(s: YourIndexesSummary): void {
+  showTable(indexRows(s), {
+    caption:
+      `Per judged index: cost = 1 − TPS with ÷ TPS without, per round (both variants ran in every round), median and exact ` +
+      `interval; verdict by the declared rules (above 0: costs; inside ±${(s.equivalenceMargin * 100).toFixed(1)} %: no cost beyond the margin). ` +
+      "Δ = with − without, per transaction, counted in the WAL (pg_walinspect); HOT share lost: of the index's table's updates",
+  });
+  showTable(
+    s.runs.map((r) => ({
+      run: r.key,
+      "position in round": r.position === undefined ? "" : r.position + 1,
+      transactions: r.transactions,
+      tps: r1(r.tps),
+      "p50 ms": r2(r.p50Ms),
+      "p99 ms": r2(r.p99Ms),
+      "WAL B / tx": r1(r.walBytesPerTx),
+      "B-tree inserts / tx": r2(r.btreeInsertsPerTx),
+      "checkpoints inside": r.checkpoints,
+      "autovacuum runs inside": r.autovacuumRuns,
+      outlier: r.outlier ? "yes" : "",
+    })),
+    {
+      caption: `Every run, in the order run within its round (variants rotate between rounds). Outlier: ${OUTLIER_RULE}. Flagged runs stay in the data; each claim says whether its verdict changes without them`,
+    },
+  );
+}
+
+export function showCharts(s: YourIndexesSummary): void {
+  plot(costRanking(s), Math.max(300, 80 + 40 * s.indexes.length));
+  plot(tpsByRound(s));
+  plot(perSecond(s));
+}
+
+export function showClaims(claims: readonly ClaimCheck[]): void {
+  showTable(claimRows(claims), { caption: "Each judged index's two declared claims, decided on this run" });
+}
+
+/** Why: one sentence per index from this run's counters, and the counters per variant. */
+export function showExplanation(s: YourIndexesSummary): void {
+  show().html(
+    `<ul>${s.indexes.map((ix) => `<li><b>${escapeHtml(ix.name)}</b> (${escapeHtml(judgeIndex(s, ix).text)}): ${escapeHtml(because(ix))}</li>`).join("")}</ul>`,
+  );
+  const tables = [...new Set(s.variants.flatMap((v) => Object.keys(v.hotShare)))].sort();
+  showTable(
+    s.variants.map((v) => ({
+      variant: v.id,
+      runs: v.runs,
+      "median tps": r1(v.tps),
+      "p50 ms": r2(v.p50Ms),
+      "p99 ms": r2(v.p99Ms),
+      "WAL B / tx": r1(v.walBytesPerTx),
+      "B-tree leaf inserts / tx": r2(v.btreeInsertsPerTx),
+      "B-tree splits / tx": r3(v.btreeSplitsPerTx),
+      ...Object.fromEntries(tables.map((t) => [`HOT share ${t}`, pct(v.hotShare[t])])),
+    })),
+    { caption: "Server counters per variant (medians over its runs; HOT shares pooled over its runs)" },
+  );
+}
+
+/** With sampleFrom: how the source used its indexes, beside their cost here. */
+export function showSourceUsage(s: YourIndexesSummary, run: YourIndexesRun): void {
+  if (!run.source) {
+    show().html(
+      "<p>No <code>sampleFrom</code> source in this run: index usage on a production server is not shown.</p>",
+    );
+    return;
+  }
+  const since = run.source.statsReset
+    ? `since ${run.source.statsReset}`
+    : "since the source's statistics began (never reset)";
+  showTable(
+    run.source.indexes.map((u) => {
+      const here = s.indexes.find((ix) => ix.name === u.index);
+      return {
+        table: u.table,
+        index: u.index,
+        idx_scan: u.idxScan,
+        "last scan": u.lastIdxScan ?? "",
+        "unused there": u.idxScan === 0 ? "yes" : "",
+        "cost here": here ? judgeIndex(s, here).text : "(not judged)",
+      };
+    }),
+    { caption: `pg_stat_user_indexes on ${run.source.source}, ${since}` },
+  );
+}
+
+export function writeSummaries(run: YourIndexesRun, s: YourIndexesSummary, claims: readonly ClaimCheck[]): string[] {
+  const store = RunStore.open({ notebook: NOTEBOOK, params: run.params, resumeId: run.runId });
+  // The per-second series stay in trials.jsonl; the summary keeps every other figure.
+  const runs = s.runs.map(({ series: _s, ...rest }) => rest);
+  const csv = stringify(indexRows(s) as Record<string, unknown>[], { header: true });
+  return [
+    store.writeSummary("summary.json", { summary: { ...s, runs }, claims }),
+    store.writeSummary("summary.csv", csv),
+  ];
+}
+
+export function showStopped(run: YourIndexesRun): void {
+  const file = `${run.directory}/trials.jsonl`;
+  show().html(
+    `<p>Server stopped, its data removed; the template and variant databases were dropped before. Every run (pgbench's ` +
+      `output and series, counters, WAL by record type) is in <code>${escapeHtml(file)}</code>.</p>`,
+  );
+}

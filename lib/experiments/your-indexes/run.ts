@@ -1,0 +1,276 @@
+/**
+ * Notebook 06's experiment: start the lab's server, load the reader's schema and data (or a sample
+ * of their server) once into a template, build every variant from it, check the workload, then run
+ * rounds of every variant (rotated) while an index is undecided and the budget lasts.
+ */
+import type { YourIndexesParams } from "../../params/your-indexes";
+import { nextRound } from "../../stats/adaptive";
+import { MIN_COVERAGE, repeatsForCoverage } from "../../stats/claims";
+import type { ServerSpec } from "../../targets/types";
+import { memoryAndWalSettings } from "../../engines/postgres/server-settings";
+import { describeRunner, locatePgbench } from "../../workloads/pgbench";
+import { withActivity } from "../../workloads/server-activity";
+import { listTables } from "../../workloads/your-indexes/catalog";
+import {
+  buildVariants,
+  createTemplate,
+  dropAllDatabases,
+  fillFromFile,
+  withDatabase,
+  type BuiltVariant,
+  type LoadedTemplate,
+} from "../../workloads/your-indexes/databases";
+import {
+  checkWorkload,
+  planRounds,
+  runTrials,
+  trialRunner,
+  type PlannedTrial,
+  type WorkloadCheck,
+  type YourIndexesCondition,
+  type YourIndexesTrial,
+} from "../../workloads/your-indexes/run-trials";
+import { sampleFromSource, type SourceInfo } from "../../workloads/your-indexes/sample";
+import {
+  readWorkload,
+  updateStatements,
+  type UpdateStatement,
+  type WorkloadScript,
+} from "../../workloads/your-indexes/scripts";
+import { existingToJudge, planVariants, type Judged, type Variant } from "../../workloads/your-indexes/variants";
+import { addRounds } from "../adaptive-rounds";
+import type { ExperimentRun } from "../contract";
+import { withSession, type RunControl } from "../session";
+import { judgeIndex } from "./claims";
+import { summarise, type SummaryContext } from "./summarise";
+
+export const NOTEBOOK = "06-your-indexes";
+
+/** A variant as built: its template database, its indexes, what it is. */
+export type VariantInfo = BuiltVariant & Pick<Variant, "label">;
+
+/** The run: its trials, and what was loaded, built and checked before them. */
+export interface YourIndexesRun extends ExperimentRun {
+  readonly params: YourIndexesParams;
+  readonly trials: readonly YourIndexesTrial[];
+  readonly template: LoadedTemplate;
+  readonly variants: readonly VariantInfo[];
+  readonly judged: readonly Judged[];
+  readonly scripts: readonly WorkloadScript[];
+  readonly updates: readonly UpdateStatement[];
+  readonly workloadCheck: WorkloadCheck;
+  readonly source?: SourceInfo;
+}
+
+export function serverSpec(p: YourIndexesParams): ServerSpec {
+  const settings = {
+    ...memoryAndWalSettings(p),
+    synchronous_commit: p.synchronousCommit,
+    // New WAL segments are created at the start of a run and recycled afterwards: zero-filling
+    // them made the first round's runs several times slower than the next (654 vs 3,670 TPS at
+    // smoke scale here), a cost of the lab's fresh server, not of any index.
+    wal_init_zero: "off",
+    track_io_timing: "on",
+    max_connections: Math.max(100, p.clients + 20),
+  };
+  return { engine: "postgresql", name: "06-pg", settings };
+}
+
+/** What the summary needs from a run besides its trials. */
+export function summaryContext(
+  run: Pick<YourIndexesRun, "judged" | "variants" | "updates" | "source" | "params">,
+): SummaryContext {
+  return {
+    judged: run.judged,
+    indexes: new Map(run.variants.map((v) => [v.id, v.indexes])),
+    updates: run.updates,
+    ...(run.source ? { sourceUsage: run.source.indexes } : {}),
+    ...(run.source?.statsReset ? { statsReset: run.source.statsReset } : {}),
+    equivalenceMargin: run.params.equivalenceMargin,
+  };
+}
+
+/** Candidate i's name as written ("CREATE INDEX name ON …"), else "candidate i+1" until the server names it. */
+function writtenName(statement: string, i: number): string {
+  const m = /^\s*CREATE\s+(?:UNIQUE\s+)?INDEX\s+(?:IF\s+NOT\s+EXISTS\s+)?("?[\w$.]+"?)\s+ON\s/i.exec(statement);
+  return m ? (m[1].replace(/"/g, "").split(".").pop() ?? `candidate ${i + 1}`) : `candidate ${i + 1}`;
+}
+
+function missingServer(): never {
+  throw new Error("06 needs a PostgreSQL server, and none started");
+}
+
+export async function run(p: YourIndexesParams, control: RunControl = {}): Promise<YourIndexesRun> {
+  const started = Date.now();
+  const scripts = readWorkload(p.workload);
+  const updates = updateStatements(scripts);
+  const { target, cpus, memoryGiB } = p;
+  const options = { notebook: NOTEBOOK, title: "06 your indexes", params: p, control, target, cpus, memoryGiB };
+  return withSession<YourIndexesCondition, YourIndexesRun>(
+    { ...options, specs: [serverSpec(p)] },
+    async ({ store, progress, servers, signal, notes, metadata, writeMetadata }) => {
+      const server = servers.servers.get("postgresql") ?? missingServer();
+      const runner = await locatePgbench(server);
+      notes.push(
+        `pgbench ${runner.version} (${describeRunner(runner)}) against PostgreSQL ${server.description.version}`,
+      );
+      // 1. The schema, the names to judge (checked against it before any data), the data.
+      let drops: string[] = [];
+      let source: SourceInfo | undefined;
+      let step = "";
+      const template = await withActivity(
+        server,
+        (line) => progress.update(0, 1, `loading the template: ${step} · ${line}`),
+        () =>
+          createTemplate(server, p.schema, {
+            afterSchema: (indexes) => {
+              drops = existingToJudge(p.existing, indexes);
+            },
+            fill: p.sampleFrom
+              ? async (srv, database, sig) => {
+                  const tables = await withDatabase(srv, database, listTables);
+                  source = await sampleFromSource(p.sampleFrom, tables, p.sampleRows, srv, database, sig);
+                }
+              : fillFromFile(p.data, p.scale),
+            onStep: (s) => {
+              step = s;
+              progress.update(0, 1, `loading the template: ${s}…`);
+            },
+            signal,
+          }),
+      );
+      // 2. The variants, each built once (a candidate the server refuses stops the run here).
+      const candidateNames = p.candidates.map(writtenName);
+      let plan = planVariants(drops, p.candidates, candidateNames);
+      progress.update(0, 1, `building ${plan.variants.length} variants…`);
+      const built: BuiltVariant[] = await buildVariants(
+        server,
+        plan.variants,
+        p.candidates,
+        p.maintenanceWorkMemMB,
+        signal,
+      );
+      // The names the server gave the candidates (an unnamed CREATE INDEX gets one).
+      const named = p.candidates.map(
+        (_, i) => built.find((b) => b.id === `add:${i + 1}`)?.created[0] ?? candidateNames[i],
+      );
+      plan = planVariants(drops, p.candidates, named);
+      const variants: VariantInfo[] = plan.variants.map((v: Variant) => {
+        const b = built.find((x) => x.id === v.id);
+        if (!b) throw new Error(`variant ${v.id} was not built`);
+        return { ...b, label: v.label };
+      });
+      const baseline = variants[0];
+      // 3. The workload: every script runs and something is written, or the run stops here.
+      progress.update(0, 1, "checking the workload (each script for 1 s)…");
+      const defines = { scale: p.scale };
+      const workloadCheck = await checkWorkload(server, runner, baseline.database, { scripts, defines }, signal);
+      notes.push(
+        `template: ${Object.entries(template.rows)
+          .map(([t, n]) => `${t} ${n.toLocaleString("en-US")} rows`)
+          .join(
+            ", ",
+          )} (${(template.databaseBytes / 2 ** 20).toFixed(1)} MiB); every run starts from a FILE_COPY clone of its variant`,
+        `the workload writes ${workloadCheck.writtenTables.join(", ")}` +
+          (template.tables.length > workloadCheck.writtenTables.length
+            ? `; never ${template.tables.filter((t) => !workloadCheck.writtenTables.includes(t)).join(", ")}`
+            : ""),
+        `variants rotate between rounds: round r starts r − 1 variants further on`,
+      );
+      if (!template.walInspect)
+        notes.push(
+          `no pg_walinspect here (${template.walInspectError}): B-tree inserts per transaction are not measured`,
+        );
+      if (source)
+        notes.push(
+          `data: a sample of ${source.source} (PostgreSQL ${source.version}), read in one READ ONLY transaction`,
+        );
+      const extra = () => ({ template, variants, judged: plan.judged, scripts, updates, workloadCheck, source });
+      writeMetadata(extra());
+      // 4. The rounds.
+      const ids = variants.map((v) => v.id);
+      let trialPlan: PlannedTrial[] = planRounds(ids, p.repeats);
+      const runOne = trialRunner({
+        server,
+        runner,
+        databases: new Map(variants.map((v) => [v.id, v.database])),
+        settings: {
+          clients: p.clients,
+          threads: p.threads,
+          durationSeconds: p.durationSeconds,
+          scripts,
+          defines,
+          walInspect: template.walInspect,
+        },
+        signal,
+        onPhase: (planned, phase) =>
+          progress.update(trialPlan.indexOf(planned), trialPlan.length, `${planned.key}: ${phase}…`),
+        onProgress: (planned, point) =>
+          progress.update(
+            trialPlan.indexOf(planned),
+            trialPlan.length,
+            `${planned.key}: ${point.second.toFixed(0)} / ${p.durationSeconds} s · ${point.tps.toFixed(0)} tps`,
+          ),
+      });
+      const runPart = (part: readonly PlannedTrial[]) =>
+        runTrials(part, runOne, {
+          store,
+          signal,
+          onTrial: (done, total, next, last) =>
+            progress.update(
+              trialPlan.length - total + done,
+              trialPlan.length,
+              `${last ? `last: ${last.key} ${last.pgbench?.summary.tps.toFixed(0)} tps · ` : ""}${next ? next.key : "done"}`,
+            ),
+        });
+      const roundsStarted = Date.now();
+      await runPart(trialPlan);
+      const context = summaryContext({ judged: plan.judged, variants, updates, source, params: p });
+      // The adaptive design: one more round while an index is inconclusive and the budget can reach a verdict.
+      const fixed = {
+        planned: p.repeats,
+        maxRepeats: p.maxRepeats,
+        budgetSeconds: p.budgetSeconds,
+        needed: repeatsForCoverage(MIN_COVERAGE),
+        words: { one: "round", many: "rounds", cap: "maxRepeats" },
+      };
+      const { rounds, stoppedBy } = await addRounds(
+        p.repeats,
+        (done) => {
+          if (signal.aborted) return "interrupted";
+          const s = summarise(store.trials() as YourIndexesTrial[], context, p.durationSeconds, p.clients);
+          const verdicts = s.indexes.map((ix) => [ix.name, judgeIndex(s, ix).judgement] as const);
+          const step = nextRound({
+            ...fixed,
+            done,
+            elapsedSeconds: (Date.now() - started) / 1000,
+            secondsPerRound: (Date.now() - roundsStarted) / 1000 / done,
+            undecided: verdicts.filter(([, v]) => v === "inconclusive").map(([name]) => name),
+            decided: verdicts.map(([name, v]) => `${name}: ${v}`).join(", "),
+          });
+          return step.more ? undefined : step.reason;
+        },
+        async (round) => {
+          const more = planRounds(ids, round, round);
+          trialPlan = [...trialPlan, ...more];
+          await runPart(more);
+        },
+      );
+      notes.push(
+        `adaptive design: ${stoppedBy} (planned ${p.repeats} rounds, at most ${p.maxRepeats}, budget ${p.budgetSeconds} s)`,
+      );
+      await dropAllDatabases(server, variants.length);
+      progress.finish(`${trialPlan.length} runs`);
+      writeMetadata({
+        ...extra(),
+        notes,
+        adaptive: { plannedRounds: p.repeats, rounds, maxRounds: p.maxRepeats, stoppedBy },
+      });
+      const { runId, directory } = store;
+      const trials = store.trials() as YourIndexesTrial[];
+      return { runId, directory, params: p, metadata: { ...metadata, notes }, trials, ...extra() };
+    },
+  );
+}
+
+export type { RunControl } from "../session";

@@ -1,0 +1,307 @@
+/**
+ * Notebook 06's figures from the raw runs: per run TPS, latency percentiles, WAL and B-tree records
+ * per transaction (pg_walinspect), the HOT share of each table's updates; per variant the medians;
+ * per judged index the write-throughput cost paired per round (the variant with the index and the
+ * one without ran in the same round) with the exact interval of its median, and the differences of
+ * the counters that explain it.
+ */
+import { medianInterval, outlierFlags, type Interval } from "../../stats/intervals";
+import { groupBy, spread } from "../../stats/summary";
+import { pgbenchFigures, type PgbenchFigures, type PgbenchRunResult, type SeriesPoint } from "../../workloads/pgbench";
+import type { IndexInfo } from "../../workloads/your-indexes/catalog";
+import type { UpdateStatement } from "../../workloads/your-indexes/scripts";
+import type { SourceIndexUsage } from "../../workloads/your-indexes/sample";
+import type { YourIndexesTrial } from "../../workloads/your-indexes/run-trials";
+import type { Judged } from "../../workloads/your-indexes/variants";
+
+export interface TableWrites {
+  readonly inserted: number;
+  readonly updated: number;
+  readonly deleted: number;
+  readonly hotUpdated: number;
+}
+
+export interface RunSummary extends PgbenchFigures {
+  readonly key: string;
+  readonly variant: string;
+  readonly repeat: number;
+  readonly position?: number;
+  readonly series: readonly SeriesPoint[];
+  readonly walBytesPerTx?: number;
+  /** MEASURED from the run's WAL: Btree INSERT_LEAF + INSERT_POST + SPLIT_L + SPLIT_R records per transaction. */
+  readonly btreeInsertsPerTx?: number;
+  /** Btree SPLIT_L + SPLIT_R records per transaction. */
+  readonly btreeSplitsPerTx?: number;
+  readonly tables: Readonly<Record<string, TableWrites>>;
+  readonly checkpoints: number;
+  readonly autovacuumRuns: number;
+  /** A checkpoint or an autovacuum run fell inside the timed window. */
+  readonly disturbed: boolean;
+  /** TPS far from the variant's other runs (OUTLIER_RULE). */
+  readonly outlier: boolean;
+}
+
+export interface VariantSummary {
+  readonly id: string;
+  readonly runs: number;
+  readonly tps?: number;
+  readonly p50Ms?: number;
+  readonly p99Ms?: number;
+  readonly walBytesPerTx?: number;
+  readonly btreeInsertsPerTx?: number;
+  readonly btreeSplitsPerTx?: number;
+  /** Per table: HOT updates ÷ updates over all its runs. */
+  readonly hotShare: Readonly<Record<string, number>>;
+}
+
+/** What the context of a summary needs from the run: the variants' indexes, the scripts' UPDATEs, the source. */
+export interface SummaryContext {
+  readonly judged: readonly Judged[];
+  /** Per variant id: its indexes (with sizes) as built. */
+  readonly indexes: ReadonlyMap<string, readonly IndexInfo[]>;
+  readonly updates: readonly UpdateStatement[];
+  readonly sourceUsage?: readonly SourceIndexUsage[];
+  readonly statsReset?: string;
+  readonly equivalenceMargin: number;
+}
+
+export interface IndexSummary {
+  readonly id: string;
+  readonly name: string;
+  readonly kind: Judged["kind"];
+  readonly table?: string;
+  readonly columns: readonly string[];
+  readonly definition?: string;
+  readonly withVariant: string;
+  readonly withoutVariant: string;
+  /** Rounds in which both variants finished. */
+  readonly pairs: number;
+  /** Write-throughput cost, 1 − TPS with ÷ TPS without, per round; the interval of its median. */
+  readonly cost?: Interval;
+  /** The same without the flagged runs (outliers, checkpoint or autovacuum inside) on either side. */
+  readonly costWithoutFlagged?: Interval;
+  /** Median over rounds of p50 (p99) with ÷ without, − 1. */
+  readonly p50Change?: number;
+  readonly p99Change?: number;
+  readonly walBytesPerTx: { readonly with?: number; readonly without?: number };
+  readonly btreeInsertsPerTx: { readonly with?: number; readonly without?: number };
+  readonly btreeSplitsPerTx: { readonly with?: number; readonly without?: number };
+  /** HOT share of the table's updates with and without the index (runs pooled per variant). */
+  readonly hotShare: { readonly with?: number; readonly without?: number };
+  /** Rows of the table the workload inserted, updated, deleted over the variant-with runs. */
+  readonly tableWrites?: TableWrites;
+  /** The scripts' UPDATEs of the index's table that set a column the index reads. */
+  readonly hotStatements: readonly { readonly statement: UpdateStatement; readonly columns: readonly string[] }[];
+  readonly bytes?: number;
+  /** On the sampleFrom source: scans of the index there (and since when they count). */
+  readonly source?: SourceIndexUsage;
+}
+
+export interface YourIndexesSummary {
+  readonly durationSeconds: number;
+  readonly clients: number;
+  readonly equivalenceMargin: number;
+  readonly runs: readonly RunSummary[];
+  readonly variants: readonly VariantSummary[];
+  readonly indexes: readonly IndexSummary[];
+  readonly failed: readonly { readonly key: string; readonly error: string }[];
+  readonly statsReset?: string;
+}
+
+const med = (values: readonly (number | undefined)[]): number | undefined => {
+  const v = values.filter((x): x is number => x !== undefined && Number.isFinite(x));
+  return v.length ? spread(v).median : undefined;
+};
+
+function summariseRun(t: YourIndexesTrial & { readonly pgbench: PgbenchRunResult }): RunSummary {
+  const c = t.counters ?? {};
+  const n = t.pgbench.summary.transactions;
+  const per = (x: number | undefined) => (x === undefined || !n ? undefined : x / n);
+  const tables: Record<string, TableWrites> = {};
+  for (const [key, value] of Object.entries(c)) {
+    const m = /^table\.(.+)\.(n_tup_ins|n_tup_upd|n_tup_del|n_tup_hot_upd)$/.exec(key);
+    if (!m || value === undefined) continue;
+    const was = tables[m[1]] ?? { inserted: 0, updated: 0, deleted: 0, hotUpdated: 0 };
+    const field = { n_tup_ins: "inserted", n_tup_upd: "updated", n_tup_del: "deleted", n_tup_hot_upd: "hotUpdated" }[
+      m[2] as "n_tup_ins" | "n_tup_upd" | "n_tup_del" | "n_tup_hot_upd"
+    ] as keyof TableWrites;
+    tables[m[1]] = { ...was, [field]: value };
+  }
+  const wal = t.walRecords;
+  const walCount = (kinds: readonly string[]) =>
+    wal ? kinds.reduce((a, k) => a + (wal[`Btree/${k}`]?.count ?? 0), 0) : undefined;
+  const checkpoints = (c["checkpointer.timed"] ?? 0) + (c["checkpointer.requested"] ?? 0);
+  const autovacuumRuns = Object.entries(c).reduce(
+    (a, [k, v]) => (/^table\..+\.(autovacuum_count|autoanalyze_count)$/.test(k) ? a + (v ?? 0) : a),
+    0,
+  );
+  return {
+    key: t.key,
+    variant: t.condition.variant,
+    repeat: t.repeat,
+    ...(t.position !== undefined ? { position: t.position } : {}),
+    ...pgbenchFigures(t.pgbench),
+    series: t.pgbench.series,
+    walBytesPerTx: per(c["wal.bytes"]),
+    btreeInsertsPerTx: per(walCount(["INSERT_LEAF", "INSERT_POST", "SPLIT_L", "SPLIT_R"])),
+    btreeSplitsPerTx: per(walCount(["SPLIT_L", "SPLIT_R"])),
+    tables,
+    checkpoints,
+    autovacuumRuns,
+    disturbed: checkpoints > 0 || autovacuumRuns > 0,
+    outlier: false,
+  };
+}
+
+function hotShares(runs: readonly RunSummary[]): Record<string, number> {
+  const upd: Record<string, number> = {};
+  const hot: Record<string, number> = {};
+  for (const r of runs)
+    for (const [table, w] of Object.entries(r.tables)) {
+      upd[table] = (upd[table] ?? 0) + w.updated;
+      hot[table] = (hot[table] ?? 0) + w.hotUpdated;
+    }
+  return Object.fromEntries(Object.entries(upd).flatMap(([t, u]) => (u > 0 ? [[t, hot[t] / u]] : [])));
+}
+
+/** Per round: f(with, without) for the rounds where both ran (and `keep` both). */
+function paired(
+  runs: readonly RunSummary[],
+  j: Pick<Judged, "withVariant" | "withoutVariant">,
+  f: (withRun: RunSummary, withoutRun: RunSummary) => number | undefined,
+  keep: (r: RunSummary) => boolean = () => true,
+): number[] {
+  const byRepeat = (variant: string) =>
+    new Map(runs.filter((r) => r.variant === variant && keep(r)).map((r) => [r.repeat, r]));
+  const w = byRepeat(j.withVariant);
+  const wo = byRepeat(j.withoutVariant);
+  const out: number[] = [];
+  for (const [repeat, a] of w) {
+    const b = wo.get(repeat);
+    const v = b ? f(a, b) : undefined;
+    if (v !== undefined && Number.isFinite(v)) out.push(v);
+  }
+  return out;
+}
+
+/** The write-throughput cost per round, 1 − TPS with ÷ TPS without, and the exact interval of its median. */
+export function costInterval(
+  runs: readonly RunSummary[],
+  j: Pick<Judged, "withVariant" | "withoutVariant" | "name">,
+  keep?: (r: RunSummary) => boolean,
+): Interval | undefined {
+  const costs = paired(runs, j, (a, b) => (b.tps > 0 ? 1 - a.tps / b.tps : undefined), keep);
+  return costs.length
+    ? medianInterval(costs, `write-throughput cost of ${j.name}: 1 − TPS with ÷ TPS without, paired per round`)
+    : undefined;
+}
+
+export const clean = (r: RunSummary): boolean => !r.disturbed && !r.outlier;
+
+export function summarise(
+  trials: readonly YourIndexesTrial[],
+  ctx: SummaryContext,
+  durationSeconds: number,
+  clients: number,
+): YourIndexesSummary {
+  const plain = trials.flatMap((t) =>
+    t.status === "ok" && t.pgbench ? [summariseRun({ ...t, pgbench: t.pgbench })] : [],
+  );
+  // Outliers by TPS among each variant's runs: shown and kept; each claim says whether they change it.
+  const runs = [...groupBy(plain, (r) => r.variant).values()].flatMap((group) => {
+    const flags = outlierFlags(group.map((r) => r.tps));
+    return group.map((r, i) => ({ ...r, outlier: flags[i] }));
+  });
+  runs.sort((a, b) => a.repeat - b.repeat || (a.position ?? 0) - (b.position ?? 0));
+  const variants: VariantSummary[] = [...groupBy(runs, (r) => r.variant).values()].map((g) => ({
+    id: g[0].variant,
+    runs: g.length,
+    tps: med(g.map((r) => r.tps)),
+    p50Ms: med(g.map((r) => r.p50Ms)),
+    p99Ms: med(g.map((r) => r.p99Ms)),
+    walBytesPerTx: med(g.map((r) => r.walBytesPerTx)),
+    btreeInsertsPerTx: med(g.map((r) => r.btreeInsertsPerTx)),
+    btreeSplitsPerTx: med(g.map((r) => r.btreeSplitsPerTx)),
+    hotShare: hotShares(g),
+  }));
+  const variant = (id: string) => variants.find((v) => v.id === id);
+  const indexes: IndexSummary[] = ctx.judged.map((j) => {
+    const withIndexes = ctx.indexes.get(j.withVariant) ?? [];
+    const withoutNames = new Set((ctx.indexes.get(j.withoutVariant) ?? []).map((i) => i.name));
+    // The index (for all candidates: the first) as the variant that has it holds it.
+    const added = withIndexes.filter((i) => !withoutNames.has(i.name));
+    const info = added.find((i) => i.name === j.name) ?? added[0];
+    const table = info?.table;
+    const columns = [...new Set(added.flatMap((i) => i.columns))];
+    const vw = variant(j.withVariant);
+    const vo = variant(j.withoutVariant);
+    const withRuns = runs.filter((r) => r.variant === j.withVariant);
+    const tableWrites = table
+      ? withRuns.reduce<TableWrites>(
+          (a, r) => {
+            const w = r.tables[table];
+            return w
+              ? {
+                  inserted: a.inserted + w.inserted,
+                  updated: a.updated + w.updated,
+                  deleted: a.deleted + w.deleted,
+                  hotUpdated: a.hotUpdated + w.hotUpdated,
+                }
+              : a;
+          },
+          { inserted: 0, updated: 0, deleted: 0, hotUpdated: 0 },
+        )
+      : undefined;
+    const tablesOf = new Set(added.map((i) => i.table));
+    const hotStatements = ctx.updates.flatMap((u) => {
+      const hit = added
+        .filter((i) => i.table === u.table)
+        .flatMap((i) => i.columns.filter((c) => u.columns.includes(c)));
+      return tablesOf.has(u.table) && hit.length ? [{ statement: u, columns: [...new Set(hit)] }] : [];
+    });
+    const ratio = (pick: (r: RunSummary) => number | undefined) =>
+      med(
+        paired(runs, j, (a, b) => {
+          const x = pick(a);
+          const y = pick(b);
+          return x !== undefined && y !== undefined && y > 0 ? x / y - 1 : undefined;
+        }),
+      );
+    const flaggedOut = costInterval(runs, j, clean);
+    return {
+      id: j.id,
+      name: j.name,
+      kind: j.kind,
+      ...(table ? { table } : {}),
+      columns,
+      ...(info ? { definition: added.map((i) => i.definition).join("; ") } : {}),
+      withVariant: j.withVariant,
+      withoutVariant: j.withoutVariant,
+      pairs: paired(runs, j, () => 1).length,
+      cost: costInterval(runs, j),
+      ...(flaggedOut ? { costWithoutFlagged: flaggedOut } : {}),
+      p50Change: ratio((r) => r.p50Ms),
+      p99Change: ratio((r) => r.p99Ms),
+      walBytesPerTx: { with: vw?.walBytesPerTx, without: vo?.walBytesPerTx },
+      btreeInsertsPerTx: { with: vw?.btreeInsertsPerTx, without: vo?.btreeInsertsPerTx },
+      btreeSplitsPerTx: { with: vw?.btreeSplitsPerTx, without: vo?.btreeSplitsPerTx },
+      hotShare: table ? { with: vw?.hotShare[table], without: vo?.hotShare[table] } : {},
+      ...(tableWrites ? { tableWrites } : {}),
+      hotStatements,
+      bytes: added.length ? added.reduce((a, i) => a + i.bytes, 0) : undefined,
+      ...(ctx.sourceUsage
+        ? { source: ctx.sourceUsage.find((u) => u.index === j.name && (!table || u.table === table)) }
+        : {}),
+    };
+  });
+  return {
+    durationSeconds,
+    clients,
+    equivalenceMargin: ctx.equivalenceMargin,
+    runs,
+    variants,
+    indexes,
+    failed: trials.filter((t) => t.status === "failed").map((t) => ({ key: t.key, error: t.error ?? "" })),
+    ...(ctx.statsReset ? { statsReset: ctx.statsReset } : {}),
+  };
+}

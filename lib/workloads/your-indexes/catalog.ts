@@ -1,0 +1,57 @@
+/** What the schema holds, read from the lab's copy of it: tables and their indexes. */
+import type { Client } from "pg";
+
+export interface IndexInfo {
+  readonly name: string;
+  readonly table: string;
+  /** Columns the index reads: its keys, and those of its expressions and predicate (pg_depend). */
+  readonly columns: readonly string[];
+  readonly definition: string;
+  /** Backs a primary key, unique or exclusion constraint: not dropped by the lab (the schema's meaning needs it). */
+  readonly constraint: boolean;
+  readonly unique: boolean;
+  readonly bytes: number;
+}
+
+/** Every index on a user table of the current database. */
+export async function listIndexes(client: Client): Promise<IndexInfo[]> {
+  const { rows } = await client.query<{
+    name: string;
+    table: string;
+    columns: string[] | null;
+    definition: string;
+    is_constraint: boolean;
+    unique: boolean;
+    bytes: string;
+  }>(`
+    SELECT i.relname AS name, t.relname AS table, pg_get_indexdef(x.indexrelid) AS definition,
+      x.indisunique AS unique, pg_relation_size(x.indexrelid)::text AS bytes,
+      EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = x.indexrelid AND c.contype IN ('p', 'u', 'x')) AS is_constraint,
+      (SELECT array_agg(DISTINCT a.attname::text ORDER BY a.attname::text) FROM pg_attribute a
+        WHERE a.attrelid = x.indrelid AND a.attnum > 0 AND (a.attnum = ANY (x.indkey) OR a.attnum IN (
+          SELECT d.refobjsubid FROM pg_depend d
+          WHERE d.classid = 'pg_class'::regclass AND d.objid = x.indexrelid
+            AND d.refclassid = 'pg_class'::regclass AND d.refobjid = x.indrelid))) AS columns
+    FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid
+      JOIN pg_namespace n ON n.oid = t.relnamespace
+    WHERE n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg_toast%'
+    ORDER BY t.relname, i.relname`);
+  return rows.map((r) => ({
+    name: r.name,
+    table: r.table,
+    columns: r.columns ?? [],
+    definition: r.definition,
+    constraint: r.is_constraint,
+    unique: r.unique,
+    bytes: Number(r.bytes),
+  }));
+}
+
+/** User tables of the current database, schema-qualified where not in public. */
+export async function listTables(client: Client): Promise<string[]> {
+  const { rows } = await client.query<{ name: string }>(
+    `SELECT CASE WHEN schemaname = 'public' THEN quote_ident(relname) ELSE quote_ident(schemaname) || '.' || quote_ident(relname) END AS name
+     FROM pg_stat_user_tables ORDER BY 1`,
+  );
+  return rows.map((r) => r.name);
+}

@@ -1,0 +1,262 @@
+/**
+ * One timed run of the reader's workload on one variant (`runOne`), the short check of the
+ * workload before the rounds (`checkWorkload`), the rotated plan, and the loop that runs a plan.
+ */
+import { waitForAutovacuumIdle, type AutovacuumWait } from "../../engines/postgres/autovacuum";
+import { relationSizes, tableCounters, type PgTableCounterKey } from "../../engines/postgres/table-counters";
+import { currentWalLsn, walRecordsBetween, type WalRecordStats } from "../../engines/postgres/wal-records";
+import type { RunStore, TrialRecord } from "../../results/run-store";
+import { counterDelta, counterEntries, type Counters } from "../../stats/counters";
+import { rotated } from "../../stats/order";
+import type { StartedServer } from "../../targets/types";
+import {
+  pgbenchOutcome,
+  runPgbench,
+  waitForPgbenchGone,
+  type PgbenchRunner,
+  type PgbenchRunResult,
+  type PgbenchScript,
+  type ProgressPoint,
+} from "../pgbench";
+import { watchTrial } from "../watchdog";
+import { cloneForRun, RUN_DATABASE, withDatabase } from "./databases";
+
+export interface YourIndexesCondition {
+  /** The variant's id: "baseline", "drop:<index>", "add:<n>", "add:all". */
+  readonly variant: string;
+}
+
+export type YourIndexesTrial = TrialRecord<YourIndexesCondition, PgTableCounterKey> & {
+  readonly pgbench?: PgbenchRunResult;
+  readonly cloneSeconds?: number;
+  /** `table.<name>` / `index.<table>.<index>` → bytes after the run. */
+  readonly sizesAfter?: Readonly<Record<string, number>>;
+  /** WAL records of the timed window by record type (pg_walinspect); absent where the server lacks it. */
+  readonly walRecords?: Readonly<Record<string, WalRecordStats>>;
+  readonly autovacuumWait?: AutovacuumWait;
+};
+
+export interface PlannedTrial {
+  readonly key: string;
+  readonly condition: YourIndexesCondition;
+  readonly repeat: number;
+  /** Position within the round, 0-based (rotated from round to round). */
+  readonly position: number;
+}
+
+/**
+ * Rounds outermost, every variant once per round. Round pairs (1, 2), (3, 4), … start one variant
+ * further on, and the second of each pair runs the first's order backwards: then over 2·n rounds
+ * every variant runs in every position, and after every other variant, equally often (a Williams
+ * design), so neither drift within a round nor what the previous run left behind lands on one
+ * variant. Measured before it, with a plain rotation: the baseline ran after the same variant in 2
+ * of 3 rounds, and a variant identical to it in all but an index on a table never written came
+ * out 6–14 % slower in three runs of 9 rounds. `from` lets the adaptive design add round `from` alone.
+ */
+export function planRounds(variants: readonly string[], repeats: number, from = 1): PlannedTrial[] {
+  const plan: PlannedTrial[] = [];
+  for (let repeat = from; repeat <= repeats; repeat++) {
+    const order = rotated(variants, Math.floor((repeat - 1) / 2));
+    (repeat % 2 === 0 ? order.reverse() : order).forEach((variant, position) =>
+      plan.push({ key: `${variant}/r${repeat}`, condition: { variant }, repeat, position }),
+    );
+  }
+  return plan;
+}
+
+export interface TrialSettings {
+  readonly clients: number;
+  readonly threads: number;
+  readonly durationSeconds: number;
+  readonly scripts: readonly PgbenchScript[];
+  /** pgbench variables (-D): `scale`. */
+  readonly defines: Readonly<Record<string, string | number>>;
+  readonly walInspect: boolean;
+}
+
+export interface TrialContext {
+  readonly server: StartedServer;
+  readonly runner: PgbenchRunner;
+  /** Each variant's template database. */
+  readonly databases: ReadonlyMap<string, string>;
+  readonly settings: TrialSettings;
+  readonly signal?: AbortSignal;
+  readonly onPhase?: (planned: PlannedTrial, phase: string) => void;
+  readonly onProgress?: (planned: PlannedTrial, point: ProgressPoint) => void;
+}
+
+/**
+ * Everything one timed run does: a fresh clone of the variant, autovacuum idle and a CHECKPOINT,
+ * the counters before, pgbench for `durationSeconds`, the counters after and the window's WAL by
+ * record type.
+ */
+export function trialRunner(ctx: TrialContext): (planned: PlannedTrial) => Promise<YourIndexesTrial> {
+  const { server, settings: s } = ctx;
+  return async (planned) => {
+    const startedAt = new Date().toISOString();
+    const template = ctx.databases.get(planned.condition.variant);
+    if (!template) throw new Error(`no template database for variant ${planned.condition.variant}`);
+    ctx.onPhase?.(planned, "cloning");
+    const cloneSeconds = await cloneForRun(server, template);
+    const { before, startLsn, autovacuumWait } = await withDatabase(server, RUN_DATABASE, async (c) => {
+      // No autovacuum worker and no dirty buffer of the clone may share the timed window; a
+      // checkpoint or autovacuum run that still falls inside is counted, and the run flagged.
+      const autovacuumWait = await waitForAutovacuumIdle(c);
+      await c.query("CHECKPOINT");
+      return { before: await tableCounters(c), startLsn: await currentWalLsn(c), autovacuumWait };
+    });
+    ctx.onPhase?.(planned, "pgbench");
+    const pgbench = await runPgbench(server, {
+      runner: ctx.runner,
+      database: RUN_DATABASE,
+      clients: s.clients,
+      threads: s.threads,
+      durationSeconds: s.durationSeconds,
+      scripts: s.scripts,
+      defines: s.defines,
+      noVacuum: true,
+      // Tenths of a second: the series the cost's statistic reads (see summarise.ts).
+      bucketMs: 100,
+      signal: ctx.signal,
+      onProgress: (p) => ctx.onProgress?.(planned, p),
+    });
+    const { after, sizesAfter, walRecords } = await withDatabase(server, RUN_DATABASE, async (c) => {
+      await waitForPgbenchGone(c);
+      const endLsn = await currentWalLsn(c, true);
+      return {
+        after: await tableCounters(c),
+        sizesAfter: await relationSizes(c),
+        walRecords: s.walInspect ? await walRecordsBetween(c, startLsn, endLsn) : undefined,
+      };
+    });
+    // `planned` carries key, condition, repeat and position: the record keeps them as planned.
+    return {
+      ...planned,
+      ...pgbenchOutcome(pgbench),
+      startedAt,
+      finishedAt: new Date().toISOString(),
+      counters: counterDelta(before, after),
+      pgbench,
+      ...(walRecords ? { walRecords } : {}),
+      cloneSeconds,
+      sizesAfter,
+      autovacuumWait,
+    };
+  };
+}
+
+export interface TrialLoop {
+  readonly store: RunStore<YourIndexesCondition>;
+  readonly signal?: AbortSignal;
+  readonly onTrial?: (
+    done: number,
+    total: number,
+    next: PlannedTrial | undefined,
+    last: YourIndexesTrial | undefined,
+  ) => void;
+}
+
+/** Runs the plan, skipping finished keys of a resumed run, appending each trial as it ends. */
+export async function runTrials(
+  plan: readonly PlannedTrial[],
+  runOne: (planned: PlannedTrial) => Promise<YourIndexesTrial>,
+  o: TrialLoop,
+): Promise<void> {
+  const finished = o.store.finishedKeys();
+  const todo = plan.filter((p) => !finished.has(p.key));
+  let last: YourIndexesTrial | undefined;
+  for (const [i, planned] of todo.entries()) {
+    if (o.signal?.aborted) break;
+    o.onTrial?.(i, todo.length, planned, last);
+    last = await watchTrial("postgresql", `${planned.key} (pgbench)`, () => runOne(planned));
+    o.store.append(last);
+  }
+  o.onTrial?.(todo.length, todo.length, undefined, last);
+}
+
+/** The workload refused before the rounds: a script failed, or the workload writes nothing. */
+export class WorkloadError extends Error {
+  override readonly name = "WorkloadError";
+}
+
+export interface WorkloadCheck {
+  /** Per script: transactions in the check and the rows it inserted, updated or deleted, per table. */
+  readonly scripts: readonly {
+    readonly name: string;
+    readonly transactions: number;
+    readonly written: Readonly<Record<string, number>>;
+  }[];
+  /** Tables some script wrote. */
+  readonly writtenTables: readonly string[];
+}
+
+function writtenPerTable(c: Counters<PgTableCounterKey>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [key, value] of counterEntries(c)) {
+    const m = /^table\.(.+)\.(n_tup_ins|n_tup_upd|n_tup_del)$/.exec(key);
+    if (m && value > 0) out[m[1]] = (out[m[1]] ?? 0) + value;
+  }
+  return out;
+}
+
+/**
+ * Each script alone for a second on a clone of the baseline, one client: a script pgbench cannot
+ * run fails here with pgbench's own message, and a workload that inserts, updates and deletes
+ * nothing is refused — a cost of indexes on writes needs writes.
+ */
+export async function checkWorkload(
+  server: StartedServer,
+  runner: PgbenchRunner,
+  baseline: string,
+  settings: Pick<TrialSettings, "scripts" | "defines">,
+  signal?: AbortSignal,
+): Promise<WorkloadCheck> {
+  const scripts: WorkloadCheck["scripts"][number][] = [];
+  for (const script of settings.scripts) {
+    await cloneForRun(server, baseline);
+    const before = await withDatabase(server, RUN_DATABASE, tableCounters);
+    let result: PgbenchRunResult;
+    try {
+      result = await runPgbench(server, {
+        runner,
+        database: RUN_DATABASE,
+        clients: 1,
+        durationSeconds: 1,
+        scripts: [{ name: script.name, text: script.text }],
+        defines: settings.defines,
+        noVacuum: true,
+        log: "none",
+        signal,
+      });
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      throw new WorkloadError(
+        `workload script ${script.name} failed: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      );
+    }
+    if (result.summary.abortedClients > 0 || result.summary.transactions === 0) {
+      throw new WorkloadError(
+        `workload script ${script.name} failed in a 1-s check: ${result.messages.join(" / ") || "no transaction completed"}`,
+      );
+    }
+    const after = await withDatabase(server, RUN_DATABASE, async (c) => {
+      await waitForPgbenchGone(c);
+      return tableCounters(c);
+    });
+    scripts.push({
+      name: script.name,
+      transactions: result.summary.transactions,
+      written: writtenPerTable(counterDelta(before, after)),
+    });
+  }
+  const writtenTables = [...new Set(scripts.flatMap((s) => Object.keys(s.written)))].sort();
+  if (writtenTables.length === 0) {
+    throw new WorkloadError(
+      `the workload writes nothing: in a 1-s check of each script (${scripts
+        .map((s) => `${s.name}: ${s.transactions} transactions`)
+        .join(", ")}) no row was inserted, updated or deleted, so no index can cost it anything`,
+    );
+  }
+  return { scripts, writtenTables };
+}

@@ -1,0 +1,242 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { experiment as yourIndexes } from "../../lib/experiments/your-indexes";
+import { judgeIndex } from "../../lib/experiments/your-indexes/claims";
+import { yourIndexesParams } from "../../lib/params/your-indexes";
+import { serverSpec } from "../../lib/experiments/your-indexes/run";
+import { EmbeddedPostgresTarget } from "../../lib/targets/embedded/embedded-postgres";
+import { findHostClientTool, findHostPgbench, locatePgbench } from "../../lib/workloads/pgbench";
+import {
+  buildVariants,
+  CandidateError,
+  createTemplate,
+  fillFromFile,
+  TEMPLATE_DATABASE,
+  withDatabase,
+} from "../../lib/workloads/your-indexes/databases";
+import { checkWorkload, WorkloadError } from "../../lib/workloads/your-indexes/run-trials";
+import { sampleFromSource, SourceError } from "../../lib/workloads/your-indexes/sample";
+import { runSqlFile, SqlFileError } from "../../lib/workloads/your-indexes/sql-files";
+import { existingToJudge, planVariants, UnknownIndexError } from "../../lib/workloads/your-indexes/variants";
+import { withEnv } from "../support/env";
+
+const EXAMPLE = path.resolve(__dirname, "..", "..", "..", "data", "examples", "your-indexes");
+const tools = () =>
+  findHostPgbench() && findHostClientTool("psql") ? undefined : "no pgbench or psql on this machine";
+
+function scratch(files: Record<string, string>): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-06-test-"));
+  for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
+  return dir;
+}
+
+test("the example: the index on an updated column costs writes and takes HOT away; the one on a table never written costs nothing beyond its margin", async (t) => {
+  const missing = tools();
+  if (missing) return t.skip(missing);
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-06-results-"));
+  // At test scale a round is three 2-s runs. Ten rounds: the interval of the median is then the
+  // 2nd to 9th of the 10 paired costs (97.9 %), so a burst of the machine's other load that lands on
+  // one or two runs does not set it. The margin is wider than the default ±2 %: a test shares two
+  // cores with whatever else runs (load 10–14 while this was written), and paired 2-s runs there
+  // differ by up to ±25 % (8 rounds at load 17: −0.23 to +0.25 for the index on suppliers); what
+  // the test checks is that a structural zero stays inside it while the index on an updated
+  // column is told from it.
+  const margin = 0.3;
+  const rounds = 10;
+  const params = yourIndexes.params("smoke", {
+    target: "embedded",
+    scale: 0.1,
+    // Eight clients take a larger share of the two cores than the machine's other load: measured
+    // here at load 11–15, the status index's paired costs spread 0.07–0.35 with 8 clients and
+    // −0.21–0.43 with 2.
+    clients: 8,
+    threads: 2,
+    existing: ["orders_status_idx", "suppliers_country_idx"],
+    repeats: rounds,
+    maxRepeats: rounds,
+    budgetSeconds: 900,
+    equivalenceMargin: margin,
+  });
+  try {
+    const run = await withEnv({ DBLAB_RESULTS_DIR: root }, () => yourIndexes.run(params, { profile: "smoke" }));
+    assert.equal(run.trials.length, 3 * rounds);
+    assert.ok(
+      run.trials.every((x) => x.status === "ok"),
+      run.trials.map((x) => x.error ?? "").join(" "),
+    );
+    assert.deepEqual([...run.workloadCheck.writtenTables], ["order_lines", "orders"]);
+    const s = yourIndexes.summarise(run);
+    const status = s.indexes.find((ix) => ix.name === "orders_status_idx");
+    const untouched = s.indexes.find((ix) => ix.name === "suppliers_country_idx");
+    assert.ok(status?.cost && untouched?.cost);
+    assert.equal(status.pairs, rounds);
+    // The index on status: the fulfilment job's updates are HOT without it and not with it.
+    assert.ok(status.cost.low > 0, `status index cost ${JSON.stringify(status.cost)}`);
+    assert.equal(judgeIndex(s, status).judgement, "costs");
+    assert.ok(
+      (status.hotShare.without ?? 0) - (status.hotShare.with ?? 1) > 0.5,
+      `HOT share ${JSON.stringify(status.hotShare)}`,
+    );
+    assert.ok(
+      status.hotStatements.some((h) => h.statement.script === "fulfil.sql" && h.columns.includes("status")),
+      "names fulfil.sql's UPDATE of status",
+    );
+    assert.ok((status.btreeInsertsPerTx.with ?? 0) > (status.btreeInsertsPerTx.without ?? 0) + 5);
+    // suppliers is never written (nor read): no row, no index entry, no cost beyond the margin.
+    assert.deepEqual(untouched.tableWrites, { inserted: 0, updated: 0, deleted: 0, hotUpdated: 0 });
+    assert.ok(
+      untouched.cost.low >= -margin && untouched.cost.high <= margin,
+      `suppliers index cost ${JSON.stringify(untouched.cost)}`,
+    );
+    assert.equal(judgeIndex(s, untouched).judgement, "no cost beyond margin");
+    const claims = yourIndexes.claims(s, run);
+    assert.equal(claims.length, 4);
+    assert.ok(claims.every((c) => c.why.length > 0));
+    const saved = await withEnv({ DBLAB_RESULTS_DIR: root }, async () => yourIndexes.save(run, s, claims));
+    assert.ok(saved.every((f) => fs.existsSync(f)));
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test("bad input is refused before the rounds, each with what a reader needs to fix it", async (t) => {
+  const missing = tools();
+  if (missing) return t.skip(missing);
+  const params = yourIndexesParams("smoke", { target: "embedded" });
+  const server = await new EmbeddedPostgresTarget().start(serverSpec(params));
+  const dir = scratch({
+    "bad-schema.sql": "CREATE TABLE a (id int PRIMARY KEY);\n\nCREATE TABLE b (id int REFERENCES nowhere (id));\n",
+    "bad-data.sql":
+      "INSERT INTO customers VALUES (1, 'x', 'y', 'z');\nINSERT INTO customers VALUES (1, 'x', 'y', 'z');\n",
+    "bad-script.sql": "UPDATE no_such_table SET x = 1;\n",
+    "bad-meta.sql": "\\set n random(1,\nSELECT 1;\n",
+    "reads.sql": "SELECT count(*) FROM orders;\n",
+  });
+  try {
+    // A schema that fails: file, line and the server's message.
+    await assert.rejects(
+      createTemplate(server, path.join(dir, "bad-schema.sql"), { fill: async () => undefined }),
+      (e: unknown) =>
+        e instanceof SqlFileError &&
+        e.file.endsWith("bad-schema.sql") &&
+        e.line === 3 &&
+        /relation "nowhere" does not exist/.test(e.message),
+    );
+    // A data file that fails, likewise.
+    await assert.rejects(
+      createTemplate(server, path.join(EXAMPLE, "schema.sql"), {
+        fill: fillFromFile(path.join(dir, "bad-data.sql"), 1),
+      }),
+      (e: unknown) =>
+        e instanceof SqlFileError && e.line === 2 && /duplicate key value violates unique constraint/.test(e.message),
+    );
+    // An index name the schema does not have lists those it has.
+    await assert.rejects(
+      createTemplate(server, path.join(EXAMPLE, "schema.sql"), {
+        afterSchema: (indexes) => existingToJudge(["orders_staus_idx"], indexes),
+        fill: async () => assert.fail("the data must not load after a bad name"),
+      }),
+      (e: unknown) =>
+        e instanceof UnknownIndexError &&
+        /no index "orders_staus_idx"/.test(e.message) &&
+        /orders_customer_idx, orders_status_idx/.test(e.message) &&
+        /orders_pkey/.test(e.message),
+    );
+    const template = await createTemplate(server, path.join(EXAMPLE, "schema.sql"), {
+      fill: fillFromFile(path.join(EXAMPLE, "data.sql"), 0.05),
+    });
+    assert.throws(() => existingToJudge(["orders_pkey"], template.indexes), /backs a constraint/);
+    // A candidate the server refuses names itself and the server's message.
+    const bad = "CREATE INDEX nope_idx ON orders (no_such_column)";
+    await assert.rejects(
+      buildVariants(server, planVariants([], [bad]).variants, [bad], 64),
+      (e: unknown) => e instanceof CandidateError && e.message.includes(bad) && /no_such_column/.test(e.message),
+    );
+    const built = await buildVariants(server, planVariants([], []).variants, [], 64);
+    const runner = await locatePgbench(server);
+    const script = (name: string) => ({ name, text: fs.readFileSync(path.join(dir, name), "utf8") });
+    // pgbench's own message for a script it cannot run, at run time and at parse time.
+    await assert.rejects(
+      checkWorkload(server, runner, built[0].database, { scripts: [script("bad-script.sql")], defines: {} }),
+      (e: unknown) =>
+        e instanceof WorkloadError && /bad-script\.sql/.test(e.message) && /no_such_table/.test(e.message),
+    );
+    await assert.rejects(
+      checkWorkload(server, runner, built[0].database, { scripts: [script("bad-meta.sql")], defines: {} }),
+      (e: unknown) => e instanceof WorkloadError && /bad-meta\.sql/.test(e.message) && /pgbench/.test(e.message),
+    );
+    // A workload that writes nothing is refused.
+    await assert.rejects(
+      checkWorkload(server, runner, built[0].database, { scripts: [script("reads.sql")], defines: {} }),
+      (e: unknown) => e instanceof WorkloadError && /writes nothing/.test(e.message),
+    );
+    // A source that cannot be read says why, and shows no password.
+    const c = server.connection;
+    await assert.rejects(
+      sampleFromSource(
+        `postgresql://${c.user}:wrong-secret@${c.host}:${c.port}/${TEMPLATE_DATABASE}`,
+        ["orders"],
+        10,
+        server,
+        TEMPLATE_DATABASE,
+      ),
+      (e: unknown) =>
+        e instanceof SourceError && /cannot connect/.test(e.message) && !e.message.includes("wrong-secret"),
+    );
+  } finally {
+    await server.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("sampleFrom copies rows in a read-only transaction, keeps sequences ahead and reads index usage", async (t) => {
+  const missing = tools();
+  if (missing) return t.skip(missing);
+  const params = yourIndexesParams("smoke", { target: "embedded" });
+  const server = await new EmbeddedPostgresTarget().start(serverSpec(params));
+  try {
+    // The source: the example in a database of its own on the same server, one index scanned.
+    const c = server.connection;
+    await withDatabase(server, c.database, (x) => x.query("CREATE DATABASE dblab_yi_source"));
+    await runSqlFile(c, path.join(EXAMPLE, "schema.sql"), { database: "dblab_yi_source" });
+    await runSqlFile(c, path.join(EXAMPLE, "data.sql"), { database: "dblab_yi_source", variables: { scale: 0.05 } });
+    await withDatabase(server, "dblab_yi_source", async (x) => {
+      await x.query("SET enable_seqscan = off; SELECT count(*) FROM orders WHERE status = 'new'");
+      await x.query("SELECT pg_stat_force_next_flush()");
+    });
+    const before = await withDatabase(server, "dblab_yi_source", (x) =>
+      x.query<{ n: string }>("SELECT count(*)::text AS n FROM orders"),
+    );
+    const uri = `postgresql://${encodeURIComponent(c.user)}:${encodeURIComponent(c.password)}@${c.host}:${c.port}/dblab_yi_source`;
+    const template = await createTemplate(server, path.join(EXAMPLE, "schema.sql"), {
+      fill: async (srv, database) => {
+        const info = await sampleFromSource(
+          uri,
+          ["customers", "products", "orders", "order_lines"],
+          200,
+          srv,
+          database,
+        );
+        assert.ok(info.rowsCopied.orders > 0 && info.rowsCopied.orders <= 200, JSON.stringify(info.rowsCopied));
+        assert.ok(!info.source.includes(c.password), "no password in what is shown");
+        const status = info.indexes.find((i) => i.index === "orders_status_idx");
+        assert.ok(status && status.idxScan >= 1, JSON.stringify(status));
+        assert.equal(info.indexes.find((i) => i.index === "products_category_idx")?.idxScan, 0);
+      },
+    });
+    assert.ok(template.rows.orders > 0);
+    // The workload's inserts get new ids past the copied ones.
+    await withDatabase(server, TEMPLATE_DATABASE, (x) =>
+      x.query("INSERT INTO orders (customer_id) SELECT min(id) FROM customers"),
+    );
+    const after = await withDatabase(server, "dblab_yi_source", (x) =>
+      x.query<{ n: string }>("SELECT count(*)::text AS n FROM orders"),
+    );
+    assert.equal(after.rows[0].n, before.rows[0].n, "the source is unchanged");
+  } finally {
+    await server.stop();
+  }
+});

@@ -1,0 +1,262 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { checkClaims, judgeCost, type Judgement } from "../../lib/experiments/your-indexes/claims";
+import { summarise, type SummaryContext } from "../../lib/experiments/your-indexes/summarise";
+import type { Interval } from "../../lib/stats/intervals";
+import type { PgbenchRunResult } from "../../lib/workloads/pgbench";
+import { planRounds, type YourIndexesTrial } from "../../lib/workloads/your-indexes/run-trials";
+import { updateStatements } from "../../lib/workloads/your-indexes/scripts";
+import { existingToJudge, planVariants, UnknownIndexError } from "../../lib/workloads/your-indexes/variants";
+import type { IndexInfo } from "../../lib/workloads/your-indexes/catalog";
+import { yourIndexesParams } from "../../lib/params/your-indexes";
+import { ParameterError } from "../../lib/params/validate";
+
+const M = 0.02;
+/** An interval of the cost as medianInterval gives it for 5 paired rounds (the range, 93.75 %). */
+const cost = (low: number, high: number, coverage = 0.9375, n = 5): Interval => ({
+  estimate: (low + high) / 2,
+  low,
+  high,
+  n,
+  coverage,
+  of: "cost",
+  rank: 1,
+});
+
+test("the per-index judgement reaches each verdict at its margins", () => {
+  const cases: [Interval | undefined, Judgement, RegExp?][] = [
+    [cost(0.001, 0.05), "costs", /^costs 2\.6 % \[0\.1–5\.0 %\]$/],
+    [cost(0, 0.05), "inconclusive"], // touching 0 is not above it
+    [cost(-0.02, 0.02), "no cost beyond margin", /^no cost beyond ±2\.0 %$/], // the band's edges are inside
+    [cost(-0.0201, 0.02), "inconclusive"],
+    [cost(-0.02, 0.0201), "inconclusive"],
+    [cost(0.005, 0.02), "no cost beyond margin", /measurably above 0/],
+    [cost(0.0201, 0.05), "costs"],
+    [cost(-0.08, -0.0201), "speeds up", /^speeds the workload up/],
+    [cost(-0.08, -0.02), "inconclusive"], // reaches the band's edge
+    [cost(-0.08, 0), "inconclusive"],
+    [cost(0.05, 0.1, 0.75, 3), "inconclusive", /needs ≥ 5 paired repeats/],
+    [cost(-0.01, 0.01, 0.75, 3), "inconclusive"],
+    [undefined, "inconclusive", /no paired rounds/],
+  ];
+  for (const [interval, expected, text] of cases) {
+    const j = judgeCost(interval, M);
+    assert.equal(j.judgement, expected, `${JSON.stringify(interval)} → ${j.text}`);
+    if (text) assert.match(j.text, text);
+  }
+  // A wider margin turns a measurable small cost into "no cost beyond" it.
+  assert.equal(judgeCost(cost(0.03, 0.05), 0.05).judgement, "no cost beyond margin");
+});
+
+const ix = (name: string, table: string, columns: string[], constraint = false): IndexInfo => ({
+  name,
+  table,
+  columns,
+  definition: `CREATE INDEX ${name} ON ${table} (${columns.join(", ")})`,
+  constraint,
+  unique: constraint,
+  bytes: 8192,
+});
+const SCHEMA = [
+  ix("orders_pkey", "orders", ["id"], true),
+  ix("orders_status_idx", "orders", ["status"]),
+  ix("products_category_idx", "products", ["category"]),
+];
+
+function pgbench(tps: number, seconds = 5): PgbenchRunResult {
+  const transactions = Math.round(tps * seconds);
+  return {
+    args: [],
+    runner: "host",
+    version: "17",
+    startedAtMs: 0,
+    loadStartedAtMs: 0,
+    finishedAtMs: seconds * 1000,
+    summary: { transactions, failed: 0, tps, statements: [], abortedClients: 0, latencyAvgMs: 1000 / tps },
+    progress: [],
+    series: [],
+    latency: {
+      n: transactions,
+      meanMs: 1,
+      p50Ms: 1000 / tps,
+      p95Ms: 2000 / tps,
+      p99Ms: 3000 / tps,
+      maxMs: 10,
+      samplingRate: 1,
+    },
+    messages: [],
+  };
+}
+
+/** Five rounds of baseline and its two drop variants: the status index costs 20 %, the category one nothing. */
+function trials(costOf: Record<string, number>, jitter: number[]): YourIndexesTrial[] {
+  const out: YourIndexesTrial[] = [];
+  for (let repeat = 1; repeat <= 5; repeat++) {
+    const base = 1000 * (1 + jitter[repeat - 1]);
+    const variants: [string, number, number, number][] = [
+      // variant, TPS, orders updated, HOT updated
+      ["baseline", base, 1000, 50],
+      ["drop:orders_status_idx", base / (1 - costOf.orders_status_idx), 1000, 990],
+      ["drop:products_category_idx", base / (1 - costOf.products_category_idx), 1000, 50],
+    ];
+    for (const [variant, tps, upd, hot] of variants)
+      out.push({
+        key: `${variant}/r${repeat}`,
+        condition: { variant },
+        repeat,
+        status: "ok",
+        seconds: 5,
+        startedAt: "",
+        finishedAt: "",
+        pgbench: pgbench(tps),
+        counters: {
+          "wal.bytes": tps * 5 * 2000,
+          "table.orders.n_tup_upd": upd,
+          "table.orders.n_tup_hot_upd": hot,
+          "table.orders.n_tup_ins": 100,
+          "table.products.n_tup_ins": 0,
+          "table.products.n_tup_upd": 0,
+        },
+      });
+  }
+  return out;
+}
+
+const context = (): SummaryContext => {
+  const plan = planVariants(["orders_status_idx", "products_category_idx"], []);
+  return {
+    judged: plan.judged,
+    indexes: new Map([
+      ["baseline", SCHEMA],
+      ["drop:orders_status_idx", SCHEMA.filter((i) => i.name !== "orders_status_idx")],
+      ["drop:products_category_idx", SCHEMA.filter((i) => i.name !== "products_category_idx")],
+    ]),
+    updates: updateStatements([
+      {
+        name: "fulfil.sql",
+        text: "\\set id random(1, 10)\nUPDATE orders SET status = 'x', updated_at = now() WHERE id = :id;\n",
+      },
+    ]),
+    equivalenceMargin: M,
+  };
+};
+
+test("summarise pairs each index's variants per round; the claims follow, and swapping the labels flips them", () => {
+  const jitter = [0, 0.05, -0.04, 0.1, -0.08];
+  const s = summarise(trials({ orders_status_idx: 0.2, products_category_idx: 0.005 }, jitter), context(), 5, 4);
+  const status = s.indexes.find((i) => i.name === "orders_status_idx");
+  const category = s.indexes.find((i) => i.name === "products_category_idx");
+  assert.ok(status?.cost && category?.cost);
+  assert.equal(status.pairs, 5);
+  assert.ok(Math.abs(status.cost.estimate - 0.2) < 1e-9, "paired per round: the drift cancels");
+  assert.ok(
+    Math.abs((status.hotShare.without ?? 0) - 0.99) < 1e-9 && Math.abs((status.hotShare.with ?? 0) - 0.05) < 1e-9,
+  );
+  assert.deepEqual(
+    status.hotStatements.map((h) => [h.statement.script, h.columns]),
+    [["fulfil.sql", ["status"]]],
+  );
+  assert.equal(status.table, "orders");
+  assert.equal(category.tableWrites?.inserted, 0);
+  const claims = checkClaims(s);
+  const verdict = (id: string) => claims.find((c) => c.id === id)?.verdict;
+  assert.equal(verdict("orders_status_idx: costs"), "held");
+  assert.equal(verdict("orders_status_idx: ±2.0 %"), "did not hold");
+  assert.equal(verdict("products_category_idx: ±2.0 %"), "held");
+  assert.match(
+    claims.find((c) => c.id === "orders_status_idx: costs")?.why ?? "",
+    /HOT share of orders's updates fell 99 % → 5 %: fulfil\.sql's UPDATE of orders sets status/,
+  );
+  assert.match(claims.find((c) => c.id === "products_category_idx: costs")?.why ?? "", /wrote no row of products/);
+  // The status index "speeds up" the workload when its cost is negative: the labels swapped.
+  const swapped = summarise(trials({ orders_status_idx: -0.25, products_category_idx: 0 }, jitter), context(), 5, 4);
+  const flipped = checkClaims(swapped);
+  assert.equal(flipped.find((c) => c.id === "orders_status_idx: costs")?.verdict, "did not hold");
+});
+
+test("index names and candidates are checked against the schema and the parameters", () => {
+  assert.deepEqual(existingToJudge("all", SCHEMA), ["orders_status_idx", "products_category_idx"]);
+  assert.throws(
+    () => existingToJudge(["orders_stauts_idx"], SCHEMA),
+    (e: unknown) =>
+      e instanceof UnknownIndexError &&
+      /orders_status_idx, products_category_idx/.test(e.message) &&
+      /orders_pkey/.test(e.message),
+  );
+  const plan = planVariants(["a"], ["CREATE INDEX x ON t (c)", "CREATE INDEX y ON t (d)"], ["x", "y"]);
+  assert.deepEqual(
+    plan.variants.map((v) => v.id),
+    ["baseline", "drop:a", "add:1", "add:2", "add:all"],
+  );
+  assert.deepEqual(
+    plan.judged.map((j) => [j.name, j.withVariant, j.withoutVariant]),
+    [
+      ["a", "baseline", "drop:a"],
+      ["x", "add:1", "baseline"],
+      ["y", "add:2", "baseline"],
+      ["all candidates", "add:all", "baseline"],
+    ],
+  );
+  const refuse = (o: object, re: RegExp) =>
+    assert.throws(
+      () => yourIndexesParams("smoke", o),
+      (e: unknown) => e instanceof ParameterError && re.test(e.message),
+    );
+  refuse({ candidates: ["DROP TABLE orders"] }, /one CREATE INDEX statement/);
+  refuse({ candidates: ["CREATE INDEX a ON t (c); DROP TABLE t"] }, /one CREATE INDEX statement/);
+  refuse({ schema: "no/such/file.sql" }, /schema: cannot read no\/such\/file\.sql/);
+  refuse({ workload: ["data/examples/your-indexes/fulfil.sql@0"] }, /weight must be a positive integer/);
+  refuse({ sampleFrom: "mysql://x" }, /postgresql:\/\/ URI/);
+  refuse({ existing: [], candidates: [] }, /nothing to judge/);
+  refuse({ equivalenceMargin: 0 }, /equivalenceMargin/);
+  const p = yourIndexesParams("smoke", { workload: ["data/examples/your-indexes/fulfil.sql"] });
+  assert.match(p.workload[0], /fulfil\.sql@1$/);
+});
+
+test("the scripts' UPDATE statements: table and SET columns, inside WITH and with aliases", () => {
+  const u = updateStatements([
+    {
+      name: "a.sql",
+      text:
+        "\\set id random(1, 9)\nBEGIN;\nUPDATE public.orders o SET status = CASE status WHEN 'a' THEN 'b' END, total = (SELECT 1), updated_at = now()\n  WHERE o.id = :id;\n" +
+        'WITH m AS (SELECT 1) UPDATE "Stock" SET (qty, seen) = (1, now()) FROM m;\nCOMMIT;\n',
+    },
+  ]);
+  assert.deepEqual(
+    u.map((x) => [x.table, x.columns]),
+    [
+      ["orders", ["status", "total", "updated_at"]],
+      ["stock", ["qty", "seen"]],
+    ],
+  );
+});
+
+test("rounds in a Williams order: every variant in every position and after every other equally often", () => {
+  const ids = ["baseline", "drop:a", "drop:b"];
+  const plan = planRounds(ids, 6);
+  assert.equal(plan.length, 18);
+  assert.deepEqual(
+    plan.filter((p) => p.repeat <= 2).map((p) => p.condition.variant),
+    ["baseline", "drop:a", "drop:b", "drop:b", "drop:a", "baseline"],
+  );
+  const positions = new Map<string, number[]>();
+  const after = new Map<string, number>();
+  plan.forEach((p, i) => {
+    positions.set(p.condition.variant, [...(positions.get(p.condition.variant) ?? []), p.position]);
+    const previous = plan[i - 1];
+    if (previous && previous.repeat === p.repeat) {
+      const pair = `${previous.condition.variant}→${p.condition.variant}`;
+      after.set(pair, (after.get(pair) ?? 0) + 1);
+    }
+  });
+  for (const id of ids) assert.deepEqual([...(positions.get(id) ?? [])].sort(), [0, 0, 1, 1, 2, 2]);
+  assert.equal(after.size, 6, "every ordered pair occurs");
+  assert.ok(
+    [...after.values()].every((n) => n === 2),
+    JSON.stringify([...after]),
+  );
+  assert.deepEqual(
+    planRounds(ids, 7, 7).map((p) => p.key),
+    ["baseline/r7", "drop:a/r7", "drop:b/r7"],
+  );
+});
