@@ -1,5 +1,6 @@
 /**
- * The lab's public API for notebooks: `import * as lab from "../build/lib"`.
+ * The lab's public API for notebooks: `import * as lab from "db-write-lab"` (package.json `exports`; from any
+ * folder through the kernel's module path: lib/jupyter/kernel-spec.ts, docs/kernel.md).
  *
  * Folders: targets/ (where a database runs), engines/ (driver adapters), workloads/ (how a workload
  * is timed), results/ (what is recorded), stats/ (how results are summarised), display/ (how results
