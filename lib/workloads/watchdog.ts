@@ -1,6 +1,6 @@
 /**
  * The stall watchdog shared by every notebook's trials (batch workloads, pgbench runs, CREATE INDEX,
- * REINDEX). Issue 15: a server frozen (SIGSTOP) for 4 min 22 s during notebook 01 gave no message,
+ * REINDEX). Without it, a server frozen (SIGSTOP) for 4 min 22 s during notebook 01 gave no message,
  * and once it resumed the stalled trial was recorded "ok" with 261.99 s (its peers took ~2 s).
  *
  * A trial is stalled when, for the bound, nothing shows that its server is alive: no progress
@@ -288,7 +288,7 @@ function isConnectionLoss(error: unknown): boolean {
 
 /**
  * A Docker server's connection error while its engine no longer answers is the engine's fault:
- * said so (issue 15: a daemon stopped mid-run showed only `write ECONNRESET`).
+ * said so (otherwise a daemon stopped mid-run shows only `write ECONNRESET`).
  */
 async function explainEngineLoss(server: StartedServer, error: unknown): Promise<unknown> {
   if (server.kind !== "docker") return error;

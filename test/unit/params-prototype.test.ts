@@ -1,6 +1,6 @@
 /**
- * `--set '__proto__={…}'` was accepted silently (issue 15): assigned into a plain object it set the
- * prototype, so the key vanished from Object.keys while every lookup could read what it carried.
+ * `--set '__proto__={…}'` would be accepted silently: assigned into a plain object it sets the
+ * prototype, so the key vanishes from Object.keys while every lookup can read what it carried.
  * It, constructor and prototype are refused like any unknown parameter, by the CLI and by the params.
  */
 import { test } from "node:test";
