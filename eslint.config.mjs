@@ -5,7 +5,7 @@ import importX from "eslint-plugin-import-x";
 import tseslint from "typescript-eslint";
 
 /**
- * The layers (README "Layout"; lib/targets/types.ts): imports only go down. Each zone names a
+ * The layers (docs/architecture.md; lib/targets/types.ts): imports only go down. Each zone names a
  * directory and what it may NOT import. Sideways helpers: lib/runtime (processes, containers,
  * cleanup, debug log) and lib/params/validate.ts (ParameterError) are below everything;
  * lib/stats and lib/jupyter import nothing else in lib.

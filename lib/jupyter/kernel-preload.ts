@@ -9,7 +9,7 @@
  * unawaited sends, 513 sent, 4487 thrown. In a notebook a cell writing 20000 stderr lines, or
  * updating a display 20000 times, was reported failed (tslab's own error print throws the same way,
  * so "failed" came with no message) and the later cells never ran; a slow reader after a large
- * output (04's charts on `full`) makes the next cell's one output the thrown one: the README's
+ * output (04's charts on `full`) makes the next cell's one output the thrown one: the known problem
  * "last cell of 04 full failed with no message, an earlier cell lost its output".
  *
  * Written here because tslab is unmaintained and the fix is a queue of a few lines; it patches the
