@@ -116,6 +116,9 @@ export function ensureKernelSpec(root: string = projectRoot()): KernelSpecInfo {
   const dataDir = path.join(runtime, "share", "jupyter");
   const specDir = path.join(dataDir, "kernels", KERNEL_NAME);
   const kernelJson = writeSpec(specDir, kernelSpecJson(root));
+  // The spec this folder held under the old name: the same display name twice in the kernel menu,
+  // and notebooks saved with it would start it instead of this one.
+  fs.rmSync(path.join(dataDir, "kernels", "tslab"), { recursive: true, force: true });
   const runtimeDir = path.join(runtime, "runtime");
   fs.mkdirSync(runtimeDir, { recursive: true });
   const existing = process.env.JUPYTER_PATH;
