@@ -6,28 +6,14 @@
  * is timed), results/ (what is recorded), stats/ (how results are summarised), display/ (how results
  * are shown), experiments/ (one folder per notebook: run, summarise, present), params/ (profiles).
  */
+// Only what notebook cells call and the types they name: the rest of lib/ is imported by path
+// inside the project (scripts, tests), so it can change without breaking a notebook.
 export type { ProfileName } from "./params/profiles";
-export { PROFILES } from "./params/profiles";
+export { setupCharts } from "./display/plotly";
+export { showParameters } from "./display/run-header";
+
 export type { IndexWriteCostParams } from "./params/index-write-cost";
-
-export { setupCharts, plot, chartHtml } from "./display/plotly";
-export { showTable, toDataFrame, tableHtml } from "./display/table";
-export { show, liveOutput } from "./display/output";
-export { showParameters, showRunHeader } from "./display/run-header";
-export { progressReporter } from "./display/progress";
-
-export { spread } from "./stats/summary";
-export type { ClaimCheck, Verdict, Declaration, Rule } from "./stats/claims";
-export { medianInterval, intervalLabel } from "./stats/intervals";
-export { publishedFigures } from "./results/reference";
-export { RunStore } from "./results/run-store";
-
-export { decideTarget, createTarget } from "./targets/select";
-export type { StartedServer, ServerSpec, Target, TargetKind, Engine } from "./targets/types";
-export { EmbeddedPostgresTarget } from "./targets/embedded/embedded-postgres";
-
 export * as indexWriteCost from "./experiments/index-write-cost";
-
 export type { CreateIndexAfterLoadParams } from "./params/create-index-after-load";
 export * as createIndexAfterLoad from "./experiments/create-index-after-load";
 export type { OverIndexingParams } from "./params/over-indexing";
@@ -37,11 +23,8 @@ export * as reindexUnderLoad from "./experiments/reindex-under-load";
 export type { RoundTripsParams } from "./params/round-trips";
 export * as roundTrips from "./experiments/round-trips";
 
-// Comparing stored runs (notebook 00, `npm run compare`, `npm run runs`).
+// Comparing stored runs (notebook 00).
 export type { CompareRunsParams } from "./compare/params";
 export { compareRunsParams } from "./compare/params";
-export type { Comparison, CompareOptions } from "./compare/compare";
 export { compareRuns } from "./compare/compare";
-export { compare } from "./compare/present";
 export * as compareView from "./compare/present";
-export { listRuns } from "./results/stored-runs";

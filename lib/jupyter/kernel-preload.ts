@@ -145,10 +145,10 @@ coalesceStreams();
  * that has it, so a real node_modules beside the notebook still wins, as it does for Node.
  */
 interface TsSys {
-  fileExists(p: string): boolean;
-  directoryExists(p: string): boolean;
-  readFile(p: string, encoding?: string): string | undefined;
-  realpath?(p: string): string;
+  fileExists: (p: string) => boolean;
+  directoryExists: (p: string) => boolean;
+  readFile: (p: string, encoding?: string) => string | undefined;
+  realpath?: (p: string) => string;
 }
 
 function typeCheckWithNodePath(): void {
@@ -164,7 +164,7 @@ function typeCheckWithNodePath(): void {
   // TypeScript's paths use "/" on every platform.
   const slash = (p: string): string => p.split(path.sep).join("/");
   const prefix = slash(path.join(process.cwd(), "node_modules")) + "/";
-  const original = { ...sys, fileExists: sys.fileExists, directoryExists: sys.directoryExists };
+  const original = { fileExists: sys.fileExists, directoryExists: sys.directoryExists, readFile: sys.readFile };
   const forward = (p: string): string => {
     if (!p.startsWith(prefix) || fs.existsSync(p)) return p;
     const rest = p.slice(prefix.length);
@@ -177,7 +177,7 @@ function typeCheckWithNodePath(): void {
   sys.fileExists = (p) => original.fileExists.call(sys, forward(p));
   sys.directoryExists = (p) => original.directoryExists.call(sys, forward(p));
   sys.readFile = (p, encoding) => original.readFile.call(sys, forward(p), encoding);
-  const realpath = original.realpath;
+  const realpath = sys.realpath;
   // The forwarded file's own imports then resolve from where it really is (the project).
   if (realpath) sys.realpath = (p) => realpath.call(sys, forward(p));
 }

@@ -10,8 +10,6 @@ import { isDeepStrictEqual } from "node:util";
 import { redactText } from "../targets/uri";
 import type { Counters } from "../stats/counters";
 
-export type TrialStatus = "ok" | "failed";
-
 /** What every trial record carries, finished or failed. */
 interface TrialBase<C extends object, K extends string> {
   /** Identifies the trial within the run: condition + repeat. Used to skip finished trials on resume. */

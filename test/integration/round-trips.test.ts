@@ -4,7 +4,6 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { roundTripsParams } from "../../lib/params/round-trips";
-import { statements } from "../../lib/workloads/round-trips/cases";
 import { runRoundTrips } from "../../lib/experiments/round-trips/run";
 import { summarise } from "../../lib/experiments/round-trips/summarise";
 import { checkClaims } from "../../lib/experiments/round-trips/claims";

@@ -224,7 +224,7 @@ export function writeSummaries(run: OverIndexingRun, s: OverIndexingSummary, cla
   const compact = { ...s, rounds: s.rounds.map(({ series: _s, ...rest }) => rest) };
   return [
     store.writeSummary("summary.json", { summary: compact, claims }),
-    store.writeSummary("summary.csv", stringify(levelRows(s) as Record<string, unknown>[], { header: true })),
+    store.writeSummary("summary.csv", stringify(levelRows(s), { header: true })),
   ];
 }
 
