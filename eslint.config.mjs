@@ -5,13 +5,14 @@ import importX from "eslint-plugin-import-x";
 import tseslint from "typescript-eslint";
 
 /**
- * The layers (README "Layout"; lib/targets/types.ts): imports only go down. Each zone names a
+ * The layers (docs/architecture.md; lib/targets/types.ts): imports only go down. Each zone names a
  * directory and what it may NOT import. Sideways helpers: lib/runtime (processes, containers,
  * cleanup, debug log) and lib/params/validate.ts (ParameterError) are below everything;
  * lib/stats and lib/jupyter import nothing else in lib.
  *
  *   runtime, params/validate  ←  stats, jupyter, network  ←  targets  ←  engines, results
- *     ←  display, workloads  ←  params  ←  experiments  ←  lib/index.ts  ←  scripts, bench
+ *     ←  display, workloads  ←  params  ←  compare  ←  experiments  ←  lib/index.ts  ←  scripts, bench
+ * (compare reads stored runs: results, stats, display and params, nothing that runs a server.)
  */
 const layer = (dir) => `./lib/${dir}`;
 const ABOVE_RUNTIME = [
@@ -25,6 +26,7 @@ const ABOVE_RUNTIME = [
   "params",
   "network",
   "jupyter",
+  "compare",
 ].map(layer);
 const zones = [
   { target: layer("runtime"), from: ABOVE_RUNTIME },
@@ -34,24 +36,25 @@ const zones = [
   { target: layer("network"), from: ABOVE_RUNTIME.filter((d) => d !== layer("network")) },
   {
     target: layer("targets"),
-    from: ["engines", "workloads", "experiments", "display", "results", "network"].map(layer),
+    from: ["engines", "workloads", "experiments", "display", "results", "network", "compare"].map(layer),
   },
   { target: layer("targets"), from: layer("params"), except: ["./validate.ts"] },
   {
     target: layer("engines"),
-    from: ["workloads", "experiments", "display", "results", "params", "network"].map(layer),
+    from: ["workloads", "experiments", "display", "results", "params", "network", "compare"].map(layer),
   },
   {
     target: layer("results"),
-    from: ["engines", "workloads", "experiments", "display", "params", "network"].map(layer),
+    from: ["engines", "workloads", "experiments", "display", "params", "network", "compare"].map(layer),
   },
   {
     target: layer("display"),
-    from: ["engines", "workloads", "experiments", "params", "network", "targets"].map(layer),
+    from: ["engines", "workloads", "experiments", "params", "network", "targets", "compare"].map(layer),
   },
-  { target: layer("workloads"), from: ["experiments", "display"].map(layer) },
+  { target: layer("workloads"), from: ["experiments", "display", "compare"].map(layer) },
   { target: layer("workloads"), from: layer("params"), except: ["./validate.ts"] },
-  { target: layer("params"), from: ["experiments", "display", "results", "engines"].map(layer) },
+  { target: layer("params"), from: ["experiments", "display", "results", "engines", "compare"].map(layer) },
+  { target: layer("compare"), from: ["experiments", "workloads", "engines", "targets", "network"].map(layer) },
   { target: layer("experiments"), from: ["./lib/index.ts"] },
   { target: "./lib", from: ["./scripts", "./bench", "./test"] },
 ];
@@ -69,6 +72,8 @@ export default tseslint.config(
       "notebooks/**",
     ],
   },
+  // typescript-eslint's recommended rules, with type information, for TypeScript sources.
+  ...tseslint.configs.recommendedTypeChecked.map((config) => ({ ...config, files: ["**/*.ts"] })),
   {
     files: ["**/*.ts"],
     languageOptions: {
@@ -99,6 +104,19 @@ export default tseslint.config(
         },
       ],
       "@typescript-eslint/no-explicit-any": "error",
+      // As tsc's noUnusedParameters: a leading underscore marks a parameter an interface makes a
+      // function take without using it (a fake's `_options`, a present function's `_run`).
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrorsIgnorePattern: "^_" },
+      ],
+      // An async function without await is how a Promise-returning interface method rejects instead
+      // of throwing synchronously (restart() of a server that cannot restart, test fakes); the rules
+      // that catch a lost promise (no-floating-promises, no-misused-promises) stay on.
+      "@typescript-eslint/require-await": "off",
+      // tslab must be required lazily and from the project (the kernel's own instance, and only in
+      // a kernel): lib/display/output.ts and lib/jupyter/kernel-preload.ts.
+      "@typescript-eslint/no-require-imports": ["error", { allow: ["^tslab(/|$)", "^@tslab/"] }],
       "import-x/no-restricted-paths": ["error", { zones }],
     },
   },

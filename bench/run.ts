@@ -3,10 +3,10 @@
  * otherwise pick, and reported as ratios (these machines are noisy; absolute times do not carry).
  * Writes bench/results/latest.json and bench/results/latest.md.
  *   npm run bench -- --rows 100000 --setup-rows 1000000
- *   --skip-default     do not run the default profile (~20 min); quote the last `npm run reproduce` of it
+ *   --skip-default     do not run the default profile (~18 min); quote the last `npm run reproduce` of it
  *   --skip-turnaround  run neither profile (smoke and default)
- *   --update-readme    put the table into README.md (between the bench:start and bench:end marks)
- *   --render-only      measure nothing: rewrite latest.md (and the README) from latest.json
+ *   --update-readme    put the table into docs/bench.md (between the bench:start and bench:end marks)
+ *   --render-only      measure nothing: rewrite latest.md (and docs/bench.md) from latest.json
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -180,7 +180,7 @@ function markdown(r: BenchReport): string {
   return `${lines.join("\n")}\n`;
 }
 
-/** Replaces the README's table with this run's (the lines after the title). */
+/** Replaces the table in docs/bench.md (the README links it) with this run's (the lines after the title). */
 function updateReadme(file: string, md: string): void {
   const text = fs.readFileSync(file, "utf8");
   const begin = /<!-- bench:start[^>]*-->\n/.exec(text);
@@ -188,15 +188,15 @@ function updateReadme(file: string, md: string): void {
   if (!begin || end < begin.index) throw new Error(`${file} has no <!-- bench:start --> … <!-- bench:end --> marks`);
   const table = md.slice(md.indexOf("\n") + 1).trim();
   fs.writeFileSync(file, `${text.slice(0, begin.index + begin[0].length)}${table}\n${text.slice(end)}`);
-  process.stdout.write(`README.md updated\n`);
+  process.stdout.write(`${path.relative(ROOT, file)} updated\n`);
 }
 
-/** latest.md from the report, on stdout too, and into the README with --update-readme. */
+/** latest.md from the report, on stdout too, and into docs/bench.md with --update-readme. */
 function publish(report: BenchReport, args: BenchArgs): void {
   const md = markdown(report);
   fs.writeFileSync(path.join(RESULTS_DIR, "latest.md"), md);
   process.stdout.write(`\n${md}\nwritten to ${RESULTS_DIR}/latest.{json,md}\n`);
-  if (args.flags.has("update-readme")) updateReadme(path.join(ROOT, "README.md"), md);
+  if (args.flags.has("update-readme")) updateReadme(path.join(ROOT, "docs", "bench.md"), md);
 }
 
 async function main(args: BenchArgs): Promise<void> {
@@ -237,7 +237,7 @@ async function main(args: BenchArgs): Promise<void> {
           "turnaround, default profile: skipped (--skip-default) and no whole `npm run reproduce` default run in reports/run.json to quote",
         );
     } else {
-      const full = await attempt("turnaround, default profile (~20 min)", () => benchTurnaround("default"));
+      const full = await attempt("turnaround, default profile (~18 min)", () => benchTurnaround("default"));
       if (full) turnaround.push(full);
     }
   }

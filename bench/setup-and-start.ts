@@ -1,5 +1,5 @@
 /**
- * Benchmarks 3 and 4 of issue 7: the untimed loaders (COPY of N deterministic rows vs the server
+ * Benchmarks of the untimed loaders (COPY of N deterministic rows vs the server
  * generating N rows itself), index creation, server start to first query, and the ways to reset a
  * table between trials.
  */

@@ -1,5 +1,5 @@
 /**
- * Benchmark 5 of issue 7: how long a user waits. Runs `reproduce` over all notebooks with a
+ * Turnaround: how long a user waits. Runs `reproduce` over all notebooks with a
  * profile on the embedded target (the README's main job), reports into a scratch directory so the
  * user's reports/ stay as they were, and reads the per-notebook times and kernel start times that
  * reproduce records in run.json.
@@ -26,7 +26,7 @@ export interface TurnaroundResult {
   readonly finishedAt: string;
 }
 
-/** Goals of issue 7 on this 2-core machine. */
+/** What a user should wait at most on a 2-core machine: 3 minutes to try the lab, 20 to reproduce it. */
 export const TURNAROUND_GOAL_SECONDS: Readonly<Record<string, number>> = { smoke: 3 * 60, default: 20 * 60 };
 
 function summarise(record: TurnaroundRecord, wallSeconds: number, source: string): TurnaroundResult {

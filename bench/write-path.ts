@@ -1,5 +1,5 @@
 /**
- * Benchmark 1 and 2 of issue 7: the lab's PostgreSQL batch write path (1,000 single-row statements
+ * The lab's PostgreSQL batch write path (1,000 single-row statements
  * per round trip, one transaction per batch) against pgbench sending the same statements, same
  * rows, in pipeline mode (`\startpipeline` … `\endpipeline`, `-M prepared`), on the same server;
  * and the share of the lab's time spent outside the server (pg_stat_statements).

@@ -4,8 +4,8 @@
  * removed. Resources of runs that are still alive are left alone. `--wait-for-pid N` first waits for
  * process N to end (the detached reaper a run spawns on exit uses it). Containers labelled as the
  * lab's whose owner is gone are removed even without a record. An engine that cannot be reached is
- * reported, never a failure: clean removes what it can reach and exits 0. `--dry-run` lists what
- * it would remove and removes nothing.
+ * reported, never a failure: clean removes what it can reach and exits 0 (one engine down must not
+ * keep the others' leftovers). `--dry-run` lists what it would remove and removes nothing.
  */
 import os from "node:os";
 import { reapOrphans, type KeptResource } from "../lib/runtime/reaper";

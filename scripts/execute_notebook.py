@@ -231,7 +231,7 @@ def main():
     ap.add_argument("--html", help="where to write the HTML report")
     ap.add_argument("--hide-code", action="store_true", help="leave code cells' input out of the report")
     ap.add_argument("--cwd", help="the kernel's working folder (default: the notebook's folder)")
-    ap.add_argument("--kernel", default="tslab")
+    ap.add_argument("--kernel", default="db-write-lab")
     ap.add_argument("--timeout", type=int, default=3600, help="per-cell timeout, seconds (0: none)")
     ap.add_argument("--startup-timeout", type=int, default=120)
     ap.add_argument("--stop-grace", type=int, default=30,

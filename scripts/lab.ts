@@ -1,11 +1,22 @@
 /**
  * `npm run lab [-- --port 8899 --no-browser ...]`: starts `jupyter notebook` in notebooks/ with the
- * project-local tslab kernelspec. Extra arguments go to jupyter unchanged.
+ * project-local kernelspec (lib/jupyter/kernel-spec.ts). Extra arguments go to jupyter unchanged.
+ * `npm run lab -- --install-kernel` (`npm run kernel:install`) instead installs the kernelspec
+ * "db-write-lab" for the user, so notebooks in any folder, in any Jupyter front end, can use the lab;
+ * `--uninstall-kernel` removes it.
  */
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { ensureKernelSpec, projectRoot } from "../lib/jupyter/kernel-spec";
+import {
+  ensureKernelSpec,
+  installKernelSpec,
+  KERNEL_DISPLAY_NAME,
+  KERNEL_NAME,
+  projectRoot,
+  uninstallKernelSpec,
+  userJupyterDataDir,
+} from "../lib/jupyter/kernel-spec";
 import { has, readCommandArgs, refuse, UsageError, type OptionSpec } from "./cli-args";
 
 const JUPYTER = process.env.DBLAB_JUPYTER ?? "/usr/bin/jupyter";
@@ -15,7 +26,13 @@ const USAGE = `Usage: npm run lab -- [jupyter notebook options] [-- options pass
 Starts Jupyter in notebooks/ with the project's tslab kernel (TypeScript (db-write-lab)).
 Jupyter's own options go to it unchanged, e.g. --port 8899 --no-browser --ip 0.0.0.0
 --notebook-dir DIR, and any --Class.trait=value (--NotebookApp.token=…). An option Jupyter
-does not know is refused here, before anything starts; after \`--\` nothing is checked.`;
+does not know is refused here, before anything starts; after \`--\` nothing is checked.
+
+       npm run lab -- --install-kernel     (npm run kernel:install)
+Installs the kernelspec "db-write-lab" into your Jupyter data folder (JUPYTER_DATA_DIR honoured),
+so a notebook in any folder, in Jupyter or VS Code, can \`import * as lab from "db-write-lab"\`.
+       npm run lab -- --uninstall-kernel   (npm run kernel:uninstall)
+Removes it (only a kernelspec the lab wrote). See docs/kernel.md.`;
 
 /**
  * The flags and options of \`jupyter notebook --help\` (Notebook 6.4): the ones a user types. A
@@ -53,6 +70,8 @@ const JUPYTER_VALUES = [
 ] as const;
 const LAB_OPTIONS: Record<string, OptionSpec> = {
   help: { type: "boolean", short: "h" },
+  "install-kernel": { type: "boolean" },
+  "uninstall-kernel": { type: "boolean" },
   ...Object.fromEntries(JUPYTER_FLAGS.map((f) => [f, { type: "boolean" } as const])),
   ...Object.fromEntries(JUPYTER_VALUES.map((f) => [f, { type: "string" } as const])),
 };
@@ -85,6 +104,27 @@ function main(): void {
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
     process.exit(refuse("lab", e));
+  }
+  if (args.includes("--install-kernel") || args.includes("--uninstall-kernel")) {
+    if (args.length !== 1) {
+      console.error(`${args.join(" ")}: --install-kernel and --uninstall-kernel take no other arguments`);
+      process.exit(2);
+    }
+    if (args[0] === "--install-kernel") {
+      const kernelJson = installKernelSpec(userJupyterDataDir(), root);
+      console.log(`Installed the kernel "${KERNEL_DISPLAY_NAME}" (${KERNEL_NAME}): ${kernelJson}`);
+      console.log('In a notebook of your own, choose that kernel and start with: import * as lab from "db-write-lab";');
+    } else {
+      let removed: string | undefined;
+      try {
+        removed = uninstallKernelSpec(userJupyterDataDir());
+      } catch (e) {
+        console.error(e instanceof Error ? e.message : String(e));
+        process.exit(1);
+      }
+      console.log(removed ? `Removed ${removed}` : `No kernelspec "${KERNEL_NAME}" in ${userJupyterDataDir()}`);
+    }
+    return;
   }
   const jupyter = fs.existsSync(JUPYTER) ? JUPYTER : "jupyter";
   const spec = ensureKernelSpec(root);

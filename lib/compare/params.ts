@@ -6,7 +6,7 @@
  * `reproduce` may be about to write it).
  */
 import { CompareInputError, isLatestRef, resolveForComparison } from "../results/stored-runs";
-import { checkProfile, type ProfileName } from "../params/profiles";
+import { checkProfile } from "../params/profiles";
 import { ParameterError, rejectUnknownKeys } from "../params/validate";
 
 export interface CompareRunsParams {
@@ -22,14 +22,12 @@ export interface CompareRunsParams {
 
 const DEFAULTS: CompareRunsParams = { runs: [], alpha: 0.1, metric: null, failOnRegression: null };
 
-export function compareRunsParams(
-  profile: ProfileName | string,
-  overrides: Partial<CompareRunsParams> = {},
-): CompareRunsParams {
+export function compareRunsParams(profile: string, overrides: Partial<CompareRunsParams> = {}): CompareRunsParams {
   checkProfile(profile);
   rejectUnknownKeys("00-compare-runs", overrides, Object.keys(DEFAULTS));
   const p = { ...DEFAULTS, ...overrides };
-  if (!Array.isArray(p.runs) || p.runs.some((r) => typeof r !== "string" || !r.trim())) {
+  const runs: unknown = p.runs;
+  if (!Array.isArray(runs) || runs.some((r) => typeof r !== "string" || !r.trim())) {
     throw new ParameterError(
       `runs must be a list of run ids, prefixes or "latest of notebook NN", got ${JSON.stringify(p.runs)}`,
     );

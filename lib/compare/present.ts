@@ -165,8 +165,14 @@ export function trialsChart(c: Comparison): PlotlyFigure {
   }));
   c.pairs.forEach((pair, i) => {
     for (const r of pair.rows) {
-      if (i === 0 && r.a) for (const v of r.a.values) (perRun[0].x.push(tick(r.label)), perRun[0].y.push(v));
-      if (r.b) for (const v of r.b.values) (perRun[i + 1].x.push(tick(r.label)), perRun[i + 1].y.push(v));
+      const add = (run: { x: string[]; y: number[] }, values: readonly number[]) => {
+        for (const v of values) {
+          run.x.push(tick(r.label));
+          run.y.push(v);
+        }
+      };
+      if (i === 0 && r.a) add(perRun[0], r.a.values);
+      if (r.b) add(perRun[i + 1], r.b.values);
     }
   });
   const data: PlotlyTrace[] = perRun.map((run, i) => ({

@@ -9,7 +9,7 @@ export interface OutputHandle {
   text(text: string): void;
 }
 
-interface TslabDisplay extends OutputHandle {}
+type TslabDisplay = OutputHandle;
 interface TslabModule {
   display: TslabDisplay;
   newDisplay(): TslabDisplay;

@@ -40,12 +40,14 @@ function isRows(frame: DataFrame | readonly Row[]): frame is readonly Row[] {
 
 export function tableHtml(frame: DataFrame | readonly Row[], options: TableOptions = {}): string {
   const df = isRows(frame) ? toDataFrame(frame) : frame;
-  const columns = df.columns as string[];
+  const columns = df.columns;
   const values = df.values as unknown[][];
   const cell = (v: unknown): string => {
     if (typeof v === "number") return `<td style="text-align:right">${formatNumber(v, options.digits)}</td>`;
     if (v === null || v === undefined || (typeof v === "number" && Number.isNaN(v))) return "<td></td>";
-    return `<td>${escapeHtml(String(v))}</td>`;
+    const text =
+      typeof v === "string" ? v : typeof v === "boolean" || typeof v === "bigint" ? v.toString() : JSON.stringify(v);
+    return `<td>${escapeHtml(text ?? "")}</td>`;
   };
   const head = columns.map((c) => `<th>${escapeHtml(c)}</th>`).join("");
   const body = values.map((row) => `<tr>${row.map(cell).join("")}</tr>`).join("\n");

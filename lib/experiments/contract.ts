@@ -33,16 +33,18 @@ export interface Experiment<P extends object, R extends ExperimentRun, S> {
   /** Path of the notebook, relative to the project root. */
   readonly notebook: string;
   readonly profiles: Readonly<Record<ProfileName, P>>;
+  // Function-valued properties, not methods: each index.ts destructures them into the module's
+  // exports (`lab.indexWriteCost.run(…)`), which a method's `this` would not survive.
   /** Resolves and checks the parameters; throws ParameterError on bad input, before anything starts. */
-  params(profile: ProfileName | string, overrides?: Partial<P>): P;
+  readonly params: (profile: string, overrides?: Partial<P>) => P;
   /** Starts the servers, runs the trials (each appended as it ends), stops the servers. */
-  run(params: P, control?: RunControl): Promise<R>;
+  readonly run: (params: P, control?: RunControl) => Promise<R>;
   /** Every figure the notebook shows, from the run's raw trials. */
-  summarise(run: R): S;
+  readonly summarise: (run: R) => S;
   /** The seed's claims as declared hypotheses, judged on this run (with their sensitivity). */
-  claims(summary: S, run: R): ClaimCheck[];
+  readonly claims: (summary: S, run: R) => ClaimCheck[];
   /** Writes summary.json (summary + claims) and summary.csv beside the trials; returns the paths. */
-  save(run: R, summary: S, claims: readonly ClaimCheck[]): string[];
+  readonly save: (run: R, summary: S, claims: readonly ClaimCheck[]) => string[];
 }
 
 /** The registry's view of an experiment: what reproduce and the parameter checks need. */

@@ -84,8 +84,8 @@ export interface ExperimentSession<C extends object> {
   /** Notes for the report; push to it, it is part of `metadata`. */
   readonly notes: string[];
   readonly metadata: RunMetadata;
-  /** Writes metadata.json (again), with experiment-specific extras. */
-  writeMetadata(extra?: object): void;
+  /** Writes metadata.json (again), with experiment-specific extras. A property: work functions destructure it. */
+  readonly writeMetadata: (extra?: object) => void;
   /**
    * Starts a server during the work, on the session's target or where `place` says. The session
    * then treats it as an up-front one: described in metadata.json, the server of its engine for the

@@ -34,10 +34,6 @@ export function cellTags(cell: NotebookCell): string[] {
   return Array.isArray(tags) ? tags : [];
 }
 
-export function cellSource(cell: NotebookCell): string {
-  return Array.isArray(cell.source) ? cell.source.join("") : cell.source;
-}
-
 /** The statements the injected cell runs. */
 export function injectedSource(profile: string, overrides: Record<string, unknown>): string {
   return `profile = ${JSON.stringify(profile)};\noverrides = ${JSON.stringify(overrides)};`;

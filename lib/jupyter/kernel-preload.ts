@@ -9,12 +9,14 @@
  * unawaited sends, 513 sent, 4487 thrown. In a notebook a cell writing 20000 stderr lines, or
  * updating a display 20000 times, was reported failed (tslab's own error print throws the same way,
  * so "failed" came with no message) and the later cells never ran; a slow reader after a large
- * output (04's charts on `full`) makes the next cell's one output the thrown one: the README's
+ * output (04's charts on `full`) makes the next cell's one output the thrown one: the known problem
  * "last cell of 04 full failed with no message, an earlier cell lost its output".
  *
  * Written here because tslab is unmaintained and the fix is a queue of a few lines; it patches the
  * prototype of the one zeromq module tslab itself loads (resolved from this project).
  */
+import fs from "node:fs";
+import path from "node:path";
 import * as zmq from "zeromq";
 
 type SendFn = (this: object, message: unknown) => Promise<void>;
@@ -130,3 +132,53 @@ function coalesceStreams(): void {
   };
 }
 coalesceStreams();
+
+/**
+ * tslab's type checker sees the kernel's NODE_PATH, as Node does at run time: without this,
+ * `import * as lab from "db-write-lab"` in a notebook outside the project runs (Node reads NODE_PATH,
+ * set by kernel-spec.ts) but is refused first with "Cannot find module 'db-write-lab'", because
+ * tslab's TypeScript (Node10 resolution) only looks in node_modules folders above the notebook.
+ *
+ * tslab answers `import "tslab"` from any folder the same way (converter.js `forwardTslabPath`): it
+ * pretends `<cwd>/node_modules` exists and maps reads under `<cwd>/node_modules/tslab` to itself.
+ * Here a path under `<cwd>/node_modules/` that does not exist is read from the first NODE_PATH folder
+ * that has it, so a real node_modules beside the notebook still wins, as it does for Node.
+ */
+interface TsSys {
+  fileExists: (p: string) => boolean;
+  directoryExists: (p: string) => boolean;
+  readFile: (p: string, encoding?: string) => string | undefined;
+  realpath?: (p: string) => string;
+}
+
+function typeCheckWithNodePath(): void {
+  const folders = (process.env.NODE_PATH ?? "").split(path.delimiter).filter((f) => f !== "");
+  if (folders.length === 0) return;
+  let sys: TsSys | undefined;
+  try {
+    sys = (require("@tslab/typescript-for-tslab") as { sys?: TsSys }).sys;
+  } catch {
+    return; // not tslab 1.x's TypeScript: leave it alone
+  }
+  if (!sys) return;
+  // TypeScript's paths use "/" on every platform.
+  const slash = (p: string): string => p.split(path.sep).join("/");
+  const prefix = slash(path.join(process.cwd(), "node_modules")) + "/";
+  const original = { fileExists: sys.fileExists, directoryExists: sys.directoryExists, readFile: sys.readFile };
+  const forward = (p: string): string => {
+    if (!p.startsWith(prefix) || fs.existsSync(p)) return p;
+    const rest = p.slice(prefix.length);
+    for (const folder of folders) {
+      const candidate = slash(path.join(folder, rest));
+      if (fs.existsSync(candidate)) return candidate;
+    }
+    return p;
+  };
+  sys.fileExists = (p) => original.fileExists.call(sys, forward(p));
+  sys.directoryExists = (p) => original.directoryExists.call(sys, forward(p));
+  sys.readFile = (p, encoding) => original.readFile.call(sys, forward(p), encoding);
+  const realpath = sys.realpath;
+  // The forwarded file's own imports then resolve from where it really is (the project).
+  if (realpath) sys.realpath = (p) => realpath.call(sys, forward(p));
+}
+typeCheckWithNodePath();

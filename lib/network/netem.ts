@@ -208,7 +208,7 @@ export class NetemController {
     const index = this.links++;
     for (const args of netemCommands.link(index, address, port, 0)) this.tcOrThrow(args);
     let delay = 0;
-    const controller = this;
+    const setDelay = (ms: number): void => this.tcOrThrow(netemCommands.delay(index, ms));
     return {
       kind: "netem",
       name,
@@ -218,14 +218,14 @@ export class NetemController {
         return delay;
       },
       async setOneWayDelay(ms: number) {
-        controller.tcOrThrow(netemCommands.delay(index, ms));
+        setDelay(ms);
         delay = ms;
       },
       async stats(): Promise<LinkStats | undefined> {
         return undefined;
       },
       async close() {
-        // The qdiscs go with the root on controller.close().
+        // The qdiscs go with the root on the controller's close().
       },
     };
   }

@@ -118,7 +118,7 @@ function integerInRange(name: string, value: unknown, min: number, max: number):
 }
 
 export function createIndexAfterLoadParams(
-  profile: ProfileName | string,
+  profile: string,
   overrides: Partial<CreateIndexAfterLoadParams> = {},
 ): CreateIndexAfterLoadParams {
   rejectUnknownKeys("02-create-index-after-load", overrides, KNOWN);

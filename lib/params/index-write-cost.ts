@@ -83,7 +83,7 @@ export const INDEX_WRITE_COST_PROFILES: Readonly<Record<ProfileName, IndexWriteC
 const KNOWN = Object.keys(INDEX_WRITE_COST_PROFILES.default);
 
 export function indexWriteCostParams(
-  profile: ProfileName | string,
+  profile: string,
   overrides: Partial<IndexWriteCostParams> = {},
 ): IndexWriteCostParams {
   rejectUnknownKeys("01-index-write-cost", overrides, KNOWN);

@@ -125,10 +125,7 @@ function numberIn(name: string, value: unknown, min: number, max: number, exclus
   return value;
 }
 
-export function overIndexingParams(
-  profile: ProfileName | string,
-  overrides: Partial<OverIndexingParams> = {},
-): OverIndexingParams {
+export function overIndexingParams(profile: string, overrides: Partial<OverIndexingParams> = {}): OverIndexingParams {
   rejectUnknownKeys("03-over-indexing", overrides, KNOWN);
   const p = withProfile(overIndexing_PROFILES, profile, overrides);
   if (!Array.isArray(p.indexLevels) || p.indexLevels.length === 0) {

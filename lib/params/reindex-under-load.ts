@@ -108,7 +108,7 @@ function bool(name: string, value: unknown): boolean {
 }
 
 export function reindexUnderLoadParams(
-  profile: ProfileName | string,
+  profile: string,
   overrides: Partial<ReindexUnderLoadParams> = {},
 ): ReindexUnderLoadParams {
   rejectUnknownKeys("04-reindex-under-load", overrides, KNOWN);

@@ -167,10 +167,7 @@ function maybeEmptyListOf<T extends string>(name: string, value: unknown, allowe
   return listOf(name, value, allowed);
 }
 
-export function roundTripsParams(
-  profile: ProfileName | string,
-  overrides: Partial<RoundTripsParams> = {},
-): RoundTripsParams {
+export function roundTripsParams(profile: string, overrides: Partial<RoundTripsParams> = {}): RoundTripsParams {
   rejectUnknownKeys("05-round-trips", overrides, KNOWN);
   const p = withProfile(ROUND_TRIPS_PROFILES, profile, overrides);
   const statements = positiveInteger("statements", p.statements);

@@ -21,10 +21,10 @@ export function referenceFile(): string {
 }
 
 export function publishedFigures(experiment?: string): PublishedFigure[] {
-  const records = parse(fs.readFileSync(referenceFile(), "utf8"), { columns: true, skip_empty_lines: true }) as Record<
-    string,
-    string
-  >[];
+  const records = parse<Record<string, string>>(fs.readFileSync(referenceFile(), "utf8"), {
+    columns: true,
+    skip_empty_lines: true,
+  });
   const num = (v: string | undefined) => (v === undefined || v === "" ? undefined : Number(v));
   return records
     .map((r) => ({

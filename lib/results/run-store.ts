@@ -11,8 +11,6 @@ import { redactText } from "../targets/uri";
 import type { Counters } from "../stats/counters";
 import type { SpeedProbe } from "../stats/speed";
 
-export type TrialStatus = "ok" | "failed";
-
 /** What every trial record carries, finished or failed. */
 interface TrialBase<C extends object, K extends string> {
   /** Identifies the trial within the run: condition + repeat. Used to skip finished trials on resume. */
@@ -189,7 +187,7 @@ export class RunStore<C extends object = Record<string, unknown>> {
   /**
    * Appends one trial and flushes it to disk before returning. Error texts are redacted.
    * A torn last line (a writer killed mid-record) is cut off first: appended to, it would swallow
-   * this record too (issue 15: after resuming t3 and t4 on a torn t3, only t1, t2, t4 were read).
+   * this record too (measured: after resuming t3 and t4 on a torn t3, only t1, t2, t4 were read).
    */
   append(record: TrialRecord<C>): void {
     const safe = record.error ? { ...record, error: redactText(record.error) } : record;

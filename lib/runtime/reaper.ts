@@ -93,7 +93,7 @@ let containerRemover: ContainerRemover | undefined;
  * The Docker layer (lib/targets/docker/docker-client.ts) installs this when it loads: the reaper
  * sits below the targets and must not import them. Every process that made a container has loaded
  * it; `npm run clean`, the detached reaper and the kernel watcher load it themselves. A process
- * without it keeps container records for one of those (issue 14: no import runs upwards).
+ * without it keeps container records for one of those (so that no import runs upwards).
  */
 export function setContainerRemover(remover: ContainerRemover): void {
   containerRemover = remover;
@@ -137,7 +137,7 @@ function reasonKept(resource: ResourceRecord, error: unknown): string {
 /**
  * Removes one resource and its record. Each record is handled on its own: one whose engine cannot be
  * reached (Docker daemon down: connect ENOENT) is kept for later and reported, and the others go on.
- * Issue 15: one stale container record with the daemon down made every run fail at start,
+ * Otherwise one stale container record with the daemon down makes every run fail at start,
  * embedded ones included, and `npm run clean` too.
  */
 async function removeRecorded(

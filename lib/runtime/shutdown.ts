@@ -4,8 +4,8 @@
  * SIGHUP, SIGINT (outside a notebook kernel), an uncaught error, or a plain exit.
  *
  * The hooks are installed by the first `register()` of a resource, so no target can forget them:
- * issue 15 found the Docker target never installed them, and SIGTERM to `npm run reproduce` left
- * its container running until `npm run clean`.
+ * a target that installed its own and forgot left its container running after SIGTERM to
+ * `npm run reproduce`, until `npm run clean`.
  */
 import { inKernel } from "./interrupt";
 import { ownRecords, unregister } from "./resource-registry";

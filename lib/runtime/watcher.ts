@@ -26,11 +26,6 @@ export function watcherWanted(): boolean {
   return process.env.DBLAB_WATCHER === "1" || inKernel();
 }
 
-/** The running watcher's pid, if this process started one. */
-export function watcherPid(): number | undefined {
-  return watcher?.pid;
-}
-
 /** Starts this process's watcher once; a no-op when not wanted or already running. */
 export function ensureWatcher(): void {
   if (watcher || !watcherWanted()) return;

@@ -72,21 +72,6 @@ export function pairedRatios(
   return out.sort((a, b) => a.repeat - b.repeat);
 }
 
-/** The interval of the median of per-repeat ratios, or undefined when no repeat has both sides. */
-export function pairedRatioInterval(
-  target: ReadonlyMap<number, number>,
-  baseline: ReadonlyMap<number, number>,
-  of: string,
-): Interval | undefined {
-  const r = pairedRatios(target, baseline);
-  return r.length
-    ? medianInterval(
-        r.map((x) => x.ratio),
-        of,
-      )
-    : undefined;
-}
-
 /**
  * What the interval is, with its exact coverage: "93.8 % CI of the median, n = 5 (the range)", or,
  * below the 90 % a claim needs, "range of n = 3 (covers the median 75 %)".

@@ -59,7 +59,7 @@ test(
     assert.ok(Number.isFinite(b.overheadAtZeroUs) && Number.isFinite(b.barePipeOverheadUs));
     assert.equal(b.points.length, 1);
     // Correctness, not precision (that is what the bench reports): the closed loop adds delay. An upper
-    // bound would be a bet on the machine's load (issue 15).
+    // bound would be a bet on the machine's load.
     assert.ok(b.points[0].closedLoopAddedMs > 0, `added ${b.points[0].closedLoopAddedMs} ms for 1.7`);
   },
 );

@@ -71,7 +71,7 @@ test("the proxy adds at least the delay it is asked for, keeps bytes in order an
     !ownRecords().some((r) => r.resource.type === "process" && r.resource.pid === proxy.pid),
     "unregistered on close",
   );
-  assert.ok(!isProcessAlive(proxy.pid!), "the proxy process is gone");
+  assert.ok(!isProcessAlive(proxy.pid), "the proxy process is gone");
 });
 
 test("a proxy does not outlive the process that started it (kill -9)", async () => {

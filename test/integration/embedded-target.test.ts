@@ -29,7 +29,7 @@ test("embedded PostgreSQL: starts with settings applied, restarts, stops and rem
     );
     const client = new Client(server.connection);
     await client.connect();
-    const show = async (name: string) => (await client.query(`SHOW ${name}`)).rows[0][name];
+    const show = async (name: string) => (await client.query<Record<string, string>>(`SHOW ${name}`)).rows[0][name];
     assert.equal(await show("synchronous_commit"), "off");
     assert.equal(await show("shared_buffers"), "128MB");
     assert.equal(await show("track_io_timing"), "on");

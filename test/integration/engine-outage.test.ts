@@ -1,5 +1,5 @@
 /**
- * An engine the reaper cannot reach must not block runs that do not need it (issue 15: with the Docker
+ * An engine the reaper cannot reach must not block runs that do not need it (without that, with the Docker
  * daemon stopped and a stale container record on disk, every run failed at start with `connect
  * ENOENT`, the embedded target included, and `npm run clean` failed the same way).
  * The outage is made by pointing DOCKER_HOST at a socket that does not exist (the shared dockerd stays up).

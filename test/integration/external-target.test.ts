@@ -16,7 +16,7 @@ test("external target: works only inside a database it creates and marks, and dr
 
     const admin = new Client(remote.connection);
     await admin.connect();
-    const comment = await admin.query(
+    const comment = await admin.query<{ c: string }>(
       "SELECT shobj_description(oid, 'pg_database') AS c FROM pg_database WHERE datname = $1",
       [server.connection.database],
     );
@@ -26,11 +26,13 @@ test("external target: works only inside a database it creates and marks, and dr
     await inside.query("CREATE TABLE t (x int)");
     await inside.end();
     await server.stop();
-    const left = await admin.query("SELECT count(*)::int AS n FROM pg_database WHERE datname = $1", [
+    const left = await admin.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_database WHERE datname = $1", [
       server.connection.database,
     ]);
     assert.equal(left.rows[0].n, 0, "the lab's database is dropped");
-    const others = await admin.query("SELECT count(*)::int AS n FROM pg_database WHERE datname = 'postgres'");
+    const others = await admin.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM pg_database WHERE datname = 'postgres'",
+    );
     assert.equal(others.rows[0].n, 1, "nothing else touched");
     await admin.end();
   } finally {

@@ -45,8 +45,8 @@ function startRun(
     },
   );
   let out = "";
-  child.stdout!.on("data", (d) => (out += String(d)));
-  child.stderr!.on("data", (d) => (out += String(d)));
+  child.stdout.on("data", (d) => (out += String(d)));
+  child.stderr.on("data", (d) => (out += String(d)));
   const exited = new Promise<number>((resolve) =>
     child.once("exit", (code, signal) => resolve(code ?? (signal ? -1 : 0))),
   );

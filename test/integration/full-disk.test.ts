@@ -1,5 +1,5 @@
 /**
- * A data directory's disk fills up (issue 15 measured: clear error, exit in 31 s, nothing left
+ * A data directory's disk fills up (measured: clear error, exit in 31 s, nothing left
  * behind; keep it that way). A small tmpfs mounted by the test holds the embedded server's
  * directory (TMPDIR); a 400k-row insert with five extra indexes outgrows it.
  */

@@ -77,7 +77,7 @@ describe("MongoIndexWriteCollection on the wire", () => {
     await db.recreate({ fillfactor: 70 });
     const commands = workCommands(server);
     assert.deepEqual(
-      commands.map((c) => [c.name, c.command[c.name], c.database]),
+      commands.map((c): unknown[] => [c.name, c.command[c.name], c.database]),
       [
         ["drop", COLLECTION, DATABASE],
         ["create", COLLECTION, DATABASE],
@@ -191,7 +191,7 @@ describe("MongoIndexWriteCollection on the wire", () => {
     await db.load(big);
     const inserts = workCommands(server);
     assert.deepEqual(
-      inserts.map((c) => [c.name, c.command.ordered, docsOf(c, "documents").length]),
+      inserts.map((c): unknown[] => [c.name, c.command.ordered, docsOf(c, "documents").length]),
       [
         ["insert", false, 10_000],
         ["insert", false, 10_000],

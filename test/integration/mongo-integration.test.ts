@@ -91,7 +91,7 @@ test("one tiny real trial per kind of write against MongoDB", { timeout: 300_000
     t.diagnostic(`update trial: ${update.seconds?.toFixed(4)} s; counters: ${JSON.stringify(update.counters)}`);
     assert.ok((update.counters?.["mongo.opcounters.update"] ?? 0) >= ROWS);
     assert.deepEqual(
-      (await collection.listIndexes().toArray()).map((i) => i.name).sort(),
+      (await collection.listIndexes().toArray()).map((i: { name?: string }) => i.name).sort(),
       ["_id_", ...FIELDS.map((f) => `${f}_1`)].sort(),
     );
 
@@ -100,7 +100,7 @@ test("one tiny real trial per kind of write against MongoDB", { timeout: 300_000
       const doc = await collection.findOne({ _id: Long.fromNumber(i + 1) });
       assert.ok(doc, `row ${i + 1} exists`);
       assert.ok(doc._id instanceof Long && doc.counter instanceof Long, "int64 _id and counter");
-      assert.equal((doc.counter as Long).toNumber(), 0);
+      assert.equal(doc.counter.toNumber(), 0);
       for (const [f, field] of FIELDS.entries()) {
         const value: unknown = doc[field];
         assert.ok(value instanceof Long, `${field} is int64`);

@@ -216,8 +216,6 @@ test(
       path.join(root, "notebooks", "01-index-write-cost.ipynb"),
       path.join(notebookDir, "01-index-write-cost.ipynb"),
     );
-    // The notebooks import "../build/lib": the copy's parent gets a link to the real build.
-    fs.symlinkSync(path.join(root, "build"), path.join(work, "build"));
     const port = await freePort();
     const labLog = path.join(work, "lab.log");
     const logFd = fs.openSync(labLog, "a");

@@ -7,7 +7,7 @@ import { overIndexingParams } from "../../lib/params/over-indexing";
 import { EmbeddedPostgresTarget } from "../../lib/targets/embedded/embedded-postgres";
 import { RunStore } from "../../lib/results/run-store";
 import { findHostPgbench, locatePgbench } from "../../lib/workloads/pgbench";
-import { datasetShape, samplePercent, transactionScript } from "../../lib/workloads/over-indexing/dataset";
+import { datasetShape, transactionScript } from "../../lib/workloads/over-indexing/dataset";
 import { createTemplate, TEMPLATE_DATABASE, withClient } from "../../lib/workloads/over-indexing/databases";
 import { planRounds, runRounds, type OverIndexingCondition } from "../../lib/workloads/over-indexing/run-trials";
 import { serverSpec } from "../../lib/experiments/over-indexing/run";

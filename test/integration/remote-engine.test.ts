@@ -290,7 +290,7 @@ test(
       timeout: 120_000, // the bound: a hang fails here
     });
     assert.equal(clean.error, undefined, "clean ended by itself");
-    // Issue 15: clean does all it can and exits 0, saying what it could not reach (the record stays).
+    // clean does all it can and exits 0, saying what it could not reach (the record stays).
     assert.equal(clean.status, 0, clean.stderr);
     assert.match(clean.stdout, /could not reach 1 resource\(s\); their records are kept/);
     assert.match(clean.stdout, /container gone-test .*Docker engine at ssh:\/\/root@[\d.]+/);

@@ -4,7 +4,6 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { roundTripsParams } from "../../lib/params/round-trips";
-import { statements } from "../../lib/workloads/round-trips/cases";
 import { runRoundTrips } from "../../lib/experiments/round-trips/run";
 import { summarise } from "../../lib/experiments/round-trips/summarise";
 import { checkClaims } from "../../lib/experiments/round-trips/claims";
@@ -55,7 +54,7 @@ test("round trips on embedded PostgreSQL: delays reached, commits counted, stand
     assert.ok(recorded(autocommit.counters, "wal.sync_time_ms") > 0, "track_wal_io_timing is on");
 
     // Every timing check here is a lower bound that only a working delay can reach: a busy machine only
-    // adds time, so none of them can fail from load (issue 15). Differences between two trials could:
+    // adds time, so none of them can fail from load. Differences between two trials could:
     // under two busy loops, (autocommit − one transaction) / N once came out at −0.94 ms.
     // Without the link, select1's median is ~0.1 ms here.
     const cross = get("case/cross-az/select1").statementTimes!.p50Ms;

@@ -1,7 +1,8 @@
 /**
- * One shutdown path for every target (issue 15: SIGTERM to `npm run reproduce` on the Docker target
- * left the container running). A process holding a Docker server, as a notebook kernel does, is
- * signalled; afterwards no container of it may exist and no record may remain.
+ * One shutdown path for every target (a target with hooks of its own forgot them: SIGTERM to
+ * `npm run reproduce` on the Docker target left the container running). A process holding a Docker
+ * server, as a notebook kernel does, is signalled; afterwards no container of it may exist and no
+ * record may remain.
  */
 import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";

@@ -1,7 +1,7 @@
 /**
  * A frozen server (SIGSTOP of all its processes) during a trial of notebook 01's experiment
- * (issue 15: 4 min 22 s frozen, no message, then recorded "ok" with 261.99 s). With the watchdog's
- * bound set small by DBLAB_STALL_SECONDS, the run must end with a clear error naming the server and
+ * (measured without the watchdog: 4 min 22 s frozen, no message, then recorded "ok" with 261.99 s).
+ * With the watchdog's bound set small by DBLAB_STALL_SECONDS, the run must end with a clear error naming the server and
  * the trial, record that trial as failed, and leave no server process, directory or record behind.
  */
 import { test } from "node:test";

@@ -168,7 +168,8 @@ export class FakeMongoServer {
           [body, offset] = decodeDocument(message, offset);
         } else if (kind === 1) {
           const sectionEnd = offset + message.readInt32LE(offset);
-          let [identifier, at] = readCString(message, offset + 4);
+          const [identifier, start] = readCString(message, offset + 4);
+          let at = start;
           const documents: Document[] = [];
           while (at < sectionEnd) {
             let document: Document;
@@ -199,8 +200,8 @@ export class FakeMongoServer {
       if (!(flags & MORE_TO_COME)) socket.write(this.opMsgReply(requestId, reply));
     } else if (opCode === OP_QUERY) {
       let offset = 20; // header (16) + flags (4)
-      let collection: string;
-      [collection, offset] = readCString(message, offset);
+      const [collection, afterName] = readCString(message, offset);
+      offset = afterName;
       offset += 8; // numberToSkip, numberToReturn
       const [query] = decodeDocument(message, offset);
       // A command sent as OP_QUERY may be wrapped as { $query: command, $readPreference }.
@@ -355,7 +356,7 @@ export class FakeMongoServer {
   /** Sizes made up from the document count: 100 B per document, 20 B per index entry, one 4 KiB page minimum. */
   storageStats(database: string, collection: unknown): Document {
     const state = this.collection(database, collection);
-    const indexSizes: Document = {};
+    const indexSizes: Record<string, number> = {};
     for (const index of state.indexes) indexSizes[index] = 4096 + state.documents * 20;
     const totalIndexSize = Object.values(indexSizes).reduce((a: number, b: number) => a + b, 0);
     return {

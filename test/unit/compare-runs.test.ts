@@ -12,6 +12,7 @@ import path from "node:path";
 import { compareRuns } from "../../lib/compare/compare";
 import { formatJson, formatMarkdown, formatText } from "../../lib/compare/format";
 import { CompareInputError, findVerdicts, listRuns, readRun, resolveRun } from "../../lib/results/stored-runs";
+import { parseArgs, plan } from "../../scripts/reproduce";
 
 interface FakeRun {
   readonly id: string;
@@ -144,7 +145,7 @@ test("20 % slower insert flagged, unchanged update not; the setting in the diff;
   const md = formatMarkdown(c);
   assert.match(md, /\| extraIndexes|\| operation=insert \|/);
   assert.match(md, /REGRESSION/);
-  assert.equal(JSON.parse(formatJson(c)).regressions, 1);
+  assert.equal((JSON.parse(formatJson(c)) as { regressions: number }).regressions, 1);
 });
 
 test("bad input is refused with a clear message before anything is computed", () => {
@@ -204,7 +205,7 @@ test("npm run compare / npm run runs: exit 2 on bad input, 1 on a regression, 0 
   assert.match(gate.stderr, /1 regression/);
   assert.equal(cli("compare.js", ["--fail-on-regression", "50%", "20261130T100001", "20261130T100002"]).status, 0);
   const json = cli("compare.js", ["--format", "json", "20261130T100001", "20261130T100002"]);
-  assert.equal(JSON.parse(json.stdout).pairs[0].common, 2);
+  assert.equal((JSON.parse(json.stdout) as { pairs: { common: number }[] }).pairs[0].common, 2);
   const runs = cli("runs.js", ["--notebook", "01"]);
   assert.equal(runs.status, 0, runs.stderr);
   assert.match(runs.stdout, /fff6 .*half-written/);

@@ -65,7 +65,7 @@ test("an unknown counter name is a compile error for every workload's trials (ch
   assert.equal(trial05.counters?.["table.n_tup_upd"], undefined);
   // The tests' own reader is checked the same way.
   assert.equal(recorded(server, "wal.sync"), 3);
-  // @ts-expect-error
+  // @ts-expect-error a misspelt counter name is a compile error (and, past the compiler, a throw)
   assert.throws(() => recorded(server, "wal.sycn"), /counter wal.sycn was recorded/);
 });
 

@@ -12,7 +12,7 @@ test("parameters: profiles resolve, bad values are refused with a clear message"
   assert.equal(CREATE_INDEX_AFTER_LOAD_PROFILES.full.rows, 100_000_000, "full is the seed's scale");
   const refuses = (overrides: object, message: RegExp) =>
     assert.throws(
-      () => createIndexAfterLoadParams("smoke", overrides as never),
+      () => createIndexAfterLoadParams("smoke", overrides),
       (e: unknown) => e instanceof ParameterError && message.test(e.message),
     );
   refuses({ row: 5 }, /unknown parameter "row".*Known parameters: .*rows/);

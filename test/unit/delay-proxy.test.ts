@@ -6,7 +6,7 @@ import { detectNetem, netemCommands, netemDelay } from "../../lib/network/netem"
 import { nowNs, PreciseSleeper } from "../../lib/network/precise-sleep";
 
 // No assertion below bounds a time from above: on a shared machine any such bound is a bet on
-// the load (issue 15: "asked 1.0 ms of round trip, added 1.744 ms" with a browser starting beside
+// the load (measured: "asked 1.0 ms of round trip, added 1.744 ms" with a browser starting beside
 // it). Precision is `npm run bench`'s job (bench/delay-proxy.ts: delivery lateness p50/p99, the
 // closed loop's error); these tests check what must hold under any load, and report the figures.
 test("the precise sleeper never wakes early", (t) => {

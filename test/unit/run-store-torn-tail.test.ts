@@ -1,6 +1,6 @@
 /**
  * A run killed in the middle of appending a trial leaves a torn last line in trials.jsonl. The next
- * append must not land on it (issue 15: resumed t3 and t4 after a torn t3, then read t1, t2, t4).
+ * append must not land on it (measured: resumed t3 and t4 after a torn t3, then read t1, t2, t4).
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";

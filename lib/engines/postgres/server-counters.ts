@@ -5,7 +5,7 @@
  * checkpointer.*, bgwriter.*, size.database.
  */
 import type { Client } from "pg";
-import { counterEntries, countersFrom, keyGuard, type Counters } from "../../stats/counters";
+import { countersFrom, keyGuard, type Counters } from "../../stats/counters";
 
 const DB = "FROM pg_stat_database WHERE datname = current_database()";
 
@@ -84,17 +84,4 @@ export async function serverCounters(client: Client, flushFrom?: Client): Promis
   await (flushFrom ?? client).query("SELECT pg_stat_force_next_flush(), (SELECT oid FROM pg_class LIMIT 1)");
   const { rows } = await client.query<{ name: string; value: number | null }>(SNAPSHOT_SQL);
   return countersFrom(rows, isPgServerCounterKey, "serverCounters");
-}
-
-/** Sums the io.* counters of a delta into totals per counter kind and backend type, for tables. */
-export function ioTotals(delta: Counters): Record<string, number> {
-  const totals: Record<string, number> = {};
-  for (const [key, value] of counterEntries(delta)) {
-    if (!key.startsWith("io.")) continue;
-    const parts = key.split(".");
-    const backend = parts[1];
-    const counter = parts[parts.length - 1];
-    totals[`${backend}.${counter}`] = (totals[`${backend}.${counter}`] ?? 0) + value;
-  }
-  return totals;
 }

@@ -136,7 +136,7 @@ export async function runCreateIndexAfterLoad(
         runId: store.runId,
         directory: store.directory,
         params: p,
-        trials: store.trials() as CialTrial[],
+        trials: store.trials(),
         metadata,
         elapsedS: (Date.now() - started) / 1000,
       };

@@ -22,7 +22,6 @@ import {
 } from "../../workloads/create-index-after-load/session";
 import { counterEntries, type Counters } from "../../stats/counters";
 import type { KeyOrder } from "../../workloads/create-index-after-load/sql";
-import type { WalRecordType } from "../../workloads/create-index-after-load/wal-anatomy";
 
 /** The phases the seed timed: A = INSERT + CREATE INDEX; B = INSERT (its index existed already). */
 export function timedPhases(method: Method): readonly PhaseName[] {
@@ -304,7 +303,7 @@ function repeatSide(t: CialTrial, outlier: boolean): RepeatSide {
   const records = timed.map((p) => phaseOf(t, p));
   const all = <T>(pick: (p: PhaseRecord) => T | undefined): T[] | undefined => {
     const v = records.map((r) => (r ? pick(r) : undefined));
-    return v.every((x) => x !== undefined) ? (v as T[]) : undefined;
+    return v.every((x) => x !== undefined) ? v : undefined;
   };
   const sum = (v: number[] | undefined) => (v ? v.reduce((a, x) => a + x, 0) : undefined);
   return {
@@ -387,7 +386,7 @@ function summariseAnatomy(trial: CialTrial): WalAnatomySummary {
   const c = trial.condition;
   const types: WalTypeRow[] = [];
   for (const phase of timedPhases(c.method)) {
-    for (const t of (trial.walAnatomy?.[phase] ?? []) as readonly WalRecordType[]) {
+    for (const t of trial.walAnatomy?.[phase] ?? []) {
       types.push({
         phase,
         type: t.type,

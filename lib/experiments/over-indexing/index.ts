@@ -3,7 +3,6 @@
  * claims, save), then one call per section of the notebook.
  */
 import { overIndexing_PROFILES, overIndexingParams, type OverIndexingParams } from "../../params/over-indexing";
-import type { ClaimCheck } from "../../stats/claims";
 import type { Experiment } from "../contract";
 import { checkClaims as check } from "./claims";
 import { writeSummaries } from "./present";
@@ -25,11 +24,6 @@ export const experiment: Experiment<OverIndexingParams, OverIndexingRun, OverInd
 };
 
 export const { params, run, summarise, claims, save } = experiment;
-
-/** The seed's claims on a summary (the same as `claims`, kept for callers of the earlier API). */
-export function checkClaims(summary: OverIndexingSummary): ClaimCheck[] {
-  return check(summary);
-}
 
 export { serverSpec, type OverIndexingRun, type RunControl } from "./run";
 export type { OverIndexingSummary, RoundSummary, LevelSummary } from "./summarise";

@@ -196,7 +196,7 @@ export async function run(p: OverIndexingParams, control: RunControl = {}): Prom
         p.repeats,
         (rounds) => {
           if (signal.aborted) return "interrupted";
-          const s = summarise(store.trials() as OverIndexingTrial[], p.durationSeconds, p.clients, p.dataScale);
+          const s = summarise(store.trials(), p.durationSeconds, p.clients, p.dataScale);
           return adaptiveStep({
             claims: [claimMonotone(s), claimRatio(s)],
             rounds,
@@ -236,7 +236,7 @@ export async function run(p: OverIndexingParams, control: RunControl = {}): Prom
         runId: store.runId,
         directory: store.directory,
         params: p,
-        trials: store.trials() as OverIndexingTrial[],
+        trials: store.trials(),
         metadata: { ...metadata, notes },
         template,
         script,

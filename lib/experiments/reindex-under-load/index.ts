@@ -7,7 +7,6 @@ import {
   reindexUnderLoadParams,
   type ReindexUnderLoadParams,
 } from "../../params/reindex-under-load";
-import type { ClaimCheck } from "../../stats/claims";
 import type { Experiment } from "../contract";
 import { writeSummaries } from "./present";
 import { NOTEBOOK, run as runReindexUnderLoad } from "./run";
@@ -41,11 +40,6 @@ function summariseRun(run: ReindexUnderLoadRun): ReindexSummary {
     run.metadata.host.cpus,
     run.params.scale,
   );
-}
-
-/** The seed's claims on a summary (the same as `claims`). */
-export function checkClaims(summary: ReindexSummary): ClaimCheck[] {
-  return check(summary);
 }
 
 /** Notebook 04 on the Experiment contract. */

@@ -162,9 +162,8 @@ export async function run(p: ReindexUnderLoadParams, control: RunControl = {}): 
         p.sets,
         (sets) =>
           adaptiveStep({
-            verdict: claimTpsDrop(
-              summarise(store.trials() as ReindexTrial[], p.durationSeconds, p.clients, metadata.host.cpus, p.scale),
-            ).verdict,
+            verdict: claimTpsDrop(summarise(store.trials(), p.durationSeconds, p.clients, metadata.host.cpus, p.scale))
+              .verdict,
             sets,
             plannedSets: p.sets,
             maxSets: p.maxSets,
@@ -192,7 +191,7 @@ export async function run(p: ReindexUnderLoadParams, control: RunControl = {}): 
         runId: store.runId,
         directory: store.directory,
         params: p,
-        trials: store.trials() as ReindexTrial[],
+        trials: store.trials(),
         metadata: { ...metadata, notes },
         template,
       };

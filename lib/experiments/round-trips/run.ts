@@ -537,7 +537,7 @@ async function roundTrips(
     runId: store.runId,
     directory: store.directory,
     params: p,
-    trials: store.trials() as RoundTripTrial[],
+    trials: store.trials(),
     metadata: session.metadata,
     calibrations: st.calibrations,
     baselines: st.baselines,

@@ -143,7 +143,7 @@ function summariseCase(
   const s = spread(ok.map((t) => t.seconds ?? NaN));
   const n = trials[0].condition.kind === "case" ? trials[0].condition.statements : 0;
   const roundTrips = CASE_INFO[c].roundTrips(n);
-  const flags = outlierFlags(ok.map((t) => t.seconds as number));
+  const flags = outlierFlags(ok.map((t) => t.seconds));
   return {
     environment,
     case: c,
@@ -171,7 +171,7 @@ function summariseCase(
     writeLagMs: medOrNull(ok.map((t) => t.lags?.quorumWriteLagMs)),
     linkLateP50Us: medOrNull(ok.map((t) => t.link?.lateP50Us)),
     linkLateP99Us: ok.some((t) => t.link) ? Math.max(...ok.map((t) => t.link?.lateP99Us ?? 0)) : null,
-    secondsByRepeat: Object.fromEntries(ok.map((t) => [t.repeat, t.seconds as number])),
+    secondsByRepeat: Object.fromEntries(ok.map((t) => [t.repeat, t.seconds])),
     statementP50ByRepeat: Object.fromEntries(
       ok
         .filter((t) => Number.isFinite(t.statementTimes?.p50Ms ?? NaN))

@@ -9,9 +9,6 @@ import net from "node:net";
 import type Docker from "dockerode";
 import type { DockerEndpoint } from "./endpoint";
 
-/** How a database in a container is reached; recorded as the server's `route`. */
-export type RouteKind = "bridge" | "published" | "ssh-tunnel" | "bind-address";
-
 export interface Placement {
   /** Host address the container's port is published on (the engine's host). */
   readonly bindIp: string;

@@ -102,11 +102,6 @@ function tagFor(pkg: EmbeddedPackage): string {
   return `${STANDIN_REPOSITORY}:${pkg.pgVersion}-embedded`;
 }
 
-/** The stand-in's tag for the installed embedded package, e.g. `db-write-lab/postgres-standin:17.6-embedded`. */
-export function standInImageName(): string {
-  return tagFor(findEmbeddedPackage());
-}
-
 // ---------------------------------------------------------------------------------------------
 // The image's file system, as a list of tar entries.
 

@@ -2,7 +2,7 @@
  * MongoDB from a `mongod` found on PATH (no npm or Debian package ships one): a fresh dbpath,
  * a free port on 127.0.0.1, authentication on with a random root password.
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -154,6 +154,3 @@ class EmbeddedMongoServer implements StartedServer {
     if (this.recordId) unregister(this.recordId);
   }
 }
-
-export const mongodVersion = (mongod: string): string =>
-  spawnSync(mongod, ["--version"], { encoding: "utf8" }).stdout.split("\n")[0] ?? "";

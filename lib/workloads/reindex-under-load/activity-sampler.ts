@@ -117,7 +117,8 @@ export class ActivitySampler {
     if (this.timer) clearTimeout(this.timer);
     await this.running;
     await this.client.end().catch(ignored("reindex: end the activity sampler's client"));
-    if (this.error) throw this.error;
+    if (this.error)
+      throw this.error instanceof Error ? this.error : new Error("the activity sampler failed", { cause: this.error });
     return this.samples;
   }
 }
