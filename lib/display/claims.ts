@@ -37,6 +37,7 @@ const VERDICT_STYLE: Readonly<Record<Verdict, string>> = {
   inconclusive: "background:#fff4d6;color:#7a5800",
   "not tested at this scale": "background:#eceff3;color:#44505c",
   emulated: "background:#e7eefb;color:#234a8c",
+  derived: "background:#f3eafa;color:#5b2c83",
 };
 
 function verdictBadge(verdict: string): string {

@@ -184,10 +184,7 @@ function fraction(name: string, value: unknown, max: number): number {
 }
 
 /** A profile's values with the reader's overrides, checked: a ParameterError before anything starts. */
-export const yourIndexesParams = (
-  profile: ProfileName | string,
-  overrides: Partial<YourIndexesParams> = {},
-): YourIndexesParams => {
+export const yourIndexesParams = (profile: string, overrides: Partial<YourIndexesParams> = {}): YourIndexesParams => {
   rejectUnknownKeys("06-your-indexes", overrides, KNOWN);
   return checked(withProfile(yourIndexes_PROFILES, profile, overrides), overrides);
 };

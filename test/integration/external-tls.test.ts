@@ -121,8 +121,8 @@ async function capturingOutput<T>(work: () => Promise<T>): Promise<{ result: T; 
       output += typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8");
       return write(chunk, ...rest);
     };
-  process.stdout.write = tap(out) as typeof process.stdout.write;
-  process.stderr.write = tap(err) as typeof process.stderr.write;
+  process.stdout.write = tap(out);
+  process.stderr.write = tap(err);
   try {
     return { result: await work(), output };
   } finally {
@@ -413,6 +413,7 @@ test("plaintext to a non-loopback address is refused before connecting, with the
       ),
     );
     assert.equal(connections, 0, "nothing was sent to the address");
+    assert.equal(bytes, 0, "no byte reached the address");
     // prefer asks for TLS first: the listener sees the 8-byte SSLRequest and nothing more, then a refusal.
     await assert.rejects(
       new ExternalTarget(`postgresql://lab:plain-secret@${made.address}:${port}/postgres?sslmode=prefer`).start(

@@ -213,7 +213,6 @@ test("npm run compare / npm run runs: exit 2 on bad input, 1 on a regression, 0 
 });
 
 test("npm run reproduce plans 01–06 by default; 00 only when asked or when runs are given", () => {
-  const { parseArgs, plan } = require("../../scripts/reproduce") as typeof import("../../scripts/reproduce");
   const root = path.resolve(__dirname, "..", "..", "..");
   assert.deepEqual(
     plan(parseArgs([]), root).map((p) => p.entry.id),

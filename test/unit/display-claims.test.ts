@@ -8,6 +8,7 @@ const declaration = {
   regime: "1M rows, 5 trials",
   statistic: "seconds 5 idx ÷ 0 idx, paired per repeat",
   rule: "held if the whole interval is above 1.5",
+  kind: "direction" as const,
 };
 
 const held: ClaimCheck = {

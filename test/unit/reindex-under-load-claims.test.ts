@@ -148,7 +148,7 @@ test("04 (2) is immune to a machine that changes speed between runs: only the RE
     summary(5, (set, mode) => ({ updateMs: mode === "baseline" ? flip(set) : 0.2, addedMs: 0.1, unblockedMs: 0.1 })),
   );
   const b = claimUpdateLatency(
-    summary(5, (set, mode) => ({ updateMs: mode === "baseline" ? 0.3 : 0.2, addedMs: 0.1, unblockedMs: 0.1 })),
+    summary(5, (_set, mode) => ({ updateMs: mode === "baseline" ? 0.3 : 0.2, addedMs: 0.1, unblockedMs: 0.1 })),
   );
   assert.equal(a.interval?.estimate, 2);
   assert.deepEqual(a.interval, b.interval);

@@ -18,7 +18,7 @@ function memoryStore(initial: T[] = []) {
   return {
     lines,
     finishedKeys: () => new Set(lines.filter((t) => t.status === "ok").map((t) => t.key)),
-    append: (record: TrialRecord<C>) => void lines.push(record as T),
+    append: (record: TrialRecord<C>) => void lines.push(record),
   };
 }
 

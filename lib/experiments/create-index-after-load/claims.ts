@@ -11,7 +11,6 @@ import {
   decide,
   describeRule,
   missing,
-  notTestedAtThisScale,
   type ClaimCheck,
   type Declaration,
   type RegimeFactor,

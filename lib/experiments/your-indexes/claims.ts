@@ -41,6 +41,11 @@ export function costsDeclaration(name: string): Declaration {
     regime: REGIME,
     statistic: STATISTIC,
     rule: describeRule(COSTS_RULE, fmtCost),
+    // Decided on this run's own schema, data and workload: the regime is the reader's, so no distance.
+    kind: "direction",
+    mechanism:
+      "every insert, and every update that cannot be HOT, adds an entry to each index of the table (WAL, " +
+      "buffers, splits): measured here as B-tree leaf inserts and WAL bytes per transaction",
   };
 }
 
@@ -52,6 +57,8 @@ export function equivalenceDeclaration(name: string, margin: number): Declaratio
     regime: REGIME,
     statistic: STATISTIC,
     rule: `${describeRule(equivalenceRule(margin), fmtCost)} (the margin is the parameter equivalenceMargin)`,
+    // A figure on the reader's own workload at the run's clients and duration: that is its regime.
+    kind: "magnitude",
   };
 }
 

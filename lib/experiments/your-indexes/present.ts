@@ -190,7 +190,7 @@ export function writeSummaries(run: YourIndexesRun, s: YourIndexesSummary, claim
   const store = RunStore.open({ notebook: NOTEBOOK, params: run.params, resumeId: run.runId });
   // The per-second series stay in trials.jsonl; the summary keeps every other figure.
   const runs = s.runs.map(({ series: _s, ...rest }) => rest);
-  const csv = stringify(indexRows(s) as Record<string, unknown>[], { header: true });
+  const csv = stringify(indexRows(s), { header: true });
   return [
     store.writeSummary("summary.json", { summary: { ...s, runs }, claims }),
     store.writeSummary("summary.csv", csv),

@@ -238,7 +238,7 @@ export async function run(p: YourIndexesParams, control: RunControl = {}): Promi
         p.repeats,
         (done) => {
           if (signal.aborted) return "interrupted";
-          const s = summarise(store.trials() as YourIndexesTrial[], context, p.durationSeconds, p.clients);
+          const s = summarise(store.trials(), context, p.durationSeconds, p.clients);
           const verdicts = s.indexes.map((ix) => [ix.name, judgeIndex(s, ix).judgement] as const);
           const step = nextRound({
             ...fixed,

@@ -319,7 +319,7 @@ export async function resolvePostgresSettings(
     const layers: [SettingSource, string | undefined][] = [
       ["connection string", given.get(keyword)],
       ["service file", fromService.get(keyword)],
-      ["environment", HONOURED[keyword] ? env[HONOURED[keyword] as string] : undefined],
+      ["environment", HONOURED[keyword] ? env[HONOURED[keyword]] : undefined],
     ];
     for (const [source, v] of layers) {
       // libpq treats an empty environment variable as unset, and an empty keyword value as given.

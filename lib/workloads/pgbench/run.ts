@@ -78,7 +78,8 @@ export class PgbenchAbortedError extends Error {
 }
 
 /**
- * The environment of a PostgreSQL client tool the lab spawns (pgbench, psql): the server's own libpq settings (an external server's sslmode, CA, client
+ * The environment of a PostgreSQL client tool the lab spawns (pgbench, psql): the server's own
+ * libpq settings (an external server's sslmode, CA, client
  * certificate, options, as the lab resolved them from its URI and PG* variables) and the password,
  * in this child's environment only. No PG* variable is inherited: for a server the lab runs, the
  * user's PGSSLMODE or PGOPTIONS would change what is measured, and for an external one they have

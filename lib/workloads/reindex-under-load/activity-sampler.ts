@@ -78,15 +78,16 @@ export class ActivitySampler {
     const client = new Client({ ...connection, application_name: "dblab-sampler" });
     // A lost connection between samples ends sampling with that error (stop() throws it): the run's failure path.
     let lost: Error | undefined;
-    let sampler: ActivitySampler | undefined;
+    const started: { sampler?: ActivitySampler } = {};
     handleErrors(client, "activity sampler", (error) => {
       lost = error;
-      if (sampler) sampler.error ??= error;
+      if (started.sampler) started.sampler.error ??= error;
     });
     await client.connect();
     // The sampler must not wait behind the locks it observes (catalog lookups for ::regclass).
     await client.query("SET lock_timeout = '100ms'");
-    sampler = new ActivitySampler(client, intervalMs);
+    const sampler = new ActivitySampler(client, intervalMs);
+    started.sampler = sampler;
     if (lost) sampler.error = lost;
     sampler.loop();
     return sampler;
