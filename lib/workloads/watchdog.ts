@@ -22,6 +22,7 @@ import { MongoClient } from "mongodb";
 import { Client } from "pg";
 import { median } from "simple-statistics";
 import { killTree } from "../runtime/reaper";
+import { isProcessAlive } from "../runtime/resource-registry";
 import type { Engine, StartedServer } from "../targets/types";
 import { ignored } from "../runtime/debug";
 import { ACTIVITY_MS, withActivity } from "./server-activity";
@@ -267,6 +268,9 @@ export function explainServerLoss(server: StartedServer, error: unknown): unknow
       // the directory went with the server
     }
   }
+  // A server process of ours that is gone (kill -9, the OOM killer) is the loss itself.
+  const pid = (server as { pid?: unknown }).pid;
+  if (typeof pid === "number" && pid > 0 && !isProcessAlive(pid)) reasons.push(`its process ${pid} is gone`);
   const logTail = (server as { logTail?: unknown }).logTail;
   if (typeof logTail === "function") {
     const text = String((logTail as (lines: number) => string).call(server, 50));

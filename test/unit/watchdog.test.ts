@@ -20,7 +20,7 @@ import {
   watchTrial,
   withWatchdog,
 } from "../../lib/workloads/watchdog";
-import { TrialFailedError } from "../../lib/workloads/failures";
+import { ServerLostError, TrialFailedError } from "../../lib/workloads/failures";
 
 function fakeServer(extra: object = {}): StartedServer & { stopped: number } {
   const server = {
@@ -127,6 +127,24 @@ test("a lost connection to an embedded server says what its log says (a full WAL
   );
   const other = new Error("syntax error");
   assert.equal(explainServerLoss(server, other), other, "other errors are left as they are");
+});
+
+test("a lost connection to a server whose process is gone is a ServerLostError naming the process", async () => {
+  // A real process that has exited: its pid is not alive any more.
+  const { spawnSync } = await import("node:child_process");
+  const gone = spawnSync(process.execPath, ["-e", "0"]).pid;
+  assert.ok(gone);
+  const server = fakeServer({ pid: gone });
+  const error = new Error("Connection terminated unexpectedly");
+  const explained = explainServerLoss(server, error);
+  assert.ok(explained instanceof ServerLostError);
+  assert.equal(explained.cause, error);
+  assert.match(
+    explained.message,
+    new RegExp(`went away \\(Connection terminated unexpectedly\\): its process ${gone} is gone`),
+  );
+  const alive = fakeServer({ pid: process.pid });
+  assert.equal(explainServerLoss(alive, error), error, "a living process says nothing by itself");
 });
 
 test("a Docker server's lost connection while the engine does not answer names Docker (was: write ECONNRESET)", async () => {
