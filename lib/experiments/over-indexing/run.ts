@@ -9,7 +9,12 @@ import type { ServerSpec } from "../../targets/types";
 import { withSession, type RunControl } from "../session";
 import { describeRunner, locatePgbench } from "../../workloads/pgbench";
 import { datasetShape, transactionScript } from "../../workloads/over-indexing/dataset";
-import { createTemplate, dropDatabases, type TemplateInfo } from "../../workloads/over-indexing/databases";
+import {
+  createTemplate,
+  dropDatabases,
+  WORKLOAD_DATABASES,
+  type TemplateInfo,
+} from "../../workloads/over-indexing/databases";
 import {
   planRounds,
   runRounds,
@@ -59,6 +64,7 @@ export function serverSpec(p: OverIndexingParams): ServerSpec {
     uses: {
       notebook: "03 over-indexing",
       clients: p.clients,
+      databases: WORKLOAD_DATABASES,
       extensions: [
         {
           name: "pg_stat_statements",
