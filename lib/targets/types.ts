@@ -44,6 +44,11 @@ export interface ServerUses {
   readonly extensions?: readonly ExtensionUse[];
   /** Sessions open at once at the peak, the lab's own included (pgbench -c plus its helpers). */
   readonly clients?: number;
+  /**
+   * Databases the workload creates and drops beside the lab's own (template clones for pgbench):
+   * an external server lists them in the pre-flight and drops them on stop, interrupts included.
+   */
+  readonly databases?: readonly string[];
   /** ALTER SYSTEM + pg_reload_conf (02 keeps WAL for its decoding trials with wal_keep_size). */
   readonly alterSystem?: { readonly parameter: string; readonly measures: string };
 }

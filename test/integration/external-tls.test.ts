@@ -268,6 +268,18 @@ test("sslmode=require against a server with ssl=off fails clearly", async (t) =>
   assert.deepEqual(await labDatabases(server), []);
 });
 
+test("more clients than max_connections leaves free is refused by the pre-flight, with the figures", async (t) => {
+  if (!plainServer) return t.skip("no openssl to make certificates");
+  const server = plainServer;
+  const uri = `postgresql://postgres:${server.connection.password}@127.0.0.1:${server.connection.port}/postgres`;
+  const spec: ServerSpec = { engine: "postgresql", uses: { notebook: "03 over-indexing", clients: 500 } };
+  await assert.rejects(
+    new ExternalTarget(uri, { onPreflight: () => undefined }).start(spec),
+    /cannot run 03 over-indexing: the run opens up to 504 sessions and the server has \d+ free \(max_connections 100, 3 reserved/,
+  );
+  assert.deepEqual(await labDatabases(server), []);
+});
+
 test("application_name from the URI shows in pg_stat_activity for the workload's sessions", async (t) => {
   if (!tlsServer) return t.skip("no openssl to make certificates");
   const server = tlsServer;

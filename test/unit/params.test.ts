@@ -4,6 +4,7 @@ import { indexWriteCostParams } from "../../lib/params/index-write-cost";
 import { decideTarget } from "../../lib/targets/select";
 import { parseConnectionString } from "../../lib/targets/external/conninfo";
 import { redactText, redactUri } from "../../lib/targets/uri";
+import { withEnv } from "../support/env";
 
 const cases: [string, () => unknown, RegExp][] = [
   ["unknown profile", () => indexWriteCostParams("huge"), /profile must be one of smoke, default, full; got "huge"/],
@@ -87,13 +88,10 @@ test("URIs are redacted in text", () => {
 });
 
 test("target external without a URI is refused before anything starts", async () => {
-  const saved = process.env.DBLAB_POSTGRES_URI;
-  delete process.env.DBLAB_POSTGRES_URI;
-  try {
-    await assert.rejects(decideTarget("postgresql", "external"), /needs the server's URI in DBLAB_POSTGRES_URI/);
-  } finally {
-    if (saved !== undefined) process.env.DBLAB_POSTGRES_URI = saved;
-  }
+  // DBLAB_TARGET (set to embedded in a developer's shell) would win over the choice asked for here.
+  await withEnv({ DBLAB_POSTGRES_URI: undefined, DBLAB_TARGET: undefined }, () =>
+    assert.rejects(decideTarget("postgresql", "external"), /needs the server's URI in DBLAB_POSTGRES_URI/),
+  );
 });
 
 test("an unknown DBLAB_TARGET is refused", async () => {

@@ -10,7 +10,12 @@ import { memoryAndWalSettings } from "../../engines/postgres/server-settings";
 import { withSession, type RunControl } from "../session";
 import { describeRunner, locatePgbench } from "../../workloads/pgbench";
 import { datasetShape, transactionScript } from "../../workloads/over-indexing/dataset";
-import { createTemplate, dropDatabases, type TemplateInfo } from "../../workloads/over-indexing/databases";
+import {
+  createTemplate,
+  dropDatabases,
+  WORKLOAD_DATABASES,
+  type TemplateInfo,
+} from "../../workloads/over-indexing/databases";
 import {
   planRounds,
   runRounds,
@@ -55,6 +60,7 @@ export function serverSpec(p: OverIndexingParams): ServerSpec {
     uses: {
       notebook: "03 over-indexing",
       clients: p.clients,
+      databases: WORKLOAD_DATABASES,
       extensions: [
         {
           name: "pg_stat_statements",

@@ -7,7 +7,12 @@ import type { RunMetadata } from "../../results/metadata";
 import type { ServerSpec } from "../../targets/types";
 import { withSession, type RunControl } from "../session";
 import { describeRunner, locatePgbench } from "../../workloads/pgbench";
-import { createTemplate, dropDatabases, type TemplateInfo } from "../../workloads/reindex-under-load/databases";
+import {
+  createTemplate,
+  dropDatabases,
+  WORKLOAD_DATABASES,
+  type TemplateInfo,
+} from "../../workloads/reindex-under-load/databases";
 import { MIN_COVERAGE, repeatsForCoverage, type Verdict } from "../../stats/claims";
 import { nextRound } from "../../stats/adaptive";
 import {
@@ -49,6 +54,7 @@ export function serverSpec(p: ReindexUnderLoadParams): ServerSpec {
       // pgbench's clients, the REINDEX session and the lock sampler.
       notebook: "04 reindex under load",
       clients: p.clients + 2,
+      databases: WORKLOAD_DATABASES,
       extensions: [
         {
           name: "pg_stat_statements",

@@ -16,6 +16,11 @@ import { isLoopbackHost, resolvePostgresSettings, type PostgresSettings } from "
 import { preflight, type PreflightReport } from "./preflight";
 import { libpqEnvironment, tlsPlan } from "./tls-options";
 
+/** A database name as an SQL identifier. */
+function quoteIdentifier(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
 export const LAB_DATABASE_COMMENT = "created by db-write-lab; safe to drop when no lab run is active";
 
 /** Refused before any connection: plaintext to another host that the user did not ask for. */
@@ -285,7 +290,10 @@ class ExternalPostgresServer implements StartedServer {
     client.on("error", () => undefined);
     await client.connect();
     try {
-      await client.query(`DROP DATABASE IF EXISTS ${this.connection.database} WITH (FORCE)`);
+      // The workload's own databases too (03's and 04's template clones): gone after an interrupt as well.
+      for (const name of [...(this.spec.uses?.databases ?? []), this.connection.database]) {
+        await client.query(`DROP DATABASE IF EXISTS ${quoteIdentifier(name)} WITH (FORCE)`);
+      }
     } finally {
       await client.end();
     }

@@ -117,6 +117,12 @@ export async function preflight(
       ).rows[0].ok
     : true;
 
+  const extra = uses?.databases ?? [];
+  const { rows: present } = await client.query<{ datname: string }>(
+    "SELECT datname FROM pg_database WHERE datname = ANY($1) ORDER BY datname",
+    [extra],
+  );
+
   const refusals: string[] = [];
   if (!r.superuser && !r.createdb) {
     refusals.push(
@@ -166,6 +172,14 @@ export async function preflight(
     lines.push(
       `  ${i === 0 ? "extensions  " : "            "} ${e.name} (${state}): ${use.measures} — ` +
         (e.usable ? "measured" : `NOT measured (${e.why})`),
+    );
+  }
+  if (extra.length) {
+    lines.push(
+      `  databases    the notebook also creates and drops ${extra.join(", ")}` +
+        (present.length
+          ? ` (present now, left by an earlier run, and replaced: ${present.map((d) => d.datname).join(", ")})`
+          : ""),
     );
   }
   lines.push(

@@ -113,6 +113,9 @@ export function levelTemplate(level: number): string {
 
 const LEVEL_TEMPLATES = INDEX_LEVELS.map(levelTemplate);
 
+/** Every database this workload makes on its server (an external server drops them on stop too). */
+export const WORKLOAD_DATABASES: readonly string[] = [RUN_DATABASE, ...LEVEL_TEMPLATES, TEMPLATE_DATABASE];
+
 async function countIndexes(server: StartedServer, database: string): Promise<number> {
   return withClient(server, database, async (c) => (await c.query<{ n: number }>(COUNT_INDEXES_SQL)).rows[0].n);
 }
@@ -155,5 +158,5 @@ export async function prepareRound(
 }
 
 export async function dropDatabases(server: StartedServer): Promise<void> {
-  await dropAll(server.connection, [RUN_DATABASE, ...LEVEL_TEMPLATES, TEMPLATE_DATABASE]);
+  await dropAll(server.connection, WORKLOAD_DATABASES);
 }

@@ -72,6 +72,9 @@ export function cloneRunDatabase(server: StartedServer): Promise<number> {
   return cloneDatabase(server.connection, TEMPLATE_DATABASE, RUN_DATABASE, { checkpoint: true });
 }
 
+/** Every database this workload makes on its server (an external server drops them on stop too). */
+export const WORKLOAD_DATABASES: readonly string[] = [RUN_DATABASE, TEMPLATE_DATABASE];
+
 export async function dropDatabases(server: StartedServer): Promise<void> {
-  await dropAll(server.connection, [RUN_DATABASE, TEMPLATE_DATABASE]);
+  await dropAll(server.connection, WORKLOAD_DATABASES);
 }
