@@ -12,7 +12,7 @@
  *
  * The cells are chosen so that every notebook and every fault appears at least once, not the whole
  * product (which would take most of an hour): see CELLS. `DBLAB_FAULT_CELLS=02-kill9-embedded,…`
- * runs only the named cells. The ssh:// cells use test/support/remote-engine.sh (a network namespace
+ * runs only the named cells, `DBLAB_FAULT_CELLS=all` every cell. The ssh:// cells use test/support/remote-engine.sh (a network namespace
  * with its own dockerd and sshd); the docker cells the local engine, whose daemon is never stopped here.
  */
 import { after, before, test, type TestContext } from "node:test";
@@ -55,6 +55,8 @@ interface Cell {
   readonly boundSeconds: number;
   readonly sets: readonly string[];
   readonly env?: Readonly<Record<string, string>>;
+  /** Run only when named in DBLAB_FAULT_CELLS (or DBLAB_FAULT_CELLS=all). */
+  readonly byName?: boolean;
 }
 
 const NAMES: Record<Notebook, string> = {
@@ -96,7 +98,7 @@ const SMOKE: Record<Notebook, readonly string[]> = {
 const smoke = (nb: Notebook): string[] => SMOKE[nb].map((s) => `--set=${s}`);
 
 /**
- * The cells: each notebook twice, each fault at least once, the fault at the notebook's most exposed
+ * The cells: 01–04 twice and 05 once (its SIGTERM cell by name), each fault at least once, the fault at the notebook's most exposed
  * point, on the target where it is most likely met (a dropped link and a stopped engine exist only
  * for a Docker engine, and only the namespace's engine may be stopped here).
  */
@@ -114,10 +116,20 @@ const CELLS: readonly Cell[] = [
     sets: smoke("03"),
     env: { DBLAB_STALL_SECONDS: "5" },
   },
+  { notebook: "03", fault: "link-drop", target: "ssh", point: "pgbench", boundSeconds: 75, sets: smoke("03") },
   { notebook: "04", fault: "link-drop", target: "ssh", point: "pgbench", boundSeconds: 75, sets: smoke("04") },
   { notebook: "04", fault: "kill-9", target: "embedded", point: "pgbench", boundSeconds: 30, sets: smoke("04") },
   { notebook: "05", fault: "kill-9", target: "embedded", point: "quorum", boundSeconds: 30, sets: smoke("05") },
-  { notebook: "05", fault: "sigterm", target: "embedded", point: "quorum", boundSeconds: 45, sets: smoke("05") },
+  // Passes today; left out of the default selection to keep the matrix inside its time (~70 s more).
+  {
+    notebook: "05",
+    fault: "sigterm",
+    target: "embedded",
+    point: "quorum",
+    boundSeconds: 45,
+    sets: smoke("05"),
+    byName: true,
+  },
 ];
 
 const cellName = (c: Cell): string => `${c.notebook}-${c.fault.replace("-", "")}-${c.target}`;
@@ -145,7 +157,9 @@ let remote: RemoteEngine | undefined;
 let remoteUnavailable: string | undefined;
 let localDocker = false;
 const wanted = (process.env.DBLAB_FAULT_CELLS ?? "").split(",").filter(Boolean);
-const selected = CELLS.filter((c) => wanted.length === 0 || wanted.includes(cellName(c)));
+const selected = CELLS.filter((c) =>
+  wanted.length === 0 ? !c.byName : wanted.includes("all") || wanted.includes(cellName(c)),
+);
 const rows: string[] = [];
 
 before(async () => {
@@ -530,7 +544,10 @@ for (const cell of CELLS) {
   const run = selected.includes(cell);
   test(
     `fault matrix ${cellName(cell)}: ${cell.fault} mid-${cell.point} of ${NAMES[cell.notebook]} on ${cell.target}`,
-    { timeout: 600_000, skip: run ? false : "not in DBLAB_FAULT_CELLS" },
+    {
+      timeout: 600_000,
+      skip: run ? false : cell.byName ? "run by name only (DBLAB_FAULT_CELLS)" : "not in DBLAB_FAULT_CELLS",
+    },
     async (t) => runCell(t, cell),
   );
 }
