@@ -6,6 +6,7 @@ import type { Interval } from "../../lib/stats/intervals";
 import type { PgbenchRunResult } from "../../lib/workloads/pgbench";
 import { planRounds, type YourIndexesTrial } from "../../lib/workloads/your-indexes/run-trials";
 import { updateStatements } from "../../lib/workloads/your-indexes/scripts";
+import { parsePsqlError, SqlFileError, withoutForeignRoles } from "../../lib/workloads/your-indexes/sql-files";
 import { existingToJudge, planVariants, UnknownIndexError } from "../../lib/workloads/your-indexes/variants";
 import type { IndexInfo } from "../../lib/workloads/your-indexes/catalog";
 import { yourIndexesParams } from "../../lib/params/your-indexes";
@@ -259,4 +260,30 @@ test("rounds in a Williams order: every variant in every position and after ever
     planRounds(ids, 7, 7).map((p) => p.key),
     ["baseline/r7", "drop:a/r7", "drop:b/r7"],
   );
+});
+
+test("pg_dump's role lines are left out line for line, and psql's error names the reader's file and line", () => {
+  const dump = [
+    "SET statement_timeout = 0;",
+    "\\restrict abc123",
+    "CREATE TABLE public.t (id integer);",
+    "ALTER TABLE public.t OWNER TO app_owner;",
+    "GRANT SELECT ON TABLE public.t TO reporting;",
+    "\\unrestrict abc123",
+  ].join("\n");
+  const kept = withoutForeignRoles(dump).split("\n");
+  assert.equal(kept.length, 6, "line numbers stay the file's own");
+  assert.deepEqual(
+    kept.map((l) => l.startsWith("-- (left out by the lab)")),
+    [false, true, false, true, true, true],
+  );
+  const e = parsePsqlError(
+    'psql:/tmp/dblab-sql-x/schema.sql:12: ERROR:  relation "nowhere" does not exist\nLINE 1: CREATE TABLE b (id int REFERENCES nowhere (id));\n',
+    "my/schema.sql",
+    "/tmp/dblab-sql-x/schema.sql",
+  );
+  assert.ok(e instanceof SqlFileError);
+  assert.equal(e.line, 12);
+  assert.equal(e.file, "my/schema.sql");
+  assert.match(e.message, /^my\/schema\.sql:12: relation "nowhere" does not exist · LINE 1:/);
 });
