@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { checkClaims, judgeCost, type Judgement } from "../../lib/experiments/your-indexes/claims";
 import { summarise, type SummaryContext } from "../../lib/experiments/your-indexes/summarise";
-import type { Interval } from "../../lib/stats/intervals";
+import { medianInterval, type Interval } from "../../lib/stats/intervals";
 import type { PgbenchRunResult } from "../../lib/workloads/pgbench";
 import { planRounds, type YourIndexesTrial } from "../../lib/workloads/your-indexes/run-trials";
 import { updateStatements } from "../../lib/workloads/your-indexes/scripts";
@@ -13,16 +13,15 @@ import { yourIndexesParams } from "../../lib/params/your-indexes";
 import { ParameterError } from "../../lib/params/validate";
 
 const M = 0.02;
-/** An interval of the cost as medianInterval gives it for 5 paired rounds (the range, 93.75 %). */
-const cost = (low: number, high: number, coverage = 0.9375, n = 5): Interval => ({
-  estimate: (low + high) / 2,
-  low,
-  high,
-  n,
-  coverage,
-  of: "cost",
-  rank: 1,
-});
+/**
+ * The interval medianInterval gives for paired costs running from `low` to `high`: 5 of them (the
+ * range, 93.75 %), or with `n = 3` the range that covers the median only 75 %.
+ */
+const cost = (low: number, high: number, n = 5): Interval =>
+  medianInterval(
+    Array.from({ length: n }, (_, i) => low + ((high - low) * i) / (n - 1)),
+    "cost",
+  );
 
 test("the per-index judgement reaches each verdict at its margins", () => {
   const cases: [Interval | undefined, Judgement, RegExp?][] = [
@@ -36,8 +35,8 @@ test("the per-index judgement reaches each verdict at its margins", () => {
     [cost(-0.08, -0.0201), "speeds up", /^speeds the workload up/],
     [cost(-0.08, -0.02), "inconclusive"], // reaches the band's edge
     [cost(-0.08, 0), "inconclusive"],
-    [cost(0.05, 0.1, 0.75, 3), "inconclusive", /needs ≥ 5 paired repeats/],
-    [cost(-0.01, 0.01, 0.75, 3), "inconclusive"],
+    [cost(0.05, 0.1, 3), "inconclusive", /needs ≥ 5 paired repeats/],
+    [cost(-0.01, 0.01, 3), "inconclusive"],
     [undefined, "inconclusive", /no paired rounds/],
   ];
   for (const [interval, expected, text] of cases) {
