@@ -19,7 +19,7 @@ const M = 0.02;
  */
 const cost = (low: number, high: number, n = 5): Interval =>
   medianInterval(
-    Array.from({ length: n }, (_, i) => low + ((high - low) * i) / (n - 1)),
+    Array.from({ length: n }, (_, i) => (i === n - 1 ? high : low + ((high - low) * i) / (n - 1))),
     "cost",
   );
 
