@@ -2,26 +2,26 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { checkClaims, judgeCost, type Judgement } from "../../lib/experiments/your-indexes/claims";
 import { summarise, type SummaryContext } from "../../lib/experiments/your-indexes/summarise";
-import type { Interval } from "../../lib/stats/intervals";
+import { medianInterval, type Interval } from "../../lib/stats/intervals";
 import type { PgbenchRunResult } from "../../lib/workloads/pgbench";
 import { planRounds, type YourIndexesTrial } from "../../lib/workloads/your-indexes/run-trials";
 import { updateStatements } from "../../lib/workloads/your-indexes/scripts";
+import { parsePsqlError, SqlFileError, withoutForeignRoles } from "../../lib/workloads/your-indexes/sql-files";
 import { existingToJudge, planVariants, UnknownIndexError } from "../../lib/workloads/your-indexes/variants";
 import type { IndexInfo } from "../../lib/workloads/your-indexes/catalog";
 import { yourIndexesParams } from "../../lib/params/your-indexes";
 import { ParameterError } from "../../lib/params/validate";
 
 const M = 0.02;
-/** An interval of the cost as medianInterval gives it for 5 paired rounds (the range, 93.75 %). */
-const cost = (low: number, high: number, coverage = 0.9375, n = 5): Interval => ({
-  estimate: (low + high) / 2,
-  low,
-  high,
-  n,
-  coverage,
-  of: "cost",
-  rank: 1,
-});
+/**
+ * The interval medianInterval gives for paired costs running from `low` to `high`: 5 of them (the
+ * range, 93.75 %), or with `n = 3` the range that covers the median only 75 %.
+ */
+const cost = (low: number, high: number, n = 5): Interval =>
+  medianInterval(
+    Array.from({ length: n }, (_, i) => (i === n - 1 ? high : low + ((high - low) * i) / (n - 1))),
+    "cost",
+  );
 
 test("the per-index judgement reaches each verdict at its margins", () => {
   const cases: [Interval | undefined, Judgement, RegExp?][] = [
@@ -35,8 +35,8 @@ test("the per-index judgement reaches each verdict at its margins", () => {
     [cost(-0.08, -0.0201), "speeds up", /^speeds the workload up/],
     [cost(-0.08, -0.02), "inconclusive"], // reaches the band's edge
     [cost(-0.08, 0), "inconclusive"],
-    [cost(0.05, 0.1, 0.75, 3), "inconclusive", /needs ≥ 5 paired repeats/],
-    [cost(-0.01, 0.01, 0.75, 3), "inconclusive"],
+    [cost(0.05, 0.1, 3), "inconclusive", /needs ≥ 5 paired repeats/],
+    [cost(-0.01, 0.01, 3), "inconclusive"],
     [undefined, "inconclusive", /no paired rounds/],
   ];
   for (const [interval, expected, text] of cases) {
@@ -259,4 +259,30 @@ test("rounds in a Williams order: every variant in every position and after ever
     planRounds(ids, 7, 7).map((p) => p.key),
     ["baseline/r7", "drop:a/r7", "drop:b/r7"],
   );
+});
+
+test("pg_dump's role lines are left out line for line, and psql's error names the reader's file and line", () => {
+  const dump = [
+    "SET statement_timeout = 0;",
+    "\\restrict abc123",
+    "CREATE TABLE public.t (id integer);",
+    "ALTER TABLE public.t OWNER TO app_owner;",
+    "GRANT SELECT ON TABLE public.t TO reporting;",
+    "\\unrestrict abc123",
+  ].join("\n");
+  const kept = withoutForeignRoles(dump).split("\n");
+  assert.equal(kept.length, 6, "line numbers stay the file's own");
+  assert.deepEqual(
+    kept.map((l) => l.startsWith("-- (left out by the lab)")),
+    [false, true, false, true, true, true],
+  );
+  const e = parsePsqlError(
+    'psql:/tmp/dblab-sql-x/schema.sql:12: ERROR:  relation "nowhere" does not exist\nLINE 1: CREATE TABLE b (id int REFERENCES nowhere (id));\n',
+    "my/schema.sql",
+    "/tmp/dblab-sql-x/schema.sql",
+  );
+  assert.ok(e instanceof SqlFileError);
+  assert.equal(e.line, 12);
+  assert.equal(e.file, "my/schema.sql");
+  assert.match(e.message, /^my\/schema\.sql:12: relation "nowhere" does not exist · LINE 1:/);
 });

@@ -213,15 +213,11 @@ export function summarise(
     return group.map((r, i) => ({ ...r, outlier: flags[i] }));
   });
   runs.sort((a, b) => a.repeat - b.repeat || (a.position ?? 0) - (b.position ?? 0));
+  const medians = ["tps", "p50Ms", "p99Ms", "walBytesPerTx", "btreeInsertsPerTx", "btreeSplitsPerTx"] as const;
   const variants: VariantSummary[] = [...groupBy(runs, (r) => r.variant).values()].map((g) => ({
     id: g[0].variant,
     runs: g.length,
-    tps: med(g.map((r) => r.tps)),
-    p50Ms: med(g.map((r) => r.p50Ms)),
-    p99Ms: med(g.map((r) => r.p99Ms)),
-    walBytesPerTx: med(g.map((r) => r.walBytesPerTx)),
-    btreeInsertsPerTx: med(g.map((r) => r.btreeInsertsPerTx)),
-    btreeSplitsPerTx: med(g.map((r) => r.btreeSplitsPerTx)),
+    ...Object.fromEntries(medians.map((k) => [k, med(g.map((r) => r[k]))])),
     hotShare: hotShares(g),
   }));
   const variant = (id: string) => variants.find((v) => v.id === id);
