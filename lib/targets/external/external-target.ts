@@ -107,14 +107,8 @@ export class ExternalTarget implements Target {
       (this.options.onPreflight ?? ((r: PreflightReport) => console.log(r.text)))(report);
       if (report.refusal) throw new ParameterError(report.refusal);
       const database = `dblab_${Date.now().toString(36)}_${randomBytes(3).toString("hex")}`;
-      await client.query(`CREATE DATABASE ${database}`);
-      try {
-        await client.query(`COMMENT ON DATABASE ${database} IS '${LAB_DATABASE_COMMENT}'`);
-      } catch (error) {
-        await client.query(`DROP DATABASE IF EXISTS ${database}`).catch(() => undefined);
-        throw error;
-      }
-      return new ExternalPostgresServer(
+      // Made before CREATE DATABASE, so that a SIGTERM from here on drops it (DROP … IF EXISTS).
+      const server = new ExternalPostgresServer(
         { ...admin, database },
         admin,
         report.version,
@@ -123,6 +117,14 @@ export class ExternalTarget implements Target {
         transport,
         settings,
       );
+      try {
+        await client.query(`CREATE DATABASE ${database}`);
+        await client.query(`COMMENT ON DATABASE ${database} IS '${LAB_DATABASE_COMMENT}'`);
+      } catch (error) {
+        await server.stop().catch(() => undefined);
+        throw error;
+      }
+      return server;
     } finally {
       await client.end().catch(() => undefined);
     }
@@ -286,7 +288,14 @@ class ExternalPostgresServer implements StartedServer {
 
   private async drop(): Promise<void> {
     this.forget();
-    const client = new Client(postgresClientConfig(this.admin, { applicationName: "dblab-admin" }));
+    // Bounded: this runs on SIGTERM too, and a server that stopped answering must not hold the exit.
+    const client = new Client({
+      ...postgresClientConfig(this.admin, {
+        applicationName: "dblab-admin",
+        connectionTimeoutMillis: (this.admin.connectTimeoutSeconds ?? 10) * 1000,
+      }),
+      query_timeout: 60_000,
+    });
     client.on("error", () => undefined);
     await client.connect();
     try {
