@@ -20,10 +20,10 @@ import {
   type BuiltVariant,
   type LoadedTemplate,
 } from "../../workloads/your-indexes/databases";
+import { runTrials } from "../../workloads/trials";
 import {
   checkWorkload,
   planRounds,
-  runTrials,
   trialRunner,
   type PlannedTrial,
   type WorkloadCheck,
@@ -216,7 +216,9 @@ export async function run(p: YourIndexesParams, control: RunControl = {}): Promi
         runTrials(part, runOne, {
           store,
           signal,
-          onTrial: (done, total, next, last) =>
+          // One pgbench run per trial, all of the same length: they set each other's stall bound.
+          watch: (planned) => ({ engine: "postgresql", what: `${planned.key} (pgbench)`, group: "pgbench run" }),
+          onProgress: ({ done, total, next, last }) =>
             progress.update(
               trialPlan.length - total + done,
               trialPlan.length,

@@ -5,7 +5,7 @@
 import { waitForAutovacuumIdle, type AutovacuumWait } from "../../engines/postgres/autovacuum";
 import { relationSizes, tableCounters, type PgTableCounterKey } from "../../engines/postgres/table-counters";
 import { currentWalLsn, walRecordsBetween, type WalRecordStats } from "../../engines/postgres/wal-records";
-import type { RunStore, TrialRecord } from "../../results/run-store";
+import type { TrialRecord } from "../../results/run-store";
 import { counterDelta, counterEntries, type Counters } from "../../stats/counters";
 import { rotated } from "../../stats/order";
 import type { StartedServer } from "../../targets/types";
@@ -18,7 +18,6 @@ import {
   type PgbenchScript,
   type ProgressPoint,
 } from "../pgbench";
-import { watchTrial } from "../watchdog";
 import { cloneForRun, RUN_DATABASE, withDatabase } from "./databases";
 
 export interface YourIndexesCondition {
@@ -143,35 +142,6 @@ export function trialRunner(ctx: TrialContext): (planned: PlannedTrial) => Promi
       autovacuumWait,
     };
   };
-}
-
-export interface TrialLoop {
-  readonly store: RunStore<YourIndexesCondition>;
-  readonly signal?: AbortSignal;
-  readonly onTrial?: (
-    done: number,
-    total: number,
-    next: PlannedTrial | undefined,
-    last: YourIndexesTrial | undefined,
-  ) => void;
-}
-
-/** Runs the plan, skipping finished keys of a resumed run, appending each trial as it ends. */
-export async function runTrials(
-  plan: readonly PlannedTrial[],
-  runOne: (planned: PlannedTrial) => Promise<YourIndexesTrial>,
-  o: TrialLoop,
-): Promise<void> {
-  const finished = o.store.finishedKeys();
-  const todo = plan.filter((p) => !finished.has(p.key));
-  let last: YourIndexesTrial | undefined;
-  for (const [i, planned] of todo.entries()) {
-    if (o.signal?.aborted) break;
-    o.onTrial?.(i, todo.length, planned, last);
-    last = await watchTrial("postgresql", `${planned.key} (pgbench)`, () => runOne(planned));
-    o.store.append(last);
-  }
-  o.onTrial?.(todo.length, todo.length, undefined, last);
 }
 
 /** The workload refused before the rounds: a script failed, or the workload writes nothing. */
