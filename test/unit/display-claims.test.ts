@@ -66,7 +66,8 @@ test("the claims table keeps the declaration apart from the outcome", () => {
   assert.doesNotMatch(outcome, /<th[^>]*>regime<\/th>/);
   assert.match(declared, /regime:<\/span> 1M rows, 5 trials/);
   assert.match(declared, /rule:<\/span> held if the whole interval is above 1\.5/);
-  assert.match(declared, /colspan="5"/);
+  // claim, kind, verdict, this run, decided by, why: the declaration spans them all.
+  assert.match(declared, /colspan="6"/);
 });
 
 test("extra string fields are shown without being required: short ones as columns, long ones declared", () => {
@@ -85,8 +86,8 @@ test("extra string fields are shown without being required: short ones as column
   assert.match(table, /mechanism:<\/span> every non-HOT update/);
   assert.doesNotMatch(table, /ignored/);
   assert.match(verdictSummaryHtml([withExtras]), /\[kind: magnitude\]/);
-  // Without extras there is no extra column.
-  assert.doesNotMatch(claimsTableHtml([held]), /<th[^>]*>kind<\/th>/);
+  // Without extras there is no extra column beyond the claim's kind, which every declaration has.
+  assert.doesNotMatch(claimsTableHtml([held]), /<th[^>]*>regime distance<\/th>/);
 });
 
 test("claim texts are escaped and a run without claims says so", () => {
