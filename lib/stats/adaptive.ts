@@ -3,6 +3,7 @@
  * add one more at a time while a headline claim is inconclusive, up to a cap and a time budget.
  * Pure, so that each stop reason is unit-tested without servers (test/unit/adaptive.test.ts).
  */
+import { medianRank } from "./intervals";
 
 /** How a design names its rounds and its cap in the reasons it records. */
 export interface RoundWords {
@@ -55,28 +56,11 @@ export function informativeRounds(level = 0.9, upTo = 64): number[] {
   const out: number[] = [];
   let prevRank = 0;
   for (let n = 1; n <= upTo; n++) {
-    const k = rankAt(n, level);
+    const k = medianRank(n, level);
     if (k > prevRank) out.push(n);
     prevRank = Math.max(prevRank, k);
   }
   return out;
-}
-
-/** The order statistic the interval of n values uses at `level`, or 0 when even the range covers less. */
-function rankAt(n: number, level: number): number {
-  const tail = (k: number) => {
-    // P(X ≤ k) for X ~ Binomial(n, ½)
-    let c = 1;
-    let sum = 0;
-    for (let i = 0; i <= k; i++) {
-      if (i > 0) c = (c * (n - i + 1)) / i;
-      sum += c;
-    }
-    return sum / 2 ** n;
-  };
-  let k = 0;
-  while (k + 1 <= Math.floor((n + 1) / 2) && 1 - 2 * tail(k) >= level) k++;
-  return k;
 }
 
 /** The next number of rounds after `done` at which a look can change a decision. */

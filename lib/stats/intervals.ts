@@ -38,6 +38,17 @@ function binomialCdfHalf(n: number, k: number): number {
 }
 
 /**
+ * The order statistic (1-based) of the narrowest interval of the median of n values whose coverage
+ * is at least `level`: the largest k with 1 − 2·P(X ≤ k − 1) ≥ level, X ~ Binomial(n, ½); 0 when
+ * even the min–max range (k = 1) covers less.
+ */
+export function medianRank(n: number, level: number): number {
+  let k = 0;
+  while (k + 1 <= Math.floor((n + 1) / 2) && 1 - 2 * binomialCdfHalf(n, k) >= level) k++;
+  return k;
+}
+
+/**
  * The narrowest order-statistic interval of the median whose coverage is at least `level`; with too
  * few values for that, the min–max range with its (lower) coverage. The default level is the one a
  * claim needs to be decided (MIN_COVERAGE in claims.ts, 90 %), so the interval shown is the one that
@@ -49,9 +60,8 @@ export function medianInterval(values: readonly number[], of: string, level = 0.
   if (finite.length === 0) throw new Error(`medianInterval of no values (${of})`);
   const sorted = [...finite].sort((a, b) => a - b);
   const n = sorted.length;
-  // Largest k (1-based) with 1 − 2·P(X ≤ k − 1) ≥ level; k = 1 is the range.
-  let k = 1;
-  while (k + 1 <= Math.floor((n + 1) / 2) && 1 - 2 * binomialCdfHalf(n, k) >= level) k++;
+  // k = 1 is the range, used (with its lower coverage) when even the range covers less than `level`.
+  const k = Math.max(1, medianRank(n, level));
   const coverage = n === 1 ? 0 : 1 - 2 * binomialCdfHalf(n, k - 1);
   return { estimate: median(sorted), low: sorted[k - 1], high: sorted[n - k], n, coverage, of, rank: k };
 }
