@@ -21,6 +21,7 @@ import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { remoteEngineUp, type RemoteEngineVars } from "../support/remote-engine";
 import type Docker from "dockerode";
 import { jupyterUnavailableReason } from "../../lib/jupyter/execute";
 import { projectRoot } from "../../lib/jupyter/kernel-spec";
@@ -146,13 +147,7 @@ const FAULT_WORDS: Record<Fault, RegExp> = {
 
 const UNCAUGHT = /UncaughtException|unhandledRejection|Unhandled promise rejection|uncaughtException/;
 
-interface RemoteEngine {
-  readonly address: string;
-  readonly dockerHost: string;
-  readonly home: string;
-  readonly socket: string;
-  readonly ns: string;
-}
+type RemoteEngine = RemoteEngineVars;
 
 let remote: RemoteEngine | undefined;
 let remoteUnavailable: string | undefined;
@@ -166,25 +161,9 @@ const rows: string[] = [];
 before(async () => {
   localDocker = fs.existsSync(LOCAL_SOCKET) && (await dockerAvailable(3000));
   if (!selected.some((c) => c.target === "ssh")) return;
-  const out = spawnSync("bash", [SCRIPT, "up", engineDir], { env: scriptEnv, encoding: "utf8", timeout: 120_000 });
-  if (out.status === 2) {
-    remoteUnavailable = out.stderr.trim();
-    return;
-  }
-  if (out.status !== 0) throw new Error(`remote-engine.sh up failed (${out.status}): ${out.stderr}`);
-  const vars = Object.fromEntries(
-    out.stdout
-      .trim()
-      .split("\n")
-      .map((l) => l.split("=", 2) as [string, string]),
-  );
-  remote = {
-    address: vars.DBLAB_REMOTE_ADDRESS,
-    dockerHost: vars.DBLAB_REMOTE_DOCKER_HOST,
-    home: vars.DBLAB_REMOTE_HOME,
-    socket: vars.DBLAB_REMOTE_SOCKET.replace(/^unix:\/\//, ""),
-    ns: vars.DBLAB_REMOTE_NS,
-  };
+  const up = remoteEngineUp(SCRIPT, engineDir, scriptEnv);
+  if ("unavailable" in up) remoteUnavailable = up.unavailable;
+  else remote = up.engine;
 });
 
 after(() => {

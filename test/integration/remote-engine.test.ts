@@ -11,6 +11,7 @@ import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { remoteEngineUp, type RemoteEngineVars } from "../support/remote-engine";
 import Docker from "dockerode";
 import { Client } from "pg";
 import { describeFailure, executeNotebook, jupyterUnavailableReason } from "../../lib/jupyter/execute";
@@ -33,45 +34,15 @@ const scriptEnv = {
   DBLAB_REMOTE_NET: process.env.DBLAB_REMOTE_NET ?? "10.231.40",
 };
 
-interface RemoteEngine {
-  readonly address: string;
-  readonly dockerHost: string;
-  /** HOME with the client key and known_hosts for that address. */
-  readonly home: string;
-  /** The engine's socket, for the test's own checks (the lab never uses it). */
-  readonly socket: string;
-  /** The same engine's tcp:// listener with TLS, and the client's certificates. */
-  readonly tlsHost: string;
-  readonly certPath: string;
-  /** The namespace, where a firewall rule makes the host vanish without a word (no RST), as a dead VM does. */
-  readonly ns: string;
-}
+type RemoteEngine = RemoteEngineVars;
 
 let remote: RemoteEngine | undefined;
 let unavailable: string | undefined;
 
 before(() => {
-  const out = spawnSync("bash", [SCRIPT, "up", engineDir], { env: scriptEnv, encoding: "utf8", timeout: 120_000 });
-  if (out.status === 2) {
-    unavailable = out.stderr.trim();
-    return;
-  }
-  if (out.status !== 0) throw new Error(`remote-engine.sh up failed (${out.status}): ${out.stderr}`);
-  const vars = Object.fromEntries(
-    out.stdout
-      .trim()
-      .split("\n")
-      .map((l) => l.split("=", 2) as [string, string]),
-  );
-  remote = {
-    address: vars.DBLAB_REMOTE_ADDRESS,
-    dockerHost: vars.DBLAB_REMOTE_DOCKER_HOST,
-    home: vars.DBLAB_REMOTE_HOME,
-    socket: vars.DBLAB_REMOTE_SOCKET.replace(/^unix:\/\//, ""),
-    tlsHost: vars.DBLAB_REMOTE_TLS_HOST,
-    certPath: vars.DBLAB_REMOTE_CERT_PATH,
-    ns: vars.DBLAB_REMOTE_NS,
-  };
+  const up = remoteEngineUp(SCRIPT, engineDir, scriptEnv);
+  if ("unavailable" in up) unavailable = up.unavailable;
+  else remote = up.engine;
 });
 
 after(() => {
