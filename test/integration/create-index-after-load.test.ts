@@ -117,8 +117,9 @@ test("trials on embedded PostgreSQL: per-phase counters, WAL by record type, ind
     );
     const wal = claims[2];
     assert.ok(wal.interval && wal.interval.estimate >= 1.6 && wal.interval.estimate <= 2.5, wal.ours);
-    assert.equal(wal.verdict, "inconclusive", "one repeat never decides a claim");
-    assert.match(wal.decidedBy, /needs ≥ 5 paired repeats \(has 1\)/);
+    // The WAL ratio is a magnitude of ≥ 1M-row loads: 4,000 rows and one repeat decide nothing.
+    assert.equal(wal.verdict, "not tested at this scale", wal.decidedBy);
+    assert.match(wal.decidedBy, / here at .*the seed /, "the measured value is shown beside the seed's");
     assert.equal(claims[1].verdict, "not tested at this scale", "the seed's 2.54× is only compared at 100M rows");
   } finally {
     await server.stop();

@@ -5,47 +5,26 @@
  * pgbench stayed at 8.0–8.8k TPS while tpcb-like went 2.8k ↔ 2.0k and UPDATE pgbench_accounts
  * 0.088 ↔ 0.15 ms between runs minutes apart, so a read-only or CPU loop does not see it. The probe
  * is PROBE_UPDATES single-row UPDATEs, each its own transaction (UPDATE + COMMIT), on a 100-row table
- * in its own database, with synchronous_commit off for its session so that the disk's fsync (another
- * quantity, recorded by the fsync probe) does not enter it. Its median latency is the state's
- * figure. Cost: ~50–100 ms of statements plus a connection, so even 01's many short trials can afford
- * one per repeat (see `probeOnce`).
- * A server restarted on the same port keeps its probe database (it is in the data directory).
+ * in the connection's own database, with synchronous_commit off for its session so that the disk's
+ * fsync (another quantity, recorded by the fsync probe) does not enter it. Its median latency is the
+ * state's figure. Cost: ~50–100 ms of statements plus a connection, so even 01's many short trials
+ * can afford one per repeat (see `probeOnce`).
+ * The table lives in the connection's database and nowhere else: on an external server that is the
+ * database the lab created and drops, so the probe leaves nothing behind there.
  */
 import type { Client } from "pg";
 import type { ConnectionInfo } from "../../targets/types";
 import type { SpeedProbe } from "../../stats/speed";
-import { connect, withClient } from "./connect";
+import { connect } from "./connect";
 import { ignored } from "../../runtime/debug";
 
-export const PROBE_DATABASE = "dblab_speed_probe";
 export const PROBE_UPDATES = 400;
 const WARMUP = 40;
 const ROWS = 100;
-const WHAT = `${PROBE_UPDATES} single-row UPDATE + COMMIT (synchronous_commit off), own database`;
+const WHAT = `${PROBE_UPDATES} single-row UPDATE + COMMIT (synchronous_commit off)`;
 
 /** One server, however many connection objects name it. */
 const serverKey = (c: ConnectionInfo) => `${c.host}:${c.port}`;
-const ready = new Map<string, Promise<string | undefined>>();
-
-/**
- * Creates the probe's database once per server. Where the lab may not create databases (an external
- * server's role), the probe table goes into the connection's own database instead.
- */
-function probeDatabase(connection: ConnectionInfo): Promise<string | undefined> {
-  let p = ready.get(serverKey(connection));
-  if (!p) {
-    p = withClient(connection, async (admin) => {
-      const { rows } = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [PROBE_DATABASE]);
-      if (rows.length) return PROBE_DATABASE;
-      return admin.query(`CREATE DATABASE ${PROBE_DATABASE}`).then(
-        () => PROBE_DATABASE,
-        () => undefined,
-      );
-    }).catch(() => undefined);
-    ready.set(serverKey(connection), p);
-  }
-  return p;
-}
 
 async function prepare(client: Client): Promise<void> {
   await client.query("SET synchronous_commit = off");
@@ -62,8 +41,7 @@ async function prepare(client: Client): Promise<void> {
 export async function probeSpeed(connection: ConnectionInfo, sharedBy?: string): Promise<SpeedProbe | undefined> {
   let client: Client | undefined;
   try {
-    const database = await probeDatabase(connection);
-    client = await connect(connection, { database, applicationName: "dblab-speed-probe" });
+    client = await connect(connection, { applicationName: "dblab-speed-probe" });
     await prepare(client);
     const times: number[] = [];
     for (let i = 0; i < WARMUP + PROBE_UPDATES; i++) {
