@@ -174,6 +174,12 @@ export interface StartedServer {
    * side rather than streamed from here.
    */
   readonly linkTraffic?: () => LinkTraffic;
+  /**
+   * Present where the lab can look at the server's process from outside its connection (a
+   * container's state): undefined while it runs, else how it ended ("its container 3f2a… exited
+   * with code 137"). A lost connection is then blamed on the server, not left as a bare ECONNRESET.
+   */
+  readonly processGone?: () => Promise<string | undefined>;
 }
 
 /** Bytes over the link to a remote engine's host, since the server started (see StartedServer.linkTraffic). */

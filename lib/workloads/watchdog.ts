@@ -238,7 +238,7 @@ export class TrialWatchdog {
         await stopping;
         throw await explainEngineLoss(server, stallError);
       }
-      throw await explainEngineLoss(server, explainServerLoss(server, error));
+      throw await explainLoss(server, error);
     } finally {
       clearInterval(timer);
       // After a stall the trial's own late rejection is a consequence of the kill, reported above.
@@ -298,7 +298,7 @@ function isConnectionLoss(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === "string"
     ? /^E(CONNRESET|PIPE|CONNREFUSED|HOSTUNREACH|TIMEDOUT)$/.test(code)
-    : /Connection terminated|connection.*(closed|lost)|closed the connection|could not (receive|send) data (from|to) server|terminating connection|No space left on device/i.test(
+    : /Connection terminated|connection.*(closed|lost)|closed the connection|could not (receive|send) data (from|to) server|terminating connection|postmaster exit|No space left on device/i.test(
         String(error),
       );
 }
@@ -328,6 +328,31 @@ async function explainEngineLoss(server: StartedServer, error: unknown): Promise
   if (remote && drop !== undefined)
     return new EngineLinkLostError(serverName(server), `${errorText(error)}; ${drop}`, where);
   return error;
+}
+
+/**
+ * Why a trial's connection was lost, decided once: what the server left on this machine (embedded:
+ * its disk, process, log), else its engine (gone, link dropped), else its process as seen from
+ * outside the connection (a container that exited). A server told to shut down ("terminating
+ * connection due to administrator command": its engine stopping) is looked at for a few seconds,
+ * until its container has exited or its engine stopped answering, so the error names the cause
+ * rather than the shutdown's first symptom.
+ */
+async function explainLoss(server: StartedServer, error: unknown): Promise<unknown> {
+  const local = explainServerLoss(server, error);
+  if (local !== error || !isConnectionLoss(error)) return local;
+  const deadline = Date.now() + (/administrator command|shutting down/i.test(String(error)) ? 10_000 : 0);
+  for (;;) {
+    const engine = await explainEngineLoss(server, error);
+    if (engine !== error) return engine;
+    const gone = await server.processGone?.();
+    if (gone !== undefined) {
+      const message = error instanceof Error ? error.message : String(error);
+      return new ServerLostError(`${capitalise(serverName(server))} went away (${message}): ${gone}`, { cause: error });
+    }
+    if (Date.now() >= deadline) return error;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
 }
 
 /**

@@ -7,6 +7,7 @@
  * create and stop still leaves a record the reaper can act on.
  */
 import type Docker from "dockerode";
+import { ignored } from "../../runtime/debug";
 import { unregister } from "../../runtime/resource-registry";
 import { randomPassword } from "../ports";
 import type {
@@ -23,7 +24,14 @@ import type {
 } from "../types";
 import { execInContainer, isNotFound, waitReady, type ExecOptions } from "./container-io";
 import { containerName, createAndStart, discard } from "./create-container";
-import { currentEndpoint, dockerClientFor, LAB_LABEL, labLabels, withEngineTimeout } from "./docker-client";
+import {
+  currentEndpoint,
+  dockerClientFor,
+  LAB_LABEL,
+  labLabels,
+  withEngineTimeout,
+  withTimeout,
+} from "./docker-client";
 import { engineHostLabel, type DockerEndpoint } from "./endpoint";
 import { PROFILES, shortVersion, type EngineProfile } from "./engine-profiles";
 import {
@@ -199,6 +207,27 @@ export class DockerStartedServer implements StartedServer {
   get description(): ServerDescription {
     return this.currentDescription;
   }
+
+  /**
+   * The container's state as its engine reports it: undefined while it runs or when the engine
+   * does not answer (then the engine's loss is the story, told by the watchdog), else its exit.
+   */
+  readonly processGone = async (): Promise<string | undefined> => {
+    if (this.stopping) return undefined;
+    try {
+      // Bounded: over a dropped ssh:// link an inspect would wait for the keepalives (~20 s).
+      const { State: state } = await withTimeout(this.container.inspect(), 5000, "inspect timed out");
+      if (state.Running && !state.Restarting) return undefined;
+      const oom = state.OOMKilled ? ", killed for memory (OOM)" : "";
+      return (
+        `its container ${this.container.id.slice(0, 12)} on the Docker engine at ${this.endpoint.host} ` +
+        `${state.Status === "exited" ? "exited" : `is ${state.Status}`} with code ${state.ExitCode}${oom}`
+      );
+    } catch (error) {
+      ignored("docker: inspect a lost server's container")(error);
+      return undefined;
+    }
+  };
 
   /** Docker's container id (also `id`), for `docker logs` and the like. */
   get containerId(): string {
