@@ -333,16 +333,19 @@ async function explainEngineLoss(server: StartedServer, error: unknown): Promise
 /**
  * Why a trial's connection was lost, decided once: what the server left on this machine (embedded:
  * its disk, process, log), else its engine (gone, link dropped), else its process as seen from
- * outside the connection (a container that exited). A server told to shut down ("terminating
- * connection due to administrator command": its engine stopping) is looked at for a few seconds,
- * until its container has exited or its engine stopped answering, so the error names the cause
- * rather than the shutdown's first symptom.
+ * outside the connection (a container that exited). The connection usually breaks a moment before
+ * the process is seen gone (measured in the fault matrix: a container whose postmaster got kill -9
+ * still inspected as running at the first look), so the server is looked at for up to 3 s; one
+ * told to shut down ("terminating connection due to administrator command": its engine stopping)
+ * for up to 10 s, until its container has exited or its engine stopped answering.
  */
 async function explainLoss(server: StartedServer, error: unknown): Promise<unknown> {
-  const local = explainServerLoss(server, error);
-  if (local !== error || !isConnectionLoss(error)) return local;
-  const deadline = Date.now() + (/administrator command|shutting down/i.test(String(error)) ? 10_000 : 0);
+  if (!isConnectionLoss(error)) return error;
+  const graceMs = /administrator command|shutting down/i.test(String(error)) ? 10_000 : 3000;
+  const deadline = Date.now() + graceMs;
   for (;;) {
+    const local = explainServerLoss(server, error);
+    if (local !== error) return local;
     const engine = await explainEngineLoss(server, error);
     if (engine !== error) return engine;
     const gone = await server.processGone?.();
@@ -351,7 +354,7 @@ async function explainLoss(server: StartedServer, error: unknown): Promise<unkno
       return new ServerLostError(`${capitalise(serverName(server))} went away (${message}): ${gone}`, { cause: error });
     }
     if (Date.now() >= deadline) return error;
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
 

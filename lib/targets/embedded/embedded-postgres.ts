@@ -117,6 +117,14 @@ export class EmbeddedPostgresServer implements StartedServer, StandbyPrimary {
     return this.child?.pid;
   }
 
+  /** How the postmaster ended, once Node has reaped it (a pid probe alone still sees the zombie). */
+  readonly processGone = (): Promise<string | undefined> => {
+    const child = this.child;
+    if (!child || (child.exitCode === null && child.signalCode === null)) return Promise.resolve(undefined);
+    const how = child.signalCode ? `was killed by ${child.signalCode}` : `exited with code ${child.exitCode}`;
+    return Promise.resolve(`its postmaster (pid ${child.pid}) ${how}`);
+  };
+
   get description(): ServerDescription {
     return {
       engine: "postgresql",
