@@ -16,6 +16,11 @@ export type { IndexWriteCostParams } from "./params/index-write-cost";
 export { showTable } from "./display/table";
 export { showVerdictSummary } from "./display/claims";
 export { frame } from "./display/frame";
+// The frame's types by name, for cells to annotate with: tslab keeps a cell's top-level bindings by
+// emitting their declarations, and from a notebook outside the project an inferred danfo type has
+// no name it can emit ("cannot be named without a reference to db-write-lab/node_modules/…").
+export type { DataFrame as Frame } from "danfojs-node";
+export type { DataFrame as FrameView } from "danfojs-node/dist/danfojs-base";
 
 export * as indexWriteCost from "./experiments/index-write-cost";
 export type { CreateIndexAfterLoadParams } from "./params/create-index-after-load";
