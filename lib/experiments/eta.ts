@@ -381,7 +381,7 @@ export function calibrate(
   };
 }
 
-/** The ETA of a run of `notebook` with these params, minus the trials in `done`; undefined for a notebook without a model. */
+/** The ETA of a run of `notebook` with these params, minus the trials in `done`; undefined without a model. */
 export function estimateRun(
   notebook: string,
   params: object,
