@@ -250,6 +250,7 @@ export function etaText(e: Estimate, runId?: string): string {
       : "";
   const trials = e.remaining === e.planned ? `${e.planned} trials` : `${e.remaining} of ${e.planned} trials left`;
   const resume = runId ? `; resumable with npm run reproduce -- --resume ${runId}` : "";
+  if (e.remaining === 0) return `nothing left to run here (${e.planned} of ${e.planned} trials done)`;
   return `${formatDuration(e.seconds)} here${max}${bound}; ${trials}, per-trial time from ${e.calibration.source}${resume}`;
 }
 

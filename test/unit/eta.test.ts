@@ -62,6 +62,7 @@ test("a resumed run: only the trials not yet done count, and the line says how m
   const all = estimateUnits(units, units, new Set(units.map((u) => u.key)), FLAT);
   assert.equal(all.seconds, 0);
   assert.equal(all.remaining, 0);
+  assert.equal(etaText(all, "RUN1"), "nothing left to run here (4 of 4 trials done)");
 });
 
 test("adaptive rounds raise the ceiling, said beside the planned time", () => {
