@@ -7,8 +7,8 @@
  * load and timed part) minus the seconds its plan fixes (a 5-minute round is 300 s whatever the
  * machine), fitted as `a + b × size`, where size is what the work grows with (rows loaded, the data
  * scale, statements sent). With stored trials at two or more sizes both terms are fitted; at one size
- * only (a machine that has run just `smoke`) the per-trial overhead cannot be told from the per-size
- * cost, and all of it is scaled with size: an upper bound, said as such. A smoke run's 2,000-row
+ * only (a machine that has run just `smoke`) the untimed part is taken as constant, and the line says
+ * the estimate is rough. A smoke run's 2,000-row
  * trial of 01 is ~0.45 s of table setup around 0.02 s of timed writes, so scaling it to 1M rows is
  * ~10× too long; a default run's 10k and 100k trials fix that.
  *
@@ -54,9 +54,11 @@ export interface Calibration {
   readonly source: string;
   /**
    * True when the stored trials span less than a 4× range of sizes: the untimed part could not be
-   * split into overhead and per-size cost and is taken as constant, so the estimate is a lower bound.
+   * split into overhead and per-size cost and is taken as constant. Not a bound either way: a setup
+   * that grows with size makes the estimate short, a timed part measured on tiny trials (fixed
+   * per-statement costs) makes it long — 01's default from smoke runs alone reads ~8 min for ~4.
    */
-  readonly lowerBound: boolean;
+  readonly constantSetup: boolean;
 }
 
 /** A stored trial: its size, its own timed seconds, and its wall time (startedAt → finishedAt). */
@@ -161,7 +163,7 @@ const median = (values: readonly number[]): number => {
  * The timed part per size is the median of timed ÷ size (the timed writes are what grows with the
  * data, and they are clean of setup even in a smoke run: 02's 5k-row load took 9.4 ms here, 1.9 µs a
  * row, and a 3M-row default load ~6 s, 2 µs a row). The untimed part (wall − timed) is least squares
- * `a + b × size` (a, b ≥ 0) when the sizes span ≥ 4×; else its median, constant: a lower bound.
+ * `a + b × size` (a, b ≥ 0) when the sizes span ≥ 4×; else its median, constant (flagged).
  * Undefined without a usable sample.
  */
 export function fitCalibration(samples: readonly CalibrationSample[], source: string): Calibration | undefined {
@@ -183,7 +185,7 @@ export function fitCalibration(samples: readonly CalibrationSample[], source: st
       overheadSeconds: median(points.map((p) => p.y)),
       untimedPerSizeSeconds: 0,
       source,
-      lowerBound: true,
+      constantSetup: true,
     };
   }
   const n = points.length;
@@ -198,7 +200,7 @@ export function fitCalibration(samples: readonly CalibrationSample[], source: st
     a = 0;
     b = points.reduce((t, p) => t + p.x * p.y, 0) / points.reduce((t, p) => t + p.x * p.x, 0);
   }
-  return { timedPerSizeSeconds, overheadSeconds: a, untimedPerSizeSeconds: b, source, lowerBound: false };
+  return { timedPerSizeSeconds, overheadSeconds: a, untimedPerSizeSeconds: b, source, constantSetup: false };
 }
 
 /** One planned trial's seconds under a calibration. */
@@ -243,7 +245,9 @@ export function formatDuration(seconds: number): string {
 
 /** The ETA sentence: duration, its ceiling with adaptive rounds, what it rests on, how to resume. */
 export function etaText(e: Estimate, runId?: string): string {
-  const bound = e.calibration.lowerBound ? " (at least: the stored trials' setup was seen at one size only)" : "";
+  const bound = e.calibration.constantSetup
+    ? " (rough: the stored trials' setup was seen at one size only and is taken as constant)"
+    : "";
   const max =
     e.maxSeconds > e.seconds * 1.05
       ? `, up to ${formatDuration(e.maxSeconds).replace("about ", "")} with every adaptive round`
@@ -266,26 +270,26 @@ const REFERENCE: Readonly<Record<string, Rates>> = {
     timedPerSizeSeconds: 2.2e-5,
     overheadSeconds: 0.44,
     untimedPerSizeSeconds: 0,
-    lowerBound: true,
+    constantSetup: true,
   },
   "02-create-index-after-load": {
     timedPerSizeSeconds: 2.4e-6,
     overheadSeconds: 0.57,
     untimedPerSizeSeconds: 0,
-    lowerBound: false,
+    constantSetup: false,
   },
-  "03-over-indexing": { timedPerSizeSeconds: 0, overheadSeconds: 2.5, untimedPerSizeSeconds: 0, lowerBound: true },
+  "03-over-indexing": { timedPerSizeSeconds: 0, overheadSeconds: 2.5, untimedPerSizeSeconds: 0, constantSetup: true },
   "04-reindex-under-load": {
     timedPerSizeSeconds: 0,
     overheadSeconds: 1.32,
     untimedPerSizeSeconds: 0.067,
-    lowerBound: false,
+    constantSetup: false,
   },
   "05-round-trips": {
     timedPerSizeSeconds: 1.8e-3,
     overheadSeconds: 0,
     untimedPerSizeSeconds: 7.6e-4,
-    lowerBound: false,
+    constantSetup: false,
   },
 };
 
@@ -378,7 +382,7 @@ export function calibrate(
     overheadSeconds: reference.overheadSeconds * factor,
     untimedPerSizeSeconds: reference.untimedPerSizeSeconds * factor,
     source: `a CPU probe, ${factor.toFixed(2)}× the reference machine's time (no stored run of this notebook here)`,
-    lowerBound: reference.lowerBound,
+    constantSetup: reference.constantSetup,
   };
 }
 

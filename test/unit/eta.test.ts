@@ -1,6 +1,6 @@
 /**
  * The ETA's arithmetic at its edges: no stored runs (the CPU probe's fallback), stored trials of one
- * size (a lower bound, said so), of several sizes (overhead and per-size cost fitted apart), a
+ * size (setup taken as constant, said so), of several sizes (overhead and per-size cost fitted apart), a
  * resumed run with some trials done, and a plan whose adaptive rounds raise the ceiling.
  */
 import { test } from "node:test";
@@ -26,7 +26,7 @@ const FLAT: Calibration = {
   overheadSeconds: 2,
   untimedPerSizeSeconds: 0,
   source: "test",
-  lowerBound: false,
+  constantSetup: false,
 };
 
 test("formatDuration: seconds, minutes, hours with minutes", () => {
@@ -73,7 +73,7 @@ test("adaptive rounds raise the ceiling, said beside the planned time", () => {
   assert.match(etaText(e), /^about 1 h here, up to 2 h with every adaptive round; 1 trials/);
 });
 
-test("fitCalibration: no usable sample gives none; one size a constant setup, flagged as a lower bound", () => {
+test("fitCalibration: no usable sample gives none; one size a constant setup, flagged as rough", () => {
   assert.equal(fitCalibration([], "x"), undefined);
   assert.equal(fitCalibration([{ size: 0, timedSeconds: 1, wallSeconds: 2 }], "x"), undefined);
   const one = fitCalibration(
@@ -85,11 +85,14 @@ test("fitCalibration: no usable sample gives none; one size a constant setup, fl
     "x",
   );
   assert.ok(one);
-  assert.equal(one.lowerBound, true);
+  assert.equal(one.constantSetup, true);
   assert.equal(one.untimedPerSizeSeconds, 0);
   assert.ok(Math.abs(one.overheadSeconds - 0.45) < 1e-9, String(one.overheadSeconds));
   assert.ok(Math.abs(one.timedPerSizeSeconds - 0.03 / 2000) < 1e-12);
-  assert.match(etaText(estimateUnits([{ key: "a", size: 1, fixedSeconds: 0 }], [], new Set(), one)), /at least/);
+  assert.match(
+    etaText(estimateUnits([{ key: "a", size: 1, fixedSeconds: 0 }], [], new Set(), one)),
+    /rough: .*taken as constant/,
+  );
 });
 
 test("fitCalibration: sizes spanning ≥ 4× split the untimed part into overhead and per-size cost", () => {
@@ -101,7 +104,7 @@ test("fitCalibration: sizes spanning ≥ 4× split the untimed part into overhea
   }));
   const c = fitCalibration(samples, "x");
   assert.ok(c);
-  assert.equal(c.lowerBound, false);
+  assert.equal(c.constantSetup, false);
   assert.ok(Math.abs(c.overheadSeconds - 0.5) < 1e-6, String(c.overheadSeconds));
   assert.ok(Math.abs(c.untimedPerSizeSeconds - 1e-5) < 1e-12, String(c.untimedPerSizeSeconds));
   assert.ok(Math.abs(c.timedPerSizeSeconds - 2e-6) < 1e-15);
@@ -180,7 +183,7 @@ test("stored runs: finished trials of the same notebook calibrate; a torn line, 
       assert.ok(c);
       assert.equal(c.source, "1 stored run(s) of this notebook here");
       // untimed: 1.5 s at 10k, 2.5 s at 100k → 1.389 s + 11.1 µs a row.
-      assert.equal(c.lowerBound, false);
+      assert.equal(c.constantSetup, false);
       assert.ok(Math.abs(c.untimedPerSizeSeconds - 1 / 90_000) < 1e-9, String(c.untimedPerSizeSeconds));
       assert.ok(Math.abs(c.timedPerSizeSeconds - 1e-5) < 1e-12);
     },
