@@ -24,6 +24,7 @@ import { projectRoot } from "../lib/jupyter/kernel-spec";
 import { findExperiment, EXPERIMENTS } from "../lib/experiments/registry";
 import type { RegisteredExperiment } from "../lib/experiments/contract";
 import { checkProfile, PROFILES, type ProfileName } from "../lib/params/profiles";
+import { estimateRun, etaText } from "../lib/experiments/eta";
 import { gitCommit, hostInfo, type HostInfo } from "../lib/results/metadata";
 import { resultsRoot } from "../lib/results/run-store";
 import { readRun } from "../lib/results/stored-runs";
@@ -50,6 +51,7 @@ Options:
   --resume RUN         continue a stored run (an id from \`npm run runs\`, a unique prefix, or "last"):
                        its notebook with its recorded profile and parameters (data/results/RUN/params.json);
                        its finished trials are skipped; a --set or --profile that changes them is refused
+  --eta-only           print each notebook's estimated duration on this machine and exit (no server starts)
   --help               show this help
 
 Notebooks:
@@ -68,6 +70,8 @@ interface Options {
   cellTimeoutSec?: number;
   /** `--resume`: a stored run's id, a unique prefix of one, or "last". */
   resume?: string;
+  /** `--eta-only`: print the estimates and stop before any kernel or server starts. */
+  etaOnly: boolean;
   /** Whether --profile was given (a resume refuses one that differs from the run's). */
   profileGiven: boolean;
   help: boolean;
@@ -91,6 +95,7 @@ const REPRODUCE_OPTIONS = {
   "reports-dir": { type: "string" },
   "cell-timeout": { type: "string" },
   resume: { type: "string" },
+  "eta-only": { type: "boolean" },
 } as const;
 
 export function parseArgs(argv: readonly string[]): Options {
@@ -101,6 +106,7 @@ export function parseArgs(argv: readonly string[]): Options {
     hideCode: false,
     pdf: false,
     help: false,
+    etaOnly: false,
     profileGiven: false,
   };
   const parsed = readCommandArgs(argv, REPRODUCE_OPTIONS);
@@ -117,6 +123,9 @@ export function parseArgs(argv: readonly string[]): Options {
         break;
       case "pdf":
         opts.pdf = true;
+        break;
+      case "eta-only":
+        opts.etaOnly = true;
         break;
       case "profile":
         profile = valueOf(option);
@@ -176,6 +185,20 @@ interface Planned {
   overrides: Record<string, unknown>;
   /** Set when this notebook continues a stored run (`--resume`). */
   resume?: ResumePlan;
+}
+
+/**
+ * Each notebook's estimated duration here (lib/experiments/eta.ts), printed before any kernel starts
+ * so that a reader of a `full` run can stop before the hours pass; notebooks the estimate does not
+ * model (00, 06) are left out.
+ */
+export function etaLines(planned: readonly Planned[]): string[] {
+  const lines: string[] = [];
+  for (const p of planned) {
+    const estimate = estimateRun(p.entry.slug, p.entry.resolve(p.profile, p.overrides), p.resume?.finishedBefore);
+    if (estimate) lines.push(`ETA ${p.name}: ${etaText(estimate, p.resume?.runId ?? "<run-id>")}`);
+  }
+  return lines;
 }
 
 /** Checks everything that can be checked before a kernel or server starts. */
@@ -422,6 +445,8 @@ async function main(): Promise<number> {
       return 0;
     }
     planned = plan(opts, root);
+    for (const line of etaLines(planned)) console.log(line);
+    if (opts.etaOnly) return 0;
     findPython();
     // Before any kernel starts: a PDF needs Chromium.
     if (opts.pdf && !fs.existsSync(CHROMIUM_PATH)) {

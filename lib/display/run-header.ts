@@ -47,6 +47,7 @@ export function showRunHeader(metadata: RunMetadata, directory: string): void {
     `<div class="dblab-run" id="dblab-run"><b>Run ${escapeHtml(metadata.runId)}</b> · profile ${escapeHtml(metadata.profile)} · ` +
       `started ${escapeHtml(metadata.startedAt)} · commit ${escapeHtml(metadata.gitCommit)}<br>` +
       `Machine: ${escapeHtml(h.cpuModel)}, ${h.cpus} CPUs, ${h.memoryGiB} GiB, ${escapeHtml(h.platform)} ${escapeHtml(h.kernel)}, Node ${escapeHtml(h.node)}<br>` +
+      (metadata.eta ? `ETA before start: ${escapeHtml(metadata.eta)}<br>` : "") +
       quietnessHtml(metadata) +
       speedHtml(directory) +
       `Results: <code>${escapeHtml(directory)}</code>` +

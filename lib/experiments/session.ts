@@ -30,6 +30,7 @@ import { explainRunError, isEngineLoss, stallBoundFromEnv, TrialWatchdog, withWa
 import { ServerSet, startOn, startServers, type StartedServers } from "./servers";
 import { connect } from "../engines/postgres/connect";
 import { selectOneProbe } from "../workloads/round-trips/timing";
+import { estimateRun, etaText } from "./eta";
 import { HostMonitor, rttJitter, sampleHost, type Quietness, type RttJitter } from "../results/quietness";
 
 export interface RunControl {
@@ -114,6 +115,21 @@ export function interruptedMessage(
     `interrupted: ${kept}${of} trials kept in ${store.directory}; its servers were stopped. ` +
     `Resume with the same parameters and { resumeId: "${store.runId}" } in the run's options.`
   );
+}
+
+/** The ETA line of this run's remaining trials, or undefined for a notebook the estimate does not model. */
+function runEta(
+  options: SessionOptions,
+  store: { readonly runId: string; trials(): readonly { readonly key: string; readonly status: string }[] },
+): string | undefined {
+  const done = new Set(
+    store
+      .trials()
+      .filter((t) => t.status === "ok")
+      .map((t) => t.key),
+  );
+  const estimate = estimateRun(options.notebook, options.params, done);
+  return estimate ? etaText(estimate, store.runId) : undefined;
 }
 
 export async function withSession<C extends object, T>(
@@ -207,7 +223,10 @@ class RunSession<C extends object> implements ExperimentSession<C> {
       resumeId: options.control.resumeId,
     });
     const progress = new SessionProgress(options.title);
-    progress.update(0, 1, "starting servers…");
+    // Before any server starts: how long the plan takes here, so a reader can stop now rather than
+    // hours in. The first progress line and the run header say it.
+    const eta = runEta(options, store);
+    progress.update(0, 1, eta ? `ETA: ${eta} · starting servers…` : "starting servers…");
     const servers = await startServers(options.specs, {
       target: options.target,
       ...limitsOf(options),
@@ -232,6 +251,7 @@ class RunSession<C extends object> implements ExperimentSession<C> {
         params: options.params,
         unavailable: Object.fromEntries(servers.unavailable),
         notes,
+        ...(eta ? { eta } : {}),
         ...comparison,
       };
       const quietness: Quietness = { cpus: os.cpus().length, before, selectOneBefore: await selectOneJitter(servers) };

@@ -24,6 +24,8 @@ export interface RunMetadata {
   readonly servers: readonly ServerDescription[];
   readonly params: object;
   readonly notes?: readonly string[];
+  /** How long the run was estimated to take before its servers started (lib/experiments/eta.ts). */
+  readonly eta?: string;
   /** Engines asked for that could not be started, with the reason. */
   readonly unavailable?: Readonly<Record<string, string>>;
   /** How quiet the machine was before and during the run (load, steal, SELECT 1 jitter). */

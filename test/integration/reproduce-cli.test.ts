@@ -42,6 +42,23 @@ test("reproduce refuses bad arguments with exit 2 and names the problem", () => 
   }
 });
 
+test("reproduce --profile full --eta-only prints each notebook's ETA and starts nothing", () => {
+  const reports = path.join(box, "eta-reports");
+  const out = reproduce(["--profile", "full", "--eta-only", "--reports-dir", reports]);
+  assert.equal(out.status, 0, `${out.stdout}\n${out.stderr}`);
+  const lines = out.stdout.split("\n").filter((l) => l.startsWith("ETA "));
+  assert.deepEqual(
+    lines.map((l) => l.slice(4, 6)),
+    ["01", "02", "03", "04", "05"],
+    "one line per modelled notebook (06 and 00 are not)",
+  );
+  for (const line of lines)
+    assert.match(line, /: about \d+ (s|min|h)\b.* here.*; resumable with npm run reproduce -- --resume <run-id>$/);
+  // 03's five 5-minute rounds of five levels alone are 2 h 5 min.
+  assert.match(lines[2], /^ETA 03-over-indexing: about [2-9] h/);
+  assert.ok(!fs.existsSync(reports), "no run started: no reports folder");
+});
+
 test("reproduce writes reports and run.json into --reports-dir", { timeout: 600_000 }, (t) => {
   const missing = jupyterUnavailableReason();
   if (missing) return t.skip(`Jupyter not available: ${missing}`);

@@ -19,6 +19,8 @@ import {
   seedFigures,
 } from "../../lib/experiments/create-index-after-load/claims";
 import { headlinePair } from "../../lib/experiments/create-index-after-load/summarise";
+import { CREATE_INDEX_AFTER_LOAD_PROFILES } from "../../lib/params/create-index-after-load";
+import { assertEachDecidable } from "../support/verdicts";
 
 interface Side {
   readonly seconds: number;
@@ -30,6 +32,8 @@ interface Side {
   readonly indexBytes?: number;
   readonly timedCheckpoints?: number;
   readonly autovacuum?: number;
+  /** The table's bytes (default 200 MB: a 3M-row table's order). */
+  readonly tableBytes?: number;
 }
 
 const A = "load_then_index" as const;
@@ -77,7 +81,7 @@ function trial(method: Method, repeat: number, position: number, side: Side, row
     index: {
       treeLevel: 2,
       indexBytes,
-      tableBytes: 200e6,
+      tableBytes: side.tableBytes ?? 200e6,
       leafPages: indexBytes / 8192,
       internalPages: 10,
       emptyPages: 0,
@@ -274,4 +278,35 @@ test("02: with no trials every claim says what it needs, never a verdict", () =>
     ["inconclusive", "inconclusive", "inconclusive", "inconclusive", "inconclusive"],
   );
   assert.ok(claims.filter((c) => c.verdict === "inconclusive").every((c) => /needs/.test(c.decidedBy)));
+});
+
+test("02 at the full profile's 100M rows and 5 repeats: every claim reaches held and did not hold", () => {
+  const full = CREATE_INDEX_AFTER_LOAD_PROFILES.full;
+  // 100M rows: a ~4 GB table and ~2 GB index (the seed's ~44× its 128 MB shared_buffers).
+  const big = { tableBytes: 4e9 };
+  const claims = (sides: (r: number) => { a: Side; b: Side }) => {
+    const s = summarise(run(full.repeats, sides, full.rows), {
+      rows: full.rows,
+      maintenanceWorkMemMB: full.maintenanceWorkMemMB,
+      maxParallelMaintenanceWorkers: full.maxParallelMaintenanceWorkers,
+      sharedBuffersMB: full.sharedBuffersMB,
+    });
+    return checkClaims(s);
+  };
+  // The seed's shape: B/A 2.5, twice the WAL records, 1 s of B's 15 s gap in block I/O, a 30 % bigger tree.
+  const held = claims((r) => ({
+    a: { ...big, seconds: 100 * jitter(r), ioMs: 100, indexBytes: 2.2e9 },
+    b: { ...big, seconds: 250 * jitter(r + 1), ioMs: 1100, indexBytes: 2.86e9 },
+  }));
+  // None of it: B/A 1.5 (faster than A is refuted by the swap below), as much WAL, the gap all block
+  // I/O, the same tree.
+  const not = claims((r) => ({
+    a: { ...big, seconds: 100 * jitter(r), ioMs: 100, indexBytes: 2.2e9, walRecords: full.rows },
+    b: { ...big, seconds: 150 * jitter(r + 1), ioMs: 50_100, indexBytes: 2.2e9, walRecords: full.rows * 1.05 },
+  }));
+  const swapped = claims((r) => ({
+    a: { ...big, seconds: 250 * jitter(r + 1) },
+    b: { ...big, seconds: 100 * jitter(r) },
+  }));
+  assertEachDecidable([held, not, swapped]);
 });

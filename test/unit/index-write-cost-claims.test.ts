@@ -9,6 +9,7 @@ import { summarise } from "../../lib/experiments/index-write-cost/summarise";
 import type { Operation } from "../../lib/workloads/index-write-cost/operations";
 import type { IndexWriteTrial } from "../../lib/workloads/index-write-cost/run-trials";
 import type { Engine } from "../../lib/targets/types";
+import { assertEachDecidable } from "../support/verdicts";
 
 type Factors = Partial<Record<Operation, Partial<Record<number, number>>>>;
 
@@ -238,4 +239,37 @@ test("01 adaptive design parameters: maxRepeats below repeats is refused; repeat
   );
   assert.equal(indexWriteCostParams("default", { repeats: 12 }).maxRepeats, 12);
   assert.equal(indexWriteCostParams("default").maxRepeats, 8);
+});
+
+test("01 at the full profile's sizes and repeats: every claim reaches held and did not hold", async () => {
+  const { INDEX_WRITE_COST_PROFILES } = await import("../../lib/params/index-write-cost");
+  const full = INDEX_WRITE_COST_PROFILES.full;
+  const [largest, ...smaller] = [...full.rowCounts].sort((a, b) => b - a);
+  const run = (per: Record<Engine, { small: Factors; large: Factors }>) =>
+    checkClaims(
+      summarise(
+        full.engines.flatMap((engine) => [
+          ...trials({ engine, rows: smaller, repeats: full.repeats, factors: per[engine].small }),
+          ...trials({ engine, rows: [largest], repeats: full.repeats, factors: per[engine].large }),
+        ]),
+      ),
+    );
+  const mongoSame = { update_one_field: { 0: 1, 1: 1.6, 5: 1.62 } };
+  const held = run({
+    postgresql: { small: SEED_LIKE, large: PG_LIKE_1M },
+    mongodb: { small: { ...SEED_LIKE, ...mongoSame }, large: { ...MONGO_LIKE_1M, ...mongoSame } },
+  });
+  const flat: Factors = { ...SEED_LIKE, update_one_field: { 0: 1, 1: 1.1, 5: 1.2 } };
+  const mongoNot: Factors = { ...flat, update_one_field: { 0: 1, 1: 1.1, 5: 2.4 } };
+  const not = run({
+    postgresql: { small: flat, large: { ...MONGO_LIKE_1M, update_one_field: { 0: 1, 1: 1.1, 5: 1.2 } } },
+    // MongoDB: 5 indexes cost 2.2× one on field1 (not "the same"), and no growth from 100k to 1M.
+    mongodb: { small: mongoNot, large: mongoNot },
+  });
+  // And field1 no dearer than the counter on MongoDB: (a) does not hold there.
+  const flatMongo = run({
+    postgresql: { small: SEED_LIKE, large: PG_LIKE_1M },
+    mongodb: { small: flat, large: flat },
+  });
+  assertEachDecidable([held, not, flatMongo]);
 });

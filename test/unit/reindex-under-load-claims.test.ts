@@ -19,6 +19,7 @@ import {
   DECLARATIONS,
 } from "../../lib/experiments/reindex-under-load/claims";
 import { adaptiveStep } from "../../lib/experiments/reindex-under-load/run";
+import { assertEachDecidable } from "../support/verdicts";
 
 interface RunInput {
   readonly tps?: number;
@@ -232,4 +233,24 @@ test("04 adaptive design: adds sets only while claim (1) is inconclusive and the
     adaptiveStep({ ...base, verdict: "not tested at this scale" }).stop,
     "claim (1) not tested at this scale after the planned sets",
   );
+});
+
+test("04 at the full profile's scale, run length and sets: every claim reaches held and did not hold", async () => {
+  const { reindexUnderLoad_PROFILES } = await import("../../lib/params/reindex-under-load");
+  const full = reindexUnderLoad_PROFILES.full;
+  const regime = { scale: full.scale, durationSeconds: full.durationSeconds, clients: full.clients };
+  const run = (per: (set: number, mode: ReindexMode) => RunInput) => checkClaims(summary(full.sets, per, regime));
+  // The seed's shape: a quarter of the transactions lost, ×4.8 on the UPDATE, CONCURRENTLY cheaper and longer.
+  const held = run((set, mode) =>
+    mode === "concurrently"
+      ? { lostShare: 0.05 + wobble(set), reindexSeconds: 14 * (1 + wobble(set)) }
+      : { lostShare: 0.22 + wobble(set), addedMs: 0.475 * (1 + wobble(set)), unblockedMs: 0.125, reindexSeconds: 8 },
+  );
+  // None of it: 5 % lost, ×1.5, CONCURRENTLY dearer and shorter.
+  const not = run((set, mode) =>
+    mode === "concurrently"
+      ? { lostShare: 0.3 + wobble(set), reindexSeconds: 5 * (1 + wobble(set)) }
+      : { lostShare: 0.05, addedMs: 0.0625, unblockedMs: 0.125, reindexSeconds: 8 },
+  );
+  assertEachDecidable([held, not]);
 });

@@ -22,6 +22,7 @@ import { roundTripsParams } from "../../lib/params/round-trips";
 import { CASE_INFO, type CaseId } from "../../lib/workloads/round-trips/cases";
 import type { EnvironmentKey, RoundTripTrial } from "../../lib/workloads/round-trips/trials";
 import type { SyncLevel } from "../../lib/workloads/round-trips/replication";
+import { assertEachDecidable } from "../support/verdicts";
 
 const N = 600;
 
@@ -32,24 +33,32 @@ interface EnvShape {
   readonly commit: number;
   /** The server's WAL flush per commit (pg_stat_wal), ms; half the commit unless given. */
   readonly fsync?: number;
+  /** Share of a round trip each statement of the one-transaction case pays (1 unless given: no pipelining). */
+  readonly oneTxTripShare?: number;
 }
 
 /** Per-repeat wobble, deterministic and different per case and environment. */
 const wobble = (size: number, repeat: number, salt: number) => 1 + size * Math.sin(repeat * 1.7 + salt);
 
-function caseTrials(envs: Partial<Record<EnvironmentKey, EnvShape>>, repeats: number, w = 0.02): RoundTripTrial[] {
+function caseTrials(
+  envs: Partial<Record<EnvironmentKey, EnvShape>>,
+  repeats: number,
+  w = 0.02,
+  n = N,
+): RoundTripTrial[] {
   const out: RoundTripTrial[] = [];
   const cases: CaseId[] = ["select1", "update_autocommit", "update_one_transaction"];
   for (const [env, shape] of Object.entries(envs) as [EnvironmentKey, EnvShape][]) {
     for (let repeat = 1; repeat <= repeats; repeat++) {
       cases.forEach((c, i) => {
-        const trips = CASE_INFO[c].roundTrips(N);
-        const perStatement = shape.rtt + 0.02 + (c === "update_autocommit" ? shape.commit : 0);
+        const trips = CASE_INFO[c].roundTrips(n);
+        const trip = c === "update_one_transaction" ? shape.rtt * (shape.oneTxTripShare ?? 1) : shape.rtt;
+        const perStatement = trip + 0.02 + (c === "update_autocommit" ? shape.commit : 0);
         const ms = perStatement * wobble(w, repeat, i * 1.3 + env.length);
         const seconds = (ms * trips + (c === "update_one_transaction" ? shape.commit : 0)) / 1000;
         out.push({
-          key: `case/${env}/${c}/n${N}/r${repeat}`,
-          condition: { kind: "case", environment: env, case: c, statements: N },
+          key: `case/${env}/${c}/n${n}/r${repeat}`,
+          condition: { kind: "case", environment: env, case: c, statements: n },
           repeat,
           status: "ok",
           seconds,
@@ -61,7 +70,7 @@ function caseTrials(envs: Partial<Record<EnvironmentKey, EnvShape>>, repeats: nu
           standbyRttMs: env.startsWith("quorum") ? 1.7 : null,
           counters:
             c === "update_autocommit"
-              ? { "wal.sync": N, "wal.sync_time_ms": N * (shape.fsync ?? shape.commit * 0.5) }
+              ? { "wal.sync": n, "wal.sync_time_ms": n * (shape.fsync ?? shape.commit * 0.5) }
               : { "wal.sync": 1 },
         });
       });
@@ -91,11 +100,11 @@ function sweepTrials(rtt: number, levels: Partial<Record<SyncLevel, number>>, re
   return out;
 }
 
-function run(trials: RoundTripTrial[]): RoundTripsRun {
+function run(trials: RoundTripTrial[], params = roundTripsParams("default", { statements: N })): RoundTripsRun {
   return {
     runId: "test",
     directory: "/nonexistent",
-    params: roundTripsParams("default", { statements: N }),
+    params,
     trials,
     metadata: {
       runId: "test",
@@ -274,4 +283,47 @@ test("05 hosts: environments whose trials ran on named hosts are real in the sum
   // The same numbers without the mark stay consistency checks.
   const emulatedRun = summarise(run(trials.map((t) => ({ ...t, real: undefined }))));
   assert.equal(claimRttRatio(emulatedRun).verdict, "emulated");
+});
+
+test("05 at the full profile's 10,000 statements and 5 repeats: each claim reaches held and did not hold where it is evidence", () => {
+  const params = roundTripsParams("full");
+  const n = params.statements;
+  const real = (trials: RoundTripTrial[]) => trials.map((t) => ({ ...t, real: true }));
+  // The loopback is this machine's own (not emulated); the other environments on named hosts (real).
+  const claims = (
+    { local, ...remote }: Partial<Record<EnvironmentKey, EnvShape>> & { local: EnvShape },
+    sweep: Partial<Record<SyncLevel, number>>,
+  ) =>
+    checkClaims(
+      summarise(
+        run(
+          [
+            ...caseTrials({ local }, params.repeats, 0.02, n),
+            ...real(caseTrials(remote, params.repeats, 0.02, n)),
+            ...sweepTrials(1.7, sweep, params.repeats),
+          ],
+          params,
+        ),
+      ),
+    );
+  const held = claims(
+    {
+      local: SEED_LOCAL,
+      "same-az": { rtt: 0.2, commit: 0.01 },
+      "cross-az": { rtt: 1.7, commit: 0.01 },
+      "quorum-same-az": { rtt: 0.2, commit: 1.9 },
+    },
+    { off: 0.03, local: 0.05, on: 1.95 },
+  );
+  const not = claims(
+    {
+      local: { ...SEED_LOCAL, commit: 0.6 },
+      "same-az": { rtt: 1.6, commit: 0.01, oneTxTripShare: 0.3 },
+      "cross-az": { rtt: 1.7, commit: 0.01, oneTxTripShare: 0.3 },
+      "quorum-same-az": { rtt: 0.2, commit: 0.05 },
+    },
+    { off: 0.03, local: 0.05, on: 0.06 },
+  );
+  // The standbys are always the lab's, behind emulated links: (e) reads the emulation's input back.
+  assertEachDecidable([held, not], { e: ["emulated"] });
 });

@@ -1,0 +1,199 @@
+/**
+ * The ETA's arithmetic at its edges: no stored runs (the CPU probe's fallback), stored trials of one
+ * size (setup taken as constant, said so), of several sizes (overhead and per-size cost fitted apart), a
+ * resumed run with some trials done, and a plan whose adaptive rounds raise the ceiling.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import {
+  calibrate,
+  estimateRun,
+  estimateUnits,
+  etaText,
+  fitCalibration,
+  formatDuration,
+  type Calibration,
+  type PlannedUnit,
+} from "../../lib/experiments/eta";
+import { INDEX_WRITE_COST_PROFILES } from "../../lib/params/index-write-cost";
+import { overIndexing_PROFILES } from "../../lib/params/over-indexing";
+
+const FLAT: Calibration = {
+  timedPerSizeSeconds: 0.001,
+  overheadSeconds: 2,
+  untimedPerSizeSeconds: 0,
+  source: "test",
+  constantSetup: false,
+};
+
+test("formatDuration: seconds, minutes, hours with minutes", () => {
+  assert.equal(formatDuration(0.2), "about 1 s");
+  assert.equal(formatDuration(40), "about 40 s");
+  assert.equal(formatDuration(12 * 60), "about 12 min");
+  assert.equal(formatDuration(7 * 3600 + 40 * 60), "about 7 h 40 min");
+  assert.equal(formatDuration(2 * 3600), "about 2 h");
+});
+
+test("a plan's time is the sum of its trials' fixed or timed seconds plus their untimed part", () => {
+  const units: PlannedUnit[] = [
+    { key: "a", size: 1000, fixedSeconds: 0 }, // 1 s timed + 2 s overhead
+    { key: "b", size: 1000, fixedSeconds: 300 }, // a 300 s round: its fixed time, not the timed rate
+  ];
+  const e = estimateUnits(units, units, new Set(), FLAT);
+  assert.equal(e.seconds, 3 + 302);
+  assert.equal(e.remaining, 2);
+  assert.equal(e.maxSeconds, e.seconds);
+});
+
+test("a resumed run: only the trials not yet done count, and the line says how many are left", () => {
+  const units: PlannedUnit[] = [1, 2, 3, 4].map((i) => ({ key: `k${i}`, size: 1000, fixedSeconds: 0 }));
+  const e = estimateUnits(units, units, new Set(["k1", "k3", "not-in-plan"]), FLAT);
+  assert.equal(e.seconds, 6);
+  assert.equal(e.remaining, 2);
+  assert.equal(e.planned, 4);
+  assert.match(
+    etaText(e, "RUN1"),
+    /^about 6 s here; 2 of 4 trials left, .*; resumable with npm run reproduce -- --resume RUN1$/,
+  );
+  // Everything done: nothing left, zero seconds.
+  const all = estimateUnits(units, units, new Set(units.map((u) => u.key)), FLAT);
+  assert.equal(all.seconds, 0);
+  assert.equal(all.remaining, 0);
+  assert.equal(etaText(all, "RUN1"), "nothing left to run here (4 of 4 trials done)");
+});
+
+test("adaptive rounds raise the ceiling, said beside the planned time", () => {
+  const planned: PlannedUnit[] = [{ key: "r1", size: 1, fixedSeconds: 3600 }];
+  const maximal: PlannedUnit[] = [...planned, { key: "r2", size: 1, fixedSeconds: 3600 }];
+  const e = estimateUnits(planned, maximal, new Set(), { ...FLAT, overheadSeconds: 0 });
+  assert.equal(e.maxSeconds, 7200);
+  assert.match(etaText(e), /^about 1 h here, up to 2 h with every adaptive round; 1 trials/);
+});
+
+test("fitCalibration: no usable sample gives none; one size a constant setup, flagged as rough", () => {
+  assert.equal(fitCalibration([], "x"), undefined);
+  assert.equal(fitCalibration([{ size: 0, timedSeconds: 1, wallSeconds: 2 }], "x"), undefined);
+  const one = fitCalibration(
+    [
+      { size: 2000, timedSeconds: 0.02, wallSeconds: 0.47 },
+      { size: 2000, timedSeconds: 0.04, wallSeconds: 0.49 },
+      { size: 2000, timedSeconds: 0.03, wallSeconds: 0.6 },
+    ],
+    "x",
+  );
+  assert.ok(one);
+  assert.equal(one.constantSetup, true);
+  assert.equal(one.untimedPerSizeSeconds, 0);
+  assert.ok(Math.abs(one.overheadSeconds - 0.45) < 1e-9, String(one.overheadSeconds));
+  assert.ok(Math.abs(one.timedPerSizeSeconds - 0.03 / 2000) < 1e-12);
+  assert.match(
+    etaText(estimateUnits([{ key: "a", size: 1, fixedSeconds: 0 }], [], new Set(), one)),
+    /rough: .*taken as constant/,
+  );
+});
+
+test("fitCalibration: sizes spanning ≥ 4× split the untimed part into overhead and per-size cost", () => {
+  // untimed = 0.5 s + 10 µs a row, exactly.
+  const samples = [10_000, 100_000, 1_000_000].map((size) => ({
+    size,
+    timedSeconds: size * 2e-6,
+    wallSeconds: size * 2e-6 + 0.5 + size * 1e-5,
+  }));
+  const c = fitCalibration(samples, "x");
+  assert.ok(c);
+  assert.equal(c.constantSetup, false);
+  assert.ok(Math.abs(c.overheadSeconds - 0.5) < 1e-6, String(c.overheadSeconds));
+  assert.ok(Math.abs(c.untimedPerSizeSeconds - 1e-5) < 1e-12, String(c.untimedPerSizeSeconds));
+  assert.ok(Math.abs(c.timedPerSizeSeconds - 2e-6) < 1e-15);
+  // A falling untimed part (noise) never gives a negative cost.
+  const falling = fitCalibration(
+    [
+      { size: 1000, timedSeconds: 0, wallSeconds: 3 },
+      { size: 10_000, timedSeconds: 0, wallSeconds: 1 },
+    ],
+    "x",
+  );
+  assert.ok(falling);
+  assert.ok(falling.untimedPerSizeSeconds >= 0 && falling.overheadSeconds >= 0);
+});
+
+function withResults(files: Record<string, Record<string, string>>, body: (root: string) => void): void {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-eta-"));
+  try {
+    for (const [dir, contents] of Object.entries(files)) {
+      fs.mkdirSync(path.join(root, dir));
+      for (const [name, text] of Object.entries(contents)) fs.writeFileSync(path.join(root, dir, name), text);
+    }
+    body(root);
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+}
+
+test("no stored runs: the CPU probe scales the reference figures, and the line says so", () => {
+  withResults({}, (root) => {
+    const slow = calibrate("01-index-write-cost", root, () => 0.1);
+    const fast = calibrate("01-index-write-cost", root, () => 0.05);
+    assert.ok(slow && fast);
+    assert.match(slow.source, /CPU probe, 2\.00× .*no stored run/);
+    assert.ok(Math.abs(slow.overheadSeconds - 2 * fast.overheadSeconds) < 1e-12);
+    const e = estimateRun("01-index-write-cost", INDEX_WRITE_COST_PROFILES.full, new Set(), fast);
+    assert.ok(e);
+    assert.equal(e.planned, 360);
+    assert.ok(e.seconds > 0);
+  });
+  assert.equal(
+    calibrate("06-your-indexes", "/nonexistent", () => 0.05),
+    undefined,
+  );
+  assert.equal(estimateRun("06-your-indexes", {}), undefined);
+});
+
+test("stored runs: finished trials of the same notebook calibrate; a torn line, a failed trial and other notebooks do not", () => {
+  const trial = (rows: number, seconds: number, wall: number, status = "ok") =>
+    JSON.stringify({
+      key: `postgresql/${rows}/insert/idx0/ff100/r1`,
+      condition: { engine: "postgresql", rows, extraIndexes: 0, operation: "insert", fillfactor: 100 },
+      status,
+      seconds,
+      startedAt: "2026-12-01T10:00:00.000Z",
+      finishedAt: new Date(Date.parse("2026-12-01T10:00:00.000Z") + wall * 1000).toISOString(),
+    });
+  withResults(
+    {
+      "R1_01-index-write-cost_aaaa": {
+        "params.json": "{}",
+        "trials.jsonl": [
+          trial(10_000, 0.1, 1.6),
+          trial(100_000, 1, 3.5),
+          trial(100_000, 50, 99, "failed"),
+          "{torn",
+        ].join("\n"),
+      },
+      "R2_03-over-indexing_bbbb": { "params.json": "{}", "trials.jsonl": trial(1, 1, 1000) },
+      "R3_01-index-write-cost_cccc": { "trials.jsonl": trial(10_000, 100, 100) }, // no params.json
+    },
+    (root) => {
+      const c = calibrate("01-index-write-cost", root, () => {
+        throw new Error("the probe must not run when stored runs exist");
+      });
+      assert.ok(c);
+      assert.equal(c.source, "1 stored run(s) of this notebook here");
+      // untimed: 1.5 s at 10k, 2.5 s at 100k → 1.389 s + 11.1 µs a row.
+      assert.equal(c.constantSetup, false);
+      assert.ok(Math.abs(c.untimedPerSizeSeconds - 1 / 90_000) < 1e-9, String(c.untimedPerSizeSeconds));
+      assert.ok(Math.abs(c.timedPerSizeSeconds - 1e-5) < 1e-12);
+    },
+  );
+});
+
+test("03's full profile: 5 rounds of 5 levels at 300 s planned, 8 rounds at most", () => {
+  const e = estimateRun("03-over-indexing", overIndexing_PROFILES.full, new Set(), { ...FLAT, overheadSeconds: 0 });
+  assert.ok(e);
+  assert.equal(e.planned, overIndexing_PROFILES.full.indexLevels.length * 5);
+  assert.equal(e.seconds, e.planned * 300);
+  assert.equal(e.maxSeconds, (e.planned / 5) * 8 * 300);
+});
