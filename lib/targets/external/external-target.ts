@@ -8,6 +8,8 @@
 import { randomBytes } from "node:crypto";
 import { Client } from "pg";
 import { ParameterError } from "../../params/validate";
+import { handleErrors } from "../../runtime/error-events";
+import { ignored } from "../../runtime/debug";
 import { onShutdown } from "../../runtime/shutdown";
 import { postgresClientConfig } from "../postgres-client";
 import { redactText, redactUri } from "../uri";
@@ -121,7 +123,7 @@ export class ExternalTarget implements Target {
         await client.query(`CREATE DATABASE ${database}`);
         await client.query(`COMMENT ON DATABASE ${database} IS '${LAB_DATABASE_COMMENT}'`);
       } catch (error) {
-        await server.stop().catch(() => undefined);
+        await server.stop().catch(ignored("external target: drop after a failed CREATE DATABASE"));
         throw error;
       }
       return server;
@@ -138,8 +140,16 @@ interface AdminConnection {
   readonly transport: TransportSecurity;
 }
 
-/** The lab's first session on the server, with libpq's fallbacks and the plaintext rule applied. */
-export async function connectAdmin(uri: string): Promise<AdminConnection> {
+export interface ConnectOptions {
+  /** The session's application_name (else the connection string's). */
+  readonly applicationName?: string;
+}
+
+/**
+ * The lab's first session on the server, with libpq's fallbacks and the plaintext rule applied:
+ * plaintext to another host is refused before any connection is made.
+ */
+export async function connectAdmin(uri: string, options: ConnectOptions = {}): Promise<AdminConnection> {
   const settings = await resolvePostgresSettings(uri);
   checkPlaintextPolicy(settings);
   const loopback = isLoopbackHost(settings.host);
@@ -162,10 +172,15 @@ export async function connectAdmin(uri: string): Promise<AdminConnection> {
   });
   let admin = connectionOf(plan.ssl);
   const open = async (c: ConnectionInfo): Promise<Client> => {
-    const client = new Client(
-      postgresClientConfig(c, { connectionTimeoutMillis: (c.connectTimeoutSeconds ?? 10) * 1000 }),
+    const client = handleErrors(
+      new Client(
+        postgresClientConfig(c, {
+          applicationName: options.applicationName,
+          connectionTimeoutMillis: (c.connectTimeoutSeconds ?? 10) * 1000,
+        }),
+      ),
+      "external PostgreSQL session",
     );
-    client.on("error", () => undefined);
     await client.connect();
     return client;
   };
@@ -289,14 +304,16 @@ class ExternalPostgresServer implements StartedServer {
   private async drop(): Promise<void> {
     this.forget();
     // Bounded: this runs on SIGTERM too, and a server that stopped answering must not hold the exit.
-    const client = new Client({
-      ...postgresClientConfig(this.admin, {
-        applicationName: "dblab-admin",
-        connectionTimeoutMillis: (this.admin.connectTimeoutSeconds ?? 10) * 1000,
+    const client = handleErrors(
+      new Client({
+        ...postgresClientConfig(this.admin, {
+          applicationName: "dblab-admin",
+          connectionTimeoutMillis: (this.admin.connectTimeoutSeconds ?? 10) * 1000,
+        }),
+        query_timeout: 60_000,
       }),
-      query_timeout: 60_000,
-    });
-    client.on("error", () => undefined);
+      "external PostgreSQL drop session",
+    );
     await client.connect();
     try {
       // The workload's own databases too (03's and 04's template clones): gone after an interrupt as well.
