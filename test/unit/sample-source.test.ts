@@ -14,14 +14,14 @@ import type { StartedServer } from "../../lib/targets/types";
 import { sampleFromSource, SourceError } from "../../lib/workloads/your-indexes/sample";
 import { withEnv } from "../support/env";
 
-test("sampleFrom: plaintext to a non-loopback host is refused before connecting, without the password", async () => {
+test("sampleFrom: plaintext to a non-loopback host is refused before connecting, without the password", async (t) => {
   const attempts: unknown[] = [];
-  const original = net.Socket.prototype.connect;
-  net.Socket.prototype.connect = function (this: net.Socket, ...args: unknown[]) {
+  // Restored when the test ends (t.mock).
+  t.mock.method(net.Socket.prototype, "connect", function (this: net.Socket, ...args: unknown[]) {
     attempts.push(args[0]);
     process.nextTick(() => this.destroy(new Error("test: no connection may be made")));
     return this;
-  } as typeof original;
+  });
   const home = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-sample-"));
   const server = {} as StartedServer; // never reached: the refusal comes first
   try {
@@ -42,7 +42,6 @@ test("sampleFrom: plaintext to a non-loopback host is refused before connecting,
       );
     });
   } finally {
-    net.Socket.prototype.connect = original;
     fs.rmSync(home, { recursive: true, force: true });
   }
   assert.deepEqual(attempts, [], "no socket was opened");
