@@ -87,6 +87,11 @@ export interface ConnectionInfo {
   /** Session settings sent at connection start (libpq's `options`, e.g. "-c search_path=x"). */
   readonly options?: string;
   readonly connectTimeoutSeconds?: number;
+  /**
+   * A server the lab does not own (an external URI): it works only inside `database`, its own, and
+   * creates no other database there, since only that one is dropped at the end.
+   */
+  readonly ownDatabaseOnly?: boolean;
 }
 
 /**

@@ -28,10 +28,12 @@ const serverKey = (c: ConnectionInfo) => `${c.host}:${c.port}`;
 const ready = new Map<string, Promise<string | undefined>>();
 
 /**
- * Creates the probe's database once per server. Where the lab may not create databases (an external
- * server's role), the probe table goes into the connection's own database instead.
+ * Creates the probe's database once per server. On an external server (only the lab's own database
+ * is dropped at the end), or where the lab may not create databases, the probe table goes into the
+ * connection's own database instead.
  */
 function probeDatabase(connection: ConnectionInfo): Promise<string | undefined> {
+  if (connection.ownDatabaseOnly) return Promise.resolve(connection.database);
   let p = ready.get(serverKey(connection));
   if (!p) {
     p = withClient(connection, async (admin) => {

@@ -230,6 +230,7 @@ export async function connectAdmin(uri: string, options: ConnectOptions = {}): P
     applicationName: settings.applicationName,
     options: settings.options,
     connectTimeoutSeconds: settings.connectTimeoutSeconds,
+    ownDatabaseOnly: true,
   });
   let admin = connectionOf(plan.ssl);
   const open = async (c: ConnectionInfo): Promise<Client> => {
