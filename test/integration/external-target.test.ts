@@ -110,6 +110,11 @@ test("external target: a database a kill -9 left behind is named by clean with i
         new RegExp(`could not reach[\\s\\S]*${left}[\\s\\S]*DROP DATABASE IF EXISTS "${left}" WITH \\(FORCE\\)`),
       );
       assert.ok(await exists(left), "clean dropped nothing it could not reach");
+      const dry = spawnSync(process.execPath, [path.join(build, "scripts/clean.js"), "--dry-run"], {
+        encoding: "utf8",
+      });
+      assert.match(dry.stdout, new RegExp(`could not reach database ${left}[^\\n]*DROP DATABASE`));
+      assert.doesNotMatch(dry.stdout, new RegExp(`would remove database ${left}`));
 
       const notes: string[] = [];
       const next = await new ExternalTarget(remote.uri, { onPreflight: () => {}, onNote: (m) => notes.push(m) }).start({
