@@ -14,6 +14,7 @@ import { PostgresIndexWriteTable } from "../lib/workloads/index-write-cost/postg
 import { connect } from "../lib/engines/postgres/connect";
 import { batchRanges, makeDataset } from "../lib/workloads/index-write-cost/dataset";
 import { UPDATED_COLUMNS, type Operation } from "../lib/workloads/index-write-cost/operations";
+import { clientToolEnv } from "../lib/workloads/pgbench";
 import { findHostPgbench, PgbenchNotFoundError } from "../lib/workloads/pgbench/locate";
 import { has, readCommandArgs, refuse, UsageError } from "../scripts/cli-args";
 
@@ -171,7 +172,7 @@ export async function benchWritePath(
         c.database,
       ];
       const out = spawnSync(pgbench, args, {
-        env: { ...process.env, PGPASSWORD: c.password },
+        env: clientToolEnv(c),
         encoding: "utf8",
         maxBuffer: 64 * 2 ** 20,
       });

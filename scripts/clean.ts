@@ -8,7 +8,7 @@
  * keep the others' leftovers). `--dry-run` lists what it would remove and removes nothing.
  */
 import os from "node:os";
-import { reapOrphans, type KeptResource } from "../lib/runtime/reaper";
+import { externalDropAdvice, reapOrphans, type KeptResource } from "../lib/runtime/reaper";
 import { isProcessAlive, listRecords } from "../lib/runtime/resource-registry";
 import { dockerClientFor, errorText, LAB_LABEL, withEngineTimeout } from "../lib/targets/docker/docker-client";
 import { endpointFromRef, resolveEndpoint, type DockerEndpoint } from "../lib/targets/docker/endpoint";
@@ -134,7 +134,14 @@ async function removeUnrecordedContainers(
 
 /** What a clean would remove, removing nothing: the records of dead owners, then unrecorded containers. */
 async function dryRun(engines: Map<string, DockerEndpoint>): Promise<void> {
-  const orphans = listRecords().filter((r) => !r.ownerAlive);
+  const dead = listRecords().filter((r) => !r.ownerAlive);
+  // An external database is not the clean's to drop (no password is kept): said as a real clean says it.
+  for (const r of dead)
+    if (r.resource.type === "external-database")
+      console.log(
+        `could not reach ${r.resource.description} (owner pid ${r.ownerPid} gone): ${externalDropAdvice(r.resource)}`,
+      );
+  const orphans = dead.filter((r) => r.resource.type !== "external-database");
   for (const r of orphans) console.log(`would remove ${r.resource.description} (owner pid ${r.ownerPid} gone)`);
   const listed = new Set(
     orphans.flatMap((r) => (r.resource.type === "docker-container" ? [r.resource.containerId] : [])),

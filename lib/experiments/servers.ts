@@ -5,6 +5,8 @@
 import {
   createTarget,
   decideTarget,
+  MissingUriError,
+  URI_VARIABLES,
   type TargetChoice,
   type TargetDecision,
   type TargetOptions,
@@ -121,7 +123,16 @@ export async function startServers(specs: readonly ServerSpec[], options: StartO
   const optional = options.optional ?? ["mongodb"];
   try {
     for (const spec of specs) {
-      const decision = await decideTarget(spec.engine, options.target);
+      let decision: TargetDecision;
+      try {
+        decision = await decideTarget(spec.engine, options.target);
+      } catch (error) {
+        // DBLAB_TARGET=external with only DBLAB_POSTGRES_URI set: MongoDB is unavailable, the run goes on.
+        // Any other refusal of the choice (an unknown DBLAB_TARGET, no Docker daemon) stays fatal.
+        if (!(error instanceof MissingUriError && optional.includes(spec.engine))) throw error;
+        set.unavailable.set(spec.engine, `no ${URI_VARIABLES[spec.engine]} given`);
+        continue;
+      }
       try {
         const { server, note } = await startOn(spec, decision, options);
         set.add(spec.name ?? spec.engine, server);

@@ -27,7 +27,9 @@ function queued(original: SendFn): SendFn {
   return function queuedSend(this: object, message: unknown): Promise<void> {
     const previous = tails.get(this) ?? Promise.resolve();
     // tslab drops the promise: a failed send (socket closed at shutdown) must not become an
-    // unhandled rejection, which tslab prints, which sends again. So the promise never rejects.
+    // unhandled rejection, which tslab prints, which sends again. So the promise never rejects, and
+    // silently: not ignored() from lib/runtime/debug, whose DBLAB_DEBUG line goes to the kernel's
+    // stderr, which tslab forwards with another send on the same closed socket.
     const sent = previous.then(() => original.call(this, message)).catch(() => undefined);
     tails.set(this, sent);
     return sent;

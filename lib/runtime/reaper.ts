@@ -79,6 +79,7 @@ export function removeProcessResource(resource: Extract<ResourceRecord, { type: 
 }
 
 export type DockerContainerRecord = Extract<ResourceRecord, { type: "docker-container" }>;
+export type ExternalDatabaseRecord = Extract<ResourceRecord, { type: "external-database" }>;
 
 /** What the Docker layer says about a removal that failed: kept for later, and why. */
 export interface ContainerRemover {
@@ -106,10 +107,25 @@ async function removeContainer(resource: DockerContainerRecord): Promise<void> {
   await containerRemover.remove(resource);
 }
 
+/** The SQL that drops a database left on an external server, for a person who has its password. */
+export function externalDropAdvice(r: ExternalDatabaseRecord): string {
+  const conninfo = `host=${r.host} port=${r.port} user=${r.user} dbname=postgres`;
+  const sql = `DROP DATABASE IF EXISTS "${r.database.replace(/"/g, '""')}" WITH (FORCE);`;
+  return (
+    `the lab keeps no password for ${r.host}:${r.port}, so it cannot drop ${r.database} from here; the next run ` +
+    `against that server as ${r.user} drops it, or drop it now: psql "${conninfo}" -c '${sql}'`
+  );
+}
+
+async function removeResource(resource: ResourceRecord): Promise<void> {
+  if (resource.type === "process") removeProcessResource(resource);
+  else if (resource.type === "docker-container") await removeContainer(resource);
+  else throw new Error(externalDropAdvice(resource));
+}
+
 /** Removes one recorded resource (a process with its directory, or a container) and its record. */
 export async function removeRecord(record: { readonly id: string; readonly resource: ResourceRecord }): Promise<void> {
-  if (record.resource.type === "process") removeProcessResource(record.resource);
-  else await removeContainer(record.resource);
+  await removeResource(record.resource);
   unregister(record.id);
 }
 
@@ -145,8 +161,7 @@ async function removeRecorded(
   options: ReapOptions,
 ): Promise<boolean> {
   try {
-    if (record.resource.type === "process") removeProcessResource(record.resource);
-    else await removeContainer(record.resource);
+    await removeResource(record.resource);
   } catch (error) {
     const kept: KeptResource = {
       description: record.resource.description,

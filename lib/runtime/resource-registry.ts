@@ -29,6 +29,19 @@ export type ResourceRecord =
        */
       readonly dockerHost?: string;
       readonly dockerContext?: string;
+    }
+  | {
+      /**
+       * A database the lab created on an external server. No password is kept (none is written to
+       * disk), so no reaper can drop it: the next run against the same server and user drops it
+       * (its comment names the dead owner), and `npm run clean` prints the SQL to drop it now.
+       */
+      readonly type: "external-database";
+      readonly host: string;
+      readonly port: number;
+      readonly user: string;
+      readonly database: string;
+      readonly description: string;
     };
 
 interface StoredRecord {

@@ -93,7 +93,7 @@ function releaseProcessesSync(): boolean {
     if (record.resource.type === "process") {
       removeProcessResource(record.resource);
       unregister(record.id);
-    } else {
+    } else if (record.resource.type === "docker-container") {
       containersLeft = true;
     }
   }

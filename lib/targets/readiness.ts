@@ -7,6 +7,7 @@ import { Client } from "pg";
 import type { ConnectionInfo } from "./types";
 import { ignored } from "../runtime/debug";
 import { handleErrors } from "../runtime/error-events";
+import { postgresClientConfig } from "./postgres-client";
 
 /** One readiness question to a server. */
 export interface ReadinessProbe {
@@ -49,7 +50,10 @@ export function postgresProbe(connection: ConnectionInfo): ReadinessProbe {
   return {
     describe: () => `PostgreSQL at ${connection.host}:${connection.port}`,
     async check() {
-      const client = handleErrors(new Client({ ...connection, connectionTimeoutMillis: 2000 }), "readiness probe");
+      const client = handleErrors(
+        new Client(postgresClientConfig(connection, { connectionTimeoutMillis: 2000 })),
+        "readiness probe",
+      );
       try {
         await client.connect();
         const result = await client.query<{ server_version: string }>("SHOW server_version");
@@ -90,6 +94,7 @@ export function mongoProbe(uri: string, address: string, options: MongoProbeOpti
         serverSelectionTimeoutMS: timeoutMs,
         connectTimeoutMS: timeoutMs,
       });
+      handleErrors(client, "readiness probe");
       try {
         await client.connect();
         const admin = client.db("admin");

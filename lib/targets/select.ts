@@ -19,6 +19,9 @@ export const URI_VARIABLES: Readonly<Record<Engine, string>> = {
   mongodb: "MONGODB_URI",
 };
 
+/** Target "external" for an engine whose URI variable is unset: for an optional engine, that engine is unavailable. */
+export class MissingUriError extends ParameterError {}
+
 export interface TargetDecision {
   readonly kind: TargetKind;
   /** Why this target, in a sentence for the notebook's output. */
@@ -41,7 +44,7 @@ export async function decideTarget(engine: Engine, choice: TargetChoice = "auto"
   const uriVariable = URI_VARIABLES[engine];
   if (wanted === "external" || (wanted === "auto" && process.env[uriVariable])) {
     if (!process.env[uriVariable]) {
-      throw new ParameterError(`target "external" needs the server's URI in ${uriVariable}`);
+      throw new MissingUriError(`target "external" needs the server's URI in ${uriVariable}: no ${uriVariable} given`);
     }
     return { kind: "external", reason: `${uriVariable} is set`, asIs: true };
   }

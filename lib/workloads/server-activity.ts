@@ -14,6 +14,7 @@ import { Client } from "pg";
 import type { StartedServer } from "../targets/types";
 import { handleErrors } from "../runtime/error-events";
 import { ignored } from "../runtime/debug";
+import { postgresClientConfig } from "../targets/postgres-client";
 
 export const ACTIVITY_MS = 15_000;
 
@@ -80,10 +81,11 @@ export class ActivityReader {
   async read(timeoutMs: number): Promise<string | undefined> {
     if (this.server.engine !== "postgresql") return undefined;
     const client = new Client({
-      ...this.server.connection,
-      connectionTimeoutMillis: timeoutMs,
+      ...postgresClientConfig(this.server.connection, {
+        applicationName: "dblab-activity",
+        connectionTimeoutMillis: timeoutMs,
+      }),
       query_timeout: timeoutMs,
-      application_name: "dblab-activity",
     });
     handleErrors(client, "activity reader");
     try {

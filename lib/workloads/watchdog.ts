@@ -28,6 +28,7 @@ import { ignored } from "../runtime/debug";
 import { ACTIVITY_MS, withActivity } from "./server-activity";
 import { isEngineLoss, ServerLostError, StallError, TrialFailedError } from "./failures";
 import { handleErrors } from "../runtime/error-events";
+import { postgresClientConfig } from "../targets/postgres-client";
 
 export { isEngineLoss, StallError } from "./failures";
 
@@ -77,10 +78,11 @@ export async function probeServer(server: StartedServer, timeoutMs: number): Pro
   const attempt = (async () => {
     if (server.engine === "postgresql") {
       const client = new Client({
-        ...server.connection,
-        connectionTimeoutMillis: timeoutMs,
+        ...postgresClientConfig(server.connection, {
+          applicationName: "dblab-watchdog",
+          connectionTimeoutMillis: timeoutMs,
+        }),
         query_timeout: timeoutMs,
-        application_name: "dblab-watchdog",
       });
       // The probe's own query rejects with the error: the listener keeps it from being uncaught.
       handleErrors(client, "watchdog probe");
@@ -94,6 +96,7 @@ export async function probeServer(server: StartedServer, timeoutMs: number): Pro
         socketTimeoutMS: timeoutMs,
         appName: "dblab-watchdog",
       });
+      handleErrors(client, "watchdog probe");
       close = () => client.close(true);
       await client.db("admin").command({ ping: 1 });
     }

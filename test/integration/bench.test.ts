@@ -6,6 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { benchWritePath } from "../../bench/write-path";
+import { withEnv } from "../support/env";
 import { benchDelayProxy } from "../../bench/delay-proxy";
 import { findHostPgbench } from "../../lib/workloads/pgbench/locate";
 
@@ -24,7 +25,11 @@ test(
     const missing = pgbenchMissing();
     if (missing) return t.skip(missing);
     // benchWritePath throws if either side touched other than `rows` rows (pg_stat_statements).
-    const results = await benchWritePath(3000, 1000, ["insert", "update_one_field"]);
+    // PGSSLMODE=require, as in a shell set up for a managed database: it must reach neither pgbench
+    // nor the lab's clients, whose server here (embedded) has no TLS.
+    const results = await withEnv({ PGSSLMODE: "require" }, () =>
+      benchWritePath(3000, 1000, ["insert", "update_one_field"]),
+    );
     assert.deepEqual(
       results.map((r) => r.operation),
       ["insert", "update_one_field"],

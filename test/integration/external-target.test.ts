@@ -1,6 +1,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { Client } from "pg";
+import { listRecords } from "../../lib/runtime/resource-registry";
+import { withEnv } from "../support/env";
 import { EmbeddedPostgresTarget } from "../../lib/targets/embedded/embedded-postgres";
 import { ExternalTarget, LAB_DATABASE_COMMENT } from "../../lib/targets/external/external-target";
 
@@ -20,7 +26,7 @@ test("external target: works only inside a database it creates and marks, and dr
       "SELECT shobj_description(oid, 'pg_database') AS c FROM pg_database WHERE datname = $1",
       [server.connection.database],
     );
-    assert.equal(comment.rows[0].c, LAB_DATABASE_COMMENT);
+    assert.ok(comment.rows[0].c.startsWith(`${LAB_DATABASE_COMMENT} (owner `), comment.rows[0].c);
     const inside = new Client(server.connection);
     await inside.connect();
     await inside.query("CREATE TABLE t (x int)");
@@ -47,4 +53,97 @@ test("external target: an unreachable server is a clear error without the passwo
       /Cannot reach the external PostgreSQL at postgresql:\/\/lab:\*\*\*@127\.0\.0\.1:1\/postgres/.test(e.message) &&
       !e.message.includes("topsecret"),
   );
+});
+
+test("external target: a database a kill -9 left behind is named by clean with its SQL, and the next run drops it", async () => {
+  const remote = await new EmbeddedPostgresTarget().start({ engine: "postgresql", name: "remote" });
+  // A state folder of its own: the records seen here are this test's only.
+  const state = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-external-leftover-"));
+  const admin = new Client(remote.connection);
+  try {
+    await admin.connect();
+    const exists = async (name: string) =>
+      (await admin.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_database WHERE datname = $1", [name]))
+        .rows[0].n === 1;
+    await withEnv({ DBLAB_STATE_DIR: state }, async () => {
+      // A live run's database on the same server, which the next run's sweep must not touch.
+      const live = await new ExternalTarget(remote.uri, { onPreflight: () => {} }).start({ engine: "postgresql" });
+      // A runner that creates its database and is then killed with SIGKILL: nothing of it runs after.
+      const build = path.resolve(__dirname, "..", "..");
+      const runner = spawn(
+        process.execPath,
+        [
+          "-e",
+          `const { ExternalTarget } = require(${JSON.stringify(path.join(build, "lib/targets/external/external-target.js"))});
+           new ExternalTarget(process.env.URI, { onPreflight: () => {} }).start({ engine: "postgresql" })
+             .then((s) => { console.log("DB " + s.connection.database); setInterval(() => {}, 1000); });`,
+        ],
+        { env: { ...process.env, URI: remote.uri }, stdio: ["ignore", "pipe", "inherit"] },
+      );
+      const left = await new Promise<string>((resolve, reject) => {
+        let out = "";
+        runner.stdout.on("data", (d: Buffer) => {
+          out += d.toString();
+          const m = /DB (\S+)/.exec(out);
+          if (m) resolve(m[1]);
+        });
+        runner.on("exit", (code) => reject(new Error(`the runner ended (${code}) before its database: ${out}`)));
+      });
+      const gone = new Promise((r) => runner.once("exit", r));
+      runner.kill("SIGKILL");
+      await gone;
+      assert.ok(await exists(left), "the killed runner's database is still there");
+      const record = listRecords().find((r) => r.resource.type === "external-database" && !r.ownerAlive);
+      assert.ok(record && !record.ownerAlive, "its record names a dead owner");
+      assert.ok(
+        !fs
+          .readFileSync(path.join(state, "resources", `${record.id}.json`), "utf8")
+          .includes(remote.connection.password),
+        "no password on disk",
+      );
+
+      // clean cannot drop it (no password) and says so, with the SQL.
+      const clean = spawnSync(process.execPath, [path.join(build, "scripts/clean.js")], { encoding: "utf8" });
+      assert.equal(clean.status, 0, clean.stderr);
+      assert.match(
+        clean.stdout,
+        new RegExp(`could not reach[\\s\\S]*${left}[\\s\\S]*DROP DATABASE IF EXISTS "${left}" WITH \\(FORCE\\)`),
+      );
+      assert.ok(await exists(left), "clean dropped nothing it could not reach");
+      const dry = spawnSync(process.execPath, [path.join(build, "scripts/clean.js"), "--dry-run"], {
+        encoding: "utf8",
+      });
+      assert.match(dry.stdout, new RegExp(`could not reach database ${left}[^\\n]*DROP DATABASE`));
+      assert.doesNotMatch(dry.stdout, new RegExp(`would remove database ${left}`));
+
+      const notes: string[] = [];
+      const next = await new ExternalTarget(remote.uri, { onPreflight: () => {}, onNote: (m) => notes.push(m) }).start({
+        engine: "postgresql",
+      });
+      try {
+        assert.equal(await exists(left), false, "the next run against the server dropped the leftover");
+        assert.ok(
+          notes.some((n) => n.includes(left)),
+          notes.join("\n"),
+        );
+        assert.ok(await exists(live.connection.database), "a running lab's database stays");
+        assert.ok(
+          !listRecords().some((r) => r.resource.type === "external-database" && r.resource.database === left),
+          "the leftover's record is gone",
+        );
+      } finally {
+        await next.stop();
+        await live.stop();
+      }
+      assert.deepEqual(
+        listRecords().filter((r) => r.resource.type === "external-database"),
+        [],
+        "stopped servers leave no record",
+      );
+    });
+  } finally {
+    await admin.end();
+    await remote.stop();
+    fs.rmSync(state, { recursive: true, force: true });
+  }
 });

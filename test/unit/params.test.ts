@@ -90,7 +90,10 @@ test("URIs are redacted in text", () => {
 test("target external without a URI is refused before anything starts", async () => {
   // DBLAB_TARGET (set to embedded in a developer's shell) would win over the choice asked for here.
   await withEnv({ DBLAB_POSTGRES_URI: undefined, DBLAB_TARGET: undefined }, () =>
-    assert.rejects(decideTarget("postgresql", "external"), /needs the server's URI in DBLAB_POSTGRES_URI/),
+    assert.rejects(
+      decideTarget("postgresql", "external"),
+      /needs the server.s URI in DBLAB_POSTGRES_URI: no DBLAB_POSTGRES_URI given/,
+    ),
   );
 });
 

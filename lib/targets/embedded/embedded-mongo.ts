@@ -134,7 +134,10 @@ class EmbeddedMongoServer implements StartedServer {
       },
     );
     // The localhost exception lets the first connection create the root user.
-    const client = new MongoClient(`mongodb://${address}/?directConnection=true`, { serverSelectionTimeoutMS: 1000 });
+    const client = handleErrors(
+      new MongoClient(`mongodb://${address}/?directConnection=true`, { serverSelectionTimeoutMS: 1000 }),
+      "embedded mongod: creating the root user",
+    );
     try {
       await client.db("admin").command({ createUser: "root", pwd: this.password, roles: ["root"] });
     } finally {

@@ -24,6 +24,7 @@ import { chownRecursive, type OsUser } from "./postgres-binaries";
 import { ignored } from "../../runtime/debug";
 import type { ReverseTunnel } from "../docker/ssh-engine";
 import { handleErrors } from "../../runtime/error-events";
+import { postgresClientConfig } from "../postgres-client";
 
 /** What making standbys needs of a primary: its data directory on this machine, stopped for the copy. */
 export interface StandbyPrimary {
@@ -180,7 +181,7 @@ async function waitForStreaming(
   timeoutMs: number,
   standbys: readonly { readonly name: string; logs(): Promise<string> }[],
 ): Promise<void> {
-  const client = new Client({ ...primary, connectionTimeoutMillis: 5000 });
+  const client = new Client(postgresClientConfig(primary, { connectionTimeoutMillis: 5000 }));
   handleErrors(client, "standby: the primary's replication check");
   await client.connect();
   try {

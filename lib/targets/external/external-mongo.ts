@@ -4,6 +4,7 @@ import { MongoClient } from "mongodb";
 import { ParameterError } from "../../params/validate";
 import { redactText, redactUri } from "../uri";
 import type { ConnectionInfo, ServerDescription, StartedServer } from "../types";
+import { handleErrors } from "../../runtime/error-events";
 
 export class ExternalMongoServer implements StartedServer {
   readonly kind = "external" as const;
@@ -25,7 +26,7 @@ export class ExternalMongoServer implements StartedServer {
   static async connect(uri: string): Promise<ExternalMongoServer> {
     let client: MongoClient;
     try {
-      client = new MongoClient(uri, { serverSelectionTimeoutMS: 10_000 });
+      client = handleErrors(new MongoClient(uri, { serverSelectionTimeoutMS: 10_000 }), "external MongoDB session");
     } catch (error) {
       throw new ParameterError(
         `MONGODB_URI is not a MongoDB URI the driver accepts (${redactUri(uri)}): ${redactText(String(error))}`,
@@ -73,7 +74,7 @@ export class ExternalMongoServer implements StartedServer {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
-    const client = new MongoClient(this.uri);
+    const client = handleErrors(new MongoClient(this.uri), "external MongoDB: dropping the lab's database");
     try {
       await client.connect();
       await client.db(this.connection.database).dropDatabase();

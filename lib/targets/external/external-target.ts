@@ -6,8 +6,18 @@
  * comment as the lab's, and drops it again on stop.
  */
 import { randomBytes } from "node:crypto";
+import os from "node:os";
 import { Client } from "pg";
 import { ParameterError } from "../../params/validate";
+import { handleErrors } from "../../runtime/error-events";
+import { ignored } from "../../runtime/debug";
+import {
+  isProcessAlive,
+  listRecords,
+  processStartTicks,
+  unregister,
+  writeRecord,
+} from "../../runtime/resource-registry";
 import { onShutdown } from "../../runtime/shutdown";
 import { postgresClientConfig } from "../postgres-client";
 import { redactText, redactUri } from "../uri";
@@ -22,6 +32,56 @@ function quoteIdentifier(name: string): string {
 }
 
 export const LAB_DATABASE_COMMENT = "created by db-write-lab; safe to drop when no lab run is active";
+
+/**
+ * The comment on a lab database: the marker, then the process that owns it, so that a later run on
+ * the same machine can tell a database a `kill -9` left behind (owner gone) from a running one's.
+ */
+export function labDatabaseComment(): string {
+  const ticks = processStartTicks(process.pid);
+  return `${LAB_DATABASE_COMMENT} (owner ${os.hostname()} pid ${process.pid}${ticks === undefined ? "" : ` started ${ticks}`})`;
+}
+
+const OWNER = /\(owner (\S+) pid (\d+)(?: started (\d+))?\)$/;
+
+/** Whether a database's comment says it is the lab's and its owner on this machine is gone. */
+export function ownerGone(comment: string | null): boolean {
+  if (!comment?.startsWith(LAB_DATABASE_COMMENT)) return false;
+  const m = OWNER.exec(comment);
+  // No owner (an older version's comment) or another machine's lab: its pid means nothing here.
+  if (!m || m[1] !== os.hostname()) return false;
+  return !isProcessAlive(Number(m[2]), m[3] === undefined ? undefined : Number(m[3]));
+}
+
+/**
+ * Drops the lab databases on this server, owned by this user, whose owning process is gone (a run
+ * killed with SIGKILL cannot drop its own, and no reaper holds the password), and their records.
+ * Returns what it dropped; one it cannot drop is reported and left, never a reason to stop the run.
+ */
+async function dropLeftovers(client: Client, s: PostgresSettings, say: (m: string) => void): Promise<string[]> {
+  const { rows } = await client.query<{ name: string; comment: string | null }>(
+    `SELECT datname AS name, shobj_description(oid, 'pg_database') AS comment FROM pg_database
+     WHERE datname LIKE 'dblab\\_%' AND pg_get_userbyid(datdba) = current_user`,
+  );
+  const dropped: string[] = [];
+  for (const { name, comment } of rows) {
+    if (!ownerGone(comment)) continue;
+    try {
+      await client.query(`DROP DATABASE IF EXISTS ${quoteIdentifier(name)} WITH (FORCE)`);
+    } catch (error) {
+      say(`external target: could not drop ${name}, left by a lab run that is gone: ${redactText(String(error))}`);
+      continue;
+    }
+    dropped.push(name);
+    say(`external target: dropped ${name}, left on ${where(s)} by a lab run that is gone`);
+    for (const r of listRecords()) {
+      const x = r.resource;
+      if (x.type === "external-database" && x.database === name && x.host === s.host && x.port === s.port)
+        unregister(r.id);
+    }
+  }
+  return dropped;
+}
 
 /** Refused before any connection: plaintext to another host that the user did not ask for. */
 export class PlaintextRefusedError extends ParameterError {}
@@ -83,6 +143,8 @@ async function transportOf(client: Client, s: PostgresSettings, certificate: Tra
 export interface ExternalTargetOptions {
   /** Where the pre-flight's report goes before the first change on the server (default: stdout). */
   readonly onPreflight?: (report: PreflightReport) => void;
+  /** Where the lines about databases dropped for dead runs go (default: stdout). */
+  readonly onNote?: (message: string) => void;
 }
 
 export class ExternalTarget implements Target {
@@ -106,6 +168,7 @@ export class ExternalTarget implements Target {
       const report = await preflight(client, spec, admin, transport);
       (this.options.onPreflight ?? ((r: PreflightReport) => console.log(r.text)))(report);
       if (report.refusal) throw new ParameterError(report.refusal);
+      await dropLeftovers(client, settings, this.options.onNote ?? ((m) => console.log(m)));
       const database = `dblab_${Date.now().toString(36)}_${randomBytes(3).toString("hex")}`;
       // Made before CREATE DATABASE, so that a SIGTERM from here on drops it (DROP … IF EXISTS).
       const server = new ExternalPostgresServer(
@@ -119,9 +182,9 @@ export class ExternalTarget implements Target {
       );
       try {
         await client.query(`CREATE DATABASE ${database}`);
-        await client.query(`COMMENT ON DATABASE ${database} IS '${LAB_DATABASE_COMMENT}'`);
+        await client.query(`COMMENT ON DATABASE ${database} IS '${labDatabaseComment().replace(/'/g, "''")}'`);
       } catch (error) {
-        await server.stop().catch(() => undefined);
+        await server.stop().catch(ignored("external target: drop after a failed CREATE DATABASE"));
         throw error;
       }
       return server;
@@ -138,8 +201,16 @@ interface AdminConnection {
   readonly transport: TransportSecurity;
 }
 
-/** The lab's first session on the server, with libpq's fallbacks and the plaintext rule applied. */
-export async function connectAdmin(uri: string): Promise<AdminConnection> {
+export interface ConnectOptions {
+  /** The session's application_name (else the connection string's). */
+  readonly applicationName?: string;
+}
+
+/**
+ * The lab's first session on the server, with libpq's fallbacks and the plaintext rule applied:
+ * plaintext to another host is refused before any connection is made.
+ */
+export async function connectAdmin(uri: string, options: ConnectOptions = {}): Promise<AdminConnection> {
   const settings = await resolvePostgresSettings(uri);
   checkPlaintextPolicy(settings);
   const loopback = isLoopbackHost(settings.host);
@@ -162,10 +233,15 @@ export async function connectAdmin(uri: string): Promise<AdminConnection> {
   });
   let admin = connectionOf(plan.ssl);
   const open = async (c: ConnectionInfo): Promise<Client> => {
-    const client = new Client(
-      postgresClientConfig(c, { connectionTimeoutMillis: (c.connectTimeoutSeconds ?? 10) * 1000 }),
+    const client = handleErrors(
+      new Client(
+        postgresClientConfig(c, {
+          applicationName: options.applicationName,
+          connectionTimeoutMillis: (c.connectTimeoutSeconds ?? 10) * 1000,
+        }),
+      ),
+      "external PostgreSQL session",
     );
-    client.on("error", () => undefined);
     await client.connect();
     return client;
   };
@@ -234,6 +310,7 @@ class ExternalPostgresServer implements StartedServer {
   private stopping: Promise<void> | undefined;
   /** SIGTERM or SIGHUP mid-run drops the database too (a Stop or SIGINT ends the run, whose finally does). */
   private readonly forget: () => void;
+  private readonly record: string;
 
   constructor(
     readonly connection: ConnectionInfo,
@@ -246,6 +323,15 @@ class ExternalPostgresServer implements StartedServer {
   ) {
     this.id = connection.database;
     this.forget = onShutdown(() => this.stop());
+    // Before CREATE DATABASE: after a kill -9 from here on, `npm run clean` names it with the SQL to drop it.
+    this.record = writeRecord({
+      type: "external-database",
+      host: connection.host,
+      port: connection.port,
+      user: connection.user,
+      database: connection.database,
+      description: `database ${connection.database} on the external PostgreSQL at ${connection.host}:${connection.port} (user ${connection.user})`,
+    });
   }
 
   /** A libpq URI with the password: for drivers only (TLS files as libpq names them). */
@@ -289,14 +375,16 @@ class ExternalPostgresServer implements StartedServer {
   private async drop(): Promise<void> {
     this.forget();
     // Bounded: this runs on SIGTERM too, and a server that stopped answering must not hold the exit.
-    const client = new Client({
-      ...postgresClientConfig(this.admin, {
-        applicationName: "dblab-admin",
-        connectionTimeoutMillis: (this.admin.connectTimeoutSeconds ?? 10) * 1000,
+    const client = handleErrors(
+      new Client({
+        ...postgresClientConfig(this.admin, {
+          applicationName: "dblab-admin",
+          connectionTimeoutMillis: (this.admin.connectTimeoutSeconds ?? 10) * 1000,
+        }),
+        query_timeout: 60_000,
       }),
-      query_timeout: 60_000,
-    });
-    client.on("error", () => undefined);
+      "external PostgreSQL drop session",
+    );
     await client.connect();
     try {
       // The workload's own databases too (03's and 04's template clones): gone after an interrupt as well.
@@ -306,5 +394,6 @@ class ExternalPostgresServer implements StartedServer {
     } finally {
       await client.end();
     }
+    unregister(this.record);
   }
 }

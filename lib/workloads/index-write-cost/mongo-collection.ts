@@ -23,6 +23,7 @@ import {
 } from "./counter-keys";
 import { FIELDS, UPDATED_COLUMNS, type Field, type UpdateOperation } from "./operations";
 import { ignored } from "../../runtime/debug";
+import { handleErrors } from "../../runtime/error-events";
 
 export const COLLECTION = "write_cost_rows";
 
@@ -146,6 +147,7 @@ export class MongoIndexWriteCollection implements IndexWriteEngine {
       // A timed 1,000-row batch with 5 indexes can take seconds on a slow disk; never time it out.
       socketTimeoutMS: 0,
     });
+    handleErrors(client, "MongoDB write-cost client");
     try {
       await client.connect();
       await client.db("admin").command({ ping: 1 });

@@ -8,6 +8,7 @@ import { Client } from "pg";
 import type { ConnectionInfo } from "../../targets/types";
 import { ignored } from "../../runtime/debug";
 import { handleErrors } from "../../runtime/error-events";
+import { postgresClientConfig } from "../../targets/postgres-client";
 
 export interface SessionSample {
   readonly pid: number;
@@ -75,7 +76,7 @@ export class ActivitySampler {
   ) {}
 
   static async start(connection: ConnectionInfo, intervalMs: number): Promise<ActivitySampler> {
-    const client = new Client({ ...connection, application_name: "dblab-sampler" });
+    const client = new Client(postgresClientConfig(connection, { applicationName: "dblab-sampler" }));
     // A lost connection between samples ends sampling with that error (stop() throws it): the run's failure path.
     let lost: Error | undefined;
     const started: { sampler?: ActivitySampler } = {};

@@ -6,6 +6,7 @@ import { Client } from "pg";
 import type { ConnectionInfo } from "../../targets/types";
 import { ignored } from "../../runtime/debug";
 import { handleErrors } from "../../runtime/error-events";
+import { postgresClientConfig } from "../../targets/postgres-client";
 
 export interface ReindexStatement {
   readonly index: string;
@@ -32,7 +33,10 @@ export class ReindexSession {
 
   static async open(connection: ConnectionInfo): Promise<ReindexSession> {
     // A lost connection fails the next REINDEX, which run() records as the trial's error.
-    const client = handleErrors(new Client({ ...connection, application_name: "dblab-reindex" }), "REINDEX session");
+    const client = handleErrors(
+      new Client(postgresClientConfig(connection, { applicationName: "dblab-reindex" })),
+      "REINDEX session",
+    );
     await client.connect();
     const { rows } = await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
     return new ReindexSession(client, rows[0].pid);

@@ -7,6 +7,8 @@
 import { pipeline } from "node:stream/promises";
 import { Client } from "pg";
 import { from as copyFrom, to as copyTo } from "pg-copy-streams";
+import { connectAdmin, PlaintextRefusedError } from "../../targets/external/external-target";
+import { ignored } from "../../runtime/debug";
 import { redactText } from "../../targets/uri";
 import type { StartedServer } from "../../targets/types";
 import { withDatabase } from "./databases";
@@ -61,12 +63,14 @@ export async function sampleFromSource(
   signal?: AbortSignal,
 ): Promise<SourceInfo> {
   const shown = redactText(uri);
-  const source = new Client({ connectionString: uri, application_name: "dblab-sample (read only)" });
-  source.on("error", () => undefined);
+  // The external target's rules: libpq's reading of the URI (sslmode, sslrootcert, service file,
+  // .pgpass, PG* variables) and no plaintext to another host unless the URI itself says sslmode=disable.
+  let source: Client;
   try {
-    await source.connect();
+    ({ client: source } = await connectAdmin(uri, { applicationName: "dblab-sample (read only)" }));
   } catch (error) {
-    throw new SourceError(`sampleFrom: cannot connect to ${shown}: ${message(error)}`, { cause: error });
+    const why = error instanceof PlaintextRefusedError ? "refused" : "cannot connect to";
+    throw new SourceError(`sampleFrom: ${why} ${shown}: ${redactText(message(error))}`, { cause: error });
   }
   try {
     await source.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
@@ -131,7 +135,7 @@ export async function sampleFromSource(
     if (error instanceof SourceError) throw error;
     throw new SourceError(`sampleFrom: reading ${shown} failed: ${message(error)}`, { cause: error });
   } finally {
-    await source.query("ROLLBACK").catch(() => undefined);
-    await source.end().catch(() => undefined);
+    await source.query("ROLLBACK").catch(ignored("sampleFrom: ROLLBACK on the source"));
+    await source.end().catch(ignored("sampleFrom: closing the source"));
   }
 }
