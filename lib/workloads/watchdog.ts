@@ -299,11 +299,16 @@ export function explainServerLoss(server: StartedServer, error: unknown): unknow
 function isConnectionLoss(error: unknown): boolean {
   if (error instanceof StallError) return true;
   const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string"
-    ? /^E(CONNRESET|PIPE|CONNREFUSED|HOSTUNREACH|TIMEDOUT)$/.test(code)
-    : /Connection terminated|connection.*(closed|lost)|closed the connection|could not (receive|send) data (from|to) server|terminating connection|postmaster exit|No space left on device/i.test(
-        String(error),
-      );
+  if (typeof code === "string") {
+    // Socket errors, and the server's own SQLSTATE class 57P (admin_shutdown, crash_shutdown,
+    // cannot_connect_now): a backend told its postmaster is going.
+    if (/^E(CONNRESET|PIPE|CONNREFUSED|HOSTUNREACH|TIMEDOUT)$|^57P0[123]$/.test(code)) return true;
+  }
+  // Server errors carry a SQLSTATE too ("postmaster exited during a parallel transaction" is XX000),
+  // so the wording is read whatever the code.
+  return /Connection terminated|connection.*(closed|lost)|closed the connection|could not (receive|send) data (from|to) server|terminating connection|postmaster exit|backend died|No space left on device/i.test(
+    String(error),
+  );
 }
 
 /**

@@ -40,6 +40,8 @@ test("a full data disk gives a clear error (No space left on device) and leaves 
   const env = {
     ...process.env,
     TMPDIR: disk,
+    // Named explicitly: a tmpfs temp directory alone is passed over for a directory on a disk.
+    DBLAB_DATA_DIR: disk,
     DBLAB_STATE_DIR: state,
     DBLAB_RESULTS_DIR: results,
     DBLAB_TARGET: "embedded",
