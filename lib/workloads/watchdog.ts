@@ -348,14 +348,18 @@ async function explainEngineLoss(server: StartedServer, error: unknown): Promise
  * for up to 10 s, until its container has exited or its engine stopped answering.
  */
 async function explainLoss(server: StartedServer, error: unknown): Promise<unknown> {
-  if (!isConnectionLoss(error)) return error;
-  const graceMs = /administrator command|shutting down/i.test(String(error)) ? 10_000 : 3000;
+  // Any failure is checked once against the server's process: a tool's own words for a dead server
+  // need not sound like a lost connection (pgbench whose server got kill -9 printed nothing at all).
+  const loss = isConnectionLoss(error);
+  const graceMs = !loss ? 0 : /administrator command|shutting down/i.test(String(error)) ? 10_000 : 3000;
   const deadline = Date.now() + graceMs;
   for (;;) {
-    const local = explainServerLoss(server, error);
-    if (local !== error) return local;
-    const engine = await explainEngineLoss(server, error);
-    if (engine !== error) return engine;
+    if (loss) {
+      const local = explainServerLoss(server, error);
+      if (local !== error) return local;
+      const engine = await explainEngineLoss(server, error);
+      if (engine !== error) return engine;
+    }
     const gone = await server.processGone?.();
     if (gone !== undefined) {
       const message = error instanceof Error ? error.message : String(error);
