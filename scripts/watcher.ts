@@ -23,7 +23,7 @@ const jupyter = process.argv[4] ? Number(process.argv[4]) : undefined;
 const jupyterTicks = jupyter ? processStartTicks(jupyter) : undefined;
 let orphanSignalled = false;
 const numbers = process.argv.slice(3);
-if (!Number.isInteger(owner) || owner <= 0 || numbers.length > 2 || numbers.some((a) => !/^\d+$/.test(a))) {
+if (!Number.isInteger(owner) || owner <= 0 || numbers.length > 2 || numbers.some((a) => a !== "" && !/^\d+$/.test(a))) {
   process.stderr.write(`watcher: bad arguments ${JSON.stringify(process.argv.slice(2))} (--help for usage)\n`);
   process.exit(2);
 }

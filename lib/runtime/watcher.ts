@@ -26,6 +26,11 @@ export function watcherWanted(): boolean {
   return process.env.DBLAB_WATCHER === "1" || inKernel();
 }
 
+/** The watcher's pid while it runs (the watcher test kills its owner and checks the watcher acts). */
+export function watcherPid(): number | undefined {
+  return watcher?.pid;
+}
+
 /** Starts this process's watcher once; a no-op when not wanted or already running. */
 export function ensureWatcher(): void {
   if (watcher || !watcherWanted()) return;
