@@ -96,10 +96,10 @@ test("round trips on embedded PostgreSQL: delays reached, commits counted, stand
       ["a", "b", "c (same AZ)", "d", "e"],
     );
     const verdict = (id: string) => claims.find((c) => c.id === id)?.verdict;
-    // (a) needs same-az beside cross-az; (b) one repeat cannot reach 90 % coverage; the rest follow from the emulated
-    // links.
+    // (a) needs same-az beside cross-az; (b) is a figure of a 0.47–1.9 ms round trip, and this run has only
+    // the loopback; the rest follow from the emulated links.
     assert.equal(verdict("a"), "inconclusive");
-    assert.equal(verdict("b"), "inconclusive");
+    assert.equal(verdict("b"), "not tested at this scale");
     assert.equal(verdict("c (same AZ)"), "emulated");
     assert.equal(verdict("d"), "emulated");
     assert.equal(verdict("e"), "emulated");
