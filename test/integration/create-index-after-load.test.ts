@@ -39,6 +39,11 @@ test("trials on embedded PostgreSQL: per-phase counters, WAL by record type, ind
       settleMs: p.settleMs,
       maxWalSizeMB: p.maxWalSizeMB,
     });
+    // Every trial's record carries the write-path speed probe taken before it (the run header's spread).
+    assert.ok(
+      trials.every((t) => t.status !== "ok" || (t.speed?.medianMs ?? 0) > 0),
+      "each trial records its speed probe",
+    );
     assert.equal(trials.length, plan.length);
     assert.equal(store.trials().length, plan.length, "every trial appended to trials.jsonl");
     for (const t of trials) {

@@ -62,6 +62,8 @@ interface TrialOutcome {
   readonly index: IndexShape;
   readonly walAnatomy?: Partial<Record<PhaseName, WalRecordType[]>>;
   readonly autovacuumWait?: { readonly idle: boolean; readonly waitedMs: number };
+  /** The write-path speed probe taken before the trial, copied onto its record. */
+  readonly speed?: SpeedProbe;
 }
 
 /** Phase counters as one flat record: "<phase>.<counter>". */
@@ -239,6 +241,7 @@ export async function runPlan(o: RunPlanOptions): Promise<CialTrial[]> {
       index: outcome.index,
       ...(outcome.walAnatomy ? { walAnatomy: outcome.walAnatomy } : {}),
       ...(outcome.autovacuumWait ? { autovacuumWait: outcome.autovacuumWait } : {}),
+      ...(outcome.speed ? { speed: outcome.speed } : {}),
       loadAverage: [loadAtStart, os.loadavg()[0]],
       startedAt,
       finishedAt: new Date().toISOString(),
