@@ -3,7 +3,7 @@
  * otherwise pick, and reported as ratios (these machines are noisy; absolute times do not carry).
  * Writes bench/results/latest.json and bench/results/latest.md.
  *   npm run bench -- --rows 100000 --setup-rows 1000000
- *   --skip-default     do not run the default profile (~18 min); quote the last `npm run reproduce` of it
+ *   --skip-default     do not run the default profile (~23 min); quote the last `npm run reproduce` of it
  *   --skip-turnaround  run neither profile (smoke and default)
  *   --update-readme    put the table into docs/bench.md (between the bench:start and bench:end marks)
  *   --render-only      measure nothing: rewrite latest.md (and docs/bench.md) from latest.json
@@ -237,7 +237,7 @@ async function main(args: BenchArgs): Promise<void> {
           "turnaround, default profile: skipped (--skip-default) and no whole `npm run reproduce` default run in reports/run.json to quote",
         );
     } else {
-      const full = await attempt("turnaround, default profile (~18 min)", () => benchTurnaround("default"));
+      const full = await attempt("turnaround, default profile (~23 min)", () => benchTurnaround("default"));
       if (full) turnaround.push(full);
     }
   }
