@@ -9,10 +9,11 @@
 import type { ConnectionOptions as TlsConnectionOptions } from "node:tls";
 import type { DockerEndpoint } from "./docker/endpoint";
 
-export type Engine = "postgresql" | "mongodb";
+import type { Engine } from "./engines";
+
+export { ENGINES, type Engine } from "./engines";
 export type TargetKind = "embedded" | "docker" | "external";
 export const TARGET_KINDS: readonly TargetKind[] = ["embedded", "docker", "external"];
-export const ENGINES: readonly Engine[] = ["postgresql", "mongodb"];
 
 /** Server settings as `name = value`; PostgreSQL receives them as `-c name=value`. */
 export type ServerSettings = Readonly<Record<string, string | number | boolean>>;

@@ -9,6 +9,7 @@
 import type Docker from "dockerode";
 import { ignored } from "../../runtime/debug";
 import { unregister } from "../../runtime/resource-registry";
+import { checkEngine } from "../engines";
 import { randomPassword } from "../ports";
 import type {
   ConnectionInfo,
@@ -303,7 +304,7 @@ export class DockerTarget implements Target {
   constructor(private readonly options: DockerTargetOptions = {}) {}
 
   async start(spec: ServerSpec): Promise<DockerStartedServer> {
-    const profile = PROFILES[spec.engine];
+    const profile = PROFILES[checkEngine(spec.engine)];
     const settings: ServerSettings = { ...profile.defaults, ...spec.settings };
     // Checks the setting names: a bad one is refused before an image is resolved or built.
     const cmd = profile.cmd(settings);
