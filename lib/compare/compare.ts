@@ -7,6 +7,7 @@
  * Everything is checked before anything is computed: unknown runs, runs of different notebooks,
  * a run still in progress, runs with no condition in common all throw CompareInputError.
  */
+import { containerFacts } from "../results/metadata";
 import { resultsRoot, type TrialRecord } from "../results/run-store";
 import { groupBy } from "../stats/summary";
 import { CompareInputError, resolveForComparison, type StoredRun, type VerdictRow } from "../results/stored-runs";
@@ -197,6 +198,8 @@ function configFields(run: StoredRun): Fields {
   if (!m) return fields;
   for (const s of m.servers ?? []) {
     const e = s.engine;
+    // Only a container enforces limits and has an image; elsewhere they are recorded, not applied.
+    const container = containerFacts(s);
     put("server", `${e} version`, s.version);
     put("server", `${e} target`, s.kind);
     put("server", `${e} route`, s.route);
@@ -204,15 +207,13 @@ function configFields(run: StoredRun): Fields {
     put(
       "server",
       `${e} image kind`,
-      s.kind === "docker" ? (s.standInImage ? "stand-in (built from embedded binaries)" : "official") : "n/a",
+      container ? (s.standInImage ? "stand-in (built from embedded binaries)" : "official") : "n/a",
     );
-    put("server", `${e} CPU limit`, s.kind === "docker" ? s.limits?.cpus : "none (host's)");
+    put("server", `${e} CPU limit`, container ? s.limits?.cpus : "none (host's)");
     put(
       "server",
       `${e} memory limit`,
-      s.kind === "docker" && s.limits?.memoryBytes
-        ? `${(s.limits.memoryBytes / 2 ** 30).toFixed(1)} GiB`
-        : "none (host's)",
+      container && s.limits?.memoryBytes ? `${(s.limits.memoryBytes / 2 ** 30).toFixed(1)} GiB` : "none (host's)",
     );
     for (const [k, v] of Object.entries(s.settings ?? {})) put("server", `${e} setting ${k} (asked)`, v);
   }

@@ -1,7 +1,7 @@
 /** The block at the top of every report: parameters, versions, settings, machine, run id. */
 import fs from "node:fs";
 import path from "node:path";
-import type { RunMetadata } from "../results/metadata";
+import { containerFacts, type RunMetadata } from "../results/metadata";
 import { speedSpread, type SpeedProbe } from "../stats/speed";
 import { disturbances, quietnessText } from "../results/quietness";
 import { escapeHtml, show } from "./output";
@@ -15,13 +15,14 @@ function reachedText(s: RunMetadata["servers"][number]): string {
       ? `${s.address} over ${t.version ?? "TLS"} (${t.cipher ?? "?"}), certificate ${t.certificate} (sslmode=${t.sslMode})`
       : `${s.address} in plaintext (sslmode=${t.sslMode}, from the ${t.sslModeSource})`;
   }
-  if (s.kind !== "docker") return s.address;
-  const rtt = s.engineRttMs !== undefined ? `, engine RTT ${s.engineRttMs.toFixed(2)} ms` : "";
-  const engine = s.engineHost ? ` · engine on ${s.engineHost}${rtt}` : "";
-  if (s.route === "bind-address") {
+  const c = containerFacts(s);
+  if (!c) return s.address;
+  const rtt = c.engineRttMs !== undefined ? `, engine RTT ${c.engineRttMs.toFixed(2)} ms` : "";
+  const engine = c.engineHost ? ` · engine on ${c.engineHost}${rtt}` : "";
+  if (c.route === "bind-address") {
     return `${s.address} (bound on that address: reachable there by anyone who can reach it)${engine}`;
   }
-  return `${s.route ?? "?"} ${s.address}${engine}`;
+  return `${c.route ?? "?"} ${s.address}${engine}`;
 }
 
 export function showRunHeader(metadata: RunMetadata, directory: string): void {
@@ -33,7 +34,7 @@ export function showRunHeader(metadata: RunMetadata, directory: string): void {
     source: s.source + (s.standInImage ? " (stand-in image)" : ""),
     // Only containers enforce limits; an embedded or external server runs with what the host has.
     limits:
-      s.kind === "docker" && s.limits?.cpus
+      containerFacts(s) && s.limits?.cpus
         ? `${s.limits.cpus} CPU, ${((s.limits.memoryBytes ?? 0) / 2 ** 30).toFixed(1)} GiB`
         : "none (host's)",
     settings: Object.entries(s.settings ?? {})

@@ -11,6 +11,7 @@ import {
   type TargetDecision,
   type TargetOptions,
 } from "../targets/select";
+import { checkEngine, ENGINE_FACTS, ENGINES } from "../targets/engines";
 import type { Engine, ServerSpec, StartedServer } from "../targets/types";
 import { redactText } from "../targets/uri";
 import { ignored } from "../runtime/debug";
@@ -119,8 +120,11 @@ export async function startOn(
 
 /** Starts `specs` in order into a new ServerSet (named by `spec.name`, else the engine), all watched. */
 export async function startServers(specs: readonly ServerSpec[], options: StartOptions): Promise<ServerSet> {
+  // Every name is checked before the first server starts: an unknown engine second in the list
+  // must not leave the first one started for nothing.
+  for (const spec of specs) checkEngine(spec.engine);
   const set = new ServerSet();
-  const optional = options.optional ?? ["mongodb"];
+  const optional = options.optional ?? ENGINES.filter((e) => ENGINE_FACTS[e].optional);
   try {
     for (const spec of specs) {
       let decision: TargetDecision;

@@ -2,7 +2,10 @@
 import { spawnSync } from "node:child_process";
 import os from "node:os";
 import path from "node:path";
-import type { LinkTraffic, ServerDescription } from "../targets/types";
+import type { StoredServerDescription } from "../targets/docker/description";
+import type { LinkTraffic } from "../targets/types";
+
+export { containerFacts, type StoredServerDescription } from "../targets/docker/description";
 import type { Quietness } from "./quietness";
 
 export interface HostInfo {
@@ -21,7 +24,7 @@ export interface RunMetadata {
   readonly startedAt: string;
   readonly host: HostInfo;
   readonly gitCommit: string;
-  readonly servers: readonly ServerDescription[];
+  readonly servers: readonly StoredServerDescription[];
   readonly params: object;
   readonly notes?: readonly string[];
   /** How long the run was estimated to take before its servers started (lib/experiments/eta.ts). */

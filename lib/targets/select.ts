@@ -8,16 +8,16 @@ import type { DockerEndpoint } from "./docker/endpoint";
 import { placementFor } from "./docker/routes";
 import { EmbeddedPostgresTarget } from "./embedded/embedded-postgres";
 import { ExternalTarget } from "./external/external-target";
-import { TARGET_KINDS, type Engine, type Target, type TargetKind } from "./types";
+import { checkEngine, ENGINE_FACTS, ENGINES, type Engine } from "./engines";
+import { TARGET_KINDS, type Target, type TargetKind } from "./types";
 
 export type TargetChoice = "auto" | TargetKind;
 export const TARGET_CHOICES: readonly TargetChoice[] = ["auto", ...TARGET_KINDS];
 
 /** The environment variable that holds an external server's URI, per engine. */
-export const URI_VARIABLES: Readonly<Record<Engine, string>> = {
-  postgresql: "DBLAB_POSTGRES_URI",
-  mongodb: "MONGODB_URI",
-};
+export const URI_VARIABLES: Readonly<Record<Engine, string>> = Object.fromEntries(
+  ENGINES.map((e) => [e, ENGINE_FACTS[e].uriVariable]),
+) as Record<Engine, string>;
 
 /** Target "external" for an engine whose URI variable is unset: for an optional engine, that engine is unavailable. */
 export class MissingUriError extends ParameterError {}
@@ -36,6 +36,7 @@ export interface TargetDecision {
 
 /** Decides the target kind for an engine. Throws before anything starts when the choice cannot work. */
 export async function decideTarget(engine: Engine, choice: TargetChoice = "auto"): Promise<TargetDecision> {
+  checkEngine(engine);
   const fromEnv = process.env.DBLAB_TARGET;
   if (fromEnv && !(TARGET_CHOICES as readonly string[]).includes(fromEnv)) {
     throw new ParameterError(`DBLAB_TARGET must be one of ${TARGET_CHOICES.join(", ")}; got "${fromEnv}"`);
@@ -90,19 +91,26 @@ export interface TargetOptions {
   readonly baseDir?: string;
 }
 
+/** Each engine's embedded target; MongoDB's is loaded only when asked for. */
+const EMBEDDED: Readonly<Record<Engine, (options: TargetOptions) => Promise<Target>>> = {
+  postgresql: async (options) => new EmbeddedPostgresTarget({ baseDir: options.baseDir }),
+  mongodb: async () => {
+    const { EmbeddedMongoTarget } = await import("./embedded/embedded-mongo");
+    return new EmbeddedMongoTarget();
+  },
+};
+
+/** The target of `kind` for `engine`; an engine name the lab does not know is refused before anything starts. */
 export async function createTarget(engine: Engine, kind: TargetKind, options: TargetOptions = {}): Promise<Target> {
+  const known = checkEngine(engine);
   switch (kind) {
     case "external":
-      return new ExternalTarget(process.env[URI_VARIABLES[engine]] ?? "");
+      return new ExternalTarget(process.env[ENGINE_FACTS[known].uriVariable] ?? "");
     case "docker": {
       const { DockerTarget } = await import("./docker/docker-target");
       return new DockerTarget(options);
     }
     case "embedded":
-      if (engine === "postgresql") return new EmbeddedPostgresTarget({ baseDir: options.baseDir });
-      {
-        const { EmbeddedMongoTarget } = await import("./embedded/embedded-mongo");
-        return new EmbeddedMongoTarget();
-      }
+      return EMBEDDED[known](options);
   }
 }

@@ -3,16 +3,19 @@
  *
  * A `ServerSpec` says what server a notebook wants; a target turns it into a `StartedServer`
  * (connection details, metadata, restart, stop). Docker, embedded and external servers are
- * interchangeable behind this interface, so a notebook never branches on the kind.
+ * interchangeable behind this interface, so a notebook never branches on the kind. What only some
+ * servers can do is an optional capability of `StartedServer` (`exec`, `network`, `processGone`,
+ * `replication`, `linkTraffic`) that callers test for; nothing here is Docker's own (that is
+ * `docker/description.ts`).
  */
 
 import type { ConnectionOptions as TlsConnectionOptions } from "node:tls";
-import type { DockerEndpoint } from "./docker/endpoint";
 
-export type Engine = "postgresql" | "mongodb";
+import type { Engine } from "./engines";
+
+export { ENGINES, type Engine } from "./engines";
 export type TargetKind = "embedded" | "docker" | "external";
 export const TARGET_KINDS: readonly TargetKind[] = ["embedded", "docker", "external"];
-export const ENGINES: readonly Engine[] = ["postgresql", "mongodb"];
 
 /** Server settings as `name = value`; PostgreSQL receives them as `-c name=value`. */
 export type ServerSettings = Readonly<Record<string, string | number | boolean>>;
@@ -120,16 +123,6 @@ export interface ServerDescription {
   readonly settings?: ServerSettings;
   /** Where the lab connects (host:port). */
   readonly address: string;
-  /**
-   * Docker: the port as published on the engine's host (127.0.0.1 there unless DBLAB_DOCKER_BIND),
-   * and how the lab reaches the server: "bridge", "published port (docker-proxy)", "ssh-tunnel"
-   * (the remote 127.0.0.1 through the engine's SSH connection) or "bind-address" (the named one).
-   */
-  readonly publishedAddress?: string;
-  readonly route?: string;
-  /** Docker: where the engine runs ("this machine", or its host), and its round trip to this client. */
-  readonly engineHost?: string;
-  readonly engineRttMs?: number;
   /** Embedded: the storage under its data directory (filesystem, device, a measured fsync). */
   readonly storage?: {
     readonly path: string;
@@ -139,6 +132,25 @@ export interface ServerDescription {
   };
   /** External PostgreSQL: TLS in use for the lab's session, and what was verified. */
   readonly transport?: TransportSecurity;
+}
+
+/** How a command runs inside the server's environment (see `StartedServer.exec`). */
+export interface ExecOptions {
+  /** `NAME=value` entries added to the command's environment. */
+  readonly env?: readonly string[];
+  /** User to run as (default: the image's user). */
+  readonly user?: string;
+}
+
+/**
+ * Where a server's engine runs and how the lab reaches the server, for a server run by an engine
+ * the lab drives on some host (a Docker engine, here or remote): see `StartedServer.network`.
+ */
+export interface ServerNetwork {
+  /** Where the engine runs: "this machine", or its host as the run header shows it ("ssh://lab (10.0.0.5)"). */
+  readonly engineHost: string;
+  /** How the lab reaches the server: "bridge", "published port (docker-proxy)", "ssh-tunnel", "bind-address". */
+  readonly route: string;
 }
 
 export interface ExecResult {
@@ -180,6 +192,16 @@ export interface StartedServer {
    * with code 137"). A lost connection is then blamed on the server, not left as a bare ECONNRESET.
    */
   readonly processGone?: () => Promise<string | undefined>;
+  /**
+   * Present where the lab can run a command beside the server, in its own environment (a
+   * container: the image's pgbench next to a remote server instead of this machine's across the link).
+   */
+  readonly exec?: (cmd: string[], options?: ExecOptions) => Promise<ExecResult>;
+  /**
+   * Present where an engine the lab drives runs the server (docker): where that engine is and how
+   * the server is reached. A lost connection while that engine is gone is blamed on the engine.
+   */
+  readonly network?: ServerNetwork;
 }
 
 /** Bytes over the link to a remote engine's host, since the server started (see StartedServer.linkTraffic). */
@@ -203,10 +225,17 @@ export interface StandbySpec {
   readonly upstreamHost: string;
   readonly upstreamPort: number;
   /**
-   * Run it on this Docker engine (an ssh:// one the user named) instead of this machine: it then
-   * reaches the primary back through that engine's SSH connection, and `upstream*` are not used.
+   * Run it on this other host instead of this machine, as the target that runs standbys there
+   * names one (the docker target: a `DockerEndpoint`, an ssh:// engine the user named): it then
+   * reaches the primary back through that host's SSH connection, and `upstream*` are not used.
    */
-  readonly on?: DockerEndpoint;
+  readonly on?: StandbyHost;
+}
+
+/** Another host to run a standby on; only the target that made it reads more than its name. */
+export interface StandbyHost {
+  /** Its address, e.g. "ssh://root@10.0.0.5". */
+  readonly host: string;
 }
 
 export interface StandbyOptions {

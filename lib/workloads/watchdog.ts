@@ -316,12 +316,12 @@ function isConnectionLoss(error: unknown): boolean {
  * said so (measured: a daemon stopped mid-run showed only `write ECONNRESET`).
  */
 async function explainEngineLoss(server: StartedServer, error: unknown): Promise<unknown> {
-  if (server.kind !== "docker") return error;
+  if (server.network === undefined) return error;
   if (!isConnectionLoss(error)) return error;
   // Loaded lazily so that runs without Docker never load dockerode.
   const { dockerAvailable, dockerEndpoint, errorText, DockerEngineGoneError, EngineLinkLostError } =
     await import("../targets/docker/docker-client");
-  const engineHost = server.description.engineHost;
+  const engineHost = server.network.engineHost;
   const remote = engineHost !== undefined && engineHost !== "this machine";
   // A remote engine is named by its address, and by its host where the address does not show it
   // (an ssh alias that ~/.ssh/config resolves: "ssh://lab (10.0.0.5)").

@@ -154,6 +154,7 @@ test("a Docker server's lost connection while the engine does not answer names D
     const server = fakeServer({
       kind: "docker",
       description: { engine: "postgresql", kind: "docker", version: "17.6", source: "img", address: "172.17.0.9:5432" },
+      network: { engineHost: "this machine", route: "bridge" },
     });
     const dog = new TrialWatchdog({
       servers: new Map([["postgresql", server]]),
@@ -186,6 +187,7 @@ test("a remote engine's server: the lost link names the engine's address and res
         address: "127.0.0.1:40001",
         engineHost: "labengine (10.231.99.2) (ssh)",
       },
+      network: { engineHost: "labengine (10.231.99.2) (ssh)", route: "ssh-tunnel" },
     });
     const dog = new TrialWatchdog({ servers: new Map([["postgresql", server]]), boundMs: 60_000, activityMs: 0 });
     const lost = new Error("Connection terminated unexpectedly");
@@ -252,6 +254,7 @@ test("a remote engine's link dropped under a trial but the engine answers again:
     const dropped = fakeServer({
       kind: "docker",
       description,
+      network: { engineHost: description.engineHost, route: "ssh-tunnel" },
       linkDrop: () => "SSH to root@10.231.99.2: no answer to keepalives for 20 s",
     });
     const dog = new TrialWatchdog({ servers: new Map([["postgresql", dropped]]), boundMs: 60_000, activityMs: 0 });

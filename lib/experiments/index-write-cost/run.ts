@@ -62,10 +62,17 @@ export function serverSpecs(p: IndexWriteCostParams): ServerSpec[] {
   return specs;
 }
 
-async function openEngine(server: StartedServer): Promise<IndexWriteEngine> {
-  if (server.engine === "postgresql") return PostgresIndexWriteTable.open(server.connection);
-  const { MongoIndexWriteCollection } = await import("../../workloads/index-write-cost/mongo-collection");
-  return MongoIndexWriteCollection.open(server.uri, server.connection.database);
+/** Each engine's adapter for this workload; MongoDB's driver is loaded only when a MongoDB server runs. */
+const ADAPTERS: Readonly<Record<Engine, (server: StartedServer) => Promise<IndexWriteEngine>>> = {
+  postgresql: (server) => PostgresIndexWriteTable.open(server.connection),
+  mongodb: async (server) => {
+    const { MongoIndexWriteCollection } = await import("../../workloads/index-write-cost/mongo-collection");
+    return MongoIndexWriteCollection.open(server.uri, server.connection.database);
+  },
+};
+
+function openEngine(server: StartedServer): Promise<IndexWriteEngine> {
+  return ADAPTERS[server.engine](server);
 }
 
 export type { RunControl } from "../session";

@@ -5,17 +5,12 @@
 import { ignored } from "../../runtime/debug";
 import { PassThrough } from "node:stream";
 import type Docker from "dockerode";
-import type { ConnectionInfo, ExecResult } from "../types";
+import type { ConnectionInfo, ExecOptions, ExecResult } from "../types";
 import { redactText } from "../uri";
 import { waitUntilReady } from "../readiness";
 import type { EngineProfile } from "./engine-profiles";
 
-export interface ExecOptions {
-  /** `NAME=value` entries added to the command's environment. */
-  readonly env?: readonly string[];
-  /** User to run as (default: the image's user). */
-  readonly user?: string;
-}
+export type { ExecOptions } from "../types";
 
 export function isNotFound(error: unknown): boolean {
   return (error as { statusCode?: number }).statusCode === 404;

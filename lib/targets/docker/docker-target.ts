@@ -9,6 +9,7 @@
 import type Docker from "dockerode";
 import { ignored } from "../../runtime/debug";
 import { unregister } from "../../runtime/resource-registry";
+import { checkEngine } from "../engines";
 import { randomPassword } from "../ports";
 import type {
   ConnectionInfo,
@@ -16,12 +17,13 @@ import type {
   ExecResult,
   LinkTraffic,
   ResourceLimits,
-  ServerDescription,
+  ServerNetwork,
   ServerSettings,
   ServerSpec,
   StartedServer,
   Target,
 } from "../types";
+import type { DockerServerDescription } from "./description";
 import { execInContainer, isNotFound, waitReady, type ExecOptions } from "./container-io";
 import { containerName, createAndStart, discard } from "./create-container";
 import {
@@ -167,7 +169,7 @@ export class DockerStartedServer implements StartedServer {
     readonly id: string,
     readonly engine: Engine,
     private current: ConnectionInfo,
-    private currentDescription: ServerDescription,
+    private currentDescription: DockerServerDescription & ServerNetwork,
     private readonly container: Docker.Container,
     private readonly recordId: string,
     private readonly profile: EngineProfile,
@@ -204,8 +206,12 @@ export class DockerStartedServer implements StartedServer {
     return this.profile.uri(this.current);
   }
 
-  get description(): ServerDescription {
+  get description(): DockerServerDescription {
     return this.currentDescription;
+  }
+
+  get network(): ServerNetwork {
+    return { engineHost: this.currentDescription.engineHost, route: this.currentDescription.route };
   }
 
   /**
@@ -292,9 +298,8 @@ export class DockerStartedServer implements StartedServer {
   }
 
   /** Runs a command inside the container (e.g. pgbench in an official image) and collects its output. */
-  exec(cmd: string[], options: ExecOptions = {}): Promise<ExecResult> {
-    return execInContainer(dockerClientFor(this.endpoint), this.container, cmd, options);
-  }
+  readonly exec = (cmd: string[], options: ExecOptions = {}): Promise<ExecResult> =>
+    execInContainer(dockerClientFor(this.endpoint), this.container, cmd, options);
 }
 
 export class DockerTarget implements Target {
@@ -303,7 +308,7 @@ export class DockerTarget implements Target {
   constructor(private readonly options: DockerTargetOptions = {}) {}
 
   async start(spec: ServerSpec): Promise<DockerStartedServer> {
-    const profile = PROFILES[spec.engine];
+    const profile = PROFILES[checkEngine(spec.engine)];
     const settings: ServerSettings = { ...profile.defaults, ...spec.settings };
     // Checks the setting names: a bad one is refused before an image is resolved or built.
     const cmd = profile.cmd(settings);
@@ -355,7 +360,7 @@ export class DockerTarget implements Target {
         database: profile.database,
       };
       const version = await waitReady(container, profile, connection, readyTimeoutMs);
-      const description: ServerDescription = {
+      const description: DockerServerDescription & ServerNetwork = {
         engine: spec.engine,
         kind: "docker",
         version: shortVersion(version),

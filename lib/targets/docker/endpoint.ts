@@ -44,6 +44,12 @@ export interface DockerEndpoint {
   readonly tls?: TlsFiles;
 }
 
+/** Whether a host handed through a generic type (`StandbySpec.on`) is an endpoint this module resolved. */
+export function isDockerEndpoint(host: { readonly host: string }): host is DockerEndpoint {
+  const e = host as Partial<DockerEndpoint>;
+  return typeof e.source === "string" && typeof e.kind === "string" && typeof e.local === "boolean";
+}
+
 const DEFAULT_SOCKET = "unix:///var/run/docker.sock";
 
 /** $DOCKER_CONFIG or ~/.docker, as the CLI. */

@@ -15,6 +15,9 @@ export const POSTGRES_IMAGE = "postgres:17.6";
 export const MONGO_IMAGE = "mongo:8.0.16";
 export const OFFICIAL_IMAGES: Readonly<Record<Engine, string>> = { postgresql: POSTGRES_IMAGE, mongodb: MONGO_IMAGE };
 
+/** Engines with a stand-in image built from the embedded binaries (only PostgreSQL's come from npm). */
+const HAS_STAND_IN: Readonly<Record<Engine, boolean>> = { postgresql: true, mongodb: false };
+
 export interface ResolvedImage {
   readonly image: string;
   /** True for the lab's stand-in image, which is not the official one. */
@@ -114,7 +117,7 @@ export async function resolveImage(
 ): Promise<ResolvedImage> {
   const docker = options.docker ?? dockerClient();
   const official = OFFICIAL_IMAGES[engine];
-  if (engine === "postgresql" && options.forceStandIn) {
+  if (HAS_STAND_IN[engine] && options.forceStandIn) {
     return { image: (await ensureStandInImage(onProgress, docker)).image, standIn: true };
   }
   if (await imageExists(docker, official)) return { image: official, standIn: false };
@@ -134,7 +137,7 @@ export async function resolveImage(
     }
   }
 
-  if (engine === "postgresql") {
+  if (HAS_STAND_IN[engine]) {
     return { image: (await ensureStandInImage(onProgress, docker)).image, standIn: true };
   }
   throw new Error(

@@ -20,13 +20,14 @@ import { Readable } from "node:stream";
 import { pack as tarPack } from "tar-stream";
 import type Docker from "dockerode";
 import { register, unregister } from "../../runtime/resources";
-import type { ConnectionInfo, ServerDescription, ServerSettings, StartedServer } from "../types";
+import type { ConnectionInfo, ServerNetwork, ServerSettings, StandbyHost, StartedServer } from "../types";
+import type { DockerServerDescription } from "./description";
 import { postgresUri } from "../uri";
 import { settingsToArgs } from "../settings";
 import { isNotFound, logTail } from "./container-io";
 import { containerName } from "./create-container";
 import { dockerClientFor, LAB_LABEL, labLabels } from "./docker-client";
-import { endpointRef, engineHostLabel, type DockerEndpoint } from "./endpoint";
+import { endpointRef, engineHostLabel, isDockerEndpoint, type DockerEndpoint } from "./endpoint";
 import { resolveImage } from "./images";
 import { randomRemotePort } from "./routes";
 import { sshEngineConnection, type ReverseTunnel, type SshTunnel } from "./ssh-engine";
@@ -44,6 +45,15 @@ export function checkStandbyEngine(endpoint: DockerEndpoint): void {
         "back through the SSH connection (the lab opens no port of this machine to a network)",
     );
   }
+}
+
+/** A standby's host as the Docker engine it names, the only other host the lab runs standbys on; checked as above. */
+export function standbyEngine(host: StandbyHost): DockerEndpoint {
+  if (!isDockerEndpoint(host)) {
+    throw new Error(`standbys on ${host.host}: not a Docker engine the lab resolved (see endpointFromHost)`);
+  }
+  checkStandbyEngine(host);
+  return host;
 }
 
 /** The port on the engine's host that leads back to `localPort` on this machine's 127.0.0.1. */
@@ -99,7 +109,7 @@ export class RemoteStandby implements StartedServer {
     readonly id: string,
     readonly standbyName: string,
     readonly connection: ConnectionInfo,
-    readonly description: ServerDescription,
+    readonly description: DockerServerDescription & ServerNetwork,
     private readonly container: Docker.Container,
     private readonly recordId: string,
     private readonly tunnels: readonly (ReverseTunnel | SshTunnel)[],
@@ -107,6 +117,10 @@ export class RemoteStandby implements StartedServer {
 
   get uri(): string {
     return postgresUri(this.connection);
+  }
+
+  get network(): ServerNetwork {
+    return { engineHost: this.description.engineHost, route: this.description.route };
   }
 
   logs(lines = 10): Promise<string> {
@@ -175,7 +189,7 @@ export async function startRemoteStandby(r: RemoteStandbyRequest): Promise<Remot
     await waitAcceptingReads(container, r.name);
     tunnel = await sshEngineConnection(ssh).tunnel(port);
     const connection: ConnectionInfo = { ...r.credentials, host: "127.0.0.1", port: tunnel.localPort };
-    const description: ServerDescription = {
+    const description: DockerServerDescription & ServerNetwork = {
       engine: "postgresql",
       kind: "docker",
       version: r.version,

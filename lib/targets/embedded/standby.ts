@@ -22,6 +22,7 @@ import type {
 } from "../types";
 import { chownRecursive, type OsUser } from "./postgres-binaries";
 import { ignored } from "../../runtime/debug";
+import type { DockerEndpoint } from "../docker/endpoint";
 import type { ReverseTunnel } from "../docker/ssh-engine";
 import { handleErrors } from "../../runtime/error-events";
 import { postgresClientConfig } from "../postgres-client";
@@ -109,7 +110,8 @@ export async function startStandbys(
   }
   // Loaded only when a standby goes to another engine: runs without Docker never load dockerode.
   const remote = specs.some((s) => s.on) ? await import("../docker/remote-standby") : undefined;
-  for (const s of specs) if (s.on) remote?.checkStandbyEngine(s.on);
+  const engines = new Map<StandbySpec, DockerEndpoint>();
+  for (const s of specs) if (s.on && remote) engines.set(s, remote.standbyEngine(s.on));
   const locals: StandbyServer[] = [];
   const started: { readonly name: string; readonly server: StartedServer; logs(): Promise<string> }[] = [];
   const tunnels: { close(): void }[] = [];
@@ -118,8 +120,9 @@ export async function startStandbys(
     // Each remote standby's way back to the primary, open before the copy names it in primary_conninfo.
     const tunnelFor = new Map<StandbySpec, ReverseTunnel>();
     for (const s of specs) {
-      if (!s.on || !remote) continue;
-      const tunnel = await remote.reverseTunnelTo(s.on, primary.connection.port);
+      const engine = engines.get(s);
+      if (!engine || !remote) continue;
+      const tunnel = await remote.reverseTunnelTo(engine, primary.connection.port);
       tunnels.push(tunnel);
       tunnelFor.set(s, tunnel);
     }
@@ -143,11 +146,12 @@ export async function startStandbys(
     });
     for (const standby of locals) await standby.launch();
     for (const { spec, root, tunnel } of copies) {
-      if (!spec.on || !remote) continue;
+      const engine = engines.get(spec);
+      if (!engine || !remote) continue;
       try {
         const standby = await remote.startRemoteStandby({
           name: spec.name,
-          endpoint: spec.on,
+          endpoint: engine,
           dataDirectory: path.join(root, "data"),
           settings: primary.standbySettings(),
           credentials: primary.connection,

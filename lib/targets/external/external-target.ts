@@ -19,6 +19,7 @@ import {
   writeRecord,
 } from "../../runtime/resource-registry";
 import { onShutdown } from "../../runtime/shutdown";
+import { checkEngine } from "../engines";
 import { postgresClientConfig } from "../postgres-client";
 import { redactText, redactUri } from "../uri";
 import type { ConnectionInfo, ServerDescription, ServerSpec, StartedServer, Target, TransportSecurity } from "../types";
@@ -159,7 +160,7 @@ export class ExternalTarget implements Target {
    * database: a refusal leaves nothing on the server.
    */
   async start(spec: ServerSpec): Promise<StartedServer> {
-    if (spec.engine !== "postgresql") {
+    if (checkEngine(spec.engine) === "mongodb") {
       const { ExternalMongoServer } = await import("./external-mongo");
       return ExternalMongoServer.connect(this.uri);
     }

@@ -1,7 +1,7 @@
 /**
  * The counters notebook 01 records, by engine. The adapters read them (postgres-table.ts: one SQL
  * expression per name, in a record over these names, so the SQL and the names cannot drift apart;
- * mongo-collection.ts: one serverStatus path per name) and the summary reads them by these names.
+ * lib/engines/mongodb/counters.ts: one serverStatus path per name) and the summary reads them by these names.
  * In a file of their own because engine.ts, which both adapters import, names their union.
  */
 import { keyGuard } from "../../stats/counters";
@@ -38,35 +38,14 @@ export const isPgIndexWriteCounterKey = keyGuard<PgIndexWriteCounterKey>(
 );
 export const isWalRecordKey = keyGuard<WalRecordKey>([], [{ prefix: "walrec." }]);
 
-/** MongoDB: serverStatus.wiredTiger statistics (levels start with "size.") and the opcounters. */
-export const MONGO_WT_COUNTERS = [
-  "mongo.wt.cache.bytes_written",
-  "mongo.wt.cache.pages_written",
-  "mongo.wt.cache.bytes_read",
-  "mongo.wt.cache.pages_read",
-  "mongo.wt.cache.app_evicted_pages",
-  "size.mongo.wt.cache.dirty_bytes",
-  "size.mongo.wt.cache.bytes",
-  "mongo.wt.block.bytes_written",
-  "mongo.wt.block.bytes_read",
-  "mongo.wt.log.bytes_written",
-  "mongo.wt.log.records_compressed",
-  "mongo.wt.log.records_not_compressed",
-  "mongo.wt.log.records_small",
-  "mongo.wt.log.writes",
-  "mongo.wt.log.syncs",
-  "mongo.wt.txn.committed",
-  "mongo.wt.checkpoints",
-] as const;
-export type MongoWtCounter = (typeof MONGO_WT_COUNTERS)[number];
-export const MONGO_OPCOUNTERS = ["insert", "update"] as const;
-/** $collStats' storage figures, levels. Deliberately not "size.index.…": those are summed as the per-index sizes. */
-export const MONGO_COLLECTION_LEVELS = [
-  "size.collection",
-  "size.collection_data",
-  "size.collection_documents",
-  "size.total_index",
-] as const;
+export {
+  MONGO_COLLECTION_LEVELS,
+  MONGO_OPCOUNTERS,
+  MONGO_WT_COUNTERS,
+  type MongoWtCounter,
+} from "../../engines/mongodb/counters";
+import type { MONGO_COLLECTION_LEVELS, MONGO_OPCOUNTERS, MongoWtCounter } from "../../engines/mongodb/counters";
+
 export type MongoCounterKey =
   | MongoWtCounter
   | `mongo.opcounters.${(typeof MONGO_OPCOUNTERS)[number]}`

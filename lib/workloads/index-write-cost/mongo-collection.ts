@@ -14,16 +14,10 @@ import {
 import type { Dataset } from "./dataset";
 import type { IndexWriteEngine } from "./engine";
 import type { Counters } from "../../stats/counters";
-import {
-  MONGO_COLLECTION_LEVELS,
-  MONGO_WT_COUNTERS,
-  MONGO_OPCOUNTERS,
-  type MongoCounterKey,
-  type MongoWtCounter,
-} from "./counter-keys";
+import type { MongoCounterKey } from "./counter-keys";
+import { connectMongo } from "../../engines/mongodb/connect";
+import { collectionCounters, serverCounters } from "../../engines/mongodb/counters";
 import { FIELDS, UPDATED_COLUMNS, type Field, type UpdateOperation } from "./operations";
-import { ignored } from "../../runtime/debug";
-import { handleErrors } from "../../runtime/error-events";
 
 export const COLLECTION = "write_cost_rows";
 
@@ -84,45 +78,6 @@ function rowDocuments(dataset: Dataset, start: number, end: number): RowDocument
   return docs;
 }
 
-/** serverStatus.wiredTiger statistics kept: each counter's [section, statistic]. Keys of levels start with "size.". */
-const WIREDTIGER_STATS: Readonly<Record<MongoWtCounter, readonly [section: string, statistic: string]>> = {
-  "mongo.wt.cache.bytes_written": ["cache", "bytes written from cache"],
-  "mongo.wt.cache.pages_written": ["cache", "pages written from cache"],
-  "mongo.wt.cache.bytes_read": ["cache", "bytes read into cache"],
-  "mongo.wt.cache.pages_read": ["cache", "pages read into cache"],
-  "mongo.wt.cache.app_evicted_pages": ["cache", "pages evicted by application threads"],
-  "size.mongo.wt.cache.dirty_bytes": ["cache", "tracked dirty bytes in the cache"],
-  "size.mongo.wt.cache.bytes": ["cache", "bytes currently in the cache"],
-  "mongo.wt.block.bytes_written": ["block-manager", "bytes written"],
-  "mongo.wt.block.bytes_read": ["block-manager", "bytes read"],
-  "mongo.wt.log.bytes_written": ["log", "log bytes written"],
-  "mongo.wt.log.records_compressed": ["log", "log records compressed"],
-  "mongo.wt.log.records_not_compressed": ["log", "log records not compressed"],
-  "mongo.wt.log.records_small": ["log", "log records too small to compress"],
-  "mongo.wt.log.writes": ["log", "log write operations"],
-  "mongo.wt.log.syncs": ["log", "log sync operations"],
-  "mongo.wt.txn.committed": ["transaction", "transactions committed"],
-  "mongo.wt.checkpoints": ["transaction", "transaction checkpoints"],
-};
-
-/**
- * Sections serverStatus may leave out: only wiredTiger and opcounters are read, and `metrics` and
- * `locks` alone are tens of kilobytes per call.
- */
-const SERVER_STATUS_EXCLUDE = { metrics: 0, locks: 0, network: 0, repl: 0, transactions: 0 };
-
-function numberAt(value: unknown, ...path: string[]): number | undefined {
-  let current: unknown = value;
-  for (const key of path) {
-    if (current === null || typeof current !== "object") return undefined;
-    current = (current as Record<string, unknown>)[key];
-  }
-  if (typeof current === "number") return current;
-  // Long-typed statistics arrive as Long when they exceed 2^53 (the driver promotes the rest).
-  if (Long.isLong(current)) return current.toNumber();
-  return undefined;
-}
-
 export class MongoIndexWriteCollection implements IndexWriteEngine {
   readonly engine = "mongodb" as const;
 
@@ -137,25 +92,19 @@ export class MongoIndexWriteCollection implements IndexWriteEngine {
   }
 
   static async open(uri: string, database: string): Promise<MongoIndexWriteCollection> {
-    const client = new MongoClient(uri, {
-      appName: "db-write-lab",
-      // Concurrency 1, as the seed: one connection does the timed writes. minPoolSize keeps it open
-      // between trials so no timed batch pays for a new connection and its authentication.
-      maxPoolSize: 2,
-      minPoolSize: 1,
-      serverSelectionTimeoutMS: 15_000,
-      // A timed 1,000-row batch with 5 indexes can take seconds on a slow disk; never time it out.
-      socketTimeoutMS: 0,
-    });
-    handleErrors(client, "MongoDB write-cost client");
-    try {
-      await client.connect();
-      await client.db("admin").command({ ping: 1 });
-      return new MongoIndexWriteCollection(client, database);
-    } catch (error) {
-      await client.close().catch(ignored("mongodb: close the client after a failed open"));
-      throw error;
-    }
+    const client = await connectMongo(
+      uri,
+      {
+        // Concurrency 1, as the seed: one connection does the timed writes. minPoolSize keeps it open
+        // between trials so no timed batch pays for a new connection and its authentication.
+        maxPoolSize: 2,
+        minPoolSize: 1,
+        // A timed 1,000-row batch with 5 indexes can take seconds on a slow disk; never time it out.
+        socketTimeoutMS: 0,
+      },
+      "MongoDB write-cost client",
+    );
+    return new MongoIndexWriteCollection(client, database);
   }
 
   /**
@@ -210,66 +159,7 @@ export class MongoIndexWriteCollection implements IndexWriteEngine {
   }
 
   async counters(): Promise<Counters<MongoCounterKey>> {
-    const snapshot: Partial<Record<MongoCounterKey, number>> = {};
-    const status = await this.client.db("admin").command({ serverStatus: 1, ...SERVER_STATUS_EXCLUDE });
-    for (const key of MONGO_WT_COUNTERS) {
-      const [section, stat] = WIREDTIGER_STATS[key];
-      const value = numberAt(status, "wiredTiger", section, stat);
-      if (value !== undefined) snapshot[key] = value;
-    }
-    for (const op of MONGO_OPCOUNTERS) {
-      const value = numberAt(status, "opcounters", op);
-      if (value !== undefined) snapshot[`mongo.opcounters.${op}`] = value;
-    }
-    // $collStats rather than the collStats command, which is deprecated since MongoDB 6.2. The
-    // projection keeps the per-collection WiredTiger statistics (kilobytes) off the wire.
-    const [stats] = await this.collection
-      .aggregate<Document>([
-        { $collStats: { storageStats: {} } },
-        {
-          $project: {
-            "storageStats.size": 1,
-            "storageStats.count": 1,
-            "storageStats.storageSize": 1,
-            "storageStats.totalIndexSize": 1,
-            "storageStats.indexSizes": 1,
-            // Per index, WiredTiger's own count of keys inserted: which indexes a write touched.
-            "storageStats.indexDetails": 1,
-          },
-        },
-      ])
-      .toArray();
-    const storage: unknown = stats?.storageStats;
-    const levels: Readonly<Record<(typeof MONGO_COLLECTION_LEVELS)[number], string>> = {
-      // On disk, like PostgreSQL's size.table (pg_relation_size).
-      "size.collection": "storageSize",
-      // Uncompressed BSON of the documents.
-      "size.collection_data": "size",
-      "size.collection_documents": "count",
-      // Deliberately not "size.index.…": those keys are summed as the per-index sizes.
-      "size.total_index": "totalIndexSize",
-    };
-    for (const key of MONGO_COLLECTION_LEVELS) {
-      const value = numberAt(storage, levels[key]);
-      if (value !== undefined) snapshot[key] = value;
-    }
-    const indexSizes: unknown =
-      storage !== null && typeof storage === "object" ? (storage as Document).indexSizes : undefined;
-    if (indexSizes !== null && typeof indexSizes === "object") {
-      for (const name of Object.keys(indexSizes)) {
-        const value = numberAt(indexSizes, name);
-        if (value !== undefined) snapshot[`size.index.${name}`] = value;
-      }
-    }
-    const details: unknown =
-      storage !== null && typeof storage === "object" ? (storage as Document).indexDetails : undefined;
-    if (details !== null && typeof details === "object") {
-      for (const name of Object.keys(details)) {
-        const inserts = numberAt((details as Document)[name], "cursor", "insert calls");
-        if (inserts !== undefined) snapshot[`mongo.index.${name}.inserts`] = inserts;
-      }
-    }
-    return snapshot;
+    return { ...(await serverCounters(this.client)), ...(await collectionCounters(this.collection)) };
   }
 
   async close(): Promise<void> {

@@ -6,13 +6,11 @@
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import type { ExecResult, StartedServer } from "../../targets/types";
+import type { StartedServer } from "../../targets/types";
 import { ignored } from "../../runtime/debug";
 
-/** A server that can run a command in its own container (DockerStartedServer). */
-export interface ExecCapableServer extends StartedServer {
-  exec(cmd: string[], options?: { readonly env?: readonly string[]; readonly user?: string }): Promise<ExecResult>;
-}
+/** A server that can run a command beside itself, in its own environment (`StartedServer.exec`: a container). */
+export type ExecCapableServer = StartedServer & { readonly exec: NonNullable<StartedServer["exec"]> };
 
 export type PgbenchRunner =
   | { readonly kind: "host"; readonly path: string; readonly version: string }
@@ -94,7 +92,7 @@ export function findHostClientTool(tool: string): string | undefined {
 }
 
 function isExecCapable(server: StartedServer): server is ExecCapableServer {
-  return server.kind === "docker" && typeof (server as Partial<ExecCapableServer>).exec === "function";
+  return typeof server.exec === "function";
 }
 
 /**
@@ -106,7 +104,7 @@ export async function locatePgbench(server: StartedServer): Promise<PgbenchRunne
   // statement of a transaction would pay the link's round trip (~150–190 µs per SELECT 1 to a
   // namespace engine on this machine, ms to a real VM): the image's own pgbench runs beside the
   // server instead, as the seed's did. (The stand-in image has none: then the host's is used.)
-  const engineHost = server.description.engineHost;
+  const engineHost = server.network?.engineHost;
   const remote = engineHost !== undefined && engineHost !== "this machine";
   const host = findHostPgbench();
   if (host && (!remote || process.env.DBLAB_PGBENCH)) return { kind: "host", ...host };
@@ -125,7 +123,7 @@ export async function locatePgbench(server: StartedServer): Promise<PgbenchRunne
   throw new PgbenchNotFoundError(
     "pgbench not found: install the PostgreSQL client tools (e.g. `apt-get install postgresql-client` or " +
       "`brew install libpq`), put pgbench on PATH or set DBLAB_PGBENCH to its path" +
-      (server.kind === "docker" ? "; the docker image in use has no pgbench either" : ""),
+      (isExecCapable(server) ? "; the docker image in use has no pgbench either" : ""),
   );
 }
 
