@@ -401,6 +401,15 @@ export function watchTrial<T>(engine: Engine, what: string, run: () => Promise<T
   return watchdog ? watchdog.watch(engine, what, run, group) : run();
 }
 
+/**
+ * The stall bound the watchdog in scope gives trials of `group` (no group: any trial's), undefined
+ * without one: what a failed trial's cleanup may take, so that the run ends within the bound its
+ * message states.
+ */
+export function trialBoundMs(group = ""): number | undefined {
+  return current.getStore()?.boundMs(group);
+}
+
 /** Tells the watchdog in scope that the trial moved (e.g. a pgbench progress line). */
 export function noteProgress(): void {
   current.getStore()?.progress();
