@@ -160,7 +160,7 @@ export class DockerStartedServer implements StartedServer {
   readonly kind = "docker" as const;
   private stopping: Promise<void> | undefined;
   /** The last removal that found the engine unreachable, and when (see stop). */
-  private unreachable: { readonly error: unknown; readonly at: number } | undefined;
+  private unreachable: { readonly error: Error; readonly at: number } | undefined;
   readonly linkTraffic?: () => LinkTraffic;
   /** Why the SSH link to the engine dropped since this server started, if it did (the watchdog says so). */
   readonly linkDrop?: () => string | undefined;
@@ -290,7 +290,7 @@ export class DockerStartedServer implements StartedServer {
         if (!isNotFound(error)) {
           this.stopping = undefined; // keep the record, so a retry or the reaper can remove it
           // No HTTP status: the engine itself was not reached (its answer would carry one).
-          if ((error as { statusCode?: unknown }).statusCode === undefined)
+          if (error instanceof Error && (error as { statusCode?: unknown }).statusCode === undefined)
             this.unreachable = { error, at: Date.now() };
           abandoned.add(this);
           throw error;
