@@ -218,6 +218,9 @@ export class TrialWatchdog {
     // Not unref'd: it must fire even when nothing else holds the event loop; cleared when the trial ends.
     // A long statement shows what the server does (progress views, WAL written) in the progress line.
     const activityMs = this.options.activityMs;
+    // Measured on a vanished tcp:// TLS engine: after the stall the trial's own hung query kept its
+    // activity reads going, a fresh connect to the dead host every 15 s; they end with the watch.
+    const watching = new AbortController();
     const work =
       activityMs === 0
         ? run()
@@ -226,6 +229,7 @@ export class TrialWatchdog {
             onAnswer: () => (this.lastSign = Date.now()),
             // A trial with its own progress (pgbench's lines) says more than the server's activity.
             quiet: () => Date.now() - this.lastTrialProgress < (activityMs ?? ACTIVITY_MS),
+            stop: watching.signal,
           });
     try {
       const result = await Promise.race([work, stall]);
@@ -244,6 +248,7 @@ export class TrialWatchdog {
       throw await explainLoss(server, error);
     } finally {
       clearInterval(timer);
+      watching.abort();
       // After a stall the trial's own late rejection is a consequence of the kill, reported above.
       work.catch(ignored("watchdog: the trial's rejection after its stall"));
     }
