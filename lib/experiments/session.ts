@@ -108,11 +108,12 @@ export interface ExperimentSession<C extends object> {
 export function interruptedMessage(
   store: { readonly runId: string; readonly directory: string; trials(): readonly unknown[] },
   planned: number,
+  signal?: string,
 ): string {
   const kept = store.trials().length;
   const of = planned > 0 ? ` of ${planned}` : "";
   return (
-    `interrupted: ${kept}${of} trials kept in ${store.directory}; its servers were stopped. ` +
+    `interrupted${signal ? ` (${signal})` : ""}: ${kept}${of} trials kept in ${store.directory}; its servers were stopped. ` +
     `Resume with the same parameters and { resumeId: "${store.runId}" } in the run's options.`
   );
 }
@@ -318,6 +319,10 @@ class RunSession<C extends object> implements ExperimentSession<C> {
 
   async run<T>(work: (session: ExperimentSession<C>) => Promise<T>): Promise<T> {
     let outcome: RunMetadata["outcome"] = "failed";
+    // Written the moment the run is aborted: on SIGTERM the process exits once its servers are
+    // stopped, which can come before the trial's own error has made its way up to the finally below.
+    const onAbort = () => this.recordOutcome("interrupted");
+    this.signal.addEventListener("abort", onAbort, { once: true });
     try {
       // Every trial below runs under the stall watchdog (lib/workloads/watchdog.ts), which says so in
       // the progress line. It holds the ServerSet's watched view, which follows startServer/stopServer.
@@ -341,17 +346,28 @@ class RunSession<C extends object> implements ExperimentSession<C> {
       outcome = "interrupted";
       // Whatever the workload threw on its way out (an aborted pgbench, a cancelled statement), the
       // cause is the Stop: say so, and what was kept. The servers are stopped before the cell sees it.
-      const message = interruptedMessage(this.store, this.progress.planned);
+      const message = interruptedMessage(
+        this.store,
+        this.progress.planned,
+        this.signal.reason instanceof InterruptedError ? this.signal.reason.signal : undefined,
+      );
       this.progress.finish(message);
       throw new InterruptedError(message, { cause: error });
     } finally {
-      // Merged into what is on disk: experiments add their own fields with store.writeMetadata.
-      // A failure here must not hide the run's own error: without finishedAt the run reads as "stopped".
-      try {
-        this.store.updateMetadata({ finishedAt: new Date().toISOString(), outcome, ...linkTraffic(this.servers) });
-      } catch (error) {
-        ignored("session: record the run's outcome in metadata.json")(error);
-      }
+      this.signal.removeEventListener("abort", onAbort);
+      this.recordOutcome(outcome);
+    }
+  }
+
+  /**
+   * Merged into what is on disk: experiments add their own fields with store.writeMetadata.
+   * A failure here must not hide the run's own error: without finishedAt the run reads as "stopped".
+   */
+  private recordOutcome(outcome: RunMetadata["outcome"]): void {
+    try {
+      this.store.updateMetadata({ finishedAt: new Date().toISOString(), outcome, ...linkTraffic(this.servers) });
+    } catch (error) {
+      ignored("session: record the run's outcome in metadata.json")(error);
     }
   }
 

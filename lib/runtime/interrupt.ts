@@ -28,11 +28,14 @@ let delegates: ((signal: NodeJS.Signals) => void)[] = [];
 
 export class InterruptedError extends Error {
   override readonly name = "InterruptedError";
+  /** The signal that ended the process (SIGTERM, SIGHUP), absent for a Stop (SIGINT in a kernel). */
+  readonly signal?: NodeJS.Signals;
   constructor(
     message = "interrupted (SIGINT): the run stopped between batches and its servers were stopped",
-    options?: ErrorOptions,
+    options?: ErrorOptions & { readonly signal?: NodeJS.Signals },
   ) {
     super(message, options);
+    if (options?.signal) this.signal = options.signal;
     // The cell prints the error; a stack trace under "interrupted" would look like a crash.
     this.stack = `${this.name}: ${message}`;
   }
@@ -74,6 +77,25 @@ function listen(): void {
   // Once is enough: for each later cell vm's wrapper removes and re-adds exactly these listeners,
   // the re-adding outside the watchdog window, so the native handler stays libuv's.
   setImmediate(takeOverSigint);
+}
+
+/**
+ * Aborts every active run because the process got `signal` and is ending (SIGTERM, SIGHUP; SIGINT
+ * outside a kernel). Called by the shutdown hooks before they stop the servers: the run then sees
+ * the signal as the cause, and the server loss that follows as its consequence. Measured before:
+ * SIGTERM mid-trial stopped the server first, the trial failed as "server lost" and metadata.json
+ * said `failed`.
+ */
+export function abortRuns(signal: NodeJS.Signals): void {
+  for (const controller of active) {
+    if (!controller.signal.aborted) {
+      controller.abort(
+        new InterruptedError(`interrupted (${signal}): the process is ending and its servers are being stopped`, {
+          signal,
+        }),
+      );
+    }
+  }
 }
 
 /** A signal for one run, aborted by the next SIGINT; pass it to `endInterruptible` when the run ends. */

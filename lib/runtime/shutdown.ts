@@ -7,7 +7,7 @@
  * a target that installed its own and forgot left its container running after SIGTERM to
  * `npm run reproduce`, until `npm run clean`.
  */
-import { inKernel } from "./interrupt";
+import { abortRuns, inKernel } from "./interrupt";
 import { ownRecords, unregister } from "./resource-registry";
 import { releaseOwnResources, removeProcessResource, spawnDetachedReaper } from "./reaper";
 
@@ -64,6 +64,8 @@ export function installShutdownHooks(): void {
     // container's record was removed, and the record stayed behind.
     if (first) return;
     first = sig;
+    // The signal is the decided cause: runs see it before their servers go (interrupt.ts, abortRuns).
+    abortRuns(sig);
     // The cleanup below may be cut short: measured, a kernel SIGTERMed by `npm run reproduce` on
     // the Docker target was SIGKILLed (by the Jupyter side) while its container was being removed,
     // and the record stayed. A detached reaper, started first, finishes the job once we are gone.

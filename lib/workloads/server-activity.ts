@@ -144,7 +144,13 @@ export async function withActivity<T>(
   server: StartedServer | undefined,
   say: ((line: string) => void) | undefined,
   work: () => Promise<T>,
-  options: { readonly intervalMs?: number; readonly onAnswer?: () => void; readonly quiet?: () => boolean } = {},
+  options: {
+    readonly intervalMs?: number;
+    readonly onAnswer?: () => void;
+    readonly quiet?: () => boolean;
+    /** Ends the reads before `work` settles: work its watcher gave up on (a stall) may never settle. */
+    readonly stop?: AbortSignal;
+  } = {},
 ): Promise<T> {
   if (!server || !say || server.engine !== "postgresql") return work();
   const reader = new ActivityReader(server);
@@ -165,6 +171,7 @@ export async function withActivity<T>(
       .finally(() => (reading = false));
   }, intervalMs);
   timer.unref();
+  options.stop?.addEventListener("abort", () => clearInterval(timer), { once: true });
   try {
     return await work();
   } finally {

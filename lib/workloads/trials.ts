@@ -7,7 +7,11 @@ import type { FailedTrial, RunStore, TrialRecord } from "../results/run-store";
 import type { Engine } from "../targets/types";
 import { ignored } from "../runtime/debug";
 import { TrialFailedError } from "./failures";
-import { watchTrial } from "./watchdog";
+import { trialBoundMs, watchTrial } from "./watchdog";
+import { withTimeout } from "../runtime/timeout";
+
+/** A failed trial's cleanup without a watchdog in scope (a unit test calling runPlan): the watchdog's floor. */
+const CLEANUP_FALLBACK_MS = 60_000;
 
 export { TrialFailedError } from "./failures";
 
@@ -66,8 +70,9 @@ export interface RunTrialsOptions<C extends object, P extends PlannedTrial<C>, T
  *   clients) is appended to the store — written and fsync'd before the next trial starts — and
  *   the loop goes on;
  * - **a thrown error** is recorded as a `failed` trial (its message, redacted, in `error`), then
- *   `afterFailure` runs, then the loop ends with `new TrialFailedError(record, { cause })` — the
- *   cause unchanged, its kind in `.failure` — unless `continueOnError`;
+ *   `afterFailure` runs (for at most the trial's stall bound), then the loop ends with
+ *   `new TrialFailedError(record, { cause })` — the cause unchanged, its kind in `.failure` —
+ *   unless `continueOnError`;
  * - **an interrupt** (`signal` aborted) is checked before each trial; a trial that throws after
  *   it is not recorded, and the error goes up as it is (the session turns it into InterruptedError);
  * - **progress**: `onProgress` once at the start and after every trial that ended.
@@ -97,7 +102,16 @@ export async function runTrials<C extends object, P extends PlannedTrial<C>, T e
       if (options.signal?.aborted) throw error;
       const failed = failedRecord(planned, error, startedAt);
       options.store.append(failed);
-      await options.afterFailure?.(planned, error).catch(ignored(`trials: clean up after ${planned.key} failed`));
+      if (options.afterFailure) {
+        // Bounded by the trial's stall bound: the cleanup talks to a server that may be on a host
+        // that no longer answers (a connection's goodbye there waited ~15 min for TCP to give up).
+        const bound = trialBoundMs(group ?? what) ?? CLEANUP_FALLBACK_MS;
+        await withTimeout(
+          options.afterFailure(planned, error),
+          bound,
+          `the cleanup after ${planned.key} did not end within ${bound} ms`,
+        ).catch(ignored(`trials: clean up after ${planned.key} failed`));
+      }
       if (!options.continueOnError) throw new TrialFailedError(failed, { cause: error });
       // The workload's own fields are all optional on a failed record: it is a T without them.
       record = failed as unknown as T;

@@ -218,6 +218,9 @@ export class TrialWatchdog {
     // Not unref'd: it must fire even when nothing else holds the event loop; cleared when the trial ends.
     // A long statement shows what the server does (progress views, WAL written) in the progress line.
     const activityMs = this.options.activityMs;
+    // Measured on a vanished tcp:// TLS engine: after the stall the trial's own hung query kept its
+    // activity reads going, a fresh connect to the dead host every 15 s; they end with the watch.
+    const watching = new AbortController();
     const work =
       activityMs === 0
         ? run()
@@ -226,6 +229,7 @@ export class TrialWatchdog {
             onAnswer: () => (this.lastSign = Date.now()),
             // A trial with its own progress (pgbench's lines) says more than the server's activity.
             quiet: () => Date.now() - this.lastTrialProgress < (activityMs ?? ACTIVITY_MS),
+            stop: watching.signal,
           });
     try {
       const result = await Promise.race([work, stall]);
@@ -244,6 +248,7 @@ export class TrialWatchdog {
       throw await explainLoss(server, error);
     } finally {
       clearInterval(timer);
+      watching.abort();
       // After a stall the trial's own late rejection is a consequence of the kill, reported above.
       work.catch(ignored("watchdog: the trial's rejection after its stall"));
     }
@@ -399,6 +404,15 @@ export function withWatchdog<T>(watchdog: TrialWatchdog, fn: () => Promise<T>): 
 export function watchTrial<T>(engine: Engine, what: string, run: () => Promise<T>, group?: string): Promise<T> {
   const watchdog = current.getStore();
   return watchdog ? watchdog.watch(engine, what, run, group) : run();
+}
+
+/**
+ * The stall bound the watchdog in scope gives trials of `group` (no group: any trial's), undefined
+ * without one: what a failed trial's cleanup may take, so that the run ends within the bound its
+ * message states.
+ */
+export function trialBoundMs(group = ""): number | undefined {
+  return current.getStore()?.boundMs(group);
 }
 
 /** Tells the watchdog in scope that the trial moved (e.g. a pgbench progress line). */

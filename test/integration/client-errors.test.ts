@@ -3,14 +3,17 @@
  * an 'error' event on the node-postgres client; without a listener it is an uncaught exception,
  * which in a kernel is one step from a dead kernel. Here the backends of 04's activity sampler and
  * REINDEX session are terminated between their queries: the process sees no uncaught exception,
- * the sampler's stop() reports the loss, and the REINDEX run records it as its error.
+ * the sampler's stop() reports the loss, and the REINDEX run records it as its error. A session
+ * whose server's host vanishes (a relay that goes silent) still closes in bounded time.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import net from "node:net";
 import { EmbeddedPostgresTarget } from "../../lib/targets/embedded/embedded-postgres";
 import { withClient } from "../../lib/engines/postgres/connect";
 import { ActivitySampler } from "../../lib/workloads/reindex-under-load/activity-sampler";
 import { ReindexSession } from "../../lib/workloads/reindex-under-load/reindex-session";
+import { TrialSession } from "../../lib/workloads/create-index-after-load/session";
 
 test("04's sampler and REINDEX session survive their backends being terminated: no uncaught exception, the loss reported", async () => {
   const uncaught: unknown[] = [];
@@ -39,3 +42,55 @@ test("04's sampler and REINDEX session survive their backends being terminated: 
     await server.stop();
   }
 });
+
+/**
+ * A relay to the server that can "vanish" as a cut-off host does: it stops forwarding and never
+ * closes its side (no RST, no FIN), while this machine's TCP stack still acknowledges.
+ */
+async function vanishingRelay(port: number): Promise<{ port: number; vanish(): void; close(): void }> {
+  const sockets: net.Socket[] = [];
+  const relay = net.createServer((inbound) => {
+    const outbound = net.connect(port, "127.0.0.1");
+    for (const s of [inbound, outbound]) {
+      s.on("error", () => undefined);
+      sockets.push(s);
+    }
+    inbound.pipe(outbound);
+    outbound.pipe(inbound);
+  });
+  await new Promise<void>((resolve) => relay.listen(0, "127.0.0.1", resolve));
+  return {
+    port: (relay.address() as net.AddressInfo).port,
+    vanish() {
+      for (const s of sockets) {
+        s.unpipe();
+        s.pause();
+      }
+    },
+    close() {
+      for (const s of sockets) s.destroy();
+      relay.close();
+    },
+  };
+}
+
+test(
+  "02's trial session closes within its bound when its server's host vanished: idle, node-postgres' end() would wait for a close that never comes",
+  // Without endClient's bound the close never returns: the runner fails the test at this timeout.
+  { timeout: 60_000 },
+  async () => {
+    const server = await new EmbeddedPostgresTarget().start({ engine: "postgresql", name: "client-vanish" });
+    const relay = await vanishingRelay(server.connection.port);
+    try {
+      const session = await TrialSession.open({ ...server.connection, host: "127.0.0.1", port: relay.port });
+      assert.deepEqual(await session.query("SELECT 1 AS one"), [{ one: 1 }]);
+      relay.vanish();
+      await session.close();
+      const stream = (session.client as unknown as { connection: { stream: net.Socket } }).connection.stream;
+      assert.ok(stream.destroyed, "the socket to the vanished host is dropped, not left waiting");
+    } finally {
+      relay.close();
+      await server.stop();
+    }
+  },
+);

@@ -411,6 +411,14 @@ async function runCell(t: TestContext, cell: Cell): Promise<void> {
       }
     };
     const okNow = parse(trialLines(dir)).filter((x) => x.status === "ok").length;
+    // The run's record says what ended it: a signal is an interruption (the server loss that follows
+    // its shutdown hooks is a consequence), any other fault a failure.
+    await soft(() => {
+      const { outcome: ended } = JSON.parse(fs.readFileSync(path.join(dir, "metadata.json"), "utf8")) as {
+        outcome?: string;
+      };
+      assert.equal(ended, cell.fault === "sigterm" ? "interrupted" : "failed", "metadata.json's outcome");
+    });
     await soft(() =>
       assert.equal(code, cell.fault === "sigterm" ? 128 + os.constants.signals.SIGTERM : 1, `exit status ${code}`),
     );

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { EmbeddedPostgresTarget, type EmbeddedPostgresServer } from "../../lib/targets/embedded/embedded-postgres";
-import { listRecords } from "../../lib/runtime/resource-registry";
+import { ownRecords } from "../../lib/runtime/resource-registry";
 import type { ExecResult } from "../../lib/targets/types";
 import {
   findHostPgbench,
@@ -85,7 +85,7 @@ test("an AbortSignal stops pgbench at once and leaves no registered process", as
       durationSeconds: 60,
       signal: controller.signal,
       onStart: () => {
-        registered = listRecords().some(
+        registered = ownRecords().some(
           (r) => r.resource.type === "process" && r.resource.description.startsWith("pgbench"),
         );
         setTimeout(() => controller.abort(), 1000);
@@ -95,7 +95,7 @@ test("an AbortSignal stops pgbench at once and leaves no registered process", as
     // Stopped before its natural end (60 s), however slow the machine is today.
     assert.ok(Date.now() - started < 60_000, "stopped before its 60 s");
     assert.ok(registered, "the pgbench child was registered while it ran");
-    assert.ok(!listRecords().some((r) => r.resource.description.startsWith("pgbench")), "record removed");
+    assert.ok(!ownRecords().some((r) => r.resource.description.startsWith("pgbench")), "record removed");
   });
 });
 

@@ -780,12 +780,6 @@ test(
   "02 --profile full at a small size over tcp:// with TLS: the host vanishes mid-run, the stall bound ends the trial naming the engine, the resumed run completes, nothing left behind",
   {
     timeout: 900_000,
-    // A known defect, not a limit of this machine: since the per-trial speed probe and the shared
-    // failure path were merged, a run on a tcp:// TLS engine whose host vanishes does not end (seen:
-    // the runner held a SYN-SENT connect to the database port past the 900 s timeout; the ssh://
-    // case ends in 49 s). Skipped, with this reason, until that path is bounded again; see docs/troubleshooting.md's
-    // known problems.
-    skip: "known defect: a vanished tcp:// TLS engine hangs the run past its stall bound (docs/troubleshooting.md, Known problems)",
   },
   async (t) => {
     const r = need(t);

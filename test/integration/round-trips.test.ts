@@ -7,7 +7,7 @@ import { roundTripsParams } from "../../lib/params/round-trips";
 import { runRoundTrips } from "../../lib/experiments/round-trips/run";
 import { summarise } from "../../lib/experiments/round-trips/summarise";
 import { checkClaims } from "../../lib/experiments/round-trips/claims";
-import { listRecords, ownRecords } from "../../lib/runtime/resource-registry";
+import { ownRecords } from "../../lib/runtime/resource-registry";
 import { processTree } from "../../lib/runtime/reaper";
 import { embeddedPostgresBinaries } from "../../lib/targets/embedded/postgres-binaries";
 import { recorded } from "../support/counters";
@@ -208,6 +208,7 @@ test(
     process.env.DBLAB_RESULTS_DIR = root;
     process.env.DBLAB_STALL_SECONDS = "2";
     const frozen: number[] = [];
+    let frozenAt = 0;
     try {
       const p = roundTripsParams("smoke", {
         target: "embedded",
@@ -227,19 +228,22 @@ test(
           .readdirSync(root, { recursive: true, encoding: "utf8" })
           .filter((f) => f.endsWith("trials.jsonl"));
         if (!dirs.some((f) => fs.readFileSync(path.join(root, f), "utf8").trim())) return;
-        const record = listRecords().find((r) => /embedded PostgreSQL pid \d+ port/.test(r.resource.description));
+        // This process's own server only: the state directory is shared by every lab process on the
+        // machine, and on a busy one the first embedded record listed was another process's server
+        // (it got frozen instead, this run finished, and the test failed with "Missing expected rejection").
+        const record = ownRecords().find((r) => /embedded PostgreSQL pid \d+ port/.test(r.resource.description));
         const pid = record && "pid" in record.resource ? record.resource.pid : undefined;
         if (!pid) return;
         for (const p of [pid, ...processTree(pid)]) {
           try {
             process.kill(p, "SIGSTOP");
             frozen.push(p);
+            frozenAt ||= Date.now();
           } catch {
             // gone
           }
         }
       }, 20);
-      const started = Date.now();
       try {
         await assert.rejects(
           runRoundTrips(p, { profile: "test" }),
@@ -249,7 +253,7 @@ test(
         clearInterval(poll);
       }
       assert.ok(frozen.length > 0, "the server was frozen during the run");
-      t.diagnostic(`the run ended ${Date.now() - started} ms after it started (bound 2 s after the freeze)`);
+      t.diagnostic(`the run ended ${Date.now() - frozenAt} ms after the freeze (stall bound 2 s)`);
     } finally {
       for (const p of frozen) {
         try {

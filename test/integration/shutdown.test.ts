@@ -2,7 +2,7 @@
  * One shutdown path for every target (a target with hooks of its own forgot them: SIGTERM to
  * `npm run reproduce` on the Docker target left the container running). A process holding a Docker
  * server, as a notebook kernel does, is signalled; afterwards no container of it may exist and no
- * record may remain.
+ * record may remain. A run signalled mid-trial records itself `interrupted`, not `failed`.
  */
 import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
@@ -150,3 +150,70 @@ async function until(what: string, condition: () => boolean, timeoutMs: number):
     await new Promise((r) => setTimeout(r, 200));
   }
 }
+
+test(
+  "SIGTERM mid-trial (embedded target): metadata.json says interrupted, the finished trials are kept, the trial in flight is not recorded failed",
+  { timeout: 300_000 },
+  async () => {
+    const base = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-sigterm-trial-"));
+    const results = path.join(base, "results");
+    // 02 at a size whose 300k-row trials take seconds: the signal lands inside one of them.
+    const overrides = {
+      rows: 300_000,
+      rowSweep: [30_000],
+      repeats: 2,
+      sweepRepeats: 1,
+      memorySweepMB: [64],
+      workerSweep: [0],
+      keyOrders: ["random"],
+      walAnatomyRows: 0,
+    };
+    const child = spawn(
+      process.execPath,
+      [path.join(__dirname, "..", "fixtures", "run-experiment.js"), "02", "full", results, JSON.stringify(overrides)],
+      {
+        env: { ...process.env, DBLAB_STATE_DIR: path.join(base, "state"), DBLAB_TARGET: "embedded" },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let out = "";
+    child.stdout?.on("data", (d: Buffer) => (out += String(d)));
+    child.stderr?.on("data", (d: Buffer) => (out += String(d)));
+    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+    const runDir = (): string | undefined => {
+      const name = fs.existsSync(results) ? fs.readdirSync(results)[0] : undefined;
+      return name === undefined ? undefined : path.join(results, name);
+    };
+    const trials = () => {
+      const dir = runDir();
+      const file = dir && path.join(dir, "trials.jsonl");
+      if (!file || !fs.existsSync(file)) return [];
+      return fs
+        .readFileSync(file, "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { key: string; status: string });
+    };
+    try {
+      await until("two finished trials", () => trials().length >= 2, 240_000);
+      const kept = trials();
+      child.kill("SIGTERM");
+      const code = await exited;
+      assert.equal(code, 143, out);
+      const dir = runDir();
+      assert.ok(dir, out);
+      const metadata = JSON.parse(fs.readFileSync(path.join(dir, "metadata.json"), "utf8")) as { outcome?: string };
+      assert.equal(metadata.outcome, "interrupted", out);
+      const after = trials();
+      assert.deepEqual(after.slice(0, kept.length), kept, "the finished trials are kept as they were");
+      assert.deepEqual(
+        after.filter((x) => x.status === "failed"),
+        [],
+        "the trial the signal cut short is not recorded as a failure",
+      );
+    } finally {
+      child.kill("SIGKILL");
+      fs.rmSync(base, { recursive: true, force: true });
+    }
+  },
+);

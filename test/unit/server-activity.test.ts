@@ -1,10 +1,12 @@
 /**
  * The progress line of a long server-side statement (server-activity.ts): PostgreSQL 17's progress
- * views where one covers the statement, else the WAL it has written since it was first seen.
+ * views where one covers the statement, else the WAL it has written since it was first seen. Its
+ * reads end when their watcher gives up on the work, even if the work never settles.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { ActivityReader } from "../../lib/workloads/server-activity";
+import net from "node:net";
+import { ActivityReader, withActivity } from "../../lib/workloads/server-activity";
 import { resumeHint } from "../../lib/experiments/session";
 import type { StartedServer } from "../../lib/targets/types";
 
@@ -96,4 +98,43 @@ test("a run cut short by a lost engine says what it kept (failed trials not coun
     resumeHint(store, 7),
     '2 of 7 finished trials are kept in /data/results/20261130T2000_02-create-index-after-load_ab12. Once the engine answers again, resume with the same parameters and { resumeId: "20261130T2000_02-create-index-after-load_ab12" } in the run\'s options; its container is removed then (or by `npm run clean`: its record is kept)',
   );
+});
+
+test("the activity reads end when their stop signal aborts, though the work never settles (a trial given up after a stall)", async () => {
+  // A listener that counts the reads' connections and never answers: the dead host's place.
+  let connects = 0;
+  const sockets: net.Socket[] = [];
+  const listener = net.createServer((socket) => {
+    connects++;
+    sockets.push(socket);
+  });
+  await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
+  const port = (listener.address() as net.AddressInfo).port;
+  const target = {
+    engine: "postgresql",
+    connection: { host: "127.0.0.1", port, user: "u", password: "p", database: "d" },
+  } as unknown as StartedServer;
+  const stop = new AbortController();
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  try {
+    void withActivity(
+      target,
+      () => undefined,
+      () => new Promise<never>(() => undefined),
+      {
+        intervalMs: 20,
+        stop: stop.signal,
+      },
+    );
+    while (connects === 0) await sleep(10);
+    stop.abort();
+    // A read already under way may still connect once; none starts after that.
+    await sleep(100);
+    const settled = connects;
+    await sleep(300);
+    assert.equal(connects, settled, "no read started after the stop");
+  } finally {
+    for (const s of sockets) s.destroy();
+    listener.close();
+  }
 });

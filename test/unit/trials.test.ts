@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import type { TrialRecord } from "../../lib/results/run-store";
 import { StallError } from "../../lib/workloads/failures";
 import { runTrials, TrialFailedError, type PlannedTrial } from "../../lib/workloads/trials";
+import { TrialWatchdog, withWatchdog } from "../../lib/workloads/watchdog";
 
 type C = { readonly n: number };
 type T = TrialRecord<C>;
@@ -98,6 +99,48 @@ test("a thrown error is recorded failed and ends the run with a TrialFailedError
   assert.equal(failed.status === "failed" && failed.error, "the server stalled");
   assert.equal(failed.position, 1);
 });
+
+test(
+  "a cleanup that never ends (a goodbye to a host that vanished) is cut at the trial's stall bound: the run ends with the trial's cause",
+  // Without the bound this test never ends: the runner fails it at its timeout.
+  { timeout: 30_000 },
+  async () => {
+    const store = memoryStore();
+    const lost = new Error("Connection terminated unexpectedly");
+    let cleanups = 0;
+    const watchdog = new TrialWatchdog({ servers: new Map(), boundMs: 200 });
+    const run = withWatchdog(watchdog, () =>
+      runTrials(
+        plan,
+        async (p) => {
+          if (p.key === "k2") throw lost;
+          return ok(p);
+        },
+        {
+          store,
+          watch,
+          afterFailure: () => {
+            cleanups++;
+            // A pg client's end() on an idle connection to a silent host: it waits for a close that never comes.
+            return new Promise<void>(() => setInterval(() => undefined, 60_000).unref());
+          },
+        },
+      ),
+    );
+    // Keeps the event loop up while the cleanup hangs, as the lab's open sockets do.
+    const alive = setInterval(() => undefined, 1000);
+    try {
+      await assert.rejects(run, (e: unknown) => e instanceof TrialFailedError && e.cause === lost);
+    } finally {
+      clearInterval(alive);
+    }
+    assert.equal(cleanups, 1);
+    assert.deepEqual(
+      store.lines.map((t) => `${t.key}:${t.status}`),
+      ["k1:ok", "k2:failed"],
+    );
+  },
+);
 
 test("continueOnError records the failure and goes on; a returned failed record never stops the run", async () => {
   const store = memoryStore();

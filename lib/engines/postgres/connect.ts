@@ -4,6 +4,14 @@ import { postgresClientConfig } from "../../targets/postgres-client";
 import type { ConnectionInfo } from "../../targets/types";
 import { ignored } from "../../runtime/debug";
 import { handleErrors } from "../../runtime/error-events";
+import { withTimeout } from "../../runtime/timeout";
+
+/**
+ * How long a client's goodbye may take before its socket is dropped. A living server closes its side
+ * within a round trip of the Terminate message (about a millisecond here, 0.5–2 ms over the lab's
+ * remote links), so 2 s only ever runs out on a host that stopped answering.
+ */
+export const END_TIMEOUT_MS = 2000;
 
 export interface ConnectOptions {
   /** Another database on the same server. */
@@ -29,6 +37,23 @@ export async function connect(connection: ConnectionInfo, options: ConnectOption
   return client;
 }
 
+/**
+ * Ends `client`, dropping its socket when the server does not close its side within `timeoutMs`.
+ * node-postgres' end() on an idle connection sends Terminate and waits for the socket's close, and
+ * a host that vanished (packets dropped, no RST) never closes it: measured on a tcp:// TLS Docker
+ * engine whose host was cut off mid-run, the socket sat in FIN-WAIT-1 and the failed run waited in
+ * its cleanup past the test's 900 s (the kernel retransmits a FIN for ~15 min, tcp_retries2).
+ */
+export async function endClient(client: Client, timeoutMs = END_TIMEOUT_MS): Promise<void> {
+  try {
+    await withTimeout(client.end(), timeoutMs, `no goodbye from the server within ${timeoutMs} ms`);
+  } catch (error) {
+    ignored("postgres: end a client")(error);
+    // Not in pg's typings; pg itself destroys this stream when a query hangs (Client.end, pg 8).
+    (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+  }
+}
+
 /** Runs `fn` with a fresh connection and always closes it. */
 export async function withClient<T>(
   connection: ConnectionInfo,
@@ -39,7 +64,7 @@ export async function withClient<T>(
   try {
     return await fn(client);
   } finally {
-    await client.end().catch(ignored("postgres: end the withClient client"));
+    await endClient(client);
   }
 }
 

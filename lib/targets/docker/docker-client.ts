@@ -14,6 +14,9 @@ import { setContainerRemover, type DockerContainerRecord } from "../../runtime/r
 import { endpointFromRef, resolveEndpoint, type DockerEndpoint } from "./endpoint";
 import { sshEngineConnection } from "./ssh-engine";
 import { EngineLossError } from "../errors";
+import { withTimeout } from "../../runtime/timeout";
+
+export { withTimeout } from "../../runtime/timeout";
 
 const clients = new Map<string, Docker>();
 
@@ -105,18 +108,6 @@ export function currentEndpoint(): DockerEndpoint {
 /** The client of the engine the environment names. Throws for an unusable engine address. */
 export function dockerClient(): Docker {
   return dockerClientFor(currentEndpoint());
-}
-
-/** Rejects after `ms` with `message`; for calls that could otherwise wait on a dead engine forever. */
-export function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    promise,
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(message)), ms);
-      timer.unref();
-    }),
-  ]).finally(() => clearTimeout(timer));
 }
 
 /**

@@ -25,6 +25,8 @@ import {
 import { buildSettingsSql, CREATE_INDEX, CREATE_TABLE, DROP_TABLE, INDEX, loadSql, TABLE } from "./sql";
 import { ensureWalinspect, walKeepMB, walRecordTypes, type WalRecordType } from "./wal-anatomy";
 import { ignored } from "../../runtime/debug";
+import { withTimeout } from "../../runtime/timeout";
+import { trialBoundMs } from "../watchdog";
 
 export type CialTrial = TrialRecord<CialCondition, CialTrialCounterKey> & {
   /** Every timed phase in the order it ran (CHECKPOINT last: the write-back each method left behind). */
@@ -174,6 +176,17 @@ async function keepWal(session: TrialSession, mb: number | undefined): Promise<v
   await sleep(1000);
 }
 
+/** Gives back the WAL kept for the decoding trials, on `session` or on a session of its own. */
+async function releaseWal(connection: ConnectionInfo, session: TrialSession | undefined): Promise<void> {
+  const cleanup = session ?? (await TrialSession.open(connection));
+  try {
+    await keepWal(cleanup, undefined).catch(ignored("create-index: reset wal_keep_size"));
+    await cleanup.query("CHECKPOINT").catch(ignored("create-index: CHECKPOINT after releasing the WAL"));
+  } finally {
+    if (cleanup !== session) await cleanup.close();
+  }
+}
+
 /** Cancels the session's running statement from a second connection (an interrupt in the notebook). */
 async function cancelBackend(connection: ConnectionInfo, pid: number): Promise<void> {
   const admin = await connect(connection);
@@ -270,12 +283,12 @@ export async function runPlan(o: RunPlanOptions): Promise<CialTrial[]> {
   } finally {
     o.signal?.removeEventListener("abort", onAbort);
     if (walKept) {
-      const cleanup = session ?? (await TrialSession.open(o.connection).catch(ignored("reopen to release kept WAL")));
-      if (cleanup) {
-        await keepWal(cleanup, undefined).catch(ignored("create-index: reset wal_keep_size"));
-        await cleanup.query("CHECKPOINT").catch(ignored("create-index: CHECKPOINT after releasing the WAL"));
-        if (cleanup !== session) await cleanup.close().catch(ignored("create-index: close the WAL cleanup session"));
-      }
+      // Bounded like a failed trial's cleanup: after a failure the server may be on a host that no
+      // longer answers, and a fresh connection there waits for TCP's SYN retries (~2 min).
+      const bound = trialBoundMs() ?? 60_000;
+      await withTimeout(releaseWal(o.connection, session), bound, `releasing the kept WAL took over ${bound} ms`).catch(
+        ignored("create-index: release the kept WAL"),
+      );
     }
     await session?.close().catch(ignored("create-index: close the trial session"));
   }

@@ -24,7 +24,7 @@ import {
 } from "./counter-keys";
 import { FIELDS, UPDATED_COLUMNS, type Field, type UpdateOperation } from "./operations";
 import { sendBatch } from "../../engines/postgres/batch";
-import { connect } from "../../engines/postgres/connect";
+import { connect, endClient } from "../../engines/postgres/connect";
 import { waitForAutovacuumIdle } from "../../engines/postgres/autovacuum";
 import { ignored } from "../../runtime/debug";
 
@@ -187,7 +187,8 @@ export class PostgresIndexWriteTable implements IndexWriteEngine {
   }
 
   async close(): Promise<void> {
-    await Promise.allSettled([this.writer.end(), this.setup.end()]);
+    // Bounded (endClient): after a failure the server may be on a host that no longer answers.
+    await Promise.allSettled([endClient(this.writer), endClient(this.setup)]);
   }
 }
 
