@@ -5,6 +5,7 @@
  */
 import type { YourIndexesParams } from "../../params/your-indexes";
 import { nextRound } from "../../stats/adaptive";
+import { speedSpread } from "../../stats/speed";
 import { MIN_COVERAGE, repeatsForCoverage } from "../../stats/claims";
 import type { ServerSpec } from "../../targets/types";
 import { memoryAndWalSettings } from "../../engines/postgres/server-settings";
@@ -175,7 +176,7 @@ export async function run(p: YourIndexesParams, control: RunControl = {}): Promi
           (template.tables.length > workloadCheck.writtenTables.length
             ? `; never ${template.tables.filter((t) => !workloadCheck.writtenTables.includes(t)).join(", ")}`
             : ""),
-        `variants rotate between rounds: round r starts r − 1 variants further on`,
+        `every round runs the baseline between every two variants (B V₁ B V₂ … B), each variant's cost against the two baseline runs around it; the variants' order rotates between round pairs, the second of each pair backwards`,
       );
       if (!template.walInspect)
         notes.push(
@@ -261,6 +262,8 @@ export async function run(p: YourIndexesParams, control: RunControl = {}): Promi
       notes.push(
         `adaptive design: ${stoppedBy} (planned ${p.repeats} rounds, at most ${p.maxRepeats}, budget ${p.budgetSeconds} s)`,
       );
+      const speed = speedSpread(store.trials());
+      if (speed) notes.push(`speed state before each run: ${speed.text}`);
       await dropAllDatabases(server, variants.length);
       progress.finish(`${trialPlan.length} runs`);
       writeMetadata({
