@@ -100,10 +100,12 @@ export const yourIndexes_PROFILES: Readonly<Record<ProfileName, YourIndexesParam
     memoryGiB: 2,
   },
   // Every secondary index of the example and one candidate (6 variants and the baseline between
-  // them: 13 runs of 2 s a round, ~34 s here), five rounds so that a paired interval covers its
-  // median ≥ 90 %, eight (the next n at which it narrows) while an index is undecided, within 300 s.
-  // Runs of 2 s rather than 5: the pairs are what decides, and they are only as good as the time
-  // between a variant's run and its baseline's; eight rounds of 5-s runs do not fit in the budget.
+  // them: 13 runs of 2 s a round, 34–37 s here under other load). Eight rounds: the interval of the
+  // median is then the 2nd to 7th paired cost (93 %), so one run hit by a burst of other load does
+  // not set it, as it does at five (the range: one default run stopped there with every interval
+  // the full spread of its rounds); eleven (the next n at which it narrows) while an index is
+  // undecided and the budget reaches them. Runs of 2 s rather than 5: the pairs are what decides,
+  // and eight rounds of 5-s runs do not fit in six minutes.
   // Eight clients: on two cores shared with other work they take the larger share of the CPU, and
   // paired costs spread a third as much as with two clients (measured here at load 11–15).
   // Equivalence within ±15 %: what these runs can tell from zero on two shared cores. Two baseline
@@ -118,9 +120,9 @@ export const yourIndexes_PROFILES: Readonly<Record<ProfileName, YourIndexesParam
     clients: 8,
     threads: 2,
     durationSeconds: 2,
-    repeats: 5,
-    maxRepeats: 8,
-    budgetSeconds: 300,
+    repeats: 8,
+    maxRepeats: 11,
+    budgetSeconds: 320,
     sharedBuffersMB: 512,
     memoryGiB: 4,
   },

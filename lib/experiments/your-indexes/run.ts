@@ -17,6 +17,7 @@ import {
   createTemplate,
   dropAllDatabases,
   fillFromFile,
+  workloadDatabases,
   withDatabase,
   type BuiltVariant,
   type LoadedTemplate,
@@ -74,7 +75,18 @@ export function serverSpec(p: YourIndexesParams): ServerSpec {
     track_io_timing: "on",
     max_connections: Math.max(100, p.clients + 20),
   };
-  return { engine: "postgresql", name: "06-pg", settings };
+  return {
+    engine: "postgresql",
+    name: "06-pg",
+    settings,
+    uses: {
+      notebook: "06 your indexes",
+      // pgbench's clients, the check's one, the admin session and the speed probe.
+      clients: p.clients + 3,
+      databases: workloadDatabases(p),
+      extensions: [{ name: "pg_walinspect", measures: "B-tree leaf inserts and splits per transaction, counted in the WAL" }],
+    },
+  };
 }
 
 /** What the summary needs from a run besides its trials. */
