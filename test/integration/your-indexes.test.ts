@@ -21,6 +21,7 @@ import { checkWorkload, WorkloadError } from "../../lib/workloads/your-indexes/r
 import { sampleFromSource, SourceError } from "../../lib/workloads/your-indexes/sample";
 import { runSqlFile, SqlFileError } from "../../lib/workloads/your-indexes/sql-files";
 import { existingToJudge, planVariants, UnknownIndexError } from "../../lib/workloads/your-indexes/variants";
+import { dockerAvailable, dockerClient, LAB_LABEL } from "../../lib/targets/docker/docker-client";
 import { withEnv } from "../support/env";
 
 const EXAMPLE = path.resolve(__dirname, "..", "..", "..", "data", "examples", "your-indexes");
@@ -62,7 +63,10 @@ test("the example: the index on an updated column costs writes and takes HOT awa
   try {
     const run = await withEnv({ DBLAB_RESULTS_DIR: root }, () => yourIndexes.run(params, { profile: "smoke" }));
     assert.equal(run.trials.length, 5 * rounds);
-    assert.ok(run.trials.every((x) => x.speed !== undefined), "every run records its speed probe");
+    assert.ok(
+      run.trials.every((x) => x.speed !== undefined),
+      "every run records its speed probe",
+    );
     assert.ok(
       run.trials.every((x) => x.status === "ok"),
       run.trials.map((x) => x.error ?? "").join(" "),
@@ -238,5 +242,38 @@ test("sampleFrom copies rows in a read-only transaction, keeps sequences ahead a
     assert.equal(after.rows[0].n, before.rows[0].n, "the source is unchanged");
   } finally {
     await server.stop();
+  }
+});
+
+test("the example's smoke run on a local Docker engine: every run finishes, nothing of it is left there", async (t) => {
+  const missing = tools();
+  if (missing) return t.skip(missing);
+  if (!(await dockerAvailable(3000))) return t.skip("no Docker daemon answers");
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-06-docker-"));
+  const stateDir = path.join(root, "state");
+  try {
+    const run = await withEnv(
+      { DBLAB_RESULTS_DIR: root, DBLAB_STATE_DIR: stateDir, DBLAB_PULL: "never", DBLAB_TARGET: "docker" },
+      () => yourIndexes.run(yourIndexes.params("smoke", { target: "docker" }), { profile: "smoke" }),
+    );
+    assert.equal(run.metadata.servers[0]?.kind, "docker");
+    assert.ok(run.trials.length > 0);
+    assert.ok(
+      run.trials.every((x) => x.status === "ok"),
+      run.trials.map((x) => x.error ?? "").join(" "),
+    );
+    const s = yourIndexes.summarise(run);
+    assert.deepEqual(
+      s.indexes.map((ix) => ix.pairs),
+      [2, 2],
+      "both indexes paired in both rounds",
+    );
+    const left = await dockerClient().listContainers({
+      all: true,
+      filters: { label: [`${LAB_LABEL}.state-dir=${stateDir}`] },
+    });
+    assert.deepEqual(left, [], "no container of the run left");
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
   }
 });

@@ -205,5 +205,7 @@ export async function preflight(
 
 /** A long list of database names as its first ones, the last and the count (06 lists one per possible variant). */
 function namesInShort(names: readonly string[]): string {
-  return names.length <= 8 ? names.join(", ") : `${names.slice(0, 4).join(", ")}, …, ${names.at(-1)} (${names.length} in all)`;
+  return names.length <= 8
+    ? names.join(", ")
+    : `${names.slice(0, 4).join(", ")}, …, ${names.at(-1)} (${names.length} in all)`;
 }

@@ -57,7 +57,12 @@ export interface PlannedTrial {
  * no variant always runs early or late in its round. `from` lets the adaptive design add round
  * `from` alone. Without the baseline (or with nothing else) a round is the variants in that order.
  */
-export function planRounds(variants: readonly string[], repeats: number, from = 1, baseline = "baseline"): PlannedTrial[] {
+export function planRounds(
+  variants: readonly string[],
+  repeats: number,
+  from = 1,
+  baseline = "baseline",
+): PlannedTrial[] {
   const plan: PlannedTrial[] = [];
   const others = variants.filter((v) => v !== baseline);
   const interleave = others.length > 0 && others.length < variants.length;
