@@ -147,11 +147,12 @@ test("no stored runs: the CPU probe scales the reference figures, and the line s
     assert.equal(e.planned, 360);
     assert.ok(e.seconds > 0);
   });
+  // A notebook without a model (00 compares stored runs: nothing to time) has no estimate.
   assert.equal(
-    calibrate("06-your-indexes", "/nonexistent", () => 0.05),
+    calibrate("00-compare-runs", "/nonexistent", () => 0.05),
     undefined,
   );
-  assert.equal(estimateRun("06-your-indexes", {}), undefined);
+  assert.equal(estimateRun("00-compare-runs", {}), undefined);
 });
 
 test("stored runs: finished trials of the same notebook calibrate; a torn line, a failed trial and other notebooks do not", () => {
