@@ -76,7 +76,7 @@ export interface IndexSummary {
   readonly withoutVariant: string;
   /** Rounds in which both variants finished. */
   readonly pairs: number;
-  /** Write-throughput cost, 1 − TPS with ÷ TPS without, per round (against the flanking baseline runs); the interval of its median. */
+  /** Write-throughput cost, 1 − TPS with ÷ TPS without, per round (against the flanking baseline runs). */
   readonly cost?: Interval;
   /** The same without the flagged runs (outliers, checkpoint or autovacuum inside) on either side. */
   readonly costWithoutFlagged?: Interval;
