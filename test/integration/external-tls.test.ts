@@ -20,6 +20,8 @@ import { serverOsUser } from "../../lib/targets/embedded/postgres-binaries";
 import { ExternalTarget } from "../../lib/targets/external/external-target";
 import type { PreflightReport } from "../../lib/targets/external/preflight";
 import type { ServerSpec } from "../../lib/targets/types";
+import { experiment as yourIndexes } from "../../lib/experiments/your-indexes";
+import { findHostClientTool, findHostPgbench } from "../../lib/workloads/pgbench";
 import { withEnv } from "../support/env";
 
 const SPEC_01: ServerSpec = {
@@ -169,6 +171,68 @@ test("verify-full with the right CA: notebook 01 smoke end to end over TLS, reco
     assert.ok(!output.includes(password), "no password in the run's output");
     assert.deepEqual(await labDatabases(server), [], "the lab's database is dropped after the run");
   } finally {
+    fs.rmSync(results, { recursive: true, force: true });
+  }
+});
+
+test("notebook 06 smoke over verify-full TLS: its databases made and dropped there, pgbench and psql over TLS, no password anywhere", async (t) => {
+  if (!tlsServer) return t.skip("no openssl to make certificates");
+  if (!findHostPgbench() || !findHostClientTool("psql")) return t.skip("no pgbench or psql on this machine");
+  const server = tlsServer;
+  const results = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-tls-06-"));
+  // Every session of the run's databases as the server sees it, polled while the run goes on: the
+  // libpq programs (psql for the schema and data, pgbench for the runs) must be on TLS too.
+  const watcher = new Client(server.connection);
+  await watcher.connect();
+  const sessions = new Map<string, boolean>();
+  let watching = true;
+  const watch = (async () => {
+    while (watching) {
+      const { rows } = await watcher.query<{ pid: number; app: string; db: string; ssl: boolean }>(
+        `SELECT a.pid, a.application_name AS app, a.datname AS db, s.ssl FROM pg_stat_activity a
+         JOIN pg_stat_ssl s USING (pid) WHERE a.datname LIKE 'dblab%' AND a.backend_type = 'client backend'`,
+      );
+      for (const r of rows) sessions.set(`${r.pid} ${r.app || "(no name)"} ${r.db}`, r.ssl);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  })();
+  try {
+    const uri = tlsUri(server, `sslmode=verify-full&sslrootcert=${encodeURIComponent(ca)}`);
+    const { result: run, output } = await capturingOutput(() =>
+      withEnv({ DBLAB_TARGET: "external", DBLAB_POSTGRES_URI: uri, DBLAB_RESULTS_DIR: results }, () =>
+        yourIndexes.run(yourIndexes.params("smoke", { target: "external" }), { profile: "smoke" }),
+      ),
+    );
+    watching = false;
+    await watch;
+    assert.ok(run.trials.length > 0);
+    assert.ok(
+      run.trials.every((x) => x.status === "ok"),
+      run.trials.map((x) => x.error ?? "").join(" "),
+    );
+    const described = run.metadata.servers.find((s) => s.engine === "postgresql");
+    assert.equal(described?.kind, "external");
+    assert.equal(described?.transport?.certificate, "chain and host name verified");
+    assert.match(output, /Pre-flight for 06 your indexes: PostgreSQL 17\.6/);
+    assert.match(output, /also creates and drops dblab_yi_run, dblab_yi_template, dblab_yi_v0/);
+    const s = yourIndexes.summarise(run);
+    assert.equal(s.indexes.length, 2, "both indexes judged");
+    const pgbenchSessions = [...sessions].filter(([k]) => / pgbench dblab_yi_run$/.test(k));
+    assert.ok(pgbenchSessions.length > 0, `pgbench's sessions were seen: ${[...sessions.keys()].join("; ")}`);
+    assert.deepEqual(
+      [...sessions].filter(([, ssl]) => !ssl).map(([k]) => k),
+      [],
+      "no session of the run in plaintext",
+    );
+    const password = server.connection.password;
+    for (const file of filesUnder(run.directory))
+      assert.ok(!fs.readFileSync(file, "utf8").includes(password), `no password in ${path.basename(file)}`);
+    assert.ok(!output.includes(password), "no password in the run's output");
+    assert.deepEqual(await labDatabases(server), [], "the lab's database and 06's are dropped after the run");
+  } finally {
+    watching = false;
+    await watch.catch(() => undefined);
+    await watcher.end();
     fs.rmSync(results, { recursive: true, force: true });
   }
 });

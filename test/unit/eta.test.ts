@@ -15,11 +15,13 @@ import {
   etaText,
   fitCalibration,
   formatDuration,
+  indexesToDrop,
   type Calibration,
   type PlannedUnit,
 } from "../../lib/experiments/eta";
 import { INDEX_WRITE_COST_PROFILES } from "../../lib/params/index-write-cost";
 import { overIndexing_PROFILES } from "../../lib/params/over-indexing";
+import { yourIndexesParams } from "../../lib/params/your-indexes";
 
 const FLAT: Calibration = {
   timedPerSizeSeconds: 0.001,
@@ -145,11 +147,12 @@ test("no stored runs: the CPU probe scales the reference figures, and the line s
     assert.equal(e.planned, 360);
     assert.ok(e.seconds > 0);
   });
+  // A notebook without a model (00 compares stored runs: nothing to time) has no estimate.
   assert.equal(
-    calibrate("06-your-indexes", "/nonexistent", () => 0.05),
+    calibrate("00-compare-runs", "/nonexistent", () => 0.05),
     undefined,
   );
-  assert.equal(estimateRun("06-your-indexes", {}), undefined);
+  assert.equal(estimateRun("00-compare-runs", {}), undefined);
 });
 
 test("stored runs: finished trials of the same notebook calibrate; a torn line, a failed trial and other notebooks do not", () => {
@@ -196,4 +199,27 @@ test("03's full profile: 5 rounds of 5 levels at 300 s planned, 8 rounds at most
   assert.equal(e.planned, overIndexing_PROFILES.full.indexLevels.length * 5);
   assert.equal(e.seconds, e.planned * 300);
   assert.equal(e.maxSeconds, (e.planned / 5) * 8 * 300);
+});
+
+test("06's default: the schema's five secondary indexes and one candidate, the baseline between every two, 8 rounds to 11", () => {
+  const p = yourIndexesParams("default");
+  assert.deepEqual(indexesToDrop(p), [
+    "orders_customer_idx",
+    "orders_status_idx",
+    "order_lines_product_idx",
+    "products_category_idx",
+    "suppliers_country_idx",
+  ]);
+  const e = estimateRun("06-your-indexes", p, new Set(), { ...FLAT, overheadSeconds: 0.5 });
+  assert.ok(e);
+  // 6 variants and 7 baseline runs a round.
+  assert.equal(e.planned, 13 * p.repeats);
+  assert.equal(e.seconds, e.planned * (p.durationSeconds + 0.5));
+  assert.equal(e.maxSeconds, 13 * p.maxRepeats * (p.durationSeconds + 0.5));
+  // A resumed run: the keys are the run's own (planRounds), so its finished trials are not counted.
+  const done = new Set(["baseline/r1.1", "drop:orders_customer_idx/r1", "add:1/r1"]);
+  assert.equal(estimateRun("06-your-indexes", p, done, FLAT)?.remaining, e.planned - 3);
+  // Named indexes: those only; an unreadable schema for "all": none dropped (the run's check says why).
+  assert.deepEqual(indexesToDrop({ existing: ["a"], schema: "/no/such" }), ["a"]);
+  assert.deepEqual(indexesToDrop({ existing: "all", schema: "/no/such" }), []);
 });

@@ -231,34 +231,82 @@ test("the scripts' UPDATE statements: table and SET columns, inside WITH and wit
   );
 });
 
-test("rounds in a Williams order: every variant in every position and after every other equally often", () => {
-  const ids = ["baseline", "drop:a", "drop:b"];
+test("rounds: the baseline between every two variants, the others in a Williams order", () => {
+  const ids = ["baseline", "drop:a", "drop:b", "drop:c"];
   const plan = planRounds(ids, 6);
-  assert.equal(plan.length, 18);
+  assert.equal(plan.length, 6 * 7);
   assert.deepEqual(
     plan.filter((p) => p.repeat <= 2).map((p) => p.condition.variant),
-    ["baseline", "drop:a", "drop:b", "drop:b", "drop:a", "baseline"],
+    [
+      ...["baseline", "drop:a", "baseline", "drop:b", "baseline", "drop:c", "baseline"],
+      ...["baseline", "drop:c", "baseline", "drop:b", "baseline", "drop:a", "baseline"],
+    ],
   );
-  const positions = new Map<string, number[]>();
-  const after = new Map<string, number>();
-  plan.forEach((p, i) => {
-    positions.set(p.condition.variant, [...(positions.get(p.condition.variant) ?? []), p.position]);
-    const previous = plan[i - 1];
-    if (previous && previous.repeat === p.repeat) {
-      const pair = `${previous.condition.variant}→${p.condition.variant}`;
-      after.set(pair, (after.get(pair) ?? 0) + 1);
-    }
-  });
-  for (const id of ids) assert.deepEqual([...(positions.get(id) ?? [])].sort(), [0, 0, 1, 1, 2, 2]);
-  assert.equal(after.size, 6, "every ordered pair occurs");
-  assert.ok(
-    [...after.values()].every((n) => n === 2),
-    JSON.stringify([...after]),
-  );
+  assert.equal(new Set(plan.map((p) => p.key)).size, plan.length, "every key once");
+  // Every variant is flanked by the baseline: position p − 1 and p + 1 of its round.
+  for (const p of plan.filter((x) => x.condition.variant !== "baseline")) {
+    const round = plan.filter((x) => x.repeat === p.repeat);
+    assert.deepEqual(
+      [round[p.position - 1]?.condition.variant, round[p.position + 1]?.condition.variant],
+      ["baseline", "baseline"],
+      p.key,
+    );
+  }
+  // Over 2·k rounds each other variant takes every one of the k variant slots equally often.
+  const slots = new Map<string, number[]>();
+  for (const p of plan.filter((x) => x.condition.variant !== "baseline"))
+    slots.set(p.condition.variant, [...(slots.get(p.condition.variant) ?? []), p.position]);
+  for (const id of ids.slice(1)) assert.deepEqual([...(slots.get(id) ?? [])].sort(), [1, 1, 3, 3, 5, 5]);
   assert.deepEqual(
     planRounds(ids, 7, 7).map((p) => p.key),
-    ["baseline/r7", "drop:a/r7", "drop:b/r7"],
+    ["baseline/r7.1", "drop:a/r7", "baseline/r7.2", "drop:b/r7", "baseline/r7.3", "drop:c/r7", "baseline/r7.4"],
   );
+  // Without a baseline among them, a round is the variants alone.
+  assert.deepEqual(
+    planRounds(["x", "y"], 1).map((p) => p.key),
+    ["x/r1", "y/r1"],
+  );
+});
+
+test("each variant's cost is taken against the two baseline runs around it: a linear drift cancels", () => {
+  // Rounds as planRounds runs them: B V B V B. The machine slows 10 % per run within each round;
+  // the status index costs 20 %, the category index nothing.
+  const costOf: Record<string, number> = { "drop:orders_status_idx": 0.2, "drop:products_category_idx": 0 };
+  const plan = planRounds(["baseline", ...Object.keys(costOf)], 5);
+  const out: YourIndexesTrial[] = plan.map((p) => {
+    const speed = 1000 * (1 - 0.1 * p.position) * (1 + 0.05 * p.repeat);
+    const cost = costOf[p.condition.variant] ?? 0;
+    const tps = p.condition.variant === "baseline" ? speed : speed / (1 - cost);
+    return {
+      ...p,
+      status: "ok",
+      seconds: 5,
+      startedAt: "",
+      finishedAt: "",
+      pgbench: pgbench(tps),
+      counters: { "table.orders.n_tup_upd": 10, "table.orders.n_tup_hot_upd": 1 },
+    };
+  });
+  const s = summarise(out, context(), 5, 4);
+  const status = s.indexes.find((i) => i.name === "orders_status_idx");
+  const category = s.indexes.find((i) => i.name === "products_category_idx");
+  assert.ok(status?.cost && category?.cost);
+  assert.equal(status.pairs, 5);
+  // Against one baseline run two places away the drift alone would read as ±20 %; against the mean
+  // of the two around it, it cancels to within the second-order term of 1 − b/v.
+  assert.ok(Math.abs(status.cost.estimate - 0.2) < 0.01, JSON.stringify(status.cost));
+  assert.ok(Math.abs(category.cost.low) < 0.01 && Math.abs(category.cost.high) < 0.01, JSON.stringify(category.cost));
+  assert.equal(checkClaims(s).find((c) => c.id === "products_category_idx: ±2.0 %")?.verdict, "held");
+  // The same runs paired with the first baseline of the round only would not have held it.
+  const firstOnly = summarise(
+    out.filter((t) => t.condition.variant !== "baseline" || t.position === 0),
+    context(),
+    5,
+    4,
+  );
+  const far = firstOnly.indexes.find((i) => i.name === "products_category_idx");
+  assert.ok(far?.cost && (far.cost.low < -0.02 || far.cost.high > 0.02), JSON.stringify(far?.cost));
+  assert.notEqual(checkClaims(firstOnly).find((c) => c.id === "products_category_idx: ±2.0 %")?.verdict, "held");
 });
 
 test("pg_dump's role lines are left out line for line, and psql's error names the reader's file and line", () => {

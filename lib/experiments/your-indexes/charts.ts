@@ -62,24 +62,26 @@ export function costRanking(s: YourIndexesSummary): PlotlyFigure {
   };
 }
 
-/** TPS of every run, by round, one line per variant: the pairing the costs are made of. */
+/** TPS of every run in the order run, one series per variant: the baseline's runs flank every other. */
 export function tpsByRound(s: YourIndexesSummary): PlotlyFigure {
+  const order = new Map(s.runs.map((r, i) => [r.key, i + 1]));
   const data: PlotlyTrace[] = s.variants.map((v) => {
-    const runs = s.runs.filter((r) => r.variant === v.id).sort((a, b) => a.repeat - b.repeat);
+    const runs = s.runs.filter((r) => r.variant === v.id);
     return {
       type: "scatter",
-      mode: "lines+markers",
+      mode: v.id === "baseline" ? "lines+markers" : "markers",
       name: v.id,
-      x: runs.map((r) => r.repeat),
+      x: runs.map((r) => order.get(r.key) ?? 0),
       y: runs.map((r) => r.tps),
+      text: runs.map((r) => `round ${r.repeat}`),
       marker: { symbol: runs.map((r) => (r.disturbed || r.outlier ? "x" : "circle")), size: 8 },
     };
   });
   return {
     data,
     layout: {
-      title: { text: "TPS of every run by round (crosses: flagged runs)" },
-      xaxis: { title: { text: "round" }, dtick: 1 },
+      title: { text: "TPS of every run in the order run (crosses: flagged runs)" },
+      xaxis: { title: { text: "run (in order)" } },
       yaxis: { title: { text: "transactions / s" }, rangemode: "tozero" },
     },
   };

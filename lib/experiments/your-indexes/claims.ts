@@ -30,8 +30,9 @@ export const equivalenceRule = (margin: number): Rule => ({ kind: "inside", low:
 
 const REGIME = "this run: the reader's schema, data and workload on this lab server, at the run's clients and duration";
 const STATISTIC =
-  "write-throughput cost = 1 − TPS with the index ÷ TPS without it, one value per round (both variants run in " +
-  "every round, back to back, order rotated), exact order-statistic interval of the median over rounds";
+  "write-throughput cost = 1 − TPS with the index ÷ TPS without it, one value per round: the variant's run against " +
+  "the two baseline runs just before and after it (every round runs the baseline between every two variants, the " +
+  "variants' order rotated), exact order-statistic interval of the median over rounds";
 
 export function costsDeclaration(name: string): Declaration {
   return {

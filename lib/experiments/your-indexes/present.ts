@@ -103,7 +103,7 @@ export function indexRows(s: YourIndexesSummary): Row[] {
 export function showIndexTable(s: YourIndexesSummary): void {
   showTable(indexRows(s), {
     caption:
-      `Per judged index: cost = 1 − TPS with ÷ TPS without, per round (both variants ran in every round), median and exact ` +
+      `Per judged index: cost = 1 − TPS with ÷ TPS without, per round (the variant's run against the baseline runs just before and after it), median and exact ` +
       `interval; verdict by the declared rules (above 0: costs; inside ±${(s.equivalenceMargin * 100).toFixed(1)} %: no cost beyond the margin). ` +
       "Δ = with − without, per transaction, counted in the WAL (pg_walinspect); HOT share lost: of the index's table's updates",
   });
@@ -122,7 +122,7 @@ export function showIndexTable(s: YourIndexesSummary): void {
       outlier: r.outlier ? "yes" : "",
     })),
     {
-      caption: `Every run, in the order run within its round (variants rotate between rounds). Outlier: ${OUTLIER_RULE}. Flagged runs stay in the data; each claim says whether its verdict changes without them`,
+      caption: `Every run, in the order run within its round (the baseline between every two variants; the variants' order rotates between rounds). Outlier: ${OUTLIER_RULE}. Flagged runs stay in the data; each claim says whether its verdict changes without them`,
     },
   );
 }

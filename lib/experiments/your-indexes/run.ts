@@ -5,6 +5,7 @@
  */
 import type { YourIndexesParams } from "../../params/your-indexes";
 import { nextRound } from "../../stats/adaptive";
+import { speedSpread } from "../../stats/speed";
 import { MIN_COVERAGE, repeatsForCoverage } from "../../stats/claims";
 import type { ServerSpec } from "../../targets/types";
 import { memoryAndWalSettings } from "../../engines/postgres/server-settings";
@@ -16,6 +17,7 @@ import {
   createTemplate,
   dropAllDatabases,
   fillFromFile,
+  workloadDatabases,
   withDatabase,
   type BuiltVariant,
   type LoadedTemplate,
@@ -73,7 +75,20 @@ export function serverSpec(p: YourIndexesParams): ServerSpec {
     track_io_timing: "on",
     max_connections: Math.max(100, p.clients + 20),
   };
-  return { engine: "postgresql", name: "06-pg", settings };
+  return {
+    engine: "postgresql",
+    name: "06-pg",
+    settings,
+    uses: {
+      notebook: "06 your indexes",
+      // pgbench's clients, the check's one, the admin session and the speed probe.
+      clients: p.clients + 3,
+      databases: workloadDatabases(p),
+      extensions: [
+        { name: "pg_walinspect", measures: "B-tree leaf inserts and splits per transaction, counted in the WAL" },
+      ],
+    },
+  };
 }
 
 /** What the summary needs from a run besides its trials. */
@@ -175,7 +190,7 @@ export async function run(p: YourIndexesParams, control: RunControl = {}): Promi
           (template.tables.length > workloadCheck.writtenTables.length
             ? `; never ${template.tables.filter((t) => !workloadCheck.writtenTables.includes(t)).join(", ")}`
             : ""),
-        `variants rotate between rounds: round r starts r − 1 variants further on`,
+        `every round runs the baseline between every two variants (B V₁ B V₂ … B), each variant's cost against the two baseline runs around it; the variants' order rotates between round pairs, the second of each pair backwards`,
       );
       if (!template.walInspect)
         notes.push(
@@ -218,26 +233,42 @@ export async function run(p: YourIndexesParams, control: RunControl = {}): Promi
           signal,
           // One pgbench run per trial, all of the same length: they set each other's stall bound.
           watch: (planned) => ({ engine: "postgresql", what: `${planned.key} (pgbench)`, group: "pgbench run" }),
-          onProgress: ({ done, total, next, last }) =>
+          onProgress: ({ done, next, last }) =>
             progress.update(
-              trialPlan.length - total + done,
+              Math.max(0, trialPlan.indexOf(part[0])) + done,
               trialPlan.length,
               `${last ? `last: ${last.key} ${last.pgbench?.summary.tps.toFixed(0)} tps · ` : ""}${next ? next.key : "done"}`,
             ),
         });
       const roundsStarted = Date.now();
-      await runPart(trialPlan);
+      // The planned rounds one at a time: past the rounds a verdict needs, one that would end after
+      // the budget is not started (on this machine a default round took 29–42 s as other load came
+      // and went, so eight planned rounds alone could pass the six minutes the profile is for).
+      let planned = 0;
+      let cut = "";
+      for (let round = 1; round <= p.repeats; round++) {
+        const pace = round > 1 ? (Date.now() - roundsStarted) / 1000 / (round - 1) : 0;
+        const elapsed = (Date.now() - started) / 1000;
+        if (round > repeatsForCoverage(MIN_COVERAGE) && elapsed + pace > p.budgetSeconds) {
+          cut = `planned rounds cut at ${planned} of ${p.repeats}: one more at ~${pace.toFixed(0)} s would pass the time budget (${p.budgetSeconds} s)`;
+          break;
+        }
+        await runPart(trialPlan.filter((x) => x.repeat === round));
+        planned = round;
+      }
+      trialPlan = trialPlan.filter((x) => x.repeat <= planned);
+      if (cut) notes.push(cut);
       const context = summaryContext({ judged: plan.judged, variants, updates, source, params: p });
       // The adaptive design: one more round while an index is inconclusive and the budget can reach a verdict.
       const fixed = {
-        planned: p.repeats,
+        planned,
         maxRepeats: p.maxRepeats,
         budgetSeconds: p.budgetSeconds,
         needed: repeatsForCoverage(MIN_COVERAGE),
         words: { one: "round", many: "rounds", cap: "maxRepeats" },
       };
       const { rounds, stoppedBy } = await addRounds(
-        p.repeats,
+        planned,
         (done) => {
           if (signal.aborted) return "interrupted";
           const s = summarise(store.trials(), context, p.durationSeconds, p.clients);
@@ -261,6 +292,8 @@ export async function run(p: YourIndexesParams, control: RunControl = {}): Promi
       notes.push(
         `adaptive design: ${stoppedBy} (planned ${p.repeats} rounds, at most ${p.maxRepeats}, budget ${p.budgetSeconds} s)`,
       );
+      const speed = speedSpread(store.trials());
+      if (speed) notes.push(`speed state before each run: ${speed.text}`);
       await dropAllDatabases(server, variants.length);
       progress.finish(`${trialPlan.length} runs`);
       writeMetadata({

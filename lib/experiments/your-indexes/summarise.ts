@@ -76,7 +76,7 @@ export interface IndexSummary {
   readonly withoutVariant: string;
   /** Rounds in which both variants finished. */
   readonly pairs: number;
-  /** Write-throughput cost, 1 − TPS with ÷ TPS without, per round; the interval of its median. */
+  /** Write-throughput cost, 1 − TPS with ÷ TPS without, per round (against the flanking baseline runs). */
   readonly cost?: Interval;
   /** The same without the flagged runs (outliers, checkpoint or autovacuum inside) on either side. */
   readonly costWithoutFlagged?: Interval;
@@ -164,22 +164,35 @@ function hotShares(runs: readonly RunSummary[]): Record<string, number> {
   return Object.fromEntries(Object.entries(upd).flatMap(([t, u]) => (u > 0 ? [[t, hot[t] / u]] : [])));
 }
 
-/** Per round: f(with, without) for the rounds where both ran (and `keep` both). */
+/**
+ * Per run of the variant that runs once a round (the anchor: the one that is not the baseline):
+ * f(with, without) against the other side's runs of the same round nearest to it in the order run,
+ * averaged — in the interleaved rounds of planRounds, the two baseline runs just before and just
+ * after it, so a drift of the machine's speed across them cancels to first order; with one run a
+ * side per round, that one. Runs not `keep`-ed are left out on either side.
+ */
 function paired(
   runs: readonly RunSummary[],
   j: Pick<Judged, "withVariant" | "withoutVariant">,
   f: (withRun: RunSummary, withoutRun: RunSummary) => number | undefined,
   keep: (r: RunSummary) => boolean = () => true,
 ): number[] {
-  const byRepeat = (variant: string) =>
-    new Map(runs.filter((r) => r.variant === variant && keep(r)).map((r) => [r.repeat, r]));
-  const w = byRepeat(j.withVariant);
-  const wo = byRepeat(j.withoutVariant);
+  const of = (variant: string) => runs.filter((r) => r.variant === variant && keep(r));
+  const w = of(j.withVariant);
+  const wo = of(j.withoutVariant);
+  const anchorIsWith = w.length <= wo.length;
+  const [anchors, others] = anchorIsWith ? [w, wo] : [wo, w];
   const out: number[] = [];
-  for (const [repeat, a] of w) {
-    const b = wo.get(repeat);
-    const v = b ? f(a, b) : undefined;
-    if (v !== undefined && Number.isFinite(v)) out.push(v);
+  for (const a of anchors) {
+    const same = others.filter((b) => b.repeat === a.repeat);
+    if (!same.length) continue;
+    const distance = (b: RunSummary) => Math.abs((b.position ?? 0) - (a.position ?? 0));
+    const nearest = Math.min(...same.map(distance));
+    const values = same
+      .filter((b) => distance(b) === nearest)
+      .map((b) => (anchorIsWith ? f(a, b) : f(b, a)))
+      .filter((v): v is number => v !== undefined && Number.isFinite(v));
+    if (values.length) out.push(values.reduce((x, y) => x + y, 0) / values.length);
   }
   return out;
 }

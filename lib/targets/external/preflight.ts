@@ -176,7 +176,7 @@ export async function preflight(
   }
   if (extra.length) {
     lines.push(
-      `  databases    the notebook also creates and drops ${extra.join(", ")}` +
+      `  databases    the notebook also creates and drops ${namesInShort(extra)}` +
         (present.length
           ? ` (present now, left by an earlier run, and replaced: ${present.map((d) => d.datname).join(", ")})`
           : ""),
@@ -201,4 +201,11 @@ export async function preflight(
       ? `The external PostgreSQL at ${connection.host}:${connection.port} cannot run ${uses?.notebook ?? "this notebook"}: ${refusals.join("; ")}. Nothing was changed there.`
       : undefined,
   };
+}
+
+/** A long list of database names as its first ones, the last and the count (06 lists one per possible variant). */
+function namesInShort(names: readonly string[]): string {
+  return names.length <= 8
+    ? names.join(", ")
+    : `${names.slice(0, 4).join(", ")}, …, ${names.at(-1)} (${names.length} in all)`;
 }

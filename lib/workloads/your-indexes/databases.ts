@@ -176,6 +176,23 @@ export function cloneForRun(server: StartedServer, variantDb: string): Promise<n
   return cloneDatabase(server.connection, variantDb, RUN_DATABASE);
 }
 
+/**
+ * Every database a run with these parameters can make beside the lab's own (an external server
+ * lists them in its pre-flight and drops them on stop, interrupts included): the template, the run
+ * clone and one per variant — as many as `existing` names and `candidates` give, or MAX_VARIANTS
+ * for "all" (the schema's count is known only once it is loaded).
+ */
+export function workloadDatabases(p: {
+  readonly existing: readonly string[] | "all";
+  readonly candidates: readonly string[];
+}): string[] {
+  const variants =
+    p.existing === "all"
+      ? MAX_VARIANTS
+      : 1 + p.existing.length + p.candidates.length + (p.candidates.length > 1 ? 1 : 0);
+  return [RUN_DATABASE, TEMPLATE_DATABASE, ...Array.from({ length: variants }, (_, i) => variantDatabase(i))];
+}
+
 export async function dropAllDatabases(server: StartedServer, variants = MAX_VARIANTS): Promise<void> {
   const { rows } = await withConnection(server.connection, (c) =>
     c.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE 'dblab\\_yi\\_%'"),

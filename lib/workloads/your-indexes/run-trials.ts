@@ -2,6 +2,7 @@
  * One timed run of the reader's workload on one variant (`runOne`), the short check of the
  * workload before the rounds (`checkWorkload`), the rotated plan, and the loop that runs a plan.
  */
+import { probeSpeed } from "../../engines/postgres/speed-probe";
 import { waitForAutovacuumIdle, type AutovacuumWait } from "../../engines/postgres/autovacuum";
 import { relationSizes, tableCounters, type PgTableCounterKey } from "../../engines/postgres/table-counters";
 import { currentWalLsn, walRecordsBetween, type WalRecordStats } from "../../engines/postgres/wal-records";
@@ -44,21 +45,36 @@ export interface PlannedTrial {
 }
 
 /**
- * Rounds outermost, every variant once per round. Round pairs (1, 2), (3, 4), … start one variant
- * further on, and the second of each pair runs the first's order backwards: then over 2·n rounds
- * every variant runs in every position, and after every other variant, equally often (a Williams
- * design), so neither drift within a round nor what the previous run left behind lands on one
- * variant. Measured before it, with a plain rotation: the baseline ran after the same variant in 2
- * of 3 rounds, and a variant identical to it in all but an index on a table never written came
- * out 6–14 % slower in three runs of 9 rounds. `from` lets the adaptive design add round `from` alone.
+ * Rounds outermost, every variant once per round, and the baseline between every two of them:
+ * B V₁ B V₂ … B Vₖ B. Every judged index pairs a variant with the baseline, and each variant's
+ * cost is taken against the two baseline runs that flank it (summarise.ts), so a drift of the
+ * machine's speed over the round cancels to first order. Measured before it, with each variant
+ * paired with the round's one baseline run: in a default run under other load (5 rounds of 7
+ * runs of 5 s), the one index whose variant happened to run next to the baseline in 4 of 5
+ * rounds had paired costs spread −0.7 to +7.0 %, while an index on a table never written, run up
+ * to 6 places away, spread −45 to +26 %. The other variants' order rotates by one between round
+ * pairs (1, 2), (3, 4), … and the second of each pair runs it backwards (a Williams design), so
+ * no variant always runs early or late in its round. `from` lets the adaptive design add round
+ * `from` alone. Without the baseline (or with nothing else) a round is the variants in that order.
  */
-export function planRounds(variants: readonly string[], repeats: number, from = 1): PlannedTrial[] {
+export function planRounds(
+  variants: readonly string[],
+  repeats: number,
+  from = 1,
+  baseline = "baseline",
+): PlannedTrial[] {
   const plan: PlannedTrial[] = [];
+  const others = variants.filter((v) => v !== baseline);
+  const interleave = others.length > 0 && others.length < variants.length;
   for (let repeat = from; repeat <= repeats; repeat++) {
-    const order = rotated(variants, Math.floor((repeat - 1) / 2));
-    (repeat % 2 === 0 ? order.reverse() : order).forEach((variant, position) =>
-      plan.push({ key: `${variant}/r${repeat}`, condition: { variant }, repeat, position }),
-    );
+    const order = rotated(interleave ? others : variants, Math.floor((repeat - 1) / 2));
+    if (repeat % 2 === 0) order.reverse();
+    const round = interleave ? [baseline, ...order.flatMap((v) => [v, baseline])] : order;
+    let baselines = 0;
+    round.forEach((variant, position) => {
+      const key = interleave && variant === baseline ? `${variant}/r${repeat}.${++baselines}` : `${variant}/r${repeat}`;
+      plan.push({ key, condition: { variant }, repeat, position });
+    });
   }
   return plan;
 }
@@ -95,6 +111,9 @@ export function trialRunner(ctx: TrialContext): (planned: PlannedTrial) => Promi
     const startedAt = new Date().toISOString();
     const template = ctx.databases.get(planned.condition.variant);
     if (!template) throw new Error(`no template database for variant ${planned.condition.variant}`);
+    ctx.onPhase?.(planned, "speed probe");
+    // Recorded beside the run: which speed state of the machine it ran in (~0.1 s, its own table).
+    const speed = await probeSpeed(server.connection);
     ctx.onPhase?.(planned, "cloning");
     const cloneSeconds = await cloneForRun(server, template);
     const { before, startLsn, autovacuumWait } = await withDatabase(server, RUN_DATABASE, async (c) => {
@@ -135,6 +154,7 @@ export function trialRunner(ctx: TrialContext): (planned: PlannedTrial) => Promi
       startedAt,
       finishedAt: new Date().toISOString(),
       counters: counterDelta(before, after),
+      ...(speed ? { speed } : {}),
       pgbench,
       ...(walRecords ? { walRecords } : {}),
       cloneSeconds,
