@@ -349,6 +349,8 @@ test(
       profile: "smoke",
       env: {
         DOCKER_HOST: `tcp://${r.address}:2375`,
+        // The default choice, whatever the shell exported: DBLAB_TARGET=embedded never asks Docker.
+        DBLAB_TARGET: "auto",
         DBLAB_STATE_DIR: stateDir,
         DBLAB_RESULTS_DIR: path.join(box, "results-tcp"),
       },

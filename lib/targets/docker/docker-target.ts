@@ -60,8 +60,6 @@ export { DOCKER_ROUTES, dockerRouteFromEnv, type DockerRoute } from "./routes";
 const GiB = 1024 ** 3;
 /** How long removing a container at the end may take before its engine counts as unreachable. */
 const STOP_TIMEOUT_MS = 30_000;
-/** How long a removal that timed out is answered with its error rather than tried again. */
-const UNREACHABLE_RETRY_MS = 60_000;
 
 /**
  * Servers whose removal failed (their engine was unreachable): their records are kept, and since
@@ -161,8 +159,6 @@ async function engineRttMs(endpoint: DockerEndpoint): Promise<number | undefined
 export class DockerStartedServer implements StartedServer {
   readonly kind = "docker" as const;
   private stopping: Promise<void> | undefined;
-  /** The last removal that found the engine unreachable, and when (see stop). */
-  private unreachable: { readonly error: Error; readonly at: number } | undefined;
   readonly linkTraffic?: () => LinkTraffic;
   /** Why the SSH link to the engine dropped since this server started, if it did (the watchdog says so). */
   readonly linkDrop?: () => string | undefined;
@@ -282,11 +278,6 @@ export class DockerStartedServer implements StartedServer {
   }
 
   stop(): Promise<void> {
-    // A removal that just waited out its bound is not waited out again at once: measured on a
-    // vanished tcp:// TLS engine, the stall's stop and the session's closing stop took 30 s each.
-    // After UNREACHABLE_RETRY_MS a retry (a resume in the same kernel) asks the engine again.
-    const last = this.unreachable;
-    if (!this.stopping && last && Date.now() - last.at < UNREACHABLE_RETRY_MS) return Promise.reject(last.error);
     this.stopping ??= (async () => {
       try {
         // Bounded: an engine whose host vanished (packets dropped, no RST) would otherwise hold
@@ -295,9 +286,6 @@ export class DockerStartedServer implements StartedServer {
       } catch (error) {
         if (!isNotFound(error)) {
           this.stopping = undefined; // keep the record, so a retry or the reaper can remove it
-          // No HTTP status: the engine itself was not reached (its answer would carry one).
-          if (error instanceof Error && (error as { statusCode?: unknown }).statusCode === undefined)
-            this.unreachable = { error, at: Date.now() };
           abandoned.add(this);
           throw error;
         }
