@@ -17,7 +17,7 @@ import { runIndexWriteCost } from "../../lib/experiments/index-write-cost/run";
 import { indexWriteCostParams } from "../../lib/params/index-write-cost";
 import { EmbeddedPostgresTarget, type EmbeddedPostgresServer } from "../../lib/targets/embedded/embedded-postgres";
 import { serverOsUser } from "../../lib/targets/embedded/postgres-binaries";
-import { ExternalTarget } from "../../lib/targets/external/external-target";
+import { ExternalTarget, LAB_DATABASE_COMMENT } from "../../lib/targets/external/external-target";
 import type { PreflightReport } from "../../lib/targets/external/preflight";
 import type { ServerSpec } from "../../lib/targets/types";
 import { experiment as yourIndexes } from "../../lib/experiments/your-indexes";
@@ -185,6 +185,8 @@ test("notebook 06 smoke over verify-full TLS: its databases made and dropped the
   const watcher = new Client(server.connection);
   await watcher.connect();
   const sessions = new Map<string, boolean>();
+  // 06's own databases as they come and go: each must carry the lab's mark (a kill -9 leaves them).
+  const comments = new Map<string, string | null>();
   let watching = true;
   const watch = (async () => {
     while (watching) {
@@ -193,6 +195,11 @@ test("notebook 06 smoke over verify-full TLS: its databases made and dropped the
          JOIN pg_stat_ssl s USING (pid) WHERE a.datname LIKE 'dblab%' AND a.backend_type = 'client backend'`,
       );
       for (const r of rows) sessions.set(`${r.pid} ${r.app || "(no name)"} ${r.db}`, r.ssl);
+      const marked = await watcher.query<{ name: string; comment: string | null }>(
+        `SELECT datname AS name, shobj_description(oid, 'pg_database') AS comment FROM pg_database
+         WHERE datname LIKE 'dblab\\_yi\\_%'`,
+      );
+      for (const d of marked.rows) comments.set(d.name, d.comment);
       await new Promise((r) => setTimeout(r, 50));
     }
   })();
@@ -224,6 +231,9 @@ test("notebook 06 smoke over verify-full TLS: its databases made and dropped the
       [],
       "no session of the run in plaintext",
     );
+    assert.ok(comments.has("dblab_yi_template") && comments.has("dblab_yi_run"), [...comments.keys()].join(", "));
+    for (const [name, comment] of comments)
+      assert.ok(comment?.startsWith(LAB_DATABASE_COMMENT), `${name} is marked as the lab's: ${comment}`);
     const password = server.connection.password;
     for (const file of filesUnder(run.directory))
       assert.ok(!fs.readFileSync(file, "utf8").includes(password), `no password in ${path.basename(file)}`);

@@ -5,7 +5,7 @@
  */
 import type { YourIndexesParams } from "../../params/your-indexes";
 import { nextRound } from "../../stats/adaptive";
-import { speedSpread } from "../../stats/speed";
+import { SPEED_STATE_RATIO, speedSpread } from "../../stats/speed";
 import { MIN_COVERAGE, repeatsForCoverage } from "../../stats/claims";
 import type { ServerSpec } from "../../targets/types";
 import { memoryAndWalSettings } from "../../engines/postgres/server-settings";
@@ -293,7 +293,12 @@ export async function run(p: YourIndexesParams, control: RunControl = {}): Promi
         `adaptive design: ${stoppedBy} (planned ${p.repeats} rounds, at most ${p.maxRepeats}, budget ${p.budgetSeconds} s)`,
       );
       const speed = speedSpread(store.trials());
-      if (speed) notes.push(`speed state before each run: ${speed.text}`);
+      // The spread, and how many runs were in another state; each run's own probe is in its record.
+      if (speed)
+        notes.push(
+          `speed state before each run: ${speed.text.split("; ")[0]}; ${speed.flagged.length} of ${speed.n} ` +
+            `beyond ×${SPEED_STATE_RATIO} of the median (each variant is paired with the runs around it)`,
+        );
       await dropAllDatabases(server, variants.length);
       progress.finish(`${trialPlan.length} runs`);
       writeMetadata({

@@ -8,7 +8,8 @@ import type { Client } from "pg";
 import { cancellable, withClient as withConnection } from "../../engines/postgres/connect";
 import { cloneDatabase, dropDatabases, recreateDatabase } from "../../engines/postgres/template-database";
 import { enableWalInspect } from "../../engines/postgres/wal-records";
-import type { StartedServer } from "../../targets/types";
+import { labDatabaseComment } from "../../targets/external/external-target";
+import type { ConnectionInfo, StartedServer } from "../../targets/types";
 import { listIndexes, listTables, type IndexInfo } from "./catalog";
 import { runSqlFile } from "./sql-files";
 import type { Variant } from "./variants";
@@ -18,6 +19,19 @@ export const RUN_DATABASE = "dblab_yi_run";
 /** At most this many variants (their templates are databases named by position). */
 export const MAX_VARIANTS = 200;
 export const variantDatabase = (i: number): string => `dblab_yi_v${i}`;
+
+/**
+ * Each database 06 makes carries the lab's comment with its owner's pid, as the external target's
+ * own database does: on an external server, a run killed with SIGKILL cannot drop them, and the
+ * next run there drops every lab database whose owner is gone (a clone does not copy the comment).
+ */
+async function mark(connection: ConnectionInfo, database: string): Promise<void> {
+  await withConnection(
+    connection,
+    (c) => c.query(`COMMENT ON DATABASE ${database} IS '${labDatabaseComment().replace(/'/g, "''")}'`),
+    { applicationName: "dblab-admin" },
+  );
+}
 
 /** A connection to one of the lab's databases on this server. */
 export function withDatabase<T>(
@@ -62,6 +76,7 @@ export async function createTemplate(
 ): Promise<LoadedTemplate> {
   await dropAllDatabases(server);
   await recreateDatabase(server.connection, TEMPLATE_DATABASE);
+  await mark(server.connection, TEMPLATE_DATABASE);
   const loadSeconds: Record<string, number> = {};
   const timed = async (label: string, fn: () => Promise<void>) => {
     steps.signal?.throwIfAborted();
@@ -130,6 +145,7 @@ export async function buildVariants(
     signal?.throwIfAborted();
     const database = variantDatabase(i);
     await cloneDatabase(server.connection, TEMPLATE_DATABASE, database);
+    await mark(server.connection, database);
     const began = Date.now();
     const built = await withDatabase(server, database, async (c) => {
       const before = new Set((await listIndexes(c)).map((x) => x.name));
@@ -172,8 +188,10 @@ export async function buildVariants(
  * A fresh run database cloned from a variant's template; returns seconds taken. No CHECKPOINT here:
  * the run makes its own just before its timed window.
  */
-export function cloneForRun(server: StartedServer, variantDb: string): Promise<number> {
-  return cloneDatabase(server.connection, variantDb, RUN_DATABASE);
+export async function cloneForRun(server: StartedServer, variantDb: string): Promise<number> {
+  const seconds = await cloneDatabase(server.connection, variantDb, RUN_DATABASE);
+  await mark(server.connection, RUN_DATABASE);
+  return seconds;
 }
 
 /**
