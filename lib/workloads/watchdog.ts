@@ -18,8 +18,6 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import fs from "node:fs";
-import { MongoClient } from "mongodb";
-import { Client } from "pg";
 import { median } from "simple-statistics";
 import { killTree } from "../runtime/reaper";
 import { isProcessAlive } from "../runtime/resource-registry";
@@ -27,8 +25,8 @@ import type { Engine, StartedServer } from "../targets/types";
 import { ignored } from "../runtime/debug";
 import { ACTIVITY_MS, withActivity } from "./server-activity";
 import { isEngineLoss, ServerLostError, StallError, TrialFailedError } from "./failures";
-import { handleErrors } from "../runtime/error-events";
-import { postgresClientConfig } from "../targets/postgres-client";
+import { LIVENESS, type LivenessAttempt } from "../engines/liveness";
+import { ENGINE_FACTS } from "../targets/engines";
 
 export { isEngineLoss, StallError } from "./failures";
 
@@ -60,8 +58,7 @@ export function stallBoundFromEnv(env: NodeJS.ProcessEnv = process.env): number 
 
 function serverName(server: StartedServer): string {
   const d = server.description;
-  const engine = server.engine === "postgresql" ? "PostgreSQL" : "MongoDB";
-  return `the ${engine} ${d.version} server (${d.kind}, ${d.address})`;
+  return `the ${ENGINE_FACTS[server.engine].label} ${d.version} server (${d.kind}, ${d.address})`;
 }
 
 function seconds(ms: number): string {
@@ -72,39 +69,20 @@ function capitalise(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-/** SELECT 1 / ping on a fresh connection of its own, bounded by `timeoutMs` end to end. */
+/** The engine's liveness probe (SELECT 1 / ping) on a fresh connection, bounded by `timeoutMs` end to end. */
 export async function probeServer(server: StartedServer, timeoutMs: number): Promise<void> {
-  let close: () => Promise<void> = async () => undefined;
-  const attempt = (async () => {
-    if (server.engine === "postgresql") {
-      const client = new Client({
-        ...postgresClientConfig(server.connection, {
-          applicationName: "dblab-watchdog",
-          connectionTimeoutMillis: timeoutMs,
-        }),
-        query_timeout: timeoutMs,
-      });
-      // The probe's own query rejects with the error: the listener keeps it from being uncaught.
-      handleErrors(client, "watchdog probe");
-      close = () => client.end();
-      await client.connect();
-      await client.query("SELECT 1");
-    } else {
-      const client = new MongoClient(server.uri, {
-        serverSelectionTimeoutMS: timeoutMs,
-        connectTimeoutMS: timeoutMs,
-        socketTimeoutMS: timeoutMs,
-        appName: "dblab-watchdog",
-      });
-      handleErrors(client, "watchdog probe");
-      close = () => client.close(true);
-      await client.db("admin").command({ ping: 1 });
-    }
-  })();
+  let attempt: LivenessAttempt | undefined;
+  let answered: Promise<void>;
+  try {
+    attempt = LIVENESS[server.engine](server, timeoutMs);
+    answered = attempt.answered;
+  } catch (error) {
+    answered = Promise.reject(error instanceof Error ? error : new Error(String(error)));
+  }
   let timer: NodeJS.Timeout | undefined;
   try {
     await Promise.race([
-      attempt,
+      answered,
       new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
       }),
@@ -112,9 +90,9 @@ export async function probeServer(server: StartedServer, timeoutMs: number): Pro
   } finally {
     clearTimeout(timer);
     // Lost the race: its rejection (the frozen server's, later) was already reported as the timeout.
-    attempt.catch(ignored("watchdog: the probe that lost its race"));
+    answered.catch(ignored("watchdog: the probe that lost its race"));
     // Not awaited: ending a connection to a frozen server waits as long as the server does.
-    close().catch(ignored("watchdog: close the probe's connection"));
+    attempt?.close().catch(ignored("watchdog: close the probe's connection"));
   }
 }
 
