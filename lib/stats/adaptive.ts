@@ -115,3 +115,23 @@ export function nextRound(s: RoundState): RoundStep {
     reason: `${open} inconclusive after ${s.done} ${many}: ${more} more fit in the time budget (to n = ${target})`,
   };
 }
+
+export interface PlannedRoundState {
+  /** The planned round about to start (1-based). */
+  readonly round: number;
+  /** Rounds a verdict needs (5 at 90 %): never cut before them, whatever the budget. */
+  readonly needed: number;
+  /** Seconds since the run started, the pace of the rounds so far, and the run's time budget. */
+  readonly elapsedSeconds: number;
+  readonly secondsPerRound: number;
+  readonly budgetSeconds: number;
+}
+
+/**
+ * Whether a planned round starts: past the rounds a verdict needs, a round that would end after the
+ * budget (at the pace so far) is not started, so a slow machine ends near its budget with the
+ * rounds it could afford instead of running every planned round late. Ending exactly at the budget fits.
+ */
+export function plannedRoundFits(s: PlannedRoundState): boolean {
+  return s.round <= s.needed || s.elapsedSeconds + s.secondsPerRound <= s.budgetSeconds;
+}

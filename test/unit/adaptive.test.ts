@@ -5,7 +5,13 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { informativeRounds, nextInformativeRound, nextRound, type RoundState } from "../../lib/stats/adaptive";
+import {
+  informativeRounds,
+  nextInformativeRound,
+  nextRound,
+  plannedRoundFits,
+  type RoundState,
+} from "../../lib/stats/adaptive";
 import { addRounds } from "../../lib/experiments/adaptive-rounds";
 
 /** 01's design: no pace, rounds added until the budget is spent. */
@@ -116,4 +122,14 @@ test("addRounds: asks after the planned rounds, runs rounds numbered on from the
     async (round) => void ran.push(round),
   );
   assert.deepEqual([two, ran, asked], [{ rounds: 7, stoppedBy: "at the cap" }, [6, 7], [5, 5, 6, 7]]);
+});
+
+test("a planned round (06): never cut before the rounds a verdict needs; past them, cut only when it would end after the budget", () => {
+  const at = { needed: 5, elapsedSeconds: 300, secondsPerRound: 40, budgetSeconds: 340 };
+  // Ending exactly at the budget fits; a second later does not.
+  assert.equal(plannedRoundFits({ ...at, round: 6 }), true);
+  assert.equal(plannedRoundFits({ ...at, round: 6, elapsedSeconds: 301 }), false);
+  // The rounds a verdict needs run even past the budget: a cut there would leave no verdict at all.
+  assert.equal(plannedRoundFits({ ...at, round: 5, elapsedSeconds: 1000 }), true);
+  assert.equal(plannedRoundFits({ ...at, round: 6, elapsedSeconds: 1000 }), false);
 });

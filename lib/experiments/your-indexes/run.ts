@@ -4,7 +4,7 @@
  * rounds of every variant (rotated) while an index is undecided and the budget lasts.
  */
 import type { YourIndexesParams } from "../../params/your-indexes";
-import { nextRound } from "../../stats/adaptive";
+import { nextRound, plannedRoundFits } from "../../stats/adaptive";
 import { SPEED_STATE_RATIO, speedSpread } from "../../stats/speed";
 import { MIN_COVERAGE, repeatsForCoverage } from "../../stats/claims";
 import type { ServerSpec } from "../../targets/types";
@@ -249,7 +249,14 @@ export async function run(p: YourIndexesParams, control: RunControl = {}): Promi
       for (let round = 1; round <= p.repeats; round++) {
         const pace = round > 1 ? (Date.now() - roundsStarted) / 1000 / (round - 1) : 0;
         const elapsed = (Date.now() - started) / 1000;
-        if (round > repeatsForCoverage(MIN_COVERAGE) && elapsed + pace > p.budgetSeconds) {
+        const fits = plannedRoundFits({
+          round,
+          needed: repeatsForCoverage(MIN_COVERAGE),
+          elapsedSeconds: elapsed,
+          secondsPerRound: pace,
+          budgetSeconds: p.budgetSeconds,
+        });
+        if (!fits) {
           cut = `planned rounds cut at ${planned} of ${p.repeats}: one more at ~${pace.toFixed(0)} s would pass the time budget (${p.budgetSeconds} s)`;
           break;
         }
