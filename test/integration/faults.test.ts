@@ -8,6 +8,7 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { runDirectory, trialLines } from "../support/run-files";
 import { isProcessAlive } from "../../lib/runtime/resource-registry";
 import { portInUse } from "../../lib/targets/ports";
 
@@ -53,23 +54,6 @@ function startRun(
   return { child, output: () => out, exited };
 }
 
-function runDirectory(box: Sandbox): string | undefined {
-  if (!fs.existsSync(box.results)) return undefined;
-  const dirs = fs.readdirSync(box.results);
-  return dirs.length ? path.join(box.results, dirs[0]) : undefined;
-}
-
-function trialLines(box: Sandbox): Record<string, unknown>[] {
-  const dir = runDirectory(box);
-  const file = dir && path.join(dir, "trials.jsonl");
-  if (!file || !fs.existsSync(file)) return [];
-  return fs
-    .readFileSync(file, "utf8")
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
-}
-
 interface ServerRecord {
   readonly pid: number;
   readonly directory: string;
@@ -111,7 +95,7 @@ test("kill -9 of the runner mid-trial: `npm run clean` leaves no server, directo
   const box = sandbox();
   const run = startRun(box, PARAMS);
   try {
-    await waitFor("the first finished trial", () => trialLines(box).length >= 1);
+    await waitFor("the first finished trial", () => trialLines(box.results).length >= 1);
     const [server] = serverRecords(box);
     assert.ok(server, "the running server is recorded");
     run.child.kill("SIGKILL");
@@ -126,7 +110,7 @@ test("kill -9 of the runner mid-trial: `npm run clean` leaves no server, directo
     assert.equal(await portInUse(server.port), false, "nothing listens on the server's port");
     assert.deepEqual(serverRecords(box), [], "no records left");
     assert.ok(
-      trialLines(box).every((t) => t.status === "ok"),
+      trialLines(box.results).every((t) => t.status === "ok"),
       "finished trials are intact",
     );
   } finally {
@@ -140,15 +124,15 @@ test("database killed mid-trial: earlier trials intact, the failure recorded, cl
   const run = startRun(box, PARAMS);
   let runId = "";
   try {
-    await waitFor("two finished trials", () => trialLines(box).length >= 2);
+    await waitFor("two finished trials", () => trialLines(box.results).length >= 2);
     const [server] = serverRecords(box);
-    runId = path.basename(runDirectory(box)!);
+    runId = path.basename(runDirectory(box.results)!);
     process.kill(server.pid, "SIGKILL");
     const code = await run.exited;
     assert.equal(code, 3, `the run stops with an error: ${run.output()}`);
     assert.match(run.output(), /FAILED Trial .* failed/);
 
-    const lines = trialLines(box);
+    const lines = trialLines(box.results);
     const failed = lines.filter((t) => t.status === "failed");
     assert.equal(failed.length, 1, "exactly the interrupted trial is recorded as failed");
     assert.ok(String(failed[0].error).length > 0, "with its error");
@@ -160,7 +144,7 @@ test("database killed mid-trial: earlier trials intact, the failure recorded, cl
 
     const resumed = startRun(box, PARAMS, runId);
     assert.equal(await resumed.exited, 0, resumed.output());
-    const after = trialLines(box);
+    const after = trialLines(box.results);
     const ok = new Set(after.filter((t) => t.status === "ok").map((t) => t.key));
     assert.equal(ok.size, 24, "every planned trial finished once the run was resumed");
     assert.match(resumed.output(), new RegExp(`DONE ${runId}`));
@@ -174,7 +158,7 @@ test("SIGTERM to the runner: it stops its servers itself before exiting", async 
   const box = sandbox();
   const run = startRun(box, PARAMS);
   try {
-    await waitFor("the first finished trial", () => trialLines(box).length >= 1);
+    await waitFor("the first finished trial", () => trialLines(box.results).length >= 1);
     const [server] = serverRecords(box);
     run.child.kill("SIGTERM");
     assert.equal(await run.exited, 143);
@@ -192,15 +176,15 @@ test("an interrupt inside a notebook kernel (SIGINT, process stays up) stops the
   // DBLAB_IN_KERNEL: SIGINT does not end the process, as in a tslab kernel; the run must stop itself.
   const run = startRunWithEnv(box, PARAMS, { DBLAB_IN_KERNEL: "1" });
   try {
-    await waitFor("the first finished trial", () => trialLines(box).length >= 1);
+    await waitFor("the first finished trial", () => trialLines(box.results).length >= 1);
     const [server] = serverRecords(box);
-    const before = trialLines(box).length;
+    const before = trialLines(box.results).length;
     run.child.kill("SIGINT");
     assert.equal(await run.exited, 3, run.output());
     assert.match(run.output(), /interrupted: \d+ of \d+ trials kept in .*resumeId/);
     assert.equal(isProcessAlive(server.pid), false, "server stopped");
     assert.equal(fs.existsSync(server.directory), false);
-    assert.ok(trialLines(box).length <= before + 1, "no trial started after the interrupt");
+    assert.ok(trialLines(box.results).length <= before + 1, "no trial started after the interrupt");
     assert.deepEqual(serverRecords(box), []);
   } finally {
     run.child.kill("SIGKILL");

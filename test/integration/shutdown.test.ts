@@ -10,6 +10,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { runDirectory, trialLines } from "../support/run-files";
 import { jupyterUnavailableReason } from "../../lib/jupyter/execute";
 import { projectRoot } from "../../lib/jupyter/kernel-spec";
 import { dockerAvailable, dockerClient } from "../../lib/targets/docker/docker-client";
@@ -180,27 +181,14 @@ test(
     child.stdout?.on("data", (d: Buffer) => (out += String(d)));
     child.stderr?.on("data", (d: Buffer) => (out += String(d)));
     const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
-    const runDir = (): string | undefined => {
-      const name = fs.existsSync(results) ? fs.readdirSync(results)[0] : undefined;
-      return name === undefined ? undefined : path.join(results, name);
-    };
-    const trials = () => {
-      const dir = runDir();
-      const file = dir && path.join(dir, "trials.jsonl");
-      if (!file || !fs.existsSync(file)) return [];
-      return fs
-        .readFileSync(file, "utf8")
-        .split("\n")
-        .filter(Boolean)
-        .map((l) => JSON.parse(l) as { key: string; status: string });
-    };
+    const trials = () => trialLines(results);
     try {
       await until("two finished trials", () => trials().length >= 2, 240_000);
       const kept = trials();
       child.kill("SIGTERM");
       const code = await exited;
       assert.equal(code, 143, out);
-      const dir = runDir();
+      const dir = runDirectory(results);
       assert.ok(dir, out);
       const metadata = JSON.parse(fs.readFileSync(path.join(dir, "metadata.json"), "utf8")) as { outcome?: string };
       assert.equal(metadata.outcome, "interrupted", out);

@@ -10,6 +10,7 @@ import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { trialLines } from "../support/run-files";
 import { processTree } from "../../lib/runtime/reaper";
 import { isProcessAlive } from "../../lib/runtime/resource-registry";
 
@@ -25,18 +26,6 @@ function signalAll(pids: readonly number[], sig: NodeJS.Signals): void {
       // gone
     }
   }
-}
-
-function trials(results: string): { key: string; status: string; error?: string }[] {
-  if (!fs.existsSync(results)) return [];
-  const dirs = fs.readdirSync(results);
-  const file = dirs.length ? path.join(results, dirs[0], "trials.jsonl") : "";
-  if (!file || !fs.existsSync(file)) return [];
-  return fs
-    .readFileSync(file, "utf8")
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as { key: string; status: string });
 }
 
 function serverRecord(state: string): { pid: number; directory: string } | undefined {
@@ -85,12 +74,12 @@ test("a frozen server (SIGSTOP) ends the trial with a clear error within the wat
   child.once("exit", (code) => (exitCode = code));
   let frozen: number[] = [];
   try {
-    await waitFor("the first finished trial", () => trials(results).length >= 1);
+    await waitFor("the first finished trial", () => trialLines(results).length >= 1);
     const server = serverRecord(state);
     assert.ok(server, "the running server is recorded");
     frozen = processTree(server.pid);
     signalAll(frozen, "SIGSTOP");
-    const finishedBefore = trials(results).length;
+    const finishedBefore = trialLines(results).length;
 
     // Bounded: the run ends by itself (a run that hangs fails this wait, not a timing check).
     await waitFor("the run to end after the stall", () => exitCode !== undefined, 90_000);
@@ -101,7 +90,7 @@ test("a frozen server (SIGSTOP) ends the trial with a clear error within the wat
     );
     assert.match(out, /while trial postgresql\/20000\/\S+; the server was stopped/);
 
-    const after = trials(results);
+    const after = trialLines(results);
     const failed = after.filter((t) => t.status === "failed");
     assert.equal(failed.length, 1, "the stalled trial is recorded as failed, not as a result");
     assert.match(String(failed[0].error), /stalled/);
