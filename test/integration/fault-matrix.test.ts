@@ -199,6 +199,13 @@ function trialLines(dir: string | undefined): string[] {
     });
 }
 
+/** The error as the table shows it: without the notebook runner's cell prefix, which every row shares. */
+const tableMessage = (message: string): string =>
+  message
+    .replace(/^✗ \S+ (failed|interrupted): cell \d+ \(code cell \d+ of \d+: `[^`]*`\): /, "$1: ")
+    .slice(0, 300)
+    .replace(/\|/g, "/");
+
 const parse = (lines: readonly string[]): Trial[] => lines.map((l) => JSON.parse(l) as Trial);
 
 /** A process's title as `ps` shows it (PostgreSQL backends write their current command there). */
@@ -402,7 +409,7 @@ async function runCell(t: TestContext, cell: Cell): Promise<void> {
     const resumeLine = output.split("\n").find((l) => l.includes("resume with: npm run reproduce"));
     const record = (result: string) =>
       rows.push(
-        `| ${cell.notebook} | ${cell.fault} | ${cell.target} | ${cell.boundSeconds} s (${seconds.toFixed(0)} s) | ${message.slice(0, 160).replace(/\|/g, "/")} | ${kept.length} | ${result} |`,
+        `| ${cell.notebook} | ${cell.fault} | ${cell.target} | ${cell.boundSeconds} s (${seconds.toFixed(0)} s) | ${tableMessage(message)} | ${kept.length} | ${result} |`,
       );
     record("first run ended");
     // Checked on, not thrown at once: a wrong message must not hide whether the resume and the
