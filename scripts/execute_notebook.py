@@ -55,6 +55,13 @@ JS_ERROR = re.compile(r"^([A-Za-z_$][\w$]*(?:Error|Exception)|Error)(?: \[[\w-]+
 TS_DIAGNOSTIC = re.compile(r"^\d+:\d+ - .*$", re.M)
 
 
+def clip(text, limit=2000):
+    """The lab's errors name the fault, the server, the trials kept and the resume in one line
+    (a lost remote engine's ran to 640 characters, and 500 cut its resume advice mid-word): keep
+    them whole; only a runaway text (a compiler's list) is cut, visibly."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def describe_error(cell, ename, evalue):
     """tslab replies ename "Error" with an empty evalue and writes the error to stderr: read it."""
     if evalue:
@@ -64,11 +71,11 @@ def describe_error(cell, ename, evalue):
     stderr += ["\n".join(o.get("traceback", [])) for o in cell.get("outputs", []) if o.get("output_type") == "error"]
     diagnostics = [m.group(0) for text in stderr for m in TS_DIAGNOSTIC.finditer(text)]
     if diagnostics:
-        return "CompileError", "; ".join(diagnostics)[:500]
+        return "CompileError", clip("; ".join(diagnostics))
     if stderr:
         m = JS_ERROR.search(stderr[-1])
         if m:
-            return m.group(1), m.group(2)[:500]
+            return m.group(1), clip(m.group(2))
         return ename, first_line(stderr[-1])
     return ename, evalue
 

@@ -188,5 +188,8 @@ export function runOf(resultsDir: string, reproduceRunId: string, notebook: stri
 /** One line for a failed or interrupted notebook: what its run kept and the command that resumes it. */
 export function resumeLine(run: StoredRun): string {
   const ok = run.trials.filter((t) => t.status === "ok").length;
-  return `${ok} finished trial(s) kept in ${path.relative(process.cwd(), run.directory) || run.directory}; resume with: ${resumeCommand(run.id)}`;
+  // Relative only below the working folder: "../../tmp/…" is harder to read than the path itself.
+  const relative = path.relative(process.cwd(), run.directory);
+  const where = relative && !relative.startsWith("..") ? relative : run.directory;
+  return `${ok} finished trial(s) kept in ${where}; resume with: ${resumeCommand(run.id)}`;
 }

@@ -404,7 +404,7 @@ export function resumeHint(
   const kept = store.trials().filter((t) => (t as { status?: unknown }).status !== "failed").length;
   const of = planned > 0 ? ` of ${planned}` : "";
   return (
-    `${kept}${of} finished trials are kept in ${store.directory}. Once the engine answers again, resume with ` +
+    `${kept}${of} trials finished and are kept in ${store.directory}. Once the engine answers again, resume with ` +
     `the same parameters and { resumeId: "${store.runId}" } in the run's options; its container is removed ` +
     "then (or by `npm run clean`: its record is kept)"
   );

@@ -96,7 +96,7 @@ test("a run cut short by a lost engine says what it kept (failed trials not coun
   };
   assert.equal(
     resumeHint(store, 7),
-    '2 of 7 finished trials are kept in /data/results/20261130T2000_02-create-index-after-load_ab12. Once the engine answers again, resume with the same parameters and { resumeId: "20261130T2000_02-create-index-after-load_ab12" } in the run\'s options; its container is removed then (or by `npm run clean`: its record is kept)',
+    '2 of 7 trials finished and are kept in /data/results/20261130T2000_02-create-index-after-load_ab12. Once the engine answers again, resume with the same parameters and { resumeId: "20261130T2000_02-create-index-after-load_ab12" } in the run\'s options; its container is removed then (or by `npm run clean`: its record is kept)',
   );
 });
 
