@@ -12,6 +12,7 @@ import { progressReporter, type ProgressReporter } from "../display/progress";
 import { gitCommit, hostInfo, type RunMetadata } from "../results/metadata";
 import { RunStore } from "../results/run-store";
 import { endInterruptible, InterruptedError, interruptSignal } from "../runtime/interrupt";
+import { extendMessage } from "../runtime/error-message";
 import { reapOrphans } from "../runtime/reaper";
 import { listRecords, ownRecords } from "../runtime/resource-registry";
 import { decideTarget, type TargetChoice } from "../targets/select";
@@ -375,10 +376,7 @@ class RunSession<C extends object> implements ExperimentSession<C> {
   private async explain(error: unknown): Promise<unknown> {
     const explained = await explainRunError(this.servers.servers, error);
     if (isEngineLoss(explained) && explained instanceof Error) {
-      const before = explained.message;
-      explained.message += `. ${resumeHint(this.store, this.progress.planned)}`;
-      // The stack was written with the message at construction: a notebook shows the stack.
-      explained.stack = explained.stack?.replace(before, explained.message);
+      extendMessage(explained, `. ${resumeHint(this.store, this.progress.planned)}`);
     }
     return explained;
   }
