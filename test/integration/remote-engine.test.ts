@@ -5,6 +5,7 @@
  * engine. Traffic goes to that namespace only. Skipped, with the script's reason, where namespaces
  * cannot be made (not root, no sshd, no dockerd).
  */
+import { SMALL_FULL_02 } from "../support/sizes";
 import { after, before, test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
@@ -655,16 +656,7 @@ function readTrials(dir: string): TrialLine[] {
 async function dropAndResume(t: TestContext, r: RemoteEngine, link: "ssh" | "tls"): Promise<void> {
   const stateDir = path.join(box, `state-resume-${link}`);
   const results = path.join(box, `results-resume-${link}`);
-  const overrides = {
-    rows: 300_000,
-    rowSweep: [30_000],
-    repeats: 2,
-    sweepRepeats: 1,
-    memorySweepMB: [64],
-    workerSweep: [0],
-    keyOrders: ["random"] as const,
-    walAnatomyRows: 0,
-  };
+  const overrides = SMALL_FULL_02;
   const { experiment } = await import("../../lib/experiments/create-index-after-load");
   const { planTrials } = await import("../../lib/workloads/create-index-after-load/plan");
   const planned = planTrials(experiment.params("full", overrides)).length;

@@ -4,6 +4,7 @@
  * server, as a notebook kernel does, is signalled; afterwards no container of it may exist and no
  * record may remain. A run signalled mid-trial records itself `interrupted`, not `failed`.
  */
+import { SMALL_FULL_02 } from "../support/sizes";
 import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
@@ -158,17 +159,7 @@ test(
   async () => {
     const base = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-sigterm-trial-"));
     const results = path.join(base, "results");
-    // 02 at a size whose 300k-row trials take seconds: the signal lands inside one of them.
-    const overrides = {
-      rows: 300_000,
-      rowSweep: [30_000],
-      repeats: 2,
-      sweepRepeats: 1,
-      memorySweepMB: [64],
-      workerSweep: [0],
-      keyOrders: ["random"],
-      walAnatomyRows: 0,
-    };
+    const overrides = SMALL_FULL_02;
     const child = spawn(
       process.execPath,
       [path.join(__dirname, "..", "fixtures", "run-experiment.js"), "02", "full", results, JSON.stringify(overrides)],
