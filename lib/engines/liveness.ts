@@ -7,8 +7,6 @@ import { mongoLiveness } from "./mongodb/liveness";
 import { postgresLiveness } from "./postgres/liveness";
 import type { LivenessAttempt } from "./liveness-attempt";
 
-export type { LivenessAttempt };
-
 export const LIVENESS: Readonly<Record<Engine, (server: StartedServer, timeoutMs: number) => LivenessAttempt>> = {
   postgresql: postgresLiveness,
   mongodb: mongoLiveness,

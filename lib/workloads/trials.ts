@@ -10,9 +10,6 @@ import { TrialFailedError } from "./failures";
 import { trialBoundMs, watchTrial } from "./watchdog";
 import { withTimeout } from "../runtime/timeout";
 
-/** A failed trial's cleanup without a watchdog in scope (a unit test calling runPlan): the watchdog's floor. */
-const CLEANUP_FALLBACK_MS = 60_000;
-
 export { TrialFailedError } from "./failures";
 
 /** What a plan's entries carry: the key a resume skips by, and what a failure record repeats. */
@@ -105,7 +102,7 @@ export async function runTrials<C extends object, P extends PlannedTrial<C>, T e
       if (options.afterFailure) {
         // Bounded by the trial's stall bound: the cleanup talks to a server that may be on a host
         // that no longer answers (a connection's goodbye there waited ~15 min for TCP to give up).
-        const bound = trialBoundMs(group ?? what) ?? CLEANUP_FALLBACK_MS;
+        const bound = trialBoundMs(group ?? what);
         await withTimeout(
           options.afterFailure(planned, error),
           bound,

@@ -25,7 +25,8 @@ import type { Engine, StartedServer } from "../targets/types";
 import { ignored } from "../runtime/debug";
 import { ACTIVITY_MS, withActivity } from "./server-activity";
 import { isEngineLoss, ServerLostError, StallError, TrialFailedError } from "./failures";
-import { LIVENESS, type LivenessAttempt } from "../engines/liveness";
+import { LIVENESS } from "../engines/liveness";
+import { withTimeout } from "../runtime/timeout";
 import { ENGINE_FACTS } from "../targets/engines";
 
 export { isEngineLoss, StallError } from "./failures";
@@ -71,28 +72,14 @@ function capitalise(text: string): string {
 
 /** The engine's liveness probe (SELECT 1 / ping) on a fresh connection, bounded by `timeoutMs` end to end. */
 export async function probeServer(server: StartedServer, timeoutMs: number): Promise<void> {
-  let attempt: LivenessAttempt | undefined;
-  let answered: Promise<void>;
+  const attempt = LIVENESS[server.engine](server, timeoutMs);
   try {
-    attempt = LIVENESS[server.engine](server, timeoutMs);
-    answered = attempt.answered;
-  } catch (error) {
-    answered = Promise.reject(error instanceof Error ? error : new Error(String(error)));
-  }
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    await Promise.race([
-      answered,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-      }),
-    ]);
+    await withTimeout(attempt.answered, timeoutMs, `no answer within ${timeoutMs} ms`);
   } finally {
-    clearTimeout(timer);
     // Lost the race: its rejection (the frozen server's, later) was already reported as the timeout.
-    answered.catch(ignored("watchdog: the probe that lost its race"));
+    attempt.answered.catch(ignored("watchdog: the probe that lost its race"));
     // Not awaited: ending a connection to a frozen server waits as long as the server does.
-    attempt?.close().catch(ignored("watchdog: close the probe's connection"));
+    attempt.close().catch(ignored("watchdog: close the probe's connection"));
   }
 }
 
@@ -385,12 +372,12 @@ export function watchTrial<T>(engine: Engine, what: string, run: () => Promise<T
 }
 
 /**
- * The stall bound the watchdog in scope gives trials of `group` (no group: any trial's), undefined
- * without one: what a failed trial's cleanup may take, so that the run ends within the bound its
- * message states.
+ * The stall bound the watchdog in scope gives trials of `group` (no group: any trial's), or the
+ * watchdog's floor without one (a unit test calling a workload's loop): what a failed trial's
+ * cleanup may take, so that the run ends within the bound its message states.
  */
-export function trialBoundMs(group = ""): number | undefined {
-  return current.getStore()?.boundMs(group);
+export function trialBoundMs(group = ""): number {
+  return current.getStore()?.boundMs(group) ?? MIN_BOUND_MS;
 }
 
 /** Tells the watchdog in scope that the trial moved (e.g. a pgbench progress line). */

@@ -16,8 +16,6 @@ import { sshEngineConnection } from "./ssh-engine";
 import { EngineLossError } from "../errors";
 import { withTimeout } from "../../runtime/timeout";
 
-export { withTimeout } from "../../runtime/timeout";
-
 const clients = new Map<string, Docker>();
 
 function read(file: string | undefined): Buffer | undefined {

@@ -26,14 +26,8 @@ import type {
 import type { DockerServerDescription } from "./description";
 import { execInContainer, isNotFound, waitReady, type ExecOptions } from "./container-io";
 import { containerName, createAndStart, discard } from "./create-container";
-import {
-  currentEndpoint,
-  dockerClientFor,
-  LAB_LABEL,
-  labLabels,
-  withEngineTimeout,
-  withTimeout,
-} from "./docker-client";
+import { currentEndpoint, dockerClientFor, LAB_LABEL, labLabels, withEngineTimeout } from "./docker-client";
+import { withTimeout } from "../../runtime/timeout";
 import { engineHostLabel, type DockerEndpoint } from "./endpoint";
 import { PROFILES, shortVersion, type EngineProfile } from "./engine-profiles";
 import {

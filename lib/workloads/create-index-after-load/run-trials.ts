@@ -285,7 +285,7 @@ export async function runPlan(o: RunPlanOptions): Promise<CialTrial[]> {
     if (walKept) {
       // Bounded like a failed trial's cleanup: after a failure the server may be on a host that no
       // longer answers, and a fresh connection there waits for TCP's SYN retries (~2 min).
-      const bound = trialBoundMs() ?? 60_000;
+      const bound = trialBoundMs();
       await withTimeout(releaseWal(o.connection, session), bound, `releasing the kept WAL took over ${bound} ms`).catch(
         ignored("create-index: release the kept WAL"),
       );
