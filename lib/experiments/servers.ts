@@ -6,7 +6,6 @@ import {
   createTarget,
   decideTarget,
   MissingUriError,
-  URI_VARIABLES,
   type TargetChoice,
   type TargetDecision,
   type TargetOptions,
@@ -134,7 +133,7 @@ export async function startServers(specs: readonly ServerSpec[], options: StartO
         // DBLAB_TARGET=external with only DBLAB_POSTGRES_URI set: MongoDB is unavailable, the run goes on.
         // Any other refusal of the choice (an unknown DBLAB_TARGET, no Docker daemon) stays fatal.
         if (!(error instanceof MissingUriError && optional.includes(spec.engine))) throw error;
-        set.unavailable.set(spec.engine, `no ${URI_VARIABLES[spec.engine]} given`);
+        set.unavailable.set(spec.engine, `no ${ENGINE_FACTS[spec.engine].uriVariable} given`);
         continue;
       }
       try {

@@ -8,16 +8,11 @@ import type { DockerEndpoint } from "./docker/endpoint";
 import { placementFor } from "./docker/routes";
 import { EmbeddedPostgresTarget } from "./embedded/embedded-postgres";
 import { ExternalTarget } from "./external/external-target";
-import { checkEngine, ENGINE_FACTS, ENGINES, type Engine } from "./engines";
+import { checkEngine, ENGINE_FACTS, type Engine } from "./engines";
 import { TARGET_KINDS, type Target, type TargetKind } from "./types";
 
 export type TargetChoice = "auto" | TargetKind;
 export const TARGET_CHOICES: readonly TargetChoice[] = ["auto", ...TARGET_KINDS];
-
-/** The environment variable that holds an external server's URI, per engine. */
-export const URI_VARIABLES: Readonly<Record<Engine, string>> = Object.fromEntries(
-  ENGINES.map((e) => [e, ENGINE_FACTS[e].uriVariable]),
-) as Record<Engine, string>;
 
 /** Target "external" for an engine whose URI variable is unset: for an optional engine, that engine is unavailable. */
 export class MissingUriError extends ParameterError {}
@@ -42,7 +37,7 @@ export async function decideTarget(engine: Engine, choice: TargetChoice = "auto"
     throw new ParameterError(`DBLAB_TARGET must be one of ${TARGET_CHOICES.join(", ")}; got "${fromEnv}"`);
   }
   const wanted = (fromEnv as TargetChoice | undefined) ?? choice;
-  const uriVariable = URI_VARIABLES[engine];
+  const uriVariable = ENGINE_FACTS[engine].uriVariable;
   if (wanted === "external" || (wanted === "auto" && process.env[uriVariable])) {
     if (!process.env[uriVariable]) {
       throw new MissingUriError(`target "external" needs the server's URI in ${uriVariable}: no ${uriVariable} given`);

@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { checkEngine, ENGINE_FACTS, ENGINES, isEngine, UnknownEngineError } from "../../lib/targets/engines";
-import { createTarget, decideTarget, URI_VARIABLES } from "../../lib/targets/select";
+import { createTarget, decideTarget } from "../../lib/targets/select";
 import { DockerTarget } from "../../lib/targets/docker/docker-target";
 import { ExternalTarget } from "../../lib/targets/external/external-target";
 import { TARGET_KINDS, type Engine } from "../../lib/targets/types";
@@ -31,7 +31,10 @@ test("checkEngine: the known names pass, anything else is an UnknownEngineError 
 
 test("every engine has its facts, and the URI variables are read from them", () => {
   assert.deepEqual(Object.keys(ENGINE_FACTS).sort(), [...ENGINES].sort());
-  assert.deepEqual(URI_VARIABLES, { postgresql: "DBLAB_POSTGRES_URI", mongodb: "MONGODB_URI" });
+  assert.deepEqual(Object.fromEntries(ENGINES.map((e) => [e, ENGINE_FACTS[e].uriVariable])), {
+    postgresql: "DBLAB_POSTGRES_URI",
+    mongodb: "MONGODB_URI",
+  });
   assert.deepEqual(
     ENGINES.filter((e) => ENGINE_FACTS[e].optional),
     ["mongodb"],

@@ -10,8 +10,6 @@ import { redactText } from "../uri";
 import { waitUntilReady } from "../readiness";
 import type { EngineProfile } from "./engine-profiles";
 
-export type { ExecOptions } from "../types";
-
 export function isNotFound(error: unknown): boolean {
   return (error as { statusCode?: number }).statusCode === 404;
 }

@@ -14,6 +14,7 @@ import { randomPassword } from "../ports";
 import type {
   ConnectionInfo,
   Engine,
+  ExecOptions,
   ExecResult,
   LinkTraffic,
   ResourceLimits,
@@ -24,7 +25,7 @@ import type {
   Target,
 } from "../types";
 import type { DockerServerDescription } from "./description";
-import { execInContainer, isNotFound, waitReady, type ExecOptions } from "./container-io";
+import { execInContainer, isNotFound, waitReady } from "./container-io";
 import { containerName, createAndStart, discard } from "./create-container";
 import { currentEndpoint, dockerClientFor, LAB_LABEL, labLabels, withEngineTimeout } from "./docker-client";
 import { withTimeout } from "../../runtime/timeout";
@@ -48,7 +49,6 @@ import {
 } from "./routes";
 import { sshEngineConnection, type SshTunnel } from "./ssh-engine";
 
-export type { ExecOptions } from "./container-io";
 export { DOCKER_ROUTES, dockerRouteFromEnv, type DockerRoute } from "./routes";
 
 const GiB = 1024 ** 3;
