@@ -31,7 +31,7 @@ import { planTrials as planLoads } from "../workloads/create-index-after-load/pl
 import { planRounds } from "../workloads/over-indexing/run-trials";
 import { planRuns } from "../workloads/reindex-under-load/run-trials";
 import { planRounds as planIndexRounds } from "../workloads/your-indexes/run-trials";
-import { planVariants } from "../workloads/your-indexes/variants";
+import { planVariants, writtenIndexNames } from "../workloads/your-indexes/variants";
 import { resultsRoot } from "../results/run-store";
 
 /** One planned trial as the estimate sees it. */
@@ -180,10 +180,7 @@ export function indexesToDrop(p: Pick<YourIndexesParams, "existing" | "schema">)
   } catch {
     return [];
   }
-  const names: string[] = [];
-  const re = /^\s*CREATE\s+(?:UNIQUE\s+)?INDEX\s+(?:CONCURRENTLY\s+)?(?:IF\s+NOT\s+EXISTS\s+)?("?[\w$.]+"?)\s+ON\s/gim;
-  for (const m of text.matchAll(re)) names.push(m[1].replace(/"/g, "").split(".").pop() ?? m[1]);
-  return names;
+  return writtenIndexNames(text);
 }
 
 /** Notebooks the estimate knows. */

@@ -7,7 +7,12 @@ import type { PgbenchRunResult } from "../../lib/workloads/pgbench";
 import { planRounds, type YourIndexesTrial } from "../../lib/workloads/your-indexes/run-trials";
 import { updateStatements } from "../../lib/workloads/your-indexes/scripts";
 import { parsePsqlError, SqlFileError, withoutForeignRoles } from "../../lib/workloads/your-indexes/sql-files";
-import { existingToJudge, planVariants, UnknownIndexError } from "../../lib/workloads/your-indexes/variants";
+import {
+  existingToJudge,
+  planVariants,
+  UnknownIndexError,
+  writtenIndexNames,
+} from "../../lib/workloads/your-indexes/variants";
 import type { IndexInfo } from "../../lib/workloads/your-indexes/catalog";
 import { yourIndexesParams } from "../../lib/params/your-indexes";
 import { ParameterError } from "../../lib/params/validate";
@@ -333,4 +338,19 @@ test("pg_dump's role lines are left out line for line, and psql's error names th
   assert.equal(e.line, 12);
   assert.equal(e.file, "my/schema.sql");
   assert.match(e.message, /^my\/schema\.sql:12: relation "nowhere" does not exist · LINE 1:/);
+});
+
+test("index names as CREATE INDEX writes them: quoted and qualified names reduced, an unnamed one gives none", () => {
+  assert.deepEqual(
+    writtenIndexNames(
+      [
+        "CREATE INDEX orders_status_idx ON orders (status);",
+        'create unique index if not exists "Orders_Ref" ON public.orders (ref);',
+        "CREATE INDEX CONCURRENTLY public.lines_product_idx ON order_lines (product_id);",
+        "CREATE INDEX ON orders (created_at);",
+        "-- CREATE INDEX commented_idx ON orders (x);",
+      ].join("\n"),
+    ),
+    ["orders_status_idx", "Orders_Ref", "lines_product_idx"],
+  );
 });

@@ -39,7 +39,13 @@ import {
   type UpdateStatement,
   type WorkloadScript,
 } from "../../workloads/your-indexes/scripts";
-import { existingToJudge, planVariants, type Judged, type Variant } from "../../workloads/your-indexes/variants";
+import {
+  existingToJudge,
+  planVariants,
+  writtenIndexNames,
+  type Judged,
+  type Variant,
+} from "../../workloads/your-indexes/variants";
 import { addRounds } from "../adaptive-rounds";
 import type { ExperimentRun } from "../contract";
 import { withSession, type RunControl } from "../session";
@@ -107,8 +113,7 @@ export function summaryContext(
 
 /** Candidate i's name as written ("CREATE INDEX name ON …"), else "candidate i+1" until the server names it. */
 function writtenName(statement: string, i: number): string {
-  const m = /^\s*CREATE\s+(?:UNIQUE\s+)?INDEX\s+(?:IF\s+NOT\s+EXISTS\s+)?("?[\w$.]+"?)\s+ON\s/i.exec(statement);
-  return m ? (m[1].replace(/"/g, "").split(".").pop() ?? `candidate ${i + 1}`) : `candidate ${i + 1}`;
+  return writtenIndexNames(statement)[0] ?? `candidate ${i + 1}`;
 }
 
 function missingServer(): never {

@@ -11,6 +11,17 @@ export type VariantChange =
   | { readonly kind: "drop"; readonly index: string }
   | { readonly kind: "add"; readonly statements: readonly string[] };
 
+/**
+ * The index names CREATE INDEX statements in `sql` write, in order (a schema-qualified or quoted
+ * name reduced to the name, as the catalog lists it); an unnamed CREATE INDEX gives none. Read
+ * from the text, for what is known before a server has the schema: the ETA's count of indexes to
+ * drop, a candidate's label until the server names it.
+ */
+export function writtenIndexNames(sql: string): string[] {
+  const re = /^\s*CREATE\s+(?:UNIQUE\s+)?INDEX\s+(?:CONCURRENTLY\s+)?(?:IF\s+NOT\s+EXISTS\s+)?("?[\w$.]+"?)\s+ON\s/gim;
+  return [...sql.matchAll(re)].map((m) => m[1].replace(/"/g, "").split(".").pop() ?? m[1]);
+}
+
 export interface Variant {
   /** Short and stable: "baseline", "drop:<index>", "add:<n>", "add:all". */
   readonly id: string;
