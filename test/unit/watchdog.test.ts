@@ -145,6 +145,14 @@ test("a lost connection to a server whose process is gone is a ServerLostError n
   );
   const alive = fakeServer({ pid: process.pid });
   assert.equal(explainServerLoss(alive, error), error, "a living process says nothing by itself");
+  // node-postgres' words for the statement sent after the loss are a lost connection too.
+  const next = new Error("Client has encountered a connection error and is not queryable");
+  assert.match(
+    (explainServerLoss(server, next) as Error).message,
+    new RegExp(
+      `went away \\(Client has encountered a connection error and is not queryable\\): its process ${gone} is gone`,
+    ),
+  );
 });
 
 test("a Docker server's lost connection while the engine does not answer names Docker (was: write ECONNRESET)", async () => {
