@@ -25,6 +25,7 @@ import { findExperiment, EXPERIMENTS } from "../lib/experiments/registry";
 import type { RegisteredExperiment } from "../lib/experiments/contract";
 import { checkProfile, PROFILES, type ProfileName } from "../lib/params/profiles";
 import { estimateRun, etaText } from "../lib/experiments/eta";
+import { planText } from "../lib/stats/claims";
 import { gitCommit, hostInfo, type HostInfo } from "../lib/results/metadata";
 import { resultsRoot } from "../lib/results/run-store";
 import { readRun } from "../lib/results/stored-runs";
@@ -197,6 +198,8 @@ export function etaLines(planned: readonly Planned[]): string[] {
   for (const p of planned) {
     const estimate = estimateRun(p.entry.slug, p.entry.resolve(p.profile, p.overrides), p.resume?.finishedBefore);
     if (estimate) lines.push(`ETA ${p.name}: ${etaText(estimate, p.resume?.runId ?? "<run-id>")}`);
+    const prospect = p.entry.prospect?.(p.profile, p.overrides);
+    if (prospect) lines.push(`    ${p.name}: ${planText(prospect)}`);
   }
   return lines;
 }

@@ -14,7 +14,7 @@
  */
 import type { ProfileName } from "../params/profiles";
 import type { RunMetadata } from "../results/metadata";
-import type { ClaimCheck } from "../stats/claims";
+import type { ClaimCheck, ClaimPlan } from "../stats/claims";
 import type { RunControl } from "./session";
 
 /** What every experiment's run returns, at least. */
@@ -45,6 +45,11 @@ export interface Experiment<P extends object, R extends ExperimentRun, S> {
   readonly claims: (summary: S, run: R) => ClaimCheck[];
   /** Writes summary.json (summary + claims) and summary.csv beside the trials; returns the paths. */
   readonly save: (run: R, summary: S, claims: readonly ClaimCheck[]) => string[];
+  /**
+   * What a run with these params can decide on this machine, before it starts: each declaration's
+   * prospect by the regime rule its verdict uses (stats/claims `planClaims`).
+   */
+  readonly plan?: (params: P) => ClaimPlan[];
 }
 
 /** The registry's view of an experiment: what reproduce and the parameter checks need. */
@@ -61,6 +66,8 @@ export interface RegisteredExperiment {
    * one of them is given, and is refused before it starts when one is missing. Notebook 00 needs runs.
    */
   readonly requires?: readonly string[];
+  /** What a run with these parameters can decide here (no server starts); absent for notebook 00. */
+  prospect?(profile: ProfileName, overrides: Record<string, unknown>): ClaimPlan[];
 }
 
 export function register<P extends object, R extends ExperimentRun, S>(e: Experiment<P, R, S>): RegisteredExperiment {
@@ -70,5 +77,11 @@ export function register<P extends object, R extends ExperimentRun, S>(e: Experi
     title: e.title,
     file: e.notebook,
     resolve: (profile, overrides) => e.params(profile, overrides as Partial<P>),
+    ...(e.plan
+      ? {
+          prospect: (profile: ProfileName, overrides: Record<string, unknown>) =>
+            e.plan?.(e.params(profile, overrides as Partial<P>)) ?? [],
+        }
+      : {}),
   };
 }

@@ -59,6 +59,11 @@ export interface SessionOptions {
   readonly memoryGiB?: number;
   /** Engines whose absence is reported rather than fatal. */
   readonly optional?: readonly Engine[];
+  /**
+   * What this run can decide, said with the ETA before any server starts: the notebook's
+   * `planClaims` line ("this profile on this machine can decide 4 of 5 claims; not: …").
+   */
+  readonly prospect?: string;
 }
 
 /** Where a server started during the work runs, when not on the session's target. */
@@ -228,7 +233,8 @@ class RunSession<C extends object> implements ExperimentSession<C> {
     // Before any server starts: how long the plan takes here, so a reader can stop now rather than
     // hours in. The first progress line and the run header say it.
     const eta = runEta(options, store);
-    progress.update(0, 1, eta ? `ETA: ${eta} · starting servers…` : "starting servers…");
+    const said = [eta ? `ETA: ${eta}` : "", options.prospect ?? ""].filter(Boolean).join(" · ");
+    progress.update(0, 1, said ? `${said} · starting servers…` : "starting servers…");
     const servers = await startServers(options.specs, {
       target: options.target,
       ...limitsOf(options),
@@ -254,6 +260,7 @@ class RunSession<C extends object> implements ExperimentSession<C> {
         unavailable: Object.fromEntries(servers.unavailable),
         notes,
         ...(eta ? { eta } : {}),
+        ...(options.prospect ? { prospect: options.prospect } : {}),
         ...comparison,
       };
       const quietness: Quietness = { cpus: os.cpus().length, before, selectOneBefore: await selectOneJitter(servers) };

@@ -29,6 +29,8 @@ export interface RunMetadata {
   readonly notes?: readonly string[];
   /** How long the run was estimated to take before its servers started (lib/experiments/eta.ts). */
   readonly eta?: string;
+  /** What this run could decide here, said before it started (stats/claims `planText`). */
+  readonly prospect?: string;
   /** Engines asked for that could not be started, with the reason. */
   readonly unavailable?: Readonly<Record<string, string>>;
   /** How quiet the machine was before and during the run (load, steal, SELECT 1 jitter). */

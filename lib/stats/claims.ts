@@ -8,8 +8,10 @@
  *
  * - `held` / `did not hold`: the interval lies wholly on one side of the margin (or, for an
  *   equivalence or band rule, wholly inside it / wholly outside it);
- * - `inconclusive`: the interval straddles a margin, is too wide for its coverage, or the run's own
- *   noise is as large as the effect; the verdict says what would decide it;
+ * - `inconclusive`: the interval straddles a margin or covers the median too little; the verdict says
+ *   what would decide it, and says "more repeats" only where more repeats can (`moreRepeats`). The
+ *   machine's run-level state is handled by the design (paired rounds, pairs in one speed state:
+ *   stats/speed), never by a veto on the run's spread;
  * - `not tested at this scale`: the run is outside the claim's regime; says what would test it;
  * - `emulated`: the outcome follows from an input of the run (an emulated delay): a consistency check
  *   of the emulation, never evidence about the seed's system.
@@ -141,12 +143,6 @@ export function describeRule(rule: Rule, fmt: (x: number) => string = fmtDefault
 export interface DecideOptions {
   /** Formats the statistic in the reasons. */
   readonly fmt?: (x: number) => string;
-  /**
-   * The run's own noise on the statistic's scale (e.g. the run-to-run spread of the baseline, as a
-   * ratio's distance from 1): when the effect (distance of the estimate from `neutral`) is not larger
-   * than it, the claim is inconclusive whatever the interval says.
-   */
-  readonly noise?: { readonly size: number; readonly neutral: number; readonly what: string };
   readonly minCoverage?: number;
 }
 
@@ -178,7 +174,7 @@ export function decide(rule: Rule, interval: Interval | undefined, options: Deci
       break;
   }
   if (side === undefined) {
-    return { verdict: "inconclusive", decidedBy: `${straddles}: a narrower interval (more repeats) would decide it` };
+    return { verdict: "inconclusive", decidedBy: `${straddles}: ${moreRepeats(rule, interval, fmt)}` };
   }
   if (interval.coverage < minCoverage) {
     const need = repeatsForCoverage(minCoverage);
@@ -188,17 +184,6 @@ export function decide(rule: Rule, interval: Interval | undefined, options: Deci
         `${shown} would say "${side}", but it covers the median with only ${Math.round(interval.coverage * 100)} %: ` +
         `needs ≥ ${need} paired repeats (has ${interval.n})`,
     };
-  }
-  if (options.noise) {
-    const effect = Math.abs(interval.estimate - options.noise.neutral);
-    if (options.noise.size >= effect) {
-      return {
-        verdict: "inconclusive",
-        decidedBy:
-          `${shown} would say "${side}", but the effect (${fmt(effect)}) is not larger than ${options.noise.what} ` +
-          `(${fmt(options.noise.size)}): a quieter machine or more repeats would decide it`,
-      };
-    }
   }
   return {
     verdict: side,
@@ -225,6 +210,34 @@ export function repeatsForCoverage(coverage: number): number {
   let n = 1;
   while (1 - 2 * 0.5 ** n < coverage) n++;
   return n;
+}
+
+/**
+ * What more repeats can do for an interval that straddles a margin, said only where it can happen.
+ * The order-statistic interval of a median narrows about as 1/√n around a median that stays put, so
+ * repeats decide the claim only when the median lies off the margin: then about n·(half-width ÷
+ * distance)² paired repeats bring the interval's near end past it. A median on the margin itself
+ * (within 1 % of the interval's width) is not moved by repeats: the effect is the size of the margin,
+ * and the rule cannot decide it at any n.
+ */
+export function moreRepeats(rule: Rule, interval: Interval, fmt: (x: number) => string = fmtDefault): string {
+  const edges = rule.kind === "inside" ? [rule.low, rule.high] : [rule.margin];
+  const edge = edges.reduce((a, b) => (Math.abs(b - interval.estimate) < Math.abs(a - interval.estimate) ? b : a));
+  const width = interval.high - interval.low;
+  const distance = Math.abs(interval.estimate - edge);
+  if (!(width > 0) || distance <= 0.01 * width) {
+    return (
+      `its median ${fmt(interval.estimate)} sits on ${fmt(edge)}: more repeats narrow the interval around it ` +
+      `and cannot move it past the margin, so this rule cannot decide the claim here`
+    );
+  }
+  // The half on the margin's side sets how far the interval's near end reaches past the edge.
+  const half = interval.estimate > edge ? interval.estimate - interval.low : interval.high - interval.estimate;
+  const need = Math.max(interval.n + 1, Math.ceil(interval.n * (half / distance) ** 2));
+  return (
+    `its median ${fmt(interval.estimate)} lies ${fmt(distance)} from ${fmt(edge)}; if it stays there, about ` +
+    `${need} paired repeats (has ${interval.n}) would narrow the interval past the margin`
+  );
 }
 
 /** A claim outside its regime: no verdict on the seed's statement, and what would test it. */
@@ -419,6 +432,70 @@ export function atScale(
     };
   }
   return { ...check, scale };
+}
+
+// ---- What a profile can decide, before it runs ---------------------------------------------------
+
+/**
+ * A claim's prospect on a planned run, by the same regime rule the verdict uses (`scalePosition` on
+ * the declaration's `distance`), from the position the parameters and this machine give:
+ * - `decidable`: a direction claim, or a magnitude whose planned position lies inside its distance;
+ * - `out of regime`: a magnitude outside it (the reason names the factor, here and the seed's);
+ * - `unavailable`: its engine or mode does not run (counted apart: no profile can change it);
+ * - `not evidence`: derived or emulated, never counted.
+ */
+export type ClaimProspect = "decidable" | "out of regime" | "unavailable" | "not evidence";
+
+export interface ClaimPlan {
+  readonly id: string;
+  readonly claim: string;
+  readonly prospect: ClaimProspect;
+  /** Why, for anything but `decidable`: "2 CPUs against the seed's 128 (clients per CPU 8, …)". */
+  readonly reason: string;
+}
+
+export interface PlanOptions {
+  /** Claims whose engine or mode will not run, with the reason. */
+  readonly unavailable?: Readonly<Record<string, string>>;
+  /** Claims this run will emulate (an emulated link), with the reason. */
+  readonly emulated?: Readonly<Record<string, string>>;
+}
+
+export function planClaims(
+  declarations: readonly Declaration[],
+  planned: Readonly<Record<string, number | undefined>>,
+  options: PlanOptions = {},
+): ClaimPlan[] {
+  return declarations.map((d) => {
+    const base = { id: d.id, claim: d.claim };
+    const unavailable = options.unavailable?.[d.id];
+    if (unavailable) return { ...base, prospect: "unavailable", reason: unavailable };
+    if (d.kind === "derived")
+      return { ...base, prospect: "not evidence", reason: `derived from ${d.derivedFrom ?? "another claim"}` };
+    const emulated = options.emulated?.[d.id];
+    if (emulated) return { ...base, prospect: "not evidence", reason: emulated };
+    if (d.kind === "direction") return { ...base, prospect: "decidable", reason: "" };
+    const pos = scalePosition(d.distance, planned);
+    return pos.inside
+      ? { ...base, prospect: "decidable", reason: "" }
+      : { ...base, prospect: "out of regime", reason: pos.outside.join("; ") };
+  });
+}
+
+/**
+ * One line for the ETA: "can decide 3 of 4 claims on this machine; not: (2) …". The count is of
+ * claims that are evidence and whose engine runs, as a run's verdicts count them.
+ */
+export function planText(plans: readonly ClaimPlan[]): string {
+  const counted = plans.filter((p) => p.prospect === "decidable" || p.prospect === "out of regime");
+  const can = counted.filter((p) => p.prospect === "decidable");
+  const not = counted.filter((p) => p.prospect === "out of regime");
+  const apart = plans.filter((p) => p.prospect === "unavailable" || p.prospect === "not evidence");
+  return (
+    `this profile on this machine can decide ${can.length} of ${counted.length} claims` +
+    (not.length ? `; not: ${not.map((p) => `(${p.id}) ${p.reason}`).join("; ")}` : "") +
+    (apart.length ? `; not counted: ${apart.map((p) => `(${p.id}) ${p.prospect}: ${p.reason}`).join("; ")}` : "")
+  );
 }
 
 /** A derived claim: its arithmetic on this run's numbers, verdict `derived`, never evidence. */

@@ -5,9 +5,10 @@
  * This machine flips between two speeds that last whole 30 s runs: tpcb-like at 2.8k ↔ 2.0k TPS and
  * UPDATE pgbench_accounts at 0.088 ↔ 0.15 ms, while a select-only pgbench stayed at 8.0–8.8k TPS and
  * load, steal and `SELECT 1` jitter stayed quiet. A between-run ratio then carries up to ~1.7× of
- * state; the probe names the state each run was in.
+ * state; the probe names the state each run was in, and a paired statistic leaves out a pair whose
+ * two trials ran in different states (PAIR_STATE_RULE).
  */
-import { median } from "simple-statistics";
+import { median, quantile } from "simple-statistics";
 
 /** One probe's result, recorded on the trial it preceded (`speed` on the trial record). */
 export interface SpeedProbe {
@@ -35,11 +36,15 @@ export interface SpeedSpread {
   readonly medianMs: number;
   readonly minMs: number;
   readonly maxMs: number;
-  /** Slowest ÷ fastest probe. */
-  readonly ratio: number;
+  /**
+   * Upper ÷ lower quartile of the probes: the run's spread, robust to the one warm-up probe or the
+   * one trial in another state that sets slowest ÷ fastest (and that ratio only grows with more
+   * probes, where the quartiles settle).
+   */
+  readonly quartileRatio: number;
   /** Keys of trials whose probe differs from the median by more than SPEED_STATE_RATIO. */
   readonly flagged: readonly string[];
-  /** "probe 0.081–0.152 ms (median 0.090, ×1.88 slowest ÷ fastest); 2 of 10 trials in another state". */
+  /** "probe median 0.090 ms, quartiles ×1.06 (range 0.081–0.152) over 10 trials; 2 in another state: …". */
   readonly text: string;
 }
 
@@ -53,38 +58,72 @@ export function speedSpread(
   const m = median(ms);
   const minMs = Math.min(...ms);
   const maxMs = Math.max(...ms);
-  const flagged = probed
-    .filter((t) => t.speed.medianMs > m * SPEED_STATE_RATIO || t.speed.medianMs < m / SPEED_STATE_RATIO)
-    .map((t) => t.key);
+  const q1 = quantile(ms, 0.25);
+  const q3 = quantile(ms, 0.75);
+  const quartileRatio = q1 > 0 ? q3 / q1 : 1;
+  const flagged = probed.filter((t) => !sameState(t.speed.medianMs, m)).map((t) => t.key);
   const f = (x: number) => x.toFixed(3);
   return {
     n: probed.length,
     medianMs: m,
     minMs,
     maxMs,
-    ratio: maxMs / minMs,
+    quartileRatio,
     flagged,
     text:
-      `write-path probe ${f(minMs)}–${f(maxMs)} ms (median ${f(m)}, slowest ÷ fastest ×${(maxMs / minMs).toFixed(2)}) ` +
-      `over ${probed.length} trial(s); ` +
+      `write-path probe median ${f(m)} ms, upper ÷ lower quartile ×${quartileRatio.toFixed(2)} ` +
+      `(range ${f(minMs)}–${f(maxMs)}) over ${probed.length} trial(s); ` +
       (flagged.length
         ? `${flagged.length} in another speed state (beyond ×${SPEED_STATE_RATIO} of the median): ${flagged.join(", ")}`
         : `none beyond ×${SPEED_STATE_RATIO} of the median`),
   };
 }
 
+/** Two probe medians within ×SPEED_STATE_RATIO of each other: the same speed state (the edge included). */
+export function sameState(aMs: number, bMs: number): boolean {
+  if (!(aMs > 0) || !(bMs > 0)) return true;
+  return Math.max(aMs, bMs) / Math.min(aMs, bMs) <= SPEED_STATE_RATIO;
+}
+
 /**
- * The run-level doubt on a between-run ratio: the spread of the probes, as the distance from 1 that a
- * change of speed state alone could give (slowest ÷ fastest − 1). A claim decided between runs passes
- * it to `decide` as its noise, so the verdict is `inconclusive` when the spread is as large as the effect.
+ * The declared rule for a paired statistic: a pair whose members ran in different speed states is
+ * left out of the claim's interval, which then has the coverage of the pairs left. Between-round
+ * state is already carried by the interval over rounds (each round runs every condition, back to
+ * back); what a round cannot cancel is a flip between its own trials, where the ratio measures the
+ * machine (×1.7 here) rather than the conditions.
  */
-export function speedNoise(
-  spread: SpeedSpread | undefined,
-): { readonly size: number; readonly neutral: number; readonly what: string } | undefined {
-  if (!spread || spread.n < 2) return undefined;
-  return {
-    size: spread.ratio - 1,
-    neutral: 1,
-    what: `the run-level spread of the write-path speed probe (×${spread.ratio.toFixed(2)} slowest ÷ fastest)`,
-  };
+export const PAIR_STATE_RULE =
+  `a pair whose two trials' write-path probes differ by more than ×${SPEED_STATE_RATIO} ran in two speed states ` +
+  `and is left out; the interval is over the pairs left, with their coverage`;
+
+export interface StatePairs<T> {
+  readonly kept: readonly T[];
+  readonly excluded: readonly { readonly item: T; readonly label: string; readonly ratio: number }[];
+  /** "1 of 8 pairs left out (r3: probes ×1.71 apart, two speed states)", or "" when none was. */
+  readonly text: string;
+}
+
+/**
+ * Applies PAIR_STATE_RULE: `probes` gives a pair's members' probe medians (undefined where a trial
+ * was not probed: such a pair is kept, as nothing says it changed state).
+ */
+export function sameStatePairs<T>(
+  pairs: readonly T[],
+  probes: (pair: T) => readonly (number | undefined)[],
+  label: (pair: T) => string,
+): StatePairs<T> {
+  const kept: T[] = [];
+  const excluded: { item: T; label: string; ratio: number }[] = [];
+  for (const p of pairs) {
+    const ms = probes(p).filter((x): x is number => x !== undefined && x > 0);
+    const ratio = ms.length >= 2 ? Math.max(...ms) / Math.min(...ms) : 1;
+    if (ratio > SPEED_STATE_RATIO) excluded.push({ item: p, label: label(p), ratio });
+    else kept.push(p);
+  }
+  const text = excluded.length
+    ? `${excluded.length} of ${pairs.length} pair(s) left out, their trials in two speed states (` +
+      excluded.map((e) => `${e.label}: probes ×${e.ratio.toFixed(2)} apart`).join("; ") +
+      `)`
+    : "";
+  return { kept, excluded, text };
 }

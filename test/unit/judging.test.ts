@@ -12,6 +12,9 @@ import {
   derived,
   holmRefutations,
   isEvidence,
+  moreRepeats,
+  planClaims,
+  planText,
   repeatsForCoverage,
   signTestP,
   verdictText,
@@ -19,6 +22,7 @@ import {
   type ClaimCheck,
   type Rule,
 } from "../../lib/stats/claims";
+import { probit } from "simple-statistics";
 import { intervalLabel, medianInterval, outlierFlags, pairedRatios, type Interval } from "../../lib/stats/intervals";
 import { orderSeed, rotated, seededShuffle } from "../../lib/stats/order";
 
@@ -155,19 +159,31 @@ test("decide: an interval with too little coverage decides nothing, and says how
   assert.equal(outside.verdict, "inconclusive", "an equivalence refuted on 4 repeats is not refuted");
 });
 
-test("decide: noise as large as the effect makes a claim inconclusive whatever the interval", () => {
+test("decide: 'more repeats' is said only where more repeats can move the interval past the margin", () => {
+  // Synthetic paired values: n evenly spaced quantiles of a normal of this median and spread, so a
+  // larger n from the same source is what "more repeats" would bring.
+  const sample = (n: number, centre: number, sd: number) =>
+    Array.from({ length: n }, (_, i) => centre + sd * probit((i + 0.5) / n));
   const rule: Rule = { kind: "above", margin: 1 };
-  const quiet = decide(rule, iv(1.05, 1.15), { noise: { size: 0.05, neutral: 1, what: "the baseline's spread" } });
-  assert.equal(quiet.verdict, "held");
-  const noisy = decide(rule, iv(1.05, 1.15), { noise: { size: 0.2, neutral: 1, what: "the baseline's spread" } });
-  assert.equal(noisy.verdict, "inconclusive");
-  assert.match(noisy.decidedBy, /not larger than the baseline's spread/);
+  const off = decide(rule, medianInterval(sample(5, 1.05, 0.1), "t"));
+  assert.equal(off.verdict, "inconclusive");
+  const m = /about (\d+) paired repeats \(has 5\)/.exec(off.decidedBy);
+  assert.ok(m, off.decidedBy);
+  const need = Number(m[1]);
+  assert.ok(need > 5);
+  // At the projected n the same source decides it; a few repeats fewer than half of it does not yet.
+  assert.equal(decide(rule, medianInterval(sample(need, 1.05, 0.1), "t")).verdict, "held");
+  assert.equal(decide(rule, medianInterval(sample(8, 1.05, 0.1), "t")).verdict, "inconclusive");
+  // A median on the margin: no number of repeats decides it, and the reason says so.
+  const on = decide(rule, medianInterval(sample(5, 1, 0.1), "t"));
+  assert.equal(on.verdict, "inconclusive");
+  assert.doesNotMatch(on.decidedBy, /paired repeats/);
+  assert.match(on.decidedBy, /cannot move it past the margin/);
+  assert.equal(decide(rule, medianInterval(sample(200, 1, 0.1), "t")).verdict, "inconclusive");
+  // Inside rules measure from the nearer edge.
+  const band = moreRepeats({ kind: "inside", low: 0.8, high: 1.25 }, medianInterval(sample(5, 1.2, 0.1), "t"));
+  assert.match(band, /lies 0\.05 from 1\.25/);
   assert.equal(decide(rule, undefined).verdict, "inconclusive");
-  // At the boundary: an effect exactly as large as the noise is not larger than it.
-  const tie = decide(rule, iv(1.25, 1.75), { noise: { size: 0.5, neutral: 1, what: "the baseline's spread" } });
-  assert.equal(tie.verdict, "inconclusive", "effect 0.5 = noise 0.5");
-  const justOver = decide(rule, iv(1.25, 1.75), { noise: { size: 0.4999, neutral: 1, what: "the baseline's spread" } });
-  assert.equal(justOver.verdict, "held");
 });
 
 test("Holm over steps: a union of refutations keeps its family error; signTestP is the sign test's tail", () => {
@@ -272,4 +288,63 @@ test("condition order: seeded, reproducible, different between repeats, a permut
   );
   assert.deepEqual(rotated([1, 2, 3], 1), [2, 3, 1]);
   assert.deepEqual(rotated([1, 2, 3], 3), [1, 2, 3]);
+});
+
+test("planClaims: the same regime rule as the verdict, before the run; planText counts evidence only", () => {
+  const base = { seed: "", regime: "", statistic: "", rule: "" };
+  const plans = planClaims(
+    [
+      { ...base, id: "d", claim: "direction", kind: "direction", mechanism: "m" },
+      {
+        ...base,
+        id: "in",
+        claim: "inside",
+        kind: "magnitude",
+        distance: [{ what: "rows", seed: 100, unit: "rows", within: [0.5, 2] }],
+      },
+      {
+        ...base,
+        id: "edge",
+        claim: "at the edge",
+        kind: "magnitude",
+        distance: [{ what: "clients per CPU", seed: 0.125, unit: "", within: [0, 8] }],
+      },
+      {
+        ...base,
+        id: "out",
+        claim: "outside",
+        kind: "magnitude",
+        distance: [{ what: "clients per CPU", seed: 0.125, unit: "", within: [0, 8] }],
+      },
+      { ...base, id: "x", claim: "derived", kind: "derived", derivedFrom: "d" },
+      { ...base, id: "m", claim: "mongo", kind: "direction" },
+    ],
+    { rows: 50, "clients per CPU": 1 },
+    { unavailable: { m: "no MongoDB reachable" } },
+  );
+  const by = Object.fromEntries(plans.map((p) => [p.id, p.prospect]));
+  assert.deepEqual(by, {
+    d: "decidable",
+    in: "decidable",
+    edge: "decidable",
+    out: "decidable",
+    x: "not evidence",
+    m: "unavailable",
+  });
+  const over = planClaims(
+    [
+      {
+        ...base,
+        id: "out",
+        claim: "outside",
+        kind: "magnitude",
+        distance: [{ what: "clients per CPU", seed: 0.125, unit: "", within: [0, 8] }],
+      },
+    ],
+    { "clients per CPU": 1.01 },
+  );
+  assert.equal(over[0].prospect, "out of regime");
+  assert.match(over[0].reason, /clients per CPU 1 .*outside clients per CPU ≤ 1/);
+  assert.match(planText([...plans, ...over]), /can decide 4 of 5 claims; not: \(out\) /);
+  assert.match(planText(plans), /not counted: \(x\) not evidence: derived from d; \(m\) unavailable: no MongoDB/);
 });

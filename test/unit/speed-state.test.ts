@@ -1,14 +1,12 @@
 /**
  * The run-level speed state: the spread of the write-path probe over a run's trials, which trials it
- * flags, and the doubt it gives a between-run claim (inconclusive when as large as the effect).
+ * flags, and the rule that leaves a pair out of a paired statistic when its trials ran in two states.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { decide } from "../../lib/stats/claims";
-import { SPEED_STATE_RATIO, speedNoise, speedSpread, type SpeedProbe } from "../../lib/stats/speed";
+import { SPEED_STATE_RATIO, sameState, sameStatePairs, speedSpread, type SpeedProbe } from "../../lib/stats/speed";
 
 const probe = (medianMs: number): SpeedProbe => ({ what: "test", medianMs, p90Ms: medianMs, n: 400, at: "" });
-const iv = (low: number, high: number) => ({ estimate: (low + high) / 2, low, high, n: 5, coverage: 0.9375, of: "t" });
 
 test("speedSpread: range, median and the trials in another state (beyond ×1.25 of the median)", () => {
   assert.equal(speedSpread([{ key: "a" }]), undefined, "no probe, no spread");
@@ -24,7 +22,7 @@ test("speedSpread: range, median and the trials in another state (beyond ×1.25 
   assert.deepEqual(s.flagged, ["b2"]);
   assert.match(
     s.text,
-    /0.080–0.155 ms \(median 0.082, slowest ÷ fastest ×1.94\) over 5 trial\(s\); 1 in another speed state/,
+    /median 0.082 ms, upper ÷ lower quartile ×1.0\d \(range 0.080–0.155\) over 5 trial\(s\); 1 in another speed state/,
   );
   // At the edge: exactly ×1.25 of the median is not another state.
   const edge = speedSpread([
@@ -35,22 +33,39 @@ test("speedSpread: range, median and the trials in another state (beyond ×1.25 
   assert.deepEqual(edge?.flagged, []);
 });
 
-test("speedNoise: a between-run claim is inconclusive when the spread is as large as its effect", () => {
-  const flipping = speedSpread([
-    { key: "a", speed: probe(0.08) },
-    { key: "b", speed: probe(0.15) },
-  ]);
-  const steady = speedSpread([
-    { key: "a", speed: probe(0.08) },
-    { key: "b", speed: probe(0.082) },
-  ]);
-  const rule = { kind: "above", margin: 1 } as const;
-  // A 1.5× effect (0.5 from 1) against ×1.88 of state (0.88): not decided; against ×1.03: held.
-  assert.equal(decide(rule, iv(1.4, 1.6), { noise: speedNoise(flipping) }).verdict, "inconclusive");
-  assert.match(
-    decide(rule, iv(1.4, 1.6), { noise: speedNoise(flipping) }).decidedBy,
-    /run-level spread of the write-path speed probe \(×1.88/,
+test("PAIR_STATE_RULE: a pair whose trials ran in two speed states is left out, and said", () => {
+  const pairs = [
+    { r: 1, a: 0.08, b: 0.082 },
+    { r: 2, a: 0.08, b: 0.15 },
+    { r: 3, a: 0.1, b: 0.1 * SPEED_STATE_RATIO },
+    { r: 4, a: 0.1, b: undefined },
+  ];
+  const s = sameStatePairs(
+    pairs,
+    (p) => [p.a, p.b],
+    (p) => `r${p.r}`,
   );
-  assert.equal(decide(rule, iv(1.4, 1.6), { noise: speedNoise(steady) }).verdict, "held");
-  assert.equal(speedNoise(speedSpread([{ key: "a", speed: probe(0.1) }])), undefined, "one probe: no spread");
+  // ×1.25 exactly is one state (the edge included); an unprobed trial says nothing of a change.
+  assert.deepEqual(
+    s.kept.map((p) => p.r),
+    [1, 3, 4],
+  );
+  assert.deepEqual(
+    s.excluded.map((e) => e.label),
+    ["r2"],
+  );
+  assert.match(s.text, /1 of 4 pair\(s\) left out, their trials in two speed states \(r2: probes ×1\.88 apart\)/);
+  assert.equal(sameStatePairs(pairs.slice(0, 1), (p) => [p.a, p.b], String).text, "");
+  assert.ok(sameState(0.1, 0.125) && !sameState(0.1, 0.1251));
+});
+
+test("speedSpread: the quartile ratio does not grow with one stray probe, where slowest ÷ fastest does", () => {
+  const steady = Array.from({ length: 20 }, (_, i) => ({ key: `t${i}`, speed: probe(0.08 + (i % 4) * 0.001) }));
+  const a = speedSpread(steady);
+  const b = speedSpread([...steady, { key: "warm-up", speed: probe(0.197) }]);
+  assert.ok(a && b);
+  assert.ok(b.maxMs / b.minMs > 2.4);
+  assert.ok(b.quartileRatio < 1.05, String(b.quartileRatio));
+  assert.ok(Math.abs(b.quartileRatio - a.quartileRatio) < 0.02);
+  assert.deepEqual(b.flagged, ["warm-up"]);
 });

@@ -14,10 +14,8 @@ import {
   type ClaimCheck,
   type Declaration,
   type RegimeFactor,
-  type DecideOptions,
   type Rule,
 } from "../../stats/claims";
-import { speedNoise } from "../../stats/speed";
 import { intervalText, type Interval } from "../../stats/intervals";
 import { CODE_VALUES } from "../../workloads/create-index-after-load/sql";
 import {
@@ -185,13 +183,8 @@ export const DECLARATIONS: readonly Declaration[] = [FASTER, MAGNITUDE, WAL, IO,
 
 // ---- Helpers --------------------------------------------------------------------------------------
 
-function decideOn(
-  rule: Rule,
-  interval: Interval | undefined,
-  fmt: (x: number) => string,
-  noise?: DecideOptions["noise"],
-) {
-  return decide(rule, interval, { fmt, noise });
+function decideOn(rule: Rule, interval: Interval | undefined, fmt: (x: number) => string) {
+  return decide(rule, interval, { fmt });
 }
 
 /**
@@ -214,23 +207,6 @@ function sensitivity(
   return without.verdict === verdict
     ? `Without the ${flagged.length} flagged repeat(s) (${which}) the verdict is the same.`
     : `Without the ${flagged.length} flagged repeat(s) (${which}) it would be "${without.verdict}": ${without.decidedBy}.`;
-}
-
-/**
- * The run's own noise on a B/A ratio: the relative spread (max − min) / median of A's trials, the
- * baseline method. A ratio whose distance from 1 is not larger than that is not an effect.
- */
-function baselineNoise(pair: PairSummary): DecideOptions["noise"] {
-  const a = pair.a;
-  if (!a || a.trials < 2 || a.medianSeconds <= 0) return undefined;
-  return { size: (a.maxSeconds - a.minSeconds) / a.medianSeconds, neutral: 1, what: "the spread of A's own trials" };
-}
-
-/** Of two sources of run-level doubt, the larger decides. */
-function largerNoise(a: DecideOptions["noise"], b: DecideOptions["noise"]): DecideOptions["noise"] {
-  if (!a) return b;
-  if (!b) return a;
-  return b.size > a.size ? b : a;
 }
 
 const ratioTrend = (s: CialSummary) =>
@@ -261,12 +237,7 @@ export function claimFaster(s: CialSummary, pair: PairSummary | undefined): Clai
     return missing(FASTER, "needs both methods in at least one repeat at the headline size");
   const { a, b } = pair;
   const server = serverTimeRatio(pair.repeats);
-  const { verdict, decidedBy } = decideOn(
-    RULE_FASTER,
-    interval,
-    ratioFmt,
-    largerNoise(baselineNoise(pair), speedNoise(s.speed)),
-  );
+  const { verdict, decidedBy } = decideOn(RULE_FASTER, interval, ratioFmt);
   const cpu = overRepeats(
     pair.repeats,
     (r) => (r.a.cpuS && r.b.cpuS !== undefined ? r.b.cpuS / r.a.cpuS : undefined),

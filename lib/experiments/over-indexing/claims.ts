@@ -12,13 +12,16 @@ import {
   FAMILY_ALPHA,
   holmRefutations,
   missing,
+  planClaims,
   type ClaimCheck,
+  type ClaimPlan,
   type Declaration,
   type Decision,
   type RegimeFactor,
   type Rule,
 } from "../../stats/claims";
-import { speedNoise } from "../../stats/speed";
+import type { OverIndexingParams } from "../../params/over-indexing";
+import { plannedServerCpus } from "../server-cpus";
 import { intervalText, medianInterval, type Interval } from "../../stats/intervals";
 import {
   pairedLevelRatio,
@@ -61,6 +64,35 @@ export const ROUND_LENGTH: RegimeFactor = {
 };
 export const CLIENTS: RegimeFactor = { what: "clients", seed: 16, unit: "", within: [1, 1] };
 
+/**
+ * The seed's 16 clients ran on "2 个物理 CPU，每个 64 核（共 128 个虚拟核心）" (two 64-core CPUs, 128
+ * vCPUs): 0.125 clients per CPU, every client's transaction on a CPU of its own, its 11 ms average
+ * latency at ~1400 TPS being 16 ÷ 1400 s (Little's law, no queue). The 39 ÷ 7 TPS ratio is then the
+ * ratio of work per transaction. With more clients than CPUs they queue for a CPU and the ratio is
+ * that of CPU time shared among the queue (here 16 clients on 2 CPUs: 7-index latency 63 ms, the
+ * seed's 11): the seed's figure is decided only at one client per CPU or fewer.
+ */
+export const SEED_CPUS = 128;
+export const CLIENTS_PER_CPU: RegimeFactor = {
+  what: "clients per CPU",
+  seed: 16 / SEED_CPUS,
+  unit: "",
+  within: [0, 1 / (16 / SEED_CPUS)],
+};
+/** The seed's "初始数据集大小约为 11 GB" (initial data ~11 GB) in shared_buffers = '64GB'. */
+export const SEED_DATA_BYTES = 11 * 2 ** 30;
+export const SEED_SHARED_BUFFERS_BYTES = 64 * 2 ** 30;
+/**
+ * Its hit ratio above 99.7 % is that of a data set that fits the buffer cache (11 of 64 GB, 0.17):
+ * decided only where the data is at most shared_buffers, so that every miss is a first touch.
+ */
+export const DATA_OVER_BUFFERS: RegimeFactor = {
+  what: "data ÷ shared_buffers",
+  seed: SEED_DATA_BYTES / SEED_SHARED_BUFFERS_BYTES,
+  unit: "",
+  within: [0, SEED_SHARED_BUFFERS_BYTES / SEED_DATA_BYTES],
+};
+
 /** (1) A step to more indexes lowers TPS: the paired step ratio lies below 1. */
 export const STEP_RULE = { kind: "below", margin: 1 } as const satisfies Rule;
 export const MONOTONE: Declaration = {
@@ -97,7 +129,7 @@ export const RATIO: Declaration = {
     "ratio of server time per transaction (pg_stat_statements), which does not depend on the client path",
   rule: `${describeRule(RATIO_RULE)} (the seed's ${f2(SEED_RATIO_39_7)} ± 0.10: its figure is read off a chart)`,
   kind: "magnitude",
-  distance: [DATA_SIZE, ROUND_LENGTH, CLIENTS],
+  distance: [DATA_SIZE, ROUND_LENGTH, CLIENTS, CLIENTS_PER_CPU],
 };
 
 /**
@@ -138,7 +170,7 @@ export const CACHE: Declaration = {
     `every round of every level: held if each is above ${pct(CACHE_MARGIN, 1)}; did not hold if any is at or below ` +
     `it; both only in rounds of at least ${SEED_SHORTEST_ROUND_S} s (a pass and a fail under the same conditions)`,
   kind: "magnitude",
-  distance: [ROUND_LENGTH],
+  distance: [ROUND_LENGTH, DATA_OVER_BUFFERS],
 };
 
 /** (5) In the 120-min round storage grew less with more indexes. */
@@ -215,12 +247,46 @@ function because(lo: LevelSummary, hi: LevelSummary): string {
 
 const fmtRatio = (x: number) => x.toFixed(2);
 
+/** What a run of 03 ran on, beyond its summary: read from its metadata and template (index.ts). */
+export interface ServerFacts {
+  /** The server's CPUs (server-cpus.ts); undefined on an external server. */
+  readonly cpus?: number;
+  /** The template database's size after the load, bytes. */
+  readonly dataBytes?: number;
+  readonly sharedBuffersMB?: number;
+}
+
 /** This run's position on the regime factors of 03. */
-export function here03(s: OverIndexingSummary): Record<string, number | undefined> {
+export function here03(s: OverIndexingSummary, facts: ServerFacts = {}): Record<string, number | undefined> {
   return {
     "data size": s.dataScale !== undefined ? s.dataScale * SEED_PRODUCTS : undefined,
     "round length": s.durationSeconds,
     clients: s.clients,
+    "clients per CPU": facts.cpus ? s.clients / facts.cpus : undefined,
+    "data ÷ shared_buffers":
+      facts.dataBytes !== undefined && facts.sharedBuffersMB
+        ? facts.dataBytes / (facts.sharedBuffersMB * 2 ** 20)
+        : undefined,
+  };
+}
+
+/**
+ * A planned run's position, by the same factors: the data size from the scale (the seed's 11 GB at
+ * scale 1, bytes growing with products), the CPUs from the target.
+ */
+export function planned03(p: {
+  readonly dataScale: number;
+  readonly durationSeconds: number;
+  readonly clients: number;
+  readonly sharedBuffersMB: number;
+  readonly cpus?: number;
+}): Record<string, number | undefined> {
+  return {
+    "data size": p.dataScale * SEED_PRODUCTS,
+    "round length": p.durationSeconds,
+    clients: p.clients,
+    "clients per CPU": p.cpus ? p.clients / p.cpus : undefined,
+    "data ÷ shared_buffers": (p.dataScale * SEED_DATA_BYTES) / (p.sharedBuffersMB * 2 ** 20),
   };
 }
 
@@ -283,12 +349,12 @@ function stepDecisions(s: OverIndexingSummary, keep?: (r: RoundSummary) => boole
     const interval = values.length
       ? medianInterval(values, `TPS ${l.level} ÷ ${from} idx, paired per round`)
       : undefined;
-    const d = decide(STEP_RULE, interval, { fmt: fmtRatio, noise: speedNoise(s.speed) });
+    const d = decide(STEP_RULE, interval, { fmt: fmtRatio });
     return { from, to: l.level, interval, values, d };
   });
 }
 
-export function claimMonotone(s: OverIndexingSummary): ClaimCheck {
+export function claimMonotone(s: OverIndexingSummary, facts: ServerFacts = {}): ClaimCheck {
   if (s.levels.length < 3) return missing(MONOTONE, "needs at least three index levels");
   const steps = stepDecisions(s);
   const d = combineSteps(steps);
@@ -308,18 +374,18 @@ export function claimMonotone(s: OverIndexingSummary): ClaimCheck {
       why: because(lo, hi),
       sensitivity: sensitivity(s, d.verdict, (keep) => combineSteps(stepDecisions(s, keep))),
     },
-    here03(s),
+    here03(s, facts),
     { here: "", seed: "", howToTest: "" },
   );
 }
 
-export function claimRatio(s: OverIndexingSummary): ClaimCheck {
+export function claimRatio(s: OverIndexingSummary, facts: ServerFacts = {}): ClaimCheck {
   const l7 = s.levels.find((l) => l.level === 7);
   const l39 = s.levels.find((l) => l.level === 39);
   if (!l7 || !l39 || !l39.tpsRatio) return missing(RATIO, "needs levels 7 and 39 in at least one common round");
   const r = l39.tpsRatio;
   // Each level's round is its own pgbench run: the run-level speed spread enters the doubt.
-  const d = decide(RATIO_RULE, r, { fmt: fmtRatio, noise: speedNoise(s.speed) });
+  const d = decide(RATIO_RULE, r, { fmt: fmtRatio });
   const server = l39.serverTimeRatio;
   const ours =
     `${f0(l39.tps.median)} / ${f0(l7.tps.median)} TPS; paired ${intervalText(r, fmtRatio)}` +
@@ -349,14 +415,16 @@ export function claimRatio(s: OverIndexingSummary): ClaimCheck {
       why,
       sensitivity: sensitivity(s, d.verdict, (keep) => {
         const again = pairedLevelRatio(s.rounds, 39, 7, (x) => x.tps, r.of, keep);
-        return again ? decide(RATIO_RULE, again, { fmt: fmtRatio, noise: speedNoise(s.speed) }) : undefined;
+        return again ? decide(RATIO_RULE, again, { fmt: fmtRatio }) : undefined;
       }),
     },
-    here03(s),
+    here03(s, facts),
     {
       here: f2(r.estimate),
       seed: `${f2(SEED_RATIO_39_7)} at 100 % of its data, ${SEED_SHORTEST_ROUND_S}–${SEED_LONGEST_ROUND_S} s rounds, 16 clients`,
-      howToTest: "`--profile full` (the seed's data, 300 s rounds, 16 clients) tests it",
+      howToTest:
+        "`--profile full` (the seed's data, 300 s rounds, 16 clients) on a server with at least 16 CPUs (one per " +
+        "client: DBLAB_POSTGRES_URI, or a Docker host with them) tests it",
     },
   );
 }
@@ -389,7 +457,7 @@ export function claimLatency(s: OverIndexingSummary): ClaimCheck {
   };
 }
 
-export function claimCache(s: OverIndexingSummary): ClaimCheck {
+export function claimCache(s: OverIndexingSummary, facts: ServerFacts = {}): ClaimCheck {
   const measured = s.rounds.filter((r) => r.hitRatio !== undefined);
   if (!measured.length) return missing(CACHE, "no block counters from the rounds");
   const fmt = (x: number | undefined) => pct(x, 2);
@@ -419,7 +487,7 @@ export function claimCache(s: OverIndexingSummary): ClaimCheck {
     ? `${below.length} round(s) at or below ${pct(CACHE_MARGIN, 1)}: ` +
       below.map((r) => `${r.key} ${fmt(r.hitRatio)}`).join(", ")
     : `every one of ${measured.length} rounds above ${pct(CACHE_MARGIN, 1)} (lowest ${fmt(worst.hitRatio)}, ${worst.key})`;
-  return atScale({ ...CACHE, ours, verdict, decidedBy, why }, here03(s), {
+  return atScale({ ...CACHE, ours, verdict, decidedBy, why }, here03(s, facts), {
     here: `lowest round ${fmt(worst.hitRatio)}, ${below.length} of ${measured.length} rounds at or below ${pct(CACHE_MARGIN, 1)}`,
     seed: `> ${pct(CACHE_MARGIN, 1)} in every round of ${SEED_SHORTEST_ROUND_S}–${SEED_LONGEST_ROUND_S} s`,
     howToTest:
@@ -428,7 +496,7 @@ export function claimCache(s: OverIndexingSummary): ClaimCheck {
   });
 }
 
-export function claimStorage(s: OverIndexingSummary): ClaimCheck {
+export function claimStorage(s: OverIndexingSummary, facts: ServerFacts = {}): ClaimCheck {
   const lo = s.levels[0];
   const hi = s.levels[s.levels.length - 1];
   if (!lo || !hi || lo === hi) return missing(STORAGE, "needs two levels");
@@ -448,13 +516,18 @@ export function claimStorage(s: OverIndexingSummary): ClaimCheck {
     `storage growth ${hi.level} ÷ ${lo.level} idx, paired per round`,
   );
   const d = decide(GROWTH_RULE, interval, { fmt: fmtRatio });
-  return atScale({ ...STORAGE, ours, interval, verdict: d.verdict, decidedBy: d.decidedBy, why }, here03(s), {
+  return atScale({ ...STORAGE, ours, interval, verdict: d.verdict, decidedBy: d.decidedBy, why }, here03(s, facts), {
     here: `growth ${hi.level} ÷ ${lo.level} idx ${interval ? f2(interval.estimate) : "n/a"}`,
     seed: `less growth with more indexes only in its ${SEED_LONGEST_ROUND_S / 60}-min round`,
     howToTest: `--set durationSeconds=${SEED_LONGEST_ROUND_S} (on the full profile's data) tests it`,
   });
 }
 
-export function checkClaims(s: OverIndexingSummary): ClaimCheck[] {
-  return [claimMonotone(s), claimRatio(s), claimLatency(s), claimCache(s), claimStorage(s)];
+/** What a run with these params can decide here, before it starts (the ETA line and `--eta-only`). */
+export function plan03(p: OverIndexingParams): ClaimPlan[] {
+  return planClaims(DECLARATIONS, planned03({ ...p, cpus: plannedServerCpus(p.target, p.cpus) }));
+}
+
+export function checkClaims(s: OverIndexingSummary, facts: ServerFacts = {}): ClaimCheck[] {
+  return [claimMonotone(s, facts), claimRatio(s, facts), claimLatency(s), claimCache(s, facts), claimStorage(s, facts)];
 }

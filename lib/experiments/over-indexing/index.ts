@@ -4,7 +4,8 @@
  */
 import { overIndexing_PROFILES, overIndexingParams, type OverIndexingParams } from "../../params/over-indexing";
 import type { Experiment } from "../contract";
-import { checkClaims as check } from "./claims";
+import { recordedServerCpus } from "../server-cpus";
+import { checkClaims as check, plan03 } from "./claims";
 import { writeSummaries } from "./present";
 import { run as runRounds, type OverIndexingRun } from "./run";
 import { summarise as summariseTrials, type OverIndexingSummary } from "./summarise";
@@ -19,8 +20,14 @@ export const experiment: Experiment<OverIndexingParams, OverIndexingRun, OverInd
   run: (params, control = {}) => runRounds(params, control),
   summarise: (run) => summariseTrials(run.trials, run.params.durationSeconds, run.params.clients, run.params.dataScale),
   // Each claim carries its own sensitivity to flagged rounds (see claims.ts): recomputed there on the paired rounds.
-  claims: (summary, _run) => check(summary),
+  claims: (summary, run) =>
+    check(summary, {
+      cpus: recordedServerCpus(run.metadata),
+      dataBytes: run.template.databaseBytes,
+      sharedBuffersMB: run.params.sharedBuffersMB,
+    }),
   save: (run, summary, claims) => writeSummaries(run, summary, claims),
+  plan: plan03,
 };
 
 export const { params, run, summarise, claims, save } = experiment;

@@ -8,6 +8,8 @@ import type { RunMetadata } from "../../results/metadata";
 import type { ServerSpec } from "../../targets/types";
 import { memoryAndWalSettings } from "../../engines/postgres/server-settings";
 import { withSession, type RunControl } from "../session";
+import { planText } from "../../stats/claims";
+import { plan03 } from "./claims";
 import { describeRunner, locatePgbench } from "../../workloads/pgbench";
 import { datasetShape, transactionScript } from "../../workloads/over-indexing/dataset";
 import {
@@ -125,6 +127,7 @@ export async function run(p: OverIndexingParams, control: RunControl = {}): Prom
       target: p.target,
       cpus: p.cpus,
       memoryGiB: p.memoryGiB,
+      prospect: planText(plan03(p)),
     },
     async ({ store, progress, servers, signal, notes, metadata, writeMetadata }) => {
       const server = servers.servers.get("postgresql");

@@ -4,7 +4,7 @@
  * ratio, sizes; per level the medians over rounds and the ratio to the lowest level, paired per
  * round (every level runs once in each round, back to back), with an exact interval of its median.
  */
-import { speedSpread, type SpeedSpread } from "../../stats/speed";
+import { sameStatePairs, speedSpread, type SpeedSpread, type StatePairs } from "../../stats/speed";
 import { publishedFigures } from "../../results/reference";
 import { medianInterval, outlierFlags, type Interval } from "../../stats/intervals";
 import { groupBy, spread, type Spread } from "../../stats/summary";
@@ -31,6 +31,8 @@ export interface RoundSummary extends PgbenchFigures {
   readonly key: string;
   readonly level: number;
   readonly repeat: number;
+  /** The write-path speed probe before the round (median ms), when one ran. */
+  readonly speedMs?: number;
   /** Position of the round within its repeat (0 = first); rotated between repeats. */
   readonly order?: number;
   readonly series: readonly SeriesPoint[];
@@ -206,6 +208,7 @@ function summariseRound(t: OverIndexingTrial & { readonly pgbench: PgbenchRunRes
     level: t.condition.level,
     repeat: t.repeat,
     ...(t.order !== undefined ? { order: t.order } : {}),
+    ...(t.speed ? { speedMs: t.speed.medianMs } : {}),
     ...pgbenchFigures(b),
     series: b.series,
     walBytesPerTx: per(c["wal.bytes"]),
@@ -268,21 +271,49 @@ export function pairedLevelValues(
   pick: (r: RoundSummary) => number | undefined,
   keep: (r: RoundSummary) => boolean = () => true,
 ): number[] {
+  return levelPairs(rounds, level, baseLevel, pick, keep).kept.map((p) => p.ratio);
+}
+
+interface LevelPair {
+  readonly repeat: number;
+  readonly ratio: number;
+  readonly probes: readonly (number | undefined)[];
+}
+
+/**
+ * The rounds of two levels paired by repeat, with PAIR_STATE_RULE applied (stats/speed): a pair
+ * whose two rounds ran in different speed states is left out, and said.
+ */
+export function levelPairs(
+  rounds: readonly RoundSummary[],
+  level: number,
+  baseLevel: number,
+  pick: (r: RoundSummary) => number | undefined,
+  keep: (r: RoundSummary) => boolean = () => true,
+): StatePairs<LevelPair> {
   const byRepeat = (l: number) =>
     new Map(
       rounds
         .filter((r) => r.level === l && keep(r))
-        .map((r) => [r.repeat, pick(r)] as const)
-        .filter((e): e is readonly [number, number] => e[1] !== undefined && Number.isFinite(e[1])),
+        .map((r) => [r.repeat, { value: pick(r), speedMs: r.speedMs }] as const)
+        .filter(
+          (e): e is readonly [number, { value: number; speedMs: number | undefined }] =>
+            e[1].value !== undefined && Number.isFinite(e[1].value),
+        ),
     );
   const target = byRepeat(level);
   const base = byRepeat(baseLevel);
-  const ratios: number[] = [];
+  const pairs: LevelPair[] = [];
   for (const [repeat, t] of target) {
     const b = base.get(repeat);
-    if (b !== undefined && b > 0) ratios.push(t / b);
+    if (b !== undefined && b.value > 0)
+      pairs.push({ repeat, ratio: t.value / b.value, probes: [t.speedMs, b.speedMs] });
   }
-  return ratios;
+  return sameStatePairs(
+    pairs,
+    (p) => p.probes,
+    (p) => `${level}/${baseLevel} idx r${p.repeat}`,
+  );
 }
 
 export function pairedLevelRatio(

@@ -18,7 +18,6 @@ import {
   type RegimeFactor,
   type Rule,
 } from "../../stats/claims";
-import { speedNoise } from "../../stats/speed";
 import { intervalText, type Interval } from "../../stats/intervals";
 import {
   modeSummary,
@@ -422,7 +421,7 @@ export function claimConcurrentlyLonger(s: ReindexSummary): ClaimCheck {
     return missing(CONCURRENTLY_LONGER, "needs a finished REINDEX and CONCURRENTLY in the same set");
   }
   // Each rebuild is timed in its own run: the run-level speed spread enters the doubt.
-  const { verdict, decidedBy } = decide(RULE_LONGER, interval, { fmt: ratioFmt, noise: speedNoise(s.speed) });
+  const { verdict, decidedBy } = decide(RULE_LONGER, interval, { fmt: ratioFmt });
   const coRuns = runsOf(s, "concurrently");
   const phases = [...new Set((coRuns[0]?.phases ?? []).map((p) => p.phase))].join(" → ");
   const waits = Object.entries(coRuns[0]?.reindexWaitShares ?? {})
