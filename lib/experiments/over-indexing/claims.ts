@@ -23,9 +23,10 @@ import {
 import type { OverIndexingParams } from "../../params/over-indexing";
 import { plannedServerCpus } from "../server-cpus";
 import { intervalText, medianInterval, type Interval } from "../../stats/intervals";
+import { PAIR_STATE_RULE } from "../../stats/speed";
 import {
+  levelPairs,
   pairedLevelRatio,
-  pairedLevelValues,
   type LevelSummary,
   type OverIndexingSummary,
   type RoundSummary,
@@ -345,13 +346,19 @@ interface StepDecision {
 function stepDecisions(s: OverIndexingSummary, keep?: (r: RoundSummary) => boolean): StepDecision[] {
   return s.levels.slice(1).map((l, i) => {
     const from = s.levels[i].level;
-    const values = pairedLevelValues(s.rounds, l.level, from, (r) => r.tps, keep);
+    const pairs = levelPairs(s.rounds, l.level, from, (r) => r.tps, keep);
+    const values = pairs.kept.map((p) => p.ratio);
     const interval = values.length
       ? medianInterval(values, `TPS ${l.level} ÷ ${from} idx, paired per round`)
       : undefined;
-    const d = decide(STEP_RULE, interval, { fmt: fmtRatio });
+    const d = withLeftOut(decide(STEP_RULE, interval, { fmt: fmtRatio }), pairs.text);
     return { from, to: l.level, interval, values, d };
   });
+}
+
+/** A decision's reason with the pairs PAIR_STATE_RULE left out, when it left any. */
+function withLeftOut(d: Decision, leftOut: string): Decision {
+  return leftOut ? { ...d, decidedBy: `${d.decidedBy} (${leftOut}: ${PAIR_STATE_RULE})` } : d;
 }
 
 export function claimMonotone(s: OverIndexingSummary, facts: ServerFacts = {}): ClaimCheck {
@@ -382,10 +389,19 @@ export function claimMonotone(s: OverIndexingSummary, facts: ServerFacts = {}): 
 export function claimRatio(s: OverIndexingSummary, facts: ServerFacts = {}): ClaimCheck {
   const l7 = s.levels.find((l) => l.level === 7);
   const l39 = s.levels.find((l) => l.level === 39);
-  if (!l7 || !l39 || !l39.tpsRatio) return missing(RATIO, "needs levels 7 and 39 in at least one common round");
+  if (!l7 || !l39) return missing(RATIO, "needs levels 7 and 39 in at least one common round");
+  if (!l39.tpsRatio) {
+    const left = levelPairs(s.rounds, 39, 7, (x) => x.tps).text;
+    return missing(
+      RATIO,
+      left
+        ? `no pair of levels 7 and 39 is left: ${left} (${PAIR_STATE_RULE})`
+        : "needs levels 7 and 39 in a common round",
+    );
+  }
   const r = l39.tpsRatio;
   // Each level's round is its own pgbench run: the run-level speed spread enters the doubt.
-  const d = decide(RATIO_RULE, r, { fmt: fmtRatio });
+  const d = withLeftOut(decide(RATIO_RULE, r, { fmt: fmtRatio }), levelPairs(s.rounds, 39, 7, (x) => x.tps).text);
   const server = l39.serverTimeRatio;
   const ours =
     `${f0(l39.tps.median)} / ${f0(l7.tps.median)} TPS; paired ${intervalText(r, fmtRatio)}` +
