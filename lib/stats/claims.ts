@@ -347,16 +347,19 @@ const share = (x: number) =>
 
 /** A regime factor's allowed distance as text: "data size 0.5–2× the seed's 20,000,000 products". */
 export function factorText(f: RegimeFactor): string {
+  return `${f.what} ${factorRange(f)} (the seed's ${withUnit(f.seed, f.unit)})`;
+}
+
+/** The values a factor may take: "≥ 300 s", "10,000,000–40,000,000 products". */
+function factorRange(f: RegimeFactor): string {
   const [lo, hi] = f.within;
-  const range =
-    hi === Infinity
-      ? `≥ ${withUnit(f.seed * lo, f.unit)}`
-      : lo <= 0
-        ? `≤ ${withUnit(f.seed * hi, f.unit)}`
-        : lo === hi
-          ? `= ${withUnit(f.seed * lo, f.unit)}`
-          : `${num(f.seed * lo)}–${withUnit(f.seed * hi, f.unit)}`;
-  return `${f.what} ${range} (the seed's ${withUnit(f.seed, f.unit)})`;
+  return hi === Infinity
+    ? `≥ ${withUnit(f.seed * lo, f.unit)}`
+    : lo <= 0
+      ? `≤ ${withUnit(f.seed * hi, f.unit)}`
+      : lo === hi
+        ? `= ${withUnit(f.seed * lo, f.unit)}`
+        : `${num(f.seed * lo)}–${withUnit(f.seed * hi, f.unit)}`;
 }
 
 /** The declaration's kind with what makes it decidable, as one plain sentence for reports. */
@@ -380,6 +383,8 @@ export interface ScalePosition {
   readonly text: string;
   /** The factors outside their distance, as text. */
   readonly outside: readonly string[];
+  /** The same, short: "clients per CPU 8 (needs ≤ 1)". */
+  readonly brief: readonly string[];
 }
 
 export function scalePosition(
@@ -388,11 +393,13 @@ export function scalePosition(
 ): ScalePosition {
   const parts: string[] = [];
   const outside: string[] = [];
+  const brief: string[] = [];
   for (const f of distance ?? []) {
     const x = here[f.what];
     if (x === undefined || !Number.isFinite(x)) {
       parts.push(`${f.what} not measured`);
       outside.push(`${f.what} not measured (needs ${factorText(f)})`);
+      brief.push(`${f.what} not known (needs ${factorRange(f)})`);
       continue;
     }
     const r = f.seed ? x / f.seed : NaN;
@@ -401,9 +408,12 @@ export function scalePosition(
         ? `${share(r)} of the seed's ${f.what} (${withUnit(x, f.unit)})`
         : `${f.what} ${withUnit(x, f.unit)} (the seed's ${withUnit(f.seed, f.unit)})`;
     parts.push(text);
-    if (!(r >= f.within[0] && r <= f.within[1])) outside.push(`${text}, outside ${factorText(f)}`);
+    if (!(r >= f.within[0] && r <= f.within[1])) {
+      outside.push(`${text}, outside ${factorText(f)}`);
+      brief.push(`${f.what} ${withUnit(x, f.unit)} (needs ${factorRange(f)})`);
+    }
   }
-  return { inside: outside.length === 0, text: parts.join(", "), outside };
+  return { inside: outside.length === 0, text: parts.join(", "), outside, brief };
 }
 
 /**
@@ -478,7 +488,7 @@ export function planClaims(
     const pos = scalePosition(d.distance, planned);
     return pos.inside
       ? { ...base, prospect: "decidable", reason: "" }
-      : { ...base, prospect: "out of regime", reason: pos.outside.join("; ") };
+      : { ...base, prospect: "out of regime", reason: pos.brief.join(", ") };
   });
 }
 

@@ -341,10 +341,10 @@ test("planClaims: the same regime rule as the verdict, before the run; planText 
         distance: [{ what: "clients per CPU", seed: 0.125, unit: "", within: [0, 8] }],
       },
     ],
-    { "clients per CPU": 1.01 },
+    { "clients per CPU": 1.5 },
   );
   assert.equal(over[0].prospect, "out of regime");
-  assert.match(over[0].reason, /clients per CPU 1 .*outside clients per CPU ≤ 1/);
+  assert.equal(over[0].reason, "clients per CPU 1.5 (needs ≤ 1)");
   assert.match(planText([...plans, ...over]), /can decide 4 of 5 claims; not: \(out\) /);
   assert.match(planText(plans), /not counted: \(x\) not evidence: derived from d; \(m\) unavailable: no MongoDB/);
 });
