@@ -26,6 +26,8 @@ import type { RegisteredExperiment } from "../lib/experiments/contract";
 import { checkProfile, PROFILES, type ProfileName } from "../lib/params/profiles";
 import { estimateRun, etaText } from "../lib/experiments/eta";
 import { planText } from "../lib/stats/claims";
+import { checkDiskNeed, DiskSpaceError, type DiskNeed } from "../lib/targets/disk-need";
+import { DATA_DIR_ENV, embeddedBaseDir } from "../lib/targets/embedded/data-dir";
 import { gitCommit, hostInfo, type HostInfo } from "../lib/results/metadata";
 import { resultsRoot } from "../lib/results/run-store";
 import { readRun } from "../lib/results/stored-runs";
@@ -202,6 +204,45 @@ export function etaLines(planned: readonly Planned[]): string[] {
     if (prospect) lines.push(`    ${p.name}: ${planText(prospect)}`);
   }
   return lines;
+}
+
+/**
+ * Refuses a plan whose largest notebook's disk need does not fit the embedded data directory, with
+ * both numbers. Only where the embedded target will run (`auto` without a URI or a remote docker
+ * host, or `embedded`); the embedded target checks again as each server starts.
+ */
+function checkDisk(planned: readonly Planned[]): void {
+  const embedded = (p: Planned) => {
+    const params: { readonly target?: unknown } = p.entry.resolve(p.profile, p.overrides);
+    const target = process.env.DBLAB_TARGET ?? (typeof params.target === "string" ? params.target : "auto");
+    if (target === "embedded") return true;
+    return (
+      target === "auto" && !process.env.DBLAB_POSTGRES_URI && !process.env.DOCKER_HOST && !process.env.DOCKER_CONTEXT
+    );
+  };
+  let largest: { p: Planned; need: DiskNeed } | undefined;
+  for (const p of planned) {
+    const need = embedded(p) ? p.entry.disk?.(p.profile, p.overrides) : undefined;
+    if (need && (!largest || need.bytes > largest.need.bytes)) largest = { p, need };
+  }
+  if (!largest) return;
+  let dir: string;
+  try {
+    dir = embeddedBaseDir();
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  try {
+    checkDiskNeed(
+      largest.need,
+      dir,
+      `${largest.p.name} at --profile ${largest.p.profile}`,
+      `free some, set ${DATA_DIR_ENV} to a directory on a larger disk, or choose a smaller profile`,
+    );
+  } catch (error) {
+    if (error instanceof DiskSpaceError) throw new UsageError(error.message);
+    throw error;
+  }
 }
 
 /** Checks everything that can be checked before a kernel or server starts. */
@@ -449,6 +490,9 @@ async function main(): Promise<number> {
     }
     planned = plan(opts, root);
     for (const line of etaLines(planned)) console.log(line);
+    // Before any kernel or server starts: the largest notebook's data must fit the embedded data
+    // directory (notebooks run one at a time, each removing its server's directory at its end).
+    checkDisk(planned);
     if (opts.etaOnly) return 0;
     findPython();
     // Before any kernel starts: a PDF needs Chromium.

@@ -14,6 +14,7 @@
  */
 import type { ProfileName } from "../params/profiles";
 import type { RunMetadata } from "../results/metadata";
+import type { DiskNeed } from "../targets/disk-need";
 import type { ClaimCheck, ClaimPlan } from "../stats/claims";
 import type { RunControl } from "./session";
 
@@ -50,6 +51,8 @@ export interface Experiment<P extends object, R extends ExperimentRun, S> {
    * prospect by the regime rule its verdict uses (stats/claims `planClaims`).
    */
   readonly plan?: (params: P) => ClaimPlan[];
+  /** The data directory's peak size for these params, as the notebook estimates it (targets/disk-need). */
+  readonly disk?: (params: P) => DiskNeed;
 }
 
 /** The registry's view of an experiment: what reproduce and the parameter checks need. */
@@ -68,6 +71,8 @@ export interface RegisteredExperiment {
   readonly requires?: readonly string[];
   /** What a run with these parameters can decide here (no server starts); absent for notebook 00. */
   prospect?(profile: ProfileName, overrides: Record<string, unknown>): ClaimPlan[];
+  /** The data directory's peak size for these parameters, where the notebook estimates it. */
+  disk?(profile: ProfileName, overrides: Record<string, unknown>): DiskNeed | undefined;
 }
 
 export function register<P extends object, R extends ExperimentRun, S>(e: Experiment<P, R, S>): RegisteredExperiment {
@@ -83,5 +88,6 @@ export function register<P extends object, R extends ExperimentRun, S>(e: Experi
             e.plan?.(e.params(profile, overrides as Partial<P>)) ?? [],
         }
       : {}),
+    disk: (profile, overrides) => e.disk?.(e.params(profile, overrides as Partial<P>)),
   };
 }

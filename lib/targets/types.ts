@@ -11,6 +11,7 @@
 
 import type { ConnectionOptions as TlsConnectionOptions } from "node:tls";
 
+import type { DiskNeed } from "./disk-need";
 import type { Engine } from "./engines";
 
 export { ENGINES, type Engine } from "./engines";
@@ -44,6 +45,11 @@ export interface ServerSpec {
 export interface ServerUses {
   /** Who asks, as the pre-flight names it, e.g. "01 index write cost". */
   readonly notebook: string;
+  /**
+   * The data directory's peak size as the notebook estimates it: the embedded target refuses to
+   * start where it does not fit (targets/disk-need). Not checked on Docker or an external server.
+   */
+  readonly disk?: DiskNeed;
   readonly extensions?: readonly ExtensionUse[];
   /** Sessions open at once at the peak, the lab's own included (pgbench -c plus its helpers). */
   readonly clients?: number;

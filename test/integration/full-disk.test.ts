@@ -45,6 +45,10 @@ test("a full data disk gives a clear error (No space left on device) and leaves 
     DBLAB_STATE_DIR: state,
     DBLAB_RESULTS_DIR: results,
     DBLAB_TARGET: "embedded",
+    // The disk pre-flight would refuse this run before it starts (its estimate counts max_wal_size):
+    // this test is of a disk that fills anyway, so the reading says it fits (disk-preflight.test.ts
+    // tests the refusal).
+    DBLAB_FREE_BYTES: String(2 ** 40),
   };
   const params = {
     engines: ["postgresql"],

@@ -2,6 +2,7 @@
  * Notebook 02's public API (`lab.createIndexAfterLoad.*`): run the trials, summarise them, check
  * the seed's claims, write the summaries, and show each section.
  */
+import { diskNeed02 } from "./disk";
 import {
   CREATE_INDEX_AFTER_LOAD_PROFILES,
   createIndexAfterLoadParams,
@@ -63,6 +64,7 @@ export const experiment: Experiment<CreateIndexAfterLoadParams, CreateIndexAfter
   // Each claim recomputes itself without the flagged repeats (its `sensitivity`).
   claims: (summary) => checkClaims(summary),
   save,
+  disk: diskNeed02,
 };
 
 export const { params, run, summarise, claims } = experiment;

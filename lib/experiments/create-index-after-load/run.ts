@@ -2,6 +2,7 @@
  * Notebook 02's experiment: start one PostgreSQL server with the stated settings, run the plan,
  * record everything, stop the server in `finally`.
  */
+import { diskNeed02 } from "./disk";
 import { connect } from "../../engines/postgres/connect";
 import type { CreateIndexAfterLoadParams } from "../../params/create-index-after-load";
 import type { RunMetadata } from "../../results/metadata";
@@ -51,6 +52,7 @@ export function serverSpec(p: CreateIndexAfterLoadParams): ServerSpec {
     },
     uses: {
       notebook: "02 create index after load",
+      disk: diskNeed02(p),
       clients: 2,
       extensions: [
         { name: "pgstattuple", required: true, measures: "the finished index's shape (pgstatindex)" },

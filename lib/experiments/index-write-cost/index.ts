@@ -2,6 +2,7 @@
  * Notebook 01's experiment (`lab.indexWriteCost.*`): the contract's five steps, then one call per
  * section of the notebook.
  */
+import { diskNeed01 } from "./disk";
 import {
   INDEX_WRITE_COST_PROFILES,
   indexWriteCostParams,
@@ -35,6 +36,7 @@ export const experiment: Experiment<IndexWriteCostParams, IndexWriteCostRun, Con
     const without = checkClaims(summariseTrials(run.trials, { withoutFlagged: true }), context);
     return withSensitivity(checkClaims(summary, context), without, flagged);
   },
+  disk: diskNeed01,
   save: (run, summary, claims) => writeSummaries(run, summary, claims),
 };
 

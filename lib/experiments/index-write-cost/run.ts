@@ -1,6 +1,7 @@
 /**
  * Notebook 01's experiment: start the servers, run the seed's trial matrix, record everything.
  */
+import { diskNeed01 } from "./disk";
 import type { IndexWriteCostParams } from "../../params/index-write-cost";
 import { PostgresIndexWriteTable } from "../../workloads/index-write-cost/postgres-table";
 import type { RunMetadata } from "../../results/metadata";
@@ -48,6 +49,7 @@ export function serverSpecs(p: IndexWriteCostParams): ServerSpec[] {
       },
       uses: {
         notebook: "01 index write cost",
+        disk: diskNeed01(p),
         clients: 2,
         extensions: [
           { name: "pg_stat_statements", preload: true, measures: "server time of the timed statements" },

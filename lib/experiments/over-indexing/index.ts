@@ -2,6 +2,7 @@
  * Notebook 03's experiment (`lab.overIndexing.*`): the contract's five steps (params, run, summarise,
  * claims, save), then one call per section of the notebook.
  */
+import { diskNeed03 } from "./disk";
 import { overIndexing_PROFILES, overIndexingParams, type OverIndexingParams } from "../../params/over-indexing";
 import type { Experiment } from "../contract";
 import { recordedServerCpus } from "../server-cpus";
@@ -26,6 +27,7 @@ export const experiment: Experiment<OverIndexingParams, OverIndexingRun, OverInd
       dataBytes: run.template.databaseBytes,
       sharedBuffersMB: run.params.sharedBuffersMB,
     }),
+  disk: diskNeed03,
   save: (run, summary, claims) => writeSummaries(run, summary, claims),
   plan: plan03,
 };

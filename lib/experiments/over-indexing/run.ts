@@ -2,6 +2,7 @@
  * Notebook 03's experiment: start the server with the seed's settings (scaled), load the inventory
  * data once, run the rounds (a level each), record everything, stop the server.
  */
+import { diskNeed03 } from "./disk";
 import { withActivity } from "../../workloads/server-activity";
 import type { OverIndexingParams } from "../../params/over-indexing";
 import type { RunMetadata } from "../../results/metadata";
@@ -61,6 +62,7 @@ export function serverSpec(p: OverIndexingParams): ServerSpec {
     },
     uses: {
       notebook: "03 over-indexing",
+      disk: diskNeed03(p),
       clients: p.clients,
       databases: WORKLOAD_DATABASES,
       extensions: [

@@ -2,6 +2,7 @@
  * Notebook 04's public API (`lab.reindexUnderLoad.*`): run the sets, summarise, check the seed's
  * claims, show and save the results.
  */
+import { diskNeed04 } from "./disk";
 import {
   reindexUnderLoad_PROFILES,
   reindexUnderLoadParams,
@@ -54,6 +55,7 @@ export const experiment: Experiment<ReindexUnderLoadParams, ReindexUnderLoadRun,
   summarise: summariseRun,
   // Each claim recomputes itself without the flagged sets (its `sensitivity`).
   claims: (summary) => check(summary),
+  disk: diskNeed04,
   save: (run, summary, claims) => writeSummaries(run, summary, claims),
 };
 

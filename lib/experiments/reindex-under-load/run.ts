@@ -2,6 +2,7 @@
  * Notebook 04's experiment: start the server, build the pgbench template once, run the sets
  * (baseline, REINDEX, REINDEX CONCURRENTLY), record everything, stop the server.
  */
+import { diskNeed04 } from "./disk";
 import type { ReindexUnderLoadParams } from "../../params/reindex-under-load";
 import type { RunMetadata } from "../../results/metadata";
 import type { ServerSpec } from "../../targets/types";
@@ -53,6 +54,7 @@ export function serverSpec(p: ReindexUnderLoadParams): ServerSpec {
     uses: {
       // pgbench's clients, the REINDEX session and the lock sampler.
       notebook: "04 reindex under load",
+      disk: diskNeed04(p),
       clients: p.clients + 2,
       databases: WORKLOAD_DATABASES,
       extensions: [

@@ -2,7 +2,8 @@
  * PostgreSQL from npm binaries, no Docker: initdb into a fresh temporary directory, a free port on
  * 127.0.0.1, settings as `-c key=value`, removed again on stop.
  */
-import { embeddedBaseDir, storageInfo, type StorageInfo } from "./data-dir";
+import { DATA_DIR_ENV, embeddedBaseDir, storageInfo, type StorageInfo } from "./data-dir";
+import { checkDiskNeed } from "../disk-need";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -51,9 +52,16 @@ export class EmbeddedPostgresTarget implements Target {
     installShutdownHooks();
     const binaries = embeddedPostgresBinaries();
     const user = serverOsUser();
-    const root = fs.mkdtempSync(
-      path.join(this.options.baseDir ?? embeddedBaseDir(), `dblab-pg-${spec.name ?? "server"}-`),
-    );
+    const base = this.options.baseDir ?? embeddedBaseDir();
+    if (spec.uses?.disk) {
+      checkDiskNeed(
+        spec.uses.disk,
+        base,
+        spec.uses.notebook,
+        `free some, or set ${DATA_DIR_ENV} to a directory on a larger disk, or choose a smaller profile`,
+      );
+    }
+    const root = fs.mkdtempSync(path.join(base, `dblab-pg-${spec.name ?? "server"}-`));
     const server = new EmbeddedPostgresServer(binaries, user, root, spec, this.options);
     try {
       await server.initialise();

@@ -1,0 +1,26 @@
+/**
+ * 01's data directory at its peak: its largest table with every index of its largest level, every
+ * row updated once (a new version each: HOT only where the page has room), and WAL up to the
+ * default max_wal_size. Row: 24 B header + 7 bigints + a 4 B line pointer ≈ 84 B at fillfactor 100;
+ * a bigint B-tree grown by inserts ≈ 32 B a row.
+ */
+import type { IndexWriteCostParams } from "../../params/index-write-cost";
+import { bytesText, type DiskNeed } from "../../targets/disk-need";
+
+const HEAP_ROW_BYTES = 84;
+const INDEX_ROW_BYTES = 32;
+const MAX_WAL_BYTES = 2 ** 30;
+const BASE_BYTES = 200 * 2 ** 20;
+
+export function diskNeed01(p: IndexWriteCostParams): DiskNeed {
+  const rows = Math.max(...p.rowCounts);
+  const fill = Math.min(...p.fillfactors) / 100;
+  const indexes = 1 + Math.max(...p.extraIndexes);
+  const table = 2 * rows * (HEAP_ROW_BYTES / fill + INDEX_ROW_BYTES * indexes);
+  return {
+    bytes: table + MAX_WAL_BYTES + BASE_BYTES,
+    what:
+      `${rows.toLocaleString("en-US")} rows × (${HEAP_ROW_BYTES} B ÷ fillfactor ${fill} + ${indexes} indexes × ` +
+      `${INDEX_ROW_BYTES} B) × 2 versions + max_wal_size ${bytesText(MAX_WAL_BYTES)} + ${bytesText(BASE_BYTES)} of server`,
+  };
+}

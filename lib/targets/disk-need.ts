@@ -1,0 +1,54 @@
+/**
+ * A run's disk need against the free space where its server keeps its data, checked before the
+ * server starts: a `full` profile loads 100M rows (02) or the seed's 11 GB twice (03), and a disk
+ * that fills an hour in loses the hour. The estimate is each notebook's (its parts named, so a
+ * reader can check it); the free space is statfs's blocks available to this user.
+ */
+import fs from "node:fs";
+
+/** What a server will hold at its peak, as the notebook estimates it. */
+export interface DiskNeed {
+  readonly bytes: number;
+  /** The estimate's parts, as a reader checks them: "2 × 100,000,000 rows × 57 B + max_wal_size 4 GiB". */
+  readonly what: string;
+}
+
+/** Free space the estimate may take: a filesystem filled to the last block fails writes before that. */
+export const DISK_HEADROOM = 0.95;
+
+/** Tests set it to a byte count to stand in for statfs (a disk of that size, nothing else changed). */
+export const FREE_BYTES_ENV = "DBLAB_FREE_BYTES";
+
+export class DiskSpaceError extends Error {}
+
+export function freeBytes(directory: string, env: NodeJS.ProcessEnv = process.env): number {
+  const given = env[FREE_BYTES_ENV];
+  if (given !== undefined && given !== "") {
+    const n = Number(given);
+    if (!Number.isFinite(n) || n < 0) throw new Error(`${FREE_BYTES_ENV} must be a byte count; got "${given}"`);
+    return n;
+  }
+  const st = fs.statfsSync(directory);
+  return st.bavail * st.bsize;
+}
+
+const gib = (b: number) => (b >= 2 ** 30 ? `${(b / 2 ** 30).toFixed(1)} GiB` : `${Math.ceil(b / 2 ** 20)} MiB`);
+
+/** Throws DiskSpaceError, with the estimate and the free space, when `need` does not fit `directory`. */
+export function checkDiskNeed(
+  need: DiskNeed,
+  directory: string,
+  who: string,
+  how: string,
+  env: NodeJS.ProcessEnv = process.env,
+): void {
+  const free = freeBytes(directory, env);
+  if (need.bytes <= free * DISK_HEADROOM) return;
+  throw new DiskSpaceError(
+    `${who} needs about ${gib(need.bytes)} of disk in ${directory} (${need.what}), and ${gib(free)} is free there: ` +
+      `${how}. Nothing was started.`,
+  );
+}
+
+/** Bytes as the estimate's parts name them: "57 B", "4.0 GiB". */
+export const bytesText = gib;

@@ -1,0 +1,31 @@
+/** The disk pre-flight's rule at its margin, and the estimates at the seeds' scale against the seeds' own sizes. */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { checkDiskNeed, DiskSpaceError, FREE_BYTES_ENV } from "../../lib/targets/disk-need";
+import { diskNeed02 } from "../../lib/experiments/create-index-after-load/disk";
+import { diskNeed03 } from "../../lib/experiments/over-indexing/disk";
+import { createIndexAfterLoadParams } from "../../lib/params/create-index-after-load";
+import { overIndexingParams } from "../../lib/params/over-indexing";
+
+test("checkDiskNeed: 95 % of the free space is the most an estimate may take; the message has both numbers", () => {
+  const need = { bytes: 950 * 2 ** 20, what: "the parts" };
+  const env = (free: number) => ({ [FREE_BYTES_ENV]: String(free * 2 ** 20) });
+  assert.doesNotThrow(() => checkDiskNeed(need, "/", "x", "y", env(1000)));
+  assert.throws(
+    () => checkDiskNeed(need, "/data", "02 at full", "set DBLAB_DATA_DIR", env(999)),
+    (e: unknown) =>
+      e instanceof DiskSpaceError &&
+      /^02 at full needs about 950 MiB of disk in \/data \(the parts\), and 999 MiB is free there: set DBLAB_DATA_DIR\. Nothing was started\.$/.test(
+        e.message,
+      ),
+  );
+  assert.throws(() => checkDiskNeed(need, "/", "x", "y", { [FREE_BYTES_ENV]: "lots" }), /must be a byte count/);
+});
+
+test("the full profiles' estimates hold at least what the seeds say their data was", () => {
+  // 02: "100M rows": 3.4 GiB of heap and a 2.1 GiB grown index (the seed's table; claims.ts).
+  assert.ok(diskNeed02(createIndexAfterLoadParams("full")).bytes > 5.5 * 2 ** 30);
+  // 03: "初始数据集大小约为 11 GB", a template and a clone of it.
+  assert.ok(diskNeed03(overIndexingParams("full")).bytes > 22 * 2 ** 30);
+  assert.ok(diskNeed03(overIndexingParams("default")).bytes < diskNeed03(overIndexingParams("full")).bytes / 10);
+});
