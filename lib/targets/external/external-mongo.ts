@@ -29,7 +29,7 @@ export class ExternalMongoServer implements StartedServer {
       client = handleErrors(new MongoClient(uri, { serverSelectionTimeoutMS: 10_000 }), "external MongoDB session");
     } catch (error) {
       throw new ParameterError(
-        `MONGODB_URI is not a MongoDB URI the driver accepts (${redactUri(uri)}): ${redactText(String(error))}`,
+        `DBLAB_MONGODB_URI is not a MongoDB URI the driver accepts (${redactUri(uri)}): ${redactText(String(error))}`,
         {
           cause: error,
         },
