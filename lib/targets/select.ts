@@ -11,6 +11,7 @@ import { currentEndpoint, dockerAvailable } from "./docker/docker-client";
 import type { DockerEndpoint } from "./docker/endpoint";
 import { placementFor } from "./docker/routes";
 import { EmbeddedPostgresTarget } from "./embedded/embedded-postgres";
+import { embeddedPostgresUnavailable } from "./embedded/postgres-binaries";
 import { ExternalTarget } from "./external/external-target";
 import { checkEngine, ENGINE_FACTS, foreignUriWarning, type Engine } from "./engines";
 import { TARGET_KINDS, type Target, type TargetKind } from "./types";
@@ -32,6 +33,15 @@ export interface TargetDecision {
    */
   readonly asIs: boolean;
 }
+
+/**
+ * Why an engine's embedded server cannot run on this machine at all, or undefined. MongoDB's
+ * (a mongod on PATH) is looked for when it starts: an optional engine is then reported unavailable.
+ */
+const EMBEDDED_UNAVAILABLE: Readonly<Record<Engine, () => string | undefined>> = {
+  postgresql: () => embeddedPostgresUnavailable(),
+  mongodb: () => undefined,
+};
 
 /** Warnings said once per process (a notebook decides a target per server). */
 const warned = new Set<string>();
@@ -62,7 +72,7 @@ export async function decideTarget(engine: Engine, choice: TargetChoice = "auto"
     }
     return decided("external", wanted === "auto" ? `${uriVariable} is set` : `${asked}, ${uriVariable} is set`);
   }
-  if (wanted === "embedded") return decided("embedded", asked);
+  if (wanted === "embedded") return embedded(engine, asked);
   // An engine named by DOCKER_HOST or a context that the lab must not use is refused here, before
   // anything starts, rather than quietly replaced by the embedded target.
   let endpoint: DockerEndpoint;
@@ -90,10 +100,17 @@ export async function decideTarget(engine: Engine, choice: TargetChoice = "auto"
     return decided("docker", `${endpoint.source} names the Docker engine at ${endpoint.host}`);
   }
   // No daemon is asked here: whether one answers must not change what is measured.
-  return decided(
-    "embedded",
+  return embedded(
+    engine,
     'the default (nothing names Docker or a URI; target "docker" or DBLAB_TARGET=docker runs it in Docker)',
   );
+
+  function embedded(engine: Engine, reason: string): TargetDecision {
+    // Said before anything starts, in one line: on a platform npm had no package for, the way on.
+    const missing = EMBEDDED_UNAVAILABLE[engine]();
+    if (missing) throw new ParameterError(missing);
+    return decided("embedded", reason);
+  }
 }
 
 export interface TargetOptions {

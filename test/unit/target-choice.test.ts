@@ -11,6 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { decideTarget } from "../../lib/targets/select";
 import { foreignUriWarning } from "../../lib/targets/engines";
+import { embeddedPostgresUnavailable } from "../../lib/targets/embedded/postgres-binaries";
 import { withEnv } from "../support/env";
 
 async function fakeDaemon(): Promise<{ socket: string; requests: string[]; close: () => Promise<void> }> {
@@ -93,4 +94,24 @@ test("auto with DOCKER_HOST naming another host: that engine, never this machine
   await withEnv({ ...CLEAN, DOCKER_HOST: "ssh://nobody@127.0.0.1:9" }, async () => {
     await assert.rejects(decideTarget("postgresql", "auto"), /does not answer; the lab does not fall back/);
   });
+});
+
+test("a platform without an embedded package: one line that offers Docker or a URI", () => {
+  const none = embeddedPostgresUnavailable("win32", "x64", require.resolve);
+  assert.ok(none);
+  assert.doesNotMatch(none, /\n/);
+  assert.match(none, /^No embedded PostgreSQL for win32-x64 \(the lab has it for darwin-arm64, .*linux-x64\)/);
+  assert.match(none, /target "docker" or DBLAB_TARGET=docker.*DBLAB_POSTGRES_URI=postgresql:/);
+  const absent = embeddedPostgresUnavailable("darwin", "arm64", (name) => {
+    throw new Error(`Cannot find module '${name}'`);
+  });
+  assert.match(
+    absent ?? "",
+    /^The embedded PostgreSQL for darwin-arm64 .* is not installed: run `npm ci`, or use Docker/,
+  );
+  assert.equal(
+    embeddedPostgresUnavailable("linux", "x64", () => "/x"),
+    undefined,
+    "installed: nothing to say",
+  );
 });

@@ -2,6 +2,7 @@
 import { randomBytes } from "node:crypto";
 import { MongoClient } from "mongodb";
 import { ParameterError } from "../../params/validate";
+import { EXTERNAL_STORAGE } from "../storage";
 import { redactText, redactUri } from "../uri";
 import type { ConnectionInfo, ServerDescription, StartedServer } from "../types";
 import { handleErrors } from "../../runtime/error-events";
@@ -55,6 +56,7 @@ export class ExternalMongoServer implements StartedServer {
         version: String(info.version),
         source: redactUri(uri),
         address: o.tls ? `${address}, TLS` : address,
+        storageUnmeasured: EXTERNAL_STORAGE,
       };
       return new ExternalMongoServer(uri, connection, description, database);
     } catch (error) {

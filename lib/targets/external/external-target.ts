@@ -21,6 +21,7 @@ import {
 import { onShutdown } from "../../runtime/shutdown";
 import { checkEngine } from "../engines";
 import { postgresClientConfig } from "../postgres-client";
+import { EXTERNAL_STORAGE } from "../storage";
 import { redactText, redactUri } from "../uri";
 import type { ConnectionInfo, ServerDescription, ServerSpec, StartedServer, Target, TransportSecurity } from "../types";
 import { isLoopbackHost, resolvePostgresSettings, type PostgresSettings } from "./conninfo";
@@ -360,6 +361,7 @@ class ExternalPostgresServer implements StartedServer {
       settings: this.spec.settings,
       address: `${this.connection.host}:${this.connection.port}`,
       transport: this.transport,
+      storageUnmeasured: EXTERNAL_STORAGE,
     };
   }
 
