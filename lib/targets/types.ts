@@ -90,6 +90,10 @@ export interface ConnectionInfo {
   /** Session settings sent at connection start (libpq's `options`, e.g. "-c search_path=x"). */
   readonly options?: string;
   readonly connectTimeoutSeconds?: number;
+  /** TLS at once, without the SSLRequest round trip (sslnegotiation=direct; the server must be ≥ 17). */
+  readonly sslNegotiation?: "postgres" | "direct";
+  /** SCRAM bound to the TLS channel when the server offers it (channel_binding=prefer). */
+  readonly channelBinding?: boolean;
 }
 
 /**

@@ -232,6 +232,8 @@ export async function connectAdmin(uri: string, options: ConnectOptions = {}): P
     applicationName: settings.applicationName,
     options: settings.options,
     connectTimeoutSeconds: settings.connectTimeoutSeconds,
+    sslNegotiation: settings.sslNegotiation,
+    channelBinding: settings.channelBinding === "prefer",
   });
   let admin = connectionOf(plan.ssl);
   const open = async (c: ConnectionInfo): Promise<Client> => {
