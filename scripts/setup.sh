@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # System packages the lab uses beyond npm, and the services the tests need.
-#   npm run setup              Jupyter (runs the notebooks), pgbench/psql (notebooks 03–05)
-#   npm run setup -- --tests   also Docker (started here), Chromium (report checks), busybox-static
-#                              (the stand-in PostgreSQL image)
+#   npm run setup              Jupyter (runs the notebooks), pgbench/psql (notebooks 03–05),
+#                              busybox-static (the offline stand-in image of the docker target)
+#   npm run setup -- --tests   also Docker (started here), Chromium (report checks), and a second
+#                              Node.js (a current LTS, from npm) that the unit tests also run on
 # Debian/Ubuntu via apt-get (as root, or with sudo). Elsewhere it says what to install and exits 0.
 set -euo pipefail
 
@@ -15,10 +16,12 @@ for arg in "$@"; do
   esac
 done
 
-packages=(jupyter-notebook jupyter-nbconvert python3-nbclient postgresql-15)
+# busybox-static: with Docker asked for (target docker) and no official image on the engine, the lab
+# builds its stand-in PostgreSQL image offline from it and the embedded binaries (it never pulls).
+packages=(jupyter-notebook jupyter-nbconvert python3-nbclient postgresql-15 busybox-static)
 # openssh-server and openssl: the stand-in remote Docker host of the remote-engine tests (a network
 # namespace with its own dockerd, sshd and TLS certificates); poppler-utils: pdftoppm, to look at PDF reports.
-if $want_tests; then packages+=(docker.io chromium busybox-static openssh-server openssl iptables poppler-utils); fi
+if $want_tests; then packages+=(docker.io chromium openssh-server openssl iptables poppler-utils); fi
 
 if ! command -v apt-get >/dev/null 2>&1; then
   echo "setup: no apt-get here. Install yourself: Jupyter with nbclient and nbconvert (pip install notebook nbclient nbconvert),"
@@ -40,10 +43,32 @@ done
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}"
   $sudo apt-get update -qq
-  # postgresql-15 is only for pgbench, psql and pg_basebackup: keep its own cluster from starting.
+  # postgresql-15 is only for pgbench, psql and pg_basebackup: its own cluster (15/main on 5432) must
+  # not start. A policy-rc.d that refuses every start (exit 101, what invoke-rc.d and
+  # deb-systemd-invoke ask) holds for the install; one already there (Docker images ship one) is kept.
+  policy=/usr/sbin/policy-rc.d
+  if [ ! -e "$policy" ]; then
+    printf '#!/bin/sh\n# db-write-lab setup: no service starts during this install\nexit 101\n' | $sudo tee "$policy" >/dev/null
+    $sudo chmod 755 "$policy"
+    trap '$sudo rm -f "$policy"' EXIT
+  fi
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 else
   echo "setup: system packages present"
+fi
+
+# Debian's cluster 15/main, when this run installed the package that created it: never started at
+# boot (start.conf "manual") and stopped if it runs. A cluster that was there before is the user's
+# and is left alone. The lab starts its own servers; this one would only take memory and port 5432.
+installed_pg15=false
+for p in "${missing[@]}"; do [ "$p" = postgresql-15 ] && installed_pg15=true; done
+conf=/etc/postgresql/15/main/start.conf
+if $installed_pg15 && [ -e "$conf" ]; then
+  echo "setup: Debian's PostgreSQL 15 cluster \"main\" (not the lab's) set to start manually only"
+  echo manual | $sudo tee "$conf" >/dev/null
+  if command -v pg_lsclusters >/dev/null 2>&1 && pg_lsclusters -h 2>/dev/null | grep -Eq '^15 +main +[0-9]+ +online'; then
+    $sudo pg_ctlcluster 15 main stop || true
+  fi
 fi
 
 if $want_tests && ! docker info >/dev/null 2>&1; then

@@ -41,7 +41,7 @@ export function showRunHeader(metadata: RunMetadata, directory: string): void {
       .map(([k, v]) => `${k}=${String(v)}`)
       .join(" "),
     reached: reachedText(s),
-    "data directory": s.storage ? storageCell(s.storage) : "",
+    "data directory": s.storage ? storageCell(s.storage) : (s.storageUnmeasured ?? "not measured"),
   }));
   const notes = (metadata.notes ?? []).map((n) => `<li>${escapeHtml(n)}</li>`).join("");
   show().html(
@@ -114,7 +114,10 @@ function speedHtml(directory: string): string {
 
 /** Filesystem, device and fsync of a server's data directory; a warning on tmpfs (fsync is free there). */
 function storageCell(st: NonNullable<RunMetadata["servers"][number]["storage"]>): string {
-  const fsync = st.fsyncMs !== undefined ? `, fsync ${st.fsyncMs.toFixed(3)} ms` : "";
+  const fsync =
+    st.fsyncMs !== undefined
+      ? `, fsync ${st.fsyncMs.toFixed(3)} ms${st.fsyncProbe ? ` (${st.fsyncProbe})` : ""}`
+      : ", fsync not measured";
   return (
     `${st.fsType} on ${st.device}${fsync}` +
     (st.fsType === "tmpfs" ? " — tmpfs: in memory, fsync is free: WAL and commit costs are not a disk's" : "")

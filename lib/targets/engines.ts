@@ -12,8 +12,13 @@ export type Engine = (typeof ENGINES)[number];
 export interface EngineFacts {
   /** The engine as a sentence names it: "PostgreSQL". */
   readonly label: string;
-  /** The environment variable that holds an external server's URI. */
+  /** The environment variable that holds an external server's URI (the lab's own prefix). */
   readonly uriVariable: string;
+  /**
+   * A variable of the same meaning that applications export for their own server (MONGODB_URI):
+   * never read, since a user's shell would send the lab's writes to that server; only warned of.
+   */
+  readonly foreignUriVariable?: string;
   /**
    * A run reports the engine as unavailable rather than failing when no server of it can be had
    * (MongoDB: no image, no mongod and no URI on many machines).
@@ -23,7 +28,7 @@ export interface EngineFacts {
 
 export const ENGINE_FACTS: Readonly<Record<Engine, EngineFacts>> = {
   postgresql: { label: "PostgreSQL", uriVariable: "DBLAB_POSTGRES_URI", optional: false },
-  mongodb: { label: "MongoDB", uriVariable: "MONGODB_URI", optional: true },
+  mongodb: { label: "MongoDB", uriVariable: "DBLAB_MONGODB_URI", foreignUriVariable: "MONGODB_URI", optional: true },
 };
 
 /** An engine name the lab does not know (a typo, or an engine it has no code for). */
@@ -39,4 +44,14 @@ export function checkEngine(name: unknown): Engine {
   throw new UnknownEngineError(
     `unknown engine ${JSON.stringify(name)}: the lab runs ${ENGINES.map((e) => `"${e}"`).join(", ")}`,
   );
+}
+
+/**
+ * The warning for an engine whose application-wide URI variable is set while the lab's is not
+ * (`MONGODB_URI` without `DBLAB_MONGODB_URI`), or undefined.
+ */
+export function foreignUriWarning(engine: Engine, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const { foreignUriVariable: foreign, uriVariable } = ENGINE_FACTS[engine];
+  if (!foreign || !env[foreign] || env[uriVariable]) return undefined;
+  return `${foreign} is set but not read: the lab uses an external ${ENGINE_FACTS[engine].label} server only from ${uriVariable}`;
 }

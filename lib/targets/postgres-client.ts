@@ -26,6 +26,8 @@ export function postgresClientConfig(c: ConnectionInfo, o: ClientOptions = {}): 
     ssl: c.ssl ?? false,
     application_name: o.applicationName ?? c.applicationName,
     options: c.options,
+    ...(c.sslNegotiation === "direct" && c.ssl ? { sslnegotiation: "direct" as const } : {}),
+    ...(c.channelBinding ? { enableChannelBinding: true } : {}),
     connectionTimeoutMillis:
       o.connectionTimeoutMillis ?? (c.connectTimeoutSeconds !== undefined ? c.connectTimeoutSeconds * 1000 : undefined),
   };

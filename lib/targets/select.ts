@@ -1,14 +1,19 @@
 /**
- * Which target runs a server: docker if a daemon answers, else embedded; an external URI when
- * given. Overridable per notebook (the `target` parameter) and by the DBLAB_TARGET variable.
+ * Which target runs a server. `auto` is the embedded server unless the user named something else:
+ * an external URI (DBLAB_POSTGRES_URI, DBLAB_MONGODB_URI), or a Docker engine on another host
+ * (DOCKER_HOST, DOCKER_CONTEXT or the CLI's current context pointing elsewhere than this machine).
+ * A Docker daemon that merely answers on this machine is not a choice: one command measures one
+ * system whatever happens to run beside it. Overridable per notebook (the `target` parameter) and
+ * by the DBLAB_TARGET variable.
  */
 import { ParameterError } from "../params/validate";
 import { currentEndpoint, dockerAvailable } from "./docker/docker-client";
 import type { DockerEndpoint } from "./docker/endpoint";
 import { placementFor } from "./docker/routes";
 import { EmbeddedPostgresTarget } from "./embedded/embedded-postgres";
+import { embeddedPostgresUnavailable } from "./embedded/postgres-binaries";
 import { ExternalTarget } from "./external/external-target";
-import { checkEngine, ENGINE_FACTS, type Engine } from "./engines";
+import { checkEngine, ENGINE_FACTS, foreignUriWarning, type Engine } from "./engines";
 import { TARGET_KINDS, type Target, type TargetKind } from "./types";
 
 export type TargetChoice = "auto" | TargetKind;
@@ -29,6 +34,18 @@ export interface TargetDecision {
   readonly asIs: boolean;
 }
 
+/**
+ * Why an engine's embedded server cannot run on this machine at all, or undefined. MongoDB's
+ * (a mongod on PATH) is looked for when it starts: an optional engine is then reported unavailable.
+ */
+const EMBEDDED_UNAVAILABLE: Readonly<Record<Engine, () => string | undefined>> = {
+  postgresql: () => embeddedPostgresUnavailable(),
+  mongodb: () => undefined,
+};
+
+/** Warnings said once per process (a notebook decides a target per server). */
+const warned = new Set<string>();
+
 /** Decides the target kind for an engine. Throws before anything starts when the choice cannot work. */
 export async function decideTarget(engine: Engine, choice: TargetChoice = "auto"): Promise<TargetDecision> {
   checkEngine(engine);
@@ -37,14 +54,25 @@ export async function decideTarget(engine: Engine, choice: TargetChoice = "auto"
     throw new ParameterError(`DBLAB_TARGET must be one of ${TARGET_CHOICES.join(", ")}; got "${fromEnv}"`);
   }
   const wanted = (fromEnv as TargetChoice | undefined) ?? choice;
+  const asked = fromEnv ? `DBLAB_TARGET=${fromEnv}` : `target "${choice}" asked for`;
   const uriVariable = ENGINE_FACTS[engine].uriVariable;
+  const warning = foreignUriWarning(engine);
+  if (warning && !warned.has(warning)) {
+    warned.add(warning);
+    console.warn(`warning: ${warning}`);
+  }
+  const decided = (kind: TargetKind, reason: string): TargetDecision => ({
+    kind,
+    reason: warning ? `${reason}; ${warning}` : reason,
+    asIs: kind === "external",
+  });
   if (wanted === "external" || (wanted === "auto" && process.env[uriVariable])) {
     if (!process.env[uriVariable]) {
       throw new MissingUriError(`target "external" needs the server's URI in ${uriVariable}: no ${uriVariable} given`);
     }
-    return { kind: "external", reason: `${uriVariable} is set`, asIs: true };
+    return decided("external", wanted === "auto" ? `${uriVariable} is set` : `${asked}, ${uriVariable} is set`);
   }
-  if (wanted === "embedded") return { kind: "embedded", reason: "asked for embedded", asIs: false };
+  if (wanted === "embedded") return embedded(engine, asked);
   // An engine named by DOCKER_HOST or a context that the lab must not use is refused here, before
   // anything starts, rather than quietly replaced by the embedded target.
   let endpoint: DockerEndpoint;
@@ -52,7 +80,7 @@ export async function decideTarget(engine: Engine, choice: TargetChoice = "auto"
     endpoint = currentEndpoint();
     placementFor(endpoint);
   } catch (error) {
-    throw new ParameterError(error instanceof Error ? error.message : String(error));
+    throw new ParameterError(error instanceof Error ? error.message : String(error), { cause: error });
   }
   const where = endpoint.local ? "" : ` (${endpoint.host}, from ${endpoint.source})`;
   if (wanted === "docker") {
@@ -62,18 +90,27 @@ export async function decideTarget(engine: Engine, choice: TargetChoice = "auto"
           '(start Docker, set DOCKER_HOST or DOCKER_CONTEXT, or use target "embedded")',
       );
     }
-    return { kind: "docker", reason: `asked for docker${where}`, asIs: false };
+    return decided("docker", `${asked}${where}`);
   }
   if (!endpoint.local) {
     // The user pointed the lab at a remote engine: falling back to this machine would measure the wrong host.
     if (!(await dockerAvailable())) {
       throw new ParameterError(`the Docker engine${where} does not answer; the lab does not fall back to this machine`);
     }
-    return { kind: "docker", reason: `the Docker engine${where} answers`, asIs: false };
+    return decided("docker", `${endpoint.source} names the Docker engine at ${endpoint.host}`);
   }
-  return (await dockerAvailable())
-    ? { kind: "docker", reason: "a Docker daemon answers", asIs: false }
-    : { kind: "embedded", reason: "no Docker daemon answers", asIs: false };
+  // No daemon is asked here: whether one answers must not change what is measured.
+  return embedded(
+    engine,
+    'the default (nothing names Docker or a URI; target "docker" or DBLAB_TARGET=docker runs it in Docker)',
+  );
+
+  function embedded(engine: Engine, reason: string): TargetDecision {
+    // Said before anything starts, in one line: on a platform npm had no package for, the way on.
+    const missing = EMBEDDED_UNAVAILABLE[engine]();
+    if (missing) throw new ParameterError(missing);
+    return decided("embedded", reason);
+  }
 }
 
 export interface TargetOptions {

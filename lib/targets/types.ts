@@ -96,6 +96,10 @@ export interface ConnectionInfo {
   /** Session settings sent at connection start (libpq's `options`, e.g. "-c search_path=x"). */
   readonly options?: string;
   readonly connectTimeoutSeconds?: number;
+  /** TLS at once, without the SSLRequest round trip (sslnegotiation=direct; the server must be ≥ 17). */
+  readonly sslNegotiation?: "postgres" | "direct";
+  /** SCRAM bound to the TLS channel when the server offers it (channel_binding=prefer). */
+  readonly channelBinding?: boolean;
 }
 
 /**
@@ -129,13 +133,20 @@ export interface ServerDescription {
   readonly settings?: ServerSettings;
   /** Where the lab connects (host:port). */
   readonly address: string;
-  /** Embedded: the storage under its data directory (filesystem, device, a measured fsync). */
+  /**
+   * The storage under its data directory (filesystem, device, a measured fsync): embedded servers
+   * measured here, docker servers inside their container.
+   */
   readonly storage?: {
     readonly path: string;
     readonly fsType: string;
     readonly device: string;
     readonly fsyncMs?: number;
+    /** How the fsync figure was taken, when not by the lab's own process. */
+    readonly fsyncProbe?: string;
   };
+  /** Why `storage` is absent (an external server's data directory is out of the lab's reach). */
+  readonly storageUnmeasured?: string;
   /** External PostgreSQL: TLS in use for the lab's session, and what was verified. */
   readonly transport?: TransportSecurity;
 }

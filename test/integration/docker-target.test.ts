@@ -220,6 +220,6 @@ test("an image that is missing and cannot be pulled or built is refused with a c
   if (images.length) return t.skip(`${OFFICIAL_IMAGES.mongodb} is present here, so nothing is missing`);
   await assert.rejects(
     resolveImage("mongodb"),
-    /MongoDB needs the mongo:8\.0\.16 image, which this Docker host does not have and could not pull .*mongod binary on PATH.*MONGODB_URI/s,
+    /MongoDB needs the mongo:8\.0\.16 image: mongo:8\.0\.16 is not on this Docker engine.*docker pull mongo:8\.0\.16.*mongod binary on PATH.*DBLAB_MONGODB_URI/s,
   );
 });

@@ -8,22 +8,22 @@ import assert from "node:assert/strict";
 import { startServers } from "../../lib/experiments/servers";
 import { EmbeddedPostgresTarget } from "../../lib/targets/embedded/embedded-postgres";
 
-test("target external without MONGODB_URI: PostgreSQL runs, MongoDB is unavailable with the reason", async () => {
+test("target external without DBLAB_MONGODB_URI: PostgreSQL runs, MongoDB is unavailable with the reason", async () => {
   const remote = await new EmbeddedPostgresTarget().start({ engine: "postgresql", name: "remote" });
   const saved = {
     DBLAB_TARGET: process.env.DBLAB_TARGET,
     DBLAB_POSTGRES_URI: process.env.DBLAB_POSTGRES_URI,
-    MONGODB_URI: process.env.MONGODB_URI,
+    DBLAB_MONGODB_URI: process.env.DBLAB_MONGODB_URI,
   };
   process.env.DBLAB_TARGET = "external";
   process.env.DBLAB_POSTGRES_URI = remote.uri;
-  delete process.env.MONGODB_URI;
+  delete process.env.DBLAB_MONGODB_URI;
   try {
     const set = await startServers([{ engine: "postgresql" }, { engine: "mongodb" }], { target: "auto" });
     try {
       assert.equal(set.servers.get("postgresql")?.description.kind, "external");
       assert.equal(set.servers.has("mongodb"), false);
-      assert.equal(set.unavailable.get("mongodb"), "no MONGODB_URI given");
+      assert.equal(set.unavailable.get("mongodb"), "no DBLAB_MONGODB_URI given");
     } finally {
       await set.stopAll();
     }

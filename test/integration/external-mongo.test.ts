@@ -1,5 +1,5 @@
 /**
- * MONGODB_URI goes to the driver untouched: its options (here appName) reach the server as the
+ * DBLAB_MONGODB_URI goes to the driver untouched: its options (here appName) reach the server as the
  * driver sends them, and what the lab records of it is redacted. Against the wire-protocol fake.
  */
 import { test } from "node:test";
@@ -27,6 +27,6 @@ test("external MongoDB: a URI the driver refuses is a clear error, without its p
   await assert.rejects(
     ExternalMongoServer.connect("mongodb+srv://lab:srv-secret@cluster0.example.net:27017/"),
     (e: Error) =>
-      /MONGODB_URI is not a MongoDB URI the driver accepts/.test(e.message) && !e.message.includes("srv-secret"),
+      /DBLAB_MONGODB_URI is not a MongoDB URI the driver accepts/.test(e.message) && !e.message.includes("srv-secret"),
   );
 });

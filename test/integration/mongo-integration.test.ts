@@ -1,5 +1,5 @@
 /**
- * One tiny real trial of each kind against a real MongoDB, when one is reachable: MONGODB_URI, a
+ * One tiny real trial of each kind against a real MongoDB, when one is reachable: DBLAB_MONGODB_URI, a
  * mongod on PATH (or DBLAB_MONGOD), or a local mongo:8.0.16 docker image. Otherwise the test is
  * reported as skipped with the reason, never passed silently. Nothing is pulled from a registry.
  */
@@ -17,13 +17,14 @@ import { FIELDS, type Operation } from "../../lib/workloads/index-write-cost/ope
 import { runTrial, type IndexWriteTrial } from "../../lib/workloads/index-write-cost/run-trials";
 import { recorded } from "../support/counters";
 
-const SKIP_REASON = "no MongoDB reachable: set MONGODB_URI, put mongod on PATH, or have the mongo:8.0.16 docker image";
+const SKIP_REASON =
+  "no MongoDB reachable: set DBLAB_MONGODB_URI, put mongod on PATH, or have the mongo:8.0.16 docker image";
 const ROWS = 3000;
 const BATCH = 1000;
 
 /** Which target can run MongoDB here, without pulling anything; undefined if none. */
 async function availableKind(): Promise<{ kind: TargetKind; reason: string } | undefined> {
-  if (process.env.MONGODB_URI) return { kind: "external", reason: "MONGODB_URI is set" };
+  if (process.env.DBLAB_MONGODB_URI) return { kind: "external", reason: "DBLAB_MONGODB_URI is set" };
   const mongod = findMongod();
   if (mongod) return { kind: "embedded", reason: `mongod at ${mongod}` };
   if (await dockerAvailable()) {

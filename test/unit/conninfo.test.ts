@@ -165,7 +165,7 @@ test("several hosts are refused: the lab measures one server", async () => {
 });
 
 test("settings the lab cannot honour are refused by name, not dropped", () => {
-  for (const keyword of ["hostaddr", "channel_binding", "gssencmode", "target_session_attrs", "sslcrl"]) {
+  for (const keyword of ["hostaddr", "gssencmode", "target_session_attrs", "sslcrl"]) {
     assert.throws(() => parseConnectionString(`host=h ${keyword}=x`), new RegExp(`"${keyword}" is not supported`));
   }
 });
@@ -241,8 +241,60 @@ test("plaintext to another host is refused unless the connection string says ssl
       connectTimeoutSeconds: undefined,
       options: undefined,
       clientEncoding: undefined,
+      sslNegotiation: "postgres",
+      channelBinding: undefined,
     };
   }
+});
+
+test("sslnegotiation and channel_binding: what node-postgres 8.23 supports passes through, the rest is refused", async () => {
+  const direct = await resolve(
+    "postgresql://db.example/x?sslmode=require&sslnegotiation=direct&channel_binding=prefer",
+  );
+  assert.equal(direct.sslNegotiation, "direct");
+  assert.equal(direct.channelBinding, "prefer");
+  const env = libpqEnvironment(direct);
+  assert.equal(env.PGSSLNEGOTIATION, "direct");
+  assert.equal(env.PGCHANNELBINDING, "prefer");
+  // From the environment too, as libpq reads them.
+  const fromEnv = await resolve("host=db.example sslmode=verify-full sslrootcert=system", {
+    PGSSLNEGOTIATION: "direct",
+    PGCHANNELBINDING: "disable",
+  });
+  assert.deepEqual([fromEnv.sslNegotiation, fromEnv.channelBinding], ["direct", "disable"]);
+  const plain = await resolve("postgresql://db.example/x");
+  assert.deepEqual([plain.sslNegotiation, plain.channelBinding], ["postgres", undefined]);
+  assert.equal(libpqEnvironment(plain).PGSSLNEGOTIATION, undefined);
+
+  await assert.rejects(
+    resolve("postgresql://db.example/x?sslnegotiation=direct"),
+    /weak sslmode "prefer" may not be used with sslnegotiation=direct/,
+  );
+  await assert.rejects(
+    resolve("postgresql://db.example/x?sslmode=require&sslnegotiation=tls"),
+    /invalid sslnegotiation "tls" \(postgres or direct\)/,
+  );
+  await assert.rejects(
+    resolve("postgresql://db.example/x?sslmode=require&channel_binding=require"),
+    /channel_binding=require cannot be honoured: node-postgres 8\.23 .*channel_binding=prefer/,
+  );
+  await assert.rejects(resolve("host=db.example channel_binding=maybe"), /invalid channel_binding "maybe"/);
+});
+
+test("the client options carry them: direct TLS only with TLS, channel binding only when preferred", async () => {
+  const { postgresClientConfig } = await import("../../lib/targets/postgres-client");
+  const c = { host: "h", port: 5432, user: "u", password: "p", database: "d" };
+  const direct = postgresClientConfig({
+    ...c,
+    ssl: { rejectUnauthorized: true },
+    sslNegotiation: "direct",
+    channelBinding: true,
+  });
+  assert.equal(direct.sslnegotiation, "direct");
+  assert.equal(direct.enableChannelBinding, true);
+  const none = postgresClientConfig({ ...c, ssl: false, sslNegotiation: "direct" });
+  assert.equal(none.sslnegotiation, undefined);
+  assert.equal(none.enableChannelBinding, undefined);
 });
 
 test("loopback: sockets, localhost, 127/8 and ::1 only", () => {

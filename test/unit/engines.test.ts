@@ -33,7 +33,7 @@ test("every engine has its facts, and the URI variables are read from them", () 
   assert.deepEqual(Object.keys(ENGINE_FACTS).sort(), [...ENGINES].sort());
   assert.deepEqual(Object.fromEntries(ENGINES.map((e) => [e, ENGINE_FACTS[e].uriVariable])), {
     postgresql: "DBLAB_POSTGRES_URI",
-    mongodb: "MONGODB_URI",
+    mongodb: "DBLAB_MONGODB_URI",
   });
   assert.deepEqual(
     ENGINES.filter((e) => ENGINE_FACTS[e].optional),

@@ -375,7 +375,7 @@ export function checkClaims(summaries: readonly ConditionSummary[], context: Cla
         DECLARATION_C_MONGO,
         "not measured",
         `MongoDB did not run: ${reason}`,
-        "a MongoDB server (Docker with the mongo image, a mongod on PATH, or MONGODB_URI) tests it",
+        "a MongoDB server (Docker with the mongo image, a mongod on PATH, or DBLAB_MONGODB_URI) tests it",
       ),
     );
   }

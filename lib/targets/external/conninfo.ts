@@ -5,7 +5,7 @@
  * what the one before left unset — and finally the password file (PGPASSFILE or ~/.pgpass) when no
  * password was given. https://www.postgresql.org/docs/current/libpq-connect.html
  *
- * A keyword libpq knows but the lab cannot honour (hostaddr, channel_binding, gssencmode, …) is
+ * A keyword libpq knows but the lab cannot honour (hostaddr, gssencmode, …) is
  * refused by name rather than dropped: a setting silently ignored is how a TLS requirement turned
  * into a plaintext connection before.
  */
@@ -43,6 +43,10 @@ const HONOURED: Readonly<Record<string, string | undefined>> = {
   connect_timeout: "PGCONNECT_TIMEOUT",
   options: "PGOPTIONS",
   client_encoding: "PGCLIENTENCODING",
+  // node-postgres 8.23 (ConnectionParameters, Client): sslnegotiation "postgres" | "direct";
+  // enableChannelBinding uses SCRAM-SHA-256-PLUS when the server offers it, never requires it.
+  sslnegotiation: "PGSSLNEGOTIATION",
+  channel_binding: "PGCHANNELBINDING",
 };
 
 /**
@@ -52,7 +56,6 @@ const HONOURED: Readonly<Record<string, string | undefined>> = {
 const NOT_HONOURED = new Set([
   "hostaddr",
   "require_auth",
-  "channel_binding",
   "keepalives",
   "keepalives_idle",
   "keepalives_interval",
@@ -60,7 +63,6 @@ const NOT_HONOURED = new Set([
   "tcp_user_timeout",
   "replication",
   "gssencmode",
-  "sslnegotiation",
   "sslcompression",
   "sslpassword",
   "sslcertmode",
@@ -109,6 +111,14 @@ export interface PostgresSettings {
   readonly connectTimeoutSeconds: number | undefined;
   readonly options: string | undefined;
   readonly clientEncoding: string | undefined;
+  /** libpq ≥ 17's sslnegotiation: "direct" starts TLS at once, without the SSLRequest round trip. */
+  readonly sslNegotiation: "postgres" | "direct";
+  /**
+   * channel_binding as given: "prefer" binds the SCRAM exchange to the TLS channel when the server
+   * offers it, "disable" never does. Not given: node-postgres's default, no channel binding (libpq's
+   * default is prefer). "require" is refused: node-postgres cannot fail a connection made without it.
+   */
+  readonly channelBinding: "disable" | "prefer" | undefined;
 }
 
 /** Keyword → value, as the string itself says (no environment, no defaults). */
@@ -387,6 +397,29 @@ export async function resolvePostgresSettings(
     }
     return v;
   };
+  const negotiationText = value("sslnegotiation");
+  const sslNegotiation = negotiationText === undefined || negotiationText === "" ? "postgres" : negotiationText;
+  if (sslNegotiation !== "postgres" && sslNegotiation !== "direct") {
+    throw new ParameterError(`invalid sslnegotiation "${negotiationText}" (postgres or direct)`);
+  }
+  // libpq 17: direct TLS has no plaintext to fall back to, so the weak modes are refused with it.
+  if (sslNegotiation === "direct" && !["require", "verify-ca", "verify-full"].includes(sslMode)) {
+    throw new ParameterError(
+      `weak sslmode "${sslMode}" may not be used with sslnegotiation=direct (use "require", "verify-ca", or "verify-full")`,
+    );
+  }
+  const bindingText = value("channel_binding");
+  const channelBinding = bindingText === undefined || bindingText === "" ? undefined : bindingText;
+  if (channelBinding === "require") {
+    throw new ParameterError(
+      "channel_binding=require cannot be honoured: node-postgres 8.23 binds the SCRAM exchange to TLS when the " +
+        "server offers it (channel_binding=prefer) but cannot refuse a connection made without it. Use " +
+        "channel_binding=prefer, and make the server insist (pg_hba.conf hostssl … scram-sha-256)",
+    );
+  }
+  if (channelBinding !== undefined && channelBinding !== "disable" && channelBinding !== "prefer") {
+    throw new ParameterError(`invalid channel_binding "${bindingText}" (disable, prefer or require)`);
+  }
   const timeoutText = value("connect_timeout");
   let connectTimeoutSeconds: number | undefined;
   if (timeoutText !== undefined && timeoutText !== "") {
@@ -423,6 +456,8 @@ export async function resolvePostgresSettings(
     connectTimeoutSeconds,
     options: value("options"),
     clientEncoding: value("client_encoding"),
+    sslNegotiation,
+    channelBinding,
   };
 }
 

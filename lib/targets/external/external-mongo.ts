@@ -2,6 +2,7 @@
 import { randomBytes } from "node:crypto";
 import { MongoClient } from "mongodb";
 import { ParameterError } from "../../params/validate";
+import { EXTERNAL_STORAGE } from "../storage";
 import { redactText, redactUri } from "../uri";
 import type { ConnectionInfo, ServerDescription, StartedServer } from "../types";
 import { handleErrors } from "../../runtime/error-events";
@@ -29,7 +30,7 @@ export class ExternalMongoServer implements StartedServer {
       client = handleErrors(new MongoClient(uri, { serverSelectionTimeoutMS: 10_000 }), "external MongoDB session");
     } catch (error) {
       throw new ParameterError(
-        `MONGODB_URI is not a MongoDB URI the driver accepts (${redactUri(uri)}): ${redactText(String(error))}`,
+        `DBLAB_MONGODB_URI is not a MongoDB URI the driver accepts (${redactUri(uri)}): ${redactText(String(error))}`,
         {
           cause: error,
         },
@@ -55,6 +56,7 @@ export class ExternalMongoServer implements StartedServer {
         version: String(info.version),
         source: redactUri(uri),
         address: o.tls ? `${address}, TLS` : address,
+        storageUnmeasured: EXTERNAL_STORAGE,
       };
       return new ExternalMongoServer(uri, connection, description, database);
     } catch (error) {

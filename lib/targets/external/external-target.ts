@@ -21,6 +21,7 @@ import {
 import { onShutdown } from "../../runtime/shutdown";
 import { checkEngine } from "../engines";
 import { postgresClientConfig } from "../postgres-client";
+import { EXTERNAL_STORAGE } from "../storage";
 import { redactText, redactUri } from "../uri";
 import type { ConnectionInfo, ServerDescription, ServerSpec, StartedServer, Target, TransportSecurity } from "../types";
 import { isLoopbackHost, resolvePostgresSettings, type PostgresSettings } from "./conninfo";
@@ -231,6 +232,8 @@ export async function connectAdmin(uri: string, options: ConnectOptions = {}): P
     applicationName: settings.applicationName,
     options: settings.options,
     connectTimeoutSeconds: settings.connectTimeoutSeconds,
+    sslNegotiation: settings.sslNegotiation,
+    channelBinding: settings.channelBinding === "prefer",
   });
   let admin = connectionOf(plan.ssl);
   const open = async (c: ConnectionInfo): Promise<Client> => {
@@ -360,6 +363,7 @@ class ExternalPostgresServer implements StartedServer {
       settings: this.spec.settings,
       address: `${this.connection.host}:${this.connection.port}`,
       transport: this.transport,
+      storageUnmeasured: EXTERNAL_STORAGE,
     };
   }
 

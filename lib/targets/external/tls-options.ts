@@ -76,6 +76,10 @@ export function libpqEnvironment(s: PostgresSettings): Record<string, string> {
   set("PGOPTIONS", s.options);
   set("PGCONNECT_TIMEOUT", s.connectTimeoutSeconds);
   set("PGCLIENTENCODING", s.clientEncoding);
+  // libpq 13+ reads PGCHANNELBINDING, 17+ PGSSLNEGOTIATION; an older libpq ignores it and negotiates
+  // TLS the usual way, on the same server with the same sslmode.
+  set("PGCHANNELBINDING", s.channelBinding);
+  if (s.sslNegotiation === "direct") set("PGSSLNEGOTIATION", "direct");
   return env;
 }
 

@@ -30,6 +30,7 @@ export const mongoProfile: EngineProfile = {
   port: 27017,
   user: MONGO_USER,
   database: "admin",
+  dataDir: "/data/db",
   // mongod would otherwise size its cache from the container's memory limit.
   defaults: { wiredTigerCacheSizeGB: 1 },
   env: (password) => [`MONGO_INITDB_ROOT_USERNAME=${MONGO_USER}`, `MONGO_INITDB_ROOT_PASSWORD=${password}`],

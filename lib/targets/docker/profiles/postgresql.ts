@@ -8,6 +8,8 @@ export const postgresProfile: EngineProfile = {
   port: 5432,
   user: "postgres",
   database: "postgres",
+  // PGDATA of postgres:17.6 and of the stand-in.
+  dataDir: "/var/lib/postgresql/data",
   defaults: {},
   env: (password) => [`POSTGRES_PASSWORD=${password}`],
   cmd: (settings) => ["postgres", ...settingsToArgs(settings)],

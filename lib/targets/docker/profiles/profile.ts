@@ -7,6 +7,8 @@ export interface EngineProfile {
   readonly port: number;
   readonly user: string;
   readonly database: string;
+  /** The data directory inside the container (the image's volume), where the storage is measured. */
+  readonly dataDir: string;
   /** Settings the engine always runs with unless the spec overrides them; recorded in the description. */
   readonly defaults: ServerSettings;
   env(password: string): string[];
