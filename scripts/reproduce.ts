@@ -29,6 +29,7 @@ import { gitCommit, hostInfo, type HostInfo } from "../lib/results/metadata";
 import { resultsRoot } from "../lib/results/run-store";
 import { readRun } from "../lib/results/stored-runs";
 import { readCommandArgs, UsageError, valueOf } from "./cli-args";
+import { helpText, notebookParameters } from "./parameters";
 import { writeRunIndex } from "./report-index";
 import { RESUME_ENV, resolveResume, resumeLine, resumeOutcome, runOf, type ResumePlan } from "./resume";
 
@@ -52,7 +53,8 @@ Options:
                        its notebook with its recorded profile and parameters (data/results/RUN/params.json);
                        its finished trials are skipped; a --set or --profile that changes them is refused
   --eta-only           print each notebook's estimated duration on this machine and exit (no server starts)
-  --help               show this help
+  --help               show this help; with --only, also those notebooks' parameters (every
+                       notebook's: docs/parameters.md)
 
 Notebooks:
 ${EXPERIMENTS.map((n) => `  ${n.id}  ${n.title}`).join("\n")}`;
@@ -442,6 +444,15 @@ async function main(): Promise<number> {
     opts = parseArgs(process.argv.slice(2));
     if (opts.help) {
       console.log(USAGE);
+      for (const id of opts.only) {
+        let entry: RegisteredExperiment;
+        try {
+          entry = findExperiment(id);
+        } catch (e) {
+          throw new UsageError(e instanceof Error ? e.message : String(e));
+        }
+        console.log(`\n${helpText(notebookParameters(entry))}`);
+      }
       return 0;
     }
     planned = plan(opts, root);
