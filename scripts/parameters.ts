@@ -82,7 +82,6 @@ export function valueText(value: unknown): string {
   return value === undefined ? "—" : JSON.stringify(value);
 }
 
-
 /** What `npm run reproduce -- --only NN --help` prints after the usage. */
 export function helpText(n: NotebookParameters, width = 100): string {
   const wrap = (text: string, indent: string): string[] => {
