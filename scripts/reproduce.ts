@@ -392,12 +392,21 @@ function copyLatest(res: ExecuteResult, reportsDir: string): void {
   }
 }
 
-function printSummary(records: RunRecord[]): void {
-  const table = records.map((r) => ({
-    notebook: r.planned.name,
-    status: statusOf(r),
-    duration: r.result ? formatDuration(r.result.durationMs) : "—",
-  }));
+/**
+ * The closing table: each notebook's time, their sum, and the whole command's wall time (kernel
+ * starts, exports and the index included). The README's times are these lines, as measured.
+ */
+function printSummary(records: RunRecord[], startedMs: number): void {
+  const notebookMs = records.reduce((sum, r) => sum + (r.result?.durationMs ?? 0), 0);
+  const table = [
+    ...records.map((r) => ({
+      notebook: r.planned.name,
+      status: statusOf(r),
+      duration: r.result ? formatDuration(r.result.durationMs) : "—",
+    })),
+    { notebook: "total, notebooks", status: "", duration: formatDuration(notebookMs) },
+    { notebook: "total, the command", status: "", duration: formatDuration(Date.now() - startedMs) },
+  ];
   const cols = ["notebook", "status", "duration"] as const;
   const width = Object.fromEntries(
     cols.map((c) => [c, Math.max(c.length, ...table.map((t) => t[c].length))]),
@@ -437,6 +446,7 @@ export function readProgress(file: string): string {
 }
 
 async function main(): Promise<number> {
+  const commandStarted = Date.now();
   const root = projectRoot();
   let opts: Options;
   let planned: Planned[];
@@ -617,7 +627,7 @@ async function main(): Promise<number> {
   writeTurnaround(path.join(runReports, "run.json"), records, meta);
   fs.copyFileSync(path.join(runReports, "run.json"), path.join(reportsDir, "run.json"));
   const index = writeRunIndex(reportsDir, resultsDir);
-  printSummary(records);
+  printSummary(records, commandStarted);
   console.log(`\nIndex: ${index}`);
 
   if (stopSignal) {
