@@ -9,7 +9,8 @@
 // Only what notebook cells call and the types they name: the rest of lib/ is imported by path
 // inside the project (scripts, tests), so it can change without breaking a notebook.
 export type { ProfileName } from "./params/profiles";
-export { setupCharts } from "./display/plotly";
+export { plot, setupCharts } from "./display/plotly";
+export type { PlotlyFigure, PlotlyTrace } from "./display/plotly";
 export { showParameters } from "./display/run-header";
 
 export type { IndexWriteCostParams } from "./params/index-write-cost";

@@ -32,6 +32,7 @@ import { gitCommit, hostInfo, type HostInfo } from "../lib/results/metadata";
 import { resultsRoot } from "../lib/results/run-store";
 import { readRun } from "../lib/results/stored-runs";
 import { readCommandArgs, UsageError, valueOf } from "./cli-args";
+import { helpText, notebookParameters } from "./parameters";
 import { writeRunIndex } from "./report-index";
 import { RESUME_ENV, resolveResume, resumeLine, resumeOutcome, runOf, type ResumePlan } from "./resume";
 
@@ -55,7 +56,8 @@ Options:
                        its notebook with its recorded profile and parameters (data/results/RUN/params.json);
                        its finished trials are skipped; a --set or --profile that changes them is refused
   --eta-only           print each notebook's estimated duration on this machine and exit (no server starts)
-  --help               show this help
+  --help               show this help; with --only, also those notebooks' parameters (every
+                       notebook's: docs/parameters.md)
 
 Notebooks:
 ${EXPERIMENTS.map((n) => `  ${n.id}  ${n.title}`).join("\n")}`;
@@ -434,12 +436,21 @@ function copyLatest(res: ExecuteResult, reportsDir: string): void {
   }
 }
 
-function printSummary(records: RunRecord[]): void {
-  const table = records.map((r) => ({
-    notebook: r.planned.name,
-    status: statusOf(r),
-    duration: r.result ? formatDuration(r.result.durationMs) : "—",
-  }));
+/**
+ * The closing table: each notebook's time, their sum, and the whole command's wall time (kernel
+ * starts, exports and the index included). The README's times are these lines, as measured.
+ */
+function printSummary(records: RunRecord[], startedMs: number): void {
+  const notebookMs = records.reduce((sum, r) => sum + (r.result?.durationMs ?? 0), 0);
+  const table = [
+    ...records.map((r) => ({
+      notebook: r.planned.name,
+      status: statusOf(r),
+      duration: r.result ? formatDuration(r.result.durationMs) : "—",
+    })),
+    { notebook: "total, notebooks", status: "", duration: formatDuration(notebookMs) },
+    { notebook: "total, the command", status: "", duration: formatDuration(Date.now() - startedMs) },
+  ];
   const cols = ["notebook", "status", "duration"] as const;
   const width = Object.fromEntries(
     cols.map((c) => [c, Math.max(c.length, ...table.map((t) => t[c].length))]),
@@ -479,6 +490,7 @@ export function readProgress(file: string): string {
 }
 
 async function main(): Promise<number> {
+  const commandStarted = Date.now();
   const root = projectRoot();
   let opts: Options;
   let planned: Planned[];
@@ -486,6 +498,15 @@ async function main(): Promise<number> {
     opts = parseArgs(process.argv.slice(2));
     if (opts.help) {
       console.log(USAGE);
+      for (const id of opts.only) {
+        let entry: RegisteredExperiment;
+        try {
+          entry = findExperiment(id);
+        } catch (e) {
+          throw new UsageError(e instanceof Error ? e.message : String(e));
+        }
+        console.log(`\n${helpText(notebookParameters(entry))}`);
+      }
       return 0;
     }
     planned = plan(opts, root);
@@ -653,7 +674,7 @@ async function main(): Promise<number> {
   writeTurnaround(path.join(runReports, "run.json"), records, meta);
   fs.copyFileSync(path.join(runReports, "run.json"), path.join(reportsDir, "run.json"));
   const index = writeRunIndex(reportsDir, resultsDir);
-  printSummary(records);
+  printSummary(records, commandStarted);
   console.log(`\nIndex: ${index}`);
 
   if (stopSignal) {

@@ -20,12 +20,13 @@ export interface CompareRunsParams {
   readonly failOnRegression: number | null;
 }
 
-const DEFAULTS: CompareRunsParams = { runs: [], alpha: 0.1, metric: null, failOnRegression: null };
+/** The same on every profile. */
+export const COMPARE_RUNS_DEFAULTS: CompareRunsParams = { runs: [], alpha: 0.1, metric: null, failOnRegression: null };
 
 export function compareRunsParams(profile: string, overrides: Partial<CompareRunsParams> = {}): CompareRunsParams {
   checkProfile(profile);
-  rejectUnknownKeys("00-compare-runs", overrides, Object.keys(DEFAULTS));
-  const p = { ...DEFAULTS, ...overrides };
+  rejectUnknownKeys("00-compare-runs", overrides, Object.keys(COMPARE_RUNS_DEFAULTS));
+  const p = { ...COMPARE_RUNS_DEFAULTS, ...overrides };
   const runs: unknown = p.runs;
   if (!Array.isArray(runs) || runs.some((r) => typeof r !== "string" || !r.trim())) {
     throw new ParameterError(

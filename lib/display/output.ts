@@ -43,6 +43,33 @@ export function show(): OutputHandle {
   return tslab()?.display ?? fallback;
 }
 
+/** One output with several representations, keyed by MIME type; a front end draws the richest it knows. */
+export type MimeBundle = Readonly<Record<string, unknown>>;
+
+interface TslabJupyter {
+  lastWriteDisplayData:
+    ((content: { data: MimeBundle; metadata: object; transient: object }, update: boolean) => void) | null;
+}
+
+/**
+ * Shows one output with several MIME types (a chart: plotly's JSON and its offline HTML). tslab's
+ * public `display.raw(type, data)` sends one type per message, and as a string, where Jupyter
+ * keeps a `+json` type as an object: so the bundle goes through the writer that `raw` itself
+ * calls (tslab/dist/jupyter, the kernel's own module instance, set for the running cell). Outside
+ * a kernel, nothing is shown (as with `html`).
+ */
+export function showBundle(bundle: MimeBundle): void {
+  if (!isTslabKernel()) return;
+  let jupyter: TslabJupyter;
+  try {
+    jupyter = require("tslab/dist/jupyter") as TslabJupyter;
+  } catch {
+    return;
+  }
+  if (!jupyter.lastWriteDisplayData) throw new Error("tslab is not ready to display (no cell is running)");
+  jupyter.lastWriteDisplayData({ data: bundle, metadata: {}, transient: {} }, false);
+}
+
 /** An output that each call overwrites in place (live progress). */
 export function liveOutput(): OutputHandle {
   return tslab()?.newDisplay() ?? fallback;

@@ -3,11 +3,18 @@
  * once per exported report), each chart is a div plus a small script. The charts use scatter, bar
  * and box traces only, all in plotly's partial cartesian bundle (scripts/build-assets.ts): a chart
  * with another trace type needs a bigger bundle there.
+ *
+ * Each chart is one output with two MIME types: plotly's own `application/vnd.plotly.v1+json` (the
+ * figure: data, layout, config), which JupyterLab (with plotly's extension) and VS Code draw
+ * natively, also in a notebook that is not trusted, and `text/html` (the div and script), which
+ * classic Notebook and the exported report draw. A front end shows one type per output, so a
+ * chart is never drawn twice: nbconvert's HTML exporter picks `text/html` (plotly's type is not in
+ * its display_data_priority), classic Notebook skips a type it has no renderer for.
  */
 import fs from "node:fs";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
-import { show } from "./output";
+import { show, showBundle, type MimeBundle } from "./output";
 
 export interface PlotlyTrace {
   readonly [key: string]: unknown;
@@ -86,14 +93,25 @@ export function setupCharts(): void {
   loaded = true;
 }
 
+/** plotly's MIME type for a figure (what plotly.py sends, and JupyterLab and VS Code draw). */
+export const PLOTLY_MIME = "application/vnd.plotly.v1+json";
+
+/** A figure as drawn: its data, its layout with the lab's height and margins, and its config. */
+export interface PlotlySpec {
+  readonly data: readonly PlotlyTrace[];
+  readonly layout: Readonly<Record<string, unknown>>;
+  readonly config: Readonly<Record<string, unknown>>;
+}
+
+export function chartSpec(figure: PlotlyFigure, height = 420): PlotlySpec {
+  const layout = { height, margin: { t: 50, r: 20, b: 50, l: 60 }, ...figure.layout };
+  return { data: figure.data, layout, config: { responsive: true, displaylogo: false } };
+}
+
 /** The HTML of one chart; it waits for window.Plotly in case the loader's output is still parsing. */
 export function chartHtml(figure: PlotlyFigure, height = 420): string {
   const id = `dblab-chart-${randomBytes(6).toString("hex")}`;
-  const layout = { height, margin: { t: 50, r: 20, b: 50, l: 60 }, ...figure.layout };
-  const spec = JSON.stringify({ data: figure.data, layout, config: { responsive: true, displaylogo: false } }).replace(
-    /<\/script/gi,
-    "<\\/script",
-  );
+  const spec = JSON.stringify(chartSpec(figure, height)).replace(/<\/script/gi, "<\\/script");
   return (
     `<div id="${id}" class="dblab-chart" style="width:100%;min-height:${height}px"></div>` +
     `<script type="text/javascript">(function(){var spec=${spec};var tries=0;function draw(){` +
@@ -103,7 +121,22 @@ export function chartHtml(figure: PlotlyFigure, height = 420): string {
   );
 }
 
+/** One chart's output: plotly's JSON for the front ends that draw it, the offline HTML for the rest. */
+export function chartBundle(figure: PlotlyFigure, height?: number): MimeBundle {
+  // JSON round trip: the figure as stored in the .ipynb (undefined dropped), whatever the caller built.
+  const spec = JSON.parse(JSON.stringify(chartSpec(figure, height))) as PlotlySpec;
+  return { [PLOTLY_MIME]: spec, "text/html": chartHtml(figure, height) };
+}
+
+/**
+ * Draws a plotly figure in the notebook, e.g. a cut of one's own:
+ *
+ *   lab.plot({ data: [{ type: "box", x: df["fillfactor"].values, y: df["seconds"].values }],
+ *              layout: { title: { text: "UPDATE seconds by fillfactor" } } });
+ *
+ * The traces must be scatter, bar or box (the offline bundle's); height in pixels, 420 by default.
+ */
 export function plot(figure: PlotlyFigure, height?: number): void {
   if (!loaded) setupCharts();
-  show().html(chartHtml(figure, height));
+  showBundle(chartBundle(figure, height));
 }

@@ -1,19 +1,31 @@
 /**
- * Tables: results become danfo DataFrames (so a reader can query, sort and export them in a cell),
- * and are shown as HTML tables. danfo has no HTML renderer of its own, hence the few lines here.
+ * Tables: results are shown as HTML tables, and become danfo DataFrames when a reader asks for one
+ * (`lab.frame`), to query, sort and export in a cell. danfo has no HTML renderer of its own, hence
+ * the few lines here.
+ *
+ * danfojs-node is required only when a frame is built: it brings @tensorflow/tfjs, and loading it
+ * took 1.9 s of the 3.8 s `node build/scripts/reproduce.js --help` took here (2 shared cores), in
+ * every run and every kernel whether or not a cell asks for a frame. Tables of rows need none of it.
  */
-import { DataFrame } from "danfojs-node";
+import type { DataFrame } from "danfojs-node";
 import { escapeHtml, show } from "./output";
 
 export type Row = Readonly<Record<string, string | number | boolean | null | undefined>>;
 
+/** Every row's keys, in first-seen order. */
+function columnsOf(rows: readonly Row[]): string[] {
+  return [...new Set(rows.flatMap((r) => Object.keys(r)))];
+}
+
 export function toDataFrame(rows: readonly Row[]): DataFrame {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazily: see the file's comment
+  const danfo = require("danfojs-node") as typeof import("danfojs-node");
   // danfo refuses an empty list; an empty frame needs explicit columns.
-  if (!rows.length) return new DataFrame([], { columns: [] });
+  if (!rows.length) return new danfo.DataFrame([], { columns: [] });
   // danfo takes the columns from the first row and the values by position: give every row every
   // column (first-seen order) so a key missing from some rows cannot shift the others.
-  const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
-  return new DataFrame(rows.map((r) => Object.fromEntries(columns.map((c) => [c, r[c] ?? null]))));
+  const columns = columnsOf(rows);
+  return new danfo.DataFrame(rows.map((r) => Object.fromEntries(columns.map((c) => [c, r[c] ?? null]))));
 }
 
 export interface TableOptions {
@@ -39,9 +51,8 @@ function isRows(frame: DataFrame | readonly Row[]): frame is readonly Row[] {
 }
 
 export function tableHtml(frame: DataFrame | readonly Row[], options: TableOptions = {}): string {
-  const df = isRows(frame) ? toDataFrame(frame) : frame;
-  const columns = df.columns;
-  const values = df.values as unknown[][];
+  const columns = isRows(frame) ? columnsOf(frame) : frame.columns;
+  const values = isRows(frame) ? frame.map((r) => columns.map((c) => r[c] ?? null)) : (frame.values as unknown[][]);
   const cell = (v: unknown): string => {
     if (typeof v === "number") return `<td style="text-align:right">${formatNumber(v, options.digits)}</td>`;
     if (v === null || v === undefined || (typeof v === "number" && Number.isNaN(v))) return "<td></td>";

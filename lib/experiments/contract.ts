@@ -64,6 +64,8 @@ export interface RegisteredExperiment {
   readonly file: string;
   /** Resolves (and checks) the parameters; throws ParameterError on bad input. */
   resolve(profile: ProfileName, overrides: Record<string, unknown>): object;
+  /** Each profile's parameter values (`--help`, docs/parameters.md). */
+  readonly profiles: Readonly<Record<ProfileName, object>>;
   /**
    * Parameters that must be given (`--set`): such a notebook runs only when asked (`--only`) or when
    * one of them is given, and is refused before it starts when one is missing. Notebook 00 needs runs.
@@ -81,6 +83,7 @@ export function register<P extends object, R extends ExperimentRun, S>(e: Experi
     slug: e.slug,
     title: e.title,
     file: e.notebook,
+    profiles: e.profiles,
     resolve: (profile, overrides) => e.params(profile, overrides as Partial<P>),
     ...(e.plan
       ? {

@@ -10,7 +10,7 @@ import { experiment as overIndexing } from "./over-indexing";
 import { experiment as reindexUnderLoad } from "./reindex-under-load";
 import { experiment as roundTrips } from "./round-trips";
 import { experiment as yourIndexes } from "./your-indexes";
-import { compareRunsParams } from "../compare/params";
+import { COMPARE_RUNS_DEFAULTS, compareRunsParams } from "../compare/params";
 
 export const EXPERIMENTS: readonly RegisteredExperiment[] = [
   register(indexWriteCost),
@@ -27,6 +27,7 @@ export const EXPERIMENTS: readonly RegisteredExperiment[] = [
     file: "notebooks/00-compare-runs.ipynb",
     title: "Compare runs: did my change make a difference?",
     resolve: (profile, overrides) => compareRunsParams(profile, overrides),
+    profiles: { smoke: COMPARE_RUNS_DEFAULTS, default: COMPARE_RUNS_DEFAULTS, full: COMPARE_RUNS_DEFAULTS },
     requires: ["runs"],
   },
 ];

@@ -34,16 +34,21 @@ export interface CreateIndexAfterLoadParams {
   readonly walAnatomyRows: number;
   /** setseed() value before every load, so every trial writes the same codes. */
   readonly randomSeed: number;
-  /** Server settings (the seed ran PostgreSQL's defaults with track_io_timing/track_wal_io_timing on). */
+  /** maintenance_work_mem, MB (the seed ran PostgreSQL's defaults, with track_io_timing and track_wal_io_timing on). */
   readonly maintenanceWorkMemMB: number;
+  /** max_parallel_maintenance_workers of the server (workers a CREATE INDEX may use). */
   readonly maxParallelMaintenanceWorkers: number;
+  /** shared_buffers, MB. */
   readonly sharedBuffersMB: number;
+  /** max_wal_size, MB. */
   readonly maxWalSizeMB: number;
+  /** checkpoint_timeout, seconds. */
   readonly checkpointTimeoutS: number;
   /** Pause after each phase before reading counters: the WAL writer and checkpointer report late. */
   readonly settleMs: number;
   /** CPU and memory limits of a docker server. */
   readonly cpus: number;
+  /** Memory limit of a docker server, GiB. */
   readonly memoryGiB: number;
 }
 

@@ -17,11 +17,13 @@ import {
 export interface IndexWriteCostParams {
   /** Where the servers run: auto = docker if a daemon answers, else embedded. */
   readonly target: TargetChoice;
+  /** Databases to measure: postgresql and/or mongodb. */
   readonly engines: readonly Engine[];
   /** Rows per trial (the seed: 10k, 100k, 1M). */
   readonly rowCounts: readonly number[];
   /** Extra single-field secondary indexes: 0 (primary key only), 1 (field1), 5 (field1..field5). */
   readonly extraIndexes: readonly number[];
+  /** Write operations timed: INSERT, UPDATE of a non-indexed field, of one indexed field, of five indexed fields. */
   readonly operations: readonly Operation[];
   /** Trials per condition (the seed: 5). */
   readonly repeats: number;
@@ -31,6 +33,7 @@ export interface IndexWriteCostParams {
    * `budgetSeconds`. The run records which of the three stopped it. `maxRepeats = repeats`: no adding.
    */
   readonly maxRepeats: number;
+  /** Seconds the run may take before the adaptive design adds no more repeats. */
   readonly budgetSeconds: number;
   /** Rows per driver call (the seed: 1,000). */
   readonly batchSize: number;
@@ -43,6 +46,7 @@ export interface IndexWriteCostParams {
   readonly fillfactors: readonly number[];
   /** CPU and memory limits of docker servers (the seed: 2 CPU, 3 GiB). */
   readonly cpus: number;
+  /** Memory limit of a docker server, GiB (the seed: 3). */
   readonly memoryGiB: number;
   /** PostgreSQL shared_buffers and MongoDB WiredTiger cache, GiB (the seed: 1 and 1). */
   readonly cacheGiB: number;

@@ -31,22 +31,27 @@ export interface OverIndexingParams {
    * (at the pace so far). The run records which stopped it. `maxRepeats = repeats`: no adding.
    */
   readonly maxRepeats: number;
+  /** Seconds the run may take before the adaptive design adds no more rounds. */
   readonly budgetSeconds: number;
-  /** pgbench clients and threads (the seed: -c 16 -j 8). */
+  /** pgbench clients, -c (the seed: -c 16 -j 8). */
   readonly clients: number;
+  /** pgbench threads (-j), at most `clients`. */
   readonly threads: number;
   /** Seconds per round (the seed: 300 to 7,200). */
   readonly durationSeconds: number;
   /** pgbench --max-tries (1 = the seed's: a deadlock aborts the client; more retries it). */
   readonly maxTries: number;
-  /** Server memory: the seed's shared_buffers held its whole data set (64 GB for ~11 GB, 1 TB RAM). */
+  /** shared_buffers, MB (the seed's held its whole data set: 64 GB for ~11 GB, 1 TB RAM). */
   readonly sharedBuffersMB: number;
+  /** maintenance_work_mem, MB (index builds). */
   readonly maintenanceWorkMemMB: number;
-  /** The seed's max_wal_size 200 GB / checkpoint_timeout 30 min kept checkpoints out of its rounds. */
+  /** max_wal_size, GB (the seed's 200 GB and checkpoint_timeout 30 min kept checkpoints out of its rounds). */
   readonly maxWalSizeGB: number;
+  /** checkpoint_timeout, minutes. */
   readonly checkpointTimeoutMin: number;
   /** CPU and memory limits of a docker server. */
   readonly cpus: number;
+  /** Memory limit of a docker server, GiB; above sharedBuffersMB. */
   readonly memoryGiB: number;
 }
 

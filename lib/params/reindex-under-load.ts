@@ -17,8 +17,9 @@ export interface ReindexUnderLoadParams {
    * "dtgvp"; same tables).
    */
   readonly initSteps: string;
-  /** pgbench clients and threads (the seed: -c 2, one thread). */
+  /** pgbench clients, -c (the seed: -c 2, one thread). */
   readonly clients: number;
+  /** pgbench threads (-j), at most `clients`. */
   readonly threads: number;
   /** Seconds per run (the seed: 30). */
   readonly durationSeconds: number;
@@ -44,6 +45,7 @@ export interface ReindexUnderLoadParams {
   readonly sharedBuffersMB: number;
   /** CPU and memory limits of a docker server. */
   readonly cpus: number;
+  /** Memory limit of a docker server, GiB. */
   readonly memoryGiB: number;
 }
 

@@ -19,6 +19,7 @@ export interface RoundTripsParams {
    * Environments to run. The quorum ones need the embedded PostgreSQL binaries (standbys are data-directory copies).
    */
   readonly environments: readonly EnvironmentId[];
+  /** Statement patterns timed in each environment (SELECT 1, autocommit UPDATEs, one transaction, prepared, bulk). */
   readonly cases: readonly CaseId[];
   /** Statements per case (the seed: 10,000). */
   readonly statements: number;
@@ -28,6 +29,7 @@ export interface RoundTripsParams {
   readonly repeats: number;
   /** Round-trip targets, ms: the seed measured 0.20 (client and Aurora in one AZ) and 1.70 (another AZ). */
   readonly sameAzRttMs: number;
+  /** Round-trip target of the cross-AZ environments, ms (the seed measured 1.70). */
   readonly crossAzRttMs: number;
   /** Round trip between the primary and each of its two standbys in the quorum environments, ms. */
   readonly standbyRttMs: number;

@@ -32,7 +32,9 @@ export interface YourIndexesParams {
   readonly sampleRows: number;
   /** pgbench scripts, each "file" or "file@weight" as pgbench takes them. */
   readonly workload: readonly string[];
+  /** pgbench clients (-c). */
   readonly clients: number;
+  /** pgbench threads (-j), at most `clients`. */
   readonly threads: number;
   /** Seconds per timed run. */
   readonly durationSeconds: number;
@@ -45,7 +47,9 @@ export interface YourIndexesParams {
    * maxRepeats and while the budget lasts.
    */
   readonly repeats: number;
+  /** Most rounds the adaptive design may reach while an index is undecided. */
   readonly maxRepeats: number;
+  /** Seconds the run may take before the adaptive design adds no more rounds. */
   readonly budgetSeconds: number;
   /** "No cost beyond ±margin": the equivalence margin on the write-throughput cost, as a fraction (0.02 = ±2 %). */
   readonly equivalenceMargin: number;
@@ -55,12 +59,17 @@ export interface YourIndexesParams {
    * production servers run.
    */
   readonly synchronousCommit: "on" | "off";
+  /** shared_buffers, MB. */
   readonly sharedBuffersMB: number;
+  /** maintenance_work_mem, MB (index builds). */
   readonly maintenanceWorkMemMB: number;
+  /** max_wal_size, GB. */
   readonly maxWalSizeGB: number;
+  /** checkpoint_timeout, minutes. */
   readonly checkpointTimeoutMin: number;
   /** CPU and memory limits of a docker server. */
   readonly cpus: number;
+  /** Memory limit of a docker server, GiB. */
   readonly memoryGiB: number;
 }
 

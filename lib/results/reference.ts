@@ -2,6 +2,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { parse } from "csv-parse/sync";
+import { citationText, seedCitation } from "./seeds";
 
 export interface PublishedFigure {
   readonly experiment: string;
@@ -14,6 +15,8 @@ export interface PublishedFigure {
   readonly value: number;
   readonly unit: string;
   readonly note: string;
+  /** The seed as a reader can find it (title, author, publication, year, URL: lib/results/seeds.ts). */
+  readonly source: string;
 }
 
 export function referenceFile(): string {
@@ -38,6 +41,7 @@ export function publishedFigures(experiment?: string): PublishedFigure[] {
       value: Number(r.value),
       unit: r.unit,
       note: r.note ?? "",
+      source: citationText(seedCitation(r.seed_file)),
     }))
     .filter((f) => experiment === undefined || f.experiment === experiment);
 }

@@ -22,7 +22,7 @@ import { jupyterUnavailableReason } from "../../lib/jupyter/execute";
 import { projectRoot } from "../../lib/jupyter/kernel-spec";
 import { indexWriteCostParams } from "../../lib/params/index-write-cost";
 import { CompareInputError, readRun } from "../../lib/results/stored-runs";
-import { checkReportRenders } from "../support/report-check";
+import { assertNotebookFigures, checkReportRenders } from "../support/report-check";
 
 const box = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-compare-test-"));
 const results = path.join(box, "results");
@@ -167,5 +167,6 @@ test(
     assert.equal(check.charts, 2);
     assert.equal(check.svgCharts, 2, "both charts drew");
     assert.deepEqual(check.consoleErrors, []);
+    await assertNotebookFigures(path.join(reports, "00-compare-runs.ipynb"), check, assert.deepEqual);
   },
 );

@@ -1,7 +1,8 @@
 /**
  * The real notebooks, executed headless on the `smoke` profile through the same executor as
  * `npm run reproduce`, each report then opened in headless Chromium: every plotly chart must be
- * drawn (an SVG per chart) with no console errors, and the run's results must be on disk.
+ * drawn (an SVG per chart) with no console errors, every chart's `application/vnd.plotly.v1+json`
+ * figure in the executed .ipynb must validate against plotly's schema, and the run's results must be on disk.
  */
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
@@ -11,7 +12,7 @@ import path from "node:path";
 import { describeFailure, executeNotebook, jupyterUnavailableReason } from "../../lib/jupyter/execute";
 import { projectRoot } from "../../lib/jupyter/kernel-spec";
 import { EXPERIMENTS } from "../../lib/experiments/registry";
-import { checkReportRenders } from "../support/report-check";
+import { assertNotebookFigures, checkReportRenders } from "../support/report-check";
 
 const root = projectRoot();
 const outDir = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-notebooks-test-"));
@@ -65,6 +66,8 @@ for (const entry of EXPERIMENTS.filter((n) => !n.requires)) {
       assert.ok(check.charts >= 1, "the report has charts");
       assert.equal(check.svgCharts, check.charts, "every chart drew an SVG");
       assert.deepEqual(check.consoleErrors, []);
+      // JupyterLab and VS Code draw plotly's own MIME type: each figure is there and valid.
+      await assertNotebookFigures(path.join(outDir, `${name}.ipynb`), check, assert.deepEqual);
       // The last cell, "your own cut", shows a groupby of lab.frame(run) with its aggregated columns.
       const cells = (
         JSON.parse(fs.readFileSync(path.join(outDir, `${name}.ipynb`), "utf8")) as {

@@ -1,0 +1,84 @@
+/**
+ * Reads every notebook's parameters from their declarations: the `…Params` interfaces of
+ * lib/params/*.ts and lib/compare/params.ts, each member's type (aliases spelled out: `"auto" |
+ * "embedded" | …`) and its doc comment, the one place a parameter's meaning is written. Run by
+ * scripts/build-assets.ts into build/assets/parameters.json, which `npm run reproduce -- --help`
+ * and docs/parameters.md read (scripts/parameters.ts).
+ *
+ * The type checker is needed to spell out the aliases, and a program over these files takes 5 s
+ * here (372 files with their imports): scripts/build-assets.ts loads this module (and typescript,
+ * 0.7 s) only when a file the last program read has changed, or a params file was added.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import ts from "typescript";
+import type { ParametersInterface } from "./parameters-asset";
+
+function rootFiles(sourceRoot: string): string[] {
+  const dir = path.join(sourceRoot, "lib", "params");
+  return [
+    ...fs
+      .readdirSync(dir)
+      .filter((f) => f.endsWith(".ts"))
+      .sort()
+      .map((f) => path.join(dir, f)),
+    path.join(sourceRoot, "lib", "compare", "params.ts"),
+  ];
+}
+
+function typeText(checker: ts.TypeChecker, type: ts.Type): string {
+  if (type.flags & ts.TypeFlags.Boolean) return "boolean";
+  if (type.isUnion()) {
+    const parts = type.types.map((t) => typeText(checker, t));
+    // boolean is true | false inside a wider union: say boolean once.
+    const hasTrue = parts.includes("true") && parts.includes("false");
+    const merged = hasTrue ? [...parts.filter((p) => p !== "true" && p !== "false"), "boolean"] : parts;
+    return merged.join(" | ");
+  }
+  if (checker.isArrayType(type)) {
+    const [element] = checker.getTypeArguments(type as ts.TypeReference);
+    const inner = element ? typeText(checker, element) : "unknown";
+    return inner.includes(" | ") ? `(${inner})[]` : `${inner}[]`;
+  }
+  return checker.typeToString(type, undefined, ts.TypeFormatFlags.NoTruncation);
+}
+
+export function extractParameters(sourceRoot: string): { interfaces: ParametersInterface[]; inputs: string[] } {
+  const files = rootFiles(sourceRoot);
+  const program = ts.createProgram(files, {
+    strict: true,
+    skipLibCheck: true,
+    noEmit: true,
+    types: ["node"],
+    lib: ["lib.es2022.d.ts"],
+    module: ts.ModuleKind.CommonJS,
+    target: ts.ScriptTarget.ES2022,
+    moduleResolution: ts.ModuleResolutionKind.Node10,
+    esModuleInterop: true,
+    resolveJsonModule: true,
+  });
+  const checker = program.getTypeChecker();
+  const interfaces: ParametersInterface[] = [];
+  for (const file of files) {
+    const sf = program.getSourceFile(file);
+    if (!sf) continue;
+    ts.forEachChild(sf, (node) => {
+      if (!ts.isInterfaceDeclaration(node) || !/Params$/.test(node.name.text)) return;
+      const exported = node.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
+      if (!exported) return;
+      const parameters = node.members.filter(ts.isPropertySignature).map((m) => {
+        const symbol = checker.getSymbolAtLocation(m.name);
+        const meaning = symbol
+          ? ts.displayPartsToString(symbol.getDocumentationComment(checker)).replace(/\s+/g, " ").trim()
+          : "";
+        return { name: m.name.getText(sf), type: typeText(checker, checker.getTypeAtLocation(m)), meaning };
+      });
+      interfaces.push({ interface: node.name.text, file: path.relative(sourceRoot, file), parameters });
+    });
+  }
+  const inputs = program
+    .getSourceFiles()
+    .map((s) => s.fileName)
+    .filter((f) => !f.includes(`${path.sep}node_modules${path.sep}`) && !/\/node_modules\//.test(f));
+  return { interfaces, inputs };
+}
