@@ -5,6 +5,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Client } from "pg";
+import { recreateDatabase } from "../../lib/engines/postgres/template-database";
 import { listRecords } from "../../lib/runtime/resource-registry";
 import { withEnv } from "../support/env";
 import { EmbeddedPostgresTarget } from "../../lib/targets/embedded/embedded-postgres";
@@ -67,7 +68,13 @@ test("external target: a database a kill -9 left behind is named by clean with i
         .rows[0].n === 1;
     await withEnv({ DBLAB_STATE_DIR: state }, async () => {
       // A live run's database on the same server, which the next run's sweep must not touch.
-      const live = await new ExternalTarget(remote.uri, { onPreflight: () => {} }).start({ engine: "postgresql" });
+      const live = await new ExternalTarget(remote.uri, { onPreflight: () => {} }).start({
+        engine: "postgresql",
+        runId: "20261201T000000_03-over-indexing_1111",
+      });
+      assert.equal(live.connection.database, "dblab_20261201t000000_03_1111", "the run's id in its database's name");
+      const liveTemplate = `${live.databasePrefix}_inventory_template`;
+      await recreateDatabase(live.connection, liveTemplate);
       // A runner that creates its database and is then killed with SIGKILL: nothing of it runs after.
       const build = path.resolve(__dirname, "..", "..");
       const runner = spawn(
@@ -75,8 +82,15 @@ test("external target: a database a kill -9 left behind is named by clean with i
         [
           "-e",
           `const { ExternalTarget } = require(${JSON.stringify(path.join(build, "lib/targets/external/external-target.js"))});
-           new ExternalTarget(process.env.URI, { onPreflight: () => {} }).start({ engine: "postgresql" })
-             .then((s) => { console.log("DB " + s.connection.database); setInterval(() => {}, 1000); });`,
+           const { recreateDatabase, cloneDatabase } = require(${JSON.stringify(path.join(build, "lib/engines/postgres/template-database.js"))});
+           new ExternalTarget(process.env.URI, { onPreflight: () => {} })
+             .start({ engine: "postgresql", runId: "20261201T000000_03-over-indexing_2222" })
+             .then(async (s) => {
+               await recreateDatabase(s.connection, s.databasePrefix + "_inventory_template");
+               await cloneDatabase(s.connection, s.databasePrefix + "_inventory_template", s.databasePrefix + "_inventory_l7");
+               console.log("DB " + s.connection.database);
+               setInterval(() => {}, 1000);
+             });`,
         ],
         { env: { ...process.env, URI: remote.uri }, stdio: ["ignore", "pipe", "inherit"] },
       );
@@ -93,6 +107,8 @@ test("external target: a database a kill -9 left behind is named by clean with i
       runner.kill("SIGKILL");
       await gone;
       assert.ok(await exists(left), "the killed runner's database is still there");
+      const leftTemplates = [`${left}_inventory_template`, `${left}_inventory_l7`];
+      for (const name of leftTemplates) assert.ok(await exists(name), `the killed runner's ${name} is still there`);
       const record = listRecords().find((r) => r.resource.type === "external-database" && !r.ownerAlive);
       assert.ok(record && !record.ownerAlive, "its record names a dead owner");
       assert.ok(
@@ -122,6 +138,9 @@ test("external target: a database a kill -9 left behind is named by clean with i
       });
       try {
         assert.equal(await exists(left), false, "the next run against the server dropped the leftover");
+        for (const name of leftTemplates)
+          assert.equal(await exists(name), false, `the next run dropped the dead run's ${name} too (its owner mark)`);
+        assert.ok(await exists(liveTemplate), "a running lab's template stays");
         assert.ok(
           notes.some((n) => n.includes(left)),
           notes.join("\n"),
@@ -135,6 +154,7 @@ test("external target: a database a kill -9 left behind is named by clean with i
         await next.stop();
         await live.stop();
       }
+      assert.equal(await exists(liveTemplate), false, "a run's stop drops every database under its name");
       assert.deepEqual(
         listRecords().filter((r) => r.resource.type === "external-database"),
         [],
