@@ -21,6 +21,7 @@ import { ExternalTarget, LAB_DATABASE_COMMENT } from "../../lib/targets/external
 import type { PreflightReport } from "../../lib/targets/external/preflight";
 import type { ServerSpec } from "../../lib/targets/types";
 import { runTag } from "../../lib/targets/run-names";
+import { phaseOneSpec } from "../../lib/experiments/round-trips/run";
 import { experiment as yourIndexes } from "../../lib/experiments/your-indexes";
 import { findHostClientTool, findHostPgbench } from "../../lib/workloads/pgbench";
 import { withEnv } from "../support/env";
@@ -432,6 +433,15 @@ test("a role without CREATEDB is refused by the pre-flight, naming the privilege
     assert.match(report.text, /superuser no · CREATEDB no · CHECKPOINT no/);
     assert.match(report.text, /pg_walinspect .*NOT measured \(CREATE EXTENSION pg_walinspect needs a superuser here\)/);
     assert.ok(!report.text.includes("reader-secret-9"));
+    assert.deepEqual(await labDatabases(server), []);
+    // 05 gets the same pre-flight, naming itself and its two sessions.
+    let report05: PreflightReport | undefined;
+    await assert.rejects(
+      new ExternalTarget(uri, { onPreflight: (r) => (report05 = r) }).start(phaseOneSpec()),
+      /cannot run 05 round trips: role "lab_reader" has no CREATEDB privilege[\s\S]*may not run CHECKPOINT/,
+    );
+    assert.match(report05?.text ?? "", /Pre-flight for 05 round trips: PostgreSQL 17\.6/);
+    assert.match(report05?.text ?? "", /this run opens up to \d+/);
     assert.deepEqual(await labDatabases(server), []);
   } finally {
     await admin.query("DROP ROLE IF EXISTS lab_reader");

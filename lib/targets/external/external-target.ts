@@ -108,6 +108,19 @@ async function dropLeftovers(client: Client, s: PostgresSettings, say: (m: strin
   return dropped;
 }
 
+/**
+ * `npm run clean` with DBLAB_POSTGRES_URI set: drops the lab databases on that server (as that user)
+ * whose owner on this machine is gone, templates and clones included, as the next run would.
+ */
+export async function dropDeadRunsDatabases(uri: string, say: (m: string) => void): Promise<string[]> {
+  const { client, settings } = await connectAdmin(uri, { applicationName: "dblab-clean" });
+  try {
+    return await dropLeftovers(client, settings, say);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
 /** Refused before any connection: plaintext to another host that the user did not ask for. */
 export class PlaintextRefusedError extends ParameterError {}
 
