@@ -59,7 +59,10 @@ export interface WatchdogOptions {
   readonly probe?: (server: StartedServer, timeoutMs: number) => Promise<void>;
   /** How often a long trial shows what its server is doing (server-activity.ts); 0 = never. */
   readonly activityMs?: number;
-  /** A server seen only through its connection: silence and unreachable port that make a lost link (default LINK_BOUND_MS, LINK_UNREACHABLE_MS). */
+  /**
+   * A server seen only through its connection: the silence and the time its port is unreachable
+   * that make a lost link (default LINK_BOUND_MS, LINK_UNREACHABLE_MS).
+   */
   readonly link?: { readonly boundMs: number; readonly unreachableMs: number };
 }
 
