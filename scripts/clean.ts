@@ -12,12 +12,14 @@ import { externalDropAdvice, reapOrphans, type KeptResource } from "../lib/runti
 import { isProcessAlive, listRecords } from "../lib/runtime/resource-registry";
 import { dockerClientFor, errorText, LAB_LABEL, withEngineTimeout } from "../lib/targets/docker/docker-client";
 import { endpointFromRef, resolveEndpoint, type DockerEndpoint } from "../lib/targets/docker/endpoint";
+import { dropDeadRunsDatabases } from "../lib/targets/external/external-target";
 import { has, lastValue, noPositionals, readCommandArgs, refuse, UsageError } from "./cli-args";
 
 const USAGE = `Usage: npm run clean -- [--dry-run] [--quiet] [--wait-for-pid PID]
 
 Removes what dead lab runs left behind: embedded servers and their data directories, helper
-processes, and the lab's containers on every engine a record names (and the one DOCKER_HOST names).
+processes, and the lab's containers on every engine a record names (and the one DOCKER_HOST names);
+with DBLAB_POSTGRES_URI set, the databases dead runs left on that server (templates included).
 Resources of lab processes that are still running are left alone.
 
 Options:
@@ -189,6 +191,16 @@ async function main(): Promise<number> {
     await dryRun(engines);
     return 0;
   }
+  // A dead run's databases on an external server: only with the URI (the lab keeps no password).
+  const uri = process.env.DBLAB_POSTGRES_URI;
+  let dropped = 0;
+  if (uri) {
+    try {
+      dropped = (await dropDeadRunsDatabases(uri, (m) => (quiet ? undefined : console.log(m)))).length;
+    } catch (error) {
+      notReached.push(`the external PostgreSQL DBLAB_POSTGRES_URI names: ${errorText(error)}`);
+    }
+  }
   const kept: KeptResource[] = [];
   const reaped = await reapOrphans({ onKept: (k) => kept.push(k) });
   for (const r of reaped) if (!quiet) console.log(`removed ${r.description} (owner pid ${r.ownerPid} gone)`);
@@ -206,7 +218,7 @@ async function main(): Promise<number> {
   const alive = listRecords().filter((r) => r.ownerAlive);
   if (!quiet) {
     console.log(
-      `clean: removed ${reaped.length + containers} resource(s)` +
+      `clean: removed ${reaped.length + containers + dropped} resource(s)` +
         (alive.length ? `; ${alive.length} belong to running lab processes and were left alone` : ""),
     );
   }

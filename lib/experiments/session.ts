@@ -235,12 +235,16 @@ class RunSession<C extends object> implements ExperimentSession<C> {
     const eta = runEta(options, store);
     const said = [eta ? `ETA: ${eta}` : "", options.prospect ?? ""].filter(Boolean).join(" · ");
     progress.update(0, 1, said ? `${said} · starting servers…` : "starting servers…");
-    const servers = await startServers(options.specs, {
-      target: options.target,
-      ...limitsOf(options),
-      optional: options.optional ?? [],
-      onProgress: (m) => progress.update(0, 1, m),
-    });
+    // The run's id reaches every target: a shared server's databases and a container carry it in their names.
+    const servers = await startServers(
+      options.specs.map((spec) => ({ ...spec, runId: store.runId })),
+      {
+        target: options.target,
+        ...limitsOf(options),
+        optional: options.optional ?? [],
+        onProgress: (m) => progress.update(0, 1, m),
+      },
+    );
     try {
       const notes = [
         ...servers.notes,
@@ -297,7 +301,7 @@ class RunSession<C extends object> implements ExperimentSession<C> {
         : place.target !== undefined
           ? { kind: place.target, reason: "the experiment needs what only this target gives" }
           : await decideTarget(spec.engine, this.options.target);
-    const { server, note } = await startOn(spec, decision, {
+    const { server, note } = await startOn({ ...spec, runId: this.store.runId }, decision, {
       ...limitsOf(this.options),
       endpoint: place.endpoint,
       baseDir: place.baseDir,

@@ -113,7 +113,9 @@ export function externalDropAdvice(r: ExternalDatabaseRecord): string {
   const sql = `DROP DATABASE IF EXISTS "${r.database.replace(/"/g, '""')}" WITH (FORCE);`;
   return (
     `the lab keeps no password for ${r.host}:${r.port}, so it cannot drop ${r.database} from here; the next run ` +
-    `against that server as ${r.user} drops it, or drop it now: psql "${conninfo}" -c '${sql}'`
+    `against that server as ${r.user} drops it and every database under its name (${r.database}_…, its templates ` +
+    `and clones), so does \`npm run clean\` with DBLAB_POSTGRES_URI set to that server, or drop it now: ` +
+    `psql "${conninfo}" -c '${sql}'`
   );
 }
 

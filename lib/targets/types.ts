@@ -40,6 +40,11 @@ export interface ServerSpec {
    * pre-flight checks it (and says what is lost without it) before the first change there.
    */
   readonly uses?: ServerUses;
+  /**
+   * The run that asks (its results folder's name): a shared server's database and a container carry
+   * it in their names (run-names.ts), so that runs at once never share a name. The session sets it.
+   */
+  readonly runId?: string;
 }
 
 export interface ServerUses {
@@ -54,8 +59,10 @@ export interface ServerUses {
   /** Sessions open at once at the peak, the lab's own included (pgbench -c plus its helpers). */
   readonly clients?: number;
   /**
-   * Databases the workload creates and drops beside the lab's own (template clones for pgbench):
-   * an external server lists them in the pre-flight and drops them on stop, interrupts included.
+   * Databases the workload creates and drops beside the lab's own (template clones for pgbench),
+   * as suffixes of the server's `databasePrefix` ("inventory_run" → "dblab_<run>_inventory_run"):
+   * an external server lists them in the pre-flight, and on stop drops every database under its
+   * prefix, interrupts included.
    */
   readonly databases?: readonly string[];
   /** ALTER SYSTEM + pg_reload_conf (02 keeps WAL for its decoding trials with wal_keep_size). */
@@ -184,6 +191,11 @@ export interface StartedServer {
   /** Full connection URI including the password: hand it to drivers, never print it. */
   readonly uri: string;
   readonly description: ServerDescription;
+  /**
+   * Present where the server is shared with other runs (an external server): the start of every
+   * database name this run makes there, carrying the run's id (`databasePrefix` in run-names.ts).
+   */
+  readonly databasePrefix?: string;
   /**
    * Restart the server process (same data, same settings), as the seeds did between rounds.
    * External targets cannot restart and throw.

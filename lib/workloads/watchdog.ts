@@ -18,6 +18,7 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import fs from "node:fs";
+import net from "node:net";
 import { median } from "simple-statistics";
 import { killTree } from "../runtime/reaper";
 import { isProcessAlive } from "../runtime/resource-registry";
@@ -34,6 +35,20 @@ export { isEngineLoss, StallError } from "./failures";
 const MIN_BOUND_MS = 60_000;
 const PEER_FACTOR = 10;
 
+/**
+ * A server the lab sees only through its connection (an external one: no process, container or
+ * engine of ours to look at) is also watched at the TCP level: a trial silent for LINK_BOUND_MS
+ * while the server's port has not completed a TCP handshake for LINK_UNREACHABLE_MS is a lost
+ * link, said at once. Measured without it: an external TLS server whose packets were dropped 6 s
+ * into a 03 run ended the run 144 s later (pgbench waits out the kernel's retransmissions, printing
+ * 0-tps lines, then prints nothing), where the ssh:// cells of the fault matrix end in about 47 s.
+ * A frozen server still completes handshakes (the kernel does), so this never takes a stall's place.
+ */
+const LINK_BOUND_MS = 20_000;
+const LINK_UNREACHABLE_MS = 10_000;
+/** A TCP handshake across a live link takes milliseconds; this is what one may take before it counts as failed. */
+const HANDSHAKE_MS = 4000;
+
 export interface WatchdogOptions {
   readonly servers: ReadonlyMap<Engine, StartedServer>;
   /** Shows a line in the run's progress (the notebook's bar and `npm run reproduce`'s). */
@@ -44,6 +59,11 @@ export interface WatchdogOptions {
   readonly probe?: (server: StartedServer, timeoutMs: number) => Promise<void>;
   /** How often a long trial shows what its server is doing (server-activity.ts); 0 = never. */
   readonly activityMs?: number;
+  /**
+   * A server seen only through its connection: the silence and the time its port is unreachable
+   * that make a lost link (default LINK_BOUND_MS, LINK_UNREACHABLE_MS).
+   */
+  readonly link?: { readonly boundMs: number; readonly unreachableMs: number };
 }
 
 /** The override from DBLAB_STALL_SECONDS; a bad value is refused before anything starts. */
@@ -100,6 +120,49 @@ async function stopStalled(server: StartedServer): Promise<string | undefined> {
   }
 }
 
+/** Whether the lab sees this server only through its connection (see LINK_BOUND_MS). */
+function seenOnlyThroughConnection(server: StartedServer): boolean {
+  const pid = (server as { pid?: unknown }).pid;
+  return (
+    server.processGone === undefined &&
+    server.network === undefined &&
+    typeof pid !== "number" &&
+    !server.connection.host.startsWith("/")
+  );
+}
+
+/** Whether host:port completes a TCP handshake within `timeoutMs` (its refusal or silence: no). */
+export function tcpHandshake(host: string, port: number, timeoutMs = HANDSHAKE_MS): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port });
+    const done = (ok: boolean) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(ok);
+    };
+    const timer = setTimeout(() => done(false), timeoutMs);
+    socket.once("connect", () => done(true));
+    socket.once("error", () => done(false));
+  });
+}
+
+function lostLink(
+  server: StartedServer,
+  what: string,
+  bound: { readonly boundMs: number; readonly unreachableMs: number },
+  silentMs: number,
+  unreachableMs: number,
+  watchedMs: number,
+) {
+  const c = server.connection;
+  return new ServerLostError(
+    `${capitalise(serverName(server))} stopped answering: the link to it is lost — no progress for ` +
+      `${seconds(silentMs)} s and no TCP handshake with ${c.host}:${c.port} for ${seconds(unreachableMs)} s ` +
+      `(watched for ${seconds(watchedMs)} s; bound ${seconds(bound.boundMs)} s of silence with the port ` +
+      `unreachable for ${seconds(bound.unreachableMs)} s) while ${what}`,
+  );
+}
+
 export class TrialWatchdog {
   private readonly durations = new Map<string, number[]>();
   private lastSign = 0;
@@ -141,9 +204,41 @@ export class TrialWatchdog {
     let stopping: Promise<void> | undefined;
     let probing = false;
     let warned = false;
+    const linkWatched = seenOnlyThroughConnection(server);
+    const link = this.options.link ?? { boundMs: LINK_BOUND_MS, unreachableMs: LINK_UNREACHABLE_MS };
+    let handshaking = false;
+    let unreachableSince: number | undefined;
+    let lost: ((error: ServerLostError) => void) | undefined;
+    const lostLinkPromise = new Promise<never>((_, reject) => (lost = reject));
+    let lostError: ServerLostError | undefined;
+    const checkLink = async (silentMs: number): Promise<void> => {
+      if (handshaking || lostError) return;
+      handshaking = true;
+      const at = Date.now();
+      try {
+        const ok = await tcpHandshake(server.connection.host, server.connection.port);
+        if (ok) {
+          unreachableSince = undefined;
+          return;
+        }
+        unreachableSince ??= at;
+        const now = Date.now();
+        const silent = now - this.lastSign;
+        if (silent >= link.boundMs && now - unreachableSince >= link.unreachableMs && !stallError) {
+          clearInterval(timer);
+          lostError = lostLink(server, what, link, Math.max(silent, silentMs), now - unreachableSince, now - started);
+          this.options.say?.(`⚠ lost: ${what} on ${serverName(server)}: the link to it is down`);
+          lost?.(lostError);
+        }
+      } finally {
+        handshaking = false;
+      }
+    };
     const check = async (): Promise<void> => {
-      if (stallError) return;
+      if (stallError || lostError) return;
       const silentMs = Date.now() - this.lastSign;
+      if (linkWatched && silentMs >= Math.min(quietMs, link.boundMs / 4)) void checkLink(silentMs);
+      else unreachableSince = undefined;
       if (silentMs >= bound) {
         clearInterval(timer);
         stallError = new StallError(
@@ -179,7 +274,10 @@ export class TrialWatchdog {
         probing = false;
       }
     };
-    const timer = setInterval(() => void check(), Math.max(25, Math.min(5000, Math.round(quietMs / 4))));
+    const timer = setInterval(
+      () => void check(),
+      Math.max(25, Math.min(linkWatched ? 2500 : 5000, Math.round(quietMs / 4))),
+    );
     // Not unref'd: it must fire even when nothing else holds the event loop; cleared when the trial ends.
     // A long statement shows what the server does (progress views, WAL written) in the progress line.
     const activityMs = this.options.activityMs;
@@ -197,7 +295,7 @@ export class TrialWatchdog {
             stop: watching.signal,
           });
     try {
-      const result = await Promise.race([work, stall]);
+      const result = await Promise.race([work, stall, lostLinkPromise]);
       // A trial that got through a stall (the server resumed in time) has a meaningless duration.
       if (stallError) throw stallError;
       const list = this.durations.get(group) ?? [];
@@ -210,12 +308,14 @@ export class TrialWatchdog {
         await stopping;
         throw await explainEngineLoss(server, stallError);
       }
-      throw await explainLoss(server, error);
+      if (lostError) throw lostError;
+      throw await explainLoss(server, error, this.options.probe);
     } finally {
       clearInterval(timer);
       watching.abort();
       // After a stall the trial's own late rejection is a consequence of the kill, reported above.
       work.catch(ignored("watchdog: the trial's rejection after its stall"));
+      lostLinkPromise.catch(ignored("watchdog: no lost link"));
     }
   }
 }
@@ -319,10 +419,27 @@ async function explainEngineLoss(server: StartedServer, error: unknown): Promise
  * told to shut down ("terminating connection due to administrator command": its engine stopping)
  * for up to 10 s, until its container has exited or its engine stopped answering.
  */
-async function explainLoss(server: StartedServer, error: unknown): Promise<unknown> {
+async function explainLoss(
+  server: StartedServer,
+  error: unknown,
+  probe: WatchdogOptions["probe"] = probeServer,
+): Promise<unknown> {
   // Any failure is checked once against the server's process: a tool's own words for a dead server
   // need not sound like a lost connection (pgbench whose server got kill -9 printed nothing at all).
   const loss = isConnectionLoss(error);
+  // A server seen only through its connection is asked directly: one that answers no probe made
+  // the trial fail ("pgbench printed no "tps = " line", measured after a dropped link), whatever
+  // the tool said.
+  if (seenOnlyThroughConnection(server) && !(error instanceof ServerLostError)) {
+    const unanswered = await unansweredProbe(server, probe);
+    if (unanswered !== undefined) {
+      const message = error instanceof Error ? error.message : String(error);
+      return new ServerLostError(
+        `${capitalise(serverName(server))} stopped answering, so the connection to it was lost (${message.trim()}): ${unanswered}`,
+        { cause: error },
+      );
+    }
+  }
   const graceMs = !loss ? 0 : /administrator command|shutting down/i.test(String(error)) ? 10_000 : 3000;
   const deadline = Date.now() + graceMs;
   for (;;) {
@@ -339,6 +456,25 @@ async function explainLoss(server: StartedServer, error: unknown): Promise<unkno
     }
     if (Date.now() >= deadline) return error;
     await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/** Why a server seen only through its connection did not answer now, or undefined when it did. */
+async function unansweredProbe(
+  server: StartedServer,
+  probe: NonNullable<WatchdogOptions["probe"]>,
+): Promise<string | undefined> {
+  const c = server.connection;
+  const timeoutMs = 5000;
+  try {
+    await probe(server, timeoutMs);
+    return undefined;
+  } catch (error) {
+    const handshake = await tcpHandshake(c.host, c.port);
+    return (
+      `no answer to a liveness probe within ${seconds(timeoutMs)} s (${error instanceof Error ? error.message : String(error)})` +
+      (handshake ? "" : ` and no TCP handshake with ${c.host}:${c.port}: the link to it is down`)
+    );
   }
 }
 

@@ -5,6 +5,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Client } from "pg";
+import { recreateDatabase } from "../../lib/engines/postgres/template-database";
 import { listRecords } from "../../lib/runtime/resource-registry";
 import { withEnv } from "../support/env";
 import { EmbeddedPostgresTarget } from "../../lib/targets/embedded/embedded-postgres";
@@ -67,32 +68,52 @@ test("external target: a database a kill -9 left behind is named by clean with i
         .rows[0].n === 1;
     await withEnv({ DBLAB_STATE_DIR: state }, async () => {
       // A live run's database on the same server, which the next run's sweep must not touch.
-      const live = await new ExternalTarget(remote.uri, { onPreflight: () => {} }).start({ engine: "postgresql" });
-      // A runner that creates its database and is then killed with SIGKILL: nothing of it runs after.
-      const build = path.resolve(__dirname, "..", "..");
-      const runner = spawn(
-        process.execPath,
-        [
-          "-e",
-          `const { ExternalTarget } = require(${JSON.stringify(path.join(build, "lib/targets/external/external-target.js"))});
-           new ExternalTarget(process.env.URI, { onPreflight: () => {} }).start({ engine: "postgresql" })
-             .then((s) => { console.log("DB " + s.connection.database); setInterval(() => {}, 1000); });`,
-        ],
-        { env: { ...process.env, URI: remote.uri }, stdio: ["ignore", "pipe", "inherit"] },
-      );
-      const left = await new Promise<string>((resolve, reject) => {
-        let out = "";
-        runner.stdout.on("data", (d: Buffer) => {
-          out += d.toString();
-          const m = /DB (\S+)/.exec(out);
-          if (m) resolve(m[1]);
-        });
-        runner.on("exit", (code) => reject(new Error(`the runner ended (${code}) before its database: ${out}`)));
+      const live = await new ExternalTarget(remote.uri, { onPreflight: () => {} }).start({
+        engine: "postgresql",
+        runId: "20261201T000000_03-over-indexing_1111",
       });
-      const gone = new Promise((r) => runner.once("exit", r));
-      runner.kill("SIGKILL");
-      await gone;
+      assert.equal(live.connection.database, "dblab_20261201t000000_03_1111", "the run's id in its database's name");
+      const liveTemplate = `${live.databasePrefix}_inventory_template`;
+      await recreateDatabase(live.connection, liveTemplate);
+      // A runner that creates its database and two 03-style templates, then is killed with SIGKILL:
+      // nothing of it runs after.
+      const build = path.resolve(__dirname, "..", "..");
+      const killedRunner = async (runId: string): Promise<string> => {
+        const runner = spawn(
+          process.execPath,
+          [
+            "-e",
+            `const { ExternalTarget } = require(${JSON.stringify(path.join(build, "lib/targets/external/external-target.js"))});
+             const { recreateDatabase, cloneDatabase } = require(${JSON.stringify(path.join(build, "lib/engines/postgres/template-database.js"))});
+             new ExternalTarget(process.env.URI, { onPreflight: () => {} })
+               .start({ engine: "postgresql", runId: process.env.RUN_ID })
+               .then(async (s) => {
+                 await recreateDatabase(s.connection, s.databasePrefix + "_inventory_template");
+                 await cloneDatabase(s.connection, s.databasePrefix + "_inventory_template", s.databasePrefix + "_inventory_l7");
+                 console.log("DB " + s.connection.database);
+                 setInterval(() => {}, 1000);
+               });`,
+          ],
+          { env: { ...process.env, URI: remote.uri, RUN_ID: runId }, stdio: ["ignore", "pipe", "inherit"] },
+        );
+        const database = await new Promise<string>((resolve, reject) => {
+          let out = "";
+          runner.stdout.on("data", (d: Buffer) => {
+            out += d.toString();
+            const m = /DB (\S+)/.exec(out);
+            if (m) resolve(m[1]);
+          });
+          runner.on("exit", (code) => reject(new Error(`the runner ended (${code}) before its database: ${out}`)));
+        });
+        const gone = new Promise((r) => runner.once("exit", r));
+        runner.kill("SIGKILL");
+        await gone;
+        return database;
+      };
+      const left = await killedRunner("20261201T000000_03-over-indexing_2222");
       assert.ok(await exists(left), "the killed runner's database is still there");
+      const leftTemplates = [`${left}_inventory_template`, `${left}_inventory_l7`];
+      for (const name of leftTemplates) assert.ok(await exists(name), `the killed runner's ${name} is still there`);
       const record = listRecords().find((r) => r.resource.type === "external-database" && !r.ownerAlive);
       assert.ok(record && !record.ownerAlive, "its record names a dead owner");
       assert.ok(
@@ -122,6 +143,9 @@ test("external target: a database a kill -9 left behind is named by clean with i
       });
       try {
         assert.equal(await exists(left), false, "the next run against the server dropped the leftover");
+        for (const name of leftTemplates)
+          assert.equal(await exists(name), false, `the next run dropped the dead run's ${name} too (its owner mark)`);
+        assert.ok(await exists(liveTemplate), "a running lab's template stays");
         assert.ok(
           notes.some((n) => n.includes(left)),
           notes.join("\n"),
@@ -131,10 +155,25 @@ test("external target: a database a kill -9 left behind is named by clean with i
           !listRecords().some((r) => r.resource.type === "external-database" && r.resource.database === left),
           "the leftover's record is gone",
         );
+        // `npm run clean` with the server's URI drops a dead run's databases itself, templates included.
+        const again = await killedRunner("20261201T000000_04-reindex-under-load_3333");
+        const againTemplates = [again, `${again}_inventory_template`, `${again}_inventory_l7`];
+        for (const name of againTemplates) assert.ok(await exists(name), `${name} left by the second killed runner`);
+        const withUri = spawnSync(process.execPath, [path.join(build, "scripts/clean.js")], {
+          encoding: "utf8",
+          env: { ...process.env, DBLAB_POSTGRES_URI: remote.uri },
+        });
+        assert.equal(withUri.status, 0, withUri.stderr);
+        for (const name of againTemplates)
+          assert.equal(await exists(name), false, `clean with the URI dropped ${name}`);
+        assert.match(withUri.stdout, new RegExp(`dropped ${again}_inventory_template`));
+        assert.ok(await exists(liveTemplate), "clean left a running lab's template alone");
+        assert.ok(!withUri.stdout.includes(remote.connection.password), "no password in clean's output");
       } finally {
         await next.stop();
         await live.stop();
       }
+      assert.equal(await exists(liveTemplate), false, "a run's stop drops every database under its name");
       assert.deepEqual(
         listRecords().filter((r) => r.resource.type === "external-database"),
         [],

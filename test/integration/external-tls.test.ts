@@ -20,6 +20,8 @@ import { serverOsUser } from "../../lib/targets/embedded/postgres-binaries";
 import { ExternalTarget, LAB_DATABASE_COMMENT } from "../../lib/targets/external/external-target";
 import type { PreflightReport } from "../../lib/targets/external/preflight";
 import type { ServerSpec } from "../../lib/targets/types";
+import { runTag } from "../../lib/targets/run-names";
+import { phaseOneSpec } from "../../lib/experiments/round-trips/run";
 import { experiment as yourIndexes } from "../../lib/experiments/your-indexes";
 import { findHostClientTool, findHostPgbench } from "../../lib/workloads/pgbench";
 import { withEnv } from "../support/env";
@@ -197,7 +199,7 @@ test("notebook 06 smoke over verify-full TLS: its databases made and dropped the
       for (const r of rows) sessions.set(`${r.pid} ${r.app || "(no name)"} ${r.db}`, r.ssl);
       const marked = await watcher.query<{ name: string; comment: string | null }>(
         `SELECT datname AS name, shobj_description(oid, 'pg_database') AS comment FROM pg_database
-         WHERE datname LIKE 'dblab\\_yi\\_%'`,
+         WHERE datname LIKE 'dblab\\_%\\_yi\\_%'`,
       );
       for (const d of marked.rows) comments.set(d.name, d.comment);
       await new Promise((r) => setTimeout(r, 50));
@@ -221,17 +223,22 @@ test("notebook 06 smoke over verify-full TLS: its databases made and dropped the
     assert.equal(described?.kind, "external");
     assert.equal(described?.transport?.certificate, "chain and host name verified");
     assert.match(output, /Pre-flight for 06 your indexes: PostgreSQL 17\.6/);
-    assert.match(output, /also creates and drops dblab_yi_run, dblab_yi_template, dblab_yi_v0/);
+    // Under the run's own prefix (its id), so that another run at once on this server shares none.
+    const prefix = `dblab_${runTag(run.metadata.runId)}`;
+    assert.match(output, new RegExp(`also creates and drops ${prefix}_yi_run, ${prefix}_yi_template, ${prefix}_yi_v0`));
     const s = yourIndexes.summarise(run);
     assert.equal(s.indexes.length, 2, "both indexes judged");
-    const pgbenchSessions = [...sessions].filter(([k]) => / pgbench dblab_yi_run$/.test(k));
+    const pgbenchSessions = [...sessions].filter(([k]) => k.endsWith(` pgbench ${prefix}_yi_run`));
     assert.ok(pgbenchSessions.length > 0, `pgbench's sessions were seen: ${[...sessions.keys()].join("; ")}`);
     assert.deepEqual(
       [...sessions].filter(([, ssl]) => !ssl).map(([k]) => k),
       [],
       "no session of the run in plaintext",
     );
-    assert.ok(comments.has("dblab_yi_template") && comments.has("dblab_yi_run"), [...comments.keys()].join(", "));
+    assert.ok(
+      comments.has(`${prefix}_yi_template`) && comments.has(`${prefix}_yi_run`),
+      [...comments.keys()].join(", "),
+    );
     for (const [name, comment] of comments)
       assert.ok(comment?.startsWith(LAB_DATABASE_COMMENT), `${name} is marked as the lab's: ${comment}`);
     const password = server.connection.password;
@@ -426,6 +433,15 @@ test("a role without CREATEDB is refused by the pre-flight, naming the privilege
     assert.match(report.text, /superuser no · CREATEDB no · CHECKPOINT no/);
     assert.match(report.text, /pg_walinspect .*NOT measured \(CREATE EXTENSION pg_walinspect needs a superuser here\)/);
     assert.ok(!report.text.includes("reader-secret-9"));
+    assert.deepEqual(await labDatabases(server), []);
+    // 05 gets the same pre-flight, naming itself and its two sessions.
+    let report05: PreflightReport | undefined;
+    await assert.rejects(
+      new ExternalTarget(uri, { onPreflight: (r) => (report05 = r) }).start(phaseOneSpec()),
+      /cannot run 05 round trips: role "lab_reader" has no CREATEDB privilege[\s\S]*may not run CHECKPOINT/,
+    );
+    assert.match(report05?.text ?? "", /Pre-flight for 05 round trips: PostgreSQL 17\.6/);
+    assert.match(report05?.text ?? "", /this run opens up to \d+/);
     assert.deepEqual(await labDatabases(server), []);
   } finally {
     await admin.query("DROP ROLE IF EXISTS lab_reader");

@@ -8,7 +8,7 @@ import { EmbeddedPostgresTarget } from "../../lib/targets/embedded/embedded-post
 import { RunStore } from "../../lib/results/run-store";
 import { findHostPgbench, locatePgbench } from "../../lib/workloads/pgbench";
 import { datasetShape, transactionScript } from "../../lib/workloads/over-indexing/dataset";
-import { createTemplate, TEMPLATE_DATABASE, withClient } from "../../lib/workloads/over-indexing/databases";
+import { createTemplate, templateDatabase, withClient } from "../../lib/workloads/over-indexing/databases";
 import { planRounds, runRounds, type OverIndexingCondition } from "../../lib/workloads/over-indexing/run-trials";
 import { serverSpec } from "../../lib/experiments/over-indexing/run";
 import { summarise } from "../../lib/experiments/over-indexing/summarise";
@@ -40,7 +40,7 @@ test("rounds on embedded PostgreSQL: 7 vs 39 indexes, counters that explain the 
     const fingerprint = () =>
       withClient(
         server,
-        TEMPLATE_DATABASE,
+        templateDatabase(server),
         async (c) =>
           (
             await c.query<{ f: string }>(

@@ -15,7 +15,7 @@ import {
   CandidateError,
   createTemplate,
   fillFromFile,
-  TEMPLATE_DATABASE,
+  templateDatabase,
   withDatabase,
 } from "../../lib/workloads/your-indexes/databases";
 import { checkWorkload, WorkloadError } from "../../lib/workloads/your-indexes/run-trials";
@@ -183,11 +183,11 @@ test("bad input is refused before the rounds, each with what a reader needs to f
     const c = server.connection;
     await assert.rejects(
       sampleFromSource(
-        `postgresql://${c.user}:wrong-secret@${c.host}:${c.port}/${TEMPLATE_DATABASE}`,
+        `postgresql://${c.user}:wrong-secret@${c.host}:${c.port}/${templateDatabase(server)}`,
         ["orders"],
         10,
         server,
-        TEMPLATE_DATABASE,
+        templateDatabase(server),
       ),
       (e: unknown) =>
         e instanceof SourceError && /cannot connect/.test(e.message) && !e.message.includes("wrong-secret"),
@@ -235,7 +235,7 @@ test("sampleFrom copies rows in a read-only transaction, keeps sequences ahead a
     });
     assert.ok(template.rows.orders > 0);
     // The workload's inserts get new ids past the copied ones.
-    await withDatabase(server, TEMPLATE_DATABASE, (x) =>
+    await withDatabase(server, templateDatabase(server), (x) =>
       x.query("INSERT INTO orders (customer_id) SELECT min(id) FROM customers"),
     );
     const after = await withDatabase(server, "dblab_yi_source", (x) =>

@@ -275,7 +275,12 @@ test("a remote engine's link dropped under a trial but the engine answers again:
     );
     assert.equal(isEngineLoss(caught), true);
     // Without a dropped link, a lost connection on an engine that answers is the server's own affair.
-    const steady = fakeServer({ kind: "docker", description, linkDrop: () => undefined });
+    const steady = fakeServer({
+      kind: "docker",
+      description,
+      network: { engineHost: "this machine", route: "bridge" },
+      linkDrop: () => undefined,
+    });
     const dog2 = new TrialWatchdog({ servers: new Map([["postgresql", steady]]), boundMs: 60_000, activityMs: 0 });
     await assert.rejects(
       dog2.watch("postgresql", "trial t3", () => Promise.reject(lost)),
@@ -287,4 +292,91 @@ test("a remote engine's link dropped under a trial but the engine answers again:
     engine.close();
     fs.rmSync(dir, { recursive: true, force: true });
   }
+});
+
+/** A port on this machine where nothing listens: its handshake is refused, as a dropped link's never completes. */
+async function closedPort(): Promise<number> {
+  const net = await import("node:net");
+  const srv = net.createServer();
+  await new Promise<void>((resolve) => srv.listen(0, "127.0.0.1", resolve));
+  const port = (srv.address() as { port: number }).port;
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+function externalFake(port: number): StartedServer & { stopped: number } {
+  return fakeServer({
+    kind: "external",
+    connection: { host: "127.0.0.1", port, user: "u", password: "p", database: "d" },
+    description: {
+      engine: "postgresql",
+      kind: "external",
+      version: "17.6",
+      source: "uri",
+      address: `127.0.0.1:${port}`,
+    },
+  });
+}
+
+test("a server seen only through its connection: silence with its port unreachable is a lost link, named within the link's bound", async () => {
+  const port = await closedPort();
+  const server = externalFake(port);
+  const dog = new TrialWatchdog({
+    servers: new Map([["postgresql", server]]),
+    boundMs: 60_000,
+    activityMs: 0,
+    probe: () => Promise.reject(new Error("timeout expired")),
+    link: { boundMs: 400, unreachableMs: 150 },
+  });
+  const began = Date.now();
+  let caught: unknown;
+  // A trial that never ends by itself (pgbench waiting out the kernel's retransmissions).
+  await dog
+    .watch("postgresql", "running pgbench for idx14/r1", () => new Promise(() => undefined))
+    .catch((e: unknown) => (caught = e));
+  assert.ok(caught instanceof ServerLostError, String(caught));
+  assert.match(
+    String(caught),
+    new RegExp(
+      `The PostgreSQL 17\\.6 server \\(external, 127\\.0\\.0\\.1:${port}\\) stopped answering: the link to it is lost — ` +
+        `no progress for [\\d.]+ s and no TCP handshake with 127\\.0\\.0\\.1:${port} for [\\d.]+ s \\(watched for [\\d.]+ s; ` +
+        `bound 0\\.4 s of silence with the port unreachable for 0\\.1 s\\) while running pgbench for idx14/r1`,
+    ),
+  );
+  // Well before the stall bound (60 s): the link's own bound ended it.
+  assert.ok(Date.now() - began < 30_000, `${Date.now() - began} ms`);
+  assert.equal(server.stopped, 0, "nothing of the lab's to kill there: the run's close drops its database");
+});
+
+test("pgbench's empty output on a server that answers no probe is a lost connection naming the server; one that answers keeps its own error", async () => {
+  const port = await closedPort();
+  const empty = new Error('pgbench printed no "tps = " line; its output ends with:.');
+  const lost = new TrialWatchdog({
+    servers: new Map([["postgresql", externalFake(port)]]),
+    boundMs: 60_000,
+    activityMs: 0,
+    probe: () => Promise.reject(new Error("timeout expired")),
+  });
+  let caught: unknown;
+  await lost.watch("postgresql", "trial idx21/r1", () => Promise.reject(empty)).catch((e: unknown) => (caught = e));
+  assert.ok(caught instanceof ServerLostError, String(caught));
+  assert.match(
+    String(caught),
+    new RegExp(
+      `The PostgreSQL 17\\.6 server \\(external, 127\\.0\\.0\\.1:${port}\\) stopped answering, so the connection to it was lost ` +
+        `\\(pgbench printed no "tps = " line; .*\\): no answer to a liveness probe within 5\\.0 s \\(timeout expired\\) ` +
+        `and no TCP handshake with 127\\.0\\.0\\.1:${port}: the link to it is down`,
+    ),
+  );
+  assert.equal((caught as Error).cause, empty);
+  const answering = new TrialWatchdog({
+    servers: new Map([["postgresql", externalFake(port)]]),
+    boundMs: 60_000,
+    activityMs: 0,
+    probe: async () => undefined,
+  });
+  await assert.rejects(
+    answering.watch("postgresql", "trial idx21/r1", () => Promise.reject(empty)),
+    (e: unknown) => e === empty,
+  );
 });

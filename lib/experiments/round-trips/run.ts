@@ -22,6 +22,7 @@ import {
   type ConnectionInfo,
   type ReplicationPrimary,
   type ServerSettings,
+  type ServerSpec,
   type StartedServer,
 } from "../../targets/types";
 import { redactText } from "../../targets/uri";
@@ -53,6 +54,20 @@ export interface RoundTripsRun {
 }
 
 /** Settings of every server here: WAL sync timing on (the seed read wal_sync_time), WAL kept for standbys. */
+/**
+ * Phase 1's server. On an external one the pre-flight checks what 05 needs there as it does for
+ * the others: CREATEDB (its own database), CHECKPOINT (before every timed stream) and two sessions
+ * (the timed one and the counters' one); 05 uses no extension.
+ */
+export function phaseOneSpec(): ServerSpec {
+  return {
+    engine: "postgresql",
+    name: "05-pg",
+    settings: serverSettings(false),
+    uses: { notebook: "05 round trips", clients: 2 },
+  };
+}
+
 function serverSettings(netemAddresses: boolean): ServerSettings {
   return {
     track_wal_io_timing: "on",
@@ -440,11 +455,7 @@ async function roundTrips(
       st.say("starting the server…");
       // The emulator before the server: whether the server can be the primary depends on its kind.
       const emulatorKind = netemWanted ? (await st.emulator()).kind : "proxy";
-      const server = await session.startServer({
-        engine: "postgresql",
-        name: "05-pg",
-        settings: serverSettings(false),
-      });
+      const server = await session.startServer(phaseOneSpec());
       // The phase-1 server becomes the primary only if the lab can make standbys of it, it is on
       // disk as asked, and it is reachable the way the links need (netem needs extra listen addresses).
       const reusable = emulatorKind === "proxy" && p.quorumStorage === "disk";

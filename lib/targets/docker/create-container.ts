@@ -6,6 +6,7 @@ import { randomBytes } from "node:crypto";
 import type Docker from "dockerode";
 import { register, unregister } from "../../runtime/resources";
 import { freePort } from "../ports";
+import { runTag } from "../run-names";
 import type { ServerSpec } from "../types";
 import { isNotFound } from "./container-io";
 import { endpointRef, type DockerEndpoint } from "./endpoint";
@@ -13,7 +14,9 @@ import { randomRemotePort, type Placement } from "./routes";
 
 export function containerName(spec: ServerSpec): string {
   const base = (spec.name ?? spec.engine).replace(/[^A-Za-z0-9_.-]/g, "-").slice(0, 40);
-  return `db-write-lab-${base}-${randomBytes(3).toString("hex")}`;
+  // The run's id, so that runs at once on one engine are told apart by name as well as by label.
+  const run = spec.runId ? `-${runTag(spec.runId).replace(/_/g, "-")}` : "";
+  return `db-write-lab-${base}${run}-${randomBytes(3).toString("hex")}`;
 }
 
 /** Removes a container the start gave up on; the record stays if Docker cannot remove it. */

@@ -330,7 +330,11 @@ export class DockerTarget implements Target {
       Image: resolved.image,
       Cmd: cmd,
       Env: profile.env(password),
-      Labels: labLabels({ [`${LAB_LABEL}.engine`]: spec.engine, [`${LAB_LABEL}.name`]: spec.name ?? "" }),
+      Labels: labLabels({
+        [`${LAB_LABEL}.engine`]: spec.engine,
+        [`${LAB_LABEL}.name`]: spec.name ?? "",
+        ...(spec.runId ? { [`${LAB_LABEL}.run-id`]: spec.runId } : {}),
+      }),
       HostConfig: {
         NanoCpus: Math.round(limits.cpus * 1e9),
         Memory: limits.memoryBytes,

@@ -21,6 +21,7 @@ import {
 import { onShutdown } from "../../runtime/shutdown";
 import { checkEngine } from "../engines";
 import { postgresClientConfig } from "../postgres-client";
+import { likePrefix, runDatabasePrefix } from "../run-names";
 import { EXTERNAL_STORAGE } from "../storage";
 import { redactText, redactUri } from "../uri";
 import type { ConnectionInfo, ServerDescription, ServerSpec, StartedServer, Target, TransportSecurity } from "../types";
@@ -55,6 +56,23 @@ export function ownerGone(comment: string | null): boolean {
   return !isProcessAlive(Number(m[2]), m[3] === undefined ? undefined : Number(m[3]));
 }
 
+/** Whether a database's comment says this very process made it. */
+function ownerIsThisProcess(comment: string | null): boolean {
+  const m = comment?.startsWith(LAB_DATABASE_COMMENT) ? OWNER.exec(comment) : null;
+  return m !== null && m[1] === os.hostname() && Number(m[2]) === process.pid;
+}
+
+/** Drops a run's database and every database under its name (its templates and clones). */
+async function dropUnder(client: Client, database: string): Promise<void> {
+  const { rows } = await client.query<{ datname: string }>(
+    "SELECT datname FROM pg_database WHERE datname LIKE $1 ORDER BY datname",
+    [likePrefix(database)],
+  );
+  for (const name of [...rows.map((r) => r.datname), database]) {
+    await client.query(`DROP DATABASE IF EXISTS ${quoteIdentifier(name)} WITH (FORCE)`);
+  }
+}
+
 /**
  * Drops the lab databases on this server, owned by this user, whose owning process is gone (a run
  * killed with SIGKILL cannot drop its own, and no reaper holds the password), and their records.
@@ -78,11 +96,30 @@ async function dropLeftovers(client: Client, s: PostgresSettings, say: (m: strin
     say(`external target: dropped ${name}, left on ${where(s)} by a lab run that is gone`);
     for (const r of listRecords()) {
       const x = r.resource;
-      if (x.type === "external-database" && x.database === name && x.host === s.host && x.port === s.port)
+      if (
+        !r.ownerAlive &&
+        x.type === "external-database" &&
+        x.database === name &&
+        x.host === s.host &&
+        x.port === s.port
+      )
         unregister(r.id);
     }
   }
   return dropped;
+}
+
+/**
+ * `npm run clean` with DBLAB_POSTGRES_URI set: drops the lab databases on that server (as that user)
+ * whose owner on this machine is gone, templates and clones included, as the next run would.
+ */
+export async function dropDeadRunsDatabases(uri: string, say: (m: string) => void): Promise<string[]> {
+  const { client, settings } = await connectAdmin(uri, { applicationName: "dblab-clean" });
+  try {
+    return await dropLeftovers(client, settings, say);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
 }
 
 /** Refused before any connection: plaintext to another host that the user did not ask for. */
@@ -166,12 +203,33 @@ export class ExternalTarget implements Target {
       return ExternalMongoServer.connect(this.uri);
     }
     const { client, settings, admin, transport } = await connectAdmin(this.uri);
+    // The run's id in the name: runs at once on this server never share a database.
+    const database = spec.runId
+      ? runDatabasePrefix(spec.runId)
+      : `dblab_${Date.now().toString(36)}_${randomBytes(3).toString("hex")}`;
+    const uses = spec.uses && {
+      ...spec.uses,
+      databases: (spec.uses.databases ?? []).map((suffix) => `${database}_${suffix}`),
+    };
     try {
-      const report = await preflight(client, spec, admin, transport);
+      const report = await preflight(client, { ...spec, uses }, admin, transport);
       (this.options.onPreflight ?? ((r: PreflightReport) => console.log(r.text)))(report);
       if (report.refusal) throw new ParameterError(report.refusal);
       await dropLeftovers(client, settings, this.options.onNote ?? ((m) => console.log(m)));
-      const database = `dblab_${Date.now().toString(36)}_${randomBytes(3).toString("hex")}`;
+      const taken = await client.query<{ comment: string | null }>(
+        "SELECT shobj_description(oid, 'pg_database') AS comment FROM pg_database WHERE datname = $1",
+        [database],
+      );
+      // This process's own, from a run of the same id whose stop could not reach the server (a
+      // resume in the same kernel after a lost link): its leftovers, dropped as a dead owner's are.
+      if (taken.rows.length && ownerIsThisProcess(taken.rows[0].comment)) {
+        await dropUnder(client, database);
+      } else if (taken.rows.length) {
+        throw new ParameterError(
+          `${database} is on ${where(settings)} already and its owner is alive: another process is running ` +
+            `run ${spec.runId ?? database} there now. Nothing was changed.`,
+        );
+      }
       // Made before CREATE DATABASE, so that a SIGTERM from here on drops it (DROP … IF EXISTS).
       const server = new ExternalPostgresServer(
         { ...admin, database },
@@ -311,6 +369,7 @@ class ExternalPostgresServer implements StartedServer {
   readonly kind = "external" as const;
   readonly engine = "postgresql" as const;
   readonly id: string;
+  readonly databasePrefix: string;
   private stopping: Promise<void> | undefined;
   /** SIGTERM or SIGHUP mid-run drops the database too (a Stop or SIGINT ends the run, whose finally does). */
   private readonly forget: () => void;
@@ -326,6 +385,7 @@ class ExternalPostgresServer implements StartedServer {
     private readonly settings: PostgresSettings,
   ) {
     this.id = connection.database;
+    this.databasePrefix = connection.database;
     this.forget = onShutdown(() => this.stop());
     // Before CREATE DATABASE: after a kill -9 from here on, `npm run clean` names it with the SQL to drop it.
     this.record = writeRecord({
@@ -392,10 +452,9 @@ class ExternalPostgresServer implements StartedServer {
     );
     await client.connect();
     try {
-      // The workload's own databases too (03's and 04's template clones): gone after an interrupt as well.
-      for (const name of [...(this.spec.uses?.databases ?? []), this.connection.database]) {
-        await client.query(`DROP DATABASE IF EXISTS ${quoteIdentifier(name)} WITH (FORCE)`);
-      }
+      // The workload's own databases too (templates, clones, 06's variants), all under the run's
+      // prefix: gone after an interrupt as well, and never another run's.
+      await dropUnder(client, this.databasePrefix);
     } finally {
       await client.end();
     }

@@ -3,6 +3,7 @@
  * its level's indexes. That gives every round the same rows on the same pages, which the seed got
  * by restoring a dump before every round.
  */
+import { databasePrefix } from "../../targets/run-names";
 import type { StartedServer } from "../../targets/types";
 import { cancellable, withClient as withConnection } from "../../engines/postgres/connect";
 import { cloneDatabase, dropDatabases as dropAll, recreateDatabase } from "../../engines/postgres/template-database";
@@ -23,8 +24,10 @@ import {
   SCHEMA_SQL,
 } from "./schema";
 
-export const TEMPLATE_DATABASE = "dblab_inventory_template";
-export const RUN_DATABASE = "dblab_inventory_run";
+/** The loaded data's template on this server (under the run's prefix on a shared one). */
+export const templateDatabase = (server: StartedServer): string => `${databasePrefix(server)}_inventory_template`;
+/** The round's clone, the database pgbench runs in. */
+export const runDatabase = (server: StartedServer): string => `${databasePrefix(server)}_inventory_run`;
 
 export interface TemplateInfo {
   readonly shape: DatasetShape;
@@ -49,9 +52,9 @@ export async function createTemplate(
   signal?: AbortSignal,
 ): Promise<TemplateInfo> {
   // Level templates of an earlier load would carry its data: gone with it.
-  await dropAll(server.connection, [RUN_DATABASE, ...LEVEL_TEMPLATES]);
-  await recreateDatabase(server.connection, TEMPLATE_DATABASE);
-  return withClient(server, TEMPLATE_DATABASE, async (c) => {
+  await dropAll(server.connection, [runDatabase(server), ...INDEX_LEVELS.map((l) => levelTemplate(server, l))]);
+  await recreateDatabase(server.connection, templateDatabase(server));
+  return withClient(server, templateDatabase(server), async (c) => {
     await c.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
     // In the template, so every clone has it: each round's B-tree inserts are then counted from its WAL.
     const walInspectError = await enableWalInspect(c);
@@ -107,14 +110,16 @@ export interface PreparedRound {
 }
 
 /** The template of one level: the loaded data with that level's indexes built (and checkpointed). */
-export function levelTemplate(level: number): string {
-  return `dblab_inventory_l${level}`;
+export function levelTemplate(server: StartedServer, level: number): string {
+  return `${databasePrefix(server)}_inventory_l${level}`;
 }
 
-const LEVEL_TEMPLATES = INDEX_LEVELS.map(levelTemplate);
-
-/** Every database this workload makes on its server (an external server drops them on stop too). */
-export const WORKLOAD_DATABASES: readonly string[] = [RUN_DATABASE, ...LEVEL_TEMPLATES, TEMPLATE_DATABASE];
+/** Every database this workload makes on its server, as suffixes of its prefix (ServerUses.databases). */
+export const WORKLOAD_DATABASES: readonly string[] = [
+  "inventory_run",
+  ...INDEX_LEVELS.map((l) => `inventory_l${l}`),
+  "inventory_template",
+];
 
 async function countIndexes(server: StartedServer, database: string): Promise<number> {
   return withClient(server, database, async (c) => (await c.query<{ n: number }>(COUNT_INDEXES_SQL)).rows[0].n);
@@ -133,15 +138,15 @@ export async function prepareRound(
   level: number,
   maintenanceWorkMemMB: number,
 ): Promise<PreparedRound> {
-  const template = levelTemplate(level);
+  const template = levelTemplate(server, level);
   const exists = await withClient(
     server,
-    TEMPLATE_DATABASE,
+    templateDatabase(server),
     async (c) => (await c.query("SELECT 1 FROM pg_database WHERE datname = $1", [template])).rowCount === 1,
   );
   let indexSeconds = 0;
   if (!exists) {
-    await cloneDatabase(server.connection, TEMPLATE_DATABASE, template);
+    await cloneDatabase(server.connection, templateDatabase(server), template);
     const began = Date.now();
     await withClient(server, template, async (c) => {
       await c.query(`SET maintenance_work_mem = '${maintenanceWorkMemMB}MB'`);
@@ -150,13 +155,16 @@ export async function prepareRound(
     indexSeconds = (Date.now() - began) / 1000;
   }
   // The round starts from a clean checkpoint: the clone's and index builds' dirty pages are not the run's to write.
-  const cloneSeconds = await cloneDatabase(server.connection, template, RUN_DATABASE, { checkpoint: true });
-  const indexCount = await countIndexes(server, RUN_DATABASE);
+  const cloneSeconds = await cloneDatabase(server.connection, template, runDatabase(server), { checkpoint: true });
+  const indexCount = await countIndexes(server, runDatabase(server));
   if (indexCount !== level)
     throw new Error(`level ${level}: pg_indexes counts ${indexCount} indexes on the four tables`);
   return { cloneSeconds, indexSeconds, indexCount, builtLevelTemplate: !exists };
 }
 
 export async function dropDatabases(server: StartedServer): Promise<void> {
-  await dropAll(server.connection, WORKLOAD_DATABASES);
+  await dropAll(
+    server.connection,
+    WORKLOAD_DATABASES.map((suffix) => `${databasePrefix(server)}_${suffix}`),
+  );
 }

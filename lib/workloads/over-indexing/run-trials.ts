@@ -18,7 +18,7 @@ import {
   type ProgressPoint,
 } from "../pgbench";
 import { runTrials } from "../trials";
-import { prepareRound, RUN_DATABASE, withClient, type PreparedRound } from "./databases";
+import { prepareRound, runDatabase, withClient, type PreparedRound } from "./databases";
 import {
   currentWalLsn,
   relationSizes,
@@ -117,7 +117,7 @@ export async function runRound(
   // The speed state right before the round; its writes are in its own database and checkpointed below.
   hooks.onPhase?.("write-path speed probe");
   const speed = await probeSpeed(server.connection);
-  const { before, sizesBefore, startLsn, autovacuumWait } = await withClient(server, RUN_DATABASE, async (c) => {
+  const { before, sizesBefore, startLsn, autovacuumWait } = await withClient(server, runDatabase(server), async (c) => {
     // No autovacuum worker and no dirty buffer left from the clone and index builds may share the
     // timed window; checkpoints and autovacuum runs inside it are still counted (and flagged).
     const autovacuumWait = await waitForAutovacuumIdle(c);
@@ -134,7 +134,7 @@ export async function runRound(
   hooks.onPhase?.("pgbench");
   const pgbench = await runPgbench(server, {
     runner,
-    database: RUN_DATABASE,
+    database: runDatabase(server),
     clients: s.clients,
     threads: s.threads,
     durationSeconds: s.durationSeconds,
@@ -144,8 +144,8 @@ export async function runRound(
     signal: hooks.signal,
     onProgress: hooks.onProgress,
   });
-  await withClient(server, RUN_DATABASE, waitForPgbenchGone);
-  const { after, sizesAfter, statements, walRecords } = await withClient(server, RUN_DATABASE, async (c) => {
+  await withClient(server, runDatabase(server), waitForPgbenchGone);
+  const { after, sizesAfter, statements, walRecords } = await withClient(server, runDatabase(server), async (c) => {
     const endLsn = await currentWalLsn(c, true);
     const after = await roundCounters(c);
     const sizesAfter = await relationSizes(c);

@@ -6,11 +6,14 @@
 import type { Client } from "pg";
 import { withClient } from "../../engines/postgres/connect";
 import { cloneDatabase, dropDatabases as dropAll, recreateDatabase } from "../../engines/postgres/template-database";
+import { databasePrefix } from "../../targets/run-names";
 import type { StartedServer } from "../../targets/types";
 import { initPgbench, type InitResult, type PgbenchRunner } from "../pgbench";
 
-export const TEMPLATE_DATABASE = "dblab_pgbench_template";
-export const RUN_DATABASE = "dblab_pgbench_run";
+/** pgbench's generated tables, copied for every run (under the run's prefix on a shared server). */
+export const templateDatabase = (server: StartedServer): string => `${databasePrefix(server)}_pgbench_template`;
+/** The run's copy, the database pgbench and the REINDEX run in. */
+export const runDatabase = (server: StartedServer): string => `${databasePrefix(server)}_pgbench_run`;
 
 /** The three primary keys the seed reindexed, in the order it named the tables. */
 export const PGBENCH_PRIMARY_KEYS = ["pgbench_accounts_pkey", "pgbench_branches_pkey", "pgbench_tellers_pkey"] as const;
@@ -37,9 +40,9 @@ export async function createTemplate(
   runner: PgbenchRunner,
   signal?: AbortSignal,
 ): Promise<TemplateInfo> {
-  await dropAll(server.connection, [RUN_DATABASE]);
-  await recreateDatabase(server.connection, TEMPLATE_DATABASE);
-  const init = await initPgbench(server, { scale, steps, database: TEMPLATE_DATABASE, signal }, runner);
+  await dropAll(server.connection, [runDatabase(server)]);
+  await recreateDatabase(server.connection, templateDatabase(server));
+  const init = await initPgbench(server, { scale, steps, database: templateDatabase(server), signal }, runner);
   return withAdmin(
     server,
     async (c) => {
@@ -63,18 +66,18 @@ export async function createTemplate(
         statements,
       };
     },
-    TEMPLATE_DATABASE,
+    templateDatabase(server),
   );
 }
 
 /** A fresh run database copied from the template, from a clean checkpoint as after the seed's init and restart. */
 export function cloneRunDatabase(server: StartedServer): Promise<number> {
-  return cloneDatabase(server.connection, TEMPLATE_DATABASE, RUN_DATABASE, { checkpoint: true });
+  return cloneDatabase(server.connection, templateDatabase(server), runDatabase(server), { checkpoint: true });
 }
 
-/** Every database this workload makes on its server (an external server drops them on stop too). */
-export const WORKLOAD_DATABASES: readonly string[] = [RUN_DATABASE, TEMPLATE_DATABASE];
+/** Every database this workload makes on its server, as suffixes of its prefix (ServerUses.databases). */
+export const WORKLOAD_DATABASES: readonly string[] = ["pgbench_run", "pgbench_template"];
 
 export async function dropDatabases(server: StartedServer): Promise<void> {
-  await dropAll(server.connection, WORKLOAD_DATABASES);
+  await dropAll(server.connection, [runDatabase(server), templateDatabase(server)]);
 }

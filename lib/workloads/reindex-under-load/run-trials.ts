@@ -19,7 +19,7 @@ import {
 import { runTrials } from "../trials";
 import { ActivitySampler, type ActivitySample } from "./activity-sampler";
 import { probeSpeed } from "../../engines/postgres/speed-probe";
-import { cloneRunDatabase, PGBENCH_PRIMARY_KEYS, RUN_DATABASE, withAdmin } from "./databases";
+import { cloneRunDatabase, PGBENCH_PRIMARY_KEYS, runDatabase, withAdmin } from "./databases";
 import { lockTimeline, type LockTimeline } from "./lock-timeline";
 import { ReindexSession, type ReindexTiming } from "./reindex-session";
 import { ignored } from "../../runtime/debug";
@@ -148,7 +148,7 @@ export async function runTrial(
   // The machine's speed state right before this run: 04 (2)'s between-run figure needs it (its
   // decided figure is within-run), and the run header shows its spread over the sets.
   const speed = server.engine === "postgresql" ? await probeSpeed(server.connection) : undefined;
-  const connection = { ...server.connection, database: RUN_DATABASE };
+  const connection = { ...server.connection, database: runDatabase(server) };
   return withAdmin(
     server,
     async (admin) => {
@@ -173,7 +173,7 @@ export async function runTrial(
       try {
         pgbench = await runPgbench(server, {
           runner,
-          database: RUN_DATABASE,
+          database: runDatabase(server),
           clients: s.clients,
           threads: s.threads,
           durationSeconds: s.durationSeconds,
@@ -231,7 +231,7 @@ export async function runTrial(
       };
       return record;
     },
-    RUN_DATABASE,
+    runDatabase(server),
   );
 }
 

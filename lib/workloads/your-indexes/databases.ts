@@ -8,30 +8,21 @@ import type { Client } from "pg";
 import { cancellable, withClient as withConnection } from "../../engines/postgres/connect";
 import { cloneDatabase, dropDatabases, recreateDatabase } from "../../engines/postgres/template-database";
 import { enableWalInspect } from "../../engines/postgres/wal-records";
-import { labDatabaseComment } from "../../targets/external/external-target";
-import type { ConnectionInfo, StartedServer } from "../../targets/types";
+import { databasePrefix, likePrefix } from "../../targets/run-names";
+import type { StartedServer } from "../../targets/types";
 import { listIndexes, listTables, type IndexInfo } from "./catalog";
 import { runSqlFile } from "./sql-files";
 import type { Variant } from "./variants";
 
-export const TEMPLATE_DATABASE = "dblab_yi_template";
-export const RUN_DATABASE = "dblab_yi_run";
+/**
+ * 06's databases on a server: all under the run's prefix (run-names.ts), so that two runs at once on
+ * one external server never share one. Each carries the lab's owner comment (template-database.ts).
+ */
+export const templateDatabase = (server: StartedServer): string => `${databasePrefix(server)}_yi_template`;
+export const runDatabase = (server: StartedServer): string => `${databasePrefix(server)}_yi_run`;
 /** At most this many variants (their templates are databases named by position). */
 export const MAX_VARIANTS = 200;
-export const variantDatabase = (i: number): string => `dblab_yi_v${i}`;
-
-/**
- * Each database 06 makes carries the lab's comment with its owner's pid, as the external target's
- * own database does: on an external server, a run killed with SIGKILL cannot drop them, and the
- * next run there drops every lab database whose owner is gone (a clone does not copy the comment).
- */
-async function mark(connection: ConnectionInfo, database: string): Promise<void> {
-  await withConnection(
-    connection,
-    (c) => c.query(`COMMENT ON DATABASE ${database} IS '${labDatabaseComment().replace(/'/g, "''")}'`),
-    { applicationName: "dblab-admin" },
-  );
-}
+export const variantDatabase = (server: StartedServer, i: number): string => `${databasePrefix(server)}_yi_v${i}`;
 
 /** A connection to one of the lab's databases on this server. */
 export function withDatabase<T>(
@@ -75,8 +66,8 @@ export async function createTemplate(
   steps: TemplateSteps,
 ): Promise<LoadedTemplate> {
   await dropAllDatabases(server);
-  await recreateDatabase(server.connection, TEMPLATE_DATABASE);
-  await mark(server.connection, TEMPLATE_DATABASE);
+  const template = templateDatabase(server);
+  await recreateDatabase(server.connection, template);
   const loadSeconds: Record<string, number> = {};
   const timed = async (label: string, fn: () => Promise<void>) => {
     steps.signal?.throwIfAborted();
@@ -86,20 +77,18 @@ export async function createTemplate(
     loadSeconds[label] = (Date.now() - began) / 1000;
   };
   // In the template, so every clone has it: each run's B-tree inserts are then counted from its WAL.
-  const walInspectError = await withDatabase(server, TEMPLATE_DATABASE, enableWalInspect);
-  await timed("schema", () =>
-    runSqlFile(server.connection, schemaFile, { database: TEMPLATE_DATABASE, signal: steps.signal }),
-  );
-  steps.afterSchema?.(await withDatabase(server, TEMPLATE_DATABASE, listIndexes));
-  await timed("data", () => steps.fill(server, TEMPLATE_DATABASE, steps.signal));
+  const walInspectError = await withDatabase(server, template, enableWalInspect);
+  await timed("schema", () => runSqlFile(server.connection, schemaFile, { database: template, signal: steps.signal }));
+  steps.afterSchema?.(await withDatabase(server, template, listIndexes));
+  await timed("data", () => steps.fill(server, template, steps.signal));
   await timed("vacuum analyze", () =>
-    withDatabase(server, TEMPLATE_DATABASE, (c) =>
+    withDatabase(server, template, (c) =>
       cancellable(server.connection, c, steps.signal, async () => {
         await c.query("VACUUM (ANALYZE)");
       }),
     ),
   );
-  return withDatabase(server, TEMPLATE_DATABASE, async (c) => {
+  return withDatabase(server, template, async (c) => {
     const rows = await c.query<{ t: string; n: string }>(
       "SELECT s.relname AS t, greatest(c.reltuples, 0)::bigint::text AS n FROM pg_class c JOIN pg_stat_user_tables s ON s.relid = c.oid",
     );
@@ -143,9 +132,8 @@ export async function buildVariants(
   const out: BuiltVariant[] = [];
   for (const [i, v] of variants.entries()) {
     signal?.throwIfAborted();
-    const database = variantDatabase(i);
-    await cloneDatabase(server.connection, TEMPLATE_DATABASE, database);
-    await mark(server.connection, database);
+    const database = variantDatabase(server, i);
+    await cloneDatabase(server.connection, templateDatabase(server), database);
     const began = Date.now();
     const built = await withDatabase(server, database, async (c) => {
       const before = new Set((await listIndexes(c)).map((x) => x.name));
@@ -189,14 +177,12 @@ export async function buildVariants(
  * the run makes its own just before its timed window.
  */
 export async function cloneForRun(server: StartedServer, variantDb: string): Promise<number> {
-  const seconds = await cloneDatabase(server.connection, variantDb, RUN_DATABASE);
-  await mark(server.connection, RUN_DATABASE);
-  return seconds;
+  return cloneDatabase(server.connection, variantDb, runDatabase(server));
 }
 
 /**
- * Every database a run with these parameters can make beside the lab's own (an external server
- * lists them in its pre-flight and drops them on stop, interrupts included): the template, the run
+ * Every database a run with these parameters can make beside the lab's own, as suffixes of the
+ * server's prefix (an external server lists them in its pre-flight): the template, the run
  * clone and one per variant — as many as `existing` names and `candidates` give, or MAX_VARIANTS
  * for "all" (the schema's count is known only once it is loaded).
  */
@@ -208,17 +194,19 @@ export function workloadDatabases(p: {
     p.existing === "all"
       ? MAX_VARIANTS
       : 1 + p.existing.length + p.candidates.length + (p.candidates.length > 1 ? 1 : 0);
-  return [RUN_DATABASE, TEMPLATE_DATABASE, ...Array.from({ length: variants }, (_, i) => variantDatabase(i))];
+  return ["yi_run", "yi_template", ...Array.from({ length: variants }, (_, i) => `yi_v${i}`)];
 }
 
 export async function dropAllDatabases(server: StartedServer, variants = MAX_VARIANTS): Promise<void> {
   const { rows } = await withConnection(server.connection, (c) =>
-    c.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE 'dblab\\_yi\\_%'"),
+    c.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE $1", [
+      likePrefix(`${databasePrefix(server)}_yi`),
+    ]),
   );
   const known = new Set([
-    RUN_DATABASE,
-    TEMPLATE_DATABASE,
-    ...Array.from({ length: variants }, (_, i) => variantDatabase(i)),
+    runDatabase(server),
+    templateDatabase(server),
+    ...Array.from({ length: variants }, (_, i) => variantDatabase(server, i)),
   ]);
   await dropDatabases(
     server.connection,

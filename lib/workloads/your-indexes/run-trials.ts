@@ -19,7 +19,7 @@ import {
   type PgbenchScript,
   type ProgressPoint,
 } from "../pgbench";
-import { cloneForRun, RUN_DATABASE, withDatabase } from "./databases";
+import { cloneForRun, runDatabase, withDatabase } from "./databases";
 
 export interface YourIndexesCondition {
   /** The variant's id: "baseline", "drop:<index>", "add:<n>", "add:all". */
@@ -116,7 +116,7 @@ export function trialRunner(ctx: TrialContext): (planned: PlannedTrial) => Promi
     const speed = await probeSpeed(server.connection);
     ctx.onPhase?.(planned, "cloning");
     const cloneSeconds = await cloneForRun(server, template);
-    const { before, startLsn, autovacuumWait } = await withDatabase(server, RUN_DATABASE, async (c) => {
+    const { before, startLsn, autovacuumWait } = await withDatabase(server, runDatabase(server), async (c) => {
       // No autovacuum worker and no dirty buffer of the clone may share the timed window; a
       // checkpoint or autovacuum run that still falls inside is counted, and the run flagged.
       const autovacuumWait = await waitForAutovacuumIdle(c);
@@ -126,7 +126,7 @@ export function trialRunner(ctx: TrialContext): (planned: PlannedTrial) => Promi
     ctx.onPhase?.(planned, "pgbench");
     const pgbench = await runPgbench(server, {
       runner: ctx.runner,
-      database: RUN_DATABASE,
+      database: runDatabase(server),
       clients: s.clients,
       threads: s.threads,
       durationSeconds: s.durationSeconds,
@@ -138,7 +138,7 @@ export function trialRunner(ctx: TrialContext): (planned: PlannedTrial) => Promi
       signal: ctx.signal,
       onProgress: (p) => ctx.onProgress?.(planned, p),
     });
-    const { after, sizesAfter, walRecords } = await withDatabase(server, RUN_DATABASE, async (c) => {
+    const { after, sizesAfter, walRecords } = await withDatabase(server, runDatabase(server), async (c) => {
       await waitForPgbenchGone(c);
       const endLsn = await currentWalLsn(c, true);
       return {
@@ -204,12 +204,12 @@ export async function checkWorkload(
   const scripts: WorkloadCheck["scripts"][number][] = [];
   for (const script of settings.scripts) {
     await cloneForRun(server, baseline);
-    const before = await withDatabase(server, RUN_DATABASE, tableCounters);
+    const before = await withDatabase(server, runDatabase(server), tableCounters);
     let result: PgbenchRunResult;
     try {
       result = await runPgbench(server, {
         runner,
-        database: RUN_DATABASE,
+        database: runDatabase(server),
         clients: 1,
         durationSeconds: 1,
         scripts: [{ name: script.name, text: script.text }],
@@ -230,7 +230,7 @@ export async function checkWorkload(
         `workload script ${script.name} failed in a 1-s check: ${result.messages.join(" / ") || "no transaction completed"}`,
       );
     }
-    const after = await withDatabase(server, RUN_DATABASE, async (c) => {
+    const after = await withDatabase(server, runDatabase(server), async (c) => {
       await waitForPgbenchGone(c);
       return tableCounters(c);
     });
