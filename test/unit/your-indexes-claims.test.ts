@@ -385,6 +385,13 @@ test("each variant's cost is taken against the two baseline runs around it: a li
   const category = s.indexes.find((i) => i.name === "products_category_idx");
   assert.ok(status?.cost && category?.cost);
   assert.equal(status.pairs, 5);
+  // The noise floor (the middle baseline run against its two baseline neighbours): a linear drift
+  // alone leaves nothing, one per round.
+  assert.equal(s.noiseFloor?.n, 5);
+  assert.ok(
+    Math.abs(s.noiseFloor?.q25 ?? 1) < 1e-9 && Math.abs(s.noiseFloor?.q75 ?? 1) < 1e-9,
+    JSON.stringify(s.noiseFloor),
+  );
   // Against one baseline run two places away the drift alone would read as ±20 %; against the mean
   // of the two around it, it cancels to within the second-order term of 1 − b/v.
   assert.ok(Math.abs(status.cost.estimate - 0.2) < 0.01, JSON.stringify(status.cost));

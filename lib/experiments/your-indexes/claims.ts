@@ -147,6 +147,9 @@ export interface IndexJudgement {
 }
 
 const span = (i: Interval) => `${pctNum(i.low)}–${pctNum(i.high)} %`;
+/** `decide`'s reason without the interval it starts with (the verdict line shows that already). */
+const reason = (decidedBy: string) =>
+  decidedBy.replace(/^.*?(straddles|reaches across)/, "$1").replace(/^.*?, but it covers/, "covers");
 const shown = (i: Interval) => `${pctNum(i.estimate)} % [${span(i)}]`;
 
 /**
@@ -174,17 +177,19 @@ export function judgeCost(cost: Interval | undefined, margin: number): Omit<Inde
       `throughput: speeds the workload up ${pctNum(-cost.estimate)} % [${pctNum(-cost.high)}–${pctNum(-cost.low)} %]`,
     );
   const decidedBy = costs.verdict === "inconclusive" ? costs.decidedBy : equivalence.decidedBy;
-  return out("inconclusive", `throughput inconclusive: ${shown(cost)}; ${decidedBy}`);
+  return out("inconclusive", `throughput inconclusive: ${shown(cost)} ${reason(decidedBy)}`);
 }
 
-const bytes = (x: number) => (Math.abs(x) >= 1024 ? `${minus((x / 1024).toFixed(2))} kB` : `${minus(x.toFixed(0))} B`);
-const bytesSpan = (i: Interval) => {
-  const unit = Math.max(Math.abs(i.low), Math.abs(i.high)) >= 1024 ? "kB" : "B";
-  const f = (x: number) => (unit === "kB" ? minus((x / 1024).toFixed(2)) : minus(x.toFixed(0)));
-  return `[${f(i.low)}–${f(i.high)} ${unit}]`;
-};
-const count = (x: number) => minus(x.toFixed(2));
-const points = (x: number) => minus((x * 100).toFixed(0));
+/** A rounded figure without a negative zero, with the minus sign. */
+const fixed = (x: number, digits: number) => minus(x.toFixed(digits).replace(/^-(0\.?0*)$/, "$1"));
+const bytes = (x: number) => (Math.abs(x) >= 1024 ? `${fixed(x / 1024, 2)} kB` : `${fixed(x, 0)} B`);
+/** An interval's bytes in one unit, its estimate's too: kB when any of them reaches 1 kB. */
+const inKB = (i: Interval) => Math.max(Math.abs(i.low), Math.abs(i.high), Math.abs(i.estimate)) >= 1024;
+const bytesIn = (x: number, kb: boolean) => (kb ? fixed(x / 1024, 2) : fixed(x, 0));
+const bytesShown = (i: Interval) => `${bytesIn(i.estimate, inKB(i))} ${inKB(i) ? "kB" : "B"}`;
+const bytesSpan = (i: Interval) => `[${bytesIn(i.low, inKB(i))}–${bytesIn(i.high, inKB(i))} ${inKB(i) ? "kB" : "B"}]`;
+const count = (x: number) => fixed(x, 2);
+const points = (x: number) => fixed(x * 100, 0);
 
 interface Part {
   readonly interval: Interval;
@@ -203,8 +208,8 @@ function parts(a: WriteAmplification, table: string | undefined): Part[] {
     out.push({
       interval: i,
       decision: decide(ADDS_RULE, i, { fmt: bytes }),
-      adds: `adds ${bytes(i.estimate)} WAL/tx ${bytesSpan(i)}`,
-      neutral: `WAL ${sign(i.estimate)}${bytes(i.estimate)}/tx ${bytesSpan(i)}`,
+      adds: `adds ${bytesShown(i)} WAL/tx ${bytesSpan(i)}`,
+      neutral: `WAL ${sign(i.estimate)}${bytesShown(i)}/tx ${bytesSpan(i)}`,
     });
   }
   if (a.btreeInsertsPerTx) {

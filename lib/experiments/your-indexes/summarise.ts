@@ -109,7 +109,7 @@ export interface WriteAmplification {
   readonly walBytesPerTx?: Interval;
   /** B-tree leaf inserts (and splits) per transaction added, counted in the WAL. */
   readonly btreeInsertsPerTx?: Interval;
-  /** The HOT share of its table's updates lost: without − with (0.6 = 60 points); absent when the table had no update. */
+  /** The HOT share of its table's updates lost: without − with (0.6 = 60 points); absent without updates. */
   readonly hotShareLost?: Interval;
 }
 
@@ -293,7 +293,7 @@ export function amplification(
   };
 }
 
-/** The baseline against its baseline neighbours, per round (see NoiseFloor); undefined without three baseline runs in a round. */
+/** The baseline against its baseline neighbours (see NoiseFloor); undefined without 3 baseline runs in a round. */
 export function noiseFloor(runs: readonly RunSummary[], baseline = "baseline"): NoiseFloor | undefined {
   const perRound = [
     ...groupBy(
