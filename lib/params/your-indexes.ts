@@ -51,7 +51,11 @@ export interface YourIndexesParams {
   readonly maxRepeats: number;
   /** Seconds the run may take before the adaptive design adds no more rounds. */
   readonly budgetSeconds: number;
-  /** "No cost beyond ±margin": the equivalence margin on the write-throughput cost, as a fraction (0.02 = ±2 %). */
+  /**
+   * The reader's question about write throughput, as a fraction (0.05 = ±5 %): is an index's cost
+   * within ±margin? Declared before the run and never derived from its data; a cost measured above
+   * 0 is stated whatever the margin says (see BASE for the default's reason).
+   */
   readonly equivalenceMargin: number;
   /**
    * off: a commit does not wait for its WAL flush, so a run measures what the indexes cost the
@@ -84,7 +88,15 @@ const BASE = {
   workload: [`${EXAMPLE}/new-order.sql@3`, `${EXAMPLE}/fulfil.sql@7`],
   candidates: ["CREATE INDEX orders_created_at_idx ON orders (created_at)"],
   existing: "all",
-  equivalenceMargin: 0.02,
+  // ±5 %: a capacity-planning question, the same on every profile and every machine. A write path
+  // that loses a twentieth of its throughput to one index is one a capacity plan has to count (a
+  // server run at 80 % of its write capacity keeps 25 % headroom; an index costing 5 % takes a fifth
+  // of it); below that an index's write cost is smaller than the headroom such plans keep anyway,
+  // and the question becomes what it buys on the read side. It is the reader's question, not this
+  // machine's noise: the report shows the run's measured noise floor beside it (a baseline run
+  // against its baseline neighbours), and an interval wider than the band is inconclusive rather
+  // than widened to fit.
+  equivalenceMargin: 0.05,
   synchronousCommit: "off",
   maintenanceWorkMemMB: 256,
   maxWalSizeGB: 8,
@@ -118,14 +130,8 @@ export const yourIndexes_PROFILES: Readonly<Record<ProfileName, YourIndexesParam
   // 2 s rather than 5: the pairs are what decides, and eight rounds of 5-s runs do not fit.
   // Eight clients: on two cores shared with other work they take the larger share of the CPU, and
   // paired costs spread a third as much as with two clients (measured here at load 11–15).
-  // Equivalence within ±15 %: what these runs can tell from zero on two shared cores. Two baseline
-  // runs 5 s apart differed by −10 to +9 % (interquartile; −30 to +28 % at the extremes) at load 9,
-  // in bursts that last whole seconds (the median of a run's tenth-of-a-second TPS spread as much
-  // as its mean); over 8 flank-paired rounds the indexes on tables never written came out within
-  // [−9.2, +11.9 %]. A narrower margin needs a quieter machine or longer runs (full keeps ±2 %).
   default: {
     ...BASE,
-    equivalenceMargin: 0.15,
     scale: 1,
     clients: 8,
     threads: 2,

@@ -36,17 +36,15 @@ function scratch(files: Record<string, string>): string {
   return dir;
 }
 
-test("the example: the index on an updated column costs writes and takes HOT away; the one on a table never written costs nothing beyond its margin", async (t) => {
+test("the example: each verdict follows its rule; the index on an updated column adds B-tree inserts and takes HOT away", async (t) => {
   const missing = tools();
   if (missing) return t.skip(missing);
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-06-results-"));
   // At test scale a round is five 2-s runs (B V B V B). Eight rounds: the interval of the median is
   // then the 2nd to 7th of the 8 paired costs (93 %), so a burst of the machine's other load that
-  // lands on one run does not set it. The margin is wider than the default profile's ±15 %: a test
-  // shares two cores with whatever else runs (load 10–14 while this was written, when paired 2-s runs
-  // against one baseline run differed by up to ±25 %); what the test checks is that a structural zero
-  // stays inside it while the index on an updated column is told from it.
-  const margin = 0.3;
+  // lands on one run does not set it. Which side of 0 or of the margin a throughput interval falls
+  // on depends on that load (two cores shared with whatever else runs); what the test checks is
+  // that every verdict states what its interval says, and the counters that do not depend on it.
   const rounds = 8;
   const params = yourIndexes.params("smoke", {
     target: "embedded",
@@ -60,7 +58,6 @@ test("the example: the index on an updated column costs writes and takes HOT awa
     repeats: rounds,
     maxRepeats: rounds,
     budgetSeconds: 900,
-    equivalenceMargin: margin,
   });
   try {
     const run = await withEnv({ DBLAB_RESULTS_DIR: root }, () => yourIndexes.run(params, { profile: "smoke" }));
@@ -79,9 +76,23 @@ test("the example: the index on an updated column costs writes and takes HOT awa
     const untouched = s.indexes.find((ix) => ix.name === "suppliers_country_idx");
     assert.ok(status?.cost && untouched?.cost);
     assert.equal(status.pairs, rounds);
-    // The index on status: the fulfilment job's updates are HOT without it and not with it.
-    assert.ok(status.cost.low > 0, `status index cost ${JSON.stringify(status.cost)}`);
-    assert.equal(judgeIndex(s, status).judgement, "costs");
+    assert.ok(s.noiseFloor && s.noiseFloor.n === rounds, `noise floor ${JSON.stringify(s.noiseFloor)}`);
+    // The rule's relations, whatever this machine's load made of the intervals.
+    for (const ix of s.indexes) {
+      const j = judgeIndex(s, ix);
+      assert.ok(ix.cost, ix.name);
+      const above = ix.cost.low > 0 && ix.cost.coverage >= 0.9;
+      assert.equal(j.judgement === "costs", above, `${ix.name}: ${j.text} on ${JSON.stringify(ix.cost)}`);
+      if (above) assert.match(j.text, /^throughput costs \d/, ix.name);
+      const a = ix.amplification;
+      const counters = [a.walBytesPerTx, a.btreeInsertsPerTx, a.hotShareLost].filter(
+        (i) => i !== undefined && i.low > 0 && i.coverage >= 0.9,
+      );
+      assert.equal(j.amplification.judgement === "adds", counters.length > 0, `${ix.name}: ${j.text}`);
+      assert.doesNotMatch(j.text, /no cost|seed/, ix.name);
+    }
+    // The index on status: the fulfilment job's updates are HOT without it and not with it, and
+    // each such update then writes an entry into every index of orders — counted, not timed.
     assert.ok(
       (status.hotShare.without ?? 0) - (status.hotShare.with ?? 1) > 0.5,
       `HOT share ${JSON.stringify(status.hotShare)}`,
@@ -91,16 +102,16 @@ test("the example: the index on an updated column costs writes and takes HOT awa
       "names fulfil.sql's UPDATE of status",
     );
     assert.ok((status.btreeInsertsPerTx.with ?? 0) > (status.btreeInsertsPerTx.without ?? 0) + 5);
-    // suppliers is never written (nor read): no row, no index entry, no cost beyond the margin.
+    assert.ok((status.amplification.btreeInsertsPerTx?.low ?? 0) > 5, JSON.stringify(status.amplification));
+    assert.ok((status.amplification.hotShareLost?.low ?? 0) > 0.5, JSON.stringify(status.amplification));
+    assert.equal(judgeIndex(s, status).amplification.judgement, "adds");
+    assert.match(judgeIndex(s, status).amplification.text, /B-tree inserts\/tx \[[\d.]+–[\d.]+\].*HOT share/);
+    // suppliers is never written (nor read): no row, so no index entry.
     assert.deepEqual(untouched.tableWrites, { inserted: 0, updated: 0, deleted: 0, hotUpdated: 0 });
-    assert.ok(
-      untouched.cost.low >= -margin && untouched.cost.high <= margin,
-      `suppliers index cost ${JSON.stringify(untouched.cost)}`,
-    );
-    assert.equal(judgeIndex(s, untouched).judgement, "no cost beyond margin");
     const claims = yourIndexes.claims(s, run);
-    assert.equal(claims.length, 4);
+    assert.equal(claims.length, 6);
     assert.ok(claims.every((c) => c.why.length > 0));
+    assert.equal(claims.find((c) => c.id === "orders_status_idx: write amplification")?.verdict, "held");
     const saved = await withEnv({ DBLAB_RESULTS_DIR: root }, async () => yourIndexes.save(run, s, claims));
     assert.ok(saved.every((f) => fs.existsSync(f)));
   } finally {

@@ -6,7 +6,7 @@ import type { YourIndexesSummary } from "./summarise";
 
 const VERDICT_COLORS: Record<string, string> = {
   costs: "#e45756",
-  "no cost beyond margin": "#54a24b",
+  "within margin": "#54a24b",
   "speeds up": "#4c78a8",
   inconclusive: "#bab0ac",
 };

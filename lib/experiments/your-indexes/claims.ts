@@ -1,44 +1,68 @@
 /**
  * Notebook 06 has no seed: its claims are the reader's questions about each judged index, declared
- * before the run's numbers are read and decided by `decide` on the interval of the paired
- * per-round cost. Two per index: "it costs writes" (the cost's interval wholly above 0) and "no
- * cost beyond ±margin" (wholly inside the equivalence band). The per-index judgement combines them
- * into one verdict. Every "why" sentence is built from this run's counters.
+ * before the run's numbers are read and decided by `decide` on intervals over the paired rounds.
+ * Three per index, two about write throughput and one about write amplification: "its throughput
+ * cost is above 0" (the cost's interval wholly above 0), "its throughput cost is within ±margin"
+ * (wholly inside the equivalence band: the reader's declared question), and "it adds write
+ * amplification" (WAL bytes, B-tree inserts per transaction or the HOT share its table loses, any
+ * of them wholly above 0). Throughput on a shared machine is the noisiest and least transferable
+ * figure; the write amplification counters are nearly deterministic and carry over to other
+ * servers, so the verdict line states both, each labelled. A measured cost is always stated, with
+ * the margin beside it, and no wording calls an index free of cost. Every "why" sentence is built
+ * from this run's counters.
  */
 import {
   decide,
   describeRule,
   missing,
   withSensitivity,
+  claimRows,
   type ClaimCheck,
   type Declaration,
   type Decision,
   type Rule,
+  type Verdict,
 } from "../../stats/claims";
 import { intervalLabel, type Interval } from "../../stats/intervals";
-import { clean, costInterval, type IndexSummary, type YourIndexesSummary } from "./summarise";
+import {
+  amplification,
+  clean,
+  costInterval,
+  type IndexSummary,
+  type WriteAmplification,
+  type YourIndexesSummary,
+} from "./summarise";
 
 const pct = (x: number | undefined, d = 1) => (x === undefined ? "n/a" : `${(x * 100).toFixed(d)} %`);
-const pctNum = (x: number) => (x * 100).toFixed(1);
+const minus = (s: string) => s.replace(/^-/, "−");
+const pctNum = (x: number) => minus((x * 100).toFixed(1));
 const fmtCost = (x: number) => `${pctNum(x)} %`;
 const f2 = (x: number | undefined) => (x === undefined ? "n/a" : x.toFixed(2));
 const f0 = (x: number | undefined) => (x === undefined ? "n/a" : x.toFixed(0));
 
-/** "It costs writes": the paired cost lies wholly above 0. */
+/** "Its throughput cost is above 0": the paired cost lies wholly above 0. */
 export const COSTS_RULE: Rule = { kind: "above", margin: 0 };
 export const equivalenceRule = (margin: number): Rule => ({ kind: "inside", low: -margin, high: margin });
+/** "It adds write amplification": a paired with − without difference lies wholly above 0. */
+export const ADDS_RULE: Rule = { kind: "above", margin: 0 };
 
 const REGIME = "this run: the reader's schema, data and workload on this lab server, at the run's clients and duration";
 const STATISTIC =
   "write-throughput cost = 1 − TPS with the index ÷ TPS without it, one value per round: the variant's run against " +
   "the two baseline runs just before and after it (every round runs the baseline between every two variants, the " +
-  "variants' order rotated), exact order-statistic interval of the median over rounds";
+  "variants' order a Williams design), exact order-statistic interval of the median over rounds";
+const AMPLIFICATION_STATISTIC =
+  "write amplification = with − without per transaction, paired per round like the cost (the variant's run against " +
+  "the mean of the baseline runs around it): WAL bytes (pg_stat_wal), B-tree leaf inserts and splits (counted in " +
+  "the WAL, pg_walinspect), and the HOT share of its table's updates lost (pg_stat_user_tables); exact " +
+  "order-statistic interval of each median over rounds";
+const QUESTION = "none: the reader's own question";
 
 export function costsDeclaration(name: string): Declaration {
   return {
-    id: `${name}: costs`,
-    claim: `${name} costs the workload write throughput`,
-    seed: "none (the reader's question)",
+    id: `${name}: throughput costs`,
+    claim: `${name} costs the workload write throughput (cost above 0)`,
+    seed: QUESTION,
     regime: REGIME,
     statistic: STATISTIC,
     rule: describeRule(COSTS_RULE, fmtCost),
@@ -52,61 +76,216 @@ export function costsDeclaration(name: string): Declaration {
 
 export function equivalenceDeclaration(name: string, margin: number): Declaration {
   return {
-    id: `${name}: ±${pctNum(margin)} %`,
-    claim: `${name} costs no more than ±${pctNum(margin)} % of write throughput (equivalence)`,
-    seed: "none (the reader's question)",
+    id: `${name}: throughput within ±${pctNum(margin)} %`,
+    claim: `${name} costs at most ±${pctNum(margin)} % of write throughput (equivalence)`,
+    seed: QUESTION,
     regime: REGIME,
     statistic: STATISTIC,
-    rule: `${describeRule(equivalenceRule(margin), fmtCost)} (the margin is the parameter equivalenceMargin)`,
+    rule: `${describeRule(equivalenceRule(margin), fmtCost)} (the margin is the parameter equivalenceMargin, declared before the run)`,
     // A figure on the reader's own workload at the run's clients and duration: that is its regime.
     kind: "magnitude",
   };
 }
 
-export const JUDGEMENTS = ["costs", "no cost beyond margin", "speeds up", "inconclusive"] as const;
+export function amplificationDeclaration(name: string): Declaration {
+  return {
+    id: `${name}: write amplification`,
+    claim: `${name} adds write amplification (WAL bytes or B-tree inserts per transaction, or HOT updates lost)`,
+    seed: QUESTION,
+    regime: REGIME,
+    statistic: AMPLIFICATION_STATISTIC,
+    rule:
+      "held if any of the three intervals is wholly above 0; did not hold if every one measured is wholly at or " +
+      "below 0; otherwise inconclusive",
+    kind: "direction",
+    mechanism:
+      "an index receives an entry for every inserted row of its table and every update that cannot stay HOT " +
+      "because it sets a column the index reads; the entry is WAL and a B-tree leaf insert on any server",
+  };
+}
+
+/** How a report names a 06 claim's kind: about the reader's own run, never a seed's regime. */
+export function kindText06(d: Pick<Declaration, "kind" | "mechanism">): string {
+  return d.kind === "direction"
+    ? `direction on this run's own workload: ${d.mechanism ?? ""}`
+    : "the reader's declared margin, decided on this run's own workload";
+}
+
+/** The claims table's rows for 06: the shared columns, with the kind in 06's words and no seed column. */
+export function claimRows06(claims: readonly ClaimCheck[]): Record<string, string>[] {
+  return claimRows(claims).map((row, i) => {
+    const { seed: _seed, ...rest } = row;
+    return { ...rest, kind: kindText06(claims[i]) };
+  });
+}
+
+/** The throughput verdict. "within margin" never follows an interval wholly above 0. */
+export const JUDGEMENTS = ["costs", "within margin", "speeds up", "inconclusive"] as const;
 export type Judgement = (typeof JUDGEMENTS)[number];
 
+/** The write-amplification verdict: some counter measurably above 0, none, or too few rounds to say. */
+export const AMPLIFICATIONS = ["adds", "none above 0", "inconclusive", "not measured"] as const;
+export type AmplificationJudgement = (typeof AMPLIFICATIONS)[number];
+
+export interface AmplificationVerdict {
+  readonly judgement: AmplificationJudgement;
+  /** "adds 4.14 kB WAL/tx [3.90–4.31 kB], 1.97 B-tree inserts/tx [1.95–1.99]; …" */
+  readonly text: string;
+  readonly decision: Decision & { readonly verdict: Verdict };
+}
+
 export interface IndexJudgement {
+  /** The throughput verdict. */
   readonly judgement: Judgement;
-  /** "costs 6.1 % [4.8–7.0 %]", "no cost beyond ±2 %", … */
+  /** "throughput costs 8.1 % [2.5–10.6 %], inside ±15.0 %" and the like. */
+  readonly throughput: string;
+  readonly amplification: AmplificationVerdict;
+  /** Both, each labelled: "throughput …; write amplification …". */
   readonly text: string;
   readonly costs: Decision;
   readonly equivalence: Decision;
 }
 
 const span = (i: Interval) => `${pctNum(i.low)}–${pctNum(i.high)} %`;
+/** `decide`'s reason without the interval it starts with (the verdict line shows that already). */
+const reason = (decidedBy: string) =>
+  decidedBy.replace(/^.*?(straddles|reaches across)/, "$1").replace(/^.*?, but it covers/, "covers");
+const shown = (i: Interval) => `${pctNum(i.estimate)} % [${span(i)}]`;
 
 /**
- * One verdict per index from the two declared rules: equivalence held → "no cost beyond ±m" (even
- * when the interval also excludes 0: a cost too small to matter by the reader's margin); else
- * costs held → "costs x %"; else the whole interval below −m → "speeds up" (the workload reads
- * through it); else inconclusive, saying what would decide it.
+ * The throughput verdict from the two declared rules. An interval wholly above 0 always states the
+ * cost, with where it lies against the margin (inside it, beyond it, or reaching past it): the
+ * margin says whether the cost matters to the reader, never whether it exists. Inside the margin
+ * and not above 0 → "within ±m"; wholly below −m → "speeds the workload up" (a query of the
+ * workload reads through it); otherwise inconclusive, saying what would decide it.
  */
-export function judgeCost(cost: Interval | undefined, margin: number): IndexJudgement {
+export function judgeCost(cost: Interval | undefined, margin: number): Omit<IndexJudgement, "amplification" | "text"> {
   const costs = decide(COSTS_RULE, cost, { fmt: fmtCost });
   const equivalence = decide(equivalenceRule(margin), cost, { fmt: fmtCost });
   const m = `±${pctNum(margin)} %`;
-  if (!cost) return { judgement: "inconclusive", text: "inconclusive: no paired rounds", costs, equivalence };
-  if (equivalence.verdict === "held") {
-    const above = costs.verdict === "held" ? ` (measurably above 0, ${span(cost)}, yet inside the margin)` : "";
-    return { judgement: "no cost beyond margin", text: `no cost beyond ${m}${above}`, costs, equivalence };
+  const out = (judgement: Judgement, throughput: string) => ({ judgement, throughput, costs, equivalence });
+  if (!cost) return out("inconclusive", "throughput inconclusive: no paired rounds");
+  if (costs.verdict === "held") {
+    const where =
+      equivalence.verdict === "held" ? `inside ${m}` : cost.low > margin ? `beyond ${m}` : `reaching past ${m}`;
+    return out("costs", `throughput costs ${shown(cost)}, ${where}`);
   }
-  if (costs.verdict === "held")
-    return { judgement: "costs", text: `costs ${pctNum(cost.estimate)} % [${span(cost)}]`, costs, equivalence };
+  if (equivalence.verdict === "held") return out("within margin", `throughput within ${m}: ${shown(cost)}`);
   if (costs.verdict === "did not hold" && equivalence.verdict === "did not hold")
-    return {
-      judgement: "speeds up",
-      text: `speeds the workload up ${pctNum(-cost.estimate)} % [${pctNum(-cost.high)}–${pctNum(-cost.low)} %]`,
-      costs,
-      equivalence,
-    };
+    return out(
+      "speeds up",
+      `throughput: speeds the workload up ${pctNum(-cost.estimate)} % [${pctNum(-cost.high)}–${pctNum(-cost.low)} %]`,
+    );
   const decidedBy = costs.verdict === "inconclusive" ? costs.decidedBy : equivalence.decidedBy;
+  return out("inconclusive", `throughput inconclusive: ${shown(cost)} ${reason(decidedBy)}`);
+}
+
+/** A rounded figure without a negative zero, with the minus sign. */
+const fixed = (x: number, digits: number) => minus(x.toFixed(digits).replace(/^-(0\.?0*)$/, "$1"));
+const bytes = (x: number) => (Math.abs(x) >= 1024 ? `${fixed(x / 1024, 2)} kB` : `${fixed(x, 0)} B`);
+/** An interval's bytes in one unit, its estimate's too: kB when any of them reaches 1 kB. */
+const inKB = (i: Interval) => Math.max(Math.abs(i.low), Math.abs(i.high), Math.abs(i.estimate)) >= 1024;
+const bytesIn = (x: number, kb: boolean) => (kb ? fixed(x / 1024, 2) : fixed(x, 0));
+const bytesShown = (i: Interval) => `${bytesIn(i.estimate, inKB(i))} ${inKB(i) ? "kB" : "B"}`;
+const bytesSpan = (i: Interval) => `[${bytesIn(i.low, inKB(i))}–${bytesIn(i.high, inKB(i))} ${inKB(i) ? "kB" : "B"}]`;
+const count = (x: number) => fixed(x, 2);
+const points = (x: number) => fixed(x * 100, 0);
+
+interface Part {
+  readonly interval: Interval;
+  readonly decision: Decision;
+  /** "adds 4.14 kB WAL/tx [3.90–4.31 kB]" */
+  readonly adds: string;
+  /** "WAL +0.01 kB/tx [−0.02–0.03 kB]" */
+  readonly neutral: string;
+}
+
+function parts(a: WriteAmplification, table: string | undefined): Part[] {
+  const out: Part[] = [];
+  const sign = (x: number) => (x > 0 ? "+" : "");
+  if (a.walBytesPerTx) {
+    const i = a.walBytesPerTx;
+    out.push({
+      interval: i,
+      decision: decide(ADDS_RULE, i, { fmt: bytes }),
+      adds: `adds ${bytesShown(i)} WAL/tx ${bytesSpan(i)}`,
+      neutral: `WAL ${sign(i.estimate)}${bytesShown(i)}/tx ${bytesSpan(i)}`,
+    });
+  }
+  if (a.btreeInsertsPerTx) {
+    const i = a.btreeInsertsPerTx;
+    out.push({
+      interval: i,
+      decision: decide(ADDS_RULE, i, { fmt: count }),
+      adds: `adds ${count(i.estimate)} B-tree inserts/tx [${count(i.low)}–${count(i.high)}]`,
+      neutral: `B-tree inserts ${sign(i.estimate)}${count(i.estimate)}/tx [${count(i.low)}–${count(i.high)}]`,
+    });
+  }
+  if (a.hotShareLost) {
+    const i = a.hotShareLost;
+    const of = table ? `${table}'s HOT share` : "HOT share";
+    out.push({
+      interval: i,
+      decision: decide(ADDS_RULE, i, { fmt: (x) => `${points(x)} points` }),
+      adds: `takes ${points(i.estimate)} points of ${of} [${points(i.low)}–${points(i.high)}]`,
+      neutral: `${of} lost ${points(i.estimate)} points [${points(i.low)}–${points(i.high)}]`,
+    });
+  }
+  return out;
+}
+
+/**
+ * The write-amplification verdict: "adds" as soon as one of WAL bytes, B-tree inserts per
+ * transaction or the HOT share lost has its interval wholly above 0 (each such one is named with
+ * its interval); "none above 0" when every measured one is wholly at or below 0 or straddles it
+ * with enough rounds; "inconclusive" when no interval has the coverage a verdict needs.
+ */
+export function judgeAmplification(a: WriteAmplification, table?: string): AmplificationVerdict {
+  const ps = parts(a, table);
+  if (!ps.length)
+    return {
+      judgement: "not measured",
+      text: "write amplification not measured (no paired rounds)",
+      decision: { verdict: "inconclusive", decidedBy: "no paired rounds with WAL counters" },
+    };
+  const held = ps.filter((p) => p.decision.verdict === "held");
+  if (held.length) {
+    const rest = ps.filter((p) => p.decision.verdict !== "held");
+    return {
+      judgement: "adds",
+      text:
+        `write amplification: ${held.map((p) => p.adds).join(", ")}` +
+        (rest.length ? ` (not above 0: ${rest.map((p) => p.neutral).join(", ")})` : ""),
+      decision: { verdict: "held", decidedBy: held.map((p) => p.decision.decidedBy).join("; ") },
+    };
+  }
+  const all = ps.map((p) => p.neutral).join(", ");
+  // Too few rounds for any interval to decide: say so rather than "none".
+  const covered = ps.filter((p) => !/covers the median with only/.test(p.decision.decidedBy));
+  if (!covered.length)
+    return {
+      judgement: "inconclusive",
+      text: `write amplification inconclusive: ${all}; ${ps[0].decision.decidedBy}`,
+      decision: { verdict: "inconclusive", decidedBy: ps[0].decision.decidedBy },
+    };
+  const verdict: Verdict = ps.every((p) => p.decision.verdict === "did not hold") ? "did not hold" : "inconclusive";
   return {
-    judgement: "inconclusive",
-    text: `inconclusive: ${pctNum(cost.estimate)} % [${span(cost)}]; ${decidedBy}`,
-    costs,
-    equivalence,
+    judgement: "none above 0",
+    text: `write amplification: none measurably above 0 (${all})`,
+    decision: { verdict, decidedBy: ps.map((p) => p.decision.decidedBy).join("; ") },
   };
+}
+
+/** Both verdicts of one index, each labelled. */
+export function judge(
+  cost: Interval | undefined,
+  margin: number,
+  a: WriteAmplification,
+  table?: string,
+): IndexJudgement {
+  const t = judgeCost(cost, margin);
+  const amplification = judgeAmplification(a, table);
+  return { ...t, amplification, text: `${t.throughput}; ${amplification.text}` };
 }
 
 /** Why the index costs what it does, from this run's counters only. */
@@ -168,16 +347,21 @@ function flaggedCount(s: YourIndexesSummary, ix: IndexSummary): number {
 }
 
 export function judgeIndex(s: YourIndexesSummary, ix: IndexSummary): IndexJudgement {
-  return judgeCost(ix.cost, s.equivalenceMargin);
+  return judge(ix.cost, s.equivalenceMargin, ix.amplification, ix.table);
 }
 
-/** The two claims of every judged index, each with whether it changes without the flagged runs. */
+/** The three claims of every judged index, each with whether it changes without the flagged runs. */
 export function checkClaims(s: YourIndexesSummary): ClaimCheck[] {
   return s.indexes.flatMap((ix) => {
-    const declarations = [costsDeclaration(ix.name), equivalenceDeclaration(ix.name, s.equivalenceMargin)];
+    const declarations = [
+      costsDeclaration(ix.name),
+      equivalenceDeclaration(ix.name, s.equivalenceMargin),
+      amplificationDeclaration(ix.name),
+    ];
     if (!ix.cost) return declarations.map((d) => missing(d, "needs a round in which both variants finished"));
     const j = judgeIndex(s, ix);
     const why = because(ix);
+    const wa = j.amplification;
     const claims: ClaimCheck[] = [
       {
         ...declarations[0],
@@ -195,12 +379,21 @@ export function checkClaims(s: YourIndexesSummary): ClaimCheck[] {
         decidedBy: j.equivalence.decidedBy,
         why,
       },
+      {
+        ...declarations[2],
+        ours: wa.text,
+        ...(ix.amplification.walBytesPerTx ? { interval: ix.amplification.walBytesPerTx } : {}),
+        verdict: wa.decision.verdict,
+        decidedBy: wa.decision.decidedBy,
+        why,
+      },
     ];
     const again = costInterval(s.runs, ix, clean);
     const without: ClaimCheck[] = again
       ? [
           { ...claims[0], ...decide(COSTS_RULE, again, { fmt: fmtCost }) },
           { ...claims[1], ...decide(equivalenceRule(s.equivalenceMargin), again, { fmt: fmtCost }) },
+          { ...claims[2], ...judgeAmplification(amplification(s.runs.filter(clean), ix, ix.table), ix.table).decision },
         ]
       : [];
     return withSensitivity(claims, without, flaggedCount(s, ix));

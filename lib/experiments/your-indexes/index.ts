@@ -25,8 +25,25 @@ export const experiment: Experiment<YourIndexesParams, YourIndexesRun, YourIndex
 export const { params, run, summarise, claims, save } = experiment;
 
 export { serverSpec, type YourIndexesRun, type RunControl } from "./run";
-export type { YourIndexesSummary, IndexSummary, RunSummary, VariantSummary } from "./summarise";
-export { judgeCost, judgeIndex, JUDGEMENTS, type IndexJudgement, type Judgement } from "./claims";
+export type {
+  YourIndexesSummary,
+  IndexSummary,
+  NoiseFloor,
+  RunSummary,
+  VariantSummary,
+  WriteAmplification,
+} from "./summarise";
+export {
+  judge,
+  judgeAmplification,
+  judgeCost,
+  judgeIndex,
+  AMPLIFICATIONS,
+  JUDGEMENTS,
+  type AmplificationJudgement,
+  type IndexJudgement,
+  type Judgement,
+} from "./claims";
 export {
   showRun,
   showIndexTable,

@@ -5,9 +5,9 @@ import { plot } from "../../display/plotly";
 import { showRunHeader } from "../../display/run-header";
 import { showTable, type Row } from "../../display/table";
 import { RunStore } from "../../results/run-store";
-import { claimRows, type ClaimCheck } from "../../stats/claims";
+import type { ClaimCheck } from "../../stats/claims";
 import { intervalLabel, OUTLIER_RULE } from "../../stats/intervals";
-import { because, judgeIndex } from "./claims";
+import { because, claimRows06, judgeIndex } from "./claims";
 import { costRanking, perSecond, tpsByRound } from "./charts";
 import { NOTEBOOK, type YourIndexesRun } from "./run";
 import type { YourIndexesSummary } from "./summarise";
@@ -80,7 +80,8 @@ export function indexRows(s: YourIndexesSummary): Row[] {
       index: ix.name,
       kind: ix.kind,
       table: ix.table,
-      verdict: j.text,
+      "throughput verdict": j.throughput,
+      "write amplification verdict": j.amplification.text,
       "interval is": ix.cost ? intervalLabel(ix.cost) : "",
       "p50 change": signedPct(ix.p50Change),
       "p99 change": signedPct(ix.p99Change),
@@ -100,11 +101,31 @@ export function indexRows(s: YourIndexesSummary): Row[] {
   });
 }
 
+/** The throughput margin the reader declared, and beside it what this machine's noise alone spreads to. */
+export function noiseFloorText(s: YourIndexesSummary): string {
+  const m = `±${(s.equivalenceMargin * 100).toFixed(1)} %`;
+  const f = s.noiseFloor;
+  if (!f)
+    return `Throughput margin ${m} (the parameter equivalenceMargin); no round had three baseline runs to measure the noise floor.`;
+  const p = (x: number) => `${x >= 0 ? "+" : "−"}${Math.abs(x * 100).toFixed(1)} %`;
+  return (
+    `Throughput margin ${m} (the parameter equivalenceMargin, the reader's question). Noise floor of this run: a ` +
+    `baseline run against the baseline runs two places either side, 1 − TPS ÷ their mean, spread ${p(f.q25)} to ` +
+    `${p(f.q75)} interquartile (${p(f.p05)} to ${p(f.p95)} at the 5th–95th percentiles, n = ${f.n} over ${f.rounds} rounds)` +
+    (f.interval
+      ? `; as a null index's interval (median per round): ${p(f.interval.estimate)} [${p(f.interval.low)} to ${p(f.interval.high)}]`
+      : "") +
+    "."
+  );
+}
+
 export function showIndexTable(s: YourIndexesSummary): void {
+  show().html(`<p>${escapeHtml(noiseFloorText(s))}</p>`);
   showTable(indexRows(s), {
     caption:
-      `Per judged index: cost = 1 − TPS with ÷ TPS without, per round (the variant's run against the baseline runs just before and after it), median and exact ` +
-      `interval; verdict by the declared rules (above 0: costs; inside ±${(s.equivalenceMargin * 100).toFixed(1)} %: no cost beyond the margin). ` +
+      `Per judged index, two verdicts. Throughput: cost = 1 − TPS with ÷ TPS without, per round (the variant's run against the baseline runs just before and after it), median and exact ` +
+      `interval; an interval wholly above 0 states the cost, with where it lies against ±${(s.equivalenceMargin * 100).toFixed(1)} %; "within" only for an interval inside the margin and not above 0. ` +
+      'Write amplification: WAL bytes, B-tree inserts per transaction and the HOT share lost, paired the same way; "adds" names each one whose interval lies wholly above 0. ' +
       "Δ = with − without, per transaction, counted in the WAL (pg_walinspect); HOT share lost: of the index's table's updates",
   });
   showTable(
@@ -122,7 +143,7 @@ export function showIndexTable(s: YourIndexesSummary): void {
       outlier: r.outlier ? "yes" : "",
     })),
     {
-      caption: `Every run, in the order run within its round (the baseline between every two variants; the variants' order rotates between rounds). Outlier: ${OUTLIER_RULE}. Flagged runs stay in the data; each claim says whether its verdict changes without them`,
+      caption: `Every run, in the order run within its round (the baseline between every two variants; the variants' order a Williams design across rounds). Outlier: ${OUTLIER_RULE}. Flagged runs stay in the data; each claim says whether its verdict changes without them`,
     },
   );
 }
@@ -134,7 +155,10 @@ export function showCharts(s: YourIndexesSummary): void {
 }
 
 export function showClaims(claims: readonly ClaimCheck[]): void {
-  showTable(claimRows(claims), { caption: "Each judged index's two declared claims, decided on this run" });
+  showTable(claimRows06(claims), {
+    caption:
+      "Each judged index's three declared claims (two on throughput, one on write amplification), decided on this run",
+  });
 }
 
 /** Why: one sentence per index from this run's counters, and the counters per variant. */

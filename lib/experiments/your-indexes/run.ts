@@ -1,7 +1,7 @@
 /**
  * Notebook 06's experiment: start the lab's server, load the reader's schema and data (or a sample
  * of their server) once into a template, build every variant from it, check the workload, then run
- * rounds of every variant (rotated) while an index is undecided and the budget lasts.
+ * rounds of every variant (in a Williams order) while an index is undecided and the budget lasts.
  */
 import type { YourIndexesParams } from "../../params/your-indexes";
 import { nextRound, plannedRoundFits } from "../../stats/adaptive";
@@ -195,7 +195,7 @@ export async function run(p: YourIndexesParams, control: RunControl = {}): Promi
           (template.tables.length > workloadCheck.writtenTables.length
             ? `; never ${template.tables.filter((t) => !workloadCheck.writtenTables.includes(t)).join(", ")}`
             : ""),
-        `every round runs the baseline between every two variants (B V₁ B V₂ … B), each variant's cost against the two baseline runs around it; the variants' order rotates between round pairs, the second of each pair backwards`,
+        `every round runs the baseline between every two variants (B V₁ B V₂ … B), each variant's cost against the two baseline runs around it; the variants' order is a Williams design over rounds (every variant at every position, and right after every other variant, equally often)`,
       );
       if (!template.walInspect)
         notes.push(

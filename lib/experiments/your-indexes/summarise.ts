@@ -2,9 +2,11 @@
  * Notebook 06's figures from the raw runs: per run TPS, latency percentiles, WAL and B-tree records
  * per transaction (pg_walinspect), the HOT share of each table's updates; per variant the medians;
  * per judged index the write-throughput cost paired per round (the variant with the index and the
- * one without ran in the same round) with the exact interval of its median, and the differences of
- * the counters that explain it.
+ * one without ran in the same round) with the exact interval of its median, and its write
+ * amplification (WAL bytes, B-tree inserts per transaction, HOT share of its table's updates)
+ * paired the same way, each with its interval; the baseline's own neighbour spread (the noise floor).
  */
+import { quantile } from "simple-statistics";
 import { medianInterval, outlierFlags, type Interval } from "../../stats/intervals";
 import { groupBy, spread } from "../../stats/summary";
 import { pgbenchFigures, type PgbenchFigures, type PgbenchRunResult, type SeriesPoint } from "../../workloads/pgbench";
@@ -88,6 +90,11 @@ export interface IndexSummary {
   readonly btreeSplitsPerTx: { readonly with?: number; readonly without?: number };
   /** HOT share of the table's updates with and without the index (runs pooled per variant). */
   readonly hotShare: { readonly with?: number; readonly without?: number };
+  /**
+   * Write amplification, paired per round like the cost (with − without, the variant's run against
+   * the mean of the baseline runs around it), each with the exact interval of its median.
+   */
+  readonly amplification: WriteAmplification;
   /** Rows of the table the workload inserted, updated, deleted over the variant-with runs. */
   readonly tableWrites?: TableWrites;
   /** The scripts' UPDATEs of the index's table that set a column the index reads. */
@@ -97,10 +104,37 @@ export interface IndexSummary {
   readonly source?: SourceIndexUsage;
 }
 
+export interface WriteAmplification {
+  /** WAL bytes per transaction added by the index. */
+  readonly walBytesPerTx?: Interval;
+  /** B-tree leaf inserts (and splits) per transaction added, counted in the WAL. */
+  readonly btreeInsertsPerTx?: Interval;
+  /** The HOT share of its table's updates lost: without − with (0.6 = 60 points); absent without updates. */
+  readonly hotShareLost?: Interval;
+}
+
+/**
+ * What this machine's noise alone does to the statistic: each baseline run that has a baseline run
+ * on either side (every one but a round's first and last) as if it were a variant, 1 − its TPS ÷
+ * the mean of theirs. Its neighbours are two places away where a variant's are one, so this spread
+ * is an upper bound on the noise a variant's paired cost carries.
+ */
+export interface NoiseFloor {
+  readonly n: number;
+  readonly rounds: number;
+  readonly q25: number;
+  readonly q75: number;
+  readonly p05: number;
+  readonly p95: number;
+  /** The median over rounds of the round's median pseudo-cost, with its exact interval: a null index's. */
+  readonly interval?: Interval;
+}
+
 export interface YourIndexesSummary {
   readonly durationSeconds: number;
   readonly clients: number;
   readonly equivalenceMargin: number;
+  readonly noiseFloor?: NoiseFloor;
   readonly runs: readonly RunSummary[];
   readonly variants: readonly VariantSummary[];
   readonly indexes: readonly IndexSummary[];
@@ -209,6 +243,91 @@ export function costInterval(
     : undefined;
 }
 
+/** A figure of the run, with − without, paired per round as the cost is, and the interval of its median. */
+export function differenceInterval(
+  runs: readonly RunSummary[],
+  j: Pick<Judged, "withVariant" | "withoutVariant">,
+  pick: (r: RunSummary) => number | undefined,
+  of: string,
+): Interval | undefined {
+  const d = paired(runs, j, (a, b) => {
+    const x = pick(a);
+    const y = pick(b);
+    return x !== undefined && y !== undefined ? x - y : undefined;
+  });
+  return d.length ? medianInterval(d, of) : undefined;
+}
+
+/** The HOT share of `table`'s updates in one run, if the run updated it. */
+function runHotShare(r: RunSummary, table: string): number | undefined {
+  const w = r.tables[table];
+  return w && w.updated > 0 ? w.hotUpdated / w.updated : undefined;
+}
+
+/** The judged index's write amplification, paired per round. */
+export function amplification(
+  runs: readonly RunSummary[],
+  j: Pick<Judged, "withVariant" | "withoutVariant" | "name">,
+  table: string | undefined,
+): WriteAmplification {
+  const wal = differenceInterval(runs, j, (r) => r.walBytesPerTx, `WAL bytes per transaction added by ${j.name}`);
+  const btree = differenceInterval(
+    runs,
+    j,
+    (r) => r.btreeInsertsPerTx,
+    `B-tree leaf inserts per transaction added by ${j.name}`,
+  );
+  // Lost = without − with: the difference with the sides swapped.
+  const hot = table
+    ? differenceInterval(
+        runs,
+        { withVariant: j.withoutVariant, withoutVariant: j.withVariant },
+        (r) => runHotShare(r, table),
+        `HOT share of ${table}'s updates lost with ${j.name}`,
+      )
+    : undefined;
+  return {
+    ...(wal ? { walBytesPerTx: wal } : {}),
+    ...(btree ? { btreeInsertsPerTx: btree } : {}),
+    ...(hot ? { hotShareLost: hot } : {}),
+  };
+}
+
+/** The baseline against its baseline neighbours (see NoiseFloor); undefined without 3 baseline runs in a round. */
+export function noiseFloor(runs: readonly RunSummary[], baseline = "baseline"): NoiseFloor | undefined {
+  const perRound = [
+    ...groupBy(
+      runs.filter((r) => r.variant === baseline),
+      (r) => String(r.repeat),
+    ).values(),
+  ].map((round) => {
+    const ordered = [...round].sort((a, b) => (a.position ?? 0) - (b.position ?? 0));
+    return ordered.slice(1, -1).flatMap((r, i) => {
+      const mean = (ordered[i].tps + ordered[i + 2].tps) / 2;
+      return mean > 0 ? [1 - r.tps / mean] : [];
+    });
+  });
+  const all = perRound.flat();
+  if (!all.length) return undefined;
+  const medians = perRound.filter((v) => v.length).map((v) => spread(v).median);
+  return {
+    n: all.length,
+    rounds: medians.length,
+    q25: quantile(all, 0.25),
+    q75: quantile(all, 0.75),
+    p05: quantile(all, 0.05),
+    p95: quantile(all, 0.95),
+    ...(medians.length
+      ? {
+          interval: medianInterval(
+            medians,
+            "noise floor: a baseline run against the baseline runs two places either side, median per round",
+          ),
+        }
+      : {}),
+  };
+}
+
 export const clean = (r: RunSummary): boolean => !r.disturbed && !r.outlier;
 
 export function summarise(
@@ -295,6 +414,7 @@ export function summarise(
       btreeInsertsPerTx: { with: vw?.btreeInsertsPerTx, without: vo?.btreeInsertsPerTx },
       btreeSplitsPerTx: { with: vw?.btreeSplitsPerTx, without: vo?.btreeSplitsPerTx },
       hotShare: table ? { with: vw?.hotShare[table], without: vo?.hotShare[table] } : {},
+      amplification: amplification(runs, j, table),
       ...(tableWrites ? { tableWrites } : {}),
       hotStatements,
       bytes: added.length ? added.reduce((a, i) => a + i.bytes, 0) : undefined,
@@ -303,10 +423,12 @@ export function summarise(
         : {}),
     };
   });
+  const floor = noiseFloor(runs);
   return {
     durationSeconds,
     clients,
     equivalenceMargin: ctx.equivalenceMargin,
+    ...(floor ? { noiseFloor: floor } : {}),
     runs,
     variants,
     indexes,

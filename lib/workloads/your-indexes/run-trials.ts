@@ -1,6 +1,6 @@
 /**
  * One timed run of the reader's workload on one variant (`runOne`), the short check of the
- * workload before the rounds (`checkWorkload`), the rotated plan, and the loop that runs a plan.
+ * workload before the rounds (`checkWorkload`), the plan (a Williams design), and the loop that runs a plan.
  */
 import { probeSpeed } from "../../engines/postgres/speed-probe";
 import { waitForAutovacuumIdle, type AutovacuumWait } from "../../engines/postgres/autovacuum";
@@ -8,7 +8,7 @@ import { relationSizes, tableCounters, type PgTableCounterKey } from "../../engi
 import { currentWalLsn, walRecordsBetween, type WalRecordStats } from "../../engines/postgres/wal-records";
 import type { TrialRecord } from "../../results/run-store";
 import { counterDelta, counterEntries, type Counters } from "../../stats/counters";
-import { rotated } from "../../stats/order";
+import { williamsDesign } from "../../stats/williams";
 import type { StartedServer } from "../../targets/types";
 import {
   pgbenchOutcome,
@@ -40,7 +40,7 @@ export interface PlannedTrial {
   readonly key: string;
   readonly condition: YourIndexesCondition;
   readonly repeat: number;
-  /** Position within the round, 0-based (rotated from round to round). */
+  /** Position within the round, 0-based (the variants' order a Williams design across rounds). */
   readonly position: number;
 }
 
@@ -52,9 +52,15 @@ export interface PlannedTrial {
  * paired with the round's one baseline run: in a default run under other load (5 rounds of 7
  * runs of 5 s), the one index whose variant happened to run next to the baseline in 4 of 5
  * rounds had paired costs spread −0.7 to +7.0 %, while an index on a table never written, run up
- * to 6 places away, spread −45 to +26 %. The other variants' order rotates by one between round
- * pairs (1, 2), (3, 4), … and the second of each pair runs it backwards (a Williams design), so
- * no variant always runs early or late in its round. `from` lets the adaptive design add round
+ * to 6 places away, spread −45 to +26 %.
+ *
+ * The variants' order follows a Williams design (lib/stats/williams.ts), round r taking row
+ * r − 1 (cycling): over k rounds (2k for odd k) every variant runs at every position equally often,
+ * and right after every other variant equally often. The second matters here because a variant's
+ * earlier flanking baseline ran right after the previous variant: whatever that variant leaves
+ * behind (WAL to recycle, dirty pages of the shared cluster, the OS cache) lands on this
+ * variant's cost, and the design spreads it over all of them instead of always the same one. A
+ * rotation with reversal balances positions only. `from` lets the adaptive design add round
  * `from` alone. Without the baseline (or with nothing else) a round is the variants in that order.
  */
 export function planRounds(
@@ -66,9 +72,10 @@ export function planRounds(
   const plan: PlannedTrial[] = [];
   const others = variants.filter((v) => v !== baseline);
   const interleave = others.length > 0 && others.length < variants.length;
+  const ordered = interleave ? others : variants;
+  const design = ordered.length ? williamsDesign(ordered.length) : [];
   for (let repeat = from; repeat <= repeats; repeat++) {
-    const order = rotated(interleave ? others : variants, Math.floor((repeat - 1) / 2));
-    if (repeat % 2 === 0) order.reverse();
+    const order = design.length ? design[(repeat - 1) % design.length].map((i) => ordered[i]) : [];
     const round = interleave ? [baseline, ...order.flatMap((v) => [v, baseline])] : order;
     let baselines = 0;
     round.forEach((variant, position) => {
