@@ -10,7 +10,7 @@ import {
 import type { Experiment } from "../contract";
 import { writeSummaries } from "./present";
 import { NOTEBOOK, run as runReindexUnderLoad } from "./run";
-import { checkClaims as check } from "./claims";
+import { checkClaims as check, plan04 } from "./claims";
 
 export { DECLARATIONS } from "./claims";
 import type { ReindexUnderLoadRun } from "./run";
@@ -55,6 +55,7 @@ export const experiment: Experiment<ReindexUnderLoadParams, ReindexUnderLoadRun,
   // Each claim recomputes itself without the flagged sets (its `sensitivity`).
   claims: (summary) => check(summary),
   save: (run, summary, claims) => writeSummaries(run, summary, claims),
+  plan: plan04,
 };
 
 export const { params, run, summarise, claims, save } = experiment;
