@@ -503,12 +503,6 @@ export function checkClaims(s: RoundTripsSummary): ClaimCheck[] {
           "an external server is measured as it is: there is no loopback environment",
           "the embedded or docker target runs it",
         ),
-    claimExternal(s) ??
-      notRun(
-        EXTERNAL,
-        "this run measured no external server",
-        "DBLAB_POSTGRES_URI=postgresql://… (target external) measures one as it is",
-      ),
     claimQuorum(s, "quorum-same-az", QUORUM_SAME) ??
       notRun(
         QUORUM_SAME,
@@ -520,6 +514,12 @@ export function checkClaims(s: RoundTripsSummary): ClaimCheck[] {
         QUORUM_CROSS,
         "this run had no quorum-cross-az environment",
         'environments including "quorum-cross-az" runs it',
+      ),
+    claimExternal(s) ??
+      notRun(
+        EXTERNAL,
+        "this run measured no external server",
+        "DBLAB_POSTGRES_URI=postgresql://… (target external) measures one as it is",
       ),
     claimSlope(s),
     claimLocalReproduction(s),
