@@ -3,6 +3,7 @@ import { TARGET_CHOICES, type TargetChoice } from "../targets/select";
 import { withProfile, type ProfileName } from "./profiles";
 import { clientsAndThreads, listOf, oneOf, ParameterError, positiveInteger, rejectUnknownKeys } from "./validate";
 import { REINDEX_MODES, type ReindexMode } from "../workloads/reindex-under-load/run-trials";
+import { SEED_STALL_SHARE } from "../workloads/reindex-under-load/stall";
 
 // The modes are the workload's (its run plan cycles through them); re-exported for the notebook's code.
 export { REINDEX_MODES, type ReindexMode };
@@ -21,8 +22,20 @@ export interface ReindexUnderLoadParams {
   readonly clients: number;
   /** pgbench threads (-j), at most `clients`. */
   readonly threads: number;
-  /** Seconds per run (the seed: 30). */
+  /**
+   * Seconds per run (the seed: 30). With `stallShare` > 0 this is the planned length only (the ETA's
+   * figure): the run length is then chosen from the measured rebuild.
+   */
   readonly durationSeconds: number;
+  /**
+   * The share of a run the plain REINDEX should stall (0: off, run `durationSeconds` as given). The
+   * TPS drop the seed measured is the stalled share of its run (claims.ts SEED_STALL_SHARE: ≈ 25 %),
+   * and a rebuild's seconds differ by machine and scale (3.5–4.5 s here at scale 100 against the
+   * seed's ≈ 7.6 s): before the sets, a calibration REINDEX of the three keys in a fresh clone is
+   * timed, and each run lasts rebuild ÷ stallShare seconds, so every machine runs at the seed's share.
+   * `reindexStartSeconds` then keeps its fraction of `durationSeconds`.
+   */
+  readonly stallShare: number;
   /** Sets of runs planned (the seed: 3). */
   readonly sets: number;
   /**
@@ -67,31 +80,41 @@ export const reindexUnderLoad_PROFILES: Readonly<Record<ProfileName, ReindexUnde
     ...SEED,
     scale: 1,
     durationSeconds: 4,
+    stallShare: 0,
     sets: 1,
     maxSets: 1,
     budgetSeconds: 120,
     reindexStartSeconds: 1.5,
     sampleIntervalMs: 100,
   },
-  // The seed's scale and run length (the REINDEX's share of a run decides the TPS drop). The claims
-  // are decided per set and need ≥ 5 sets (the range of 5 covers the median with 93.75 %). On 2 cores
-  // each 30 s run takes ~33 s with its restart: 5 sets of 3 modes (~9 min) do not fit the default's
-  // budget, 5 sets of the seed's two modes (~5.5 min on a loaded machine here) do. So the default
-  // decides the seed's claims (1, 2) and leaves the remedy CONCURRENTLY (3a, 3b: not the seed's
-  // measurement) to `full` or `--set modes=[…]`, saying so; measured: 2 sets of 3 modes gave
-  // "inconclusive, needs ≥ 5 sets" for every claim.
+  // The seed's stall share, not its scale and run length: the TPS drop (1) and the UPDATE's multiple
+  // (2) follow from the share of the run the REINDEX stalls (claims.ts), so the run length is set
+  // from a calibration rebuild to give the seed's ≈ 25 %. At scale 50 the three keys rebuild in
+  // ~2 s here, so a run lasts ~8 s: 5 sets of all three modes (the claims are decided per set and
+  // need ≥ 5: the range of 5 covers the median with 93.75 %) fit the default's 5:30, where 5 sets
+  // of the seed's two modes at scale 100 and 30 s took 6:11 and stalled only 12 % of each run.
   default: {
     ...SEED,
-    modes: ["baseline", "reindex"],
-    scale: 100,
-    durationSeconds: 30,
+    scale: 50,
+    durationSeconds: 8,
+    stallShare: SEED_STALL_SHARE,
     sets: 5,
     // A 6th or 7th set cannot move the exact interval of 5 (it stays the range): no set is added here.
     maxSets: 5,
-    budgetSeconds: 420,
-    reindexStartSeconds: 10,
+    budgetSeconds: 330,
+    reindexStartSeconds: 2.7,
   },
-  full: { ...SEED, scale: 100, durationSeconds: 30, sets: 5, maxSets: 8, budgetSeconds: 1800, reindexStartSeconds: 10 },
+  // The seed's scale (100) at the seed's stall share: ~4 s rebuilds here, ~16 s runs.
+  full: {
+    ...SEED,
+    scale: 100,
+    durationSeconds: 16,
+    stallShare: SEED_STALL_SHARE,
+    sets: 5,
+    maxSets: 8,
+    budgetSeconds: 1800,
+    reindexStartSeconds: 5.3,
+  },
 };
 
 const KNOWN = Object.keys(reindexUnderLoad_PROFILES.default);
@@ -131,6 +154,12 @@ export function reindexUnderLoadParams(
   const modes = listOf("modes", p.modes, REINDEX_MODES);
   if (new Set(modes).size !== modes.length) throw new ParameterError(`modes lists a mode twice: ${modes.join(", ")}`);
   const sampleIntervalMs = positiveInteger("sampleIntervalMs", p.sampleIntervalMs);
+  const stallShare = p.stallShare;
+  if (typeof stallShare !== "number" || !(stallShare >= 0 && stallShare < 1)) {
+    throw new ParameterError(
+      `stallShare must be a share of the run in [0, 1) (0: run durationSeconds as given; the seed's ≈ 0.25), got ${JSON.stringify(stallShare)}`,
+    );
+  }
   const sets = positiveInteger("sets", p.sets);
   // Raising `sets` alone raises the ceiling with it, so an override of sets is never refused for it.
   const maxSets = positiveInteger(
@@ -149,6 +178,7 @@ export function reindexUnderLoadParams(
     clients,
     threads,
     durationSeconds,
+    stallShare,
     sets,
     maxSets,
     budgetSeconds: positiveInteger("budgetSeconds", p.budgetSeconds),

@@ -462,6 +462,11 @@ export interface ClaimPlan {
   readonly prospect: ClaimProspect;
   /** Why, for anything but `decidable`: "2 CPUs against the seed's 128 (clients per CPU 8, …)". */
   readonly reason: string;
+  /**
+   * A decidable claim whose regime also has a factor only the run measures (a property of this
+   * machine no parameter sets): what it depends on. The plan counts it as decidable and says so.
+   */
+  readonly dependsOn?: string;
 }
 
 export interface PlanOptions {
@@ -501,8 +506,10 @@ export function planText(plans: readonly ClaimPlan[]): string {
   const can = counted.filter((p) => p.prospect === "decidable");
   const not = counted.filter((p) => p.prospect === "out of regime");
   const apart = plans.filter((p) => p.prospect === "unavailable" || p.prospect === "not evidence");
+  const depends = can.filter((p) => p.dependsOn);
   return (
     `this profile on this machine can decide ${can.length} of ${counted.length} claims` +
+    (depends.length ? ` (${depends.map((p) => `(${p.id}) if ${p.dependsOn}`).join("; ")})` : "") +
     (not.length ? `; not: ${not.map((p) => `(${p.id}) ${p.reason}`).join("; ")}` : "") +
     (apart.length ? `; not counted: ${apart.map((p) => `(${p.id}) ${p.prospect}: ${p.reason}`).join("; ")}` : "")
   );

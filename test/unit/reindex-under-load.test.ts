@@ -6,15 +6,40 @@ import { lockTimeline } from "../../lib/workloads/reindex-under-load/lock-timeli
 import type { ActivitySample, SessionSample } from "../../lib/workloads/reindex-under-load/activity-sampler";
 import { planRuns } from "../../lib/workloads/reindex-under-load/run-trials";
 import { windowStats } from "../../lib/experiments/reindex-under-load/summarise";
+import { runLengthFor, SEED_STALL_SHARE, seedStallShares } from "../../lib/workloads/reindex-under-load/stall";
+
+test("the seed's stall share per set, from its published latencies and TPS: 25 %, 20 %, 22 %", () => {
+  assert.deepEqual(
+    seedStallShares().map((x) => Math.round(x * 1000) / 1000),
+    [0.253, 0.198, 0.217],
+  );
+  assert.equal(SEED_STALL_SHARE, 0.253, "set 1: 0.562 ms × 26,956 ÷ 2 ≈ 7.6 s of 30 s");
+});
+
+test("run length from the measured rebuild: rebuild ÷ share in whole seconds, within 6–60 s, the start at its planned fraction", () => {
+  const planned = { durationSeconds: 30, reindexStartSeconds: 10 };
+  assert.deepEqual(runLengthFor(4, 0.25, planned), { durationSeconds: 16, reindexStartSeconds: 5.3 });
+  assert.deepEqual(runLengthFor(2.1, 0.25, planned), { durationSeconds: 8, reindexStartSeconds: 2.7 });
+  assert.equal(runLengthFor(1, 0.25, planned).durationSeconds, 6, "never shorter than 6 s");
+  assert.equal(runLengthFor(1.4, 0.25, planned).durationSeconds, 6, "5.6 s rounds to 6");
+  assert.equal(runLengthFor(16, 0.25, planned).durationSeconds, 60, "never longer than a minute");
+  assert.throws(() => runLengthFor(0, 0.25, planned), /needs a rebuild > 0 s/);
+  assert.throws(() => runLengthFor(4, 1, planned), /a share in \(0, 1\)/);
+});
 
 test("parameters: profiles resolve; bad values are refused with a clear message", () => {
   const d = reindexUnderLoadParams("default");
-  assert.equal(d.scale, 100, "default runs the seed's scale");
+  assert.equal(d.stallShare, SEED_STALL_SHARE, "default runs the seed's stall share, its run length from the rebuild");
   assert.equal(d.clients, 2);
-  assert.equal(d.durationSeconds, 30);
-  assert.deepEqual(d.modes, ["baseline", "reindex"], "default: the seed's two modes, 5 sets");
+  assert.deepEqual(d.modes, ["baseline", "reindex", "concurrently"], "default: CONCURRENTLY too, 5 sets");
   assert.equal(d.sets, 5, "5 sets: the range of 5 covers the median with 93.75 %");
-  assert.deepEqual(reindexUnderLoadParams("full").modes, ["baseline", "reindex", "concurrently"]);
+  assert.equal(reindexUnderLoadParams("full").scale, 100, "full: the seed's scale");
+  assert.equal(reindexUnderLoadParams("smoke").stallShare, 0, "smoke: its 4 s as given");
+  for (const bad of [-0.1, 1, "0.25"])
+    assert.throws(
+      () => reindexUnderLoadParams("smoke", { stallShare: bad as never }),
+      /stallShare must be a share of the run in \[0, 1\)/,
+    );
   assert.throws(() => reindexUnderLoadParams("smoke", { scal: 1 } as never), /unknown parameter "scal"/);
   assert.throws(
     () => reindexUnderLoadParams("smoke", { reindexStartSeconds: 10, durationSeconds: 5 }),

@@ -11,7 +11,7 @@ import {
 import type { Experiment } from "../contract";
 import { writeSummaries } from "./present";
 import { NOTEBOOK, run as runReindexUnderLoad } from "./run";
-import { checkClaims as check } from "./claims";
+import { checkClaims as check, plan04 } from "./claims";
 
 export { DECLARATIONS } from "./claims";
 import type { ReindexUnderLoadRun } from "./run";
@@ -57,6 +57,7 @@ export const experiment: Experiment<ReindexUnderLoadParams, ReindexUnderLoadRun,
   claims: (summary) => check(summary),
   disk: diskNeed04,
   save: (run, summary, claims) => writeSummaries(run, summary, claims),
+  plan: plan04,
 };
 
 export const { params, run, summarise, claims, save } = experiment;

@@ -16,14 +16,20 @@ import {
 } from "../../workloads/reindex-under-load/databases";
 import { MIN_COVERAGE, repeatsForCoverage, type Verdict } from "../../stats/claims";
 import { nextRound } from "../../stats/adaptive";
+import fs from "node:fs";
+import path from "node:path";
+import { runLengthFor } from "../../workloads/reindex-under-load/stall";
 import {
+  calibrateRebuild,
   planRuns,
   runPlan,
+  type RebuildCalibration,
   type PlannedRun,
   type ReindexCondition,
   type ReindexTrial,
 } from "../../workloads/reindex-under-load/run-trials";
-import { claimTpsDrop } from "./claims";
+import { claimTpsDrop, plan04 } from "./claims";
+import { planText } from "../../stats/claims";
 import { summarise } from "./summarise";
 import { addRounds } from "../adaptive-rounds";
 
@@ -37,6 +43,23 @@ export interface ReindexUnderLoadRun {
   readonly trials: readonly ReindexTrial[];
   readonly metadata: RunMetadata;
   readonly template: TemplateInfo;
+  /** The calibration rebuild that set the run length (stallShare > 0); `params` then carry the chosen length. */
+  readonly calibration?: RunLengthCalibration;
+}
+
+export interface RunLengthCalibration extends RebuildCalibration {
+  readonly stallShare: number;
+  readonly durationSeconds: number;
+  readonly reindexStartSeconds: number;
+}
+
+const CALIBRATION_FILE = "calibration.json";
+
+/** A resumed run keeps the run length its first part chose (its trials ran at it). */
+function storedCalibration(directory: string): RunLengthCalibration | undefined {
+  const file = path.join(directory, CALIBRATION_FILE);
+  if (!fs.existsSync(file)) return undefined;
+  return JSON.parse(fs.readFileSync(file, "utf8")) as RunLengthCalibration;
 }
 
 export function serverSpec(p: ReindexUnderLoadParams): ServerSpec {
@@ -117,6 +140,7 @@ export async function run(p: ReindexUnderLoadParams, control: RunControl = {}): 
       target: p.target,
       cpus: p.cpus,
       memoryGiB: p.memoryGiB,
+      prospect: planText(plan04(p)),
     },
     async ({ store, progress, servers, signal, notes, metadata, writeMetadata }) => {
       const server = servers.servers.get("postgresql");
@@ -133,13 +157,38 @@ export async function run(p: ReindexUnderLoadParams, control: RunControl = {}): 
       );
       // Through the session's writeMetadata, so that its closing write (quietness) keeps the template.
       writeMetadata({ template });
+      // The run length from the measured rebuild, so that the stall is the seed's share of each run.
+      let calibration: RunLengthCalibration | undefined;
+      if (p.stallShare > 0) {
+        calibration = storedCalibration(store.directory);
+        if (!calibration) {
+          progress.update(0, plan.length, "calibration: timing a plain REINDEX of the three keys on a fresh clone…");
+          const rebuild = await calibrateRebuild(server, p, { onNote: (n) => notes.push(n) });
+          calibration = { ...rebuild, stallShare: p.stallShare, ...runLengthFor(rebuild.seconds, p.stallShare, p) };
+          store.writeSummary(CALIBRATION_FILE, calibration);
+        }
+        notes.push(
+          `run length from the calibration rebuild: the three keys took ${calibration.seconds.toFixed(2)} s ` +
+            `(accounts ${calibration.accountsSeconds?.toFixed(2) ?? "n/a"} s) on a fresh clone, so each run lasts ` +
+            `${calibration.durationSeconds} s (${(p.stallShare * 100).toFixed(0)} % stalled, the seed's share), ` +
+            `the REINDEX starting at ${calibration.reindexStartSeconds} s`,
+        );
+        writeMetadata({ template, calibration });
+      }
+      const settings: ReindexUnderLoadParams = calibration
+        ? {
+            ...p,
+            durationSeconds: calibration.durationSeconds,
+            reindexStartSeconds: calibration.reindexStartSeconds,
+          }
+        : p;
       let current = "";
       const runPart = (part: readonly PlannedRun[]) =>
         runPlan({
           server,
           runner,
           plan: part,
-          settings: p,
+          settings,
           store,
           signal,
           onNote: (n) => notes.push(n),
@@ -157,7 +206,7 @@ export async function run(p: ReindexUnderLoadParams, control: RunControl = {}): 
             progress.update(
               Math.max(0, done),
               plan.length,
-              `${planned.key}: ${point.second.toFixed(0)} / ${p.durationSeconds} s · ${point.tps.toFixed(0)} tps`,
+              `${planned.key}: ${point.second.toFixed(0)} / ${settings.durationSeconds} s · ${point.tps.toFixed(0)} tps`,
             );
           },
         });
@@ -170,8 +219,9 @@ export async function run(p: ReindexUnderLoadParams, control: RunControl = {}): 
         p.sets,
         (sets) =>
           adaptiveStep({
-            verdict: claimTpsDrop(summarise(store.trials(), p.durationSeconds, p.clients, metadata.host.cpus, p.scale))
-              .verdict,
+            verdict: claimTpsDrop(
+              summarise(store.trials(), settings.durationSeconds, p.clients, metadata.host.cpus, p.scale),
+            ).verdict,
             sets,
             plannedSets: p.sets,
             maxSets: p.maxSets,
@@ -198,10 +248,12 @@ export async function run(p: ReindexUnderLoadParams, control: RunControl = {}): 
       return {
         runId: store.runId,
         directory: store.directory,
-        params: p,
+        // The length the runs had: what the summary and claims measure against.
+        params: settings,
         trials: store.trials(),
         metadata: { ...metadata, notes },
         template,
+        ...(calibration ? { calibration } : {}),
       };
     },
   );

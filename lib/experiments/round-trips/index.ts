@@ -6,7 +6,7 @@ import { ROUND_TRIPS_PROFILES, roundTripsParams, type RoundTripsParams } from ".
 import { RunStore } from "../../results/run-store";
 import type { ClaimCheck } from "../../stats/claims";
 import type { Experiment } from "../contract";
-import { checkClaims } from "./claims";
+import { checkClaims, plan05 } from "./claims";
 import type { RoundTripCondition } from "../../workloads/round-trips/trials";
 import { writeSummaries } from "./export";
 import { NOTEBOOK, runRoundTrips, type RoundTripsRun, type RunControl } from "./run";
@@ -50,6 +50,7 @@ export const experiment: Experiment<RoundTripsParams, RoundTripsRun, RoundTripsS
   // Claims (b) and (c external) carry their own sensitivity to flagged repeats (see claims.ts).
   claims: (summary, _run) => checkClaims(summary),
   save: saveRun,
+  plan: plan05,
 };
 
 export const { params, run, summarise, claims, save } = experiment;

@@ -34,6 +34,8 @@ import { ENVIRONMENT_INFO, QUORUM, quorumEnvironments, singleServerEnvironments,
 import { CalibratedLink, measureBaseline, type CalibrationRecord } from "./links";
 import { caseTrial, commitLevelTrial, runRoundTripTrials, type Session, type TrialContext } from "./trial-runner";
 import { ignored } from "../../runtime/debug";
+import { planText } from "../../stats/claims";
+import { plan05 } from "./claims";
 
 export type { RunControl } from "../session";
 
@@ -393,7 +395,15 @@ export async function runRoundTrips(p: RoundTripsParams, control: RunControl = {
   // Before anything starts: whether the server is the user's, used as it is (then nothing is emulated around it).
   const decision = await decideTarget("postgresql", p.target);
   return withSession<RoundTripCondition, RoundTripsRun>(
-    { notebook: NOTEBOOK, title: "05 round trips", params: p, control, specs: [], target: p.target },
+    {
+      notebook: NOTEBOOK,
+      title: "05 round trips",
+      params: p,
+      control,
+      specs: [],
+      target: p.target,
+      prospect: planText(plan05(p)),
+    },
     (session) => roundTrips(p, control, decision.asIs, session),
   );
 }

@@ -266,3 +266,53 @@ export async function runPlan(o: RunPlanOptions): Promise<ReindexTrial[]> {
     },
   );
 }
+
+/** The calibration rebuild: what a plain REINDEX of the three keys took on a fresh clone, no load. */
+export interface RebuildCalibration {
+  /** All three statements, s; and the accounts key alone. */
+  readonly seconds: number;
+  readonly accountsSeconds?: number;
+  readonly cloneSeconds: number;
+  readonly restarted: boolean;
+  readonly at: string;
+}
+
+/**
+ * Times a plain REINDEX of the three primary keys on a fresh clone after the same restart a run
+ * gets, without load. Under a plain REINDEX pgbench's clients stand blocked on the accounts table,
+ * so the rebuild in a run has the machine to itself as here: the calibration gives the stall a run
+ * will see, before the runs.
+ */
+export async function calibrateRebuild(
+  server: StartedServer,
+  s: Pick<RunSettings, "restartBetweenRuns">,
+  hooks: TrialHooks = {},
+): Promise<RebuildCalibration> {
+  const at = new Date().toISOString();
+  const cloneSeconds = await cloneRunDatabase(server);
+  let restarted = false;
+  if (s.restartBetweenRuns) {
+    try {
+      await server.restart();
+      restarted = true;
+    } catch (error) {
+      hooks.onNote?.(`no restart before the calibration: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  if (!restarted) await withAdmin(server, (admin) => admin.query("CHECKPOINT"), RUN_DATABASE);
+  const session = await ReindexSession.open({ ...server.connection, database: RUN_DATABASE });
+  try {
+    const timing = await session.run(PGBENCH_PRIMARY_KEYS, false);
+    if (timing.error) throw new Error(`calibration rebuild failed: ${timing.error}`);
+    const accounts = timing.statements.find((x) => x.index === "pgbench_accounts_pkey");
+    return {
+      seconds: (timing.endMs - timing.startMs) / 1000,
+      accountsSeconds: accounts ? (accounts.endMs - accounts.startMs) / 1000 : undefined,
+      cloneSeconds,
+      restarted,
+      at,
+    };
+  } finally {
+    await session.close();
+  }
+}
