@@ -440,3 +440,19 @@ test("02 loads: the seed's expression at 10,001 codes, fewer codes by the same e
   assert.throws(() => loadSql(100, "random", 0), /codes must be an integer from 1 to 100,000/);
   assert.throws(() => createIndexAfterLoadParams("default", { densityCodes: 0 }), /densityCodes/);
 });
+
+test("02 regime pairs: one set when (3) and (4) are at one size, two otherwise, each judged on its own", () => {
+  const regime = (p: CreateIndexAfterLoadParams) =>
+    planTrials(p)
+      .filter((t) => t.condition.codes !== undefined || t.condition.sharedBuffersMB !== undefined)
+      .map((t) => `${t.condition.rows}|${t.condition.codes ?? "-"}|${t.condition.sharedBuffersMB ?? "-"}`);
+  const p = createIndexAfterLoadParams("default");
+  assert.deepEqual([...new Set(regime(p))], ["1000000|100|4"]);
+  assert.equal(regime(p).length, 2 * p.repeats);
+  const apart = createIndexAfterLoadParams("default", { densityRows: 500_000, densityCodes: 50 });
+  assert.deepEqual([...new Set(regime(apart))], ["500000|50|-", "1000000|-|4"]);
+  const claims = checkPlan(apart, SEED_SHAPE);
+  assert.match(claims.find((c) => c.id === "3")?.ours ?? "", /^1,000,000 rows \(table/);
+  assert.match(claims.find((c) => c.id === "4")?.ours ?? "", /^500,000 rows over 50 codes/);
+  assert.equal(claims.find((c) => c.id === "4")?.verdict, "held");
+});

@@ -124,10 +124,15 @@ export function planTrials(p: PlanInput): PlannedTrial[] {
     }
   }
   if (p.walAnatomyRows > 0) plan.push(...pairs(p.walAnatomyRows, "random", 1, p, "wal_anatomy"));
-  if (p.densityRows && p.densityCodes !== undefined)
-    plan.push(...pairs(p.densityRows, "random", p.repeats, p, "load", { codes: p.densityCodes }));
+  const density = p.densityRows && p.densityCodes !== undefined ? { codes: p.densityCodes } : undefined;
+  const cache =
+    p.cacheRows && p.cacheSharedBuffersMB !== undefined ? { sharedBuffersMB: p.cacheSharedBuffersMB } : undefined;
+  // At one size, one set of pairs serves both claims, as the seed's one 100M-row table had both its
+  // ~44× shared_buffers and its ~10,000 rows per code.
+  const shared = density && cache && p.densityRows === p.cacheRows;
+  if (density && !shared) plan.push(...pairs(p.densityRows ?? 0, "random", p.repeats, p, "load", density));
   // Last: they run on the second server, started for them.
-  if (p.cacheRows && p.cacheSharedBuffersMB !== undefined)
-    plan.push(...pairs(p.cacheRows, "random", p.repeats, p, "load", { sharedBuffersMB: p.cacheSharedBuffersMB }));
+  if (cache)
+    plan.push(...pairs(p.cacheRows ?? 0, "random", p.repeats, p, "load", { ...(shared ? density : {}), ...cache }));
   return plan;
 }
