@@ -89,7 +89,9 @@ const MODELS: Readonly<Record<string, NotebookModel>> = {
       const planned = planIndexWrites(p);
       const largest = Math.max(...p.rowCounts);
       const extra = maximal
-        ? planIndexWrites({ ...p, rowCounts: [largest], repeats: p.maxRepeats }).filter((t) => t.repeat > p.repeats)
+        ? planIndexWrites({ ...p, rowCounts: [largest], growthRows: [], repeats: p.maxRepeats }).filter(
+            (t) => t.repeat > p.repeats,
+          )
         : [];
       return [...planned, ...extra].map((t) => ({
         key: `${t.condition.engine}/${t.condition.rows}/${t.condition.operation}/idx${t.condition.extraIndexes}/ff${t.condition.fillfactor ?? "-"}/r${t.repeat}`,

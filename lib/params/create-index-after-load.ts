@@ -30,6 +30,20 @@ export interface CreateIndexAfterLoadParams {
   readonly memorySweepMB: readonly number[];
   /** max_parallel_maintenance_workers values of the CREATE INDEX sweep (session SET per build). */
   readonly workerSweep: readonly number[];
+  /**
+   * Rows of the pairs that decide claim (3), block I/O's share of the gap: `repeats` pairs on a
+   * second server whose shared_buffers is `cacheSharedBuffersMB`, so that the data is ≥ 10× the
+   * buffer cache as in the seed (its 100M rows were ~44× its 128 MB); 0 = (3) on the headline pair.
+   */
+  readonly cacheRows: number;
+  readonly cacheSharedBuffersMB: number;
+  /**
+   * Rows and distinct codes of the pairs that decide claim (4), the index's density: `repeats`
+   * pairs at `densityRows` rows over `densityCodes` codes, so that rows per code is the seed's
+   * ~10,000 (100M rows over 10,001 codes); 0 = (4) on the headline pair.
+   */
+  readonly densityRows: number;
+  readonly densityCodes: number;
   /** Rows of the extra pair of trials whose WAL is decoded by record type (pg_walinspect); 0 = skip. */
   readonly walAnatomyRows: number;
   /** setseed() value before every load, so every trial writes the same codes. */
@@ -76,6 +90,10 @@ export const CREATE_INDEX_AFTER_LOAD_PROFILES: Readonly<Record<ProfileName, Crea
     sweepRepeats: 1,
     memorySweepMB: [1, 64],
     walAnatomyRows: 20_000,
+    cacheRows: 0,
+    cacheSharedBuffersMB: 16,
+    densityRows: 0,
+    densityCodes: 10_001,
     settleMs: 100,
     memoryGiB: 2,
   },
@@ -88,9 +106,18 @@ export const CREATE_INDEX_AFTER_LOAD_PROFILES: Readonly<Record<ProfileName, Crea
     rows: 3_000_000,
     repeats: 5,
     rowSweep: [10_000, 100_000, 1_000_000],
-    sweepRepeats: 2,
+    // One trial per sweep point (as `full`): the sweeps are shown, not judged, and the 5 pairs that
+    // put (3) and (4) in their regime take the ~45 s a second repeat of the sweeps took.
+    sweepRepeats: 1,
     memorySweepMB: [4, 64, 1024],
     walAnatomyRows: 1_000_000,
+    // (3) and (4) in the seed's regime by the ratios their figures depend on, on one set of pairs at
+    // 1M rows: ~51 MB of table and grown index here (154 MB at 3M rows), 12.8× a 4 MB
+    // shared_buffers; 1M rows over 100 codes are 10,000 rows per code, the seed's 100M over 10,001.
+    cacheRows: 1_000_000,
+    cacheSharedBuffersMB: 4,
+    densityRows: 1_000_000,
+    densityCodes: 100,
     settleMs: 500,
     memoryGiB: 4,
   },
@@ -104,6 +131,11 @@ export const CREATE_INDEX_AFTER_LOAD_PROFILES: Readonly<Record<ProfileName, Crea
     memorySweepMB: [4, 64, 1024, 4096],
     // The WAL of an indexed 100M-row load is ~14 GB; decoding a tenth of it says the same per row.
     walAnatomyRows: 10_000_000,
+    // The headline is the seed's 100M rows, 10,001 codes, 128 MB shared_buffers: (3) and (4) on it.
+    cacheRows: 0,
+    cacheSharedBuffersMB: 16,
+    densityRows: 0,
+    densityCodes: 10_001,
     settleMs: 1000,
     memoryGiB: 8,
   },
@@ -137,7 +169,12 @@ export function createIndexAfterLoadParams(
       `keyOrders must include "random" (the seed's order, used by the headline and every sweep); got ${JSON.stringify(keyOrders)}`,
     );
   }
-  // PostgreSQL's own limits: maintenance_work_mem ≥ 1 MB; max_wal_size ≥ two 16 MB segments.
+  const cacheRows = nonNegativeNumber("cacheRows", p.cacheRows);
+  const densityRows = nonNegativeNumber("densityRows", p.densityRows);
+  if (!Number.isInteger(cacheRows) || !Number.isInteger(densityRows))
+    throw new ParameterError(`cacheRows and densityRows must be whole numbers, got ${cacheRows} and ${densityRows}`);
+  // PostgreSQL's own limits: maintenance_work_mem ≥ 1 MB; max_wal_size ≥ two 16 MB segments;
+  // shared_buffers ≥ 128 kB (whole MB here); codes are written as 'C' and 5 digits.
   const memorySweepMB = integerListInRange("memorySweepMB", p.memorySweepMB, 1, 2_097_151);
   return {
     target: oneOf("target", p.target, TARGET_CHOICES),
@@ -149,6 +186,10 @@ export function createIndexAfterLoadParams(
     memorySweepMB: [...new Set(memorySweepMB)],
     workerSweep: [...new Set(integerListInRange("workerSweep", p.workerSweep, 0, 8))],
     walAnatomyRows,
+    cacheRows,
+    cacheSharedBuffersMB: integerInRange("cacheSharedBuffersMB", p.cacheSharedBuffersMB, 1, 1_048_576),
+    densityRows,
+    densityCodes: integerInRange("densityCodes", p.densityCodes, 1, 100_000),
     randomSeed: numberInRange("randomSeed (a setseed() value)", p.randomSeed, -1, 1),
     maintenanceWorkMemMB: integerInRange("maintenanceWorkMemMB", p.maintenanceWorkMemMB, 1, 2_097_151),
     maxParallelMaintenanceWorkers: integerInRange(

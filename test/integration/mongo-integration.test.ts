@@ -9,7 +9,7 @@ import { Long, MongoClient, type Document } from "mongodb";
 import { COLLECTION, MongoIndexWriteCollection } from "../../lib/workloads/index-write-cost/mongo-collection";
 import { dockerAvailable, dockerClient } from "../../lib/targets/docker/docker-client";
 import { MONGO_IMAGE } from "../../lib/targets/docker/images";
-import { findMongod } from "../../lib/targets/embedded/embedded-mongo";
+import { findMongod } from "../../lib/targets/embedded/mongod-path";
 import { createTarget } from "../../lib/targets/select";
 import type { StartedServer, TargetKind } from "../../lib/targets/types";
 import { makeDataset } from "../../lib/workloads/index-write-cost/dataset";

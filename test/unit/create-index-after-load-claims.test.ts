@@ -16,10 +16,14 @@ import {
   claimMagnitude,
   claimWal,
   DECLARATIONS,
+  plan02,
   seedFigures,
 } from "../../lib/experiments/create-index-after-load/claims";
+import { planText } from "../../lib/stats/claims";
+import { planTrials } from "../../lib/workloads/create-index-after-load/plan";
+import { loadSql } from "../../lib/workloads/create-index-after-load/sql";
 import { headlinePair } from "../../lib/experiments/create-index-after-load/summarise";
-import { CREATE_INDEX_AFTER_LOAD_PROFILES } from "../../lib/params/create-index-after-load";
+import { createIndexAfterLoadParams, type CreateIndexAfterLoadParams } from "../../lib/params/create-index-after-load";
 import { assertEachDecidable } from "../support/verdicts";
 
 interface Side {
@@ -34,6 +38,8 @@ interface Side {
   readonly autovacuum?: number;
   /** The table's bytes (default 200 MB: a 3M-row table's order). */
   readonly tableBytes?: number;
+  /** The write-path speed probe's median before the trial, ms. */
+  readonly speedMs?: number;
 }
 
 const A = "load_then_index" as const;
@@ -89,6 +95,9 @@ function trial(method: Method, repeat: number, position: number, side: Side, row
       avgLeafDensity: method === A ? 90 : 70,
       leafFragmentation: method === A ? 0 : 40,
     },
+    ...(side.speedMs !== undefined
+      ? { speed: { what: "probe", medianMs: side.speedMs, p90Ms: side.speedMs * 1.2, n: 400, at: "" } }
+      : {}),
     startedAt: "2026-01-01T00:00:00Z",
     finishedAt: "2026-01-01T00:00:01Z",
   };
@@ -134,7 +143,7 @@ test("02 (1a): B/A about 2 in 5 repeats held; swapping the methods' labels does 
   assert.equal(claimFaster(s, headlinePair(s)).verdict, "did not hold");
 });
 
-test("02 (1a): an interval straddling 1, too few repeats, or a noisy baseline is inconclusive", () => {
+test("02 (1a): an interval straddling 1 or too few repeats is inconclusive", () => {
   const straddle = (r: number) => ({ a: { seconds: 10 }, b: { seconds: r % 2 ? 9 : 11.5 } });
   let s = summaryOf(run(6, straddle));
   const c = claimFaster(s, headlinePair(s));
@@ -144,11 +153,58 @@ test("02 (1a): an interval straddling 1, too few repeats, or a noisy baseline is
   const few = claimFaster(s, headlinePair(s));
   assert.equal(few.verdict, "inconclusive");
   assert.match(few.decidedBy, /needs ≥ 5 paired repeats \(has 3\)/);
-  // A's own trials spread 10–25 s while B/A is 1.2: the effect is not larger than the noise.
-  s = summaryOf(run(5, (r) => ({ a: { seconds: 10 + r * 4 }, b: { seconds: (10 + r * 4) * 1.2 } })));
-  const noisy = claimFaster(s, headlinePair(s));
-  assert.equal(noisy.verdict, "inconclusive");
-  assert.match(noisy.decidedBy, /spread of A's own trials/);
+  // A's own trials spread 10–26 s while B/A is 1.2 in every repeat: pairing cancels the spread.
+  s = summaryOf(run(5, (r) => ({ a: { seconds: 10 + r * 4 }, b: { seconds: (10 + r * 4) * 1.2 * jitter(r) } })));
+  const spread = claimFaster(s, headlinePair(s));
+  assert.equal(spread.verdict, "held", spread.decidedBy);
+});
+
+test("02 (1a) PAIR_STATE_RULE: a repeat whose A and B probes differ by more than ×1.25 is left out, and said", () => {
+  // This machine's two states: the probe 0.20 ms in one, ×1.7 in the other; a few % within one.
+  const fast = (r: number) => 0.2 * (1 + ((r * 13) % 5) / 100);
+  const slowB = (which: number, factor: number) => (r: number) => ({
+    a: { seconds: 10 * jitter(r), speedMs: fast(r) },
+    // The slow state slows B's load too, so the split repeat's B/A is 2 × 1.7, far above the others.
+    b: {
+      seconds: 20 * jitter(r + 1) * (r === which ? factor : 1),
+      speedMs: fast(r) * (r === which ? factor : 1),
+    },
+  });
+  // 6 repeats, one across the two states: 5 left, held, and the reason names the one left out.
+  let s = summaryOf(run(6, slowB(2, 1.7)));
+  const held = claimFaster(s, headlinePair(s));
+  assert.equal(held.verdict, "held", held.decidedBy);
+  assert.equal(held.interval?.n, 5);
+  assert.match(
+    held.decidedBy,
+    /1 of 6 pair\(s\) left out, their trials in two speed states \(repeat 2: probes ×1\.7\d apart\)/,
+  );
+  // 5 repeats, one across: 4 left, too few to decide, and it says why.
+  s = summaryOf(run(5, slowB(2, 1.7)));
+  const four = claimFaster(s, headlinePair(s));
+  assert.equal(four.verdict, "inconclusive");
+  assert.match(four.decidedBy, /needs ≥ 5 paired repeats \(has 4\).*repeat 2: probes/);
+  // At the rule's margin: ×1.24 apart stays in (n = 5), ×1.26 is left out (n = 4).
+  s = summaryOf(run(5, slowB(1, 1.24)));
+  assert.equal(claimFaster(s, headlinePair(s)).interval?.n, 5);
+  s = summaryOf(run(5, slowB(1, 1.26)));
+  assert.equal(claimFaster(s, headlinePair(s)).interval?.n, 4);
+  // Both trials of a repeat in the slow state: one state, kept; B/A is unchanged by it.
+  s = summaryOf(
+    run(5, (r) => {
+      const state = r === 3 ? 1.7 : 1;
+      return {
+        a: { seconds: 10 * jitter(r) * state, speedMs: fast(r) * state },
+        b: { seconds: 20 * jitter(r + 1) * state, speedMs: fast(r) * state * 1.02 },
+      };
+    }),
+  );
+  const kept = claimFaster(s, headlinePair(s));
+  assert.equal(kept.interval?.n, 5);
+  assert.doesNotMatch(kept.decidedBy, /left out/);
+  // WAL records do not depend on the speed: claim 2 keeps the split repeat.
+  s = summaryOf(run(5, slowB(2, 1.7)));
+  assert.equal(claimWal(s, headlinePair(s)).interval?.n, 5);
 });
 
 test("02 (1a) sensitivity: a repeat with a timed checkpoint is flagged and the verdict recomputed without it", () => {
@@ -280,33 +336,123 @@ test("02: with no trials every claim says what it needs, never a verdict", () =>
   assert.ok(claims.filter((c) => c.verdict === "inconclusive").every((c) => /needs/.test(c.decidedBy)));
 });
 
-test("02 at the full profile's 100M rows and 5 repeats: every claim reaches held and did not hold", () => {
-  const full = CREATE_INDEX_AFTER_LOAD_PROFILES.full;
-  // 100M rows: a ~4 GB table and ~2 GB index (the seed's ~44× its 128 MB shared_buffers).
-  const big = { tableBytes: 4e9 };
-  const claims = (sides: (r: number) => { a: Side; b: Side }) => {
-    const s = summarise(run(full.repeats, sides, full.rows), {
-      rows: full.rows,
-      maintenanceWorkMemMB: full.maintenanceWorkMemMB,
-      maxParallelMaintenanceWorkers: full.maxParallelMaintenanceWorkers,
-      sharedBuffersMB: full.sharedBuffersMB,
+/** A shape of results, per trial of a plan: what a claim's statistic would measure. */
+interface Shape {
+  /** B/A seconds. */
+  readonly ratio: number;
+  /** B/A WAL records. */
+  readonly wal: number;
+  /** B's extra block I/O wait as a share of the B − A gap. */
+  readonly ioShare: number;
+  /** B/A index bytes. */
+  readonly density: number;
+}
+
+/**
+ * Trials of a profile's own plan (planTrials of its params), sized from each trial's rows, codes
+ * and server: the table 44 B a row, the built index 7 B a row, A 2 s per 1M rows. Probes at this
+ * machine's spread: 0.20 ms within a few per cent, ×1.7 in the slow state, which here holds for
+ * every trial of the plan's fourth repeat (a state change between repeats, not inside one).
+ */
+function fromPlan(params: CreateIndexAfterLoadParams, shape: Shape): CialTrial[] {
+  return planTrials(params)
+    .filter((t) => t.condition.kind === "load")
+    .map((t, i) => {
+      const c = t.condition;
+      const state = t.repeat === 3 ? 1.7 : 1;
+      const aSeconds = (c.rows / 1e6) * 2 * jitter(t.repeat) * state;
+      const bSeconds = aSeconds * shape.ratio * jitter(t.repeat + 1);
+      const a = c.method === A;
+      const gapMs = (bSeconds - aSeconds) * 1000;
+      const side: Side = {
+        seconds: a ? aSeconds : bSeconds,
+        walRecords: a ? c.rows : c.rows * shape.wal,
+        ioMs: a ? 100 : 100 + shape.ioShare * gapMs,
+        indexBytes: c.rows * 7 * (a ? 1 : shape.density),
+        tableBytes: c.rows * 44,
+        speedMs: 0.2 * (1 + ((i * 7) % 4) / 100) * state,
+      };
+      return { ...trial(c.method, t.repeat, t.position, side, c.rows), key: t.key, condition: c };
     });
-    return checkClaims(s);
-  };
-  // The seed's shape: B/A 2.5, twice the WAL records, 1 s of B's 15 s gap in block I/O, a 30 % bigger tree.
-  const held = claims((r) => ({
-    a: { ...big, seconds: 100 * jitter(r), ioMs: 100, indexBytes: 2.2e9 },
-    b: { ...big, seconds: 250 * jitter(r + 1), ioMs: 1100, indexBytes: 2.86e9 },
-  }));
-  // None of it: B/A 1.5 (faster than A is refuted by the swap below), as much WAL, the gap all block
-  // I/O, the same tree.
-  const not = claims((r) => ({
-    a: { ...big, seconds: 100 * jitter(r), ioMs: 100, indexBytes: 2.2e9, walRecords: full.rows },
-    b: { ...big, seconds: 150 * jitter(r + 1), ioMs: 50_100, indexBytes: 2.2e9, walRecords: full.rows * 1.05 },
-  }));
-  const swapped = claims((r) => ({
-    a: { ...big, seconds: 250 * jitter(r + 1) },
-    b: { ...big, seconds: 100 * jitter(r) },
-  }));
-  assertEachDecidable([held, not, swapped]);
+}
+
+const checkPlan = (params: CreateIndexAfterLoadParams, shape: Shape) =>
+  checkClaims(
+    summarise(fromPlan(params, shape), {
+      rows: params.rows,
+      maintenanceWorkMemMB: params.maintenanceWorkMemMB,
+      maxParallelMaintenanceWorkers: params.maxParallelMaintenanceWorkers,
+      sharedBuffersMB: params.sharedBuffersMB,
+    }),
+  );
+
+// The seed's shape: B/A 2.5, twice the WAL records, a tenth of the gap in block I/O, a 30 % bigger tree.
+const SEED_SHAPE: Shape = { ratio: 2.5, wal: 2, ioShare: 0.1, density: 1.3 };
+// None of it: B/A 1.5, as much WAL, the gap all block I/O, the same tree.
+const NOT_SHAPE: Shape = { ratio: 1.5, wal: 1.05, ioShare: 1, density: 1 };
+// The methods' labels swapped: B faster.
+const SWAPPED_SHAPE: Shape = { ratio: 0.4, wal: 0.5, ioShare: 0.1, density: 0.77 };
+
+test("02 at the default profile's own plan: (3) on the small-buffers pairs, (4) on the fewer-codes pairs, decided both ways", () => {
+  const p = createIndexAfterLoadParams("default");
+  const held = checkPlan(p, SEED_SHAPE);
+  const io = held.find((c) => c.id === "3");
+  assert.match(io?.ours ?? "", /1,000,000 rows .*shared_buffers 4 MB/);
+  const density = held.find((c) => c.id === "4");
+  assert.match(density?.ours ?? "", /1,000,000 rows over 100 codes \(~10,000 rows per code/);
+  assertEachDecidable([held, checkPlan(p, NOT_SHAPE), checkPlan(p, SWAPPED_SHAPE)], {
+    "1b": ["not tested at this scale"],
+  });
+  // (1b) stays out of reach at default, with its distance and what reaches it.
+  const magnitude = held.find((c) => c.id === "1b");
+  assert.equal(magnitude?.verdict, "not tested at this scale");
+  assert.match(magnitude?.decidedBy ?? "", /3 % of the seed's rows.*`--profile full`/);
+  // The plan said so before: the claims it counts as decidable are the ones the run decided.
+  const plans = plan02(p);
+  assert.match(planText(plans), /can decide 4 of 5 claims; not: \(1b\)/);
+  const decided = held.filter((c) => c.verdict === "held" || c.verdict === "did not hold").map((c) => c.id);
+  assert.deepEqual(
+    plans.filter((x) => x.prospect === "decidable").map((x) => x.id),
+    decided,
+  );
+});
+
+test("02 without the regime pairs: (3) and (4) fall back to the headline and are not tested at 3M rows", () => {
+  const p = createIndexAfterLoadParams("default", { cacheRows: 0, densityRows: 0 });
+  const claims = checkPlan(p, SEED_SHAPE);
+  for (const id of ["3", "4"]) assert.equal(claims.find((c) => c.id === id)?.verdict, "not tested at this scale", id);
+  assert.match(
+    planText(plan02(p)),
+    /can decide 2 of 5 claims; not: \(1b\).*\(3\) .*data ÷ shared_buffers.*\(4\) .*rows per code/,
+  );
+});
+
+test("02 at the full profile's own plan (100M rows, 128 MB shared_buffers, 10,001 codes): every claim decided both ways", () => {
+  const p = createIndexAfterLoadParams("full");
+  assert.match(planText(plan02(p)), /can decide 5 of 5 claims/);
+  assertEachDecidable([checkPlan(p, SEED_SHAPE), checkPlan(p, NOT_SHAPE), checkPlan(p, SWAPPED_SHAPE)]);
+});
+
+test("02 loads: the seed's expression at 10,001 codes, fewer codes by the same expression", () => {
+  assert.match(loadSql(100, "random"), /random\(\) \* 10000\)::integer/);
+  assert.match(loadSql(100, "random", 100), /random\(\) \* 99\)::integer/);
+  assert.match(loadSql(1000, "sorted", 100), /\(i - 1\)::bigint \* 100 \/ 1000/);
+  assert.throws(() => loadSql(100, "random", 0), /codes must be an integer from 1 to 100,000/);
+  assert.throws(() => createIndexAfterLoadParams("default", { densityCodes: 0 }), /densityCodes/);
+});
+
+test("02 regime pairs: one set when (3) and (4) are at one size, two otherwise, each judged on its own", () => {
+  const regime = (p: CreateIndexAfterLoadParams) =>
+    planTrials(p)
+      .filter((t) => t.condition.codes !== undefined || t.condition.sharedBuffersMB !== undefined)
+      .map((t) => `${t.condition.rows}|${t.condition.codes ?? "-"}|${t.condition.sharedBuffersMB ?? "-"}`);
+  const p = createIndexAfterLoadParams("default");
+  assert.deepEqual([...new Set(regime(p))], ["1000000|100|4"]);
+  assert.equal(regime(p).length, 2 * p.repeats);
+  const apart = createIndexAfterLoadParams("default", { densityRows: 500_000, densityCodes: 50 });
+  assert.deepEqual([...new Set(regime(apart))], ["500000|50|-", "1000000|-|4"]);
+  const claims = checkPlan(apart, SEED_SHAPE);
+  assert.match(claims.find((c) => c.id === "3")?.ours ?? "", /^1,000,000 rows \(table/);
+  assert.match(claims.find((c) => c.id === "4")?.ours ?? "", /^500,000 rows over 50 codes/);
+  assert.equal(claims.find((c) => c.id === "4")?.verdict, "held");
 });

@@ -5,7 +5,7 @@ import type { PlotlyFigure, PlotlyTrace } from "../../display/plotly";
 import { METHOD_LABELS, METHODS, type Method } from "../../workloads/create-index-after-load/plan";
 import type { SeedFigures } from "./claims";
 import { intervalLabel } from "../../stats/intervals";
-import { headlinePair, ioWaitMs, sizeSweep, type CialSummary, type MethodSummary } from "./summarise";
+import { headlinePair, ioWaitMs, isRegimePair, sizeSweep, type CialSummary, type MethodSummary } from "./summarise";
 
 const COLORS: Readonly<Record<Method, string>> = { load_then_index: "#4c78a8", index_then_load: "#e45756" };
 const PHASE_COLORS = { load: "#9ecae9", index: "#4c78a8", checkpoint: "#bab0ac" } as const;
@@ -161,6 +161,7 @@ export function sizeSweepRatio(s: CialSummary, seed: SeedFigures): PlotlyFigure 
 export function keyOrderBars(s: CialSummary): PlotlyFigure {
   const pairs = s.pairs.filter(
     (p) =>
+      !isRegimePair(p) &&
       p.rows === s.headline.rows &&
       p.maintenanceWorkMemMB === s.headline.maintenanceWorkMemMB &&
       p.parallelWorkers === s.headline.parallelWorkers,

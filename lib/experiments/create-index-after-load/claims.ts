@@ -5,13 +5,16 @@
  * `decide` on the interval of the statistic over repeats, never from a point estimate; every "why"
  * sentence is built from this run's numbers, or left out.
  */
+import type { CreateIndexAfterLoadParams } from "../../params/create-index-after-load";
 import { publishedFigures } from "../../results/reference";
 import {
   atScale,
   decide,
   describeRule,
   missing,
+  planClaims,
   type ClaimCheck,
+  type ClaimPlan,
   type Declaration,
   type RegimeFactor,
   type Rule,
@@ -23,6 +26,8 @@ import {
   headlinePair,
   ioWaitMs,
   overRepeats,
+  regimePair,
+  sameStateRepeats,
   serverTimeRatio,
   sizeSweep,
   timeRatio,
@@ -152,8 +157,10 @@ export const IO: Declaration = {
   claim: "Block I/O does not explain the gap",
   seed: "B read fewer blocks and spent less blk_read/blk_write time than A; only wal_records stood out (100,000,000 rows)",
   regime:
-    "100M rows with shared_buffers 128 MB: table and index many times the buffer cache. At a smaller size more of both " +
-    "stays cached, so the run's table and index sizes are stated beside the verdict",
+    "table and B's index at least 10× shared_buffers, as at the seed's 100M rows with shared_buffers 128 MB (~44×): " +
+    "the seed's own reading, 「INDEX のデータが格納されているストレージへのランダムなアクセスが発生」 (random access to the " +
+    "index's storage) as the suspected cause, is about data that does not fit the buffer cache. The quantity is " +
+    "data ÷ shared_buffers, not rows: reached at a smaller size by a smaller shared_buffers on the pairs that decide it",
   statistic:
     "per repeat, (B − A block I/O wait: blk_read_time + blk_write_time, WAL write and sync left out as WAL is " +
     "claim 2's) ÷ the median B − A gap in seconds over all repeats; every repeat kept, a negative share kept " +
@@ -170,8 +177,9 @@ export const DENSITY: Declaration = {
   claim: "The tree CREATE INDEX builds is denser than the one grown by inserts (fewer bytes for the same rows)",
   seed: "nbtsort.c: leaves packed to fillfactor 90 %, upper pages 70 %; the seed did not measure the trees",
   regime:
-    "the seed's explanation, at ~10,000 rows per code (100M rows, 10,001 codes); a grown tree's density depends on " +
-    "rows per code (deduplication, single-value splits), so the rows per code of the size tested are stated",
+    "~10,000 rows per code, the seed's: 100,000,000 rows over the 10,001 codes of 「'C' || lpad(CAST((random() * 10000)" +
+    "::integer AS text), 5, '0')」. A grown tree's density depends on rows per code (deduplication, single-value " +
+    "splits), not on rows: reached at a smaller size by fewer distinct codes on the pairs that decide it",
   statistic:
     "B/A of the finished index's size (pg_relation_size), one ratio per repeat at the headline size; median over repeats",
   rule: describeRule(RULE_DENSITY, ratioFmt),
@@ -182,6 +190,9 @@ export const DENSITY: Declaration = {
 export const DECLARATIONS: readonly Declaration[] = [FASTER, MAGNITUDE, WAL, IO, DENSITY];
 
 // ---- Helpers --------------------------------------------------------------------------------------
+
+/** A decision's reason with PAIR_STATE_RULE's exclusions, when any repeat was left out. */
+const withState = (decidedBy: string, stateText: string) => (stateText ? `${decidedBy}; ${stateText}` : decidedBy);
 
 function decideOn(rule: Rule, interval: Interval | undefined, fmt: (x: number) => string) {
   return decide(rule, interval, { fmt });
@@ -215,31 +226,74 @@ const ratioTrend = (s: CialSummary) =>
     .map((p) => `${rowsText(p.rows)} ${f2(p.timeRatio?.estimate)}×`)
     .join(", ");
 
-/** This run's position on 02's regime factors, at its headline pair. */
+/** This run's position on 02's regime factors, at the pair a claim is judged on. */
 export function here02(s: CialSummary, pair: PairSummary | undefined): Record<string, number | undefined> {
   const rows = pair?.rows ?? s.headline.rows;
   const bytes =
     pair?.b?.index?.tableBytes !== undefined ? pair.b.index.tableBytes + pair.b.index.indexBytes : undefined;
-  const buffers = s.headline.sharedBuffersMB;
+  const buffers = pair?.sharedBuffersMB ?? s.headline.sharedBuffersMB;
   return {
     rows,
     "data ÷ shared_buffers": bytes !== undefined && buffers ? bytes / (buffers * 2 ** 20) : undefined,
-    "rows per code": rows / CODE_VALUES,
+    "rows per code": rows / (pair?.codes ?? CODE_VALUES),
   };
+}
+
+/**
+ * Table and B's grown index per row, bytes, for the plan's data ÷ shared_buffers before any table
+ * exists: 154 MB at 3M rows here (PostgreSQL 17, 10,001 codes), 51 B a row; fewer codes make the
+ * index smaller, so with them this is an upper bound.
+ */
+export const PLANNED_BYTES_PER_ROW = 51;
+
+/** The pairs each claim is judged on, by the params: the same keys as `here02`. */
+export function planned02(p: CreateIndexAfterLoadParams): Record<string, Record<string, number | undefined>> {
+  const at = (rows: number, sharedBuffersMB: number, codes: number) => ({
+    rows,
+    "data ÷ shared_buffers": (rows * PLANNED_BYTES_PER_ROW) / (sharedBuffersMB * 2 ** 20),
+    "rows per code": rows / codes,
+  });
+  const headline = at(p.rows, p.sharedBuffersMB, CODE_VALUES);
+  // One set of pairs when both are at one size (plan.ts): on the small-buffers server, fewer codes.
+  const shared = p.cacheRows > 0 && p.cacheRows === p.densityRows;
+  return {
+    headline,
+    cache: p.cacheRows > 0 ? at(p.cacheRows, p.cacheSharedBuffersMB, shared ? p.densityCodes : CODE_VALUES) : headline,
+    density:
+      p.densityRows > 0
+        ? at(p.densityRows, shared ? p.cacheSharedBuffersMB : p.sharedBuffersMB, p.densityCodes)
+        : headline,
+  };
+}
+
+/** What this profile can decide, by the regime rule of the verdicts, each claim on its own pairs. */
+export function plan02(p: CreateIndexAfterLoadParams): ClaimPlan[] {
+  const at = planned02(p);
+  const pairOf: Readonly<Record<string, Record<string, number | undefined>>> = {
+    [IO.id]: at.cache,
+    [DENSITY.id]: at.density,
+  };
+  return DECLARATIONS.flatMap((d) => planClaims([d], pairOf[d.id] ?? at.headline));
 }
 
 // ---- Claims ---------------------------------------------------------------------------------------
 
 /** (1a) Loading, then indexing, beats loading into an indexed table. */
 export function claimFaster(s: CialSummary, pair: PairSummary | undefined): ClaimCheck {
-  const interval = pair ? timeRatio(pair.repeats) : undefined;
+  const state = sameStateRepeats(pair?.repeats ?? []);
+  const interval = timeRatio(state.kept);
   if (!pair?.a || !pair.b || !interval)
-    return missing(FASTER, "needs both methods in at least one repeat at the headline size");
+    return missing(
+      FASTER,
+      `needs both methods in at least one repeat at the headline size, in one speed state${state.text ? ` (${state.text})` : ""}`,
+    );
   const { a, b } = pair;
-  const server = serverTimeRatio(pair.repeats);
-  const { verdict, decidedBy } = decideOn(RULE_FASTER, interval, ratioFmt);
+  const server = serverTimeRatio(state.kept);
+  const decision = decideOn(RULE_FASTER, interval, ratioFmt);
+  const { verdict } = decision;
+  const decidedBy = withState(decision.decidedBy, state.text);
   const cpu = overRepeats(
-    pair.repeats,
+    state.kept,
     (r) => (r.a.cpuS && r.b.cpuS !== undefined ? r.b.cpuS / r.a.cpuS : undefined),
     "B/A CPU seconds per repeat",
   );
@@ -259,7 +313,7 @@ export function claimFaster(s: CialSummary, pair: PairSummary | undefined): Clai
         (cpu ? `In CPU seconds (backend + parallel sort workers) B/A = ${intervalText(cpu, ratioFmt)}. ` : "") +
         (flips ? `In ${flips} of ${pair.repeats.length} repeat(s) B was not slower. ` : "") +
         `Closing CHECKPOINT (not in the seed's measure): A ${f2((a.phaseMs.checkpoint ?? NaN) / 1000)} s, B ${f2((b.phaseMs.checkpoint ?? NaN) / 1000)} s.`,
-      sensitivity: sensitivity(pair, timeRatio, RULE_FASTER, verdict, ratioFmt),
+      sensitivity: sensitivity({ ...pair, repeats: state.kept }, timeRatio, RULE_FASTER, verdict, ratioFmt),
     },
     here02(s, pair),
     { here: `B/A ${f2(interval.estimate)}×`, seed: `${f2(seedFigures().ratio)}× at 100,000,000 rows`, howToTest: "" },
@@ -268,11 +322,14 @@ export function claimFaster(s: CialSummary, pair: PairSummary | undefined): Clai
 
 /** (1b) The seed's 2.54× — only at the seed's size. */
 export function claimMagnitude(s: CialSummary, pair: PairSummary | undefined, seed: SeedFigures): ClaimCheck {
-  const interval = pair ? timeRatio(pair.repeats) : undefined;
+  const state = sameStateRepeats(pair?.repeats ?? []);
+  const interval = timeRatio(state.kept);
   const ours =
     interval && pair ? `B/A ${intervalText(interval, ratioFmt)} at ${rowsText(pair.rows)} rows` : "no headline pair";
   if (!interval || !pair) return missing(MAGNITUDE, "needs both methods in at least one repeat at the headline size");
-  const { verdict, decidedBy } = decideOn(RULE_MAGNITUDE, interval, ratioFmt);
+  const decision = decideOn(RULE_MAGNITUDE, interval, ratioFmt);
+  const { verdict } = decision;
+  const decidedBy = withState(decision.decidedBy, state.text);
   return atScale(
     {
       ...MAGNITUDE,
@@ -281,13 +338,15 @@ export function claimMagnitude(s: CialSummary, pair: PairSummary | undefined, se
       verdict,
       decidedBy,
       why: `A ${f2(pair.a?.medianSeconds)} s vs B ${f2(pair.b?.medianSeconds)} s here; the seed ${minSec(seed.loadThenIndexS)} vs ${minSec(seed.indexThenLoadS)}.`,
-      sensitivity: sensitivity(pair, timeRatio, RULE_MAGNITUDE, verdict, ratioFmt),
+      sensitivity: sensitivity({ ...pair, repeats: state.kept }, timeRatio, RULE_MAGNITUDE, verdict, ratioFmt),
     },
     here02(s, pair),
     {
       here: `B/A ${f2(interval.estimate)}×`,
       seed: `${f2(seed.ratio)}× at ${rowsText(seed.rows)} rows`,
-      howToTest: "`--profile full` (100M rows) tests it",
+      howToTest:
+        "`--profile full` (100M rows) tests it: B/A is not set by a ratio the default sizes can reach (it grows with " +
+        "the rows, see the size sweep), so only the seed's size decides its 2.54×",
     },
   );
 }
@@ -376,15 +435,19 @@ const cpuShare = (repeats: readonly RepeatPair[]) =>
     "share of the B − A gap that extra backend CPU explains, per repeat with B slower",
   );
 
-/** (3) Block I/O does not explain the gap. */
-export function claimIo(s: CialSummary, pair: PairSummary | undefined): ClaimCheck {
+/** (3) Block I/O does not explain the gap: judged on the small-buffers pairs when the run has them. */
+export function claimIo(s: CialSummary, headline: PairSummary | undefined): ClaimCheck {
+  const pair = regimePair(s, "cache") ?? headline;
   if (!pair?.a || !pair.b) return missing(IO, "needs both methods at the headline size");
-  const interval = ioShare(pair.repeats);
+  const state = sameStateRepeats(pair.repeats);
+  const interval = ioShare(state.kept);
   if (!interval) return missing(IO, "B was not slower than A in the median repeat: there is no gap to explain");
   const { a, b } = pair;
-  const { verdict, decidedBy } = decideOn(RULE_IO, interval, shareFmt);
-  const cpu = cpuShare(pair.repeats);
-  const shared = s.headline.sharedBuffersMB;
+  const decision = decideOn(RULE_IO, interval, shareFmt);
+  const { verdict } = decision;
+  const decidedBy = withState(decision.decidedBy, state.text);
+  const cpu = cpuShare(state.kept);
+  const shared = pair.sharedBuffersMB ?? s.headline.sharedBuffersMB;
   const tableBytes = b.index?.tableBytes;
   const cpuSentence =
     cpu === undefined
@@ -397,7 +460,8 @@ export function claimIo(s: CialSummary, pair: PairSummary | undefined): ClaimChe
     {
       ...IO,
       ours:
-        `${rowsText(pair.rows)} rows (table ${mib(tableBytes)}, B's index ${mib(b.index?.indexBytes)}` +
+        `${rowsText(pair.rows)} rows${pair.codes !== undefined ? ` over ${rowsText(pair.codes)} codes` : ""} ` +
+        `(table ${mib(tableBytes)}, B's index ${mib(b.index?.indexBytes)}` +
         (shared ? `, shared_buffers ${shared} MB` : "") +
         `): block I/O wait explains ${intervalText(interval, shareFmt)} of the gap; medians A ${f2(blockIo(a.totals) / 1000)} s, ` +
         `B ${f2(blockIo(b.totals) / 1000)} s (WAL write + sync, claim 2's: A ${f2((ioWaitMs(a.totals) - blockIo(a.totals)) / 1000)} s, ` +
@@ -413,14 +477,14 @@ export function claimIo(s: CialSummary, pair: PairSummary | undefined): ClaimChe
           ? `${pct(other)} of the gap is neither timed I/O nor CPU (B's backend was preempted ${int(b.involuntarySwitches)} times; ` +
             `host load average ${f1(b.hostLoad)}).`
           : ""),
-      sensitivity: sensitivity(pair, ioShare, RULE_IO, verdict, shareFmt),
+      sensitivity: sensitivity({ ...pair, repeats: state.kept }, ioShare, RULE_IO, verdict, shareFmt),
     },
     here02(s, pair),
     {
       here: interval ? `${shareFmt(interval.estimate)} of the gap` : "n/a",
       seed: "block I/O did not explain the gap at 100,000,000 rows, ~44× shared_buffers",
       howToTest:
-        "a headline of at least 10× shared_buffers (`--profile full`, or `--set sharedBuffersMB=16` with 3M rows) tests it",
+        "pairs whose data is at least 10× shared_buffers (`--set cacheRows=1000000 --set cacheSharedBuffersMB=4`, or `--profile full`) test it",
     },
   );
 }
@@ -432,8 +496,10 @@ const sizeRatio = (repeats: readonly RepeatPair[]) =>
     "B/A index bytes per repeat",
   );
 
-/** (4) The CREATE INDEX tree is denser. */
-export function claimDensity(s: CialSummary, pair: PairSummary | undefined): ClaimCheck {
+/** (4) The CREATE INDEX tree is denser: judged on the fewer-codes pairs when the run has them. */
+export function claimDensity(s: CialSummary, headline: PairSummary | undefined): ClaimCheck {
+  const pair = regimePair(s, "density") ?? headline;
+  const codes = pair?.codes ?? CODE_VALUES;
   const interval = pair ? sizeRatio(pair.repeats) : undefined;
   if (!pair?.a?.index || !pair.b?.index || !interval)
     return missing(DENSITY, "needs pgstatindex of both methods' indexes at the headline size");
@@ -451,7 +517,7 @@ export function claimDensity(s: CialSummary, pair: PairSummary | undefined): Cla
     {
       ...DENSITY,
       ours:
-        `${rowsText(pair.rows)} rows (~${int(pair.rows / CODE_VALUES)} rows per code; the seed's ~${int(SEED_ROWS / CODE_VALUES)}): ` +
+        `${rowsText(pair.rows)} rows over ${rowsText(codes)} codes (~${int(pair.rows / codes)} rows per code; the seed's ~${int(SEED_ROWS / CODE_VALUES)}): ` +
         `index B/A ${intervalText(interval, ratioFmt)} (${f1(ia.indexBytes / 2 ** 20)} vs ${f1(ib.indexBytes / 2 ** 20)} MB); ` +
         `avg_leaf_density A ${f1(ia.avgLeafDensity)} % vs B ${f1(ib.avgLeafDensity)} %; leaf_fragmentation ${f1(ia.leafFragmentation)} vs ` +
         `${f1(ib.leafFragmentation)} %`,
@@ -470,7 +536,8 @@ export function claimDensity(s: CialSummary, pair: PairSummary | undefined): Cla
     {
       here: `B/A ${f2(interval.estimate)}×`,
       seed: `(not measured) at ~${int(SEED_ROWS / CODE_VALUES)} rows per code`,
-      howToTest: "`--profile full` (100M rows, ~10,000 rows per code) tests it",
+      howToTest:
+        "pairs at 5,000–20,000 rows per code (`--set densityRows=1000000 --set densityCodes=100`, or `--profile full`) test it",
     },
   );
 }

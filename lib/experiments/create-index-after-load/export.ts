@@ -13,7 +13,9 @@ export function summaryRows(s: CialSummary): Record<string, string | number | bo
         p.rows === m.condition.rows &&
         p.keyOrder === m.condition.keyOrder &&
         p.maintenanceWorkMemMB === m.condition.maintenanceWorkMemMB &&
-        p.parallelWorkers === m.condition.parallelWorkers,
+        p.parallelWorkers === m.condition.parallelWorkers &&
+        p.codes === m.condition.codes &&
+        p.sharedBuffersMB === m.condition.sharedBuffersMB,
     );
     return {
       kind: "load",
@@ -22,6 +24,8 @@ export function summaryRows(s: CialSummary): Record<string, string | number | bo
       key_order: m.condition.keyOrder,
       maintenance_work_mem_mb: m.condition.maintenanceWorkMemMB,
       max_parallel_maintenance_workers: m.condition.parallelWorkers,
+      codes: m.condition.codes ?? null,
+      shared_buffers_mb: m.condition.sharedBuffersMB ?? null,
       trials: m.trials,
       failed: m.failed,
       median_s: m.medianSeconds,

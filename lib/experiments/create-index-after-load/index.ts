@@ -12,7 +12,7 @@ import type { Experiment } from "../contract";
 import { RunStore } from "../../results/run-store";
 import type { ClaimCheck } from "../../stats/claims";
 import type { CialCondition } from "../../workloads/create-index-after-load/plan";
-import { checkClaims } from "./claims";
+import { checkClaims, plan02 } from "./claims";
 import { writeSummaries } from "./export";
 import { NOTEBOOK, runCreateIndexAfterLoad, type CreateIndexAfterLoadRun } from "./run";
 import { summarise as summariseTrials, type CialSummary } from "./summarise";
@@ -60,6 +60,7 @@ export const experiment: Experiment<CreateIndexAfterLoadParams, CreateIndexAfter
   profiles: CREATE_INDEX_AFTER_LOAD_PROFILES,
   params: (profile, overrides = {}) => createIndexAfterLoadParams(profile, overrides),
   run: (params, control = {}) => runCreateIndexAfterLoad(params, control),
+  plan: plan02,
   summarise: (run) => summariseTrials(run.trials, run.params),
   // Each claim recomputes itself without the flagged repeats (its `sensitivity`).
   claims: (summary) => checkClaims(summary),

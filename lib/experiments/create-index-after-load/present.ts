@@ -73,7 +73,9 @@ export function showHeadline(s: CialSummary): void {
         .filter((m): m is MethodSummary => m !== undefined)
         .map((m) => ({
           rows: m.condition.rows,
-          codes: m.condition.keyOrder,
+          codes:
+            `${m.condition.codes !== undefined ? `${m.condition.codes} ` : ""}${m.condition.keyOrder}` +
+            (m.condition.sharedBuffersMB !== undefined ? ` (shared_buffers ${m.condition.sharedBuffersMB} MB)` : ""),
           method: METHOD_LABELS[m.condition.method],
           n: m.trials,
           "median s": r2(m.medianSeconds),

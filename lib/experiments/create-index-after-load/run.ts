@@ -17,6 +17,8 @@ import {
 import { runPlan, type CialTrial } from "../../workloads/create-index-after-load/run-trials";
 import { REPORTED_SETTINGS } from "../../workloads/create-index-after-load/sql";
 import { ignored } from "../../runtime/debug";
+import { planText } from "../../stats/claims";
+import { plan02 } from "./claims";
 
 export const NOTEBOOK = "02-create-index-after-load";
 
@@ -36,13 +38,16 @@ export interface CreateIndexAfterLoadRun {
 
 export type { RunControl } from "../session";
 
-/** The seed's server: PostgreSQL's defaults, with I/O and WAL I/O timing on (as its follow-up did). */
-export function serverSpec(p: CreateIndexAfterLoadParams): ServerSpec {
+/**
+ * The seed's server: PostgreSQL's defaults, with I/O and WAL I/O timing on (as its follow-up did).
+ * `sharedBuffersMB` given: the second server, on which claim (3)'s pairs run.
+ */
+export function serverSpec(p: CreateIndexAfterLoadParams, sharedBuffersMB?: number): ServerSpec {
   return {
     engine: "postgresql",
-    name: "02-pg",
+    name: sharedBuffersMB === undefined ? "02-pg" : "02-pg-small-buffers",
     settings: {
-      shared_buffers: `${p.sharedBuffersMB}MB`,
+      shared_buffers: `${sharedBuffersMB ?? p.sharedBuffersMB}MB`,
       maintenance_work_mem: `${p.maintenanceWorkMemMB}MB`,
       max_parallel_maintenance_workers: p.maxParallelMaintenanceWorkers,
       max_wal_size: `${p.maxWalSizeMB}MB`,
@@ -94,7 +99,9 @@ async function readSettings(connection: ConnectionInfo): Promise<Record<string, 
 const describe = (c: CialCondition) =>
   c.kind === "build"
     ? `CREATE INDEX, ${c.rows.toLocaleString("en-US")} rows, maintenance_work_mem ${c.maintenanceWorkMemMB} MB, max workers ${c.parallelWorkers}`
-    : `${c.kind === "wal_anatomy" ? "WAL decoding: " : ""}${METHOD_LABELS[c.method]}, ${c.rows.toLocaleString("en-US")} rows, ${c.keyOrder} codes`;
+    : `${c.kind === "wal_anatomy" ? "WAL decoding: " : ""}${METHOD_LABELS[c.method]}, ${c.rows.toLocaleString("en-US")} rows, ` +
+      `${c.codes !== undefined ? `${c.codes.toLocaleString("en-US")} ` : ""}${c.keyOrder} codes` +
+      (c.sharedBuffersMB !== undefined ? `, shared_buffers ${c.sharedBuffersMB} MB` : "");
 
 export async function runCreateIndexAfterLoad(
   p: CreateIndexAfterLoadParams,
@@ -111,28 +118,54 @@ export async function runCreateIndexAfterLoad(
       target: p.target,
       cpus: p.cpus,
       memoryGiB: p.memoryGiB,
+      prospect: planText(plan02(p)),
     },
-    async ({ store, progress, servers, signal, metadata: base, writeMetadata }) => {
+    async (session) => {
+      const { store, progress, servers, signal, metadata: base, writeMetadata } = session;
       const server = servers.servers.get("postgresql");
       if (!server) throw new Error("02 needs a PostgreSQL server, and none started");
       const metadata: CialRunMetadata = { ...base, effectiveSettings: await readSettings(server.connection) };
       writeMetadata({ effectiveSettings: metadata.effectiveSettings });
       const plan: PlannedTrial[] = planTrials(p);
-      await runPlan({
-        plan,
-        connection: server.connection,
-        store,
-        randomSeed: p.randomSeed,
-        settleMs: p.settleMs,
-        maxWalSizeMB: p.maxWalSizeMB,
-        continueOnError: control.continueOnError,
-        signal,
-        onTrial: (done, total, last, next) => {
-          const result = last?.status === "ok" ? `${last.seconds.toFixed(2)} s` : "failed";
-          const lastText = last ? `last: ${describe(last.condition)} ${result} · ` : "";
-          progress.update(done, total, `${lastText}${next ? `next: ${describe(next.condition)}` : "done"}`);
-        },
-      });
+      // Claim (3)'s pairs need another shared_buffers, which only a server start sets: they run
+      // last, on a second server started after the first one stopped (one server's memory at a time).
+      const onSmall = plan.filter((t) => t.condition.sharedBuffersMB !== undefined);
+      const parts = [
+        { trials: plan.filter((t) => t.condition.sharedBuffersMB === undefined), sharedBuffersMB: undefined },
+        ...(onSmall.length ? [{ trials: onSmall, sharedBuffersMB: onSmall[0].condition.sharedBuffersMB }] : []),
+      ];
+      let before = 0;
+      let current = server;
+      for (const part of parts) {
+        if (part.sharedBuffersMB !== undefined) {
+          await session.stopServer(current);
+          progress.update(before, plan.length, `starting the server with shared_buffers ${part.sharedBuffersMB} MB…`);
+          current = await session.startServer(serverSpec(p, part.sharedBuffersMB));
+          const small = await readSettings(current.connection);
+          writeMetadata({ effectiveSettings: metadata.effectiveSettings, smallBuffersSettings: small });
+        }
+        const offset = before;
+        await runPlan({
+          plan: part.trials,
+          connection: current.connection,
+          store,
+          randomSeed: p.randomSeed,
+          settleMs: p.settleMs,
+          maxWalSizeMB: p.maxWalSizeMB,
+          continueOnError: control.continueOnError,
+          signal,
+          onTrial: (done, _total, last, next) => {
+            const result = last?.status === "ok" ? `${last.seconds.toFixed(2)} s` : "failed";
+            const lastText = last ? `last: ${describe(last.condition)} ${result} · ` : "";
+            progress.update(
+              offset + done,
+              plan.length,
+              `${lastText}${next ? `next: ${describe(next.condition)}` : "done"}`,
+            );
+          },
+        });
+        before += part.trials.length;
+      }
       progress.finish(`${plan.length} trials`);
       return {
         runId: store.runId,

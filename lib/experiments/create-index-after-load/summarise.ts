@@ -5,7 +5,7 @@
  * per repeat with an exact interval of its median over repeats; the CREATE INDEX sweep; the WAL by
  * record type.
  */
-import { speedSpread, type SpeedSpread } from "../../stats/speed";
+import { sameStatePairs, speedSpread, type SpeedSpread, type StatePairs } from "../../stats/speed";
 import { median } from "simple-statistics";
 import { medianInterval, outlierFlags, type Interval } from "../../stats/intervals";
 import { isOk, type OkOf } from "../../results/run-store";
@@ -79,6 +79,8 @@ export interface RepeatSide {
   readonly autovacuumRuns: number;
   /** Far from the other trials of its condition (OUTLIER_RULE on seconds). */
   readonly outlier: boolean;
+  /** The write-path speed probe's median just before the trial, ms. */
+  readonly speedMs?: number;
 }
 
 /** A and B of one repeat: they ran back to back, so their ratio leaves the machine's drift out. */
@@ -98,11 +100,17 @@ export interface PairSummary {
   readonly keyOrder: KeyOrder;
   readonly maintenanceWorkMemMB: number;
   readonly parallelWorkers: number;
+  /** Distinct codes, when not the seed's 10,001 (claim 4's pairs). */
+  readonly codes?: number;
+  /** The second server's shared_buffers, MB, when the pair ran there (claim 3's pairs). */
+  readonly sharedBuffersMB?: number;
   readonly a?: MethodSummary;
   readonly b?: MethodSummary;
   /** Repeats where both methods finished, by repeat. */
   readonly repeats: readonly RepeatPair[];
-  /** B/A of the seed's measure per repeat: median and exact interval over repeats. */
+  /** "1 of 5 pair(s) left out, …" (PAIR_STATE_RULE), or "" when every repeat ran in one speed state. */
+  readonly stateText: string;
+  /** B/A of the seed's measure per repeat over the repeats in one speed state: median and exact interval. */
   readonly timeRatio?: Interval;
   /** B/A of the server's own elapsed time per repeat. */
   readonly serverTimeRatio?: Interval;
@@ -320,6 +328,7 @@ function repeatSide(t: CialTrial, outlier: boolean): RepeatSide {
     timedCheckpoints: sums["checkpointer.timed"] ?? 0,
     autovacuumRuns: sums["autovacuum.runs"] ?? 0,
     outlier,
+    ...(t.speed ? { speedMs: t.speed.medianMs } : {}),
   };
 }
 
@@ -370,6 +379,19 @@ export function overRepeats(
 
 const ratioOr = (x: number | undefined, y: number | undefined) =>
   x !== undefined && y !== undefined && y > 0 ? x / y : undefined;
+
+/**
+ * PAIR_STATE_RULE on a pair's repeats: A and B are separate trials, so a repeat whose two probes
+ * differ by more than the rule's factor compares two machine states, not two methods; it is left
+ * out of the time statistics (WAL records and index bytes do not depend on the speed and keep it).
+ */
+export function sameStateRepeats(repeats: readonly RepeatPair[]): StatePairs<RepeatPair> {
+  return sameStatePairs(
+    repeats,
+    (r) => [r.a.speedMs, r.b.speedMs],
+    (r) => `repeat ${r.repeat}`,
+  );
+}
 
 export const TIME_RATIO_OF = "B/A seconds per repeat (A and B back to back)";
 export const SERVER_TIME_RATIO_OF = "B/A server elapsed time per repeat (log_statement_stats)";
@@ -423,27 +445,35 @@ export function summarise(trials: readonly CialTrial[], headline: HeadlineSettin
   const pairGroups = groupBy(
     methods,
     (m) =>
-      `${m.condition.rows}|${m.condition.keyOrder}|${m.condition.maintenanceWorkMemMB}|${m.condition.parallelWorkers}`,
+      `${m.condition.rows}|${m.condition.keyOrder}|${m.condition.maintenanceWorkMemMB}|${m.condition.parallelWorkers}` +
+      `|${m.condition.codes ?? ""}|${m.condition.sharedBuffersMB ?? ""}`,
   );
   const trialsOf = (m: MethodSummary | undefined) => (m ? (loads.get(conditionKey(m.condition)) ?? []) : []);
   const pairs: PairSummary[] = [...pairGroups.values()].map((g) => {
     const a = g.find((m) => m.condition.method === "load_then_index");
     const b = g.find((m) => m.condition.method === "index_then_load");
     const repeats = repeatPairs(trialsOf(a), trialsOf(b));
+    const state = sameStateRepeats(repeats);
     const c = g[0].condition;
     return {
       rows: c.rows,
       keyOrder: c.keyOrder,
       maintenanceWorkMemMB: c.maintenanceWorkMemMB,
       parallelWorkers: c.parallelWorkers,
+      ...(c.codes !== undefined ? { codes: c.codes } : {}),
+      ...(c.sharedBuffersMB !== undefined ? { sharedBuffersMB: c.sharedBuffersMB } : {}),
       a,
       b,
       repeats,
-      timeRatio: timeRatio(repeats),
-      serverTimeRatio: serverTimeRatio(repeats),
+      stateText: state.text,
+      timeRatio: timeRatio(state.kept),
+      serverTimeRatio: serverTimeRatio(state.kept),
     };
   });
-  pairs.sort((x, y) => x.rows - y.rows || x.keyOrder.localeCompare(y.keyOrder));
+  pairs.sort(
+    (x, y) =>
+      Number(isRegimePair(x)) - Number(isRegimePair(y)) || x.rows - y.rows || x.keyOrder.localeCompare(y.keyOrder),
+  );
   const builds = [
     ...groupBy(
       good.filter((t) => t.condition.kind === "build"),
@@ -469,10 +499,20 @@ export function summarise(trials: readonly CialTrial[], headline: HeadlineSettin
   };
 }
 
+/** A pair run only to put claim (3) or (4) in its regime: other codes, or the small-buffers server. */
+export const isRegimePair = (p: Pick<PairSummary, "codes" | "sharedBuffersMB">) =>
+  p.codes !== undefined || p.sharedBuffersMB !== undefined;
+
+/** Claim (3)'s pairs (the small-buffers server), or (4)'s (fewer codes), when the run has them. */
+export function regimePair(s: CialSummary, which: "cache" | "density"): PairSummary | undefined {
+  return s.pairs.find((p) => (which === "cache" ? p.sharedBuffersMB !== undefined : p.codes !== undefined));
+}
+
 /** The headline pair: the seed's protocol at `rows`, random keys, the server's own settings. */
 export function headlinePair(s: CialSummary): PairSummary | undefined {
   return s.pairs.find(
     (p) =>
+      !isRegimePair(p) &&
       p.rows === s.headline.rows &&
       p.keyOrder === "random" &&
       p.maintenanceWorkMemMB === s.headline.maintenanceWorkMemMB &&
@@ -485,6 +525,7 @@ export function sizeSweep(s: CialSummary): PairSummary[] {
   return s.pairs
     .filter(
       (p) =>
+        !isRegimePair(p) &&
         p.keyOrder === "random" &&
         p.maintenanceWorkMemMB === s.headline.maintenanceWorkMemMB &&
         p.parallelWorkers === s.headline.parallelWorkers,

@@ -3,7 +3,12 @@
  * intervals. Each declaration is fixed before the run; only `ours`, the verdict and `why` come from
  * the run, and `why` only from its own counters.
  */
+import type { IndexWriteCostParams } from "../../params/index-write-cost";
 import { publishedFigures } from "../../results/reference";
+import { ENGINE_FACTS } from "../../targets/engines";
+import { execFileSync } from "node:child_process";
+import { MONGO_IMAGE } from "../../targets/docker/images";
+import { findMongod } from "../../targets/embedded/mongod-path";
 import {
   allOf,
   atScale,
@@ -11,7 +16,9 @@ import {
   describeRule,
   missing,
   notTestedAtThisScale,
+  planClaims,
   type ClaimCheck,
+  type ClaimPlan,
   type Declaration,
   type Decision,
   type RegimeFactor,
@@ -356,30 +363,111 @@ export interface ClaimContext {
   readonly unavailable?: Readonly<Record<string, string>>;
 }
 
+/** The sizes at which the whole matrix ran (claims (a) and (c) are judged at their largest). */
+function matrixSizes(mine: readonly ConditionSummary[]): number[] {
+  const full = mine.filter((s) => s.operation === "update_one_field" || s.operation === "update_nonindexed");
+  return [...new Set((full.length ? full : mine).map((s) => s.rows))].sort((a, b) => a - b);
+}
+
+/** Every claim of an engine, in the order of the claims table. */
+const engineDeclarations = (engine: string): Declaration[] => [
+  declarationA(engine),
+  { id: `b (${engine})`, ...(engine === "postgresql" ? DECLARATION_B_PG : DECLARATION_B_MONGO) },
+  engine === "postgresql" ? DECLARATION_C_PG : DECLARATION_C_MONGO,
+];
+export const DECLARATIONS: readonly Declaration[] = [
+  ...engineDeclarations("postgresql"),
+  ...engineDeclarations("mongodb"),
+];
+
+const MONGO_HOW_TO_TEST =
+  `a MongoDB server (a mongod on PATH, ${ENGINE_FACTS.mongodb.uriVariable}, or target "docker" with the mongo ` +
+  `image) tests it`;
+
 export function checkClaims(summaries: readonly ConditionSummary[], context: ClaimContext = {}): ClaimCheck[] {
   const claims: ClaimCheck[] = [];
   const engines = [...new Set(summaries.map((s) => s.engine))];
   for (const engine of engines) {
     const mine = summaries.filter((s) => s.engine === engine);
     const sizes = [...new Set(mine.map((s) => s.rows))].sort((a, b) => a - b);
+    const matrix = matrixSizes(mine);
     const ff = engine === "postgresql" ? (mine.find((s) => s.fillfactor === 100) ? 100 : mine[0].fillfactor) : null;
-    claims.push(claimA(summaries, engine, Math.max(...sizes), ff));
+    claims.push(claimA(summaries, engine, Math.max(...matrix), ff));
     claims.push(claimB(summaries, engine, sizes, ff));
-    if (engine === "postgresql") claims.push(claimC(summaries, DECLARATION_C_PG, RULE_C_PG, engine, sizes, ff));
-    if (engine === "mongodb") claims.push(claimC(summaries, DECLARATION_C_MONGO, RULE_C_MONGO, engine, sizes, ff));
+    if (engine === "postgresql") claims.push(claimC(summaries, DECLARATION_C_PG, RULE_C_PG, engine, matrix, ff));
+    if (engine === "mongodb") claims.push(claimC(summaries, DECLARATION_C_MONGO, RULE_C_MONGO, engine, matrix, ff));
   }
   if (!engines.includes("mongodb")) {
+    // Every MongoDB claim stands in the table, not tested, with the reason: none vanishes.
     const reason = context.unavailable?.mongodb ?? "MongoDB was not part of this run";
-    claims.push(
-      notTestedAtThisScale(
-        DECLARATION_C_MONGO,
-        "not measured",
-        `MongoDB did not run: ${reason}`,
-        "a MongoDB server (Docker with the mongo image, a mongod on PATH, or DBLAB_MONGODB_URI) tests it",
-      ),
-    );
+    for (const declaration of engineDeclarations("mongodb"))
+      claims.push(
+        notTestedAtThisScale(declaration, "not measured", `MongoDB did not run: ${reason}`, MONGO_HOW_TO_TEST),
+      );
   }
   return claims;
+}
+
+/** This run's planned position on 01's regime factors: the same keys as its claims' `atScale`. */
+export function planned01(p: {
+  readonly rowCounts: readonly number[];
+  readonly growthRows?: readonly number[];
+}): Record<string, number | undefined> {
+  const sizes = [...new Set([...p.rowCounts, ...(p.growthRows ?? [])])];
+  const largest = Math.max(...sizes);
+  const below = sizes.filter((n) => n < LARGE_ROWS_B);
+  return {
+    rows: Math.max(...p.rowCounts),
+    "largest size": largest,
+    "compared size": sizes.includes(100_000) ? 100_000 : below.length ? Math.max(...below) : undefined,
+  };
+}
+
+/**
+ * Docker can start MongoDB only from a local image (no registry answers): asked of the docker CLI,
+ * synchronously, because a plan is computed for the ETA line before anything starts. A missing CLI,
+ * a daemon that does not answer and a missing image all mean no.
+ */
+function dockerHasImage(image: string): boolean {
+  try {
+    execFileSync("docker", ["image", "inspect", image], { stdio: "ignore", timeout: 10_000 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Why MongoDB will not run, decided before the run by the facts its start meets (the engine left
+ * out, its URI variable, a mongod on PATH, or the mongo image where the target is docker), or undefined
+ * when it can run.
+ */
+export function mongoUnavailable(p: {
+  readonly engines: readonly string[];
+  readonly target: string;
+}): string | undefined {
+  if (!p.engines.includes("mongodb")) return "MongoDB did not run: not in `engines`";
+  if (process.env[ENGINE_FACTS.mongodb.uriVariable]) return undefined;
+  const target = process.env.DBLAB_TARGET ?? p.target;
+  if (target === "external") return `MongoDB did not run: no ${ENGINE_FACTS.mongodb.uriVariable} given`;
+  if (findMongod()) return undefined;
+  if (target === "docker" && dockerHasImage(MONGO_IMAGE)) return undefined;
+  return (
+    `MongoDB did not run: no mongod on PATH (or DBLAB_MONGOD), no ${ENGINE_FACTS.mongodb.uriVariable}, ` +
+    (target === "docker" ? `no Docker image ${MONGO_IMAGE}` : `target ${target} (Docker only when asked for)`)
+  );
+}
+
+/** `facts.mongo`: why MongoDB will not run (absent: it will); by default this machine's facts. */
+export function plan01(
+  p: IndexWriteCostParams,
+  facts: { readonly mongo?: string } = { mongo: mongoUnavailable(p) },
+): ClaimPlan[] {
+  const { mongo } = facts;
+  const unavailable = Object.fromEntries(
+    DECLARATIONS.filter((d) => d.id.includes("(mongodb)") && mongo).map((d) => [d.id, mongo ?? ""]),
+  );
+  return planClaims(DECLARATIONS, planned01(p), { unavailable });
 }
 
 /** Seed seconds, for the comparison table. */

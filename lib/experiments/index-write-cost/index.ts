@@ -10,7 +10,7 @@ import {
 } from "../../params/index-write-cost";
 import { withSensitivity } from "../../stats/claims";
 import type { Experiment } from "../contract";
-import { checkClaims } from "./claims";
+import { checkClaims, plan01 } from "./claims";
 import { writeSummaries } from "./export";
 import { runIndexWriteCost, type IndexWriteCostRun } from "./run";
 import { summarise as summariseTrials, type ConditionSummary } from "./summarise";
@@ -23,6 +23,7 @@ export const experiment: Experiment<IndexWriteCostParams, IndexWriteCostRun, Con
   profiles: INDEX_WRITE_COST_PROFILES,
   params: (profile, overrides = {}) => indexWriteCostParams(profile, overrides),
   run: (params, control = {}) => runIndexWriteCost(params, control),
+  plan: plan01,
   summarise: (run) => summariseTrials(run.trials),
   claims: (summary, run) => {
     const context = { unavailable: Object.fromEntries(run.unavailable) };

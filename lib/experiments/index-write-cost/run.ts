@@ -18,7 +18,8 @@ import {
 } from "../../workloads/index-write-cost/run-trials";
 import { nextRound } from "../../stats/adaptive";
 import { addRounds } from "../adaptive-rounds";
-import { checkClaims } from "./claims";
+import { planText } from "../../stats/claims";
+import { checkClaims, plan01 } from "./claims";
 import { summarise } from "./summarise";
 
 /** The claims the adaptive design adds repeats for: (a) and (c), judged at the largest size. */
@@ -91,6 +92,7 @@ export async function runIndexWriteCost(p: IndexWriteCostParams, control: RunCon
       cpus: p.cpus,
       memoryGiB: p.memoryGiB,
       optional: ["mongodb"],
+      prospect: planText(plan01(p)),
     },
     async ({ store, progress, servers, signal, metadata, notes, writeMetadata }) => {
       const engines = p.engines.filter((e) => servers.servers.has(e));
@@ -140,7 +142,7 @@ export async function runIndexWriteCost(p: IndexWriteCostParams, control: RunCon
           return step.more ? undefined : step.reason;
         },
         async (repeats) => {
-          const extra = planTrials({ ...p, engines, rowCounts: [largest], repeats })
+          const extra = planTrials({ ...p, engines, rowCounts: [largest], growthRows: [], repeats })
             .filter((t) => t.repeat === repeats)
             .map((t, i) => ({ ...t, position: plan.length + i }));
           plan = [...plan, ...extra];

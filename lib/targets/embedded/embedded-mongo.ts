@@ -15,17 +15,7 @@ import { freePort, randomPassword } from "../ports";
 import { mongoProbe, waitUntilReady } from "../readiness";
 import type { ConnectionInfo, ServerDescription, ServerSpec, StartedServer, Target } from "../types";
 import { handleErrors } from "../../runtime/error-events";
-
-/** The mongod on PATH (or DBLAB_MONGOD), or undefined. */
-export function findMongod(): string | undefined {
-  const explicit = process.env.DBLAB_MONGOD;
-  if (explicit) return fs.existsSync(explicit) ? explicit : undefined;
-  for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
-    const candidate = path.join(dir, "mongod");
-    if (dir && fs.existsSync(candidate)) return candidate;
-  }
-  return undefined;
-}
+import { findMongod } from "./mongod-path";
 
 export class EmbeddedMongoTarget implements Target {
   readonly kind = "embedded" as const;

@@ -30,6 +30,10 @@ export interface CialCondition {
   readonly maintenanceWorkMemMB: number;
   /** max_parallel_maintenance_workers for the build. */
   readonly parallelWorkers: number;
+  /** Distinct codes of the load; absent: the seed's 10,001. */
+  readonly codes?: number;
+  /** The trial runs on the second server, whose shared_buffers is this (MB); absent: the notebook's server. */
+  readonly sharedBuffersMB?: number;
 }
 
 export interface PlannedTrial {
@@ -41,8 +45,16 @@ export interface PlannedTrial {
 }
 
 export function conditionKey(c: CialCondition): string {
-  return `${c.kind}|${c.method}|${c.rows}|${c.keyOrder}|mwm${c.maintenanceWorkMemMB}|w${c.parallelWorkers}`;
+  return (
+    `${c.kind}|${c.method}|${c.rows}|${c.keyOrder}|mwm${c.maintenanceWorkMemMB}|w${c.parallelWorkers}` +
+    (c.codes !== undefined ? `|codes${c.codes}` : "") +
+    (c.sharedBuffersMB !== undefined ? `|sb${c.sharedBuffersMB}` : "")
+  );
 }
+
+/** A pair run only to put a claim in its regime (other codes, or the small-buffers server). */
+export const isRegimeCondition = (c: Pick<CialCondition, "codes" | "sharedBuffersMB">) =>
+  c.codes !== undefined || c.sharedBuffersMB !== undefined;
 
 export interface PlanInput {
   readonly rows: number;
@@ -53,6 +65,10 @@ export interface PlanInput {
   readonly memorySweepMB: readonly number[];
   readonly workerSweep: readonly number[];
   readonly walAnatomyRows: number;
+  readonly cacheRows?: number;
+  readonly cacheSharedBuffersMB?: number;
+  readonly densityRows?: number;
+  readonly densityCodes?: number;
   readonly maintenanceWorkMemMB: number;
   readonly maxParallelMaintenanceWorkers: number;
 }
@@ -63,6 +79,7 @@ function pairs(
   repeats: number,
   p: PlanInput,
   kind: TrialKind = "load",
+  regime: Pick<CialCondition, "codes" | "sharedBuffersMB"> = {},
 ): PlannedTrial[] {
   const out: PlannedTrial[] = [];
   for (let repeat = 0; repeat < repeats; repeat++) {
@@ -77,6 +94,7 @@ function pairs(
         keyOrder,
         maintenanceWorkMemMB: p.maintenanceWorkMemMB,
         parallelWorkers: p.maxParallelMaintenanceWorkers,
+        ...regime,
       };
       out.push({ key: `${conditionKey(condition)}#${repeat}`, condition, repeat, position });
     }
@@ -106,5 +124,15 @@ export function planTrials(p: PlanInput): PlannedTrial[] {
     }
   }
   if (p.walAnatomyRows > 0) plan.push(...pairs(p.walAnatomyRows, "random", 1, p, "wal_anatomy"));
+  const density = p.densityRows && p.densityCodes !== undefined ? { codes: p.densityCodes } : undefined;
+  const cache =
+    p.cacheRows && p.cacheSharedBuffersMB !== undefined ? { sharedBuffersMB: p.cacheSharedBuffersMB } : undefined;
+  // At one size, one set of pairs serves both claims, as the seed's one 100M-row table had both its
+  // ~44× shared_buffers and its ~10,000 rows per code.
+  const shared = density && cache && p.densityRows === p.cacheRows;
+  if (density && !shared) plan.push(...pairs(p.densityRows ?? 0, "random", p.repeats, p, "load", density));
+  // Last: they run on the second server, started for them.
+  if (cache)
+    plan.push(...pairs(p.cacheRows ?? 0, "random", p.repeats, p, "load", { ...(shared ? density : {}), ...cache }));
   return plan;
 }

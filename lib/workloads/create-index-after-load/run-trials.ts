@@ -98,7 +98,7 @@ async function freshTable(session: TrialSession, settleMs: number): Promise<{ id
 async function load(session: TrialSession, c: CialCondition, o: RunPlanOptions): Promise<PhaseResult> {
   // Reseeded right before the load, so every trial of a size writes the same codes.
   await session.query("SELECT setseed($1)", [o.randomSeed]);
-  return session.phase("load", loadSql(c.rows, c.keyOrder), { settleMs: o.settleMs });
+  return session.phase("load", loadSql(c.rows, c.keyOrder, c.codes), { settleMs: o.settleMs });
 }
 
 async function runLoadTrial(session: TrialSession, c: CialCondition, o: RunPlanOptions): Promise<TrialOutcome> {
@@ -144,7 +144,7 @@ async function runLoadTrial(session: TrialSession, c: CialCondition, o: RunPlanO
 async function prepareBuildTable(session: TrialSession, c: CialCondition, o: RunPlanOptions): Promise<void> {
   await freshTable(session, o.settleMs);
   await session.query("SELECT setseed($1)", [o.randomSeed]);
-  await session.query(loadSql(c.rows, c.keyOrder));
+  await session.query(loadSql(c.rows, c.keyOrder, c.codes));
   await session.query(`VACUUM ${TABLE}`);
 }
 

@@ -12,6 +12,13 @@ export type KeyOrder = (typeof KEY_ORDERS)[number];
 /** Distinct codes the seed's expression yields: round(random() × 10000) → 0..10000. */
 export const CODE_VALUES = 10_001;
 
+/** Codes a load of `codes` distinct values writes: 'C' and 5 digits, so at most 100,000. */
+function checkCodes(codes: number): number {
+  if (!Number.isSafeInteger(codes) || codes < 1 || codes > 100_000)
+    throw new Error(`codes must be an integer from 1 to 100,000, got ${codes}`);
+  return codes;
+}
+
 /**
  * The seed's table. Autovacuum is off for it: a vacuum or analyze that the finished load triggers
  * would otherwise land, at random, inside the next timed phase (and block CREATE INDEX's lock).
@@ -28,16 +35,18 @@ function checkRows(rows: number): number {
 }
 
 /**
- * The seed's INSERT … SELECT over generate_series. "sorted" writes the same 10,001 codes, each
- * about rows/10,001 times, in ascending order, computed from i so that no sort is timed with the
- * load (an ORDER BY would charge a sort to the indexed load).
+ * The seed's INSERT … SELECT over generate_series ("random", 10,001 codes: the seed's own
+ * expression). "sorted" writes the same codes, each about rows/codes times, in ascending order,
+ * computed from i so that no sort is timed with the load (an ORDER BY would charge a sort to the
+ * indexed load). Fewer codes put more rows on each (claim 4's rows per code).
  */
-export function loadSql(rows: number, order: KeyOrder): string {
+export function loadSql(rows: number, order: KeyOrder, codes: number = CODE_VALUES): string {
   const n = checkRows(rows);
+  const k = checkCodes(codes);
   const code =
     order === "random"
-      ? `'C' || lpad(CAST((random() * 10000)::integer AS text), 5, '0')`
-      : `'C' || lpad(CAST(((i - 1)::bigint * ${CODE_VALUES} / ${n}) AS text), 5, '0')`;
+      ? `'C' || lpad(CAST((random() * ${k - 1})::integer AS text), 5, '0')`
+      : `'C' || lpad(CAST(((i - 1)::bigint * ${k} / ${n}) AS text), 5, '0')`;
   return `INSERT INTO ${TABLE} SELECT i AS id, ${code} AS code FROM generate_series(1, ${n}) AS s(i)`;
 }
 

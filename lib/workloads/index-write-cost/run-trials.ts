@@ -27,6 +27,8 @@ export type IndexWriteTrial = TrialRecord<IndexWriteCondition, IndexWriteCounter
 export interface TrialPlanOptions {
   readonly engines: readonly Engine[];
   readonly rowCounts: readonly number[];
+  /** Sizes that run only GROWTH_OPERATIONS × GROWTH_INDEXES (claim (b)'s conditions), after `rowCounts`. */
+  readonly growthRows?: readonly number[];
   readonly extraIndexes: readonly number[];
   readonly operations: readonly Operation[];
   readonly fillfactors: readonly number[];
@@ -55,22 +57,32 @@ export function conditionKey(c: IndexWriteCondition): string {
  * machine's other work) on the last conditions; a shuffled order spreads it over all of them, and
  * the pairing of conditions within a repeat keeps it out of their ratios.
  */
+/** Claim (b)'s conditions: R = t(5 idx)/t(0 idx) of INSERT and of the 5-field UPDATE. */
+export const GROWTH_OPERATIONS: readonly Operation[] = ["insert", "update_five_fields"];
+export const GROWTH_INDEXES: readonly number[] = [0, 5];
+
 export function planTrials(o: TrialPlanOptions): PlannedTrial[] {
   const plan: PlannedTrial[] = [];
+  const growth = (o.growthRows ?? []).filter((n) => !o.rowCounts.includes(n));
   for (const [engineIndex, engine] of o.engines.entries()) {
     const fillfactors = engine === "postgresql" ? o.fillfactors : [null];
-    for (const rows of o.rowCounts) {
+    for (const rows of [...o.rowCounts, ...growth]) {
       const conditions: IndexWriteCondition[] = [];
-      for (const fillfactor of fillfactors) {
-        // Extra fillfactors are a sweep for the non-indexed update (HOT needs free space on the
-        // page); the other operations are measured at the first fillfactor only.
-        const operations =
-          fillfactor === fillfactors[0] ? o.operations : o.operations.filter((op) => op === "update_nonindexed");
-        for (const operation of operations) {
-          for (const extraIndexes of o.extraIndexes)
-            conditions.push({ engine, rows, extraIndexes, operation, fillfactor });
+      if (growth.includes(rows)) {
+        for (const operation of o.operations.filter((op) => GROWTH_OPERATIONS.includes(op)))
+          for (const extraIndexes of o.extraIndexes.filter((n) => GROWTH_INDEXES.includes(n)))
+            conditions.push({ engine, rows, extraIndexes, operation, fillfactor: fillfactors[0] });
+      } else
+        for (const fillfactor of fillfactors) {
+          // Extra fillfactors are a sweep for the non-indexed update (HOT needs free space on the
+          // page); the other operations are measured at the first fillfactor only.
+          const operations =
+            fillfactor === fillfactors[0] ? o.operations : o.operations.filter((op) => op === "update_nonindexed");
+          for (const operation of operations) {
+            for (const extraIndexes of o.extraIndexes)
+              conditions.push({ engine, rows, extraIndexes, operation, fillfactor });
+          }
         }
-      }
       for (let repeat = 1; repeat <= o.repeats; repeat++) {
         for (const condition of seededShuffle(conditions, orderSeed(o.seed, repeat, engineIndex * 1_000_003 + rows))) {
           plan.push({ key: `${conditionKey(condition)}/r${repeat}`, condition, repeat, position: plan.length });
