@@ -299,8 +299,8 @@ export async function calibrateRebuild(
       hooks.onNote?.(`no restart before the calibration: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
-  if (!restarted) await withAdmin(server, (admin) => admin.query("CHECKPOINT"), RUN_DATABASE);
-  const session = await ReindexSession.open({ ...server.connection, database: RUN_DATABASE });
+  if (!restarted) await withAdmin(server, (admin) => admin.query("CHECKPOINT"), runDatabase(server));
+  const session = await ReindexSession.open({ ...server.connection, database: runDatabase(server) });
   try {
     const timing = await session.run(PGBENCH_PRIMARY_KEYS, false);
     if (timing.error) throw new Error(`calibration rebuild failed: ${timing.error}`);
