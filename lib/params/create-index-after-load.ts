@@ -36,6 +36,7 @@ export interface CreateIndexAfterLoadParams {
    * buffer cache as in the seed (its 100M rows were ~44× its 128 MB); 0 = (3) on the headline pair.
    */
   readonly cacheRows: number;
+  /** shared_buffers of the second server that runs claim (3)'s pairs, MB (its data ÷ buffers is the regime). */
   readonly cacheSharedBuffersMB: number;
   /**
    * Rows and distinct codes of the pairs that decide claim (4), the index's density: `repeats`
@@ -43,6 +44,7 @@ export interface CreateIndexAfterLoadParams {
    * ~10,000 (100M rows over 10,001 codes); 0 = (4) on the headline pair.
    */
   readonly densityRows: number;
+  /** Distinct codes of claim (4)'s pairs: densityRows ÷ densityCodes is its rows per code. */
   readonly densityCodes: number;
   /** Rows of the extra pair of trials whose WAL is decoded by record type (pg_walinspect); 0 = skip. */
   readonly walAnatomyRows: number;
