@@ -71,6 +71,32 @@ if $installed_pg15 && [ -e "$conf" ]; then
   fi
 fi
 
+# A second Node.js for the unit tests: a current LTS from the npm registry (node-linux-<arch>, the
+# official binaries as a package), unpacked into .cache/ where scripts/test.ts looks for it. The lab
+# itself runs on the machine's Node (≥ 20.19); CI tests both.
+NODE_LTS_VERSION=22.23.5
+if $want_tests; then
+  root="$(cd "$(dirname "$0")/.." && pwd)"
+  lts_dir="$root/.cache/node-lts"
+  case "$(uname -m)" in x86_64) arch=x64 ;; aarch64|arm64) arch=arm64 ;; *) arch="" ;; esac
+  if [ -x "$lts_dir/bin/node" ] && [ "$("$lts_dir/bin/node" --version)" = "v$NODE_LTS_VERSION" ]; then
+    echo "setup: Node $NODE_LTS_VERSION for the unit tests present ($lts_dir)"
+  elif [ -z "$arch" ] || [ "$(uname -s)" != Linux ]; then
+    echo "setup: no node-linux package for $(uname -s) $(uname -m): the unit tests run on this Node only"
+  else
+    echo "setup: fetching Node $NODE_LTS_VERSION for the unit tests (npm package node-linux-$arch)"
+    tmp="$(mktemp -d)"
+    if (cd "$tmp" && npm pack "node-linux-$arch@$NODE_LTS_VERSION" --silent >/dev/null) &&
+      tar -xzf "$tmp"/node-linux-"$arch"-"$NODE_LTS_VERSION".tgz -C "$tmp" package/bin/node package/LICENSE; then
+      rm -rf "$lts_dir" && mkdir -p "$lts_dir" && mv "$tmp/package/bin" "$tmp/package/LICENSE" "$lts_dir/"
+      echo "setup: $("$lts_dir/bin/node" --version) at $lts_dir/bin/node"
+    else
+      echo "setup: could not fetch node-linux-$arch@$NODE_LTS_VERSION; the unit tests will say so and run on this Node only"
+    fi
+    rm -rf "$tmp"
+  fi
+fi
+
 if $want_tests && ! docker info >/dev/null 2>&1; then
   if command -v dockerd >/dev/null 2>&1 && [ -z "$sudo" ]; then
     echo "setup: starting dockerd"

@@ -8,6 +8,7 @@ import type { Engine } from "../targets/types";
 import { ignored } from "../runtime/debug";
 import { TrialFailedError } from "./failures";
 import { trialBoundMs, watchTrial } from "./watchdog";
+import { withTrialOutput } from "./raw-output";
 import { withTimeout } from "../runtime/timeout";
 
 export { TrialFailedError } from "./failures";
@@ -42,7 +43,8 @@ export interface TrialProgress<P, T> {
 }
 
 export interface RunTrialsOptions<C extends object, P extends PlannedTrial<C>, T extends TrialRecord<C, string>> {
-  readonly store: Pick<RunStore<C>, "finishedKeys" | "append">;
+  /** `directory`, when given, is where each trial's raw tool output goes (`raw-output.ts`). */
+  readonly store: Pick<RunStore<C>, "finishedKeys" | "append"> & { readonly directory?: string };
   /** How each trial is watched (see TrialWatch). */
   readonly watch: (planned: P) => TrialWatch;
   readonly signal?: AbortSignal;
@@ -93,7 +95,12 @@ export async function runTrials<C extends object, P extends PlannedTrial<C>, T e
     const { engine, what, group } = options.watch(planned);
     let record: T;
     try {
-      record = await watchTrial(engine, what, () => runOne(planned), group);
+      record = await watchTrial(
+        engine,
+        what,
+        () => withTrialOutput(options.store.directory, planned.key, () => runOne(planned)),
+        group,
+      );
       options.store.append(record);
     } catch (error) {
       if (options.signal?.aborted) throw error;

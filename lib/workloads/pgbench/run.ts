@@ -35,6 +35,7 @@ import { parseProgressLine, parseSummary } from "./parse-output";
 import type { PgbenchLogMode, PgbenchRunResult, ProgressPoint } from "./types";
 import { ignored } from "../../runtime/debug";
 import { noteProgress } from "../watchdog";
+import { keepRawOutput } from "../raw-output";
 
 export interface RunOptions extends PgbenchLoadOptions {
   /** What to log (default "transactions": exact percentiles and per-bucket series). */
@@ -351,6 +352,14 @@ export async function runPgbench(server: StartedServer, o: RunOptions): Promise<
     args = argsFor(dirUsed);
     for (const line of raw.stderr.split("\n")) onLine(line);
   }
+  // Kept beside the run's results, per trial (raw-output.ts): what pgbench said and logged, for a
+  // reader who wants more than the lab's parse of it.
+  keepRawOutput("pgbench", [
+    { name: "command.txt", text: `pgbench ${args.join(" ")}\n` },
+    { name: "stdout.txt", text: raw.stdout },
+    { name: "stderr.txt", text: raw.stderr },
+    ...raw.logs.map((text, i) => ({ name: `${prefix}-log-${i + 1}.txt`, text })),
+  ]);
   const summary = parseSummary(raw.stdout, raw.stderr);
   if (raw.exitCode !== 0 && summary.abortedClients === 0) {
     throw new Error(`pgbench failed (exit ${raw.exitCode}):\n${raw.stderr.trim().split("\n").slice(-10).join("\n")}`);
