@@ -40,6 +40,16 @@ function typeText(checker: ts.TypeChecker, type: ts.Type): string {
     const inner = element ? typeText(checker, element) : "unknown";
     return inner.includes(" | ") ? `(${inner})[]` : `${inner}[]`;
   }
+  // An object of the lab's own (05's hosts): its members, since its name alone says nothing on --help.
+  const declaration = type.getSymbol()?.declarations?.[0];
+  if (type.flags & ts.TypeFlags.Object && declaration && !declaration.getSourceFile().isDeclarationFile) {
+    const members = checker.getPropertiesOfType(type).map((p) => {
+      const optional = p.flags & ts.SymbolFlags.Optional ? "?" : "";
+      const memberType = checker.getNonNullableType(checker.getTypeOfSymbol(p));
+      return `${p.name}${optional}: ${typeText(checker, memberType)}`;
+    });
+    return `{ ${members.join("; ")} }`;
+  }
   return checker.typeToString(type, undefined, ts.TypeFormatFlags.NoTruncation);
 }
 

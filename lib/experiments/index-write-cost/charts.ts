@@ -210,7 +210,8 @@ export function trialExplorer(
       barmode: "group",
       // Each operation's trial dots over its own bar (offsetgroup): without it plotly ignores a
       // scatter's offsetgroup (Plotly.validate: "did not get coerced") and draws them mid-category.
-      scattermode: "group",
+      // Only with scatter traces: the ratio chart has bars alone, and there the key is unknown.
+      ...(metric === "seconds" ? { scattermode: "group" } : {}),
       updatemenus: [{ type: "dropdown", x: 1, xanchor: "right", y: 1.18, buttons }],
       yaxis: { title: { text: metric === "seconds" ? "seconds (timed batches only)" : "ratio" }, rangemode: "tozero" },
     },
