@@ -243,7 +243,7 @@ function claimB(
         `${OPERATION_LABELS[op]} ${fmt((seedRatio(engine, op, LARGE_ROWS_B) ?? NaN) / (seedRatio(engine, op, 100_000) ?? NaN))}×`,
     )
     .join(", ");
-  const howToTest = "`--profile full` (or `--set rowCounts=[100000,1000000]`) tests it";
+  const howToTest = "`--set growthRows=[1000000]` (its four conditions at 1M rows) or `--profile full` tests it";
   if (!sizes.includes(LARGE_ROWS_B) || !small) {
     return atScale(missing({ ...declaration }, "needs 1M rows and a smaller size"), here, {
       here: shown || "no ratio",
