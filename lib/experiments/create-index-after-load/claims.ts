@@ -326,7 +326,23 @@ export function claimMagnitude(s: CialSummary, pair: PairSummary | undefined, se
   const interval = timeRatio(state.kept);
   const ours =
     interval && pair ? `B/A ${intervalText(interval, ratioFmt)} at ${rowsText(pair.rows)} rows` : "no headline pair";
-  if (!interval || !pair) return missing(MAGNITUDE, "needs both methods in at least one repeat at the headline size");
+  const measured = (here: string) => ({
+    here,
+    seed: `${f2(seed.ratio)}× at ${rowsText(seed.rows)} rows`,
+    howToTest:
+      "`--profile full` (100M rows) tests it: B/A is not set by a ratio the default sizes can reach (it grows with " +
+      "the rows, see the size sweep), so only the seed's size decides its 2.54×",
+  });
+  // Outside its regime it is not tested whatever the pairs gave; inside it, no pair is no verdict.
+  if (!interval || !pair)
+    return atScale(
+      missing(
+        MAGNITUDE,
+        `needs both methods in at least one repeat at the headline size, in one speed state${state.text ? ` (${state.text})` : ""}`,
+      ),
+      here02(s, pair),
+      measured("no B/A"),
+    );
   const decision = decideOn(RULE_MAGNITUDE, interval, ratioFmt);
   const { verdict } = decision;
   const decidedBy = withState(decision.decidedBy, state.text);
@@ -341,13 +357,7 @@ export function claimMagnitude(s: CialSummary, pair: PairSummary | undefined, se
       sensitivity: sensitivity({ ...pair, repeats: state.kept }, timeRatio, RULE_MAGNITUDE, verdict, ratioFmt),
     },
     here02(s, pair),
-    {
-      here: `B/A ${f2(interval.estimate)}×`,
-      seed: `${f2(seed.ratio)}× at ${rowsText(seed.rows)} rows`,
-      howToTest:
-        "`--profile full` (100M rows) tests it: B/A is not set by a ratio the default sizes can reach (it grows with " +
-        "the rows, see the size sweep), so only the seed's size decides its 2.54×",
-    },
+    measured(`B/A ${f2(interval.estimate)}×`),
   );
 }
 
