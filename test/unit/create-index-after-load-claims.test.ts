@@ -327,12 +327,13 @@ test("02 (4): decided at the seed's ~10,000 rows per code: held above 1.05, not 
   }
 });
 
-test("02: with no trials every claim says what it needs, never a verdict", () => {
+test("02: with no trials every claim says what it needs, never a verdict; (1b) outside its rows stays not tested", () => {
   const claims = checkClaims(summaryOf([]));
   assert.deepEqual(
     claims.map((c) => c.verdict),
-    ["inconclusive", "inconclusive", "inconclusive", "inconclusive", "inconclusive"],
+    ["inconclusive", "not tested at this scale", "inconclusive", "inconclusive", "inconclusive"],
   );
+  assert.match(claims[1].decidedBy, /Outside the regime: .*--profile full/);
   assert.ok(claims.filter((c) => c.verdict === "inconclusive").every((c) => /needs/.test(c.decidedBy)));
 });
 
