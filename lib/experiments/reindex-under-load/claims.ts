@@ -357,7 +357,7 @@ export function rebuildPairs(
 ): StatePairs<{ set: number; ratio: number; probes: (number | undefined)[] }> {
   const pairs: { set: number; ratio: number; probes: (number | undefined)[] }[] = [];
   const bySet = new Map<number, Map<ReindexMode, RunSummary>>();
-  for (const r of runs) bySet.set(r.set, (bySet.get(r.set) ?? new Map()).set(r.mode, r));
+  for (const r of runs) bySet.set(r.set, (bySet.get(r.set) ?? new Map<ReindexMode, RunSummary>()).set(r.mode, r));
   for (const [set, m] of [...bySet.entries()].sort((a, b) => a[0] - b[0])) {
     const c = m.get("concurrently");
     const r = m.get("reindex");
