@@ -10,7 +10,7 @@ import {
 } from "../../params/reindex-under-load";
 import type { Experiment } from "../contract";
 import { writeSummaries } from "./present";
-import { NOTEBOOK, run as runReindexUnderLoad } from "./run";
+import { NOTEBOOK, run as runReindexUnderLoad, runLengthOf } from "./run";
 import { checkClaims as check, plan04 } from "./claims";
 
 export { DECLARATIONS } from "./claims";
@@ -34,13 +34,7 @@ export { timeline, latencyTimeline, tpsBySet, updateLatencyBySet, waitShares } f
 
 /** The run's figures: per run and per mode (medians over sets, ratios to the baselines). */
 function summariseRun(run: ReindexUnderLoadRun): ReindexSummary {
-  return summariseTrials(
-    run.trials,
-    run.params.durationSeconds,
-    run.params.clients,
-    run.metadata.host.cpus,
-    run.params.scale,
-  );
+  return summariseTrials(run.trials, runLengthOf(run), run.params.clients, run.metadata.host.cpus, run.params.scale);
 }
 
 /** Notebook 04 on the Experiment contract. */

@@ -39,6 +39,20 @@ export function showRun(run: ReindexUnderLoadRun): void {
     ],
     { caption: "The template every run is copied from" },
   );
+  const c = run.calibration;
+  if (c)
+    showTable(
+      [
+        {
+          "three keys rebuilt, s": r3(c.seconds),
+          "accounts key, s": r3(c.accountsSeconds),
+          "stall share asked": c.stallShare,
+          "run length, s": c.durationSeconds,
+          "REINDEX starts at, s": c.reindexStartSeconds,
+        },
+      ],
+      { caption: "Calibration: a plain REINDEX on a fresh clone, no load; each run lasts rebuild ÷ stall share" },
+    );
   const failed = run.trials.filter((x) => x.status === "failed");
   if (failed.length)
     showTable(

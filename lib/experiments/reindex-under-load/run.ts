@@ -43,7 +43,10 @@ export interface ReindexUnderLoadRun {
   readonly trials: readonly ReindexTrial[];
   readonly metadata: RunMetadata;
   readonly template: TemplateInfo;
-  /** The calibration rebuild that set the run length (stallShare > 0); `params` then carry the chosen length. */
+  /**
+   * The calibration rebuild that set the run length (stallShare > 0): the runs lasted its
+   * `durationSeconds`, not the params' planned one (`runLengthOf`).
+   */
   readonly calibration?: RunLengthCalibration;
 }
 
@@ -54,6 +57,11 @@ export interface RunLengthCalibration extends RebuildCalibration {
 }
 
 const CALIBRATION_FILE = "calibration.json";
+
+/** How long each run lasted: the calibration's choice, else the params'. */
+export function runLengthOf(run: Pick<ReindexUnderLoadRun, "params" | "calibration">): number {
+  return run.calibration?.durationSeconds ?? run.params.durationSeconds;
+}
 
 /** A resumed run keeps the run length its first part chose (its trials ran at it). */
 function storedCalibration(directory: string): RunLengthCalibration | undefined {
@@ -248,8 +256,8 @@ export async function run(p: ReindexUnderLoadParams, control: RunControl = {}): 
       return {
         runId: store.runId,
         directory: store.directory,
-        // The length the runs had: what the summary and claims measure against.
-        params: settings,
+        // As asked (the store's params.json); the length the runs had is the calibration's.
+        params: p,
         trials: store.trials(),
         metadata: { ...metadata, notes },
         template,

@@ -4,7 +4,7 @@
  */
 import { ROUND_TRIPS_PROFILES, roundTripsParams, type RoundTripsParams } from "../../params/round-trips";
 import { RunStore } from "../../results/run-store";
-import type { ClaimCheck } from "../../stats/claims";
+import { planText, type ClaimCheck } from "../../stats/claims";
 import type { Experiment } from "../contract";
 import { checkClaims, plan05 } from "./claims";
 import type { RoundTripCondition } from "../../workloads/round-trips/trials";
@@ -45,7 +45,7 @@ export const experiment: Experiment<RoundTripsParams, RoundTripsRun, RoundTripsS
   notebook: "notebooks/05-round-trips.ipynb",
   profiles: ROUND_TRIPS_PROFILES,
   params: (profile, overrides = {}) => roundTripsParams(profile, overrides),
-  run: (params: RoundTripsParams, control: RunControl = {}) => runRoundTrips(params, control),
+  run: (params: RoundTripsParams, control: RunControl = {}) => runRoundTrips(params, control, planText(plan05(params))),
   summarise: (run) => summariseRun(run),
   // Claims (b) and (c external) carry their own sensitivity to flagged repeats (see claims.ts).
   claims: (summary, _run) => checkClaims(summary),

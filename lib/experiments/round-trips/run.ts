@@ -34,8 +34,6 @@ import { ENVIRONMENT_INFO, QUORUM, quorumEnvironments, singleServerEnvironments,
 import { CalibratedLink, measureBaseline, type CalibrationRecord } from "./links";
 import { caseTrial, commitLevelTrial, runRoundTripTrials, type Session, type TrialContext } from "./trial-runner";
 import { ignored } from "../../runtime/debug";
-import { planText } from "../../stats/claims";
-import { plan05 } from "./claims";
 
 export type { RunControl } from "../session";
 
@@ -391,7 +389,12 @@ function plannedTrials(p: RoundTripsParams, envCount: number, sweep: boolean): n
   return p.repeats * (envCount * p.cases.length + (sweep ? p.sweepStandbyRttsMs.length * p.syncLevels.length : 0));
 }
 
-export async function runRoundTrips(p: RoundTripsParams, control: RunControl = {}): Promise<RoundTripsRun> {
+/** `prospect`: what the run can decide, said in its first progress line (the experiment passes plan05's text). */
+export async function runRoundTrips(
+  p: RoundTripsParams,
+  control: RunControl = {},
+  prospect?: string,
+): Promise<RoundTripsRun> {
   // Before anything starts: whether the server is the user's, used as it is (then nothing is emulated around it).
   const decision = await decideTarget("postgresql", p.target);
   return withSession<RoundTripCondition, RoundTripsRun>(
@@ -402,7 +405,7 @@ export async function runRoundTrips(p: RoundTripsParams, control: RunControl = {
       control,
       specs: [],
       target: p.target,
-      prospect: planText(plan05(p)),
+      ...(prospect ? { prospect } : {}),
     },
     (session) => roundTrips(p, control, decision.asIs, session),
   );

@@ -31,7 +31,7 @@ export const SEED_STALL_SHARE = Math.round((seedStallShares()[0] ?? 0.25) * 1000
 
 /**
  * Shortest and longest run the calibration may choose, s: pgbench's per-second series needs a few
- * seconds around the window; a minute bounds the run's time.
+ * seconds around the window, and a minute bounds a run's time.
  */
 export const RUN_LENGTH_BOUNDS = [6, 60] as const;
 
