@@ -168,6 +168,8 @@ export class TrialWatchdog {
   private lastSign = 0;
   /** The trial's own progress (not a probe's answer): while it reports, the activity line stays quiet. */
   private lastTrialProgress = 0;
+  /** Servers seen only through their connection whose port has completed a TCP handshake from here. */
+  private readonly reached = new WeakSet<StartedServer>();
 
   constructor(private readonly options: WatchdogOptions) {}
 
@@ -218,9 +220,13 @@ export class TrialWatchdog {
       try {
         const ok = await tcpHandshake(server.connection.host, server.connection.port);
         if (ok) {
+          this.reached.add(server);
           unreachableSince = undefined;
           return;
         }
+        // A lost link is a change: a port that never completed a handshake from here (a host name
+        // resolved some other way, mongodb+srv) is no evidence of one.
+        if (!this.reached.has(server)) return;
         unreachableSince ??= at;
         const now = Date.now();
         const silent = now - this.lastSign;
@@ -234,6 +240,7 @@ export class TrialWatchdog {
         handshaking = false;
       }
     };
+    if (linkWatched) void checkLink(0);
     const check = async (): Promise<void> => {
       if (stallError || lostError) return;
       const silentMs = Date.now() - this.lastSign;

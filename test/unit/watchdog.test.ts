@@ -319,7 +319,12 @@ function externalFake(port: number): StartedServer & { stopped: number } {
 }
 
 test("a server seen only through its connection: silence with its port unreachable is a lost link, named within the link's bound", async () => {
-  const port = await closedPort();
+  // The port answers at first (the link is up), then refuses every handshake (the link dropped).
+  const net = await import("node:net");
+  const listener = net.createServer((socket) => socket.destroy());
+  await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
+  const port = (listener.address() as { port: number }).port;
+  setTimeout(() => listener.close(), 300);
   const server = externalFake(port);
   const dog = new TrialWatchdog({
     servers: new Map([["postgresql", server]]),
@@ -346,6 +351,21 @@ test("a server seen only through its connection: silence with its port unreachab
   // Well before the stall bound (60 s): the link's own bound ended it.
   assert.ok(Date.now() - began < 30_000, `${Date.now() - began} ms`);
   assert.equal(server.stopped, 0, "nothing of the lab's to kill there: the run's close drops its database");
+});
+
+test("a port that never completed a handshake from here is no lost link: the stall bound decides", async () => {
+  const port = await closedPort();
+  const dog = new TrialWatchdog({
+    servers: new Map([["postgresql", externalFake(port)]]),
+    boundMs: 3000,
+    activityMs: 0,
+    probe: () => Promise.reject(new Error("timeout expired")),
+    link: { boundMs: 400, unreachableMs: 150 },
+  });
+  await assert.rejects(
+    dog.watch("postgresql", "a trial", () => new Promise(() => undefined)),
+    (e: unknown) => e instanceof StallError,
+  );
 });
 
 test("pgbench's empty output on a server that answers no probe is a lost connection naming the server; one that answers keeps its own error", async () => {

@@ -224,6 +224,11 @@ export class ExternalTarget implements Target {
       // resume in the same kernel after a lost link): its leftovers, dropped as a dead owner's are.
       if (taken.rows.length && ownerIsThisProcess(taken.rows[0].comment)) {
         await dropUnder(client, database);
+        for (const r of listRecords()) {
+          const x = r.resource;
+          if (r.ownerPid === process.pid && x.type === "external-database" && x.database === database)
+            if (x.host === settings.host && x.port === settings.port) unregister(r.id);
+        }
       } else if (taken.rows.length) {
         throw new ParameterError(
           `${database} is on ${where(settings)} already and its owner is alive: another process is running ` +
