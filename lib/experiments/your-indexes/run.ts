@@ -223,6 +223,7 @@ export async function run(p: YourIndexesParams, control: RunControl = {}): Promi
           walInspect: template.walInspect,
         },
         signal,
+        onNote: (text) => notes.push(text),
         onPhase: (planned, phase) =>
           progress.update(trialPlan.indexOf(planned), trialPlan.length, `${planned.key}: ${phase}…`),
         onProgress: (planned, point) =>
