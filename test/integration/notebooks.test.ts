@@ -7,6 +7,7 @@
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
+import zlib from "node:zlib";
 import os from "node:os";
 import path from "node:path";
 import { describeFailure, executeNotebook, jupyterUnavailableReason } from "../../lib/jupyter/execute";
@@ -45,13 +46,17 @@ for (const entry of EXPERIMENTS.filter((n) => !n.requires)) {
       const trials = path.join(resultsDir, runs[0], "trials.jsonl");
       assert.ok(fs.existsSync(trials) && fs.statSync(trials).size > 0, "trials recorded");
       // No credentials in anything the run wrote: URIs with a password, or password= parameters.
+      // The run's folder whole: pgbench's raw output under raw/ too, read through its gzip.
       const written = [
         path.join(outDir, `${name}.ipynb`),
         html,
-        ...fs.readdirSync(path.join(resultsDir, runs[0])).map((f) => path.join(resultsDir, runs[0], f)),
+        ...(fs.readdirSync(path.join(resultsDir, runs[0]), { recursive: true, encoding: "utf8" }) as string[])
+          .map((f) => path.join(resultsDir, runs[0], f))
+          .filter((f) => fs.statSync(f).isFile()),
       ];
       for (const file of written) {
-        const text = fs.readFileSync(file, "utf8");
+        const bytes = fs.readFileSync(file);
+        const text = (file.endsWith(".gz") ? zlib.gunzipSync(bytes) : bytes).toString("utf8");
         assert.doesNotMatch(text, /[a-z]+:\/\/[^\s:\/@"']+:(?!\*\*\*@)[^\s@\/"']+@/i, `credentials in ${file}`);
         assert.doesNotMatch(text, /password=(?!\*\*\*)[^&\s"']+/i, `password parameter in ${file}`);
       }

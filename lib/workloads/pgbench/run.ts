@@ -36,6 +36,7 @@ import type { PgbenchLogMode, PgbenchRunResult, ProgressPoint } from "./types";
 import { ignored } from "../../runtime/debug";
 import { noteProgress } from "../watchdog";
 import { keepRawOutput } from "../raw-output";
+import { redactText } from "../../targets/uri";
 
 export interface RunOptions extends PgbenchLoadOptions {
   /** What to log (default "transactions": exact percentiles and per-bucket series). */
@@ -354,10 +355,11 @@ export async function runPgbench(server: StartedServer, o: RunOptions): Promise<
   }
   // Kept beside the run's results, per trial (raw-output.ts): what pgbench said and logged, for a
   // reader who wants more than the lab's parse of it.
+  // The password travels in PGPASSWORD, never in the arguments; a URI in an error line is redacted.
   keepRawOutput("pgbench", [
-    { name: "command.txt", text: `pgbench ${args.join(" ")}\n` },
+    { name: "command.txt", text: `pgbench ${redactText(args.join(" "))}\n` },
     { name: "stdout.txt", text: raw.stdout },
-    { name: "stderr.txt", text: raw.stderr },
+    { name: "stderr.txt", text: redactText(raw.stderr) },
     ...raw.logs.map((text, i) => ({ name: `${prefix}-log-${i + 1}.txt`, text })),
   ]);
   const summary = parseSummary(raw.stdout, raw.stderr);
