@@ -50,7 +50,8 @@ for (const entry of EXPERIMENTS.filter((n) => !n.requires)) {
       const written = [
         path.join(outDir, `${name}.ipynb`),
         html,
-        ...(fs.readdirSync(path.join(resultsDir, runs[0]), { recursive: true, encoding: "utf8" }) as string[])
+        ...fs
+          .readdirSync(path.join(resultsDir, runs[0]), { recursive: true, encoding: "utf8" })
           .map((f) => path.join(resultsDir, runs[0], f))
           .filter((f) => fs.statSync(f).isFile()),
       ];
