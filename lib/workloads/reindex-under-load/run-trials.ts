@@ -136,15 +136,7 @@ export async function runTrial(
 ): Promise<ReindexTrial> {
   const startedAt = new Date().toISOString();
   const cloneSeconds = await cloneRunDatabase(server);
-  let restarted = false;
-  if (s.restartBetweenRuns) {
-    try {
-      await server.restart();
-      restarted = true;
-    } catch (error) {
-      hooks.onNote?.(`no restart before ${planned.key}: ${error instanceof Error ? error.message : String(error)}`);
-    }
-  }
+  const restarted = await restartIfAsked(server, s, hooks, planned.key);
   // The machine's speed state right before this run: 04 (2)'s between-run figure needs it (its
   // decided figure is within-run), and the run header shows its spread over the sets.
   const speed = server.engine === "postgresql" ? await probeSpeed(server.connection) : undefined;
@@ -278,6 +270,26 @@ export interface RebuildCalibration {
 }
 
 /**
+ * The restart a run gets before it (the seed restarted between runs), when asked; a server that
+ * cannot restart (an external one) is noted and the run goes on from its cache as it is.
+ */
+async function restartIfAsked(
+  server: StartedServer,
+  s: Pick<RunSettings, "restartBetweenRuns">,
+  hooks: TrialHooks,
+  before: string,
+): Promise<boolean> {
+  if (!s.restartBetweenRuns) return false;
+  try {
+    await server.restart();
+    return true;
+  } catch (error) {
+    hooks.onNote?.(`no restart before ${before}: ${error instanceof Error ? error.message : String(error)}`);
+    return false;
+  }
+}
+
+/**
  * Times a plain REINDEX of the three primary keys on a fresh clone after the same restart a run
  * gets, without load. Under a plain REINDEX pgbench's clients stand blocked on the accounts table,
  * so the rebuild in a run has the machine to itself as here: the calibration gives the stall a run
@@ -290,15 +302,7 @@ export async function calibrateRebuild(
 ): Promise<RebuildCalibration> {
   const at = new Date().toISOString();
   const cloneSeconds = await cloneRunDatabase(server);
-  let restarted = false;
-  if (s.restartBetweenRuns) {
-    try {
-      await server.restart();
-      restarted = true;
-    } catch (error) {
-      hooks.onNote?.(`no restart before the calibration: ${error instanceof Error ? error.message : String(error)}`);
-    }
-  }
+  const restarted = await restartIfAsked(server, s, hooks, "the calibration");
   if (!restarted) await withAdmin(server, (admin) => admin.query("CHECKPOINT"), runDatabase(server));
   const session = await ReindexSession.open({ ...server.connection, database: runDatabase(server) });
   try {
