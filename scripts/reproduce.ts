@@ -28,6 +28,7 @@ import { estimateRun, etaText } from "../lib/experiments/eta";
 import { planText } from "../lib/stats/claims";
 import { checkDiskNeed, DiskSpaceError, type DiskNeed } from "../lib/targets/disk-need";
 import { DATA_DIR_ENV, embeddedBaseDir } from "../lib/targets/embedded/data-dir";
+import { plannedTargetKind, TARGET_CHOICES } from "../lib/targets/select";
 import { gitCommit, hostInfo, type HostInfo } from "../lib/results/metadata";
 import { resultsRoot } from "../lib/results/run-store";
 import { readRun } from "../lib/results/stored-runs";
@@ -210,17 +211,14 @@ export function etaLines(planned: readonly Planned[]): string[] {
 
 /**
  * Refuses a plan whose largest notebook's disk need does not fit the embedded data directory, with
- * both numbers. Only where the embedded target will run (`auto` without a URI or a remote docker
- * host, or `embedded`); the embedded target checks again as each server starts.
+ * both numbers. Only where the embedded target will run (`plannedTargetKind`, the rule
+ * `decideTarget` follows); the embedded target checks again as each server starts.
  */
 function checkDisk(planned: readonly Planned[]): void {
   const embedded = (p: Planned) => {
     const params: { readonly target?: unknown } = p.entry.resolve(p.profile, p.overrides);
-    const target = process.env.DBLAB_TARGET ?? (typeof params.target === "string" ? params.target : "auto");
-    if (target === "embedded") return true;
-    return (
-      target === "auto" && !process.env.DBLAB_POSTGRES_URI && !process.env.DOCKER_HOST && !process.env.DOCKER_CONTEXT
-    );
+    const choice = TARGET_CHOICES.find((c) => c === params.target) ?? "auto";
+    return plannedTargetKind("postgresql", choice) === "embedded";
   };
   let largest: { p: Planned; need: DiskNeed } | undefined;
   for (const p of planned) {

@@ -6,21 +6,18 @@
  */
 import os from "node:os";
 import type { RunMetadata } from "../results/metadata";
-import type { TargetChoice } from "../targets/select";
+import { plannedTargetKind, type TargetChoice } from "../targets/select";
 
 /** Before the run: the CPUs the chosen target will give the server, or undefined where unknown. */
 export function plannedServerCpus(target: TargetChoice, dockerCpus: number | undefined): number | undefined {
   const host = os.availableParallelism();
-  switch (target) {
+  switch (plannedTargetKind("postgresql", target)) {
     case "external":
       return undefined;
     case "docker":
       return dockerCpus !== undefined ? Math.min(dockerCpus, host) : host;
     case "embedded":
       return host;
-    case "auto":
-      // A PostgreSQL URI makes `auto` external (targets/select).
-      return process.env.DBLAB_POSTGRES_URI ? undefined : host;
   }
 }
 

@@ -46,6 +46,24 @@ const EMBEDDED_UNAVAILABLE: Readonly<Record<Engine, () => string | undefined>> =
 /** Warnings said once per process (a notebook decides a target per server). */
 const warned = new Set<string>();
 
+/**
+ * The kind `decideTarget` will choose, said before a run without asking any daemon: for what a plan
+ * states up front (the disk pre-flight, the server's CPUs). A choice it would refuse is given as
+ * the kind asked for; the refusal comes when the run starts.
+ */
+export function plannedTargetKind(engine: Engine, choice: TargetChoice = "auto"): TargetKind {
+  const fromEnv = process.env.DBLAB_TARGET;
+  const wanted =
+    fromEnv && (TARGET_CHOICES as readonly string[]).includes(fromEnv) ? (fromEnv as TargetChoice) : choice;
+  if (wanted !== "auto") return wanted;
+  if (process.env[ENGINE_FACTS[engine].uriVariable]) return "external";
+  try {
+    return currentEndpoint().local ? "embedded" : "docker";
+  } catch {
+    return "docker";
+  }
+}
+
 /** Decides the target kind for an engine. Throws before anything starts when the choice cannot work. */
 export async function decideTarget(engine: Engine, choice: TargetChoice = "auto"): Promise<TargetDecision> {
   checkEngine(engine);

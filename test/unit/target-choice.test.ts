@@ -9,7 +9,7 @@ import fs from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
-import { decideTarget } from "../../lib/targets/select";
+import { decideTarget, plannedTargetKind } from "../../lib/targets/select";
 import { foreignUriWarning } from "../../lib/targets/engines";
 import { embeddedPostgresUnavailable } from "../../lib/targets/embedded/postgres-binaries";
 import { withEnv } from "../support/env";
@@ -114,4 +114,20 @@ test("a platform without an embedded package: one line that offers Docker or a U
     undefined,
     "installed: nothing to say",
   );
+});
+
+test("plannedTargetKind says before a run what decideTarget then chooses, asking no daemon", async () => {
+  const cases: [Record<string, string | undefined>, "auto" | "docker", string][] = [
+    [{}, "auto", "embedded"],
+    [{}, "docker", "docker"],
+    [{ DBLAB_TARGET: "docker" }, "auto", "docker"],
+    [{ DBLAB_POSTGRES_URI: "postgresql://u:p@db.example:5432/x" }, "auto", "external"],
+    [{ DOCKER_HOST: "ssh://lab@vm.example" }, "auto", "docker"],
+  ];
+  for (const [vars, choice, kind] of cases) {
+    await withEnv({ ...CLEAN, ...vars }, async () => {
+      assert.equal(plannedTargetKind("postgresql", choice), kind, JSON.stringify(vars));
+      if (kind !== "docker") assert.equal((await decideTarget("postgresql", choice)).kind, kind);
+    });
+  }
 });
