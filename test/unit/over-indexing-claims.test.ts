@@ -220,24 +220,28 @@ test("03 (2) is a magnitude: at 1 % of the data and 6 s rounds it is not tested,
   );
 });
 
-test("03 (1), (2): a level pair whose rounds ran in two speed states is left out; the pairs left decide", () => {
+test("03 (1), (2): every level pair counts; one whose rounds' probes split is named, with the verdict without it", () => {
   const steady = summary({ tps: SEED_LIKE, rounds: 6, speedOf: (l, r) => 0.09 * (1 + 0.01 * ((l + r) % 3)) });
   assert.equal(claimRatio(steady, SEED_FACTS).verdict, "held");
   assert.match(steady.speed?.text ?? "", /none beyond ×1.25 of the median/);
-  // Round 2's 39-index trial ran in the slow state (×1.72): its pair with 7 is left out, 5 are left.
+  assert.doesNotMatch(claimRatio(steady, SEED_FACTS).decidedBy, /probes more than/);
+  // Round 2's 39-index trial ran with a probe ×1.72 off: its pair with 7 is named, and all 6 count.
   const oneFlip = summary({ tps: SEED_LIKE, rounds: 6, speedOf: (l, r) => (l === 39 && r === 2 ? 0.155 : 0.09) });
   const ratio = claimRatio(oneFlip, SEED_FACTS);
   assert.equal(ratio.verdict, "held", ratio.decidedBy);
-  assert.equal(ratio.interval?.n, 5);
-  assert.match(ratio.decidedBy, /1 of 6 pair\(s\) left out, their trials in two speed states \(39\/7 idx r2/);
-  // Every pair mixed: nothing left to decide on, and it says so rather than a veto's "quieter machine".
+  assert.equal(ratio.interval?.n, 6);
+  assert.match(
+    ratio.decidedBy,
+    /1 of 6 pair\(s\) had write-path probes more than ×1\.25 apart \(39\/7 idx r2: probes ×1\.72 apart\); without them: the same verdict/,
+  );
+  // Every pair's probes split: the verdict stands on all pairs, and the check says nothing is left to re-judge.
   const flipping = summary({ tps: SEED_LIKE, rounds: 5, speedOf: (l) => (l === 39 ? 0.155 : 0.09) });
-  const none = claimRatio(flipping, SEED_FACTS);
-  assert.equal(none.verdict, "inconclusive", none.decidedBy);
-  assert.doesNotMatch(none.decidedBy, /quieter machine/);
+  const all = claimRatio(flipping, SEED_FACTS);
+  assert.equal(all.verdict, "held", all.decidedBy);
+  assert.match(all.decidedBy, /5 of 5 pair\(s\).*without them no pair is left to judge on/);
+  assert.doesNotMatch(all.decidedBy, /quieter machine/);
   const mono = claimMonotone(flipping);
-  assert.equal(mono.verdict, "inconclusive", mono.decidedBy);
-  assert.match(mono.decidedBy, /28→39: .*left out/);
+  assert.match(mono.decidedBy, /28→39: .*without them no pair is left/);
 });
 
 test("03 (2) at the seed's data on 2 CPUs: 16 clients queue for a CPU, so the magnitude is not tested", () => {

@@ -4,7 +4,14 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { SPEED_STATE_RATIO, sameState, sameStatePairs, speedSpread, type SpeedProbe } from "../../lib/stats/speed";
+import {
+  SPEED_STATE_RATIO,
+  sameState,
+  sameStatePairs,
+  speedSpread,
+  stateSensitivity,
+  type SpeedProbe,
+} from "../../lib/stats/speed";
 
 const probe = (medianMs: number): SpeedProbe => ({ what: "test", medianMs, p90Ms: medianMs, n: 400, at: "" });
 
@@ -33,7 +40,7 @@ test("speedSpread: range, median and the trials in another state (beyond ×1.25 
   assert.deepEqual(edge?.flagged, []);
 });
 
-test("PAIR_STATE_RULE: a pair whose trials ran in two speed states is left out, and said", () => {
+test("PAIR_STATE_RULE: every pair counts; a pair whose probes split is named, and the verdict without it said", () => {
   const pairs = [
     { r: 1, a: 0.08, b: 0.082 },
     { r: 2, a: 0.08, b: 0.15 },
@@ -45,17 +52,47 @@ test("PAIR_STATE_RULE: a pair whose trials ran in two speed states is left out, 
     (p) => [p.a, p.b],
     (p) => `r${p.r}`,
   );
-  // ×1.25 exactly is one state (the edge included); an unprobed trial says nothing of a change.
   assert.deepEqual(
     s.kept.map((p) => p.r),
+    [1, 2, 3, 4],
+    "the statistic's input is every pair",
+  );
+  // ×1.25 exactly is one state (the edge included); an unprobed trial says nothing of a change.
+  assert.deepEqual(
+    s.oneState.map((p) => p.r),
     [1, 3, 4],
   );
   assert.deepEqual(
-    s.excluded.map((e) => e.label),
+    s.split.map((e) => e.label),
     ["r2"],
   );
-  assert.match(s.text, /1 of 4 pair\(s\) left out, their trials in two speed states \(r2: probes ×1\.88 apart\)/);
-  assert.equal(sameStatePairs(pairs.slice(0, 1), (p) => [p.a, p.b], String).text, "");
+  assert.equal(s.text, "r2: probes ×1.88 apart");
+  const judged: number[][] = [];
+  const same = stateSensitivity(s, "held", (kept) => {
+    judged.push(kept.map((p) => p.r));
+    return { verdict: "held", decidedBy: "x" };
+  });
+  assert.deepEqual(judged, [[1, 3, 4]], "re-judged on the one-state pairs");
+  assert.equal(
+    same,
+    "1 of 4 pair(s) had write-path probes more than ×1.25 apart (r2: probes ×1.88 apart); without them: the same verdict.",
+  );
+  assert.match(
+    stateSensitivity(s, "held", () => ({ verdict: "inconclusive", decidedBy: "too few" })),
+    /without them: "inconclusive" \(too few\)\.$/,
+  );
+  const none = sameStatePairs(pairs.slice(0, 1), (p) => [p.a, p.b], String);
+  assert.equal(none.text, "");
+  assert.equal(
+    stateSensitivity(none, "held", () => undefined),
+    "",
+    "nothing split: no sentence",
+  );
+  const all = sameStatePairs(pairs.slice(1, 2), (p) => [p.a, p.b], String);
+  assert.match(
+    stateSensitivity(all, "held", () => undefined),
+    /without them no pair is left to judge on/,
+  );
   assert.ok(sameState(0.1, 0.125) && !sameState(0.1, 0.1251));
 });
 

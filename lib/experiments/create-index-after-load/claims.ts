@@ -20,6 +20,7 @@ import {
   type Rule,
 } from "../../stats/claims";
 import { intervalText, type Interval } from "../../stats/intervals";
+import { stateSensitivity } from "../../stats/speed";
 import { CODE_VALUES } from "../../workloads/create-index-after-load/sql";
 import {
   blockIoMs as blockIo,
@@ -191,7 +192,7 @@ export const DECLARATIONS: readonly Declaration[] = [FASTER, MAGNITUDE, WAL, IO,
 
 // ---- Helpers --------------------------------------------------------------------------------------
 
-/** A decision's reason with PAIR_STATE_RULE's exclusions, when any repeat was left out. */
+/** A decision's reason with PAIR_STATE_RULE's sensitivity sentence, when a repeat's probes split. */
 const withState = (decidedBy: string, stateText: string) => (stateText ? `${decidedBy}; ${stateText}` : decidedBy);
 
 function decideOn(rule: Rule, interval: Interval | undefined, fmt: (x: number) => string) {
@@ -283,15 +284,15 @@ export function claimFaster(s: CialSummary, pair: PairSummary | undefined): Clai
   const state = sameStateRepeats(pair?.repeats ?? []);
   const interval = timeRatio(state.kept);
   if (!pair?.a || !pair.b || !interval)
-    return missing(
-      FASTER,
-      `needs both methods in at least one repeat at the headline size, in one speed state${state.text ? ` (${state.text})` : ""}`,
-    );
+    return missing(FASTER, "needs both methods in at least one repeat at the headline size");
   const { a, b } = pair;
   const server = serverTimeRatio(state.kept);
   const decision = decideOn(RULE_FASTER, interval, ratioFmt);
   const { verdict } = decision;
-  const decidedBy = withState(decision.decidedBy, state.text);
+  const decidedBy = withState(
+    decision.decidedBy,
+    stateSensitivity(state, verdict, (rs) => decideOn(RULE_FASTER, timeRatio(rs), ratioFmt)),
+  );
   const cpu = overRepeats(
     state.kept,
     (r) => (r.a.cpuS && r.b.cpuS !== undefined ? r.b.cpuS / r.a.cpuS : undefined),
@@ -336,16 +337,16 @@ export function claimMagnitude(s: CialSummary, pair: PairSummary | undefined, se
   // Outside its regime it is not tested whatever the pairs gave; inside it, no pair is no verdict.
   if (!interval || !pair)
     return atScale(
-      missing(
-        MAGNITUDE,
-        `needs both methods in at least one repeat at the headline size, in one speed state${state.text ? ` (${state.text})` : ""}`,
-      ),
+      missing(MAGNITUDE, "needs both methods in at least one repeat at the headline size"),
       here02(s, pair),
       measured("no B/A"),
     );
   const decision = decideOn(RULE_MAGNITUDE, interval, ratioFmt);
   const { verdict } = decision;
-  const decidedBy = withState(decision.decidedBy, state.text);
+  const decidedBy = withState(
+    decision.decidedBy,
+    stateSensitivity(state, verdict, (rs) => decideOn(RULE_MAGNITUDE, timeRatio(rs), ratioFmt)),
+  );
   return atScale(
     {
       ...MAGNITUDE,
@@ -455,7 +456,10 @@ export function claimIo(s: CialSummary, headline: PairSummary | undefined): Clai
   const { a, b } = pair;
   const decision = decideOn(RULE_IO, interval, shareFmt);
   const { verdict } = decision;
-  const decidedBy = withState(decision.decidedBy, state.text);
+  const decidedBy = withState(
+    decision.decidedBy,
+    stateSensitivity(state, verdict, (rs) => decideOn(RULE_IO, ioShare(rs), shareFmt)),
+  );
   const cpu = cpuShare(state.kept);
   const shared = pair.sharedBuffersMB ?? s.headline.sharedBuffersMB;
   const tableBytes = b.index?.tableBytes;

@@ -108,9 +108,9 @@ export interface PairSummary {
   readonly b?: MethodSummary;
   /** Repeats where both methods finished, by repeat. */
   readonly repeats: readonly RepeatPair[];
-  /** "1 of 5 pair(s) left out, …" (PAIR_STATE_RULE), or "" when every repeat ran in one speed state. */
+  /** "repeat 3: probes ×1.71 apart" (PAIR_STATE_RULE), or "" when no repeat's probes split. */
   readonly stateText: string;
-  /** B/A of the seed's measure per repeat over the repeats in one speed state: median and exact interval. */
+  /** B/A of the seed's measure per repeat, over every repeat: median and exact interval. */
   readonly timeRatio?: Interval;
   /** B/A of the server's own elapsed time per repeat. */
   readonly serverTimeRatio?: Interval;
@@ -382,8 +382,8 @@ const ratioOr = (x: number | undefined, y: number | undefined) =>
 
 /**
  * PAIR_STATE_RULE on a pair's repeats: A and B are separate trials, so a repeat whose two probes
- * differ by more than the rule's factor compares two machine states, not two methods; it is left
- * out of the time statistics (WAL records and index bytes do not depend on the speed and keep it).
+ * differ by more than the rule's factor may compare two machine states; every repeat enters the
+ * time statistics, and the claims say whether the verdict stands without such repeats.
  */
 export function sameStateRepeats(repeats: readonly RepeatPair[]): StatePairs<RepeatPair> {
   return sameStatePairs(

@@ -23,10 +23,11 @@ import {
 import type { OverIndexingParams } from "../../params/over-indexing";
 import { plannedServerCpus } from "../server-cpus";
 import { intervalText, medianInterval, type Interval } from "../../stats/intervals";
-import { PAIR_STATE_RULE } from "../../stats/speed";
+import { stateSensitivity, type StatePairs } from "../../stats/speed";
 import {
   levelPairs,
   pairedLevelRatio,
+  type LevelPair,
   type LevelSummary,
   type OverIndexingSummary,
   type RoundSummary,
@@ -351,14 +352,20 @@ function stepDecisions(s: OverIndexingSummary, keep?: (r: RoundSummary) => boole
     const interval = values.length
       ? medianInterval(values, `TPS ${l.level} ÷ ${from} idx, paired per round`)
       : undefined;
-    const d = withLeftOut(decide(STEP_RULE, interval, { fmt: fmtRatio }), pairs.text);
+    const d = withStates(decide(STEP_RULE, interval, { fmt: fmtRatio }), pairs, STEP_RULE);
     return { from, to: l.level, interval, values, d };
   });
 }
 
-/** A decision's reason with the pairs PAIR_STATE_RULE left out, when it left any. */
-function withLeftOut(d: Decision, leftOut: string): Decision {
-  return leftOut ? { ...d, decidedBy: `${d.decidedBy} (${leftOut}: ${PAIR_STATE_RULE})` } : d;
+/** A decision's reason with PAIR_STATE_RULE's sensitivity sentence, when a pair's probes split. */
+function withStates(d: Decision, pairs: StatePairs<LevelPair>, rule: Rule): Decision {
+  const again = stateSensitivity(pairs, d.verdict, (kept) => {
+    const values = kept.map((p) => p.ratio);
+    return decide(rule, values.length ? medianInterval(values, "paired per round, one speed state") : undefined, {
+      fmt: fmtRatio,
+    });
+  });
+  return again ? { ...d, decidedBy: `${d.decidedBy}; ${again}` } : d;
 }
 
 export function claimMonotone(s: OverIndexingSummary, facts: ServerFacts = {}): ClaimCheck {
@@ -390,18 +397,14 @@ export function claimRatio(s: OverIndexingSummary, facts: ServerFacts = {}): Cla
   const l7 = s.levels.find((l) => l.level === 7);
   const l39 = s.levels.find((l) => l.level === 39);
   if (!l7 || !l39) return missing(RATIO, "needs levels 7 and 39 in at least one common round");
-  if (!l39.tpsRatio) {
-    const left = levelPairs(s.rounds, 39, 7, (x) => x.tps).text;
-    return missing(
-      RATIO,
-      left
-        ? `no pair of levels 7 and 39 is left: ${left} (${PAIR_STATE_RULE})`
-        : "needs levels 7 and 39 in a common round",
-    );
-  }
+  if (!l39.tpsRatio) return missing(RATIO, "needs levels 7 and 39 in a common round");
   const r = l39.tpsRatio;
-  // Each level's round is its own pgbench run: the run-level speed spread enters the doubt.
-  const d = withLeftOut(decide(RATIO_RULE, r, { fmt: fmtRatio }), levelPairs(s.rounds, 39, 7, (x) => x.tps).text);
+  // Each level's round is its own pgbench run: a pair whose probes split is named (PAIR_STATE_RULE).
+  const d = withStates(
+    decide(RATIO_RULE, r, { fmt: fmtRatio }),
+    levelPairs(s.rounds, 39, 7, (x) => x.tps),
+    RATIO_RULE,
+  );
   const server = l39.serverTimeRatio;
   const ours =
     `${f0(l39.tps.median)} / ${f0(l7.tps.median)} TPS; paired ${intervalText(r, fmtRatio)}` +

@@ -274,15 +274,15 @@ export function pairedLevelValues(
   return levelPairs(rounds, level, baseLevel, pick, keep).kept.map((p) => p.ratio);
 }
 
-interface LevelPair {
+export interface LevelPair {
   readonly repeat: number;
   readonly ratio: number;
   readonly probes: readonly (number | undefined)[];
 }
 
 /**
- * The rounds of two levels paired by repeat, with PAIR_STATE_RULE applied (stats/speed): a pair
- * whose two rounds ran in different speed states is left out, and said.
+ * The rounds of two levels paired by repeat, with PAIR_STATE_RULE applied (stats/speed): every pair
+ * counts, and a pair whose two rounds' probes split is named for the claims' sensitivity sentence.
  */
 export function levelPairs(
   rounds: readonly RoundSummary[],
