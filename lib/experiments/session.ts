@@ -8,6 +8,7 @@
 import os from "node:os";
 import { nonDefaultSettings } from "../engines/postgres/server-settings";
 import { redactText } from "../targets/uri";
+import { ENGINE_FACTS } from "../targets/engines";
 import { progressReporter, type ProgressReporter } from "../display/progress";
 import { gitCommit, hostInfo, type RunMetadata } from "../results/metadata";
 import { RunStore } from "../results/run-store";
@@ -57,7 +58,7 @@ export interface SessionOptions {
   /** Limits per server (docker); without them the target's defaults apply. */
   readonly cpus?: number;
   readonly memoryGiB?: number;
-  /** Engines whose absence is reported rather than fatal. */
+  /** Engines whose absence is reported rather than fatal; unset, the ones ENGINE_FACTS marks optional. */
   readonly optional?: readonly Engine[];
   /**
    * What this run can decide, said with the ETA before any server starts: the notebook's
@@ -208,7 +209,7 @@ class RunSession<C extends object> implements ExperimentSession<C> {
     /** metadata.servers: every server the run had, stopped ones included. */
     private readonly descriptions: ServerDescription[],
   ) {
-    this.postgresSeen = servers.servers.has("postgresql");
+    this.postgresSeen = [...servers.servers.values()].some((s) => ENGINE_FACTS[s.engine].postgresCatalog);
   }
 
   static async open<C extends object>(options: SessionOptions, signal: AbortSignal): Promise<RunSession<C>> {
@@ -241,7 +242,8 @@ class RunSession<C extends object> implements ExperimentSession<C> {
       {
         target: options.target,
         ...limitsOf(options),
-        optional: options.optional ?? [],
+        // Unset: the engines ENGINE_FACTS marks optional (servers.ts).
+        ...(options.optional ? { optional: options.optional } : {}),
         onProgress: (m) => progress.update(0, 1, m),
       },
     );
@@ -311,7 +313,7 @@ class RunSession<C extends object> implements ExperimentSession<C> {
     this.servers.add(spec.name ?? spec.engine, server);
     this.descriptions.push(server.description);
     // The first PostgreSQL server of a session that started none up front: what the up-front ones give.
-    if (server.engine === "postgresql" && !this.postgresSeen) {
+    if (ENGINE_FACTS[server.engine].postgresCatalog && !this.postgresSeen) {
       this.postgresSeen = true;
       this.quietness.selectOneBefore = await selectOneJitterOn(server.connection);
       Object.assign(this.comparison.serverSettings, (await comparisonFields(this.servers, this.notes)).serverSettings);
@@ -434,7 +436,7 @@ function linkTraffic(servers: StartedServers): { linkTraffic?: Record<string, Li
  * jitter of one round trip, before and after the run. ~50 ms; undefined without PostgreSQL.
  */
 async function selectOneJitter(servers: StartedServers): Promise<RttJitter | undefined> {
-  const pg = servers.servers.get("postgresql");
+  const pg = [...servers.servers.values()].find((s) => ENGINE_FACTS[s.engine].postgresCatalog);
   return pg ? selectOneJitterOn(pg.connection) : undefined;
 }
 
@@ -465,7 +467,7 @@ async function comparisonFields(
 ): Promise<{ serverSettings: Record<string, Record<string, string>>; owner: NonNullable<RunMetadata["owner"]> }> {
   const serverSettings: Record<string, Record<string, string>> = {};
   for (const [engine, server] of servers.servers) {
-    if (engine !== "postgresql") continue;
+    if (!ENGINE_FACTS[server.engine].postgresCatalog) continue;
     try {
       serverSettings[engine] = await nonDefaultSettings(server.connection);
     } catch (error) {

@@ -24,11 +24,23 @@ export interface EngineFacts {
    * (MongoDB: no image, no mongod and no URI on many machines).
    */
   readonly optional: boolean;
+  /**
+   * The server speaks PostgreSQL's catalog and statistics views (pg_stat_activity,
+   * pg_stat_progress_*, pg_settings): the progress lines, the quietness probe and the run's
+   * settings read them. An engine without them gets none of these, by this flag, not by its name.
+   */
+  readonly postgresCatalog: boolean;
 }
 
 export const ENGINE_FACTS: Readonly<Record<Engine, EngineFacts>> = {
-  postgresql: { label: "PostgreSQL", uriVariable: "DBLAB_POSTGRES_URI", optional: false },
-  mongodb: { label: "MongoDB", uriVariable: "DBLAB_MONGODB_URI", foreignUriVariable: "MONGODB_URI", optional: true },
+  postgresql: { label: "PostgreSQL", uriVariable: "DBLAB_POSTGRES_URI", optional: false, postgresCatalog: true },
+  mongodb: {
+    label: "MongoDB",
+    uriVariable: "DBLAB_MONGODB_URI",
+    foreignUriVariable: "MONGODB_URI",
+    optional: true,
+    postgresCatalog: false,
+  },
 };
 
 /** An engine name the lab does not know (a typo, or an engine it has no code for). */

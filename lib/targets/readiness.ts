@@ -2,7 +2,6 @@
  * Readiness is a real query, not a sleep: a server is ready when it answers one. A probe says what
  * to ask (testcontainers' wait strategies); `waitUntilReady` is the one retry loop every target uses.
  */
-import { MongoClient } from "mongodb";
 import { Client } from "pg";
 import type { ConnectionInfo } from "./types";
 import { ignored } from "../runtime/debug";
@@ -89,6 +88,8 @@ export function mongoProbe(uri: string, address: string, options: MongoProbeOpti
   return {
     describe: () => `MongoDB at ${address}`,
     async check() {
+      // Loaded on first use: a PostgreSQL-only run never loads the MongoDB driver.
+      const { MongoClient } = await import("mongodb");
       const client = new MongoClient(uri, {
         directConnection: true,
         serverSelectionTimeoutMS: timeoutMs,

@@ -12,6 +12,7 @@
  */
 import { Client } from "pg";
 import type { StartedServer } from "../targets/types";
+import { ENGINE_FACTS } from "../targets/engines";
 import { handleErrors } from "../runtime/error-events";
 import { ignored } from "../runtime/debug";
 import { postgresClientConfig } from "../targets/postgres-client";
@@ -79,7 +80,7 @@ export class ActivityReader {
 
   /** A line such as "CREATE INDEX: building index: loading tuples in tree 45 % · 2 min 10 s", or undefined. */
   async read(timeoutMs: number): Promise<string | undefined> {
-    if (this.server.engine !== "postgresql") return undefined;
+    if (!ENGINE_FACTS[this.server.engine].postgresCatalog) return undefined;
     const client = new Client({
       ...postgresClientConfig(this.server.connection, {
         applicationName: "dblab-activity",
@@ -152,7 +153,7 @@ export async function withActivity<T>(
     readonly stop?: AbortSignal;
   } = {},
 ): Promise<T> {
-  if (!server || !say || server.engine !== "postgresql") return work();
+  if (!server || !say || !ENGINE_FACTS[server.engine].postgresCatalog) return work();
   const reader = new ActivityReader(server);
   const intervalMs = options.intervalMs ?? ACTIVITY_MS;
   let reading = false;

@@ -4,7 +4,7 @@
  * one collection's storage figures ($collStats). Keys: mongo.wt.*, mongo.opcounters.*, size.*,
  * mongo.index.<name>.inserts. The names are the lab's; each maps to one path in the server's answer.
  */
-import { Long, type Collection, type Document, type MongoClient } from "mongodb";
+import type { Collection, Document, Long, MongoClient } from "mongodb";
 
 /** MongoDB: serverStatus.wiredTiger statistics (levels start with "size.") and the opcounters. */
 export const MONGO_WT_COUNTERS = [
@@ -77,8 +77,16 @@ function numberAt(value: unknown, ...path: string[]): number | undefined {
   }
   if (typeof current === "number") return current;
   // Long-typed statistics arrive as Long when they exceed 2^53 (the driver promotes the rest).
-  if (Long.isLong(current)) return current.toNumber();
+  if (isLong(current)) return current.toNumber();
   return undefined;
+}
+
+/**
+ * bson's own `Long.isLong` test (its `__isLong__` brand), written out so that importing these
+ * counter names, which every 01 run does, does not load the MongoDB driver.
+ */
+function isLong(value: unknown): value is Long {
+  return typeof value === "object" && value !== null && (value as { __isLong__?: unknown }).__isLong__ === true;
 }
 
 /** serverStatus' WiredTiger statistics and opcounters; a statistic the server does not report is left out. */

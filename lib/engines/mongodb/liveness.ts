@@ -1,22 +1,24 @@
 /** MongoDB's liveness probe: `ping` on a client of its own, every driver timeout at the bound. */
-import { MongoClient } from "mongodb";
+import type { MongoClient } from "mongodb";
 import { handleErrors } from "../../runtime/error-events";
 import type { StartedServer } from "../../targets/types";
 import type { LivenessAttempt } from "../liveness-attempt";
 
 export function mongoLiveness(server: StartedServer, timeoutMs: number): LivenessAttempt {
-  const client = new MongoClient(server.uri, {
-    serverSelectionTimeoutMS: timeoutMs,
-    connectTimeoutMS: timeoutMs,
-    socketTimeoutMS: timeoutMs,
-    appName: "dblab-watchdog",
+  // The driver is loaded on the first probe of a MongoDB server: the watchdog, which every run
+  // loads, does not load it for a PostgreSQL-only run.
+  const client: Promise<MongoClient> = import("mongodb").then(({ MongoClient }) => {
+    const c = new MongoClient(server.uri, {
+      serverSelectionTimeoutMS: timeoutMs,
+      connectTimeoutMS: timeoutMs,
+      socketTimeoutMS: timeoutMs,
+      appName: "dblab-watchdog",
+    });
+    handleErrors(c, "watchdog probe");
+    return c;
   });
-  handleErrors(client, "watchdog probe");
   return {
-    answered: client
-      .db("admin")
-      .command({ ping: 1 })
-      .then(() => undefined),
-    close: () => client.close(true),
+    answered: client.then((c) => c.db("admin").command({ ping: 1 })).then(() => undefined),
+    close: () => client.then((c) => c.close(true)),
   };
 }

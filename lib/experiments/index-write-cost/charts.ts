@@ -5,6 +5,7 @@ import type { PlotlyFigure, PlotlyTrace } from "../../display/plotly";
 import { publishedFigures } from "../../results/reference";
 import { OPERATIONS, OPERATION_LABELS } from "../../workloads/index-write-cost/operations";
 import type { ConditionSummary } from "./summarise";
+import { HEAP_FILLFACTOR } from "../../workloads/index-write-cost/engine";
 
 const COLORS: Record<string, string> = {
   insert: "#4c78a8",
@@ -223,7 +224,7 @@ export function fillfactorSweep(summaries: readonly ConditionSummary[], rows: nu
   const points = summaries
     .filter(
       (s) =>
-        s.engine === "postgresql" && s.rows === rows && s.operation === "update_nonindexed" && s.extraIndexes === 5,
+        HEAP_FILLFACTOR[s.engine] && s.rows === rows && s.operation === "update_nonindexed" && s.extraIndexes === 5,
     )
     .sort((a, b) => (b.fillfactor ?? 0) - (a.fillfactor ?? 0));
   return {

@@ -5,7 +5,7 @@
  */
 import type { IndexWriteCostParams } from "../../params/index-write-cost";
 import { publishedFigures } from "../../results/reference";
-import { ENGINE_FACTS } from "../../targets/engines";
+import { ENGINE_FACTS, ENGINES, type Engine } from "../../targets/engines";
 import { execFileSync } from "node:child_process";
 import { MONGO_IMAGE } from "../../targets/docker/images";
 import { findMongod } from "../../targets/embedded/mongod-path";
@@ -26,6 +26,7 @@ import {
 } from "../../stats/claims";
 import { intervalText, medianInterval, type Interval } from "../../stats/intervals";
 import { OPERATION_LABELS, type Operation } from "../../workloads/index-write-cost/operations";
+import { HEAP_FILLFACTOR } from "../../workloads/index-write-cost/engine";
 import { findSummary, type ConditionSummary } from "./summarise";
 
 const fmt = (x: number | undefined, d = 2) => (x === undefined || !Number.isFinite(x) ? "n/a" : x.toFixed(d));
@@ -112,14 +113,11 @@ export const DECLARATION_A_MONGO: Omit<Declaration, "id"> = {
   distance: [ROWS_A],
 };
 /** The declaration of (a) for an engine. */
-export const declarationA = (engine: string): Declaration => ({
-  id: `a (${engine})`,
-  ...(engine === "mongodb" ? DECLARATION_A_MONGO : DECLARATION_A_PG),
-});
+export const declarationA = (engine: Engine): Declaration => ({ id: `a (${engine})`, ...ENGINE_CLAIMS[engine].a });
 /** Kept for the report and tests that list (a) once: PostgreSQL's form. */
 export const DECLARATION_A = DECLARATION_A_PG;
 
-function claimA(s: readonly ConditionSummary[], engine: string, rows: number, ff: number | null): ClaimCheck {
+function claimA(s: readonly ConditionSummary[], engine: Engine, rows: number, ff: number | null): ClaimCheck {
   const declaration = declarationA(engine);
   if (rows < 10_000) {
     return notTestedAtThisScale(
@@ -148,21 +146,12 @@ function claimA(s: readonly ConditionSummary[], engine: string, rows: number, ff
       .map(({ op, x }) => `${OPERATION_LABELS[op]} ${x?.ratioInterval ? intervalText(x.ratioInterval, times) : "n/a"}`)
       .join("; ") +
     `; R(field1)/R(counter) ${intervalText(interval, times)}`;
-  let why = "";
-  if (engine === "mongodb" && all.some((x) => x.x?.btreeInsertsPerRow !== undefined)) {
-    why =
-      `Index keys inserted per row (WiredTiger insert calls of every index, _id's included), with 5 extra indexes: ` +
-      all.map(({ op, x }) => `${OPERATION_LABELS[op]} ${fmt(x?.btreeInsertsPerRow, 2)}`).join(", ") +
-      ".";
-  } else if (engine === "postgresql" && all.some((x) => x.x?.btreeInsertsPerRow !== undefined)) {
-    why =
-      `B-tree leaf insertions per row in the WAL of the timed part, with 5 extra indexes: ` +
-      all.map(({ op, x }) => `${OPERATION_LABELS[op]} ${fmt(x?.btreeInsertsPerRow, 2)}`).join(", ") +
-      `; HOT share of the counter update ${pct(counter?.hotShare)}, of the field1 update ${pct(f1?.hotShare)}` +
-      (counter?.serverRatioInterval && f1?.serverRatioInterval
-        ? `. In server time alone: field1 ${intervalText(f1.serverRatioInterval, times)}, counter ${intervalText(counter.serverRatioInterval, times)}.`
-        : ".");
-  }
+  const why = all.some((x) => x.x?.btreeInsertsPerRow !== undefined)
+    ? ENGINE_CLAIMS[engine].whyA(
+        all.map(({ op, x }) => `${OPERATION_LABELS[op]} ${fmt(x?.btreeInsertsPerRow, 2)}`).join(", "),
+        { counter, f1 },
+      )
+    : "";
   const seedQ =
     (seedRatio(engine, "update_one_field", SEED_ROWS_A) ?? NaN) /
     (seedRatio(engine, "update_nonindexed", SEED_ROWS_A) ?? NaN);
@@ -218,15 +207,12 @@ export const DECLARATION_B = DECLARATION_B_MONGO;
 
 function claimB(
   s: readonly ConditionSummary[],
-  engine: string,
+  engine: Engine,
   sizes: readonly number[],
   ff: number | null,
 ): ClaimCheck {
-  const declaration: Declaration = {
-    id: `b (${engine})`,
-    ...(engine === "postgresql" ? DECLARATION_B_PG : DECLARATION_B_MONGO),
-  };
-  const rule = engine === "postgresql" ? RULE_B_PG : RULE_B;
+  const declaration = declarationB(engine);
+  const rule = ENGINE_CLAIMS[engine].ruleB;
   const ops = ["insert", "update_five_fields"] as const;
   const at = (op: Operation, rows: number) =>
     findSummary(s, { engine, rows, operation: op, extraIndexes: 5, fillfactor: ff });
@@ -276,11 +262,7 @@ function claimB(
       decidedBy: parts
         .map((p) => `${OPERATION_LABELS[p.op]}: ${p.decision.verdict} — ${p.decision.decidedBy}`)
         .join("; "),
-      why:
-        engine === "postgresql"
-          ? `WAL bytes per row (INSERT/5-field update, 5 idx) ${wal(small)} at ${rowsText(small)} → ${wal(LARGE_ROWS_B)} at 1M; ` +
-            `B-tree page splits per 1,000 rows ${splits(small)} → ${splits(LARGE_ROWS_B)}.`
-          : "",
+      why: ENGINE_CLAIMS[engine].whyB({ wal, splits, small }),
     },
     here,
     {
@@ -322,12 +304,11 @@ export const DECLARATION_C_MONGO: Declaration = {
 
 function claimC(
   s: readonly ConditionSummary[],
-  declaration: Declaration,
-  rule: Rule,
-  engine: string,
+  engine: Engine,
   sizes: readonly number[],
   ff: number | null,
 ): ClaimCheck {
+  const { c: declaration, ruleC: rule, seedC, whyC } = ENGINE_CLAIMS[engine];
   const rows = Math.max(...sizes);
   const one = findSummary(s, { engine, rows, operation: "update_one_field", extraIndexes: 1, fillfactor: ff });
   const five = findSummary(s, { engine, rows, operation: "update_one_field", extraIndexes: 5, fillfactor: ff });
@@ -336,17 +317,7 @@ function claimC(
   const interval = quotientByRepeat(five.repeatRatios, one.repeatRatios, "t(5 idx) / t(1 idx), one per repeat");
   const ours = `${fmt(one.medianSeconds, 3)} s → ${fmt(five.medianSeconds, 3)} s at ${rowsText(rows)} rows: ${interval ? intervalText(interval, times) : "n/a"}`;
   const decision = decide(rule, interval, { fmt: times });
-  const why =
-    engine === "mongodb" && one.btreeInsertsPerRow !== undefined
-      ? `Index keys inserted per row (WiredTiger insert calls, all indexes): ${fmt(one.btreeInsertsPerRow)} with 1 extra index, ` +
-        `${fmt(five.btreeInsertsPerRow)} with 5.`
-      : engine === "postgresql" && one.btreeInsertsPerRow !== undefined
-        ? `HOT share ${pct(one.hotShare)} with 1 extra index, ${pct(five.hotShare)} with 5; B-tree leaf insertions per row ` +
-          `${fmt(one.btreeInsertsPerRow)} vs ${fmt(five.btreeInsertsPerRow)} (WAL), WAL ${fmt(one.walBytesPerRow, 0)} vs ` +
-          `${fmt(five.walBytesPerRow, 0)} bytes per row, index size ${fmt((one.indexBytes ?? NaN) / 2 ** 20, 1)} vs ` +
-          `${fmt((five.indexBytes ?? NaN) / 2 ** 20, 1)} MiB.`
-        : "";
-  const seedC = engine === "mongodb" ? "1.00× at 1M, 1.03× at 100k" : "2.04× at 1M, 1.80× at 100k";
+  const why = one.btreeInsertsPerRow !== undefined ? whyC(one, five) : "";
   return atScale(
     { ...declaration, ours, interval, ...decision, why },
     { rows },
@@ -358,9 +329,82 @@ function claimC(
   );
 }
 
+/**
+ * What differs between the engines in 01's claims, one entry per engine: a new engine does not
+ * compile until it has its (a), (b) and (c), their rules, and its sentences of counters.
+ */
+interface EngineClaims {
+  readonly a: Omit<Declaration, "id">;
+  readonly b: Omit<Declaration, "id">;
+  readonly ruleB: Rule;
+  readonly c: Declaration;
+  readonly ruleC: Rule;
+  /** The seed's (c) figures, as text. */
+  readonly seedC: string;
+  /** (a)'s "why": `inserts` lists index insertions per row by operation (5 extra indexes). */
+  readonly whyA: (
+    inserts: string,
+    x: { readonly counter: ConditionSummary | undefined; readonly f1: ConditionSummary | undefined },
+  ) => string;
+  readonly whyB: (x: {
+    readonly wal: (rows: number) => string;
+    readonly splits: (rows: number) => string;
+    readonly small: number;
+  }) => string;
+  readonly whyC: (one: ConditionSummary, five: ConditionSummary) => string;
+  /** What would run the engine's claims where it did not run. */
+  readonly howToRun: string;
+}
+
+const ENGINE_CLAIMS: Readonly<Record<Engine, EngineClaims>> = {
+  postgresql: {
+    a: DECLARATION_A_PG,
+    b: DECLARATION_B_PG,
+    ruleB: RULE_B_PG,
+    c: DECLARATION_C_PG,
+    ruleC: RULE_C_PG,
+    seedC: "2.04× at 1M, 1.80× at 100k",
+    whyA: (inserts, { counter, f1 }) =>
+      `B-tree leaf insertions per row in the WAL of the timed part, with 5 extra indexes: ${inserts}` +
+      `; HOT share of the counter update ${pct(counter?.hotShare)}, of the field1 update ${pct(f1?.hotShare)}` +
+      (counter?.serverRatioInterval && f1?.serverRatioInterval
+        ? `. In server time alone: field1 ${intervalText(f1.serverRatioInterval, times)}, counter ${intervalText(counter.serverRatioInterval, times)}.`
+        : "."),
+    whyB: ({ wal, splits, small }) =>
+      `WAL bytes per row (INSERT/5-field update, 5 idx) ${wal(small)} at ${rowsText(small)} → ${wal(LARGE_ROWS_B)} at 1M; ` +
+      `B-tree page splits per 1,000 rows ${splits(small)} → ${splits(LARGE_ROWS_B)}.`,
+    whyC: (one, five) =>
+      `HOT share ${pct(one.hotShare)} with 1 extra index, ${pct(five.hotShare)} with 5; B-tree leaf insertions per row ` +
+      `${fmt(one.btreeInsertsPerRow)} vs ${fmt(five.btreeInsertsPerRow)} (WAL), WAL ${fmt(one.walBytesPerRow, 0)} vs ` +
+      `${fmt(five.walBytesPerRow, 0)} bytes per row, index size ${fmt((one.indexBytes ?? NaN) / 2 ** 20, 1)} vs ` +
+      `${fmt((five.indexBytes ?? NaN) / 2 ** 20, 1)} MiB.`,
+    howToRun: "a PostgreSQL server (embedded, docker, or DBLAB_POSTGRES_URI) tests it",
+  },
+  mongodb: {
+    a: DECLARATION_A_MONGO,
+    b: DECLARATION_B_MONGO,
+    ruleB: RULE_B,
+    c: DECLARATION_C_MONGO,
+    ruleC: RULE_C_MONGO,
+    seedC: "1.00× at 1M, 1.03× at 100k",
+    whyA: (inserts) =>
+      `Index keys inserted per row (WiredTiger insert calls of every index, _id's included), with 5 extra indexes: ${inserts}.`,
+    whyB: () => "",
+    whyC: (one, five) =>
+      `Index keys inserted per row (WiredTiger insert calls, all indexes): ${fmt(one.btreeInsertsPerRow)} with 1 extra index, ` +
+      `${fmt(five.btreeInsertsPerRow)} with 5.`,
+    howToRun:
+      `a MongoDB server (a mongod on PATH, ${ENGINE_FACTS.mongodb.uriVariable}, or target "docker" with the mongo ` +
+      `image) tests it`,
+  },
+};
+
+/** The declaration of (b) for an engine. */
+const declarationB = (engine: Engine): Declaration => ({ id: `b (${engine})`, ...ENGINE_CLAIMS[engine].b });
+
 export interface ClaimContext {
   /** Engines that could not run here, with the reason (MongoDB on a machine without it). */
-  readonly unavailable?: Readonly<Record<string, string>>;
+  readonly unavailable?: Readonly<Partial<Record<Engine, string>>>;
 }
 
 /** The sizes at which the whole matrix ran (claims (a) and (c) are judged at their largest). */
@@ -370,40 +414,39 @@ function matrixSizes(mine: readonly ConditionSummary[]): number[] {
 }
 
 /** Every claim of an engine, in the order of the claims table. */
-const engineDeclarations = (engine: string): Declaration[] => [
+const engineDeclarations = (engine: Engine): Declaration[] => [
   declarationA(engine),
-  { id: `b (${engine})`, ...(engine === "postgresql" ? DECLARATION_B_PG : DECLARATION_B_MONGO) },
-  engine === "postgresql" ? DECLARATION_C_PG : DECLARATION_C_MONGO,
+  declarationB(engine),
+  ENGINE_CLAIMS[engine].c,
 ];
-export const DECLARATIONS: readonly Declaration[] = [
-  ...engineDeclarations("postgresql"),
-  ...engineDeclarations("mongodb"),
-];
-
-const MONGO_HOW_TO_TEST =
-  `a MongoDB server (a mongod on PATH, ${ENGINE_FACTS.mongodb.uriVariable}, or target "docker" with the mongo ` +
-  `image) tests it`;
+export const DECLARATIONS: readonly Declaration[] = ENGINES.flatMap(engineDeclarations);
 
 export function checkClaims(summaries: readonly ConditionSummary[], context: ClaimContext = {}): ClaimCheck[] {
   const claims: ClaimCheck[] = [];
-  const engines = [...new Set(summaries.map((s) => s.engine))];
-  for (const engine of engines) {
+  const ran = new Set(summaries.map((s) => s.engine));
+  // In ENGINES' order, every engine: one that did not run stands in the table, not tested, with the
+  // reason; none vanishes.
+  for (const engine of ENGINES) {
+    if (!ran.has(engine)) {
+      const reason = context.unavailable?.[engine] ?? `${ENGINE_FACTS[engine].label} was not part of this run`;
+      for (const declaration of engineDeclarations(engine))
+        claims.push(
+          notTestedAtThisScale(
+            declaration,
+            "not measured",
+            `${ENGINE_FACTS[engine].label} did not run: ${reason}`,
+            ENGINE_CLAIMS[engine].howToRun,
+          ),
+        );
+      continue;
+    }
     const mine = summaries.filter((s) => s.engine === engine);
     const sizes = [...new Set(mine.map((s) => s.rows))].sort((a, b) => a - b);
     const matrix = matrixSizes(mine);
-    const ff = engine === "postgresql" ? (mine.find((s) => s.fillfactor === 100) ? 100 : mine[0].fillfactor) : null;
+    const ff = HEAP_FILLFACTOR[engine] ? (mine.find((s) => s.fillfactor === 100) ? 100 : mine[0].fillfactor) : null;
     claims.push(claimA(summaries, engine, Math.max(...matrix), ff));
     claims.push(claimB(summaries, engine, sizes, ff));
-    if (engine === "postgresql") claims.push(claimC(summaries, DECLARATION_C_PG, RULE_C_PG, engine, matrix, ff));
-    if (engine === "mongodb") claims.push(claimC(summaries, DECLARATION_C_MONGO, RULE_C_MONGO, engine, matrix, ff));
-  }
-  if (!engines.includes("mongodb")) {
-    // Every MongoDB claim stands in the table, not tested, with the reason: none vanishes.
-    const reason = context.unavailable?.mongodb ?? "MongoDB was not part of this run";
-    for (const declaration of engineDeclarations("mongodb"))
-      claims.push(
-        notTestedAtThisScale(declaration, "not measured", `MongoDB did not run: ${reason}`, MONGO_HOW_TO_TEST),
-      );
+    claims.push(claimC(summaries, engine, matrix, ff));
   }
   return claims;
 }

@@ -10,7 +10,8 @@ import { publishedFigures } from "../../results/reference";
 import type { ClaimCheck } from "../../stats/claims";
 import { intervalLabel, OUTLIER_RULE } from "../../stats/intervals";
 import { OPERATION_LABELS, OPERATIONS } from "../../workloads/index-write-cost/operations";
-import { ENGINES } from "../../targets/types";
+import { ENGINES } from "../../targets/engines";
+import { HEAP_FILLFACTOR } from "../../workloads/index-write-cost/engine";
 import type { IndexWriteCostRun } from "./run";
 import { fillfactorSweep, ratioByIndexes, ratioByRows, trialExplorer } from "./charts";
 import type { ConditionSummary } from "./summarise";
@@ -104,9 +105,10 @@ export function showCharts(summaries: readonly ConditionSummary[]): void {
   }
   plot(trialExplorer(summaries, "seconds"), 480);
   plot(trialExplorer(summaries, "ratio"), 420);
-  const fillfactors = new Set(summaries.filter((s) => s.engine === "postgresql").map((s) => s.fillfactor));
+  const swept = summaries.filter((s) => HEAP_FILLFACTOR[s.engine]);
+  const fillfactors = new Set(swept.map((s) => s.fillfactor));
   if (fillfactors.size > 1) {
-    const largest = Math.max(...matrixRows(summaries.filter((s) => s.engine === "postgresql")));
+    const largest = Math.max(...matrixRows(swept));
     plot(fillfactorSweep(summaries, largest));
   }
 }

@@ -91,7 +91,6 @@ export async function runIndexWriteCost(p: IndexWriteCostParams, control: RunCon
       target: p.target,
       cpus: p.cpus,
       memoryGiB: p.memoryGiB,
-      optional: ["mongodb"],
       prospect: planText(plan01(p)),
     },
     async ({ store, progress, servers, signal, metadata, notes, writeMetadata }) => {

@@ -12,6 +12,7 @@ import { groupBy, spread, type TrialSeconds } from "../../stats/summary";
 import { counterEntries, type Counters as CountersOf } from "../../stats/counters";
 import type { IndexWriteCounterKey } from "../../workloads/index-write-cost/counter-keys";
 import type { Operation } from "../../workloads/index-write-cost/operations";
+import type { Engine } from "../../targets/engines";
 import type { IndexWriteCondition, IndexWriteTrial } from "../../workloads/index-write-cost/run-trials";
 import { conditionKey } from "../../workloads/index-write-cost/run-trials";
 
@@ -75,6 +76,12 @@ function mongoIndexInserts(c: Counters): number | undefined {
   const inserts = counterEntries(c).filter(([k]) => k.startsWith("mongo.index.") && k.endsWith(".inserts"));
   return inserts.length ? inserts.reduce((a, [, v]) => a + v, 0) : undefined;
 }
+
+/** Index entries a trial inserted, by each engine's own counters: a new engine does not compile without one. */
+const INDEX_INSERTS: Readonly<Record<Engine, (c: Counters) => number | undefined>> = {
+  postgresql: (c) => walrec(c, "Btree/INSERT_LEAF", "Btree/INSERT_POST", "Btree/SPLIT_L", "Btree/SPLIT_R"),
+  mongodb: mongoIndexInserts,
+};
 
 /** A trial whose timed window saw a checkpoint or an autovacuum/autoanalyze of the table. */
 export function disturbed(t: IndexWriteTrial): boolean {
@@ -173,10 +180,7 @@ export function summarise(trials: readonly IndexWriteTrial[], options: Summarise
       walRecordsPerRow: medianOf(group, (k) => (k["wal.records"] !== undefined ? k["wal.records"] / rows : undefined)),
       walBytesPerRow: medianOf(group, (k) => (k["wal.bytes"] !== undefined ? k["wal.bytes"] / rows : undefined)),
       btreeInsertsPerRow: medianOf(group, (k) => {
-        const n =
-          c.engine === "mongodb"
-            ? mongoIndexInserts(k)
-            : walrec(k, "Btree/INSERT_LEAF", "Btree/INSERT_POST", "Btree/SPLIT_L", "Btree/SPLIT_R");
+        const n = INDEX_INSERTS[c.engine](k);
         return n === undefined ? undefined : n / rows;
       }),
       btreeSplitsPer1000: medianOf(group, (k) => {

@@ -19,7 +19,7 @@ import {
   writeRecord,
 } from "../../runtime/resource-registry";
 import { onShutdown } from "../../runtime/shutdown";
-import { checkEngine } from "../engines";
+import { checkEngine, type Engine } from "../engines";
 import { postgresClientConfig } from "../postgres-client";
 import { likePrefix, runDatabasePrefix } from "../run-names";
 import { EXTERNAL_STORAGE } from "../storage";
@@ -198,64 +198,77 @@ export class ExternalTarget implements Target {
    * database: a refusal leaves nothing on the server.
    */
   async start(spec: ServerSpec): Promise<StartedServer> {
-    if (checkEngine(spec.engine) === "mongodb") {
-      const { ExternalMongoServer } = await import("./external-mongo");
-      return ExternalMongoServer.connect(this.uri);
+    return START[checkEngine(spec.engine)](this.uri, spec, this.options);
+  }
+}
+
+/** How each engine's external server is reached: a new engine does not compile without its entry. */
+const START: Readonly<
+  Record<Engine, (uri: string, spec: ServerSpec, options: ExternalTargetOptions) => Promise<StartedServer>>
+> = {
+  mongodb: async (uri) => {
+    // Loaded here, so that a PostgreSQL-only run never loads the MongoDB driver.
+    const { ExternalMongoServer } = await import("./external-mongo");
+    return ExternalMongoServer.connect(uri);
+  },
+  postgresql: (uri, spec, options) => startPostgres(uri, spec, options),
+};
+
+/** PostgreSQL: TLS as libpq would, the pre-flight, the dead runs' leftovers dropped, then the run's database. */
+async function startPostgres(uri: string, spec: ServerSpec, options: ExternalTargetOptions): Promise<StartedServer> {
+  const { client, settings, admin, transport } = await connectAdmin(uri);
+  // The run's id in the name: runs at once on this server never share a database.
+  const database = spec.runId
+    ? runDatabasePrefix(spec.runId)
+    : `dblab_${Date.now().toString(36)}_${randomBytes(3).toString("hex")}`;
+  const uses = spec.uses && {
+    ...spec.uses,
+    databases: (spec.uses.databases ?? []).map((suffix) => `${database}_${suffix}`),
+  };
+  try {
+    const report = await preflight(client, { ...spec, uses }, admin, transport);
+    (options.onPreflight ?? ((r: PreflightReport) => console.log(r.text)))(report);
+    if (report.refusal) throw new ParameterError(report.refusal);
+    await dropLeftovers(client, settings, options.onNote ?? ((m) => console.log(m)));
+    const taken = await client.query<{ comment: string | null }>(
+      "SELECT shobj_description(oid, 'pg_database') AS comment FROM pg_database WHERE datname = $1",
+      [database],
+    );
+    // This process's own, from a run of the same id whose stop could not reach the server (a
+    // resume in the same kernel after a lost link): its leftovers, dropped as a dead owner's are.
+    if (taken.rows.length && ownerIsThisProcess(taken.rows[0].comment)) {
+      await dropUnder(client, database);
+      for (const r of listRecords()) {
+        const x = r.resource;
+        if (r.ownerPid === process.pid && x.type === "external-database" && x.database === database)
+          if (x.host === settings.host && x.port === settings.port) unregister(r.id);
+      }
+    } else if (taken.rows.length) {
+      throw new ParameterError(
+        `${database} is on ${where(settings)} already and its owner is alive: another process is running ` +
+          `run ${spec.runId ?? database} there now. Nothing was changed.`,
+      );
     }
-    const { client, settings, admin, transport } = await connectAdmin(this.uri);
-    // The run's id in the name: runs at once on this server never share a database.
-    const database = spec.runId
-      ? runDatabasePrefix(spec.runId)
-      : `dblab_${Date.now().toString(36)}_${randomBytes(3).toString("hex")}`;
-    const uses = spec.uses && {
-      ...spec.uses,
-      databases: (spec.uses.databases ?? []).map((suffix) => `${database}_${suffix}`),
-    };
+    // Made before CREATE DATABASE, so that a SIGTERM from here on drops it (DROP … IF EXISTS).
+    const server = new ExternalPostgresServer(
+      { ...admin, database },
+      admin,
+      report.version,
+      redactUri(uri),
+      spec,
+      transport,
+      settings,
+    );
     try {
-      const report = await preflight(client, { ...spec, uses }, admin, transport);
-      (this.options.onPreflight ?? ((r: PreflightReport) => console.log(r.text)))(report);
-      if (report.refusal) throw new ParameterError(report.refusal);
-      await dropLeftovers(client, settings, this.options.onNote ?? ((m) => console.log(m)));
-      const taken = await client.query<{ comment: string | null }>(
-        "SELECT shobj_description(oid, 'pg_database') AS comment FROM pg_database WHERE datname = $1",
-        [database],
-      );
-      // This process's own, from a run of the same id whose stop could not reach the server (a
-      // resume in the same kernel after a lost link): its leftovers, dropped as a dead owner's are.
-      if (taken.rows.length && ownerIsThisProcess(taken.rows[0].comment)) {
-        await dropUnder(client, database);
-        for (const r of listRecords()) {
-          const x = r.resource;
-          if (r.ownerPid === process.pid && x.type === "external-database" && x.database === database)
-            if (x.host === settings.host && x.port === settings.port) unregister(r.id);
-        }
-      } else if (taken.rows.length) {
-        throw new ParameterError(
-          `${database} is on ${where(settings)} already and its owner is alive: another process is running ` +
-            `run ${spec.runId ?? database} there now. Nothing was changed.`,
-        );
-      }
-      // Made before CREATE DATABASE, so that a SIGTERM from here on drops it (DROP … IF EXISTS).
-      const server = new ExternalPostgresServer(
-        { ...admin, database },
-        admin,
-        report.version,
-        redactUri(this.uri),
-        spec,
-        transport,
-        settings,
-      );
-      try {
-        await client.query(`CREATE DATABASE ${database}`);
-        await client.query(`COMMENT ON DATABASE ${database} IS '${labDatabaseComment().replace(/'/g, "''")}'`);
-      } catch (error) {
-        await server.stop().catch(ignored("external target: drop after a failed CREATE DATABASE"));
-        throw error;
-      }
-      return server;
-    } finally {
-      await client.end().catch(() => undefined);
+      await client.query(`CREATE DATABASE ${database}`);
+      await client.query(`COMMENT ON DATABASE ${database} IS '${labDatabaseComment().replace(/'/g, "''")}'`);
+    } catch (error) {
+      await server.stop().catch(ignored("external target: drop after a failed CREATE DATABASE"));
+      throw error;
     }
+    return server;
+  } finally {
+    await client.end().catch(() => undefined);
   }
 }
 

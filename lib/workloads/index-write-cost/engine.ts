@@ -11,6 +11,12 @@ import type { Counters } from "../../stats/counters";
 import type { IndexWriteCounterKey, WalRecordKey } from "./counter-keys";
 export { counterDelta } from "../../stats/counters";
 
+/**
+ * Whether an engine's table has a heap fillfactor this workload can sweep (PostgreSQL's HOT needs
+ * free page space; a MongoDB collection has no such setting): the plan and the claims read it.
+ */
+export const HEAP_FILLFACTOR: Readonly<Record<Engine, boolean>> = { postgresql: true, mongodb: false };
+
 export interface IndexWriteEngine {
   readonly engine: Engine;
   /** Drops and recreates the table or collection, empty. `fillfactor` applies where the engine has one. */

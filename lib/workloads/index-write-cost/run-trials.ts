@@ -5,7 +5,7 @@
 import type { Engine } from "../../targets/types";
 import type { RunStore, TrialRecord } from "../../results/run-store";
 import { batchRanges, makeDataset, type Dataset } from "./dataset";
-import { counterDelta, type IndexWriteEngine } from "./engine";
+import { counterDelta, HEAP_FILLFACTOR, type IndexWriteEngine } from "./engine";
 import type { IndexWriteCounterKey } from "./counter-keys";
 import { indexedFields, type Operation } from "./operations";
 import { orderSeed, seededShuffle } from "../../stats/order";
@@ -65,7 +65,7 @@ export function planTrials(o: TrialPlanOptions): PlannedTrial[] {
   const plan: PlannedTrial[] = [];
   const growth = (o.growthRows ?? []).filter((n) => !o.rowCounts.includes(n));
   for (const [engineIndex, engine] of o.engines.entries()) {
-    const fillfactors = engine === "postgresql" ? o.fillfactors : [null];
+    const fillfactors = HEAP_FILLFACTOR[engine] ? o.fillfactors : [null];
     for (const rows of [...o.rowCounts, ...growth]) {
       const conditions: IndexWriteCondition[] = [];
       if (growth.includes(rows)) {
