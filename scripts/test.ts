@@ -162,7 +162,7 @@ interface FileResult {
   readonly fail: number;
   readonly skipped: number;
   readonly status: number;
-  /** Why the file counts as failed beyond its tests (ended without a result, left records behind). */
+  /** What the table says beside the counts: an end without results, records left behind. */
   readonly notes: readonly string[];
 }
 
@@ -247,7 +247,7 @@ function runFile(node: string, file: string, own: boolean, buffered: boolean): P
       `--test-reporter-destination=${tap}`,
       file,
     ],
-    { env, stdio: ["ignore", buffered ? "pipe" : "inherit", buffered ? "pipe" : "inherit"] },
+    { env, stdio: buffered ? ["ignore", "pipe", "pipe"] : "inherit" },
   );
   running.add(child);
   const held: { readonly err: boolean; readonly chunk: Buffer }[] = [];
@@ -303,10 +303,13 @@ const previous = readTimes();
 
 /**
  * Runs `queue` on `node`, `slots` at a time, each in a state folder and TMPDIR of its own when
- * `own`; longest first by the last run's times, so that a long file does not start last.
+ * `own`; longest first by the last run's times, so that a long file does not start last and then
+ * run by itself while the other slots stay empty.
  */
 async function runPool(node: string, queue: readonly string[], slots: number, own: boolean): Promise<FileResult[]> {
-  const ordered = [...queue].sort((a, b) => (previous[relative(b)] ?? Infinity) - (previous[relative(a)] ?? Infinity));
+  // A file not timed yet counts as long (it might be), a shared one before a fast one; ties by name.
+  const weight = (f: string): number => previous[relative(f)] ?? (tier(f) === "fast" ? 1e6 : 1e7);
+  const ordered = [...queue].sort((a, b) => weight(b) - weight(a));
   const buffered = slots > 1 && ordered.length > 1;
   const results: FileResult[] = [];
   let next = 0;
