@@ -1,3 +1,4 @@
+// test-tier: shared — embedded PostgreSQL, pgbench and a delay proxy on OS-chosen loopback ports
 /**
  * The benchmarks' machinery, not their speed (speed goals live in `npm run bench`): the pgbench
  * side of the write-path comparison must write the same rows as the lab, and the delay-proxy

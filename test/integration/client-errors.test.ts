@@ -1,3 +1,4 @@
+// test-tier: fast — two embedded PostgreSQL servers and a relay, OS-chosen loopback ports
 /**
  * A connection the server ends while the lab's client is idle (a dropped link, a killed backend) is
  * an 'error' event on the node-postgres client; without a listener it is an uncaught exception,

@@ -1,3 +1,4 @@
+// test-tier: shared — two smoke runs of 01 (embedded), then reproduce of 00 (Jupyter, Chromium), own folders
 /**
  * lib/compare on real runs made here: notebook 01's run function (compiled, as a notebook calls
  * it) on the embedded PostgreSQL, `smoke` size, twice with shared_buffers changed between the runs

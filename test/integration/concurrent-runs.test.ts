@@ -1,3 +1,4 @@
+// test-tier: shared — one embedded PostgreSQL and three runs in child processes, own results and state folders
 /**
  * Runs at once against one server: two 06 smoke runs and one 03 smoke run, each in a process of its
  * own (as three notebooks or three `npm run reproduce` would be), against one PostgreSQL used as an

@@ -1,3 +1,4 @@
+// test-tier: fast — delay proxies and an echo server on OS-chosen loopback ports; kills only its own child
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";

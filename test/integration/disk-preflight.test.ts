@@ -1,3 +1,4 @@
+// test-tier: fast — a loop-mounted ext4 image on a folder of its own; reproduce refuses before any server
 /**
  * A data directory too small for a profile is refused before any server starts, with the estimate
  * and the free space in the message: headless (reproduce, before a kernel starts) on a real 256 MB

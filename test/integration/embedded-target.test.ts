@@ -1,3 +1,4 @@
+// test-tier: fast — embedded PostgreSQL; listRecords reads the state folder the scheduler gives it
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";

@@ -1,3 +1,5 @@
+// test-tier: shared — an embedded run with DOCKER_HOST unreachable; clean on its own state folder (clean
+// lists the real daemon's containers and removes only dead owners' ones: no file beside it uses Docker)
 /**
  * An engine the reaper cannot reach must not block runs that do not need it (without that, with the Docker
  * daemon stopped and a stale container record on disk, every run failed at start with `connect

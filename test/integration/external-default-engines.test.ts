@@ -1,3 +1,4 @@
+// test-tier: fast — one embedded PostgreSQL as the external server
 /**
  * DBLAB_TARGET=external with only DBLAB_POSTGRES_URI given: notebook 01's default engines
  * (postgresql + mongodb) run PostgreSQL on that server and report MongoDB, an optional engine,

@@ -1,3 +1,4 @@
+// test-tier: fast — the fake MongoDB wire server on an OS-chosen loopback port
 /**
  * DBLAB_MONGODB_URI goes to the driver untouched: its options (here appName) reach the server as the
  * driver sends them, and what the lab records of it is redacted. Against the wire-protocol fake.

@@ -1,3 +1,4 @@
+// test-tier: fast — embedded PostgreSQL as the external server, its own state folder, clean on it
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";

@@ -1,3 +1,4 @@
+// test-tier: shared — embedded runs in child processes with their own state folders; kills only their pids
 /**
  * Damage done for real: a runner killed with SIGKILL mid-trial, a database server killed mid-trial.
  * Afterwards nothing of the run may remain, no finished trial may be lost, and a resume completes.

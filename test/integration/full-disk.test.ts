@@ -1,3 +1,4 @@
+// test-tier: shared — a tmpfs mounted on a folder of its own, an embedded run that fills it
 /**
  * A data directory's disk fills up (measured: clear error, exit in 31 s, nothing left
  * behind; keep it that way). A small tmpfs mounted by the test holds the embedded server's

@@ -1,3 +1,4 @@
+// test-tier: fast — one embedded PostgreSQL, results in its own temporary folder
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";

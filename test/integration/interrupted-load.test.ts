@@ -1,3 +1,4 @@
+// test-tier: shared — one embedded PostgreSQL as the external server, a 02 full-profile run in a child
 /**
  * A SIGTERM in the middle of a large load leaves no table or index of that trial behind, and the
  * resume redoes only that trial. On an external server, where tables would outlive the run (an

@@ -1,3 +1,4 @@
+// test-tier: shared — a Jupyter kernel from a kernelspec in its own JUPYTER_DATA_DIR, 01 on smoke embedded
 /**
  * The lab from a notebook outside the project: `npm run lab -- --install-kernel` installs the
  * kernelspec "db-write-lab" (here into a temporary JUPYTER_DATA_DIR, so the user's own is

@@ -1,3 +1,4 @@
+// test-tier: fast — the fake MongoDB wire server on an OS-chosen loopback port
 /**
  * The MongoDB adapter against the fake wire-protocol server: what the official driver actually
  * sends for each of the seed's operations (command, ordering, write concern, BSON types, order).

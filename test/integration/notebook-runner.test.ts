@@ -1,3 +1,4 @@
+// test-tier: shared — Jupyter kernels and headless Chromium on fixture notebooks, own output folder
 /**
  * Runs fixture notebooks through the executor `npm run reproduce` uses (real Jupyter + tslab
  * kernel), then opens the HTML report in headless Chromium. Skips, with the reason, when

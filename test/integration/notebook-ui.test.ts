@@ -1,3 +1,4 @@
+// test-tier: shared — npm run lab on a free loopback port, Chromium, embedded runs; its own state folder
 /**
  * The notebook as people drive it: `npm run lab` (classic Notebook) on a free loopback port with a
  * token, driven in headless Debian Chromium through playwright-core.

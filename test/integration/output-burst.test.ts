@@ -1,3 +1,4 @@
+// test-tier: shared — one Jupyter kernel on a fixture notebook
 /**
  * The README's known problem "04 on full: the last cell failed with no message; an earlier cell lost
  * its output", at a small size: tslab sends each output without waiting and zeromq 6 allows one send

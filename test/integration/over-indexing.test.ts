@@ -1,3 +1,4 @@
+// test-tier: shared — one embedded PostgreSQL and pgbench rounds
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";

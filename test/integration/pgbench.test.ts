@@ -1,3 +1,4 @@
+// test-tier: fast — one embedded PostgreSQL and pgbench; the 'container' path runs on this host
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";

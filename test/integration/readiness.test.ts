@@ -1,3 +1,4 @@
+// test-tier: fast — the fake MongoDB wire server and a free loopback port
 /**
  * The readiness probes against servers that answer on loopback: the MongoDB probe against the fake
  * wire-protocol server (an init-time mongod is refused, the final one answers with its version),

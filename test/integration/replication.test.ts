@@ -1,3 +1,4 @@
+// test-tier: fast — an embedded PostgreSQL primary and a standby, OS-chosen loopback ports
 /**
  * The replication capability (StartedServer.replication): an embedded PostgreSQL server states it,
  * and its standbys stream from it; experiments ask for the capability, not the target kind.

@@ -1,3 +1,4 @@
+// test-tier: shared — two reproduce runs of 01 (Jupyter, embedded) into its own folders
 /**
  * Two `npm run reproduce` runs of one notebook, one after the other: each keeps its reports in
  * reports/<run-id>/, the latest is also at reports/<notebook>.html, and reports/index.html lists

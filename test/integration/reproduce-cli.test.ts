@@ -1,3 +1,4 @@
+// test-tier: shared — reproduce of 01 (Jupyter, embedded) into its own folders
 /**
  * `npm run reproduce` as a user runs it (the built script, real Jupyter, embedded PostgreSQL):
  * bad arguments are refused before a kernel starts, and a run writes its reports and run.json

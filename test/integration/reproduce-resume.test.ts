@@ -1,3 +1,4 @@
+// test-tier: shared — reproduce of 01 (Jupyter, embedded) signalled and resumed, its own folders
 /**
  * Headless resume as a user meets it: `npm run reproduce` of 01 (smoke, embedded) sent SIGTERM once
  * a trial is on disk says what it kept and the command that resumes; that command refuses a --set

@@ -1,3 +1,4 @@
+// test-tier: shared — embedded primaries, standbys and delay proxies; only lower-bound timings
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";

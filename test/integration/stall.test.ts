@@ -1,3 +1,4 @@
+// test-tier: shared — an embedded run in a child with its own state folder; SIGSTOPs only its own server
 /**
  * A frozen server (SIGSTOP of all its processes) during a trial of notebook 01's experiment
  * (measured without the watchdog: 4 min 22 s frozen, no message, then recorded "ok" with 261.99 s).

@@ -1,3 +1,4 @@
+// test-tier: fast — an embedded PostgreSQL owned by a child it kills, its own state folder
 /**
  * The kernel watcher (runtime/watcher.ts): an owner process starts an embedded PostgreSQL and is
  * then killed with SIGKILL (no exit handler runs, as when Jupyter kills a kernel that does not stop

@@ -1,3 +1,4 @@
+// test-tier: alone — the docker target and the remote-engine namespace (dockerd, sshd)
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
