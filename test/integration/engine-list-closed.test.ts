@@ -1,3 +1,4 @@
+// test-tier: shared — tsc over a copy of lib/ in its own temporary folder; no server
 /**
  * The engine list is closed: a name added to ENGINES does not compile until every per-engine table
  * of lib/ (each `Record<Engine, …>`) has its entry. The test adds "mysql" to a copy of the sources
