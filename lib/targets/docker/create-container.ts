@@ -8,7 +8,7 @@ import { register, unregister } from "../../runtime/resources";
 import { freePort } from "../ports";
 import { runTag } from "../run-names";
 import type { ServerSpec } from "../types";
-import { isNotFound } from "./container-io";
+import { isNotFound, isRemovalInProgress } from "./container-io";
 import { endpointRef, type DockerEndpoint } from "./endpoint";
 import { randomRemotePort, type Placement } from "./routes";
 
@@ -24,7 +24,8 @@ export async function discard(container: Docker.Container, recordId: string): Pr
   try {
     await container.remove({ force: true, v: true });
   } catch (error) {
-    if (!isNotFound(error)) return;
+    // 409: an AutoRemove container (lease.ts) that its engine is removing already.
+    if (!isNotFound(error) && !isRemovalInProgress(error)) return;
   }
   unregister(recordId);
 }
