@@ -20,6 +20,30 @@ export function isRemovalInProgress(error: unknown): boolean {
   return (error as { statusCode?: number }).statusCode === 409 && /already in progress/i.test(String(error));
 }
 
+/**
+ * Removes a container by force, with its volumes. Where its engine is removing it already (a
+ * leased container, created with AutoRemove, that stopped just before), waits until it is gone,
+ * so that nobody lists it after this resolved; at most `waitMs`, then the 409 is thrown.
+ */
+export async function removeByForce(container: Docker.Container, waitMs = 30_000): Promise<void> {
+  try {
+    await container.remove({ force: true, v: true });
+  } catch (error) {
+    if (isNotFound(error)) return;
+    if (!isRemovalInProgress(error)) throw error;
+    for (const deadline = Date.now() + waitMs; Date.now() < deadline;) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      try {
+        await container.inspect();
+      } catch (inspectError) {
+        if (isNotFound(inspectError)) return;
+        throw inspectError;
+      }
+    }
+    throw error;
+  }
+}
+
 /** Splits Docker's multiplexed log format (8-byte frame headers) into text. */
 function demuxBuffer(buffer: Buffer): string {
   let out = "";

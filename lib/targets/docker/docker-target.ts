@@ -25,7 +25,7 @@ import type {
   Target,
 } from "../types";
 import type { DockerServerDescription } from "./description";
-import { execInContainer, isNotFound, isRemovalInProgress, waitReady } from "./container-io";
+import { execInContainer, isNotFound, removeByForce, waitReady } from "./container-io";
 import { containerStorage } from "./storage";
 import { containerName, createAndStart, discard } from "./create-container";
 import { currentEndpoint, dockerClientFor, LAB_LABEL, labLabels, withEngineTimeout } from "./docker-client";
@@ -287,11 +287,9 @@ export class DockerStartedServer implements StartedServer {
       try {
         // Bounded: an engine whose host vanished (packets dropped, no RST) would otherwise hold
         // the run's end for TCP's own timeouts (minutes) on a TLS engine.
-        await withEngineTimeout(this.container.remove({ force: true, v: true }), STOP_TIMEOUT_MS, this.endpoint.host);
+        await withEngineTimeout(removeByForce(this.container), STOP_TIMEOUT_MS, this.endpoint.host);
       } catch (error) {
-        // 409 "removal … already in progress": a leased (AutoRemove) container whose server was
-        // killed by this removal is being removed by its engine as well.
-        if (!isNotFound(error) && !isRemovalInProgress(error)) {
+        if (!isNotFound(error)) {
           this.stopping = undefined; // keep the record, so a retry or the reaper can remove it
           abandoned.add(this);
           throw error;

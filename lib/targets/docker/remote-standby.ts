@@ -24,7 +24,7 @@ import type { ConnectionInfo, ServerNetwork, ServerSettings, StandbyHost, Starte
 import type { DockerServerDescription } from "./description";
 import { postgresUri } from "../uri";
 import { settingsToArgs } from "../settings";
-import { isNotFound, isRemovalInProgress, logTail } from "./container-io";
+import { isNotFound, logTail, removeByForce } from "./container-io";
 import { containerName } from "./create-container";
 import { dockerClientFor, LAB_LABEL, labLabels } from "./docker-client";
 import { endpointRef, engineHostLabel, isDockerEndpoint, type DockerEndpoint } from "./endpoint";
@@ -139,12 +139,12 @@ export class RemoteStandby implements StartedServer {
     this.stopped = true;
     this.lease.stop();
     try {
-      await this.container.remove({ force: true, v: true });
+      await removeByForce(this.container);
       unregister(this.recordId);
     } catch (error) {
-      // Gone already, or being removed by its engine (AutoRemove): nothing left. Otherwise the
-      // record stays for `npm run clean` (and the lease, no longer renewed, removes it meanwhile).
-      if (isNotFound(error) || isRemovalInProgress(error)) unregister(this.recordId);
+      // Gone already: nothing left. Otherwise the record stays for `npm run clean` (and the
+      // lease, no longer renewed, removes the container meanwhile).
+      if (isNotFound(error)) unregister(this.recordId);
     } finally {
       for (const t of this.tunnels) t.close();
     }
@@ -226,8 +226,7 @@ export async function startRemoteStandby(r: RemoteStandbyRequest): Promise<Remot
     lease.stop();
     tunnel?.close();
     const logs = await logTail(container, 15);
-    await container
-      .remove({ force: true, v: true })
+    await removeByForce(container)
       .then(() => unregister(recordId))
       .catch(ignored("remote standby: remove after a failed start"));
     throw new Error(`standby ${r.name} on ${r.endpoint.host} did not start: ${String(error)}\n${logs}`, {
