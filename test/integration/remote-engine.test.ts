@@ -365,6 +365,34 @@ test(
 );
 
 test(
+  "a leased server that cannot start on the remote engine fails with its exit code and log (its container kept up for them), and leaves no container behind",
+  { timeout: 300_000 },
+  async (t) => {
+    const r = need(t);
+    if (!r) return;
+    const remoteDocker = socketClient(r.socket);
+    const stateDir = path.join(box, "state-lease-bad");
+    const script = path.join(box, "runner-lease-bad.js");
+    fs.writeFileSync(
+      script,
+      `const { DockerTarget } = require(${JSON.stringify(path.join(root, "build", "lib", "targets", "docker", "docker-target.js"))});
+new DockerTarget({ forceStandIn: true, cpus: 1, memoryBytes: 512 * 1024 ** 2 })
+  .start({ engine: "postgresql", name: "lease-bad", settings: { no_such_setting: "1" } })
+  .then(() => process.exit(3), (e) => { process.stdout.write(String(e && e.message)); process.exit(0); });
+`,
+    );
+    const run = spawnSync(process.execPath, [script], {
+      env: { ...process.env, ...labEnv(r, stateDir), DBLAB_LEASE_SECONDS: String(TEST_LEASE_SECONDS) },
+      encoding: "utf8",
+      timeout: 240_000,
+    });
+    assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
+    assert.match(run.stdout, /exited with code \d+[\s\S]*no_such_setting/);
+    assert.deepEqual(await labContainers(remoteDocker, stateDir), [], "no container left");
+  },
+);
+
+test(
   "an unreachable remote engine: clean says so within its bound and keeps the record",
   { timeout: 180_000 },
   async (t) => {
