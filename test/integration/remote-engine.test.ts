@@ -229,6 +229,170 @@ test(
   },
 );
 
+/** The bound these tests give the lease (DBLAB_LEASE_SECONDS), and their margin for shutdown and removal. */
+const TEST_LEASE_SECONDS = 6;
+const LEASE_MARGIN_MS = 30_000;
+
+/** Lab containers of `stateDir` on the engine, running or not. */
+async function labContainers(docker: Docker, stateDir: string): Promise<Docker.ContainerInfo[]> {
+  return docker.listContainers({ all: true, filters: { label: [`${LAB_LABEL}.state-dir=${stateDir}`] } });
+}
+
+/** Starts `script` as a lab process on the namespace engine; resolves with it once it printed "ready <id>". */
+async function startRunner(
+  r: RemoteEngine,
+  stateDir: string,
+  script: string,
+  env: Record<string, string>,
+): Promise<{ child: ReturnType<typeof spawn>; containerId: string; output: () => string }> {
+  const child = spawn(process.execPath, [script], {
+    env: { ...process.env, ...labEnv(r, stateDir), ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  let stderr = "";
+  child.stderr?.on("data", (c: Buffer) => (stderr += c.toString()));
+  const containerId = await new Promise<string>((resolve, reject) => {
+    child.stdout?.on("data", (c: Buffer) => {
+      out += c.toString();
+      const m = /ready (\w+)/.exec(out);
+      if (m) resolve(m[1]);
+    });
+    child.once("exit", (code) => reject(new Error(`runner exited (${code}) before it was ready: ${stderr}`)));
+  });
+  return { child, containerId, output: () => `${out}\n${stderr}` };
+}
+
+test(
+  "a lab process killed with SIGKILL, the link left up: its container on the remote engine ends itself once the lease's bound has passed",
+  { timeout: 600_000 },
+  async (t) => {
+    const r = need(t);
+    if (!r) return;
+    const remoteDocker = socketClient(r.socket);
+    const stateDir = path.join(box, "state-lease-kill");
+    const script = path.join(box, "runner-lease.js");
+    fs.writeFileSync(script, RUNNER);
+    const runner = await startRunner(r, stateDir, script, { DBLAB_LEASE_SECONDS: String(TEST_LEASE_SECONDS) });
+    // Mid-trial, as in the test above; the lease has been renewed a few times by now.
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    assert.equal((await remoteDocker.getContainer(runner.containerId).inspect()).State.Running, true);
+    runner.child.kill("SIGKILL");
+    await new Promise((resolve) => runner.child.once("exit", resolve));
+    const killedAt = Date.now();
+    // The lease's worst case (bound, one look, the grace: lease.ts) plus a margin for the removal.
+    const deadline = killedAt + (TEST_LEASE_SECONDS * 2 + 1) * 1000 + LEASE_MARGIN_MS;
+    let left = await labContainers(remoteDocker, stateDir);
+    while (left.length > 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      left = await labContainers(remoteDocker, stateDir);
+    }
+    t.diagnostic(
+      `lease ${TEST_LEASE_SECONDS} s: ${left.length === 0 ? `no lab container ${((Date.now() - killedAt) / 1000).toFixed(1)} s after SIGKILL` : "still there"}`,
+    );
+    assert.deepEqual(
+      left.map((c) => `${c.Id.slice(0, 12)} ${c.State}`),
+      [],
+      "no lab container on the engine after the lease's bound and the margin",
+    );
+    // The record the killed process left names a container that is gone: clean drops it.
+    const clean = spawnSync(process.execPath, [path.join(root, "build", "scripts", "clean.js")], {
+      env: { ...process.env, HOME: r.home, DBLAB_STATE_DIR: stateDir, DOCKER_HOST: r.dockerHost },
+      encoding: "utf8",
+      timeout: 120_000,
+    });
+    assert.equal(clean.status, 0, clean.stderr);
+  },
+);
+
+/**
+ * A lab process that holds a server for several lease bounds while writing through it, restarts it
+ * (Docker's restart, not an expiry), writes again, then stops it.
+ */
+const LONG_RUNNER = `
+const { DockerTarget } = require(${JSON.stringify(path.join(root, "build", "lib", "targets", "docker", "docker-target.js"))});
+const { Client } = require(${JSON.stringify(require.resolve("pg"))});
+async function writeFor(server, ms) {
+  const client = new Client(server.connection);
+  await client.connect();
+  await client.query("CREATE TABLE IF NOT EXISTS t (id serial primary key, v text)");
+  let n = 0;
+  for (const end = Date.now() + ms; Date.now() < end; n++) {
+    await client.query("INSERT INTO t (v) SELECT md5(g::text) FROM generate_series(1, 100) g");
+  }
+  await client.end();
+  return n;
+}
+(async () => {
+  const bound = Number(process.env.DBLAB_LEASE_SECONDS) * 1000;
+  const server = await new DockerTarget({ forceStandIn: true, cpus: 1, memoryBytes: 512 * 1024 ** 2 }).start({ engine: "postgresql", name: "lease-long" });
+  process.stdout.write("ready " + server.containerId + "\\n");
+  const before = await writeFor(server, 3 * bound);
+  await server.restart();
+  const after = await writeFor(server, 2 * bound);
+  const gone = await server.processGone();
+  await server.stop();
+  process.stdout.write("done " + before + " " + after + " " + String(gone) + "\\n");
+})().catch((e) => { process.stderr.write(String(e && e.stack || e)); process.exit(1); });
+`;
+
+test(
+  "a run that holds its remote container for several lease bounds, with a restart, keeps it while the lab renews; stop removes it",
+  { timeout: 600_000 },
+  async (t) => {
+    const r = need(t);
+    if (!r) return;
+    const remoteDocker = socketClient(r.socket);
+    const stateDir = path.join(box, "state-lease-long");
+    const script = path.join(box, "runner-lease-long.js");
+    fs.writeFileSync(script, LONG_RUNNER);
+    const runner = await startRunner(r, stateDir, script, { DBLAB_LEASE_SECONDS: String(TEST_LEASE_SECONDS) });
+    const started = Date.now();
+    const code = await new Promise<number | null>((resolve) => runner.child.once("exit", resolve));
+    assert.equal(code, 0, runner.output());
+    const m = /done (\d+) (\d+) (\S+)/.exec(runner.output());
+    assert.ok(m, runner.output());
+    assert.ok(Number(m[1]) > 0 && Number(m[2]) > 0, "writes went through before and after the restart");
+    assert.equal(m[3], "undefined", "the server was never seen gone");
+    t.diagnostic(
+      `held ${((Date.now() - started) / 1000).toFixed(1)} s with a ${TEST_LEASE_SECONDS} s lease: ${m[1]} + ${m[2]} inserts`,
+    );
+    await assert.rejects(
+      remoteDocker.getContainer(runner.containerId).inspect(),
+      (e: { statusCode?: number }) => e.statusCode === 404,
+    );
+    assert.deepEqual(await labContainers(remoteDocker, stateDir), [], "stop removed it");
+  },
+);
+
+test(
+  "a leased server that cannot start on the remote engine fails with its exit code and log (its container kept up for them), and leaves no container behind",
+  { timeout: 300_000 },
+  async (t) => {
+    const r = need(t);
+    if (!r) return;
+    const remoteDocker = socketClient(r.socket);
+    const stateDir = path.join(box, "state-lease-bad");
+    const script = path.join(box, "runner-lease-bad.js");
+    fs.writeFileSync(
+      script,
+      `const { DockerTarget } = require(${JSON.stringify(path.join(root, "build", "lib", "targets", "docker", "docker-target.js"))});
+new DockerTarget({ forceStandIn: true, cpus: 1, memoryBytes: 512 * 1024 ** 2 })
+  .start({ engine: "postgresql", name: "lease-bad", settings: { no_such_setting: "1" } })
+  .then(() => process.exit(3), (e) => { process.stdout.write(String(e && e.message)); process.exit(0); });
+`,
+    );
+    const run = spawnSync(process.execPath, [script], {
+      env: { ...process.env, ...labEnv(r, stateDir), DBLAB_LEASE_SECONDS: String(TEST_LEASE_SECONDS) },
+      encoding: "utf8",
+      timeout: 240_000,
+    });
+    assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
+    assert.match(run.stdout, /exited with code \d+[\s\S]*no_such_setting/);
+    assert.deepEqual(await labContainers(remoteDocker, stateDir), [], "no container left");
+  },
+);
+
 test(
   "an unreachable remote engine: clean says so within its bound and keeps the record",
   { timeout: 180_000 },

@@ -9,9 +9,39 @@ import type { ConnectionInfo, ExecOptions, ExecResult } from "../types";
 import { redactText } from "../uri";
 import { waitUntilReady } from "../readiness";
 import type { EngineProfile } from "./engine-profiles";
+import { leasedExitCode } from "./lease";
 
 export function isNotFound(error: unknown): boolean {
   return (error as { statusCode?: number }).statusCode === 404;
+}
+
+/** Docker's 409 "removal of container … is already in progress" (another removal, AutoRemove's say). */
+export function isRemovalInProgress(error: unknown): boolean {
+  return (error as { statusCode?: number }).statusCode === 409 && /already in progress/i.test(String(error));
+}
+
+/**
+ * Removes a container by force, with its volumes. Where its engine is removing it already (a
+ * leased container, created with AutoRemove, that stopped just before), waits until it is gone,
+ * so that nobody lists it after this resolved; at most `waitMs`, then the 409 is thrown.
+ */
+export async function removeByForce(container: Docker.Container, waitMs = 30_000): Promise<void> {
+  try {
+    await container.remove({ force: true, v: true });
+  } catch (error) {
+    if (isNotFound(error)) return;
+    if (!isRemovalInProgress(error)) throw error;
+    for (const deadline = Date.now() + waitMs; Date.now() < deadline;) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      try {
+        await container.inspect();
+      } catch (inspectError) {
+        if (isNotFound(inspectError)) return;
+        throw inspectError;
+      }
+    }
+    throw error;
+  }
 }
 
 /** Splits Docker's multiplexed log format (8-byte frame headers) into text. */
@@ -37,22 +67,33 @@ export async function logTail(container: Docker.Container, lines = 30): Promise<
 
 /**
  * Watches for the container exiting while a readiness loop runs: `check()` throws once it has,
- * so the loop stops at once instead of waiting out its timeout.
+ * so the loop stops at once instead of waiting out its timeout. A leased container (lease.ts)
+ * stays up after its server exits, with the exit code in a file: that file is read once a second.
  */
-function watchExit(container: Docker.Container): { check: () => void; dispose: () => void } {
+function watchExit(container: Docker.Container, leased: boolean): { check: () => void; dispose: () => void } {
   const abort = new AbortController();
   let exit: number | undefined;
   container
     .wait({ condition: "not-running", abortSignal: abort.signal })
     .then((result: { StatusCode?: number }) => {
-      exit = result.StatusCode ?? -1;
+      exit ??= result.StatusCode ?? -1;
     })
     .catch(ignored("docker: wait for the container to stop (dispose() aborts it)"));
+  const poll = leased
+    ? setInterval(() => {
+        void leasedExitCode(container).then((code) => {
+          if (code !== undefined) exit ??= code;
+        });
+      }, 1000)
+    : undefined;
   return {
     check: () => {
       if (exit !== undefined) throw new ContainerExited(exit);
     },
-    dispose: () => abort.abort(),
+    dispose: () => {
+      abort.abort();
+      if (poll) clearInterval(poll);
+    },
   };
 }
 
@@ -67,8 +108,9 @@ export async function waitReady(
   profile: EngineProfile,
   connection: ConnectionInfo,
   timeoutMs: number,
+  leased = false,
 ): Promise<string> {
-  const watch = watchExit(container);
+  const watch = watchExit(container, leased);
   try {
     return await waitUntilReady(profile.probe(connection), {
       timeoutMs,

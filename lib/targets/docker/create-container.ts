@@ -8,7 +8,7 @@ import { register, unregister } from "../../runtime/resources";
 import { freePort } from "../ports";
 import { runTag } from "../run-names";
 import type { ServerSpec } from "../types";
-import { isNotFound } from "./container-io";
+import { isNotFound, removeByForce } from "./container-io";
 import { endpointRef, type DockerEndpoint } from "./endpoint";
 import { randomRemotePort, type Placement } from "./routes";
 
@@ -22,7 +22,7 @@ export function containerName(spec: ServerSpec): string {
 /** Removes a container the start gave up on; the record stays if Docker cannot remove it. */
 export async function discard(container: Docker.Container, recordId: string): Promise<void> {
   try {
-    await container.remove({ force: true, v: true });
+    await removeByForce(container);
   } catch (error) {
     if (!isNotFound(error)) return;
   }

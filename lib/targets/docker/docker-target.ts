@@ -25,7 +25,7 @@ import type {
   Target,
 } from "../types";
 import type { DockerServerDescription } from "./description";
-import { execInContainer, isNotFound, waitReady } from "./container-io";
+import { execInContainer, isNotFound, removeByForce, waitReady } from "./container-io";
 import { containerStorage } from "./storage";
 import { containerName, createAndStart, discard } from "./create-container";
 import { currentEndpoint, dockerClientFor, LAB_LABEL, labLabels, withEngineTimeout } from "./docker-client";
@@ -49,6 +49,7 @@ import {
   type Placement,
 } from "./routes";
 import { sshEngineConnection, type SshTunnel } from "./ssh-engine";
+import { leasedCreateOptions, leasedExitCode, leaseSecondsFromEnv, leaseTiming, LeaseRenewer } from "./lease";
 
 export { DOCKER_ROUTES, dockerRouteFromEnv, type DockerRoute } from "./routes";
 
@@ -173,6 +174,8 @@ export class DockerStartedServer implements StartedServer {
     private readonly endpoint: DockerEndpoint,
     private readonly placement: Placement,
     private tunnel: SshTunnel | undefined,
+    /** The lease the lab renews while it holds the container (remote engines: lease.ts). */
+    private readonly lease?: LeaseRenewer,
   ) {
     if (endpoint.ssh) {
       const connection = sshEngineConnection(endpoint.ssh);
@@ -215,16 +218,20 @@ export class DockerStartedServer implements StartedServer {
    */
   readonly processGone = async (): Promise<string | undefined> => {
     if (this.stopping) return undefined;
+    const its = `its container ${this.container.id.slice(0, 12)} on the Docker engine at ${this.endpoint.host}`;
     try {
       // Bounded: over a dropped ssh:// link an inspect would wait for the keepalives (~20 s).
       const { State: state } = await withTimeout(this.container.inspect(), 5000, "inspect timed out");
-      if (state.Running && !state.Restarting) return undefined;
       const oom = state.OOMKilled ? ", killed for memory (OOM)" : "";
-      return (
-        `its container ${this.container.id.slice(0, 12)} on the Docker engine at ${this.endpoint.host} ` +
-        `${state.Status === "exited" ? "exited" : `is ${state.Status}`} with code ${state.ExitCode}${oom}`
-      );
+      if (state.Running && !state.Restarting) {
+        // A leased container outlives its server (lease.ts): the server's exit code is in a file.
+        const code = this.lease ? await leasedExitCode(this.container) : undefined;
+        return code === undefined ? undefined : `${its}: its server exited with code ${code}${oom}`;
+      }
+      return `${its} ${state.Status === "exited" ? "exited" : `is ${state.Status}`} with code ${state.ExitCode}${oom}`;
     } catch (error) {
+      // Removed by its engine: a leased container ends itself once its lease lapses.
+      if (this.lease && isNotFound(error)) return `${its} no longer exists: ${this.lease.describeGone()}`;
       ignored("docker: inspect a lost server's container")(error);
       return undefined;
     }
@@ -255,7 +262,7 @@ export class DockerStartedServer implements StartedServer {
     this.current = { ...this.current, host: reach.host, port: reach.port };
     const address = `${reach.host}:${reach.port}`;
     this.currentDescription = { ...this.currentDescription, address, route: reach.route };
-    await waitReady(this.container, this.profile, this.current, this.readyTimeoutMs);
+    await waitReady(this.container, this.profile, this.current, this.readyTimeoutMs, this.lease !== undefined);
     await this.useBridgeIfReachable(info);
   }
 
@@ -274,10 +281,13 @@ export class DockerStartedServer implements StartedServer {
 
   stop(): Promise<void> {
     this.stopping ??= (async () => {
+      // No more renewals: should the removal fail (engine unreachable), the lease removes the
+      // container within its bound anyway.
+      this.lease?.stop();
       try {
         // Bounded: an engine whose host vanished (packets dropped, no RST) would otherwise hold
         // the run's end for TCP's own timeouts (minutes) on a TLS engine.
-        await withEngineTimeout(this.container.remove({ force: true, v: true }), STOP_TIMEOUT_MS, this.endpoint.host);
+        await withEngineTimeout(removeByForce(this.container), STOP_TIMEOUT_MS, this.endpoint.host);
       } catch (error) {
         if (!isNotFound(error)) {
           this.stopping = undefined; // keep the record, so a retry or the reaper can remove it
@@ -317,6 +327,10 @@ export class DockerTarget implements Target {
     // Both throw for an engine or address the lab must not use, before anything is created.
     const endpoint = this.options.endpoint ?? currentEndpoint();
     const placement = placementFor(endpoint);
+    // Remote engines only: there a vanished client left the container for good (nobody may run the
+    // lab there again); on this machine the next lab process reaps it, and a local container keeps
+    // Docker's own exit state and log (no AutoRemove) as before.
+    const timing = endpoint.local ? undefined : leaseTiming(leaseSecondsFromEnv());
     const docker = dockerClientFor(endpoint);
     const resolved = await resolveImage(spec.engine, progressAdapter(this.options.onProgress), {
       forceStandIn: this.options.forceStandIn,
@@ -324,10 +338,12 @@ export class DockerTarget implements Target {
       pull,
     });
 
+    const leased = timing ? await leasedCreateOptions(docker, resolved.image, timing) : undefined;
     const password = randomPassword();
     const name = containerName(spec);
     const { container, recordId } = await createAndStart(docker, endpoint, placement, name, profile.port, {
       Image: resolved.image,
+      ...(leased ? { Entrypoint: leased.Entrypoint } : {}),
       Cmd: cmd,
       Env: profile.env(password),
       Labels: labLabels({
@@ -341,9 +357,11 @@ export class DockerTarget implements Target {
         // No swap on top of the limit: a swapping server would measure the disk, not the database.
         MemorySwap: limits.memoryBytes,
         ShmSize: Math.min(this.options.shmBytes ?? GiB, limits.memoryBytes),
-        AutoRemove: false,
+        AutoRemove: leased?.AutoRemove ?? false,
       },
     });
+    const lease = timing ? new LeaseRenewer(container, timing) : undefined;
+    lease?.start();
 
     let tunnel: SshTunnel | undefined;
     try {
@@ -358,7 +376,7 @@ export class DockerTarget implements Target {
         password,
         database: profile.database,
       };
-      const version = await waitReady(container, profile, connection, readyTimeoutMs);
+      const version = await waitReady(container, profile, connection, readyTimeoutMs, lease !== undefined);
       const storage = await containerStorage(
         (cmd, options) => execInContainer(docker, container, cmd, options),
         profile.dataDir,
@@ -393,10 +411,12 @@ export class DockerTarget implements Target {
         endpoint,
         placement,
         tunnel,
+        lease,
       );
       await server.useBridgeIfReachable(info);
       return server;
     } catch (error) {
+      lease?.stop();
       tunnel?.close();
       await discard(container, recordId);
       throw error;

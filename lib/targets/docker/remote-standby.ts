@@ -24,7 +24,7 @@ import type { ConnectionInfo, ServerNetwork, ServerSettings, StandbyHost, Starte
 import type { DockerServerDescription } from "./description";
 import { postgresUri } from "../uri";
 import { settingsToArgs } from "../settings";
-import { isNotFound, logTail } from "./container-io";
+import { isNotFound, logTail, removeByForce } from "./container-io";
 import { containerName } from "./create-container";
 import { dockerClientFor, LAB_LABEL, labLabels } from "./docker-client";
 import { endpointRef, engineHostLabel, isDockerEndpoint, type DockerEndpoint } from "./endpoint";
@@ -32,6 +32,7 @@ import { resolveImage } from "./images";
 import { randomRemotePort } from "./routes";
 import { sshEngineConnection, type ReverseTunnel, type SshTunnel } from "./ssh-engine";
 import { ignored } from "../../runtime/debug";
+import { leasedCreateOptions, leasedExitCode, leaseSecondsFromEnv, leaseTiming, LeaseRenewer } from "./lease";
 
 /** The stand-in image's postgres user (standin-image.ts): the data directory's owner in the container. */
 const POSTGRES_UID = 999;
@@ -113,6 +114,8 @@ export class RemoteStandby implements StartedServer {
     private readonly container: Docker.Container,
     private readonly recordId: string,
     private readonly tunnels: readonly (ReverseTunnel | SshTunnel)[],
+    /** Renewed while the lab holds the standby: it ends itself if the lab vanishes (lease.ts). */
+    private readonly lease: LeaseRenewer,
   ) {}
 
   get uri(): string {
@@ -134,11 +137,13 @@ export class RemoteStandby implements StartedServer {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    this.lease.stop();
     try {
-      await this.container.remove({ force: true, v: true });
+      await removeByForce(this.container);
       unregister(this.recordId);
     } catch (error) {
-      // Gone already: nothing left. Otherwise the record stays for `npm run clean`.
+      // Gone already: nothing left. Otherwise the record stays for `npm run clean` (and the
+      // lease, no longer renewed, removes the container meanwhile).
       if (isNotFound(error)) unregister(this.recordId);
     } finally {
       for (const t of this.tunnels) t.close();
@@ -166,13 +171,16 @@ export async function startRemoteStandby(r: RemoteStandbyRequest): Promise<Remot
     hot_standby: "on",
   };
   const name = containerName({ engine: "postgresql", name: `05-${r.name}` });
+  const timing = leaseTiming(leaseSecondsFromEnv());
+  const leased = await leasedCreateOptions(docker, image.image, timing);
   const container = await docker.createContainer({
     name,
     Image: image.image,
+    Entrypoint: leased.Entrypoint,
     Cmd: ["postgres", ...settingsToArgs(settings)],
     Env: [`PGDATA=${PGDATA}`],
     Labels: labLabels({ [`${LAB_LABEL}.engine`]: "postgresql", [`${LAB_LABEL}.name`]: r.name }),
-    HostConfig: { NetworkMode: "host", ShmSize: 256 * 2 ** 20, AutoRemove: false },
+    HostConfig: { NetworkMode: "host", ShmSize: 256 * 2 ** 20, AutoRemove: leased.AutoRemove },
   });
   const recordId = register({
     type: "docker-container",
@@ -180,12 +188,14 @@ export async function startRemoteStandby(r: RemoteStandbyRequest): Promise<Remot
     description: `container ${name} (standby ${r.name}) on ${r.endpoint.host}`,
     ...endpointRef(r.endpoint),
   });
+  const lease = new LeaseRenewer(container, timing);
   let tunnel: SshTunnel | undefined;
   try {
     await container.putArchive(tarOf(r.dataDirectory, path.posix.basename(PGDATA)), {
       path: path.posix.dirname(PGDATA),
     });
     await container.start();
+    lease.start();
     await waitAcceptingReads(container, r.name);
     tunnel = await sshEngineConnection(ssh).tunnel(port);
     const connection: ConnectionInfo = { ...r.credentials, host: "127.0.0.1", port: tunnel.localPort };
@@ -202,12 +212,21 @@ export async function startRemoteStandby(r: RemoteStandbyRequest): Promise<Remot
       engineHost: engineHostLabel(r.endpoint),
       engineRttMs: await sshEngineConnection(ssh).rttMs(),
     };
-    return new RemoteStandby(container.id, r.name, connection, description, container, recordId, [r.tunnel, tunnel]);
+    return new RemoteStandby(
+      container.id,
+      r.name,
+      connection,
+      description,
+      container,
+      recordId,
+      [r.tunnel, tunnel],
+      lease,
+    );
   } catch (error) {
+    lease.stop();
     tunnel?.close();
     const logs = await logTail(container, 15);
-    await container
-      .remove({ force: true, v: true })
+    await removeByForce(container)
       .then(() => unregister(recordId))
       .catch(ignored("remote standby: remove after a failed start"));
     throw new Error(`standby ${r.name} on ${r.endpoint.host} did not start: ${String(error)}\n${logs}`, {
@@ -221,6 +240,9 @@ async function waitAcceptingReads(container: Docker.Container, name: string, tim
   while (Date.now() < deadline) {
     const info = await container.inspect();
     if (!info.State.Running) throw new Error(`its container exited (${info.State.ExitCode})`);
+    // The lease's watcher keeps the container up after its server exited (lease.ts).
+    const code = await leasedExitCode(container);
+    if (code !== undefined) throw new Error(`its server exited (${code})`);
     if (/ready to accept read-only connections/.test(await logTail(container, 50))) return;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
