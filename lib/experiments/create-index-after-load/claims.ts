@@ -29,7 +29,6 @@ import {
   overRepeats,
   regimePair,
   sameStateRepeats,
-  serverTimeRatio,
   sizeSweep,
   timeRatio,
   type CialSummary,
@@ -282,11 +281,11 @@ export function plan02(p: CreateIndexAfterLoadParams): ClaimPlan[] {
 /** (1a) Loading, then indexing, beats loading into an indexed table. */
 export function claimFaster(s: CialSummary, pair: PairSummary | undefined): ClaimCheck {
   const state = sameStateRepeats(pair?.repeats ?? []);
-  const interval = timeRatio(state.kept);
+  const interval = pair?.timeRatio;
   if (!pair?.a || !pair.b || !interval)
     return missing(FASTER, "needs both methods in at least one repeat at the headline size");
   const { a, b } = pair;
-  const server = serverTimeRatio(state.kept);
+  const server = pair.serverTimeRatio;
   const decision = decideOn(RULE_FASTER, interval, ratioFmt);
   const { verdict } = decision;
   const decidedBy = withState(
@@ -294,7 +293,7 @@ export function claimFaster(s: CialSummary, pair: PairSummary | undefined): Clai
     stateSensitivity(state, verdict, (rs) => decideOn(RULE_FASTER, timeRatio(rs), ratioFmt)),
   );
   const cpu = overRepeats(
-    state.kept,
+    pair.repeats,
     (r) => (r.a.cpuS && r.b.cpuS !== undefined ? r.b.cpuS / r.a.cpuS : undefined),
     "B/A CPU seconds per repeat",
   );
@@ -314,7 +313,7 @@ export function claimFaster(s: CialSummary, pair: PairSummary | undefined): Clai
         (cpu ? `In CPU seconds (backend + parallel sort workers) B/A = ${intervalText(cpu, ratioFmt)}. ` : "") +
         (flips ? `In ${flips} of ${pair.repeats.length} repeat(s) B was not slower. ` : "") +
         `Closing CHECKPOINT (not in the seed's measure): A ${f2((a.phaseMs.checkpoint ?? NaN) / 1000)} s, B ${f2((b.phaseMs.checkpoint ?? NaN) / 1000)} s.`,
-      sensitivity: sensitivity({ ...pair, repeats: state.kept }, timeRatio, RULE_FASTER, verdict, ratioFmt),
+      sensitivity: sensitivity(pair, timeRatio, RULE_FASTER, verdict, ratioFmt),
     },
     here02(s, pair),
     { here: `B/A ${f2(interval.estimate)}×`, seed: `${f2(seedFigures().ratio)}× at 100,000,000 rows`, howToTest: "" },
@@ -324,7 +323,7 @@ export function claimFaster(s: CialSummary, pair: PairSummary | undefined): Clai
 /** (1b) The seed's 2.54× — only at the seed's size. */
 export function claimMagnitude(s: CialSummary, pair: PairSummary | undefined, seed: SeedFigures): ClaimCheck {
   const state = sameStateRepeats(pair?.repeats ?? []);
-  const interval = timeRatio(state.kept);
+  const interval = pair?.timeRatio;
   const ours =
     interval && pair ? `B/A ${intervalText(interval, ratioFmt)} at ${rowsText(pair.rows)} rows` : "no headline pair";
   const measured = (here: string) => ({
@@ -355,7 +354,7 @@ export function claimMagnitude(s: CialSummary, pair: PairSummary | undefined, se
       verdict,
       decidedBy,
       why: `A ${f2(pair.a?.medianSeconds)} s vs B ${f2(pair.b?.medianSeconds)} s here; the seed ${minSec(seed.loadThenIndexS)} vs ${minSec(seed.indexThenLoadS)}.`,
-      sensitivity: sensitivity({ ...pair, repeats: state.kept }, timeRatio, RULE_MAGNITUDE, verdict, ratioFmt),
+      sensitivity: sensitivity(pair, timeRatio, RULE_MAGNITUDE, verdict, ratioFmt),
     },
     here02(s, pair),
     measured(`B/A ${f2(interval.estimate)}×`),
@@ -451,7 +450,7 @@ export function claimIo(s: CialSummary, headline: PairSummary | undefined): Clai
   const pair = regimePair(s, "cache") ?? headline;
   if (!pair?.a || !pair.b) return missing(IO, "needs both methods at the headline size");
   const state = sameStateRepeats(pair.repeats);
-  const interval = ioShare(state.kept);
+  const interval = ioShare(pair.repeats);
   if (!interval) return missing(IO, "B was not slower than A in the median repeat: there is no gap to explain");
   const { a, b } = pair;
   const decision = decideOn(RULE_IO, interval, shareFmt);
@@ -460,7 +459,7 @@ export function claimIo(s: CialSummary, headline: PairSummary | undefined): Clai
     decision.decidedBy,
     stateSensitivity(state, verdict, (rs) => decideOn(RULE_IO, ioShare(rs), shareFmt)),
   );
-  const cpu = cpuShare(state.kept);
+  const cpu = cpuShare(pair.repeats);
   const shared = pair.sharedBuffersMB ?? s.headline.sharedBuffersMB;
   const tableBytes = b.index?.tableBytes;
   const cpuSentence =
@@ -491,7 +490,7 @@ export function claimIo(s: CialSummary, headline: PairSummary | undefined): Clai
           ? `${pct(other)} of the gap is neither timed I/O nor CPU (B's backend was preempted ${int(b.involuntarySwitches)} times; ` +
             `host load average ${f1(b.hostLoad)}).`
           : ""),
-      sensitivity: sensitivity({ ...pair, repeats: state.kept }, ioShare, RULE_IO, verdict, shareFmt),
+      sensitivity: sensitivity(pair, ioShare, RULE_IO, verdict, shareFmt),
     },
     here02(s, pair),
     {

@@ -108,8 +108,6 @@ export interface PairSummary {
   readonly b?: MethodSummary;
   /** Repeats where both methods finished, by repeat. */
   readonly repeats: readonly RepeatPair[];
-  /** "repeat 3: probes ×1.71 apart" (PAIR_STATE_RULE), or "" when no repeat's probes split. */
-  readonly stateText: string;
   /** B/A of the seed's measure per repeat, over every repeat: median and exact interval. */
   readonly timeRatio?: Interval;
   /** B/A of the server's own elapsed time per repeat. */
@@ -453,7 +451,6 @@ export function summarise(trials: readonly CialTrial[], headline: HeadlineSettin
     const a = g.find((m) => m.condition.method === "load_then_index");
     const b = g.find((m) => m.condition.method === "index_then_load");
     const repeats = repeatPairs(trialsOf(a), trialsOf(b));
-    const state = sameStateRepeats(repeats);
     const c = g[0].condition;
     return {
       rows: c.rows,
@@ -465,9 +462,8 @@ export function summarise(trials: readonly CialTrial[], headline: HeadlineSettin
       a,
       b,
       repeats,
-      stateText: state.text,
-      timeRatio: timeRatio(state.kept),
-      serverTimeRatio: serverTimeRatio(state.kept),
+      timeRatio: timeRatio(repeats),
+      serverTimeRatio: serverTimeRatio(repeats),
     };
   });
   pairs.sort(
