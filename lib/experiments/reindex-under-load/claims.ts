@@ -553,8 +553,8 @@ export function claimConcurrentlyCheaper(s: ReindexSummary): ClaimCheck {
 export function claimConcurrentlyLonger(s: ReindexSummary): ClaimCheck {
   const re = modeSummary(s, "reindex");
   const co = modeSummary(s, "concurrently");
-  const interval = rebuildRatio(s.runs);
   const pairs = rebuildPairs(s.runs);
+  const interval = ratioOver(pairs.kept);
   if (re && !co) return concurrentlyNotRun(CONCURRENTLY_LONGER);
   if (!re?.reindexSeconds || !co?.reindexSeconds || !interval) {
     return missing(CONCURRENTLY_LONGER, "needs a finished REINDEX and CONCURRENTLY in the same set");
