@@ -1,5 +1,6 @@
 // ESLint (flat config) with type information. `npm run lint` runs it and `prettier --check`.
 // Style is Prettier's (.prettierrc.json); these rules are about correctness and the layers.
+import fs from "node:fs";
 import { createTypeScriptImportResolver } from "eslint-import-resolver-typescript";
 import importX from "eslint-plugin-import-x";
 import tseslint from "typescript-eslint";
@@ -13,6 +14,12 @@ import tseslint from "typescript-eslint";
  *   runtime, params/validate  ←  stats, jupyter, network  ←  targets  ←  engines, results
  *     ←  display, workloads  ←  params  ←  compare  ←  experiments  ←  lib/index.ts  ←  scripts, bench
  * (compare reads stored runs: results, stats, display and params, nothing that runs a server.)
+ *
+ * Inside experiments, one folder per notebook (its params, its `workload/`, claims, summary,
+ * presentation, ETA model) above the shared files beside them (session, contract, eta, …). A
+ * notebook's folder imports no other notebook's; the shared files import no notebook's (the registry
+ * alone lists them); a `workload/` part runs servers and imports neither display nor compare nor
+ * the rest of its notebook but its params.
  */
 const layer = (dir) => `./lib/${dir}`;
 const ABOVE_RUNTIME = [
@@ -28,7 +35,24 @@ const ABOVE_RUNTIME = [
   "jupyter",
   "compare",
 ].map(layer);
+const EXPERIMENTS = "./lib/experiments";
+const features = fs
+  .readdirSync(EXPERIMENTS, { withFileTypes: true })
+  .filter((e) => e.isDirectory())
+  .map((e) => `${EXPERIMENTS}/${e.name}`);
+const sharedExperimentFiles = fs
+  .readdirSync(EXPERIMENTS)
+  .filter((f) => f.endsWith(".ts") && f !== "registry.ts")
+  .map((f) => `${EXPERIMENTS}/${f}`);
+const featureZones = features.flatMap((folder) => [
+  { target: folder, from: features.filter((other) => other !== folder) },
+  { target: `${folder}/workload`, from: ["display", "compare"].map(layer) },
+  { target: `${folder}/workload`, from: sharedExperimentFiles },
+  { target: `${folder}/workload`, from: folder, except: ["./params.ts", "./workload"] },
+]);
 const zones = [
+  ...featureZones,
+  ...sharedExperimentFiles.map((file) => ({ target: file, from: features })),
   { target: layer("runtime"), from: ABOVE_RUNTIME },
   { target: "./lib/params/validate.ts", from: ABOVE_RUNTIME.filter((d) => d !== layer("params")) },
   { target: layer("stats"), from: ABOVE_RUNTIME.filter((d) => d !== layer("stats")) },

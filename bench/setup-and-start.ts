@@ -5,13 +5,13 @@
  */
 import { EmbeddedPostgresTarget } from "../lib/targets/embedded/embedded-postgres";
 import { dockerAvailable } from "../lib/targets/docker/docker-client";
-import { PostgresIndexWriteTable } from "../lib/workloads/index-write-cost/postgres-table";
+import { PostgresIndexWriteTable } from "../lib/experiments/index-write-cost/workload/postgres-table";
 import { connect, withClient } from "../lib/engines/postgres/connect";
 import type { ConnectionInfo } from "../lib/targets/types";
 import { medianRtt } from "../lib/network/calibrate";
-import { selectOneProbe } from "../lib/workloads/round-trips/timing";
-import { makeDataset } from "../lib/workloads/index-write-cost/dataset";
-import { FIELDS } from "../lib/workloads/index-write-cost/operations";
+import { selectOneProbe } from "../lib/workloads/statement-timing";
+import { makeDataset } from "../lib/experiments/index-write-cost/workload/dataset";
+import { FIELDS } from "../lib/experiments/index-write-cost/workload/operations";
 
 const seconds = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e9;
 

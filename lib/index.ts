@@ -13,7 +13,7 @@ export { plot, setupCharts } from "./display/plotly";
 export type { PlotlyFigure, PlotlyTrace } from "./display/plotly";
 export { showParameters } from "./display/run-header";
 
-export type { IndexWriteCostParams } from "./params/index-write-cost";
+export type { IndexWriteCostParams } from "./experiments/index-write-cost/params";
 export { showTable } from "./display/table";
 export { showVerdictSummary } from "./display/claims";
 export { frame } from "./display/frame";
@@ -24,15 +24,15 @@ export type { DataFrame as Frame } from "danfojs-node";
 export type { DataFrame as FrameView } from "danfojs-node/dist/danfojs-base";
 
 export * as indexWriteCost from "./experiments/index-write-cost";
-export type { CreateIndexAfterLoadParams } from "./params/create-index-after-load";
+export type { CreateIndexAfterLoadParams } from "./experiments/create-index-after-load/params";
 export * as createIndexAfterLoad from "./experiments/create-index-after-load";
-export type { OverIndexingParams } from "./params/over-indexing";
+export type { OverIndexingParams } from "./experiments/over-indexing/params";
 export * as overIndexing from "./experiments/over-indexing";
-export type { ReindexUnderLoadParams } from "./params/reindex-under-load";
+export type { ReindexUnderLoadParams } from "./experiments/reindex-under-load/params";
 export * as reindexUnderLoad from "./experiments/reindex-under-load";
-export type { RoundTripsParams } from "./params/round-trips";
+export type { RoundTripsParams } from "./experiments/round-trips/params";
 export * as roundTrips from "./experiments/round-trips";
-export type { YourIndexesParams } from "./params/your-indexes";
+export type { YourIndexesParams } from "./experiments/your-indexes/params";
 export * as yourIndexes from "./experiments/your-indexes";
 
 // Comparing stored runs (notebook 00).

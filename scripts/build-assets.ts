@@ -17,7 +17,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { PLOTLY_ASSET, PLOTLY_INFO } from "../lib/display/plotly";
-import { PARAMETERS_ASSET, type ParametersInterface } from "./parameters-asset";
+import { PARAMETERS_ASSET, parameterSources, type ParametersInterface } from "./parameters-asset";
 
 if (process.argv.length > 2) {
   const help = process.argv[2] === "--help" || process.argv[2] === "-h";
@@ -52,10 +52,8 @@ buildPlotlyAsset();
 async function buildParametersAsset(): Promise<void> {
   const target = path.join(buildRoot, "assets", PARAMETERS_ASSET);
   const stampFile = `${target}.inputs`;
-  const roots = () => [
-    ...fs.readdirSync(path.join(sourceRoot, "lib", "params")).sort(),
-    fs.statSync(path.join(sourceRoot, "lib", "compare", "params.ts")).mtimeMs,
-  ];
+  // A params file added or removed changes the list, so the asset is rebuilt for it too.
+  const roots = () => parameterSources(sourceRoot).map((f) => path.relative(sourceRoot, f));
   const stamp = (inputs: readonly string[]) =>
     JSON.stringify({ roots: roots(), inputs: inputs.map((f) => [f, fs.existsSync(f) ? fs.statSync(f).mtimeMs : 0]) });
   if (fs.existsSync(target) && fs.existsSync(stampFile)) {

@@ -1,3 +1,6 @@
+import fs from "node:fs";
+import path from "node:path";
+
 /** build/assets/parameters.json's shape: scripts/parameters-extract.ts writes it, scripts/parameters.ts reads it. */
 
 export const PARAMETERS_ASSET = "parameters.json";
@@ -15,4 +18,18 @@ export interface ParametersInterface {
   /** Relative to the project root. */
   readonly file: string;
   readonly parameters: readonly ParameterDeclaration[];
+}
+
+/**
+ * The files the parameters are declared in: each notebook's `lib/experiments/<name>/params.ts`
+ * (sorted) and 00's `lib/compare/params.ts`.
+ */
+export function parameterSources(sourceRoot: string): string[] {
+  const experiments = path.join(sourceRoot, "lib", "experiments");
+  const own = fs
+    .readdirSync(experiments, { withFileTypes: true })
+    .filter((e) => e.isDirectory() && fs.existsSync(path.join(experiments, e.name, "params.ts")))
+    .map((e) => path.join(experiments, e.name, "params.ts"))
+    .sort();
+  return [...own, path.join(sourceRoot, "lib", "compare", "params.ts")];
 }

@@ -1,6 +1,6 @@
 /**
  * Reads every notebook's parameters from their declarations: the `…Params` interfaces of
- * lib/params/*.ts and lib/compare/params.ts, each member's type (aliases spelled out: `"auto" |
+ * lib/experiments/<name>/params.ts and lib/compare/params.ts, each member's type (aliases spelled out: `"auto" |
  * "embedded" | …`) and its doc comment, the one place a parameter's meaning is written. Run by
  * scripts/build-assets.ts into build/assets/parameters.json, which `npm run reproduce -- --help`
  * and docs/parameters.md read (scripts/parameters.ts).
@@ -9,22 +9,9 @@
  * here (372 files with their imports): scripts/build-assets.ts loads this module (and typescript,
  * 0.7 s) only when a file the last program read has changed, or a params file was added.
  */
-import fs from "node:fs";
 import path from "node:path";
 import ts from "typescript";
-import type { ParametersInterface } from "./parameters-asset";
-
-function rootFiles(sourceRoot: string): string[] {
-  const dir = path.join(sourceRoot, "lib", "params");
-  return [
-    ...fs
-      .readdirSync(dir)
-      .filter((f) => f.endsWith(".ts"))
-      .sort()
-      .map((f) => path.join(dir, f)),
-    path.join(sourceRoot, "lib", "compare", "params.ts"),
-  ];
-}
+import { parameterSources, type ParametersInterface } from "./parameters-asset";
 
 function typeText(checker: ts.TypeChecker, type: ts.Type): string {
   if (type.flags & ts.TypeFlags.Boolean) return "boolean";
@@ -54,7 +41,7 @@ function typeText(checker: ts.TypeChecker, type: ts.Type): string {
 }
 
 export function extractParameters(sourceRoot: string): { interfaces: ParametersInterface[]; inputs: string[] } {
-  const files = rootFiles(sourceRoot);
+  const files = parameterSources(sourceRoot);
   const program = ts.createProgram(files, {
     strict: true,
     skipLibCheck: true,

@@ -24,7 +24,7 @@ import { projectRoot } from "../lib/jupyter/kernel-spec";
 import { findExperiment, EXPERIMENTS } from "../lib/experiments/registry";
 import type { RegisteredExperiment } from "../lib/experiments/contract";
 import { checkProfile, PROFILES, type ProfileName } from "../lib/params/profiles";
-import { estimateRun, etaText } from "../lib/experiments/eta";
+import { etaText } from "../lib/experiments/eta";
 import { planText } from "../lib/stats/claims";
 import { checkDiskNeed, DiskSpaceError, type DiskNeed } from "../lib/targets/disk-need";
 import { DATA_DIR_ENV, embeddedBaseDir } from "../lib/targets/embedded/data-dir";
@@ -201,7 +201,7 @@ interface Planned {
 export function etaLines(planned: readonly Planned[]): string[] {
   const lines: string[] = [];
   for (const p of planned) {
-    const estimate = estimateRun(p.entry.slug, p.entry.resolve(p.profile, p.overrides), p.resume?.finishedBefore);
+    const estimate = p.entry.estimate?.(p.profile, p.overrides, p.resume?.finishedBefore);
     if (estimate) lines.push(`ETA ${p.name}: ${etaText(estimate, p.resume?.runId ?? "<run-id>")}`);
     const prospect = p.entry.prospect?.(p.profile, p.overrides);
     if (prospect) lines.push(`    ${p.name}: ${planText(prospect)}`);

@@ -17,6 +17,8 @@ import type { RunMetadata } from "../results/metadata";
 import type { DiskNeed } from "../targets/disk-need";
 import type { ClaimCheck, ClaimPlan } from "../stats/claims";
 import type { RunControl } from "./session";
+import { estimateRun, type EtaModel, type Estimate } from "./eta";
+import type { FaultCells } from "./faults";
 
 /** What every experiment's run returns, at least. */
 export interface ExperimentRun {
@@ -53,6 +55,10 @@ export interface Experiment<P extends object, R extends ExperimentRun, S> {
   readonly plan?: (params: P) => ClaimPlan[];
   /** The data directory's peak size for these params, as the notebook estimates it (targets/disk-need). */
   readonly disk?: (params: P) => DiskNeed;
+  /** How its trials' time grows (its folder's `eta.ts`): the ETA before and during a run. */
+  readonly estimate?: EtaModel<P>;
+  /** The faults it offers to the fault matrix, and the small run they land in. */
+  readonly faults?: FaultCells;
 }
 
 /** The registry's view of an experiment: what reproduce and the parameter checks need. */
@@ -75,6 +81,16 @@ export interface RegisteredExperiment {
   prospect?(profile: ProfileName, overrides: Record<string, unknown>): ClaimPlan[];
   /** The data directory's peak size for these parameters, where the notebook estimates it. */
   disk?(profile: ProfileName, overrides: Record<string, unknown>): DiskNeed | undefined;
+  /**
+   * The ETA of a run with these parameters, minus the trials in `done` (a resume's), from this
+   * machine's stored runs; undefined without a model or anything to fit it on.
+   */
+  readonly estimate?: (
+    profile: ProfileName,
+    overrides: Record<string, unknown>,
+    done?: ReadonlySet<string>,
+  ) => Estimate | undefined;
+  readonly faults?: FaultCells;
 }
 
 export function register<P extends object, R extends ExperimentRun, S>(e: Experiment<P, R, S>): RegisteredExperiment {
@@ -92,5 +108,14 @@ export function register<P extends object, R extends ExperimentRun, S>(e: Experi
         }
       : {}),
     disk: (profile, overrides) => e.disk?.(e.params(profile, overrides as Partial<P>)),
+    ...(e.estimate ? { estimate: estimateOf(e, e.estimate) } : {}),
+    ...(e.faults ? { faults: e.faults } : {}),
   };
+}
+
+function estimateOf<P extends object, R extends ExperimentRun, S>(
+  e: Experiment<P, R, S>,
+  model: EtaModel<P>,
+): NonNullable<RegisteredExperiment["estimate"]> {
+  return (profile, overrides, done) => estimateRun(e.slug, model, e.params(profile, overrides as Partial<P>), done);
 }

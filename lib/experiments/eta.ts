@@ -13,25 +13,14 @@
  * ~10× too long; a default run's 10k and 100k trials fix that.
  *
  * Without stored runs: this machine's speed by a fixed CPU micro-probe (SHA-256 over 64 MiB),
- * times constants fitted from the stored smoke runs of a 2-core Xeon (the `REFERENCE` table), where
+ * times rates fitted from the stored smoke runs of a 2-core Xeon (each model's `reference`), where
  * the same probe took `REFERENCE_PROBE_SECONDS`. CPU only: a disk with a slower fsync than the
  * reference's makes 02's and 05's trials longer than said.
  */
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import type { IndexWriteCostParams } from "../params/index-write-cost";
-import type { CreateIndexAfterLoadParams } from "../params/create-index-after-load";
-import type { OverIndexingParams } from "../params/over-indexing";
-import type { ReindexUnderLoadParams } from "../params/reindex-under-load";
-import type { RoundTripsParams } from "../params/round-trips";
-import type { YourIndexesParams } from "../params/your-indexes";
-import { planTrials as planIndexWrites } from "../workloads/index-write-cost/run-trials";
-import { planTrials as planLoads } from "../workloads/create-index-after-load/plan";
-import { planRounds } from "../workloads/over-indexing/run-trials";
-import { planRuns } from "../workloads/reindex-under-load/run-trials";
-import { planRounds as planIndexRounds } from "../workloads/your-indexes/run-trials";
-import { planVariants, writtenIndexNames } from "../workloads/your-indexes/variants";
+import { linearRegression, mean, median } from "simple-statistics";
 import { resultsRoot } from "../results/run-store";
 
 /** One planned trial as the estimate sees it. */
@@ -71,130 +60,37 @@ export interface CalibrationSample {
   readonly wallSeconds: number;
 }
 
-interface NotebookModel {
-  /** The planned trials of a run with these params; `maximal`: with every adaptive round added. */
-  units(params: object, maximal: boolean): PlannedUnit[];
-  /** A stored trial's size and fixed seconds, from its condition and its run's params. */
-  size(condition: Record<string, unknown>, params: Record<string, unknown>): number;
-}
-
-const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : NaN);
-
-// Each model's `params` is the registry's resolved parameters of that notebook: the cast names the
-// type the notebook's own `params` function returned.
-const MODELS: Readonly<Record<string, NotebookModel>> = {
-  "01-index-write-cost": {
-    units(params, maximal) {
-      const p = params as IndexWriteCostParams;
-      const planned = planIndexWrites(p);
-      const largest = Math.max(...p.rowCounts);
-      const extra = maximal
-        ? planIndexWrites({ ...p, rowCounts: [largest], growthRows: [], repeats: p.maxRepeats }).filter(
-            (t) => t.repeat > p.repeats,
-          )
-        : [];
-      return [...planned, ...extra].map((t) => ({
-        key: `${t.condition.engine}/${t.condition.rows}/${t.condition.operation}/idx${t.condition.extraIndexes}/ff${t.condition.fillfactor ?? "-"}/r${t.repeat}`,
-        size: t.condition.rows,
-        fixedSeconds: 0,
-      }));
-    },
-    size: (c) => num(c.rows),
-  },
-  "02-create-index-after-load": {
-    units(params) {
-      const p = params as CreateIndexAfterLoadParams;
-      return planLoads(p).map((t) => ({ key: t.key, size: t.condition.rows, fixedSeconds: 0 }));
-    },
-    size: (c) => num(c.rows),
-  },
-  "03-over-indexing": {
-    units(params, maximal) {
-      const p = params as OverIndexingParams;
-      return planRounds(p.indexLevels, maximal ? p.maxRepeats : p.repeats).map((t) => ({
-        key: t.key,
-        size: p.dataScale,
-        fixedSeconds: p.durationSeconds,
-      }));
-    },
-    size: (_c, p) => num(p.dataScale),
-  },
-  "04-reindex-under-load": {
-    units(params, maximal) {
-      const p = params as ReindexUnderLoadParams;
-      return planRuns(maximal ? p.maxSets : p.sets, p.modes).map((t) => ({
-        key: t.key,
-        size: p.scale,
-        fixedSeconds: p.durationSeconds,
-      }));
-    },
-    size: (_c, p) => num(p.scale),
-  },
-  "06-your-indexes": {
-    units(params, maximal) {
-      const p = params as YourIndexesParams;
-      // The candidates' names are known once built: the estimate counts them, keys as the run makes them.
-      const ids = planVariants(indexesToDrop(p), p.candidates).variants.map((v) => v.id);
-      return planIndexRounds(ids, maximal ? p.maxRepeats : p.repeats).map((t) => ({
-        key: t.key,
-        size: p.scale,
-        fixedSeconds: p.durationSeconds,
-      }));
-    },
-    // The clone and the counters around each run grow with the data's scale.
-    size: (_c, p) => num(p.scale),
-  },
-  "05-round-trips": {
-    units(params) {
-      const p = params as RoundTripsParams;
-      const units: PlannedUnit[] = [];
-      for (let r = 1; r <= p.repeats; r++) {
-        for (const env of p.environments)
-          for (const c of p.cases)
-            units.push({ key: `case/${env}/${c}/n${p.statements}/r${r}`, size: p.statements, fixedSeconds: 0 });
-        if (p.syncLevels.length)
-          for (const rtt of p.sweepStandbyRttsMs)
-            for (const level of p.syncLevels)
-              units.push({
-                key: `sweep/${rtt}ms/${level}/n${p.sweepCommits}/r${r}`,
-                size: p.sweepCommits,
-                fixedSeconds: 0,
-              });
-      }
-      return units;
-    },
-    size: (c) => num(c.statements ?? c.commits),
-  },
-};
-
 /**
- * The secondary indexes 06 will drop one at a time: the names `existing` gives, or for "all" the
- * schema file's CREATE INDEX statements (those the server lists only once it has loaded the file;
- * an index behind a PRIMARY KEY or UNIQUE constraint is written inside CREATE TABLE or as ALTER
- * TABLE, so it is not counted, as the lab does not drop it). Unreadable: none (the run's own check
- * says why, before any server starts).
+ * How one notebook's trials grow, for its ETA: each experiment folder has one (its `eta.ts`), and
+ * the Experiment contract carries it, so this module names no notebook.
  */
-export function indexesToDrop(p: Pick<YourIndexesParams, "existing" | "schema">): string[] {
-  if (p.existing !== "all") return [...p.existing];
-  let text = "";
-  try {
-    text = fs.readFileSync(p.schema, "utf8");
-  } catch {
-    return [];
-  }
-  return writtenIndexNames(text);
+export interface EtaModel<P> {
+  /**
+   * The planned trials of a run with these params; `maximal`: with every adaptive round added.
+   * `stored`: this notebook's stored runs, for a model whose fixed seconds this machine sets (04's
+   * run length, from its calibration rebuild).
+   */
+  units(params: P, maximal: boolean, stored: StoredRuns): PlannedUnit[];
+  /** A stored trial's size, from its condition and its run's params. */
+  size(condition: Record<string, unknown>, params: Record<string, unknown>): number;
+  /**
+   * Rates for the no-stored-runs fallback, fitted on the reference machine (`REFERENCE_PROBE_SECONDS`)
+   * and scaled by this machine's CPU probe; without them, no ETA until a run is stored.
+   */
+  readonly reference?: ReferenceRates;
 }
 
-/** Notebooks the estimate knows. */
-export function hasEstimate(notebook: string): boolean {
-  return notebook in MODELS;
+/** Where a notebook's stored runs are: `root`'s folders with `_<notebook>_` in their name. */
+export interface StoredRuns {
+  readonly root: string;
+  readonly notebook: string;
 }
 
-const median = (values: readonly number[]): number => {
-  const v = [...values].sort((a, b) => a - b);
-  const mid = v.length >> 1;
-  return v.length % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
-};
+/** A model's fallback rates: a Calibration without its source. */
+export type ReferenceRates = Omit<Calibration, "source">;
+
+/** A finite number, else NaN (a stored field that is missing or not a number). */
+export const finiteOrNaN = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : NaN);
 
 /**
  * The timed part per size is the median of timed ÷ size (the timed writes are what grows with the
@@ -225,13 +121,10 @@ export function fitCalibration(samples: readonly CalibrationSample[], source: st
       constantSetup: true,
     };
   }
-  const n = points.length;
-  const mx = points.reduce((t, p) => t + p.x, 0) / n;
-  const my = points.reduce((t, p) => t + p.y, 0) / n;
-  const sxy = points.reduce((t, p) => t + (p.x - mx) * (p.y - my), 0);
-  const sxx = points.reduce((t, p) => t + (p.x - mx) ** 2, 0);
-  let b = Math.max(0, sxy / sxx);
-  let a = my - b * mx;
+  const fit = linearRegression(points.map((p) => [p.x, p.y]));
+  // A falling fit (noise between sizes): no per-size cost, the untimed part is their mean.
+  let b = Math.max(0, fit.m);
+  let a = fit.m < 0 ? mean(points.map((p) => p.y)) : fit.b;
   // A negative intercept (untimed cost super-linear in the samples): through the origin instead.
   if (a < 0) {
     a = 0;
@@ -296,47 +189,10 @@ export function etaText(e: Estimate, runId?: string): string {
 }
 
 /**
- * Reference for the no-stored-runs fallback: per notebook, `fitCalibration` of 40 stored smoke runs and
- * one default run (04) on the 2-core Xeon this lab was built on, where the probe took
- * REFERENCE_PROBE_SECONDS. 01's and 03's untimed parts were seen at one size only (constant).
+ * The reference machine of the models' `reference` rates: the 2-core Xeon this lab was built on,
+ * where the CPU probe took this long.
  */
-const REFERENCE_PROBE_SECONDS = 0.05;
-type Rates = Omit<Calibration, "source">;
-const REFERENCE: Readonly<Record<string, Rates>> = {
-  "01-index-write-cost": {
-    timedPerSizeSeconds: 2.2e-5,
-    overheadSeconds: 0.44,
-    untimedPerSizeSeconds: 0,
-    constantSetup: true,
-  },
-  "02-create-index-after-load": {
-    timedPerSizeSeconds: 2.4e-6,
-    overheadSeconds: 0.57,
-    untimedPerSizeSeconds: 0,
-    constantSetup: false,
-  },
-  "03-over-indexing": { timedPerSizeSeconds: 0, overheadSeconds: 2.5, untimedPerSizeSeconds: 0, constantSetup: true },
-  "04-reindex-under-load": {
-    timedPerSizeSeconds: 0,
-    overheadSeconds: 1.32,
-    untimedPerSizeSeconds: 0.067,
-    constantSetup: false,
-  },
-  // 06 was fitted on a 2-core AMD EPYC instead (4 stored runs, smoke and default; its probe 0.039 s),
-  // rescaled to the reference's probe: 0.14 s + 0.53 s × scale there around each run's fixed seconds.
-  "06-your-indexes": {
-    timedPerSizeSeconds: 0,
-    overheadSeconds: 0.18,
-    untimedPerSizeSeconds: 0.68,
-    constantSetup: false,
-  },
-  "05-round-trips": {
-    timedPerSizeSeconds: 1.8e-3,
-    overheadSeconds: 0,
-    untimedPerSizeSeconds: 7.6e-4,
-    constantSetup: false,
-  },
-};
+export const REFERENCE_PROBE_SECONDS = 0.05;
 
 let probed: number | undefined;
 
@@ -363,9 +219,9 @@ export function cpuProbeSeconds(): number {
 /** The stored trials of one notebook under `root`: every finished trial with its wall time. */
 export function storedSamples(
   notebook: string,
+  model: Pick<EtaModel<never>, "size">,
   root: string = resultsRoot(),
 ): { samples: CalibrationSample[]; runs: number } {
-  const model = MODELS[notebook];
   const samples: CalibrationSample[] = [];
   let runs = 0;
   let entries: string[];
@@ -375,7 +231,7 @@ export function storedSamples(
     return { samples, runs };
   }
   for (const entry of entries) {
-    if (!model || !entry.includes(`_${notebook}_`)) continue;
+    if (!entry.includes(`_${notebook}_`)) continue;
     const dir = path.join(root, entry);
     let params: Record<string, unknown>;
     let text: string;
@@ -413,13 +269,14 @@ export function storedSamples(
 /** This machine's calibration for a notebook: its stored runs, else the CPU probe times the reference. */
 export function calibrate(
   notebook: string,
+  model: Pick<EtaModel<never>, "size" | "reference">,
   root: string = resultsRoot(),
   probe: () => number = cpuProbeSeconds,
 ): Calibration | undefined {
-  const { samples, runs } = storedSamples(notebook, root);
+  const { samples, runs } = storedSamples(notebook, model, root);
   const fitted = fitCalibration(samples, `${runs} stored run(s) of this notebook here`);
   if (fitted) return fitted;
-  const reference = REFERENCE[notebook];
+  const reference = model.reference;
   if (!reference) return undefined;
   const factor = probe() / REFERENCE_PROBE_SECONDS;
   return {
@@ -431,14 +288,19 @@ export function calibrate(
   };
 }
 
-/** The ETA of a run of `notebook` with these params, minus the trials in `done`; undefined without a model. */
-export function estimateRun(
+/**
+ * The ETA of a run of `notebook` (its results folders' middle part) with these params, minus the
+ * trials in `done`; undefined without stored runs or reference rates.
+ */
+export function estimateRun<P>(
   notebook: string,
-  params: object,
+  model: EtaModel<P>,
+  params: P,
   done: ReadonlySet<string> = new Set(),
-  calibration: Calibration | undefined = calibrate(notebook),
+  root: string = resultsRoot(),
+  calibration: Calibration | undefined = calibrate(notebook, model, root),
 ): Estimate | undefined {
-  const model = MODELS[notebook];
-  if (!model || !calibration) return undefined;
-  return estimateUnits(model.units(params, false), model.units(params, true), done, calibration);
+  if (!calibration) return undefined;
+  const stored = { root, notebook };
+  return estimateUnits(model.units(params, false, stored), model.units(params, true, stored), done, calibration);
 }

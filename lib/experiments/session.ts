@@ -31,8 +31,8 @@ import { ignored } from "../runtime/debug";
 import { explainRunError, isEngineLoss, stallBoundFromEnv, TrialWatchdog, withWatchdog } from "../workloads/watchdog";
 import { ServerSet, startOn, startServers, type StartedServers } from "./servers";
 import { connect } from "../engines/postgres/connect";
-import { selectOneProbe } from "../workloads/round-trips/timing";
-import { estimateRun, etaText } from "./eta";
+import { selectOneProbe } from "../workloads/statement-timing";
+import { etaText, type Estimate } from "./eta";
 import { HostMonitor, rttJitter, sampleHost, type Quietness, type RttJitter } from "../results/quietness";
 
 export interface RunControl {
@@ -65,6 +65,8 @@ export interface SessionOptions {
    * `planClaims` line ("this profile on this machine can decide 4 of 5 claims; not: …").
    */
   readonly prospect?: string;
+  /** The ETA of the trials not in `done` (the notebook's model, `estimateRun`); unset, no ETA line. */
+  readonly estimate?: (done: ReadonlySet<string>) => Estimate | undefined;
 }
 
 /** Where a server started during the work runs, when not on the session's target. */
@@ -136,7 +138,7 @@ function runEta(
       .filter((t) => t.status === "ok")
       .map((t) => t.key),
   );
-  const estimate = estimateRun(options.notebook, options.params, done);
+  const estimate = options.estimate?.(done);
   return estimate ? etaText(estimate, store.runId) : undefined;
 }
 

@@ -12,9 +12,9 @@ import assert from "node:assert/strict";
 import net from "node:net";
 import { EmbeddedPostgresTarget } from "../../lib/targets/embedded/embedded-postgres";
 import { withClient } from "../../lib/engines/postgres/connect";
-import { ActivitySampler } from "../../lib/workloads/reindex-under-load/activity-sampler";
-import { ReindexSession } from "../../lib/workloads/reindex-under-load/reindex-session";
-import { TrialSession } from "../../lib/workloads/create-index-after-load/session";
+import { ActivitySampler } from "../../lib/experiments/reindex-under-load/workload/activity-sampler";
+import { ReindexSession } from "../../lib/experiments/reindex-under-load/workload/reindex-session";
+import { TrialSession } from "../../lib/experiments/create-index-after-load/workload/session";
 
 test("04's sampler and REINDEX session survive their backends being terminated: no uncaught exception, the loss reported", async () => {
   const uncaught: unknown[] = [];

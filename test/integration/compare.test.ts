@@ -21,7 +21,7 @@ import { runIndexWriteCost } from "../../lib/experiments/index-write-cost/run";
 import { summarise } from "../../lib/experiments/index-write-cost/summarise";
 import { jupyterUnavailableReason } from "../../lib/jupyter/execute";
 import { projectRoot } from "../../lib/jupyter/kernel-spec";
-import { indexWriteCostParams } from "../../lib/params/index-write-cost";
+import { indexWriteCostParams } from "../../lib/experiments/index-write-cost/params";
 import { CompareInputError, readRun } from "../../lib/results/stored-runs";
 import { assertNotebookFigures, checkReportRenders } from "../support/report-check";
 

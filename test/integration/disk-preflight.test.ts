@@ -11,7 +11,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { indexWriteCostParams } from "../../lib/params/index-write-cost";
+import { indexWriteCostParams } from "../../lib/experiments/index-write-cost/params";
 import { diskNeed01 } from "../../lib/experiments/index-write-cost/disk";
 import { FREE_BYTES_ENV } from "../../lib/targets/disk-need";
 

@@ -15,7 +15,7 @@ import path from "node:path";
 import { Client } from "pg";
 import { connect } from "../../lib/engines/postgres/connect";
 import { runIndexWriteCost } from "../../lib/experiments/index-write-cost/run";
-import { indexWriteCostParams } from "../../lib/params/index-write-cost";
+import { indexWriteCostParams } from "../../lib/experiments/index-write-cost/params";
 import { EmbeddedPostgresTarget, type EmbeddedPostgresServer } from "../../lib/targets/embedded/embedded-postgres";
 import { serverOsUser } from "../../lib/targets/embedded/postgres-binaries";
 import { ExternalTarget, LAB_DATABASE_COMMENT } from "../../lib/targets/external/external-target";

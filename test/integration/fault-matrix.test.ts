@@ -29,6 +29,8 @@ import { projectRoot } from "../../lib/jupyter/kernel-spec";
 import { processTree } from "../../lib/runtime/reaper";
 import { isProcessAlive } from "../../lib/runtime/resource-registry";
 import { dockerAvailable, LAB_LABEL, socketClient } from "../../lib/targets/docker/docker-client";
+import { EXPERIMENTS } from "../../lib/experiments/registry";
+import type { Fault, FaultCell, FaultPoint } from "../../lib/experiments/faults";
 
 const root = projectRoot();
 const REPRODUCE = path.join(root, "build", "scripts", "reproduce.js");
@@ -42,103 +44,29 @@ const scriptEnv = {
   DBLAB_REMOTE_NET: process.env.DBLAB_REMOTE_NET ?? "10.231.44",
 };
 
-type Notebook = "01" | "02" | "03" | "04" | "05" | "06";
-type Fault = "link-drop" | "kill-9" | "sigstop" | "engine-stop" | "sigterm";
-type Target = "embedded" | "docker" | "ssh";
-/** Where the fault lands: a statement the server is running, a pgbench run, or a quorum trial. */
-type Point = "batch" | "create-index" | "pgbench" | "quorum";
-
-interface Cell {
-  readonly notebook: Notebook;
-  readonly fault: Fault;
-  readonly target: Target;
-  readonly point: Point;
-  /** Seconds from the fault to the runner's exit, at most. */
-  readonly boundSeconds: number;
+interface Cell extends FaultCell {
+  /** The notebook's two digits (`--only`) and its folder-style name. */
+  readonly notebook: string;
+  readonly slug: string;
+  readonly point: FaultPoint;
   readonly sets: readonly string[];
-  readonly env?: Readonly<Record<string, string>>;
-  /** Run only when named in DBLAB_FAULT_CELLS (or DBLAB_FAULT_CELLS=all). */
-  readonly byName?: boolean;
 }
 
-const NAMES: Record<Notebook, string> = {
-  "01": "01-index-write-cost",
-  "02": "02-create-index-after-load",
-  "03": "03-over-indexing",
-  "04": "04-reindex-under-load",
-  "05": "05-round-trips",
-  "06": "06-your-indexes",
-};
-
-/** Small enough that a cell takes well under a minute, large enough that the fault lands mid-work. */
-const SMOKE: Record<Notebook, readonly string[]> = {
-  "01": [
-    'engines=["postgresql"]',
-    "rowCounts=[20000]",
-    "extraIndexes=[0,5]",
-    'operations=["insert","update_one_field"]',
-  ],
-  "02": [
-    "rows=300000",
-    "repeats=2",
-    "rowSweep=[5000]",
-    'keyOrders=["random"]',
-    "memorySweepMB=[64]",
-    "workerSweep=[0]",
-    "walAnatomyRows=0",
-  ],
-  "03": ["indexLevels=[7,14]", "durationSeconds=4"],
-  "04": ["durationSeconds=6", "sets=2", 'modes=["baseline","reindex"]'],
-  "05": [
-    'environments=["local","quorum-same-az"]',
-    'cases=["update_autocommit","update_one_transaction"]',
-    "statements=300",
-    'syncLevels=["on"]',
-    "sweepStandbyRttsMs=[]",
-  ],
-  // The smoke example (two indexes judged, two rounds of B V B V B): 3-s runs, so the fault lands in one.
-  "06": ["durationSeconds=3"],
-};
-
-const smoke = (nb: Notebook): string[] => SMOKE[nb].map((s) => `--set=${s}`);
-
 /**
- * The cells: 01–04 and 06 twice and 05 once (its SIGTERM cell by name), each fault at least once, the
- * fault at the notebook's most exposed point, on the target where it is most likely met (a dropped
- * link and a stopped engine exist only for a Docker engine, and only the namespace's engine may be
- * stopped here). The default nine took 549 s here; the two 06 cells add 166 s (84 + 81).
+ * The cells, from the registry: each notebook offers its own (its folder's index.ts: the fault at
+ * its most exposed point, on the target where it is most likely met; a dropped link and a stopped
+ * engine exist only for a Docker engine, and only the namespace's engine may be stopped here), on
+ * top of the smoke profile and its overrides. The default eleven took 705 s here.
  */
-const CELLS: readonly Cell[] = [
-  { notebook: "01", fault: "sigterm", target: "embedded", point: "batch", boundSeconds: 45, sets: smoke("01") },
-  { notebook: "01", fault: "kill-9", target: "docker", point: "batch", boundSeconds: 30, sets: smoke("01") },
-  { notebook: "02", fault: "kill-9", target: "embedded", point: "create-index", boundSeconds: 30, sets: smoke("02") },
-  { notebook: "02", fault: "engine-stop", target: "ssh", point: "create-index", boundSeconds: 60, sets: smoke("02") },
-  {
-    notebook: "03",
-    fault: "sigstop",
-    target: "embedded",
-    point: "pgbench",
-    boundSeconds: 40,
-    sets: smoke("03"),
-    env: { DBLAB_STALL_SECONDS: "5" },
-  },
-  { notebook: "03", fault: "link-drop", target: "ssh", point: "pgbench", boundSeconds: 75, sets: smoke("03") },
-  { notebook: "04", fault: "link-drop", target: "ssh", point: "pgbench", boundSeconds: 75, sets: smoke("04") },
-  { notebook: "04", fault: "kill-9", target: "embedded", point: "pgbench", boundSeconds: 30, sets: smoke("04") },
-  { notebook: "05", fault: "kill-9", target: "embedded", point: "quorum", boundSeconds: 30, sets: smoke("05") },
-  { notebook: "06", fault: "kill-9", target: "embedded", point: "pgbench", boundSeconds: 30, sets: smoke("06") },
-  { notebook: "06", fault: "sigterm", target: "embedded", point: "pgbench", boundSeconds: 45, sets: smoke("06") },
-  // Passes today; left out of the default selection to keep the matrix inside its time (~70 s more).
-  {
-    notebook: "05",
-    fault: "sigterm",
-    target: "embedded",
-    point: "quorum",
-    boundSeconds: 45,
-    sets: smoke("05"),
-    byName: true,
-  },
-];
+const CELLS: readonly Cell[] = EXPERIMENTS.flatMap((e) =>
+  (e.faults?.cells ?? []).map((cell) => ({
+    ...cell,
+    notebook: e.id,
+    slug: e.slug,
+    point: e.faults?.point ?? "batch",
+    sets: (e.faults?.overrides ?? []).map((s) => `--set=${s}`),
+  })),
+);
 
 const cellName = (c: Cell): string => `${c.notebook}-${c.fault.replace("-", "")}-${c.target}`;
 
@@ -256,7 +184,7 @@ async function serverPids(where: Where): Promise<number[]> {
 }
 
 /** The server (of several, 05's primary and standbys) whose processes show the point, or undefined. */
-function atPoint(point: Point, servers: readonly number[], runner: number): number | undefined {
+function atPoint(point: FaultPoint, servers: readonly number[], runner: number): number | undefined {
   for (const pid of servers) {
     const titles = processTree(pid).map(title);
     const hit =
@@ -544,7 +472,7 @@ async function assertNothingLeft(
 for (const cell of CELLS) {
   const run = selected.includes(cell);
   test(
-    `fault matrix ${cellName(cell)}: ${cell.fault} mid-${cell.point} of ${NAMES[cell.notebook]} on ${cell.target}`,
+    `fault matrix ${cellName(cell)}: ${cell.fault} mid-${cell.point} of ${cell.slug} on ${cell.target}`,
     {
       timeout: 600_000,
       skip: run ? false : cell.byName ? "run by name only (DBLAB_FAULT_CELLS)" : "not in DBLAB_FAULT_CELLS",

@@ -5,9 +5,13 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { EmbeddedPostgresTarget } from "../../lib/targets/embedded/embedded-postgres";
-import { PostgresIndexWriteTable } from "../../lib/workloads/index-write-cost/postgres-table";
+import { PostgresIndexWriteTable } from "../../lib/experiments/index-write-cost/workload/postgres-table";
 import { RunStore } from "../../lib/results/run-store";
-import { planTrials, runPlan, type IndexWriteCondition } from "../../lib/workloads/index-write-cost/run-trials";
+import {
+  planTrials,
+  runPlan,
+  type IndexWriteCondition,
+} from "../../lib/experiments/index-write-cost/workload/run-trials";
 import { summarise } from "../../lib/experiments/index-write-cost/summarise";
 import { checkClaims } from "../../lib/experiments/index-write-cost/claims";
 

@@ -7,10 +7,17 @@ import { after, before, beforeEach, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import net from "node:net";
 import { BSON, Long, type Document } from "bson";
-import { COLLECTION, MongoIndexWriteCollection } from "../../lib/workloads/index-write-cost/mongo-collection";
-import { batchRanges, makeDataset, type Dataset } from "../../lib/workloads/index-write-cost/dataset";
-import { counterDelta } from "../../lib/workloads/index-write-cost/engine";
-import { FIELDS, UPDATED_COLUMNS, type UpdateOperation } from "../../lib/workloads/index-write-cost/operations";
+import {
+  COLLECTION,
+  MongoIndexWriteCollection,
+} from "../../lib/experiments/index-write-cost/workload/mongo-collection";
+import { batchRanges, makeDataset, type Dataset } from "../../lib/experiments/index-write-cost/workload/dataset";
+import { counterDelta } from "../../lib/experiments/index-write-cost/workload/engine";
+import {
+  FIELDS,
+  UPDATED_COLUMNS,
+  type UpdateOperation,
+} from "../../lib/experiments/index-write-cost/workload/operations";
 import { FakeMongoServer, OP_MSG, type RecordedCommand } from "../support/fake-mongo-server";
 import { recorded } from "../support/counters";
 

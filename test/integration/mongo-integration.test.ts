@@ -7,15 +7,18 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Long, MongoClient, type Document } from "mongodb";
-import { COLLECTION, MongoIndexWriteCollection } from "../../lib/workloads/index-write-cost/mongo-collection";
+import {
+  COLLECTION,
+  MongoIndexWriteCollection,
+} from "../../lib/experiments/index-write-cost/workload/mongo-collection";
 import { dockerAvailable, dockerClient } from "../../lib/targets/docker/docker-client";
 import { MONGO_IMAGE } from "../../lib/targets/docker/images";
 import { findMongod } from "../../lib/targets/embedded/mongod-path";
 import { createTarget } from "../../lib/targets/select";
 import type { StartedServer, TargetKind } from "../../lib/targets/types";
-import { makeDataset } from "../../lib/workloads/index-write-cost/dataset";
-import { FIELDS, type Operation } from "../../lib/workloads/index-write-cost/operations";
-import { runTrial, type IndexWriteTrial } from "../../lib/workloads/index-write-cost/run-trials";
+import { makeDataset } from "../../lib/experiments/index-write-cost/workload/dataset";
+import { FIELDS, type Operation } from "../../lib/experiments/index-write-cost/workload/operations";
+import { runTrial, type IndexWriteTrial } from "../../lib/experiments/index-write-cost/workload/run-trials";
 import { recorded } from "../support/counters";
 
 const SKIP_REASON =

@@ -4,17 +4,21 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { overIndexingParams } from "../../lib/params/over-indexing";
+import { overIndexingParams } from "../../lib/experiments/over-indexing/params";
 import { EmbeddedPostgresTarget } from "../../lib/targets/embedded/embedded-postgres";
 import { RunStore } from "../../lib/results/run-store";
 import { findHostPgbench, locatePgbench } from "../../lib/workloads/pgbench";
-import { datasetShape, transactionScript } from "../../lib/workloads/over-indexing/dataset";
-import { createTemplate, templateDatabase, withClient } from "../../lib/workloads/over-indexing/databases";
-import { planRounds, runRounds, type OverIndexingCondition } from "../../lib/workloads/over-indexing/run-trials";
+import { datasetShape, transactionScript } from "../../lib/experiments/over-indexing/workload/dataset";
+import { createTemplate, templateDatabase, withClient } from "../../lib/experiments/over-indexing/workload/databases";
+import {
+  planRounds,
+  runRounds,
+  type OverIndexingCondition,
+} from "../../lib/experiments/over-indexing/workload/run-trials";
 import { serverSpec } from "../../lib/experiments/over-indexing/run";
 import { summarise } from "../../lib/experiments/over-indexing/summarise";
 import { checkClaims } from "../../lib/experiments/over-indexing/claims";
-import type { OverIndexingCounterKey } from "../../lib/workloads/over-indexing/observations";
+import type { OverIndexingCounterKey } from "../../lib/experiments/over-indexing/workload/observations";
 import { recorded } from "../support/counters";
 
 test("rounds on embedded PostgreSQL: 7 vs 39 indexes, counters that explain the cost", async (t) => {

@@ -7,16 +7,16 @@ import path from "node:path";
 import { EmbeddedPostgresTarget } from "../../lib/targets/embedded/embedded-postgres";
 import { RunStore } from "../../lib/results/run-store";
 import { findHostPgbench, locatePgbench } from "../../lib/workloads/pgbench";
-import { createTemplate } from "../../lib/workloads/reindex-under-load/databases";
+import { createTemplate } from "../../lib/experiments/reindex-under-load/workload/databases";
 import {
   calibrateRebuild,
   planRuns,
   runPlan,
   type ReindexCondition,
-} from "../../lib/workloads/reindex-under-load/run-trials";
+} from "../../lib/experiments/reindex-under-load/workload/run-trials";
 import { summarise } from "../../lib/experiments/reindex-under-load/summarise";
 import { checkClaims, here04 } from "../../lib/experiments/reindex-under-load/claims";
-import { SEED_STALL_SHARE } from "../../lib/workloads/reindex-under-load/stall";
+import { SEED_STALL_SHARE } from "../../lib/experiments/reindex-under-load/workload/stall";
 import { recorded } from "../support/counters";
 
 test("the protocol on embedded PostgreSQL: baseline, REINDEX and CONCURRENTLY runs with timings, waits and counters", async (t) => {

@@ -823,7 +823,7 @@ async function dropAndResume(t: TestContext, r: RemoteEngine, link: "ssh" | "tls
   const results = path.join(box, `results-resume-${link}`);
   const overrides = SMALL_FULL_02;
   const { experiment } = await import("../../lib/experiments/create-index-after-load");
-  const { planTrials } = await import("../../lib/workloads/create-index-after-load/plan");
+  const { planTrials } = await import("../../lib/experiments/create-index-after-load/workload/plan");
   const planned = planTrials(experiment.params("full", overrides)).length;
   const env: Record<string, string> =
     link === "ssh"

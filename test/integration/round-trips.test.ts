@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { roundTripsParams } from "../../lib/params/round-trips";
+import { roundTripsParams } from "../../lib/experiments/round-trips/params";
 import { runRoundTrips } from "../../lib/experiments/round-trips/run";
 import { summarise } from "../../lib/experiments/round-trips/summarise";
 import { checkClaims } from "../../lib/experiments/round-trips/claims";

@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { experiment as yourIndexes } from "../../lib/experiments/your-indexes";
 import { judgeIndex } from "../../lib/experiments/your-indexes/claims";
-import { yourIndexesParams } from "../../lib/params/your-indexes";
+import { yourIndexesParams } from "../../lib/experiments/your-indexes/params";
 import { serverSpec } from "../../lib/experiments/your-indexes/run";
 import { EmbeddedPostgresTarget } from "../../lib/targets/embedded/embedded-postgres";
 import { findHostClientTool, findHostPgbench, locatePgbench } from "../../lib/workloads/pgbench";
@@ -18,11 +18,11 @@ import {
   fillFromFile,
   templateDatabase,
   withDatabase,
-} from "../../lib/workloads/your-indexes/databases";
-import { checkWorkload, WorkloadError } from "../../lib/workloads/your-indexes/run-trials";
-import { sampleFromSource, SourceError } from "../../lib/workloads/your-indexes/sample";
-import { runSqlFile, SqlFileError } from "../../lib/workloads/your-indexes/sql-files";
-import { existingToJudge, planVariants, UnknownIndexError } from "../../lib/workloads/your-indexes/variants";
+} from "../../lib/experiments/your-indexes/workload/databases";
+import { checkWorkload, WorkloadError } from "../../lib/experiments/your-indexes/workload/run-trials";
+import { sampleFromSource, SourceError } from "../../lib/experiments/your-indexes/workload/sample";
+import { runSqlFile, SqlFileError } from "../../lib/experiments/your-indexes/workload/sql-files";
+import { existingToJudge, planVariants, UnknownIndexError } from "../../lib/experiments/your-indexes/workload/variants";
 import { dockerAvailable, dockerClient, LAB_LABEL, socketClient } from "../../lib/targets/docker/docker-client";
 import { remoteEngineUp } from "../support/remote-engine";
 import { withEnv } from "../support/env";

@@ -20,11 +20,11 @@ import {
   PG_SERVER_COUNTERS,
   type PgServerCounterKey,
 } from "../../lib/engines/postgres/server-counters";
-import type { IndexWriteTrial } from "../../lib/workloads/index-write-cost/run-trials";
-import type { OverIndexingTrial } from "../../lib/workloads/over-indexing/run-trials";
-import type { ReindexTrial } from "../../lib/workloads/reindex-under-load/run-trials";
-import type { CialTrial } from "../../lib/workloads/create-index-after-load/run-trials";
-import type { RoundTripTrial } from "../../lib/workloads/round-trips/trials";
+import type { IndexWriteTrial } from "../../lib/experiments/index-write-cost/workload/run-trials";
+import type { OverIndexingTrial } from "../../lib/experiments/over-indexing/workload/run-trials";
+import type { ReindexTrial } from "../../lib/experiments/reindex-under-load/workload/run-trials";
+import type { CialTrial } from "../../lib/experiments/create-index-after-load/workload/run-trials";
+import type { RoundTripTrial } from "../../lib/experiments/round-trips/workload/trials";
 import { summarise } from "../../lib/experiments/index-write-cost/summarise";
 import { recorded } from "../support/counters";
 

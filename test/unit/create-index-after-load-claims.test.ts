@@ -4,9 +4,9 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { CialTrial } from "../../lib/workloads/create-index-after-load/run-trials";
-import type { Method } from "../../lib/workloads/create-index-after-load/plan";
-import type { PhaseName, PhaseRecord } from "../../lib/workloads/create-index-after-load/session";
+import type { CialTrial } from "../../lib/experiments/create-index-after-load/workload/run-trials";
+import type { Method } from "../../lib/experiments/create-index-after-load/workload/plan";
+import type { PhaseName, PhaseRecord } from "../../lib/experiments/create-index-after-load/workload/session";
 import { summarise } from "../../lib/experiments/create-index-after-load/summarise";
 import {
   checkClaims,
@@ -20,10 +20,13 @@ import {
   seedFigures,
 } from "../../lib/experiments/create-index-after-load/claims";
 import { planText } from "../../lib/stats/claims";
-import { planTrials } from "../../lib/workloads/create-index-after-load/plan";
-import { loadSql } from "../../lib/workloads/create-index-after-load/sql";
+import { planTrials } from "../../lib/experiments/create-index-after-load/workload/plan";
+import { loadSql } from "../../lib/experiments/create-index-after-load/workload/sql";
 import { headlinePair } from "../../lib/experiments/create-index-after-load/summarise";
-import { createIndexAfterLoadParams, type CreateIndexAfterLoadParams } from "../../lib/params/create-index-after-load";
+import {
+  createIndexAfterLoadParams,
+  type CreateIndexAfterLoadParams,
+} from "../../lib/experiments/create-index-after-load/params";
 import { assertEachDecidable } from "../support/verdicts";
 
 interface Side {

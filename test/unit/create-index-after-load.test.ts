@@ -1,10 +1,16 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createIndexAfterLoadParams, CREATE_INDEX_AFTER_LOAD_PROFILES } from "../../lib/params/create-index-after-load";
+import {
+  createIndexAfterLoadParams,
+  CREATE_INDEX_AFTER_LOAD_PROFILES,
+} from "../../lib/experiments/create-index-after-load/params";
 import { ParameterError } from "../../lib/params/validate";
-import { planTrials, type CialCondition } from "../../lib/workloads/create-index-after-load/plan";
-import { loadSql } from "../../lib/workloads/create-index-after-load/sql";
-import { parseBackendUsage, parseSortTrace } from "../../lib/workloads/create-index-after-load/statement-log";
+import { planTrials, type CialCondition } from "../../lib/experiments/create-index-after-load/workload/plan";
+import { loadSql } from "../../lib/experiments/create-index-after-load/workload/sql";
+import {
+  parseBackendUsage,
+  parseSortTrace,
+} from "../../lib/experiments/create-index-after-load/workload/statement-log";
 import { serverSpec } from "../../lib/experiments/create-index-after-load/run";
 
 test("parameters: profiles resolve, bad values are refused with a clear message", () => {

@@ -4,8 +4,8 @@ import assert from "node:assert/strict";
 import { checkDiskNeed, DiskSpaceError, FREE_BYTES_ENV } from "../../lib/targets/disk-need";
 import { diskNeed02 } from "../../lib/experiments/create-index-after-load/disk";
 import { diskNeed03 } from "../../lib/experiments/over-indexing/disk";
-import { createIndexAfterLoadParams } from "../../lib/params/create-index-after-load";
-import { overIndexingParams } from "../../lib/params/over-indexing";
+import { createIndexAfterLoadParams } from "../../lib/experiments/create-index-after-load/params";
+import { overIndexingParams } from "../../lib/experiments/over-indexing/params";
 
 test("checkDiskNeed: 95 % of the free space is the most an estimate may take; the message has both numbers", () => {
   const need = { bytes: 950 * 2 ** 20, what: "the parts" };

@@ -15,13 +15,18 @@ import {
   etaText,
   fitCalibration,
   formatDuration,
-  indexesToDrop,
   type Calibration,
   type PlannedUnit,
 } from "../../lib/experiments/eta";
-import { INDEX_WRITE_COST_PROFILES } from "../../lib/params/index-write-cost";
-import { overIndexing_PROFILES } from "../../lib/params/over-indexing";
-import { yourIndexesParams } from "../../lib/params/your-indexes";
+import { EXPERIMENTS, findExperiment } from "../../lib/experiments/registry";
+import { INDEX_WRITE_COST_PROFILES } from "../../lib/experiments/index-write-cost/params";
+import { estimate as indexWriteCost } from "../../lib/experiments/index-write-cost/eta";
+import { estimate as overIndexing } from "../../lib/experiments/over-indexing/eta";
+import { estimate as yourIndexes, indexesToDrop } from "../../lib/experiments/your-indexes/eta";
+import { estimate as reindexUnderLoad, expectedRunLength } from "../../lib/experiments/reindex-under-load/eta";
+import { reindexUnderLoadParams } from "../../lib/experiments/reindex-under-load/params";
+import { overIndexing_PROFILES } from "../../lib/experiments/over-indexing/params";
+import { yourIndexesParams } from "../../lib/experiments/your-indexes/params";
 
 const FLAT: Calibration = {
   timedPerSizeSeconds: 0.001,
@@ -137,22 +142,75 @@ function withResults(files: Record<string, Record<string, string>>, body: (root:
 
 test("no stored runs: the CPU probe scales the reference figures, and the line says so", () => {
   withResults({}, (root) => {
-    const slow = calibrate("01-index-write-cost", root, () => 0.1);
-    const fast = calibrate("01-index-write-cost", root, () => 0.05);
+    const slow = calibrate("01-index-write-cost", indexWriteCost, root, () => 0.1);
+    const fast = calibrate("01-index-write-cost", indexWriteCost, root, () => 0.05);
     assert.ok(slow && fast);
     assert.match(slow.source, /CPU probe, 2\.00× .*no stored run/);
     assert.ok(Math.abs(slow.overheadSeconds - 2 * fast.overheadSeconds) < 1e-12);
-    const e = estimateRun("01-index-write-cost", INDEX_WRITE_COST_PROFILES.full, new Set(), fast);
+    const e = estimateRun("01-index-write-cost", indexWriteCost, INDEX_WRITE_COST_PROFILES.full, new Set(), root, fast);
     assert.ok(e);
     assert.equal(e.planned, 360);
     assert.ok(e.seconds > 0);
   });
-  // A notebook without a model (00 compares stored runs: nothing to time) has no estimate.
+  // A model without reference rates and nothing stored: no estimate rather than a made-up one.
+  const bare = { units: () => [], size: () => 1 };
   assert.equal(
-    calibrate("00-compare-runs", "/nonexistent", () => 0.05),
+    calibrate("01-index-write-cost", bare, "/nonexistent", () => 0.05),
     undefined,
   );
-  assert.equal(estimateRun("00-compare-runs", {}), undefined);
+  assert.equal(estimateRun("01-index-write-cost", bare, {}, new Set(), "/nonexistent"), undefined);
+});
+
+test("every notebook in the registry but 00 (it reads runs: nothing to time) has an ETA model with reference rates", () => {
+  for (const entry of EXPERIMENTS) {
+    const e = entry.estimate?.("smoke", entry.id === "00" ? { runs: [] } : {});
+    if (entry.id === "00") assert.equal(e, undefined);
+    else assert.ok(e && e.planned > 0 && e.seconds > 0, `${entry.slug}: no ETA`);
+  }
+  assert.ok(findExperiment("04").estimate);
+});
+
+test("04's run length: the params' without a stall share or a stored calibration, else the stored rebuild rate at this scale ÷ the share", () => {
+  const p = reindexUnderLoadParams("full");
+  const calibration = JSON.stringify({
+    seconds: 2.932,
+    stallShare: 0.253,
+    durationSeconds: 12,
+    reindexStartSeconds: 4.1,
+  });
+  withResults({}, (root) => {
+    assert.equal(expectedRunLength(p, { root, notebook: "04-reindex-under-load" }), p.durationSeconds);
+  });
+  withResults(
+    {
+      "R1_04-reindex-under-load_aaaa": {
+        "params.json": JSON.stringify({ scale: 50 }),
+        "calibration.json": calibration,
+      },
+      // Another notebook's file and a run without params say nothing.
+      "R2_03-over-indexing_bbbb": { "params.json": JSON.stringify({ scale: 1 }), "calibration.json": calibration },
+      "R3_04-reindex-under-load_cccc": { "calibration.json": calibration },
+    },
+    (root) => {
+      const stored = { root, notebook: "04-reindex-under-load" };
+      // 2.932 s at scale 50 → 5.86 s at 100; ÷ 0.253 → 23 s (inside the run's 6–60 s bounds).
+      assert.equal(expectedRunLength({ ...p, scale: 100, stallShare: 0.253 }, stored), 23);
+      assert.equal(expectedRunLength({ ...p, stallShare: 0 }, stored), p.durationSeconds);
+      const e = estimateRun(
+        "04-reindex-under-load",
+        reindexUnderLoad,
+        { ...p, scale: 100, stallShare: 0.253 },
+        new Set(),
+        root,
+        {
+          ...FLAT,
+          overheadSeconds: 0,
+        },
+      );
+      assert.ok(e);
+      assert.equal(e.seconds, e.planned * 23);
+    },
+  );
 });
 
 test("stored runs: finished trials of the same notebook calibrate; a torn line, a failed trial and other notebooks do not", () => {
@@ -180,7 +238,7 @@ test("stored runs: finished trials of the same notebook calibrate; a torn line, 
       "R3_01-index-write-cost_cccc": { "trials.jsonl": trial(10_000, 100, 100) }, // no params.json
     },
     (root) => {
-      const c = calibrate("01-index-write-cost", root, () => {
+      const c = calibrate("01-index-write-cost", indexWriteCost, root, () => {
         throw new Error("the probe must not run when stored runs exist");
       });
       assert.ok(c);
@@ -194,7 +252,10 @@ test("stored runs: finished trials of the same notebook calibrate; a torn line, 
 });
 
 test("03's full profile: 5 rounds of 5 levels at 300 s planned, 8 rounds at most", () => {
-  const e = estimateRun("03-over-indexing", overIndexing_PROFILES.full, new Set(), { ...FLAT, overheadSeconds: 0 });
+  const e = estimateRun("03-over-indexing", overIndexing, overIndexing_PROFILES.full, new Set(), "/nonexistent", {
+    ...FLAT,
+    overheadSeconds: 0,
+  });
   assert.ok(e);
   assert.equal(e.planned, overIndexing_PROFILES.full.indexLevels.length * 5);
   assert.equal(e.seconds, e.planned * 300);
@@ -210,7 +271,10 @@ test("06's default: the schema's five secondary indexes and one candidate, the b
     "products_category_idx",
     "suppliers_country_idx",
   ]);
-  const e = estimateRun("06-your-indexes", p, new Set(), { ...FLAT, overheadSeconds: 0.5 });
+  const e = estimateRun("06-your-indexes", yourIndexes, p, new Set(), "/nonexistent", {
+    ...FLAT,
+    overheadSeconds: 0.5,
+  });
   assert.ok(e);
   // 6 variants and 7 baseline runs a round.
   assert.equal(e.planned, 13 * p.repeats);
@@ -218,7 +282,7 @@ test("06's default: the schema's five secondary indexes and one candidate, the b
   assert.equal(e.maxSeconds, 13 * p.maxRepeats * (p.durationSeconds + 0.5));
   // A resumed run: the keys are the run's own (planRounds), so its finished trials are not counted.
   const done = new Set(["baseline/r1.1", "drop:orders_customer_idx/r1", "add:1/r1"]);
-  assert.equal(estimateRun("06-your-indexes", p, done, FLAT)?.remaining, e.planned - 3);
+  assert.equal(estimateRun("06-your-indexes", yourIndexes, p, done, "/nonexistent", FLAT)?.remaining, e.planned - 3);
   // Named indexes: those only; an unreadable schema for "all": none dropped (the run's check says why).
   assert.deepEqual(indexesToDrop({ existing: ["a"], schema: "/no/such" }), ["a"]);
   assert.deepEqual(indexesToDrop({ existing: "all", schema: "/no/such" }), []);

@@ -5,12 +5,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { checkClaims, DECLARATIONS, plan01, RULE_A, RULE_C_PG } from "../../lib/experiments/index-write-cost/claims";
-import { indexWriteCostParams, type IndexWriteCostParams } from "../../lib/params/index-write-cost";
+import { indexWriteCostParams, type IndexWriteCostParams } from "../../lib/experiments/index-write-cost/params";
 import { planText } from "../../lib/stats/claims";
-import { planTrials } from "../../lib/workloads/index-write-cost/run-trials";
+import { planTrials } from "../../lib/experiments/index-write-cost/workload/run-trials";
 import { summarise } from "../../lib/experiments/index-write-cost/summarise";
-import type { Operation } from "../../lib/workloads/index-write-cost/operations";
-import type { IndexWriteTrial } from "../../lib/workloads/index-write-cost/run-trials";
+import type { Operation } from "../../lib/experiments/index-write-cost/workload/operations";
+import type { IndexWriteTrial } from "../../lib/experiments/index-write-cost/workload/run-trials";
 import type { Engine } from "../../lib/targets/types";
 import { assertEachDecidable } from "../support/verdicts";
 
@@ -242,7 +242,7 @@ test("01: every declaration shows regime, statistic and rule; flagged trials are
 });
 
 test("01 adaptive design parameters: maxRepeats below repeats is refused; repeats alone lifts the ceiling", async () => {
-  const { indexWriteCostParams } = await import("../../lib/params/index-write-cost");
+  const { indexWriteCostParams } = await import("../../lib/experiments/index-write-cost/params");
   assert.throws(
     () => indexWriteCostParams("default", { repeats: 5, maxRepeats: 4 }),
     /maxRepeats \(4\) is smaller than repeats \(5\)/,
@@ -252,7 +252,7 @@ test("01 adaptive design parameters: maxRepeats below repeats is refused; repeat
 });
 
 test("01 at the full profile's sizes and repeats: every claim reaches held and did not hold", async () => {
-  const { INDEX_WRITE_COST_PROFILES } = await import("../../lib/params/index-write-cost");
+  const { INDEX_WRITE_COST_PROFILES } = await import("../../lib/experiments/index-write-cost/params");
   const full = INDEX_WRITE_COST_PROFILES.full;
   const [largest, ...smaller] = [...full.rowCounts].sort((a, b) => b - a);
   const run = (per: Record<Engine, { small: Factors; large: Factors }>) =>

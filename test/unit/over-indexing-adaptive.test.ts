@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { adaptiveStep, type AdaptiveState } from "../../lib/experiments/over-indexing/run";
-import { overIndexingParams } from "../../lib/params/over-indexing";
+import { overIndexingParams } from "../../lib/experiments/over-indexing/params";
 
 const base: AdaptiveState = {
   claims: [

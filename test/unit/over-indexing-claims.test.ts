@@ -20,7 +20,7 @@ import {
   type ServerFacts,
 } from "../../lib/experiments/over-indexing/claims";
 import { summarise } from "../../lib/experiments/over-indexing/summarise";
-import type { OverIndexingTrial } from "../../lib/workloads/over-indexing/run-trials";
+import type { OverIndexingTrial } from "../../lib/experiments/over-indexing/workload/run-trials";
 import type { PgbenchRunResult } from "../../lib/workloads/pgbench";
 import { describeRule, isEvidence, kindText, verdictText } from "../../lib/stats/claims";
 import { assertEachDecidable } from "../support/verdicts";
@@ -271,7 +271,7 @@ test("03 (4) cache is decided only where the data fits shared_buffers (the seed'
 });
 
 test("03 plan: the default profile here can decide (1) only; full decides (4) too; (2) needs a CPU per client", async () => {
-  const { overIndexingParams } = await import("../../lib/params/over-indexing");
+  const { overIndexingParams } = await import("../../lib/experiments/over-indexing/params");
   const byId = (profile: "default" | "full") =>
     Object.fromEntries(plan03({ ...overIndexingParams(profile), target: "embedded" }).map((p) => [p.id, p.prospect]));
   const cpus = (await import("node:os")).availableParallelism();
@@ -350,7 +350,7 @@ test("03 sensitivity: flagged rounds are named, and a verdict resting on them sa
 });
 
 test("03 at the full profile's data and round length: each claim reaches held and did not hold, but (3) and (5)", async () => {
-  const { overIndexing_PROFILES } = await import("../../lib/params/over-indexing");
+  const { overIndexing_PROFILES } = await import("../../lib/experiments/over-indexing/params");
   const full = overIndexing_PROFILES.full;
   const levels = (f: (level: number) => number) => Object.fromEntries(full.indexLevels.map((l) => [l, f(l)]));
   const seedTps = (level: number) => SEED_LIKE[level as keyof typeof SEED_LIKE] ?? 1400 - level * 20;

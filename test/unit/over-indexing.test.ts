@@ -1,9 +1,14 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { overIndexingParams } from "../../lib/params/over-indexing";
-import { datasetShape, samplePercent, transactionScript } from "../../lib/workloads/over-indexing/dataset";
-import { extraIndexesFor, INDEX_GROUPS, INDEX_LEVELS, indexName } from "../../lib/workloads/over-indexing/schema";
-import { planRounds } from "../../lib/workloads/over-indexing/run-trials";
+import { overIndexingParams } from "../../lib/experiments/over-indexing/params";
+import { datasetShape, samplePercent, transactionScript } from "../../lib/experiments/over-indexing/workload/dataset";
+import {
+  extraIndexesFor,
+  INDEX_GROUPS,
+  INDEX_LEVELS,
+  indexName,
+} from "../../lib/experiments/over-indexing/workload/schema";
+import { planRounds } from "../../lib/experiments/over-indexing/workload/run-trials";
 
 test("parameters: profiles resolve; bad values are refused with a clear message", () => {
   const d = overIndexingParams("default");

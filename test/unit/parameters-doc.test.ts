@@ -1,5 +1,5 @@
 /**
- * Every knob listed: each notebook's parameters come from their declarations (lib/params, with a
+ * Every knob listed: each notebook's parameters come from their declarations (lib/experiments/<name>/params.ts, with a
  * meaning each), `reproduce --only NN --help` prints them with their three profile values, and
  * docs/parameters.md is exactly what `npm run docs:parameters` writes from the same source.
  */

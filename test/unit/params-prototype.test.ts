@@ -5,8 +5,8 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { indexWriteCostParams } from "../../lib/params/index-write-cost";
-import { reindexUnderLoadParams } from "../../lib/params/reindex-under-load";
+import { indexWriteCostParams } from "../../lib/experiments/index-write-cost/params";
+import { reindexUnderLoadParams } from "../../lib/experiments/reindex-under-load/params";
 import { projectRoot } from "../../lib/jupyter/kernel-spec";
 import { parseArgs, plan } from "../../scripts/reproduce";
 

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { indexWriteCostParams } from "../../lib/params/index-write-cost";
+import { indexWriteCostParams } from "../../lib/experiments/index-write-cost/params";
 import { decideTarget } from "../../lib/targets/select";
 import { parseConnectionString } from "../../lib/targets/external/conninfo";
 import { redactText, redactUri } from "../../lib/targets/uri";

@@ -4,7 +4,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { ReindexMode } from "../../lib/params/reindex-under-load";
+import type { ReindexMode } from "../../lib/experiments/reindex-under-load/params";
 import {
   summariseRuns,
   type ReindexSummary,
@@ -20,9 +20,9 @@ import {
 } from "../../lib/experiments/reindex-under-load/claims";
 import { adaptiveStep } from "../../lib/experiments/reindex-under-load/run";
 import { here04, plan04, planned04, rebuildPairs } from "../../lib/experiments/reindex-under-load/claims";
-import { reindexUnderLoadParams } from "../../lib/params/reindex-under-load";
+import { reindexUnderLoadParams } from "../../lib/experiments/reindex-under-load/params";
 import { planText } from "../../lib/stats/claims";
-import { runLengthFor } from "../../lib/workloads/reindex-under-load/stall";
+import { runLengthFor } from "../../lib/experiments/reindex-under-load/workload/stall";
 import { assertEachDecidable } from "../support/verdicts";
 
 interface RunInput {

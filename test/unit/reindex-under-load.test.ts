@@ -1,12 +1,16 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { reindexUnderLoadParams } from "../../lib/params/reindex-under-load";
+import { reindexUnderLoadParams } from "../../lib/experiments/reindex-under-load/params";
 import { ParameterError } from "../../lib/params/validate";
-import { lockTimeline } from "../../lib/workloads/reindex-under-load/lock-timeline";
-import type { ActivitySample, SessionSample } from "../../lib/workloads/reindex-under-load/activity-sampler";
-import { planRuns } from "../../lib/workloads/reindex-under-load/run-trials";
+import { lockTimeline } from "../../lib/experiments/reindex-under-load/workload/lock-timeline";
+import type { ActivitySample, SessionSample } from "../../lib/experiments/reindex-under-load/workload/activity-sampler";
+import { planRuns } from "../../lib/experiments/reindex-under-load/workload/run-trials";
 import { windowStats } from "../../lib/experiments/reindex-under-load/summarise";
-import { runLengthFor, SEED_STALL_SHARE, seedStallShares } from "../../lib/workloads/reindex-under-load/stall";
+import {
+  runLengthFor,
+  SEED_STALL_SHARE,
+  seedStallShares,
+} from "../../lib/experiments/reindex-under-load/workload/stall";
 
 test("the seed's stall share per set, from its published latencies and TPS: 25 %, 20 %, 22 %", () => {
   assert.deepEqual(

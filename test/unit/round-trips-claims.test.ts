@@ -20,10 +20,10 @@ import {
 import { planText } from "../../lib/stats/claims";
 import { summarise } from "../../lib/experiments/round-trips/summarise";
 import type { RoundTripsRun } from "../../lib/experiments/round-trips/run";
-import { roundTripsParams } from "../../lib/params/round-trips";
-import { CASE_INFO, type CaseId } from "../../lib/workloads/round-trips/cases";
-import type { EnvironmentKey, RoundTripTrial } from "../../lib/workloads/round-trips/trials";
-import type { SyncLevel } from "../../lib/workloads/round-trips/replication";
+import { roundTripsParams } from "../../lib/experiments/round-trips/params";
+import { CASE_INFO, type CaseId } from "../../lib/experiments/round-trips/workload/cases";
+import type { EnvironmentKey, RoundTripTrial } from "../../lib/experiments/round-trips/workload/trials";
+import type { SyncLevel } from "../../lib/experiments/round-trips/workload/replication";
 import { assertEachDecidable } from "../support/verdicts";
 
 const N = 600;

@@ -1,9 +1,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { roundTripsParams, ROUND_TRIPS_PROFILES } from "../../lib/params/round-trips";
-import { CASE_INFO, CASES, statements } from "../../lib/workloads/round-trips/cases";
-import { changedRows } from "../../lib/workloads/round-trips/dataset";
-import { summariseLags } from "../../lib/workloads/round-trips/replication";
+import { roundTripsParams, ROUND_TRIPS_PROFILES } from "../../lib/experiments/round-trips/params";
+import { CASE_INFO, CASES, statements } from "../../lib/experiments/round-trips/workload/cases";
+import { changedRows } from "../../lib/experiments/round-trips/workload/dataset";
+import { summariseLags } from "../../lib/experiments/round-trips/workload/replication";
 
 const bad: [string, () => unknown, RegExp][] = [
   [

@@ -11,7 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { PlaintextRefusedError } from "../../lib/targets/external/external-target";
 import type { StartedServer } from "../../lib/targets/types";
-import { sampleFromSource, SourceError } from "../../lib/workloads/your-indexes/sample";
+import { sampleFromSource, SourceError } from "../../lib/experiments/your-indexes/workload/sample";
 import { withEnv } from "../support/env";
 
 test("sampleFrom: plaintext to a non-loopback host is refused before connecting, without the password", async (t) => {

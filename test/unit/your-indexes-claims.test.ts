@@ -11,17 +11,21 @@ import {
 import { summarise, type SummaryContext } from "../../lib/experiments/your-indexes/summarise";
 import { medianInterval, type Interval } from "../../lib/stats/intervals";
 import type { PgbenchRunResult } from "../../lib/workloads/pgbench";
-import { planRounds, type YourIndexesTrial } from "../../lib/workloads/your-indexes/run-trials";
-import { updateStatements } from "../../lib/workloads/your-indexes/scripts";
-import { parsePsqlError, SqlFileError, withoutForeignRoles } from "../../lib/workloads/your-indexes/sql-files";
+import { planRounds, type YourIndexesTrial } from "../../lib/experiments/your-indexes/workload/run-trials";
+import { updateStatements } from "../../lib/experiments/your-indexes/workload/scripts";
+import {
+  parsePsqlError,
+  SqlFileError,
+  withoutForeignRoles,
+} from "../../lib/experiments/your-indexes/workload/sql-files";
 import {
   existingToJudge,
   planVariants,
   UnknownIndexError,
   writtenIndexNames,
-} from "../../lib/workloads/your-indexes/variants";
-import type { IndexInfo } from "../../lib/workloads/your-indexes/catalog";
-import { yourIndexesParams } from "../../lib/params/your-indexes";
+} from "../../lib/experiments/your-indexes/workload/variants";
+import type { IndexInfo } from "../../lib/experiments/your-indexes/workload/catalog";
+import { yourIndexesParams } from "../../lib/experiments/your-indexes/params";
 import { ParameterError } from "../../lib/params/validate";
 
 const M = 0.02;

@@ -2,7 +2,7 @@
  * Notebook 02's charts (plotly figures), built from the summaries; the display module draws them.
  */
 import type { PlotlyFigure, PlotlyTrace } from "../../display/plotly";
-import { METHOD_LABELS, METHODS, type Method } from "../../workloads/create-index-after-load/plan";
+import { METHOD_LABELS, METHODS, type Method } from "./workload/plan";
 import type { SeedFigures } from "./claims";
 import { intervalLabel } from "../../stats/intervals";
 import { headlinePair, ioWaitMs, isRegimePair, sizeSweep, type CialSummary, type MethodSummary } from "./summarise";

@@ -5,7 +5,7 @@
  * `decide` on the interval of the statistic over repeats, never from a point estimate; every "why"
  * sentence is built from this run's numbers, or left out.
  */
-import type { CreateIndexAfterLoadParams } from "../../params/create-index-after-load";
+import type { CreateIndexAfterLoadParams } from "./params";
 import { publishedFigures } from "../../results/reference";
 import {
   atScale,
@@ -21,7 +21,7 @@ import {
 } from "../../stats/claims";
 import { intervalText, type Interval } from "../../stats/intervals";
 import { stateSensitivity } from "../../stats/speed";
-import { CODE_VALUES } from "../../workloads/create-index-after-load/sql";
+import { CODE_VALUES } from "./workload/sql";
 import {
   blockIoMs as blockIo,
   headlinePair,

@@ -4,7 +4,7 @@
  * again to base/pgsql_tmp, WAL up to max_wal_size, and the WAL the decoding trials keep
  * (wal_keep_size: an indexed load writes ~140 B of WAL a row, 14 GB for 100M).
  */
-import type { CreateIndexAfterLoadParams } from "../../params/create-index-after-load";
+import type { CreateIndexAfterLoadParams } from "./params";
 import { bytesText, type DiskNeed } from "../../targets/disk-need";
 
 const TABLE_ROW_BYTES = 36 + 22;

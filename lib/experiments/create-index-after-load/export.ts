@@ -2,7 +2,7 @@
 import { summaryCsv } from "../../results/summary-csv";
 import type { RunStore } from "../../results/run-store";
 import type { ClaimCheck } from "../../stats/claims";
-import type { CialCondition } from "../../workloads/create-index-after-load/plan";
+import type { CialCondition } from "./workload/plan";
 import { NOTEBOOK } from "./run";
 import { checkpoints, ioWaitMs, type CialSummary } from "./summarise";
 

@@ -7,11 +7,13 @@ import {
   CREATE_INDEX_AFTER_LOAD_PROFILES,
   createIndexAfterLoadParams,
   type CreateIndexAfterLoadParams,
-} from "../../params/create-index-after-load";
+} from "./params";
 import type { Experiment } from "../contract";
+import type { FaultCells } from "../faults";
+import { estimate } from "./eta";
 import { RunStore } from "../../results/run-store";
 import type { ClaimCheck } from "../../stats/claims";
-import type { CialCondition } from "../../workloads/create-index-after-load/plan";
+import type { CialCondition } from "./workload/plan";
 import { checkClaims, plan02 } from "./claims";
 import { writeSummaries } from "./export";
 import { NOTEBOOK, runCreateIndexAfterLoad, type CreateIndexAfterLoadRun } from "./run";
@@ -43,13 +45,31 @@ export {
   showIndexShapes,
   showClaims,
 } from "./present";
-export { planTrials, type CialCondition, type Method } from "../../workloads/create-index-after-load/plan";
-export type { CialTrial } from "../../workloads/create-index-after-load/run-trials";
+export { planTrials, type CialCondition, type Method } from "./workload/plan";
+export type { CialTrial } from "./workload/run-trials";
 
 function save(run: CreateIndexAfterLoadRun, summary: CialSummary, claims: readonly ClaimCheck[]): string[] {
   const store = RunStore.open<CialCondition>({ notebook: NOTEBOOK, params: run.params, resumeId: run.runId });
   return writeSummaries(store, summary, claims);
 }
+
+/** The fault matrix's cells: the fault at this notebook's most exposed point, where it is most likely met. */
+const faults: FaultCells = {
+  overrides: [
+    "rows=300000",
+    "repeats=2",
+    "rowSweep=[5000]",
+    'keyOrders=["random"]',
+    "memorySweepMB=[64]",
+    "workerSweep=[0]",
+    "walAnatomyRows=0",
+  ],
+  point: "create-index",
+  cells: [
+    { fault: "kill-9", target: "embedded", boundSeconds: 30 },
+    { fault: "engine-stop", target: "ssh", boundSeconds: 60 },
+  ],
+};
 
 /** Notebook 02 on the Experiment contract (the summary's headline is the run's own `rows` and settings). */
 export const experiment: Experiment<CreateIndexAfterLoadParams, CreateIndexAfterLoadRun, CialSummary> = {
@@ -61,6 +81,8 @@ export const experiment: Experiment<CreateIndexAfterLoadParams, CreateIndexAfter
   params: (profile, overrides = {}) => createIndexAfterLoadParams(profile, overrides),
   run: (params, control = {}) => runCreateIndexAfterLoad(params, control),
   plan: plan02,
+  estimate,
+  faults,
   summarise: (run) => summariseTrials(run.trials, run.params),
   // Each claim recomputes itself without the flagged repeats (its `sensitivity`).
   claims: (summary) => checkClaims(summary),

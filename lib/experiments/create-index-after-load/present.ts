@@ -9,8 +9,8 @@ import { showClaimsTable } from "../../display/claims";
 import { showTable, sortedBy, type Row } from "../../display/table";
 import type { ClaimCheck } from "../../stats/claims";
 import { intervalLabel, OUTLIER_RULE, type Interval } from "../../stats/intervals";
-import { METHOD_LABELS, type Method } from "../../workloads/create-index-after-load/plan";
-import type { CialCounterKey, PhaseName } from "../../workloads/create-index-after-load/session";
+import { METHOD_LABELS, type Method } from "./workload/plan";
+import type { CialCounterKey, PhaseName } from "./workload/session";
 import { counterEntries, type Counters } from "../../stats/counters";
 import {
   buildSweep,

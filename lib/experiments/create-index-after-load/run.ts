@@ -4,18 +4,15 @@
  */
 import { diskNeed02 } from "./disk";
 import { connect } from "../../engines/postgres/connect";
-import type { CreateIndexAfterLoadParams } from "../../params/create-index-after-load";
+import type { CreateIndexAfterLoadParams } from "./params";
 import type { RunMetadata } from "../../results/metadata";
 import type { ConnectionInfo, ServerSpec } from "../../targets/types";
 import { withSession, type RunControl } from "../session";
-import {
-  METHOD_LABELS,
-  planTrials,
-  type CialCondition,
-  type PlannedTrial,
-} from "../../workloads/create-index-after-load/plan";
-import { runPlan, type CialTrial } from "../../workloads/create-index-after-load/run-trials";
-import { REPORTED_SETTINGS } from "../../workloads/create-index-after-load/sql";
+import { estimateRun } from "../eta";
+import { estimate as eta } from "./eta";
+import { METHOD_LABELS, planTrials, type CialCondition, type PlannedTrial } from "./workload/plan";
+import { runPlan, type CialTrial } from "./workload/run-trials";
+import { REPORTED_SETTINGS } from "./workload/sql";
 import { ignored } from "../../runtime/debug";
 import { planText } from "../../stats/claims";
 import { plan02 } from "./claims";
@@ -111,6 +108,7 @@ export async function runCreateIndexAfterLoad(
   return withSession<CialCondition, CreateIndexAfterLoadRun>(
     {
       notebook: NOTEBOOK,
+      estimate: (done) => estimateRun(NOTEBOOK, eta, p, done),
       title: "02 CREATE INDEX after load",
       params: p,
       control,

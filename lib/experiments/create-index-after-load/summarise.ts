@@ -10,18 +10,12 @@ import { median } from "simple-statistics";
 import { medianInterval, outlierFlags, type Interval } from "../../stats/intervals";
 import { isOk, type OkOf } from "../../results/run-store";
 import { groupBy, spread, type TrialSeconds } from "../../stats/summary";
-import type { IndexShape } from "../../workloads/create-index-after-load/index-shape";
-import { conditionKey, type CialCondition, type Method } from "../../workloads/create-index-after-load/plan";
-import type { CialTrial } from "../../workloads/create-index-after-load/run-trials";
-import {
-  isCialCounterKey,
-  PHASES,
-  type CialCounterKey,
-  type PhaseName,
-  type PhaseRecord,
-} from "../../workloads/create-index-after-load/session";
+import type { IndexShape } from "./workload/index-shape";
+import { conditionKey, type CialCondition, type Method } from "./workload/plan";
+import type { CialTrial } from "./workload/run-trials";
+import { isCialCounterKey, PHASES, type CialCounterKey, type PhaseName, type PhaseRecord } from "./workload/session";
 import { counterEntries, type Counters } from "../../stats/counters";
-import type { KeyOrder } from "../../workloads/create-index-after-load/sql";
+import type { KeyOrder } from "./workload/sql";
 
 /** The phases the seed timed: A = INSERT + CREATE INDEX; B = INSERT (its index existed already). */
 export function timedPhases(method: Method): readonly PhaseName[] {

@@ -3,9 +3,9 @@
  */
 import type { PlotlyFigure, PlotlyTrace } from "../../display/plotly";
 import { publishedFigures } from "../../results/reference";
-import { OPERATIONS, OPERATION_LABELS } from "../../workloads/index-write-cost/operations";
+import { OPERATIONS, OPERATION_LABELS } from "./workload/operations";
 import type { ConditionSummary } from "./summarise";
-import { HEAP_FILLFACTOR } from "../../workloads/index-write-cost/engine";
+import { HEAP_FILLFACTOR } from "./workload/engine";
 
 const COLORS: Record<string, string> = {
   insert: "#4c78a8",

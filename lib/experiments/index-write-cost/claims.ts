@@ -3,7 +3,7 @@
  * intervals. Each declaration is fixed before the run; only `ours`, the verdict and `why` come from
  * the run, and `why` only from its own counters.
  */
-import type { IndexWriteCostParams } from "../../params/index-write-cost";
+import type { IndexWriteCostParams } from "./params";
 import { publishedFigures } from "../../results/reference";
 import { ENGINE_FACTS, ENGINES, type Engine } from "../../targets/engines";
 import { execFileSync } from "node:child_process";
@@ -25,8 +25,8 @@ import {
   type Rule,
 } from "../../stats/claims";
 import { intervalText, medianInterval, type Interval } from "../../stats/intervals";
-import { OPERATION_LABELS, type Operation } from "../../workloads/index-write-cost/operations";
-import { HEAP_FILLFACTOR } from "../../workloads/index-write-cost/engine";
+import { OPERATION_LABELS, type Operation } from "./workload/operations";
+import { HEAP_FILLFACTOR } from "./workload/engine";
 import { findSummary, type ConditionSummary } from "./summarise";
 
 const fmt = (x: number | undefined, d = 2) => (x === undefined || !Number.isFinite(x) ? "n/a" : x.toFixed(d));

@@ -4,7 +4,7 @@
  * default max_wal_size. Row: 24 B header + 7 bigints + a 4 B line pointer ≈ 84 B at fillfactor 100;
  * a bigint B-tree grown by inserts ≈ 32 B a row.
  */
-import type { IndexWriteCostParams } from "../../params/index-write-cost";
+import type { IndexWriteCostParams } from "./params";
 import { bytesText, type DiskNeed } from "../../targets/disk-need";
 
 const HEAP_ROW_BYTES = 84;

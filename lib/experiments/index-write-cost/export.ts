@@ -4,7 +4,7 @@ import { RunStore } from "../../results/run-store";
 import { summaryCsv } from "../../results/summary-csv";
 import { readingOrder } from "./present";
 import type { IndexWriteCostRun } from "./run";
-import type { IndexWriteCondition } from "../../workloads/index-write-cost/run-trials";
+import type { IndexWriteCondition } from "./workload/run-trials";
 import type { ConditionSummary } from "./summarise";
 import type { ClaimCheck } from "../../stats/claims";
 

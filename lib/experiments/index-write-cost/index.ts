@@ -3,17 +3,30 @@
  * section of the notebook.
  */
 import { diskNeed01 } from "./disk";
-import {
-  INDEX_WRITE_COST_PROFILES,
-  indexWriteCostParams,
-  type IndexWriteCostParams,
-} from "../../params/index-write-cost";
+import { INDEX_WRITE_COST_PROFILES, indexWriteCostParams, type IndexWriteCostParams } from "./params";
 import { withSensitivity } from "../../stats/claims";
 import type { Experiment } from "../contract";
+import type { FaultCells } from "../faults";
+import { estimate } from "./eta";
 import { checkClaims, plan01 } from "./claims";
 import { writeSummaries } from "./export";
 import { runIndexWriteCost, type IndexWriteCostRun } from "./run";
 import { summarise as summariseTrials, type ConditionSummary } from "./summarise";
+
+/** The fault matrix's cells: the fault at this notebook's most exposed point, where it is most likely met. */
+const faults: FaultCells = {
+  overrides: [
+    'engines=["postgresql"]',
+    "rowCounts=[20000]",
+    "extraIndexes=[0,5]",
+    'operations=["insert","update_one_field"]',
+  ],
+  point: "batch",
+  cells: [
+    { fault: "sigterm", target: "embedded", boundSeconds: 45 },
+    { fault: "kill-9", target: "docker", boundSeconds: 30 },
+  ],
+};
 
 export const experiment: Experiment<IndexWriteCostParams, IndexWriteCostRun, ConditionSummary[]> = {
   id: "01",
@@ -24,6 +37,8 @@ export const experiment: Experiment<IndexWriteCostParams, IndexWriteCostRun, Con
   params: (profile, overrides = {}) => indexWriteCostParams(profile, overrides),
   run: (params, control = {}) => runIndexWriteCost(params, control),
   plan: plan01,
+  estimate,
+  faults,
   summarise: (run) => summariseTrials(run.trials),
   claims: (summary, run) => {
     const context = { unavailable: Object.fromEntries(run.unavailable) };

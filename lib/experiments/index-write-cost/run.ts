@@ -2,20 +2,22 @@
  * Notebook 01's experiment: start the servers, run the seed's trial matrix, record everything.
  */
 import { diskNeed01 } from "./disk";
-import type { IndexWriteCostParams } from "../../params/index-write-cost";
-import { PostgresIndexWriteTable } from "../../workloads/index-write-cost/postgres-table";
+import type { IndexWriteCostParams } from "./params";
+import { PostgresIndexWriteTable } from "./workload/postgres-table";
 import type { RunMetadata } from "../../results/metadata";
 import type { Engine, ServerSpec, StartedServer } from "../../targets/types";
 import { withSession, type RunControl } from "../session";
-import type { IndexWriteEngine } from "../../workloads/index-write-cost/engine";
-import { OPERATION_LABELS } from "../../workloads/index-write-cost/operations";
+import { estimateRun } from "../eta";
+import { estimate as eta } from "./eta";
+import type { IndexWriteEngine } from "./workload/engine";
+import { OPERATION_LABELS } from "./workload/operations";
 import {
   planTrials,
   runPlan,
   type IndexWriteCondition,
   type IndexWriteTrial,
   type PlannedTrial,
-} from "../../workloads/index-write-cost/run-trials";
+} from "./workload/run-trials";
 import { nextRound } from "../../stats/adaptive";
 import { addRounds } from "../adaptive-rounds";
 import { planText } from "../../stats/claims";
@@ -69,7 +71,7 @@ export function serverSpecs(p: IndexWriteCostParams): ServerSpec[] {
 const ADAPTERS: Readonly<Record<Engine, (server: StartedServer) => Promise<IndexWriteEngine>>> = {
   postgresql: (server) => PostgresIndexWriteTable.open(server.connection),
   mongodb: async (server) => {
-    const { MongoIndexWriteCollection } = await import("../../workloads/index-write-cost/mongo-collection");
+    const { MongoIndexWriteCollection } = await import("./workload/mongo-collection");
     return MongoIndexWriteCollection.open(server.uri, server.connection.database);
   },
 };
@@ -84,6 +86,7 @@ export async function runIndexWriteCost(p: IndexWriteCostParams, control: RunCon
   return withSession<IndexWriteCondition, IndexWriteCostRun>(
     {
       notebook: "01-index-write-cost",
+      estimate: (done) => estimateRun("01-index-write-cost", eta, p, done),
       title: "01 index write cost",
       params: p,
       control,

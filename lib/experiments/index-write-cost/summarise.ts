@@ -10,11 +10,11 @@ import { isOk } from "../../results/run-store";
 import { medianInterval, outlierFlags, pairedRatios, type Interval } from "../../stats/intervals";
 import { groupBy, spread, type TrialSeconds } from "../../stats/summary";
 import { counterEntries, type Counters as CountersOf } from "../../stats/counters";
-import type { IndexWriteCounterKey } from "../../workloads/index-write-cost/counter-keys";
-import type { Operation } from "../../workloads/index-write-cost/operations";
+import type { IndexWriteCounterKey } from "./workload/counter-keys";
+import type { Operation } from "./workload/operations";
 import type { Engine } from "../../targets/engines";
-import type { IndexWriteCondition, IndexWriteTrial } from "../../workloads/index-write-cost/run-trials";
-import { conditionKey } from "../../workloads/index-write-cost/run-trials";
+import type { IndexWriteCondition, IndexWriteTrial } from "./workload/run-trials";
+import { conditionKey } from "./workload/run-trials";
 
 export interface ConditionSummary extends IndexWriteCondition, TrialSeconds {
   /** Median over repeats of (this condition's seconds / the 0-extra-index condition's, same repeat). */

@@ -2,7 +2,7 @@
  * Notebook 03's charts, built from the summaries.
  */
 import { groupButtons, type PlotlyFigure, type PlotlyTrace } from "../../display/plotly";
-import { TABLES } from "../../workloads/over-indexing/schema";
+import { TABLES } from "./workload/schema";
 import { stepCoordinates } from "../../workloads/pgbench";
 import { seedCurveScaledTo, type OverIndexingSummary } from "./summarise";
 

@@ -20,7 +20,7 @@ import {
   type RegimeFactor,
   type Rule,
 } from "../../stats/claims";
-import type { OverIndexingParams } from "../../params/over-indexing";
+import type { OverIndexingParams } from "./params";
 import { plannedServerCpus } from "../server-cpus";
 import { intervalText, medianInterval, type Interval } from "../../stats/intervals";
 import { stateSensitivity, type StatePairs } from "../../stats/speed";

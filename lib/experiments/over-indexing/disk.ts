@@ -6,7 +6,7 @@
  * is the larger of min_wal_size and two rounds' WAL (~8 kB a transaction), never more than the run
  * writes in all.
  */
-import type { OverIndexingParams } from "../../params/over-indexing";
+import type { OverIndexingParams } from "./params";
 import { bytesText, type DiskNeed } from "../../targets/disk-need";
 
 const SEED_DATA_BYTES = 11 * 2 ** 30;

@@ -3,13 +3,25 @@
  * claims, save), then one call per section of the notebook.
  */
 import { diskNeed03 } from "./disk";
-import { overIndexing_PROFILES, overIndexingParams, type OverIndexingParams } from "../../params/over-indexing";
+import { overIndexing_PROFILES, overIndexingParams, type OverIndexingParams } from "./params";
 import type { Experiment } from "../contract";
+import type { FaultCells } from "../faults";
+import { estimate } from "./eta";
 import { recordedServerCpus } from "../server-cpus";
 import { checkClaims as check, plan03 } from "./claims";
 import { writeSummaries } from "./present";
 import { run as runRounds, type OverIndexingRun } from "./run";
 import { summarise as summariseTrials, type OverIndexingSummary } from "./summarise";
+
+/** The fault matrix's cells: the fault at this notebook's most exposed point, where it is most likely met. */
+const faults: FaultCells = {
+  overrides: ["indexLevels=[7,14]", "durationSeconds=4"],
+  point: "pgbench",
+  cells: [
+    { fault: "sigstop", target: "embedded", boundSeconds: 40, env: { DBLAB_STALL_SECONDS: "5" } },
+    { fault: "link-drop", target: "ssh", boundSeconds: 75 },
+  ],
+};
 
 export const experiment: Experiment<OverIndexingParams, OverIndexingRun, OverIndexingSummary> = {
   id: "03",
@@ -30,6 +42,8 @@ export const experiment: Experiment<OverIndexingParams, OverIndexingRun, OverInd
   disk: diskNeed03,
   save: (run, summary, claims) => writeSummaries(run, summary, claims),
   plan: plan03,
+  estimate,
+  faults,
 };
 
 export const { params, run, summarise, claims, save } = experiment;

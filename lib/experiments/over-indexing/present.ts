@@ -10,7 +10,7 @@ import { RunStore } from "../../results/run-store";
 import { summaryCsv } from "../../results/summary-csv";
 import type { ClaimCheck } from "../../stats/claims";
 import { intervalLabel, OUTLIER_RULE, type Interval } from "../../stats/intervals";
-import { extraIndexesFor, indexName } from "../../workloads/over-indexing/schema";
+import { extraIndexesFor, indexName } from "./workload/schema";
 import { latencyByLevel, perSecond, storageByLevel, tpsByLevel, workPerTransaction } from "./charts";
 import { NOTEBOOK, type OverIndexingRun } from "./run";
 import { seedCurveScaledTo, seedTps, type OverIndexingSummary } from "./summarise";

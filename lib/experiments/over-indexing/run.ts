@@ -4,28 +4,25 @@
  */
 import { diskNeed03 } from "./disk";
 import { withActivity } from "../../workloads/server-activity";
-import type { OverIndexingParams } from "../../params/over-indexing";
+import type { OverIndexingParams } from "./params";
 import type { RunMetadata } from "../../results/metadata";
 import type { ServerSpec } from "../../targets/types";
 import { memoryAndWalSettings } from "../../engines/postgres/server-settings";
 import { withSession, type RunControl } from "../session";
+import { estimateRun } from "../eta";
+import { estimate as eta } from "./eta";
 import { planText } from "../../stats/claims";
 import { plan03 } from "./claims";
 import { describeRunner, locatePgbench } from "../../workloads/pgbench";
-import { datasetShape, transactionScript } from "../../workloads/over-indexing/dataset";
-import {
-  createTemplate,
-  dropDatabases,
-  WORKLOAD_DATABASES,
-  type TemplateInfo,
-} from "../../workloads/over-indexing/databases";
+import { datasetShape, transactionScript } from "./workload/dataset";
+import { createTemplate, dropDatabases, WORKLOAD_DATABASES, type TemplateInfo } from "./workload/databases";
 import {
   planRounds,
   runRounds,
   type OverIndexingCondition,
   type OverIndexingTrial,
   type PlannedRound,
-} from "../../workloads/over-indexing/run-trials";
+} from "./workload/run-trials";
 import { MIN_COVERAGE, repeatsForCoverage, type ClaimCheck } from "../../stats/claims";
 import { nextRound } from "../../stats/adaptive";
 import { claimMonotone, claimRatio } from "./claims";
@@ -122,6 +119,7 @@ export async function run(p: OverIndexingParams, control: RunControl = {}): Prom
   return withSession<OverIndexingCondition, OverIndexingRun>(
     {
       notebook: NOTEBOOK,
+      estimate: (done) => estimateRun(NOTEBOOK, eta, p, done),
       title: "03 over-indexing",
       params: p,
       control,

@@ -11,9 +11,9 @@ import { groupBy, spread, type Spread } from "../../stats/summary";
 import { counterEntries, sumCounters, type Counters } from "../../stats/counters";
 import type { PgIoCounter } from "../../engines/postgres/server-counters";
 import { pgbenchFigures, type PgbenchFigures, type PgbenchRunResult, type SeriesPoint } from "../../workloads/pgbench";
-import { TABLES, type InventoryTable } from "../../workloads/over-indexing/schema";
-import type { StatementStats } from "../../workloads/over-indexing/observations";
-import type { OverIndexingTrial } from "../../workloads/over-indexing/run-trials";
+import { TABLES, type InventoryTable } from "./workload/schema";
+import type { StatementStats } from "./workload/observations";
+import type { OverIndexingTrial } from "./workload/run-trials";
 
 export interface TableFigures {
   /** Indexes on the table in this round. */

@@ -5,7 +5,7 @@
  */
 import { groupButtons, type PlotlyFigure, type PlotlyTrace } from "../../display/plotly";
 import { stepCoordinates } from "../../workloads/pgbench";
-import type { ReindexMode } from "../../params/reindex-under-load";
+import type { ReindexMode } from "./params";
 import { seedSets, seedUpdateLatency } from "./claims";
 import type { ReindexSummary, RunSummary } from "./summarise";
 

@@ -5,8 +5,8 @@
  * Verdicts come from `decide` on the interval of the statistic over sets; every "why" sentence is
  * built from this run's numbers, or left out.
  */
-import type { ReindexMode, ReindexUnderLoadParams } from "../../params/reindex-under-load";
-import { SEED_STALL_SHARE } from "../../workloads/reindex-under-load/stall";
+import type { ReindexMode, ReindexUnderLoadParams } from "./params";
+import { SEED_STALL_SHARE } from "./workload/stall";
 import { publishedFigures } from "../../results/reference";
 import {
   atScale,

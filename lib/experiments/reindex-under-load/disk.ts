@@ -3,7 +3,7 @@
  * scale unit, accounts and its key), the new key REINDEX CONCURRENTLY builds beside the old one
  * (~2.2 MB per scale unit), and WAL up to the default max_wal_size.
  */
-import type { ReindexUnderLoadParams } from "../../params/reindex-under-load";
+import type { ReindexUnderLoadParams } from "./params";
 import { bytesText, type DiskNeed } from "../../targets/disk-need";
 
 const SCALE_BYTES = 16 * 2 ** 20;

@@ -3,12 +3,10 @@
  * claims, show and save the results.
  */
 import { diskNeed04 } from "./disk";
-import {
-  reindexUnderLoad_PROFILES,
-  reindexUnderLoadParams,
-  type ReindexUnderLoadParams,
-} from "../../params/reindex-under-load";
+import { reindexUnderLoad_PROFILES, reindexUnderLoadParams, type ReindexUnderLoadParams } from "./params";
 import type { Experiment } from "../contract";
+import type { FaultCells } from "../faults";
+import { estimate } from "./eta";
 import { writeSummaries } from "./present";
 import { NOTEBOOK, run as runReindexUnderLoad, runLengthOf } from "./run";
 import { checkClaims as check, plan04 } from "./claims";
@@ -37,6 +35,16 @@ function summariseRun(run: ReindexUnderLoadRun): ReindexSummary {
   return summariseTrials(run.trials, runLengthOf(run), run.params.clients, run.metadata.host.cpus, run.params.scale);
 }
 
+/** The fault matrix's cells: the fault at this notebook's most exposed point, where it is most likely met. */
+const faults: FaultCells = {
+  overrides: ["durationSeconds=6", "sets=2", 'modes=["baseline","reindex"]'],
+  point: "pgbench",
+  cells: [
+    { fault: "link-drop", target: "ssh", boundSeconds: 75 },
+    { fault: "kill-9", target: "embedded", boundSeconds: 30 },
+  ],
+};
+
 /** Notebook 04 on the Experiment contract. */
 export const experiment: Experiment<ReindexUnderLoadParams, ReindexUnderLoadRun, ReindexSummary> = {
   id: "04",
@@ -52,6 +60,8 @@ export const experiment: Experiment<ReindexUnderLoadParams, ReindexUnderLoadRun,
   disk: diskNeed04,
   save: (run, summary, claims) => writeSummaries(run, summary, claims),
   plan: plan04,
+  estimate,
+  faults,
 };
 
 export const { params, run, summarise, claims, save } = experiment;

@@ -6,7 +6,7 @@ import { plot } from "../../display/plotly";
 import { showRunHeader } from "../../display/run-header";
 import { showClaimsTable } from "../../display/claims";
 import { showTable, sortedBy, type Row } from "../../display/table";
-import { REINDEX_MODES } from "../../workloads/reindex-under-load/run-trials";
+import { REINDEX_MODES } from "./workload/run-trials";
 import { RunStore } from "../../results/run-store";
 import { summaryCsv } from "../../results/summary-csv";
 import type { ClaimCheck } from "../../stats/claims";

@@ -3,35 +3,32 @@
  * (baseline, REINDEX, REINDEX CONCURRENTLY), record everything, stop the server.
  */
 import { diskNeed04 } from "./disk";
-import type { ReindexUnderLoadParams } from "../../params/reindex-under-load";
+import type { ReindexUnderLoadParams } from "./params";
 import type { RunMetadata } from "../../results/metadata";
 import type { ServerSpec } from "../../targets/types";
 import { withSession, type RunControl } from "../session";
+import { estimateRun } from "../eta";
+import { estimate as eta } from "./eta";
 import { describeRunner, locatePgbench } from "../../workloads/pgbench";
-import {
-  createTemplate,
-  dropDatabases,
-  WORKLOAD_DATABASES,
-  type TemplateInfo,
-} from "../../workloads/reindex-under-load/databases";
+import { createTemplate, dropDatabases, WORKLOAD_DATABASES, type TemplateInfo } from "./workload/databases";
 import { MIN_COVERAGE, repeatsForCoverage, type Verdict } from "../../stats/claims";
 import { nextRound } from "../../stats/adaptive";
-import fs from "node:fs";
-import path from "node:path";
-import { runLengthFor } from "../../workloads/reindex-under-load/stall";
+import { runLengthFor } from "./workload/stall";
 import {
   calibrateRebuild,
   planRuns,
   runPlan,
-  type RebuildCalibration,
   type PlannedRun,
   type ReindexCondition,
   type ReindexTrial,
-} from "../../workloads/reindex-under-load/run-trials";
+} from "./workload/run-trials";
 import { claimTpsDrop, plan04 } from "./claims";
 import { planText } from "../../stats/claims";
 import { summarise } from "./summarise";
 import { addRounds } from "../adaptive-rounds";
+import { CALIBRATION_FILE, storedCalibration, type RunLengthCalibration } from "./run-length";
+
+export type { RunLengthCalibration } from "./run-length";
 
 export const NOTEBOOK = "04-reindex-under-load";
 const GIB = 2 ** 30;
@@ -50,24 +47,9 @@ export interface ReindexUnderLoadRun {
   readonly calibration?: RunLengthCalibration;
 }
 
-export interface RunLengthCalibration extends RebuildCalibration {
-  readonly stallShare: number;
-  readonly durationSeconds: number;
-  readonly reindexStartSeconds: number;
-}
-
-const CALIBRATION_FILE = "calibration.json";
-
 /** How long each run lasted: the calibration's choice, else the params'. */
 export function runLengthOf(run: Pick<ReindexUnderLoadRun, "params" | "calibration">): number {
   return run.calibration?.durationSeconds ?? run.params.durationSeconds;
-}
-
-/** A resumed run keeps the run length its first part chose (its trials ran at it). */
-function storedCalibration(directory: string): RunLengthCalibration | undefined {
-  const file = path.join(directory, CALIBRATION_FILE);
-  if (!fs.existsSync(file)) return undefined;
-  return JSON.parse(fs.readFileSync(file, "utf8")) as RunLengthCalibration;
 }
 
 export function serverSpec(p: ReindexUnderLoadParams): ServerSpec {
@@ -141,6 +123,7 @@ export async function run(p: ReindexUnderLoadParams, control: RunControl = {}): 
   return withSession<ReindexCondition, ReindexUnderLoadRun>(
     {
       notebook: NOTEBOOK,
+      estimate: (done) => estimateRun(NOTEBOOK, eta, p, done),
       title: "04 REINDEX under load",
       params: p,
       control,

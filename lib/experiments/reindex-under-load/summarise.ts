@@ -12,12 +12,12 @@ import {
   type SeriesPoint,
   type StatementLatency,
 } from "../../workloads/pgbench";
-import type { ReindexMode } from "../../params/reindex-under-load";
+import type { ReindexMode } from "./params";
 import { medianInterval, outlierFlags, type Interval } from "../../stats/intervals";
 import { groupBy, spread, type Spread } from "../../stats/summary";
 import { sumCounters } from "../../stats/counters";
-import type { BlockedInterval, IndexBuildPhase } from "../../workloads/reindex-under-load/lock-timeline";
-import type { ReindexTrial } from "../../workloads/reindex-under-load/run-trials";
+import type { BlockedInterval, IndexBuildPhase } from "./workload/lock-timeline";
+import type { ReindexTrial } from "./workload/run-trials";
 
 export const UPDATE_ACCOUNTS = /^UPDATE pgbench_accounts/;
 const ACCOUNTS_TABLE = "pgbench_accounts";

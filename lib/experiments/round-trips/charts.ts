@@ -1,7 +1,7 @@
 /** Notebook 05's plotly figures. */
 import type { PlotlyFigure, PlotlyTrace } from "../../display/plotly";
-import { CASE_INFO, CASES } from "../../workloads/round-trips/cases";
-import { SYNC_LEVELS } from "../../workloads/round-trips/replication";
+import { CASE_INFO, CASES } from "./workload/cases";
+import { SYNC_LEVELS } from "./workload/replication";
 import { seedValue, SEED_CONDITIONS, SEED_LABELS, type SeedSeries } from "./seed";
 import { findEnvironment, type RoundTripsSummary } from "./summarise";
 

@@ -22,9 +22,9 @@ import {
   type Rule,
 } from "../../stats/claims";
 import { intervalText, medianInterval, type Interval } from "../../stats/intervals";
-import type { RoundTripsParams } from "../../params/round-trips";
-import { CASE_INFO } from "../../workloads/round-trips/cases";
-import type { EnvironmentKey } from "../../workloads/round-trips/trials";
+import type { RoundTripsParams } from "./params";
+import { CASE_INFO } from "./workload/cases";
+import type { EnvironmentKey } from "./workload/trials";
 import { seedCommitMs, seedValue } from "./seed";
 import {
   findEnvironment,

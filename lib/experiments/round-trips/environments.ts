@@ -1,6 +1,6 @@
 /** The environments of notebook 05: where the client sits, and whether commits wait for standbys. */
-import type { EnvironmentId, RoundTripsParams } from "../../params/round-trips";
-import type { EnvironmentKey } from "../../workloads/round-trips/trials";
+import type { EnvironmentId, RoundTripsParams } from "./params";
+import type { EnvironmentKey } from "./workload/trials";
 
 /**
  * Whether an environment's round trips and commit waits are this lab's inputs ("emulated": a delay

@@ -2,7 +2,7 @@
 import { summaryCsv } from "../../results/summary-csv";
 import type { RunStore } from "../../results/run-store";
 import type { ClaimCheck } from "../../stats/claims";
-import type { RoundTripCondition } from "../../workloads/round-trips/trials";
+import type { RoundTripCondition } from "./workload/trials";
 import { NOTEBOOK } from "./run";
 import type { RoundTripsSummary } from "./summarise";
 

@@ -7,7 +7,7 @@ import { withClient } from "../../engines/postgres/connect";
 import { calibrateLink, medianRtt, type LinkCalibration } from "../../network/calibrate";
 import type { DelayLink, LinkKind } from "../../network/types";
 import type { ConnectionInfo } from "../../targets/types";
-import { selectOneProbe } from "../../workloads/round-trips/timing";
+import { selectOneProbe } from "../../workloads/statement-timing";
 
 export interface CalibrationRecord extends LinkCalibration {
   /** "client" or a standby's name. */

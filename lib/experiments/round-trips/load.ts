@@ -1,10 +1,10 @@
 /** A finished run read back from its folder, to summarise or show again without rerunning it. */
 import fs from "node:fs";
 import path from "node:path";
-import type { RoundTripsParams } from "../../params/round-trips";
+import type { RoundTripsParams } from "./params";
 import type { RunMetadata } from "../../results/metadata";
 import { resultsRoot } from "../../results/run-store";
-import type { RoundTripTrial } from "../../workloads/round-trips/trials";
+import type { RoundTripTrial } from "./workload/trials";
 import type { CalibrationRecord } from "./links";
 import type { RoundTripsRun } from "./run";
 

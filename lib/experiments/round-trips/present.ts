@@ -6,7 +6,7 @@ import { showClaimsTable } from "../../display/claims";
 import { showTable, type Row } from "../../display/table";
 import type { ClaimCheck } from "../../stats/claims";
 import { intervalLabel, OUTLIER_RULE, type Interval } from "../../stats/intervals";
-import { CASE_INFO } from "../../workloads/round-trips/cases";
+import { CASE_INFO } from "./workload/cases";
 import { autocommitVsOneTransaction, commitLatencyBySyncLevel, elapsedVsRtt } from "./charts";
 import type { RoundTripsRun } from "./run";
 import { seedCommitMs, seedValue, SEED_LABELS, SEED_SELECT1_TOTAL_S, type SeedCondition } from "./seed";

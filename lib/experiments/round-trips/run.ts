@@ -13,7 +13,7 @@ import { connect } from "../../engines/postgres/connect";
 import { releaseSynchronousStandbys, requireSynchronousStandbys } from "../../engines/postgres/synchronous-standbys";
 import { createEmulator, type NetworkEmulator } from "../../network/emulator";
 import type { DelayLink } from "../../network/types";
-import { hostEndpoint, type RoundTripsParams } from "../../params/round-trips";
+import { hostEndpoint, type RoundTripsParams } from "./params";
 import type { DockerEndpoint } from "../../targets/docker/endpoint";
 import type { RunMetadata } from "../../results/metadata";
 import { decideTarget } from "../../targets/select";
@@ -26,10 +26,12 @@ import {
   type StartedServer,
 } from "../../targets/types";
 import { redactText } from "../../targets/uri";
-import { resetTable } from "../../workloads/round-trips/dataset";
+import { resetTable } from "./workload/dataset";
 import { rotated } from "../../stats/order";
-import type { EnvironmentKey, RoundTripCondition, RoundTripTrial } from "../../workloads/round-trips/trials";
+import type { EnvironmentKey, RoundTripCondition, RoundTripTrial } from "./workload/trials";
 import { withSession, type ExperimentSession, type RunControl } from "../session";
+import { estimateRun } from "../eta";
+import { estimate as eta } from "./eta";
 import { ENVIRONMENT_INFO, QUORUM, quorumEnvironments, singleServerEnvironments, STANDBY_NAMES } from "./environments";
 import { CalibratedLink, measureBaseline, type CalibrationRecord } from "./links";
 import { caseTrial, commitLevelTrial, runRoundTripTrials, type Session, type TrialContext } from "./trial-runner";
@@ -400,6 +402,7 @@ export async function runRoundTrips(
   return withSession<RoundTripCondition, RoundTripsRun>(
     {
       notebook: NOTEBOOK,
+      estimate: (done) => estimateRun(NOTEBOOK, eta, p, done),
       title: "05 round trips",
       params: p,
       control,

@@ -5,12 +5,12 @@
  * formed per repeat first (paired) and summarised by the exact interval of its median.
  */
 import { median } from "simple-statistics";
-import type { RoundTripsParams } from "../../params/round-trips";
+import type { RoundTripsParams } from "./params";
 import { medianInterval, outlierFlags, type Interval } from "../../stats/intervals";
 import { groupBy, spread, type TrialSeconds } from "../../stats/summary";
-import { CASE_INFO, CASES, type CaseId } from "../../workloads/round-trips/cases";
-import { SYNC_LEVELS, type SyncLevel } from "../../workloads/round-trips/replication";
-import type { EnvironmentKey, RoundTripTrial } from "../../workloads/round-trips/trials";
+import { CASE_INFO, CASES, type CaseId } from "./workload/cases";
+import { SYNC_LEVELS, type SyncLevel } from "./workload/replication";
+import type { EnvironmentKey, RoundTripTrial } from "./workload/trials";
 import type { PgServerCounterKey } from "../../engines/postgres/server-counters";
 import { ENVIRONMENT_INFO, type EnvironmentKind } from "./environments";
 import type { CalibrationRecord } from "./links";

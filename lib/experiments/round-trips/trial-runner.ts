@@ -8,16 +8,11 @@ import { serverCounters } from "../../engines/postgres/server-counters";
 import type { DelayLink } from "../../network/types";
 import type { RunStore } from "../../results/run-store";
 import { counterDelta } from "../../stats/counters";
-import { CASE_INFO, statements, type CaseId } from "../../workloads/round-trips/cases";
-import { resetTable } from "../../workloads/round-trips/dataset";
-import { LagSampler, waitForReplay, type LagSummary, type SyncLevel } from "../../workloads/round-trips/replication";
-import { timeStatements } from "../../workloads/round-trips/timing";
-import {
-  trialKey,
-  type EnvironmentKey,
-  type RoundTripCondition,
-  type RoundTripTrial,
-} from "../../workloads/round-trips/trials";
+import { CASE_INFO, statements, type CaseId } from "./workload/cases";
+import { resetTable } from "./workload/dataset";
+import { LagSampler, waitForReplay, type LagSummary, type SyncLevel } from "./workload/replication";
+import { timeStatements } from "../../workloads/statement-timing";
+import { trialKey, type EnvironmentKey, type RoundTripCondition, type RoundTripTrial } from "./workload/trials";
 import { runTrials, type PlannedTrial, type TrialProgress } from "../../workloads/trials";
 
 export interface TrialContext {

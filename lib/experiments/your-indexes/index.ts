@@ -2,12 +2,25 @@
  * Notebook 06's experiment (`lab.yourIndexes.*`): what do these indexes cost these writes? The
  * contract's five steps (params, run, summarise, claims, save), then one call per section.
  */
-import { yourIndexes_PROFILES, yourIndexesParams, type YourIndexesParams } from "../../params/your-indexes";
+import { yourIndexes_PROFILES, yourIndexesParams, type YourIndexesParams } from "./params";
 import type { Experiment } from "../contract";
+import type { FaultCells } from "../faults";
+import { estimate } from "./eta";
 import { checkClaims } from "./claims";
 import { writeSummaries } from "./present";
 import { run as runRounds, summaryContext, type YourIndexesRun } from "./run";
 import { summarise as summariseTrials, type YourIndexesSummary } from "./summarise";
+
+/** The fault matrix's cells: the fault at this notebook's most exposed point, where it is most likely met. */
+const faults: FaultCells = {
+  // The smoke example (two indexes judged, two rounds of B V B V B): 3-s runs, so the fault lands in one.
+  overrides: ["durationSeconds=3"],
+  point: "pgbench",
+  cells: [
+    { fault: "kill-9", target: "embedded", boundSeconds: 30 },
+    { fault: "sigterm", target: "embedded", boundSeconds: 45 },
+  ],
+};
 
 export const experiment: Experiment<YourIndexesParams, YourIndexesRun, YourIndexesSummary> = {
   profiles: yourIndexes_PROFILES,
@@ -16,6 +29,8 @@ export const experiment: Experiment<YourIndexesParams, YourIndexesRun, YourIndex
   summarise: (run) => summariseTrials(run.trials, summaryContext(run), run.params.durationSeconds, run.params.clients),
   claims: (summary) => checkClaims(summary),
   save: writeSummaries,
+  estimate,
+  faults,
   id: "06",
   slug: "06-your-indexes",
   title: "Your indexes: what does each one cost your writes?",

@@ -3,7 +3,7 @@
  * of their server) once into a template, build every variant from it, check the workload, then run
  * rounds of every variant (in a Williams order) while an index is undecided and the budget lasts.
  */
-import type { YourIndexesParams } from "../../params/your-indexes";
+import type { YourIndexesParams } from "./params";
 import { nextRound, plannedRoundFits } from "../../stats/adaptive";
 import { SPEED_STATE_RATIO, speedSpread } from "../../stats/speed";
 import { MIN_COVERAGE, repeatsForCoverage } from "../../stats/claims";
@@ -11,7 +11,7 @@ import type { ServerSpec } from "../../targets/types";
 import { memoryAndWalSettings } from "../../engines/postgres/server-settings";
 import { describeRunner, locatePgbench } from "../../workloads/pgbench";
 import { withActivity } from "../../workloads/server-activity";
-import { listTables } from "../../workloads/your-indexes/catalog";
+import { listTables } from "./workload/catalog";
 import {
   buildVariants,
   createTemplate,
@@ -21,7 +21,7 @@ import {
   withDatabase,
   type BuiltVariant,
   type LoadedTemplate,
-} from "../../workloads/your-indexes/databases";
+} from "./workload/databases";
 import { runTrials } from "../../workloads/trials";
 import {
   checkWorkload,
@@ -31,24 +31,15 @@ import {
   type WorkloadCheck,
   type YourIndexesCondition,
   type YourIndexesTrial,
-} from "../../workloads/your-indexes/run-trials";
-import { sampleFromSource, type SourceInfo } from "../../workloads/your-indexes/sample";
-import {
-  readWorkload,
-  updateStatements,
-  type UpdateStatement,
-  type WorkloadScript,
-} from "../../workloads/your-indexes/scripts";
-import {
-  existingToJudge,
-  planVariants,
-  writtenIndexNames,
-  type Judged,
-  type Variant,
-} from "../../workloads/your-indexes/variants";
+} from "./workload/run-trials";
+import { sampleFromSource, type SourceInfo } from "./workload/sample";
+import { readWorkload, updateStatements, type UpdateStatement, type WorkloadScript } from "./workload/scripts";
+import { existingToJudge, planVariants, writtenIndexNames, type Judged, type Variant } from "./workload/variants";
 import { addRounds } from "../adaptive-rounds";
 import type { ExperimentRun } from "../contract";
 import { withSession, type RunControl } from "../session";
+import { estimateRun } from "../eta";
+import { estimate as eta } from "./eta";
 import { judgeIndex } from "./claims";
 import { summarise, type SummaryContext } from "./summarise";
 
@@ -125,7 +116,17 @@ export async function run(p: YourIndexesParams, control: RunControl = {}): Promi
   const scripts = readWorkload(p.workload);
   const updates = updateStatements(scripts);
   const { target, cpus, memoryGiB } = p;
-  const options = { notebook: NOTEBOOK, title: "06 your indexes", params: p, control, target, cpus, memoryGiB };
+  const estimate = (done: ReadonlySet<string>) => estimateRun(NOTEBOOK, eta, p, done);
+  const options = {
+    notebook: NOTEBOOK,
+    title: "06 your indexes",
+    params: p,
+    control,
+    target,
+    cpus,
+    memoryGiB,
+    estimate,
+  };
   return withSession<YourIndexesCondition, YourIndexesRun>(
     { ...options, specs: [serverSpec(p)] },
     async ({ store, progress, servers, signal, notes, metadata, writeMetadata }) => {

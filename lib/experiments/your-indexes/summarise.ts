@@ -10,11 +10,11 @@ import { quantile } from "simple-statistics";
 import { medianInterval, outlierFlags, type Interval } from "../../stats/intervals";
 import { groupBy, spread } from "../../stats/summary";
 import { pgbenchFigures, type PgbenchFigures, type PgbenchRunResult, type SeriesPoint } from "../../workloads/pgbench";
-import type { IndexInfo } from "../../workloads/your-indexes/catalog";
-import type { UpdateStatement } from "../../workloads/your-indexes/scripts";
-import type { SourceIndexUsage } from "../../workloads/your-indexes/sample";
-import type { YourIndexesTrial } from "../../workloads/your-indexes/run-trials";
-import type { Judged } from "../../workloads/your-indexes/variants";
+import type { IndexInfo } from "./workload/catalog";
+import type { UpdateStatement } from "./workload/scripts";
+import type { SourceIndexUsage } from "./workload/sample";
+import type { YourIndexesTrial } from "./workload/run-trials";
+import type { Judged } from "./workload/variants";
 
 export interface TableWrites {
   readonly inserted: number;

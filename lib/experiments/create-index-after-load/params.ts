@@ -1,0 +1,210 @@
+/** Parameters of notebook 02 (CREATE INDEX after bulk load), per profile, and their checks. */
+import { TARGET_CHOICES, type TargetChoice } from "../../targets/select";
+import { KEY_ORDERS, type KeyOrder } from "./workload/sql";
+import { withProfile, type ProfileName } from "../../params/profiles";
+import {
+  integerListInRange,
+  listOf,
+  nonNegativeNumber,
+  oneOf,
+  ParameterError,
+  positiveInteger,
+  positiveIntegerList,
+  rejectUnknownKeys,
+} from "../../params/validate";
+
+export interface CreateIndexAfterLoadParams {
+  /** Where the server runs: auto = docker if a daemon answers, else embedded. */
+  readonly target: TargetChoice;
+  /** Rows of the headline comparison (the seed: 100,000,000). */
+  readonly rows: number;
+  /** Trials per method at `rows`, a fresh table each (the seed: 2). */
+  readonly repeats: number;
+  /** Row counts of the size sweep (both methods, random keys); `rows` is always part of it. */
+  readonly rowSweep: readonly number[];
+  /** Trials per sweep point that is not the headline (sizes, key order, sort memory, workers). */
+  readonly sweepRepeats: number;
+  /** Key orders to load at `rows`: "random" is the seed's; "sorted" loads the same codes in ascending order. */
+  readonly keyOrders: readonly KeyOrder[];
+  /** maintenance_work_mem values, MB, of the CREATE INDEX sweep (session SET per build). */
+  readonly memorySweepMB: readonly number[];
+  /** max_parallel_maintenance_workers values of the CREATE INDEX sweep (session SET per build). */
+  readonly workerSweep: readonly number[];
+  /**
+   * Rows of the pairs that decide claim (3), block I/O's share of the gap: `repeats` pairs on a
+   * second server whose shared_buffers is `cacheSharedBuffersMB`, so that the data is ≥ 10× the
+   * buffer cache as in the seed (its 100M rows were ~44× its 128 MB); 0 = (3) on the headline pair.
+   */
+  readonly cacheRows: number;
+  /** shared_buffers of the second server that runs claim (3)'s pairs, MB (its data ÷ buffers is the regime). */
+  readonly cacheSharedBuffersMB: number;
+  /**
+   * Rows and distinct codes of the pairs that decide claim (4), the index's density: `repeats`
+   * pairs at `densityRows` rows over `densityCodes` codes, so that rows per code is the seed's
+   * ~10,000 (100M rows over 10,001 codes); 0 = (4) on the headline pair.
+   */
+  readonly densityRows: number;
+  /** Distinct codes of claim (4)'s pairs: densityRows ÷ densityCodes is its rows per code. */
+  readonly densityCodes: number;
+  /** Rows of the extra pair of trials whose WAL is decoded by record type (pg_walinspect); 0 = skip. */
+  readonly walAnatomyRows: number;
+  /** setseed() value before every load, so every trial writes the same codes. */
+  readonly randomSeed: number;
+  /** maintenance_work_mem, MB (the seed ran PostgreSQL's defaults, with track_io_timing and track_wal_io_timing on). */
+  readonly maintenanceWorkMemMB: number;
+  /** max_parallel_maintenance_workers of the server (workers a CREATE INDEX may use). */
+  readonly maxParallelMaintenanceWorkers: number;
+  /** shared_buffers, MB. */
+  readonly sharedBuffersMB: number;
+  /** max_wal_size, MB. */
+  readonly maxWalSizeMB: number;
+  /** checkpoint_timeout, seconds. */
+  readonly checkpointTimeoutS: number;
+  /** Pause after each phase before reading counters: the WAL writer and checkpointer report late. */
+  readonly settleMs: number;
+  /** CPU and memory limits of a docker server. */
+  readonly cpus: number;
+  /** Memory limit of a docker server, GiB. */
+  readonly memoryGiB: number;
+}
+
+/** PostgreSQL 17's defaults, which the seed's local server most likely ran with. */
+const SEED_SERVER = {
+  target: "auto",
+  keyOrders: ["random", "sorted"],
+  workerSweep: [0, 2],
+  randomSeed: 0.42,
+  maintenanceWorkMemMB: 64,
+  maxParallelMaintenanceWorkers: 2,
+  sharedBuffersMB: 128,
+  maxWalSizeMB: 1024,
+  checkpointTimeoutS: 300,
+  cpus: 2,
+} as const;
+
+export const CREATE_INDEX_AFTER_LOAD_PROFILES: Readonly<Record<ProfileName, CreateIndexAfterLoadParams>> = {
+  smoke: {
+    ...SEED_SERVER,
+    rows: 20_000,
+    // Five repeats of a 20k-row pair take seconds, and let smoke reach a verdict through the same rules.
+    repeats: 5,
+    rowSweep: [5_000],
+    sweepRepeats: 1,
+    memorySweepMB: [1, 64],
+    walAnatomyRows: 20_000,
+    cacheRows: 0,
+    cacheSharedBuffersMB: 16,
+    densityRows: 0,
+    densityCodes: 10_001,
+    settleMs: 100,
+    memoryGiB: 2,
+  },
+  // The claims are decided on B/A per repeat, and an exact interval of a median needs ≥ 5 paired
+  // repeats to cover it with ≥ 90 % (4 give 87.5 %). 5 repeats at 3M rows (~6 s for A, ~12 s for B
+  // on 2 quiet cores) cost about what 3 repeats at 5M did, and no claim's regime is 5M (the seed's
+  // figure is 100M, in `full`): the sweep still reaches 1M, and the CREATE INDEX sweep runs at 3M.
+  default: {
+    ...SEED_SERVER,
+    rows: 3_000_000,
+    repeats: 5,
+    rowSweep: [10_000, 100_000, 1_000_000],
+    // One trial per sweep point (as `full`): the sweeps are shown, not judged, and the 5 pairs that
+    // put (3) and (4) in their regime take the ~45 s a second repeat of the sweeps took.
+    sweepRepeats: 1,
+    memorySweepMB: [4, 64, 1024],
+    walAnatomyRows: 1_000_000,
+    // (3) and (4) in the seed's regime by the ratios their figures depend on, on one set of pairs at
+    // 1M rows: ~51 MB of table and grown index here (154 MB at 3M rows), 12.8× a 4 MB
+    // shared_buffers; 1M rows over 100 codes are 10,000 rows per code, the seed's 100M over 10,001.
+    cacheRows: 1_000_000,
+    cacheSharedBuffersMB: 4,
+    densityRows: 1_000_000,
+    densityCodes: 100,
+    settleMs: 500,
+    memoryGiB: 4,
+  },
+  full: {
+    ...SEED_SERVER,
+    rows: 100_000_000,
+    // The seed ran 2; 5 paired repeats are the fewest whose interval can decide its 2.54× (claim 1b).
+    repeats: 5,
+    rowSweep: [1_000_000, 10_000_000, 30_000_000],
+    sweepRepeats: 1,
+    memorySweepMB: [4, 64, 1024, 4096],
+    // The WAL of an indexed 100M-row load is ~14 GB; decoding a tenth of it says the same per row.
+    walAnatomyRows: 10_000_000,
+    // The headline is the seed's 100M rows, 10,001 codes, 128 MB shared_buffers: (3) and (4) on it.
+    cacheRows: 0,
+    cacheSharedBuffersMB: 16,
+    densityRows: 0,
+    densityCodes: 10_001,
+    settleMs: 1000,
+    memoryGiB: 8,
+  },
+};
+
+const KNOWN = Object.keys(CREATE_INDEX_AFTER_LOAD_PROFILES.default);
+
+function numberInRange(name: string, value: unknown, min: number, max: number): number {
+  if (typeof value !== "number" || !Number.isFinite(value) || value < min || value > max) {
+    throw new ParameterError(`${name} must be a number from ${min} to ${max}, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+function integerInRange(name: string, value: unknown, min: number, max: number): number {
+  return integerListInRange(name, [value], min, max)[0];
+}
+
+export function createIndexAfterLoadParams(
+  profile: string,
+  overrides: Partial<CreateIndexAfterLoadParams> = {},
+): CreateIndexAfterLoadParams {
+  rejectUnknownKeys("02-create-index-after-load", overrides, KNOWN);
+  const p = withProfile(CREATE_INDEX_AFTER_LOAD_PROFILES, profile, overrides);
+  const walAnatomyRows = nonNegativeNumber("walAnatomyRows", p.walAnatomyRows);
+  if (!Number.isInteger(walAnatomyRows))
+    throw new ParameterError(`walAnatomyRows must be a whole number, got ${walAnatomyRows}`);
+  const keyOrders = listOf("keyOrders", p.keyOrders, KEY_ORDERS);
+  if (!keyOrders.includes("random")) {
+    throw new ParameterError(
+      `keyOrders must include "random" (the seed's order, used by the headline and every sweep); got ${JSON.stringify(keyOrders)}`,
+    );
+  }
+  const cacheRows = nonNegativeNumber("cacheRows", p.cacheRows);
+  const densityRows = nonNegativeNumber("densityRows", p.densityRows);
+  if (!Number.isInteger(cacheRows) || !Number.isInteger(densityRows))
+    throw new ParameterError(`cacheRows and densityRows must be whole numbers, got ${cacheRows} and ${densityRows}`);
+  // PostgreSQL's own limits: maintenance_work_mem ≥ 1 MB; max_wal_size ≥ two 16 MB segments;
+  // shared_buffers ≥ 128 kB (whole MB here); codes are written as 'C' and 5 digits.
+  const memorySweepMB = integerListInRange("memorySweepMB", p.memorySweepMB, 1, 2_097_151);
+  return {
+    target: oneOf("target", p.target, TARGET_CHOICES),
+    rows: positiveInteger("rows", p.rows),
+    repeats: positiveInteger("repeats", p.repeats),
+    rowSweep: positiveIntegerList("rowSweep", p.rowSweep),
+    sweepRepeats: positiveInteger("sweepRepeats", p.sweepRepeats),
+    keyOrders: [...new Set(keyOrders)],
+    memorySweepMB: [...new Set(memorySweepMB)],
+    workerSweep: [...new Set(integerListInRange("workerSweep", p.workerSweep, 0, 8))],
+    walAnatomyRows,
+    cacheRows,
+    cacheSharedBuffersMB: integerInRange("cacheSharedBuffersMB", p.cacheSharedBuffersMB, 1, 1_048_576),
+    densityRows,
+    densityCodes: integerInRange("densityCodes", p.densityCodes, 1, 100_000),
+    randomSeed: numberInRange("randomSeed (a setseed() value)", p.randomSeed, -1, 1),
+    maintenanceWorkMemMB: integerInRange("maintenanceWorkMemMB", p.maintenanceWorkMemMB, 1, 2_097_151),
+    maxParallelMaintenanceWorkers: integerInRange(
+      "maxParallelMaintenanceWorkers",
+      p.maxParallelMaintenanceWorkers,
+      0,
+      8,
+    ),
+    sharedBuffersMB: integerInRange("sharedBuffersMB", p.sharedBuffersMB, 16, 1_048_576),
+    maxWalSizeMB: integerInRange("maxWalSizeMB", p.maxWalSizeMB, 32, 1_073_741_823),
+    checkpointTimeoutS: integerInRange("checkpointTimeoutS", p.checkpointTimeoutS, 30, 86_400),
+    settleMs: integerInRange("settleMs", p.settleMs, 0, 60_000),
+    cpus: positiveInteger("cpus", p.cpus),
+    memoryGiB: positiveInteger("memoryGiB", p.memoryGiB),
+  };
+}

@@ -1,0 +1,30 @@
+/**
+ * The faults a notebook offers to the fault matrix (test/integration/fault-matrix.test.ts): a run
+ * small enough that a cell takes well under a minute and large enough that the fault lands mid-work,
+ * the point of its work most exposed to a fault, and the cells tried there. Each experiment carries
+ * its own, so a new notebook joins the matrix from its folder.
+ */
+
+/** What goes wrong: a dropped link, the runner killed or stopped, the Docker engine stopped, SIGTERM. */
+export type Fault = "link-drop" | "kill-9" | "sigstop" | "engine-stop" | "sigterm";
+/** Where the server runs: embedded, the local Docker daemon, or a Docker host over ssh:// (a namespace). */
+export type FaultTarget = "embedded" | "docker" | "ssh";
+/** Where the fault lands: a statement the server is running, a CREATE INDEX, a pgbench run, a quorum trial. */
+export type FaultPoint = "batch" | "create-index" | "pgbench" | "quorum";
+
+export interface FaultCell {
+  readonly fault: Fault;
+  readonly target: FaultTarget;
+  /** Seconds from the fault to the runner's exit, at most. */
+  readonly boundSeconds: number;
+  readonly env?: Readonly<Record<string, string>>;
+  /** Run only when named in DBLAB_FAULT_CELLS (or DBLAB_FAULT_CELLS=all). */
+  readonly byName?: boolean;
+}
+
+export interface FaultCells {
+  /** `--set` values (`key=JSON`) on top of the smoke profile. */
+  readonly overrides: readonly string[];
+  readonly point: FaultPoint;
+  readonly cells: readonly FaultCell[];
+}

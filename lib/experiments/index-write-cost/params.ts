@@ -1,0 +1,150 @@
+/** Parameters of notebook 01 (index write cost), per profile, and their checks. */
+import { ENGINES, type Engine } from "../../targets/types";
+import { TARGET_CHOICES, type TargetChoice } from "../../targets/select";
+import { OPERATIONS, FIELD_COUNT, type Operation } from "./workload/operations";
+import { withProfile, type ProfileName } from "../../params/profiles";
+import {
+  integerListInRange,
+  listOf,
+  oneOf,
+  ParameterError,
+  positiveInteger,
+  positiveIntegerList,
+  rejectUnknownKeys,
+  repeatsWithCap,
+} from "../../params/validate";
+
+export interface IndexWriteCostParams {
+  /** Where the servers run: auto = docker if a daemon answers, else embedded. */
+  readonly target: TargetChoice;
+  /** Databases to measure: postgresql and/or mongodb. */
+  readonly engines: readonly Engine[];
+  /** Rows per trial (the seed: 10k, 100k, 1M). */
+  readonly rowCounts: readonly number[];
+  /**
+   * Sizes run only for claim (b), the growth of the ratio from the compared size to 1M rows: INSERT
+   * and the 5-field UPDATE with 0 and 5 extra indexes (the four conditions (b)'s statistic uses),
+   * nothing else. Claims (a) and (c) are judged at the largest of `rowCounts`.
+   */
+  readonly growthRows: readonly number[];
+  /** Extra single-field secondary indexes: 0 (primary key only), 1 (field1), 5 (field1..field5). */
+  readonly extraIndexes: readonly number[];
+  /** Write operations timed: INSERT, UPDATE of a non-indexed field, of one indexed field, of five indexed fields. */
+  readonly operations: readonly Operation[];
+  /** Trials per condition (the seed: 5). */
+  readonly repeats: number;
+  /**
+   * Adaptive design: while a headline claim (a, c) is inconclusive after `repeats`, add one more
+   * repeat of the largest size's conditions, up to `maxRepeats` and while the run has taken less than
+   * `budgetSeconds`. The run records which of the three stopped it. `maxRepeats = repeats`: no adding.
+   */
+  readonly maxRepeats: number;
+  /** Seconds the run may take before the adaptive design adds no more repeats. */
+  readonly budgetSeconds: number;
+  /** Rows per driver call (the seed: 1,000). */
+  readonly batchSize: number;
+  /** PRNG seed for field values and the update order (the seed: 42). */
+  readonly seed: number;
+  /**
+   * Heap fillfactor(s) of the PostgreSQL table, percent. The first is used for every operation;
+   * further values sweep the non-indexed UPDATE (whose HOT share depends on free page space).
+   */
+  readonly fillfactors: readonly number[];
+  /** CPU and memory limits of docker servers (the seed: 2 CPU, 3 GiB). */
+  readonly cpus: number;
+  /** Memory limit of a docker server, GiB (the seed: 3). */
+  readonly memoryGiB: number;
+  /** PostgreSQL shared_buffers and MongoDB WiredTiger cache, GiB (the seed: 1 and 1). */
+  readonly cacheGiB: number;
+}
+
+const SEED_MATRIX = {
+  target: "auto",
+  engines: ["postgresql", "mongodb"],
+  extraIndexes: [0, 1, 5],
+  operations: [...OPERATIONS],
+  batchSize: 1000,
+  seed: 42,
+  fillfactors: [100],
+  cpus: 2,
+  memoryGiB: 3,
+  cacheGiB: 1,
+} as const;
+
+export const INDEX_WRITE_COST_PROFILES: Readonly<Record<ProfileName, IndexWriteCostParams>> = {
+  smoke: {
+    ...SEED_MATRIX,
+    rowCounts: [2000],
+    growthRows: [],
+    repeats: 2,
+    maxRepeats: 2,
+    budgetSeconds: 60,
+    batchSize: 500,
+  },
+  // `default` adds a fillfactor 70 sweep of the non-indexed UPDATE (HOT needs free space). 5
+  // repeats, because the claims are decided on the exact interval of the median of paired ratios,
+  // and the min–max of 5 covers the median with 93.75 % (of 3: 75 %, too little to decide anything).
+  // Claim (b) needs exactly 1M rows, and its four conditions at 1M took 20 s (INSERT, 0 idx), 64 s
+  // (INSERT, 5 idx) and 28 s (5-field UPDATE, 0 idx) here, ~4 min a repeat and ~19 min for five: far
+  // past a default run's 4 minutes, so (b) is `--set growthRows=[1000000]`'s or `full`'s.
+  default: {
+    ...SEED_MATRIX,
+    rowCounts: [10_000, 100_000],
+    growthRows: [],
+    repeats: 5,
+    // 8: the next n after 5 at which the exact interval of the median moves (then 11).
+    maxRepeats: 8,
+    budgetSeconds: 200,
+    fillfactors: [100, 70],
+  },
+  // The seed's 5 trials: their range covers the median of the paired ratios with 93.75 %.
+  full: {
+    ...SEED_MATRIX,
+    rowCounts: [10_000, 100_000, 1_000_000],
+    growthRows: [],
+    repeats: 5,
+    maxRepeats: 5,
+    budgetSeconds: 7200,
+  },
+};
+
+const KNOWN = Object.keys(INDEX_WRITE_COST_PROFILES.default);
+
+export function indexWriteCostParams(
+  profile: string,
+  overrides: Partial<IndexWriteCostParams> = {},
+): IndexWriteCostParams {
+  rejectUnknownKeys("01-index-write-cost", overrides, KNOWN);
+  const p = withProfile(INDEX_WRITE_COST_PROFILES, profile, overrides);
+  const rowCounts = positiveIntegerList("rowCounts", p.rowCounts);
+  const batchSize = positiveInteger("batchSize", p.batchSize);
+  const smallest = Math.min(...rowCounts);
+  if (batchSize > smallest) {
+    throw new ParameterError(`batchSize (${batchSize}) is larger than the smallest row count (${smallest})`);
+  }
+  // A size in rowCounts runs the whole matrix, (b)'s conditions included: it is not run twice.
+  const growthRows = (
+    Array.isArray(p.growthRows) && p.growthRows.length === 0 ? [] : positiveIntegerList("growthRows", p.growthRows)
+  ).filter((n) => !rowCounts.includes(n));
+  if (growthRows.some((n) => n < batchSize))
+    throw new ParameterError(`batchSize (${batchSize}) is larger than a growthRows size (${Math.min(...growthRows)})`);
+  const fillfactors = integerListInRange("fillfactors", p.fillfactors, 10, 100);
+  const { repeats, maxRepeats } = repeatsWithCap(p, overrides);
+  return {
+    target: oneOf("target", p.target, TARGET_CHOICES),
+    engines: listOf("engines", p.engines, ENGINES),
+    rowCounts,
+    growthRows,
+    extraIndexes: integerListInRange("extraIndexes", p.extraIndexes, 0, FIELD_COUNT),
+    operations: listOf("operations", p.operations, OPERATIONS),
+    repeats,
+    maxRepeats,
+    budgetSeconds: positiveInteger("budgetSeconds", p.budgetSeconds),
+    batchSize,
+    seed: positiveInteger("seed", p.seed),
+    fillfactors,
+    cpus: positiveInteger("cpus", p.cpus),
+    memoryGiB: positiveInteger("memoryGiB", p.memoryGiB),
+    cacheGiB: positiveInteger("cacheGiB", p.cacheGiB),
+  };
+}

@@ -1,0 +1,58 @@
+/**
+ * The counters notebook 01 records, by engine. The adapters read them (postgres-table.ts: one SQL
+ * expression per name, in a record over these names, so the SQL and the names cannot drift apart;
+ * lib/engines/mongodb/counters.ts: one serverStatus path per name) and the summary reads them by these names.
+ * In a file of their own because engine.ts, which both adapters import, names their union.
+ */
+import { keyGuard } from "../../../stats/counters";
+
+/** PostgreSQL: the table's row and block counters, WAL, checkpoints, the WAL position and the table's size. */
+export const PG_TABLE_COUNTERS = [
+  "table.n_tup_ins",
+  "table.n_tup_upd",
+  "table.n_tup_hot_upd",
+  "table.n_tup_newpage_upd",
+  "table.autovacuum_count",
+  "buffers.heap_hit",
+  "buffers.heap_read",
+  "buffers.index_hit",
+  "buffers.index_read",
+  "wal.records",
+  "wal.fpi",
+  "wal.bytes",
+  "checkpoints",
+  "wal.lsn",
+  "size.table",
+] as const;
+export type PgTableCounter = (typeof PG_TABLE_COUNTERS)[number];
+
+/** `size.index.<index name>`: each index's size (both engines; a level, not a counter). */
+export type IndexSizeKey = `size.index.${string}`;
+/** `walrec.<resource manager>/<record type>`: WAL records of the timed window (pg_walinspect). */
+export type WalRecordKey = `walrec.${string}`;
+
+export type PgIndexWriteCounterKey = PgTableCounter | IndexSizeKey | "server.statement_ms";
+export const isPgIndexWriteCounterKey = keyGuard<PgIndexWriteCounterKey>(
+  [...PG_TABLE_COUNTERS, "server.statement_ms"],
+  [{ prefix: "size.index." }],
+);
+export const isWalRecordKey = keyGuard<WalRecordKey>([], [{ prefix: "walrec." }]);
+
+export {
+  MONGO_COLLECTION_LEVELS,
+  MONGO_OPCOUNTERS,
+  MONGO_WT_COUNTERS,
+  type MongoWtCounter,
+} from "../../../engines/mongodb/counters";
+import type { MONGO_COLLECTION_LEVELS, MONGO_OPCOUNTERS, MongoWtCounter } from "../../../engines/mongodb/counters";
+
+export type MongoCounterKey =
+  | MongoWtCounter
+  | `mongo.opcounters.${(typeof MONGO_OPCOUNTERS)[number]}`
+  | (typeof MONGO_COLLECTION_LEVELS)[number]
+  | IndexSizeKey
+  /** Per index, WiredTiger's count of keys inserted: which indexes a write touched. */
+  | `mongo.index.${string}.inserts`;
+
+/** Every name a trial of 01 may record, either engine. */
+export type IndexWriteCounterKey = PgIndexWriteCounterKey | WalRecordKey | MongoCounterKey;

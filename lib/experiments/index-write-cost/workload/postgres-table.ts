@@ -1,0 +1,243 @@
+/**
+ * PostgreSQL side of the index-write-cost workload: the seed's table, COPY loading, single-column
+ * B-tree indexes, batched single-row INSERT/UPDATE (one round trip, one transaction per batch), and the counters that
+ * explain them.
+ */
+import { probeOnce } from "../../../engines/postgres/speed-probe";
+import type { SpeedProbe } from "../../../stats/speed";
+import { pipeline } from "node:stream/promises";
+import { Readable } from "node:stream";
+import type { Client } from "pg";
+import { from as copyFrom } from "pg-copy-streams";
+import type { ConnectionInfo } from "../../../targets/types";
+import type { Dataset } from "./dataset";
+import type { IndexWriteEngine } from "./engine";
+import { countersFrom, type Counters } from "../../../stats/counters";
+import {
+  isPgIndexWriteCounterKey,
+  isWalRecordKey,
+  PG_TABLE_COUNTERS,
+  type IndexWriteCounterKey,
+  type PgIndexWriteCounterKey,
+  type PgTableCounter,
+  type WalRecordKey,
+} from "./counter-keys";
+import { FIELDS, UPDATED_COLUMNS, type Field, type UpdateOperation } from "./operations";
+import { sendBatch } from "../../../engines/postgres/batch";
+import { connect, endClient } from "../../../engines/postgres/connect";
+import { waitForAutovacuumIdle } from "../../../engines/postgres/autovacuum";
+import { ignored } from "../../../runtime/debug";
+
+const TABLE = "write_cost_rows";
+const COLUMNS = ["id", "counter", ...FIELDS];
+
+const INSERT_TEXT = `INSERT INTO ${TABLE} (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map((_, i) => `$${i + 1}`).join(", ")})`;
+
+const UPDATE_TEXT: Readonly<Record<UpdateOperation, string>> = {
+  update_nonindexed: updateText("update_nonindexed"),
+  update_one_field: updateText("update_one_field"),
+  update_five_fields: updateText("update_five_fields"),
+};
+
+function updateText(operation: UpdateOperation): string {
+  const sets = UPDATED_COLUMNS[operation].map((c) => `${c} = ${c} + 1`).join(", ");
+  return `UPDATE ${TABLE} SET ${sets} WHERE id = $1`;
+}
+
+/** Rows as COPY text, produced lazily in chunks so 1M rows never sit in memory as one string. */
+function copyStream(dataset: Dataset): Readable {
+  const chunkRows = 10_000;
+  let next = 0;
+  return new Readable({
+    read() {
+      if (next >= dataset.rows) {
+        this.push(null);
+        return;
+      }
+      const end = Math.min(dataset.rows, next + chunkRows);
+      const lines: string[] = [];
+      for (let i = next; i < end; i++) {
+        lines.push(
+          `${i + 1}\t0\t${dataset.fields[0][i]}\t${dataset.fields[1][i]}\t${dataset.fields[2][i]}\t${dataset.fields[3][i]}\t${dataset.fields[4][i]}\n`,
+        );
+      }
+      next = end;
+      this.push(lines.join(""));
+    },
+  });
+}
+
+export class PostgresIndexWriteTable implements IndexWriteEngine {
+  readonly engine = "postgresql" as const;
+
+  private constructor(
+    /** Setup, COPY and counters: an ordinary connection. */
+    private readonly setup: Client,
+    /** The timed statements: batches of one prepared statement, one Sync each. */
+    private readonly writer: Client,
+    private readonly connection: ConnectionInfo,
+  ) {}
+
+  /** pg_walinspect and pg_stat_statements where the server has them (a managed server may not). */
+  private walinspect = false;
+  private statements = false;
+
+  static async open(connection: ConnectionInfo): Promise<PostgresIndexWriteTable> {
+    const setup = await connect(connection);
+    try {
+      const table = new PostgresIndexWriteTable(setup, await connect(connection), connection);
+      table.walinspect = await tryExtension(setup, "pg_walinspect");
+      table.statements = await tryExtension(setup, "pg_stat_statements");
+      return table;
+    } catch (error) {
+      await setup.end().catch(ignored("index-write-cost: end the setup client after a failed open"));
+      throw error;
+    }
+  }
+
+  speed(key: string): Promise<SpeedProbe | undefined> {
+    return probeOnce(this.connection, key);
+  }
+
+  async quiesce(): Promise<void> {
+    await this.setup.query("CHECKPOINT");
+    // Autovacuum may have started on the freshly loaded table; a trial timed beside it would share
+    // the CPUs with it. Wait for it (at most 30 s; then the trial runs and is flagged if it overlaps).
+    await waitForAutovacuumIdle(this.setup);
+  }
+
+  async writtenBetween(
+    before: Counters<IndexWriteCounterKey>,
+    after: Counters<IndexWriteCounterKey>,
+  ): Promise<Counters<WalRecordKey> | undefined> {
+    const from = before["wal.lsn"];
+    const to = after["wal.lsn"];
+    if (!this.walinspect || from === undefined || to === undefined || to <= from) return undefined;
+    // pg_walinspect reads only flushed WAL; with synchronous_commit = off the WAL writer flushes the
+    // tail within wal_writer_delay (200 ms by default): wait for it rather than force a flush.
+    const deadline = Date.now() + 5_000;
+    for (;;) {
+      const { rows } = await this.setup.query<{ flushed: string }>(
+        "SELECT pg_wal_lsn_diff(pg_current_wal_flush_lsn(), '0/0')::text AS flushed",
+      );
+      if (Number(rows[0]?.flushed ?? 0) >= to) break;
+      if (Date.now() > deadline) return undefined; // the figures are left out, the trial stands
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const { rows } = await this.setup.query<{ type: string; n: string }>(
+      `SELECT "resource_manager/record_type" AS type, count AS n
+         FROM pg_get_wal_stats('0/0'::pg_lsn + $1::numeric, '0/0'::pg_lsn + $2::numeric, true) WHERE count > 0`,
+      [from, to],
+    );
+    return countersFrom(
+      rows.map((r) => ({ name: `walrec.${r.type}`, value: r.n })),
+      isWalRecordKey,
+      "01 WAL records",
+    );
+  }
+
+  async recreate({ fillfactor }: { readonly fillfactor: number }): Promise<void> {
+    if (!Number.isInteger(fillfactor) || fillfactor < 10 || fillfactor > 100) {
+      throw new Error(`fillfactor must be an integer from 10 to 100, got ${fillfactor}`);
+    }
+    await this.setup.query(`DROP TABLE IF EXISTS ${TABLE}`);
+    await this.setup.query(
+      `CREATE TABLE ${TABLE} (id bigint PRIMARY KEY, counter bigint NOT NULL, ` +
+        `${FIELDS.map((f) => `${f} bigint NOT NULL`).join(", ")}) WITH (fillfactor = ${fillfactor})`,
+    );
+  }
+
+  async load(dataset: Dataset): Promise<void> {
+    await pipeline(copyStream(dataset), this.setup.query(copyFrom(`COPY ${TABLE} (${COLUMNS.join(", ")}) FROM STDIN`)));
+    // Statistics for the planner, as any loader would; without it the first updates plan on guesses.
+    await this.setup.query(`ANALYZE ${TABLE}`);
+  }
+
+  async createIndexes(fields: readonly Field[]): Promise<void> {
+    for (const field of fields) {
+      if (!(FIELDS as readonly string[]).includes(field)) throw new Error(`unknown field ${field}`);
+      await this.setup.query(`CREATE INDEX ${TABLE}_${field}_idx ON ${TABLE} (${field})`);
+    }
+  }
+
+  async insertBatch(dataset: Dataset, start: number, end: number): Promise<void> {
+    await sendBatch(this.writer, "wc_insert", INSERT_TEXT, insertRows(dataset, start, end));
+  }
+
+  async updateBatch(dataset: Dataset, operation: UpdateOperation, start: number, end: number): Promise<void> {
+    await sendBatch(this.writer, `wc_${operation}`, UPDATE_TEXT[operation], updateRows(dataset, start, end));
+  }
+
+  async counters(): Promise<Counters<PgIndexWriteCounterKey>> {
+    // Backends flush their statistics at most once a second; force the writer's out first.
+    await this.writer.query("SELECT pg_stat_force_next_flush()");
+    const { rows } = await this.setup.query<{ name: string; value: string | null }>(COUNTERS_SQL, [TABLE]);
+    const snapshot = countersFrom(rows, isPgIndexWriteCounterKey, "01 PostgreSQL counters");
+    if (this.statements) {
+      // Server time of the timed statements alone (planning + execution), from pg_stat_statements:
+      // it does not depend on the client path, so its ratios carry to another driver or machine.
+      const { rows: st } = await this.setup.query<{ ms: string | null }>(
+        `SELECT sum(total_exec_time + total_plan_time)::text AS ms FROM pg_stat_statements
+          WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+            AND (query LIKE 'INSERT INTO ${TABLE} %' OR query LIKE 'UPDATE ${TABLE} %')`,
+      );
+      snapshot["server.statement_ms"] = Number(st[0]?.ms ?? 0);
+    }
+    return snapshot;
+  }
+
+  async close(): Promise<void> {
+    // Bounded (endClient): after a failure the server may be on a host that no longer answers.
+    await Promise.allSettled([endClient(this.writer), endClient(this.setup)]);
+  }
+}
+
+function* insertRows(dataset: Dataset, start: number, end: number): Generator<string[]> {
+  const f = dataset.fields;
+  for (let i = start; i < end; i++) {
+    yield [String(i + 1), "0", String(f[0][i]), String(f[1][i]), String(f[2][i]), String(f[3][i]), String(f[4][i])];
+  }
+}
+
+function* updateRows(dataset: Dataset, start: number, end: number): Generator<string[]> {
+  for (let k = start; k < end; k++) yield [String(dataset.updateOrder[k] + 1)];
+}
+
+/** Each counter's value and where it comes from (t: the table's activity, io: its blocks). */
+const COUNTER_SQL: Readonly<Record<PgTableCounter, readonly [value: string, from: string]>> = {
+  "table.n_tup_ins": ["n_tup_ins::text", "FROM t"],
+  "table.n_tup_upd": ["n_tup_upd::text", "FROM t"],
+  "table.n_tup_hot_upd": ["n_tup_hot_upd::text", "FROM t"],
+  "table.n_tup_newpage_upd": ["n_tup_newpage_upd::text", "FROM t"],
+  "table.autovacuum_count": ["(autovacuum_count + autoanalyze_count)::text", "FROM t"],
+  "buffers.heap_hit": ["heap_blks_hit::text", "FROM io"],
+  "buffers.heap_read": ["heap_blks_read::text", "FROM io"],
+  "buffers.index_hit": ["coalesce(idx_blks_hit, 0)::text", "FROM io"],
+  "buffers.index_read": ["coalesce(idx_blks_read, 0)::text", "FROM io"],
+  "wal.records": ["wal_records::text", "FROM pg_stat_wal"],
+  "wal.fpi": ["wal_fpi::text", "FROM pg_stat_wal"],
+  "wal.bytes": ["wal_bytes::text", "FROM pg_stat_wal"],
+  checkpoints: ["(num_timed + num_requested)::text", "FROM pg_stat_checkpointer"],
+  "wal.lsn": ["pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::text", ""],
+  "size.table": ["pg_relation_size($1::regclass)::text", ""],
+};
+
+/** One row per counter: table activity, buffers, WAL, checkpoints, and the size of each relation. */
+const COUNTERS_SQL = `
+WITH t AS (SELECT * FROM pg_stat_user_tables WHERE relname = $1),
+     io AS (SELECT * FROM pg_statio_user_tables WHERE relname = $1)
+${PG_TABLE_COUNTERS.map((name) => `SELECT '${name}' AS name, ${COUNTER_SQL[name][0]} AS value ${COUNTER_SQL[name][1]}`).join("\nUNION ALL ")}
+UNION ALL SELECT 'size.index.' || indexrelname, pg_relation_size(indexrelid)::text
+  FROM pg_stat_user_indexes WHERE relname = $1
+`;
+
+/** CREATE EXTENSION where allowed; false (and the figures it gives are left out) where not. */
+async function tryExtension(client: Client, name: string): Promise<boolean> {
+  try {
+    await client.query(`CREATE EXTENSION IF NOT EXISTS ${name}`);
+    if (name === "pg_stat_statements") await client.query("SELECT 1 FROM pg_stat_statements LIMIT 1");
+    return true;
+  } catch {
+    return false; // not installed, not preloaded, or no privilege: the report shows the figure as not measured
+  }
+}

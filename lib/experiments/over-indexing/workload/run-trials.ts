@@ -1,0 +1,228 @@
+/**
+ * One round of seed 002's protocol at one index level: a fresh clone of the loaded data, the
+ * level's indexes, a restart, statistics reset, then the inventory transaction under pgbench for a
+ * fixed time, with the server's counters, sizes and pg_stat_statements around it.
+ */
+import { probeSpeed } from "../../../engines/postgres/speed-probe";
+import { waitForAutovacuumIdle, type AutovacuumWait } from "../../../engines/postgres/autovacuum";
+import { counterDelta } from "../../../stats/counters";
+import { rotated } from "../../../stats/order";
+import type { RunStore, TrialRecord } from "../../../results/run-store";
+import type { StartedServer } from "../../../targets/types";
+import {
+  pgbenchOutcome,
+  runPgbench,
+  waitForPgbenchGone,
+  type PgbenchRunner,
+  type PgbenchRunResult,
+  type ProgressPoint,
+} from "../../../workloads/pgbench";
+import { runTrials } from "../../../workloads/trials";
+import { prepareRound, runDatabase, withClient, type PreparedRound } from "./databases";
+import {
+  currentWalLsn,
+  relationSizes,
+  resetStatements,
+  roundCounters,
+  statementStats,
+  walRecordsBetween,
+  type OverIndexingCounterKey,
+  type StatementStats,
+  type WalRecordStats,
+} from "./observations";
+
+export interface OverIndexingCondition {
+  /** Indexes on the four tables: 7, 14, 21, 28 or 39. */
+  readonly level: number;
+}
+
+export type OverIndexingTrial = TrialRecord<OverIndexingCondition, OverIndexingCounterKey> & {
+  readonly pgbench?: PgbenchRunResult;
+  readonly prepared?: PreparedRound;
+  readonly restarted?: boolean;
+  /** `table.<name>` / `index.<table>.<index>` → bytes, before and after the run. */
+  readonly sizesBefore?: Readonly<Record<string, number>>;
+  readonly sizesAfter?: Readonly<Record<string, number>>;
+  readonly statements?: readonly StatementStats[];
+  /** Position of this round within its repeat (0 = first): the rotation, recorded. */
+  readonly order?: number;
+  /** WAL records of the timed window by record type (pg_walinspect); absent where the server lacks it. */
+  readonly walRecords?: Readonly<Record<string, WalRecordStats>>;
+  /** How long the round waited for autovacuum workers to finish before its timed window, and whether they did. */
+  readonly autovacuumWait?: AutovacuumWait;
+};
+
+export interface PlannedRound {
+  readonly key: string;
+  readonly condition: OverIndexingCondition;
+  readonly repeat: number;
+  /** Position within the repeat, 0-based. */
+  readonly order: number;
+}
+
+/**
+ * Rounds outermost: every level once, then again. Repeat r starts r − 1 levels further on (a
+ * rotation, the Latin square of the levels when repeats = levels), so no level is always first
+ * after the template load or always last: drift of a shared machine in one direction over a repeat
+ * would otherwise land on the index count. Deterministic, so the plan is its own record; each
+ * trial also stores its `order`.
+ */
+export function planRounds(levels: readonly number[], repeats: number): PlannedRound[] {
+  const plan: PlannedRound[] = [];
+  for (let repeat = 1; repeat <= repeats; repeat++) {
+    rotated(levels, repeat - 1).forEach((level, order) =>
+      plan.push({ key: `idx${level}/r${repeat}`, condition: { level }, repeat, order }),
+    );
+  }
+  return plan;
+}
+
+export interface RoundSettings {
+  readonly clients: number;
+  readonly threads: number;
+  readonly durationSeconds: number;
+  readonly maxTries: number;
+  readonly maintenanceWorkMemMB: number;
+  /** The transaction script (see transactionScript). */
+  readonly script: string;
+  /** Whether the run database has pg_walinspect (WAL records by type per round). */
+  readonly walInspect?: boolean;
+}
+
+export interface RoundHooks {
+  readonly signal?: AbortSignal;
+  readonly onPhase?: (phase: string) => void;
+  readonly onProgress?: (point: ProgressPoint) => void;
+  readonly onNote?: (note: string) => void;
+}
+
+export async function runRound(
+  server: StartedServer,
+  runner: PgbenchRunner,
+  planned: PlannedRound,
+  s: RoundSettings,
+  hooks: RoundHooks = {},
+): Promise<OverIndexingTrial> {
+  const startedAt = new Date().toISOString();
+  hooks.onPhase?.(`cloning the loaded database and building ${planned.condition.level} indexes`);
+  const prepared = await prepareRound(server, planned.condition.level, s.maintenanceWorkMemMB);
+  let restarted = false;
+  hooks.onPhase?.("restarting the server");
+  try {
+    await server.restart();
+    restarted = true;
+  } catch (error) {
+    hooks.onNote?.(`no restart before ${planned.key}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  // The speed state right before the round; its writes are in its own database and checkpointed below.
+  hooks.onPhase?.("write-path speed probe");
+  const speed = await probeSpeed(server.connection);
+  const { before, sizesBefore, startLsn, autovacuumWait } = await withClient(server, runDatabase(server), async (c) => {
+    // No autovacuum worker and no dirty buffer left from the clone and index builds may share the
+    // timed window; checkpoints and autovacuum runs inside it are still counted (and flagged).
+    const autovacuumWait = await waitForAutovacuumIdle(c);
+    await c.query("CHECKPOINT");
+    // The seed reset the statistics before each round; deltas below make the other counters exact anyway.
+    await resetStatements(c);
+    return {
+      before: await roundCounters(c),
+      sizesBefore: await relationSizes(c),
+      startLsn: await currentWalLsn(c),
+      autovacuumWait,
+    };
+  });
+  hooks.onPhase?.("pgbench");
+  const pgbench = await runPgbench(server, {
+    runner,
+    database: runDatabase(server),
+    clients: s.clients,
+    threads: s.threads,
+    durationSeconds: s.durationSeconds,
+    script: { name: "inventory.sql", text: s.script },
+    noVacuum: true,
+    maxTries: s.maxTries > 1 ? s.maxTries : undefined,
+    signal: hooks.signal,
+    onProgress: hooks.onProgress,
+  });
+  await withClient(server, runDatabase(server), waitForPgbenchGone);
+  const { after, sizesAfter, statements, walRecords } = await withClient(server, runDatabase(server), async (c) => {
+    const endLsn = await currentWalLsn(c, true);
+    const after = await roundCounters(c);
+    const sizesAfter = await relationSizes(c);
+    const statements = await statementStats(c);
+    // pg_walinspect, when the template has it (see createTemplate): a measured count of index inserts.
+    let walRecords: Awaited<ReturnType<typeof walRecordsBetween>> | undefined;
+    if (s.walInspect) {
+      try {
+        walRecords = await walRecordsBetween(c, startLsn, endLsn);
+      } catch (error) {
+        // A server shared with other runs recycles WAL after their checkpoints too: measured with
+        // two 06 smoke runs beside one 03 run on one server, the round's first segment was gone
+        // ("requested WAL segment … has already been removed") before the round ended. The round's
+        // other figures stand; only its WAL counts are missing, and the run says so.
+        hooks.onNote?.(
+          `no WAL record counts for ${planned.key}: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      }
+    }
+    return { after, sizesAfter, statements, walRecords };
+  });
+  return {
+    key: planned.key,
+    condition: planned.condition,
+    repeat: planned.repeat,
+    ...pgbenchOutcome(pgbench),
+    counters: counterDelta(before, after),
+    startedAt,
+    finishedAt: new Date().toISOString(),
+    pgbench,
+    prepared,
+    restarted,
+    sizesBefore,
+    sizesAfter,
+    statements,
+    order: planned.order,
+    ...(walRecords ? { walRecords } : {}),
+    autovacuumWait,
+    ...(speed ? { speed } : {}),
+  };
+}
+
+export interface RunRoundsOptions {
+  readonly server: StartedServer;
+  readonly runner: PgbenchRunner;
+  readonly plan: readonly PlannedRound[];
+  readonly settings: RoundSettings;
+  readonly store: RunStore<OverIndexingCondition>;
+  readonly signal?: AbortSignal;
+  readonly onRound?: (
+    done: number,
+    total: number,
+    next: PlannedRound | undefined,
+    last: OverIndexingTrial | undefined,
+  ) => void;
+  readonly onPhase?: (planned: PlannedRound, phase: string) => void;
+  readonly onProgress?: (planned: PlannedRound, point: ProgressPoint) => void;
+  readonly onNote?: (note: string) => void;
+}
+
+/** Runs the plan through `runTrials` (resume, watchdog, failure record, store), one round at a time. */
+export async function runRounds(o: RunRoundsOptions): Promise<OverIndexingTrial[]> {
+  return runTrials(
+    o.plan,
+    (planned) =>
+      runRound(o.server, o.runner, planned, o.settings, {
+        signal: o.signal,
+        onPhase: (phase) => o.onPhase?.(planned, phase),
+        onProgress: (p) => o.onProgress?.(planned, p),
+        onNote: o.onNote,
+      }),
+    {
+      store: o.store,
+      signal: o.signal,
+      watch: (planned) => ({ engine: "postgresql", what: `round ${planned.key} (pgbench)` }),
+      // Counted within this part of the plan: the caller places the part in the whole run.
+      onProgress: ({ done, total, skipped, last, next }) => o.onRound?.(done - skipped, total - skipped, next, last),
+    },
+  );
+}

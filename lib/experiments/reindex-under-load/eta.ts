@@ -1,0 +1,66 @@
+/**
+ * 04's ETA model: runs whose length is fixed by the params, or, with `stallShare` > 0, by this
+ * machine's calibration rebuild (rebuild ÷ stallShare). A run's setup (a clone of the template and
+ * its checkpoint) grows with the scale.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { median } from "simple-statistics";
+import { finiteOrNaN, type EtaModel, type StoredRuns } from "../eta";
+import type { ReindexUnderLoadParams } from "./params";
+import { storedCalibration } from "./run-length";
+import { planRuns } from "./workload/run-trials";
+import { runLengthFor } from "./workload/stall";
+
+/**
+ * The calibration rebuild's seconds per unit of scale in this machine's stored runs (a plain
+ * REINDEX of the three keys grows with the rows: 2.9 s at scale 50 here), undefined without one.
+ */
+export function storedRebuildPerScale({ root, notebook }: StoredRuns): number | undefined {
+  let entries: string[];
+  try {
+    entries = fs.readdirSync(root);
+  } catch {
+    return undefined;
+  }
+  const rates: number[] = [];
+  for (const entry of entries) {
+    if (!entry.includes(`_${notebook}_`)) continue;
+    const dir = path.join(root, entry);
+    try {
+      const calibration = storedCalibration(dir);
+      const params = JSON.parse(fs.readFileSync(path.join(dir, "params.json"), "utf8")) as Record<string, unknown>;
+      const scale = finiteOrNaN(params.scale);
+      if (calibration && calibration.seconds > 0 && scale > 0) rates.push(calibration.seconds / scale);
+    } catch {
+      continue; // a torn or foreign file says nothing about this machine's rebuild
+    }
+  }
+  return rates.length ? median(rates) : undefined;
+}
+
+/**
+ * Each run's length as the run will choose it: the params' without a stall share; with one, the
+ * stored rebuild rate times this scale ÷ the share (bounded as the run bounds it). Without a stored
+ * calibration the planned length stands: a first run's ETA is short by the calibration's choice.
+ */
+export function expectedRunLength(p: ReindexUnderLoadParams, stored: StoredRuns): number {
+  if (!(p.stallShare > 0)) return p.durationSeconds;
+  const perScale = storedRebuildPerScale(stored);
+  if (perScale === undefined) return p.durationSeconds;
+  return runLengthFor(perScale * p.scale, p.stallShare, p).durationSeconds;
+}
+
+export const estimate: EtaModel<ReindexUnderLoadParams> = {
+  units(p, maximal, stored) {
+    const seconds = expectedRunLength(p, stored);
+    return planRuns(maximal ? p.maxSets : p.sets, p.modes).map((t) => ({
+      key: t.key,
+      size: p.scale,
+      fixedSeconds: seconds,
+    }));
+  },
+  size: (_c, p) => finiteOrNaN(p.scale),
+  // One default run on the reference machine.
+  reference: { timedPerSizeSeconds: 0, overheadSeconds: 1.32, untimedPerSizeSeconds: 0.067, constantSetup: false },
+};

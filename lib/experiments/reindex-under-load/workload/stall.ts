@@ -1,0 +1,55 @@
+/**
+ * The REINDEX's stall as a share of the run: the quantity seed 003's TPS drop follows from, and how
+ * a run reaches the seed's share on a machine whose rebuild takes another number of seconds.
+ */
+import { publishedFigures } from "../../../results/reference";
+
+/** The seed's runs: pgbench -c 2 -T 30. */
+const SEED_CLIENTS = 2;
+
+/**
+ * The seed's stall share per set: the accounts UPDATE's added latency (with − without REINDEX,
+ * pgbench -r) × the REINDEX run's transactions ÷ its clients is the time every client stood blocked
+ * (set 1: 0.562 ms × 26,956 ÷ 2 ≈ 7.6 s), ÷ the 30 s run. With TPS × 30 for the transactions:
+ * set 1 25 %, set 2 20 %, set 3 22 %.
+ */
+export function seedStallShares(): number[] {
+  const figures = publishedFigures("reindex_impact");
+  const value = (series: string, set: string) => figures.find((f) => f.series === series && f.condition === set)?.value;
+  return ["set1", "set2", "set3"].flatMap((set) => {
+    const withMs = value("update_accounts_latency_with_reindex", set);
+    const withoutMs = value("update_accounts_latency_without_reindex", set);
+    const tps = value("tps_with_reindex", set);
+    return withMs !== undefined && withoutMs !== undefined && tps !== undefined
+      ? [((withMs - withoutMs) / 1000) * (tps / SEED_CLIENTS)]
+      : [];
+  });
+}
+
+/** Set 1's share (≈ 7.6 s of 30 s, 25 %): the set whose -r output the seed's text quotes first. */
+export const SEED_STALL_SHARE = Math.round((seedStallShares()[0] ?? 0.25) * 1000) / 1000;
+
+/**
+ * Shortest and longest run the calibration may choose, s: pgbench's per-second series needs a few
+ * seconds around the window, and a minute bounds a run's time.
+ */
+export const RUN_LENGTH_BOUNDS = [6, 60] as const;
+
+/**
+ * The run length that gives `share` for a plain REINDEX measured at `rebuildSeconds`, and the
+ * REINDEX's start at the same fraction of the run as the planned start is of the planned length
+ * (whole seconds for the run, as pgbench -T takes; a tenth of a second for the start).
+ */
+export function runLengthFor(
+  rebuildSeconds: number,
+  share: number,
+  planned: { readonly durationSeconds: number; readonly reindexStartSeconds: number },
+): { readonly durationSeconds: number; readonly reindexStartSeconds: number } {
+  if (!(rebuildSeconds > 0) || !(share > 0 && share < 1)) {
+    throw new Error(`runLengthFor: needs a rebuild > 0 s and a share in (0, 1), got ${rebuildSeconds} s, ${share}`);
+  }
+  const [lo, hi] = RUN_LENGTH_BOUNDS;
+  const durationSeconds = Math.min(hi, Math.max(lo, Math.round(rebuildSeconds / share)));
+  const fraction = planned.reindexStartSeconds / planned.durationSeconds;
+  return { durationSeconds, reindexStartSeconds: Math.max(0.5, Math.round(durationSeconds * fraction * 10) / 10) };
+}

@@ -1,0 +1,215 @@
+/**
+ * The reader's schema and data loaded once, into a template; each variant (an index dropped, a
+ * candidate added) built once from it as a template of its own; every timed run starts from a
+ * FILE_COPY clone of its variant's template, so all runs of all variants start from the same rows
+ * on the same pages (as 03 does with its levels).
+ */
+import type { Client } from "pg";
+import { cancellable, withClient as withConnection } from "../../../engines/postgres/connect";
+import { cloneDatabase, dropDatabases, recreateDatabase } from "../../../engines/postgres/template-database";
+import { enableWalInspect } from "../../../engines/postgres/wal-records";
+import { databasePrefix, likePrefix } from "../../../targets/run-names";
+import type { StartedServer } from "../../../targets/types";
+import { listIndexes, listTables, type IndexInfo } from "./catalog";
+import { runSqlFile } from "./sql-files";
+import type { Variant } from "./variants";
+
+/**
+ * 06's databases on a server: all under the run's prefix (run-names.ts), so that two runs at once on
+ * one external server never share one. Each carries the lab's owner comment (template-database.ts).
+ */
+export const templateDatabase = (server: StartedServer): string => `${databasePrefix(server)}_yi_template`;
+export const runDatabase = (server: StartedServer): string => `${databasePrefix(server)}_yi_run`;
+/** At most this many variants (their templates are databases named by position). */
+export const MAX_VARIANTS = 200;
+export const variantDatabase = (server: StartedServer, i: number): string => `${databasePrefix(server)}_yi_v${i}`;
+
+/** A connection to one of the lab's databases on this server. */
+export function withDatabase<T>(
+  server: StartedServer,
+  database: string,
+  fn: (client: Client) => Promise<T>,
+): Promise<T> {
+  return withConnection(server.connection, fn, { database, applicationName: "dblab-admin" });
+}
+
+export interface LoadedTemplate {
+  /** Every index of the schema as loaded (sizes after the data). */
+  readonly indexes: readonly IndexInfo[];
+  readonly tables: readonly string[];
+  /** Rows per table after the load (pg_class.reltuples after ANALYZE). */
+  readonly rows: Readonly<Record<string, number>>;
+  readonly databaseBytes: number;
+  readonly loadSeconds: Readonly<Record<string, number>>;
+  readonly walInspect: boolean;
+  readonly walInspectError?: string;
+}
+
+export interface TemplateSteps {
+  /** Runs after the schema and before the data: the index names are checked there. */
+  readonly afterSchema?: (indexes: readonly IndexInfo[]) => void;
+  /** Fills the tables: the data file, or a sample copied from a source server. */
+  readonly fill: (server: StartedServer, database: string, signal?: AbortSignal) => Promise<void>;
+  readonly onStep?: (label: string) => void;
+  readonly signal?: AbortSignal;
+}
+
+/** Runs the reader's data file with `-v scale=…`. */
+export function fillFromFile(file: string, scale: number) {
+  return (server: StartedServer, database: string, signal?: AbortSignal): Promise<void> =>
+    runSqlFile(server.connection, file, { database, variables: { scale }, signal });
+}
+
+export async function createTemplate(
+  server: StartedServer,
+  schemaFile: string,
+  steps: TemplateSteps,
+): Promise<LoadedTemplate> {
+  await dropAllDatabases(server);
+  const template = templateDatabase(server);
+  await recreateDatabase(server.connection, template);
+  const loadSeconds: Record<string, number> = {};
+  const timed = async (label: string, fn: () => Promise<void>) => {
+    steps.signal?.throwIfAborted();
+    steps.onStep?.(label);
+    const began = Date.now();
+    await fn();
+    loadSeconds[label] = (Date.now() - began) / 1000;
+  };
+  // In the template, so every clone has it: each run's B-tree inserts are then counted from its WAL.
+  const walInspectError = await withDatabase(server, template, enableWalInspect);
+  await timed("schema", () => runSqlFile(server.connection, schemaFile, { database: template, signal: steps.signal }));
+  steps.afterSchema?.(await withDatabase(server, template, listIndexes));
+  await timed("data", () => steps.fill(server, template, steps.signal));
+  await timed("vacuum analyze", () =>
+    withDatabase(server, template, (c) =>
+      cancellable(server.connection, c, steps.signal, async () => {
+        await c.query("VACUUM (ANALYZE)");
+      }),
+    ),
+  );
+  return withDatabase(server, template, async (c) => {
+    const rows = await c.query<{ t: string; n: string }>(
+      "SELECT s.relname AS t, greatest(c.reltuples, 0)::bigint::text AS n FROM pg_class c JOIN pg_stat_user_tables s ON s.relid = c.oid",
+    );
+    const size = await c.query<{ b: string }>("SELECT pg_database_size(current_database())::text AS b");
+    return {
+      indexes: await listIndexes(c),
+      tables: await listTables(c),
+      rows: Object.fromEntries(rows.rows.map((r) => [r.t, Number(r.n)])),
+      databaseBytes: Number(size.rows[0].b),
+      loadSeconds,
+      walInspect: walInspectError === undefined,
+      ...(walInspectError ? { walInspectError } : {}),
+    };
+  });
+}
+
+export interface BuiltVariant {
+  readonly id: string;
+  readonly database: string;
+  /** The variant's indexes, with their sizes. */
+  readonly indexes: readonly IndexInfo[];
+  /** Indexes this variant created (a candidate's name as the server gave it). */
+  readonly created: readonly string[];
+  readonly buildSeconds: number;
+}
+
+/** A candidate that the server refused: which one, and what it said. */
+export class CandidateError extends Error {
+  override readonly name = "CandidateError";
+}
+
+/** Builds every variant's template from the loaded one (the indexes of a candidate built once, here). */
+export async function buildVariants(
+  server: StartedServer,
+  variants: readonly Variant[],
+  candidates: readonly string[],
+  maintenanceWorkMemMB: number,
+  signal?: AbortSignal,
+): Promise<BuiltVariant[]> {
+  if (variants.length > MAX_VARIANTS) throw new Error(`${variants.length} variants: at most ${MAX_VARIANTS}`);
+  const out: BuiltVariant[] = [];
+  for (const [i, v] of variants.entries()) {
+    signal?.throwIfAborted();
+    const database = variantDatabase(server, i);
+    await cloneDatabase(server.connection, templateDatabase(server), database);
+    const began = Date.now();
+    const built = await withDatabase(server, database, async (c) => {
+      const before = new Set((await listIndexes(c)).map((x) => x.name));
+      await cancellable(server.connection, c, signal, async () => {
+        await c.query(`SET maintenance_work_mem = '${maintenanceWorkMemMB}MB'`);
+        if (v.change.kind === "drop") {
+          const { rows } = await c.query<{ q: string }>(
+            `SELECT quote_ident(n.nspname) || '.' || quote_ident(i.relname) AS q
+             FROM pg_class i JOIN pg_namespace n ON n.oid = i.relnamespace WHERE i.relkind = 'i' AND i.relname = $1`,
+            [v.change.index],
+          );
+          if (rows.length !== 1) throw new Error(`index ${v.change.index}: ${rows.length} indexes of that name`);
+          await c.query(`DROP INDEX ${rows[0].q}`);
+        }
+        if (v.change.kind === "add") {
+          for (const statement of v.change.statements) {
+            try {
+              await c.query(statement);
+            } catch (error) {
+              const n = candidates.indexOf(statement) + 1;
+              throw new CandidateError(
+                `candidates[${n - 1}] (${statement}) failed: ${error instanceof Error ? error.message : String(error)}`,
+                { cause: error },
+              );
+            }
+          }
+        }
+      });
+      const indexes = await listIndexes(c);
+      return { indexes, created: indexes.filter((x) => !before.has(x.name)).map((x) => x.name) };
+    });
+    out.push({ id: v.id, database, ...built, buildSeconds: (Date.now() - began) / 1000 });
+  }
+  // Builds leave dirty pages: written now, not inside the first timed run.
+  await withConnection(server.connection, (c) => c.query("CHECKPOINT"));
+  return out;
+}
+
+/**
+ * A fresh run database cloned from a variant's template; returns seconds taken. No CHECKPOINT here:
+ * the run makes its own just before its timed window.
+ */
+export async function cloneForRun(server: StartedServer, variantDb: string): Promise<number> {
+  return cloneDatabase(server.connection, variantDb, runDatabase(server));
+}
+
+/**
+ * Every database a run with these parameters can make beside the lab's own, as suffixes of the
+ * server's prefix (an external server lists them in its pre-flight): the template, the run
+ * clone and one per variant — as many as `existing` names and `candidates` give, or MAX_VARIANTS
+ * for "all" (the schema's count is known only once it is loaded).
+ */
+export function workloadDatabases(p: {
+  readonly existing: readonly string[] | "all";
+  readonly candidates: readonly string[];
+}): string[] {
+  const variants =
+    p.existing === "all"
+      ? MAX_VARIANTS
+      : 1 + p.existing.length + p.candidates.length + (p.candidates.length > 1 ? 1 : 0);
+  return ["yi_run", "yi_template", ...Array.from({ length: variants }, (_, i) => `yi_v${i}`)];
+}
+
+export async function dropAllDatabases(server: StartedServer, variants = MAX_VARIANTS): Promise<void> {
+  const { rows } = await withConnection(server.connection, (c) =>
+    c.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE $1", [
+      likePrefix(`${databasePrefix(server)}_yi`),
+    ]),
+  );
+  const known = new Set([
+    runDatabase(server),
+    templateDatabase(server),
+    ...Array.from({ length: variants }, (_, i) => variantDatabase(server, i)),
+  ]);
+  await dropDatabases(
+    server.connection,
+    rows.map((r) => r.datname).filter((d) => known.has(d)),
+  );
+}

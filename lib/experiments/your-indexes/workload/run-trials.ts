@@ -1,0 +1,284 @@
+/**
+ * One timed run of the reader's workload on one variant (`runOne`), the short check of the
+ * workload before the rounds (`checkWorkload`), the plan (a Williams design), and the loop that runs a plan.
+ */
+import { probeSpeed } from "../../../engines/postgres/speed-probe";
+import { waitForAutovacuumIdle, type AutovacuumWait } from "../../../engines/postgres/autovacuum";
+import { relationSizes, tableCounters, type PgTableCounterKey } from "../../../engines/postgres/table-counters";
+import { currentWalLsn, walRecordsBetween, type WalRecordStats } from "../../../engines/postgres/wal-records";
+import type { TrialRecord } from "../../../results/run-store";
+import { counterDelta, counterEntries, type Counters } from "../../../stats/counters";
+import { williamsDesign } from "../../../stats/williams";
+import type { StartedServer } from "../../../targets/types";
+import {
+  pgbenchOutcome,
+  runPgbench,
+  waitForPgbenchGone,
+  type PgbenchRunner,
+  type PgbenchRunResult,
+  type PgbenchScript,
+  type ProgressPoint,
+} from "../../../workloads/pgbench";
+import { cloneForRun, runDatabase, withDatabase } from "./databases";
+
+export interface YourIndexesCondition {
+  /** The variant's id: "baseline", "drop:<index>", "add:<n>", "add:all". */
+  readonly variant: string;
+}
+
+export type YourIndexesTrial = TrialRecord<YourIndexesCondition, PgTableCounterKey> & {
+  readonly pgbench?: PgbenchRunResult;
+  readonly cloneSeconds?: number;
+  /** `table.<name>` / `index.<table>.<index>` → bytes after the run. */
+  readonly sizesAfter?: Readonly<Record<string, number>>;
+  /** WAL records of the timed window by record type (pg_walinspect); absent where the server lacks it. */
+  readonly walRecords?: Readonly<Record<string, WalRecordStats>>;
+  readonly autovacuumWait?: AutovacuumWait;
+};
+
+export interface PlannedTrial {
+  readonly key: string;
+  readonly condition: YourIndexesCondition;
+  readonly repeat: number;
+  /** Position within the round, 0-based (the variants' order a Williams design across rounds). */
+  readonly position: number;
+}
+
+/**
+ * Rounds outermost, every variant once per round, and the baseline between every two of them:
+ * B V₁ B V₂ … B Vₖ B. Every judged index pairs a variant with the baseline, and each variant's
+ * cost is taken against the two baseline runs that flank it (summarise.ts), so a drift of the
+ * machine's speed over the round cancels to first order. Measured before it, with each variant
+ * paired with the round's one baseline run: in a default run under other load (5 rounds of 7
+ * runs of 5 s), the one index whose variant happened to run next to the baseline in 4 of 5
+ * rounds had paired costs spread −0.7 to +7.0 %, while an index on a table never written, run up
+ * to 6 places away, spread −45 to +26 %.
+ *
+ * The variants' order follows a Williams design (lib/stats/williams.ts), round r taking row
+ * r − 1 (cycling): over k rounds (2k for odd k) every variant runs at every position equally often,
+ * and right after every other variant equally often. The second matters here because a variant's
+ * earlier flanking baseline ran right after the previous variant: whatever that variant leaves
+ * behind (WAL to recycle, dirty pages of the shared cluster, the OS cache) lands on this
+ * variant's cost, and the design spreads it over all of them instead of always the same one. A
+ * rotation with reversal balances positions only. `from` lets the adaptive design add round
+ * `from` alone. Without the baseline (or with nothing else) a round is the variants in that order.
+ */
+export function planRounds(
+  variants: readonly string[],
+  repeats: number,
+  from = 1,
+  baseline = "baseline",
+): PlannedTrial[] {
+  const plan: PlannedTrial[] = [];
+  const others = variants.filter((v) => v !== baseline);
+  const interleave = others.length > 0 && others.length < variants.length;
+  const ordered = interleave ? others : variants;
+  const design = ordered.length ? williamsDesign(ordered.length) : [];
+  for (let repeat = from; repeat <= repeats; repeat++) {
+    const order = design.length ? design[(repeat - 1) % design.length].map((i) => ordered[i]) : [];
+    const round = interleave ? [baseline, ...order.flatMap((v) => [v, baseline])] : order;
+    let baselines = 0;
+    round.forEach((variant, position) => {
+      const key = interleave && variant === baseline ? `${variant}/r${repeat}.${++baselines}` : `${variant}/r${repeat}`;
+      plan.push({ key, condition: { variant }, repeat, position });
+    });
+  }
+  return plan;
+}
+
+export interface TrialSettings {
+  readonly clients: number;
+  readonly threads: number;
+  readonly durationSeconds: number;
+  readonly scripts: readonly PgbenchScript[];
+  /** pgbench variables (-D): `scale`. */
+  readonly defines: Readonly<Record<string, string | number>>;
+  readonly walInspect: boolean;
+}
+
+export interface TrialContext {
+  readonly server: StartedServer;
+  readonly runner: PgbenchRunner;
+  /** Each variant's template database. */
+  readonly databases: ReadonlyMap<string, string>;
+  readonly settings: TrialSettings;
+  readonly signal?: AbortSignal;
+  readonly onPhase?: (planned: PlannedTrial, phase: string) => void;
+  readonly onProgress?: (planned: PlannedTrial, point: ProgressPoint) => void;
+  /** A sentence for the run's notes (a trial that kept its figures but lost one count). */
+  readonly onNote?: (text: string) => void;
+}
+
+/**
+ * Everything one timed run does: a fresh clone of the variant, autovacuum idle and a CHECKPOINT,
+ * the counters before, pgbench for `durationSeconds`, the counters after and the window's WAL by
+ * record type.
+ */
+export function trialRunner(ctx: TrialContext): (planned: PlannedTrial) => Promise<YourIndexesTrial> {
+  const { server, settings: s } = ctx;
+  return async (planned) => {
+    const startedAt = new Date().toISOString();
+    const template = ctx.databases.get(planned.condition.variant);
+    if (!template) throw new Error(`no template database for variant ${planned.condition.variant}`);
+    ctx.onPhase?.(planned, "speed probe");
+    // Recorded beside the run: which speed state of the machine it ran in (~0.1 s, its own table).
+    const speed = await probeSpeed(server.connection);
+    ctx.onPhase?.(planned, "cloning");
+    const cloneSeconds = await cloneForRun(server, template);
+    const { before, startLsn, autovacuumWait } = await withDatabase(server, runDatabase(server), async (c) => {
+      // No autovacuum worker and no dirty buffer of the clone may share the timed window; a
+      // checkpoint or autovacuum run that still falls inside is counted, and the run flagged.
+      const autovacuumWait = await waitForAutovacuumIdle(c);
+      await c.query("CHECKPOINT");
+      return { before: await tableCounters(c), startLsn: await currentWalLsn(c), autovacuumWait };
+    });
+    ctx.onPhase?.(planned, "pgbench");
+    const pgbench = await runPgbench(server, {
+      runner: ctx.runner,
+      database: runDatabase(server),
+      clients: s.clients,
+      threads: s.threads,
+      durationSeconds: s.durationSeconds,
+      scripts: s.scripts,
+      defines: s.defines,
+      noVacuum: true,
+      // Tenths of a second: the series the cost's statistic reads (see summarise.ts).
+      bucketMs: 100,
+      signal: ctx.signal,
+      onProgress: (p) => ctx.onProgress?.(planned, p),
+    });
+    const { after, sizesAfter, walRecords } = await withDatabase(server, runDatabase(server), async (c) => {
+      await waitForPgbenchGone(c);
+      const endLsn = await currentWalLsn(c, true);
+      return {
+        after: await tableCounters(c),
+        sizesAfter: await relationSizes(c),
+        walRecords: s.walInspect ? await walRecordsOrNote(c, startLsn, endLsn, planned.key, ctx.onNote) : undefined,
+      };
+    });
+    // `planned` carries key, condition, repeat and position: the record keeps them as planned.
+    return {
+      ...planned,
+      ...pgbenchOutcome(pgbench),
+      startedAt,
+      finishedAt: new Date().toISOString(),
+      counters: counterDelta(before, after),
+      ...(speed ? { speed } : {}),
+      pgbench,
+      ...(walRecords ? { walRecords } : {}),
+      cloneSeconds,
+      sizesAfter,
+      autovacuumWait,
+    };
+  };
+}
+
+/**
+ * The trial's WAL records by type, or undefined with a note when the WAL is gone: a server shared
+ * with other runs recycles WAL after their checkpoints too (measured: two 06 smoke runs beside one
+ * 03 run on one server, "requested WAL segment … has already been removed" before the trial ended).
+ * The trial's other figures stand; only its B-tree insert counts are missing, and the run says so.
+ */
+async function walRecordsOrNote(
+  c: Parameters<typeof walRecordsBetween>[0],
+  startLsn: string,
+  endLsn: string,
+  key: string,
+  onNote: ((text: string) => void) | undefined,
+): Promise<Readonly<Record<string, WalRecordStats>> | undefined> {
+  try {
+    return await walRecordsBetween(c, startLsn, endLsn);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (!/has already been removed/.test(message)) throw error;
+    onNote?.(`no WAL record counts for ${key}: ${message}`);
+    return undefined;
+  }
+}
+
+/** The workload refused before the rounds: a script failed, or the workload writes nothing. */
+export class WorkloadError extends Error {
+  override readonly name = "WorkloadError";
+}
+
+export interface WorkloadCheck {
+  /** Per script: transactions in the check and the rows it inserted, updated or deleted, per table. */
+  readonly scripts: readonly {
+    readonly name: string;
+    readonly transactions: number;
+    readonly written: Readonly<Record<string, number>>;
+  }[];
+  /** Tables some script wrote. */
+  readonly writtenTables: readonly string[];
+}
+
+function writtenPerTable(c: Counters<PgTableCounterKey>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [key, value] of counterEntries(c)) {
+    const m = /^table\.(.+)\.(n_tup_ins|n_tup_upd|n_tup_del)$/.exec(key);
+    if (m && value > 0) out[m[1]] = (out[m[1]] ?? 0) + value;
+  }
+  return out;
+}
+
+/**
+ * Each script alone for a second on a clone of the baseline, one client: a script pgbench cannot
+ * run fails here with pgbench's own message, and a workload that inserts, updates and deletes
+ * nothing is refused — a cost of indexes on writes needs writes.
+ */
+export async function checkWorkload(
+  server: StartedServer,
+  runner: PgbenchRunner,
+  baseline: string,
+  settings: Pick<TrialSettings, "scripts" | "defines">,
+  signal?: AbortSignal,
+): Promise<WorkloadCheck> {
+  const scripts: WorkloadCheck["scripts"][number][] = [];
+  for (const script of settings.scripts) {
+    await cloneForRun(server, baseline);
+    const before = await withDatabase(server, runDatabase(server), tableCounters);
+    let result: PgbenchRunResult;
+    try {
+      result = await runPgbench(server, {
+        runner,
+        database: runDatabase(server),
+        clients: 1,
+        durationSeconds: 1,
+        scripts: [{ name: script.name, text: script.text }],
+        defines: settings.defines,
+        noVacuum: true,
+        log: "none",
+        signal,
+      });
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      throw new WorkloadError(
+        `workload script ${script.name} failed: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      );
+    }
+    if (result.summary.abortedClients > 0 || result.summary.transactions === 0) {
+      throw new WorkloadError(
+        `workload script ${script.name} failed in a 1-s check: ${result.messages.join(" / ") || "no transaction completed"}`,
+      );
+    }
+    const after = await withDatabase(server, runDatabase(server), async (c) => {
+      await waitForPgbenchGone(c);
+      return tableCounters(c);
+    });
+    scripts.push({
+      name: script.name,
+      transactions: result.summary.transactions,
+      written: writtenPerTable(counterDelta(before, after)),
+    });
+  }
+  const writtenTables = [...new Set(scripts.flatMap((s) => Object.keys(s.written)))].sort();
+  if (writtenTables.length === 0) {
+    throw new WorkloadError(
+      `the workload writes nothing: in a 1-s check of each script (${scripts
+        .map((s) => `${s.name}: ${s.transactions} transactions`)
+        .join(", ")}) no row was inserted, updated or deleted, so no index can cost it anything`,
+    );
+  }
+  return { scripts, writtenTables };
+}
