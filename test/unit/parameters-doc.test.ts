@@ -1,7 +1,8 @@
 /**
- * Every knob listed: each notebook's parameters come from their declarations (lib/experiments/<name>/params.ts, with a
- * meaning each), `reproduce --only NN --help` prints them with their three profile values, and
- * docs/parameters.md is exactly what `npm run docs:parameters` writes from the same source.
+ * Every knob listed: each notebook's parameters come from their declarations
+ * (lib/experiments/<name>/params.ts, with a meaning each), `reproduce --only NN --help` prints them
+ * with their three profile values, and docs/parameters.md is exactly what `npm run docs:parameters`
+ * writes from the same source.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
