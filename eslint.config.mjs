@@ -19,7 +19,7 @@ import tseslint from "typescript-eslint";
  * presentation, ETA model) above the shared files beside them (session, contract, eta, …). A
  * notebook's folder imports no other notebook's; the shared files import no notebook's (the registry
  * alone lists them); a `workload/` part runs servers and imports neither display nor compare nor
- * the rest of its notebook but its params.
+ * the rest of its notebook but its params. registry.ts and notebooks.ts list the notebooks.
  */
 const layer = (dir) => `./lib/${dir}`;
 const ABOVE_RUNTIME = [
@@ -42,7 +42,7 @@ const features = fs
   .map((e) => `${EXPERIMENTS}/${e.name}`);
 const sharedExperimentFiles = fs
   .readdirSync(EXPERIMENTS)
-  .filter((f) => f.endsWith(".ts") && f !== "registry.ts")
+  .filter((f) => f.endsWith(".ts") && f !== "registry.ts" && f !== "notebooks.ts")
   .map((f) => `${EXPERIMENTS}/${f}`);
 const featureZones = features.flatMap((folder) => [
   { target: folder, from: features.filter((other) => other !== folder) },

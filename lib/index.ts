@@ -13,7 +13,6 @@ export { plot, setupCharts } from "./display/plotly";
 export type { PlotlyFigure, PlotlyTrace } from "./display/plotly";
 export { showParameters } from "./display/run-header";
 
-export type { IndexWriteCostParams } from "./experiments/index-write-cost/params";
 export { showTable } from "./display/table";
 export { showVerdictSummary } from "./display/claims";
 export { frame } from "./display/frame";
@@ -23,17 +22,8 @@ export { frame } from "./display/frame";
 export type { DataFrame as Frame } from "danfojs-node";
 export type { DataFrame as FrameView } from "danfojs-node/dist/danfojs-base";
 
-export * as indexWriteCost from "./experiments/index-write-cost";
-export type { CreateIndexAfterLoadParams } from "./experiments/create-index-after-load/params";
-export * as createIndexAfterLoad from "./experiments/create-index-after-load";
-export type { OverIndexingParams } from "./experiments/over-indexing/params";
-export * as overIndexing from "./experiments/over-indexing";
-export type { ReindexUnderLoadParams } from "./experiments/reindex-under-load/params";
-export * as reindexUnderLoad from "./experiments/reindex-under-load";
-export type { RoundTripsParams } from "./experiments/round-trips/params";
-export * as roundTrips from "./experiments/round-trips";
-export type { YourIndexesParams } from "./experiments/your-indexes/params";
-export * as yourIndexes from "./experiments/your-indexes";
+// Each notebook's namespace and parameters type (lab.indexWriteCost, IndexWriteCostParams, …).
+export * from "./experiments/notebooks";
 
 // Comparing stored runs (notebook 00).
 export type { CompareRunsParams } from "./compare/params";

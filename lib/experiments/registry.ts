@@ -1,24 +1,17 @@
 /**
  * The notebooks the lab has, in one list: `npm run reproduce`, its parameter checks (bad input is
- * refused before any server starts) and the tests are derived from it. A new experiment is one line
- * here (see docs/adding-a-notebook.md).
+ * refused before any server starts), the ETA and the tests are derived from it. The list itself is
+ * notebooks.ts (a new notebook is its lines there; see docs/adding-a-notebook.md), in the order of
+ * their ids.
  */
-import { register, type RegisteredExperiment } from "./contract";
-import { experiment as indexWriteCost } from "./index-write-cost";
-import { experiment as createIndexAfterLoad } from "./create-index-after-load";
-import { experiment as overIndexing } from "./over-indexing";
-import { experiment as reindexUnderLoad } from "./reindex-under-load";
-import { experiment as roundTrips } from "./round-trips";
-import { experiment as yourIndexes } from "./your-indexes";
+import type { RegisteredExperiment } from "./contract";
+import * as notebooks from "./notebooks";
 import { COMPARE_RUNS_DEFAULTS, compareRunsParams } from "../compare/params";
 
 export const EXPERIMENTS: readonly RegisteredExperiment[] = [
-  register(indexWriteCost),
-  register(createIndexAfterLoad),
-  register(overIndexing),
-  register(reindexUnderLoad),
-  register(roundTrips),
-  register(yourIndexes),
+  ...Object.values(notebooks)
+    .map((n) => n.registered)
+    .sort((a, b) => a.id.localeCompare(b.id)),
   // Not an experiment: it reads runs. Last, so that `--set runs=["latest of notebook 01", …]`
   // without --only compares runs this reproduce just made.
   {

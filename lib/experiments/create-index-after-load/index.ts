@@ -8,7 +8,7 @@ import {
   createIndexAfterLoadParams,
   type CreateIndexAfterLoadParams,
 } from "./params";
-import type { Experiment } from "../contract";
+import { register, type Experiment } from "../contract";
 import type { FaultCells } from "../faults";
 import { estimate } from "./eta";
 import { RunStore } from "../../results/run-store";
@@ -91,4 +91,7 @@ export const experiment: Experiment<CreateIndexAfterLoadParams, CreateIndexAfter
 };
 
 export const { params, run, summarise, claims } = experiment;
+
+/** The registry\'s view of it (lib/experiments/notebooks.ts lists the notebooks). */
+export const registered = register(experiment);
 export { save };

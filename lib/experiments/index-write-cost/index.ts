@@ -5,7 +5,7 @@
 import { diskNeed01 } from "./disk";
 import { INDEX_WRITE_COST_PROFILES, indexWriteCostParams, type IndexWriteCostParams } from "./params";
 import { withSensitivity } from "../../stats/claims";
-import type { Experiment } from "../contract";
+import { register, type Experiment } from "../contract";
 import type { FaultCells } from "../faults";
 import { estimate } from "./eta";
 import { checkClaims, plan01 } from "./claims";
@@ -57,6 +57,9 @@ export const experiment: Experiment<IndexWriteCostParams, IndexWriteCostRun, Con
 };
 
 export const { params, run, summarise, claims, save } = experiment;
+
+/** The registry\'s view of it (lib/experiments/notebooks.ts lists the notebooks). */
+export const registered = register(experiment);
 export type { IndexWriteCostRun } from "./run";
 export type { ConditionSummary } from "./summarise";
 export { checkClaims } from "./claims";

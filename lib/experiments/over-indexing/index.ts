@@ -4,7 +4,7 @@
  */
 import { diskNeed03 } from "./disk";
 import { overIndexing_PROFILES, overIndexingParams, type OverIndexingParams } from "./params";
-import type { Experiment } from "../contract";
+import { register, type Experiment } from "../contract";
 import type { FaultCells } from "../faults";
 import { estimate } from "./eta";
 import { recordedServerCpus } from "../server-cpus";
@@ -47,6 +47,9 @@ export const experiment: Experiment<OverIndexingParams, OverIndexingRun, OverInd
 };
 
 export const { params, run, summarise, claims, save } = experiment;
+
+/** The registry\'s view of it (lib/experiments/notebooks.ts lists the notebooks). */
+export const registered = register(experiment);
 
 export { serverSpec, type OverIndexingRun, type RunControl } from "./run";
 export type { OverIndexingSummary, RoundSummary, LevelSummary } from "./summarise";

@@ -4,7 +4,7 @@
  */
 import { diskNeed04 } from "./disk";
 import { reindexUnderLoad_PROFILES, reindexUnderLoadParams, type ReindexUnderLoadParams } from "./params";
-import type { Experiment } from "../contract";
+import { register, type Experiment } from "../contract";
 import type { FaultCells } from "../faults";
 import { estimate } from "./eta";
 import { writeSummaries } from "./present";
@@ -65,3 +65,6 @@ export const experiment: Experiment<ReindexUnderLoadParams, ReindexUnderLoadRun,
 };
 
 export const { params, run, summarise, claims, save } = experiment;
+
+/** The registry\'s view of it (lib/experiments/notebooks.ts lists the notebooks). */
+export const registered = register(experiment);

@@ -5,7 +5,7 @@
 import { ROUND_TRIPS_PROFILES, roundTripsParams, type RoundTripsParams } from "./params";
 import { RunStore } from "../../results/run-store";
 import { planText, type ClaimCheck } from "../../stats/claims";
-import type { Experiment } from "../contract";
+import { register, type Experiment } from "../contract";
 import type { FaultCells } from "../faults";
 import { estimate } from "./eta";
 import { checkClaims, plan05 } from "./claims";
@@ -75,3 +75,6 @@ export const experiment: Experiment<RoundTripsParams, RoundTripsRun, RoundTripsS
 };
 
 export const { params, run, summarise, claims, save } = experiment;
+
+/** The registry\'s view of it (lib/experiments/notebooks.ts lists the notebooks). */
+export const registered = register(experiment);

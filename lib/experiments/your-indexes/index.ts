@@ -3,7 +3,7 @@
  * contract's five steps (params, run, summarise, claims, save), then one call per section.
  */
 import { yourIndexes_PROFILES, yourIndexesParams, type YourIndexesParams } from "./params";
-import type { Experiment } from "../contract";
+import { register, type Experiment } from "../contract";
 import type { FaultCells } from "../faults";
 import { estimate } from "./eta";
 import { checkClaims } from "./claims";
@@ -38,6 +38,9 @@ export const experiment: Experiment<YourIndexesParams, YourIndexesRun, YourIndex
 };
 
 export const { params, run, summarise, claims, save } = experiment;
+
+/** The registry\'s view of it (lib/experiments/notebooks.ts lists the notebooks). */
+export const registered = register(experiment);
 
 export { serverSpec, type YourIndexesRun, type RunControl } from "./run";
 export type {
