@@ -92,6 +92,6 @@ export const experiment: Experiment<CreateIndexAfterLoadParams, CreateIndexAfter
 
 export const { params, run, summarise, claims } = experiment;
 
-/** The registry\'s view of it (lib/experiments/notebooks.ts lists the notebooks). */
+/** The registry's view of it (lib/experiments/notebooks.ts lists the notebooks). */
 export const registered = register(experiment);
 export { save };

@@ -58,7 +58,7 @@ export const experiment: Experiment<IndexWriteCostParams, IndexWriteCostRun, Con
 
 export const { params, run, summarise, claims, save } = experiment;
 
-/** The registry\'s view of it (lib/experiments/notebooks.ts lists the notebooks). */
+/** The registry's view of it (lib/experiments/notebooks.ts lists the notebooks). */
 export const registered = register(experiment);
 export type { IndexWriteCostRun } from "./run";
 export type { ConditionSummary } from "./summarise";

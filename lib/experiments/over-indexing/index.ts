@@ -48,7 +48,7 @@ export const experiment: Experiment<OverIndexingParams, OverIndexingRun, OverInd
 
 export const { params, run, summarise, claims, save } = experiment;
 
-/** The registry\'s view of it (lib/experiments/notebooks.ts lists the notebooks). */
+/** The registry's view of it (lib/experiments/notebooks.ts lists the notebooks). */
 export const registered = register(experiment);
 
 export { serverSpec, type OverIndexingRun, type RunControl } from "./run";

@@ -66,5 +66,5 @@ export const experiment: Experiment<ReindexUnderLoadParams, ReindexUnderLoadRun,
 
 export const { params, run, summarise, claims, save } = experiment;
 
-/** The registry\'s view of it (lib/experiments/notebooks.ts lists the notebooks). */
+/** The registry's view of it (lib/experiments/notebooks.ts lists the notebooks). */
 export const registered = register(experiment);

@@ -76,5 +76,5 @@ export const experiment: Experiment<RoundTripsParams, RoundTripsRun, RoundTripsS
 
 export const { params, run, summarise, claims, save } = experiment;
 
-/** The registry\'s view of it (lib/experiments/notebooks.ts lists the notebooks). */
+/** The registry's view of it (lib/experiments/notebooks.ts lists the notebooks). */
 export const registered = register(experiment);

@@ -39,7 +39,7 @@ export const experiment: Experiment<YourIndexesParams, YourIndexesRun, YourIndex
 
 export const { params, run, summarise, claims, save } = experiment;
 
-/** The registry\'s view of it (lib/experiments/notebooks.ts lists the notebooks). */
+/** The registry's view of it (lib/experiments/notebooks.ts lists the notebooks). */
 export const registered = register(experiment);
 
 export { serverSpec, type YourIndexesRun, type RunControl } from "./run";
