@@ -8,8 +8,8 @@ import { Client } from "pg";
 import { createIndexAfterLoadParams } from "../../lib/experiments/create-index-after-load/params";
 import { EmbeddedPostgresTarget } from "../../lib/targets/embedded/embedded-postgres";
 import { RunStore } from "../../lib/results/run-store";
-import { planTrials, type CialCondition } from "../../lib/experiments/create-index-after-load/workload/plan";
-import { runPlan, type CialTrial } from "../../lib/experiments/create-index-after-load/workload/run-trials";
+import { planTrials, type CreateIndexCondition } from "../../lib/experiments/create-index-after-load/workload/plan";
+import { runPlan, type CreateIndexTrial } from "../../lib/experiments/create-index-after-load/workload/run-trials";
 import { summarise, headlinePair, phaseSums } from "../../lib/experiments/create-index-after-load/summarise";
 import { checkClaims } from "../../lib/experiments/create-index-after-load/claims";
 import { serverSpec } from "../../lib/experiments/create-index-after-load/run";
@@ -30,9 +30,9 @@ test("trials on embedded PostgreSQL: per-phase counters, WAL by record type, ind
   });
   const server = await new EmbeddedPostgresTarget().start(serverSpec(p));
   try {
-    const store = RunStore.open<CialCondition>({ notebook: "test-02", params: p, root });
+    const store = RunStore.open<CreateIndexCondition>({ notebook: "test-02", params: p, root });
     const plan = planTrials(p);
-    const trials: CialTrial[] = await runPlan({
+    const trials: CreateIndexTrial[] = await runPlan({
       plan,
       connection: server.connection,
       store,

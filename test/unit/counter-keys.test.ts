@@ -23,7 +23,7 @@ import {
 import type { IndexWriteTrial } from "../../lib/experiments/index-write-cost/workload/run-trials";
 import type { OverIndexingTrial } from "../../lib/experiments/over-indexing/workload/run-trials";
 import type { ReindexTrial } from "../../lib/experiments/reindex-under-load/workload/run-trials";
-import type { CialTrial } from "../../lib/experiments/create-index-after-load/workload/run-trials";
+import type { CreateIndexTrial } from "../../lib/experiments/create-index-after-load/workload/run-trials";
 import type { RoundTripTrial } from "../../lib/experiments/round-trips/workload/trials";
 import { summarise } from "../../lib/experiments/index-write-cost/summarise";
 import { recorded } from "../support/counters";
@@ -55,7 +55,7 @@ test("an unknown counter name is a compile error for every workload's trials (ch
   assert.equal(run04.counters?.["table.pgbench_accounts.n_tup_upd"], undefined);
   // @ts-expect-error 04 does not read heap blocks per table
   assert.equal(run04.counters?.["table.pgbench_accounts.heap_blks_hit"], undefined);
-  const trial02 = {} as CialTrial;
+  const trial02 = {} as CreateIndexTrial;
   assert.equal(trial02.counters?.["index.autovacuum.runs"], undefined);
   // @ts-expect-error 02's names start with a phase: load, index or checkpoint
   assert.equal(trial02.counters?.["build.wal.records"], undefined);

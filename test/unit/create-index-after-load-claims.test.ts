@@ -4,7 +4,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { CialTrial } from "../../lib/experiments/create-index-after-load/workload/run-trials";
+import type { CreateIndexTrial } from "../../lib/experiments/create-index-after-load/workload/run-trials";
 import type { Method } from "../../lib/experiments/create-index-after-load/workload/plan";
 import type { PhaseName, PhaseRecord } from "../../lib/experiments/create-index-after-load/workload/session";
 import { summarise } from "../../lib/experiments/create-index-after-load/summarise";
@@ -48,7 +48,7 @@ interface Side {
 const A = "load_then_index" as const;
 const B = "index_then_load" as const;
 
-function trial(method: Method, repeat: number, position: number, side: Side, rows: number): CialTrial {
+function trial(method: Method, repeat: number, position: number, side: Side, rows: number): CreateIndexTrial {
   const timed: PhaseName[] = method === A ? ["load", "index"] : ["load"];
   const share = 1 / timed.length;
   const cpu = side.cpuS ?? side.seconds * 0.9;
@@ -107,8 +107,8 @@ function trial(method: Method, repeat: number, position: number, side: Side, row
 }
 
 /** One pair per repeat, order alternating; `sides(r)` gives A's and B's figures in repeat r. */
-function run(repeats: number, sides: (r: number) => { a: Side; b: Side }, rows = 3_000_000): CialTrial[] {
-  const out: CialTrial[] = [];
+function run(repeats: number, sides: (r: number) => { a: Side; b: Side }, rows = 3_000_000): CreateIndexTrial[] {
+  const out: CreateIndexTrial[] = [];
   for (let r = 0; r < repeats; r++) {
     const { a, b } = sides(r);
     const aFirst = r % 2 === 0;
@@ -117,7 +117,7 @@ function run(repeats: number, sides: (r: number) => { a: Side; b: Side }, rows =
   return out;
 }
 
-const summaryOf = (trials: CialTrial[], rows = 3_000_000, sharedBuffersMB = 128) =>
+const summaryOf = (trials: CreateIndexTrial[], rows = 3_000_000, sharedBuffersMB = 128) =>
   summarise(trials, { rows, maintenanceWorkMemMB: 64, maxParallelMaintenanceWorkers: 2, sharedBuffersMB });
 
 /** Small, repeat-dependent jitter so that intervals have width. */
@@ -355,7 +355,7 @@ interface Shape {
  * machine's spread: 0.20 ms within a few per cent, ×1.7 in the slow state, which here holds for
  * every trial of the plan's fourth repeat (a state change between repeats, not inside one).
  */
-function fromPlan(params: CreateIndexAfterLoadParams, shape: Shape): CialTrial[] {
+function fromPlan(params: CreateIndexAfterLoadParams, shape: Shape): CreateIndexTrial[] {
   return planTrials(params)
     .filter((t) => t.condition.kind === "load")
     .map((t, i) => {

@@ -5,7 +5,7 @@ import {
   CREATE_INDEX_AFTER_LOAD_PROFILES,
 } from "../../lib/experiments/create-index-after-load/params";
 import { ParameterError } from "../../lib/params/validate";
-import { planTrials, type CialCondition } from "../../lib/experiments/create-index-after-load/workload/plan";
+import { planTrials, type CreateIndexCondition } from "../../lib/experiments/create-index-after-load/workload/plan";
 import { loadSql } from "../../lib/experiments/create-index-after-load/workload/sql";
 import {
   parseBackendUsage,
@@ -51,7 +51,7 @@ test("the plan: headline repeats, alternating method order, sweeps, one WAL-deco
     walAnatomyRows: 500,
   });
   const plan = planTrials(p);
-  const of = (pred: (c: CialCondition) => boolean) => plan.filter((t) => pred(t.condition));
+  const of = (pred: (c: CreateIndexCondition) => boolean) => plan.filter((t) => pred(t.condition));
   assert.equal(
     of((c) => c.kind === "load" && c.rows === 1000 && c.keyOrder === "random").length,
     6,

@@ -25,7 +25,7 @@ import { estimate as overIndexing } from "../../lib/experiments/over-indexing/et
 import { estimate as yourIndexes, indexesToDrop } from "../../lib/experiments/your-indexes/eta";
 import { estimate as reindexUnderLoad, expectedRunLength } from "../../lib/experiments/reindex-under-load/eta";
 import { reindexUnderLoadParams } from "../../lib/experiments/reindex-under-load/params";
-import { overIndexing_PROFILES } from "../../lib/experiments/over-indexing/params";
+import { OVER_INDEXING_PROFILES } from "../../lib/experiments/over-indexing/params";
 import { yourIndexesParams } from "../../lib/experiments/your-indexes/params";
 
 const FLAT: Calibration = {
@@ -252,12 +252,12 @@ test("stored runs: finished trials of the same notebook calibrate; a torn line, 
 });
 
 test("03's full profile: 5 rounds of 5 levels at 300 s planned, 8 rounds at most", () => {
-  const e = estimateRun("03-over-indexing", overIndexing, overIndexing_PROFILES.full, new Set(), "/nonexistent", {
+  const e = estimateRun("03-over-indexing", overIndexing, OVER_INDEXING_PROFILES.full, new Set(), "/nonexistent", {
     ...FLAT,
     overheadSeconds: 0,
   });
   assert.ok(e);
-  assert.equal(e.planned, overIndexing_PROFILES.full.indexLevels.length * 5);
+  assert.equal(e.planned, OVER_INDEXING_PROFILES.full.indexLevels.length * 5);
   assert.equal(e.seconds, e.planned * 300);
   assert.equal(e.maxSeconds, (e.planned / 5) * 8 * 300);
 });

@@ -350,8 +350,8 @@ test("03 sensitivity: flagged rounds are named, and a verdict resting on them sa
 });
 
 test("03 at the full profile's data and round length: each claim reaches held and did not hold, but (3) and (5)", async () => {
-  const { overIndexing_PROFILES } = await import("../../lib/experiments/over-indexing/params");
-  const full = overIndexing_PROFILES.full;
+  const { OVER_INDEXING_PROFILES } = await import("../../lib/experiments/over-indexing/params");
+  const full = OVER_INDEXING_PROFILES.full;
   const levels = (f: (level: number) => number) => Object.fromEntries(full.indexLevels.map((l) => [l, f(l)]));
   const seedTps = (level: number) => SEED_LIKE[level as keyof typeof SEED_LIKE] ?? 1400 - level * 20;
   // This machine's CPUs and the full profile's data in its shared_buffers; probes at this machine's

@@ -5,7 +5,14 @@ import type { PlotlyFigure, PlotlyTrace } from "../../display/plotly";
 import { METHOD_LABELS, METHODS, type Method } from "./workload/plan";
 import type { SeedFigures } from "./claims";
 import { intervalLabel } from "../../stats/intervals";
-import { headlinePair, ioWaitMs, isRegimePair, sizeSweep, type CialSummary, type MethodSummary } from "./summarise";
+import {
+  headlinePair,
+  ioWaitMs,
+  isRegimePair,
+  sizeSweep,
+  type CreateIndexSummary,
+  type MethodSummary,
+} from "./summarise";
 
 const COLORS: Readonly<Record<Method, string>> = { load_then_index: "#4c78a8", index_then_load: "#e45756" };
 const PHASE_COLORS = { load: "#9ecae9", index: "#4c78a8", checkpoint: "#bab0ac" } as const;
@@ -14,7 +21,7 @@ export const rowsLabel = (rows: number) =>
   rows >= 1_000_000 ? `${rows / 1_000_000}M` : rows >= 1000 ? `${rows / 1000}k` : String(rows);
 
 /** The headline: each method's phases stacked, the closing CHECKPOINT drawn apart (not in the seed's time). */
-export function headlineBars(s: CialSummary): PlotlyFigure {
+export function headlineBars(s: CreateIndexSummary): PlotlyFigure {
   const pair = headlinePair(s);
   const methods = [pair?.a, pair?.b].filter((m): m is MethodSummary => m !== undefined);
   const x = methods.map((m) => METHOD_LABELS[m.condition.method]);
@@ -62,7 +69,7 @@ export function headlineBars(s: CialSummary): PlotlyFigure {
 }
 
 /** Per-row cost vs table size: flat lines mean linear growth, rising lines worse than linear. */
-export function sizeSweepPerRow(s: CialSummary): PlotlyFigure {
+export function sizeSweepPerRow(s: CreateIndexSummary): PlotlyFigure {
   const sweep = sizeSweep(s);
   const data: PlotlyTrace[] = METHODS.flatMap((method) => {
     const points = sweep
@@ -110,7 +117,7 @@ export function sizeSweepPerRow(s: CialSummary): PlotlyFigure {
  * whiskers. The seed's 100M-row figure is drawn at its own size, labelled with it: a point at 100M
  * compares with ours only where our sweep reaches 100M.
  */
-export function sizeSweepRatio(s: CialSummary, seed: SeedFigures): PlotlyFigure {
+export function sizeSweepRatio(s: CreateIndexSummary, seed: SeedFigures): PlotlyFigure {
   const sweep = sizeSweep(s).filter((p) => p.timeRatio !== undefined);
   const ratio = (p: (typeof sweep)[number]) => p.timeRatio?.estimate ?? NaN;
   return {
@@ -158,7 +165,7 @@ export function sizeSweepRatio(s: CialSummary, seed: SeedFigures): PlotlyFigure 
 }
 
 /** Random vs ascending codes: phases of each method, at the headline size. */
-export function keyOrderBars(s: CialSummary): PlotlyFigure {
+export function keyOrderBars(s: CreateIndexSummary): PlotlyFigure {
   const pairs = s.pairs.filter(
     (p) =>
       !isRegimePair(p) &&
@@ -213,7 +220,7 @@ export function keyOrderBars(s: CialSummary): PlotlyFigure {
 }
 
 /** CREATE INDEX time vs maintenance_work_mem, one line per worker setting; temp files written as bars. */
-export function buildSweep(s: CialSummary): PlotlyFigure {
+export function buildSweep(s: CreateIndexSummary): PlotlyFigure {
   const workers = [...new Set(s.builds.map((b) => b.parallelWorkers))].sort((x, y) => x - y);
   const palette = ["#4c78a8", "#f58518", "#54a24b", "#b279a2", "#9d755d"];
   const data: PlotlyTrace[] = [];
@@ -271,7 +278,7 @@ export function buildSweep(s: CialSummary): PlotlyFigure {
 }
 
 /** Where the time went: elapsed vs backend CPU vs timed I/O wait, per method (headline). */
-export function timeBudget(s: CialSummary): PlotlyFigure {
+export function timeBudget(s: CreateIndexSummary): PlotlyFigure {
   const pair = headlinePair(s);
   const methods = [pair?.a, pair?.b].filter((m): m is MethodSummary => m !== undefined);
   const x = methods.map((m) => METHOD_LABELS[m.condition.method]);
@@ -308,7 +315,7 @@ export function timeBudget(s: CialSummary): PlotlyFigure {
 }
 
 /** WAL records per row by record type, per method (the decoding trials). */
-export function walComposition(s: CialSummary): PlotlyFigure {
+export function walComposition(s: CreateIndexSummary): PlotlyFigure {
   const types = new Map<string, number>();
   for (const w of s.walAnatomy) for (const t of w.types) types.set(t.type, (types.get(t.type) ?? 0) + t.count);
   // The small fry (a handful of records) would only crowd the legend.

@@ -31,7 +31,7 @@ import {
   sameStateRepeats,
   sizeSweep,
   timeRatio,
-  type CialSummary,
+  type CreateIndexSummary,
   type MethodSummary,
   type PairSummary,
   type RepeatPair,
@@ -220,14 +220,14 @@ function sensitivity(
     : `Without the ${flagged.length} flagged repeat(s) (${which}) it would be "${without.verdict}": ${without.decidedBy}.`;
 }
 
-const ratioTrend = (s: CialSummary) =>
+const ratioTrend = (s: CreateIndexSummary) =>
   sizeSweep(s)
     .filter((p) => p.timeRatio !== undefined)
     .map((p) => `${rowsText(p.rows)} ${f2(p.timeRatio?.estimate)}×`)
     .join(", ");
 
 /** This run's position on 02's regime factors, at the pair a claim is judged on. */
-export function here02(s: CialSummary, pair: PairSummary | undefined): Record<string, number | undefined> {
+export function here02(s: CreateIndexSummary, pair: PairSummary | undefined): Record<string, number | undefined> {
   const rows = pair?.rows ?? s.headline.rows;
   const bytes =
     pair?.b?.index?.tableBytes !== undefined ? pair.b.index.tableBytes + pair.b.index.indexBytes : undefined;
@@ -279,7 +279,7 @@ export function plan02(p: CreateIndexAfterLoadParams): ClaimPlan[] {
 // ---- Claims ---------------------------------------------------------------------------------------
 
 /** (1a) Loading, then indexing, beats loading into an indexed table. */
-export function claimFaster(s: CialSummary, pair: PairSummary | undefined): ClaimCheck {
+export function claimFaster(s: CreateIndexSummary, pair: PairSummary | undefined): ClaimCheck {
   const state = sameStateRepeats(pair?.repeats ?? []);
   const interval = pair?.timeRatio;
   if (!pair?.a || !pair.b || !interval)
@@ -321,7 +321,7 @@ export function claimFaster(s: CialSummary, pair: PairSummary | undefined): Clai
 }
 
 /** (1b) The seed's 2.54× — only at the seed's size. */
-export function claimMagnitude(s: CialSummary, pair: PairSummary | undefined, seed: SeedFigures): ClaimCheck {
+export function claimMagnitude(s: CreateIndexSummary, pair: PairSummary | undefined, seed: SeedFigures): ClaimCheck {
   const state = sameStateRepeats(pair?.repeats ?? []);
   const interval = pair?.timeRatio;
   const ours =
@@ -361,7 +361,10 @@ export function claimMagnitude(s: CialSummary, pair: PairSummary | undefined, se
   );
 }
 
-function anatomyFor(s: CialSummary, method: MethodSummary["condition"]["method"]): WalAnatomySummary | undefined {
+function anatomyFor(
+  s: CreateIndexSummary,
+  method: MethodSummary["condition"]["method"],
+): WalAnatomySummary | undefined {
   return s.walAnatomy.find((w) => w.method === method);
 }
 
@@ -385,7 +388,7 @@ const walRatio = (repeats: readonly RepeatPair[]) =>
   );
 
 /** (2) The indexed load writes about twice the WAL records. */
-export function claimWal(s: CialSummary, pair: PairSummary | undefined): ClaimCheck {
+export function claimWal(s: CreateIndexSummary, pair: PairSummary | undefined): ClaimCheck {
   const interval = pair ? walRatio(pair.repeats) : undefined;
   if (!pair?.a || !pair.b || !interval) return missing(WAL, "needs both methods' WAL counters in at least one repeat");
   const { verdict, decidedBy } = decideOn(RULE_WAL, interval, ratioFmt);
@@ -446,7 +449,7 @@ const cpuShare = (repeats: readonly RepeatPair[]) =>
   );
 
 /** (3) Block I/O does not explain the gap: judged on the small-buffers pairs when the run has them. */
-export function claimIo(s: CialSummary, headline: PairSummary | undefined): ClaimCheck {
+export function claimIo(s: CreateIndexSummary, headline: PairSummary | undefined): ClaimCheck {
   const pair = regimePair(s, "cache") ?? headline;
   if (!pair?.a || !pair.b) return missing(IO, "needs both methods at the headline size");
   const state = sameStateRepeats(pair.repeats);
@@ -510,7 +513,7 @@ const sizeRatio = (repeats: readonly RepeatPair[]) =>
   );
 
 /** (4) The CREATE INDEX tree is denser: judged on the fewer-codes pairs when the run has them. */
-export function claimDensity(s: CialSummary, headline: PairSummary | undefined): ClaimCheck {
+export function claimDensity(s: CreateIndexSummary, headline: PairSummary | undefined): ClaimCheck {
   const pair = regimePair(s, "density") ?? headline;
   const codes = pair?.codes ?? CODE_VALUES;
   const interval = pair ? sizeRatio(pair.repeats) : undefined;
@@ -555,7 +558,7 @@ export function claimDensity(s: CialSummary, headline: PairSummary | undefined):
   );
 }
 
-export function checkClaims(s: CialSummary): ClaimCheck[] {
+export function checkClaims(s: CreateIndexSummary): ClaimCheck[] {
   const seed = seedFigures();
   const pair = headlinePair(s);
   return [

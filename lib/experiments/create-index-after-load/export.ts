@@ -2,11 +2,11 @@
 import { summaryCsv } from "../../results/summary-csv";
 import type { RunStore } from "../../results/run-store";
 import type { ClaimCheck } from "../../stats/claims";
-import type { CialCondition } from "./workload/plan";
+import type { CreateIndexCondition } from "./workload/plan";
 import { NOTEBOOK } from "./run";
-import { checkpoints, ioWaitMs, type CialSummary } from "./summarise";
+import { checkpoints, ioWaitMs, type CreateIndexSummary } from "./summarise";
 
-export function summaryRows(s: CialSummary): Record<string, string | number | boolean | null>[] {
+export function summaryRows(s: CreateIndexSummary): Record<string, string | number | boolean | null>[] {
   const methods = s.methods.map((m) => {
     const pair = s.pairs.find(
       (p) =>
@@ -75,8 +75,8 @@ export function summaryRows(s: CialSummary): Record<string, string | number | bo
 }
 
 export function writeSummaries(
-  store: RunStore<CialCondition>,
-  s: CialSummary,
+  store: RunStore<CreateIndexCondition>,
+  s: CreateIndexSummary,
   claims: readonly ClaimCheck[],
 ): string[] {
   return [

@@ -13,11 +13,11 @@ import type { FaultCells } from "../faults";
 import { estimate } from "./eta";
 import { RunStore } from "../../results/run-store";
 import type { ClaimCheck } from "../../stats/claims";
-import type { CialCondition } from "./workload/plan";
+import type { CreateIndexCondition } from "./workload/plan";
 import { checkClaims, plan02 } from "./claims";
 import { writeSummaries } from "./export";
 import { NOTEBOOK, runCreateIndexAfterLoad, type CreateIndexAfterLoadRun } from "./run";
-import { summarise as summariseTrials, type CialSummary } from "./summarise";
+import { summarise as summariseTrials, type CreateIndexSummary } from "./summarise";
 
 export { serverSpec, type CreateIndexAfterLoadRun, type RunControl } from "./run";
 export { checkClaims, seedFigures, DECLARATIONS } from "./claims";
@@ -25,7 +25,7 @@ export { writeSummaries } from "./export";
 export {
   headlinePair,
   sizeSweep,
-  type CialSummary,
+  type CreateIndexSummary,
   type MethodSummary,
   type PairSummary,
   type RepeatPair,
@@ -45,11 +45,11 @@ export {
   showIndexShapes,
   showClaims,
 } from "./present";
-export { planTrials, type CialCondition, type Method } from "./workload/plan";
-export type { CialTrial } from "./workload/run-trials";
+export { planTrials, type CreateIndexCondition, type Method } from "./workload/plan";
+export type { CreateIndexTrial } from "./workload/run-trials";
 
-function save(run: CreateIndexAfterLoadRun, summary: CialSummary, claims: readonly ClaimCheck[]): string[] {
-  const store = RunStore.open<CialCondition>({ notebook: NOTEBOOK, params: run.params, resumeId: run.runId });
+function save(run: CreateIndexAfterLoadRun, summary: CreateIndexSummary, claims: readonly ClaimCheck[]): string[] {
+  const store = RunStore.open<CreateIndexCondition>({ notebook: NOTEBOOK, params: run.params, resumeId: run.runId });
   return writeSummaries(store, summary, claims);
 }
 
@@ -72,7 +72,7 @@ const faults: FaultCells = {
 };
 
 /** Notebook 02 on the Experiment contract (the summary's headline is the run's own `rows` and settings). */
-export const experiment: Experiment<CreateIndexAfterLoadParams, CreateIndexAfterLoadRun, CialSummary> = {
+export const experiment: Experiment<CreateIndexAfterLoadParams, CreateIndexAfterLoadRun, CreateIndexSummary> = {
   id: "02",
   slug: NOTEBOOK,
   title: "CREATE INDEX after bulk load vs loading into an indexed table",

@@ -10,7 +10,7 @@ import { showTable, sortedBy, type Row } from "../../display/table";
 import type { ClaimCheck } from "../../stats/claims";
 import { intervalLabel, OUTLIER_RULE, type Interval } from "../../stats/intervals";
 import { METHOD_LABELS, type Method } from "./workload/plan";
-import type { CialCounterKey, PhaseName } from "./workload/session";
+import type { CreateIndexCounterKey, PhaseName } from "./workload/session";
 import { counterEntries, type Counters } from "../../stats/counters";
 import {
   buildSweep,
@@ -24,7 +24,14 @@ import {
 } from "./charts";
 import { seedFigures } from "./claims";
 import type { CreateIndexAfterLoadRun } from "./run";
-import { checkpoints, headlinePair, ioWaitMs, sizeSweep, type CialSummary, type MethodSummary } from "./summarise";
+import {
+  checkpoints,
+  headlinePair,
+  ioWaitMs,
+  sizeSweep,
+  type CreateIndexSummary,
+  type MethodSummary,
+} from "./summarise";
 
 // Tables format numbers to 3 significant digits themselves; these only drop what cannot be shown.
 const r2 = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? undefined : x);
@@ -62,7 +69,7 @@ export function showRun(run: CreateIndexAfterLoadRun): void {
   );
 }
 
-export function showHeadline(s: CialSummary): void {
+export function showHeadline(s: CreateIndexSummary): void {
   const rows: Row[] = s.pairs
     .filter(
       (p) =>
@@ -103,7 +110,7 @@ const ratioCell = (i: Interval) =>
   `${i.estimate.toFixed(2)} [${i.low.toFixed(2)}–${i.high.toFixed(2)}] ${intervalLabel(i)}`;
 
 /** The headline's repeats side by side: order, both times, the paired ratio and what flags a repeat. */
-export function showRepeats(s: CialSummary): void {
+export function showRepeats(s: CreateIndexSummary): void {
   const pair = headlinePair(s);
   if (!pair?.repeats.length) return;
   const rows: Row[] = pair.repeats.map((r) => ({
@@ -132,7 +139,7 @@ export function showRepeats(s: CialSummary): void {
  * The seed's numbers beside ours: seconds per row (machines differ) and the ratios. A ratio of ours
  * to the seed's is formed only at the seed's size; at another size both sizes are named instead.
  */
-export function showSeedComparison(s: CialSummary): void {
+export function showSeedComparison(s: CreateIndexSummary): void {
   const seed = seedFigures();
   const pair = headlinePair(s);
   const sameSize = pair?.rows === seed.rows;
@@ -183,7 +190,7 @@ export function showSeedComparison(s: CialSummary): void {
 }
 
 /** Counters that decide the claims, per phase of each method (headline, medians over trials). */
-export function showCounters(s: CialSummary): void {
+export function showCounters(s: CreateIndexSummary): void {
   const pair = headlinePair(s);
   if (!pair?.a || !pair.b) return;
   const { a, b } = pair;
@@ -198,11 +205,11 @@ export function showCounters(s: CialSummary): void {
   const value = (
     m: MethodSummary,
     phase: PhaseName | undefined,
-    pick: (c: Counters<CialCounterKey>, m: MethodSummary, phase: PhaseName | undefined) => number | undefined,
+    pick: (c: Counters<CreateIndexCounterKey>, m: MethodSummary, phase: PhaseName | undefined) => number | undefined,
   ) => pick(phase ? (m.byPhase[phase] ?? {}) : m.totals, m, phase);
   const metrics: [
     string,
-    (c: Counters<CialCounterKey>, m: MethodSummary, phase: PhaseName | undefined) => number | undefined,
+    (c: Counters<CreateIndexCounterKey>, m: MethodSummary, phase: PhaseName | undefined) => number | undefined,
   ][] = [
     ["elapsed s", (_c, m, phase) => r2((phase ? (m.phaseMs[phase] ?? 0) : m.medianSeconds * 1000) / 1000)],
     ["CPU s (backend + parallel workers)", (_c, m, phase) => r2(phase ? m.phaseCpuS[phase] : m.backendCpuS)],
@@ -239,10 +246,10 @@ export function showCounters(s: CialSummary): void {
 }
 
 /** pg_stat_io by backend type and context over the timed phases and the closing checkpoint. */
-export function showIoByBackend(s: CialSummary): void {
+export function showIoByBackend(s: CreateIndexSummary): void {
   const pair = headlinePair(s);
   if (!pair?.a || !pair.b) return;
-  const sources: [string, Counters<CialCounterKey>][] = [
+  const sources: [string, Counters<CreateIndexCounterKey>][] = [
     ["A timed", pair.a.totals],
     ["B timed", pair.b.totals],
     ["A checkpoint", pair.a.deferred],
@@ -270,7 +277,7 @@ export function showIoByBackend(s: CialSummary): void {
   });
 }
 
-export function showSizeSweep(s: CialSummary): void {
+export function showSizeSweep(s: CreateIndexSummary): void {
   const seed = seedFigures();
   const rows: Row[] = sizeSweep(s).map((p) => ({
     rows: p.rows,
@@ -296,12 +303,12 @@ export function showSizeSweep(s: CialSummary): void {
   plot(sizeSweepRatio(s, seed));
 }
 
-export function showKeyOrder(s: CialSummary): void {
+export function showKeyOrder(s: CreateIndexSummary): void {
   if (!s.pairs.some((p) => p.keyOrder === "sorted")) return;
   plot(keyOrderBars(s));
 }
 
-export function showBuildSweep(s: CialSummary): void {
+export function showBuildSweep(s: CreateIndexSummary): void {
   if (!s.builds.length) return;
   const rows: Row[] = sortedBy(
     s.builds,
@@ -337,7 +344,7 @@ export function showBuildSweep(s: CialSummary): void {
   }
 }
 
-export function showWalAnatomy(s: CialSummary): void {
+export function showWalAnatomy(s: CreateIndexSummary): void {
   if (!s.walAnatomy.length) return;
   plot(walComposition(s));
   const rows: Row[] = s.walAnatomy.flatMap((w) =>
@@ -358,7 +365,7 @@ export function showWalAnatomy(s: CialSummary): void {
   });
 }
 
-export function showIndexShapes(s: CialSummary): void {
+export function showIndexShapes(s: CreateIndexSummary): void {
   const rows: Row[] = s.methods
     .filter((m): m is MethodSummary & Required<Pick<MethodSummary, "index">> => m.index !== undefined)
     .sort(

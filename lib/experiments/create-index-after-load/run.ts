@@ -10,8 +10,8 @@ import type { ConnectionInfo, ServerSpec } from "../../targets/types";
 import { withSession, type RunControl } from "../session";
 import { estimateRun } from "../eta";
 import { estimate as eta } from "./eta";
-import { METHOD_LABELS, planTrials, type CialCondition, type PlannedTrial } from "./workload/plan";
-import { runPlan, type CialTrial } from "./workload/run-trials";
+import { METHOD_LABELS, planTrials, type CreateIndexCondition, type PlannedTrial } from "./workload/plan";
+import { runPlan, type CreateIndexTrial } from "./workload/run-trials";
 import { REPORTED_SETTINGS } from "./workload/sql";
 import { ignored } from "../../runtime/debug";
 import { planText } from "../../stats/claims";
@@ -19,7 +19,7 @@ import { plan02 } from "./claims";
 
 export const NOTEBOOK = "02-create-index-after-load";
 
-export interface CialRunMetadata extends RunMetadata {
+export interface CreateIndexRunMetadata extends RunMetadata {
   /** The server's settings as it reports them (SHOW), read before the first trial. */
   readonly effectiveSettings: Readonly<Record<string, string>>;
 }
@@ -28,8 +28,8 @@ export interface CreateIndexAfterLoadRun {
   readonly runId: string;
   readonly directory: string;
   readonly params: CreateIndexAfterLoadParams;
-  readonly trials: readonly CialTrial[];
-  readonly metadata: CialRunMetadata;
+  readonly trials: readonly CreateIndexTrial[];
+  readonly metadata: CreateIndexRunMetadata;
   readonly elapsedS: number;
 }
 
@@ -93,7 +93,7 @@ async function readSettings(connection: ConnectionInfo): Promise<Record<string, 
   }
 }
 
-const describe = (c: CialCondition) =>
+const describe = (c: CreateIndexCondition) =>
   c.kind === "build"
     ? `CREATE INDEX, ${c.rows.toLocaleString("en-US")} rows, maintenance_work_mem ${c.maintenanceWorkMemMB} MB, max workers ${c.parallelWorkers}`
     : `${c.kind === "wal_anatomy" ? "WAL decoding: " : ""}${METHOD_LABELS[c.method]}, ${c.rows.toLocaleString("en-US")} rows, ` +
@@ -105,7 +105,7 @@ export async function runCreateIndexAfterLoad(
   control: RunControl = {},
 ): Promise<CreateIndexAfterLoadRun> {
   const started = Date.now();
-  return withSession<CialCondition, CreateIndexAfterLoadRun>(
+  return withSession<CreateIndexCondition, CreateIndexAfterLoadRun>(
     {
       notebook: NOTEBOOK,
       estimate: (done) => estimateRun(NOTEBOOK, eta, p, done),
@@ -122,7 +122,7 @@ export async function runCreateIndexAfterLoad(
       const { store, progress, servers, signal, metadata: base, writeMetadata } = session;
       const server = servers.servers.get("postgresql");
       if (!server) throw new Error("02 needs a PostgreSQL server, and none started");
-      const metadata: CialRunMetadata = { ...base, effectiveSettings: await readSettings(server.connection) };
+      const metadata: CreateIndexRunMetadata = { ...base, effectiveSettings: await readSettings(server.connection) };
       writeMetadata({ effectiveSettings: metadata.effectiveSettings });
       const plan: PlannedTrial[] = planTrials(p);
       // Claim (3)'s pairs need another shared_buffers, which only a server start sets: they run

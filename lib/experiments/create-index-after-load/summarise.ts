@@ -11,9 +11,15 @@ import { medianInterval, outlierFlags, type Interval } from "../../stats/interva
 import { isOk, type OkOf } from "../../results/run-store";
 import { groupBy, spread, type TrialSeconds } from "../../stats/summary";
 import type { IndexShape } from "./workload/index-shape";
-import { conditionKey, type CialCondition, type Method } from "./workload/plan";
-import type { CialTrial } from "./workload/run-trials";
-import { isCialCounterKey, PHASES, type CialCounterKey, type PhaseName, type PhaseRecord } from "./workload/session";
+import { conditionKey, type CreateIndexCondition, type Method } from "./workload/plan";
+import type { CreateIndexTrial } from "./workload/run-trials";
+import {
+  isCreateIndexCounterKey,
+  PHASES,
+  type CreateIndexCounterKey,
+  type PhaseName,
+  type PhaseRecord,
+} from "./workload/session";
 import { counterEntries, type Counters } from "../../stats/counters";
 import type { KeyOrder } from "./workload/sql";
 
@@ -23,15 +29,15 @@ export function timedPhases(method: Method): readonly PhaseName[] {
 }
 
 export interface MethodSummary extends TrialSeconds {
-  readonly condition: CialCondition;
+  readonly condition: CreateIndexCondition;
   /** Median ms per phase, every phase that ran (B's CREATE INDEX on the empty table included). */
   readonly phaseMs: Readonly<Partial<Record<PhaseName, number>>>;
   /** Median over trials of each server counter summed over the timed phases. */
-  readonly totals: Counters<CialCounterKey>;
+  readonly totals: Counters<CreateIndexCounterKey>;
   /** Median counters of the closing CHECKPOINT: the write-back each method left behind. */
-  readonly deferred: Counters<CialCounterKey>;
+  readonly deferred: Counters<CreateIndexCounterKey>;
   /** Median counters of every phase on its own. */
-  readonly byPhase: Readonly<Partial<Record<PhaseName, Counters<CialCounterKey>>>>;
+  readonly byPhase: Readonly<Partial<Record<PhaseName, Counters<CreateIndexCounterKey>>>>;
   /** Median CPU (user + system) per phase, s: backend plus parallel sort workers. */
   readonly phaseCpuS: Readonly<Partial<Record<PhaseName, number>>>;
   /** Median CPU (user + system) over the timed phases, s: the backend plus its parallel sort workers. */
@@ -142,7 +148,7 @@ export interface WalAnatomySummary {
   readonly types: readonly WalTypeRow[];
 }
 
-export interface CialSummary {
+export interface CreateIndexSummary {
   readonly headline: {
     readonly rows: number;
     readonly maintenanceWorkMemMB: number;
@@ -163,7 +169,7 @@ export function cpuOfPhase(p: PhaseRecord): number | undefined {
 }
 
 /** A trial that finished, with its timed total. */
-type OkTrial = OkOf<CialTrial>;
+type OkTrial = OkOf<CreateIndexTrial>;
 
 function medianOf(values: readonly (number | undefined)[]): number | undefined {
   const v = values.filter((x): x is number => x !== undefined && Number.isFinite(x));
@@ -171,28 +177,28 @@ function medianOf(values: readonly (number | undefined)[]): number | undefined {
 }
 
 /** Counters of the given phases of one trial, summed per counter ("load.wal.records" + "index.wal.records"). */
-export function phaseSums(trial: CialTrial, phases: readonly PhaseName[]): Counters<CialCounterKey> {
-  const sums: Partial<Record<CialCounterKey, number>> = {};
+export function phaseSums(trial: CreateIndexTrial, phases: readonly PhaseName[]): Counters<CreateIndexCounterKey> {
+  const sums: Partial<Record<CreateIndexCounterKey, number>> = {};
   for (const [key, value] of counterEntries(trial.counters)) {
     const dot = key.indexOf(".");
     const phase = key.slice(0, dot);
     const name = key.slice(dot + 1);
     // A name this version does not collect (a run on disk from another one) has no reader: left out.
-    if (!phases.some((p) => p === phase) || !isCialCounterKey(name)) continue;
+    if (!phases.some((p) => p === phase) || !isCreateIndexCounterKey(name)) continue;
     // Sizes are levels, not flows: the last phase's value stands.
     sums[name] = name.startsWith("size.") ? value : (sums[name] ?? 0) + value;
   }
   return sums;
 }
 
-function medianRecord(records: readonly Counters<CialCounterKey>[]): Counters<CialCounterKey> {
+function medianRecord(records: readonly Counters<CreateIndexCounterKey>[]): Counters<CreateIndexCounterKey> {
   const keys = new Set(records.flatMap((r) => counterEntries(r).map(([k]) => k)));
-  const out: Partial<Record<CialCounterKey, number>> = {};
-  for (const k of keys) if (isCialCounterKey(k)) out[k] = medianOf(records.map((r) => r[k] ?? 0)) ?? 0;
+  const out: Partial<Record<CreateIndexCounterKey, number>> = {};
+  for (const k of keys) if (isCreateIndexCounterKey(k)) out[k] = medianOf(records.map((r) => r[k] ?? 0)) ?? 0;
   return out;
 }
 
-function phaseOf(trial: CialTrial, phase: PhaseName): PhaseRecord | undefined {
+function phaseOf(trial: CreateIndexTrial, phase: PhaseName): PhaseRecord | undefined {
   return trial.phases?.find((p) => p.phase === phase);
 }
 
@@ -226,7 +232,7 @@ function summariseMethod(group: readonly OkTrial[], failed: number): MethodSumma
   const s = spread(group.map((t) => t.seconds));
   const phaseMs: Partial<Record<PhaseName, number>> = {};
   const phaseCpuS: Partial<Record<PhaseName, number>> = {};
-  const byPhase: Partial<Record<PhaseName, Counters<CialCounterKey>>> = {};
+  const byPhase: Partial<Record<PhaseName, Counters<CreateIndexCounterKey>>> = {};
   for (const phase of PHASES) {
     const m = medianOf(group.map((t) => phaseOf(t, phase)?.ms));
     if (m === undefined) continue;
@@ -240,7 +246,7 @@ function summariseMethod(group: readonly OkTrial[], failed: number): MethodSumma
     );
     if (cpu !== undefined) phaseCpuS[phase] = cpu;
   }
-  const sumBackend = (t: CialTrial, pick: (p: PhaseRecord) => number | undefined) => {
+  const sumBackend = (t: CreateIndexTrial, pick: (p: PhaseRecord) => number | undefined) => {
     const values = timed.map((p) => {
       const rec = phaseOf(t, p);
       return rec ? pick(rec) : undefined;
@@ -297,7 +303,7 @@ function summariseBuild(group: readonly OkTrial[]): BuildSummary {
   };
 }
 
-function repeatSide(t: CialTrial, outlier: boolean): RepeatSide {
+function repeatSide(t: CreateIndexTrial, outlier: boolean): RepeatSide {
   const timed = timedPhases(t.condition.method);
   const sums = phaseSums(t, timed);
   const records = timed.map((p) => phaseOf(t, p));
@@ -333,8 +339,8 @@ function sideFlags(label: string, s: RepeatSide): string[] {
 }
 
 /** Pairs A and B by repeat; outliers are judged within each method's trials of the pair. */
-export function repeatPairs(aTrials: readonly CialTrial[], bTrials: readonly CialTrial[]): RepeatPair[] {
-  const sides = (trials: readonly CialTrial[]) => {
+export function repeatPairs(aTrials: readonly CreateIndexTrial[], bTrials: readonly CreateIndexTrial[]): RepeatPair[] {
+  const sides = (trials: readonly CreateIndexTrial[]) => {
     const flags = outlierFlags(trials.map((t) => t.seconds ?? NaN));
     return new Map(trials.map((t, i) => [t.repeat, repeatSide(t, flags[i])]));
   };
@@ -396,7 +402,7 @@ export function serverTimeRatio(repeats: readonly RepeatPair[]): Interval | unde
   return overRepeats(repeats, (r) => ratioOr(r.b.serverSeconds, r.a.serverSeconds), SERVER_TIME_RATIO_OF);
 }
 
-function summariseAnatomy(trial: CialTrial): WalAnatomySummary {
+function summariseAnatomy(trial: CreateIndexTrial): WalAnatomySummary {
   const c = trial.condition;
   const types: WalTypeRow[] = [];
   for (const phase of timedPhases(c.method)) {
@@ -421,7 +427,7 @@ export interface HeadlineSettings {
   readonly sharedBuffersMB?: number;
 }
 
-export function summarise(trials: readonly CialTrial[], headline: HeadlineSettings): CialSummary {
+export function summarise(trials: readonly CreateIndexTrial[], headline: HeadlineSettings): CreateIndexSummary {
   const good = trials.filter(isOk);
   const failedByKey = groupBy(
     trials.filter((t) => t.status === "failed"),
@@ -494,12 +500,12 @@ export const isRegimePair = (p: Pick<PairSummary, "codes" | "sharedBuffersMB">) 
   p.codes !== undefined || p.sharedBuffersMB !== undefined;
 
 /** Claim (3)'s pairs (the small-buffers server), or (4)'s (fewer codes), when the run has them. */
-export function regimePair(s: CialSummary, which: "cache" | "density"): PairSummary | undefined {
+export function regimePair(s: CreateIndexSummary, which: "cache" | "density"): PairSummary | undefined {
   return s.pairs.find((p) => (which === "cache" ? p.sharedBuffersMB !== undefined : p.codes !== undefined));
 }
 
 /** The headline pair: the seed's protocol at `rows`, random keys, the server's own settings. */
-export function headlinePair(s: CialSummary): PairSummary | undefined {
+export function headlinePair(s: CreateIndexSummary): PairSummary | undefined {
   return s.pairs.find(
     (p) =>
       !isRegimePair(p) &&
@@ -511,7 +517,7 @@ export function headlinePair(s: CialSummary): PairSummary | undefined {
 }
 
 /** Pairs with random keys and the headline's settings, by row count: the size sweep. */
-export function sizeSweep(s: CialSummary): PairSummary[] {
+export function sizeSweep(s: CreateIndexSummary): PairSummary[] {
   return s.pairs
     .filter(
       (p) =>
@@ -524,7 +530,7 @@ export function sizeSweep(s: CialSummary): PairSummary[] {
 }
 
 /** I/O wait the server timed (track_io_timing, track_wal_io_timing), ms, from summed counters. */
-export function ioWaitMs(c: Counters<CialCounterKey>): number {
+export function ioWaitMs(c: Counters<CreateIndexCounterKey>): number {
   return (
     (c["db.blk_read_time_ms"] ?? 0) +
     (c["db.blk_write_time_ms"] ?? 0) +
@@ -534,10 +540,10 @@ export function ioWaitMs(c: Counters<CialCounterKey>): number {
 }
 
 /** Block reads and writes alone: WAL write and sync are the WAL's (claim 2), not block I/O. */
-export function blockIoMs(c: Counters<CialCounterKey>): number {
+export function blockIoMs(c: Counters<CreateIndexCounterKey>): number {
   return (c["db.blk_read_time_ms"] ?? 0) + (c["db.blk_write_time_ms"] ?? 0);
 }
 
-export function checkpoints(c: Counters<CialCounterKey>): number {
+export function checkpoints(c: Counters<CreateIndexCounterKey>): number {
   return (c["checkpointer.timed"] ?? 0) + (c["checkpointer.requested"] ?? 0);
 }

@@ -3,7 +3,7 @@
  * claims, save), then one call per section of the notebook.
  */
 import { diskNeed03 } from "./disk";
-import { overIndexing_PROFILES, overIndexingParams, type OverIndexingParams } from "./params";
+import { OVER_INDEXING_PROFILES, overIndexingParams, type OverIndexingParams } from "./params";
 import { register, type Experiment } from "../contract";
 import type { FaultCells } from "../faults";
 import { estimate } from "./eta";
@@ -28,7 +28,7 @@ export const experiment: Experiment<OverIndexingParams, OverIndexingRun, OverInd
   slug: "03-over-indexing",
   title: "Over-indexing: TPS of a write transaction as indexes pile up",
   notebook: "notebooks/03-over-indexing.ipynb",
-  profiles: overIndexing_PROFILES,
+  profiles: OVER_INDEXING_PROFILES,
   params: (profile, overrides = {}) => overIndexingParams(profile, overrides),
   run: (params, control = {}) => runRounds(params, control),
   summarise: (run) => summariseTrials(run.trials, run.params.durationSeconds, run.params.clients, run.params.dataScale),

@@ -68,7 +68,7 @@ const SEED = {
   cpus: 2,
 } as const;
 
-export const overIndexing_PROFILES: Readonly<Record<ProfileName, OverIndexingParams>> = {
+export const OVER_INDEXING_PROFILES: Readonly<Record<ProfileName, OverIndexingParams>> = {
   smoke: {
     ...SEED,
     dataScale: 0.0005,
@@ -114,7 +114,7 @@ export const overIndexing_PROFILES: Readonly<Record<ProfileName, OverIndexingPar
   },
 };
 
-const KNOWN = Object.keys(overIndexing_PROFILES.default);
+const KNOWN = Object.keys(OVER_INDEXING_PROFILES.default);
 
 function numberIn(name: string, value: unknown, min: number, max: number, exclusiveMin = false): number {
   if (
@@ -132,7 +132,7 @@ function numberIn(name: string, value: unknown, min: number, max: number, exclus
 
 export function overIndexingParams(profile: string, overrides: Partial<OverIndexingParams> = {}): OverIndexingParams {
   rejectUnknownKeys("03-over-indexing", overrides, KNOWN);
-  const p = withProfile(overIndexing_PROFILES, profile, overrides);
+  const p = withProfile(OVER_INDEXING_PROFILES, profile, overrides);
   if (!Array.isArray(p.indexLevels) || p.indexLevels.length === 0) {
     throw new ParameterError(`indexLevels must be a non-empty list drawn from ${INDEX_LEVELS.join(", ")}`);
   }

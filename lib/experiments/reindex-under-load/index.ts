@@ -3,7 +3,7 @@
  * claims, show and save the results.
  */
 import { diskNeed04 } from "./disk";
-import { reindexUnderLoad_PROFILES, reindexUnderLoadParams, type ReindexUnderLoadParams } from "./params";
+import { REINDEX_UNDER_LOAD_PROFILES, reindexUnderLoadParams, type ReindexUnderLoadParams } from "./params";
 import { register, type Experiment } from "../contract";
 import type { FaultCells } from "../faults";
 import { estimate } from "./eta";
@@ -51,7 +51,7 @@ export const experiment: Experiment<ReindexUnderLoadParams, ReindexUnderLoadRun,
   slug: NOTEBOOK,
   title: "REINDEX and REINDEX CONCURRENTLY under live pgbench load",
   notebook: "notebooks/04-reindex-under-load.ipynb",
-  profiles: reindexUnderLoad_PROFILES,
+  profiles: REINDEX_UNDER_LOAD_PROFILES,
   params: (profile, overrides = {}) => reindexUnderLoadParams(profile, overrides),
   run: (params, control = {}) => runReindexUnderLoad(params, control),
   summarise: summariseRun,

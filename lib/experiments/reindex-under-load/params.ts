@@ -82,7 +82,7 @@ const SEED = {
   memoryGiB: 4,
 } as const;
 
-export const reindexUnderLoad_PROFILES: Readonly<Record<ProfileName, ReindexUnderLoadParams>> = {
+export const REINDEX_UNDER_LOAD_PROFILES: Readonly<Record<ProfileName, ReindexUnderLoadParams>> = {
   smoke: {
     ...SEED,
     scale: 1,
@@ -124,7 +124,7 @@ export const reindexUnderLoad_PROFILES: Readonly<Record<ProfileName, ReindexUnde
   },
 };
 
-const KNOWN = Object.keys(reindexUnderLoad_PROFILES.default);
+const KNOWN = Object.keys(REINDEX_UNDER_LOAD_PROFILES.default);
 
 function positiveNumber(name: string, value: unknown): number {
   if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
@@ -144,7 +144,7 @@ export function reindexUnderLoadParams(
   overrides: Partial<ReindexUnderLoadParams> = {},
 ): ReindexUnderLoadParams {
   rejectUnknownKeys("04-reindex-under-load", overrides, KNOWN);
-  const p = withProfile(reindexUnderLoad_PROFILES, profile, overrides);
+  const p = withProfile(REINDEX_UNDER_LOAD_PROFILES, profile, overrides);
   const durationSeconds = positiveInteger("durationSeconds", p.durationSeconds);
   const reindexStartSeconds = positiveNumber("reindexStartSeconds", p.reindexStartSeconds);
   if (reindexStartSeconds >= durationSeconds) {

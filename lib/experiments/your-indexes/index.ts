@@ -2,7 +2,7 @@
  * Notebook 06's experiment (`lab.yourIndexes.*`): what do these indexes cost these writes? The
  * contract's five steps (params, run, summarise, claims, save), then one call per section.
  */
-import { yourIndexes_PROFILES, yourIndexesParams, type YourIndexesParams } from "./params";
+import { YOUR_INDEXES_PROFILES, yourIndexesParams, type YourIndexesParams } from "./params";
 import { register, type Experiment } from "../contract";
 import type { FaultCells } from "../faults";
 import { estimate } from "./eta";
@@ -23,7 +23,7 @@ const faults: FaultCells = {
 };
 
 export const experiment: Experiment<YourIndexesParams, YourIndexesRun, YourIndexesSummary> = {
-  profiles: yourIndexes_PROFILES,
+  profiles: YOUR_INDEXES_PROFILES,
   params: yourIndexesParams,
   run: runRounds,
   summarise: (run) => summariseTrials(run.trials, summaryContext(run), run.params.durationSeconds, run.params.clients),

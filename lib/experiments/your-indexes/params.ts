@@ -104,7 +104,7 @@ const BASE = {
   cpus: 2,
 } as const;
 
-export const yourIndexes_PROFILES: Readonly<Record<ProfileName, YourIndexesParams>> = {
+export const YOUR_INDEXES_PROFILES: Readonly<Record<ProfileName, YourIndexesParams>> = {
   // Seconds: the index on the updated column and the one on the table never written, two rounds.
   smoke: {
     ...BASE,
@@ -156,7 +156,7 @@ export const yourIndexes_PROFILES: Readonly<Record<ProfileName, YourIndexesParam
   },
 };
 
-const KNOWN = Object.keys(yourIndexes_PROFILES.default);
+const KNOWN = Object.keys(YOUR_INDEXES_PROFILES.default);
 
 /** The project's root (build/lib/experiments/your-indexes → four up), where the example's paths start. */
 const ROOT = path.resolve(__dirname, "..", "..", "..", "..");
@@ -213,7 +213,7 @@ function fraction(name: string, value: unknown, max: number): number {
 /** A profile's values with the reader's overrides, checked: a ParameterError before anything starts. */
 export const yourIndexesParams = (profile: string, overrides: Partial<YourIndexesParams> = {}): YourIndexesParams => {
   rejectUnknownKeys("06-your-indexes", overrides, KNOWN);
-  return checked(withProfile(yourIndexes_PROFILES, profile, overrides), overrides);
+  return checked(withProfile(YOUR_INDEXES_PROFILES, profile, overrides), overrides);
 };
 
 /** Every value of a resolved profile checked; `overrides` says which the reader gave. */

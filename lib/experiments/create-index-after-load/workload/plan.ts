@@ -23,7 +23,7 @@ export const METHOD_LABELS: Readonly<Record<Method, string>> = {
 export const TRIAL_KINDS = ["load", "build", "wal_anatomy"] as const;
 export type TrialKind = (typeof TRIAL_KINDS)[number];
 
-export interface CialCondition {
+export interface CreateIndexCondition {
   readonly kind: TrialKind;
   readonly method: Method;
   readonly rows: number;
@@ -39,13 +39,13 @@ export interface CialCondition {
 
 export interface PlannedTrial {
   readonly key: string;
-  readonly condition: CialCondition;
+  readonly condition: CreateIndexCondition;
   readonly repeat: number;
   /** Place in its repeat's order, from 0 (pairs: 0 = ran first). Recorded in the trial. */
   readonly position: number;
 }
 
-export function conditionKey(c: CialCondition): string {
+export function conditionKey(c: CreateIndexCondition): string {
   return (
     `${c.kind}|${c.method}|${c.rows}|${c.keyOrder}|mwm${c.maintenanceWorkMemMB}|w${c.parallelWorkers}` +
     (c.codes !== undefined ? `|codes${c.codes}` : "") +
@@ -54,7 +54,7 @@ export function conditionKey(c: CialCondition): string {
 }
 
 /** A pair run only to put a claim in its regime (other codes, or the small-buffers server). */
-export const isRegimeCondition = (c: Pick<CialCondition, "codes" | "sharedBuffersMB">) =>
+export const isRegimeCondition = (c: Pick<CreateIndexCondition, "codes" | "sharedBuffersMB">) =>
   c.codes !== undefined || c.sharedBuffersMB !== undefined;
 
 /** What the plan reads of the notebook's parameters. */
@@ -82,7 +82,7 @@ function pairs(
   repeats: number,
   p: PlanInput,
   kind: TrialKind = "load",
-  regime: Pick<CialCondition, "codes" | "sharedBuffersMB"> = {},
+  regime: Pick<CreateIndexCondition, "codes" | "sharedBuffersMB"> = {},
 ): PlannedTrial[] {
   const out: PlannedTrial[] = [];
   for (let repeat = 0; repeat < repeats; repeat++) {
@@ -90,7 +90,7 @@ function pairs(
     // with two conditions a rotation balances the order exactly, which a shuffle would only on average.
     const order = rotated(METHODS, repeat);
     for (const [position, method] of order.entries()) {
-      const condition: CialCondition = {
+      const condition: CreateIndexCondition = {
         kind,
         method,
         rows,
@@ -114,7 +114,7 @@ export function planTrials(p: PlanInput): PlannedTrial[] {
     let position = 0;
     for (const mwm of p.memorySweepMB) {
       for (const workers of p.workerSweep) {
-        const condition: CialCondition = {
+        const condition: CreateIndexCondition = {
           kind: "build",
           method: "load_then_index",
           rows: p.rows,

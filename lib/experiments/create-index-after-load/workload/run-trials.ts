@@ -12,12 +12,12 @@ import { counterEntries, type Counters } from "../../../stats/counters";
 import { waitForAutovacuumIdle } from "../../../engines/postgres/autovacuum";
 import { connect } from "../../../engines/postgres/connect";
 import { ensurePgstattuple, indexShape, type IndexShape } from "./index-shape";
-import { conditionKey, type CialCondition, type PlannedTrial } from "./plan";
+import { conditionKey, type CreateIndexCondition, type PlannedTrial } from "./plan";
 import { runTrials } from "../../../workloads/trials";
 import {
   TrialSession,
-  isCialCounterKey,
-  type CialTrialCounterKey,
+  isCreateIndexCounterKey,
+  type CreateIndexTrialCounterKey,
   type PhaseName,
   type PhaseRecord,
   type PhaseResult,
@@ -28,7 +28,7 @@ import { ignored } from "../../../runtime/debug";
 import { withTimeout } from "../../../runtime/timeout";
 import { trialBoundMs } from "../../../workloads/watchdog";
 
-export type CialTrial = TrialRecord<CialCondition, CialTrialCounterKey> & {
+export type CreateIndexTrial = TrialRecord<CreateIndexCondition, CreateIndexTrialCounterKey> & {
   /** Every timed phase in the order it ran (CHECKPOINT last: the write-back each method left behind). */
   readonly phases?: readonly PhaseRecord[];
   readonly index?: IndexShape;
@@ -48,19 +48,24 @@ export type CialTrial = TrialRecord<CialCondition, CialTrialCounterKey> & {
 export interface RunPlanOptions {
   readonly plan: readonly PlannedTrial[];
   readonly connection: ConnectionInfo;
-  readonly store: RunStore<CialCondition>;
+  readonly store: RunStore<CreateIndexCondition>;
   readonly randomSeed: number;
   readonly settleMs: number;
   readonly maxWalSizeMB: number;
   readonly continueOnError?: boolean;
   readonly signal?: AbortSignal;
-  readonly onTrial?: (done: number, total: number, last: CialTrial | undefined, next: PlannedTrial | undefined) => void;
+  readonly onTrial?: (
+    done: number,
+    total: number,
+    last: CreateIndexTrial | undefined,
+    next: PlannedTrial | undefined,
+  ) => void;
 }
 
 interface TrialOutcome {
   readonly seconds: number;
   readonly phases: PhaseRecord[];
-  readonly counters: Counters<CialTrialCounterKey>;
+  readonly counters: Counters<CreateIndexTrialCounterKey>;
   readonly index: IndexShape;
   readonly walAnatomy?: Partial<Record<PhaseName, WalRecordType[]>>;
   readonly autovacuumWait?: { readonly idle: boolean; readonly waitedMs: number };
@@ -69,10 +74,10 @@ interface TrialOutcome {
 }
 
 /** Phase counters as one flat record: "<phase>.<counter>". */
-function flatten(results: readonly PhaseResult[]): Counters<CialTrialCounterKey> {
-  const flat: Partial<Record<CialTrialCounterKey, number>> = {};
+function flatten(results: readonly PhaseResult[]): Counters<CreateIndexTrialCounterKey> {
+  const flat: Partial<Record<CreateIndexTrialCounterKey, number>> = {};
   for (const r of results) {
-    for (const [k, v] of counterEntries(r.counters)) if (isCialCounterKey(k)) flat[`${r.record.phase}.${k}`] = v;
+    for (const [k, v] of counterEntries(r.counters)) if (isCreateIndexCounterKey(k)) flat[`${r.record.phase}.${k}`] = v;
   }
   return flat;
 }
@@ -95,13 +100,13 @@ async function freshTable(session: TrialSession, settleMs: number): Promise<{ id
   return wait;
 }
 
-async function load(session: TrialSession, c: CialCondition, o: RunPlanOptions): Promise<PhaseResult> {
+async function load(session: TrialSession, c: CreateIndexCondition, o: RunPlanOptions): Promise<PhaseResult> {
   // Reseeded right before the load, so every trial of a size writes the same codes.
   await session.query("SELECT setseed($1)", [o.randomSeed]);
   return session.phase("load", loadSql(c.rows, c.keyOrder, c.codes), { settleMs: o.settleMs });
 }
 
-async function runLoadTrial(session: TrialSession, c: CialCondition, o: RunPlanOptions): Promise<TrialOutcome> {
+async function runLoadTrial(session: TrialSession, c: CreateIndexCondition, o: RunPlanOptions): Promise<TrialOutcome> {
   // Before the table is made: the probe's own writes are in another database and CHECKPOINTed below.
   const speed = await probeSpeed(o.connection);
   const autovacuumWait = await freshTable(session, o.settleMs);
@@ -141,14 +146,14 @@ async function runLoadTrial(session: TrialSession, c: CialCondition, o: RunPlanO
 }
 
 /** Loads the table the CREATE INDEX sweep builds on, once, and vacuums it (hint bits set, untimed). */
-async function prepareBuildTable(session: TrialSession, c: CialCondition, o: RunPlanOptions): Promise<void> {
+async function prepareBuildTable(session: TrialSession, c: CreateIndexCondition, o: RunPlanOptions): Promise<void> {
   await freshTable(session, o.settleMs);
   await session.query("SELECT setseed($1)", [o.randomSeed]);
   await session.query(loadSql(c.rows, c.keyOrder, c.codes));
   await session.query(`VACUUM ${TABLE}`);
 }
 
-async function runBuildTrial(session: TrialSession, c: CialCondition, o: RunPlanOptions): Promise<TrialOutcome> {
+async function runBuildTrial(session: TrialSession, c: CreateIndexCondition, o: RunPlanOptions): Promise<TrialOutcome> {
   await session.query(`DROP INDEX IF EXISTS ${INDEX}`);
   const autovacuumWait = await waitForAutovacuumIdle(session.client);
   await session.query("CHECKPOINT");
@@ -202,7 +207,7 @@ async function cancelBackend(connection: ConnectionInfo, pid: number): Promise<v
  * opened on first use and reopened after a failure (its connection may be dead; the build table
  * is reloaded then). WAL kept for the decoding trials is given back at the end, whatever happened.
  */
-export async function runPlan(o: RunPlanOptions): Promise<CialTrial[]> {
+export async function runPlan(o: RunPlanOptions): Promise<CreateIndexTrial[]> {
   let session: TrialSession | undefined;
   let buildTable: string | undefined;
   let walKept = false;
@@ -219,7 +224,7 @@ export async function runPlan(o: RunPlanOptions): Promise<CialTrial[]> {
     buildTable = undefined;
     return opened;
   };
-  const runOne = async (planned: PlannedTrial): Promise<CialTrial> => {
+  const runOne = async (planned: PlannedTrial): Promise<CreateIndexTrial> => {
     const c = planned.condition;
     const startedAt = new Date().toISOString();
     const loadAtStart = os.loadavg()[0];

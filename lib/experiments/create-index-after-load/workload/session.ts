@@ -24,11 +24,11 @@ export const PHASES = ["load", "index", "checkpoint"] as const;
 export type PhaseName = (typeof PHASES)[number];
 
 /** A phase's counters: the whole server's, and autovacuum runs (to flag a window that had one). */
-export type CialCounterKey = PgServerCounterKey | "autovacuum.runs";
-export const isCialCounterKey = (name: string): name is CialCounterKey =>
+export type CreateIndexCounterKey = PgServerCounterKey | "autovacuum.runs";
+export const isCreateIndexCounterKey = (name: string): name is CreateIndexCounterKey =>
   name === "autovacuum.runs" || isPgServerCounterKey(name);
 /** A trial's counters, every phase's in one record: `<phase>.<counter>` ("index.wal.records"). */
-export type CialTrialCounterKey = `${PhaseName}.${CialCounterKey}`;
+export type CreateIndexTrialCounterKey = `${PhaseName}.${CreateIndexCounterKey}`;
 
 export interface PhaseRecord {
   readonly phase: PhaseName;
@@ -47,7 +47,7 @@ export interface PhaseRecord {
 export interface PhaseResult {
   readonly record: PhaseRecord;
   /** Server counters after − before (after the settle pause). */
-  readonly counters: Counters<CialCounterKey>;
+  readonly counters: Counters<CreateIndexCounterKey>;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -78,7 +78,7 @@ export class TrialSession {
   }
 
   /** The server's counters plus autovacuum runs ("autovacuum.runs"), to flag a window that had one. */
-  async counters(): Promise<Counters<CialCounterKey>> {
+  async counters(): Promise<Counters<CreateIndexCounterKey>> {
     const server = await serverCounters(this.client);
     return { ...server, "autovacuum.runs": await autovacuumRuns(this.client) };
   }
