@@ -10,7 +10,7 @@
 import os from "node:os";
 import { externalDropAdvice, reapOrphans, type KeptResource } from "../lib/runtime/reaper";
 import { isProcessAlive, listRecords } from "../lib/runtime/resource-registry";
-import { dockerClientFor, errorText, LAB_LABEL, withEngineTimeout } from "../lib/targets/docker/docker-client";
+import { dockerClientFor, errorText, LAB_LABEL, withDockerTimeout } from "../lib/targets/docker/docker-client";
 import { endpointFromRef, resolveEndpoint, type DockerEndpoint } from "../lib/targets/docker/endpoint";
 import { dropDeadRunsDatabases } from "../lib/targets/external/external-target";
 import { has, lastValue, noPositionals, readCommandArgs, refuse, UsageError } from "./cli-args";
@@ -92,8 +92,8 @@ async function removeUnrecordedContainers(
   const limit = endpoint.local ? 1500 : 15_000;
   let containers: Awaited<ReturnType<typeof docker.listContainers>>;
   try {
-    await withEngineTimeout(docker.ping(), limit, endpoint.host);
-    containers = await withEngineTimeout(
+    await withDockerTimeout(docker.ping(), limit, endpoint.host);
+    containers = await withDockerTimeout(
       docker.listContainers({ all: true, filters: { label: [LAB_LABEL] } }),
       15_000,
       endpoint.host,
@@ -122,7 +122,7 @@ async function removeUnrecordedContainers(
       continue;
     }
     try {
-      await withEngineTimeout(docker.getContainer(info.Id).remove({ force: true, v: true }), 30_000, endpoint.host);
+      await withDockerTimeout(docker.getContainer(info.Id).remove({ force: true, v: true }), 30_000, endpoint.host);
     } catch (error) {
       if ((error as { statusCode?: number }).statusCode === 404) continue;
       notReached.push(`container ${info.Id.slice(0, 12)} (${info.Image}) on ${endpoint.host}: ${errorText(error)}`);

@@ -17,12 +17,12 @@ function reachedText(s: RunMetadata["servers"][number]): string {
   }
   const c = containerFacts(s);
   if (!c) return s.address;
-  const rtt = c.engineRttMs !== undefined ? `, engine RTT ${c.engineRttMs.toFixed(2)} ms` : "";
-  const engine = c.engineHost ? ` · engine on ${c.engineHost}${rtt}` : "";
+  const rtt = c.dockerHostRttMs !== undefined ? `, its RTT ${c.dockerHostRttMs.toFixed(2)} ms` : "";
+  const host = c.dockerHost ? ` · Docker host ${c.dockerHost}${rtt}` : "";
   if (c.route === "bind-address") {
-    return `${s.address} (bound on that address: reachable there by anyone who can reach it)${engine}`;
+    return `${s.address} (bound on that address: reachable there by anyone who can reach it)${host}`;
   }
-  return `${c.route ?? "?"} ${s.address}${engine}`;
+  return `${c.route ?? "?"} ${s.address}${host}`;
 }
 
 export function showRunHeader(metadata: RunMetadata, directory: string): void {

@@ -28,7 +28,13 @@ import type {
   TargetKind,
 } from "../targets/types";
 import { ignored } from "../runtime/debug";
-import { explainRunError, isEngineLoss, stallBoundFromEnv, TrialWatchdog, withWatchdog } from "../workloads/watchdog";
+import {
+  explainRunError,
+  isDockerHostLoss,
+  stallBoundFromEnv,
+  TrialWatchdog,
+  withWatchdog,
+} from "../workloads/watchdog";
 import { ServerSet, startOn, startServers, type StartedServers } from "./servers";
 import { connect } from "../engines/postgres/connect";
 import { selectOneProbe } from "../workloads/statement-timing";
@@ -390,7 +396,7 @@ class RunSession<C extends object> implements ExperimentSession<C> {
   /** A lost engine is not the end of the run: the error says which, what was kept and how to go on. */
   private async explain(error: unknown): Promise<unknown> {
     const explained = await explainRunError(this.servers.servers, error);
-    if (isEngineLoss(explained) && explained instanceof Error) {
+    if (isDockerHostLoss(explained) && explained instanceof Error) {
       extendMessage(explained, `. ${resumeHint(this.store, this.progress.planned)}`);
     }
     return explained;

@@ -4,17 +4,17 @@
  */
 
 /**
- * The engine a server runs on went away or its link dropped (a Docker daemon stopped, an SSH link
- * to a remote engine cut). The run can go on once the engine answers: resume it.
+ * The Docker host a server runs on went away or its link dropped (a Docker daemon stopped, an SSH
+ * link to a remote Docker host cut). The run can go on once the host answers: resume it.
  */
-export class EngineLossError extends Error {
-  override readonly name: string = "EngineLossError";
+export class DockerHostLossError extends Error {
+  override readonly name: string = "DockerHostLossError";
 }
 
-/** True when `error`, or any error in its `cause` chain, is an engine loss. */
-export function causedByEngineLoss(error: unknown): boolean {
+/** True when `error`, or any error in its `cause` chain, is a Docker host's loss. */
+export function causedByDockerHostLoss(error: unknown): boolean {
   for (let e: unknown = error, depth = 0; e instanceof Error && depth < 10; e = e.cause, depth++) {
-    if (e instanceof EngineLossError) return true;
+    if (e instanceof DockerHostLossError) return true;
   }
   return false;
 }

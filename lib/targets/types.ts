@@ -172,7 +172,7 @@ export interface ExecOptions {
  */
 export interface ServerNetwork {
   /** Where the engine runs: "this machine", or its host as the run header shows it ("ssh://lab (10.0.0.5)"). */
-  readonly engineHost: string;
+  readonly dockerHost: string;
   /** How the lab reaches the server: "bridge", "published port (docker-proxy)", "ssh-tunnel", "bind-address". */
   readonly route: string;
 }

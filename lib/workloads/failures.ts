@@ -2,7 +2,7 @@
  * Why a trial failed, decided once where the failure is seen and kept as the error's `cause`:
  * callers ask with `instanceof` or `failureOf(error)`, never by matching a message.
  */
-import { causedByEngineLoss, EngineLossError } from "../targets/errors";
+import { causedByDockerHostLoss, DockerHostLossError } from "../targets/errors";
 import type { FailedTrial } from "../results/run-store";
 import { InterruptedError } from "../runtime/interrupt";
 
@@ -25,7 +25,7 @@ export type FailureKind = "engine-lost" | "server-lost" | "stall" | "interrupted
 /** The kind of `error`, from its class and its cause chain. */
 export function failureOf(error: unknown): FailureKind {
   if (error instanceof TrialFailedError) return error.failure;
-  if (causedByEngineLoss(error)) return "engine-lost";
+  if (causedByDockerHostLoss(error)) return "engine-lost";
   for (let e: unknown = error, depth = 0; e instanceof Error && depth < 10; e = e.cause, depth++) {
     if (e instanceof StallError) return "stall";
     if (e instanceof ServerLostError) return "server-lost";
@@ -52,9 +52,9 @@ export class TrialFailedError extends Error {
 }
 
 /**
- * True when the run can go on once the engine answers (resume the run): the error is an engine
- * loss, or a trial's failure caused by one.
+ * True when the run can go on once the Docker host answers (resume the run): the error is the
+ * host's loss, or a trial's failure caused by one (recorded as "engine-lost" in trials.jsonl).
  */
-export function isEngineLoss(error: unknown): boolean {
-  return error instanceof EngineLossError || failureOf(error) === "engine-lost";
+export function isDockerHostLoss(error: unknown): boolean {
+  return error instanceof DockerHostLossError || failureOf(error) === "engine-lost";
 }

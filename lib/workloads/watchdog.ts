@@ -25,12 +25,12 @@ import { isProcessAlive } from "../runtime/resource-registry";
 import type { Engine, StartedServer } from "../targets/types";
 import { ignored } from "../runtime/debug";
 import { ACTIVITY_MS, withActivity } from "./server-activity";
-import { isEngineLoss, ServerLostError, StallError, TrialFailedError } from "./failures";
+import { isDockerHostLoss, ServerLostError, StallError, TrialFailedError } from "./failures";
 import { LIVENESS } from "../engines/liveness";
 import { withTimeout } from "../runtime/timeout";
 import { ENGINE_FACTS } from "../targets/engines";
 
-export { isEngineLoss, StallError } from "./failures";
+export { isDockerHostLoss, StallError } from "./failures";
 
 const MIN_BOUND_MS = 60_000;
 const PEER_FACTOR = 10;
@@ -313,7 +313,7 @@ export class TrialWatchdog {
       // The trial's own error is then only a consequence of the kill (connection terminated).
       if (stallError) {
         await stopping;
-        throw await explainEngineLoss(server, stallError);
+        throw await explainDockerHostLoss(server, stallError);
       }
       if (lostError) throw lostError;
       throw await explainLoss(server, error, this.options.probe);
@@ -394,26 +394,26 @@ function isConnectionLoss(error: unknown): boolean {
  * A Docker server's connection error while its engine no longer answers is the engine's fault:
  * said so (measured: a daemon stopped mid-run showed only `write ECONNRESET`).
  */
-async function explainEngineLoss(server: StartedServer, error: unknown): Promise<unknown> {
+async function explainDockerHostLoss(server: StartedServer, error: unknown): Promise<unknown> {
   if (server.network === undefined) return error;
   if (!isConnectionLoss(error)) return error;
   // Loaded lazily so that runs without Docker never load dockerode.
-  const { dockerAvailable, dockerEndpoint, errorText, DockerEngineGoneError, EngineLinkLostError } =
+  const { dockerAvailable, dockerEndpoint, errorText, DockerHostGoneError, DockerHostLinkLostError } =
     await import("../targets/docker/docker-client");
-  const engineHost = server.network.engineHost;
-  const remote = engineHost !== undefined && engineHost !== "this machine";
+  const dockerHost = server.network.dockerHost;
+  const remote = dockerHost !== undefined && dockerHost !== "this machine";
   // A remote engine is named by its address, and by its host where the address does not show it
   // (an ssh alias that ~/.ssh/config resolves: "ssh://lab (10.0.0.5)").
   const endpoint = dockerEndpoint();
-  const label = engineHost?.replace(/ \(ssh\)$/, "") ?? "";
+  const label = dockerHost?.replace(/ \(ssh\)$/, "") ?? "";
   const hostPart = /\(([^()]+)\)$/.exec(label)?.[1] ?? label; // "lab (10.0.0.5)" → "10.0.0.5"
   const where = remote && !endpoint.includes(hostPart) ? `${endpoint} (${hostPart})` : endpoint;
-  if (!(await dockerAvailable())) return new DockerEngineGoneError(serverName(server), error, where);
+  if (!(await dockerAvailable())) return new DockerHostGoneError(serverName(server), error, where);
   // A remote engine that answers again, but the SSH link dropped under the trial (keepalives
   // unanswered, packets lost for a while): "Connection terminated unexpectedly" alone would not say so.
   const drop = (server as { linkDrop?: () => string | undefined }).linkDrop?.();
   if (remote && drop !== undefined)
-    return new EngineLinkLostError(serverName(server), `${errorText(error)}; ${drop}`, where);
+    return new DockerHostLinkLostError(serverName(server), `${errorText(error)}; ${drop}`, where);
   return error;
 }
 
@@ -453,7 +453,7 @@ async function explainLoss(
     if (loss) {
       const local = explainServerLoss(server, error);
       if (local !== error) return local;
-      const engine = await explainEngineLoss(server, error);
+      const engine = await explainDockerHostLoss(server, error);
       if (engine !== error) return engine;
     }
     const gone = await server.processGone?.();
@@ -490,11 +490,11 @@ async function unansweredProbe(
  * first server whose loss explains it names itself and its engine.
  */
 export async function explainRunError(servers: ReadonlyMap<Engine, StartedServer>, error: unknown): Promise<unknown> {
-  if (isEngineLoss(error) || error instanceof StallError) return error;
+  if (isDockerHostLoss(error) || error instanceof StallError) return error;
   // A trial's own failure went through watch() already, with its explanation.
   if (error instanceof TrialFailedError) return error;
   for (const server of servers.values()) {
-    const explained = await explainEngineLoss(server, error);
+    const explained = await explainDockerHostLoss(server, error);
     if (explained !== error) return explained;
   }
   return error;

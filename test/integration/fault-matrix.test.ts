@@ -22,7 +22,7 @@ import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { remoteEngineUp, type RemoteEngineVars } from "../support/remote-engine";
+import { remoteDockerHostUp, type RemoteDockerHostVars } from "../support/remote-engine";
 import type Docker from "dockerode";
 import { jupyterUnavailableReason } from "../../lib/jupyter/execute";
 import { projectRoot } from "../../lib/jupyter/kernel-spec";
@@ -81,7 +81,7 @@ const FAULT_WORDS: Record<Fault, RegExp> = {
 
 const UNCAUGHT = /UncaughtException|unhandledRejection|Unhandled promise rejection|uncaughtException/;
 
-type RemoteEngine = RemoteEngineVars;
+type RemoteEngine = RemoteDockerHostVars;
 
 let remote: RemoteEngine | undefined;
 let remoteUnavailable: string | undefined;
@@ -95,7 +95,7 @@ const rows: string[] = [];
 before(async () => {
   localDocker = fs.existsSync(LOCAL_SOCKET) && (await dockerAvailable(3000));
   if (!selected.some((c) => c.target === "ssh")) return;
-  const up = remoteEngineUp(SCRIPT, engineDir, scriptEnv);
+  const up = remoteDockerHostUp(SCRIPT, engineDir, scriptEnv);
   if ("unavailable" in up) remoteUnavailable = up.unavailable;
   else remote = up.engine;
 });

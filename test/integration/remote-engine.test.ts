@@ -13,7 +13,7 @@ import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { remoteEngineUp, type RemoteEngineVars } from "../support/remote-engine";
+import { remoteDockerHostUp, type RemoteDockerHostVars } from "../support/remote-engine";
 import Docker from "dockerode";
 import { Client } from "pg";
 import { describeFailure, executeNotebook, jupyterUnavailableReason } from "../../lib/jupyter/execute";
@@ -36,13 +36,13 @@ const scriptEnv = {
   DBLAB_REMOTE_NET: process.env.DBLAB_REMOTE_NET ?? "10.231.40",
 };
 
-type RemoteEngine = RemoteEngineVars;
+type RemoteEngine = RemoteDockerHostVars;
 
 let remote: RemoteEngine | undefined;
 let unavailable: string | undefined;
 
 before(() => {
-  const up = remoteEngineUp(SCRIPT, engineDir, scriptEnv);
+  const up = remoteDockerHostUp(SCRIPT, engineDir, scriptEnv);
   if ("unavailable" in up) unavailable = up.unavailable;
   else remote = up.engine;
 });
@@ -117,18 +117,18 @@ test(
     const metadata = JSON.parse(fs.readFileSync(path.join(resultsDir, run, "metadata.json"), "utf8")) as {
       servers: {
         route?: string;
-        engineHost?: string;
-        engineRttMs?: number;
+        dockerHost?: string;
+        dockerHostRttMs?: number;
         address: string;
         publishedAddress?: string;
       }[];
     };
     const pg = metadata.servers[0];
     assert.equal(pg.route, "ssh-tunnel");
-    assert.match(pg.engineHost ?? "", new RegExp(r.address.replace(/\./g, "\\.")));
-    assert.equal(typeof pg.engineRttMs, "number");
+    assert.match(pg.dockerHost ?? "", new RegExp(r.address.replace(/\./g, "\\.")));
+    assert.equal(typeof pg.dockerHostRttMs, "number");
     assert.match(pg.publishedAddress ?? "", /^127\.0\.0\.1:\d+$/, "published on the remote loopback only");
-    t.diagnostic(`route ${pg.route}, engine ${pg.engineHost}, engine RTT ${pg.engineRttMs?.toFixed(3)} ms`);
+    t.diagnostic(`route ${pg.route}, engine ${pg.dockerHost}, engine RTT ${pg.dockerHostRttMs?.toFixed(3)} ms`);
 
     // The stand-in image was built on the remote engine (no registry: it could come from nowhere else).
     const images = await remoteDocker.listImages({ filters: { label: [`${LAB_LABEL}.stand-in=true`] } });
@@ -645,7 +645,7 @@ test(
     const { loadRun } = await import("../../lib/experiments/round-trips/load");
     const { summarise } = await import("../../lib/experiments/round-trips/summarise");
     const { checkClaims } = await import("../../lib/experiments/round-trips/claims");
-    const { sshEngineConnection } = await import("../../lib/targets/docker/ssh-engine");
+    const { sshDockerConnection } = await import("../../lib/targets/docker/ssh-docker-host");
     const { endpointFromHost } = await import("../../lib/targets/docker/endpoint");
     const n = 100;
     const params = {
@@ -679,7 +679,7 @@ test(
     assert.equal(standbys.length, 2, "two standbys on the namespace engine");
     for (const s of standbys) {
       assert.equal(s.route, "ssh-tunnel");
-      assert.match(s.engineHost ?? "", new RegExp(r.address.replace(/\./g, "\\.")));
+      assert.match(s.dockerHost ?? "", new RegExp(r.address.replace(/\./g, "\\.")));
     }
     const autocommit = run.trials.find((x) => x.key.startsWith("case/quorum-same-az/update_autocommit"));
     assert.ok(autocommit?.lags, "replication lags sampled");
@@ -691,8 +691,8 @@ test(
     await withEnv({ HOME: r.home }, async () => {
       const ssh = endpointFromHost(r.dockerHost, "test").ssh;
       assert.ok(ssh);
-      for (let i = 0; i < 20; i++) floor = Math.min(floor, await sshEngineConnection(ssh).rttMs(1));
-      sshEngineConnection(ssh).close();
+      for (let i = 0; i < 20; i++) floor = Math.min(floor, await sshDockerConnection(ssh).rttMs(1));
+      sshDockerConnection(ssh).close();
     });
     const commitP50 = autocommit.statementTimes?.p50Ms ?? 0;
     t.diagnostic(
@@ -748,7 +748,7 @@ test(
       });
       try {
         assert.equal(server.description.route, "ssh-tunnel");
-        assert.equal(server.description.engineHost, `labengine (${r.address}) (ssh)`);
+        assert.equal(server.description.dockerHost, `labengine (${r.address}) (ssh)`);
         const rec = listRecords().find((x) => x.resource.type === "docker-container");
         assert.ok(rec && rec.resource.type === "docker-container");
         assert.equal(rec.resource.dockerHost, "ssh://labengine", "the record keeps the alias, resolved again by clean");

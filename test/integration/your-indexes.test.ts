@@ -24,7 +24,7 @@ import { sampleFromSource, SourceError } from "../../lib/experiments/your-indexe
 import { runSqlFile, SqlFileError } from "../../lib/experiments/your-indexes/workload/sql-files";
 import { existingToJudge, planVariants, UnknownIndexError } from "../../lib/experiments/your-indexes/workload/variants";
 import { dockerAvailable, dockerClient, LAB_LABEL, socketClient } from "../../lib/targets/docker/docker-client";
-import { remoteEngineUp } from "../support/remote-engine";
+import { remoteDockerHostUp } from "../support/remote-engine";
 import { withEnv } from "../support/env";
 
 const EXAMPLE = path.resolve(__dirname, "..", "..", "..", "data", "examples", "your-indexes");
@@ -305,7 +305,7 @@ test("the example's smoke run through DOCKER_HOST=ssh://: the server on the remo
   };
   const engineDir = path.join(box, "engine");
   try {
-    const up = remoteEngineUp(script, engineDir, env);
+    const up = remoteDockerHostUp(script, engineDir, env);
     if ("unavailable" in up) return t.skip(up.unavailable);
     const r = up.engine;
     const stateDir = path.join(box, "state");
@@ -322,7 +322,7 @@ test("the example's smoke run through DOCKER_HOST=ssh://: the server on the remo
     );
     const pg = run.metadata.servers[0];
     assert.equal(pg?.route, "ssh-tunnel");
-    assert.match(pg?.engineHost ?? "", new RegExp(r.address.replace(/\./g, "\\.")));
+    assert.match(pg?.dockerHost ?? "", new RegExp(r.address.replace(/\./g, "\\.")));
     assert.ok(
       run.trials.every((x) => x.status === "ok"),
       run.trials.map((x) => x.error ?? "").join(" "),

@@ -5,7 +5,7 @@
  */
 import { spawnSync } from "node:child_process";
 
-export interface RemoteEngineVars {
+export interface RemoteDockerHostVars {
   readonly address: string;
   readonly dockerHost: string;
   /** HOME with the client key and known_hosts for that address. */
@@ -19,11 +19,11 @@ export interface RemoteEngineVars {
   readonly ns: string;
 }
 
-export function remoteEngineUp(
+export function remoteDockerHostUp(
   script: string,
   dir: string,
   env: NodeJS.ProcessEnv,
-): { readonly engine: RemoteEngineVars } | { readonly unavailable: string } {
+): { readonly engine: RemoteDockerHostVars } | { readonly unavailable: string } {
   const out = spawnSync("bash", [script, "up", dir], { env, encoding: "utf8", timeout: 120_000 });
   if (out.status === 2) return { unavailable: out.stderr.trim() };
   if (out.status !== 0) throw new Error(`remote-engine.sh up failed (${out.status}): ${out.stderr}`);

@@ -20,7 +20,7 @@ const docker: StoredServerDescription = {
   address: "172.17.0.2:5432",
   publishedAddress: "127.0.0.1:40001",
   route: "bridge",
-  engineHost: "this machine",
+  dockerHost: "this machine",
 };
 // The embedded target records the spec's limits too (lib/targets/embedded/embedded-postgres.ts).
 const embedded: StoredServerDescription = {
@@ -48,9 +48,9 @@ function run(id: string, server: StoredServerDescription): StoredRun {
 }
 
 test("containerFacts answers for a container's description only", () => {
-  assert.deepEqual((({ route, engineHost }) => ({ route, engineHost }))(containerFacts(docker) ?? {}), {
+  assert.deepEqual((({ route, dockerHost }) => ({ route, dockerHost }))(containerFacts(docker) ?? {}), {
     route: "bridge",
-    engineHost: "this machine",
+    dockerHost: "this machine",
   });
   assert.equal(containerFacts(embedded), undefined);
   // A route recorded on another kind does not make it a container (its limits were not applied).

@@ -12,7 +12,7 @@ import path from "node:path";
 import { ParameterError } from "../../lib/params/validate";
 import { contextDirName, endpointFromRef, endpointRef, resolveEndpoint } from "../../lib/targets/docker/endpoint";
 import { placementFor } from "../../lib/targets/docker/routes";
-import { checkKnownHost } from "../../lib/targets/docker/ssh-engine";
+import { checkKnownHost } from "../../lib/targets/docker/ssh-docker-host";
 import { socketClient } from "../../lib/targets/docker/docker-client";
 import { roundTripsParams } from "../../lib/experiments/round-trips/params";
 import { decideTarget } from "../../lib/targets/select";

@@ -11,7 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { resolveEndpoint } from "../../lib/targets/docker/endpoint";
 import { resolveSsh } from "../../lib/targets/docker/ssh-config";
-import { checkKnownHost, identityFiles, knownHostsName } from "../../lib/targets/docker/ssh-engine";
+import { checkKnownHost, identityFiles, knownHostsName } from "../../lib/targets/docker/ssh-docker-host";
 
 function setup(config: string): { home: string; file: string } {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-ssh-config-test-"));

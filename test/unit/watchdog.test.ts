@@ -13,7 +13,7 @@ import type { StartedServer } from "../../lib/targets/types";
 import {
   explainRunError,
   explainServerLoss,
-  isEngineLoss,
+  isDockerHostLoss,
   StallError,
   stallBoundFromEnv,
   TrialWatchdog,
@@ -162,7 +162,7 @@ test("a Docker server's lost connection while the engine does not answer names D
     const server = fakeServer({
       kind: "docker",
       description: { engine: "postgresql", kind: "docker", version: "17.6", source: "img", address: "172.17.0.9:5432" },
-      network: { engineHost: "this machine", route: "bridge" },
+      network: { dockerHost: "this machine", route: "bridge" },
     });
     const dog = new TrialWatchdog({
       servers: new Map([["postgresql", server]]),
@@ -172,7 +172,7 @@ test("a Docker server's lost connection while the engine does not answer names D
     const lost = Object.assign(new Error("write ECONNRESET"), { code: "ECONNRESET" });
     await assert.rejects(
       dog.watch("postgresql", "trial t1", () => Promise.reject(lost)),
-      /^DockerEngineGoneError: the Docker engine at unix:\/\/\/nonexistent\/h15-docker\.sock went away; the PostgreSQL 17\.6 server \(docker, 172\.17\.0\.9:5432\) was lost \(write ECONNRESET\)$/,
+      /^DockerHostGoneError: the Docker engine at unix:\/\/\/nonexistent\/h15-docker\.sock went away; the PostgreSQL 17\.6 server \(docker, 172\.17\.0\.9:5432\) was lost \(write ECONNRESET\)$/,
     );
   } finally {
     if (saved === undefined) delete process.env.DOCKER_HOST;
@@ -193,9 +193,9 @@ test("a remote engine's server: the lost link names the engine's address and res
         version: "17.6",
         source: "img",
         address: "127.0.0.1:40001",
-        engineHost: "labengine (10.231.99.2) (ssh)",
+        dockerHost: "labengine (10.231.99.2) (ssh)",
       },
-      network: { engineHost: "labengine (10.231.99.2) (ssh)", route: "ssh-tunnel" },
+      network: { dockerHost: "labengine (10.231.99.2) (ssh)", route: "ssh-tunnel" },
     });
     const dog = new TrialWatchdog({ servers: new Map([["postgresql", server]]), boundMs: 60_000, activityMs: 0 });
     const lost = new Error("Connection terminated unexpectedly");
@@ -203,9 +203,9 @@ test("a remote engine's server: the lost link names the engine's address and res
     await dog.watch("postgresql", "trial t1", () => Promise.reject(lost)).catch((e: unknown) => (caught = e));
     assert.match(
       String(caught),
-      /^DockerEngineGoneError: the Docker engine at unix:\/\/\/nonexistent\/h22-docker\.sock \(10\.231\.99\.2\) went away; the PostgreSQL 17\.6 server \(docker, 127\.0\.0\.1:40001\) was lost \(Connection terminated unexpectedly\)$/,
+      /^DockerHostGoneError: the Docker engine at unix:\/\/\/nonexistent\/h22-docker\.sock \(10\.231\.99\.2\) went away; the PostgreSQL 17\.6 server \(docker, 127\.0\.0\.1:40001\) was lost \(Connection terminated unexpectedly\)$/,
     );
-    assert.equal(isEngineLoss(caught), true);
+    assert.equal(isDockerHostLoss(caught), true);
     // runTrials wraps it in a TrialFailedError with it as the cause: the session still knows it.
     const failed = {
       key: "k",
@@ -216,14 +216,14 @@ test("a remote engine's server: the lost link names the engine's address and res
       startedAt: "",
       finishedAt: "",
     };
-    assert.equal(isEngineLoss(new TrialFailedError(failed, { cause: caught })), true);
+    assert.equal(isDockerHostLoss(new TrialFailedError(failed, { cause: caught })), true);
     assert.equal(new TrialFailedError(failed, { cause: caught }).failure, "engine-lost");
     // The same words in a message without the cause are not an engine loss: the type decides.
-    assert.equal(isEngineLoss(new Error(`Trial k failed: ${(caught as Error).message}`)), false);
-    assert.equal(isEngineLoss(new TrialFailedError(failed, { cause: new Error("syntax error") })), false);
+    assert.equal(isDockerHostLoss(new Error(`Trial k failed: ${(caught as Error).message}`)), false);
+    assert.equal(isDockerHostLoss(new TrialFailedError(failed, { cause: new Error("syntax error") })), false);
     // Outside a trial (03's template load) the same explanation comes from the session's servers.
     const outside = await explainRunError(new Map([["postgresql", server]]), lost);
-    assert.match(String(outside), /DockerEngineGoneError: the Docker engine at .* went away/);
+    assert.match(String(outside), /DockerHostGoneError: the Docker engine at .* went away/);
     const other = new Error("syntax error at or near");
     assert.equal(await explainRunError(new Map([["postgresql", server]]), other), other);
     // pgbench's own words for the same loss (libpq's, from its stderr) are an engine loss too.
@@ -234,7 +234,7 @@ test("a remote engine's server: the lost link names the engine's address and res
     await dog
       .watch("postgresql", "run set2/reindex", () => Promise.reject(pgbench))
       .catch((e: unknown) => (fromPgbench = e));
-    assert.equal(isEngineLoss(fromPgbench), true);
+    assert.equal(isDockerHostLoss(fromPgbench), true);
     assert.equal((fromPgbench as Error).cause, pgbench, "the cause is pgbench's error, unchanged");
   } finally {
     if (saved === undefined) delete process.env.DOCKER_HOST;
@@ -257,12 +257,12 @@ test("a remote engine's link dropped under a trial but the engine answers again:
       version: "17.6",
       source: "img",
       address: "127.0.0.1:40002",
-      engineHost: "10.231.99.2 (ssh)",
+      dockerHost: "10.231.99.2 (ssh)",
     };
     const dropped = fakeServer({
       kind: "docker",
       description,
-      network: { engineHost: description.engineHost, route: "ssh-tunnel" },
+      network: { dockerHost: description.dockerHost, route: "ssh-tunnel" },
       linkDrop: () => "SSH to root@10.231.99.2: no answer to keepalives for 20 s",
     });
     const dog = new TrialWatchdog({ servers: new Map([["postgresql", dropped]]), boundMs: 60_000, activityMs: 0 });
@@ -271,14 +271,14 @@ test("a remote engine's link dropped under a trial but the engine answers again:
     await dog.watch("postgresql", "trial t2", () => Promise.reject(lost)).catch((e: unknown) => (caught = e));
     assert.match(
       String(caught),
-      /^EngineLinkLostError: the connection to the Docker engine at unix:\/\/\S+ \(10\.231\.99\.2\) dropped; the PostgreSQL 17\.6 server \(docker, 127\.0\.0\.1:40002\) lost its connection \(Connection terminated unexpectedly; SSH to root@10\.231\.99\.2: no answer to keepalives for 20 s\); the engine answers again$/,
+      /^DockerHostLinkLostError: the connection to the Docker engine at unix:\/\/\S+ \(10\.231\.99\.2\) dropped; the PostgreSQL 17\.6 server \(docker, 127\.0\.0\.1:40002\) lost its connection \(Connection terminated unexpectedly; SSH to root@10\.231\.99\.2: no answer to keepalives for 20 s\); the engine answers again$/,
     );
-    assert.equal(isEngineLoss(caught), true);
+    assert.equal(isDockerHostLoss(caught), true);
     // Without a dropped link, a lost connection on an engine that answers is the server's own affair.
     const steady = fakeServer({
       kind: "docker",
       description,
-      network: { engineHost: "this machine", route: "bridge" },
+      network: { dockerHost: "this machine", route: "bridge" },
       linkDrop: () => undefined,
     });
     const dog2 = new TrialWatchdog({ servers: new Map([["postgresql", steady]]), boundMs: 60_000, activityMs: 0 });

@@ -224,7 +224,7 @@ async function runHostedQuorum(
     admin = await connect(primary.connection);
     await requireSynchronousStandbys(admin, QUORUM, STANDBY_NAMES.length);
     lagAdmin = await connect(primary.connection);
-    const where = standbys[0].network?.engineHost ?? host;
+    const where = standbys[0].network?.dockerHost ?? host;
     await runEnvironments(st, [env], primary.connection, {
       lagAdmin,
       standbyRttMs: standbyRtt,
@@ -495,10 +495,10 @@ async function roundTrips(
         { endpoint: hostEndpoint(`hosts.${env === "same-az" ? "sameAz" : "crossAz"}`, host) },
       );
       try {
-        const label = `${env} on ${server.network?.engineHost ?? host}`;
+        const label = `${env} on ${server.network?.dockerHost ?? host}`;
         await runEnvironments(st, [env], server.connection, { standbyRttMs: null, serverLabel: label, real: true });
         session.notes.push(
-          `${env}: a real server on ${server.network?.engineHost ?? host} (route ${server.network?.route}), ` +
+          `${env}: a real server on ${server.network?.dockerHost ?? host} (route ${server.network?.route}), ` +
             `SELECT 1 round trip ${st.baselines[label].toFixed(3)} ms measured, not emulated`,
         );
       } finally {

@@ -12,8 +12,8 @@ import { stateRoot } from "../../runtime/resource-registry";
 import { ignored } from "../../runtime/debug";
 import { setContainerRemover, type DockerContainerRecord } from "../../runtime/reaper";
 import { endpointFromRef, resolveEndpoint, type DockerEndpoint } from "./endpoint";
-import { sshEngineConnection } from "./ssh-engine";
-import { EngineLossError } from "../errors";
+import { sshDockerConnection } from "./ssh-docker-host";
+import { DockerHostLossError } from "../errors";
 import { withTimeout } from "../../runtime/timeout";
 
 const clients = new Map<string, Docker>();
@@ -49,9 +49,9 @@ function createClient(endpoint: DockerEndpoint): Docker {
       return socketClient(endpoint.host.slice("npipe://".length) || "//./pipe/docker_engine");
     case "ssh": {
       if (!endpoint.ssh) throw new Error(`${endpoint.host}: no ssh target`);
-      // Plain HTTP over channels of the engine's one SSH connection (ssh-engine.ts); the host
+      // Plain HTTP over channels of the engine's one SSH connection (ssh-docker-host.ts); the host
       // name below only fills the request line.
-      const connection = sshEngineConnection(endpoint.ssh);
+      const connection = sshDockerConnection(endpoint.ssh);
       // docker-modem passes `agent` to every request; @types/dockerode does not list it.
       const options: Docker.DockerOptions & { agent: http.Agent } = {
         ...NOT_FROM_ENV,
@@ -149,7 +149,7 @@ export function dockerEndpoint(): string {
 
 // Errors of the connection to the engine itself (socket missing, refused, dropped), not answers it
 // gave: ENOENT is what a stopped daemon leaves (its socket is removed), ECONNRESET what a daemon
-// dying mid-request leaves; ETIMEDOUT comes from withEngineTimeout below.
+// dying mid-request leaves; ETIMEDOUT comes from withDockerTimeout below.
 const UNREACHABLE = new Set([
   "ENOENT",
   "ECONNREFUSED",
@@ -161,7 +161,7 @@ const UNREACHABLE = new Set([
 ]);
 
 /** True when `error` says the Docker engine could not be reached (rather than that it refused). */
-export function isEngineUnreachable(error: unknown): boolean {
+export function isDockerHostUnreachable(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return (
     typeof code === "string" && UNREACHABLE.has(code) && (error as { statusCode?: unknown }).statusCode === undefined
@@ -174,8 +174,8 @@ export function errorText(error: unknown): string {
 }
 
 /** The error a user sees when the engine under a running server went away. */
-export class DockerEngineGoneError extends EngineLossError {
-  override readonly name = "DockerEngineGoneError";
+export class DockerHostGoneError extends DockerHostLossError {
+  override readonly name = "DockerHostGoneError";
   /**
    * `lost` names the server, e.g. "the PostgreSQL 17.6 server (docker, 172.17.0.2:5432)";
    * `where` the engine (default: the one the environment names), e.g. "ssh://lab (10.0.0.5)".
@@ -186,8 +186,8 @@ export class DockerEngineGoneError extends EngineLossError {
 }
 
 /** Said when the link to a remote engine dropped under a server but the engine answers again. */
-export class EngineLinkLostError extends EngineLossError {
-  override readonly name = "EngineLinkLostError";
+export class DockerHostLinkLostError extends DockerHostLossError {
+  override readonly name = "DockerHostLinkLostError";
   constructor(lost: string, cause: unknown, where: string) {
     super(
       `the connection to the Docker engine at ${where} dropped; ${lost} lost its connection ` +
@@ -200,9 +200,9 @@ export class EngineLinkLostError extends EngineLossError {
 /**
  * Races a Docker call against a bound: a daemon that is frozen (rather than stopped) never answers,
  * and a reaper or `npm run clean` must not wait on it forever. The timeout carries code ETIMEDOUT,
- * so isEngineUnreachable() reads it as the engine not answering.
+ * so isDockerHostUnreachable() reads it as the engine not answering.
  */
-export async function withEngineTimeout<T>(call: Promise<T>, timeoutMs = 15_000, where = dockerEndpoint()): Promise<T> {
+export async function withDockerTimeout<T>(call: Promise<T>, timeoutMs = 15_000, where = dockerEndpoint()): Promise<T> {
   try {
     return await withTimeout(
       call,
@@ -244,7 +244,7 @@ export async function removeRecordedContainer(resource: DockerContainerRecord): 
   }
   const container = docker.getContainer(resource.containerId);
   try {
-    await withEngineTimeout(container.remove({ force: true, v: true }), REMOVE_TIMEOUT_MS, where);
+    await withDockerTimeout(container.remove({ force: true, v: true }), REMOVE_TIMEOUT_MS, where);
   } catch (error) {
     const status = (error as { statusCode?: number }).statusCode;
     if (status === 404) return;
@@ -257,7 +257,7 @@ export async function removeRecordedContainer(resource: DockerContainerRecord): 
     const deadline = Date.now() + 30_000;
     for (;;) {
       try {
-        await withEngineTimeout(container.inspect(), REMOVE_TIMEOUT_MS, where);
+        await withDockerTimeout(container.inspect(), REMOVE_TIMEOUT_MS, where);
       } catch (inspectError) {
         if ((inspectError as { statusCode?: number }).statusCode === 404) return;
         throw inspectError;
@@ -273,7 +273,7 @@ setContainerRemover({
   remove: removeRecordedContainer,
   reasonKept: (resource, error) => {
     const where = resource.dockerHost ?? dockerEndpoint();
-    return isEngineUnreachable(error)
+    return isDockerHostUnreachable(error)
       ? `the Docker engine at ${where} cannot be reached (${errorText(error)})`
       : `on the Docker engine at ${where}: ${errorText(error)}`;
   },

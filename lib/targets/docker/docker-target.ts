@@ -28,9 +28,9 @@ import type { DockerServerDescription } from "./description";
 import { execInContainer, isNotFound, removeByForce, waitReady } from "./container-io";
 import { containerStorage } from "./storage";
 import { containerName, createAndStart, discard } from "./create-container";
-import { currentEndpoint, dockerClientFor, LAB_LABEL, labLabels, withEngineTimeout } from "./docker-client";
+import { currentEndpoint, dockerClientFor, LAB_LABEL, labLabels, withDockerTimeout } from "./docker-client";
 import { withTimeout } from "../../runtime/timeout";
-import { engineHostLabel, type DockerEndpoint } from "./endpoint";
+import { dockerHostLabel, type DockerEndpoint } from "./endpoint";
 import { PROFILES, shortVersion, type EngineProfile } from "./engine-profiles";
 import {
   pullPolicyFromEnv,
@@ -48,7 +48,7 @@ import {
   type DockerRoute,
   type Placement,
 } from "./routes";
-import { sshEngineConnection, type SshTunnel } from "./ssh-engine";
+import { sshDockerConnection, type SshTunnel } from "./ssh-docker-host";
 import { leasedCreateOptions, leasedExitCode, leaseSecondsFromEnv, leaseTiming, LeaseRenewer } from "./lease";
 
 export { DOCKER_ROUTES, dockerRouteFromEnv, type DockerRoute } from "./routes";
@@ -136,7 +136,7 @@ async function reachPublished(
   tunnel: SshTunnel | undefined,
 ): Promise<{ host: string; port: number; tunnel?: SshTunnel; route: string }> {
   if (placement.reach === "ssh-tunnel" && endpoint.ssh) {
-    const t = tunnel?.remotePort === hostPort ? tunnel : await sshEngineConnection(endpoint.ssh).tunnel(hostPort);
+    const t = tunnel?.remotePort === hostPort ? tunnel : await sshDockerConnection(endpoint.ssh).tunnel(hostPort);
     if (tunnel && t !== tunnel) tunnel.close();
     return { host: "127.0.0.1", port: t.localPort, tunnel: t, route: "ssh-tunnel" };
   }
@@ -145,9 +145,9 @@ async function reachPublished(
 }
 
 /** The engine's own round trip to this client: SSH channel open, or TCP connect to its API port. */
-async function engineRttMs(endpoint: DockerEndpoint): Promise<number | undefined> {
+async function dockerHostRttMs(endpoint: DockerEndpoint): Promise<number | undefined> {
   if (endpoint.local) return undefined;
-  if (endpoint.ssh) return sshEngineConnection(endpoint.ssh).rttMs();
+  if (endpoint.ssh) return sshDockerConnection(endpoint.ssh).rttMs();
   const url = new URL(endpoint.host.replace(/^tcp:/, "https:"));
   return tcpConnectRttMs(url.hostname, Number(url.port || 2376));
 }
@@ -178,7 +178,7 @@ export class DockerStartedServer implements StartedServer {
     private readonly lease?: LeaseRenewer,
   ) {
     if (endpoint.ssh) {
-      const connection = sshEngineConnection(endpoint.ssh);
+      const connection = sshDockerConnection(endpoint.ssh);
       const wireStart = connection.wireBytes();
       const since = Date.now();
       this.linkDrop = () => connection.droppedSince(since);
@@ -209,7 +209,7 @@ export class DockerStartedServer implements StartedServer {
   }
 
   get network(): ServerNetwork {
-    return { engineHost: this.currentDescription.engineHost, route: this.currentDescription.route };
+    return { dockerHost: this.currentDescription.dockerHost, route: this.currentDescription.route };
   }
 
   /**
@@ -287,7 +287,7 @@ export class DockerStartedServer implements StartedServer {
       try {
         // Bounded: an engine whose host vanished (packets dropped, no RST) would otherwise hold
         // the run's end for TCP's own timeouts (minutes) on a TLS engine.
-        await withEngineTimeout(removeByForce(this.container), STOP_TIMEOUT_MS, this.endpoint.host);
+        await withDockerTimeout(removeByForce(this.container), STOP_TIMEOUT_MS, this.endpoint.host);
       } catch (error) {
         if (!isNotFound(error)) {
           this.stopping = undefined; // keep the record, so a retry or the reaper can remove it
@@ -392,8 +392,8 @@ export class DockerTarget implements Target {
         address: `${reach.host}:${reach.port}`,
         publishedAddress: `${placement.bindIp}:${port}`,
         route: reach.route,
-        engineHost: engineHostLabel(endpoint),
-        engineRttMs: await engineRttMs(endpoint),
+        dockerHost: dockerHostLabel(endpoint),
+        dockerHostRttMs: await dockerHostRttMs(endpoint),
         ...(storage
           ? { storage }
           : { storageUnmeasured: `the probe (sh and dd) could not run in the container at ${profile.dataDir}` }),

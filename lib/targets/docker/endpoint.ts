@@ -219,7 +219,7 @@ export function endpointFromRef(ref: EndpointRef, env: NodeJS.ProcessEnv = proce
 }
 
 /** A short label for headers and metadata: "this machine" or the remote host. */
-export function engineHostLabel(endpoint: DockerEndpoint): string {
+export function dockerHostLabel(endpoint: DockerEndpoint): string {
   if (endpoint.local) return "this machine";
   if (endpoint.ssh) return `${sshHostLabel(endpoint.ssh)} (ssh)`;
   return new URL(endpoint.host.replace(/^tcp:/, "https:")).host;

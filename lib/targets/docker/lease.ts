@@ -23,7 +23,7 @@
  *
  * The bound (DEFAULT_LEASE_SECONDS, DBLAB_LEASE_SECONDS overrides it) is 120 s: twice the stall
  * watchdog's floor (60 s, lib/workloads/watchdog.ts) and well over what a lost ssh:// link takes to
- * be reported (the fault matrix's ssh:// cells end in about 47 s; ssh-engine.ts drops a link after
+ * be reported (the fault matrix's ssh:// cells end in about 47 s; ssh-docker-host.ts drops a link after
  * 20 s of unanswered keepalives). So a run that is alive but briefly cut off from its engine gets
  * the watchdog's engine-loss error, not a server that vanished under it; and a renewal paused for
  * less than 110 s (11 missed renewals) never costs a live run its server.

@@ -27,10 +27,10 @@ import { settingsToArgs } from "../settings";
 import { isNotFound, logTail, removeByForce } from "./container-io";
 import { containerName } from "./create-container";
 import { dockerClientFor, LAB_LABEL, labLabels } from "./docker-client";
-import { endpointRef, engineHostLabel, isDockerEndpoint, type DockerEndpoint } from "./endpoint";
+import { endpointRef, dockerHostLabel, isDockerEndpoint, type DockerEndpoint } from "./endpoint";
 import { resolveImage } from "./images";
 import { randomRemotePort } from "./routes";
-import { sshEngineConnection, type ReverseTunnel, type SshTunnel } from "./ssh-engine";
+import { sshDockerConnection, type ReverseTunnel, type SshTunnel } from "./ssh-docker-host";
 import { ignored } from "../../runtime/debug";
 import { leasedCreateOptions, leasedExitCode, leaseSecondsFromEnv, leaseTiming, LeaseRenewer } from "./lease";
 
@@ -62,7 +62,7 @@ export async function reverseTunnelTo(endpoint: DockerEndpoint, localPort: numbe
   checkStandbyEngine(endpoint);
   const ssh = endpoint.ssh;
   if (!ssh) throw new Error("unreachable: checked above");
-  return sshEngineConnection(ssh).reverseTunnel("127.0.0.1", localPort);
+  return sshDockerConnection(ssh).reverseTunnel("127.0.0.1", localPort);
 }
 
 /** A tar of `directory` as `name/…`, owned by the container's postgres user. */
@@ -123,7 +123,7 @@ export class RemoteStandby implements StartedServer {
   }
 
   get network(): ServerNetwork {
-    return { engineHost: this.description.engineHost, route: this.description.route };
+    return { dockerHost: this.description.dockerHost, route: this.description.route };
   }
 
   logs(lines = 10): Promise<string> {
@@ -197,7 +197,7 @@ export async function startRemoteStandby(r: RemoteStandbyRequest): Promise<Remot
     await container.start();
     lease.start();
     await waitAcceptingReads(container, r.name);
-    tunnel = await sshEngineConnection(ssh).tunnel(port);
+    tunnel = await sshDockerConnection(ssh).tunnel(port);
     const connection: ConnectionInfo = { ...r.credentials, host: "127.0.0.1", port: tunnel.localPort };
     const description: DockerServerDescription & ServerNetwork = {
       engine: "postgresql",
@@ -209,8 +209,8 @@ export async function startRemoteStandby(r: RemoteStandbyRequest): Promise<Remot
       address: `127.0.0.1:${tunnel.localPort}`,
       publishedAddress: `127.0.0.1:${port} (host network)`,
       route: "ssh-tunnel",
-      engineHost: engineHostLabel(r.endpoint),
-      engineRttMs: await sshEngineConnection(ssh).rttMs(),
+      dockerHost: dockerHostLabel(r.endpoint),
+      dockerHostRttMs: await sshDockerConnection(ssh).rttMs(),
     };
     return new RemoteStandby(
       container.id,

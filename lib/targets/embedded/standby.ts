@@ -23,7 +23,7 @@ import type {
 import { chownRecursive, type OsUser } from "./postgres-binaries";
 import { ignored } from "../../runtime/debug";
 import type { DockerEndpoint } from "../docker/endpoint";
-import type { ReverseTunnel } from "../docker/ssh-engine";
+import type { ReverseTunnel } from "../docker/ssh-docker-host";
 import { handleErrors } from "../../runtime/error-events";
 import { postgresClientConfig } from "../postgres-client";
 

@@ -104,8 +104,8 @@ export async function locatePgbench(server: StartedServer): Promise<PgbenchRunne
   // statement of a transaction would pay the link's round trip (~150–190 µs per SELECT 1 to a
   // namespace engine on this machine, ms to a real VM): the image's own pgbench runs beside the
   // server instead, as the seed's did. (The stand-in image has none: then the host's is used.)
-  const engineHost = server.network?.engineHost;
-  const remote = engineHost !== undefined && engineHost !== "this machine";
+  const dockerHost = server.network?.dockerHost;
+  const remote = dockerHost !== undefined && dockerHost !== "this machine";
   const host = findHostPgbench();
   if (host && (!remote || process.env.DBLAB_PGBENCH)) return { kind: "host", ...host };
   if (isExecCapable(server)) {

@@ -161,7 +161,7 @@ export interface ReverseTunnel {
   close(): void;
 }
 
-export class SshEngineConnection {
+export class SshDockerConnection {
   private client: Client | undefined;
   private connecting: Promise<Client> | undefined;
   private socket: net.Socket | undefined;
@@ -524,15 +524,15 @@ export class SshEngineConnection {
   }
 }
 
-const connections = new Map<string, SshEngineConnection>();
+const connections = new Map<string, SshDockerConnection>();
 
 /** The process's one connection to that host (created on first use, connected lazily). */
-export function sshEngineConnection(t: SshTarget): SshEngineConnection {
+export function sshDockerConnection(t: SshTarget): SshDockerConnection {
   // The alias too: two aliases of one host may differ in keys or known_hosts.
   const key = `${sshTargetLabel(t)} ${JSON.stringify(t)}`;
   let c = connections.get(key);
   if (!c) {
-    c = new SshEngineConnection(t);
+    c = new SshDockerConnection(t);
     connections.set(key, c);
   }
   return c;
