@@ -65,3 +65,17 @@ test("compare shows enforced limits and the image kind for the container only", 
   assert.deepEqual(field("postgresql image kind"), ["stand-in (built from embedded binaries)", "n/a"]);
   assert.deepEqual(field("postgresql route"), ["bridge", "—"]);
 });
+
+test("a run stored when the Docker host was called the engine (engineHost, engineRttMs) reads alike", () => {
+  const { dockerHost: _host, ...rest } = docker;
+  const old: StoredServerDescription = { ...rest, engineHost: "remote (ssh)", engineRttMs: 0.42 };
+  assert.deepEqual(containerFacts(old), {
+    publishedAddress: "127.0.0.1:40001",
+    route: "bridge",
+    dockerHost: "remote (ssh)",
+    dockerHostRttMs: 0.42,
+  });
+  // The current names win where both are present.
+  assert.equal(containerFacts({ ...old, dockerHost: "this machine" })?.dockerHost, "this machine");
+  assert.equal(containerFacts(embedded), undefined);
+});
