@@ -291,6 +291,33 @@ export function verdictSummary(claims: readonly ClaimCheck[]): string {
     .join(", ");
 }
 
+/** What a run flagged (outliers, a checkpoint or autovacuum inside a timed window), for a sensitivity sentence. */
+export interface Flagged {
+  /** The unit flagged: "trial", "repeat", "round", "set". */
+  readonly noun: string;
+  readonly count: number;
+  /** Which, and why ("idx39/r3: 1 checkpoint(s)"); "" when only the count is known. */
+  readonly detail: string;
+  /** The sentence when nothing was flagged: what would have flagged a unit. */
+  readonly none: string;
+}
+
+/**
+ * The one sensitivity sentence every notebook's claims use: whether the verdict changes without the
+ * flagged units. `again` is the same rule on the same statistic over the other units (undefined when
+ * none is left to judge on).
+ */
+export function sensitivitySentence(flagged: Flagged, verdict: Verdict, again: () => Decision | undefined): string {
+  if (flagged.count === 0) return flagged.none;
+  const what =
+    `Without the ${flagged.count} flagged ${flagged.noun}(s)` + (flagged.detail ? ` (${flagged.detail})` : "");
+  const without = again();
+  if (!without) return `${what} no ${flagged.noun} is left to judge on.`;
+  return without.verdict === verdict
+    ? `${what}: the same verdict.`
+    : `${what}: "${without.verdict}" instead — ${without.decidedBy}.`;
+}
+
 /**
  * Attaches to each claim whether its verdict changes without the flagged trials (outliers by
  * OUTLIER_RULE, or a checkpoint/autovacuum inside the timed window): `without` are the same claims
@@ -301,23 +328,16 @@ export function withSensitivity(
   without: readonly ClaimCheck[],
   flagged: number,
 ): ClaimCheck[] {
-  if (flagged === 0)
-    return claims.map((c) => ({
-      ...c,
-      sensitivity: "No trial was flagged (outlier, checkpoint or autovacuum in its window).",
-    }));
-  return claims.map((c) => {
-    const other = without.find((w) => w.id === c.id);
-    const what = `Without the ${flagged} flagged trial(s) (outliers, or a checkpoint/autovacuum in the timed window)`;
-    if (!other) return { ...c, sensitivity: `${what}: this claim cannot be judged.` };
-    return {
-      ...c,
-      sensitivity:
-        other.verdict === c.verdict
-          ? `${what}: the same verdict.`
-          : `${what}: "${other.verdict}" instead (${other.decidedBy}).`,
-    };
-  });
+  const units: Flagged = {
+    noun: "trial",
+    count: flagged,
+    detail: "outliers, or a checkpoint/autovacuum in the timed window",
+    none: "No trial was flagged (outlier, checkpoint or autovacuum in its window).",
+  };
+  return claims.map((c) => ({
+    ...c,
+    sensitivity: sensitivitySentence(units, c.verdict, () => without.find((w) => w.id === c.id)),
+  }));
 }
 
 /**

@@ -220,7 +220,7 @@ test("02 (1a) sensitivity: a repeat with a timed checkpoint is flagged and the v
   assert.equal(c.verdict, "held");
   assert.match(
     c.sensitivity ?? "",
-    /Without the 1 flagged repeat\(s\) \(repeat 2: B timed checkpoint\) the verdict is the same/,
+    /Without the 1 flagged repeat\(s\) \(repeat 2: B timed checkpoint\): the same verdict/,
   );
   const clean = summaryOf(run(5, (r) => ({ a: { seconds: 10 * jitter(r) }, b: { seconds: 20 } })));
   assert.match(claimFaster(clean, headlinePair(clean)).sensitivity ?? "", /^No repeat was flagged/);

@@ -18,6 +18,7 @@ import {
   repeatsForCoverage,
   signTestP,
   verdictText,
+  sensitivitySentence,
   withSensitivity,
   type ClaimCheck,
   type Rule,
@@ -347,4 +348,32 @@ test("planClaims: the same regime rule as the verdict, before the run; planText 
   assert.equal(over[0].reason, "clients per CPU 1.5 (needs ≤ 1)");
   assert.match(planText([...plans, ...over]), /can decide 4 of 5 claims; not: \(out\) /);
   assert.match(planText(plans), /not counted: \(x\) not evidence: derived from d; \(m\) unavailable: no MongoDB/);
+});
+
+test("sensitivitySentence: none flagged, none left, the same verdict, another one", () => {
+  const flagged = {
+    noun: "round",
+    count: 2,
+    detail: "r1: 1 checkpoint(s); r3: TPS outlier",
+    none: "No round was flagged.",
+  };
+  assert.equal(
+    sensitivitySentence({ ...flagged, count: 0 }, "held", () => undefined),
+    "No round was flagged.",
+  );
+  assert.equal(
+    sensitivitySentence(flagged, "held", () => undefined),
+    "Without the 2 flagged round(s) (r1: 1 checkpoint(s); r3: TPS outlier) no round is left to judge on.",
+  );
+  assert.equal(
+    sensitivitySentence(flagged, "held", () => ({ verdict: "held", decidedBy: "x" })),
+    "Without the 2 flagged round(s) (r1: 1 checkpoint(s); r3: TPS outlier): the same verdict.",
+  );
+  assert.equal(
+    sensitivitySentence({ ...flagged, detail: "" }, "held", () => ({
+      verdict: "inconclusive",
+      decidedBy: "straddles 1",
+    })),
+    'Without the 2 flagged round(s): "inconclusive" instead — straddles 1.',
+  );
 });

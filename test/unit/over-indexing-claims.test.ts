@@ -345,7 +345,7 @@ test("03 sensitivity: flagged rounds are named, and a verdict resting on them sa
   assert.equal(flagged.verdict, "held");
   assert.match(
     flagged.sensitivity ?? "",
-    /Without the 1 flagged round\(s\) \(idx39\/r3: 1 checkpoint\(s\)\): inconclusive/,
+    /Without the 1 flagged round\(s\) \(idx39\/r3: 1 checkpoint\(s\)\): "inconclusive" instead/,
   );
 });
 

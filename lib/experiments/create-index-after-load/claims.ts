@@ -18,6 +18,8 @@ import {
   type Declaration,
   type RegimeFactor,
   type Rule,
+  sensitivitySentence,
+  type Verdict,
 } from "../../stats/claims";
 import { intervalText, type Interval } from "../../stats/intervals";
 import { stateSensitivity } from "../../stats/speed";
@@ -206,18 +208,16 @@ function sensitivity(
   pair: PairSummary,
   statistic: (repeats: readonly RepeatPair[]) => Interval | undefined,
   rule: Rule,
-  verdict: string,
+  verdict: Verdict,
   fmt: (x: number) => string,
 ): string {
   const flagged = pair.repeats.filter((r) => r.flagged);
-  if (!flagged.length) return "No repeat was flagged (outlier, timed checkpoint or autovacuum in its timed phases).";
-  const which = flagged.map((r) => `repeat ${r.repeat}: ${r.flags.join(", ")}`).join("; ");
-  const kept = pair.repeats.filter((r) => !r.flagged);
-  if (!kept.length) return `Every repeat is flagged (${which}): no verdict without them.`;
-  const without = decide(rule, statistic(kept), { fmt });
-  return without.verdict === verdict
-    ? `Without the ${flagged.length} flagged repeat(s) (${which}) the verdict is the same.`
-    : `Without the ${flagged.length} flagged repeat(s) (${which}) it would be "${without.verdict}": ${without.decidedBy}.`;
+  const detail = flagged.map((r) => `repeat ${r.repeat}: ${r.flags.join(", ")}`).join("; ");
+  const none = "No repeat was flagged (outlier, timed checkpoint or autovacuum in its timed phases).";
+  return sensitivitySentence({ noun: "repeat", count: flagged.length, detail, none }, verdict, () => {
+    const kept = pair.repeats.filter((r) => !r.flagged);
+    return kept.length ? decide(rule, statistic(kept), { fmt }) : undefined;
+  });
 }
 
 const ratioTrend = (s: CreateIndexSummary) =>

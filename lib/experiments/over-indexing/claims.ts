@@ -19,6 +19,8 @@ import {
   type Decision,
   type RegimeFactor,
   type Rule,
+  sensitivitySentence,
+  type Verdict,
 } from "../../stats/claims";
 import type { OverIndexingParams } from "./params";
 import { plannedServerCpus } from "../server-cpus";
@@ -213,16 +215,12 @@ function flaggedText(s: OverIndexingSummary): { count: number; text: string } {
 /** Whether a verdict stands without the flagged rounds: recomputed, said in one sentence. */
 function sensitivity(
   s: OverIndexingSummary,
-  verdict: string,
+  verdict: Verdict,
   recompute: (keep: (r: RoundSummary) => boolean) => Decision | undefined,
 ): string {
   const { count, text } = flaggedText(s);
-  if (!count) return "No round was flagged (no checkpoint or autovacuum run inside a timed window, no TPS outlier).";
-  const again = recompute(clean);
-  if (!again) return `Without the ${count} flagged round(s) (${text}) no pair is left to decide on.`;
-  return again.verdict === verdict
-    ? `Without the ${count} flagged round(s) (${text}): still ${again.verdict}.`
-    : `Without the ${count} flagged round(s) (${text}): ${again.verdict} — ${again.decidedBy}.`;
+  const none = "No round was flagged (no checkpoint or autovacuum run inside a timed window, no TPS outlier).";
+  return sensitivitySentence({ noun: "round", count, detail: text, none }, verdict, () => recompute(clean));
 }
 
 /** The counters that explain a level's cost, lowest level vs highest, as one sentence of measured numbers. */

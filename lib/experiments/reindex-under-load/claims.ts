@@ -21,6 +21,8 @@ import {
   type Declaration,
   type RegimeFactor,
   type Rule,
+  sensitivitySentence,
+  type Verdict,
 } from "../../stats/claims";
 import { intervalText, medianInterval, type Interval } from "../../stats/intervals";
 import { sameStatePairs, stateSensitivity, type StatePairs } from "../../stats/speed";
@@ -309,23 +311,20 @@ function sensitivity(
   modes: readonly ReindexMode[],
   statistic: (runs: readonly RunSummary[]) => Interval | undefined,
   rule: Rule,
-  verdict: string,
+  verdict: Verdict,
   fmt: (x: number) => string,
 ): string {
   const used = s.runs.filter((r) => modes.includes(r.mode));
   const flaggedSets = [...new Set(used.filter((r) => r.flags.length).map((r) => r.set))].sort((a, b) => a - b);
-  if (!flaggedSets.length) return "No run was flagged (outlier, checkpoint or autovacuum in its window).";
-  const which = used
+  const detail = used
     .filter((r) => r.flags.length)
     .map((r) => `set ${r.set} ${r.mode}: ${r.flags.join(", ")}`)
     .join("; ");
-  const kept = s.runs.filter((r) => !flaggedSets.includes(r.set));
-  const interval = statistic(kept);
-  if (!interval) return `Every set has a flagged run (${which}): no verdict without them.`;
-  const without = decide(rule, interval, { fmt });
-  return without.verdict === verdict
-    ? `Without the flagged set(s) (${which}) the verdict is the same.`
-    : `Without the flagged set(s) (${which}) it would be "${without.verdict}": ${without.decidedBy}.`;
+  const none = "No run was flagged (outlier, checkpoint or autovacuum in its window).";
+  return sensitivitySentence({ noun: "set", count: flaggedSets.length, detail, none }, verdict, () => {
+    const interval = statistic(s.runs.filter((r) => !flaggedSets.includes(r.set)));
+    return interval ? decide(rule, interval, { fmt }) : undefined;
+  });
 }
 
 const lostShareOf = (mode: ReindexMode) => (runs: readonly RunSummary[]) =>

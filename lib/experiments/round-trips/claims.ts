@@ -20,6 +20,8 @@ import {
   type Decision,
   type RegimeFactor,
   type Rule,
+  sensitivitySentence,
+  type Verdict,
 } from "../../stats/claims";
 import { intervalText, medianInterval, type Interval } from "../../stats/intervals";
 import type { RoundTripsParams } from "./params";
@@ -184,14 +186,10 @@ export const DECLARATIONS: readonly Declaration[] = [
 ];
 
 /** Whether the verdict changes without the flagged repeats: recomputed, one sentence. */
-function sensitivityText(flagged: ReadonlySet<number>, verdict: string, again: () => Decision | undefined): string {
-  if (!flagged.size) return "No trial of either case was flagged (outlier by elapsed time, or a checkpoint inside).";
-  const list = [...flagged].sort((a, b) => a - b).join(", ");
-  const d = again();
-  if (!d) return `Without the flagged repeat(s) ${list} no pair is left.`;
-  return d.verdict === verdict
-    ? `Without the flagged repeat(s) ${list}: still ${d.verdict}.`
-    : `Without the flagged repeat(s) ${list}: ${d.verdict} — ${d.decidedBy}.`;
+function sensitivityText(flagged: ReadonlySet<number>, verdict: Verdict, again: () => Decision | undefined): string {
+  const detail = [...flagged].sort((a, b) => a - b).join(", ");
+  const none = "No trial of either case was flagged (outlier by elapsed time, or a checkpoint inside).";
+  return sensitivitySentence({ noun: "repeat", count: flagged.size, detail, none }, verdict, again);
 }
 
 export function claimRttRatio(s: RoundTripsSummary): ClaimCheck {
