@@ -25,6 +25,7 @@ import { findExperiment, EXPERIMENTS } from "../lib/experiments/registry";
 import type { RegisteredExperiment } from "../lib/experiments/contract";
 import { checkProfile, PROFILES, type ProfileName } from "../lib/params/profiles";
 import { etaText } from "../lib/experiments/eta";
+import { leftText } from "../lib/display/progress";
 import { planText } from "../lib/stats/claims";
 import { checkDiskNeed, DiskSpaceError, type DiskNeed } from "../lib/targets/disk-need";
 import { DATA_DIR_ENV, embeddedBaseDir } from "../lib/targets/embedded/data-dir";
@@ -478,9 +479,11 @@ export function readProgress(file: string): string {
       done?: number;
       total?: number;
       finished?: boolean;
+      leftSeconds?: number;
     };
     const head = p.title ? `${p.title}: ` : "";
-    const count = !p.finished && p.done !== undefined && p.total !== undefined ? `${p.done}/${p.total} ` : "";
+    const left = typeof p.leftSeconds === "number" ? `(about ${leftText(p.leftSeconds)} left) ` : "";
+    const count = !p.finished && p.done !== undefined && p.total !== undefined ? `${p.done}/${p.total} ${left}` : "";
     return `${head}${count}${p.message ?? ""}`.trim();
   } catch {
     return last; // plain text progress is shown as is

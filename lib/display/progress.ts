@@ -11,17 +11,43 @@ export interface ProgressReporter {
   finish(message: string): void;
 }
 
-export function progressReporter(title: string): ProgressReporter {
+/** "1 h 12 min", "14 min", "40 s": a time left, for the progress line. */
+export function leftText(seconds: number): string {
+  if (seconds < 90) return `${Math.max(1, Math.round(seconds))} s`;
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return `${minutes} min`;
+  return `${Math.floor(minutes / 60)} h${minutes % 60 ? ` ${minutes % 60} min` : ""}`;
+}
+
+/**
+ * `left(done)`: the seconds left by the notebook's ETA model, refitted on the trials finished so
+ * far; without it (or before it can say), the elapsed time per finished unit times those left.
+ */
+export function progressReporter(
+  title: string,
+  left?: (done: number, total: number) => number | undefined,
+): ProgressReporter {
   const output = liveOutput();
   const started = Date.now();
   const file = process.env.DBLAB_PROGRESS_FILE;
   const emit = (event: object) => {
     if (file) fs.appendFileSync(file, `${JSON.stringify({ title, ...event })}\n`);
   };
-  const render = (done: number, total: number, message: string) => {
+  /** Seconds left: the model's when it can say, else elapsed per finished unit times those left. */
+  const leftOf = (done: number, total: number): { seconds?: number; modelled: boolean } => {
+    if (done >= total) return { modelled: false };
+    const modelled = left?.(done, total);
+    if (modelled !== undefined) return { seconds: modelled, modelled: true };
+    const elapsed = (Date.now() - started) / 1000;
+    return done > 0 ? { seconds: (elapsed / done) * (total - done), modelled: false } : { modelled: false };
+  };
+  const render = (done: number, total: number, message: string, remaining: { seconds?: number; modelled: boolean }) => {
     const pct = total ? Math.round((100 * done) / total) : 100;
     const elapsed = (Date.now() - started) / 1000;
-    const eta = done > 0 && done < total ? ` · about ${Math.round((elapsed / done) * (total - done))} s left` : "";
+    const eta =
+      remaining.seconds !== undefined
+        ? ` · about ${leftText(remaining.seconds)} left${remaining.modelled ? " (model)" : ""}`
+        : "";
     output.html(
       `<div style="font-family:monospace"><b>${escapeHtml(title)}</b> ${done}/${total} (${pct} %) · ${elapsed.toFixed(0)} s${eta}<br>` +
         `<div style="background:#eee;width:420px;height:10px"><div style="background:#4c78a8;width:${(420 * pct) / 100}px;height:10px"></div></div>` +
@@ -30,8 +56,9 @@ export function progressReporter(title: string): ProgressReporter {
   };
   return {
     update(done, total, message) {
-      render(done, total, message);
-      emit({ done, total, message });
+      const remaining = leftOf(done, total);
+      render(done, total, message, remaining);
+      emit({ done, total, message, ...(remaining.modelled ? { leftSeconds: remaining.seconds } : {}) });
     },
     finish(message) {
       output.html(

@@ -30,6 +30,26 @@ export interface PlannedUnit {
   readonly size: number;
   /** Seconds the plan fixes whatever the machine (a round's duration). */
   readonly fixedSeconds: number;
+  /**
+   * Trials whose timed part grows alike (02's two methods: loading into an indexed table grows
+   * faster than the rows, loading then indexing as fast): each kind gets its own growth fit.
+   */
+  readonly kind?: string;
+}
+
+/**
+ * How one kind's timed part grows past the largest size stored: `timed = seconds × (size ÷ size0)^exponent`
+ * from the medians at its two largest stored sizes. The exponent is kept within [1, 1.5]: work per
+ * unit never gets cheaper with size, and a steeper rise between two nearby sizes is noise rather
+ * than a law to extrapolate 30× on. Measured on 02 here (AMD EPYC, 2 vCPU): loading into an indexed
+ * table took 3.5 s at 1M rows, 55 s at 10M, 175 s at 30M and 693 s at 100M (exponent 1.15), loading
+ * then indexing 2.1, 19, 64 and 201 s (0.99); a single per-row rate from a default run's 3M-row
+ * trials put the 100M pair at ~500 s against 893 s.
+ */
+export interface KindGrowth {
+  readonly size: number;
+  readonly seconds: number;
+  readonly exponent: number;
 }
 
 /**
@@ -51,6 +71,8 @@ export interface Calibration {
    * per-statement costs) makes it long — 01's default from smoke runs alone reads ~8 min for ~4.
    */
   readonly constantSetup: boolean;
+  /** Per kind (PlannedUnit.kind), the timed part's growth; a kind without one uses timedPerSizeSeconds. */
+  readonly kinds?: Readonly<Record<string, KindGrowth>>;
 }
 
 /** A stored trial: its size, its own timed seconds, and its wall time (startedAt → finishedAt). */
@@ -58,6 +80,7 @@ export interface CalibrationSample {
   readonly size: number;
   readonly timedSeconds: number;
   readonly wallSeconds: number;
+  readonly kind?: string;
 }
 
 /**
@@ -73,6 +96,8 @@ export interface EtaModel<P> {
   units(params: P, maximal: boolean, stored: StoredRuns): PlannedUnit[];
   /** A stored trial's size, from its condition and its run's params. */
   size(condition: Record<string, unknown>, params: Record<string, unknown>): number;
+  /** A stored trial's kind, as its planned units name it (see PlannedUnit.kind); absent: one kind. */
+  kind?(condition: Record<string, unknown>): string | undefined;
   /**
    * Rates for the no-stored-runs fallback, fitted on the reference machine (`REFERENCE_PROBE_SECONDS`)
    * and scaled by this machine's CPU probe; without them, no ETA until a run is stored.
@@ -110,6 +135,7 @@ export function fitCalibration(samples: readonly CalibrationSample[], source: st
   );
   if (!usable.length) return undefined;
   const timedPerSizeSeconds = median(usable.map((s) => s.timedSeconds / s.size));
+  const kinds = fitKinds(usable);
   const points = usable.map((s) => ({ x: s.size, y: Math.max(0, s.wallSeconds - s.timedSeconds) }));
   const xs = points.map((p) => p.x);
   if (Math.max(...xs) < 4 * Math.min(...xs)) {
@@ -119,6 +145,7 @@ export function fitCalibration(samples: readonly CalibrationSample[], source: st
       untimedPerSizeSeconds: 0,
       source,
       constantSetup: true,
+      ...(kinds ? { kinds } : {}),
     };
   }
   const fit = linearRegression(points.map((p) => [p.x, p.y]));
@@ -130,12 +157,52 @@ export function fitCalibration(samples: readonly CalibrationSample[], source: st
     a = 0;
     b = points.reduce((t, p) => t + p.x * p.y, 0) / points.reduce((t, p) => t + p.x * p.x, 0);
   }
-  return { timedPerSizeSeconds, overheadSeconds: a, untimedPerSizeSeconds: b, source, constantSetup: false };
+  return {
+    timedPerSizeSeconds,
+    overheadSeconds: a,
+    untimedPerSizeSeconds: b,
+    source,
+    constantSetup: false,
+    ...(kinds ? { kinds } : {}),
+  };
+}
+
+/** Timed seconds below this say more about fixed per-trial costs than about growth. */
+const MIN_GROWTH_SECONDS = 0.5;
+
+/** Each kind's growth from the medians at its two largest sizes (KindGrowth); undefined without kinds. */
+export function fitKinds(samples: readonly CalibrationSample[]): Record<string, KindGrowth> | undefined {
+  const byKind = new Map<string, Map<number, number[]>>();
+  for (const s of samples) {
+    if (s.kind === undefined) continue;
+    const sizes = byKind.get(s.kind) ?? new Map<number, number[]>();
+    sizes.set(s.size, [...(sizes.get(s.size) ?? []), s.timedSeconds]);
+    byKind.set(s.kind, sizes);
+  }
+  const out: Record<string, KindGrowth> = {};
+  for (const [kind, sizes] of byKind) {
+    const points = [...sizes]
+      .map(([size, times]) => ({ size, seconds: median(times) }))
+      .filter((p) => p.seconds > 0)
+      .sort((x, y) => x.size - y.size);
+    const top = points[points.length - 1];
+    if (!top) continue;
+    const below = points.filter((p) => p.size < top.size && p.seconds >= MIN_GROWTH_SECONDS).pop();
+    const raw = below ? Math.log(top.seconds / below.seconds) / Math.log(top.size / below.size) : 1;
+    out[kind] = { size: top.size, seconds: top.seconds, exponent: Math.min(1.5, Math.max(1, raw)) };
+  }
+  return Object.keys(out).length ? out : undefined;
 }
 
 /** One planned trial's seconds under a calibration. */
 export function unitSeconds(u: PlannedUnit, c: Calibration): number {
-  const timed = u.fixedSeconds > 0 ? u.fixedSeconds : c.timedPerSizeSeconds * u.size;
+  const growth = u.kind !== undefined ? c.kinds?.[u.kind] : undefined;
+  const timed =
+    u.fixedSeconds > 0
+      ? u.fixedSeconds
+      : growth
+        ? growth.seconds * (u.size / growth.size) ** growth.exponent
+        : c.timedPerSizeSeconds * u.size;
   return timed + c.overheadSeconds + c.untimedPerSizeSeconds * u.size;
 }
 
@@ -185,7 +252,18 @@ export function etaText(e: Estimate, runId?: string): string {
   const trials = e.remaining === e.planned ? `${e.planned} trials` : `${e.remaining} of ${e.planned} trials left`;
   const resume = runId ? `; resumable with npm run reproduce -- --resume ${runId}` : "";
   if (e.remaining === 0) return `nothing left to run here (${e.planned} of ${e.planned} trials done)`;
-  return `${formatDuration(e.seconds)} here${max}${bound}; ${trials}, per-trial time from ${e.calibration.source}${resume}`;
+  return `${formatDuration(e.seconds)} here${max}${bound}; ${trials}, per-trial time from ${e.calibration.source}${growthText(e.calibration)}${resume}`;
+}
+
+const sizeText = (n: number) =>
+  n >= 1e6 ? `${+(n / 1e6).toPrecision(3)}M` : n >= 1e3 ? `${+(n / 1e3).toPrecision(3)}k` : `${+n.toPrecision(3)}`;
+
+/** The growth model the estimate used, stated: "timed part ∝ size^k past the largest stored size, per kind: …". */
+export function growthText(c: Calibration): string {
+  const kinds = Object.entries(c.kinds ?? {});
+  if (!kinds.length) return "";
+  const each = kinds.map(([k, g]) => `${k} ^${g.exponent.toFixed(2)} from ${sizeText(g.size)}`).join(", ");
+  return `; timed part ∝ size^k past the largest stored size (${each})`;
 }
 
 /**
@@ -219,7 +297,7 @@ export function cpuProbeSeconds(): number {
 /** The stored trials of one notebook under `root`: every finished trial with its wall time. */
 export function storedSamples(
   notebook: string,
-  model: Pick<EtaModel<never>, "size">,
+  model: Pick<EtaModel<never>, "size" | "kind">,
   root: string = resultsRoot(),
 ): { samples: CalibrationSample[]; runs: number } {
   const samples: CalibrationSample[] = [];
@@ -254,10 +332,13 @@ export function storedSamples(
       if (t.status !== "ok" || typeof t.startedAt !== "string" || typeof t.finishedAt !== "string") continue;
       if (t.condition === null || typeof t.condition !== "object") continue;
       const wallSeconds = (Date.parse(t.finishedAt) - Date.parse(t.startedAt)) / 1000;
+      const condition = t.condition as Record<string, unknown>;
+      const kind = model.kind?.(condition);
       samples.push({
-        size: model.size(t.condition as Record<string, unknown>, params),
+        size: model.size(condition, params),
         timedSeconds: t.seconds,
         wallSeconds,
+        ...(kind !== undefined ? { kind } : {}),
       });
       counted = true;
     }
@@ -269,7 +350,7 @@ export function storedSamples(
 /** This machine's calibration for a notebook: its stored runs, else the CPU probe times the reference. */
 export function calibrate(
   notebook: string,
-  model: Pick<EtaModel<never>, "size" | "reference">,
+  model: Pick<EtaModel<never>, "size" | "kind" | "reference">,
   root: string = resultsRoot(),
   probe: () => number = cpuProbeSeconds,
 ): Calibration | undefined {

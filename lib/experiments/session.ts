@@ -133,6 +133,34 @@ export function interruptedMessage(
   );
 }
 
+/**
+ * The seconds left by the notebook's ETA model during the run: refitted whenever a trial has
+ * finished since the last call (the run's own trials are stored runs too, so a 100M-row trial's
+ * time corrects what the default runs alone predicted), else the last answer.
+ */
+function modelLeft(
+  options: SessionOptions,
+  store: { trials(): readonly { readonly key: string; readonly status: string }[] },
+): ((done: number, total: number) => number | undefined) | undefined {
+  const estimate = options.estimate;
+  if (!estimate) return undefined;
+  let at = -1;
+  let left: number | undefined;
+  return (done) => {
+    if (done !== at) {
+      at = done;
+      const finished = new Set(
+        store
+          .trials()
+          .filter((t) => t.status === "ok")
+          .map((t) => t.key),
+      );
+      left = estimate(finished)?.seconds;
+    }
+    return left;
+  };
+}
+
 /** The ETA line of this run's remaining trials, or undefined for a notebook the estimate does not model. */
 function runEta(
   options: SessionOptions,
@@ -180,8 +208,8 @@ class SessionProgress implements ProgressReporter {
   /** The plan's size as the work last reported it (for the interrupt's and the engine loss's message). */
   planned = 0;
   private readonly reporter: ReturnType<typeof lastLineKept>;
-  constructor(title: string) {
-    this.reporter = lastLineKept(progressReporter(title));
+  constructor(title: string, left?: (done: number, total: number) => number | undefined) {
+    this.reporter = lastLineKept(progressReporter(title, left));
   }
   // Arrow properties: callers pass them on as callbacks (`onProgress: progress.update`).
   readonly update = (done: number, total: number, message: string): void => {
@@ -238,7 +266,7 @@ class RunSession<C extends object> implements ExperimentSession<C> {
       params: options.params,
       resumeId: options.control.resumeId,
     });
-    const progress = new SessionProgress(options.title);
+    const progress = new SessionProgress(options.title, modelLeft(options, store));
     // Before any server starts: how long the plan takes here, so a reader can stop now rather than
     // hours in. The first progress line and the run header say it.
     const eta = runEta(options, store);

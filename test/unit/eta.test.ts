@@ -14,11 +14,16 @@ import {
   estimateUnits,
   etaText,
   fitCalibration,
+  fitKinds,
   formatDuration,
+  growthText,
+  unitSeconds,
   type Calibration,
   type PlannedUnit,
 } from "../../lib/experiments/eta";
 import { EXPERIMENTS, findExperiment } from "../../lib/experiments/registry";
+import { leftText, progressReporter } from "../../lib/display/progress";
+import { readProgress } from "../../scripts/reproduce";
 import { INDEX_WRITE_COST_PROFILES } from "../../lib/experiments/index-write-cost/params";
 import { estimate as indexWriteCost } from "../../lib/experiments/index-write-cost/eta";
 import { estimate as overIndexing } from "../../lib/experiments/over-indexing/eta";
@@ -286,4 +291,76 @@ test("06's default: the schema's five secondary indexes and one candidate, the b
   // Named indexes: those only; an unreadable schema for "all": none dropped (the run's check says why).
   assert.deepEqual(indexesToDrop({ existing: ["a"], schema: "/no/such" }), ["a"]);
   assert.deepEqual(indexesToDrop({ existing: "all", schema: "/no/such" }), []);
+});
+
+test("per-kind growth: from the medians at each kind's two largest sizes, the exponent kept within [1, 1.5]", () => {
+  const at = (kind: string, size: number, timedSeconds: number) => ({
+    kind,
+    size,
+    timedSeconds,
+    wallSeconds: timedSeconds + 1,
+  });
+  const kinds = fitKinds([
+    // 02 here: loading into an indexed table 3.5 s at 1M rows, 55 s at 10M (exponent 1.20).
+    at("B", 1e6, 3.5),
+    at("B", 1e7, 50),
+    at("B", 1e7, 60),
+    // Loading then indexing: faster than linear between two sizes is noise, taken as linear.
+    at("A", 1e6, 2.5),
+    at("A", 1e7, 19),
+    // Tiny trials say nothing about growth: one size left, linear from it.
+    at("C", 1e3, 0.01),
+    at("C", 1e6, 4),
+    // Steeper than 1.5 is capped.
+    at("D", 1e6, 1),
+    at("D", 2e6, 10),
+  ]);
+  assert.ok(kinds);
+  assert.equal(kinds.B.size, 1e7);
+  assert.equal(kinds.B.seconds, 55);
+  assert.ok(Math.abs(kinds.B.exponent - Math.log(55 / 3.5) / Math.log(10)) < 1e-9);
+  assert.equal(kinds.A.exponent, 1);
+  assert.equal(kinds.C.exponent, 1);
+  assert.equal(kinds.C.size, 1e6);
+  assert.equal(kinds.D.exponent, 1.5);
+  assert.equal(fitKinds([{ size: 1, timedSeconds: 1, wallSeconds: 1 }]), undefined);
+  // A unit of kind B at 100M: 55 s × 10^1.2; a unit of no fitted kind: the per-size rate.
+  const c: Calibration = { ...FLAT, overheadSeconds: 0, kinds };
+  const b = unitSeconds({ key: "b", size: 1e8, fixedSeconds: 0, kind: "B" }, c);
+  assert.ok(Math.abs(b - 55 * 10 ** kinds.B.exponent) < 1e-6);
+  assert.equal(unitSeconds({ key: "x", size: 1000, fixedSeconds: 0, kind: "X" }, c), 1);
+  // A fixed run length is not grown.
+  assert.equal(unitSeconds({ key: "f", size: 1e8, fixedSeconds: 30, kind: "B" }, c), 30);
+  assert.match(
+    growthText(c),
+    /timed part ∝ size\^k past the largest stored size \(B \^1\.20 from 10M, A \^1\.00 from 10M/,
+  );
+});
+
+test("the progress line's time left: the model's while it can say, marked so; leftText's units", () => {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "dblab-progress-")), "p.jsonl");
+  const before = process.env.DBLAB_PROGRESS_FILE;
+  process.env.DBLAB_PROGRESS_FILE = file;
+  try {
+    const p = progressReporter("t", (done) => (done === 1 ? 4000 : undefined));
+    p.update(1, 3, "one done");
+    p.update(2, 3, "two done");
+    const lines = fs
+      .readFileSync(file, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { leftSeconds?: number });
+    assert.equal(lines[0].leftSeconds, 4000);
+    assert.equal(lines[1].leftSeconds, undefined, "no model answer: the naive estimate is not sent as the model's");
+    assert.equal(readProgress(file), "t: 2/3 two done");
+    p.update(1, 3, "again");
+    assert.equal(readProgress(file), "t: 1/3 (about 1 h 7 min left) again");
+  } finally {
+    if (before === undefined) delete process.env.DBLAB_PROGRESS_FILE;
+    else process.env.DBLAB_PROGRESS_FILE = before;
+  }
+  assert.deepEqual(
+    [leftText(40), leftText(600), leftText(3600), leftText(4000)],
+    ["40 s", "10 min", "1 h", "1 h 7 min"],
+  );
 });
