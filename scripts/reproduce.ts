@@ -25,7 +25,7 @@ import { findExperiment, EXPERIMENTS } from "../lib/experiments/registry";
 import type { RegisteredExperiment } from "../lib/experiments/contract";
 import { checkProfile, PROFILES, type ProfileName } from "../lib/params/profiles";
 import { etaText } from "../lib/experiments/eta";
-import { leftText } from "../lib/display/progress";
+import { durationText } from "../lib/stats/format";
 import { planText } from "../lib/stats/claims";
 import { checkDiskNeed, DiskSpaceError, type DiskNeed } from "../lib/targets/disk-need";
 import { DATA_DIR_ENV, embeddedBaseDir } from "../lib/targets/embedded/data-dir";
@@ -334,13 +334,7 @@ export function newRunId(now = new Date()): string {
   return `${stamp}-${randomBytes(3).toString("hex")}`;
 }
 
-function formatDuration(ms: number): string {
-  const s = ms / 1000;
-  if (s < 60) return `${s.toFixed(1)} s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m} min ${Math.round(s - m * 60)} s`;
-  return `${Math.floor(m / 60)} h ${m % 60} min`;
-}
+const formatDuration = (ms: number): string => durationText(ms / 1000);
 
 interface RunRecord {
   planned: Planned;
@@ -482,7 +476,7 @@ export function readProgress(file: string): string {
       leftSeconds?: number;
     };
     const head = p.title ? `${p.title}: ` : "";
-    const left = typeof p.leftSeconds === "number" ? `(about ${leftText(p.leftSeconds)} left) ` : "";
+    const left = typeof p.leftSeconds === "number" ? `(about ${durationText(p.leftSeconds, "estimate")} left) ` : "";
     const count = !p.finished && p.done !== undefined && p.total !== undefined ? `${p.done}/${p.total} ${left}` : "";
     return `${head}${count}${p.message ?? ""}`.trim();
   } catch {

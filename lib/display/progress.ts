@@ -5,18 +5,11 @@
  */
 import fs from "node:fs";
 import { escapeHtml, liveOutput } from "./output";
+import { durationText } from "../stats/format";
 
 export interface ProgressReporter {
   update(done: number, total: number, message: string): void;
   finish(message: string): void;
-}
-
-/** "1 h 12 min", "14 min", "40 s": a time left, for the progress line. */
-export function leftText(seconds: number): string {
-  if (seconds < 90) return `${Math.max(1, Math.round(seconds))} s`;
-  const minutes = Math.round(seconds / 60);
-  if (minutes < 60) return `${minutes} min`;
-  return `${Math.floor(minutes / 60)} h${minutes % 60 ? ` ${minutes % 60} min` : ""}`;
 }
 
 /**
@@ -46,7 +39,7 @@ export function progressReporter(
     const elapsed = (Date.now() - started) / 1000;
     const eta =
       remaining.seconds !== undefined
-        ? ` · about ${leftText(remaining.seconds)} left${remaining.modelled ? " (model)" : ""}`
+        ? ` · about ${durationText(remaining.seconds, "estimate")} left${remaining.modelled ? " (model)" : ""}`
         : "";
     output.html(
       `<div style="font-family:monospace"><b>${escapeHtml(title)}</b> ${done}/${total} (${pct} %) · ${elapsed.toFixed(0)} s${eta}<br>` +

@@ -22,6 +22,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { linearRegression, mean, median } from "simple-statistics";
 import { resultsRoot } from "../results/run-store";
+import { durationText } from "../stats/format";
 
 /** One planned trial as the estimate sees it. */
 export interface PlannedUnit {
@@ -232,12 +233,7 @@ export function estimateUnits(
 
 /** "about 7 h 40 min", "about 12 min", "about 40 s". */
 export function formatDuration(seconds: number): string {
-  if (seconds < 90) return `about ${Math.max(1, Math.round(seconds))} s`;
-  const minutes = Math.round(seconds / 60);
-  if (minutes < 60) return `about ${minutes} min`;
-  const h = Math.floor(minutes / 60);
-  const m = minutes % 60;
-  return `about ${h} h${m ? ` ${m} min` : ""}`;
+  return `about ${durationText(seconds, "estimate")}`;
 }
 
 /** The ETA sentence: duration, its ceiling with adaptive rounds, what it rests on, how to resume. */

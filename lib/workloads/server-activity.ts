@@ -10,6 +10,7 @@
  * but its WAL grows with its rows). One query on a fresh connection every 15 s costs a fork and
  * a few ms of the server's time: nothing beside statements that run for minutes.
  */
+import { durationText } from "../stats/format";
 import { Client } from "pg";
 import type { StartedServer } from "../targets/types";
 import { ENGINE_FACTS } from "../targets/engines";
@@ -67,10 +68,7 @@ function share(done: string | null, total: string | null): string | undefined {
   return `${Math.min(100, Math.round((d / t) * 100))} %`;
 }
 
-function duration(seconds: number): string {
-  const s = Math.round(seconds);
-  return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${s % 60} s`;
-}
+const duration = (seconds: number): string => durationText(seconds);
 
 /** One reader per watched piece of work: it remembers where the WAL was when it first saw a statement. */
 export class ActivityReader {

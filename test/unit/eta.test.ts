@@ -22,7 +22,8 @@ import {
   type PlannedUnit,
 } from "../../lib/experiments/eta";
 import { EXPERIMENTS, findExperiment } from "../../lib/experiments/registry";
-import { leftText, progressReporter } from "../../lib/display/progress";
+import { progressReporter } from "../../lib/display/progress";
+import { durationText } from "../../lib/stats/format";
 import { readProgress } from "../../scripts/reproduce";
 import { INDEX_WRITE_COST_PROFILES } from "../../lib/experiments/index-write-cost/params";
 import { estimate as indexWriteCost } from "../../lib/experiments/index-write-cost/eta";
@@ -337,7 +338,7 @@ test("per-kind growth: from the medians at each kind's two largest sizes, the ex
   );
 });
 
-test("the progress line's time left: the model's while it can say, marked so; leftText's units", () => {
+test("the progress line's time left: the model's while it can say, marked so; the duration formats", () => {
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "dblab-progress-")), "p.jsonl");
   const before = process.env.DBLAB_PROGRESS_FILE;
   process.env.DBLAB_PROGRESS_FILE = file;
@@ -359,8 +360,13 @@ test("the progress line's time left: the model's while it can say, marked so; le
     if (before === undefined) delete process.env.DBLAB_PROGRESS_FILE;
     else process.env.DBLAB_PROGRESS_FILE = before;
   }
+  const estimate = (s: number) => durationText(s, "estimate");
   assert.deepEqual(
-    [leftText(40), leftText(600), leftText(3600), leftText(4000)],
+    [estimate(40), estimate(600), estimate(3600), estimate(4000)],
     ["40 s", "10 min", "1 h", "1 h 7 min"],
+  );
+  assert.deepEqual(
+    [durationText(2.46), durationText(42.4), durationText(263), durationText(4020)],
+    ["2.5 s", "42 s", "4 min 23 s", "1 h 7 min"],
   );
 });

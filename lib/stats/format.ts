@@ -1,0 +1,23 @@
+/**
+ * Durations as the lab writes them, in one place (ETA lines, progress, the run's activity line,
+ * reproduce's summary). In stats because every layer above writes them and stats imports nothing.
+ */
+
+/**
+ * `"estimate"`: whole units, as said of a time not yet spent ("40 s", "12 min", "7 h 40 min").
+ * `"measured"`: a time spent ("2.5 s", "42 s", "4 min 23 s", "1 h 7 min").
+ */
+export function durationText(seconds: number, style: "estimate" | "measured" = "measured"): string {
+  if (style === "estimate") {
+    if (seconds < 90) return `${Math.max(1, Math.round(seconds))} s`;
+    const minutes = Math.round(seconds / 60);
+    if (minutes < 60) return `${minutes} min`;
+    return `${Math.floor(minutes / 60)} h${minutes % 60 ? ` ${minutes % 60} min` : ""}`;
+  }
+  if (seconds < 10) return `${seconds.toFixed(1)} s`;
+  const whole = Math.round(seconds);
+  if (whole < 60) return `${whole} s`;
+  const minutes = Math.floor(whole / 60);
+  if (minutes < 60) return `${minutes} min ${whole % 60} s`;
+  return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}
