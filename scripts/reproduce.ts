@@ -334,7 +334,7 @@ export function newRunId(now = new Date()): string {
   return `${stamp}-${randomBytes(3).toString("hex")}`;
 }
 
-const formatDuration = (ms: number): string => durationText(ms / 1000);
+const spent = (ms: number): string => durationText(ms / 1000);
 
 interface RunRecord {
   planned: Planned;
@@ -439,10 +439,10 @@ function printSummary(records: RunRecord[], startedMs: number): void {
     ...records.map((r) => ({
       notebook: r.planned.name,
       status: statusOf(r),
-      duration: r.result ? formatDuration(r.result.durationMs) : "—",
+      duration: r.result ? spent(r.result.durationMs) : "—",
     })),
-    { notebook: "total, notebooks", status: "", duration: formatDuration(notebookMs) },
-    { notebook: "total, the command", status: "", duration: formatDuration(Date.now() - startedMs) },
+    { notebook: "total, notebooks", status: "", duration: spent(notebookMs) },
+    { notebook: "total, the command", status: "", duration: spent(Date.now() - startedMs) },
   ];
   const cols = ["notebook", "status", "duration"] as const;
   const width = Object.fromEntries(
@@ -649,7 +649,7 @@ async function main(): Promise<number> {
       if (record.resumeWith) console.error(`  ${record.resumeWith}`);
       console.error(`  report: ${res.outputHtml ?? res.outputIpynb}\n  log: ${res.logFile}`);
     } else if (res) {
-      console.log(`✓ ${name} in ${formatDuration(res.durationMs)} → ${res.outputHtml}`);
+      console.log(`✓ ${name} in ${spent(res.durationMs)} → ${res.outputHtml}`);
       if (opts.pdf && res.outputHtml) {
         try {
           const pdf = await reportToPdf(res.outputHtml);

@@ -11,7 +11,7 @@ import { containerFacts } from "../results/metadata";
 import { resultsRoot, type TrialRecord } from "../results/run-store";
 import { groupBy } from "../stats/summary";
 import { CompareInputError, resolveForComparison, type StoredRun, type VerdictRow } from "../results/stored-runs";
-import { change, DEFAULT_ALPHA, medianInterval, type Change } from "./stats";
+import { change, DEFAULT_ALPHA, conditionInterval, type Change } from "./stats";
 
 export interface Metric {
   readonly name: string;
@@ -308,7 +308,7 @@ function groupTrials(run: StoredRun, read: (t: TrialRecord) => number | undefine
 
 function side(g: Grouped | undefined): SideSummary | undefined {
   if (!g || g.values.length === 0) return undefined;
-  const m = medianInterval(g.values);
+  const m = conditionInterval(g.values);
   return {
     n: g.values.length,
     failed: g.failed,

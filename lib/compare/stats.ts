@@ -98,7 +98,7 @@ export function mannWhitney(a: readonly number[], b: readonly number[]): RankTes
   return { u, p: Math.min(1, tail / total), minP: Math.min(1, extreme / total) };
 }
 
-export interface MedianInterval {
+export interface ConditionInterval {
   readonly median: number;
   readonly low: number;
   readonly high: number;
@@ -106,8 +106,11 @@ export interface MedianInterval {
   readonly coverage: number;
 }
 
-/** The exact order-statistic interval of the median (lib/stats/intervals.ts), in this module's shape. */
-export function medianInterval(values: readonly number[], level = 0.95): MedianInterval {
+/**
+ * One condition's median with its exact order-statistic interval (lib/stats/intervals.ts `medianInterval`),
+ * at the comparison's 95 % rather than a claim's 90 %, in this module's shape.
+ */
+export function conditionInterval(values: readonly number[], level = 0.95): ConditionInterval {
   const m = exactMedianInterval(values, "trials of one condition", level);
   return { median: m.estimate, low: m.low, high: m.high, coverage: m.coverage };
 }
@@ -138,8 +141,8 @@ export function significant(p: number, alpha = DEFAULT_ALPHA): boolean {
 }
 
 export function change(a: readonly number[], b: readonly number[], alpha = DEFAULT_ALPHA): Change {
-  const ia = medianInterval(a);
-  const ib = medianInterval(b);
+  const ia = conditionInterval(a);
+  const ib = conditionInterval(b);
   const test = mannWhitney(a, b);
   return {
     ratio: ib.median / ia.median,

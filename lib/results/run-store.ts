@@ -74,7 +74,8 @@ export function resultsRoot(): string {
   return process.env.DBLAB_RESULTS_DIR ?? path.resolve(__dirname, "..", "..", "..", "data", "results");
 }
 
-export function newRunId(notebook: string): string {
+/** A stored run's id, its results folder's name: reproduce's run id (DBLAB_RUN_ID), the notebook, a random tail. */
+export function newStoredRunId(notebook: string): string {
   const base = process.env.DBLAB_RUN_ID ?? new Date().toISOString().replace(/[-:]/g, "").replace(/\..*/, "");
   return `${base}_${notebook}_${randomBytes(2).toString("hex")}`;
 }
@@ -162,7 +163,7 @@ export class RunStore<C extends object = Record<string, unknown>> {
       }
       return new RunStore<C>(resumeId, directory);
     }
-    const runId = newRunId(options.notebook);
+    const runId = newStoredRunId(options.notebook);
     const directory = path.join(root, runId);
     fs.mkdirSync(directory, { recursive: true });
     writeJsonAtomic(path.join(directory, "params.json"), options.params);

@@ -22,6 +22,11 @@ export interface PlannedTrial<C extends object> {
   readonly position?: number;
 }
 
+/** A planned trial whose place in its round's order is part of the design (recorded in the trial). */
+export interface OrderedTrial<C extends object> extends PlannedTrial<C> {
+  readonly position: number;
+}
+
 /** Where a trial is watched: the engine whose server it runs on, what it is doing, the group its bound scales with. */
 export interface TrialWatch {
   readonly engine: Engine;

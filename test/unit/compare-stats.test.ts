@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import prand from "pure-rand";
-import { change, DEFAULT_ALPHA, mannWhitney, medianInterval, significant } from "../../lib/compare/stats";
+import { change, DEFAULT_ALPHA, mannWhitney, conditionInterval, significant } from "../../lib/compare/stats";
 
 /** Seeded standard normal draws (Box–Muller). */
 function normals(seed: number): () => number {
@@ -77,11 +77,11 @@ test("identical distributions are flagged at the stated false-positive rate (bin
 });
 
 test("median interval: min–max with its honest coverage below 6 values, order statistics above", () => {
-  const three = medianInterval([3, 1, 2]);
+  const three = conditionInterval([3, 1, 2]);
   assert.deepEqual([three.median, three.low, three.high], [2, 1, 3]);
   assert.equal(three.coverage, 0.75);
-  const ten = medianInterval([10, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  const ten = conditionInterval([10, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
   assert.deepEqual([ten.median, ten.low, ten.high], [5.5, 2, 9]);
   assert.ok(Math.abs(ten.coverage - (1 - (2 * 11) / 1024)) < 1e-12);
-  assert.throws(() => medianInterval([]), /no values/);
+  assert.throws(() => conditionInterval([]), /no values/);
 });

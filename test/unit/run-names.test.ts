@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { likePrefix, runDatabasePrefix, runTag } from "../../lib/targets/run-names";
-import { newRunId } from "../../lib/results/run-store";
+import { newStoredRunId } from "../../lib/results/run-store";
 
 const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
 
@@ -9,8 +9,8 @@ test("a run's id in a database name: lower case, the notebook cut to its number,
   assert.equal(runTag("20261201T205500_03-over-indexing_ab12"), "20261201t205500_03_ab12");
   assert.equal(runDatabasePrefix("20261201T205500_06-your-indexes_0f0f"), "dblab_20261201t205500_06_0f0f");
   // Two runs started in the same second differ in their random end, and so do their names.
-  const a = newRunId("03-over-indexing");
-  const b = newRunId("03-over-indexing");
+  const a = newStoredRunId("03-over-indexing");
+  const b = newStoredRunId("03-over-indexing");
   if (a !== b) assert.notEqual(runTag(a), runTag(b));
 });
 

@@ -3,6 +3,7 @@
  * (both methods, whole trials), the CREATE INDEX sweep (sort memory × parallel workers, builds on
  * one loaded table) and the WAL-decoding pair.
  */
+import type { OrderedTrial } from "../../../workloads/trials";
 import type { CreateIndexAfterLoadParams } from "../params";
 import { rotated } from "../../../stats/order";
 import type { KeyOrder } from "./sql";
@@ -37,13 +38,7 @@ export interface CreateIndexCondition {
   readonly sharedBuffersMB?: number;
 }
 
-export interface PlannedTrial {
-  readonly key: string;
-  readonly condition: CreateIndexCondition;
-  readonly repeat: number;
-  /** Place in its repeat's order, from 0 (pairs: 0 = ran first). Recorded in the trial. */
-  readonly position: number;
-}
+export type PlannedTrial = OrderedTrial<CreateIndexCondition>;
 
 export function conditionKey(c: CreateIndexCondition): string {
   return (

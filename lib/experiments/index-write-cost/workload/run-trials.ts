@@ -10,7 +10,7 @@ import type { IndexWriteCounterKey } from "./counter-keys";
 import { indexedFields, type Operation } from "./operations";
 import { orderSeed, seededShuffle } from "../../../stats/order";
 import { ignored } from "../../../runtime/debug";
-import { runTrials } from "../../../workloads/trials";
+import { runTrials, type OrderedTrial } from "../../../workloads/trials";
 
 export interface IndexWriteCondition {
   readonly engine: Engine;
@@ -37,13 +37,7 @@ export interface TrialPlanOptions {
   readonly seed: number;
 }
 
-export interface PlannedTrial {
-  readonly key: string;
-  readonly condition: IndexWriteCondition;
-  readonly repeat: number;
-  /** Place in the run's order, from 0. */
-  readonly position: number;
-}
+export type PlannedTrial = OrderedTrial<IndexWriteCondition>;
 
 export function conditionKey(c: IndexWriteCondition): string {
   return `${c.engine}/${c.rows}/${c.operation}/idx${c.extraIndexes}/ff${c.fillfactor ?? "-"}`;

@@ -2,6 +2,7 @@
  * One timed run of the reader's workload on one variant (`runOne`), the short check of the
  * workload before the rounds (`checkWorkload`), the plan (a Williams design), and the loop that runs a plan.
  */
+import type { OrderedTrial } from "../../../workloads/trials";
 import { probeSpeed } from "../../../engines/postgres/speed-probe";
 import { waitForAutovacuumIdle, type AutovacuumWait } from "../../../engines/postgres/autovacuum";
 import { relationSizes, tableCounters, type PgTableCounterKey } from "../../../engines/postgres/table-counters";
@@ -36,13 +37,7 @@ export type YourIndexesTrial = TrialRecord<YourIndexesCondition, PgTableCounterK
   readonly autovacuumWait?: AutovacuumWait;
 };
 
-export interface PlannedTrial {
-  readonly key: string;
-  readonly condition: YourIndexesCondition;
-  readonly repeat: number;
-  /** Position within the round, 0-based (the variants' order a Williams design across rounds). */
-  readonly position: number;
-}
+export type PlannedTrial = OrderedTrial<YourIndexesCondition>;
 
 /**
  * Rounds outermost, every variant once per round, and the baseline between every two of them:
