@@ -22,6 +22,12 @@ export interface TrialSeconds {
   readonly maxSeconds: number;
 }
 
+/** The median of the finite values (missing counters and NaN left out), or undefined when none is. */
+export function medianOfFinite(values: readonly (number | undefined)[]): number | undefined {
+  const finite = values.filter((v): v is number => v !== undefined && Number.isFinite(v));
+  return finite.length ? median(finite) : undefined;
+}
+
 export function spread(values: readonly number[]): Spread {
   if (values.length === 0) throw new Error("spread() of no values");
   return { n: values.length, median: median([...values]), min: Math.min(...values), max: Math.max(...values), values };

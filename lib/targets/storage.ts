@@ -3,6 +3,7 @@
  * fsync costs there. Recorded for every server whose data directory the lab can reach (embedded:
  * here; docker: inside its container); an external server's cannot be measured.
  */
+import { medianOfFinite } from "../stats/summary";
 import fs from "node:fs";
 
 /** The storage under a server's data directory, as recorded in metadata and shown in the header. */
@@ -77,11 +78,7 @@ export function mountOf(
 }
 
 /** The median of a list of numbers, or undefined for an empty one. */
-export function medianOf(values: readonly number[]): number | undefined {
-  if (values.length === 0) return undefined;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
+export const medianOf = (values: readonly number[]): number | undefined => medianOfFinite(values);
 
 /** Why an external server's storage is not in its description, as the run header says it. */
 export const EXTERNAL_STORAGE =

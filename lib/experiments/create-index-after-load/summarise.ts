@@ -6,10 +6,9 @@
  * record type.
  */
 import { sameStatePairs, speedSpread, type SpeedSpread, type StatePairs } from "../../stats/speed";
-import { median } from "simple-statistics";
 import { medianInterval, outlierFlags, type Interval } from "../../stats/intervals";
 import { isOk, type OkOf } from "../../results/run-store";
-import { groupBy, spread, type TrialSeconds } from "../../stats/summary";
+import { groupBy, spread, type TrialSeconds, medianOfFinite } from "../../stats/summary";
 import type { IndexShape } from "./workload/index-shape";
 import { conditionKey, type CreateIndexCondition, type Method } from "./workload/plan";
 import type { CreateIndexTrial } from "./workload/run-trials";
@@ -171,11 +170,6 @@ export function cpuOfPhase(p: PhaseRecord): number | undefined {
 /** A trial that finished, with its timed total. */
 type OkTrial = OkOf<CreateIndexTrial>;
 
-function medianOf(values: readonly (number | undefined)[]): number | undefined {
-  const v = values.filter((x): x is number => x !== undefined && Number.isFinite(x));
-  return v.length ? median(v) : undefined;
-}
-
 /** Counters of the given phases of one trial, summed per counter ("load.wal.records" + "index.wal.records"). */
 export function phaseSums(trial: CreateIndexTrial, phases: readonly PhaseName[]): Counters<CreateIndexCounterKey> {
   const sums: Partial<Record<CreateIndexCounterKey, number>> = {};
@@ -194,7 +188,7 @@ export function phaseSums(trial: CreateIndexTrial, phases: readonly PhaseName[])
 function medianRecord(records: readonly Counters<CreateIndexCounterKey>[]): Counters<CreateIndexCounterKey> {
   const keys = new Set(records.flatMap((r) => counterEntries(r).map(([k]) => k)));
   const out: Partial<Record<CreateIndexCounterKey, number>> = {};
-  for (const k of keys) if (isCreateIndexCounterKey(k)) out[k] = medianOf(records.map((r) => r[k] ?? 0)) ?? 0;
+  for (const k of keys) if (isCreateIndexCounterKey(k)) out[k] = medianOfFinite(records.map((r) => r[k] ?? 0)) ?? 0;
   return out;
 }
 
@@ -206,7 +200,7 @@ function medianShape(shapes: readonly (IndexShape | undefined)[]): IndexShape | 
   const s = shapes.filter((x): x is IndexShape => x !== undefined);
   if (!s.length) return undefined;
   // NaN only if every trial's value is non-finite (pgstatindex of an empty index): shown as such, not hidden.
-  const m = (pick: (x: IndexShape) => number) => medianOf(s.map(pick)) ?? Number.NaN;
+  const m = (pick: (x: IndexShape) => number) => medianOfFinite(s.map(pick)) ?? Number.NaN;
   return {
     treeLevel: m((x) => x.treeLevel),
     indexBytes: m((x) => x.indexBytes),
@@ -234,11 +228,11 @@ function summariseMethod(group: readonly OkTrial[], failed: number): MethodSumma
   const phaseCpuS: Partial<Record<PhaseName, number>> = {};
   const byPhase: Partial<Record<PhaseName, Counters<CreateIndexCounterKey>>> = {};
   for (const phase of PHASES) {
-    const m = medianOf(group.map((t) => phaseOf(t, phase)?.ms));
+    const m = medianOfFinite(group.map((t) => phaseOf(t, phase)?.ms));
     if (m === undefined) continue;
     phaseMs[phase] = m;
     byPhase[phase] = medianRecord(group.map((t) => phaseSums(t, [phase])));
-    const cpu = medianOf(
+    const cpu = medianOfFinite(
       group.map((t) => {
         const rec = phaseOf(t, phase);
         return rec ? cpuOfPhase(rec) : undefined;
@@ -268,10 +262,10 @@ function summariseMethod(group: readonly OkTrial[], failed: number): MethodSumma
     deferred: medianRecord(group.map((t) => phaseSums(t, ["checkpoint"]))),
     byPhase,
     phaseCpuS,
-    backendCpuS: medianOf(group.map((t) => sumBackend(t, cpuOfPhase))),
-    backendBlocksOut: medianOf(group.map((t) => sumBackend(t, (p) => p.backend?.fsBlocksOut))),
-    involuntarySwitches: medianOf(group.map((t) => sumBackend(t, (p) => p.backend?.involuntarySwitches))),
-    hostLoad: medianOf(group.map((t) => (t.loadAverage ? (t.loadAverage[0] + t.loadAverage[1]) / 2 : undefined))),
+    backendCpuS: medianOfFinite(group.map((t) => sumBackend(t, cpuOfPhase))),
+    backendBlocksOut: medianOfFinite(group.map((t) => sumBackend(t, (p) => p.backend?.fsBlocksOut))),
+    involuntarySwitches: medianOfFinite(group.map((t) => sumBackend(t, (p) => p.backend?.involuntarySwitches))),
+    hostLoad: medianOfFinite(group.map((t) => (t.loadAverage ? (t.loadAverage[0] + t.loadAverage[1]) / 2 : undefined))),
     index: medianShape(group.map((t) => t.index)),
     sortSpilled: c.method === "load_then_index" ? sort?.spilled : undefined,
     sortParticipants: c.method === "load_then_index" ? sort?.parallelParticipants : undefined,

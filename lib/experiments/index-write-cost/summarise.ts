@@ -5,10 +5,9 @@
  * the median over repeats; the same ratio in server time (pg_stat_statements); and the server
  * counters that explain it, measured (WAL records by type from pg_walinspect, HOT share, sizes).
  */
-import { median } from "simple-statistics";
 import { isOk } from "../../results/run-store";
 import { medianInterval, outlierFlags, pairedRatios, type Interval } from "../../stats/intervals";
-import { groupBy, spread, type TrialSeconds } from "../../stats/summary";
+import { groupBy, spread, type TrialSeconds, medianOfFinite } from "../../stats/summary";
 import { counterEntries, type Counters as CountersOf } from "../../stats/counters";
 import type { IndexWriteCounterKey } from "./workload/counter-keys";
 import type { Operation } from "./workload/operations";
@@ -56,10 +55,7 @@ export interface ConditionSummary extends IndexWriteCondition, TrialSeconds {
 type Counters = CountersOf<IndexWriteCounterKey>;
 
 function medianOf(trials: readonly IndexWriteTrial[], pick: (c: Counters) => number | undefined): number | undefined {
-  const values = trials
-    .map((t) => (t.counters ? pick(t.counters) : undefined))
-    .filter((v): v is number => v !== undefined && Number.isFinite(v));
-  return values.length ? median(values) : undefined;
+  return medianOfFinite(trials.map((t) => (t.counters ? pick(t.counters) : undefined)));
 }
 
 function indexBytes(c: Counters): number | undefined {

@@ -5,6 +5,7 @@
  * Verdicts come from `decide` on the interval of the statistic over sets; every "why" sentence is
  * built from this run's numbers, or left out.
  */
+import { medianOfFinite } from "../../stats/summary";
 import type { ReindexMode, ReindexUnderLoadParams } from "./params";
 import { SEED_STALL_SHARE } from "./workload/stall";
 import { publishedFigures } from "../../results/reference";
@@ -135,10 +136,6 @@ export const PROTOCOL: readonly RegimeFactor[] = [
   CLIENTS,
 ];
 
-function medianOf(values: readonly (number | undefined)[]): number | undefined {
-  return median(values.filter((x): x is number => x !== undefined && Number.isFinite(x)));
-}
-
 /** This run's position: the plain REINDEX's seconds ÷ run length, its clients, its baselines' transaction ÷ UPDATE. */
 export function here04(s: ReindexSummary): Record<string, number | undefined> {
   const re = s.runs.filter((r) => r.mode === "reindex");
@@ -147,10 +144,10 @@ export function here04(s: ReindexSummary): Record<string, number | undefined> {
     "pgbench scale": s.scale,
     "run length": s.durationSeconds,
     clients: s.clients,
-    "stall share": medianOf(
+    "stall share": medianOfFinite(
       re.map((r) => (r.reindexSeconds !== undefined ? r.reindexSeconds / s.durationSeconds : undefined)),
     ),
-    "transaction ÷ UPDATE latency": medianOf(
+    "transaction ÷ UPDATE latency": medianOfFinite(
       base.map((r) =>
         r.updateAccountsMs && r.latencyAvgMs !== undefined ? r.latencyAvgMs / r.updateAccountsMs : undefined,
       ),
@@ -289,12 +286,6 @@ function runsOf(s: ReindexSummary, mode: RunSummary["mode"]): RunSummary[] {
   return s.runs.filter((r) => r.mode === mode).sort((a, b) => a.set - b.set);
 }
 
-function median(values: readonly number[]): number | undefined {
-  if (!values.length) return undefined;
-  const v = [...values].sort((a, b) => a - b);
-  return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
-}
-
 const TEST_IT =
   `\`--profile default\` (2 clients; \`stallShare: ${SEED_STALL_SHARE}\` sets each run's length from a calibration ` +
   "rebuild so that the REINDEX stalls the seed's share of it; ≥ 5 sets decide it)";
@@ -406,11 +397,11 @@ export function claimTpsDrop(s: ReindexSummary): ClaimCheck {
   if (!interval)
     return atScale(missing(TPS_DROP, "needs REINDEX runs whose window fell inside the load"), here04(s), measured);
   const { verdict, decidedBy } = decide(RULE_TPS_DROP, interval, { fmt: shareFmt });
-  const blockedAll = median(re.map((r) => r.allBlockedSeconds)) ?? 0;
-  const blocked = median(re.map((r) => r.blockedSeconds)) ?? 0;
-  const byReindex = median(re.map((r) => r.blockedByReindexSeconds)) ?? 0;
+  const blockedAll = medianOfFinite(re.map((r) => r.allBlockedSeconds)) ?? 0;
+  const blocked = medianOfFinite(re.map((r) => r.blockedSeconds)) ?? 0;
+  const byReindex = medianOfFinite(re.map((r) => r.blockedByReindexSeconds)) ?? 0;
   const predicted = blockedAll / s.durationSeconds;
-  const accounts = median(re.map((r) => r.accountsReindexSeconds).filter((x): x is number => x !== undefined));
+  const accounts = medianOfFinite(re.map((r) => r.accountsReindexSeconds).filter((x): x is number => x !== undefined));
   const lock = re.find((r) => r.topLock)?.topLock;
   const stallExplains = Math.abs(predicted - interval.estimate) <= 0.05;
   const why =
@@ -446,8 +437,8 @@ export function claimUpdateLatency(s: ReindexSummary): ClaimCheck {
   const server = updateServerVsBaseline(s.runs, "reindex");
   const seed = seedUpdateLatency();
   const re = runsOf(s, "reindex");
-  const added = median(re.map((x) => x.updateAddedMs).filter((x): x is number => x !== undefined));
-  const unblocked = median(re.map((x) => x.updateUnblockedMs).filter((x): x is number => x !== undefined));
+  const added = medianOfFinite(re.map((x) => x.updateAddedMs).filter((x): x is number => x !== undefined));
+  const unblocked = medianOfFinite(re.map((x) => x.updateUnblockedMs).filter((x): x is number => x !== undefined));
   const ours =
     interval && m?.updateAccountsMs
       ? `within each REINDEX run: ${f1(unblocked, 3)} ms unblocked + ${f1(added, 3)} ms of lock waits per UPDATE ` +
@@ -469,10 +460,10 @@ export function claimUpdateLatency(s: ReindexSummary): ClaimCheck {
     );
   }
   const { verdict, decidedBy } = decide(RULE_UPDATE, interval, { fmt: ratioFmt });
-  const sampled = median(re.map((x) => x.lockWaitSessionSeconds)) ?? 0;
-  const onAccounts = median(re.map((x) => x.accountsLockWaitSeconds ?? 0)) ?? 0;
-  const p50Re = median(re.map((x) => x.p50Ms ?? NaN).filter(Number.isFinite));
-  const p50Base = median(
+  const sampled = medianOfFinite(re.map((x) => x.lockWaitSessionSeconds)) ?? 0;
+  const onAccounts = medianOfFinite(re.map((x) => x.accountsLockWaitSeconds ?? 0)) ?? 0;
+  const p50Re = medianOfFinite(re.map((x) => x.p50Ms ?? NaN).filter(Number.isFinite));
+  const p50Base = medianOfFinite(
     runsOf(s, "baseline")
       .map((x) => x.p50Ms ?? NaN)
       .filter(Number.isFinite),
@@ -531,7 +522,7 @@ export function claimConcurrentlyCheaper(s: ReindexSummary): ClaimCheck {
     return missing(CONCURRENTLY_CHEAPER, "needs a REINDEX and a CONCURRENTLY run in the same set");
   const { verdict, decidedBy } = decide(RULE_CHEAPER, interval, { fmt: pointsFmt });
   const coRuns = runsOf(s, "concurrently");
-  const cpuShare = median(coRuns.map((r) => r.reindexWaitShares.CPU ?? 0));
+  const cpuShare = medianOfFinite(coRuns.map((r) => r.reindexWaitShares.CPU ?? 0));
   return {
     ...CONCURRENTLY_CHEAPER,
     ours:
