@@ -18,7 +18,10 @@ function reachedText(s: RunMetadata["servers"][number]): string {
   const c = containerFacts(s);
   if (!c) return s.address;
   const rtt = c.dockerHostRttMs !== undefined ? `, its RTT ${c.dockerHostRttMs.toFixed(2)} ms` : "";
-  const host = c.dockerHost ? ` · Docker host ${c.dockerHost}${rtt}` : "";
+  const lease = c.lease
+    ? `, leased: it ends itself ${c.lease.boundSeconds} s after the lab's last renewal (at most ${c.lease.worstCaseSeconds} s)`
+    : "";
+  const host = c.dockerHost ? ` · Docker host ${c.dockerHost}${rtt}${lease}` : "";
   if (c.route === "bind-address") {
     return `${s.address} (bound on that address: reachable there by anyone who can reach it)${host}`;
   }

@@ -79,3 +79,9 @@ test("a run stored when the Docker host was called the engine (engineHost, engin
   assert.equal(containerFacts({ ...old, dockerHost: "this machine" })?.dockerHost, "this machine");
   assert.equal(containerFacts(embedded), undefined);
 });
+
+test("a leased container's lease (remote Docker host) is kept with its facts", () => {
+  const lease = { boundSeconds: 120, renewSeconds: 10, worstCaseSeconds: 135 };
+  assert.deepEqual(containerFacts({ ...docker, lease })?.lease, lease);
+  assert.equal(containerFacts(docker)?.lease, undefined);
+});

@@ -17,6 +17,12 @@ export interface ContainerFacts {
   /** Which Docker host ran the container ("this machine", or its name), and its round trip to this client. */
   readonly dockerHost?: string;
   readonly dockerHostRttMs?: number;
+  /**
+   * On a remote Docker host, the container's lease (lease.ts): it ends itself once the lab has not
+   * renewed the lease for `boundSeconds` (renewed every `renewSeconds`; gone at most
+   * `worstCaseSeconds` after the last renewal).
+   */
+  readonly lease?: { readonly boundSeconds: number; readonly renewSeconds: number; readonly worstCaseSeconds: number };
 }
 
 /** A container's description as the docker target writes it. */
@@ -43,5 +49,6 @@ export function containerFacts(d: StoredServerDescription): ContainerFacts | und
     ...(d.route !== undefined ? { route: d.route } : {}),
     ...(dockerHost !== undefined ? { dockerHost } : {}),
     ...(dockerHostRttMs !== undefined ? { dockerHostRttMs } : {}),
+    ...(d.lease !== undefined ? { lease: d.lease } : {}),
   };
 }

@@ -49,7 +49,14 @@ import {
   type Placement,
 } from "./routes";
 import { sshDockerConnection, type SshTunnel } from "./ssh-docker-host";
-import { leasedCreateOptions, leasedExitCode, leaseSecondsFromEnv, leaseTiming, LeaseRenewer } from "./lease";
+import {
+  leasedCreateOptions,
+  leasedExitCode,
+  leaseSecondsFromEnv,
+  leaseTiming,
+  leaseWorstCaseSeconds,
+  LeaseRenewer,
+} from "./lease";
 
 export { DOCKER_ROUTES, dockerRouteFromEnv, type DockerRoute } from "./routes";
 
@@ -394,6 +401,15 @@ export class DockerTarget implements Target {
         route: reach.route,
         dockerHost: dockerHostLabel(endpoint),
         dockerHostRttMs: await dockerHostRttMs(endpoint),
+        ...(timing
+          ? {
+              lease: {
+                boundSeconds: timing.boundSeconds,
+                renewSeconds: timing.renewMs / 1000,
+                worstCaseSeconds: leaseWorstCaseSeconds(timing),
+              },
+            }
+          : {}),
         ...(storage
           ? { storage }
           : { storageUnmeasured: `the probe (sh and dd) could not run in the container at ${profile.dataDir}` }),
