@@ -12,7 +12,7 @@ import {
   plannedRoundFits,
   type RoundState,
 } from "../../lib/stats/adaptive";
-import { addRounds } from "../../lib/experiments/adaptive-rounds";
+import { addRounds, runAdaptiveRounds } from "../../lib/experiments/adaptive-rounds";
 
 /** 01's design: no pace, rounds added until the budget is spent. */
 const spend: RoundState = {
@@ -132,4 +132,52 @@ test("a planned round (06): never cut before the rounds a verdict needs; past th
   // The rounds a verdict needs run even past the budget: a cut there would leave no verdict at all.
   assert.equal(plannedRoundFits({ ...at, round: 5, elapsedSeconds: 1000 }), true);
   assert.equal(plannedRoundFits({ ...at, round: 6, elapsedSeconds: 1000 }), false);
+});
+
+test("runAdaptiveRounds: the planned rounds one at a time, cut past those a verdict needs once over the budget; then one more while asked", async () => {
+  const ran: number[] = [];
+  const base = { needed: 2, budgetSeconds: 100, many: "rounds", runRound: async (r: number) => void ran.push(r) };
+  // Started long ago: past the needed two, the third planned round would end after the budget.
+  const late = await runAdaptiveRounds({
+    ...base,
+    planned: 4,
+    startedAt: Date.now() - 1e6,
+    stopAfter: () => "never asked",
+  });
+  assert.deepEqual(ran, [1, 2]);
+  assert.equal(late.planned, 2);
+  assert.equal(late.rounds, 2);
+  assert.match(
+    late.cut ?? "",
+    /^planned rounds cut at 2 of 4: one more at ~\d+ s would pass the time budget \(100 s\)$/,
+  );
+  assert.equal(late.stoppedBy, late.cut);
+  // In time: every planned round, then the design asks after each round it adds.
+  ran.length = 0;
+  const asked: number[] = [];
+  const inTime = await runAdaptiveRounds({
+    ...base,
+    planned: 3,
+    startedAt: Date.now(),
+    stopAfter: (done, pace) => (asked.push(done), pace.elapsedSeconds >= 0 && done < 5 ? undefined : "decided"),
+  });
+  assert.deepEqual(
+    [ran, asked],
+    [
+      [1, 2, 3, 4, 5],
+      [3, 4, 5],
+    ],
+  );
+  assert.deepEqual(inTime, { planned: 3, rounds: 5, stoppedBy: "decided" });
+  // An interrupt stops the adding without asking.
+  const stop = new AbortController();
+  stop.abort();
+  const interrupted = await runAdaptiveRounds({
+    ...base,
+    planned: 1,
+    startedAt: Date.now(),
+    signal: stop.signal,
+    stopAfter: () => undefined,
+  });
+  assert.equal(interrupted.stoppedBy, "interrupted");
 });

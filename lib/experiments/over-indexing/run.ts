@@ -27,7 +27,7 @@ import { MIN_COVERAGE, repeatsForCoverage, type ClaimCheck } from "../../stats/c
 import { nextRound } from "../../stats/adaptive";
 import { claimMonotone, claimRatio } from "./claims";
 import { summarise } from "./summarise";
-import { addRounds } from "../adaptive-rounds";
+import { runAdaptiveRounds } from "../adaptive-rounds";
 
 export const NOTEBOOK = "03-over-indexing";
 const GIB = 2 ** 30;
@@ -196,34 +196,37 @@ export async function run(p: OverIndexingParams, control: RunControl = {}): Prom
               `${planned.key}: ${point.second.toFixed(0)} / ${p.durationSeconds} s · ${point.tps.toFixed(0)} tps`,
             ),
         });
-      const roundsStarted = Date.now();
-      await runPart(plan);
-      // The adaptive design: one more round of every level at a time while claim (1) or (2) is
+      // The planned rounds, then one more round of every level at a time while claim (1) or (2) is
       // inconclusive, as long as the budget can still reach the rounds a verdict needs at the pace so far.
-      const needed = repeatsForCoverage(MIN_COVERAGE);
-      const { rounds, stoppedBy } = await addRounds(
-        p.repeats,
-        (rounds) => {
-          if (signal.aborted) return "interrupted";
+      const { planned, rounds, stoppedBy, cut } = await runAdaptiveRounds({
+        planned: p.repeats,
+        needed: repeatsForCoverage(MIN_COVERAGE),
+        budgetSeconds: p.budgetSeconds,
+        startedAt: started,
+        many: "rounds",
+        signal,
+        runRound: async (round) => {
+          const part = planRounds(p.indexLevels, round).filter((r) => r.repeat === round);
+          if (round > p.repeats) plan = [...plan, ...part];
+          await runPart(part);
+        },
+        stopAfter: (done, pace) => {
           const s = summarise(store.trials(), p.durationSeconds, p.clients, p.dataScale);
           return adaptiveStep({
             claims: [claimMonotone(s), claimRatio(s)],
-            rounds,
+            rounds: done,
             plannedRounds: p.repeats,
             maxRounds: p.maxRepeats,
-            needed,
-            elapsedS: (Date.now() - started) / 1000,
+            needed: repeatsForCoverage(MIN_COVERAGE),
+            elapsedS: pace.elapsedSeconds,
             // The first round of each level also built its indexes: later rounds are cheaper, so this errs long.
-            perRoundS: (Date.now() - roundsStarted) / 1000 / rounds,
+            perRoundS: pace.secondsPerRound,
             budgetS: p.budgetSeconds,
           }).stop;
         },
-        async (round) => {
-          const extra = planRounds(p.indexLevels, round).filter((r) => r.repeat === round);
-          plan = [...plan, ...extra];
-          await runPart(extra);
-        },
-      );
+      });
+      plan = plan.filter((r) => r.repeat <= rounds);
+      if (cut) notes.push(cut);
       notes.push(
         `adaptive design: ${stoppedBy} (planned ${p.repeats} rounds, at most ${p.maxRepeats}, budget ${p.budgetSeconds} s)`,
       );
@@ -232,6 +235,7 @@ export async function run(p: OverIndexingParams, control: RunControl = {}): Prom
         script,
         adaptive: {
           plannedRounds: p.repeats,
+          ...(cut ? { plannedRoundsRun: planned } : {}),
           rounds,
           maxRounds: p.maxRepeats,
           budgetSeconds: p.budgetSeconds,

@@ -25,7 +25,7 @@ import {
 import { claimTpsDrop, plan04 } from "./claims";
 import { planText } from "../../stats/claims";
 import { summarise } from "./summarise";
-import { addRounds } from "../adaptive-rounds";
+import { runAdaptiveRounds } from "../adaptive-rounds";
 import { CALIBRATION_FILE, storedCalibration, type RunLengthCalibration } from "./run-length";
 
 export type { RunLengthCalibration } from "./run-length";
@@ -201,37 +201,53 @@ export async function run(p: ReindexUnderLoadParams, control: RunControl = {}): 
             );
           },
         });
-      const setsStarted = Date.now();
-      await runPart(plan);
-      // The adaptive design: one more set at a time while claim (1) is inconclusive, as long as the
+      // The planned sets, then one more set at a time while claim (1) is inconclusive, as long as the
       // budget can still reach the sets a verdict needs at the pace of the sets so far.
       const needed = repeatsForCoverage(MIN_COVERAGE);
-      const { rounds: sets, stoppedBy } = await addRounds(
-        p.sets,
-        (sets) =>
+      const {
+        planned,
+        rounds: sets,
+        stoppedBy,
+        cut,
+      } = await runAdaptiveRounds({
+        planned: p.sets,
+        needed,
+        budgetSeconds: p.budgetSeconds,
+        startedAt: started,
+        many: "sets",
+        runRound: async (set) => {
+          const part = planRuns(set, p.modes).filter((r) => r.condition.set === set);
+          if (set > p.sets) plan = [...plan, ...part];
+          await runPart(part);
+        },
+        stopAfter: (done, pace) =>
           adaptiveStep({
             verdict: claimTpsDrop(
               summarise(store.trials(), settings.durationSeconds, p.clients, metadata.host.cpus, p.scale),
             ).verdict,
-            sets,
+            sets: done,
             plannedSets: p.sets,
             maxSets: p.maxSets,
             needed,
-            elapsedS: (Date.now() - started) / 1000,
-            perSetS: (Date.now() - setsStarted) / 1000 / sets,
+            elapsedS: pace.elapsedSeconds,
+            perSetS: pace.secondsPerRound,
             budgetS: p.budgetSeconds,
           }).stop,
-        async (set) => {
-          const extra = planRuns(set, p.modes).filter((r) => r.condition.set === set);
-          plan = [...plan, ...extra];
-          await runPart(extra);
-        },
-      );
+      });
+      plan = plan.filter((r) => r.condition.set <= sets);
+      if (cut) notes.push(cut);
       notes.push(
         `adaptive design: ${stoppedBy} (planned ${p.sets} sets, at most ${p.maxSets}, budget ${p.budgetSeconds} s)`,
       );
       writeMetadata({
-        adaptive: { plannedSets: p.sets, sets, maxSets: p.maxSets, budgetSeconds: p.budgetSeconds, stoppedBy },
+        adaptive: {
+          plannedSets: p.sets,
+          ...(cut ? { plannedSetsRun: planned } : {}),
+          sets,
+          maxSets: p.maxSets,
+          budgetSeconds: p.budgetSeconds,
+          stoppedBy,
+        },
       });
       await dropDatabases(server);
       progress.finish(`${plan.length} runs`);

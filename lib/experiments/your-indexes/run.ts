@@ -4,7 +4,7 @@
  * rounds of every variant (in a Williams order) while an index is undecided and the budget lasts.
  */
 import type { YourIndexesParams } from "./params";
-import { nextRound, plannedRoundFits } from "../../stats/adaptive";
+import { nextRound } from "../../stats/adaptive";
 import { SPEED_STATE_RATIO, speedSpread } from "../../stats/speed";
 import { MIN_COVERAGE, repeatsForCoverage } from "../../stats/claims";
 import type { ServerSpec } from "../../targets/types";
@@ -35,7 +35,7 @@ import {
 import { sampleFromSource, type SourceInfo } from "./workload/sample";
 import { readWorkload, updateStatements, type UpdateStatement, type WorkloadScript } from "./workload/scripts";
 import { existingToJudge, planVariants, writtenIndexNames, type Judged, type Variant } from "./workload/variants";
-import { addRounds } from "../adaptive-rounds";
+import { runAdaptiveRounds } from "../adaptive-rounds";
 import type { ExperimentRun } from "../contract";
 import { withSession, type RunControl } from "../session";
 import { estimateRun } from "../eta";
@@ -247,62 +247,42 @@ export async function run(p: YourIndexesParams, control: RunControl = {}): Promi
               `${last ? `last: ${last.key} ${last.pgbench?.summary.tps.toFixed(0)} tps · ` : ""}${next ? next.key : "done"}`,
             ),
         });
-      const roundsStarted = Date.now();
-      // The planned rounds one at a time: past the rounds a verdict needs, one that would end after
-      // the budget is not started (on this machine a default round took 29–42 s as other load came
-      // and went, so eight planned rounds alone could pass the six minutes the profile is for).
-      let planned = 0;
-      let cut = "";
-      for (let round = 1; round <= p.repeats; round++) {
-        const pace = round > 1 ? (Date.now() - roundsStarted) / 1000 / (round - 1) : 0;
-        const elapsed = (Date.now() - started) / 1000;
-        const fits = plannedRoundFits({
-          round,
-          needed: repeatsForCoverage(MIN_COVERAGE),
-          elapsedSeconds: elapsed,
-          secondsPerRound: pace,
-          budgetSeconds: p.budgetSeconds,
-        });
-        if (!fits) {
-          cut = `planned rounds cut at ${planned} of ${p.repeats}: one more at ~${pace.toFixed(0)} s would pass the time budget (${p.budgetSeconds} s)`;
-          break;
-        }
-        await runPart(trialPlan.filter((x) => x.repeat === round));
-        planned = round;
-      }
-      trialPlan = trialPlan.filter((x) => x.repeat <= planned);
-      if (cut) notes.push(cut);
       const context = summaryContext({ judged: plan.judged, variants, updates, source, params: p });
-      // The adaptive design: one more round while an index is inconclusive and the budget can reach a verdict.
-      const fixed = {
-        planned,
-        maxRepeats: p.maxRepeats,
-        budgetSeconds: p.budgetSeconds,
+      // The planned rounds one at a time (a round past those a verdict needs is not started when it
+      // would end after the budget), then one more while an index is inconclusive and the budget can
+      // reach a verdict.
+      const { rounds, stoppedBy, cut } = await runAdaptiveRounds({
+        planned: p.repeats,
         needed: repeatsForCoverage(MIN_COVERAGE),
-        words: { one: "round", many: "rounds", cap: "maxRepeats" },
-      };
-      const { rounds, stoppedBy } = await addRounds(
-        planned,
-        (done) => {
-          if (signal.aborted) return "interrupted";
+        budgetSeconds: p.budgetSeconds,
+        startedAt: started,
+        many: "rounds",
+        signal,
+        runRound: async (round) => {
+          const part = round > p.repeats ? planRounds(ids, round, round) : trialPlan.filter((x) => x.repeat === round);
+          if (round > p.repeats) trialPlan = [...trialPlan, ...part];
+          await runPart(part);
+        },
+        stopAfter: (done, pace) => {
           const s = summarise(store.trials(), context, p.durationSeconds, p.clients);
           const verdicts = s.indexes.map((ix) => [ix.name, judgeIndex(s, ix).judgement] as const);
           const step = nextRound({
-            ...fixed,
+            planned: p.repeats,
+            maxRepeats: p.maxRepeats,
+            budgetSeconds: p.budgetSeconds,
+            needed: repeatsForCoverage(MIN_COVERAGE),
+            words: { one: "round", many: "rounds", cap: "maxRepeats" },
             done,
-            elapsedSeconds: (Date.now() - started) / 1000,
-            secondsPerRound: (Date.now() - roundsStarted) / 1000 / done,
+            elapsedSeconds: pace.elapsedSeconds,
+            secondsPerRound: pace.secondsPerRound,
             undecided: verdicts.filter(([, v]) => v === "inconclusive").map(([name]) => name),
             decided: verdicts.map(([name, v]) => `${name}: ${v}`).join(", "),
           });
           return step.more ? undefined : step.reason;
         },
-        async (round) => {
-          const more = planRounds(ids, round, round);
-          trialPlan = [...trialPlan, ...more];
-          await runPart(more);
-        },
-      );
+      });
+      trialPlan = trialPlan.filter((x) => x.repeat <= rounds);
+      if (cut) notes.push(cut);
       notes.push(
         `adaptive design: ${stoppedBy} (planned ${p.repeats} rounds, at most ${p.maxRepeats}, budget ${p.budgetSeconds} s)`,
       );
