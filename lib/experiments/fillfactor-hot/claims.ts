@@ -368,7 +368,7 @@ export function checkClaims(s: readonly ConditionSummary[]): ClaimCheck[] {
   ];
 }
 
-/** This run's planned position on the claims' regime factors (the same keys as their `atScale`), by the page arithmetic. */
+/** The planned position on the claims' regime factors (the keys of their `atScale`), by the page arithmetic. */
 export function planned07(
   p: Pick<FillfactorHotParams, "fillfactors" | "padBytes">,
 ): Record<string, number | undefined> {

@@ -114,7 +114,10 @@ export interface RunOptions {
   readonly signal?: AbortSignal;
 }
 
-/** Runs the plan through `runTrials` (resume, watchdog, failure record, store) on one table adapter, reopened after a failure. */
+/**
+ * Runs the plan through `runTrials` (resume, watchdog, failure record, store) on one table
+ * adapter, reopened after a failure (its connection may be dead).
+ */
 export async function runPlan(options: RunOptions): Promise<FillfactorHotTrial[]> {
   let table: HotTable | undefined;
   try {
