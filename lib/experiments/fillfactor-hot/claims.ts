@@ -49,10 +49,12 @@ const DOC_HOT =
 /** The room ratio: the documented condition "sufficient free space on the page" for every row of the pass. */
 const ROOM_WHAT = "room ratio";
 const ROOM_HOT_WHAT = "room ratio of the HOT pass";
+/** The regime's value is not a seed's figure but the documented condition: room for the updated row. */
+const THRESHOLD = "the documented threshold:";
 /** Below 1: the reserved space cannot hold a new version of every row on the page. */
-const NO_ROOM: RegimeFactor = { what: ROOM_WHAT, seed: 1, unit: "", within: [0, 0.99] };
+const NO_ROOM: RegimeFactor = { what: ROOM_WHAT, seed: 1, unit: "", within: [0, 0.99], source: THRESHOLD };
 /** At least 1: it can. */
-const ROOM: RegimeFactor = { what: ROOM_HOT_WHAT, seed: 1, unit: "", within: [1, Infinity] };
+const ROOM: RegimeFactor = { what: ROOM_HOT_WHAT, seed: 1, unit: "", within: [1, Infinity], source: THRESHOLD };
 const ROOM_TEXT =
   "room ratio = free bytes per loaded heap page ÷ (rows per page × bytes of one new row version with its line pointer), " +
   "measured on each trial's table (pgstattuple)";
@@ -161,7 +163,7 @@ function pairedQuotient(
   const q = top.flatMap((r) => {
     const t = pick(r);
     const d = b.get(r.repeat);
-    return t !== undefined && d !== undefined && d > 0 ? [t / d] : [];
+    return t !== undefined && d !== undefined && Number.isFinite(t) && Number.isFinite(d) && d > 0 ? [t / d] : [];
   });
   return q.length ? medianInterval(q, of) : undefined;
 }
@@ -256,7 +258,8 @@ function claim3(s: readonly ConditionSummary[]): ClaimCheck {
     decidedBy: parts.map((p) => `ff ${p.x.fillfactor}: ${p.decision.verdict} — ${p.decision.decidedBy}`).join("; "),
     why:
       `${roomText(roomiest)}, and yet the k pass was HOT for ${pct(roomiest.hotShare)} of its rows: ` +
-      `${pct(roomiest.newPageShare)} of its new versions left the page, so the rest stayed on it and were still not HOT; ` +
+      `${pct(roomiest.newPageShare === undefined ? undefined : 1 - roomiest.newPageShare)} of its new versions ` +
+      "stayed on their page and still were not HOT; " +
       `it inserted ${fmt(roomiest.indexEntriesPerRow)} index entries per row (${INDEXES.length} indexes).`,
   };
 }

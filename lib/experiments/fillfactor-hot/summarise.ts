@@ -16,6 +16,7 @@ import { conditionKey, type FillfactorHotCondition, type FillfactorHotTrial } fr
 /** One round's values of a condition, for statistics paired across conditions. */
 export interface RoundValues {
   readonly repeat: number;
+  /** NaN for an outlier's in the sensitivity summary (`withoutFlagged`). */
   readonly seconds: number;
   readonly hotShare?: number;
   readonly walBytesPerRow?: number;
@@ -77,7 +78,11 @@ export function disturbed(t: FillfactorHotTrial): boolean {
 }
 
 export interface SummariseOptions {
-  /** Leave out trials flagged as outliers or disturbed: the sensitivity check of the verdicts. */
+  /**
+   * The sensitivity check of the verdicts: leave out the disturbed trials, and the seconds of the
+   * outliers. An outlier is one in time only (the machine's other work), so its counters stay: in
+   * the default run here, three passes slowed by a busy machine had the same HOT shares to the row.
+   */
   readonly withoutFlagged?: boolean;
 }
 
@@ -92,10 +97,9 @@ export function summarise(trials: readonly FillfactorHotTrial[], options: Summar
     const flags = outlierFlags(all.map((t) => t.seconds));
     const outlierRepeats = all.filter((_, i) => flags[i]).map((t) => t.repeat);
     const disturbedRepeats = all.filter(disturbed).map((t) => t.repeat);
-    const group = options.withoutFlagged
-      ? all.filter((t) => !outlierRepeats.includes(t.repeat) && !disturbedRepeats.includes(t.repeat))
-      : all;
+    const group = options.withoutFlagged ? all.filter((t) => !disturbedRepeats.includes(t.repeat)) : all;
     if (!group.length) continue;
+    const timed = options.withoutFlagged ? group.filter((t) => !outlierRepeats.includes(t.repeat)) : group;
     const c = group[0].condition;
     const of = (pick: (k: C) => number | undefined): number | undefined => {
       const values = group
@@ -107,14 +111,14 @@ export function summarise(trials: readonly FillfactorHotTrial[], options: Summar
       const k: C = t.counters ?? {};
       return {
         repeat: t.repeat,
-        seconds: t.seconds,
+        seconds: timed.includes(t) ? t.seconds : NaN,
         hotShare: hotShareOf(k),
         walBytesPerRow: perRow(k, k["wal.bytes"]),
         indexEntriesPerRow: perRow(k, indexEntriesOf(k)),
       };
     });
     const shares = rounds.flatMap((r) => (r.hotShare === undefined ? [] : [r.hotShare]));
-    const s = spread(group.map((t) => t.seconds));
+    const s = spread((timed.length ? timed : group).map((t) => t.seconds));
     summaries.push({
       ...c,
       trials: group.length,
@@ -122,7 +126,7 @@ export function summarise(trials: readonly FillfactorHotTrial[], options: Summar
       medianSeconds: s.median,
       minSeconds: s.min,
       maxSeconds: s.max,
-      seconds: group.map((t) => t.seconds),
+      seconds: (timed.length ? timed : group).map((t) => t.seconds),
       updatedRows: of(updatedOf) ?? 0,
       hotShare: shares.length ? median(shares) : undefined,
       hotShareInterval: shares.length
