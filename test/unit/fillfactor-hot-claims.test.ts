@@ -224,3 +224,13 @@ test("07's parameters: refused before anything starts", () => {
   assert.throws(() => fillfactorHotParams("default", { columns: ["pad" as UpdatedColumn] }), /columns/);
   assert.deepEqual(fillfactorHotParams("default", { fillfactors: [50, 100, 50] }).fillfactors, [100, 50]);
 });
+
+test("07's sensitivity check drops an outlier's seconds, not its counters; the regime names the documented threshold", () => {
+  const slowed = trials({ pass: (ff, c, r) => (ff === 50 && c === "counter" && r === 3 ? { seconds: 5 } : {}) });
+  const flagged = summarise(slowed).find((s) => s.fillfactor === 50 && s.column === "counter");
+  assert.deepEqual(flagged?.outlierRepeats, [3]);
+  const without = checkClaims(summarise(slowed, { withoutFlagged: true }));
+  assert.equal(byId(without, "2").verdict, "held", "the HOT share keeps all five rounds");
+  assert.match(byId(without, "6").ours, /n = 4/, "the time ratio leaves the outlier's round out");
+  assert.match(byId(claimsOf(trials({})), "1").scale ?? "", /room ratio 0\.0\d+ \(the documented threshold: 1\)/);
+});
