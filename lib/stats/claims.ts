@@ -429,7 +429,13 @@ export function scalePosition(
 export function atScale(
   check: ClaimCheck,
   here: Readonly<Record<string, number | undefined>>,
-  measured: { readonly here: string; readonly seed: string; readonly howToTest: string },
+  measured: {
+    readonly here: string;
+    readonly seed: string;
+    readonly howToTest: string;
+    /** Who `seed` is said of: "the seed" unless given (07: "the documentation"). */
+    readonly source?: string;
+  },
 ): ClaimCheck {
   const pos = scalePosition(check.distance, here);
   const scale = pos.text || undefined;
@@ -439,7 +445,7 @@ export function atScale(
       verdict: "not tested at this scale",
       scale,
       decidedBy:
-        `${measured.here} here at ${pos.text}; the seed ${measured.seed}. ` +
+        `${measured.here} here at ${pos.text}; ${measured.source ?? "the seed"} ${measured.seed}. ` +
         `Outside the regime: ${pos.outside.join("; ")}; ${measured.howToTest}` +
         (check.verdict === "held" || check.verdict === "did not hold"
           ? ` (inside it the interval would say "${check.verdict}")`

@@ -141,6 +141,11 @@ test("07 (2): the HOT share where the page has room, against its 50 % margin; no
   const noRoom = verdict(trials({ fillfactors: [100, 70] }), "2");
   assert.equal(noRoom.verdict, "not tested at this scale", noRoom.decidedBy);
   assert.match(noRoom.decidedBy, /fillfactors=\[100,5\d\]/, "says what would test it");
+  assert.match(
+    noRoom.decidedBy,
+    /the documentation needs sufficient free space/,
+    "said of the documentation, not a seed",
+  );
   const three = verdict(trials({ repeats: 3 }), "2");
   assert.equal(three.verdict, "inconclusive", "3 rounds cover the median with 75 % only");
 });

@@ -51,6 +51,11 @@ const ROOM_WHAT = "room ratio";
 const ROOM_HOT_WHAT = "room ratio of the HOT pass";
 /** The regime's value is not a seed's figure but the documented condition: room for the updated row. */
 const THRESHOLD = "the documented threshold:";
+/** `atScale`'s words for the regime, said of the documentation rather than a seed. */
+const DOC = "the documentation";
+const DOC_ROOM =
+  "needs sufficient free space on the page for the updated row: a room ratio ≥ 1 for every row of the pass";
+const DOC_NO_ROOM = "describes a page without room for the updated rows: a room ratio below 1";
 /** Below 1: the reserved space cannot hold a new version of every row on the page. */
 const NO_ROOM: RegimeFactor = { what: ROOM_WHAT, seed: 1, unit: "", within: [0, 0.99], source: THRESHOLD };
 /** At least 1: it can. */
@@ -209,7 +214,8 @@ function claim1(s: readonly ConditionSummary[]): ClaimCheck {
     { [ROOM_WHAT]: x.roomRatio },
     {
       here: `HOT share ${pct(x.hotShare)}`,
-      seed: "room ratio below 1",
+      seed: DOC_NO_ROOM,
+      source: DOC,
       howToTest: "fillfactor 100 is in it for any row narrower than half a page",
     },
   );
@@ -236,7 +242,8 @@ function claim2(s: readonly ConditionSummary[]): ClaimCheck {
     { [ROOM_HOT_WHAT]: x.roomRatio },
     {
       here: `HOT share ${pct(x.hotShare)} at fillfactor ${x.fillfactor}`,
-      seed: "room ratio ≥ 1",
+      seed: DOC_ROOM,
+      source: DOC,
       howToTest: `\`--set fillfactors=[100,${fillfactorForOneVersion(60)}]\` (07's row) tests it`,
     },
   );
@@ -297,7 +304,8 @@ function claim4(s: readonly ConditionSummary[]): ClaimCheck {
     { [ROOM_HOT_WHAT]: hot.roomRatio },
     {
       here: `${fmt(hot.indexEntriesPerRow, 3)} entries per row`,
-      seed: "room ratio ≥ 1",
+      seed: DOC_ROOM,
+      source: DOC,
       howToTest: "`--set fillfactors=[100,50]`",
     },
   );
@@ -336,7 +344,7 @@ function pairedClaim(
       why: why(hot, base),
     },
     { [ROOM_HOT_WHAT]: hot.roomRatio },
-    { here: times(interval.estimate), seed: "room ratio ≥ 1", howToTest: "`--set fillfactors=[100,50]`" },
+    { here: times(interval.estimate), seed: DOC_ROOM, source: DOC, howToTest: "`--set fillfactors=[100,50]`" },
   );
 }
 
