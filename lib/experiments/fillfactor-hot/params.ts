@@ -20,8 +20,8 @@ export interface FillfactorHotParams {
   /** Rows loaded into each trial's fresh table (every one is updated once by the timed pass). */
   readonly rows: number;
   /**
-   * Heap fillfactors, percent (10–100). 100 must be among them (claim 1), and one low enough that the
-   * reserved space holds a new version of every row on the page (claim 2: 50 for the 60-byte pad).
+   * Heap fillfactors, percent (10–100). Claim 1 is judged at 100; claims 2 and 4–6 at the highest
+   * one whose pages have room for a new version of every row (51 or lower for the 60-byte pad).
    */
   readonly fillfactors: readonly number[];
   /** Columns the UPDATE pass changes: counter (no index: HOT is possible) and k (indexed: never HOT). */
