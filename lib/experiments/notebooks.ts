@@ -16,3 +16,5 @@ export * as roundTrips from "./round-trips";
 export type { RoundTripsParams } from "./round-trips/params";
 export * as yourIndexes from "./your-indexes";
 export type { YourIndexesParams } from "./your-indexes/params";
+export * as fillfactorHot from "./fillfactor-hot";
+export type { FillfactorHotParams } from "./fillfactor-hot/params";

@@ -54,6 +54,11 @@ export interface RegimeFactor {
   readonly unit: string;
   /** Least and greatest here ÷ seed at which the claim may still be decided. */
   readonly within: readonly [number, number];
+  /**
+   * Whose value `seed` is, as the text names it: "the seed's" unless given. A claim declared against
+   * documentation rather than a benchmark (07) names the documented threshold instead.
+   */
+  readonly source?: string;
 }
 
 /** What a claim is, declared before the run's numbers: shown in every report beside the verdict. */
@@ -367,7 +372,7 @@ const share = (x: number) =>
 
 /** A regime factor's allowed distance as text: "data size 0.5–2× the seed's 20,000,000 products". */
 export function factorText(f: RegimeFactor): string {
-  return `${f.what} ${factorRange(f)} (the seed's ${withUnit(f.seed, f.unit)})`;
+  return `${f.what} ${factorRange(f)} (${f.source ?? "the seed's"} ${withUnit(f.seed, f.unit)})`;
 }
 
 /** The values a factor may take: "≥ 300 s", "10,000,000–40,000,000 products". */
@@ -425,8 +430,8 @@ export function scalePosition(
     const r = f.seed ? x / f.seed : NaN;
     const text =
       f.unit === "rows" || f.unit === "products" || f.unit === "rows per code"
-        ? `${share(r)} of the seed's ${f.what} (${withUnit(x, f.unit)})`
-        : `${f.what} ${withUnit(x, f.unit)} (the seed's ${withUnit(f.seed, f.unit)})`;
+        ? `${share(r)} of ${f.source ?? "the seed's"} ${f.what} (${withUnit(x, f.unit)})`
+        : `${f.what} ${withUnit(x, f.unit)} (${f.source ?? "the seed's"} ${withUnit(f.seed, f.unit)})`;
     parts.push(text);
     if (!(r >= f.within[0] && r <= f.within[1])) {
       outside.push(`${text}, outside ${factorText(f)}`);
@@ -444,7 +449,13 @@ export function scalePosition(
 export function atScale(
   check: ClaimCheck,
   here: Readonly<Record<string, number | undefined>>,
-  measured: { readonly here: string; readonly seed: string; readonly howToTest: string },
+  measured: {
+    readonly here: string;
+    readonly seed: string;
+    readonly howToTest: string;
+    /** Who `seed` is said of: "the seed" unless given (07: "the documentation"). */
+    readonly source?: string;
+  },
 ): ClaimCheck {
   const pos = scalePosition(check.distance, here);
   const scale = pos.text || undefined;
@@ -454,7 +465,7 @@ export function atScale(
       verdict: "not tested at this scale",
       scale,
       decidedBy:
-        `${measured.here} here at ${pos.text}; the seed ${measured.seed}. ` +
+        `${measured.here} here at ${pos.text}; ${measured.source ?? "the seed"} ${measured.seed}. ` +
         `Outside the regime: ${pos.outside.join("; ")}; ${measured.howToTest}` +
         (check.verdict === "held" || check.verdict === "did not hold"
           ? ` (inside it the interval would say "${check.verdict}")`

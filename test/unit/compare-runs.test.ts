@@ -13,6 +13,7 @@ import { compareRuns } from "../../lib/compare/compare";
 import { formatJson, formatMarkdown, formatText } from "../../lib/compare/format";
 import { CompareInputError, findVerdicts, listRuns, readRun, resolveRun } from "../../lib/results/stored-runs";
 import { parseArgs, plan } from "../../scripts/reproduce";
+import { EXPERIMENTS } from "../../lib/experiments/registry";
 
 interface FakeRun {
   readonly id: string;
@@ -212,11 +213,14 @@ test("npm run compare / npm run runs: exit 2 on bad input, 1 on a regression, 0 
   assert.doesNotMatch(runs.stdout, /03-over-indexing/);
 });
 
-test("npm run reproduce plans 01–06 by default; 00 only when asked or when runs are given", () => {
+test("npm run reproduce plans every experiment by default; 00 only when asked or when runs are given", () => {
   const root = path.resolve(__dirname, "..", "..", "..");
+  // The experiments, from the registry (a new notebook joins without editing this test), in id order.
+  const experiments = EXPERIMENTS.filter((e) => !e.requires).map((e) => e.id);
+  assert.deepEqual(experiments.slice(0, 6), ["01", "02", "03", "04", "05", "06"]);
   assert.deepEqual(
     plan(parseArgs([]), root).map((p) => p.entry.id),
-    ["01", "02", "03", "04", "05", "06"],
+    experiments,
   );
   assert.throws(() => plan(parseArgs(["--only", "00"]), root), /00 .* needs --set runs=/);
   const fixtures = fixture();
@@ -224,7 +228,7 @@ test("npm run reproduce plans 01–06 by default; 00 only when asked or when run
   process.env.DBLAB_RESULTS_DIR = fixtures;
   try {
     const ids = plan(parseArgs(["--set", 'runs=["20261130T100001","20261130T100002"]']), root).map((p) => p.entry.id);
-    assert.deepEqual(ids, ["01", "02", "03", "04", "05", "06", "00"]);
+    assert.deepEqual(ids, [...experiments, "00"]);
     assert.throws(
       () => plan(parseArgs(["--only", "00", "--set", 'runs=["20261130T100001","20261130T100003"]']), root),
       /different notebooks/,

@@ -1,0 +1,26 @@
+/**
+ * 07's data directory at its peak: one table at the lowest fillfactor run, every row updated once
+ * (a second version of each, on the page or off it), its two B-trees doubled by a non-HOT pass,
+ * and WAL up to the default max_wal_size. One table exists at a time (each trial drops the last).
+ */
+import type { FillfactorHotParams } from "./params";
+import { plannedRoom } from "./workload/page-model";
+import { bytesText, type DiskNeed } from "../../targets/disk-need";
+
+/** A bigint B-tree built by sort holds ~ 20 B a row (16-byte tuple, 4-byte line pointer, 90 % full). */
+const INDEX_ROW_BYTES = 20;
+const MAX_WAL_BYTES = 2 ** 30;
+const BASE_BYTES = 200 * 2 ** 20;
+
+export function diskNeed07(p: FillfactorHotParams): DiskNeed {
+  const ff = Math.min(...p.fillfactors);
+  const room = plannedRoom(ff, p.padBytes);
+  const heap = 2 * Math.ceil(p.rows / room.rowsPerPage) * 8192;
+  const indexes = 2 * 2 * p.rows * INDEX_ROW_BYTES;
+  return {
+    bytes: heap + indexes + MAX_WAL_BYTES + BASE_BYTES,
+    what:
+      `${p.rows.toLocaleString("en-US")} rows at ${room.rowsPerPage} a page (fillfactor ${ff}) × 2 versions + ` +
+      `2 indexes × ${INDEX_ROW_BYTES} B a row × 2 + max_wal_size ${bytesText(MAX_WAL_BYTES)} + ${bytesText(BASE_BYTES)} of server`,
+  };
+}

@@ -1,0 +1,161 @@
+/**
+ * Notebook 07's figures, from the raw trials, per condition (fillfactor × updated column): the HOT
+ * share of the pass (n_tup_hot_upd ÷ n_tup_upd, the pass's delta) with the exact interval of its
+ * median over rounds, the room the loaded pages had, what the pass added (index entries counted in
+ * its WAL, index and heap bytes, WAL bytes, each per updated row) and its time; the per-round values
+ * the claims pair across conditions.
+ */
+import { median } from "simple-statistics";
+import { isOk } from "../../results/run-store";
+import { medianInterval, outlierFlags, type Interval } from "../../stats/intervals";
+import { groupBy, spread, type TrialSeconds } from "../../stats/summary";
+import { counterEntries, type Counters } from "../../stats/counters";
+import { INDEX_ENTRY_RECORDS, type FillfactorHotCounterKey } from "./workload/counter-keys";
+import { conditionKey, type FillfactorHotCondition, type FillfactorHotTrial } from "./workload/run-trials";
+
+/** One round's values of a condition, for statistics paired across conditions. */
+export interface RoundValues {
+  readonly repeat: number;
+  /** NaN for an outlier's in the sensitivity summary (`withoutFlagged`). */
+  readonly seconds: number;
+  readonly hotShare?: number;
+  readonly walBytesPerRow?: number;
+  readonly indexEntriesPerRow?: number;
+}
+
+export interface ConditionSummary extends FillfactorHotCondition, TrialSeconds {
+  /** Updated rows per trial (median): the pass updates every row once. */
+  readonly updatedRows: number;
+  /** Median over rounds of the pass's HOT share, and the exact interval of that median. */
+  readonly hotShare?: number;
+  readonly hotShareInterval?: Interval;
+  /** Share of the updated rows whose new version went to another page (n_tup_newpage_upd, PostgreSQL 16+). */
+  readonly newPageShare?: number;
+  /** The loaded pages' room (medians): free bytes per page ÷ (rows per page × bytes per new version). */
+  readonly roomRatio?: number;
+  readonly rowsPerPage?: number;
+  readonly freeBytesPerPage?: number;
+  readonly versionBytes?: number;
+  /** B-tree leaf entries the pass inserted per updated row, counted in its WAL (every index together). */
+  readonly indexEntriesPerRow?: number;
+  /** Bytes the pass added to the indexes, and to the heap, per updated row. */
+  readonly indexBytesPerRow?: number;
+  readonly heapBytesPerRow?: number;
+  /** WAL bytes and full-page images per updated row. */
+  readonly walBytesPerRow?: number;
+  readonly fpiPer1000Rows?: number;
+  readonly rounds: readonly RoundValues[];
+  /** Trials flagged as outliers among this condition's own rounds (OUTLIER_RULE), by round. */
+  readonly outlierRepeats: readonly number[];
+  /** Trials with a checkpoint or an autovacuum/autoanalyze inside the timed pass, by round. */
+  readonly disturbedRepeats: readonly number[];
+}
+
+type C = Counters<FillfactorHotCounterKey>;
+
+const updatedOf = (c: C) => c["table.n_tup_upd"];
+const perRow = (c: C, n: number | undefined) => {
+  const rows = updatedOf(c);
+  return n === undefined || !rows ? undefined : n / rows;
+};
+
+export const hotShareOf = (c: C): number | undefined => perRow(c, c["table.n_tup_hot_upd"] ?? 0);
+
+/** Index entries the pass inserted (WAL record counts), or undefined without pg_walinspect. */
+export function indexEntriesOf(c: C): number | undefined {
+  if (!counterEntries(c).some(([k]) => k.startsWith("walrec."))) return undefined;
+  return INDEX_ENTRY_RECORDS.reduce((a, t) => a + (c[`walrec.${t}`] ?? 0), 0);
+}
+
+function indexBytesOf(c: C): number | undefined {
+  const sizes = counterEntries(c).filter(([k]) => k.startsWith("bytes.index."));
+  return sizes.length ? sizes.reduce((a, [, v]) => a + v, 0) : undefined;
+}
+
+/** A trial whose timed pass saw a checkpoint or an autovacuum/autoanalyze of the table. */
+export function disturbed(t: FillfactorHotTrial): boolean {
+  return (t.counters?.["checkpoints"] ?? 0) > 0 || (t.counters?.["table.autovacuum_count"] ?? 0) > 0;
+}
+
+export interface SummariseOptions {
+  /**
+   * The sensitivity check of the verdicts: leave out the disturbed trials, and the seconds of the
+   * outliers. An outlier is one in time only (the machine's other work), so its counters stay: in
+   * the default run here, three passes slowed by a busy machine had the same HOT shares to the row.
+   */
+  readonly withoutFlagged?: boolean;
+}
+
+export function summarise(trials: readonly FillfactorHotTrial[], options: SummariseOptions = {}): ConditionSummary[] {
+  const ok = trials.filter(isOk);
+  const failed = groupBy(
+    trials.filter((t) => t.status === "failed"),
+    (t) => conditionKey(t.condition),
+  );
+  const summaries: ConditionSummary[] = [];
+  for (const [key, all] of groupBy(ok, (t) => conditionKey(t.condition))) {
+    const flags = outlierFlags(all.map((t) => t.seconds));
+    const outlierRepeats = all.filter((_, i) => flags[i]).map((t) => t.repeat);
+    const disturbedRepeats = all.filter(disturbed).map((t) => t.repeat);
+    const group = options.withoutFlagged ? all.filter((t) => !disturbedRepeats.includes(t.repeat)) : all;
+    if (!group.length) continue;
+    const timed = options.withoutFlagged ? group.filter((t) => !outlierRepeats.includes(t.repeat)) : group;
+    const c = group[0].condition;
+    const of = (pick: (k: C) => number | undefined): number | undefined => {
+      const values = group
+        .map((t) => (t.counters ? pick(t.counters) : undefined))
+        .filter((v): v is number => v !== undefined && Number.isFinite(v));
+      return values.length ? median(values) : undefined;
+    };
+    const rounds: RoundValues[] = group.map((t) => {
+      const k: C = t.counters ?? {};
+      return {
+        repeat: t.repeat,
+        seconds: timed.includes(t) ? t.seconds : NaN,
+        hotShare: hotShareOf(k),
+        walBytesPerRow: perRow(k, k["wal.bytes"]),
+        indexEntriesPerRow: perRow(k, indexEntriesOf(k)),
+      };
+    });
+    const shares = rounds.flatMap((r) => (r.hotShare === undefined ? [] : [r.hotShare]));
+    const s = spread((timed.length ? timed : group).map((t) => t.seconds));
+    summaries.push({
+      ...c,
+      trials: group.length,
+      failed: failed.get(key)?.length ?? 0,
+      medianSeconds: s.median,
+      minSeconds: s.min,
+      maxSeconds: s.max,
+      seconds: (timed.length ? timed : group).map((t) => t.seconds),
+      updatedRows: of(updatedOf) ?? 0,
+      hotShare: shares.length ? median(shares) : undefined,
+      hotShareInterval: shares.length
+        ? medianInterval(shares, `HOT share of the pass, ff ${c.fillfactor}, ${c.column}, one per round`)
+        : undefined,
+      newPageShare: of((k) => perRow(k, k["table.n_tup_newpage_upd"])),
+      roomRatio: of((k) => k["room.ratio"]),
+      rowsPerPage: of((k) => k["room.rows_per_page"]),
+      freeBytesPerPage: of((k) => k["room.free_bytes_per_page"]),
+      versionBytes: of((k) => k["room.version_bytes"]),
+      indexEntriesPerRow: of((k) => perRow(k, indexEntriesOf(k))),
+      indexBytesPerRow: of((k) => perRow(k, indexBytesOf(k))),
+      heapBytesPerRow: of((k) => perRow(k, k["bytes.heap"])),
+      walBytesPerRow: of((k) => perRow(k, k["wal.bytes"])),
+      fpiPer1000Rows: of((k) => {
+        const n = perRow(k, k["wal.fpi"]);
+        return n === undefined ? undefined : 1000 * n;
+      }),
+      rounds,
+      outlierRepeats,
+      disturbedRepeats,
+    });
+  }
+  return summaries;
+}
+
+export function findSummary(
+  summaries: readonly ConditionSummary[],
+  where: FillfactorHotCondition,
+): ConditionSummary | undefined {
+  return summaries.find((s) => s.fillfactor === where.fillfactor && s.column === where.column);
+}

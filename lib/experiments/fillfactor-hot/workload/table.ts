@@ -1,0 +1,192 @@
+/**
+ * PostgreSQL side of notebook 07: a fresh table per trial at the trial's fillfactor, loaded and
+ * indexed the same way every time, vacuumed and checkpointed so each pass starts from the same
+ * state, then one UPDATE pass over every row in id ranges; the counters that say what the pass did.
+ */
+import type { Client } from "pg";
+import type { ConnectionInfo } from "../../../targets/types";
+import { connect, endClient } from "../../../engines/postgres/connect";
+import { waitForAutovacuumIdle } from "../../../engines/postgres/autovacuum";
+import { countersFrom, type Counters } from "../../../stats/counters";
+import { ignored } from "../../../runtime/debug";
+import type { UpdatedColumn } from "../params";
+import {
+  isPassCounterKey,
+  isWalRecordKey,
+  PASS_COUNTERS,
+  type IndexSizeKey,
+  type PassCounter,
+  type RoomLevel,
+  type WalRecordKey,
+} from "./counter-keys";
+import { BLOCK_BYTES } from "./page-model";
+
+export const TABLE = "hot_rows";
+/** The table's two B-trees: the primary key and the index on k (the column an indexed UPDATE changes). */
+export const INDEXES = [`${TABLE}_pkey`, `${TABLE}_k_idx`] as const;
+
+const UPDATE_TEXT: Readonly<Record<UpdatedColumn, string>> = {
+  counter: `UPDATE ${TABLE} SET counter = counter + 1 WHERE id BETWEEN $1 AND $2`,
+  k: `UPDATE ${TABLE} SET k = k + 1 WHERE id BETWEEN $1 AND $2`,
+};
+
+export class HotTable {
+  private constructor(
+    /** Setup and counters. */
+    private readonly setup: Client,
+    /** The timed statements. */
+    private readonly writer: Client,
+  ) {}
+
+  /** pgstattuple and pg_walinspect where the server has them (contrib: embedded and docker do). */
+  private pgstattuple = false;
+  private walinspect = false;
+
+  static async open(connection: ConnectionInfo): Promise<HotTable> {
+    const setup = await connect(connection);
+    try {
+      const table = new HotTable(setup, await connect(connection));
+      table.pgstattuple = await tryExtension(setup, "pgstattuple");
+      table.walinspect = await tryExtension(setup, "pg_walinspect");
+      return table;
+    } catch (error) {
+      await setup.end().catch(ignored("fillfactor-hot: end the setup client after a failed open"));
+      throw error;
+    }
+  }
+
+  /**
+   * A fresh table at `fillfactor`, loaded with `rows` rows in id order (so an id range is a run of
+   * pages), its two indexes built after the load (the same compact B-trees at every fillfactor).
+   * Autovacuum is off for it: a vacuum inside the pass would prune old versions and change what the
+   * pass finds, and the VACUUM below sets hint bits and the visibility map the same way each time.
+   */
+  async recreate(fillfactor: number, rows: number, padBytes: number): Promise<void> {
+    for (const [name, n, lo, hi] of [
+      ["fillfactor", fillfactor, 10, 100],
+      ["rows", rows, 1, Number.MAX_SAFE_INTEGER],
+      ["padBytes", padBytes, 1, 1000],
+    ] as const)
+      if (!Number.isInteger(n) || n < lo || n > hi) throw new Error(`${name} must be an integer from ${lo} to ${hi}`);
+    await this.setup.query(`DROP TABLE IF EXISTS ${TABLE}`);
+    await this.setup.query(
+      `CREATE TABLE ${TABLE} (id bigint NOT NULL, k bigint NOT NULL, counter bigint NOT NULL, pad text NOT NULL) ` +
+        `WITH (fillfactor = ${fillfactor}, autovacuum_enabled = false)`,
+    );
+    // k: the ids scattered ((id · 7919) mod rows), so the k index is not in the heap's order and an
+    // indexed UPDATE inserts its entries all over that B-tree, as a real secondary key would.
+    await this.setup.query(
+      `INSERT INTO ${TABLE} SELECT g, (g * 7919) % $1, 0, repeat('x', $2) FROM generate_series(1, $1::bigint) g`,
+      [rows, padBytes],
+    );
+    await this.setup.query(`ALTER TABLE ${TABLE} ADD CONSTRAINT ${INDEXES[0]} PRIMARY KEY (id)`);
+    await this.setup.query(`CREATE INDEX ${INDEXES[1]} ON ${TABLE} (k)`);
+  }
+
+  /** The same state before every pass: vacuumed and analysed, checkpointed, no autovacuum worker running. */
+  async quiesce(): Promise<void> {
+    await this.setup.query(`VACUUM (ANALYZE) ${TABLE}`);
+    await this.setup.query("CHECKPOINT");
+    await waitForAutovacuumIdle(this.setup);
+  }
+
+  /**
+   * The loaded pages' room, measured: pgstattuple's tuple and free-space totals over the heap's
+   * pages (else the average pg_column_size of a row and the page count, with the free space left
+   * after the rows' versions and line pointers).
+   */
+  async room(): Promise<Counters<RoomLevel>> {
+    const { rows } = await this.setup.query<{ pages: number; tuples: number; tuple_bytes: number; free: number }>(
+      this.pgstattuple
+        ? `SELECT table_len::float8 / ${BLOCK_BYTES} AS pages, tuple_count::float8 AS tuples,
+                  tuple_len::float8 AS tuple_bytes, free_space::float8 AS free FROM pgstattuple('${TABLE}')`
+        : `SELECT pg_relation_size('${TABLE}')::float8 / ${BLOCK_BYTES} AS pages, count(*)::float8 AS tuples,
+                  sum(pg_column_size(t.*))::float8 AS tuple_bytes, NULL::float8 AS free FROM ${TABLE} t`,
+    );
+    const r = rows[0];
+    if (!r || !(r.pages > 0) || !(r.tuples > 0)) return {};
+    const rowsPerPage = r.tuples / r.pages;
+    const versionBytes = Math.ceil(r.tuple_bytes / r.tuples / 8) * 8 + 4;
+    const freeBytesPerPage = r.free === null ? BLOCK_BYTES - 24 - rowsPerPage * versionBytes : r.free / r.pages;
+    return {
+      "room.rows_per_page": rowsPerPage,
+      "room.free_bytes_per_page": freeBytesPerPage,
+      "room.version_bytes": versionBytes,
+      "room.ratio": freeBytesPerPage / (rowsPerPage * versionBytes),
+    };
+  }
+
+  /** One statement of the pass: every row with id in [from, to], one transaction. */
+  async updateRange(column: UpdatedColumn, from: number, to: number): Promise<number> {
+    const result = await this.writer.query({ name: `hot_${column}`, text: UPDATE_TEXT[column], values: [from, to] });
+    return result.rowCount ?? 0;
+  }
+
+  async counters(): Promise<Counters<PassCounter | IndexSizeKey>> {
+    // Backends flush their statistics at most once a second; force the writer's out first.
+    await this.writer.query("SELECT pg_stat_force_next_flush()");
+    const { rows } = await this.setup.query<{ name: string; value: string | null }>(COUNTERS_SQL, [TABLE]);
+    return countersFrom(rows, isPassCounterKey, "07 PostgreSQL counters");
+  }
+
+  /** WAL records by type between two `wal.lsn` values (bytes since 0/0), or undefined without pg_walinspect. */
+  async walRecords(from: number | undefined, to: number | undefined): Promise<Counters<WalRecordKey> | undefined> {
+    if (!this.walinspect || from === undefined || to === undefined || to <= from) return undefined;
+    // pg_walinspect reads only flushed WAL; every statement of the pass committed (and flushed), the
+    // counters' own reads may leave a tail the WAL writer flushes within wal_writer_delay.
+    const deadline = Date.now() + 5_000;
+    for (;;) {
+      const { rows } = await this.setup.query<{ flushed: string }>(
+        "SELECT pg_wal_lsn_diff(pg_current_wal_flush_lsn(), '0/0')::text AS flushed",
+      );
+      if (Number(rows[0]?.flushed ?? 0) >= to) break;
+      if (Date.now() > deadline) return undefined;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const { rows } = await this.setup.query<{ type: string; n: string }>(
+      `SELECT "resource_manager/record_type" AS type, count::text AS n
+         FROM pg_get_wal_stats('0/0'::pg_lsn + $1::numeric, '0/0'::pg_lsn + $2::numeric, true) WHERE count > 0`,
+      [from, to],
+    );
+    return countersFrom(
+      rows.map((r) => ({ name: `walrec.${r.type}`, value: r.n })),
+      isWalRecordKey,
+      "07 WAL records",
+    );
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled([endClient(this.writer), endClient(this.setup)]);
+  }
+}
+
+/** Each counter's value and where it comes from (t: the table's row counters). */
+const COUNTER_SQL: Readonly<Record<PassCounter, readonly [value: string, from: string]>> = {
+  "table.n_tup_upd": ["n_tup_upd::text", "FROM t"],
+  "table.n_tup_hot_upd": ["n_tup_hot_upd::text", "FROM t"],
+  "table.n_tup_newpage_upd": ["n_tup_newpage_upd::text", "FROM t"],
+  "table.autovacuum_count": ["(autovacuum_count + autoanalyze_count)::text", "FROM t"],
+  "wal.records": ["wal_records::text", "FROM pg_stat_wal"],
+  "wal.fpi": ["wal_fpi::text", "FROM pg_stat_wal"],
+  "wal.bytes": ["wal_bytes::text", "FROM pg_stat_wal"],
+  checkpoints: ["(num_timed + num_requested)::text", "FROM pg_stat_checkpointer"],
+  "wal.lsn": ["pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::text", ""],
+  "bytes.heap": ["pg_relation_size($1::regclass)::text", ""],
+};
+
+const COUNTERS_SQL = `
+WITH t AS (SELECT * FROM pg_stat_user_tables WHERE relname = $1)
+${PASS_COUNTERS.map((name) => `SELECT '${name}' AS name, ${COUNTER_SQL[name][0]} AS value ${COUNTER_SQL[name][1]}`).join("\nUNION ALL ")}
+UNION ALL SELECT 'bytes.index.' || indexrelname, pg_relation_size(indexrelid)::text
+  FROM pg_stat_user_indexes WHERE relname = $1
+`;
+
+/** CREATE EXTENSION where allowed; false (and the figures it gives are measured another way or left out) where not. */
+async function tryExtension(client: Client, name: string): Promise<boolean> {
+  try {
+    await client.query(`CREATE EXTENSION IF NOT EXISTS ${name}`);
+    return true;
+  } catch {
+    return false;
+  }
+}
