@@ -196,8 +196,8 @@ interface Planned {
 
 /**
  * Each notebook's estimated duration here (lib/experiments/eta.ts), printed before any kernel starts
- * so that a reader of a `full` run can stop before the hours pass; notebooks the estimate does not
- * model (00, 06) are left out.
+ * so that a reader of a `full` run can stop before the hours pass; a notebook without an ETA model
+ * (00: it reads runs, nothing to time) is left out.
  */
 export function etaLines(planned: readonly Planned[]): string[] {
   const lines: string[] = [];
