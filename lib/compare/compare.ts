@@ -39,9 +39,14 @@ export const METRICS: Readonly<Record<string, Metric>> = {
   },
 };
 
-/** Notebooks 03 and 04 are judged by pgbench's TPS (their trials' seconds are the fixed run length). */
-export function defaultMetric(notebookId: string): Metric {
-  return notebookId === "03" || notebookId === "04" ? METRICS.tps : METRICS.seconds;
+/**
+ * A run whose finished trials are all pgbench runs (03, 04, 06) is judged by their TPS: their
+ * seconds are the fixed run length the params set. Any other by its trials' timed seconds. Read
+ * off the trials, so a new notebook needs no entry here.
+ */
+export function defaultMetric(trials: readonly TrialRecord[]): Metric {
+  const ok = trials.filter((t) => t.status === "ok");
+  return ok.length > 0 && ok.every((t) => READERS.tps(t) !== undefined) ? METRICS.tps : METRICS.seconds;
 }
 
 export interface CompareOptions {
@@ -421,7 +426,7 @@ export function compareRuns(refs: readonly string[], options: CompareOptions = {
   if (refs.length < 2) throw new CompareInputError(`name at least two runs to compare (got ${refs.length})`);
   const { runs, warnings } = resolveForComparison(refs, options.root ?? resultsRoot());
   const notebooks = [runs[0].notebook];
-  const metric = options.metric !== undefined ? METRICS[options.metric] : defaultMetric(runs[0].notebookId);
+  const metric = options.metric !== undefined ? METRICS[options.metric] : defaultMetric(runs[0].trials);
   if (!metric)
     throw new CompareInputError(`unknown metric "${options.metric}"; known: ${Object.keys(METRICS).join(", ")}`);
   const read = READERS[metric.name];

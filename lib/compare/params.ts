@@ -14,7 +14,7 @@ export interface CompareRunsParams {
   readonly runs: readonly string[];
   /** Significance level of the rank test (0.10: see lib/compare/stats.ts). */
   readonly alpha: number;
-  /** "seconds" or "tps"; null: the notebook's usual metric (tps for 03 and 04). */
+  /** "seconds" or "tps"; null: the notebook's usual metric (tps where every trial is a pgbench run: 03, 04, 06). */
   readonly metric: string | null;
   /** Mark conditions worse than the baseline by more than this fraction (0.05 = 5 %) and distinguishable. */
   readonly failOnRegression: number | null;
