@@ -9,7 +9,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { compareRuns } from "../../lib/compare/compare";
+import { compareRuns, defaultMetric } from "../../lib/compare/compare";
 import { formatJson, formatMarkdown, formatText } from "../../lib/compare/format";
 import { CompareInputError, findVerdicts, listRuns, readRun, resolveRun } from "../../lib/results/stored-runs";
 import { parseArgs, plan } from "../../scripts/reproduce";
@@ -282,4 +282,15 @@ test("conditions present in only one run are listed as such, not compared", () =
   assert.deepEqual(only, ["operation=update only in A", "operation=delete only in B"]);
   assert.equal(c.pairs[0].common, 1);
   assert.match(formatText(c), /operation=update\s+only in A[\s\S]*operation=delete\s+only in B/);
+});
+
+test("the default metric is read off the trials: TPS when every finished trial is a pgbench run, else seconds", () => {
+  const pg = { key: "a", condition: {}, repeat: 1, status: "ok", seconds: 30, pgbench: { summary: { tps: 900 } } };
+  const timed = { key: "b", condition: {}, repeat: 1, status: "ok", seconds: 1.2 };
+  const failed = { key: "c", condition: {}, repeat: 1, status: "failed" };
+  const m = (trials: readonly object[]) => defaultMetric(trials as Parameters<typeof defaultMetric>[0]).name;
+  assert.equal(m([pg, pg, failed]), "tps");
+  assert.equal(m([pg, timed]), "seconds");
+  assert.equal(m([timed]), "seconds");
+  assert.equal(m([]), "seconds");
 });
