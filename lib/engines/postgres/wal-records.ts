@@ -52,3 +52,33 @@ export async function walRecordsBetween(
     rows.map((r) => [r.kind, { count: Number(r.n), bytes: Number(r.bytes), fpiBytes: Number(r.fpi) }]),
   );
 }
+
+/**
+ * WAL record counts by type between two positions given as bytes since 0/0 (the counters'
+ * `wal.lsn`), as `walrec.<type>` counter rows, once the WAL is flushed past `to`: pg_walinspect
+ * reads only flushed WAL, and with synchronous_commit = off the WAL writer flushes the tail within
+ * wal_writer_delay (200 ms by default), so this waits for it rather than forcing a flush. Undefined
+ * when it is not flushed within `waitMs`: the figures are left out, the trial stands.
+ */
+export async function walRecordCountRows(
+  client: Client,
+  from: number,
+  to: number,
+  waitMs = 5_000,
+): Promise<{ readonly name: string; readonly value: string }[] | undefined> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const { rows } = await client.query<{ flushed: string }>(
+      "SELECT pg_wal_lsn_diff(pg_current_wal_flush_lsn(), '0/0')::text AS flushed",
+    );
+    if (Number(rows[0]?.flushed ?? 0) >= to) break;
+    if (Date.now() > deadline) return undefined;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const { rows } = await client.query<{ type: string; n: string }>(
+    `SELECT "resource_manager/record_type" AS type, count::text AS n
+       FROM pg_get_wal_stats('0/0'::pg_lsn + $1::numeric, '0/0'::pg_lsn + $2::numeric, true) WHERE count > 0`,
+    [from, to],
+  );
+  return rows.map((r) => ({ name: `walrec.${r.type}`, value: r.n }));
+}

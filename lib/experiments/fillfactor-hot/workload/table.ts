@@ -4,6 +4,7 @@
  * state, then one UPDATE pass over every row in id ranges; the counters that say what the pass did.
  */
 import type { Client } from "pg";
+import { walRecordCountRows } from "../../../engines/postgres/wal-records";
 import type { ConnectionInfo } from "../../../targets/types";
 import { connect, endClient } from "../../../engines/postgres/connect";
 import { waitForAutovacuumIdle } from "../../../engines/postgres/autovacuum";
@@ -132,27 +133,8 @@ export class HotTable {
   /** WAL records by type between two `wal.lsn` values (bytes since 0/0), or undefined without pg_walinspect. */
   async walRecords(from: number | undefined, to: number | undefined): Promise<Counters<WalRecordKey> | undefined> {
     if (!this.walinspect || from === undefined || to === undefined || to <= from) return undefined;
-    // pg_walinspect reads only flushed WAL; every statement of the pass committed (and flushed), the
-    // counters' own reads may leave a tail the WAL writer flushes within wal_writer_delay.
-    const deadline = Date.now() + 5_000;
-    for (;;) {
-      const { rows } = await this.setup.query<{ flushed: string }>(
-        "SELECT pg_wal_lsn_diff(pg_current_wal_flush_lsn(), '0/0')::text AS flushed",
-      );
-      if (Number(rows[0]?.flushed ?? 0) >= to) break;
-      if (Date.now() > deadline) return undefined;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    const { rows } = await this.setup.query<{ type: string; n: string }>(
-      `SELECT "resource_manager/record_type" AS type, count::text AS n
-         FROM pg_get_wal_stats('0/0'::pg_lsn + $1::numeric, '0/0'::pg_lsn + $2::numeric, true) WHERE count > 0`,
-      [from, to],
-    );
-    return countersFrom(
-      rows.map((r) => ({ name: `walrec.${r.type}`, value: r.n })),
-      isWalRecordKey,
-      "07 WAL records",
-    );
+    const rows = await walRecordCountRows(this.setup, from, to);
+    return rows ? countersFrom(rows, isWalRecordKey, "07 WAL records") : undefined;
   }
 
   async close(): Promise<void> {

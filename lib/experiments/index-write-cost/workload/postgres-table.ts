@@ -4,6 +4,7 @@
  * explain them.
  */
 import { probeOnce } from "../../../engines/postgres/speed-probe";
+import { walRecordCountRows } from "../../../engines/postgres/wal-records";
 import type { SpeedProbe } from "../../../stats/speed";
 import { pipeline } from "node:stream/promises";
 import { Readable } from "node:stream";
@@ -113,27 +114,8 @@ export class PostgresIndexWriteTable implements IndexWriteEngine {
     const from = before["wal.lsn"];
     const to = after["wal.lsn"];
     if (!this.walinspect || from === undefined || to === undefined || to <= from) return undefined;
-    // pg_walinspect reads only flushed WAL; with synchronous_commit = off the WAL writer flushes the
-    // tail within wal_writer_delay (200 ms by default): wait for it rather than force a flush.
-    const deadline = Date.now() + 5_000;
-    for (;;) {
-      const { rows } = await this.setup.query<{ flushed: string }>(
-        "SELECT pg_wal_lsn_diff(pg_current_wal_flush_lsn(), '0/0')::text AS flushed",
-      );
-      if (Number(rows[0]?.flushed ?? 0) >= to) break;
-      if (Date.now() > deadline) return undefined; // the figures are left out, the trial stands
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    const { rows } = await this.setup.query<{ type: string; n: string }>(
-      `SELECT "resource_manager/record_type" AS type, count AS n
-         FROM pg_get_wal_stats('0/0'::pg_lsn + $1::numeric, '0/0'::pg_lsn + $2::numeric, true) WHERE count > 0`,
-      [from, to],
-    );
-    return countersFrom(
-      rows.map((r) => ({ name: `walrec.${r.type}`, value: r.n })),
-      isWalRecordKey,
-      "01 WAL records",
-    );
+    const rows = await walRecordCountRows(this.setup, from, to);
+    return rows ? countersFrom(rows, isWalRecordKey, "01 WAL records") : undefined;
   }
 
   async recreate({ fillfactor }: { readonly fillfactor: number }): Promise<void> {
