@@ -8,6 +8,7 @@
  */
 import fs from "node:fs";
 import os from "node:os";
+import { percent } from "../stats/format";
 
 interface CpuTimes {
   readonly total: number;
@@ -99,7 +100,7 @@ export class HostMonitor {
   }
 }
 
-const pct = (x: number | undefined) => (x === undefined ? "n/a" : `${(x * 100).toFixed(1)} %`);
+const pct = (x: number | undefined) => percent(x, 1);
 
 /** One line for the run header. */
 export function quietnessText(q: Quietness): string {

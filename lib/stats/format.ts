@@ -21,3 +21,18 @@ export function durationText(seconds: number, style: "estimate" | "measured" = "
   if (minutes < 60) return `${minutes} min ${whole % 60} s`;
   return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
 }
+
+/** A number with `digits` decimals; `na` for a figure the run does not have (undefined, NaN, ±∞). */
+export function fixed(x: number | undefined, digits: number, na = "n/a"): string {
+  return x === undefined || !Number.isFinite(x) ? na : x.toFixed(digits);
+}
+
+/** A share as a percentage ("12 %", "12.5 %"); `na` as for `fixed`. */
+export function percent(x: number | undefined, digits = 0, na = "n/a"): string {
+  return x === undefined || !Number.isFinite(x) ? na : `${(x * 100).toFixed(digits)} %`;
+}
+
+/** Bytes in kB (1,024) with one decimal; `na` as for `fixed`. */
+export function kilobytes(x: number | undefined, na = "n/a"): string {
+  return x === undefined || !Number.isFinite(x) ? na : `${(x / 1024).toFixed(1)} kB`;
+}

@@ -1,5 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { fixed, kilobytes, percent } from "../../lib/stats/format";
 import { spread } from "../../lib/stats/summary";
 
 test("spread: median, min, max of raw values", () => {
@@ -12,4 +13,16 @@ test("spread: median, min, max of raw values", () => {
 
 test("spread of nothing is an error, not NaN", () => {
   assert.throws(() => spread([]), /no values/);
+});
+
+test("number formats: decimals, percentages and kB, with one 'n/a' for what a run does not have", () => {
+  assert.deepEqual(
+    [fixed(1.234, 2), fixed(undefined, 2), fixed(Number.NaN, 1), fixed(Infinity, 0, "")],
+    ["1.23", "n/a", "n/a", ""],
+  );
+  assert.deepEqual(
+    [percent(0.125, 1), percent(0.125), percent(undefined), percent(Number.NaN, 0, "")],
+    ["12.5 %", "13 %", "n/a", ""],
+  );
+  assert.deepEqual([kilobytes(1536), kilobytes(undefined)], ["1.5 kB", "n/a"]);
 });

@@ -39,6 +39,7 @@ import {
   type RepeatPair,
   type WalAnatomySummary,
 } from "./summarise";
+import { fixed, percent } from "../../stats/format";
 
 const EXPERIMENT = "create_index_after_load";
 
@@ -68,10 +69,10 @@ export function seedFigures(): SeedFigures {
   };
 }
 
-const f2 = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? "n/a" : x.toFixed(2));
-const f1 = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? "n/a" : x.toFixed(1));
+const f2 = (x: number | undefined) => fixed(x, 2);
+const f1 = (x: number | undefined) => fixed(x, 1);
 const int = (x: number | undefined) => (x === undefined ? "n/a" : Math.round(x).toLocaleString("en-US"));
-const pct = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? "n/a" : `${Math.round(x * 100)} %`);
+const pct = (x: number | undefined) => percent(x);
 const ratioFmt = (x: number) => `${x.toFixed(2)}×`;
 const shareFmt = (x: number) => `${Math.round(x * 100)} %`;
 const minSec = (s: number) => `${Math.floor(s / 60)} m ${Math.round(s % 60)} s`;

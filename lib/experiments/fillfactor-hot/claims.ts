@@ -31,9 +31,10 @@ import type { FillfactorHotParams } from "./params";
 import { fillfactorForOneVersion, plannedRoom } from "./workload/page-model";
 import { INDEXES } from "./workload/table";
 import { findSummary, type ConditionSummary, type RoundValues } from "./summarise";
+import { fixed, percent } from "../../stats/format";
 
-const fmt = (x: number | undefined, d = 2) => (x === undefined || !Number.isFinite(x) ? "n/a" : x.toFixed(d));
-const pct = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? "n/a" : `${Math.round(x * 100)} %`);
+const fmt = (x: number | undefined, d = 2) => fixed(x, d);
+const pct = (x: number | undefined) => percent(x);
 const pctFmt = (x: number) => `${(x * 100).toFixed(x < 0.1 ? 1 : 0)} %`;
 const times = (x: number) => `${x.toFixed(2)}×`;
 

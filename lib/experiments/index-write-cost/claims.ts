@@ -28,9 +28,10 @@ import { intervalText, medianInterval, type Interval } from "../../stats/interva
 import { OPERATION_LABELS, type Operation } from "./workload/operations";
 import { HEAP_FILLFACTOR } from "./workload/engine";
 import { findSummary, type ConditionSummary } from "./summarise";
+import { fixed, percent } from "../../stats/format";
 
-const fmt = (x: number | undefined, d = 2) => (x === undefined || !Number.isFinite(x) ? "n/a" : x.toFixed(d));
-const pct = (x: number | undefined) => (x === undefined ? "n/a" : `${Math.round(x * 100)} %`);
+const fmt = (x: number | undefined, d = 2) => fixed(x, d);
+const pct = (x: number | undefined) => percent(x);
 const rowsText = (n: number) => n.toLocaleString("en-US");
 const times = (x: number) => `${x.toFixed(2)}×`;
 

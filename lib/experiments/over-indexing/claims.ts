@@ -34,12 +34,13 @@ import {
   type OverIndexingSummary,
   type RoundSummary,
 } from "./summarise";
+import { fixed, kilobytes, percent } from "../../stats/format";
 
-const f0 = (x: number | undefined) => (x === undefined ? "n/a" : x.toFixed(0));
-const f1 = (x: number | undefined) => (x === undefined ? "n/a" : x.toFixed(1));
-const f2 = (x: number | undefined) => (x === undefined ? "n/a" : x.toFixed(2));
-const pct = (x: number | undefined, d = 0) => (x === undefined ? "n/a" : `${(x * 100).toFixed(d)} %`);
-const kb = (x: number | undefined) => (x === undefined ? "n/a" : `${(x / 1024).toFixed(1)} kB`);
+const f0 = (x: number | undefined) => fixed(x, 0);
+const f1 = (x: number | undefined) => fixed(x, 1);
+const f2 = (x: number | undefined) => fixed(x, 2);
+const pct = (x: number | undefined, d = 0) => percent(x, d);
+const kb = (x: number | undefined) => kilobytes(x);
 
 /** Where the seed made all its claims (EXPERIMENTS.md §3). */
 const SEED_REGIME =

@@ -14,11 +14,12 @@ import { extraIndexesFor, indexName } from "./workload/schema";
 import { latencyByLevel, perSecond, storageByLevel, tpsByLevel, workPerTransaction } from "./charts";
 import { NOTEBOOK, type OverIndexingRun } from "./run";
 import { seedCurveScaledTo, seedTps, type OverIndexingSummary } from "./summarise";
+import { percent } from "../../stats/format";
 
 const r1 = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 10) / 10);
 const r2 = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 100) / 100);
 const mib = (x: number | undefined) => (x === undefined ? undefined : Math.round((x / 2 ** 20) * 10) / 10);
-const pct = (x: number | undefined, d = 1) => (x === undefined ? "" : `${(x * 100).toFixed(d)} %`);
+const pct = (x: number | undefined, d = 1) => percent(x, d, "");
 
 export function showRun(run: OverIndexingRun): void {
   showRunHeader(run.metadata, run.directory);

@@ -37,10 +37,11 @@ import {
   type ReindexSummary,
   type RunSummary,
 } from "./summarise";
+import { fixed, percent } from "../../stats/format";
 
-const f1 = (x: number | undefined, d = 1) => (x === undefined || !Number.isFinite(x) ? "n/a" : x.toFixed(d));
+const f1 = (x: number | undefined, d = 1) => fixed(x, d);
 const f2 = (x: number | undefined) => f1(x, 2);
-const pct = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? "n/a" : `${(x * 100).toFixed(0)} %`);
+const pct = (x: number | undefined) => percent(x);
 /** A TPS ratio as a signed change: 0.74 → "−26 %", 1.05 → "+5 %". */
 const change = (ratio: number | undefined) =>
   ratio === undefined || !Number.isFinite(ratio)

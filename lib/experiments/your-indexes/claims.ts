@@ -32,13 +32,14 @@ import {
   type WriteAmplification,
   type YourIndexesSummary,
 } from "./summarise";
+import { fixed as decimals, percent } from "../../stats/format";
 
-const pct = (x: number | undefined, d = 1) => (x === undefined ? "n/a" : `${(x * 100).toFixed(d)} %`);
+const pct = (x: number | undefined, d = 1) => percent(x, d);
 const minus = (s: string) => s.replace(/^-/, "−");
 const pctNum = (x: number) => minus((x * 100).toFixed(1));
 const fmtCost = (x: number) => `${pctNum(x)} %`;
-const f2 = (x: number | undefined) => (x === undefined ? "n/a" : x.toFixed(2));
-const f0 = (x: number | undefined) => (x === undefined ? "n/a" : x.toFixed(0));
+const f2 = (x: number | undefined) => decimals(x, 2);
+const f0 = (x: number | undefined) => decimals(x, 0);
 
 /** "Its throughput cost is above 0": the paired cost lies wholly above 0. */
 export const COSTS_RULE: Rule = { kind: "above", margin: 0 };

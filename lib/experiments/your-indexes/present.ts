@@ -11,12 +11,13 @@ import { because, claimRows06, judgeIndex } from "./claims";
 import { costRanking, perSecond, tpsByRound } from "./charts";
 import { NOTEBOOK, type YourIndexesRun } from "./run";
 import type { YourIndexesSummary } from "./summarise";
+import { percent } from "../../stats/format";
 
 const r1 = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 10) / 10);
 const r2 = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 100) / 100);
 const r3 = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 1000) / 1000);
 const kib = (x: number | undefined) => (x === undefined ? undefined : Math.round(x / 102.4) / 10);
-const pct = (x: number | undefined, d = 0) => (x === undefined ? "" : `${(x * 100).toFixed(d)} %`);
+const pct = (x: number | undefined, d = 0) => percent(x, d, "");
 const signedPct = (x: number | undefined) => (x === undefined ? "" : `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)} %`);
 const diff = (x: { with?: number; without?: number }) =>
   x.with !== undefined && x.without !== undefined ? x.with - x.without : undefined;
