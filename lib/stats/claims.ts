@@ -542,8 +542,18 @@ export function planText(plans: readonly ClaimPlan[]): string {
     `this profile on this machine can decide ${can.length} of ${counted.length} claims` +
     (depends.length ? ` (${depends.map((p) => `(${p.id}) if ${p.dependsOn}`).join("; ")})` : "") +
     (not.length ? `; not: ${not.map((p) => `(${p.id}) ${p.reason}`).join("; ")}` : "") +
-    (apart.length ? `; not counted: ${apart.map((p) => `(${p.id}) ${p.prospect}: ${p.reason}`).join("; ")}` : "")
+    (apart.length ? `; not counted: ${sameReasonOnce(apart)}` : "")
   );
+}
+
+/** "(a (mongodb)), (b (mongodb)) unavailable: MongoDB did not run: …": claims that share a reason, named once. */
+function sameReasonOnce(plans: readonly ClaimPlan[]): string {
+  const groups = new Map<string, string[]>();
+  for (const p of plans) {
+    const why = `${p.prospect}: ${p.reason}`;
+    groups.set(why, [...(groups.get(why) ?? []), `(${p.id})`]);
+  }
+  return [...groups].map(([why, ids]) => `${ids.join(", ")} ${why}`).join("; ");
 }
 
 /** A derived claim: its arithmetic on this run's numbers, verdict `derived`, never evidence. */
