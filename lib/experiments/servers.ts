@@ -17,7 +17,7 @@ import { ignored } from "../runtime/debug";
 
 export interface StartedServers {
   /** Per engine, the latest watched server still running: the one its engine's trials run on. */
-  readonly servers: ReadonlyMap<Engine, StartedServer>;
+  readonly byEngine: ReadonlyMap<Engine, StartedServer>;
   /** Engines that could not be started, with the reason, for the notebook and the report. */
   readonly unavailable: ReadonlyMap<Engine, string>;
   readonly notes: readonly string[];
@@ -39,13 +39,13 @@ interface Entry {
  */
 export class ServerSet implements StartedServers {
   private readonly entries: Entry[] = [];
-  private readonly byEngine = new Map<Engine, StartedServer>();
+  private readonly latest = new Map<Engine, StartedServer>();
   readonly unavailable = new Map<Engine, string>();
   readonly notes: string[] = [];
 
   /** The watched view, kept current as servers come and go (the watchdog holds this map). */
-  get servers(): ReadonlyMap<Engine, StartedServer> {
-    return this.byEngine;
+  get byEngine(): ReadonlyMap<Engine, StartedServer> {
+    return this.latest;
   }
 
   /** Every server still running, in the order they came. */
@@ -81,8 +81,8 @@ export class ServerSet implements StartedServers {
   }
 
   private refresh(): void {
-    this.byEngine.clear();
-    for (const e of this.entries) if (e.watched) this.byEngine.set(e.server.engine, e.server);
+    this.latest.clear();
+    for (const e of this.entries) if (e.watched) this.latest.set(e.server.engine, e.server);
   }
 }
 

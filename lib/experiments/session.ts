@@ -92,7 +92,7 @@ export interface ExperimentSession<C extends object> {
   readonly store: RunStore<C>;
   readonly progress: ProgressReporter;
   /**
-   * The up-front servers and those started since (`startServer`, `adopt`), by name; `servers.servers`
+   * The up-front servers and those started since (`startServer`, `adopt`), by name; `servers.byEngine`
    * is per engine the latest watched one still running.
    */
   readonly servers: ServerSet;
@@ -245,7 +245,7 @@ class RunSession<C extends object> implements ExperimentSession<C> {
     /** metadata.servers: every server the run had, stopped ones included. */
     private readonly descriptions: ServerDescription[],
   ) {
-    this.postgresSeen = [...servers.servers.values()].some((s) => ENGINE_FACTS[s.engine].postgresCatalog);
+    this.postgresSeen = [...servers.byEngine.values()].some((s) => ENGINE_FACTS[s.engine].postgresCatalog);
   }
 
   static async open<C extends object>(options: SessionOptions, signal: AbortSignal): Promise<RunSession<C>> {
@@ -377,7 +377,7 @@ class RunSession<C extends object> implements ExperimentSession<C> {
       // Every trial below runs under the stall watchdog (lib/workloads/watchdog.ts), which says so in
       // the progress line. It holds the ServerSet's watched view, which follows startServer/stopServer.
       const watchdog = new TrialWatchdog({
-        servers: this.servers.servers,
+        servers: this.servers.byEngine,
         say: (message) => this.progress.say(message),
       });
       const result = await withWatchdog(watchdog, () => work(this));
@@ -423,7 +423,7 @@ class RunSession<C extends object> implements ExperimentSession<C> {
 
   /** A lost engine is not the end of the run: the error says which, what was kept and how to go on. */
   private async explain(error: unknown): Promise<unknown> {
-    const explained = await explainRunError(this.servers.servers, error);
+    const explained = await explainRunError(this.servers.byEngine, error);
     if (isDockerHostLoss(explained) && explained instanceof Error) {
       extendMessage(explained, `. ${resumeHint(this.store, this.progress.planned)}`);
     }
@@ -460,7 +460,7 @@ export function resumeHint(
 /** Bytes over each remote engine's link (ssh:// only), for metadata.json. */
 function linkTraffic(servers: StartedServers): { linkTraffic?: Record<string, LinkTraffic> } {
   const out: Record<string, LinkTraffic> = {};
-  for (const [engine, server] of servers.servers) {
+  for (const [engine, server] of servers.byEngine) {
     const traffic = server.linkTraffic?.();
     if (traffic) out[engine] = traffic;
   }
@@ -472,7 +472,7 @@ function linkTraffic(servers: StartedServers): { linkTraffic?: Record<string, Li
  * jitter of one round trip, before and after the run. ~50 ms; undefined without PostgreSQL.
  */
 async function selectOneJitter(servers: StartedServers): Promise<RttJitter | undefined> {
-  const pg = [...servers.servers.values()].find((s) => ENGINE_FACTS[s.engine].postgresCatalog);
+  const pg = [...servers.byEngine.values()].find((s) => ENGINE_FACTS[s.engine].postgresCatalog);
   return pg ? selectOneJitterOn(pg.connection) : undefined;
 }
 
@@ -502,7 +502,7 @@ async function comparisonFields(
   notes: string[],
 ): Promise<{ serverSettings: Record<string, Record<string, string>>; owner: NonNullable<RunMetadata["owner"]> }> {
   const serverSettings: Record<string, Record<string, string>> = {};
-  for (const [engine, server] of servers.servers) {
+  for (const [engine, server] of servers.byEngine) {
     if (!ENGINE_FACTS[server.engine].postgresCatalog) continue;
     try {
       serverSettings[engine] = await nonDefaultSettings(server.connection);

@@ -22,8 +22,8 @@ test("target external without DBLAB_MONGODB_URI: PostgreSQL runs, MongoDB is una
   try {
     const set = await startServers([{ engine: "postgresql" }, { engine: "mongodb" }], { target: "auto" });
     try {
-      assert.equal(set.servers.get("postgresql")?.description.kind, "external");
-      assert.equal(set.servers.has("mongodb"), false);
+      assert.equal(set.byEngine.get("postgresql")?.description.kind, "external");
+      assert.equal(set.byEngine.has("mongodb"), false);
       assert.equal(set.unavailable.get("mongodb"), "no DBLAB_MONGODB_URI given");
     } finally {
       await set.stopAll();

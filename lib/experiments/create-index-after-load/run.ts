@@ -120,7 +120,7 @@ export async function runCreateIndexAfterLoad(
     },
     async (session) => {
       const { store, progress, servers, signal, metadata: base, writeMetadata } = session;
-      const server = servers.servers.get("postgresql");
+      const server = servers.byEngine.get("postgresql");
       if (!server) throw new Error("02 needs a PostgreSQL server, and none started");
       const metadata: CreateIndexRunMetadata = { ...base, effectiveSettings: await readSettings(server.connection) };
       writeMetadata({ effectiveSettings: metadata.effectiveSettings });

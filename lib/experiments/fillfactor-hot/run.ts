@@ -58,7 +58,7 @@ export async function runFillfactorHot(p: FillfactorHotParams, control: RunContr
       prospect: planText(plan07(p)),
     },
     async ({ store, progress, servers, signal, metadata }) => {
-      const server = servers.servers.get("postgresql");
+      const server = servers.byEngine.get("postgresql");
       if (!server) throw new Error("no PostgreSQL server was started");
       const plan = planTrials(p);
       await runPlan({

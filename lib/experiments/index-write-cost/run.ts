@@ -97,7 +97,7 @@ export async function runIndexWriteCost(p: IndexWriteCostParams, control: RunCon
       prospect: planText(plan01(p)),
     },
     async ({ store, progress, servers, signal, metadata, notes, writeMetadata }) => {
-      const engines = p.engines.filter((e) => servers.servers.has(e));
+      const engines = p.engines.filter((e) => servers.byEngine.has(e));
       const started = Date.now();
       const runPart = (plan: readonly PlannedTrial[]) =>
         runPlan({
@@ -108,7 +108,7 @@ export async function runIndexWriteCost(p: IndexWriteCostParams, control: RunCon
           continueOnError: control.continueOnError,
           signal,
           open: async (engine) => {
-            const server = servers.servers.get(engine);
+            const server = servers.byEngine.get(engine);
             if (!server) throw new Error(`no ${engine} server was started`);
             return openEngine(server);
           },

@@ -130,7 +130,7 @@ export async function run(p: OverIndexingParams, control: RunControl = {}): Prom
       prospect: planText(plan03(p)),
     },
     async ({ store, progress, servers, signal, notes, metadata, writeMetadata }) => {
-      const server = servers.servers.get("postgresql");
+      const server = servers.byEngine.get("postgresql");
       if (!server) throw new Error("03 needs a PostgreSQL server, and none started");
       const runner = await locatePgbench(server);
       notes.push(

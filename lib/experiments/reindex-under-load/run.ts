@@ -134,7 +134,7 @@ export async function run(p: ReindexUnderLoadParams, control: RunControl = {}): 
       prospect: planText(plan04(p)),
     },
     async ({ store, progress, servers, signal, notes, metadata, writeMetadata }) => {
-      const server = servers.servers.get("postgresql");
+      const server = servers.byEngine.get("postgresql");
       if (!server) throw new Error("04 needs a PostgreSQL server, and none started");
       const runner = await locatePgbench(server);
       notes.push(

@@ -130,7 +130,7 @@ export async function run(p: YourIndexesParams, control: RunControl = {}): Promi
   return withSession<YourIndexesCondition, YourIndexesRun>(
     { ...options, specs: [serverSpec(p)] },
     async ({ store, progress, servers, signal, notes, metadata, writeMetadata }) => {
-      const server = servers.servers.get("postgresql") ?? missingServer();
+      const server = servers.byEngine.get("postgresql") ?? missingServer();
       const runner = await locatePgbench(server);
       notes.push(
         `pgbench ${runner.version} (${describeRunner(runner)}) against PostgreSQL ${server.description.version}`,
