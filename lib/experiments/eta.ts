@@ -51,6 +51,13 @@ export interface KindGrowth {
   readonly size: number;
   readonly seconds: number;
   readonly exponent: number;
+  /**
+   * The kind's untimed seconds (wall − timed) at `size`, median: its setup grows with the size at
+   * its own rate. 02's CREATE INDEX sweeps load their table untimed (3M rows: ~6 s here), where its
+   * loads time the load itself; one untimed rate over every kind put a 100M-row sweep's load at
+   * seconds instead of minutes.
+   */
+  readonly untimedSeconds: number;
 }
 
 /**
@@ -173,24 +180,33 @@ const MIN_GROWTH_SECONDS = 0.5;
 
 /** Each kind's growth from the medians at its two largest sizes (KindGrowth); undefined without kinds. */
 export function fitKinds(samples: readonly CalibrationSample[]): Record<string, KindGrowth> | undefined {
-  const byKind = new Map<string, Map<number, number[]>>();
+  const byKind = new Map<string, Map<number, CalibrationSample[]>>();
   for (const s of samples) {
     if (s.kind === undefined) continue;
-    const sizes = byKind.get(s.kind) ?? new Map<number, number[]>();
-    sizes.set(s.size, [...(sizes.get(s.size) ?? []), s.timedSeconds]);
+    const sizes = byKind.get(s.kind) ?? new Map<number, CalibrationSample[]>();
+    sizes.set(s.size, [...(sizes.get(s.size) ?? []), s]);
     byKind.set(s.kind, sizes);
   }
   const out: Record<string, KindGrowth> = {};
   for (const [kind, sizes] of byKind) {
     const points = [...sizes]
-      .map(([size, times]) => ({ size, seconds: median(times) }))
+      .map(([size, at]) => ({
+        size,
+        seconds: median(at.map((x) => x.timedSeconds)),
+        untimed: median(at.map((x) => Math.max(0, x.wallSeconds - x.timedSeconds))),
+      }))
       .filter((p) => p.seconds > 0)
       .sort((x, y) => x.size - y.size);
     const top = points[points.length - 1];
     if (!top) continue;
     const below = points.filter((p) => p.size < top.size && p.seconds >= MIN_GROWTH_SECONDS).pop();
     const raw = below ? Math.log(top.seconds / below.seconds) / Math.log(top.size / below.size) : 1;
-    out[kind] = { size: top.size, seconds: top.seconds, exponent: Math.min(1.5, Math.max(1, raw)) };
+    out[kind] = {
+      size: top.size,
+      seconds: top.seconds,
+      exponent: Math.min(1.5, Math.max(1, raw)),
+      untimedSeconds: top.untimed,
+    };
   }
   return Object.keys(out).length ? out : undefined;
 }
@@ -204,7 +220,11 @@ export function unitSeconds(u: PlannedUnit, c: Calibration): number {
       : growth
         ? growth.seconds * (u.size / growth.size) ** growth.exponent
         : c.timedPerSizeSeconds * u.size;
-  return timed + c.overheadSeconds + c.untimedPerSizeSeconds * u.size;
+  // A kind's own setup where it has one: the fitted overhead, and its untimed seconds past it scaled with the size.
+  const untimed = growth
+    ? c.overheadSeconds + (Math.max(0, growth.untimedSeconds - c.overheadSeconds) * u.size) / growth.size
+    : c.overheadSeconds + c.untimedPerSizeSeconds * u.size;
+  return timed + untimed;
 }
 
 export interface Estimate {

@@ -325,13 +325,15 @@ test("per-kind growth: from the medians at each kind's two largest sizes, the ex
   assert.equal(kinds.C.size, 1e6);
   assert.equal(kinds.D.exponent, 1.5);
   assert.equal(fitKinds([{ size: 1, timedSeconds: 1, wallSeconds: 1 }]), undefined);
-  // A unit of kind B at 100M: 55 s × 10^1.2; a unit of no fitted kind: the per-size rate.
+  // B's untimed second at 10M (wall − timed) grows with the size: 10 s at 100M.
+  assert.equal(kinds.B.untimedSeconds, 1);
+  // A unit of kind B at 100M: 55 s × 10^1.2 timed and its own setup; a unit of no fitted kind: the per-size rates.
   const c: Calibration = { ...FLAT, overheadSeconds: 0, kinds };
   const b = unitSeconds({ key: "b", size: 1e8, fixedSeconds: 0, kind: "B" }, c);
-  assert.ok(Math.abs(b - 55 * 10 ** kinds.B.exponent) < 1e-6);
+  assert.ok(Math.abs(b - (55 * 10 ** kinds.B.exponent + 10)) < 1e-6);
   assert.equal(unitSeconds({ key: "x", size: 1000, fixedSeconds: 0, kind: "X" }, c), 1);
-  // A fixed run length is not grown.
-  assert.equal(unitSeconds({ key: "f", size: 1e8, fixedSeconds: 30, kind: "B" }, c), 30);
+  // A fixed run length is not grown; the setup is.
+  assert.equal(unitSeconds({ key: "f", size: 1e8, fixedSeconds: 30, kind: "B" }, c), 40);
   assert.match(
     growthText(c),
     /timed part ∝ size\^k past the largest stored size \(B \^1\.20 from 10M, A \^1\.00 from 10M/,
