@@ -49,7 +49,7 @@ export function hotShareByFillfactor(summaries: readonly ConditionSummary[]): Pl
     layout: {
       title: { text: "HOT share of the UPDATE pass vs heap fillfactor" },
       xaxis: { title: { text: "fillfactor, %" }, autorange: "reversed" },
-      yaxis: { title: { text: "share of updated rows", tickformat: ".0%" }, range: [-0.05, 1.05] },
+      yaxis: { title: { text: "share of updated rows" }, tickformat: ".0%", range: [-0.05, 1.05] },
     },
   };
 }
