@@ -259,7 +259,7 @@ test("04 plan: the default profile can decide all four, (2) saying what it depen
   const two = planText(plan04(reindexUnderLoadParams("default", { modes: ["baseline", "reindex"] })));
   assert.match(
     two,
-    /can decide 2 of 2 claims.*not counted: \(3a\) unavailable: this run has no REINDEX CONCURRENTLY mode/,
+    /can decide 2 of 2 claims.*not counted: \(3a\), \(3b\) unavailable: this run has no REINDEX CONCURRENTLY mode/,
   );
   const fixed = plan04(
     reindexUnderLoadParams("default", { stallShare: 0, durationSeconds: 30, reindexStartSeconds: 10 }),
