@@ -133,6 +133,16 @@ export function interruptedMessage(
   );
 }
 
+/** The keys of the run's finished trials: what an estimate leaves out. */
+function finishedKeys(store: { trials(): readonly { readonly key: string; readonly status: string }[] }): Set<string> {
+  return new Set(
+    store
+      .trials()
+      .filter((t) => t.status === "ok")
+      .map((t) => t.key),
+  );
+}
+
 /**
  * The seconds left by the notebook's ETA model during the run: refitted whenever a trial has
  * finished since the last call (the run's own trials are stored runs too, so a 100M-row trial's
@@ -149,13 +159,7 @@ function modelLeft(
   return (done) => {
     if (done !== at) {
       at = done;
-      const finished = new Set(
-        store
-          .trials()
-          .filter((t) => t.status === "ok")
-          .map((t) => t.key),
-      );
-      left = estimate(finished)?.seconds;
+      left = estimate(finishedKeys(store))?.seconds;
     }
     return left;
   };
@@ -166,13 +170,7 @@ function runEta(
   options: SessionOptions,
   store: { readonly runId: string; trials(): readonly { readonly key: string; readonly status: string }[] },
 ): string | undefined {
-  const done = new Set(
-    store
-      .trials()
-      .filter((t) => t.status === "ok")
-      .map((t) => t.key),
-  );
-  const estimate = options.estimate?.(done);
+  const estimate = options.estimate?.(finishedKeys(store));
   return estimate ? etaText(estimate, store.runId) : undefined;
 }
 
