@@ -20,10 +20,14 @@
  *   at most MAX_INTEGRATION_AT_ONCE at a time; the alone files then run one by one.
  *   "Shares nothing" means: whatever it starts is its own and found by its own handles (embedded
  *   PostgreSQL and proxies on OS-chosen ports, fake servers, Jupyter kernels and Chromium on free
- *   ports, its own temporary folders, mounts it makes on its own folders). Not shareable: the Docker
- *   daemon (containers, images, the stand-in build, its event stream), network namespaces, veth pairs
- *   and iptables, fixed names or ports, anything counted or killed machine-wide or by name, a test
- *   that reads the lab's default state folder.
+ *   ports, its own temporary folders, mounts it makes on its own folders). That includes the
+ *   machine's Docker daemon where every container a file makes, lists or removes is found by its
+ *   own label, name or id (the lab labels each with its state folder, and a file beside others has
+ *   its own), and a network namespace with its own name, veth pair, /24 and dockerd (the
+ *   remote-engine fixture's DBLAB_REMOTE_NS and DBLAB_REMOTE_NET: 10.231.40 remote-engine,
+ *   .44 fault-matrix, .46 your-indexes, .53 external-tls). Not shareable: the daemon's event stream
+ *   read whole, the daemon stopped or its images removed, fixed names or ports, anything counted
+ *   or killed machine-wide or by name, a test that reads the lab's default state folder.
  * - A file run beside others gets a state folder (DBLAB_STATE_DIR) and a TMPDIR of its own, so the
  *   records and leftovers a test looks at are its own; after it ends, a record left there is removed
  *   by `clean` on that folder, then the folder goes (kept with DBLAB_KEEP_TEST_OUTPUT=1). A file
@@ -168,6 +172,8 @@ interface FileResult {
   readonly status: number;
   /** What the table says beside the counts: an end without results, records left behind. */
   readonly notes: readonly string[];
+  /** Each failed test and its error, from the failure reporter. */
+  readonly failures: readonly ReportedFailure[];
 }
 
 interface Counts {
@@ -212,6 +218,48 @@ function cleanSandbox(dir: string): string[] {
   return notes;
 }
 
+/** A failed test as scripts/failure-reporter.ts writes it, one JSON line each. */
+export interface ReportedFailure {
+  readonly name: string;
+  readonly file?: string;
+  readonly message: string;
+}
+
+/** The reporter that writes each failed test as a JSON line (scripts/failure-reporter.ts). */
+const FAILURE_REPORTER = path.join(__dirname, "failure-reporter.js");
+
+function readFailures(file: string): ReportedFailure[] {
+  if (!fs.existsSync(file)) return [];
+  return fs
+    .readFileSync(file, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .flatMap((line) => {
+      try {
+        return [JSON.parse(line) as ReportedFailure];
+      } catch {
+        return []; // cut off by a killed file: its count still says it failed
+      }
+    });
+}
+
+/** Lines of an error shown again at the end of the run. */
+const ERROR_LINES = 15;
+
+/** Every failure again, after the file times: where a reader (or a CI excerpt) of a long log looks. */
+function failureLines(results: readonly FileResult[]): string[] {
+  const out: string[] = [];
+  for (const r of results)
+    for (const f of r.failures) {
+      const lines = f.message.split("\n").filter((l) => l.trim() !== "");
+      out.push(`✖ ${relative(r.file)}: ${f.name}`);
+      for (const l of lines.slice(0, ERROR_LINES)) out.push(`    ${l}`);
+      if (lines.length > ERROR_LINES)
+        out.push(`    … ${lines.length - ERROR_LINES} more line(s) above, in the file's output`);
+    }
+  return out;
+}
+
 function countsOf(tap: string, status: number): Counts {
   const summary = fs.existsSync(tap) ? fs.readFileSync(tap, "utf8") : "";
   const count = (name: string) => Number(new RegExp(`^# ${name} (\\d+)$`, "m").exec(summary)?.[1] ?? 0);
@@ -249,6 +297,8 @@ function runFile(node: string, file: string, own: boolean, buffered: boolean): P
       "--test-reporter-destination=stdout",
       "--test-reporter=tap",
       `--test-reporter-destination=${tap}`,
+      `--test-reporter=${FAILURE_REPORTER}`,
+      `--test-reporter-destination=${tap}.failures`,
       file,
     ],
     { env, stdio: buffered ? ["ignore", "pipe", "pipe"] : "inherit" },
@@ -276,16 +326,33 @@ function runFile(node: string, file: string, own: boolean, buffered: boolean): P
         notes.push(`ended with ${signal ?? `status ${status}`} and no failed test reported`);
         fail = 1;
       }
-      resolve({ file, tier: tier(file), seconds, pass: counts.pass, fail, skipped: counts.skipped, status, notes });
+      const failures = readFailures(`${tap}.failures`);
+      resolve({
+        file,
+        tier: tier(file),
+        seconds,
+        pass: counts.pass,
+        fail,
+        skipped: counts.skipped,
+        status,
+        notes,
+        failures,
+      });
     });
   });
 }
 
 /** The last run's seconds per file, which orders the pools (longest first); only the order depends on it. */
 const timesFile = path.join(projectRoot, ".cache", "test-durations.json");
-function readTimes(): Record<string, number> {
+/**
+ * The seconds per file of a fresh-clone `bash .ci/run` here, for a checkout that has not run the
+ * suite yet. Ordered by name instead, a long file starts wherever its name falls, and one that starts
+ * late (the fault matrix took 12 min) runs by itself at the end while the other slot stays empty.
+ */
+const committedTimesFile = path.join(projectRoot, "test", "durations.json");
+function readTimes(file: string): Record<string, number> {
   try {
-    const parsed: unknown = JSON.parse(fs.readFileSync(timesFile, "utf8"));
+    const parsed: unknown = JSON.parse(fs.readFileSync(file, "utf8"));
     if (parsed && typeof parsed === "object")
       return Object.fromEntries(Object.entries(parsed).filter((e): e is [string, number] => typeof e[1] === "number"));
   } catch {
@@ -303,7 +370,7 @@ function writeTimes(results: readonly FileResult[]): void {
     // a read-only checkout: the next run orders by name
   }
 }
-const previous = readTimes();
+const previous = { ...readTimes(committedTimesFile), ...readTimes(timesFile) };
 
 /**
  * Runs `queue` on `node`, `slots` at a time, each in a state folder and TMPDIR of its own when
@@ -377,6 +444,7 @@ async function main(): Promise<number> {
     ...(await phase("alone", () => runPool(process.execPath, alone, 1, false))),
   ];
   writeTimes(results);
+  const failed: FileResult[] = [...results];
   const first = sum(results);
   const lines = [`on Node ${process.version}: ${first.pass} passed, ${first.fail} failed, ${first.skipped} skipped`];
   const total = { pass: first.pass, fail: first.fail, skipped: first.skipped };
@@ -396,7 +464,9 @@ async function main(): Promise<number> {
     } else {
       console.log(`\nthe unit tests again, on Node ${lts.version} (${lts.node})`);
       const start = Date.now();
-      const second = sum(await runPool(lts.node, unitFiles, UNIT_AT_ONCE, true));
+      const ltsResults = await runPool(lts.node, unitFiles, UNIT_AT_ONCE, true);
+      failed.push(...ltsResults.map((r) => ({ ...r, file: `${r.file} on Node ${lts.version}` })));
+      const second = sum(ltsResults);
       const seconds = (Date.now() - start) / 1000;
       phases.push(`unit on ${lts.version} ${minutes(seconds)}`);
       rows.push({ seconds, text: `unit    ${unitFiles.length} unit files on Node ${lts.version}, all together` });
@@ -412,6 +482,9 @@ async function main(): Promise<number> {
   rows.sort((a, b) => b.seconds - a.seconds);
   console.log(`\nfile times, slowest first (wall ${minutes((Date.now() - began) / 1000)}: ${phases.join(", ")})`);
   for (const row of rows) console.log(`${row.seconds.toFixed(1).padStart(7)} s  ${row.text}`);
+  const failures = failureLines(failed);
+  if (failures.length > 0)
+    console.log(`\nthe failures again (each file's output above has them in full):\n${failures.join("\n")}`);
   if (interrupted) {
     lines.push(`interrupted (${interrupted}): files not started are not counted`);
     if (status === 0) status = 130;

@@ -1,4 +1,4 @@
-// test-tier: alone — the local Docker daemon, the remote-engine namespace (dockerd, sshd, iptables), kernels
+// test-tier: shared — each cell's own state folder and container label; its own remote-engine namespace; kernels
 /**
  * The fault matrix: every notebook (01–06) under every fault that matters, each injected into a
  * real `node build/scripts/reproduce.js` (smoke, small sizes) at the point of its work that is most
@@ -135,6 +135,18 @@ const tableMessage = (message: string): string =>
     .slice(0, 300)
     .replace(/\|/g, "/");
 
+/** The table's view of the problems: each one's first line. */
+const firstLines = (problems: readonly string[]): string => problems.map((p) => p.split("\n")[0]).join("; ");
+/** The problems in full, first in a failure's message (the end of `npm test` shows its first lines). */
+const problemList = (problems: readonly string[]): string =>
+  problems.length ? `${problems.length} problem(s):\n${problems.map((p) => `- ${p}`).join("\n")}` : "no other problem";
+/** A run's `✗` lines: what it said went wrong. */
+const errorLines = (output: string): string =>
+  output
+    .split("\n")
+    .filter((l) => l.startsWith("✗ "))
+    .join("\n") || "(no ✗ line)";
+
 const parse = (lines: readonly string[]): Trial[] => lines.map((l) => JSON.parse(l) as Trial);
 
 /** A process's title as `ps` shows it (PostgreSQL backends write their current command there). */
@@ -218,6 +230,22 @@ const iptables = (r: RemoteEngine, op: "-I" | "-D") =>
 interface Outcome {
   readonly code: number | null;
   readonly output: string;
+  /** When each chunk of output came (ms since the epoch), to show where a slow end spent its time. */
+  readonly chunks: readonly { readonly at: number; readonly text: string }[];
+}
+
+/** The output's lines after `from` (the fault), each with its seconds since then: a slow end's path. */
+function timeline(outcome: Outcome, from: number): string {
+  return outcome.chunks
+    .filter((c) => c.at >= from)
+    .flatMap((c) =>
+      c.text
+        .split("\n")
+        .filter((l) => l.trim() !== "")
+        .map((l) => `+${((c.at - from) / 1000).toFixed(1)} s ${l.slice(0, 160)}`),
+    )
+    .slice(-25)
+    .join("\n");
 }
 
 function runReproduce(
@@ -226,9 +254,14 @@ function runReproduce(
 ): { child: ReturnType<typeof spawn>; done: Promise<Outcome> } {
   const child = spawn(process.execPath, [REPRODUCE, ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
-  child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
-  child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
-  const done = new Promise<Outcome>((resolve) => child.on("close", (code) => resolve({ code, output })));
+  const chunks: { at: number; text: string }[] = [];
+  const take = (d: Buffer): void => {
+    output += d.toString();
+    chunks.push({ at: Date.now(), text: d.toString() });
+  };
+  child.stdout?.on("data", take);
+  child.stderr?.on("data", take);
+  const done = new Promise<Outcome>((resolve) => child.on("close", (code) => resolve({ code, output, chunks })));
   return { child, done };
 }
 
@@ -348,7 +381,7 @@ async function runCell(t: TestContext, cell: Cell): Promise<void> {
       try {
         await check();
       } catch (e) {
-        problems.push((e as Error).message.split("\n")[0]);
+        problems.push((e as Error).message);
       }
     };
     const okNow = parse(trialLines(dir)).filter((x) => x.status === "ok").length;
@@ -366,7 +399,7 @@ async function runCell(t: TestContext, cell: Cell): Promise<void> {
     await soft(() =>
       assert.ok(
         seconds <= cell.boundSeconds,
-        `ended ${seconds.toFixed(1)} s after the fault, bound ${cell.boundSeconds} s`,
+        `ended ${seconds.toFixed(1)} s after the fault, bound ${cell.boundSeconds} s; after the fault:\n${timeline(outcome, faultAt)}`,
       ),
     );
     await soft(() => assert.equal(errors.length, 1, `${errors.length} error lines, not one`));
@@ -410,8 +443,12 @@ async function runCell(t: TestContext, cell: Cell): Promise<void> {
       timeout: 300_000,
     });
     rows.pop();
-    record(`${resumed.status === 0 ? "resumed" : `resume exit ${resumed.status}`}; ${problems.join("; ")}`);
-    assert.equal(resumed.status, 0, `${name} resume:\n${resumed.stdout}\n${resumed.stderr}`);
+    record(`${resumed.status === 0 ? "resumed" : `resume exit ${resumed.status}`}; ${firstLines(problems)}`);
+    assert.equal(
+      resumed.status,
+      0,
+      `${name} resume exit ${resumed.status}: ${errorLines(resumed.stdout + resumed.stderr)}\n${problemList(problems)}\n${resumed.stdout}\n${resumed.stderr}`,
+    );
     assert.doesNotMatch(resumed.stdout + resumed.stderr, UNCAUGHT);
     assert.match(resumed.stdout, new RegExp(`skipped ${okNow} finished trial\\(s\\)`));
     const all = parse(trialLines(dir))
@@ -423,8 +460,8 @@ async function runCell(t: TestContext, cell: Cell): Promise<void> {
     assert.equal(meta.outcome, "finished");
     await assertNothingLeft(where, seenServers, name, false);
     rows.pop();
-    record(problems.length ? `resumed; FAIL: ${problems.join("; ")}` : "pass");
-    assert.deepEqual(problems, [], `${name}:\n${output}`);
+    record(problems.length ? `resumed; FAIL: ${firstLines(problems)}` : "pass");
+    assert.deepEqual(problems, [], `${name}: ${problemList(problems)}\nthe run's output:\n${output}`);
   } finally {
     undo?.();
     if (!ended) first.child.kill("SIGKILL");

@@ -42,9 +42,13 @@ down() {
     kill -9 "$pid" 2>/dev/null || true
   done
   # Whatever dockerd left mounted under its roots (overlay layers, netns bind mounts).
-  if [ -d "$dir" ]; then
-    { grep -o " $dir/[^ ]*" /proc/mounts || true; } | sort -r | while read -r m; do umount -l "$m" 2>/dev/null || true; done
-  fi
+  local exec_root=""
+  [ -s "$dir/exec.root" ] && exec_root=$(cat "$dir/exec.root")
+  for root in "$dir" $exec_root; do
+    [ -d "$root" ] || continue
+    { grep -o " $root/[^ ]*" /proc/mounts || true; } | sort -r | while read -r m; do umount -l "$m" 2>/dev/null || true; done
+  done
+  [ -n "$exec_root" ] && rm -rf "$exec_root"
   # Every process still in the namespace: sshd's per-connection sessions outlive their listener
   # (seen: one orphaned "sshd: root@notty" per test run, in a namespace already deleted).
   if [ -n "$made" ]; then
@@ -58,9 +62,15 @@ down() {
 # The namespace's dockerd (also what `engine-start` runs again after `engine-stop`).
 start_dockerd() {
   local tls="$dir/tls"
+  # The exec root holds containerd's Unix sockets (…/containerd/containerd.sock.ttrpc), whose paths
+  # may not exceed 107 bytes. Under DIR, in the own TMPDIR `npm test` gives a file run beside others
+  # (/tmp/dblab-t-XXXXXX/NNN/tmp/dblab-fault-matrix-XXXXXX/engine), that is 105 bytes: any TMPDIR
+  # longer than /tmp would break it. A short one per namespace, whose name `down` reads from DIR.
+  local exec_root="/run/dblab-$ns"
+  echo "$exec_root" >"$dir/exec.root"
   # nsenter, not `ip netns exec`: the latter remounts /sys, and dockerd would not see the cgroups.
   nsenter --net="/run/netns/$ns" dockerd \
-    --data-root "$dir/docker-data" --exec-root "$dir/docker-exec" --pidfile "$dir/dockerd.pid" \
+    --data-root "$dir/docker-data" --exec-root "$exec_root" --pidfile "$dir/dockerd.pid" \
     -H "unix://$dir/docker.sock" -H "tcp://$net.2:2376" \
     --tlsverify --tlscacert "$tls/ca.pem" --tlscert "$tls/server-cert.pem" --tlskey "$tls/server-key.pem" \
     --bip "$bridge_net.1/24" --cgroup-parent "$ns" \
