@@ -7,8 +7,11 @@
 
 /** What goes wrong: a dropped link, the runner killed or stopped, the Docker engine stopped, SIGTERM. */
 export type Fault = "link-drop" | "kill-9" | "sigstop" | "engine-stop" | "sigterm";
-/** Where the server runs: embedded, the local Docker daemon, or a Docker host over ssh:// (a namespace). */
-export type FaultTarget = "embedded" | "docker" | "ssh";
+/**
+ * Where the server runs: embedded, the local Docker daemon, a Docker host over ssh:// (a namespace),
+ * or an external server by URI (a PostgreSQL with ssl=on, reached with sslmode=verify-full).
+ */
+export type FaultTarget = "embedded" | "docker" | "ssh" | "external";
 /** Where the fault lands: a statement the server is running, a CREATE INDEX, a pgbench run, a quorum trial. */
 export type FaultPoint = "batch" | "create-index" | "pgbench" | "quorum";
 

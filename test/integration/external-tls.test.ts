@@ -7,7 +7,7 @@
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
@@ -17,7 +17,6 @@ import { connect } from "../../lib/engines/postgres/connect";
 import { runIndexWriteCost } from "../../lib/experiments/index-write-cost/run";
 import { indexWriteCostParams } from "../../lib/experiments/index-write-cost/params";
 import { EmbeddedPostgresTarget, type EmbeddedPostgresServer } from "../../lib/targets/embedded/embedded-postgres";
-import { serverOsUser } from "../../lib/targets/embedded/postgres-binaries";
 import { ExternalTarget, LAB_DATABASE_COMMENT } from "../../lib/targets/external/external-target";
 import type { PreflightReport } from "../../lib/targets/external/preflight";
 import type { ServerSpec } from "../../lib/targets/types";
@@ -26,6 +25,7 @@ import { phaseOneSpec } from "../../lib/experiments/round-trips/run";
 import { experiment as yourIndexes } from "../../lib/experiments/your-indexes";
 import { findHostClientTool, findHostPgbench } from "../../lib/workloads/pgbench";
 import { withEnv } from "../support/env";
+import { LOOPBACK_SAN, makeTestCa, opensslMissing, type TestCa } from "../support/test-ca";
 
 const SPEC_01: ServerSpec = {
   engine: "postgresql",
@@ -39,48 +39,23 @@ const SPEC_01: ServerSpec = {
   },
 };
 
-const openssl = spawnSync("openssl", ["version"]).status === 0;
+const openssl = opensslMissing() === undefined;
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-tls-test-"));
 let tlsServer: EmbeddedPostgresServer | undefined;
 let plainServer: EmbeddedPostgresServer | undefined;
+let certificates: TestCa | undefined;
 const ca = path.join(dir, "ca.pem");
 const wrongCa = path.join(dir, "wrong-ca.pem");
-
-function sh(file: string, args: string[]): void {
-  execFileSync(file, args, { cwd: dir, stdio: ["ignore", "ignore", "pipe"] });
-}
-
-/** A CA, a server certificate it signed for localhost / 127.0.0.1, and an unrelated second CA. */
-function makeCertificates(): void {
-  const days = ["-days", "2"];
-  sh("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", ...days, "-subj", "/CN=dblab test CA",
-    "-keyout", "ca-key.pem", "-out", "ca.pem"]); // prettier-ignore
-  sh("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", ...days, "-subj", "/CN=someone else's CA",
-    "-keyout", "wrong-ca-key.pem", "-out", "wrong-ca.pem"]); // prettier-ignore
-  sh("openssl", ["req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost",
-    "-keyout", "server.key", "-out", "server.csr"]); // prettier-ignore
-  issueServerCertificate(SAN);
-}
-
-const SAN = "subjectAltName=DNS:localhost,IP:127.0.0.1";
+const SAN = LOOPBACK_SAN;
 
 /** The server's certificate, signed by the test CA, with the names `san` gives. */
 function issueServerCertificate(san: string): void {
-  fs.writeFileSync(path.join(dir, "server.ext"), `${san}\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n`);
-  sh("openssl", ["x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca-key.pem", "-CAcreateserial",
-    "-days", "2", "-extfile", "server.ext", "-out", "server.crt"]); // prettier-ignore
-  // The server reads its key as its own OS user, and refuses a key others can read.
-  const user = serverOsUser();
-  fs.chmodSync(dir, 0o755);
-  for (const f of ["server.crt", "server.key"]) {
-    fs.chmodSync(path.join(dir, f), 0o600);
-    if (user) fs.chownSync(path.join(dir, f), user.uid, user.gid);
-  }
+  certificates?.issueServerCertificate(san);
 }
 
 before(async () => {
   if (!openssl) return;
-  makeCertificates();
+  certificates = makeTestCa(dir);
   tlsServer = await new EmbeddedPostgresTarget().start({
     engine: "postgresql",
     name: "tls",

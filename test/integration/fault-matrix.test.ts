@@ -14,7 +14,8 @@
  * The cells are chosen so that every notebook and every fault appears at least once, not the whole
  * product (which would take most of an hour): see CELLS. `DBLAB_FAULT_CELLS=02-kill9-embedded,…`
  * runs only the named cells, `DBLAB_FAULT_CELLS=all` every cell. The ssh:// cells use test/support/remote-engine.sh (a network namespace
- * with its own dockerd and sshd); the docker cells the local engine, whose daemon is never stopped here.
+ * with its own dockerd and sshd); the docker cells the local engine, whose daemon is never stopped here;
+ * the external cells a PostgreSQL with ssl=on reached by URI with sslmode=verify-full (see externalUp).
  */
 import { after, before, test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
@@ -31,6 +32,9 @@ import { isProcessAlive } from "../../lib/runtime/resource-registry";
 import { dockerAvailable, LAB_LABEL, socketClient } from "../../lib/targets/docker/docker-client";
 import { EXPERIMENTS } from "../../lib/experiments/registry";
 import type { Fault, FaultCell, FaultPoint } from "../../lib/experiments/faults";
+import { EmbeddedPostgresTarget, type EmbeddedPostgresServer } from "../../lib/targets/embedded/embedded-postgres";
+import { Client } from "pg";
+import { makeTestCa, opensslMissing } from "../support/test-ca";
 
 const root = projectRoot();
 const REPRODUCE = path.join(root, "build", "scripts", "reproduce.js");
@@ -92,16 +96,88 @@ const selected = CELLS.filter((c) =>
 );
 const rows: string[] = [];
 
+/**
+ * The external cells' server: an embedded PostgreSQL with ssl=on and a certificate from a CA made
+ * here, which the runs reach by URI with sslmode=verify-full, as a user names a managed server. Its
+ * link is dropped by an iptables rule for its own port on the loopback (the OS chose the port, so
+ * the rule touches nothing else): its packets vanish without a word, as across a dead network.
+ */
+interface ExternalServer {
+  readonly server: EmbeddedPostgresServer;
+  readonly uri: string;
+  readonly address: string;
+  readonly password: string;
+}
+let external: ExternalServer | undefined;
+let externalUnavailable: string | undefined;
+
+async function externalUp(): Promise<void> {
+  const missing =
+    opensslMissing() ??
+    (process.getuid?.() !== 0 ? "needs root (iptables, for the dropped link)" : undefined) ??
+    (spawnSync("iptables", ["-L", "INPUT", "-n"]).status !== 0 ? "iptables does not run here" : undefined);
+  if (missing) return void (externalUnavailable = missing);
+  const dir = path.join(box, "tls");
+  fs.mkdirSync(dir);
+  const certificates = makeTestCa(dir);
+  const server = await new EmbeddedPostgresTarget().start({
+    engine: "postgresql",
+    name: "fault-tls",
+    settings: { ssl: "on", ssl_cert_file: certificates.serverCert, ssl_key_file: certificates.serverKey },
+  });
+  const { port, password } = server.connection;
+  const address = `127.0.0.1:${port}`;
+  const uri =
+    `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres` +
+    `?sslmode=verify-full&sslrootcert=${encodeURIComponent(certificates.ca)}`;
+  external = { server, uri, address, password };
+}
+
+/** The rule that drops the external server's packets (client to server: nothing reaches it). */
+const dropRule = (e: ExternalServer): string[] => [
+  "INPUT",
+  "-i",
+  "lo",
+  "-p",
+  "tcp",
+  "-d",
+  "127.0.0.1",
+  "--dport",
+  String(e.server.connection.port),
+  "-j",
+  "DROP",
+];
+const iptablesExternal = (e: ExternalServer, op: "-I" | "-D") =>
+  spawnSync("iptables", [op, ...dropRule(e)]).status === 0;
+
+/** The lab's databases on the external server: after a resume, none may be left. */
+async function labDatabasesOn(e: ExternalServer): Promise<string[]> {
+  const c = new Client(e.server.connection);
+  await c.connect();
+  try {
+    const { rows } = await c.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE 'dblab%'");
+    return rows.map((r) => r.datname);
+  } finally {
+    await c.end();
+  }
+}
+
 before(async () => {
   localDocker = fs.existsSync(LOCAL_SOCKET) && (await dockerAvailable(3000));
+  if (selected.some((c) => c.target === "external")) await externalUp();
   if (!selected.some((c) => c.target === "ssh")) return;
   const up = remoteDockerHostUp(SCRIPT, engineDir, scriptEnv);
   if ("unavailable" in up) remoteUnavailable = up.unavailable;
   else remote = up.engine;
 });
 
-after(() => {
+after(async () => {
   if (remote) spawnSync("bash", [SCRIPT, "down", engineDir], { env: scriptEnv, timeout: 120_000 });
+  if (external) {
+    // A cell that failed between the drop and its undo must not leave the rule behind.
+    while (iptablesExternal(external, "-D"));
+    await external.server.stop();
+  }
   fs.rmSync(box, { recursive: true, force: true });
   if (rows.length) console.log(`\nfault matrix:\n${rows.join("\n")}`);
 });
@@ -213,6 +289,11 @@ function atPoint(point: FaultPoint, servers: readonly number[], runner: number):
   return undefined;
 }
 
+/** A pgbench process among the runner's descendants, or undefined. */
+function pgbenchUnder(runner: number): number | undefined {
+  return processTree(runner).find((p) => /(^|\/)pgbench /.test(title(p)));
+}
+
 function signalTree(pid: number, sig: NodeJS.Signals): void {
   for (const p of processTree(pid)) {
     try {
@@ -270,6 +351,7 @@ async function runCell(t: TestContext, cell: Cell): Promise<void> {
   if (missing) return void t.skip(`Jupyter not available: ${missing}`);
   if (cell.target === "docker" && !localDocker) return void t.skip("no local Docker engine answers");
   if (cell.target === "ssh" && !remote) return void t.skip(remoteUnavailable ?? "no remote engine");
+  if (cell.target === "external" && !external) return void t.skip(externalUnavailable ?? "no external server");
   const started = Date.now();
   const name = cellName(cell);
   const base = path.join(box, name);
@@ -281,7 +363,7 @@ async function runCell(t: TestContext, cell: Cell): Promise<void> {
     DBLAB_STATE_DIR: stateDir,
     DBLAB_RESULTS_DIR: results,
     DBLAB_PULL: "never",
-    DBLAB_TARGET: cell.target === "embedded" ? "embedded" : "docker",
+    DBLAB_TARGET: cell.target === "ssh" ? "docker" : cell.target,
     ...cell.env,
   };
   let docker: Docker | undefined;
@@ -294,6 +376,10 @@ async function runCell(t: TestContext, cell: Cell): Promise<void> {
     delete env.DOCKER_HOST;
     docker = socketClient(LOCAL_SOCKET);
     engineName = "docker";
+  } else if (cell.target === "external" && external) {
+    env.DBLAB_POSTGRES_URI = external.uri;
+    // The error names the server by its address: there is no engine of ours in between.
+    engineName = external.address;
   }
   const where: Where = { docker, stateDir };
   const runDir = (): string | undefined =>
@@ -309,6 +395,7 @@ async function runCell(t: TestContext, cell: Cell): Promise<void> {
   let kept: string[] = [];
   let faultAt = 0;
   const seenServers = new Set<number>();
+  const seenClients = new Set<number>();
   try {
     // The point: a finished trial on disk, and the server busy with the exposed part of the next.
     let target: number | undefined;
@@ -317,7 +404,13 @@ async function runCell(t: TestContext, cell: Cell): Promise<void> {
       if (parse(trialLines(runDir())).some((x) => x.status === "ok")) {
         const servers = await serverPids(where);
         for (const s of servers) seenServers.add(s);
-        target = atPoint(cell.point, servers, first.child.pid ?? 0);
+        // The runner's pgbench children (03, 04, 06 drive the server with one): none may outlive the run.
+        for (const p of processTree(first.child.pid ?? 0)) if (/(^|\/)pgbench /.test(title(p))) seenClients.add(p);
+        // An external server has no process of ours to look at: its pgbench is the runner's child.
+        target =
+          cell.target === "external"
+            ? pgbenchUnder(first.child.pid ?? 0)
+            : atPoint(cell.point, servers, first.child.pid ?? 0);
         if (target !== undefined) break;
       }
       await new Promise((r) => setTimeout(r, 20));
@@ -340,6 +433,12 @@ async function runCell(t: TestContext, cell: Cell): Promise<void> {
         undo = () => signalTree(target, "SIGCONT");
         break;
       case "link-drop": {
+        if (cell.target === "external") {
+          const e = external;
+          assert.ok(e && iptablesExternal(e, "-I"), "iptables for the external server's port");
+          undo = () => void iptablesExternal(e, "-D");
+          break;
+        }
         const r = remote;
         assert.ok(r && iptables(r, "-I"), "iptables in the namespace");
         undo = () => void iptables(r, "-D");
@@ -436,6 +535,17 @@ async function runCell(t: TestContext, cell: Cell): Promise<void> {
     undo?.();
     undo = undefined;
     if (cell.target === "embedded") await soft(() => assertNothingLeft(where, seenServers, name, true));
+    // A pgbench whose link went away (or whose server did) must not be left running: the runner ended.
+    await soft(async () => {
+      const deadline = Date.now() + 5_000;
+      const alive = () => [...seenClients].filter((p) => isProcessAlive(p) && /(^|\/)pgbench /.test(title(p)));
+      while (alive().length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+      assert.deepEqual(
+        alive(),
+        [],
+        `no pgbench left by the failed run (seen: ${[...seenClients].join(", ") || "none"})`,
+      );
+    });
 
     const resumed = spawnSync(process.execPath, [REPRODUCE, "--resume", runId, "--reports-dir", reports], {
       env: { ...env, DBLAB_STALL_SECONDS: "" },
@@ -459,6 +569,15 @@ async function runCell(t: TestContext, cell: Cell): Promise<void> {
     const meta = JSON.parse(fs.readFileSync(path.join(dir, "metadata.json"), "utf8")) as { outcome?: string };
     assert.equal(meta.outcome, "finished");
     await assertNothingLeft(where, seenServers, name, false);
+    const e = cell.target === "external" ? external : undefined;
+    if (e) {
+      // The resume drops what the failed run left on the server (its database, templates, clones).
+      await soft(async () => assert.deepEqual(await labDatabasesOn(e), [], "left on the server"));
+      await soft(() => {
+        for (const text of [...texts, resumed.stdout, resumed.stderr])
+          assert.ok(!text.includes(e.password), "the server's password is in an output, a report or a log");
+      });
+    }
     rows.pop();
     record(problems.length ? `resumed; FAIL: ${firstLines(problems)}` : "pass");
     assert.deepEqual(problems, [], `${name}: ${problemList(problems)}\nthe run's output:\n${output}`);

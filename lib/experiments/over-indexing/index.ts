@@ -20,6 +20,7 @@ const faults: FaultCells = {
   cells: [
     { fault: "sigstop", target: "embedded", boundSeconds: 40, env: { DBLAB_STALL_SECONDS: "5" } },
     { fault: "link-drop", target: "ssh", boundSeconds: 75 },
+    { fault: "link-drop", target: "external", boundSeconds: 75 },
   ],
 };
 

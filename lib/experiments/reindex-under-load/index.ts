@@ -41,6 +41,7 @@ const faults: FaultCells = {
   point: "pgbench",
   cells: [
     { fault: "link-drop", target: "ssh", boundSeconds: 75 },
+    { fault: "link-drop", target: "external", boundSeconds: 75, byName: true },
     { fault: "kill-9", target: "embedded", boundSeconds: 30 },
   ],
 };
