@@ -246,17 +246,25 @@ function readFailures(file: string): ReportedFailure[] {
 /** Lines of an error shown again at the end of the run. */
 const ERROR_LINES = 15;
 
-/** Every failure again, after the file times: where a reader (or a CI excerpt) of a long log looks. */
+/**
+ * Every failure again, after the file times: where a reader (or a CI excerpt) of a long log looks.
+ * Tests of one file that failed with the same error (a failed `before` hook fails each of them) are
+ * one entry, their names listed.
+ */
 function failureLines(results: readonly FileResult[]): string[] {
   const out: string[] = [];
-  for (const r of results)
-    for (const f of r.failures) {
-      const lines = f.message.split("\n").filter((l) => l.trim() !== "");
-      out.push(`✖ ${relative(r.file)}: ${f.name}`);
+  for (const r of results) {
+    const byMessage = new Map<string, string[]>();
+    for (const f of r.failures) byMessage.set(f.message, [...(byMessage.get(f.message) ?? []), f.name]);
+    for (const [message, names] of byMessage) {
+      const lines = message.split("\n").filter((l) => l.trim() !== "");
+      const who = names.length === 1 ? names[0] : `${names.length} tests, the same error: ${names.join("; ")}`;
+      out.push(`✖ ${relative(r.file)}: ${who}`);
       for (const l of lines.slice(0, ERROR_LINES)) out.push(`    ${l}`);
       if (lines.length > ERROR_LINES)
-        out.push(`    … ${lines.length - ERROR_LINES} more line(s) above, in the file's output`);
+        out.push(`    … ${lines.length - ERROR_LINES} more line(s) in the file's output above`);
     }
+  }
   return out;
 }
 

@@ -107,6 +107,8 @@ interface ExternalServer {
   readonly uri: string;
   readonly address: string;
   readonly password: string;
+  /** The certificates' folder. */
+  readonly dir: string;
 }
 let external: ExternalServer | undefined;
 let externalUnavailable: string | undefined;
@@ -117,8 +119,8 @@ async function externalUp(): Promise<void> {
     (process.getuid?.() !== 0 ? "needs root (iptables, for the dropped link)" : undefined) ??
     (spawnSync("iptables", ["-L", "INPUT", "-n"]).status !== 0 ? "iptables does not run here" : undefined);
   if (missing) return void (externalUnavailable = missing);
-  const dir = path.join(box, "tls");
-  fs.mkdirSync(dir);
+  // Not under the box (mode 0700, root's): the server reads its certificate as its own OS user.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-fm-tls-"));
   const certificates = makeTestCa(dir);
   const server = await new EmbeddedPostgresTarget().start({
     engine: "postgresql",
@@ -130,7 +132,7 @@ async function externalUp(): Promise<void> {
   const uri =
     `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres` +
     `?sslmode=verify-full&sslrootcert=${encodeURIComponent(certificates.ca)}`;
-  external = { server, uri, address, password };
+  external = { server, uri, address, password, dir };
 }
 
 /** The rule that drops the external server's packets (client to server: nothing reaches it). */
@@ -177,6 +179,7 @@ after(async () => {
     // A cell that failed between the drop and its undo must not leave the rule behind.
     while (iptablesExternal(external, "-D"));
     await external.server.stop();
+    fs.rmSync(external.dir, { recursive: true, force: true });
   }
   fs.rmSync(box, { recursive: true, force: true });
   if (rows.length) console.log(`\nfault matrix:\n${rows.join("\n")}`);
