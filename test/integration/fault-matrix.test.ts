@@ -125,7 +125,13 @@ async function externalUp(): Promise<void> {
   const server = await new EmbeddedPostgresTarget().start({
     engine: "postgresql",
     name: "fault-tls",
-    settings: { ssl: "on", ssl_cert_file: certificates.serverCert, ssl_key_file: certificates.serverKey },
+    settings: {
+      ssl: "on",
+      ssl_cert_file: certificates.serverCert,
+      ssl_key_file: certificates.serverKey,
+      // What 03 and 04 need of a server they are pointed at (their pre-flight refuses one without it).
+      shared_preload_libraries: "pg_stat_statements",
+    },
   });
   const { port, password } = server.connection;
   const address = `127.0.0.1:${port}`;
