@@ -1,27 +1,20 @@
 /**
  * A `node --test` reporter (`--test-reporter=<this file>`) that writes one JSON line per failed
- * test: its name, the file's path, and the error's message. `npm test` reads these files back and
+ * test: its name and the error's message. `npm test` reads these files back and
  * lists every failure once more at the end of its output, beside the file times: a long run's log
  * is read from its ends, and a failure printed in the middle of 40 minutes of output is out of
  * sight of the excerpt a CI service shows. A reporter gets the runner's own events (the error
  * object itself), so nothing has to be parsed back out of TAP or spec text.
  */
+import type { ReportedFailure } from "./failure-record";
 
 /** The part of a `test:fail` event this reporter reads (node's `TestFail` type is not exported in 20). */
 interface FailEvent {
   readonly type: string;
   readonly data?: {
     readonly name?: string;
-    readonly file?: string;
     readonly details?: { readonly error?: unknown };
   };
-}
-
-/** One line of the output (scripts/test.ts reads it as its `ReportedFailure`). */
-interface ReportedFailure {
-  readonly name: string;
-  readonly file?: string;
-  readonly message: string;
 }
 
 function messageOf(error: unknown): { message: string; subtests: boolean } {
@@ -44,7 +37,7 @@ async function* failureReporter(source: AsyncIterable<FailEvent>): AsyncGenerato
     const { message, subtests } = messageOf(event.data?.details?.error);
     // A test that failed only because one of its subtests did: the subtest is listed itself.
     if (subtests) continue;
-    const failure: ReportedFailure = { name: event.data?.name ?? "(unnamed)", file: event.data?.file, message };
+    const failure: ReportedFailure = { name: event.data?.name ?? "(unnamed)", message };
     yield `${JSON.stringify(failure)}\n`;
   }
 }

@@ -44,6 +44,7 @@ import os from "node:os";
 import path from "node:path";
 import { ensureKernelSpec } from "../lib/jupyter/kernel-spec";
 import { has, readCommandArgs, refuse, UsageError } from "./cli-args";
+import type { ReportedFailure } from "./failure-record";
 
 /**
  * Integration files at once. Each keeps about one core busy (a server and the client driving it,
@@ -212,13 +213,6 @@ function cleanSandbox(dir: string): string[] {
   }
   if (!process.env.DBLAB_KEEP_TEST_OUTPUT) fs.rmSync(dir, { recursive: true, force: true });
   return notes;
-}
-
-/** A failed test as scripts/failure-reporter.ts writes it, one JSON line each. */
-export interface ReportedFailure {
-  readonly name: string;
-  readonly file?: string;
-  readonly message: string;
 }
 
 /** The reporter that writes each failed test as a JSON line (scripts/failure-reporter.ts). */

@@ -25,6 +25,7 @@ import { phaseOneSpec } from "../../lib/experiments/round-trips/run";
 import { experiment as yourIndexes } from "../../lib/experiments/your-indexes";
 import { findHostClientTool, findHostPgbench } from "../../lib/workloads/pgbench";
 import { withEnv } from "../support/env";
+import { labDatabases } from "../support/lab-databases";
 import { LOOPBACK_SAN, makeTestCa, opensslMissing, type TestCa } from "../support/test-ca";
 
 const SPEC_01: ServerSpec = {
@@ -77,17 +78,6 @@ after(async () => {
 
 function tlsUri(server: EmbeddedPostgresServer, query: string, password = server.connection.password): string {
   return `postgresql://postgres:${encodeURIComponent(password)}@localhost:${server.connection.port}/postgres?${query}`;
-}
-
-async function labDatabases(server: EmbeddedPostgresServer): Promise<string[]> {
-  const c = new Client(server.connection);
-  await c.connect();
-  try {
-    const { rows } = await c.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE 'dblab%'");
-    return rows.map((r) => r.datname);
-  } finally {
-    await c.end();
-  }
 }
 
 /** Everything written to stdout and stderr while `work` runs (and still shown). */

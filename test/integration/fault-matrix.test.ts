@@ -33,7 +33,7 @@ import { dockerAvailable, LAB_LABEL, socketClient } from "../../lib/targets/dock
 import { EXPERIMENTS } from "../../lib/experiments/registry";
 import type { Fault, FaultCell, FaultPoint } from "../../lib/experiments/faults";
 import { EmbeddedPostgresTarget, type EmbeddedPostgresServer } from "../../lib/targets/embedded/embedded-postgres";
-import { Client } from "pg";
+import { labDatabases } from "../support/lab-databases";
 import { makeTestCa, opensslMissing } from "../support/test-ca";
 
 const root = projectRoot();
@@ -157,18 +157,6 @@ const dropRule = (e: ExternalServer): string[] => [
 ];
 const iptablesExternal = (e: ExternalServer, op: "-I" | "-D") =>
   spawnSync("iptables", [op, ...dropRule(e)]).status === 0;
-
-/** The lab's databases on the external server: after a resume, none may be left. */
-async function labDatabasesOn(e: ExternalServer): Promise<string[]> {
-  const c = new Client(e.server.connection);
-  await c.connect();
-  try {
-    const { rows } = await c.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE 'dblab%'");
-    return rows.map((r) => r.datname);
-  } finally {
-    await c.end();
-  }
-}
 
 before(async () => {
   localDocker = fs.existsSync(LOCAL_SOCKET) && (await dockerAvailable(3000));
@@ -581,7 +569,7 @@ async function runCell(t: TestContext, cell: Cell): Promise<void> {
     const e = cell.target === "external" ? external : undefined;
     if (e) {
       // The resume drops what the failed run left on the server (its database, templates, clones).
-      await soft(async () => assert.deepEqual(await labDatabasesOn(e), [], "left on the server"));
+      await soft(async () => assert.deepEqual(await labDatabases(e.server), [], "left on the server"));
       await soft(() => {
         for (const text of [...texts, resumed.stdout, resumed.stderr])
           assert.ok(!text.includes(e.password), "the server's password is in an output, a report or a log");

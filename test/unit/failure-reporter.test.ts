@@ -10,11 +10,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-
-interface ReportedFailure {
-  readonly name: string;
-  readonly message: string;
-}
+import type { ReportedFailure } from "../../scripts/failure-record";
 
 const reporter = path.resolve(__dirname, "..", "..", "scripts", "failure-reporter.js");
 
