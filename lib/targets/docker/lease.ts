@@ -124,7 +124,11 @@ export const LEASE_SCRIPT = [
   "code=0",
   "while :; do",
   '  wait "$child"; code=$?',
-  '  kill -0 "$child" 2>/dev/null || break',
+  // A wait cut short by the ticker's SIGUSR1 returns 138 even when the child exited at that
+  // moment and the shell reaped it: asked again, wait gives the child's own status, or 127 when
+  // the first wait had already reported it. Measured under busybox sh (the server exiting on the
+  // tick, as a `sleep 1` loop started with the ticker does): 1 in 30 stops exited 138, not 4.
+  '  if ! kill -0 "$child" 2>/dev/null; then wait "$child" 2>/dev/null; again=$?; [ "$again" = 127 ] || code=$again; break; fi',
   "  look",
   '  if [ -z "$expired" ] && [ "$quiet" -ge "$bound" ]; then',
   "    expired=1; killed_at=$quiet",
