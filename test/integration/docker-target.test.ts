@@ -10,6 +10,8 @@ import { listRecords } from "../../lib/runtime/resource-registry";
 import { dockerAvailable, dockerClient } from "../../lib/targets/docker/docker-client";
 import { DockerTarget, dockerRouteFromEnv } from "../../lib/targets/docker/docker-target";
 import { ensureStandInImage, STANDIN_LABELS } from "../../lib/targets/docker/standin-image";
+import { waitReady } from "../../lib/targets/docker/container-io";
+import { PROFILES } from "../../lib/targets/docker/engine-profiles";
 
 const GiB = 1024 ** 3;
 
@@ -212,6 +214,37 @@ test("a server that cannot start fails with its log, and leaves no container beh
     leftovers.map((c) => c.Names),
     [],
   );
+});
+
+test("a leased container removed by its engine before its log is read: the readiness failure still quotes the log", async (t) => {
+  if (await skipWithoutDocker(t)) return;
+  // A remote engine removes a leased container (AutoRemove) once its lease lapses, log and all.
+  // Here the container is removed by force while waitReady waits, so its log can only come from
+  // what was followed before the removal.
+  const { image } = await ensureStandInImage();
+  const docker = dockerClient();
+  const line = 'FATAL:  unrecognized configuration parameter "no_such_setting"';
+  const container = await docker.createContainer({
+    Image: image,
+    Entrypoint: ["sh", "-c", `echo '${line}' >&2; sleep 120`],
+    Labels: { "io.db-write-lab.name": `test-follow-${process.pid}` },
+    HostConfig: { AutoRemove: true },
+  });
+  try {
+    await container.start();
+    const connection = { host: "127.0.0.1", port: 1, user: "postgres", password: "x", database: "postgres" };
+    const ready = waitReady(container, PROFILES.postgresql, connection, 60_000, true);
+    const failed = assert.rejects(ready, (e: Error) => {
+      assert.match(e.message, /did not become ready: the container exited with code \d+/);
+      assert.match(e.message, /--- last log lines ---\n.*no_such_setting/);
+      return true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    await container.remove({ force: true });
+    await failed;
+  } finally {
+    await container.remove({ force: true }).catch(() => undefined);
+  }
 });
 
 test("an image that is missing and cannot be pulled or built is refused with a clear message", async (t) => {

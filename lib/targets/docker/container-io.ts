@@ -56,12 +56,80 @@ function demuxBuffer(buffer: Buffer): string {
   return offset === 0 ? buffer.toString("utf8") : out;
 }
 
-export async function logTail(container: Docker.Container, lines = 30): Promise<string> {
+const LOGS_UNAVAILABLE = "(logs unavailable)";
+
+function lastLines(text: string, lines: number): string {
+  return text.trim().split("\n").slice(-lines).join("\n");
+}
+
+/** The container's last log lines, or undefined when its engine has none to give (it is gone). */
+async function readLogTail(container: Docker.Container, lines: number): Promise<string | undefined> {
   try {
     const logs = await container.logs({ stdout: true, stderr: true, tail: lines, follow: false });
     return demuxBuffer(logs).trim();
   } catch {
-    return "(logs unavailable)";
+    return undefined;
+  }
+}
+
+export async function logTail(container: Docker.Container, lines = 30): Promise<string> {
+  return (await readLogTail(container, lines)) ?? LOGS_UNAVAILABLE;
+}
+
+/** The most a follower keeps: a server's start-up log is a few kB; the cap only bounds a chatty one. */
+const FOLLOW_CAP_BYTES = 1024 ** 2;
+
+/**
+ * A container's log, collected on this side as the container prints it. A leased container (a
+ * remote engine's, lease.ts) is created with AutoRemove: when its server fails to start, the
+ * watcher keeps it up while the lab renews the lease, but a renewal late by more than the bound
+ * lets its engine remove it, log and all. That happened under load with the tests' 6 s lease: the
+ * failure read "the container exited with code 1 … (logs unavailable)". The lines followed from
+ * the container's start do not depend on the container still being there.
+ */
+class LogFollower {
+  private readonly chunks: Buffer[] = [];
+  private bytes = 0;
+  private readonly ended: Promise<void>;
+
+  private constructor(private readonly stream: NodeJS.ReadableStream) {
+    stream.on("data", (chunk: Buffer) => {
+      // Whole frames only: Docker's frame headers must stay aligned for demuxBuffer, so at the
+      // cap the follower stops collecting instead of dropping its oldest chunks.
+      if (this.bytes + chunk.length > FOLLOW_CAP_BYTES) return;
+      this.chunks.push(chunk);
+      this.bytes += chunk.length;
+    });
+    this.ended = new Promise((resolve) => {
+      stream.once("end", () => resolve());
+      stream.once("close", () => resolve());
+      stream.once("error", () => resolve());
+    });
+  }
+
+  /** Starts following from the container's first line; undefined when the engine will not stream it. */
+  static async start(container: Docker.Container): Promise<LogFollower | undefined> {
+    try {
+      return new LogFollower(await container.logs({ stdout: true, stderr: true, follow: true }));
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * The last lines, once the stream has ended (its container stopped) or after `waitMs`, so that
+   * the lines printed just before the exit have arrived.
+   */
+  async tail(lines: number, waitMs = 2000): Promise<string | undefined> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.ended, new Promise((resolve) => (timer = setTimeout(resolve, waitMs)))]);
+    clearTimeout(timer);
+    if (this.bytes === 0) return undefined;
+    return lastLines(demuxBuffer(Buffer.concat(this.chunks)), lines);
+  }
+
+  close(): void {
+    (this.stream as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.();
   }
 }
 
@@ -103,6 +171,9 @@ class ContainerExited extends Error {
   }
 }
 
+/** The log lines a readiness failure quotes. */
+const READY_LOG_LINES = 30;
+
 export async function waitReady(
   container: Docker.Container,
   profile: EngineProfile,
@@ -111,6 +182,7 @@ export async function waitReady(
   leased = false,
 ): Promise<string> {
   const watch = watchExit(container, leased);
+  const follower = leased ? await LogFollower.start(container) : undefined;
   try {
     return await waitUntilReady(profile.probe(connection), {
       timeoutMs,
@@ -119,12 +191,14 @@ export async function waitReady(
     });
   } catch (error) {
     const reason = error instanceof ContainerExited ? error.message : redactText(String(error));
-    const logs = await logTail(container);
+    const logs =
+      (await readLogTail(container, READY_LOG_LINES)) ?? (await follower?.tail(READY_LOG_LINES)) ?? LOGS_UNAVAILABLE;
     throw new Error(
       `Container ${container.id.slice(0, 12)} did not become ready: ${reason}\n--- last log lines ---\n${logs}`,
     );
   } finally {
     watch.dispose();
+    follower?.close();
   }
 }
 
