@@ -14,6 +14,7 @@ import { checkEngine, ENGINE_FACTS, ENGINES } from "../targets/engines";
 import type { Engine, ServerSpec, StartedServer } from "../targets/types";
 import { redactText } from "../targets/uri";
 import { ignored } from "../runtime/debug";
+import { describeRunner, locatePgbench, type PgbenchRunner } from "../workloads/pgbench";
 
 export interface StartedServers {
   /** Per engine, the latest watched server still running: the one its engine's trials run on. */
@@ -152,4 +153,20 @@ export async function startServers(specs: readonly ServerSpec[], options: StartO
     throw error;
   }
   return set;
+}
+
+/**
+ * The PostgreSQL server a pgbench-driven notebook (03, 04, 06) works on and the pgbench that drives
+ * it, noted once in the run's notes (which pgbench, from where, against which server).
+ */
+export async function pgbenchOnPostgres(
+  servers: StartedServers,
+  notebook: string,
+  notes: string[],
+): Promise<{ readonly server: StartedServer; readonly runner: PgbenchRunner }> {
+  const server = servers.byEngine.get("postgresql");
+  if (!server) throw new Error(`${notebook} needs a PostgreSQL server, and none started`);
+  const runner = await locatePgbench(server);
+  notes.push(`pgbench ${runner.version} (${describeRunner(runner)}) drives PostgreSQL ${server.description.version}`);
+  return { server, runner };
 }

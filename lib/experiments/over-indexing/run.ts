@@ -8,12 +8,12 @@ import type { OverIndexingParams } from "./params";
 import type { RunMetadata } from "../../results/metadata";
 import type { ServerSpec } from "../../targets/types";
 import { memoryAndWalSettings } from "../../engines/postgres/server-settings";
+import { pgbenchOnPostgres } from "../servers";
 import { withSession, type RunControl } from "../session";
 import { estimateRun } from "../eta";
 import { estimate as eta } from "./eta";
 import { planText } from "../../stats/claims";
 import { plan03 } from "./claims";
-import { describeRunner, locatePgbench } from "../../workloads/pgbench";
 import { datasetShape, transactionScript } from "./workload/dataset";
 import { createTemplate, dropDatabases, WORKLOAD_DATABASES, type TemplateInfo } from "./workload/databases";
 import {
@@ -130,12 +130,7 @@ export async function run(p: OverIndexingParams, control: RunControl = {}): Prom
       prospect: planText(plan03(p)),
     },
     async ({ store, progress, servers, signal, notes, metadata, writeMetadata }) => {
-      const server = servers.byEngine.get("postgresql");
-      if (!server) throw new Error("03 needs a PostgreSQL server, and none started");
-      const runner = await locatePgbench(server);
-      notes.push(
-        `pgbench ${runner.version} (${describeRunner(runner)}) drives PostgreSQL ${server.description.version}`,
-      );
+      const { server, runner } = await pgbenchOnPostgres(servers, "03", notes);
       const shape = datasetShape(p.dataScale);
       // At full scale a step runs for many minutes: the line shows what the server is doing meanwhile.
       let step = "";

@@ -6,10 +6,10 @@ import { diskNeed04 } from "./disk";
 import type { ReindexUnderLoadParams } from "./params";
 import type { RunMetadata } from "../../results/metadata";
 import type { ServerSpec } from "../../targets/types";
+import { pgbenchOnPostgres } from "../servers";
 import { withSession, type RunControl } from "../session";
 import { estimateRun } from "../eta";
 import { estimate as eta } from "./eta";
-import { describeRunner, locatePgbench } from "../../workloads/pgbench";
 import { createTemplate, dropDatabases, WORKLOAD_DATABASES, type TemplateInfo } from "./workload/databases";
 import { MIN_COVERAGE, repeatsForCoverage, type Verdict } from "../../stats/claims";
 import { nextRound } from "../../stats/adaptive";
@@ -134,12 +134,7 @@ export async function run(p: ReindexUnderLoadParams, control: RunControl = {}): 
       prospect: planText(plan04(p)),
     },
     async ({ store, progress, servers, signal, notes, metadata, writeMetadata }) => {
-      const server = servers.byEngine.get("postgresql");
-      if (!server) throw new Error("04 needs a PostgreSQL server, and none started");
-      const runner = await locatePgbench(server);
-      notes.push(
-        `pgbench ${runner.version} (${describeRunner(runner)}) drives PostgreSQL ${server.description.version}`,
-      );
+      const { server, runner } = await pgbenchOnPostgres(servers, "04", notes);
       progress.update(0, plan.length, `pgbench -i -s ${p.scale} into a template database…`);
       const template = await createTemplate(server, p.scale, p.initSteps, runner, signal);
       notes.push(

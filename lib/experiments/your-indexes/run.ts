@@ -9,7 +9,6 @@ import { SPEED_STATE_RATIO, speedSpread } from "../../stats/speed";
 import { MIN_COVERAGE, repeatsForCoverage } from "../../stats/claims";
 import type { ServerSpec } from "../../targets/types";
 import { memoryAndWalSettings } from "../../engines/postgres/server-settings";
-import { describeRunner, locatePgbench } from "../../workloads/pgbench";
 import { withActivity } from "../../workloads/server-activity";
 import { listTables } from "./workload/catalog";
 import {
@@ -37,6 +36,7 @@ import { readWorkload, updateStatements, type UpdateStatement, type WorkloadScri
 import { existingToJudge, planVariants, writtenIndexNames, type Judged, type Variant } from "./workload/variants";
 import { runAdaptiveRounds } from "../adaptive-rounds";
 import type { ExperimentRun } from "../contract";
+import { pgbenchOnPostgres } from "../servers";
 import { withSession, type RunControl } from "../session";
 import { estimateRun } from "../eta";
 import { estimate as eta } from "./eta";
@@ -107,10 +107,6 @@ function writtenName(statement: string, i: number): string {
   return writtenIndexNames(statement)[0] ?? `candidate ${i + 1}`;
 }
 
-function missingServer(): never {
-  throw new Error("06 needs a PostgreSQL server, and none started");
-}
-
 export async function run(p: YourIndexesParams, control: RunControl = {}): Promise<YourIndexesRun> {
   const started = Date.now();
   const scripts = readWorkload(p.workload);
@@ -130,11 +126,7 @@ export async function run(p: YourIndexesParams, control: RunControl = {}): Promi
   return withSession<YourIndexesCondition, YourIndexesRun>(
     { ...options, specs: [serverSpec(p)] },
     async ({ store, progress, servers, signal, notes, metadata, writeMetadata }) => {
-      const server = servers.byEngine.get("postgresql") ?? missingServer();
-      const runner = await locatePgbench(server);
-      notes.push(
-        `pgbench ${runner.version} (${describeRunner(runner)}) against PostgreSQL ${server.description.version}`,
-      );
+      const { server, runner } = await pgbenchOnPostgres(servers, "06", notes);
       // 1. The schema, the names to judge (checked against it before any data), the data.
       let drops: string[] = [];
       let source: SourceInfo | undefined;
