@@ -3,6 +3,7 @@
  * (B-tree leaf inserts, page splits, heap records), where per-table counters times index counts
  * would only be a model.
  */
+import { randomBytes } from "node:crypto";
 import type { Client } from "pg";
 
 /** WAL records of one kind (resource manager / record type) in a window. */
@@ -53,12 +54,89 @@ export async function walRecordsBetween(
   );
 }
 
+/** pg_walinspect's error for a window whose first segments a checkpoint already removed. */
+export function isWalRemoved(error: unknown): boolean {
+  return /has already been removed/.test(error instanceof Error ? error.message : String(error));
+}
+
+/**
+ * The WAL from now on, kept on the server until released: a temporary physical replication slot
+ * that reserves WAL at once. A checkpoint inside a timed window removes the window's first
+ * segments before pg_walinspect can read them: 01 at `full` (a 1M-row UPDATE with 5 indexes writes
+ * past max_wal_size) failed with "requested WAL segment pg_wal/…F5 has already been removed".
+ * Only a checkpoint removes segments, and a trial with a checkpoint in its window is flagged
+ * already, so the slot changes nothing an unflagged trial measures. Temporary: the server drops it
+ * when the session ends, so a run killed mid-trial leaves no slot holding WAL on a shared server.
+ */
+export class WalHold {
+  private constructor(
+    private readonly client: Client,
+    readonly slot: string,
+  ) {}
+
+  /**
+   * Takes the hold, or says why the server will not give it (no REPLICATION privilege on a managed
+   * server, wal_level = minimal, every slot in use): the window is then counted without it, and
+   * its count is missing if a checkpoint removes its WAL first.
+   */
+  static async take(client: Client): Promise<WalHold | string> {
+    const slot = `dblab_wal_${randomBytes(6).toString("hex")}`;
+    try {
+      await client.query("SELECT pg_create_physical_replication_slot($1, true, true)", [slot]);
+      return new WalHold(client, slot);
+    } catch (error) {
+      return error instanceof Error ? error.message : String(error);
+    }
+  }
+
+  /** Gives the WAL back to the server's checkpoints. */
+  async release(): Promise<void> {
+    await this.client.query("SELECT pg_drop_replication_slot($1)", [this.slot]);
+  }
+}
+
+/**
+ * One timed window's WAL at a time on one session: `open` just before the window holds its WAL
+ * (WalHold), `count` after it reads the window's records and lets the WAL go. A server that
+ * refuses the hold is not asked again: `refused` says why.
+ */
+export class WalWindows {
+  private hold: WalHold | undefined;
+  refused: string | undefined;
+
+  constructor(private readonly client: Client) {}
+
+  async open(): Promise<void> {
+    await this.release();
+    if (this.refused !== undefined) return;
+    const hold = await WalHold.take(this.client);
+    if (typeof hold === "string") this.refused = hold;
+    else this.hold = hold;
+  }
+
+  /** walRecordCountRows for the window, then the hold released. */
+  async count(from: number, to: number): Promise<{ readonly name: string; readonly value: string }[] | undefined> {
+    try {
+      return await walRecordCountRows(this.client, from, to);
+    } finally {
+      await this.release();
+    }
+  }
+
+  async release(): Promise<void> {
+    const hold = this.hold;
+    this.hold = undefined;
+    await hold?.release();
+  }
+}
+
 /**
  * WAL record counts by type between two positions given as bytes since 0/0 (the counters'
  * `wal.lsn`), as `walrec.<type>` counter rows, once the WAL is flushed past `to`: pg_walinspect
  * reads only flushed WAL, and with synchronous_commit = off the WAL writer flushes the tail within
  * wal_writer_delay (200 ms by default), so this waits for it rather than forcing a flush. Undefined
- * when it is not flushed within `waitMs`: the figures are left out, the trial stands.
+ * when it is not flushed within `waitMs`, or when a checkpoint removed the window's WAL (no
+ * WalHold): the figures are left out, the trial stands.
  */
 export async function walRecordCountRows(
   client: Client,
@@ -75,10 +153,15 @@ export async function walRecordCountRows(
     if (Date.now() > deadline) return undefined;
     await new Promise((r) => setTimeout(r, 50));
   }
-  const { rows } = await client.query<{ type: string; n: string }>(
-    `SELECT "resource_manager/record_type" AS type, count::text AS n
-       FROM pg_get_wal_stats('0/0'::pg_lsn + $1::numeric, '0/0'::pg_lsn + $2::numeric, true) WHERE count > 0`,
-    [from, to],
-  );
-  return rows.map((r) => ({ name: `walrec.${r.type}`, value: r.n }));
+  try {
+    const { rows } = await client.query<{ type: string; n: string }>(
+      `SELECT "resource_manager/record_type" AS type, count::text AS n
+         FROM pg_get_wal_stats('0/0'::pg_lsn + $1::numeric, '0/0'::pg_lsn + $2::numeric, true) WHERE count > 0`,
+      [from, to],
+    );
+    return rows.map((r) => ({ name: `walrec.${r.type}`, value: r.n }));
+  } catch (error) {
+    if (isWalRemoved(error)) return undefined;
+    throw error;
+  }
 }

@@ -1,8 +1,10 @@
 /**
  * 01's data directory at its peak: its largest table with every index of its largest level, every
  * row updated once (a new version each: HOT only where the page has room), and WAL up to the
- * default max_wal_size. Row: 24 B header + 7 bigints + a 4 B line pointer ≈ 84 B at fillfactor 100;
- * a bigint B-tree grown by inserts ≈ 32 B a row.
+ * default max_wal_size, plus one timed window's WAL, which is held until counted (WalWindows): a
+ * full-page image of every page the window touches (at most the table and its indexes once) and
+ * its records (~100 B a heap record, ~60 B an index entry). Row: 24 B header + 7 bigints + a 4 B
+ * line pointer ≈ 84 B at fillfactor 100; a bigint B-tree grown by inserts ≈ 32 B a row.
  */
 import type { IndexWriteCostParams } from "./params";
 import { bytesText, type DiskNeed } from "../../targets/disk-need";
@@ -11,16 +13,20 @@ const HEAP_ROW_BYTES = 84;
 const INDEX_ROW_BYTES = 32;
 const MAX_WAL_BYTES = 2 ** 30;
 const BASE_BYTES = 200 * 2 ** 20;
+const WAL_HEAP_RECORD_BYTES = 100;
+const WAL_INDEX_RECORD_BYTES = 60;
 
 export function diskNeed01(p: IndexWriteCostParams): DiskNeed {
   const rows = Math.max(...p.rowCounts);
   const fill = Math.min(...p.fillfactors) / 100;
   const indexes = 1 + Math.max(...p.extraIndexes);
   const table = 2 * rows * (HEAP_ROW_BYTES / fill + INDEX_ROW_BYTES * indexes);
+  const window = table / 2 + rows * (WAL_HEAP_RECORD_BYTES + WAL_INDEX_RECORD_BYTES * indexes);
   return {
-    bytes: table + MAX_WAL_BYTES + BASE_BYTES,
+    bytes: table + MAX_WAL_BYTES + window + BASE_BYTES,
     what:
       `${rows.toLocaleString("en-US")} rows × (${HEAP_ROW_BYTES} B ÷ fillfactor ${fill} + ${indexes} indexes × ` +
-      `${INDEX_ROW_BYTES} B) × 2 versions + max_wal_size ${bytesText(MAX_WAL_BYTES)} + ${bytesText(BASE_BYTES)} of server`,
+      `${INDEX_ROW_BYTES} B) × 2 versions + max_wal_size ${bytesText(MAX_WAL_BYTES)} + a window's WAL held until ` +
+      `counted ${bytesText(window)} + ${bytesText(BASE_BYTES)} of server`,
   };
 }

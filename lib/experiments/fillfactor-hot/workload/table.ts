@@ -4,7 +4,7 @@
  * state, then one UPDATE pass over every row in id ranges; the counters that say what the pass did.
  */
 import type { Client } from "pg";
-import { walRecordCountRows } from "../../../engines/postgres/wal-records";
+import { WalWindows } from "../../../engines/postgres/wal-records";
 import type { ConnectionInfo } from "../../../targets/types";
 import { connect, endClient } from "../../../engines/postgres/connect";
 import { waitForAutovacuumIdle } from "../../../engines/postgres/autovacuum";
@@ -37,11 +37,15 @@ export class HotTable {
     private readonly setup: Client,
     /** The timed statements. */
     private readonly writer: Client,
-  ) {}
+  ) {
+    this.wal = new WalWindows(setup);
+  }
 
   /** pgstattuple and pg_walinspect where the server has them (contrib: embedded and docker do). */
   private pgstattuple = false;
   private walinspect = false;
+  /** Each timed window's WAL, held until counted (WalWindows). */
+  private readonly wal: WalWindows;
 
   static async open(connection: ConnectionInfo): Promise<HotTable> {
     const setup = await connect(connection);
@@ -89,6 +93,8 @@ export class HotTable {
     await this.setup.query(`VACUUM (ANALYZE) ${TABLE}`);
     await this.setup.query("CHECKPOINT");
     await waitForAutovacuumIdle(this.setup);
+    // Last: the hold reserves WAL from here, so the checkpoint above frees what came before.
+    if (this.walinspect) await this.wal.open();
   }
 
   /**
@@ -133,7 +139,7 @@ export class HotTable {
   /** WAL records by type between two `wal.lsn` values (bytes since 0/0), or undefined without pg_walinspect. */
   async walRecords(from: number | undefined, to: number | undefined): Promise<Counters<WalRecordKey> | undefined> {
     if (!this.walinspect || from === undefined || to === undefined || to <= from) return undefined;
-    const rows = await walRecordCountRows(this.setup, from, to);
+    const rows = await this.wal.count(from, to);
     return rows ? countersFrom(rows, isWalRecordKey, "07 WAL records") : undefined;
   }
 

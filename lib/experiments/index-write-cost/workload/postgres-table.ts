@@ -4,7 +4,7 @@
  * explain them.
  */
 import { probeOnce } from "../../../engines/postgres/speed-probe";
-import { walRecordCountRows } from "../../../engines/postgres/wal-records";
+import { WalWindows } from "../../../engines/postgres/wal-records";
 import type { SpeedProbe } from "../../../stats/speed";
 import { pipeline } from "node:stream/promises";
 import { Readable } from "node:stream";
@@ -77,10 +77,14 @@ export class PostgresIndexWriteTable implements IndexWriteEngine {
     /** The timed statements: batches of one prepared statement, one Sync each. */
     private readonly writer: Client,
     private readonly connection: ConnectionInfo,
-  ) {}
+  ) {
+    this.wal = new WalWindows(setup);
+  }
 
   /** pg_walinspect and pg_stat_statements where the server has them (a managed server may not). */
   private walinspect = false;
+  /** Each timed window's WAL, held until counted (WalWindows). */
+  private readonly wal: WalWindows;
   private statements = false;
 
   static async open(connection: ConnectionInfo): Promise<PostgresIndexWriteTable> {
@@ -105,6 +109,8 @@ export class PostgresIndexWriteTable implements IndexWriteEngine {
     // Autovacuum may have started on the freshly loaded table; a trial timed beside it would share
     // the CPUs with it. Wait for it (at most 30 s; then the trial runs and is flagged if it overlaps).
     await waitForAutovacuumIdle(this.setup);
+    // Last: the hold reserves WAL from here, so the checkpoint above frees what came before.
+    if (this.walinspect) await this.wal.open();
   }
 
   async writtenBetween(
@@ -114,7 +120,7 @@ export class PostgresIndexWriteTable implements IndexWriteEngine {
     const from = before["wal.lsn"];
     const to = after["wal.lsn"];
     if (!this.walinspect || from === undefined || to === undefined || to <= from) return undefined;
-    const rows = await walRecordCountRows(this.setup, from, to);
+    const rows = await this.wal.count(from, to);
     return rows ? countersFrom(rows, isWalRecordKey, "01 WAL records") : undefined;
   }
 

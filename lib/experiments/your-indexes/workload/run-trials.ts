@@ -6,7 +6,12 @@ import type { OrderedTrial } from "../../../workloads/trials";
 import { probeSpeed } from "../../../engines/postgres/speed-probe";
 import { waitForAutovacuumIdle, type AutovacuumWait } from "../../../engines/postgres/autovacuum";
 import { relationSizes, tableCounters, type PgTableCounterKey } from "../../../engines/postgres/table-counters";
-import { currentWalLsn, walRecordsBetween, type WalRecordStats } from "../../../engines/postgres/wal-records";
+import {
+  currentWalLsn,
+  isWalRemoved,
+  walRecordsBetween,
+  type WalRecordStats,
+} from "../../../engines/postgres/wal-records";
 import type { TrialRecord } from "../../../results/run-store";
 import { counterDelta, counterEntries, type Counters } from "../../../stats/counters";
 import { williamsDesign } from "../../../stats/williams";
@@ -184,9 +189,8 @@ async function walRecordsOrNote(
   try {
     return await walRecordsBetween(c, startLsn, endLsn);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    if (!/has already been removed/.test(message)) throw error;
-    onNote?.(`no WAL record counts for ${key}: ${message}`);
+    if (!isWalRemoved(error)) throw error;
+    onNote?.(`no WAL record counts for ${key}: ${error instanceof Error ? error.message : String(error)}`);
     return undefined;
   }
 }
