@@ -65,8 +65,11 @@ export interface ServerUses {
    * prefix, interrupts included.
    */
   readonly databases?: readonly string[];
-  /** ALTER SYSTEM + pg_reload_conf (02 keeps WAL for its decoding trials with wal_keep_size). */
-  readonly alterSystem?: { readonly parameter: string; readonly measures: string };
+  /**
+   * A temporary replication slot that keeps a window's WAL until it is read (WalHold; 02's
+   * decoding trials): the role needs REPLICATION (or superuser) and the server wal_level ≥ replica.
+   */
+  readonly walHold?: { readonly measures: string };
 }
 
 export interface ExtensionUse {

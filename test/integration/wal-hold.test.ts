@@ -1,8 +1,9 @@
-// test-tier: fast — one embedded PostgreSQL on an OS-chosen port
+// test-tier: fast — embedded PostgreSQL servers on OS-chosen ports, one at a time
 /**
  * A timed window's WAL counted after checkpoints inside the window: without a hold, pg_walinspect
  * finds the window's first segments removed (01 at `full` failed a trial so); with one, the count
- * is there; the hold is a temporary slot, gone when its session ends (a killed run keeps no WAL).
+ * is there; the hold is a temporary slot, gone when its session ends (a killed run keeps no WAL);
+ * an external server's pre-flight asks for the privilege the slot needs (REPLICATION).
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -10,6 +11,9 @@ import type { Client } from "pg";
 import { connect } from "../../lib/engines/postgres/connect";
 import { WalHold, WalWindows, walRecordCountRows } from "../../lib/engines/postgres/wal-records";
 import { EmbeddedPostgresTarget } from "../../lib/targets/embedded/embedded-postgres";
+import { ExternalTarget } from "../../lib/targets/external/external-target";
+import type { PreflightReport } from "../../lib/targets/external/preflight";
+import type { ServerSpec } from "../../lib/targets/types";
 
 const lsn = async (c: Client): Promise<number> =>
   Number((await c.query<{ b: string }>("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text AS b")).rows[0].b);
@@ -99,6 +103,39 @@ test("a server that refuses the hold (wal_level = minimal) is named once and not
     assert.ok(await windows.count(from, await lsn(c)), "counted without a hold while the WAL is there");
   } finally {
     await c.end();
+    await server.stop();
+  }
+});
+
+test("the pre-flight refuses 02's decoding trials to a role without REPLICATION, naming it; with it they pass", async () => {
+  const server = await new EmbeddedPostgresTarget().start({ engine: "postgresql", name: "wal-hold-preflight" });
+  const admin = await connect(server.connection);
+  const spec: ServerSpec = {
+    engine: "postgresql",
+    name: "wal-hold-preflight",
+    uses: { notebook: "02 CREATE INDEX after load", walHold: { measures: "the WAL-decoding trials" } },
+  };
+  const password = "no-repl-secret-3";
+  try {
+    await admin.query(`CREATE ROLE lab_norepl LOGIN CREATEDB PASSWORD '${password}'`);
+    await admin.query("GRANT pg_checkpoint TO lab_norepl");
+    const uri = `postgresql://lab_norepl:${password}@127.0.0.1:${server.connection.port}/postgres?sslmode=disable`;
+    let report: PreflightReport | undefined;
+    await assert.rejects(
+      new ExternalTarget(uri, { onPreflight: (r) => (report = r) }).start(spec),
+      /role "lab_norepl" has no REPLICATION privilege, so it cannot make the temporary replication slot that keeps WAL for the WAL-decoding trials \(ALTER ROLE lab_norepl REPLICATION\)/,
+    );
+    assert.match(report?.text ?? "", /REPLICATION no \(wal_level replica\)/);
+    assert.ok(!(report?.text ?? "").includes(password));
+
+    await admin.query("ALTER ROLE lab_norepl REPLICATION");
+    const started = await new ExternalTarget(uri, { onPreflight: (r) => (report = r) }).start(spec);
+    await started.stop();
+    assert.match(report?.text ?? "", /REPLICATION yes/);
+    assert.doesNotMatch(report?.text ?? "", /refused/);
+  } finally {
+    await admin.query("DROP ROLE IF EXISTS lab_norepl").catch(() => undefined);
+    await admin.end();
     await server.stop();
   }
 });

@@ -1,8 +1,8 @@
 /**
  * 02's data directory at its peak: the headline table with its index (the seed's 100M rows: 3.4 GiB
  * of heap, a 2.1 GiB grown index: 36 + 22 B a row), CREATE INDEX's sort spilling about its keys
- * again to base/pgsql_tmp, WAL up to max_wal_size, and the WAL the decoding trials keep
- * (wal_keep_size: an indexed load writes ~140 B of WAL a row, 14 GB for 100M).
+ * again to base/pgsql_tmp, WAL up to max_wal_size, and the WAL a decoding trial holds until it is
+ * read (a temporary replication slot: an indexed load writes ~140 B of WAL a row, 14 GB for 100M).
  */
 import type { CreateIndexAfterLoadParams } from "./params";
 import { bytesText, type DiskNeed } from "../../targets/disk-need";

@@ -68,13 +68,8 @@ export function serverSpec(p: CreateIndexAfterLoadParams, sharedBuffersMB?: numb
             ]
           : []),
       ],
-      alterSystem:
-        p.walAnatomyRows > 0
-          ? {
-              parameter: "wal_keep_size",
-              measures: "keeping the decoding trials' WAL (--set walAnatomyRows=0 skips them)",
-            }
-          : undefined,
+      walHold:
+        p.walAnatomyRows > 0 ? { measures: "the WAL-decoding trials (--set walAnatomyRows=0 skips them)" } : undefined,
     },
   };
 }
@@ -149,7 +144,6 @@ export async function runCreateIndexAfterLoad(
           store,
           randomSeed: p.randomSeed,
           settleMs: p.settleMs,
-          maxWalSizeMB: p.maxWalSizeMB,
           continueOnError: control.continueOnError,
           signal,
           onTrial: (done, _total, last, next) => {

@@ -51,6 +51,8 @@ export async function preflight(
     role: string;
     superuser: boolean;
     createdb: boolean;
+    replication: boolean;
+    wal_level: string;
     member_of: string[];
     max_connections: number;
     reserved: number;
@@ -59,7 +61,8 @@ export async function preflight(
     loaded: string[];
   }>(
     `SELECT current_setting('server_version') AS version, current_user AS role,
-            r.rolsuper AS superuser, r.rolcreatedb AS createdb,
+            r.rolsuper AS superuser, r.rolcreatedb AS createdb, r.rolreplication AS replication,
+            current_setting('wal_level') AS wal_level,
             ARRAY(SELECT g.rolname::text FROM pg_roles g WHERE pg_has_role(current_user, g.oid, 'MEMBER')) AS member_of,
             current_setting('max_connections')::int AS max_connections,
             current_setting('superuser_reserved_connections')::int
@@ -107,15 +110,8 @@ export async function preflight(
   const checkpoint = r.superuser || members.has("pg_checkpoint");
   const freeConnections = r.max_connections - r.reserved - r.in_use;
   const clients = (uses?.clients ?? 0) + LAB_SESSIONS;
-  const alterSystem = uses?.alterSystem
-    ? r.superuser ||
-      (
-        await client.query<{ ok: boolean }>(
-          "SELECT coalesce(has_parameter_privilege($1, 'ALTER SYSTEM'), false) AS ok",
-          [uses.alterSystem.parameter],
-        )
-      ).rows[0].ok
-    : true;
+  // A temporary physical slot: REPLICATION (or superuser), and WAL that carries more than minimal.
+  const walHold = (r.superuser || r.replication) && r.wal_level !== "minimal";
 
   const extra = uses?.databases ?? [];
   const { rows: present } = await client.query<{ datname: string }>(
@@ -141,10 +137,12 @@ export async function preflight(
     if (use?.required && !e.usable)
       refusals.push(`${e.name} is ${e.why}, and ${uses?.notebook} needs it for ${use.measures}`);
   }
-  if (uses?.alterSystem && !alterSystem) {
+  if (uses?.walHold && !walHold) {
     refusals.push(
-      `role "${r.role}" may not ALTER SYSTEM SET ${uses.alterSystem.parameter}, which ${uses.notebook} needs for ` +
-        `${uses.alterSystem.measures} (GRANT ALTER SYSTEM ON PARAMETER ${uses.alterSystem.parameter} TO ${r.role})`,
+      (r.wal_level === "minimal"
+        ? `the server runs with wal_level = minimal, so no replication slot can keep WAL`
+        : `role "${r.role}" has no REPLICATION privilege, so it cannot make the temporary replication slot`) +
+        ` that keeps WAL for ${uses.walHold.measures} (ALTER ROLE ${r.role} REPLICATION)`,
     );
   }
   if (clients > freeConnections) {
@@ -159,7 +157,7 @@ export async function preflight(
     `Pre-flight${uses ? ` for ${uses.notebook}` : ""}: PostgreSQL ${r.version} at ${connection.host}:${connection.port}`,
     `  connection   ${transportText(transport)}`,
     `  role         ${r.role}: superuser ${yes(r.superuser)} · CREATEDB ${yes(r.createdb)} · CHECKPOINT ${yes(checkpoint)}` +
-      (uses?.alterSystem ? ` · ALTER SYSTEM ${uses.alterSystem.parameter} ${yes(alterSystem)}` : ""),
+      (uses?.walHold ? ` · REPLICATION ${yes(r.superuser || r.replication)} (wal_level ${r.wal_level})` : ""),
     `  connections  max_connections ${r.max_connections} (${r.reserved} reserved), ${r.in_use} in use → ` +
       `${freeConnections} free; this run opens up to ${clients}`,
   ];

@@ -23,10 +23,9 @@ import {
   type PhaseResult,
 } from "./session";
 import { buildSettingsSql, CREATE_INDEX, CREATE_TABLE, DROP_TABLE, INDEX, loadSql, TABLE } from "./sql";
-import { ensureWalinspect, walKeepMB, walRecordTypes, type WalRecordType } from "./wal-anatomy";
+import { ensureWalinspect, walRecordTypes, type WalRecordType } from "./wal-anatomy";
+import { WalHold } from "../../../engines/postgres/wal-records";
 import { ignored } from "../../../runtime/debug";
-import { withTimeout } from "../../../runtime/timeout";
-import { trialBoundMs } from "../../../workloads/watchdog";
 
 export type CreateIndexTrial = TrialRecord<CreateIndexCondition, CreateIndexTrialCounterKey> & {
   /** Every timed phase in the order it ran (CHECKPOINT last: the write-back each method left behind). */
@@ -51,7 +50,6 @@ export interface RunPlanOptions {
   readonly store: RunStore<CreateIndexCondition>;
   readonly randomSeed: number;
   readonly settleMs: number;
-  readonly maxWalSizeMB: number;
   readonly continueOnError?: boolean;
   readonly signal?: AbortSignal;
   readonly onTrial?: (
@@ -111,6 +109,32 @@ async function runLoadTrial(session: TrialSession, c: CreateIndexCondition, o: R
   const speed = await probeSpeed(o.connection);
   const autovacuumWait = await freshTable(session, o.settleMs);
   await session.query(buildSettingsSql(c.maintenanceWorkMemMB, c.parallelWorkers));
+  // A decoding trial's WAL must still be there when it is read, after the checkpoints its load
+  // causes (~140 B of WAL a row, past max_wal_size from a few million rows on).
+  const hold = c.kind === "wal_anatomy" ? await holdWal(session) : undefined;
+  try {
+    return await timedPhases(session, c, o, speed, autovacuumWait);
+  } finally {
+    // A dead session took its temporary slot with it; a live one gives the WAL back here.
+    await hold?.release().catch(ignored("create-index: release the decoding trial's WAL"));
+  }
+}
+
+async function holdWal(session: TrialSession): Promise<WalHold> {
+  await ensureWalinspect(session);
+  const hold = await WalHold.take(session.client);
+  if (typeof hold === "string")
+    throw new Error(`the WAL-decoding trial needs a temporary replication slot to keep its WAL, and got: ${hold}`);
+  return hold;
+}
+
+async function timedPhases(
+  session: TrialSession,
+  c: CreateIndexCondition,
+  o: RunPlanOptions,
+  speed: TrialOutcome["speed"],
+  autovacuumWait: TrialOutcome["autovacuumWait"],
+): Promise<TrialOutcome> {
   const results: PhaseResult[] = [];
   const build = () => session.phase("index", CREATE_INDEX, { settleMs: o.settleMs, traceSort: true });
   if (c.method === "load_then_index") {
@@ -171,27 +195,6 @@ async function runBuildTrial(session: TrialSession, c: CreateIndexCondition, o: 
   return outcome;
 }
 
-/** Keeps WAL on disk for the decoding trials (reload, no restart), and gives it back afterwards. */
-async function keepWal(session: TrialSession, mb: number | undefined): Promise<void> {
-  await session.query(
-    mb === undefined ? "ALTER SYSTEM RESET wal_keep_size" : `ALTER SYSTEM SET wal_keep_size = '${Math.ceil(mb)}MB'`,
-  );
-  await session.query("SELECT pg_reload_conf()");
-  // The checkpointer applies the reload on its next loop; give it a moment before relying on it.
-  await sleep(1000);
-}
-
-/** Gives back the WAL kept for the decoding trials, on `session` or on a session of its own. */
-async function releaseWal(connection: ConnectionInfo, session: TrialSession | undefined): Promise<void> {
-  const cleanup = session ?? (await TrialSession.open(connection));
-  try {
-    await keepWal(cleanup, undefined).catch(ignored("create-index: reset wal_keep_size"));
-    await cleanup.query("CHECKPOINT").catch(ignored("create-index: CHECKPOINT after releasing the WAL"));
-  } finally {
-    if (cleanup !== session) await cleanup.close();
-  }
-}
-
 /** Cancels the session's running statement from a second connection (an interrupt in the notebook). */
 async function cancelBackend(connection: ConnectionInfo, pid: number): Promise<void> {
   const admin = await connect(connection);
@@ -205,12 +208,11 @@ async function cancelBackend(connection: ConnectionInfo, pid: number): Promise<v
 /**
  * Runs the plan through `runTrials` (resume, watchdog, failure record, store) on one session,
  * opened on first use and reopened after a failure (its connection may be dead; the build table
- * is reloaded then). WAL kept for the decoding trials is given back at the end, whatever happened.
+ * is reloaded then).
  */
 export async function runPlan(o: RunPlanOptions): Promise<CreateIndexTrial[]> {
   let session: TrialSession | undefined;
   let buildTable: string | undefined;
-  let walKept = false;
   let pid = 0;
   const onAbort = () => {
     if (pid) void cancelBackend(o.connection, pid).catch(ignored("create-index: cancel the statement on interrupt"));
@@ -239,11 +241,6 @@ export async function runPlan(o: RunPlanOptions): Promise<CreateIndexTrial[]> {
       outcome = await runBuildTrial(open, c, o);
     } else {
       buildTable = undefined;
-      if (c.kind === "wal_anatomy" && !walKept) {
-        await ensureWalinspect(open);
-        await keepWal(open, walKeepMB(c.rows, o.maxWalSizeMB));
-        walKept = true;
-      }
       outcome = await runLoadTrial(open, c, o);
     }
     return {
@@ -287,14 +284,6 @@ export async function runPlan(o: RunPlanOptions): Promise<CreateIndexTrial[]> {
     return results;
   } finally {
     o.signal?.removeEventListener("abort", onAbort);
-    if (walKept) {
-      // Bounded like a failed trial's cleanup: after a failure the server may be on a host that no
-      // longer answers, and a fresh connection there waits for TCP's SYN retries (~2 min).
-      const bound = trialBoundMs();
-      await withTimeout(releaseWal(o.connection, session), bound, `releasing the kept WAL took over ${bound} ms`).catch(
-        ignored("create-index: release the kept WAL"),
-      );
-    }
     await session?.close().catch(ignored("create-index: close the trial session"));
   }
 }

@@ -1,8 +1,8 @@
 /**
  * A phase's WAL decoded by record type (pg_walinspect), e.g. one Heap/INSERT plus one
  * Btree/INSERT_LEAF per row for an indexed load, versus a few XLOG/FPI records carrying whole index
- * pages for CREATE INDEX. The WAL must still be on disk when it is read: the caller raises
- * wal_keep_size first, so that a checkpoint during the phase does not recycle its segments.
+ * pages for CREATE INDEX. The WAL must still be on disk when it is read: the caller holds it with
+ * a temporary replication slot (WalHold), so that a checkpoint during the phase does not recycle it.
  */
 import type { TrialSession } from "./session";
 
@@ -37,12 +37,4 @@ export async function walRecordTypes(
     recordBytes: Number(r.record_size),
     fpiBytes: Number(r.fpi_size),
   }));
-}
-
-/**
- * WAL kept for the decoding trials, MB: a generous bound on an indexed load's WAL (~140 bytes a row
- * here) plus room for a checkpoint cycle.
- */
-export function walKeepMB(rows: number, maxWalSizeMB: number): number {
-  return Math.ceil((rows * 400) / 2 ** 20) + 2 * maxWalSizeMB;
 }
