@@ -279,10 +279,18 @@ export function etaText(e: Estimate, runId?: string): string {
 const sizeText = (n: number) =>
   n >= 1e6 ? `${+(n / 1e6).toPrecision(3)}M` : n >= 1e3 ? `${+(n / 1e3).toPrecision(3)}k` : `${+n.toPrecision(3)}`;
 
+const MAX_KINDS_LISTED = 6;
+
 /** The growth model the estimate used, stated: "timed part ∝ size^k past the largest stored size, per kind: …". */
 export function growthText(c: Calibration): string {
   const kinds = Object.entries(c.kinds ?? {});
   if (!kinds.length) return "";
+  // One clause a kind while the line stays readable; 05's 40 kinds are summed up by their range.
+  if (kinds.length > MAX_KINDS_LISTED) {
+    const k = kinds.map(([, g]) => g.exponent);
+    const sizes = [...new Set(kinds.map(([, g]) => sizeText(g.size)))].join(" or ");
+    return `; timed part ∝ size^k past the largest stored size, per kind (${kinds.length} kinds, k ${Math.min(...k).toFixed(2)}–${Math.max(...k).toFixed(2)} from ${sizes})`;
+  }
   const each = kinds.map(([k, g]) => `${k} ^${g.exponent.toFixed(2)} from ${sizeText(g.size)}`).join(", ");
   return `; timed part ∝ size^k past the largest stored size (${each})`;
 }

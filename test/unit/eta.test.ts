@@ -30,6 +30,8 @@ import { estimate as indexWriteCost } from "../../lib/experiments/index-write-co
 import { estimate as overIndexing } from "../../lib/experiments/over-indexing/eta";
 import { estimate as yourIndexes, indexesToDrop } from "../../lib/experiments/your-indexes/eta";
 import { estimate as reindexUnderLoad, expectedRunLength } from "../../lib/experiments/reindex-under-load/eta";
+import { estimate as roundTrips } from "../../lib/experiments/round-trips/eta";
+import { roundTripsParams } from "../../lib/experiments/round-trips/params";
 import { reindexUnderLoadParams } from "../../lib/experiments/reindex-under-load/params";
 import { OVER_INDEXING_PROFILES } from "../../lib/experiments/over-indexing/params";
 import { yourIndexesParams } from "../../lib/experiments/your-indexes/params";
@@ -339,6 +341,37 @@ test("per-kind growth: from the medians at each kind's two largest sizes, the ex
     growthText(c),
     /timed part ∝ size\^k past the largest stored size \(B \^1\.20 from 10M, A \^1\.00 from 10M/,
   );
+});
+
+test("05: each environment and case is its own kind, so a few slow kinds are not read at the many cheap ones' median rate", () => {
+  const full = roundTripsParams("full");
+  const def = roundTripsParams("default");
+  const units = roundTrips.units(full, false, { root: "/nonexistent", notebook: "05-round-trips" });
+  // Every planned unit has the kind its stored trial's condition will name.
+  const condition = (u: PlannedUnit): Record<string, unknown> => {
+    const [what, a, b] = u.key.split("/");
+    return what === "case"
+      ? { kind: "case", environment: a, case: b, statements: u.size }
+      : { kind: "commit-level", standbyRttMs: Number(a.replace("ms", "")), level: b, commits: u.size };
+  };
+  for (const u of units) assert.equal(roundTrips.kind?.(condition(u)), u.kind, u.key);
+  // Stored default trials: 34 kinds at 0.14 ms a statement, one (a cross-AZ quorum commit) at 9 ms.
+  const stored = roundTrips
+    .units(def, false, { root: "/nonexistent", notebook: "05-round-trips" })
+    .map((u) => {
+      const perStatement = u.kind === "case/quorum-cross-az/update_each_transaction" ? 9e-3 : 1.4e-4;
+      return { kind: u.kind, size: u.size, timedSeconds: u.size * perStatement, wallSeconds: u.size * perStatement };
+    });
+  const c = fitCalibration(stored, "test");
+  assert.ok(c?.kinds);
+  const e = estimateUnits(units, units, new Set(), c);
+  const slow = units.filter((u) => u.kind === "case/quorum-cross-az/update_each_transaction");
+  const expected = units.reduce((t, u) => t + u.size * (slow.includes(u) ? 9e-3 : 1.4e-4), 0);
+  assert.ok(Math.abs(e.seconds - expected) / expected < 1e-9, `${e.seconds} vs ${expected}`);
+  // One median rate over every trial would have read the slow kind at the cheap rate.
+  const single = estimateUnits(units, units, new Set(), { ...c, kinds: undefined });
+  assert.ok(single.seconds < 0.5 * expected, `median rate ${single.seconds} s vs ${expected} s`);
+  assert.match(growthText(c), /per kind \(40 kinds, k 1\.00–1\.00 from 400 or 150\)/);
 });
 
 test("the progress line's time left: the model's while it can say, marked so; the duration formats", () => {
