@@ -356,12 +356,10 @@ test("05: each environment and case is its own kind, so a few slow kinds are not
   };
   for (const u of units) assert.equal(roundTrips.kind?.(condition(u)), u.kind, u.key);
   // Stored default trials: 34 kinds at 0.14 ms a statement, one (a cross-AZ quorum commit) at 9 ms.
-  const stored = roundTrips
-    .units(def, false, { root: "/nonexistent", notebook: "05-round-trips" })
-    .map((u) => {
-      const perStatement = u.kind === "case/quorum-cross-az/update_each_transaction" ? 9e-3 : 1.4e-4;
-      return { kind: u.kind, size: u.size, timedSeconds: u.size * perStatement, wallSeconds: u.size * perStatement };
-    });
+  const stored = roundTrips.units(def, false, { root: "/nonexistent", notebook: "05-round-trips" }).map((u) => {
+    const perStatement = u.kind === "case/quorum-cross-az/update_each_transaction" ? 9e-3 : 1.4e-4;
+    return { kind: u.kind, size: u.size, timedSeconds: u.size * perStatement, wallSeconds: u.size * perStatement };
+  });
   const c = fitCalibration(stored, "test");
   assert.ok(c?.kinds);
   const e = estimateUnits(units, units, new Set(), c);
