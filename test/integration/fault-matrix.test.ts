@@ -19,7 +19,7 @@
  */
 import { after, before, test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -35,9 +35,9 @@ import type { Fault, FaultCell, FaultPoint } from "../../lib/experiments/faults"
 import { EmbeddedPostgresTarget, type EmbeddedPostgresServer } from "../../lib/targets/embedded/embedded-postgres";
 import { labDatabases } from "../support/lab-databases";
 import { makeTestCa, opensslMissing } from "../support/test-ca";
+import { logsUnder, pgbenchUnder, REPRODUCE, runReproduce, title, type Outcome } from "../support/reproduce-child";
 
 const root = projectRoot();
-const REPRODUCE = path.join(root, "build", "scripts", "reproduce.js");
 const SCRIPT = path.join(root, "test", "support", "remote-engine.sh");
 const box = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-fault-matrix-"));
 const engineDir = path.join(box, "engine");
@@ -222,15 +222,6 @@ const errorLines = (output: string): string =>
 
 const parse = (lines: readonly string[]): Trial[] => lines.map((l) => JSON.parse(l) as Trial);
 
-/** A process's title as `ps` shows it (PostgreSQL backends write their current command there). */
-function title(pid: number): string {
-  try {
-    return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").replace(/\0/g, " ").trim();
-  } catch {
-    return "";
-  }
-}
-
 interface Where {
   readonly docker?: Docker;
   readonly stateDir: string;
@@ -286,11 +277,6 @@ function atPoint(point: FaultPoint, servers: readonly number[], runner: number):
   return undefined;
 }
 
-/** A pgbench process among the runner's descendants, or undefined. */
-function pgbenchUnder(runner: number): number | undefined {
-  return processTree(runner).find((p) => /(^|\/)pgbench /.test(title(p)));
-}
-
 function signalTree(pid: number, sig: NodeJS.Signals): void {
   for (const p of processTree(pid)) {
     try {
@@ -305,13 +291,6 @@ const iptables = (r: RemoteEngine, op: "-I" | "-D") =>
   spawnSync("ip", ["netns", "exec", r.ns, "iptables", op, "INPUT", "-p", "tcp", "--dport", "22", "-j", "DROP"])
     .status === 0;
 
-interface Outcome {
-  readonly code: number | null;
-  readonly output: string;
-  /** When each chunk of output came (ms since the epoch), to show where a slow end spent its time. */
-  readonly chunks: readonly { readonly at: number; readonly text: string }[];
-}
-
 /** The output's lines after `from` (the fault), each with its seconds since then: a slow end's path. */
 function timeline(outcome: Outcome, from: number): string {
   return outcome.chunks
@@ -324,23 +303,6 @@ function timeline(outcome: Outcome, from: number): string {
     )
     .slice(-25)
     .join("\n");
-}
-
-function runReproduce(
-  args: readonly string[],
-  env: NodeJS.ProcessEnv,
-): { child: ReturnType<typeof spawn>; done: Promise<Outcome> } {
-  const child = spawn(process.execPath, [REPRODUCE, ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
-  let output = "";
-  const chunks: { at: number; text: string }[] = [];
-  const take = (d: Buffer): void => {
-    output += d.toString();
-    chunks.push({ at: Date.now(), text: d.toString() });
-  };
-  child.stdout?.on("data", take);
-  child.stderr?.on("data", take);
-  const done = new Promise<Outcome>((resolve) => child.on("close", (code) => resolve({ code, output, chunks })));
-  return { child, done };
 }
 
 async function runCell(t: TestContext, cell: Cell): Promise<void> {
@@ -584,19 +546,6 @@ async function runCell(t: TestContext, cell: Cell): Promise<void> {
     await first.done;
     t.diagnostic(`${name}: ${((Date.now() - started) / 1000).toFixed(0)} s in all`);
   }
-}
-
-/** The executed notebooks and kernel logs of this run (its cells' stderr is in them). */
-function logsUnder(dir: string, runId: string): string[] {
-  if (!fs.existsSync(dir)) return [];
-  const stamp = runId.split("_")[0];
-  const out: string[] = [];
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory() && entry.name === stamp) out.push(...logsUnder(full, runId));
-    else if (entry.isFile() && /\.(ipynb|log)$/.test(entry.name)) out.push(fs.readFileSync(full, "utf8"));
-  }
-  return out;
 }
 
 async function assertNothingLeft(
