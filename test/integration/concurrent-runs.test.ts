@@ -252,6 +252,12 @@ interface KillCase {
    * (nothing of the lab survives to clean up; only the server does).
    */
   readonly kill: "lab" | "all";
+  /**
+   * When: "pgbench" once pgbench's sessions are active on the server, "create-database" while the
+   * server copies a template into a clone (the server finishes that copy for a client that died, and
+   * the lab's COMMENT on the clone, its mark, never comes).
+   */
+  readonly point: "pgbench" | "create-database";
 }
 
 function filesUnder(root: string): string[] {
@@ -291,22 +297,31 @@ async function killThenNextRun(t: TestContext, c: KillCase): Promise<void> {
   ];
   const before = await catalog(server);
   assert.deepEqual(before.databases, [], "no lab database on the server before the run");
+  const probe = new Client(server.connection);
+  await probe.connect();
   const dead = runReproduce(args(c.sets), env("dead"));
   let ended = false;
   void dead.done.then(() => (ended = true));
   const seenPgbench = new Set<number>();
   try {
-    // The point: a trial on disk, and pgbench running the next one.
+    // The point: a trial on disk, and the next one at pgbench or at its clone's copy.
     const began = Date.now();
-    let pgbench: number | undefined;
-    while (!ended && Date.now() - began < 240_000 && pgbench === undefined) {
-      if (trialLines(path.join(box, "dead")).some((x) => x.status === "ok"))
-        pgbench = pgbenchUnder(dead.child.pid ?? 0);
-      if (pgbench === undefined) await new Promise((r) => setTimeout(r, 20));
-    }
+    const atPoint = async (): Promise<boolean> => {
+      if (!trialLines(path.join(box, "dead")).some((x) => x.status === "ok")) return false;
+      if (c.point === "create-database")
+        return processTree(server.pid ?? 0).some((p) => /^postgres: .* CREATE DATABASE/.test(title(p)));
+      if (pgbenchUnder(dead.child.pid ?? 0) === undefined) return false;
+      const { rows } = await probe.query(
+        "SELECT 1 FROM pg_stat_activity WHERE application_name = 'pgbench' AND state = 'active' AND datname LIKE 'dblab%'",
+      );
+      return rows.length > 0;
+    };
+    let reached = false;
+    while (!ended && Date.now() - began < 240_000 && !(reached = await atPoint()))
+      await new Promise((r) => setTimeout(r, 20));
     assert.ok(
-      pgbench !== undefined && !ended,
-      `the run never reached pgbench after a finished trial:\n${(await Promise.race([dead.done, Promise.resolve({ output: "(running)" })])).output.slice(-3000)}`,
+      reached && !ended,
+      `the run never reached ${c.point} after a finished trial:\n${(await Promise.race([dead.done, Promise.resolve({ output: "(running)" })])).output.slice(-3000)}`,
     );
     const tree = processTree(dead.child.pid ?? 0);
     for (const p of tree) if (isPgbench(p)) seenPgbench.add(p);
@@ -345,20 +360,41 @@ async function killThenNextRun(t: TestContext, c: KillCase): Promise<void> {
     // Right after: the dead run's databases stay (no process of it could drop them), each marked as its.
     const runId = path.basename(runDirectory(path.join(box, "dead")) ?? "");
     const prefix = runDatabasePrefix(runId);
-    const left = await catalog(server);
+    // A statement the server was running for a killed client goes on to its end (a copy commits).
+    let left = await catalog(server);
+    const sessionsAtKill = left.sessions;
+    while (left.sessions.length && Date.now() - killedAt < 30_000) {
+      await new Promise((r) => setTimeout(r, 100));
+      left = await catalog(server);
+    }
+    const settledAt = Date.now();
     const leftNames = left.databases.map((d) => d.name);
     t.diagnostic(
-      `${c.notebook}: on the server right after the kill: ${leftNames.join(", ")}; sessions: ${left.sessions.join(", ") || "none"}`,
+      `${c.notebook}: on the server right after the kill: ${leftNames.join(", ")} (unmarked: ` +
+        `${
+          left.databases
+            .filter((d) => d.comment === null)
+            .map((d) => d.name)
+            .join(", ") || "none"
+        }); ` +
+        `sessions at the kill: ${sessionsAtKill.join(", ") || "none"}, gone ${seconds(killedAt, settledAt)} after it`,
     );
     assert.ok(leftNames.includes(prefix), `the run's own database ${prefix} is left: ${leftNames.join(", ")}`);
     assert.ok(
       leftNames.some((n) => n.endsWith("_template")),
       `its template is left: ${leftNames.join(", ")}`,
     );
+    const unmarked = left.databases.filter((d) => d.comment === null).map((d) => d.name);
+    assert.equal(
+      unmarked.length,
+      c.point === "create-database" ? 1 : 0,
+      `unmarked: ${unmarked.join(", ") || "none"} (the clone being copied at the kill, if any)`,
+    );
     for (const d of left.databases) {
       assert.ok(d.name === prefix || d.name.startsWith(`${prefix}_`), `${d.name} is the dead run's`);
-      assert.ok(d.comment?.startsWith(LAB_DATABASE_COMMENT), `${d.name} carries the lab's comment: ${d.comment}`);
-      const owner = Number(OWNER_PID.exec(d.comment ?? "")?.[1]);
+      if (d.comment === null) continue;
+      assert.ok(d.comment.startsWith(LAB_DATABASE_COMMENT), `${d.name} carries the lab's comment: ${d.comment}`);
+      const owner = Number(OWNER_PID.exec(d.comment)?.[1]);
       assert.ok(killed.includes(owner) && !isProcessAlive(owner), `${d.name}'s owner ${owner} was killed`);
     }
     // pgbench: killed with the rest, or (spared) ended by the kernel's watcher.
@@ -400,7 +436,6 @@ async function killThenNextRun(t: TestContext, c: KillCase): Promise<void> {
         .map((f) => fs.readFileSync(f, "utf8")),
     ];
     const said = texts.join("\n");
-    const droppedAt = nextOut.chunks.find((x) => x.text.includes("external target: dropped"))?.at;
     const dropped = [
       ...new Set(
         [...said.matchAll(/external target: dropped (\S+), left on \S+ by a lab run that is gone/g)].map((m) => m[1]),
@@ -408,8 +443,8 @@ async function killThenNextRun(t: TestContext, c: KillCase): Promise<void> {
     ].sort();
     t.diagnostic(
       `${c.notebook}: the next run (${nextId}) ended ${nextOut.code} after ${seconds(nextAt)}; the dead run's databases were gone ` +
-        `${goneAt === undefined ? "never" : seconds(nextAt, goneAt)} after it started (its first "dropped" line at ` +
-        `${droppedAt === undefined ? "none in its output" : seconds(nextAt, droppedAt)}); it said it dropped: ${dropped.join(", ") || "nothing"}`,
+        `${goneAt === undefined ? "never" : seconds(nextAt, goneAt)} after it started; its notebook says it dropped: ` +
+        `${dropped.join(", ") || "nothing"}`,
     );
     assert.equal(nextOut.code, 0, `the next run finished:\n${nextOut.output.slice(-3000)}`);
     assert.deepEqual(
@@ -433,6 +468,7 @@ async function killThenNextRun(t: TestContext, c: KillCase): Promise<void> {
     for (const text of texts)
       assert.ok(!text.includes(password), "the server's password is in an output, a report or a log");
   } finally {
+    await probe.end();
     if (!ended) dead.child.kill("SIGKILL");
     for (const p of seenPgbench) if (isProcessAlive(p) && isPgbench(p)) process.kill(p, "SIGKILL");
     fs.rmSync(box, { recursive: true, force: true });
@@ -448,6 +484,20 @@ test(
       sets: ["indexLevels=[7,14]", "durationSeconds=4"],
       nextSets: ["indexLevels=[7]", "durationSeconds=2", "maxRepeats=1"],
       kill: "lab",
+      point: "pgbench",
+    }),
+);
+
+test(
+  "kill -9 of a 03 run mid-copy of a clone, then the next run there: the unmarked clone dropped with the rest",
+  { timeout: 600_000 },
+  (t) =>
+    killThenNextRun(t, {
+      notebook: "03",
+      sets: ["indexLevels=[7,14]", "durationSeconds=4"],
+      nextSets: ["indexLevels=[7]", "durationSeconds=2", "maxRepeats=1"],
+      kill: "lab",
+      point: "create-database",
     }),
 );
 
@@ -460,5 +510,6 @@ test(
       sets: ["durationSeconds=6", "sets=2", 'modes=["baseline","reindex"]'],
       nextSets: ["durationSeconds=2", 'modes=["baseline"]'],
       kill: "all",
+      point: "pgbench",
     }),
 );
