@@ -9,7 +9,7 @@ import path from "node:path";
 import { projectRoot } from "../../lib/jupyter/kernel-spec";
 import { processTree } from "../../lib/runtime/reaper";
 
-export const REPRODUCE = path.join(projectRoot(), "build", "scripts", "reproduce.js");
+const REPRODUCE = path.join(projectRoot(), "build", "scripts", "reproduce.js");
 
 export interface Outcome {
   readonly code: number | null;
