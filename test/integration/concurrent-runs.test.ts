@@ -26,7 +26,8 @@ import { runDatabasePrefix } from "../../lib/targets/run-names";
 import { findHostClientTool, findHostPgbench } from "../../lib/workloads/pgbench";
 import { isPgbench, logsUnder, pgbenchUnder, runReproduce, title } from "../support/reproduce-child";
 import { runDirectory, trialLines } from "../support/run-files";
-import { makeTestCa, opensslMissing } from "../support/test-ca";
+import { opensslMissing } from "../support/test-ca";
+import { startTlsPostgres, type TlsPostgres } from "../support/tls-postgres";
 
 interface ChildResult {
   readonly runId: string;
@@ -161,48 +162,12 @@ test("two 06 runs and one 03 run at once against one external server: all finish
   }
 });
 
-/**
- * The kill tests' server: ssl=on with a certificate from a CA made here, pg_stat_statements preloaded
- * (03's pre-flight refuses a server without it), reached with sslmode=verify-full as a user names a
- * managed server. Started by the first test that needs it, shared by both.
- */
-interface TlsServer {
-  readonly server: EmbeddedPostgresServer;
-  readonly uri: string;
-  readonly password: string;
-  readonly dir: string;
-}
-let tlsServer: Promise<TlsServer> | undefined;
-
-function startTlsServer(): Promise<TlsServer> {
-  tlsServer ??= (async () => {
-    // Not under a root-only temporary folder: the server reads its certificate as its own OS user.
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-kill-tls-"));
-    const certificates = makeTestCa(dir);
-    const server = await new EmbeddedPostgresTarget().start({
-      engine: "postgresql",
-      name: "kill-tls",
-      settings: {
-        ssl: "on",
-        ssl_cert_file: certificates.serverCert,
-        ssl_key_file: certificates.serverKey,
-        shared_preload_libraries: "pg_stat_statements",
-      },
-    });
-    const { port, password } = server.connection;
-    const uri =
-      `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres` +
-      `?sslmode=verify-full&sslrootcert=${encodeURIComponent(certificates.ca)}`;
-    return { server, uri, password, dir };
-  })();
-  return tlsServer;
-}
+/** The kill tests' server, reached over verified TLS as a managed one is; shared by them, started by the first. */
+let tlsServer: Promise<TlsPostgres> | undefined;
+const startTlsServer = (): Promise<TlsPostgres> => (tlsServer ??= startTlsPostgres("kill-tls"));
 
 after(async () => {
-  const started = await tlsServer?.catch(() => undefined);
-  if (!started) return;
-  await started.server.stop();
-  fs.rmSync(started.dir, { recursive: true, force: true });
+  await (await tlsServer?.catch(() => undefined))?.stop();
 });
 
 interface Catalog {
@@ -211,6 +176,8 @@ interface Catalog {
   readonly roles: readonly string[];
   /** Sessions in a lab database, by database and application. */
   readonly sessions: readonly string[];
+  /** Replication slots (a run's WAL holds are temporary slots, gone with their session). */
+  readonly slots: readonly string[];
 }
 
 /** What the server holds that a run could have made: databases, roles, sessions in its databases. */
@@ -227,7 +194,9 @@ async function catalog(server: EmbeddedPostgresServer): Promise<Catalog> {
       `SELECT datname || ' ' || coalesce(application_name, '') AS s FROM pg_stat_activity
        WHERE datname LIKE 'dblab%' AND pid <> pg_backend_pid() ORDER BY 1`,
     );
+    const slots = await c.query<{ slot_name: string }>("SELECT slot_name FROM pg_replication_slots ORDER BY 1");
     return {
+      slots: slots.rows.map((r) => r.slot_name),
       databases: databases.rows,
       roles: roles.rows.map((r) => r.rolname),
       sessions: sessions.rows.map((r) => r.s),
@@ -463,6 +432,7 @@ async function killThenNextRun(t: TestContext, c: KillCase): Promise<void> {
     assert.deepEqual(afterwards.databases, [], "no lab database left on the server");
     assert.deepEqual(afterwards.sessions, [], "no session left in a lab database");
     assert.deepEqual(afterwards.roles, before.roles, "no role made or left");
+    assert.deepEqual(afterwards.slots, [], "no replication slot left");
     const records = path.join(state, "resources");
     assert.deepEqual(fs.existsSync(records) ? fs.readdirSync(records) : [], [], "no resource record left");
     for (const text of texts)
@@ -475,15 +445,20 @@ async function killThenNextRun(t: TestContext, c: KillCase): Promise<void> {
   }
 }
 
+/** 03 killed (its fault-matrix sizes), then its smallest run that still makes its template and clones. */
+const OVER_INDEXING = {
+  notebook: "03",
+  sets: ["indexLevels=[7,14]", "durationSeconds=4"],
+  nextSets: ["indexLevels=[7]", "durationSeconds=2", "maxRepeats=1"],
+  kill: "lab",
+} as const;
+
 test(
   "kill -9 of a 03 run mid-pgbench (runner and kernel), then the next run there: nothing of the dead run left on the server",
   { timeout: 600_000 },
   (t) =>
     killThenNextRun(t, {
-      notebook: "03",
-      sets: ["indexLevels=[7,14]", "durationSeconds=4"],
-      nextSets: ["indexLevels=[7]", "durationSeconds=2", "maxRepeats=1"],
-      kill: "lab",
+      ...OVER_INDEXING,
       point: "pgbench",
     }),
 );
@@ -493,10 +468,7 @@ test(
   { timeout: 600_000 },
   (t) =>
     killThenNextRun(t, {
-      notebook: "03",
-      sets: ["indexLevels=[7,14]", "durationSeconds=4"],
-      nextSets: ["indexLevels=[7]", "durationSeconds=2", "maxRepeats=1"],
-      kill: "lab",
+      ...OVER_INDEXING,
       point: "create-database",
     }),
 );

@@ -34,9 +34,9 @@ import { isProcessAlive } from "../../lib/runtime/resource-registry";
 import { dockerAvailable, LAB_LABEL, socketClient } from "../../lib/targets/docker/docker-client";
 import { EXPERIMENTS } from "../../lib/experiments/registry";
 import type { Fault, FaultCell, FaultPoint } from "../../lib/experiments/faults";
-import { EmbeddedPostgresTarget, type EmbeddedPostgresServer } from "../../lib/targets/embedded/embedded-postgres";
 import { labDatabases } from "../support/lab-databases";
-import { makeTestCa, opensslMissing } from "../support/test-ca";
+import { opensslMissing } from "../support/test-ca";
+import { startTlsPostgres, type TlsPostgres } from "../support/tls-postgres";
 import { logsUnder, pgbenchUnder, runReproduce, title, type Outcome } from "../support/reproduce-child";
 
 const root = projectRoot();
@@ -103,19 +103,12 @@ const rows: string[] = [];
 
 /**
  * The external cells' server: an embedded PostgreSQL with ssl=on and a certificate from a CA made
- * here, which the runs reach by URI with sslmode=verify-full, as a user names a managed server. Its
- * link is dropped by an iptables rule for its own port on the loopback (the OS chose the port, so
- * the rule touches nothing else): its packets vanish without a word, as across a dead network.
+ * here, which the runs reach by URI with sslmode=verify-full, as a user names a managed server
+ * (test/support/tls-postgres.ts). Its link is dropped by an iptables rule for its own port on the
+ * loopback (the OS chose the port, so the rule touches nothing else): its packets vanish without a
+ * word, as across a dead network.
  */
-interface ExternalServer {
-  readonly server: EmbeddedPostgresServer;
-  readonly uri: string;
-  readonly address: string;
-  readonly password: string;
-  /** The certificates' folder. */
-  readonly dir: string;
-}
-let external: ExternalServer | undefined;
+let external: TlsPostgres | undefined;
 let externalUnavailable: string | undefined;
 
 async function externalUp(): Promise<void> {
@@ -124,30 +117,11 @@ async function externalUp(): Promise<void> {
     (process.getuid?.() !== 0 ? "needs root (iptables, for the dropped link)" : undefined) ??
     (spawnSync("iptables", ["-L", "INPUT", "-n"]).status !== 0 ? "iptables does not run here" : undefined);
   if (missing) return void (externalUnavailable = missing);
-  // Not under the box (mode 0700, root's): the server reads its certificate as its own OS user.
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-fm-tls-"));
-  const certificates = makeTestCa(dir);
-  const server = await new EmbeddedPostgresTarget().start({
-    engine: "postgresql",
-    name: "fault-tls",
-    settings: {
-      ssl: "on",
-      ssl_cert_file: certificates.serverCert,
-      ssl_key_file: certificates.serverKey,
-      // What 03 and 04 need of a server they are pointed at (their pre-flight refuses one without it).
-      shared_preload_libraries: "pg_stat_statements",
-    },
-  });
-  const { port, password } = server.connection;
-  const address = `127.0.0.1:${port}`;
-  const uri =
-    `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres` +
-    `?sslmode=verify-full&sslrootcert=${encodeURIComponent(certificates.ca)}`;
-  external = { server, uri, address, password, dir };
+  external = await startTlsPostgres("fault-tls");
 }
 
 /** The rule that drops the external server's packets (client to server: nothing reaches it). */
-const dropRule = (e: ExternalServer): string[] => [
+const dropRule = (e: TlsPostgres): string[] => [
   "INPUT",
   "-i",
   "lo",
@@ -160,8 +134,7 @@ const dropRule = (e: ExternalServer): string[] => [
   "-j",
   "DROP",
 ];
-const iptablesExternal = (e: ExternalServer, op: "-I" | "-D") =>
-  spawnSync("iptables", [op, ...dropRule(e)]).status === 0;
+const iptablesExternal = (e: TlsPostgres, op: "-I" | "-D") => spawnSync("iptables", [op, ...dropRule(e)]).status === 0;
 
 before(async () => {
   localDocker = fs.existsSync(LOCAL_SOCKET) && (await dockerAvailable(3000));
@@ -177,8 +150,7 @@ after(async () => {
   if (external) {
     // A cell that failed between the drop and its undo must not leave the rule behind.
     while (iptablesExternal(external, "-D"));
-    await external.server.stop();
-    fs.rmSync(external.dir, { recursive: true, force: true });
+    await external.stop();
   }
   fs.rmSync(box, { recursive: true, force: true });
   if (rows.length) console.log(`\nfault matrix:\n${rows.join("\n")}`);
