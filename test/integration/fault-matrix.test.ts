@@ -63,7 +63,7 @@ interface Cell extends FaultCell {
  * its most exposed point, on the target where it is most likely met; a dropped link and a stopped
  * engine exist only for a Docker engine, and only the namespace's engine may be stopped here), on
  * top of the smoke profile and its overrides. The default eleven took 705 s here (before
- * 03-kernelkill-external-concurrent, 50 s of its own).
+ * 03-kernelkill-external-concurrent, 50–63 s of its own).
  */
 const CELLS: readonly Cell[] = EXPERIMENTS.flatMap((e) =>
   (e.faults?.cells ?? []).map((cell) => ({
