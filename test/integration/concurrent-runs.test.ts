@@ -272,6 +272,8 @@ async function killThenNextRun(t: TestContext, c: KillCase): Promise<void> {
   let ended = false;
   void dead.done.then(() => (ended = true));
   const seenPgbench = new Set<number>();
+  // The kernel's watcher, when spared, writes its log into the state folder as it ends.
+  const watchers = new Set<number>();
   try {
     // The point: a trial on disk, and the next one at pgbench or at its clone's copy.
     const began = Date.now();
@@ -296,6 +298,7 @@ async function killThenNextRun(t: TestContext, c: KillCase): Promise<void> {
     for (const p of tree) if (isPgbench(p)) seenPgbench.add(p);
     const spared = (p: number) => c.kill === "lab" && (isPgbench(p) || /watcher\.js/.test(title(p)));
     const killed = tree.filter((p) => !spared(p));
+    for (const p of tree) if (spared(p) && /watcher\.js/.test(title(p))) watchers.add(p);
     const titles = new Map(
       tree.map((p) => [
         p,
@@ -441,6 +444,9 @@ async function killThenNextRun(t: TestContext, c: KillCase): Promise<void> {
     await probe.end();
     if (!ended) dead.child.kill("SIGKILL");
     for (const p of seenPgbench) if (isProcessAlive(p) && isPgbench(p)) process.kill(p, "SIGKILL");
+    const waitFrom = Date.now();
+    while ([...watchers].some((p) => isProcessAlive(p)) && Date.now() - waitFrom < 15_000)
+      await new Promise((r) => setTimeout(r, 100));
     fs.rmSync(box, { recursive: true, force: true });
   }
 }
