@@ -5,8 +5,12 @@
  * its own, so a new notebook joins the matrix from its folder.
  */
 
-/** What goes wrong: a dropped link, the runner killed or stopped, the Docker engine stopped, SIGTERM. */
-export type Fault = "link-drop" | "kill-9" | "sigstop" | "engine-stop" | "sigterm";
+/**
+ * What goes wrong: a dropped link, the server killed or stopped, the Docker engine stopped, SIGTERM
+ * to the runner, or the run's kernel killed with SIGKILL (as the OOM killer does: nothing of the
+ * kernel's cleanup runs, the runner lives to say so).
+ */
+export type Fault = "link-drop" | "kill-9" | "sigstop" | "engine-stop" | "sigterm" | "kernel-kill";
 /**
  * Where the server runs: embedded, the local Docker daemon, a Docker host over ssh:// (a namespace),
  * or an external server by URI (a PostgreSQL with ssl=on, reached with sslmode=verify-full).
@@ -23,6 +27,12 @@ export interface FaultCell {
   readonly env?: Readonly<Record<string, string>>;
   /** Run only when named in DBLAB_FAULT_CELLS (or DBLAB_FAULT_CELLS=all). */
   readonly byName?: boolean;
+  /**
+   * A second run of the notebook at the same time against the same server (an external one: two
+   * users of one managed server), untouched by the fault: it must finish with its own trials while
+   * the faulted run fails and is resumed beside it.
+   */
+  readonly alongside?: boolean;
 }
 
 export interface FaultCells {

@@ -16,10 +16,12 @@
  * runs only the named cells, `DBLAB_FAULT_CELLS=all` every cell. The ssh:// cells use test/support/remote-engine.sh (a network namespace
  * with its own dockerd and sshd); the docker cells the local engine, whose daemon is never stopped here;
  * the external cells a PostgreSQL with ssl=on reached by URI with sslmode=verify-full (see externalUp).
+ * A cell `alongside` starts a second run of its notebook against the same server at the same time,
+ * untouched by the fault: it must finish with its own trials while the faulted one fails and resumes.
  */
 import { after, before, test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -32,12 +34,12 @@ import { isProcessAlive } from "../../lib/runtime/resource-registry";
 import { dockerAvailable, LAB_LABEL, socketClient } from "../../lib/targets/docker/docker-client";
 import { EXPERIMENTS } from "../../lib/experiments/registry";
 import type { Fault, FaultCell, FaultPoint } from "../../lib/experiments/faults";
-import { EmbeddedPostgresTarget, type EmbeddedPostgresServer } from "../../lib/targets/embedded/embedded-postgres";
 import { labDatabases } from "../support/lab-databases";
-import { makeTestCa, opensslMissing } from "../support/test-ca";
+import { opensslMissing } from "../support/test-ca";
+import { startTlsPostgres, type TlsPostgres } from "../support/tls-postgres";
+import { logsUnder, pgbenchUnder, runReproduce, title, type Outcome } from "../support/reproduce-child";
 
 const root = projectRoot();
-const REPRODUCE = path.join(root, "build", "scripts", "reproduce.js");
 const SCRIPT = path.join(root, "test", "support", "remote-engine.sh");
 const box = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-fault-matrix-"));
 const engineDir = path.join(box, "engine");
@@ -60,7 +62,8 @@ interface Cell extends FaultCell {
  * The cells, from the registry: each notebook offers its own (its folder's index.ts: the fault at
  * its most exposed point, on the target where it is most likely met; a dropped link and a stopped
  * engine exist only for a Docker engine, and only the namespace's engine may be stopped here), on
- * top of the smoke profile and its overrides. The default eleven took 705 s here.
+ * top of the smoke profile and its overrides. The default eleven took 705 s here (before
+ * 03-kernelkill-external-concurrent, 50–63 s of its own).
  */
 const CELLS: readonly Cell[] = EXPERIMENTS.flatMap((e) =>
   (e.faults?.cells ?? []).map((cell) => ({
@@ -72,7 +75,8 @@ const CELLS: readonly Cell[] = EXPERIMENTS.flatMap((e) =>
   })),
 );
 
-const cellName = (c: Cell): string => `${c.notebook}-${c.fault.replace("-", "")}-${c.target}`;
+const cellName = (c: Cell): string =>
+  `${c.notebook}-${c.fault.replace("-", "")}-${c.target}${c.alongside ? "-concurrent" : ""}`;
 
 /** What the one error must say, per fault: the fault in its own words. */
 const FAULT_WORDS: Record<Fault, RegExp> = {
@@ -81,6 +85,7 @@ const FAULT_WORDS: Record<Fault, RegExp> = {
   "kill-9": /was lost|killed|exited|terminated|went away|not running|postmaster exit/i,
   sigstop: /stopped answering|no progress|stall|frozen|did not answer/i,
   sigterm: /SIGTERM|stopped by (a )?signal|interrupted/i,
+  "kernel-kill": /kernel died/i,
 };
 
 const UNCAUGHT = /UncaughtException|unhandledRejection|Unhandled promise rejection|uncaughtException/;
@@ -98,19 +103,12 @@ const rows: string[] = [];
 
 /**
  * The external cells' server: an embedded PostgreSQL with ssl=on and a certificate from a CA made
- * here, which the runs reach by URI with sslmode=verify-full, as a user names a managed server. Its
- * link is dropped by an iptables rule for its own port on the loopback (the OS chose the port, so
- * the rule touches nothing else): its packets vanish without a word, as across a dead network.
+ * here, which the runs reach by URI with sslmode=verify-full, as a user names a managed server
+ * (test/support/tls-postgres.ts). Its link is dropped by an iptables rule for its own port on the
+ * loopback (the OS chose the port, so the rule touches nothing else): its packets vanish without a
+ * word, as across a dead network.
  */
-interface ExternalServer {
-  readonly server: EmbeddedPostgresServer;
-  readonly uri: string;
-  readonly address: string;
-  readonly password: string;
-  /** The certificates' folder. */
-  readonly dir: string;
-}
-let external: ExternalServer | undefined;
+let external: TlsPostgres | undefined;
 let externalUnavailable: string | undefined;
 
 async function externalUp(): Promise<void> {
@@ -119,30 +117,11 @@ async function externalUp(): Promise<void> {
     (process.getuid?.() !== 0 ? "needs root (iptables, for the dropped link)" : undefined) ??
     (spawnSync("iptables", ["-L", "INPUT", "-n"]).status !== 0 ? "iptables does not run here" : undefined);
   if (missing) return void (externalUnavailable = missing);
-  // Not under the box (mode 0700, root's): the server reads its certificate as its own OS user.
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-fm-tls-"));
-  const certificates = makeTestCa(dir);
-  const server = await new EmbeddedPostgresTarget().start({
-    engine: "postgresql",
-    name: "fault-tls",
-    settings: {
-      ssl: "on",
-      ssl_cert_file: certificates.serverCert,
-      ssl_key_file: certificates.serverKey,
-      // What 03 and 04 need of a server they are pointed at (their pre-flight refuses one without it).
-      shared_preload_libraries: "pg_stat_statements",
-    },
-  });
-  const { port, password } = server.connection;
-  const address = `127.0.0.1:${port}`;
-  const uri =
-    `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres` +
-    `?sslmode=verify-full&sslrootcert=${encodeURIComponent(certificates.ca)}`;
-  external = { server, uri, address, password, dir };
+  external = await startTlsPostgres("fault-tls");
 }
 
 /** The rule that drops the external server's packets (client to server: nothing reaches it). */
-const dropRule = (e: ExternalServer): string[] => [
+const dropRule = (e: TlsPostgres): string[] => [
   "INPUT",
   "-i",
   "lo",
@@ -155,8 +134,7 @@ const dropRule = (e: ExternalServer): string[] => [
   "-j",
   "DROP",
 ];
-const iptablesExternal = (e: ExternalServer, op: "-I" | "-D") =>
-  spawnSync("iptables", [op, ...dropRule(e)]).status === 0;
+const iptablesExternal = (e: TlsPostgres, op: "-I" | "-D") => spawnSync("iptables", [op, ...dropRule(e)]).status === 0;
 
 before(async () => {
   localDocker = fs.existsSync(LOCAL_SOCKET) && (await dockerAvailable(3000));
@@ -172,8 +150,7 @@ after(async () => {
   if (external) {
     // A cell that failed between the drop and its undo must not leave the rule behind.
     while (iptablesExternal(external, "-D"));
-    await external.server.stop();
-    fs.rmSync(external.dir, { recursive: true, force: true });
+    await external.stop();
   }
   fs.rmSync(box, { recursive: true, force: true });
   if (rows.length) console.log(`\nfault matrix:\n${rows.join("\n")}`);
@@ -221,15 +198,6 @@ const errorLines = (output: string): string =>
     .join("\n") || "(no ✗ line)";
 
 const parse = (lines: readonly string[]): Trial[] => lines.map((l) => JSON.parse(l) as Trial);
-
-/** A process's title as `ps` shows it (PostgreSQL backends write their current command there). */
-function title(pid: number): string {
-  try {
-    return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").replace(/\0/g, " ").trim();
-  } catch {
-    return "";
-  }
-}
 
 interface Where {
   readonly docker?: Docker;
@@ -286,9 +254,13 @@ function atPoint(point: FaultPoint, servers: readonly number[], runner: number):
   return undefined;
 }
 
-/** A pgbench process among the runner's descendants, or undefined. */
-function pgbenchUnder(runner: number): number | undefined {
-  return processTree(runner).find((p) => /(^|\/)pgbench /.test(title(p)));
+/** A run's outcome, or undefined if it has not ended within `seconds`. */
+const within = (done: Promise<Outcome>, seconds: number): Promise<Outcome | undefined> =>
+  Promise.race([done, new Promise<undefined>((r) => setTimeout(() => r(undefined), seconds * 1000).unref())]);
+
+/** The run's kernel (the lab's tslab, under the runner's notebook client), or undefined. */
+function kernelUnder(runner: number): number | undefined {
+  return processTree(runner).find((p) => /kernel-preload|tslab/.test(title(p)) && !/watcher/.test(title(p)));
 }
 
 function signalTree(pid: number, sig: NodeJS.Signals): void {
@@ -305,13 +277,6 @@ const iptables = (r: RemoteEngine, op: "-I" | "-D") =>
   spawnSync("ip", ["netns", "exec", r.ns, "iptables", op, "INPUT", "-p", "tcp", "--dport", "22", "-j", "DROP"])
     .status === 0;
 
-interface Outcome {
-  readonly code: number | null;
-  readonly output: string;
-  /** When each chunk of output came (ms since the epoch), to show where a slow end spent its time. */
-  readonly chunks: readonly { readonly at: number; readonly text: string }[];
-}
-
 /** The output's lines after `from` (the fault), each with its seconds since then: a slow end's path. */
 function timeline(outcome: Outcome, from: number): string {
   return outcome.chunks
@@ -324,23 +289,6 @@ function timeline(outcome: Outcome, from: number): string {
     )
     .slice(-25)
     .join("\n");
-}
-
-function runReproduce(
-  args: readonly string[],
-  env: NodeJS.ProcessEnv,
-): { child: ReturnType<typeof spawn>; done: Promise<Outcome> } {
-  const child = spawn(process.execPath, [REPRODUCE, ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
-  let output = "";
-  const chunks: { at: number; text: string }[] = [];
-  const take = (d: Buffer): void => {
-    output += d.toString();
-    chunks.push({ at: Date.now(), text: d.toString() });
-  };
-  child.stdout?.on("data", take);
-  child.stderr?.on("data", take);
-  const done = new Promise<Outcome>((resolve) => child.on("close", (code) => resolve({ code, output, chunks })));
-  return { child, done };
 }
 
 async function runCell(t: TestContext, cell: Cell): Promise<void> {
@@ -389,6 +337,17 @@ async function runCell(t: TestContext, cell: Cell): Promise<void> {
   let ended = false;
   void first.done.then(() => (ended = true));
   let undo: (() => void) | undefined;
+  // Another user's run of the same notebook on the same server at the same time: its own folders.
+  const besideResults = `${results}-alongside`;
+  const beside = cell.alongside
+    ? runReproduce(
+        ["--profile", "smoke", "--only", cell.notebook, ...cell.sets, "--reports-dir", `${reports}-alongside`],
+        {
+          ...env,
+          DBLAB_RESULTS_DIR: besideResults,
+        },
+      )
+    : undefined;
   let kept: string[] = [];
   let faultAt = 0;
   const seenServers = new Set<number>();
@@ -404,10 +363,11 @@ async function runCell(t: TestContext, cell: Cell): Promise<void> {
         // The runner's pgbench children (03, 04, 06 drive the server with one): none may outlive the run.
         for (const p of processTree(first.child.pid ?? 0)) if (/(^|\/)pgbench /.test(title(p))) seenClients.add(p);
         // An external server has no process of ours to look at: its pgbench is the runner's child.
-        target =
+        const point =
           cell.target === "external"
             ? pgbenchUnder(first.child.pid ?? 0)
             : atPoint(cell.point, servers, first.child.pid ?? 0);
+        target = point !== undefined && cell.fault === "kernel-kill" ? kernelUnder(first.child.pid ?? 0) : point;
         if (target !== undefined) break;
       }
       await new Promise((r) => setTimeout(r, 20));
@@ -423,6 +383,7 @@ async function runCell(t: TestContext, cell: Cell): Promise<void> {
         first.child.kill("SIGTERM");
         break;
       case "kill-9":
+      case "kernel-kill":
         process.kill(target, "SIGKILL");
         break;
       case "sigstop":
@@ -449,10 +410,7 @@ async function runCell(t: TestContext, cell: Cell): Promise<void> {
         };
         break;
     }
-    const timeout = new Promise<undefined>((r) =>
-      setTimeout(() => r(undefined), (cell.boundSeconds + 60) * 1000).unref(),
-    );
-    const outcome = await Promise.race([first.done, timeout]);
+    const outcome = await within(first.done, cell.boundSeconds + 60);
     const seconds = (Date.now() - faultAt) / 1000;
     assert.ok(outcome, `${name}: still running ${cell.boundSeconds + 60} s after the fault`);
     t.diagnostic(`${name}: ended ${seconds.toFixed(1)} s after the fault (bound ${cell.boundSeconds} s)`);
@@ -487,7 +445,9 @@ async function runCell(t: TestContext, cell: Cell): Promise<void> {
       const { outcome: ended } = JSON.parse(fs.readFileSync(path.join(dir, "metadata.json"), "utf8")) as {
         outcome?: string;
       };
-      assert.equal(ended, cell.fault === "sigterm" ? "interrupted" : "failed", "metadata.json's outcome");
+      // A kernel killed cannot write one: the run reads as stopped by its dead owner.
+      const expected = cell.fault === "sigterm" ? "interrupted" : cell.fault === "kernel-kill" ? undefined : "failed";
+      assert.equal(ended, expected, "metadata.json's outcome");
     });
     await soft(() =>
       assert.equal(code, cell.fault === "sigterm" ? 128 + os.constants.signals.SIGTERM : 1, `exit status ${code}`),
@@ -500,7 +460,8 @@ async function runCell(t: TestContext, cell: Cell): Promise<void> {
     );
     await soft(() => assert.equal(errors.length, 1, `${errors.length} error lines, not one`));
     await soft(() => assert.match(message, FAULT_WORDS[cell.fault], "the error does not name the fault"));
-    if (cell.fault !== "sigterm") {
+    // The server is the fault's subject, except for a signal to the runner and a killed kernel.
+    if (cell.fault !== "sigterm" && cell.fault !== "kernel-kill") {
       await soft(() => assert.match(message, /PostgreSQL/, "the error does not name the server"));
       await soft(() =>
         cell.target !== "embedded"
@@ -544,20 +505,21 @@ async function runCell(t: TestContext, cell: Cell): Promise<void> {
       );
     });
 
-    const resumed = spawnSync(process.execPath, [REPRODUCE, "--resume", runId, "--reports-dir", reports], {
-      env: { ...env, DBLAB_STALL_SECONDS: "" },
-      encoding: "utf8",
-      timeout: 300_000,
-    });
+    // Not spawnSync: a run alongside goes on meanwhile, and its output must be read.
+    const besideRunning = beside !== undefined && beside.child.exitCode === null;
+    const resuming = runReproduce(["--resume", runId, "--reports-dir", reports], { ...env, DBLAB_STALL_SECONDS: "" });
+    const resumedEnd = await within(resuming.done, 300);
+    if (!resumedEnd) resuming.child.kill("SIGKILL");
+    const resumed = resumedEnd ?? { ...(await resuming.done), code: null };
     rows.pop();
-    record(`${resumed.status === 0 ? "resumed" : `resume exit ${resumed.status}`}; ${firstLines(problems)}`);
+    record(`${resumed.code === 0 ? "resumed" : `resume exit ${resumed.code}`}; ${firstLines(problems)}`);
     assert.equal(
-      resumed.status,
+      resumed.code,
       0,
-      `${name} resume exit ${resumed.status}: ${errorLines(resumed.stdout + resumed.stderr)}\n${problemList(problems)}\n${resumed.stdout}\n${resumed.stderr}`,
+      `${name} resume exit ${resumed.code}: ${errorLines(resumed.output)}\n${problemList(problems)}\n${resumed.output}`,
     );
-    assert.doesNotMatch(resumed.stdout + resumed.stderr, UNCAUGHT);
-    assert.match(resumed.stdout, new RegExp(`skipped ${okNow} finished trial\\(s\\)`));
+    assert.doesNotMatch(resumed.output, UNCAUGHT);
+    assert.match(resumed.output, new RegExp(`skipped ${okNow} finished trial\\(s\\)`));
     const all = parse(trialLines(dir))
       .filter((x) => x.status === "ok")
       .map((x) => x.key);
@@ -565,13 +527,35 @@ async function runCell(t: TestContext, cell: Cell): Promise<void> {
     for (const k of kept) assert.ok(trialLines(dir).includes(k), `${name}: still kept after the resume`);
     const meta = JSON.parse(fs.readFileSync(path.join(dir, "metadata.json"), "utf8")) as { outcome?: string };
     assert.equal(meta.outcome, "finished");
+    // The run beside it: finished, unaffected, its trials its own (the resume ran while it did).
+    const besideOutputs: string[] = [];
+    if (beside) {
+      const b = await within(beside.done, 300);
+      assert.ok(b, `${name}: the run alongside still running 300 s after the resume`);
+      besideOutputs.push(b.output);
+      const bDir = fs.existsSync(besideResults)
+        ? path.join(besideResults, fs.readdirSync(besideResults)[0])
+        : undefined;
+      const bTrials = parse(trialLines(bDir));
+      t.diagnostic(
+        `${name}: the run alongside (${besideRunning ? "still running" : "already ended"} when the resume started) ended ${b.code}, ${bTrials.length} trial(s), ${bTrials.filter((x) => x.status === "ok").length} ok`,
+      );
+      assert.equal(b.code, 0, `${name}: the run alongside failed: ${errorLines(b.output)}\n${b.output.slice(-2000)}`);
+      assert.ok(bDir && path.basename(bDir) !== runId, "the run alongside has its own run");
+      assert.ok(
+        bTrials.length > 0 && bTrials.every((x) => x.status === "ok"),
+        "every trial of the run alongside finished",
+      );
+      const bMeta = JSON.parse(fs.readFileSync(path.join(bDir, "metadata.json"), "utf8")) as { outcome?: string };
+      assert.equal(bMeta.outcome, "finished", "the run alongside's outcome");
+    }
     await assertNothingLeft(where, seenServers, name, false);
     const e = cell.target === "external" ? external : undefined;
     if (e) {
       // The resume drops what the failed run left on the server (its database, templates, clones).
       await soft(async () => assert.deepEqual(await labDatabases(e.server), [], "left on the server"));
       await soft(() => {
-        for (const text of [...texts, resumed.stdout, resumed.stderr])
+        for (const text of [...texts, resumed.output, ...besideOutputs])
           assert.ok(!text.includes(e.password), "the server's password is in an output, a report or a log");
       });
     }
@@ -582,21 +566,10 @@ async function runCell(t: TestContext, cell: Cell): Promise<void> {
     undo?.();
     if (!ended) first.child.kill("SIGKILL");
     await first.done;
+    if (beside && beside.child.exitCode === null) beside.child.kill("SIGTERM");
+    await beside?.done;
     t.diagnostic(`${name}: ${((Date.now() - started) / 1000).toFixed(0)} s in all`);
   }
-}
-
-/** The executed notebooks and kernel logs of this run (its cells' stderr is in them). */
-function logsUnder(dir: string, runId: string): string[] {
-  if (!fs.existsSync(dir)) return [];
-  const stamp = runId.split("_")[0];
-  const out: string[] = [];
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory() && entry.name === stamp) out.push(...logsUnder(full, runId));
-    else if (entry.isFile() && /\.(ipynb|log)$/.test(entry.name)) out.push(fs.readFileSync(full, "utf8"));
-  }
-  return out;
 }
 
 async function assertNothingLeft(

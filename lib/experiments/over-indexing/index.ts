@@ -21,6 +21,7 @@ const faults: FaultCells = {
     { fault: "sigstop", target: "embedded", boundSeconds: 40, env: { DBLAB_STALL_SECONDS: "5" } },
     { fault: "link-drop", target: "ssh", boundSeconds: 75 },
     { fault: "link-drop", target: "external", boundSeconds: 75 },
+    { fault: "kernel-kill", target: "external", boundSeconds: 30, alongside: true },
   ],
 };
 

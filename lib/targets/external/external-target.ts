@@ -15,6 +15,7 @@ import {
   isProcessAlive,
   listRecords,
   processStartTicks,
+  type ListedRecord,
   unregister,
   writeRecord,
 } from "../../runtime/resource-registry";
@@ -56,6 +57,39 @@ export function ownerGone(comment: string | null): boolean {
   return !isProcessAlive(Number(m[2]), m[3] === undefined ? undefined : Number(m[3]));
 }
 
+/**
+ * What a lab database's comment says to the next run's sweep: its owner on this machine is gone, it
+ * has no comment (a run killed between its CREATE DATABASE and the COMMENT that follows: PostgreSQL
+ * finishes a CREATE DATABASE whose client died, so the window is the whole copy), or anything else
+ * (a live owner, another machine's run, an older version's comment, not the lab's at all).
+ */
+export type DatabaseMark = "dead owner" | "unmarked" | "kept";
+
+export function markOf(comment: string | null): DatabaseMark {
+  if (comment === null || comment === "") return "unmarked";
+  return ownerGone(comment) ? "dead owner" : "kept";
+}
+
+/**
+ * The databases to drop for runs that are gone, of those listed (this user's `dblab_…`): every one
+ * whose owner is gone, and every unmarked one that is, or is under, the database of a run that is
+ * gone (a run's templates and clones start with its database's name). A run is gone when its
+ * database says so, or when a record of this machine names its database with a dead owner, unless
+ * that database now carries another mark (the same run resumed by a live process).
+ */
+export function deadRunsDatabases(
+  listed: readonly { readonly name: string; readonly mark: DatabaseMark }[],
+  deadRecords: readonly string[],
+): string[] {
+  const marks = new Map(listed.map((d) => [d.name, d.mark]));
+  const runs = listed.filter((d) => d.mark === "dead owner").map((d) => d.name);
+  for (const name of deadRecords) if (marks.get(name) !== "kept") runs.push(name);
+  const underRun = (name: string): boolean => runs.some((r) => name === r || name.startsWith(`${r}_`));
+  return listed
+    .filter((d) => d.mark === "dead owner" || (d.mark === "unmarked" && underRun(d.name)))
+    .map((d) => d.name);
+}
+
 /** Whether a database's comment says this very process made it. */
 function ownerIsThisProcess(comment: string | null): boolean {
   const m = comment?.startsWith(LAB_DATABASE_COMMENT) ? OWNER.exec(comment) : null;
@@ -74,8 +108,9 @@ async function dropUnder(client: Client, database: string): Promise<void> {
 }
 
 /**
- * Drops the lab databases on this server, owned by this user, whose owning process is gone (a run
- * killed with SIGKILL cannot drop its own, and no reaper holds the password), and their records.
+ * Drops the lab databases on this server, owned by this user, of runs that are gone (a run killed
+ * with SIGKILL cannot drop its own, and no reaper holds the password; which: deadRunsDatabases),
+ * and their records.
  * Returns what it dropped; one it cannot drop is reported and left, never a reason to stop the run.
  */
 async function dropLeftovers(client: Client, s: PostgresSettings, say: (m: string) => void): Promise<string[]> {
@@ -83,9 +118,17 @@ async function dropLeftovers(client: Client, s: PostgresSettings, say: (m: strin
     `SELECT datname AS name, shobj_description(oid, 'pg_database') AS comment FROM pg_database
      WHERE datname LIKE 'dblab\\_%' AND pg_get_userbyid(datdba) = current_user`,
   );
+  const ours = (r: ListedRecord): boolean => {
+    const x = r.resource;
+    return x.type === "external-database" && x.host === s.host && x.port === s.port && x.user === s.user;
+  };
+  const deadRecords = listRecords().filter((r) => !r.ownerAlive && ours(r));
+  const doomed = deadRunsDatabases(
+    rows.map((r) => ({ name: r.name, mark: markOf(r.comment) })),
+    deadRecords.flatMap((r) => (r.resource.type === "external-database" ? [r.resource.database] : [])),
+  );
   const dropped: string[] = [];
-  for (const { name, comment } of rows) {
-    if (!ownerGone(comment)) continue;
+  for (const name of doomed) {
     try {
       await client.query(`DROP DATABASE IF EXISTS ${quoteIdentifier(name)} WITH (FORCE)`);
     } catch (error) {
@@ -94,17 +137,8 @@ async function dropLeftovers(client: Client, s: PostgresSettings, say: (m: strin
     }
     dropped.push(name);
     say(`external target: dropped ${name}, left on ${where(s)} by a lab run that is gone`);
-    for (const r of listRecords()) {
-      const x = r.resource;
-      if (
-        !r.ownerAlive &&
-        x.type === "external-database" &&
-        x.database === name &&
-        x.host === s.host &&
-        x.port === s.port
-      )
-        unregister(r.id);
-    }
+    for (const r of deadRecords)
+      if (r.resource.type === "external-database" && r.resource.database === name) unregister(r.id);
   }
   return dropped;
 }
