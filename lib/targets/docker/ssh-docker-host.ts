@@ -24,6 +24,7 @@ import path from "node:path";
 import type { Duplex } from "node:stream";
 import { Client, utils as sshUtils, type AnyAuthMethod, type TcpConnectionDetails } from "ssh2";
 import { sshHostLabel, type SshTarget } from "./endpoint";
+import { ignored } from "../../runtime/debug";
 
 /** How long the TCP connect plus SSH handshake may take before the engine counts as unreachable. */
 const READY_TIMEOUT_MS = 10_000;
@@ -368,6 +369,11 @@ export class SshDockerConnection {
     let received = 0;
     const server = net.createServer((local) => {
       sockets.add(local);
+      // A client that resets its end (a pg client destroyed by the watchdog after a lost link, with
+      // bytes unread) makes this socket emit ECONNRESET; without a listener that error is uncaught
+      // and ends the process: seen in 03-linkdrop-ssh under load as "UncaughtException: read
+      // ECONNRESET". Its "close" follows and tears the channel down.
+      local.on("error", ignored("ssh tunnel: the local client's connection failed"));
       local.on("data", (chunk: Buffer) => (sent += chunk.length));
       local.setNoDelay(true);
       local.once("close", () => sockets.delete(local));
@@ -384,6 +390,11 @@ export class SshDockerConnection {
             drop();
             return;
           }
+          // The channel's own failure (the link lost under it) ends the client's connection.
+          remote.on("error", (error: Error) => {
+            ignored("ssh tunnel: the channel failed")(error);
+            local.destroy();
+          });
           remote.on("data", (chunk: Buffer) => (received += chunk.length));
           local.pipe(remote).pipe(local);
           remote.once("close", () => local.destroy());
