@@ -20,14 +20,10 @@
  *   at most MAX_INTEGRATION_AT_ONCE at a time; the alone files then run one by one.
  *   "Shares nothing" means: whatever it starts is its own and found by its own handles (embedded
  *   PostgreSQL and proxies on OS-chosen ports, fake servers, Jupyter kernels and Chromium on free
- *   ports, its own temporary folders, mounts it makes on its own folders). That includes the
- *   machine's Docker daemon where every container a file makes, lists or removes is found by its
- *   own label, name or id (the lab labels each with its state folder, and a file beside others has
- *   its own), and a network namespace with its own name, veth pair, /24 and dockerd (the
- *   remote-engine fixture's DBLAB_REMOTE_NS and DBLAB_REMOTE_NET: 10.231.40 remote-engine,
- *   .44 fault-matrix, .46 your-indexes, .53 external-tls). Not shareable: the daemon's event stream
- *   read whole, the daemon stopped or its images removed, fixed names or ports, anything counted
- *   or killed machine-wide or by name, a test that reads the lab's default state folder.
+ *   ports, its own temporary folders, mounts it makes on its own folders). Not shareable: the Docker
+ *   daemon (containers, images, the stand-in build, its event stream), network namespaces, veth pairs
+ *   and iptables, fixed names or ports, anything counted or killed machine-wide or by name, a test
+ *   that reads the lab's default state folder.
  * - A file run beside others gets a state folder (DBLAB_STATE_DIR) and a TMPDIR of its own, so the
  *   records and leftovers a test looks at are its own; after it ends, a record left there is removed
  *   by `clean` on that folder, then the folder goes (kept with DBLAB_KEEP_TEST_OUTPUT=1). A file

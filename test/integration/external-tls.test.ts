@@ -1,4 +1,4 @@
-// test-tier: shared — a network namespace of its own (name from the pid) on a /24 no other file uses
+// test-tier: alone — a network namespace and a veth pair with a fixed address
 /**
  * The external target against real servers with TLS: an embedded PostgreSQL started with ssl=on
  * and a CA and server certificate made here with openssl (CN localhost, SAN localhost and

@@ -1,4 +1,4 @@
-// test-tier: shared — each cell's own state folder and container label; its own remote-engine namespace; kernels
+// test-tier: alone — the local Docker daemon, the remote-engine namespace (dockerd, sshd, iptables), kernels
 /**
  * The fault matrix: every notebook (01–06) under every fault that matters, each injected into a
  * real `node build/scripts/reproduce.js` (smoke, small sizes) at the point of its work that is most

@@ -1,4 +1,4 @@
-// test-tier: shared — notebook 01 on the docker target: its containers carry the file's own state-folder label
+// test-tier: alone — notebook 01 on the docker target: containers and the stand-in image on the machine's daemon
 /**
  * The real notebooks, executed headless on the `smoke` profile through the same executor as
  * `npm run reproduce`, each report then opened in headless Chromium: every plotly chart must be

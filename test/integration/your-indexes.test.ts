@@ -1,4 +1,4 @@
-// test-tier: shared — the docker target (containers by its state-folder label) and its own remote-engine namespace
+// test-tier: alone — the docker target and the remote-engine namespace (dockerd, sshd)
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
