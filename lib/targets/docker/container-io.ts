@@ -129,7 +129,14 @@ class LogFollower {
   }
 
   close(): void {
-    (this.stream as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.();
+    const response = this.stream as NodeJS.ReadableStream & {
+      destroy?: () => void;
+      socket?: { resume?: () => void };
+    };
+    response.destroy?.();
+    // Over ssh:// the response's socket is an SSH channel, and ssh2 emits a channel's "close" (which
+    // releases its hold on the SSH connection) only once its data is read to the end: drain it.
+    response.socket?.resume?.();
   }
 }
 
