@@ -15,7 +15,6 @@ import {
   isProcessAlive,
   listRecords,
   processStartTicks,
-  type ListedRecord,
   unregister,
   writeRecord,
 } from "../../runtime/resource-registry";
@@ -118,14 +117,15 @@ async function dropLeftovers(client: Client, s: PostgresSettings, say: (m: strin
     `SELECT datname AS name, shobj_description(oid, 'pg_database') AS comment FROM pg_database
      WHERE datname LIKE 'dblab\\_%' AND pg_get_userbyid(datdba) = current_user`,
   );
-  const ours = (r: ListedRecord): boolean => {
-    const x = r.resource;
-    return x.type === "external-database" && x.host === s.host && x.port === s.port && x.user === s.user;
-  };
-  const deadRecords = listRecords().filter((r) => !r.ownerAlive && ours(r));
+  // This server's databases that records of dead owners here name, with the records' ids.
+  const deadRecords = listRecords().flatMap(({ id, ownerAlive, resource: x }) =>
+    !ownerAlive && x.type === "external-database" && x.host === s.host && x.port === s.port && x.user === s.user
+      ? [{ id, database: x.database }]
+      : [],
+  );
   const doomed = deadRunsDatabases(
     rows.map((r) => ({ name: r.name, mark: markOf(r.comment) })),
-    deadRecords.flatMap((r) => (r.resource.type === "external-database" ? [r.resource.database] : [])),
+    deadRecords.map((r) => r.database),
   );
   const dropped: string[] = [];
   for (const name of doomed) {
@@ -137,8 +137,7 @@ async function dropLeftovers(client: Client, s: PostgresSettings, say: (m: strin
     }
     dropped.push(name);
     say(`external target: dropped ${name}, left on ${where(s)} by a lab run that is gone`);
-    for (const r of deadRecords)
-      if (r.resource.type === "external-database" && r.resource.database === name) unregister(r.id);
+    for (const r of deadRecords) if (r.database === name) unregister(r.id);
   }
   return dropped;
 }
