@@ -5,7 +5,14 @@
 import fs from "node:fs";
 import { spawn } from "node:child_process";
 import path from "node:path";
-import { isProcessAlive, listRecords, ownRecords, unregister, type ResourceRecord } from "./resource-registry";
+import {
+  isProcessAlive,
+  listRecords,
+  ownRecords,
+  removeTornWrites,
+  unregister,
+  type ResourceRecord,
+} from "./resource-registry";
 import { handleErrors } from "./error-events";
 
 function sleepSync(ms: number): void {
@@ -181,6 +188,7 @@ async function removeRecorded(
 /** Removes every recorded resource whose owner is dead; returns what it removed. */
 export async function reapOrphans(options: ReapOptions = {}): Promise<ReapedResource[]> {
   const reaped: ReapedResource[] = [];
+  removeTornWrites();
   for (const record of listRecords()) {
     if (record.ownerAlive) continue;
     if (await removeRecorded(record, options))

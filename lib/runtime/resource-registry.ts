@@ -96,6 +96,19 @@ export function isProcessAlive(pid: number, startTicks?: number): boolean {
 
 const ownStartTicks = processStartTicks(process.pid);
 
+/**
+ * A record is written to a temporary file and renamed into place, so a reader never sees half of
+ * one. The temporary name carries its writer (pid and start ticks): a writer killed between the
+ * write and the rename (a kernel SIGKILLed mid-trial left `….json.tmp` once) leaves a file that
+ * `removeTornWrites` can tell from a write still in progress.
+ */
+const TMP_SUFFIX = `.${process.pid}-${ownStartTicks ?? 0}.tmp`;
+
+function writeAtomically(file: string, record: StoredRecord): void {
+  fs.writeFileSync(`${file}${TMP_SUFFIX}`, JSON.stringify(record, null, 2));
+  fs.renameSync(`${file}${TMP_SUFFIX}`, file);
+}
+
 /** Records a resource owned by this process; returns the id to pass to `unregister`. */
 export function writeRecord(resource: ResourceRecord, runId?: string): string {
   const id = `${Date.now().toString(36)}-${randomBytes(4).toString("hex")}`;
@@ -107,9 +120,7 @@ export function writeRecord(resource: ResourceRecord, runId?: string): string {
     createdAt: new Date().toISOString(),
     resource,
   };
-  const file = path.join(recordsDir(), `${id}.json`);
-  fs.writeFileSync(`${file}.tmp`, JSON.stringify(record, null, 2));
-  fs.renameSync(`${file}.tmp`, file);
+  writeAtomically(path.join(recordsDir(), `${id}.json`), record);
   return id;
 }
 
@@ -117,8 +128,7 @@ export function writeRecord(resource: ResourceRecord, runId?: string): string {
 export function update(id: string, resource: ResourceRecord): void {
   const file = path.join(recordsDir(), `${id}.json`);
   const record = JSON.parse(fs.readFileSync(file, "utf8")) as StoredRecord;
-  fs.writeFileSync(`${file}.tmp`, JSON.stringify({ ...record, resource }, null, 2));
-  fs.renameSync(`${file}.tmp`, file);
+  writeAtomically(file, { ...record, resource });
 }
 
 export function unregister(id: string): void {
@@ -142,6 +152,37 @@ export function listRecords(): ListedRecord[] {
     }
   }
   return out;
+}
+
+/**
+ * Removes the temporary files of writers that died between write and rename; returns their names.
+ * Such a file describes nothing the lab has started: a new record is written before its resource
+ * starts, and an update's previous record is still in place. A name without a writer (the form of
+ * earlier versions) is torn once it is a minute old: a write and its rename take microseconds.
+ */
+export function removeTornWrites(now = Date.now()): string[] {
+  const dir = recordsDir();
+  const removed: string[] = [];
+  for (const name of fs.readdirSync(dir)) {
+    if (!name.endsWith(".tmp")) continue;
+    const writer = /\.json\.(\d+)-(\d+)\.tmp$/.exec(name);
+    const file = path.join(dir, name);
+    let torn: boolean;
+    if (writer) {
+      const ticks = Number(writer[2]);
+      torn = !isProcessAlive(Number(writer[1]), ticks === 0 ? undefined : ticks);
+    } else {
+      try {
+        torn = now - fs.statSync(file).mtimeMs > 60_000;
+      } catch {
+        continue; // renamed or removed meanwhile
+      }
+    }
+    if (!torn) continue;
+    fs.rmSync(file, { force: true });
+    removed.push(name);
+  }
+  return removed;
 }
 
 export function ownRecords(): StoredRecord[] {
