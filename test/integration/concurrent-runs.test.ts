@@ -76,12 +76,11 @@ test("two 06 runs and one 03 run at once against one external server: all finish
   const server = await new EmbeddedPostgresTarget().start({
     engine: "postgresql",
     name: "shared",
-    // wal_keep_size: 03 and 06 read their windows' WAL with pg_walinspect, and on a server shared by
-    // three runs the others' checkpoints recycled a segment before it was read (measured: 06's
-    // baseline/r1.1 failed with "requested WAL segment … has already been removed"; 03 now records
-    // the round without WAL counts, 06 still fails the trial). Kept here so the test checks names
-    // and leftovers; the WAL finding is open.
-    settings: { max_connections: 200, shared_preload_libraries: "pg_stat_statements", wal_keep_size: "2GB" },
+    // No wal_keep_size: every run CHECKPOINTs before each timed window, and on a server shared by
+    // three runs those checkpoints recycled the others' windows before they were read (measured
+    // without a hold: "requested WAL segment … has already been removed" in 06's baseline/r1.1).
+    // Each window now holds its WAL (withWindowWal), and the test checks that every trial kept its counts.
+    settings: { max_connections: 200, shared_preload_libraries: "pg_stat_statements" },
   });
   const results = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-concurrent-"));
   const state = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-concurrent-state-"));
@@ -129,6 +128,11 @@ test("two 06 runs and one 03 run at once against one external server: all finish
         .split("\n")
         .filter((l) => l.trim());
       assert.equal(lines.length, r.trials, `${r.runId}: its trials.jsonl holds its trials only`);
+      const withoutWal = lines
+        .map((l) => JSON.parse(l) as { key: string; status: string; walRecords?: object })
+        .filter((t) => t.status === "ok" && !t.walRecords)
+        .map((t) => t.key);
+      assert.deepEqual(withoutWal, [], `${r.runId}: every window's WAL was held until it was counted`);
     }
     assert.equal(new Set(runs.map((r) => r.runId)).size, 3, "three run ids");
     assert.equal(new Set(runs.map((r) => r.directory)).size, 3, "three results folders");

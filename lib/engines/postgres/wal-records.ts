@@ -5,6 +5,9 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Client } from "pg";
+import { ignored } from "../../runtime/debug";
+import type { ConnectionInfo } from "../../targets/types";
+import { connect, endClient } from "./connect";
 
 /** WAL records of one kind (resource manager / record type) in a window. */
 export interface WalRecordStats {
@@ -92,6 +95,35 @@ export class WalHold {
   /** Gives the WAL back to the server's checkpoints. */
   async release(): Promise<void> {
     await this.client.query("SELECT pg_drop_replication_slot($1)", [this.slot]);
+  }
+}
+
+/**
+ * A window's WAL held on a session of its own, for windows that other sessions write (pgbench's
+ * clients, between a connection before the window and one after it). `fn` calls `hold()` after
+ * the window's CHECKPOINT and before it reads the window's start LSN; the hold ends with `fn`:
+ * released, and its session closed, which drops a temporary slot even where the release failed.
+ * `hold()` gives why the server refused the hold, or undefined. On a server shared with other runs
+ * their checkpoints recycle WAL too (measured: two 06 smoke runs beside one 03 run, "requested WAL
+ * segment … has already been removed" before a round ended), not only the window's own.
+ */
+export async function withWindowWal<T>(
+  connection: ConnectionInfo,
+  fn: (hold: () => Promise<string | undefined>) => Promise<T>,
+): Promise<T> {
+  let client: Client | undefined;
+  let held: WalHold | undefined;
+  try {
+    return await fn(async () => {
+      client ??= await connect(connection, { applicationName: "dblab-wal-hold" });
+      const hold = await WalHold.take(client);
+      if (typeof hold === "string") return hold;
+      held = hold;
+      return undefined;
+    });
+  } finally {
+    if (held) await held.release().catch(ignored("postgres: release a window's WAL hold"));
+    if (client) await endClient(client);
   }
 }
 

@@ -10,7 +10,9 @@ export { relationSizes, tableCounters as roundCounters } from "../../../engines/
 export {
   currentWalLsn,
   enableWalInspect,
+  isWalRemoved,
   walRecordsBetween,
+  withWindowWal,
   type WalRecordStats,
 } from "../../../engines/postgres/wal-records";
 

@@ -25,7 +25,9 @@ import {
   resetStatements,
   roundCounters,
   statementStats,
+  isWalRemoved,
   walRecordsBetween,
+  withWindowWal,
   type OverIndexingCounterKey,
   type StatementStats,
   type WalRecordStats,
@@ -117,75 +119,85 @@ export async function runRound(
   // The speed state right before the round; its writes are in its own database and checkpointed below.
   hooks.onPhase?.("write-path speed probe");
   const speed = await probeSpeed(server.connection);
-  const { before, sizesBefore, startLsn, autovacuumWait } = await withClient(server, runDatabase(server), async (c) => {
-    // No autovacuum worker and no dirty buffer left from the clone and index builds may share the
-    // timed window; checkpoints and autovacuum runs inside it are still counted (and flagged).
-    const autovacuumWait = await waitForAutovacuumIdle(c);
-    await c.query("CHECKPOINT");
-    // The seed reset the statistics before each round; deltas below make the other counters exact anyway.
-    await resetStatements(c);
+  // The round's WAL is held until it is counted (withWindowWal): another run's checkpoint on a
+  // shared server, or one inside the round, would otherwise recycle it first. The disk estimate
+  // (disk.ts) already counts two rounds' WAL.
+  return withWindowWal(server.connection, async (holdWal) => {
+    let refused: string | undefined;
+    const { before, sizesBefore, startLsn, autovacuumWait } = await withClient(
+      server,
+      runDatabase(server),
+      async (c) => {
+        // No autovacuum worker and no dirty buffer left from the clone and index builds may share the
+        // timed window; checkpoints and autovacuum runs inside it are still counted (and flagged).
+        const autovacuumWait = await waitForAutovacuumIdle(c);
+        await c.query("CHECKPOINT");
+        if (s.walInspect) refused = await holdWal();
+        // The seed reset the statistics before each round; deltas below make the other counters exact anyway.
+        await resetStatements(c);
+        return {
+          before: await roundCounters(c),
+          sizesBefore: await relationSizes(c),
+          startLsn: await currentWalLsn(c),
+          autovacuumWait,
+        };
+      },
+    );
+    hooks.onPhase?.("pgbench");
+    const pgbench = await runPgbench(server, {
+      runner,
+      database: runDatabase(server),
+      clients: s.clients,
+      threads: s.threads,
+      durationSeconds: s.durationSeconds,
+      script: { name: "inventory.sql", text: s.script },
+      noVacuum: true,
+      maxTries: s.maxTries > 1 ? s.maxTries : undefined,
+      signal: hooks.signal,
+      onProgress: hooks.onProgress,
+    });
+    await withClient(server, runDatabase(server), waitForPgbenchGone);
+    const { after, sizesAfter, statements, walRecords } = await withClient(server, runDatabase(server), async (c) => {
+      const endLsn = await currentWalLsn(c, true);
+      const after = await roundCounters(c);
+      const sizesAfter = await relationSizes(c);
+      const statements = await statementStats(c);
+      // pg_walinspect, when the template has it (see createTemplate): a measured count of index inserts.
+      let walRecords: Awaited<ReturnType<typeof walRecordsBetween>> | undefined;
+      if (s.walInspect) {
+        try {
+          walRecords = await walRecordsBetween(c, startLsn, endLsn);
+        } catch (error) {
+          // The WAL is gone anyway where the server refused the hold (`refused`). The round's other
+          // figures stand; only its WAL counts are missing, and the run says so.
+          const why = refused && isWalRemoved(error) ? `; the server did not hold the round's WAL: ${refused}` : "";
+          hooks.onNote?.(
+            `no WAL record counts for ${planned.key}: ${error instanceof Error ? error.message : String(error)}${why}`,
+          );
+        }
+      }
+      return { after, sizesAfter, statements, walRecords };
+    });
     return {
-      before: await roundCounters(c),
-      sizesBefore: await relationSizes(c),
-      startLsn: await currentWalLsn(c),
+      key: planned.key,
+      condition: planned.condition,
+      repeat: planned.repeat,
+      ...pgbenchOutcome(pgbench),
+      counters: counterDelta(before, after),
+      startedAt,
+      finishedAt: new Date().toISOString(),
+      pgbench,
+      prepared,
+      restarted,
+      sizesBefore,
+      sizesAfter,
+      statements,
+      order: planned.order,
+      ...(walRecords ? { walRecords } : {}),
       autovacuumWait,
+      ...(speed ? { speed } : {}),
     };
   });
-  hooks.onPhase?.("pgbench");
-  const pgbench = await runPgbench(server, {
-    runner,
-    database: runDatabase(server),
-    clients: s.clients,
-    threads: s.threads,
-    durationSeconds: s.durationSeconds,
-    script: { name: "inventory.sql", text: s.script },
-    noVacuum: true,
-    maxTries: s.maxTries > 1 ? s.maxTries : undefined,
-    signal: hooks.signal,
-    onProgress: hooks.onProgress,
-  });
-  await withClient(server, runDatabase(server), waitForPgbenchGone);
-  const { after, sizesAfter, statements, walRecords } = await withClient(server, runDatabase(server), async (c) => {
-    const endLsn = await currentWalLsn(c, true);
-    const after = await roundCounters(c);
-    const sizesAfter = await relationSizes(c);
-    const statements = await statementStats(c);
-    // pg_walinspect, when the template has it (see createTemplate): a measured count of index inserts.
-    let walRecords: Awaited<ReturnType<typeof walRecordsBetween>> | undefined;
-    if (s.walInspect) {
-      try {
-        walRecords = await walRecordsBetween(c, startLsn, endLsn);
-      } catch (error) {
-        // A server shared with other runs recycles WAL after their checkpoints too: measured with
-        // two 06 smoke runs beside one 03 run on one server, the round's first segment was gone
-        // ("requested WAL segment … has already been removed") before the round ended. The round's
-        // other figures stand; only its WAL counts are missing, and the run says so.
-        hooks.onNote?.(
-          `no WAL record counts for ${planned.key}: ${error instanceof Error ? error.message : String(error)}`,
-        );
-      }
-    }
-    return { after, sizesAfter, statements, walRecords };
-  });
-  return {
-    key: planned.key,
-    condition: planned.condition,
-    repeat: planned.repeat,
-    ...pgbenchOutcome(pgbench),
-    counters: counterDelta(before, after),
-    startedAt,
-    finishedAt: new Date().toISOString(),
-    pgbench,
-    prepared,
-    restarted,
-    sizesBefore,
-    sizesAfter,
-    statements,
-    order: planned.order,
-    ...(walRecords ? { walRecords } : {}),
-    autovacuumWait,
-    ...(speed ? { speed } : {}),
-  };
 }
 
 export interface RunRoundsOptions {

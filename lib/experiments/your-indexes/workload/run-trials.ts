@@ -9,6 +9,7 @@ import { relationSizes, tableCounters, type PgTableCounterKey } from "../../../e
 import {
   currentWalLsn,
   isWalRemoved,
+  withWindowWal,
   walRecordsBetween,
   type WalRecordStats,
 } from "../../../engines/postgres/wal-records";
@@ -125,59 +126,66 @@ export function trialRunner(ctx: TrialContext): (planned: PlannedTrial) => Promi
     const speed = await probeSpeed(server.connection);
     ctx.onPhase?.(planned, "cloning");
     const cloneSeconds = await cloneForRun(server, template);
-    const { before, startLsn, autovacuumWait } = await withDatabase(server, runDatabase(server), async (c) => {
-      // No autovacuum worker and no dirty buffer of the clone may share the timed window; a
-      // checkpoint or autovacuum run that still falls inside is counted, and the run flagged.
-      const autovacuumWait = await waitForAutovacuumIdle(c);
-      await c.query("CHECKPOINT");
-      return { before: await tableCounters(c), startLsn: await currentWalLsn(c), autovacuumWait };
-    });
-    ctx.onPhase?.(planned, "pgbench");
-    const pgbench = await runPgbench(server, {
-      runner: ctx.runner,
-      database: runDatabase(server),
-      clients: s.clients,
-      threads: s.threads,
-      durationSeconds: s.durationSeconds,
-      scripts: s.scripts,
-      defines: s.defines,
-      noVacuum: true,
-      // Tenths of a second: the series the cost's statistic reads (see summarise.ts).
-      bucketMs: 100,
-      signal: ctx.signal,
-      onProgress: (p) => ctx.onProgress?.(planned, p),
-    });
-    const { after, sizesAfter, walRecords } = await withDatabase(server, runDatabase(server), async (c) => {
-      await waitForPgbenchGone(c);
-      const endLsn = await currentWalLsn(c, true);
+    // The window's WAL is held until it is counted (withWindowWal): another run's checkpoint on a
+    // shared server, or this window's own, would otherwise recycle it first.
+    return withWindowWal(server.connection, async (holdWal) => {
+      let refused: string | undefined;
+      const { before, startLsn, autovacuumWait } = await withDatabase(server, runDatabase(server), async (c) => {
+        // No autovacuum worker and no dirty buffer of the clone may share the timed window; a
+        // checkpoint or autovacuum run that still falls inside is counted, and the run flagged.
+        const autovacuumWait = await waitForAutovacuumIdle(c);
+        await c.query("CHECKPOINT");
+        if (s.walInspect) refused = await holdWal();
+        return { before: await tableCounters(c), startLsn: await currentWalLsn(c), autovacuumWait };
+      });
+      ctx.onPhase?.(planned, "pgbench");
+      const pgbench = await runPgbench(server, {
+        runner: ctx.runner,
+        database: runDatabase(server),
+        clients: s.clients,
+        threads: s.threads,
+        durationSeconds: s.durationSeconds,
+        scripts: s.scripts,
+        defines: s.defines,
+        noVacuum: true,
+        // Tenths of a second: the series the cost's statistic reads (see summarise.ts).
+        bucketMs: 100,
+        signal: ctx.signal,
+        onProgress: (p) => ctx.onProgress?.(planned, p),
+      });
+      const { after, sizesAfter, walRecords } = await withDatabase(server, runDatabase(server), async (c) => {
+        await waitForPgbenchGone(c);
+        const endLsn = await currentWalLsn(c, true);
+        return {
+          after: await tableCounters(c),
+          sizesAfter: await relationSizes(c),
+          walRecords: s.walInspect
+            ? await walRecordsOrNote(c, startLsn, endLsn, planned.key, ctx.onNote, refused)
+            : undefined,
+        };
+      });
+      // `planned` carries key, condition, repeat and position: the record keeps them as planned.
       return {
-        after: await tableCounters(c),
-        sizesAfter: await relationSizes(c),
-        walRecords: s.walInspect ? await walRecordsOrNote(c, startLsn, endLsn, planned.key, ctx.onNote) : undefined,
+        ...planned,
+        ...pgbenchOutcome(pgbench),
+        startedAt,
+        finishedAt: new Date().toISOString(),
+        counters: counterDelta(before, after),
+        ...(speed ? { speed } : {}),
+        pgbench,
+        ...(walRecords ? { walRecords } : {}),
+        cloneSeconds,
+        sizesAfter,
+        autovacuumWait,
       };
     });
-    // `planned` carries key, condition, repeat and position: the record keeps them as planned.
-    return {
-      ...planned,
-      ...pgbenchOutcome(pgbench),
-      startedAt,
-      finishedAt: new Date().toISOString(),
-      counters: counterDelta(before, after),
-      ...(speed ? { speed } : {}),
-      pgbench,
-      ...(walRecords ? { walRecords } : {}),
-      cloneSeconds,
-      sizesAfter,
-      autovacuumWait,
-    };
   };
 }
 
 /**
- * The trial's WAL records by type, or undefined with a note when the WAL is gone: a server shared
- * with other runs recycles WAL after their checkpoints too (measured: two 06 smoke runs beside one
- * 03 run on one server, "requested WAL segment … has already been removed" before the trial ended).
- * The trial's other figures stand; only its B-tree insert counts are missing, and the run says so.
+ * The trial's WAL records by type, or undefined with a note when the WAL is gone anyway (the server
+ * refused the hold: `refused` says why). The trial's other figures stand; only its B-tree insert
+ * counts are missing, and the run says so.
  */
 async function walRecordsOrNote(
   c: Parameters<typeof walRecordsBetween>[0],
@@ -185,12 +193,14 @@ async function walRecordsOrNote(
   endLsn: string,
   key: string,
   onNote: ((text: string) => void) | undefined,
+  refused?: string,
 ): Promise<Readonly<Record<string, WalRecordStats>> | undefined> {
   try {
     return await walRecordsBetween(c, startLsn, endLsn);
   } catch (error) {
     if (!isWalRemoved(error)) throw error;
-    onNote?.(`no WAL record counts for ${key}: ${error instanceof Error ? error.message : String(error)}`);
+    const why = refused ? `; the server did not hold the window's WAL: ${refused}` : "";
+    onNote?.(`no WAL record counts for ${key}: ${error instanceof Error ? error.message : String(error)}${why}`);
     return undefined;
   }
 }
