@@ -44,7 +44,7 @@ import os from "node:os";
 import path from "node:path";
 import { ensureKernelSpec } from "../lib/jupyter/kernel-spec";
 import { has, readCommandArgs, refuse, UsageError } from "./cli-args";
-import type { ReportedFailure } from "./failure-record";
+import type { ReportedCounts, ReportedFailure, ReportedLine } from "./failure-record";
 
 /**
  * Integration files at once. Each keeps about one core busy (a server and the client driving it,
@@ -180,7 +180,7 @@ interface Counts {
   readonly status: number;
 }
 
-/** Per-run folders: TAP files, and the state and temporary folders of files that run beside others. */
+/** Per-run folders: the reporter's files, and the state and temporary folders of files that run beside others. */
 const runDir = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-t-"));
 // Embedded servers run as an unprivileged user when the tests run as root: it must reach its data
 // directory under a file's own TMPDIR, so every folder on the way is traversable.
@@ -218,19 +218,23 @@ function cleanSandbox(dir: string): string[] {
 /** The reporter that writes each failed test as a JSON line (scripts/failure-reporter.ts). */
 const FAILURE_REPORTER = path.join(__dirname, "failure-reporter.js");
 
-function readFailures(file: string): ReportedFailure[] {
-  if (!fs.existsSync(file)) return [];
-  return fs
+/** The reporter's lines of one file: its failures, and its counts (none when it was killed first). */
+function readReported(file: string): { failures: ReportedFailure[]; counts?: ReportedCounts } {
+  if (!fs.existsSync(file)) return { failures: [] };
+  const lines = fs
     .readFileSync(file, "utf8")
     .split("\n")
     .filter(Boolean)
     .flatMap((line) => {
       try {
-        return [JSON.parse(line) as ReportedFailure];
+        return [JSON.parse(line) as ReportedLine];
       } catch {
-        return []; // cut off by a killed file: its count still says it failed
+        return []; // cut off by a killed file: its exit status still says it failed
       }
     });
+  const failures = lines.flatMap((l) => ("failure" in l ? [l.failure] : []));
+  const counts = lines.flatMap((l) => ("counts" in l ? [l.counts] : []))[0];
+  return { failures, counts };
 }
 
 /** Lines of an error shown again at the end of the run. */
@@ -258,10 +262,9 @@ function failureLines(results: readonly FileResult[]): string[] {
   return out;
 }
 
-function countsOf(tap: string, status: number): Counts {
-  const summary = fs.existsSync(tap) ? fs.readFileSync(tap, "utf8") : "";
-  const count = (name: string) => Number(new RegExp(`^# ${name} (\\d+)$`, "m").exec(summary)?.[1] ?? 0);
-  return { pass: count("pass"), fail: count("fail") + count("cancelled"), skipped: count("skipped"), status };
+function countsOf(reported: ReportedCounts | undefined, status: number): Counts {
+  const c = reported ?? { pass: 0, fail: 0, cancelled: 0, skipped: 0 };
+  return { pass: c.pass, fail: c.fail + c.cancelled, skipped: c.skipped, status };
 }
 
 const running = new Set<ReturnType<typeof spawn>>();
@@ -275,11 +278,12 @@ for (const sig of ["SIGINT", "SIGTERM"] as const) {
 }
 
 /**
- * Runs one file on `node`: spec output for people, TAP into a file for the counts. `buffered`: its
+ * Runs one file on `node`: spec output for people, its failures and counts into a file
+ * (failure-reporter.ts). `buffered`: its
  * output is held and printed whole when it ends (other files run meanwhile); else it goes straight out.
  */
 function runFile(node: string, file: string, own: boolean, buffered: boolean): Promise<FileResult> {
-  const tap = path.join(runDir, `${String(++serial).padStart(3, "0")}.tap`);
+  const reportedFile = path.join(runDir, `${String(++serial).padStart(3, "0")}.jsonl`);
   const box = own ? sandbox() : undefined;
   const began = process.hrtime.bigint();
   const label = `${relative(file)} (${tier(file)}${node === process.execPath ? "" : `, ${node}`})`;
@@ -293,10 +297,8 @@ function runFile(node: string, file: string, own: boolean, buffered: boolean): P
       "--test",
       "--test-reporter=spec",
       "--test-reporter-destination=stdout",
-      "--test-reporter=tap",
-      `--test-reporter-destination=${tap}`,
       `--test-reporter=${FAILURE_REPORTER}`,
-      `--test-reporter-destination=${tap}.failures`,
+      `--test-reporter-destination=${reportedFile}`,
       file,
     ],
     { env, stdio: buffered ? ["ignore", "pipe", "pipe"] : "inherit" },
@@ -316,7 +318,8 @@ function runFile(node: string, file: string, own: boolean, buffered: boolean): P
         for (const { err, chunk } of held) (err ? process.stderr : process.stdout).write(chunk);
       }
       const status = code ?? (signal ? 128 + (os.constants.signals[signal] ?? 0) : 1);
-      const counts = countsOf(tap, status);
+      const reported = readReported(reportedFile);
+      const counts = countsOf(reported.counts, status);
       const notes = box ? cleanSandbox(box.dir) : [];
       let fail = counts.fail;
       if (status !== 0 && fail === 0) {
@@ -324,7 +327,7 @@ function runFile(node: string, file: string, own: boolean, buffered: boolean): P
         notes.push(`ended with ${signal ?? `status ${status}`} and no failed test reported`);
         fail = 1;
       }
-      const failures = readFailures(`${tap}.failures`);
+      const failures = reported.failures;
       resolve({
         file,
         tier: tier(file),
