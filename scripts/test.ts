@@ -279,8 +279,8 @@ for (const sig of ["SIGINT", "SIGTERM"] as const) {
 
 /**
  * Runs one file on `node`: spec output for people, its failures and counts into a file
- * (failure-reporter.ts). `buffered`: its
- * output is held and printed whole when it ends (other files run meanwhile); else it goes straight out.
+ * (failure-reporter.ts). `buffered`: its output is held and printed whole when it ends (other files
+ * run meanwhile); else it goes straight out.
  */
 function runFile(node: string, file: string, own: boolean, buffered: boolean): Promise<FileResult> {
   const reportedFile = path.join(runDir, `${String(++serial).padStart(3, "0")}.jsonl`);
