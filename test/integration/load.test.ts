@@ -76,16 +76,27 @@ async function runAll(
   return { runs, wallSeconds, alone };
 }
 
+interface StoredTrial {
+  readonly key: string;
+  readonly status: string;
+  readonly walRecords?: object;
+  readonly walShared?: readonly string[];
+}
+
+function trialsOf(r: ChildRun): StoredTrial[] {
+  return fs
+    .readFileSync(path.join(r.directory, "trials.jsonl"), "utf8")
+    .split("\n")
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as StoredTrial);
+}
+
 /** Each run finished every trial, in its own folder, under its own id. */
 function assertOwnTrials(runs: readonly ChildRun[]): void {
   for (const r of runs) {
     assert.ok(r.trials > 0, `${r.runId} recorded trials`);
     assert.equal(r.ok, r.trials, `${r.runId}: every trial finished`);
-    const lines = fs
-      .readFileSync(path.join(r.directory, "trials.jsonl"), "utf8")
-      .split("\n")
-      .filter((l) => l.trim())
-      .map((l) => JSON.parse(l) as { key: string });
+    const lines = trialsOf(r);
     assert.deepEqual(
       lines.map((l) => l.key).sort(),
       [...r.keys].sort(),
@@ -209,15 +220,24 @@ test(
       for (const r of runs) {
         // Every window's WAL was held until it was counted: on this server the other runs'
         // checkpoints recycled a window's WAL before it was read ("… has already been removed").
-        const withoutWal = fs
-          .readFileSync(path.join(r.directory, "trials.jsonl"), "utf8")
-          .split("\n")
-          .filter((l) => l.trim())
-          .map((l) => JSON.parse(l) as { key: string; status: string; walRecords?: object })
+        const withoutWal = trialsOf(r)
           .filter((x) => x.status === "ok" && !x.walRecords)
           .map((x) => x.key);
         assert.deepEqual(withoutWal, [], `${r.runId}: every trial kept its WAL counts`);
       }
+      // The server's WAL counters see every database: a window beside another run's pgbench is
+      // named, and its WAL figures are left out of the summary (other-writes.ts). The three runs
+      // overlap for most of their time, so some windows must be; alone, none may be.
+      const shared = runs.flatMap((r) => trialsOf(r).filter((x) => x.walShared?.length));
+      assert.ok(shared.length > 0, "windows beside another run's writes are named");
+      for (const r of alone ?? [])
+        assert.deepEqual(
+          trialsOf(r)
+            .filter((x) => x.walShared?.length)
+            .map((x) => `${x.key}: ${x.walShared?.join(", ")}`),
+          [],
+          `${r.runId} alone: no window shares its WAL`,
+        );
       // Every database any run made carries one run's id, and each run made some.
       const prefixes = runs.map((r) => runDatabasePrefix(r.runId));
       for (const name of seen)
@@ -249,7 +269,10 @@ test(
         runs,
         wallSeconds,
         alone,
-        leftAfter: `databases, slots and sessions of the lab ${held.rows.length}, records ${records.length}`,
+        leftAfter:
+          `databases, slots and sessions of the lab ${held.rows.length}, records ${records.length}; windows ` +
+          `beside another run's writes (their WAL figures left out): ${shared.length} of ` +
+          `${runs.reduce((a, r) => a + r.trials, 0)}`,
       });
     } finally {
       watching = false;

@@ -38,7 +38,8 @@ export interface RoundSummary extends PgbenchFigures {
   readonly series: readonly SeriesPoint[];
   readonly walBytesPerTx?: number;
   /** WAL written during the round, bytes. */
-  readonly walBytes: number;
+  /** Undefined where another database wrote during the round (walShared). */
+  readonly walBytes?: number;
   readonly walRecordsPerTx?: number;
   readonly walFpiPerTx?: number;
   /** Buffer cache hit ratio of the database during the round: blks_hit / (blks_hit + blks_read). */
@@ -189,7 +190,9 @@ function summariseRound(t: OverIndexingTrial & { readonly pgbench: PgbenchRunRes
   const tableGrowth = TABLES.reduce((a, name) => a + tables[name].tableBytesAfter - tables[name].tableBytesBefore, 0);
   const indexGrowth = TABLES.reduce((a, name) => a + tables[name].indexBytesAfter - tables[name].indexBytesBefore, 0);
   const stock = tables.stock;
-  const wal = t.walRecords;
+  // Another database wrote during the round: its WAL figures are the server's, not this run's.
+  const ownWal = !t.walShared?.length;
+  const wal = ownWal ? t.walRecords : undefined;
   const walCount = (kinds: readonly string[]) =>
     wal ? kinds.reduce((a, k) => a + (wal[`Btree/${k}`]?.count ?? 0), 0) : undefined;
   const walTotal = wal ? Object.values(wal).reduce((a, r) => a + r.bytes, 0) : 0;
@@ -211,10 +214,10 @@ function summariseRound(t: OverIndexingTrial & { readonly pgbench: PgbenchRunRes
     ...(t.speed ? { speedMs: t.speed.medianMs } : {}),
     ...pgbenchFigures(b),
     series: b.series,
-    walBytesPerTx: per(c["wal.bytes"]),
-    walBytes: c["wal.bytes"] ?? 0,
-    walRecordsPerTx: per(c["wal.records"]),
-    walFpiPerTx: per(c["wal.fpi"]),
+    walBytesPerTx: ownWal ? per(c["wal.bytes"]) : undefined,
+    walBytes: ownWal ? (c["wal.bytes"] ?? 0) : undefined,
+    walRecordsPerTx: ownWal ? per(c["wal.records"]) : undefined,
+    walFpiPerTx: ownWal ? per(c["wal.fpi"]) : undefined,
     hitRatio: hit !== undefined && read !== undefined && hit + read > 0 ? hit / (hit + read) : undefined,
     blocksRead: read ?? 0,
     blockReadMs: c["db.blk_read_time_ms"] ?? 0,
@@ -421,7 +424,7 @@ export function summarise(
       disturbedRounds: group.filter((r) => r.disturbed).length,
       outlierRounds: group.filter((r) => r.outlier).length,
       backendWrites: med(group.map((r) => r.backendWrites)),
-      walMiB: med(group.map((r) => r.walBytes / 2 ** 20)),
+      walMiB: med(group.map((r) => (r.walBytes === undefined ? undefined : r.walBytes / 2 ** 20))),
       checkpointerBuffers: med(group.map((r) => r.checkpointerBuffers)),
       bgwriterBuffers: med(group.map((r) => r.bgwriterBuffers)),
     };

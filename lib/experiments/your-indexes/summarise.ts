@@ -161,7 +161,9 @@ function summariseRun(t: YourIndexesTrial & { readonly pgbench: PgbenchRunResult
     ] as keyof TableWrites;
     tables[m[1]] = { ...was, [field]: value };
   }
-  const wal = t.walRecords;
+  // Another database wrote during the window: its WAL figures are the server's, not this run's.
+  const ownWal = !t.walShared?.length;
+  const wal = ownWal ? t.walRecords : undefined;
   const walCount = (kinds: readonly string[]) =>
     wal ? kinds.reduce((a, k) => a + (wal[`Btree/${k}`]?.count ?? 0), 0) : undefined;
   const checkpoints = (c["checkpointer.timed"] ?? 0) + (c["checkpointer.requested"] ?? 0);
@@ -176,7 +178,7 @@ function summariseRun(t: YourIndexesTrial & { readonly pgbench: PgbenchRunResult
     ...(t.position !== undefined ? { position: t.position } : {}),
     ...pgbenchFigures(t.pgbench),
     series: t.pgbench.series,
-    walBytesPerTx: per(c["wal.bytes"]),
+    walBytesPerTx: ownWal ? per(c["wal.bytes"]) : undefined,
     btreeInsertsPerTx: per(walCount(["INSERT_LEAF", "INSERT_POST", "SPLIT_L", "SPLIT_R"])),
     btreeSplitsPerTx: per(walCount(["SPLIT_L", "SPLIT_R"])),
     tables,

@@ -7,6 +7,7 @@ import { probeSpeed } from "../../../engines/postgres/speed-probe";
 import { waitForAutovacuumIdle, type AutovacuumWait } from "../../../engines/postgres/autovacuum";
 import { counterDelta } from "../../../stats/counters";
 import { rotated } from "../../../stats/order";
+import { otherDatabaseWrites, sharedWalNote, writtenElsewhere } from "../../../engines/postgres/other-writes";
 import type { RunStore, TrialRecord } from "../../../results/run-store";
 import type { StartedServer } from "../../../targets/types";
 import {
@@ -50,6 +51,11 @@ export type OverIndexingTrial = TrialRecord<OverIndexingCondition, OverIndexingC
   readonly order?: number;
   /** WAL records of the timed window by record type (pg_walinspect); absent where the server lacks it. */
   readonly walRecords?: Readonly<Record<string, WalRecordStats>>;
+  /**
+   * Other databases that wrote during the round (another run on a shared server): the round's WAL
+   * figures are the whole server's, and the summary leaves them out (other-writes.ts).
+   */
+  readonly walShared?: readonly string[];
   /** How long the round waited for autovacuum workers to finish before its timed window, and whether they did. */
   readonly autovacuumWait?: AutovacuumWait;
 };
@@ -124,7 +130,7 @@ export async function runRound(
   // (disk.ts) already counts two rounds' WAL.
   return withWindowWal(server.connection, async (holdWal) => {
     let refused: string | undefined;
-    const { before, sizesBefore, startLsn, autovacuumWait } = await withClient(
+    const { before, sizesBefore, startLsn, elsewhere, autovacuumWait } = await withClient(
       server,
       runDatabase(server),
       async (c) => {
@@ -139,6 +145,7 @@ export async function runRound(
           before: await roundCounters(c),
           sizesBefore: await relationSizes(c),
           startLsn: await currentWalLsn(c),
+          elsewhere: await otherDatabaseWrites(c),
           autovacuumWait,
         };
       },
@@ -157,27 +164,33 @@ export async function runRound(
       onProgress: hooks.onProgress,
     });
     await withClient(server, runDatabase(server), waitForPgbenchGone);
-    const { after, sizesAfter, statements, walRecords } = await withClient(server, runDatabase(server), async (c) => {
-      const endLsn = await currentWalLsn(c, true);
-      const after = await roundCounters(c);
-      const sizesAfter = await relationSizes(c);
-      const statements = await statementStats(c);
-      // pg_walinspect, when the template has it (see createTemplate): a measured count of index inserts.
-      let walRecords: Awaited<ReturnType<typeof walRecordsBetween>> | undefined;
-      if (s.walInspect) {
-        try {
-          walRecords = await walRecordsBetween(c, startLsn, endLsn);
-        } catch (error) {
-          // The WAL is gone anyway where the server refused the hold (`refused`). The round's other
-          // figures stand; only its WAL counts are missing, and the run says so.
-          const why = refused && isWalRemoved(error) ? `; the server did not hold the round's WAL: ${refused}` : "";
-          hooks.onNote?.(
-            `no WAL record counts for ${planned.key}: ${error instanceof Error ? error.message : String(error)}${why}`,
-          );
+    const { after, sizesAfter, statements, walRecords, walShared } = await withClient(
+      server,
+      runDatabase(server),
+      async (c) => {
+        const endLsn = await currentWalLsn(c, true);
+        const walShared = writtenElsewhere(elsewhere, await otherDatabaseWrites(c));
+        const after = await roundCounters(c);
+        const sizesAfter = await relationSizes(c);
+        const statements = await statementStats(c);
+        // pg_walinspect, when the template has it (see createTemplate): a measured count of index inserts.
+        let walRecords: Awaited<ReturnType<typeof walRecordsBetween>> | undefined;
+        if (s.walInspect) {
+          try {
+            walRecords = await walRecordsBetween(c, startLsn, endLsn);
+          } catch (error) {
+            // The WAL is gone anyway where the server refused the hold (`refused`). The round's other
+            // figures stand; only its WAL counts are missing, and the run says so.
+            const why = refused && isWalRemoved(error) ? `; the server did not hold the round's WAL: ${refused}` : "";
+            hooks.onNote?.(
+              `no WAL record counts for ${planned.key}: ${error instanceof Error ? error.message : String(error)}${why}`,
+            );
+          }
         }
-      }
-      return { after, sizesAfter, statements, walRecords };
-    });
+        return { after, sizesAfter, statements, walRecords, walShared };
+      },
+    );
+    if (walShared.length) hooks.onNote?.(sharedWalNote(planned.key, walShared));
     return {
       key: planned.key,
       condition: planned.condition,
@@ -194,6 +207,7 @@ export async function runRound(
       statements,
       order: planned.order,
       ...(walRecords ? { walRecords } : {}),
+      ...(walShared.length ? { walShared } : {}),
       autovacuumWait,
       ...(speed ? { speed } : {}),
     };

@@ -13,6 +13,7 @@ import {
   walRecordsBetween,
   type WalRecordStats,
 } from "../../../engines/postgres/wal-records";
+import { otherDatabaseWrites, sharedWalNote, writtenElsewhere } from "../../../engines/postgres/other-writes";
 import type { TrialRecord } from "../../../results/run-store";
 import { counterDelta, counterEntries, type Counters } from "../../../stats/counters";
 import { williamsDesign } from "../../../stats/williams";
@@ -40,6 +41,11 @@ export type YourIndexesTrial = TrialRecord<YourIndexesCondition, PgTableCounterK
   readonly sizesAfter?: Readonly<Record<string, number>>;
   /** WAL records of the timed window by record type (pg_walinspect); absent where the server lacks it. */
   readonly walRecords?: Readonly<Record<string, WalRecordStats>>;
+  /**
+   * Other databases that wrote during the window (another run on a shared server): the window's
+   * WAL figures are the whole server's, and the summary leaves them out (other-writes.ts).
+   */
+  readonly walShared?: readonly string[];
   readonly autovacuumWait?: AutovacuumWait;
 };
 
@@ -130,14 +136,23 @@ export function trialRunner(ctx: TrialContext): (planned: PlannedTrial) => Promi
     // shared server, or this window's own, would otherwise recycle it first.
     return withWindowWal(server.connection, async (holdWal) => {
       let refused: string | undefined;
-      const { before, startLsn, autovacuumWait } = await withDatabase(server, runDatabase(server), async (c) => {
-        // No autovacuum worker and no dirty buffer of the clone may share the timed window; a
-        // checkpoint or autovacuum run that still falls inside is counted, and the run flagged.
-        const autovacuumWait = await waitForAutovacuumIdle(c);
-        await c.query("CHECKPOINT");
-        if (s.walInspect) refused = await holdWal();
-        return { before: await tableCounters(c), startLsn: await currentWalLsn(c), autovacuumWait };
-      });
+      const { before, startLsn, elsewhere, autovacuumWait } = await withDatabase(
+        server,
+        runDatabase(server),
+        async (c) => {
+          // No autovacuum worker and no dirty buffer of the clone may share the timed window; a
+          // checkpoint or autovacuum run that still falls inside is counted, and the run flagged.
+          const autovacuumWait = await waitForAutovacuumIdle(c);
+          await c.query("CHECKPOINT");
+          if (s.walInspect) refused = await holdWal();
+          return {
+            before: await tableCounters(c),
+            startLsn: await currentWalLsn(c),
+            elsewhere: await otherDatabaseWrites(c),
+            autovacuumWait,
+          };
+        },
+      );
       ctx.onPhase?.(planned, "pgbench");
       const pgbench = await runPgbench(server, {
         runner: ctx.runner,
@@ -153,17 +168,23 @@ export function trialRunner(ctx: TrialContext): (planned: PlannedTrial) => Promi
         signal: ctx.signal,
         onProgress: (p) => ctx.onProgress?.(planned, p),
       });
-      const { after, sizesAfter, walRecords } = await withDatabase(server, runDatabase(server), async (c) => {
-        await waitForPgbenchGone(c);
-        const endLsn = await currentWalLsn(c, true);
-        return {
-          after: await tableCounters(c),
-          sizesAfter: await relationSizes(c),
-          walRecords: s.walInspect
-            ? await walRecordsOrNote(c, startLsn, endLsn, planned.key, ctx.onNote, refused)
-            : undefined,
-        };
-      });
+      const { after, sizesAfter, walRecords, walShared } = await withDatabase(
+        server,
+        runDatabase(server),
+        async (c) => {
+          await waitForPgbenchGone(c);
+          const endLsn = await currentWalLsn(c, true);
+          return {
+            walShared: writtenElsewhere(elsewhere, await otherDatabaseWrites(c)),
+            after: await tableCounters(c),
+            sizesAfter: await relationSizes(c),
+            walRecords: s.walInspect
+              ? await walRecordsOrNote(c, startLsn, endLsn, planned.key, ctx.onNote, refused)
+              : undefined,
+          };
+        },
+      );
+      if (walShared.length) ctx.onNote?.(sharedWalNote(planned.key, walShared));
       // `planned` carries key, condition, repeat and position: the record keeps them as planned.
       return {
         ...planned,
@@ -174,6 +195,7 @@ export function trialRunner(ctx: TrialContext): (planned: PlannedTrial) => Promi
         ...(speed ? { speed } : {}),
         pgbench,
         ...(walRecords ? { walRecords } : {}),
+        ...(walShared.length ? { walShared } : {}),
         cloneSeconds,
         sizesAfter,
         autovacuumWait,
