@@ -7,7 +7,7 @@ import { probeSpeed } from "../../../engines/postgres/speed-probe";
 import { waitForAutovacuumIdle, type AutovacuumWait } from "../../../engines/postgres/autovacuum";
 import { counterDelta } from "../../../stats/counters";
 import { rotated } from "../../../stats/order";
-import { otherDatabaseWrites, sharedWalNote, writtenElsewhere } from "../../../engines/postgres/other-writes";
+import { databaseWrites, sharedWalNote, writtenElsewhere } from "../../../engines/postgres/other-writes";
 import type { RunStore, TrialRecord } from "../../../results/run-store";
 import type { StartedServer } from "../../../targets/types";
 import {
@@ -145,7 +145,7 @@ export async function runRound(
           before: await roundCounters(c),
           sizesBefore: await relationSizes(c),
           startLsn: await currentWalLsn(c),
-          elsewhere: await otherDatabaseWrites(c),
+          elsewhere: await databaseWrites(c),
           autovacuumWait,
         };
       },
@@ -169,7 +169,7 @@ export async function runRound(
       runDatabase(server),
       async (c) => {
         const endLsn = await currentWalLsn(c, true);
-        const walShared = writtenElsewhere(elsewhere, await otherDatabaseWrites(c));
+        const walShared = writtenElsewhere(elsewhere, await databaseWrites(c));
         const after = await roundCounters(c);
         const sizesAfter = await relationSizes(c);
         const statements = await statementStats(c);

@@ -13,7 +13,7 @@ import {
   walRecordsBetween,
   type WalRecordStats,
 } from "../../../engines/postgres/wal-records";
-import { otherDatabaseWrites, sharedWalNote, writtenElsewhere } from "../../../engines/postgres/other-writes";
+import { databaseWrites, sharedWalNote, writtenElsewhere } from "../../../engines/postgres/other-writes";
 import type { TrialRecord } from "../../../results/run-store";
 import { counterDelta, counterEntries, type Counters } from "../../../stats/counters";
 import { williamsDesign } from "../../../stats/williams";
@@ -148,7 +148,7 @@ export function trialRunner(ctx: TrialContext): (planned: PlannedTrial) => Promi
           return {
             before: await tableCounters(c),
             startLsn: await currentWalLsn(c),
-            elsewhere: await otherDatabaseWrites(c),
+            elsewhere: await databaseWrites(c),
             autovacuumWait,
           };
         },
@@ -175,7 +175,7 @@ export function trialRunner(ctx: TrialContext): (planned: PlannedTrial) => Promi
           await waitForPgbenchGone(c);
           const endLsn = await currentWalLsn(c, true);
           return {
-            walShared: writtenElsewhere(elsewhere, await otherDatabaseWrites(c)),
+            walShared: writtenElsewhere(elsewhere, await databaseWrites(c)),
             after: await tableCounters(c),
             sizesAfter: await relationSizes(c),
             walRecords: s.walInspect
