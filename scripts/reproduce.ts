@@ -32,11 +32,11 @@ import { DATA_DIR_ENV, embeddedBaseDir } from "../lib/targets/embedded/data-dir"
 import { plannedTargetKind, TARGET_CHOICES } from "../lib/targets/select";
 import { gitCommit, hostInfo, type HostInfo } from "../lib/results/metadata";
 import { resultsRoot } from "../lib/results/run-store";
-import { readRun } from "../lib/results/stored-runs";
+import { readRun, type StoredRun } from "../lib/results/stored-runs";
 import { readCommandArgs, UsageError, valueOf } from "./cli-args";
 import { helpText, notebookParameters } from "./parameters";
 import { writeRunIndex } from "./report-index";
-import { RESUME_ENV, resolveResume, resumeLine, resumeOutcome, runOf, type ResumePlan } from "./resume";
+import { noteLines, RESUME_ENV, resolveResume, resumeLine, resumeOutcome, runOf, type ResumePlan } from "./resume";
 
 export { UsageError };
 
@@ -346,9 +346,14 @@ interface RunRecord {
 }
 
 /** The resume line of a notebook's stored run (the resumed one, or the one this run made). */
-function resumeHintOf(resultsDir: string, runId: string, planned: Planned): string | undefined {
+/** The stored run a planned notebook wrote: the resumed one, or this reproduce's. */
+function runFor(resultsDir: string, runId: string, planned: Planned): StoredRun | undefined {
   const id = planned.resume?.runId;
-  const run = id ? readRun(path.join(resultsDir, id)) : runOf(resultsDir, runId, planned.name);
+  return id ? readRun(path.join(resultsDir, id)) : runOf(resultsDir, runId, planned.name);
+}
+
+function resumeHintOf(resultsDir: string, runId: string, planned: Planned): string | undefined {
+  const run = runFor(resultsDir, runId, planned);
   if (!run || run.state === "finished") return undefined;
   return resumeLine(run);
 }
@@ -643,6 +648,7 @@ async function main(): Promise<number> {
     if (res) copyLatest(res, reportsDir);
     if (resume) for (const line of resumeOutcome(resume).lines) console.log(line);
     record.resumeWith = resumeHintOf(resultsDir, runId, record.planned);
+    for (const line of noteLines(runFor(resultsDir, runId, record.planned))) console.log(`[${name}]${line}`);
     if (res && res.status !== "ok") {
       const why = res.failure ? describeFailure(res.failure) : res.message;
       console.error(`✗ ${name} ${res.status}: ${why}`);

@@ -185,6 +185,21 @@ export function runOf(resultsDir: string, reproduceRunId: string, notebook: stri
   return listRuns(resultsDir).find((r) => r.id.startsWith(prefix) && r.params !== undefined);
 }
 
+/** At most this many of a run's notes are said in the terminal; the report has them all. */
+export const NOTES_SHOWN = 8;
+
+/**
+ * A run's notes (leftovers of dead runs dropped from its server, windows whose WAL figures were
+ * left out, a restart that failed …) as lines for the terminal: a headless run says them too,
+ * not only its notebook and report.
+ */
+export function noteLines(run: StoredRun | undefined): string[] {
+  const notes = run?.metadata?.notes ?? [];
+  const lines = notes.slice(0, NOTES_SHOWN).map((n) => `  note: ${n}`);
+  if (notes.length > NOTES_SHOWN) lines.push(`  … and ${notes.length - NOTES_SHOWN} more note(s) in the report`);
+  return lines;
+}
+
 /** One line for a failed or interrupted notebook: what its run kept and the command that resumes it. */
 export function resumeLine(run: StoredRun): string {
   const ok = run.trials.filter((t) => t.status === "ok").length;

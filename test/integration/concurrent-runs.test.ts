@@ -287,6 +287,13 @@ async function killThenNextRun(t: TestContext, c: KillCase): Promise<void> {
       [...leftNames].sort(),
       "the next run dropped every database the dead run left, and said so",
     );
+    // Headless as well: reproduce's own output says it, from the run's notes.
+    for (const name of leftNames)
+      assert.match(
+        nextOut.output,
+        new RegExp(`note: external target: dropped ${name},`),
+        `reproduce says it dropped ${name}`,
+      );
     const nextTrials = trialLines(path.join(box, "next"));
     assert.ok(
       nextTrials.length > 0 && nextTrials.every((x) => x.status === "ok"),

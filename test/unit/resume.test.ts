@@ -10,7 +10,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { findExperiment } from "../../lib/experiments/registry";
-import { resolveResume, resumeOutcome } from "../../scripts/resume";
+import { NOTES_SHOWN, noteLines, resolveResume, resumeOutcome } from "../../scripts/resume";
 import { UsageError } from "../../scripts/cli-args";
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-resume-unit-"));
@@ -133,4 +133,19 @@ test("the resume's summary: skipped the finished trials, ran the rest, and flags
   );
   assert.deepEqual(resumeOutcome(resume).repeated, ["a"]);
   assert.match(resumeOutcome(resume).lines.join("\n"), /ran again, though finished before: a/);
+});
+
+test("a run's notes are said in the terminal, at most NOTES_SHOWN of them, the rest counted", () => {
+  const run = (notes?: readonly string[]) =>
+    ({ metadata: notes ? { notes } : undefined }) as unknown as Parameters<typeof noteLines>[0];
+  assert.deepEqual(noteLines(undefined), []);
+  assert.deepEqual(noteLines(run()), []);
+  assert.deepEqual(noteLines(run(["external target: dropped dblab_x, left on h:5432 by a lab run that is gone"])), [
+    "  note: external target: dropped dblab_x, left on h:5432 by a lab run that is gone",
+  ]);
+  const many = Array.from({ length: NOTES_SHOWN + 2 }, (_, i) => `n${i}`);
+  const lines = noteLines(run(many));
+  assert.equal(lines.length, NOTES_SHOWN + 1);
+  assert.equal(lines[NOTES_SHOWN - 1], `  note: n${NOTES_SHOWN - 1}`);
+  assert.equal(lines[NOTES_SHOWN], "  … and 2 more note(s) in the report");
 });
