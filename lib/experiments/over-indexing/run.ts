@@ -178,7 +178,9 @@ export async function run(p: OverIndexingParams, control: RunControl = {}): Prom
           settings: { ...p, script, walInspect: template.walInspect },
           store,
           signal,
-          onNote: (n) => notes.push(n),
+          onNote: (n) => {
+            if (!notes.includes(n)) notes.push(n);
+          },
           onRound: (done, total, next, last) => {
             const lastText = last ? `last: ${last.key} ${last.pgbench?.summary.tps.toFixed(0)} tps · ` : "";
             progress.update(done, total, `${lastText}${next ? next.key : "done"}`);

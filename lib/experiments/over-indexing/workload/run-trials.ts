@@ -120,7 +120,11 @@ export async function runRound(
     await server.restart();
     restarted = true;
   } catch (error) {
-    hooks.onNote?.(`no restart before ${planned.key}: ${error instanceof Error ? error.message : String(error)}`);
+    // Said once per reason (the run's notes drop a repeat): on an external server every round
+    // fails the same way, and each round's record keeps `restarted: false`.
+    hooks.onNote?.(
+      `rounds ran without the restart before them: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   // The speed state right before the round; its writes are in its own database and checkpointed below.
   hooks.onPhase?.("write-path speed probe");
