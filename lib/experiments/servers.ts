@@ -104,8 +104,15 @@ export async function startOn(
   spec: ServerSpec,
   decision: Pick<TargetDecision, "kind" | "reason">,
   options: TargetOptions,
-): Promise<{ readonly server: StartedServer; readonly note: string }> {
-  const target = await createTarget(spec.engine, decision.kind, options);
+): Promise<{ readonly server: StartedServer; readonly notes: readonly string[] }> {
+  // What the target says while it starts (an external server's leftovers of dead runs, dropped)
+  // goes to the cell's output as before, and into the run's notes, which a headless run prints.
+  const said: string[] = [];
+  const onNote = (message: string): void => {
+    console.log(message);
+    said.push(message);
+  };
+  const target = await createTarget(spec.engine, decision.kind, { ...options, onNote });
   const server = await target.start({
     ...spec,
     limits: { cpus: options.cpus, memoryBytes: options.memoryBytes, ...spec.limits },
@@ -114,7 +121,7 @@ export async function startOn(
   const image = d.standInImage ? " (stand-in image built from the embedded binaries, not the official image)" : "";
   return {
     server,
-    note: `${spec.engine} ${d.version} on the ${d.kind} target (${decision.reason}): ${d.source}${image}`,
+    notes: [`${spec.engine} ${d.version} on the ${d.kind} target (${decision.reason}): ${d.source}${image}`, ...said],
   };
 }
 
@@ -138,9 +145,9 @@ export async function startServers(specs: readonly ServerSpec[], options: StartO
         continue;
       }
       try {
-        const { server, note } = await startOn(spec, decision, options);
+        const { server, notes } = await startOn(spec, decision, options);
         set.add(spec.name ?? spec.engine, server);
-        set.notes.push(note);
+        set.notes.push(...notes);
       } catch (error) {
         const reason = redactText(error instanceof Error ? error.message : String(error));
         if (!optional.includes(spec.engine)) throw error;

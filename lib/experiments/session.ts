@@ -337,13 +337,13 @@ class RunSession<C extends object> implements ExperimentSession<C> {
         : place.target !== undefined
           ? { kind: place.target, reason: "the experiment needs what only this target gives" }
           : await decideTarget(spec.engine, this.options.target);
-    const { server, note } = await startOn({ ...spec, runId: this.store.runId }, decision, {
+    const { server, notes } = await startOn({ ...spec, runId: this.store.runId }, decision, {
       ...limitsOf(this.options),
       endpoint: place.endpoint,
       baseDir: place.baseDir,
       onProgress: (m) => this.progress.say(m),
     });
-    this.notes.push(note);
+    this.notes.push(...notes);
     this.servers.add(spec.name ?? spec.engine, server);
     this.descriptions.push(server.description);
     // The first PostgreSQL server of a session that started none up front: what the up-front ones give.

@@ -139,6 +139,8 @@ export interface TargetOptions {
   readonly endpoint?: DockerEndpoint;
   /** Embedded PostgreSQL: parent of the server's directory (05 puts its quorum cluster on /dev/shm). */
   readonly baseDir?: string;
+  /** External: where the lines about databases dropped for dead runs go (default: stdout). */
+  readonly onNote?: (message: string) => void;
 }
 
 /** Each engine's embedded target; MongoDB's is loaded only when asked for. */
@@ -155,7 +157,7 @@ export async function createTarget(engine: Engine, kind: TargetKind, options: Ta
   const known = checkEngine(engine);
   switch (kind) {
     case "external":
-      return new ExternalTarget(process.env[ENGINE_FACTS[known].uriVariable] ?? "");
+      return new ExternalTarget(process.env[ENGINE_FACTS[known].uriVariable] ?? "", { onNote: options.onNote });
     case "docker": {
       const { DockerTarget } = await import("./docker/docker-target");
       return new DockerTarget(options);
