@@ -42,7 +42,7 @@ for p in "${packages[@]}"; do
 done
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}"
-  $sudo apt-get update -qq
+  $sudo apt-get -o Acquire::Retries=3 update -qq
   # postgresql-15 is only for pgbench, psql and pg_basebackup: its own cluster (15/main on 5432) must
   # not start. A policy-rc.d that refuses every start (exit 101, what invoke-rc.d and
   # deb-systemd-invoke ask) holds for the install; one already there (Docker images ship one) is kept.
@@ -52,7 +52,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     $sudo chmod 755 "$policy"
     trap '$sudo rm -f "$policy"' EXIT
   fi
-  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get -o Acquire::Retries=3 install -y -qq "${missing[@]}" >/dev/null
 else
   echo "setup: system packages present"
 fi
