@@ -7,14 +7,7 @@ import type { Client } from "pg";
 import type { PgTableCounterKey } from "../../../engines/postgres/table-counters";
 
 export { relationSizes, tableCounters as roundCounters } from "../../../engines/postgres/table-counters";
-export {
-  currentWalLsn,
-  enableWalInspect,
-  isWalRemoved,
-  walRecordsBetween,
-  withWindowWal,
-  type WalRecordStats,
-} from "../../../engines/postgres/wal-records";
+export { enableWalInspect, type WalRecordStats } from "../../../engines/postgres/wal-records";
 
 /** What a round of 03 records: the whole server's counters and the per-table ones. */
 export type OverIndexingCounterKey = PgTableCounterKey;

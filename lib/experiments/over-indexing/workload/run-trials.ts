@@ -4,10 +4,10 @@
  * fixed time, with the server's counters, sizes and pg_stat_statements around it.
  */
 import { probeSpeed } from "../../../engines/postgres/speed-probe";
-import { waitForAutovacuumIdle, type AutovacuumWait } from "../../../engines/postgres/autovacuum";
+import type { AutovacuumWait } from "../../../engines/postgres/autovacuum";
+import { timedWindow } from "../../../engines/postgres/timed-window";
 import { counterDelta } from "../../../stats/counters";
 import { rotated } from "../../../stats/order";
-import { databaseWrites, sharedWalNote, writtenElsewhere } from "../../../engines/postgres/other-writes";
 import type { RunStore, TrialRecord } from "../../../results/run-store";
 import type { StartedServer } from "../../../targets/types";
 import {
@@ -21,14 +21,10 @@ import {
 import { runTrials } from "../../../workloads/trials";
 import { prepareRound, runDatabase, withClient, type PreparedRound } from "./databases";
 import {
-  currentWalLsn,
   relationSizes,
   resetStatements,
   roundCounters,
   statementStats,
-  isWalRemoved,
-  walRecordsBetween,
-  withWindowWal,
   type OverIndexingCounterKey,
   type StatementStats,
   type WalRecordStats,
@@ -129,93 +125,64 @@ export async function runRound(
   // The speed state right before the round; its writes are in its own database and checkpointed below.
   hooks.onPhase?.("write-path speed probe");
   const speed = await probeSpeed(server.connection);
-  // The round's WAL is held until it is counted (withWindowWal): another run's checkpoint on a
+  // The round's WAL is held until it is counted (timedWindow): another run's checkpoint on a
   // shared server, or one inside the round, would otherwise recycle it first. The disk estimate
   // (disk.ts) already counts two rounds' WAL.
-  return withWindowWal(server.connection, async (holdWal) => {
-    let refused: string | undefined;
-    const { before, sizesBefore, startLsn, elsewhere, autovacuumWait } = await withClient(
-      server,
-      runDatabase(server),
-      async (c) => {
-        // No autovacuum worker and no dirty buffer left from the clone and index builds may share the
-        // timed window; checkpoints and autovacuum runs inside it are still counted (and flagged).
-        const autovacuumWait = await waitForAutovacuumIdle(c);
-        await c.query("CHECKPOINT");
-        if (s.walInspect) refused = await holdWal();
-        // The seed reset the statistics before each round; deltas below make the other counters exact anyway.
-        await resetStatements(c);
-        return {
-          before: await roundCounters(c),
-          sizesBefore: await relationSizes(c),
-          startLsn: await currentWalLsn(c),
-          elsewhere: await databaseWrites(c),
-          autovacuumWait,
-        };
-      },
-    );
-    hooks.onPhase?.("pgbench");
-    const pgbench = await runPgbench(server, {
-      runner,
-      database: runDatabase(server),
-      clients: s.clients,
-      threads: s.threads,
-      durationSeconds: s.durationSeconds,
-      script: { name: "inventory.sql", text: s.script },
-      noVacuum: true,
-      maxTries: s.maxTries > 1 ? s.maxTries : undefined,
-      signal: hooks.signal,
-      onProgress: hooks.onProgress,
-    });
-    await withClient(server, runDatabase(server), waitForPgbenchGone);
-    const { after, sizesAfter, statements, walRecords, walShared } = await withClient(
-      server,
-      runDatabase(server),
-      async (c) => {
-        const endLsn = await currentWalLsn(c, true);
-        const walShared = writtenElsewhere(elsewhere, await databaseWrites(c));
-        const after = await roundCounters(c);
-        const sizesAfter = await relationSizes(c);
-        const statements = await statementStats(c);
-        // pg_walinspect, when the template has it (see createTemplate): a measured count of index inserts.
-        let walRecords: Awaited<ReturnType<typeof walRecordsBetween>> | undefined;
-        if (s.walInspect) {
-          try {
-            walRecords = await walRecordsBetween(c, startLsn, endLsn);
-          } catch (error) {
-            // The WAL is gone anyway where the server refused the hold (`refused`). The round's other
-            // figures stand; only its WAL counts are missing, and the run says so.
-            const why = refused && isWalRemoved(error) ? `; the server did not hold the round's WAL: ${refused}` : "";
-            hooks.onNote?.(
-              `no WAL record counts for ${planned.key}: ${error instanceof Error ? error.message : String(error)}${why}`,
-            );
-          }
-        }
-        return { after, sizesAfter, statements, walRecords, walShared };
-      },
-    );
-    if (walShared.length) hooks.onNote?.(sharedWalNote(planned.key, walShared));
-    return {
-      key: planned.key,
-      condition: planned.condition,
-      repeat: planned.repeat,
-      ...pgbenchOutcome(pgbench),
-      counters: counterDelta(before, after),
-      startedAt,
-      finishedAt: new Date().toISOString(),
-      pgbench,
-      prepared,
-      restarted,
-      sizesBefore,
-      sizesAfter,
-      statements,
-      order: planned.order,
-      ...(walRecords ? { walRecords } : {}),
-      ...(walShared.length ? { walShared } : {}),
-      autovacuumWait,
-      ...(speed ? { speed } : {}),
-    };
+  const window = await timedWindow({
+    connection: server.connection,
+    database: runDatabase(server),
+    walInspect: s.walInspect === true,
+    key: planned.key,
+    onNote: hooks.onNote,
+    before: async (c) => {
+      // The seed reset the statistics before each round; deltas below make the other counters exact anyway.
+      await resetStatements(c);
+      return { counters: await roundCounters(c), sizes: await relationSizes(c) };
+    },
+    run: async () => {
+      hooks.onPhase?.("pgbench");
+      const pgbench = await runPgbench(server, {
+        runner,
+        database: runDatabase(server),
+        clients: s.clients,
+        threads: s.threads,
+        durationSeconds: s.durationSeconds,
+        script: { name: "inventory.sql", text: s.script },
+        noVacuum: true,
+        maxTries: s.maxTries > 1 ? s.maxTries : undefined,
+        signal: hooks.signal,
+        onProgress: hooks.onProgress,
+      });
+      await withClient(server, runDatabase(server), waitForPgbenchGone);
+      return pgbench;
+    },
+    after: async (c) => ({
+      counters: await roundCounters(c),
+      sizes: await relationSizes(c),
+      statements: await statementStats(c),
+    }),
   });
+  const { run: pgbench, walRecords, walShared } = window;
+  return {
+    key: planned.key,
+    condition: planned.condition,
+    repeat: planned.repeat,
+    ...pgbenchOutcome(pgbench),
+    counters: counterDelta(window.before.counters, window.after.counters),
+    startedAt,
+    finishedAt: new Date().toISOString(),
+    pgbench,
+    prepared,
+    restarted,
+    sizesBefore: window.before.sizes,
+    sizesAfter: window.after.sizes,
+    statements: window.after.statements,
+    order: planned.order,
+    ...(walRecords ? { walRecords } : {}),
+    ...(walShared.length ? { walShared } : {}),
+    autovacuumWait: window.autovacuumWait,
+    ...(speed ? { speed } : {}),
+  };
 }
 
 export interface RunRoundsOptions {

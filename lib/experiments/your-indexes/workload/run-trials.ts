@@ -4,16 +4,10 @@
  */
 import type { OrderedTrial } from "../../../workloads/trials";
 import { probeSpeed } from "../../../engines/postgres/speed-probe";
-import { waitForAutovacuumIdle, type AutovacuumWait } from "../../../engines/postgres/autovacuum";
+import type { AutovacuumWait } from "../../../engines/postgres/autovacuum";
 import { relationSizes, tableCounters, type PgTableCounterKey } from "../../../engines/postgres/table-counters";
-import {
-  currentWalLsn,
-  isWalRemoved,
-  withWindowWal,
-  walRecordsBetween,
-  type WalRecordStats,
-} from "../../../engines/postgres/wal-records";
-import { databaseWrites, sharedWalNote, writtenElsewhere } from "../../../engines/postgres/other-writes";
+import { timedWindow } from "../../../engines/postgres/timed-window";
+import type { WalRecordStats } from "../../../engines/postgres/wal-records";
 import type { TrialRecord } from "../../../results/run-store";
 import { counterDelta, counterEntries, type Counters } from "../../../stats/counters";
 import { williamsDesign } from "../../../stats/williams";
@@ -132,99 +126,53 @@ export function trialRunner(ctx: TrialContext): (planned: PlannedTrial) => Promi
     const speed = await probeSpeed(server.connection);
     ctx.onPhase?.(planned, "cloning");
     const cloneSeconds = await cloneForRun(server, template);
-    // The window's WAL is held until it is counted (withWindowWal): another run's checkpoint on a
+    // The window's WAL is held until it is counted (timedWindow): another run's checkpoint on a
     // shared server, or this window's own, would otherwise recycle it first.
-    return withWindowWal(server.connection, async (holdWal) => {
-      let refused: string | undefined;
-      const { before, startLsn, elsewhere, autovacuumWait } = await withDatabase(
-        server,
-        runDatabase(server),
-        async (c) => {
-          // No autovacuum worker and no dirty buffer of the clone may share the timed window; a
-          // checkpoint or autovacuum run that still falls inside is counted, and the run flagged.
-          const autovacuumWait = await waitForAutovacuumIdle(c);
-          await c.query("CHECKPOINT");
-          if (s.walInspect) refused = await holdWal();
-          return {
-            before: await tableCounters(c),
-            startLsn: await currentWalLsn(c),
-            elsewhere: await databaseWrites(c),
-            autovacuumWait,
-          };
-        },
-      );
-      ctx.onPhase?.(planned, "pgbench");
-      const pgbench = await runPgbench(server, {
-        runner: ctx.runner,
-        database: runDatabase(server),
-        clients: s.clients,
-        threads: s.threads,
-        durationSeconds: s.durationSeconds,
-        scripts: s.scripts,
-        defines: s.defines,
-        noVacuum: true,
-        // Tenths of a second: the series the cost's statistic reads (see summarise.ts).
-        bucketMs: 100,
-        signal: ctx.signal,
-        onProgress: (p) => ctx.onProgress?.(planned, p),
-      });
-      const { after, sizesAfter, walRecords, walShared } = await withDatabase(
-        server,
-        runDatabase(server),
-        async (c) => {
-          await waitForPgbenchGone(c);
-          const endLsn = await currentWalLsn(c, true);
-          return {
-            walShared: writtenElsewhere(elsewhere, await databaseWrites(c)),
-            after: await tableCounters(c),
-            sizesAfter: await relationSizes(c),
-            walRecords: s.walInspect
-              ? await walRecordsOrNote(c, startLsn, endLsn, planned.key, ctx.onNote, refused)
-              : undefined,
-          };
-        },
-      );
-      if (walShared.length) ctx.onNote?.(sharedWalNote(planned.key, walShared));
-      // `planned` carries key, condition, repeat and position: the record keeps them as planned.
-      return {
-        ...planned,
-        ...pgbenchOutcome(pgbench),
-        startedAt,
-        finishedAt: new Date().toISOString(),
-        counters: counterDelta(before, after),
-        ...(speed ? { speed } : {}),
-        pgbench,
-        ...(walRecords ? { walRecords } : {}),
-        ...(walShared.length ? { walShared } : {}),
-        cloneSeconds,
-        sizesAfter,
-        autovacuumWait,
-      };
+    const window = await timedWindow({
+      connection: server.connection,
+      database: runDatabase(server),
+      walInspect: s.walInspect,
+      key: planned.key,
+      onNote: ctx.onNote,
+      before: tableCounters,
+      run: async () => {
+        ctx.onPhase?.(planned, "pgbench");
+        const pgbench = await runPgbench(server, {
+          runner: ctx.runner,
+          database: runDatabase(server),
+          clients: s.clients,
+          threads: s.threads,
+          durationSeconds: s.durationSeconds,
+          scripts: s.scripts,
+          defines: s.defines,
+          noVacuum: true,
+          // Tenths of a second: the series the cost's statistic reads (see summarise.ts).
+          bucketMs: 100,
+          signal: ctx.signal,
+          onProgress: (p) => ctx.onProgress?.(planned, p),
+        });
+        await withDatabase(server, runDatabase(server), waitForPgbenchGone);
+        return pgbench;
+      },
+      after: async (c) => ({ counters: await tableCounters(c), sizes: await relationSizes(c) }),
     });
+    const { run: pgbench, walRecords, walShared } = window;
+    // `planned` carries key, condition, repeat and position: the record keeps them as planned.
+    return {
+      ...planned,
+      ...pgbenchOutcome(pgbench),
+      startedAt,
+      finishedAt: new Date().toISOString(),
+      counters: counterDelta(window.before, window.after.counters),
+      ...(speed ? { speed } : {}),
+      pgbench,
+      ...(walRecords ? { walRecords } : {}),
+      ...(walShared.length ? { walShared } : {}),
+      cloneSeconds,
+      sizesAfter: window.after.sizes,
+      autovacuumWait: window.autovacuumWait,
+    };
   };
-}
-
-/**
- * The trial's WAL records by type, or undefined with a note when the WAL is gone anyway (the server
- * refused the hold: `refused` says why). The trial's other figures stand; only its B-tree insert
- * counts are missing, and the run says so.
- */
-async function walRecordsOrNote(
-  c: Parameters<typeof walRecordsBetween>[0],
-  startLsn: string,
-  endLsn: string,
-  key: string,
-  onNote: ((text: string) => void) | undefined,
-  refused?: string,
-): Promise<Readonly<Record<string, WalRecordStats>> | undefined> {
-  try {
-    return await walRecordsBetween(c, startLsn, endLsn);
-  } catch (error) {
-    if (!isWalRemoved(error)) throw error;
-    const why = refused ? `; the server did not hold the window's WAL: ${refused}` : "";
-    onNote?.(`no WAL record counts for ${key}: ${error instanceof Error ? error.message : String(error)}${why}`);
-    return undefined;
-  }
 }
 
 /** The workload refused before the rounds: a script failed, or the workload writes nothing. */
