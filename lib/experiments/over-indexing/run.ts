@@ -170,6 +170,9 @@ export async function run(p: OverIndexingParams, control: RunControl = {}): Prom
         );
       // Through the session's writeMetadata, so that its closing write (quietness) keeps the template.
       writeMetadata({ template, script });
+      // A round's trials are planned again when it runs (planRounds makes new objects), so a trial's
+      // place in the run is found by its key: by identity it was -1 ("-1/25" on every progress line).
+      const position = (t: { readonly key: string }) => plan.findIndex((r) => r.key === t.key);
       const runPart = (part: readonly PlannedRound[]) =>
         runRounds({
           server,
@@ -181,14 +184,14 @@ export async function run(p: OverIndexingParams, control: RunControl = {}): Prom
           onNote: (n) => {
             if (!notes.includes(n)) notes.push(n);
           },
-          onRound: (done, total, next, last) => {
+          onRound: (_done, _total, next, last) => {
             const lastText = last ? `last: ${last.key} ${last.pgbench?.summary.tps.toFixed(0)} tps · ` : "";
-            progress.update(done, total, `${lastText}${next ? next.key : "done"}`);
+            progress.update(last ? position(last) + 1 : 0, plan.length, `${lastText}${next ? next.key : "done"}`);
           },
-          onPhase: (planned, phase) => progress.update(plan.indexOf(planned), plan.length, `${planned.key}: ${phase}…`),
+          onPhase: (planned, phase) => progress.update(position(planned), plan.length, `${planned.key}: ${phase}…`),
           onProgress: (planned, point) =>
             progress.update(
-              plan.indexOf(planned),
+              position(planned),
               plan.length,
               `${planned.key}: ${point.second.toFixed(0)} / ${p.durationSeconds} s · ${point.tps.toFixed(0)} tps`,
             ),
