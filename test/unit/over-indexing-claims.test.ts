@@ -287,7 +287,10 @@ test("03 (4) regime: a round's transactions per product against the seed's short
   assert.equal(at({ durationSeconds: 6, dataScale: 0.021 }).verdict, "not tested at this scale");
   // The seed's longest round (24×) is the warmest it made the claim in; beyond it, outside.
   assert.equal(at({ durationSeconds: SEED_LONGEST_ROUND_S }).verdict, "held");
-  assert.equal(at({ durationSeconds: SEED_LONGEST_ROUND_S * 1.01 }).verdict, "not tested at this scale");
+  const warm = at({ durationSeconds: SEED_LONGEST_ROUND_S * 1.01 });
+  assert.equal(warm.verdict, "not tested at this scale");
+  assert.match(warm.decidedBy, /shorter rounds or a larger dataScale test it/);
+  assert.match(cold.decidedBy, /longer rounds or a smaller dataScale test it/);
   // Unknown data size: not measured, so not decided.
   const c = claimCache(
     summarise(rounds({ tps: SEED_LIKE, rounds: 5, hit: 0.9995, durationSeconds: 300 }), 300, CLIENTS),

@@ -29,6 +29,7 @@ import { stateSensitivity, type StatePairs } from "../../stats/speed";
 import {
   levelPairs,
   pairedLevelRatio,
+  seedTps,
   type LevelPair,
   type LevelSummary,
   type OverIndexingSummary,
@@ -84,8 +85,12 @@ export const CLIENTS_PER_CPU: RegimeFactor = {
   unit: "",
   within: [0, 1 / (16 / SEED_CPUS)],
 };
-/** The seed's TPS per index level at 16 clients, read off its chart (EXPERIMENTS.md §3). */
-export const SEED_TPS: Readonly<Record<number, number>> = { 7: 1400, 14: 1200, 21: 1000, 28: 770, 39: 600 };
+let seedTpsByLevel: ReadonlyMap<number, number> | undefined;
+/** The seed's TPS at an index level (its chart, `seedTps`), the published figures read once. */
+function seedTpsAt(level: number): number | undefined {
+  seedTpsByLevel ??= new Map(seedTps().map((x) => [x.level, x.tps]));
+  return seedTpsByLevel.get(level);
+}
 /**
  * (4)'s hit ratio is a cold start's: the seed restarted before every round, "在每次测试轮次开始前重启数据库，
  * 确保释放缓存数据" (restart before each round, so that cached data is released), so every miss is the first touch
@@ -112,7 +117,7 @@ export function roundWarmth(
   durationSeconds: number,
   dataScale: number,
 ): number | undefined {
-  const seed = SEED_TPS[level];
+  const seed = seedTpsAt(level);
   if (seed === undefined || !(dataScale > 0)) return undefined;
   return (tps * durationSeconds) / (dataScale * SEED_PRODUCTS) / ((seed * SEED_SHORTEST_ROUND_S) / SEED_PRODUCTS);
 }
@@ -534,14 +539,14 @@ export function claimLatency(s: OverIndexingSummary): ClaimCheck {
 }
 
 /** "7: 1.52, 39: 1.48 × the seed's transactions per product in a round". */
-function warmthText(s: OverIndexingSummary): string {
-  const { levels } = levelWarmth(s);
+function warmthText({ levels }: ReturnType<typeof levelWarmth>): string {
   return levels.length
     ? `${levels.map((x) => `${x.level}: ${f2(x.warmth)}`).join(", ")} × the seed's transactions per product in a round`
     : "no level's transactions per product known";
 }
 
 export function claimCache(s: OverIndexingSummary, facts: ServerFacts = {}): ClaimCheck {
+  const warmth = levelWarmth(s);
   const measured = s.rounds.filter((r) => r.hitRatio !== undefined);
   if (!measured.length) return missing(CACHE, "no block counters from the rounds");
   const fmt = (x: number | undefined) => pct(x, 2);
@@ -566,7 +571,7 @@ export function claimCache(s: OverIndexingSummary, facts: ServerFacts = {}): Cla
     (evicted === 0
       ? `No buffer was evicted in any round (pg_stat_io): every miss was a first touch after the round's restart.`
       : `Up to ${f0(evicted)} buffers were evicted in a round (pg_stat_io): shared_buffers did not hold everything.`) +
-    ` The levels' median rounds ran ${warmthText(s)}.`;
+    ` The levels' median rounds ran ${warmthText(warmth)}.`;
   const verdict = below.length ? "did not hold" : "held";
   const decidedBy = below.length
     ? `${below.length} round(s) at or below ${pct(CACHE_MARGIN, 1)}: ` +
@@ -577,7 +582,10 @@ export function claimCache(s: OverIndexingSummary, facts: ServerFacts = {}): Cla
     seed: `> ${pct(CACHE_MARGIN, 1)} in every round of ${SEED_SHORTEST_ROUND_S}–${SEED_LONGEST_ROUND_S} s`,
     howToTest:
       `a round starts from a cold restart, so its first touches weigh more in a round of fewer transactions per ` +
-      `product (here ${warmthText(s)}); longer rounds or a smaller dataScale test it`,
+      `product (here ${warmthText(warmth)}); ` +
+      ((warmth.value ?? 0) > ROUND_WARMTH.within[1]
+        ? "shorter rounds or a larger dataScale test it"
+        : "longer rounds or a smaller dataScale test it"),
   });
 }
 
@@ -618,7 +626,7 @@ export function plan03(p: OverIndexingParams): ClaimPlan[] {
 /** The TPS a round must reach at 7 and 39 indexes to be as warm as the seed's shortest: "≥ 93 TPS at 7 …". */
 export function warmthNeeds(p: Pick<OverIndexingParams, "dataScale" | "durationSeconds">): string {
   const need = (level: number) =>
-    Math.ceil(((SEED_TPS[level] ?? NaN) * SEED_SHORTEST_ROUND_S * p.dataScale) / p.durationSeconds);
+    Math.ceil(((seedTpsAt(level) ?? NaN) * SEED_SHORTEST_ROUND_S * p.dataScale) / p.durationSeconds);
   return (
     `this machine's rounds reach ≥ ${need(7).toLocaleString("en-US")} TPS at 7 indexes and ` +
     `≥ ${need(39).toLocaleString("en-US")} at 39 (${ROUND_WARMTH.what} ≥ 1 at ` +

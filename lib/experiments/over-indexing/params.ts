@@ -86,13 +86,13 @@ export const OVER_INDEXING_PROFILES: Readonly<Record<ProfileName, OverIndexingPa
   // stock rows) and 6 s rounds; the first round of a level builds its indexes once, later rounds clone
   // them. The data size sets claim (4)'s regime, a round's transactions per product (claims.ts,
   // ROUND_WARMTH): at 1 % (200k products) this Xeon's rounds ran 0.55× the seed's shortest round's at
-  // both 7 and 39 indexes (388 and 167 TPS); at 0.2 % the same TPS is 2.8×, and 1× still on a machine
-  // 2.7× slower (the AMD boxes ran trials 1.6–2.7× slower).
+  // both 7 and 39 indexes (388 and 167 TPS); at 0.2 % they ran 2.6–2.7× at every level, ~1× still on a
+  // machine 2.7× slower (the AMD boxes ran trials 1.6–2.7× slower).
   // While claim (1) or (2) straddles a margin, 3 more rounds to 8 (the next n at which the exact
   // interval of the median moves inward; at 6 and 7 it is still the range), only if they fit in 330 s:
-  // a round takes ~36 s here and the first five end ~215 s into the run, so 270 s never let them run,
-  // and in two default runs one disturbed round (a 7-index round at 144 TPS against 328–413) left (1)'s
-  // 7 → 14 step at 0.86–0.87 with an interval reaching past 1.
+  // a round takes ~36 s here and the first five end ~215 s into the run, so eight need ~330 s. One
+  // disturbed round (a 7-index round at 144 TPS against 328–413) leaves (1)'s 7 → 14 step, ~0.87,
+  // with an interval of five reaching past 1; of eight, the range is left out.
   default: {
     ...SEED,
     dataScale: 0.002,

@@ -170,8 +170,8 @@ export async function run(p: OverIndexingParams, control: RunControl = {}): Prom
         );
       // Through the session's writeMetadata, so that its closing write (quietness) keeps the template.
       writeMetadata({ template, script });
-      // A round's trials are planned again when it runs (planRounds makes new objects), so a trial's
-      // place in the run is found by its key: by identity it was -1 ("-1/25" on every progress line).
+      // A round's trials are planned again when it runs (planRounds makes new objects), and added rounds
+      // join `plan` then: a trial's place in the run is found by its key, not by identity.
       const position = (t: { readonly key: string }) => plan.findIndex((r) => r.key === t.key);
       const runPart = (part: readonly PlannedRound[]) =>
         runRounds({
