@@ -299,6 +299,15 @@ test("03 (4) regime: a round's transactions per product against the seed's short
   assert.equal(c.verdict, "not tested at this scale");
 });
 
+test("03 (4) at the default profile's data and rounds, at this machine's TPS: reaches held and did not hold", () => {
+  // The default runs' level medians here: 370 TPS at 7 indexes … 161 at 39 (2.6–2.7× the seed's warmth).
+  const HERE = { 7: 370, 14: 320, 21: 270, 28: 210, 39: 161 };
+  const at = (hit: number) => claimCache(summary({ tps: HERE, rounds: 5, hit, ...DEFAULT_SCALE }), SEED_FACTS);
+  assert.equal(at(0.9993).verdict, "held", at(0.9993).decidedBy);
+  assert.equal(at(0.996).verdict, "did not hold", at(0.996).decidedBy);
+  assert.match(at(0.9993).why ?? "", /7: 2\.6\d, .*39: 2\.6\d × the seed's transactions per product in a round/);
+});
+
 test("03 plan: the default profile here can decide (1) and (4) (at the TPS it names); (2) needs a CPU per client", async () => {
   const { overIndexingParams } = await import("../../lib/experiments/over-indexing/params");
   const plans = (profile: "default" | "full") => plan03({ ...overIndexingParams(profile), target: "embedded" });
