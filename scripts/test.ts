@@ -15,19 +15,24 @@
  * - An integration file names its tier in a directive comment in its first lines:
  *     // test-tier: fast    shares nothing (see below), loopback only, quick: in `npm run test:fast`
  *     // test-tier: shared  shares nothing, but slow or heavy (Jupyter kernels, whole smoke runs)
+ *     // test-tier: host    holds something of the machine's (below): never beside another host
+ *                           file, but beside one that shares nothing
  *     // test-tier: alone   runs with no other test file running
- *   A file without the directive runs alone, the safe default. fast and shared files run in one pool,
- *   at most MAX_INTEGRATION_AT_ONCE at a time; the alone files then run one by one.
+ *   A file without the directive runs alone, the safe default. fast, shared and host files run in one
+ *   pool, at most MAX_INTEGRATION_AT_ONCE at a time and at most one host file among them; the alone
+ *   files then run one by one.
  *   "Shares nothing" means: whatever it starts is its own and found by its own handles (embedded
  *   PostgreSQL and proxies on OS-chosen ports, fake servers, Jupyter kernels and Chromium on free
- *   ports, its own temporary folders, mounts it makes on its own folders). Not shareable: the Docker
- *   daemon (containers, images, the stand-in build, its event stream), network namespaces, veth pairs
- *   and iptables, fixed names or ports, anything counted or killed machine-wide or by name, a test
- *   that reads the lab's default state folder.
- * - A file run beside others gets a state folder (DBLAB_STATE_DIR) and a TMPDIR of its own, so the
+ *   ports, its own temporary folders, mounts it makes on its own folders). What a host file holds:
+ *   the Docker daemon (containers, images, the stand-in build, its event stream), network
+ *   namespaces, veth pairs and iptables. A file that counts or kills processes machine-wide or by
+ *   name, uses fixed names or ports, or reads the lab's default state folder is `alone`.
+ * - Every integration file gets a state folder (DBLAB_STATE_DIR) and a TMPDIR of its own, so the
  *   records and leftovers a test looks at are its own; after it ends, a record left there is removed
- *   by `clean` on that folder, then the folder goes (kept with DBLAB_KEEP_TEST_OUTPUT=1). A file
- *   run alone keeps the environment as given (the default state folder and temporary directory).
+ *   by `clean` on that folder, then the folder goes (kept with DBLAB_KEEP_TEST_OUTPUT=1). A file run
+ *   alone keeps the environment as given (the default state folder and temporary directory).
+ * - Each file's CPU time (its whole process tree, from a cgroup of its own: cpu-accounting.ts) is
+ *   shown beside its wall time: what a file costs the 2 cores decides what may run beside it.
  *
  * The scheduler is written here, not left to `node --test --test-concurrency`: node 20 applies one
  * concurrency to every file of a run (it cannot keep some files alone while others share), and it
@@ -44,6 +49,8 @@ import os from "node:os";
 import path from "node:path";
 import { ensureKernelSpec } from "../lib/jupyter/kernel-spec";
 import { has, readCommandArgs, refuse, UsageError } from "./cli-args";
+import { cpuAccountingMissing, cpuMeter } from "./cpu-accounting";
+import { runPool } from "./pool";
 import type { ReportedCounts, ReportedFailure, ReportedLine } from "./failure-record";
 
 /**
@@ -61,7 +68,7 @@ const UNIT_AT_ONCE = Math.max(2, os.availableParallelism());
 /** How far into a source file its `// test-tier:` directive may be: the first lines, before the imports. */
 const DIRECTIVE_LINES = 10;
 
-const TIERS = ["fast", "shared", "alone"] as const;
+const TIERS = ["fast", "shared", "host", "alone"] as const;
 type IntegrationTier = (typeof TIERS)[number];
 type Tier = "unit" | IntegrationTier;
 
@@ -163,6 +170,8 @@ interface FileResult {
   readonly file: string;
   readonly tier: Tier;
   readonly seconds: number;
+  /** CPU seconds of the file's process tree, where a cgroup could count them. */
+  readonly cpuSeconds: number | undefined;
   readonly pass: number;
   readonly fail: number;
   readonly skipped: number;
@@ -303,6 +312,8 @@ function runFile(node: string, file: string, own: boolean, buffered: boolean): P
     ],
     { env, stdio: buffered ? ["ignore", "pipe", "pipe"] : "inherit" },
   );
+  const meter = child.pid === undefined ? undefined : cpuMeter(`dblab-test-${process.pid}-${serial}`);
+  if (meter && child.pid !== undefined) meter.add(child.pid);
   running.add(child);
   const held: { readonly err: boolean; readonly chunk: Buffer }[] = [];
   child.stdout?.on("data", (chunk: Buffer) => held.push({ err: false, chunk }));
@@ -313,6 +324,7 @@ function runFile(node: string, file: string, own: boolean, buffered: boolean): P
     child.on("close", (code, signal) => {
       running.delete(child);
       const seconds = Number(process.hrtime.bigint() - began) / 1e9;
+      const cpuSeconds = meter?.end();
       if (buffered) {
         console.log(`\n▶ ${label}: ${seconds.toFixed(1)} s`);
         for (const { err, chunk } of held) (err ? process.stderr : process.stdout).write(chunk);
@@ -332,6 +344,7 @@ function runFile(node: string, file: string, own: boolean, buffered: boolean): P
         file,
         tier: tier(file),
         seconds,
+        cpuSeconds,
         pass: counts.pass,
         fail,
         skipped: counts.skipped,
@@ -375,21 +388,18 @@ const previous = { ...readTimes(committedTimesFile), ...readTimes(timesFile) };
 
 /**
  * Runs `queue` on `node`, `slots` at a time, each in a state folder and TMPDIR of its own when
- * `own`; longest first by the last run's times, so that a long file does not start last and then
- * run by itself while the other slots stay empty.
+ * `own`, and never two host files at once; longest first by the last run's times, so that a long
+ * file does not start last and then run by itself while the other slots stay empty. A slot whose
+ * next file is a host file while another host file runs takes the longest file that shares nothing.
  */
-async function runPool(node: string, queue: readonly string[], slots: number, own: boolean): Promise<FileResult[]> {
+async function runFiles(node: string, queue: readonly string[], slots: number, own: boolean): Promise<FileResult[]> {
   // A file not timed yet counts as long (it might be), a shared one before a fast one; ties by name.
   const weight = (f: string): number => previous[relative(f)] ?? (tier(f) === "fast" ? 1e6 : 1e7);
   const ordered = [...queue].sort((a, b) => weight(b) - weight(a));
   const buffered = slots > 1 && ordered.length > 1;
-  const results: FileResult[] = [];
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < ordered.length && !interrupted) results.push(await runFile(node, ordered[next++], own, buffered));
-  };
-  await Promise.all(Array.from({ length: Math.min(slots, ordered.length) }, worker));
-  return results;
+  return runPool(ordered, { slots, exclusive: (f) => tier(f) === "host", keepGoing: () => !interrupted }, (f) =>
+    runFile(node, f, own, buffered),
+  );
 }
 
 /** Preparation that files running at once would race on: the project-local kernelspec, written on first use. */
@@ -421,11 +431,24 @@ function sum(results: readonly FileResult[]): Counts {
   };
 }
 
+/** The machine's CPU jiffies, busy and all, from /proc/stat (undefined elsewhere). */
+function cpuJiffies(): { busy: number; all: number } | undefined {
+  try {
+    const fields = fs.readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/).slice(1).map(Number);
+    const all = fields.reduce((a, b) => a + b, 0);
+    // idle and iowait are the CPU doing nothing
+    return { busy: all - (fields[3] ?? 0) - (fields[4] ?? 0), all };
+  } catch {
+    return undefined;
+  }
+}
+
 const minutes = (s: number): string =>
   s < 60 ? `${s.toFixed(1)} s` : `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;
 
 async function main(): Promise<number> {
   const began = Date.now();
+  const jiffiesAtStart = cpuJiffies();
   const phases: string[] = [];
   const phase = async (name: string, work: () => Promise<FileResult[]>): Promise<FileResult[]> => {
     const start = Date.now();
@@ -434,15 +457,15 @@ async function main(): Promise<number> {
     return results;
   };
   const unitFiles = files.filter((f) => tier(f) === "unit");
-  const pooled = files.filter((f) => tier(f) === "fast" || tier(f) === "shared");
+  const pooled = files.filter((f) => tier(f) === "fast" || tier(f) === "shared" || tier(f) === "host");
   const alone = files.filter((f) => tier(f) === "alone");
   if (pooled.length > 1) prepareShared();
   const results = [
-    ...(await phase(`unit (${UNIT_AT_ONCE} at once)`, () => runPool(process.execPath, unitFiles, UNIT_AT_ONCE, true))),
-    ...(await phase(`fast+shared (${MAX_INTEGRATION_AT_ONCE} at once)`, () =>
-      runPool(process.execPath, pooled, MAX_INTEGRATION_AT_ONCE, true),
+    ...(await phase(`unit (${UNIT_AT_ONCE} at once)`, () => runFiles(process.execPath, unitFiles, UNIT_AT_ONCE, true))),
+    ...(await phase(`fast+shared+host (${MAX_INTEGRATION_AT_ONCE} at once, one host file)`, () =>
+      runFiles(process.execPath, pooled, MAX_INTEGRATION_AT_ONCE, true),
     )),
-    ...(await phase("alone", () => runPool(process.execPath, alone, 1, false))),
+    ...(await phase("alone", () => runFiles(process.execPath, alone, 1, false))),
   ];
   writeTimes(results);
   const failed: FileResult[] = [...results];
@@ -450,9 +473,11 @@ async function main(): Promise<number> {
   const lines = [`on Node ${process.version}: ${first.pass} passed, ${first.fail} failed, ${first.skipped} skipped`];
   const total = { pass: first.pass, fail: first.fail, skipped: first.skipped };
   let status = first.status;
+  const cpuMissing = cpuAccountingMissing();
+  const cpu = (r: FileResult): string => (r.cpuSeconds === undefined ? "     –" : r.cpuSeconds.toFixed(0).padStart(6));
   const rows = results.map((r) => ({
     seconds: r.seconds,
-    text: `${r.tier.padEnd(6)}  ${relative(r.file)}  ${r.pass} passed${r.fail ? `, ${r.fail} FAILED` : ""}${r.skipped ? `, ${r.skipped} skipped` : ""}${r.notes.map((n) => `; ${n}`).join("")}`,
+    text: `${cpu(r)} s CPU  ${r.tier.padEnd(6)}  ${relative(r.file)}  ${r.pass} passed${r.fail ? `, ${r.fail} FAILED` : ""}${r.skipped ? `, ${r.skipped} skipped` : ""}${r.notes.map((n) => `; ${n}`).join("")}`,
   }));
   if (alsoLts && unitFiles.length > 0 && !interrupted) {
     const lts = ltsNode();
@@ -465,12 +490,15 @@ async function main(): Promise<number> {
     } else {
       console.log(`\nthe unit tests again, on Node ${lts.version} (${lts.node})`);
       const start = Date.now();
-      const ltsResults = await runPool(lts.node, unitFiles, UNIT_AT_ONCE, true);
+      const ltsResults = await runFiles(lts.node, unitFiles, UNIT_AT_ONCE, true);
       failed.push(...ltsResults.map((r) => ({ ...r, file: `${r.file} on Node ${lts.version}` })));
       const second = sum(ltsResults);
       const seconds = (Date.now() - start) / 1000;
       phases.push(`unit on ${lts.version} ${minutes(seconds)}`);
-      rows.push({ seconds, text: `unit    ${unitFiles.length} unit files on Node ${lts.version}, all together` });
+      rows.push({
+        seconds,
+        text: `     – s CPU  unit    ${unitFiles.length} unit files on Node ${lts.version}, all together`,
+      });
       lines.push(
         `unit tests on Node ${lts.version}: ${second.pass} passed, ${second.fail} failed, ${second.skipped} skipped`,
       );
@@ -482,6 +510,15 @@ async function main(): Promise<number> {
   }
   rows.sort((a, b) => b.seconds - a.seconds);
   console.log(`\nfile times, slowest first (wall ${minutes((Date.now() - began) / 1000)}: ${phases.join(", ")})`);
+  const jiffiesAtEnd = cpuJiffies();
+  const busy =
+    jiffiesAtStart && jiffiesAtEnd && jiffiesAtEnd.all > jiffiesAtStart.all
+      ? `; the machine's CPU ${Math.round((100 * (jiffiesAtEnd.busy - jiffiesAtStart.busy)) / (jiffiesAtEnd.all - jiffiesAtStart.all))} % busy`
+      : "";
+  const cpuTotal = results.reduce((n, r) => n + (r.cpuSeconds ?? 0), 0);
+  console.log(
+    `wall and CPU seconds (${cpuTotal.toFixed(0)} CPU s in all; the file's processes${busy}${cpuMissing ? `: not measured, ${cpuMissing}` : ", containers not counted"})`,
+  );
   for (const row of rows) console.log(`${row.seconds.toFixed(1).padStart(7)} s  ${row.text}`);
   const failures = failureLines(failed);
   if (failures.length > 0)

@@ -398,8 +398,14 @@ async function explainDockerHostLoss(server: StartedServer, error: unknown): Pro
   if (server.network === undefined) return error;
   if (!isConnectionLoss(error)) return error;
   // Loaded lazily so that runs without Docker never load dockerode.
-  const { dockerAvailable, dockerEndpoint, errorText, DockerHostGoneError, DockerHostLinkLostError } =
-    await import("../targets/docker/docker-client");
+  const {
+    dockerAvailable,
+    dockerEndpoint,
+    errorText,
+    recentlyUnreachable,
+    DockerHostGoneError,
+    DockerHostLinkLostError,
+  } = await import("../targets/docker/docker-client");
   const dockerHost = server.network.dockerHost;
   const remote = dockerHost !== undefined && dockerHost !== "this machine";
   // A remote engine is named by its address, and by its host where the address does not show it
@@ -408,7 +414,9 @@ async function explainDockerHostLoss(server: StartedServer, error: unknown): Pro
   const label = dockerHost?.replace(/ \(ssh\)$/, "") ?? "";
   const hostPart = /\(([^()]+)\)$/.exec(label)?.[1] ?? label; // "lab (10.0.0.5)" → "10.0.0.5"
   const where = remote && !endpoint.includes(hostPart) ? `${endpoint} (${hostPart})` : endpoint;
-  if (!(await dockerAvailable())) return new DockerHostGoneError(serverName(server), error, where);
+  // An engine that just did not answer the server's removal (the stall's stop) is not asked again.
+  if (recentlyUnreachable(endpoint) || !(await dockerAvailable()))
+    return new DockerHostGoneError(serverName(server), error, where);
   // A remote engine that answers again, but the SSH link dropped under the trial (keepalives
   // unanswered, packets lost for a while): "Connection terminated unexpectedly" alone would not say so.
   const drop = (server as { linkDrop?: () => string | undefined }).linkDrop?.();

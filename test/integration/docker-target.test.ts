@@ -1,4 +1,4 @@
-// test-tier: alone — containers on the machine's Docker daemon, the stand-in image build, records listed
+// test-tier: host — containers on the machine's Docker daemon, the stand-in image build, records listed
 /**
  * The docker target against the real daemon, with the stand-in image (the official one cannot be
  * pulled without a registry, and the stand-in is what such hosts run).

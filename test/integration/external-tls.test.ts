@@ -1,4 +1,4 @@
-// test-tier: alone — a network namespace and a veth pair with a fixed address
+// test-tier: host — a network namespace and a veth pair with a fixed address
 /**
  * The external target against real servers with TLS: an embedded PostgreSQL started with ssl=on
  * and a CA and server certificate made here with openssl (CN localhost, SAN localhost and

@@ -1,4 +1,4 @@
-// test-tier: alone — runs three notebooks at once, one of them on this machine's Docker daemon
+// test-tier: host — runs three notebooks at once, one of them on this machine's Docker daemon
 /**
  * Many runs at once, as a team or one impatient user starts them, each in a process of its own:
  * - on one machine, embedded and Docker mixed: 01 and 02 on embedded servers, 04 in a container;

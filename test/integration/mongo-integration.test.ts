@@ -1,4 +1,4 @@
-// test-tier: alone — a MongoDB container on the machine's Docker daemon when its image is there
+// test-tier: host — a MongoDB container on the machine's Docker daemon when its image is there
 /**
  * One tiny real trial of each kind against a real MongoDB, when one is reachable: DBLAB_MONGODB_URI, a
  * mongod on PATH (or DBLAB_MONGOD), or a local mongo:8.0.16 docker image. Otherwise the test is

@@ -1,4 +1,4 @@
-// test-tier: alone — notebook 01 on the docker target: containers and the stand-in image on the machine's daemon
+// test-tier: shared — embedded servers, kernels and Chromium of its own
 /**
  * The real notebooks, executed headless on the `smoke` profile through the same executor as
  * `npm run reproduce`, each report then opened in headless Chromium: every plotly chart must be
@@ -93,26 +93,3 @@ for (const entry of EXPERIMENTS.filter((n) => !n.requires)) {
     },
   );
 }
-
-test("notebook 01 runs headless on smoke on the docker target", { timeout: 900_000 }, async (t) => {
-  const missing = jupyterUnavailableReason();
-  if (missing) return t.skip(`Jupyter not available: ${missing}`);
-  const { dockerAvailable } = await import("../../lib/targets/docker/docker-client");
-  if (!(await dockerAvailable())) return t.skip("no Docker daemon answers (start dockerd or set DOCKER_HOST)");
-  const entry = EXPERIMENTS.find((n) => n.id === "01")!;
-  const result = await executeNotebook({
-    notebook: path.join(root, entry.file),
-    outputIpynb: path.join(outDir, "01-docker.ipynb"),
-    profile: "smoke",
-    env: { DBLAB_TARGET: "docker", DBLAB_RESULTS_DIR: resultsDir, DBLAB_RUN_ID: "test-01-docker" },
-  });
-  assert.equal(result.status, "ok", result.message ?? (result.failure && describeFailure(result.failure)));
-  const run = fs.readdirSync(resultsDir).find((d) => d.startsWith("test-01-docker_"))!;
-  const metadata = JSON.parse(fs.readFileSync(path.join(resultsDir, run, "metadata.json"), "utf8")) as {
-    servers: { kind: string; standInImage?: boolean; source: string; limits?: { cpus?: number } }[];
-  };
-  const pg = metadata.servers[0];
-  assert.equal(pg.kind, "docker");
-  assert.equal(pg.limits?.cpus, 2, "the seed's CPU limit is recorded");
-  assert.ok(pg.standInImage === true || pg.source === "postgres:17.6", `image recorded: ${pg.source}`);
-});

@@ -1,4 +1,4 @@
-// test-tier: alone — watches the Docker daemon's event stream: any other file's Docker use would show
+// test-tier: host — watches the Docker daemon's event stream: any other file's Docker use would show
 /**
  * One command, one system: with a Docker daemon up and nothing set, `npm run reproduce -- --profile
  * smoke --only 01` runs on the embedded server, and the daemon, watched through its event stream

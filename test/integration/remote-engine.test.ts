@@ -1,4 +1,4 @@
-// test-tier: alone — a network namespace with its own dockerd and sshd, iptables, the local daemon
+// test-tier: host — a network namespace with its own dockerd and sshd, iptables, the local daemon
 /**
  * A remote Docker engine, made on this machine: test/support/remote-engine.sh creates a network
  * namespace with its own address, dockerd and sshd. The lab, in the root namespace, reaches it as

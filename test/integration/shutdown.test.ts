@@ -1,4 +1,4 @@
-// test-tier: alone — Docker servers held and signalled: containers on the machine's daemon
+// test-tier: host — Docker servers held and signalled: containers on the machine's daemon
 /**
  * One shutdown path for every target (a target with hooks of its own forgot them: SIGTERM to
  * `npm run reproduce` on the Docker target left the container running). A process holding a Docker

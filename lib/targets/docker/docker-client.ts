@@ -227,6 +227,26 @@ const unreachableEngines = new Map<string, { readonly reason: string; readonly a
 const UNREACHABLE_MEMORY_MS = 60_000;
 
 /**
+ * The error for an engine that did not answer within the last minute, or undefined. Measured on a
+ * tcp:// TLS engine whose host vanished: the stalled trial's removal waited its 30 s, the probe of
+ * the engine 10 s more, and the session's own stop at the end another 30 s (82 s from the stall to
+ * the error); asked again within the minute, the answer is the one just had.
+ */
+export function recentlyUnreachable(where: string): Error | undefined {
+  const known = unreachableEngines.get(where);
+  if (!known || Date.now() - known.at >= UNREACHABLE_MEMORY_MS) return undefined;
+  return Object.assign(new Error(`the Docker engine at ${where} did not answer a moment ago: ${known.reason}`), {
+    code: "ETIMEDOUT",
+  });
+}
+
+/** Notes that the engine at `where` was not reached (no HTTP status: SSH or TCP failed, or it timed out). */
+export function noteIfUnreachable(where: string, error: unknown): void {
+  if ((error as { statusCode?: number }).statusCode === undefined)
+    unreachableEngines.set(where, { reason: errorText(error), at: Date.now() });
+}
+
+/**
  * Removes a recorded container on the engine its record names (a remote one over the same kind of
  * connection it was made with), not on whatever engine today's environment names. An engine that
  * does not answer is an error within REMOVE_TIMEOUT_MS; the reaper keeps the record for later.
@@ -236,20 +256,15 @@ export async function removeRecordedContainer(resource: DockerContainerRecord): 
     ? dockerClientFor(endpointFromRef({ dockerHost: resource.dockerHost, dockerContext: resource.dockerContext }))
     : dockerClient();
   const where = resource.dockerHost ?? dockerEndpoint();
-  const known = unreachableEngines.get(where);
-  if (known && Date.now() - known.at < UNREACHABLE_MEMORY_MS) {
-    throw Object.assign(new Error(`the Docker engine at ${where} did not answer a moment ago: ${known.reason}`), {
-      code: "ETIMEDOUT",
-    });
-  }
+  const known = recentlyUnreachable(where);
+  if (known) throw known;
   const container = docker.getContainer(resource.containerId);
   try {
     await withDockerTimeout(container.remove({ force: true, v: true }), REMOVE_TIMEOUT_MS, where);
   } catch (error) {
     const status = (error as { statusCode?: number }).statusCode;
     if (status === 404) return;
-    // No HTTP status: the engine itself was not reached (SSH or TCP failed, or it timed out).
-    if (status === undefined) unreachableEngines.set(where, { reason: errorText(error), at: Date.now() });
+    noteIfUnreachable(where, error);
     // 409 "removal … already in progress": the owner's own removal, cut short by its exit, is
     // still running in the engine. Seen here after SIGTERM to `npm run reproduce` on the Docker
     // target: the detached reaper met it, kept the record, and a stale record stayed behind.

@@ -28,7 +28,15 @@ import type { DockerServerDescription } from "./description";
 import { execInContainer, isNotFound, removeByForce, waitReady } from "./container-io";
 import { containerStorage } from "./storage";
 import { containerName, createAndStart, discard } from "./create-container";
-import { currentEndpoint, dockerClientFor, LAB_LABEL, labLabels, withDockerTimeout } from "./docker-client";
+import {
+  currentEndpoint,
+  dockerClientFor,
+  LAB_LABEL,
+  labLabels,
+  noteIfUnreachable,
+  recentlyUnreachable,
+  withDockerTimeout,
+} from "./docker-client";
 import { withTimeout } from "../../runtime/timeout";
 import { dockerHostLabel, type DockerEndpoint } from "./endpoint";
 import { PROFILES, shortVersion, type EngineProfile } from "./engine-profiles";
@@ -291,12 +299,17 @@ export class DockerStartedServer implements StartedServer {
       // No more renewals: should the removal fail (engine unreachable), the lease removes the
       // container within its bound anyway.
       this.lease?.stop();
+      const where = this.endpoint.host;
       try {
         // Bounded: an engine whose host vanished (packets dropped, no RST) would otherwise hold
-        // the run's end for TCP's own timeouts (minutes) on a TLS engine.
-        await withDockerTimeout(removeByForce(this.container), STOP_TIMEOUT_MS, this.endpoint.host);
+        // the run's end for TCP's own timeouts (minutes) on a TLS engine. Not waited out twice in
+        // a minute (the watchdog's stop after a stall, then the session's at the run's end).
+        const known = recentlyUnreachable(where);
+        if (known) throw known;
+        await withDockerTimeout(removeByForce(this.container), STOP_TIMEOUT_MS, where);
       } catch (error) {
         if (!isNotFound(error)) {
+          noteIfUnreachable(where, error);
           this.stopping = undefined; // keep the record, so a retry or the reaper can remove it
           abandoned.add(this);
           throw error;
