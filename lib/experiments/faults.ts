@@ -1,5 +1,5 @@
 /**
- * The faults a notebook offers to the fault matrix (test/integration/fault-matrix.test.ts): a run
+ * The faults a notebook offers to the fault matrix (test/support/fault-matrix.ts): a run
  * small enough that a cell takes well under a minute and large enough that the fault lands mid-work,
  * the point of its work most exposed to a fault, and the cells tried there. Each experiment carries
  * its own, so a new notebook joins the matrix from its folder.

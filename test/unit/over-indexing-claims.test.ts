@@ -374,6 +374,8 @@ test("03 (5) storage: not tested below the seed's 120-min round; decided on the 
   const short = claimStorage(summary({ tps: SEED_LIKE, rounds: 5 }));
   assert.equal(short.verdict, "not tested at this scale");
   assert.match(short.decidedBy, new RegExp(`durationSeconds=${SEED_LONGEST_ROUND_S}`));
+  // The opt-in's time, from the run's rounds: 5 repeats × 5 levels of 120 min.
+  assert.match(short.decidedBy, /an opt-in: 25 rounds of 120 min are 50 h of rounds alone/);
   const long = { tps: SEED_LIKE, rounds: 5, durationSeconds: SEED_LONGEST_ROUND_S };
   assert.equal(
     claimStorage(summary({ ...long, growthPerTx: { 7: 4000, 39: 6000 } })).verdict,

@@ -35,7 +35,7 @@ import {
   type OverIndexingSummary,
   type RoundSummary,
 } from "./summarise";
-import { fixed, kilobytes, percent } from "../../stats/format";
+import { durationText, fixed, kilobytes, percent } from "../../stats/format";
 
 const f0 = (x: number | undefined) => fixed(x, 0);
 const f1 = (x: number | undefined) => fixed(x, 1);
@@ -612,7 +612,12 @@ export function claimStorage(s: OverIndexingSummary, facts: ServerFacts = {}): C
   return atScale({ ...STORAGE, ours, interval, verdict: d.verdict, decidedBy: d.decidedBy, why }, here03(s, facts), {
     here: `growth ${hi.level} ÷ ${lo.level} idx ${interval ? f2(interval.estimate) : "n/a"}`,
     seed: `less growth with more indexes only in its ${SEED_LONGEST_ROUND_S / 60}-min round`,
-    howToTest: `--set durationSeconds=${SEED_LONGEST_ROUND_S} (on the full profile's data) tests it`,
+    // An opt-in, not part of `full`: at the seed's round length the rounds alone take days.
+    howToTest:
+      `--set durationSeconds=${SEED_LONGEST_ROUND_S} (on the full profile's data) tests it, an opt-in: ` +
+      `${s.rounds.length} rounds of ${SEED_LONGEST_ROUND_S / 60} min are ` +
+      `${durationText(s.rounds.length * SEED_LONGEST_ROUND_S, "estimate")} of rounds alone ` +
+      `(--eta-only with it says how long here)`,
   });
 }
 
