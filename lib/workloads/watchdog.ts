@@ -402,6 +402,7 @@ async function explainDockerHostLoss(server: StartedServer, error: unknown): Pro
     dockerAvailable,
     dockerEndpoint,
     errorText,
+    noteIfUnreachable,
     recentlyUnreachable,
     DockerHostGoneError,
     DockerHostLinkLostError,
@@ -414,9 +415,14 @@ async function explainDockerHostLoss(server: StartedServer, error: unknown): Pro
   const label = dockerHost?.replace(/ \(ssh\)$/, "") ?? "";
   const hostPart = /\(([^()]+)\)$/.exec(label)?.[1] ?? label; // "lab (10.0.0.5)" → "10.0.0.5"
   const where = remote && !endpoint.includes(hostPart) ? `${endpoint} (${hostPart})` : endpoint;
-  // An engine that just did not answer the server's removal (the stall's stop) is not asked again.
-  if (recentlyUnreachable(endpoint) || !(await dockerAvailable()))
+  // An engine that just did not answer the server's removal (the stall's stop) is not asked again;
+  // one that does not answer a ping now is remembered, so the session's stop at the run's end fails
+  // at once instead of waiting out its removal (30 s) for a host that is gone.
+  if (recentlyUnreachable(endpoint)) return new DockerHostGoneError(serverName(server), error, where);
+  if (!(await dockerAvailable())) {
+    noteIfUnreachable(endpoint, new Error("no answer to a ping"));
     return new DockerHostGoneError(serverName(server), error, where);
+  }
   // A remote engine that answers again, but the SSH link dropped under the trial (keepalives
   // unanswered, packets lost for a while): "Connection terminated unexpectedly" alone would not say so.
   const drop = (server as { linkDrop?: () => string | undefined }).linkDrop?.();

@@ -1,7 +1,8 @@
 /**
- * An engine that did not answer is not waited out again within the minute (docker-client.ts
- * recentlyUnreachable): the stop after a stall and the session's stop at the run's end would each
- * wait 30 s for a vanished host. An engine that answered with an error is reachable.
+ * An engine that did not answer is remembered for a minute (docker-client.ts recentlyUnreachable):
+ * within it a removal gets a short bound and the ping that words an error is not sent again, where
+ * the stop after a stall and the session's stop at the run's end would each wait 30 s for a vanished
+ * host. An engine that answered with an error was reached.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";

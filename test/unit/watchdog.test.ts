@@ -174,6 +174,12 @@ test("a Docker server's lost connection while the engine does not answer names D
       dog.watch("postgresql", "trial t1", () => Promise.reject(lost)),
       /^DockerHostGoneError: the Docker engine at unix:\/\/\/nonexistent\/h15-docker\.sock went away; the PostgreSQL 17\.6 server \(docker, 172\.17\.0\.9:5432\) was lost \(write ECONNRESET\)$/,
     );
+    // Remembered: the session's stop at the run's end does not wait out a removal on it.
+    const { recentlyUnreachable } = await import("../../lib/targets/docker/docker-client");
+    assert.match(
+      String(recentlyUnreachable(process.env.DOCKER_HOST)),
+      /did not answer a moment ago: no answer to a ping/,
+    );
   } finally {
     if (saved === undefined) delete process.env.DOCKER_HOST;
     else process.env.DOCKER_HOST = saved;

@@ -228,9 +228,10 @@ const UNREACHABLE_MEMORY_MS = 60_000;
 
 /**
  * The error for an engine that did not answer within the last minute, or undefined. Measured on a
- * tcp:// TLS engine whose host vanished: the stalled trial's removal waited its 30 s, the probe of
- * the engine 10 s more, and the session's own stop at the end another 30 s (82 s from the stall to
- * the error); asked again within the minute, the answer is the one just had.
+ * tcp:// TLS engine whose host vanished: the stalled trial's removal waited its 30 s, the ping that
+ * words the error 10 s more, and the session's own stop at the end another 30 s (82 s from the
+ * stall to the error). Within the minute the ping is not sent again and a removal gets a short
+ * bound (docker-target.ts); recorded containers are kept at once (removeRecordedContainer).
  */
 export function recentlyUnreachable(where: string): Error | undefined {
   const known = unreachableEngines.get(where);

@@ -71,6 +71,8 @@ export { DOCKER_ROUTES, dockerRouteFromEnv, type DockerRoute } from "./routes";
 const GiB = 1024 ** 3;
 /** How long removing a container at the end may take before its engine counts as unreachable. */
 const STOP_TIMEOUT_MS = 30_000;
+/** The same, on an engine that did not answer within the last minute (docker-client's recentlyUnreachable). */
+const RETRY_STOP_TIMEOUT_MS = 8_000;
 
 /**
  * Servers whose removal failed (their engine was unreachable): their records are kept, and since
@@ -302,11 +304,12 @@ export class DockerStartedServer implements StartedServer {
       const where = this.endpoint.host;
       try {
         // Bounded: an engine whose host vanished (packets dropped, no RST) would otherwise hold
-        // the run's end for TCP's own timeouts (minutes) on a TLS engine. Not waited out twice in
-        // a minute (the watchdog's stop after a stall, then the session's at the run's end).
-        const known = recentlyUnreachable(where);
-        if (known) throw known;
-        await withDockerTimeout(removeByForce(this.container), STOP_TIMEOUT_MS, where);
+        // the run's end for TCP's own timeouts (minutes) on a TLS engine. An engine that did not
+        // answer within the last minute gets a short bound: the watchdog's stop after a stall and
+        // the session's at the run's end would each wait 30 s for a host that is gone, while one
+        // that came back (the link restored) answers a removal in well under a second.
+        const bound = recentlyUnreachable(where) ? RETRY_STOP_TIMEOUT_MS : STOP_TIMEOUT_MS;
+        await withDockerTimeout(removeByForce(this.container), bound, where);
       } catch (error) {
         if (!isNotFound(error)) {
           noteIfUnreachable(where, error);
