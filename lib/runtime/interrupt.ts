@@ -109,4 +109,22 @@ export function interruptSignal(): AbortSignal {
 /** The run owning `signal` ended: a later SIGINT goes to tslab (interrupting an ordinary cell) again. */
 export function endInterruptible(signal: AbortSignal): void {
   for (const controller of active) if (controller.signal === signal) active.delete(controller);
+  if (active.size === 0) for (const resolve of waitingForEnd.splice(0)) resolve();
+}
+
+const waitingForEnd: (() => void)[] = [];
+
+/**
+ * Resolves once no run is active (at once when none is), or after `timeoutMs`: how a signal's
+ * shutdown lets an aborted run say what it kept before the process exits.
+ */
+export function runsEnded(timeoutMs: number): Promise<void> {
+  if (active.size === 0) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, timeoutMs);
+    waitingForEnd.push(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }

@@ -7,7 +7,7 @@
  * a target that installed its own and forgot left its container running after SIGTERM to
  * `npm run reproduce`, until `npm run clean`.
  */
-import { abortRuns, inKernel } from "./interrupt";
+import { abortRuns, inKernel, runsEnded } from "./interrupt";
 import { ownRecords, unregister } from "./resource-registry";
 import { releaseOwnResources, removeProcessResource, spawnDetachedReaper } from "./reaper";
 
@@ -47,6 +47,8 @@ export function shutdownAll(): Promise<void> {
 }
 
 let hooksInstalled = false;
+/** How long a signal's exit waits, after the servers are stopped, for the aborted runs to end. */
+const RUNS_END_MS = 10_000;
 
 /**
  * Installs the handlers that release this process's resources when it ends. On a plain exit the
@@ -70,7 +72,14 @@ export function installShutdownHooks(): void {
     // the Docker target was SIGKILLed (by the Jupyter side) while its container was being removed,
     // and the record stayed. A detached reaper, started first, finishes the job once we are gone.
     if (ownRecords().some((r) => r.resource.type === "docker-container")) spawnDetachedReaper();
-    void shutdownAll().finally(() => process.exit(128 + (SIGNAL_NUMBERS[sig] ?? 15)));
+    // The aborted runs end once their servers are gone; their callers then say what was kept (the
+    // run's InterruptedError). Measured on a loaded machine: a script SIGTERMed mid-load exited as
+    // soon as its servers were stopped, before the run's rejection reached its own catch, and printed
+    // nothing of what it kept. So the exit waits for the runs (bounded), then one turn of the loop.
+    void shutdownAll()
+      .then(() => runsEnded(RUNS_END_MS))
+      .then(() => new Promise((resolve) => setImmediate(resolve)))
+      .finally(() => process.exit(128 + (SIGNAL_NUMBERS[sig] ?? 15)));
   };
   // In a notebook kernel SIGINT is the Stop button: it ends the run (runtime/interrupt), not the
   // kernel. Adding a SIGINT listener there, inside a cell, is also what broke Node's SIGINT handler
