@@ -92,6 +92,10 @@ export function installShutdownHooks(): void {
   process.on("uncaughtExceptionMonitor", () => releaseProcessesSync());
   process.on("exit", () => {
     if (releaseProcessesSync() && !first) spawnDetachedReaper();
+    // Ended by a signal, the process says so (128 + its number) whatever the run's caller chose
+    // while the exit waited for it (a script's own `process.exit(3)` in its catch): set here, in
+    // the exit listener, it is the code the process exits with.
+    if (first) process.exitCode = 128 + (SIGNAL_NUMBERS[first] ?? 15);
   });
 }
 

@@ -28,7 +28,11 @@ function runChild(endAfterMs: number): Promise<{ code: number | null; out: strin
         interrupt.endInterruptible(signal);
       }
     };
-    run().catch((e) => console.log("caught: " + e.message));
+    // As a script does: its own exit code for a failed run.
+    run().catch((e) => {
+      console.log("caught: " + e.message);
+      process.exit(3);
+    });
     console.log("ready");
     setInterval(() => undefined, 1000);
   `;
@@ -50,7 +54,7 @@ function runChild(endAfterMs: number): Promise<{ code: number | null; out: strin
   });
 }
 
-test("SIGTERM: the aborted run's caller reports before the process exits with 143", async () => {
+test("SIGTERM: the aborted run's caller reports before the process exits, and the exit says SIGTERM (143), not the caller's 3", async () => {
   const { code, out } = await runChild(300);
   assert.equal(code, 143);
   assert.match(out, /caught: interrupted \(SIGTERM\): the process is ending/);
