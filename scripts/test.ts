@@ -48,6 +48,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ensureKernelSpec } from "../lib/jupyter/kernel-spec";
+import { hostWindow, readCpuTimes } from "../lib/results/quietness";
+import { percent } from "../lib/stats/format";
 import { has, readCommandArgs, refuse, UsageError } from "./cli-args";
 import { cpuAccountingMissing, cpuMeter } from "./cpu-accounting";
 import { runPool } from "./pool";
@@ -442,24 +444,12 @@ function sum(results: readonly FileResult[]): Counts {
   };
 }
 
-/** The machine's CPU jiffies, busy and all, from /proc/stat (undefined elsewhere). */
-function cpuJiffies(): { busy: number; all: number } | undefined {
-  try {
-    const fields = fs.readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/).slice(1).map(Number);
-    const all = fields.reduce((a, b) => a + b, 0);
-    // idle and iowait are the CPU doing nothing
-    return { busy: all - (fields[3] ?? 0) - (fields[4] ?? 0), all };
-  } catch {
-    return undefined;
-  }
-}
-
 const minutes = (s: number): string =>
   s < 60 ? `${s.toFixed(1)} s` : `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;
 
 async function main(): Promise<number> {
   const began = Date.now();
-  const jiffiesAtStart = cpuJiffies();
+  const cpuAtStart = readCpuTimes();
   const phases: string[] = [];
   const phase = async (name: string, work: () => Promise<FileResult[]>): Promise<FileResult[]> => {
     const start = Date.now();
@@ -543,11 +533,8 @@ async function main(): Promise<number> {
   }
   rows.sort((a, b) => b.seconds - a.seconds);
   console.log(`\nfile times, slowest first (wall ${minutes((Date.now() - began) / 1000)}: ${phases.join(", ")})`);
-  const jiffiesAtEnd = cpuJiffies();
-  const busy =
-    jiffiesAtStart && jiffiesAtEnd && jiffiesAtEnd.all > jiffiesAtStart.all
-      ? `; the machine's CPU was ${Math.round((100 * (jiffiesAtEnd.busy - jiffiesAtStart.busy)) / (jiffiesAtEnd.all - jiffiesAtStart.all))} % busy`
-      : "";
+  const { busyShare } = hostWindow(cpuAtStart, readCpuTimes(), (Date.now() - began) / 1000);
+  const busy = busyShare === undefined ? "" : `; the machine's CPU was ${percent(busyShare, 0)} busy`;
   const cpuTotal = [...results, ...unit.second].reduce((n, r) => n + (r.cpuSeconds ?? 0), 0);
   console.log(
     cpuMissing

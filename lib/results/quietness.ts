@@ -10,13 +10,13 @@ import fs from "node:fs";
 import os from "node:os";
 import { percent } from "../stats/format";
 
-interface CpuTimes {
+export interface CpuTimes {
   readonly total: number;
   readonly idle: number;
   readonly steal: number;
 }
 
-function readCpuTimes(): CpuTimes | undefined {
+export function readCpuTimes(): CpuTimes | undefined {
   try {
     const line = fs.readFileSync("/proc/stat", "utf8").split("\n")[0];
     // cpu  user nice system idle iowait irq softirq steal guest guest_nice
