@@ -105,13 +105,30 @@ export interface EtaModel<P> {
   units(params: P, maximal: boolean, stored: StoredRuns): PlannedUnit[];
   /** A stored trial's size, from its condition and its run's params. */
   size(condition: Record<string, unknown>, params: Record<string, unknown>): number;
+  /**
+   * Seconds of a stored trial (its record) that the model counts on its own, in `units` or `setup`
+   * (03's index builds): left out of the trial's untimed part, so that they are not counted twice.
+   */
+  apart?(trial: Record<string, unknown>): number;
   /** A stored trial's kind, as its planned units name it (see PlannedUnit.kind); absent: one kind. */
   kind?(condition: Record<string, unknown>): string | undefined;
+  /**
+   * The run's one-off setup, outside every trial (03's data load): every run, a resumed one too,
+   * does it once before its first trial. Absent: none, or none the stored runs can say.
+   */
+  setup?(params: P, stored: StoredRuns): SetupEstimate | undefined;
   /**
    * Rates for the no-stored-runs fallback, fitted on the reference machine (`REFERENCE_PROBE_SECONDS`)
    * and scaled by this machine's CPU probe; without them, no ETA until a run is stored.
    */
   readonly reference?: ReferenceRates;
+}
+
+/** A run's one-off setup: its seconds, and what they rest on, for the ETA line. */
+export interface SetupEstimate {
+  readonly seconds: number;
+  /** "loading the data: about 27 min (from 1 stored load at scale 0.01, ∝ scale^1.00)" */
+  readonly text: string;
 }
 
 /** Where a notebook's stored runs are: `root`'s folders with `_<notebook>_` in their name. */
@@ -200,20 +217,46 @@ export function fitKinds(samples: readonly CalibrationSample[]): Record<string, 
       .sort((x, y) => x.size - y.size);
     const top = points[points.length - 1];
     if (!top) continue;
-    const below = points.filter((p) => p.size < top.size && p.seconds >= MIN_GROWTH_SECONDS).pop();
-    const raw = below ? Math.log(top.seconds / below.seconds) / Math.log(top.size / below.size) : 1;
-    // A slope read over less than a decade of sizes is shrunk toward linear in proportion to the
-    // decades it spans: 02's default run here (1M and 3M rows) read 1.34 for loading into an indexed
-    // table, which put its 100M-row trials at 2.1× their 11 min; 3M to 100M measured 1.10.
-    const decades = below ? Math.min(1, Math.log10(top.size / below.size)) : 0;
-    out[kind] = {
-      size: top.size,
-      seconds: top.seconds,
-      exponent: 1 + (Math.min(1.5, Math.max(1, raw)) - 1) * decades,
-      untimedSeconds: top.untimed,
-    };
+    out[kind] = { size: top.size, seconds: top.seconds, exponent: growthExponent(points), untimedSeconds: top.untimed };
   }
   return Object.keys(out).length ? out : undefined;
+}
+
+/**
+ * The growth exponent past the largest of `points` (sorted by size): from it and the largest size
+ * below it whose seconds reach MIN_GROWTH_SECONDS, kept within [1, 1.5] and shrunk toward 1 in
+ * proportion to the decades short of one the two sizes span; 1 without a second size.
+ */
+export function growthExponent(points: readonly { readonly size: number; readonly seconds: number }[]): number {
+  const top = points[points.length - 1];
+  if (!top) return 1;
+  const below = points.filter((p) => p.size < top.size && p.seconds >= MIN_GROWTH_SECONDS).pop();
+  const raw = below ? Math.log(top.seconds / below.seconds) / Math.log(top.size / below.size) : 1;
+  // A slope read over less than a decade of sizes is shrunk toward linear in proportion to the
+  // decades it spans: 02's default run here (1M and 3M rows) read 1.34 for loading into an indexed
+  // table, which put its 100M-row trials at 2.1× their 11 min; 3M to 100M measured 1.10.
+  const decades = below ? Math.min(1, Math.log10(top.size / below.size)) : 0;
+  return 1 + (Math.min(1.5, Math.max(1, raw)) - 1) * decades;
+}
+
+/**
+ * Seconds at `size` of a cost stored at several sizes (per-size medians), grown past the largest
+ * by growthExponent, scaled linearly below it; undefined without a stored point.
+ */
+export function grownSeconds(
+  stored: readonly { readonly size: number; readonly seconds: number }[],
+  size: number,
+): { readonly seconds: number; readonly exponent: number; readonly from: number } | undefined {
+  const bySize = new Map<number, number[]>();
+  for (const p of stored) {
+    if (!(p.size > 0) || !Number.isFinite(p.seconds) || p.seconds < 0) continue;
+    bySize.set(p.size, [...(bySize.get(p.size) ?? []), p.seconds]);
+  }
+  const points = [...bySize].map(([s, at]) => ({ size: s, seconds: median(at) })).sort((x, y) => x.size - y.size);
+  const top = points[points.length - 1];
+  if (!top) return undefined;
+  const exponent = size > top.size ? growthExponent(points) : 1;
+  return { seconds: top.seconds * (size / top.size) ** exponent, exponent, from: top.size };
 }
 
 /** One planned trial's seconds under a calibration. */
@@ -240,6 +283,8 @@ export interface Estimate {
   readonly remaining: number;
   readonly planned: number;
   readonly calibration: Calibration;
+  /** The run's one-off setup, counted in `seconds` and `maxSeconds` while a trial is left. */
+  readonly setup?: SetupEstimate;
 }
 
 /** The plan's remaining trials (keys not in `done`) times the calibration's per-trial time. */
@@ -273,7 +318,8 @@ export function etaText(e: Estimate, runId?: string): string {
   const trials = e.remaining === e.planned ? `${e.planned} trials` : `${e.remaining} of ${e.planned} trials left`;
   const resume = runId ? `; resumable with npm run reproduce -- --resume ${runId}` : "";
   if (e.remaining === 0) return `nothing left to run here (${e.planned} of ${e.planned} trials done)`;
-  return `${formatDuration(e.seconds)} here${max}${bound}; ${trials}, per-trial time from ${e.calibration.source}${growthText(e.calibration)}${resume}`;
+  const setup = e.setup ? ` and ${e.setup.text}` : "";
+  return `${formatDuration(e.seconds)} here${max}${bound}; ${trials}, per-trial time from ${e.calibration.source}${growthText(e.calibration)}${setup}${resume}`;
 }
 
 const sizeText = (n: number) =>
@@ -323,44 +369,46 @@ export function cpuProbeSeconds(): number {
   return best;
 }
 
-/** The stored trials of one notebook under `root`: every finished trial with its wall time. */
-export function storedSamples(
-  notebook: string,
-  model: Pick<EtaModel<never>, "size" | "kind">,
-  root: string = resultsRoot(),
-): { samples: CalibrationSample[]; runs: number } {
-  const samples: CalibrationSample[] = [];
-  let runs = 0;
+/** Each stored run of `stored.notebook`: its folder and params (a run without readable params is skipped). */
+export function storedRuns({ root, notebook }: StoredRuns): { dir: string; params: Record<string, unknown> }[] {
   let entries: string[];
   try {
     entries = fs.readdirSync(root);
   } catch {
-    return { samples, runs };
+    return [];
   }
+  const out: { dir: string; params: Record<string, unknown> }[] = [];
   for (const entry of entries) {
     if (!entry.includes(`_${notebook}_`)) continue;
     const dir = path.join(root, entry);
-    let params: Record<string, unknown>;
-    let text: string;
     try {
-      params = JSON.parse(fs.readFileSync(path.join(dir, "params.json"), "utf8")) as Record<string, unknown>;
-      text = fs.readFileSync(path.join(dir, "trials.jsonl"), "utf8");
+      out.push({
+        dir,
+        params: JSON.parse(fs.readFileSync(path.join(dir, "params.json"), "utf8")) as Record<string, unknown>,
+      });
     } catch {
-      continue; // a run without its params or trials says nothing about time
+      continue; // a run without its params says nothing about time
     }
+  }
+  return out;
+}
+
+/** The stored trials of one notebook under `root`: every finished trial with its wall time. */
+export function storedSamples(
+  notebook: string,
+  model: Pick<EtaModel<never>, "size" | "kind" | "apart">,
+  root: string = resultsRoot(),
+): { samples: CalibrationSample[]; runs: number } {
+  const samples: CalibrationSample[] = [];
+  let runs = 0;
+  for (const { dir, params } of storedRuns({ root, notebook })) {
     let counted = false;
-    for (const line of text.split("\n")) {
-      if (!line.trim()) continue;
-      let t: { status?: unknown; seconds?: unknown; condition?: unknown; startedAt?: unknown; finishedAt?: unknown };
-      try {
-        t = JSON.parse(line) as typeof t;
-      } catch {
-        continue; // a torn tail
-      }
+    for (const t of storedTrials(dir)) {
       if (typeof t.seconds !== "number") continue;
       if (t.status !== "ok" || typeof t.startedAt !== "string" || typeof t.finishedAt !== "string") continue;
       if (t.condition === null || typeof t.condition !== "object") continue;
-      const wallSeconds = (Date.parse(t.finishedAt) - Date.parse(t.startedAt)) / 1000;
+      const apart = model.apart?.(t) ?? 0;
+      const wallSeconds = (Date.parse(t.finishedAt) - Date.parse(t.startedAt)) / 1000 - (apart > 0 ? apart : 0);
       const condition = t.condition as Record<string, unknown>;
       const kind = model.kind?.(condition);
       samples.push({
@@ -376,10 +424,31 @@ export function storedSamples(
   return { samples, runs };
 }
 
+/** A stored run's trials (its trials.jsonl), each a record; a torn line or a missing file gives none. */
+export function storedTrials(dir: string): Record<string, unknown>[] {
+  let text: string;
+  try {
+    text = fs.readFileSync(path.join(dir, "trials.jsonl"), "utf8");
+  } catch {
+    return []; // a run without its trials says nothing about time
+  }
+  const out: Record<string, unknown>[] = [];
+  for (const line of text.split("\n")) {
+    if (!line.trim()) continue;
+    try {
+      const t: unknown = JSON.parse(line);
+      if (typeof t === "object" && t !== null && !Array.isArray(t)) out.push(t as Record<string, unknown>);
+    } catch {
+      continue; // a torn tail
+    }
+  }
+  return out;
+}
+
 /** This machine's calibration for a notebook: its stored runs, else the CPU probe times the reference. */
 export function calibrate(
   notebook: string,
-  model: Pick<EtaModel<never>, "size" | "kind" | "reference">,
+  model: Pick<EtaModel<never>, "size" | "kind" | "apart" | "reference">,
   root: string = resultsRoot(),
   probe: () => number = cpuProbeSeconds,
 ): Calibration | undefined {
@@ -409,8 +478,13 @@ export function estimateRun<P>(
   done: ReadonlySet<string> = new Set(),
   root: string = resultsRoot(),
   calibration: Calibration | undefined = calibrate(notebook, model, root),
+  /** The run has done its one-off setup (03: its data is loaded): what is left is its trials. */
+  setupDone = false,
 ): Estimate | undefined {
   if (!calibration) return undefined;
   const stored = { root, notebook };
-  return estimateUnits(model.units(params, false, stored), model.units(params, true, stored), done, calibration);
+  const e = estimateUnits(model.units(params, false, stored), model.units(params, true, stored), done, calibration);
+  const setup = e.remaining > 0 && !setupDone ? model.setup?.(params, stored) : undefined;
+  if (!setup) return e;
+  return { ...e, seconds: e.seconds + setup.seconds, maxSeconds: e.maxSeconds + setup.seconds, setup };
 }

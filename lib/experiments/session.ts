@@ -146,19 +146,20 @@ function finishedKeys(store: { trials(): readonly { readonly key: string; readon
 /**
  * The seconds left by the notebook's ETA model during the run: refitted whenever a trial has
  * finished since the last call (the run's own trials are stored runs too, so a 100M-row trial's
- * time corrects what the default runs alone predicted), else the last answer.
+ * time corrects what the default runs alone predicted) or the plan has grown (an adaptive round's
+ * trials join the estimate), else the last answer.
  */
-function modelLeft(
-  options: SessionOptions,
+export function modelLeft(
+  options: Pick<SessionOptions, "estimate">,
   store: { trials(): readonly { readonly key: string; readonly status: string }[] },
 ): ((done: number, total: number) => number | undefined) | undefined {
   const estimate = options.estimate;
   if (!estimate) return undefined;
-  let at = -1;
+  let at = "";
   let left: number | undefined;
-  return (done) => {
-    if (done !== at) {
-      at = done;
+  return (done, total) => {
+    if (`${done}/${total}` !== at) {
+      at = `${done}/${total}`;
       left = estimate(finishedKeys(store))?.seconds;
     }
     return left;

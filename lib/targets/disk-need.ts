@@ -1,8 +1,9 @@
 /**
  * A run's disk need against the free space where its server keeps its data, checked before the
- * server starts: a `full` profile loads 100M rows (02) or the seed's 11 GB twice (03), and a disk
- * that fills an hour in loses the hour. The estimate is each notebook's (its parts named, so a
- * reader can check it); the free space is statfs's blocks available to this user.
+ * server starts: a `full` profile loads 100M rows (02), or the seed's 11.8 GiB and a 19.4 GiB copy
+ * of it with 39 indexes (03), and a disk that fills an hour in loses the hour. The estimate is each
+ * notebook's (its parts named, so a reader can check it); the free space is statfs's blocks
+ * available to this user.
  */
 import fs from "node:fs";
 
@@ -52,3 +53,44 @@ export function checkDiskNeed(
 
 /** Bytes as the estimate's parts name them: "57 B", "4.0 GiB". */
 export const bytesText = gib;
+
+/** `df -Pk` output's available bytes (POSIX format: GNU coreutils and busybox alike), undefined if unreadable. */
+export function parseDfAvailable(text: string): number | undefined {
+  const line = text.trim().split("\n")[1];
+  const kib = line ? Number(line.trim().split(/\s+/)[3]) : NaN;
+  return Number.isFinite(kib) && kib >= 0 ? kib * 1024 : undefined;
+}
+
+/** What serverFreeBytes reads of a StartedServer (structural: types.ts imports this module). */
+export interface ServerStorageView {
+  readonly kind: string;
+  readonly description: { readonly storage?: { readonly path: string } };
+  readonly exec?: (cmd: string[]) => Promise<{ readonly exitCode: number; readonly stdout: string }>;
+}
+
+/**
+ * Free bytes where a started server keeps its data: statfs for an embedded server, `df` inside the
+ * container for a docker one (the volume as the container sees it); undefined where the lab cannot
+ * see it (an external server) or the reading fails. FREE_BYTES_ENV stands in for it, as for the
+ * pre-flight.
+ */
+export async function serverFreeBytes(
+  server: ServerStorageView,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number | undefined> {
+  const dir = server.description.storage?.path;
+  if (env[FREE_BYTES_ENV] || (dir && server.kind === "embedded")) {
+    try {
+      return freeBytes(dir ?? "/", env);
+    } catch {
+      return undefined;
+    }
+  }
+  if (!dir || !server.exec) return undefined;
+  try {
+    const r = await server.exec(["df", "-Pk", dir]);
+    return r.exitCode === 0 ? parseDfAvailable(r.stdout) : undefined;
+  } catch {
+    return undefined; // a free-space reading never ends a run: unknown is handled as unknown
+  }
+}

@@ -39,6 +39,19 @@ interface ActivityRow {
   readonly heap_total: string | null;
 }
 
+/**
+ * The lab's own probes, left out of the line: what they do is short and beside the work. The lab's
+ * admin connections ("dblab-admin": 03's load, its clones and index builds) are the work and stay in.
+ */
+const PROBES = [
+  "dblab-activity",
+  "dblab-watchdog",
+  "dblab-speed-probe",
+  "dblab-metadata",
+  "dblab-wal-hold",
+  "dblab-sampler",
+];
+
 const ACTIVITY_SQL = `
 SELECT a.pid, a.query_start, extract(epoch FROM clock_timestamp() - a.query_start)::float8 AS seconds,
        left(regexp_replace(a.query, '\\s+', ' ', 'g'), 60) AS query,
@@ -51,7 +64,7 @@ LEFT JOIN pg_stat_progress_create_index ci ON ci.pid = a.pid
 LEFT JOIN pg_stat_progress_copy cp ON cp.pid = a.pid
 LEFT JOIN pg_stat_progress_vacuum v ON v.pid = a.pid
 WHERE a.state = 'active' AND a.backend_type = 'client backend' AND a.pid <> pg_backend_pid()
-  AND coalesce(a.application_name, '') NOT LIKE 'dblab-%'
+  AND coalesce(a.application_name, '') NOT IN (${PROBES.map((n) => `'${n}'`).join(", ")})
 ORDER BY a.query_start
 LIMIT 1`;
 

@@ -66,17 +66,52 @@ test("rounds on embedded PostgreSQL: 7 vs 39 indexes, counters that explain the 
       store,
     });
     assert.equal(store.trials().length, 4);
-    // The first round of a level builds its template; the second clones it, indexes included.
+    // The first round of a level builds its template; the second clones it, indexes included. Level 7
+    // has no index to build: its rounds clone the loaded data.
     assert.deepEqual(
-      trials.map((t) => [t.key, t.order, t.prepared?.builtLevelTemplate]),
+      trials.map((t) => [t.key, t.order, t.prepared?.builtLevelTemplate, t.prepared?.fromLevelTemplate]),
       [
-        ["idx7/r1", 0, true],
-        ["idx39/r1", 1, true],
-        ["idx39/r2", 0, false],
-        ["idx7/r2", 1, false],
+        ["idx7/r1", 0, false, true],
+        ["idx39/r1", 1, true, true],
+        ["idx39/r2", 0, false, true],
+        ["idx7/r2", 1, false, true],
       ],
     );
     assert.equal(trials[2].prepared?.indexSeconds, 0);
+    // A level without a template (no room on disk for it) builds its indexes in every round, into
+    // the same state: the same relations at the same sizes as a clone of the template gave.
+    const rebuildStore = RunStore.open<OverIndexingCondition>({ notebook: "test-03-rebuild", params, root });
+    const rebuilt = await runRounds({
+      server,
+      runner,
+      plan: planRounds([39], 2),
+      settings: { ...params, script, walInspect: template.walInspect, keptLevels: [] },
+      store: rebuildStore,
+    });
+    assert.deepEqual(
+      rebuilt.map((t) => [t.key, t.status, t.prepared?.fromLevelTemplate, t.prepared?.indexCount]),
+      [
+        ["idx39/r1", "ok", false, 39],
+        ["idx39/r2", "ok", false, 39],
+      ],
+    );
+    assert.ok(
+      rebuilt.every((t) => (t.prepared?.indexSeconds ?? 0) > 0),
+      "each round built its indexes",
+    );
+    assert.deepEqual(rebuilt[0].sizesBefore, trials[1].sizesBefore, "the same state as the template's clone");
+    const levelTemplates = await withClient(
+      server,
+      templateDatabase(server),
+      async (c) =>
+        (await c.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE '%_inventory_l%'"))
+          .rows,
+    );
+    assert.deepEqual(
+      levelTemplates.map((r) => r.datname.replace(/^.*_inventory_/, "")),
+      ["l39"],
+      "level 7 clones the loaded data; no template was made for the rebuilt rounds",
+    );
     for (const trial of trials) {
       assert.equal(trial.status, "ok", trial.error);
       assert.equal(trial.prepared!.indexCount, trial.condition.level, "pg_indexes counts the level");

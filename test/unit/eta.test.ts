@@ -16,7 +16,10 @@ import {
   fitCalibration,
   fitKinds,
   formatDuration,
+  grownSeconds,
+  growthExponent,
   growthText,
+  storedSamples,
   unitSeconds,
   type Calibration,
   type PlannedUnit,
@@ -27,7 +30,8 @@ import { durationText } from "../../lib/stats/format";
 import { readProgress } from "../../scripts/reproduce";
 import { INDEX_WRITE_COST_PROFILES } from "../../lib/experiments/index-write-cost/params";
 import { estimate as indexWriteCost } from "../../lib/experiments/index-write-cost/eta";
-import { estimate as overIndexing } from "../../lib/experiments/over-indexing/eta";
+import { estimate as overIndexing, storedBuildRates, storedLoads } from "../../lib/experiments/over-indexing/eta";
+import { FREE_BYTES_ENV } from "../../lib/targets/disk-need";
 import { estimate as yourIndexes, indexesToDrop } from "../../lib/experiments/your-indexes/eta";
 import { estimate as reindexUnderLoad, expectedRunLength } from "../../lib/experiments/reindex-under-load/eta";
 import { estimate as roundTrips } from "../../lib/experiments/round-trips/eta";
@@ -404,3 +408,151 @@ test("the progress line's time left: the model's while it can say, marked so; th
     ["2.5 s", "42 s", "4 min 23 s", "1 h 7 min"],
   );
 });
+
+test("grownSeconds: linear below the largest stored size, grown by growthExponent past it", () => {
+  assert.equal(grownSeconds([], 1), undefined);
+  // Per-size medians: 2 s and 4 s at 1 → 3 s.
+  const below = grownSeconds(
+    [
+      { size: 1, seconds: 2 },
+      { size: 1, seconds: 4 },
+      { size: 10, seconds: 30 },
+    ],
+    5,
+  );
+  assert.deepEqual(below, { seconds: 15, exponent: 1, from: 10 });
+  // 10× apart, 20× the seconds: raw 1.30, a full decade, kept.
+  const past = grownSeconds(
+    [
+      { size: 1, seconds: 1 },
+      { size: 10, seconds: 20 },
+    ],
+    100,
+  );
+  assert.ok(past && Math.abs(past.exponent - Math.log10(20)) < 1e-9);
+  assert.ok(past && Math.abs(past.seconds - 20 * 10 ** Math.log10(20)) < 1e-6);
+  // Steeper than 1.5 is kept at 1.5; falling is linear; a lone size is linear.
+  assert.equal(
+    growthExponent([
+      { size: 1, seconds: 1 },
+      { size: 10, seconds: 1000 },
+    ]),
+    1.5,
+  );
+  assert.equal(
+    growthExponent([
+      { size: 1, seconds: 10 },
+      { size: 10, seconds: 5 },
+    ]),
+    1,
+  );
+  assert.equal(growthExponent([{ size: 10, seconds: 5 }]), 1);
+  // Half a decade apart: half the slope past 1.
+  const half = growthExponent([
+    { size: 1, seconds: 1 },
+    { size: 10 ** 0.5, seconds: 10 ** 0.5 * 10 ** (0.5 ** 2) },
+  ]);
+  assert.ok(Math.abs(half - 1.25) < 1e-9, String(half));
+});
+
+/** A stored 03 run at `dataScale`: its load seconds, and two rounds, one that built level 39's 32 indexes. */
+function stored03(dataScale: number, loadSeconds: number, buildSeconds: number): Record<string, string> {
+  const round = (key: string, level: number, prepared: object) =>
+    JSON.stringify({
+      key,
+      condition: { level },
+      status: "ok",
+      seconds: 6,
+      startedAt: "2026-12-01T00:00:00.000Z",
+      finishedAt: "2026-12-01T00:00:07.000Z",
+      prepared,
+    });
+  return {
+    "params.json": JSON.stringify({ dataScale }),
+    "metadata.json": JSON.stringify({
+      template: { loadSeconds: { products: loadSeconds / 2, stock: loadSeconds / 2 } },
+    }),
+    "trials.jsonl": [
+      round("idx39/r1", 39, { indexSeconds: buildSeconds, builtLevelTemplate: true, fromLevelTemplate: true }),
+      round("idx39/r2", 39, { indexSeconds: 0, builtLevelTemplate: false, fromLevelTemplate: true }),
+      "{torn",
+    ].join("\n"),
+  };
+}
+
+test("03: the data's load is added once, and rebuilt levels' builds to each of their rounds; the line says both", () => {
+  withResults(
+    {
+      "R1_03-over-indexing_aaaa": stored03(0.002, 3.2, 0.64),
+      "R2_03-over-indexing_bbbb": stored03(0.01, 16, 3.2),
+    },
+    (root) => {
+      const stored = { root, notebook: "03-over-indexing" };
+      assert.deepEqual(
+        storedLoads(stored).sort((a, b) => a.size - b.size),
+        [
+          { size: 0.002, seconds: 3.2 },
+          { size: 0.01, seconds: 16 },
+        ],
+      );
+      // Per extra index: 0.64 ÷ 32 and 3.2 ÷ 32; a round that cloned its template built nothing.
+      assert.deepEqual(
+        storedBuildRates(stored).sort((a, b) => a.size - b.size),
+        [
+          { size: 0.002, seconds: 0.02 },
+          { size: 0.01, seconds: 0.1 },
+        ],
+      );
+      // A round's builds are counted on their own, so they are left out of its untimed part.
+      const walls = storedSamples("03-over-indexing", overIndexing, root)
+        .samples.map((x) => +x.wallSeconds.toFixed(2))
+        .sort((a, b) => a - b);
+      assert.deepEqual(walls, [3.8, 6.36, 7, 7]);
+      const p = { ...OVER_INDEXING_PROFILES.full };
+      const calibration = { ...FLAT, overheadSeconds: 0 };
+      const saved = process.env[FREE_BYTES_ENV];
+      try {
+        // A disk with room for every template: rounds are their 300 s, the first round of each level
+        // builds its template (0.1 s × 100 an index: 10 s × 74 in all); the load, 16 s × 100, once.
+        process.env[FREE_BYTES_ENV] = String(1000 * 2 ** 40);
+        const roomy = estimateRun("03-over-indexing", overIndexing, p, new Set(), root, calibration);
+        assert.ok(roomy?.setup);
+        assert.ok(Math.abs(roomy.setup.seconds - 1600) < 1e-6);
+        const firstBuilds = (7 + 14 + 21 + 32) * 10;
+        assert.ok(Math.abs(roomy.seconds - (roomy.planned * 300 + firstBuilds + 1600)) < 1e-6, String(roomy.seconds));
+        assert.doesNotMatch(etaText(roomy), /build their indexes/);
+        assert.match(
+          etaText(roomy),
+          /loading the data first, about 27 min \(from 2 stored load\(s\), ∝ scale\^1\.00 past 0\.01\)/,
+        );
+        // A resumed run loads again: the setup stays while a round is left, and goes with the last.
+        const done = new Set(planned03(p).slice(0, 24));
+        const resumed = estimateRun("03-over-indexing", overIndexing, p, done, root, calibration);
+        assert.ok(resumed && Math.abs(resumed.seconds - (300 + 1600)) < 1e-6, String(resumed?.seconds));
+        const all = estimateRun("03-over-indexing", overIndexing, p, new Set(planned03(p)), root, calibration);
+        assert.equal(all?.setup, undefined);
+        // Once the run has loaded its data, what is left is its rounds.
+        const loaded = estimateRun("03-over-indexing", overIndexing, p, done, root, calibration, true);
+        assert.ok(loaded && loaded.setup === undefined && Math.abs(loaded.seconds - 300) < 1e-6);
+        // A disk with room for no template: every round above 7 builds its level's indexes, 0.1 s × 100 an index.
+        process.env[FREE_BYTES_ENV] = String(60 * 2 ** 30);
+        const tight = estimateRun("03-over-indexing", overIndexing, p, new Set(), root, calibration);
+        assert.ok(tight);
+        assert.ok(
+          Math.abs(tight.seconds - (roomy.seconds + firstBuilds * (p.repeats - 1))) < 1e-6,
+          `${tight.seconds} vs ${roomy.seconds}`,
+        );
+        assert.match(
+          etaText(tight),
+          /levels 14, 21, 28, 39 build their indexes every round \(no room on disk for their templates\), 12 min a repeat of them/,
+        );
+      } finally {
+        if (saved === undefined) delete process.env[FREE_BYTES_ENV];
+        else process.env[FREE_BYTES_ENV] = saved;
+      }
+    },
+  );
+});
+
+const planned03 = (p: typeof OVER_INDEXING_PROFILES.full): string[] =>
+  overIndexing.units(p, false, { root: "/nonexistent", notebook: "03-over-indexing" }).map((u) => u.key);

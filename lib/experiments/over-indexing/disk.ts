@@ -1,32 +1,122 @@
 /**
- * 03's data directory at its peak: the template and the round's clone (the seed's 11 GB at scale 1,
- * "初始数据集大小约为 11 GB"), what a round adds (a transaction grows tables and indexes by up to
- * ~9 kB with 39 indexes; at most the seed's ~1,500 TPS), and WAL: every round starts from a restart,
- * whose shutdown checkpoint frees older WAL down to min_wal_size (kept for recycling), so the peak
- * is the larger of min_wal_size and two rounds' WAL (~8 kB a transaction), never more than the run
- * writes in all.
+ * 03's disk: what its data directory holds at the peak, and which levels keep a template.
+ *
+ * Every round starts from a FILE_COPY clone of its level's state. A level's template (the loaded
+ * data with that level's indexes) makes later rounds of the level a copy instead of a build, but
+ * at the seed's scale the five states are ~11.8, 13.5, 15.1, 17.6 and 19.5 GiB (the loaded data,
+ * "初始数据集大小约为 11 GB", and the measured index share below): with the round's clone ~100 GiB,
+ * more than a laptop or this 76 GiB-free disk holds. So a level keeps its template only while the
+ * data directory has room for it; a level without one clones the loaded data and builds its
+ * indexes every round (the same rows on the same pages, and the same index builds, so the round's
+ * state is the same either way; only its untimed setup is longer).
+ *
+ * The peak without any level template: the loaded data, the round's clone at the largest level, a
+ * round's growth (a transaction grows tables and indexes by up to ~9 kB with 39 indexes; at most the
+ * seed's ~1,500 TPS), and WAL: every round starts from a restart, whose shutdown checkpoint frees
+ * older WAL down to min_wal_size (kept for recycling), so WAL peaks at the largest of min_wal_size,
+ * two rounds' WAL (~8 kB a transaction, never more than the run writes in all) and one level's index
+ * build (WAL-logged, checkpointed before the round).
  */
 import type { OverIndexingParams } from "./params";
-import { bytesText, type DiskNeed } from "../../targets/disk-need";
+import { bytesText, DISK_HEADROOM, type DiskNeed } from "../../targets/disk-need";
+import { CONSTRAINT_INDEXES } from "./workload/schema";
 
-const SEED_DATA_BYTES = 11 * 2 ** 30;
+/** The loaded data at dataScale 1: 127.1 MB at 0.01 here (tables and the constraints' 7 indexes). */
+export const DATA_BYTES_AT_SCALE_1 = 11.8 * 2 ** 30;
 const GROWTH_PER_TX = 9 * 1024;
 const WAL_PER_TX = 8 * 1024;
 const TPS_BOUND = 1500;
 const BASE_BYTES = 200 * 2 ** 20;
 
-export function diskNeed03(p: OverIndexingParams): DiskNeed {
-  const data = p.dataScale * SEED_DATA_BYTES;
+/**
+ * A level's extra indexes as a share of the loaded data's bytes, measured at dataScale 0.01 here
+ * (127.1, 145.3, 162.9, 189.6 and 209.1 MB for levels 7 to 39; at 0.002 the shares were within
+ * 0.1 of these, the small tables' fixed pages being a larger part).
+ */
+export const LEVEL_INDEX_SHARE: Readonly<Record<number, number>> = { 7: 0, 14: 0.143, 21: 0.282, 28: 0.492, 39: 0.645 };
+
+const share = (level: number): number => LEVEL_INDEX_SHARE[level] ?? LEVEL_INDEX_SHARE[39];
+
+/** Bytes of one level's state (the loaded data and its indexes) for loaded data of `dataBytes`. */
+export const levelBytes = (dataBytes: number, level: number): number => dataBytes * (1 + share(level));
+
+/** What the run adds past the loaded data, at the peak: the round's clone, its growth, WAL and the server. */
+export function roundReserve(p: OverIndexingParams, dataBytes: number): { bytes: number; what: string } {
+  const top = Math.max(...p.indexLevels);
+  const clone = levelBytes(dataBytes, top);
   const growth = p.durationSeconds * TPS_BOUND * GROWTH_PER_TX;
   const rounds = p.maxRepeats * p.indexLevels.length;
   const roundWal = p.durationSeconds * TPS_BOUND * WAL_PER_TX;
   // min_wal_size as server-settings sets it: a quarter of max_wal_size, at least 1 GB.
   const minWal = Math.max(1, Math.floor(p.maxWalSizeGB / 4)) * 2 ** 30;
-  const wal = Math.min(rounds * roundWal, Math.max(minWal, 2 * roundWal));
+  const buildWal = dataBytes * share(top);
+  const wal = Math.max(Math.min(rounds * roundWal, Math.max(minWal, 2 * roundWal)), buildWal);
   return {
-    bytes: 2 * data + growth + wal + BASE_BYTES,
+    bytes: clone + growth + wal + BASE_BYTES,
     what:
-      `template and clone 2 × ${bytesText(data)} + a round's growth ${bytesText(growth)} + WAL ${bytesText(wal)} + ` +
-      `${bytesText(BASE_BYTES)} of server`,
+      `the round's clone at ${top} indexes ${bytesText(clone)} + a round's growth ${bytesText(growth)} + ` +
+      `WAL ${bytesText(wal)} + ${bytesText(BASE_BYTES)} of server`,
   };
+}
+
+/** The least the run needs: the loaded data and what a round adds, every level building its indexes each round. */
+export function diskNeed03(p: OverIndexingParams): DiskNeed {
+  const data = p.dataScale * DATA_BYTES_AT_SCALE_1;
+  const reserve = roundReserve(p, data);
+  return {
+    bytes: data + reserve.bytes,
+    what: `loaded data ${bytesText(data)} + ${reserve.what}; each level's template (up to ${bytesText(levelBytes(data, 39))}) only where it fits`,
+  };
+}
+
+export interface TemplatePlan {
+  /** Levels whose later rounds clone a template with their indexes built. */
+  readonly kept: readonly number[];
+  /** Levels that build their indexes in every round (no room for their template). */
+  readonly rebuilt: readonly number[];
+  /** Bytes the kept templates take; the room they had (absent: the free space is unknown). */
+  readonly keptBytes: number;
+  readonly budgetBytes?: number;
+  /** Why, in the run's notes. */
+  readonly text: string;
+}
+
+/**
+ * Which levels keep a template, given the free bytes where the data lives once the data is loaded
+ * (undefined: unknown, an external server). The largest levels first: a template saves its level's
+ * builds in every later round, and the builds grow faster than the template (level 39's 32 indexes
+ * are 39 % of its bytes and 43 % of a round's builds). Level 7 has no indexes to build and clones the
+ * loaded data itself. A level is kept when the kept templates and what the rounds still add fit in
+ * DISK_HEADROOM of the free space, as the pre-flight counts.
+ */
+export function planTemplates(p: OverIndexingParams, dataBytes: number, free: number | undefined): TemplatePlan {
+  const levels = [...new Set(p.indexLevels)].filter((l) => l !== CONSTRAINT_INDEXES).sort((a, b) => b - a);
+  if (free === undefined) {
+    const keptBytes = levels.reduce((t, l) => t + levelBytes(dataBytes, l), 0);
+    return {
+      kept: levels,
+      rebuilt: [],
+      keptBytes,
+      text: `every level keeps a template (${bytesText(keptBytes)} in all): the server's free space is out of the lab's reach`,
+    };
+  }
+  const reserve = roundReserve(p, dataBytes);
+  const budget = Math.max(0, free * DISK_HEADROOM - reserve.bytes);
+  const kept: number[] = [];
+  const rebuilt: number[] = [];
+  let used = 0;
+  for (const level of levels) {
+    const bytes = levelBytes(dataBytes, level);
+    if (used + bytes <= budget) {
+      kept.push(level);
+      used += bytes;
+    } else rebuilt.push(level);
+  }
+  const room = `${bytesText(free)} free after the load, less ${bytesText(reserve.bytes)} for the rounds (${reserve.what})`;
+  const text = !rebuilt.length
+    ? `every level keeps a template, ${bytesText(used)} in all: ${room}`
+    : `level template${kept.length === 1 ? "" : "s"} kept: ${kept.length ? `${kept.join(", ")} (${bytesText(used)})` : "none"}; ` +
+      `level${rebuilt.length === 1 ? "" : "s"} ${[...rebuilt].sort((a, b) => a - b).join(", ")} clone the loaded data and build their indexes every round, ` +
+      `no room for their template${rebuilt.length === 1 ? "" : "s"} in ${room}`;
+  return { kept, rebuilt, keptBytes: used, budgetBytes: budget, text };
 }

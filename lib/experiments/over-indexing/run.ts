@@ -2,7 +2,8 @@
  * Notebook 03's experiment: start the server with the seed's settings (scaled), load the inventory
  * data once, run the rounds (a level each), record everything, stop the server.
  */
-import { diskNeed03 } from "./disk";
+import { diskNeed03, planTemplates } from "./disk";
+import { serverFreeBytes } from "../../targets/disk-need";
 import { withActivity } from "../../workloads/server-activity";
 import type { OverIndexingParams } from "./params";
 import type { RunMetadata } from "../../results/metadata";
@@ -116,10 +117,14 @@ export function adaptiveStep(a: AdaptiveState): { readonly stop?: string } {
 export async function run(p: OverIndexingParams, control: RunControl = {}): Promise<OverIndexingRun> {
   const started = Date.now();
   let plan: PlannedRound[] = planRounds(p.indexLevels, p.repeats);
+  // Once the data is loaded, the time left is the rounds', those planned and those the design added.
+  let loaded = false;
+  let roundsSoFar = p.repeats;
   return withSession<OverIndexingCondition, OverIndexingRun>(
     {
       notebook: NOTEBOOK,
-      estimate: (done) => estimateRun(NOTEBOOK, eta, p, done),
+      estimate: (done) =>
+        estimateRun(NOTEBOOK, eta, { ...p, repeats: roundsSoFar }, done, undefined, undefined, loaded),
       title: "03 over-indexing",
       params: p,
       control,
@@ -149,6 +154,7 @@ export async function run(p: OverIndexingParams, control: RunControl = {}): Prom
             signal,
           ),
       );
+      loaded = true;
       const script = transactionScript(shape.warehouses, template.samplePercent);
       const loadTotal = Object.values(template.loadSeconds).reduce((a, b) => a + b, 0);
       notes.push(
@@ -164,12 +170,15 @@ export async function run(p: OverIndexingParams, control: RunControl = {}): Prom
           .map((x) => x.key)
           .join(", ")}${p.repeats > 2 ? ", …" : ""})`,
       );
+      // Read after the load: the loaded data is on disk, what the templates may take is what is left.
+      const templates = planTemplates(p, template.databaseBytes, await serverFreeBytes(server));
+      notes.push(templates.text);
       if (!template.walInspect)
         notes.push(
           `no pg_walinspect here (${template.walInspectError}): B-tree inserts per transaction are not measured`,
         );
       // Through the session's writeMetadata, so that its closing write (quietness) keeps the template.
-      writeMetadata({ template, script });
+      writeMetadata({ template, script, templates });
       // A round's trials are planned again when it runs (planRounds makes new objects), and added rounds
       // join `plan` then: a trial's place in the run is found by its key, not by identity.
       const position = (t: { readonly key: string }) => plan.findIndex((r) => r.key === t.key);
@@ -178,7 +187,7 @@ export async function run(p: OverIndexingParams, control: RunControl = {}): Prom
           server,
           runner,
           plan: part,
-          settings: { ...p, script, walInspect: template.walInspect },
+          settings: { ...p, script, walInspect: template.walInspect, keptLevels: templates.kept },
           store,
           signal,
           onNote: (n) => {
@@ -208,6 +217,7 @@ export async function run(p: OverIndexingParams, control: RunControl = {}): Prom
         runRound: async (round) => {
           const part = planRounds(p.indexLevels, round).filter((r) => r.repeat === round);
           if (round > p.repeats) plan = [...plan, ...part];
+          roundsSoFar = Math.max(roundsSoFar, round);
           await runPart(part);
         },
         stopAfter: (done, pace) => {
@@ -233,6 +243,7 @@ export async function run(p: OverIndexingParams, control: RunControl = {}): Prom
       writeMetadata({
         template,
         script,
+        templates,
         adaptive: {
           plannedRounds: p.repeats,
           ...(cut ? { plannedRoundsRun: planned } : {}),
@@ -244,7 +255,7 @@ export async function run(p: OverIndexingParams, control: RunControl = {}): Prom
       });
       await dropDatabases(server);
       progress.finish(`${plan.length} rounds`);
-      writeMetadata({ notes, template, script });
+      writeMetadata({ notes, template, script, templates });
       return {
         runId: store.runId,
         directory: store.directory,

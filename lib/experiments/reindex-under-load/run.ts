@@ -120,10 +120,12 @@ export function adaptiveStep(a: AdaptiveState): { readonly stop?: string } {
 export async function run(p: ReindexUnderLoadParams, control: RunControl = {}): Promise<ReindexUnderLoadRun> {
   const started = Date.now();
   let plan = planRuns(p.sets, p.modes);
+  // The sets planned so far: a set the adaptive design adds joins the time left.
+  let setsSoFar = p.sets;
   return withSession<ReindexCondition, ReindexUnderLoadRun>(
     {
       notebook: NOTEBOOK,
-      estimate: (done) => estimateRun(NOTEBOOK, eta, p, done),
+      estimate: (done) => estimateRun(NOTEBOOK, eta, { ...p, sets: setsSoFar }, done),
       title: "04 REINDEX under load",
       params: p,
       control,
@@ -213,6 +215,7 @@ export async function run(p: ReindexUnderLoadParams, control: RunControl = {}): 
         runRound: async (set) => {
           const part = planRuns(set, p.modes).filter((r) => r.condition.set === set);
           if (set > p.sets) plan = [...plan, ...part];
+          setsSoFar = Math.max(setsSoFar, set);
           await runPart(part);
         },
         stopAfter: (done, pace) =>

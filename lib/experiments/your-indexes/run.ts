@@ -112,7 +112,9 @@ export async function run(p: YourIndexesParams, control: RunControl = {}): Promi
   const scripts = readWorkload(p.workload);
   const updates = updateStatements(scripts);
   const { target, cpus, memoryGiB } = p;
-  const estimate = (done: ReadonlySet<string>) => estimateRun(NOTEBOOK, eta, p, done);
+  // The rounds planned so far: an adaptive round added joins the time left.
+  let roundsSoFar = p.repeats;
+  const estimate = (done: ReadonlySet<string>) => estimateRun(NOTEBOOK, eta, { ...p, repeats: roundsSoFar }, done);
   const options = {
     notebook: NOTEBOOK,
     title: "06 your indexes",
@@ -253,6 +255,7 @@ export async function run(p: YourIndexesParams, control: RunControl = {}): Promi
         runRound: async (round) => {
           const part = round > p.repeats ? planRounds(ids, round, round) : trialPlan.filter((x) => x.repeat === round);
           if (round > p.repeats) trialPlan = [...trialPlan, ...part];
+          roundsSoFar = Math.max(roundsSoFar, round);
           await runPart(part);
         },
         stopAfter: (done, pace) => {

@@ -52,7 +52,10 @@ export async function createTemplate(
   signal?: AbortSignal,
 ): Promise<TemplateInfo> {
   // Level templates of an earlier load would carry its data: gone with it.
-  await dropAll(server.connection, [runDatabase(server), ...INDEX_LEVELS.map((l) => levelTemplate(server, l))]);
+  await dropAll(server.connection, [
+    runDatabase(server),
+    ...INDEX_LEVELS.filter((l) => l !== CONSTRAINT_INDEXES).map((l) => levelTemplate(server, l)),
+  ]);
   await recreateDatabase(server.connection, templateDatabase(server));
   return withClient(server, templateDatabase(server), async (c) => {
     await c.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
@@ -99,19 +102,24 @@ export async function createTemplate(
 export interface PreparedRound {
   readonly cloneSeconds: number;
   /**
-   * Seconds spent building the level's indexes for this round: non-zero only in the first round of
-   * a level, which builds its level template (later rounds clone it, indexes included).
+   * Seconds spent building the level's indexes for this round: in the first round of a level that
+   * keeps a template (it builds the template), and in every round of a level that does not.
    */
   readonly indexSeconds: number;
   /** Indexes on the four tables, counted in pg_indexes of the round's database. */
   readonly indexCount: number;
-  /** Whether this round built the level template (else it reused it). */
+  /** Whether this round built the level template (else it reused it, or the level keeps none). */
   readonly builtLevelTemplate: boolean;
+  /** False where the level keeps no template (disk.ts, planTemplates): the round built its indexes itself. */
+  readonly fromLevelTemplate: boolean;
 }
 
-/** The template of one level: the loaded data with that level's indexes built (and checkpointed). */
+/**
+ * The template of one level: the loaded data with that level's indexes built (and checkpointed).
+ * Level 7 has no index to build: its template is the loaded data's.
+ */
 export function levelTemplate(server: StartedServer, level: number): string {
-  return `${databasePrefix(server)}_inventory_l${level}`;
+  return level === CONSTRAINT_INDEXES ? templateDatabase(server) : `${databasePrefix(server)}_inventory_l${level}`;
 }
 
 /** Every database this workload makes on its server, as suffixes of its prefix (ServerUses.databases). */
@@ -125,19 +133,46 @@ async function countIndexes(server: StartedServer, database: string): Promise<nu
   return withClient(server, database, async (c) => (await c.query<{ n: number }>(COUNT_INDEXES_SQL)).rows[0].n);
 }
 
+async function buildIndexes(
+  server: StartedServer,
+  database: string,
+  level: number,
+  maintenanceWorkMemMB: number,
+): Promise<number> {
+  const began = Date.now();
+  await withClient(server, database, async (c) => {
+    await c.query(`SET maintenance_work_mem = '${maintenanceWorkMemMB}MB'`);
+    for (const index of extraIndexesFor(level)) await c.query(createIndexSql(index));
+  });
+  return (Date.now() - began) / 1000;
+}
+
 /**
  * A fresh clone with `level` indexes for one round; throws if pg_indexes does not count `level`.
- * The first round of a level builds a level template (a clone of the loaded data plus the level's
- * indexes); every round then clones that template. Index builds are deterministic on identical
- * data, so a clone of a built template is the state a build after each clone gave — measured here:
- * 25 rounds rebuilding 32 indexes each spent more time building than running pgbench (17 s per
- * 39-index build at dataScale 0.02 on a shared 2-core machine).
+ * With `keepTemplate`, the first round of a level builds a level template (a clone of the loaded
+ * data plus the level's indexes) and every round then clones that template. Index builds are
+ * deterministic on identical data, so a clone of a built template is the state a build after each
+ * clone gave — measured here: 25 rounds rebuilding 32 indexes each spent more time building than
+ * running pgbench (17 s per 39-index build at dataScale 0.02 on a shared 2-core machine). Without
+ * it (no room on disk for the template), the round clones the loaded data and builds the indexes in
+ * its own database.
  */
 export async function prepareRound(
   server: StartedServer,
   level: number,
   maintenanceWorkMemMB: number,
+  keepTemplate = true,
 ): Promise<PreparedRound> {
+  if (level !== CONSTRAINT_INDEXES && !keepTemplate) {
+    const cloneSeconds = await cloneDatabase(server.connection, templateDatabase(server), runDatabase(server));
+    const indexSeconds = await buildIndexes(server, runDatabase(server), level, maintenanceWorkMemMB);
+    // The round starts from a clean checkpoint: the clone's and index builds' dirty pages are not the run's to write.
+    await withClient(server, runDatabase(server), (c) => c.query("CHECKPOINT"));
+    const indexCount = await countIndexes(server, runDatabase(server));
+    if (indexCount !== level)
+      throw new Error(`level ${level}: pg_indexes counts ${indexCount} indexes on the four tables`);
+    return { cloneSeconds, indexSeconds, indexCount, builtLevelTemplate: false, fromLevelTemplate: false };
+  }
   const template = levelTemplate(server, level);
   const exists = await withClient(
     server,
@@ -147,19 +182,14 @@ export async function prepareRound(
   let indexSeconds = 0;
   if (!exists) {
     await cloneDatabase(server.connection, templateDatabase(server), template);
-    const began = Date.now();
-    await withClient(server, template, async (c) => {
-      await c.query(`SET maintenance_work_mem = '${maintenanceWorkMemMB}MB'`);
-      for (const index of extraIndexesFor(level)) await c.query(createIndexSql(index));
-    });
-    indexSeconds = (Date.now() - began) / 1000;
+    indexSeconds = await buildIndexes(server, template, level, maintenanceWorkMemMB);
   }
   // The round starts from a clean checkpoint: the clone's and index builds' dirty pages are not the run's to write.
   const cloneSeconds = await cloneDatabase(server.connection, template, runDatabase(server), { checkpoint: true });
   const indexCount = await countIndexes(server, runDatabase(server));
   if (indexCount !== level)
     throw new Error(`level ${level}: pg_indexes counts ${indexCount} indexes on the four tables`);
-  return { cloneSeconds, indexSeconds, indexCount, builtLevelTemplate: !exists };
+  return { cloneSeconds, indexSeconds, indexCount, builtLevelTemplate: !exists, fromLevelTemplate: true };
 }
 
 export async function dropDatabases(server: StartedServer): Promise<void> {

@@ -91,6 +91,8 @@ export interface RoundSettings {
   readonly script: string;
   /** Whether the run database has pg_walinspect (WAL records by type per round). */
   readonly walInspect?: boolean;
+  /** Levels that keep a template (disk.ts, planTemplates); absent: every level. */
+  readonly keptLevels?: readonly number[];
 }
 
 export interface RoundHooks {
@@ -109,7 +111,8 @@ export async function runRound(
 ): Promise<OverIndexingTrial> {
   const startedAt = new Date().toISOString();
   hooks.onPhase?.(`cloning the loaded database and building ${planned.condition.level} indexes`);
-  const prepared = await prepareRound(server, planned.condition.level, s.maintenanceWorkMemMB);
+  const level = planned.condition.level;
+  const prepared = await prepareRound(server, level, s.maintenanceWorkMemMB, s.keptLevels?.includes(level) ?? true);
   let restarted = false;
   hooks.onPhase?.("restarting the server");
   try {
@@ -217,7 +220,7 @@ export async function runRounds(o: RunRoundsOptions): Promise<OverIndexingTrial[
     {
       store: o.store,
       signal: o.signal,
-      watch: (planned) => ({ engine: "postgresql", what: `round ${planned.key} (pgbench)` }),
+      watch: (planned) => ({ engine: "postgresql", what: `round ${planned.key}` }),
       // Counted within this part of the plan: the caller places the part in the whole run.
       onProgress: ({ done, total, skipped, last, next }) => o.onRound?.(done - skipped, total - skipped, next, last),
     },
