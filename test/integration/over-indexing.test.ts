@@ -9,7 +9,12 @@ import { EmbeddedPostgresTarget } from "../../lib/targets/embedded/embedded-post
 import { RunStore } from "../../lib/results/run-store";
 import { findHostPgbench, locatePgbench } from "../../lib/workloads/pgbench";
 import { datasetShape, transactionScript } from "../../lib/experiments/over-indexing/workload/dataset";
-import { createTemplate, templateDatabase, withClient } from "../../lib/experiments/over-indexing/workload/databases";
+import {
+  createTemplate,
+  templateDatabase,
+  walAfterLoad,
+  withClient,
+} from "../../lib/experiments/over-indexing/workload/databases";
 import {
   planRounds,
   runRounds,
@@ -53,6 +58,9 @@ test("rounds on embedded PostgreSQL: 7 vs 39 indexes, counters that explain the 
             )
           ).rows[0].f,
       );
+    // The WAL the load left, read after its checkpoint (pg_ls_waldir): what the template plan counts once.
+    const wal = await walAfterLoad(server);
+    assert.ok(wal !== undefined && wal >= 16 * 2 ** 20, `WAL on disk after the load: ${wal}`);
     const first = await fingerprint();
     await createTemplate(server, datasetShape(params.dataScale), params.randomSeed);
     assert.equal(await fingerprint(), first, "same seed, same data");

@@ -50,6 +50,25 @@ test("planTemplates: the largest levels first, each kept while it fits to the by
   assert.deepEqual(planTemplates({ ...full, indexLevels: [7, 39] }, data, 1000 * GIB).kept, [39]);
 });
 
+test("planTemplates: the WAL the load left on disk is counted once, as WAL, not again as used space", () => {
+  const l39 = levelBytes(data, 39);
+  const wal = roundReserve(full, data).wal;
+  assert.equal(wal, 16 * GIB, "min_wal_size of max_wal_size 64 GB");
+  // 20 GiB of the load's WAL on disk, already out of the free space: the rounds' WAL needs nothing more,
+  // so 16 GiB less free space keeps the same template.
+  const walNow = 20 * GIB;
+  const free = freeFor(l39) - wal / DISK_HEADROOM;
+  assert.equal(roundReserve(full, data, walNow).bytes, roundReserve(full, data).bytes - wal);
+  assert.deepEqual(planTemplates(full, data, free + 1, walNow).kept, [39]);
+  assert.deepEqual(planTemplates(full, data, free - 1, walNow).kept, [28], "two bytes less: 39 no longer fits");
+  // Without the reading, the same free space keeps nothing: the WAL would count twice.
+  assert.deepEqual(planTemplates(full, data, free).kept, []);
+  // Less on disk than the rounds will keep: only the rest is to come.
+  const some = planTemplates(full, data, freeFor(l39) - 10 * GIB, 10 * GIB);
+  assert.deepEqual(some.kept, [39]);
+  assert.match(some.text, /WAL 16\.0 GiB \(6\.0 GiB past the 10\.0 GiB on disk\)/);
+});
+
 test("diskNeed03 at full: the loaded data, the round's clone at 39 indexes, its growth and WAL", () => {
   const need = diskNeed03(full);
   // 11.8 GiB + 19.4 GiB clone + 3.9 GiB growth + 16 GiB WAL (min_wal_size of 64 GB) + 0.2 GiB.

@@ -40,8 +40,16 @@ const share = (level: number): number => LEVEL_INDEX_SHARE[level] ?? LEVEL_INDEX
 /** Bytes of one level's state (the loaded data and its indexes) for loaded data of `dataBytes`. */
 export const levelBytes = (dataBytes: number, level: number): number => dataBytes * (1 + share(level));
 
-/** What the run adds past the loaded data, at the peak: the round's clone, its growth, WAL and the server. */
-export function roundReserve(p: OverIndexingParams, dataBytes: number): { bytes: number; what: string } {
+/**
+ * What the run adds past the loaded data, at the peak: the round's clone, its growth, WAL and the
+ * server. `walNow`: the WAL already on disk (its bytes are in the free space's "used"): the server
+ * keeps about as much for recycling after the load's checkpoint, so the WAL to come is what exceeds it.
+ */
+export function roundReserve(
+  p: OverIndexingParams,
+  dataBytes: number,
+  walNow = 0,
+): { bytes: number; wal: number; what: string } {
   const top = Math.max(...p.indexLevels);
   const clone = levelBytes(dataBytes, top);
   const growth = p.durationSeconds * TPS_BOUND * GROWTH_PER_TX;
@@ -51,11 +59,16 @@ export function roundReserve(p: OverIndexingParams, dataBytes: number): { bytes:
   const minWal = Math.max(1, Math.floor(p.maxWalSizeGB / 4)) * 2 ** 30;
   const buildWal = dataBytes * share(top);
   const wal = Math.max(Math.min(rounds * roundWal, Math.max(minWal, 2 * roundWal)), buildWal);
+  const walToCome = Math.max(0, wal - walNow);
   return {
-    bytes: clone + growth + wal + BASE_BYTES,
+    bytes: clone + growth + walToCome + BASE_BYTES,
+    wal,
     what:
       `the round's clone at ${top} indexes ${bytesText(clone)} + a round's growth ${bytesText(growth)} + ` +
-      `WAL ${bytesText(wal)} + ${bytesText(BASE_BYTES)} of server`,
+      (walNow > 0
+        ? `WAL ${bytesText(wal)} (${bytesText(walToCome)} past the ${bytesText(walNow)} on disk)`
+        : `WAL ${bytesText(wal)}`) +
+      ` + ${bytesText(BASE_BYTES)} of server`,
   };
 }
 
@@ -87,9 +100,16 @@ export interface TemplatePlan {
  * builds in every later round, and the builds grow faster than the template (level 39's 32 indexes
  * are 39 % of its bytes and 43 % of a round's builds). Level 7 has no indexes to build and clones the
  * loaded data itself. A level is kept when the kept templates and what the rounds still add fit in
- * DISK_HEADROOM of the free space, as the pre-flight counts.
+ * DISK_HEADROOM of the free space, as the pre-flight counts; `walNow` is the WAL on disk after the
+ * load (its checkpoint done): the load of the seed's scale leaves ~20 GiB there, which the server
+ * keeps for recycling, so it is counted once, not as used space and again as WAL to come.
  */
-export function planTemplates(p: OverIndexingParams, dataBytes: number, free: number | undefined): TemplatePlan {
+export function planTemplates(
+  p: OverIndexingParams,
+  dataBytes: number,
+  free: number | undefined,
+  walNow = 0,
+): TemplatePlan {
   const levels = [...new Set(p.indexLevels)].filter((l) => l !== CONSTRAINT_INDEXES).sort((a, b) => b - a);
   if (free === undefined) {
     const keptBytes = levels.reduce((t, l) => t + levelBytes(dataBytes, l), 0);
@@ -100,7 +120,7 @@ export function planTemplates(p: OverIndexingParams, dataBytes: number, free: nu
       text: `every level keeps a template (${bytesText(keptBytes)} in all): the server's free space is out of the lab's reach`,
     };
   }
-  const reserve = roundReserve(p, dataBytes);
+  const reserve = roundReserve(p, dataBytes, walNow);
   const budget = Math.max(0, free * DISK_HEADROOM - reserve.bytes);
   const kept: number[] = [];
   const rebuilt: number[] = [];

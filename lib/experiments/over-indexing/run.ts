@@ -16,7 +16,13 @@ import { estimate as eta } from "./eta";
 import { planText } from "../../stats/claims";
 import { plan03 } from "./claims";
 import { datasetShape, transactionScript } from "./workload/dataset";
-import { createTemplate, dropDatabases, WORKLOAD_DATABASES, type TemplateInfo } from "./workload/databases";
+import {
+  createTemplate,
+  dropDatabases,
+  walAfterLoad,
+  WORKLOAD_DATABASES,
+  type TemplateInfo,
+} from "./workload/databases";
 import {
   planRounds,
   runRounds,
@@ -170,8 +176,10 @@ export async function run(p: OverIndexingParams, control: RunControl = {}): Prom
           .map((x) => x.key)
           .join(", ")}${p.repeats > 2 ? ", …" : ""})`,
       );
-      // Read after the load: the loaded data is on disk, what the templates may take is what is left.
-      const templates = planTemplates(p, template.databaseBytes, await serverFreeBytes(server));
+      // Read after the load and its checkpoint: the loaded data and the WAL the server keeps are on
+      // disk, what the templates may take is what is left.
+      const walNow = await walAfterLoad(server);
+      const templates = planTemplates(p, template.databaseBytes, await serverFreeBytes(server), walNow ?? 0);
       notes.push(templates.text);
       if (!template.walInspect)
         notes.push(

@@ -192,6 +192,23 @@ export async function prepareRound(
   return { cloneSeconds, indexSeconds, indexCount, builtLevelTemplate: !exists, fromLevelTemplate: true };
 }
 
+/**
+ * After the load: a CHECKPOINT (the clones would make one anyway), then the bytes of WAL the server
+ * keeps on disk (pg_ls_waldir: the load's WAL, recycled, not freed); undefined where the function is
+ * not allowed (an external server's role without pg_monitor).
+ */
+export async function walAfterLoad(server: StartedServer): Promise<number | undefined> {
+  return withClient(server, templateDatabase(server), async (c) => {
+    await c.query("CHECKPOINT");
+    try {
+      const r = await c.query<{ bytes: string }>("SELECT coalesce(sum(size), 0)::text AS bytes FROM pg_ls_waldir()");
+      return Number(r.rows[0].bytes);
+    } catch {
+      return undefined; // not readable here: the plan counts the WAL as if none were on disk yet
+    }
+  });
+}
+
 export async function dropDatabases(server: StartedServer): Promise<void> {
   await dropAll(
     server.connection,
