@@ -13,9 +13,10 @@
  * The peak without any level template: the loaded data, the round's clone at the largest level, a
  * round's growth (a transaction grows tables and indexes by up to ~9 kB with 39 indexes; at most the
  * seed's ~1,500 TPS), and WAL: every round starts from a restart, whose shutdown checkpoint frees
- * older WAL down to min_wal_size (kept for recycling), so WAL peaks at the largest of min_wal_size,
- * two rounds' WAL (~8 kB a transaction, never more than the run writes in all) and one level's index
- * build (WAL-logged, checkpointed before the round).
+ * older WAL down to what the server keeps for recycling (min_wal_size, or more after a checkpoint
+ * distance as long as the load's), so WAL peaks at the largest of min_wal_size, two rounds' WAL
+ * (~8 kB a transaction, never more than the run writes in all), one level's index build
+ * (WAL-logged, checkpointed before the round) and the load's.
  */
 import type { OverIndexingParams } from "./params";
 import { bytesText, DISK_HEADROOM, type DiskNeed } from "../../targets/disk-need";
@@ -41,6 +42,14 @@ const share = (level: number): number => LEVEL_INDEX_SHARE[level] ?? LEVEL_INDEX
 export const levelBytes = (dataBytes: number, level: number): number => dataBytes * (1 + share(level));
 
 /**
+ * The WAL a load of `dataBytes` leaves on disk after its checkpoint: the seed's scale wrote 27 GiB of
+ * WAL for 11.8 GiB of data here (its rows, their indexes and the foreign keys' row locks), and the
+ * server keeps about the load's checkpoint distance for recycling, up to max_wal_size.
+ */
+export const loadWalBytes = (p: OverIndexingParams, dataBytes: number): number =>
+  Math.min(p.maxWalSizeGB * 2 ** 30, 2.3 * dataBytes);
+
+/**
  * What the run adds past the loaded data, at the peak: the round's clone, its growth, WAL and the
  * server. `walNow`: the WAL already on disk (its bytes are in the free space's "used"): the server
  * keeps about as much for recycling after the load's checkpoint, so the WAL to come is what exceeds it.
@@ -58,7 +67,11 @@ export function roundReserve(
   // min_wal_size as server-settings sets it: a quarter of max_wal_size, at least 1 GB.
   const minWal = Math.max(1, Math.floor(p.maxWalSizeGB / 4)) * 2 ** 30;
   const buildWal = dataBytes * share(top);
-  const wal = Math.max(Math.min(rounds * roundWal, Math.max(minWal, 2 * roundWal)), buildWal);
+  const wal = Math.max(
+    Math.min(rounds * roundWal, Math.max(minWal, 2 * roundWal)),
+    buildWal,
+    loadWalBytes(p, dataBytes),
+  );
   const walToCome = Math.max(0, wal - walNow);
   return {
     bytes: clone + growth + walToCome + BASE_BYTES,
@@ -90,6 +103,8 @@ export interface TemplatePlan {
   /** Bytes the kept templates take; the room they had (absent: the free space is unknown). */
   readonly keptBytes: number;
   readonly budgetBytes?: number;
+  /** The WAL on disk the plan counted (after the load's checkpoint), bytes. */
+  readonly walBytes: number;
   /** Why, in the run's notes. */
   readonly text: string;
 }
@@ -101,7 +116,7 @@ export interface TemplatePlan {
  * are 39 % of its bytes and 43 % of a round's builds). Level 7 has no indexes to build and clones the
  * loaded data itself. A level is kept when the kept templates and what the rounds still add fit in
  * DISK_HEADROOM of the free space, as the pre-flight counts; `walNow` is the WAL on disk after the
- * load (its checkpoint done): the load of the seed's scale leaves ~20 GiB there, which the server
+ * load (its checkpoint done): the load of the seed's scale leaves ~27 GiB there, which the server
  * keeps for recycling, so it is counted once, not as used space and again as WAL to come.
  */
 export function planTemplates(
@@ -117,6 +132,7 @@ export function planTemplates(
       kept: levels,
       rebuilt: [],
       keptBytes,
+      walBytes: walNow,
       text: `every level keeps a template (${bytesText(keptBytes)} in all): the server's free space is out of the lab's reach`,
     };
   }
@@ -138,5 +154,5 @@ export function planTemplates(
     : `level template${kept.length === 1 ? "" : "s"} kept: ${kept.length ? `${kept.join(", ")} (${bytesText(used)})` : "none"}; ` +
       `level${rebuilt.length === 1 ? "" : "s"} ${[...rebuilt].sort((a, b) => a - b).join(", ")} clone the loaded data and build their indexes every round, ` +
       `no room for their template${rebuilt.length === 1 ? "" : "s"} in ${room}`;
-  return { kept, rebuilt, keptBytes: used, budgetBytes: budget, text };
+  return { kept, rebuilt, keptBytes: used, budgetBytes: budget, walBytes: walNow, text };
 }

@@ -17,7 +17,7 @@ import { durationText } from "../../stats/format";
 import { embeddedBaseDir } from "../../targets/embedded/data-dir";
 import { freeBytes } from "../../targets/disk-need";
 import type { OverIndexingParams } from "./params";
-import { DATA_BYTES_AT_SCALE_1, planTemplates } from "./disk";
+import { DATA_BYTES_AT_SCALE_1, loadWalBytes, planTemplates, type TemplatePlan } from "./disk";
 import { planRounds } from "./workload/run-trials";
 import { extraIndexesFor } from "./workload/schema";
 
@@ -75,15 +75,19 @@ export function storedBuildRates(stored: StoredRuns): { size: number; seconds: n
 }
 
 /**
- * Free bytes the embedded server's data directory has now (the default target's), less the data it
- * will load: what the run's template plan will see. Undefined where it cannot be read.
+ * The template plan the run will make, as seen now: the embedded server's data directory's free
+ * bytes (the default target's), less the data it will load and the WAL the load leaves.
  */
-function freeAfterLoad(p: OverIndexingParams): number | undefined {
+function expectedPlan(p: OverIndexingParams): TemplatePlan {
+  const data = p.dataScale * DATA_BYTES_AT_SCALE_1;
+  const wal = loadWalBytes(p, data);
+  let free: number | undefined;
   try {
-    return freeBytes(embeddedBaseDir()) - p.dataScale * DATA_BYTES_AT_SCALE_1;
+    free = freeBytes(embeddedBaseDir()) - data - wal;
   } catch {
-    return undefined;
+    free = undefined; // no data directory to read: every level as if it kept a template
   }
+  return planTemplates(p, data, free, wal);
 }
 
 /** Seconds of one round's index builds at each level, from the stored builds (0 without any). */
@@ -94,7 +98,7 @@ function buildSeconds(p: OverIndexingParams, stored: StoredRuns): (level: number
 
 export const estimate: EtaModel<OverIndexingParams> = {
   units(p, maximal, stored) {
-    const plan = planTemplates(p, p.dataScale * DATA_BYTES_AT_SCALE_1, freeAfterLoad(p));
+    const plan = expectedPlan(p);
     const rebuilt = new Set(plan.rebuilt);
     const build = buildSeconds(p, stored);
     // A level's builds: in every round of a level without a template, in the first of one with.
@@ -111,7 +115,7 @@ export const estimate: EtaModel<OverIndexingParams> = {
     const loads = storedLoads(stored);
     const load = grownSeconds(loads, p.dataScale);
     if (!load) return undefined;
-    const plan = planTemplates(p, p.dataScale * DATA_BYTES_AT_SCALE_1, freeAfterLoad(p));
+    const plan = expectedPlan(p);
     const rebuilt = plan.rebuilt.length
       ? `; levels ${[...plan.rebuilt].sort((a, b) => a - b).join(", ")} build their indexes every round (no room on disk for their templates), ` +
         `${durationText(
