@@ -116,10 +116,11 @@ export const estimate: EtaModel<OverIndexingParams> = {
     const load = grownSeconds(loads, p.dataScale);
     if (!load) return undefined;
     const plan = expectedPlan(p);
+    const build = buildSeconds(p, stored);
     const rebuilt = plan.rebuilt.length
       ? `; levels ${[...plan.rebuilt].sort((a, b) => a - b).join(", ")} build their indexes every round (no room on disk for their templates), ` +
         `${durationText(
-          plan.rebuilt.reduce((t, l) => t + buildSeconds(p, stored)(l), 0),
+          plan.rebuilt.reduce((t, l) => t + build(l), 0),
           "estimate",
         )} a repeat of them`
       : "";

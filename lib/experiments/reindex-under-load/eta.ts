@@ -3,10 +3,8 @@
  * machine's calibration rebuild (rebuild ÷ stallShare). A run's setup (a clone of the template and
  * its checkpoint) grows with the scale.
  */
-import fs from "node:fs";
-import path from "node:path";
 import { median } from "simple-statistics";
-import { finiteOrNaN, type EtaModel, type StoredRuns } from "../eta";
+import { finiteOrNaN, storedRuns, type EtaModel, type StoredRuns } from "../eta";
 import type { ReindexUnderLoadParams } from "./params";
 import { storedCalibration } from "./run-length";
 import { planRuns } from "./workload/run-trials";
@@ -16,20 +14,11 @@ import { runLengthFor } from "./workload/stall";
  * The calibration rebuild's seconds per unit of scale in this machine's stored runs (a plain
  * REINDEX of the three keys grows with the rows: 2.9 s at scale 50 here), undefined without one.
  */
-export function storedRebuildPerScale({ root, notebook }: StoredRuns): number | undefined {
-  let entries: string[];
-  try {
-    entries = fs.readdirSync(root);
-  } catch {
-    return undefined;
-  }
+export function storedRebuildPerScale(stored: StoredRuns): number | undefined {
   const rates: number[] = [];
-  for (const entry of entries) {
-    if (!entry.includes(`_${notebook}_`)) continue;
-    const dir = path.join(root, entry);
+  for (const { dir, params } of storedRuns(stored)) {
     try {
       const calibration = storedCalibration(dir);
-      const params = JSON.parse(fs.readFileSync(path.join(dir, "params.json"), "utf8")) as Record<string, unknown>;
       const scale = finiteOrNaN(params.scale);
       if (calibration && calibration.seconds > 0 && scale > 0) rates.push(calibration.seconds / scale);
     } catch {
