@@ -52,6 +52,7 @@ export function showRunHeader(metadata: RunMetadata, directory: string): void {
       `started ${escapeHtml(metadata.startedAt)} · commit ${escapeHtml(metadata.gitCommit)}<br>` +
       `Machine: ${escapeHtml(h.cpuModel)}, ${h.cpus} CPUs, ${h.memoryGiB} GiB, ${escapeHtml(h.platform)} ${escapeHtml(h.kernel)}, Node ${escapeHtml(h.node)}<br>` +
       (metadata.eta ? `ETA before start: ${escapeHtml(metadata.eta)}<br>` : "") +
+      partsHtml(metadata) +
       quietnessHtml(metadata) +
       speedHtml(directory) +
       `Results: <code>${escapeHtml(directory)}</code>` +
@@ -71,6 +72,23 @@ export function showParameters(params: object, profile: string): void {
         : String(value);
   const rows = Object.entries(params).map(([name, value]) => ({ parameter: name, value: text(value) }));
   show().html(tableHtml(rows, { caption: `Parameters (profile ${profile}, with overrides)` }));
+}
+
+/** A resumed run's earlier parts: when each started and ended, how, and what its ETA said. */
+export function partsText(metadata: RunMetadata): string | undefined {
+  const parts = metadata.earlierParts ?? [];
+  if (!parts.length) return undefined;
+  const described = parts.map((p, i) => {
+    const ended = p.finishedAt ? `, ${p.outcome ?? "ended"} ${p.finishedAt}` : ", no recorded end (its process died)";
+    const eta = p.eta ? ` (ETA then: ${p.eta.replace(/; resumable with .*$/, "")})` : "";
+    return `part ${i + 1} started ${p.startedAt ?? "?"}${ended}${eta}`;
+  });
+  return `Resumed: ${described.join("; ")}; this is part ${parts.length + 1}.`;
+}
+
+function partsHtml(metadata: RunMetadata): string {
+  const text = partsText(metadata);
+  return text ? `${escapeHtml(text)}<br>` : "";
 }
 
 function quietnessHtml(metadata: RunMetadata): string {

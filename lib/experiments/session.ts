@@ -303,6 +303,9 @@ class RunSession<C extends object> implements ExperimentSession<C> {
         ...(eta ? { eta } : {}),
         ...(options.prospect ? { prospect: options.prospect } : {}),
         ...comparison,
+        // A resumed run's earlier parts: their start, ETA and outcome, and the experiment's one-off
+        // facts (03's 36-minute load at the seed's scale, which its ETA reads), kept, not overwritten.
+        ...(store.earlierParts.length ? { earlierParts: store.earlierParts } : {}),
       };
       const quietness: Quietness = { cpus: os.cpus().length, before, selectOneBefore: await selectOneJitter(servers) };
       metadata.quietness = quietness;

@@ -45,6 +45,27 @@ export interface RunMetadata {
   readonly outcome?: "finished" | "failed" | "interrupted";
   /** Bytes over the link to each server on a remote ssh:// engine (tunnel payload, SSH wire), by engine. */
   readonly linkTraffic?: Readonly<Record<string, LinkTraffic>>;
+  /**
+   * A resumed run's earlier parts, oldest first: each part's metadata as it stood when that part
+   * ended (its start, ETA, outcome, and the experiment's own fields such as 03's data load), which
+   * the resumed part would otherwise overwrite.
+   */
+  readonly earlierParts?: readonly EarlierPart[];
+}
+
+/** One earlier part of a resumed run: its metadata.json as that part left it, less its own earlier parts. */
+export type EarlierPart = Partial<Omit<RunMetadata, "earlierParts">> & { readonly [field: string]: unknown };
+
+/**
+ * The parts of a stored run that hold `field` (the current metadata first, then its earlier parts,
+ * newest first): a resumed run's one-off facts, such as a data load, live in whichever part made them.
+ */
+export function partsOf(metadata: unknown): Readonly<Record<string, unknown>>[] {
+  if (typeof metadata !== "object" || metadata === null) return [];
+  const record = metadata as Readonly<Record<string, unknown>>;
+  const earlier = Array.isArray(record.earlierParts) ? (record.earlierParts as unknown[]) : [];
+  const parts = earlier.filter((p): p is Readonly<Record<string, unknown>> => typeof p === "object" && p !== null);
+  return [record, ...parts.reverse()];
 }
 
 export function hostInfo(): HostInfo {

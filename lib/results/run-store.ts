@@ -10,6 +10,7 @@ import { isDeepStrictEqual } from "node:util";
 import { redactText } from "../targets/uri";
 import type { Counters } from "../stats/counters";
 import type { SpeedProbe } from "../stats/speed";
+import type { EarlierPart } from "./metadata";
 
 /** What every trial record carries, finished or failed. */
 interface TrialBase<C extends object, K extends string> {
@@ -126,10 +127,33 @@ function resumeRequested(notebook: string): string | undefined {
   return id;
 }
 
+/**
+ * The parts a resumed run had before this one: the stored metadata.json (a part that ended before
+ * writing one adds nothing), its own earlier parts flattened in front of it.
+ */
+function partsBefore(directory: string): EarlierPart[] {
+  const file = path.join(directory, "metadata.json");
+  if (!fs.existsSync(file)) return [];
+  let stored: unknown;
+  try {
+    stored = JSON.parse(fs.readFileSync(file, "utf8"));
+  } catch {
+    return []; // written atomically, so unreadable means edited by hand: nothing to keep
+  }
+  if (typeof stored !== "object" || stored === null) return [];
+  const { earlierParts, ...part } = stored as EarlierPart & { readonly earlierParts?: unknown };
+  const before = Array.isArray(earlierParts)
+    ? earlierParts.filter((p): p is EarlierPart => typeof p === "object" && p !== null)
+    : [];
+  return [...before, part];
+}
+
 export class RunStore<C extends object = Record<string, unknown>> {
   private constructor(
     readonly runId: string,
     readonly directory: string,
+    /** A resumed run's earlier parts, oldest first (empty for a new run): the session keeps them in metadata.json. */
+    readonly earlierParts: readonly EarlierPart[] = [],
   ) {}
 
   get trialsFile(): string {
@@ -161,7 +185,7 @@ export class RunStore<C extends object = Record<string, unknown>> {
             `stored: ${JSON.stringify(stored)}\ngiven:  ${JSON.stringify(given)}`,
         );
       }
-      return new RunStore<C>(resumeId, directory);
+      return new RunStore<C>(resumeId, directory, partsBefore(directory));
     }
     const runId = newStoredRunId(options.notebook);
     const directory = path.join(root, runId);

@@ -15,6 +15,7 @@ import path from "node:path";
 import { finiteOrNaN, grownSeconds, storedRuns, storedTrials, type EtaModel, type StoredRuns } from "../eta";
 import { durationText } from "../../stats/format";
 import { embeddedBaseDir } from "../../targets/embedded/data-dir";
+import { partsOf } from "../../results/metadata";
 import { freeBytes } from "../../targets/disk-need";
 import type { OverIndexingParams } from "./params";
 import { DATA_BYTES_AT_SCALE_1, loadWalBytes, planTemplates, type TemplatePlan } from "./disk";
@@ -24,17 +25,22 @@ import { extraIndexesFor } from "./workload/schema";
 const readJson = (file: string): unknown => JSON.parse(fs.readFileSync(file, "utf8"));
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
 
-/** Each stored run's data load: its dataScale and the seconds its steps took (metadata.template.loadSeconds). */
+/**
+ * Each stored data load: its run's dataScale and the seconds its steps took (metadata.template.loadSeconds,
+ * in the run's current part or an earlier one).
+ */
 export function storedLoads(stored: StoredRuns): { size: number; seconds: number }[] {
   const out: { size: number; seconds: number }[] = [];
   for (const { dir, params } of storedRuns(stored)) {
     try {
-      const meta = readJson(path.join(dir, "metadata.json"));
-      const load = isRecord(meta) && isRecord(meta.template) ? meta.template.loadSeconds : undefined;
-      if (!isRecord(load)) continue;
-      const seconds = Object.values(load).reduce<number>((t, v) => t + finiteOrNaN(v), 0);
       const size = finiteOrNaN(params.dataScale);
-      if (size > 0 && seconds > 0) out.push({ size, seconds });
+      // Every part of a resumed run loads its data again; each finished load is a sample.
+      for (const part of partsOf(readJson(path.join(dir, "metadata.json")))) {
+        const load = isRecord(part.template) ? part.template.loadSeconds : undefined;
+        if (!isRecord(load)) continue;
+        const seconds = Object.values(load).reduce<number>((t, v) => t + finiteOrNaN(v), 0);
+        if (size > 0 && seconds > 0) out.push({ size, seconds });
+      }
     } catch {
       continue; // a run stopped before its metadata says nothing about its load
     }
