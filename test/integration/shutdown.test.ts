@@ -79,6 +79,7 @@ for (const sig of ["SIGTERM", "SIGHUP"] as const) {
           .getContainer(id)
           .remove({ force: true, v: true })
           .catch(() => undefined);
+      fs.rmSync(state, { recursive: true, force: true });
     }
   });
 }

@@ -397,6 +397,7 @@ test("the progress line's time left: the model's while it can say, marked so; th
   } finally {
     if (before === undefined) delete process.env.DBLAB_PROGRESS_FILE;
     else process.env.DBLAB_PROGRESS_FILE = before;
+    fs.rmSync(path.dirname(file), { recursive: true, force: true });
   }
   const estimate = (s: number) => durationText(s, "estimate");
   assert.deepEqual(
