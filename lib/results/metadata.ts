@@ -57,15 +57,16 @@ export interface RunMetadata {
 export type EarlierPart = Partial<Omit<RunMetadata, "earlierParts">> & { readonly [field: string]: unknown };
 
 /**
- * The parts of a stored run that hold `field` (the current metadata first, then its earlier parts,
- * newest first): a resumed run's one-off facts, such as a data load, live in whichever part made them.
+ * Every part of a stored run's metadata, each less its own earlier parts: the current part first,
+ * then the earlier ones newest first. A resumed run's one-off facts, such as a data load, live in
+ * whichever part made them; not an object, no parts.
  */
-export function partsOf(metadata: unknown): Readonly<Record<string, unknown>>[] {
-  if (typeof metadata !== "object" || metadata === null) return [];
-  const record = metadata as Readonly<Record<string, unknown>>;
-  const earlier = Array.isArray(record.earlierParts) ? (record.earlierParts as unknown[]) : [];
-  const parts = earlier.filter((p): p is Readonly<Record<string, unknown>> => typeof p === "object" && p !== null);
-  return [record, ...parts.reverse()];
+export function partsOf(metadata: unknown): EarlierPart[] {
+  const isPart = (p: unknown): p is EarlierPart => typeof p === "object" && p !== null;
+  if (!isPart(metadata)) return [];
+  const { earlierParts, ...current } = metadata;
+  const earlier = Array.isArray(earlierParts) ? earlierParts.filter(isPart) : [];
+  return [current, ...earlier.reverse()];
 }
 
 export function hostInfo(): HostInfo {

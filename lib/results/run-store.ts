@@ -10,7 +10,7 @@ import { isDeepStrictEqual } from "node:util";
 import { redactText } from "../targets/uri";
 import type { Counters } from "../stats/counters";
 import type { SpeedProbe } from "../stats/speed";
-import type { EarlierPart } from "./metadata";
+import { partsOf, type EarlierPart } from "./metadata";
 
 /** What every trial record carries, finished or failed. */
 interface TrialBase<C extends object, K extends string> {
@@ -128,24 +128,17 @@ function resumeRequested(notebook: string): string | undefined {
 }
 
 /**
- * The parts a resumed run had before this one: the stored metadata.json (a part that ended before
- * writing one adds nothing), its own earlier parts flattened in front of it.
+ * The parts a resumed run had before this one, oldest first: the stored metadata.json's (a part
+ * that ended before writing one adds nothing).
  */
 function partsBefore(directory: string): EarlierPart[] {
   const file = path.join(directory, "metadata.json");
   if (!fs.existsSync(file)) return [];
-  let stored: unknown;
   try {
-    stored = JSON.parse(fs.readFileSync(file, "utf8"));
+    return partsOf(JSON.parse(fs.readFileSync(file, "utf8"))).reverse();
   } catch {
     return []; // written atomically, so unreadable means edited by hand: nothing to keep
   }
-  if (typeof stored !== "object" || stored === null) return [];
-  const { earlierParts, ...part } = stored as EarlierPart & { readonly earlierParts?: unknown };
-  const before = Array.isArray(earlierParts)
-    ? earlierParts.filter((p): p is EarlierPart => typeof p === "object" && p !== null)
-    : [];
-  return [...before, part];
 }
 
 export class RunStore<C extends object = Record<string, unknown>> {

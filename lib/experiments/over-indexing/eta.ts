@@ -32,14 +32,15 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "obj
 export function storedLoads(stored: StoredRuns): { size: number; seconds: number }[] {
   const out: { size: number; seconds: number }[] = [];
   for (const { dir, params } of storedRuns(stored)) {
+    const size = finiteOrNaN(params.dataScale);
+    if (!(size > 0)) continue;
     try {
-      const size = finiteOrNaN(params.dataScale);
       // Every part of a resumed run loads its data again; each finished load is a sample.
       for (const part of partsOf(readJson(path.join(dir, "metadata.json")))) {
         const load = isRecord(part.template) ? part.template.loadSeconds : undefined;
         if (!isRecord(load)) continue;
         const seconds = Object.values(load).reduce<number>((t, v) => t + finiteOrNaN(v), 0);
-        if (size > 0 && seconds > 0) out.push({ size, seconds });
+        if (seconds > 0) out.push({ size, seconds });
       }
     } catch {
       continue; // a run stopped before its metadata says nothing about its load
