@@ -10,6 +10,7 @@ import { RunStore } from "../../lib/results/run-store";
 import { findHostPgbench, locatePgbench } from "../../lib/workloads/pgbench";
 import { datasetShape, transactionScript } from "../../lib/experiments/over-indexing/workload/dataset";
 import {
+  buildTemplateIndexes,
   createTemplate,
   templateDatabase,
   walAfterLoad,
@@ -64,61 +65,67 @@ test("rounds on embedded PostgreSQL: 7 vs 39 indexes, counters that explain the 
     const first = await fingerprint();
     await createTemplate(server, datasetShape(params.dataScale), params.randomSeed);
     assert.equal(await fingerprint(), first, "same seed, same data");
-    const store = RunStore.open<OverIndexingCondition>({ notebook: "test-03", params, root });
     const script = transactionScript(template.shape.warehouses, template.samplePercent);
-    const trials = await runRounds({
-      server,
-      runner,
-      plan: planRounds(params.indexLevels, 2),
-      settings: { ...params, script, walInspect: template.walInspect },
-      store,
-    });
-    assert.equal(store.trials().length, 4);
-    // The first round of a level builds its template; the second clones it, indexes included. Level 7
-    // has no index to build: its rounds clone the loaded data.
-    assert.deepEqual(
-      trials.map((t) => [t.key, t.order, t.prepared?.builtLevelTemplate, t.prepared?.fromLevelTemplate]),
-      [
-        ["idx7/r1", 0, false, true],
-        ["idx39/r1", 1, true, true],
-        ["idx39/r2", 0, false, true],
-        ["idx7/r2", 1, false, true],
-      ],
-    );
-    assert.equal(trials[2].prepared?.indexSeconds, 0);
-    // A level without a template (no room on disk for it) builds its indexes in every round, into
-    // the same state: the same relations at the same sizes as a clone of the template gave.
+    // No indexes in the template (no room on disk for them): every round builds its level's indexes.
     const rebuildStore = RunStore.open<OverIndexingCondition>({ notebook: "test-03-rebuild", params, root });
     const rebuilt = await runRounds({
       server,
       runner,
-      plan: planRounds([39], 2),
-      settings: { ...params, script, walInspect: template.walInspect, keptLevels: [] },
+      plan: planRounds(params.indexLevels, 1),
+      settings: { ...params, script, walInspect: template.walInspect, templateLevel: 7 },
       store: rebuildStore,
     });
     assert.deepEqual(
-      rebuilt.map((t) => [t.key, t.status, t.prepared?.fromLevelTemplate, t.prepared?.indexCount]),
+      rebuilt.map((t) => [t.key, t.status, t.prepared?.templateLevel, t.prepared?.indexCount, t.prepared?.dropSeconds]),
       [
-        ["idx39/r1", "ok", false, 39],
-        ["idx39/r2", "ok", false, 39],
+        ["idx7/r1", "ok", 7, 7, 0],
+        ["idx39/r1", "ok", 7, 39, 0],
       ],
     );
-    assert.ok(
-      rebuilt.every((t) => (t.prepared?.indexSeconds ?? 0) > 0),
-      "each round built its indexes",
+    assert.equal(rebuilt[0].prepared?.indexSeconds, 0, "level 7 has nothing to build");
+    assert.ok((rebuilt[1].prepared?.indexSeconds ?? 0) > 0, "level 39 built its 32 indexes in its round");
+    // The template gets level 39's indexes once; level 7 then drops them from its clone, level 39 builds nothing.
+    assert.ok((await buildTemplateIndexes(server, 39, params.maintenanceWorkMemMB)) > 0);
+    const store = RunStore.open<OverIndexingCondition>({ notebook: "test-03", params, root });
+    const trials = await runRounds({
+      server,
+      runner,
+      plan: planRounds(params.indexLevels, 2),
+      settings: { ...params, script, walInspect: template.walInspect, templateLevel: 39 },
+      store,
+    });
+    assert.equal(store.trials().length, 4);
+    assert.deepEqual(
+      trials.map((t) => [t.key, t.order, t.prepared?.templateLevel, t.prepared?.indexSeconds, t.prepared?.indexCount]),
+      [
+        ["idx7/r1", 0, 39, 0, 7],
+        ["idx39/r1", 1, 39, 0, 39],
+        ["idx39/r2", 0, 39, 0, 39],
+        ["idx7/r2", 1, 39, 0, 7],
+      ],
     );
-    assert.deepEqual(rebuilt[0].sizesBefore, trials[1].sizesBefore, "the same state as the template's clone");
-    const levelTemplates = await withClient(
+    assert.equal(trials[1].prepared?.dropSeconds, 0, "level 39 has nothing to drop");
+    // Either way, the same state: the same relations at the same sizes, dropped or built.
+    assert.deepEqual(trials[0].sizesBefore, rebuilt[0].sizesBefore, "level 7: dropped from the template = never built");
+    assert.deepEqual(
+      trials[1].sizesBefore,
+      rebuilt[1].sizesBefore,
+      "level 39: the template's clone = built in the round",
+    );
+    const databases = await withClient(
       server,
       templateDatabase(server),
       async (c) =>
-        (await c.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE '%_inventory_l%'"))
-          .rows,
+        (
+          await c.query<{ datname: string }>(
+            "SELECT datname FROM pg_database WHERE datname LIKE '%_inventory_%' ORDER BY datname",
+          )
+        ).rows,
     );
     assert.deepEqual(
-      levelTemplates.map((r) => r.datname.replace(/^.*_inventory_/, "")),
-      ["l39"],
-      "level 7 clones the loaded data; no template was made for the rebuilt rounds",
+      databases.map((r) => r.datname.replace(/^.*_inventory_/, "")),
+      ["run", "template"],
+      "one template and the round's clone, nothing per level",
     );
     for (const trial of trials) {
       assert.equal(trial.status, "ok", trial.error);

@@ -481,7 +481,7 @@ function stored03(dataScale: number, loadSeconds: number, buildSeconds: number):
   };
 }
 
-test("03: the data's load is added once, and rebuilt levels' builds to each of their rounds; the line says both", () => {
+test("03: the data's load and the template's indexes are added once, and a level's builds past the template to each of its rounds", () => {
   withResults(
     {
       "R1_03-over-indexing_aaaa": stored03(0.002, 3.2, 0.64),
@@ -513,44 +513,78 @@ test("03: the data's load is added once, and rebuilt levels' builds to each of t
       const calibration = { ...FLAT, overheadSeconds: 0 };
       const saved = process.env[FREE_BYTES_ENV];
       try {
-        // A disk with room for every template: rounds are their 300 s, the first round of each level
-        // builds its template (0.1 s × 100 an index: 10 s × 74 in all); the load, 16 s × 100, once.
+        // A disk with room for level 39's indexes in the template: rounds are their 300 s; the load,
+        // 16 s × 100, and the template's 32 indexes (0.1 s × 100 an index: 320 s), once.
         process.env[FREE_BYTES_ENV] = String(1000 * 2 ** 40);
         const roomy = estimateRun("03-over-indexing", overIndexing, p, new Set(), root, calibration);
         assert.ok(roomy?.setup);
-        assert.ok(Math.abs(roomy.setup.seconds - 1600) < 1e-6);
-        const firstBuilds = (7 + 14 + 21 + 32) * 10;
-        assert.ok(Math.abs(roomy.seconds - (roomy.planned * 300 + firstBuilds + 1600)) < 1e-6, String(roomy.seconds));
-        assert.doesNotMatch(etaText(roomy), /build their indexes/);
+        assert.ok(Math.abs(roomy.setup.seconds - (1600 + 320)) < 1e-6, String(roomy.setup.seconds));
+        assert.ok(Math.abs(roomy.seconds - (roomy.planned * 300 + 1920)) < 1e-6, String(roomy.seconds));
+        assert.doesNotMatch(etaText(roomy), /every round/);
         assert.match(
           etaText(roomy),
-          /loading the data first, about 27 min \(from 2 stored load\(s\), ∝ scale\^1\.00 past 0\.01\)/,
+          /loading the data first, about 27 min \(from 2 stored load\(s\), ∝ scale\^1\.00 past 0\.01\), then level 39's indexes into the template, about 5 min/,
         );
-        // A resumed run loads again: the setup stays while a round is left, and goes with the last.
+        // A resumed run loads and builds again: the setup stays while a round is left, and goes with the last.
         const done = new Set(planned03(p).slice(0, 24));
         const resumed = estimateRun("03-over-indexing", overIndexing, p, done, root, calibration);
-        assert.ok(resumed && Math.abs(resumed.seconds - (300 + 1600)) < 1e-6, String(resumed?.seconds));
+        assert.ok(resumed && Math.abs(resumed.seconds - (300 + 1920)) < 1e-6, String(resumed?.seconds));
         const all = estimateRun("03-over-indexing", overIndexing, p, new Set(planned03(p)), root, calibration);
         assert.equal(all?.setup, undefined);
         // Once the run has loaded its data, what is left is its rounds.
         const loaded = estimateRun("03-over-indexing", overIndexing, p, done, root, calibration, true);
         assert.ok(loaded && loaded.setup === undefined && Math.abs(loaded.seconds - 300) < 1e-6);
-        // A disk with room for no template: every round above 7 builds its level's indexes, 0.1 s × 100 an index.
+        // A disk with room for no index in the template: every round above 7 builds its level's
+        // indexes, 0.1 s × 100 an index (7 + 14 + 21 + 32 of them a repeat), and the setup is the load's.
         process.env[FREE_BYTES_ENV] = String(60 * 2 ** 30);
         const tight = estimateRun("03-over-indexing", overIndexing, p, new Set(), root, calibration);
-        assert.ok(tight);
+        assert.ok(tight?.setup);
+        assert.ok(Math.abs(tight.setup.seconds - 1600) < 1e-6, String(tight.setup.seconds));
+        const repeatBuilds = (7 + 14 + 21 + 32) * 10;
         assert.ok(
-          Math.abs(tight.seconds - (roomy.seconds + firstBuilds * (p.repeats - 1))) < 1e-6,
+          Math.abs(tight.seconds - (roomy.seconds - 320 + repeatBuilds * p.repeats)) < 1e-6,
           `${tight.seconds} vs ${roomy.seconds}`,
         );
         assert.match(
           etaText(tight),
-          /levels 14, 21, 28, 39 build their indexes every round \(no room on disk for their templates\), 12 min a repeat of them/,
+          /levels 14, 21, 28, 39 build indexes every round \(no room on disk for them in the template\), 12 min a repeat/,
         );
+        assert.doesNotMatch(etaText(tight), /into the template/);
       } finally {
         if (saved === undefined) delete process.env[FREE_BYTES_ENV];
         else process.env[FREE_BYTES_ENV] = saved;
       }
+    },
+  );
+});
+
+test("03: build rates from a template's build (any part's metadata) and from rounds that built past the template", () => {
+  const round = (key: string, level: number, prepared: object) =>
+    JSON.stringify({ key, condition: { level }, status: "ok", seconds: 6, prepared });
+  withResults(
+    {
+      "R3_03-over-indexing_cccc": {
+        "params.json": JSON.stringify({ dataScale: 0.05 }),
+        "metadata.json": JSON.stringify({
+          templates: { level: 28, indexSeconds: 4.2 },
+          earlierParts: [{ templates: { level: 39, indexSeconds: 6.4 } }],
+        }),
+        "trials.jsonl": [
+          // Dropped from the template: nothing built. Built level 39's last 11 indexes past 28: 1.1 s.
+          round("idx7/r1", 7, { templateLevel: 28, indexSeconds: 0, dropSeconds: 0.2 }),
+          round("idx28/r1", 28, { templateLevel: 28, indexSeconds: 0, dropSeconds: 0 }),
+          round("idx39/r1", 39, { templateLevel: 28, indexSeconds: 1.1, dropSeconds: 0 }),
+        ].join("\n"),
+      },
+    },
+    (root) => {
+      assert.deepEqual(
+        storedBuildRates({ root, notebook: "03-over-indexing" })
+          .map((r) => +r.seconds.toFixed(6))
+          .sort((a, b) => a - b),
+        [0.1, 0.2, 0.2],
+        "1.1 s ÷ 11, 4.2 s ÷ 21, 6.4 s ÷ 32",
+      );
     },
   );
 });

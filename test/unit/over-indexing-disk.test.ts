@@ -1,5 +1,5 @@
 /**
- * 03's disk plan at its margins: which levels keep a template for the free space after the load,
+ * 03's disk plan at its margins: how many indexes the template gets for the free space after the load,
  * the pre-flight's least need, and the free-space readings it rests on.
  */
 import { test } from "node:test";
@@ -20,38 +20,50 @@ const data = DATA_BYTES_AT_SCALE_1;
 /** The free space that leaves exactly `room` bytes for templates. */
 const freeFor = (room: number) => (room + roundReserve(full, data).bytes) / DISK_HEADROOM;
 
-test("planTemplates: the largest levels first, each kept while it fits to the byte; level 7 never needs one", () => {
-  const l39 = levelBytes(data, 39);
-  const l28 = levelBytes(data, 28);
-  const l14 = levelBytes(data, 14);
-  const exact = planTemplates(full, data, freeFor(l39));
-  assert.deepEqual(exact.kept, [39]);
-  assert.deepEqual(exact.rebuilt, [28, 21, 14]);
-  assert.ok(Math.abs(exact.keptBytes - l39) < 1);
-  // One byte short: 39 no longer fits, and the next that does is taken (21 < 28 < 39 in bytes).
-  const short = planTemplates(full, data, freeFor(l39 - 1));
-  assert.deepEqual(short.kept, [28]);
-  assert.deepEqual(planTemplates(full, data, freeFor(l39 + l28) + 1).kept, [39, 28]);
-  assert.deepEqual(planTemplates(full, data, freeFor(l14 - 1)).kept, []);
-  assert.deepEqual(planTemplates(full, data, 0).kept, []);
+test("planTemplates: the template gets the largest level whose indexes fit, to the byte; the levels above build the rest", () => {
+  const idx = (level: number) => levelBytes(data, level) - data;
+  const exact = planTemplates(full, data, freeFor(idx(39)));
+  assert.equal(exact.level, 39);
+  assert.deepEqual(exact.rebuilt, []);
+  assert.ok(Math.abs(exact.indexBytes - idx(39)) < 1);
+  assert.ok(Math.abs(exact.indexBytes - 0.645 * 11.8 * GIB) < 1, "level 39's 32 indexes: 7.6 GiB at the seed's scale");
   assert.match(
-    planTemplates(full, data, freeFor(l39)).text,
-    /^level template kept: 39 \(19\.4 GiB\); levels 14, 21, 28 clone the loaded data and build their indexes every round, no room for their templates in 73\.7 GiB free after the load, less 50\.6 GiB for the rounds \(the round's clone at 39 indexes 19\.4 GiB \+ /,
+    exact.text,
+    /^the template gets level 39's 32 extra indexes once \(7\.6 GiB\), and each round clones it and drops the indexes its level lacks: 61\.\d GiB free after the load, less 50\.6 GiB for the rounds \(the round's clone at 39 indexes 19\.4 GiB \+ /,
   );
-  const roomy = planTemplates(full, data, 1000 * GIB);
-  assert.deepEqual(roomy.kept, [39, 28, 21, 14]);
-  assert.deepEqual(roomy.rebuilt, []);
-  assert.match(roomy.text, /^every level keeps a template, 65\.\d GiB in all: 1000\.0 GiB free after the load/);
-  // Unknown free space (an external server): every template, as before the plan existed.
+  // One byte short: 39's indexes no longer fit; 28's do, and level 39 builds its last group every round.
+  const short = planTemplates(full, data, freeFor(idx(39) - 1));
+  assert.equal(short.level, 28);
+  assert.deepEqual(short.rebuilt, [39]);
+  assert.match(
+    short.text,
+    /^the template gets level 28's 21 extra indexes once .*; level 39 builds the rest of its indexes every round, no room for more in /,
+  );
+  assert.equal(planTemplates(full, data, freeFor(idx(21))).level, 21);
+  assert.deepEqual(planTemplates(full, data, freeFor(idx(21))).rebuilt, [28, 39]);
+  // Not even level 14's: every round builds all of its level's indexes.
+  const none = planTemplates(full, data, freeFor(idx(14) - 1));
+  assert.equal(none.level, 7);
+  assert.deepEqual(none.rebuilt, [14, 21, 28, 39]);
+  assert.equal(none.indexBytes, 0);
+  assert.match(
+    none.text,
+    /^no room for indexes in the template: levels 14, 21, 28, 39 clone the loaded data and build their indexes every round, in /,
+  );
+  assert.equal(planTemplates(full, data, 0).level, 7);
+  // Unknown free space (an external server): the largest level's indexes.
   const unknown = planTemplates(full, data, undefined);
-  assert.deepEqual(unknown.kept, [39, 28, 21, 14]);
+  assert.equal(unknown.level, 39);
+  assert.deepEqual(unknown.rebuilt, []);
   assert.match(unknown.text, /out of the lab's reach/);
-  // Only the levels the run plans.
-  assert.deepEqual(planTemplates({ ...full, indexLevels: [7, 39] }, data, 1000 * GIB).kept, [39]);
+  // Only the levels the run plans: levels 7 and 21 need no more than 21's indexes.
+  const two = planTemplates({ ...full, indexLevels: [7, 21] }, data, 1000 * GIB);
+  assert.equal(two.level, 21);
+  assert.equal(planTemplates({ ...full, indexLevels: [7] }, data, 1000 * GIB).text, "no level has indexes to build");
 });
 
 test("planTemplates: the WAL the load left on disk is counted once, as WAL, not again as used space", () => {
-  const l39 = levelBytes(data, 39);
+  const idx39 = levelBytes(data, 39) - data;
   const wal = roundReserve(full, data).wal;
   // The load's: 2.3 × the data (27 GiB for 11.8 here), above min_wal_size of max_wal_size 64 GB (16 GiB).
   assert.ok(Math.abs(wal - 2.3 * data) < 1, String(wal / GIB));
@@ -59,17 +71,24 @@ test("planTemplates: the WAL the load left on disk is counted once, as WAL, not 
   // 30 GiB of the load's WAL on disk, already out of the free space: the rounds' WAL needs nothing more,
   // so that much less free space keeps the same template.
   const walNow = 30 * GIB;
-  const free = freeFor(l39) - wal / DISK_HEADROOM;
+  const free = freeFor(idx39) - wal / DISK_HEADROOM;
   assert.equal(roundReserve(full, data, walNow).bytes, roundReserve(full, data).bytes - wal);
-  assert.deepEqual(planTemplates(full, data, free + 1, walNow).kept, [39]);
-  assert.deepEqual(planTemplates(full, data, free - 1, walNow).kept, [28], "two bytes less: 39 no longer fits");
-  // Without the reading, the same free space keeps nothing: the WAL would count twice.
-  assert.deepEqual(planTemplates(full, data, free).kept, []);
+  assert.equal(planTemplates(full, data, free + 1, walNow).level, 39);
+  assert.equal(planTemplates(full, data, free - 1, walNow).level, 28, "two bytes less: 39's indexes no longer fit");
+  // Without the reading, the same free space holds no indexes: the WAL would count twice.
+  assert.equal(planTemplates(full, data, free).level, 7);
   // Less on disk than the rounds will keep: only the rest is to come.
-  const some = planTemplates(full, data, freeFor(l39) - 10 * GIB, 10 * GIB);
-  assert.deepEqual(some.kept, [39]);
+  const some = planTemplates(full, data, freeFor(idx39) - 10 * GIB, 10 * GIB);
+  assert.equal(some.level, 39);
   assert.match(some.text, /WAL 27\.1 GiB \(17\.1 GiB past the 10\.0 GiB on disk\)/);
   assert.equal(some.walBytes, 10 * GIB);
+});
+
+// This machine after the seed's load: 37.0 GiB free, 26.2 GiB of WAL on disk.
+test("planTemplates at the seed's scale on this disk: level 39's indexes fit once the load's WAL is counted", () => {
+  const plan = planTemplates(full, data, 37.0 * GIB, 26.2 * GIB);
+  assert.equal(plan.level, 39);
+  assert.ok(plan.budgetBytes !== undefined && plan.budgetBytes - plan.indexBytes > 2 * GIB, String(plan.budgetBytes));
 });
 
 test("diskNeed03 at full: the loaded data, the round's clone at 39 indexes, its growth and WAL", () => {
@@ -77,7 +96,7 @@ test("diskNeed03 at full: the loaded data, the round's clone at 39 indexes, its 
   // 11.8 GiB + 19.4 GiB clone + 3.9 GiB growth + 27.1 GiB WAL (the load's, kept) + 0.2 GiB.
   assert.ok(need.bytes > 62 * GIB && need.bytes < 62.6 * GIB, `${need.bytes / GIB} GiB`);
   assert.match(need.what, /^loaded data 11\.8 GiB \+ the round's clone at 39 indexes 19\.4 GiB \+ /);
-  assert.match(need.what, /each level's template \(up to 19\.4 GiB\) only where it fits$/);
+  assert.match(need.what, /the template's indexes \(up to 7\.6 GiB\) only where they fit$/);
   // A run of levels 7 and 14 clones the smaller state.
   assert.ok(diskNeed03({ ...full, indexLevels: [7, 14] }).bytes < need.bytes - 5 * GIB);
 });

@@ -1,16 +1,19 @@
 /**
- * 03's disk: what its data directory holds at the peak, and which levels keep a template.
+ * 03's disk: what its data directory holds at the peak, and how many indexes the template gets.
  *
- * Every round starts from a FILE_COPY clone of its level's state. A level's template (the loaded
- * data with that level's indexes) makes later rounds of the level a copy instead of a build, but
- * at the seed's scale the five states are ~11.8, 13.5, 15.1, 17.6 and 19.5 GiB (the loaded data,
- * "初始数据集大小约为 11 GB", and the measured index share below): with the round's clone ~100 GiB,
- * more than a laptop or this 76 GiB-free disk holds. So a level keeps its template only while the
- * data directory has room for it; a level without one clones the loaded data and builds its
- * indexes every round (the same rows on the same pages, and the same index builds, so the round's
- * state is the same either way; only its untimed setup is longer).
+ * Every round starts from a FILE_COPY clone of the loaded data. The levels nest (each adds a group of
+ * indexes to the one below), so the template gets the indexes of the largest level that fits once,
+ * right after the load, and a round at a lower level drops what its own level lacks from its clone:
+ * a DROP INDEX takes a second where building level 39's 32 indexes took 455–488 s at the seed's
+ * scale here, in every round, and per-level templates (~11.8, 13.5, 15.1, 17.6 and 19.5 GiB at the
+ * seed's scale: the loaded data, "初始数据集大小约为 11 GB", and the measured index share below) did
+ * not fit this 76 GiB-free disk beside the round's clone. The built indexes grow the template in
+ * place, so the template costs only its indexes' bytes (7.6 GiB at level 39 and the seed's scale).
+ * A level above the template's clones it and builds the rest of its indexes every round. Either way
+ * the round's state is the same: the same rows on the same pages, and index builds that are
+ * deterministic on identical data; only the untimed setup differs.
  *
- * The peak without any level template: the loaded data, the round's clone at the largest level, a
+ * The peak without template indexes: the loaded data, the round's clone at the largest level, a
  * round's growth (a transaction grows tables and indexes by up to ~9 kB with 39 indexes; at most the
  * seed's ~1,500 TPS), and WAL: every round starts from a restart, whose shutdown checkpoint frees
  * older WAL down to what the server keeps for recycling (min_wal_size, or more after a checkpoint
@@ -85,23 +88,26 @@ export function roundReserve(
   };
 }
 
-/** The least the run needs: the loaded data and what a round adds, every level building its indexes each round. */
+/** The least the run needs: the loaded data and what a round adds, every round building its level's indexes. */
 export function diskNeed03(p: OverIndexingParams): DiskNeed {
   const data = p.dataScale * DATA_BYTES_AT_SCALE_1;
   const reserve = roundReserve(p, data);
   return {
     bytes: data + reserve.bytes,
-    what: `loaded data ${bytesText(data)} + ${reserve.what}; each level's template (up to ${bytesText(levelBytes(data, 39))}) only where it fits`,
+    what: `loaded data ${bytesText(data)} + ${reserve.what}; the template's indexes (up to ${bytesText(levelBytes(data, 39) - data)}) only where they fit`,
   };
 }
 
 export interface TemplatePlan {
-  /** Levels whose later rounds clone a template with their indexes built. */
-  readonly kept: readonly number[];
-  /** Levels that build their indexes in every round (no room for their template). */
+  /**
+   * The level whose indexes the template gets once, after the load (CONSTRAINT_INDEXES: none, no room).
+   * Rounds at or below it drop what their level lacks; rounds above it build the rest.
+   */
+  readonly level: number;
+  /** The run's levels whose rounds build indexes every round (those above `level`). */
   readonly rebuilt: readonly number[];
-  /** Bytes the kept templates take; the room they had (absent: the free space is unknown). */
-  readonly keptBytes: number;
+  /** Bytes the template's extra indexes take; the room they had (absent: the free space is unknown). */
+  readonly indexBytes: number;
   readonly budgetBytes?: number;
   /** The WAL on disk the plan counted (after the load's checkpoint), bytes. */
   readonly walBytes: number;
@@ -110,14 +116,12 @@ export interface TemplatePlan {
 }
 
 /**
- * Which levels keep a template, given the free bytes where the data lives once the data is loaded
- * (undefined: unknown, an external server). The largest levels first: a template saves its level's
- * builds in every later round, and the builds grow faster than the template (level 39's 32 indexes
- * are 39 % of its bytes and 43 % of a round's builds). Level 7 has no indexes to build and clones the
- * loaded data itself. A level is kept when the kept templates and what the rounds still add fit in
- * DISK_HEADROOM of the free space, as the pre-flight counts; `walNow` is the WAL on disk after the
- * load (its checkpoint done): the load of the seed's scale leaves ~27 GiB there, which the server
- * keeps for recycling, so it is counted once, not as used space and again as WAL to come.
+ * How many indexes the template gets, given the free bytes where the data lives once the data is
+ * loaded (undefined: unknown, an external server): the largest of the run's levels whose indexes fit,
+ * with what the rounds still add, in DISK_HEADROOM of the free space, as the pre-flight counts.
+ * `walNow` is the WAL on disk after the load (its checkpoint done): the load of the seed's scale
+ * leaves ~27 GiB there, which the server keeps for recycling, so it is counted once, not as used
+ * space and again as WAL to come.
  */
 export function planTemplates(
   p: OverIndexingParams,
@@ -126,33 +130,37 @@ export function planTemplates(
   walNow = 0,
 ): TemplatePlan {
   const levels = [...new Set(p.indexLevels)].filter((l) => l !== CONSTRAINT_INDEXES).sort((a, b) => b - a);
+  const indexBytes = (level: number) => levelBytes(dataBytes, level) - dataBytes;
+  const above = (level: number) => [...levels].filter((l) => l > level).sort((a, b) => a - b);
+  const what = (level: number) =>
+    `the template gets level ${level}'s ${level - CONSTRAINT_INDEXES} extra indexes once (${bytesText(indexBytes(level))}), ` +
+    `and each round clones it and drops the indexes its level lacks`;
   if (free === undefined) {
-    const keptBytes = levels.reduce((t, l) => t + levelBytes(dataBytes, l), 0);
+    const level = levels[0] ?? CONSTRAINT_INDEXES;
     return {
-      kept: levels,
+      level,
       rebuilt: [],
-      keptBytes,
+      indexBytes: indexBytes(level),
       walBytes: walNow,
-      text: `every level keeps a template (${bytesText(keptBytes)} in all): the server's free space is out of the lab's reach`,
+      text: `${levels.length ? what(level) : "no level has indexes to build"}: the server's free space is out of the lab's reach`,
     };
   }
   const reserve = roundReserve(p, dataBytes, walNow);
   const budget = Math.max(0, free * DISK_HEADROOM - reserve.bytes);
-  const kept: number[] = [];
-  const rebuilt: number[] = [];
-  let used = 0;
-  for (const level of levels) {
-    const bytes = levelBytes(dataBytes, level);
-    if (used + bytes <= budget) {
-      kept.push(level);
-      used += bytes;
-    } else rebuilt.push(level);
-  }
+  const level = levels.find((l) => indexBytes(l) <= budget) ?? CONSTRAINT_INDEXES;
+  const rebuilt = above(level);
   const room = `${bytesText(free)} free after the load, less ${bytesText(reserve.bytes)} for the rounds (${reserve.what})`;
-  const text = !rebuilt.length
-    ? `every level keeps a template, ${bytesText(used)} in all: ${room}`
-    : `level template${kept.length === 1 ? "" : "s"} kept: ${kept.length ? `${kept.join(", ")} (${bytesText(used)})` : "none"}; ` +
-      `level${rebuilt.length === 1 ? "" : "s"} ${[...rebuilt].sort((a, b) => a - b).join(", ")} clone the loaded data and build their indexes every round, ` +
-      `no room for their template${rebuilt.length === 1 ? "" : "s"} in ${room}`;
-  return { kept, rebuilt, keptBytes: used, budgetBytes: budget, walBytes: walNow, text };
+  const many = (n: number, one: string, more: string) => (n === 1 ? one : more);
+  const text =
+    level === CONSTRAINT_INDEXES
+      ? levels.length
+        ? `no room for indexes in the template: level${many(rebuilt.length, "", "s")} ${rebuilt.join(", ")} ` +
+          `clone the loaded data and build ${many(rebuilt.length, "its", "their")} indexes every round, in ${room}`
+        : "no level has indexes to build"
+      : `${what(level)}` +
+        (rebuilt.length
+          ? `; level${many(rebuilt.length, "", "s")} ${rebuilt.join(", ")} build${many(rebuilt.length, "s", "")} the rest of ` +
+            `${many(rebuilt.length, "its", "their")} indexes every round, no room for more in ${room}`
+          : `: ${room}`);
+  return { level, rebuilt, indexBytes: indexBytes(level), budgetBytes: budget, walBytes: walNow, text };
 }

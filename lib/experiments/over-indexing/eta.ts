@@ -1,12 +1,13 @@
 /**
  * 03's ETA model: rounds of a fixed length, their setup growing with the data's scale; before them
- * the data's load, once a run (a resumed one loads it again); and, where the disk has no room for a
- * level's template (disk.ts), that level's index builds in every round.
+ * the data's load, once a run (a resumed one loads it again), and the template's indexes; and, where
+ * the disk has no room for a level's indexes in the template (disk.ts), the rest of that level's
+ * index builds in every round.
  *
- * The load is outside the rounds, and the builds are in few of them (a kept template's first round),
- * so both are counted on their own (a stored round's builds are left out of its untimed part), and
- * they grow with the data: the load took 16 s at dataScale 0.01 here, so ~27 min at the seed's
- * scale, and building level 39's 32 indexes 3.7 s at 0.01 (0.65 s at 0.002). Both are read from this
+ * The load and the template's builds are outside the rounds, so both are counted on their own (a
+ * stored round's builds are left out of its untimed part), and they grow with the data: the load
+ * took 16 s at dataScale 0.01 here, so ~27 min at the seed's scale (33 min measured), and building
+ * level 39's 32 indexes 3.7 s at 0.01 (0.65 s at 0.002; 455–488 s at the seed's scale). Both are read from this
  * machine's stored runs (the run's metadata and its rounds' `prepared` seconds) and grown past the
  * largest stored scale as the trials' timed parts are (growthExponent).
  */
@@ -20,7 +21,7 @@ import { freeBytes } from "../../targets/disk-need";
 import type { OverIndexingParams } from "./params";
 import { DATA_BYTES_AT_SCALE_1, loadWalBytes, planTemplates, type TemplatePlan } from "./disk";
 import { planRounds } from "./workload/run-trials";
-import { extraIndexesFor } from "./workload/schema";
+import { CONSTRAINT_INDEXES, extraIndexesFor, indexesBetween } from "./workload/schema";
 
 const readJson = (file: string): unknown => JSON.parse(fs.readFileSync(file, "utf8"));
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
@@ -49,17 +50,35 @@ export function storedLoads(stored: StoredRuns): { size: number; seconds: number
   return out;
 }
 
-/** Seconds a stored round spent building its level's indexes (its template's, or its own); 0 if it built none. */
-function buildSecondsOf(t: Record<string, unknown>): number {
-  if (!isRecord(t.prepared)) return 0;
-  const built = t.prepared.builtLevelTemplate === true || t.prepared.fromLevelTemplate === false;
+/**
+ * The indexes a stored round built and the seconds it took. A round records its template's level
+ * and builds only its level's indexes above it; a round stored before the template had indexes
+ * built all of its level's, in its own database or its level's template (its first round).
+ */
+function builtBy(t: Record<string, unknown>): { indexes: number; seconds: number } {
+  const none = { indexes: 0, seconds: 0 };
+  if (!isRecord(t.prepared) || !isRecord(t.condition)) return none;
   const seconds = finiteOrNaN(t.prepared.indexSeconds);
-  return built && seconds > 0 ? seconds : 0;
+  const level = finiteOrNaN(t.condition.level);
+  if (!(seconds > 0)) return none;
+  try {
+    if (t.prepared.templateLevel !== undefined) {
+      const from = finiteOrNaN(t.prepared.templateLevel);
+      return { indexes: level > from ? indexesBetween(from, level).length : 0, seconds };
+    }
+    const built = t.prepared.builtLevelTemplate === true || t.prepared.fromLevelTemplate === false;
+    return built ? { indexes: extraIndexesFor(level).length, seconds } : none;
+  } catch {
+    return none; // a level this schema does not have
+  }
 }
 
+/** Seconds a stored round spent building indexes (0 if it built none): left out of its untimed part. */
+const buildSecondsOf = (t: Record<string, unknown>): number => builtBy(t).seconds;
+
 /**
- * Seconds per extra index of each stored round that built its level's indexes (a template's first
- * round, or a round of a level without one), by dataScale.
+ * Seconds per extra index, by dataScale: of each stored round that built indexes, and of each stored
+ * run's template build (metadata.templates: its level and seconds, in any part of the run).
  */
 export function storedBuildRates(stored: StoredRuns): { size: number; seconds: number }[] {
   const out: { size: number; seconds: number }[] = [];
@@ -67,15 +86,19 @@ export function storedBuildRates(stored: StoredRuns): { size: number; seconds: n
     const size = finiteOrNaN(params.dataScale);
     if (!(size > 0)) continue;
     for (const t of storedTrials(dir)) {
-      const seconds = buildSecondsOf(t);
-      const level = isRecord(t.condition) ? finiteOrNaN(t.condition.level) : NaN;
-      let extras = 0;
-      try {
-        extras = extraIndexesFor(level).length;
-      } catch {
-        continue; // a level this schema does not have
+      const { indexes, seconds } = builtBy(t);
+      if (indexes > 0) out.push({ size, seconds: seconds / indexes });
+    }
+    try {
+      for (const part of partsOf(readJson(path.join(dir, "metadata.json")))) {
+        const plan = part.templates;
+        if (!isRecord(plan)) continue;
+        const seconds = finiteOrNaN(plan.indexSeconds);
+        const indexes = extraIndexesFor(finiteOrNaN(plan.level)).length;
+        if (seconds > 0 && indexes > 0) out.push({ size, seconds: seconds / indexes });
       }
-      if (extras > 0 && seconds > 0) out.push({ size, seconds: seconds / extras });
+    } catch {
+      continue; // a run stopped before its metadata, or a level this schema does not have
     }
   }
   return out;
@@ -92,28 +115,26 @@ function expectedPlan(p: OverIndexingParams): TemplatePlan {
   try {
     free = freeBytes(embeddedBaseDir()) - data - wal;
   } catch {
-    free = undefined; // no data directory to read: every level as if it kept a template
+    free = undefined; // no data directory to read: as if the template had room for every index
   }
   return planTemplates(p, data, free, wal);
 }
 
-/** Seconds of one round's index builds at each level, from the stored builds (0 without any). */
-function buildSeconds(p: OverIndexingParams, stored: StoredRuns): (level: number) => number {
+/** Seconds to build the extra indexes between two levels, from the stored builds (0 without any). */
+function buildSeconds(p: OverIndexingParams, stored: StoredRuns): (from: number, to: number) => number {
   const perIndex = grownSeconds(storedBuildRates(stored), p.dataScale)?.seconds ?? 0;
-  return (level) => perIndex * extraIndexesFor(level).length;
+  return (from, to) => (to > from ? perIndex * indexesBetween(from, to).length : 0);
 }
 
 export const estimate: EtaModel<OverIndexingParams> = {
   units(p, maximal, stored) {
     const plan = expectedPlan(p);
-    const rebuilt = new Set(plan.rebuilt);
     const build = buildSeconds(p, stored);
-    // A level's builds: in every round of a level without a template, in the first of one with.
+    // A level above the template's builds the rest of its indexes in every round.
     return planRounds(p.indexLevels, maximal ? p.maxRepeats : p.repeats).map((t) => ({
       key: t.key,
       size: p.dataScale,
-      fixedSeconds:
-        p.durationSeconds + (rebuilt.has(t.condition.level) || t.repeat === 1 ? build(t.condition.level) : 0),
+      fixedSeconds: p.durationSeconds + build(plan.level, t.condition.level),
     }));
   },
   size: (_c, p) => finiteOrNaN(p.dataScale),
@@ -124,18 +145,23 @@ export const estimate: EtaModel<OverIndexingParams> = {
     if (!load) return undefined;
     const plan = expectedPlan(p);
     const build = buildSeconds(p, stored);
+    const templateSeconds = build(CONSTRAINT_INDEXES, plan.level);
+    const templateText =
+      plan.level > CONSTRAINT_INDEXES && templateSeconds > 0
+        ? `, then level ${plan.level}'s indexes into the template, about ${durationText(templateSeconds, "estimate")}`
+        : "";
     const rebuilt = plan.rebuilt.length
-      ? `; levels ${[...plan.rebuilt].sort((a, b) => a - b).join(", ")} build their indexes every round (no room on disk for their templates), ` +
+      ? `; level${plan.rebuilt.length === 1 ? "" : "s"} ${plan.rebuilt.join(", ")} build indexes every round (no room on disk for them in the template), ` +
         `${durationText(
-          plan.rebuilt.reduce((t, l) => t + build(l), 0),
+          plan.rebuilt.reduce((t, l) => t + build(plan.level, l), 0),
           "estimate",
-        )} a repeat of them`
+        )} a repeat`
       : "";
     return {
-      seconds: load.seconds,
+      seconds: load.seconds + templateSeconds,
       text:
         `loading the data first, about ${durationText(load.seconds, "estimate")} (from ${loads.length} stored load(s), ` +
-        `∝ scale^${load.exponent.toFixed(2)} past ${load.from})${rebuilt}`,
+        `∝ scale^${load.exponent.toFixed(2)} past ${load.from})${templateText}${rebuilt}`,
     };
   },
   // The untimed part seen at one size only on the reference machine.

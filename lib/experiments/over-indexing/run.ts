@@ -17,6 +17,7 @@ import { planText } from "../../stats/claims";
 import { plan03 } from "./claims";
 import { datasetShape, transactionScript } from "./workload/dataset";
 import {
+  buildTemplateIndexes,
   createTemplate,
   dropDatabases,
   walAfterLoad,
@@ -177,16 +178,22 @@ export async function run(p: OverIndexingParams, control: RunControl = {}): Prom
           .join(", ")}${p.repeats > 2 ? ", …" : ""})`,
       );
       // Read after the load and its checkpoint: the loaded data and the WAL the server keeps are on
-      // disk, what the templates may take is what is left.
+      // disk, what the template's indexes may take is what is left.
       const walNow = await walAfterLoad(server);
       const templates = planTemplates(p, template.databaseBytes, await serverFreeBytes(server), walNow ?? 0);
-      notes.push(templates.text);
+      const templateIndexSeconds = await withActivity(
+        server,
+        (line) => progress.update(0, plan.length, `building ${templates.level} indexes into the template · ${line}`),
+        () => buildTemplateIndexes(server, templates.level, p.maintenanceWorkMemMB, signal),
+      );
+      notes.push(templates.text + (templateIndexSeconds > 0 ? ` (built in ${templateIndexSeconds.toFixed(0)} s)` : ""));
       if (!template.walInspect)
         notes.push(
           `no pg_walinspect here (${template.walInspectError}): B-tree inserts per transaction are not measured`,
         );
       // Through the session's writeMetadata, so that its closing write (quietness) keeps the template.
-      writeMetadata({ template, script, templates });
+      const templatesRecord = { ...templates, indexSeconds: templateIndexSeconds };
+      writeMetadata({ template, script, templates: templatesRecord });
       // A round's trials are planned again when it runs (planRounds makes new objects), and added rounds
       // join `plan` then: a trial's place in the run is found by its key, not by identity.
       const position = (t: { readonly key: string }) => plan.findIndex((r) => r.key === t.key);
@@ -195,7 +202,7 @@ export async function run(p: OverIndexingParams, control: RunControl = {}): Prom
           server,
           runner,
           plan: part,
-          settings: { ...p, script, walInspect: template.walInspect, keptLevels: templates.kept },
+          settings: { ...p, script, walInspect: template.walInspect, templateLevel: templates.level },
           store,
           signal,
           onNote: (n) => {
@@ -251,7 +258,7 @@ export async function run(p: OverIndexingParams, control: RunControl = {}): Prom
       writeMetadata({
         template,
         script,
-        templates,
+        templates: templatesRecord,
         adaptive: {
           plannedRounds: p.repeats,
           ...(cut ? { plannedRoundsRun: planned } : {}),
@@ -263,7 +270,7 @@ export async function run(p: OverIndexingParams, control: RunControl = {}): Prom
       });
       await dropDatabases(server);
       progress.finish(`${plan.length} rounds`);
-      writeMetadata({ notes, template, script, templates });
+      writeMetadata({ notes, template, script, templates: templatesRecord });
       return {
         runId: store.runId,
         directory: store.directory,

@@ -1,7 +1,8 @@
 /**
- * The loaded database is built once, as a template; each round gets a FILE_COPY clone of it, then
- * its level's indexes. That gives every round the same rows on the same pages, which the seed got
- * by restoring a dump before every round.
+ * The loaded database is built once, as a template, with the indexes of the largest level the disk
+ * has room for; each round gets a FILE_COPY clone of it, then its level's indexes (drops or
+ * builds). That gives every round the same rows on the same pages, which the seed got by restoring a
+ * dump before every round.
  */
 import { databasePrefix } from "../../../targets/run-names";
 import type { StartedServer } from "../../../targets/types";
@@ -20,8 +21,10 @@ import {
   CONSTRAINT_INDEXES,
   createIndexSql,
   extraIndexesFor,
-  INDEX_LEVELS,
+  indexesBetween,
+  indexName,
   SCHEMA_SQL,
+  type ExtraIndex,
 } from "./schema";
 
 /** The loaded data's template on this server (under the run's prefix on a shared one). */
@@ -51,11 +54,8 @@ export async function createTemplate(
   onStep?: (label: string) => void,
   signal?: AbortSignal,
 ): Promise<TemplateInfo> {
-  // Level templates of an earlier load would carry its data: gone with it.
-  await dropAll(server.connection, [
-    runDatabase(server),
-    ...INDEX_LEVELS.filter((l) => l !== CONSTRAINT_INDEXES).map((l) => levelTemplate(server, l)),
-  ]);
+  // A clone of an earlier load would carry its data: gone with it.
+  await dropAll(server.connection, [runDatabase(server)]);
   await recreateDatabase(server.connection, templateDatabase(server));
   return withClient(server, templateDatabase(server), async (c) => {
     await c.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
@@ -101,95 +101,83 @@ export async function createTemplate(
 
 export interface PreparedRound {
   readonly cloneSeconds: number;
-  /**
-   * Seconds spent building the level's indexes for this round: in the first round of a level that
-   * keeps a template (it builds the template), and in every round of a level that does not.
-   */
+  /** The level whose indexes the template had (disk.ts, planTemplates). */
+  readonly templateLevel: number;
+  /** Seconds this round spent building indexes: those of its level above the template's (0 at or below it). */
   readonly indexSeconds: number;
+  /** Seconds spent dropping the template's indexes its level lacks (0 at or above the template's level). */
+  readonly dropSeconds: number;
   /** Indexes on the four tables, counted in pg_indexes of the round's database. */
   readonly indexCount: number;
-  /** Whether this round built the level template (else it reused it, or the level keeps none). */
-  readonly builtLevelTemplate: boolean;
-  /** False where the level keeps no template (disk.ts, planTemplates): the round built its indexes itself. */
-  readonly fromLevelTemplate: boolean;
-}
-
-/**
- * The template of one level: the loaded data with that level's indexes built (and checkpointed).
- * Level 7 has no index to build: its template is the loaded data's.
- */
-export function levelTemplate(server: StartedServer, level: number): string {
-  return level === CONSTRAINT_INDEXES ? templateDatabase(server) : `${databasePrefix(server)}_inventory_l${level}`;
 }
 
 /** Every database this workload makes on its server, as suffixes of its prefix (ServerUses.databases). */
-export const WORKLOAD_DATABASES: readonly string[] = [
-  "inventory_run",
-  ...INDEX_LEVELS.map((l) => `inventory_l${l}`),
-  "inventory_template",
-];
+export const WORKLOAD_DATABASES: readonly string[] = ["inventory_run", "inventory_template"];
 
 async function countIndexes(server: StartedServer, database: string): Promise<number> {
   return withClient(server, database, async (c) => (await c.query<{ n: number }>(COUNT_INDEXES_SQL)).rows[0].n);
 }
 
-async function buildIndexes(
-  server: StartedServer,
-  database: string,
-  level: number,
-  maintenanceWorkMemMB: number,
-): Promise<number> {
+async function buildIndexes(c: Client, indexes: readonly ExtraIndex[], maintenanceWorkMemMB: number): Promise<number> {
   const began = Date.now();
-  await withClient(server, database, async (c) => {
-    await c.query(`SET maintenance_work_mem = '${maintenanceWorkMemMB}MB'`);
-    for (const index of extraIndexesFor(level)) await c.query(createIndexSql(index));
-  });
+  await c.query(`SET maintenance_work_mem = '${maintenanceWorkMemMB}MB'`);
+  for (const index of indexes) await c.query(createIndexSql(index));
   return (Date.now() - began) / 1000;
 }
 
 /**
+ * Builds `level`'s extra indexes into the loaded data's template, once, before the first round, and
+ * checkpoints; returns seconds (0 at CONSTRAINT_INDEXES). At the seed's scale this is minutes of
+ * CREATE INDEX, so a Stop cancels the running statement on the server, as the load's steps do.
+ */
+export async function buildTemplateIndexes(
+  server: StartedServer,
+  level: number,
+  maintenanceWorkMemMB: number,
+  signal?: AbortSignal,
+): Promise<number> {
+  const indexes = extraIndexesFor(level);
+  if (!indexes.length) return 0;
+  return withClient(server, templateDatabase(server), async (c) => {
+    const seconds = await cancellable(server.connection, c, signal, () =>
+      buildIndexes(c, indexes, maintenanceWorkMemMB),
+    );
+    await c.query("CHECKPOINT");
+    return seconds;
+  });
+}
+
+/**
  * A fresh clone with `level` indexes for one round; throws if pg_indexes does not count `level`.
- * With `keepTemplate`, the first round of a level builds a level template (a clone of the loaded
- * data plus the level's indexes) and every round then clones that template. Index builds are
- * deterministic on identical data, so a clone of a built template is the state a build after each
- * clone gave — measured here: 25 rounds rebuilding 32 indexes each spent more time building than
- * running pgbench (17 s per 39-index build at dataScale 0.02 on a shared 2-core machine). Without
- * it (no room on disk for the template), the round clones the loaded data and builds the indexes in
- * its own database.
+ * The clone is of the template, which has the indexes of `templateLevel` (buildTemplateIndexes):
+ * a lower level drops the indexes it lacks (the levels nest), a higher one builds the rest. Index
+ * builds are deterministic on identical data, so either gives the state a build after each clone
+ * gave — measured here: 25 rounds rebuilding 32 indexes each spent more time building than running
+ * pgbench (17 s per 39-index build at dataScale 0.02 on a shared 2-core machine; 455–488 s at the
+ * seed's scale). The round then starts from a clean checkpoint: the clone's, the drops' and the
+ * builds' dirty pages are not the run's to write.
  */
 export async function prepareRound(
   server: StartedServer,
   level: number,
   maintenanceWorkMemMB: number,
-  keepTemplate = true,
+  templateLevel: number,
 ): Promise<PreparedRound> {
-  if (level !== CONSTRAINT_INDEXES && !keepTemplate) {
-    const cloneSeconds = await cloneDatabase(server.connection, templateDatabase(server), runDatabase(server));
-    const indexSeconds = await buildIndexes(server, runDatabase(server), level, maintenanceWorkMemMB);
-    // The round starts from a clean checkpoint: the clone's and index builds' dirty pages are not the run's to write.
-    await withClient(server, runDatabase(server), (c) => c.query("CHECKPOINT"));
-    const indexCount = await countIndexes(server, runDatabase(server));
-    if (indexCount !== level)
-      throw new Error(`level ${level}: pg_indexes counts ${indexCount} indexes on the four tables`);
-    return { cloneSeconds, indexSeconds, indexCount, builtLevelTemplate: false, fromLevelTemplate: false };
-  }
-  const template = levelTemplate(server, level);
-  const exists = await withClient(
-    server,
-    templateDatabase(server),
-    async (c) => (await c.query("SELECT 1 FROM pg_database WHERE datname = $1", [template])).rowCount === 1,
-  );
-  let indexSeconds = 0;
-  if (!exists) {
-    await cloneDatabase(server.connection, templateDatabase(server), template);
-    indexSeconds = await buildIndexes(server, template, level, maintenanceWorkMemMB);
-  }
-  // The round starts from a clean checkpoint: the clone's and index builds' dirty pages are not the run's to write.
-  const cloneSeconds = await cloneDatabase(server.connection, template, runDatabase(server), { checkpoint: true });
+  const cloneSeconds = await cloneDatabase(server.connection, templateDatabase(server), runDatabase(server));
+  const { indexSeconds, dropSeconds } = await withClient(server, runDatabase(server), async (c) => {
+    const began = Date.now();
+    const lacking = level < templateLevel ? indexesBetween(level, templateLevel) : [];
+    if (lacking.length) await c.query(`DROP INDEX ${lacking.map(indexName).join(", ")}`);
+    const dropped = (Date.now() - began) / 1000;
+    const built =
+      level > templateLevel ? await buildIndexes(c, indexesBetween(templateLevel, level), maintenanceWorkMemMB) : 0;
+    await c.query("CHECKPOINT");
+    return { indexSeconds: built, dropSeconds: dropped };
+  });
   const indexCount = await countIndexes(server, runDatabase(server));
   if (indexCount !== level)
     throw new Error(`level ${level}: pg_indexes counts ${indexCount} indexes on the four tables`);
-  return { cloneSeconds, indexSeconds, indexCount, builtLevelTemplate: !exists, fromLevelTemplate: true };
+  return { cloneSeconds, templateLevel, indexSeconds, dropSeconds, indexCount };
 }
 
 /**

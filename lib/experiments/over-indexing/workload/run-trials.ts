@@ -91,8 +91,8 @@ export interface RoundSettings {
   readonly script: string;
   /** Whether the run database has pg_walinspect (WAL records by type per round). */
   readonly walInspect?: boolean;
-  /** Levels that keep a template (disk.ts, planTemplates); absent: every level. */
-  readonly keptLevels?: readonly number[];
+  /** The level whose indexes the template has (disk.ts, planTemplates; buildTemplateIndexes). */
+  readonly templateLevel: number;
 }
 
 export interface RoundHooks {
@@ -110,9 +110,16 @@ export async function runRound(
   hooks: RoundHooks = {},
 ): Promise<OverIndexingTrial> {
   const startedAt = new Date().toISOString();
-  hooks.onPhase?.(`cloning the loaded database and building ${planned.condition.level} indexes`);
   const level = planned.condition.level;
-  const prepared = await prepareRound(server, level, s.maintenanceWorkMemMB, s.keptLevels?.includes(level) ?? true);
+  hooks.onPhase?.(
+    `cloning the template (${s.templateLevel} indexes)` +
+      (level < s.templateLevel
+        ? ` and dropping to ${level}`
+        : level > s.templateLevel
+          ? ` and building ${level - s.templateLevel} more`
+          : ""),
+  );
+  const prepared = await prepareRound(server, level, s.maintenanceWorkMemMB, s.templateLevel);
   let restarted = false;
   hooks.onPhase?.("restarting the server");
   try {

@@ -127,10 +127,20 @@ export function indexName(i: ExtraIndex): string {
 
 /** The extra indexes a level adds on top of the constraints' 7. */
 export function extraIndexesFor(level: number): ExtraIndex[] {
-  if (!(INDEX_LEVELS as readonly number[]).includes(level)) {
-    throw new Error(`index level ${level} is not one of ${INDEX_LEVELS.join(", ")}`);
+  return indexesBetween(CONSTRAINT_INDEXES, level);
+}
+
+/**
+ * The extra indexes a level has past `from` (the groups of levels above `from`, up to `to`): what a
+ * round builds on a template of level `from`, or drops from one of level `to` to reach `from`.
+ */
+export function indexesBetween(from: number, to: number): ExtraIndex[] {
+  for (const level of [from, to]) {
+    if (!(INDEX_LEVELS as readonly number[]).includes(level)) {
+      throw new Error(`index level ${level} is not one of ${INDEX_LEVELS.join(", ")}`);
+    }
   }
-  return INDEX_GROUPS.filter((g) => g.level <= level).flatMap((g) => g.indexes);
+  return INDEX_GROUPS.filter((g) => g.level > from && g.level <= to).flatMap((g) => g.indexes);
 }
 
 export function createIndexSql(i: ExtraIndex): string {
