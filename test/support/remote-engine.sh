@@ -101,6 +101,14 @@ up() {
   command -v nsenter >/dev/null || cannot "no nsenter (util-linux)"
   mkdir -p "$dir/home/.ssh" /run/sshd
   chmod 700 "$dir/home/.ssh"
+  # A /24 already on a link here (a namespace whose run was killed before its `down`: its host-side
+  # veth stays) would route the namespace's address to that dead link, and ssh would wait forever.
+  local taken
+  taken=$(ip -o addr show to "$net.0/24" | awk '{print $2}' | head -1)
+  if [ -n "$taken" ]; then
+    echo "$net.0/24 is already on link $taken (left by a killed run? ip link del $taken)" >&2
+    exit 1
+  fi
   ip netns add "$ns" 2>"$dir/netns.err" || cannot "ip netns add failed: $(cat "$dir/netns.err")"
   echo "$ns" >"$dir/netns.name"
   echo "$net" >"$dir/net.prefix"
@@ -154,7 +162,7 @@ CONF
   nsenter --net="/run/netns/$ns" "$(command -v sshd || echo /usr/sbin/sshd)" -f "$dir/sshd_config" -E "$dir/sshd.log"
   for _ in $(seq 1 50); do [ -s "$dir/sshd.pid" ] && break; sleep 0.1; done
   # OpenSSH takes ~ from the password database, not $HOME: name the client's files.
-  ssh -o BatchMode=yes -o UserKnownHostsFile="$dir/home/.ssh/known_hosts" -i "$dir/home/.ssh/id_ed25519" "root@$net.2" docker info --format '{{.Name}}' >/dev/null 2>"$dir/ssh.err" ||
+  ssh -o BatchMode=yes -o ConnectTimeout=20 -o UserKnownHostsFile="$dir/home/.ssh/known_hosts" -i "$dir/home/.ssh/id_ed25519" "root@$net.2" docker info --format '{{.Name}}' >/dev/null 2>"$dir/ssh.err" ||
     cannot "ssh root@$net.2 docker info failed: $(cat "$dir/ssh.err")"
   echo "DBLAB_REMOTE_ADDRESS=$net.2"
   echo "DBLAB_REMOTE_DOCKER_HOST=ssh://root@$net.2"
