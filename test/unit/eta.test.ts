@@ -30,7 +30,12 @@ import { durationText } from "../../lib/stats/format";
 import { readProgress } from "../../scripts/reproduce";
 import { INDEX_WRITE_COST_PROFILES } from "../../lib/experiments/index-write-cost/params";
 import { estimate as indexWriteCost } from "../../lib/experiments/index-write-cost/eta";
-import { estimate as overIndexing, storedBuildRates, storedLoads } from "../../lib/experiments/over-indexing/eta";
+import {
+  estimate as overIndexing,
+  estimateFor,
+  storedBuildRates,
+  storedLoads,
+} from "../../lib/experiments/over-indexing/eta";
 import { FREE_BYTES_ENV } from "../../lib/targets/disk-need";
 import { estimate as yourIndexes, indexesToDrop } from "../../lib/experiments/your-indexes/eta";
 import { estimate as reindexUnderLoad, expectedRunLength } from "../../lib/experiments/reindex-under-load/eta";
@@ -550,6 +555,16 @@ test("03: the data's load and the template's indexes are added once, and a level
           /levels 14, 21, 28, 39 build indexes every round \(no room on disk for them in the template\), 12 min a repeat/,
         );
         assert.doesNotMatch(etaText(tight), /into the template/);
+        // Once the run has given its template level 39's indexes, the free space it has used since
+        // (the template, the round's clone) no longer moves the plan: the rounds are their 300 s.
+        const made = estimateRun("03-over-indexing", estimateFor(39), p, done, root, calibration, true);
+        assert.ok(made && Math.abs(made.seconds - 300) < 1e-6, String(made?.seconds));
+        // A template of level 28: level 39's rounds build its last 11 indexes, 110 s each.
+        const made28 = estimateRun("03-over-indexing", estimateFor(28), p, new Set(), root, calibration, true);
+        assert.ok(
+          made28 && Math.abs(made28.seconds - (made28.planned * 300 + p.repeats * 110)) < 1e-6,
+          String(made28?.seconds),
+        );
       } finally {
         if (saved === undefined) delete process.env[FREE_BYTES_ENV];
         else process.env[FREE_BYTES_ENV] = saved;

@@ -126,44 +126,61 @@ function buildSeconds(p: OverIndexingParams, stored: StoredRuns): (from: number,
   return (from, to) => (to > from ? perIndex * indexesBetween(from, to).length : 0);
 }
 
-export const estimate: EtaModel<OverIndexingParams> = {
-  units(p, maximal, stored) {
-    const plan = expectedPlan(p);
-    const build = buildSeconds(p, stored);
-    // A level above the template's builds the rest of its indexes in every round.
-    return planRounds(p.indexLevels, maximal ? p.maxRepeats : p.repeats).map((t) => ({
-      key: t.key,
-      size: p.dataScale,
-      fixedSeconds: p.durationSeconds + build(plan.level, t.condition.level),
-    }));
-  },
-  size: (_c, p) => finiteOrNaN(p.dataScale),
-  apart: buildSecondsOf,
-  setup(p, stored) {
-    const loads = storedLoads(stored);
-    const load = grownSeconds(loads, p.dataScale);
-    if (!load) return undefined;
-    const plan = expectedPlan(p);
-    const build = buildSeconds(p, stored);
-    const templateSeconds = build(CONSTRAINT_INDEXES, plan.level);
-    const templateText =
-      plan.level > CONSTRAINT_INDEXES && templateSeconds > 0
-        ? `, then level ${plan.level}'s indexes into the template, about ${durationText(templateSeconds, "estimate")}`
+/** The template's level and the levels above it, as the run made them or, before it, as expected. */
+function templatePlan(p: OverIndexingParams, madeLevel: number | undefined): Pick<TemplatePlan, "level" | "rebuilt"> {
+  if (madeLevel === undefined) return expectedPlan(p);
+  const rebuilt = [...new Set(p.indexLevels)].filter((l) => l > madeLevel).sort((a, b) => a - b);
+  return { level: madeLevel, rebuilt };
+}
+
+/**
+ * The model, with the template's level once the run has made it (`madeLevel`): from then on the
+ * data directory's free space is the run's own doing (its template and the round's clone), and a
+ * plan read from it again would have every level build its indexes in every round (after the first
+ * round at the seed's scale, "about 4 h 18 min left" where the rounds' pace gave 2 h 19 min).
+ */
+export function estimateFor(madeLevel?: number): EtaModel<OverIndexingParams> {
+  return {
+    units(p, maximal, stored) {
+      const plan = templatePlan(p, madeLevel);
+      const build = buildSeconds(p, stored);
+      // A level above the template's builds the rest of its indexes in every round.
+      return planRounds(p.indexLevels, maximal ? p.maxRepeats : p.repeats).map((t) => ({
+        key: t.key,
+        size: p.dataScale,
+        fixedSeconds: p.durationSeconds + build(plan.level, t.condition.level),
+      }));
+    },
+    size: (_c, p) => finiteOrNaN(p.dataScale),
+    apart: buildSecondsOf,
+    setup(p, stored) {
+      const loads = storedLoads(stored);
+      const load = grownSeconds(loads, p.dataScale);
+      if (!load) return undefined;
+      const plan = templatePlan(p, madeLevel);
+      const build = buildSeconds(p, stored);
+      const templateSeconds = build(CONSTRAINT_INDEXES, plan.level);
+      const templateText =
+        plan.level > CONSTRAINT_INDEXES && templateSeconds > 0
+          ? `, then level ${plan.level}'s indexes into the template, about ${durationText(templateSeconds, "estimate")}`
+          : "";
+      const rebuilt = plan.rebuilt.length
+        ? `; level${plan.rebuilt.length === 1 ? "" : "s"} ${plan.rebuilt.join(", ")} build indexes every round (no room on disk for them in the template), ` +
+          `${durationText(
+            plan.rebuilt.reduce((t, l) => t + build(plan.level, l), 0),
+            "estimate",
+          )} a repeat`
         : "";
-    const rebuilt = plan.rebuilt.length
-      ? `; level${plan.rebuilt.length === 1 ? "" : "s"} ${plan.rebuilt.join(", ")} build indexes every round (no room on disk for them in the template), ` +
-        `${durationText(
-          plan.rebuilt.reduce((t, l) => t + build(plan.level, l), 0),
-          "estimate",
-        )} a repeat`
-      : "";
-    return {
-      seconds: load.seconds + templateSeconds,
-      text:
-        `loading the data first, about ${durationText(load.seconds, "estimate")} (from ${loads.length} stored load(s), ` +
-        `∝ scale^${load.exponent.toFixed(2)} past ${load.from})${templateText}${rebuilt}`,
-    };
-  },
-  // The untimed part seen at one size only on the reference machine.
-  reference: { timedPerSizeSeconds: 0, overheadSeconds: 2.5, untimedPerSizeSeconds: 0, constantSetup: true },
-};
+      return {
+        seconds: load.seconds + templateSeconds,
+        text:
+          `loading the data first, about ${durationText(load.seconds, "estimate")} (from ${loads.length} stored load(s), ` +
+          `∝ scale^${load.exponent.toFixed(2)} past ${load.from})${templateText}${rebuilt}`,
+      };
+    },
+    // The untimed part seen at one size only on the reference machine.
+    reference: { timedPerSizeSeconds: 0, overheadSeconds: 2.5, untimedPerSizeSeconds: 0, constantSetup: true },
+  };
+}
+
+export const estimate: EtaModel<OverIndexingParams> = estimateFor();

@@ -12,7 +12,7 @@ import { memoryAndWalSettings } from "../../engines/postgres/server-settings";
 import { pgbenchOnPostgres } from "../servers";
 import { withSession, type RunControl } from "../session";
 import { estimateRun } from "../eta";
-import { estimate as eta } from "./eta";
+import { estimate as eta, estimateFor } from "./eta";
 import { planText } from "../../stats/claims";
 import { plan03 } from "./claims";
 import { datasetShape, transactionScript } from "./workload/dataset";
@@ -127,11 +127,21 @@ export async function run(p: OverIndexingParams, control: RunControl = {}): Prom
   // Once the data is loaded, the time left is the rounds', those planned and those the design added.
   let loaded = false;
   let roundsSoFar = p.repeats;
+  // The level the run gave its template: the estimate's plan from then on.
+  let templateLevel: number | undefined;
   return withSession<OverIndexingCondition, OverIndexingRun>(
     {
       notebook: NOTEBOOK,
       estimate: (done) =>
-        estimateRun(NOTEBOOK, eta, { ...p, repeats: roundsSoFar }, done, undefined, undefined, loaded),
+        estimateRun(
+          NOTEBOOK,
+          templateLevel === undefined ? eta : estimateFor(templateLevel),
+          { ...p, repeats: roundsSoFar },
+          done,
+          undefined,
+          undefined,
+          loaded,
+        ),
       title: "03 over-indexing",
       params: p,
       control,
@@ -181,6 +191,7 @@ export async function run(p: OverIndexingParams, control: RunControl = {}): Prom
       // disk, what the template's indexes may take is what is left.
       const walNow = await walAfterLoad(server);
       const templates = planTemplates(p, template.databaseBytes, await serverFreeBytes(server), walNow ?? 0);
+      templateLevel = templates.level;
       const templateIndexSeconds = await withActivity(
         server,
         (line) => progress.update(0, plan.length, `building ${templates.level} indexes into the template · ${line}`),
