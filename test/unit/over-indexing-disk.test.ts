@@ -84,7 +84,7 @@ test("planTemplates: the WAL the load left on disk is counted once, as WAL, not 
   assert.equal(some.walBytes, 10 * GIB);
 });
 
-// This machine after the seed's load: 37.0 GiB free, 26.2 GiB of WAL on disk.
+// Two machines of this kind after the seed's load: 37.0 GiB free with 26.2 GiB of WAL on disk, and 40.6 with 23.9.
 test("planTemplates at the seed's scale on this disk: level 39's indexes fit once the load's WAL is counted", () => {
   const plan = planTemplates(full, data, 37.0 * GIB, 26.2 * GIB);
   assert.equal(plan.level, 39);

@@ -10,8 +10,12 @@
  * not fit this 76 GiB-free disk beside the round's clone. The built indexes grow the template in
  * place, so the template costs only its indexes' bytes (7.6 GiB at level 39 and the seed's scale).
  * A level above the template's clones it and builds the rest of its indexes every round. Either way
- * the round's state is the same: the same rows on the same pages, and index builds that are
- * deterministic on identical data; only the untimed setup differs.
+ * the database's state is the same: the same rows on the same pages, and index builds that are
+ * deterministic on identical data. The operating system's page cache is not: a round that built its
+ * indexes had its own heap and indexes as the last pages it touched, where a copy of the template
+ * interleaves the template's reads with its writes; at the seed's scale a round's reads here came
+ * from disk (1.1–1.9 ms each, db.blk_read_time ÷ blks_read, 8–39 reads a transaction), and the
+ * same rounds with built indexes were not measured on this machine.
  *
  * The peak without template indexes: the loaded data, the round's clone at the largest level, a
  * round's growth (a transaction grows tables and indexes by up to ~9 kB with 39 indexes; at most the
