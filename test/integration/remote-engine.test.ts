@@ -279,7 +279,9 @@ test(
     const stateDir = path.join(box, "state-lease-kill");
     const script = path.join(box, "runner-lease.js");
     fs.writeFileSync(script, RUNNER);
-    const runner = await startRunner(r, stateDir, script, { DBLAB_LEASE_SECONDS: String(TEST_LEASE_SECONDS) });
+    // HOLD_LEASE_SECONDS, not 6 s: with 6 s, beside another test file, a renewal over SSH took longer
+    // than the bound while the server was still starting, and its watcher stopped it before it was ready.
+    const runner = await startRunner(r, stateDir, script, { DBLAB_LEASE_SECONDS: String(HOLD_LEASE_SECONDS) });
     // Mid-trial, as in the test above; the lease has been renewed a few times by now.
     await new Promise((resolve) => setTimeout(resolve, 2000));
     assert.equal((await remoteDocker.getContainer(runner.containerId).inspect()).State.Running, true);
@@ -287,14 +289,14 @@ test(
     await new Promise((resolve) => runner.child.once("exit", resolve));
     const killedAt = Date.now();
     // The lease's worst case (bound, one look, the grace: lease.ts) plus a margin for the removal.
-    const deadline = killedAt + (TEST_LEASE_SECONDS * 2 + 1) * 1000 + LEASE_MARGIN_MS;
+    const deadline = killedAt + (HOLD_LEASE_SECONDS * 2 + 1) * 1000 + LEASE_MARGIN_MS;
     let left = await labContainers(remoteDocker, stateDir);
     while (left.length > 0 && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 250));
       left = await labContainers(remoteDocker, stateDir);
     }
     t.diagnostic(
-      `lease ${TEST_LEASE_SECONDS} s: ${left.length === 0 ? `no lab container ${((Date.now() - killedAt) / 1000).toFixed(1)} s after SIGKILL` : "still there"}`,
+      `lease ${HOLD_LEASE_SECONDS} s: ${left.length === 0 ? `no lab container ${((Date.now() - killedAt) / 1000).toFixed(1)} s after SIGKILL` : "still there"}`,
     );
     assert.deepEqual(
       left.map((c) => `${c.Id.slice(0, 12)} ${c.State}`),
