@@ -102,6 +102,10 @@ export function diskNeed03(p: OverIndexingParams): DiskNeed {
   };
 }
 
+/** The run's levels above `level`, ascending: those that build indexes past a template of `level`. */
+export const levelsAbove = (p: OverIndexingParams, level: number): number[] =>
+  [...new Set(p.indexLevels)].filter((l) => l > level).sort((a, b) => a - b);
+
 export interface TemplatePlan {
   /**
    * The level whose indexes the template gets once, after the load (CONSTRAINT_INDEXES: none, no room).
@@ -135,7 +139,6 @@ export function planTemplates(
 ): TemplatePlan {
   const levels = [...new Set(p.indexLevels)].filter((l) => l !== CONSTRAINT_INDEXES).sort((a, b) => b - a);
   const indexBytes = (level: number) => levelBytes(dataBytes, level) - dataBytes;
-  const above = (level: number) => [...levels].filter((l) => l > level).sort((a, b) => a - b);
   const what = (level: number) =>
     `the template gets level ${level}'s ${level - CONSTRAINT_INDEXES} extra indexes once (${bytesText(indexBytes(level))}), ` +
     `and each round clones it and drops the indexes its level lacks`;
@@ -152,7 +155,7 @@ export function planTemplates(
   const reserve = roundReserve(p, dataBytes, walNow);
   const budget = Math.max(0, free * DISK_HEADROOM - reserve.bytes);
   const level = levels.find((l) => indexBytes(l) <= budget) ?? CONSTRAINT_INDEXES;
-  const rebuilt = above(level);
+  const rebuilt = levelsAbove(p, level);
   const room = `${bytesText(free)} free after the load, less ${bytesText(reserve.bytes)} for the rounds (${reserve.what})`;
   const many = (n: number, one: string, more: string) => (n === 1 ? one : more);
   const text =

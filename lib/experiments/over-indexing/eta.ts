@@ -19,7 +19,7 @@ import { embeddedBaseDir } from "../../targets/embedded/data-dir";
 import { partsOf } from "../../results/metadata";
 import { freeBytes } from "../../targets/disk-need";
 import type { OverIndexingParams } from "./params";
-import { DATA_BYTES_AT_SCALE_1, loadWalBytes, planTemplates, type TemplatePlan } from "./disk";
+import { DATA_BYTES_AT_SCALE_1, levelsAbove, loadWalBytes, planTemplates, type TemplatePlan } from "./disk";
 import { planRounds } from "./workload/run-trials";
 import { CONSTRAINT_INDEXES, extraIndexesFor, indexesBetween } from "./workload/schema";
 
@@ -129,8 +129,7 @@ function buildSeconds(p: OverIndexingParams, stored: StoredRuns): (from: number,
 /** The template's level and the levels above it, as the run made them or, before it, as expected. */
 function templatePlan(p: OverIndexingParams, madeLevel: number | undefined): Pick<TemplatePlan, "level" | "rebuilt"> {
   if (madeLevel === undefined) return expectedPlan(p);
-  const rebuilt = [...new Set(p.indexLevels)].filter((l) => l > madeLevel).sort((a, b) => a - b);
-  return { level: madeLevel, rebuilt };
+  return { level: madeLevel, rebuilt: levelsAbove(p, madeLevel) };
 }
 
 /**
