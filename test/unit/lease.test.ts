@@ -12,6 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import {
   DEFAULT_LEASE_SECONDS,
+  goneOnRestart,
   LEASE_SCRIPT,
   leasedEntrypoint,
   leaseSecondsFromEnv,
@@ -21,7 +22,13 @@ import {
 
 test("the default bound: renewed every 10 s, looked at every 5 s, 10 s of grace, gone within 135 s", () => {
   const t = leaseTiming(DEFAULT_LEASE_SECONDS);
-  assert.deepEqual(t, { boundSeconds: 120, tickSeconds: 5, graceSeconds: 10, renewMs: 10_000 });
+  assert.deepEqual(t, {
+    boundSeconds: 120,
+    tickSeconds: 5,
+    graceSeconds: 10,
+    renewMs: 10_000,
+    requestTimeoutMs: 15_000,
+  });
   assert.equal(leaseWorstCaseSeconds(t), 135);
   // More than the stall watchdog's floor (60 s): a run cut off from its engine is told so first.
   assert.ok(t.boundSeconds > 60);
@@ -29,10 +36,51 @@ test("the default bound: renewed every 10 s, looked at every 5 s, 10 s of grace,
 });
 
 test("short bounds (the tests') keep whole-second looks and renew several times per bound", () => {
-  assert.deepEqual(leaseTiming(6), { boundSeconds: 6, tickSeconds: 1, graceSeconds: 6, renewMs: 500 });
-  assert.deepEqual(leaseTiming(1.2), { boundSeconds: 2, tickSeconds: 1, graceSeconds: 2, renewMs: 500 });
+  assert.deepEqual(leaseTiming(6), {
+    boundSeconds: 6,
+    tickSeconds: 1,
+    graceSeconds: 6,
+    renewMs: 500,
+    requestTimeoutMs: 1500,
+  });
+  assert.deepEqual(leaseTiming(1.2), {
+    boundSeconds: 2,
+    tickSeconds: 1,
+    graceSeconds: 2,
+    renewMs: 500,
+    requestTimeoutMs: 1000,
+  });
   assert.equal(leaseTiming(3600).tickSeconds, 5);
   assert.equal(leaseTiming(3600).renewMs, 10_000);
+});
+
+test("one renewal's request gets a quarter of the bound, 1 to 15 s: a hung one leaves room for several more", () => {
+  assert.equal(leaseTiming(16).requestTimeoutMs, 4000);
+  assert.equal(leaseTiming(60).requestTimeoutMs, 15_000);
+  assert.equal(leaseTiming(61).requestTimeoutMs, 15_000);
+  assert.equal(leaseTiming(59).requestTimeoutMs, 14_750);
+  assert.equal(leaseTiming(3).requestTimeoutMs, 1000);
+  // From 2 s up (1 s cannot: renewals are at least 0.5 s apart and a request gets at least 1 s).
+  for (const bound of [2, 6, 16, 24, 59, 60, 120, 3600]) {
+    const t = leaseTiming(bound);
+    // After a request that timed out, the next renewal starts within renewMs: two more tries at least.
+    assert.ok(t.requestTimeoutMs + 2 * t.renewMs <= t.boundSeconds * 1000, `bound ${bound} s`);
+  }
+});
+
+test("a restart Docker refused because the container is gone or being removed is told from other failures", () => {
+  const docker = (statusCode: number, message: string) => Object.assign(new Error(message), { statusCode });
+  assert.equal(goneOnRestart(docker(404, "(HTTP code 404) no such container - No such container: 8f74")), true);
+  const removal =
+    "(HTTP code 500) server error - Cannot restart container 8f74: container is marked for removal and cannot be started";
+  assert.equal(goneOnRestart(docker(500, removal)), true);
+  assert.equal(
+    goneOnRestart(docker(500, "(HTTP code 500) server error - Cannot restart container 8f74: OCI runtime")),
+    false,
+  );
+  assert.equal(goneOnRestart(docker(409, "marked for removal")), false);
+  assert.equal(goneOnRestart(new Error("socket hang up")), false);
+  assert.equal(goneOnRestart(undefined), false);
 });
 
 test("DBLAB_LEASE_SECONDS: default, a number, refused when not one", () => {

@@ -58,6 +58,7 @@ import {
 } from "./routes";
 import { sshDockerConnection, type SshTunnel } from "./ssh-docker-host";
 import {
+  goneOnRestart,
   leasedCreateOptions,
   leasedExitCode,
   leaseSecondsFromEnv,
@@ -262,7 +263,15 @@ export class DockerStartedServer implements StartedServer {
   async restart(): Promise<void> {
     if (this.stopping) throw new Error(`Container ${this.id.slice(0, 12)} was stopped; start a new server instead`);
     // Long enough for PostgreSQL's shutdown checkpoint after a write-heavy round (SIGINT first).
-    await this.container.restart({ t: 120 });
+    await this.container.restart({ t: 120 }).catch((error: unknown) => {
+      // A leased container that stopped before the restart reached it: say why it stopped.
+      if (this.lease && goneOnRestart(error)) {
+        throw new Error(`Container ${this.id.slice(0, 12)} could not be restarted: ${this.lease.describeGone()}`, {
+          cause: error,
+        });
+      }
+      throw error;
+    });
     const info = await this.container.inspect();
     const port = publishedPort(info, this.profile.port, this.placement.bindIp);
     const published = this.currentDescription.publishedAddress;

@@ -39,8 +39,6 @@ export const DEFAULT_LEASE_SECONDS = 120;
 export const LEASE_DIR = "/tmp";
 export const LEASE_NAME = "db-write-lab.lease";
 export const LEASE_EXIT_NAME = `${LEASE_NAME}.exit`;
-/** Each request of a renewal may take this long before it counts as failed (the next one tries again). */
-const RENEW_TIMEOUT_MS = 15_000;
 
 export interface LeaseTiming {
   /** A lease unchanged for this long (on the watcher's clock) stops the server. */
@@ -51,12 +49,19 @@ export interface LeaseTiming {
   readonly graceSeconds: number;
   /** How often the lab renews it. */
   readonly renewMs: number;
+  /**
+   * How long one renewal's request may take before it counts as failed and the next renewal may
+   * start beside it. A quarter of the bound (at most 15 s): one request hung on the engine must
+   * leave time for several others within the bound. With a fixed 15 s and a 16 s bound, one hung
+   * renewal over SSH was enough for the watcher to stop a live run's server.
+   */
+  readonly requestTimeoutMs: number;
 }
 
 /**
- * The timing for a bound: renewals every bound/12 (10 s at 120 s), at least 0.5 s; the watcher
- * looks every bound/24 (5 s at 120 s), 1 to 5 s; 10 s of grace for a fast shutdown (at most the
- * bound). Whole seconds for the watcher: `sleep` takes fractions in neither busybox's nor every
+ * The timing for a bound: renewals every bound/12 (10 s at 120 s), at least 0.5 s, each request
+ * given bound/4 (1 to 15 s); the watcher looks every bound/24 (5 s at 120 s), 1 to 5 s; 10 s of
+ * grace for a fast shutdown (at most the bound). Whole seconds for the watcher: `sleep` takes fractions in neither busybox's nor every
  * Debian image's shell for sure.
  */
 export function leaseTiming(boundSeconds: number): LeaseTiming {
@@ -66,6 +71,7 @@ export function leaseTiming(boundSeconds: number): LeaseTiming {
     tickSeconds: Math.min(5, Math.max(1, Math.floor(bound / 24))),
     graceSeconds: Math.min(10, bound),
     renewMs: Math.max(500, Math.min(10_000, Math.round((bound * 1000) / 12))),
+    requestTimeoutMs: Math.max(1000, Math.min(15_000, bound * 250)),
   };
 }
 
@@ -194,6 +200,16 @@ function leaseTar(sequence: number): Readable {
 }
 
 /**
+ * Whether Docker refused a restart because the container is gone or being removed: a leased
+ * container (AutoRemove) that stopped before the restart reached it. Docker answers 404, or 500
+ * with "container is marked for removal and cannot be started" (seen in a CI run).
+ */
+export function goneOnRestart(error: unknown): boolean {
+  const status = (error as { statusCode?: number } | null)?.statusCode;
+  return status === 404 || (status === 500 && /marked for removal/i.test(String(error)));
+}
+
+/**
  * The lab's side: renews the lease on a timer (unref'd: it never keeps a script alive) while it
  * holds the container. A failed renewal is recorded, never thrown: the run goes on, and the
  * watchdog tells an engine's loss; `lastFailure` keeps the error (with its cause) for messages.
@@ -230,8 +246,8 @@ export class LeaseRenewer {
     try {
       await withTimeout(
         this.container.putArchive(leaseTar(++this.sequence), { path: LEASE_DIR }),
-        RENEW_TIMEOUT_MS,
-        `no answer within ${RENEW_TIMEOUT_MS / 1000} s`,
+        this.timing.requestTimeoutMs,
+        `no answer within ${this.timing.requestTimeoutMs / 1000} s`,
       );
       this.lastRenewedAt = Date.now();
       this.lastFailure = undefined;
