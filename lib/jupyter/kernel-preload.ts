@@ -184,3 +184,32 @@ function typeCheckWithNodePath(): void {
   if (realpath) sys.realpath = (p) => realpath.call(sys, forward(p));
 }
 typeCheckWithNodePath();
+
+/**
+ * No file watching in tslab's type checker. tslab keeps one pending rebuild and throws "Unexpected
+ * pending rebuildTimer" when TypeScript's watchers schedule a second kind (a source changed, then a
+ * package.json or a type root) before the next cell: an uncaught exception that ends the running
+ * cell. Measured: a 03 run at `full` ended in its load, 5 min in, when the project's node_modules was
+ * hard-linked elsewhere (each file's ctime changed); `npm ci` beside a run does the same (the
+ * integration test files-change). A kernel runs the lab's code as it was when it started (Node caches
+ * modules), so a type checker that saw later files would only disagree with it; each cell still reads
+ * the files it has not read before, and a kernel restart sees everything anew.
+ */
+interface WatchingSys {
+  watchFile?: (...args: unknown[]) => { close(): void };
+  watchDirectory?: (...args: unknown[]) => { close(): void };
+}
+
+function noFileWatching(): void {
+  let sys: WatchingSys | undefined;
+  try {
+    sys = (require("@tslab/typescript-for-tslab") as { sys?: WatchingSys }).sys;
+  } catch {
+    return; // not tslab 1.x's TypeScript: leave it alone
+  }
+  if (!sys) return;
+  const unwatched = { close: (): void => undefined };
+  if (sys.watchFile) sys.watchFile = () => unwatched;
+  if (sys.watchDirectory) sys.watchDirectory = () => unwatched;
+}
+noFileWatching();
