@@ -536,9 +536,18 @@ test("03: the data's load and the template's indexes are added once, and a level
         assert.ok(resumed && Math.abs(resumed.seconds - (300 + 1920)) < 1e-6, String(resumed?.seconds));
         const all = estimateRun("03-over-indexing", overIndexing, p, new Set(planned03(p)), root, calibration);
         assert.equal(all?.setup, undefined);
-        // Once the run has loaded its data, what is left is its rounds.
-        const loaded = estimateRun("03-over-indexing", overIndexing, p, done, root, calibration, true);
+        // Once the run has loaded its data, its template's 32 indexes (320 s) and the rounds are left;
+        // once they are built, the rounds.
+        const building = estimateRun("03-over-indexing", estimateFor(39, true), p, done, root, calibration);
+        assert.ok(building?.setup, "the template's build is left");
+        assert.ok(Math.abs(building.seconds - (300 + 320)) < 1e-6, String(building.seconds));
+        assert.match(etaText(building), /level 39's indexes into the template first, about 5 min/);
+        assert.doesNotMatch(etaText(building), /loading/);
+        const loaded = estimateRun("03-over-indexing", estimateFor(39, true), p, done, root, calibration, true);
         assert.ok(loaded && loaded.setup === undefined && Math.abs(loaded.seconds - 300) < 1e-6);
+        // A template without indexes past the constraints' (level 7): nothing is left to build.
+        const bare = estimateRun("03-over-indexing", estimateFor(7, true), p, done, root, calibration);
+        assert.ok(bare && bare.setup === undefined, JSON.stringify(bare?.setup));
         // A disk with room for no index in the template: every round above 7 builds its level's
         // indexes, 0.1 s × 100 an index (7 + 14 + 21 + 32 of them a repeat), and the setup is the load's.
         process.env[FREE_BYTES_ENV] = String(60 * 2 ** 30);

@@ -137,8 +137,10 @@ function templatePlan(p: OverIndexingParams, madeLevel: number | undefined): Pic
  * data directory's free space is the run's own doing (its template and the round's clone), and a
  * plan read from it again would have every level build its indexes in every round (after the first
  * round at the seed's scale, "about 4 h 18 min left" where the rounds' pace gave 2 h 19 min).
+ * `loaded`: the data is in, the template's indexes are building; the setup left is theirs (at the
+ * seed's scale 10 min that the line "left" otherwise did not count).
  */
-export function estimateFor(madeLevel?: number): EtaModel<OverIndexingParams> {
+export function estimateFor(madeLevel?: number, loaded = false): EtaModel<OverIndexingParams> {
   return {
     units(p, maximal, stored) {
       const plan = templatePlan(p, madeLevel);
@@ -153,12 +155,21 @@ export function estimateFor(madeLevel?: number): EtaModel<OverIndexingParams> {
     size: (_c, p) => finiteOrNaN(p.dataScale),
     apart: buildSecondsOf,
     setup(p, stored) {
-      const loads = storedLoads(stored);
-      const load = grownSeconds(loads, p.dataScale);
-      if (!load) return undefined;
       const plan = templatePlan(p, madeLevel);
       const build = buildSeconds(p, stored);
       const templateSeconds = build(CONSTRAINT_INDEXES, plan.level);
+      // Loaded, the template's indexes building: they are what is left before the rounds.
+      if (loaded) {
+        return templateSeconds > 0
+          ? {
+              seconds: templateSeconds,
+              text: `level ${plan.level}'s indexes into the template first, about ${durationText(templateSeconds, "estimate")}`,
+            }
+          : undefined;
+      }
+      const loads = storedLoads(stored);
+      const load = grownSeconds(loads, p.dataScale);
+      if (!load) return undefined;
       const templateText =
         plan.level > CONSTRAINT_INDEXES && templateSeconds > 0
           ? `, then level ${plan.level}'s indexes into the template, about ${durationText(templateSeconds, "estimate")}`

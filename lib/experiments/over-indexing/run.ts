@@ -124,8 +124,9 @@ export function adaptiveStep(a: AdaptiveState): { readonly stop?: string } {
 export async function run(p: OverIndexingParams, control: RunControl = {}): Promise<OverIndexingRun> {
   const started = Date.now();
   let plan: PlannedRound[] = planRounds(p.indexLevels, p.repeats);
-  // Once the data is loaded, the time left is the rounds', those planned and those the design added.
-  let loaded = false;
+  // The run's one-off setup: the load, then the template's indexes; after them, the time left is the
+  // rounds', those planned and those the design added.
+  let phase: "load" | "template" | "rounds" = "load";
   let roundsSoFar = p.repeats;
   // The level the run gave its template: the estimate's plan from then on.
   let templateLevel: number | undefined;
@@ -135,12 +136,12 @@ export async function run(p: OverIndexingParams, control: RunControl = {}): Prom
       estimate: (done) =>
         estimateRun(
           NOTEBOOK,
-          templateLevel === undefined ? eta : estimateFor(templateLevel),
+          templateLevel === undefined ? eta : estimateFor(templateLevel, phase !== "load"),
           { ...p, repeats: roundsSoFar },
           done,
           undefined,
           undefined,
-          loaded,
+          phase === "rounds",
         ),
       title: "03 over-indexing",
       params: p,
@@ -171,7 +172,7 @@ export async function run(p: OverIndexingParams, control: RunControl = {}): Prom
             signal,
           ),
       );
-      loaded = true;
+      phase = "template";
       const script = transactionScript(shape.warehouses, template.samplePercent);
       const loadTotal = Object.values(template.loadSeconds).reduce((a, b) => a + b, 0);
       notes.push(
@@ -197,6 +198,7 @@ export async function run(p: OverIndexingParams, control: RunControl = {}): Prom
         (line) => progress.update(0, plan.length, `building ${templates.level} indexes into the template · ${line}`),
         () => buildTemplateIndexes(server, templates.level, p.maintenanceWorkMemMB, signal),
       );
+      phase = "rounds";
       notes.push(templates.text + (templateIndexSeconds > 0 ? ` (built in ${templateIndexSeconds.toFixed(0)} s)` : ""));
       if (!template.walInspect)
         notes.push(
