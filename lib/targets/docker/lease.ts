@@ -61,8 +61,8 @@ export interface LeaseTiming {
 /**
  * The timing for a bound: renewals every bound/12 (10 s at 120 s), at least 0.5 s, each request
  * given bound/4 (1 to 15 s); the watcher looks every bound/24 (5 s at 120 s), 1 to 5 s; 10 s of
- * grace for a fast shutdown (at most the bound). Whole seconds for the watcher: `sleep` takes fractions in neither busybox's nor every
- * Debian image's shell for sure.
+ * grace for a fast shutdown (at most the bound). Whole seconds for the watcher: `sleep` takes
+ * fractions in neither busybox's nor every Debian image's shell for sure.
  */
 export function leaseTiming(boundSeconds: number): LeaseTiming {
   const bound = Math.max(1, Math.ceil(boundSeconds));
