@@ -151,17 +151,23 @@ interface TsSys {
   directoryExists: (p: string) => boolean;
   readFile: (p: string, encoding?: string) => string | undefined;
   realpath?: (p: string) => string;
+  watchFile?: (...args: unknown[]) => { close(): void };
+  watchDirectory?: (...args: unknown[]) => { close(): void };
+}
+
+/** The `sys` of the TypeScript tslab 1.x type-checks with; undefined for another layout (left alone). */
+function tslabSys(): TsSys | undefined {
+  try {
+    return (require("@tslab/typescript-for-tslab") as { sys?: TsSys }).sys;
+  } catch {
+    return undefined;
+  }
 }
 
 function typeCheckWithNodePath(): void {
   const folders = (process.env.NODE_PATH ?? "").split(path.delimiter).filter((f) => f !== "");
   if (folders.length === 0) return;
-  let sys: TsSys | undefined;
-  try {
-    sys = (require("@tslab/typescript-for-tslab") as { sys?: TsSys }).sys;
-  } catch {
-    return; // not tslab 1.x's TypeScript: leave it alone
-  }
+  const sys = tslabSys();
   if (!sys) return;
   // TypeScript's paths use "/" on every platform.
   const slash = (p: string): string => p.split(path.sep).join("/");
@@ -195,18 +201,8 @@ typeCheckWithNodePath();
  * modules), so a type checker that saw later files would only disagree with it; each cell still reads
  * the files it has not read before, and a kernel restart sees everything anew.
  */
-interface WatchingSys {
-  watchFile?: (...args: unknown[]) => { close(): void };
-  watchDirectory?: (...args: unknown[]) => { close(): void };
-}
-
 function noFileWatching(): void {
-  let sys: WatchingSys | undefined;
-  try {
-    sys = (require("@tslab/typescript-for-tslab") as { sys?: WatchingSys }).sys;
-  } catch {
-    return; // not tslab 1.x's TypeScript: leave it alone
-  }
+  const sys = tslabSys();
   if (!sys) return;
   const unwatched = { close: (): void => undefined };
   if (sys.watchFile) sys.watchFile = () => unwatched;
