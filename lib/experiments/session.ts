@@ -171,7 +171,7 @@ export function modelLeft(
   };
 }
 
-/** An estimate's time for the trials that have not started: all of them during the setup, else all but the one running. */
+/** An estimate's time for the trials not started: all of them during the setup, else all but the running one. */
 export function notStartedSeconds(e: Estimate): number {
   const trials = e.seconds - (e.setup?.seconds ?? 0);
   if (e.setup) return trials;
