@@ -93,6 +93,40 @@ engine_stop() {
   kill -9 "$pid" 2>/dev/null || true
 }
 
+# A namespace of ours whose processes are all gone (its run was killed before its `down`, or the
+# machine's processes were, not the machine): its host-side veth still holds the /24, and the
+# route to a dead link would make ssh wait forever. Reclaimed when nothing runs in it.
+reclaim_if_dead() {
+  local link=$1 other=${1%-h}
+  [ "$link" != "$other" ] && ip netns list | awk '{print $1}' | grep -qx "$other" || return 1
+  [ -z "$(ip netns pids "$other" 2>/dev/null)" ] || return 1
+  { grep -o " /run/dblab-$other/[^ ]*" /proc/mounts || true; } | sort -r | while read -r m; do umount -l "$m" 2>/dev/null || true; done
+  rm -rf "/run/dblab-$other"
+  ip netns del "$other" 2>/dev/null || true
+  ip link del "$link" 2>/dev/null || true
+  echo "reclaimed namespace $other (nothing ran in it: left by a killed run)" >&2
+}
+
+# The /24 this namespace takes: DBLAB_REMOTE_NET's, or, where a live namespace holds it (another
+# checkout's tests on this machine at the same time: seen when CI ran beside a developer's run),
+# the next free one two up (the one above is the namespace's own docker bridge). Under a lock, so
+# two `up`s at once do not pick the same one.
+choose_net() {
+  exec 9>/run/dblab-remote-net.lock
+  flock -w 60 9 || cannot "another remote-engine.sh up held /run/dblab-remote-net.lock for 60 s"
+  local first=$net taken
+  while :; do
+    taken=$(ip -o addr show to "$net.0/24" | awk '{print $2}' | head -1)
+    [ -z "$taken" ] && break
+    reclaim_if_dead "$taken" && continue
+    local third=$((${net##*.} + 2))
+    [ "$third" -le 252 ] || cannot "no free /24 from $first.0 up ($first.0/24 is on link $taken)"
+    echo "$net.0/24 is on link $taken (a run still going): taking ${net%.*}.$third.0/24" >&2
+    net="${net%.*}.$third"
+  done
+  bridge_net="${net%.*}.$((${net##*.} + 1))"
+}
+
 up() {
   [ "$(id -u)" = 0 ] || cannot "needs root (network namespaces, dockerd)"
   command -v sshd >/dev/null || [ -x /usr/sbin/sshd ] || cannot "no sshd (apt-get install openssh-server)"
@@ -101,20 +135,16 @@ up() {
   command -v nsenter >/dev/null || cannot "no nsenter (util-linux)"
   mkdir -p "$dir/home/.ssh" /run/sshd
   chmod 700 "$dir/home/.ssh"
-  # A /24 already on a link here (a namespace whose run was killed before its `down`: its host-side
-  # veth stays) would route the namespace's address to that dead link, and ssh would wait forever.
-  local taken
-  taken=$(ip -o addr show to "$net.0/24" | awk '{print $2}' | head -1)
-  if [ -n "$taken" ]; then
-    echo "$net.0/24 is already on link $taken (left by a killed run? ip link del $taken)" >&2
-    exit 1
-  fi
+  choose_net
+  # The same name (a namespace per test process id) left by a killed run of long ago.
+  reclaim_if_dead "$ns-h" || true
   ip netns add "$ns" 2>"$dir/netns.err" || cannot "ip netns add failed: $(cat "$dir/netns.err")"
   echo "$ns" >"$dir/netns.name"
   echo "$net" >"$dir/net.prefix"
   ip link add "$ns-h" type veth peer name "$ns-n"
   ip link set "$ns-n" netns "$ns"
   ip addr add "$net.1/24" dev "$ns-h"
+  exec 9>&-
   ip link set "$ns-h" up
   ip -n "$ns" addr add "$net.2/24" dev "$ns-n"
   ip -n "$ns" link set "$ns-n" up
