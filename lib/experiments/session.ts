@@ -214,18 +214,33 @@ async function runSession<C extends object, T>(
   }
 }
 
+/**
+ * The count a progress line shows: a resumed run's stored trials are done from its first line. The
+ * setup's lines say 0 of the plan (the trial loop counts the stored ones only once it starts), and
+ * a resumed 03 at the seed's scale said "0/25" through its 36 min of reload with 15 rounds kept.
+ * A plan of one is the setup's own marker (0/1), left as it is.
+ */
+export function shownDone(done: number, total: number, stored: number): number {
+  return total > 1 ? Math.max(done, Math.min(stored, total)) : done;
+}
+
 /** The session's progress line: the reporter, the planned count it last saw, and `say` at that count. */
 class SessionProgress implements ProgressReporter {
   /** The plan's size as the work last reported it (for the interrupt's and the engine loss's message). */
   planned = 0;
   private readonly reporter: ReturnType<typeof lastLineKept>;
-  constructor(title: string, left?: (done: number, total: number) => number | undefined) {
+  constructor(
+    title: string,
+    left?: (done: number, total: number) => number | undefined,
+    /** The trials an earlier part of the run finished (read once: the trial loop counts its own). */
+    private readonly stored = 0,
+  ) {
     this.reporter = lastLineKept(progressReporter(title, left));
   }
   // Arrow properties: callers pass them on as callbacks (`onProgress: progress.update`).
   readonly update = (done: number, total: number, message: string): void => {
     if (total > 1) this.planned = total;
-    this.reporter.update(done, total, message);
+    this.reporter.update(shownDone(done, total, this.stored), total, message);
   };
   readonly finish = (message: string): void => this.reporter.finish(message);
   readonly say = (message: string): void => this.reporter.say(message);
@@ -277,7 +292,7 @@ class RunSession<C extends object> implements ExperimentSession<C> {
       params: options.params,
       resumeId: options.control.resumeId,
     });
-    const progress = new SessionProgress(options.title, modelLeft(options, store));
+    const progress = new SessionProgress(options.title, modelLeft(options, store), finishedKeys(store).size);
     // Before any server starts: how long the plan takes here, so a reader can stop now rather than
     // hours in. The first progress line and the run header say it.
     const eta = runEta(options, store);

@@ -4,7 +4,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { modelLeft, notStartedSeconds } from "../../lib/experiments/session";
+import { modelLeft, notStartedSeconds, shownDone } from "../../lib/experiments/session";
 import type { Estimate } from "../../lib/experiments/eta";
 
 const calibration = {
@@ -74,4 +74,12 @@ test("the trials not yet started: all of them while the setup runs, else all but
   assert.equal(notStartedSeconds(estimateOf(900, 3)), 600);
   assert.equal(notStartedSeconds(estimateOf(300, 1)), 0);
   assert.equal(notStartedSeconds(estimateOf(0, 0)), 0);
+});
+
+test("shownDone: a resumed run's stored trials count from its first line; the setup's 0/1 stays", () => {
+  assert.equal(shownDone(0, 25, 15), 15); // 03 resumed: the reload's lines
+  assert.equal(shownDone(16, 25, 15), 16); // the loop's own count once past them
+  assert.equal(shownDone(0, 1, 15), 0); // "starting servers…": the setup's marker
+  assert.equal(shownDone(0, 10, 12), 10); // never past the plan
+  assert.equal(shownDone(3, 25, 0), 3); // a fresh run
 });
