@@ -17,7 +17,15 @@ import type { RunMetadata } from "../results/metadata";
 import type { DiskNeed } from "../targets/disk-need";
 import type { ClaimCheck, ClaimPlan } from "../stats/claims";
 import type { RunControl } from "./session";
-import { estimateRun, type EtaModel, type Estimate } from "./eta";
+import {
+  estimateRun,
+  probeCheck,
+  referenceFromStored,
+  type EtaModel,
+  type Estimate,
+  type ProbeCheck,
+  type ReferenceRates,
+} from "./eta";
 import type { FaultCells } from "./faults";
 
 /** What every experiment's run returns, at least. */
@@ -90,6 +98,14 @@ export interface RegisteredExperiment {
     overrides: Record<string, unknown>,
     done?: ReadonlySet<string>,
   ) => Estimate | undefined;
+  /**
+   * The ETA model's reference rates against this machine's stored runs under `root`
+   * (`npm run eta:reference`): refitted from them, and how the current ones read them.
+   */
+  readonly etaReference?: {
+    fit(root: string, probeSeconds: number): ReferenceRates | undefined;
+    check(root: string, probe: () => number, reference?: ReferenceRates): ProbeCheck[];
+  };
   readonly faults?: FaultCells;
 }
 
@@ -108,7 +124,7 @@ export function register<P extends object, R extends ExperimentRun, S>(e: Experi
         }
       : {}),
     disk: (profile, overrides) => e.disk?.(e.params(profile, overrides as Partial<P>)),
-    ...(e.estimate ? { estimate: estimateOf(e, e.estimate) } : {}),
+    ...(e.estimate ? { estimate: estimateOf(e, e.estimate), etaReference: etaReferenceOf(e.slug, e.estimate) } : {}),
     ...(e.faults ? { faults: e.faults } : {}),
   };
 }
@@ -118,4 +134,11 @@ function estimateOf<P extends object, R extends ExperimentRun, S>(
   model: EtaModel<P>,
 ): NonNullable<RegisteredExperiment["estimate"]> {
   return (profile, overrides, done) => estimateRun(e.slug, model, e.params(profile, overrides as Partial<P>), done);
+}
+
+function etaReferenceOf<P>(slug: string, model: EtaModel<P>): NonNullable<RegisteredExperiment["etaReference"]> {
+  return {
+    fit: (root, probeSeconds) => referenceFromStored(slug, model, root, probeSeconds),
+    check: (root, probe, reference) => probeCheck(slug, model, root, probe, reference ?? model.reference),
+  };
 }

@@ -454,17 +454,62 @@ export function calibrate(
 ): Calibration | undefined {
   const { samples, runs } = storedSamples(notebook, model, root);
   const fitted = fitCalibration(samples, `${runs} stored run(s) of this notebook here`);
-  if (fitted) return fitted;
+  return fitted ?? probeCalibration(model, probe);
+}
+
+/** The no-stored-runs calibration: the model's reference rates times this machine's CPU probe ÷ the reference's. */
+export function probeCalibration(
+  model: Pick<EtaModel<never>, "reference">,
+  probe: () => number = cpuProbeSeconds,
+): Calibration | undefined {
   const reference = model.reference;
   if (!reference) return undefined;
   const factor = probe() / REFERENCE_PROBE_SECONDS;
   return {
-    timedPerSizeSeconds: reference.timedPerSizeSeconds * factor,
-    overheadSeconds: reference.overheadSeconds * factor,
-    untimedPerSizeSeconds: reference.untimedPerSizeSeconds * factor,
+    ...scaledRates(reference, factor),
     source: `a CPU probe, ${factor.toFixed(2)}× the reference machine's time (no stored run of this notebook here)`,
-    constantSetup: reference.constantSetup,
   };
+}
+
+/**
+ * Rates with every duration times `factor`: the fitted seconds, and each kind's seconds at its size
+ * (its size and growth exponent are the workload's, not the machine's). The kinds are kept: without
+ * them the fallback grew 02's loads linearly from the reference's per-row rate, and its ETA at
+ * `full` read about 1 h 5 min for 1 h 44 min.
+ */
+export function scaledRates(r: ReferenceRates, factor: number): ReferenceRates {
+  const kinds = r.kinds
+    ? Object.fromEntries(
+        Object.entries(r.kinds).map(([k, g]) => [
+          k,
+          { ...g, seconds: g.seconds * factor, untimedSeconds: g.untimedSeconds * factor },
+        ]),
+      )
+    : undefined;
+  return {
+    timedPerSizeSeconds: r.timedPerSizeSeconds * factor,
+    overheadSeconds: r.overheadSeconds * factor,
+    untimedPerSizeSeconds: r.untimedPerSizeSeconds * factor,
+    constantSetup: r.constantSetup,
+    ...(kinds ? { kinds } : {}),
+  };
+}
+
+/**
+ * A notebook's reference rates from this machine's stored runs (`npm run eta:reference` prints them
+ * for a model's `reference`): the stored runs' fit, at the reference machine's speed (× its probe ÷
+ * this machine's). Undefined without a stored trial.
+ */
+export function referenceFromStored(
+  notebook: string,
+  model: Pick<EtaModel<never>, "size" | "kind" | "apart">,
+  root: string,
+  probeSeconds: number,
+): ReferenceRates | undefined {
+  const fitted = fitCalibration(storedSamples(notebook, model, root).samples, "");
+  if (!fitted) return undefined;
+  const { source: _source, ...rates } = fitted;
+  return scaledRates(rates, REFERENCE_PROBE_SECONDS / probeSeconds);
 }
 
 /**
@@ -487,4 +532,51 @@ export function estimateRun<P>(
   const setup = e.remaining > 0 && !setupDone ? model.setup?.(params, stored) : undefined;
   if (!setup) return e;
   return { ...e, seconds: e.seconds + setup.seconds, maxSeconds: e.maxSeconds + setup.seconds, setup };
+}
+
+/** One stored run, its trials' measured seconds beside what the probe's calibration says of them. */
+export interface ProbeCheck {
+  readonly run: string;
+  readonly trials: number;
+  /** The stored trials' wall seconds, less what the model counts apart (as the fit reads them). */
+  readonly measuredSeconds: number;
+  /** The same trials (keys) under the no-stored-runs calibration. */
+  readonly estimatedSeconds: number;
+}
+
+/**
+ * How the no-stored-runs ETA would have read each stored run of `notebook` here: its finished
+ * trials, planned as the model plans the run's params, under the probe's calibration. Trials only:
+ * a run's one-off setup (03's load) has its own estimate. Runs whose trials the plan does not name
+ * (another version's keys) are left out. `reference`: rates to read them with instead of the model's.
+ */
+export function probeCheck<P>(
+  notebook: string,
+  model: EtaModel<P>,
+  root: string,
+  probe: () => number = cpuProbeSeconds,
+  reference: ReferenceRates | undefined = model.reference,
+): ProbeCheck[] {
+  const calibration = probeCalibration({ reference }, probe);
+  if (!calibration) return [];
+  const out: ProbeCheck[] = [];
+  for (const { dir, params } of storedRuns({ root, notebook })) {
+    const finished = new Map<string, number>();
+    for (const t of storedTrials(dir)) {
+      if (t.status !== "ok" || typeof t.key !== "string") continue;
+      if (typeof t.startedAt !== "string" || typeof t.finishedAt !== "string") continue;
+      const apart = model.apart?.(t) ?? 0;
+      finished.set(t.key, (Date.parse(t.finishedAt) - Date.parse(t.startedAt)) / 1000 - Math.max(0, apart));
+    }
+    // The stored params are the run's resolved params, written from P by the same notebook.
+    const units = model.units(params as P, true, { root, notebook }).filter((u) => finished.has(u.key));
+    if (!units.length) continue;
+    out.push({
+      run: path.basename(dir),
+      trials: units.length,
+      measuredSeconds: units.reduce((t, u) => t + (finished.get(u.key) ?? 0), 0),
+      estimatedSeconds: units.reduce((t, u) => t + unitSeconds(u, calibration), 0),
+    });
+  }
+  return out;
 }

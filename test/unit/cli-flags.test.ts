@@ -3,7 +3,8 @@
  * and exits 0, an unknown flag exits 2 naming it, and neither does anything else — a planted record
  * of a dead run's leftover is still there, no results or reports directory appears, nothing is
  * printed on stdout. Then `clean --dry-run` lists that leftover and removes nothing (a real clean
- * does remove it), and `runs --format json` gives one object per run.
+ * does remove it), `runs --format json` gives one object per run, and `eta:reference` reads a stored
+ * run under the probe's rates.
  */
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
@@ -12,6 +13,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { RunListing } from "../../scripts/runs";
+import { INDEX_WRITE_COST_PROFILES } from "../../lib/experiments/index-write-cost/params";
+import { estimate } from "../../lib/experiments/index-write-cost/eta";
 
 const built = path.resolve(__dirname, "..", "..");
 const box = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-cli-flags-"));
@@ -22,6 +25,7 @@ const COMMANDS: readonly { readonly name: string; readonly script: string }[] = 
   { name: "reproduce", script: "scripts/reproduce.js" },
   { name: "compare", script: "scripts/compare.js" },
   { name: "runs", script: "scripts/runs.js" },
+  { name: "eta:reference", script: "scripts/eta-reference.js" },
   { name: "clean", script: "scripts/clean.js" },
   { name: "export", script: "scripts/export.js" },
   { name: "lab", script: "scripts/lab.js" },
@@ -181,4 +185,44 @@ test("runs --format json: one object per run, newest first, with the table's col
   const bad = run("scripts/runs.js", ["--format", "xml"], s.env);
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /--format must be text or json, got "xml"/);
+});
+
+test("eta:reference: a stored run's trials beside the no-stored-runs ETA, and the rates they give as a literal", () => {
+  const s = sandbox("eta-reference");
+  const dir = path.join(s.results, "20261201T100000Z-aaaaaa_01-index-write-cost_aaaa");
+  fs.mkdirSync(dir, { recursive: true });
+  // 01's smoke plan's first two trials, as its trial loop stores them.
+  const rows = 2000;
+  const trial = (key: string, wall: number) =>
+    JSON.stringify({
+      key,
+      condition: { engine: "postgresql", rows, extraIndexes: 0, operation: "insert", fillfactor: 100 },
+      status: "ok",
+      seconds: 0.02,
+      startedAt: "2026-12-01T10:00:00.000Z",
+      finishedAt: new Date(Date.parse("2026-12-01T10:00:00.000Z") + wall * 1000).toISOString(),
+    });
+  const p = INDEX_WRITE_COST_PROFILES.smoke;
+  const units = estimate
+    .units(p, true, { root: s.results, notebook: "01-index-write-cost" })
+    .filter((u) => u.size === rows);
+  const [a, b] = units;
+  assert.ok(a && b, "01's smoke plan has trials at 2,000 rows");
+  fs.writeFileSync(path.join(dir, "params.json"), JSON.stringify(p));
+  fs.writeFileSync(path.join(dir, "trials.jsonl"), [trial(a.key, 0.5), trial(b.key, 0.7)].join("\n") + "\n");
+  const out = run("scripts/eta-reference.js", ["--notebook", "1"], s.env);
+  assert.equal(out.status, 0, out.stderr);
+  assert.match(out.stdout, /CPU probe here \d\.\d{3} s, \d+\.\d{2}× the reference machine's/);
+  assert.match(out.stdout, /20261201T100000Z-aaaaaa_01-index-write-cost_aaaa +2 +1 s /);
+  assert.match(
+    out.stdout,
+    /reference: \{ timedPerSizeSeconds: [0-9.e-]+, overheadSeconds: [0-9.e-]+, .*constantSetup: true \}/,
+  );
+  assert.doesNotMatch(out.stdout, /02-create-index-after-load/, "--notebook 1 reads 01 only");
+  const none = run("scripts/eta-reference.js", ["--notebook", "05"], s.env);
+  assert.equal(none.status, 0, none.stderr);
+  assert.match(none.stdout, /05-round-trips: no stored trial here/);
+  const bad = run("scripts/eta-reference.js", ["--notebook", "x1"], s.env);
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /--notebook needs a notebook number/);
 });

@@ -19,6 +19,11 @@ import {
   grownSeconds,
   growthExponent,
   growthText,
+  probeCalibration,
+  probeCheck,
+  referenceFromStored,
+  REFERENCE_PROBE_SECONDS,
+  scaledRates,
   storedSamples,
   unitSeconds,
   type Calibration,
@@ -615,3 +620,93 @@ test("03: build rates from a template's build (any part's metadata) and from rou
 
 const planned03 = (p: typeof OVER_INDEXING_PROFILES.full): string[] =>
   overIndexing.units(p, false, { root: "/nonexistent", notebook: "03-over-indexing" }).map((u) => u.key);
+
+test("the probe's calibration scales a reference's kinds with the rest, their sizes and exponents kept", () => {
+  const reference = {
+    timedPerSizeSeconds: 2e-6,
+    overheadSeconds: 1,
+    untimedPerSizeSeconds: 1e-8,
+    constantSetup: false,
+    kinds: { "load x": { size: 1e7, seconds: 50, exponent: 1.2, untimedSeconds: 6 } },
+  };
+  const c = probeCalibration({ reference }, () => 2 * REFERENCE_PROBE_SECONDS);
+  assert.ok(c);
+  assert.deepEqual(c.kinds, { "load x": { size: 1e7, seconds: 100, exponent: 1.2, untimedSeconds: 12 } });
+  assert.equal(c.overheadSeconds, 2);
+  assert.match(c.source, /2\.00× the reference machine's time/);
+  // A 100M-row trial of that kind grows by its exponent, not by the per-row rate: 100 × 10^1.2 s
+  // timed, against 2 × 2e-6 × 1e8 = 400 s per row alone.
+  const u: PlannedUnit = { key: "k", size: 1e8, fixedSeconds: 0, kind: "load x" };
+  const timed = unitSeconds(u, c) - (2 + ((12 - 2) * 1e8) / 1e7);
+  assert.ok(Math.abs(timed - 100 * 10 ** 1.2) < 1e-6, String(timed));
+  // A factor of 1 is the identity; without kinds none appear.
+  assert.deepEqual(scaledRates(reference, 1), reference);
+  const { kinds: _k, ...bare } = reference;
+  assert.equal("kinds" in scaledRates(bare, 3), false);
+  assert.equal(
+    probeCalibration({}, () => 1),
+    undefined,
+  );
+});
+
+test("reference rates refitted from stored runs give back those runs' trials under the same probe; a check reads each run", () => {
+  const trial = (key: string, rows: number, seconds: number, wall: number, status = "ok") =>
+    JSON.stringify({
+      key,
+      condition: { engine: "postgresql", rows, extraIndexes: 0, operation: "insert", fillfactor: 100 },
+      status,
+      seconds,
+      startedAt: "2026-12-01T10:00:00.000Z",
+      finishedAt: new Date(Date.parse("2026-12-01T10:00:00.000Z") + wall * 1000).toISOString(),
+    });
+  const p = INDEX_WRITE_COST_PROFILES.smoke;
+  const keys = indexWriteCost.units(p, true, { root: "/nonexistent", notebook: "01-index-write-cost" }).slice(0, 3);
+  assert.equal(keys.length, 3);
+  const [a, b, c] = keys;
+  assert.ok(a && b && c);
+  withResults(
+    {
+      "R1_01-index-write-cost_aaaa": {
+        "params.json": JSON.stringify(p),
+        "trials.jsonl": [
+          trial(a.key, a.size, 0.2, 1.2),
+          trial(b.key, b.size, 0.2, 1.4),
+          trial(c.key, c.size, 9, 99, "failed"), // not finished: neither measured nor estimated
+          trial("not-a-planned-key", a.size, 1, 2),
+        ].join("\n"),
+      },
+    },
+    (root) => {
+      const probe = 0.08;
+      const r = referenceFromStored("01-index-write-cost", indexWriteCost, root, probe);
+      assert.ok(r);
+      const here = calibrate("01-index-write-cost", indexWriteCost, root);
+      assert.ok(here);
+      const back = probeCalibration({ reference: r }, () => probe);
+      assert.ok(back);
+      for (const u of [a, b]) assert.ok(Math.abs(unitSeconds(u, back) - unitSeconds(u, here)) < 1e-9);
+      // At the reference's own probe the rates are the stored ones × reference ÷ here.
+      assert.ok(Math.abs(r.overheadSeconds - (here.overheadSeconds * REFERENCE_PROBE_SECONDS) / probe) < 1e-12);
+
+      const [check] = probeCheck("01-index-write-cost", indexWriteCost, root, () => probe, r);
+      assert.ok(check);
+      assert.equal(check.run, "R1_01-index-write-cost_aaaa");
+      assert.equal(check.trials, 2); // the failed trial and the key the plan does not name are out
+      assert.ok(Math.abs(check.measuredSeconds - 2.6) < 1e-9);
+      assert.ok(Math.abs(check.estimatedSeconds - (unitSeconds(a, here) + unitSeconds(b, here))) < 1e-9);
+      // Under the model's own reference at the reference's probe: its rates as they are.
+      const [own] = probeCheck("01-index-write-cost", indexWriteCost, root, () => REFERENCE_PROBE_SECONDS);
+      const ref = indexWriteCost.reference;
+      assert.ok(own && ref);
+      const expected = [a, b].reduce((t, u) => t + unitSeconds(u, { ...ref, source: "" }), 0);
+      assert.ok(Math.abs(own.estimatedSeconds - expected) < 1e-9);
+    },
+  );
+  withResults({}, (root) => {
+    assert.equal(referenceFromStored("01-index-write-cost", indexWriteCost, root, 0.05), undefined);
+    assert.deepEqual(
+      probeCheck("01-index-write-cost", indexWriteCost, root, () => 0.05),
+      [],
+    );
+  });
+});
