@@ -213,7 +213,10 @@ test("eta:reference: a stored run's trials beside the no-stored-runs ETA, and th
   const out = run("scripts/eta-reference.js", ["--notebook", "1"], s.env);
   assert.equal(out.status, 0, out.stderr);
   assert.match(out.stdout, /CPU probe here \d\.\d{3} s, \d+\.\d{2}× the reference machine's/);
-  assert.match(out.stdout, /20261201T100000Z-aaaaaa_01-index-write-cost_aaaa +2 +1 s /);
+  assert.match(
+    out.stdout,
+    /20261201T100000Z-aaaaaa_01-index-write-cost_aaaa +2 +1\.2 s +\S+ s \(\d+\.\d\d×\) +\S+ s \(1\.00×\)/,
+  );
   assert.match(
     out.stdout,
     /reference: \{ timedPerSizeSeconds: [0-9.e-]+, overheadSeconds: [0-9.e-]+, .*constantSetup: true \}/,
@@ -225,4 +228,13 @@ test("eta:reference: a stored run's trials beside the no-stored-runs ETA, and th
   const bad = run("scripts/eta-reference.js", ["--notebook", "x1"], s.env);
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /--notebook needs a notebook number/);
+  // Refitted from elsewhere: a folder without 01's runs refits nothing, and the table says so.
+  const empty = fs.mkdtempSync(path.join(box, "fit-from-"));
+  const apart = run("scripts/eta-reference.js", ["--notebook", "01", "--fit-from", empty], s.env);
+  assert.equal(apart.status, 0, apart.stderr);
+  assert.match(apart.stdout, /_01-index-write-cost_aaaa +2 +1\.2 s .* no run to refit from/);
+  assert.match(apart.stdout, /no stored trial to refit from/);
+  const missing = run("scripts/eta-reference.js", ["--fit-from", path.join(empty, "nope")], s.env);
+  assert.equal(missing.status, 2);
+  assert.match(missing.stderr, /--fit-from needs a folder of stored runs/);
 });
