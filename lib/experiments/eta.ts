@@ -82,6 +82,11 @@ export interface Calibration {
   readonly constantSetup: boolean;
   /** Per kind (PlannedUnit.kind), the timed part's growth; a kind without one uses timedPerSizeSeconds. */
   readonly kinds?: Readonly<Record<string, KindGrowth>>;
+  /**
+   * "reference": the stored trials were seen at one size only, and their untimed part is split into
+   * overhead and per-size cost as the model's reference splits it (withReferenceShape).
+   */
+  readonly untimedShape?: "reference";
 }
 
 /** A stored trial: its size, its own timed seconds, and its wall time (startedAt → finishedAt). */
@@ -193,8 +198,12 @@ export function fitCalibration(samples: readonly CalibrationSample[], source: st
   };
 }
 
-/** Timed seconds below this say more about fixed per-trial costs than about growth. */
-const MIN_GROWTH_SECONDS = 0.5;
+/**
+ * Timed seconds below this say more about fixed per-trial costs than about growth: 02's smoke loads
+ * (5,000 rows) take ~10 ms. 07's default passes (100,000 rows) take 0.13–0.92 s, median 0.46 s, and
+ * grow ×15 to 1M rows (the table outgrows shared_buffers): a bar at 0.5 s left that growth out.
+ */
+export const MIN_GROWTH_SECONDS = 0.25;
 
 /** Each kind's growth from the medians at its two largest sizes (KindGrowth); undefined without kinds. */
 export function fitKinds(samples: readonly CalibrationSample[]): Record<string, KindGrowth> | undefined {
@@ -310,7 +319,9 @@ export function formatDuration(seconds: number): string {
 export function etaText(e: Estimate, runId?: string): string {
   const bound = e.calibration.constantSetup
     ? " (rough: the stored trials' setup was seen at one size only and is taken as constant)"
-    : "";
+    : e.calibration.untimedShape === "reference"
+      ? " (rough: the stored trials' setup was seen at one size only; it grows with the size as on the reference machine)"
+      : "";
   const max =
     e.maxSeconds > e.seconds * 1.05
       ? `, up to ${formatDuration(e.maxSeconds).replace("about ", "")} with every adaptive round`
@@ -454,7 +465,53 @@ export function calibrate(
 ): Calibration | undefined {
   const { samples, runs } = storedSamples(notebook, model, root);
   const fitted = fitCalibration(samples, `${runs} stored run(s) of this notebook here`);
-  return fitted ?? probeCalibration(model, probe);
+  if (!fitted) return probeCalibration(model, probe);
+  return fitted.constantSetup ? withReferenceShape(fitted, samples, model.reference) : fitted;
+}
+
+/**
+ * A fit whose stored trials were seen at one size only, grown past it as the reference grows: this
+ * machine's level (its medians at the stored size), the reference machine's shape.
+ * - The untimed part: split into overhead and per-size cost as the reference splits it. Taken as
+ *   constant, one default run of 07 (100,000 rows: 0.33 s of load, indexes and VACUUM a trial) put
+ *   its full run at about 7 min for 13 min 24 s of trials at 1M rows, whose untimed part was 3.0 s.
+ * - Each kind's growth exponent: the reference's where it is steeper (a kind seen at one size has
+ *   exponent 1). 07's pass took 0.47 s a trial at 100,000 rows and 6.5 s at 1M (exponent 1.14: the
+ *   table outgrows shared_buffers), which one size cannot tell.
+ * Unchanged where the reference cannot say (no reference, or one seen at one size itself).
+ */
+export function withReferenceShape(
+  fitted: Calibration,
+  samples: readonly CalibrationSample[],
+  reference: ReferenceRates | undefined,
+): Calibration {
+  if (!reference || reference.constantSetup) return fitted;
+  const refKinds = reference.kinds ?? {};
+  const kinds = fitted.kinds
+    ? Object.fromEntries(
+        Object.entries(fitted.kinds).map(([k, g]) => {
+          const r = refKinds[k];
+          return [k, r && r.exponent > g.exponent ? { ...g, exponent: r.exponent } : g];
+        }),
+      )
+    : undefined;
+  const sizes = samples.map((s) => s.size).filter((x) => x > 0 && Number.isFinite(x));
+  const at = sizes.length ? median(sizes) : NaN;
+  const base = reference.overheadSeconds + reference.untimedPerSizeSeconds * at;
+  const untimed =
+    reference.untimedPerSizeSeconds > 0 && base > 0
+      ? {
+          overheadSeconds: (reference.overheadSeconds * fitted.overheadSeconds) / base,
+          untimedPerSizeSeconds: (reference.untimedPerSizeSeconds * fitted.overheadSeconds) / base,
+        }
+      : {};
+  return {
+    ...fitted,
+    ...untimed,
+    ...(kinds ? { kinds } : {}),
+    constantSetup: false,
+    untimedShape: "reference",
+  };
 }
 
 /** The no-stored-runs calibration: the model's reference rates times this machine's CPU probe ÷ the reference's. */

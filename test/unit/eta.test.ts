@@ -19,12 +19,14 @@ import {
   grownSeconds,
   growthExponent,
   growthText,
+  MIN_GROWTH_SECONDS,
   probeCalibration,
   probeCheck,
   referenceFromStored,
   REFERENCE_PROBE_SECONDS,
   scaledRates,
   storedSamples,
+  withReferenceShape,
   unitSeconds,
   type Calibration,
   type PlannedUnit,
@@ -201,7 +203,21 @@ test("04's run length: the params' without a stall share or a stored calibration
     reindexStartSeconds: 4.1,
   });
   withResults({}, (root) => {
-    assert.equal(expectedRunLength(p, { root, notebook: "04-reindex-under-load" }), p.durationSeconds);
+    const none = { root, notebook: "04-reindex-under-load" };
+    // Nothing stored: the reference machine's rebuild rate at this machine's probe. 0.034 s × 100 ÷
+    // 0.253 = 13 s at the reference's probe; at a probe twice as slow 27 s (the run's 6–60 s bounds).
+    assert.equal(
+      expectedRunLength({ ...p, scale: 100, stallShare: 0.253 }, none, () => REFERENCE_PROBE_SECONDS),
+      13,
+    );
+    assert.equal(
+      expectedRunLength({ ...p, scale: 100, stallShare: 0.253 }, none, () => 2 * REFERENCE_PROBE_SECONDS),
+      27,
+    );
+    assert.equal(
+      expectedRunLength({ ...p, stallShare: 0 }, none, () => REFERENCE_PROBE_SECONDS),
+      p.durationSeconds,
+    );
   });
   withResults(
     {
@@ -709,4 +725,60 @@ test("reference rates refitted from stored runs give back those runs' trials und
       [],
     );
   });
+});
+
+test("growth is read from a lower size whose seconds reach MIN_GROWTH_SECONDS, not below it", () => {
+  const at = (low: number) =>
+    growthExponent([
+      { size: 1, seconds: low },
+      { size: 10, seconds: low * 15 },
+    ]);
+  assert.ok(Math.abs(at(MIN_GROWTH_SECONDS) - Math.log10(15)) < 1e-9);
+  assert.equal(at(MIN_GROWTH_SECONDS * 0.99), 1);
+});
+
+test("one stored size: the untimed part split and each kind grown as the reference does, at this machine's level", () => {
+  const fitted: Calibration = {
+    timedPerSizeSeconds: 4.6e-6,
+    overheadSeconds: 0.33, // untimed median at 100,000 rows, taken as constant
+    untimedPerSizeSeconds: 0,
+    source: "1 stored run(s) of this notebook here",
+    constantSetup: true,
+    kinds: { pass: { size: 1e5, seconds: 0.46, exponent: 1, untimedSeconds: 0.33 } },
+  };
+  const samples = [{ size: 1e5, timedSeconds: 0.46, wallSeconds: 0.79, kind: "pass" }];
+  const reference = {
+    timedPerSizeSeconds: 9e-6,
+    overheadSeconds: 0.1,
+    untimedPerSizeSeconds: 3e-6,
+    constantSetup: false,
+    kinds: {
+      pass: { size: 1e6, seconds: 7, exponent: 1.18, untimedSeconds: 3.1 },
+      other: { size: 1, seconds: 1, exponent: 1.4, untimedSeconds: 0 },
+    },
+  };
+  const c = withReferenceShape(fitted, samples, reference);
+  // 0.33 s at 100k is 0.1 + 0.3 = 0.4 s on the reference: level 0.825, split 0.0825 s + 2.475 µs a row.
+  assert.ok(Math.abs(c.overheadSeconds - 0.0825) < 1e-12);
+  assert.ok(Math.abs(c.untimedPerSizeSeconds - 2.475e-6) < 1e-15);
+  assert.equal(c.overheadSeconds + c.untimedPerSizeSeconds * 1e5, 0.33);
+  assert.deepEqual(c.kinds, { pass: { size: 1e5, seconds: 0.46, exponent: 1.18, untimedSeconds: 0.33 } });
+  assert.equal(c.constantSetup, false);
+  assert.equal(c.untimedShape, "reference");
+  assert.match(
+    etaText({ seconds: 60, maxSeconds: 60, remaining: 1, planned: 1, calibration: c }),
+    /grows with the size as on the reference machine/,
+  );
+  // A kind the reference grows less keeps its own; a reference seen at one size, or none, changes nothing.
+  const flatter = withReferenceShape(fitted, samples, {
+    ...reference,
+    kinds: { pass: { ...reference.kinds.pass, exponent: 1 } },
+  });
+  assert.equal(flatter.kinds?.pass?.exponent, 1);
+  assert.equal(withReferenceShape(fitted, samples, { ...reference, constantSetup: true }), fitted);
+  assert.equal(withReferenceShape(fitted, samples, undefined), fitted);
+  // A reference without a per-size cost keeps the stored constant, still grown by its kinds.
+  const noSplit = withReferenceShape(fitted, samples, { ...reference, untimedPerSizeSeconds: 0 });
+  assert.equal(noSplit.overheadSeconds, 0.33);
+  assert.equal(noSplit.kinds?.pass?.exponent, 1.18);
 });

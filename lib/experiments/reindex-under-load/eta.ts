@@ -4,7 +4,14 @@
  * its checkpoint) grows with the scale.
  */
 import { median } from "simple-statistics";
-import { finiteOrNaN, storedRuns, type EtaModel, type StoredRuns } from "../eta";
+import {
+  cpuProbeSeconds,
+  finiteOrNaN,
+  REFERENCE_PROBE_SECONDS,
+  storedRuns,
+  type EtaModel,
+  type StoredRuns,
+} from "../eta";
 import type { ReindexUnderLoadParams } from "./params";
 import { storedCalibration } from "./run-length";
 import { planRuns } from "./workload/run-trials";
@@ -29,14 +36,25 @@ export function storedRebuildPerScale(stored: StoredRuns): number | undefined {
 }
 
 /**
- * Each run's length as the run will choose it: the params' without a stall share; with one, the
- * stored rebuild rate times this scale ÷ the share (bounded as the run bounds it). Without a stored
- * calibration the planned length stands: a first run's ETA is short by the calibration's choice.
+ * The calibration rebuild's seconds per unit of scale on the reference machine (its probe
+ * REFERENCE_PROBE_SECONDS): 2.521 s at scale 100 and 1.339 s at 50 on its kind here (probe 0.038 s),
+ * 0.026 s a unit, × 0.05 ÷ 0.038. The planned 30 s runs in its place put 04's first full run at
+ * about 6 min for 3 min 47 s: the calibration chose 10 s runs.
  */
-export function expectedRunLength(p: ReindexUnderLoadParams, stored: StoredRuns): number {
+export const REFERENCE_REBUILD_PER_SCALE = 0.034;
+
+/**
+ * Each run's length as the run will choose it: the params' without a stall share; with one, the
+ * rebuild rate times this scale ÷ the share (bounded as the run bounds it), the rate being this
+ * machine's stored calibrations', else the reference machine's scaled by the CPU probe.
+ */
+export function expectedRunLength(
+  p: ReindexUnderLoadParams,
+  stored: StoredRuns,
+  probe: () => number = cpuProbeSeconds,
+): number {
   if (!(p.stallShare > 0)) return p.durationSeconds;
-  const perScale = storedRebuildPerScale(stored);
-  if (perScale === undefined) return p.durationSeconds;
+  const perScale = storedRebuildPerScale(stored) ?? (REFERENCE_REBUILD_PER_SCALE * probe()) / REFERENCE_PROBE_SECONDS;
   return runLengthFor(perScale * p.scale, p.stallShare, p).durationSeconds;
 }
 
