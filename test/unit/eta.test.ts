@@ -171,10 +171,22 @@ test("no stored runs: the CPU probe scales the reference figures, and the line s
     assert.ok(slow && fast);
     assert.match(slow.source, /CPU probe, 2\.00× .*no stored run/);
     assert.ok(Math.abs(slow.overheadSeconds - 2 * fast.overheadSeconds) < 1e-12);
-    const e = estimateRun("01-index-write-cost", indexWriteCost, INDEX_WRITE_COST_PROFILES.full, new Set(), root, fast);
-    assert.ok(e);
-    assert.equal(e.planned, 360);
-    assert.ok(e.seconds > 0);
+    // MongoDB's half counts only where MongoDB will run: 180 trials each engine at full.
+    const planned = (env: Record<string, string | undefined>) =>
+      withEnv(env, () =>
+        estimateRun("01-index-write-cost", indexWriteCost, INDEX_WRITE_COST_PROFILES.full, new Set(), root, fast),
+      );
+    const both = planned({ DBLAB_MONGODB_URI: "mongodb://127.0.0.1:1/x", DBLAB_TARGET: "embedded" });
+    const pgOnly = planned({
+      DBLAB_MONGODB_URI: undefined,
+      DBLAB_MONGOD: undefined,
+      PATH: root,
+      DBLAB_TARGET: "embedded",
+    });
+    assert.ok(both && pgOnly);
+    assert.equal(both.planned, 360);
+    assert.equal(pgOnly.planned, 180);
+    assert.ok(Math.abs(both.seconds - 2 * pgOnly.seconds) < 1e-6 * both.seconds);
   });
   // A model without reference rates and nothing stored: no estimate rather than a made-up one.
   const bare = { units: () => [], size: () => 1 };
@@ -790,3 +802,20 @@ test("one stored size: the untimed part split and each kind grown as the referen
   assert.equal(noSplit.overheadSeconds, 0.33);
   assert.equal(noSplit.kinds?.pass?.exponent, 1.18);
 });
+
+/** `body` with these environment variables set (undefined: unset), restored after. */
+function withEnv<T>(vars: Record<string, string | undefined>, body: () => T): T {
+  const before = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
+  const set = (values: Record<string, string | undefined>) => {
+    for (const [k, v] of Object.entries(values)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  };
+  set(vars);
+  try {
+    return body();
+  } finally {
+    set(before);
+  }
+}
