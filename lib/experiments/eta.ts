@@ -466,19 +466,22 @@ export function calibrate(
   const { samples, runs } = storedSamples(notebook, model, root);
   const fitted = fitCalibration(samples, `${runs} stored run(s) of this notebook here`);
   if (!fitted) return probeCalibration(model, probe);
-  return fitted.constantSetup ? withReferenceShape(fitted, samples, model.reference) : fitted;
+  return withReferenceShape(fitted, samples, model.reference);
 }
 
 /**
- * A fit whose stored trials were seen at one size only, grown past it as the reference grows: this
- * machine's level (its medians at the stored size), the reference machine's shape.
- * - The untimed part: split into overhead and per-size cost as the reference splits it. Taken as
- *   constant, one default run of 07 (100,000 rows: 0.33 s of load, indexes and VACUUM a trial) put
- *   its full run at about 7 min for 13 min 24 s of trials at 1M rows, whose untimed part was 3.0 s.
- * - Each kind's growth exponent: the reference's where it is steeper (a kind seen at one size has
- *   exponent 1). 07's pass took 0.47 s a trial at 100,000 rows and 6.5 s at 1M (exponent 1.14: the
- *   table outgrows shared_buffers), which one size cannot tell.
- * Unchanged where the reference cannot say (no reference, or one seen at one size itself).
+ * A stored fit grown past what its trials can say as the reference grows: this machine's level (its
+ * medians at the stored sizes), the reference machine's shape.
+ * - Each kind's growth exponent past its largest stored size: the reference's, where the reference
+ *   saw that kind at a larger size and grew steeper. 07's pass took a median 0.46 s a trial at
+ *   100,000 rows and 7.0 s at 1M (exponent 1.18: the table outgrows shared_buffers); 01's writes
+ *   grew ×10.0 from 10,000 to 100,000 rows and ×11.4 from there to 1M. Neither a default run's one
+ *   size nor its two can tell.
+ * - Stored trials seen at one size only: the untimed part, split into overhead and per-size cost as
+ *   the reference splits it. Taken as constant, one default run of 07 (0.33 s of load, indexes and
+ *   VACUUM a trial) put its full run at about 7 min for 13 min 24 s of trials, whose untimed part
+ *   was 3.0 s at 1M rows.
+ * Unchanged where the reference cannot say (none, or one seen at one size itself).
  */
 export function withReferenceShape(
   fitted: Calibration,
@@ -491,10 +494,11 @@ export function withReferenceShape(
     ? Object.fromEntries(
         Object.entries(fitted.kinds).map(([k, g]) => {
           const r = refKinds[k];
-          return [k, r && r.exponent > g.exponent ? { ...g, exponent: r.exponent } : g];
+          return [k, r && r.size > g.size && r.exponent > g.exponent ? { ...g, exponent: r.exponent } : g];
         }),
       )
     : undefined;
+  if (!fitted.constantSetup) return kinds ? { ...fitted, kinds } : fitted;
   const sizes = samples.map((s) => s.size).filter((x) => x > 0 && Number.isFinite(x));
   const at = sizes.length ? median(sizes) : NaN;
   const base = reference.overheadSeconds + reference.untimedPerSizeSeconds * at;

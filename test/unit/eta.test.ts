@@ -716,7 +716,8 @@ test("reference rates refitted from stored runs give back those runs' trials und
       const probe = 0.08;
       const r = referenceFromStored("01-index-write-cost", indexWriteCost, root, probe);
       assert.ok(r);
-      const here = calibrate("01-index-write-cost", indexWriteCost, root);
+      // The stored fit as it is (calibrate would grow it as the reference grows).
+      const here = fitCalibration(storedSamples("01-index-write-cost", indexWriteCost, root).samples, "");
       assert.ok(here);
       const back = probeCalibration({ reference: r }, () => probe);
       assert.ok(back);
@@ -797,6 +798,18 @@ test("one stored size: the untimed part split and each kind grown as the referen
   assert.equal(flatter.kinds?.pass?.exponent, 1);
   assert.equal(withReferenceShape(fitted, samples, { ...reference, constantSetup: true }), fitted);
   assert.equal(withReferenceShape(fitted, samples, undefined), fitted);
+  // Stored at two sizes: the untimed fit stands; a kind grows as the reference's only past a size
+  // the reference saw and the stored trials did not.
+  const two = { ...fitted, constantSetup: false, untimedPerSizeSeconds: 1e-6 };
+  const grown = withReferenceShape(two, samples, reference);
+  assert.equal(grown.kinds?.pass?.exponent, 1.18);
+  assert.equal(grown.overheadSeconds, two.overheadSeconds);
+  assert.equal(grown.untimedShape, undefined);
+  const seenAsFar = withReferenceShape(two, samples, {
+    ...reference,
+    kinds: { pass: { ...reference.kinds.pass, size: 1e5 } },
+  });
+  assert.equal(seenAsFar.kinds?.pass?.exponent, 1);
   // A reference without a per-size cost keeps the stored constant, still grown by its kinds.
   const noSplit = withReferenceShape(fitted, samples, { ...reference, untimedPerSizeSeconds: 0 });
   assert.equal(noSplit.overheadSeconds, 0.33);
