@@ -219,7 +219,7 @@ test("eta:reference: a stored run's trials beside the no-stored-runs ETA, and th
   );
   assert.match(
     out.stdout,
-    /reference: \{ timedPerSizeSeconds: [0-9.e-]+, overheadSeconds: [0-9.e-]+, .*constantSetup: true \}/,
+    /reference: \{ timedPerSizeSeconds: [0-9.e-]+, overheadSeconds: [0-9.e-]+, .*constantSetup: true, kinds: \{ "insert \+0": \{ size: 2000, .*\} \} \}/,
   );
   assert.doesNotMatch(out.stdout, /02-create-index-after-load/, "--notebook 1 reads 01 only");
   const none = run("scripts/eta-reference.js", ["--notebook", "05"], s.env);
