@@ -3,7 +3,7 @@
  * computed, the regression gate fires only on a distinguishable change beyond the threshold, and
  * `npm run runs` lists broken directories instead of crashing. Real runs: test/integration/compare.test.ts.
  */
-import { test } from "node:test";
+import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -76,8 +76,20 @@ function writeRun(root: string, r: FakeRun): string {
 const base = { insert: [1.0, 1.02, 0.99, 1.01, 0.98], update: [2.0, 2.1, 1.9, 2.05, 1.95] };
 const slower = { insert: [1.2, 1.22, 1.19, 1.21, 1.18], update: [2.0, 2.12, 1.88, 2.04, 1.97] };
 
-function fixture(): string {
+/** The fixtures' results folders, removed when the file's tests end (run bare, the OS temp folder kept them). */
+const roots: string[] = [];
+after(() => {
+  for (const r of roots) fs.rmSync(r, { recursive: true, force: true });
+});
+
+function tempRoot(): string {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-compare-unit-"));
+  roots.push(root);
+  return root;
+}
+
+function fixture(): string {
+  const root = tempRoot();
   const claims = (v: string) => ({
     summaries: [],
     claims: [{ id: "a", claim: "inserts cost", seed: "", ours: "", verdict: v, why: `because ${v}` }],
@@ -240,7 +252,7 @@ test("npm run reproduce plans every experiment by default; 00 only when asked or
 });
 
 test("notebooks 03/04 are judged by pgbench TPS: a drop is the regression, a rise is not", () => {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-compare-unit-"));
+  const root = tempRoot();
   const tpsRun = (id: string, tps: number[]) => {
     const dir = writeRun(root, { id, notebook: "03-over-indexing", values: {} });
     const lines = tps.map((v, i) =>
