@@ -139,6 +139,6 @@ function estimateOf<P extends object, R extends ExperimentRun, S>(
 function etaReferenceOf<P>(slug: string, model: EtaModel<P>): NonNullable<RegisteredExperiment["etaReference"]> {
   return {
     fit: (root, probeSeconds) => referenceFromStored(slug, model, root, probeSeconds),
-    check: (root, probe, reference) => probeCheck(slug, model, root, probe, reference ?? model.reference),
+    check: (root, probe, reference) => probeCheck(slug, model, root, probe, reference),
   };
 }

@@ -416,10 +416,9 @@ export function storedSamples(
     let counted = false;
     for (const t of storedTrials(dir)) {
       if (typeof t.seconds !== "number") continue;
-      if (t.status !== "ok" || typeof t.startedAt !== "string" || typeof t.finishedAt !== "string") continue;
+      const wallSeconds = storedWallSeconds(t, model);
+      if (wallSeconds === undefined) continue;
       if (t.condition === null || typeof t.condition !== "object") continue;
-      const apart = model.apart?.(t) ?? 0;
-      const wallSeconds = (Date.parse(t.finishedAt) - Date.parse(t.startedAt)) / 1000 - (apart > 0 ? apart : 0);
       const condition = t.condition as Record<string, unknown>;
       const kind = model.kind?.(condition);
       samples.push({
@@ -433,6 +432,16 @@ export function storedSamples(
     if (counted) runs++;
   }
   return { samples, runs };
+}
+
+/**
+ * A finished stored trial's wall seconds (startedAt → finishedAt) less what the model counts apart;
+ * undefined for a trial not finished ok or without its times.
+ */
+function storedWallSeconds(t: Record<string, unknown>, model: Pick<EtaModel<never>, "apart">): number | undefined {
+  if (t.status !== "ok" || typeof t.startedAt !== "string" || typeof t.finishedAt !== "string") return undefined;
+  const apart = model.apart?.(t) ?? 0;
+  return (Date.parse(t.finishedAt) - Date.parse(t.startedAt)) / 1000 - (apart > 0 ? apart : 0);
 }
 
 /** A stored run's trials (its trials.jsonl), each a record; a torn line or a missing file gives none. */
@@ -474,9 +483,9 @@ export function calibrate(
  * medians at the stored sizes), the reference machine's shape.
  * - Each kind's growth exponent past its largest stored size: the reference's, where the reference
  *   saw that kind at a larger size and grew steeper. 07's pass took a median 0.46 s a trial at
- *   100,000 rows and 7.0 s at 1M (exponent 1.18: the table outgrows shared_buffers); 01's writes
- *   grew ×10.0 from 10,000 to 100,000 rows and ×11.4 from there to 1M. Neither a default run's one
- *   size nor its two can tell.
+ *   100,000 rows and 7.0 s at 1M (exponent 1.18: the table outgrows shared_buffers); 01's default
+ *   run read its full run 0.69×, its writes growing by size^1.1–1.2 past 100,000 rows. Neither a
+ *   default run's one size nor its two can tell.
  * - Stored trials seen at one size only: the untimed part, split into overhead and per-size cost as
  *   the reference splits it. Taken as constant, one default run of 07 (0.33 s of load, indexes and
  *   VACUUM a trial) put its full run at about 7 min for 13 min 24 s of trials, whose untimed part
@@ -535,8 +544,7 @@ export function probeCalibration(
 /**
  * Rates with every duration times `factor`: the fitted seconds, and each kind's seconds at its size
  * (its size and growth exponent are the workload's, not the machine's). The kinds are kept: without
- * them the fallback grew 02's loads linearly from the reference's per-row rate, and its ETA at
- * `full` read about 1 h 5 min for 1 h 44 min.
+ * them a reference cannot say that 02's loads into an indexed table grow faster than the rows.
  */
 export function scaledRates(r: ReferenceRates, factor: number): ReferenceRates {
   const kinds = r.kinds
@@ -624,10 +632,8 @@ export function probeCheck<P>(
   for (const { dir, params } of storedRuns({ root, notebook })) {
     const finished = new Map<string, number>();
     for (const t of storedTrials(dir)) {
-      if (t.status !== "ok" || typeof t.key !== "string") continue;
-      if (typeof t.startedAt !== "string" || typeof t.finishedAt !== "string") continue;
-      const apart = model.apart?.(t) ?? 0;
-      finished.set(t.key, (Date.parse(t.finishedAt) - Date.parse(t.startedAt)) / 1000 - Math.max(0, apart));
+      const wallSeconds = storedWallSeconds(t, model);
+      if (typeof t.key === "string" && wallSeconds !== undefined) finished.set(t.key, wallSeconds);
     }
     // The stored params are the run's resolved params, written from P by the same notebook.
     const units = model.units(params as P, true, { root, notebook }).filter((u) => finished.has(u.key));
