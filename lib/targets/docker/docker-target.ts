@@ -262,6 +262,9 @@ export class DockerStartedServer implements StartedServer {
 
   async restart(): Promise<void> {
     if (this.stopping) throw new Error(`Container ${this.id.slice(0, 12)} was stopped; start a new server instead`);
+    // The new watcher starts after this request and counts from its own start (lease.ts): the
+    // lease holds from here whatever the renewals in flight across the restart become.
+    const requestedAt = Date.now();
     // Long enough for PostgreSQL's shutdown checkpoint after a write-heavy round (SIGINT first).
     await this.container.restart({ t: 120 }).catch((error: unknown) => {
       // A leased container that stopped before the restart reached it: say why it stopped.
@@ -272,6 +275,7 @@ export class DockerStartedServer implements StartedServer {
       }
       throw error;
     });
+    this.lease?.rearmed(requestedAt);
     const info = await this.container.inspect();
     const port = publishedPort(info, this.profile.port, this.placement.bindIp);
     const published = this.currentDescription.publishedAddress;
@@ -373,6 +377,8 @@ export class DockerTarget implements Target {
     const leased = timing ? await leasedCreateOptions(docker, resolved.image, timing) : undefined;
     const password = randomPassword();
     const name = containerName(spec);
+    // Before the start request: the watcher counts from its own start, so the lease holds from here.
+    const armedAt = Date.now();
     const { container, recordId } = await createAndStart(docker, endpoint, placement, name, profile.port, {
       Image: resolved.image,
       ...(leased ? { Entrypoint: leased.Entrypoint } : {}),
@@ -392,7 +398,7 @@ export class DockerTarget implements Target {
         AutoRemove: leased?.AutoRemove ?? false,
       },
     });
-    const lease = timing ? new LeaseRenewer(container, timing) : undefined;
+    const lease = timing ? new LeaseRenewer(container, timing, armedAt) : undefined;
     lease?.start();
 
     let tunnel: SshTunnel | undefined;

@@ -18,15 +18,33 @@
  * When the server exits on its own (a crash, a bad setting), the watcher keeps the container up
  * with its exit code in a file, until the lab removes it or the lease lapses: AutoRemove would
  * otherwise remove the exit code and the log lines the lab's messages quote (waitReady's log tail,
- * processGone's exit code). A restart is Docker's own (docker restart keeps an AutoRemove
- * container) and a new watcher starts with a fresh lease, so it is never an expiry.
+ * processGone's exit code).
+ *
+ * Why a live client never loses its server (the promise: a container is never stopped within
+ * `boundSeconds` of the lab's last successful renewal, whatever the bound, the link's latency or a
+ * restart):
+ * - Renewals are independent: one goes out every renewMs whatever became of the previous ones, each
+ *   with its own timeout (requestTimeoutMs), after which its request is aborted. A hung request
+ *   never delays the next one (it used to: one renewal at a time, so one hung request cost a
+ *   request timeout of renewals, and a few in a row a live run its server).
+ * - The watcher's bound is the client's bound plus the longest a request may take
+ *   (watcherBoundSeconds = boundSeconds + requestTimeoutMs rounded up). A renewal answered at A
+ *   was sent at S ≥ A − requestTimeout and landed at W ≥ S; the watcher counts from the look that
+ *   saw it (≥ W), by whole ticks, so it stops the server no earlier than
+ *   W + boundSeconds + requestTimeout ≥ A + boundSeconds. Renewals landing out of order are still
+ *   changes: the watcher compares contents, never their order or age.
+ * - A restart re-arms the lease before the container starts: the new watcher counts from its own
+ *   start, taking whatever the file holds then as its starting point, so a stale lease (the last
+ *   renewal behind a hung request, or one landing in the middle of the restart) cannot count
+ *   against it; the restart request's own time is, for the lab, as good as a renewal (rearmed()).
+ *   Docker's restart keeps an AutoRemove container (a stop then a start would remove it), so the
+ *   fresh start is the re-arming, not a write between the stop and the start.
  *
  * The bound (DEFAULT_LEASE_SECONDS, DBLAB_LEASE_SECONDS overrides it) is 120 s: twice the stall
  * watchdog's floor (60 s, lib/workloads/watchdog.ts) and well over what a lost ssh:// link takes to
  * be reported (the fault matrix's ssh:// cells end in about 47 s; ssh-docker-host.ts drops a link after
  * 20 s of unanswered keepalives). So a run that is alive but briefly cut off from its engine gets
- * the watchdog's engine-loss error, not a server that vanished under it; and a renewal paused for
- * less than 110 s (11 missed renewals) never costs a live run its server.
+ * the watchdog's engine-loss error, not a server that vanished under it.
  */
 import { Readable } from "node:stream";
 import { extract as tarExtract, pack as tarPack } from "tar-stream";
@@ -41,46 +59,55 @@ export const LEASE_NAME = "db-write-lab.lease";
 export const LEASE_EXIT_NAME = `${LEASE_NAME}.exit`;
 
 export interface LeaseTiming {
-  /** A lease unchanged for this long (on the watcher's clock) stops the server. */
+  /**
+   * The client's bound: the lab holds its server for this long after its last successful renewal
+   * (DBLAB_LEASE_SECONDS), and no longer once it stopped renewing (plus the watcher's grace).
+   */
   readonly boundSeconds: number;
+  /**
+   * How long one renewal's request may take before it counts as failed and is aborted: a quarter
+   * of the bound (1 to 15 s), so that several renewals go out within a bound even when one hangs.
+   */
+  readonly requestTimeoutMs: number;
+  /**
+   * What the watcher enforces: a lease unchanged for this long (on the watcher's clock) stops the
+   * server. The client's bound plus the longest a request may take (the module comment says why).
+   */
+  readonly watcherBoundSeconds: number;
   /** How often the watcher reads the lease. */
   readonly tickSeconds: number;
   /** How long the server has, after the stop signal, before SIGKILL. */
   readonly graceSeconds: number;
   /** How often the lab renews it. */
   readonly renewMs: number;
-  /**
-   * How long one renewal's request may take before it counts as failed and the next renewal may
-   * start beside it. A quarter of the bound (at most 15 s): one request hung on the engine must
-   * leave time for several others within the bound. With a fixed 15 s and a 16 s bound, one hung
-   * renewal over SSH was enough for the watcher to stop a live run's server.
-   */
-  readonly requestTimeoutMs: number;
 }
 
 /**
  * The timing for a bound: renewals every bound/12 (10 s at 120 s), at least 0.5 s, each request
- * given bound/4 (1 to 15 s); the watcher looks every bound/24 (5 s at 120 s), 1 to 5 s; 10 s of
- * grace for a fast shutdown (at most the bound). Whole seconds for the watcher: `sleep` takes
- * fractions in neither busybox's nor every Debian image's shell for sure.
+ * given bound/4 (1 to 15 s); the watcher's bound is the bound plus that request timeout rounded up
+ * to whole seconds; it looks every bound/24 (5 s at 120 s), 1 to 5 s; 10 s of grace for a fast
+ * shutdown (at most the bound). Whole seconds for the watcher: `sleep` takes fractions in neither
+ * busybox's nor every Debian image's shell for sure.
  */
 export function leaseTiming(boundSeconds: number): LeaseTiming {
   const bound = Math.max(1, Math.ceil(boundSeconds));
+  const requestTimeoutMs = Math.max(1000, Math.min(15_000, bound * 250));
   return {
     boundSeconds: bound,
+    requestTimeoutMs,
+    watcherBoundSeconds: bound + Math.ceil(requestTimeoutMs / 1000),
     tickSeconds: Math.min(5, Math.max(1, Math.floor(bound / 24))),
     graceSeconds: Math.min(10, bound),
     renewMs: Math.max(500, Math.min(10_000, Math.round((bound * 1000) / 12))),
-    requestTimeoutMs: Math.max(1000, Math.min(15_000, bound * 250)),
   };
 }
 
 /**
- * The longest a container can outlive its last renewal: the bound, one look of the watcher, the
- * grace and the engine's removal (a few seconds at most; not counted here).
+ * The longest a container can outlive the last renewal that reached it: the watcher's bound, one
+ * look of the watcher, the grace and the engine's removal (a few seconds at most; not counted here).
  */
 export function leaseWorstCaseSeconds(t: LeaseTiming): number {
-  return t.boundSeconds + t.tickSeconds + t.graceSeconds;
+  return t.watcherBoundSeconds + t.tickSeconds + t.graceSeconds;
 }
 
 /** The bound from DBLAB_LEASE_SECONDS (the tests use a few seconds); a bad value is refused. */
@@ -172,7 +199,7 @@ export function leasedEntrypoint(
     "-c",
     LEASE_SCRIPT,
     "db-write-lab-lease",
-    String(timing.boundSeconds),
+    String(timing.watcherBoundSeconds),
     String(timing.tickSeconds),
     String(timing.graceSeconds),
     signal,
@@ -209,23 +236,39 @@ export function goneOnRestart(error: unknown): boolean {
   return status === 404 || (status === 500 && /marked for removal/i.test(String(error)));
 }
 
+/** What the renewer needs of a container: its id (for messages) and the archive upload. */
+export type LeasedContainer = Pick<Docker.Container, "id" | "putArchive">;
+
 /**
  * The lab's side: renews the lease on a timer (unref'd: it never keeps a script alive) while it
- * holds the container. A failed renewal is recorded, never thrown: the run goes on, and the
+ * holds the container. Each renewal is a request of its own, sent on time whatever became of the
+ * previous ones and aborted after requestTimeoutMs (at most requestTimeoutMs / renewMs + 1 are in
+ * flight at once: 3 or 4). A failed renewal is recorded, never thrown: the run goes on, and the
  * watchdog tells an engine's loss; `lastFailure` keeps the error (with its cause) for messages.
  */
 export class LeaseRenewer {
   private sequence = 0;
   private timer: NodeJS.Timeout | undefined;
-  private renewing = false;
-  /** When a renewal last reached the engine (ms since the epoch). */
-  lastRenewedAt = Date.now();
+  private readonly inFlight = new Set<AbortController>();
+  /**
+   * When the lease was last known good (ms since the epoch): the answer to the last successful
+   * renewal, or a (re)start of the container, whichever is later. The container is not stopped
+   * within boundSeconds of it. Moves only forwards, and only on success.
+   */
+  lastSuccessAt: number;
   lastFailure: Error | undefined;
 
+  /**
+   * `armedAt`: a time before the container (and so its watcher) was started, e.g. taken just
+   * before the start request; the watcher counts from its own start, so the lease holds from then.
+   */
   constructor(
-    private readonly container: Docker.Container,
+    private readonly container: LeasedContainer,
     readonly timing: LeaseTiming,
-  ) {}
+    armedAt: number = Date.now(),
+  ) {
+    this.lastSuccessAt = armedAt;
+  }
 
   start(): void {
     if (this.timer) return;
@@ -234,30 +277,50 @@ export class LeaseRenewer {
     void this.renew();
   }
 
+  /** No more renewals; those in flight are aborted. */
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
+    for (const abort of this.inFlight) abort.abort();
+    this.inFlight.clear();
   }
 
-  /** One renewal; resolves whatever happens (see the class comment). */
+  /** Renewals sent and not yet answered, failed or aborted. */
+  get pending(): number {
+    return this.inFlight.size;
+  }
+
+  /**
+   * The container was restarted by a request sent at `requestedAt`: its new watcher started after
+   * that and counts from its own start, so the lease holds as from a renewal answered then.
+   */
+  rearmed(requestedAt: number): void {
+    this.lastSuccessAt = Math.max(this.lastSuccessAt, requestedAt);
+  }
+
+  /** One renewal, independent of any other; resolves whatever happens (see the class comment). */
   async renew(): Promise<void> {
-    if (this.renewing) return;
-    this.renewing = true;
+    const abort = new AbortController();
+    this.inFlight.add(abort);
+    const seconds = this.timing.requestTimeoutMs / 1000;
     try {
       await withTimeout(
-        this.container.putArchive(leaseTar(++this.sequence), { path: LEASE_DIR }),
+        this.container.putArchive(leaseTar(++this.sequence), { path: LEASE_DIR, abortSignal: abort.signal }),
         this.timing.requestTimeoutMs,
-        `no answer within ${this.timing.requestTimeoutMs / 1000} s`,
+        `no answer within ${seconds} s`,
       );
-      this.lastRenewedAt = Date.now();
+      // Answered within its timeout: the arithmetic in the module comment holds for this time.
+      this.lastSuccessAt = Math.max(this.lastSuccessAt, Date.now());
       this.lastFailure = undefined;
     } catch (error) {
       this.lastFailure = new Error(`renewing the lease on container ${this.container.id.slice(0, 12)} failed`, {
         cause: error,
       });
-      ignored("docker: renew a container's lease (the next renewal tries again)")(this.lastFailure);
+      ignored("docker: renew a container's lease (the next renewal goes out on time regardless)")(this.lastFailure);
     } finally {
-      this.renewing = false;
+      // A request that timed out is aborted, so that it neither lands late nor holds its connection.
+      abort.abort();
+      this.inFlight.delete(abort);
     }
   }
 
@@ -266,7 +329,7 @@ export class LeaseRenewer {
    * (AutoRemove), so the lease is named as the cause only when it had lapsed.
    */
   describeGone(): string {
-    const ago = Math.round((Date.now() - this.lastRenewedAt) / 1000);
+    const ago = Math.round((Date.now() - this.lastSuccessAt) / 1000);
     const bound = this.timing.boundSeconds;
     const failure = this.lastFailure ? `; the last renewal failed: ${String(this.lastFailure.cause)}` : "";
     return ago >= bound

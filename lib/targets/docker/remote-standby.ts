@@ -188,6 +188,7 @@ export async function startRemoteStandby(r: RemoteStandbyRequest): Promise<Remot
     description: `container ${name} (standby ${r.name}) on ${r.endpoint.host}`,
     ...endpointRef(r.endpoint),
   });
+  // Made before the start below: the watcher counts from its own start, so the lease holds from here.
   const lease = new LeaseRenewer(container, timing);
   let tunnel: SshTunnel | undefined;
   try {
