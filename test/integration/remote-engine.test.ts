@@ -22,6 +22,8 @@ import { EXPERIMENTS } from "../../lib/experiments/registry";
 import { listRecords } from "../../lib/runtime/resource-registry";
 import { LAB_LABEL, socketClient } from "../../lib/targets/docker/docker-client";
 import { contextDirName } from "../../lib/targets/docker/endpoint";
+import { LEASE_DIR, LEASE_NAME, leaseTiming, leaseWorstCaseSeconds } from "../../lib/targets/docker/lease";
+import { extract as tarExtract } from "tar-stream";
 import { withEnv } from "../support/env";
 
 const root = projectRoot();
@@ -233,15 +235,36 @@ test(
 const TEST_LEASE_SECONDS = 6;
 /**
  * The bound for the tests that hold a server for a while (through a restart, or until a SIGKILL).
- * With 6 s, beside another test file, one renewal hung through the restart and the new watcher
- * stopped the server (exit 137) while the lab renewed; with 16 s, once in a CI run, the container
- * was already being removed when the runner restarted it after 32 s of writes (Docker's "marked
- * for removal": it had stopped before the restart reached it; restart() now says when its lease
- * was last renewed). A renewal's request now gets a quarter of the bound before the next one
- * starts (lease.ts).
+ * With 6 s and 16 s, one renewal hung through a restart once cost a live run its server (exit 137):
+ * renewals then waited for each other. They no longer do, and the watcher's bound covers the
+ * longest request (lease.ts); the hold test injects hung and slow renewals and a restart in the
+ * middle of one to show it, at the bound of the failed run.
  */
-const HOLD_LEASE_SECONDS = 24;
+const HOLD_LEASE_SECONDS = 16;
 const LEASE_MARGIN_MS = 30_000;
+
+/** The number in a leased container's lease file (how many renewals reached it), undefined when unreadable. */
+async function leaseNumber(docker: Docker, containerId: string): Promise<number | undefined> {
+  let stream: NodeJS.ReadableStream;
+  try {
+    stream = await docker.getContainer(containerId).getArchive({ path: `${LEASE_DIR}/${LEASE_NAME}` });
+  } catch {
+    return undefined; // not written yet
+  }
+  const text = await new Promise<string>((resolve, reject) => {
+    const extract = tarExtract();
+    let body = "";
+    extract.on("entry", (_header, entry, next) => {
+      entry.on("data", (c: unknown) => (body += String(c)));
+      entry.on("end", next);
+    });
+    extract.on("finish", () => resolve(body));
+    extract.on("error", reject);
+    stream.pipe(extract);
+  });
+  const n = Number.parseInt(text, 10);
+  return Number.isFinite(n) ? n : undefined;
+}
 
 /** Lab containers of `stateDir` on the engine, running or not. */
 async function labContainers(docker: Docker, stateDir: string): Promise<Docker.ContainerInfo[]> {
@@ -286,14 +309,19 @@ test(
     // HOLD_LEASE_SECONDS, not 6 s: with 6 s, beside another test file, a renewal over SSH took longer
     // than the bound while the server was still starting, and its watcher stopped it before it was ready.
     const runner = await startRunner(r, stateDir, script, { DBLAB_LEASE_SECONDS: String(HOLD_LEASE_SECONDS) });
-    // Mid-trial, as in the test above; the lease has been renewed a few times by now.
-    await new Promise((resolve) => setTimeout(resolve, 2000));
+    // Mid-trial, as in the test above, once the lease has been renewed a few times.
+    while (((await leaseNumber(remoteDocker, runner.containerId)) ?? 0) < 3) {
+      assert.equal((await remoteDocker.getContainer(runner.containerId).inspect()).State.Running, true);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
     assert.equal((await remoteDocker.getContainer(runner.containerId).inspect()).State.Running, true);
     runner.child.kill("SIGKILL");
     await new Promise((resolve) => runner.child.once("exit", resolve));
     const killedAt = Date.now();
-    // The lease's worst case (bound, one look, the grace: lease.ts) plus a margin for the removal.
-    const deadline = killedAt + (HOLD_LEASE_SECONDS * 2 + 1) * 1000 + LEASE_MARGIN_MS;
+    // The lease's worst case (the watcher's bound, one look, the grace: lease.ts) plus a margin for
+    // the removal, counted from the kill: no renewal can reach the container after it.
+    const worstCase = leaseWorstCaseSeconds(leaseTiming(HOLD_LEASE_SECONDS));
+    const deadline = killedAt + worstCase * 1000 + LEASE_MARGIN_MS;
     let left = await labContainers(remoteDocker, stateDir);
     while (left.length > 0 && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 250));
@@ -319,11 +347,58 @@ test(
 
 /**
  * A lab process that holds a server for several lease bounds while writing through it, restarts it
- * (Docker's restart, not an expiry), writes again, then stops it.
+ * (Docker's restart, not an expiry) in the middle of a renewal, writes again, then stops it.
+ * Its lease renewals go through a seam of the test's own (dockerode's putArchive wrapped for the
+ * lease file's folder, in this process only): every third hangs until the renewer aborts it past
+ * its request timeout, the others wait half the request timeout before they are sent, and the
+ * restart is started while one renewal is held, which is sent as the restart begins. What the seam
+ * did is printed with the result, so that the test knows the faults happened.
  */
 const LONG_RUNNER = `
 const { DockerTarget } = require(${JSON.stringify(path.join(root, "build", "lib", "targets", "docker", "docker-target.js"))});
+const { leaseTiming, LEASE_DIR } = require(${JSON.stringify(path.join(root, "build", "lib", "targets", "docker", "lease.js"))});
+const Container = require(${JSON.stringify(require.resolve("dockerode/lib/container"))});
 const { Client } = require(${JSON.stringify(require.resolve("pg"))});
+const timing = leaseTiming(Number(process.env.DBLAB_LEASE_SECONDS));
+const seam = { sent: 0, hung: 0, answered: 0, answeredAfterHang: 0, held: "none" };
+let holdNext;
+const own = Container.prototype.putArchive;
+Container.prototype.putArchive = function (file, opts, callback) {
+  if (callback || !opts || opts.path !== LEASE_DIR || !opts.abortSignal) return own.call(this, file, opts, callback);
+  const n = ++seam.sent;
+  const signal = opts.abortSignal;
+  // Waits for start's go-ahead, or rejects as an aborted request does if the renewer aborts first.
+  const abortable = (start) => new Promise((resolve, reject) => {
+    let settled = false;
+    const stop = start(() => { settled = true; resolve(); });
+    signal.addEventListener("abort", () => {
+      if (settled) return;
+      stop();
+      reject(new Error("aborted by the renewer"));
+    }, { once: true });
+  });
+  const send = () => own.call(this, file, opts).then((answer) => {
+    seam.answered++;
+    if (seam.hung > 0) seam.answeredAfterHang++;
+    return answer;
+  });
+  if (holdNext) {
+    const hold = holdNext;
+    holdNext = undefined;
+    return abortable((resolve) => { hold(resolve); return () => (seam.held = "aborted"); }).then(send).then((a) => {
+      seam.held = "answered";
+      return a;
+    });
+  }
+  if (n % 3 === 0) {
+    seam.hung++;
+    return abortable(() => () => undefined);
+  }
+  return abortable((resolve) => {
+    const timer = setTimeout(resolve, timing.requestTimeoutMs / 2);
+    return () => clearTimeout(timer);
+  }).then(send);
+};
 async function writeFor(server, ms) {
   const client = new Client(server.connection);
   await client.connect();
@@ -340,16 +415,21 @@ async function writeFor(server, ms) {
   const server = await new DockerTarget({ forceStandIn: true, cpus: 1, memoryBytes: 512 * 1024 ** 2 }).start({ engine: "postgresql", name: "lease-long" });
   process.stdout.write("ready " + server.containerId + "\\n");
   const before = await writeFor(server, 2 * bound);
-  await server.restart();
+  // The next renewal is held once it is sent; the restart starts while it is in flight, and it is
+  // let go as the restart request goes out.
+  const held = await new Promise((resolve) => (holdNext = resolve));
+  const restarting = server.restart();
+  held();
+  await restarting;
   const after = await writeFor(server, bound);
   const gone = await server.processGone();
   await server.stop();
-  process.stdout.write("done " + before + " " + after + " " + String(gone) + "\\n");
+  process.stdout.write("done " + before + " " + after + " " + String(gone) + " " + JSON.stringify(seam) + "\\n");
 })().catch((e) => { process.stderr.write(String(e && e.stack || e)); process.exit(1); });
 `;
 
 test(
-  "a run that holds its remote container for several lease bounds, with a restart, keeps it while the lab renews; stop removes it",
+  "a run that holds its remote container for several lease bounds, with renewals hung past their timeout or slow and a restart in the middle of one, keeps it while the lab renews; stop removes it",
   { timeout: 600_000 },
   async (t) => {
     const r = need(t);
@@ -362,12 +442,24 @@ test(
     const started = Date.now();
     const code = await new Promise<number | null>((resolve) => runner.child.once("exit", resolve));
     assert.equal(code, 0, runner.output());
-    const m = /done (\d+) (\d+) (\S+)/.exec(runner.output());
+    const m = /done (\d+) (\d+) (\S+) (\{.*\})/.exec(runner.output());
     assert.ok(m, runner.output());
     assert.ok(Number(m[1]) > 0 && Number(m[2]) > 0, "writes went through before and after the restart");
     assert.equal(m[3], "undefined", "the server was never seen gone");
+    const seam = JSON.parse(m[4]) as {
+      sent: number;
+      hung: number;
+      answered: number;
+      answeredAfterHang: number;
+      held: string;
+    };
+    // The faults happened: renewals hung past their timeout, others were answered after them, and
+    // one renewal was in flight when the restart began (answered, or aborted at its timeout).
+    assert.ok(seam.hung >= 2, `renewals hung: ${m[4]}`);
+    assert.ok(seam.answeredAfterHang >= 1, `renewals answered after a hung one: ${m[4]}`);
+    assert.notEqual(seam.held, "none", `a renewal held across the restart: ${m[4]}`);
     t.diagnostic(
-      `held ${((Date.now() - started) / 1000).toFixed(1)} s with a ${HOLD_LEASE_SECONDS} s lease: ${m[1]} + ${m[2]} inserts`,
+      `held ${((Date.now() - started) / 1000).toFixed(1)} s with a ${HOLD_LEASE_SECONDS} s lease: ${m[1]} + ${m[2]} inserts; renewals ${m[4]}`,
     );
     await assert.rejects(
       remoteDocker.getContainer(runner.containerId).inspect(),
