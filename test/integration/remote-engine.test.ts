@@ -349,10 +349,12 @@ test(
  * A lab process that holds a server for several lease bounds while writing through it, restarts it
  * (Docker's restart, not an expiry) in the middle of a renewal, writes again, then stops it.
  * Its lease renewals go through a seam of the test's own (dockerode's putArchive wrapped for the
- * lease file's folder, in this process only): every third hangs until the renewer aborts it past
- * its request timeout, the others wait half the request timeout before they are sent, and the
- * restart is started while one renewal is held, which is sent as the restart begins. What the seam
- * did is printed with the result, so that the test knows the faults happened.
+ * lease file's folder, in this process only): of every HUNG_RUN + 2 renewals, HUNG_RUN in a row
+ * hang until the renewer aborts them past their request timeout (as many as make up the whole
+ * bound in request timeouts: renewals that waited for each other, as they once did, would leave
+ * the lease unrenewed for the bound), the others wait half the request timeout before they are
+ * sent; and the restart is started while one renewal is held, which is sent as the restart begins.
+ * What the seam did is printed with the result, so that the test knows the faults happened.
  */
 const LONG_RUNNER = `
 const { DockerTarget } = require(${JSON.stringify(path.join(root, "build", "lib", "targets", "docker", "docker-target.js"))});
@@ -360,13 +362,14 @@ const { leaseTiming, LEASE_DIR } = require(${JSON.stringify(path.join(root, "bui
 const Container = require(${JSON.stringify(require.resolve("dockerode/lib/container"))});
 const { Client } = require(${JSON.stringify(require.resolve("pg"))});
 const timing = leaseTiming(Number(process.env.DBLAB_LEASE_SECONDS));
+const HUNG_RUN = Math.ceil((timing.boundSeconds * 1000) / timing.requestTimeoutMs);
 const seam = { sent: 0, hung: 0, answered: 0, answeredAfterHang: 0, held: "none" };
 let holdNext;
 const own = Container.prototype.putArchive;
 Container.prototype.putArchive = function (file, opts, callback) {
-  if (callback || !opts || opts.path !== LEASE_DIR || !opts.abortSignal) return own.call(this, file, opts, callback);
+  if (callback || !opts || opts.path !== LEASE_DIR) return own.call(this, file, opts, callback);
   const n = ++seam.sent;
-  const signal = opts.abortSignal;
+  const signal = opts.abortSignal ?? new AbortController().signal;
   // Waits for start's go-ahead, or rejects as an aborted request does if the renewer aborts first.
   const abortable = (start) => new Promise((resolve, reject) => {
     let settled = false;
@@ -390,7 +393,7 @@ Container.prototype.putArchive = function (file, opts, callback) {
       return a;
     });
   }
-  if (n % 3 === 0) {
+  if (n % (HUNG_RUN + 2) >= 2) {
     seam.hung++;
     return abortable(() => () => undefined);
   }
@@ -455,7 +458,9 @@ test(
     };
     // The faults happened: renewals hung past their timeout, others were answered after them, and
     // one renewal was in flight when the restart began (answered, or aborted at its timeout).
-    assert.ok(seam.hung >= 2, `renewals hung: ${m[4]}`);
+    const timing = leaseTiming(HOLD_LEASE_SECONDS);
+    const hungRun = Math.ceil((timing.boundSeconds * 1000) / timing.requestTimeoutMs);
+    assert.ok(seam.hung >= 2 * hungRun, `two runs of ${hungRun} renewals hung: ${m[4]}`);
     assert.ok(seam.answeredAfterHang >= 1, `renewals answered after a hung one: ${m[4]}`);
     assert.notEqual(seam.held, "none", `a renewal held across the restart: ${m[4]}`);
     t.diagnostic(
