@@ -12,7 +12,7 @@
  * engine's existing SSH connection, no process started in the container, so nothing counts
  * against the server's CPU limit as a `docker exec touch` would). The watcher compares contents,
  * not mtimes, so the clocks of the client and the engine's host never meet. A lease unchanged for
- * the bound stops the server (the image's stop signal, SIGKILL after a grace), the watcher exits,
+ * the watcher's bound stops the server (the image's stop signal, SIGKILL after a grace), the watcher exits,
  * and the container, created with AutoRemove, is removed by its engine.
  *
  * When the server exits on its own (a crash, a bad setting), the watcher keeps the container up
@@ -123,9 +123,11 @@ export function leaseSecondsFromEnv(env: NodeJS.ProcessEnv = process.env): numbe
 
 /**
  * The watcher, run as `sh -c LEASE_SCRIPT db-write-lab-lease BOUND TICK GRACE SIGNAL FILE
- * ENTRYPOINT…`. It is the container's PID 1: the image's entrypoint is its child, so that it can
- * be sent SIGKILL (PID 1 cannot, from inside its namespace) and so that the watcher outlives a
- * server that exited on its own. Signals Docker sends PID 1 (docker stop, restart) go on to the
+ * ENTRYPOINT…` (BOUND: the timing's watcherBoundSeconds). It counts from its own start: whatever
+ * the file holds then is its starting point, so a restarted container starts with a full bound.
+ * It is the container's PID 1: the image's entrypoint is its child, so that it can be sent SIGKILL
+ * (PID 1 cannot, from inside its namespace) and so that the watcher outlives a server that exited
+ * on its own. Signals Docker sends PID 1 (docker stop, restart) go on to the
  * child; the watcher then exits with the child's code, as the image's own entrypoint would have.
  * A ticker child sends the watcher SIGUSR1 every TICK seconds, so that `wait` (the only way a
  * shell learns of a child's exit) also returns to look at the lease. `kill -0` after `wait` tells
@@ -242,9 +244,10 @@ export type LeasedContainer = Pick<Docker.Container, "id" | "putArchive">;
 /**
  * The lab's side: renews the lease on a timer (unref'd: it never keeps a script alive) while it
  * holds the container. Each renewal is a request of its own, sent on time whatever became of the
- * previous ones and aborted after requestTimeoutMs (at most requestTimeoutMs / renewMs + 1 are in
- * flight at once: 3 or 4). A failed renewal is recorded, never thrown: the run goes on, and the
- * watchdog tells an engine's loss; `lastFailure` keeps the error (with its cause) for messages.
+ * previous ones and aborted after requestTimeoutMs (so at most requestTimeoutMs / renewMs + 1 are
+ * in flight at once: four at most, whatever the bound). A failed renewal is recorded, never
+ * thrown: the run goes on, and the watchdog tells an engine's loss; `lastFailure` keeps the error
+ * (with its cause) for messages.
  */
 export class LeaseRenewer {
   private sequence = 0;
