@@ -19,7 +19,7 @@ function reachedText(s: RunMetadata["servers"][number]): string {
   if (!c) return s.address;
   const rtt = c.dockerHostRttMs !== undefined ? `, its RTT ${c.dockerHostRttMs.toFixed(2)} ms` : "";
   const lease = c.lease
-    ? `, leased: it ends itself ${c.lease.boundSeconds} s after the lab's last renewal (at most ${c.lease.worstCaseSeconds} s)`
+    ? `, leased: kept at least ${c.lease.boundSeconds} s after the lab's last successful renewal, gone at most ${c.lease.worstCaseSeconds} s after it`
     : "";
   const host = c.dockerHost ? ` · Docker host ${c.dockerHost}${rtt}${lease}` : "";
   if (c.route === "bind-address") {

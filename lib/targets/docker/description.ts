@@ -18,9 +18,9 @@ export interface ContainerFacts {
   readonly dockerHost?: string;
   readonly dockerHostRttMs?: number;
   /**
-   * On a remote Docker host, the container's lease (lease.ts): it ends itself once the lab has not
-   * renewed the lease for `boundSeconds` (renewed every `renewSeconds`; gone at most
-   * `worstCaseSeconds` after the last renewal).
+   * On a remote Docker host, the container's lease (lease.ts): kept at least `boundSeconds` after
+   * the lab's last successful renewal (renewed every `renewSeconds`), and gone at most
+   * `worstCaseSeconds` after it once the lab stops renewing.
    */
   readonly lease?: { readonly boundSeconds: number; readonly renewSeconds: number; readonly worstCaseSeconds: number };
 }
