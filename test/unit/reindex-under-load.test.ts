@@ -33,7 +33,10 @@ test("run length from the measured rebuild: rebuild ÷ share in whole seconds, w
 
 test("parameters: profiles resolve; bad values are refused with a clear message", () => {
   const d = reindexUnderLoadParams("default");
-  assert.equal(d.stallShare, SEED_STALL_SHARE, "default runs the seed's stall share, its run length from the rebuild");
+  assert.equal(d.stallShare, 0, "no profile shapes its run length from the rebuild");
+  assert.equal(reindexUnderLoadParams("full").stallShare, 0);
+  assert.equal(d.durationSeconds, 10, "default: a fixed 10 s run, the CONCURRENTLY build inside it");
+  assert.equal(reindexUnderLoadParams("full").durationSeconds, 30, "full: the seed's protocol");
   assert.equal(d.clients, 2);
   assert.deepEqual(d.modes, ["baseline", "reindex", "concurrently"], "default: CONCURRENTLY too, 5 sets");
   assert.equal(d.sets, 5, "5 sets: the range of 5 covers the median with 93.75 %");
