@@ -203,4 +203,20 @@ test("within-run cost of a REINDEX window: transactions lost at the rate kept ou
     undefined,
     "a window after the run has no cost",
   );
+  // 100 ms buckets (04's runs): a stall from 3.3 s to 4.5 s is measured to the bucket, not blurred over
+  // whole seconds: the lost share is the stall's 12 % of the run.
+  const fine = Array.from({ length: 100 }, (_, i) => {
+    const stalled = i >= 33 && i < 45;
+    return {
+      second: i / 10,
+      epochMs: start + i * 100,
+      transactions: stalled ? 0 : 10,
+      tps: stalled ? 0 : 100,
+      latencyAvgMs: 1,
+      latencyMaxMs: 1,
+    };
+  });
+  const stall = windowStats(fine, start, 10, start + 3300, start + 4500)!;
+  assert.equal(stall.during, 0);
+  assert.ok(Math.abs(stall.lostShare! - 0.12) < 1e-9, `${stall.lostShare}`);
 });
