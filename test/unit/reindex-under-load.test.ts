@@ -219,4 +219,11 @@ test("within-run cost of a REINDEX window: transactions lost at the rate kept ou
   const stall = windowStats(fine, start, 10, start + 3300, start + 4500)!;
   assert.equal(stall.during, 0);
   assert.ok(Math.abs(stall.lostShare! - 0.12) < 1e-9, `${stall.lostShare}`);
+  // A window that keeps half the rate: each 100 ms bucket counts wholly inside, not a tenth of it.
+  const slow = fine.map((p, i) => (i >= 33 && i < 45 ? { ...p, transactions: 5, tps: 50 } : p));
+  const half100 = windowStats(slow, start, 10, start + 3300, start + 4500)!;
+  assert.ok(Math.abs(half100.during - 50) < 1e-9, `${half100.during}`);
+  assert.ok(Math.abs(half100.lostShare! - 0.06) < 1e-9, `${half100.lostShare}`);
+  const partial = windowStats(fine, start, 10, start + 3250, start + 4500)!;
+  assert.ok(Math.abs(partial.during - 4) < 1e-9, `half of bucket 32's 10 transactions in 1.25 s: ${partial.during}`);
 });

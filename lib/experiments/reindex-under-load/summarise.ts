@@ -153,7 +153,7 @@ export function windowStats(
     const end = start + bucketMs;
     if (start >= runEnd) continue;
     total += p.transactions;
-    inside += p.transactions * (Math.max(0, Math.min(end, b) - Math.max(start, a)) / 1000);
+    inside += p.transactions * (Math.max(0, Math.min(end, b) - Math.max(start, a)) / bucketMs);
   }
   const windowS = (b - a) / 1000;
   const outsideS = durationSeconds - windowS;
