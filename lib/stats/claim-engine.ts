@@ -201,7 +201,18 @@ function decideStatistic(rule: Rule, stat: Interval | readonly Part[], fmt: (x: 
   // One reason: the part that decides it (the first not held, or the first, when all held).
   const first =
     parts.find((x) => x.d.verdict === verdict && verdict !== "held") ?? parts.find((x) => x.d.verdict !== "held");
-  if (verdict === "held") return { verdict, decidedBy: `every part held (${parts.map((x) => x.p.label).join(", ")})` };
+  if (verdict === "held")
+    return {
+      verdict,
+      decidedBy:
+        `${parts[0].p.label}: ${parts[0].d.decidedBy}` +
+        (parts.length > 1
+          ? `, and so did ${parts
+              .slice(1)
+              .map((x) => x.p.label)
+              .join(", ")}`
+          : ""),
+    };
   return { verdict, decidedBy: first ? `${first.p.label}: ${first.d.decidedBy}` : "no part" };
 }
 
