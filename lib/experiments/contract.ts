@@ -16,6 +16,7 @@ import type { ProfileName } from "../params/profiles";
 import type { RunMetadata } from "../results/metadata";
 import type { DiskNeed } from "../targets/disk-need";
 import type { ClaimCheck, ClaimPlan } from "../stats/claims";
+import type { AnyClaimSet, ClaimSet } from "../stats/claim-engine";
 import type { RunControl } from "./session";
 import {
   estimateRun,
@@ -61,6 +62,8 @@ export interface Experiment<P extends object, R extends ExperimentRun, S> {
    * prospect by the regime rule its verdict uses (stats/claims `planClaims`).
    */
   readonly plan?: (params: P) => ClaimPlan[];
+  /** Its claims as declarations on the claims engine (stats/claim-engine), where migrated to it. */
+  readonly claimSet?: ClaimSet<P, S, string>;
   /** The data directory's peak size for these params, as the notebook estimates it (targets/disk-need). */
   readonly disk?: (params: P) => DiskNeed;
   /** How its trials' time grows (its folder's `eta.ts`): the ETA before and during a run. */
@@ -107,6 +110,8 @@ export interface RegisteredExperiment {
     check(root: string, probe: () => number, reference?: ReferenceRates): ProbeCheck[];
   };
   readonly faults?: FaultCells;
+  /** Its declared claims, where it is on the claims engine: the engine's generated tests take every one. */
+  readonly claimSet?: AnyClaimSet;
 }
 
 export function register<P extends object, R extends ExperimentRun, S>(e: Experiment<P, R, S>): RegisteredExperiment {
@@ -126,6 +131,7 @@ export function register<P extends object, R extends ExperimentRun, S>(e: Experi
     disk: (profile, overrides) => e.disk?.(e.params(profile, overrides as Partial<P>)),
     ...(e.estimate ? { estimate: estimateOf(e, e.estimate), etaReference: etaReferenceOf(e.slug, e.estimate) } : {}),
     ...(e.faults ? { faults: e.faults } : {}),
+    ...(e.claimSet ? { claimSet: e.claimSet } : {}),
   };
 }
 

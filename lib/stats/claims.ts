@@ -35,10 +35,14 @@ export type Verdict = (typeof VERDICTS)[number];
  *   its declared regime distance, else `not tested at this scale` with the measured value beside it;
  * - `direction`: a sign or an ordering that follows from a named mechanism ("more indexes, fewer
  *   TPS"); decided at any scale, and the verdict names the scale it was decided at;
+ * - `equivalence`: "about the same" within a declared band; judged like a magnitude (only in its regime);
+ * - `mechanism`: the lab's own check of the mechanism that explains a seed's figure (04: while a plain
+ *   REINDEX runs, writes stop); decided at any scale like a direction, and labelled as the lab's, not
+ *   the seed's;
  * - `derived`: arithmetic on another claim (Little's law on a TPS ratio); shown with its arithmetic,
  *   verdict `derived`, never counted as evidence.
  */
-export const CLAIM_KINDS = ["magnitude", "direction", "derived"] as const;
+export const CLAIM_KINDS = ["magnitude", "direction", "equivalence", "mechanism", "derived"] as const;
 export type ClaimKind = (typeof CLAIM_KINDS)[number];
 
 /**
@@ -391,11 +395,14 @@ function factorRange(f: RegimeFactor): string {
 export function kindText(d: Declaration): string {
   switch (d.kind) {
     case "magnitude":
+    case "equivalence":
       return d.distance?.length
-        ? `magnitude: decided only at ${d.distance.map(factorText).join(", ")}`
-        : "magnitude: decided only in the seed's regime";
+        ? `${d.kind}: decided only at ${d.distance.map(factorText).join(", ")}`
+        : `${d.kind}: decided only in the seed's regime`;
     case "direction":
       return `direction: decided at any scale, because ${d.mechanism ?? "(no mechanism declared)"}`;
+    case "mechanism":
+      return `the lab's check of the mechanism (not a seed's figure): decided at any scale, because ${d.mechanism ?? "(no mechanism declared)"}`;
     case "derived":
       return `derived from ${d.derivedFrom ?? "another claim"}: shown, never counted as evidence`;
   }
@@ -459,7 +466,7 @@ export function atScale(
 ): ClaimCheck {
   const pos = scalePosition(check.distance, here);
   const scale = pos.text || undefined;
-  if (check.kind === "magnitude" && !pos.inside && check.verdict !== "emulated") {
+  if ((check.kind === "magnitude" || check.kind === "equivalence") && !pos.inside && check.verdict !== "emulated") {
     return {
       ...check,
       verdict: "not tested at this scale",
@@ -520,7 +527,7 @@ export function planClaims(
       return { ...base, prospect: "not evidence", reason: `derived from ${d.derivedFrom ?? "another claim"}` };
     const emulated = options.emulated?.[d.id];
     if (emulated) return { ...base, prospect: "not evidence", reason: emulated };
-    if (d.kind === "direction") return { ...base, prospect: "decidable", reason: "" };
+    if (d.kind === "direction" || d.kind === "mechanism") return { ...base, prospect: "decidable", reason: "" };
     const pos = scalePosition(d.distance, planned);
     return pos.inside
       ? { ...base, prospect: "decidable", reason: "" }
@@ -571,7 +578,11 @@ export function derived(declaration: Declaration, ours: string, arithmetic: stri
 
 /** The verdict with the scale it was decided at, for direction claims: "held at 1 % of the seed's data size". */
 export function verdictText(c: ClaimCheck): string {
-  if (c.kind === "direction" && c.scale && (c.verdict === "held" || c.verdict === "did not hold"))
+  if (
+    (c.kind === "direction" || c.kind === "mechanism") &&
+    c.scale &&
+    (c.verdict === "held" || c.verdict === "did not hold")
+  )
     return `${c.verdict} at ${c.scale}`;
   return c.verdict;
 }

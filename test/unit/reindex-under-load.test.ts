@@ -33,7 +33,10 @@ test("run length from the measured rebuild: rebuild ÷ share in whole seconds, w
 
 test("parameters: profiles resolve; bad values are refused with a clear message", () => {
   const d = reindexUnderLoadParams("default");
-  assert.equal(d.stallShare, SEED_STALL_SHARE, "default runs the seed's stall share, its run length from the rebuild");
+  assert.equal(d.stallShare, 0, "no profile shapes its run length from the rebuild");
+  assert.equal(reindexUnderLoadParams("full").stallShare, 0);
+  assert.equal(d.durationSeconds, 10, "default: a fixed 10 s run, the CONCURRENTLY build inside it");
+  assert.equal(reindexUnderLoadParams("full").durationSeconds, 30, "full: the seed's protocol");
   assert.equal(d.clients, 2);
   assert.deepEqual(d.modes, ["baseline", "reindex", "concurrently"], "default: CONCURRENTLY too, 5 sets");
   assert.equal(d.sets, 5, "5 sets: the range of 5 covers the median with 93.75 %");
@@ -200,4 +203,27 @@ test("within-run cost of a REINDEX window: transactions lost at the rate kept ou
     undefined,
     "a window after the run has no cost",
   );
+  // 100 ms buckets (04's runs): a stall from 3.3 s to 4.5 s is measured to the bucket, not blurred over
+  // whole seconds: the lost share is the stall's 12 % of the run.
+  const fine = Array.from({ length: 100 }, (_, i) => {
+    const stalled = i >= 33 && i < 45;
+    return {
+      second: i / 10,
+      epochMs: start + i * 100,
+      transactions: stalled ? 0 : 10,
+      tps: stalled ? 0 : 100,
+      latencyAvgMs: 1,
+      latencyMaxMs: 1,
+    };
+  });
+  const stall = windowStats(fine, start, 10, start + 3300, start + 4500)!;
+  assert.equal(stall.during, 0);
+  assert.ok(Math.abs(stall.lostShare! - 0.12) < 1e-9, `${stall.lostShare}`);
+  // A window that keeps half the rate: each 100 ms bucket counts wholly inside, not a tenth of it.
+  const slow = fine.map((p, i) => (i >= 33 && i < 45 ? { ...p, transactions: 5, tps: 50 } : p));
+  const half100 = windowStats(slow, start, 10, start + 3300, start + 4500)!;
+  assert.ok(Math.abs(half100.during - 50) < 1e-9, `${half100.during}`);
+  assert.ok(Math.abs(half100.lostShare! - 0.06) < 1e-9, `${half100.lostShare}`);
+  const partial = windowStats(fine, start, 10, start + 3250, start + 4500)!;
+  assert.ok(Math.abs(partial.during - 4) < 1e-9, `half of bucket 32's 10 transactions in 1.25 s: ${partial.during}`);
 });

@@ -1,8 +1,6 @@
 /**
- * Notebook 07's claims: PostgreSQL's documented behaviour of fillfactor and HOT updates, declared
- * as hypotheses before the run (statement, the documentation's sentence, regime, statistic, rule),
- * judged on this run's intervals. Only `ours`, the verdict and `why` come from the run, and `why`
- * only from its counters.
+ * Notebook 07's claims: PostgreSQL's documented behaviour of fillfactor and HOT updates, as
+ * declarations on the claims engine (stats/claim-engine), which places, decides and renders them.
  *
  * The regime is the page's room: free bytes per loaded page ÷ the bytes a new version of every row
  * on it needs (`room ratio`, measured with pgstattuple on each trial's table). The pass updates
@@ -10,23 +8,12 @@
  * its other rows are updated and pruning cannot make room inside the pass: a row's update is HOT
  * only while the page's reserved space lasts (default run here: HOT share 0.1 % at fillfactor 100,
  * 43 % at 70 against a room ratio of 0.44, 100 % at 50). Not measured here: a pass of single-row
- * transactions lets pruning reclaim the earlier updates' versions, so it should need less room.
+ * transactions lets pruning reclaim the earlier updates' versions, so it should need less room; claim
+ * (1) says only what is measured (whole-range statements).
  */
-import {
-  allOf,
-  atScale,
-  decide,
-  describeRule,
-  missing,
-  planClaims,
-  type ClaimCheck,
-  type ClaimPlan,
-  type Declaration,
-  type Decision,
-  type RegimeFactor,
-  type Rule,
-} from "../../stats/claims";
-import { intervalText, medianInterval, type Interval } from "../../stats/intervals";
+import type { ClaimCheck, ClaimPlan, Rule } from "../../stats/claims";
+import { declarations, declare, judge, plan, type ClaimSet, type Without } from "../../stats/claim-engine";
+import { medianInterval, type Interval } from "../../stats/intervals";
 import type { FillfactorHotParams } from "./params";
 import { fillfactorForOneVersion, plannedRoom } from "./workload/page-model";
 import { INDEXES } from "./workload/table";
@@ -48,115 +35,34 @@ const DOC_HOT =
   'by the table\'s indexes, not including summarizing indexes" and "there is sufficient free space on the page ' +
   'containing the old row for the updated row"; then "new index entries are not needed to represent updated rows"';
 
-/** The room ratio: the documented condition "sufficient free space on the page" for every row of the pass. */
-const ROOM_WHAT = "room ratio";
-const ROOM_HOT_WHAT = "room ratio of the HOT pass";
-/** The regime's value is not a seed's figure but the documented condition: room for the updated row. */
-const THRESHOLD = "the documented threshold:";
-/** `atScale`'s words for the regime, said of the documentation rather than a seed. */
-const DOC = "the documentation";
-const DOC_ROOM =
-  "needs sufficient free space on the page for the updated row: a room ratio ≥ 1 for every row of the pass";
-const DOC_NO_ROOM = "describes a page without room for the updated rows: a room ratio below 1";
-/** Below 1: the reserved space cannot hold a new version of every row on the page. */
-const NO_ROOM: RegimeFactor = { what: ROOM_WHAT, seed: 1, unit: "", within: [0, 0.99], source: THRESHOLD };
-/** At least 1: it can. */
-const ROOM: RegimeFactor = { what: ROOM_HOT_WHAT, seed: 1, unit: "", within: [1, Infinity], source: THRESHOLD };
+type Factor = "noRoom" | "room";
+
 const ROOM_TEXT =
   "room ratio = free bytes per loaded heap page ÷ (rows per page × bytes of one new row version with its line pointer), " +
   "measured on each trial's table (pgstattuple)";
+/** The regime's value is not a seed's figure but the documented condition: room for the updated row. */
+const THRESHOLD = "the documented threshold:";
+const DOCS = { original: `${DOC_FILLFACTOR}; ${DOC_HOT}` };
 
 export const RULE_1 = { kind: "below", margin: 0.5 } as const satisfies Rule;
-export const DECLARATION_1: Declaration = {
-  id: "1",
-  claim: "At fillfactor 100 an UPDATE pass of a non-indexed column on a freshly loaded table is mostly not HOT",
-  seed: `${DOC_FILLFACTOR}; ${DOC_HOT}`,
-  regime: `fillfactor 100, ${ROOM_TEXT} below 1 (the page has no room for the pass's new versions)`,
-  statistic:
-    "HOT share of the pass = Δn_tup_hot_upd ÷ Δn_tup_upd (pg_stat_user_tables around the timed pass), median over rounds",
-  rule: `"mostly not" read as under half: ${describeRule(RULE_1, pctFmt)}`,
-  kind: "magnitude",
-  distance: [NO_ROOM],
-};
-
 export const RULE_2 = { kind: "above", margin: 0.5 } as const satisfies Rule;
-export const DECLARATION_2: Declaration = {
-  id: "2",
-  claim:
-    "At a fillfactor whose reserved space holds one new version of every row on the page, the same pass is mostly HOT",
-  seed: DOC_FILLFACTOR,
-  regime: `the highest fillfactor run whose ${ROOM_TEXT} is at least 1 (51 or lower for 07's 116-byte row versions; the profiles run 50)`,
-  statistic: "HOT share of the pass at that fillfactor, median over rounds",
-  rule: `"mostly" read as over half: ${describeRule(RULE_2, pctFmt)}`,
-  kind: "magnitude",
-  distance: [ROOM],
-};
-
 export const RULE_3 = { kind: "below", margin: 0.01 } as const satisfies Rule;
-export const DECLARATION_3: Declaration = {
-  id: "3",
-  claim: "An UPDATE that changes an indexed column is not HOT at any fillfactor",
-  seed: DOC_HOT,
-  regime: "every fillfactor run, the pass changing k (which has a B-tree of its own)",
-  statistic: "HOT share of the k pass at each fillfactor, median over rounds",
-  rule: `HOT share ≈ 0, at every fillfactor: ${describeRule(RULE_3, pctFmt)}; held only when every fillfactor holds`,
-  kind: "direction",
-  mechanism: "a HOT update needs the indexed columns unchanged, whatever the room on the page",
-};
-
 export const RULE_4_HOT = { kind: "below", margin: 0.1 } as const satisfies Rule;
 export const RULE_4_NOT_HOT = { kind: "inside", low: 0.9, high: 1.1 } as const satisfies Rule;
-export const DECLARATION_4: Declaration = {
-  id: "4",
-  claim:
-    "HOT updates add no index entries; a non-HOT update adds one entry to every index for every row, changed or not",
-  seed: DOC_HOT,
-  regime: `the HOT pass (counter, ${ROOM_TEXT} ≥ 1) and the non-HOT pass (counter at fillfactor 100), 2 B-trees`,
-  statistic:
-    "B-tree leaf entries inserted per updated row, counted in the pass's WAL (pg_walinspect: Btree INSERT_LEAF, " +
-    "INSERT_POST, SPLIT_L, SPLIT_R), median over rounds: of all indexes for the HOT pass, per index for the non-HOT pass",
-  rule: `HOT pass: ${describeRule(RULE_4_HOT)}; non-HOT pass, per index: ${describeRule(RULE_4_NOT_HOT)}; held only when both hold`,
-  kind: "magnitude",
-  distance: [ROOM],
-};
-
 export const RULE_5 = { kind: "below", margin: 1 } as const satisfies Rule;
-export const DECLARATION_5: Declaration = {
-  id: "5",
-  claim: "A HOT pass writes less WAL per updated row than the non-HOT pass over the same rows",
-  seed: `${DOC_HOT} (no index entries: no index WAL records)`,
-  regime: `the HOT pass (counter, ${ROOM_TEXT} ≥ 1) vs counter at fillfactor 100, same round`,
-  statistic: "WAL bytes per updated row (pg_stat_wal), HOT pass ÷ fillfactor-100 pass, paired within a round",
-  rule: describeRule(RULE_5, times),
-  kind: "magnitude",
-  distance: [ROOM],
-};
-
 export const RULE_6 = { kind: "below", margin: 1 } as const satisfies Rule;
-export const DECLARATION_6: Declaration = {
-  id: "6",
-  claim: "Placing the updated copy on the same page is more efficient: the HOT pass takes less time",
-  seed: DOC_FILLFACTOR,
-  regime: `the HOT pass (counter, ${ROOM_TEXT} ≥ 1) vs counter at fillfactor 100, same round`,
-  statistic: "seconds of the pass, HOT pass ÷ fillfactor-100 pass, paired within a round",
-  rule: describeRule(RULE_6, times),
-  kind: "magnitude",
-  distance: [ROOM],
-};
-
-export const DECLARATIONS: readonly Declaration[] = [
-  DECLARATION_1,
-  DECLARATION_2,
-  DECLARATION_3,
-  DECLARATION_4,
-  DECLARATION_5,
-  DECLARATION_6,
-];
 
 /** The HOT pass: the highest fillfactor whose counter pass had room (ratio ≥ 1), else the lowest run. */
 export function hotPass(s: readonly ConditionSummary[]): ConditionSummary | undefined {
   const counter = s.filter((x) => x.column === "counter").sort((a, b) => b.fillfactor - a.fillfactor);
   return counter.find((x) => (x.roomRatio ?? 0) >= 1) ?? counter[counter.length - 1];
+}
+const full = (s: readonly ConditionSummary[]) => findSummary(s, { fillfactor: 100, column: "counter" });
+/** The HOT pass and the fillfactor-100 pass, when both ran and differ. */
+function passes(s: readonly ConditionSummary[]) {
+  const hot = hotPass(s);
+  const base = full(s);
+  return hot && base && hot !== base ? { hot, base } : undefined;
 }
 
 /** Per-round quotient of one value of two conditions (same round), and its interval. */
@@ -175,7 +81,7 @@ function pairedQuotient(
   return q.length ? medianInterval(q, of) : undefined;
 }
 
-function shareInterval(
+function roundsInterval(
   x: ConditionSummary | undefined,
   pick: (r: RoundValues) => number | undefined,
   of: string,
@@ -187,6 +93,13 @@ function shareInterval(
   return v.length ? medianInterval(v, of) : undefined;
 }
 
+const paired = (pick: (r: RoundValues) => number | undefined, what: string) => (s: readonly ConditionSummary[]) => {
+  const p = passes(s);
+  return p
+    ? pairedQuotient(p.hot.rounds, p.base.rounds, pick, `${what}, ff ${p.hot.fillfactor} ÷ ff 100, one per round`)
+    : undefined;
+};
+
 const roomText = (x: ConditionSummary) =>
   `at fillfactor ${x.fillfactor} the loaded pages held ${fmt(x.rowsPerPage, 1)} rows of ${fmt(x.versionBytes, 0)} B ` +
   `with ${fmt(x.freeBytesPerPage, 0)} B free (room ratio ${fmt(x.roomRatio)})`;
@@ -195,203 +108,239 @@ const growthText = (x: ConditionSummary) =>
   `${pct(x.newPageShare)} of the new versions went to another page, the heap grew ${fmt(x.heapBytesPerRow, 0)} B ` +
   `and the indexes ${fmt(x.indexBytesPerRow, 1)} B per updated row`;
 
-const notRun = (d: Declaration, needs: string, how: string): ClaimCheck => ({
-  ...missing(d, needs),
-  decidedBy: `${needs}; ${how}`,
+const TWO_PASSES = "`--set fillfactors=[100,50]` runs both passes";
+const HOT_PASS_REGIME = `the HOT pass (counter, ${ROOM_TEXT} ≥ 1) vs counter at fillfactor 100, same round`;
+
+export const CLAIMS: ClaimSet<FillfactorHotParams, readonly ConditionSummary[], Factor> = declare({
+  notebook: "07-fillfactor-hot",
+  factors: {
+    // Below 1: the reserved space cannot hold a new version of every row on the page.
+    noRoom: { what: "room ratio", seed: 1, unit: "", within: [0, 0.99], source: THRESHOLD },
+    // At least 1: it can.
+    room: { what: "room ratio of the HOT pass", seed: 1, unit: "", within: [1, Infinity], source: THRESHOLD },
+  },
+  before: (p) => {
+    const rooms = [...p.fillfactors].sort((a, b) => b - a).map((ff) => plannedRoom(ff, p.padBytes).ratio);
+    return {
+      noRoom: p.fillfactors.includes(100) ? plannedRoom(100, p.padBytes).ratio : undefined,
+      room: rooms.find((r) => r >= 1) ?? rooms[rooms.length - 1],
+    };
+  },
+  after: (s) => ({ noRoom: full(s)?.roomRatio, room: hotPass(s)?.roomRatio }),
+  claims: [
+    {
+      id: "1",
+      claim:
+        "At fillfactor 100, a pass that updates a non-indexed column of every row of a freshly loaded table in " +
+        "statements over whole id ranges is mostly not HOT: the page has no free space for the new versions, and its " +
+        "old versions are not yet dead, so pruning cannot make room during the pass",
+      sentence: DOCS,
+      figure: "no figure: the documentation's condition (sufficient free space on the page) fails at fillfactor 100",
+      kind: "magnitude",
+      rule: RULE_1,
+      reading: '"mostly not" read as under half',
+      regime: ["noRoom"],
+      regimeText:
+        `fillfactor 100, ${ROOM_TEXT} below 1 (the page has no room for the pass's new versions). Not measured: ` +
+        "single-row transactions, between which pruning can reclaim earlier versions; the claim says nothing of them",
+      howToTest: "fillfactor 100 is in it for any row narrower than half a page; `--set fillfactors=[100,50]` runs it",
+      statistic: {
+        text: "HOT share of the pass = Δn_tup_hot_upd ÷ Δn_tup_upd (pg_stat_user_tables around the timed pass), median over rounds",
+        fmt: pctFmt,
+        of: (s) => full(s)?.hotShareInterval,
+        needs: "the counter pass at fillfactor 100",
+      },
+      why: (s) => {
+        const x = full(s);
+        return x ? `${roomText(x)}: ${growthText(x)}.` : "";
+      },
+    },
+    {
+      id: "2",
+      claim:
+        "At a fillfactor whose reserved space holds one new version of every row on the page, the same pass is mostly HOT",
+      sentence: { original: DOC_FILLFACTOR },
+      figure: "no figure: the documentation's condition holds",
+      kind: "magnitude",
+      rule: RULE_2,
+      reading: '"mostly" read as over half',
+      regime: ["room"],
+      regimeText: `the highest fillfactor run whose ${ROOM_TEXT} is at least 1 (51 or lower for 07's 116-byte row versions; the profiles run 50)`,
+      howToTest: `\`--set fillfactors=[100,${fillfactorForOneVersion(60)}]\` (07's row) tests it`,
+      statistic: {
+        text: "HOT share of the pass at that fillfactor, median over rounds",
+        fmt: pctFmt,
+        of: (s) => hotPass(s)?.hotShareInterval,
+        needs: "the counter pass",
+      },
+      ours: (s) => (hotPass(s) ? `fillfactor ${hotPass(s)?.fillfactor}` : ""),
+      why: (s) => {
+        const x = hotPass(s);
+        if (!x) return "";
+        const others = s
+          .filter((y) => y.column === "counter" && y !== x)
+          .sort((a, b) => b.fillfactor - a.fillfactor)
+          .map((y) => `ff ${y.fillfactor}: ${pct(y.hotShare)} at room ratio ${fmt(y.roomRatio)}`)
+          .join(", ");
+        return `${roomText(x)}: ${growthText(x)}.${others ? ` The other fillfactors: ${others}.` : ""}`;
+      },
+    },
+    {
+      id: "3",
+      claim: "An UPDATE that changes an indexed column is not HOT at any fillfactor",
+      sentence: { original: DOC_HOT },
+      figure: "no figure: HOT needs the indexed columns unchanged",
+      kind: "direction",
+      rule: RULE_3,
+      reading: "HOT share ≈ 0 at every fillfactor (held only when every fillfactor holds)",
+      regime: [],
+      regimeText: "every fillfactor run, the pass changing k (which has a B-tree of its own)",
+      mechanism: "a HOT update needs the indexed columns unchanged, whatever the room on the page",
+      howToTest: '`--set columns=["counter","k"]` runs it',
+      statistic: {
+        text: "HOT share of the k pass at each fillfactor, median over rounds",
+        fmt: pctFmt,
+        of: (s) => {
+          const k = s.filter((x) => x.column === "k").sort((a, b) => b.fillfactor - a.fillfactor);
+          return k.length ? k.map((x) => ({ label: `ff ${x.fillfactor}`, interval: x.hotShareInterval })) : undefined;
+        },
+        needs: "the k pass",
+      },
+      why: (s) => {
+        const k = s.filter((x) => x.column === "k");
+        const roomiest = [...k].sort((a, b) => (b.roomRatio ?? 0) - (a.roomRatio ?? 0))[0];
+        if (!roomiest) return "";
+        return (
+          `${roomText(roomiest)}; the k pass was HOT for ${pct(roomiest.hotShare)} of its rows, ` +
+          `${pct(roomiest.newPageShare === undefined ? undefined : 1 - roomiest.newPageShare)} of its new versions ` +
+          `stayed on their page, and it inserted ${fmt(roomiest.indexEntriesPerRow)} index entries per row (${INDEXES.length} indexes).`
+        );
+      },
+    },
+    {
+      id: "4",
+      claim:
+        "HOT updates add no index entries; a non-HOT update adds one entry to every index for every row, changed or not",
+      sentence: { original: DOC_HOT },
+      figure: "no figure: no new index entries for a HOT update",
+      kind: "magnitude",
+      rule: RULE_4_HOT,
+      reading: `HOT pass below ${RULE_4_HOT.margin} entries per row, and the non-HOT pass 0.9–1.1 per index per row; held only when both hold`,
+      regime: ["room"],
+      regimeText: `the HOT pass (counter, ${ROOM_TEXT} ≥ 1) and the non-HOT pass (counter at fillfactor 100), 2 B-trees`,
+      howToTest: TWO_PASSES,
+      statistic: {
+        text:
+          "B-tree leaf entries inserted per updated row, counted in the pass's WAL (pg_walinspect: Btree INSERT_LEAF, " +
+          "INSERT_POST, SPLIT_L, SPLIT_R), median over rounds: of all indexes for the HOT pass, per index for the non-HOT pass",
+        fmt: (x) => x.toFixed(3),
+        of: (s) => {
+          const p = passes(s);
+          if (!p) return undefined;
+          const hot = roundsInterval(
+            p.hot,
+            (r) => r.indexEntriesPerRow,
+            "index entries per row, HOT pass, one per round",
+          );
+          const base = roundsInterval(
+            p.base,
+            (r) => (r.indexEntriesPerRow === undefined ? undefined : r.indexEntriesPerRow / INDEXES.length),
+            "index entries per row per index, fillfactor 100, one per round",
+          );
+          return hot && base
+            ? [
+                { label: `HOT pass (ff ${p.hot.fillfactor})`, interval: hot },
+                { label: "ff 100, per index", interval: base, rule: RULE_4_NOT_HOT },
+              ]
+            : undefined;
+        },
+        needs: "both passes and pg_walinspect (the WAL's B-tree records) on the server",
+      },
+      why: (s) => {
+        const p = passes(s);
+        return p
+          ? `HOT share ${pct(p.hot.hotShare)} vs ${pct(p.base.hotShare)}; the indexes grew ${fmt(p.hot.indexBytesPerRow, 1)} vs ` +
+              `${fmt(p.base.indexBytesPerRow, 1)} B per updated row (pg_relation_size of ${INDEXES.join(", ")}).`
+          : "";
+      },
+    },
+    {
+      id: "5",
+      claim: "A HOT pass writes less WAL per updated row than the non-HOT pass over the same rows",
+      sentence: { original: `${DOC_HOT} (no index entries: no index WAL records)` },
+      figure: "no figure",
+      kind: "magnitude",
+      rule: RULE_5,
+      regime: ["room"],
+      regimeText: HOT_PASS_REGIME,
+      howToTest: TWO_PASSES,
+      statistic: {
+        text: "WAL bytes per updated row (pg_stat_wal), HOT pass ÷ fillfactor-100 pass, paired within a round",
+        fmt: times,
+        of: paired((r) => r.walBytesPerRow, "WAL bytes per row"),
+        needs: "WAL bytes per row of both passes in the same rounds",
+      },
+      why: (s) => {
+        const p = passes(s);
+        return p
+          ? `WAL ${fmt(p.hot.walBytesPerRow, 0)} vs ${fmt(p.base.walBytesPerRow, 0)} B per updated row, of which full-page ` +
+              `images ${fmt(p.hot.fpiPer1000Rows, 1)} vs ${fmt(p.base.fpiPer1000Rows, 1)} per 1,000 rows (the first change of ` +
+              `each page after the checkpoint); index entries per row ${fmt(p.hot.indexEntriesPerRow)} vs ${fmt(p.base.indexEntriesPerRow)}.`
+          : "";
+      },
+    },
+    {
+      id: "6",
+      claim: "Placing the updated copy on the same page is more efficient: the HOT pass takes less time",
+      sentence: { original: DOC_FILLFACTOR },
+      figure: "no figure",
+      kind: "magnitude",
+      rule: RULE_6,
+      regime: ["room"],
+      regimeText: HOT_PASS_REGIME,
+      howToTest: TWO_PASSES,
+      statistic: {
+        text: "seconds of the pass, HOT pass ÷ fillfactor-100 pass, paired within a round",
+        fmt: times,
+        of: paired((r) => r.seconds, "seconds"),
+        needs: "seconds of both passes in the same rounds",
+      },
+      why: (s) => {
+        const p = passes(s);
+        return p
+          ? `median ${fmt(p.hot.medianSeconds, 3)} s vs ${fmt(p.base.medianSeconds, 3)} s; HOT share ${pct(p.hot.hotShare)} vs ` +
+              `${pct(p.base.hotShare)}, index entries per row ${fmt(p.hot.indexEntriesPerRow)} vs ${fmt(p.base.indexEntriesPerRow)}, ` +
+              `new-page share ${pct(p.hot.newPageShare)} vs ${pct(p.base.newPageShare)}.`
+          : "";
+      },
+    },
+  ],
+  notDeclared: [],
 });
 
-function claim1(s: readonly ConditionSummary[]): ClaimCheck {
-  const x = findSummary(s, { fillfactor: 100, column: "counter" });
-  if (!x?.hotShareInterval)
-    return notRun(DECLARATION_1, "needs the counter pass at fillfactor 100", "`--set fillfactors=[100,50]` runs it");
-  const decision = decide(RULE_1, x.hotShareInterval, { fmt: pctFmt });
-  return atScale(
-    {
-      ...DECLARATION_1,
-      ours: `HOT share ${intervalText(x.hotShareInterval, pctFmt)}`,
-      interval: x.hotShareInterval,
-      ...decision,
-      why: `${roomText(x)}: ${growthText(x)}.`,
-    },
-    { [ROOM_WHAT]: x.roomRatio },
-    {
-      here: `HOT share ${pct(x.hotShare)}`,
-      seed: DOC_NO_ROOM,
-      source: DOC,
-      howToTest: "fillfactor 100 is in it for any row narrower than half a page",
-    },
-  );
-}
+export const DECLARATIONS = declarations(CLAIMS);
 
-function claim2(s: readonly ConditionSummary[]): ClaimCheck {
-  const x = hotPass(s);
-  if (!x?.hotShareInterval)
-    return notRun(DECLARATION_2, "needs the counter pass", '`--set columns=["counter","k"]` runs it');
-  const decision = decide(RULE_2, x.hotShareInterval, { fmt: pctFmt });
-  const others = s
-    .filter((y) => y.column === "counter" && y !== x)
-    .sort((a, b) => b.fillfactor - a.fillfactor)
-    .map((y) => `ff ${y.fillfactor}: ${pct(y.hotShare)} at room ratio ${fmt(y.roomRatio)}`)
-    .join(", ");
-  return atScale(
-    {
-      ...DECLARATION_2,
-      ours: `fillfactor ${x.fillfactor}: HOT share ${intervalText(x.hotShareInterval, pctFmt)}`,
-      interval: x.hotShareInterval,
-      ...decision,
-      why: `${roomText(x)}: ${growthText(x)}.${others ? ` The other fillfactors: ${others}.` : ""}`,
-    },
-    { [ROOM_HOT_WHAT]: x.roomRatio },
-    {
-      here: `HOT share ${pct(x.hotShare)} at fillfactor ${x.fillfactor}`,
-      seed: DOC_ROOM,
-      source: DOC,
-      howToTest: `\`--set fillfactors=[100,${fillfactorForOneVersion(60)}]\` (07's row) tests it`,
-    },
-  );
-}
-
-function claim3(s: readonly ConditionSummary[]): ClaimCheck {
-  const k = s.filter((x) => x.column === "k").sort((a, b) => b.fillfactor - a.fillfactor);
-  if (!k.length) return notRun(DECLARATION_3, "needs the k pass", '`--set columns=["counter","k"]` runs it');
-  const parts = k.map((x) => ({ x, decision: decide(RULE_3, x.hotShareInterval, { fmt: pctFmt }) }));
-  const decisions: Decision[] = parts.map((p) => p.decision);
-  const roomiest = [...k].sort((a, b) => (b.roomRatio ?? 0) - (a.roomRatio ?? 0))[0];
-  return {
-    ...DECLARATION_3,
-    ours: parts
-      .map((p) => `ff ${p.x.fillfactor}: ${p.x.hotShareInterval ? intervalText(p.x.hotShareInterval, pctFmt) : "n/a"}`)
-      .join("; "),
-    interval: parts[0].x.hotShareInterval,
-    verdict: allOf(decisions),
-    decidedBy: parts.map((p) => `ff ${p.x.fillfactor}: ${p.decision.verdict} — ${p.decision.decidedBy}`).join("; "),
-    why:
-      `${roomText(roomiest)}, and yet the k pass was HOT for ${pct(roomiest.hotShare)} of its rows: ` +
-      `${pct(roomiest.newPageShare === undefined ? undefined : 1 - roomiest.newPageShare)} of its new versions ` +
-      "stayed on their page and still were not HOT; " +
-      `it inserted ${fmt(roomiest.indexEntriesPerRow)} index entries per row (${INDEXES.length} indexes).`,
-  };
-}
-
-function claim4(s: readonly ConditionSummary[]): ClaimCheck {
-  const hot = hotPass(s);
-  const base = findSummary(s, { fillfactor: 100, column: "counter" });
-  if (!hot || !base || hot === base)
-    return notRun(
-      DECLARATION_4,
-      "needs the counter pass at fillfactor 100 and at a lower one",
-      "`--set fillfactors=[100,50]`",
-    );
-  const hotI = shareInterval(hot, (r) => r.indexEntriesPerRow, "index entries per row, HOT pass, one per round");
-  const baseI = shareInterval(
-    base,
-    (r) => (r.indexEntriesPerRow === undefined ? undefined : r.indexEntriesPerRow / INDEXES.length),
-    "index entries per row per index, fillfactor 100, one per round",
-  );
-  if (!hotI || !baseI) return missing(DECLARATION_4, "needs pg_walinspect (the WAL's B-tree records) on the server");
-  const parts = [decide(RULE_4_HOT, hotI), decide(RULE_4_NOT_HOT, baseI)];
-  return atScale(
-    {
-      ...DECLARATION_4,
-      ours:
-        `HOT pass (ff ${hot.fillfactor}): ${intervalText(hotI, (x) => x.toFixed(3))} entries per row; ` +
-        `ff 100: ${intervalText(baseI, (x) => x.toFixed(3))} per row per index`,
-      interval: hotI,
-      verdict: allOf(parts),
-      decidedBy: `HOT pass: ${parts[0].verdict} — ${parts[0].decidedBy}; ff 100: ${parts[1].verdict} — ${parts[1].decidedBy}`,
-      why:
-        `HOT share ${pct(hot.hotShare)} vs ${pct(base.hotShare)}; the indexes grew ${fmt(hot.indexBytesPerRow, 1)} vs ` +
-        `${fmt(base.indexBytesPerRow, 1)} B per updated row (pg_relation_size of ${INDEXES.join(", ")}).`,
-    },
-    { [ROOM_HOT_WHAT]: hot.roomRatio },
-    {
-      here: `${fmt(hot.indexEntriesPerRow, 3)} entries per row`,
-      seed: DOC_ROOM,
-      source: DOC,
-      howToTest: "`--set fillfactors=[100,50]`",
-    },
-  );
-}
-
-function pairedClaim(
+/**
+ * The claims, each with its sensitivity: `without` is the summary of the same trials with the
+ * flagged rounds (outliers, a checkpoint or autovacuum in the window) left out, and `flagged` their count.
+ */
+export function checkClaims(
   s: readonly ConditionSummary[],
-  declaration: Declaration,
-  rule: Rule,
-  pick: (r: RoundValues) => number | undefined,
-  what: string,
-  why: (hot: ConditionSummary, base: ConditionSummary) => string,
-): ClaimCheck {
-  const hot = hotPass(s);
-  const base = findSummary(s, { fillfactor: 100, column: "counter" });
-  if (!hot || !base || hot === base)
-    return notRun(
-      declaration,
-      "needs the counter pass at fillfactor 100 and at a lower one",
-      "`--set fillfactors=[100,50]`",
-    );
-  const interval = pairedQuotient(
-    hot.rounds,
-    base.rounds,
-    pick,
-    `${what}, ff ${hot.fillfactor} ÷ ff 100, one per round`,
-  );
-  if (!interval) return missing(declaration, `needs ${what} of both passes in the same rounds`);
-  const decision = decide(rule, interval, { fmt: times });
-  return atScale(
-    {
-      ...declaration,
-      ours: `ff ${hot.fillfactor} ÷ ff 100: ${intervalText(interval, times)}`,
-      interval,
-      ...decision,
-      why: why(hot, base),
-    },
-    { [ROOM_HOT_WHAT]: hot.roomRatio },
-    { here: times(interval.estimate), seed: DOC_ROOM, source: DOC, howToTest: "`--set fillfactors=[100,50]`" },
-  );
+  without?: readonly ConditionSummary[],
+  flagged = 0,
+): ClaimCheck[] {
+  const w: Without<readonly ConditionSummary[]> | undefined = without
+    ? {
+        summary: without,
+        flagged: {
+          noun: "trial",
+          count: flagged,
+          detail: "outliers, or a checkpoint/autovacuum in the timed window",
+          none: "No trial was flagged (outlier, checkpoint or autovacuum in its window).",
+        },
+      }
+    : undefined;
+  return judge(CLAIMS, s, w);
 }
 
-export function checkClaims(s: readonly ConditionSummary[]): ClaimCheck[] {
-  return [
-    claim1(s),
-    claim2(s),
-    claim3(s),
-    claim4(s),
-    pairedClaim(
-      s,
-      DECLARATION_5,
-      RULE_5,
-      (r) => r.walBytesPerRow,
-      "WAL bytes per row",
-      (hot, base) =>
-        `WAL ${fmt(hot.walBytesPerRow, 0)} vs ${fmt(base.walBytesPerRow, 0)} B per updated row, of which full-page ` +
-        `images ${fmt(hot.fpiPer1000Rows, 1)} vs ${fmt(base.fpiPer1000Rows, 1)} per 1,000 rows (the first change of ` +
-        `each page after the checkpoint); index entries per row ${fmt(hot.indexEntriesPerRow)} vs ${fmt(base.indexEntriesPerRow)}.`,
-    ),
-    pairedClaim(
-      s,
-      DECLARATION_6,
-      RULE_6,
-      (r) => r.seconds,
-      "seconds",
-      (hot, base) =>
-        `median ${fmt(hot.medianSeconds, 3)} s vs ${fmt(base.medianSeconds, 3)} s; HOT share ${pct(hot.hotShare)} vs ` +
-        `${pct(base.hotShare)}, index entries per row ${fmt(hot.indexEntriesPerRow)} vs ${fmt(base.indexEntriesPerRow)}, ` +
-        `new-page share ${pct(hot.newPageShare)} vs ${pct(base.newPageShare)}.`,
-    ),
-  ];
-}
-
-/** The planned position on the claims' regime factors (the keys of their `atScale`), by the page arithmetic. */
-export function planned07(
-  p: Pick<FillfactorHotParams, "fillfactors" | "padBytes">,
-): Record<string, number | undefined> {
-  const rooms = [...p.fillfactors].sort((a, b) => b - a).map((ff) => plannedRoom(ff, p.padBytes).ratio);
-  return {
-    [ROOM_WHAT]: p.fillfactors.includes(100) ? plannedRoom(100, p.padBytes).ratio : undefined,
-    [ROOM_HOT_WHAT]: rooms.find((r) => r >= 1) ?? rooms[rooms.length - 1],
-  };
-}
-
-export function plan07(p: FillfactorHotParams): ClaimPlan[] {
-  return planClaims(DECLARATIONS, planned07(p));
-}
+export const plan07 = (p: FillfactorHotParams): ClaimPlan[] => plan(CLAIMS, p);

@@ -2,10 +2,9 @@
  * Notebook 07's experiment (`lab.fillfactorHot.*`): the contract's steps, then one call per
  * section of the notebook.
  */
-import { withSensitivity } from "../../stats/claims";
 import { register, type Experiment } from "../contract";
 import type { FaultCells } from "../faults";
-import { checkClaims, plan07 } from "./claims";
+import { CLAIMS, checkClaims, plan07 } from "./claims";
 import { diskNeed07 } from "./disk";
 import { estimate } from "./eta";
 import { writeSummaries } from "./export";
@@ -33,6 +32,7 @@ export const experiment: Experiment<FillfactorHotParams, FillfactorHotRun, Condi
   params: (profile, overrides = {}) => fillfactorHotParams(profile, overrides),
   run: (params, control = {}) => runFillfactorHot(params, control),
   plan: plan07,
+  claimSet: CLAIMS,
   estimate,
   faults,
   disk: diskNeed07,
@@ -43,11 +43,7 @@ export const experiment: Experiment<FillfactorHotParams, FillfactorHotRun, Condi
         [...s.outlierRepeats, ...s.disturbedRepeats].map((r) => `${s.fillfactor}/${s.column}/${r}`),
       ),
     ).size;
-    return withSensitivity(
-      checkClaims(summary),
-      checkClaims(summariseTrials(run.trials, { withoutFlagged: true })),
-      flagged,
-    );
+    return checkClaims(summary, summariseTrials(run.trials, { withoutFlagged: true }), flagged);
   },
   save: (run, summary, claims) => writeSummaries(run, summary, claims),
 };

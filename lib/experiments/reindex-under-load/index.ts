@@ -9,7 +9,7 @@ import type { FaultCells } from "../faults";
 import { estimate } from "./eta";
 import { writeSummaries } from "./present";
 import { NOTEBOOK, run as runReindexUnderLoad, runLengthOf } from "./run";
-import { checkClaims as check, plan04 } from "./claims";
+import { CLAIMS, checkClaims as check, plan04 } from "./claims";
 
 export { DECLARATIONS } from "./claims";
 import type { ReindexUnderLoadRun } from "./run";
@@ -63,6 +63,7 @@ export const experiment: Experiment<ReindexUnderLoadParams, ReindexUnderLoadRun,
   disk: diskNeed04,
   save: (run, summary, claims) => writeSummaries(run, summary, claims),
   plan: plan04,
+  claimSet: CLAIMS,
   estimate,
   faults,
 };

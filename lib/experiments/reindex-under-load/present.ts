@@ -12,7 +12,8 @@ import { summaryCsv } from "../../results/summary-csv";
 import type { ClaimCheck } from "../../stats/claims";
 import { intervalLabel, OUTLIER_RULE, type Interval } from "../../stats/intervals";
 import { latencyTimeline, MODE_LABELS, timeline, tpsBySet, updateLatencyBySet, waitShares } from "./charts";
-import { seedSets, seedUpdateLatency } from "./claims";
+import { CLAIMS, seedSets, seedUpdateLatency } from "./claims";
+import { notDeclaredLines } from "../../stats/claim-engine";
 import { NOTEBOOK, type ReindexUnderLoadRun } from "./run";
 import type { ReindexSummary } from "./summarise";
 
@@ -167,8 +168,16 @@ export function showSeedComparison(s: ReindexSummary): void {
   );
 }
 
+/** The claims table, then the seed's sentences that no claim declares, each with the reason. */
 export function showClaims(claims: readonly ClaimCheck[]): void {
   showClaimsTable(claims);
+  const lines = notDeclaredLines(CLAIMS);
+  if (lines.length)
+    show().html(
+      `<p><b>The seed's sentences not declared as claims</b></p><ul>` +
+        lines.map((l) => `<li>${escapeHtml(l)}</li>`).join("") +
+        `</ul>`,
+    );
 }
 
 /** The waits behind the numbers: pgbench's wait events, the locks, the REINDEX session's own waits. */

@@ -129,7 +129,7 @@ export interface ReindexSummary {
 }
 
 /**
- * Transactions inside [from, to) (Unix ms) from the per-second series, each bucket counted in
+ * Transactions inside [from, to) (Unix ms) from the per-bucket series, each bucket counted in
  * proportion to its overlap with the window.
  */
 export function windowStats(
@@ -145,12 +145,15 @@ export function windowStats(
   if (b <= a) return undefined;
   let inside = 0;
   let total = 0;
+  // The series' own bucket (100 ms in 04's runs; 1 s in older stored runs): a bucket that straddles
+  // the window is counted in proportion to its overlap, which blurs a stall's edges by up to a bucket.
+  const bucketMs = series.length > 1 ? series[1].epochMs - series[0].epochMs : 1000;
   for (const p of series) {
     const start = p.epochMs;
-    const end = start + 1000;
+    const end = start + bucketMs;
     if (start >= runEnd) continue;
     total += p.transactions;
-    inside += p.transactions * (Math.max(0, Math.min(end, b) - Math.max(start, a)) / 1000);
+    inside += p.transactions * (Math.max(0, Math.min(end, b) - Math.max(start, a)) / bucketMs);
   }
   const windowS = (b - a) / 1000;
   const outsideS = durationSeconds - windowS;

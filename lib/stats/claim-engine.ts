@@ -1,0 +1,372 @@
+/**
+ * The claims engine: a notebook declares its claims as values (a `ClaimSet`), and this one engine
+ * checks the declarations, places a run against each claim's regime, decides the verdict, runs the
+ * sensitivity pass and renders the declaration and the verdict cell as the `ClaimCheck` rows that
+ * display/claims, compare and summary.json read.
+ *
+ * A claim is: the seed's sentence (original and translation) and figure; a kind; a statistic (a
+ * function of the summary giving value, interval and n); the regime factors it names (their values
+ * come from the set's one position function, of the params before the run and of the summary after);
+ * the rule (margin or band); the mechanism; and the why (a function of this run's counters).
+ *
+ * Verdicts: a `derived` claim is shown with its arithmetic and never counted; a missing statistic is
+ * `inconclusive` with what it needs; a magnitude or equivalence outside its regime is `not tested at
+ * this scale` with the distance measured; otherwise `decide` (stats/claims) on the interval, or on
+ * every part of an all-of statistic. The verdict cell is the statistic's interval and one reason;
+ * everything that does not change from run to run sits once in the declaration.
+ */
+import {
+  allOf,
+  decide,
+  describeRule,
+  factorText,
+  planClaims,
+  scalePosition,
+  sensitivitySentence,
+  type ClaimCheck,
+  type ClaimKind,
+  type ClaimPlan,
+  type Decision,
+  type Declaration,
+  type Flagged,
+  type RegimeFactor,
+  type Rule,
+  type Verdict,
+} from "./claims";
+import { intervalText, type Interval } from "./intervals";
+
+/** A run's position on a set's regime factors, by factor key; undefined: not known (yet). */
+export type Position<K extends string> = Readonly<Partial<Record<K, number>>>;
+
+/** One part of an all-of statistic (07 (3): every fillfactor), with its own rule where it differs. */
+export interface Part {
+  readonly label: string;
+  readonly interval: Interval | undefined;
+  readonly rule?: Rule;
+}
+
+export interface Statistic<S> {
+  /** What is computed, paired how: the declaration's text. */
+  readonly text: string;
+  readonly fmt: (x: number) => string;
+  /** Value, interval and n on this summary (or its parts); undefined when what it needs did not run. */
+  readonly of: (s: S) => Interval | readonly Part[] | undefined;
+  /** What it needs, said when `of` gives nothing: "needs REINDEX runs whose window fell in the load". */
+  readonly needs: string;
+}
+
+/** The seed's words: the original, our translation, and whose words they are when not a seed's. */
+export interface SeedSentence {
+  readonly original: string;
+  readonly translation?: string;
+}
+
+/** What a claim is, apart from the run: all the engine needs to decide it on a measurement. */
+export interface ClaimCore<K extends string = string> {
+  readonly id: string;
+  /** The sentence tested, in our words. */
+  readonly claim: string;
+  readonly sentence: SeedSentence;
+  /** The seed's own numbers, as text. */
+  readonly figure: string;
+  readonly kind: ClaimKind;
+  /** The decision rule; a derived claim has none (it is shown, never judged). */
+  readonly rule?: Rule;
+  /** How the seed's words become the rule ("'mostly not' read as under half"), before the rule's text. */
+  readonly reading?: string;
+  /** The regime factors (keys of the set's `factors`): a gate for magnitudes, the stated scale otherwise. */
+  readonly regime: readonly K[];
+  /** Where the seed made the claim, in prose. */
+  readonly regimeText: string;
+  readonly mechanism?: string;
+  readonly derivedFrom?: string;
+  /** What would test it when it is out of regime or its mode did not run. */
+  readonly howToTest: string;
+}
+
+export interface Claim<P, S, K extends string = string> extends ClaimCore<K> {
+  readonly statistic: Statistic<S>;
+  /** Why the effect is what it is, from this run's counters; "" when nothing was measured. */
+  readonly why: (s: S) => string;
+  /** This run's figures beside the statistic (between-run ratios, medians). */
+  readonly ours?: (s: S) => string;
+  /** A derived claim's arithmetic on this run's numbers. */
+  readonly arithmetic?: (s: S) => string;
+  /** Its mode or engine does not run with these params / did not run in this summary: the reason. */
+  readonly absent?: { readonly before: (p: P) => boolean; readonly after: (s: S) => boolean; readonly reason: string };
+}
+
+/** A sentence of the seed that is not declared, and why. */
+export interface NotDeclared {
+  readonly sentence: SeedSentence;
+  readonly reason: string;
+}
+
+export interface ClaimSet<P, S, K extends string = string> {
+  readonly notebook: string;
+  readonly factors: Readonly<Record<K, RegimeFactor>>;
+  /** The planned position, from the params (before the run). */
+  readonly before: (p: P) => Position<K>;
+  /** The measured position, from the summary (after the run). */
+  readonly after: (s: S) => Position<K>;
+  readonly claims: readonly Claim<P, S, K>[];
+  readonly notDeclared: readonly NotDeclared[];
+}
+
+/** Any notebook's set, for the engine's generated tests and the registry. */
+export type AnyClaimSet = ClaimSet<never, never, string>;
+
+/** A claim set that breaks a rule of declaration: thrown when the module is loaded. */
+export class DeclarationError extends Error {
+  override readonly name = "DeclarationError";
+}
+
+/** A factor's band in its own unit: [seed × within]. */
+const factorBand = (f: RegimeFactor): [number, number] => [f.seed * f.within[0], f.seed * f.within[1]];
+
+/** A rule's band: where "held" lies. */
+export function ruleBand(rule: Rule): [number, number] {
+  switch (rule.kind) {
+    case "above":
+      return [rule.margin, Infinity];
+    case "below":
+      return [-Infinity, rule.margin];
+    case "inside":
+      return [rule.low, rule.high];
+  }
+}
+
+/** Two ends within 10 % of each other (both infinite alike): a regime band that is the rule's band in disguise. */
+const near = (a: number, b: number) =>
+  a === b || (Number.isFinite(a) && Number.isFinite(b) && Math.abs(a - b) <= 0.1 * Math.max(Math.abs(a), Math.abs(b)));
+
+export function sameBand(f: RegimeFactor, rule: Rule): boolean {
+  const [a, b] = factorBand(f);
+  const [c, d] = ruleBand(rule);
+  return near(a, c) && near(b, d);
+}
+
+/**
+ * Checks a set when it is declared: unique ids, known factors, a mechanism on every direction and
+ * mechanism check, what a derived claim is arithmetic on, and no regime band that equals its rule's
+ * band (a run placed by such a regime has its verdict chosen by the placement).
+ */
+export function declare<P, S, K extends string>(set: ClaimSet<P, S, K>): ClaimSet<P, S, K> {
+  const problems: string[] = [];
+  const ids = new Set<string>();
+  for (const c of set.claims) {
+    if (ids.has(c.id)) problems.push(`(${c.id}) declared twice`);
+    ids.add(c.id);
+    for (const k of c.regime) {
+      const f = set.factors[k];
+      if (!f) problems.push(`(${c.id}) names an unknown regime factor "${k}"`);
+      else if (c.rule && sameBand(f, c.rule))
+        problems.push(`(${c.id}) regime band of "${f.what}" equals its rule's band: the placement would decide it`);
+    }
+    if ((c.kind === "direction" || c.kind === "mechanism") && !c.mechanism)
+      problems.push(`(${c.id}) is a ${c.kind} with no mechanism`);
+    if (c.kind === "derived" && !c.derivedFrom) problems.push(`(${c.id}) is derived from nothing`);
+    if (c.kind !== "derived" && !c.rule) problems.push(`(${c.id}) has no rule`);
+    if (!c.sentence.original) problems.push(`(${c.id}) has no seed sentence`);
+  }
+  if (problems.length) throw new DeclarationError(`${set.notebook}: ${problems.join("; ")}`);
+  return set;
+}
+
+/** What a run measured for one claim: the statistic and the position. */
+export interface Measured<K extends string = string> {
+  readonly statistic: Interval | readonly Part[] | undefined;
+  readonly position: Position<K>;
+  /** The claim's mode did not run. */
+  readonly absent?: string;
+}
+
+export interface Outcome {
+  readonly verdict: Verdict;
+  /** The one reason. */
+  readonly reason: string;
+  /** This run's scale against the claim's factors, as text. */
+  readonly scale?: string;
+  /** The interval decided on (the first part's for an all-of statistic). */
+  readonly interval?: Interval;
+}
+
+const isParts = (x: Interval | readonly Part[]): x is readonly Part[] => Array.isArray(x);
+
+/** The decision on an interval or on every part, as one verdict and one reason. */
+function decideStatistic(rule: Rule, stat: Interval | readonly Part[], fmt: (x: number) => string): Decision {
+  if (!isParts(stat)) return decide(rule, stat, { fmt });
+  const parts = stat.map((p) => ({ p, d: decide(p.rule ?? rule, p.interval, { fmt }) }));
+  const verdict = allOf(parts.map((x) => x.d));
+  // One reason: the part that decides it (the first not held, or the first, when all held).
+  const first =
+    parts.find((x) => x.d.verdict === verdict && verdict !== "held") ?? parts.find((x) => x.d.verdict !== "held");
+  if (verdict === "held")
+    return {
+      verdict,
+      decidedBy:
+        `${parts[0].p.label}: ${parts[0].d.decidedBy}` +
+        (parts.length > 1
+          ? `, and so did ${parts
+              .slice(1)
+              .map((x) => x.p.label)
+              .join(", ")}`
+          : ""),
+    };
+  return { verdict, decidedBy: first ? `${first.p.label}: ${first.d.decidedBy}` : "no part" };
+}
+
+/** Decides one claim on a measurement: the engine's rule, unit-tested on synthetic measurements. */
+export function decideClaim<K extends string>(
+  claim: ClaimCore<K>,
+  factors: Readonly<Record<K, RegimeFactor>>,
+  fmt: (x: number) => string,
+  m: Measured<K>,
+): Outcome {
+  const pos = scalePosition(
+    claim.regime.map((k) => factors[k]),
+    Object.fromEntries(claim.regime.map((k) => [factors[k].what, m.position[k]])),
+  );
+  const scale = pos.text || undefined;
+  const interval = m.statistic ? (isParts(m.statistic) ? m.statistic[0]?.interval : m.statistic) : undefined;
+  if (claim.kind === "derived") {
+    return { verdict: "derived", reason: `derived from ${claim.derivedFrom}: shown, not counted`, scale, interval };
+  }
+  if (!claim.rule) return { verdict: "inconclusive", reason: "no rule declared", scale };
+  if (m.absent) return { verdict: "not tested at this scale", reason: `${m.absent}; ${claim.howToTest}`, scale };
+  const gated = claim.kind === "magnitude" || claim.kind === "equivalence";
+  if (gated && !pos.inside) {
+    const here = interval ? `${intervalText(interval, fmt)} here` : "nothing measured here";
+    return {
+      verdict: "not tested at this scale",
+      reason: `${here}; outside the regime: ${pos.brief.join(", ")}; ${claim.howToTest}`,
+      scale,
+      interval,
+    };
+  }
+  if (!m.statistic || (isParts(m.statistic) && !m.statistic.length))
+    return { verdict: "inconclusive", reason: "needs what this run did not measure", scale };
+  const d = decideStatistic(claim.rule, m.statistic, fmt);
+  return { verdict: d.verdict, reason: d.decidedBy, scale, interval };
+}
+
+/** The declaration's seed text: the original, its translation, and the figure. */
+function seedText(c: ClaimCore): string {
+  const t = c.sentence.translation ? ` → "${c.sentence.translation}"` : "";
+  return `${c.sentence.original}${t}. Figures: ${c.figure}`;
+}
+
+/** The declaration, rendered once (it does not change from run to run). */
+export function declaration<K extends string>(
+  c: ClaimCore<K>,
+  factors: Readonly<Record<K, RegimeFactor>>,
+  statistic: { readonly text: string; readonly fmt: (x: number) => string },
+): Declaration {
+  const distance = c.regime.map((k) => factors[k]);
+  const gated = c.kind === "magnitude" || c.kind === "equivalence";
+  const regime =
+    c.regimeText +
+    (distance.length
+      ? gated
+        ? `. Decided only at ${distance.map(factorText).join(", ")}`
+        : `. Stated, not a gate: ${distance.map(factorText).join(", ")}`
+      : "");
+  return {
+    id: c.id,
+    claim: c.kind === "mechanism" ? `[the lab's check] ${c.claim}` : c.claim,
+    seed: seedText(c),
+    regime,
+    statistic: statistic.text,
+    rule: c.rule
+      ? (c.reading ? `${c.reading}: ` : "") + describeRule(c.rule, statistic.fmt)
+      : `none: arithmetic on ${c.derivedFrom ?? "other figures"}, shown and never counted`,
+    kind: c.kind,
+    ...(distance.length ? { distance } : {}),
+    ...(c.mechanism ? { mechanism: c.mechanism } : {}),
+    ...(c.derivedFrom ? { derivedFrom: c.derivedFrom } : {}),
+  };
+}
+
+/** The declarations of a set, for the plan, the tests and the notebook's table. */
+export function declarations<P, S, K extends string>(set: ClaimSet<P, S, K>): Declaration[] {
+  return set.claims.map((c) => declaration(c, set.factors, c.statistic));
+}
+
+function measure<P, S, K extends string>(set: ClaimSet<P, S, K>, c: Claim<P, S, K>, s: S): Measured<K> {
+  return {
+    statistic: c.statistic.of(s),
+    position: set.after(s),
+    absent: c.absent?.after(s) ? c.absent.reason : undefined,
+  };
+}
+
+/** The summary without the flagged units, and what was flagged: the sensitivity pass's input. */
+export interface Without<S> {
+  readonly summary: S;
+  readonly flagged: Flagged;
+}
+
+/** Judges every claim of a set on a run's summary: the rows summary.json and the reports read. */
+export function judge<P, S, K extends string>(set: ClaimSet<P, S, K>, s: S, without?: Without<S>): ClaimCheck[] {
+  return set.claims.map((c) => judgeOne(set, c.id, s, without));
+}
+
+export function judgeOne<P, S, K extends string>(
+  set: ClaimSet<P, S, K>,
+  id: string,
+  s: S,
+  without?: Without<S>,
+): ClaimCheck {
+  const c = set.claims.find((x) => x.id === id);
+  if (!c) throw new Error(`${set.notebook}: no claim (${id})`);
+  const fmt = c.statistic.fmt;
+  const m = measure(set, c, s);
+  const out = decideClaim(c, set.factors, fmt, m);
+  const missing = out.verdict === "inconclusive" && !m.statistic;
+  const stat = out.interval ? intervalText(out.interval, fmt) : "";
+  const extra = c.ours?.(s) ?? "";
+  const decidedBy =
+    c.kind === "derived"
+      ? `${m.absent ?? c.arithmetic?.(s) ?? ""}; derived from ${c.derivedFrom}: not counted as evidence`
+      : missing
+        ? `needs ${c.statistic.needs}; ${c.howToTest}`
+        : out.reason;
+  const sensitivity =
+    without && (out.verdict === "held" || out.verdict === "did not hold" || out.verdict === "inconclusive") && !missing
+      ? sensitivitySentence(without.flagged, out.verdict, () => {
+          const w = measure(set, c, without.summary);
+          if (!w.statistic) return undefined;
+          const o = decideClaim(c, set.factors, fmt, w);
+          return { verdict: o.verdict, decidedBy: o.reason };
+        })
+      : undefined;
+  return {
+    ...declaration(c, set.factors, c.statistic),
+    ours: m.absent ? "not run" : [stat, extra].filter(Boolean).join("; ") || "no data",
+    ...(out.interval ? { interval: out.interval } : {}),
+    verdict: out.verdict,
+    decidedBy,
+    why: out.verdict === "not tested at this scale" && m.absent ? "" : c.why(s),
+    ...(sensitivity ? { sensitivity } : {}),
+    ...(out.scale ? { scale: out.scale } : {}),
+    ...(c.kind === "derived" && c.arithmetic && !m.absent ? { arithmetic: c.arithmetic(s) } : {}),
+  };
+}
+
+/** What a run with these params can decide, before it starts (the ETA's line and `--eta-only`). */
+export function plan<P, S, K extends string>(set: ClaimSet<P, S, K>, p: P): ClaimPlan[] {
+  const where = set.before(p);
+  const planned: Record<string, number | undefined> = {};
+  for (const k of Object.keys(set.factors) as K[]) planned[set.factors[k].what] = where[k];
+  const unavailable: Record<string, string> = {};
+  for (const c of set.claims) if (c.absent?.before(p)) unavailable[c.id] = c.absent.reason;
+  return planClaims(declarations(set), planned, { unavailable });
+}
+
+/** The seed's sentences the set does not declare, with the reason: one line each for the notebook. */
+export function notDeclaredLines(set: { readonly notDeclared: readonly NotDeclared[] }): string[] {
+  return set.notDeclared.map(
+    (n) =>
+      `${n.sentence.original}${n.sentence.translation ? ` → "${n.sentence.translation}"` : ""}: not declared, ${n.reason}`,
+  );
+}

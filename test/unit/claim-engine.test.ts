@@ -1,0 +1,235 @@
+/**
+ * The claims engine's generated margin tests: every claim every notebook declares on the engine
+ * (found through the registry's `claimSet`) is taken through synthetic measurements to each verdict
+ * its rule can give — just inside and just outside its margin or band, an interval straddling it,
+ * too few repeats, each regime factor just inside and just outside its distance, nothing measured —
+ * so a newly declared claim is tested without a hand-written test. The notebooks' own tests check
+ * the statistics they compute from runs.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { EXPERIMENTS } from "../../lib/experiments/registry";
+import {
+  declaration,
+  decideClaim,
+  declare,
+  DeclarationError,
+  ruleBand,
+  type AnyClaimSet,
+  type ClaimCore,
+  type Measured,
+  type Position,
+} from "../../lib/stats/claim-engine";
+import { isEvidence, type RegimeFactor, type Rule, type Verdict } from "../../lib/stats/claims";
+import type { Interval } from "../../lib/stats/intervals";
+
+const SETS = EXPERIMENTS.flatMap((e) => (e.claimSet ? [{ id: e.id, set: e.claimSet, e }] : []));
+
+/** An interval of 5 paired repeats (the range: 93.75 % coverage) or fewer. */
+const iv = (low: number, high: number, n = 5): Interval => ({
+  estimate: (low + high) / 2,
+  low,
+  high,
+  n,
+  coverage: 1 - 2 * 0.5 ** n,
+  of: "synthetic",
+});
+
+/** Intervals that give each verdict of a rule: held, did not hold (each side), straddling. */
+function edges(rule: Rule): { held: Interval[]; not: Interval[]; straddle: Interval[] } {
+  const [lo, hi] = ruleBand(rule);
+  switch (rule.kind) {
+    case "above": {
+      const e = Math.max(Math.abs(rule.margin), 1) * 0.01;
+      return {
+        held: [iv(rule.margin + e / 100, rule.margin + e)],
+        not: [iv(rule.margin - e, rule.margin)],
+        straddle: [iv(rule.margin - e, rule.margin + e)],
+      };
+    }
+    case "below": {
+      const e = Math.max(Math.abs(rule.margin), 1) * 0.01;
+      return {
+        held: [iv(rule.margin - e, rule.margin - e / 100)],
+        not: [iv(rule.margin, rule.margin + e)],
+        straddle: [iv(rule.margin - e, rule.margin + e)],
+      };
+    }
+    case "inside": {
+      const e = (hi - lo) / 100;
+      return {
+        held: [iv(lo, hi), iv(lo + e, lo + 2 * e), iv(hi - 2 * e, hi)],
+        not: [iv(hi + e / 100, hi + e), iv(lo - e, lo - e / 100)],
+        straddle: [iv(lo - e, lo + e), iv(hi - e, hi + e)],
+      };
+    }
+  }
+}
+
+/** A factor's value just inside each finite end of its distance, and just outside it. */
+function factorValues(f: RegimeFactor): { inside: number[]; outside: number[] } {
+  const [a, b] = f.within;
+  const inside: number[] = [];
+  const outside: number[] = [];
+  if (a > 0) {
+    inside.push(f.seed * a);
+    outside.push(f.seed * a * 0.999);
+  }
+  if (Number.isFinite(b)) {
+    inside.push(f.seed * b);
+    outside.push(f.seed * b * 1.001 + (b === 0 ? 1e-9 : 0));
+  }
+  if (!inside.length) inside.push(f.seed);
+  return { inside, outside };
+}
+
+/** A position inside every factor the claim names. */
+function insidePosition(set: AnyClaimSet, c: ClaimCore): Position<string> {
+  return Object.fromEntries(c.regime.map((k) => [k, factorValues(set.factors[k]).inside[0]]));
+}
+
+const gated = (c: ClaimCore) => c.kind === "magnitude" || c.kind === "equivalence";
+
+test("the engine's generated tests find the migrated notebooks' claims through the registry", () => {
+  assert.deepEqual(
+    SETS.map((s) => s.id),
+    ["04", "07"],
+  );
+  for (const { set } of SETS) assert.ok(set.claims.length > 0);
+});
+
+for (const { id, set, e } of SETS) {
+  for (const c of set.claims) {
+    const fmt = c.statistic.fmt;
+    const decideAt = (m: Measured) => decideClaim(c, set.factors, fmt, m);
+    const inside = insidePosition(set, c);
+
+    test(`${id} (${c.id}) declaration: rendered once, with its seed sentence, kind, regime and rule`, () => {
+      const d = declaration(c, set.factors, c.statistic);
+      assert.ok(d.seed.includes(c.sentence.original));
+      assert.equal(d.kind, c.kind);
+      assert.ok(d.rule.length > 10, d.rule);
+      if (c.kind === "mechanism") assert.match(d.claim, /the lab's check/);
+    });
+
+    if (c.kind === "derived" || !c.rule) {
+      test(`${id} (${c.id}) is derived: shown whatever its interval, never counted, never planned as evidence`, () => {
+        for (const stat of [iv(0, 1), iv(1e6, 1e6 + 1), undefined]) {
+          const o = decideAt({ statistic: stat, position: inside });
+          assert.equal(o.verdict, "derived");
+          assert.equal(isEvidence({ verdict: o.verdict } as never), false);
+        }
+      });
+      continue;
+    }
+    const rule = c.rule;
+
+    test(`${id} (${c.id}) at its rule's margins: held just inside, did not hold just outside, inconclusive straddling or with 3 repeats`, () => {
+      const e = edges(rule);
+      const at = (stat: Interval): Verdict => decideAt({ statistic: stat, position: inside }).verdict;
+      for (const x of e.held) assert.equal(at(x), "held", `${JSON.stringify(x)} against ${JSON.stringify(rule)}`);
+      for (const x of e.not)
+        assert.equal(at(x), "did not hold", `${JSON.stringify(x)} against ${JSON.stringify(rule)}`);
+      for (const x of e.straddle) assert.equal(at(x), "inconclusive", JSON.stringify(x));
+      const few = e.held[0];
+      assert.equal(at(iv(few.low, few.high, 3)), "inconclusive", "3 repeats cover the median with 75 %");
+      assert.equal(decideAt({ statistic: undefined, position: inside }).verdict, "inconclusive", "nothing measured");
+      // As parts of an all-of statistic: every part held → held; one part outside → did not hold.
+      const part = (x: Interval) => ({ label: "part", interval: x });
+      assert.equal(decideAt({ statistic: [part(e.held[0]), part(e.held[0])], position: inside }).verdict, "held");
+      assert.equal(
+        decideAt({ statistic: [part(e.held[0]), part(e.not[0])], position: inside }).verdict,
+        "did not hold",
+      );
+      assert.equal(
+        decideAt({ statistic: e.held[0], position: inside, absent: "its mode did not run" }).verdict,
+        "not tested at this scale",
+      );
+    });
+
+    test(`${id} (${c.id}) at its regime's edges: ${gated(c) ? "decided just inside, not tested just outside" : "decided at any scale, the scale stated"}`, () => {
+      const held = edges(rule).held[0];
+      for (const k of c.regime) {
+        const f = set.factors[k];
+        const v = factorValues(f);
+        for (const x of v.inside) {
+          const o = decideAt({ statistic: held, position: { ...inside, [k]: x } });
+          assert.equal(o.verdict, "held", `${f.what} = ${x}: ${o.reason}`);
+        }
+        for (const x of v.outside) {
+          const o = decideAt({ statistic: held, position: { ...inside, [k]: x } });
+          if (gated(c)) {
+            assert.equal(o.verdict, "not tested at this scale", `${f.what} = ${x}`);
+            assert.ok(o.reason.includes(`${f.what} `) && o.reason.includes("(needs"), `names the factor: ${o.reason}`);
+          } else {
+            assert.equal(o.verdict, "held", `${f.what} = ${x}: a ${c.kind} is decided at any scale`);
+            assert.ok(o.scale?.includes(f.what), "the verdict states the scale it was decided at");
+          }
+        }
+        if (gated(c))
+          assert.equal(
+            decideAt({ statistic: held, position: { ...inside, [k]: undefined } }).verdict,
+            "not tested at this scale",
+            "an unknown position is not inside",
+          );
+      }
+    });
+  }
+
+  test(`${id}: the plan counts no derived claim and places every gated one by the same factors`, () => {
+    for (const profile of ["smoke", "default", "full"] as const) {
+      const plans = e.prospect?.(profile, {}) ?? [];
+      for (const c of set.claims) {
+        const p = plans.find((x) => x.id === c.id);
+        assert.ok(p, `${profile}: (${c.id}) planned`);
+        if (c.kind === "derived") assert.equal(p.prospect, "not evidence");
+        if (c.kind === "direction" || c.kind === "mechanism") assert.notEqual(p.prospect, "out of regime");
+      }
+    }
+  });
+}
+
+test("declare refuses a regime band that is the rule's band (04 (1) as it was), a direction without a mechanism, a derived claim from nothing", () => {
+  const base = {
+    notebook: "test",
+    before: () => ({}),
+    after: () => ({}),
+    notDeclared: [],
+  };
+  const claim = {
+    id: "1",
+    claim: "TPS drops 20–30 %",
+    sentence: { original: "「20～30% ほど劣化」" },
+    figure: "−30, −24, −23 %",
+    kind: "magnitude" as const,
+    rule: { kind: "inside", low: 0.15, high: 0.35 } as const,
+    regime: ["stall"],
+    regimeText: "the seed's stall share",
+    howToTest: "",
+    statistic: { text: "lost share", fmt: String, of: () => undefined, needs: "" },
+    why: () => "",
+  };
+  const stall: RegimeFactor = { what: "stall share", seed: 0.253, unit: "", within: [0.6, 1.4] };
+  assert.throws(
+    () => declare({ ...base, factors: { stall }, claims: [claim] }),
+    (e: unknown) =>
+      e instanceof DeclarationError && /regime band of "stall share" equals its rule's band/.test(e.message),
+  );
+  // The same rule gated by the seed's protocol instead is accepted.
+  const runLength: RegimeFactor = { what: "run length", seed: 30, unit: "s", within: [1, 1] };
+  assert.doesNotThrow(() =>
+    declare({ ...base, factors: { runLength }, claims: [{ ...claim, regime: ["runLength"] }] }),
+  );
+  assert.throws(
+    () => declare({ ...base, factors: {}, claims: [{ ...claim, regime: [], kind: "direction" }] }),
+    /is a direction with no mechanism/,
+  );
+  assert.throws(
+    () => declare({ ...base, factors: {}, claims: [{ ...claim, regime: [], kind: "derived", rule: undefined }] }),
+    /is derived from nothing/,
+  );
+  assert.throws(
+    () => declare({ ...base, factors: {} as Record<"nope", RegimeFactor>, claims: [{ ...claim, regime: ["nope"] }] }),
+    /unknown regime factor "nope"/,
+  );
+});
