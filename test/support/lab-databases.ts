@@ -26,7 +26,8 @@ export async function labDatabases(server: Reachable): Promise<string[]> {
  * named in a diagnostic with the reason, and the server is checked to hold none after. A test that
  * asserts on what is on the server then starts from a server it has checked, so one test's
  * leftovers fail that test, never the next one. Only the lab's names (`dblab…`) are touched: what a
- * test made under other names is its own to clean.
+ * test made under other names is its own to clean. For tests that share a server one after the
+ * other: a test running beside this one on the same server would lose its databases.
  */
 export async function cleanLabDatabases(t: TestContext, server: Reachable): Promise<void> {
   const c = new Client(server.connection);
