@@ -16,6 +16,15 @@ import { ActivitySampler } from "../../lib/experiments/reindex-under-load/worklo
 import { ReindexSession } from "../../lib/experiments/reindex-under-load/workload/reindex-session";
 import { TrialSession } from "../../lib/experiments/create-index-after-load/workload/session";
 
+/** Polls `condition` until it holds; fails after `timeoutMs`, naming what was not observed. */
+async function until(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const from = Date.now();
+  while (!(await condition())) {
+    if (Date.now() - from > timeoutMs) throw new Error(`not observed within ${timeoutMs / 1000} s: ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 test("04's sampler and REINDEX session survive their backends being terminated: no uncaught exception, the loss reported", async () => {
   const uncaught: unknown[] = [];
   const onUncaught = (error: unknown) => uncaught.push(error);
@@ -25,18 +34,25 @@ test("04's sampler and REINDEX session survive their backends being terminated: 
     const reindex = await ReindexSession.open(server.connection);
     // A long interval: the sampler's connection is idle when its backend is terminated.
     const sampler = await ActivitySampler.start(server.connection, 60_000);
-    await new Promise((r) => setTimeout(r, 200));
+    const sessions = "application_name IN ('dblab-sampler', 'dblab-reindex')";
+    // Idle, both, as the server sees them (the sampler's first sample done): the state the test
+    // terminates in, waited for rather than given a delay.
+    await until("both sessions idle on the server", async () => {
+      const { rows } = await withClient(server.connection, (admin) =>
+        admin.query(`SELECT 1 FROM pg_stat_activity WHERE ${sessions} AND state = 'idle'`),
+      );
+      return rows.length === 2;
+    });
     await withClient(server.connection, (admin) =>
-      admin.query(
-        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name IN ('dblab-sampler', 'dblab-reindex')",
-      ),
+      admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE ${sessions}`),
     );
-    // The 'error' events arrive as the server closes the sockets.
-    await new Promise((r) => setTimeout(r, 500));
-    assert.deepEqual(uncaught, [], "no uncaught exception from the terminated clients");
+    // The 'error' events arrive as the server closes the sockets: the sampler's records it.
+    await until("the sampler to see its connection lost", () => sampler.error !== undefined);
     await assert.rejects(sampler.stop(), /terminat/i, "the sampler reports the lost connection");
     const timing = await reindex.run(["pg_class_oid_index"], false);
     assert.match(String(timing.error), /REINDEX INDEX pg_class_oid_index: /, "the REINDEX run records the loss");
+    // Read once both clients have met the loss (the REINDEX's failed on it): any 'error' event is in.
+    assert.deepEqual(uncaught, [], "no uncaught exception from the terminated clients");
     await reindex.close();
   } finally {
     process.off("uncaughtException", onUncaught);

@@ -3,8 +3,11 @@
  * Runs one after another on one server, an embedded PostgreSQL used as an external one on loopback
  * and reached over verified TLS as a managed one is: `npm run reproduce` of 03 and of 04 killed with
  * SIGKILL mid-pgbench (it cannot drop what it made there), then the next run against that server:
- * once it finishes, the server holds no database, session or role of the dead run. Runs at once on
- * one server are load.test.ts's.
+ * once it finishes, the server holds no database, session or role of the dead run. Each kill waits
+ * for the state it then asserts on, seen on the server (pgbench's sessions active; a clone's
+ * CREATE DATABASE held waiting: CloneHold), and each test starts from the shared server checked and
+ * cleaned of what an earlier one left (cleanLabDatabases). Runs at once on one server are
+ * load.test.ts's.
  */
 import { after, test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
@@ -22,6 +25,7 @@ import { runDatabasePrefix } from "../../lib/targets/run-names";
 import { findHostClientTool, findHostPgbench } from "../../lib/workloads/pgbench";
 import { isPgbench, logsUnder, pgbenchUnder, runReproduce, title } from "../support/reproduce-child";
 import { runDirectory, trialLines } from "../support/run-files";
+import { cleanLabDatabases } from "../support/lab-databases";
 import { opensslMissing } from "../support/test-ca";
 import { startTlsPostgres, type TlsPostgres } from "../support/tls-postgres";
 
@@ -86,8 +90,8 @@ interface KillCase {
   readonly kill: "lab" | "all";
   /**
    * When: "pgbench" once pgbench's sessions are active on the server, "create-database" while the
-   * server copies a template into a clone (the server finishes that copy for a client that died, and
-   * the lab's COMMENT on the clone, its mark, never comes).
+   * server holds a clone's CREATE DATABASE … TEMPLATE (the server finishes that copy for a client
+   * that died, and the lab's COMMENT on the clone, its mark, never comes): see holdClone.
    */
   readonly point: "pgbench" | "create-database";
 }
@@ -100,6 +104,72 @@ function filesUnder(root: string): string[] {
 }
 
 const seconds = (from: number, to: number = Date.now()): string => `${((to - from) / 1000).toFixed(1)} s`;
+
+const quoted = (name: string): string => `"${name.replace(/"/g, '""')}"`;
+
+/** A clone's CREATE DATABASE, seen waiting in the server: its backend and the clone's name. */
+interface HeldClone {
+  readonly pid: number;
+  readonly clone: string;
+}
+
+/**
+ * Makes the run's next clone wait inside its CREATE DATABASE, where the test sees it, until the
+ * test lets it go. Killing when a backend's title showed the copy raced it: on a slower box the
+ * copy had committed and the lab's COMMENT had marked it before the SIGKILL landed, or the copy had
+ * not committed when the catalog was read. Here `holder` opens a transaction that comments the
+ * template (with the comment it already has), which takes ShareUpdateExclusiveLock on it, and the
+ * copy's ShareLock on its template waits for that; connections to the template take a lock that
+ * does not conflict. `heldClone` then finds a CREATE DATABASE … TEMPLATE of it waiting on that
+ * lock: the state the test kills in. ROLLBACK lets the copy go on for a client that is gone.
+ */
+class CloneHold {
+  private template: { readonly name: string; readonly oid: number } | undefined;
+
+  /**
+   * `holder` keeps the transaction open; `observer` looks (pg_stat_activity, read inside a
+   * transaction, is the snapshot of its first read: the holder would never see the copy arrive).
+   */
+  constructor(
+    private readonly holder: Client,
+    private readonly observer: Client,
+  ) {}
+
+  /** Takes the lock once the run's template is made (and marked: its recreateDatabase is over). */
+  async take(): Promise<boolean> {
+    if (this.template) return true;
+    const { rows } = await this.holder.query<{ name: string; oid: number; comment: string | null }>(
+      `SELECT datname AS name, oid::int AS oid, shobj_description(oid, 'pg_database') AS comment
+       FROM pg_database WHERE datname LIKE 'dblab%\\_template'`,
+    );
+    const made = rows.find((r) => r.comment !== null);
+    if (!made || made.comment === null) return false;
+    await this.holder.query("BEGIN");
+    await this.holder.query(`COMMENT ON DATABASE ${quoted(made.name)} IS '${made.comment.replace(/'/g, "''")}'`);
+    this.template = { name: made.name, oid: made.oid };
+    return true;
+  }
+
+  /** The run's clone waiting on the lock, if it is there yet. */
+  async held(): Promise<HeldClone | undefined> {
+    if (!this.template) return undefined;
+    const { rows } = await this.observer.query<{ pid: number; query: string }>(
+      `SELECT a.pid, a.query FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+       WHERE l.locktype = 'object' AND l.classid = 'pg_database'::regclass AND l.objid = $1 AND NOT l.granted`,
+      [this.template.oid],
+    );
+    for (const r of rows) {
+      const m = /^CREATE DATABASE (\S+) TEMPLATE (\S+)/.exec(r.query);
+      if (m?.[2] === this.template.name) return { pid: r.pid, clone: m[1] };
+    }
+    return undefined;
+  }
+
+  async release(): Promise<void> {
+    if (this.template) await this.holder.query("ROLLBACK");
+    this.template = undefined;
+  }
+}
 
 async function killThenNextRun(t: TestContext, c: KillCase): Promise<void> {
   const missing =
@@ -127,10 +197,14 @@ async function killThenNextRun(t: TestContext, c: KillCase): Promise<void> {
     "--reports-dir",
     reports,
   ];
+  await cleanLabDatabases(t, server);
   const before = await catalog(server);
-  assert.deepEqual(before.databases, [], "no lab database on the server before the run");
   const probe = new Client(server.connection);
   await probe.connect();
+  const holder = new Client(server.connection);
+  await holder.connect();
+  const hold = new CloneHold(holder, probe);
+  let held: HeldClone | undefined;
   const dead = runReproduce(args(c.sets), env("dead"));
   let ended = false;
   void dead.done.then(() => (ended = true));
@@ -138,12 +212,15 @@ async function killThenNextRun(t: TestContext, c: KillCase): Promise<void> {
   // The kernel's watcher, when spared, writes its log into the state folder as it ends.
   const watchers = new Set<number>();
   try {
-    // The point: a trial on disk, and the next one at pgbench or at its clone's copy.
+    // The point: a trial on disk, and the next one at pgbench or in its clone's CREATE DATABASE.
     const began = Date.now();
     const atPoint = async (): Promise<boolean> => {
       if (!trialLines(path.join(box, "dead")).some((x) => x.status === "ok")) return false;
-      if (c.point === "create-database")
-        return processTree(server.pid ?? 0).some((p) => /^postgres: .* CREATE DATABASE/.test(title(p)));
+      if (c.point === "create-database") {
+        if (!(await hold.take())) return false;
+        held = await hold.held();
+        return held !== undefined;
+      }
       if (pgbenchUnder(dead.child.pid ?? 0) === undefined) return false;
       const { rows } = await probe.query(
         "SELECT 1 FROM pg_stat_activity WHERE application_name = 'pgbench' AND state = 'active' AND datname LIKE 'dblab%'",
@@ -155,7 +232,7 @@ async function killThenNextRun(t: TestContext, c: KillCase): Promise<void> {
       await new Promise((r) => setTimeout(r, 20));
     assert.ok(
       reached && !ended,
-      `the run never reached ${c.point} after a finished trial:\n${(await Promise.race([dead.done, Promise.resolve({ output: "(running)" })])).output.slice(-3000)}`,
+      `the run never reached ${c.point === "create-database" ? "a clone's CREATE DATABASE waiting on its template" : "pgbench's sessions active on the server"} after a finished trial (waited ${seconds(began)}):\n${(await Promise.race([dead.done, Promise.resolve({ output: "(running)" })])).output.slice(-3000)}`,
     );
     const tree = processTree(dead.child.pid ?? 0);
     for (const p of tree) if (isPgbench(p)) seenPgbench.add(p);
@@ -182,6 +259,23 @@ async function killThenNextRun(t: TestContext, c: KillCase): Promise<void> {
     }
     const deadOut = await dead.done;
     ended = true;
+    if (held) {
+      // Its client is gone: the server goes on with the copy, commits it and then finds no one to
+      // answer. What is on the server is read once that backend is gone.
+      const clone = held;
+      await hold.release();
+      const releasedAt = Date.now();
+      const running = async () =>
+        (await probe.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1", [clone.pid])).rows.length > 0;
+      while ((await running()) && Date.now() - releasedAt < 120_000) await new Promise((r) => setTimeout(r, 100));
+      assert.ok(
+        !(await running()),
+        `the server never finished the killed run's CREATE DATABASE of ${clone.clone}: backend ${clone.pid} still there ${seconds(releasedAt)} after the test let it go`,
+      );
+      t.diagnostic(
+        `${c.notebook}: the killed run's CREATE DATABASE of ${clone.clone} ended ${seconds(releasedAt)} after it was let go`,
+      );
+    }
     t.diagnostic(
       `${c.notebook}: SIGKILL ${seconds(began, killedAt)} after the start to ${killed.map((p) => `${p} ${titles.get(p)}`).join("; ")}` +
         `; spared: ${
@@ -220,9 +314,9 @@ async function killThenNextRun(t: TestContext, c: KillCase): Promise<void> {
       `its template is left: ${leftNames.join(", ")}`,
     );
     const unmarked = left.databases.filter((d) => d.comment === null).map((d) => d.name);
-    assert.equal(
-      unmarked.length,
-      c.point === "create-database" ? 1 : 0,
+    assert.deepEqual(
+      unmarked,
+      held ? [held.clone] : [],
       `unmarked: ${unmarked.join(", ") || "none"} (the clone being copied at the kill, if any)`,
     );
     for (const d of left.databases) {
@@ -311,8 +405,16 @@ async function killThenNextRun(t: TestContext, c: KillCase): Promise<void> {
     for (const text of texts)
       assert.ok(!text.includes(password), "the server's password is in an output, a report or a log");
   } finally {
+    await holder.end();
     await probe.end();
-    if (!ended) dead.child.kill("SIGKILL");
+    // A failed wait leaves the run going: all of it, so that nothing of it outlives the test.
+    if (!ended && dead.child.pid)
+      for (const p of processTree(dead.child.pid))
+        try {
+          process.kill(p, "SIGKILL");
+        } catch {
+          // gone already
+        }
     for (const p of seenPgbench) if (isProcessAlive(p) && isPgbench(p)) process.kill(p, "SIGKILL");
     const waitFrom = Date.now();
     while ([...watchers].some((p) => isProcessAlive(p)) && Date.now() - waitFrom < 15_000)
@@ -340,7 +442,7 @@ test(
 );
 
 test(
-  "kill -9 of a 03 run mid-copy of a clone, then the next run there: the unmarked clone dropped with the rest",
+  "kill -9 of a 03 run inside the CREATE DATABASE of a clone, then the next run there: the unmarked clone dropped with the rest",
   { timeout: 600_000 },
   (t) =>
     killThenNextRun(t, {

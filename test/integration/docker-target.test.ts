@@ -233,13 +233,24 @@ test("a leased container removed by its engine before its log is read: the readi
   try {
     await container.start();
     const connection = { host: "127.0.0.1", port: 1, user: "postgres", password: "x", database: "postgres" };
-    const ready = waitReady(container, PROFILES.postgresql, connection, 60_000, true);
+    // waitReady asks for its first probe once its log follower is attached: the state the removal
+    // must come after (a fixed delay raced a slower box's attach).
+    let followed: () => void = () => undefined;
+    const following = new Promise<void>((resolve) => (followed = resolve));
+    const profile = {
+      ...PROFILES.postgresql,
+      probe: (c: typeof connection) => {
+        followed();
+        return PROFILES.postgresql.probe(c);
+      },
+    };
+    const ready = waitReady(container, profile, connection, 60_000, true);
     const failed = assert.rejects(ready, (e: Error) => {
       assert.match(e.message, /did not become ready: the container exited with code \d+/);
       assert.match(e.message, /--- last log lines ---\n.*no_such_setting/);
       return true;
     });
-    await new Promise((resolve) => setTimeout(resolve, 2000));
+    await following;
     await container.remove({ force: true });
     await failed;
   } finally {

@@ -25,8 +25,8 @@ import { phaseOneSpec } from "../../lib/experiments/round-trips/run";
 import { experiment as yourIndexes } from "../../lib/experiments/your-indexes";
 import { findHostClientTool, findHostPgbench } from "../../lib/workloads/pgbench";
 import { withEnv } from "../support/env";
-import { labDatabases } from "../support/lab-databases";
-import { LOOPBACK_SAN, makeTestCa, opensslMissing, type TestCa } from "../support/test-ca";
+import { cleanLabDatabases, labDatabases } from "../support/lab-databases";
+import { LOOPBACK_SAN, makeTestCa, opensslMissing, servesCertificate, type TestCa } from "../support/test-ca";
 
 const SPEC_01: ServerSpec = {
   engine: "postgresql",
@@ -110,6 +110,7 @@ function filesUnder(root: string): string[] {
 test("verify-full with the right CA: notebook 01 smoke end to end over TLS, recorded, no password anywhere", async (t) => {
   if (!tlsServer) return t.skip("no openssl to make certificates");
   const server = tlsServer;
+  await cleanLabDatabases(t, server);
   const results = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-tls-results-"));
   try {
     const uri = tlsUri(server, `sslmode=verify-full&sslrootcert=${encodeURIComponent(ca)}`);
@@ -147,6 +148,7 @@ test("notebook 06 smoke over verify-full TLS: its databases made and dropped the
   if (!tlsServer) return t.skip("no openssl to make certificates");
   if (!findHostPgbench() || !findHostClientTool("psql")) return t.skip("no pgbench or psql on this machine");
   const server = tlsServer;
+  await cleanLabDatabases(t, server);
   const results = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-tls-06-"));
   // Every session of the run's databases as the server sees it, polled while the run goes on: the
   // libpq programs (psql for the schema and data, pgbench for the runs) must be on TLS too.
@@ -223,6 +225,7 @@ test("notebook 06 smoke over verify-full TLS: its databases made and dropped the
 test("a wrong CA fails before the run with the certificate error, and leaves nothing", async (t) => {
   if (!tlsServer) return t.skip("no openssl to make certificates");
   const server = tlsServer;
+  await cleanLabDatabases(t, server);
   const uri = tlsUri(server, `sslmode=verify-full&sslrootcert=${encodeURIComponent(wrongCa)}`);
   let preflightRan = false;
   await assert.rejects(
@@ -239,6 +242,7 @@ test("a wrong CA fails before the run with the certificate error, and leaves not
 test("verify-ca checks the chain only; verify-full also the host name", async (t) => {
   if (!tlsServer) return t.skip("no openssl to make certificates");
   const server = tlsServer;
+  await cleanLabDatabases(t, server);
   const byIp = (mode: string) =>
     `postgresql://postgres:${server.connection.password}@127.0.0.1:${server.connection.port}/postgres?sslmode=${mode}&sslrootcert=${ca}`;
   const start = (mode: string) => new ExternalTarget(byIp(mode), { onPreflight: () => undefined }).start(SPEC_01);
@@ -246,13 +250,21 @@ test("verify-ca checks the chain only; verify-full also the host name", async (t
   assert.equal(full.description.transport?.certificate, "chain and host name verified", "127.0.0.1 is in the SAN");
   await full.stop();
   // The same CA's certificate for localhost alone (reloaded by the running server): 127.0.0.1 is then
-  // not a name it carries.
+  // not a name it carries. The reload is asynchronous: what follows waits until the server presents
+  // the new certificate, not for a delay.
   const reload = async () => {
     const c = new Client(server.connection);
     await c.connect();
     await c.query("SELECT pg_reload_conf()");
     await c.end();
-    await new Promise((r) => setTimeout(r, 500));
+    const cert = certificates?.serverCert ?? "";
+    const from = Date.now();
+    while (!servesCertificate(server.connection.port, cert) && Date.now() - from < 30_000)
+      await new Promise((r) => setTimeout(r, 100));
+    assert.ok(
+      servesCertificate(server.connection.port, cert),
+      `the server did not present the reissued certificate within 30 s of pg_reload_conf()`,
+    );
   };
   issueServerCertificate("subjectAltName=DNS:localhost");
   await reload();
@@ -271,6 +283,7 @@ test("verify-ca checks the chain only; verify-full also the host name", async (t
 test("SIGTERM mid-run drops the lab's database on the external server", async (t) => {
   if (!tlsServer) return t.skip("no openssl to make certificates");
   const server = tlsServer;
+  await cleanLabDatabases(t, server);
   const results = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-tls-sigterm-"));
   const fixture = path.join(__dirname, "..", "fixtures", "run-index-write-cost.js");
   const child = spawn(
@@ -307,6 +320,7 @@ test("SIGTERM mid-run drops the lab's database on the external server", async (t
 test("sslmode=require against a server with ssl=off fails clearly", async (t) => {
   if (!plainServer) return t.skip("no openssl to make certificates");
   const server = plainServer;
+  await cleanLabDatabases(t, server);
   const uri = `postgresql://postgres:${server.connection.password}@127.0.0.1:${server.connection.port}/postgres?sslmode=require`;
   await assert.rejects(
     new ExternalTarget(uri, { onPreflight: () => undefined }).start(SPEC_01),
@@ -318,6 +332,7 @@ test("sslmode=require against a server with ssl=off fails clearly", async (t) =>
 test("more clients than max_connections leaves free is refused by the pre-flight, with the figures", async (t) => {
   if (!plainServer) return t.skip("no openssl to make certificates");
   const server = plainServer;
+  await cleanLabDatabases(t, server);
   const uri = `postgresql://postgres:${server.connection.password}@127.0.0.1:${server.connection.port}/postgres`;
   const spec: ServerSpec = { engine: "postgresql", uses: { notebook: "03 over-indexing", clients: 500 } };
   await assert.rejects(
@@ -382,6 +397,7 @@ test("PGPASSFILE supplies the password when the URI has none", async (t) => {
 test("a role without CREATEDB is refused by the pre-flight, naming the privilege, and nothing is created", async (t) => {
   if (!tlsServer) return t.skip("no openssl to make certificates");
   const server = tlsServer;
+  await cleanLabDatabases(t, server);
   const admin = new Client(server.connection);
   await admin.connect();
   await admin.query("DROP ROLE IF EXISTS lab_reader");

@@ -60,6 +60,8 @@ test(
     const probe = `dblab-one-system-probe-${process.pid}`;
     await docker.createVolume({ Name: probe });
     await docker.getVolume(probe).remove();
+    const closing = `${probe}-end`;
+    const isProbe = (e: DaemonEvent, name: string): boolean => e.Type === "volume" && e.Actor?.ID === name;
 
     // Its own state folder: everything the lab creates on a daemon carries it as a label, which tells
     // this run's containers from other users' of the same daemon.
@@ -88,15 +90,25 @@ test(
         { env, encoding: "utf8", timeout: 840_000, maxBuffer: 64 * 1024 * 1024 },
       );
     } finally {
-      // Let the stream deliver what the daemon sent up to now.
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      // A second marker after the run: the daemon sends its events in order, so once the marker's
+      // removal has arrived, every event of the run has too (a delay here would let a late one
+      // pass unseen on a slower box).
+      await docker.createVolume({ Name: closing });
+      await docker.getVolume(closing).remove();
+      const from = Date.now();
+      while (!events.some((e) => isProbe(e, closing) && e.Action === "destroy") && Date.now() - from < 60_000)
+        await new Promise((resolve) => setTimeout(resolve, 50));
       stream.destroy();
     }
     assert.ok(
-      events.some((e) => e.Type === "volume" && e.Actor?.ID === probe),
+      events.some((e) => isProbe(e, probe)),
       "the event stream was live (the probe volume's events arrived)",
     );
-    const during = events.filter((e) => !(e.Type === "volume" && e.Actor?.ID === probe));
+    assert.ok(
+      events.some((e) => isProbe(e, closing) && e.Action === "destroy"),
+      "the closing marker's removal arrived within 60 s (so every event of the run had)",
+    );
+    const during = events.filter((e) => !isProbe(e, probe) && !isProbe(e, closing));
     assert.deepEqual(
       during.map((e) => `${e.Type ?? "?"} ${e.Action ?? "?"} ${e.Actor?.ID ?? ""}`),
       [],

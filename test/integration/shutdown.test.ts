@@ -127,8 +127,15 @@ test(
     const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
     let id: string | undefined;
     try {
-      await until("the notebook's container", () => (id = containerRecord()) !== undefined, 240_000);
-      await new Promise((r) => setTimeout(r, 1500)); // into the trials
+      await until("the notebook's container", () => (id = containerRecord()) !== undefined, 240_000, child);
+      // Into the trials: a finished one on disk, so that the signal lands while the kernel works on
+      // the container (a delay after the record raced a slower box's start of the notebook).
+      await until(
+        "the notebook's first finished trial",
+        () => trialLines(path.join(base, "results")).length >= 1,
+        240_000,
+        child,
+      );
       child.kill("SIGTERM");
       const code = await exited;
       assert.equal(code, 143, out);
@@ -147,10 +154,15 @@ test(
   },
 );
 
-async function until(what: string, condition: () => boolean, timeoutMs: number): Promise<void> {
+/**
+ * Polls `condition`; fails after `timeoutMs`, or at once when `child` (the process that would bring
+ * it about) has exited.
+ */
+async function until(what: string, condition: () => boolean, timeoutMs: number, child?: ChildProcess): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (${timeoutMs / 1000} s)`);
+    if (child && child.exitCode !== null) throw new Error(`the run exited (${child.exitCode}) before ${what}`);
     await new Promise((r) => setTimeout(r, 200));
   }
 }

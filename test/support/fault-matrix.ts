@@ -36,7 +36,7 @@ import { isProcessAlive } from "../../lib/runtime/resource-registry";
 import { dockerAvailable, LAB_LABEL, socketClient } from "../../lib/targets/docker/docker-client";
 import { EXPERIMENTS } from "../../lib/experiments/registry";
 import type { Fault, FaultCell, FaultPoint } from "../../lib/experiments/faults";
-import { labDatabases } from "./lab-databases";
+import { cleanLabDatabases, labDatabases } from "./lab-databases";
 import { opensslMissing } from "./test-ca";
 import { startTlsPostgres, type TlsPostgres } from "./tls-postgres";
 import { logsUnder, pgbenchUnder, runReproduce, title, type Outcome } from "./reproduce-child";
@@ -302,6 +302,9 @@ async function runCell(t: TestContext, cell: Cell): Promise<void> {
   if (cell.target === "docker" && !localDocker) return void t.skip("no local Docker engine answers");
   if (cell.target === "ssh" && !remote) return void t.skip(remoteUnavailable ?? "no remote engine");
   if (cell.target === "external" && !external) return void t.skip(externalUnavailable ?? "no external server");
+  // The external cells share one server, one after the other: each starts from it checked (and
+  // cleaned of what a failed cell before it left), so that its own end check reads only its runs.
+  if (cell.target === "external" && external) await cleanLabDatabases(t, external.server);
   const started = Date.now();
   const name = cellName(cell);
   const base = path.join(box, name);

@@ -60,3 +60,24 @@ export function makeTestCa(dir: string, san: string = LOOPBACK_SAN): TestCa {
     issueServerCertificate,
   };
 }
+
+/** A certificate's SHA-256 fingerprint, from its PEM text; undefined if openssl reads none there. */
+function fingerprint(pem: string): string | undefined {
+  const r = spawnSync("openssl", ["x509", "-noout", "-fingerprint", "-sha256"], { input: pem, encoding: "utf8" });
+  return r.status === 0 ? r.stdout.trim() : undefined;
+}
+
+/**
+ * Whether the PostgreSQL at 127.0.0.1:`port` presents the certificate in `certFile` to a new TLS
+ * session (openssl's STARTTLS for postgres). A reload (pg_reload_conf) is asynchronous: a test that
+ * changed the server's certificate waits for this, not for a delay.
+ */
+export function servesCertificate(port: number, certFile: string): boolean {
+  const served = spawnSync("openssl", ["s_client", "-connect", `127.0.0.1:${port}`, "-starttls", "postgres"], {
+    input: "",
+    encoding: "utf8",
+    timeout: 10_000,
+  });
+  const wanted = fingerprint(fs.readFileSync(certFile, "utf8"));
+  return wanted !== undefined && fingerprint(served.stdout ?? "") === wanted;
+}
