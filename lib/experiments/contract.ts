@@ -23,8 +23,11 @@ import {
   referenceFromStored,
   type EtaModel,
   type Estimate,
+  type MachineReference,
   type ProbeCheck,
+  type Probes,
   type ReferenceRates,
+  type ReferenceSet,
 } from "./eta";
 import type { FaultCells } from "./faults";
 
@@ -103,8 +106,10 @@ export interface RegisteredExperiment {
    * (`npm run eta:reference`): refitted from them, and how the current ones read them.
    */
   readonly etaReference?: {
-    fit(root: string, probeSeconds: number): ReferenceRates | undefined;
-    check(root: string, probe: () => number, reference?: ReferenceRates): ProbeCheck[];
+    fit(root: string): { readonly rates: ReferenceRates; readonly sizes: readonly number[] } | undefined;
+    check(root: string, probes: Probes, references?: readonly MachineReference[]): ProbeCheck[];
+    /** The model's reference files: their folder and content (undefined: the model has none). */
+    readonly references?: ReferenceSet;
   };
   readonly faults?: FaultCells;
 }
@@ -138,7 +143,8 @@ function estimateOf<P extends object, R extends ExperimentRun, S>(
 
 function etaReferenceOf<P>(slug: string, model: EtaModel<P>): NonNullable<RegisteredExperiment["etaReference"]> {
   return {
-    fit: (root, probeSeconds) => referenceFromStored(slug, model, root, probeSeconds),
-    check: (root, probe, reference) => probeCheck(slug, model, root, probe, reference),
+    fit: (root) => referenceFromStored(slug, model, root),
+    check: (root, probes, references) => probeCheck(slug, model, root, probes, references),
+    ...(model.references ? { references: model.references } : {}),
   };
 }
