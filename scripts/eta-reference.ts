@@ -14,6 +14,7 @@ import { EXPERIMENTS } from "../lib/experiments/registry";
 import {
   cpuProbeSeconds,
   referenceFileContent,
+  storedProbeReadings,
   writeProbeSeconds,
   type MachineReference,
   type Probes,
@@ -123,11 +124,13 @@ function main(): number {
       console.log(`\n${entry.slug}: no stored trial here`);
       continue;
     }
+    // The machine's readings as its runs recorded them before their servers started, else now's.
+    const recorded = storedProbeReadings(entry.slug, fitFrom ?? root);
+    const readings = recorded ?? { cpuProbeSeconds: cpu, writeProbeSeconds: writePath ?? null };
     const here: MachineReference | undefined = refitted && {
       file: "(refitted here)",
       cpuModel: model,
-      cpuProbeSeconds: cpu,
-      writeProbeSeconds: writePath ?? null,
+      ...readings,
       fittedOn: today,
       rates: refitted.rates,
       sizes: refitted.sizes,
@@ -135,6 +138,10 @@ function main(): number {
     };
     const again = new Map(here ? eta.check(root, probes, [here]).map((c) => [c.run, c]) : []);
     console.log(`\n${entry.slug}`);
+    if (refitted)
+      console.log(
+        `  the refit's machine readings: CPU ${readings.cpuProbeSeconds.toFixed(3)} s, write path ${readings.writeProbeSeconds === null ? "none" : `${readings.writeProbeSeconds.toFixed(3)} s`} (${recorded ? "the median its fitted runs recorded" : "read now: its runs recorded none"})`,
+      );
     if (current.length)
       console.log(
         textTable(
@@ -165,12 +172,15 @@ function main(): number {
       rounded(refitted.rates),
       {
         cpuModel: model,
-        cpuProbeSeconds: round(cpu),
-        writeProbeSeconds: writePath === undefined ? null : round(writePath),
+        cpuProbeSeconds: round(readings.cpuProbeSeconds),
+        writeProbeSeconds: readings.writeProbeSeconds === null ? null : round(readings.writeProbeSeconds),
       },
       today,
       refitted.sizes,
-      constantsKept(file),
+      {
+        ...constantsKept(file),
+        ...Object.fromEntries(Object.entries(eta.constants(fitFrom ?? root)).map(([k, v]) => [k, round(v)])),
+      },
     );
     fs.writeFileSync(file, `${JSON.stringify(content, null, 2)}\n`);
     console.log(`  written: ${path.relative(process.cwd(), file)}`);

@@ -20,6 +20,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { linearRegression, mean, median } from "simple-statistics";
 import { resultsRoot } from "../results/run-store";
+import { readTimeAccount } from "../results/time-account";
 import { embeddedBaseDir } from "../targets/embedded/data-dir";
 import { durationText } from "../stats/format";
 
@@ -127,6 +128,8 @@ export interface EtaModel<P> {
    * A function: the files are read and checked when an ETA first needs them.
    */
   readonly references?: ReferenceSet;
+  /** The model's named reference constants as this machine's stored runs give them (`eta:reference --write`). */
+  constants?(stored: StoredRuns): Record<string, number>;
 }
 
 /** A notebook's reference files: the folder they are in (where `eta:reference --write` writes) and their content. */
@@ -300,6 +303,8 @@ export interface Estimate {
   readonly calibration: Calibration;
   /** The run's one-off setup, counted in `seconds` and `maxSeconds` while a trial is left. */
   readonly setup?: SetupEstimate;
+  /** A notebook's wall outside its trials (kernel, servers, summaries, charts), where counted (withOutside). */
+  readonly outside?: SetupEstimate;
 }
 
 /** The plan's remaining trials (keys not in `done`) times the calibration's per-trial time. */
@@ -336,7 +341,8 @@ export function etaText(e: Estimate, runId?: string): string {
   const resume = runId ? `; resumable with npm run reproduce -- --resume ${runId}` : "";
   if (e.remaining === 0) return `nothing left to run here (${e.planned} of ${e.planned} trials done)`;
   const setup = e.setup ? ` and ${e.setup.text}` : "";
-  return `${formatDuration(e.seconds)} here${max}${bound}; ${trials}, per-trial time from ${e.calibration.source}${growthText(e.calibration)}${setup}${resume}`;
+  const outside = e.outside ? `; ${e.outside.text}` : "";
+  return `${formatDuration(e.seconds)} here${max}${bound}; ${trials}, per-trial time from ${e.calibration.source}${growthText(e.calibration)}${setup}${outside}${resume}`;
 }
 
 const sizeText = (n: number) =>
@@ -900,6 +906,29 @@ export function scaledRates(r: ReferenceRates, cpuFactor: number, writeFactor: n
 }
 
 /**
+ * The probe readings the stored runs of `notebook` under `root` recorded before their servers started
+ * (metadata.probes), the median of each; undefined where none recorded them.
+ */
+export function storedProbeReadings(notebook: string, root: string): ProbeReadings | undefined {
+  const cpu: number[] = [];
+  const write: number[] = [];
+  for (const { dir } of storedRuns({ root, notebook })) {
+    let probes: unknown;
+    try {
+      probes = (JSON.parse(fs.readFileSync(path.join(dir, "metadata.json"), "utf8")) as { probes?: unknown }).probes;
+    } catch {
+      continue; // a run without readable metadata recorded no probes
+    }
+    if (!isObject(probes)) continue;
+    if (typeof probes.cpuProbeSeconds === "number" && probes.cpuProbeSeconds > 0) cpu.push(probes.cpuProbeSeconds);
+    if (typeof probes.writeProbeSeconds === "number" && probes.writeProbeSeconds > 0)
+      write.push(probes.writeProbeSeconds);
+  }
+  if (!cpu.length) return undefined;
+  return { cpuProbeSeconds: median(cpu), writeProbeSeconds: write.length ? median(write) : null };
+}
+
+/**
  * A notebook's reference rates from the stored runs under `root`, as fitted (the machine's readings
  * go beside them in the file: `npm run eta:reference -- --write`). Undefined without a stored trial.
  */
@@ -936,6 +965,58 @@ export function estimateRun<P>(
   const setup = e.remaining > 0 && !setupDone ? model.setup?.(params, stored) : undefined;
   if (!setup) return e;
   return { ...e, seconds: e.seconds + setup.seconds, maxSeconds: e.maxSeconds + setup.seconds, setup };
+}
+
+/** The name of a reference's constant: a notebook's wall outside its trials (OutsideTrials). */
+export const OUTSIDE_CONSTANT = "outsideTrialsSeconds";
+
+/**
+ * A notebook run's wall outside its trials' records, from a run's time account (time.json, written
+ * by `npm run reproduce`): its kernel start, the time before the first trial (servers, template,
+ * calibration; left out for a model that counts its setup itself: 03's load), between trials and
+ * after the last (summaries, claims, charts). Undefined for a run without an account.
+ */
+export function outsideTrialsOf(dir: string, modelCountsSetup: boolean): number | undefined {
+  const a = readTimeAccount(dir);
+  if (!a || !a.trials) return undefined;
+  const r = a.rest;
+  return r.kernelStart + (modelCountsSetup ? 0 : r.beforeTrials) + r.betweenTrials + r.afterTrials;
+}
+
+/**
+ * The wall outside the trials of a run of `notebook` here: the median over its stored runs with a
+ * time account, else the nearest reference's (its OUTSIDE_CONSTANT, scaled as write-bound);
+ * undefined where neither says.
+ */
+export function outsideTrials(
+  notebook: string,
+  model: Pick<EtaModel<never>, "references" | "setup">,
+  root: string = resultsRoot(),
+  probes: Probes = MACHINE_PROBES,
+): SetupEstimate | undefined {
+  const stored = storedRuns({ root, notebook })
+    .map(({ dir }) => outsideTrialsOf(dir, model.setup !== undefined))
+    .filter((x): x is number => x !== undefined);
+  const words = "kernel, servers, summaries and charts";
+  if (stored.length) {
+    const seconds = median(stored);
+    return {
+      seconds,
+      text: `${formatDuration(seconds)} outside the trials (${words}: ${stored.length} stored run(s) here)`,
+    };
+  }
+  const reference = referenceConstant(model.references?.all() ?? [], OUTSIDE_CONSTANT, probes);
+  if (!reference) return undefined;
+  return {
+    seconds: reference.seconds,
+    text: `${formatDuration(reference.seconds)} outside the trials (${words}: ${reference.text})`,
+  };
+}
+
+/** An estimate with the wall outside its trials counted, while a trial is left. */
+export function withOutside(e: Estimate, outside: SetupEstimate | undefined): Estimate {
+  if (!outside || e.remaining === 0) return e;
+  return { ...e, seconds: e.seconds + outside.seconds, maxSeconds: e.maxSeconds + outside.seconds, outside };
 }
 
 /** One stored run, its trials' measured seconds beside what the probes' calibration says of them. */

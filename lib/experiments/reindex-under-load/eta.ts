@@ -68,6 +68,10 @@ export const estimate: EtaModel<ReindexUnderLoadParams> = {
     }));
   },
   size: (_c, p) => finiteOrNaN(p.scale),
+  constants(stored): Record<string, number> {
+    const perScale = storedRebuildPerScale(stored);
+    return perScale === undefined ? {} : { [REBUILD_CONSTANT]: perScale };
+  },
   // Without stored runs: the rates fitted on reference machines (eta-reference*.json here).
   references: REFERENCES,
 };
