@@ -390,9 +390,11 @@ export function cpuProbeSeconds(): number {
  * The write-path probe's fixed work, what the trials wait on rather than the CPU: small appends each
  * made durable (a commit's WAL flush), then a bulk append made durable (a load's, a checkpoint's).
  */
-const WRITE_PROBE_COMMITS = 32;
+const WRITE_PROBE_COMMITS = 64;
 const WRITE_PROBE_COMMIT_BYTES = 8192;
-const WRITE_PROBE_BULK_MIB = 8;
+const WRITE_PROBE_BULK_MIB = 16;
+/** The fastest of up to this many rounds: other work's writes delay single rounds. */
+const WRITE_PROBE_ROUNDS = 5;
 /** No round starts after this much probing: a slow disk gets one round, the probe stays within a second or two. */
 const WRITE_PROBE_BUDGET_MS = 1000;
 
@@ -400,7 +402,7 @@ let writeProbed: number | null | undefined;
 
 /**
  * Seconds for the write-path probe's work in the data directory the servers will use
- * (DBLAB_DATA_DIR, or its default), the fastest of up to 3 rounds; undefined where it cannot write
+ * (DBLAB_DATA_DIR, or its default), the fastest of up to WRITE_PROBE_ROUNDS; undefined where it cannot write
  * there (the ETA then scales by the CPU probe alone, and says so). Measured once per process.
  */
 export function writeProbeSeconds(): number | undefined {
@@ -426,7 +428,7 @@ export function writeProbeIn(dir: string): number | undefined {
     const bulk = Buffer.alloc(1 << 20, 7);
     const began = Date.now();
     let best = Infinity;
-    for (let round = 0; round < 3 && Date.now() - began < WRITE_PROBE_BUDGET_MS; round++) {
+    for (let round = 0; round < WRITE_PROBE_ROUNDS && Date.now() - began < WRITE_PROBE_BUDGET_MS; round++) {
       fs.ftruncateSync(fd, 0);
       const started = process.hrtime.bigint();
       let at = 0;
