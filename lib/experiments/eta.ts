@@ -696,11 +696,15 @@ export function referenceConstant(
   references: readonly MachineReference[],
   name: string,
   probes: Probes = MACHINE_PROBES,
-): { readonly seconds: number; readonly text: string } | undefined {
+): { readonly seconds: number; readonly text: string; readonly file: string } | undefined {
   const chosen = chooseReference(references, probes, (r) => r.constants[name] !== undefined);
   const value = chosen?.reference.constants[name];
   if (!chosen || value === undefined) return undefined;
-  return { seconds: value * writeBoundFactor(chosen), text: referenceText(chosen, "reference") };
+  return {
+    seconds: value * writeBoundFactor(chosen),
+    text: referenceText(chosen, "reference"),
+    file: path.basename(chosen.reference.file),
+  };
 }
 
 /** Each stored run of `stored.notebook`: its folder and params (a run without readable params is skipped). */
@@ -1011,7 +1015,7 @@ export function outsideTrials(
   if (!reference) return undefined;
   return {
     seconds: reference.seconds,
-    text: `${formatDuration(reference.seconds)} outside the trials (${words}: ${reference.text})`,
+    text: `${formatDuration(reference.seconds)} outside the trials (${words}: ${reference.file}'s, scaled as its rates)`,
   };
 }
 
