@@ -12,11 +12,13 @@ import path from "node:path";
 import {
   chooseReference,
   EtaReferenceError,
+  outsideTrials,
   parseReference,
   probeCalibration,
   referenceConstant,
   referenceFileContent,
   referencesIn,
+  storedProbeReadings,
   writeProbeIn,
   type MachineReference,
   type Probes,
@@ -201,5 +203,48 @@ test("the write-path probe reads a time where it can write and leaves nothing; n
     assert.equal(writeProbeIn(path.join(dir, "missing")), undefined);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a refit takes the machine's readings its runs recorded, and the wall outside the trials their accounts give", () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "eta-stored-"));
+  try {
+    const run = (name: string, probes: unknown, outside?: number) => {
+      const dir = path.join(root, `R${name}_07-fillfactor-hot_${name}`);
+      fs.mkdirSync(dir);
+      fs.writeFileSync(path.join(dir, "params.json"), "{}");
+      fs.writeFileSync(path.join(dir, "metadata.json"), JSON.stringify({ probes }));
+      if (outside !== undefined)
+        fs.writeFileSync(
+          path.join(dir, "time.json"),
+          JSON.stringify({
+            wallSeconds: 60,
+            measuredShare: 0.5,
+            trials: 3,
+            rest: { kernelStart: 2, beforeTrials: outside - 4, trialSetup: 9, betweenTrials: 1, afterTrials: 1 },
+          }),
+        );
+    };
+    assert.equal(storedProbeReadings("07-fillfactor-hot", root), undefined);
+    run("a", { cpuProbeSeconds: 0.04, writeProbeSeconds: 0.02 }, 10);
+    run("b", { cpuProbeSeconds: 0.06, writeProbeSeconds: null }, 20);
+    run("c", "not probes", 30);
+    assert.deepEqual(storedProbeReadings("07-fillfactor-hot", root), {
+      cpuProbeSeconds: 0.05,
+      writeProbeSeconds: 0.02,
+    });
+    const model = { references: set(reference({ constants: { outsideTrialsSeconds: 99 } })) };
+    const stored = outsideTrials("07-fillfactor-hot", model, root, probes(0.04, 0.01));
+    assert.equal(stored?.seconds, 20);
+    assert.match(
+      stored?.text ?? "",
+      /outside the trials \(kernel, servers, summaries and charts: 3 stored run\(s\) here\)/,
+    );
+    // None stored: the reference's, scaled as write-bound (0.02 ÷ 0.01 here).
+    const none = outsideTrials("07-fillfactor-hot", model, path.join(root, "none"), probes(0.04, 0.02));
+    assert.equal(none?.seconds, 198);
+    assert.match(none?.text ?? "", /eta-reference\.a\.json's, scaled as its rates/);
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
   }
 });
