@@ -1,55 +1,71 @@
 /**
- * `npm run eta:reference [-- --notebook 02]`: how each notebook's no-stored-runs ETA (its model's
- * `reference` rates times this machine's CPU probe) reads the runs stored here, and the rates those
- * runs give when refitted (the literal a model's `reference` takes). A machine's first `full` run
- * has nothing stored to fit: the reference is what its ETA rests on, so it is refitted from runs
- * that span the sizes users ask for (smoke and full), and checked against them here.
+ * `npm run eta:reference [-- --notebook 02] [--write]`: how each notebook's no-stored-runs ETA (the
+ * nearest of its reference files' rates, scaled by this machine's CPU and write-path probes) reads
+ * the runs stored here, and the rates those runs give when refitted. `--write` writes them, with this
+ * machine's CPU model, probe readings and the day, as the notebook's reference file for this machine
+ * kind (eta-reference.<machine>.json beside its eta.ts). A machine's first `full` run has nothing
+ * stored to fit: the references are what its ETA rests on, so they are refitted from runs that span
+ * the sizes users ask for (smoke and full), on more than one machine kind, and checked here.
  */
 import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { EXPERIMENTS } from "../lib/experiments/registry";
-import { cpuProbeSeconds, REFERENCE_PROBE_SECONDS, type ReferenceRates } from "../lib/experiments/eta";
+import {
+  cpuProbeSeconds,
+  referenceFileContent,
+  storedProbeReadings,
+  writeProbeSeconds,
+  type MachineReference,
+  type Probes,
+  type ReferenceRates,
+} from "../lib/experiments/eta";
 import { resultsRoot } from "../lib/results/run-store";
 import { durationText } from "../lib/stats/format";
 import { textTable } from "../lib/compare/format";
 import { has, lastValue, noPositionals, readCommandArgs, refuse, UsageError } from "./cli-args";
 
-const USAGE = `Usage: npm run eta:reference -- [--notebook NN] [--fit-from DIR]
+const USAGE = `Usage: npm run eta:reference -- [--notebook NN] [--fit-from DIR] [--write [--machine NAME]]
 
 For each notebook with runs in data/results (or DBLAB_RESULTS_DIR): each stored run's trials, their
-measured seconds beside the no-stored-runs ETA (the model's reference rates × this machine's CPU
-probe) under the current reference and under the one refitted from stored runs, and that refitted
-reference as the literal the notebook's eta.ts takes. No server starts.
+measured seconds beside the no-stored-runs ETA (the nearest reference file's rates × this machine's
+CPU and write-path probes) under the current references and under the one refitted from stored
+runs. No server starts.
 
 Options:
   --notebook NN     only that notebook (e.g. 02)
   --fit-from DIR    refit from the runs in DIR instead (a folder of run folders, e.g. links to the
                     full runs only), to read the others out of sample
+  --write           write each refitted reference, with this machine's CPU model, probe readings and
+                    today's date, to lib/experiments/<notebook>/eta-reference.<machine>.json (a
+                    reference of another machine kind is kept beside it)
+  --machine NAME    the <machine> part of that file's name (default: from the CPU model, e.g. amd-epyc)
+  --out DIR         write the files into DIR instead of the notebooks' folders (to review them first)
   --help            show this help`;
 
 const OPTIONS = {
   help: { type: "boolean", short: "h" },
   notebook: { type: "string" },
   "fit-from": { type: "string" },
+  write: { type: "boolean" },
+  machine: { type: "string" },
+  out: { type: "string" },
 } as const;
 
-/** A number as a short literal: 2 significant digits, exponent form below 1e-3. */
-export function literalNumber(n: number): string {
-  if (n === 0) return "0";
-  const p = Number(n.toPrecision(2));
-  return Math.abs(p) < 1e-3 ? p.toExponential() : String(p);
+/** This machine's CPU model, as reference files name it: "AMD EPYC, 2 cores". */
+export function cpuModel(): string {
+  const cpus = os.cpus();
+  return `${(cpus[0]?.model ?? "unknown CPU").trim()}, ${cpus.length} cores`;
 }
 
-/** The `reference: {…}` literal of a model's eta.ts. */
-export function referenceLiteral(r: ReferenceRates): string {
-  const kinds = r.kinds
-    ? `, kinds: { ${Object.entries(r.kinds)
-        .map(
-          ([k, g]) =>
-            `${JSON.stringify(k)}: { size: ${g.size}, seconds: ${literalNumber(g.seconds)}, exponent: ${literalNumber(g.exponent)}, untimedSeconds: ${literalNumber(g.untimedSeconds)} }`,
-        )
-        .join(", ")} }`
-    : "";
-  return `reference: { timedPerSizeSeconds: ${literalNumber(r.timedPerSizeSeconds)}, overheadSeconds: ${literalNumber(r.overheadSeconds)}, untimedPerSizeSeconds: ${literalNumber(r.untimedPerSizeSeconds)}, constantSetup: ${r.constantSetup}${kinds} }`;
+/** The file-name part for a CPU model: its first two words, lower case ("amd-epyc", "intel-r-xeon"). */
+export function machineLabel(model: string): string {
+  const words =
+    model
+      .toLowerCase()
+      .split(",")[0]
+      ?.match(/[a-z0-9]+/g) ?? [];
+  return words.slice(0, 2).join("-") || "machine";
 }
 
 const ratio = (estimated: number, measured: number) =>
@@ -58,6 +74,9 @@ const ratio = (estimated: number, measured: number) =>
 function main(): number {
   let notebook: string | undefined;
   let fitFrom: string | undefined;
+  let write = false;
+  let label: string | undefined;
+  let out: string | undefined;
   try {
     const parsed = readCommandArgs(process.argv.slice(2), OPTIONS);
     noPositionals(parsed);
@@ -72,32 +91,61 @@ function main(): number {
     fitFrom = lastValue(parsed, "fit-from");
     if (fitFrom !== undefined && !fs.statSync(fitFrom, { throwIfNoEntry: false })?.isDirectory())
       throw new UsageError(`--fit-from needs a folder of stored runs, got "${fitFrom}"`);
+    write = has(parsed, "write");
+    label = lastValue(parsed, "machine");
+    if (label !== undefined && !/^[a-z0-9-]+$/.test(label))
+      throw new UsageError(`--machine needs a name of lower-case letters, digits and dashes, got "${label}"`);
+    out = lastValue(parsed, "out");
+    if ((label !== undefined || out !== undefined) && !write)
+      throw new UsageError("--machine and --out say where --write writes: give --write");
+    if (out !== undefined && !fs.statSync(out, { throwIfNoEntry: false })?.isDirectory())
+      throw new UsageError(`--out needs an existing folder, got "${out}"`);
   } catch (e) {
     if (e instanceof UsageError) return refuse("eta:reference", e);
     throw e;
   }
   const root = resultsRoot();
-  const probe = cpuProbeSeconds();
+  const cpu = cpuProbeSeconds();
+  const writePath = writeProbeSeconds();
+  const probes: Probes = { cpu: () => cpu, write: () => writePath };
+  const model = cpuModel();
   console.log(
-    `CPU probe here ${probe.toFixed(3)} s, ${(probe / REFERENCE_PROBE_SECONDS).toFixed(2)}× the reference machine's; runs in ${root}` +
+    `${model}: CPU probe here ${cpu.toFixed(3)} s, write-path probe ${writePath === undefined ? "not readable (no data directory to write in)" : `${writePath.toFixed(3)} s`}; runs in ${root}` +
       (fitFrom !== undefined ? `, refitted from ${fitFrom}` : ""),
   );
+  const today = new Date().toISOString().slice(0, 10);
   for (const entry of EXPERIMENTS) {
     if (notebook !== undefined && entry.id !== notebook) continue;
     const eta = entry.etaReference;
     if (!eta) continue;
-    const refitted = eta.fit(fitFrom ?? root, probe);
-    const current = eta.check(root, () => probe);
+    const refitted = eta.fit(fitFrom ?? root);
+    const current = eta.check(root, probes);
     if (!refitted && !current.length) {
       console.log(`\n${entry.slug}: no stored trial here`);
       continue;
     }
-    const again = new Map(refitted ? eta.check(root, () => probe, refitted).map((c) => [c.run, c]) : []);
+    // The machine's readings as its runs recorded them before their servers started, else now's.
+    const recorded = storedProbeReadings(entry.slug, fitFrom ?? root);
+    const readings = recorded ?? { cpuProbeSeconds: cpu, writeProbeSeconds: writePath ?? null };
+    const here: MachineReference | undefined = refitted && {
+      file: "(refitted here)",
+      cpuModel: model,
+      ...readings,
+      fittedOn: today,
+      rates: refitted.rates,
+      sizes: refitted.sizes,
+      constants: {},
+    };
+    const again = new Map(here ? eta.check(root, probes, [here]).map((c) => [c.run, c]) : []);
     console.log(`\n${entry.slug}`);
+    if (refitted)
+      console.log(
+        `  the refit's machine readings: CPU ${readings.cpuProbeSeconds.toFixed(3)} s, write path ${readings.writeProbeSeconds === null ? "none" : `${readings.writeProbeSeconds.toFixed(3)} s`} (${recorded ? "the median its fitted runs recorded" : "read now: its runs recorded none"})`,
+      );
     if (current.length)
       console.log(
         textTable(
-          ["run", "trials", "measured", "current reference", "refitted"],
+          ["run", "trials", "measured", "current references", "refitted"],
           current.map((c) => {
             const other = again.get(c.run);
             return [
@@ -110,9 +158,74 @@ function main(): number {
           }),
         ),
       );
-    console.log(refitted ? `  ${referenceLiteral(refitted)}` : "  no stored trial to refit from");
+    if (!refitted) {
+      console.log("  no stored trial to refit from");
+      continue;
+    }
+    if (!write || !eta.references) {
+      console.log(`  refitted: ${JSON.stringify(rounded(refitted.rates))}`);
+      continue;
+    }
+    const name = `eta-reference.${label ?? machineLabel(model)}.json`;
+    const file = path.join(out ?? eta.references.dir, out !== undefined ? `${entry.slug}.${name}` : name);
+    const content = referenceFileContent(
+      rounded(refitted.rates),
+      {
+        cpuModel: model,
+        cpuProbeSeconds: round(readings.cpuProbeSeconds),
+        writeProbeSeconds: readings.writeProbeSeconds === null ? null : round(readings.writeProbeSeconds),
+      },
+      today,
+      refitted.sizes,
+      {
+        ...constantsKept(file),
+        ...Object.fromEntries(Object.entries(eta.constants(fitFrom ?? root)).map(([k, v]) => [k, round(v)])),
+      },
+    );
+    fs.writeFileSync(file, `${JSON.stringify(content, null, 2)}\n`);
+    console.log(`  written: ${path.relative(process.cwd(), file)}`);
   }
   return 0;
+}
+
+/** A number to 2 significant digits: a reference is a fit, its last digits noise. */
+export const round = (n: number): number => (n === 0 ? 0 : Number(n.toPrecision(2)));
+
+/** The rates with every number rounded (round). */
+export function rounded(r: ReferenceRates): ReferenceRates {
+  const kinds = r.kinds
+    ? Object.fromEntries(
+        Object.entries(r.kinds).map(([k, g]) => [
+          k,
+          {
+            size: g.size,
+            seconds: round(g.seconds),
+            exponent: round(g.exponent),
+            untimedSeconds: round(g.untimedSeconds),
+          },
+        ]),
+      )
+    : undefined;
+  return {
+    timedPerSizeSeconds: round(r.timedPerSizeSeconds),
+    overheadSeconds: round(r.overheadSeconds),
+    untimedPerSizeSeconds: round(r.untimedPerSizeSeconds),
+    constantSetup: r.constantSetup,
+    ...(kinds ? { kinds } : {}),
+  };
+}
+
+/**
+ * The named constants (03's load, 04's rebuild rate) of the file being replaced: they come from a
+ * notebook's own records of a run, not from the trials this fit reads, and are kept.
+ */
+function constantsKept(file: string): Record<string, number> {
+  try {
+    const old = JSON.parse(fs.readFileSync(file, "utf8")) as { constants?: Record<string, number> };
+    return old.constants ?? {};
+  } catch {
+    return {};
+  }
 }
 
 if (require.main === module) process.exitCode = main();

@@ -24,7 +24,7 @@ import { projectRoot } from "../lib/jupyter/kernel-spec";
 import { findExperiment, EXPERIMENTS } from "../lib/experiments/registry";
 import type { RegisteredExperiment } from "../lib/experiments/contract";
 import { checkProfile, PROFILES, type ProfileName } from "../lib/params/profiles";
-import { etaText } from "../lib/experiments/eta";
+import { etaText, withOutside } from "../lib/experiments/eta";
 import { durationText } from "../lib/stats/format";
 import { planText } from "../lib/stats/claims";
 import { checkDiskNeed, DiskSpaceError, type DiskNeed } from "../lib/targets/disk-need";
@@ -36,6 +36,7 @@ import { readRun, type StoredRun } from "../lib/results/stored-runs";
 import { readCommandArgs, UsageError, valueOf } from "./cli-args";
 import { helpText, notebookParameters } from "./parameters";
 import { writeRunIndex } from "./report-index";
+import { accountCells, accountTime, restText, writeTimeAccount, type TimeAccount } from "../lib/results/time-account";
 import { noteLines, RESUME_ENV, resolveResume, resumeLine, resumeOutcome, runOf, type ResumePlan } from "./resume";
 
 export { UsageError };
@@ -199,11 +200,13 @@ interface Planned {
  * so that a reader of a `full` run can stop before the hours pass; a notebook without an ETA model
  * (00: it reads runs, nothing to time) is left out.
  */
-export function etaLines(planned: readonly Planned[]): string[] {
+export function etaLines(planned: readonly Planned[], etas?: Map<string, number>): string[] {
   const lines: string[] = [];
   for (const p of planned) {
-    const estimate = p.entry.estimate?.(p.profile, p.overrides, p.resume?.finishedBefore);
+    const trials = p.entry.estimate?.(p.profile, p.overrides, p.resume?.finishedBefore);
+    const estimate = trials && withOutside(trials, p.entry.outsideTrials?.());
     if (estimate) lines.push(`ETA ${p.name}: ${etaText(estimate, p.resume?.runId ?? "<run-id>")}`);
+    if (estimate) etas?.set(p.name, estimate.seconds);
     const prospect = p.entry.prospect?.(p.profile, p.overrides);
     if (prospect) lines.push(`    ${p.name}: ${planText(prospect)}`);
   }
@@ -343,6 +346,8 @@ interface RunRecord {
   skipped?: string;
   /** For a notebook that did not finish: what its stored run kept and the command that resumes it. */
   resumeWith?: string;
+  /** Where its wall time went, and its ETA ÷ wall (written to its run's time.json). */
+  time?: TimeAccount;
 }
 
 /** The resume line of a notebook's stored run (the resumed one, or the one this run made). */
@@ -396,6 +401,8 @@ export interface TurnaroundRecord {
     status: string;
     seconds: number | null;
     kernelStartSeconds: number | null;
+    /** Where its wall went and its ETA ÷ wall; absent when it did not run. */
+    time?: TimeAccount;
     /** Why it did not finish; absent when it did. */
     problem?: string;
   }[];
@@ -417,6 +424,7 @@ function writeTurnaround(file: string, records: RunRecord[], meta: RunMeta): voi
       status: statusOf(r),
       seconds: r.result ? r.result.durationMs / 1000 : null,
       kernelStartSeconds: r.result?.kernelStartMs != null ? r.result.kernelStartMs / 1000 : null,
+      ...(r.time ? { time: r.time } : {}),
       ...(problemOf(r) ? { problem: problemOf(r) } : {}),
     })),
   };
@@ -435,28 +443,54 @@ function copyLatest(res: ExecuteResult, reportsDir: string): void {
 }
 
 /**
- * The closing table: each notebook's time, their sum, and the whole command's wall time (kernel
- * starts, exports and the index included). The README's times are these lines, as measured.
+ * The closing table: each notebook's time, the ETA printed before it ÷ that time, the share of it its
+ * trials' timed seconds are, their sum, and the whole command's wall time (kernel starts, exports and
+ * the index included); under it, where each notebook's unmeasured time went. The README's times are
+ * these lines, as measured.
  */
 function printSummary(records: RunRecord[], startedMs: number): void {
   const notebookMs = records.reduce((sum, r) => sum + (r.result?.durationMs ?? 0), 0);
+  const timed = records.reduce((sum, r) => sum + (r.time?.timedSeconds ?? 0), 0);
   const table = [
     ...records.map((r) => ({
       notebook: r.planned.name,
       status: statusOf(r),
       duration: r.result ? spent(r.result.durationMs) : "—",
+      ...accountCells(r.time),
     })),
-    { notebook: "total, notebooks", status: "", duration: spent(notebookMs) },
-    { notebook: "total, the command", status: "", duration: spent(Date.now() - startedMs) },
+    {
+      notebook: "total, notebooks",
+      status: "",
+      duration: spent(notebookMs),
+      eta: "",
+      measured:
+        notebookMs > 0 && records.some((r) => r.time) ? `${Math.round((100 * timed) / (notebookMs / 1000))} %` : "",
+    },
+    { notebook: "total, the command", status: "", duration: spent(Date.now() - startedMs), eta: "", measured: "" },
   ];
-  const cols = ["notebook", "status", "duration"] as const;
+  const cols = ["notebook", "status", "duration", "eta", "measured"] as const;
+  const head = {
+    notebook: "notebook",
+    status: "status",
+    duration: "duration",
+    eta: "ETA ÷ wall",
+    measured: "measured",
+  };
   const width = Object.fromEntries(
-    cols.map((c) => [c, Math.max(c.length, ...table.map((t) => t[c].length))]),
+    cols.map((c) => [c, Math.max(head[c].length, ...table.map((t) => t[c].length))]),
   ) as Record<(typeof cols)[number], number>;
-  const line = (t: Record<(typeof cols)[number], string>): string => cols.map((c) => t[c].padEnd(width[c])).join("  ");
-  console.log("\n" + line({ notebook: "notebook", status: "status", duration: "duration" }));
+  const line = (t: Record<(typeof cols)[number], string>): string =>
+    cols
+      .map((c) => t[c].padEnd(width[c]))
+      .join("  ")
+      .trimEnd();
+  console.log("\n" + line(head));
   console.log(cols.map((c) => "-".repeat(width[c])).join("  "));
   for (const t of table) console.log(line(t));
+  const accounted = records.filter((r) => r.time);
+  if (!accounted.length) return;
+  console.log("\nmeasured: the trials' timed seconds ÷ the notebook's wall; the rest of each wall:");
+  for (const r of accounted) if (r.time) console.log(`  ${r.planned.name}: ${restText(r.time)}`);
 }
 
 /**
@@ -491,6 +525,8 @@ export function readProgress(file: string): string {
 
 async function main(): Promise<number> {
   const commandStarted = Date.now();
+  /** Each notebook's ETA in seconds, as printed before it ran (for the closing table's ETA ÷ wall). */
+  const etas = new Map<string, number>();
   const root = projectRoot();
   let opts: Options;
   let planned: Planned[];
@@ -510,7 +546,7 @@ async function main(): Promise<number> {
       return 0;
     }
     planned = plan(opts, root);
-    for (const line of etaLines(planned)) console.log(line);
+    for (const line of etaLines(planned, etas)) console.log(line);
     // Before any kernel or server starts: the largest notebook's data must fit the embedded data
     // directory (notebooks run one at a time, each removing its server's directory at its end).
     checkDisk(planned);
@@ -608,6 +644,7 @@ async function main(): Promise<number> {
       }
     }, 1000);
     current = new AbortController();
+    const notebookStarted = Date.now();
     try {
       record.result = await executeNotebook({
         notebook: path.join(root, entry.file),
@@ -648,7 +685,22 @@ async function main(): Promise<number> {
     if (res) copyLatest(res, reportsDir);
     if (resume) for (const line of resumeOutcome(resume).lines) console.log(line);
     record.resumeWith = resumeHintOf(resultsDir, runId, record.planned);
-    for (const line of noteLines(runFor(resultsDir, runId, record.planned))) console.log(`[${name}]${line}`);
+    const stored = runFor(resultsDir, runId, record.planned);
+    for (const line of noteLines(stored)) console.log(`[${name}]${line}`);
+    if (res && stored && stored.state !== "removed") {
+      record.time = accountTime(
+        stored.trials as unknown as Record<string, unknown>[],
+        notebookStarted,
+        res.durationMs / 1000,
+        res.kernelStartMs === null ? null : res.kernelStartMs / 1000,
+        etas.get(name) ?? null,
+      );
+      try {
+        writeTimeAccount(stored.directory, record.time);
+      } catch (e) {
+        console.error(`[${name}] its time account was not written: ${(e as Error).message}`);
+      }
+    }
     if (res && res.status !== "ok") {
       const why = res.failure ? describeFailure(res.failure) : res.message;
       console.error(`✗ ${name} ${res.status}: ${why}`);

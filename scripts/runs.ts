@@ -4,6 +4,7 @@
  * half-written run directory is listed as such.
  */
 import { listRuns, type StoredRun } from "../lib/results/stored-runs";
+import { accountCells } from "../lib/results/time-account";
 import { textTable } from "../lib/compare/format";
 import { resultsRoot } from "../lib/results/run-store";
 import { has, lastValue, noPositionals, readCommandArgs, refuse, UsageError } from "./cli-args";
@@ -23,6 +24,8 @@ function row(r: StoredRun): string[] {
     l.commit ?? "?",
     l.startedAt ?? "?",
     `${l.trials.ok} / ${l.trials.failed}`,
+    accountCells(r.time).eta,
+    accountCells(r.time).measured,
     verdicts,
     l.state === "finished" ? "finished" : `${l.state}: ${l.stateWhy}`,
   ];
@@ -76,6 +79,10 @@ export interface RunListing {
   readonly state: string;
   readonly stateWhy: string;
   readonly problems: readonly string[];
+  /** The ETA printed before the run ÷ its wall; null: not recorded (a run not made by reproduce) or no ETA. */
+  readonly etaRatio: number | null;
+  /** Its trials' timed seconds ÷ its wall; null: not recorded. */
+  readonly measuredShare: number | null;
 }
 
 export function listing(r: StoredRun): RunListing {
@@ -97,6 +104,8 @@ export function listing(r: StoredRun): RunListing {
     state: r.state,
     stateWhy: r.stateWhy,
     problems: r.problems,
+    etaRatio: r.time?.etaRatio ?? null,
+    measuredShare: r.time?.measuredShare ?? null,
   };
 }
 
@@ -122,7 +131,19 @@ function main(): number {
     console.log(`no runs${notebook ? ` of notebook ${notebook}` : ""} in ${resultsRoot()}`);
     return 0;
   }
-  const head = ["run", "notebook", "profile", "target", "commit", "started", "trials ok / failed", "verdicts", "state"];
+  const head = [
+    "run",
+    "notebook",
+    "profile",
+    "target",
+    "commit",
+    "started",
+    "trials ok / failed",
+    "ETA ÷ wall",
+    "measured",
+    "verdicts",
+    "state",
+  ];
   console.log(textTable(head, runs.map(row), ""));
   return 0;
 }

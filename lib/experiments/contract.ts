@@ -12,6 +12,7 @@
  * these objects (lib/experiments/registry.ts). Typing an experiment object as `Experiment<…>` makes
  * the compiler, not a reviewer, check that nothing is missing.
  */
+import { median } from "simple-statistics";
 import type { ProfileName } from "../params/profiles";
 import type { RunMetadata } from "../results/metadata";
 import type { DiskNeed } from "../targets/disk-need";
@@ -20,12 +21,20 @@ import type { AnyClaimSet, ClaimSet } from "../stats/claim-engine";
 import type { RunControl } from "./session";
 import {
   estimateRun,
+  OUTSIDE_CONSTANT,
+  outsideTrials,
+  outsideTrialsOf,
+  storedRuns,
   probeCheck,
   referenceFromStored,
   type EtaModel,
   type Estimate,
+  type MachineReference,
   type ProbeCheck,
+  type Probes,
   type ReferenceRates,
+  type ReferenceSet,
+  type SetupEstimate,
 } from "./eta";
 import type { FaultCells } from "./faults";
 
@@ -102,12 +111,21 @@ export interface RegisteredExperiment {
     done?: ReadonlySet<string>,
   ) => Estimate | undefined;
   /**
+   * The wall of a run outside its trials (kernel, servers, summaries, charts) that `npm run
+   * reproduce` adds to its ETA line; undefined where neither a stored run nor a reference says.
+   */
+  readonly outsideTrials?: () => SetupEstimate | undefined;
+  /**
    * The ETA model's reference rates against this machine's stored runs under `root`
    * (`npm run eta:reference`): refitted from them, and how the current ones read them.
    */
   readonly etaReference?: {
-    fit(root: string, probeSeconds: number): ReferenceRates | undefined;
-    check(root: string, probe: () => number, reference?: ReferenceRates): ProbeCheck[];
+    fit(root: string): { readonly rates: ReferenceRates; readonly sizes: readonly number[] } | undefined;
+    check(root: string, probes: Probes, references?: readonly MachineReference[]): ProbeCheck[];
+    /** The named constants a reference file of this machine takes from the stored runs under `root`. */
+    constants(root: string): Record<string, number>;
+    /** The model's reference files: their folder and content (undefined: the model has none). */
+    readonly references?: ReferenceSet;
   };
   readonly faults?: FaultCells;
   /** Its declared claims, where it is on the claims engine: the engine's generated tests take every one. */
@@ -129,7 +147,13 @@ export function register<P extends object, R extends ExperimentRun, S>(e: Experi
         }
       : {}),
     disk: (profile, overrides) => e.disk?.(e.params(profile, overrides as Partial<P>)),
-    ...(e.estimate ? { estimate: estimateOf(e, e.estimate), etaReference: etaReferenceOf(e.slug, e.estimate) } : {}),
+    ...(e.estimate
+      ? {
+          estimate: estimateOf(e, e.estimate),
+          etaReference: etaReferenceOf(e.slug, e.estimate),
+          outsideTrials: () => (e.estimate ? outsideTrials(e.slug, e.estimate) : undefined),
+        }
+      : {}),
     ...(e.faults ? { faults: e.faults } : {}),
     ...(e.claimSet ? { claimSet: e.claimSet } : {}),
   };
@@ -144,7 +168,17 @@ function estimateOf<P extends object, R extends ExperimentRun, S>(
 
 function etaReferenceOf<P>(slug: string, model: EtaModel<P>): NonNullable<RegisteredExperiment["etaReference"]> {
   return {
-    fit: (root, probeSeconds) => referenceFromStored(slug, model, root, probeSeconds),
-    check: (root, probe, reference) => probeCheck(slug, model, root, probe, reference),
+    fit: (root) => referenceFromStored(slug, model, root),
+    check: (root, probes, references) => probeCheck(slug, model, root, probes, references),
+    constants: (root) => {
+      const outside = storedRuns({ root, notebook: slug })
+        .map(({ dir }) => outsideTrialsOf(dir, model.setup !== undefined))
+        .filter((x): x is number => x !== undefined);
+      return {
+        ...model.constants?.({ root, notebook: slug }),
+        ...(outside.length ? { [OUTSIDE_CONSTANT]: median(outside) } : {}),
+      };
+    },
+    ...(model.references ? { references: model.references } : {}),
   };
 }

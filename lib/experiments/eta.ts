@@ -8,20 +8,20 @@
  * machine), fitted as `a + b × size`, where size is what the work grows with (rows loaded, the data
  * scale, statements sent). With stored trials at two or more sizes both terms are fitted; at one size
  * only (a machine that has run just `smoke`) the untimed part is taken as constant, and the line says
- * the estimate is rough. A smoke run's 2,000-row
- * trial of 01 is ~0.45 s of table setup around 0.02 s of timed writes, so scaling it to 1M rows is
- * ~10× too long; a default run's 10k and 100k trials fix that.
+ * the estimate is rough.
  *
- * Without stored runs: this machine's speed by a fixed CPU micro-probe (SHA-256 over 64 MiB),
- * times rates fitted from the stored smoke runs of a 2-core Xeon (each model's `reference`), where
- * the same probe took `REFERENCE_PROBE_SECONDS`. CPU only: a disk with a slower fsync than the
- * reference's makes 02's and 05's trials longer than said.
+ * Without stored runs: a notebook's reference rates (eta-reference*.json beside its eta.ts, each
+ * fitted on one machine and holding that machine's probe readings), the one nearest this machine by
+ * its probes, scaled by two probes: a CPU probe for the per-trial overhead, a write-path probe (fsync'd
+ * writes in the data directory) for what grows with the data. docs/claims-and-regimes.md, "The ETA".
  */
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { linearRegression, mean, median } from "simple-statistics";
 import { resultsRoot } from "../results/run-store";
+import { readTimeAccount } from "../results/time-account";
+import { embeddedBaseDir } from "../targets/embedded/data-dir";
 import { durationText } from "../stats/format";
 
 /** One planned trial as the estimate sees it. */
@@ -123,10 +123,19 @@ export interface EtaModel<P> {
    */
   setup?(params: P, stored: StoredRuns): SetupEstimate | undefined;
   /**
-   * Rates for the no-stored-runs fallback, fitted on the reference machine (`REFERENCE_PROBE_SECONDS`)
-   * and scaled by this machine's CPU probe; without them, no ETA until a run is stored.
+   * The no-stored-runs fallback: rates fitted on reference machines, each with its probe readings
+   * (referencesIn: the notebook's eta-reference*.json); without any, no ETA until a run is stored.
+   * A function: the files are read and checked when an ETA first needs them.
    */
-  readonly reference?: ReferenceRates;
+  readonly references?: ReferenceSet;
+  /** The model's named reference constants as this machine's stored runs give them (`eta:reference --write`). */
+  constants?(stored: StoredRuns): Record<string, number>;
+}
+
+/** A notebook's reference files: the folder they are in (where `eta:reference --write` writes) and their content. */
+export interface ReferenceSet {
+  readonly dir: string;
+  all(): readonly MachineReference[];
 }
 
 /** A run's one-off setup: its seconds, and what they rest on, for the ETA line. */
@@ -294,6 +303,8 @@ export interface Estimate {
   readonly calibration: Calibration;
   /** The run's one-off setup, counted in `seconds` and `maxSeconds` while a trial is left. */
   readonly setup?: SetupEstimate;
+  /** A notebook's wall outside its trials (kernel, servers, summaries, charts), where counted (withOutside). */
+  readonly outside?: SetupEstimate;
 }
 
 /** The plan's remaining trials (keys not in `done`) times the calibration's per-trial time. */
@@ -320,7 +331,7 @@ export function etaText(e: Estimate, runId?: string): string {
   const bound = e.calibration.constantSetup
     ? " (rough: the stored trials' setup was seen at one size only and is taken as constant)"
     : e.calibration.untimedShape === "reference"
-      ? " (rough: the stored trials' setup was seen at one size only; it grows with the size as on the reference machine)"
+      ? " (rough: the trials it rests on were seen at one size only; it grows with the size as on the reference machine)"
       : "";
   const max =
     e.maxSeconds > e.seconds * 1.05
@@ -330,7 +341,8 @@ export function etaText(e: Estimate, runId?: string): string {
   const resume = runId ? `; resumable with npm run reproduce -- --resume ${runId}` : "";
   if (e.remaining === 0) return `nothing left to run here (${e.planned} of ${e.planned} trials done)`;
   const setup = e.setup ? ` and ${e.setup.text}` : "";
-  return `${formatDuration(e.seconds)} here${max}${bound}; ${trials}, per-trial time from ${e.calibration.source}${growthText(e.calibration)}${setup}${resume}`;
+  const outside = e.outside ? `; ${e.outside.text}` : "";
+  return `${formatDuration(e.seconds)} here${max}${bound}; ${trials}, per-trial time from ${e.calibration.source}${growthText(e.calibration)}${setup}${outside}${resume}`;
 }
 
 const sizeText = (n: number) =>
@@ -352,18 +364,12 @@ export function growthText(c: Calibration): string {
   return `; timed part ∝ size^k past the largest stored size (${each})`;
 }
 
-/**
- * The reference machine of the models' `reference` rates: the 2-core Xeon this lab was built on,
- * where the CPU probe took this long.
- */
-export const REFERENCE_PROBE_SECONDS = 0.05;
-
 let probed: number | undefined;
 
 /**
- * Seconds for SHA-256 over 64 MiB, the fastest of 3 (a fixed CPU workload: 0.04–0.08 s on the
- * reference machine, shared, 2 cores; single samples there ranged 0.04–0.2 s while other work ran,
- * the fastest of 3 stayed within 0.04–0.06 s). Measured once per process.
+ * Seconds for SHA-256 over 64 MiB, the fastest of 3: a fixed CPU workload (on a shared 2-core
+ * machine single samples vary several-fold while other work runs; the fastest of 3 much less).
+ * Measured once per process.
  */
 export function cpuProbeSeconds(): number {
   if (probed !== undefined) return probed;
@@ -378,6 +384,327 @@ export function cpuProbeSeconds(): number {
   }
   probed = best;
   return best;
+}
+
+/**
+ * The write-path probe's fixed work, what the trials wait on rather than the CPU: small appends each
+ * made durable (a commit's WAL flush), then a bulk append made durable (a load's, a checkpoint's).
+ */
+const WRITE_PROBE_COMMITS = 64;
+const WRITE_PROBE_COMMIT_BYTES = 8192;
+const WRITE_PROBE_BULK_MIB = 16;
+/** The fastest of up to this many rounds: other work's writes delay single rounds. */
+const WRITE_PROBE_ROUNDS = 5;
+/** No round starts after this much probing: a slow disk gets one round, the probe stays within a second or two. */
+const WRITE_PROBE_BUDGET_MS = 1000;
+
+let writeProbed: number | null | undefined;
+
+/**
+ * Seconds for the write-path probe's work in the data directory the servers will use
+ * (DBLAB_DATA_DIR, or its default), the fastest of up to WRITE_PROBE_ROUNDS; undefined where it cannot write
+ * there (the ETA then scales by the CPU probe alone, and says so). Measured once per process.
+ */
+export function writeProbeSeconds(): number | undefined {
+  if (writeProbed !== undefined) return writeProbed ?? undefined;
+  let dir: string;
+  try {
+    dir = embeddedBaseDir();
+  } catch {
+    writeProbed = null; // no data directory to probe: the run's own check says why
+    return undefined;
+  }
+  writeProbed = writeProbeIn(dir) ?? null;
+  return writeProbed ?? undefined;
+}
+
+/** The write-path probe in `dir` (a file it creates and removes); undefined where it cannot write there. */
+export function writeProbeIn(dir: string): number | undefined {
+  const file = path.join(dir, `.dblab-write-probe-${process.pid}`);
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(file, "w");
+    const small = Buffer.alloc(WRITE_PROBE_COMMIT_BYTES, 7);
+    const bulk = Buffer.alloc(1 << 20, 7);
+    const began = Date.now();
+    let best = Infinity;
+    for (let round = 0; round < WRITE_PROBE_ROUNDS && Date.now() - began < WRITE_PROBE_BUDGET_MS; round++) {
+      fs.ftruncateSync(fd, 0);
+      const started = process.hrtime.bigint();
+      let at = 0;
+      for (let i = 0; i < WRITE_PROBE_COMMITS; i++) {
+        at += fs.writeSync(fd, small, 0, small.length, at);
+        fs.fdatasyncSync(fd);
+      }
+      for (let i = 0; i < WRITE_PROBE_BULK_MIB; i++) at += fs.writeSync(fd, bulk, 0, bulk.length, at);
+      fs.fdatasyncSync(fd);
+      best = Math.min(best, Number(process.hrtime.bigint() - started) / 1e9);
+    }
+    return best;
+  } catch {
+    return undefined; // not writable here: the ETA says it scaled by the CPU alone
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+    fs.rmSync(file, { force: true });
+  }
+}
+
+/** This machine's probes, each read when first asked (a test gives fixed ones). */
+export interface Probes {
+  cpu(): number;
+  /** Undefined: no write-path reading here. */
+  write(): number | undefined;
+}
+
+export const MACHINE_PROBES: Probes = { cpu: cpuProbeSeconds, write: writeProbeSeconds };
+
+/** A machine's probe readings, as a reference file records them; a write-path reading of null: not read. */
+export interface ProbeReadings {
+  readonly cpuProbeSeconds: number;
+  readonly writeProbeSeconds: number | null;
+}
+
+/** One reference file: a notebook's rates as fitted on one machine, with that machine's readings. */
+export interface MachineReference extends ProbeReadings {
+  readonly file: string;
+  readonly cpuModel: string;
+  /** The day of the fit, YYYY-MM-DD. */
+  readonly fittedOn: string;
+  readonly rates: ReferenceRates;
+  /** The sizes of the trials the rates were fitted on (a fit at one size grows as another reference does). */
+  readonly sizes: readonly number[];
+  /** A notebook's own reference seconds outside its rates (03's data load, 04's rebuild rate), by name. */
+  readonly constants: Readonly<Record<string, number>>;
+}
+
+/** A reference file that cannot be read as one: its path and what is wrong, before any server starts. */
+export class EtaReferenceError extends Error {
+  override readonly name = "EtaReferenceError";
+}
+
+const REFERENCE_FILE = /^eta-reference(\.[a-z0-9-]+)?\.json$/;
+
+/**
+ * The reference files of the notebook whose compiled eta module is in `compiledDir`: the
+ * eta-reference*.json files beside its source (build/lib/experiments/x → lib/experiments/x), read
+ * and checked once, when an ETA first needs them.
+ */
+export function referencesIn(compiledDir: string): ReferenceSet {
+  const source = path.resolve(compiledDir, "..", "..", "..", "..", "lib", "experiments", path.basename(compiledDir));
+  const dir = [compiledDir, source].find((d) => listReferenceFiles(d).length) ?? source;
+  let loaded: readonly MachineReference[] | undefined;
+  return {
+    dir,
+    all: () => (loaded ??= listReferenceFiles(dir).map((f) => readReference(path.join(dir, f)))),
+  };
+}
+
+function listReferenceFiles(dir: string): string[] {
+  try {
+    return fs
+      .readdirSync(dir)
+      .filter((f) => REFERENCE_FILE.test(f))
+      .sort();
+  } catch {
+    return [];
+  }
+}
+
+/** One reference file, checked field by field (EtaReferenceError naming the file and the field). */
+export function readReference(file: string): MachineReference {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(fs.readFileSync(file, "utf8"));
+  } catch (error) {
+    throw new EtaReferenceError(`ETA reference ${file}: not readable as JSON (${(error as Error).message})`, {
+      cause: error,
+    });
+  }
+  return parseReference(raw, file);
+}
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** A reference file's content as a MachineReference; `file` names it in the errors. */
+export function parseReference(raw: unknown, file: string): MachineReference {
+  const bad = (field: string, want: string, got: unknown): never => {
+    throw new EtaReferenceError(
+      `ETA reference ${file}: ${field} must be ${want}, got ${JSON.stringify(got) ?? "nothing"} (regenerate it with npm run eta:reference -- --write)`,
+    );
+  };
+  const object = (v: unknown, field: string): Json => (isObject(v) ? v : bad(field, "an object", v));
+  const seconds = (v: unknown, field: string): number =>
+    typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : bad(field, "a number ≥ 0", v);
+  const positive = (v: unknown, field: string): number =>
+    typeof v === "number" && Number.isFinite(v) && v > 0 ? v : bad(field, "a number > 0", v);
+  const top = object(raw, "the file");
+  const machine = object(top.machine, "machine");
+  const cpuModel =
+    typeof machine.cpuModel === "string" && machine.cpuModel
+      ? machine.cpuModel
+      : bad("machine.cpuModel", "a CPU model", machine.cpuModel);
+  const cpuProbe = positive(machine.cpuProbeSeconds, "machine.cpuProbeSeconds");
+  const writeProbe =
+    machine.writeProbeSeconds === null
+      ? null
+      : positive(machine.writeProbeSeconds, "machine.writeProbeSeconds (or null)");
+  const fittedOn =
+    typeof top.fittedOn === "string" && /^\d{4}-\d{2}-\d{2}$/.test(top.fittedOn)
+      ? top.fittedOn
+      : bad("fittedOn", "a date YYYY-MM-DD", top.fittedOn);
+  const r = object(top.rates, "rates");
+  if (typeof r.constantSetup !== "boolean") bad("rates.constantSetup", "true or false", r.constantSetup);
+  const kinds = r.kinds === undefined ? undefined : object(r.kinds, "rates.kinds");
+  const rates: ReferenceRates = {
+    timedPerSizeSeconds: seconds(r.timedPerSizeSeconds, "rates.timedPerSizeSeconds"),
+    overheadSeconds: seconds(r.overheadSeconds, "rates.overheadSeconds"),
+    untimedPerSizeSeconds: seconds(r.untimedPerSizeSeconds, "rates.untimedPerSizeSeconds"),
+    constantSetup: r.constantSetup === true,
+    ...(kinds
+      ? {
+          kinds: Object.fromEntries(
+            Object.entries(kinds).map(([k, v]) => {
+              const g = object(v, `rates.kinds["${k}"]`);
+              const at = `rates.kinds["${k}"]`;
+              return [
+                k,
+                {
+                  size: positive(g.size, `${at}.size`),
+                  seconds: seconds(g.seconds, `${at}.seconds`),
+                  exponent: positive(g.exponent, `${at}.exponent`),
+                  untimedSeconds: seconds(g.untimedSeconds, `${at}.untimedSeconds`),
+                },
+              ];
+            }),
+          ),
+        }
+      : {}),
+  };
+  const constants = top.constants === undefined ? {} : object(top.constants, "constants");
+  const sizes =
+    top.sizes === undefined
+      ? []
+      : Array.isArray(top.sizes)
+        ? top.sizes.map((v, i) => positive(v, `sizes[${i}]`))
+        : bad("sizes", "a list of sizes", top.sizes);
+  return {
+    file,
+    cpuModel,
+    cpuProbeSeconds: cpuProbe,
+    writeProbeSeconds: writeProbe,
+    fittedOn,
+    rates,
+    sizes,
+    constants: Object.fromEntries(Object.entries(constants).map(([k, v]) => [k, seconds(v, `constants.${k}`)])),
+  };
+}
+
+/** A reference file's content for these rates and readings (what `eta:reference --write` writes). */
+export function referenceFileContent(
+  rates: ReferenceRates,
+  machine: ProbeReadings & { readonly cpuModel: string },
+  fittedOn: string,
+  sizes: readonly number[],
+  constants: Readonly<Record<string, number>> = {},
+  note?: string,
+): Json {
+  return {
+    ...(note ? { note } : {}),
+    machine: {
+      cpuModel: machine.cpuModel,
+      cpuProbeSeconds: machine.cpuProbeSeconds,
+      writeProbeSeconds: machine.writeProbeSeconds,
+    },
+    fittedOn,
+    rates,
+    sizes,
+    ...(Object.keys(constants).length ? { constants } : {}),
+  };
+}
+
+/**
+ * How far a reference machine is from this one: |ln ratio| of each probe, summed. A write-path
+ * reading missing on either side counts as a factor of 2: a reference without one cannot be told
+ * apart from this machine by it, and is preferred only when its CPU is much nearer.
+ */
+export function referenceDistance(r: ProbeReadings, cpu: number, write: number | undefined): number {
+  const cpuDistance = Math.abs(Math.log(cpu / r.cpuProbeSeconds));
+  const writeDistance =
+    r.writeProbeSeconds !== null && write !== undefined && write > 0
+      ? Math.abs(Math.log(write / r.writeProbeSeconds))
+      : Math.LN2;
+  return cpuDistance + writeDistance;
+}
+
+/** The reference a no-stored-runs ETA uses, and this machine's time over its time by each probe. */
+export interface ChosenReference {
+  readonly reference: MachineReference;
+  /** This machine's CPU probe ÷ the reference's. */
+  readonly cpuFactor: number;
+  /** This machine's write-path probe ÷ the reference's; undefined when either has no reading (CPU only). */
+  readonly writeFactor?: number;
+  /** How many references there were to choose from. */
+  readonly among: number;
+}
+
+/**
+ * The reference nearest this machine by its probes (referenceDistance), among those `having` what
+ * the caller needs; the write path is probed only when a reference has a reading to compare it with.
+ */
+export function chooseReference(
+  references: readonly MachineReference[],
+  probes: Probes = MACHINE_PROBES,
+  having: (r: MachineReference) => boolean = () => true,
+): ChosenReference | undefined {
+  const usable = references.filter(having);
+  if (!usable.length) return undefined;
+  const cpu = probes.cpu();
+  const write = usable.some((r) => r.writeProbeSeconds !== null) ? probes.write() : undefined;
+  let best: MachineReference | undefined;
+  for (const r of usable) if (!best || referenceDistance(r, cpu, write) < referenceDistance(best, cpu, write)) best = r;
+  if (!best) return undefined;
+  const writeFactor =
+    best.writeProbeSeconds !== null && write !== undefined && write > 0 ? write / best.writeProbeSeconds : undefined;
+  return {
+    reference: best,
+    cpuFactor: cpu / best.cpuProbeSeconds,
+    ...(writeFactor !== undefined ? { writeFactor } : {}),
+    among: usable.length,
+  };
+}
+
+/** The factor for the write-bound part: the write-path probe's where both machines have a reading, else the CPU's. */
+export const writeBoundFactor = (c: ChosenReference): number => c.writeFactor ?? c.cpuFactor;
+
+/** "the reference rates of AMD EPYC, 2 cores (eta-reference.amd-epyc.json, fitted …; nearest of 2 by the probes), …" */
+export function referenceText(c: ChosenReference, what = "reference rates"): string {
+  const r = c.reference;
+  const nearest = c.among > 1 ? `; nearest of ${c.among} by the probes` : "";
+  const scaled =
+    c.writeFactor !== undefined
+      ? `CPU probe ${c.cpuFactor.toFixed(2)}× its time for the per-trial overhead, write-path probe ${c.writeFactor.toFixed(2)}× for the rest`
+      : `CPU probe ${c.cpuFactor.toFixed(2)}× its time for all of it (CPU only: ${r.writeProbeSeconds === null ? "that machine has no write-path reading" : "no write-path reading here"})`;
+  return `the ${what} of ${r.cpuModel} (${path.basename(r.file)}, fitted ${r.fittedOn}${nearest}), ${scaled}`;
+}
+
+/**
+ * A notebook's named reference seconds (a data load, a rebuild rate) on this machine: the nearest
+ * reference's that has it, scaled as the write-bound part; undefined where none has it.
+ */
+export function referenceConstant(
+  references: readonly MachineReference[],
+  name: string,
+  probes: Probes = MACHINE_PROBES,
+): { readonly seconds: number; readonly text: string; readonly file: string } | undefined {
+  const chosen = chooseReference(references, probes, (r) => r.constants[name] !== undefined);
+  const value = chosen?.reference.constants[name];
+  if (!chosen || value === undefined) return undefined;
+  return {
+    seconds: value * writeBoundFactor(chosen),
+    text: referenceText(chosen, "reference"),
+    file: path.basename(chosen.reference.file),
+  };
 }
 
 /** Each stored run of `stored.notebook`: its folder and params (a run without readable params is skipped). */
@@ -465,17 +792,27 @@ export function storedTrials(dir: string): Record<string, unknown>[] {
   return out;
 }
 
-/** This machine's calibration for a notebook: its stored runs, else the CPU probe times the reference. */
+/** This machine's calibration for a notebook: its stored runs, else the nearest reference scaled by the probes. */
 export function calibrate(
   notebook: string,
-  model: Pick<EtaModel<never>, "size" | "kind" | "apart" | "reference">,
+  model: Pick<EtaModel<never>, "size" | "kind" | "apart" | "references">,
   root: string = resultsRoot(),
-  probe: () => number = cpuProbeSeconds,
+  probes: Probes = MACHINE_PROBES,
 ): Calibration | undefined {
   const { samples, runs } = storedSamples(notebook, model, root);
   const fitted = fitCalibration(samples, `${runs} stored run(s) of this notebook here`);
-  if (!fitted) return probeCalibration(model, probe);
-  return withReferenceShape(fitted, samples, model.reference);
+  if (!fitted) return probeCalibration(model, probes);
+  return withReferenceShape(fitted, samples, shapeReference(model.references?.all() ?? []));
+}
+
+/**
+ * The reference whose growth the stored runs borrow (withReferenceShape): a shape, not a speed, so
+ * not the nearest machine but the one fitted across sizes that saw the largest trials.
+ */
+export function shapeReference(references: readonly MachineReference[]): ReferenceRates | undefined {
+  const reach = (r: ReferenceRates) =>
+    r.constantSetup ? -1 : Math.max(0, ...Object.values(r.kinds ?? {}).map((g) => g.size));
+  return [...references].map((r) => r.rates).sort((x, y) => reach(y) - reach(x))[0];
 }
 
 /**
@@ -527,58 +864,91 @@ export function withReferenceShape(
   };
 }
 
-/** The no-stored-runs calibration: the model's reference rates times this machine's CPU probe ÷ the reference's. */
+/**
+ * The no-stored-runs calibration: the nearest reference's rates (chooseReference), its per-trial
+ * overhead scaled by this machine's CPU probe ÷ the reference's, what grows with the data by the
+ * write-path probe's ratio (the CPU's where the reference has no write-path reading).
+ */
 export function probeCalibration(
-  model: Pick<EtaModel<never>, "reference">,
-  probe: () => number = cpuProbeSeconds,
+  model: Pick<EtaModel<never>, "references">,
+  probes: Probes = MACHINE_PROBES,
 ): Calibration | undefined {
-  const reference = model.reference;
-  if (!reference) return undefined;
-  const factor = probe() / REFERENCE_PROBE_SECONDS;
-  return {
-    ...scaledRates(reference, factor),
-    source: `a CPU probe, ${factor.toFixed(2)}× the reference machine's time (no stored run of this notebook here)`,
+  const all = model.references?.all() ?? [];
+  const chosen = chooseReference(all, probes);
+  if (!chosen) return undefined;
+  const scaled: Calibration = {
+    ...scaledRates(chosen.reference.rates, chosen.cpuFactor, writeBoundFactor(chosen)),
+    source: `${referenceText(chosen)} (no stored run of this notebook here)`,
   };
+  // Fitted at one size (a default run), it grows past that size as a reference fitted across sizes does.
+  const shape = shapeReference(all);
+  if (!scaled.constantSetup || !shape || shape.constantSetup) return scaled;
+  const samples = chosen.reference.sizes.map((size) => ({ size, timedSeconds: 0, wallSeconds: 0 }));
+  return withReferenceShape(scaled, samples, shape);
 }
 
 /**
- * Rates with every duration times `factor`: the fitted seconds, and each kind's seconds at its size
- * (its size and growth exponent are the workload's, not the machine's). The kinds are kept: without
- * them a reference cannot say that 02's loads into an indexed table grow faster than the rows.
+ * Rates scaled to another machine: the per-trial overhead (connections, DDL, process starts: CPU)
+ * times `cpuFactor`; what grows with the data (timed and untimed per size, each kind's seconds at
+ * its size: writes made durable) times `writeFactor`. A kind's size and growth exponent are the
+ * workload's, not the machine's, and are kept.
  */
-export function scaledRates(r: ReferenceRates, factor: number): ReferenceRates {
+export function scaledRates(r: ReferenceRates, cpuFactor: number, writeFactor: number = cpuFactor): ReferenceRates {
   const kinds = r.kinds
     ? Object.fromEntries(
         Object.entries(r.kinds).map(([k, g]) => [
           k,
-          { ...g, seconds: g.seconds * factor, untimedSeconds: g.untimedSeconds * factor },
+          { ...g, seconds: g.seconds * writeFactor, untimedSeconds: g.untimedSeconds * writeFactor },
         ]),
       )
     : undefined;
   return {
-    timedPerSizeSeconds: r.timedPerSizeSeconds * factor,
-    overheadSeconds: r.overheadSeconds * factor,
-    untimedPerSizeSeconds: r.untimedPerSizeSeconds * factor,
+    timedPerSizeSeconds: r.timedPerSizeSeconds * writeFactor,
+    overheadSeconds: r.overheadSeconds * cpuFactor,
+    untimedPerSizeSeconds: r.untimedPerSizeSeconds * writeFactor,
     constantSetup: r.constantSetup,
     ...(kinds ? { kinds } : {}),
   };
 }
 
 /**
- * A notebook's reference rates from this machine's stored runs (`npm run eta:reference` prints them
- * for a model's `reference`): the stored runs' fit, at the reference machine's speed (× its probe ÷
- * this machine's). Undefined without a stored trial.
+ * The probe readings the stored runs of `notebook` under `root` recorded before their servers started
+ * (metadata.probes), the median of each; undefined where none recorded them.
+ */
+export function storedProbeReadings(notebook: string, root: string): ProbeReadings | undefined {
+  const cpu: number[] = [];
+  const write: number[] = [];
+  for (const { dir } of storedRuns({ root, notebook })) {
+    let probes: unknown;
+    try {
+      probes = (JSON.parse(fs.readFileSync(path.join(dir, "metadata.json"), "utf8")) as { probes?: unknown }).probes;
+    } catch {
+      continue; // a run without readable metadata recorded no probes
+    }
+    if (!isObject(probes)) continue;
+    if (typeof probes.cpuProbeSeconds === "number" && probes.cpuProbeSeconds > 0) cpu.push(probes.cpuProbeSeconds);
+    if (typeof probes.writeProbeSeconds === "number" && probes.writeProbeSeconds > 0)
+      write.push(probes.writeProbeSeconds);
+  }
+  if (!cpu.length) return undefined;
+  return { cpuProbeSeconds: median(cpu), writeProbeSeconds: write.length ? median(write) : null };
+}
+
+/**
+ * A notebook's reference rates from the stored runs under `root`, as fitted (the machine's readings
+ * go beside them in the file: `npm run eta:reference -- --write`). Undefined without a stored trial.
  */
 export function referenceFromStored(
   notebook: string,
   model: Pick<EtaModel<never>, "size" | "kind" | "apart">,
   root: string,
-  probeSeconds: number,
-): ReferenceRates | undefined {
-  const fitted = fitCalibration(storedSamples(notebook, model, root).samples, "");
+): { readonly rates: ReferenceRates; readonly sizes: number[] } | undefined {
+  const { samples } = storedSamples(notebook, model, root);
+  const fitted = fitCalibration(samples, "");
   if (!fitted) return undefined;
   const { source: _source, ...rates } = fitted;
-  return scaledRates(rates, REFERENCE_PROBE_SECONDS / probeSeconds);
+  const sizes = [...new Set(samples.map((s) => s.size).filter((x) => x > 0 && Number.isFinite(x)))];
+  return { rates, sizes: sizes.sort((x, y) => x - y) };
 }
 
 /**
@@ -603,7 +973,59 @@ export function estimateRun<P>(
   return { ...e, seconds: e.seconds + setup.seconds, maxSeconds: e.maxSeconds + setup.seconds, setup };
 }
 
-/** One stored run, its trials' measured seconds beside what the probe's calibration says of them. */
+/** The name of a reference's constant: a notebook's wall outside its trials (OutsideTrials). */
+export const OUTSIDE_CONSTANT = "outsideTrialsSeconds";
+
+/**
+ * A notebook run's wall outside its trials' records, from a run's time account (time.json, written
+ * by `npm run reproduce`): its kernel start, the time before the first trial (servers, template,
+ * calibration; left out for a model that counts its setup itself: 03's load), between trials and
+ * after the last (summaries, claims, charts). Undefined for a run without an account.
+ */
+export function outsideTrialsOf(dir: string, modelCountsSetup: boolean): number | undefined {
+  const a = readTimeAccount(dir);
+  if (!a || !a.trials) return undefined;
+  const r = a.rest;
+  return r.kernelStart + (modelCountsSetup ? 0 : r.beforeTrials) + r.betweenTrials + r.afterTrials;
+}
+
+/**
+ * The wall outside the trials of a run of `notebook` here: the median over its stored runs with a
+ * time account, else the nearest reference's (its OUTSIDE_CONSTANT, scaled as write-bound);
+ * undefined where neither says.
+ */
+export function outsideTrials(
+  notebook: string,
+  model: Pick<EtaModel<never>, "references" | "setup">,
+  root: string = resultsRoot(),
+  probes: Probes = MACHINE_PROBES,
+): SetupEstimate | undefined {
+  const stored = storedRuns({ root, notebook })
+    .map(({ dir }) => outsideTrialsOf(dir, model.setup !== undefined))
+    .filter((x): x is number => x !== undefined);
+  const words = "kernel, servers, summaries and charts";
+  if (stored.length) {
+    const seconds = median(stored);
+    return {
+      seconds,
+      text: `${formatDuration(seconds)} outside the trials (${words}: ${stored.length} stored run(s) here)`,
+    };
+  }
+  const reference = referenceConstant(model.references?.all() ?? [], OUTSIDE_CONSTANT, probes);
+  if (!reference) return undefined;
+  return {
+    seconds: reference.seconds,
+    text: `${formatDuration(reference.seconds)} outside the trials (${words}: ${reference.file}'s, scaled as its rates)`,
+  };
+}
+
+/** An estimate with the wall outside its trials counted, while a trial is left. */
+export function withOutside(e: Estimate, outside: SetupEstimate | undefined): Estimate {
+  if (!outside || e.remaining === 0) return e;
+  return { ...e, seconds: e.seconds + outside.seconds, maxSeconds: e.maxSeconds + outside.seconds, outside };
+}
+
+/** One stored run, its trials' measured seconds beside what the probes' calibration says of them. */
 export interface ProbeCheck {
   readonly run: string;
   readonly trials: number;
@@ -617,16 +1039,16 @@ export interface ProbeCheck {
  * How the no-stored-runs ETA would have read each stored run of `notebook` here: its finished
  * trials, planned as the model plans the run's params, under the probe's calibration. Trials only:
  * a run's one-off setup (03's load) has its own estimate. Runs whose trials the plan does not name
- * (another version's keys) are left out. `reference`: rates to read them with instead of the model's.
+ * (another version's keys) are left out. `references`: those to read them with instead of the model's.
  */
 export function probeCheck<P>(
   notebook: string,
   model: EtaModel<P>,
   root: string,
-  probe: () => number = cpuProbeSeconds,
-  reference: ReferenceRates | undefined = model.reference,
+  probes: Probes = MACHINE_PROBES,
+  references: readonly MachineReference[] = model.references?.all() ?? [],
 ): ProbeCheck[] {
-  const calibration = probeCalibration({ reference }, probe);
+  const calibration = probeCalibration({ references: { dir: "", all: () => references } }, probes);
   if (!calibration) return [];
   const out: ProbeCheck[] = [];
   for (const { dir, params } of storedRuns({ root, notebook })) {

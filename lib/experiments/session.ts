@@ -38,7 +38,7 @@ import {
 import { ServerSet, startOn, startServers, type StartedServers } from "./servers";
 import { connect } from "../engines/postgres/connect";
 import { selectOneProbe } from "../workloads/statement-timing";
-import { etaText, type Estimate } from "./eta";
+import { cpuProbeSeconds, etaText, writeProbeSeconds, type Estimate } from "./eta";
 import { HostMonitor, rttJitter, sampleHost, type Quietness, type RttJitter } from "../results/quietness";
 
 export interface RunControl {
@@ -296,6 +296,8 @@ class RunSession<C extends object> implements ExperimentSession<C> {
     // Before any server starts: how long the plan takes here, so a reader can stop now rather than
     // hours in. The first progress line and the run header say it.
     const eta = runEta(options, store);
+    // Read while no server runs (once a process: the ETA's own reading when it had to probe).
+    const probes = { cpuProbeSeconds: cpuProbeSeconds(), writeProbeSeconds: writeProbeSeconds() ?? null };
     const said = [eta ? `ETA: ${eta}` : "", options.prospect ?? ""].filter(Boolean).join(" · ");
     progress.update(0, 1, said ? `${said} · starting servers…` : "starting servers…");
     // The run's id reaches every target: a shared server's databases and a container carry it in their names.
@@ -328,6 +330,7 @@ class RunSession<C extends object> implements ExperimentSession<C> {
         unavailable: Object.fromEntries(servers.unavailable),
         notes,
         ...(eta ? { eta } : {}),
+        probes,
         ...(options.prospect ? { prospect: options.prospect } : {}),
         ...comparison,
         // A resumed run's earlier parts: their start, ETA and outcome, and the experiment's one-off

@@ -29,6 +29,11 @@ export interface RunMetadata {
   readonly notes?: readonly string[];
   /** How long the run was estimated to take before its servers started (lib/experiments/eta.ts). */
   readonly eta?: string;
+  /**
+   * This machine's ETA probes before the servers started (lib/experiments/eta.ts): what a reference
+   * fitted on this run records as its machine's readings (`eta:reference --write`).
+   */
+  readonly probes?: { readonly cpuProbeSeconds: number; readonly writeProbeSeconds: number | null };
   /** What this run could decide here, said before it started (stats/claims `planText`). */
   readonly prospect?: string;
   /** Engines asked for that could not be started, with the reason. */

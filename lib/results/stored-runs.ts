@@ -9,6 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import type { RunMetadata } from "./metadata";
 import { resultsRoot, type TrialRecord } from "./run-store";
+import { readTimeAccount, type TimeAccount } from "./time-account";
 
 /**
  * - finished: the run's work ended (metadata.finishedAt, outcome finished);
@@ -46,6 +47,8 @@ export interface StoredRun {
   readonly verdicts?: readonly VerdictRow[];
   /** Problems met while reading (torn lines, unreadable files). */
   readonly problems: readonly string[];
+  /** Where its wall time went, for a run `npm run reproduce` made (time-account.ts). */
+  readonly time?: TimeAccount;
 }
 
 /** Bad input to a comparison: the CLI prints the message and exits with status 2. */
@@ -154,6 +157,7 @@ export function readRun(directory: string): StoredRun {
   const params = readJson(path.join(directory, "params.json"), problems);
   const trials = readTrials(path.join(directory, "trials.jsonl"), problems);
   const summary = readJson(path.join(directory, "summary.json"), problems);
+  const timeAccount = readTimeAccount(directory);
   const metadata =
     isRecord(meta) && typeof meta.notebook === "string" ? (meta as unknown as StoredRun["metadata"]) : undefined;
   const notebook = metadata?.notebook ?? notebookFromId(id);
@@ -195,6 +199,7 @@ export function readRun(directory: string): StoredRun {
     params: isRecord(params) ? params : undefined,
     trials,
     verdicts: findVerdicts(summary),
+    ...(timeAccount ? { time: timeAccount } : {}),
   };
 }
 

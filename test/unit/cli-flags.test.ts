@@ -15,6 +15,7 @@ import path from "node:path";
 import type { RunListing } from "../../scripts/runs";
 import { INDEX_WRITE_COST_PROFILES } from "../../lib/experiments/index-write-cost/params";
 import { estimate } from "../../lib/experiments/index-write-cost/eta";
+import { parseReference } from "../../lib/experiments/eta";
 
 const built = path.resolve(__dirname, "..", "..");
 const box = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-cli-flags-"));
@@ -187,7 +188,7 @@ test("runs --format json: one object per run, newest first, with the table's col
   assert.match(bad.stderr, /--format must be text or json, got "xml"/);
 });
 
-test("eta:reference: a stored run's trials beside the no-stored-runs ETA, and the rates they give as a literal", () => {
+test("eta:reference: a stored run's trials beside the no-stored-runs ETA, and the rates they give, written with the machine's readings", () => {
   const s = sandbox("eta-reference");
   const dir = path.join(s.results, "20261201T100000Z-aaaaaa_01-index-write-cost_aaaa");
   fs.mkdirSync(dir, { recursive: true });
@@ -212,15 +213,32 @@ test("eta:reference: a stored run's trials beside the no-stored-runs ETA, and th
   fs.writeFileSync(path.join(dir, "trials.jsonl"), [trial(a.key, 0.5), trial(b.key, 0.7)].join("\n") + "\n");
   const out = run("scripts/eta-reference.js", ["--notebook", "1"], s.env);
   assert.equal(out.status, 0, out.stderr);
-  assert.match(out.stdout, /CPU probe here \d\.\d{3} s, \d+\.\d{2}× the reference machine's/);
+  assert.match(out.stdout, /CPU probe here \d\.\d{3} s, write-path probe (\d+\.\d{3} s|not readable)/);
   assert.match(
     out.stdout,
     /20261201T100000Z-aaaaaa_01-index-write-cost_aaaa +2 +1\.2 s +\S+ s \(\d+\.\d\d×\) +\S+ s \(1\.00×\)/,
   );
   assert.match(
     out.stdout,
-    /reference: \{ timedPerSizeSeconds: [0-9.e-]+, overheadSeconds: [0-9.e-]+, .*constantSetup: true, kinds: \{ "insert \+0": \{ size: 2000, .*\} \} \}/,
+    /refitted: \{"timedPerSizeSeconds":[0-9.e-]+,"overheadSeconds":[0-9.e-]+,.*"constantSetup":true,"kinds":\{"insert \+0":\{"size":2000,/,
   );
+  // --write: the rates with this machine's CPU model, readings and the day, a file the loader reads.
+  const outDir = fs.mkdtempSync(path.join(box, "eta-out-"));
+  const written = run(
+    "scripts/eta-reference.js",
+    ["--notebook", "01", "--write", "--machine", "test-box", "--out", outDir],
+    s.env,
+  );
+  assert.equal(written.status, 0, written.stderr);
+  const file = path.join(outDir, "01-index-write-cost.eta-reference.test-box.json");
+  const ref = parseReference(JSON.parse(fs.readFileSync(file, "utf8")), file);
+  assert.ok(ref.cpuProbeSeconds > 0);
+  assert.deepEqual(ref.sizes, [2000]);
+  assert.equal(ref.fittedOn, new Date().toISOString().slice(0, 10));
+  assert.equal(ref.rates.kinds?.["insert +0"]?.size, 2000);
+  const lone = run("scripts/eta-reference.js", ["--machine", "x"], s.env);
+  assert.equal(lone.status, 2);
+  assert.match(lone.stderr, /--machine and --out say where --write writes: give --write/);
   assert.doesNotMatch(out.stdout, /02-create-index-after-load/, "--notebook 1 reads 01 only");
   const none = run("scripts/eta-reference.js", ["--notebook", "05"], s.env);
   assert.equal(none.status, 0, none.stderr);

@@ -23,11 +23,15 @@ import {
   probeCalibration,
   probeCheck,
   referenceFromStored,
-  REFERENCE_PROBE_SECONDS,
   scaledRates,
   storedSamples,
   withReferenceShape,
   unitSeconds,
+  type MachineReference,
+  type ProbeReadings,
+  type Probes,
+  type ReferenceRates,
+  type ReferenceSet,
   type Calibration,
   type PlannedUnit,
 } from "../../lib/experiments/eta";
@@ -58,6 +62,26 @@ const FLAT: Calibration = {
   untimedPerSizeSeconds: 0,
   source: "test",
   constantSetup: false,
+};
+
+/** Fixed probes: a CPU reading, and a write-path reading or none. */
+const probesOf = (cpu: number, write?: number): Probes => ({ cpu: () => cpu, write: () => write });
+/** The CPU probe of the Xeon reference files (the literals' normalisation they keep). */
+const REFERENCE_PROBE_SECONDS = 0.05;
+/** A reference set of one machine's rates, as a model holds its files. */
+const oneReference = (rates: ReferenceRates, readings: Partial<ProbeReadings> = {}): ReferenceSet => {
+  const r: MachineReference = {
+    file: "/x/eta-reference.test.json",
+    cpuModel: "Test CPU",
+    cpuProbeSeconds: REFERENCE_PROBE_SECONDS,
+    writeProbeSeconds: null,
+    fittedOn: "2026-12-04",
+    rates,
+    sizes: [],
+    constants: {},
+    ...readings,
+  };
+  return { dir: "/x", all: () => [r] };
 };
 
 test("formatDuration: seconds, minutes, hours with minutes", () => {
@@ -166,10 +190,13 @@ function withResults(files: Record<string, Record<string, string>>, body: (root:
 
 test("no stored runs: the CPU probe scales the reference figures, and the line says so", () => {
   withResults({}, (root) => {
-    const slow = calibrate("01-index-write-cost", indexWriteCost, root, () => 0.1);
-    const fast = calibrate("01-index-write-cost", indexWriteCost, root, () => 0.05);
+    const slow = calibrate("01-index-write-cost", indexWriteCost, root, probesOf(0.1));
+    const fast = calibrate("01-index-write-cost", indexWriteCost, root, probesOf(0.05));
     assert.ok(slow && fast);
-    assert.match(slow.source, /CPU probe, 2\.00× .*no stored run/);
+    assert.match(
+      slow.source,
+      /CPU probe 2\.00× its time for all of it \(CPU only: that machine has no write-path reading\).*no stored run/,
+    );
     assert.ok(Math.abs(slow.overheadSeconds - 2 * fast.overheadSeconds) < 1e-12);
     // MongoDB's half counts only where MongoDB will run: 180 trials each engine at full.
     const planned = (env: Record<string, string | undefined>) =>
@@ -190,10 +217,7 @@ test("no stored runs: the CPU probe scales the reference figures, and the line s
   });
   // A model without reference rates and nothing stored: no estimate rather than a made-up one.
   const bare = { units: () => [], size: () => 1 };
-  assert.equal(
-    calibrate("01-index-write-cost", bare, "/nonexistent", () => 0.05),
-    undefined,
-  );
+  assert.equal(calibrate("01-index-write-cost", bare, "/nonexistent", probesOf(0.05)), undefined);
   assert.equal(estimateRun("01-index-write-cost", bare, {}, new Set(), "/nonexistent"), undefined);
 });
 
@@ -219,15 +243,15 @@ test("04's run length: the params' without a stall share or a stored calibration
     // Nothing stored: the reference machine's rebuild rate at this machine's probe. 0.034 s × 100 ÷
     // 0.253 = 13 s at the reference's probe; at a probe twice as slow 27 s (the run's 6–60 s bounds).
     assert.equal(
-      expectedRunLength({ ...p, scale: 100, stallShare: 0.253 }, none, () => REFERENCE_PROBE_SECONDS),
+      expectedRunLength({ ...p, scale: 100, stallShare: 0.253 }, none, probesOf(REFERENCE_PROBE_SECONDS)),
       13,
     );
     assert.equal(
-      expectedRunLength({ ...p, scale: 100, stallShare: 0.253 }, none, () => 2 * REFERENCE_PROBE_SECONDS),
+      expectedRunLength({ ...p, scale: 100, stallShare: 0.253 }, none, probesOf(2 * REFERENCE_PROBE_SECONDS)),
       27,
     );
     assert.equal(
-      expectedRunLength({ ...p, stallShare: 0 }, none, () => REFERENCE_PROBE_SECONDS),
+      expectedRunLength({ ...p, stallShare: 0 }, none, probesOf(REFERENCE_PROBE_SECONDS)),
       p.durationSeconds,
     );
   });
@@ -288,9 +312,10 @@ test("stored runs: finished trials of the same notebook calibrate; a torn line, 
       "R3_01-index-write-cost_cccc": { "trials.jsonl": trial(10_000, 100, 100) }, // no params.json
     },
     (root) => {
-      const c = calibrate("01-index-write-cost", indexWriteCost, root, () => {
+      const never = (): never => {
         throw new Error("the probe must not run when stored runs exist");
-      });
+      };
+      const c = calibrate("01-index-write-cost", indexWriteCost, root, { cpu: never, write: never });
       assert.ok(c);
       assert.equal(c.source, "1 stored run(s) of this notebook here");
       // untimed: 1.5 s at 10k, 2.5 s at 100k → 1.389 s + 11.1 µs a row.
@@ -312,7 +337,7 @@ test("03's full profile: 5 rounds of 5 levels at 300 s planned, 8 rounds at most
   assert.ok(e.setup);
   assert.match(
     e.setup.text,
-    /loading the data first, about .* \(the reference machine's at scale 1 × the CPU probe, ∝ scale\)/,
+    /loading the data first, about .* \(the reference of Intel.*eta-reference\.xeon\.json.*CPU probe [0-9.]+× its time for all of it .*at scale 1, ∝ scale\)/,
   );
   const rounds = e.seconds - e.setup.seconds;
   assert.ok(rounds >= e.planned * 300 - 1e-6, String(rounds));
@@ -665,11 +690,14 @@ test("the probe's calibration scales a reference's kinds with the rest, their si
     constantSetup: false,
     kinds: { "load x": { size: 1e7, seconds: 50, exponent: 1.2, untimedSeconds: 6 } },
   };
-  const c = probeCalibration({ reference }, () => 2 * REFERENCE_PROBE_SECONDS);
+  const c = probeCalibration({ references: oneReference(reference) }, probesOf(2 * REFERENCE_PROBE_SECONDS));
   assert.ok(c);
   assert.deepEqual(c.kinds, { "load x": { size: 1e7, seconds: 100, exponent: 1.2, untimedSeconds: 12 } });
   assert.equal(c.overheadSeconds, 2);
-  assert.match(c.source, /2\.00× the reference machine's time/);
+  assert.match(
+    c.source,
+    /reference rates of Test CPU \(eta-reference\.test\.json, fitted 2026-12-04\), CPU probe 2\.00× its time/,
+  );
   // A 100M-row trial of that kind grows by its exponent, not by the per-row rate: 100 × 10^1.2 s
   // timed, against 2 × 2e-6 × 1e8 = 400 s per row alone.
   const u: PlannedUnit = { key: "k", size: 1e8, fixedSeconds: 0, kind: "load x" };
@@ -679,10 +707,7 @@ test("the probe's calibration scales a reference's kinds with the rest, their si
   assert.deepEqual(scaledRates(reference, 1), reference);
   const { kinds: _k, ...bare } = reference;
   assert.equal("kinds" in scaledRates(bare, 3), false);
-  assert.equal(
-    probeCalibration({}, () => 1),
-    undefined,
-  );
+  assert.equal(probeCalibration({}, probesOf(1)), undefined);
 });
 
 test("reference rates refitted from stored runs give back those runs' trials under the same probe; a check reads each run", () => {
@@ -714,37 +739,40 @@ test("reference rates refitted from stored runs give back those runs' trials und
     },
     (root) => {
       const probe = 0.08;
-      const r = referenceFromStored("01-index-write-cost", indexWriteCost, root, probe);
-      assert.ok(r);
+      const fit = referenceFromStored("01-index-write-cost", indexWriteCost, root);
+      assert.ok(fit);
+      const r = fit.rates;
+      assert.deepEqual(
+        fit.sizes,
+        [...new Set([a.size, b.size])].sort((x, y) => x - y),
+      );
       // The stored fit as it is (calibrate would grow it as the reference grows).
       const here = fitCalibration(storedSamples("01-index-write-cost", indexWriteCost, root).samples, "");
       assert.ok(here);
-      const back = probeCalibration({ reference: r }, () => probe);
+      const fitHere = oneReference(r, { cpuProbeSeconds: probe, writeProbeSeconds: 0.2 });
+      const back = probeCalibration({ references: fitHere }, probesOf(probe, 0.2));
       assert.ok(back);
       for (const u of [a, b]) assert.ok(Math.abs(unitSeconds(u, back) - unitSeconds(u, here)) < 1e-9);
-      // At the reference's own probe the rates are the stored ones × reference ÷ here.
-      assert.ok(Math.abs(r.overheadSeconds - (here.overheadSeconds * REFERENCE_PROBE_SECONDS) / probe) < 1e-12);
+      // The rates as fitted: the machine's readings go beside them in the file.
+      assert.equal(r.overheadSeconds, here.overheadSeconds);
 
-      const [check] = probeCheck("01-index-write-cost", indexWriteCost, root, () => probe, r);
+      const [check] = probeCheck("01-index-write-cost", indexWriteCost, root, probesOf(probe, 0.2), fitHere.all());
       assert.ok(check);
       assert.equal(check.run, "R1_01-index-write-cost_aaaa");
       assert.equal(check.trials, 2); // the failed trial and the key the plan does not name are out
       assert.ok(Math.abs(check.measuredSeconds - 2.6) < 1e-9);
       assert.ok(Math.abs(check.estimatedSeconds - (unitSeconds(a, here) + unitSeconds(b, here))) < 1e-9);
       // Under the model's own reference at the reference's probe: its rates as they are.
-      const [own] = probeCheck("01-index-write-cost", indexWriteCost, root, () => REFERENCE_PROBE_SECONDS);
-      const ref = indexWriteCost.reference;
+      const [own] = probeCheck("01-index-write-cost", indexWriteCost, root, probesOf(REFERENCE_PROBE_SECONDS));
+      const ref = indexWriteCost.references?.all()[0]?.rates;
       assert.ok(own && ref);
       const expected = [a, b].reduce((t, u) => t + unitSeconds(u, { ...ref, source: "" }), 0);
       assert.ok(Math.abs(own.estimatedSeconds - expected) < 1e-9);
     },
   );
   withResults({}, (root) => {
-    assert.equal(referenceFromStored("01-index-write-cost", indexWriteCost, root, 0.05), undefined);
-    assert.deepEqual(
-      probeCheck("01-index-write-cost", indexWriteCost, root, () => 0.05),
-      [],
-    );
+    assert.equal(referenceFromStored("01-index-write-cost", indexWriteCost, root), undefined);
+    assert.deepEqual(probeCheck("01-index-write-cost", indexWriteCost, root, probesOf(0.05)), []);
   });
 });
 

@@ -1,5 +1,5 @@
 /** 01's ETA model: each trial grows with the rows it writes; the adaptive rounds repeat the largest size. */
-import { finiteOrNaN, type EtaModel } from "../eta";
+import { finiteOrNaN, type EtaModel, referencesIn } from "../eta";
 import type { IndexWriteCostParams } from "./params";
 import { planTrials } from "./workload/run-trials";
 import { mongoUnavailable } from "./mongo-availability";
@@ -53,28 +53,6 @@ export const estimate: EtaModel<IndexWriteCostParams> = {
   },
   size: (c) => finiteOrNaN(c.rows),
   kind: kindOf,
-  // `npm run eta:reference` on a default (10,000 and 100,000 rows) and a full run (to 1M) on the
-  // reference machine's kind (2-core Xeon, probe 0.038 s): it reads them 1.00× and 0.98×. The
-  // earlier rates, from smoke runs at one size, read the full run 0.69×: its writes grow past
-  // 100,000 rows by size^1.1–1.2 (the tables and their indexes outgrow the cache).
-  reference: {
-    timedPerSizeSeconds: 1.7e-5,
-    overheadSeconds: 0.52,
-    untimedPerSizeSeconds: 4.1e-6,
-    constantSetup: false,
-    kinds: {
-      "insert +0": { size: 1000000, seconds: 9.8, exponent: 1, untimedSeconds: 0.85 },
-      "insert +1": { size: 1000000, seconds: 16, exponent: 1.1, untimedSeconds: 0.95 },
-      "insert +5": { size: 1000000, seconds: 34, exponent: 1.1, untimedSeconds: 1.1 },
-      "update_nonindexed +0": { size: 1000000, seconds: 20, exponent: 1.2, untimedSeconds: 3.8 },
-      "update_nonindexed +1": { size: 1000000, seconds: 20, exponent: 1.1, untimedSeconds: 4.7 },
-      "update_nonindexed +5": { size: 1000000, seconds: 25, exponent: 1.2, untimedSeconds: 7.6 },
-      "update_one_field +0": { size: 1000000, seconds: 19, exponent: 1.1, untimedSeconds: 4.5 },
-      "update_one_field +1": { size: 1000000, seconds: 29, exponent: 1.1, untimedSeconds: 5.1 },
-      "update_one_field +5": { size: 1000000, seconds: 62, exponent: 1.2, untimedSeconds: 9 },
-      "update_five_fields +0": { size: 1000000, seconds: 22, exponent: 1.1, untimedSeconds: 4.1 },
-      "update_five_fields +1": { size: 1000000, seconds: 30, exponent: 1.1, untimedSeconds: 4.9 },
-      "update_five_fields +5": { size: 1000000, seconds: 54, exponent: 1.1, untimedSeconds: 7.7 },
-    },
-  },
+  // Without stored runs: the rates fitted on reference machines (eta-reference*.json here).
+  references: referencesIn(__dirname),
 };

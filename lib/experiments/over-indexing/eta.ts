@@ -14,10 +14,10 @@
 import fs from "node:fs";
 import path from "node:path";
 import {
-  cpuProbeSeconds,
   finiteOrNaN,
   grownSeconds,
-  REFERENCE_PROBE_SECONDS,
+  referenceConstant,
+  referencesIn,
   storedRuns,
   storedTrials,
   type EtaModel,
@@ -129,29 +129,24 @@ function expectedPlan(p: OverIndexingParams): TemplatePlan {
   return planTemplates(p, data, free, wal);
 }
 
-/**
- * The reference machine's data load and one index build at dataScale 1 (its probe
- * REFERENCE_PROBE_SECONDS), for a machine with no stored 03 run: on its kind here (probe 0.038 s)
- * the seed's 20M products loaded in 1,540, 1,594 and 1,693 s and an index built in 19.4–21.7 s
- * (medians 1,594 s and 21.3 s, × 0.05 ÷ 0.038). Without them the first full run's ETA left out
- * its ~40 min of load and template, about 2 h 6 min for ~3 h 7 min.
- */
-export const REFERENCE_LOAD_SECONDS = 2100;
-export const REFERENCE_BUILD_SECONDS_PER_INDEX = 28;
+/** Without stored runs: the reference files' data load and one index build at dataScale 1 (their `constants`). */
+const REFERENCES = referencesIn(__dirname);
+export const LOAD_CONSTANT = "loadSecondsAtScale1";
+export const BUILD_CONSTANT = "buildSecondsPerIndexAtScale1";
 
-/** Stored points, else the reference's at dataScale 1 scaled by this machine's CPU probe. */
+/** Stored points, else the nearest reference's at dataScale 1 scaled by this machine's probes. */
 function orReference(
   points: { size: number; seconds: number }[],
-  referenceSeconds: number,
+  constant: string,
 ): { size: number; seconds: number }[] {
   if (points.length) return points;
-  return [{ size: 1, seconds: (referenceSeconds * cpuProbeSeconds()) / REFERENCE_PROBE_SECONDS }];
+  const reference = referenceConstant(REFERENCES.all(), constant);
+  return reference ? [{ size: 1, seconds: reference.seconds }] : [];
 }
 
 /** Seconds to build the extra indexes between two levels, from the stored builds, else the reference's. */
 function buildSeconds(p: OverIndexingParams, stored: StoredRuns): (from: number, to: number) => number {
-  const perIndex =
-    grownSeconds(orReference(storedBuildRates(stored), REFERENCE_BUILD_SECONDS_PER_INDEX), p.dataScale)?.seconds ?? 0;
+  const perIndex = grownSeconds(orReference(storedBuildRates(stored), BUILD_CONSTANT), p.dataScale)?.seconds ?? 0;
   return (from, to) => (to > from ? perIndex * indexesBetween(from, to).length : 0);
 }
 
@@ -197,11 +192,11 @@ export function estimateFor(madeLevel?: number, loaded = false): EtaModel<OverIn
           : undefined;
       }
       const loads = storedLoads(stored);
-      const load = grownSeconds(orReference(loads, REFERENCE_LOAD_SECONDS), p.dataScale);
+      const load = grownSeconds(orReference(loads, LOAD_CONSTANT), p.dataScale);
       if (!load) return undefined;
       const from = loads.length
         ? `from ${loads.length} stored load(s), ∝ scale^${load.exponent.toFixed(2)} past ${load.from}`
-        : "the reference machine's at scale 1 × the CPU probe, ∝ scale";
+        : `${referenceConstant(REFERENCES.all(), LOAD_CONSTANT)?.text ?? "the reference"}, at scale 1, ∝ scale`;
       const templateText =
         plan.level > CONSTRAINT_INDEXES && templateSeconds > 0
           ? `, then level ${plan.level}'s indexes into the template, about ${durationText(templateSeconds, "estimate")}`
@@ -218,10 +213,8 @@ export function estimateFor(madeLevel?: number, loaded = false): EtaModel<OverIn
         text: `loading the data first, about ${durationText(load.seconds, "estimate")} (${from})${templateText}${rebuilt}`,
       };
     },
-    // `npm run eta:reference` on a default (dataScale 0.002) and a full run (1) on the reference
-    // machine's kind: a round's clone, restart and checkpoint grow with the data, 62 s a round at
-    // the seed's scale here. The constant 2.5 s seen at one size read the full run's rounds 0.84×.
-    reference: { timedPerSizeSeconds: 4100, overheadSeconds: 1.5, untimedPerSizeSeconds: 79, constantSetup: false },
+    // Without stored runs: the rates fitted on reference machines (eta-reference*.json here).
+    references: REFERENCES,
   };
 }
 

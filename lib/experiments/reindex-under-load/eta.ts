@@ -5,11 +5,13 @@
  */
 import { median } from "simple-statistics";
 import {
-  cpuProbeSeconds,
   finiteOrNaN,
-  REFERENCE_PROBE_SECONDS,
+  MACHINE_PROBES,
+  referenceConstant,
+  referencesIn,
   storedRuns,
   type EtaModel,
+  type Probes,
   type StoredRuns,
 } from "../eta";
 import type { ReindexUnderLoadParams } from "./params";
@@ -35,26 +37,24 @@ export function storedRebuildPerScale(stored: StoredRuns): number | undefined {
   return rates.length ? median(rates) : undefined;
 }
 
-/**
- * The calibration rebuild's seconds per unit of scale on the reference machine (its probe
- * REFERENCE_PROBE_SECONDS): 2.521 s at scale 100 and 1.339 s at 50 on its kind here (probe 0.038 s),
- * 0.026 s a unit, × 0.05 ÷ 0.038. The planned 30 s runs in its place put 04's first full run at
- * about 6 min for 3 min 47 s: the calibration chose 10 s runs.
- */
-export const REFERENCE_REBUILD_PER_SCALE = 0.034;
+/** Without stored runs: the reference files' rates and calibration rebuild per unit of scale (their `constants`). */
+const REFERENCES = referencesIn(__dirname);
+export const REBUILD_CONSTANT = "rebuildSecondsPerScale";
 
 /**
  * Each run's length as the run will choose it: the params' without a stall share; with one, the
  * rebuild rate times this scale ÷ the share (bounded as the run bounds it), the rate being this
- * machine's stored calibrations', else the reference machine's scaled by the CPU probe.
+ * machine's stored calibrations', else the nearest reference's scaled by the probes.
  */
 export function expectedRunLength(
   p: ReindexUnderLoadParams,
   stored: StoredRuns,
-  probe: () => number = cpuProbeSeconds,
+  probes: Probes = MACHINE_PROBES,
 ): number {
   if (!(p.stallShare > 0)) return p.durationSeconds;
-  const perScale = storedRebuildPerScale(stored) ?? (REFERENCE_REBUILD_PER_SCALE * probe()) / REFERENCE_PROBE_SECONDS;
+  const perScale =
+    storedRebuildPerScale(stored) ?? referenceConstant(REFERENCES.all(), REBUILD_CONSTANT, probes)?.seconds;
+  if (perScale === undefined) return p.durationSeconds;
   return runLengthFor(perScale * p.scale, p.stallShare, p).durationSeconds;
 }
 
@@ -68,6 +68,10 @@ export const estimate: EtaModel<ReindexUnderLoadParams> = {
     }));
   },
   size: (_c, p) => finiteOrNaN(p.scale),
-  // One default run on the reference machine.
-  reference: { timedPerSizeSeconds: 0, overheadSeconds: 1.32, untimedPerSizeSeconds: 0.067, constantSetup: false },
+  constants(stored): Record<string, number> {
+    const perScale = storedRebuildPerScale(stored);
+    return perScale === undefined ? {} : { [REBUILD_CONSTANT]: perScale };
+  },
+  // Without stored runs: the rates fitted on reference machines (eta-reference*.json here).
+  references: REFERENCES,
 };

@@ -7,7 +7,7 @@
  * environment and case, or the sweep's commit level (its round trips at `full` include ones the
  * default does not run; the level's median over the ones it does stands for them).
  */
-import { finiteOrNaN, type EtaModel, type PlannedUnit } from "../eta";
+import { finiteOrNaN, type EtaModel, type PlannedUnit, referencesIn } from "../eta";
 import type { RoundTripsParams } from "./params";
 
 const caseKind = (environment: string, name: string) => `case/${environment}/${name}`;
@@ -44,55 +44,6 @@ export const estimate: EtaModel<RoundTripsParams> = {
       : c.kind === "commit-level" && typeof c.level === "string"
         ? sweepKind(c.level)
         : undefined,
-  // `npm run eta:reference` on a default run on the reference machine's kind (2-core Xeon, probe
-  // 0.038–0.041 s), each kind at its own rate: they put a full run at about 48 min here, measured
-  // 44 min 40 s; one rate over every trial (the earlier rates) said about 1 h 2 min.
-  reference: {
-    timedPerSizeSeconds: 8.6e-4,
-    overheadSeconds: 0.081,
-    untimedPerSizeSeconds: 0,
-    constantSetup: true,
-    kinds: {
-      "case/local/select1": { size: 400, seconds: 0.028, exponent: 1, untimedSeconds: 0.01 },
-      "case/local/update_autocommit": { size: 400, seconds: 0.17, exponent: 1, untimedSeconds: 0.079 },
-      "case/local/update_one_transaction": { size: 400, seconds: 0.05, exponent: 1, untimedSeconds: 0.081 },
-      "case/local/update_each_transaction": { size: 400, seconds: 0.18, exponent: 1, untimedSeconds: 0.081 },
-      "case/local/prepared_autocommit": { size: 400, seconds: 0.12, exponent: 1, untimedSeconds: 0.084 },
-      "case/local/prepared_one_transaction": { size: 400, seconds: 0.038, exponent: 1, untimedSeconds: 0.082 },
-      "case/local/bulk_update": { size: 400, seconds: 0.007, exponent: 1, untimedSeconds: 0.08 },
-      "case/same-az/select1": { size: 400, seconds: 0.1, exponent: 1, untimedSeconds: 0.015 },
-      "case/same-az/update_autocommit": { size: 400, seconds: 0.24, exponent: 1, untimedSeconds: 0.082 },
-      "case/same-az/update_one_transaction": { size: 400, seconds: 0.14, exponent: 1, untimedSeconds: 0.08 },
-      "case/same-az/update_each_transaction": { size: 400, seconds: 0.46, exponent: 1, untimedSeconds: 0.084 },
-      "case/same-az/prepared_autocommit": { size: 400, seconds: 0.21, exponent: 1, untimedSeconds: 0.087 },
-      "case/same-az/prepared_one_transaction": { size: 400, seconds: 0.12, exponent: 1, untimedSeconds: 0.082 },
-      "case/same-az/bulk_update": { size: 400, seconds: 0.007, exponent: 1, untimedSeconds: 0.081 },
-      "case/cross-az/select1": { size: 400, seconds: 0.84, exponent: 1, untimedSeconds: 0.023 },
-      "case/cross-az/update_autocommit": { size: 400, seconds: 1, exponent: 1, untimedSeconds: 0.089 },
-      "case/cross-az/update_one_transaction": { size: 400, seconds: 0.88, exponent: 1, untimedSeconds: 0.096 },
-      "case/cross-az/update_each_transaction": { size: 400, seconds: 2.8, exponent: 1, untimedSeconds: 0.095 },
-      "case/cross-az/prepared_autocommit": { size: 400, seconds: 1, exponent: 1, untimedSeconds: 0.1 },
-      "case/cross-az/prepared_one_transaction": { size: 400, seconds: 0.87, exponent: 1, untimedSeconds: 0.1 },
-      "case/cross-az/bulk_update": { size: 400, seconds: 0.0091, exponent: 1, untimedSeconds: 0.098 },
-      "case/quorum-same-az/select1": { size: 400, seconds: 0.12, exponent: 1, untimedSeconds: 0.034 },
-      "case/quorum-same-az/update_autocommit": { size: 400, seconds: 1.3, exponent: 1, untimedSeconds: 0.16 },
-      "case/quorum-same-az/update_one_transaction": { size: 400, seconds: 0.17, exponent: 1, untimedSeconds: 0.16 },
-      "case/quorum-same-az/update_each_transaction": { size: 400, seconds: 1.7, exponent: 1, untimedSeconds: 0.15 },
-      "case/quorum-same-az/prepared_autocommit": { size: 400, seconds: 1.3, exponent: 1, untimedSeconds: 0.15 },
-      "case/quorum-same-az/prepared_one_transaction": { size: 400, seconds: 0.14, exponent: 1, untimedSeconds: 0.16 },
-      "case/quorum-same-az/bulk_update": { size: 400, seconds: 0.012, exponent: 1, untimedSeconds: 0.17 },
-      "case/quorum-cross-az/select1": { size: 400, seconds: 0.89, exponent: 1, untimedSeconds: 0.039 },
-      "case/quorum-cross-az/update_autocommit": { size: 400, seconds: 2.1, exponent: 1, untimedSeconds: 0.15 },
-      "case/quorum-cross-az/update_one_transaction": { size: 400, seconds: 0.95, exponent: 1, untimedSeconds: 0.15 },
-      "case/quorum-cross-az/update_each_transaction": { size: 400, seconds: 3.8, exponent: 1, untimedSeconds: 0.15 },
-      "case/quorum-cross-az/prepared_autocommit": { size: 400, seconds: 2, exponent: 1, untimedSeconds: 0.15 },
-      "case/quorum-cross-az/prepared_one_transaction": { size: 400, seconds: 0.9, exponent: 1, untimedSeconds: 0.14 },
-      "case/quorum-cross-az/bulk_update": { size: 400, seconds: 0.015, exponent: 1, untimedSeconds: 0.15 },
-      "sweep/off": { size: 150, seconds: 0.02, exponent: 1, untimedSeconds: 0.022 },
-      "sweep/local": { size: 150, seconds: 0.1, exponent: 1, untimedSeconds: 0.045 },
-      "sweep/remote_write": { size: 150, seconds: 0.29, exponent: 1, untimedSeconds: 0.03 },
-      "sweep/on": { size: 150, seconds: 0.27, exponent: 1, untimedSeconds: 0.029 },
-      "sweep/remote_apply": { size: 150, seconds: 0.32, exponent: 1, untimedSeconds: 0.043 },
-    },
-  },
+  // Without stored runs: the rates fitted on reference machines (eta-reference*.json here).
+  references: referencesIn(__dirname),
 };

@@ -1,6 +1,6 @@
 /** 06's ETA model: runs of a fixed length; the clone and the counters around each grow with the data's scale. */
 import fs from "node:fs";
-import { finiteOrNaN, type EtaModel } from "../eta";
+import { finiteOrNaN, type EtaModel, referencesIn } from "../eta";
 import type { YourIndexesParams } from "./params";
 import { planRounds } from "./workload/run-trials";
 import { planVariants, writtenIndexNames } from "./workload/variants";
@@ -34,7 +34,6 @@ export const estimate: EtaModel<YourIndexesParams> = {
     }));
   },
   size: (_c, p) => finiteOrNaN(p.scale),
-  // Fitted on a 2-core AMD EPYC (4 stored runs, smoke and default; its probe 0.039 s), rescaled to
-  // the reference's probe: 0.14 s + 0.53 s × scale there around each run's fixed seconds.
-  reference: { timedPerSizeSeconds: 0, overheadSeconds: 0.18, untimedPerSizeSeconds: 0.68, constantSetup: false },
+  // Without stored runs: the rates fitted on reference machines (eta-reference*.json here).
+  references: referencesIn(__dirname),
 };

@@ -1,0 +1,150 @@
+/**
+ * Where a notebook's wall time went, from what its run records: the timed seconds of its trials
+ * (each record's `seconds`, what the claims are measured on), the rest of each trial (its own setup:
+ * loads, clones, restarts, checkpoints), the gaps between trials, and the time before the first and
+ * after the last (kernel start, servers, template, summaries, charts). Beside it, the ETA printed
+ * before the notebook ran ÷ its wall. `npm run reproduce` prints it per notebook at its end and
+ * writes it as the run's time.json, which `npm run runs` shows.
+ */
+import fs from "node:fs";
+import path from "node:path";
+
+export const TIME_ACCOUNT_FILE = "time.json";
+
+export interface TimeAccount {
+  /** The notebook's wall seconds, kernel start to the last cell. */
+  readonly wallSeconds: number;
+  /** The ETA printed before it ran, in seconds; null: none (no model, or nothing to fit it on). */
+  readonly etaSeconds: number | null;
+  /** etaSeconds ÷ wallSeconds; null without an ETA. */
+  readonly etaRatio: number | null;
+  /** The trials' own timed seconds (each record's `seconds`), the measurement. */
+  readonly timedSeconds: number;
+  /** timedSeconds ÷ wallSeconds. */
+  readonly measuredShare: number;
+  readonly trials: number;
+  /** The rest of the wall, by where it was spent (seconds); they add up to wall − timed. */
+  readonly rest: {
+    /** The kernel's start (the notebook's first cell waits for it). */
+    readonly kernelStart: number;
+    /** From the kernel ready to the first trial's start: servers, data load, template, calibration. */
+    readonly beforeTrials: number;
+    /** Inside the trials' records, outside their timed part: each trial's setup and reset. */
+    readonly trialSetup: number;
+    /** Between one trial's record and the next: the trial loop's own work (progress, store, watch). */
+    readonly betweenTrials: number;
+    /** After the last trial: summaries, claims, charts, the report. */
+    readonly afterTrials: number;
+  };
+  /**
+   * Of the trials' setup, what the records name: every numeric `…Seconds` field of a trial summed by
+   * name (04's and 06's `cloneSeconds`, 03's `prepared`…), as the workload records it.
+   */
+  readonly recorded: Readonly<Record<string, number>>;
+}
+
+interface TrialTimes {
+  readonly seconds?: unknown;
+  readonly startedAt?: unknown;
+  readonly finishedAt?: unknown;
+  readonly status?: unknown;
+}
+
+/**
+ * The account of one notebook: `startedMs` when it started (before its kernel), its wall, its kernel
+ * start, and its run's trial records (those started before `startedMs`, an earlier part of a resumed
+ * run, are left out).
+ */
+export function accountTime(
+  trials: readonly (TrialTimes & Record<string, unknown>)[],
+  startedMs: number,
+  wallSeconds: number,
+  kernelStartSeconds: number | null,
+  etaSeconds: number | null,
+): TimeAccount {
+  const endMs = startedMs + wallSeconds * 1000;
+  const kernelStart = Math.min(wallSeconds, Math.max(0, kernelStartSeconds ?? 0));
+  const spans = trials
+    .map((t) => ({
+      t,
+      from: typeof t.startedAt === "string" ? Date.parse(t.startedAt) : NaN,
+      to: typeof t.finishedAt === "string" ? Date.parse(t.finishedAt) : NaN,
+    }))
+    .filter((s) => Number.isFinite(s.from) && Number.isFinite(s.to) && s.from >= startedMs && s.to >= s.from)
+    .sort((a, b) => a.from - b.from);
+  let timed = 0;
+  let inTrials = 0;
+  let between = 0;
+  const recorded: Record<string, number> = {};
+  for (const [i, s] of spans.entries()) {
+    const wall = (s.to - s.from) / 1000;
+    const own = s.t.status === "ok" && typeof s.t.seconds === "number" && s.t.seconds >= 0 ? s.t.seconds : 0;
+    timed += Math.min(own, wall);
+    inTrials += wall;
+    const previous = spans[i - 1];
+    if (previous) between += Math.max(0, (s.from - previous.to) / 1000);
+    for (const [k, v] of Object.entries(s.t))
+      if (/Seconds$/.test(k) && typeof v === "number" && Number.isFinite(v) && v >= 0)
+        recorded[k] = (recorded[k] ?? 0) + v;
+  }
+  const first = spans[0];
+  const last = spans[spans.length - 1];
+  const beforeTrials = first ? Math.max(0, (first.from - startedMs) / 1000 - kernelStart) : 0;
+  const afterTrials = last ? Math.max(0, (endMs - last.to) / 1000) : Math.max(0, wallSeconds - kernelStart);
+  return {
+    wallSeconds,
+    etaSeconds,
+    etaRatio: etaSeconds !== null && wallSeconds > 0 ? etaSeconds / wallSeconds : null,
+    timedSeconds: timed,
+    measuredShare: wallSeconds > 0 ? timed / wallSeconds : 0,
+    trials: spans.length,
+    rest: { kernelStart, beforeTrials, trialSetup: inTrials - timed, betweenTrials: between, afterTrials },
+    recorded,
+  };
+}
+
+/** Writes the account into a run's folder (TIME_ACCOUNT_FILE). */
+export function writeTimeAccount(runDirectory: string, account: TimeAccount): void {
+  fs.writeFileSync(path.join(runDirectory, TIME_ACCOUNT_FILE), `${JSON.stringify(account, null, 2)}\n`);
+}
+
+/** A run's account, where it has a readable one (a run made by `npm run reproduce`). */
+export function readTimeAccount(runDirectory: string): TimeAccount | undefined {
+  try {
+    const raw: unknown = JSON.parse(fs.readFileSync(path.join(runDirectory, TIME_ACCOUNT_FILE), "utf8"));
+    if (typeof raw !== "object" || raw === null) return undefined;
+    const a = raw as Partial<TimeAccount>;
+    return typeof a.wallSeconds === "number" && typeof a.measuredShare === "number" && typeof a.rest === "object"
+      ? (raw as TimeAccount)
+      : undefined;
+  } catch {
+    return undefined; // no account: a run the notebook server or the lab made, not reproduce
+  }
+}
+
+const pct = (x: number) => `${Math.round(x * 100)} %`;
+const sec = (x: number) => (x >= 100 ? `${Math.round(x)} s` : `${x.toFixed(1)} s`);
+
+/** "kernel 1.8 s, before trials 9.6 s, trials' setup 30 s (cloneSeconds 29 s), between 0.4 s, after 5.1 s" */
+export function restText(a: TimeAccount): string {
+  const named = Object.entries(a.recorded)
+    .filter(([, v]) => v > 0)
+    .map(([k, v]) => `${k} ${sec(v)}`)
+    .join(", ");
+  return [
+    `kernel ${sec(a.rest.kernelStart)}`,
+    `before trials ${sec(a.rest.beforeTrials)}`,
+    `trials' setup ${sec(a.rest.trialSetup)}${named ? ` (${named})` : ""}`,
+    `between trials ${sec(a.rest.betweenTrials)}`,
+    `after trials ${sec(a.rest.afterTrials)}`,
+  ].join(", ");
+}
+
+/** The table's cells for one account: ETA ÷ wall and the measured share. */
+export function accountCells(a: TimeAccount | undefined): { eta: string; measured: string } {
+  if (!a) return { eta: "—", measured: "—" };
+  return {
+    eta: a.etaRatio === null ? "no ETA" : `${a.etaRatio.toFixed(2)}`,
+    measured: pct(a.measuredShare),
+  };
+}

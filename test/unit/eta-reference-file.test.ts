@@ -1,0 +1,250 @@
+/**
+ * The no-stored-runs ETA at its margins: reference files (each machine's rates with its probe
+ * readings) checked as they are read, the nearest one chosen by the probes, its write-bound part
+ * scaled by the write-path probe and its overhead by the CPU probe, CPU only (said so) where the
+ * reference has no write-path reading.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import {
+  chooseReference,
+  EtaReferenceError,
+  outsideTrials,
+  parseReference,
+  probeCalibration,
+  referenceConstant,
+  referenceFileContent,
+  referencesIn,
+  storedProbeReadings,
+  writeProbeIn,
+  type MachineReference,
+  type Probes,
+  type ReferenceRates,
+} from "../../lib/experiments/eta";
+
+const RATES: ReferenceRates = {
+  timedPerSizeSeconds: 1e-5,
+  overheadSeconds: 1,
+  untimedPerSizeSeconds: 1e-6,
+  constantSetup: false,
+  kinds: { pass: { size: 1e6, seconds: 10, exponent: 1.2, untimedSeconds: 3 } },
+};
+
+const reference = (over: Partial<MachineReference> = {}): MachineReference => ({
+  file: "/x/eta-reference.a.json",
+  cpuModel: "CPU A",
+  cpuProbeSeconds: 0.04,
+  writeProbeSeconds: 0.01,
+  fittedOn: "2026-12-04",
+  rates: RATES,
+  sizes: [1e5, 1e6],
+  constants: {},
+  ...over,
+});
+
+const set = (...refs: MachineReference[]) => ({ dir: "/x", all: () => refs });
+const probes = (cpu: number, write: number | undefined): Probes => ({ cpu: () => cpu, write: () => write });
+const close = (a: number, b: number) => Math.abs(a - b) < 1e-9 * Math.max(1, Math.abs(b));
+
+test("a slower CPU and a faster write path: the overhead scales by the CPU probe, what grows with the data by the write path's", () => {
+  const c = probeCalibration({ references: set(reference()) }, probes(0.08, 0.005));
+  assert.ok(c);
+  assert.ok(close(c.overheadSeconds, 2));
+  assert.ok(close(c.timedPerSizeSeconds, 0.5e-5));
+  assert.ok(close(c.untimedPerSizeSeconds, 0.5e-6));
+  assert.deepEqual(c.kinds, { pass: { size: 1e6, seconds: 5, exponent: 1.2, untimedSeconds: 1.5 } });
+  assert.match(
+    c.source,
+    /reference rates of CPU A \(eta-reference\.a\.json, fitted 2026-12-04\), CPU probe 2\.00× its time for the per-trial overhead, write-path probe 0\.50× for the rest \(no stored run/,
+  );
+  // The other way round: a faster CPU, a slower write path.
+  const d = probeCalibration({ references: set(reference()) }, probes(0.02, 0.03));
+  assert.ok(d);
+  assert.ok(close(d.overheadSeconds, 0.5));
+  assert.ok(close(d.timedPerSizeSeconds, 3e-5));
+});
+
+test("a reference without a write-path reading: CPU only, said in the line, and the write path is not probed", () => {
+  const noWrite = reference({ writeProbeSeconds: null });
+  const never = (): never => {
+    throw new Error("the write path must not be probed when no reference can use the reading");
+  };
+  const c = probeCalibration({ references: set(noWrite) }, { cpu: () => 0.06, write: never });
+  assert.ok(c);
+  assert.ok(close(c.overheadSeconds, 1.5));
+  assert.ok(close(c.timedPerSizeSeconds, 1.5e-5));
+  assert.match(
+    c.source,
+    /CPU probe 1\.50× its time for all of it \(CPU only: that machine has no write-path reading\)/,
+  );
+  // A reference with a reading, but none here (no data directory to write in): CPU only, said so.
+  const e = probeCalibration({ references: set(reference()) }, probes(0.06, undefined));
+  assert.ok(e);
+  assert.ok(close(e.timedPerSizeSeconds, 1.5e-5));
+  assert.match(e.source, /CPU only: no write-path reading here/);
+});
+
+test("the nearest reference by the probes is used, and the line names it", () => {
+  const xeon = reference({ file: "/x/eta-reference.xeon.json", cpuModel: "Xeon", writeProbeSeconds: null });
+  const amd = reference({ file: "/x/eta-reference.amd.json", cpuModel: "EPYC", cpuProbeSeconds: 0.037 });
+  // Same CPU reading as the EPYC and a write path near its own: the EPYC's, its factors 1.
+  const here = chooseReference([xeon, amd], probes(0.037, 0.011));
+  assert.equal(here?.reference.cpuModel, "EPYC");
+  const c = probeCalibration({ references: set(xeon, amd) }, probes(0.037, 0.011));
+  assert.match(c?.source ?? "", /of EPYC \(eta-reference\.amd\.json, fitted 2026-12-04; nearest of 2 by the probes\)/);
+  // A write path 4× slower than the EPYC's: unknown (the Xeon's) is nearer than a known factor of 4.
+  assert.equal(chooseReference([xeon, amd], probes(0.04, 0.04))?.reference.cpuModel, "Xeon");
+  // None usable: no reference.
+  assert.equal(
+    chooseReference([xeon], probes(0.04, 0.01), () => false),
+    undefined,
+  );
+});
+
+test("a named constant comes from the nearest reference that has it, scaled as write-bound", () => {
+  const withLoad = reference({ cpuModel: "Xeon", writeProbeSeconds: null, constants: { load: 100 } });
+  const without = reference({ cpuModel: "EPYC", cpuProbeSeconds: 0.037 });
+  const c = referenceConstant([withLoad, without], "load", probes(0.08, 0.011));
+  assert.ok(c);
+  assert.ok(close(c.seconds, 200));
+  assert.match(c.text, /reference of Xeon/);
+  assert.equal(referenceConstant([without], "load", probes(0.08, 0.011)), undefined);
+});
+
+test("a reference fitted at one size grows past it as a reference fitted across sizes does", () => {
+  const wide = reference({ cpuModel: "Xeon", writeProbeSeconds: null });
+  const oneSize = reference({
+    cpuModel: "EPYC",
+    cpuProbeSeconds: 0.037,
+    sizes: [1e5],
+    rates: {
+      timedPerSizeSeconds: 6e-6,
+      overheadSeconds: 0.3,
+      untimedPerSizeSeconds: 0,
+      constantSetup: true,
+      kinds: { pass: { size: 1e5, seconds: 0.6, exponent: 1, untimedSeconds: 0.3 } },
+    },
+  });
+  const c = probeCalibration({ references: set(wide, oneSize) }, probes(0.037, 0.01));
+  assert.ok(c);
+  assert.match(c.source, /of EPYC/);
+  assert.equal(c.kinds?.pass?.exponent, 1.2);
+  assert.equal(c.constantSetup, false);
+  assert.equal(c.untimedShape, "reference");
+  // Its level kept: 0.3 s of untimed work at 100k rows, split as the wide reference splits it.
+  assert.ok(close(c.overheadSeconds + c.untimedPerSizeSeconds * 1e5, 0.3));
+});
+
+test("a reference file is checked as it is read: a malformed one is refused naming the file and the field", () => {
+  const good = referenceFileContent(
+    RATES,
+    { cpuModel: "CPU A", cpuProbeSeconds: 0.04, writeProbeSeconds: null },
+    "2026-12-04",
+    [1e6],
+  );
+  const parsed = parseReference(JSON.parse(JSON.stringify(good)), "f.json");
+  assert.equal(parsed.writeProbeSeconds, null);
+  assert.deepEqual(parsed.rates, RATES);
+  const refused = (raw: unknown, field: RegExp) =>
+    assert.throws(
+      () => parseReference(raw, "/x/eta-reference.bad.json"),
+      (e: unknown) =>
+        e instanceof EtaReferenceError && /eta-reference\.bad\.json/.test(e.message) && field.test(e.message),
+    );
+  const machine = good.machine as Record<string, unknown>;
+  refused([], /the file must be an object/);
+  refused(
+    { ...good, machine: { ...machine, cpuProbeSeconds: 0 } },
+    /machine\.cpuProbeSeconds must be a number > 0, got 0/,
+  );
+  refused({ ...good, machine: { ...machine, writeProbeSeconds: "fast" } }, /machine\.writeProbeSeconds \(or null\)/);
+  refused({ ...good, machine: { ...machine, cpuModel: "" } }, /machine\.cpuModel/);
+  refused({ ...good, fittedOn: "yesterday" }, /fittedOn must be a date YYYY-MM-DD/);
+  refused({ ...good, rates: { ...RATES, overheadSeconds: -1 } }, /rates\.overheadSeconds must be a number ≥ 0/);
+  refused({ ...good, rates: { ...RATES, kinds: { pass: { size: 1 } } } }, /rates\.kinds\["pass"\]\.seconds/);
+  refused({ ...good, constants: { load: "x" } }, /constants\.load/);
+
+  // Read from a folder: lazily, when an ETA first needs them, with the file named.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "eta-ref-"));
+  try {
+    fs.writeFileSync(path.join(dir, "eta-reference.a.json"), JSON.stringify(good));
+    fs.writeFileSync(path.join(dir, "eta-reference.b.json"), "{ torn");
+    fs.writeFileSync(path.join(dir, "other.json"), "not a reference, not read");
+    const refs = referencesIn(dir);
+    assert.equal(refs.dir, dir);
+    assert.throws(
+      () => refs.all(),
+      (e: unknown) =>
+        e instanceof EtaReferenceError &&
+        e.message.includes("eta-reference.b.json: not readable as JSON") &&
+        e.cause !== undefined,
+    );
+    fs.rmSync(path.join(dir, "eta-reference.b.json"));
+    assert.deepEqual(
+      referencesIn(dir)
+        .all()
+        .map((r) => r.cpuModel),
+      ["CPU A"],
+    );
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("the write-path probe reads a time where it can write and leaves nothing; none where it cannot", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "write-probe-"));
+  try {
+    const seconds = writeProbeIn(dir);
+    assert.ok(seconds !== undefined && seconds > 0, String(seconds));
+    assert.deepEqual(fs.readdirSync(dir), []);
+    assert.equal(writeProbeIn(path.join(dir, "missing")), undefined);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a refit takes the machine's readings its runs recorded, and the wall outside the trials their accounts give", () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "eta-stored-"));
+  try {
+    const run = (name: string, probes: unknown, outside?: number) => {
+      const dir = path.join(root, `R${name}_07-fillfactor-hot_${name}`);
+      fs.mkdirSync(dir);
+      fs.writeFileSync(path.join(dir, "params.json"), "{}");
+      fs.writeFileSync(path.join(dir, "metadata.json"), JSON.stringify({ probes }));
+      if (outside !== undefined)
+        fs.writeFileSync(
+          path.join(dir, "time.json"),
+          JSON.stringify({
+            wallSeconds: 60,
+            measuredShare: 0.5,
+            trials: 3,
+            rest: { kernelStart: 2, beforeTrials: outside - 4, trialSetup: 9, betweenTrials: 1, afterTrials: 1 },
+          }),
+        );
+    };
+    assert.equal(storedProbeReadings("07-fillfactor-hot", root), undefined);
+    run("a", { cpuProbeSeconds: 0.04, writeProbeSeconds: 0.02 }, 10);
+    run("b", { cpuProbeSeconds: 0.06, writeProbeSeconds: null }, 20);
+    run("c", "not probes", 30);
+    assert.deepEqual(storedProbeReadings("07-fillfactor-hot", root), {
+      cpuProbeSeconds: 0.05,
+      writeProbeSeconds: 0.02,
+    });
+    const model = { references: set(reference({ constants: { outsideTrialsSeconds: 99 } })) };
+    const stored = outsideTrials("07-fillfactor-hot", model, root, probes(0.04, 0.01));
+    assert.equal(stored?.seconds, 20);
+    assert.match(
+      stored?.text ?? "",
+      /outside the trials \(kernel, servers, summaries and charts: 3 stored run\(s\) here\)/,
+    );
+    // None stored: the reference's, scaled as write-bound (0.02 ÷ 0.01 here).
+    const none = outsideTrials("07-fillfactor-hot", model, path.join(root, "none"), probes(0.04, 0.02));
+    assert.equal(none?.seconds, 198);
+    assert.match(none?.text ?? "", /eta-reference\.a\.json's, scaled as its rates/);
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});
