@@ -23,6 +23,8 @@ import { sampleFromSource, SourceError } from "../../lib/experiments/your-indexe
 import { runSqlFile, SqlFileError } from "../../lib/experiments/your-indexes/workload/sql-files";
 import { existingToJudge, planVariants, UnknownIndexError } from "../../lib/experiments/your-indexes/workload/variants";
 import { withEnv } from "../support/env";
+import { ownRecords } from "../../lib/runtime/resource-registry";
+import { isInputError } from "../../lib/runtime/input-error";
 
 const EXAMPLE = path.resolve(__dirname, "..", "..", "..", "data", "examples", "your-indexes");
 const tools = () =>
@@ -163,7 +165,7 @@ test("bad input is refused before the rounds, each with what a reader needs to f
     const template = await createTemplate(server, path.join(EXAMPLE, "schema.sql"), {
       fill: fillFromFile(path.join(EXAMPLE, "data.sql"), 0.05),
     });
-    assert.throws(() => existingToJudge(["orders_pkey"], template.indexes), /backs a constraint/);
+    assert.throws(() => existingToJudge(["orders_pkey"], template.indexes), /backs the primary key orders_pkey/);
     // A candidate the server refuses names itself and the server's message.
     const bad = "CREATE INDEX nope_idx ON orders (no_such_column)";
     await assert.rejects(
@@ -203,6 +205,77 @@ test("bad input is refused before the rounds, each with what a reader needs to f
     );
   } finally {
     await server.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a refused input ends the run before any round with pgbench's or the server's words and what to fix, offers no resume, and leaves nothing behind", async (t) => {
+  const missing = tools();
+  if (missing) return t.skip(missing);
+  const dir = scratch({
+    // The issue's script: pgbench sends an unset `:name` as written, and the server refuses it.
+    "no-such-var.sql": "UPDATE orders SET status = :nosuchvar WHERE id = 1;\n",
+    // A unique index with no constraint of its own, which a foreign key looks rows up through.
+    "fk-schema.sql":
+      "CREATE TABLE a (id int NOT NULL, note text);\nCREATE UNIQUE INDEX a_id_idx ON a (id);\n" +
+      "CREATE INDEX a_note_idx ON a (note);\nCREATE TABLE b (a_id int REFERENCES a (id));\n",
+    "fk-data.sql": "INSERT INTO a SELECT g, 'n' FROM generate_series(1, 100) g;\n",
+    "fk-write.sql": "UPDATE a SET note = 'm' WHERE id = 1;\n",
+  });
+  const cases: { name: string; overrides: Record<string, unknown>; message: RegExp }[] = [
+    {
+      name: "a script the server rejects",
+      overrides: { workload: [path.join(dir, "no-such-var.sql")] },
+      message:
+        /workload script no-such-var\.sql was rejected: pgbench could not run the script .*syntax error at or near ":".*:nosuchvar.*\\set.*Fix the script and start a new run/,
+    },
+    {
+      name: "a primary key in existing",
+      overrides: { existing: ["orders_pkey"] },
+      message:
+        /existing: "orders_pkey" backs the primary key orders_pkey; the foreign key order_lines_order_id_fkey .*take it out of existing/,
+    },
+    {
+      name: "an index a foreign key looks rows up through",
+      overrides: {
+        schema: path.join(dir, "fk-schema.sql"),
+        data: path.join(dir, "fk-data.sql"),
+        workload: [path.join(dir, "fk-write.sql")],
+        existing: ["a_id_idx"],
+      },
+      message: /existing: "a_id_idx" backs the foreign key b_a_id_fkey of b .*the droppable ones are a_note_idx\)/,
+    },
+    {
+      name: "an index the schema does not have",
+      overrides: { existing: ["orders_staus_idx"] },
+      message: /no index "orders_staus_idx".*orders_status_idx/,
+    },
+  ];
+  try {
+    for (const c of cases) {
+      const root = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-06-refused-"));
+      try {
+        const params = yourIndexes.params("smoke", { target: "embedded", scale: 0.05, ...c.overrides });
+        let caught: unknown;
+        await withEnv({ DBLAB_RESULTS_DIR: root }, () => yourIndexes.run(params, { profile: "smoke" })).catch(
+          (e: unknown) => (caught = e),
+        );
+        assert.ok(caught instanceof Error, `${c.name}: the run must fail`);
+        assert.match(caught.message, c.message, c.name);
+        assert.ok(isInputError(caught), `${c.name}: an input error (not resumable)`);
+        assert.doesNotMatch(caught.message, /resume with|--resume/, c.name);
+        // Nothing left: no results folder, no server or process this test started still registered.
+        assert.deepEqual(fs.readdirSync(root), [], `${c.name}: results left behind`);
+        assert.deepEqual(
+          ownRecords().map((r) => JSON.stringify(r)),
+          [],
+          `${c.name}: resources left registered`,
+        );
+      } finally {
+        fs.rmSync(root, { recursive: true, force: true });
+      }
+    }
+  } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -8,6 +8,7 @@ import type { Client } from "pg";
 import { cancellable, withClient as withConnection } from "../../../engines/postgres/connect";
 import { cloneDatabase, dropDatabases, recreateDatabase } from "../../../engines/postgres/template-database";
 import { enableWalInspect } from "../../../engines/postgres/wal-records";
+import { InputError } from "../../../runtime/input-error";
 import { databasePrefix, likePrefix } from "../../../targets/run-names";
 import type { StartedServer } from "../../../targets/types";
 import { listIndexes, listTables, type IndexInfo } from "./catalog";
@@ -116,7 +117,7 @@ export interface BuiltVariant {
 }
 
 /** A candidate that the server refused: which one, and what it said. */
-export class CandidateError extends Error {
+export class CandidateError extends InputError {
   override readonly name = "CandidateError";
 }
 
@@ -154,9 +155,11 @@ export async function buildVariants(
               await c.query(statement);
             } catch (error) {
               const n = candidates.indexOf(statement) + 1;
+              // The server refuses with a SQLSTATE; a lost connection (none, or class 08/57P) is not the statement.
+              const code = (error as { code?: unknown }).code;
               throw new CandidateError(
                 `candidates[${n - 1}] (${statement}) failed: ${error instanceof Error ? error.message : String(error)}`,
-                { cause: error },
+                { cause: error, byInput: typeof code === "string" && !/^(08|57P)/.test(code) },
               );
             }
           }

@@ -4,6 +4,7 @@
  * candidate, and with all candidates. Each judged index is a pair of variants, one with it and one
  * without, that run in the same round.
  */
+import { InputError } from "../../../runtime/input-error";
 import type { IndexInfo } from "./catalog";
 
 export type VariantChange =
@@ -39,7 +40,7 @@ export interface Judged {
   readonly withoutVariant: string;
 }
 
-export class UnknownIndexError extends Error {
+export class UnknownIndexError extends InputError {
   override readonly name = "UnknownIndexError";
 }
 
@@ -68,8 +69,9 @@ export function existingToJudge(existing: readonly string[] | "all", indexes: re
     }
     if (found.constraint)
       throw new UnknownIndexError(
-        `existing: "${name}" backs a constraint (primary key, unique or exclusion): dropping it would change the ` +
-          `schema's meaning; the droppable ones are ${secondary.map((i) => i.name).join(", ") || "(none)"}`,
+        `existing: "${name}" backs ${found.backs ?? "a constraint"}: the schema's rules need it (dropping it ` +
+          `changes what the schema allows, or is refused), so the lab does not judge it; take it out of existing (the droppable ones are ` +
+          `${secondary.map((i) => i.name).join(", ") || "(none)"})`,
       );
   }
   return [...existing];
