@@ -246,6 +246,11 @@ test("a refused input ends the run before any round with pgbench's or the server
       message: /existing: "a_id_idx" backs the foreign key b_a_id_fkey of b .*the droppable ones are a_note_idx\)/,
     },
     {
+      name: "a group naming an index the schema does not have",
+      overrides: { groups: { cold: ["suppliers_country_idx", "suppliers_contry_idx"] } },
+      message: /groups\.cold: there is no index "suppliers_contry_idx".*suppliers_country_idx/,
+    },
+    {
       name: "an index the schema does not have",
       overrides: { existing: ["orders_staus_idx"] },
       message: /no index "orders_staus_idx".*orders_status_idx/,
@@ -277,6 +282,47 @@ test("a refused input ends the run before any round with pgbench's or the server
     }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("sets: every existing index together and a named group, each one variant with its counters; the run says which design ran", async (t) => {
+  const missing = tools();
+  if (missing) return t.skip(missing);
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-06-sets-"));
+  const params = yourIndexes.params("smoke", {
+    target: "embedded",
+    scale: 0.1,
+    existing: "all",
+    candidates: [],
+    // The two indexes on tables the workload never writes.
+    groups: { untouched: ["products_category_idx", "suppliers_country_idx"] },
+    oneAtATime: "never",
+  });
+  try {
+    const run = await withEnv({ DBLAB_RESULTS_DIR: root }, () => yourIndexes.run(params, { profile: "smoke" }));
+    assert.match(
+      run.metadata.notes?.join("\n") ?? "",
+      /design: the sets only, as oneAtATime asks \(2 variants, 5 runs a round/,
+    );
+    assert.deepEqual(
+      run.judged.map((j) => [j.name, j.kind, j.members?.length]),
+      [
+        ["all 5 existing", "set", 5],
+        ["untouched", "set", 2],
+      ],
+    );
+    assert.equal(run.trials.length, 5 * params.repeats);
+    const s = yourIndexes.summarise(run);
+    const all = s.indexes.find((ix) => ix.name === "all 5 existing");
+    const untouched = s.indexes.find((ix) => ix.name === "untouched");
+    assert.ok(all && untouched);
+    // Every order and order line the workload writes enters the set's indexes on them; the
+    // untouched tables' indexes get nothing.
+    assert.ok((all.amplification.btreeInsertsPerTx?.low ?? 0) > 0, JSON.stringify(all.amplification));
+    assert.equal(all.table, "orders", "the set's HOT share is its most-updated table's");
+    assert.ok((untouched.btreeInsertsPerTx.with ?? 0) - (untouched.btreeInsertsPerTx.without ?? 0) < 0.5);
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
   }
 });
 

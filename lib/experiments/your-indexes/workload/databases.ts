@@ -141,13 +141,15 @@ export async function buildVariants(
       await cancellable(server.connection, c, signal, async () => {
         await c.query(`SET maintenance_work_mem = '${maintenanceWorkMemMB}MB'`);
         if (v.change.kind === "drop") {
-          const { rows } = await c.query<{ q: string }>(
-            `SELECT quote_ident(n.nspname) || '.' || quote_ident(i.relname) AS q
-             FROM pg_class i JOIN pg_namespace n ON n.oid = i.relnamespace WHERE i.relkind = 'i' AND i.relname = $1`,
-            [v.change.index],
-          );
-          if (rows.length !== 1) throw new Error(`index ${v.change.index}: ${rows.length} indexes of that name`);
-          await c.query(`DROP INDEX ${rows[0].q}`);
+          for (const index of v.change.indexes) {
+            const { rows } = await c.query<{ q: string }>(
+              `SELECT quote_ident(n.nspname) || '.' || quote_ident(i.relname) AS q
+               FROM pg_class i JOIN pg_namespace n ON n.oid = i.relnamespace WHERE i.relkind = 'i' AND i.relname = $1`,
+              [index],
+            );
+            if (rows.length !== 1) throw new Error(`index ${index}: ${rows.length} indexes of that name`);
+            await c.query(`DROP INDEX ${rows[0].q}`);
+          }
         }
         if (v.change.kind === "add") {
           for (const statement of v.change.statements) {
@@ -192,11 +194,17 @@ export async function cloneForRun(server: StartedServer, variantDb: string): Pro
 export function workloadDatabases(p: {
   readonly existing: readonly string[] | "all";
   readonly candidates: readonly string[];
+  readonly groups?: Readonly<Record<string, readonly string[]>>;
 }): string[] {
+  // At most: each index, the candidates together, every group and the set of all existing ones.
   const variants =
     p.existing === "all"
       ? MAX_VARIANTS
-      : 1 + p.existing.length + p.candidates.length + (p.candidates.length > 1 ? 1 : 0);
+      : 2 +
+        p.existing.length +
+        p.candidates.length +
+        (p.candidates.length > 1 ? 1 : 0) +
+        Object.keys(p.groups ?? {}).length;
   return ["yi_run", "yi_template", ...Array.from({ length: variants }, (_, i) => `yi_v${i}`)];
 }
 
