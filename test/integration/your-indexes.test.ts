@@ -326,6 +326,74 @@ test("sets: every existing index together and a named group, each one variant wi
   }
 });
 
+test('existing: "unused" judges exactly the indexes the source has not scanned since its statistics were reset, says the window, and refuses a window shorter than minStatsDays', async (t) => {
+  const missing = tools();
+  if (missing) return t.skip(missing);
+  const source = await new EmbeddedPostgresTarget().start(
+    serverSpec(yourIndexesParams("smoke", { target: "embedded" })),
+  );
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-06-unused-"));
+  try {
+    const c = source.connection;
+    await withDatabase(source, c.database, (x) => x.query("CREATE DATABASE dblab_yi_source"));
+    await runSqlFile(c, path.join(EXAMPLE, "schema.sql"), { database: "dblab_yi_source" });
+    await runSqlFile(c, path.join(EXAMPLE, "data.sql"), { database: "dblab_yi_source", variables: { scale: 0.05 } });
+    // The window starts now; then a read workload scans two secondary indexes and not the others.
+    await withDatabase(source, "dblab_yi_source", async (x) => {
+      await x.query("SELECT pg_stat_reset()");
+      await x.query("SET enable_seqscan = off");
+      await x.query("SELECT count(*) FROM orders WHERE status = 'new'");
+      await x.query("SELECT count(*) FROM orders WHERE customer_id = 5");
+      await x.query("SELECT pg_stat_force_next_flush()");
+    });
+    // The password travels in PGPASSWORD: a URI carrying one is refused (it would be kept in params.json).
+    const uri = `postgresql://${encodeURIComponent(c.user)}@${c.host}:${c.port}/dblab_yi_source`;
+    assert.throws(
+      () => yourIndexes.params("smoke", { sampleFrom: uri.replace("@", `:${c.password}@`) }),
+      /sampleFrom carries a password .*PGPASSWORD or ~\/\.pgpass/,
+    );
+    // Every row (the workload's keys all exist): the sample takes at most sampleRows of each table.
+    const base = { target: "embedded", scale: 0.05, sampleFrom: uri, sampleRows: 20_000, existing: "unused" } as const;
+    const before = ownRecords().length;
+    // The default window (7 days) refuses counters reset a moment ago, before anything starts.
+    let refused: unknown;
+    await withEnv({ DBLAB_RESULTS_DIR: root, PGPASSWORD: c.password }, () =>
+      yourIndexes.run(yourIndexes.params("smoke", base), { profile: "smoke" }),
+    ).catch((e: unknown) => (refused = e));
+    assert.ok(refused instanceof Error && isInputError(refused), String(refused));
+    assert.match(refused.message, /reset \d+ (s|min) ago .*shorter than minStatsDays = 7/);
+    assert.ok(!refused.message.includes(c.password), "no password in the message");
+    assert.deepEqual(fs.readdirSync(root), [], "no results folder");
+    assert.equal(ownRecords().length, before, "no server started");
+    // Accepted when the reader says the window is enough: exactly the unscanned secondary indexes.
+    const run = await withEnv({ DBLAB_RESULTS_DIR: root, PGPASSWORD: c.password }, () =>
+      yourIndexes.run(yourIndexes.params("smoke", { ...base, minStatsDays: 0 }), { profile: "smoke" }),
+    );
+    assert.deepEqual(run.judged.map((j) => j.name).sort(), [
+      "order_lines_product_idx",
+      "products_category_idx",
+      "suppliers_country_idx",
+    ]);
+    const notes = run.metadata.notes?.join("\n") ?? "";
+    assert.match(
+      notes,
+      /unused on the source: 3 index\(es\) not scanned in \d+ (s|min) \(since stats_reset [^)]+\), read from postgresql:\/\/[^\n]*: order_lines_product_idx, products_category_idx, suppliers_country_idx; scanned: orders_customer_idx \(1\), orders_status_idx \(1\)/,
+    );
+    const kept = fs
+      .readdirSync(run.directory, { recursive: true, encoding: "utf8" })
+      .map((f) => path.join(run.directory, f))
+      .filter((f) => fs.statSync(f).isFile())
+      .map((f) => fs.readFileSync(f, "utf8"));
+    assert.ok(
+      kept.length > 0 && kept.every((text) => !text.includes(c.password)),
+      "no password in any file of the run",
+    );
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+    await source.stop();
+  }
+});
+
 test("sampleFrom copies rows in a read-only transaction, keeps sequences ahead and reads index usage", async (t) => {
   const missing = tools();
   if (missing) return t.skip(missing);

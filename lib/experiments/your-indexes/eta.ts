@@ -14,7 +14,8 @@ import { indexSets, planVariants, writtenIndexNames, type Design, type VariantPl
  * says why, before any server starts).
  */
 export function indexesToDrop(p: Pick<YourIndexesParams, "existing" | "schema">): string[] {
-  if (p.existing !== "all") return [...p.existing];
+  // "unused" is known once the source's statistics are read: the schema's indexes bound it.
+  if (p.existing !== "all" && p.existing !== "unused") return [...p.existing];
   let text = "";
   try {
     text = fs.readFileSync(p.schema, "utf8");

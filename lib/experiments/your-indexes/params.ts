@@ -41,8 +41,17 @@ export interface YourIndexesParams {
   readonly durationSeconds: number;
   /** CREATE INDEX statements to try: each alone, and (two or more) all together. */
   readonly candidates: readonly string[];
-  /** Secondary indexes of the schema to drop one at a time, by name, or "all". */
-  readonly existing: readonly string[] | "all";
+  /**
+   * Secondary indexes of the schema to drop one at a time, by name; "all"; or "unused" (with
+   * sampleFrom: those the source has not scanned since its statistics were reset).
+   */
+  readonly existing: readonly string[] | "all" | "unused";
+  /**
+   * The shortest window of the source's statistics that `existing: "unused"` accepts, in days: an
+   * index read only by a weekly job looks unused in a shorter one. The reader's call, declared
+   * before the run (0 accepts any window).
+   */
+  readonly minStatsDays: number;
   /**
    * Named sets judged together, each one variant (all its indexes dropped, or all added): members
    * are index names of the schema (dropped) or the names candidates write (added), not both.
@@ -100,6 +109,8 @@ const BASE = {
   workload: [`${EXAMPLE}/new-order.sql@3`, `${EXAMPLE}/fulfil.sql@7`],
   candidates: ["CREATE INDEX orders_created_at_idx ON orders (created_at)"],
   existing: "all",
+  // A week: the shortest window that holds a weekly job's queries.
+  minStatsDays: 7,
   groups: {},
   oneAtATime: "auto",
   // ±5 %: a capacity-planning question, the same on every profile and every machine. A write path
@@ -218,6 +229,21 @@ function stringList(name: string, value: unknown): string[] {
   return value as string[];
 }
 
+function uriHasPassword(uri: string): boolean {
+  try {
+    const u = new URL(uri);
+    return u.password !== "" || u.searchParams.has("password");
+  } catch {
+    return /:\/\/[^/@]*:[^/@]*@|[?&]password=/.test(uri);
+  }
+}
+
+function nonNegative(name: string, value: unknown): number {
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 0)
+    throw new ParameterError(`${name} must be a number ≥ 0, got ${JSON.stringify(value)}`);
+  return value;
+}
+
 function fraction(name: string, value: unknown, max: number): number {
   if (typeof value !== "number" || !Number.isFinite(value) || value <= 0 || value > max)
     throw new ParameterError(`${name} must be a number > 0 and ≤ ${max}, got ${JSON.stringify(value)}`);
@@ -232,7 +258,7 @@ function fraction(name: string, value: unknown, max: number): number {
 function checkedGroups(
   value: unknown,
   candidates: readonly string[],
-  existing: readonly string[] | "all",
+  existing: readonly string[] | "all" | "unused",
 ): Record<string, string[]> {
   if (typeof value !== "object" || value === null || Array.isArray(value))
     throw new ParameterError(`groups must be an object of named lists, e.g. { "reporting": ["a_idx", "b_idx"] }`);
@@ -249,7 +275,7 @@ function checkedGroups(
         `groups.${name} mixes candidates (${added.join(", ")}) with existing indexes ` +
           `(${list.filter((m) => !written.has(m)).join(", ")}): a set is either added or dropped; make two groups`,
       );
-    if (written.has(name) || (existing !== "all" && existing.includes(name)))
+    if (written.has(name) || (Array.isArray(existing) && existing.includes(name)))
       throw new ParameterError(`groups: "${name}" is also an index judged on its own; give the group another name`);
     out[name] = list;
   }
@@ -269,6 +295,13 @@ function checked(p: YourIndexesParams, overrides: Partial<YourIndexesParams>): Y
     throw new ParameterError(`sampleFrom must be a URI or "", got ${JSON.stringify(p.sampleFrom)}`);
   if (sampleFrom && !/^postgres(ql)?:\/\//.test(sampleFrom))
     throw new ParameterError(`sampleFrom must be a postgresql:// URI, got ${redactText(sampleFrom)}`);
+  // The parameters are kept in the run's params.json (a resume reads them back): a password in the
+  // URI would be kept there too, so it goes where libpq looks for it instead.
+  if (sampleFrom && uriHasPassword(sampleFrom))
+    throw new ParameterError(
+      `sampleFrom carries a password (${redactText(sampleFrom)}), which the lab would keep in the run's params.json: ` +
+        "give the URI without it and the password in PGPASSWORD or ~/.pgpass (libpq's password file), where the lab reads it",
+    );
   // A sample replaces the data file, unless the reader named one too (then both are an error).
   const dataGiven = overrides.data !== undefined && overrides.data !== "";
   if (sampleFrom && dataGiven)
@@ -288,11 +321,15 @@ function checked(p: YourIndexesParams, overrides: Partial<YourIndexesParams>): Y
       throw new ParameterError(`candidates[${i}]: CONCURRENTLY is not needed (the lab builds indexes in its own copy)`);
     return statement;
   });
-  const existing = p.existing === "all" ? "all" : stringList("existing", p.existing);
-  if (existing !== "all" && new Set(existing).size !== existing.length)
+  const existing = p.existing === "all" || p.existing === "unused" ? p.existing : stringList("existing", p.existing);
+  if (existing === "unused" && !sampleFrom)
+    throw new ParameterError(
+      'existing: "unused" needs sampleFrom (a postgresql:// URI of your server): which indexes nothing scans is read from its statistics',
+    );
+  if (Array.isArray(existing) && new Set(existing).size !== existing.length)
     throw new ParameterError(`existing names an index twice: ${existing.join(", ")}`);
   const groups = checkedGroups(p.groups, candidates, existing);
-  if (existing !== "all" && existing.length === 0 && candidates.length === 0 && Object.keys(groups).length === 0)
+  if (Array.isArray(existing) && existing.length === 0 && candidates.length === 0 && Object.keys(groups).length === 0)
     throw new ParameterError('nothing to judge: give existing index names (or "all"), candidates or groups');
   const { repeats, maxRepeats } = repeatsWithCap(p, overrides);
   const { clients, threads } = clientsAndThreads(p);
@@ -313,6 +350,7 @@ function checked(p: YourIndexesParams, overrides: Partial<YourIndexesParams>): Y
     durationSeconds: positiveInteger("durationSeconds", p.durationSeconds),
     candidates,
     existing,
+    minStatsDays: nonNegative("minStatsDays", p.minStatsDays),
     groups,
     oneAtATime: oneOf("oneAtATime", p.oneAtATime, ["auto", "always", "never"] as const),
     repeats,

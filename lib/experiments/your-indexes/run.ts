@@ -31,7 +31,13 @@ import {
   type YourIndexesCondition,
   type YourIndexesTrial,
 } from "./workload/run-trials";
-import { sampleFromSource, type SourceInfo } from "./workload/sample";
+import {
+  readSourceStats,
+  sampleFromSource,
+  unusedIndexes,
+  UnusedIndexesError,
+  type SourceInfo,
+} from "./workload/sample";
 import { readWorkload, updateStatements, type UpdateStatement, type WorkloadScript } from "./workload/scripts";
 import {
   checkGroups,
@@ -141,6 +147,20 @@ export function setFollowUps(s: YourIndexesSummary, p: YourIndexesParams): strin
   });
 }
 
+/** The source's unused indexes that the schema file has (one it lacks is said in the notes). */
+function unusedInSchema(names: readonly string[], indexes: readonly { name: string }[], notes: string[]): string[] {
+  const here = names.filter((n) => indexes.some((i) => i.name === n));
+  const missing = names.filter((n) => !here.includes(n));
+  if (missing.length)
+    notes.push(`unused on the source but not in the schema file, so not judged: ${missing.join(", ")}`);
+  if (here.length === 0)
+    throw new UnusedIndexesError(
+      `existing: "unused": none of the source's unused indexes (${names.join(", ")}) is in the schema file; ` +
+        "is it the source's schema (pg_dump --schema-only)?",
+    );
+  return here;
+}
+
 /** Candidate i's name as written ("CREATE INDEX name ON …"), else "candidate i+1" until the server names it. */
 function writtenName(statement: string, i: number): string {
   return writtenIndexNames(statement)[0] ?? `candidate ${i + 1}`;
@@ -151,6 +171,10 @@ export async function run(p: YourIndexesParams, control: RunControl = {}): Promi
   const scripts = readWorkload(p.workload);
   const updates = updateStatements(scripts);
   const { target, cpus, memoryGiB } = p;
+  // existing: "unused" is read from the source's statistics before anything starts: a window too
+  // short, or nothing unused, is refused with no server started.
+  const unused =
+    p.existing === "unused" ? unusedIndexes(await readSourceStats(p.sampleFrom), p.minStatsDays) : undefined;
   // The rounds planned so far: an adaptive round added joins the time left.
   let roundsSoFar = p.repeats;
   const estimate = (done: ReadonlySet<string>) => estimateRun(NOTEBOOK, eta, { ...p, repeats: roundsSoFar }, done);
@@ -179,7 +203,8 @@ export async function run(p: YourIndexesParams, control: RunControl = {}): Promi
         () =>
           createTemplate(server, p.schema, {
             afterSchema: (indexes) => {
-              drops = existingToJudge(p.existing, indexes);
+              const named = p.existing === "unused" ? unusedInSchema(unused?.names ?? [], indexes, notes) : p.existing;
+              drops = existingToJudge(named, indexes);
               checkGroups(p.groups, indexes, candidateNames);
             },
             fill: p.sampleFrom
@@ -241,6 +266,7 @@ export async function run(p: YourIndexesParams, control: RunControl = {}): Promi
         notes.push(
           `no pg_walinspect here (${template.walInspectError}): B-tree inserts per transaction are not measured`,
         );
+      if (unused) notes.push(unused.text);
       if (source)
         notes.push(
           `data: a sample of ${source.source} (PostgreSQL ${source.version}), read in one READ ONLY transaction`,

@@ -192,19 +192,18 @@ export async function cloneForRun(server: StartedServer, variantDb: string): Pro
  * for "all" (the schema's count is known only once it is loaded).
  */
 export function workloadDatabases(p: {
-  readonly existing: readonly string[] | "all";
+  readonly existing: readonly string[] | "all" | "unused";
   readonly candidates: readonly string[];
   readonly groups?: Readonly<Record<string, readonly string[]>>;
 }): string[] {
   // At most: each index, the candidates together, every group and the set of all existing ones.
-  const variants =
-    p.existing === "all"
-      ? MAX_VARIANTS
-      : 2 +
-        p.existing.length +
-        p.candidates.length +
-        (p.candidates.length > 1 ? 1 : 0) +
-        Object.keys(p.groups ?? {}).length;
+  const variants = !Array.isArray(p.existing)
+    ? MAX_VARIANTS
+    : 2 +
+      p.existing.length +
+      p.candidates.length +
+      (p.candidates.length > 1 ? 1 : 0) +
+      Object.keys(p.groups ?? {}).length;
   return ["yi_run", "yi_template", ...Array.from({ length: variants }, (_, i) => `yi_v${i}`)];
 }
 
