@@ -360,6 +360,9 @@ function runFor(resultsDir: string, runId: string, planned: Planned): StoredRun 
 function resumeHintOf(resultsDir: string, runId: string, planned: Planned): string | undefined {
   const run = runFor(resultsDir, runId, planned);
   if (!run || run.state === "finished") return undefined;
+  // Its input was refused (the error says what to fix): a resume would fail the same way.
+  if (run.metadata?.outcome === "refused")
+    return "nothing to resume: fix the input the error names and start a new run";
   return resumeLine(run);
 }
 

@@ -79,6 +79,10 @@ export function resolveResume(
   }
   const name = `run ${run.id}`;
   if (run.state === "removed") throw new UsageError(`cannot resume ${name}: ${run.stateWhy}`);
+  if (run.metadata?.outcome === "refused")
+    throw new UsageError(
+      `cannot resume ${name}: its input was refused (${run.stateWhy}), and the same input fails the same way; fix it and start a new run`,
+    );
   if (run.state === "in progress")
     throw new UsageError(`cannot resume ${name}: it is still in progress (${run.stateWhy}); stop it first`);
   const stored = run.params;

@@ -5,6 +5,7 @@
  * that starts them in phases (05: a server, then a primary and its standbys), later through the
  * session (`startServer`, `adopt`); either way the session records, watches and stops them.
  */
+import fs from "node:fs";
 import os from "node:os";
 import { nonDefaultSettings } from "../engines/postgres/server-settings";
 import { redactText } from "../targets/uri";
@@ -14,6 +15,7 @@ import { gitCommit, hostInfo, type RunMetadata } from "../results/metadata";
 import { RunStore } from "../results/run-store";
 import { endInterruptible, InterruptedError, interruptSignal } from "../runtime/interrupt";
 import { extendMessage } from "../runtime/error-message";
+import { isInputError } from "../runtime/input-error";
 import { reapOrphans } from "../runtime/reaper";
 import { listRecords, ownRecords } from "../runtime/resource-registry";
 import { decideTarget, type TargetChoice } from "../targets/select";
@@ -254,6 +256,8 @@ class SessionProgress implements ProgressReporter {
  */
 class RunSession<C extends object> implements ExperimentSession<C> {
   private extras: object = {};
+  /** The run's input was refused (an InputError): not resumable. */
+  private refused = false;
   /** A PostgreSQL server has been seen: the quietness probe and the settings are read from the first. */
   private postgresSeen: boolean;
   private readonly monitor = new HostMonitor();
@@ -424,6 +428,11 @@ class RunSession<C extends object> implements ExperimentSession<C> {
       this.writeMetadata();
       return result;
     } catch (error) {
+      if (!this.signal.aborted && isInputError(error)) {
+        outcome = "refused";
+        this.refused = true;
+        throw error;
+      }
       if (!this.signal.aborted) throw await this.explain(error);
       outcome = "interrupted";
       // Whatever the workload threw on its way out (an aborted pgbench, a cancelled statement), the
@@ -465,6 +474,10 @@ class RunSession<C extends object> implements ExperimentSession<C> {
   async close(): Promise<void> {
     this.monitor.stop();
     await this.servers.stopAll();
+    // A run its input refused before any trial ran holds nothing to look at or resume: it leaves
+    // no results folder (its error says what to fix). A resumed run's earlier parts are kept.
+    if (this.refused && this.store.trials().length === 0 && this.store.earlierParts.length === 0)
+      fs.rmSync(this.store.directory, { recursive: true, force: true });
   }
 }
 

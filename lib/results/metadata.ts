@@ -45,9 +45,10 @@ export interface RunMetadata {
   readonly serverSettings?: Readonly<Record<string, Readonly<Record<string, string>>>>;
   /** The process writing the run: while it lives and `finishedAt` is absent, the run is in progress. */
   readonly owner?: { readonly pid: number; readonly host: string };
-  /** Set when the run's work ended (finished, failed or interrupted); absent while it runs. */
+  /** Set when the run's work ended (finished, failed, refused or interrupted); absent while it runs. */
   readonly finishedAt?: string;
-  readonly outcome?: "finished" | "failed" | "interrupted";
+  /** refused: its input was refused (lib/runtime/input-error.ts); resuming it would fail the same way. */
+  readonly outcome?: "finished" | "failed" | "refused" | "interrupted";
   /** Bytes over the link to each server on a remote ssh:// engine (tunnel payload, SSH wire), by engine. */
   readonly linkTraffic?: Readonly<Record<string, LinkTraffic>>;
   /**

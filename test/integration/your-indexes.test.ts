@@ -23,6 +23,8 @@ import { sampleFromSource, SourceError } from "../../lib/experiments/your-indexe
 import { runSqlFile, SqlFileError } from "../../lib/experiments/your-indexes/workload/sql-files";
 import { existingToJudge, planVariants, UnknownIndexError } from "../../lib/experiments/your-indexes/workload/variants";
 import { withEnv } from "../support/env";
+import { ownRecords } from "../../lib/runtime/resource-registry";
+import { isInputError } from "../../lib/runtime/input-error";
 
 const EXAMPLE = path.resolve(__dirname, "..", "..", "..", "data", "examples", "your-indexes");
 const tools = () =>
@@ -163,7 +165,7 @@ test("bad input is refused before the rounds, each with what a reader needs to f
     const template = await createTemplate(server, path.join(EXAMPLE, "schema.sql"), {
       fill: fillFromFile(path.join(EXAMPLE, "data.sql"), 0.05),
     });
-    assert.throws(() => existingToJudge(["orders_pkey"], template.indexes), /backs a constraint/);
+    assert.throws(() => existingToJudge(["orders_pkey"], template.indexes), /backs the primary key orders_pkey/);
     // A candidate the server refuses names itself and the server's message.
     const bad = "CREATE INDEX nope_idx ON orders (no_such_column)";
     await assert.rejects(
@@ -204,6 +206,191 @@ test("bad input is refused before the rounds, each with what a reader needs to f
   } finally {
     await server.stop();
     fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a refused input ends the run before any round with pgbench's or the server's words and what to fix, offers no resume, and leaves nothing behind", async (t) => {
+  const missing = tools();
+  if (missing) return t.skip(missing);
+  const dir = scratch({
+    // The issue's script: pgbench sends an unset `:name` as written, and the server refuses it.
+    "no-such-var.sql": "UPDATE orders SET status = :nosuchvar WHERE id = 1;\n",
+    // A unique index with no constraint of its own, which a foreign key looks rows up through.
+    "fk-schema.sql":
+      "CREATE TABLE a (id int NOT NULL, note text);\nCREATE UNIQUE INDEX a_id_idx ON a (id);\n" +
+      "CREATE INDEX a_note_idx ON a (note);\nCREATE TABLE b (a_id int REFERENCES a (id));\n",
+    "fk-data.sql": "INSERT INTO a SELECT g, 'n' FROM generate_series(1, 100) g;\n",
+    "fk-write.sql": "UPDATE a SET note = 'm' WHERE id = 1;\n",
+  });
+  const cases: { name: string; overrides: Record<string, unknown>; message: RegExp }[] = [
+    {
+      name: "a script the server rejects",
+      overrides: { workload: [path.join(dir, "no-such-var.sql")] },
+      message:
+        /workload script no-such-var\.sql was rejected: pgbench could not run the script .*syntax error at or near ":".*:nosuchvar.*\\set.*Fix the script and start a new run/,
+    },
+    {
+      name: "a primary key in existing",
+      overrides: { existing: ["orders_pkey"] },
+      message:
+        /existing: "orders_pkey" backs the primary key orders_pkey; the foreign key order_lines_order_id_fkey .*take it out of existing/,
+    },
+    {
+      name: "an index a foreign key looks rows up through",
+      overrides: {
+        schema: path.join(dir, "fk-schema.sql"),
+        data: path.join(dir, "fk-data.sql"),
+        workload: [path.join(dir, "fk-write.sql")],
+        existing: ["a_id_idx"],
+      },
+      message: /existing: "a_id_idx" backs the foreign key b_a_id_fkey of b .*the droppable ones are a_note_idx\)/,
+    },
+    {
+      name: "a group naming an index the schema does not have",
+      overrides: { groups: { cold: ["suppliers_country_idx", "suppliers_contry_idx"] } },
+      message: /groups\.cold: there is no index "suppliers_contry_idx".*suppliers_country_idx/,
+    },
+    {
+      name: "an index the schema does not have",
+      overrides: { existing: ["orders_staus_idx"] },
+      message: /no index "orders_staus_idx".*orders_status_idx/,
+    },
+  ];
+  try {
+    for (const c of cases) {
+      const root = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-06-refused-"));
+      try {
+        const params = yourIndexes.params("smoke", { target: "embedded", scale: 0.05, ...c.overrides });
+        let caught: unknown;
+        await withEnv({ DBLAB_RESULTS_DIR: root }, () => yourIndexes.run(params, { profile: "smoke" })).catch(
+          (e: unknown) => (caught = e),
+        );
+        assert.ok(caught instanceof Error, `${c.name}: the run must fail`);
+        assert.match(caught.message, c.message, c.name);
+        assert.ok(isInputError(caught), `${c.name}: an input error (not resumable)`);
+        assert.doesNotMatch(caught.message, /resume with|--resume/, c.name);
+        // Nothing left: no results folder, no server or process this test started still registered.
+        assert.deepEqual(fs.readdirSync(root), [], `${c.name}: results left behind`);
+        assert.deepEqual(
+          ownRecords().map((r) => JSON.stringify(r)),
+          [],
+          `${c.name}: resources left registered`,
+        );
+      } finally {
+        fs.rmSync(root, { recursive: true, force: true });
+      }
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("sets: every existing index together and a named group, each one variant with its counters; the run says which design ran", async (t) => {
+  const missing = tools();
+  if (missing) return t.skip(missing);
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-06-sets-"));
+  const params = yourIndexes.params("smoke", {
+    target: "embedded",
+    scale: 0.1,
+    existing: "all",
+    candidates: [],
+    // The two indexes on tables the workload never writes.
+    groups: { untouched: ["products_category_idx", "suppliers_country_idx"] },
+    oneAtATime: "never",
+  });
+  try {
+    const run = await withEnv({ DBLAB_RESULTS_DIR: root }, () => yourIndexes.run(params, { profile: "smoke" }));
+    assert.match(
+      run.metadata.notes?.join("\n") ?? "",
+      /design: the sets only, as oneAtATime asks \(2 variants, 5 runs a round/,
+    );
+    assert.deepEqual(
+      run.judged.map((j) => [j.name, j.kind, j.members?.length]),
+      [
+        ["all 5 existing", "set", 5],
+        ["untouched", "set", 2],
+      ],
+    );
+    assert.equal(run.trials.length, 5 * params.repeats);
+    const s = yourIndexes.summarise(run);
+    const all = s.indexes.find((ix) => ix.name === "all 5 existing");
+    const untouched = s.indexes.find((ix) => ix.name === "untouched");
+    assert.ok(all && untouched);
+    // Every order and order line the workload writes enters the set's indexes on them; the
+    // untouched tables' indexes get nothing.
+    assert.ok((all.amplification.btreeInsertsPerTx?.low ?? 0) > 0, JSON.stringify(all.amplification));
+    assert.equal(all.table, "orders", "the set's HOT share is its most-updated table's");
+    assert.ok((untouched.btreeInsertsPerTx.with ?? 0) - (untouched.btreeInsertsPerTx.without ?? 0) < 0.5);
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('existing: "unused" judges exactly the indexes the source has not scanned since its statistics were reset, says the window, and refuses a window shorter than minStatsDays', async (t) => {
+  const missing = tools();
+  if (missing) return t.skip(missing);
+  const source = await new EmbeddedPostgresTarget().start(
+    serverSpec(yourIndexesParams("smoke", { target: "embedded" })),
+  );
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-06-unused-"));
+  try {
+    const c = source.connection;
+    await withDatabase(source, c.database, (x) => x.query("CREATE DATABASE dblab_yi_source"));
+    await runSqlFile(c, path.join(EXAMPLE, "schema.sql"), { database: "dblab_yi_source" });
+    await runSqlFile(c, path.join(EXAMPLE, "data.sql"), { database: "dblab_yi_source", variables: { scale: 0.05 } });
+    // The window starts now; then a read workload scans two secondary indexes and not the others.
+    await withDatabase(source, "dblab_yi_source", async (x) => {
+      await x.query("SELECT pg_stat_reset()");
+      await x.query("SET enable_seqscan = off");
+      await x.query("SELECT count(*) FROM orders WHERE status = 'new'");
+      await x.query("SELECT count(*) FROM orders WHERE customer_id = 5");
+      await x.query("SELECT pg_stat_force_next_flush()");
+    });
+    // The password travels in PGPASSWORD: a URI carrying one is refused (it would be kept in params.json).
+    const uri = `postgresql://${encodeURIComponent(c.user)}@${c.host}:${c.port}/dblab_yi_source`;
+    assert.throws(
+      () => yourIndexes.params("smoke", { sampleFrom: uri.replace("@", `:${c.password}@`) }),
+      /sampleFrom carries a password .*PGPASSWORD or ~\/\.pgpass/,
+    );
+    // Every row (the workload's keys all exist): the sample takes at most sampleRows of each table.
+    const base = { target: "embedded", scale: 0.05, sampleFrom: uri, sampleRows: 20_000, existing: "unused" } as const;
+    const before = ownRecords().length;
+    // The default window (7 days) refuses counters reset a moment ago, before anything starts.
+    let refused: unknown;
+    await withEnv({ DBLAB_RESULTS_DIR: root, PGPASSWORD: c.password }, () =>
+      yourIndexes.run(yourIndexes.params("smoke", base), { profile: "smoke" }),
+    ).catch((e: unknown) => (refused = e));
+    assert.ok(refused instanceof Error && isInputError(refused), String(refused));
+    assert.match(refused.message, /reset \d+ (s|min) ago .*shorter than minStatsDays = 7/);
+    assert.ok(!refused.message.includes(c.password), "no password in the message");
+    assert.deepEqual(fs.readdirSync(root), [], "no results folder");
+    assert.equal(ownRecords().length, before, "no server started");
+    // Accepted when the reader says the window is enough: exactly the unscanned secondary indexes.
+    const run = await withEnv({ DBLAB_RESULTS_DIR: root, PGPASSWORD: c.password }, () =>
+      yourIndexes.run(yourIndexes.params("smoke", { ...base, minStatsDays: 0 }), { profile: "smoke" }),
+    );
+    assert.deepEqual(run.judged.map((j) => j.name).sort(), [
+      "order_lines_product_idx",
+      "products_category_idx",
+      "suppliers_country_idx",
+    ]);
+    const notes = run.metadata.notes?.join("\n") ?? "";
+    assert.match(
+      notes,
+      /unused on the source: 3 index\(es\) not scanned in \d+ (s|min) \(since stats_reset [^)]+\), read from postgresql:\/\/[^\n]*: order_lines_product_idx, products_category_idx, suppliers_country_idx; scanned: orders_customer_idx \(1\), orders_status_idx \(1\)/,
+    );
+    const kept = fs
+      .readdirSync(run.directory, { recursive: true, encoding: "utf8" })
+      .map((f) => path.join(run.directory, f))
+      .filter((f) => fs.statSync(f).isFile())
+      .map((f) => fs.readFileSync(f, "utf8"));
+    assert.ok(
+      kept.length > 0 && kept.every((text) => !text.includes(c.password)),
+      "no password in any file of the run",
+    );
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+    await source.stop();
   }
 });
 

@@ -6,6 +6,7 @@ import {
   parseProgressLine,
   parseSummary,
   parseTransactionLog,
+  pgbenchFailure,
   statementLatency,
   transactionSeries,
 } from "../../lib/workloads/pgbench";
@@ -70,6 +71,50 @@ statement latencies in milliseconds:
   assert.equal(s.statements[0].failures, undefined);
   assert.equal(s.abortedClients, 1);
   assert.throws(() => parseSummary("no summary here"), /printed no "tps = " line/);
+});
+
+// pgbench 15.18's own output for the issue's script (`UPDATE orders SET status = :nosuchvar …`),
+// captured on this machine: no "tps = " line, exit 2, the server's refusal on stderr.
+const REJECTED_STDOUT = `pgbench (15.18 (Debian 15.18-0+deb12u1), server 17.6)
+transaction type: /tmp/x/badvar.sql
+number of transactions actually processed: 0
+number of failed transactions: 0 (NaN%)
+`;
+const REJECTED_STDERR = `pgbench: error: client 0 script 0 aborted in command 0 query 0: ERROR:  syntax error at or near ":"
+LINE 1: UPDATE orders SET status = :nosuchvar WHERE id = 1;
+                                   ^
+pgbench: error: Run was aborted; the above results are incomplete.
+`;
+
+test("a pgbench run without a result: pgbench's own words on the message's first line, a rejected script told from a lost server", () => {
+  const rejected = pgbenchFailure(2, REJECTED_STDOUT, REJECTED_STDERR);
+  assert.equal(rejected.kind, "script");
+  const first = rejected.message.split("\n")[0];
+  assert.match(first, /^pgbench could not run the script \(exit 2, no "tps = " line\): .*syntax error at or near ":"/);
+  assert.match(first, /LINE 1: UPDATE orders SET status = :nosuchvar/);
+  assert.doesNotMatch(first, /· \^/, "the caret line alone says nothing");
+  // pgbench's parser refusing a meta-command: exit 1.
+  const parse = pgbenchFailure(1, "", 'pgbench: error: /tmp/x/bad.sql:1: missing argument in command "set"\n');
+  assert.equal(parse.kind, "script");
+  // A server that went away mid-run, in libpq's words.
+  const lost = pgbenchFailure(
+    2,
+    REJECTED_STDOUT,
+    "pgbench: error: client 0 script 0 aborted in command 4 query 0: server closed the connection unexpectedly\n",
+  );
+  assert.equal(lost.kind, "connection");
+  assert.match(lost.message, /^pgbench lost its connection to the server .*server closed the connection unexpectedly/);
+  const refused = pgbenchFailure(
+    1,
+    "",
+    'pgbench: error: connection to server at "127.0.0.1", port 1 failed: Connection refused\n',
+  );
+  assert.equal(refused.kind, "connection");
+  // A server killed under it leaves pgbench no words: said so, not an empty "ends with:".
+  const silent = pgbenchFailure(2, "", "");
+  assert.equal(silent.kind, "silent");
+  assert.match(silent.message, /without a word of error/);
+  assert.doesNotMatch(silent.message, /ends with:\s*$/);
 });
 
 test("progress lines: relative seconds, --progress-timestamp epochs, NaN latency of an idle second", () => {

@@ -23,10 +23,15 @@ import {
   planVariants,
   UnknownIndexError,
   writtenIndexNames,
+  indexSets,
 } from "../../lib/experiments/your-indexes/workload/variants";
 import type { IndexInfo } from "../../lib/experiments/your-indexes/workload/catalog";
 import { yourIndexesParams } from "../../lib/experiments/your-indexes/params";
 import { ParameterError } from "../../lib/params/validate";
+import { chooseDesign, estimate, indexesToDrop } from "../../lib/experiments/your-indexes/eta";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 
 const M = 0.02;
 /**
@@ -455,4 +460,80 @@ test("index names as CREATE INDEX writes them: quoted and qualified names reduce
     ),
     ["orders_status_idx", "Orders_Ref", "lines_product_idx"],
   );
+});
+
+test("groups and the design: a set is one variant; 32 indexes get the sets first at default, the example one at a time", () => {
+  const sets = indexSets({ cold: ["a", "b"], added: ["x", "y"] }, ["a", "b", "c"], ["x", "y"], "sets");
+  assert.deepEqual(
+    sets.map((s) => [s.name, s.drop, s.add]),
+    [
+      ["all 3 existing", ["a", "b", "c"], []],
+      ["cold", ["a", "b"], []],
+      ["added", [], [0, 1]],
+    ],
+  );
+  const plan = planVariants(
+    ["a", "b", "c"],
+    ["CREATE INDEX x ON t (c)", "CREATE INDEX y ON t (d)"],
+    ["x", "y"],
+    sets,
+    "sets",
+  );
+  assert.deepEqual(
+    plan.variants.map((v) => v.id),
+    ["baseline", "set:all 3 existing", "set:cold", "set:added", "add:all"],
+  );
+  assert.deepEqual(plan.variants[2].change, { kind: "drop", indexes: ["a", "b"] });
+  assert.deepEqual(
+    plan.judged.map((j) => [j.name, j.kind, j.withVariant, j.withoutVariant]),
+    [
+      ["all 3 existing", "set", "baseline", "set:all 3 existing"],
+      ["cold", "set", "baseline", "set:cold"],
+      ["added", "set", "set:added", "baseline"],
+      ["all candidates", "candidates together", "add:all", "baseline"],
+    ],
+  );
+  // A schema of 32 secondary indexes at the default profile: one at a time is 65 runs a round.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-06-design-"));
+  try {
+    const schema = path.join(dir, "schema.sql");
+    fs.writeFileSync(
+      schema,
+      "CREATE TABLE t (id int PRIMARY KEY, " +
+        Array.from({ length: 32 }, (_, i) => `c${i} int`).join(", ") +
+        ");\n" +
+        Array.from({ length: 32 }, (_, i) => `CREATE INDEX t_c${i}_idx ON t (c${i});`).join("\n") +
+        "\nCREATE UNIQUE INDEX t_c0_key ON t (c0);\n",
+    );
+    const big = yourIndexesParams("default", { schema, candidates: [] });
+    assert.equal(indexesToDrop(big).length, 32, "the unique index is not counted");
+    const chosen = chooseDesign(big);
+    assert.equal(chosen.design, "sets");
+    assert.match(chosen.why, /^the sets first: one at a time would be 32 variants, 65 runs a round × 8 rounds/);
+    assert.match(chosen.why, /the sets are 1 variants, 3 runs a round × 8 rounds/);
+    // The ETA counts the design the run will use: 3 runs a round.
+    assert.equal(estimate.units(big, false, { root: dir, notebook: "06-your-indexes" }).length, 3 * 8);
+    assert.equal(chooseDesign({ ...big, oneAtATime: "always" }).design, "each");
+    // The example at default: 6 variants, 13 runs a round, within the budget.
+    const example = yourIndexesParams("default", {});
+    assert.equal(chooseDesign(example).design, "each");
+    assert.equal(chooseDesign({ ...example, oneAtATime: "never" }).design, "sets");
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  const refuse = (o: object, re: RegExp) =>
+    assert.throws(
+      () => yourIndexesParams("smoke", o),
+      (e: unknown) => e instanceof ParameterError && re.test(e.message),
+    );
+  refuse(
+    {
+      groups: { mixed: ["orders_status_idx", "orders_created_at_idx"] },
+      candidates: ["CREATE INDEX orders_created_at_idx ON orders (created_at)"],
+    },
+    /mixes candidates/,
+  );
+  refuse({ groups: { empty: [] } }, /groups\.empty is empty/);
+  refuse({ groups: { orders_status_idx: ["suppliers_country_idx"] } }, /also an index judged on its own/);
+  refuse({ oneAtATime: "sometimes" }, /oneAtATime/);
 });

@@ -6,6 +6,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { TARGET_CHOICES, type TargetChoice } from "../../targets/select";
+import { writtenIndexNames } from "./workload/variants";
 import { redactText } from "../../targets/uri";
 import { withProfile, type ProfileName } from "../../params/profiles";
 import {
@@ -40,8 +41,28 @@ export interface YourIndexesParams {
   readonly durationSeconds: number;
   /** CREATE INDEX statements to try: each alone, and (two or more) all together. */
   readonly candidates: readonly string[];
-  /** Secondary indexes of the schema to drop one at a time, by name, or "all". */
-  readonly existing: readonly string[] | "all";
+  /**
+   * Secondary indexes of the schema to drop one at a time, by name; "all"; or "unused" (with
+   * sampleFrom: those the source has not scanned since its statistics were reset).
+   */
+  readonly existing: readonly string[] | "all" | "unused";
+  /**
+   * The shortest window of the source's statistics that `existing: "unused"` accepts, in days: an
+   * index read only by a weekly job looks unused in a shorter one. The reader's call, declared
+   * before the run (0 accepts any window).
+   */
+  readonly minStatsDays: number;
+  /**
+   * Named sets judged together, each one variant (all its indexes dropped, or all added): members
+   * are index names of the schema (dropped) or the names candidates write (added), not both.
+   */
+  readonly groups: Readonly<Record<string, readonly string[]>>;
+  /**
+   * Whether `existing` and `candidates` are also judged one index at a time: "always", "never"
+   * (their sets only: every judged existing index together, all candidates together), or "auto":
+   * one at a time when the planned rounds of that design fit `budgetSeconds`, else the sets first.
+   */
+  readonly oneAtATime: "auto" | "always" | "never";
   /**
    * Rounds (every variant once per round, order rotated); more while an index is undecided, up to
    * maxRepeats and while the budget lasts.
@@ -88,6 +109,10 @@ const BASE = {
   workload: [`${EXAMPLE}/new-order.sql@3`, `${EXAMPLE}/fulfil.sql@7`],
   candidates: ["CREATE INDEX orders_created_at_idx ON orders (created_at)"],
   existing: "all",
+  // A week: the shortest window that holds a weekly job's queries.
+  minStatsDays: 7,
+  groups: {},
+  oneAtATime: "auto",
   // ±5 %: a capacity-planning question, the same on every profile and every machine. A write path
   // that loses a twentieth of its throughput to one index is one a capacity plan has to count (a
   // server run at 80 % of its write capacity keeps 25 % headroom; an index costing 5 % takes a fifth
@@ -204,10 +229,57 @@ function stringList(name: string, value: unknown): string[] {
   return value as string[];
 }
 
+function uriHasPassword(uri: string): boolean {
+  try {
+    const u = new URL(uri);
+    return u.password !== "" || u.searchParams.has("password");
+  } catch {
+    return /:\/\/[^/@]*:[^/@]*@|[?&]password=/.test(uri);
+  }
+}
+
+function nonNegative(name: string, value: unknown): number {
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 0)
+    throw new ParameterError(`${name} must be a number ≥ 0, got ${JSON.stringify(value)}`);
+  return value;
+}
+
 function fraction(name: string, value: unknown, max: number): number {
   if (typeof value !== "number" || !Number.isFinite(value) || value <= 0 || value > max)
     throw new ParameterError(`${name} must be a number > 0 and ≤ ${max}, got ${JSON.stringify(value)}`);
   return value;
+}
+
+/**
+ * `groups` checked as far as the text can: each a non-empty list of distinct names, either all
+ * candidates' written names (added together) or none (index names of the schema, dropped together:
+ * the server checks them once it has the schema), and no group named like an index it judges.
+ */
+function checkedGroups(
+  value: unknown,
+  candidates: readonly string[],
+  existing: readonly string[] | "all" | "unused",
+): Record<string, string[]> {
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw new ParameterError(`groups must be an object of named lists, e.g. { "reporting": ["a_idx", "b_idx"] }`);
+  const written = new Set(candidates.flatMap((c) => writtenIndexNames(c)));
+  const out: Record<string, string[]> = {};
+  for (const [name, members] of Object.entries(value as Record<string, unknown>)) {
+    if (!name.trim()) throw new ParameterError("groups: a group needs a name");
+    const list = stringList(`groups.${name}`, members);
+    if (list.length === 0) throw new ParameterError(`groups.${name} is empty: name the indexes it judges together`);
+    if (new Set(list).size !== list.length) throw new ParameterError(`groups.${name} names an index twice`);
+    const added = list.filter((m) => written.has(m));
+    if (added.length && added.length !== list.length)
+      throw new ParameterError(
+        `groups.${name} mixes candidates (${added.join(", ")}) with existing indexes ` +
+          `(${list.filter((m) => !written.has(m)).join(", ")}): a set is either added or dropped; make two groups`,
+      );
+    if (written.has(name) || (Array.isArray(existing) && existing.includes(name)))
+      throw new ParameterError(`groups: "${name}" is also an index judged on its own; give the group another name`);
+    out[name] = list;
+  }
+  return out;
 }
 
 /** A profile's values with the reader's overrides, checked: a ParameterError before anything starts. */
@@ -223,6 +295,13 @@ function checked(p: YourIndexesParams, overrides: Partial<YourIndexesParams>): Y
     throw new ParameterError(`sampleFrom must be a URI or "", got ${JSON.stringify(p.sampleFrom)}`);
   if (sampleFrom && !/^postgres(ql)?:\/\//.test(sampleFrom))
     throw new ParameterError(`sampleFrom must be a postgresql:// URI, got ${redactText(sampleFrom)}`);
+  // The parameters are kept in the run's params.json (a resume reads them back): a password in the
+  // URI would be kept there too, so it goes where libpq looks for it instead.
+  if (sampleFrom && uriHasPassword(sampleFrom))
+    throw new ParameterError(
+      `sampleFrom carries a password (${redactText(sampleFrom)}), which the lab would keep in the run's params.json: ` +
+        "give the URI without it and the password in PGPASSWORD or ~/.pgpass (libpq's password file), where the lab reads it",
+    );
   // A sample replaces the data file, unless the reader named one too (then both are an error).
   const dataGiven = overrides.data !== undefined && overrides.data !== "";
   if (sampleFrom && dataGiven)
@@ -242,11 +321,16 @@ function checked(p: YourIndexesParams, overrides: Partial<YourIndexesParams>): Y
       throw new ParameterError(`candidates[${i}]: CONCURRENTLY is not needed (the lab builds indexes in its own copy)`);
     return statement;
   });
-  const existing = p.existing === "all" ? "all" : stringList("existing", p.existing);
-  if (existing !== "all" && new Set(existing).size !== existing.length)
+  const existing = p.existing === "all" || p.existing === "unused" ? p.existing : stringList("existing", p.existing);
+  if (existing === "unused" && !sampleFrom)
+    throw new ParameterError(
+      'existing: "unused" needs sampleFrom (a postgresql:// URI of your server): which indexes nothing scans is read from its statistics',
+    );
+  if (Array.isArray(existing) && new Set(existing).size !== existing.length)
     throw new ParameterError(`existing names an index twice: ${existing.join(", ")}`);
-  if (existing !== "all" && existing.length === 0 && candidates.length === 0)
-    throw new ParameterError('nothing to judge: give existing index names (or "all") or candidates');
+  const groups = checkedGroups(p.groups, candidates, existing);
+  if (Array.isArray(existing) && existing.length === 0 && candidates.length === 0 && Object.keys(groups).length === 0)
+    throw new ParameterError('nothing to judge: give existing index names (or "all"), candidates or groups');
   const { repeats, maxRepeats } = repeatsWithCap(p, overrides);
   const { clients, threads } = clientsAndThreads(p);
   const sharedBuffersMB = positiveInteger("sharedBuffersMB", p.sharedBuffersMB);
@@ -266,6 +350,9 @@ function checked(p: YourIndexesParams, overrides: Partial<YourIndexesParams>): Y
     durationSeconds: positiveInteger("durationSeconds", p.durationSeconds),
     candidates,
     existing,
+    minStatsDays: nonNegative("minStatsDays", p.minStatsDays),
+    groups,
+    oneAtATime: oneOf("oneAtATime", p.oneAtATime, ["auto", "always", "never"] as const),
     repeats,
     maxRepeats,
     budgetSeconds: positiveInteger("budgetSeconds", p.budgetSeconds),

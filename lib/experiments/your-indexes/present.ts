@@ -79,7 +79,7 @@ export function indexRows(s: YourIndexesSummary): Row[] {
     const hotLost = diff({ with: ix.hotShare.without, without: ix.hotShare.with });
     return {
       index: ix.name,
-      kind: ix.kind,
+      kind: ix.kind === "set" && ix.members ? `set of ${ix.members.length}: ${ix.members.join(", ")}` : ix.kind,
       table: ix.table,
       "throughput verdict": j.throughput,
       "write amplification verdict": j.amplification.text,

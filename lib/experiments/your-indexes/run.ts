@@ -31,17 +31,32 @@ import {
   type YourIndexesCondition,
   type YourIndexesTrial,
 } from "./workload/run-trials";
-import { sampleFromSource, type SourceInfo } from "./workload/sample";
+import {
+  readSourceStats,
+  sampleFromSource,
+  unusedIndexes,
+  UnusedIndexesError,
+  type SourceInfo,
+} from "./workload/sample";
 import { readWorkload, updateStatements, type UpdateStatement, type WorkloadScript } from "./workload/scripts";
-import { existingToJudge, planVariants, writtenIndexNames, type Judged, type Variant } from "./workload/variants";
+import {
+  checkGroups,
+  existingToJudge,
+  indexSets,
+  planVariants,
+  writtenIndexNames,
+  type Design,
+  type Judged,
+  type Variant,
+} from "./workload/variants";
 import { runAdaptiveRounds } from "../adaptive-rounds";
 import type { ExperimentRun } from "../contract";
 import { pgbenchOnPostgres } from "../servers";
 import { withSession, type RunControl } from "../session";
 import { estimateRun } from "../eta";
-import { estimate as eta } from "./eta";
+import { chooseDesign, estimate as eta, type DesignChoice } from "./eta";
 import { judgeIndex } from "./claims";
-import { summarise, type SummaryContext } from "./summarise";
+import { summarise, type SummaryContext, type YourIndexesSummary } from "./summarise";
 
 export const NOTEBOOK = "06-your-indexes";
 
@@ -59,6 +74,8 @@ export interface YourIndexesRun extends ExperimentRun {
   readonly updates: readonly UpdateStatement[];
   readonly workloadCheck: WorkloadCheck;
   readonly source?: SourceInfo;
+  /** Which design ran (one at a time, or the sets first) and why. */
+  readonly design?: DesignChoice;
 }
 
 export function serverSpec(p: YourIndexesParams): ServerSpec {
@@ -102,6 +119,48 @@ export function summaryContext(
   };
 }
 
+/**
+ * Under the sets design, what each set's cost says of its members: one whose interval lies wholly
+ * beyond the margin is worth judging member by member (the parameters that do it); one that does
+ * not needs no more for the reader's question.
+ */
+export function setFollowUps(s: YourIndexesSummary, p: YourIndexesParams): string[] {
+  const pc = (x: number) => `${(x * 100).toFixed(1)} %`;
+  const m = `±${pc(p.equivalenceMargin)}`;
+  return s.indexes.flatMap((ix) => {
+    if (ix.kind !== "set" || !ix.cost || !ix.members) return [];
+    const c = ix.cost;
+    const at = `${pc(c.estimate)} [${pc(c.low)}–${pc(c.high)}]`;
+    if (c.coverage < MIN_COVERAGE)
+      return [
+        `${ix.name} costs ${at} of throughput on ${c.n} rounds, an interval that covers the median with only ` +
+          `${Math.round(c.coverage * 100)} %: too few rounds to say whether its members need judging one at a time`,
+      ];
+    if (c.low > p.equivalenceMargin)
+      return [
+        `${ix.name} costs ${at}, beyond your margin ${m}: its ${ix.members.length} indexes are worth judging one ` +
+          `at a time (existing: ${JSON.stringify(ix.members)}, oneAtATime: "always"; or groups of the ones you ask about)`,
+      ];
+    return [
+      `${ix.name} costs ${at} of throughput, not wholly beyond your margin ${m}: its members were not judged one at a time`,
+    ];
+  });
+}
+
+/** The source's unused indexes that the schema file has (one it lacks is said in the notes). */
+function unusedInSchema(names: readonly string[], indexes: readonly { name: string }[], notes: string[]): string[] {
+  const here = names.filter((n) => indexes.some((i) => i.name === n));
+  const missing = names.filter((n) => !here.includes(n));
+  if (missing.length)
+    notes.push(`unused on the source but not in the schema file, so not judged: ${missing.join(", ")}`);
+  if (here.length === 0)
+    throw new UnusedIndexesError(
+      `existing: "unused": none of the source's unused indexes (${names.join(", ")}) is in the schema file; ` +
+        "is it the source's schema (pg_dump --schema-only)?",
+    );
+  return here;
+}
+
 /** Candidate i's name as written ("CREATE INDEX name ON …"), else "candidate i+1" until the server names it. */
 function writtenName(statement: string, i: number): string {
   return writtenIndexNames(statement)[0] ?? `candidate ${i + 1}`;
@@ -112,6 +171,10 @@ export async function run(p: YourIndexesParams, control: RunControl = {}): Promi
   const scripts = readWorkload(p.workload);
   const updates = updateStatements(scripts);
   const { target, cpus, memoryGiB } = p;
+  // existing: "unused" is read from the source's statistics before anything starts: a window too
+  // short, or nothing unused, is refused with no server started.
+  const unused =
+    p.existing === "unused" ? unusedIndexes(await readSourceStats(p.sampleFrom), p.minStatsDays) : undefined;
   // The rounds planned so far: an adaptive round added joins the time left.
   let roundsSoFar = p.repeats;
   const estimate = (done: ReadonlySet<string>) => estimateRun(NOTEBOOK, eta, { ...p, repeats: roundsSoFar }, done);
@@ -131,6 +194,7 @@ export async function run(p: YourIndexesParams, control: RunControl = {}): Promi
       const { server, runner } = await pgbenchOnPostgres(servers, "06", notes);
       // 1. The schema, the names to judge (checked against it before any data), the data.
       let drops: string[] = [];
+      const candidateNames = p.candidates.map(writtenName);
       let source: SourceInfo | undefined;
       let step = "";
       const template = await withActivity(
@@ -139,7 +203,9 @@ export async function run(p: YourIndexesParams, control: RunControl = {}): Promi
         () =>
           createTemplate(server, p.schema, {
             afterSchema: (indexes) => {
-              drops = existingToJudge(p.existing, indexes);
+              const named = p.existing === "unused" ? unusedInSchema(unused?.names ?? [], indexes, notes) : p.existing;
+              drops = existingToJudge(named, indexes);
+              checkGroups(p.groups, indexes, candidateNames);
             },
             fill: p.sampleFrom
               ? async (srv, database, sig) => {
@@ -154,9 +220,13 @@ export async function run(p: YourIndexesParams, control: RunControl = {}): Promi
             signal,
           }),
       );
-      // 2. The variants, each built once (a candidate the server refuses stops the run here).
-      const candidateNames = p.candidates.map(writtenName);
-      let plan = planVariants(drops, p.candidates, candidateNames);
+      // 2. The design (decided from the parameters and the schema's indexes), then the variants,
+      // each built once (a candidate the server refuses stops the run here).
+      const design = chooseDesign(p, drops);
+      const planFor = (names: readonly string[], d: Design = design.design) =>
+        planVariants(drops, p.candidates, names, indexSets(p.groups, drops, names, d), d);
+      notes.push(`design: ${design.why}`);
+      let plan = planFor(candidateNames);
       progress.update(0, 1, `building ${plan.variants.length} variants…`);
       const built: BuiltVariant[] = await buildVariants(
         server,
@@ -169,7 +239,7 @@ export async function run(p: YourIndexesParams, control: RunControl = {}): Promi
       const named = p.candidates.map(
         (_, i) => built.find((b) => b.id === `add:${i + 1}`)?.created[0] ?? candidateNames[i],
       );
-      plan = planVariants(drops, p.candidates, named);
+      plan = planFor(named);
       const variants: VariantInfo[] = plan.variants.map((v: Variant) => {
         const b = built.find((x) => x.id === v.id);
         if (!b) throw new Error(`variant ${v.id} was not built`);
@@ -196,11 +266,21 @@ export async function run(p: YourIndexesParams, control: RunControl = {}): Promi
         notes.push(
           `no pg_walinspect here (${template.walInspectError}): B-tree inserts per transaction are not measured`,
         );
+      if (unused) notes.push(unused.text);
       if (source)
         notes.push(
           `data: a sample of ${source.source} (PostgreSQL ${source.version}), read in one READ ONLY transaction`,
         );
-      const extra = () => ({ template, variants, judged: plan.judged, scripts, updates, workloadCheck, source });
+      const extra = () => ({
+        template,
+        variants,
+        judged: plan.judged,
+        scripts,
+        updates,
+        workloadCheck,
+        source,
+        design,
+      });
       writeMetadata(extra());
       // 4. The rounds.
       const ids = variants.map((v) => v.id);
@@ -281,6 +361,8 @@ export async function run(p: YourIndexesParams, control: RunControl = {}): Promi
       notes.push(
         `adaptive design: ${stoppedBy} (planned ${p.repeats} rounds, at most ${p.maxRepeats}, budget ${p.budgetSeconds} s)`,
       );
+      if (design.design === "sets")
+        notes.push(...setFollowUps(summarise(store.trials(), context, p.durationSeconds, p.clients), p));
       const speed = speedSpread(store.trials());
       // The spread, and how many runs were in another state; each run's own probe is in its record.
       if (speed)

@@ -71,6 +71,9 @@ export interface IndexSummary {
   readonly id: string;
   readonly name: string;
   readonly kind: Judged["kind"];
+  /** A set's indexes. */
+  readonly members?: readonly string[];
+  /** The table whose HOT share is counted (a set's: its most-updated table). */
   readonly table?: string;
   readonly columns: readonly string[];
   readonly definition?: string;
@@ -360,12 +363,18 @@ export function summarise(
     const withoutNames = new Set((ctx.indexes.get(j.withoutVariant) ?? []).map((i) => i.name));
     // The index (for all candidates: the first) as the variant that has it holds it.
     const added = withIndexes.filter((i) => !withoutNames.has(i.name));
-    const info = added.find((i) => i.name === j.name) ?? added[0];
+    const withRuns = runs.filter((r) => r.variant === j.withVariant);
+    // A set's HOT share is its most-updated table's (the one whose updates its indexes can make non-HOT).
+    const updatedIn = (t: string) => withRuns.reduce((a, r) => a + (r.tables[t]?.updated ?? 0), 0);
+    const mostUpdated = [...new Set(added.map((i) => i.table))].sort((a, b) => updatedIn(b) - updatedIn(a))[0];
+    const info =
+      added.find((i) => i.name === j.name) ??
+      (j.kind === "set" ? added.find((i) => i.table === mostUpdated) : undefined) ??
+      added[0];
     const table = info?.table;
     const columns = [...new Set(added.flatMap((i) => i.columns))];
     const vw = variant(j.withVariant);
     const vo = variant(j.withoutVariant);
-    const withRuns = runs.filter((r) => r.variant === j.withVariant);
     const tableWrites = table
       ? withRuns.reduce<TableWrites>(
           (a, r) => {
@@ -402,6 +411,7 @@ export function summarise(
       id: j.id,
       name: j.name,
       kind: j.kind,
+      ...(j.members ? { members: j.members } : {}),
       ...(table ? { table } : {}),
       columns,
       ...(info ? { definition: added.map((i) => i.definition).join("; ") } : {}),

@@ -1,6 +1,17 @@
 /** The shared pgbench runner: locate, initialise, run, parse. */
 export * from "./types";
-export { initPgbench, runPgbench, clientToolEnv, PgbenchAbortedError, type RunOptions, type InitResult } from "./run";
+export {
+  initPgbench,
+  runPgbench,
+  clientToolEnv,
+  pgbenchFailure,
+  pgbenchFailureKind,
+  PgbenchAbortedError,
+  PgbenchError,
+  type PgbenchFailureKind,
+  type RunOptions,
+  type InitResult,
+} from "./run";
 export {
   locatePgbench,
   findHostPgbench,

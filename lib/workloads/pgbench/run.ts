@@ -80,6 +80,73 @@ export class PgbenchAbortedError extends Error {
 }
 
 /**
+ * Why a pgbench run gave no result, read from its own words: `script` when pgbench refused the script
+ * (its parser, exit 1) or the server refused one of its statements (an `ERROR:` that aborted a
+ * client), which the same input repeats on every run; `connection` when the connection to the server
+ * was lost or never made; `silent` when it said nothing (a server killed under it: libpq had no
+ * words); `other` otherwise.
+ */
+export type PgbenchFailureKind = "script" | "connection" | "silent" | "other";
+
+/** A pgbench run that gave no result; the message's first line carries pgbench's own words. */
+export class PgbenchError extends Error {
+  override readonly name = "PgbenchError";
+  constructor(
+    message: string,
+    readonly kind: PgbenchFailureKind,
+    readonly exitCode: number,
+    /** pgbench's error lines (stderr), a caret-only line left out. */
+    readonly said: readonly string[],
+  ) {
+    super(message);
+  }
+}
+
+// libpq's words for a connection lost or not made (as the watchdog reads them), and a server going away.
+const CONNECTION_WORDS =
+  /server closed the connection|could not (receive|send) data|connection to server .* failed|could not connect|Connection refused|no connection to the server|terminating connection|the database system is (shutting down|starting up|in recovery mode)|SSL SYSCALL error|Connection timed out|timeout expired/i;
+
+/** What pgbench's error lines (stderr) and exit status say went wrong (see PgbenchFailureKind). */
+export function pgbenchFailureKind(said: readonly string[], exitCode: number): PgbenchFailureKind {
+  const text = said.join(" · ");
+  if (CONNECTION_WORDS.test(text)) return "connection";
+  if (/\bERROR:\s/.test(text) || (exitCode === 1 && /error/i.test(text))) return "script";
+  return said.length === 0 && exitCode !== 0 ? "silent" : "other";
+}
+
+/**
+ * The error of a pgbench run without a "tps = " line, or with a non-zero exit and no aborted client.
+ * The tail of stderr used to go on the message's later lines, and a headless run shows an error's
+ * first line only (`… its output ends with:.`): pgbench's own words are put on the first line.
+ */
+export function pgbenchFailure(exitCode: number, stdout: string, stderr: string): PgbenchError {
+  const said = stderr
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l && !/^\^+$/.test(l) && !parseProgressLine(l) && !/^pgbench \(|^starting vacuum/.test(l))
+    .slice(-10);
+  const text = said.join(" · ");
+  const kind = pgbenchFailureKind(said, exitCode);
+  const lead =
+    exitCode === 0 && said.length === 0
+      ? "pgbench finished without completing a transaction"
+      : kind === "script"
+        ? "pgbench could not run the script"
+        : kind === "connection"
+          ? "pgbench lost its connection to the server (or never made it)"
+          : kind === "silent"
+            ? "pgbench ended without a result and without a word of error (a server that went away under it leaves it none)"
+            : "pgbench failed";
+  const out = stdout.trim().split("\n").slice(-3).join(" · ");
+  return new PgbenchError(
+    `${lead} (exit ${exitCode}${/^tps = /m.test(stdout) ? "" : ', no "tps = " line'})${text ? `: ${text}` : out ? `; its output ends with: ${out}` : ""}`,
+    kind,
+    exitCode,
+    said,
+  );
+}
+
+/**
  * The environment of a PostgreSQL client tool the lab spawns (pgbench, psql): the server's own
  * libpq settings (an external server's sslmode, CA, client
  * certificate, options, as the lab resolved them from its URI and PG* variables) and the password,
@@ -362,10 +429,9 @@ export async function runPgbench(server: StartedServer, o: RunOptions): Promise<
     { name: "stderr.txt", text: redactText(raw.stderr) },
     ...raw.logs.map((text, i) => ({ name: `${prefix}-log-${i + 1}.txt`, text })),
   ]);
+  if (!/^tps = /m.test(raw.stdout)) throw pgbenchFailure(raw.exitCode, raw.stdout, raw.stderr);
   const summary = parseSummary(raw.stdout, raw.stderr);
-  if (raw.exitCode !== 0 && summary.abortedClients === 0) {
-    throw new Error(`pgbench failed (exit ${raw.exitCode}):\n${raw.stderr.trim().split("\n").slice(-10).join("\n")}`);
-  }
+  if (raw.exitCode !== 0 && summary.abortedClients === 0) throw pgbenchFailure(raw.exitCode, raw.stdout, raw.stderr);
   // pgbench's own error (above) is the cause when there is one; a run that finished without its logs is no result.
   if (logsLost !== undefined)
     throw new Error(`pgbench finished, but its log directory ${logsLost} was gone before its logs were read`);

@@ -7,8 +7,14 @@ export interface IndexInfo {
   /** Columns the index reads: its keys, and those of its expressions and predicate (pg_depend). */
   readonly columns: readonly string[];
   readonly definition: string;
-  /** Backs a primary key, unique or exclusion constraint: not dropped by the lab (the schema's meaning needs it). */
+  /**
+   * Backs a primary key, unique or exclusion constraint, a foreign key that looks rows up through
+   * it, or is a unique index (a uniqueness rule without a constraint's name): not dropped by the lab
+   * (the schema's meaning needs it).
+   */
   readonly constraint: boolean;
+  /** What it backs, in words ("the primary key orders_pkey; the foreign key … of order_lines"), when it does. */
+  readonly backs?: string;
   readonly unique: boolean;
   readonly bytes: number;
 }
@@ -20,13 +26,18 @@ export async function listIndexes(client: Client): Promise<IndexInfo[]> {
     table: string;
     columns: string[] | null;
     definition: string;
-    is_constraint: boolean;
+    backs: string | null;
     unique: boolean;
     bytes: string;
   }>(`
     SELECT i.relname AS name, t.relname AS table, pg_get_indexdef(x.indexrelid) AS definition,
       x.indisunique AS unique, pg_relation_size(x.indexrelid)::text AS bytes,
-      EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = x.indexrelid AND c.contype IN ('p', 'u', 'x')) AS is_constraint,
+      coalesce((SELECT string_agg(CASE c.contype WHEN 'p' THEN 'the primary key ' WHEN 'u' THEN 'the unique constraint '
+          WHEN 'x' THEN 'the exclusion constraint ' ELSE 'the foreign key ' END || c.conname ||
+          CASE WHEN c.contype = 'f' THEN ' of ' || c.conrelid::regclass::text || ' (its checks look rows up through it)' ELSE '' END,
+          '; ' ORDER BY c.contype DESC, c.conname)
+        FROM pg_constraint c WHERE c.conindid = x.indexrelid AND c.contype IN ('p', 'u', 'x', 'f')),
+        CASE WHEN x.indisunique THEN 'a uniqueness rule (a unique index)' END) AS backs,
       (SELECT array_agg(DISTINCT a.attname::text ORDER BY a.attname::text) FROM pg_attribute a
         WHERE a.attrelid = x.indrelid AND a.attnum > 0 AND (a.attnum = ANY (x.indkey) OR a.attnum IN (
           SELECT d.refobjsubid FROM pg_depend d
@@ -41,7 +52,8 @@ export async function listIndexes(client: Client): Promise<IndexInfo[]> {
     table: r.table,
     columns: r.columns ?? [],
     definition: r.definition,
-    constraint: r.is_constraint,
+    constraint: r.backs !== null,
+    ...(r.backs !== null ? { backs: r.backs } : {}),
     unique: r.unique,
     bytes: Number(r.bytes),
   }));

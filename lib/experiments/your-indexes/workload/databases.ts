@@ -8,6 +8,7 @@ import type { Client } from "pg";
 import { cancellable, withClient as withConnection } from "../../../engines/postgres/connect";
 import { cloneDatabase, dropDatabases, recreateDatabase } from "../../../engines/postgres/template-database";
 import { enableWalInspect } from "../../../engines/postgres/wal-records";
+import { InputError } from "../../../runtime/input-error";
 import { databasePrefix, likePrefix } from "../../../targets/run-names";
 import type { StartedServer } from "../../../targets/types";
 import { listIndexes, listTables, type IndexInfo } from "./catalog";
@@ -116,7 +117,7 @@ export interface BuiltVariant {
 }
 
 /** A candidate that the server refused: which one, and what it said. */
-export class CandidateError extends Error {
+export class CandidateError extends InputError {
   override readonly name = "CandidateError";
 }
 
@@ -140,13 +141,15 @@ export async function buildVariants(
       await cancellable(server.connection, c, signal, async () => {
         await c.query(`SET maintenance_work_mem = '${maintenanceWorkMemMB}MB'`);
         if (v.change.kind === "drop") {
-          const { rows } = await c.query<{ q: string }>(
-            `SELECT quote_ident(n.nspname) || '.' || quote_ident(i.relname) AS q
-             FROM pg_class i JOIN pg_namespace n ON n.oid = i.relnamespace WHERE i.relkind = 'i' AND i.relname = $1`,
-            [v.change.index],
-          );
-          if (rows.length !== 1) throw new Error(`index ${v.change.index}: ${rows.length} indexes of that name`);
-          await c.query(`DROP INDEX ${rows[0].q}`);
+          for (const index of v.change.indexes) {
+            const { rows } = await c.query<{ q: string }>(
+              `SELECT quote_ident(n.nspname) || '.' || quote_ident(i.relname) AS q
+               FROM pg_class i JOIN pg_namespace n ON n.oid = i.relnamespace WHERE i.relkind = 'i' AND i.relname = $1`,
+              [index],
+            );
+            if (rows.length !== 1) throw new Error(`index ${index}: ${rows.length} indexes of that name`);
+            await c.query(`DROP INDEX ${rows[0].q}`);
+          }
         }
         if (v.change.kind === "add") {
           for (const statement of v.change.statements) {
@@ -154,9 +157,11 @@ export async function buildVariants(
               await c.query(statement);
             } catch (error) {
               const n = candidates.indexOf(statement) + 1;
+              // The server refuses with a SQLSTATE; a lost connection (none, or class 08/57P) is not the statement.
+              const code = (error as { code?: unknown }).code;
               throw new CandidateError(
                 `candidates[${n - 1}] (${statement}) failed: ${error instanceof Error ? error.message : String(error)}`,
-                { cause: error },
+                { cause: error, byInput: typeof code === "string" && !/^(08|57P)/.test(code) },
               );
             }
           }
@@ -187,13 +192,18 @@ export async function cloneForRun(server: StartedServer, variantDb: string): Pro
  * for "all" (the schema's count is known only once it is loaded).
  */
 export function workloadDatabases(p: {
-  readonly existing: readonly string[] | "all";
+  readonly existing: readonly string[] | "all" | "unused";
   readonly candidates: readonly string[];
+  readonly groups?: Readonly<Record<string, readonly string[]>>;
 }): string[] {
-  const variants =
-    p.existing === "all"
-      ? MAX_VARIANTS
-      : 1 + p.existing.length + p.candidates.length + (p.candidates.length > 1 ? 1 : 0);
+  // At most: each index, the candidates together, every group and the set of all existing ones.
+  const variants = !Array.isArray(p.existing)
+    ? MAX_VARIANTS
+    : 2 +
+      p.existing.length +
+      p.candidates.length +
+      (p.candidates.length > 1 ? 1 : 0) +
+      Object.keys(p.groups ?? {}).length;
   return ["yi_run", "yi_template", ...Array.from({ length: variants }, (_, i) => `yi_v${i}`)];
 }
 

@@ -12,8 +12,11 @@ import type { TrialRecord } from "../../../results/run-store";
 import { counterDelta, counterEntries, type Counters } from "../../../stats/counters";
 import { williamsDesign } from "../../../stats/williams";
 import type { StartedServer } from "../../../targets/types";
+import { InputError } from "../../../runtime/input-error";
 import {
+  pgbenchFailureKind,
   pgbenchOutcome,
+  PgbenchError,
   runPgbench,
   waitForPgbenchGone,
   type PgbenchRunner,
@@ -175,9 +178,38 @@ export function trialRunner(ctx: TrialContext): (planned: PlannedTrial) => Promi
   };
 }
 
-/** The workload refused before the rounds: a script failed, or the workload writes nothing. */
-export class WorkloadError extends Error {
+/** The workload refused before the rounds: a script pgbench or the server rejects, or one that writes nothing. */
+export class WorkloadError extends InputError {
   override readonly name = "WorkloadError";
+}
+
+/** The text ended with one full stop. */
+const sentence = (text: string) => text.replace(/\.*\s*$/, ".");
+
+/** What to do about a script pgbench or the server rejected, after pgbench's own words. */
+function scriptFix(said: string): string {
+  // In pgbench's simple protocol a `:name` with no variable of that name is sent as written, and
+  // the server then reads the colon as a syntax error.
+  const unsetVariable = /syntax error at or near ":"/.test(said)
+    ? " A `:name` that pgbench has no variable for is sent as written: set it with \\set (or fix its spelling)."
+    : "";
+  return `${unsetVariable} Fix the script and start a new run: resuming this one would run the same script again.`;
+}
+
+/**
+ * A script's 1-s check that ended without a result: the script's fault (a WorkloadError, not
+ * resumable) only when pgbench or the server rejected it; a lost server or a silent pgbench is
+ * said as what it is, for the watchdog to explain.
+ */
+function checkFailure(script: string, error: unknown): Error {
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof PgbenchError && error.kind === "script")
+    return new WorkloadError(`workload script ${script} was rejected: ${sentence(message)}${scriptFix(message)}`, {
+      cause: error,
+    });
+  if (error instanceof PgbenchError && (error.kind === "connection" || error.kind === "silent"))
+    return new Error(`the 1-s check of workload script ${script} lost the server: ${message}`, { cause: error });
+  return new Error(`the 1-s check of workload script ${script} failed: ${message}`, { cause: error });
 }
 
 export interface WorkloadCheck {
@@ -231,14 +263,17 @@ export async function checkWorkload(
       });
     } catch (error) {
       if (signal?.aborted) throw error;
-      throw new WorkloadError(
-        `workload script ${script.name} failed: ${error instanceof Error ? error.message : String(error)}`,
-        { cause: error },
-      );
+      throw checkFailure(script.name, error);
     }
     if (result.summary.abortedClients > 0 || result.summary.transactions === 0) {
-      throw new WorkloadError(
-        `workload script ${script.name} failed in a 1-s check: ${result.messages.join(" / ") || "no transaction completed"}`,
+      const said = result.messages.join(" · ");
+      const kind = pgbenchFailureKind(result.messages, 2);
+      if (kind === "script")
+        throw new WorkloadError(
+          `workload script ${script.name} was rejected in a 1-s check: ${sentence(said)}${scriptFix(said)}`,
+        );
+      throw new Error(
+        `workload script ${script.name} completed no transaction in a 1-s check: ${said || "pgbench said nothing"}`,
       );
     }
     const after = await withDatabase(server, runDatabase(server), async (c) => {

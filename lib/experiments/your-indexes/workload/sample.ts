@@ -9,6 +9,7 @@ import { Client } from "pg";
 import { from as copyFrom, to as copyTo } from "pg-copy-streams";
 import { connectAdmin, PlaintextRefusedError } from "../../../targets/external/external-target";
 import { ignored } from "../../../runtime/debug";
+import { InputError } from "../../../runtime/input-error";
 import { redactText } from "../../../targets/uri";
 import type { StartedServer } from "../../../targets/types";
 import { withDatabase } from "./databases";
@@ -34,6 +35,131 @@ export interface SourceInfo {
   readonly statsReset?: string;
   readonly indexes: readonly SourceIndexUsage[];
   readonly rowsCopied: Readonly<Record<string, number>>;
+}
+
+/** `existing: "unused"` refused: the statistics window is shorter than the reader accepts, or none is unused. */
+export class UnusedIndexesError extends InputError {
+  override readonly name = "UnusedIndexesError";
+}
+
+/** A window's length in words: "12 days", "5 h", "3 min", "40 s". */
+export function windowText(seconds: number): string {
+  if (seconds >= 2 * 86400) return `${Math.floor(seconds / 86400)} days`;
+  if (seconds >= 3600) return `${Math.floor(seconds / 3600)} h`;
+  if (seconds >= 60) return `${Math.floor(seconds / 60)} min`;
+  return `${Math.max(0, Math.round(seconds))} s`;
+}
+
+/** What the source's statistics say of its indexes, and over which window. */
+export interface SourceStats {
+  /** The URI without its password. */
+  readonly source: string;
+  readonly version: string;
+  /** pg_is_in_recovery(): a standby's counters are its own (scans on the primary are not in them). */
+  readonly standby: boolean;
+  /** pg_stat_database.stats_reset of the source's database; absent: never reset. */
+  readonly statsReset?: string;
+  /** now() − stats_reset on the source, seconds; absent when never reset. */
+  readonly windowSeconds?: number;
+  readonly indexes: readonly (SourceIndexUsage & { readonly backsConstraint: boolean })[];
+}
+
+/**
+ * The source's index statistics (pg_stat_user_indexes.idx_scan since pg_stat_database.stats_reset;
+ * PostgreSQL ≥ 16 also last_idx_scan), in one READ ONLY transaction, before anything starts.
+ */
+export async function readSourceStats(uri: string): Promise<SourceStats> {
+  const shown = redactText(uri);
+  let source: Client;
+  try {
+    ({ client: source } = await connectAdmin(uri, { applicationName: "dblab-sample (read only)" }));
+  } catch (error) {
+    const why = error instanceof PlaintextRefusedError ? "refused" : "cannot connect to";
+    throw new SourceError(`sampleFrom: ${why} ${shown}: ${redactText(message(error))}`, { cause: error });
+  }
+  try {
+    await source.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+    const head = await source.query<{ v: string; standby: boolean; reset: string | null; window: string | null }>(
+      `SELECT current_setting('server_version') AS v, pg_is_in_recovery() AS standby, d.stats_reset::text AS reset,
+         extract(epoch FROM now() - d.stats_reset)::text AS window
+       FROM pg_stat_database d WHERE d.datname = current_database()`,
+    );
+    const usage = await source.query<{
+      table: string;
+      index: string;
+      scans: string;
+      last: string | null;
+      backs: boolean;
+    }>(
+      `SELECT s.relname AS table, s.indexrelname AS index, s.idx_scan::text AS scans,
+         to_jsonb(s) ->> 'last_idx_scan' AS last,
+         x.indisunique OR EXISTS (SELECT 1 FROM pg_constraint c
+           WHERE c.conindid = s.indexrelid AND c.contype IN ('p', 'u', 'x', 'f')) AS backs
+       FROM pg_stat_user_indexes s JOIN pg_index x ON x.indexrelid = s.indexrelid
+       ORDER BY s.relname, s.indexrelname`,
+    );
+    const h = head.rows[0];
+    return {
+      source: shown,
+      version: h.v,
+      standby: h.standby,
+      ...(h.reset ? { statsReset: h.reset } : {}),
+      ...(h.window !== null ? { windowSeconds: Number(h.window) } : {}),
+      indexes: usage.rows.map((r) => ({
+        table: r.table,
+        index: r.index,
+        idxScan: Number(r.scans),
+        ...(r.last ? { lastIdxScan: r.last } : {}),
+        backsConstraint: r.backs,
+      })),
+    };
+  } catch (error) {
+    throw new SourceError(`sampleFrom: reading the statistics of ${shown} failed: ${message(error)}`, { cause: error });
+  } finally {
+    await source.query("ROLLBACK").catch(ignored("sampleFrom: ROLLBACK on the source"));
+    await source.end().catch(ignored("sampleFrom: closing the source"));
+  }
+}
+
+/** Where the statistics came from and over which window, in words. */
+export function statsWindowText(s: SourceStats): string {
+  const from = s.standby
+    ? `${s.source}, a standby: its counters are its own (scans on the primary or other standbys are not in them)`
+    : s.source;
+  const window =
+    s.windowSeconds !== undefined
+      ? `in ${windowText(s.windowSeconds)} (since stats_reset ${s.statsReset})`
+      : "since its statistics began (never reset: the window's length is not known)";
+  return `${window}, read from ${from}`;
+}
+
+/**
+ * `existing: "unused"`: every index of the source with idx_scan = 0 over the window that backs no
+ * constraint, refused before anything starts when the window is shorter than `minStatsDays` or
+ * nothing is unused.
+ */
+export function unusedIndexes(s: SourceStats, minStatsDays: number): { names: string[]; text: string } {
+  const window = statsWindowText(s);
+  if (s.windowSeconds !== undefined && s.windowSeconds < minStatsDays * 86400)
+    throw new UnusedIndexesError(
+      `existing: "unused": the statistics of ${s.source} were reset ${windowText(s.windowSeconds)} ago ` +
+        `(${s.statsReset}), shorter than minStatsDays = ${minStatsDays}: an index that only a job running less ` +
+        `often than that reads would look unused. Wait until the window covers your workload's cycle, lower ` +
+        `minStatsDays if you know it does, or name the indexes in existing`,
+    );
+  const unused = s.indexes.filter((i) => i.idxScan === 0 && !i.backsConstraint);
+  if (unused.length === 0)
+    throw new UnusedIndexesError(
+      `existing: "unused": every index of ${s.source} that backs no constraint was scanned ${window}; nothing to judge ` +
+        `(name indexes in existing, or give groups)`,
+    );
+  const scanned = s.indexes.filter((i) => i.idxScan > 0 && !i.backsConstraint);
+  return {
+    names: unused.map((i) => i.index),
+    text:
+      `unused on the source: ${unused.length} index(es) not scanned ${window}: ${unused.map((i) => i.index).join(", ")}` +
+      (scanned.length ? `; scanned: ${scanned.map((i) => `${i.index} (${i.idxScan})`).join(", ")}` : ""),
+  };
 }
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));

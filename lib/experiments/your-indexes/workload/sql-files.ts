@@ -8,17 +8,19 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { InputError } from "../../../runtime/input-error";
 import type { ConnectionInfo } from "../../../targets/types";
 import { clientToolEnv, findHostClientTool } from "../../../workloads/pgbench";
 
 /** A SQL file that failed: which file, which line, and what the server said. */
-export class SqlFileError extends Error {
+export class SqlFileError extends InputError {
   override readonly name = "SqlFileError";
   constructor(
     readonly file: string,
     readonly line: number | undefined,
     readonly serverMessage: string,
-    options?: { readonly cause?: unknown },
+    /** byInput: false when psql lost the server rather than the server refusing a statement. */
+    options?: { readonly cause?: unknown; readonly byInput?: boolean },
   ) {
     super(`${file}${line !== undefined ? `:${line}` : ""}: ${serverMessage}`, options);
   }
@@ -55,7 +57,11 @@ export function parsePsqlError(stderr: string, shownFile: string, ranFile: strin
     .join(" · ")
     .split(ranFile)
     .join(shownFile);
-  return new SqlFileError(shownFile, m ? Number(m[1]) : undefined, message);
+  // An ERROR is the server refusing a statement of the file; FATAL, PANIC and psql's own errors
+  // (no connection) are the server's or the link's state, not the file's.
+  return new SqlFileError(shownFile, m ? Number(m[1]) : undefined, message, {
+    byInput: /^psql:.*:\d+: ERROR:/.test(lines[at]),
+  });
 }
 
 export class PsqlNotFoundError extends Error {
@@ -116,6 +122,7 @@ export async function runSqlFile(connection: ConnectionInfo, file: string, o: Sq
           file,
           undefined,
           `psql exited with ${code}: ${stderr.trim().split("\n").slice(-3).join(" · ")}`,
+          { byInput: false },
         )
       );
     }
