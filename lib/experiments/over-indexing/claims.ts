@@ -424,7 +424,7 @@ export const CLAIMS: ClaimSet<OverIndexingParams, OverIndexingSummary, Factor> =
         of: (s) => pairedLevelRatio(s.rounds, 39, 7, growth, "storage growth 39 ÷ 7 idx, paired per round"),
         needs: "levels 7 and 39 in a common round",
       },
-      ours: (s) => `${f2(txPerProduct(s))} transactions per product in a 39-index round`,
+      ours: (s) => `${txPerProduct(s)?.toPrecision(2) ?? "n/a"} transactions per product in a 39-index round`,
       why: (s) => {
         const [l7, l39] = [level(s, 7), level(s, 39)];
         return l7 && l39
@@ -454,7 +454,7 @@ export const CLAIMS: ClaimSet<OverIndexingParams, OverIndexingSummary, Factor> =
         of: (s) => pairedLevelRatio(s.rounds, 39, 7, growth, "storage growth 39 ÷ 7 idx, paired per round"),
         needs: "levels 7 and 39 in a common round",
       },
-      ours: (s) => `${f2(txPerProduct(s))} transactions per product in a 39-index round`,
+      ours: (s) => `${txPerProduct(s)?.toPrecision(2) ?? "n/a"} transactions per product in a 39-index round`,
       why: (s) => {
         const [l7, l39] = [level(s, 7), level(s, 39)];
         return l7 && l39
