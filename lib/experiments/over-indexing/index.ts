@@ -8,7 +8,7 @@ import { register, type Experiment } from "../contract";
 import type { FaultCells } from "../faults";
 import { estimate } from "./eta";
 import { recordedServerCpus } from "../server-cpus";
-import { checkClaims as check, plan03 } from "./claims";
+import { CLAIMS, checkClaims as check, plan03 } from "./claims";
 import { writeSummaries } from "./present";
 import { run as runRounds, type OverIndexingRun } from "./run";
 import { summarise as summariseTrials, type OverIndexingSummary } from "./summarise";
@@ -33,17 +33,20 @@ export const experiment: Experiment<OverIndexingParams, OverIndexingRun, OverInd
   profiles: OVER_INDEXING_PROFILES,
   params: (profile, overrides = {}) => overIndexingParams(profile, overrides),
   run: (params, control = {}) => runRounds(params, control),
-  summarise: (run) => summariseTrials(run.trials, run.params.durationSeconds, run.params.clients, run.params.dataScale),
-  // Each claim carries its own sensitivity to flagged rounds (see claims.ts): recomputed there on the paired rounds.
-  claims: (summary, run) =>
-    check(summary, {
+  // The server the rounds ran on goes into the summary: claims (2) and (4) are placed by it.
+  summarise: (run) => ({
+    ...summariseTrials(run.trials, run.params.durationSeconds, run.params.clients, run.params.dataScale),
+    server: {
       cpus: recordedServerCpus(run.metadata),
       dataBytes: run.template.databaseBytes,
       sharedBuffersMB: run.params.sharedBuffersMB,
-    }),
+    },
+  }),
+  claims: (summary) => check(summary),
   disk: diskNeed03,
   save: (run, summary, claims) => writeSummaries(run, summary, claims),
   plan: plan03,
+  claimSet: CLAIMS,
   estimate,
   faults,
 };

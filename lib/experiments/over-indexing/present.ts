@@ -15,6 +15,8 @@ import { latencyByLevel, perSecond, storageByLevel, tpsByLevel, workPerTransacti
 import { NOTEBOOK, type OverIndexingRun } from "./run";
 import { seedCurveScaledTo, seedTps, type OverIndexingSummary } from "./summarise";
 import { percent } from "../../stats/format";
+import { notDeclaredLines } from "../../stats/claim-engine";
+import { CLAIMS } from "./claims";
 
 const r1 = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 10) / 10);
 const r2 = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 100) / 100);
@@ -151,8 +153,16 @@ export function showSeedComparison(s: OverIndexingSummary): void {
   });
 }
 
+/** The claims table, then the seed's sentences that no claim declares, each with the reason. */
 export function showClaims(claims: readonly ClaimCheck[]): void {
   showClaimsTable(claims);
+  const lines = notDeclaredLines(CLAIMS);
+  if (lines.length)
+    show().html(
+      `<p><b>The seed's sentences not declared as claims</b></p><ul>` +
+        lines.map((l) => `<li>${escapeHtml(l)}</li>`).join("") +
+        `</ul>`,
+    );
 }
 
 /** The server counters per level: what each transaction cost the server. */

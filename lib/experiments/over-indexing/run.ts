@@ -33,7 +33,7 @@ import {
 } from "./workload/run-trials";
 import { MIN_COVERAGE, repeatsForCoverage, type ClaimCheck } from "../../stats/claims";
 import { nextRound } from "../../stats/adaptive";
-import { claimMonotone, claimRatio } from "./claims";
+import { headlineClaims } from "./claims";
 import { summarise } from "./summarise";
 import { runAdaptiveRounds } from "../adaptive-rounds";
 
@@ -251,7 +251,7 @@ export async function run(p: OverIndexingParams, control: RunControl = {}): Prom
         stopAfter: (done, pace) => {
           const s = summarise(store.trials(), p.durationSeconds, p.clients, p.dataScale);
           return adaptiveStep({
-            claims: [claimMonotone(s), claimRatio(s)],
+            claims: headlineClaims(s),
             rounds: done,
             plannedRounds: p.repeats,
             maxRounds: p.maxRepeats,

@@ -136,8 +136,19 @@ export interface LevelSummary {
   readonly bgwriterBuffers?: number;
 }
 
+/** What a run of 03 ran on, beyond its trials: read from its metadata and template (index.ts). */
+export interface ServerFacts {
+  /** The server's CPUs (server-cpus.ts); undefined on an external server. */
+  readonly cpus?: number;
+  /** The template database's size after the load, bytes. */
+  readonly dataBytes?: number;
+  readonly sharedBuffersMB?: number;
+}
+
 export interface OverIndexingSummary {
   readonly durationSeconds: number;
+  /** The server the rounds ran on, when the run is at hand (the claims' regime reads it). */
+  readonly server?: ServerFacts;
   readonly clients: number;
   /** The data size as a fraction of the seed's (20M products), when known: named beside any seed figure. */
   readonly dataScale?: number;
