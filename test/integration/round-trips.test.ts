@@ -96,7 +96,6 @@ test("round trips on embedded PostgreSQL: delays reached, commits counted, stand
       claims.map((c) => c.id),
       [
         "a",
-        "a (added)",
         "b",
         "c (same AZ)",
         "c share (same AZ)",
