@@ -94,7 +94,18 @@ test("round trips on embedded PostgreSQL: delays reached, commits counted, stand
     const claims = checkClaims(summary);
     assert.deepEqual(
       claims.map((c) => c.id),
-      ["a", "b", "c (same AZ)", "c (other AZ)", "c (external)", "d", "e"],
+      [
+        "a",
+        "b",
+        "c (same AZ)",
+        "c share (same AZ)",
+        "c (other AZ)",
+        "c share (other AZ)",
+        "c (external)",
+        "d",
+        "e",
+        "e (no replica)",
+      ],
     );
     const verdict = (id: string) => claims.find((c) => c.id === id)?.verdict;
     // (a) needs same-az beside cross-az; (b) is a figure of a 0.47–1.9 ms round trip, and this run has only

@@ -8,7 +8,7 @@ import { planText, type ClaimCheck } from "../../stats/claims";
 import { register, type Experiment } from "../contract";
 import type { FaultCells } from "../faults";
 import { estimate } from "./eta";
-import { checkClaims, plan05 } from "./claims";
+import { CLAIMS, checkClaims, plan05 } from "./claims";
 import type { RoundTripCondition } from "./workload/trials";
 import { writeSummaries } from "./export";
 import { NOTEBOOK, runRoundTrips, type RoundTripsRun, type RunControl } from "./run";
@@ -66,10 +66,11 @@ export const experiment: Experiment<RoundTripsParams, RoundTripsRun, RoundTripsS
   params: (profile, overrides = {}) => roundTripsParams(profile, overrides),
   run: (params: RoundTripsParams, control: RunControl = {}) => runRoundTrips(params, control, planText(plan05(params))),
   summarise: (run) => summariseRun(run),
-  // Claims (b) and (c external) carry their own sensitivity to flagged repeats (see claims.ts).
+  // Claims (b) and (c external) carry their sensitivity to flagged repeats (withoutFlagged in claims.ts).
   claims: (summary, _run) => checkClaims(summary),
   save: saveRun,
   plan: plan05,
+  claimSet: CLAIMS,
   estimate,
   faults,
 };

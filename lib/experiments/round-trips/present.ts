@@ -5,6 +5,8 @@ import { showRunHeader } from "../../display/run-header";
 import { showClaimsTable } from "../../display/claims";
 import { showTable, type Row } from "../../display/table";
 import type { ClaimCheck } from "../../stats/claims";
+import { notDeclaredLines } from "../../stats/claim-engine";
+import { CLAIMS } from "./claims";
 import { intervalLabel, OUTLIER_RULE, type Interval } from "../../stats/intervals";
 import { CASE_INFO } from "./workload/cases";
 import { autocommitVsOneTransaction, commitLatencyBySyncLevel, elapsedVsRtt } from "./charts";
@@ -225,8 +227,16 @@ export function showCharts(s: RoundTripsSummary): void {
   if (sweep) plot(sweep, 460);
 }
 
+/** The claims table, then the seed's sentences that no claim declares, each with the reason. */
 export function showClaims(claims: readonly ClaimCheck[]): void {
   showClaimsTable(claims);
+  const lines = notDeclaredLines(CLAIMS);
+  if (lines.length)
+    show().html(
+      `<p><b>The seed's sentences not declared as claims</b></p><ul>` +
+        lines.map((l) => `<li>${escapeHtml(l)}</li>`).join("") +
+        `</ul>`,
+    );
 }
 
 /** One paragraph per environment pair that says, from the counters, where a commit's time went. */
