@@ -10,6 +10,7 @@
  */
 import type { ClaimCheck, Verdict } from "../stats/claims";
 import { intervalText } from "../stats/intervals";
+import { notDeclaredLines, type NotDeclared } from "../stats/claim-engine";
 import { escapeHtml, show } from "./output";
 
 /** The fields ClaimCheck declares, shown in their own places; anything else is an extra. */
@@ -198,4 +199,19 @@ export function claimsTableHtml(claims: readonly ClaimCheck[], caption = "The se
 /** Shows the full claims table. */
 export function showClaimsTable(claims: readonly ClaimCheck[], caption?: string): void {
   show().html(claimsTableHtml(claims, caption));
+}
+
+/** The claims table, then the seed's sentences that no claim declares, each with the reason. */
+export function showClaimsAndUndeclared(
+  claims: readonly ClaimCheck[],
+  set: { readonly notDeclared: readonly NotDeclared[] },
+): void {
+  showClaimsTable(claims);
+  const lines = notDeclaredLines(set);
+  if (lines.length)
+    show().html(
+      `<p><b>The seed's sentences not declared as claims</b></p><ul>` +
+        lines.map((l) => `<li>${escapeHtml(l)}</li>`).join("") +
+        `</ul>`,
+    );
 }

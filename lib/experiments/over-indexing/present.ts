@@ -4,7 +4,7 @@
 import { escapeHtml, show } from "../../display/output";
 import { plot } from "../../display/plotly";
 import { showRunHeader } from "../../display/run-header";
-import { showClaimsTable } from "../../display/claims";
+import { showClaimsAndUndeclared } from "../../display/claims";
 import { showTable, sortedBy, type Row } from "../../display/table";
 import { RunStore } from "../../results/run-store";
 import { summaryCsv } from "../../results/summary-csv";
@@ -15,7 +15,6 @@ import { latencyByLevel, perSecond, storageByLevel, tpsByLevel, workPerTransacti
 import { NOTEBOOK, type OverIndexingRun } from "./run";
 import { seedCurveScaledTo, seedTps, type OverIndexingSummary } from "./summarise";
 import { percent } from "../../stats/format";
-import { notDeclaredLines } from "../../stats/claim-engine";
 import { CLAIMS } from "./claims";
 
 const r1 = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 10) / 10);
@@ -155,14 +154,7 @@ export function showSeedComparison(s: OverIndexingSummary): void {
 
 /** The claims table, then the seed's sentences that no claim declares, each with the reason. */
 export function showClaims(claims: readonly ClaimCheck[]): void {
-  showClaimsTable(claims);
-  const lines = notDeclaredLines(CLAIMS);
-  if (lines.length)
-    show().html(
-      `<p><b>The seed's sentences not declared as claims</b></p><ul>` +
-        lines.map((l) => `<li>${escapeHtml(l)}</li>`).join("") +
-        `</ul>`,
-    );
+  showClaimsAndUndeclared(claims, CLAIMS);
 }
 
 /** The server counters per level: what each transaction cost the server. */

@@ -4,7 +4,7 @@
 import { escapeHtml, show } from "../../display/output";
 import { plot } from "../../display/plotly";
 import { showRunHeader } from "../../display/run-header";
-import { showClaimsTable } from "../../display/claims";
+import { showClaimsAndUndeclared } from "../../display/claims";
 import { showTable, sortedBy, type Row } from "../../display/table";
 import { REINDEX_MODES } from "./workload/run-trials";
 import { RunStore } from "../../results/run-store";
@@ -13,7 +13,6 @@ import type { ClaimCheck } from "../../stats/claims";
 import { intervalLabel, OUTLIER_RULE, type Interval } from "../../stats/intervals";
 import { latencyTimeline, MODE_LABELS, timeline, tpsBySet, updateLatencyBySet, waitShares } from "./charts";
 import { CLAIMS, seedSets, seedUpdateLatency } from "./claims";
-import { notDeclaredLines } from "../../stats/claim-engine";
 import { NOTEBOOK, type ReindexUnderLoadRun } from "./run";
 import type { ReindexSummary } from "./summarise";
 
@@ -170,14 +169,7 @@ export function showSeedComparison(s: ReindexSummary): void {
 
 /** The claims table, then the seed's sentences that no claim declares, each with the reason. */
 export function showClaims(claims: readonly ClaimCheck[]): void {
-  showClaimsTable(claims);
-  const lines = notDeclaredLines(CLAIMS);
-  if (lines.length)
-    show().html(
-      `<p><b>The seed's sentences not declared as claims</b></p><ul>` +
-        lines.map((l) => `<li>${escapeHtml(l)}</li>`).join("") +
-        `</ul>`,
-    );
+  showClaimsAndUndeclared(claims, CLAIMS);
 }
 
 /** The waits behind the numbers: pgbench's wait events, the locks, the REINDEX session's own waits. */

@@ -2,10 +2,9 @@
 import { escapeHtml, show } from "../../display/output";
 import { plot } from "../../display/plotly";
 import { showRunHeader } from "../../display/run-header";
-import { showClaimsTable } from "../../display/claims";
+import { showClaimsAndUndeclared } from "../../display/claims";
 import { showTable, type Row } from "../../display/table";
 import type { ClaimCheck } from "../../stats/claims";
-import { notDeclaredLines } from "../../stats/claim-engine";
 import { CLAIMS } from "./claims";
 import { intervalLabel, OUTLIER_RULE, type Interval } from "../../stats/intervals";
 import { CASE_INFO } from "./workload/cases";
@@ -229,14 +228,7 @@ export function showCharts(s: RoundTripsSummary): void {
 
 /** The claims table, then the seed's sentences that no claim declares, each with the reason. */
 export function showClaims(claims: readonly ClaimCheck[]): void {
-  showClaimsTable(claims);
-  const lines = notDeclaredLines(CLAIMS);
-  if (lines.length)
-    show().html(
-      `<p><b>The seed's sentences not declared as claims</b></p><ul>` +
-        lines.map((l) => `<li>${escapeHtml(l)}</li>`).join("") +
-        `</ul>`,
-    );
+  showClaimsAndUndeclared(claims, CLAIMS);
 }
 
 /** One paragraph per environment pair that says, from the counters, where a commit's time went. */
