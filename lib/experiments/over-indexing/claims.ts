@@ -146,6 +146,16 @@ function readsText(s: OverIndexingSummary): string {
   );
 }
 
+/** (5) and (5b): the same statistic, read against opposite rules in opposite regimes. */
+const GROWTH_39_OVER_7 = {
+  text: "growth of all tables and indexes over the round at 39 indexes ÷ at 7, paired per round",
+  fmt: ratio,
+  of: (s: OverIndexingSummary) =>
+    pairedLevelRatio(s.rounds, 39, 7, growth, "storage growth 39 ÷ 7 idx, paired per round"),
+  needs: "levels 7 and 39 in a common round",
+};
+const txPerProductText = (s: OverIndexingSummary) => `${txPerProduct(s)?.toPrecision(2) ?? "n/a"} ${TX_PER_PRODUCT}`;
+
 const NEEDS_7_39 = {
   before: (p: OverIndexingParams) => !p.indexLevels.includes(7) || !p.indexLevels.includes(39),
   after: (s: OverIndexingSummary) => !has(s, 7, 39),
@@ -418,13 +428,8 @@ export const CLAIMS: ClaimSet<OverIndexingParams, OverIndexingSummary, Factor> =
       howToTest:
         "longer rounds or less data: `--set durationSeconds=…` until a 39-index round completes that many " +
         `(the seed's 120-min round at its data is ${durationText(SEED_LONGEST_ROUND_S, "estimate")} per round)`,
-      statistic: {
-        text: "growth of all tables and indexes over the round at 39 indexes ÷ at 7, paired per round",
-        fmt: ratio,
-        of: (s) => pairedLevelRatio(s.rounds, 39, 7, growth, "storage growth 39 ÷ 7 idx, paired per round"),
-        needs: "levels 7 and 39 in a common round",
-      },
-      ours: (s) => `${txPerProduct(s)?.toPrecision(2) ?? "n/a"} transactions per product in a 39-index round`,
+      statistic: GROWTH_39_OVER_7,
+      ours: txPerProductText,
       why: (s) => {
         const [l7, l39] = [level(s, 7), level(s, 39)];
         return l7 && l39
@@ -448,13 +453,8 @@ export const CLAIMS: ClaimSet<OverIndexingParams, OverIndexingSummary, Factor> =
       regime: ["shortRound"],
       regimeText: "a round that completes at most the seed's 60-min round's transactions per product at 39 indexes",
       howToTest: "shorter rounds or more data bring a round under the seed's 60-min round's transactions per product",
-      statistic: {
-        text: "growth of all tables and indexes over the round at 39 indexes ÷ at 7, paired per round",
-        fmt: ratio,
-        of: (s) => pairedLevelRatio(s.rounds, 39, 7, growth, "storage growth 39 ÷ 7 idx, paired per round"),
-        needs: "levels 7 and 39 in a common round",
-      },
-      ours: (s) => `${txPerProduct(s)?.toPrecision(2) ?? "n/a"} transactions per product in a 39-index round`,
+      statistic: GROWTH_39_OVER_7,
+      ours: txPerProductText,
       why: (s) => {
         const [l7, l39] = [level(s, 7), level(s, 39)];
         return l7 && l39
