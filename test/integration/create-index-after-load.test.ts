@@ -123,13 +123,14 @@ test("trials on embedded PostgreSQL: per-phase counters, WAL by record type, ind
     const claims = checkClaims(s);
     assert.deepEqual(
       claims.map((c) => c.id),
-      ["1a", "1b", "2", "3", "4"],
+      ["1a", "1b", "2", "3", "3m", "4", "5"],
     );
     const wal = claims[2];
     assert.ok(wal.interval && wal.interval.estimate >= 1.6 && wal.interval.estimate <= 2.5, wal.ours);
     // The WAL ratio is a magnitude of ≥ 1M-row loads: 4,000 rows and one repeat decide nothing.
     assert.equal(wal.verdict, "not tested at this scale", wal.decidedBy);
-    assert.match(wal.decidedBy, / here at .*the seed /, "the measured value is shown beside the seed's");
+    assert.match(wal.decidedBy, / here; outside the regime: rows /, "the measured value is shown with the distance");
+    assert.ok((pair.repeats[0].a.blksRead ?? -1) >= 0, "blks_read over A's timed phases, for claim (5)");
     assert.equal(claims[1].verdict, "not tested at this scale", "the seed's 2.54× is only compared at 100M rows");
   } finally {
     await server.stop();

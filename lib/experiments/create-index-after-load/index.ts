@@ -14,7 +14,7 @@ import { estimate } from "./eta";
 import { RunStore } from "../../results/run-store";
 import type { ClaimCheck } from "../../stats/claims";
 import type { CreateIndexCondition } from "./workload/plan";
-import { checkClaims, plan02 } from "./claims";
+import { CLAIMS, checkClaims, plan02 } from "./claims";
 import { writeSummaries } from "./export";
 import { NOTEBOOK, runCreateIndexAfterLoad, type CreateIndexAfterLoadRun } from "./run";
 import { summarise as summariseTrials, type CreateIndexSummary } from "./summarise";
@@ -81,6 +81,7 @@ export const experiment: Experiment<CreateIndexAfterLoadParams, CreateIndexAfter
   params: (profile, overrides = {}) => createIndexAfterLoadParams(profile, overrides),
   run: (params, control = {}) => runCreateIndexAfterLoad(params, control),
   plan: plan02,
+  claimSet: CLAIMS,
   estimate,
   faults,
   summarise: (run) => summariseTrials(run.trials, run.params),

@@ -22,7 +22,8 @@ import {
   timeBudget,
   walComposition,
 } from "./charts";
-import { seedFigures } from "./claims";
+import { CLAIMS, seedFigures } from "./claims";
+import { notDeclaredLines } from "../../stats/claim-engine";
 import type { CreateIndexAfterLoadRun } from "./run";
 import {
   checkpoints,
@@ -391,6 +392,14 @@ export function showIndexShapes(s: CreateIndexSummary): void {
   });
 }
 
+/** The claims table, then the seed's sentences that no claim declares, each with the reason. */
 export function showClaims(claims: readonly ClaimCheck[]): void {
   showClaimsTable(claims);
+  const lines = notDeclaredLines(CLAIMS);
+  if (lines.length)
+    show().html(
+      `<p><b>The seed's sentences not declared as claims</b></p><ul>` +
+        lines.map((l) => `<li>${escapeHtml(l)}</li>`).join("") +
+        `</ul>`,
+    );
 }

@@ -37,7 +37,7 @@ export type { RunControl } from "../session";
 
 /**
  * The seed's server: PostgreSQL's defaults, with I/O and WAL I/O timing on (as its follow-up did).
- * `sharedBuffersMB` given: the second server, on which claim (3)'s pairs run.
+ * `sharedBuffersMB` given: the second server, on which the small-buffers pairs (`cacheRows`) run.
  */
 export function serverSpec(p: CreateIndexAfterLoadParams, sharedBuffersMB?: number): ServerSpec {
   return {
@@ -120,7 +120,7 @@ export async function runCreateIndexAfterLoad(
       const metadata: CreateIndexRunMetadata = { ...base, effectiveSettings: await readSettings(server.connection) };
       writeMetadata({ effectiveSettings: metadata.effectiveSettings });
       const plan: PlannedTrial[] = planTrials(p);
-      // Claim (3)'s pairs need another shared_buffers, which only a server start sets: they run
+      // The small-buffers pairs need another shared_buffers, which only a server start sets: they run
       // last, on a second server started after the first one stopped (one server's memory at a time).
       const onSmall = plan.filter((t) => t.condition.sharedBuffersMB !== undefined);
       const parts = [

@@ -69,6 +69,8 @@ export interface RepeatSide {
   /** Block I/O wait alone (blk_read_time + blk_write_time), ms: what "block I/O" means in the seed. */
   readonly blockIoMs: number;
   readonly walRecords: number;
+  /** Blocks read into shared buffers (pg_stat_database blks_read) over the timed phases. */
+  readonly blksRead?: number;
   readonly indexBytes?: number;
   /** Checkpoints the method's own WAL volume requested inside its timed phases: part of its cost. */
   readonly requestedCheckpoints: number;
@@ -101,7 +103,7 @@ export interface PairSummary {
   readonly parallelWorkers: number;
   /** Distinct codes, when not the seed's 10,001 (claim 4's pairs). */
   readonly codes?: number;
-  /** The second server's shared_buffers, MB, when the pair ran there (claim 3's pairs). */
+  /** The second server's shared_buffers, MB, when the pair ran there (the `cacheRows` pairs). */
   readonly sharedBuffersMB?: number;
   readonly a?: MethodSummary;
   readonly b?: MethodSummary;
@@ -315,6 +317,7 @@ function repeatSide(t: CreateIndexTrial, outlier: boolean): RepeatSide {
     ioWaitMs: ioWaitMs(sums),
     blockIoMs: blockIoMs(sums),
     walRecords: sums["wal.records"] ?? 0,
+    blksRead: sums["db.blks_read"],
     indexBytes: t.index?.indexBytes,
     requestedCheckpoints: sums["checkpointer.requested"] ?? 0,
     timedCheckpoints: sums["checkpointer.timed"] ?? 0,
@@ -489,11 +492,11 @@ export function summarise(trials: readonly CreateIndexTrial[], headline: Headlin
   };
 }
 
-/** A pair run only to put claim (3) or (4) in its regime: other codes, or the small-buffers server. */
+/** A pair run beside the headline: other codes (claim 4's regime), or the small-buffers server. */
 export const isRegimePair = (p: Pick<PairSummary, "codes" | "sharedBuffersMB">) =>
   p.codes !== undefined || p.sharedBuffersMB !== undefined;
 
-/** Claim (3)'s pairs (the small-buffers server), or (4)'s (fewer codes), when the run has them. */
+/** The small-buffers pairs, or claim (4)'s (fewer codes), when the run has them. */
 export function regimePair(s: CreateIndexSummary, which: "cache" | "density"): PairSummary | undefined {
   return s.pairs.find((p) => (which === "cache" ? p.sharedBuffersMB !== undefined : p.codes !== undefined));
 }
