@@ -92,15 +92,21 @@ export async function calibrateLink(link: DelayLink, probe: RttProbe, o: Calibra
   }
   const tolerance = o.toleranceMs ?? Math.max(0.03 * target, 0.01);
   let oneWay = (target - zero) / 2;
-  let best = { oneWay: 0, rtt: zero };
+  // The target lies above the link at 0 ms, so some delay is needed: the best is chosen among the
+  // delayed steps only. A step measured far off on a loaded machine never sends the link back to no
+  // delay at all (it did: every step overshot by a load spike, and the link ran with nothing added).
+  let best: { oneWay: number; rtt: number } | undefined;
   for (let i = 0; i < (o.maxSteps ?? 5); i++) {
     await link.setOneWayDelay(oneWay);
     const rtt = await medianRtt(probe, samples);
     steps.push({ oneWayMs: oneWay, rttMs: rtt });
-    if (Math.abs(rtt - target) < Math.abs(best.rtt - target)) best = { oneWay, rtt };
+    if (!best || Math.abs(rtt - target) < Math.abs(best.rtt - target)) best = { oneWay, rtt };
     if (Math.abs(rtt - target) <= tolerance) break;
-    oneWay = Math.max(0, oneWay + (target - rtt) / 2);
+    // Never down to 0 ms (the link at 0 is measured already and lies below the target): halve instead.
+    const next = oneWay + (target - rtt) / 2;
+    oneWay = next > 0 ? next : oneWay / 2;
   }
+  best ??= { oneWay: 0, rtt: zero };
   await link.setOneWayDelay(best.oneWay);
   const off = best.rtt - target;
   const note =

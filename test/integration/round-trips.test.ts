@@ -108,10 +108,16 @@ test("round trips on embedded PostgreSQL: delays reached, commits counted, stand
       ],
     );
     const verdict = (id: string) => claims.find((c) => c.id === id)?.verdict;
-    // (a) needs same-az beside cross-az; (b) is a figure of a 0.47–1.9 ms round trip, and this run has only
-    // the loopback; the rest follow from the emulated links.
+    // (a) needs same-az beside cross-az; the rest follow from the emulated links.
     assert.equal(verdict("a"), "inconclusive");
-    assert.equal(verdict("b"), "not tested at this scale");
+    // (b) is a figure of a 0.47–1.9 ms round trip (×0.5–2 of the seed's 0.93 ms). This run has only the
+    // loopback, placed by the round trip it measured: a loaded machine's loopback can reach the band,
+    // and then (b) is judged, never "not tested".
+    const localRtt = summary.environments.find((e) => e.environment === "local")?.rttMs;
+    const seedRtt = 0.93;
+    const inBand = localRtt !== undefined && localRtt >= 0.5 * seedRtt && localRtt <= 2 * seedRtt;
+    if (inBand) assert.notEqual(verdict("b"), "not tested at this scale", `local round trip ${localRtt} ms`);
+    else assert.equal(verdict("b"), "not tested at this scale", `local round trip ${localRtt} ms`);
     assert.equal(verdict("c (same AZ)"), "emulated");
     // Environments that did not run stay in the table, not tested, with the reason.
     assert.equal(verdict("c (other AZ)"), "not tested at this scale");

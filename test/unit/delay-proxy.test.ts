@@ -4,6 +4,8 @@ import { median } from "simple-statistics";
 import { LatenessRecorder } from "../../lib/network/lateness";
 import { detectNetem, netemCommands, netemDelay } from "../../lib/network/netem";
 import { nowNs, PreciseSleeper } from "../../lib/network/precise-sleep";
+import { calibrateLink } from "../../lib/network/calibrate";
+import type { DelayLink } from "../../lib/network/types";
 
 // No assertion below bounds a time from above: on a shared machine any such bound is a bet on
 // the load (measured: "asked 1.0 ms of round trip, added 1.744 ms" with a browser starting beside
@@ -46,4 +48,33 @@ test("netem: commands are built per link and detection says why not", () => {
   const support = detectNetem();
   assert.equal(typeof support.available, "boolean");
   assert.ok(support.reason.length > 10, "a reason a reader can act on");
+});
+
+test("a calibration whose delayed steps all overshoot keeps a delay: a target above the link at 0 ms needs one", async () => {
+  // A loaded machine: the link at 0 ms measures 0.38 ms, every delayed step 1.5 ms whatever it adds.
+  let delay = 0;
+  const link: DelayLink = {
+    kind: "proxy",
+    name: "fake",
+    host: "127.0.0.1",
+    port: 1,
+    get oneWayDelayMs() {
+      return delay;
+    },
+    setOneWayDelay: (ms) => {
+      delay = ms;
+      return Promise.resolve();
+    },
+    stats: () => Promise.resolve(undefined),
+    close: () => Promise.resolve(),
+  };
+  const probe = (n: number) => Promise.resolve(Array.from({ length: n }, () => (delay > 0 ? 1.5 : 0.38)));
+  const cal = await calibrateLink(link, probe, { targetRttMs: 0.63, baselineRttMs: 0.03, samples: 5 });
+  assert.equal(cal.mode, "delayed");
+  assert.ok(cal.oneWayDelayMs > 0, `a delay is kept (${cal.oneWayDelayMs} ms one way)`);
+  assert.equal(delay, cal.oneWayDelayMs, "the link is left at the chosen delay");
+  // With steps that land near the target, the nearest one is kept, as before.
+  const near = (n: number) => Promise.resolve(Array.from({ length: n }, () => (delay > 0 ? 0.38 + 2 * delay : 0.38)));
+  const ok = await calibrateLink(link, near, { targetRttMs: 0.63, baselineRttMs: 0.03, samples: 5 });
+  assert.ok(Math.abs(ok.achievedRttMs - 0.63) < 0.02, `reached ${ok.achievedRttMs}`);
 });
