@@ -5,7 +5,7 @@ import { median } from "simple-statistics";
 import { escapeHtml, show } from "../../display/output";
 import { plot } from "../../display/plotly";
 import { showRunHeader } from "../../display/run-header";
-import { showClaimsTable } from "../../display/claims";
+import { showClaimsAndUndeclared } from "../../display/claims";
 import { showTable, sortedBy, type Row } from "../../display/table";
 import type { ClaimCheck } from "../../stats/claims";
 import { intervalLabel, OUTLIER_RULE, type Interval } from "../../stats/intervals";
@@ -23,7 +23,6 @@ import {
   walComposition,
 } from "./charts";
 import { CLAIMS, seedFigures } from "./claims";
-import { notDeclaredLines } from "../../stats/claim-engine";
 import type { CreateIndexAfterLoadRun } from "./run";
 import {
   checkpoints,
@@ -394,12 +393,5 @@ export function showIndexShapes(s: CreateIndexSummary): void {
 
 /** The claims table, then the seed's sentences that no claim declares, each with the reason. */
 export function showClaims(claims: readonly ClaimCheck[]): void {
-  showClaimsTable(claims);
-  const lines = notDeclaredLines(CLAIMS);
-  if (lines.length)
-    show().html(
-      `<p><b>The seed's sentences not declared as claims</b></p><ul>` +
-        lines.map((l) => `<li>${escapeHtml(l)}</li>`).join("") +
-        `</ul>`,
-    );
+  showClaimsAndUndeclared(claims, CLAIMS);
 }
