@@ -64,12 +64,13 @@ export interface SourceStats {
   readonly indexes: readonly (SourceIndexUsage & { readonly backsConstraint: boolean })[];
 }
 
+const BEGIN_READ_ONLY = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY";
+
 /**
- * The source's index statistics (pg_stat_user_indexes.idx_scan since pg_stat_database.stats_reset;
- * PostgreSQL ≥ 16 also last_idx_scan), in one READ ONLY transaction, before anything starts.
+ * The source, connected by the external target's rules; each reader then opens one READ ONLY snapshot
+ * (BEGIN_READ_ONLY) inside its own error handling, and closeReadOnly ends it.
  */
-export async function readSourceStats(uri: string): Promise<SourceStats> {
-  const shown = redactText(uri);
+async function openReadOnly(uri: string, shown: string): Promise<Client> {
   let source: Client;
   try {
     ({ client: source } = await connectAdmin(uri, { applicationName: "dblab-sample (read only)" }));
@@ -77,8 +78,24 @@ export async function readSourceStats(uri: string): Promise<SourceStats> {
     const why = error instanceof PlaintextRefusedError ? "refused" : "cannot connect to";
     throw new SourceError(`sampleFrom: ${why} ${shown}: ${redactText(message(error))}`, { cause: error });
   }
+  return source;
+}
+
+/** Ends the snapshot and the connection; neither failing matters any more. */
+async function closeReadOnly(source: Client): Promise<void> {
+  await source.query("ROLLBACK").catch(ignored("sampleFrom: ROLLBACK on the source"));
+  await source.end().catch(ignored("sampleFrom: closing the source"));
+}
+
+/**
+ * The source's index statistics (pg_stat_user_indexes.idx_scan since pg_stat_database.stats_reset;
+ * PostgreSQL ≥ 16 also last_idx_scan), in one READ ONLY transaction, before anything starts.
+ */
+export async function readSourceStats(uri: string): Promise<SourceStats> {
+  const shown = redactText(uri);
+  const source = await openReadOnly(uri, shown);
   try {
-    await source.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+    await source.query(BEGIN_READ_ONLY);
     const head = await source.query<{ v: string; standby: boolean; reset: string | null; window: string | null }>(
       `SELECT current_setting('server_version') AS v, pg_is_in_recovery() AS standby, d.stats_reset::text AS reset,
          extract(epoch FROM now() - d.stats_reset)::text AS window
@@ -116,8 +133,7 @@ export async function readSourceStats(uri: string): Promise<SourceStats> {
   } catch (error) {
     throw new SourceError(`sampleFrom: reading the statistics of ${shown} failed: ${message(error)}`, { cause: error });
   } finally {
-    await source.query("ROLLBACK").catch(ignored("sampleFrom: ROLLBACK on the source"));
-    await source.end().catch(ignored("sampleFrom: closing the source"));
+    await closeReadOnly(source);
   }
 }
 
@@ -191,15 +207,9 @@ export async function sampleFromSource(
   const shown = redactText(uri);
   // The external target's rules: libpq's reading of the URI (sslmode, sslrootcert, service file,
   // .pgpass, PG* variables) and no plaintext to another host unless the URI itself says sslmode=disable.
-  let source: Client;
+  const source = await openReadOnly(uri, shown);
   try {
-    ({ client: source } = await connectAdmin(uri, { applicationName: "dblab-sample (read only)" }));
-  } catch (error) {
-    const why = error instanceof PlaintextRefusedError ? "refused" : "cannot connect to";
-    throw new SourceError(`sampleFrom: ${why} ${shown}: ${redactText(message(error))}`, { cause: error });
-  }
-  try {
-    await source.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+    await source.query(BEGIN_READ_ONLY);
     const version = (await source.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0].v;
     const rowsCopied: Record<string, number> = {};
     await withDatabase(server, database, async (lab) => {
@@ -261,7 +271,6 @@ export async function sampleFromSource(
     if (error instanceof SourceError) throw error;
     throw new SourceError(`sampleFrom: reading ${shown} failed: ${message(error)}`, { cause: error });
   } finally {
-    await source.query("ROLLBACK").catch(ignored("sampleFrom: ROLLBACK on the source"));
-    await source.end().catch(ignored("sampleFrom: closing the source"));
+    await closeReadOnly(source);
   }
 }
