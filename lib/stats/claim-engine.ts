@@ -34,6 +34,8 @@ import {
   type Verdict,
 } from "./claims";
 import { intervalText, type Interval } from "./intervals";
+import fs from "node:fs";
+import path from "node:path";
 
 /** A run's position on a set's regime factors, by factor key; undefined: not known (yet). */
 export type Position<K extends string> = Readonly<Partial<Record<K, number>>>;
@@ -59,6 +61,46 @@ export interface Statistic<S> {
 export interface SeedSentence {
   readonly original: string;
   readonly translation?: string;
+  /** The seed's own numbers for this sentence, as text (a notebook's quotes.json carries them). */
+  readonly figure?: string;
+}
+
+/** A notebook's quotes.json: the text it quotes (a seed's file, or a manual's page) and its sentences by key. */
+export interface Quotes {
+  readonly source: string;
+  readonly quote: (key: string) => SeedSentence;
+  readonly keys: readonly string[];
+}
+
+/**
+ * The quotations of the notebook whose compiled claims module is in `compiledDir`, read from the
+ * quotes.json beside its source (build/lib/experiments/x → lib/experiments/x), so that both builds
+ * read one file and the seeds test checks it. Quotations are data: the seed's words, kept out of code.
+ */
+export function readQuotes(compiledDir: string): Quotes {
+  const source = path.resolve(compiledDir, "..", "..", "..", "..", "lib", "experiments", path.basename(compiledDir));
+  const file = [compiledDir, source].map((d) => path.join(d, "quotes.json")).find((f) => fs.existsSync(f));
+  if (!file) throw new DeclarationError(`no quotes.json beside ${source}`);
+  let raw: { source?: unknown; quotes?: Record<string, Partial<SeedSentence>> };
+  try {
+    raw = JSON.parse(fs.readFileSync(file, "utf8")) as typeof raw;
+  } catch (error) {
+    throw new DeclarationError(`${file}: not readable as JSON`, { cause: error });
+  }
+  const quotes = raw.quotes ?? {};
+  if (typeof raw.source !== "string") throw new DeclarationError(`${file}: "source" must name the text quoted`);
+  for (const [k, q] of Object.entries(quotes))
+    if (typeof q.original !== "string" || !q.original)
+      throw new DeclarationError(`${file}: quote "${k}" has no original`);
+  return {
+    source: raw.source,
+    keys: Object.keys(quotes),
+    quote: (key) => {
+      const q = quotes[key];
+      if (!q) throw new DeclarationError(`${file}: no quote "${key}" (it has ${Object.keys(quotes).join(", ")})`);
+      return q as SeedSentence;
+    },
+  };
 }
 
 /** What a claim is, apart from the run: all the engine needs to decide it on a measurement. */
@@ -67,8 +109,8 @@ export interface ClaimCore<K extends string = string> {
   /** The sentence tested, in our words. */
   readonly claim: string;
   readonly sentence: SeedSentence;
-  /** The seed's own numbers, as text. */
-  readonly figure: string;
+  /** The seed's own numbers, as text, when the quotation does not carry them. */
+  readonly figure?: string;
   readonly kind: ClaimKind;
   /** The decision rule; a derived claim has none (it is shown, never judged). */
   readonly rule?: Rule;
@@ -168,6 +210,8 @@ export function declare<P, S, K extends string>(set: ClaimSet<P, S, K>): ClaimSe
     if (c.kind === "derived" && !c.derivedFrom) problems.push(`(${c.id}) is derived from nothing`);
     if (c.kind !== "derived" && !c.rule) problems.push(`(${c.id}) has no rule`);
     if (!c.sentence.original) problems.push(`(${c.id}) has no seed sentence`);
+    if (!(c.figure ?? c.sentence.figure))
+      problems.push(`(${c.id}) has no figure (say "no figure" when the seed gives none)`);
   }
   if (problems.length) throw new DeclarationError(`${set.notebook}: ${problems.join("; ")}`);
   return set;
@@ -253,7 +297,7 @@ export function decideClaim<K extends string>(
 /** The declaration's seed text: the original, its translation, and the figure. */
 function seedText(c: ClaimCore): string {
   const t = c.sentence.translation ? ` → "${c.sentence.translation}"` : "";
-  return `${c.sentence.original}${t}. Figures: ${c.figure}`;
+  return `${c.sentence.original}${t}. Figures: ${c.figure ?? c.sentence.figure}`;
 }
 
 /** The declaration, rendered once (it does not change from run to run). */
