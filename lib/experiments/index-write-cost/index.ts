@@ -4,11 +4,10 @@
  */
 import { diskNeed01 } from "./disk";
 import { INDEX_WRITE_COST_PROFILES, indexWriteCostParams, type IndexWriteCostParams } from "./params";
-import { withSensitivity } from "../../stats/claims";
 import { register, type Experiment } from "../contract";
 import type { FaultCells } from "../faults";
 import { estimate } from "./eta";
-import { checkClaims, plan01 } from "./claims";
+import { CLAIMS, checkClaims, plan01 } from "./claims";
 import { writeSummaries } from "./export";
 import { runIndexWriteCost, type IndexWriteCostRun } from "./run";
 import { summarise as summariseTrials, type ConditionSummary } from "./summarise";
@@ -49,9 +48,9 @@ export const experiment: Experiment<IndexWriteCostParams, IndexWriteCostRun, Con
         ),
       ),
     ).size;
-    const without = checkClaims(summariseTrials(run.trials, { withoutFlagged: true }), context);
-    return withSensitivity(checkClaims(summary, context), without, flagged);
+    return checkClaims(summary, context, { summary: summariseTrials(run.trials, { withoutFlagged: true }), flagged });
   },
+  claimSet: CLAIMS,
   disk: diskNeed01,
   save: (run, summary, claims) => writeSummaries(run, summary, claims),
 };
