@@ -200,11 +200,16 @@ export const CLAIMS: ClaimSet<IndexWriteCostParams, S, Factor> = declare<IndexWr
       stat: {
         text: "G(field1) = R(UPDATE field1 at 1M) ÷ R(at 10k), R = t(5 idx) ÷ t(0 idx) paired within a repeat; G paired by repeat number",
         of: (s) =>
-          repeatsInterval(RR(s, "postgresql", [top(s), "update_one_field", 5], [low(s), "update_one_field", 5]), "G"),
+          low(s) === top(s)
+            ? undefined
+            : repeatsInterval(
+                RR(s, "postgresql", [top(s), "update_one_field", 5], [low(s), "update_one_field", 5]),
+                "G",
+              ),
         needs: "UPDATE field1 with 0 and 5 extra indexes at two sizes",
       },
       ours: (s) => clientPath(s, "postgresql"),
-      why: (s) => counters(s, "postgresql", [low(s), top(s)], ["update_one_field"], [5]),
+      why: (s) => counters(s, "postgresql", [...new Set([low(s), top(s)])], ["update_one_field"], [5]),
     }),
     unindexed("postgresql", "unindexedPg", {
       claim: "PostgreSQL: updating only field1 costs about 2× more with 5 extra indexes than with 1",
