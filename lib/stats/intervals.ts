@@ -83,23 +83,6 @@ export function pairedRatios(
 }
 
 /**
- * Per-repeat quotients target ÷ baseline, keyed by repeat, for the repeats both have: a paired ratio
- * of paired ratios (a growth of a ratio with size, or one engine's growth against another's).
- */
-export function quotientsByRepeat(
-  target: ReadonlyMap<number, number>,
-  baseline: ReadonlyMap<number, number>,
-): Map<number, number> {
-  return new Map(pairedRatios(target, baseline).map((x) => [x.repeat, x.ratio]));
-}
-
-/** The exact interval of the median of per-repeat values; undefined when no value is finite. */
-export function repeatsInterval(values: ReadonlyMap<number, number>, of: string): Interval | undefined {
-  const finite = [...values.values()].filter((v) => Number.isFinite(v));
-  return finite.length ? medianInterval(finite, of) : undefined;
-}
-
-/**
  * What the interval is, with its exact coverage: "93.8 % CI of the median, n = 5 (the range)", or,
  * below the 90 % a claim needs, "range of n = 3 (covers the median 75 %)".
  */

@@ -206,7 +206,10 @@ test("01: flagged trials are left out of the sensitivity pass", () => {
   assert.deepEqual(s.find((x) => x.operation === "insert" && x.extraIndexes === 5)?.outlierRepeats, [3]);
   const without = summarise(stalled, { withoutFlagged: true });
   assert.equal(without.find((x) => x.operation === "insert" && x.extraIndexes === 5)?.trials, 4);
-  const a = byId(checkClaims(s, {}, { summary: without, flagged: 1 }), "a (postgresql)");
+  const a = byId(
+    checkClaims(s, {}, { summary: without, flagged: { noun: "trial", count: 1, detail: "r3: outlier", none: "" } }),
+    "a (postgresql)",
+  );
   assert.ok(a.sensitivity, "the verdict says whether it changes without the flagged trial");
 });
 

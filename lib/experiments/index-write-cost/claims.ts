@@ -7,20 +7,20 @@
  * per row at 0 indexes, wall ratio = (k + server ratio) ÷ (k + 1). The seed gives no server time, so
  * its k is not known; a claim states this run's k (PostgreSQL: pg_stat_statements) and is not gated on it.
  */
-import { declare, judge, plan, readQuotes, type Claim, type ClaimSet } from "../../stats/claim-engine";
+import { declare, judge, plan, readQuotes, type Claim, type ClaimSet, type Without } from "../../stats/claim-engine";
 import type { ClaimCheck, ClaimPlan } from "../../stats/claims";
-import { quotientsByRepeat, repeatsInterval } from "../../stats/intervals";
-import { fixed, percent } from "../../stats/format";
+import { pairedRatios } from "../../stats/intervals";
+import { medianOf } from "../../stats/claim-statistics";
+import { fixed, percent, times } from "../../stats/format";
 import { ENGINES, type Engine } from "../../targets/engines";
 import type { IndexWriteCostParams } from "./params";
 import { mongoUnavailable } from "./mongo-availability";
 import { OPERATION_LABELS as LABEL, OPERATIONS, type Operation } from "./workload/operations";
-import { conditionAt, matrixSizes, ratiosByRepeat, type Cell, type ConditionSummary } from "./summarise";
+import { conditionAt, matrixSizes, byRepeat, type Cell, type ConditionSummary } from "./summarise";
 
 type S = readonly ConditionSummary[];
 type Factor = "anyRows" | "rows" | "rows1M" | "largest" | "compared" | "smallest";
 const Q = readQuotes(__dirname);
-const times = (x: number) => `${x.toFixed(2)}×`;
 const LARGE = 1_000_000;
 const top = (s: S) => matrixSizes(s).at(-1);
 const low = (s: S) => matrixSizes(s)[0];
@@ -32,13 +32,16 @@ const position = (n: number | undefined, sizes: readonly number[], smallest: num
   ...{ anyRows: n, rows: n, rows1M: n, smallest, compared: compared(sizes) },
   largest: sizes.length ? Math.max(...sizes) : undefined,
 });
+type PerRepeat = readonly { readonly repeat: number; readonly ratio: number }[];
 /** The quotient of two conditions' ratios R = t(k idx) ÷ t(0 idx), per repeat. */
 const RR = (s: S, e: Engine, a: Cell, b: Cell) =>
-  quotientsByRepeat(ratiosByRepeat(conditionAt(s, e, a)), ratiosByRepeat(conditionAt(s, e, b)));
+  pairedRatios(byRepeat(conditionAt(s, e, a)?.repeatRatios), byRepeat(conditionAt(s, e, b)?.repeatRatios));
 /** G(op) per repeat: R at 1M ÷ R at the compared size (sizes ran in blocks: paired by repeat number). */
 const G = (s: S, e: Engine, op: Operation) => RR(s, e, [LARGE, op, 5], [compared(sizesOf(s)), op, 5]);
+/** The median over repeats with its exact interval. */
+const repeatsInterval = (xs: PerRepeat, of: string) => medianOf(xs, (x) => x.ratio, of);
 const TWO = ["insert", "update_five_fields"] as const;
-const growthParts = (g: (op: Operation) => Map<number, number>) => {
+const growthParts = (g: (op: Operation) => PerRepeat) => {
   const parts = TWO.map((op) => ({ label: `G(${LABEL[op]})`, interval: repeatsInterval(g(op), `G(${op}) by repeat`) }));
   return parts.some((x) => x.interval) ? parts : undefined;
 };
@@ -110,7 +113,7 @@ const contrast = (engine: Engine, op: Operation, key: string, mechanism: string)
 const growth = (
   engine: Engine,
   c: Pick<C, "id" | "claim" | "sentence" | "rule" | "reading" | "howToTest">,
-  g: (s: S, op: Operation) => Map<number, number>,
+  g: (s: S, op: Operation) => PerRepeat,
 ) =>
   on(engine, {
     ...c,
@@ -179,7 +182,7 @@ export const CLAIMS: ClaimSet<IndexWriteCostParams, S, Factor> = declare<IndexWr
             "\"no change as large as MongoDB's\" read as PostgreSQL's G below this run's MongoDB's, both operations",
           howToTest: `${GROWTH}, with MongoDB`,
         },
-        (s, op) => quotientsByRepeat(G(s, "postgresql", op), G(s, "mongodb", op)),
+        (s, op) => pairedRatios(byRepeat(G(s, "postgresql", op)), byRepeat(G(s, "mongodb", op))),
       ),
       absent: {
         before: (p) => ABSENT.postgresql.before(p) || ABSENT.mongodb.before(p),
@@ -272,13 +275,10 @@ export const CLAIMS: ClaimSet<IndexWriteCostParams, S, Factor> = declare<IndexWr
 export function checkClaims(
   s: S,
   context: { readonly unavailable?: Readonly<Partial<Record<Engine, string>>> } = {},
-  without?: { readonly summary: S; readonly flagged: number },
+  without?: Without<S>,
 ): ClaimCheck[] {
   const reason = context.unavailable?.mongodb;
-  const detail = "outliers, or a checkpoint/autovacuum in the timed window";
-  const none = "No trial was flagged (outlier, checkpoint or autovacuum in its window).";
-  const w = without && { summary: without.summary, flagged: { noun: "trial", count: without.flagged, detail, none } };
-  return judge(CLAIMS, s, w).map((c) =>
+  return judge(CLAIMS, s, without).map((c) =>
     reason ? { ...c, decidedBy: c.decidedBy.replace(NO_MONGO, `${NO_MONGO}: ${reason}`) } : c,
   );
 }

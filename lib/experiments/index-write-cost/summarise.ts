@@ -244,9 +244,9 @@ export function conditionAt(
   return rows === undefined ? undefined : findSummary(summaries, { engine, rows, operation, extraIndexes, fillfactor });
 }
 
-/** A condition's paired ratios against 0 extra indexes, by repeat (empty when it has none). */
-export function ratiosByRepeat(x: ConditionSummary | undefined): Map<number, number> {
-  return new Map((x?.repeatRatios ?? []).map((r) => [r.repeat, r.ratio]));
+/** Per-repeat ratios keyed by repeat, to pair them again (pairedRatios): empty when there are none. */
+export function byRepeat(ratios: readonly { readonly repeat: number; readonly ratio: number }[] | undefined) {
+  return new Map((ratios ?? []).map((r) => [r.repeat, r.ratio]));
 }
 
 /** The sizes at which the whole matrix ran: a growth size runs only INSERT and the 5-field UPDATE. */
