@@ -1,11 +1,13 @@
 /**
  * Notebook 06's claims: no seed measured the reader's indexes, so each claim is the lab's question
  * about one judged index or set (existing, unused on the source, a candidate, a group), declared on
- * the claims engine (stats/claim-engine), which decides, runs the sensitivity pass and renders. Three
- * per judged item: its write-throughput cost is above 0 (direction); it is within ±equivalenceMargin
- * (the reader's equivalence, declared before the run); it adds write amplification, decided on one
- * interval, WAL bytes per transaction: every index entry and every update that loses HOT to the index
- * is WAL, so B-tree inserts and HOT share lost are what it is made of, shown, not more chances to hold.
+ * the claims engine (stats/claim-engine). Three per judged item: its write-throughput cost is above 0
+ * (direction); it is within ±equivalenceMargin (the reader's equivalence, declared before the run); it
+ * adds write amplification, decided on one counter, not on whichever of several lands above 0: the
+ * B-tree entries it adds per transaction (WAL records, pg_walinspect). Entries do not depend on how
+ * many transactions a run made; WAL bytes per transaction do (the full-page images after the clone's
+ * checkpoint spread over them), so WAL bytes and the HOT share lost are shown beside it, not decided
+ * on. An index of another type is shown, not decided (its entries are not B-tree records).
  */
 import { claimRows, MIN_COVERAGE, repeatsForCoverage } from "../../stats/claims";
 import type { ClaimCheck, ClaimPlan, Decision, Rule } from "../../stats/claims";
@@ -17,17 +19,12 @@ import { YOUR_INDEXES_PROFILES, type YourIndexesParams } from "./params";
 import type { Judged } from "./workload/variants";
 
 type S = YourIndexesSummary;
-type Item = Pick<Judged, "name" | "kind" | "members">;
+type Item = Pick<Judged, "name" | "kind" | "members"> & Partial<Pick<IndexSummary, "source">>;
 
 /** A rounded figure without a negative zero, with the minus sign. */
-const fixed = (x: number, d: number) =>
-  x
-    .toFixed(d)
-    .replace(/^-(0\.?0*)$/, "$1")
-    .replace(/^-/, "−");
+const fixed = (x: number, d: number) => (Number(x.toFixed(d)) === 0 ? 0 : x).toFixed(d).replace(/^-/, "−");
 const pctNum = (x: number) => fixed(x * 100, 1);
 const fmtCost = (x: number) => `${pctNum(x)} %`;
-const bytes = (x: number) => (Math.abs(x) >= 1024 ? `${fixed(x / 1024, 2)} kB` : `${fixed(x, 0)} B`);
 const walText = (i: Interval) => {
   const kb = Math.max(Math.abs(i.low), Math.abs(i.high), Math.abs(i.estimate)) >= 1024;
   const f = (x: number) => (kb ? fixed(x / 1024, 2) : fixed(x, 0));
@@ -39,11 +36,17 @@ const PAIRED =
   "paired per round: the variant's run against the two baseline runs just before and after it (the baseline runs " +
   "between every two variants, their order a Williams design); exact order-statistic interval of the median over rounds";
 const find = (s: S, name: string) => s.indexes.find((ix) => ix.name === name);
+/** Every index it adds or drops is a B-tree (pg_get_indexdef's USING; CREATE INDEX's default). */
+const btree = (ix: IndexSummary) =>
+  [...(ix.definition ?? "").matchAll(/\bUSING\s+(\w+)/gi)].every((m) => /^btree$/i.test(m[1]));
 
 /** The three claims of one judged index or set. */
 function itemClaims(j: Item, margin: number): Claim<YourIndexesParams, S>[] {
   const m = `±${pctNum(margin)} %`;
-  const who = j.members ? `${j.name} (a set: ${j.members.join(", ")})` : j.name;
+  const who =
+    j.name +
+    (j.members ? ` (a set: ${j.members.join(", ")})` : "") +
+    (j.source?.idxScan === 0 ? " (never scanned on the source since its statistics were reset)" : "");
   const question = (original: string) => ({
     original,
     whose: "the lab's question",
@@ -94,20 +97,28 @@ function itemClaims(j: Item, margin: number): Claim<YourIndexesParams, S>[] {
     {
       ...common,
       id: `${j.name}: write amplification`,
-      claim: `${who} adds write amplification (WAL bytes per transaction above 0)`,
+      claim: `${who} adds write amplification (B-tree entries per transaction above 0)`,
       sentence: question(`whether ${j.name} adds write amplification`),
       kind: "direction",
       rule: ABOVE_0,
-      reading: "one counter decides: WAL bytes, which every index entry and every update losing HOT writes",
+      reading: "one counter decides, the entries the index writes; WAL bytes and HOT share lost are shown",
       mechanism:
         "an index receives an entry for every inserted row of its table and every update that cannot stay HOT " +
-        "because it sets a column the index reads; the entry is WAL and a B-tree leaf insert on any server",
+        "because it sets a column the index reads; each entry is a WAL record (a B-tree leaf insert)",
       statistic: {
-        text: `write amplification = WAL bytes per transaction with − without (pg_stat_wal), ${PAIRED}`,
-        fmt: bytes,
-        of: (s) => find(s, j.name)?.amplification.walBytesPerTx,
-        needs: "the WAL of the run's own database (another database writing in the window makes it the server's)",
+        text:
+          "B-tree leaf entries per transaction with − without (Btree INSERT_LEAF, INSERT_POST, SPLIT_L, SPLIT_R " +
+          `records in the run's WAL, pg_walinspect), ${PAIRED}`,
+        fmt: (x) => fixed(x, 2),
+        of: (s) => {
+          const ix = find(s, j.name);
+          return ix && btree(ix) ? ix.amplification.btreeInsertsPerTx : undefined;
+        },
+        needs:
+          "B-tree indexes only (another type's entries are not B-tree records), and the run's own WAL (another " +
+          "database writing in the window makes it the server's)",
       },
+      howToTest: "more rounds narrow the interval; an index of another type is shown (WAL bytes), not decided",
       ours: (s) => counters(find(s, j.name)).join(", "),
     },
   ];
@@ -216,30 +227,32 @@ function throughput(c: Interval | undefined, margin: number, costs: Decision, eq
   return say("inconclusive", `throughput inconclusive: ${shown} ${tooFew(c) ?? reason}`);
 }
 
-/** What the WAL is made of, as this run measured it: shown beside the decision, not decided on. */
+/** WAL bytes and the HOT share lost per transaction, as this run measured them: shown beside the decision. */
 function counters(ix: IndexSummary | undefined): string[] {
-  const { btreeInsertsPerTx: b, hotShareLost: h } = ix?.amplification ?? {};
+  const { walBytesPerTx: w, hotShareLost: h } = ix?.amplification ?? {};
   const pts = (x: number) => fixed(x * 100, 0);
   return [
-    ...(b ? [`${fixed(b.estimate, 2)} B-tree inserts/tx [${fixed(b.low, 2)}–${fixed(b.high, 2)}]`] : []),
+    ...(w ? [walText(w)] : []),
     ...(h
       ? [`${pts(h.estimate)} points of ${ix?.table ?? "its table"}'s HOT share lost [${pts(h.low)}–${pts(h.high)}]`]
       : []),
   ];
 }
 
-/** "adds" when WAL lies wholly above 0; too few rounds say so, whatever side; else "none measurably above 0". */
+/** "adds" when the entries lie wholly above 0; too few rounds say so, whatever side; else "none measurably above 0". */
 function amplificationLine(ix: IndexSummary, decision: Decision): AmplificationVerdict {
   const say = (judgement: AmplificationJudgement, text: string) => ({ judgement, text, decision });
-  const wal = ix.amplification.walBytesPerTx;
-  if (!wal) return say("not measured", "write amplification not measured (no paired rounds with the run's own WAL)");
+  const b = ix.amplification.btreeInsertsPerTx;
   const of = counters(ix);
-  const all = [walText(wal), ...of].join(", ");
-  if (decision.verdict === "held")
-    return say("adds", `write amplification: adds ${walText(wal)}${of.length ? ` (${of.join(", ")})` : ""}`);
-  const few = tooFew(wal);
-  if (few) return say("inconclusive", `write amplification inconclusive: ${all}; ${few}`);
-  return say("none above 0", `write amplification: none measurably above 0 (${all})`);
+  const shown = of.length ? ` (${of.join(", ")})` : "";
+  if (!btree(ix))
+    return say("not measured", `write amplification not decided: not a B-tree, whose entries are counted${shown}`);
+  if (!b) return say("not measured", "write amplification not measured (no paired rounds with the run's own WAL)");
+  const entries = `${fixed(b.estimate, 2)} B-tree inserts/tx [${fixed(b.low, 2)}–${fixed(b.high, 2)}]`;
+  if (decision.verdict === "held") return say("adds", `write amplification: adds ${entries}${shown}`);
+  const few = tooFew(b);
+  if (few) return say("inconclusive", `write amplification inconclusive: ${[entries, ...of].join(", ")}; ${few}`);
+  return say("none above 0", `write amplification: none measurably above 0 (${[entries, ...of].join(", ")})`);
 }
 
 /** Both verdicts of one judged index, each labelled, decided by its claims' rules. */
