@@ -50,7 +50,10 @@ export type {
   RunSummary,
   VariantSummary,
   WriteAmplification,
+  ReadEffect,
+  ReadFigures,
 } from "./summarise";
+export { decide, costText, slowdownText, DECISIONS, type Decision, type DecisionKind } from "./decision";
 export {
   judge,
   judgeAmplification,
@@ -65,6 +68,8 @@ export {
 export {
   showRun,
   showIndexTable,
+  showDecisionTable,
+  decisionRows,
   showCharts,
   showClaims,
   showExplanation,
@@ -72,4 +77,4 @@ export {
   showStopped,
   indexRows,
 } from "./present";
-export { costRanking, tpsByRound, perSecond } from "./charts";
+export { costRanking, tpsByRound, perSecond, readSlowdowns } from "./charts";
