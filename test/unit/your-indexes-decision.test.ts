@@ -32,7 +32,7 @@ test("the decision line: a clear slowdown through the index keeps it, with the s
   assert.equal(d.kind, "keep");
   assert.equal(
     d.text,
-    "keep: history.sql runs 14× slower without it [12–16] (dropping it saves 3 % [1–5 %] of write throughput)",
+    "keep: history.sql runs 14× slower without it [12–16] (dropping it saves 3.0 % [1.0–5.0 %] of write throughput)",
   );
   assert.deepEqual(d.slowerWithout, ["history.sql"]);
   // The slowest script first; another one slower too is named after it.
@@ -44,10 +44,10 @@ test("the decision line: a clear slowdown through the index keeps it, with the s
     },
     ["a.sql", "b.sql"],
   );
-  assert.match(two.text, /^keep: b\.sql runs 30× slower without it \[25–41\]; a\.sql 1\.5× \[1\.2–1\.9\] \(/);
+  assert.match(two.text, /^keep: b\.sql runs 30× slower without it \[25–41\]; a\.sql 1\.50× \[1\.20–1\.90\] \(/);
   // A candidate: "add", and its cost is what adding it would cost.
   const add = decide({ cost, adds: true, reads: [read("history.sql", interval(14, 12, 16), 5)] }, ["history.sql"]);
-  assert.match(add.text, /^add: history\.sql runs 14× slower without it \[12–16\] \(adding it would cost 3 %/);
+  assert.match(add.text, /^add: history\.sql runs 14× slower without it \[12–16\] \(adding it would cost 3.0 %/);
   // Two rounds: the interval is their range, and the line says so.
   const thin = decide({ cost, adds: false, reads: [read("history.sql", interval(20, 18, 22, 2, 0.5), 5)] }, [
     "history.sql",
@@ -65,7 +65,7 @@ test("the decision line: an interval straddling 1 (or touching it) is not a slow
       d.text,
       /^history\.sql reads through it, but none is measured slower without it \(history\.sql 1\.\d+× \[/,
     );
-    assert.match(d.text, /; dropping it saves 3 % \[1–5 %\] of write throughput$/);
+    assert.match(d.text, /; dropping it saves 3.0 % \[1\.0–5\.0 %\] of write throughput$/);
   }
   // Just above 1 is a slowdown.
   assert.equal(
@@ -75,7 +75,7 @@ test("the decision line: an interval straddling 1 (or touching it) is not a slow
   // Faster without it: said with its figures, not as a reason to keep it.
   const faster = decide({ cost, adds: false, reads: [read("q.sql", interval(0.8, 0.7, 0.9), 3)] }, ["q.sql"]);
   assert.equal(faster.kind, "read, not slower without");
-  assert.match(faster.text, /q\.sql 0\.8× \[0\.7–0\.9\] without it/);
+  assert.match(faster.text, /q\.sql 0\.80× \[0\.70–0\.90\] without it/);
 });
 
 test("the decision line: nothing measured reads through an index no script scanned, whatever its latency ratio", () => {
@@ -89,7 +89,7 @@ test("the decision line: nothing measured reads through an index no script scann
     ["history.sql", "report.sql"],
   );
   assert.equal(d.kind, "nothing reads it");
-  assert.equal(d.text, "nothing measured reads through it; dropping it saves −1.2 % [−3–5.1 %] of write throughput");
+  assert.equal(d.text, "nothing measured reads through it; dropping it saves −1.2 % [−3.0–5.1 %] of write throughput");
   // A script whose runs all failed is not counted as one that does not read it.
   const partly = decide(
     { cost, adds: false, reads: [read("a.sql", undefined, 0, 0), read("b.sql", interval(1, 0.9, 1.1), 0)] },
@@ -101,7 +101,7 @@ test("the decision line: nothing measured reads through an index no script scann
   assert.equal(none.kind, "reads not measured");
   assert.match(
     none.text,
-    /^no read script given \(reads\): what it buys your reads is not measured; dropping it saves 3 %/,
+    /^no read script given \(reads\): what it buys your reads is not measured; dropping it saves 3.0 %/,
   );
   assert.match(decide({ adds: false, reads: [] }, []).text, /its write cost was not measured/);
 });
@@ -213,7 +213,7 @@ test("summarise pairs each read script's latency per round and counts the scans 
   assert.equal(suppliers.reads[0].scansPerRun, 0);
   assert.ok(suppliers.reads[0].slowdown && Math.abs(suppliers.reads[0].slowdown.estimate - 1) < 1e-9);
   assert.equal(suppliers.decision.kind, "nothing reads it");
-  assert.match(suppliers.decision.text, /^nothing measured reads through it; dropping it saves 0 %/);
+  assert.match(suppliers.decision.text, /^nothing measured reads through it; dropping it saves 0.0 %/);
   // Without read scripts in the context, every row says the read side was not measured.
   const bare = summarise(trials, { ...ctx, readScripts: [] }, 2, 8);
   assert.ok(bare.indexes.every((i) => i.reads.length === 0 && i.decision.kind === "reads not measured"));

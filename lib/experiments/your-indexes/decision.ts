@@ -39,10 +39,14 @@ export interface Decision {
   readonly slowerWithout: readonly string[];
 }
 
-const num = (x: number) => (x < 0 ? `−${Math.abs(x)}` : `${x}`);
-const pc = (x: number) => num(Number((x * 100).toFixed(1)));
+/** A fixed-point figure with a typographic minus, and no "−0.0". */
+const fixed = (x: number, digits: number) => {
+  const t = Math.abs(x).toFixed(digits);
+  return x < 0 && Number(t) !== 0 ? `−${t}` : t;
+};
+const pc = (x: number) => fixed(x * 100, 1);
 /** A slowdown factor: 14, 2.3, 1.04. */
-const times = (x: number) => num(Number(x.toFixed(x >= 10 ? 0 : x >= 2 ? 1 : 2)));
+const times = (x: number) => fixed(x, x >= 10 ? 0 : x >= 2 ? 1 : 2);
 
 /** "8.0 % [5.0–31.4 %]" (with the interval's kind when it covers the median less than a claim needs). */
 export function costText(c: Interval): string {

@@ -69,6 +69,22 @@ export function showRun(run: YourIndexesRun): void {
       .map((s) => `<details><summary>${escapeHtml(s.name)}</summary><pre>${escapeHtml(s.text)}</pre></details>`)
       .join(""),
   );
+  if (run.reads.length) {
+    showTable(
+      run.reads.map((r) => ({
+        "read script": r.name,
+        "1-s read-only check: transactions": run.readCheck?.scripts.find((x) => x.name === r.name)?.transactions,
+      })),
+      {
+        caption: `The read scripts (reads), each checked alone for 1 s in a read-only session before the rounds, then run for ${run.params.readSeconds} s after every write run, on its clone`,
+      },
+    );
+    show().html(
+      run.reads
+        .map((s) => `<details><summary>${escapeHtml(s.name)}</summary><pre>${escapeHtml(s.text)}</pre></details>`)
+        .join(""),
+    );
+  }
   const failed = run.trials.flatMap((x) => (x.status === "failed" ? [{ run: x.key, error: x.error }] : []));
   if (failed.length) showTable(failed, { caption: `${failed.length} run(s) failed` });
 }
@@ -155,10 +171,11 @@ export function showIndexTable(s: YourIndexesSummary): void {
 function deltaText(i: { estimate: number; low: number; high: number } | undefined, scale = 1, digits = 1): string {
   if (!i) return "";
   const f = (x: number) => {
-    const v = (x * scale).toFixed(digits);
-    return x < 0 ? `−${v.slice(1)}` : v;
+    const t = Math.abs(x * scale).toFixed(digits);
+    return x < 0 && Number(t) !== 0 ? `−${t}` : t;
   };
-  return `${i.estimate >= 0 ? "+" : ""}${f(i.estimate)} [${f(i.low)}–${f(i.high)}]`;
+  const e = f(i.estimate);
+  return `${e.startsWith("−") || Number(e) === 0 ? "" : "+"}${e} [${f(i.low)}–${f(i.high)}]`;
 }
 
 /**
