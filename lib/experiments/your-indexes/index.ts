@@ -52,11 +52,16 @@ export type {
   RunSummary,
   VariantSummary,
   WriteAmplification,
+  ReadEffect,
+  ReadFigures,
 } from "./summarise";
 export { judgeIndex, type AmplificationJudgement, type IndexJudgement, type Judgement } from "./claims";
+export { decide, costText, slowdownText, DECISIONS, type Decision, type DecisionKind } from "./decision";
 export {
   showRun,
   showIndexTable,
+  showDecisionTable,
+  decisionRows,
   showCharts,
   showClaims,
   showExplanation,
@@ -64,4 +69,4 @@ export {
   showStopped,
   indexRows,
 } from "./present";
-export { costRanking, tpsByRound, perSecond } from "./charts";
+export { costRanking, tpsByRound, perSecond, readSlowdowns } from "./charts";
