@@ -36,3 +36,6 @@ export function percent(x: number | undefined, digits = 0, na = "n/a"): string {
 export function kilobytes(x: number | undefined, na = "n/a"): string {
   return x === undefined || !Number.isFinite(x) ? na : `${(x / 1024).toFixed(1)} kB`;
 }
+
+/** A multiple, as claims state their ratios ("1.23×"). */
+export const times = (x: number, digits = 2): string => `${x.toFixed(digits)}×`;
