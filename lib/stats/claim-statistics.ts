@@ -1,48 +1,86 @@
 /**
- * Statistics that more than one notebook's claims compute from their summaries: a median's interval
- * over the values a summary has, and per-repeat pairings of two conditions (the pairing keeps drift
- * between repeats out of the statistic). Each gives undefined when there is nothing to compute on, so a
- * claim's statistic says what it needs instead of deciding on nothing.
+ * Statistics and "why" pieces that several notebooks' claims compute: the median with its exact
+ * interval over per-unit values (a repeat, a round, a set), the values of two conditions paired by
+ * unit, the "a → b" of a counter between two conditions, and the flagged units a sensitivity pass
+ * leaves out. Generic over the unit, so each notebook's summary types stay its own.
  */
+import type { Flagged } from "./claims";
 import { medianInterval, type Interval } from "./intervals";
 
-/** Values by repeat (or round): a record, or rows that carry their repeat. */
-export type ByRepeat = Readonly<Record<number, number | undefined>>;
+const finite = (x: number | undefined): x is number => x !== undefined && Number.isFinite(x);
 
-/** The median's interval over the finite values; undefined when there are none. */
-export function finiteInterval(values: readonly (number | undefined)[], of: string): Interval | undefined {
-  const v = values.filter((x): x is number => x !== undefined && Number.isFinite(x));
-  return v.length ? medianInterval(v, of) : undefined;
+/**
+ * The median over units of a per-unit value, with its exact order-statistic interval; units whose
+ * value is undefined or not finite (a counter missing, a zero denominator) are left out; undefined
+ * when none is left.
+ */
+export function medianOf<U>(
+  units: readonly U[],
+  value: (u: U) => number | undefined,
+  of: string,
+): Interval | undefined {
+  const values = units.map(value).filter(finite);
+  return values.length ? medianInterval(values, of) : undefined;
 }
 
-/** Rows that carry their repeat (07's rounds) as values by repeat. */
-export function byRepeat<R extends { readonly repeat: number }>(
-  rows: readonly R[],
-  pick: (r: R) => number | undefined,
-): ByRepeat {
-  return Object.fromEntries(rows.map((r) => [r.repeat, pick(r)]));
+/** x ÷ y when both are known and y is above 0; else undefined. */
+export const quotient = (x: number | undefined, y: number | undefined): number | undefined =>
+  x !== undefined && y !== undefined && y > 0 ? x / y : undefined;
+
+/**
+ * One value per unit that both conditions ran, from the two units paired by key (the repeat or the
+ * round): `f(top unit, bottom unit)`, undefined and non-finite results left out. The pairing keeps
+ * drift between units out of the statistic.
+ */
+export function pairedValues<T, B = T>(
+  top: readonly T[],
+  bottom: readonly B[],
+  key: { top: (t: T) => number; bottom: (b: B) => number },
+  f: (t: T, b: B) => number | undefined,
+): number[] {
+  const byKey = new Map(bottom.map((b) => [key.bottom(b), b]));
+  return top.flatMap((t) => {
+    const b = byKey.get(key.top(t));
+    const v = b === undefined ? undefined : f(t, b);
+    return finite(v) ? [v] : [];
+  });
+}
+
+/** The median of per-unit quotients top ÷ bottom of one value, paired by key; undefined when no unit pairs. */
+export function pairedQuotient<U>(
+  top: readonly U[],
+  bottom: readonly U[],
+  key: (u: U) => number,
+  pick: (u: U) => number | undefined,
+  of: string,
+): Interval | undefined {
+  const q = pairedValues(top, bottom, { top: key, bottom: key }, (t, b) => quotient(pick(t), pick(b)));
+  return q.length ? medianInterval(q, of) : undefined;
 }
 
 /**
- * f of two conditions' values in the same repeat, for every repeat both have and `keep` keeps (a
- * sensitivity pass leaves flagged repeats out); the median's interval over the finite results.
+ * How one counter moved between two conditions, "a → b", each side formatted: the unit of a why
+ * sentence built from this run's counters (`between(lo, hi)(x => x.walBytesPerTx, kb)`).
  */
-export function pairedInterval(
-  a: ByRepeat,
-  b: ByRepeat,
-  f: (x: number, y: number) => number,
-  of: string,
-  keep: (repeat: number) => boolean = () => true,
-): Interval | undefined {
-  const values: number[] = [];
-  for (const [key, x] of Object.entries(a)) {
-    const repeat = Number(key);
-    const y = b[repeat];
-    if (x === undefined || y === undefined || !keep(repeat)) continue;
-    values.push(f(x, y));
-  }
-  return finiteInterval(values, of);
-}
+export const between =
+  <T>(lo: T, hi: T) =>
+  (pick: (x: T) => number | undefined, fmt: (x: number | undefined) => string): string =>
+    `${fmt(pick(lo))} → ${fmt(pick(hi))}`;
 
-/** x ÷ y for a positive finite y, else NaN (left out): a quotient of two conditions' values. */
-export const quotient = (x: number, y: number): number => (Number.isFinite(y) && y > 0 ? x / y : NaN);
+/**
+ * The flagged units for the sensitivity sentence: those with at least one reason, named with their
+ * reasons ("idx39/r3: 1 checkpoint(s)"); `none` says what would have flagged one.
+ */
+export function flaggedUnits<U>(
+  noun: string,
+  units: readonly U[],
+  reasons: (u: U) => readonly string[],
+  name: (u: U) => string,
+  none: string,
+): Flagged {
+  const flagged = units.flatMap((u) => {
+    const why = reasons(u).filter(Boolean);
+    return why.length ? [`${name(u)}: ${why.join(", ")}`] : [];
+  });
+  return { noun, count: flagged.length, detail: flagged.join("; "), none };
+}

@@ -11,7 +11,7 @@
  */
 import type { ClaimCheck, ClaimPlan, Rule } from "../../stats/claims";
 import { declarations, declare, judge, plan, readQuotes, type ClaimSet } from "../../stats/claim-engine";
-import { byRepeat, finiteInterval, pairedInterval, quotient } from "../../stats/claim-statistics";
+import { medianOf, pairedQuotient } from "../../stats/claim-statistics";
 import type { FillfactorHotParams } from "./params";
 import { fillfactorForOneVersion, plannedRoom } from "./workload/page-model";
 import { INDEXES } from "./workload/table";
@@ -56,20 +56,18 @@ export const RULE_6 = { kind: "below", margin: 1 } as const satisfies Rule;
 const paired = (pick: (r: RoundValues) => number | undefined, what: string) => (s: S) => {
   const p = passes(s);
   return p
-    ? pairedInterval(
-        byRepeat(p.hot.rounds, pick),
-        byRepeat(p.base.rounds, pick),
-        quotient,
+    ? pairedQuotient(
+        p.hot.rounds,
+        p.base.rounds,
+        (r) => r.repeat,
+        pick,
         `${what}, ff ${p.hot.fillfactor} ÷ ff 100, one per round`,
       )
     : undefined;
 };
 /** Index entries per row over the rounds: of all indexes for the HOT pass, per index for the non-HOT pass. */
 const entries = (x: ConditionSummary, per: number, of: string) =>
-  finiteInterval(
-    x.rounds.map((r) => (r.indexEntriesPerRow === undefined ? undefined : r.indexEntriesPerRow / per)),
-    of,
-  );
+  medianOf(x.rounds, (r) => (r.indexEntriesPerRow === undefined ? undefined : r.indexEntriesPerRow / per), of);
 
 const roomText = (x: ConditionSummary) =>
   `at fillfactor ${x.fillfactor} the loaded pages held ${fmt(x.rowsPerPage, 1)} rows of ${fmt(x.versionBytes, 0)} B ` +

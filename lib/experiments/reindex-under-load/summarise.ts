@@ -5,7 +5,7 @@
  * back to back, in rotated order) with an exact interval of their median over sets.
  */
 import { sameStatePairs, speedSpread, type SpeedProbe, type SpeedSpread, type StatePairs } from "../../stats/speed";
-import { finiteInterval } from "../../stats/claim-statistics";
+import { medianOf } from "../../stats/claim-statistics";
 import {
   pgbenchFigures,
   type PgbenchFigures,
@@ -487,7 +487,4 @@ export function rebuildPairs(
 
 /** Per set: rebuild seconds CONCURRENTLY ÷ plain REINDEX (every pair counts); median over sets. */
 export const rebuildRatio = (s: ReindexSummary) =>
-  finiteInterval(
-    rebuildPairs(s.runs).kept.map((p) => p.ratio),
-    "rebuild seconds CONCURRENTLY ÷ REINDEX, per set",
-  );
+  medianOf(rebuildPairs(s.runs).kept, (p) => p.ratio, "rebuild seconds CONCURRENTLY ÷ REINDEX, per set");
