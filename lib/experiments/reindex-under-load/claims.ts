@@ -10,16 +10,7 @@
  */
 import { medianOfFinite } from "../../stats/summary";
 import type { ReindexUnderLoadParams } from "./params";
-import {
-  declarations,
-  declare,
-  judge,
-  judgeOne,
-  plan,
-  readQuotes,
-  type ClaimSet,
-  type Without,
-} from "../../stats/claim-engine";
+import { declarations, declare, judge, judgeOne, plan, readQuotes, type ClaimSet } from "../../stats/claim-engine";
 import type { ClaimCheck, ClaimPlan, Rule } from "../../stats/claims";
 import { intervalText } from "../../stats/intervals";
 import {
@@ -33,6 +24,7 @@ import {
   stallShare,
   tpsVsBaseline,
   updateWithinRun,
+  withoutFlagged,
   type ReindexSummary,
 } from "./summarise";
 import { fixed, percent, times } from "../../stats/format";
@@ -262,21 +254,6 @@ export const CLAIMS: ClaimSet<ReindexUnderLoadParams, ReindexSummary, Factor> = 
     },
   ],
 });
-
-/** The flagged sets (an outlier, a checkpoint or autovacuum in a run's window) and the summary without them. */
-export function withoutFlagged(s: ReindexSummary): Without<ReindexSummary> {
-  const flagged = s.runs.filter((r) => r.flags.length);
-  const sets = new Set(flagged.map((r) => r.set));
-  return {
-    summary: { ...s, runs: s.runs.filter((r) => !sets.has(r.set)) },
-    flagged: {
-      noun: "set",
-      count: sets.size,
-      detail: flagged.map((r) => `set ${r.set} ${r.mode}: ${r.flags.join(", ")}`).join("; "),
-      none: "No run was flagged (outlier, checkpoint or autovacuum in its window).",
-    },
-  };
-}
 
 export const DECLARATIONS = declarations(CLAIMS);
 export const checkClaims = (s: ReindexSummary): ClaimCheck[] => judge(CLAIMS, s, withoutFlagged(s));

@@ -6,6 +6,7 @@
  */
 import { sameStatePairs, speedSpread, type SpeedProbe, type SpeedSpread, type StatePairs } from "../../stats/speed";
 import { medianOf } from "../../stats/claim-statistics";
+import type { Without } from "../../stats/claim-engine";
 import {
   pgbenchFigures,
   type PgbenchFigures,
@@ -488,3 +489,18 @@ export function rebuildPairs(
 /** Per set: rebuild seconds CONCURRENTLY ÷ plain REINDEX (every pair counts); median over sets. */
 export const rebuildRatio = (s: ReindexSummary) =>
   medianOf(rebuildPairs(s.runs).kept, (p) => p.ratio, "rebuild seconds CONCURRENTLY ÷ REINDEX, per set");
+
+/** The flagged sets (an outlier, a checkpoint or autovacuum in a run's window) and the summary without them. */
+export function withoutFlagged(s: ReindexSummary): Without<ReindexSummary> {
+  const flagged = s.runs.filter((r) => r.flags.length);
+  const sets = new Set(flagged.map((r) => r.set));
+  return {
+    summary: { ...s, runs: s.runs.filter((r) => !sets.has(r.set)) },
+    flagged: {
+      noun: "set",
+      count: sets.size,
+      detail: flagged.map((r) => `set ${r.set} ${r.mode}: ${r.flags.join(", ")}`).join("; "),
+      none: "No run was flagged (outlier, checkpoint or autovacuum in its window).",
+    },
+  };
+}

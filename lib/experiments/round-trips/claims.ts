@@ -6,7 +6,7 @@
  * The same claims against a real server (environment kind "real") are evidence about that server.
  */
 import type { ClaimCheck, ClaimPlan, Rule } from "../../stats/claims";
-import { declarations, declare, judge, plan, readQuotes, type ClaimSet, type Without } from "../../stats/claim-engine";
+import { declarations, declare, judge, plan, readQuotes, type ClaimSet } from "../../stats/claim-engine";
 import { intervalText, medianInterval } from "../../stats/intervals";
 import { QUORUM } from "./environments";
 import type { RoundTripsParams } from "./params";
@@ -17,7 +17,6 @@ import {
   commitShare,
   crossOverSame,
   findEnvironment,
-  flaggedRepeats,
   pairedInterval,
   selectOne,
   serverCommitMs,
@@ -25,6 +24,7 @@ import {
   slopes,
   statementMs,
   sweepPair,
+  withoutFlagged,
   type EnvironmentSummary,
   type RoundTripsSummary,
 } from "./summarise";
@@ -467,36 +467,6 @@ function relabel(row: ClaimCheck, s: S): ClaimCheck {
   const reads =
     row.id === "e" ? `${eReading(row)} (${row.decidedBy})` : `by its rule it reads ${row.verdict} (${row.decidedBy})`;
   return { ...row, verdict: "emulated", decidedBy: `${reason}; ${reads}` };
-}
-
-/** The summary with the local and external environments' ratios recomputed without their flagged repeats. */
-function withoutFlagged(s: S): Without<S> {
-  const all = new Set<string>();
-  const environments = s.environments.map((e) => {
-    if (!e.autocommit || !e.oneTransaction || !e.ratio || e.quorum) return e;
-    const flagged = flaggedRepeats(e.autocommit, e.oneTransaction);
-    for (const r of flagged) all.add(`${e.environment} ${r}`);
-    const keep = (r: number) => !flagged.has(r);
-    return {
-      ...e,
-      ratio: pairedInterval(
-        e.autocommit.secondsByRepeat,
-        e.oneTransaction.secondsByRepeat,
-        (x, y) => x / y,
-        e.ratio.of,
-        keep,
-      ),
-    };
-  });
-  return {
-    summary: { ...s, environments },
-    flagged: {
-      noun: "repeat",
-      count: all.size,
-      detail: [...all].join(", "),
-      none: "No trial of either case was flagged (outlier by elapsed time, or a checkpoint inside).",
-    },
-  };
 }
 
 export function checkClaims(s: S): ClaimCheck[] {

@@ -5,6 +5,7 @@
  * formed per repeat first (paired) and summarised by the exact interval of its median.
  */
 import { linearRegression, median } from "simple-statistics";
+import type { Without } from "../../stats/claim-engine";
 import type { RoundTripsParams } from "./params";
 import { medianInterval, outlierFlags, type Interval } from "../../stats/intervals";
 import { groupBy, spread, type TrialSeconds } from "../../stats/summary";
@@ -454,5 +455,35 @@ export function shareOf(env: EnvironmentKey) {
       high: server / g.low,
       of: "server commit account ÷ gap per commit (a − b) / N, per repeat",
     };
+  };
+}
+
+/** The summary with the local and external environments' ratios recomputed without their flagged repeats. */
+export function withoutFlagged(s: RoundTripsSummary): Without<RoundTripsSummary> {
+  const all = new Set<string>();
+  const environments = s.environments.map((e) => {
+    if (!e.autocommit || !e.oneTransaction || !e.ratio || e.quorum) return e;
+    const flagged = flaggedRepeats(e.autocommit, e.oneTransaction);
+    for (const r of flagged) all.add(`${e.environment} ${r}`);
+    const keep = (r: number) => !flagged.has(r);
+    return {
+      ...e,
+      ratio: pairedInterval(
+        e.autocommit.secondsByRepeat,
+        e.oneTransaction.secondsByRepeat,
+        (x, y) => x / y,
+        e.ratio.of,
+        keep,
+      ),
+    };
+  });
+  return {
+    summary: { ...s, environments },
+    flagged: {
+      noun: "repeat",
+      count: all.size,
+      detail: [...all].join(", "),
+      none: "No trial of either case was flagged (outlier by elapsed time, or a checkpoint inside).",
+    },
   };
 }
