@@ -30,7 +30,11 @@ const Q = readQuotes(__dirname);
 const FILLFACTOR = {
   original: `CREATE TABLE, storage parameter fillfactor (default 100): "${Q.quote("fillfactor").original}"`,
 };
-const HOT = { original: `Heap-Only Tuples (HOT), storage-hot.html: HOT is possible when "${Q.quote("hot").original}"` };
+const HOT = {
+  original:
+    `Heap-Only Tuples (HOT), storage-hot.html: HOT is possible when: "${Q.quote("hotPossibleWhen").original}"; ` +
+    `then: "${Q.quote("hotNoNewIndexEntries").original}"`,
+};
 
 const fmt = (x: number | undefined, d = 2) => fixed(x, d);
 const pct = (x: number | undefined) => percent(x);
