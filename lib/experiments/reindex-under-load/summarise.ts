@@ -4,6 +4,7 @@
  * the medians over sets, and ratios to the same set's baseline formed per set (the runs of a set ran
  * back to back, in rotated order) with an exact interval of their median over sets.
  */
+import type { LookPlan } from "../../stats/adaptive";
 import { speedSpread, type SpeedProbe, type SpeedSpread } from "../../stats/speed";
 import {
   pgbenchFigures,
@@ -116,6 +117,8 @@ export interface ModeSummary {
 
 export interface ReindexSummary {
   readonly durationSeconds: number;
+  /** The adaptive design's looks (stats/adaptive `lookPlan`): the claims engine decides at its per-look coverage. */
+  readonly looks?: LookPlan;
   readonly clients: number;
   /** pgbench scale factor of the run (the seed: 100); absent in summaries that did not record it. */
   readonly scale?: number;
