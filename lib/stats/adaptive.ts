@@ -87,6 +87,16 @@ function searchPlan(planned: number, maxRounds: number, coverage: number): LookP
 const pct = (x: number) => `${(Math.round(x * 1000) / 10).toString()} %`;
 
 /**
+ * An adaptive run's per-look coverage: its summary carries the design's look plan as `looks`
+ * (stats/adaptive `lookPlan`), and every claim on it is decided at that level, so that the looks
+ * together keep the coverage a claim states.
+ */
+export function lookLevel(s: unknown): number | undefined {
+  const looks = typeof s === "object" && s !== null ? (s as { readonly looks?: LookPlan }).looks : undefined;
+  return looks && looks.level > looks.coverage ? looks.level : undefined;
+}
+
+/**
  * The plan as the declaration and the run's notes say it: "adaptive: up to 2 looks that can decide
  * (n = 5, 9), each at coverage ≥ 93 % so that all looks together keep 90 % (exactly 91.8 %)". A look
  * with too few rounds for the level (n = 3 at 90 %) decides nothing and is not counted.

@@ -36,7 +36,7 @@ import {
   type Verdict,
 } from "./claims";
 import { atCoverage, intervalText, type Interval } from "./intervals";
-import type { LookPlan } from "./adaptive";
+import { lookLevel } from "./adaptive";
 import fs from "node:fs";
 import path from "node:path";
 
@@ -375,16 +375,6 @@ export function declaration<K extends string>(
 /** The declarations of a set, for the plan, the tests and the notebook's table. */
 export function declarations<P, S, K extends string>(set: ClaimSet<P, S, K>): Declaration[] {
   return set.claims.map((c) => declaration(c, set.factors, c.statistic));
-}
-
-/**
- * An adaptive run's per-look coverage: its summary carries the design's look plan as `looks`
- * (stats/adaptive `lookPlan`), and every claim on it is decided at that level, so that the looks
- * together keep the coverage a claim states.
- */
-export function lookLevel(s: unknown): number | undefined {
-  const looks = typeof s === "object" && s !== null ? (s as { readonly looks?: LookPlan }).looks : undefined;
-  return looks && looks.level > looks.coverage ? looks.level : undefined;
 }
 
 /** The statistic at the per-look level: each interval re-ranked on its own values (intervals `atCoverage`). */

@@ -537,3 +537,14 @@ test("groups and the design: a set is one variant; 32 indexes get the sets first
   refuse({ groups: { orders_status_idx: ["suppliers_country_idx"] } }, /also an index judged on its own/);
   refuse({ oneAtATime: "sometimes" }, /oneAtATime/);
 });
+
+test("06 in an adaptive run: the cost is decided at the looks' per-look coverage (stats/adaptive lookPlan)", () => {
+  // Five rounds' range covers the median with 93.8 %: enough at 90 %, too little at a look of 95 %.
+  const cost = medianInterval([0.2, 0.21, 0.22, 0.23, 0.24], "synthetic cost");
+  assert.equal(judgeCost(cost, 0.05).costs.verdict, "held");
+  const look = judgeCost(cost, 0.05, 0.95);
+  assert.equal(look.costs.verdict, "inconclusive");
+  assert.match(look.costs.decidedBy, /needs ≥ 6 paired repeats/);
+  const six = medianInterval([0.2, 0.21, 0.22, 0.23, 0.24, 0.25], "synthetic cost");
+  assert.equal(judgeCost(six, 0.05, 0.95).costs.verdict, "held");
+});

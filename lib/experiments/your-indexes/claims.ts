@@ -23,7 +23,8 @@ import {
   type Rule,
   type Verdict,
 } from "../../stats/claims";
-import { intervalLabel, type Interval } from "../../stats/intervals";
+import { atCoverage, intervalLabel, type Interval } from "../../stats/intervals";
+import { lookLevel } from "../../stats/adaptive";
 import {
   amplification,
   clean,
@@ -160,9 +161,15 @@ const shown = (i: Interval) => `${pctNum(i.estimate)} % [${span(i)}]`;
  * and not above 0 → "within ±m"; wholly below −m → "speeds the workload up" (a query of the
  * workload reads through it); otherwise inconclusive, saying what would decide it.
  */
-export function judgeCost(cost: Interval | undefined, margin: number): Omit<IndexJudgement, "amplification" | "text"> {
-  const costs = decide(COSTS_RULE, cost, { fmt: fmtCost });
-  const equivalence = decide(equivalenceRule(margin), cost, { fmt: fmtCost });
+export function judgeCost(
+  interval: Interval | undefined,
+  margin: number,
+  /** An adaptive run's per-look coverage (stats/adaptive `lookLevel`). */
+  level?: number,
+): Omit<IndexJudgement, "amplification" | "text"> {
+  const cost = interval && level ? atCoverage(interval, level) : interval;
+  const costs = decide(COSTS_RULE, cost, { fmt: fmtCost, minCoverage: level });
+  const equivalence = decide(equivalenceRule(margin), cost, { fmt: fmtCost, minCoverage: level });
   const m = `±${pctNum(margin)} %`;
   const out = (judgement: Judgement, throughput: string) => ({ judgement, throughput, costs, equivalence });
   if (!cost) return out("inconclusive", "throughput inconclusive: no paired rounds");
@@ -201,33 +208,36 @@ interface Part {
   readonly neutral: string;
 }
 
-function parts(a: WriteAmplification, table: string | undefined): Part[] {
+function parts(a: WriteAmplification, table: string | undefined, level?: number): Part[] {
   const out: Part[] = [];
+  // An adaptive run's looks: each interval at the per-look coverage (stats/adaptive lookPlan).
+  const lv = (i: Interval) => (level ? atCoverage(i, level) : i);
+  const at = (rule: Rule, i: Interval, fmt: (x: number) => string) => decide(rule, i, { fmt, minCoverage: level });
   const sign = (x: number) => (x > 0 ? "+" : "");
   if (a.walBytesPerTx) {
-    const i = a.walBytesPerTx;
+    const i = lv(a.walBytesPerTx);
     out.push({
       interval: i,
-      decision: decide(ADDS_RULE, i, { fmt: bytes }),
+      decision: at(ADDS_RULE, i, bytes),
       adds: `adds ${bytesShown(i)} WAL/tx ${bytesSpan(i)}`,
       neutral: `WAL ${sign(i.estimate)}${bytesShown(i)}/tx ${bytesSpan(i)}`,
     });
   }
   if (a.btreeInsertsPerTx) {
-    const i = a.btreeInsertsPerTx;
+    const i = lv(a.btreeInsertsPerTx);
     out.push({
       interval: i,
-      decision: decide(ADDS_RULE, i, { fmt: count }),
+      decision: at(ADDS_RULE, i, count),
       adds: `adds ${count(i.estimate)} B-tree inserts/tx [${count(i.low)}–${count(i.high)}]`,
       neutral: `B-tree inserts ${sign(i.estimate)}${count(i.estimate)}/tx [${count(i.low)}–${count(i.high)}]`,
     });
   }
   if (a.hotShareLost) {
-    const i = a.hotShareLost;
+    const i = lv(a.hotShareLost);
     const of = table ? `${table}'s HOT share` : "HOT share";
     out.push({
       interval: i,
-      decision: decide(ADDS_RULE, i, { fmt: (x) => `${points(x)} points` }),
+      decision: at(ADDS_RULE, i, (x) => `${points(x)} points`),
       adds: `takes ${points(i.estimate)} points of ${of} [${points(i.low)}–${points(i.high)}]`,
       neutral: `${of} lost ${points(i.estimate)} points [${points(i.low)}–${points(i.high)}]`,
     });
@@ -241,8 +251,8 @@ function parts(a: WriteAmplification, table: string | undefined): Part[] {
  * its interval); "none above 0" when every measured one is wholly at or below 0 or straddles it
  * with enough rounds; "inconclusive" when no interval has the coverage a verdict needs.
  */
-export function judgeAmplification(a: WriteAmplification, table?: string): AmplificationVerdict {
-  const ps = parts(a, table);
+export function judgeAmplification(a: WriteAmplification, table?: string, level?: number): AmplificationVerdict {
+  const ps = parts(a, table, level);
   if (!ps.length)
     return {
       judgement: "not measured",
@@ -283,9 +293,10 @@ export function judge(
   margin: number,
   a: WriteAmplification,
   table?: string,
+  level?: number,
 ): IndexJudgement {
-  const t = judgeCost(cost, margin);
-  const amplification = judgeAmplification(a, table);
+  const t = judgeCost(cost, margin, level);
+  const amplification = judgeAmplification(a, table, level);
   return { ...t, amplification, text: `${t.throughput}; ${amplification.text}` };
 }
 
@@ -348,7 +359,7 @@ function flaggedCount(s: YourIndexesSummary, ix: IndexSummary): number {
 }
 
 export function judgeIndex(s: YourIndexesSummary, ix: IndexSummary): IndexJudgement {
-  return judge(ix.cost, s.equivalenceMargin, ix.amplification, ix.table);
+  return judge(ix.cost, s.equivalenceMargin, ix.amplification, ix.table, lookLevel(s));
 }
 
 /** The three claims of every judged index, each with whether it changes without the flagged runs. */
@@ -392,9 +403,12 @@ export function checkClaims(s: YourIndexesSummary): ClaimCheck[] {
     const again = costInterval(s.runs, ix, clean);
     const without: ClaimCheck[] = again
       ? [
-          { ...claims[0], ...decide(COSTS_RULE, again, { fmt: fmtCost }) },
-          { ...claims[1], ...decide(equivalenceRule(s.equivalenceMargin), again, { fmt: fmtCost }) },
-          { ...claims[2], ...judgeAmplification(amplification(s.runs.filter(clean), ix, ix.table), ix.table).decision },
+          { ...claims[0], ...judgeCost(again, s.equivalenceMargin, lookLevel(s)).costs },
+          { ...claims[1], ...judgeCost(again, s.equivalenceMargin, lookLevel(s)).equivalence },
+          {
+            ...claims[2],
+            ...judgeAmplification(amplification(s.runs.filter(clean), ix, ix.table), ix.table, lookLevel(s)).decision,
+          },
         ]
       : [];
     return withSensitivity(claims, without, flaggedCount(s, ix));
