@@ -1,9 +1,117 @@
 /**
- * One step of an adaptive design (notebooks 01, 03, 04): after the planned rounds (repeats, sets),
- * add one more at a time while a headline claim is inconclusive, up to a cap and a time budget.
+ * One step of an adaptive design (notebooks 01, 03, 04, 06): after the planned rounds (repeats,
+ * sets), add one more at a time while a headline claim is inconclusive, up to a cap and a time
+ * budget. Each look at the data may decide, so the looks share the error a claim states: every look
+ * is decided at a higher per-look coverage chosen so that all looks together keep it (`lookPlan`).
  * Pure, so that each stop reason is unit-tested without servers (test/unit/adaptive.test.ts).
  */
 import { medianRank } from "./intervals";
+
+/** The coverage a claim states, as stats/claims' MIN_COVERAGE (not imported: claims imports nothing of this). */
+const STATED = 0.9;
+
+/**
+ * How an adaptive design spends its stated coverage over its looks: each look's interval of the
+ * median must reach `level`, chosen so that the chance that every look's interval covers the median
+ * is at least `coverage`. A look can only decide a claim wrongly when its interval misses the median
+ * (with the median on the margin, an interval wholly on one side misses it), so all the looks
+ * together err at most 1 − coverage, however many of them the design takes.
+ */
+export interface LookPlan {
+  /** The coverage all looks together keep: the one a claim states. */
+  readonly coverage: number;
+  /** The coverage each look's interval must reach. */
+  readonly level: number;
+  /**
+   * The numbers of rounds at which a look can decide: the planned rounds, then each n up to the cap
+   * where the interval at `level` moves inward.
+   */
+  readonly looks: readonly number[];
+  /** All looks' intervals cover the median together with this probability (exact, ≥ `coverage`). */
+  readonly family: number;
+}
+
+/**
+ * The exact probability that the order-statistic intervals of the median at every look cover it
+ * together, for independent values of a continuous distribution: at a look of n values with rank k
+ * the interval misses when fewer than k values lie below the median or fewer than k above, and the
+ * count below is a walk of fair coin flips, so one pass over its distribution gives the answer.
+ * A look with rank 0 decides nothing (it cannot miss).
+ */
+export function familyCoverage(looks: readonly { readonly n: number; readonly rank: number }[]): number {
+  let dist = [1];
+  let at = 0;
+  for (const { n, rank } of [...looks].sort((a, b) => a.n - b.n)) {
+    for (; at < n; at++) {
+      const next = new Array<number>(dist.length + 1).fill(0);
+      dist.forEach((p, b) => {
+        next[b] += p / 2;
+        next[b + 1] += p / 2;
+      });
+      dist = next;
+    }
+    if (rank > 0) dist = dist.map((p, below) => (below >= rank && below <= n - rank ? p : 0));
+  }
+  return dist.reduce((a, b) => a + b, 0);
+}
+
+/**
+ * The spending rule: the least per-look coverage (in steps of 0.05 %) whose looks — the planned
+ * rounds, then every n up to `maxRounds` where the interval at that coverage moves inward — keep
+ * `coverage` together (Pocock's idea: one level for every look, on the exact order-statistic
+ * intervals instead of a normal approximation). With no added rounds it is `coverage` itself.
+ */
+export function lookPlan(planned: number, maxRounds: number, coverage = STATED): LookPlan {
+  const key = `${planned}/${maxRounds}/${coverage}`;
+  const known = plans.get(key);
+  if (known) return known;
+  const plan = searchPlan(planned, maxRounds, coverage);
+  plans.set(key, plan);
+  return plan;
+}
+
+/** Plans already searched: a design asks after every round, and the answer depends only on its sizes. */
+const plans = new Map<string, LookPlan>();
+
+function searchPlan(planned: number, maxRounds: number, coverage: number): LookPlan {
+  for (let step = 0; step < 200; step++) {
+    const level = Math.round((coverage + step * 0.0005) * 1e4) / 1e4;
+    const looks = [planned, ...informativeRounds(level, maxRounds).filter((n) => n > planned && n <= maxRounds)];
+    const family = familyCoverage(looks.map((n) => ({ n, rank: medianRank(n, level) })));
+    if (family >= coverage) return { coverage, level, looks, family };
+  }
+  // Never reached for the designs' sizes; one look at the stated coverage always keeps it.
+  return { coverage, level: coverage, looks: [planned], family: coverage };
+}
+
+const pct = (x: number) => `${(Math.round(x * 1000) / 10).toString()} %`;
+
+/**
+ * An adaptive run's per-look coverage: its summary carries the design's look plan as `looks`
+ * (stats/adaptive `lookPlan`), and every claim on it is decided at that level, so that the looks
+ * together keep the coverage a claim states.
+ */
+export function lookLevel(s: unknown): number | undefined {
+  const looks = typeof s === "object" && s !== null ? (s as { readonly looks?: LookPlan }).looks : undefined;
+  return looks && looks.level > looks.coverage ? looks.level : undefined;
+}
+
+/**
+ * The plan as the declaration and the run's notes say it: "adaptive: up to 2 looks that can decide
+ * (n = 5, 9), each at coverage ≥ 93 % so that all looks together keep 90 % (exactly 91.8 %)". A look
+ * with too few rounds for the level (n = 3 at 90 %) decides nothing and is not counted.
+ */
+export function lookText(p: LookPlan): string {
+  const deciding = p.looks.filter((n) => medianRank(n, p.level) > 0);
+  if (deciding.length <= 1)
+    return deciding.length
+      ? `adaptive: one look that can decide (n = ${deciding[0]}), at coverage ≥ ${pct(p.level)}`
+      : `adaptive: no look can decide (up to n = ${Math.max(...p.looks)} the interval covers less than ${pct(p.level)})`;
+  return (
+    `adaptive: up to ${deciding.length} looks that can decide (n = ${deciding.join(", ")}), each at coverage ≥ ` +
+    `${pct(p.level)} so that all looks together keep ${pct(p.coverage)} (exactly ${pct(p.family)})`
+  );
+}
 
 /** How a design names its rounds and its cap in the reasons it records. */
 export interface RoundWords {
@@ -35,6 +143,8 @@ export interface RoundState {
   /** How the claims stand once none is undecided ("(1) held, (2) did not hold"); the reason begins with it. */
   readonly decided: string;
   readonly words: RoundWords;
+  /** The coverage the claims state, spent over the looks (`lookPlan`); 90 % unless given. */
+  readonly coverage?: number;
 }
 
 export interface RoundStep {
@@ -68,17 +178,30 @@ export function nextInformativeRound(done: number, level = 0.9): number {
   return informativeRounds(level, Math.max(64, done + 64)).find((n) => n > done) ?? done + 1;
 }
 
+/**
+ * Whether to run one more round, and why. The rounds it adds go to the looks of the design's
+ * `lookPlan`, and a reason it stops with says how the looks share the stated coverage.
+ */
 export function nextRound(s: RoundState): RoundStep {
+  const plan = lookPlan(s.planned, s.maxRepeats, s.coverage);
+  const step = stepTo(s, plan);
+  return step.more || s.maxRepeats <= s.planned ? step : { ...step, reason: `${step.reason}; ${lookText(plan)}` };
+}
+
+function stepTo(s: RoundState, plan: LookPlan): RoundStep {
   const { one, many, cap } = s.words;
-  const looksAt = informativeRounds(0.9, Math.max(s.done, s.planned)).filter((n) => n > s.planned && n <= s.done);
-  const looks = [s.planned, ...looksAt];
+  const looks = plan.looks.filter((n) => n === s.planned || n <= s.done);
   const looked = looks.length > 1 ? ` (looked at n = ${looks.join(", ")})` : "";
   if (!s.undecided.length) {
     const after = s.done > s.planned ? `${s.done} ${many}` : `the planned ${many}`;
     return { more: false, reason: `${s.decided} after ${after}${looked}` };
   }
   const open = s.undecided.join(", ");
-  const target = Math.max(nextInformativeRound(s.done), s.needed ?? 0);
+  // The next look of the plan; past the last one, where the interval at the plan's level next moves.
+  const target = Math.max(
+    plan.looks.find((n) => n > s.done) ?? nextInformativeRound(s.done, plan.level),
+    s.needed ?? 0,
+  );
   if (s.done >= s.maxRepeats)
     return { more: false, reason: `${open} still inconclusive at ${cap} = ${s.maxRepeats}${looked}` };
   if (target > s.maxRepeats) {
@@ -86,7 +209,7 @@ export function nextRound(s: RoundState): RoundStep {
       more: false,
       reason:
         `${open} still inconclusive after ${s.done} ${many}${looked}: the next n at which the exact interval of ` +
-        `the median can move is ${target}, above ${cap} = ${s.maxRepeats}`,
+        `the median can move at the per-look coverage ${pct(plan.level)} is ${target}, above ${cap} = ${s.maxRepeats}`,
     };
   }
   const more = target - s.done;

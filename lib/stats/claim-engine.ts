@@ -35,7 +35,8 @@ import {
   type Rule,
   type Verdict,
 } from "./claims";
-import { intervalText, type Interval } from "./intervals";
+import { atCoverage, intervalText, type Interval } from "./intervals";
+import { lookLevel } from "./adaptive";
 import fs from "node:fs";
 import path from "node:path";
 
@@ -252,6 +253,8 @@ export interface Measured<K extends string = string> {
   readonly absent?: string;
   /** What this run emulated that the claim's regime stands on: the verdict is `emulated`. */
   readonly emulated?: string;
+  /** The coverage an interval needs to decide, when above MIN_COVERAGE: an adaptive run's per-look level. */
+  readonly level?: number;
 }
 
 export interface Outcome {
@@ -267,9 +270,14 @@ export interface Outcome {
 const isParts = (x: Interval | readonly Part[]): x is readonly Part[] => Array.isArray(x);
 
 /** The decision on an interval or on every part, as one verdict and one reason. */
-function decideStatistic(rule: Rule, stat: Interval | readonly Part[], fmt: (x: number) => string): Decision {
-  if (!isParts(stat)) return decide(rule, stat, { fmt });
-  const parts = stat.map((p) => ({ p, d: decide(p.rule ?? rule, p.interval, { fmt }) }));
+function decideStatistic(
+  rule: Rule,
+  stat: Interval | readonly Part[],
+  fmt: (x: number) => string,
+  minCoverage?: number,
+): Decision {
+  if (!isParts(stat)) return decide(rule, stat, { fmt, minCoverage });
+  const parts = stat.map((p) => ({ p, d: decide(p.rule ?? rule, p.interval, { fmt, minCoverage }) }));
   const verdict = allOf(parts.map((x) => x.d));
   // One reason: the part that decides it (the first not held, or the first, when all held).
   const first =
@@ -327,7 +335,7 @@ export function decideClaim<K extends string>(
   }
   if (!m.statistic || (isParts(m.statistic) && !m.statistic.length))
     return { verdict: "inconclusive", reason: "needs what this run did not measure", scale };
-  const d = decideStatistic(claim.rule, m.statistic, fmt);
+  const d = decideStatistic(claim.rule, m.statistic, fmt, m.level);
   return { verdict: d.verdict, reason: d.decidedBy, scale, interval };
 }
 
@@ -380,9 +388,19 @@ export function declarations<P, S, K extends string>(set: ClaimSet<P, S, K>): De
   return set.claims.map((c) => declaration(c, set.factors, c.statistic));
 }
 
+/** The statistic at the per-look level: each interval re-ranked on its own values (intervals `atCoverage`). */
+function atLevel(stat: Interval | readonly Part[] | undefined, level: number | undefined) {
+  if (!stat || level === undefined) return stat;
+  return isParts(stat)
+    ? stat.map((p) => (p.interval ? { ...p, interval: atCoverage(p.interval, level) } : p))
+    : atCoverage(stat, level);
+}
+
 function measure<P, S, K extends string>(set: ClaimSet<P, S, K>, c: Claim<P, S, K>, s: S): Measured<K> {
+  const level = lookLevel(s);
   return {
-    statistic: c.statistic.of(s),
+    level,
+    statistic: atLevel(c.statistic.of(s), level),
     position: set.after(s),
     absent: c.absent?.after(s) ? c.absent.reason : undefined,
     emulated: c.emulatedWhen?.(s),

@@ -10,8 +10,9 @@
  *   equivalence or band rule, wholly inside it / wholly outside it);
  * - `inconclusive`: the interval straddles a margin or covers the median too little; the verdict says
  *   what would decide it, and says "more repeats" only where more repeats can (`moreRepeats`). The
- *   machine's run-level state is handled by the design (paired rounds, pairs in one speed state:
- *   stats/speed), never by a veto on the run's spread;
+ *   machine's run-level state is handled by the design (paired rounds; every pair counts, and those
+ *   whose speed probes split are named with the verdict without them: stats/speed), never by a veto
+ *   on the run's spread;
  * - `not tested at this scale`: the run is outside the claim's regime; says what would test it;
  * - `emulated`: the run reaches the claim's regime only through an input the lab emulates (a delay
  *   standing for a network link, standbys on this machine): the rule's decision is kept in the reason

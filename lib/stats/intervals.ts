@@ -63,7 +63,26 @@ export function medianInterval(values: readonly number[], of: string, level = 0.
   // k = 1 is the range, used (with its lower coverage) when even the range covers less than `level`.
   const k = Math.max(1, medianRank(n, level));
   const coverage = n === 1 ? 0 : 1 - 2 * binomialCdfHalf(n, k - 1);
-  return { estimate: median(sorted), low: sorted[k - 1], high: sorted[n - k], n, coverage, of, rank: k };
+  const out = { estimate: median(sorted), low: sorted[k - 1], high: sorted[n - k], n, coverage, of, rank: k };
+  madeFrom.set(out, sorted);
+  return out;
+}
+
+/**
+ * The values each interval `medianInterval` made came from, kept beside it rather than in it: the
+ * summaries stay as they were, and an interval built from another (inverted, spread) has none, so it
+ * is never re-ranked on values that are not its own.
+ */
+const madeFrom = new WeakMap<Interval, readonly number[]>();
+
+/**
+ * The same values' interval at a higher coverage (an adaptive run's per-look level, stats/adaptive
+ * `lookPlan`); the interval itself when it has that coverage already or its values are not known
+ * (then the rule finds its coverage too low and says how many repeats it needs).
+ */
+export function atCoverage(i: Interval, level: number): Interval {
+  const values = madeFrom.get(i);
+  return i.coverage >= level || !values ? i : medianInterval(values, i.of, level);
 }
 
 /**

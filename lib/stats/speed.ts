@@ -2,11 +2,11 @@
  * The machine's speed state, measured before each timed run by a fixed write-path probe
  * (lib/engines/postgres/speed-probe.ts), and what a run's spread of it means for its claims.
  *
- * This machine flips between two speeds that last whole 30 s runs: tpcb-like at 2.8k ↔ 2.0k TPS and
- * UPDATE pgbench_accounts at 0.088 ↔ 0.15 ms, while a select-only pgbench stayed at 8.0–8.8k TPS and
- * load, steal and `SELECT 1` jitter stayed quiet. A between-run ratio then carries up to ~1.7× of
- * state; the probe names the state each run was in, and a paired statistic leaves out a pair whose
- * two trials ran in different states (PAIR_STATE_RULE).
+ * A machine can change speed between runs while load, steal and `SELECT 1` jitter stay quiet, so a
+ * between-run ratio can carry the machine's state besides the effect. The probe names the state each
+ * trial ran in. A paired statistic takes every pair; the pairs whose two trials' probes differ beyond
+ * PAIR_STATE_RULE's ratio are named, and the verdict without them is given beside it as a
+ * sensitivity sentence (`stateSensitivity`), never in place of it.
  */
 import { median, quantile } from "simple-statistics";
 

@@ -135,6 +135,10 @@ for (const { id, set, e } of SETS) {
       for (const x of e.straddle) assert.equal(at(x), "inconclusive", JSON.stringify(x));
       const few = e.held[0];
       assert.equal(at(iv(few.low, few.high, 3)), "inconclusive", "3 repeats cover the median with 75 %");
+      // An adaptive run's per-look coverage (stats/adaptive lookPlan): 5 repeats' 93.8 % is too little at 95 %.
+      const look = (n: number) => decideAt({ statistic: iv(few.low, few.high, n), position: inside, level: 0.95 });
+      assert.equal(look(5).verdict, "inconclusive", look(5).reason);
+      assert.equal(look(6).verdict, "held", look(6).reason);
       assert.equal(decideAt({ statistic: undefined, position: inside }).verdict, "inconclusive", "nothing measured");
       // As parts of an all-of statistic: every part held → held; one part outside → did not hold.
       const part = (x: Interval) => ({ label: "part", interval: x });

@@ -13,9 +13,10 @@ const base: AdaptiveState = {
   ],
   rounds: 5,
   plannedRounds: 5,
-  maxRounds: 8,
+  // From 5 the spending rule's next look is 9 (stats/adaptive lookPlan): at 8 it would spend too much.
+  maxRounds: 9,
   needed: 5,
-  elapsedS: 200,
+  elapsedS: 180,
   perRoundS: 20,
   budgetS: 270,
 };
@@ -46,13 +47,16 @@ test("03 adaptive: stops when both claims are decided, at maxRepeats, or when th
     }).stop ?? "",
     /after 6 rounds/,
   );
-  assert.match(adaptiveStep({ ...base, rounds: 8 }).stop ?? "", /claim \(2\) still inconclusive at maxRepeats = 8/);
+  assert.match(adaptiveStep({ ...base, rounds: 9 }).stop ?? "", /claim \(2\) still inconclusive at maxRepeats = 9/);
   assert.match(
-    adaptiveStep({ ...base, elapsedS: 250 }).stop ?? "",
-    /3 more \(to n = 8, where the interval can move\) at ~20 s a round would pass the time budget \(270 s\)/,
+    adaptiveStep({ ...base, elapsedS: 191 }).stop ?? "",
+    /4 more \(to n = 9, where the interval can move\) at ~20 s a round would pass the time budget \(270 s\)/,
   );
-  // With a cap of 7, rounds 6 and 7 could only widen the range: none is added.
-  assert.match(adaptiveStep({ ...base, maxRounds: 7 }).stop ?? "", /can move is 8, above maxRepeats = 7/);
+  // With 03's default cap of 8 the looks at 5 and 8 together would keep under 90 %: none is added.
+  assert.match(
+    adaptiveStep({ ...base, maxRounds: 8 }).stop ?? "",
+    /can move at the per-look coverage 93 % is 9, above maxRepeats = 8; adaptive: one look that can decide \(n = 5\)/,
+  );
   // With 3 rounds, 2 more are needed before any verdict: both must fit.
   assert.match(adaptiveStep({ ...base, rounds: 3, elapsedS: 240 }).stop ?? "", /2 more \(to n = 5.*at ~20 s/);
 });

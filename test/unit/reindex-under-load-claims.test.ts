@@ -305,10 +305,12 @@ test("04 adaptive design: adds sets only while the mechanism check (1m) is incon
     /still inconclusive at maxSets = 5 \(looked at n = 2, 5\)/,
   );
   assert.deepEqual(adaptiveStep({ ...base, sets: 4, maxSets: 8, elapsedS: 400 }), {}, "one more set fits");
-  assert.equal(adaptiveStep({ ...base, verdict: "held" }).stop, "claim (1m) held after the planned sets");
+  // Each stop says how the looks share the stated coverage (stats/adaptive lookPlan).
+  const looks = "; adaptive: one look that can decide (n = 5), at coverage ≥ 90 %";
+  assert.equal(adaptiveStep({ ...base, verdict: "held" }).stop, "claim (1m) held after the planned sets" + looks);
   assert.equal(
     adaptiveStep({ ...base, verdict: "did not hold", sets: 4 }).stop,
-    "claim (1m) did not hold after 4 sets",
+    "claim (1m) did not hold after 4 sets" + looks,
   );
 });
 

@@ -552,3 +552,20 @@ test("groups and the design: a set is one variant; 32 indexes get the sets first
   refuse({ groups: { orders_status_idx: ["suppliers_country_idx"] } }, /also an index judged on its own/);
   refuse({ oneAtATime: "sometimes" }, /oneAtATime/);
 });
+
+test("06 in an adaptive run: the cost is decided at the looks' per-look coverage (stats/adaptive lookPlan)", () => {
+  // Five rounds' range covers the median with 93.8 %: enough at 90 %, too little at a look of 95 %.
+  const five = medianInterval([0.2, 0.21, 0.22, 0.23, 0.24], "synthetic cost");
+  const at = (c: Interval, level?: number) => {
+    const ix = { name: "i", table: "t", cost: c, amplification: {} } as unknown as IndexSummary;
+    const looks = level ? { coverage: 0.9, level, looks: [5, 9], family: 0.9 } : undefined;
+    const s = { equivalenceMargin: M, indexes: [ix], runs: [], looks } as unknown as YourIndexesSummary;
+    return judgeIndex(s, ix);
+  };
+  assert.equal(at(five).judgement, "costs");
+  const look = at(five, 0.95);
+  assert.equal(look.judgement, "inconclusive");
+  assert.match(look.throughput, /needs ≥ 6|cover/);
+  const six = medianInterval([0.2, 0.21, 0.22, 0.23, 0.24, 0.25], "synthetic cost");
+  assert.equal(at(six, 0.95).judgement, "costs");
+});

@@ -58,7 +58,8 @@ type Factor = "dataSize" | "roundLength" | "clients" | "clientsPerCpu" | "dataOv
 const TX_PER_PRODUCT = "transactions per product in a 39-index round";
 const ADAPTIVE =
   "; the adaptive design adds a round of every level while (1) or (2) is inconclusive (up to maxRepeats, within " +
-  "budgetSeconds) and decides again after each, with no correction for the added looks";
+  "budgetSeconds) and decides again after each, every look at the per-look coverage of stats/adaptive's lookPlan, so " +
+  "that all looks together keep 90 % (the run's notes name the looks and that coverage)";
 
 const level = (s: OverIndexingSummary, n: number) => s.levels.find((l) => l.level === n);
 const clientSeconds = (s: OverIndexingSummary) => s.durationSeconds * s.clients;

@@ -12,6 +12,7 @@ import { CLAIMS, checkClaims as check, plan03 } from "./claims";
 import { writeSummaries } from "./present";
 import { run as runRounds, type OverIndexingRun } from "./run";
 import { summarise as summariseTrials, type OverIndexingSummary } from "./summarise";
+import { lookPlan } from "../../stats/adaptive";
 
 /** The fault matrix's cells: the fault at this notebook's most exposed point, where it is most likely met. */
 const faults: FaultCells = {
@@ -36,6 +37,7 @@ export const experiment: Experiment<OverIndexingParams, OverIndexingRun, OverInd
   // The server the rounds ran on goes into the summary: claims (2) and (4) are placed by it.
   summarise: (run) => ({
     ...summariseTrials(run.trials, run.params.durationSeconds, run.params.clients, run.params.dataScale),
+    looks: lookPlan(run.params.repeats, run.params.maxRepeats),
     server: {
       cpus: recordedServerCpus(run.metadata),
       dataBytes: run.template.databaseBytes,

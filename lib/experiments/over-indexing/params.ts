@@ -87,8 +87,9 @@ export const OVER_INDEXING_PROFILES: Readonly<Record<ProfileName, OverIndexingPa
   // with 6 s rounds, the largest that keeps a default run to a few minutes here; the first round of a
   // level builds its indexes once, later rounds clone them. It is not chosen for any claim's regime:
   // (2), (4) and (5) need the seed's data, memory and transactions and are not tested at this scale.
-  // While claim (1) or (2) straddles a margin, the adaptive design adds rounds up to 8 (the next n at
-  // which the exact interval of the median moves inward) if they fit in the budget at the pace so far.
+  // While claim (1) or (2) straddles a margin, the adaptive design may add rounds up to maxRepeats. With
+  // the looks sharing the stated 90 % (stats/adaptive lookPlan), a second look after 5 needs 9 rounds,
+  // so a cap of 8 adds none: the run decides at its 5 planned rounds.
   default: {
     ...SEED,
     dataScale: 0.01,

@@ -32,7 +32,7 @@ import {
   type PlannedRound,
 } from "./workload/run-trials";
 import { MIN_COVERAGE, repeatsForCoverage, type ClaimCheck } from "../../stats/claims";
-import { nextRound } from "../../stats/adaptive";
+import { lookPlan, nextRound } from "../../stats/adaptive";
 import { headlineClaims } from "./claims";
 import { summarise } from "./summarise";
 import { runAdaptiveRounds } from "../adaptive-rounds";
@@ -249,7 +249,10 @@ export async function run(p: OverIndexingParams, control: RunControl = {}): Prom
           await runPart(part);
         },
         stopAfter: (done, pace) => {
-          const s = summarise(store.trials(), p.durationSeconds, p.clients, p.dataScale);
+          const s = {
+            ...summarise(store.trials(), p.durationSeconds, p.clients, p.dataScale),
+            looks: lookPlan(p.repeats, p.maxRepeats),
+          };
           return adaptiveStep({
             claims: headlineClaims(s),
             rounds: done,

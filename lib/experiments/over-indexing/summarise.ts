@@ -7,6 +7,7 @@
 import { sameStatePairs, speedSpread, type SpeedSpread, type StatePairs } from "../../stats/speed";
 import { publishedFigures } from "../../results/reference";
 import { medianInterval, outlierFlags, type Interval } from "../../stats/intervals";
+import type { LookPlan } from "../../stats/adaptive";
 import { groupBy, spread, type Spread } from "../../stats/summary";
 import { counterEntries, sumCounters, type Counters } from "../../stats/counters";
 import type { PgIoCounter } from "../../engines/postgres/server-counters";
@@ -157,6 +158,8 @@ export interface OverIndexingSummary {
   readonly rounds: readonly RoundSummary[];
   readonly levels: readonly LevelSummary[];
   readonly failed: readonly { readonly key: string; readonly error: string }[];
+  /** The adaptive design's looks (stats/adaptive `lookPlan`): the claims engine decides at its per-look coverage. */
+  readonly looks?: LookPlan;
 }
 
 const sum = (o: Readonly<Record<string, number>> | undefined, prefix: string): number =>

@@ -2,6 +2,7 @@
  * Notebook 04's public API (`lab.reindexUnderLoad.*`): run the sets, summarise, check the seed's
  * claims, show and save the results.
  */
+import { lookPlan } from "../../stats/adaptive";
 import { diskNeed04 } from "./disk";
 import { REINDEX_UNDER_LOAD_PROFILES, reindexUnderLoadParams, type ReindexUnderLoadParams } from "./params";
 import { register, type Experiment } from "../contract";
@@ -32,7 +33,10 @@ export { timeline, latencyTimeline, tpsBySet, updateLatencyBySet, waitShares } f
 
 /** The run's figures: per run and per mode (medians over sets, ratios to the baselines). */
 function summariseRun(run: ReindexUnderLoadRun): ReindexSummary {
-  return summariseTrials(run.trials, runLengthOf(run), run.params.clients, run.metadata.host.cpus, run.params.scale);
+  return {
+    ...summariseTrials(run.trials, runLengthOf(run), run.params.clients, run.metadata.host.cpus, run.params.scale),
+    looks: lookPlan(run.params.sets, run.params.maxSets),
+  };
 }
 
 /** The fault matrix's cells: the fault at this notebook's most exposed point, where it is most likely met. */

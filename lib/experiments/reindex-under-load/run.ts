@@ -12,7 +12,7 @@ import { estimateRun } from "../eta";
 import { estimate as eta } from "./eta";
 import { createTemplate, dropDatabases, WORKLOAD_DATABASES, type TemplateInfo } from "./workload/databases";
 import { MIN_COVERAGE, repeatsForCoverage, type Verdict } from "../../stats/claims";
-import { nextRound } from "../../stats/adaptive";
+import { lookPlan, nextRound } from "../../stats/adaptive";
 import { runLengthFor } from "./workload/stall";
 import {
   calibrateRebuild,
@@ -227,7 +227,10 @@ export async function run(p: ReindexUnderLoadParams, control: RunControl = {}): 
         stopAfter: (done, pace) =>
           adaptiveStep({
             verdict: checkClaim(
-              summarise(store.trials(), settings.durationSeconds, p.clients, metadata.host.cpus, p.scale),
+              {
+                ...summarise(store.trials(), settings.durationSeconds, p.clients, metadata.host.cpus, p.scale),
+                looks: lookPlan(p.sets, p.maxSets),
+              },
               ADAPTIVE_CLAIM,
             ).verdict,
             sets: done,

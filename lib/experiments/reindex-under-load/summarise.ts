@@ -4,6 +4,7 @@
  * the medians over sets, and ratios to the same set's baseline formed per set (the runs of a set ran
  * back to back, in rotated order) with an exact interval of their median over sets.
  */
+import type { LookPlan } from "../../stats/adaptive";
 import { sameStatePairs, speedSpread, type SpeedProbe, type SpeedSpread, type StatePairs } from "../../stats/speed";
 import { medianOf } from "../../stats/claim-statistics";
 import type { Without } from "../../stats/claim-engine";
@@ -118,6 +119,8 @@ export interface ModeSummary {
 
 export interface ReindexSummary {
   readonly durationSeconds: number;
+  /** The adaptive design's looks (stats/adaptive `lookPlan`): the claims engine decides at its per-look coverage. */
+  readonly looks?: LookPlan;
   readonly clients: number;
   /** pgbench scale factor of the run (the seed: 100); absent in summaries that did not record it. */
   readonly scale?: number;

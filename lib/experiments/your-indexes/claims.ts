@@ -12,7 +12,8 @@
 import { claimRows, MIN_COVERAGE, repeatsForCoverage } from "../../stats/claims";
 import type { ClaimCheck, ClaimPlan, Decision, Rule } from "../../stats/claims";
 import { declare, decideClaim, judgeOne, plan, type Claim, type ClaimSet } from "../../stats/claim-engine";
-import type { Interval } from "../../stats/intervals";
+import { atCoverage, type Interval } from "../../stats/intervals";
+import { lookLevel } from "../../stats/adaptive";
 import { fixed as decimals, percent } from "../../stats/format";
 import { amplification, clean, type IndexSummary, type YourIndexesSummary } from "./summarise";
 import { YOUR_INDEXES_PROFILES, type YourIndexesParams } from "./params";
@@ -258,8 +259,12 @@ function amplificationLine(ix: IndexSummary, decision: Decision): AmplificationV
 /** Both verdicts of one judged index, each labelled, decided by its claims' rules. */
 export function judgeIndex(s: S, ix: IndexSummary): IndexJudgement {
   const set = claimSet([ix], s.equivalenceMargin);
+  // An adaptive run decides at its per-look coverage (stats/adaptive lookPlan), as judgeOne does.
+  const level = lookLevel(s);
   const [costs, equivalence, adds] = set.claims.map((c): Decision => {
-    const o = decideClaim(c, set.factors, c.statistic.fmt, { statistic: c.statistic.of(s), position: {} });
+    const stat = c.statistic.of(s);
+    const statistic = stat && level && !Array.isArray(stat) ? atCoverage(stat as Interval, level) : stat;
+    const o = decideClaim(c, set.factors, c.statistic.fmt, { statistic, position: {}, level });
     return { verdict: o.verdict, decidedBy: o.reason };
   });
   const t = throughput(ix.cost, s.equivalenceMargin, costs, equivalence);

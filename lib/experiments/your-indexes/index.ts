@@ -2,6 +2,7 @@
  * Notebook 06's experiment (`lab.yourIndexes.*`): what do these indexes cost these writes? The
  * contract's five steps (params, run, summarise, claims, save), then one call per section.
  */
+import { lookPlan } from "../../stats/adaptive";
 import { YOUR_INDEXES_PROFILES, yourIndexesParams, type YourIndexesParams } from "./params";
 import { register, type Experiment } from "../contract";
 import type { FaultCells } from "../faults";
@@ -26,7 +27,10 @@ export const experiment: Experiment<YourIndexesParams, YourIndexesRun, YourIndex
   profiles: YOUR_INDEXES_PROFILES,
   params: yourIndexesParams,
   run: runRounds,
-  summarise: (run) => summariseTrials(run.trials, summaryContext(run), run.params.durationSeconds, run.params.clients),
+  summarise: (run) => ({
+    ...summariseTrials(run.trials, summaryContext(run), run.params.durationSeconds, run.params.clients),
+    looks: lookPlan(run.params.repeats, run.params.maxRepeats),
+  }),
   claims: (summary) => checkClaims(summary),
   plan: plan06,
   claimSet: CLAIMS,

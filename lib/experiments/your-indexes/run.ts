@@ -4,7 +4,7 @@
  * rounds of every variant (in a Williams order) while an index is undecided and the budget lasts.
  */
 import type { YourIndexesParams } from "./params";
-import { nextRound } from "../../stats/adaptive";
+import { lookPlan, nextRound } from "../../stats/adaptive";
 import { SPEED_STATE_RATIO, speedSpread } from "../../stats/speed";
 import { MIN_COVERAGE, repeatsForCoverage } from "../../stats/claims";
 import type { ServerSpec } from "../../targets/types";
@@ -368,7 +368,10 @@ export async function run(p: YourIndexesParams, control: RunControl = {}): Promi
           await runPart(part);
         },
         stopAfter: (done, pace) => {
-          const s = summarise(store.trials(), context, p.durationSeconds, p.clients);
+          const s = {
+            ...summarise(store.trials(), context, p.durationSeconds, p.clients),
+            looks: lookPlan(p.repeats, p.maxRepeats),
+          };
           const verdicts = s.indexes.map((ix) => [ix.name, judgeIndex(s, ix).judgement] as const);
           const step = nextRound({
             planned: p.repeats,

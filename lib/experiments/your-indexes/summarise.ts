@@ -6,6 +6,7 @@
  * amplification (WAL bytes, B-tree inserts per transaction, HOT share of its table's updates)
  * paired the same way, each with its interval; the baseline's own neighbour spread (the noise floor).
  */
+import type { LookPlan } from "../../stats/adaptive";
 import { quantile } from "simple-statistics";
 import { medianInterval, outlierFlags, type Interval } from "../../stats/intervals";
 import { groupBy, spread } from "../../stats/summary";
@@ -156,6 +157,8 @@ export interface NoiseFloor {
 
 export interface YourIndexesSummary {
   readonly durationSeconds: number;
+  /** The adaptive design's looks (stats/adaptive `lookPlan`): every verdict is decided at its per-look coverage. */
+  readonly looks?: LookPlan;
   readonly clients: number;
   readonly equivalenceMargin: number;
   readonly noiseFloor?: NoiseFloor;
