@@ -48,6 +48,9 @@ test("trials on embedded PostgreSQL: counters explain the ratios; finished trial
       const c = t.counters!;
       if (t.condition.operation === "insert") assert.equal(c["table.n_tup_ins"], 2000);
       else assert.equal(c["table.n_tup_upd"], 2000);
+      // Its setup named for the time account: an update trial loads its table, an INSERT trial does not.
+      assert.ok((t.recreateSeconds ?? 0) > 0 && (t.quiesceSeconds ?? 0) > 0, `${t.key}: setup phases recorded`);
+      if (t.condition.operation !== "insert") assert.ok((t.loadSeconds ?? 0) > 0, `${t.key}: its load timed`);
     }
     const s = summarise(trials);
     const field1With5 = s.find(

@@ -22,7 +22,25 @@ export interface IndexWriteCondition {
 }
 
 /** Its counters are its engine adapter's (counter-keys.ts). */
-export type IndexWriteTrial = TrialRecord<IndexWriteCondition, IndexWriteCounterKey>;
+export type IndexWriteTrial = TrialRecord<IndexWriteCondition, IndexWriteCounterKey> & TrialPhases;
+
+/**
+ * Where an ok trial's wall outside its timed batches went, seconds (the run's time account sums them
+ * by name): the machine's speed probe, the table's (collection's) recreation, its load (update
+ * trials), the index builds, the quiescing (PostgreSQL: CHECKPOINT and the autovacuum wait), the
+ * counters read around the batches, the window's WAL counted.
+ */
+export interface TrialPhases {
+  readonly speedSeconds?: number;
+  readonly recreateSeconds?: number;
+  readonly loadSeconds?: number;
+  readonly indexSeconds?: number;
+  readonly quiesceSeconds?: number;
+  readonly countersSeconds?: number;
+  readonly walRecordsSeconds?: number;
+}
+
+const since = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e9;
 
 export interface TrialPlanOptions {
   readonly engines: readonly Engine[];
@@ -102,12 +120,24 @@ export async function runTrial(
   const startedAt = new Date().toISOString();
   const { condition } = planned;
   const fields = indexedFields(condition.extraIndexes);
+  let t = process.hrtime.bigint();
   const speed = await db.speed?.(`repeat ${planned.repeat}`);
+  const speedSeconds = since(t);
+  t = process.hrtime.bigint();
   await db.recreate({ fillfactor: condition.fillfactor ?? 100 });
+  const recreateSeconds = since(t);
+  t = process.hrtime.bigint();
   if (condition.operation !== "insert") await db.load(dataset);
+  const loadSeconds = since(t);
+  t = process.hrtime.bigint();
   await db.createIndexes(fields);
+  const indexSeconds = since(t);
+  t = process.hrtime.bigint();
   await db.quiesce?.();
+  const quiesceSeconds = since(t);
+  t = process.hrtime.bigint();
   const before = await db.counters();
+  let countersSeconds = since(t);
   const unitMs: number[] = [];
   for (const [start, end] of batchRanges(dataset.rows, batchSize)) {
     signal?.throwIfAborted();
@@ -116,8 +146,12 @@ export async function runTrial(
     else await db.updateBatch(dataset, condition.operation, start, end);
     unitMs.push(elapsedMs(t0));
   }
+  t = process.hrtime.bigint();
   const after = await db.counters();
+  countersSeconds += since(t);
+  t = process.hrtime.bigint();
   const written = await db.writtenBetween?.(before, after);
+  const walRecordsSeconds = since(t);
   return {
     key: planned.key,
     condition,
@@ -130,6 +164,13 @@ export async function runTrial(
     startedAt,
     finishedAt: new Date().toISOString(),
     ...(speed ? { speed } : {}),
+    speedSeconds,
+    recreateSeconds,
+    loadSeconds,
+    indexSeconds,
+    quiesceSeconds,
+    countersSeconds,
+    walRecordsSeconds,
   };
 }
 
