@@ -43,6 +43,12 @@ export interface TimeAccount {
    */
   readonly recorded: Readonly<Record<string, number>>;
   /**
+   * Of the time between trials, what the records name: each trial's `beforeSeconds` object (the
+   * untimed work the run did between the previous record and this trial's start: 05's link set
+   * per block of trials, its standbys' start) summed by name. Absent in accounts written before it.
+   */
+  readonly recordedBetween?: Readonly<Record<string, number>>;
+  /**
    * The wall before the first trial and after the last, by what ran then (seconds): each code cell by
    * its number and first line (the trials' cell before its first trial: servers, template; after
    * its last: its summaries), the gaps between cells, and, after the last cell, the report's
@@ -125,6 +131,7 @@ export function accountTime(
   let inTrials = 0;
   let between = 0;
   const recorded: Record<string, number> = {};
+  const recordedBetween: Record<string, number> = {};
   for (const [i, s] of spans.entries()) {
     const wall = (s.to - s.from) / 1000;
     const own = s.t.status === "ok" && typeof s.t.seconds === "number" && s.t.seconds >= 0 ? s.t.seconds : 0;
@@ -135,6 +142,11 @@ export function accountTime(
     for (const [k, v] of Object.entries(s.t))
       if (/Seconds$/.test(k) && typeof v === "number" && Number.isFinite(v) && v >= 0)
         recorded[k] = (recorded[k] ?? 0) + v;
+    const before = s.t.beforeSeconds;
+    // The first trial's "before" ran before the first record: it is part of "before trials" there.
+    if (i > 0 && typeof before === "object" && before !== null)
+      for (const [k, v] of Object.entries(before))
+        if (typeof v === "number" && Number.isFinite(v) && v >= 0) recordedBetween[k] = (recordedBetween[k] ?? 0) + v;
   }
   const first = spans[0];
   const last = spans[spans.length - 1];
@@ -149,6 +161,7 @@ export function accountTime(
     trials: spans.length,
     rest: { kernelStart, beforeTrials, trialSetup: inTrials - timed, betweenTrials: between, afterTrials },
     recorded,
+    recordedBetween,
     ...(cells
       ? {
           outside: {
@@ -196,6 +209,8 @@ export function restText(a: TimeAccount): string {
   ]
     .map(([k, v]) => `${k} ${sec(v)}`)
     .join(", ");
+  const betweenSum = Object.values(a.recordedBetween ?? {}).reduce((t, v) => t + v, 0);
+  const between = betweenSum > 0 ? { ...a.recordedBetween, other: a.rest.betweenTrials - betweenSum } : undefined;
   const parts = (byWhat: Readonly<Record<string, number>> | undefined) => {
     const top = Object.entries(byWhat ?? {})
       .filter(([, v]) => v >= 0.05)
@@ -206,7 +221,7 @@ export function restText(a: TimeAccount): string {
     `kernel ${sec(a.rest.kernelStart)}`,
     `before trials ${sec(a.rest.beforeTrials)}${parts(a.outside?.before)}`,
     `trials' setup ${sec(a.rest.trialSetup)}${named ? ` (${named})` : ""}`,
-    `between trials ${sec(a.rest.betweenTrials)}`,
+    `between trials ${sec(a.rest.betweenTrials)}${parts(between)}`,
     `after trials ${sec(a.rest.afterTrials)}${parts(a.outside?.after)}`,
   ].join(", ");
 }

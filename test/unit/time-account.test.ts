@@ -114,3 +114,25 @@ test("the trials' setup names what the records do not, and how much of the named
   // Records that name nothing: no "other".
   assert.doesNotMatch(restText(accountTime([trial(10, 14, 3)], T0, 30, 2, null)), /other|at once/);
 });
+
+test("between trials, the records name what ran before them; the first trial's 'before' is before the trials", () => {
+  const a = accountTime(
+    [
+      trial(10, 14, 3, { beforeSeconds: { linkSeconds: 5 } }), // before the first record: "before trials"
+      trial(16, 20, 3, { beforeSeconds: { linkSeconds: 1.5, connectSeconds: 0.2 } }),
+      trial(20, 24, 3),
+      trial(27, 28, 0.5, { beforeSeconds: { standbysSeconds: 2.5, junk: "x" } }),
+    ],
+    T0,
+    30,
+    2,
+    null,
+  );
+  assert.equal(a.rest.betweenTrials, 5);
+  assert.deepEqual(a.recordedBetween, { linkSeconds: 1.5, connectSeconds: 0.2, standbysSeconds: 2.5 });
+  assert.equal(a.recorded.beforeSeconds, undefined, "an object, not a part of the trials' own setup");
+  assert.match(
+    restText(a),
+    /between trials 5\.0 s \(standbysSeconds 2\.5 s, linkSeconds 1\.5 s, other 0\.8 s, connectSeconds 0\.2 s\)/,
+  );
+});
