@@ -21,7 +21,7 @@ export interface TrialContext {
   readonly continueOnError: boolean;
   /** runTrials' progress, once per plan at its start and after each trial. */
   readonly onProgress: (progress: TrialProgress<PlannedRoundTrip, RoundTripTrial>) => void;
-  /** The work done between trials since the last record, by name (BetweenTrials); the next trial takes it into its record. */
+  /** The work done between trials since the last record, by name: the next trial takes it into its record. */
   readonly between: BetweenTrials;
 }
 

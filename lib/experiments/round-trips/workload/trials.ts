@@ -52,7 +52,10 @@ export type RoundTripTrial = TrialRecord<RoundTripCondition, PgServerCounterKey>
    * account names the time between trials with it.
    */
   readonly beforeSeconds?: Readonly<Record<string, number>>;
-  /** Of this trial's own untimed part: its reset (table reload, or CHECKPOINT and SET), the standbys' replay wait, the counters. */
+  /**
+   * Of this trial's own untimed part, seconds: its reset (table reload, or CHECKPOINT and SET), the
+   * standbys' replay wait, the counters.
+   */
   readonly prepareSeconds?: number;
   readonly replayWaitSeconds?: number;
   readonly countersSeconds?: number;
