@@ -11,8 +11,10 @@
  *
  * Verdicts: a `derived` claim is shown with its arithmetic and never counted; a missing statistic is
  * `inconclusive` with what it needs; a magnitude or equivalence outside its regime is `not tested at
- * this scale` with the distance measured; otherwise `decide` (stats/claims) on the interval, or on
- * every part of an all-of statistic. The verdict cell is the statistic's interval and one reason;
+ * this scale` with the distance measured; a run that reaches the claim's regime only through an input
+ * the lab emulates is `emulated`, the decision its rule would give kept in the reason as a consistency
+ * check and never counted; otherwise `decide` (stats/claims) on the interval, or on every part of an
+ * all-of statistic. The verdict cell is the statistic's interval and one reason;
  * everything that does not change from run to run sits once in the declaration.
  */
 import {
@@ -124,6 +126,13 @@ export interface ClaimCore<K extends string = string> {
   readonly derivedFrom?: string;
   /** What would test it when it is out of regime or its mode did not run. */
   readonly howToTest: string;
+  /**
+   * The inputs of the run the lab emulates for this claim (a delay standing for a network link,
+   * standbys on this machine) and what that emulation can and cannot show: the declaration's text.
+   * Required with `emulatedWhen`; a claim whose subject is what the emulation does (05 (e): whether
+   * one machine reproduces a standby's wait) sets only this, and is judged.
+   */
+  readonly emulates?: string;
 }
 
 export interface Claim<P, S, K extends string = string> extends ClaimCore<K> {
@@ -136,6 +145,15 @@ export interface Claim<P, S, K extends string = string> extends ClaimCore<K> {
   readonly arithmetic?: (s: S) => string;
   /** Its mode or engine does not run with these params / did not run in this summary: the reason. */
   readonly absent?: { readonly before: (p: P) => boolean; readonly after: (s: S) => boolean; readonly reason: string };
+  /**
+   * What this run emulated that the claim's regime stands on (its links are a delay the lab set, its
+   * standbys are on this machine), or undefined when it was measured for real: the verdict is then
+   * `emulated`, a consistency check of the emulation, never evidence about the seed's system. Not for
+   * a claim whose regime the emulation itself creates: relabelling it would hide what it found.
+   */
+  readonly emulatedWhen?: (s: S) => string | undefined;
+  /** The same, known from the params before the run: the plan counts the claim as not evidence. */
+  readonly emulatedBefore?: (p: P) => string | undefined;
 }
 
 /** A sentence of the seed that is not declared, and why. */
@@ -212,6 +230,10 @@ export function declare<P, S, K extends string>(set: ClaimSet<P, S, K>): ClaimSe
     if (!c.sentence.original) problems.push(`(${c.id}) has no seed sentence`);
     if (!(c.figure ?? c.sentence.figure))
       problems.push(`(${c.id}) has no figure (say "no figure" when the seed gives none)`);
+    if ((c.emulatedWhen || c.emulatedBefore) && !c.emulates)
+      problems.push(`(${c.id}) can be emulated but does not say which inputs, or what the emulation can show`);
+    if (Boolean(c.emulatedWhen) !== Boolean(c.emulatedBefore))
+      problems.push(`(${c.id}) must say when it is emulated both before the run and after it`);
   }
   if (problems.length) throw new DeclarationError(`${set.notebook}: ${problems.join("; ")}`);
   return set;
@@ -223,6 +245,8 @@ export interface Measured<K extends string = string> {
   readonly position: Position<K>;
   /** The claim's mode did not run. */
   readonly absent?: string;
+  /** What this run emulated that the claim's regime stands on: the verdict is `emulated`. */
+  readonly emulated?: string;
 }
 
 export interface Outcome {
@@ -278,6 +302,14 @@ export function decideClaim<K extends string>(
   }
   if (!claim.rule) return { verdict: "inconclusive", reason: "no rule declared", scale };
   if (m.absent) return { verdict: "not tested at this scale", reason: `${m.absent}; ${claim.howToTest}`, scale };
+  if (m.emulated) {
+    const o = decideClaim(claim, factors, fmt, { ...m, emulated: undefined });
+    return {
+      ...o,
+      verdict: "emulated",
+      reason: `${m.emulated}: a consistency check of the emulation, not evidence; consistent with "${o.verdict}": ${o.reason}`,
+    };
+  }
   const gated = claim.kind === "magnitude" || claim.kind === "equivalence";
   if (gated && !pos.inside) {
     const here = interval ? `${intervalText(interval, fmt)} here` : "nothing measured here";
@@ -328,6 +360,7 @@ export function declaration<K extends string>(
     ...(distance.length ? { distance } : {}),
     ...(c.mechanism ? { mechanism: c.mechanism } : {}),
     ...(c.derivedFrom ? { derivedFrom: c.derivedFrom } : {}),
+    ...(c.emulates ? { emulates: c.emulates } : {}),
   };
 }
 
@@ -341,6 +374,7 @@ function measure<P, S, K extends string>(set: ClaimSet<P, S, K>, c: Claim<P, S, 
     statistic: c.statistic.of(s),
     position: set.after(s),
     absent: c.absent?.after(s) ? c.absent.reason : undefined,
+    emulated: c.emulatedWhen?.(s),
   };
 }
 
@@ -366,14 +400,14 @@ export function judgeOne<P, S, K extends string>(
   const fmt = c.statistic.fmt;
   const m = measure(set, c, s);
   const out = decideClaim(c, set.factors, fmt, m);
-  const missing = out.verdict === "inconclusive" && !m.statistic;
+  const missing = !m.statistic && (out.verdict === "inconclusive" || out.verdict === "emulated");
   const stat = out.interval ? intervalText(out.interval, fmt) : "";
   const extra = c.ours?.(s) ?? "";
   const decidedBy =
     c.kind === "derived"
       ? `${m.absent ?? c.arithmetic?.(s) ?? ""}; derived from ${c.derivedFrom}: not counted as evidence`
       : missing
-        ? `needs ${c.statistic.needs}; ${c.howToTest}`
+        ? `${m.emulated ? `${m.emulated}: not evidence; ` : ""}needs ${c.statistic.needs}; ${c.howToTest}`
         : out.reason;
   const sensitivity =
     without && (out.verdict === "held" || out.verdict === "did not hold" || out.verdict === "inconclusive") && !missing
@@ -403,8 +437,13 @@ export function plan<P, S, K extends string>(set: ClaimSet<P, S, K>, p: P): Clai
   const planned: Record<string, number | undefined> = {};
   for (const k of Object.keys(set.factors) as K[]) planned[set.factors[k].what] = where[k];
   const unavailable: Record<string, string> = {};
-  for (const c of set.claims) if (c.absent?.before(p)) unavailable[c.id] = c.absent.reason;
-  return planClaims(declarations(set), planned, { unavailable });
+  const emulated: Record<string, string> = {};
+  for (const c of set.claims) {
+    if (c.absent?.before(p)) unavailable[c.id] = c.absent.reason;
+    const e = c.emulatedBefore?.(p);
+    if (e) emulated[c.id] = e;
+  }
+  return planClaims(declarations(set), planned, { unavailable, emulated });
 }
 
 /** The seed's sentences the set does not declare, with the reason: one line each for the notebook. */

@@ -13,8 +13,9 @@
  *   machine's run-level state is handled by the design (paired rounds, pairs in one speed state:
  *   stats/speed), never by a veto on the run's spread;
  * - `not tested at this scale`: the run is outside the claim's regime; says what would test it;
- * - `emulated`: the outcome follows from an input of the run (an emulated delay): a consistency check
- *   of the emulation, never evidence about the seed's system.
+ * - `emulated`: the run reaches the claim's regime only through an input the lab emulates (a delay
+ *   standing for a network link, standbys on this machine): the rule's decision is kept in the reason
+ *   as a consistency check of the emulation, never evidence about the seed's system (claim-engine).
  */
 import type { Interval } from "./intervals";
 import { intervalText } from "./intervals";
@@ -88,6 +89,8 @@ export interface Declaration {
   readonly mechanism?: string;
   /** A derived claim: which claim it is arithmetic on, and the arithmetic. */
   readonly derivedFrom?: string;
+  /** The inputs the lab emulates for this claim, and what the emulation can and cannot show. */
+  readonly emulates?: string;
 }
 
 export interface ClaimCheck extends Declaration {
@@ -263,11 +266,6 @@ export function notTestedAtThisScale(
     decidedBy: `${outside}; ${howToTest}`,
     why: "",
   };
-}
-
-/** A claim whose outcome follows from an input of this run: checks the emulation, not the seed's system. */
-export function emulated(declaration: Declaration, ours: string, consistency: string, why = ""): ClaimCheck {
-  return { ...declaration, ours, verdict: "emulated", decidedBy: consistency, why };
 }
 
 /** A claim that cannot be judged: the conditions it needs are missing from this run. */
@@ -587,8 +585,8 @@ export function verdictText(c: ClaimCheck): string {
   return c.verdict;
 }
 
-/** Claims that count as evidence: everything but derived ones. */
-export const isEvidence = (c: ClaimCheck) => c.verdict !== "derived";
+/** Claims that count as evidence: neither derived (arithmetic) nor emulated (a check of the lab's own input). */
+export const isEvidence = (c: Pick<ClaimCheck, "verdict">) => c.verdict !== "derived" && c.verdict !== "emulated";
 
 // ---- A union of step refutations ------------------------------------------------------------------
 

@@ -36,3 +36,11 @@ export function percent(x: number | undefined, digits = 0, na = "n/a"): string {
 export function kilobytes(x: number | undefined, na = "n/a"): string {
   return x === undefined || !Number.isFinite(x) ? na : `${(x / 1024).toFixed(1)} kB`;
 }
+
+/** A ratio as a multiple ("2.54×"). */
+export const times = (x: number, digits = 2): string => `${x.toFixed(digits)}×`;
+
+/** A count rounded to a whole number with thousands separators ("100,000,000"); `na` as for `fixed`. */
+export function count(x: number | undefined, na = "n/a"): string {
+  return x === undefined || !Number.isFinite(x) ? na : Math.round(x).toLocaleString("en-US");
+}

@@ -93,7 +93,7 @@ const gated = (c: ClaimCore) => c.kind === "magnitude" || c.kind === "equivalenc
 test("the engine's generated tests find the migrated notebooks' claims through the registry", () => {
   assert.deepEqual(
     SETS.map((s) => s.id),
-    ["02", "03", "04", "05", "07"],
+    ["01", "02", "03", "04", "05", "07"],
   );
   for (const { set } of SETS) assert.ok(set.claims.length > 0);
 });
@@ -117,7 +117,7 @@ for (const { id, set, e } of SETS) {
         for (const stat of [iv(0, 1), iv(1e6, 1e6 + 1), undefined]) {
           const o = decideAt({ statistic: stat, position: inside });
           assert.equal(o.verdict, "derived");
-          assert.equal(isEvidence({ verdict: o.verdict } as never), false);
+          assert.equal(isEvidence(o), false);
         }
       });
       continue;
@@ -146,6 +146,33 @@ for (const { id, set, e } of SETS) {
         "not tested at this scale",
       );
     });
+
+    if (c.emulatedWhen)
+      test(`${id} (${c.id}) when emulated: \`emulated\` whatever the interval, the rule's decision kept in the reason, never evidence`, () => {
+        const e = edges(rule);
+        const cases: [Interval | undefined, Verdict][] = [
+          ...e.held.map((x): [Interval, Verdict] => [x, "held"]),
+          ...e.not.map((x): [Interval, Verdict] => [x, "did not hold"]),
+          ...e.straddle.map((x): [Interval, Verdict] => [x, "inconclusive"]),
+          [iv(e.held[0].low, e.held[0].high, 3), "inconclusive"],
+          [undefined, "inconclusive"],
+        ];
+        for (const [stat, would] of cases) {
+          const o = decideAt({ statistic: stat, position: inside, emulated: "the link is this run's input" });
+          assert.equal(o.verdict, "emulated", JSON.stringify(stat));
+          assert.ok(!isEvidence(o));
+          assert.ok(o.reason.startsWith("the link is this run's input: a consistency check"), o.reason);
+          assert.ok(o.reason.includes(`consistent with "${would}"`), o.reason);
+        }
+        // Measured for real, the same interval is decided and counted; a mode that did not run is not tested.
+        assert.equal(decideAt({ statistic: e.held[0], position: inside }).verdict, "held");
+        assert.equal(
+          decideAt({ statistic: e.held[0], position: inside, absent: "did not run", emulated: "x" }).verdict,
+          "not tested at this scale",
+        );
+        const d = declaration(c, set.factors, c.statistic);
+        assert.ok(d.emulates && d.emulates.length > 20, "the declaration says which inputs are emulated");
+      });
 
     test(`${id} (${c.id}) at its regime's edges: ${gated(c) ? "decided just inside, not tested just outside" : "decided at any scale, the scale stated"}`, () => {
       const held = edges(rule).held[0];
@@ -184,12 +211,15 @@ for (const { id, set, e } of SETS) {
         assert.ok(p, `${profile}: (${c.id}) planned`);
         if (c.kind === "derived") assert.equal(p.prospect, "not evidence");
         if (c.kind === "direction" || c.kind === "mechanism") assert.notEqual(p.prospect, "out of regime");
+        const emulated = c.emulatedBefore?.(e.resolve(profile, {}) as never);
+        if (emulated && p.prospect !== "unavailable")
+          assert.deepEqual([p.prospect, p.reason], ["not evidence", emulated], `${profile}: (${c.id}) emulated`);
       }
     }
   });
 }
 
-test("declare refuses a regime band that is the rule's band (04 (1) as it was), a direction without a mechanism, a derived claim from nothing", () => {
+test("declare refuses a regime band that is the rule's band (04 (1) as it was), a direction without a mechanism, a derived claim from nothing, an emulation that does not say what it emulates", () => {
   const base = {
     notebook: "test",
     before: () => ({}),
@@ -231,5 +261,19 @@ test("declare refuses a regime band that is the rule's band (04 (1) as it was), 
   assert.throws(
     () => declare({ ...base, factors: {} as Record<"nope", RegimeFactor>, claims: [{ ...claim, regime: ["nope"] }] }),
     /unknown regime factor "nope"/,
+  );
+  const when = { emulatedWhen: () => "the link", emulatedBefore: () => "the link" };
+  assert.throws(
+    () => declare({ ...base, factors: { runLength }, claims: [{ ...claim, regime: ["runLength"], ...when }] }),
+    /can be emulated but does not say which inputs/,
+  );
+  assert.throws(
+    () =>
+      declare({
+        ...base,
+        factors: { runLength },
+        claims: [{ ...claim, regime: ["runLength"], emulates: "the link", emulatedWhen: when.emulatedWhen }],
+      }),
+    /both before the run and after it/,
   );
 });

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { fixed, kilobytes, percent } from "../../lib/stats/format";
+import { count, fixed, kilobytes, percent, times } from "../../lib/stats/format";
 import { spread } from "../../lib/stats/summary";
 
 test("spread: median, min, max of raw values", () => {
@@ -25,4 +25,9 @@ test("number formats: decimals, percentages and kB, with one 'n/a' for what a ru
     ["12.5 %", "13 %", "n/a", ""],
   );
   assert.deepEqual([kilobytes(1536), kilobytes(undefined)], ["1.5 kB", "n/a"]);
+  assert.deepEqual([times(2.539), times(2.539, 1)], ["2.54×", "2.5×"]);
+  assert.deepEqual(
+    [count(100_000_000), count(1234.6), count(undefined), count(Number.NaN)],
+    ["100,000,000", "1,235", "n/a", "n/a"],
+  );
 });

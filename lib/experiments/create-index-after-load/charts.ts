@@ -3,7 +3,7 @@
  */
 import type { PlotlyFigure, PlotlyTrace } from "../../display/plotly";
 import { METHOD_LABELS, METHODS, type Method } from "./workload/plan";
-import type { SeedFigures } from "./claims";
+import type { SeedFigures } from "./seed";
 import { intervalLabel } from "../../stats/intervals";
 import {
   headlinePair,

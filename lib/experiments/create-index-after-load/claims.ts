@@ -12,59 +12,30 @@
  * where the seed itself suspected the index fitted in memory; they say nothing about storage.
  */
 import type { CreateIndexAfterLoadParams } from "./params";
-import { publishedFigures } from "../../results/reference";
 import type { ClaimCheck, ClaimPlan, RegimeFactor, Rule } from "../../stats/claims";
-import { declarations, declare, judge, plan, type ClaimSet, type Without } from "../../stats/claim-engine";
+import { declarations, declare, judge, plan, readQuotes, type ClaimSet } from "../../stats/claim-engine";
+import { flaggedUnits, medianOf, quotient } from "../../stats/claim-statistics";
 import { CODE_VALUES } from "./workload/sql";
+import { seedFigures } from "./seed";
 import {
   blockIoMs as blockIo,
   headlinePair,
-  overRepeats,
   regimePair,
   sizeSweep,
   timeRatio,
   type CreateIndexSummary,
   type PairSummary,
   type RepeatPair,
+  type RepeatSide,
   type WalAnatomySummary,
 } from "./summarise";
-import { fixed } from "../../stats/format";
+import { count, fixed, times } from "../../stats/format";
 
-const EXPERIMENT = "create_index_after_load";
-
-export interface SeedFigures {
-  readonly loadThenIndexS: number;
-  readonly indexThenLoadS: number;
-  readonly ratio: number;
-  readonly walRecordsRatio: number;
-  readonly rows: number;
-}
-
-export function seedFigures(): SeedFigures {
-  const f = publishedFigures(EXPERIMENT);
-  const value = (series: string) => {
-    const hit = f.find((x) => x.series === series);
-    if (!hit) throw new Error(`data/reference/published-results.csv has no ${EXPERIMENT} row "${series}"`);
-    return hit;
-  };
-  const a = value("load_then_create_index");
-  const b = value("index_then_load");
-  return {
-    loadThenIndexS: a.value,
-    indexThenLoadS: b.value,
-    ratio: b.value / a.value,
-    walRecordsRatio: value("wal_records_ratio").value,
-    rows: a.rows ?? 100_000_000,
-  };
-}
-
+const Q = readQuotes(__dirname);
 const f2 = (x: number | undefined) => fixed(x, 2);
 const f1 = (x: number | undefined) => fixed(x, 1);
-const int = (x: number | undefined) => (x === undefined ? "n/a" : Math.round(x).toLocaleString("en-US"));
-const ratioFmt = (x: number) => `${x.toFixed(2)}×`;
 const shareFmt = (x: number) => `${Math.round(x * 100)} %`;
 const minSec = (s: number) => `${Math.floor(s / 60)} m ${Math.round(s % 60)} s`;
-const rowsText = (n: number) => n.toLocaleString("en-US");
 const mib = (bytes: number | undefined) => (bytes === undefined ? "n/a" : `${f1(bytes / 2 ** 20)} MB`);
 
 /** The seed's 100M rows. */
@@ -114,21 +85,17 @@ function dataOverBuffers(s: CreateIndexSummary): number | undefined {
   return b && mb ? (b.tableBytes + b.indexBytes) / (mb * 2 ** 20) : undefined;
 }
 
-/** A per-repeat statistic of the pair, over all its repeats. */
-const on =
-  (
-    pair: (s: CreateIndexSummary) => PairSummary | undefined,
-    stat: (r: readonly RepeatPair[]) => ReturnType<typeof timeRatio>,
-  ) =>
-  (s: CreateIndexSummary) => {
-    const p = pair(s);
-    return p?.a && p.b ? stat(p.repeats) : undefined;
-  };
-
-const medianGap = (repeats: readonly RepeatPair[]) => {
-  const gaps = repeats.map((r) => r.b.seconds - r.a.seconds).sort((x, y) => x - y);
-  return gaps.length ? (gaps[(gaps.length - 1) >> 1] + gaps[gaps.length >> 1]) / 2 : NaN;
+type Stat = (r: readonly RepeatPair[]) => ReturnType<typeof timeRatio>;
+/** A per-repeat statistic of the pair, over all its repeats, when both methods ran. */
+const on = (pair: (s: CreateIndexSummary) => PairSummary | undefined, stat: Stat) => (s: CreateIndexSummary) => {
+  const p = pair(s);
+  return p?.a && p.b ? stat(p.repeats) : undefined;
 };
+/** B/A of one figure per repeat; median over repeats. */
+const bOverA =
+  (pick: (x: RepeatSide) => number | undefined, of: string): Stat =>
+  (repeats) =>
+    medianOf(repeats, (r) => quotient(pick(r.b), pick(r.a)), of);
 
 /**
  * A per-repeat difference B − A, in seconds, over one denominator for all repeats (the median gap):
@@ -136,46 +103,20 @@ const medianGap = (repeats: readonly RepeatPair[]) => {
  * gap; with a fixed denominator every repeat counts, and a negative share is kept as measured.
  */
 const shareOfGap =
-  (pick: (side: RepeatPair["a"]) => number | undefined, of: string) => (repeats: readonly RepeatPair[]) => {
-    const mid = medianGap(repeats);
+  (pick: (side: RepeatSide) => number | undefined, of: string): Stat =>
+  (repeats) => {
+    const gaps = repeats.map((r) => r.b.seconds - r.a.seconds).sort((x, y) => x - y);
+    const mid = (gaps[(gaps.length - 1) >> 1] + gaps[gaps.length >> 1]) / 2;
     if (!(mid > 0)) return undefined;
-    return overRepeats(
-      repeats,
-      (r) => {
-        const a = pick(r.a);
-        const b = pick(r.b);
-        return a === undefined || b === undefined ? undefined : (b - a) / mid;
-      },
-      of,
-    );
+    const gap = (r: RepeatPair) => {
+      const [a, b] = [pick(r.a), pick(r.b)];
+      return a === undefined || b === undefined ? undefined : (b - a) / mid;
+    };
+    return medianOf(repeats, gap, of);
   };
 
 const ioShare = shareOfGap((x) => x.blockIoMs / 1000, "(B − A block I/O wait) ÷ the median B − A gap, per repeat");
 const cpuShare = shareOfGap((x) => x.cpuS, "(B − A CPU seconds) ÷ the median B − A gap, per repeat");
-const walRatio = (repeats: readonly RepeatPair[]) =>
-  overRepeats(
-    repeats,
-    (r) => (r.a.walRecords > 0 ? r.b.walRecords / r.a.walRecords : undefined),
-    "B/A wal_records per repeat",
-  );
-const sizeRatio = (repeats: readonly RepeatPair[]) =>
-  overRepeats(
-    repeats,
-    (r) => (r.a.indexBytes && r.b.indexBytes !== undefined ? r.b.indexBytes / r.a.indexBytes : undefined),
-    "B/A index bytes per repeat",
-  );
-const blocksRatio = (repeats: readonly RepeatPair[]) =>
-  overRepeats(
-    repeats,
-    (r) => (r.a.blksRead && r.b.blksRead !== undefined ? r.b.blksRead / r.a.blksRead : undefined),
-    "B/A blks_read per repeat",
-  );
-
-const ratioTrend = (s: CreateIndexSummary) =>
-  sizeSweep(s)
-    .filter((p) => p.timeRatio !== undefined)
-    .map((p) => `${rowsText(p.rows)} ${f2(p.timeRatio?.estimate)}×`)
-    .join(", ");
 
 /** The record types that make up most of a method's WAL records, per row (decoded by pg_walinspect). */
 export function dominantTypes(w: WalAnatomySummary | undefined, limit = 3): string {
@@ -185,7 +126,7 @@ export function dominantTypes(w: WalAnatomySummary | undefined, limit = 3): stri
   return [...byType.entries()]
     .sort((x, y) => y[1] - x[1])
     .slice(0, limit)
-    .map(([type, count]) => `${type} ${f2(count / w.rows)}/row`)
+    .map(([type, n]) => `${type} ${f2(n / w.rows)}/row`)
     .join(", ");
 }
 const anatomy = (s: CreateIndexSummary, m: WalAnatomySummary["method"]) => s.walAnatomy.find((w) => w.method === m);
@@ -197,27 +138,20 @@ function ioWhy(s: CreateIndexSummary): string {
   const { a, b } = p;
   const cpu = cpuShare(p.repeats);
   return (
-    `${rowsText(p.rows)} rows (table ${mib(b.index?.tableBytes)}, B's index ${mib(b.index?.indexBytes)}, shared_buffers ` +
+    `${count(p.rows)} rows (table ${mib(b.index?.tableBytes)}, B's index ${mib(b.index?.indexBytes)}, shared_buffers ` +
     `${s.headline.sharedBuffersMB ?? "n/a"} MB; the OS page cache is not controlled): block I/O wait A ${f2(blockIo(a.totals) / 1000)} s, ` +
-    `B ${f2(blockIo(b.totals) / 1000)} s; blks_read A ${int(a.totals["db.blks_read"])}, B ${int(b.totals["db.blks_read"])}; ` +
+    `B ${f2(blockIo(b.totals) / 1000)} s; blks_read A ${count(a.totals["db.blks_read"])}, B ${count(b.totals["db.blks_read"])}; ` +
     `B touched ${f2((b.totals["db.blks_hit"] ?? 0) / p.rows)} shared buffers per row (A ${f2((a.totals["db.blks_hit"] ?? 0) / p.rows)})` +
     (cpu ? `; extra CPU explains ${shareFmt(cpu.estimate)} of the gap.` : ".")
   );
 }
 
-const SEED_IO = {
-  original:
-    "「「INDEXあり」の方が blks_read の回数が少なく、 blk の read, write にかかった時間も少なかった」…「当初想定した「INDEX のデータが" +
-    "格納されているストレージへのランダムなアクセスが発生」は見当違いだった模様」",
-  translation:
-    "B read fewer blocks and spent less read/write time; the random storage access first suspected was the wrong idea",
-};
 const IO_REGIME =
   "the seed's 100M rows over its (unstated, default) 128 MB shared_buffers, with the OS page cache free to hold the " +
-  "data as on the seed's machine, which the seed itself suspected: 「今回投入したデータ量ではインデックスのデータはメモリに乗り切って" +
-  "しまい、ストレージアクセスはあまり発生していない可能性がある」 (the index probably fitted in memory). Decided in that " +
-  "fits-in-RAM regime, it says nothing about storage";
+  `data as on the seed's machine, which the seed itself suspected: 「${Q.quote("fitsInMemory").original}」 (the index ` +
+  "probably fitted in memory). Decided in that fits-in-RAM regime, it says nothing about storage";
 const IO_HOW = "`--profile full` (100M rows, 128 MB shared_buffers) tests it";
+const AT_HEADLINE = "both methods in at least one repeat at the headline size";
 
 export const CLAIMS: ClaimSet<CreateIndexAfterLoadParams, CreateIndexSummary, Factor> = declare({
   notebook: "02-create-index-after-load",
@@ -241,11 +175,7 @@ export const CLAIMS: ClaimSet<CreateIndexAfterLoadParams, CreateIndexSummary, Fa
     {
       id: "1a",
       claim: "Loading, then CREATE INDEX (A), is faster than loading into an indexed table (B)",
-      sentence: {
-        original: "「→確かに INDEX 作成を後回しにするとかなり高速化できる」",
-        translation: "indeed, deferring CREATE INDEX speeds it up considerably",
-      },
-      figure: "2 m 38 s vs 6 m 41 s at 100,000,000 rows: B/A = 2.54× (mean of 2)",
+      sentence: Q.quote("faster"),
       kind: "direction",
       rule: RULE_FASTER,
       regime: ["rows"],
@@ -258,27 +188,26 @@ export const CLAIMS: ClaimSet<CreateIndexAfterLoadParams, CreateIndexSummary, Fa
       howToTest: "any profile",
       statistic: {
         text: "B/A of the seed's timed seconds (A: INSERT + CREATE INDEX, B: INSERT), one ratio per repeat; median over repeats",
-        fmt: ratioFmt,
+        fmt: times,
         of: on(headlinePair, timeRatio),
-        needs: "both methods in at least one repeat at the headline size",
+        needs: AT_HEADLINE,
       },
       ours: (s) => {
         const p = headlinePair(s);
         return p?.a && p.b
-          ? `${rowsText(p.rows)} rows: A ${f2(p.a.medianSeconds)} s (load ${f2((p.a.phaseMs.load ?? NaN) / 1000)} + index ` +
+          ? `${count(p.rows)} rows: A ${f2(p.a.medianSeconds)} s (load ${f2((p.a.phaseMs.load ?? NaN) / 1000)} + index ` +
               `${f2((p.a.phaseMs.index ?? NaN) / 1000)}) vs B ${f2(p.b.medianSeconds)} s (medians)`
           : "";
       },
       why: (s) => {
         const p = headlinePair(s);
         if (!p?.a || !p.b) return "";
-        const cpu = overRepeats(
-          p.repeats,
-          (r) => (r.a.cpuS && r.b.cpuS !== undefined ? r.b.cpuS / r.a.cpuS : undefined),
-          "B/A CPU seconds per repeat",
+        const cpu = bOverA((x) => x.cpuS, "B/A CPU seconds per repeat")(p.repeats);
+        const trend = sizeSweep(s).flatMap((x) =>
+          x.timeRatio ? [`${count(x.rows)} ${f2(x.timeRatio.estimate)}×`] : [],
         );
         return (
-          `B/A by size (medians of paired ratios): ${ratioTrend(s)}. ` +
+          `B/A by size (medians of paired ratios): ${trend.join(", ")}. ` +
           (cpu ? `In CPU seconds (backend + parallel sort workers) B/A = ${f2(cpu.estimate)}×. ` : "") +
           `Closing CHECKPOINT (not in the seed's measure): A ${f2((p.a.phaseMs.checkpoint ?? NaN) / 1000)} s, B ${f2((p.b.phaseMs.checkpoint ?? NaN) / 1000)} s.`
         );
@@ -287,11 +216,7 @@ export const CLAIMS: ClaimSet<CreateIndexAfterLoadParams, CreateIndexSummary, Fa
     {
       id: "1b",
       claim: "At the seed's size, the indexed load takes about 2.5× as long",
-      sentence: {
-        original: "「INDEX なし 2 m 38 s」「INDEX あり 6 m 41 s」「※…2 回実行した結果の平均値」",
-        translation: "no index 2 m 38 s, with index 6 m 41 s, mean of 2 runs",
-      },
-      figure: "B/A = 2.54× at 100,000,000 rows (mean of 2)",
+      sentence: Q.quote("timings"),
       kind: "magnitude",
       rule: RULE_MAGNITUDE,
       regime: ["rows"],
@@ -300,9 +225,9 @@ export const CLAIMS: ClaimSet<CreateIndexAfterLoadParams, CreateIndexSummary, Fa
       howToTest: "`--profile full` (100M rows) tests it",
       statistic: {
         text: "B/A of the seed's timed seconds per repeat at the headline size; median over repeats",
-        fmt: ratioFmt,
+        fmt: times,
         of: on(headlinePair, timeRatio),
-        needs: "both methods in at least one repeat at the headline size",
+        needs: AT_HEADLINE,
       },
       why: (s) => {
         const p = headlinePair(s);
@@ -315,11 +240,7 @@ export const CLAIMS: ClaimSet<CreateIndexAfterLoadParams, CreateIndexSummary, Fa
     {
       id: "2",
       claim: "The indexed load writes about 2× the WAL records",
-      sentence: {
-        original: "「wal_records については「INDEXあり」の方が多く、約2倍となっている」",
-        translation: "wal_records: the indexed load had more, about 2×",
-      },
-      figure: "≈ 2× wal_records (pg_stat_wal deltas) at 100,000,000 rows",
+      sentence: Q.quote("walRecords"),
       kind: "magnitude",
       rule: RULE_WAL,
       regime: ["walRows"],
@@ -329,24 +250,24 @@ export const CLAIMS: ClaimSet<CreateIndexAfterLoadParams, CreateIndexSummary, Fa
       howToTest: "`--set rows=1000000` or more tests it",
       statistic: {
         text: "B/A of pg_stat_wal wal_records over each method's timed phases, one ratio per repeat; median over repeats",
-        fmt: ratioFmt,
-        of: on(headlinePair, walRatio),
+        fmt: times,
+        of: on(
+          headlinePair,
+          bOverA((x) => x.walRecords, "B/A wal_records per repeat"),
+        ),
         needs: "both methods' WAL counters in at least one repeat",
       },
       why: (s) => {
-        const b = anatomy(s, "index_then_load");
-        const a = anatomy(s, "load_then_index");
+        const [b, a] = [anatomy(s, "index_then_load"), anatomy(s, "load_then_index")];
         return a || b
-          ? `Decoded WAL per row (pg_walinspect, ${rowsText((b ?? a)?.rows ?? 0)} rows) — B: ${dominantTypes(b)}; A: ${dominantTypes(a)}.`
+          ? `Decoded WAL per row (pg_walinspect, ${count((b ?? a)?.rows ?? 0)} rows) — B: ${dominantTypes(b)}; A: ${dominantTypes(a)}.`
           : "";
       },
     },
     {
       id: "3",
       claim: "Block I/O wait does not explain the gap",
-      sentence: SEED_IO,
-      figure:
-        "B read fewer blocks and spent less blk_read/blk_write time than A; only wal_records stood out (100,000,000 rows)",
+      sentence: Q.quote("blockIo"),
       kind: "magnitude",
       rule: RULE_IO,
       reading: "does not explain: explains under a quarter",
@@ -367,11 +288,7 @@ export const CLAIMS: ClaimSet<CreateIndexAfterLoadParams, CreateIndexSummary, Fa
       id: "3m",
       claim:
         "The gap is CPU spent per row (B descends the tree and inserts into a leaf for every row), not waiting on blocks",
-      sentence: {
-        original: "「統計情報だけを見ていると「INDEXなし」の方が速い理由があまり読み取れなかった」",
-        translation: "from the statistics alone the reason A is faster could hardly be read",
-      },
-      figure: "the seed measured no CPU time",
+      sentence: Q.quote("statsUnclear"),
       kind: "mechanism",
       rule: RULE_CPU,
       reading: "the gap is CPU: extra CPU explains over half of it",
@@ -391,38 +308,36 @@ export const CLAIMS: ClaimSet<CreateIndexAfterLoadParams, CreateIndexSummary, Fa
       why: (s) => {
         const b = headlinePair(s)?.b;
         return b
-          ? `${ioWhy(s)} B's backend was preempted ${int(b.involuntarySwitches)} times; host load average ${f1(b.hostLoad)}.`
+          ? `${ioWhy(s)} B's backend was preempted ${count(b.involuntarySwitches)} times; host load average ${f1(b.hostLoad)}.`
           : "";
       },
     },
     {
       id: "4",
       claim: "The tree CREATE INDEX builds is denser than the one grown by inserts (fewer bytes for the same rows)",
-      sentence: {
-        original:
-          "nbtsort.c, quoted by the seed: 「リーフページを…充填率（デフォルトでは90%）まで詰め込み、上位ページは常に70%まで詰め込む」",
-        translation: "leaves packed to fillfactor (90 % by default), upper pages to 70 %",
-      },
-      figure: "the seed did not measure the trees",
+      sentence: Q.quote("nbtsort"),
       kind: "magnitude",
       rule: RULE_DENSITY,
       regime: ["rowsPerCode"],
       regimeText:
-        "~10,000 rows per code, the seed's: 100,000,000 rows over the 10,001 codes of 「'C' || lpad(CAST((random() * 10000)" +
-        "::integer AS text), 5, '0')」; a grown tree's density depends on rows per code, not on rows: reached at a " +
-        "smaller size by fewer distinct codes on the pairs that decide it",
+        `~10,000 rows per code, the seed's: 100,000,000 rows over the 10,001 codes of 「${Q.quote("codes").original}」; ` +
+        "a grown tree's density depends on rows per code, not on rows: reached at a smaller size by fewer distinct " +
+        "codes on the pairs that decide it",
       howToTest:
         "pairs at 5,000–20,000 rows per code (`--set densityRows=1000000 --set densityCodes=100`, or `--profile full`) test it",
       statistic: {
         text: "B/A of the finished index's size (pg_relation_size), one ratio per repeat; median over repeats",
-        fmt: ratioFmt,
-        of: on(densityPair, sizeRatio),
+        fmt: times,
+        of: on(
+          densityPair,
+          bOverA((x) => x.indexBytes, "B/A index bytes per repeat"),
+        ),
         needs: "pgstatindex of both methods' indexes",
       },
       ours: (s) => {
         const p = densityPair(s);
         return p?.a?.index && p.b?.index
-          ? `${rowsText(p.rows)} rows over ${rowsText(p.codes ?? CODE_VALUES)} codes: ${mib(p.a.index.indexBytes)} vs ${mib(p.b.index.indexBytes)}; ` +
+          ? `${count(p.rows)} rows over ${count(p.codes ?? CODE_VALUES)} codes: ${mib(p.a.index.indexBytes)} vs ${mib(p.b.index.indexBytes)}; ` +
               `avg_leaf_density A ${f1(p.a.index.avgLeafDensity)} % vs B ${f1(p.b.index.avgLeafDensity)} %`
           : "";
       },
@@ -431,22 +346,15 @@ export const CLAIMS: ClaimSet<CreateIndexAfterLoadParams, CreateIndexSummary, Fa
         const n = (pred: (t: string) => boolean) =>
           w?.types.filter((t) => pred(t.type)).reduce((x, t) => x + t.count, 0);
         return w
-          ? `While B grew (${rowsText(w.rows)} rows decoded): ${int(n((t) => t === "Btree/DEDUP"))} Btree/DEDUP and ` +
-              `${int(n((t) => t.startsWith("Btree/SPLIT")))} page-split records.`
+          ? `While B grew (${count(w.rows)} rows decoded): ${count(n((t) => t === "Btree/DEDUP"))} Btree/DEDUP and ` +
+              `${count(n((t) => t.startsWith("Btree/SPLIT")))} page-split records.`
           : "";
       },
     },
     {
       id: "5",
       claim: "A reads more blocks than B: CREATE INDEX reads the loaded table back",
-      sentence: {
-        original:
-          "「「INDEXあり」の方が blks_read の回数が少なく」「INDEX を後から作成する場合、投入したデータをメモリに読み出す必要があるので、" +
-          "その分ストレージアクセスが増えていそう」",
-        translation:
-          "B had fewer blks_read; creating the index afterwards must read the loaded data back, so more storage access",
-      },
-      figure: "B's blks_read below A's at 100,000,000 rows (the seed's table gives no count here)",
+      sentence: Q.quote("blksRead"),
       kind: "magnitude",
       rule: RULE_BLOCKS,
       regime: ["cache"],
@@ -454,8 +362,11 @@ export const CLAIMS: ClaimSet<CreateIndexAfterLoadParams, CreateIndexSummary, Fa
       howToTest: IO_HOW,
       statistic: {
         text: "B/A of pg_stat_database blks_read over each method's timed phases, one ratio per repeat; median over repeats",
-        fmt: ratioFmt,
-        of: on(headlinePair, blocksRatio),
+        fmt: times,
+        of: on(
+          headlinePair,
+          bOverA((x) => x.blksRead, "B/A blks_read per repeat"),
+        ),
         needs: "blks_read of both methods at the headline size, A's above 0",
       },
       why: ioWhy,
@@ -463,64 +374,46 @@ export const CLAIMS: ClaimSet<CreateIndexAfterLoadParams, CreateIndexSummary, Fa
   ],
   notDeclared: [
     {
-      sentence: {
-        original: "「ソート済のデータ投入で利用できる高速化手法を使えるから」",
-        translation: "faster because the sorted bulk load's techniques can be used",
-      },
+      sentence: Q.quote("sortedLoad"),
       reason:
         "it is (1a)'s mechanism; the sort's own time is shown in the CREATE INDEX sweep, not judged, and (3m) checks " +
         "the other side (B's per-row CPU)",
     },
     {
-      sentence: {
-        original: "「ソート以外にもメモリ効率を上げるなどの工夫もされている」",
-        translation: "besides sorting, memory efficiency",
-      },
+      sentence: Q.quote("memoryEfficiency"),
       reason: "no counter separates nbtsort's local-memory page build from the sort",
     },
     {
-      sentence: {
-        original:
-          "「B-Tree 構築中にバッファプールが溢れてメモリからストレージに書き出されることはあまり発生していなさそう」",
-        translation: "few buffer write-outs while the B-tree grew",
-      },
+      sentence: Q.quote("fewWriteOuts"),
       reason: "the writes by backend type are shown (I/O by backend), not judged: the seed gives no figure to compare",
     },
     {
-      sentence: {
-        original: "「wal_records の増加によってチェックポイント頻度が増えているといったことがあるのかもしれない」",
-        translation: "more WAL records may mean more checkpoints",
-      },
+      sentence: Q.quote("checkpoints"),
       reason:
         "the seed's speculation; a repeat with a timed checkpoint in its window is flagged and the verdicts recomputed without it",
     },
     {
-      sentence: {
-        original: "「wal_write,wal_write_timeはデータ投入や INDEX 作成コマンドが完了してからも少しの間増加していた」",
-        translation: "the WAL counters kept rising a little after the command finished",
-      },
+      sentence: Q.quote("walCountersLag"),
       reason: "a measurement caveat, handled by the pause before each counter read (settleMs), not a claim",
     },
   ],
 });
 
-/** The flagged repeats (outliers, a timed checkpoint or autovacuum in a timed phase) and the summary without them. */
-export function withoutFlagged(s: CreateIndexSummary): Without<CreateIndexSummary> {
+export const DECLARATIONS = declarations(CLAIMS);
+
+/** Judged, and again without the flagged repeats (an outlier, a timed checkpoint or autovacuum in a timed phase). */
+export function checkClaims(s: CreateIndexSummary): ClaimCheck[] {
   const judged = [...new Set([headlinePair(s), densityPair(s)])].flatMap((p) => (p ? [p] : []));
-  const flagged = judged.flatMap((p) => p.repeats.filter((r) => r.flagged).map((r) => ({ p, r })));
-  return {
+  return judge(CLAIMS, s, {
     summary: { ...s, pairs: s.pairs.map((p) => ({ ...p, repeats: p.repeats.filter((r) => !r.flagged) })) },
-    flagged: {
-      noun: "repeat",
-      count: flagged.length,
-      detail: flagged
-        .map(({ p, r }) => `${rowsText(p.rows)} rows, repeat ${r.repeat}: ${r.flags.join(", ")}`)
-        .join("; "),
-      none: "No repeat was flagged (outlier, timed checkpoint or autovacuum in its timed phases).",
-    },
-  };
+    flagged: flaggedUnits(
+      "repeat",
+      judged.flatMap((p) => p.repeats.map((r) => ({ p, r }))),
+      ({ r }) => (r.flagged ? r.flags : []),
+      ({ p, r }) => `${count(p.rows)} rows, repeat ${r.repeat}`,
+      "No repeat was flagged (outlier, timed checkpoint or autovacuum in its timed phases).",
+    ),
+  });
 }
 
-export const DECLARATIONS = declarations(CLAIMS);
-export const checkClaims = (s: CreateIndexSummary): ClaimCheck[] => judge(CLAIMS, s, withoutFlagged(s));
 export const plan02 = (p: CreateIndexAfterLoadParams): ClaimPlan[] => plan(CLAIMS, p);

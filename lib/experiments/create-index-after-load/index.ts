@@ -20,7 +20,8 @@ import { NOTEBOOK, runCreateIndexAfterLoad, type CreateIndexAfterLoadRun } from 
 import { summarise as summariseTrials, type CreateIndexSummary } from "./summarise";
 
 export { serverSpec, type CreateIndexAfterLoadRun, type RunControl } from "./run";
-export { checkClaims, seedFigures, DECLARATIONS } from "./claims";
+export { checkClaims, DECLARATIONS } from "./claims";
+export { seedFigures } from "./seed";
 export { writeSummaries } from "./export";
 export {
   headlinePair,

@@ -22,7 +22,8 @@ import {
   timeBudget,
   walComposition,
 } from "./charts";
-import { CLAIMS, seedFigures } from "./claims";
+import { CLAIMS } from "./claims";
+import { seedFigures } from "./seed";
 import type { CreateIndexAfterLoadRun } from "./run";
 import {
   checkpoints,

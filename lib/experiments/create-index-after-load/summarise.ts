@@ -6,7 +6,8 @@
  * record type.
  */
 import { sameStatePairs, speedSpread, type SpeedSpread, type StatePairs } from "../../stats/speed";
-import { medianInterval, outlierFlags, type Interval } from "../../stats/intervals";
+import { outlierFlags, type Interval } from "../../stats/intervals";
+import { medianOf, quotient } from "../../stats/claim-statistics";
 import { isOk, type OkOf } from "../../results/run-store";
 import { groupBy, spread, type TrialSeconds, medianOfFinite } from "../../stats/summary";
 import type { IndexShape } from "./workload/index-shape";
@@ -360,22 +361,6 @@ export function repeatPairs(aTrials: readonly CreateIndexTrial[], bTrials: reado
 }
 
 /**
- * The median over repeats of a per-repeat statistic, with its exact order-statistic interval;
- * repeats where the statistic is undefined (a counter missing, a zero denominator) are left out.
- */
-export function overRepeats(
-  repeats: readonly RepeatPair[],
-  f: (r: RepeatPair) => number | undefined,
-  of: string,
-): Interval | undefined {
-  const values = repeats.map(f).filter((v): v is number => v !== undefined && Number.isFinite(v));
-  return values.length ? medianInterval(values, of) : undefined;
-}
-
-const ratioOr = (x: number | undefined, y: number | undefined) =>
-  x !== undefined && y !== undefined && y > 0 ? x / y : undefined;
-
-/**
  * PAIR_STATE_RULE on a pair's repeats: A and B are separate trials, so a repeat whose two probes
  * differ by more than the rule's factor may compare two machine states; every repeat enters the
  * time statistics, and the claims say whether the verdict stands without such repeats.
@@ -392,11 +377,11 @@ export const TIME_RATIO_OF = "B/A seconds per repeat (A and B back to back)";
 export const SERVER_TIME_RATIO_OF = "B/A server elapsed time per repeat (log_statement_stats)";
 
 export function timeRatio(repeats: readonly RepeatPair[]): Interval | undefined {
-  return overRepeats(repeats, (r) => ratioOr(r.b.seconds, r.a.seconds), TIME_RATIO_OF);
+  return medianOf(repeats, (r) => quotient(r.b.seconds, r.a.seconds), TIME_RATIO_OF);
 }
 
 export function serverTimeRatio(repeats: readonly RepeatPair[]): Interval | undefined {
-  return overRepeats(repeats, (r) => ratioOr(r.b.serverSeconds, r.a.serverSeconds), SERVER_TIME_RATIO_OF);
+  return medianOf(repeats, (r) => quotient(r.b.serverSeconds, r.a.serverSeconds), SERVER_TIME_RATIO_OF);
 }
 
 function summariseAnatomy(trial: CreateIndexTrial): WalAnatomySummary {

@@ -4,11 +4,11 @@
  */
 import { diskNeed01 } from "./disk";
 import { INDEX_WRITE_COST_PROFILES, indexWriteCostParams, type IndexWriteCostParams } from "./params";
-import { withSensitivity } from "../../stats/claims";
 import { register, type Experiment } from "../contract";
 import type { FaultCells } from "../faults";
 import { estimate } from "./eta";
-import { checkClaims, plan01 } from "./claims";
+import { CLAIMS, checkClaims, plan01 } from "./claims";
+import { flaggedUnits } from "../../stats/claim-statistics";
 import { writeSummaries } from "./export";
 import { runIndexWriteCost, type IndexWriteCostRun } from "./run";
 import { summarise as summariseTrials, type ConditionSummary } from "./summarise";
@@ -41,17 +41,24 @@ export const experiment: Experiment<IndexWriteCostParams, IndexWriteCostRun, Con
   faults,
   summarise: (run) => summariseTrials(run.trials),
   claims: (summary, run) => {
-    const context = { unavailable: Object.fromEntries(run.unavailable) };
-    const flagged = new Set(
-      summary.flatMap((s) =>
-        [...s.outlierRepeats, ...s.disturbedRepeats].map(
-          (r) => `${s.engine}/${s.rows}/${s.operation}/${s.extraIndexes}/${s.fillfactor}/${r}`,
-        ),
-      ),
-    ).size;
-    const without = checkClaims(summariseTrials(run.trials, { withoutFlagged: true }), context);
-    return withSensitivity(checkClaims(summary, context), without, flagged);
+    const trials = summary.flatMap((s) =>
+      [...new Set([...s.outlierRepeats, ...s.disturbedRepeats])].map((repeat) => ({ s, repeat })),
+    );
+    const flagged = flaggedUnits(
+      "trial",
+      trials,
+      ({ s, repeat }) => [
+        s.outlierRepeats.includes(repeat) ? "outlier" : "",
+        s.disturbedRepeats.includes(repeat) ? "checkpoint or autovacuum in its window" : "",
+      ],
+      ({ s, repeat }) =>
+        `${s.engine}/${s.rows}/${s.operation}/idx${s.extraIndexes}/ff${s.fillfactor ?? "-"}/r${repeat}`,
+      "No trial was flagged (outlier, checkpoint or autovacuum in its window).",
+    );
+    const without = { summary: summariseTrials(run.trials, { withoutFlagged: true }), flagged };
+    return checkClaims(summary, { unavailable: Object.fromEntries(run.unavailable) }, without);
   },
+  claimSet: CLAIMS,
   disk: diskNeed01,
   save: (run, summary, claims) => writeSummaries(run, summary, claims),
 };

@@ -3,11 +3,12 @@
  */
 import { escapeHtml, show } from "../../display/output";
 import { plot } from "../../display/plotly";
-import { showClaimsTable } from "../../display/claims";
+import { showClaimsAndUndeclared } from "../../display/claims";
 import { showTable, sortedBy, type Row } from "../../display/table";
 import { showRunHeader } from "../../display/run-header";
 import { publishedFigures } from "../../results/reference";
 import type { ClaimCheck } from "../../stats/claims";
+import { CLAIMS, CLIENT_PATH } from "./claims";
 import { intervalLabel, OUTLIER_RULE } from "../../stats/intervals";
 import { OPERATION_LABELS, OPERATIONS } from "./workload/operations";
 import { ENGINES } from "../../targets/engines";
@@ -140,10 +141,11 @@ export function showSeedComparison(summaries: readonly ConditionSummary[]): void
       "extra idx": f.extraIndexes,
       figure: f.condition === "ratio_vs_0" ? "ratio" : "median s",
       "seed rows": f.rows,
-      seed: f.value,
+      "seed (Go client)": f.value,
       "our rows": nearest?.rows,
-      ours: r2(ours),
+      "ours (Node client)": r2(ours),
       "ours / seed": ours !== undefined ? r2(ours / f.value) : undefined,
+      "our client ÷ server": r2(nearest?.clientPerServer),
     });
   }
   showTable(
@@ -156,17 +158,16 @@ export function showSeedComparison(summaries: readonly ConditionSummary[]): void
     ),
     {
       caption:
-        "The seed's figures beside ours (ours at the same row count where this run has it, else the nearest; absolute seconds differ by machine, ratios are comparable)",
+        "The seed's figures beside ours (ours at the same row count where this run has it, else the nearest). Absolute " +
+        `seconds differ by machine; ratios differ by client path too. ${CLIENT_PATH}. Our client ÷ server: time per row ` +
+        "outside the server ÷ server time (pg_stat_statements), medians over trials; the larger it is, the nearer 1 a " +
+        "wall-time ratio is pulled (no server time on MongoDB)",
     },
   );
 }
 
 export function showClaims(claims: readonly ClaimCheck[]): void {
-  showClaimsTable(
-    claims,
-    "The seed's claims on this machine: each declared with its regime, statistic and decision rule; " +
-      "the verdict follows from where the interval lies against the rule's margins",
-  );
+  showClaimsAndUndeclared(claims, CLAIMS);
 }
 
 /**

@@ -28,6 +28,12 @@ export interface ConditionSummary extends IndexWriteCondition, TrialSeconds {
   readonly serverRatioInterval?: Interval;
   /** Server time of the timed statements, ms (median over trials). */
   readonly serverMs?: number;
+  /**
+   * The client path's weight: time per row outside the server ÷ server time per row (wall ms −
+   * server ms, over server ms; median over trials). Work outside the server is the same whatever the
+   * indexes, so it pulls a wall-time ratio towards 1: wall ratio = (k + server ratio) ÷ (k + 1).
+   */
+  readonly clientPerServer?: number;
   /** PostgreSQL: share of updated rows that were HOT (no new index entries). */
   readonly hotShare?: number;
   /** PostgreSQL: WAL records and bytes per row written (median over trials). */
@@ -172,6 +178,12 @@ export function summarise(trials: readonly IndexWriteTrial[], options: Summarise
       ratioCiHigh: ratioInterval?.high,
       serverRatioInterval,
       serverMs: medianOf(group, (k) => k["server.statement_ms"]),
+      clientPerServer: medianOfFinite(
+        group.map((t) => {
+          const ms = serverMs(t);
+          return ms ? (t.seconds * 1000 - ms) / ms : undefined;
+        }),
+      ),
       hotShare,
       walRecordsPerRow: medianOf(group, (k) => (k["wal.records"] !== undefined ? k["wal.records"] / rows : undefined)),
       walBytesPerRow: medianOf(group, (k) => (k["wal.bytes"] !== undefined ? k["wal.bytes"] / rows : undefined)),
@@ -216,4 +228,29 @@ export function findSummary(
       s.extraIndexes === where.extraIndexes &&
       (where.fillfactor === undefined || s.fillfactor === where.fillfactor),
   );
+}
+
+/** A condition by its size, operation and extra indexes; rows undefined: a size the run does not have. */
+export type Cell = readonly [rows: number | undefined, operation: Operation, extraIndexes: number];
+
+/** An engine's condition at the seed's heap: PostgreSQL's fillfactor 100 where it ran, else its first. */
+export function conditionAt(
+  summaries: readonly ConditionSummary[],
+  engine: Engine,
+  [rows, operation, extraIndexes]: Cell,
+): ConditionSummary | undefined {
+  const mine = summaries.filter((s) => s.engine === engine);
+  const fillfactor = mine.some((s) => s.fillfactor === 100) ? 100 : (mine[0]?.fillfactor ?? null);
+  return rows === undefined ? undefined : findSummary(summaries, { engine, rows, operation, extraIndexes, fillfactor });
+}
+
+/** Per-repeat ratios keyed by repeat, to pair them again (pairedRatios): empty when there are none. */
+export function byRepeat(ratios: readonly { readonly repeat: number; readonly ratio: number }[] | undefined) {
+  return new Map((ratios ?? []).map((r) => [r.repeat, r.ratio]));
+}
+
+/** The sizes at which the whole matrix ran: a growth size runs only INSERT and the 5-field UPDATE. */
+export function matrixSizes(summaries: readonly ConditionSummary[]): number[] {
+  const sizes = summaries.filter((s) => s.operation === "update_one_field").map((s) => s.rows);
+  return [...new Set(sizes)].sort((a, b) => a - b);
 }

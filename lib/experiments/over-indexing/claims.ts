@@ -4,11 +4,11 @@
  * rule; the engine places the run, decides and renders the rows. 03's one addition: claim (1)'s
  * refutation must also survive Holm's correction over its steps (`checkClaims`).
  */
-import { declarations, declare, judge, plan, type ClaimSet, type Part } from "../../stats/claim-engine";
+import { declarations, declare, judge, plan, readQuotes, type ClaimSet, type Part } from "../../stats/claim-engine";
 import { FAMILY_ALPHA, holmRefutations, type ClaimCheck, type ClaimPlan, type Rule } from "../../stats/claims";
+import { between, flaggedUnits, medianOf, pairedValues } from "../../stats/claim-statistics";
 import type { OverIndexingParams } from "./params";
 import { plannedServerCpus } from "../server-cpus";
-import type { Interval } from "../../stats/intervals";
 import {
   pairedLevelRatio,
   pairedLevelValues,
@@ -19,13 +19,13 @@ import {
 import { medianInterval } from "../../stats/intervals";
 import { durationText, fixed, kilobytes, percent } from "../../stats/format";
 
+const Q = readQuotes(__dirname);
 const f0 = (x: number | undefined) => fixed(x, 0);
 const f1 = (x: number | undefined) => fixed(x, 1);
 const f2 = (x: number | undefined) => fixed(x, 2);
 const pct = (x: number | undefined, d = 0) => percent(x, d);
 const kb = (x: number | undefined) => kilobytes(x);
 const ratio = (x: number) => x.toFixed(2);
-const hitFmt = (x: number) => percent(x, 2);
 
 /** Where the seed made all its claims (EXPERIMENTS.md §3; 16 clients and 20M products from its repository). */
 const SEED_REGIME =
@@ -60,12 +60,10 @@ const ADAPTIVE =
   "; the adaptive design adds a round of every level while (1) or (2) is inconclusive (up to maxRepeats, within " +
   "budgetSeconds) and decides again after each, with no correction for the added looks";
 
-/** Each level's rounds, by level, ascending. */
-const levelsOf = (s: OverIndexingSummary) => s.levels.map((l) => l.level).sort((a, b) => a - b);
-const has = (s: OverIndexingSummary, ...levels: number[]) => levels.every((l) => s.levels.some((x) => x.level === l));
 const level = (s: OverIndexingSummary, n: number) => s.levels.find((l) => l.level === n);
 const clientSeconds = (s: OverIndexingSummary) => s.durationSeconds * s.clients;
 const growth = (r: RoundSummary) => r.tableGrowthBytes + r.indexGrowthBytes;
+const atLevel = (s: OverIndexingSummary, n: number) => s.rounds.filter((r) => r.level === n);
 
 /** A 39-index round's transactions per product, at the level's median TPS. */
 function txPerProduct(s: OverIndexingSummary): number | undefined {
@@ -74,9 +72,10 @@ function txPerProduct(s: OverIndexingSummary): number | undefined {
 }
 
 /** Each step's TPS ratio (higher level ÷ next lower), one per round. */
-function steps(s: OverIndexingSummary): { from: number; to: number; values: number[] }[] {
-  const ls = levelsOf(s);
+function steps(s: OverIndexingSummary): { label: string; from: number; to: number; values: number[] }[] {
+  const ls = s.levels.map((l) => l.level).sort((a, b) => a - b);
   return ls.slice(1).map((to, i) => ({
+    label: `${ls[i]}→${to}`,
     from: ls[i],
     to,
     values: pairedLevelValues(s.rounds, to, ls[i], (r) => r.tps),
@@ -88,46 +87,39 @@ function steps(s: OverIndexingSummary): { from: number; to: number; values: numb
  * (track_io_timing, over the clients' time) accounts for; a round whose TPS did not fall has no loss
  * to explain and is left out.
  */
-function readShareOfLoss(s: OverIndexingSummary): Interval | undefined {
-  const at = (n: number) => new Map(s.rounds.filter((r) => r.level === n).map((r) => [r.repeat, r]));
-  const lo = at(7);
-  const values = [...at(39)].flatMap(([repeat, hi]) => {
-    const base = lo.get(repeat);
-    if (!base || !(base.tps > 0)) return [];
-    const loss = 1 - hi.tps / base.tps;
-    const reads = (hi.blockReadMs - base.blockReadMs) / 1000 / clientSeconds(s);
-    return loss > 0 ? [reads / loss] : [];
+function readShareOfLoss(s: OverIndexingSummary) {
+  const repeat = (r: RoundSummary) => r.repeat;
+  const shares = pairedValues(atLevel(s, 39), atLevel(s, 7), { top: repeat, bottom: repeat }, (hi, base) => {
+    const loss = base.tps > 0 ? 1 - hi.tps / base.tps : 0;
+    return loss > 0 ? (hi.blockReadMs - base.blockReadMs) / 1000 / clientSeconds(s) / loss : undefined;
   });
-  return values.length
-    ? medianInterval(values, "extra read time ÷ TPS lost, 39 vs 7 idx, paired per round")
-    : undefined;
+  return medianOf(shares, (x) => x, "extra read time ÷ TPS lost, 39 vs 7 idx, paired per round");
 }
 
 /** The counters that explain a level's cost, lowest level vs highest, as one sentence of measured numbers. */
 function because(lo: LevelSummary, hi: LevelSummary): string {
+  const m = between(lo, hi);
   const entries =
     lo.btreeInsertsPerTx !== undefined && hi.btreeInsertsPerTx !== undefined
-      ? `${f0(lo.btreeInsertsPerTx)} → ${f0(hi.btreeInsertsPerTx)} B-tree leaf inserts (counted in the WAL by pg_walinspect; ` +
-        `the row-counter model predicts ${f0(lo.modelIndexEntriesPerTx)} → ${f0(hi.modelIndexEntriesPerTx)}), ` +
-        `${f2(lo.btreeSplitsPerTx)} → ${f2(hi.btreeSplitsPerTx)} page splits, B-tree records ` +
-        `${pct(lo.btreeWalShare)} → ${pct(hi.btreeWalShare)} of the WAL bytes`
-      : `${f0(lo.modelIndexEntriesPerTx)} → ${f0(hi.modelIndexEntriesPerTx)} index entries by the model (inserted + ` +
-        `non-HOT updated rows × indexes; no pg_walinspect here to count them)`;
+      ? `${m((l) => l.btreeInsertsPerTx, f0)} B-tree leaf inserts (counted in the WAL by pg_walinspect; the ` +
+        `row-counter model predicts ${m((l) => l.modelIndexEntriesPerTx, f0)}), ${m((l) => l.btreeSplitsPerTx, f2)} ` +
+        `page splits, B-tree records ${m((l) => l.btreeWalShare, pct)} of the WAL bytes`
+      : `${m((l) => l.modelIndexEntriesPerTx, f0)} index entries by the model (inserted + non-HOT updated rows × ` +
+        `indexes; no pg_walinspect here to count them)`;
   const hot =
     lo.stockHotShare !== undefined && hi.stockHotShare !== undefined && hi.stockHotShare < lo.stockHotShare
-      ? `; the share of HOT stock updates fell ${pct(lo.stockHotShare)} → ${pct(hi.stockHotShare)}`
+      ? `; the share of HOT stock updates fell ${m((l) => l.stockHotShare, pct)}`
       : "";
   return (
-    `From ${lo.level} to ${hi.level} indexes each transaction made ${entries}${hot}; WAL ${kb(lo.walBytesPerTx)} → ` +
-    `${kb(hi.walBytesPerTx)} (full-page images ${f1(lo.walFpiPerTx)} → ${f1(hi.walFpiPerTx)}), shared blocks dirtied ` +
-    `${f1(lo.dirtiedPerTx)} → ${f1(hi.dirtiedPerTx)}, server time ${f2(lo.serverMsPerTx)} → ` +
-    `${f2(hi.serverMsPerTx)} ms per transaction.`
+    `From ${lo.level} to ${hi.level} indexes each transaction made ${entries}${hot}; WAL ` +
+    `${m((l) => l.walBytesPerTx, kb)} (full-page images ${m((l) => l.walFpiPerTx, f1)}), shared blocks dirtied ` +
+    `${m((l) => l.dirtiedPerTx, f1)}, server time ${m((l) => l.serverMsPerTx, f2)} ms per transaction.`
   );
 }
-const ends = (s: OverIndexingSummary) => {
-  const lo = s.levels[0];
-  const hi = s.levels[s.levels.length - 1];
-  return lo && hi && lo !== hi ? because(lo, hi) : "";
+/** `because` of levels 7 and 39, with `then` after it; "" when either did not run. */
+const because7to39 = (s: OverIndexingSummary, then: (l7: LevelSummary, l39: LevelSummary) => string) => {
+  const [l7, l39] = [level(s, 7), level(s, 39)];
+  return l7 && l39 ? then(l7, l39) : "";
 };
 
 /** The lowest round's reads and whether any buffer was evicted: what a miss was. */
@@ -158,7 +150,7 @@ const txPerProductText = (s: OverIndexingSummary) => `${txPerProduct(s)?.toPreci
 
 const NEEDS_7_39 = {
   before: (p: OverIndexingParams) => !p.indexLevels.includes(7) || !p.indexLevels.includes(39),
-  after: (s: OverIndexingSummary) => !has(s, 7, 39),
+  after: (s: OverIndexingSummary) => !level(s, 7) || !level(s, 39),
   reason: "levels 7 and 39 did not both run",
 };
 const FULL_ON_16_CPUS =
@@ -219,12 +211,7 @@ export const CLAIMS: ClaimSet<OverIndexingParams, OverIndexingSummary, Factor> =
     {
       id: "1",
       claim: "TPS falls at every step as the index count grows (7 → 14 → 21 → 28 → 39)",
-      sentence: {
-        original:
-          "随着索引数量从 7 增加到 39，TPS（每秒事务数）从大约 1400 下降到大约 600。这清楚地表明了索引数量与性能之间的反向关系",
-        translation: "as the index count grows from 7 to 39, TPS falls from ~1400 to ~600: a clear inverse relation",
-      },
-      figure: "~1400 → ~1200 → ~1000 → ~770 → ~600 TPS (the intermediate levels read off the seed's chart)",
+      sentence: Q.quote("inverse"),
       kind: "direction",
       rule: STEP_RULE,
       reading:
@@ -246,7 +233,7 @@ export const CLAIMS: ClaimSet<OverIndexingParams, OverIndexingSummary, Factor> =
           s.levels.length < 3
             ? undefined
             : steps(s).map((x) => ({
-                label: `${x.from}→${x.to}`,
+                label: x.label,
                 interval: x.values.length
                   ? medianInterval(x.values, `TPS ${x.to} ÷ ${x.from} idx, paired per round`)
                   : undefined,
@@ -254,7 +241,10 @@ export const CLAIMS: ClaimSet<OverIndexingParams, OverIndexingSummary, Factor> =
         needs: "at least three index levels",
       },
       ours: (s) => s.levels.map((l) => `${l.level}: ${f0(l.tps.median)}`).join(", ") + " TPS (medians)",
-      why: ends,
+      why: (s) => {
+        const [lo, hi] = [s.levels[0], s.levels[s.levels.length - 1]];
+        return lo && hi && lo !== hi ? because(lo, hi) : "";
+      },
       absent: {
         before: (p) => p.indexLevels.length < 3,
         after: (s) => s.levels.length < 3,
@@ -264,11 +254,7 @@ export const CLAIMS: ClaimSet<OverIndexingParams, OverIndexingSummary, Factor> =
     {
       id: "2",
       claim: "With 39 indexes throughput is about 42 % of the 7-index throughput",
-      sentence: {
-        original: "将索引数量从 7 增加到 39，性能降低到原始吞吐量的约 42%",
-        translation: "from 7 to 39 indexes, performance fell to about 42 % of the original throughput",
-      },
-      figure: `~600 / ~1400 TPS = ${f2(SEED_RATIO_39_7)}`,
+      sentence: Q.quote("fortyTwo"),
       kind: "magnitude",
       rule: RATIO_RULE,
       reading: `the seed's ${f2(SEED_RATIO_39_7)} ± 0.10 (its figure is read off a chart)`,
@@ -288,23 +274,17 @@ export const CLAIMS: ClaimSet<OverIndexingParams, OverIndexingSummary, Factor> =
           (server ? `; server time per transaction (pg_stat_statements) ×${f2(server.estimate)}` : "")
         );
       },
-      why: (s) => {
-        const l7 = level(s, 7);
-        const l39 = level(s, 39);
-        if (!l7 || !l39) return "";
-        const wal = l39.walBytesPerTx && l7.walBytesPerTx ? l7.walBytesPerTx / l39.walBytesPerTx : undefined;
-        return `${because(l7, l39)} WAL per transaction alone predicts a TPS ratio of ${f2(wal)}.`;
-      },
+      why: (s) =>
+        because7to39(s, (l7, l39) => {
+          const wal = l39.walBytesPerTx && l7.walBytesPerTx ? l7.walBytesPerTx / l39.walBytesPerTx : undefined;
+          return `${because(l7, l39)} WAL per transaction alone predicts a TPS ratio of ${f2(wal)}.`;
+        }),
       absent: NEEDS_7_39,
     },
     {
       id: "3",
       claim: "Average transaction latency rises from 11 ms with 7 indexes to 26 ms with 39 (×2.4)",
-      sentence: {
-        original: "在 7 个索引的情况下，平均事务时间为 11 毫秒。而在 39 个索引的情况下，平均事务时间为 26 毫秒。",
-        translation: "with 7 indexes the average transaction took 11 ms; with 39, 26 ms",
-      },
-      figure: `11 ms → 26 ms, ×${f2(SEED_LATENCY_RATIO)} (16 clients)`,
+      sentence: Q.quote("latency"),
       kind: "derived",
       derivedFrom: "claim 2 by Little's law (latency = clients ÷ TPS with every client always in a transaction)",
       regime: [],
@@ -323,26 +303,17 @@ export const CLAIMS: ClaimSet<OverIndexingParams, OverIndexingSummary, Factor> =
           `1 ÷ ${f2(1 / SEED_LATENCY_RATIO)}`
         );
       },
-      why: (s) => {
-        const [l7, l39] = [level(s, 7), level(s, 39)];
-        return l7 && l39
-          ? `${f1(l7.latencyAvgMs?.median)} → ${f1(l39.latencyAvgMs?.median)} ms; p95 ${f1(l7.p95Ms)} → ${f1(l39.p95Ms)} ms.`
-          : "";
-      },
+      why: (s) =>
+        because7to39(s, (l7, l39) => {
+          const m = between(l7, l39);
+          return `${m((l) => l.latencyAvgMs?.median, f1)} ms; p95 ${m((l) => l.p95Ms, f1)} ms.`;
+        }),
       absent: NEEDS_7_39,
     },
     {
       id: "4",
       claim: "The workload is served from PostgreSQL's cache: the hit ratio is above 99.7 % in every round",
-      sentence: {
-        original:
-          "PostgreSQL 缓存命中率始终高于 99.7%，这并非巧合。我们的初始数据集、测试轮次、服务器上的可用内存量以及 " +
-          "PostgreSQL 配置参数都经过精心设计，以尽量减少潜在瓶颈，例如读写操作命中物理存储",
-        translation:
-          "the hit ratio was always above 99.7 %, not by chance: the initial data set, the rounds, the memory on the " +
-          "server and PostgreSQL's configuration were designed to keep reads and writes off physical storage",
-      },
-      figure: "> 99.7 % in every round (shared_buffers 64 GB for an 11 GB data set)",
+      sentence: Q.quote("hitRatio"),
       kind: "magnitude",
       rule: CACHE_RULE,
       reading: "every round of every level above it (held only when every level's lowest round is)",
@@ -358,10 +329,10 @@ export const CLAIMS: ClaimSet<OverIndexingParams, OverIndexingSummary, Factor> =
         text:
           "each round's blks_hit ÷ (blks_hit + blks_read) over its timed window (pg_stat_database); per level the " +
           "lowest round (every round observed, no sampling)",
-        fmt: hitFmt,
+        fmt: (x) => percent(x, 2),
         of: (s) => {
           const parts = s.levels.flatMap((l) => {
-            const hits = s.rounds.filter((r) => r.level === l.level && r.hitRatio !== undefined);
+            const hits = atLevel(s, l.level).filter((r) => r.hitRatio !== undefined);
             if (!hits.length) return [];
             const low = Math.min(...hits.map((r) => r.hitRatio ?? 1));
             const of = `lowest hit ratio of ${hits.length} round(s) at ${l.level} idx`;
@@ -379,12 +350,7 @@ export const CLAIMS: ClaimSet<OverIndexingParams, OverIndexingSummary, Factor> =
       id: "4b",
       claim:
         "The slowdown is index work, not disk reads: the extra block-read time at 39 indexes is a small part of the TPS lost",
-      sentence: {
-        original: "这种设置允许进行有意义的同类比较，其中性能偏差主要归因于索引开销",
-        translation:
-          "this setup allows a like-for-like comparison in which the performance gap is due mainly to index overhead",
-      },
-      figure: "no figure: the seed infers it from its hit ratio (claim 4)",
+      sentence: Q.quote("indexOverhead"),
       kind: "mechanism",
       rule: READ_SHARE_RULE,
       reading: '"not disk reads" read as: the extra read time explains under a tenth of the TPS lost',
@@ -403,22 +369,13 @@ export const CLAIMS: ClaimSet<OverIndexingParams, OverIndexingSummary, Factor> =
         of: readShareOfLoss,
         needs: "rounds at 7 and 39 indexes in which TPS fell",
       },
-      why: (s) => {
-        const [l7, l39] = [level(s, 7), level(s, 39)];
-        return l7 && l39 ? `${because(l7, l39)} ${readsText(s)}` : "";
-      },
+      why: (s) => because7to39(s, (l7, l39) => `${because(l7, l39)} ${readsText(s)}`),
       absent: NEEDS_7_39,
     },
     {
       id: "5",
       claim: "In a fixed-time round long enough, more indexes complete fewer transactions, so the data set grows less",
-      sentence: {
-        original:
-          "在最终测试轮次（120 分钟运行）中，索引数量增加而存储使用量减少，这与早期轮次不同，这是一个明显的转折点",
-        translation:
-          "in the final 120-min round storage fell as indexes rose, unlike the earlier rounds: a turning point",
-      },
-      figure: `only in the 120-min round (${SEED_TPS_39} TPS × 7,200 s ÷ 20M products at 39 indexes)`,
+      sentence: Q.quote("turningPoint"),
       kind: "magnitude",
       rule: GROWTH_RULE,
       regime: ["longRound"],
@@ -430,24 +387,21 @@ export const CLAIMS: ClaimSet<OverIndexingParams, OverIndexingSummary, Factor> =
         `(the seed's 120-min round at its data is ${durationText(SEED_LONGEST_ROUND_S, "estimate")} per round)`,
       statistic: GROWTH_39_OVER_7,
       ours: txPerProductText,
-      why: (s) => {
-        const [l7, l39] = [level(s, 7), level(s, 39)];
-        return l7 && l39
-          ? `Index growth per transaction ${kb(l7.indexGrowthPerTx)} → ${kb(l39.indexGrowthPerTx)}; transactions ` +
-              `per round ${f0(l7.tps.median * s.durationSeconds)} → ${f0(l39.tps.median * s.durationSeconds)}.`
-          : "";
-      },
+      why: (s) =>
+        because7to39(s, (l7, l39) => {
+          const m = between(l7, l39);
+          return (
+            `Index growth per transaction ${m((l) => l.indexGrowthPerTx, kb)}; transactions per round ` +
+            `${m((l) => l.tps.median * s.durationSeconds, f0)}.`
+          );
+        }),
       absent: NEEDS_7_39,
     },
     {
       id: "5b",
       claim:
         "In shorter rounds more indexes grow storage more: the extra index entries outweigh the fewer transactions",
-      sentence: {
-        original: "这与早期轮次不同",
-        translation: "unlike the earlier rounds (5–60 min), in which storage grew more with more indexes",
-      },
-      figure: `the 5–60-min rounds (up to ${SEED_TPS_39} TPS × 3,600 s ÷ 20M products at 39 indexes)`,
+      sentence: Q.quote("earlierRounds"),
       kind: "magnitude",
       rule: GROWTH_UP_RULE,
       regime: ["shortRound"],
@@ -455,49 +409,36 @@ export const CLAIMS: ClaimSet<OverIndexingParams, OverIndexingSummary, Factor> =
       howToTest: "shorter rounds or more data bring a round under the seed's 60-min round's transactions per product",
       statistic: GROWTH_39_OVER_7,
       ours: txPerProductText,
-      why: (s) => {
-        const [l7, l39] = [level(s, 7), level(s, 39)];
-        return l7 && l39
-          ? `Index growth per transaction ${kb(l7.indexGrowthPerTx)} → ${kb(l39.indexGrowthPerTx)}, tables and ` +
-              `indexes ${kb((l7.tableGrowthBytes ?? 0) + (l7.indexGrowthBytes ?? 0))} → ` +
-              `${kb((l39.tableGrowthBytes ?? 0) + (l39.indexGrowthBytes ?? 0))} per round.`
-          : "";
-      },
+      why: (s) =>
+        because7to39(s, (l7, l39) => {
+          const m = between(l7, l39);
+          return (
+            `Index growth per transaction ${m((l) => l.indexGrowthPerTx, kb)}, tables and indexes ` +
+            `${m((l) => (l.tableGrowthBytes ?? 0) + (l.indexGrowthBytes ?? 0), kb)} per round.`
+          );
+        }),
       absent: NEEDS_7_39,
     },
   ],
   notDeclared: [
     {
-      sentence: {
-        original: "你的数据集可能无法完全放入内存，你的缓存命中率可能会显著降低，所有这些都会放大性能损失",
-        translation:
-          "your data may not fit in memory, your hit ratio may be much lower: all of which amplifies the loss",
-      },
+      sentence: Q.quote("amplifies"),
       reason:
         "a run has one shared_buffers, so it needs two runs compared, which 03 does not pair; and nothing here drops " +
         "the OS page cache between rounds, so at data this machine can hold a smaller shared_buffers turns misses " +
         "into page-cache copies, not disk reads: the seed's condition would not be met",
     },
     {
-      sentence: {
-        original: "初始数据集大小约为 11 GB。基准测试执行后，数据集增长到大约 200 GB",
-        translation: "the initial data set was ~11 GB; after the benchmark it had grown to ~200 GB",
-      },
+      sentence: Q.quote("grewTo200"),
       reason:
         "a figure of the seed's machine and of all its rounds together (its TPS × 5–120 min); the storage chart " +
         "shows this run's growth per round",
     },
-    {
-      sentence: { original: "有时在压力测试下才会明显暴露出来", translation: "sometimes visible only under stress" },
-      reason: "it names no quantity or condition to test",
-    },
+    { sentence: Q.quote("stress"), reason: "it names no quantity or condition to test" },
   ],
 });
 
 export const DECLARATIONS = declarations(CLAIMS);
-
-/** Rounds a sensitivity check leaves out: a checkpoint or autovacuum run inside, or a TPS outlier. */
-const clean = (r: RoundSummary) => !r.disturbed && !r.outlier;
 
 /**
  * Claim (1) refuted by its steps' intervals stands only if Holm's step-down sign test over the steps
@@ -506,17 +447,11 @@ const clean = (r: RoundSummary) => !r.disturbed && !r.outlier;
 function withHolm(c: ClaimCheck, s: OverIndexingSummary): ClaimCheck {
   if (c.id !== "1" || c.verdict !== "did not hold") return c;
   const st = steps(s);
-  const refuted = holmRefutations(
-    st.map((x) => ({ label: `${x.from}→${x.to}`, values: x.values })),
-    STEP_RULE,
-  );
-  if (refuted.length)
-    return {
-      ...c,
-      decidedBy:
-        `${c.decidedBy}; Holm: ` +
-        refuted.map((r) => `${r.label} p = ${r.p.toPrecision(2)} ≤ ${r.threshold.toPrecision(3)}`).join(", "),
-    };
+  const refuted = holmRefutations(st, STEP_RULE);
+  if (refuted.length) {
+    const p = refuted.map((r) => `${r.label} p = ${r.p.toPrecision(2)} ≤ ${r.threshold.toPrecision(3)}`);
+    return { ...c, decidedBy: `${c.decidedBy}; Holm: ${p.join(", ")}` };
+  }
   let need = 1;
   while (0.5 ** need > FAMILY_ALPHA / st.length) need++;
   return {
@@ -528,25 +463,21 @@ function withHolm(c: ClaimCheck, s: OverIndexingSummary): ClaimCheck {
   };
 }
 
+/** Judged with a sensitivity pass without the rounds a checkpoint or autovacuum ran inside, or TPS outliers. */
 export function checkClaims(s: OverIndexingSummary): ClaimCheck[] {
-  const flagged = s.rounds.filter((r) => !clean(r));
-  const why = (r: RoundSummary) =>
-    [
+  const clean = (r: RoundSummary) => !r.disturbed && !r.outlier;
+  const flagged = flaggedUnits(
+    "round",
+    s.rounds.filter((r) => !clean(r)),
+    (r) => [
       r.checkpoints ? `${r.checkpoints} checkpoint(s)` : "",
       r.autovacuumRuns ? `${r.autovacuumRuns} autovacuum run(s)` : "",
       r.outlier ? "TPS outlier" : "",
-    ]
-      .filter(Boolean)
-      .join(", ");
-  return judge(CLAIMS, s, {
-    summary: { ...s, rounds: s.rounds.filter(clean) },
-    flagged: {
-      noun: "round",
-      count: flagged.length,
-      detail: flagged.map((r) => `${r.key}: ${why(r)}`).join("; "),
-      none: "No round was flagged (no checkpoint or autovacuum run inside a timed window, no TPS outlier).",
-    },
-  }).map((c) => withHolm(c, s));
+    ],
+    (r) => r.key,
+    "No round was flagged (no checkpoint or autovacuum run inside a timed window, no TPS outlier).",
+  );
+  return judge(CLAIMS, s, { summary: { ...s, rounds: s.rounds.filter(clean) }, flagged }).map((c) => withHolm(c, s));
 }
 
 /** The headline claims the adaptive design waits on: (1) and (2). */

@@ -1,9 +1,9 @@
 /**
  * Seed 004's claims (EXPERIMENTS.md §5) as declarations on the claims engine (stats/claim-engine),
- * which places, decides and renders them. Where the outcome follows from an input of the run (an
- * emulated client round trip, emulated standbys), the engine's verdict is kept in the reason and the
- * row is relabelled `emulated`: a consistency check of the emulation, never evidence about Aurora.
- * The same claims against a real server (environment kind "real") are evidence about that server.
+ * which places, decides and renders them. Where a claim's regime stands on an input the lab emulates
+ * (a client round trip, standbys), its `emulatedWhen` makes the engine's verdict `emulated`: a
+ * consistency check of the emulation, never evidence about Aurora. The same claims against a real
+ * server (environment kind "real") are evidence about that server.
  */
 import { linearRegression } from "simple-statistics";
 import type { ClaimCheck, ClaimPlan, Rule } from "../../stats/claims";
@@ -36,6 +36,13 @@ const lag = (x: number | undefined | null) =>
   x === undefined || x === null ? "not caught (every sample found the standbys idle)" : ms(x);
 const fmtRatio = (x: number) => x.toFixed(2);
 const fmtMs = (x: number) => `${x.toFixed(3)} ms`;
+const LINKS =
+  "emulated: the client's round trips, a delay this lab sets on the link (netem, else a user-space delay proxy)";
+const STANDBYS = "emulated: two standbys on this machine behind delayed links, in place of Aurora's storage quorum";
+const EMULATED_LINKS = (p: P) =>
+  p.hosts.sameAz && p.hosts.crossAz
+    ? undefined
+    : "the same-AZ and cross-AZ round trips are this run's inputs (emulated links)";
 
 const AURORA = "Aurora PostgreSQL 17.6 (db.r6g.large), client on EC2, 10,000 statements per case through psql, 5 runs";
 const DOCKER =
@@ -204,6 +211,15 @@ function quorumClaims(env: EnvironmentKey, where: string, c: "same_az" | "cross_
     howToTest: `environments including "${env}" runs it; only a real server (hosts, or an external target) makes it evidence`,
     absent,
     why: quorumWhy(env),
+    emulates: `${STANDBYS}; it can show that a commit waits for the standbys' acknowledgement, not what Aurora's storage quorum costs`,
+    emulatedWhen: (s: S) =>
+      findEnvironment(s, env)?.kind === "emulated"
+        ? `the standbys' round trip is this run's input (${ms(s.params.standbyRttMs, 2)} set)`
+        : undefined,
+    emulatedBefore: (p: P) =>
+      (env === "quorum-same-az" ? p.hosts.sameAz : p.hosts.crossAz)
+        ? undefined
+        : "the standbys' round trip is this run's input (emulated standbys)",
   };
   return [
     {
@@ -304,6 +320,12 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
         reason: "needs the same-az and cross-az environments (an external server runs alone)",
       },
       howToTest: "two real client hosts, one in the server's AZ and one in another (hosts.sameAz, hosts.crossAz)",
+      emulates: `${LINKS}; it can show that the link adds what was set, nothing about AWS's network`,
+      emulatedWhen: (s) =>
+        findEnvironment(s, "same-az")?.kind === "emulated" || findEnvironment(s, "cross-az")?.kind === "emulated"
+          ? `the round trips are this run's inputs (${s.network.kind} links)`
+          : undefined,
+      emulatedBefore: EMULATED_LINKS,
       statistic: {
         text: "cross-AZ ÷ same-AZ SELECT 1 time (elapsed / N), one ratio per repeat (paired), exact interval of the median",
         fmt: fmtRatio,
@@ -400,6 +422,10 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
       mechanism:
         "each statement is one round trip through psql, so elapsed = round trips × RTT + server time, and the slope against RTT is the number of round trips at any RTT",
       howToTest: "two single-server environments with different round trips",
+      emulates: `${LINKS}; it can show that each statement pays one round trip of the link, not AWS's round trips`,
+      emulatedWhen: (s) =>
+        slopes(s)?.envs.some((e) => e.kind === "emulated") ? "the round trips are this run's inputs" : undefined,
+      emulatedBefore: EMULATED_LINKS,
       absent: {
         before: (p) => isExternal(p) || p.environments.filter((e) => !e.startsWith("quorum")).length < 2,
         after: () => false,
@@ -450,6 +476,11 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
       mechanism:
         "with synchronous_commit = on a commit waits until a standby reports the WAL flushed, one standby round trip after it is sent; local waits for no standby",
       howToTest: "the synchronous_commit sweep (sweepStandbyRttsMs, syncLevels)",
+      // Judged, not relabelled `emulated`: the emulated standby is the claim's subject, so the verdict
+      // is what one machine reproduces of a replicated commit's wait.
+      emulates:
+        `${STANDBYS}, the subject of this check; it can show that one machine reproduces a synchronous ` +
+        "standby's wait (held contradicts the seed's sentence as worded), not Aurora's ~2 ms, whose size here is the delay set",
       absent: {
         before: (p) => !p.sweepStandbyRttsMs.length || !p.syncLevels.length || isExternal(p),
         after: (s) => !sweepPair(s),
@@ -542,42 +573,6 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
 
 export const DECLARATIONS = declarations(CLAIMS);
 
-/** Claims whose outcome follows from an input of this run (emulated links or standbys): the reason, else undefined. */
-function emulatedBy(id: string, s: S): string | undefined {
-  const kind = (e: EnvironmentKey) => findEnvironment(s, e)?.kind;
-  if (id === "a" && (kind("same-az") === "emulated" || kind("cross-az") === "emulated"))
-    return `the round trips are this run's inputs (${s.network.kind} links): a check of the link, not of AWS's network`;
-  const q = id.endsWith("(same AZ)") ? "quorum-same-az" : id.endsWith("(other AZ)") ? "quorum-cross-az" : undefined;
-  if (q && id.startsWith("c") && kind(q) === "emulated")
-    return `the standbys' round trip is this run's input (${ms(s.params.standbyRttMs, 2)} set): a consistency check of the emulated quorum, not evidence about Aurora's storage`;
-  if (id === "d" && slopes(s)?.envs.some((e) => e.kind === "emulated"))
-    return "the round trips are this run's inputs: a check that each statement paid one emulated round trip, not evidence about AWS";
-  if (id === "e") return "the standbys and their round trip are this run's inputs";
-  return undefined;
-}
-
-/** (e)'s reading against the seed's sentence: whether the emulation reproduced a replicated commit's wait. */
-function eReading(row: ClaimCheck): string {
-  const x = row.interval?.estimate ?? NaN;
-  if (row.verdict === "held" || (row.verdict === "did not hold" && x > 1))
-    return (
-      `one machine reproduced the overhead of a synchronous replica (${row.verdict === "held" ? "about one" : "more than one"} ` +
-      "standby round trip a commit), contradicting the seed's sentence as worded; its local Docker had no replica, " +
-      "which (e, no replica) reads"
-    );
-  if (row.verdict === "did not hold")
-    return "the emulated standby added less than one round trip a commit: the overhead is not reproduced in full";
-  return "the interval cannot yet say whether the emulation reproduces the overhead";
-}
-
-function relabel(row: ClaimCheck, s: S): ClaimCheck {
-  const reason = emulatedBy(row.id, s);
-  if (!reason || !row.interval || row.ours === "not run") return row;
-  const reads =
-    row.id === "e" ? `${eReading(row)} (${row.decidedBy})` : `by its rule it reads ${row.verdict} (${row.decidedBy})`;
-  return { ...row, verdict: "emulated", decidedBy: `${reason}; ${reads}` };
-}
-
 /** The summary with the local and external environments' ratios recomputed without their flagged repeats. */
 function withoutFlagged(s: S): Without<S> {
   const all = new Set<string>();
@@ -609,26 +604,10 @@ function withoutFlagged(s: S): Without<S> {
 }
 
 export function checkClaims(s: S): ClaimCheck[] {
-  return judge(CLAIMS, s, withoutFlagged(s)).map((row) => relabel(row, s));
+  return judge(CLAIMS, s, withoutFlagged(s));
 }
 
 /** What a run with these params can decide, before it starts; emulated claims are planned as not evidence. */
 export function plan05(p: P): ClaimPlan[] {
-  const hosted = (env: string) => (env.includes("same") ? p.hosts.sameAz : p.hosts.crossAz);
-  const emulated = (id: string): string | undefined => {
-    if (id === "a" && (!p.hosts.sameAz || !p.hosts.crossAz))
-      return "the same-AZ and cross-AZ round trips are this run's inputs (emulated links)";
-    if (/^c( share)? \(same AZ\)$/.test(id) && !hosted("same"))
-      return "the standbys' round trip is this run's input (emulated standbys)";
-    if (/^c( share)? \(other AZ\)$/.test(id) && !hosted("cross"))
-      return "the standbys' round trip is this run's input (emulated standbys)";
-    if (id === "d" && (!p.hosts.sameAz || !p.hosts.crossAz))
-      return "the environments' round trips are this run's inputs (emulated links)";
-    if (id === "e") return "the standbys and their round trip are this run's inputs";
-    return undefined;
-  };
-  return plan(CLAIMS, p).map((c) => {
-    const why = c.prospect === "decidable" || c.prospect === "out of regime" ? emulated(c.id) : undefined;
-    return why ? { ...c, prospect: "not evidence", reason: why } : c;
-  });
+  return plan(CLAIMS, p);
 }
