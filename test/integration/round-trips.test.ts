@@ -42,11 +42,9 @@ test("round trips on embedded PostgreSQL: delays reached, commits counted, stand
     assert.equal(run.trials.length, 3 * 3 + 2, "3 environments × 3 cases + 2 sweep levels");
     for (const trial of run.trials) assert.equal(trial.status, "ok", `${trial.key}: ${trial.error ?? ""}`);
     // What ran between trials is in the next record: once per block of trials (an environment's
-    // cases in a repeat, a sweep's levels at one standby round trip), never inside a block.
+    // cases in a repeat, the sweep's repeats at one standby round trip), never inside a block.
     const blockOf = (x: (typeof run.trials)[number]) =>
-      x.condition.kind === "case"
-        ? `${x.condition.environment}/r${x.repeat}`
-        : `sweep ${x.condition.standbyRttMs}/r${x.repeat}`;
+      x.condition.kind === "case" ? `${x.condition.environment}/r${x.repeat}` : `sweep ${x.condition.standbyRttMs}`;
     for (const [i, trial] of run.trials.entries()) {
       const first = i === 0 || blockOf(run.trials[i - 1]) !== blockOf(trial);
       assert.equal(trial.beforeSeconds !== undefined, first, `${trial.key}: work before it named iff it opens a block`);

@@ -334,9 +334,12 @@ async function runQuorumPhase(
         return connect(primary.connection);
       });
       try {
-        for (let repeat = 1; repeat <= p.repeats; repeat++) {
-          for (const rtt of p.sweepStandbyRttsMs) {
-            standbyRtt = await setStandbyRtt(rtt);
+        // Standby round trips in blocks, repeats inside (as 01's sizes): the standby links are set
+        // once per round trip, not once per repeat. The claim pairs levels within one repeat at one
+        // round trip, and those still run back to back, each repeat in its own rotated order.
+        for (const rtt of p.sweepStandbyRttsMs) {
+          standbyRtt = await setStandbyRtt(rtt);
+          for (let repeat = 1; repeat <= p.repeats; repeat++) {
             const session: Session = {
               bench,
               admin: connected.admin,
