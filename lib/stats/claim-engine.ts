@@ -65,6 +65,11 @@ export interface SeedSentence {
   readonly translation?: string;
   /** The seed's own numbers for this sentence, as text (a notebook's quotes.json carries them). */
   readonly figure?: string;
+  /**
+   * Whose words they are when not a seed's ("the lab's question": 06 judges the reader's indexes,
+   * which no seed measured): the declaration shows it in brackets before the claim and the sentence.
+   */
+  readonly whose?: string;
 }
 
 /** A notebook's quotes.json: the text it quotes (a seed's file, or a manual's page) and its sentences by key. */
@@ -329,7 +334,8 @@ export function decideClaim<K extends string>(
 /** The declaration's seed text: the original, its translation, and the figure. */
 function seedText(c: ClaimCore): string {
   const t = c.sentence.translation ? ` → "${c.sentence.translation}"` : "";
-  return `${c.sentence.original}${t}. Figures: ${c.figure ?? c.sentence.figure}`;
+  const whose = c.sentence.whose ? `[${c.sentence.whose}] ` : "";
+  return `${whose}${c.sentence.original}${t}. Figures: ${c.figure ?? c.sentence.figure}`;
 }
 
 /** The declaration, rendered once (it does not change from run to run). */
@@ -349,7 +355,12 @@ export function declaration<K extends string>(
       : "");
   return {
     id: c.id,
-    claim: c.kind === "mechanism" ? `[the lab's check] ${c.claim}` : c.claim,
+    claim:
+      c.kind === "mechanism"
+        ? `[the lab's check] ${c.claim}`
+        : c.sentence.whose
+          ? `[${c.sentence.whose}] ${c.claim}`
+          : c.claim,
     seed: seedText(c),
     regime,
     statistic: statistic.text,

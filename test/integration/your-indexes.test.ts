@@ -8,6 +8,7 @@ import { experiment as yourIndexes } from "../../lib/experiments/your-indexes";
 import { judgeIndex } from "../../lib/experiments/your-indexes/claims";
 import { yourIndexesParams } from "../../lib/experiments/your-indexes/params";
 import { serverSpec } from "../../lib/experiments/your-indexes/run";
+import { decisionRows } from "../../lib/experiments/your-indexes/present";
 import { EmbeddedPostgresTarget } from "../../lib/targets/embedded/embedded-postgres";
 import { findHostClientTool, findHostPgbench, locatePgbench } from "../../lib/workloads/pgbench";
 import {
@@ -84,11 +85,10 @@ test("the example: each verdict follows its rule; the index on an updated column
       const above = ix.cost.low > 0 && ix.cost.coverage >= 0.9;
       assert.equal(j.judgement === "costs", above, `${ix.name}: ${j.text} on ${JSON.stringify(ix.cost)}`);
       if (above) assert.match(j.text, /^throughput costs \d/, ix.name);
-      const a = ix.amplification;
-      const counters = [a.walBytesPerTx, a.btreeInsertsPerTx, a.hotShareLost].filter(
-        (i) => i !== undefined && i.low > 0 && i.coverage >= 0.9,
-      );
-      assert.equal(j.amplification.judgement === "adds", counters.length > 0, `${ix.name}: ${j.text}`);
+      // One counter decides write amplification: the B-tree entries it adds per transaction, wholly above 0.
+      const entries = ix.amplification.btreeInsertsPerTx;
+      const adds = entries !== undefined && entries.low > 0 && entries.coverage >= 0.9;
+      assert.equal(j.amplification.judgement === "adds", adds, `${ix.name}: ${j.text}`);
       assert.doesNotMatch(j.text, /no cost|seed/, ix.name);
     }
     // The index on status: the fulfilment job's updates are HOT without it and not with it, and
@@ -114,6 +114,66 @@ test("the example: each verdict follows its rule; the index on an updated column
     assert.equal(claims.find((c) => c.id === "orders_status_idx: write amplification")?.verdict, "held");
     const saved = await withEnv({ DBLAB_RESULTS_DIR: root }, async () => yourIndexes.save(run, s, claims));
     assert.ok(saved.every((f) => fs.existsSync(f)));
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test("the example's read script at smoke: every index has a write cost and a read effect with intervals, and the decision table names the ones nothing measured reads through", async (t) => {
+  const missing = tools();
+  if (missing) return t.skip(missing);
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-06-reads-"));
+  // The smoke profile's two indexes, which the example's order history does not read, and the one it reads through.
+  const existing = ["orders_status_idx", "suppliers_country_idx", "orders_customer_idx"];
+  const params = yourIndexes.params("smoke", { target: "embedded", scale: 0.1, existing, budgetSeconds: 300 });
+  assert.equal(params.reads.length, 1);
+  try {
+    const run = await withEnv({ DBLAB_RESULTS_DIR: root }, () => yourIndexes.run(params, { profile: "smoke" }));
+    assert.deepEqual(
+      run.readCheck?.scripts.map((x) => x.name),
+      ["order-history.sql"],
+    );
+    assert.ok(
+      run.trials.every((x) => x.status === "ok" && x.reads?.length === 1 && !x.reads[0].error),
+      JSON.stringify(run.trials.map((x) => [x.key, x.error, x.reads])),
+    );
+    const s = yourIndexes.summarise(run);
+    assert.deepEqual(s.readScripts, ["order-history.sql"]);
+    assert.deepEqual(s.failedReads, []);
+    for (const ix of s.indexes) {
+      assert.ok(ix.cost && ix.cost.n === params.repeats, `${ix.name}: write cost ${JSON.stringify(ix.cost)}`);
+      assert.ok(ix.amplification.walBytesPerTx, `${ix.name}: WAL per transaction`);
+      const [r] = ix.reads;
+      assert.equal(r.script, "order-history.sql");
+      assert.ok(r.slowdown && r.slowdown.n === params.repeats, `${ix.name}: read effect ${JSON.stringify(r)}`);
+      assert.ok(r.slowdown.low <= r.slowdown.estimate && r.slowdown.estimate <= r.slowdown.high);
+      assert.equal(r.runsWith, params.repeats * 4, `${ix.name}: every baseline run read`);
+    }
+    const line = (name: string) => s.indexes.find((ix) => ix.name === name)?.decision;
+    // Counted, not timed: which indexes the script scanned where they exist.
+    assert.ok((s.indexes.find((ix) => ix.name === "orders_customer_idx")?.reads[0].scansPerRun ?? 0) > 0);
+    assert.deepEqual(line("orders_customer_idx")?.readBy, ["order-history.sql"]);
+    assert.notEqual(line("orders_customer_idx")?.kind, "nothing reads it");
+    for (const name of ["orders_status_idx", "suppliers_country_idx"]) {
+      assert.equal(line(name)?.kind, "nothing reads it", `${name}: ${line(name)?.text}`);
+      assert.match(line(name)?.text ?? "", /^nothing measured reads through it; dropping it saves −?[\d.]+ % \[/);
+    }
+    const rows = decisionRows(s);
+    assert.deepEqual(
+      rows.filter((r) => String(r.decision).startsWith("nothing measured reads through it")).map((r) => r.index),
+      ["orders_status_idx", "suppliers_country_idx"].filter((n) => existing.includes(n)),
+    );
+    assert.ok(
+      rows.every(
+        (r) =>
+          String(r["write throughput cost"]).includes("[") &&
+          String(r["order-history.sql: latency without ÷ with"]).includes("×"),
+      ),
+    );
+    const claims = yourIndexes.claims(s, run);
+    const saved = await withEnv({ DBLAB_RESULTS_DIR: root }, async () => yourIndexes.save(run, s, claims));
+    const csv = saved.find((f) => f.endsWith("decision.csv"));
+    assert.ok(csv && /nothing measured reads through it/.test(fs.readFileSync(csv, "utf8")));
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }
@@ -221,6 +281,9 @@ test("a refused input ends the run before any round with pgbench's or the server
       "CREATE INDEX a_note_idx ON a (note);\nCREATE TABLE b (a_id int REFERENCES a (id));\n",
     "fk-data.sql": "INSERT INTO a SELECT g, 'n' FROM generate_series(1, 100) g;\n",
     "fk-write.sql": "UPDATE a SET note = 'm' WHERE id = 1;\n",
+    // A "read" script that writes, and one that makes its own transactions read-write to do it.
+    "writes.sql": "SELECT count(*) FROM orders WHERE customer_id = 1;\nUPDATE orders SET total = total WHERE id = 1;\n",
+    "read-write.sql": "BEGIN READ WRITE;\nUPDATE orders SET total = total WHERE id = 1;\nCOMMIT;\n",
   });
   const cases: { name: string; overrides: Record<string, unknown>; message: RegExp }[] = [
     {
@@ -228,6 +291,18 @@ test("a refused input ends the run before any round with pgbench's or the server
       overrides: { workload: [path.join(dir, "no-such-var.sql")] },
       message:
         /workload script no-such-var\.sql was rejected: pgbench could not run the script .*syntax error at or near ":".*:nosuchvar.*\\set.*Fix the script and start a new run/,
+    },
+    {
+      name: "a read script that writes",
+      overrides: { reads: [path.join(dir, "writes.sql")] },
+      message:
+        /read script writes\.sql writes: .*cannot execute UPDATE in a read-only transaction.*runs with default_transaction_read_only = on\): move the writing statements to workload.*start a new run/,
+    },
+    {
+      name: "a read script that makes its transactions read-write",
+      overrides: { reads: [path.join(dir, "read-write.sql")] },
+      message:
+        /read script read-write\.sql writes: in its 1-s check it wrote rows \(orders \d+\) although its sessions were read-only.*BEGIN READ WRITE.*move the writing statements to workload/,
     },
     {
       name: "a primary key in existing",

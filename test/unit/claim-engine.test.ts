@@ -93,7 +93,7 @@ const gated = (c: ClaimCore) => c.kind === "magnitude" || c.kind === "equivalenc
 test("the engine's generated tests find the migrated notebooks' claims through the registry", () => {
   assert.deepEqual(
     SETS.map((s) => s.id),
-    ["01", "02", "03", "04", "05", "07"],
+    ["01", "02", "03", "04", "05", "06", "07"],
   );
   for (const { set } of SETS) assert.ok(set.claims.length > 0);
 });
@@ -110,6 +110,8 @@ for (const { id, set, e } of SETS) {
       assert.equal(d.kind, c.kind);
       assert.ok(d.rule.length > 10, d.rule);
       if (c.kind === "mechanism") assert.match(d.claim, /the lab's check/);
+      if (c.sentence.whose)
+        assert.ok(d.claim.startsWith(`[${c.sentence.whose}] `) && d.seed.startsWith(`[${c.sentence.whose}] `));
     });
 
     if (c.kind === "derived" || !c.rule) {
@@ -275,5 +277,26 @@ test("declare refuses a regime band that is the rule's band (04 (1) as it was), 
         claims: [{ ...claim, regime: ["runLength"], emulates: "the link", emulatedWhen: when.emulatedWhen }],
       }),
     /both before the run and after it/,
+  );
+});
+
+test("a sentence that is not a seed's says whose it is, in the claim and the sentence", () => {
+  const c: ClaimCore = {
+    id: "i: costs",
+    claim: "i costs write throughput",
+    sentence: { original: "whether i costs the writes throughput", figure: "no figure", whose: "the lab's question" },
+    kind: "direction",
+    rule: { kind: "above", margin: 0 },
+    mechanism: "index entries",
+    regime: [],
+    regimeText: "this run",
+    howToTest: "",
+  };
+  const d = declaration(c, {}, { text: "cost", fmt: String });
+  assert.equal(d.claim, "[the lab's question] i costs write throughput");
+  assert.equal(d.seed, "[the lab's question] whether i costs the writes throughput. Figures: no figure");
+  assert.equal(
+    declaration({ ...c, sentence: { original: "「x」" } }, {}, { text: "cost", fmt: String }).claim,
+    c.claim,
   );
 });

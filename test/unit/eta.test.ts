@@ -359,10 +359,18 @@ test("06's default: the schema's five secondary indexes and one candidate, the b
     overheadSeconds: 0.5,
   });
   assert.ok(e);
-  // 6 variants and 7 baseline runs a round.
+  // 6 variants and 7 baseline runs a round; each run's timed part is its write run and the read script after it.
   assert.equal(e.planned, 13 * p.repeats);
-  assert.equal(e.seconds, e.planned * (p.durationSeconds + 0.5));
-  assert.equal(e.maxSeconds, 13 * p.maxRepeats * (p.durationSeconds + 0.5));
+  assert.equal(p.reads.length, 1);
+  const timed = p.durationSeconds + p.readSeconds;
+  assert.equal(e.seconds, e.planned * (timed + 0.5));
+  assert.equal(e.maxSeconds, 13 * p.maxRepeats * (timed + 0.5));
+  // Without read scripts, the write run alone.
+  const bare = estimateRun("06-your-indexes", yourIndexes, { ...p, reads: [] }, new Set(), "/nonexistent", {
+    ...FLAT,
+    overheadSeconds: 0.5,
+  });
+  assert.equal(bare?.seconds, e.planned * (p.durationSeconds + 0.5));
   // A resumed run: the keys are the run's own (planRounds), so its finished trials are not counted.
   const done = new Set(["baseline/r1.1", "drop:orders_customer_idx/r1", "add:1/r1"]);
   assert.equal(estimateRun("06-your-indexes", yourIndexes, p, done, "/nonexistent", FLAT)?.remaining, e.planned - 3);

@@ -7,18 +7,12 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { ReindexMode } from "../../lib/experiments/reindex-under-load/params";
 import {
+  rebuildPairs,
   summariseRuns,
   type ReindexSummary,
   type RunSummary,
 } from "../../lib/experiments/reindex-under-load/summarise";
-import {
-  checkClaim,
-  checkClaims,
-  CLAIMS,
-  DECLARATIONS,
-  plan04,
-  rebuildPairs,
-} from "../../lib/experiments/reindex-under-load/claims";
+import { checkClaim, checkClaims, CLAIMS, DECLARATIONS, plan04 } from "../../lib/experiments/reindex-under-load/claims";
 import { adaptiveStep } from "../../lib/experiments/reindex-under-load/run";
 import { reindexUnderLoadParams } from "../../lib/experiments/reindex-under-load/params";
 import { planText } from "../../lib/stats/claims";

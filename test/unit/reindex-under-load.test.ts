@@ -1,5 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { seedSets } from "../../lib/experiments/reindex-under-load/seed";
 import { reindexUnderLoadParams } from "../../lib/experiments/reindex-under-load/params";
 import { ParameterError } from "../../lib/params/validate";
 import { lockTimeline } from "../../lib/experiments/reindex-under-load/workload/lock-timeline";
@@ -226,4 +229,25 @@ test("within-run cost of a REINDEX window: transactions lost at the rate kept ou
   assert.ok(Math.abs(half100.lostShare! - 0.06) < 1e-9, `${half100.lostShare}`);
   const partial = windowStats(fine, start, 10, start + 3250, start + 4500)!;
   assert.ok(Math.abs(partial.during - 4) < 1e-9, `half of bucket 32's 10 transactions in 1.25 s: ${partial.during}`);
+});
+
+test("quotes.json's figures are the seed's published ones: the drops, drop ÷ stall share, the UPDATE multiples", () => {
+  const quotes = JSON.parse(
+    fs.readFileSync(path.resolve(__dirname, "../../../lib/experiments/reindex-under-load/quotes.json"), "utf8"),
+  ) as { quotes: Record<string, { figure?: string }> };
+  const sets = seedSets();
+  const range = (xs: number[], f: (x: number) => string) => `${f(Math.min(...xs))}–${f(Math.max(...xs))}`;
+  const drops = sets.map((s) => 1 - s.reindexTps / s.baselineTps);
+  const shares = seedStallShares();
+  const multiples = sets.map((s) => (s.reindexUpdateMs ?? NaN) / (s.baselineUpdateMs ?? NaN));
+  assert.ok(quotes.quotes.drop.figure?.includes(`(${range(drops, (x) => (x * 100).toFixed(1))} % lower)`));
+  assert.ok(
+    quotes.quotes.plainLocks.figure?.endsWith(
+      `${range(
+        drops.map((d, i) => d / shares[i]),
+        (x) => x.toFixed(2),
+      )} over its three sets`,
+    ),
+  );
+  assert.ok(quotes.quotes.updateLatency.figure?.includes(`×${range(multiples, (x) => x.toFixed(2))}`));
 });

@@ -6,6 +6,9 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { seedCommitMs, seedValue, type SeedCondition, type SeedSeries } from "../../lib/experiments/round-trips/seed";
 import { checkClaims, DECLARATIONS, plan05 } from "../../lib/experiments/round-trips/claims";
 import type { RoundTripsSummary } from "../../lib/experiments/round-trips/summarise";
 import { isEvidence, planText } from "../../lib/stats/claims";
@@ -278,4 +281,35 @@ test("05 plan: emulated claims are not evidence, (b) out of regime on the loopba
   );
   const none = plan05(roundTripsParams("default", { environments: ["local", "cross-az"] }));
   assert.match(none.find((c) => c.id === "a")?.reason ?? "", /needs the same-az and cross-az environments/);
+});
+
+test("05 quotes.json's figures are the seed's published ones (autocommit, one transaction, Aurora's commit total)", () => {
+  const quotes = JSON.parse(
+    fs.readFileSync(path.resolve(__dirname, "../../../lib/experiments/round-trips/quotes.json"), "utf8"),
+  ) as { quotes: Record<string, { figure?: string }> };
+  const figure = (key: string) => quotes.quotes[key]?.figure ?? "";
+  const v = (series: SeedSeries, c: SeedCondition) => seedValue(series, c) ?? NaN;
+  const ms = (c: SeedCondition) => `${(seedCommitMs(c) ?? NaN).toFixed(2)} ms`;
+  for (const [c, where] of [
+    ["same_az", "same AZ"],
+    ["cross_az", "other AZ"],
+  ] as const) {
+    const [a, b, aurora] = [
+      v("update_autocommit_seconds", c),
+      v("update_one_transaction_seconds", c),
+      v("aurora_commit_latency_seconds", c),
+    ];
+    assert.ok(
+      figure(`transactions (${where})`).startsWith(`${a.toFixed(2)} s vs ${b.toFixed(2)} s (${(a / b).toFixed(1)}×)`),
+    );
+    assert.ok(figure(`transactions (${where})`).endsWith(`= ${(aurora / b).toFixed(2)}`));
+    assert.equal(
+      figure(`commitGap (${where})`),
+      `Aurora's commit-latency total ${aurora.toFixed(1)} s vs the gap ${(a - b).toFixed(2)} s (${((aurora / (a - b)) * 100).toFixed(0)} %)`,
+    );
+  }
+  assert.ok(
+    figure("localCommits").includes(`= ${(seedCommitMs("local") ?? NaN).toFixed(3)} ms ÷ the 0.93 ms round trip`),
+  );
+  assert.ok(figure("commitCost").startsWith(`Aurora ${ms("same_az")} vs local ${ms("local")} per commit`));
 });

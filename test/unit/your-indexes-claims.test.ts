@@ -1,14 +1,13 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { checkClaims, claimRows06, judgeIndex, type Judgement } from "../../lib/experiments/your-indexes/claims";
 import {
-  checkClaims,
-  claimRows06,
-  judge,
-  judgeAmplification,
-  judgeCost,
-  type Judgement,
-} from "../../lib/experiments/your-indexes/claims";
-import { summarise, type SummaryContext } from "../../lib/experiments/your-indexes/summarise";
+  summarise,
+  type IndexSummary,
+  type SummaryContext,
+  type WriteAmplification,
+  type YourIndexesSummary,
+} from "../../lib/experiments/your-indexes/summarise";
 import { medianInterval, type Interval } from "../../lib/stats/intervals";
 import type { PgbenchRunResult } from "../../lib/workloads/pgbench";
 import { planRounds, type YourIndexesTrial } from "../../lib/experiments/your-indexes/workload/run-trials";
@@ -35,7 +34,7 @@ import path from "node:path";
 
 const M = 0.02;
 /**
- * The interval medianInterval gives for paired costs running from `low` to `high`: 5 of them (the
+ * The interval medianInterval gives for paired values running from `low` to `high`: 5 of them (the
  * range, 93.75 %), or with `n = 3` the range that covers the median only 75 %.
  */
 const cost = (low: number, high: number, n = 5): Interval =>
@@ -44,74 +43,77 @@ const cost = (low: number, high: number, n = 5): Interval =>
     "cost",
   );
 
-test("the throughput verdict at its margins: a cost above 0 is always stated, the margin beside it", () => {
-  const cases: [Interval | undefined, Judgement, RegExp?][] = [
-    // Just above 0, inside the margin: both said.
+/** One judged index with these intervals, in a summary of nothing else: what judgeIndex reads. */
+function judged(c: Interval | undefined, a: WriteAmplification = {}, margin = M) {
+  const ix = { name: "i", table: "t", cost: c, amplification: a } as unknown as IndexSummary;
+  const s = { equivalenceMargin: margin, indexes: [ix], runs: [] } as unknown as YourIndexesSummary;
+  return judgeIndex(s, ix);
+}
+
+test("the throughput line follows its two claims: a cost above 0 is always stated, the margin beside it", () => {
+  const cases: [Interval | undefined, Judgement, RegExp][] = [
     [cost(0.001, 0.02), "costs", /^throughput costs 1\.0 % \[0\.1–2\.0 %\], inside ±2\.0 %$/],
     [cost(0.001, 0.05), "costs", /^throughput costs 2\.6 % \[0\.1–5\.0 %\], reaching past ±2\.0 %$/],
     [cost(0.0201, 0.05), "costs", /beyond ±2\.0 %$/],
     [cost(0, 0.05), "inconclusive", /straddles/], // touching 0 is not above it
-    [cost(-0.01, 0.03), "inconclusive"], // straddles 0 and the margin's edge
-    [cost(-0.02, 0.02), "within margin", /^throughput within ±2\.0 %: /], // the band's edges are inside
-    [cost(-0.0201, 0.02), "inconclusive"],
-    [cost(-0.02, 0.0201), "inconclusive"],
-    [cost(-0.02, -0.001), "within margin"], // below 0 yet inside: no cost measured, within the margin
-    [cost(-0.08, -0.0201), "speeds up", /^throughput: speeds the workload up/],
-    [cost(-0.08, -0.02), "inconclusive"], // reaches the band's edge
-    [cost(-0.08, 0), "inconclusive"],
-    [cost(0.05, 0.1, 3), "inconclusive", /needs ≥ 5 paired repeats/],
-    [cost(-0.01, 0.01, 3), "inconclusive"],
+    [cost(-0.02, -0.001), "within margin", /^throughput within ±2\.0 %: /], // below 0 yet inside: no cost measured
+    [cost(-0.08, -0.0201), "speeds up", /^throughput: speeds the workload up 5\.0 % \[2\.0–8\.0 %\]/],
+    [cost(-0.08, 0), "inconclusive", /reaches across the edge of −2\.0 %–2\.0 %/],
+    // Too few rounds: inconclusive with the reason, on whichever side the interval lies.
+    [cost(0.05, 0.1, 3), "inconclusive", /3 paired round\(s\) cover the median only 75 %: needs ≥ 5$/],
+    [cost(-0.01, 0.01, 3), "inconclusive", /3 paired round\(s\) cover the median only 75 %/],
     [undefined, "inconclusive", /no paired rounds/],
   ];
   for (const [interval, expected, text] of cases) {
-    const j = judgeCost(interval, M);
+    const j = judged(interval);
     assert.equal(j.judgement, expected, `${JSON.stringify(interval)} → ${j.throughput}`);
-    if (text) assert.match(j.throughput, text);
-    // The rule's relation: an interval wholly above 0 with the coverage a verdict needs states a cost.
-    if (interval && interval.low > 0 && interval.coverage >= 0.9) assert.match(j.throughput, /costs \d/);
+    assert.match(j.throughput, text);
     assert.doesNotMatch(j.throughput, /no cost|seed/);
   }
-  // The issue's case: 8.1 % [2.5–10.6 %] under ±15 % says both, never hides the cost.
-  const both = judgeCost(cost(0.025, 0.106), 0.15);
-  assert.equal(both.judgement, "costs");
-  assert.match(both.throughput, /^throughput costs 6\.6 % \[2\.5–10\.6 %\], inside ±15\.0 %$/);
+  // 8.1 % [2.5–10.6 %] under ±15 % says both, never hides the cost.
+  assert.match(
+    judged(cost(0.025, 0.106), {}, 0.15).throughput,
+    /^throughput costs 6\.6 % \[2\.5–10\.6 %\], inside ±15\.0 %$/,
+  );
 });
 
-const none = (): Interval => cost(-0.01, 0.01);
-test("the write-amplification verdict: any counter wholly above 0 is stated, whatever throughput says", () => {
-  // WAL above 0 with throughput inside the margin: the line states both, and says no "no cost".
-  const j = judge(cost(-0.01, 0.01), M, { walBytesPerTx: cost(100, 4000), btreeInsertsPerTx: none() }, "t");
+test("the write-amplification line: B-tree entries decide; too few rounds are inconclusive, never 'none'", () => {
+  const none = cost(-0.01, 0.01);
+  // Entries above 0 with throughput inside the margin: both stated, with WAL and HOT share beside.
+  const a = { btreeInsertsPerTx: cost(1, 3), walBytesPerTx: cost(100, 4000), hotShareLost: cost(0.9, 1) };
+  const j = judged(none, a);
   assert.equal(j.judgement, "within margin");
   assert.equal(j.amplification.judgement, "adds");
   assert.equal(j.amplification.decision.verdict, "held");
-  assert.match(j.text, /^throughput within ±2\.0 %: .*; write amplification: adds 2\.00 kB WAL\/tx \[0\.10–3\.91 kB\]/);
-  assert.match(j.text, /not above 0: B-tree inserts/);
-  assert.doesNotMatch(j.text, /no cost/);
-  // B-tree inserts just above 0; the HOT share lost in points.
-  const k = judgeAmplification(
-    { walBytesPerTx: cost(-50, 50), btreeInsertsPerTx: cost(0.0001, 2), hotShareLost: cost(0.9, 1) },
-    "pgbench_accounts",
-  );
-  assert.equal(k.judgement, "adds");
   assert.match(
-    k.text,
-    /adds 1\.00 B-tree inserts\/tx \[0\.00–2\.00\], takes 95 points of pgbench_accounts's HOT share \[90–100\]/,
+    j.text,
+    /^throughput within ±2\.0 %: .*; write amplification: adds 2\.00 B-tree inserts\/tx \[1\.00–3\.00\] \(2\.00 kB WAL\/tx \[0\.10–3\.91 kB\], 95 points of t's HOT share lost \[90–100\]\)$/,
   );
-  // Straddling 0 everywhere: none above 0, and the claim inconclusive (not "did not hold").
-  const n = judgeAmplification({ walBytesPerTx: cost(-50, 50), btreeInsertsPerTx: none() });
-  assert.equal(n.judgement, "none above 0");
-  assert.equal(n.decision.verdict, "inconclusive");
-  assert.match(n.text, /^write amplification: none measurably above 0 \(WAL 0 B\/tx \[−50–50 B\], B-tree inserts/);
-  // Wholly at or below 0 everywhere: did not hold.
-  assert.equal(
-    judgeAmplification({ walBytesPerTx: cost(-50, 0), btreeInsertsPerTx: cost(-1, 0) }).decision.verdict,
-    "did not hold",
+  // WAL above 0 while the entries straddle 0: one counter decides, the others are not more chances.
+  const w = judged(none, { btreeInsertsPerTx: cost(-0.5, 0.5), walBytesPerTx: cost(100, 4000) }).amplification;
+  assert.equal(w.judgement, "none above 0");
+  assert.equal(w.decision.verdict, "inconclusive");
+  assert.match(
+    w.text,
+    /^write amplification: none measurably above 0 \(0\.00 B-tree inserts\/tx \[−0\.50–0\.50\], 2\.00 kB/,
   );
-  // Touching 0 is not above it.
-  assert.equal(judgeAmplification({ walBytesPerTx: cost(0, 50) }).judgement, "none above 0");
-  // Too few rounds for any counter: inconclusive, not "none".
-  assert.equal(judgeAmplification({ walBytesPerTx: cost(10, 50, 3) }).judgement, "inconclusive");
-  assert.equal(judgeAmplification({}).judgement, "not measured");
+  assert.equal(judged(none, { btreeInsertsPerTx: cost(-1, 0) }).amplification.decision.verdict, "did not hold");
+  // The audit's case: straddling 0 from 3 rounds is not "none measurably above 0" but inconclusive, with why.
+  const few = judged(none, { btreeInsertsPerTx: cost(-0.5, 0.5, 3) }).amplification;
+  assert.equal(few.judgement, "inconclusive");
+  assert.equal(few.decision.verdict, "inconclusive");
+  assert.match(
+    few.text,
+    /^write amplification inconclusive: .*; 3 paired round\(s\) cover the median only 75 %: needs ≥ 5$/,
+  );
+  assert.equal(judged(none, { btreeInsertsPerTx: cost(1, 2, 3) }).amplification.judgement, "inconclusive");
+  assert.equal(judged(none, { walBytesPerTx: cost(1, 2) }).amplification.judgement, "not measured");
+  // Another index type: shown, not decided (its entries are not B-tree records).
+  const gin = { name: "i", table: "t", cost: none, amplification: a, definition: "CREATE INDEX i ON t USING gin (d)" };
+  const s = { equivalenceMargin: M, indexes: [gin], runs: [] } as unknown as YourIndexesSummary;
+  const g = judgeIndex(s, gin as unknown as IndexSummary).amplification;
+  assert.equal(g.judgement, "not measured");
+  assert.match(g.text, /^write amplification not decided: not a B-tree, .*\(2\.00 kB WAL/);
 });
 
 const ix = (name: string, table: string, columns: string[], constraint = false): IndexInfo => ({
@@ -175,8 +177,17 @@ function trials(costOf: Record<string, number>, jitter: number[]): YourIndexesTr
         startedAt: "",
         finishedAt: "",
         pgbench: pgbench(tps),
+        // Without the status index the fulfilment updates are HOT: 2 B-tree entries fewer per transaction.
+        walRecords: {
+          "Btree/INSERT_LEAF": {
+            count: Math.round(tps * 5) * (variant === "drop:orders_status_idx" ? 1 : 3),
+            bytes: 0,
+            fpiBytes: 0,
+          },
+        },
         counters: {
-          "wal.bytes": tps * 5 * 2000,
+          // 4 MB of full-page images after the clone's checkpoint, whatever the run's transaction count.
+          "wal.bytes": Math.round(tps * 5) * 1500 + 4e6,
           "table.orders.n_tup_upd": upd,
           "table.orders.n_tup_hot_upd": hot,
           "table.orders.n_tup_ins": 100,
@@ -230,18 +241,22 @@ test("summarise pairs each index's variants per round; the claims follow, and sw
   assert.equal(verdict("orders_status_idx: throughput costs"), "held");
   assert.equal(verdict("orders_status_idx: throughput within ±2.0 %"), "did not hold");
   assert.equal(verdict("products_category_idx: throughput within ±2.0 %"), "held");
-  // The HOT share the status index takes is write amplification above 0; the category index's WAL
-  // per transaction is the baseline's but for pgbench's rounding of the transaction count, and its table has no update.
+  // The status index's entries decide its write amplification; the category index's table is never
+  // written: no entry, though its variant's 0.5 % more transactions spread the same full-page images
+  // thinner, so WAL per transaction alone would read as the index adding some.
   assert.equal(verdict("orders_status_idx: write amplification"), "held");
   assert.match(
     claims.find((c) => c.id === "orders_status_idx: write amplification")?.ours ?? "",
-    /takes 94 points of orders's HOT share/,
+    /^2\.00 \[2\.00–2\.00, .*\]; \d+ B WAL\/tx \[\d+–\d+ B\], 94 points of orders's HOT share lost \[94–94\]$/,
   );
-  assert.notEqual(verdict("products_category_idx: write amplification"), "held");
+  assert.ok((category.amplification.walBytesPerTx?.low ?? 0) > 0, JSON.stringify(category.amplification));
+  assert.equal(verdict("products_category_idx: write amplification"), "did not hold");
   assert.match(
-    claims.find((c) => c.id === "products_category_idx: write amplification")?.ours ?? "",
-    /none measurably above 0/,
+    judgeIndex(s, category).amplification.text,
+    /^write amplification: none measurably above 0 \(0\.00 B-tree/,
   );
+  // Each claim says it is the lab's question, not a seed's.
+  for (const c of claims) assert.match(c.claim, /^\[the lab's question\] /);
   assert.equal(category.amplification.hotShareLost, undefined);
   // The report's rows name no seed and no seed's regime.
   for (const row of claimRows06(claims)) {

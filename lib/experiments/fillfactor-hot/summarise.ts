@@ -159,3 +159,18 @@ export function findSummary(
 ): ConditionSummary | undefined {
   return summaries.find((s) => s.fillfactor === where.fillfactor && s.column === where.column);
 }
+
+/** The HOT pass: the highest fillfactor whose counter pass had room (ratio ≥ 1), else the lowest run. */
+export function hotPass(s: readonly ConditionSummary[]): ConditionSummary | undefined {
+  const counter = s.filter((x) => x.column === "counter").sort((a, b) => b.fillfactor - a.fillfactor);
+  return counter.find((x) => (x.roomRatio ?? 0) >= 1) ?? counter[counter.length - 1];
+}
+
+/** The counter pass at fillfactor 100: the page with no reserved room. */
+export const fullPass = (s: readonly ConditionSummary[]) => findSummary(s, { fillfactor: 100, column: "counter" });
+
+/** The HOT pass and the fillfactor-100 pass, when both ran and differ: what claims (4)–(6) compare. */
+export function hotAndFullPasses(s: readonly ConditionSummary[]) {
+  const [hot, base] = [hotPass(s), fullPass(s)];
+  return hot && base && hot !== base ? { hot, base } : undefined;
+}

@@ -6,7 +6,7 @@
 import { groupButtons, type PlotlyFigure, type PlotlyTrace } from "../../display/plotly";
 import { stepCoordinates } from "../../workloads/pgbench";
 import type { ReindexMode } from "./params";
-import { seedSets, seedUpdateLatency } from "./claims";
+import { seedSets, seedUpdateLatency } from "./seed";
 import type { ReindexSummary, RunSummary } from "./summarise";
 
 export const MODE_COLORS: Readonly<Record<ReindexMode, string>> = {

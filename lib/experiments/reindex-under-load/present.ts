@@ -12,7 +12,8 @@ import { summaryCsv } from "../../results/summary-csv";
 import type { ClaimCheck } from "../../stats/claims";
 import { intervalLabel, OUTLIER_RULE, type Interval } from "../../stats/intervals";
 import { latencyTimeline, MODE_LABELS, timeline, tpsBySet, updateLatencyBySet, waitShares } from "./charts";
-import { CLAIMS, seedSets, seedUpdateLatency } from "./claims";
+import { CLAIMS } from "./claims";
+import { seedSets, seedUpdateLatency } from "./seed";
 import { NOTEBOOK, type ReindexUnderLoadRun } from "./run";
 import type { ReindexSummary } from "./summarise";
 

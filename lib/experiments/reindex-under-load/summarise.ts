@@ -4,7 +4,9 @@
  * the medians over sets, and ratios to the same set's baseline formed per set (the runs of a set ran
  * back to back, in rotated order) with an exact interval of their median over sets.
  */
-import { speedSpread, type SpeedProbe, type SpeedSpread } from "../../stats/speed";
+import { sameStatePairs, speedSpread, type SpeedProbe, type SpeedSpread, type StatePairs } from "../../stats/speed";
+import { medianOf } from "../../stats/claim-statistics";
+import type { Without } from "../../stats/claim-engine";
 import {
   pgbenchFigures,
   type PgbenchFigures,
@@ -404,4 +406,101 @@ export function updateServerVsBaseline(runs: readonly RunSummary[], mode: Reinde
 
 export function modeSummary(s: ReindexSummary, mode: ReindexMode): ModeSummary | undefined {
   return s.modes.find((m) => m.mode === mode);
+}
+
+/** A mode's runs, by set. */
+export const runsOf = (s: ReindexSummary, mode: ReindexMode) =>
+  s.runs.filter((r) => r.mode === mode).sort((a, b) => a.set - b.set);
+
+/** Within each run of `mode`: the share of its transactions lost in the REINDEX window; median over sets. */
+export const lostShare = (mode: ReindexMode) => (s: ReindexSummary) =>
+  perSet(
+    s.runs,
+    [mode],
+    (m) => m.get(mode)?.lostShare,
+    `share of the run's transactions lost in the ${mode} window, per set`,
+  );
+
+/** The REINDEX window inside the load, s: its start to its end or the run's end. */
+function windowSeconds(r: RunSummary, duration: number): number | undefined {
+  if (r.reindexStartS !== undefined && r.reindexEndS !== undefined)
+    return Math.max(0, Math.min(r.reindexEndS, duration) - Math.max(r.reindexStartS, 0));
+  return r.reindexSeconds;
+}
+
+/** The plain REINDEX's window ÷ the run length: the share of the run it could stall. */
+export function stallShare(r: RunSummary, duration: number): number | undefined {
+  const w = windowSeconds(r, duration);
+  return w !== undefined && duration > 0 ? w / duration : undefined;
+}
+
+/** Per REINDEX run: the lost share ÷ the window's share of the run; median over sets. */
+export const lostOverStall = (s: ReindexSummary) =>
+  perSet(
+    s.runs,
+    ["reindex"],
+    (m) => {
+      const r = m.get("reindex");
+      const share = r ? stallShare(r, s.durationSeconds) : undefined;
+      return r?.lostShare !== undefined && share ? r.lostShare / share : undefined;
+    },
+    "lost share ÷ the plain REINDEX's window share of the run, per set",
+  );
+
+/** Per set: the share lost with CONCURRENTLY − with plain REINDEX; median over sets. */
+export const lostDifference = (s: ReindexSummary) =>
+  perSet(
+    s.runs,
+    ["reindex", "concurrently"],
+    (m) => {
+      const c = m.get("concurrently")?.lostShare;
+      const r = m.get("reindex")?.lostShare;
+      return c !== undefined && r !== undefined ? c - r : undefined;
+    },
+    "lost share with CONCURRENTLY − with REINDEX, per set",
+  );
+
+/**
+ * The sets' plain and CONCURRENTLY runs paired, with PAIR_STATE_RULE applied (stats/speed): each
+ * rebuild is timed in its own run, so a pair whose two runs' probes split may measure the machine as
+ * well as CONCURRENTLY; it is named, and the verdict without it said.
+ */
+export function rebuildPairs(
+  runs: readonly RunSummary[],
+): StatePairs<{ set: number; ratio: number; probes: (number | undefined)[] }> {
+  const bySet = new Map<number, Map<ReindexMode, RunSummary>>();
+  for (const r of runs) bySet.set(r.set, (bySet.get(r.set) ?? new Map<ReindexMode, RunSummary>()).set(r.mode, r));
+  const pairs = [...bySet.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .flatMap(([set, m]) => {
+      const c = m.get("concurrently");
+      const r = m.get("reindex");
+      return c?.reindexSeconds === undefined || !r?.reindexSeconds
+        ? []
+        : [{ set, ratio: c.reindexSeconds / r.reindexSeconds, probes: [c.speed?.medianMs, r.speed?.medianMs] }];
+    });
+  return sameStatePairs(
+    pairs,
+    (p) => p.probes,
+    (p) => `set ${p.set}`,
+  );
+}
+
+/** Per set: rebuild seconds CONCURRENTLY ÷ plain REINDEX (every pair counts); median over sets. */
+export const rebuildRatio = (s: ReindexSummary) =>
+  medianOf(rebuildPairs(s.runs).kept, (p) => p.ratio, "rebuild seconds CONCURRENTLY ÷ REINDEX, per set");
+
+/** The flagged sets (an outlier, a checkpoint or autovacuum in a run's window) and the summary without them. */
+export function withoutFlagged(s: ReindexSummary): Without<ReindexSummary> {
+  const flagged = s.runs.filter((r) => r.flags.length);
+  const sets = new Set(flagged.map((r) => r.set));
+  return {
+    summary: { ...s, runs: s.runs.filter((r) => !sets.has(r.set)) },
+    flagged: {
+      noun: "set",
+      count: sets.size,
+      detail: flagged.map((r) => `set ${r.set} ${r.mode}: ${r.flags.join(", ")}`).join("; "),
+      none: "No run was flagged (outlier, checkpoint or autovacuum in its window).",
+    },
+  };
 }

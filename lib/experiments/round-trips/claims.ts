@@ -5,24 +5,32 @@
  * consistency check of the emulation, never evidence about Aurora. The same claims against a real
  * server (environment kind "real") are evidence about that server.
  */
-import { linearRegression } from "simple-statistics";
 import type { ClaimCheck, ClaimPlan, Rule } from "../../stats/claims";
-import { declarations, declare, judge, plan, type ClaimSet, type Without } from "../../stats/claim-engine";
-import { intervalText, medianInterval, type Interval } from "../../stats/intervals";
+import { declarations, declare, judge, plan, readQuotes, type ClaimSet } from "../../stats/claim-engine";
+import { intervalText, medianInterval } from "../../stats/intervals";
 import { QUORUM } from "./environments";
 import type { RoundTripsParams } from "./params";
-import { CASE_INFO } from "./workload/cases";
 import type { EnvironmentKey } from "./workload/trials";
 import { seedCommitMs, seedValue } from "./seed";
 import {
+  clientRtt,
+  commitShare,
+  crossOverSame,
   findEnvironment,
-  flaggedRepeats,
   pairedInterval,
+  selectOne,
+  serverCommitMs,
+  shareOf,
+  slopes,
+  statementMs,
+  sweepPair,
+  withoutFlagged,
   type EnvironmentSummary,
   type RoundTripsSummary,
 } from "./summarise";
 
 type S = RoundTripsSummary;
+const Q = readQuotes(__dirname);
 /** An external server is measured as it is: no loopback, no emulated links or standbys beside it. */
 const isExternal = (p: RoundTripsParams) =>
   p.target === "external" || (p.target === "auto" && Boolean(process.env.DBLAB_POSTGRES_URI));
@@ -61,73 +69,9 @@ export const STANDBY_RULE: Rule = { kind: "inside", low: 0.8, high: 1.25 };
 /** (e, no replica) "far" below Aurora's ~2 ms, read as (a)'s "far": at least 4× below it. */
 export const NO_REPLICA_RULE: Rule = { kind: "below", margin: 0.5 };
 
-/** A statement's time in the one-transaction case, ms: round trip + server time, the commit excluded. */
-const statementMs = (e: EnvironmentSummary | undefined) =>
-  e?.oneTransaction ? (e.oneTransaction.secondsPer10k * 1000) / 10_000 : undefined;
-/** What the server says a commit waited for: its local WAL flush and the fastest standby's flush lag. */
-const serverCommitMs = (e: EnvironmentSummary | undefined) =>
-  e?.walSyncMsPerCommit === undefined
-    ? undefined
-    : // A lag never caught: every sample found the standbys caught up, nothing left to wait for.
-      e.walSyncMsPerCommit + (e.quorum ? (e.flushLagMs ?? 0) : 0);
-/** Commit ÷ (round trip + statement time): the server's commit over the one-transaction statement, shown beside (c). */
-const commitShare = (e: EnvironmentSummary | undefined) => {
-  const c = serverCommitMs(e);
-  const st = statementMs(e);
-  return c !== undefined && st ? c / st : undefined;
-};
 /** The seed's: Aurora's commit-latency total ÷ the one-transaction case's time. */
 const seedShare = (c: "same_az" | "cross_az") =>
   seedS("aurora_commit_latency_seconds", c) / seedS("update_one_transaction_seconds", c);
-
-/** The client's round trip: its select1 case's, else the one-transaction case's calibrated link. */
-const clientRtt = (e: EnvironmentSummary | undefined) => e?.rttMs ?? e?.oneTransaction?.clientRttMs;
-const sel = (s: S, e: EnvironmentKey) => s.cases.find((c) => c.environment === e && c.case === "select1");
-const crossOverSame = (s: S) => {
-  const a = sel(s, "same-az");
-  const b = sel(s, "cross-az");
-  return a && b
-    ? pairedInterval(
-        b.secondsByRepeat,
-        a.secondsByRepeat,
-        (x, y) => x / y,
-        "cross-AZ ÷ same-AZ SELECT 1 time, paired per repeat",
-      )
-    : undefined;
-};
-
-/** Per repeat: slope of one-transaction elapsed vs each single-server environment's SELECT 1 time, ÷ round trips. */
-function slopes(s: S): { slopes: number[]; envs: EnvironmentSummary[]; expected: number } | undefined {
-  const points = s.environments
-    .filter((e) => !e.quorum)
-    .map((e) => ({ e, sel: sel(s, e.environment), one: e.oneTransaction }))
-    .filter((p) => p.sel && p.one);
-  if (points.length < 2) return undefined;
-  const expected = CASE_INFO.update_one_transaction.roundTrips(points[0].one?.statements ?? s.statements);
-  const repeats = new Set(points.flatMap((p) => Object.keys(p.one?.secondsByRepeat ?? {}).map(Number)));
-  const out: number[] = [];
-  for (const r of repeats) {
-    const xy = points.flatMap((p) => {
-      const x = p.sel?.secondsByRepeat[r];
-      const y = p.one?.secondsByRepeat[r];
-      return x !== undefined && y !== undefined ? [[(x * 1000) / (p.sel?.roundTrips ?? 1), y * 1000]] : [];
-    });
-    if (new Set(xy.map((p) => p[0].toFixed(4))).size >= 2) out.push(linearRegression(xy).m / expected);
-  }
-  return out.length ? { slopes: out, envs: points.map((p) => p.e), expected } : undefined;
-}
-
-/** The sweep's two levels at the largest standby round trip both ran at: on, and local (else off). */
-function sweepPair(s: S) {
-  const base = s.sweep.some((x) => x.level === "local") ? "local" : "off";
-  const at = (level: string, rtt: number) => s.sweep.find((x) => x.level === level && x.standbyTargetMs === rtt);
-  const rtt = [...new Set(s.sweep.map((x) => x.standbyTargetMs))]
-    .filter((r) => at("on", r) && at(base, r))
-    .sort((a, b) => b - a)[0];
-  const on = rtt === undefined ? undefined : at("on", rtt);
-  const local = rtt === undefined ? undefined : at(base, rtt);
-  return on && local ? { on, local, base } : undefined;
-}
 
 const storageText = (s: S) =>
   !s.storage
@@ -138,10 +82,6 @@ const storageText = (s: S) =>
         ? ` Its disk (${s.storage.fsType} on ${s.storage.device}) took ${ms(s.storage.fsyncMs)} per 8 KiB write + fdatasync at start.`
         : "";
 
-const C_SENTENCE = {
-  original: "「トランザクションを活用することで、10,000件のUPDATE実行時間が 25秒 → 3秒」",
-  translation: "transactions cut 10,000 UPDATEs from 25 s to 3 s",
-};
 /** Autocommit ÷ one transaction in one environment: (b)'s and (c)'s statistic. */
 const ratioStatistic = (env: EnvironmentKey) => ({
   text: "autocommit ÷ one-transaction elapsed time, one ratio per repeat (paired, order rotated), exact interval of the median",
@@ -175,27 +115,9 @@ const quorumOurs = (env: EnvironmentKey) => (s: S) => {
   );
 };
 
-/** Server account ÷ gap per commit: the gap's interval, inverted, under the server's (median) account. */
-function shareOf(env: EnvironmentKey) {
-  return (s: S): Interval | undefined => {
-    const q = findEnvironment(s, env);
-    const server = serverCommitMs(q);
-    const g = q?.commitInterval;
-    if (!g || server === undefined || !Number.isFinite(server) || g.low <= 0) return undefined;
-    return {
-      ...g,
-      estimate: server / g.estimate,
-      low: server / g.high,
-      high: server / g.low,
-      of: "server commit account ÷ gap per commit (a − b) / N, per repeat",
-    };
-  };
-}
-
 function quorumClaims(env: EnvironmentKey, where: string, c: "same_az" | "cross_az", factor: Factor) {
   const a = seedS("update_autocommit_seconds", c);
   const b = seedS("update_one_transaction_seconds", c);
-  const aurora = seedS("aurora_commit_latency_seconds", c);
   const absent = {
     before: (p: P) => !p.environments.includes(env as never) || isExternal(p),
     after: (s: S) => !findEnvironment(s, env),
@@ -226,8 +148,7 @@ function quorumClaims(env: EnvironmentKey, where: string, c: "same_az" | "cross_
       ...common,
       id: `c (${where})`,
       claim: `With a durable replicated commit (${where} client), autocommit ≫ one transaction`,
-      sentence: C_SENTENCE,
-      figure: `${f(a)} s vs ${f(b)} s (${f(a / b, 1)}×); Aurora's commit ${ms((aurora * 1000) / 10_000, 2)} ÷ a statement ${ms((b * 1000) / 10_000, 2)} = ${f(seedShare(c))}`,
+      sentence: Q.quote(`transactions (${where})`),
       kind: "magnitude" as const,
       rule: QUORUM_RULE,
       // Gated by the client's round trip only: the ratio is ≈ 1 + commit ÷ statement, so a gate on
@@ -239,11 +160,7 @@ function quorumClaims(env: EnvironmentKey, where: string, c: "same_az" | "cross_
       ...common,
       id: `c share (${where})`,
       claim: `Commit time accounts for the a − b gap (${where} client): the server's commit account ≈ the gap per commit`,
-      sentence: {
-        original: "「コミットにかかる時間が、a と b の差分の主な要因である」「ほぼ一致」",
-        translation: "commit time is the main cause of the a−b gap; (the totals) nearly match",
-      },
-      figure: `Aurora's commit-latency total ${f(aurora, 1)} s vs the gap ${f(a - b)} s (${f((aurora / (a - b)) * 100, 0)} %)`,
+      sentence: Q.quote(`commitGap (${where})`),
       kind: "magnitude" as const,
       rule: SHARE_RULE,
       reading: '"nearly match" read as within ×0.8–×1.25',
@@ -304,11 +221,7 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
     {
       id: "a",
       claim: "A client in the server's AZ has a far shorter round trip than one in another AZ",
-      sentence: {
-        original: "「同一AZ配置でRTTが8.5倍改善した。(異なるAZの場合 1.7ms, 同一AZの場合0.2ms)」",
-        translation: "same-AZ placement cut RTT 8.5× (1.7 vs 0.2 ms)",
-      },
-      figure: "0.20 vs 1.70 ms (8.5×), from 10,000 × SELECT 1",
+      sentence: Q.quote("rtt"),
       kind: "magnitude",
       rule: RTT_RULE,
       reading: '"far shorter" read as at least 4× (the seed\'s 8.5×)',
@@ -332,7 +245,8 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
         of: crossOverSame,
         needs: "the select1 case in the same-az and cross-az environments",
       },
-      ours: (s) => `${ms(sel(s, "same-az")?.msPerRoundTrip)} vs ${ms(sel(s, "cross-az")?.msPerRoundTrip)} per SELECT 1`,
+      ours: (s) =>
+        `${ms(selectOne(s, "same-az")?.msPerRoundTrip)} vs ${ms(selectOne(s, "cross-az")?.msPerRoundTrip)} per SELECT 1`,
       why: (s) => {
         const e = ["same-az", "cross-az"].map((k) => findEnvironment(s, k as EnvironmentKey));
         return e.every(Boolean)
@@ -343,12 +257,7 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
     {
       id: "b",
       claim: "Locally, committing each UPDATE costs about the same as one transaction for all",
-      sentence: {
-        original:
-          "「ローカル環境: トランザクションの有無による差は約 1 秒のみ。複数回コミットのオーバーヘッドは小さい」",
-        translation: "locally the difference is only ~1 s; the overhead of many commits is small",
-      },
-      figure: `10.79 s vs 9.86 s for 10,000 UPDATEs (1.09×); a commit (10.79 − 9.86) s ÷ 10,000 = ${ms(seedCommitMs("local"))} ÷ the 0.93 ms round trip = ${f((seedCommitMs("local") ?? NaN) / seedS("rtt_select1", "local"))}`,
+      sentence: Q.quote("localCommits"),
       kind: "magnitude",
       rule: LOCAL_RULE,
       reading: '"about the same" read as ×0.8–×1.25',
@@ -379,8 +288,7 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
     {
       id: "c (external)",
       claim: "On the real server measured (whichever it is, not Aurora), autocommit ≫ one transaction",
-      sentence: C_SENTENCE,
-      figure: "Aurora: 25.45 s vs 2.84 s (same AZ), 36.26 s vs 17.72 s (other AZ); ~2 ms a commit",
+      sentence: Q.quote("transactions (external)"),
       kind: "magnitude",
       rule: QUORUM_RULE,
       reading: '"≫" read as at least 1.5×; counted as evidence about the server that ran, never about Aurora',
@@ -451,7 +359,7 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
       why: (s) =>
         (slopes(s)?.envs ?? [])
           .map((e) => {
-            const x = sel(s, e.environment);
+            const x = selectOne(s, e.environment);
             const st = statementMs(e);
             return `${e.environment}: a statement ${ms(st)} at a ${ms(x?.msPerRoundTrip)} round trip, ${ms(st !== undefined && x ? st - x.msPerRoundTrip : undefined)} of server time, ${f(e.oneTransaction?.walSyncs, 0)} WAL sync(s) in the transaction`;
           })
@@ -462,11 +370,7 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
       claim:
         "A synchronous standby adds about one standby round trip to each commit, on one machine as in the cloud: " +
         "against the seed's sentence as worded, the commit overhead is reproduced locally once a standby is emulated",
-      sentence: {
-        original: "「クラウド特有のコミットオーバーヘッドはローカルでは再現できない」",
-        translation: "cloud-specific commit overhead cannot be reproduced locally",
-      },
-      figure: "~2 ms a commit on Aurora vs ~0.1 ms locally (the seed's local Docker had no replica)",
+      sentence: Q.quote("notReproducedLocally"),
       kind: "mechanism",
       rule: STANDBY_RULE,
       reading:
@@ -518,11 +422,7 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
     {
       id: "e (no replica)",
       claim: "A local commit with no replica costs far less than Aurora's ~2 ms",
-      sentence: {
-        original: "「1回あたりのコミットに 2 ミリ秒前後…約 20 倍」",
-        translation: "about 2 ms per commit (on Aurora), about 20× (local)",
-      },
-      figure: `Aurora ${ms(seedCommitMs("same_az"), 2)} vs local ${ms(seedCommitMs("local"), 2)} per commit (the gap ÷ 10,000)`,
+      sentence: Q.quote("commitCost"),
       kind: "magnitude",
       rule: NO_REPLICA_RULE,
       reading: '"far less" read as at least 4× below ~2 ms',
@@ -544,64 +444,25 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
   ],
   notDeclared: [
     {
-      sentence: {
-        original: "「約 1.5ms のオーバーヘッドが追加される」",
-        translation: "about 1.5 ms of overhead is added",
-      },
+      sentence: Q.quote("crossAzOverhead"),
       reason:
         "arithmetic on (a)'s two round trips (1.70 − 0.20 ms), which are this run's inputs unless real hosts are named: " +
         "the round-trip table shows both",
     },
     {
-      sentence: {
-        original: "「0.20ms (ローカル実行の約 4.5 倍…別々 AZ の 1.7 倍)」",
-        translation: "same-AZ 0.20 ms is ~4.5× faster than local, 1.7× than another AZ",
-      },
+      sentence: Q.quote("sameAzVsLocal"),
       reason:
         "the 4.5× compares Aurora with the seed's Docker-on-macOS path, which is not here (the local environment is a " +
         "direct loopback, and the AZ links are inputs); the 1.7× contradicts the seed's own 8.5×, which (a) declares",
     },
     {
-      sentence: {
-        original: "「同一 AZ か異なる AZ かにかかわらず、20 秒以上のオーバーヘッドが発生」",
-        translation: "over 20 s of overhead regardless of AZ",
-      },
+      sentence: Q.quote("overTwentySeconds"),
       reason: "the seed's own other-AZ gap is 18.54 s; the gap's cause is declared as (c share)",
     },
   ],
 });
 
 export const DECLARATIONS = declarations(CLAIMS);
-
-/** The summary with the local and external environments' ratios recomputed without their flagged repeats. */
-function withoutFlagged(s: S): Without<S> {
-  const all = new Set<string>();
-  const environments = s.environments.map((e) => {
-    if (!e.autocommit || !e.oneTransaction || !e.ratio || e.quorum) return e;
-    const flagged = flaggedRepeats(e.autocommit, e.oneTransaction);
-    for (const r of flagged) all.add(`${e.environment} ${r}`);
-    const keep = (r: number) => !flagged.has(r);
-    return {
-      ...e,
-      ratio: pairedInterval(
-        e.autocommit.secondsByRepeat,
-        e.oneTransaction.secondsByRepeat,
-        (x, y) => x / y,
-        e.ratio.of,
-        keep,
-      ),
-    };
-  });
-  return {
-    summary: { ...s, environments },
-    flagged: {
-      noun: "repeat",
-      count: all.size,
-      detail: [...all].join(", "),
-      none: "No trial of either case was flagged (outlier by elapsed time, or a checkpoint inside).",
-    },
-  };
-}
 
 export function checkClaims(s: S): ClaimCheck[] {
   return judge(CLAIMS, s, withoutFlagged(s));

@@ -4,7 +4,8 @@
  * Cases of one environment and repeat run back to back on one connection, so every comparison is
  * formed per repeat first (paired) and summarised by the exact interval of its median.
  */
-import { median } from "simple-statistics";
+import { linearRegression, median } from "simple-statistics";
+import type { Without } from "../../stats/claim-engine";
 import type { RoundTripsParams } from "./params";
 import { medianInterval, outlierFlags, type Interval } from "../../stats/intervals";
 import { groupBy, spread, type TrialSeconds } from "../../stats/summary";
@@ -367,4 +368,122 @@ export function summarise(run: RoundTripsRun): RoundTripsSummary {
 
 export function findEnvironment(s: RoundTripsSummary, e: EnvironmentKey): EnvironmentSummary | undefined {
   return s.environments.find((x) => x.environment === e);
+}
+
+// ---- Statistics the claims compute from the summary ----
+
+/** A statement's time in the one-transaction case, ms: round trip + server time, the commit excluded. */
+export const statementMs = (e: EnvironmentSummary | undefined) =>
+  e?.oneTransaction ? (e.oneTransaction.secondsPer10k * 1000) / 10_000 : undefined;
+/** What the server says a commit waited for: its local WAL flush and the fastest standby's flush lag. */
+export const serverCommitMs = (e: EnvironmentSummary | undefined) =>
+  e?.walSyncMsPerCommit === undefined
+    ? undefined
+    : // A lag never caught: every sample found the standbys caught up, nothing left to wait for.
+      e.walSyncMsPerCommit + (e.quorum ? (e.flushLagMs ?? 0) : 0);
+/** Commit ÷ (round trip + statement time): the server's commit over the one-transaction statement, shown beside (c). */
+export const commitShare = (e: EnvironmentSummary | undefined) => {
+  const c = serverCommitMs(e);
+  const st = statementMs(e);
+  return c !== undefined && st ? c / st : undefined;
+};
+
+/** The client's round trip: its select1 case's, else the one-transaction case's calibrated link. */
+export const clientRtt = (e: EnvironmentSummary | undefined) => e?.rttMs ?? e?.oneTransaction?.clientRttMs;
+/** The select1 case of an environment. */
+export const selectOne = (s: RoundTripsSummary, e: EnvironmentKey) =>
+  s.cases.find((c) => c.environment === e && c.case === "select1");
+export const crossOverSame = (s: RoundTripsSummary) => {
+  const a = selectOne(s, "same-az");
+  const b = selectOne(s, "cross-az");
+  return a && b
+    ? pairedInterval(
+        b.secondsByRepeat,
+        a.secondsByRepeat,
+        (x, y) => x / y,
+        "cross-AZ ÷ same-AZ SELECT 1 time, paired per repeat",
+      )
+    : undefined;
+};
+
+/** Per repeat: slope of one-transaction elapsed vs each single-server environment's SELECT 1 time, ÷ round trips. */
+export function slopes(
+  s: RoundTripsSummary,
+): { slopes: number[]; envs: EnvironmentSummary[]; expected: number } | undefined {
+  const points = s.environments
+    .filter((e) => !e.quorum)
+    .map((e) => ({ e, sel: selectOne(s, e.environment), one: e.oneTransaction }))
+    .filter((p) => p.sel && p.one);
+  if (points.length < 2) return undefined;
+  const expected = CASE_INFO.update_one_transaction.roundTrips(points[0].one?.statements ?? s.statements);
+  const repeats = new Set(points.flatMap((p) => Object.keys(p.one?.secondsByRepeat ?? {}).map(Number)));
+  const out: number[] = [];
+  for (const r of repeats) {
+    const xy = points.flatMap((p) => {
+      const x = p.sel?.secondsByRepeat[r];
+      const y = p.one?.secondsByRepeat[r];
+      return x !== undefined && y !== undefined ? [[(x * 1000) / (p.sel?.roundTrips ?? 1), y * 1000]] : [];
+    });
+    if (new Set(xy.map((p) => p[0].toFixed(4))).size >= 2) out.push(linearRegression(xy).m / expected);
+  }
+  return out.length ? { slopes: out, envs: points.map((p) => p.e), expected } : undefined;
+}
+
+/** The sweep's two levels at the largest standby round trip both ran at: on, and local (else off). */
+export function sweepPair(s: RoundTripsSummary) {
+  const base = s.sweep.some((x) => x.level === "local") ? "local" : "off";
+  const at = (level: string, rtt: number) => s.sweep.find((x) => x.level === level && x.standbyTargetMs === rtt);
+  const rtt = [...new Set(s.sweep.map((x) => x.standbyTargetMs))]
+    .filter((r) => at("on", r) && at(base, r))
+    .sort((a, b) => b - a)[0];
+  const on = rtt === undefined ? undefined : at("on", rtt);
+  const local = rtt === undefined ? undefined : at(base, rtt);
+  return on && local ? { on, local, base } : undefined;
+}
+
+/** Server account ÷ gap per commit: the gap's interval, inverted, under the server's (median) account. */
+export function shareOf(env: EnvironmentKey) {
+  return (s: RoundTripsSummary): Interval | undefined => {
+    const q = findEnvironment(s, env);
+    const server = serverCommitMs(q);
+    const g = q?.commitInterval;
+    if (!g || server === undefined || !Number.isFinite(server) || g.low <= 0) return undefined;
+    return {
+      ...g,
+      estimate: server / g.estimate,
+      low: server / g.high,
+      high: server / g.low,
+      of: "server commit account ÷ gap per commit (a − b) / N, per repeat",
+    };
+  };
+}
+
+/** The summary with the local and external environments' ratios recomputed without their flagged repeats. */
+export function withoutFlagged(s: RoundTripsSummary): Without<RoundTripsSummary> {
+  const all = new Set<string>();
+  const environments = s.environments.map((e) => {
+    if (!e.autocommit || !e.oneTransaction || !e.ratio || e.quorum) return e;
+    const flagged = flaggedRepeats(e.autocommit, e.oneTransaction);
+    for (const r of flagged) all.add(`${e.environment} ${r}`);
+    const keep = (r: number) => !flagged.has(r);
+    return {
+      ...e,
+      ratio: pairedInterval(
+        e.autocommit.secondsByRepeat,
+        e.oneTransaction.secondsByRepeat,
+        (x, y) => x / y,
+        e.ratio.of,
+        keep,
+      ),
+    };
+  });
+  return {
+    summary: { ...s, environments },
+    flagged: {
+      noun: "repeat",
+      count: all.size,
+      detail: [...all].join(", "),
+      none: "No trial of either case was flagged (outlier by elapsed time, or a checkpoint inside).",
+    },
+  };
 }

@@ -62,6 +62,44 @@ export function costRanking(s: YourIndexesSummary): PlotlyFigure {
   };
 }
 
+/**
+ * What each index's absence does to each read script: latency without ÷ with (paired per round),
+ * median and interval, on a log axis; 1× is no effect.
+ */
+export function readSlowdowns(s: YourIndexesSummary): PlotlyFigure {
+  const data: PlotlyTrace[] = s.readScripts.map((script) => {
+    const rows = s.indexes.flatMap((ix) => {
+      const r = ix.reads.find((x) => x.script === script);
+      return r?.slowdown ? [{ name: ix.name, i: r.slowdown, line: ix.decision.text }] : [];
+    });
+    return {
+      type: "bar",
+      orientation: "h",
+      name: script,
+      y: rows.map((r) => r.name),
+      x: rows.map((r) => r.i.estimate),
+      error_x: {
+        type: "data",
+        symmetric: false,
+        array: rows.map((r) => r.i.high - r.i.estimate),
+        arrayminus: rows.map((r) => r.i.estimate - r.i.low),
+      },
+      customdata: rows.map((r) => r.line),
+      hovertemplate: `${script} without %{y}: %{x:.2f}× · %{customdata}<extra></extra>`,
+    };
+  });
+  return {
+    data,
+    layout: {
+      title: { text: "Each read script's latency without the index ÷ with it (paired per round)" },
+      xaxis: { title: { text: "× slower without it (log)" }, type: "log" },
+      yaxis: { automargin: true },
+      barmode: "group",
+      shapes: [{ type: "line", xref: "x", yref: "paper", x0: 1, x1: 1, y0: 0, y1: 1, line: { width: 1 } }],
+    },
+  };
+}
+
 /** TPS of every run in the order run, one series per variant: the baseline's runs flank every other. */
 export function tpsByRound(s: YourIndexesSummary): PlotlyFigure {
   const order = new Map(s.runs.map((r, i) => [r.key, i + 1]));

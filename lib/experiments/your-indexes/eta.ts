@@ -49,7 +49,13 @@ type DesignParams = Pick<
   | "budgetSeconds"
   | "durationSeconds"
   | "scale"
+  | "reads"
+  | "readSeconds"
 >;
+
+/** The timed seconds of one run: the write run and each read script's run after it. */
+export const timedSeconds = (p: Pick<YourIndexesParams, "durationSeconds" | "reads" | "readSeconds">): number =>
+  p.durationSeconds + p.reads.length * p.readSeconds;
 
 /** The variants a design gives, with the names known before a server has the schema. */
 export function plannedVariants(p: DesignParams, design: Design, drops = indexesToDrop(p)): VariantPlan {
@@ -72,7 +78,7 @@ export interface DesignChoice {
  */
 export function chooseDesign(p: DesignParams, drops = indexesToDrop(p)): DesignChoice {
   const rates = designRates();
-  const perRun = p.durationSeconds + rates.overheadSeconds + rates.untimedPerSizeSeconds * p.scale;
+  const perRun = timedSeconds(p) + rates.overheadSeconds + rates.untimedPerSizeSeconds * p.scale;
   const cost = (design: Design) => {
     const ids = plannedVariants(p, design, drops).variants.map((v) => v.id);
     const runs = planRounds(ids, 1).length;
@@ -105,7 +111,7 @@ export const estimate: EtaModel<YourIndexesParams> = {
     return planRounds(ids, maximal ? p.maxRepeats : p.repeats).map((t) => ({
       key: t.key,
       size: p.scale,
-      fixedSeconds: p.durationSeconds,
+      fixedSeconds: timedSeconds(p),
     }));
   },
   size: (_c, p) => finiteOrNaN(p.scale),

@@ -6,7 +6,7 @@ import { YOUR_INDEXES_PROFILES, yourIndexesParams, type YourIndexesParams } from
 import { register, type Experiment } from "../contract";
 import type { FaultCells } from "../faults";
 import { estimate } from "./eta";
-import { checkClaims } from "./claims";
+import { checkClaims, CLAIMS, plan06 } from "./claims";
 import { writeSummaries } from "./present";
 import { run as runRounds, summaryContext, type YourIndexesRun } from "./run";
 import { summarise as summariseTrials, type YourIndexesSummary } from "./summarise";
@@ -28,6 +28,8 @@ export const experiment: Experiment<YourIndexesParams, YourIndexesRun, YourIndex
   run: runRounds,
   summarise: (run) => summariseTrials(run.trials, summaryContext(run), run.params.durationSeconds, run.params.clients),
   claims: (summary) => checkClaims(summary),
+  plan: plan06,
+  claimSet: CLAIMS,
   save: writeSummaries,
   estimate,
   faults,
@@ -50,21 +52,16 @@ export type {
   RunSummary,
   VariantSummary,
   WriteAmplification,
+  ReadEffect,
+  ReadFigures,
 } from "./summarise";
-export {
-  judge,
-  judgeAmplification,
-  judgeCost,
-  judgeIndex,
-  AMPLIFICATIONS,
-  JUDGEMENTS,
-  type AmplificationJudgement,
-  type IndexJudgement,
-  type Judgement,
-} from "./claims";
+export { judgeIndex, type AmplificationJudgement, type IndexJudgement, type Judgement } from "./claims";
+export { decide, costText, slowdownText, DECISIONS, type Decision, type DecisionKind } from "./decision";
 export {
   showRun,
   showIndexTable,
+  showDecisionTable,
+  decisionRows,
   showCharts,
   showClaims,
   showExplanation,
@@ -72,4 +69,4 @@ export {
   showStopped,
   indexRows,
 } from "./present";
-export { costRanking, tpsByRound, perSecond } from "./charts";
+export { costRanking, tpsByRound, perSecond, readSlowdowns } from "./charts";

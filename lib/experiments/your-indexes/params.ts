@@ -33,6 +33,14 @@ export interface YourIndexesParams {
   readonly sampleRows: number;
   /** pgbench scripts, each "file" or "file@weight" as pgbench takes them. */
   readonly workload: readonly string[];
+  /**
+   * pgbench scripts that only read ("file"), each timed alone after every write run, on the same
+   * clone, in a read-only session (a script that writes is refused before the rounds): what each
+   * judged index's absence does to its latency. [] for none.
+   */
+  readonly reads: readonly string[];
+  /** Seconds each read script runs after a write run. */
+  readonly readSeconds: number;
   /** pgbench clients (-c). */
   readonly clients: number;
   /** pgbench threads (-j), at most `clients`. */
@@ -107,6 +115,10 @@ const BASE = {
   sampleFrom: "",
   sampleRows: 10_000,
   workload: [`${EXAMPLE}/new-order.sql@3`, `${EXAMPLE}/fulfil.sql@7`],
+  reads: [`${EXAMPLE}/order-history.sql`],
+  // One second: a read script's latency is paired per round like the writes' throughput, and a
+  // second of an 8-client pgbench holds hundreds to thousands of transactions of a lookup.
+  readSeconds: 1,
   candidates: ["CREATE INDEX orders_created_at_idx ON orders (created_at)"],
   existing: "all",
   // A week: the shortest window that holds a weekly job's queries.
@@ -146,12 +158,13 @@ export const YOUR_INDEXES_PROFILES: Readonly<Record<ProfileName, YourIndexesPara
     memoryGiB: 2,
   },
   // Every secondary index of the example and one candidate (6 variants and the baseline between
-  // them: 13 runs of 2 s a round, 34–37 s here under other load). Eight rounds: the interval of the
+  // them: 13 runs of 2 s a round, 34–37 s here under other load, and the read script's 1 s after
+  // each run, which the budget counts: 120 s more than without it). Eight rounds: the interval of the
   // median is then the 2nd to 7th paired cost (93 %), so one run hit by a burst of other load does
   // not set it, as it does at five (the range: one default run stopped there with every interval
   // the full spread of its rounds); eleven (the next n at which it narrows) while an index is
-  // undecided and the budget reaches them. A planned round that would end past the budget (340 s
-  // of the six minutes; the notebook around it took 10–13 s more) is not started either. Runs of
+  // undecided and the budget reaches them. A planned round that would end past the budget (of the
+  // eight minutes; the notebook around it took 10–13 s more) is not started either. Runs of
   // 2 s rather than 5: the pairs are what decides, and eight rounds of 5-s runs do not fit.
   // Eight clients: on two cores shared with other work they take the larger share of the CPU, and
   // paired costs spread a third as much as with two clients (measured here at load 11–15).
@@ -163,7 +176,7 @@ export const YOUR_INDEXES_PROFILES: Readonly<Record<ProfileName, YourIndexesPara
     durationSeconds: 2,
     repeats: 8,
     maxRepeats: 11,
-    budgetSeconds: 340,
+    budgetSeconds: 460,
     sharedBuffersMB: 512,
     memoryGiB: 4,
   },
@@ -173,6 +186,7 @@ export const YOUR_INDEXES_PROFILES: Readonly<Record<ProfileName, YourIndexesPara
     clients: 8,
     threads: 4,
     durationSeconds: 60,
+    readSeconds: 10,
     repeats: 5,
     maxRepeats: 9,
     budgetSeconds: 7200,
@@ -313,6 +327,13 @@ function checked(p: YourIndexesParams, overrides: Partial<YourIndexesParams>): Y
     const s = parseWorkloadEntry(w, i);
     return `${s.file}@${s.weight}`;
   });
+  const reads = stringList("reads", p.reads).map((r, i) => {
+    if (/@\d+$/.test(r) && !fs.existsSync(r))
+      throw new ParameterError(
+        `reads[${i}]: a read script runs alone, so it takes no @weight; got ${JSON.stringify(r)}`,
+      );
+    return resolveInputFile(`reads[${i}]`, r);
+  });
   const candidates = stringList("candidates", p.candidates).map((c, i) => {
     const statement = c.trim().replace(/;\s*$/, "");
     if (!CREATE_INDEX.test(statement) || statement.includes(";"))
@@ -345,6 +366,8 @@ function checked(p: YourIndexesParams, overrides: Partial<YourIndexesParams>): Y
     sampleFrom,
     sampleRows: positiveInteger("sampleRows", p.sampleRows),
     workload,
+    reads,
+    readSeconds: positiveInteger("readSeconds", p.readSeconds),
     clients,
     threads,
     durationSeconds: positiveInteger("durationSeconds", p.durationSeconds),

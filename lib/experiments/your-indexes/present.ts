@@ -8,7 +8,8 @@ import { RunStore } from "../../results/run-store";
 import type { ClaimCheck } from "../../stats/claims";
 import { intervalLabel, OUTLIER_RULE } from "../../stats/intervals";
 import { because, claimRows06, judgeIndex } from "./claims";
-import { costRanking, perSecond, tpsByRound } from "./charts";
+import { costRanking, perSecond, readSlowdowns, tpsByRound } from "./charts";
+import { costText, slowdownText } from "./decision";
 import { NOTEBOOK, type YourIndexesRun } from "./run";
 import type { YourIndexesSummary } from "./summarise";
 import { percent } from "../../stats/format";
@@ -68,6 +69,22 @@ export function showRun(run: YourIndexesRun): void {
       .map((s) => `<details><summary>${escapeHtml(s.name)}</summary><pre>${escapeHtml(s.text)}</pre></details>`)
       .join(""),
   );
+  if (run.reads.length) {
+    showTable(
+      run.reads.map((r) => ({
+        "read script": r.name,
+        "1-s read-only check: transactions": run.readCheck?.scripts.find((x) => x.name === r.name)?.transactions,
+      })),
+      {
+        caption: `The read scripts (reads), each checked alone for 1 s in a read-only session before the rounds, then run for ${run.params.readSeconds} s after every write run, on its clone`,
+      },
+    );
+    show().html(
+      run.reads
+        .map((s) => `<details><summary>${escapeHtml(s.name)}</summary><pre>${escapeHtml(s.text)}</pre></details>`)
+        .join(""),
+    );
+  }
   const failed = run.trials.flatMap((x) => (x.status === "failed" ? [{ run: x.key, error: x.error }] : []));
   if (failed.length) showTable(failed, { caption: `${failed.length} run(s) failed` });
 }
@@ -95,6 +112,7 @@ export function indexRows(s: YourIndexesSummary): Row[] {
         .map((h) => `${h.statement.script}: UPDATE ${h.statement.table} SET ${h.columns.join(", ")}`)
         .join("; "),
       "size KiB": kib(ix.bytes),
+      decision: ix.decision.text,
       ...(ix.source !== undefined || s.statsReset !== undefined
         ? { "idx_scan on source": ix.source?.idxScan, "last scan on source": ix.source?.lastIdxScan ?? "" }
         : {}),
@@ -149,8 +167,72 @@ export function showIndexTable(s: YourIndexesSummary): void {
   );
 }
 
+/** An interval of a with − without difference, "+101 [96–104]"; "" when not measured. */
+function deltaText(i: { estimate: number; low: number; high: number } | undefined, scale = 1, digits = 1): string {
+  if (!i) return "";
+  const f = (x: number) => {
+    const t = Math.abs(x * scale).toFixed(digits);
+    return x < 0 && Number(t) !== 0 ? `−${t}` : t;
+  };
+  const e = f(i.estimate);
+  return `${e.startsWith("−") || Number(e) === 0 ? "" : "+"}${e} [${f(i.low)}–${f(i.high)}]`;
+}
+
+/**
+ * The decision table: per judged index or set, its write cost (throughput, WAL, B-tree inserts,
+ * HOT share, each paired per round with its interval) beside each read script's latency without
+ * it ÷ with it and the scans it made of the index, and the plain line that follows from them.
+ */
+export function decisionRows(s: YourIndexesSummary): Row[] {
+  return s.indexes.map((ix) => {
+    const a = ix.amplification;
+    return {
+      index: ix.name,
+      kind: ix.kind === "set" && ix.members ? `set of ${ix.members.length}` : ix.kind,
+      "write throughput cost": ix.cost ? costText(ix.cost) : "",
+      "Δ WAL B / tx": deltaText(a.walBytesPerTx),
+      "Δ B-tree inserts / tx": deltaText(a.btreeInsertsPerTx, 1, 2),
+      "HOT share lost, points": deltaText(a.hotShareLost, 100, 0),
+      ...Object.fromEntries(
+        ix.reads.flatMap((r) => [
+          [`${r.script}: latency without ÷ with`, r.slowdown ? slowdownText(r.slowdown) : ""],
+          [`${r.script}: scans of it a run`, r.runsWith ? r1(r.scansPerRun) : ""],
+        ]),
+      ),
+      decision: ix.decision.text,
+    };
+  });
+}
+
+export function showDecisionTable(s: YourIndexesSummary): void {
+  const nothing = s.indexes.filter((ix) => ix.decision.kind === "nothing reads it").map((ix) => ix.name);
+  const keep = s.indexes.filter((ix) => ix.decision.kind === "keep").map((ix) => ix.name);
+  show().html(
+    `<p>${escapeHtml(
+      s.readScripts.length
+        ? `Read scripts: ${s.readScripts.join(", ")}. Nothing measured reads through: ${nothing.join(", ") || "none"}. ` +
+            `Kept for a read measured slower without it: ${keep.join(", ") || "none"}.`
+        : "No read scripts (the parameter reads): the table gives the write side only.",
+    )}</p>`,
+  );
+  showTable(decisionRows(s), {
+    caption:
+      "The decision table. Write cost: 1 − TPS with ÷ TPS without, and WAL bytes, B-tree leaf inserts and the HOT share of " +
+      "its table's updates with − without, each paired per round, median [exact interval]. Read effect: each read script's " +
+      "median latency without the index ÷ with it, paired per round (14× = fourteen times slower without it), and the " +
+      "index's scans (idx_scan) per read run where it exists. The line: keep when a script that scans it is measured " +
+      "slower without it (the interval wholly above 1×); nothing measured reads through it when no script scanned it",
+  });
+  if (s.failedReads.length)
+    showTable(
+      s.failedReads.map((f) => ({ run: f.key, script: f.script, error: f.error })),
+      { caption: `${s.failedReads.length} read run(s) gave no figures (their write runs stand)` },
+    );
+}
+
 export function showCharts(s: YourIndexesSummary): void {
   plot(costRanking(s), Math.max(300, 80 + 40 * s.indexes.length));
+  if (s.readScripts.length) plot(readSlowdowns(s), Math.max(300, 80 + 40 * s.indexes.length));
   plot(tpsByRound(s));
   plot(perSecond(s));
 }
@@ -219,6 +301,7 @@ export function writeSummaries(run: YourIndexesRun, s: YourIndexesSummary, claim
   return [
     store.writeSummary("summary.json", { summary: { ...s, runs }, claims }),
     store.writeSummary("summary.csv", csv),
+    store.writeSummary("decision.csv", stringify(decisionRows(s), { header: true })),
   ];
 }
 

@@ -23,8 +23,10 @@ import {
 } from "./workload/databases";
 import { runTrials } from "../../workloads/trials";
 import {
+  checkReads,
   checkWorkload,
   planRounds,
+  type ReadCheck,
   trialRunner,
   type PlannedTrial,
   type WorkloadCheck,
@@ -73,6 +75,10 @@ export interface YourIndexesRun extends ExperimentRun {
   readonly scripts: readonly WorkloadScript[];
   readonly updates: readonly UpdateStatement[];
   readonly workloadCheck: WorkloadCheck;
+  /** The read scripts (`reads`), each timed after every write run; [] for none. */
+  readonly reads: readonly WorkloadScript[];
+  /** Their 1-s read-only check before the rounds. */
+  readonly readCheck?: ReadCheck;
   readonly source?: SourceInfo;
   /** Which design ran (one at a time, or the sets first) and why. */
   readonly design?: DesignChoice;
@@ -107,7 +113,9 @@ export function serverSpec(p: YourIndexesParams): ServerSpec {
 
 /** What the summary needs from a run besides its trials. */
 export function summaryContext(
-  run: Pick<YourIndexesRun, "judged" | "variants" | "updates" | "source" | "params">,
+  run: Pick<YourIndexesRun, "judged" | "variants" | "updates" | "source" | "params"> & {
+    readonly reads?: readonly { readonly name: string }[];
+  },
 ): SummaryContext {
   return {
     judged: run.judged,
@@ -116,6 +124,7 @@ export function summaryContext(
     ...(run.source ? { sourceUsage: run.source.indexes } : {}),
     ...(run.source?.statsReset ? { statsReset: run.source.statsReset } : {}),
     equivalenceMargin: run.params.equivalenceMargin,
+    readScripts: (run.reads ?? []).map((r) => r.name),
   };
 }
 
@@ -170,6 +179,9 @@ export async function run(p: YourIndexesParams, control: RunControl = {}): Promi
   const started = Date.now();
   const scripts = readWorkload(p.workload);
   const updates = updateStatements(scripts);
+  // Read scripts run alone, so a weight means nothing; their names are their own (a read script
+  // may share a file name with a workload script: they never run in the same pgbench).
+  const reads = readWorkload(p.reads);
   const { target, cpus, memoryGiB } = p;
   // existing: "unused" is read from the source's statistics before anything starts: a window too
   // short, or nothing unused, is refused with no server started.
@@ -250,6 +262,12 @@ export async function run(p: YourIndexesParams, control: RunControl = {}): Promi
       progress.update(0, 1, "checking the workload (each script for 1 s)…");
       const defines = { scale: p.scale };
       const workloadCheck = await checkWorkload(server, runner, baseline.database, { scripts, defines }, signal);
+      // The read scripts: each runs, and only reads (the server refuses a write in a read-only
+      // session), or the run stops here.
+      if (reads.length) progress.update(0, 1, "checking the read scripts (each for 1 s, read-only)…");
+      const readCheck = reads.length
+        ? await checkReads(server, runner, baseline.database, { reads, defines }, signal)
+        : undefined;
       notes.push(
         `template: ${Object.entries(template.rows)
           .map(([t, n]) => `${t} ${n.toLocaleString("en-US")} rows`)
@@ -260,6 +278,13 @@ export async function run(p: YourIndexesParams, control: RunControl = {}): Promi
           (template.tables.length > workloadCheck.writtenTables.length
             ? `; never ${template.tables.filter((t) => !workloadCheck.writtenTables.includes(t)).join(", ")}`
             : ""),
+        ...(reads.length
+          ? [
+              `after every write run, each read script (${reads.map((r) => r.name).join(", ")}) runs alone for ` +
+                `${p.readSeconds} s on the same clone, in read-only sessions, with the same clients; its latency ` +
+                "is paired per round like the write cost, and each index's scans during it are counted (pg_stat_user_indexes)",
+            ]
+          : []),
         `every round runs the baseline between every two variants (B V₁ B V₂ … B), each variant's cost against the two baseline runs around it; the variants' order is a Williams design over rounds (every variant at every position, and right after every other variant, equally often)`,
       );
       if (!template.walInspect)
@@ -278,6 +303,8 @@ export async function run(p: YourIndexesParams, control: RunControl = {}): Promi
         scripts,
         updates,
         workloadCheck,
+        reads,
+        readCheck,
         source,
         design,
       });
@@ -296,6 +323,8 @@ export async function run(p: YourIndexesParams, control: RunControl = {}): Promi
           scripts,
           defines,
           walInspect: template.walInspect,
+          reads,
+          readSeconds: p.readSeconds,
         },
         signal,
         onNote: (text) => notes.push(text),
@@ -321,7 +350,7 @@ export async function run(p: YourIndexesParams, control: RunControl = {}): Promi
               `${last ? `last: ${last.key} ${last.pgbench?.summary.tps.toFixed(0)} tps · ` : ""}${next ? next.key : "done"}`,
             ),
         });
-      const context = summaryContext({ judged: plan.judged, variants, updates, source, params: p });
+      const context = summaryContext({ judged: plan.judged, variants, updates, source, params: p, reads });
       // The planned rounds one at a time (a round past those a verdict needs is not started when it
       // would end after the budget), then one more while an index is inconclusive and the budget can
       // reach a verdict.

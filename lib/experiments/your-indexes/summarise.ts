@@ -15,6 +15,9 @@ import type { UpdateStatement } from "./workload/scripts";
 import type { SourceIndexUsage } from "./workload/sample";
 import type { YourIndexesTrial } from "./workload/run-trials";
 import type { Judged } from "./workload/variants";
+import { decide, type Decision, type ReadEffect } from "./decision";
+
+export type { ReadEffect } from "./decision";
 
 export interface TableWrites {
   readonly inserted: number;
@@ -41,6 +44,16 @@ export interface RunSummary extends PgbenchFigures {
   readonly disturbed: boolean;
   /** TPS far from the variant's other runs (OUTLIER_RULE). */
   readonly outlier: boolean;
+  /** Per read script run after this write run: its latency (p50, else the mean) and the index scans it made. */
+  readonly reads?: Readonly<Record<string, ReadFigures>>;
+}
+
+export interface ReadFigures {
+  /** Median latency of a transaction, ms (the mean where the transaction log was lost). */
+  readonly latencyMs: number;
+  readonly tps: number;
+  /** `<table>.<index>` → idx_scan during the read run. */
+  readonly indexScans: Readonly<Record<string, number>>;
 }
 
 export interface VariantSummary {
@@ -65,6 +78,8 @@ export interface SummaryContext {
   readonly sourceUsage?: readonly SourceIndexUsage[];
   readonly statsReset?: string;
   readonly equivalenceMargin: number;
+  /** The read scripts' names, in order. */
+  readonly readScripts?: readonly string[];
 }
 
 export interface IndexSummary {
@@ -105,6 +120,12 @@ export interface IndexSummary {
   readonly bytes?: number;
   /** On the sampleFrom source: scans of the index there (and since when they count). */
   readonly source?: SourceIndexUsage;
+  /** The indexes this row adds over its without-variant (a set's members, a candidate's name as built). */
+  readonly indexNames: readonly string[];
+  /** What its absence does to each read script (empty without `reads`). */
+  readonly reads: readonly ReadEffect[];
+  /** The plain line of the decision table, from the write cost and the read effects above. */
+  readonly decision: Decision;
 }
 
 export interface WriteAmplification {
@@ -143,6 +164,10 @@ export interface YourIndexesSummary {
   readonly indexes: readonly IndexSummary[];
   readonly failed: readonly { readonly key: string; readonly error: string }[];
   readonly statsReset?: string;
+  /** The read scripts run after every write run ([] without `reads`). */
+  readonly readScripts: readonly string[];
+  /** Read runs that gave no figures (their write runs stand). */
+  readonly failedReads: readonly { readonly key: string; readonly script: string; readonly error: string }[];
 }
 
 const med = (values: readonly (number | undefined)[]): number | undefined => {
@@ -189,7 +214,57 @@ function summariseRun(t: YourIndexesTrial & { readonly pgbench: PgbenchRunResult
     autovacuumRuns,
     disturbed: checkpoints > 0 || autovacuumRuns > 0,
     outlier: false,
+    ...(t.reads?.length ? { reads: readFigures(t.reads) } : {}),
   };
+}
+
+function readFigures(reads: NonNullable<YourIndexesTrial["reads"]>): Record<string, ReadFigures> {
+  const out: Record<string, ReadFigures> = {};
+  for (const r of reads) {
+    const latencyMs = r.p50Ms ?? r.latencyAvgMs;
+    if (r.error || latencyMs === undefined || !(latencyMs > 0) || !r.transactions) continue;
+    out[r.script] = { latencyMs, tps: r.tps ?? 0, indexScans: r.indexScans ?? {} };
+  }
+  return out;
+}
+
+/** The index's (a set's: its members') scans in one read run, by `<table>.<index>`. */
+function scansOf(f: ReadFigures, indexes: readonly { name: string; table: string }[]): number {
+  return indexes.reduce((a, i) => a + (f.indexScans[`${i.table}.${i.name}`] ?? 0), 0);
+}
+
+/** Each read script's effect for one judged index (see ReadEffect). */
+export function readEffects(
+  runs: readonly RunSummary[],
+  j: Pick<Judged, "withVariant" | "withoutVariant" | "name">,
+  indexes: readonly { name: string; table: string }[],
+  scripts: readonly string[],
+): ReadEffect[] {
+  return scripts.map((script) => {
+    const lat = (r: RunSummary) => r.reads?.[script]?.latencyMs;
+    const ratios = paired(runs, j, (a, b) => {
+      const w = lat(a);
+      const wo = lat(b);
+      return w !== undefined && wo !== undefined && w > 0 ? wo / w : undefined;
+    });
+    const withRuns = runs.filter((r) => r.variant === j.withVariant && r.reads?.[script]);
+    const scans = withRuns.reduce((a, r) => a + scansOf(r.reads?.[script] as ReadFigures, indexes), 0);
+    const side = (variant: string) => med(runs.filter((r) => r.variant === variant).map(lat));
+    return {
+      script,
+      ...(ratios.length
+        ? {
+            slowdown: medianInterval(
+              ratios,
+              `${script} without ${j.name}: latency without ÷ latency with, paired per round`,
+            ),
+          }
+        : {}),
+      latencyMs: { with: side(j.withVariant), without: side(j.withoutVariant) },
+      scansPerRun: withRuns.length ? scans / withRuns.length : 0,
+      runsWith: withRuns.length,
+    };
+  });
 }
 
 function hotShares(runs: readonly RunSummary[]): Record<string, number> {
@@ -407,6 +482,8 @@ export function summarise(
         }),
       );
     const flaggedOut = costInterval(runs, j, clean);
+    const cost = costInterval(runs, j);
+    const reads = readEffects(runs, j, added, ctx.readScripts ?? []);
     return {
       id: j.id,
       name: j.name,
@@ -418,7 +495,7 @@ export function summarise(
       withVariant: j.withVariant,
       withoutVariant: j.withoutVariant,
       pairs: paired(runs, j, () => 1).length,
-      cost: costInterval(runs, j),
+      cost,
       ...(flaggedOut ? { costWithoutFlagged: flaggedOut } : {}),
       p50Change: ratio((r) => r.p50Ms),
       p99Change: ratio((r) => r.p99Ms),
@@ -433,6 +510,9 @@ export function summarise(
       ...(ctx.sourceUsage
         ? { source: ctx.sourceUsage.find((u) => u.index === j.name && (!table || u.table === table)) }
         : {}),
+      indexNames: added.map((i) => i.name),
+      reads,
+      decision: decide({ cost, reads, adds: j.withVariant !== "baseline" }, ctx.readScripts ?? []),
     };
   });
   const floor = noiseFloor(runs);
@@ -446,5 +526,11 @@ export function summarise(
     indexes,
     failed: trials.filter((t) => t.status === "failed").map((t) => ({ key: t.key, error: t.error ?? "" })),
     ...(ctx.statsReset ? { statsReset: ctx.statsReset } : {}),
+    readScripts: ctx.readScripts ?? [],
+    failedReads: trials.flatMap((t) =>
+      t.status === "ok"
+        ? (t.reads ?? []).flatMap((r) => (r.error ? [{ key: t.key, script: r.script, error: r.error }] : []))
+        : [],
+    ),
   };
 }

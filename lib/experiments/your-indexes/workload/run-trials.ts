@@ -12,9 +12,11 @@ import type { TrialRecord } from "../../../results/run-store";
 import { counterDelta, counterEntries, type Counters } from "../../../stats/counters";
 import { williamsDesign } from "../../../stats/williams";
 import type { StartedServer } from "../../../targets/types";
+import type { Client } from "pg";
 import { InputError } from "../../../runtime/input-error";
 import {
   pgbenchFailureKind,
+  pgbenchFigures,
   pgbenchOutcome,
   PgbenchError,
   runPgbench,
@@ -44,7 +46,23 @@ export type YourIndexesTrial = TrialRecord<YourIndexesCondition, PgTableCounterK
    */
   readonly walShared?: readonly string[];
   readonly autovacuumWait?: AutovacuumWait;
+  /** Each read script's run after the write run, on the same clone (none without `reads`). */
+  readonly reads?: readonly ReadRun[];
 };
+
+/** One read script's timed run after a write run: its latency, and the scans of every index during it. */
+export interface ReadRun {
+  readonly script: string;
+  readonly tps?: number;
+  readonly transactions?: number;
+  readonly latencyAvgMs?: number;
+  readonly p50Ms?: number;
+  readonly p99Ms?: number;
+  /** `<table>.<index>` → idx_scan during the run (pg_stat_user_indexes), for every index scanned. */
+  readonly indexScans?: Readonly<Record<string, number>>;
+  /** Why it gave no figures (its write run's figures stand). */
+  readonly error?: string;
+}
 
 export type PlannedTrial = OrderedTrial<YourIndexesCondition>;
 
@@ -98,6 +116,9 @@ export interface TrialSettings {
   /** pgbench variables (-D): `scale`. */
   readonly defines: Readonly<Record<string, string | number>>;
   readonly walInspect: boolean;
+  /** Read scripts, each run alone for `readSeconds` after the write run (none: no read phase). */
+  readonly reads?: readonly PgbenchScript[];
+  readonly readSeconds?: number;
 }
 
 export interface TrialContext {
@@ -160,6 +181,8 @@ export function trialRunner(ctx: TrialContext): (planned: PlannedTrial) => Promi
       after: async (c) => ({ counters: await tableCounters(c), sizes: await relationSizes(c) }),
     });
     const { run: pgbench, walRecords, walShared } = window;
+    // The reads, after the write window closed: the write figures above are what they were without them.
+    const reads = s.reads?.length ? await readPhase(ctx, planned) : undefined;
     // `planned` carries key, condition, repeat and position: the record keeps them as planned.
     return {
       ...planned,
@@ -174,8 +197,81 @@ export function trialRunner(ctx: TrialContext): (planned: PlannedTrial) => Promi
       cloneSeconds,
       sizesAfter: window.after.sizes,
       autovacuumWait: window.autovacuumWait,
+      ...(reads ? { reads } : {}),
     };
   };
+}
+
+/** Makes the clone's new sessions read-only: the server then refuses any write a read script tries. */
+async function readOnlyClone(server: StartedServer): Promise<void> {
+  const db = runDatabase(server);
+  await withDatabase(server, server.connection.database, (c) =>
+    c.query(`ALTER DATABASE ${c.escapeIdentifier(db)} SET default_transaction_read_only = on`),
+  );
+}
+
+/** idx_scan of every index of the clone, `<table>.<index>` → scans. */
+async function indexScans(c: Client): Promise<Record<string, number>> {
+  const { rows } = await c.query<{ name: string; scans: string }>(
+    "SELECT relname || '.' || indexrelname AS name, idx_scan::text AS scans FROM pg_stat_user_indexes",
+  );
+  return Object.fromEntries(rows.map((r) => [r.name, Number(r.scans)]));
+}
+
+/**
+ * Each read script alone on the clone the write run left, for `readSeconds`, with the write run's
+ * clients and threads, in read-only sessions; the scans of every index counted around it (the
+ * sessions' statistics are flushed when they end, before they leave pg_stat_activity). A script
+ * that fails here is recorded with its error and left out of the read figures; a lost server
+ * fails the trial.
+ */
+async function readPhase(ctx: TrialContext, planned: PlannedTrial): Promise<ReadRun[]> {
+  const { server, settings: s } = ctx;
+  const db = runDatabase(server);
+  await readOnlyClone(server);
+  const out: ReadRun[] = [];
+  for (const script of s.reads ?? []) {
+    ctx.onPhase?.(planned, `read script ${script.name}`);
+    const before = await withDatabase(server, db, indexScans);
+    let result: PgbenchRunResult;
+    try {
+      result = await runPgbench(server, {
+        runner: ctx.runner,
+        database: db,
+        clients: s.clients,
+        threads: s.threads,
+        durationSeconds: s.readSeconds ?? 1,
+        scripts: [{ name: script.name, text: script.text }],
+        defines: s.defines,
+        noVacuum: true,
+        signal: ctx.signal,
+      });
+    } catch (error) {
+      if (ctx.signal?.aborted || !(error instanceof PgbenchError) || error.kind !== "script") throw error;
+      out.push({ script: script.name, error: error.message });
+      continue;
+    }
+    const after = await withDatabase(server, db, async (c) => {
+      await waitForPgbenchGone(c);
+      return indexScans(c);
+    });
+    const scans = Object.fromEntries(
+      Object.entries(after).flatMap(([k, v]) => (v - (before[k] ?? 0) > 0 ? [[k, v - (before[k] ?? 0)]] : [])),
+    );
+    const outcome = pgbenchOutcome(result);
+    const f = pgbenchFigures(result);
+    out.push({
+      script: script.name,
+      tps: f.tps,
+      transactions: f.transactions,
+      ...(f.latencyAvgMs !== undefined ? { latencyAvgMs: f.latencyAvgMs } : {}),
+      ...(f.p50Ms !== undefined ? { p50Ms: f.p50Ms } : {}),
+      ...(f.p99Ms !== undefined ? { p99Ms: f.p99Ms } : {}),
+      indexScans: scans,
+      ...(outcome.status === "failed" ? { error: outcome.error } : {}),
+    });
+  }
+  return out;
 }
 
 /** The workload refused before the rounds: a script pgbench or the server rejects, or one that writes nothing. */
@@ -295,4 +391,100 @@ export async function checkWorkload(
     );
   }
   return { scripts, writtenTables };
+}
+
+/** A read script refused before the rounds: it writes, or pgbench or the server rejects it. */
+export class ReadScriptError extends InputError {
+  override readonly name = "ReadScriptError";
+}
+
+const READ_ONLY_REFUSAL = /read-only transaction/;
+
+/** What a read script's writes need from the reader. */
+const readsFix =
+  " A read script's latency is what an index buys your reads, so it must only read (it runs with " +
+  "default_transaction_read_only = on): move the writing statements to workload, where their cost is measured, " +
+  "or out of the script, and start a new run.";
+
+export interface ReadCheck {
+  /** Per read script: transactions in its 1-s check. */
+  readonly scripts: readonly { readonly name: string; readonly transactions: number }[];
+}
+
+/**
+ * Each read script alone for a second on a clone of the baseline, one client, in a read-only
+ * session: a write is refused by the server ("cannot execute INSERT in a read-only transaction"),
+ * and a script that makes its own transactions read-write is caught by the rows it wrote. Either
+ * refuses the run before any round, with the server's words.
+ */
+export async function checkReads(
+  server: StartedServer,
+  runner: PgbenchRunner,
+  baseline: string,
+  settings: { readonly reads: readonly PgbenchScript[]; readonly defines: TrialSettings["defines"] },
+  signal?: AbortSignal,
+): Promise<ReadCheck> {
+  const scripts: ReadCheck["scripts"][number][] = [];
+  for (const script of settings.reads) {
+    await cloneForRun(server, baseline);
+    await readOnlyClone(server);
+    const before = await withDatabase(server, runDatabase(server), tableCounters);
+    let result: PgbenchRunResult;
+    try {
+      result = await runPgbench(server, {
+        runner,
+        database: runDatabase(server),
+        clients: 1,
+        durationSeconds: 1,
+        scripts: [{ name: script.name, text: script.text }],
+        defines: settings.defines,
+        noVacuum: true,
+        log: "none",
+        signal,
+      });
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      const message = error instanceof Error ? error.message : String(error);
+      if (READ_ONLY_REFUSAL.test(message))
+        throw new ReadScriptError(`read script ${script.name} writes: ${sentence(message)}${readsFix}`, {
+          cause: error,
+        });
+      if (error instanceof PgbenchError && error.kind === "script")
+        throw new ReadScriptError(
+          `read script ${script.name} was rejected: ${sentence(message)}${scriptFix(message)}`,
+          {
+            cause: error,
+          },
+        );
+      throw new Error(`the 1-s check of read script ${script.name} failed: ${message}`, { cause: error });
+    }
+    if (result.summary.abortedClients > 0 || result.summary.transactions === 0) {
+      const said = result.messages.join(" · ");
+      if (READ_ONLY_REFUSAL.test(said))
+        throw new ReadScriptError(
+          `read script ${script.name} writes: the server refused it in a read-only transaction: ${sentence(said)}${readsFix}`,
+        );
+      if (pgbenchFailureKind(result.messages, 2) === "script")
+        throw new ReadScriptError(
+          `read script ${script.name} was rejected in a 1-s check: ${sentence(said)}${scriptFix(said)}`,
+        );
+      throw new Error(
+        `read script ${script.name} completed no transaction in a 1-s check: ${said || "pgbench said nothing"}`,
+      );
+    }
+    const after = await withDatabase(server, runDatabase(server), async (c) => {
+      await waitForPgbenchGone(c);
+      return tableCounters(c);
+    });
+    const written = writtenPerTable(counterDelta(before, after));
+    if (Object.keys(written).length)
+      throw new ReadScriptError(
+        `read script ${script.name} writes: in its 1-s check it wrote rows (${Object.entries(written)
+          .map(([t, n]) => `${t} ${n}`)
+          .join(", ")}) although its sessions were read-only, so it makes its transactions read-write ` +
+          `(BEGIN READ WRITE or SET transaction_read_only).${readsFix}`,
+      );
+    scripts.push({ name: script.name, transactions: result.summary.transactions });
+  }
+  return { scripts };
 }
