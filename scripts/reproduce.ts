@@ -697,6 +697,12 @@ async function main(): Promise<number> {
         res.durationMs / 1000,
         res.kernelStartMs === null ? null : res.kernelStartMs / 1000,
         etas.get(name) ?? null,
+        res.cellTimes.map((c) => ({
+          ordinal: c.ordinal,
+          head: c.head,
+          from: c.startMs / 1000,
+          to: c.endMs === null ? null : c.endMs / 1000,
+        })),
       );
       try {
         writeTimeAccount(stored.directory, record.time);

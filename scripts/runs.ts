@@ -1,10 +1,11 @@
 /**
- * `npm run runs [-- --notebook 03] [--format json]`: the runs on disk, newest first, with what a comparison needs
- * to pick two: notebook, profile, target, commit, start, trials ok/failed, verdicts. A removed or
- * half-written run directory is listed as such.
+ * `npm run runs [-- --notebook 03] [--format json] [--time]`: the runs on disk, newest first, with what a
+ * comparison needs to pick two: notebook, profile, target, commit, start, trials ok/failed, verdicts. A
+ * removed or half-written run directory is listed as such. `--time`: under the table, where each
+ * run's wall went besides its measurement (its time account, written by `npm run reproduce`).
  */
 import { listRuns, type StoredRun } from "../lib/results/stored-runs";
-import { accountCells } from "../lib/results/time-account";
+import { accountCells, restText, type TimeAccount } from "../lib/results/time-account";
 import { textTable } from "../lib/compare/format";
 import { resultsRoot } from "../lib/results/run-store";
 import { has, lastValue, noPositionals, readCommandArgs, refuse, UsageError } from "./cli-args";
@@ -31,25 +32,30 @@ function row(r: StoredRun): string[] {
   ];
 }
 
-const USAGE = `Usage: npm run runs -- [--notebook NN] [--format text|json]
+const USAGE = `Usage: npm run runs -- [--notebook NN] [--format text|json] [--time]
 
 Lists the runs in data/results (or DBLAB_RESULTS_DIR), newest first.
 
 Options:
   --notebook NN        only the runs of that notebook (e.g. 03)
   --format text|json   a table (default) or one JSON array, one object per run (for scripts and CI)
+  --time               under the table, where each run's wall went besides its trials' timed seconds
+                       (kernel, before the trials by cell, the trials' setup by what the records name,
+                       between and after them); with --format json, each run's time account as "time"
   --help               show this help`;
 
 const RUNS_OPTIONS = {
   help: { type: "boolean", short: "h" },
   notebook: { type: "string" },
   format: { type: "string" },
+  time: { type: "boolean" },
 } as const;
 
 export interface RunsArgs {
   readonly help: boolean;
   readonly notebook?: string;
   readonly format: "text" | "json";
+  readonly time: boolean;
 }
 
 export function parseRunsArgs(argv: readonly string[]): RunsArgs {
@@ -60,7 +66,7 @@ export function parseRunsArgs(argv: readonly string[]): RunsArgs {
     throw new UsageError(`--notebook needs a notebook number like 03, got "${raw}"`);
   const format = lastValue(parsed, "format") ?? "text";
   if (format !== "text" && format !== "json") throw new UsageError(`--format must be text or json, got "${format}"`);
-  return { help: has(parsed, "help"), notebook: raw?.padStart(2, "0"), format };
+  return { help: has(parsed, "help"), notebook: raw?.padStart(2, "0"), format, time: has(parsed, "time") };
 }
 
 /** One run as `--format json` gives it: the table's columns as data, with the counts apart. */
@@ -83,6 +89,8 @@ export interface RunListing {
   readonly etaRatio: number | null;
   /** Its trials' timed seconds ÷ its wall; null: not recorded. */
   readonly measuredShare: number | null;
+  /** Its whole time account (with --time); null: not recorded. */
+  readonly time?: TimeAccount | null;
 }
 
 export function listing(r: StoredRun): RunListing {
@@ -124,7 +132,13 @@ function main(): number {
   const { notebook } = args;
   const runs = listRuns().filter((r) => notebook === undefined || r.notebookId === notebook);
   if (args.format === "json") {
-    console.log(JSON.stringify(runs.map(listing), null, 2));
+    console.log(
+      JSON.stringify(
+        runs.map((r) => ({ ...listing(r), ...(args.time ? { time: r.time ?? null } : {}) })),
+        null,
+        2,
+      ),
+    );
     return 0;
   }
   if (!runs.length) {
@@ -145,6 +159,11 @@ function main(): number {
     "state",
   ];
   console.log(textTable(head, runs.map(row), ""));
+  if (args.time) {
+    console.log("\nmeasured: the trials' timed seconds ÷ the run's wall; the rest of each wall:");
+    for (const r of runs)
+      console.log(`  ${r.id}: ${r.time ? restText(r.time) : "no time account (not a reproduce run)"}`);
+  }
   return 0;
 }
 

@@ -116,6 +116,8 @@ export interface ExecuteResult {
   readonly durationMs: number;
   /** From executor start to kernel ready (the executor measures it). */
   readonly kernelStartMs: number | null;
+  /** Each code cell that started: its first line and when it started and ended, ms from the executor's start. */
+  readonly cellTimes: readonly CellTime[];
   readonly cellsDone: number;
   readonly cellCount: number;
   readonly failure?: CellFailure;
@@ -124,6 +126,16 @@ export interface ExecuteResult {
   readonly outputIpynb: string;
   readonly outputHtml?: string;
   readonly logFile: string;
+}
+
+/** When a code cell ran: ms from the executor's start (`endMs` null: it never ended). */
+export interface CellTime {
+  /** 1-based ordinal among code cells (as the progress line "cell 5/10" counts). */
+  readonly ordinal: number;
+  /** Its first non-blank source line. */
+  readonly head: string;
+  readonly startMs: number;
+  readonly endMs: number | null;
 }
 
 /** One line: "cell 5 (code cell 3 of 7: `throw new Error(...)`): Error: boom". */
@@ -187,6 +199,7 @@ export async function executeNotebook(opts: ExecuteOptions): Promise<ExecuteResu
   let kernelPid: number | null = null;
   let kernelStartMs: number | null = null;
   let cellsDone = 0;
+  const cellTimes: CellTime[] = [];
   let cellCount = injected.cells.filter((c) => c.cell_type === "code").length;
   let failure: CellFailure | undefined;
   let message: string | undefined;
@@ -208,10 +221,23 @@ export async function executeNotebook(opts: ExecuteOptions): Promise<ExecuteResu
         kernelPid = event.pid;
         kernelStartMs = Math.round(event.seconds * 1000);
         break;
-      case "cell":
+      case "cell": {
         cellCount = event.count;
         if (event.phase === "end") cellsDone = event.index + 1;
+        const at = Date.now() - started;
+        if (event.phase === "start")
+          cellTimes.push({
+            ordinal: event.index + 1,
+            head: headOf(injected.cells[event.cell]?.source),
+            startMs: at,
+            endMs: null,
+          });
+        else {
+          const i = cellTimes.findIndex((c) => c.ordinal === event.index + 1 && c.endMs === null);
+          if (i >= 0) cellTimes[i] = { ...cellTimes[i], endMs: at };
+        }
         break;
+      }
       case "error":
         failure = {
           cell: event.cell,
@@ -279,6 +305,7 @@ export async function executeNotebook(opts: ExecuteOptions): Promise<ExecuteResu
     exitCode,
     durationMs: Date.now() - started,
     kernelStartMs,
+    cellTimes,
     cellsDone,
     cellCount,
     failure,
@@ -298,4 +325,15 @@ export function jupyterUnavailableReason(): string | undefined {
     if (e instanceof JupyterUnavailableError) return e.message;
     throw e;
   }
+}
+
+/** A cell's first non-blank line, cut to 60 characters. */
+function headOf(source: string | readonly string[] | undefined): string {
+  const text = Array.isArray(source) ? source.join("") : typeof source === "string" ? source : "";
+  const line =
+    text
+      .split("\n")
+      .find((l) => l.trim() !== "")
+      ?.trim() ?? "";
+  return line.length > 60 ? `${line.slice(0, 59)}…` : line;
 }

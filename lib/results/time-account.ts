@@ -2,7 +2,8 @@
  * Where a notebook's wall time went, from what its run records: the timed seconds of its trials
  * (each record's `seconds`, what the claims are measured on), the rest of each trial (its own setup:
  * loads, clones, restarts, checkpoints), the gaps between trials, and the time before the first and
- * after the last (kernel start, servers, template, summaries, charts). Beside it, the ETA printed
+ * after the last (kernel start, servers, template, summaries, charts; by cell, where the executor
+ * gave the cells' times). Beside it, the ETA printed
  * before the notebook ran ÷ its wall. `npm run reproduce` prints it per notebook at its end and
  * writes it as the run's time.json, which `npm run runs` shows.
  */
@@ -41,6 +42,59 @@ export interface TimeAccount {
    * name (04's and 06's `cloneSeconds`, 03's `prepared`…), as the workload records it.
    */
   readonly recorded: Readonly<Record<string, number>>;
+  /**
+   * Of the time between trials, what the records name: each trial's `beforeSeconds` object (the
+   * untimed work the run did between the previous record and this trial's start: 05's link set
+   * per block of trials, its standbys' start) summed by name. Absent in accounts written before it.
+   */
+  readonly recordedBetween?: Readonly<Record<string, number>>;
+  /**
+   * The wall before the first trial and after the last, by what ran then (seconds): each code cell by
+   * its number and first line (the trials' cell before its first trial: servers, template; after
+   * its last: its summaries), the gaps between cells, and, after the last cell, the report's
+   * saving and HTML export. Absent in an account written without the cells' times.
+   */
+  readonly outside?: {
+    readonly before: Readonly<Record<string, number>>;
+    readonly after: Readonly<Record<string, number>>;
+  };
+}
+
+/** When a code cell ran, seconds from the notebook's start (`to` null: it never ended). */
+export interface CellSpan {
+  readonly ordinal: number;
+  readonly head: string;
+  readonly from: number;
+  readonly to: number | null;
+}
+
+/** The report's saving and HTML export, after the last cell ended: its name in `outside.after`. */
+export const REPORT_EXPORT = "saving the report (ipynb, HTML)";
+/** The executor's own time between one cell's end and the next one's start. */
+export const BETWEEN_CELLS = "between cells";
+
+/**
+ * The part of [from, to) each cell covers, by "cell N `head`"; what no cell covers is BETWEEN_CELLS,
+ * or REPORT_EXPORT after the last cell's end. Adds up to to − from.
+ */
+export function splitByCells(cells: readonly CellSpan[], from: number, to: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  if (!(to > from)) return out;
+  const add = (k: string, v: number) => {
+    if (v > 0) out[k] = (out[k] ?? 0) + v;
+  };
+  let covered = 0;
+  // A cell that never ended (the notebook failed or was stopped in it) ran to the end: no export after it.
+  const lastEnd = Math.max(0, ...cells.map((c) => c.to ?? Infinity));
+  for (const c of cells) {
+    const part = Math.max(0, Math.min(to, c.to ?? to) - Math.max(from, c.from));
+    add(`cell ${c.ordinal} \`${c.head}\``, part);
+    covered += part;
+  }
+  const exportPart = cells.length ? Math.max(0, to - Math.max(from, lastEnd)) : 0;
+  add(REPORT_EXPORT, exportPart);
+  add(BETWEEN_CELLS, to - from - covered - exportPart);
+  return out;
 }
 
 interface TrialTimes {
@@ -61,6 +115,7 @@ export function accountTime(
   wallSeconds: number,
   kernelStartSeconds: number | null,
   etaSeconds: number | null,
+  cells?: readonly CellSpan[],
 ): TimeAccount {
   const endMs = startedMs + wallSeconds * 1000;
   const kernelStart = Math.min(wallSeconds, Math.max(0, kernelStartSeconds ?? 0));
@@ -76,6 +131,7 @@ export function accountTime(
   let inTrials = 0;
   let between = 0;
   const recorded: Record<string, number> = {};
+  const recordedBetween: Record<string, number> = {};
   for (const [i, s] of spans.entries()) {
     const wall = (s.to - s.from) / 1000;
     const own = s.t.status === "ok" && typeof s.t.seconds === "number" && s.t.seconds >= 0 ? s.t.seconds : 0;
@@ -86,6 +142,11 @@ export function accountTime(
     for (const [k, v] of Object.entries(s.t))
       if (/Seconds$/.test(k) && typeof v === "number" && Number.isFinite(v) && v >= 0)
         recorded[k] = (recorded[k] ?? 0) + v;
+    const before = s.t.beforeSeconds;
+    // The first trial's "before" ran before the first record: it is part of "before trials" there.
+    if (i > 0 && typeof before === "object" && before !== null)
+      for (const [k, v] of Object.entries(before))
+        if (typeof v === "number" && Number.isFinite(v) && v >= 0) recordedBetween[k] = (recordedBetween[k] ?? 0) + v;
   }
   const first = spans[0];
   const last = spans[spans.length - 1];
@@ -100,6 +161,15 @@ export function accountTime(
     trials: spans.length,
     rest: { kernelStart, beforeTrials, trialSetup: inTrials - timed, betweenTrials: between, afterTrials },
     recorded,
+    recordedBetween,
+    ...(cells
+      ? {
+          outside: {
+            before: splitByCells(cells, kernelStart, kernelStart + beforeTrials),
+            after: splitByCells(cells, wallSeconds - afterTrials, wallSeconds),
+          },
+        }
+      : {}),
   };
 }
 
@@ -127,16 +197,32 @@ const sec = (x: number) => (x >= 100 ? `${Math.round(x)} s` : `${x.toFixed(1)} s
 
 /** "kernel 1.8 s, before trials 9.6 s, trials' setup 30 s (cloneSeconds 29 s), between 0.4 s, after 5.1 s" */
 export function restText(a: TimeAccount): string {
-  const named = Object.entries(a.recorded)
-    .filter(([, v]) => v > 0)
+  const recordedSum = Object.values(a.recorded).reduce((t, v) => t + v, 0);
+  const unnamed = a.rest.trialSetup - recordedSum;
+  const named = [
+    ...Object.entries(a.recorded).filter(([, v]) => v > 0),
+    // What the records do not name (their own bookkeeping, a failed trial's wall), or, where the
+    // named parts ran at once (07 loads the next table while it counts a pass's WAL), how much of
+    // them overlapped; shown only when the records name some.
+    ...(recordedSum > 0 && unnamed >= 0.05 ? [["other", unnamed] as const] : []),
+    ...(recordedSum > 0 && unnamed <= -0.05 ? [["of these at once", -unnamed] as const] : []),
+  ]
     .map(([k, v]) => `${k} ${sec(v)}`)
     .join(", ");
+  const betweenSum = Object.values(a.recordedBetween ?? {}).reduce((t, v) => t + v, 0);
+  const between = betweenSum > 0 ? { ...a.recordedBetween, other: a.rest.betweenTrials - betweenSum } : undefined;
+  const parts = (byWhat: Readonly<Record<string, number>> | undefined) => {
+    const top = Object.entries(byWhat ?? {})
+      .filter(([, v]) => v >= 0.05)
+      .sort((x, y) => y[1] - x[1]);
+    return top.length ? ` (${top.map(([k, v]) => `${k} ${sec(v)}`).join(", ")})` : "";
+  };
   return [
     `kernel ${sec(a.rest.kernelStart)}`,
-    `before trials ${sec(a.rest.beforeTrials)}`,
+    `before trials ${sec(a.rest.beforeTrials)}${parts(a.outside?.before)}`,
     `trials' setup ${sec(a.rest.trialSetup)}${named ? ` (${named})` : ""}`,
-    `between trials ${sec(a.rest.betweenTrials)}`,
-    `after trials ${sec(a.rest.afterTrials)}`,
+    `between trials ${sec(a.rest.betweenTrials)}${parts(between)}`,
+    `after trials ${sec(a.rest.afterTrials)}${parts(a.outside?.after)}`,
   ].join(", ");
 }
 

@@ -31,6 +31,14 @@ test("07's UPDATE passes on embedded PostgreSQL: the counters the claims read, a
       assert.equal(t.unitMs?.length, 3, "one timed statement per id range of 1,000");
       assert.equal(t.counters?.["table.n_tup_upd"], 3000, "the pass updates every row once");
     }
+    // Each table but the first was loaded by the trial before, while it counted its pass's WAL (the
+    // room and counters above show every pass found its own fillfactor's fresh table).
+    assert.ok((trials[0].loadSeconds ?? 0) > 0, "the first trial loads its own table");
+    for (const [i, t] of trials.entries()) {
+      if (i > 0) assert.equal(t.loadSeconds, undefined, `${t.key}: its table was loaded by the trial before`);
+      assert.equal(t.nextLoadSeconds !== undefined, i < trials.length - 1, `${t.key}: loads the next table`);
+      assert.ok((t.vacuumSeconds ?? 0) > 0 && (t.checkpointSeconds ?? 0) > 0, `${t.key}: its own VACUUM, CHECKPOINT`);
+    }
     const s = summarise(trials);
     const at = (fillfactor: number, column: "counter" | "k") => {
       const x = findSummary(s, { fillfactor, column });

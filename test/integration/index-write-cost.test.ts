@@ -48,6 +48,14 @@ test("trials on embedded PostgreSQL: counters explain the ratios; finished trial
       const c = t.counters!;
       if (t.condition.operation === "insert") assert.equal(c["table.n_tup_ins"], 2000);
       else assert.equal(c["table.n_tup_upd"], 2000);
+      assert.ok((t.quiesceSeconds ?? 0) > 0, `${t.key}: its own CHECKPOINT, timed for the time account`);
+    }
+    // Each table but the first was set up (recreated, loaded, indexed) by the trial before, while it
+    // counted its WAL; the counters above and the B-tree inserts below show each found its own table.
+    assert.ok((trials[0].recreateSeconds ?? 0) > 0, "the first trial sets up its own table");
+    for (const [i, t] of trials.entries()) {
+      if (i > 0) assert.equal(t.recreateSeconds, undefined, `${t.key}: set up by the trial before`);
+      assert.equal(t.nextSetupSeconds !== undefined, i < trials.length - 1, `${t.key}: sets up the next table`);
     }
     const s = summarise(trials);
     const field1With5 = s.find(

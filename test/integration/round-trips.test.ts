@@ -41,6 +41,24 @@ test("round trips on embedded PostgreSQL: delays reached, commits counted, stand
     const run = await runRoundTrips(p, { profile: "test" });
     assert.equal(run.trials.length, 3 * 3 + 2, "3 environments × 3 cases + 2 sweep levels");
     for (const trial of run.trials) assert.equal(trial.status, "ok", `${trial.key}: ${trial.error ?? ""}`);
+    // What ran between trials is in the next record: once per block of trials (an environment's
+    // cases in a repeat, the sweep's repeats at one standby round trip), never inside a block.
+    const blockOf = (x: (typeof run.trials)[number]) =>
+      x.condition.kind === "case" ? `${x.condition.environment}/r${x.repeat}` : `sweep ${x.condition.standbyRttMs}`;
+    for (const [i, trial] of run.trials.entries()) {
+      const first = i === 0 || blockOf(run.trials[i - 1]) !== blockOf(trial);
+      assert.equal(trial.beforeSeconds !== undefined, first, `${trial.key}: work before it named iff it opens a block`);
+      assert.ok((trial.prepareSeconds ?? -1) >= 0 && (trial.countersSeconds ?? -1) >= 0, `${trial.key}: its setup`);
+    }
+    const firstQuorum = run.trials.find(
+      (x) => x.condition.kind === "case" && x.condition.environment === "quorum-same-az",
+    );
+    assert.ok(
+      (firstQuorum?.beforeSeconds?.standbysSeconds ?? 0) > 0,
+      "the standbys' start is named before the quorum's first trial",
+    );
+    const firstCross = run.trials.find((x) => x.condition.kind === "case" && x.condition.environment === "cross-az");
+    assert.ok((firstCross?.beforeSeconds?.linkSeconds ?? 0) > 0, "the client link's set is named before its block");
     assert.ok(fs.existsSync(path.join(run.directory, "trials.jsonl")));
     assert.ok(fs.existsSync(path.join(run.directory, "calibration.json")));
 

@@ -183,6 +183,30 @@ test("runs --format json: one object per run, newest first, with the table's col
     one.map((r) => r.id),
     ["20261129T100000Z-aaaaaa"],
   );
+  // --time: where each run's wall went, from its time account (a run without one says so).
+  fs.writeFileSync(
+    path.join(s.results, "20261130T100000Z-bbbbbb", "time.json"),
+    JSON.stringify({
+      wallSeconds: 10,
+      etaSeconds: null,
+      etaRatio: null,
+      timedSeconds: 6,
+      measuredShare: 0.6,
+      trials: 1,
+      rest: { kernelStart: 1, beforeTrials: 1, trialSetup: 1, betweenTrials: 0, afterTrials: 1 },
+      recorded: { loadSeconds: 0.75 },
+    }),
+  );
+  const timed = run("scripts/runs.js", ["--time"], s.env);
+  assert.equal(timed.status, 0, timed.stderr);
+  assert.match(
+    timed.stdout,
+    /20261130T100000Z-bbbbbb: kernel 1\.0 s, .*trials' setup 1\.0 s \(loadSeconds 0\.8 s, other 0\.3 s\)/,
+  );
+  assert.match(timed.stdout, /20261129T100000Z-aaaaaa: no time account/);
+  const timedJson = JSON.parse(run("scripts/runs.js", ["--format", "json", "--time"], s.env).stdout) as RunListing[];
+  assert.equal(timedJson[0].time?.measuredShare, 0.6);
+  assert.equal(timedJson[1].time, null);
   const bad = run("scripts/runs.js", ["--format", "xml"], s.env);
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /--format must be text or json, got "xml"/);

@@ -31,7 +31,7 @@ export function serverSpecs(p: FillfactorHotParams): ServerSpec[] {
       uses: {
         notebook: "07 fillfactor vs HOT",
         disk: diskNeed07(p),
-        clients: 2,
+        clients: 3,
         extensions: [
           { name: "pgstattuple", measures: "rows and free bytes per loaded heap page (the claims' room ratio)" },
           { name: "pg_walinspect", measures: "B-tree entries inserted by the pass, counted in its WAL" },

@@ -53,7 +53,7 @@ export function serverSpecs(p: IndexWriteCostParams): ServerSpec[] {
       uses: {
         notebook: "01 index write cost",
         disk: diskNeed01(p),
-        clients: 2,
+        clients: 3,
         extensions: [
           { name: "pg_stat_statements", preload: true, measures: "server time of the timed statements" },
           { name: "pg_walinspect", measures: "WAL records by type in the timed window (B-tree inserts counted)" },

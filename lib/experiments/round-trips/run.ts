@@ -34,7 +34,14 @@ import { estimateRun } from "../eta";
 import { estimate as eta } from "./eta";
 import { ENVIRONMENT_INFO, QUORUM, quorumEnvironments, singleServerEnvironments, STANDBY_NAMES } from "./environments";
 import { CalibratedLink, measureBaseline, type CalibrationRecord } from "./links";
-import { caseTrial, commitLevelTrial, runRoundTripTrials, type Session, type TrialContext } from "./trial-runner";
+import {
+  BetweenTrials,
+  caseTrial,
+  commitLevelTrial,
+  runRoundTripTrials,
+  type Session,
+  type TrialContext,
+} from "./trial-runner";
 import { ignored } from "../../runtime/debug";
 
 export type { RunControl } from "../session";
@@ -125,24 +132,29 @@ async function runEnvironments(
   },
 ): Promise<void> {
   const p = st.p;
+  const between = st.ctx.between;
   const targetOf = (env: EnvironmentKey): number | null =>
     options.real ? null : ENVIRONMENT_INFO[env].clientTargetMs(p);
-  // A netem link delays direct connections to its address too: at 0 while measuring loopback.
-  await st.clientLink?.setOneWayDelay(0);
-  const baseline = await measureBaseline(server, p.calibrationSamples);
+  const baseline = await between.time("baselineSeconds", async () => {
+    // A netem link delays direct connections to its address too: at 0 while measuring loopback.
+    await st.clientLink?.setOneWayDelay(0);
+    return measureBaseline(server, p.calibrationSamples);
+  });
   st.baselines[options.serverLabel] = baseline;
   const needsLink = envs.some((e) => targetOf(e) !== null);
   let calibrated: CalibratedLink | undefined;
   if (needsLink) {
-    const emulator = await st.emulator();
-    st.clientLink ??= await emulator.createLink({
-      name: "client",
-      serverHost: server.host,
-      serverPort: server.port,
-    });
+    const emulator = await between.time("linkSeconds", () => st.emulator());
+    st.clientLink ??= await between.time("linkSeconds", () =>
+      emulator.createLink({
+        name: "client",
+        serverHost: server.host,
+        serverPort: server.port,
+      }),
+    );
     calibrated = new CalibratedLink(st.clientLink, server, p.calibrationSamples);
   }
-  const admin = await connect(server);
+  const admin = await between.time("connectSeconds", () => connect(server));
   try {
     for (let repeat = 1; repeat <= p.repeats; repeat++) {
       for (const env of envs) {
@@ -150,15 +162,19 @@ async function runEnvironments(
         let connection = server;
         let clientRttMs = baseline;
         let link: DelayLink | undefined;
-        if (target === null) await calibrated?.link.setOneWayDelay(0);
+        // The client link is set once per block of trials (one environment's cases in one repeat):
+        // repeats interleave the environments, so the claims' per-repeat pairs are run close together.
+        if (target === null) await between.time("linkSeconds", async () => calibrated?.link.setOneWayDelay(0));
         if (target !== null && calibrated) {
           st.say(`setting the client link to ${target} ms for ${env}…`);
-          const cal = await calibrated.calibrate(target, `${env} (${options.serverLabel})`);
+          const cal = await between.time("linkSeconds", () =>
+            calibrated.calibrate(target, `${env} (${options.serverLabel})`),
+          );
           connection = calibrated.connectionFor(cal);
           clientRttMs = cal.achievedRttMs;
           link = cal.mode === "direct" ? undefined : calibrated.link;
         }
-        const bench = await connect(connection);
+        const bench = await between.time("connectSeconds", () => connect(connection));
         try {
           const session: Session = {
             bench,
@@ -252,62 +268,82 @@ async function runQuorumPhase(
   baseDir: string | undefined,
 ): Promise<void> {
   const p = st.p;
-  const emulator = await st.emulator();
+  const between = st.ctx.between;
+  const emulator = await between.time("linkSeconds", () => st.emulator());
   const netem = emulator.kind === "netem";
-  const baseline = await measureBaseline(primary.connection, p.calibrationSamples);
+  const baseline = await between.time("baselineSeconds", () =>
+    measureBaseline(primary.connection, p.calibrationSamples),
+  );
   const standbyLinks: CalibratedLink[] = [];
   let standbys: readonly StartedServer[] = [];
   let admin: Client | undefined;
   let lagAdmin: Client | undefined;
   try {
     for (const [i, name] of STANDBY_NAMES.entries()) {
-      const link = await emulator.createLink({
-        name,
-        serverHost: "127.0.0.1",
-        serverPort: primary.connection.port,
-        address: netem ? STANDBY_ADDRESSES[i] : undefined,
-      });
+      const link = await between.time("linkSeconds", () =>
+        emulator.createLink({
+          name,
+          serverHost: "127.0.0.1",
+          serverPort: primary.connection.port,
+          address: netem ? STANDBY_ADDRESSES[i] : undefined,
+        }),
+      );
       standbyLinks.push(new CalibratedLink(link, primary.connection, p.calibrationSamples));
     }
-    const setStandbyRtt = async (targetMs: number): Promise<number> => {
-      st.say(`setting both standby links to ${targetMs} ms…`);
-      const achieved: number[] = [];
-      for (const l of standbyLinks)
-        achieved.push((await l.calibrate(targetMs, "primary ↔ standby", true)).achievedRttMs);
-      return achieved.reduce((a, b) => a + b, 0) / achieved.length;
-    };
+    const setStandbyRtt = (targetMs: number): Promise<number> =>
+      between.time("standbyLinkSeconds", async () => {
+        st.say(`setting both standby links to ${targetMs} ms…`);
+        const achieved: number[] = [];
+        for (const l of standbyLinks)
+          achieved.push((await l.calibrate(targetMs, "primary ↔ standby", true)).achievedRttMs);
+        return achieved.reduce((a, b) => a + b, 0) / achieved.length;
+      });
     let standbyRtt = await setStandbyRtt(p.standbyRttMs);
     st.say("copying the primary's data directory into two standbys…");
-    // The session stops them, if this phase does not, before their primary (it came first).
-    standbys = (
-      await primary.replication.startStandbys(
-        standbyLinks.map((l, i) => ({ name: STANDBY_NAMES[i], upstreamHost: l.link.host, upstreamPort: l.link.port })),
-        { baseDir },
-      )
-    ).map((s) => st.session.adopt(s));
-    // Connected only now: making the standbys restarted the primary.
-    admin = await connect(primary.connection);
-    await requireSynchronousStandbys(admin, QUORUM, STANDBY_NAMES.length);
-    lagAdmin = await connect(primary.connection);
+    const connected = await between.time("standbysSeconds", async () => {
+      // The session stops them, if this phase does not, before their primary (it came first).
+      standbys = (
+        await primary.replication.startStandbys(
+          standbyLinks.map((l, i) => ({
+            name: STANDBY_NAMES[i],
+            upstreamHost: l.link.host,
+            upstreamPort: l.link.port,
+          })),
+          { baseDir },
+        )
+      ).map((s) => st.session.adopt(s));
+      // Connected only now: making the standbys restarted the primary.
+      const a = await connect(primary.connection);
+      admin = a;
+      await requireSynchronousStandbys(a, QUORUM, STANDBY_NAMES.length);
+      const l = await connect(primary.connection);
+      lagAdmin = l;
+      return { admin: a, lagAdmin: l };
+    });
     if (envs.length)
       await runEnvironments(st, envs, primary.connection, {
-        lagAdmin,
+        lagAdmin: connected.lagAdmin,
         standbyRttMs: standbyRtt,
         serverLabel: "primary with 2 standbys",
       });
     if (sweep) {
       // The sweep's client is direct (for netem, on the client link's address: set it to 0).
-      await st.clientLink?.setOneWayDelay(0);
-      await resetTable(admin, p.rows);
-      const bench = await connect(primary.connection);
+      const bench = await between.time("connectSeconds", async () => {
+        await st.clientLink?.setOneWayDelay(0);
+        await resetTable(connected.admin, p.rows);
+        return connect(primary.connection);
+      });
       try {
-        for (let repeat = 1; repeat <= p.repeats; repeat++) {
-          for (const rtt of p.sweepStandbyRttsMs) {
-            standbyRtt = await setStandbyRtt(rtt);
+        // Standby round trips in blocks, repeats inside (as 01's sizes): the standby links are set
+        // once per round trip, not once per repeat. The claim pairs levels within one repeat at one
+        // round trip, and those still run back to back, each repeat in its own rotated order.
+        for (const rtt of p.sweepStandbyRttsMs) {
+          standbyRtt = await setStandbyRtt(rtt);
+          for (let repeat = 1; repeat <= p.repeats; repeat++) {
             const session: Session = {
               bench,
-              admin,
-              lagAdmin,
+              admin: connected.admin,
+              lagAdmin: connected.lagAdmin,
               rows: p.rows,
               clientRttMs: baseline,
               standbyRttMs: standbyRtt,
@@ -447,6 +483,7 @@ async function roundTrips(
       return emulator;
     },
     ctx: {
+      between: new BetweenTrials(),
       store,
       signal: session.signal,
       continueOnError: control.continueOnError ?? false,
@@ -481,7 +518,7 @@ async function roundTrips(
         serverLabel: asIs ? "external server" : "server",
       });
       if (!primary) {
-        await session.stopServer(server);
+        await st.ctx.between.time("serversSeconds", () => session.stopServer(server));
         if (st.clientLink) {
           await st.clientLink.close();
           st.clientLink = undefined;
@@ -527,9 +564,11 @@ async function roundTrips(
           const emulatorKind = quorum.length || sweep ? (await st.emulator()).kind : "proxy";
           // Embedded, whatever the session's target: standbys are copies of the primary's data
           // directory, which only the embedded target gives access to.
-          const own = await session.startServer(
-            { engine: "postgresql", name: "05-primary", settings: serverSettings(emulatorKind === "netem") },
-            { target: "embedded", baseDir },
+          const own = await st.ctx.between.time("serversSeconds", () =>
+            session.startServer(
+              { engine: "postgresql", name: "05-primary", settings: serverSettings(emulatorKind === "netem") },
+              { target: "embedded", baseDir },
+            ),
           );
           if (canReplicate(own)) {
             primary = own;

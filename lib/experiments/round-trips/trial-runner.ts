@@ -21,6 +21,32 @@ export interface TrialContext {
   readonly continueOnError: boolean;
   /** runTrials' progress, once per plan at its start and after each trial. */
   readonly onProgress: (progress: TrialProgress<PlannedRoundTrip, RoundTripTrial>) => void;
+  /** The work done between trials since the last record, by name: the next trial takes it into its record. */
+  readonly between: BetweenTrials;
+}
+
+/**
+ * The untimed work a run does between two trials' records (a link set for the next block, standbys
+ * started), timed by name and handed to the next trial's record as its `beforeSeconds`.
+ */
+export class BetweenTrials {
+  private pending: Record<string, number> = {};
+
+  async time<T>(what: string, work: () => Promise<T>): Promise<T> {
+    const t0 = process.hrtime.bigint();
+    try {
+      return await work();
+    } finally {
+      this.pending[what] = (this.pending[what] ?? 0) + Number(process.hrtime.bigint() - t0) / 1e9;
+    }
+  }
+
+  /** What was timed since the last take (undefined: nothing), and a fresh start. */
+  take(): Record<string, number> | undefined {
+    const taken = this.pending;
+    this.pending = {};
+    return Object.keys(taken).length ? taken : undefined;
+  }
 }
 
 /** One trial of a phase's plan: what it times, and the untimed reset before it. */
@@ -59,12 +85,22 @@ async function counters(s: Session) {
 }
 
 /** One trial, start to record (runTrials' runOne): reset, counters, the timed stream, counters, lags, the link. */
-async function timedTrial(s: Session, planned: PlannedRoundTrip): Promise<RoundTripTrial> {
+async function timedTrial(
+  s: Session,
+  planned: PlannedRoundTrip,
+  beforeSeconds?: Record<string, number>,
+): Promise<RoundTripTrial> {
   const { key, condition, repeat, order, roundTrips } = planned;
   const startedAt = new Date().toISOString();
+  let t = process.hrtime.bigint();
   await planned.prepare();
+  const prepareSeconds = since(t);
+  t = process.hrtime.bigint();
   if (s.lagAdmin) await waitForReplay(s.admin);
+  const replayWaitSeconds = since(t);
+  t = process.hrtime.bigint();
   const before = await counters(s);
+  let countersSeconds = since(t);
   await s.link?.stats(true);
   const sampler = s.lagAdmin ? new LagSampler(s.lagAdmin) : undefined;
   sampler?.start();
@@ -75,7 +111,9 @@ async function timedTrial(s: Session, planned: PlannedRoundTrip): Promise<RoundT
   } finally {
     lags = await sampler?.stop();
   }
+  t = process.hrtime.bigint();
   const after = await counters(s);
+  countersSeconds += since(t);
   const link = await s.link?.stats();
   return {
     key,
@@ -94,8 +132,14 @@ async function timedTrial(s: Session, planned: PlannedRoundTrip): Promise<RoundT
     ...(link ? { link } : {}),
     ...(s.real ? { real: true } : {}),
     ...(order !== undefined ? { order } : {}),
+    ...(beforeSeconds ? { beforeSeconds } : {}),
+    prepareSeconds,
+    ...(s.lagAdmin ? { replayWaitSeconds } : {}),
+    countersSeconds,
   };
 }
+
+const since = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e9;
 
 /** Runs one phase's plan on session `s` through runTrials (resume, watchdog, failure record, store). */
 export async function runRoundTripTrials(
@@ -103,7 +147,7 @@ export async function runRoundTripTrials(
   s: Session,
   plan: readonly PlannedRoundTrip[],
 ): Promise<void> {
-  await runTrials(plan, (planned) => timedTrial(s, planned), {
+  await runTrials(plan, (planned) => timedTrial(s, planned, ctx.between.take()), {
     store: ctx.store,
     signal: ctx.signal,
     continueOnError: ctx.continueOnError,

@@ -19,7 +19,24 @@ export interface FillfactorHotCondition {
   readonly column: UpdatedColumn;
 }
 
-export type FillfactorHotTrial = TrialRecord<FillfactorHotCondition, FillfactorHotCounterKey>;
+/**
+ * Where an ok trial's wall outside its timed pass went, seconds (the run's time account sums them by
+ * name): the table's load and index builds, the VACUUM, the CHECKPOINT (with the autovacuum wait), the room's
+ * pgstattuple, the counters read around the pass, and the pass's WAL records counted; with the
+ * latter, at once, the next trial's table loaded (`nextLoadSeconds`: its own record then has no
+ * `loadSeconds`).
+ */
+export interface TrialPhases {
+  readonly loadSeconds?: number;
+  readonly nextLoadSeconds?: number;
+  readonly vacuumSeconds?: number;
+  readonly checkpointSeconds?: number;
+  readonly roomSeconds?: number;
+  readonly countersSeconds?: number;
+  readonly walRecordsSeconds?: number;
+}
+
+export type FillfactorHotTrial = TrialRecord<FillfactorHotCondition, FillfactorHotCounterKey> & TrialPhases;
 
 export interface PlannedTrial {
   readonly key: string;
@@ -65,15 +82,25 @@ export async function runTrial(
   planned: PlannedTrial,
   size: TrialSize,
   signal?: AbortSignal,
+  next?: PlannedTrial,
 ): Promise<FillfactorHotTrial> {
   const startedAt = new Date().toISOString();
   const { fillfactor, column } = planned.condition;
-  await table.recreate(fillfactor, size.rows, size.padBytes);
+  // The previous trial loaded this one's table while it counted its WAL: the same statements on the
+  // same server, and nothing but a wait between them and this trial's VACUUM and CHECKPOINT.
+  const loadedBefore = table.takeLoaded(fillfactor, size.rows, size.padBytes);
+  const loadSeconds =
+    loadedBefore === undefined ? await table.recreate(fillfactor, size.rows, size.padBytes) : undefined;
   signal?.throwIfAborted();
-  await table.quiesce();
+  const { vacuumSeconds, checkpointSeconds } = await table.quiesce();
+  let t = process.hrtime.bigint();
   const room = await table.room();
+  const roomSeconds = since(t);
   signal?.throwIfAborted();
+  t = process.hrtime.bigint();
   const before = await table.counters();
+  let countersSeconds = since(t);
+  let walRecordsSeconds = 0;
   const unitMs: number[] = [];
   let updated = 0;
   for (let from = 1; from <= size.rows; from += size.batchRows) {
@@ -82,9 +109,19 @@ export async function runTrial(
     updated += await table.updateRange(column, from, Math.min(size.rows, from + size.batchRows - 1));
     unitMs.push(Number(process.hrtime.bigint() - t0) / 1e6);
   }
+  t = process.hrtime.bigint();
   const after = await table.counters();
+  countersSeconds += since(t);
   if (updated !== size.rows) throw new Error(`the pass updated ${updated} rows of ${size.rows}`);
-  const records = await table.walRecords(before["wal.lsn"], after["wal.lsn"]);
+  // The counters are read: from here this trial reads only the WAL it held, so the next trial's
+  // table (a fresh one, the old one dropped) is loaded meanwhile on the loader's own session.
+  t = process.hrtime.bigint();
+  const [records, nextLoadSeconds] = await Promise.all([
+    table.walRecords(before["wal.lsn"], after["wal.lsn"]).finally(() => (walRecordsSeconds = since(t))),
+    next && !signal?.aborted
+      ? table.recreate(next.condition.fillfactor, size.rows, size.padBytes)
+      : Promise.resolve(undefined),
+  ]);
   return {
     key: planned.key,
     condition: planned.condition,
@@ -94,10 +131,19 @@ export async function runTrial(
     seconds: unitMs.reduce((a, b) => a + b, 0) / 1000,
     unitMs: unitMs.map((ms) => Math.round(ms * 1000) / 1000),
     counters: { ...counterDelta(before, after), ...room, ...records },
+    ...(loadSeconds !== undefined ? { loadSeconds } : {}),
+    ...(nextLoadSeconds !== undefined ? { nextLoadSeconds } : {}),
+    vacuumSeconds,
+    checkpointSeconds,
+    roomSeconds,
+    countersSeconds,
+    walRecordsSeconds,
     startedAt,
     finishedAt: new Date().toISOString(),
   };
 }
+
+const since = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e9;
 
 export interface RunOptions {
   readonly plan: readonly PlannedTrial[];
@@ -120,12 +166,19 @@ export interface RunOptions {
  */
 export async function runPlan(options: RunOptions): Promise<FillfactorHotTrial[]> {
   let table: HotTable | undefined;
+  // The trial after `planned` that this run will run (a resumed run skips those already on disk).
+  const finished = options.store.finishedKeys();
+  const todo = options.plan.filter((p) => !finished.has(p.key));
+  const nextToRun = (planned: PlannedTrial) => {
+    const i = todo.findIndex((p) => p.key === planned.key);
+    return i < 0 ? undefined : todo[i + 1];
+  };
   try {
     return await runTrials(
       options.plan,
       async (planned) => {
         table ??= await options.open();
-        return runTrial(table, planned, options.size, options.signal);
+        return runTrial(table, planned, options.size, options.signal, nextToRun(planned));
       },
       {
         store: options.store,

@@ -37,9 +37,14 @@ export class HotTable {
     private readonly setup: Client,
     /** The timed statements. */
     private readonly writer: Client,
+    /** The table's load and index builds: on a session of its own, so it can run while `setup` counts a pass's WAL. */
+    private readonly loader: Client,
   ) {
     this.wal = new WalWindows(setup);
   }
+
+  /** The table as the last `recreate` left it, until a trial takes it (`takeLoaded`). */
+  private loaded: { readonly shape: string; readonly seconds: number } | undefined;
 
   /** pgstattuple and pg_walinspect where the server has them (contrib: embedded and docker do). */
   private pgstattuple = false;
@@ -49,13 +54,17 @@ export class HotTable {
 
   static async open(connection: ConnectionInfo): Promise<HotTable> {
     const setup = await connect(connection);
+    const others: Client[] = [];
     try {
-      const table = new HotTable(setup, await connect(connection));
+      others.push(await connect(connection));
+      others.push(await connect(connection));
+      const table = new HotTable(setup, others[0], others[1]);
       table.pgstattuple = await tryExtension(setup, "pgstattuple");
       table.walinspect = await tryExtension(setup, "pg_walinspect");
       return table;
     } catch (error) {
-      await setup.end().catch(ignored("fillfactor-hot: end the setup client after a failed open"));
+      for (const c of [setup, ...others])
+        await c.end().catch(ignored("fillfactor-hot: end a client after a failed open"));
       throw error;
     }
   }
@@ -66,35 +75,58 @@ export class HotTable {
    * Autovacuum is off for it: a vacuum inside the pass would prune old versions and change what the
    * pass finds, and the VACUUM below sets hint bits and the visibility map the same way each time.
    */
-  async recreate(fillfactor: number, rows: number, padBytes: number): Promise<void> {
+  async recreate(fillfactor: number, rows: number, padBytes: number): Promise<number> {
+    const t0 = process.hrtime.bigint();
+    this.loaded = undefined;
     for (const [name, n, lo, hi] of [
       ["fillfactor", fillfactor, 10, 100],
       ["rows", rows, 1, Number.MAX_SAFE_INTEGER],
       ["padBytes", padBytes, 1, 1000],
     ] as const)
       if (!Number.isInteger(n) || n < lo || n > hi) throw new Error(`${name} must be an integer from ${lo} to ${hi}`);
-    await this.setup.query(`DROP TABLE IF EXISTS ${TABLE}`);
-    await this.setup.query(
+    await this.loader.query(`DROP TABLE IF EXISTS ${TABLE}`);
+    await this.loader.query(
       `CREATE TABLE ${TABLE} (id bigint NOT NULL, k bigint NOT NULL, counter bigint NOT NULL, pad text NOT NULL) ` +
         `WITH (fillfactor = ${fillfactor}, autovacuum_enabled = false)`,
     );
     // k: the ids scattered ((id · 7919) mod rows), so the k index is not in the heap's order and an
     // indexed UPDATE inserts its entries all over that B-tree, as a real secondary key would.
-    await this.setup.query(
+    await this.loader.query(
       `INSERT INTO ${TABLE} SELECT g, (g * 7919) % $1, 0, repeat('x', $2) FROM generate_series(1, $1::bigint) g`,
       [rows, padBytes],
     );
-    await this.setup.query(`ALTER TABLE ${TABLE} ADD CONSTRAINT ${INDEXES[0]} PRIMARY KEY (id)`);
-    await this.setup.query(`CREATE INDEX ${INDEXES[1]} ON ${TABLE} (k)`);
+    await this.loader.query(`ALTER TABLE ${TABLE} ADD CONSTRAINT ${INDEXES[0]} PRIMARY KEY (id)`);
+    await this.loader.query(`CREATE INDEX ${INDEXES[1]} ON ${TABLE} (k)`);
+    const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+    this.loaded = { shape: shapeOf(fillfactor, rows, padBytes), seconds };
+    return seconds;
   }
 
-  /** The same state before every pass: vacuumed and analysed, checkpointed, no autovacuum worker running. */
-  async quiesce(): Promise<void> {
+  /**
+   * The seconds of the load that left the table freshly loaded at this shape, if one did and no
+   * trial has taken it yet (then it is the taker's: a second take finds nothing).
+   */
+  takeLoaded(fillfactor: number, rows: number, padBytes: number): number | undefined {
+    const loaded = this.loaded;
+    this.loaded = undefined;
+    return loaded?.shape === shapeOf(fillfactor, rows, padBytes) ? loaded.seconds : undefined;
+  }
+
+  /**
+   * The same state before every pass: vacuumed and analysed, checkpointed, no autovacuum worker
+   * running. Returns the seconds of the VACUUM and of the rest (CHECKPOINT, the wait, the WAL hold).
+   */
+  async quiesce(): Promise<{ vacuumSeconds: number; checkpointSeconds: number }> {
+    this.loaded = undefined;
+    const t0 = process.hrtime.bigint();
     await this.setup.query(`VACUUM (ANALYZE) ${TABLE}`);
+    const t1 = process.hrtime.bigint();
     await this.setup.query("CHECKPOINT");
     await waitForAutovacuumIdle(this.setup);
     // Last: the hold reserves WAL from here, so the checkpoint above frees what came before.
     if (this.walinspect) await this.wal.open();
+    const t2 = process.hrtime.bigint();
+    return { vacuumSeconds: Number(t1 - t0) / 1e9, checkpointSeconds: Number(t2 - t1) / 1e9 };
   }
 
   /**
@@ -124,7 +156,9 @@ export class HotTable {
   }
 
   /** One statement of the pass: every row with id in [from, to], one transaction. */
+  /** The pass's first statement changes the table: it is no longer freshly loaded. */
   async updateRange(column: UpdatedColumn, from: number, to: number): Promise<number> {
+    this.loaded = undefined;
     const result = await this.writer.query({ name: `hot_${column}`, text: UPDATE_TEXT[column], values: [from, to] });
     return result.rowCount ?? 0;
   }
@@ -144,7 +178,8 @@ export class HotTable {
   }
 
   async close(): Promise<void> {
-    await Promise.allSettled([endClient(this.writer), endClient(this.setup)]);
+    this.loaded = undefined;
+    await Promise.allSettled([endClient(this.writer), endClient(this.loader), endClient(this.setup)]);
   }
 }
 
@@ -168,6 +203,8 @@ ${PASS_COUNTERS.map((name) => `SELECT '${name}' AS name, ${COUNTER_SQL[name][0]}
 UNION ALL SELECT 'bytes.index.' || indexrelname, pg_relation_size(indexrelid)::text
   FROM pg_stat_user_indexes WHERE relname = $1
 `;
+
+const shapeOf = (fillfactor: number, rows: number, padBytes: number) => `${fillfactor}/${rows}/${padBytes}`;
 
 /** CREATE EXTENSION where allowed; false (and the figures it gives are measured another way or left out) where not. */
 async function tryExtension(client: Client, name: string): Promise<boolean> {

@@ -19,6 +19,11 @@ export const HEAP_FILLFACTOR: Readonly<Record<Engine, boolean>> = { postgresql: 
 
 export interface IndexWriteEngine {
   readonly engine: Engine;
+  /**
+   * True where recreate, load and createIndexes run on a session of their own, so they may run
+   * while writtenBetween counts the previous window (the next trial's table set up meanwhile).
+   */
+  readonly setupBesideCount?: boolean;
   /** Drops and recreates the table or collection, empty. `fillfactor` applies where the engine has one. */
   recreate(options: { readonly fillfactor: number }): Promise<void>;
   /** Untimed bulk load of every row (COPY / unordered insertMany). */

@@ -70,6 +70,7 @@ function copyStream(dataset: Dataset): Readable {
 
 export class PostgresIndexWriteTable implements IndexWriteEngine {
   readonly engine = "postgresql" as const;
+  readonly setupBesideCount = true;
 
   private constructor(
     /** Setup, COPY and counters: an ordinary connection. */
@@ -77,6 +78,8 @@ export class PostgresIndexWriteTable implements IndexWriteEngine {
     /** The timed statements: batches of one prepared statement, one Sync each. */
     private readonly writer: Client,
     private readonly connection: ConnectionInfo,
+    /** The table's recreate, COPY and index builds: a session of its own, so they can run while `setup` counts WAL. */
+    private readonly loader: Client,
   ) {
     this.wal = new WalWindows(setup);
   }
@@ -89,13 +92,17 @@ export class PostgresIndexWriteTable implements IndexWriteEngine {
 
   static async open(connection: ConnectionInfo): Promise<PostgresIndexWriteTable> {
     const setup = await connect(connection);
+    const others: Client[] = [];
     try {
-      const table = new PostgresIndexWriteTable(setup, await connect(connection), connection);
+      others.push(await connect(connection));
+      others.push(await connect(connection));
+      const table = new PostgresIndexWriteTable(setup, others[0], connection, others[1]);
       table.walinspect = await tryExtension(setup, "pg_walinspect");
       table.statements = await tryExtension(setup, "pg_stat_statements");
       return table;
     } catch (error) {
-      await setup.end().catch(ignored("index-write-cost: end the setup client after a failed open"));
+      for (const c of [setup, ...others])
+        await c.end().catch(ignored("index-write-cost: end a client after a failed open"));
       throw error;
     }
   }
@@ -128,23 +135,26 @@ export class PostgresIndexWriteTable implements IndexWriteEngine {
     if (!Number.isInteger(fillfactor) || fillfactor < 10 || fillfactor > 100) {
       throw new Error(`fillfactor must be an integer from 10 to 100, got ${fillfactor}`);
     }
-    await this.setup.query(`DROP TABLE IF EXISTS ${TABLE}`);
-    await this.setup.query(
+    await this.loader.query(`DROP TABLE IF EXISTS ${TABLE}`);
+    await this.loader.query(
       `CREATE TABLE ${TABLE} (id bigint PRIMARY KEY, counter bigint NOT NULL, ` +
         `${FIELDS.map((f) => `${f} bigint NOT NULL`).join(", ")}) WITH (fillfactor = ${fillfactor})`,
     );
   }
 
   async load(dataset: Dataset): Promise<void> {
-    await pipeline(copyStream(dataset), this.setup.query(copyFrom(`COPY ${TABLE} (${COLUMNS.join(", ")}) FROM STDIN`)));
+    await pipeline(
+      copyStream(dataset),
+      this.loader.query(copyFrom(`COPY ${TABLE} (${COLUMNS.join(", ")}) FROM STDIN`)),
+    );
     // Statistics for the planner, as any loader would; without it the first updates plan on guesses.
-    await this.setup.query(`ANALYZE ${TABLE}`);
+    await this.loader.query(`ANALYZE ${TABLE}`);
   }
 
   async createIndexes(fields: readonly Field[]): Promise<void> {
     for (const field of fields) {
       if (!(FIELDS as readonly string[]).includes(field)) throw new Error(`unknown field ${field}`);
-      await this.setup.query(`CREATE INDEX ${TABLE}_${field}_idx ON ${TABLE} (${field})`);
+      await this.loader.query(`CREATE INDEX ${TABLE}_${field}_idx ON ${TABLE} (${field})`);
     }
   }
 
@@ -176,7 +186,7 @@ export class PostgresIndexWriteTable implements IndexWriteEngine {
 
   async close(): Promise<void> {
     // Bounded (endClient): after a failure the server may be on a host that no longer answers.
-    await Promise.allSettled([endClient(this.writer), endClient(this.setup)]);
+    await Promise.allSettled([endClient(this.writer), endClient(this.loader), endClient(this.setup)]);
   }
 }
 

@@ -22,7 +22,31 @@ export interface IndexWriteCondition {
 }
 
 /** Its counters are its engine adapter's (counter-keys.ts). */
-export type IndexWriteTrial = TrialRecord<IndexWriteCondition, IndexWriteCounterKey>;
+export type IndexWriteTrial = TrialRecord<IndexWriteCondition, IndexWriteCounterKey> & TrialPhases;
+
+/**
+ * Where an ok trial's wall outside its timed batches went, seconds (the run's time account sums them
+ * by name): the machine's speed probe, the table's (collection's) recreation, its load (update
+ * trials), the index builds, the quiescing (PostgreSQL: CHECKPOINT and the autovacuum wait), the
+ * counters read around the batches, the window's WAL counted.
+ */
+export interface TrialPhases {
+  readonly speedSeconds?: number;
+  readonly recreateSeconds?: number;
+  readonly loadSeconds?: number;
+  readonly indexSeconds?: number;
+  /**
+   * The next trial's table set up (recreated, loaded, indexed) while this trial's WAL was counted,
+   * where the engine can (its own session for it); that trial's record then has no recreate, load
+   * or index seconds.
+   */
+  readonly nextSetupSeconds?: number;
+  readonly quiesceSeconds?: number;
+  readonly countersSeconds?: number;
+  readonly walRecordsSeconds?: number;
+}
+
+const since = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e9;
 
 export interface TrialPlanOptions {
   readonly engines: readonly Engine[];
@@ -98,16 +122,24 @@ export async function runTrial(
   planned: PlannedTrial,
   batchSize: number,
   signal?: AbortSignal,
+  /** Where the next trial's table can be set up during this one's WAL count (engines with a loader session). */
+  ahead?: SetUpAhead,
+  next?: { readonly planned: PlannedTrial; readonly dataset: Dataset },
 ): Promise<IndexWriteTrial> {
   const startedAt = new Date().toISOString();
   const { condition } = planned;
-  const fields = indexedFields(condition.extraIndexes);
+  let t = process.hrtime.bigint();
   const speed = await db.speed?.(`repeat ${planned.repeat}`);
-  await db.recreate({ fillfactor: condition.fillfactor ?? 100 });
-  if (condition.operation !== "insert") await db.load(dataset);
-  await db.createIndexes(fields);
+  const speedSeconds = since(t);
+  // The trial before set this table up while it counted its WAL (the same statements, on the same
+  // server; nothing ran on the table since): else it is set up now.
+  const setUp = ahead?.take(db, planned, dataset) ? undefined : await setUpTable(db, planned, dataset);
+  t = process.hrtime.bigint();
   await db.quiesce?.();
+  const quiesceSeconds = since(t);
+  t = process.hrtime.bigint();
   const before = await db.counters();
+  let countersSeconds = since(t);
   const unitMs: number[] = [];
   for (const [start, end] of batchRanges(dataset.rows, batchSize)) {
     signal?.throwIfAborted();
@@ -116,8 +148,17 @@ export async function runTrial(
     else await db.updateBatch(dataset, condition.operation, start, end);
     unitMs.push(elapsedMs(t0));
   }
+  t = process.hrtime.bigint();
   const after = await db.counters();
-  const written = await db.writtenBetween?.(before, after);
+  countersSeconds += since(t);
+  // The counters are read: from here this trial reads only the WAL it held, so the next trial's
+  // table (a fresh one, this one dropped) is set up meanwhile on the adapter's loader session.
+  t = process.hrtime.bigint();
+  let walRecordsSeconds = 0;
+  const [written, nextSetupSeconds] = await Promise.all([
+    Promise.resolve(db.writtenBetween?.(before, after)).finally(() => (walRecordsSeconds = since(t))),
+    ahead && next && !signal?.aborted ? ahead.setUp(db, next.planned, next.dataset) : Promise.resolve(undefined),
+  ]);
   return {
     key: planned.key,
     condition,
@@ -130,7 +171,66 @@ export async function runTrial(
     startedAt,
     finishedAt: new Date().toISOString(),
     ...(speed ? { speed } : {}),
+    speedSeconds,
+    ...setUp,
+    ...(nextSetupSeconds !== undefined ? { nextSetupSeconds } : {}),
+    quiesceSeconds,
+    countersSeconds,
+    walRecordsSeconds,
   };
+}
+
+/** A trial's table as its condition asks: recreated at its fillfactor, loaded (update trials), indexed. */
+async function setUpTable(
+  db: IndexWriteEngine,
+  planned: PlannedTrial,
+  dataset: Dataset,
+): Promise<{ recreateSeconds: number; loadSeconds: number; indexSeconds: number }> {
+  const { condition } = planned;
+  let t = process.hrtime.bigint();
+  await db.recreate({ fillfactor: condition.fillfactor ?? 100 });
+  const recreateSeconds = since(t);
+  t = process.hrtime.bigint();
+  if (condition.operation !== "insert") await db.load(dataset);
+  const loadSeconds = since(t);
+  t = process.hrtime.bigint();
+  await db.createIndexes(indexedFields(condition.extraIndexes));
+  return { recreateSeconds, loadSeconds, indexSeconds: since(t) };
+}
+
+/** What makes a table: its engine, rows, fillfactor, whether it is loaded, its indexes. */
+const tableShape = (p: PlannedTrial) => {
+  const c = p.condition;
+  return `${c.engine}/${c.rows}/${c.fillfactor ?? 100}/${c.operation === "insert" ? "empty" : "loaded"}/${c.extraIndexes}`;
+};
+
+/**
+ * The next trial's table set up ahead, on an adapter whose setup runs on a session of its own
+ * (`setupBesideCount`), and taken by that trial if it is the one it was made for on that adapter.
+ */
+export class SetUpAhead {
+  private made: { readonly db: IndexWriteEngine; readonly shape: string; readonly dataset: Dataset } | undefined;
+
+  /** Sets up `planned`'s table on `db` if the adapter allows it beside a WAL count; its seconds, or undefined. */
+  async setUp(db: IndexWriteEngine, planned: PlannedTrial, dataset: Dataset): Promise<number | undefined> {
+    this.made = undefined;
+    if (!db.setupBesideCount || planned.condition.engine !== db.engine) return undefined;
+    const t0 = process.hrtime.bigint();
+    await setUpTable(db, planned, dataset);
+    this.made = { db, shape: tableShape(planned), dataset };
+    return since(t0);
+  }
+
+  /** True if the table on `db` was set up for a trial like `planned`, on the same data; it is then used up. */
+  take(db: IndexWriteEngine, planned: PlannedTrial, dataset: Dataset): boolean {
+    const made = this.made;
+    this.made = undefined;
+    return made !== undefined && made.db === db && made.shape === tableShape(planned) && made.dataset === dataset;
+  }
+
+  forget(): void {
+    this.made = undefined;
+  }
 }
 
 export interface RunOptions {
@@ -175,17 +275,23 @@ export async function runPlan(options: RunOptions): Promise<IndexWriteTrial[]> {
     }
     return db;
   };
+  // The trial after each that this run will run (a resumed run skips those already on disk).
+  const finished = options.store.finishedKeys();
+  const todo = options.plan.filter((p) => !finished.has(p.key));
+  const ahead = new SetUpAhead();
   try {
     return await runTrials(
       options.plan,
-      async (planned) =>
-        runTrial(
-          await adapterFor(planned.condition.engine),
-          datasetFor(planned.condition.rows),
-          planned,
-          options.batchSize,
-          options.signal,
-        ),
+      async (planned) => {
+        const db = await adapterFor(planned.condition.engine);
+        const dataset = datasetFor(planned.condition.rows);
+        const i = todo.findIndex((p) => p.key === planned.key);
+        const nextPlanned = i < 0 ? undefined : todo[i + 1];
+        // The same size's data is the same object (datasetFor keeps one size): another size is not set up ahead.
+        const next =
+          nextPlanned?.condition.rows === planned.condition.rows ? { planned: nextPlanned, dataset } : undefined;
+        return runTrial(db, dataset, planned, options.batchSize, options.signal, ahead, next);
+      },
       {
         store: options.store,
         signal: options.signal,
@@ -196,6 +302,7 @@ export async function runPlan(options: RunOptions): Promise<IndexWriteTrial[]> {
           group: conditionKey(planned.condition),
         }),
         afterFailure: async (planned) => {
+          ahead.forget();
           const engine = planned.condition.engine;
           const db = adapters.get(engine);
           adapters.delete(engine);

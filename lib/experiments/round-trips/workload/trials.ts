@@ -46,6 +46,19 @@ export type RoundTripTrial = TrialRecord<RoundTripCondition, PgServerCounterKey>
    * Position of the trial among its environment's cases (or its sweep level) in this repeat: the rotation, recorded.
    */
   readonly order?: number;
+  /**
+   * The untimed work the run did between the previous trial's record and this trial's start, seconds
+   * by what it was (the client link set for a block of trials, the standbys' start, …): the time
+   * account names the time between trials with it.
+   */
+  readonly beforeSeconds?: Readonly<Record<string, number>>;
+  /**
+   * Of this trial's own untimed part, seconds: its reset (table reload, or CHECKPOINT and SET), the
+   * standbys' replay wait, the counters.
+   */
+  readonly prepareSeconds?: number;
+  readonly replayWaitSeconds?: number;
+  readonly countersSeconds?: number;
 };
 
 export function trialKey(c: RoundTripCondition, repeat: number): string {
