@@ -211,18 +211,22 @@ export function restText(a: TimeAccount): string {
     .join(", ");
   const betweenSum = Object.values(a.recordedBetween ?? {}).reduce((t, v) => t + v, 0);
   const between = betweenSum > 0 ? { ...a.recordedBetween, other: a.rest.betweenTrials - betweenSum } : undefined;
-  const parts = (byWhat: Readonly<Record<string, number>> | undefined) => {
+  const parts = (byWhat: Readonly<Record<string, number>> | undefined, limit = Infinity) => {
     const top = Object.entries(byWhat ?? {})
       .filter(([, v]) => v >= 0.05)
       .sort((x, y) => y[1] - x[1]);
-    return top.length ? ` (${top.map(([k, v]) => `${k} ${sec(v)}`).join(", ")})` : "";
+    // Outside the trials: the three largest, a cell by its number (time.json and
+    // `runs --time --format json` keep every part, with the cell's first line).
+    const shown = top.slice(0, limit).map(([k, v]) => `${k.replace(/ `.*`$/, "")} ${sec(v)}`);
+    const rest = top.slice(limit).reduce((t, [, v]) => t + v, 0);
+    return top.length ? ` (${[...shown, ...(rest >= 0.05 ? [`the rest ${sec(rest)}`] : [])].join(", ")})` : "";
   };
   return [
     `kernel ${sec(a.rest.kernelStart)}`,
-    `before trials ${sec(a.rest.beforeTrials)}${parts(a.outside?.before)}`,
+    `before trials ${sec(a.rest.beforeTrials)}${parts(a.outside?.before, 3)}`,
     `trials' setup ${sec(a.rest.trialSetup)}${named ? ` (${named})` : ""}`,
     `between trials ${sec(a.rest.betweenTrials)}${parts(between)}`,
-    `after trials ${sec(a.rest.afterTrials)}${parts(a.outside?.after)}`,
+    `after trials ${sec(a.rest.afterTrials)}${parts(a.outside?.after, 3)}`,
   ].join(", ");
 }
 

@@ -96,7 +96,7 @@ test("before and after the trials split by cell, with the gaps between cells and
   assert.ok(near(after[BETWEEN_CELLS], 0.5) && near(after["cell 3 `charts`"], 3.5) && near(after[REPORT_EXPORT], 6));
   const sum = (r: Record<string, number>) => Object.values(r).reduce((t, x) => t + x, 0);
   assert.ok(near(sum(before), a.rest.beforeTrials) && near(sum(after), a.rest.afterTrials));
-  assert.match(restText(a), /after trials 10\.0 s \(saving the report \(ipynb, HTML\) 6\.0 s, cell 3 `charts` 3\.5 s/);
+  assert.match(restText(a), /after trials 10\.0 s \(saving the report \(ipynb, HTML\) 6\.0 s, cell 3 3\.5 s/);
   // A cell that never ended (the notebook failed in it) runs to the end; no cells: nothing split.
   const cut = splitByCells([{ ordinal: 1, head: "x", from: 1, to: null }], 0, 4);
   assert.deepEqual(cut, { "cell 1 `x`": 3, [BETWEEN_CELLS]: 1 });
