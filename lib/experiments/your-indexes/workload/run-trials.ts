@@ -329,6 +329,48 @@ function writtenPerTable(c: Counters<PgTableCounterKey>): Record<string, number>
 }
 
 /**
+ * One script alone for a second on a fresh clone of the baseline (read-only sessions for a read
+ * script), one client: pgbench's result and the rows a completed check wrote per table, or what
+ * pgbench threw.
+ */
+async function oneSecondCheck(
+  server: StartedServer,
+  runner: PgbenchRunner,
+  baseline: string,
+  script: PgbenchScript,
+  defines: TrialSettings["defines"],
+  signal: AbortSignal | undefined,
+  readOnly = false,
+): Promise<{ result: PgbenchRunResult; written: Record<string, number> } | { error: unknown }> {
+  await cloneForRun(server, baseline);
+  if (readOnly) await readOnlyClone(server);
+  const before = await withDatabase(server, runDatabase(server), tableCounters);
+  let result: PgbenchRunResult;
+  try {
+    result = await runPgbench(server, {
+      runner,
+      database: runDatabase(server),
+      clients: 1,
+      durationSeconds: 1,
+      scripts: [{ name: script.name, text: script.text }],
+      defines,
+      noVacuum: true,
+      log: "none",
+      signal,
+    });
+  } catch (error) {
+    return { error };
+  }
+  // A failed check is said from pgbench's words; the server may be gone, so its counters are not read.
+  if (result.summary.abortedClients > 0 || result.summary.transactions === 0) return { result, written: {} };
+  const after = await withDatabase(server, runDatabase(server), async (c) => {
+    await waitForPgbenchGone(c);
+    return tableCounters(c);
+  });
+  return { result, written: writtenPerTable(counterDelta(before, after)) };
+}
+
+/**
  * Each script alone for a second on a clone of the baseline, one client: a script pgbench cannot
  * run fails here with pgbench's own message, and a workload that inserts, updates and deletes
  * nothing is refused — a cost of indexes on writes needs writes.
@@ -342,25 +384,12 @@ export async function checkWorkload(
 ): Promise<WorkloadCheck> {
   const scripts: WorkloadCheck["scripts"][number][] = [];
   for (const script of settings.scripts) {
-    await cloneForRun(server, baseline);
-    const before = await withDatabase(server, runDatabase(server), tableCounters);
-    let result: PgbenchRunResult;
-    try {
-      result = await runPgbench(server, {
-        runner,
-        database: runDatabase(server),
-        clients: 1,
-        durationSeconds: 1,
-        scripts: [{ name: script.name, text: script.text }],
-        defines: settings.defines,
-        noVacuum: true,
-        log: "none",
-        signal,
-      });
-    } catch (error) {
-      if (signal?.aborted) throw error;
-      throw checkFailure(script.name, error);
+    const check = await oneSecondCheck(server, runner, baseline, script, settings.defines, signal);
+    if ("error" in check) {
+      if (signal?.aborted) throw check.error;
+      throw checkFailure(script.name, check.error);
     }
+    const { result, written } = check;
     if (result.summary.abortedClients > 0 || result.summary.transactions === 0) {
       const said = result.messages.join(" · ");
       const kind = pgbenchFailureKind(result.messages, 2);
@@ -372,15 +401,7 @@ export async function checkWorkload(
         `workload script ${script.name} completed no transaction in a 1-s check: ${said || "pgbench said nothing"}`,
       );
     }
-    const after = await withDatabase(server, runDatabase(server), async (c) => {
-      await waitForPgbenchGone(c);
-      return tableCounters(c);
-    });
-    scripts.push({
-      name: script.name,
-      transactions: result.summary.transactions,
-      written: writtenPerTable(counterDelta(before, after)),
-    });
+    scripts.push({ name: script.name, transactions: result.summary.transactions, written });
   }
   const writtenTables = [...new Set(scripts.flatMap((s) => Object.keys(s.written)))].sort();
   if (writtenTables.length === 0) {
@@ -426,23 +447,9 @@ export async function checkReads(
 ): Promise<ReadCheck> {
   const scripts: ReadCheck["scripts"][number][] = [];
   for (const script of settings.reads) {
-    await cloneForRun(server, baseline);
-    await readOnlyClone(server);
-    const before = await withDatabase(server, runDatabase(server), tableCounters);
-    let result: PgbenchRunResult;
-    try {
-      result = await runPgbench(server, {
-        runner,
-        database: runDatabase(server),
-        clients: 1,
-        durationSeconds: 1,
-        scripts: [{ name: script.name, text: script.text }],
-        defines: settings.defines,
-        noVacuum: true,
-        log: "none",
-        signal,
-      });
-    } catch (error) {
+    const check = await oneSecondCheck(server, runner, baseline, script, settings.defines, signal, true);
+    if ("error" in check) {
+      const error = check.error;
       if (signal?.aborted) throw error;
       const message = error instanceof Error ? error.message : String(error);
       if (READ_ONLY_REFUSAL.test(message))
@@ -458,6 +465,7 @@ export async function checkReads(
         );
       throw new Error(`the 1-s check of read script ${script.name} failed: ${message}`, { cause: error });
     }
+    const { result, written } = check;
     if (result.summary.abortedClients > 0 || result.summary.transactions === 0) {
       const said = result.messages.join(" · ");
       if (READ_ONLY_REFUSAL.test(said))
@@ -472,11 +480,6 @@ export async function checkReads(
         `read script ${script.name} completed no transaction in a 1-s check: ${said || "pgbench said nothing"}`,
       );
     }
-    const after = await withDatabase(server, runDatabase(server), async (c) => {
-      await waitForPgbenchGone(c);
-      return tableCounters(c);
-    });
-    const written = writtenPerTable(counterDelta(before, after));
     if (Object.keys(written).length)
       throw new ReadScriptError(
         `read script ${script.name} writes: in its 1-s check it wrote rows (${Object.entries(written)
