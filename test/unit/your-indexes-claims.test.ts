@@ -9,7 +9,7 @@ import {
   type YourIndexesSummary,
 } from "../../lib/experiments/your-indexes/summarise";
 import { medianInterval, type Interval } from "../../lib/stats/intervals";
-import type { PgbenchRunResult } from "../../lib/workloads/pgbench";
+import { indexInfo, pgbenchAt } from "../support/your-indexes-fixtures";
 import { planRounds, type YourIndexesTrial } from "../../lib/experiments/your-indexes/workload/run-trials";
 import { updateStatements } from "../../lib/experiments/your-indexes/workload/scripts";
 import {
@@ -24,7 +24,6 @@ import {
   writtenIndexNames,
   indexSets,
 } from "../../lib/experiments/your-indexes/workload/variants";
-import type { IndexInfo } from "../../lib/experiments/your-indexes/workload/catalog";
 import { yourIndexesParams } from "../../lib/experiments/your-indexes/params";
 import { ParameterError } from "../../lib/params/validate";
 import { chooseDesign, estimate, indexesToDrop } from "../../lib/experiments/your-indexes/eta";
@@ -116,45 +115,14 @@ test("the write-amplification line: B-tree entries decide; too few rounds are in
   assert.match(g.text, /^write amplification not decided: not a B-tree, .*\(2\.00 kB WAL/);
 });
 
-const ix = (name: string, table: string, columns: string[], constraint = false): IndexInfo => ({
-  name,
-  table,
-  columns,
-  definition: `CREATE INDEX ${name} ON ${table} (${columns.join(", ")})`,
-  constraint,
-  unique: constraint,
-  bytes: 8192,
-});
+const ix = indexInfo;
 const SCHEMA = [
   ix("orders_pkey", "orders", ["id"], true),
   ix("orders_status_idx", "orders", ["status"]),
   ix("products_category_idx", "products", ["category"]),
 ];
 
-function pgbench(tps: number, seconds = 5): PgbenchRunResult {
-  const transactions = Math.round(tps * seconds);
-  return {
-    args: [],
-    runner: "host",
-    version: "17",
-    startedAtMs: 0,
-    loadStartedAtMs: 0,
-    finishedAtMs: seconds * 1000,
-    summary: { transactions, failed: 0, tps, statements: [], abortedClients: 0, latencyAvgMs: 1000 / tps },
-    progress: [],
-    series: [],
-    latency: {
-      n: transactions,
-      meanMs: 1,
-      p50Ms: 1000 / tps,
-      p95Ms: 2000 / tps,
-      p99Ms: 3000 / tps,
-      maxMs: 10,
-      samplingRate: 1,
-    },
-    messages: [],
-  };
-}
+const pgbench = (tps: number, seconds = 5) => pgbenchAt(tps, seconds);
 
 /** Five rounds of baseline and its two drop variants: the status index costs 20 %, the category one nothing. */
 function trials(costOf: Record<string, number>, jitter: number[]): YourIndexesTrial[] {

@@ -2,13 +2,12 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { decide, type ReadEffect } from "../../lib/experiments/your-indexes/decision";
 import { summarise, type SummaryContext } from "../../lib/experiments/your-indexes/summarise";
-import type { IndexInfo } from "../../lib/experiments/your-indexes/workload/catalog";
 import type { ReadRun, YourIndexesTrial } from "../../lib/experiments/your-indexes/workload/run-trials";
 import { planVariants } from "../../lib/experiments/your-indexes/workload/variants";
 import { yourIndexesParams } from "../../lib/experiments/your-indexes/params";
 import { ParameterError } from "../../lib/params/validate";
 import type { Interval } from "../../lib/stats/intervals";
-import type { PgbenchRunResult } from "../../lib/workloads/pgbench";
+import { indexInfo, pgbenchAt } from "../support/your-indexes-fixtures";
 
 const interval = (estimate: number, low: number, high: number, n = 8, coverage = 0.93): Interval => ({
   estimate,
@@ -106,36 +105,14 @@ test("the decision line: nothing measured reads through an index no script scann
   assert.match(decide({ adds: false, reads: [] }, []).text, /its write cost was not measured/);
 });
 
-const ix = (name: string, table: string, columns: string[], constraint = false): IndexInfo => ({
-  name,
-  table,
-  columns,
-  definition: `CREATE INDEX ${name} ON ${table} (${columns.join(", ")})`,
-  constraint,
-  unique: constraint,
-  bytes: 8192,
-});
+const ix = indexInfo;
 const SCHEMA = [
   ix("orders_pkey", "orders", ["id"], true),
   ix("orders_customer_idx", "orders", ["customer_id"]),
   ix("suppliers_country_idx", "suppliers", ["country"]),
 ];
 
-function pgbench(tps: number): PgbenchRunResult {
-  const transactions = tps * 2;
-  return {
-    args: [],
-    runner: "host",
-    version: "17",
-    startedAtMs: 0,
-    loadStartedAtMs: 0,
-    finishedAtMs: 2000,
-    summary: { transactions, failed: 0, tps, statements: [], abortedClients: 0, latencyAvgMs: 1000 / tps },
-    progress: [],
-    series: [],
-    messages: [],
-  };
-}
+const pgbench = (tps: number) => pgbenchAt(tps, 2, false);
 
 test("summarise pairs each read script's latency per round and counts the scans of each judged index where it exists", () => {
   const plan = planVariants(["orders_customer_idx", "suppliers_country_idx"], []);
