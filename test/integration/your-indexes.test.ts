@@ -156,7 +156,10 @@ test("the example's read script at smoke: every index has a write cost and a rea
     assert.notEqual(line("orders_customer_idx")?.kind, "nothing reads it");
     for (const name of ["orders_status_idx", "suppliers_country_idx"]) {
       assert.equal(line(name)?.kind, "nothing reads it", `${name}: ${line(name)?.text}`);
-      assert.match(line(name)?.text ?? "", /^nothing measured reads through it; dropping it saves −?[\d.]+ % \[/);
+      assert.match(
+        line(name)?.text ?? "",
+        /^nothing measured reads through it; (dropping it saves|its write cost is not measurably above 0:) −?[\d.]+ % \[/,
+      );
     }
     const rows = decisionRows(s);
     assert.deepEqual(

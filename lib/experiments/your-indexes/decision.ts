@@ -70,11 +70,14 @@ export function decide(
   ix: { readonly cost?: Interval; readonly reads: readonly ReadEffect[]; readonly adds: boolean },
   scripts: readonly string[],
 ): Decision {
-  const write = ix.cost
-    ? ix.adds
-      ? `adding it would cost ${costText(ix.cost)} of write throughput`
-      : `dropping it saves ${costText(ix.cost)} of write throughput`
-    : "its write cost was not measured (no paired rounds)";
+  // A saving is said only when the cost's interval lies wholly above 0; else what was measured, as such.
+  const write = !ix.cost
+    ? "its write cost was not measured (no paired rounds)"
+    : ix.cost.low > 0
+      ? ix.adds
+        ? `adding it would cost ${costText(ix.cost)} of write throughput`
+        : `dropping it saves ${costText(ix.cost)} of write throughput`
+      : `its write cost is not measurably above 0: ${costText(ix.cost)} of write throughput`;
   const measured = ix.reads.filter((r) => r.runsWith > 0);
   if (scripts.length === 0 || measured.length === 0)
     return {
