@@ -10,6 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import {
   calibrate,
+  chooseReference,
   estimateRun,
   estimateUnits,
   etaText,
@@ -770,9 +771,12 @@ test("reference rates refitted from stored runs give back those runs' trials und
       assert.equal(check.trials, 2); // the failed trial and the key the plan does not name are out
       assert.ok(Math.abs(check.measuredSeconds - 2.6) < 1e-9);
       assert.ok(Math.abs(check.estimatedSeconds - (unitSeconds(a, here) + unitSeconds(b, here))) < 1e-9);
-      // Under the model's own reference at the reference's probe: its rates as they are.
+      // Under the model's own reference at that reference's probe: its rates as they are (with more
+      // than one machine's file, the one nearest that probe, which is then read at a factor of 1).
       const [own] = probeCheck("01-index-write-cost", indexWriteCost, root, probesOf(REFERENCE_PROBE_SECONDS));
-      const ref = indexWriteCost.references?.all()[0]?.rates;
+      const chosen = chooseReference(indexWriteCost.references?.all() ?? [], probesOf(REFERENCE_PROBE_SECONDS));
+      assert.equal(chosen?.cpuFactor, 1);
+      const ref = chosen?.reference.rates;
       assert.ok(own && ref);
       const expected = [a, b].reduce((t, u) => t + unitSeconds(u, { ...ref, source: "" }), 0);
       assert.ok(Math.abs(own.estimatedSeconds - expected) < 1e-9);
