@@ -99,6 +99,7 @@ export function splitByCells(cells: readonly CellSpan[], from: number, to: numbe
 
 interface TrialTimes {
   readonly seconds?: unknown;
+  readonly measuredSeconds?: unknown;
   readonly startedAt?: unknown;
   readonly finishedAt?: unknown;
   readonly status?: unknown;
@@ -134,13 +135,16 @@ export function accountTime(
   const recordedBetween: Record<string, number> = {};
   for (const [i, s] of spans.entries()) {
     const wall = (s.to - s.from) / 1000;
-    const own = s.t.status === "ok" && typeof s.t.seconds === "number" && s.t.seconds >= 0 ? s.t.seconds : 0;
+    // A trial with more than one timed window (06's write run and its read runs) records them all as
+    // `measuredSeconds`; else its `seconds` is its one window.
+    const windows = typeof s.t.measuredSeconds === "number" ? s.t.measuredSeconds : s.t.seconds;
+    const own = s.t.status === "ok" && typeof windows === "number" && windows >= 0 ? windows : 0;
     timed += Math.min(own, wall);
     inTrials += wall;
     const previous = spans[i - 1];
     if (previous) between += Math.max(0, (s.from - previous.to) / 1000);
     for (const [k, v] of Object.entries(s.t))
-      if (/Seconds$/.test(k) && typeof v === "number" && Number.isFinite(v) && v >= 0)
+      if (/Seconds$/.test(k) && k !== "measuredSeconds" && typeof v === "number" && Number.isFinite(v) && v >= 0)
         recorded[k] = (recorded[k] ?? 0) + v;
     const before = s.t.beforeSeconds;
     // The first trial's "before" ran before the first record: it is part of "before trials" there.

@@ -136,3 +136,18 @@ test("between trials, the records name what ran before them; the first trial's '
     /between trials 5\.0 s \(standbysSeconds 2\.5 s, linkSeconds 1\.5 s, other 0\.8 s, connectSeconds 0\.2 s\)/,
   );
 });
+
+test("a trial with several timed windows (a write run and its read runs) counts them all, and only as measured", () => {
+  const a = accountTime(
+    [trial(10, 16, 2, { measuredSeconds: 3.5, cloneSeconds: 0.5 }), trial(16, 19, 2, { cloneSeconds: 0.4 })],
+    T0,
+    20,
+    1,
+    null,
+  );
+  assert.equal(a.timedSeconds, 5.5);
+  assert.equal(a.rest.trialSetup, 9 - 5.5);
+  assert.deepEqual(Object.keys(a.recorded), ["cloneSeconds"]);
+  // Never more than the trial's own wall.
+  assert.equal(accountTime([trial(10, 12, 2, { measuredSeconds: 5 })], T0, 20, 1, null).timedSeconds, 2);
+});

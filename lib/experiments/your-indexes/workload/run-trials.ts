@@ -58,6 +58,8 @@ export interface ReadRun {
   readonly latencyAvgMs?: number;
   readonly p50Ms?: number;
   readonly p99Ms?: number;
+  /** pgbench's timed seconds of the read run (a measured window, as the write run's `seconds`). */
+  readonly seconds?: number;
   /** `<table>.<index>` → idx_scan during the run (pg_stat_user_indexes), for every index scanned. */
   readonly indexScans?: Readonly<Record<string, number>>;
   /** Why it gave no figures (its write run's figures stand). */
@@ -183,10 +185,14 @@ export function trialRunner(ctx: TrialContext): (planned: PlannedTrial) => Promi
     const { run: pgbench, walRecords, walShared } = window;
     // The reads, after the write window closed: the write figures above are what they were without them.
     const reads = s.reads?.length ? await readPhase(ctx, planned) : undefined;
+    const outcome = pgbenchOutcome(pgbench);
+    // Every timed window of the trial, the reads' too: what the run's time account counts as measured.
+    const readSeconds = (reads ?? []).reduce((t, r) => t + (r.seconds ?? 0), 0);
     // `planned` carries key, condition, repeat and position: the record keeps them as planned.
     return {
       ...planned,
-      ...pgbenchOutcome(pgbench),
+      ...outcome,
+      ...(outcome.status === "ok" && readSeconds > 0 ? { measuredSeconds: outcome.seconds + readSeconds } : {}),
       startedAt,
       finishedAt: new Date().toISOString(),
       counters: counterDelta(window.before, window.after.counters),
@@ -268,7 +274,7 @@ async function readPhase(ctx: TrialContext, planned: PlannedTrial): Promise<Read
       ...(f.p50Ms !== undefined ? { p50Ms: f.p50Ms } : {}),
       ...(f.p99Ms !== undefined ? { p99Ms: f.p99Ms } : {}),
       indexScans: scans,
-      ...(outcome.status === "failed" ? { error: outcome.error } : {}),
+      ...(outcome.status === "ok" ? { seconds: outcome.seconds } : { error: outcome.error }),
     });
   }
   return out;
