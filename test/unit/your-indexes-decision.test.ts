@@ -208,6 +208,12 @@ test("reads: each a readable file without a weight; the example's default reads 
   assert.equal(p.reads.length, 1);
   assert.match(p.reads[0], /data\/examples\/your-indexes\/order-history\.sql$/);
   assert.deepEqual(yourIndexesParams("default", { reads: [] }).reads, []);
+  // A schema of the reader's own takes neither the example's read script nor its candidate (its
+  // tables cannot run them), unless the reader names them.
+  const schema = "data/examples/your-indexes/schema.sql";
+  const own = yourIndexesParams("default", { schema });
+  assert.deepEqual([own.reads, own.candidates], [[], []]);
+  assert.equal(yourIndexesParams("default", { schema, reads: p.reads }).reads.length, 1);
   assert.throws(
     () => yourIndexesParams("default", { reads: ["data/examples/your-indexes/order-history.sql@3"] }),
     (e: unknown) =>

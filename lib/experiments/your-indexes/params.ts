@@ -327,14 +327,20 @@ function checked(p: YourIndexesParams, overrides: Partial<YourIndexesParams>): Y
     const s = parseWorkloadEntry(w, i);
     return `${s.file}@${s.weight}`;
   });
-  const reads = stringList("reads", p.reads).map((r, i) => {
+  // The example's read script and candidate are about the example's tables: a reader who gives a
+  // schema of their own (or a server to sample) and not these gets none rather than the example's,
+  // which their tables cannot run.
+  const ownSchema = overrides.schema !== undefined || (overrides.sampleFrom ?? "") !== "";
+  const readsGiven = ownSchema && overrides.reads === undefined ? [] : p.reads;
+  const candidatesGiven = ownSchema && overrides.candidates === undefined ? [] : p.candidates;
+  const reads = stringList("reads", readsGiven).map((r, i) => {
     if (/@\d+$/.test(r) && !fs.existsSync(r))
       throw new ParameterError(
         `reads[${i}]: a read script runs alone, so it takes no @weight; got ${JSON.stringify(r)}`,
       );
     return resolveInputFile(`reads[${i}]`, r);
   });
-  const candidates = stringList("candidates", p.candidates).map((c, i) => {
+  const candidates = stringList("candidates", candidatesGiven).map((c, i) => {
     const statement = c.trim().replace(/;\s*$/, "");
     if (!CREATE_INDEX.test(statement) || statement.includes(";"))
       throw new ParameterError(`candidates[${i}] must be one CREATE INDEX statement, got ${JSON.stringify(c)}`);
