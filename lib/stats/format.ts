@@ -27,6 +27,12 @@ export function fixed(x: number | undefined, digits: number, na = "n/a"): string
   return x === undefined || !Number.isFinite(x) ? na : x.toFixed(digits);
 }
 
+/** A figure with `digits` decimals, a typographic minus and no "−0.0" (a rounded zero has no sign). */
+export function minusFixed(x: number, digits: number): string {
+  const t = Math.abs(x).toFixed(digits);
+  return x < 0 && Number(t) !== 0 ? `−${t}` : t;
+}
+
 /** A share as a percentage ("12 %", "12.5 %"); `na` as for `fixed`. */
 export function percent(x: number | undefined, digits = 0, na = "n/a"): string {
   return x === undefined || !Number.isFinite(x) ? na : `${(x * 100).toFixed(digits)} %`;

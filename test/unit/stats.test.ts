@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { count, fixed, kilobytes, percent, times } from "../../lib/stats/format";
+import { count, fixed, kilobytes, minusFixed, percent, times } from "../../lib/stats/format";
 import { spread } from "../../lib/stats/summary";
 
 test("spread: median, min, max of raw values", () => {
@@ -29,5 +29,10 @@ test("number formats: decimals, percentages and kB, with one 'n/a' for what a ru
   assert.deepEqual(
     [count(100_000_000), count(1234.6), count(undefined), count(Number.NaN)],
     ["100,000,000", "1,235", "n/a", "n/a"],
+  );
+  // A typographic minus, and no sign on a figure that rounds to zero.
+  assert.deepEqual(
+    [minusFixed(-1.25, 1), minusFixed(-0.04, 1), minusFixed(0.04, 1), minusFixed(2, 0)],
+    ["−1.3", "0.0", "0.0", "2"],
   );
 });

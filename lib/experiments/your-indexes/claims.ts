@@ -14,7 +14,7 @@ import type { ClaimCheck, ClaimPlan, Decision, Rule } from "../../stats/claims";
 import { declare, decideClaim, judgeOne, plan, type Claim, type ClaimSet } from "../../stats/claim-engine";
 import { atCoverage, type Interval } from "../../stats/intervals";
 import { lookLevel } from "../../stats/adaptive";
-import { fixed as decimals, percent } from "../../stats/format";
+import { fixed as decimals, minusFixed, percent } from "../../stats/format";
 import { amplification, clean, type IndexSummary, type YourIndexesSummary } from "./summarise";
 import { YOUR_INDEXES_PROFILES, type YourIndexesParams } from "./params";
 import type { Judged } from "./workload/variants";
@@ -22,8 +22,7 @@ import type { Judged } from "./workload/variants";
 type S = YourIndexesSummary;
 type Item = Pick<Judged, "name" | "kind" | "members"> & Partial<Pick<IndexSummary, "source">>;
 
-/** A rounded figure without a negative zero, with the minus sign. */
-const fixed = (x: number, d: number) => (Number(x.toFixed(d)) === 0 ? 0 : x).toFixed(d).replace(/^-/, "−");
+const fixed = minusFixed;
 const pctNum = (x: number) => fixed(x * 100, 1);
 const fmtCost = (x: number) => `${pctNum(x)} %`;
 const walText = (i: Interval) => {

@@ -8,6 +8,7 @@
  */
 import { MIN_COVERAGE } from "../../stats/claims";
 import type { Interval } from "../../stats/intervals";
+import { minusFixed } from "../../stats/format";
 
 /**
  * What a judged index's absence does to one read script: its latency without ÷ with, paired per
@@ -39,11 +40,7 @@ export interface Decision {
   readonly slowerWithout: readonly string[];
 }
 
-/** A fixed-point figure with a typographic minus, and no "−0.0". */
-const fixed = (x: number, digits: number) => {
-  const t = Math.abs(x).toFixed(digits);
-  return x < 0 && Number(t) !== 0 ? `−${t}` : t;
-};
+const fixed = minusFixed;
 const pc = (x: number) => fixed(x * 100, 1);
 /** A slowdown factor: 14, 2.3, 1.04. */
 const times = (x: number) => fixed(x, x >= 10 ? 0 : x >= 2 ? 1 : 2);
