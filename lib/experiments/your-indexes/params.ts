@@ -157,17 +157,13 @@ export const YOUR_INDEXES_PROFILES: Readonly<Record<ProfileName, YourIndexesPara
     sharedBuffersMB: 128,
     memoryGiB: 2,
   },
-  // Every secondary index of the example and one candidate (6 variants and the baseline between
-  // them: 13 runs of 2 s a round, 34–37 s here under other load, and the read script's 1 s after
-  // each run, which the budget counts: 120 s more than without it). Eight rounds: the interval of the
-  // median is then the 2nd to 7th paired cost (93 %), so one run hit by a burst of other load does
-  // not set it, as it does at five (the range: one default run stopped there with every interval
-  // the full spread of its rounds); eleven (the next n at which it narrows) while an index is
-  // undecided and the budget reaches them. A planned round that would end past the budget (of the
-  // eight minutes; the notebook around it took 10–13 s more) is not started either. Runs of
-  // 2 s rather than 5: the pairs are what decides, and eight rounds of 5-s runs do not fit.
-  // Eight clients: on two cores shared with other work they take the larger share of the CPU, and
-  // paired costs spread a third as much as with two clients (measured here at load 11–15).
+  // Every secondary index of the example and one candidate, one at a time (the baseline between every
+  // two variants), each run followed by the read script's window; the budget counts both. Eight rounds:
+  // the median's interval is then the 2nd to 7th paired cost, so one run disturbed by other load does
+  // not set it (at five it is the whole range); eleven, the next n at which it narrows, while an index
+  // is undecided and the budget reaches them. Runs of 2 s: the pairs decide, and eight rounds of 5-s
+  // runs do not fit. Eight clients: on two cores shared with other work they keep the larger share of
+  // the CPU, which narrows the paired costs.
   default: {
     ...BASE,
     scale: 1,
