@@ -72,15 +72,18 @@ export const CLIENT_PATH =
   "of one statement per row; ordered InsertMany/BulkWrite) and gives no server time; ours times node-postgres pipelined " +
   "prepared statements with one Sync per batch, and the Node driver's ordered insertMany/bulkWrite";
 const NO_MONGO = "MongoDB did not run";
+type C = Claim<IndexWriteCostParams, S, Factor>;
 const ran = (engine: Engine, reason: string) => ({
   before: (p: IndexWriteCostParams) => !p.engines.includes(engine),
   after: (s: S) => !s.some((x) => x.engine === engine),
   reason,
 });
-const ABSENT = { postgresql: ran("postgresql", "PostgreSQL did not run"), mongodb: ran("mongodb", NO_MONGO) };
+const ABSENT: Record<Engine, ReturnType<typeof ran>> = {
+  postgresql: ran("postgresql", "PostgreSQL did not run"),
+  mongodb: ran("mongodb", NO_MONGO),
+};
 const QUOTIENT = "paired within a repeat, at the largest size run";
 
-type C = Claim<IndexWriteCostParams, S, Factor>;
 /** A claim on one engine: its absence when that engine did not run, its statistic a ratio (×). */
 function on(
   engine: Engine,
