@@ -64,6 +64,15 @@ export interface Work<P, T extends AnyTrial, PT extends PlannedTrial<ConditionOf
   readonly plan: readonly PT[];
   readonly session: ExperimentSession<ConditionOf<T>>;
   readonly control: RunControl;
+  /** A phased run's ETA from here on: `eta` made for what the run now knows, its trials so far, its setup done. */
+  readonly retime: (now: Retime<P>) => void;
+}
+
+/** What a phased run tells its ETA as it goes (03: its template's level once made, its adaptive rounds). */
+export interface Retime<P> {
+  readonly model?: EtaModel<P>;
+  readonly params?: P;
+  readonly setupDone?: boolean;
 }
 
 /**
@@ -74,7 +83,8 @@ export type PlanEta<P, PT> = Omit<EtaModel<P>, "units"> & {
   readonly unit: (t: PT, p: P) => { readonly size: number; readonly fixedSeconds?: number; readonly kind?: string };
 };
 
-type CsvRow = Readonly<Record<string, string | number | boolean | null>>;
+/** A CSV row: undefined and null are both an empty cell. */
+type CsvRow = Readonly<Record<string, string | number | boolean | null | undefined>>;
 
 export interface ExperimentDefinition<
   P extends BaseParams,
@@ -87,8 +97,11 @@ export interface ExperimentDefinition<
   readonly slug: string;
   readonly title: string;
   readonly profiles: Readonly<Record<ProfileName, P>>;
-  /** Checks the merged parameters and returns them normalised (unknown keys, target, cpus, memoryGiB: the base). */
-  readonly check: (p: P) => P;
+  /**
+   * Checks the merged parameters and returns them normalised (unknown keys, target, cpus, memoryGiB: the base);
+   * `overrides` are the reader's own (a cap that follows an overridden count).
+   */
+  readonly check: (p: P, overrides: Partial<P>) => P;
   /** The servers started before the work (named by `serverName`). */
   readonly servers: (p: P) => ServerSpec[];
   /** The trials these parameters plan, built once a run: the work runs them, the ETA times them. */
@@ -98,6 +111,8 @@ export interface ExperimentDefinition<
   /** Every figure the notebook shows, from the run's trials (annotate `trials`: it gives the trial type). */
   readonly summarise: (trials: readonly T[], run: RunOf<P, T, X>) => S;
   readonly claims: ClaimSet<P, S, string>;
+  /** A correction after the engine's judgement, on the main verdicts (03: Holm over claim (1)'s steps). */
+  readonly correct?: (checks: ClaimCheck[], summary: S) => ClaimCheck[];
   /** The claims table's caption, where its claims are not a seed's (07: PostgreSQL's documentation). */
   readonly claimsCaption?: string;
   /** The same trials summarised without the flagged ones, for every claim's sensitivity line. */
@@ -148,12 +163,15 @@ export function defineExperiment<
   const params = (profile: string, overrides: Partial<P> = {}): P => {
     rejectUnknownKeys(d.slug, overrides, known);
     const p = withProfile(d.profiles, profile, overrides);
-    return d.check({
-      ...p,
-      target: oneOf("target", p.target, TARGET_CHOICES),
-      ...(p.cpus === undefined ? {} : { cpus: positiveInteger("cpus", p.cpus) }),
-      ...(p.memoryGiB === undefined ? {} : { memoryGiB: positiveInteger("memoryGiB", p.memoryGiB) }),
-    });
+    return d.check(
+      {
+        ...p,
+        target: oneOf("target", p.target, TARGET_CHOICES),
+        ...(p.cpus === undefined ? {} : { cpus: positiveInteger("cpus", p.cpus) }),
+        ...(p.memoryGiB === undefined ? {} : { memoryGiB: positiveInteger("memoryGiB", p.memoryGiB) }),
+      },
+      overrides,
+    );
   };
   const prospect = (p: P): ClaimPlan[] => planClaims(d.claims, p);
   const eta = etaModel(d.eta, d.plan);
@@ -162,6 +180,7 @@ export function defineExperiment<
     const plan = d.plan?.(p) ?? [];
     // The same plan for the ETA as for the work: the keys it leaves out as done are the keys the run stores.
     const model = etaModel(d.eta, () => plan);
+    let now: Retime<P> = { model, params: p, setupDone: false };
     return withSession<C, Run>(
       {
         notebook: d.slug,
@@ -173,10 +192,18 @@ export function defineExperiment<
         ...(p.cpus === undefined ? {} : { cpus: p.cpus }),
         ...(p.memoryGiB === undefined ? {} : { memoryGiB: p.memoryGiB }),
         prospect: planText(prospect(p)),
-        ...(model ? { estimate: (done: ReadonlySet<string>) => estimateRun(d.slug, model, p, done) } : {}),
+        ...(model
+          ? {
+              estimate: (done: ReadonlySet<string>) =>
+                estimateRun(d.slug, now.model ?? model, now.params ?? p, done, undefined, undefined, now.setupDone),
+            }
+          : {}),
       },
       async (session) => {
-        const extra = await d.work({ params: p, plan, session, control });
+        const retime = (next: Retime<P>): void => {
+          now = { ...now, ...next };
+        };
+        const extra = await d.work({ params: p, plan, session, control, retime });
         const { store, metadata } = session;
         const base = { runId: store.runId, directory: store.directory, metadata, params: p };
         return { ...extra, ...base, trials: store.trials() as unknown as readonly T[] };
@@ -184,7 +211,10 @@ export function defineExperiment<
     );
   };
 
-  const claims = (summary: S, r: Run): ClaimCheck[] => judge(d.claims, summary, d.without?.(r, summary));
+  const claims = (summary: S, r: Run): ClaimCheck[] => {
+    const checks = judge(d.claims, summary, d.without?.(r, summary));
+    return d.correct ? d.correct(checks, summary) : checks;
+  };
 
   const save = (r: Run, summary: S, checks: readonly ClaimCheck[]): string[] => {
     const store = RunStore.open<C>({

@@ -1,8 +1,8 @@
 /**
- * Notebook 03's figures from the raw rounds: per round TPS, latency percentiles, WAL and blocks per
- * transaction, B-tree inserts (counted in the WAL) and the model of them, HOT share, cache hit
- * ratio, sizes; per level the medians over rounds and the ratio to the lowest level, paired per
- * round (every level runs once in each round, back to back), with an exact interval of its median.
+ * Notebook 03's figures from the raw rounds: per round TPS, latency, WAL, blocks, B-tree inserts
+ * (counted in the WAL) and the model of them, sizes; per level the medians over rounds and ratios to
+ * other levels, paired per round (every level runs once in each round), with an exact interval of
+ * their median.
  */
 import { sameStatePairs, speedSpread, type SpeedSpread, type StatePairs } from "../../stats/speed";
 import { publishedFigures } from "../../results/reference";
@@ -38,8 +38,7 @@ export interface RoundSummary extends PgbenchFigures {
   readonly order?: number;
   readonly series: readonly SeriesPoint[];
   readonly walBytesPerTx?: number;
-  /** WAL written during the round, bytes. */
-  /** Undefined where another database wrote during the round (walShared). */
+  /** WAL written during the round, bytes; undefined where another database wrote during it (walShared). */
   readonly walBytes?: number;
   readonly walRecordsPerTx?: number;
   readonly walFpiPerTx?: number;
@@ -52,15 +51,11 @@ export interface RoundSummary extends PgbenchFigures {
   readonly evictions: number;
   /** Shared blocks dirtied per transaction (pg_stat_statements). */
   readonly dirtiedPerTx?: number;
-  /**
-   * A MODEL of the index entries per transaction: Σ tables (inserted + non-HOT updated rows) × its
-   * indexes — what the row counters predict, not a count of what the server did.
-   */
+  /** A MODEL of the index entries per transaction: Σ tables (inserted + non-HOT updated rows) × its indexes. */
   readonly modelIndexEntriesPerTx?: number;
   /**
-   * MEASURED B-tree leaf inserts per transaction, from the round's WAL (pg_walinspect):
-   * Btree INSERT_LEAF + INSERT_POST + SPLIT_L + SPLIT_R records (a split's record carries the new
-   * entry); absent where the server has no pg_walinspect.
+   * MEASURED B-tree leaf inserts per transaction in the round's WAL (pg_walinspect): INSERT_LEAF,
+   * INSERT_POST, SPLIT_L and SPLIT_R records (a split's carries the new entry); absent without it.
    */
   readonly btreeInsertsPerTx?: number;
   /** B-tree page splits per transaction (Btree SPLIT_L + SPLIT_R records). */
@@ -95,14 +90,35 @@ export interface RoundSummary extends PgbenchFigures {
   readonly indexBuildSeconds?: number;
 }
 
-export interface LevelSummary {
+/** The round figures a level gives as their median over its rounds. */
+const MEDIANS = [
+  "p50Ms",
+  "p95Ms",
+  "p99Ms",
+  "walBytesPerTx",
+  "walFpiPerTx",
+  "dirtiedPerTx",
+  "modelIndexEntriesPerTx",
+  "btreeInsertsPerTx",
+  "btreeSplitsPerTx",
+  "btreeWalShare",
+  "serverMsPerTx",
+  "indexBlocksPerTx",
+  "stockHotShare",
+  "hitRatio",
+  "tableGrowthBytes",
+  "indexGrowthBytes",
+  "indexGrowthPerTx",
+  "backendWrites",
+  "checkpointerBuffers",
+  "bgwriterBuffers",
+] as const satisfies readonly (keyof RoundSummary)[];
+
+export type LevelSummary = Readonly<Partial<Record<(typeof MEDIANS)[number], number>>> & {
   readonly level: number;
   readonly rounds: number;
   readonly tps: Spread;
   readonly latencyAvgMs?: Spread;
-  readonly p50Ms?: number;
-  readonly p95Ms?: number;
-  readonly p99Ms?: number;
   /** TPS ÷ TPS at the lowest level, one ratio per round, and the interval of their median. */
   readonly tpsRatio?: Interval;
   /** Average latency ÷ the lowest level's, paired per round. */
@@ -111,31 +127,14 @@ export interface LevelSummary {
   readonly serverTimeRatio?: Interval;
   /** TPS ÷ TPS at the next lower level, paired per round (the step claim (1) reads). */
   readonly stepRatio?: Interval;
-  readonly walBytesPerTx?: number;
-  readonly walFpiPerTx?: number;
-  readonly dirtiedPerTx?: number;
-  readonly modelIndexEntriesPerTx?: number;
-  readonly btreeInsertsPerTx?: number;
-  readonly btreeSplitsPerTx?: number;
-  readonly btreeWalShare?: number;
-  readonly serverMsPerTx?: number;
-  readonly indexBlocksPerTx?: number;
-  readonly stockHotShare?: number;
-  readonly hitRatio?: number;
   readonly minHitRatio?: number;
-  readonly tableGrowthBytes?: number;
-  readonly indexGrowthBytes?: number;
-  readonly indexGrowthPerTx?: number;
   readonly checkpoints: number;
   readonly autovacuumRuns: number;
   /** Rounds flagged: disturbed (checkpoint or autovacuum inside) and TPS outliers. */
   readonly disturbedRounds: number;
   readonly outlierRounds: number;
-  readonly backendWrites?: number;
   readonly walMiB?: number;
-  readonly checkpointerBuffers?: number;
-  readonly bgwriterBuffers?: number;
-}
+};
 
 /** What a run of 03 ran on, beyond its trials: read from its metadata and template (index.ts). */
 export interface ServerFacts {
@@ -275,11 +274,6 @@ function med(values: readonly (number | undefined)[]): number | undefined {
   return v.length ? spread(v).median : undefined;
 }
 
-/**
- * Per-round ratios of one figure, level ÷ baseline level, for the rounds where both ran, and the
- * exact interval of their median (see stats/intervals). `keep` drops rounds (e.g. flagged ones)
- * from both sides of the pair.
- */
 /** Per-round ratios of one level's value over another's, for the rounds both finished (paired by round). */
 export function pairedLevelValues(
   rounds: readonly RoundSummary[],
@@ -291,7 +285,7 @@ export function pairedLevelValues(
   return levelPairs(rounds, level, baseLevel, pick, keep).kept.map((p) => p.ratio);
 }
 
-export interface LevelPair {
+interface LevelPair {
   readonly repeat: number;
   readonly ratio: number;
   readonly probes: readonly (number | undefined)[];
@@ -301,7 +295,7 @@ export interface LevelPair {
  * The rounds of two levels paired by repeat, with PAIR_STATE_RULE applied (stats/speed): every pair
  * counts, and a pair whose two rounds' probes split is named for the claims' sensitivity sentence.
  */
-export function levelPairs(
+function levelPairs(
   rounds: readonly RoundSummary[],
   level: number,
   baseLevel: number,
@@ -372,75 +366,26 @@ export function summarise(
     const lat = group.map((r) => r.latencyAvgMs).filter((x): x is number => x !== undefined);
     const hits = group.map((r) => r.hitRatio).filter((x): x is number => x !== undefined);
     const previous = levelList[levelList.indexOf(level) - 1];
-    const vsBase = level !== baseLevel;
+    const vs = (base: number | undefined, pick: (r: RoundSummary) => number | undefined, what: string) =>
+      base !== undefined && level !== base
+        ? pairedLevelRatio(rounds, level, base, pick, `${what} ${level} idx ÷ ${base} idx, paired per round`)
+        : undefined;
     return {
       level,
       rounds: group.length,
       tps: spread(group.map((r) => r.tps)),
       latencyAvgMs: lat.length ? spread(lat) : undefined,
-      p50Ms: med(group.map((r) => r.p50Ms)),
-      p95Ms: med(group.map((r) => r.p95Ms)),
-      p99Ms: med(group.map((r) => r.p99Ms)),
-      tpsRatio: vsBase
-        ? pairedLevelRatio(
-            rounds,
-            level,
-            baseLevel,
-            (r) => r.tps,
-            `TPS ${level} idx ÷ ${baseLevel} idx, paired per round`,
-          )
-        : undefined,
-      latencyRatio: vsBase
-        ? pairedLevelRatio(
-            rounds,
-            level,
-            baseLevel,
-            (r) => r.latencyAvgMs,
-            `average latency ${level} idx ÷ ${baseLevel} idx, paired per round`,
-          )
-        : undefined,
-      serverTimeRatio: vsBase
-        ? pairedLevelRatio(
-            rounds,
-            level,
-            baseLevel,
-            (r) => r.serverMsPerTx,
-            `server ms per tx ${level} idx ÷ ${baseLevel} idx, paired per round`,
-          )
-        : undefined,
-      stepRatio:
-        previous !== undefined
-          ? pairedLevelRatio(
-              rounds,
-              level,
-              previous,
-              (r) => r.tps,
-              `TPS ${level} idx ÷ ${previous} idx, paired per round`,
-            )
-          : undefined,
-      walBytesPerTx: med(group.map((r) => r.walBytesPerTx)),
-      walFpiPerTx: med(group.map((r) => r.walFpiPerTx)),
-      dirtiedPerTx: med(group.map((r) => r.dirtiedPerTx)),
-      modelIndexEntriesPerTx: med(group.map((r) => r.modelIndexEntriesPerTx)),
-      btreeInsertsPerTx: med(group.map((r) => r.btreeInsertsPerTx)),
-      btreeSplitsPerTx: med(group.map((r) => r.btreeSplitsPerTx)),
-      btreeWalShare: med(group.map((r) => r.btreeWalShare)),
-      serverMsPerTx: med(group.map((r) => r.serverMsPerTx)),
-      indexBlocksPerTx: med(group.map((r) => r.indexBlocksPerTx)),
-      stockHotShare: med(group.map((r) => r.stockHotShare)),
-      hitRatio: med(hits),
+      ...Object.fromEntries(MEDIANS.map((k) => [k, med(group.map((r) => r[k]))])),
+      tpsRatio: vs(baseLevel, (r) => r.tps, "TPS"),
+      latencyRatio: vs(baseLevel, (r) => r.latencyAvgMs, "average latency"),
+      serverTimeRatio: vs(baseLevel, (r) => r.serverMsPerTx, "server ms per tx"),
+      stepRatio: vs(previous, (r) => r.tps, "TPS"),
       minHitRatio: hits.length ? Math.min(...hits) : undefined,
-      tableGrowthBytes: med(group.map((r) => r.tableGrowthBytes)),
-      indexGrowthBytes: med(group.map((r) => r.indexGrowthBytes)),
-      indexGrowthPerTx: med(group.map((r) => r.indexGrowthPerTx)),
       checkpoints: group.reduce((a, r) => a + r.checkpoints, 0),
       autovacuumRuns: group.reduce((a, r) => a + r.autovacuumRuns, 0),
       disturbedRounds: group.filter((r) => r.disturbed).length,
       outlierRounds: group.filter((r) => r.outlier).length,
-      backendWrites: med(group.map((r) => r.backendWrites)),
       walMiB: med(group.map((r) => (r.walBytes === undefined ? undefined : r.walBytes / 2 ** 20))),
-      checkpointerBuffers: med(group.map((r) => r.checkpointerBuffers)),
-      bgwriterBuffers: med(group.map((r) => r.bgwriterBuffers)),
     };
   });
   return {
