@@ -104,11 +104,17 @@ function because(lo: LevelSummary, hi: LevelSummary): string {
     `${m((l) => l.dirtiedPerTx, f1)}, server time ${m((l) => l.serverMsPerTx, f2)} ms per transaction.`
   );
 }
-/** `because` of levels 7 and 39, with `then` after it; "" when either did not run. */
-const because7to39 = (s: OverIndexingSummary, then: (l7: LevelSummary, l39: LevelSummary) => string) => {
+/** `then` on levels 7 and 39 (and `between` them); "" when either did not run. */
+const because7to39 = (
+  s: OverIndexingSummary,
+  then: (l7: LevelSummary, l39: LevelSummary, m: ReturnType<typeof between<LevelSummary>>) => string,
+) => {
   const [l7, l39] = [level(s, 7), level(s, 39)];
-  return l7 && l39 ? then(l7, l39) : "";
+  return l7 && l39 ? then(l7, l39, between(l7, l39)) : "";
 };
+/** A figure at 39 indexes ÷ at 7, paired per round. */
+const ratio39to7 = (s: OverIndexingSummary, pick: (r: RoundSummary) => number | undefined, of: string) =>
+  pairedLevelRatio(s.rounds, 39, 7, pick, `${of} 39 ÷ 7 idx, paired per round`);
 
 /** The lowest round's reads and whether any buffer was evicted: what a miss was. */
 function readsText(s: OverIndexingSummary): string {
@@ -130,14 +136,7 @@ function readsText(s: OverIndexingSummary): string {
 const GROWTH_39_OVER_7 = {
   text: "growth of all tables and indexes over the round at 39 indexes ÷ at 7, paired per round",
   fmt: ratio,
-  of: (s: OverIndexingSummary) =>
-    pairedLevelRatio(
-      s.rounds,
-      39,
-      7,
-      (r) => r.tableGrowthBytes + r.indexGrowthBytes,
-      "storage growth 39 ÷ 7 idx, paired per round",
-    ),
+  of: (s: OverIndexingSummary) => ratio39to7(s, (r) => r.tableGrowthBytes + r.indexGrowthBytes, "storage growth"),
   needs: "levels 7 and 39 in a common round",
 };
 const txPerProductText = (s: OverIndexingSummary) => `${txPerProduct(s)?.toPrecision(2) ?? "n/a"} ${TX_PER_PRODUCT}`;
@@ -178,14 +177,15 @@ export const CLAIMS: ClaimSet<OverIndexingParams, OverIndexingSummary, Factor> =
   // Before the run a round's transactions are not known: the seed's 39-index TPS stands in for them.
   before: (p) => {
     const cpus = plannedServerCpus(p.target, p.cpus);
+    const txPerProduct = (SEED_TPS_39 * p.durationSeconds) / (p.dataScale * SEED_PRODUCTS);
     return {
       dataSize: p.dataScale * SEED_PRODUCTS,
       roundLength: p.durationSeconds,
       clients: p.clients,
       clientsPerCpu: cpus ? p.clients / cpus : undefined,
       dataOverBuffers: (p.dataScale * SEED_DATA_BYTES) / (p.sharedBuffersMB * 2 ** 20),
-      longRound: (SEED_TPS_39 * p.durationSeconds) / (p.dataScale * SEED_PRODUCTS),
-      shortRound: (SEED_TPS_39 * p.durationSeconds) / (p.dataScale * SEED_PRODUCTS),
+      longRound: txPerProduct,
+      shortRound: txPerProduct,
     };
   },
   after: (s) => {
@@ -258,7 +258,7 @@ export const CLAIMS: ClaimSet<OverIndexingParams, OverIndexingSummary, Factor> =
       statistic: {
         text: "TPS with 39 indexes ÷ TPS with 7, one ratio per round (paired), exact interval of the median" + ADAPTIVE,
         fmt: ratio,
-        of: (s) => pairedLevelRatio(s.rounds, 39, 7, (r) => r.tps, "TPS 39 ÷ 7 idx, paired per round"),
+        of: (s) => ratio39to7(s, (r) => r.tps, "TPS"),
         needs: "levels 7 and 39 in a common round",
       },
       ours: (s) => {
@@ -287,21 +287,21 @@ export const CLAIMS: ClaimSet<OverIndexingParams, OverIndexingSummary, Factor> =
       statistic: {
         text: "pgbench's average latency at 39 indexes ÷ at 7, paired per round",
         fmt: ratio,
-        of: (s) => pairedLevelRatio(s.rounds, 39, 7, (r) => r.latencyAvgMs, "latency 39 ÷ 7 idx, paired per round"),
+        of: (s) => ratio39to7(s, (r) => r.latencyAvgMs, "latency"),
         needs: "pgbench latencies at levels 7 and 39",
       },
       arithmetic: (s) => {
-        const tps = pairedLevelRatio(s.rounds, 39, 7, (r) => r.tps, "");
+        const tps = ratio39to7(s, (r) => r.tps, "TPS");
         return (
           `1 ÷ claim 2's TPS ratio = ${tps ? f2(1 / tps.estimate) : "n/a"}; the seed's ${f2(SEED_LATENCY_RATIO)} = ` +
           `1 ÷ ${f2(1 / SEED_LATENCY_RATIO)}`
         );
       },
       why: (s) =>
-        because7to39(s, (l7, l39) => {
-          const m = between(l7, l39);
-          return `${m((l) => l.latencyAvgMs?.median, f1)} ms; p95 ${m((l) => l.p95Ms, f1)} ms.`;
-        }),
+        because7to39(
+          s,
+          (_l7, _l39, m) => `${m((l) => l.latencyAvgMs?.median, f1)} ms; p95 ${m((l) => l.p95Ms, f1)} ms.`,
+        ),
       absent: NEEDS_7_39,
     },
     {
@@ -383,13 +383,12 @@ export const CLAIMS: ClaimSet<OverIndexingParams, OverIndexingSummary, Factor> =
       statistic: GROWTH_39_OVER_7,
       ours: txPerProductText,
       why: (s) =>
-        because7to39(s, (l7, l39) => {
-          const m = between(l7, l39);
-          return (
+        because7to39(
+          s,
+          (_l7, _l39, m) =>
             `Index growth per transaction ${m((l) => l.indexGrowthPerTx, kilobytes)}; transactions per round ` +
-            `${m((l) => l.tps.median * s.durationSeconds, f0)}.`
-          );
-        }),
+            `${m((l) => l.tps.median * s.durationSeconds, f0)}.`,
+        ),
       absent: NEEDS_7_39,
     },
     {
@@ -405,13 +404,12 @@ export const CLAIMS: ClaimSet<OverIndexingParams, OverIndexingSummary, Factor> =
       statistic: GROWTH_39_OVER_7,
       ours: txPerProductText,
       why: (s) =>
-        because7to39(s, (l7, l39) => {
-          const m = between(l7, l39);
-          return (
+        because7to39(
+          s,
+          (_l7, _l39, m) =>
             `Index growth per transaction ${m((l) => l.indexGrowthPerTx, kilobytes)}, tables and indexes ` +
-            `${m((l) => (l.tableGrowthBytes ?? 0) + (l.indexGrowthBytes ?? 0), kilobytes)} per round.`
-          );
-        }),
+            `${m((l) => (l.tableGrowthBytes ?? 0) + (l.indexGrowthBytes ?? 0), kilobytes)} per round.`,
+        ),
       absent: NEEDS_7_39,
     },
   ],

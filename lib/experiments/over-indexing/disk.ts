@@ -1,18 +1,9 @@
 /**
- * 03's disk: what its data directory holds at the peak, and how many indexes the template gets.
- *
- * Every round starts from a FILE_COPY clone of the loaded data. The levels nest, so the template
- * gets the indexes of the largest level that fits once, right after the load, and a round at a lower
- * level drops what its own level lacks from its clone (a DROP INDEX takes a second; rebuilding every
- * round, or a template per level, did not fit a disk beside the round's clone at the seed's scale:
- * docs/over-indexing.md). A level above the template's clones it and builds the rest every round.
- * Either way the database's state is the same rows on the same pages; the page cache is not
- * (docs/over-indexing.md says how).
- *
- * The peak without template indexes: the loaded data, the round's clone at the largest level, a
- * round's growth, and WAL: every round starts from a restart, whose shutdown checkpoint frees older
- * WAL down to what the server keeps for recycling, so WAL peaks at the largest of min_wal_size, two
- * rounds' WAL (never more than the run writes in all), one level's index build and the load's.
+ * 03's disk: what its data directory holds at the peak, and how many indexes the template gets (the
+ * largest level that fits, once; rounds below it drop what they lack from their clone, rounds above
+ * it build the rest every round: docs/over-indexing.md says why). The peak: the loaded data, the
+ * round's clone at the largest level, a round's growth, and WAL, the largest of min_wal_size, two
+ * rounds' WAL (a restart's checkpoint frees older WAL), one level's index build and the load's.
  */
 import type { OverIndexingParams } from "./params";
 import { bytesText, DISK_HEADROOM, type DiskNeed } from "../../targets/disk-need";

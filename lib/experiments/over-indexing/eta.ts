@@ -1,11 +1,8 @@
 /**
  * 03's ETA model: rounds of a fixed length, their setup growing with the data's scale; before them
- * the data's load, once a run (a resumed one loads it again), and the template's indexes; and, where
- * the disk has no room for a level's indexes in the template (disk.ts), the rest of that level's
- * index builds in every round. The load and the template's builds are outside the rounds, so both
- * are counted on their own (a stored round's builds are left out of its untimed part), read from
- * this machine's stored runs and grown past the largest stored scale as the trials' timed parts are
- * (growthExponent). docs/over-indexing.md has the figures that shaped it.
+ * the load (once a run, a resumed one too) and the template's indexes, each counted on its own from
+ * this machine's stored runs and grown past the largest stored scale (growthExponent); a level
+ * with no room in the template (disk.ts) builds the rest of its indexes in every round.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -31,26 +28,32 @@ import { CONSTRAINT_INDEXES, extraIndexesFor, indexesBetween } from "./workload/
 const readJson = (file: string): unknown => JSON.parse(fs.readFileSync(file, "utf8"));
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
 
-/** Each stored data load: its run's dataScale and its steps' seconds (metadata.template.loadSeconds, any part). */
-export function storedLoads(stored: StoredRuns): { size: number; seconds: number }[] {
-  const out: { size: number; seconds: number }[] = [];
+type Point = { size: number; seconds: number };
+
+/** Each stored run's dataScale, folder and metadata parts (every part of a resumed run loads its data again). */
+function* storedScales(stored: StoredRuns) {
   for (const { dir, params } of storedRuns(stored)) {
     const size = finiteOrNaN(params.dataScale);
     if (!(size > 0)) continue;
+    let parts: Record<string, unknown>[] = [];
     try {
-      // Every part of a resumed run loads its data again; each finished load is a sample.
-      for (const part of partsOf(readJson(path.join(dir, "metadata.json")))) {
-        const load = isRecord(part.template) ? part.template.loadSeconds : undefined;
-        if (!isRecord(load)) continue;
-        const seconds = Object.values(load).reduce<number>((t, v) => t + finiteOrNaN(v), 0);
-        if (seconds > 0) out.push({ size, seconds });
-      }
+      parts = partsOf(readJson(path.join(dir, "metadata.json")));
     } catch {
-      continue; // a run stopped before its metadata says nothing about its load
+      // a run stopped before its metadata says nothing about its load
     }
+    yield { size, dir, parts };
   }
-  return out;
 }
+
+/** Each stored data load: its run's dataScale and its steps' seconds (metadata.template.loadSeconds). */
+export const storedLoads = (stored: StoredRuns): Point[] =>
+  [...storedScales(stored)].flatMap(({ size, parts }) =>
+    parts.flatMap((part) => {
+      const load = isRecord(part.template) ? part.template.loadSeconds : undefined;
+      const seconds = isRecord(load) ? Object.values(load).reduce<number>((t, v) => t + finiteOrNaN(v), 0) : 0;
+      return seconds > 0 ? [{ size, seconds }] : [];
+    }),
+  );
 
 /**
  * The indexes a stored round built and their seconds: those of its level above its template's, or,
@@ -78,29 +81,23 @@ function builtBy(t: Record<string, unknown>): { indexes: number; seconds: number
 const buildSecondsOf = (t: Record<string, unknown>): number => builtBy(t).seconds;
 
 /** Seconds per extra index, by dataScale: of each stored round that built some, and of each template build. */
-export function storedBuildRates(stored: StoredRuns): { size: number; seconds: number }[] {
-  const out: { size: number; seconds: number }[] = [];
-  for (const { dir, params } of storedRuns(stored)) {
-    const size = finiteOrNaN(params.dataScale);
-    if (!(size > 0)) continue;
-    for (const t of storedTrials(dir)) {
-      const { indexes, seconds } = builtBy(t);
-      if (indexes > 0) out.push({ size, seconds: seconds / indexes });
-    }
-    try {
-      for (const part of partsOf(readJson(path.join(dir, "metadata.json")))) {
+export const storedBuildRates = (stored: StoredRuns): Point[] =>
+  [...storedScales(stored)].flatMap(({ size, dir, parts }) =>
+    [
+      ...storedTrials(dir).map(builtBy),
+      ...parts.flatMap((part) => {
         const plan = part.templates;
-        if (!isRecord(plan)) continue;
-        const seconds = finiteOrNaN(plan.indexSeconds);
-        const indexes = extraIndexesFor(finiteOrNaN(plan.level)).length;
-        if (seconds > 0 && indexes > 0) out.push({ size, seconds: seconds / indexes });
-      }
-    } catch {
-      continue; // a run stopped before its metadata, or a level this schema does not have
-    }
-  }
-  return out;
-}
+        if (!isRecord(plan)) return [];
+        try {
+          return [
+            { indexes: extraIndexesFor(finiteOrNaN(plan.level)).length, seconds: finiteOrNaN(plan.indexSeconds) },
+          ];
+        } catch {
+          return []; // a level this schema does not have
+        }
+      }),
+    ].flatMap(({ indexes, seconds }) => (indexes > 0 && seconds > 0 ? [{ size, seconds: seconds / indexes }] : [])),
+  );
 
 /** The template plan as seen before the run: the embedded data directory's free bytes less the load's data and WAL. */
 function expectedPlan(p: OverIndexingParams): TemplatePlan {
@@ -121,10 +118,7 @@ export const LOAD_CONSTANT = "loadSecondsAtScale1";
 export const BUILD_CONSTANT = "buildSecondsPerIndexAtScale1";
 
 /** Stored points, else the nearest reference's at dataScale 1 scaled by this machine's probes. */
-function orReference(
-  points: { size: number; seconds: number }[],
-  constant: string,
-): { size: number; seconds: number }[] {
+function orReference(points: Point[], constant: string): Point[] {
   if (points.length) return points;
   const reference = referenceConstant(REFERENCES.all(), constant);
   return reference ? [{ size: 1, seconds: reference.seconds }] : [];

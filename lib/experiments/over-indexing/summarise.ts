@@ -11,84 +11,14 @@ import type { LookPlan } from "../../stats/adaptive";
 import { groupBy, spread, type Spread } from "../../stats/summary";
 import { counterEntries, sumCounters, type Counters } from "../../stats/counters";
 import type { PgIoCounter } from "../../engines/postgres/server-counters";
-import { pgbenchFigures, type PgbenchFigures, type PgbenchRunResult, type SeriesPoint } from "../../workloads/pgbench";
+import { pgbenchFigures, type PgbenchRunResult } from "../../workloads/pgbench";
 import { TABLES, type InventoryTable } from "./workload/schema";
-import type { StatementStats } from "./workload/observations";
 import type { OverIndexingTrial } from "./workload/run-trials";
 
-export interface TableFigures {
-  /** Indexes on the table in this round. */
-  readonly indexes: number;
-  readonly tableBytesBefore: number;
-  readonly tableBytesAfter: number;
-  readonly indexBytesBefore: number;
-  readonly indexBytesAfter: number;
-  readonly inserted: number;
-  readonly updated: number;
-  readonly hotUpdated: number;
-}
-
-export interface RoundSummary extends PgbenchFigures {
-  readonly key: string;
-  readonly level: number;
-  readonly repeat: number;
-  /** The write-path speed probe before the round (median ms), when one ran. */
-  readonly speedMs?: number;
-  /** Position of the round within its repeat (0 = first); rotated between repeats. */
-  readonly order?: number;
-  readonly series: readonly SeriesPoint[];
-  readonly walBytesPerTx?: number;
-  /** WAL written during the round, bytes; undefined where another database wrote during it (walShared). */
-  readonly walBytes?: number;
-  readonly walRecordsPerTx?: number;
-  readonly walFpiPerTx?: number;
-  /** Buffer cache hit ratio of the database during the round: blks_hit / (blks_hit + blks_read). */
-  readonly hitRatio?: number;
-  /** Blocks read into shared buffers during the round, and the time spent reading them (track_io_timing). */
-  readonly blocksRead: number;
-  readonly blockReadMs: number;
-  /** Buffers evicted from shared buffers to make room (pg_stat_io, all backends): 0 = every read was a first touch. */
-  readonly evictions: number;
-  /** Shared blocks dirtied per transaction (pg_stat_statements). */
-  readonly dirtiedPerTx?: number;
-  /** A MODEL of the index entries per transaction: Σ tables (inserted + non-HOT updated rows) × its indexes. */
-  readonly modelIndexEntriesPerTx?: number;
-  /**
-   * MEASURED B-tree leaf inserts per transaction in the round's WAL (pg_walinspect): INSERT_LEAF,
-   * INSERT_POST, SPLIT_L and SPLIT_R records (a split's carries the new entry); absent without it.
-   */
-  readonly btreeInsertsPerTx?: number;
-  /** B-tree page splits per transaction (Btree SPLIT_L + SPLIT_R records). */
-  readonly btreeSplitsPerTx?: number;
-  /** Share of the round's WAL bytes in B-tree records, and heap records per transaction. */
-  readonly btreeWalShare?: number;
-  readonly heapRecordsPerTx?: number;
-  /** Server execution time per transaction, ms: Σ pg_stat_statements total_exec_time ÷ transactions. */
-  readonly serverMsPerTx?: number;
-  /** Index blocks touched (hit + read) per transaction (pg_statio_user_tables). */
-  readonly indexBlocksPerTx?: number;
-  /** Share of stock updates that were HOT (no new index entries). */
-  readonly stockHotShare?: number;
-  /** Growth of all tables and all indexes over the round, bytes; and index growth per transaction. */
-  readonly tableGrowthBytes: number;
-  readonly indexGrowthBytes: number;
-  readonly indexGrowthPerTx?: number;
-  readonly checkpoints: number;
-  /** Autovacuum and autoanalyze runs on the four tables that finished inside the round. */
-  readonly autovacuumRuns: number;
-  /** A checkpoint or an autovacuum run fell inside the timed window. */
-  readonly disturbed: boolean;
-  /** TPS far from the level's other rounds (OUTLIER_RULE). */
-  readonly outlier: boolean;
-  readonly checkpointerBuffers: number;
-  readonly bgwriterBuffers: number;
-  /** Buffers written by the clients' own backends (pg_stat_io): work the bgwriter did not take off them. */
-  readonly backendWrites: number;
-  readonly tables: Readonly<Record<InventoryTable, TableFigures>>;
-  readonly statements: readonly StatementStats[];
-  readonly cloneSeconds?: number;
-  readonly indexBuildSeconds?: number;
-}
+/** A table's figures in a round: its indexes, its and their bytes before and after, its rows written. */
+export type TableFigures = ReturnType<typeof tableFigures>;
+/** A round's figures (per transaction: the delta over the round ÷ its transactions). */
+export type RoundSummary = Readonly<ReturnType<typeof summariseRound>>;
 
 /** The round figures a level gives as their median over its rounds. */
 const MEDIANS = [
@@ -164,7 +94,7 @@ export interface OverIndexingSummary {
 const sum = (o: Readonly<Record<string, number>> | undefined, prefix: string): number =>
   Object.entries(o ?? {}).reduce((a, [k, v]) => (k.startsWith(prefix) ? a + v : a), 0);
 
-function tableFigures(t: OverIndexingTrial, table: InventoryTable): TableFigures {
+function tableFigures(t: OverIndexingTrial, table: InventoryTable) {
   const c = t.counters ?? {};
   const before = t.sizesBefore ?? {};
   const after = t.sizesAfter ?? {};
@@ -180,7 +110,7 @@ function tableFigures(t: OverIndexingTrial, table: InventoryTable): TableFigures
   };
 }
 
-function summariseRound(t: OverIndexingTrial & { readonly pgbench: PgbenchRunResult }): RoundSummary {
+function summariseRound(t: OverIndexingTrial & { readonly pgbench: PgbenchRunResult }) {
   const b = t.pgbench;
   const c = t.counters ?? {};
   const n = b.summary.transactions;
@@ -228,17 +158,21 @@ function summariseRound(t: OverIndexingTrial & { readonly pgbench: PgbenchRunRes
     ...pgbenchFigures(b),
     series: b.series,
     walBytesPerTx: ownWal ? per(c["wal.bytes"]) : undefined,
+    // Undefined where another database wrote during the round (walShared).
     walBytes: ownWal ? (c["wal.bytes"] ?? 0) : undefined,
     walRecordsPerTx: ownWal ? per(c["wal.records"]) : undefined,
     walFpiPerTx: ownWal ? per(c["wal.fpi"]) : undefined,
     hitRatio: hit !== undefined && read !== undefined && hit + read > 0 ? hit / (hit + read) : undefined,
     blocksRead: read ?? 0,
     blockReadMs: c["db.blk_read_time_ms"] ?? 0,
+    // Buffers evicted to make room (pg_stat_io): 0 = every read was a first touch.
     evictions: counterEntries(c).reduce(
       (a, [k, v]) => (k.startsWith("io.") && k.includes(".relation.") && k.endsWith(".evictions") ? a + v : a),
       0,
     ),
     dirtiedPerTx: per(dirtied),
+    // A MODEL: Σ tables (inserted + non-HOT updated rows) × its indexes; then what the WAL MEASURED
+    // (pg_walinspect; a split's record carries the new entry).
     modelIndexEntriesPerTx: per(entries),
     btreeInsertsPerTx: per(walCount(["INSERT_LEAF", "INSERT_POST", "SPLIT_L", "SPLIT_R"])),
     btreeSplitsPerTx: per(walCount(["SPLIT_L", "SPLIT_R"])),
@@ -253,7 +187,8 @@ function summariseRound(t: OverIndexingTrial & { readonly pgbench: PgbenchRunRes
     checkpoints,
     autovacuumRuns,
     disturbed: checkpoints > 0 || autovacuumRuns > 0,
-    outlier: false,
+    // TPS far from the level's other rounds (OUTLIER_RULE): set by `summarise`.
+    outlier: false as boolean,
     checkpointerBuffers: c["checkpointer.buffers_written"] ?? 0,
     bgwriterBuffers: c["bgwriter.buffers_clean"] ?? 0,
     backendWrites: ioCounter(c, "client backend", "writes"),
