@@ -74,12 +74,12 @@ const summariseFor = (trials: readonly OverIndexingTrial[], p: OverIndexingParam
 });
 
 /** What the run carries besides its trials: the loaded data and the transaction every round ran. */
-interface Loaded {
+export interface LoadedData {
   readonly template: TemplateInfo;
   readonly script: string;
 }
 
-export const experiment = defineExperiment<OverIndexingParams, OverIndexingTrial, OverIndexingSummary, Loaded>({
+export const experiment = defineExperiment<OverIndexingParams, OverIndexingTrial, OverIndexingSummary, LoadedData>({
   slug: SLUG,
   title: "Over-indexing: TPS of a write transaction as indexes pile up",
   profiles: OVER_INDEXING_PROFILES,
