@@ -53,8 +53,14 @@ export const experiment = defineExperiment({
       continueOnError: control.continueOnError,
       open: () => IndexTable.open(server.connection),
       onTrial: (done, total, trial, next) => {
-        const last = trial ? `last: ${trial.key} ${trial.status === "ok" ? `${trial.seconds.toFixed(3)} s` : "failed"} · ` : "";
-        progress.update(done, total, `${last}${next ? `next: ${next.condition.kind} ${next.condition.operation}` : "done"}`);
+        const last = trial
+          ? `last: ${trial.key} ${trial.status === "ok" ? `${trial.seconds.toFixed(3)} s` : "failed"} · `
+          : "";
+        progress.update(
+          done,
+          total,
+          `${last}${next ? `next: ${next.condition.kind} ${next.condition.operation}` : "done"}`,
+        );
       },
     });
     progress.finish(`${plan.length} trials`);

@@ -38,7 +38,7 @@ export function showSummaryTable(summaries: readonly ConditionSummary[]): void {
   });
 }
 
-/** The counters behind the claims: BRIN's deferred summaries, GIN's flushes, the partial index's batches outside its predicate. */
+/** The counters behind the claims: BRIN's summaries, GIN's flushes, the partial index's batches outside its predicate. */
 export function showExplanation(summaries: readonly ConditionSummary[]): void {
   const rows: Row[] = readingOrder(summaries).map((s) => ({
     operation: s.operation,
@@ -86,7 +86,12 @@ export function costChart(s: readonly ConditionSummary[]): PlotlyFigure {
   return {
     data: [
       ...OPERATIONS.map((op) => ({ type: "bar", name: `${op}: WAL B / row`, ...bars(s, op, (x) => x.walBytesPerRow) })),
-      { type: "bar", name: "index KiB after the stream", ...bars(s, "insert", (x) => (x.indexBytes ?? 0) / 1024), yaxis: "y2" },
+      {
+        type: "bar",
+        name: "index KiB after the stream",
+        ...bars(s, "insert", (x) => (x.indexBytes ?? 0) / 1024),
+        yaxis: "y2",
+      },
     ],
     layout: {
       title: { text: "WAL per row and index size by index kind" },
@@ -102,7 +107,13 @@ export function ginStreamChart(s: readonly ConditionSummary[]): PlotlyFigure {
   return {
     data: s
       .filter((x) => x.operation === "insert" && x.kind.startsWith("gin"))
-      .map((x) => ({ type: "scatter", mode: "lines", name: x.kind, x: x.series.map((_, i) => i + 1), y: [...x.series] })),
+      .map((x) => ({
+        type: "scatter",
+        mode: "lines",
+        name: x.kind,
+        x: x.series.map((_, i) => i + 1),
+        y: [...x.series],
+      })),
     layout: {
       title: { text: "GIN insert stream, batch by batch (first round)" },
       xaxis: { title: { text: "batch" } },

@@ -35,6 +35,8 @@ export interface ConditionSummary extends IndexTypesCondition, TrialSeconds {
   readonly indexBytes?: number;
   readonly indexBytesPerRow?: number;
   readonly unsummarizedBytes?: number;
+  /** The table's heap pages after the operation. */
+  readonly heapPages?: number;
   readonly summarizeSeconds?: number;
   readonly outsideMedianMs?: number;
   readonly outsideWalBytesPerRow?: number;
@@ -110,6 +112,7 @@ export function summarise(
       walBytesPerRow: of((r) => r.walBytesPerRow),
       indexBytes,
       indexBytesPerRow: indexBytes === undefined ? undefined : indexBytes / p.rows,
+      heapPages: (medianOfFinite(group.map((t) => t.counters?.["heap.bytes"])) ?? NaN) / 8192 || undefined,
       unsummarizedBytes: medianOfFinite(group.map((t) => t.counters?.["index.bytes_unsummarized"])),
       summarizeSeconds: medianOfFinite(group.map((t) => t.summarizeSeconds)),
       outsideMedianMs: of((r) => r.outsideMedianMs),

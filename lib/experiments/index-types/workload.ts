@@ -63,7 +63,8 @@ export const insidePredicate = (batch: number, matchEvery: number): boolean => b
 const TABLE = "idx_rows";
 const INDEX = "idx_rows_ix";
 /** Four keys per row from a vocabulary of 1,000: every row adds four GIN entries. */
-const TAGS = (g: string) => `ARRAY[(${g} * 31) % 1000, (${g} * 17 + 3) % 1000, (${g} * 7 + 5) % 1000, (${g} * 13 + 11) % 1000]`;
+const TAGS = (g: string) =>
+  `ARRAY[(${g} * 31) % 1000, (${g} * 17 + 3) % 1000, (${g} * 7 + 5) % 1000, (${g} * 13 + 11) % 1000]`;
 const INDEX_SQL: Readonly<Record<Exclude<IndexKind, "none">, string>> = {
   btree: `CREATE INDEX ${INDEX} ON ${TABLE} USING btree (k)`,
   hash: `CREATE INDEX ${INDEX} ON ${TABLE} USING hash (k)`,
@@ -72,7 +73,7 @@ const INDEX_SQL: Readonly<Record<Exclude<IndexKind, "none">, string>> = {
   "gin-nofastupdate": `CREATE INDEX ${INDEX} ON ${TABLE} USING gin (tags) WITH (fastupdate = off)`,
   partial: `CREATE INDEX ${INDEX} ON ${TABLE} USING btree (k) WHERE flagged`,
 };
-// k: the ids scattered, so B-tree and hash entries land all over the index; created: the insertion order (BRIN's column).
+// k: the ids scattered, so B-tree and hash entries land all over the index; created: the insertion order (BRIN).
 const ROWS_SQL = (flagged: string) =>
   `SELECT g, ((g * 7919) % 1000003)::int, g, ${TAGS("g")}, ${flagged}, repeat('x', 60) FROM generate_series($1::bigint, $2::bigint) g`;
 const INSERT_SQL = `INSERT INTO ${TABLE} ${ROWS_SQL("$3::boolean")}`;
@@ -227,7 +228,7 @@ export async function runTrial(
   };
 }
 
-/** Runs the plan through `runTrials` (resume, watchdog, failure record, store), one connection reopened after a failure. */
+/** Runs the plan through `runTrials` (resume, watchdog, failure record, store); a failure reopens the connection. */
 export async function runPlan(o: {
   readonly plan: readonly PlannedTrial[];
   readonly params: IndexTypesParams;
