@@ -15,7 +15,9 @@ export interface IndexTypesParams extends LimitParams {
   readonly rows: number;
   /** Rows per statement: each INSERT batch and each UPDATE id range is one statement and one transaction, timed. */
   readonly batchRows: number;
+  /** The index kinds run, each on a table of its own ("none": the primary key only). */
   readonly kinds: readonly IndexKind[];
+  /** insert: a stream of INSERT batches into the empty table; update: one UPDATE pass of the indexed columns. */
   readonly operations: readonly Operation[];
   /** Every matchEvery-th batch is inside the partial index's predicate (`flagged`); the others are outside it. */
   readonly matchEvery: number;

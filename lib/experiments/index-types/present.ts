@@ -38,7 +38,7 @@ export function showSummaryTable(summaries: readonly ConditionSummary[]): void {
   });
 }
 
-/** The counters behind the claims: BRIN's summaries, GIN's flushes, the partial index's batches outside its predicate. */
+/** The counters behind the claims: BRIN's summaries, GIN's flushes, the partial index outside its predicate. */
 export function showExplanation(summaries: readonly ConditionSummary[]): void {
   const rows: Row[] = readingOrder(summaries).map((s) => ({
     operation: s.operation,
