@@ -2,6 +2,7 @@
 import { plot, type PlotlyFigure } from "../../display/plotly";
 import { showTable, sortedBy, type Row } from "../../display/table";
 import { OUTLIER_RULE } from "../../stats/intervals";
+import { quotient } from "../../stats/claim-statistics";
 import { INDEX_KINDS, OPERATIONS } from "./params";
 import type { ConditionSummary } from "./summarise";
 
@@ -17,7 +18,7 @@ export function showSummaryTable(summaries: readonly ConditionSummary[]): void {
     index: s.kind,
     n: s.trials,
     "median s": s.medianSeconds,
-    "× none": r(s.medianSeconds / (none.get(s.operation)?.medianSeconds ?? NaN)),
+    "× none": r(quotient(s.medianSeconds, none.get(s.operation)?.medianSeconds)),
     "batch p50 ms": r(s.medianMs),
     "p99 ms": r(s.p99Ms),
     "max ms": r(s.maxMs),
