@@ -15,13 +15,12 @@ import {
   type StoredRuns,
 } from "../eta";
 import type { ReindexUnderLoadParams } from "./params";
-import { storedCalibration } from "./run-length";
 import { planRuns } from "./workload/run-trials";
-import { runLengthFor } from "./workload/stall";
+import { runLengthFor, storedCalibration } from "./workload/stall";
 
 /**
  * The calibration rebuild's seconds per unit of scale in this machine's stored runs (a plain
- * REINDEX of the three keys grows with the rows: 2.9 s at scale 50 here), undefined without one.
+ * REINDEX of the three keys grows with the rows), undefined without one.
  */
 export function storedRebuildPerScale(stored: StoredRuns): number | undefined {
   const rates: number[] = [];
@@ -37,7 +36,6 @@ export function storedRebuildPerScale(stored: StoredRuns): number | undefined {
   return rates.length ? median(rates) : undefined;
 }
 
-/** Without stored runs: the reference files' rates and calibration rebuild per unit of scale (their `constants`). */
 const REFERENCES = referencesIn(__dirname);
 export const REBUILD_CONSTANT = "rebuildSecondsPerScale";
 
@@ -72,6 +70,5 @@ export const estimate: EtaModel<ReindexUnderLoadParams> = {
     const perScale = storedRebuildPerScale(stored);
     return perScale === undefined ? {} : { [REBUILD_CONSTANT]: perScale };
   },
-  // Without stored runs: the rates fitted on reference machines (eta-reference*.json here).
   references: REFERENCES,
 };

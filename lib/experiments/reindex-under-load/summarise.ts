@@ -22,7 +22,7 @@ import { sumCounters } from "../../stats/counters";
 import type { BlockedInterval, IndexBuildPhase } from "./workload/lock-timeline";
 import type { ReindexTrial } from "./workload/run-trials";
 
-export const UPDATE_ACCOUNTS = /^UPDATE pgbench_accounts/;
+const UPDATE_ACCOUNTS = /^UPDATE pgbench_accounts/;
 const ACCOUNTS_TABLE = "pgbench_accounts";
 
 export interface RunSummary extends PgbenchFigures {
@@ -31,40 +31,32 @@ export interface RunSummary extends PgbenchFigures {
   readonly mode: ReindexMode;
   /** Place in its set's order (0 = first). */
   readonly position?: number;
-  /** Checkpoints (timed + requested) between the snapshots around the run. */
+  /** Checkpoints (timed + requested), autovacuum and autoanalyze runs on pgbench's tables, during the run. */
   readonly checkpoints: number;
-  /** Autovacuum and autoanalyze runs on pgbench's tables between the snapshots around the run. */
   readonly autovacuumRuns: number;
   /** TPS far from its mode's other runs (OUTLIER_RULE). */
   readonly outlier: boolean;
   /** What flags the run: outlier, checkpoint, autovacuum. */
   readonly flags: readonly string[];
   readonly maxMs?: number;
-  /** `-r` average of `UPDATE pgbench_accounts …`, ms. */
+  /** `UPDATE pgbench_accounts …`: pgbench -r's average, and its mean time in the server (pg_stat_statements), ms. */
   readonly updateAccountsMs?: number;
-  /** The same statement's mean execution time inside the server (pg_stat_statements), ms. */
   readonly updateAccountsServerMs?: number;
   /** All three REINDEX statements, s; and the accounts primary key alone. */
   readonly reindexSeconds?: number;
   readonly accountsReindexSeconds?: number;
-  /** REINDEX start and end, seconds after pgbench started. */
+  /** REINDEX start and end, seconds after pgbench started; whether it went on after pgbench had finished. */
   readonly reindexStartS?: number;
   readonly reindexEndS?: number;
-  /** The REINDEX went on after pgbench had finished. */
   readonly reindexOutlastedLoad: boolean;
   readonly blockedSeconds: number;
   readonly allBlockedSeconds: number;
   readonly lockWaitSessionSeconds: number;
-  /**
-   * Session-seconds the load's sessions waited for the table lock of pgbench_accounts (the UPDATE's
-   * RowExclusiveLock behind REINDEX's SHARE lock): the run's lock waits × the share of blocked samples
-   * on that lock.
-   */
+  /** Session-seconds the load waited for pgbench_accounts' table lock: lock waits × its share of blocked samples. */
   readonly accountsLockWaitSeconds?: number;
   /**
    * Within this run alone: what the lock waits add to the average accounts UPDATE (the waits ÷ the
-   * UPDATEs the run made, one per transaction), ms; and the average without them (pgbench -r's
-   * average − that addition), the run's own unblocked latency.
+   * run's UPDATEs, one per transaction), ms; and the average without them, its unblocked latency.
    */
   readonly updateAddedMs?: number;
   readonly updateUnblockedMs?: number;
@@ -74,9 +66,8 @@ export interface RunSummary extends PgbenchFigures {
   readonly waitShares: Readonly<Record<string, number>>;
   readonly reindexWaitShares: Readonly<Record<string, number>>;
   /**
-   * Within the run itself: TPS while the REINDEX ran vs TPS in the rest of the run, and the
-   * transactions the window cost as a share of the run (rate outside × window − done inside).
-   * Immune to the run-to-run drift of a shared machine, which the set's baseline is not.
+   * Within the run: TPS while the REINDEX ran and in the rest of the run, and the transactions the
+   * window cost as a share of the run; immune to the drift between runs that the set's baseline is not.
    */
   readonly tpsDuringReindex?: number;
   readonly tpsOutsideReindex?: number;
@@ -107,13 +98,11 @@ export interface ModeSummary {
   readonly accountsReindexSeconds?: Spread;
   readonly blockedSeconds: Spread;
   readonly allBlockedSeconds: Spread;
-  /** Share of the run's transactions the REINDEX window cost (within-run estimate). */
+  /** Within-run: the share of transactions the REINDEX window cost; TPS during it ÷ outside it. */
   readonly lostShare?: Spread;
-  /** TPS during the REINDEX ÷ TPS outside it, same run. */
   readonly duringOutside?: Spread;
-  /** TPS ÷ the same set's baseline TPS, per set: median and exact interval over sets. */
+  /** TPS and the accounts UPDATE's latency ÷ the same set's baseline's, per set: median and interval over sets. */
   readonly tpsRatio?: Interval;
-  /** Accounts-UPDATE latency ÷ the same set's baseline's, per set. */
   readonly updateRatio?: Interval;
 }
 
@@ -150,8 +139,8 @@ export function windowStats(
   if (b <= a) return undefined;
   let inside = 0;
   let total = 0;
-  // The series' own bucket (100 ms in 04's runs; 1 s in older stored runs): a bucket that straddles
-  // the window is counted in proportion to its overlap, which blurs a stall's edges by up to a bucket.
+  // The series' own bucket (older stored runs: 1 s): a bucket that straddles the window counts in
+  // proportion to its overlap, which blurs a stall's edges by up to a bucket.
   const bucketMs = series.length > 1 ? series[1].epochMs - series[0].epochMs : 1000;
   for (const p of series) {
     const start = p.epochMs;
@@ -295,7 +284,14 @@ export function summariseRuns(
       ),
       tpsRatio: baseline && mode !== "baseline" ? tpsVsBaseline(runs, mode as ReindexMode) : undefined,
       updateRatio:
-        baseUpd.length && upd.length && mode !== "baseline" ? updateVsBaseline(runs, mode as ReindexMode) : undefined,
+        baseUpd.length && upd.length && mode !== "baseline"
+          ? vsBaseline(
+              runs,
+              mode as ReindexMode,
+              (r) => r.updateAccountsMs,
+              `UPDATE pgbench_accounts latency ${mode} ÷ the same set's baseline, per set`,
+            )
+          : undefined,
     };
   });
   const speed = speedSpread(runs);
@@ -349,23 +345,30 @@ export function perSet(
   return values.length ? medianInterval(values, of) : undefined;
 }
 
-export function tpsVsBaseline(runs: readonly RunSummary[], mode: ReindexMode): Interval | undefined {
-  return perSet(
+/** A run's figure ÷ the same set's baseline's, per set. */
+const vsBaseline = (
+  runs: readonly RunSummary[],
+  mode: ReindexMode,
+  pick: (r: RunSummary) => number | undefined,
+  of: string,
+) =>
+  perSet(
     runs,
     ["baseline", mode],
     (m) => {
-      const b = m.get("baseline")?.tps;
-      const t = m.get(mode)?.tps;
+      const [b, t] = [m.get("baseline"), m.get(mode)].map((r) => (r ? pick(r) : undefined));
       return b && t !== undefined ? t / b : undefined;
     },
-    `TPS ${mode} ÷ the same set's baseline, per set`,
+    of,
   );
-}
+
+export const tpsVsBaseline = (runs: readonly RunSummary[], mode: ReindexMode) =>
+  vsBaseline(runs, mode, (r) => r.tps, `TPS ${mode} ÷ the same set's baseline, per set`);
 
 /**
  * Within each run alone: (its unblocked UPDATE latency + what its lock waits add) ÷ its unblocked
  * latency, one value per set. Nothing from another run enters it, so a machine that changes speed
- * between runs (2.0k ↔ 2.8k TPS here, in runs minutes apart) does not move it.
+ * between runs does not move it.
  */
 export function updateWithinRun(runs: readonly RunSummary[], mode: ReindexMode): Interval | undefined {
   return perSet(
@@ -378,32 +381,6 @@ export function updateWithinRun(runs: readonly RunSummary[], mode: ReindexMode):
         : undefined;
     },
     `UPDATE pgbench_accounts latency in the ${mode} run ÷ the same run's unblocked latency, per set`,
-  );
-}
-
-export function updateVsBaseline(runs: readonly RunSummary[], mode: ReindexMode): Interval | undefined {
-  return perSet(
-    runs,
-    ["baseline", mode],
-    (m) => {
-      const b = m.get("baseline")?.updateAccountsMs;
-      const t = m.get(mode)?.updateAccountsMs;
-      return b && t !== undefined ? t / b : undefined;
-    },
-    `UPDATE pgbench_accounts latency ${mode} ÷ the same set's baseline, per set`,
-  );
-}
-
-export function updateServerVsBaseline(runs: readonly RunSummary[], mode: ReindexMode): Interval | undefined {
-  return perSet(
-    runs,
-    ["baseline", mode],
-    (m) => {
-      const b = m.get("baseline")?.updateAccountsServerMs;
-      const t = m.get(mode)?.updateAccountsServerMs;
-      return b && t !== undefined ? t / b : undefined;
-    },
-    `server execution time of UPDATE pgbench_accounts, ${mode} ÷ the same set's baseline, per set (pg_stat_statements)`,
   );
 }
 
