@@ -1,9 +1,4 @@
-/**
- * Notebook 04's figures from the raw runs: per run TPS, latency percentiles, the accounts UPDATE's
- * per-statement latency, REINDEX duration and the time pgbench's sessions spent blocked; per mode
- * the medians over sets, and ratios to the same set's baseline formed per set (the runs of a set ran
- * back to back, in rotated order) with an exact interval of their median over sets.
- */
+/** Notebook 04's figures per run, per mode (medians over sets) and per set (ratios, with an exact interval). */
 import type { LookPlan } from "../../stats/adaptive";
 import { sameStatePairs, speedSpread, type SpeedProbe, type SpeedSpread, type StatePairs } from "../../stats/speed";
 import { medianOf } from "../../stats/claim-statistics";
@@ -34,18 +29,16 @@ export interface RunSummary extends PgbenchFigures {
   /** Checkpoints (timed + requested), autovacuum and autoanalyze runs on pgbench's tables, during the run. */
   readonly checkpoints: number;
   readonly autovacuumRuns: number;
-  /** TPS far from its mode's other runs (OUTLIER_RULE). */
+  /** TPS far from its mode's other runs (OUTLIER_RULE); flags: outlier, checkpoint, autovacuum. */
   readonly outlier: boolean;
-  /** What flags the run: outlier, checkpoint, autovacuum. */
   readonly flags: readonly string[];
   readonly maxMs?: number;
   /** `UPDATE pgbench_accounts …`: pgbench -r's average, and its mean time in the server (pg_stat_statements), ms. */
   readonly updateAccountsMs?: number;
   readonly updateAccountsServerMs?: number;
-  /** All three REINDEX statements, s; and the accounts primary key alone. */
+  /** All three REINDEX statements and the accounts key alone, s; start and end after pgbench started. */
   readonly reindexSeconds?: number;
   readonly accountsReindexSeconds?: number;
-  /** REINDEX start and end, seconds after pgbench started; whether it went on after pgbench had finished. */
   readonly reindexStartS?: number;
   readonly reindexEndS?: number;
   readonly reindexOutlastedLoad: boolean;
@@ -54,10 +47,7 @@ export interface RunSummary extends PgbenchFigures {
   readonly lockWaitSessionSeconds: number;
   /** Session-seconds the load waited for pgbench_accounts' table lock: lock waits × its share of blocked samples. */
   readonly accountsLockWaitSeconds?: number;
-  /**
-   * Within this run alone: what the lock waits add to the average accounts UPDATE (the waits ÷ the
-   * run's UPDATEs, one per transaction), ms; and the average without them, its unblocked latency.
-   */
+  /** Within this run: what its lock waits add to the average accounts UPDATE, ms, and the average without them. */
   readonly updateAddedMs?: number;
   readonly updateUnblockedMs?: number;
   readonly blockedByReindexSeconds: number;
@@ -65,26 +55,21 @@ export interface RunSummary extends PgbenchFigures {
   readonly topLock?: string;
   readonly waitShares: Readonly<Record<string, number>>;
   readonly reindexWaitShares: Readonly<Record<string, number>>;
-  /**
-   * Within the run: TPS while the REINDEX ran and in the rest of the run, and the transactions the
-   * window cost as a share of the run; immune to the drift between runs that the set's baseline is not.
-   */
+  /** Within the run (immune to drift between runs): TPS in the REINDEX window and outside it, the share lost. */
   readonly tpsDuringReindex?: number;
   readonly tpsOutsideReindex?: number;
   readonly lostShare?: number;
-  /** TPS ÷ the same set's baseline TPS. */
   readonly tpsVsBaseline?: number;
   readonly walBytesPerTransaction?: number;
   readonly accountsHotShare?: number;
   readonly series: readonly SeriesPoint[];
-  /** pgbench -r, every statement. */
   readonly statements: readonly StatementLatency[];
   readonly intervals: readonly BlockedInterval[];
   readonly phases: readonly IndexBuildPhase[];
   /** Start of the load (first transaction), Unix ms: the zero of the timeline. */
   readonly startMs: number;
   readonly perSample: readonly { readonly t: number; readonly sessions: number; readonly lockWaiting: number }[];
-  /** The machine's speed state right before the run (the trial's probe). */
+  /** The trial's speed probe, right before the run. */
   readonly speed?: SpeedProbe;
 }
 
@@ -98,7 +83,7 @@ export interface ModeSummary {
   readonly accountsReindexSeconds?: Spread;
   readonly blockedSeconds: Spread;
   readonly allBlockedSeconds: Spread;
-  /** Within-run: the share of transactions the REINDEX window cost; TPS during it ÷ outside it. */
+  /** Within-run: the share the REINDEX window cost; TPS in it ÷ outside it. */
   readonly lostShare?: Spread;
   readonly duringOutside?: Spread;
   /** TPS and the accounts UPDATE's latency ÷ the same set's baseline's, per set: median and interval over sets. */
@@ -108,24 +93,20 @@ export interface ModeSummary {
 
 export interface ReindexSummary {
   readonly durationSeconds: number;
-  /** The adaptive design's looks (stats/adaptive `lookPlan`): the claims engine decides at its per-look coverage. */
+  /** The adaptive design's looks (`lookPlan`): the claims engine decides at their coverage. */
   readonly looks?: LookPlan;
   readonly clients: number;
-  /** pgbench scale factor of the run (the seed: 100); absent in summaries that did not record it. */
+  /** pgbench scale (absent in older summaries). */
   readonly scale?: number;
-  /** The write-path speed probe over the runs: what a between-run ratio carries besides its effect. */
+  /** The speed probe over the runs: what a between-run ratio carries besides its effect. */
   readonly speed?: SpeedSpread;
-  /** CPUs of the machine that ran server and pgbench (they share them). */
   readonly hostCpus?: number;
   readonly runs: readonly RunSummary[];
   readonly modes: readonly ModeSummary[];
   readonly failed: readonly { readonly key: string; readonly error: string }[];
 }
 
-/**
- * Transactions inside [from, to) (Unix ms) from the per-bucket series, each bucket counted in
- * proportion to its overlap with the window.
- */
+/** TPS inside [from, to) (Unix ms) and outside it, and the share of the run's transactions the window cost. */
 export function windowStats(
   series: readonly SeriesPoint[],
   runStartMs: number,
@@ -250,7 +231,7 @@ export function summarise(
   return summariseRuns(runs, { durationSeconds, clients, hostCpus, scale, failed });
 }
 
-/** Per-mode figures from per-run ones (flags set here): the part of `summarise` the claims' tests feed directly. */
+/** Per-mode figures from per-run ones (flags set here). */
 export function summariseRuns(
   unflagged: readonly RunSummary[],
   o: Pick<ReindexSummary, "durationSeconds" | "clients" | "hostCpus" | "scale"> & {
@@ -261,26 +242,22 @@ export function summariseRuns(
   const byMode = groupBy(runs, (r) => r.mode);
   const baseline = byMode.get("baseline");
   const modes: ModeSummary[] = [...byMode.entries()].map(([mode, group]) => {
-    const tps = group.map((r) => r.tps);
     const upd = group.map((r) => r.updateAccountsMs).filter((x): x is number => x !== undefined);
     const baseUpd = baseline?.map((r) => r.updateAccountsMs).filter((x): x is number => x !== undefined) ?? [];
+    const of = (pick: (r: RunSummary) => number | undefined) => spreadOf(group.map(pick));
     return {
       mode: mode as ReindexMode,
       n: group.length,
-      tps: spread(tps),
+      tps: spread(group.map((r) => r.tps)),
       updateAccountsMs: spreadOf(upd),
-      p99Ms: spreadOf(group.map((r) => r.p99Ms)),
-      reindexSeconds: spreadOf(group.map((r) => r.reindexSeconds)),
-      accountsReindexSeconds: spreadOf(group.map((r) => r.accountsReindexSeconds)),
+      p99Ms: of((r) => r.p99Ms),
+      reindexSeconds: of((r) => r.reindexSeconds),
+      accountsReindexSeconds: of((r) => r.accountsReindexSeconds),
       blockedSeconds: spread(group.map((r) => r.blockedSeconds)),
       allBlockedSeconds: spread(group.map((r) => r.allBlockedSeconds)),
-      lostShare: spreadOf(group.map((r) => r.lostShare)),
-      duringOutside: spreadOf(
-        group.map((r) =>
-          r.tpsDuringReindex !== undefined && r.tpsOutsideReindex
-            ? r.tpsDuringReindex / r.tpsOutsideReindex
-            : undefined,
-        ),
+      lostShare: of((r) => r.lostShare),
+      duringOutside: of((r) =>
+        r.tpsDuringReindex !== undefined && r.tpsOutsideReindex ? r.tpsDuringReindex / r.tpsOutsideReindex : undefined,
       ),
       tpsRatio: baseline && mode !== "baseline" ? tpsVsBaseline(runs, mode as ReindexMode) : undefined,
       updateRatio:
@@ -325,10 +302,7 @@ function flagRuns(runs: readonly RunSummary[]): RunSummary[] {
   });
 }
 
-/**
- * A statistic per set, from the runs of the modes it needs (all of one set): the median over sets
- * and its exact interval. Sets missing a mode, or where the statistic is undefined, are left out.
- */
+/** A statistic per set (sets missing a mode or the statistic left out): its median over sets, exact interval. */
 export function perSet(
   runs: readonly RunSummary[],
   modes: readonly ReindexMode[],
@@ -365,11 +339,7 @@ const vsBaseline = (
 export const tpsVsBaseline = (runs: readonly RunSummary[], mode: ReindexMode) =>
   vsBaseline(runs, mode, (r) => r.tps, `TPS ${mode} ÷ the same set's baseline, per set`);
 
-/**
- * Within each run alone: (its unblocked UPDATE latency + what its lock waits add) ÷ its unblocked
- * latency, one value per set. Nothing from another run enters it, so a machine that changes speed
- * between runs does not move it.
- */
+/** Within each run alone (so speed changes between runs do not move it): UPDATE latency ÷ its unblocked one. */
 export function updateWithinRun(runs: readonly RunSummary[], mode: ReindexMode): Interval | undefined {
   return perSet(
     runs,
@@ -440,11 +410,7 @@ export const lostDifference = (s: ReindexSummary) =>
     "lost share with CONCURRENTLY − with REINDEX, per set",
   );
 
-/**
- * The sets' plain and CONCURRENTLY runs paired, with PAIR_STATE_RULE applied (stats/speed): each
- * rebuild is timed in its own run, so a pair whose two runs' probes split may measure the machine as
- * well as CONCURRENTLY; it is named, and the verdict without it said.
- */
+/** Plain and CONCURRENTLY paired per set; a pair whose probes split (PAIR_STATE_RULE) may measure the machine. */
 export function rebuildPairs(
   runs: readonly RunSummary[],
 ): StatePairs<{ set: number; ratio: number; probes: (number | undefined)[] }> {

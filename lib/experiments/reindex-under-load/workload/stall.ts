@@ -10,11 +10,7 @@ import type { RebuildCalibration } from "./run-trials";
 /** The seed's runs: pgbench -c 2 -T 30. */
 const SEED_CLIENTS = 2;
 
-/**
- * The seed's stall share per set: the accounts UPDATE's added latency (with − without REINDEX,
- * pgbench -r) × the REINDEX run's transactions ÷ its clients is the time every client stood blocked,
- * ÷ the 30 s run (TPS × 30 for the transactions).
- */
+/** The seed's stall share per set: added UPDATE latency × transactions ÷ clients (all blocked) ÷ the run. */
 export function seedStallShares(): number[] {
   const figures = publishedFigures("reindex_impact");
   const value = (series: string, set: string) => figures.find((f) => f.series === series && f.condition === set)?.value;
@@ -31,10 +27,7 @@ export function seedStallShares(): number[] {
 /** Set 1's share: the set whose -r output the seed's text quotes first. */
 export const SEED_STALL_SHARE = Math.round((seedStallShares()[0] ?? 0.25) * 1000) / 1000;
 
-/**
- * Shortest and longest run the calibration may choose, s: pgbench's per-second series needs a few
- * seconds around the window, and a minute bounds a run's time.
- */
+/** Shortest and longest run the calibration may choose, s (the series needs load around the window). */
 export const RUN_LENGTH_BOUNDS = [6, 60] as const;
 
 /**
