@@ -41,7 +41,7 @@ function diskNeed(p: ReindexUnderLoadParams): DiskNeed {
  * The claim the adaptive design waits for: the mechanism check, decidable at any run length (the
  * seed's figure (1) is decided only at the seed's protocol, so more sets elsewhere cannot decide it).
  */
-export const ADAPTIVE_CLAIM = "1m";
+const ADAPTIVE_CLAIM = "1m";
 
 export interface AdaptiveState {
   readonly verdict: Verdict;
@@ -260,5 +260,5 @@ export function showRun(r: ReindexUnderLoadRun): void {
   experiment.showRun(r);
   showSetup(r);
 }
-export type { ReindexSummary, RunSummary, ModeSummary } from "./summarise";
+export type { ReindexSummary } from "./summarise";
 export { showRunTable, showCharts, showSeedComparison, showWaits, showStatements, showStopped } from "./present";
