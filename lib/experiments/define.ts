@@ -64,14 +64,18 @@ export interface Work<P, T extends AnyTrial, PT extends PlannedTrial<ConditionOf
   readonly plan: readonly PT[];
   readonly session: ExperimentSession<ConditionOf<T>>;
   readonly control: RunControl;
-  /** A phased run's ETA from here on: `eta` made for what the run now knows, its trials so far, its setup done. */
-  readonly retime: (now: Retime<P>) => void;
+  /** Date.now() when the run was called, before its servers started: an adaptive design's budget counts from it. */
+  readonly startedAt: number;
+  /**
+   * The parameters the ETA plans for from now on: an adaptive design's added round joins the time left;
+   * a phased run's `phase` says the model made for what it now knows and whether its setup is done.
+   */
+  readonly estimateAs: (p: P, phase?: EtaPhase<P>) => void;
 }
 
-/** What a phased run tells its ETA as it goes (03: its template's level once made, its adaptive rounds). */
-export interface Retime<P> {
+/** What a phased run tells its ETA as it goes (03: its template's level once made, then its setup done). */
+export interface EtaPhase<P> {
   readonly model?: EtaModel<P>;
-  readonly params?: P;
   readonly setupDone?: boolean;
 }
 
@@ -99,7 +103,7 @@ export interface ExperimentDefinition<
   readonly profiles: Readonly<Record<ProfileName, P>>;
   /**
    * Checks the merged parameters and returns them normalised (unknown keys, target, cpus, memoryGiB: the base);
-   * `overrides` are the reader's own (a cap that follows an overridden count).
+   * `overrides` says which values the reader set (04: raising `sets` alone raises `maxSets` with it).
    */
   readonly check: (p: P, overrides: Partial<P>) => P;
   /** The servers started before the work (named by `serverName`). */
@@ -177,10 +181,12 @@ export function defineExperiment<
   const eta = etaModel(d.eta, d.plan);
 
   const run = (p: P, control: RunControl = {}): Promise<Run> => {
+    const startedAt = Date.now();
     const plan = d.plan?.(p) ?? [];
     // The same plan for the ETA as for the work: the keys it leaves out as done are the keys the run stores.
     const model = etaModel(d.eta, () => plan);
-    let now: Retime<P> = { model, params: p, setupDone: false };
+    let etaParams = p;
+    let phase: EtaPhase<P> = {};
     return withSession<C, Run>(
       {
         notebook: d.slug,
@@ -195,15 +201,16 @@ export function defineExperiment<
         ...(model
           ? {
               estimate: (done: ReadonlySet<string>) =>
-                estimateRun(d.slug, now.model ?? model, now.params ?? p, done, undefined, undefined, now.setupDone),
+                estimateRun(d.slug, phase.model ?? model, etaParams, done, undefined, undefined, phase.setupDone),
             }
           : {}),
       },
       async (session) => {
-        const retime = (next: Retime<P>): void => {
-          now = { ...now, ...next };
+        const estimateAs = (q: P, next: EtaPhase<P> = {}): void => {
+          etaParams = q;
+          phase = { ...phase, ...next };
         };
-        const extra = await d.work({ params: p, plan, session, control, retime });
+        const extra = await d.work({ params: p, plan, session, control, startedAt, estimateAs });
         const { store, metadata } = session;
         const base = { runId: store.runId, directory: store.directory, metadata, params: p };
         return { ...extra, ...base, trials: store.trials() as unknown as readonly T[] };

@@ -3,7 +3,7 @@
  * up. The data is loaded once into a template, then rounds (every level once each) run until the
  * adaptive design stops them.
  */
-import { defineExperiment, serverName } from "../define";
+import { defineExperiment, serverName, type EtaPhase } from "../define";
 import { memoryAndWalSettings } from "../../engines/postgres/server-settings";
 import { serverFreeBytes } from "../../targets/disk-need";
 import type { ServerSpec } from "../../targets/types";
@@ -85,9 +85,10 @@ export const experiment = defineExperiment<OverIndexingParams, OverIndexingTrial
   profiles: OVER_INDEXING_PROFILES,
   check: checkParams,
   servers: (p) => [serverSpec(p)],
-  work: async ({ params: p, session, retime }) => {
+  work: async ({ params: p, session, startedAt, estimateAs }) => {
     const { store, progress, servers, signal, notes, writeMetadata } = session;
-    const started = Date.now();
+    let roundsSoFar = p.repeats;
+    const retime = (phase?: EtaPhase<OverIndexingParams>) => estimateAs({ ...p, repeats: roundsSoFar }, phase);
     let plan: PlannedRound[] = planRounds(p.indexLevels, p.repeats);
     const { server, runner } = await pgbenchOnPostgres(servers, "03", notes);
     const shape = datasetShape(p.dataScale);
@@ -147,19 +148,18 @@ export const experiment = defineExperiment<OverIndexingParams, OverIndexingTrial
     const position = (t: { readonly key: string }) => plan.findIndex((r) => r.key === t.key);
     const at = (t: { readonly key: string }, text: string) => progress.update(position(t), plan.length, text);
     const needed = repeatsForCoverage(MIN_COVERAGE);
-    let roundsSoFar = p.repeats;
     const { planned, rounds, stoppedBy, cut } = await runAdaptiveRounds({
       planned: p.repeats,
       needed,
       budgetSeconds: p.budgetSeconds,
-      startedAt: started,
+      startedAt,
       many: "rounds",
       signal,
       runRound: async (round) => {
         const part = planRounds(p.indexLevels, round).filter((r) => r.repeat === round);
         if (round > p.repeats) plan = [...plan, ...part];
         roundsSoFar = Math.max(roundsSoFar, round);
-        retime({ params: { ...p, repeats: roundsSoFar } });
+        retime();
         await runRounds({
           server,
           runner,
