@@ -1,23 +1,21 @@
 /**
  * A run's disk need against the free space where its server keeps its data, checked before the
- * server starts: a `full` profile loads 100M rows (02), or the seed's 11.8 GiB and a 19.4 GiB copy
- * of it with 39 indexes (03), and a disk that fills an hour in loses the hour. The estimate is each
- * notebook's (its parts named, so a reader can check it); the free space is statfs's blocks
- * available to this user.
+ * server starts, so a disk that fills an hour in does not lose the hour. The estimate is each
+ * notebook's, its parts named so a reader can check it.
  */
 import fs from "node:fs";
 
 /** What a server will hold at its peak, as the notebook estimates it. */
 export interface DiskNeed {
   readonly bytes: number;
-  /** The estimate's parts, as a reader checks them: "2 × 100,000,000 rows × 57 B + max_wal_size 4 GiB". */
+  /** The estimate's parts, e.g. "2 × 100,000,000 rows × 57 B + max_wal_size 4 GiB". */
   readonly what: string;
 }
 
 /** Free space the estimate may take: a filesystem filled to the last block fails writes before that. */
 export const DISK_HEADROOM = 0.95;
 
-/** Tests set it to a byte count to stand in for statfs (a disk of that size, nothing else changed). */
+/** Tests set it to a byte count to stand in for statfs. */
 export const FREE_BYTES_ENV = "DBLAB_FREE_BYTES";
 
 export class DiskSpaceError extends Error {}
@@ -35,7 +33,7 @@ export function freeBytes(directory: string, env: NodeJS.ProcessEnv = process.en
 
 const gib = (b: number) => (b >= 2 ** 30 ? `${(b / 2 ** 30).toFixed(1)} GiB` : `${Math.ceil(b / 2 ** 20)} MiB`);
 
-/** Throws DiskSpaceError, with the estimate and the free space, when `need` does not fit `directory`. */
+/** Throws DiskSpaceError when `need` does not fit `directory`. */
 export function checkDiskNeed(
   need: DiskNeed,
   directory: string,
@@ -51,10 +49,9 @@ export function checkDiskNeed(
   );
 }
 
-/** Bytes as the estimate's parts name them: "57 B", "4.0 GiB". */
 export const bytesText = gib;
 
-/** `df -Pk` output's available bytes (POSIX format: GNU coreutils and busybox alike), undefined if unreadable. */
+/** `df -Pk` output's available bytes (POSIX: GNU and busybox alike), undefined if unreadable. */
 export function parseDfAvailable(text: string): number | undefined {
   const line = text.trim().split("\n")[1];
   const kib = line ? Number(line.trim().split(/\s+/)[3]) : NaN;
@@ -69,10 +66,8 @@ export interface ServerStorageView {
 }
 
 /**
- * Free bytes where a started server keeps its data: statfs for an embedded server, `df` inside the
- * container for a docker one (the volume as the container sees it); undefined where the lab cannot
- * see it (an external server) or the reading fails. FREE_BYTES_ENV stands in for it, as for the
- * pre-flight.
+ * Free bytes where a started server keeps its data (statfs here, `df` inside a container);
+ * undefined where the lab cannot see it or the reading fails.
  */
 export async function serverFreeBytes(
   server: ServerStorageView,
