@@ -12,7 +12,10 @@ export interface EngineFacts {
   readonly label: string;
   /** The lab's environment variable for an external server's URI. */
   readonly uriVariable: string;
-  /** The application-wide variable of the same meaning (MONGODB_URI): never read, only warned of, so a user's shell does not send the lab's writes there. */
+  /**
+   * The application-wide variable of the same meaning (MONGODB_URI): never read, only warned of, so a user's shell does
+   * not send the lab's writes there.
+   */
   readonly foreignUriVariable?: string;
   /** A run reports the engine as unavailable rather than failing when no server of it can be had. */
   readonly optional: boolean;
