@@ -1,21 +1,7 @@
 /**
- * The claims engine: a notebook declares its claims as values (a `ClaimSet`), and this one engine
- * checks the declarations, places a run against each claim's regime, decides the verdict, runs the
- * sensitivity pass and renders the declaration and the verdict cell as the `ClaimCheck` rows that
- * display/claims, compare and summary.json read.
- *
- * A claim is: the seed's sentence (original and translation) and figure; a kind; a statistic (a
- * function of the summary giving value, interval and n); the regime factors it names (their values
- * come from the set's one position function, of the params before the run and of the summary after);
- * the rule (margin or band); the mechanism; and the why (a function of this run's counters).
- *
- * Verdicts: a `derived` claim is shown with its arithmetic and never counted; a missing statistic is
- * `inconclusive` with what it needs; a magnitude or equivalence outside its regime is `not tested at
- * this scale` with the distance measured; a run that reaches the claim's regime only through an input
- * the lab emulates is `emulated`, the decision its rule would give kept in the reason as a consistency
- * check and never counted; otherwise `decide` (stats/claims) on the interval, or on every part of an
- * all-of statistic. The verdict cell is the statistic's interval and one reason;
- * everything that does not change from run to run sits once in the declaration.
+ * The claims engine: a notebook declares its claims as values (a `ClaimSet`); this engine checks the
+ * declarations, places a run against each claim's regime, decides the verdict, runs the sensitivity
+ * pass and renders `ClaimCheck` rows. What decides each verdict: docs/claims-and-regimes.md.
  */
 import {
   allOf,
@@ -40,10 +26,10 @@ import { lookLevel } from "./adaptive";
 import fs from "node:fs";
 import path from "node:path";
 
-/** A run's position on a set's regime factors, by factor key; undefined: not known (yet). */
+/** A run's position on a set's regime factors, by key; undefined: not known (yet). */
 export type Position<K extends string> = Readonly<Partial<Record<K, number>>>;
 
-/** One part of an all-of statistic (07 (3): every fillfactor), with its own rule where it differs. */
+/** One part of an all-of statistic, with its own rule where it differs. */
 export interface Part {
   readonly label: string;
   readonly interval: Interval | undefined;
@@ -54,37 +40,30 @@ export interface Statistic<S> {
   /** What is computed, paired how: the declaration's text. */
   readonly text: string;
   readonly fmt: (x: number) => string;
-  /** Value, interval and n on this summary (or its parts); undefined when what it needs did not run. */
+  /** Value, interval and n on this summary; undefined when what it needs did not run. */
   readonly of: (s: S) => Interval | readonly Part[] | undefined;
-  /** What it needs, said when `of` gives nothing: "needs REINDEX runs whose window fell in the load". */
+  /** What it needs, said when `of` gives nothing. */
   readonly needs: string;
 }
 
-/** The seed's words: the original, our translation, and whose words they are when not a seed's. */
+/** The seed's words: original, translation, and whose words when not a seed's. */
 export interface SeedSentence {
   readonly original: string;
   readonly translation?: string;
-  /** The seed's own numbers for this sentence, as text (a notebook's quotes.json carries them). */
+  /** The seed's own numbers for this sentence (from quotes.json). */
   readonly figure?: string;
-  /**
-   * Whose words they are when not a seed's ("the lab's question": 06 judges the reader's indexes,
-   * which no seed measured): the declaration shows it in brackets before the claim and the sentence.
-   */
+  /** Whose words they are when not a seed's, e.g. "the lab's question" (06). */
   readonly whose?: string;
 }
 
-/** A notebook's quotes.json: the text it quotes (a seed's file, or a manual's page) and its sentences by key. */
+/** A notebook's quotes.json: the text it quotes and its sentences by key. */
 export interface Quotes {
   readonly source: string;
   readonly quote: (key: string) => SeedSentence;
   readonly keys: readonly string[];
 }
 
-/**
- * The quotations of the notebook whose compiled claims module is in `compiledDir`, read from the
- * quotes.json beside its source (build/lib/experiments/x → lib/experiments/x), so that both builds
- * read one file and the seeds test checks it. Quotations are data: the seed's words, kept out of code.
- */
+/** The quotations of a notebook, read from the quotes.json beside its source, so both builds read one file. */
 export function readQuotes(compiledDir: string): Quotes {
   const source = path.resolve(compiledDir, "..", "..", "..", "..", "lib", "experiments", path.basename(compiledDir));
   const file = [compiledDir, source].map((d) => path.join(d, "quotes.json")).find((f) => fs.existsSync(f));
@@ -111,20 +90,20 @@ export function readQuotes(compiledDir: string): Quotes {
   };
 }
 
-/** What a claim is, apart from the run: all the engine needs to decide it on a measurement. */
+/** What a claim is, apart from the run. */
 export interface ClaimCore<K extends string = string> {
   readonly id: string;
   /** The sentence tested, in our words. */
   readonly claim: string;
   readonly sentence: SeedSentence;
-  /** The seed's own numbers, as text, when the quotation does not carry them. */
+  /** The seed's own numbers, when the quotation does not carry them. */
   readonly figure?: string;
   readonly kind: ClaimKind;
-  /** The decision rule; a derived claim has none (it is shown, never judged). */
+  /** The decision rule; a derived claim has none. */
   readonly rule?: Rule;
-  /** How the seed's words become the rule ("'mostly not' read as under half"), before the rule's text. */
+  /** How the seed's words become the rule ("'mostly not' read as under half"). */
   readonly reading?: string;
-  /** The regime factors (keys of the set's `factors`): a gate for magnitudes, the stated scale otherwise. */
+  /** Regime factors: a gate for magnitudes, the stated scale otherwise. */
   readonly regime: readonly K[];
   /** Where the seed made the claim, in prose. */
   readonly regimeText: string;
@@ -133,10 +112,8 @@ export interface ClaimCore<K extends string = string> {
   /** What would test it when it is out of regime or its mode did not run. */
   readonly howToTest: string;
   /**
-   * The inputs of the run the lab emulates for this claim (a delay standing for a network link,
-   * standbys on this machine) and what that emulation can and cannot show: the declaration's text.
-   * Required with `emulatedWhen`; a claim whose subject is what the emulation does (05 (e): whether
-   * one machine reproduces a standby's wait) sets only this, and is judged.
+   * The inputs the lab emulates for this claim and what that can and cannot show. Required with
+   * `emulatedWhen`; a claim about the emulation itself sets only this, and is judged.
    */
   readonly emulates?: string;
 }
@@ -149,16 +126,14 @@ export interface Claim<P, S, K extends string = string> extends ClaimCore<K> {
   readonly ours?: (s: S) => string;
   /** A derived claim's arithmetic on this run's numbers. */
   readonly arithmetic?: (s: S) => string;
-  /** Its mode or engine does not run with these params / did not run in this summary: the reason. */
+  /** Why its mode or engine does not run. */
   readonly absent?: { readonly before: (p: P) => boolean; readonly after: (s: S) => boolean; readonly reason: string };
   /**
-   * What this run emulated that the claim's regime stands on (its links are a delay the lab set, its
-   * standbys are on this machine), or undefined when it was measured for real: the verdict is then
-   * `emulated`, a consistency check of the emulation, never evidence about the seed's system. Not for
-   * a claim whose regime the emulation itself creates: relabelling it would hide what it found.
+   * What this run emulated that the claim's regime stands on, or undefined when measured for real: the
+   * verdict is then `emulated`, never evidence. Not for a claim whose regime the emulation itself creates.
    */
   readonly emulatedWhen?: (s: S) => string | undefined;
-  /** The same, known from the params before the run: the plan counts the claim as not evidence. */
+  /** The same, from the params before the run. */
   readonly emulatedBefore?: (p: P) => string | undefined;
 }
 
@@ -179,7 +154,7 @@ export interface ClaimSet<P, S, K extends string = string> {
   readonly notDeclared: readonly NotDeclared[];
 }
 
-/** Any notebook's set, for the engine's generated tests and the registry. */
+/** A claim set that breaks a rule of declaration: thrown when the module is loaded. */
 export type AnyClaimSet = ClaimSet<never, never, string>;
 
 /** A claim set that breaks a rule of declaration: thrown when the module is loaded. */
@@ -202,7 +177,7 @@ export function ruleBand(rule: Rule): [number, number] {
   }
 }
 
-/** Two ends within 10 % of each other (both infinite alike): a regime band that is the rule's band in disguise. */
+/** Two ends within 10 % of each other: a regime band that is the rule's band in disguise. */
 const near = (a: number, b: number) =>
   a === b || (Number.isFinite(a) && Number.isFinite(b) && Math.abs(a - b) <= 0.1 * Math.max(Math.abs(a), Math.abs(b)));
 
@@ -213,9 +188,8 @@ export function sameBand(f: RegimeFactor, rule: Rule): boolean {
 }
 
 /**
- * Checks a set when it is declared: unique ids, known factors, a mechanism on every direction and
- * mechanism check, what a derived claim is arithmetic on, and no regime band that equals its rule's
- * band (a run placed by such a regime has its verdict chosen by the placement).
+ * Checks a set when declared: unique ids, known factors, a mechanism on direction and mechanism
+ * checks, a derived claim's source, and no regime band equal to its rule's (placement would choose the verdict).
  */
 export function declare<P, S, K extends string>(set: ClaimSet<P, S, K>): ClaimSet<P, S, K> {
   const problems: string[] = [];
@@ -253,7 +227,7 @@ export interface Measured<K extends string = string> {
   readonly absent?: string;
   /** What this run emulated that the claim's regime stands on: the verdict is `emulated`. */
   readonly emulated?: string;
-  /** The coverage an interval needs to decide, when above MIN_COVERAGE: an adaptive run's per-look level. */
+  /** An adaptive run's per-look level, when above MIN_COVERAGE. */
   readonly level?: number;
 }
 
@@ -297,7 +271,7 @@ function decideStatistic(
   return { verdict, decidedBy: first ? `${first.p.label}: ${first.d.decidedBy}` : "no part" };
 }
 
-/** Decides one claim on a measurement: the engine's rule, unit-tested on synthetic measurements. */
+/** Decides one claim on a measurement. */
 export function decideClaim<K extends string>(
   claim: ClaimCore<K>,
   factors: Readonly<Record<K, RegimeFactor>>,
@@ -388,7 +362,7 @@ export function declarations<P, S, K extends string>(set: ClaimSet<P, S, K>): De
   return set.claims.map((c) => declaration(c, set.factors, c.statistic));
 }
 
-/** The statistic at the per-look level: each interval re-ranked on its own values (intervals `atCoverage`). */
+/** The statistic at the per-look level (intervals `atCoverage`). */
 function atLevel(stat: Interval | readonly Part[] | undefined, level: number | undefined) {
   if (!stat || level === undefined) return stat;
   return isParts(stat)
@@ -407,13 +381,13 @@ function measure<P, S, K extends string>(set: ClaimSet<P, S, K>, c: Claim<P, S, 
   };
 }
 
-/** The summary without the flagged units, and what was flagged: the sensitivity pass's input. */
+/** The summary without the flagged units, and what was flagged. */
 export interface Without<S> {
   readonly summary: S;
   readonly flagged: Flagged;
 }
 
-/** Judges every claim of a set on a run's summary: the rows summary.json and the reports read. */
+/** Judges every claim of a set on a run's summary. */
 export function judge<P, S, K extends string>(set: ClaimSet<P, S, K>, s: S, without?: Without<S>): ClaimCheck[] {
   return set.claims.map((c) => judgeOne(set, c.id, s, without));
 }
@@ -460,7 +434,7 @@ export function judgeOne<P, S, K extends string>(
   };
 }
 
-/** What a run with these params can decide, before it starts (the ETA's line and `--eta-only`). */
+/** What a run with these params can decide, before it starts. */
 export function plan<P, S, K extends string>(set: ClaimSet<P, S, K>, p: P): ClaimPlan[] {
   const where = set.before(p);
   const planned: Record<string, number | undefined> = {};
@@ -475,7 +449,7 @@ export function plan<P, S, K extends string>(set: ClaimSet<P, S, K>, p: P): Clai
   return planClaims(declarations(set), planned, { unavailable, emulated });
 }
 
-/** The seed's sentences the set does not declare, with the reason: one line each for the notebook. */
+/** The seed's sentences the set does not declare, with the reason. */
 export function notDeclaredLines(set: { readonly notDeclared: readonly NotDeclared[] }): string[] {
   return set.notDeclared.map(
     (n) =>
