@@ -1,7 +1,4 @@
-/**
- * Removes resources whose owner process is gone, and everything this process owns when it ends
- * (the signal and exit handlers that call it are in ./shutdown).
- */
+/** Removes resources whose owner process is gone, and everything this process owns when it ends. */
 import fs from "node:fs";
 import { spawn } from "node:child_process";
 import path from "node:path";
@@ -51,11 +48,8 @@ export function processTree(pid: number): number[] {
 }
 
 /**
- * SIGKILL to a process, its group and every descendant. A group kill alone is not enough for
- * PostgreSQL: each backend makes itself a group leader (setsid in InitPostmasterChild), and a
- * backend that is stopped (SIGSTOP, a frozen server) never notices its postmaster died: measured
- * here, the backends of a frozen embedded server stayed in state T after the postmaster was killed,
- * and a client ending its connection to one of them waited forever.
+ * SIGKILL to a process, its group and every descendant: each PostgreSQL backend is its own group
+ * leader, and a stopped backend never notices its postmaster died.
  */
 export function killTree(pid: number): void {
   const tree = processTree(pid); // read before the kill: orphans are re-parented and lost to us
@@ -64,8 +58,7 @@ export function killTree(pid: number): void {
 }
 
 /**
- * Stops a process synchronously: `first` (PostgreSQL's immediate shutdown is SIGQUIT), then SIGKILL
- * to its whole process group after `graceMs`. Synchronous so it also works in an 'exit' handler.
+ * Stops a process synchronously (so it works in an 'exit' handler): `first`, then SIGKILL to its group after `graceMs`.
  */
 export function stopProcessSync(pid: number, first: NodeJS.Signals = "SIGTERM", graceMs = 3000): void {
   signal(pid, first, false);
@@ -91,17 +84,15 @@ export type ExternalDatabaseRecord = Extract<ResourceRecord, { type: "external-d
 /** What the Docker layer says about a removal that failed: kept for later, and why. */
 export interface ContainerRemover {
   remove(resource: DockerContainerRecord): Promise<void>;
-  /** A one-line reason for a record kept after `error` (e.g. "the Docker engine at … cannot be reached"). */
+  /** e.g. "the Docker engine at … cannot be reached". */
   reasonKept(resource: DockerContainerRecord, error: unknown): string;
 }
 
 let containerRemover: ContainerRemover | undefined;
 
 /**
- * The Docker layer (lib/targets/docker/docker-client.ts) installs this when it loads: the reaper
- * sits below the targets and must not import them. Every process that made a container has loaded
- * it; `npm run clean`, the detached reaper and the kernel watcher load it themselves. A process
- * without it keeps container records for one of those (so that no import runs upwards).
+ * Installed by the Docker layer when it loads, since the reaper must not import the targets. A
+ * process without it keeps container records for one that has it.
  */
 export function setContainerRemover(remover: ContainerRemover): void {
   containerRemover = remover;
@@ -114,7 +105,7 @@ async function removeContainer(resource: DockerContainerRecord): Promise<void> {
   await containerRemover.remove(resource);
 }
 
-/** The SQL that drops a database left on an external server, for a person who has its password. */
+/** The SQL that drops a database left on an external server. */
 export function externalDropAdvice(r: ExternalDatabaseRecord): string {
   const conninfo = `host=${r.host} port=${r.port} user=${r.user} dbname=postgres`;
   const sql = `DROP DATABASE IF EXISTS "${r.database.replace(/"/g, '""')}" WITH (FORCE);`;
@@ -143,13 +134,13 @@ export interface ReapedResource {
   readonly ownerPid: number;
 }
 
-/** A record the reaper could not act on (its engine unreachable): kept on disk for a later run. */
+/** A record the reaper could not act on (its engine unreachable): kept for a later run. */
 export interface KeptResource extends ReapedResource {
   readonly reason: string;
 }
 
 export interface ReapOptions {
-  /** Told about each record kept for later; default: a one-line warning on stderr. */
+  /** Default: a one-line warning on stderr. */
   readonly onKept?: (kept: KeptResource) => void;
 }
 
@@ -160,10 +151,8 @@ function reasonKept(resource: ResourceRecord, error: unknown): string {
 }
 
 /**
- * Removes one resource and its record. Each record is handled on its own: one whose engine cannot be
- * reached (Docker daemon down: connect ENOENT) is kept for later and reported, and the others go on.
- * Otherwise one stale container record with the daemon down makes every run fail at start,
- * embedded ones included, and `npm run clean` too.
+ * Removes one resource and its record. A record whose engine cannot be reached is kept and reported,
+ * so one stale container record with the daemon down does not make every run fail at start.
  */
 async function removeRecorded(
   record: { id: string; ownerPid: number; resource: ResourceRecord },
@@ -209,7 +198,7 @@ export function spawnDetachedReaper(): void {
     detached: true,
     stdio: "ignore",
   });
-  // Best effort: the next run's reaper, or `npm run clean`, removes what this one would have.
+  // Best effort: the next run's reaper or `npm run clean` removes the rest.
   handleErrors(child, "spawn the detached reaper");
   child.unref();
 }
