@@ -120,12 +120,12 @@ export class EmbeddedPostgresServer implements StartedServer, StandbyPrimary {
     return postgresUri(this.connection);
   }
 
-  /** The postmaster's pid while it runs (fault tests kill it on purpose). */
+  /** The postmaster's pid while it runs. */
   get pid(): number | undefined {
     return this.child?.pid;
   }
 
-  /** How the postmaster ended, once Node has reaped it (a pid probe alone still sees the zombie). */
+  /** How the postmaster ended, once reaped (a pid probe alone still sees the zombie). */
   readonly processGone = (): Promise<string | undefined> => {
     const child = this.child;
     if (!child || (child.exitCode === null && child.signalCode === null)) return Promise.resolve(undefined);
@@ -146,7 +146,7 @@ export class EmbeddedPostgresServer implements StartedServer, StandbyPrimary {
     };
   }
 
-  /** The storage under the data directory, measured once after initdb (filesystem, device, fsync). */
+  /** Measured once after initdb. */
   private storage?: StorageInfo;
 
   /** initdb with password authentication over TCP; local socket trust only for the server's own user. */
@@ -180,8 +180,7 @@ export class EmbeddedPostgresServer implements StartedServer, StandbyPrimary {
   }
 
   private childEnv(): NodeJS.ProcessEnv {
-    // LD_LIBRARY_PATH: the binaries find their libraries through RPATH, but only relative to
-    // themselves; a user's own LD_LIBRARY_PATH must not shadow them with another libpq.
+    // RPATH is relative to the binaries; a user's LD_LIBRARY_PATH must not shadow them with another libpq.
     return { PATH: process.env.PATH, LANG: "C", LC_ALL: "C", LD_LIBRARY_PATH: this.binaries.libDir };
   }
 
@@ -246,7 +245,7 @@ export class EmbeddedPostgresServer implements StartedServer, StandbyPrimary {
     try {
       return fs.readFileSync(this.logFile, "utf8").trimEnd().split("\n").slice(-lines).join("\n");
     } catch {
-      // Only for error messages: a missing log (directory already removed) must not replace the error.
+      // Only for error messages: a missing log must not replace the error.
       return "(no server log)";
     }
   }
@@ -301,11 +300,7 @@ export class EmbeddedPostgresServer implements StartedServer, StandbyPrimary {
 /** Settings that only make sense on a primary, dropped from a standby's command line. */
 const PRIMARY_ONLY = new Set(["synchronous_standby_names", "synchronous_commit"]);
 
-/**
- * A standby runs the primary's data (and so the primary's password) in its own directory; the
- * server machinery (spawn, readiness, registry, stop) is EmbeddedPostgresServer's. Making and
- * starting standbys is standby.ts.
- */
+/** A standby runs the primary's data (and password) in its own directory; making standbys is standby.ts. */
 class EmbeddedStandby extends EmbeddedPostgresServer implements StandbyServer {
   constructor(
     primary: EmbeddedPostgresServer,
