@@ -1,8 +1,7 @@
 /**
- * A batch of executions of one prepared statement sent as pgx's SendBatch does: Parse once, Bind +
- * Execute per row, one Sync — one round trip, one implicit transaction. node-postgres has no batch
- * API (its pipeline mode syncs and allocates per row, making the client the bottleneck:
- * bench/write-path), so this is a node-postgres "submittable" using its own serializer.
+ * A batch of one prepared statement sent as pgx's SendBatch does (Parse, Bind + Execute per row, one
+ * Sync: one round trip, one transaction), as a node-postgres "submittable": its pipeline mode syncs and
+ * allocates per row, making the client the bottleneck (bench/write-path).
  */
 import type { Client } from "pg";
 import { serialize } from "pg-protocol";

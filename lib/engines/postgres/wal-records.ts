@@ -1,8 +1,4 @@
-/**
- * The WAL of a timed window, counted by record type with pg_walinspect: what the server wrote
- * (B-tree leaf inserts, page splits, heap records), where per-table counters times index counts
- * would only be a model.
- */
+/** The WAL of a timed window counted by record type with pg_walinspect: what the server wrote, not a model. */
 import { randomBytes } from "node:crypto";
 import type { Client } from "pg";
 import { ignored } from "../../runtime/debug";
@@ -17,7 +13,7 @@ export interface WalRecordStats {
   readonly fpiBytes: number;
 }
 
-/** `pg_walinspect` in this database, if the server has it (the embedded contrib and the docker image do). */
+/** `pg_walinspect` in this database, if the server has it. */
 export async function enableWalInspect(client: Client): Promise<string | undefined> {
   try {
     await client.query("CREATE EXTENSION IF NOT EXISTS pg_walinspect");
@@ -28,8 +24,8 @@ export async function enableWalInspect(client: Client): Promise<string | undefin
 }
 
 /**
- * The WAL position now: where the next record goes (start of a window), or how far WAL is flushed
- * (end of one: pg_walinspect reads only flushed WAL, and every commit of the window is flushed).
+ * The WAL position now: the insert position (a window's start) or the flushed one (its end: pg_walinspect reads only
+ * flushed WAL).
  */
 export async function currentWalLsn(client: Client, flushed = false): Promise<string> {
   const fn = flushed ? "pg_current_wal_flush_lsn" : "pg_current_wal_lsn";
@@ -37,11 +33,7 @@ export async function currentWalLsn(client: Client, flushed = false): Promise<st
   return rows[0].lsn;
 }
 
-/**
- * WAL written between two LSNs, counted by record type ("Btree/INSERT_LEAF", "Heap/HOT_UPDATE", …)
- * from the WAL itself (pg_walinspect): a count of what the server did, where per-table counters
- * times index counts would only be a model.
- */
+/** WAL written between two LSNs, counted by record type ("Btree/INSERT_LEAF", "Heap/HOT_UPDATE", …). */
 export async function walRecordsBetween(
   client: Client,
   start: string,
@@ -63,13 +55,8 @@ export function isWalRemoved(error: unknown): boolean {
 }
 
 /**
- * The WAL from now on, kept on the server until released: a temporary physical replication slot
- * that reserves WAL at once. A checkpoint inside a timed window removes the window's first
- * segments before pg_walinspect can read them: 01 at `full` (a 1M-row UPDATE with 5 indexes writes
- * past max_wal_size) failed with "requested WAL segment pg_wal/…F5 has already been removed".
- * Only a checkpoint removes segments, and a trial with a checkpoint in its window is flagged
- * already, so the slot changes nothing an unflagged trial measures. Temporary: the server drops it
- * when the session ends, so a run killed mid-trial leaves no slot holding WAL on a shared server.
+ * The WAL from now on, held by a temporary replication slot so a checkpoint cannot remove the window's
+ * first segments before they are read (docs/external-servers.md); a checkpointed window is flagged anyway.
  */
 export class WalHold {
   private constructor(
@@ -77,11 +64,7 @@ export class WalHold {
     readonly slot: string,
   ) {}
 
-  /**
-   * Takes the hold, or says why the server will not give it (no REPLICATION privilege on a managed
-   * server, wal_level = minimal, every slot in use): the window is then counted without it, and
-   * its count is missing if a checkpoint removes its WAL first.
-   */
+  /** Takes the hold, or says why the server refuses it (no REPLICATION, wal_level = minimal, no free slot). */
   static async take(client: Client): Promise<WalHold | string> {
     const slot = `dblab_wal_${randomBytes(6).toString("hex")}`;
     try {
@@ -99,13 +82,8 @@ export class WalHold {
 }
 
 /**
- * A window's WAL held on a session of its own, for windows that other sessions write (pgbench's
- * clients, between a connection before the window and one after it). `fn` calls `hold()` after
- * the window's CHECKPOINT and before it reads the window's start LSN; the hold ends with `fn`:
- * released, and its session closed, which drops a temporary slot even where the release failed.
- * `hold()` gives why the server refused the hold, or undefined. On a server shared with other runs
- * their checkpoints recycle WAL too (measured: two 06 smoke runs beside one 03 run, "requested WAL
- * segment … has already been removed" before a round ended), not only the window's own.
+ * A window's WAL held on a session of its own: `fn` calls `hold()` after the window's CHECKPOINT and
+ * before its start LSN; the hold ends with `fn` (closing the session drops the slot even if the release failed).
  */
 export async function withWindowWal<T>(
   connection: ConnectionInfo,
@@ -128,9 +106,8 @@ export async function withWindowWal<T>(
 }
 
 /**
- * One timed window's WAL at a time on one session: `open` just before the window holds its WAL
- * (WalHold), `count` after it reads the window's records and lets the WAL go. A server that
- * refuses the hold is not asked again: `refused` says why.
+ * One timed window's WAL at a time on one session: `open` holds, `count` reads and releases; a refusal is not asked
+ * again.
  */
 export class WalWindows {
   private hold: WalHold | undefined;
@@ -163,12 +140,8 @@ export class WalWindows {
 }
 
 /**
- * WAL record counts by type between two positions given as bytes since 0/0 (the counters'
- * `wal.lsn`), as `walrec.<type>` counter rows, once the WAL is flushed past `to`: pg_walinspect
- * reads only flushed WAL, and with synchronous_commit = off the WAL writer flushes the tail within
- * wal_writer_delay (200 ms by default), so this waits for it rather than forcing a flush. Undefined
- * when it is not flushed within `waitMs`, or when a checkpoint removed the window's WAL (no
- * WalHold): the figures are left out, the trial stands.
+ * Record counts by type between two positions as `walrec.<type>` rows, once the WAL writer flushed
+ * past `to`; undefined when not flushed in time or removed (the trial stands).
  */
 export async function walRecordCountRows(
   client: Client,
