@@ -1,7 +1,6 @@
 /**
  * One step of an adaptive design: after the planned rounds, add one at a time while a headline claim
- * is inconclusive, up to a cap and a time budget. The looks share the claim's stated error: each is
- * decided at a per-look coverage chosen so that all together keep it (`lookPlan`). Pure, unit-tested.
+ * is inconclusive, up to a cap and a time budget; the looks share the claim's stated error (`lookPlan`).
  */
 import { medianRank } from "./intervals";
 
@@ -10,12 +9,10 @@ const STATED = 0.9;
 
 /**
  * How an adaptive design spends its stated coverage: each look's interval reaches `level`, chosen so
- * that every look's interval covers the median together with probability ≥ `coverage`; a look can
- * only decide wrongly when its interval misses the median, so all looks err at most 1 − coverage.
+ * that all looks' intervals cover the median together with probability ≥ `coverage`.
  */
 export interface LookPlan {
   readonly coverage: number;
-  /** The coverage each look's interval must reach. */
   readonly level: number;
   /** Rounds at which a look can decide: the planned ones, then each n where the interval at `level` moves inward. */
   readonly looks: readonly number[];
@@ -23,11 +20,7 @@ export interface LookPlan {
   readonly family: number;
 }
 
-/**
- * Exact probability that every look's order-statistic interval covers the median: the count below
- * the median is a walk of fair coin flips, so one pass over its distribution gives it. A look with
- * rank 0 decides nothing.
- */
+/** Exact probability that every look's interval covers the median (the count below it is a fair coin walk). */
 export function familyCoverage(looks: readonly { readonly n: number; readonly rank: number }[]): number {
   let dist = [1];
   let at = 0;
@@ -45,9 +38,7 @@ export function familyCoverage(looks: readonly { readonly n: number; readonly ra
   return dist.reduce((a, b) => a + b, 0);
 }
 
-/**
- * The least per-look coverage (steps of 0.05 %) whose looks keep `coverage` together (Pocock's idea, exact intervals).
- */
+/** The least per-look coverage (0.05 % steps) whose looks keep `coverage` together (Pocock's idea, exact intervals). */
 export function lookPlan(planned: number, maxRounds: number, coverage = STATED): LookPlan {
   const key = `${planned}/${maxRounds}/${coverage}`;
   const known = plans.get(key);
@@ -73,7 +64,6 @@ function searchPlan(planned: number, maxRounds: number, coverage: number): LookP
 
 const pct = (x: number) => `${(Math.round(x * 1000) / 10).toString()} %`;
 
-/** An adaptive run's per-look coverage, from its summary's `looks`. */
 export function lookLevel(s: unknown): number | undefined {
   const looks = typeof s === "object" && s !== null ? (s as { readonly looks?: LookPlan }).looks : undefined;
   return looks && looks.level > looks.coverage ? looks.level : undefined;
@@ -92,7 +82,6 @@ export function lookText(p: LookPlan): string {
   );
 }
 
-/** How a design names its rounds and its cap in the reasons it records. */
 export interface RoundWords {
   /** e.g. "repeat"/"repeats", "round"/"rounds". */
   readonly one: string;
@@ -107,25 +96,20 @@ export interface RoundState {
   readonly maxRepeats: number;
   readonly elapsedSeconds: number;
   readonly budgetSeconds: number;
-  /**
-   * Average seconds per added round; with it a round is added only if the rounds needed fit the budget, without it
-   * until the budget is spent.
-   */
+  /** Average seconds per added round: rounds are added only if those needed fit the budget (else until it is spent). */
   readonly secondsPerRound?: number;
-  /** Rounds an interval needs before it can decide a claim. */
   readonly needed?: number;
   /** Inconclusive claims more rounds are for, e.g. "claim (2)". */
   readonly undecided: readonly string[];
   /** How the claims stand once none is undecided, e.g. "(1) held, (2) did not hold". */
   readonly decided: string;
   readonly words: RoundWords;
-  /** Spent over the looks (`lookPlan`); 90 % unless given. */
+  /** 90 % unless given. */
   readonly coverage?: number;
 }
 
 export interface RoundStep {
   readonly more: boolean;
-  /** Why: what stopped the design, or what the next round is for. */
   readonly reason: string;
 }
 
@@ -148,7 +132,7 @@ export function nextInformativeRound(done: number, level = 0.9): number {
   return informativeRounds(level, Math.max(64, done + 64)).find((n) => n > done) ?? done + 1;
 }
 
-/** Whether to run one more round, and why; the rounds go to the looks of the design's `lookPlan`. */
+/** Whether to run one more round, and why. */
 export function nextRound(s: RoundState): RoundStep {
   const plan = lookPlan(s.planned, s.maxRepeats, s.coverage);
   const step = stepTo(s, plan);
@@ -206,7 +190,6 @@ function stepTo(s: RoundState, plan: LookPlan): RoundStep {
 }
 
 export interface PlannedRoundState {
-  /** 1-based. */
   readonly round: number;
   /** Rounds a verdict needs: never cut before them. */
   readonly needed: number;
@@ -215,10 +198,7 @@ export interface PlannedRoundState {
   readonly budgetSeconds: number;
 }
 
-/**
- * Whether a planned round starts: past the rounds a verdict needs, one that would end after the budget at the pace so
- * far is not.
- */
+/** Whether a planned round starts: past the rounds a verdict needs, not if it would end after the budget. */
 export function plannedRoundFits(s: PlannedRoundState): boolean {
   return s.round <= s.needed || s.elapsedSeconds + s.secondsPerRound <= s.budgetSeconds;
 }

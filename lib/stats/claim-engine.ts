@@ -37,7 +37,6 @@ export interface Part {
 }
 
 export interface Statistic<S> {
-  /** What is computed, paired how: the declaration's text. */
   readonly text: string;
   readonly fmt: (x: number) => string;
   /** Value, interval and n on this summary; undefined when what it needs did not run. */
@@ -50,7 +49,7 @@ export interface Statistic<S> {
 export interface SeedSentence {
   readonly original: string;
   readonly translation?: string;
-  /** The seed's own numbers for this sentence (from quotes.json). */
+  /** The seed's own numbers (from quotes.json). */
   readonly figure?: string;
   /** Whose words they are when not a seed's, e.g. "the lab's question" (06). */
   readonly whose?: string;
@@ -93,7 +92,6 @@ export function readQuotes(compiledDir: string): Quotes {
 /** What a claim is, apart from the run. */
 export interface ClaimCore<K extends string = string> {
   readonly id: string;
-  /** The sentence tested, in our words. */
   readonly claim: string;
   readonly sentence: SeedSentence;
   /** The seed's own numbers, when the quotation does not carry them. */
@@ -105,7 +103,6 @@ export interface ClaimCore<K extends string = string> {
   readonly reading?: string;
   /** Regime factors: a gate for magnitudes, the stated scale otherwise. */
   readonly regime: readonly K[];
-  /** Where the seed made the claim, in prose. */
   readonly regimeText: string;
   readonly mechanism?: string;
   readonly derivedFrom?: string;
@@ -122,9 +119,8 @@ export interface Claim<P, S, K extends string = string> extends ClaimCore<K> {
   readonly statistic: Statistic<S>;
   /** Why the effect is what it is, from this run's counters; "" when nothing was measured. */
   readonly why: (s: S) => string;
-  /** This run's figures beside the statistic (between-run ratios, medians). */
+  /** This run's figures beside the statistic. */
   readonly ours?: (s: S) => string;
-  /** A derived claim's arithmetic on this run's numbers. */
   readonly arithmetic?: (s: S) => string;
   /** Why its mode or engine does not run. */
   readonly absent?: { readonly before: (p: P) => boolean; readonly after: (s: S) => boolean; readonly reason: string };
@@ -146,15 +142,13 @@ export interface NotDeclared {
 export interface ClaimSet<P, S, K extends string = string> {
   readonly notebook: string;
   readonly factors: Readonly<Record<K, RegimeFactor>>;
-  /** The planned position, from the params (before the run). */
   readonly before: (p: P) => Position<K>;
-  /** The measured position, from the summary (after the run). */
   readonly after: (s: S) => Position<K>;
   readonly claims: readonly Claim<P, S, K>[];
   readonly notDeclared: readonly NotDeclared[];
 }
 
-/** A claim set that breaks a rule of declaration: thrown when the module is loaded. */
+/** Any notebook's set, for the engine's generated tests and the registry. */
 export type AnyClaimSet = ClaimSet<never, never, string>;
 
 /** A claim set that breaks a rule of declaration: thrown when the module is loaded. */
@@ -162,10 +156,8 @@ export class DeclarationError extends Error {
   override readonly name = "DeclarationError";
 }
 
-/** A factor's band in its own unit: [seed × within]. */
 const factorBand = (f: RegimeFactor): [number, number] => [f.seed * f.within[0], f.seed * f.within[1]];
 
-/** A rule's band: where "held" lies. */
 export function ruleBand(rule: Rule): [number, number] {
   switch (rule.kind) {
     case "above":
@@ -219,11 +211,9 @@ export function declare<P, S, K extends string>(set: ClaimSet<P, S, K>): ClaimSe
   return set;
 }
 
-/** What a run measured for one claim: the statistic and the position. */
 export interface Measured<K extends string = string> {
   readonly statistic: Interval | readonly Part[] | undefined;
   readonly position: Position<K>;
-  /** The claim's mode did not run. */
   readonly absent?: string;
   /** What this run emulated that the claim's regime stands on: the verdict is `emulated`. */
   readonly emulated?: string;
@@ -233,9 +223,7 @@ export interface Measured<K extends string = string> {
 
 export interface Outcome {
   readonly verdict: Verdict;
-  /** The one reason. */
   readonly reason: string;
-  /** This run's scale against the claim's factors, as text. */
   readonly scale?: string;
   /** The interval decided on (the first part's for an all-of statistic). */
   readonly interval?: Interval;
@@ -313,14 +301,13 @@ export function decideClaim<K extends string>(
   return { verdict: d.verdict, reason: d.decidedBy, scale, interval };
 }
 
-/** The declaration's seed text: the original, its translation, and the figure. */
 function seedText(c: ClaimCore): string {
   const t = c.sentence.translation ? ` → "${c.sentence.translation}"` : "";
   const whose = c.sentence.whose ? `[${c.sentence.whose}] ` : "";
   return `${whose}${c.sentence.original}${t}. Figures: ${c.figure ?? c.sentence.figure}`;
 }
 
-/** The declaration, rendered once (it does not change from run to run). */
+/** The declaration, rendered once. */
 export function declaration<K extends string>(
   c: ClaimCore<K>,
   factors: Readonly<Record<K, RegimeFactor>>,
@@ -357,7 +344,6 @@ export function declaration<K extends string>(
   };
 }
 
-/** The declarations of a set, for the plan, the tests and the notebook's table. */
 export function declarations<P, S, K extends string>(set: ClaimSet<P, S, K>): Declaration[] {
   return set.claims.map((c) => declaration(c, set.factors, c.statistic));
 }

@@ -292,7 +292,7 @@ export function allOf(parts: readonly Decision[]): Verdict {
   return "inconclusive";
 }
 
-// ---- Kinds and regimes ----------------------------------------------------------------------------
+// Kinds and regimes
 
 const num = (x: number) =>
   !Number.isFinite(x)
@@ -409,7 +409,7 @@ export function atScale(
   return { ...check, scale };
 }
 
-// ---- What a profile can decide, before it runs ---------------------------------------------------
+// What a profile can decide, before it runs
 
 /** A claim's prospect on a planned run, by the regime rule the verdict uses (`scalePosition`). */
 export type ClaimProspect = "decidable" | "out of regime" | "unavailable" | "not evidence";
@@ -502,7 +502,7 @@ export function verdictText(c: ClaimCheck): string {
 /** Claims that count as evidence: neither derived nor emulated. */
 export const isEvidence = (c: Pick<ClaimCheck, "verdict">) => c.verdict !== "derived" && c.verdict !== "emulated";
 
-// ---- A union of step refutations ------------------------------------------------------------------
+// A union of step refutations
 
 /** P(X ≥ m), X ~ Binomial(n, ½): the one-sided sign test's p-value. */
 export function signTestP(n: number, m: number): number {

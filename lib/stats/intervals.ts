@@ -1,8 +1,7 @@
 /**
- * Intervals that mean what their label says, for few repeats. Ratios are formed per repeat first
- * (paired: conditions of one repeat run back to back), then summarised by the exact distribution-free
- * interval of the median from order statistics: k-th smallest to k-th largest cover it with
- * 1 − 2·P(Binomial(n, ½) < k), no resampling (a bootstrap of 3 values only relabels the range).
+ * Intervals that mean what their label says, for few repeats: per-repeat (paired) ratios, summarised
+ * by the exact order-statistic interval of the median (k-th smallest to k-th largest covers it with
+ * 1 − 2·P(Binomial(n, ½) < k)), not a bootstrap.
  */
 import { median } from "simple-statistics";
 

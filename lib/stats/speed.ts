@@ -1,21 +1,17 @@
 /**
- * The machine's speed state, measured before each timed run by a fixed write-path probe
- * (engines/postgres/speed-probe.ts), and what a run's spread of it means for its claims: a paired
- * statistic takes every pair, and those whose probes split are named in a sensitivity sentence.
- * Why: docs/claims-and-regimes.md, "The speed state of the machine".
+ * The machine's speed state from a write-path probe before each timed run, and what its spread means
+ * for the claims (docs/claims-and-regimes.md, "The speed state of the machine").
  */
 import { median, quantile } from "simple-statistics";
 
-/** One probe's result, recorded on the trial it preceded. */
 export interface SpeedProbe {
   /** What was timed, e.g. "400 single-row UPDATE + COMMIT (synchronous_commit off), own database". */
   readonly what: string;
-  /** Median and 90th percentile of the statements' client-side latency, ms. */
+  /** ms, client-side. */
   readonly medianMs: number;
   readonly p90Ms: number;
   readonly n: number;
   readonly at: string;
-  /** The probe was taken once for several trials: which. */
   readonly sharedBy?: string;
 }
 
@@ -29,13 +25,11 @@ export interface SpeedSpread {
   readonly maxMs: number;
   /** Upper ÷ lower quartile of the probes: robust to one warm-up probe, unlike slowest ÷ fastest. */
   readonly quartileRatio: number;
-  /** Keys of trials whose probe differs from the median by more than SPEED_STATE_RATIO. */
   readonly flagged: readonly string[];
   /** e.g. "probe median 0.090 ms, quartiles ×1.06 (range 0.081–0.152) over 10 trials; …". */
   readonly text: string;
 }
 
-/** The spread of a run's speed probes; undefined when no trial has one. */
 export function speedSpread(
   trials: readonly { readonly key: string; readonly speed?: SpeedProbe }[],
 ): SpeedSpread | undefined {
@@ -66,27 +60,23 @@ export function speedSpread(
   };
 }
 
-/** Same speed state: within ×SPEED_STATE_RATIO (the edge included). */
 export function sameState(aMs: number, bMs: number): boolean {
   if (!(aMs > 0) || !(bMs > 0)) return true;
   return Math.max(aMs, bMs) / Math.min(aMs, bMs) <= SPEED_STATE_RATIO;
 }
 
 /**
- * The declared rule for a paired statistic: every pair counts, and a pair whose probes differ by more
- * than ×SPEED_STATE_RATIO is named with the verdict over the other pairs beside it. The probe cannot
- * sort single trials into states (docs/claims-and-regimes.md), so it is a stratum, not a filter.
+ * The rule for a paired statistic: every pair counts; pairs whose probes differ by more than
+ * ×SPEED_STATE_RATIO are named, with the verdict without them beside it (a stratum, not a filter).
  */
 export const PAIR_STATE_RULE =
   `every pair counts; a pair whose two trials' write-path probes differ by more than ×${SPEED_STATE_RATIO} ` +
   `(perhaps two speed states) is named, and the verdict without such pairs is given beside it`;
 
 export interface StatePairs<T> {
-  /** Every pair: the statistic's input. */
   readonly kept: readonly T[];
-  /** Pairs whose probes agree (or were not probed): the sensitivity check's input. */
+  /** Pairs whose probes agree (or were not probed). */
   readonly oneState: readonly T[];
-  /** The pairs whose probes differ by more than ×SPEED_STATE_RATIO. */
   readonly split: readonly { readonly item: T; readonly label: string; readonly ratio: number }[];
   /** e.g. "r3: probes ×1.71 apart"; "" when none. */
   readonly text: string;
