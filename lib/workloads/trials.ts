@@ -62,11 +62,8 @@ export interface RunTrialsOptions<C extends object, P extends PlannedTrial<C>, T
 }
 
 /**
- * Runs `plan` in order under the stall watchdog and returns the records of the trials it ran. A trial
- * already `ok` in the store is skipped; each record is appended (fsync'd) before the next trial; a
- * thrown error is recorded as `failed`, `afterFailure` runs, and the loop ends with TrialFailedError
- * (cause kept) unless `continueOnError`; an interrupt is checked before each trial. Contract in
- * docs/architecture.md, "The trial loop".
+ * Runs `plan` in order under the stall watchdog and returns the records of the trials it ran
+ * (resume, failure record, interrupt: the contract in docs/architecture.md, "The trial loop").
  */
 export async function runTrials<C extends object, P extends PlannedTrial<C>, T extends TrialRecord<C, string>>(
   plan: readonly P[],

@@ -1,10 +1,7 @@
 /**
- * The stall watchdog shared by every notebook's trials. A trial is stalled when, for the bound,
- * nothing shows its server alive: no progress and no answer to a liveness probe on a separate
- * connection (made only after a quiet spell, so the timed path is untouched). The bound is
- * max(60 s, 10 × the median finished trial of the group); DBLAB_STALL_SECONDS overrides it. On a
- * stall the server is killed (a frozen process answers no polite shutdown) and the trial fails with a
- * StallError. What each part fixed, measured: docs/fault-matrix.md, "Why the stall watchdog".
+ * The stall watchdog of every notebook's trials: a trial is stalled when, for max(60 s, 10 × the
+ * group's median trial) (DBLAB_STALL_SECONDS overrides), its server neither progresses nor answers a
+ * liveness probe; the server is then killed and the trial fails with a StallError (docs/fault-matrix.md).
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import fs from "node:fs";
@@ -26,9 +23,8 @@ const MIN_BOUND_MS = 60_000;
 const PEER_FACTOR = 10;
 
 /**
- * A server seen only through its connection (external) is also watched at the TCP level: a trial
- * silent for LINK_BOUND_MS while the port has completed no handshake for LINK_UNREACHABLE_MS is a
- * lost link, said at once. A frozen server still completes handshakes, so this never replaces a stall.
+ * An external server is also watched at the TCP level, so a lost link is said at once (a frozen server still
+ * handshakes).
  */
 const LINK_BOUND_MS = 20_000;
 const LINK_UNREACHABLE_MS = 10_000;
@@ -37,13 +33,12 @@ const HANDSHAKE_MS = 4000;
 
 export interface WatchdogOptions {
   readonly servers: ReadonlyMap<Engine, StartedServer>;
-  /** Shows a line in the run's progress. */
   readonly say?: (message: string) => void;
   /** Fixed bound in ms; default DBLAB_STALL_SECONDS, else scaled from finished trials. */
   readonly boundMs?: number;
-  /** Liveness probe on a separate connection; resolves when the server answered. */
+  /** Resolves when the server answered. */
   readonly probe?: (server: StartedServer, timeoutMs: number) => Promise<void>;
-  /** How often a long trial shows what its server is doing (server-activity.ts); 0 = never. */
+  /** server-activity.ts's interval; 0 = never. */
   readonly activityMs?: number;
   /** Silence and port-unreachable time that make a lost link (defaults LINK_BOUND_MS, LINK_UNREACHABLE_MS). */
   readonly link?: { readonly boundMs: number; readonly unreachableMs: number };
@@ -73,13 +68,12 @@ function capitalise(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-/** The engine's liveness probe on a fresh connection, bounded by `timeoutMs` end to end. */
 export async function probeServer(server: StartedServer, timeoutMs: number): Promise<void> {
   const attempt = LIVENESS[server.engine](server, timeoutMs);
   try {
     await withTimeout(attempt.answered, timeoutMs, `no answer within ${timeoutMs} ms`);
   } finally {
-    // Lost the race: its rejection (the frozen server's, later) was already reported as the timeout.
+    // Lost the race: its rejection was already reported as the timeout.
     attempt.answered.catch(ignored("watchdog: the probe that lost its race"));
     // Not awaited: ending a connection to a frozen server waits as long as the server does.
     attempt.close().catch(ignored("watchdog: close the probe's connection"));
@@ -97,12 +91,10 @@ async function stopStalled(server: StartedServer): Promise<string | undefined> {
     await server.stop();
     return undefined;
   } catch (error) {
-    // A remote engine that vanished: the container cannot be removed now (its record is kept).
     return error instanceof Error ? error.message : String(error);
   }
 }
 
-/** Whether the lab sees this server only through its connection. */
 function seenOnlyThroughConnection(server: StartedServer): boolean {
   const pid = (server as { pid?: unknown }).pid;
   return (
@@ -113,7 +105,6 @@ function seenOnlyThroughConnection(server: StartedServer): boolean {
   );
 }
 
-/** Whether host:port completes a TCP handshake within `timeoutMs`. */
 export function tcpHandshake(host: string, port: number, timeoutMs = HANDSHAKE_MS): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect({ host, port });
@@ -148,20 +139,16 @@ function lostLink(
 export class TrialWatchdog {
   private readonly durations = new Map<string, number[]>();
   private lastSign = 0;
-  /** The trial's own progress (not a probe's answer). */
   private lastTrialProgress = 0;
-  /** Servers seen only through their connection whose port has completed a handshake from here. */
   private readonly reached = new WeakSet<StartedServer>();
 
   constructor(private readonly options: WatchdogOptions) {}
 
-  /** Something the trial did shows the server alive. */
   progress(): void {
     this.lastSign = Date.now();
     this.lastTrialProgress = this.lastSign;
   }
 
-  /** The bound for a trial of `group` (see the module comment). */
   boundMs(group: string): number {
     const fixed = this.options.boundMs ?? stallBoundFromEnv();
     if (fixed !== undefined) return fixed;
@@ -177,7 +164,7 @@ export class TrialWatchdog {
     const server = this.options.servers.get(engine);
     if (!server) return run();
     const bound = this.boundMs(group);
-    // Quiet for a third of the bound: probe, each probe allowed a third of the bound to answer.
+    // Quiet for a third of the bound: probe, each probe given a third of the bound.
     const quietMs = Math.max(1, Math.round(bound / 3));
     const started = Date.now();
     this.lastSign = started;
@@ -280,14 +267,14 @@ export class TrialWatchdog {
           });
     try {
       const result = await Promise.race([work, stall, lostLinkPromise]);
-      // A trial that got through a stall (the server resumed in time) has a meaningless duration.
+      // A trial that got through a stall has a meaningless duration.
       if (stallError) throw stallError;
       const list = this.durations.get(group) ?? [];
       list.push(Date.now() - started);
       this.durations.set(group, list);
       return result;
     } catch (error) {
-      // The trial's own error is then only a consequence of the kill (connection terminated).
+      // The trial's own error is then a consequence of the kill.
       if (stallError) {
         await stopping;
         throw await explainDockerHostLoss(server, stallError);
@@ -297,7 +284,6 @@ export class TrialWatchdog {
     } finally {
       clearInterval(timer);
       watching.abort();
-      // After a stall the trial's own late rejection is a consequence of the kill, reported above.
       work.catch(ignored("watchdog: the trial's rejection after its stall"));
       lostLinkPromise.catch(ignored("watchdog: no lost link"));
     }
@@ -315,7 +301,7 @@ export function explainServerLoss(server: StartedServer, error: unknown): unknow
   if (typeof directory === "string") {
     try {
       const fsStats = fs.statfsSync(directory);
-      // Almost nothing left for an unprivileged writer: a full disk whatever its size (tmpfs included).
+      // Almost nothing left for an unprivileged writer: a full disk, tmpfs included.
       if (fsStats.bavail * fsStats.bsize < 1024 * 1024) {
         reasons.push(`the disk of its data directory ${directory} is full (No space left on device)`);
       }
@@ -323,7 +309,6 @@ export function explainServerLoss(server: StartedServer, error: unknown): unknow
       // the directory went with the server
     }
   }
-  // A server process of ours that is gone (kill -9, the OOM killer) is the loss itself.
   const pid = (server as { pid?: unknown }).pid;
   if (typeof pid === "number" && pid > 0 && !isProcessAlive(pid)) reasons.push(`its process ${pid} is gone`);
   const logTail = (server as { logTail?: unknown }).logTail;
@@ -350,12 +335,10 @@ function isConnectionLoss(error: unknown): boolean {
   if (error instanceof StallError) return true;
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code === "string") {
-    // Socket errors, and the server's own SQLSTATE class 57P (admin_shutdown, crash_shutdown,
-    // cannot_connect_now): a backend told its postmaster is going.
+    // Socket errors, and SQLSTATE class 57P: a backend told its postmaster is going.
     if (/^E(CONNRESET|PIPE|CONNREFUSED|HOSTUNREACH|TIMEDOUT)$|^57P0[123]$/.test(code)) return true;
   }
-  // Server errors carry a SQLSTATE too (XX000 "postmaster exited during a parallel transaction"), so the
-  // wording is read whatever the code, including node-postgres's "…connection error and is not queryable".
+  // Server errors carry a SQLSTATE too (XX000 "postmaster exited…"), so the wording is read whatever the code.
   return /Connection terminated|connection.*(closed|lost)|closed the connection|could not (receive|send) data (from|to) server|terminating connection|postmaster exit|backend died|connection error and is not queryable|No space left on device/i.test(
     String(error),
   );
@@ -365,7 +348,6 @@ function isConnectionLoss(error: unknown): boolean {
 async function explainDockerHostLoss(server: StartedServer, error: unknown): Promise<unknown> {
   if (server.network === undefined) return error;
   if (!isConnectionLoss(error)) return error;
-  // Loaded lazily so that runs without Docker never load dockerode.
   const {
     dockerAvailable,
     dockerEndpoint,
@@ -377,13 +359,12 @@ async function explainDockerHostLoss(server: StartedServer, error: unknown): Pro
   } = await import("../targets/docker/docker-client");
   const dockerHost = server.network.dockerHost;
   const remote = dockerHost !== undefined && dockerHost !== "this machine";
-  // A remote engine is named by its address, and its host where an ssh alias hides it ("ssh://lab (10.0.0.5)").
+  // An ssh alias hides the host: "ssh://lab (10.0.0.5)".
   const endpoint = dockerEndpoint();
   const label = dockerHost?.replace(/ \(ssh\)$/, "") ?? "";
   const hostPart = /\(([^()]+)\)$/.exec(label)?.[1] ?? label;
   const where = remote && !endpoint.includes(hostPart) ? `${endpoint} (${hostPart})` : endpoint;
-  // An engine that did not answer the stall's stop, or a ping now, is remembered, so the session's stop
-  // fails at once instead of waiting out a removal for a host that is gone.
+  // An engine that did not answer is remembered, so the session's stop fails at once.
   if (recentlyUnreachable(endpoint)) return new DockerHostGoneError(serverName(server), error, where);
   if (!(await dockerAvailable())) {
     noteIfUnreachable(endpoint, new Error("no answer to a ping"));
@@ -397,19 +378,16 @@ async function explainDockerHostLoss(server: StartedServer, error: unknown): Pro
 }
 
 /**
- * Why a trial's connection was lost, decided once: what the server left on this machine, else its
- * engine, else its process as seen from outside. The connection breaks a moment before the process is
- * seen gone, so the server is looked at for up to 3 s (10 s after an administrator shutdown).
+ * Why a trial's connection was lost, decided once: what the server left here, else its engine, else
+ * its process seen from outside, looked at for up to 3 s since the connection breaks first.
  */
 async function explainLoss(
   server: StartedServer,
   error: unknown,
   probe: WatchdogOptions["probe"] = probeServer,
 ): Promise<unknown> {
-  // Any failure is checked against the server's process: a tool's words for a dead server need not sound like a lost
-  // connection.
+  // Any failure is checked against the server's process: a tool's words for a dead server vary.
   const loss = isConnectionLoss(error);
-  // A server seen only through its connection that answers no probe failed the trial, whatever the tool said.
   if (seenOnlyThroughConnection(server) && !(error instanceof ServerLostError)) {
     const unanswered = await unansweredProbe(server, probe);
     if (unanswered !== undefined) {
@@ -439,7 +417,6 @@ async function explainLoss(
   }
 }
 
-/** Why a server seen only through its connection did not answer now, or undefined when it did. */
 async function unansweredProbe(
   server: StartedServer,
   probe: NonNullable<WatchdogOptions["probe"]>,
@@ -461,7 +438,6 @@ async function unansweredProbe(
 /** The same for an error thrown outside a watched trial: the first server whose loss explains it names itself. */
 export async function explainRunError(servers: ReadonlyMap<Engine, StartedServer>, error: unknown): Promise<unknown> {
   if (isDockerHostLoss(error) || error instanceof StallError) return error;
-  // A trial's own failure went through watch() already, with its explanation.
   if (error instanceof TrialFailedError) return error;
   for (const server of servers.values()) {
     const explained = await explainDockerHostLoss(server, error);
@@ -472,23 +448,22 @@ export async function explainRunError(servers: ReadonlyMap<Engine, StartedServer
 
 const current = new AsyncLocalStorage<TrialWatchdog>();
 
-/** Runs `fn` with `watchdog` as the one that `watchTrial` and `noteProgress` use below it. */
 export function withWatchdog<T>(watchdog: TrialWatchdog, fn: () => Promise<T>): Promise<T> {
   return current.run(watchdog, fn);
 }
 
-/** The hook around one trial; without a watchdog in scope (a unit test) it only runs `run`. */
+/** The hook around one trial; without a watchdog in scope it only runs `run`. */
 export function watchTrial<T>(engine: Engine, what: string, run: () => Promise<T>, group?: string): Promise<T> {
   const watchdog = current.getStore();
   return watchdog ? watchdog.watch(engine, what, run, group) : run();
 }
 
-/** The stall bound for trials of `group` (or the floor without a watchdog): what a failed trial's cleanup may take. */
+/** The stall bound for `group` (or the floor): what a failed trial's cleanup may take. */
 export function trialBoundMs(group = ""): number {
   return current.getStore()?.boundMs(group) ?? MIN_BOUND_MS;
 }
 
-/** Tells the watchdog in scope that the trial moved (e.g. a pgbench progress line). */
+/** e.g. a pgbench progress line. */
 export function noteProgress(): void {
   current.getStore()?.progress();
 }

@@ -1,7 +1,6 @@
 /**
- * `initPgbench` (`pgbench -i`) and `runPgbench` (a timed load with progress, per-statement latencies
- * and a transaction log), on the host or inside a docker target's container. A host pgbench is
- * registered for the reaper while it runs; an AbortSignal stops it with SIGINT.
+ * `initPgbench` and `runPgbench` (a timed load with progress, per-statement latencies and a
+ * transaction log), on the host (registered for the reaper) or inside a docker target's container.
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -40,12 +39,12 @@ export interface RunOptions extends PgbenchLoadOptions {
   readonly log?: PgbenchLogMode;
   /** `--sampling-rate` (default 1). */
   readonly samplingRate?: number;
-  /** Series bucket, ms (default 1000). */
+  /** ms (default 1000). */
   readonly bucketMs?: number;
   readonly signal?: AbortSignal;
-  /** Called with the wall-clock start (Unix ms) once pgbench runs. */
+  /** Called with the wall-clock start (Unix ms). */
   readonly onStart?: (startedAtMs: number) => void;
-  /** Each progress line (host runs; a container run reports them at the end). */
+  /** Host runs; a container run reports them at the end. */
   readonly onProgress?: (point: ProgressPoint) => void;
   /** Default: `locatePgbench`. */
   readonly runner?: PgbenchRunner;
@@ -53,7 +52,6 @@ export interface RunOptions extends PgbenchLoadOptions {
 
 export interface InitResult {
   readonly seconds: number;
-  /** pgbench's own phase breakdown, s. */
   readonly steps: Readonly<Record<string, number>>;
   readonly runner: string;
   readonly version: string;
@@ -75,11 +73,7 @@ export class PgbenchAbortedError extends Error {
   }
 }
 
-/**
- * Why a pgbench run gave no result, from its own words: `script` (its parser or the server refused a
- * statement; repeats on every run), `connection` (lost or never made), `silent` (nothing said, e.g.
- * the server was killed), `other`.
- */
+/** Why a run gave no result, from pgbench's words: `script` (repeats on every run), `connection`, `silent`, `other`. */
 export type PgbenchFailureKind = "script" | "connection" | "silent" | "other";
 
 /** A pgbench run that gave no result; the message's first line carries pgbench's own words. */
@@ -89,7 +83,6 @@ export class PgbenchError extends Error {
     message: string,
     readonly kind: PgbenchFailureKind,
     readonly exitCode: number,
-    /** pgbench's stderr error lines, caret-only lines left out. */
     readonly said: readonly string[],
   ) {
     super(message);
@@ -107,10 +100,7 @@ export function pgbenchFailureKind(said: readonly string[], exitCode: number): P
   return said.length === 0 && exitCode !== 0 ? "silent" : "other";
 }
 
-/**
- * The error of a run without "tps = " or with a non-zero exit and no aborted client; pgbench's words on the first line,
- * which a headless run shows.
- */
+/** The error of a run without "tps = " or failing with no aborted client; pgbench's words on the first line. */
 export function pgbenchFailure(exitCode: number, stdout: string, stderr: string): PgbenchError {
   const said = stderr
     .split("\n")
@@ -139,9 +129,8 @@ export function pgbenchFailure(exitCode: number, stdout: string, stderr: string)
 }
 
 /**
- * The environment of a PostgreSQL client tool the lab spawns: the server's own libpq settings and the
- * password, in this child only. No PG* variable is inherited (the user's would change what is
- * measured); PGAPPNAME stays unset so the load's sessions are "pgbench".
+ * A client tool's environment: the server's libpq settings and the password, in this child only. No PG*
+ * variable is inherited (the user's would change what is measured); PGAPPNAME unset, so sessions are "pgbench".
  */
 export function clientToolEnv(connection: Pick<ConnectionInfo, "password" | "libpqEnvironment">): NodeJS.ProcessEnv {
   return {
@@ -201,14 +190,14 @@ function runOnHost(
       setTimeout(() => stop("SIGKILL"), 5000).unref();
     };
     options.signal?.addEventListener("abort", onAbort, { once: true });
-    // A wedged pgbench (a server that stopped answering) must not hang the notebook forever.
+    // A wedged pgbench must not hang the notebook forever.
     const watchdog = setTimeout(() => {
       stderr += `\n(db-write-lab: pgbench ran ${Math.round(options.timeoutMs / 1000)} s past its duration and was stopped)`;
       stop("SIGTERM");
       setTimeout(() => stop("SIGKILL"), 5000).unref();
     }, options.timeoutMs);
     watchdog.unref();
-    // `on`, not `once`: a later error (a kill that fails) must not be an uncaught exception.
+    // `on`, not `once`: a later error must not be uncaught.
     child.on("error", (error) => {
       clearTimeout(watchdog);
       if (recordId) unregister(recordId);
@@ -225,10 +214,7 @@ function runOnHost(
   });
 }
 
-/**
- * pgbench's log files, or undefined when the directory is gone (a failure path: pgbench's own error is reported
- * instead).
- */
+/** pgbench's log files, or undefined when the directory is gone (pgbench's own error is then reported). */
 function readLogs(dir: string, prefix: string): string[] | undefined {
   try {
     return fs
@@ -241,7 +227,6 @@ function readLogs(dir: string, prefix: string): string[] | undefined {
   }
 }
 
-/** Runs pgbench in the server's container (the host has none). */
 async function runInContainer(
   runner: Extract<PgbenchRunner, { kind: "container" }>,
   buildArgs: (dir: string) => string[],
@@ -363,7 +348,6 @@ export async function runPgbench(server: StartedServer, o: RunOptions): Promise<
   }
   let raw: RawRun;
   let args: string[];
-  /** The log directory, when it was gone before its logs were read. */
   let logsLost: string | undefined;
   if (runner.kind === "host") {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-pgbench-"));
@@ -404,7 +388,7 @@ export async function runPgbench(server: StartedServer, o: RunOptions): Promise<
     args = argsFor(dirUsed);
     for (const line of raw.stderr.split("\n")) onLine(line);
   }
-  // Kept per trial beside the results (raw-output.ts). The password travels in PGPASSWORD; URIs in errors are redacted.
+  // Kept per trial (raw-output.ts); URIs in errors are redacted.
   keepRawOutput("pgbench", [
     { name: "command.txt", text: `pgbench ${redactText(args.join(" "))}\n` },
     { name: "stdout.txt", text: raw.stdout },
@@ -414,7 +398,7 @@ export async function runPgbench(server: StartedServer, o: RunOptions): Promise<
   if (!/^tps = /m.test(raw.stdout)) throw pgbenchFailure(raw.exitCode, raw.stdout, raw.stderr);
   const summary = parseSummary(raw.stdout, raw.stderr);
   if (raw.exitCode !== 0 && summary.abortedClients === 0) throw pgbenchFailure(raw.exitCode, raw.stdout, raw.stderr);
-  // pgbench's own error (above) is the cause when there is one; a run that finished without its logs is no result.
+  // pgbench's own error is the cause when there is one.
   if (logsLost !== undefined)
     throw new Error(`pgbench finished, but its log directory ${logsLost} was gone before its logs were read`);
   const text = raw.logs.join("\n");
