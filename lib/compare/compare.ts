@@ -42,7 +42,6 @@ export function defaultMetric(trials: readonly TrialRecord[]): Metric {
 }
 
 export interface CompareOptions {
-  /** Default 0.10 (lib/compare/stats.ts). */
   readonly alpha?: number;
   /** Regression gate: worse by more than this fraction and distinguishable. */
   readonly regressionThreshold?: number;
@@ -66,7 +65,6 @@ export interface RunInfo {
 export interface ConfigRow {
   readonly section: string;
   readonly field: string;
-  /** One value per run; "—" where not recorded. */
   readonly values: readonly string[];
 }
 
@@ -74,7 +72,6 @@ export interface SideSummary {
   readonly n: number;
   readonly failed: number;
   readonly median: number;
-  /** Distribution-free interval of the median and the probability that it covers it. */
   readonly low: number;
   readonly high: number;
   readonly coverage: number;
@@ -83,12 +80,10 @@ export interface SideSummary {
 
 export interface ConditionRow {
   readonly key: string;
-  /** The condition's fields that vary, as `name=value`. */
   readonly label: string;
   readonly condition: Readonly<Record<string, unknown>>;
   readonly a?: SideSummary;
   readonly b?: SideSummary;
-  /** Present in one run only. */
   readonly only?: "A" | "B";
   readonly change?: Change;
   /** Worse than A by more than the threshold and distinguishable from noise. */
@@ -120,7 +115,6 @@ export interface PairComparison {
   readonly regressions: number;
   /** The smallest p the sample sizes allow: above α nothing can be flagged. */
   readonly minPossibleP: number;
-  /** Undefined when neither run recorded verdicts. */
   readonly verdicts?: readonly VerdictPair[];
   readonly verdictsNote: string;
 }
@@ -132,14 +126,11 @@ export interface Comparison {
   readonly regressionThreshold?: number;
   readonly runs: readonly RunInfo[];
   readonly config: readonly ConfigRow[];
-  /** Fields that were the same in every run. */
   readonly identicalFields: number;
-  /** The first run is the baseline. */
   readonly pairs: readonly PairComparison[];
   readonly warnings: readonly string[];
 }
 
-// ---------------------------------------------------------------------------------------------
 // Configuration diff
 
 /** Settings that differ between any two servers (ports, paths): not configuration. */
@@ -232,7 +223,6 @@ function configFields(run: StoredRun): Fields {
   const params = new Map<string, string>();
   flatten("", run.params ?? m.params, params);
   for (const [k, v] of params) put("params", k, v);
-  // Anything else recorded, field by field.
   const other = new Map<string, string>();
   for (const [k, v] of Object.entries(m)) if (!HANDLED.has(k)) flatten(k, v, other);
   for (const [k, v] of other) put("recorded", k, v);
@@ -255,10 +245,8 @@ export function configDiff(runs: readonly StoredRun[]): { rows: ConfigRow[]; ide
   return { rows, identical };
 }
 
-// ---------------------------------------------------------------------------------------------
 // Conditions
 
-/** The trial's condition with its fields sorted. */
 export function conditionKey(condition: Readonly<Record<string, unknown>>): string {
   return JSON.stringify(Object.fromEntries(Object.entries(condition).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))));
 }
@@ -373,7 +361,6 @@ function comparePair(
 ): PairComparison {
   const ga = groupTrials(a, read);
   const gb = groupTrials(b, read);
-  // Every condition of either run, A's first, in first-seen order.
   const conditions = new Map<string, Readonly<Record<string, unknown>>>();
   for (const [key, g] of [...ga, ...gb]) if (!conditions.has(key)) conditions.set(key, g.condition);
   const label = labels([...conditions.values()]);

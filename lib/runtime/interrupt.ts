@@ -1,9 +1,7 @@
 /**
- * Cancellation for notebook cells. A Jupyter Stop is a SIGINT to the kernel's process group; each
- * experiment run takes a signal from here, aborted by that SIGINT, and its `finally` stops its
- * servers; the cell ends with an InterruptedError saying what was kept, and the kernel lives on.
- * In a kernel no SIGINT listener is added synchronously: one added inside tslab's `breakOnSigint`
- * window breaks Node's SIGINT handler and the next Stop kills the kernel (docs/interactive.md).
+ * Cancellation for notebook cells: a Stop (SIGINT to the kernel's group) aborts the run's signal, its
+ * `finally` stops its servers, and the kernel lives on. In a kernel no SIGINT listener is added
+ * synchronously, which would break Node's handler under tslab (docs/interactive.md).
  */
 
 let listening = false;

@@ -24,7 +24,7 @@ function signal(pid: number, sig: NodeJS.Signals, group: boolean): void {
   }
 }
 
-/** `pid` and all its descendants (Linux /proc; elsewhere only `pid`), parents first. */
+/** `pid` and its descendants (Linux /proc), parents first. */
 export function processTree(pid: number): number[] {
   const children = new Map<number, number[]>();
   let entries: string[] = [];
@@ -57,9 +57,7 @@ export function killTree(pid: number): void {
   for (const p of tree) signal(p, "SIGKILL", false);
 }
 
-/**
- * Stops a process synchronously (so it works in an 'exit' handler): `first`, then SIGKILL to its group after `graceMs`.
- */
+/** Stops a process synchronously (for 'exit' handlers): `first`, then SIGKILL to its group after `graceMs`. */
 export function stopProcessSync(pid: number, first: NodeJS.Signals = "SIGTERM", graceMs = 3000): void {
   signal(pid, first, false);
   const deadline = Date.now() + graceMs;
@@ -81,10 +79,8 @@ export function removeProcessResource(resource: Extract<ResourceRecord, { type: 
 export type DockerContainerRecord = Extract<ResourceRecord, { type: "docker-container" }>;
 export type ExternalDatabaseRecord = Extract<ResourceRecord, { type: "external-database" }>;
 
-/** What the Docker layer says about a removal that failed: kept for later, and why. */
 export interface ContainerRemover {
   remove(resource: DockerContainerRecord): Promise<void>;
-  /** e.g. "the Docker engine at … cannot be reached". */
   reasonKept(resource: DockerContainerRecord, error: unknown): string;
 }
 
@@ -105,7 +101,6 @@ async function removeContainer(resource: DockerContainerRecord): Promise<void> {
   await containerRemover.remove(resource);
 }
 
-/** The SQL that drops a database left on an external server. */
 export function externalDropAdvice(r: ExternalDatabaseRecord): string {
   const conninfo = `host=${r.host} port=${r.port} user=${r.user} dbname=postgres`;
   const sql = `DROP DATABASE IF EXISTS "${r.database.replace(/"/g, '""')}" WITH (FORCE);`;
@@ -123,7 +118,6 @@ async function removeResource(resource: ResourceRecord): Promise<void> {
   else throw new Error(externalDropAdvice(resource));
 }
 
-/** Removes one recorded resource (a process with its directory, or a container) and its record. */
 export async function removeRecord(record: { readonly id: string; readonly resource: ResourceRecord }): Promise<void> {
   await removeResource(record.resource);
   unregister(record.id);

@@ -9,7 +9,6 @@ import { releaseOwnResources, removeProcessResource, spawnDetachedReaper } from 
 
 let stopping: Promise<void> | undefined;
 
-/** Cleanups that need this process's memory: see `onShutdown`. */
 const inMemory = new Set<() => Promise<void>>();
 
 /**
@@ -22,7 +21,7 @@ export function onShutdown(stop: () => Promise<void>): () => void {
   return () => inMemory.delete(stop);
 }
 
-/** Stops every resource this process registered, each on its own; idempotent, concurrent callers share one pass. */
+/** Stops every resource this process registered, each on its own; concurrent callers share one pass. */
 export function shutdownAll(): Promise<void> {
   stopping ??= Promise.allSettled([...inMemory].map((stop) => stop()))
     .then(() => releaseOwnResources())
@@ -41,19 +40,18 @@ let hooksInstalled = false;
 /** How long a signal's exit waits, after the servers are stopped, for the aborted runs to end. */
 const RUNS_END_MS = 10_000;
 
-/** Installs the release handlers; on a plain exit containers are left to a detached reaper that outlives us. */
+/** Installs the release handlers; on a plain exit containers are left to a detached reaper. */
 export function installShutdownHooks(): void {
   if (hooksInstalled) return;
   hooksInstalled = true;
   let first: NodeJS.Signals | undefined;
   const onSignal = (sig: NodeJS.Signals): void => {
-    // Later signals wait for the same cleanup: with `once`, a second SIGTERM (executor, then jupyter_client) killed the
-    // cleanup mid-way.
+    // Later signals wait for the same cleanup (a second SIGTERM must not kill it mid-way).
     if (first) return;
     first = sig;
-    // The signal is the decided cause: runs see it before their servers go (interrupt.ts, abortRuns).
+    // The signal is the cause: runs see it before their servers go.
     abortRuns(sig);
-    // The cleanup may be cut short by a SIGKILL from the Jupyter side: a detached reaper, started first, finishes it.
+    // A SIGKILL may cut the cleanup short: a detached reaper, started first, finishes it.
     if (ownRecords().some((r) => r.resource.type === "docker-container")) spawnDetachedReaper();
     // Wait (bounded) for the aborted runs to say what they kept, else a script exits before its catch runs.
     void shutdownAll()
@@ -65,7 +63,6 @@ export function installShutdownHooks(): void {
   if (!inKernel()) process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
   process.on("SIGHUP", onSignal);
-  // An uncaught error ends the process through 'exit' below; node's own reporting is left untouched.
   process.on("uncaughtExceptionMonitor", () => releaseProcessesSync());
   process.on("exit", () => {
     if (releaseProcessesSync() && !first) spawnDetachedReaper();

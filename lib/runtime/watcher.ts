@@ -1,8 +1,6 @@
 /**
- * Nothing outlives its kernel (testcontainers' Ryuk, without a container): a watcher process holds
- * the read end of a pipe only the kernel writes; when the kernel dies however it dies, the watcher
- * removes every record the kernel owned. A process, since a SIGKILL runs no exit handler
- * (docs/interactive.md).
+ * Nothing outlives its kernel: a watcher process holds a pipe only the kernel writes, and when the
+ * kernel dies (SIGKILL runs no exit handler) removes every record it owned (docs/interactive.md).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
