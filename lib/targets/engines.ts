@@ -13,13 +13,13 @@ export interface EngineFacts {
   /** The lab's environment variable for an external server's URI. */
   readonly uriVariable: string;
   /**
-   * The application-wide variable of the same meaning (MONGODB_URI): never read, only warned of, so a user's shell does
-   * not send the lab's writes there.
+   * The application-wide variable of the same meaning (MONGODB_URI): never read, so a user's shell cannot redirect the
+   * lab's writes.
    */
   readonly foreignUriVariable?: string;
   /** A run reports the engine as unavailable rather than failing when no server of it can be had. */
   readonly optional: boolean;
-  /** The server has PostgreSQL's catalog and statistics views (progress lines, quietness probe, settings read them). */
+  /** Has PostgreSQL's catalog and statistics views (progress lines, quietness probe, settings). */
   readonly postgresCatalog: boolean;
 }
 
@@ -34,7 +34,6 @@ export const ENGINE_FACTS: Readonly<Record<Engine, EngineFacts>> = {
   },
 };
 
-/** An engine name the lab does not know. */
 export class UnknownEngineError extends ParameterError {}
 
 export function isEngine(name: unknown): name is Engine {

@@ -5,22 +5,21 @@ import { ignored } from "../runtime/debug";
 import { handleErrors } from "../runtime/error-events";
 import { postgresClientConfig } from "./postgres-client";
 
-/** One readiness question to a server. */
 export interface ReadinessProbe {
   /** For error messages: "PostgreSQL at 127.0.0.1:5432". */
   describe(): string;
-  /** One attempt: resolves with the server's version, throws while it does not answer. */
+  /** One attempt: resolves with the server's version. */
   check(): Promise<string>;
 }
 
 export interface WaitOptions {
   readonly timeoutMs: number;
   readonly intervalMs: number;
-  /** Called before each attempt; throw to give up early (e.g. the server process exited). */
+  /** Throw to give up early (e.g. the server process exited). */
   readonly abortIf?: () => void;
 }
 
-/** Asks the probe until it answers or time is up; the error names the server and the last failure. */
+/** Asks the probe until it answers or time is up; the error names the last failure. */
 export async function waitUntilReady(probe: ReadinessProbe, options: WaitOptions): Promise<string> {
   const deadline = Date.now() + options.timeoutMs;
   let lastError: unknown;
@@ -36,7 +35,6 @@ export async function waitUntilReady(probe: ReadinessProbe, options: WaitOptions
   throw new Error(`${probe.describe()} did not become ready in time: ${String(lastError)}`);
 }
 
-/** PostgreSQL answers `SHOW server_version`. */
 export function postgresProbe(connection: ConnectionInfo): ReadinessProbe {
   return {
     describe: () => `PostgreSQL at ${connection.host}:${connection.port}`,
@@ -73,7 +71,6 @@ interface CmdLineOpts {
   };
 }
 
-/** mongod answers `ping` and `buildInfo` on a direct connection. */
 export function mongoProbe(uri: string, address: string, options: MongoProbeOptions = {}): ReadinessProbe {
   const timeoutMs = options.attemptTimeoutMs ?? 2000;
   return {

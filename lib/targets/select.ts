@@ -1,7 +1,6 @@
 /**
- * Which target runs a server. `auto` is the embedded server unless the user named an external URI
- * or a Docker engine on another host; a local Docker daemon that merely answers is not a choice, so
- * one command measures one system. Overridable by the `target` parameter and DBLAB_TARGET.
+ * Which target runs a server: `auto` is embedded unless the user named an external URI or a remote
+ * Docker engine; a local daemon that merely answers is not a choice, so one command measures one system.
  */
 import { ParameterError } from "../params/validate";
 import { currentEndpoint, dockerAvailable } from "./docker/docker-client";
@@ -21,9 +20,8 @@ export class MissingUriError extends ParameterError {}
 
 export interface TargetDecision {
   readonly kind: TargetKind;
-  /** Why this target, in a sentence for the notebook's output. */
   readonly reason: string;
-  /** The server is the user's (external URI): the lab starts, restarts and adds nothing around it. */
+  /** The server is the user's (external URI): the lab adds nothing around it. */
   readonly asIs: boolean;
 }
 
@@ -33,10 +31,10 @@ const EMBEDDED_UNAVAILABLE: Readonly<Record<Engine, () => string | undefined>> =
   mongodb: () => undefined,
 };
 
-/** Warnings said once per process (a notebook decides a target per server). */
+/** Said once per process. */
 const warned = new Set<string>();
 
-/** The kind `decideTarget` will choose, without asking any daemon (for a plan's pre-flight). */
+/** The kind `decideTarget` will choose, without asking any daemon. */
 export function plannedTargetKind(engine: Engine, choice: TargetChoice = "auto"): TargetKind {
   const fromEnv = process.env.DBLAB_TARGET;
   const wanted =
@@ -50,7 +48,7 @@ export function plannedTargetKind(engine: Engine, choice: TargetChoice = "auto")
   }
 }
 
-/** Decides the target kind for an engine; throws before anything starts when the choice cannot work. */
+/** Throws before anything starts when the choice cannot work. */
 export async function decideTarget(engine: Engine, choice: TargetChoice = "auto"): Promise<TargetDecision> {
   checkEngine(engine);
   const fromEnv = process.env.DBLAB_TARGET;
@@ -96,7 +94,7 @@ export async function decideTarget(engine: Engine, choice: TargetChoice = "auto"
     return decided("docker", `${asked}${where}`);
   }
   if (!endpoint.local) {
-    // The user pointed the lab at a remote engine: falling back to this machine would measure the wrong host.
+    // A remote engine named: falling back to this machine would measure the wrong host.
     if (!(await dockerAvailable())) {
       throw new ParameterError(`the Docker engine${where} does not answer; the lab does not fall back to this machine`);
     }
@@ -119,15 +117,11 @@ export interface TargetOptions {
   readonly cpus?: number;
   readonly memoryBytes?: number;
   readonly onProgress?: (message: string) => void;
-  /** Docker: an engine the user named for this server instead of DOCKER_HOST's. */
   readonly endpoint?: DockerEndpoint;
-  /** Embedded PostgreSQL: parent of the server's directory. */
   readonly baseDir?: string;
-  /** External: where lines about dropped databases of dead runs go (default: stdout). */
   readonly onNote?: (message: string) => void;
 }
 
-/** Each engine's embedded target; MongoDB's is loaded only when asked for. */
 const EMBEDDED: Readonly<Record<Engine, (options: TargetOptions) => Promise<Target>>> = {
   postgresql: async (options) => new EmbeddedPostgresTarget({ baseDir: options.baseDir }),
   mongodb: async () => {
@@ -136,7 +130,6 @@ const EMBEDDED: Readonly<Record<Engine, (options: TargetOptions) => Promise<Targ
   },
 };
 
-/** The target of `kind` for `engine`; an unknown engine is refused. */
 export async function createTarget(engine: Engine, kind: TargetKind, options: TargetOptions = {}): Promise<Target> {
   const known = checkEngine(engine);
   switch (kind) {

@@ -1,4 +1,4 @@
-/** Talking to a running container: its log, exits noticed while a readiness loop waits, commands run inside it. */
+/** A running container: its log, its exit while a readiness loop waits, commands inside it. */
 import { ignored } from "../../runtime/debug";
 import { PassThrough } from "node:stream";
 import type Docker from "dockerode";
@@ -17,10 +17,7 @@ export function isRemovalInProgress(error: unknown): boolean {
   return (error as { statusCode?: number }).statusCode === 409 && /already in progress/i.test(String(error));
 }
 
-/**
- * Removes a container by force with its volumes; where its engine is removing it already, waits (at most `waitMs`)
- * until gone.
- */
+/** Removes a container by force; where its engine is removing it already, waits (≤ `waitMs`) until gone. */
 export async function removeByForce(container: Docker.Container, waitMs = 30_000): Promise<void> {
   try {
     await container.remove({ force: true, v: true });
@@ -40,7 +37,6 @@ export async function removeByForce(container: Docker.Container, waitMs = 30_000
   }
 }
 
-/** Splits Docker's multiplexed log format into text. */
 function demuxBuffer(buffer: Buffer): string {
   let out = "";
   let offset = 0;
@@ -58,7 +54,7 @@ function lastLines(text: string, lines: number): string {
   return text.trim().split("\n").slice(-lines).join("\n");
 }
 
-/** The container's last log lines, or undefined when its engine has none (it is gone). */
+/** Undefined when its engine has none (it is gone). */
 async function readLogTail(container: Docker.Container, lines: number): Promise<string | undefined> {
   try {
     const logs = await container.logs({ stdout: true, stderr: true, tail: lines, follow: false });
@@ -72,13 +68,9 @@ export async function logTail(container: Docker.Container, lines = 30): Promise<
   return (await readLogTail(container, lines)) ?? LOGS_UNAVAILABLE;
 }
 
-/** The most a follower keeps; only bounds a chatty server. */
 const FOLLOW_CAP_BYTES = 1024 ** 2;
 
-/**
- * A container's log, collected here as it prints, so a leased container removed by its engine (the
- * lease lapsed after a failed start) still has its log for the lab's message.
- */
+/** A container's log, collected as it prints, so a leased container its engine removed still has it for the message. */
 class LogFollower {
   private readonly chunks: Buffer[] = [];
   private bytes = 0;
@@ -98,7 +90,6 @@ class LogFollower {
     });
   }
 
-  /** Starts following from the first line; undefined when the engine will not stream it. */
   static async start(container: Docker.Container): Promise<LogFollower | undefined> {
     try {
       return new LogFollower(await container.logs({ stdout: true, stderr: true, follow: true }));
@@ -107,7 +98,7 @@ class LogFollower {
     }
   }
 
-  /** The last lines, once the stream ended or after `waitMs`, so the lines just before an exit arrive. */
+  /** Once the stream ended or after `waitMs`, so the last lines before an exit arrive. */
   async tail(lines: number, waitMs = 2000): Promise<string | undefined> {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([this.ended, new Promise((resolve) => (timer = setTimeout(resolve, waitMs)))]);
@@ -127,10 +118,7 @@ class LogFollower {
   }
 }
 
-/**
- * Watches for the container exiting while a readiness loop runs: `check()` throws once it has. A
- * leased container stays up after its server exits, so its exit-code file is read once a second.
- */
+/** Watches for the container exiting while a readiness loop runs (a leased one: its exit-code file, once a second). */
 function watchExit(container: Docker.Container, leased: boolean): { check: () => void; dispose: () => void } {
   const abort = new AbortController();
   let exit: number | undefined;
@@ -164,7 +152,6 @@ class ContainerExited extends Error {
   }
 }
 
-/** The log lines a readiness failure quotes. */
 const READY_LOG_LINES = 30;
 
 export async function waitReady(
@@ -195,7 +182,6 @@ export async function waitReady(
   }
 }
 
-/** Runs a command inside the container and collects its output. */
 export async function execInContainer(
   docker: Docker,
   container: Docker.Container,

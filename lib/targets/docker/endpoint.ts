@@ -1,8 +1,6 @@
 /**
- * Which Docker engine the lab talks to, resolved as the Docker CLI does: DOCKER_HOST, DOCKER_CONTEXT,
- * the CLI's current context, else the local socket (dockerode reads DOCKER_HOST only). Where the
- * engine is decides how a database in it may be reached (docker-target.ts); tcp:// without TLS to
- * another host is refused.
+ * Which Docker engine the lab talks to, resolved as the Docker CLI does (dockerode reads DOCKER_HOST
+ * only); tcp:// without TLS to another host is refused.
  */
 import { createHash } from "node:crypto";
 import fs from "node:fs";
@@ -20,24 +18,21 @@ export interface TlsFiles {
   readonly verify: boolean;
 }
 
-/** An ssh:// engine's settings after ~/.ssh/config: host is the HostName. */
 export type SshTarget = ResolvedSsh;
 
 export interface DockerEndpoint {
   /** DOCKER_HOST form, e.g. "ssh://root@10.0.0.5". */
   readonly host: string;
-  /** The context it came from, if any. */
   readonly context?: string;
-  /** For messages: "DOCKER_HOST", `context "name"`, "the default socket". */
   readonly source: string;
   readonly kind: EndpointKind;
-  /** The engine runs on this machine, so its bridge and its 127.0.0.1 are ours too. */
+  /** Its bridge and its 127.0.0.1 are ours too. */
   readonly local: boolean;
   readonly ssh?: SshTarget;
   readonly tls?: TlsFiles;
 }
 
-/** Whether a host passed through a generic type (`StandbySpec.on`) is an endpoint this module resolved. */
+/** Whether a host passed through a generic type (`StandbySpec.on`) is a resolved endpoint. */
 export function isDockerEndpoint(host: { readonly host: string }): host is DockerEndpoint {
   const e = host as Partial<DockerEndpoint>;
   return typeof e.source === "string" && typeof e.kind === "string" && typeof e.local === "boolean";
@@ -73,7 +68,6 @@ export function endpointFromHost(host: string, source: string, tls?: TlsFiles, c
       if (!url.hostname || (url.pathname && url.pathname !== "/")) {
         throw new Error(`${source}: "${host}" is not an ssh://[user@]host[:port] address (no path allowed)`);
       }
-      // As the CLI's `ssh`: ~/.ssh/config may map the name elsewhere.
       let ssh: SshTarget;
       try {
         ssh = resolveSsh({
@@ -160,7 +154,6 @@ function defaultEndpoint(source = "the default socket"): DockerEndpoint {
 }
 
 function tlsFromEnv(env: NodeJS.ProcessEnv): TlsFiles | undefined {
-  // As the CLI: DOCKER_TLS_VERIFY (any non-empty value) turns on TLS with verification.
   const verify = Boolean(env.DOCKER_TLS_VERIFY);
   if (!verify && !env.DOCKER_TLS) return undefined;
   const dir = env.DOCKER_CERT_PATH || dockerConfigDir(env);
@@ -180,7 +173,6 @@ export function resolveEndpoint(env: NodeJS.ProcessEnv = process.env): DockerEnd
   return defaultEndpoint();
 }
 
-/** What a resource record stores to find its engine again. */
 export interface EndpointRef {
   readonly dockerHost: string;
   readonly dockerContext?: string;
@@ -192,7 +184,7 @@ export function endpointRef(endpoint: DockerEndpoint): EndpointRef {
     : { dockerHost: endpoint.host };
 }
 
-/** The engine a record names: its context read again, else the stored address; TLS from today's environment. */
+/** The engine a record names: its context read again, else the stored address. */
 export function endpointFromRef(ref: EndpointRef, env: NodeJS.ProcessEnv = process.env): DockerEndpoint {
   if (ref.dockerContext) {
     try {
@@ -206,14 +198,12 @@ export function endpointFromRef(ref: EndpointRef, env: NodeJS.ProcessEnv = proce
   return endpointFromHost(ref.dockerHost, "recorded engine", current);
 }
 
-/** "this machine" or the remote host. */
 export function dockerHostLabel(endpoint: DockerEndpoint): string {
   if (endpoint.local) return "this machine";
   if (endpoint.ssh) return `${sshHostLabel(endpoint.ssh)} (ssh)`;
   return new URL(endpoint.host.replace(/^tcp:/, "https:")).host;
 }
 
-/** "host[:port]", or "alias (host[:port])" when ~/.ssh/config maps the name. */
 export function sshHostLabel(t: SshTarget): string {
   const where = `${t.host}${t.port === 22 ? "" : `:${t.port}`}`;
   return t.alias === t.host ? where : `${t.alias} (${where})`;

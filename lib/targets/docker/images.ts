@@ -16,12 +16,10 @@ export const POSTGRES_IMAGE = "postgres:17.6";
 export const MONGO_IMAGE = "mongo:8.0.16";
 export const OFFICIAL_IMAGES: Readonly<Record<Engine, string>> = { postgresql: POSTGRES_IMAGE, mongodb: MONGO_IMAGE };
 
-/** Engines with a stand-in built from the embedded binaries. */
 const HAS_STAND_IN: Readonly<Record<Engine, boolean>> = { postgresql: true, mongodb: false };
 
 export interface ResolvedImage {
   readonly image: string;
-  /** True for the lab's stand-in image, which is not the official one. */
   readonly standIn: boolean;
 }
 
@@ -42,9 +40,7 @@ export function pullPolicyFromEnv(env: NodeJS.ProcessEnv = process.env): PullPol
 
 export interface ResolveOptions {
   readonly forceStandIn?: boolean;
-  /** Default: DBLAB_PULL, else "never". */
   readonly pull?: PullPolicy;
-  /** Default: the one the environment names. */
   readonly docker?: Docker;
 }
 
@@ -100,7 +96,6 @@ function errorMessage(error: unknown): string {
   return (error instanceof Error ? error.message : String(error)).trim();
 }
 
-/** What to do about a missing official image, as the error says it. */
 function pullAdvice(official: string): string {
   return `docker pull ${official} where a registry is reachable (or docker save / docker load to carry it over), or let the lab pull it: DBLAB_PULL=missing`;
 }

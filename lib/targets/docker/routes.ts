@@ -8,18 +8,13 @@ import type Docker from "dockerode";
 import type { DockerEndpoint } from "./endpoint";
 
 export interface Placement {
-  /** The engine's host address the port is published on. */
   readonly bindIp: string;
-  /** Directly (this machine, or the named address) or through the SSH tunnel. */
   readonly reach: "local" | "ssh-tunnel" | "bind-address";
-  /** The host port is picked here (the engine is local); a remote engine gets a random one, retried on conflict. */
+  /** The host port is picked here for a local engine; a remote one gets a random port, retried on conflict. */
   readonly pickLocalPort: boolean;
 }
 
-/**
- * Where a container's port is published and how to get there; throws where a database would be exposed on an unnamed
- * network.
- */
+/** Where a container's port is published; throws where a database would be exposed on an unnamed network. */
 export function placementFor(endpoint: DockerEndpoint, env: NodeJS.ProcessEnv = process.env): Placement {
   const bind = env.DBLAB_DOCKER_BIND;
   if (endpoint.kind === "tcp-tls" && !endpoint.local) {
@@ -74,7 +69,6 @@ export function dockerRouteFromEnv(env: NodeJS.ProcessEnv = process.env): Docker
   return value as DockerRoute;
 }
 
-/** Whether a TCP connection to host:port opens within timeoutMs. */
 export function tcpOpens(host: string, port: number, timeoutMs: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect({ host, port });
@@ -102,7 +96,6 @@ export async function bridgeAddress(
   return (await tcpOpens(ip, internalPort, 500)) ? ip : undefined;
 }
 
-/** Median TCP connect time to host:port in ms, or undefined. */
 export async function tcpConnectRttMs(host: string, port: number, samples = 5): Promise<number | undefined> {
   const times: number[] = [];
   for (let i = 0; i < samples; i++) {
