@@ -1,11 +1,8 @@
 /**
- * MongoDB's counters as flat snapshots for after − before: serverStatus' WiredTiger statistics and
- * opcounters, and one collection's storage figures. Keys: mongo.wt.*, mongo.opcounters.*, size.*,
- * mongo.index.<name>.inserts.
+ * MongoDB's counters as flat snapshots for after − before: WiredTiger statistics, opcounters, one collection's storage.
  */
 import type { Collection, Document, Long, MongoClient } from "mongodb";
 
-/** serverStatus.wiredTiger statistics (levels start with "size.") and the opcounters. */
 export const MONGO_WT_COUNTERS = [
   "mongo.wt.cache.bytes_written",
   "mongo.wt.cache.pages_written",
@@ -41,7 +38,6 @@ export type MongoCollectionCounterKey =
   /** Per index, keys inserted: which indexes a write touched. */
   | `mongo.index.${string}.inserts`;
 
-/** Each kept counter's [section, statistic]. */
 const WIREDTIGER_STATS: Readonly<Record<MongoWtCounter, readonly [section: string, statistic: string]>> = {
   "mongo.wt.cache.bytes_written": ["cache", "bytes written from cache"],
   "mongo.wt.cache.pages_written": ["cache", "pages written from cache"],
@@ -82,7 +78,6 @@ function isLong(value: unknown): value is Long {
   return typeof value === "object" && value !== null && (value as { __isLong__?: unknown }).__isLong__ === true;
 }
 
-/** serverStatus' statistics; one the server does not report is left out. */
 export async function serverCounters(client: MongoClient): Promise<Partial<Record<MongoServerCounterKey, number>>> {
   const snapshot: Partial<Record<MongoServerCounterKey, number>> = {};
   const status = await client.db("admin").command({ serverStatus: 1, ...SERVER_STATUS_EXCLUDE });
@@ -98,13 +93,11 @@ export async function serverCounters(client: MongoClient): Promise<Partial<Recor
   return snapshot;
 }
 
-/** One collection's sizes, each index's size and its keys inserted. */
 export async function collectionCounters<T extends Document>(
   collection: Collection<T>,
 ): Promise<Partial<Record<MongoCollectionCounterKey, number>>> {
   const snapshot: Partial<Record<MongoCollectionCounterKey, number>> = {};
-  // $collStats (the collStats command is deprecated since 6.2); the projection keeps WiredTiger's statistics off the
-  // wire.
+  // $collStats (collStats is deprecated since 6.2); the projection keeps WiredTiger's statistics off the wire.
   const [stats] = await collection
     .aggregate<Document>([
       { $collStats: { storageStats: {} } },
@@ -122,9 +115,7 @@ export async function collectionCounters<T extends Document>(
     .toArray();
   const storage: unknown = stats?.storageStats;
   const levels: Readonly<Record<(typeof MONGO_COLLECTION_LEVELS)[number], string>> = {
-    // On disk, like PostgreSQL's size.table (pg_relation_size).
     "size.collection": "storageSize",
-    // Uncompressed BSON of the documents.
     "size.collection_data": "size",
     "size.collection_documents": "count",
     "size.total_index": "totalIndexSize",

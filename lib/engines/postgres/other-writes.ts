@@ -1,7 +1,5 @@
 /**
- * Whether other databases of the server wrote during a timed window: pg_stat_wal and pg_walinspect
- * count the whole server's WAL, so on a shared server a window's WAL is not this run's alone
- * (docs/external-servers.md).
+ * Whether other databases wrote during a timed window, whose WAL counts the whole server (docs/external-servers.md).
  */
 import type { Client } from "pg";
 
@@ -11,15 +9,12 @@ export interface DatabaseWrites {
   readonly others: Readonly<Record<string, number>>;
 }
 
-/**
- * Another database is a writer when it wrote more than this share of the window's own rows: not zero, since the
- * server's upkeep writes a few catalog rows anywhere.
- */
+/** A writer wrote more than this share of the window's own rows (not zero: the server's upkeep writes a few rows). */
 export const OTHER_WRITES_SHARE = 0.01;
 
 /**
- * pg_stat_database's tup_inserted + tup_updated + tup_deleted per database (read-only probes move
- * none). Statistics reach the view within about a second, so read "after" once the clients are gone.
+ * pg_stat_database's row writes per database; stats reach the view within a second, so read "after" once clients are
+ * gone.
  */
 export async function databaseWrites(client: Client): Promise<DatabaseWrites> {
   const { rows } = await client.query<{ name: string; own: boolean; written: string }>(
@@ -33,10 +28,7 @@ export async function databaseWrites(client: Client): Promise<DatabaseWrites> {
   };
 }
 
-/**
- * Other databases past OTHER_WRITES_SHARE between two readings; a created one counts from zero, a dropped or reset one
- * is not named.
- */
+/** Other databases past OTHER_WRITES_SHARE between two readings (a new one counts from zero). */
 export function writtenElsewhere(before: DatabaseWrites, after: DatabaseWrites): string[] {
   const own = Math.max(0, after.own - before.own);
   return Object.entries(after.others)

@@ -12,13 +12,11 @@ import { currentWalLsn, isWalRemoved, walRecordsBetween, withWindowWal, type Wal
 
 export interface TimedWindowSteps<B, R, A> {
   readonly connection: ConnectionInfo;
-  /** The database the window's clients write. */
   readonly database: string;
   /** Count the window's WAL records (pg_walinspect). */
   readonly walInspect: boolean;
   readonly key: string;
   readonly onNote?: (text: string) => void;
-  /** Readings before the window, after the checkpoint and the hold. */
   readonly before: (client: Client) => Promise<B>;
   /** Returns once every client it started is gone from the server. */
   readonly run: () => Promise<R>;
@@ -30,9 +28,8 @@ export interface TimedWindow<B, R, A> {
   readonly run: R;
   readonly after: A;
   readonly autovacuumWait: AutovacuumWait;
-  /** WAL records by type; absent where not asked for or lost (a note says why). */
+  /** Absent where not asked for or lost (a note says why). */
   readonly walRecords?: Readonly<Record<string, WalRecordStats>>;
-  /** Other databases that wrote during the window (a note says so). */
   readonly walShared: readonly string[];
 }
 

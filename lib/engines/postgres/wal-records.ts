@@ -5,7 +5,6 @@ import { ignored } from "../../runtime/debug";
 import type { ConnectionInfo } from "../../targets/types";
 import { connect, endClient } from "./connect";
 
-/** WAL records of one kind (resource manager / record type) in a window. */
 export interface WalRecordStats {
   readonly count: number;
   /** Record bytes plus full-page-image bytes. */
@@ -13,7 +12,6 @@ export interface WalRecordStats {
   readonly fpiBytes: number;
 }
 
-/** `pg_walinspect` in this database, if the server has it. */
 export async function enableWalInspect(client: Client): Promise<string | undefined> {
   try {
     await client.query("CREATE EXTENSION IF NOT EXISTS pg_walinspect");
@@ -23,17 +21,14 @@ export async function enableWalInspect(client: Client): Promise<string | undefin
   }
 }
 
-/**
- * The WAL position now: the insert position (a window's start) or the flushed one (its end: pg_walinspect reads only
- * flushed WAL).
- */
+/** The insert position (a window's start) or the flushed one (its end: pg_walinspect reads only flushed WAL). */
 export async function currentWalLsn(client: Client, flushed = false): Promise<string> {
   const fn = flushed ? "pg_current_wal_flush_lsn" : "pg_current_wal_lsn";
   const { rows } = await client.query<{ lsn: string }>(`SELECT ${fn}()::text AS lsn`);
   return rows[0].lsn;
 }
 
-/** WAL written between two LSNs, counted by record type ("Btree/INSERT_LEAF", "Heap/HOT_UPDATE", …). */
+/** WAL between two LSNs by record type ("Btree/INSERT_LEAF", …). */
 export async function walRecordsBetween(
   client: Client,
   start: string,
@@ -64,7 +59,7 @@ export class WalHold {
     readonly slot: string,
   ) {}
 
-  /** Takes the hold, or says why the server refuses it (no REPLICATION, wal_level = minimal, no free slot). */
+  /** Takes the hold, or says why the server refuses it. */
   static async take(client: Client): Promise<WalHold | string> {
     const slot = `dblab_wal_${randomBytes(6).toString("hex")}`;
     try {
@@ -75,16 +70,12 @@ export class WalHold {
     }
   }
 
-  /** Gives the WAL back to the server's checkpoints. */
   async release(): Promise<void> {
     await this.client.query("SELECT pg_drop_replication_slot($1)", [this.slot]);
   }
 }
 
-/**
- * A window's WAL held on a session of its own: `fn` calls `hold()` after the window's CHECKPOINT and
- * before its start LSN; the hold ends with `fn` (closing the session drops the slot even if the release failed).
- */
+/** A window's WAL held on its own session from after the CHECKPOINT to the end of `fn` (closing it drops the slot). */
 export async function withWindowWal<T>(
   connection: ConnectionInfo,
   fn: (hold: () => Promise<string | undefined>) => Promise<T>,
@@ -105,10 +96,7 @@ export async function withWindowWal<T>(
   }
 }
 
-/**
- * One timed window's WAL at a time on one session: `open` holds, `count` reads and releases; a refusal is not asked
- * again.
- */
+/** One window's WAL at a time on one session; a refusal is not asked again. */
 export class WalWindows {
   private hold: WalHold | undefined;
   refused: string | undefined;
@@ -123,7 +111,6 @@ export class WalWindows {
     else this.hold = hold;
   }
 
-  /** walRecordCountRows for the window, then the hold released. */
   async count(from: number, to: number): Promise<{ readonly name: string; readonly value: string }[] | undefined> {
     try {
       return await walRecordCountRows(this.client, from, to);
