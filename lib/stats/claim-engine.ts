@@ -1,7 +1,6 @@
 /**
- * The claims engine: a notebook declares its claims as values (a `ClaimSet`); this engine checks the
- * declarations, places a run against each claim's regime, decides the verdict, runs the sensitivity
- * pass and renders `ClaimCheck` rows. What decides each verdict: docs/claims-and-regimes.md.
+ * The claims engine: a notebook declares its claims as values (a `ClaimSet`); this engine checks them,
+ * places a run against each regime, decides and renders the verdicts (docs/claims-and-regimes.md).
  */
 import {
   allOf,
@@ -26,7 +25,7 @@ import { lookLevel } from "./adaptive";
 import fs from "node:fs";
 import path from "node:path";
 
-/** A run's position on a set's regime factors, by key; undefined: not known (yet). */
+/** A run's position on a set's regime factors; undefined: not known (yet). */
 export type Position<K extends string> = Readonly<Partial<Record<K, number>>>;
 
 /** One part of an all-of statistic, with its own rule where it differs. */
@@ -41,11 +40,10 @@ export interface Statistic<S> {
   readonly fmt: (x: number) => string;
   /** Value, interval and n on this summary; undefined when what it needs did not run. */
   readonly of: (s: S) => Interval | readonly Part[] | undefined;
-  /** What it needs, said when `of` gives nothing. */
   readonly needs: string;
 }
 
-/** The seed's words: original, translation, and whose words when not a seed's. */
+/** The seed's words: original, translation, and whose words. */
 export interface SeedSentence {
   readonly original: string;
   readonly translation?: string;
@@ -55,14 +53,13 @@ export interface SeedSentence {
   readonly whose?: string;
 }
 
-/** A notebook's quotes.json: the text it quotes and its sentences by key. */
 export interface Quotes {
   readonly source: string;
   readonly quote: (key: string) => SeedSentence;
   readonly keys: readonly string[];
 }
 
-/** The quotations of a notebook, read from the quotes.json beside its source, so both builds read one file. */
+/** A notebook's quotations, from the quotes.json beside its source (one file for both builds). */
 export function readQuotes(compiledDir: string): Quotes {
   const source = path.resolve(compiledDir, "..", "..", "..", "..", "lib", "experiments", path.basename(compiledDir));
   const file = [compiledDir, source].map((d) => path.join(d, "quotes.json")).find((f) => fs.existsSync(f));
@@ -89,7 +86,6 @@ export function readQuotes(compiledDir: string): Quotes {
   };
 }
 
-/** What a claim is, apart from the run. */
 export interface ClaimCore<K extends string = string> {
   readonly id: string;
   readonly claim: string;
@@ -97,7 +93,6 @@ export interface ClaimCore<K extends string = string> {
   /** The seed's own numbers, when the quotation does not carry them. */
   readonly figure?: string;
   readonly kind: ClaimKind;
-  /** The decision rule; a derived claim has none. */
   readonly rule?: Rule;
   /** How the seed's words become the rule ("'mostly not' read as under half"). */
   readonly reading?: string;
@@ -106,12 +101,9 @@ export interface ClaimCore<K extends string = string> {
   readonly regimeText: string;
   readonly mechanism?: string;
   readonly derivedFrom?: string;
-  /** What would test it when it is out of regime or its mode did not run. */
+  /** What would test it out of regime or when its mode did not run. */
   readonly howToTest: string;
-  /**
-   * The inputs the lab emulates for this claim and what that can and cannot show. Required with
-   * `emulatedWhen`; a claim about the emulation itself sets only this, and is judged.
-   */
+  /** What the lab emulates for this claim and what that can show; a claim about the emulation itself sets only this. */
   readonly emulates?: string;
 }
 
@@ -119,21 +111,17 @@ export interface Claim<P, S, K extends string = string> extends ClaimCore<K> {
   readonly statistic: Statistic<S>;
   /** Why the effect is what it is, from this run's counters; "" when nothing was measured. */
   readonly why: (s: S) => string;
-  /** This run's figures beside the statistic. */
   readonly ours?: (s: S) => string;
   readonly arithmetic?: (s: S) => string;
-  /** Why its mode or engine does not run. */
   readonly absent?: { readonly before: (p: P) => boolean; readonly after: (s: S) => boolean; readonly reason: string };
   /**
-   * What this run emulated that the claim's regime stands on, or undefined when measured for real: the
-   * verdict is then `emulated`, never evidence. Not for a claim whose regime the emulation itself creates.
+   * What this run emulated that the regime stands on (verdict `emulated`, never evidence); not for a regime the
+   * emulation creates.
    */
   readonly emulatedWhen?: (s: S) => string | undefined;
-  /** The same, from the params before the run. */
   readonly emulatedBefore?: (p: P) => string | undefined;
 }
 
-/** A sentence of the seed that is not declared, and why. */
 export interface NotDeclared {
   readonly sentence: SeedSentence;
   readonly reason: string;
@@ -179,10 +167,7 @@ export function sameBand(f: RegimeFactor, rule: Rule): boolean {
   return near(a, c) && near(b, d);
 }
 
-/**
- * Checks a set when declared: unique ids, known factors, a mechanism on direction and mechanism
- * checks, a derived claim's source, and no regime band equal to its rule's (placement would choose the verdict).
- */
+/** Checks a set when declared: ids, factors, mechanisms, derived sources, and no regime band equal to its rule's. */
 export function declare<P, S, K extends string>(set: ClaimSet<P, S, K>): ClaimSet<P, S, K> {
   const problems: string[] = [];
   const ids = new Set<string>();
@@ -215,9 +200,7 @@ export interface Measured<K extends string = string> {
   readonly statistic: Interval | readonly Part[] | undefined;
   readonly position: Position<K>;
   readonly absent?: string;
-  /** What this run emulated that the claim's regime stands on: the verdict is `emulated`. */
   readonly emulated?: string;
-  /** An adaptive run's per-look level, when above MIN_COVERAGE. */
   readonly level?: number;
 }
 
@@ -225,13 +208,11 @@ export interface Outcome {
   readonly verdict: Verdict;
   readonly reason: string;
   readonly scale?: string;
-  /** The interval decided on (the first part's for an all-of statistic). */
   readonly interval?: Interval;
 }
 
 const isParts = (x: Interval | readonly Part[]): x is readonly Part[] => Array.isArray(x);
 
-/** The decision on an interval or on every part, as one verdict and one reason. */
 function decideStatistic(
   rule: Rule,
   stat: Interval | readonly Part[],
@@ -259,7 +240,6 @@ function decideStatistic(
   return { verdict, decidedBy: first ? `${first.p.label}: ${first.d.decidedBy}` : "no part" };
 }
 
-/** Decides one claim on a measurement. */
 export function decideClaim<K extends string>(
   claim: ClaimCore<K>,
   factors: Readonly<Record<K, RegimeFactor>>,

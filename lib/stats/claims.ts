@@ -1,8 +1,6 @@
 /**
- * A seed's claim as a hypothesis declared before any number is seen (statement, figure, regime,
- * statistic, decision rule with margins), and its verdict on this run: from where this run's interval
- * lies against the margins, never from a point estimate alone. Verdicts: docs/statistics.md and
- * docs/claims-and-regimes.md.
+ * A seed's claim as a hypothesis declared before any number is seen, and its verdict on this run:
+ * from where this run's interval lies against the margins, never a point estimate (docs/statistics.md).
  */
 import type { Interval } from "./intervals";
 import { intervalText } from "./intervals";
@@ -26,24 +24,20 @@ export type ClaimKind = (typeof CLAIM_KINDS)[number];
  * here ÷ seed (`[0.5, 2]`: within a factor 2; `[1, Infinity]`: at least the seed's).
  */
 export interface RegimeFactor {
-  /** e.g. "data size", "round length", "commit ÷ round trip". */
   readonly what: string;
   readonly seed: number;
-  /** e.g. "rows", "s", "ms", or "" for a plain ratio. */
   readonly unit: string;
   readonly within: readonly [number, number];
   /** Whose value `seed` is: "the seed's" unless given (07: a documented threshold). */
   readonly source?: string;
 }
 
-/** What a claim is, declared before the run's numbers. */
 export interface Declaration {
   readonly id: string;
   readonly claim: string;
   readonly seed: string;
   readonly regime: string;
   readonly statistic: string;
-  /** The decision rule with its margins, as text (see `describeRule`). */
   readonly rule: string;
   readonly kind: ClaimKind;
   /** A magnitude claim's regime distance; on a direction claim, the factors its verdict states the scale in. */
@@ -55,22 +49,16 @@ export interface Declaration {
 }
 
 export interface ClaimCheck extends Declaration {
-  /** Ours, as text. */
   readonly ours: string;
   readonly interval?: Interval;
   readonly verdict: Verdict;
-  /** Which side of which margin, or what would decide it. */
   readonly decidedBy: string;
-  /** Why the effect is what it is, from this run's server counters. */
   readonly why: string;
-  /** Whether the verdict changes without the flagged trials. */
   readonly sensitivity?: string;
-  /** The scale this run decided the claim at, e.g. "at 1 % of the seed's data size". */
   readonly scale?: string;
   readonly arithmetic?: string;
 }
 
-/** A decision rule on an interval: `above` / `below` a margin, or `inside` a band. */
 export type Rule =
   | { readonly kind: "above"; readonly margin: number }
   | { readonly kind: "below"; readonly margin: number }
@@ -108,7 +96,6 @@ export interface DecideOptions {
   readonly minCoverage?: number;
 }
 
-/** The verdict of a rule on an interval: a pure function, unit-tested at its margins. */
 export function decide(rule: Rule, interval: Interval | undefined, options: DecideOptions = {}): Decision {
   const fmt = options.fmt ?? fmtDefault;
   const minCoverage = options.minCoverage ?? MIN_COVERAGE;
@@ -167,7 +154,6 @@ function describeSide(rule: Rule, fmt: (x: number) => string, held: boolean): st
   }
 }
 
-/** Paired repeats needed for the min–max range to cover the median with `coverage`. */
 export function repeatsForCoverage(coverage: number): number {
   let n = 1;
   while (1 - 2 * 0.5 ** n < coverage) n++;
@@ -198,7 +184,6 @@ export function moreRepeats(rule: Rule, interval: Interval, fmt: (x: number) => 
   );
 }
 
-/** A claim outside its regime: no verdict on the seed's statement, and what would test it. */
 export function notTestedAtThisScale(
   declaration: Declaration,
   ours: string,
@@ -214,12 +199,10 @@ export function notTestedAtThisScale(
   };
 }
 
-/** A claim that cannot be judged: what it needs is missing from this run. */
 export function missing(declaration: Declaration, needs: string): ClaimCheck {
   return { ...declaration, ours: "no data", verdict: "inconclusive", decidedBy: needs, why: "" };
 }
 
-/** Rows for the claims table: declaration beside verdict. */
 export function claimRows(claims: readonly ClaimCheck[]): Record<string, string>[] {
   return claims.map((c) => ({
     claim: `${c.id}. ${c.claim}`,
@@ -235,7 +218,6 @@ export function claimRows(claims: readonly ClaimCheck[]): Record<string, string>
   }));
 }
 
-/** e.g. "2 held, 1 inconclusive". */
 export function verdictSummary(claims: readonly ClaimCheck[]): string {
   const counts = new Map<Verdict, number>();
   for (const c of claims) counts.set(c.verdict, (counts.get(c.verdict) ?? 0) + 1);
@@ -246,12 +228,9 @@ export function verdictSummary(claims: readonly ClaimCheck[]): string {
 
 /** What a run flagged (outliers, a checkpoint or autovacuum in a timed window). */
 export interface Flagged {
-  /** e.g. "trial", "repeat", "round". */
   readonly noun: string;
   readonly count: number;
-  /** Which, and why; "" when only the count is known. */
   readonly detail: string;
-  /** The sentence when nothing was flagged. */
   readonly none: string;
 }
 
@@ -267,7 +246,7 @@ export function sensitivitySentence(flagged: Flagged, verdict: Verdict, again: (
     : `${what}: "${without.verdict}" instead — ${without.decidedBy}.`;
 }
 
-/** Attaches to each claim whether its verdict changes without the flagged trials (`without`: judged without them). */
+/** Attaches to each claim whether its verdict changes without the flagged trials. */
 export function withSensitivity(
   claims: readonly ClaimCheck[],
   without: readonly ClaimCheck[],
@@ -308,12 +287,10 @@ const withUnit = (x: number, unit: string) => (unit ? `${num(x)} ${unit}` : num(
 const share = (x: number) =>
   x >= 0.995 && x <= 1.005 ? "100 %" : x < 0.1 ? `${(x * 100).toPrecision(1)} %` : `${Math.round(x * 100)} %`;
 
-/** e.g. "data size 0.5–2× the seed's 20,000,000 products". */
 export function factorText(f: RegimeFactor): string {
   return `${f.what} ${factorRange(f)} (${f.source ?? "the seed's"} ${withUnit(f.seed, f.unit)})`;
 }
 
-/** e.g. "≥ 300 s", "10,000,000–40,000,000 products". */
 function factorRange(f: RegimeFactor): string {
   const [lo, hi] = f.within;
   return hi === Infinity
@@ -342,12 +319,10 @@ export function kindText(d: Declaration): string {
   }
 }
 
-/** This run's position against a claim's regime factors (`here` keyed by `RegimeFactor.what`). */
 export interface ScalePosition {
   readonly inside: boolean;
   readonly text: string;
   readonly outside: readonly string[];
-  /** e.g. "clients per CPU 8 (needs ≤ 1)". */
   readonly brief: readonly string[];
 }
 
@@ -411,16 +386,13 @@ export function atScale(
 
 // What a profile can decide, before it runs
 
-/** A claim's prospect on a planned run, by the regime rule the verdict uses (`scalePosition`). */
 export type ClaimProspect = "decidable" | "out of regime" | "unavailable" | "not evidence";
 
 export interface ClaimPlan {
   readonly id: string;
   readonly claim: string;
   readonly prospect: ClaimProspect;
-  /** Why, for anything but `decidable`. */
   readonly reason: string;
-  /** A factor only the run measures (a machine property) that a decidable claim depends on. */
   readonly dependsOn?: string;
 }
 
@@ -465,7 +437,6 @@ export function planText(plans: readonly ClaimPlan[]): string {
   );
 }
 
-/** Claims that share an unavailable reason, named once. */
 function sameReasonOnce(plans: readonly ClaimPlan[]): string {
   const groups = new Map<string, string[]>();
   for (const p of plans) {
@@ -475,7 +446,6 @@ function sameReasonOnce(plans: readonly ClaimPlan[]): string {
   return [...groups].map(([why, ids]) => `${ids.join(", ")} ${why}`).join("; ");
 }
 
-/** A derived claim: its arithmetic on this run's numbers, never evidence. */
 export function derived(declaration: Declaration, ours: string, arithmetic: string, interval?: Interval): ClaimCheck {
   return {
     ...declaration,
@@ -488,7 +458,6 @@ export function derived(declaration: Declaration, ours: string, arithmetic: stri
   };
 }
 
-/** For direction claims: "held at 1 % of the seed's data size". */
 export function verdictText(c: ClaimCheck): string {
   if (
     (c.kind === "direction" || c.kind === "mechanism") &&
@@ -499,7 +468,6 @@ export function verdictText(c: ClaimCheck): string {
   return c.verdict;
 }
 
-/** Claims that count as evidence: neither derived nor emulated. */
 export const isEvidence = (c: Pick<ClaimCheck, "verdict">) => c.verdict !== "derived" && c.verdict !== "emulated";
 
 // A union of step refutations

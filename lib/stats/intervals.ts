@@ -9,18 +9,16 @@ export interface Interval {
   readonly estimate: number;
   readonly low: number;
   readonly high: number;
-  /** How many values (paired repeats). */
   readonly n: number;
   /** Exact probability that [low, high] covers the true median. */
   readonly coverage: number;
-  /** What the values are, e.g. "paired ratios 5 idx / 0 idx, one per repeat". */
+  /** e.g. "paired ratios 5 idx / 0 idx, one per repeat". */
   readonly of: string;
   /** The k-th smallest and k-th largest (1: the min–max range). */
   readonly rank?: number;
 }
 
 function binomialCdfHalf(n: number, k: number): number {
-  // P(X ≤ k) for X ~ Binomial(n, 1/2)
   let c = 1;
   let sum = 0;
   for (let i = 0; i <= k; i++) {
@@ -47,7 +45,6 @@ export function medianInterval(values: readonly number[], of: string, level = 0.
   if (finite.length === 0) throw new Error(`medianInterval of no values (${of})`);
   const sorted = [...finite].sort((a, b) => a - b);
   const n = sorted.length;
-  // k = 1 is the range, used (with its lower coverage) when even the range covers less than `level`.
   const k = Math.max(1, medianRank(n, level));
   const coverage = n === 1 ? 0 : 1 - 2 * binomialCdfHalf(n, k - 1);
   const out = { estimate: median(sorted), low: sorted[k - 1], high: sorted[n - k], n, coverage, of, rank: k };
@@ -55,9 +52,7 @@ export function medianInterval(values: readonly number[], of: string, level = 0.
   return out;
 }
 
-/**
- * The values each interval came from, kept beside it, so a derived interval is never re-ranked on values not its own.
- */
+/** The values each interval came from, kept beside it (never re-ranked on values not its own). */
 const madeFrom = new WeakMap<Interval, readonly number[]>();
 
 /** The same values' interval at a higher coverage (an adaptive look); itself when already there or values unknown. */
@@ -66,7 +61,7 @@ export function atCoverage(i: Interval, level: number): Interval {
   return i.coverage >= level || !values ? i : medianInterval(values, i.of, level);
 }
 
-/** Per-repeat ratios target/baseline (pairing keeps drift between repeats out). */
+/** Per-repeat ratios target/baseline. */
 export function pairedRatios(
   target: ReadonlyMap<number, number>,
   baseline: ReadonlyMap<number, number>,
@@ -91,10 +86,7 @@ export function intervalText(i: Interval, fmt: (x: number) => string): string {
   return `${fmt(i.estimate)} [${fmt(i.low)}–${fmt(i.high)}, ${intervalLabel(i)}]`;
 }
 
-/**
- * Trials far outside their repeats: modified z-score above 3.5 (Iglewicz & Hoaglin), MAD floored at
- * 2 % of the median. Flagged, kept in the data; verdicts say whether they change without them.
- */
+/** Trials far outside their repeats (modified z-score > 3.5, MAD floored at 2 % of the median): flagged, kept. */
 export const OUTLIER_RULE =
   "modified z-score 0.6745·|x − median| / MAD > 3.5 within the condition's trials (MAD floored at 2 % of the median)";
 

@@ -1,7 +1,4 @@
-/**
- * The one loop every notebook's trials run in: `runTrials(plan, runOne, options)`. Resume, the stall
- * watchdog, the failure record, the store and progress are here, the same for every notebook.
- */
+/** The one loop every notebook's trials run in (`runTrials`): resume, watchdog, failure record, store and progress. */
 import type { FailedTrial, RunStore, TrialRecord } from "../results/run-store";
 import type { Engine } from "../targets/types";
 import { ignored } from "../runtime/debug";
@@ -17,7 +14,6 @@ export interface PlannedTrial<C extends object> {
   readonly key: string;
   readonly condition: C;
   readonly repeat: number;
-  /** Place in the run's order, from 0 (recorded as `position`). */
   readonly position?: number;
 }
 
@@ -26,7 +22,6 @@ export interface OrderedTrial<C extends object> extends PlannedTrial<C> {
   readonly position: number;
 }
 
-/** Where a trial is watched: the engine, what it is doing, the group its stall bound scales with. */
 export interface TrialWatch {
   readonly engine: Engine;
   /** For the stall message and progress line, e.g. "CREATE INDEX, trial 1e5/random/r1". */
@@ -37,26 +32,19 @@ export interface TrialWatch {
 
 /** A progress event: at the start (no `last`) and after every trial (ok or failed). */
 export interface TrialProgress<P, T> {
-  /** Trials finished, those a resume skipped included. */
   readonly done: number;
   readonly total: number;
-  /** Of `done`, those already on disk when the loop started. */
   readonly skipped: number;
   readonly last?: T;
   readonly next?: P;
 }
 
 export interface RunTrialsOptions<C extends object, P extends PlannedTrial<C>, T extends TrialRecord<C, string>> {
-  /** Where each trial's raw tool output goes (`raw-output.ts`). */
   readonly store: Pick<RunStore<C>, "finishedKeys" | "append"> & { readonly directory?: string };
   readonly watch: (planned: P) => TrialWatch;
   readonly signal?: AbortSignal;
-  /** Go on after a trial that threw, instead of ending with its TrialFailedError. */
   readonly continueOnError?: boolean;
-  /**
-   * After a failed trial is recorded, before the next (drop a dead connection …); its own failure never hides the
-   * trial's.
-   */
+  /** After a failed trial is recorded (drop a dead connection …); its own failure never hides the trial's. */
   readonly afterFailure?: (planned: P, error: unknown) => Promise<void>;
   readonly onProgress?: (progress: TrialProgress<P, T>) => void;
 }
@@ -96,7 +84,7 @@ export async function runTrials<C extends object, P extends PlannedTrial<C>, T e
       const failed = failedRecord(planned, error, startedAt);
       options.store.append(failed);
       if (options.afterFailure) {
-        // Bounded by the stall bound: the server's host may no longer answer, and TCP takes minutes to give up.
+        // Bounded: the server's host may no longer answer.
         const bound = trialBoundMs(group ?? what);
         await withTimeout(
           options.afterFailure(planned, error),
@@ -105,7 +93,6 @@ export async function runTrials<C extends object, P extends PlannedTrial<C>, T e
         ).catch(ignored(`trials: clean up after ${planned.key} failed`));
       }
       if (!options.continueOnError) throw new TrialFailedError(failed, { cause: error });
-      // The workload's own fields are all optional on a failed record: it is a T without them.
       record = failed as unknown as T;
     }
     results.push(record);
