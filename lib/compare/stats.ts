@@ -1,23 +1,20 @@
 /**
  * Is run B's change from A distinguishable from noise? The exact two-sided Mann–Whitney U test on the
- * trial values: ranks, so one disturbed trial does not decide; exact, since runs have 2–5 trials a
- * side; ties handled by doubled mid-ranks. Why, and the smallest p per trial count: docs/statistics.md.
+ * trial values, ties by doubled mid-ranks; why this test and α: docs/statistics.md.
  */
 import { medianInterval as exactMedianInterval } from "../stats/intervals";
 
-/** Default significance level; 0.10 since with 3 trials a side the smallest p is 0.10 (docs/statistics.md). */
+/** docs/statistics.md: with 3 trials a side the smallest p is 0.10. */
 export const DEFAULT_ALPHA = 0.1;
 
 export interface RankTest {
   /** Mann–Whitney U of B (pairs with b > a, ties counting ½). */
   readonly u: number;
-  /** Exact two-sided p-value. */
   readonly p: number;
-  /** The smallest p these sample sizes can give. */
   readonly minP: number;
 }
 
-/** Mid-ranks (1-based), doubled so that they are integers. */
+/** Mid-ranks, doubled so that they are integers. */
 function doubledMidRanks(values: readonly number[]): number[] {
   const order = values.map((v, i) => ({ v, i })).sort((x, y) => x.v - y.v);
   const ranks = new Array<number>(values.length);
@@ -49,7 +46,6 @@ function rankSumDistribution(ranks: readonly number[], n: number): number[] {
   return dp[n];
 }
 
-/** Exact two-sided Mann–Whitney U test of B against A. */
 export function mannWhitney(a: readonly number[], b: readonly number[]): RankTest {
   if (a.length === 0 || b.length === 0) throw new Error("mannWhitney() needs at least one value on each side");
   const pooled = [...a, ...b];
@@ -83,32 +79,26 @@ export interface ConditionInterval {
   readonly median: number;
   readonly low: number;
   readonly high: number;
-  /** The probability that [low, high] covers the true median (from order statistics). */
   readonly coverage: number;
 }
 
-/** One condition's median with its exact order-statistic interval at 95 % (stats/intervals.ts). */
+/** One condition's median with its exact interval at 95 % (stats/intervals.ts). */
 export function conditionInterval(values: readonly number[], level = 0.95): ConditionInterval {
   const m = exactMedianInterval(values, "trials of one condition", level);
   return { median: m.estimate, low: m.low, high: m.high, coverage: m.coverage };
 }
 
 export interface Change {
-  /** median(B) / median(A). */
   readonly ratio: number;
-  /**
-   * [low(B)/high(A), high(B)/low(A)] from the medians' exact intervals: covers the ratio of true medians
-   * with at least coverage(A) × coverage(B). No bootstrap: one of 3 values would only relabel the range.
-   */
+  /** [low(B)/high(A), high(B)/low(A)]: covers the true ratio with at least coverage(A) × coverage(B). */
   readonly ciLow: number;
   readonly ciHigh: number;
   readonly coverage: number;
   readonly test: RankTest;
-  /** p ≤ α ("≤": with 3 vs 3 the smallest p is exactly 0.10 = α). */
+  /** p ≤ α: with 3 vs 3 the smallest p is exactly α. */
   readonly distinguishable: boolean;
 }
 
-/** p ≤ α, allowing for rounding of a p that is exactly α. */
 export function significant(p: number, alpha = DEFAULT_ALPHA): boolean {
   return p <= alpha + 1e-12;
 }

@@ -16,10 +16,7 @@ export interface PlotlyFigure {
   readonly layout?: Readonly<Record<string, unknown>>;
 }
 
-/**
- * A row of buttons that shows one group of traces at a time; `layoutFor` swaps layout parts with the group;
- * `traceGroup[i]` is `data[i]`'s.
- */
+/** Buttons showing one group of traces at a time (`traceGroup[i]` is `data[i]`'s); `layoutFor` swaps layout parts. */
 export function groupButtons<G>(
   groups: readonly G[],
   traceGroup: readonly G[],
@@ -36,7 +33,6 @@ export function groupButtons<G>(
 
 let loaded = false;
 
-/** Files scripts/build-assets.ts writes into build/assets. */
 export const PLOTLY_ASSET = "plotly.min.js.gz.b64";
 export const PLOTLY_INFO = "plotly.json";
 
@@ -46,7 +42,6 @@ function assetPath(name: string): string {
   return file;
 }
 
-/** e.g. `{ bundle: "cartesian", version: "4.1.1" }`. */
 export function plotlyBundle(): { readonly bundle: string; readonly version: string } {
   return JSON.parse(fs.readFileSync(assetPath(PLOTLY_INFO), "utf8")) as { bundle: string; version: string };
 }
@@ -72,7 +67,7 @@ export function plotlyLoaderHtml(): string {
   );
 }
 
-/** Inlines plotly.js into the notebook's output (once per kernel session). */
+/** Once per kernel session. */
 export function setupCharts(): void {
   show().html(
     `${plotlyLoaderHtml()}<div style="color:#888;font-size:11px">plotly.js (${plotlyBundle().bundle} bundle) inlined for offline charts</div>`,
@@ -82,7 +77,6 @@ export function setupCharts(): void {
 
 export const PLOTLY_MIME = "application/vnd.plotly.v1+json";
 
-/** A figure as drawn: data, layout with the lab's height and margins, config. */
 export interface PlotlySpec {
   readonly data: readonly PlotlyTrace[];
   readonly layout: Readonly<Record<string, unknown>>;
@@ -94,7 +88,6 @@ export function chartSpec(figure: PlotlyFigure, height = 420): PlotlySpec {
   return { data: figure.data, layout, config: { responsive: true, displaylogo: false } };
 }
 
-/** The HTML of one chart; it waits for window.Plotly. */
 export function chartHtml(figure: PlotlyFigure, height = 420): string {
   const id = `dblab-chart-${randomBytes(6).toString("hex")}`;
   const spec = JSON.stringify(chartSpec(figure, height)).replace(/<\/script/gi, "<\\/script");
@@ -108,7 +101,6 @@ export function chartHtml(figure: PlotlyFigure, height = 420): string {
 }
 
 export function chartBundle(figure: PlotlyFigure, height?: number): MimeBundle {
-  // JSON round trip: the figure as stored in the .ipynb.
   const spec = JSON.parse(JSON.stringify(chartSpec(figure, height))) as PlotlySpec;
   return { [PLOTLY_MIME]: spec, "text/html": chartHtml(figure, height) };
 }

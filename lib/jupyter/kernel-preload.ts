@@ -14,8 +14,7 @@ const tails = new WeakMap<object, Promise<void>>();
 function queued(original: SendFn): SendFn {
   return function queuedSend(this: object, message: unknown): Promise<void> {
     const previous = tails.get(this) ?? Promise.resolve();
-    // tslab drops the promise: a failed send (socket closed at shutdown) must not become an unhandled
-    // rejection, whose print would send again on the closed socket. Hence no debug line here either.
+    // tslab drops the promise: a failed send must not become an unhandled rejection, whose print would send again.
     const sent = previous.then(() => original.call(this, message)).catch(() => undefined);
     tails.set(this, sent);
     return sent;
@@ -40,7 +39,7 @@ for (const name of [
   Object.defineProperty(proto, "send", { value: queued(base), writable: true, configurable: true });
 }
 
-/** No high-water mark on the kernel's publisher (iopub), which would drop unread messages at 1000. */
+/** No high-water mark on iopub, which would drop unread messages at 1000. */
 const Publisher = zmq.Publisher;
 class UnboundedPublisher extends Publisher {
   constructor(...args: ConstructorParameters<typeof Publisher>) {
@@ -55,10 +54,7 @@ Object.defineProperty(zmq, "Publisher", {
   enumerable: true,
 });
 
-/**
- * Stream writes joined per cell and sent every STREAM_INTERVAL_MS (or at 64 KiB), before any display
- * output and when the cell ends, as ipykernel does, so Jupyter's 1000-message reader keeps up.
- */
+/** Stream writes joined per cell and sent every STREAM_INTERVAL_MS (or at 64 KiB), in order, as ipykernel does. */
 const STREAM_INTERVAL_MS = 50;
 type WriteStream = (name: string, text: string) => void;
 type WriteDisplayData = (data: unknown, update: boolean) => void;
@@ -76,7 +72,7 @@ function coalesceStreams(): void {
   try {
     jupyter = require("tslab/dist/jupyter") as typeof jupyter;
   } catch {
-    return; // not tslab 1.x's layout: leave it alone
+    return;
   }
   const proto = jupyter.JupyterHandlerImpl?.prototype;
   const original = proto?.handleExecuteImpl;
@@ -112,11 +108,7 @@ function coalesceStreams(): void {
 }
 coalesceStreams();
 
-/**
- * tslab's type checker sees the kernel's NODE_PATH, as Node does at run time: a read under
- * `<cwd>/node_modules/` that does not exist falls back to the first NODE_PATH folder that has it,
- * as tslab does for `import "tslab"` (docs/kernel.md).
- */
+/** tslab's type checker sees the kernel's NODE_PATH, as Node does (docs/kernel.md). */
 interface TsSys {
   fileExists: (p: string) => boolean;
   directoryExists: (p: string) => boolean;
@@ -126,7 +118,6 @@ interface TsSys {
   watchDirectory?: (...args: unknown[]) => { close(): void };
 }
 
-/** The `sys` tslab 1.x type-checks with; undefined for another layout. */
 function tslabSys(): TsSys | undefined {
   try {
     return (require("@tslab/typescript-for-tslab") as { sys?: TsSys }).sys;
@@ -140,7 +131,6 @@ function typeCheckWithNodePath(): void {
   if (folders.length === 0) return;
   const sys = tslabSys();
   if (!sys) return;
-  // TypeScript's paths use "/" on every platform.
   const slash = (p: string): string => p.split(path.sep).join("/");
   const prefix = slash(path.join(process.cwd(), "node_modules")) + "/";
   const original = { fileExists: sys.fileExists, directoryExists: sys.directoryExists, readFile: sys.readFile };
@@ -157,15 +147,11 @@ function typeCheckWithNodePath(): void {
   sys.directoryExists = (p) => original.directoryExists.call(sys, forward(p));
   sys.readFile = (p, encoding) => original.readFile.call(sys, forward(p), encoding);
   const realpath = sys.realpath;
-  // The forwarded file's own imports then resolve from where it really is (the project).
   if (realpath) sys.realpath = (p) => realpath.call(sys, forward(p));
 }
 typeCheckWithNodePath();
 
-/**
- * No file watching in tslab's type checker: a second pending rebuild throws and ends the running
- * cell (docs/kernel.md). The kernel runs the code it started with, so later files would only disagree.
- */
+/** No file watching in tslab's type checker: a second pending rebuild would end the running cell (docs/kernel.md). */
 function noFileWatching(): void {
   const sys = tslabSys();
   if (!sys) return;

@@ -24,7 +24,6 @@ export class DelayLine {
   private lastDue = 0n;
   private queuedBytes = 0;
   private pausedForQueue = false;
-  /** The source closed: drop the line once everything held is delivered. */
   sourceClosed = false;
 
   constructor(
@@ -69,7 +68,6 @@ export class DelayLine {
     }
   }
 
-  /** Writes now, bypassing the queue. */
   write(data: Buffer | null): void {
     if (this.dest.destroyed) return;
     if (data === null) {
@@ -110,8 +108,8 @@ export class DelayScheduler {
   private delays: Record<Direction, bigint> = { up: 0n, down: 0n };
 
   /**
-   * @param blockWindowNs how close to a deadline the scheduler blocks the event loop: above the clock thread's wake-up
-   * lateness, short enough for the other direction.
+   * @param blockWindowNs how close to a deadline the scheduler blocks the event loop (above the clock thread's
+   * lateness).
    */
   constructor(
     private readonly sleeper = new PreciseSleeper(),
@@ -130,7 +128,6 @@ export class DelayScheduler {
     return { upMs: Number(this.delays.up) / 1e6, downMs: Number(this.delays.down) / 1e6 };
   }
 
-  /** Chunks read from `source` reach `dest` after the direction's delay. */
   connect(direction: Direction, source: Socket, dest: Socket): DelayLine {
     const line = new DelayLine(direction, source, dest);
     this.lines.add(line);
@@ -154,7 +151,6 @@ export class DelayScheduler {
     this.flush();
   }
 
-  /** Delivers what is due; sleeps precisely if a deadline is close, else arms the clock. */
   flush(): void {
     if (this.flushing) return;
     this.flushing = true;

@@ -29,24 +29,19 @@ export interface RunMetadata {
   readonly notes?: readonly string[];
   /** Estimated before the servers started (lib/experiments/eta.ts). */
   readonly eta?: string;
-  /** This machine's ETA probes before the servers started (a reference fitted on this run records them). */
+  /** This machine's ETA probes before the servers started. */
   readonly probes?: { readonly cpuProbeSeconds: number; readonly writeProbeSeconds: number | null };
-  /** What this run could decide, said before it started. */
   readonly prospect?: string;
-  /** Engines asked for that could not be started, with the reason. */
   readonly unavailable?: Readonly<Record<string, string>>;
-  /** Load, steal, SELECT 1 jitter before and during the run. */
   quietness?: Quietness;
   // For comparing runs (lib/compare), written by lib/experiments/session.ts.
-  /** Each server's non-default settings, by engine. */
   readonly serverSettings?: Readonly<Record<string, Readonly<Record<string, string>>>>;
   /** The writing process: while it lives and `finishedAt` is absent, the run is in progress. */
   readonly owner?: { readonly pid: number; readonly host: string };
-  /** Set when the run's work ended; absent while it runs. */
   readonly finishedAt?: string;
   /** refused: its input was refused; resuming would fail the same way. */
   readonly outcome?: "finished" | "failed" | "refused" | "interrupted";
-  /** Bytes over the link to each server on a remote ssh:// engine, by engine. */
+  /** By engine. */
   readonly linkTraffic?: Readonly<Record<string, LinkTraffic>>;
   /** A resumed run's earlier parts, oldest first, each as it stood when it ended. */
   readonly earlierParts?: readonly EarlierPart[];
@@ -54,7 +49,7 @@ export interface RunMetadata {
 
 export type EarlierPart = Partial<Omit<RunMetadata, "earlierParts">> & { readonly [field: string]: unknown };
 
-/** Every part of a stored run's metadata: the current one first, then earlier ones newest first. */
+/** Every part of a stored run's metadata, current first, then earlier ones newest first. */
 export function partsOf(metadata: unknown): EarlierPart[] {
   const isPart = (p: unknown): p is EarlierPart => typeof p === "object" && p !== null;
   if (!isPart(metadata)) return [];
@@ -74,7 +69,6 @@ export function hostInfo(): HostInfo {
   };
 }
 
-/** The project's commit ("-dirty" with changes; "unknown" outside git). */
 export function gitCommit(): string {
   const cwd = path.resolve(__dirname, "..", "..", "..");
   const head = spawnSync("git", ["rev-parse", "--short=12", "HEAD"], { cwd, encoding: "utf8" });

@@ -26,21 +26,15 @@ export interface StoredRun {
   readonly id: string;
   readonly directory: string;
   readonly state: RunState;
-  /** Why the state is what it is, in words. */
   readonly stateWhy: string;
-  /** e.g. "01-index-write-cost"; from metadata, else the run id. */
   readonly notebook: string;
-  /** e.g. "01"; "" when unknown. */
   readonly notebookId: string;
   readonly startedAt?: string;
   readonly metadata?: RunMetadata & Readonly<Record<string, unknown>>;
   readonly params?: Readonly<Record<string, unknown>>;
   readonly trials: readonly TrialRecord[];
-  /** Undefined: no verdicts recorded. */
   readonly verdicts?: readonly VerdictRow[];
-  /** Problems met while reading (torn lines, unreadable files). */
   readonly problems: readonly string[];
-  /** For a run `npm run reproduce` made (time-account.ts). */
   readonly time?: TimeAccount;
 }
 
@@ -63,9 +57,7 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "obj
 const text = (v: unknown): string =>
   typeof v === "string" ? v : v === undefined || v === null ? "" : JSON.stringify(v);
 
-/**
- * The claims' verdicts wherever summary.json keeps them: arrays (≤ 4 deep) of objects with `verdict` and `id`/`claim`.
- */
+/** The claims' verdicts wherever summary.json keeps them (objects with `verdict` and `id`/`claim`). */
 export function findVerdicts(summary: unknown): VerdictRow[] | undefined {
   const found: VerdictRow[] = [];
   const walk = (v: unknown, depth: number): void => {
@@ -126,7 +118,6 @@ function notebookFromId(id: string): string {
   return /_(\d\d-[a-z0-9-]+)_[0-9a-f]+$/.exec(id)?.[1] ?? "";
 }
 
-/** Reads one run directory; never throws. */
 export function readRun(directory: string): StoredRun {
   const id = path.basename(directory);
   const problems: string[] = [];
@@ -192,7 +183,6 @@ export function readRun(directory: string): StoredRun {
   };
 }
 
-/** Every run directory under `root`, newest first. */
 export function listRuns(root = resultsRoot()): StoredRun[] {
   if (!fs.existsSync(root)) return [];
   const dirs = fs
@@ -206,7 +196,6 @@ export function listRuns(root = resultsRoot()): StoredRun[] {
     .map((x) => x.run);
 }
 
-/** When a run started (ms): metadata, else its id's UTC stamp, else the directory's mtime. */
 function startTime(r: StoredRun): number {
   if (r.startedAt && Number.isFinite(Date.parse(r.startedAt))) return Date.parse(r.startedAt);
   const m = /^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)/.exec(r.id);
@@ -253,10 +242,7 @@ export function resolveRun(ref: string, root = resultsRoot()): StoredRun {
   throw new CompareInputError(`no run "${ref}" in ${root} (\`npm run runs\` lists them)`);
 }
 
-/**
- * Resolves a comparison's runs and refuses what cannot be compared; early-stopped or unknown-end runs come with a
- * warning.
- */
+/** Refuses what cannot be compared; early-stopped or unknown-end runs come with a warning. */
 export function resolveForComparison(
   refs: readonly string[],
   root = resultsRoot(),
@@ -285,7 +271,6 @@ export function resolveForComparison(
   return { runs, warnings };
 }
 
-/** "latest of notebook NN" and its short forms. */
 export function isLatestRef(ref: string): boolean {
   return LATEST.test(ref.trim());
 }

@@ -1,7 +1,6 @@
 /**
- * Where a notebook's wall time went, from its run's records: the trials' timed seconds, their
- * untimed setup, the gaps between trials, and the time before and after them (by cell where known).
- * `npm run reproduce` prints it and writes the run's time.json.
+ * Where a notebook's wall time went, from its run's records: timed seconds, untimed setup, gaps
+ * between trials, and the time before and after them; written as the run's time.json.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -13,28 +12,24 @@ export interface TimeAccount {
   readonly wallSeconds: number;
   /** The ETA printed before it ran; null: none. */
   readonly etaSeconds: number | null;
-  /** etaSeconds ÷ wallSeconds; null without an ETA. */
   readonly etaRatio: number | null;
-  /** The trials' timed seconds (each record's `seconds`). */
   readonly timedSeconds: number;
   readonly measuredShare: number;
   readonly trials: number;
   /** The rest of the wall, by where it was spent; they add up to wall − timed. */
   readonly rest: {
-    /** The kernel's start (the notebook's first cell waits for it). */
     readonly kernelStart: number;
     /** Kernel ready to the first trial: servers, data load, template, calibration. */
     readonly beforeTrials: number;
     /** Inside the trials' records, outside their timed part. */
     readonly trialSetup: number;
-    /** Between one trial's record and the next. */
     readonly betweenTrials: number;
     /** After the last trial: summaries, claims, charts, the report. */
     readonly afterTrials: number;
   };
   /** Trials' setup by name: every numeric `…Seconds` field of a trial, summed. */
   readonly recorded: Readonly<Record<string, number>>;
-  /** Between trials by name: each trial's `beforeSeconds`, summed. Absent in older accounts. */
+  /** Between trials by name: each trial's `beforeSeconds`, summed. */
   readonly recordedBetween?: Readonly<Record<string, number>>;
   /** Before the first and after the last trial, by cell and the gaps between; absent without cell times. */
   readonly outside?: {
@@ -43,7 +38,6 @@ export interface TimeAccount {
   };
 }
 
-/** Seconds from the notebook's start (`to` null: it never ended). */
 export interface CellSpan {
   readonly ordinal: number;
   readonly head: string;
@@ -51,9 +45,7 @@ export interface CellSpan {
   readonly to: number | null;
 }
 
-/** The report's saving and HTML export, after the last cell. */
 export const REPORT_EXPORT = "saving the report (ipynb, HTML)";
-/** The executor's own time between one cell's end and the next one's start. */
 export const BETWEEN_CELLS = "between cells";
 
 /** The part of [from, to) each cell covers; the rest is BETWEEN_CELLS or REPORT_EXPORT. */
@@ -153,12 +145,10 @@ export function accountTime(
   };
 }
 
-/** Writes the account into a run's folder (TIME_ACCOUNT_FILE). */
 export function writeTimeAccount(runDirectory: string, account: TimeAccount): void {
   fs.writeFileSync(path.join(runDirectory, TIME_ACCOUNT_FILE), `${JSON.stringify(account, null, 2)}\n`);
 }
 
-/** A run's account, where it has a readable one. */
 export function readTimeAccount(runDirectory: string): TimeAccount | undefined {
   try {
     const raw: unknown = JSON.parse(fs.readFileSync(path.join(runDirectory, TIME_ACCOUNT_FILE), "utf8"));
@@ -207,7 +197,6 @@ export function restText(a: TimeAccount): string {
   ].join(", ");
 }
 
-/** The table's cells for one account: ETA ÷ wall and the measured share. */
 export function accountCells(a: TimeAccount | undefined): { eta: string; measured: string } {
   if (!a) return { eta: "—", measured: "—" };
   return {

@@ -6,7 +6,7 @@
 
 let listening = false;
 const active = new Set<AbortController>();
-/** tslab's own SIGINT listeners (stop waiting for the cell), called when no run is active. */
+/** tslab's own SIGINT listeners, called when no run is active. */
 let delegates: ((signal: NodeJS.Signals) => void)[] = [];
 
 export class InterruptedError extends Error {
@@ -24,7 +24,6 @@ export class InterruptedError extends Error {
   }
 }
 
-/** True inside a tslab kernel (DBLAB_IN_KERNEL, or tslab is loaded). */
 export function inKernel(): boolean {
   if (process.env.DBLAB_IN_KERNEL === "1") return true;
   return Object.keys(require.cache).some((file) => /[\\/]tslab[\\/]dist[\\/]executor\.js$/.test(file));
@@ -41,7 +40,7 @@ function onSigint(): void {
   for (const listener of delegates) listener("SIGINT");
 }
 
-/** Makes `onSigint` the only SIGINT listener, with a freshly created native handler. */
+/** Makes `onSigint` the only SIGINT listener, with a fresh native handler. */
 function takeOverSigint(): void {
   const others = process.rawListeners("SIGINT").filter((l) => l !== onSigint) as ((s: NodeJS.Signals) => void)[];
   if (others.length > 0) delegates = others;
@@ -77,7 +76,7 @@ export function abortRuns(signal: NodeJS.Signals): void {
   }
 }
 
-/** A signal for one run, aborted by the next SIGINT; pass it to `endInterruptible` when the run ends. */
+/** A signal for one run, aborted by the next SIGINT; end it with `endInterruptible`. */
 export function interruptSignal(): AbortSignal {
   listen();
   const controller = new AbortController();
@@ -85,7 +84,6 @@ export function interruptSignal(): AbortSignal {
   return controller.signal;
 }
 
-/** The run owning `signal` ended: a later SIGINT goes to tslab again. */
 export function endInterruptible(signal: AbortSignal): void {
   for (const controller of active) if (controller.signal === signal) active.delete(controller);
   if (active.size === 0) for (const resolve of waitingForEnd.splice(0)) resolve();
@@ -93,7 +91,7 @@ export function endInterruptible(signal: AbortSignal): void {
 
 const waitingForEnd: (() => void)[] = [];
 
-/** Resolves once no run is active, or after `timeoutMs`, so an aborted run can say what it kept before exit. */
+/** Resolves once no run is active (or after `timeoutMs`), so an aborted run can say what it kept. */
 export function runsEnded(timeoutMs: number): Promise<void> {
   if (active.size === 0) return Promise.resolve();
   return new Promise((resolve) => {

@@ -20,7 +20,7 @@ function signal(pid: number, sig: NodeJS.Signals, group: boolean): void {
   try {
     process.kill(group ? -pid : pid, sig);
   } catch {
-    // Already gone, or no process group of that id: nothing to do.
+    // Already gone: nothing to do.
   }
 }
 
@@ -134,7 +134,6 @@ export interface KeptResource extends ReapedResource {
 }
 
 export interface ReapOptions {
-  /** Default: a one-line warning on stderr. */
   readonly onKept?: (kept: KeptResource) => void;
 }
 
@@ -168,7 +167,7 @@ async function removeRecorded(
   return true;
 }
 
-/** Removes every recorded resource whose owner is dead; returns what it removed. */
+/** Removes every recorded resource whose owner is dead. */
 export async function reapOrphans(options: ReapOptions = {}): Promise<ReapedResource[]> {
   const reaped: ReapedResource[] = [];
   removeTornWrites();
@@ -180,7 +179,7 @@ export async function reapOrphans(options: ReapOptions = {}): Promise<ReapedReso
   return reaped;
 }
 
-/** Removes everything this process owns (servers, containers, proxies, pgbench), each on its own. */
+/** Removes everything this process owns, each on its own. */
 export async function releaseOwnResources(options: ReapOptions = {}): Promise<void> {
   for (const record of ownRecords()) await removeRecorded(record, options);
 }

@@ -11,7 +11,6 @@ import { randomBytes } from "node:crypto";
 export type ResourceRecord =
   | {
       readonly type: "process";
-      /** A pid plus what to delete afterwards. */
       readonly pid: number;
       readonly pidStartTicks?: number;
       readonly directory?: string;
@@ -21,14 +20,14 @@ export type ResourceRecord =
       readonly type: "docker-container";
       readonly containerId: string;
       readonly description: string;
-      /** The engine it runs on and its docker context, so it is removed there whatever today's environment names. */
+      /** Its engine and docker context, so it is removed there whatever today's environment names. */
       readonly dockerHost?: string;
       readonly dockerContext?: string;
     }
   | {
       /**
-       * A database the lab created on an external server. No password is written to disk, so the next run
-       * against the same server drops it, and `npm run clean` prints the SQL.
+       * A database on an external server: no password is on disk, so the next run there drops it; `npm run clean`
+       * prints the SQL.
        */
       readonly type: "external-database";
       readonly host: string;
@@ -101,7 +100,7 @@ function writeAtomically(file: string, record: StoredRecord): void {
   fs.renameSync(`${file}${TMP_SUFFIX}`, file);
 }
 
-/** Records a resource owned by this process; returns the id to pass to `unregister`. */
+/** Returns the id for `unregister`. */
 export function writeRecord(resource: ResourceRecord, runId?: string): string {
   const id = `${Date.now().toString(36)}-${randomBytes(4).toString("hex")}`;
   const record: StoredRecord = {
@@ -116,7 +115,6 @@ export function writeRecord(resource: ResourceRecord, runId?: string): string {
   return id;
 }
 
-/** Replaces a record's resource (once a container id or pid is known). */
 export function update(id: string, resource: ResourceRecord): void {
   const file = path.join(recordsDir(), `${id}.json`);
   const record = JSON.parse(fs.readFileSync(file, "utf8")) as StoredRecord;
@@ -140,16 +138,13 @@ export function listRecords(): ListedRecord[] {
       const record = JSON.parse(fs.readFileSync(path.join(dir, name), "utf8")) as StoredRecord;
       out.push({ ...record, ownerAlive: isProcessAlive(record.ownerPid, record.ownerStartTicks) });
     } catch {
-      // A half-written record (the writer died between write and rename) names nothing yet.
+      // A half-written record names nothing yet.
     }
   }
   return out;
 }
 
-/**
- * Removes temporary files of writers that died before the rename (a writerless name once a minute old); returns their
- * names.
- */
+/** Removes temporary files of writers that died before the rename; returns their names. */
 export function removeTornWrites(now = Date.now()): string[] {
   const dir = recordsDir();
   const removed: string[] = [];

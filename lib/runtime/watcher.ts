@@ -17,12 +17,11 @@ export function watcherWanted(): boolean {
   return process.env.DBLAB_WATCHER === "1" || inKernel();
 }
 
-/** The watcher's pid while it runs. */
 export function watcherPid(): number | undefined {
   return watcher?.pid;
 }
 
-/** Starts this process's watcher once; a no-op when not wanted or already running. */
+/** Starts this process's watcher once. */
 export function ensureWatcher(): void {
   if (watcher || !watcherWanted()) return;
   const script = path.join(__dirname, "..", "..", "scripts", "watcher.js");
@@ -35,7 +34,7 @@ export function ensureWatcher(): void {
     const jupyter = inKernel() ? (process.env.JPY_PARENT_PID ?? "") : "";
     const args = [script, String(process.pid), String(processStartTicks(process.pid) ?? ""), jupyter];
     watcher = spawn(process.execPath, args, {
-      // Own session and process group: Jupyter's and a terminal's signals to the kernel's group must not reach it.
+      // Own session and process group: signals to the kernel's group must not reach it.
       detached: true,
       // stdin is the pipe, opened close-on-exec, so servers we spawn cannot keep it open after we die.
       stdio: ["pipe", "ignore", log],
