@@ -5,8 +5,8 @@ import type { RoundTripsParams } from "./params";
 import type { RunMetadata } from "../../results/metadata";
 import { resultsRoot } from "../../results/run-store";
 import type { RoundTripTrial } from "./workload/trials";
-import type { CalibrationRecord } from "./links";
-import type { RoundTripsRun } from "./run";
+import type { CalibrationRecord } from "./workload/links";
+import type { RoundTripsRun } from "./phases";
 
 interface CalibrationFile {
   readonly baselines: Record<string, number>;

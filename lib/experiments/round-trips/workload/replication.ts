@@ -80,13 +80,8 @@ export interface LagSummary {
  * Samples pg_stat_replication every `intervalMs` on its own connection while a phase runs.
  *
  * The lag columns are a gauge, not a counter: once a standby reports twice in a row that it has
- * replayed everything, the walsender clears them to NULL until the next WAL arrives. Between two
- * commits of a phase that happens often, and after the phase it happens at once. Measured here
- * (2-core Xeon, standbys 0.6 ms away, 60 autocommit UPDATEs, ≈ 90 ms): sampled every 3 ms, 6 of 32
- * samples were NULL for both standbys, in one stretch of 18 ms; sampled every 100 ms (the first
- * version), the phase ended before the first tick, so only the look after it counted, and that was
- * NULL in 1 of 4 runs on a loaded machine (a CI run failed on it). Every 10 ms gives a 90 ms phase
- * about nine looks for the cost of one small query per 10 ms on a separate connection.
+ * replayed everything, the walsender clears them to NULL until the next WAL arrives, so a phase is
+ * sampled often enough to catch it busy (every 10 ms; docs/claims-and-regimes.md, "05's lag samples").
  */
 export class LagSampler {
   private readonly samples: StandbyState[][] = [];

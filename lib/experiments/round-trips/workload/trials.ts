@@ -37,25 +37,13 @@ export type RoundTripTrial = TrialRecord<RoundTripCondition, PgServerCounterKey>
   readonly lags?: LagSummary;
   /** The client link's own delivery record during the trial (the proxy measures it; netem not). */
   readonly link?: LinkStats;
-  /**
-   * True when the trial's round trips crossed a real network to servers on hosts the user named
-   * (05's `hosts`): nothing was emulated, so its outcome is evidence. Absent: as the environment says.
-   */
+  /** Its round trips crossed a real network to hosts the user named (`hosts`); absent: as its environment says. */
   readonly real?: boolean;
-  /**
-   * Position of the trial among its environment's cases (or its sweep level) in this repeat: the rotation, recorded.
-   */
+  /** Position among its environment's cases (or sweep levels) in this repeat: the rotation, recorded. */
   readonly order?: number;
-  /**
-   * The untimed work the run did between the previous trial's record and this trial's start, seconds
-   * by what it was (the client link set for a block of trials, the standbys' start, …): the time
-   * account names the time between trials with it.
-   */
+  /** Untimed work since the previous trial's record, seconds by what it was (a link set, standbys started, …). */
   readonly beforeSeconds?: Readonly<Record<string, number>>;
-  /**
-   * Of this trial's own untimed part, seconds: its reset (table reload, or CHECKPOINT and SET), the
-   * standbys' replay wait, the counters.
-   */
+  /** This trial's own untimed parts, seconds: its reset, the standbys' replay wait, the counters. */
   readonly prepareSeconds?: number;
   readonly replayWaitSeconds?: number;
   readonly countersSeconds?: number;

@@ -3,11 +3,11 @@
  * it on this machine (measured with SELECT 1 through the link), cached, and the connection a client
  * should use — the link's address, or the server itself when the target is at or below loopback.
  */
-import { withClient } from "../../engines/postgres/connect";
-import { calibrateLink, medianRtt, type LinkCalibration } from "../../network/calibrate";
-import type { DelayLink, LinkKind } from "../../network/types";
-import type { ConnectionInfo } from "../../targets/types";
-import { selectOneProbe } from "../../workloads/statement-timing";
+import { withClient } from "../../../engines/postgres/connect";
+import { calibrateLink, medianRtt, type LinkCalibration } from "../../../network/calibrate";
+import type { DelayLink, LinkKind } from "../../../network/types";
+import type { ConnectionInfo } from "../../../targets/types";
+import { selectOneProbe } from "../../../workloads/statement-timing";
 
 export interface CalibrationRecord extends LinkCalibration {
   /** "client" or a standby's name. */
