@@ -232,9 +232,8 @@ export function showExplanation(s: RoundTripsSummary): void {
       `<li><b>Quorum commit.</b> After its own flush the primary waits for the first standby to report the WAL flushed: ` +
         `a median ${q.flushLagMs.toFixed(3)} ms with standbys ${(q.standbyRttMs ?? NaN).toFixed(3)} ms away: ` +
         `${(q.flushLagMs - (q.standbyRttMs ?? NaN)).toFixed(3)} ms beyond one round trip for the standby's write and flush ` +
-        (s.params.quorumStorage === "memory"
-          ? `(in memory: quorumStorage "memory") and scheduling on the CPUs it shares with the primary.</li>`
-          : `(on the same disk: quorumStorage "disk") and scheduling on the CPUs it shares with the primary.</li>`),
+        `(${s.params.quorumStorage === "memory" ? "in memory" : "on the same disk"}: quorumStorage "${s.params.quorumStorage}") ` +
+        "and scheduling on the CPUs it shares with the primary.</li>",
     );
   }
   const rtts = [...new Set(s.sweep.map((x) => x.standbyTargetMs))].sort((a, b) => a - b);
