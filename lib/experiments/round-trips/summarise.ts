@@ -4,7 +4,7 @@
  * comparison is paired per repeat and summarised by the exact interval of its median.
  */ import { linearRegression, median } from "simple-statistics";
 import type { Without } from "../../stats/claim-engine";
-import type { RoundTripsParams } from "./params";
+import { ENVIRONMENTS, type RoundTripsParams } from "./params";
 import { medianInterval, outlierFlags, type Interval } from "../../stats/intervals";
 import { groupBy, spread, type TrialSeconds } from "../../stats/summary";
 import { CASE_INFO, CASES, type CaseId } from "./workload/cases";
@@ -288,14 +288,7 @@ function summariseSweep(trials: readonly RoundTripTrial[]): SweepSummary[] {
   );
 }
 
-const ENV_ORDER: readonly EnvironmentKey[] = [
-  "local",
-  "same-az",
-  "cross-az",
-  "quorum-same-az",
-  "quorum-cross-az",
-  "external",
-];
+const ENV_ORDER: readonly EnvironmentKey[] = [...ENVIRONMENTS, "external"];
 
 export function summarise(run: RoundTripsRun): RoundTripsSummary {
   const caseTrials = run.trials.filter((t) => t.condition.kind === "case");
