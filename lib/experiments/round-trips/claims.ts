@@ -1,8 +1,5 @@
-/**
- * Seed 004's claims (EXPERIMENTS.md §5) on the claims engine. Where a regime stands on an input the
- * lab emulates (a client round trip, standbys), `emulatedWhen` makes the verdict `emulated`: a
- * consistency check, never evidence about Aurora; against a real server, evidence about that server.
- */ import type { RegimeFactor, Rule } from "../../stats/claims";
+/** Seed 004's claims (EXPERIMENTS.md §5); on an emulated input, `emulated`: never evidence. */
+import type { RegimeFactor, Rule } from "../../stats/claims";
 import { declare, readQuotes, type ClaimSet } from "../../stats/claim-engine";
 import { intervalText, medianInterval } from "../../stats/intervals";
 import { QUORUM } from "./workload/environments";
@@ -27,7 +24,6 @@ import {
 
 type S = RoundTripsSummary;
 const Q = readQuotes(__dirname);
-/** An external server is measured as it is: no loopback, no emulated links or standbys beside it. */
 const isExternal = (p: RoundTripsParams) =>
   p.target === "external" || (p.target === "auto" && Boolean(process.env.DBLAB_POSTGRES_URI));
 type P = RoundTripsParams;
@@ -79,7 +75,6 @@ const ratioStatistic = (env: EnvironmentKey) => ({
   of: (s: S) => findEnvironment(s, env)?.ratio,
   needs: `update_autocommit and update_one_transaction in the ${env} environment`,
 });
-/** The two cases' medians scaled to the seed's 10,000 statements. */
 const per10k = (e: EnvironmentSummary) =>
   `${f(e.autocommit?.secondsPer10k)} s vs ${f(e.oneTransaction?.secondsPer10k)} s per 10,000`;
 
@@ -141,8 +136,7 @@ function quorumClaims(env: EnvironmentKey, where: string, c: "same_az" | "cross_
       sentence: Q.quote(`transactions (${where})`),
       kind: "magnitude" as const,
       rule: MUCH,
-      // Gated by the client's round trip only: the ratio is ≈ 1 + commit ÷ statement, so a gate on
-      // that share would decide it by arithmetic; the share is shown beside the verdict instead.
+      // Gated by the round trip only: a gate on commit ÷ statement would decide the ratio by arithmetic.
       reading: `"≫" read as at least 1.5× (the seed's ${f(a / b, 1)}×); a magnitude: the ratio is ≈ 1 + commit ÷ statement, so it holds only where a commit outweighs half a statement`,
       statistic: ratioStatistic(env),
     },
@@ -244,9 +238,7 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
       kind: "magnitude",
       rule: ABOUT,
       reading: '"about the same" read as ×0.8–×1.25',
-      // Only the round trip gates it: a second factor of commit ÷ round trip would decide the ratio
-      // by arithmetic (ratio ≈ 1 + commit ÷ (round trip + statement)), so that share is shown beside
-      // the verdict, in the seed's own quantity (the gap per commit ÷ the SELECT 1 round trip).
+      // Gated by the round trip only: a gate on commit ÷ round trip would decide the ratio by arithmetic.
       regime: ["localRtt"],
       regimeText: DOCKER,
       howToTest:
@@ -363,8 +355,7 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
       mechanism:
         "with synchronous_commit = on a commit waits until a standby reports the WAL flushed, one standby round trip after it is sent; local waits for no standby",
       howToTest: "the synchronous_commit sweep (sweepStandbyRttsMs, syncLevels)",
-      // Judged, not relabelled `emulated`: the emulated standby is the claim's subject, so the verdict
-      // is what one machine reproduces of a replicated commit's wait.
+      // Judged, not `emulated`: the emulated standby is this claim's subject.
       emulates:
         `${STANDBYS}, the subject of this check; it can show that one machine reproduces a synchronous ` +
         "standby's wait (held contradicts the seed's sentence as worded), not Aurora's ~2 ms, whose size here is the delay set",

@@ -1,8 +1,8 @@
 /**
- * 05's ETA model: each trial grows with the statements (or commits) it sends, at its own kind's rate
- * (environment and case, or the sweep's level): costs per statement differ by kind by two orders of
- * magnitude (docs/claims-and-regimes.md, "How long a run takes here").
- */ import { finiteOrNaN, type EtaModel, type PlannedUnit, referencesIn } from "../eta";
+ * Each trial grows with its statements at its own kind's rate (docs/claims-and-regimes.md, "How long
+ * a run takes here").
+ */
+import { finiteOrNaN, type EtaModel, type PlannedUnit, referencesIn } from "../eta";
 import type { RoundTripsParams } from "./params";
 import { trialKey, type RoundTripCondition } from "./workload/trials";
 
@@ -29,6 +29,5 @@ export const estimate: EtaModel<RoundTripsParams> = {
     (c.kind === "commit-level" && typeof c.level === "string")
       ? kindOf(c as RoundTripCondition)
       : undefined,
-  // Without stored runs: the rates fitted on reference machines (eta-reference*.json here).
   references: referencesIn(__dirname),
 };

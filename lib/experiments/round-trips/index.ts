@@ -43,7 +43,6 @@ export const experiment = defineExperiment({
       flush_lag_ms: c.flushLagMs,
     })),
   eta: estimate,
-  // The fault matrix's cells: the fault at this notebook's most exposed point, where it is most likely met.
   faults: {
     overrides: [
       'environments=["local","quorum-same-az"]',
@@ -63,7 +62,7 @@ export const experiment = defineExperiment({
 
 export const { params, run, summarise, claims, save, showClaims, registered } = experiment;
 
-/** The run's header and failed trials (the base's), then how links were emulated and what could not run here. */
+/** The base's run header and failed trials, then the links and what could not run here. */
 export function showRun(r: RoundTripsRun): void {
   experiment.showRun(r);
   noteLinksAndSkipped(r);

@@ -15,11 +15,9 @@ export type QuorumStorage = (typeof QUORUM_STORAGE)[number];
 export interface RoundTripsParams extends TargetParams {
   /** How delays are emulated: netem where the kernel has it, else the user-space delay proxy. */
   readonly network: NetworkChoice;
-  /**
-   * Environments to run. The quorum ones need the embedded PostgreSQL binaries (standbys are data-directory copies).
-   */
+  /** Environments to run; the quorum ones need the embedded PostgreSQL binaries. */
   readonly environments: readonly EnvironmentId[];
-  /** Statement patterns timed in each environment (SELECT 1, autocommit UPDATEs, one transaction, prepared, bulk). */
+  /** Statement patterns timed in each environment. */
   readonly cases: readonly CaseId[];
   /** Statements per case (the seed: 10,000). */
   readonly statements: number;
@@ -27,7 +25,7 @@ export interface RoundTripsParams extends TargetParams {
   readonly rows: number;
   /** Trials per environment and case (the seed: 5). */
   readonly repeats: number;
-  /** Round-trip targets, ms: the seed measured 0.20 (client and Aurora in one AZ) and 1.70 (another AZ). */
+  /** Round-trip target of the same-AZ environments, ms (the seed measured 0.20). */
   readonly sameAzRttMs: number;
   /** Round-trip target of the cross-AZ environments, ms (the seed measured 1.70). */
   readonly crossAzRttMs: number;
@@ -41,19 +39,11 @@ export interface RoundTripsParams extends TargetParams {
   readonly sweepCommits: number;
   /** SELECT 1 round trips per link-calibration measurement. */
   readonly calibrationSamples: number;
-  /**
-   * Where the quorum environments' primary and standbys keep their data: "memory" (/dev/shm: a
-   * flush costs ~nothing, as on Aurora's storage nodes, so the commit wait shows the network) or
-   * "disk" (this machine's disk: its flush time adds to every commit, on each copy).
-   */
+  /** The quorum cluster's data: "memory" (/dev/shm: flushes cost ~nothing, as on Aurora's storage) or "disk". */
   readonly quorumStorage: QuorumStorage;
   /**
-   * Real hosts instead of emulated delays: a Docker engine per environment, as DOCKER_HOST
-   * ("ssh://user@host") or a docker context name. The same-AZ / cross-AZ cases then run against a
-   * server on that engine with its real round trip, measured; unnamed environments stay emulated.
-   * quorum-same-az / quorum-cross-az put their two standbys on the sameAz / crossAz engine (ssh://
-   * only: replication comes back through its SSH connection), the primary and the client staying
-   * on this machine; without a host they stay emulated.
+   * Real hosts instead of emulated delays: a Docker engine per environment (DOCKER_HOST "ssh://user@host" or
+   * a context). same-az / cross-az run a server there; the quorum ones put their standbys there (ssh:// only).
    */
   readonly hosts: RoundTripHosts;
 }
@@ -65,7 +55,6 @@ export interface RoundTripHosts {
 
 const HOST_KEYS = ["sameAz", "crossAz"] as const;
 
-/** The engine a `hosts` entry names: a DOCKER_HOST-style address or a context; refused like DOCKER_HOST. */
 export function hostEndpoint(name: string, value: string): DockerEndpoint {
   try {
     if (value.includes("://")) return endpointFromHost(value, name);
@@ -116,9 +105,8 @@ export const ROUND_TRIPS_PROFILES: Readonly<Record<ProfileName, RoundTripsParams
     sweepCommits: 50,
     calibrationSamples: 100,
   },
-  // 5 repeats: a paired interval over repeats covers its median ≥ 90 % (claim b is decided on it).
-  // Fewer statements than the seed: per-statement figures do not depend on N, and the tables scale
-  // to the seed's 10,000 (docs/claims-and-regimes.md, "How long a run takes here").
+  // 5 repeats: a paired interval covers its median ≥ 90 %. Per-statement figures do not depend on N
+  // (docs/claims-and-regimes.md, "How long a run takes here").
   default: {
     ...SEED,
     statements: 400,

@@ -1,9 +1,8 @@
 /**
- * The run's phases. 1: one server, the client direct and behind emulated same-AZ and cross-AZ links.
- * 2: the same cases on a primary whose commits wait for one of two standbys (QUORUM), then the
- * synchronous_commit sweep. An external server is measured as it is. The session stops whatever is
- * left, standbys before their primary.
- */ import fs from "node:fs";
+ * The run's phases: 1, one server behind emulated client links; 2, a primary whose commits wait for
+ * one of two standbys, then the synchronous_commit sweep. The session stops what is left.
+ */
+import fs from "node:fs";
 import type { Client } from "pg";
 import { connect } from "../../engines/postgres/connect";
 import { releaseSynchronousStandbys, requireSynchronousStandbys } from "../../engines/postgres/synchronous-standbys";
@@ -48,10 +47,9 @@ import type { EnvironmentKey, RoundTripCondition, RoundTripTrial } from "./workl
 /** What a run carries besides its trials (calibration.json holds the first three). */
 export interface PhasesResult {
   readonly calibrations: readonly CalibrationRecord[];
-  /** The direct SELECT 1 round trip of each server, ms. */
+  /** Each server's direct SELECT 1 round trip, ms. */
   readonly baselines: Readonly<Record<string, number>>;
   readonly network: { readonly kind: string; readonly reason: string };
-  /** What this run could not do here, and why. */
   readonly skipped: readonly { readonly what: string; readonly reason: string }[];
 }
 
@@ -80,7 +78,7 @@ function serverSettings(netemAddresses: boolean): ServerSettings {
 
 const STANDBY_ADDRESSES = ["127.0.0.2", "127.0.0.3"];
 
-/** A memory-backed directory for the quorum cluster's data (Linux /dev/shm), if there is one. */
+/** Linux /dev/shm, if writable. */
 function memoryDirectory(): string | undefined {
   try {
     fs.accessSync("/dev/shm", fs.constants.W_OK);
@@ -96,11 +94,9 @@ interface State {
   readonly session: ExperimentSession<RoundTripCondition>;
   readonly calibrations: CalibrationRecord[];
   readonly baselines: Record<string, number>;
-  /** A progress line between trials (setup, calibration). */
   readonly say: (message: string) => void;
-  /** The link emulator, made on first use (its kind and reason go into the notes). */
   readonly emulator: () => Promise<NetworkEmulator>;
-  /** The client link, created once, pointed at the phase-1 server (and reused if that server is the primary). */
+  /** Created once for the phase-1 server, and reused if that server becomes the primary. */
   clientLink?: DelayLink;
 }
 
@@ -110,7 +106,7 @@ async function closeAll(clients: (Client | undefined)[]): Promise<void> {
 
 const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
-/** Runs every repeat × environment × case on one server (phase 1, or phase 2 with standbys). */
+/** Every repeat × environment × case on one server. */
 async function runEnvironments(
   st: State,
   envs: readonly EnvironmentKey[],
@@ -119,7 +115,6 @@ async function runEnvironments(
     readonly lagAdmin?: Client;
     readonly standbyRttMs: number | null;
     readonly serverLabel: string;
-    /** The server is on a real host (`hosts`): its round trip is the real one, nothing is emulated. */
     readonly real?: boolean;
   },
 ): Promise<void> {
@@ -179,7 +174,7 @@ async function runEnvironments(
   }
 }
 
-/** Two standbys of a primary, synchronous as QUORUM, and two sessions on the primary; `stop` undoes it all. */
+/** QUORUM standbys of a primary and two sessions on it; `stop` undoes it all. */
 class Standbys {
   servers: readonly StartedServer[] = [];
   admin?: Client;
@@ -191,7 +186,6 @@ class Standbys {
   ) {}
 
   async start(specs: readonly StandbySpec[], options?: StandbyOptions): Promise<{ admin: Client; lagAdmin: Client }> {
-    // The session stops them, if this phase does not, before their primary (it came first).
     this.servers = (await this.primary.replication.startStandbys(specs, options)).map((s) => this.st.session.adopt(s));
     // Connected only now: making the standbys restarted the primary.
     const admin = (this.admin = await connect(this.primary.connection));
@@ -209,11 +203,8 @@ class Standbys {
 }
 
 /**
- * Phase 2 on real hosts: one quorum environment whose two standbys run on the engine the user named
- * for it. The primary stays with the client on this machine (its standbys are copies of its data
- * directory, which only the embedded target gives), and the copies a commit waits for are on the
- * other host, reached over the engine's SSH connection: the commit pays that real round trip,
- * nothing emulated. The client is direct.
+ * Phase 2 on real hosts: the primary stays here (standbys copy its data directory, which only the
+ * embedded target gives), its standbys on the named engine, reached over its SSH connection.
  */
 async function runHostedQuorum(
   st: State,
@@ -229,7 +220,6 @@ async function runHostedQuorum(
     const { lagAdmin } = await standbys.start(
       STANDBY_NAMES.map((name) => ({ name, upstreamHost, upstreamPort: port, on: endpoint })),
     );
-    // The standbys' round trip as the lab sees it: SELECT 1 through the same SSH connection replication uses.
     const rtts: number[] = [];
     for (const s of standbys.servers) rtts.push(await measureBaseline(s.connection, st.p.calibrationSamples));
     const where = standbys.servers[0].network?.dockerHost ?? host;
@@ -249,7 +239,7 @@ async function runHostedQuorum(
   }
 }
 
-/** Phase 2: standbys over delayed links, quorum environments, then the synchronous_commit sweep. */
+/** Phase 2: standbys behind delayed links, the quorum environments, then the sweep. */
 async function runQuorumPhase(
   st: State,
   primary: ReplicationPrimary,
@@ -306,9 +296,7 @@ async function runQuorumPhase(
       return connect(primary.connection);
     });
     try {
-      // Standby round trips in blocks, repeats inside: the standby links are set once per round
-      // trip. The claim pairs levels within one repeat at one round trip, which still run back to
-      // back, each repeat in its own rotated order.
+      // Standby links set once per round trip; the levels of one repeat still run back to back.
       for (const rtt of p.sweepStandbyRttsMs) {
         standbyRttMs = await setStandbyRtt(rtt);
         for (let repeat = 1; repeat <= p.repeats; repeat++) {
@@ -331,18 +319,13 @@ async function runQuorumPhase(
 
 type Hosted<E> = { readonly env: E; readonly host: string };
 
-/** What runs where: decided once, before any server starts, from the parameters and the target. */
+/** What runs where, decided before any server starts. */
 export interface PhasePlan {
-  /** Phase 1 on the run's own server, behind emulated links (or `["external"]` for a server used as it is). */
   readonly single: readonly EnvironmentKey[];
-  /** Phase 1 environments on a real host the user named (`hosts`): a server there each, nothing emulated. */
   readonly hosted: readonly Hosted<"same-az" | "cross-az">[];
-  /** Phase 2 on an embedded primary with standbys behind emulated links. */
   readonly quorum: readonly EnvironmentKey[];
-  /** Phase 2 environments whose standbys run on a named host. */
   readonly hostedQuorum: readonly Hosted<"quorum-same-az" | "quorum-cross-az">[];
   readonly sweep: boolean;
-  /** What the target rules out, and why (an external server is measured as it is). */
   readonly skipped: readonly { readonly what: string; readonly reason: string }[];
 }
 
@@ -350,7 +333,6 @@ export function planPhases(p: RoundTripsParams, asIs: boolean): PhasePlan {
   const sweep = p.sweepStandbyRttsMs.length > 0 && p.syncLevels.length > 0;
   const singles = singleServerEnvironments(p.environments);
   const quorums = quorumEnvironments(p.environments);
-  // Environments the user placed on real hosts run there, not behind an emulated link.
   const placed = <E extends EnvironmentKey>(same: E, cross: E, among: readonly EnvironmentKey[]) =>
     [same, cross]
       .map((env) => ({ env, host: env === same ? p.hosts.sameAz : p.hosts.crossAz }))
@@ -371,7 +353,6 @@ export function planPhases(p: RoundTripsParams, asIs: boolean): PhasePlan {
       ],
     };
   }
-  // Quorum environments whose standbys go on a named host (the params checked it is an ssh:// engine).
   const hostedQuorum = placed("quorum-same-az", "quorum-cross-az", quorums);
   return {
     single: singles.filter((e) => !hosted.some((h) => h.env === e)),
@@ -383,7 +364,7 @@ export function planPhases(p: RoundTripsParams, asIs: boolean): PhasePlan {
   };
 }
 
-/** The phases of one run, in the session the base opened; returns what the run carries besides its trials. */
+/** The phases of one run, in the session the base opened. */
 export async function runPhases(
   p: RoundTripsParams,
   session: ExperimentSession<RoundTripCondition>,
@@ -449,8 +430,7 @@ export async function runPhases(
       // The emulator before the server: whether the server can be the primary depends on its kind.
       const emulatorKind = p.network !== "proxy" && !asIs ? (await st.emulator()).kind : "proxy";
       const server = await session.startServer(phaseOneSpec());
-      // The phase-1 server becomes the primary only if the lab can make standbys of it, it is on
-      // disk as asked, and it is reachable the way the links need (netem needs extra listen addresses).
+      // The primary too if it can make standbys, is on disk as asked, and needs no netem listen addresses.
       if (canReplicate(server) && emulatorKind === "proxy" && p.quorumStorage === "disk" && phaseTwo) primary = server;
       await runEnvironments(st, single, server.connection, {
         standbyRttMs: null,
@@ -517,7 +497,6 @@ export async function runPhases(
         session.writeMetadata();
       }
       if (primary && (quorum.length || sweep)) await runQuorumPhase(st, primary, quorum, sweep, baseDir);
-      // Without a primary they were skipped above, with the reason.
       if (primary) for (const { env, host } of hostedQuorum) await runHostedQuorum(st, primary, env, host);
     }
     progress.finish(`${done} trials`);

@@ -1,4 +1,4 @@
-/** What notebook 05 shows, one call per section, so the notebook stays narrative + calls. */
+/** What notebook 05 shows, one call per section. */
 import { escapeHtml, show } from "../../display/output";
 import { plot } from "../../display/plotly";
 import { showTable, type Row } from "../../display/table";
@@ -23,7 +23,7 @@ function note(html: string, color = "#4c78a8"): void {
   );
 }
 
-/** How the links were emulated, and what could not run here (after the base's run header). */
+/** How the links were emulated, and what could not run here. */
 export function noteLinksAndSkipped(run: RoundTripsRun): void {
   note(`<b>Links:</b> ${escapeHtml(run.network.reason)}`);
   for (const s of run.skipped) note(`<b>Not run here:</b> ${escapeHtml(s.what)} — ${escapeHtml(s.reason)}`, "#e45756");
@@ -62,7 +62,7 @@ export function showCalibration(s: RoundTripsSummary): void {
 const seedEnvFor = (e: EnvironmentSummary): SeedCondition | undefined =>
   ENVIRONMENT_INFO[e.environment].seedCondition ?? undefined;
 
-/** The median of the trials' median delivery lateness on the proxy's links, µs (undefined: no proxy link). */
+/** The median of the trials' median lateness on proxy links, µs. */
 function lateP50Us(s: RoundTripsSummary): number | undefined {
   const late = s.cases.flatMap((c) => (c.linkLateP50Us === null ? [] : [c.linkLateP50Us])).sort((a, b) => a - b);
   return late.length ? late[Math.floor(late.length / 2)] : undefined;
@@ -94,7 +94,7 @@ export function showRttTable(s: RoundTripsSummary): void {
   showTable(rows, { caption: "Round trip by environment: the seed's figures beside ours", digits: 4 });
 }
 
-/** The seed's table 2 (autocommit vs one transaction) with ours beside it, scaled to 10,000 statements. */
+/** The seed's table 2 (autocommit vs one transaction) with ours beside it. */
 export function showAutocommitTable(s: RoundTripsSummary): void {
   const rows: Row[] = s.environments.flatMap((e) => {
     const auto = e.autocommit;
@@ -162,7 +162,6 @@ export function showCommitTable(s: RoundTripsSummary): void {
   });
 }
 
-/** Every case in every environment. */
 export function showCaseTable(s: RoundTripsSummary): void {
   const rows: Row[] = s.cases.map((c) => ({
     environment: c.environment,
@@ -214,7 +213,7 @@ export function showCharts(s: RoundTripsSummary): void {
   if (sweep) plot(sweep, 460);
 }
 
-/** One paragraph per environment pair that says, from the counters, where a commit's time went. */
+/** Where a commit's time went, from the counters. */
 export function showExplanation(s: RoundTripsSummary): void {
   const local = findEnvironment(s, "local");
   const q = findEnvironment(s, "quorum-same-az") ?? findEnvironment(s, "quorum-cross-az");
@@ -238,7 +237,6 @@ export function showExplanation(s: RoundTripsSummary): void {
   }
   const rtts = [...new Set(s.sweep.map((x) => x.standbyTargetMs))].sort((a, b) => a - b);
   if (rtts.length >= 2) {
-    // How much each level's commit rose from the nearest to the farthest standby, from this run's sweep.
     const lo = rtts[0];
     const hi = rtts[rtts.length - 1];
     const rises = [...new Set(s.sweep.map((x) => x.level))].map((level) => {
@@ -254,9 +252,8 @@ export function showExplanation(s: RoundTripsSummary): void {
   if (parts.length) show().html(`<ul>${parts.join("")}</ul>`);
 }
 
-/** The closing note: how close the emulated round trips came, and the verdicts, in a few lines. */
+/** The closing note: the round trips reached, and the verdicts. */
 export function showClosingNote(s: RoundTripsSummary, claims: readonly ClaimCheck[]): void {
-  // One entry per link and target: the range reached over its (re)calibrations.
   const groups = new Map<string, { link: string; target: number; reached: number[]; notes: string[] }>();
   for (const c of s.calibrations) {
     const key = `${c.link}|${c.targetRttMs}`;

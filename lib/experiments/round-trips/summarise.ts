@@ -1,8 +1,5 @@
-/**
- * Every figure notebook 05 shows, from the raw trials: per case, per environment and per
- * synchronous_commit level. Cases of one environment and repeat run back to back, so every
- * comparison is paired per repeat and summarised by the exact interval of its median.
- */ import { linearRegression, median } from "simple-statistics";
+/** Every figure notebook 05 shows; cases of a repeat run back to back, so comparisons pair per repeat. */
+import { linearRegression, median } from "simple-statistics";
 import type { Without } from "../../stats/claim-engine";
 import { ENVIRONMENTS, type RoundTripsParams } from "./params";
 import { medianInterval, outlierFlags, type Interval } from "../../stats/intervals";
@@ -25,29 +22,28 @@ export interface CaseSummary extends TrialSeconds {
   readonly secondsPer10k: number;
   readonly roundTrips: number;
   readonly msPerRoundTrip: number;
-  /** Median over trials of each trial's median statement time, ms (and each trial's). */
   readonly statementP50Ms: number;
   readonly statementP50s: readonly number[];
   readonly statementP99Ms: number;
-  /** The client round trip as calibrated for the environment (median SELECT 1 through the link), ms. */
+  /** As calibrated (median SELECT 1 through the link), ms. */
   readonly clientRttMs: number;
-  /** The round trip as its select1 case measured it (elapsed / N, the seed's), else the calibrated one, ms. */
+  /** Its select1 case's elapsed / N (the seed's measure), else the calibrated one, ms. */
   readonly rttMs: number;
   readonly standbyRttMs: number | null;
   readonly walSyncs: number;
   readonly walSyncTimeMs: number;
   readonly xactCommits: number;
   readonly walBytes: number;
-  /** Fastest standby's flush lag (median of samples, median over trials), ms; null without standbys. */
+  /** Fastest standby's, ms; null without standbys. */
   readonly flushLagMs: number | null;
   readonly writeLagMs: number | null;
-  /** How late the proxy delivered bytes during the trials (median of per-trial p50 / max of p99), µs. */
+  /** The proxy's delivery lateness (median of p50s, max of p99s), µs. */
   readonly linkLateP50Us: number | null;
   readonly linkLateP99Us: number | null;
-  /** Seconds and median statement time of each repeat's trial (repeat → value), for pairing. */
+  /** repeat → value, for pairing. */
   readonly secondsByRepeat: Readonly<Record<number, number>>;
   readonly statementP50ByRepeat: Readonly<Record<number, number>>;
-  /** Trials far from their case's others by elapsed time (OUTLIER_RULE), and trials with a checkpoint inside. */
+  /** By OUTLIER_RULE on elapsed time; and those with a checkpoint inside. */
   readonly outlierRepeats: readonly number[];
   readonly checkpointRepeats: readonly number[];
 }
@@ -60,21 +56,16 @@ export interface EnvironmentSummary {
   readonly quorum: boolean;
   readonly targetRttMs: number | null;
   readonly calibration?: CalibrationRecord;
-  /** SELECT 1 round trip measured in the select1 case (median statement time), ms. */
   readonly rttMs?: number;
   readonly autocommit?: CaseSummary;
   readonly oneTransaction?: CaseSummary;
-  /** (autocommit − one transaction) / N, ms: the seed's commit-time estimate (medians). */
+  /** (autocommit − one transaction) / N, ms: the seed's estimate; then paired per repeat. */
   readonly commitMs?: number;
-  /** The same per repeat (paired), interval of the median. */
   readonly commitInterval?: Interval;
-  /** (prepared autocommit − prepared in one transaction) / N, ms. */
   readonly preparedCommitMs?: number;
-  /** Autocommit seconds ÷ one-transaction seconds, per repeat (paired), interval of the median. */
+  /** Autocommit ÷ one transaction, paired per repeat; then on median statement times (robust to load spikes). */
   readonly ratio?: Interval;
-  /** The same on each trial's median statement time: robust to the load spikes of a shared machine. */
   readonly statementRatio?: Interval;
-  /** Local WAL flush time per commit of the autocommit case (pg_stat_wal), ms. */
   readonly walSyncMsPerCommit?: number;
   readonly walSyncsPerCommit?: number;
   readonly flushLagMs?: number | null;
@@ -86,7 +77,6 @@ export interface SweepSummary {
   readonly standbyTargetMs: number;
   readonly standbyRttMs: number;
   readonly trials: number;
-  /** Median over trials of the median autocommit UPDATE time, ms. */
   readonly commitMs: number;
   readonly commitMsMin: number;
   readonly commitMsMax: number;
@@ -94,9 +84,8 @@ export interface SweepSummary {
   readonly flushLagMs: number | null;
   readonly writeLagMs: number | null;
   readonly replayLagMs: number | null;
-  /** Repeats whose timed window saw a checkpoint. */
   readonly checkpointRepeats: readonly number[];
-  /** Median autocommit UPDATE time per repeat (repeat → ms), for pairing levels. */
+  /** repeat → median commit ms, for pairing levels. */
   readonly commitMsByRepeat: Readonly<Record<number, number>>;
 }
 
@@ -107,7 +96,7 @@ export interface RoundTripsSummary extends PhasesResult {
   readonly environments: readonly EnvironmentSummary[];
   readonly sweep: readonly SweepSummary[];
   readonly failed: readonly RoundTripTrial[];
-  /** The storage under the primary's data directory as measured at its start: a WAL flush's least cost here. */
+  /** As measured at the primary's start: a WAL flush's least cost here. */
   readonly storage?: { readonly fsType: string; readonly device: string; readonly fsyncMs?: number };
 }
 
@@ -117,7 +106,6 @@ const med = (xs: readonly (number | null | undefined)[]): number => (finite(xs).
 const medOrNull = (xs: readonly (number | null | undefined)[]): number | null =>
   finite(xs).length ? median(finite(xs)) : null;
 const counter = (t: RoundTripTrial, key: PgServerCounterKey) => t.counters?.[key] ?? 0;
-/** Each trial's value by its repeat (the trials with one), for pairing. */
 const byRepeat = (ts: readonly RoundTripTrial[], f: (t: RoundTripTrial) => number | undefined) =>
   Object.fromEntries(ts.flatMap((t) => (Number.isFinite(f(t) ?? NaN) ? [[t.repeat, f(t) as number]] : [])));
 const checkpointed = (ts: readonly RoundTripTrial[]) =>
@@ -169,10 +157,7 @@ function summariseCase(
   };
 }
 
-/**
- * Per-repeat values of f(a, b) for the repeats both cases finished (and `keep` allows), and the
- * exact interval of their median.
- */
+/** f(a, b) per repeat both cases finished (and `keep` allows), and the exact interval of its median. */
 export function pairedInterval(
   a: Readonly<Record<number, number>>,
   b: Readonly<Record<number, number>>,
@@ -332,8 +317,6 @@ export function findEnvironment(s: RoundTripsSummary, e: EnvironmentKey): Enviro
   return s.environments.find((x) => x.environment === e);
 }
 
-// ---- Statistics the claims compute from the summary ----
-
 /** A statement's time in the one-transaction case, ms: round trip + server time, the commit excluded. */
 export const statementMs = (e: EnvironmentSummary | undefined) =>
   e?.oneTransaction ? (e.oneTransaction.secondsPer10k * 1000) / 10_000 : undefined;
@@ -343,7 +326,7 @@ export const serverCommitMs = (e: EnvironmentSummary | undefined) =>
     ? undefined
     : // A lag never caught: every sample found the standbys caught up, nothing left to wait for.
       e.walSyncMsPerCommit + (e.quorum ? (e.flushLagMs ?? 0) : 0);
-/** Commit ÷ (round trip + statement time): the server's commit over the one-transaction statement, shown beside (c). */
+/** The server's commit ÷ a one-transaction statement, shown beside (c). */
 export const commitShare = (e: EnvironmentSummary | undefined) => {
   const c = serverCommitMs(e);
   const st = statementMs(e);
@@ -352,7 +335,6 @@ export const commitShare = (e: EnvironmentSummary | undefined) => {
 
 /** The client's round trip: its select1 case's, else the one-transaction case's calibrated link. */
 export const clientRtt = (e: EnvironmentSummary | undefined) => e?.rttMs ?? e?.oneTransaction?.clientRttMs;
-/** The select1 case of an environment. */
 export const selectOne = (s: RoundTripsSummary, e: EnvironmentKey) =>
   s.cases.find((c) => c.environment === e && c.case === "select1");
 export const crossOverSame = (s: RoundTripsSummary) => {
@@ -420,7 +402,7 @@ export function shareOf(env: EnvironmentKey) {
   };
 }
 
-/** The summary with the local and external environments' ratios recomputed without their flagged repeats. */
+/** The single-server environments' ratios without their flagged repeats. */
 export function withoutFlagged(s: RoundTripsSummary): Without<RoundTripsSummary> {
   const all = new Set<string>();
   const environments = s.environments.map((e) => {

@@ -1,7 +1,4 @@
-/**
- * The seed's cases (reference repository yy-at-here/psql_update, sql/*.sql), as statement streams:
- * every statement is one round trip, sent only after the previous one answered, as psql -f does.
- */
+/** The seed's cases (yy-at-here/psql_update, sql/*.sql): one round trip per statement, as psql -f sends them. */
 
 export const CASES = [
   "select1",
@@ -16,9 +13,7 @@ export type CaseId = (typeof CASES)[number];
 
 export interface CaseInfo {
   readonly label: string;
-  /** The reference repository's SQL file. */
   readonly seedFile: string;
-  /** Round trips for n statements' worth of work. */
   roundTrips(n: number): number;
   /** Whether the case changes rows (the table is reset before it). */
   readonly writes: boolean;

@@ -8,11 +8,10 @@ export type EnvironmentKind = "loopback" | "emulated" | "real";
 export interface EnvironmentInfo {
   readonly label: string;
   readonly kind: EnvironmentKind;
-  /** Quorum environments commit on a primary with two synchronous standbys (ANY 1). */
   readonly quorum: boolean;
-  /** The client round-trip target, ms; null = direct (loopback, nothing added). */
+  /** ms; null: direct. */
   clientTargetMs(p: RoundTripsParams): number | null;
-  /** The seed's environment this one stands for (published-results.csv `condition`). */
+  /** published-results.csv's `condition` this one stands for. */
   readonly seedCondition: "local" | "same_az" | "cross_az" | null;
 }
 

@@ -15,9 +15,7 @@ export interface TrialContext {
   readonly store: RunStore<RoundTripCondition>;
   readonly signal?: AbortSignal;
   readonly continueOnError: boolean;
-  /** runTrials' progress, once per plan at its start and after each trial. */
   readonly onProgress: (progress: TrialProgress<PlannedRoundTrip, RoundTripTrial>) => void;
-  /** The work done between trials since the last record, by name: the next trial takes it into its record. */
   readonly between: BetweenTrials;
 }
 
@@ -34,7 +32,6 @@ export class BetweenTrials {
     }
   }
 
-  /** What was timed since the last take (undefined: nothing), and a fresh start. */
   take(): Record<string, number> | undefined {
     const taken = this.pending;
     this.pending = {};
@@ -44,7 +41,6 @@ export class BetweenTrials {
 
 /** One trial of a phase's plan: what it times, and the untimed reset before it. */
 export interface PlannedRoundTrip extends PlannedTrial<RoundTripCondition> {
-  /** Place in its repeat's rotated order (recorded as `order`). */
   readonly order?: number;
   readonly roundTrips: number;
   readonly prepare: () => Promise<void>;
@@ -52,17 +48,15 @@ export interface PlannedRoundTrip extends PlannedTrial<RoundTripCondition> {
 }
 
 export interface Session {
-  /** The timed connection (through the client link, or direct). */
   readonly bench: Client;
-  /** Direct connections to the server: resets and counters; lag samples. */
+  /** Direct: resets and counters (admin), lag samples (lagAdmin). */
   readonly admin: Client;
   readonly lagAdmin?: Client;
   readonly rows: number;
   readonly clientRttMs: number;
   readonly standbyRttMs: number | null;
-  /** The link the bench connection goes through, if any (its delivery stats are recorded). */
+  /** The bench connection's link, if any: its delivery stats are recorded. */
   readonly link?: DelayLink;
-  /** The servers are on hosts the user named, reached over the real network (recorded as `real`). */
   readonly real?: boolean;
 }
 
@@ -76,7 +70,7 @@ async function counters(s: Session) {
   return serverCounters(s.admin, s.bench);
 }
 
-/** runTrials' runOne: reset, counters, the timed stream, counters, lags sampled during it, the link's record. */
+/** runTrials' runOne: reset, counters, the timed stream with lags sampled, counters, the link's record. */
 async function timedTrial(
   s: Session,
   planned: PlannedRoundTrip,
@@ -125,14 +119,13 @@ async function timedTrial(
   };
 }
 
-/** The work's result and its seconds. */
 async function timed<T>(work: () => Promise<T>): Promise<[T, number]> {
   const t0 = process.hrtime.bigint();
   const out = await work();
   return [out, Number(process.hrtime.bigint() - t0) / 1e9];
 }
 
-/** Runs one phase's plan on session `s` through runTrials (resume, watchdog, failure record, store). */
+/** One phase's plan through runTrials (resume, watchdog, failure record, store). */
 export async function runRoundTripTrials(
   ctx: TrialContext,
   s: Session,
@@ -180,7 +173,7 @@ export function caseTrial(
   });
 }
 
-/** `commits` autocommit single-row UPDATEs of a non-indexed column (always HOT) at one synchronous_commit level. */
+/** Autocommit single-row UPDATEs of a non-indexed column (always HOT) at one synchronous_commit level. */
 export function commitLevelTrial(
   ctx: TrialContext,
   s: Session,

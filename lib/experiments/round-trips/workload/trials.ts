@@ -26,24 +26,22 @@ export type RoundTripCondition =
 
 /** Its counters are the whole server's (serverCounters). */
 export type RoundTripTrial = TrialRecord<RoundTripCondition, PgServerCounterKey> & {
-  /** Round trips the case makes (statements sent). */
   readonly roundTrips?: number;
   readonly statementTimes?: StatementTimes;
-  /** The client link's round trip as calibrated for this environment (median SELECT 1, ms). */
+  /** As calibrated (median SELECT 1 through the links, ms); standby: null without standbys. */
   readonly clientRttMs?: number;
-  /** The standby links' round trip as calibrated (median SELECT 1 through each link, ms); null: no standbys. */
   readonly standbyRttMs?: number | null;
-  /** pg_stat_replication lags sampled during the timed part (quorum environments and the sweep). */
+  /** pg_stat_replication lags sampled during the timed part. */
   readonly lags?: LagSummary;
-  /** The client link's own delivery record during the trial (the proxy measures it; netem not). */
+  /** The proxy's delivery record during the trial (netem has none). */
   readonly link?: LinkStats;
-  /** Its round trips crossed a real network to hosts the user named (`hosts`); absent: as its environment says. */
+  /** Its round trips crossed a real network to hosts the user named (`hosts`). */
   readonly real?: boolean;
-  /** Position among its environment's cases (or sweep levels) in this repeat: the rotation, recorded. */
+  /** Its place in this repeat's rotated order. */
   readonly order?: number;
-  /** Untimed work since the previous trial's record, seconds by what it was (a link set, standbys started, …). */
+  /** Untimed work since the previous trial's record, seconds by what it was. */
   readonly beforeSeconds?: Readonly<Record<string, number>>;
-  /** This trial's own untimed parts, seconds: its reset, the standbys' replay wait, the counters. */
+  /** Its own untimed parts, seconds. */
   readonly prepareSeconds?: number;
   readonly replayWaitSeconds?: number;
   readonly countersSeconds?: number;
