@@ -87,8 +87,11 @@ export interface ExperimentDefinition<
   readonly slug: string;
   readonly title: string;
   readonly profiles: Readonly<Record<ProfileName, P>>;
-  /** Checks the merged parameters and returns them normalised (unknown keys, target, cpus, memoryGiB: the base). */
-  readonly check: (p: P) => P;
+  /**
+   * Checks the merged parameters and returns them normalised (unknown keys, target, cpus, memoryGiB: the base);
+   * `overrides` says which values the reader set (a raised `repeats` raises a profile's cap with it).
+   */
+  readonly check: (p: P, overrides: Partial<P>) => P;
   /** The servers started before the work (named by `serverName`). */
   readonly servers: (p: P) => ServerSpec[];
   /** The trials these parameters plan, built once a run: the work runs them, the ETA times them. */
@@ -98,6 +101,10 @@ export interface ExperimentDefinition<
   /** Every figure the notebook shows, from the run's trials (annotate `trials`: it gives the trial type). */
   readonly summarise: (trials: readonly T[], run: RunOf<P, T, X>) => S;
   readonly claims: ClaimSet<P, S, string>;
+  /** The claims' prospect with what only this machine knows before the run (01: MongoDB cannot start here). */
+  readonly prospectHere?: (plans: ClaimPlan[], p: P) => ClaimPlan[];
+  /** The judged claims with what only the run knows (01: why MongoDB did not start). */
+  readonly explain?: (checks: ClaimCheck[], run: RunOf<P, T, X>) => ClaimCheck[];
   /** The claims table's caption, where its claims are not a seed's (07: PostgreSQL's documentation). */
   readonly claimsCaption?: string;
   /** The same trials summarised without the flagged ones, for every claim's sensitivity line. */
@@ -148,14 +155,20 @@ export function defineExperiment<
   const params = (profile: string, overrides: Partial<P> = {}): P => {
     rejectUnknownKeys(d.slug, overrides, known);
     const p = withProfile(d.profiles, profile, overrides);
-    return d.check({
-      ...p,
-      target: oneOf("target", p.target, TARGET_CHOICES),
-      ...(p.cpus === undefined ? {} : { cpus: positiveInteger("cpus", p.cpus) }),
-      ...(p.memoryGiB === undefined ? {} : { memoryGiB: positiveInteger("memoryGiB", p.memoryGiB) }),
-    });
+    return d.check(
+      {
+        ...p,
+        target: oneOf("target", p.target, TARGET_CHOICES),
+        ...(p.cpus === undefined ? {} : { cpus: positiveInteger("cpus", p.cpus) }),
+        ...(p.memoryGiB === undefined ? {} : { memoryGiB: positiveInteger("memoryGiB", p.memoryGiB) }),
+      },
+      overrides,
+    );
   };
-  const prospect = (p: P): ClaimPlan[] => planClaims(d.claims, p);
+  const prospect = (p: P): ClaimPlan[] => {
+    const plans = planClaims(d.claims, p);
+    return d.prospectHere ? d.prospectHere(plans, p) : plans;
+  };
   const eta = etaModel(d.eta, d.plan);
 
   const run = (p: P, control: RunControl = {}): Promise<Run> => {
@@ -184,7 +197,10 @@ export function defineExperiment<
     );
   };
 
-  const claims = (summary: S, r: Run): ClaimCheck[] => judge(d.claims, summary, d.without?.(r, summary));
+  const claims = (summary: S, r: Run): ClaimCheck[] => {
+    const checks = judge(d.claims, summary, d.without?.(r, summary));
+    return d.explain ? d.explain(checks, r) : checks;
+  };
 
   const save = (r: Run, summary: S, checks: readonly ClaimCheck[]): string[] => {
     const store = RunStore.open<C>({

@@ -16,7 +16,7 @@ const BASE_BYTES = 200 * 2 ** 20;
 const WAL_HEAP_RECORD_BYTES = 100;
 const WAL_INDEX_RECORD_BYTES = 60;
 
-export function diskNeed01(p: IndexWriteCostParams): DiskNeed {
+export function diskNeed(p: IndexWriteCostParams): DiskNeed {
   const rows = Math.max(...p.rowCounts);
   const fill = Math.min(...p.fillfactors) / 100;
   const indexes = 1 + Math.max(...p.extraIndexes);

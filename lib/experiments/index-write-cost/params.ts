@@ -1,22 +1,18 @@
 /** Parameters of notebook 01 (index write cost), per profile, and their checks. */
 import { ENGINES, type Engine } from "../../targets/types";
-import { TARGET_CHOICES, type TargetChoice } from "../../targets/select";
 import { OPERATIONS, FIELD_COUNT, type Operation } from "./workload/operations";
-import { withProfile, type ProfileName } from "../../params/profiles";
+import type { LimitParams } from "../define";
+import type { ProfileName } from "../../params/profiles";
 import {
   integerListInRange,
   listOf,
-  oneOf,
   ParameterError,
   positiveInteger,
   positiveIntegerList,
-  rejectUnknownKeys,
   repeatsWithCap,
 } from "../../params/validate";
 
-export interface IndexWriteCostParams {
-  /** Where the servers run: auto = docker if a daemon answers, else embedded. */
-  readonly target: TargetChoice;
+export interface IndexWriteCostParams extends LimitParams {
   /** Databases to measure: postgresql and/or mongodb. */
   readonly engines: readonly Engine[];
   /** Rows per trial (the seed: 10k, 100k, 1M). */
@@ -50,10 +46,6 @@ export interface IndexWriteCostParams {
    * further values sweep the non-indexed UPDATE (whose HOT share depends on free page space).
    */
   readonly fillfactors: readonly number[];
-  /** CPU and memory limits of docker servers (the seed: 2 CPU, 3 GiB). */
-  readonly cpus: number;
-  /** Memory limit of a docker server, GiB (the seed: 3). */
-  readonly memoryGiB: number;
   /** PostgreSQL shared_buffers and MongoDB WiredTiger cache, GiB (the seed: 1 and 1). */
   readonly cacheGiB: number;
 }
@@ -109,14 +101,8 @@ export const INDEX_WRITE_COST_PROFILES: Readonly<Record<ProfileName, IndexWriteC
   },
 };
 
-const KNOWN = Object.keys(INDEX_WRITE_COST_PROFILES.default);
-
-export function indexWriteCostParams(
-  profile: string,
-  overrides: Partial<IndexWriteCostParams> = {},
-): IndexWriteCostParams {
-  rejectUnknownKeys("01-index-write-cost", overrides, KNOWN);
-  const p = withProfile(INDEX_WRITE_COST_PROFILES, profile, overrides);
+/** Checks a profile's values merged with a reader's overrides (target, cpus and memoryGiB: the base). */
+export function checkParams(p: IndexWriteCostParams, overrides: Partial<IndexWriteCostParams>): IndexWriteCostParams {
   const rowCounts = positiveIntegerList("rowCounts", p.rowCounts);
   const batchSize = positiveInteger("batchSize", p.batchSize);
   const smallest = Math.min(...rowCounts);
@@ -132,7 +118,7 @@ export function indexWriteCostParams(
   const fillfactors = integerListInRange("fillfactors", p.fillfactors, 10, 100);
   const { repeats, maxRepeats } = repeatsWithCap(p, overrides);
   return {
-    target: oneOf("target", p.target, TARGET_CHOICES),
+    ...p,
     engines: listOf("engines", p.engines, ENGINES),
     rowCounts,
     growthRows,
@@ -144,8 +130,6 @@ export function indexWriteCostParams(
     batchSize,
     seed: positiveInteger("seed", p.seed),
     fillfactors,
-    cpus: positiveInteger("cpus", p.cpus),
-    memoryGiB: positiveInteger("memoryGiB", p.memoryGiB),
     cacheGiB: positiveInteger("cacheGiB", p.cacheGiB),
   };
 }
