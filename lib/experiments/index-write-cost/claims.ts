@@ -1,11 +1,7 @@
 /**
- * Seed 000's claims (EXPERIMENTS.md §1) as declarations on the claims engine (stats/claim-engine),
- * which places, decides and renders them; the seed's words are in quotes.json.
- *
- * The client path is part of every magnitude's regime. Time spent per row outside the server is the
- * same with 0 and 5 indexes, so it pulls a wall-time ratio towards 1: with k = client ÷ server time
- * per row at 0 indexes, wall ratio = (k + server ratio) ÷ (k + 1). The seed gives no server time, so
- * its k is not known; a claim states this run's k (PostgreSQL: pg_stat_statements) and is not gated on it.
+ * Seed 000's claims (EXPERIMENTS.md §1) on the claims engine; the seed's words are in quotes.json.
+ * The client path pulls a wall ratio towards 1 (docs/claims-and-regimes.md): each magnitude states
+ * this run's client ÷ server time, and is not gated on it (the seed gives no server time).
  */
 import { declare, readQuotes, type Claim, type ClaimSet } from "../../stats/claim-engine";
 import type { ClaimCheck, ClaimPlan } from "../../stats/claims";

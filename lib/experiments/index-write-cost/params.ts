@@ -73,19 +73,15 @@ export const INDEX_WRITE_COST_PROFILES: Readonly<Record<ProfileName, IndexWriteC
     budgetSeconds: 60,
     batchSize: 500,
   },
-  // `default` adds a fillfactor 70 sweep of the non-indexed UPDATE (HOT needs free space). 5
-  // repeats, because the claims are decided on the exact interval of the median of paired ratios,
-  // and the min–max of 5 covers the median with 93.75 % (of 3: 75 %, too little to decide anything).
-  // Claim (b) needs exactly 1M rows, and its four conditions at 1M took 20 s (INSERT, 0 idx), 64 s
-  // (INSERT, 5 idx) and 28 s (5-field UPDATE, 0 idx) here, ~4 min a repeat and ~19 min for five: far
-  // past a default run's 4 minutes, so (b) is `--set growthRows=[1000000]`'s or `full`'s.
+  // `default` adds a fillfactor 70 sweep of the non-indexed UPDATE (HOT needs free space). 5 repeats:
+  // the min–max of 5 covers the median of the paired ratios with 93.75 % (of 3: 75 %, too little to decide).
+  // Claim (b) needs 1M rows, far past a default run's minutes (docs/claims-and-regimes.md, "01's 1M block").
   default: {
     ...SEED_MATRIX,
     rowCounts: [10_000, 100_000],
     growthRows: [],
     repeats: 5,
-    // With the looks sharing the stated 90 % (stats/adaptive lookPlan), a second look after 5 needs 9
-    // repeats, so a cap of 8 adds none.
+    // The looks share the stated 90 % (stats/adaptive lookPlan): a second look after 5 needs 9, so 8 adds none.
     maxRepeats: 8,
     budgetSeconds: 200,
     fillfactors: [100, 70],

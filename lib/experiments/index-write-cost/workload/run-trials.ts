@@ -24,22 +24,13 @@ export interface IndexWriteCondition {
 /** Its counters are its engine adapter's (counter-keys.ts). */
 export type IndexWriteTrial = TrialRecord<IndexWriteCondition, IndexWriteCounterKey> & TrialPhases;
 
-/**
- * Where an ok trial's wall outside its timed batches went, seconds (the run's time account sums them
- * by name): the machine's speed probe, the table's (collection's) recreation, its load (update
- * trials), the index builds, the quiescing (PostgreSQL: CHECKPOINT and the autovacuum wait), the
- * counters read around the batches, the window's WAL counted.
- */
+/** Where an ok trial's wall outside its timed batches went, seconds (the run's time account sums them by name). */
 export interface TrialPhases {
   readonly speedSeconds?: number;
   readonly recreateSeconds?: number;
   readonly loadSeconds?: number;
   readonly indexSeconds?: number;
-  /**
-   * The next trial's table set up (recreated, loaded, indexed) while this trial's WAL was counted,
-   * where the engine can (its own session for it); that trial's record then has no recreate, load
-   * or index seconds.
-   */
+  /** The next trial's table set up while this one's WAL was counted (that trial then records no setup). */
   readonly nextSetupSeconds?: number;
   readonly quiesceSeconds?: number;
   readonly countersSeconds?: number;
