@@ -149,23 +149,17 @@ export function showSeedComparison(s: CreateIndexSummary): void {
     pair?.a && pair.b ? (pair.b.totals["wal.records"] ?? NaN) / (pair.a.totals["wal.records"] ?? NaN) : undefined;
   const vsSeed = (ours: number | undefined, theirs: number) =>
     sameSize && ours !== undefined ? r2(ours / theirs) : "different sizes";
+  const method = (figure: string, seconds: number, m: MethodSummary | undefined): Row => ({
+    figure,
+    seed: `${seconds} s = ${usPerRow(seconds, seed.rows)} µs/row (${rowsText(seed.rows)} rows)`,
+    "this run": m
+      ? `${p3(m.medianSeconds)} s = ${usPerRow(m.medianSeconds, ourRows)} µs/row (${rowsText(ourRows)} rows)`
+      : "",
+    "ours / seed": m ? vsSeed(m.medianSeconds, seconds) : undefined,
+  });
   const rows: Row[] = [
-    {
-      figure: "A: load, then CREATE INDEX",
-      seed: `${seed.loadThenIndexS} s = ${usPerRow(seed.loadThenIndexS, seed.rows)} µs/row (${rowsText(seed.rows)} rows)`,
-      "this run": pair?.a
-        ? `${p3(pair.a.medianSeconds)} s = ${usPerRow(pair.a.medianSeconds, ourRows)} µs/row (${rowsText(ourRows)} rows)`
-        : "",
-      "ours / seed": pair?.a ? vsSeed(pair.a.medianSeconds, seed.loadThenIndexS) : undefined,
-    },
-    {
-      figure: "B: CREATE INDEX, then load",
-      seed: `${seed.indexThenLoadS} s = ${usPerRow(seed.indexThenLoadS, seed.rows)} µs/row (${rowsText(seed.rows)} rows)`,
-      "this run": pair?.b
-        ? `${p3(pair.b.medianSeconds)} s = ${usPerRow(pair.b.medianSeconds, ourRows)} µs/row (${rowsText(ourRows)} rows)`
-        : "",
-      "ours / seed": pair?.b ? vsSeed(pair.b.medianSeconds, seed.indexThenLoadS) : undefined,
-    },
+    method("A: load, then CREATE INDEX", seed.loadThenIndexS, pair?.a),
+    method("B: CREATE INDEX, then load", seed.indexThenLoadS, pair?.b),
     {
       figure: "B / A (time)",
       seed: `${seed.ratio.toFixed(2)}× (${rowsText(seed.rows)} rows, mean of 2)`,
