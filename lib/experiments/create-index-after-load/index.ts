@@ -84,8 +84,8 @@ export const experiment = defineExperiment({
     plan,
     session,
     control,
+    startedAt,
   }): Promise<{ readonly effectiveSettings: Readonly<Record<string, string>>; readonly elapsedS: number }> => {
-    const started = Date.now();
     const { store, progress, servers, signal, writeMetadata } = session;
     const server = servers.byEngine.get("postgresql");
     if (!server) throw new Error("02 needs a PostgreSQL server, and none started");
@@ -129,7 +129,7 @@ export const experiment = defineExperiment({
       before += part.trials.length;
     }
     progress.finish(`${plan.length} trials`);
-    return { effectiveSettings, elapsedS: (Date.now() - started) / 1000 };
+    return { effectiveSettings, elapsedS: (Date.now() - startedAt) / 1000 };
   },
   // The summary's headline is the run's own `rows` and settings.
   summarise: (trials: readonly CreateIndexTrial[], run: { readonly params: CreateIndexAfterLoadParams }) =>

@@ -62,7 +62,7 @@ export function showRunFacts(run: {
     : "";
   show().html(
     `<div style="${busy ? "border-left:4px solid #f58518;padding:6px 10px;background:#fff7ec" : "color:#555"}">` +
-      `${run.trials.length} trials in ${Math.round(run.elapsedS)} s (after the server started; a second server's start and stop included).${escapeHtml(loadText)}</div>`,
+      `${run.trials.length} trials in ${Math.round(run.elapsedS)} s (server start included).${escapeHtml(loadText)}</div>`,
   );
 }
 
