@@ -66,8 +66,17 @@ export interface Work<P, T extends AnyTrial, PT extends PlannedTrial<ConditionOf
   readonly control: RunControl;
   /** Date.now() when the run was called, before its servers started: an adaptive design's budget counts from it. */
   readonly startedAt: number;
-  /** The parameters the ETA plans for from now on: an adaptive design's added round joins the time left. */
-  readonly estimateAs: (p: P) => void;
+  /**
+   * The parameters the ETA plans for from now on: an adaptive design's added round joins the time left;
+   * a phased run's `phase` says the model made for what it now knows and whether its setup is done.
+   */
+  readonly estimateAs: (p: P, phase?: EtaPhase<P>) => void;
+}
+
+/** What a phased run tells its ETA as it goes (03: its template's level once made, then its setup done). */
+export interface EtaPhase<P> {
+  readonly model?: EtaModel<P>;
+  readonly setupDone?: boolean;
 }
 
 /**
@@ -78,6 +87,7 @@ export type PlanEta<P, PT> = Omit<EtaModel<P>, "units"> & {
   readonly unit: (t: PT, p: P) => { readonly size: number; readonly fixedSeconds?: number; readonly kind?: string };
 };
 
+/** A CSV row: undefined and null are both an empty cell. */
 type CsvRow = Readonly<Record<string, string | number | boolean | null | undefined>>;
 
 export interface ExperimentDefinition<
@@ -105,6 +115,8 @@ export interface ExperimentDefinition<
   /** Every figure the notebook shows, from the run's trials (annotate `trials`: it gives the trial type). */
   readonly summarise: (trials: readonly T[], run: RunOf<P, T, X>) => S;
   readonly claims: ClaimSet<P, S, string>;
+  /** A correction after the engine's judgement, on the main verdicts (03: Holm over claim (1)'s steps). */
+  readonly correct?: (checks: ClaimCheck[], summary: S) => ClaimCheck[];
   /** The claims' prospect with what only this machine knows before the run (01: MongoDB cannot start here). */
   readonly prospectHere?: (plans: ClaimPlan[], p: P) => ClaimPlan[];
   /** The judged claims with what only the run knows (01: why MongoDB did not start). */
@@ -181,10 +193,12 @@ export function defineExperiment<
     // The same plan for the ETA as for the work: the keys it leaves out as done are the keys the run stores.
     const model = etaModel(d.eta, () => plan);
     let etaParams = p;
+    let phase: EtaPhase<P> = {};
     return withSession<C, Run>(
       {
         notebook: d.slug,
-        title: d.title,
+        // The progress line's short title, from the slug: "03 over indexing".
+        title: `${id} ${d.slug.slice(3).replace(/-/g, " ")}`,
         params: p,
         control,
         specs: d.servers(p),
@@ -192,10 +206,18 @@ export function defineExperiment<
         ...(p.cpus === undefined ? {} : { cpus: p.cpus }),
         ...(p.memoryGiB === undefined ? {} : { memoryGiB: p.memoryGiB }),
         prospect: planText(prospect(p)),
-        ...(model ? { estimate: (done: ReadonlySet<string>) => estimateRun(d.slug, model, etaParams, done) } : {}),
+        ...(model
+          ? {
+              estimate: (done: ReadonlySet<string>) =>
+                estimateRun(d.slug, phase.model ?? model, etaParams, done, undefined, undefined, phase.setupDone),
+            }
+          : {}),
       },
       async (session) => {
-        const estimateAs = (q: P) => void (etaParams = q);
+        const estimateAs = (q: P, next: EtaPhase<P> = {}): void => {
+          etaParams = q;
+          phase = { ...phase, ...next };
+        };
         const extra = await d.work({ params: p, plan, session, control, startedAt, estimateAs });
         const { store, metadata } = session;
         const base = { runId: store.runId, directory: store.directory, metadata, params: p };
@@ -206,7 +228,8 @@ export function defineExperiment<
 
   const claims = (summary: S, r: Run): ClaimCheck[] => {
     const checks = judge(d.claims, summary, d.without?.(r, summary));
-    return d.explain ? d.explain(checks, r) : checks;
+    const corrected = d.correct ? d.correct(checks, summary) : checks;
+    return d.explain ? d.explain(corrected, r) : corrected;
   };
 
   const save = (r: Run, summary: S, checks: readonly ClaimCheck[]): string[] => {
