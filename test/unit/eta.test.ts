@@ -52,7 +52,7 @@ import { FREE_BYTES_ENV } from "../../lib/targets/disk-need";
 import { estimate as yourIndexes, indexesToDrop } from "../../lib/experiments/your-indexes/eta";
 import { estimate as reindexUnderLoad, expectedRunLength } from "../../lib/experiments/reindex-under-load/eta";
 import { estimate as roundTrips } from "../../lib/experiments/round-trips/eta";
-import { roundTripsParams } from "../../lib/experiments/round-trips/params";
+import { params as roundTripsParams } from "../../lib/experiments/round-trips";
 import { params as reindexUnderLoadParams } from "../../lib/experiments/reindex-under-load";
 import { OVER_INDEXING_PROFILES } from "../../lib/experiments/over-indexing/params";
 import { yourIndexesParams } from "../../lib/experiments/your-indexes/params";
