@@ -117,6 +117,10 @@ export interface ExperimentDefinition<
   readonly claims: ClaimSet<P, S, string>;
   /** A correction after the engine's judgement, on the main verdicts (03: Holm over claim (1)'s steps). */
   readonly correct?: (checks: ClaimCheck[], summary: S) => ClaimCheck[];
+  /** The claims' prospect with what only this machine knows before the run (01: MongoDB cannot start here). */
+  readonly prospectHere?: (plans: ClaimPlan[], p: P) => ClaimPlan[];
+  /** The judged claims with what only the run knows (01: why MongoDB did not start). */
+  readonly explain?: (checks: ClaimCheck[], run: RunOf<P, T, X>) => ClaimCheck[];
   /** The claims table's caption, where its claims are not a seed's (07: PostgreSQL's documentation). */
   readonly claimsCaption?: string;
   /** The same trials summarised without the flagged ones, for every claim's sensitivity line. */
@@ -177,7 +181,10 @@ export function defineExperiment<
       overrides,
     );
   };
-  const prospect = (p: P): ClaimPlan[] => planClaims(d.claims, p);
+  const prospect = (p: P): ClaimPlan[] => {
+    const plans = planClaims(d.claims, p);
+    return d.prospectHere ? d.prospectHere(plans, p) : plans;
+  };
   const eta = etaModel(d.eta, d.plan);
 
   const run = (p: P, control: RunControl = {}): Promise<Run> => {
@@ -221,7 +228,8 @@ export function defineExperiment<
 
   const claims = (summary: S, r: Run): ClaimCheck[] => {
     const checks = judge(d.claims, summary, d.without?.(r, summary));
-    return d.correct ? d.correct(checks, summary) : checks;
+    const corrected = d.correct ? d.correct(checks, summary) : checks;
+    return d.explain ? d.explain(corrected, r) : corrected;
   };
 
   const save = (r: Run, summary: S, checks: readonly ClaimCheck[]): string[] => {
