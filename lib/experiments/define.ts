@@ -11,7 +11,7 @@ import { oneOf, positiveInteger, rejectUnknownKeys } from "../params/validate";
 import { RunStore, type TrialRecord } from "../results/run-store";
 import { summaryCsv } from "../results/summary-csv";
 import type { RunMetadata } from "../results/metadata";
-import { judge, plan as planClaims, type ClaimSet, type Without } from "../stats/claim-engine";
+import { judgeOne, plan as planClaims, type ClaimSet, type Without } from "../stats/claim-engine";
 import { planText, type ClaimCheck, type ClaimPlan } from "../stats/claims";
 import type { DiskNeed } from "../targets/disk-need";
 import { TARGET_CHOICES, type TargetChoice } from "../targets/select";
@@ -59,11 +59,15 @@ type AnyTrial = TrialRecord<object, string>;
 export type ConditionOf<T extends AnyTrial> = T["condition"];
 
 /** What the workload gets: the parameters, the plan (where the notebook has one), the session and the control. */
-export interface Work<P, T extends AnyTrial, PT extends PlannedTrial<ConditionOf<T>>> {
+export interface Work<P, T extends AnyTrial, PT extends PlannedTrial<ConditionOf<T>>, B = undefined> {
   readonly params: P;
   readonly plan: readonly PT[];
   readonly session: ExperimentSession<ConditionOf<T>>;
   readonly control: RunControl;
+  /** What `before` read, before the session started. */
+  readonly before: B;
+  /** The ETA from here on counts these parameters (an adaptive run's added rounds). */
+  readonly estimateAs: (p: P) => void;
 }
 
 /**
@@ -82,28 +86,44 @@ export interface ExperimentDefinition<
   S,
   X extends object = object,
   PT extends PlannedTrial<ConditionOf<T>> = PlannedTrial<ConditionOf<T>>,
+  B = undefined,
 > {
   /** "07-fillfactor-hot": the id (07), the notebook's file, the results folder and the server names derive from it. */
   readonly slug: string;
   readonly title: string;
   readonly profiles: Readonly<Record<ProfileName, P>>;
-  /** Checks the merged parameters and returns them normalised (unknown keys, target, cpus, memoryGiB: the base). */
-  readonly check: (p: P) => P;
+  /**
+   * Checks the merged parameters and returns them normalised (unknown keys, target, cpus, memoryGiB:
+   * the base); `overrides` says which the reader gave.
+   */
+  readonly check: (p: P, overrides: Partial<P>) => P;
   /** The servers started before the work (named by `serverName`). */
   readonly servers: (p: P) => ServerSpec[];
   /** The trials these parameters plan, built once a run: the work runs them, the ETA times them. */
   readonly plan?: (p: P) => readonly PT[];
+  /** Read before the session starts, so that a refusal leaves no server started and no results folder. */
+  readonly before?: (p: P) => Promise<B>;
   /** Runs the trials into the session's store; returns what the run carries besides its trials. */
-  readonly work: (w: Work<P, T, PT>) => Promise<X>;
+  readonly work: (w: Work<P, T, PT, B>) => Promise<X>;
   /** Every figure the notebook shows, from the run's trials (annotate `trials`: it gives the trial type). */
   readonly summarise: (trials: readonly T[], run: RunOf<P, T, X>) => S;
   readonly claims: ClaimSet<P, S, string>;
+  /** Where the claims depend on the run (06: three per judged index): the set a run plans and the set it judges. */
+  readonly claimsFor?: {
+    readonly params: (p: P) => ClaimSet<P, S, string>;
+    readonly summary: (s: S) => ClaimSet<P, S, string>;
+  };
   /** The claims table's caption, where its claims are not a seed's (07: PostgreSQL's documentation). */
   readonly claimsCaption?: string;
-  /** The same trials summarised without the flagged ones, for every claim's sensitivity line. */
-  readonly without?: (run: RunOf<P, T, X>, summary: S) => Without<S> | undefined;
+  /**
+   * The same trials summarised without the flagged ones, for every claim's sensitivity line; per
+   * claim where each claim has its own flagged units (06: the runs of its index's two variants).
+   */
+  readonly without?: (run: RunOf<P, T, X>, summary: S) => Without<S> | ((claimId: string) => Without<S>) | undefined;
   /** summary.csv's rows; summary.json holds `toJson(summary)` (default: the summary) and the claims. */
   readonly csvRows: (summary: S, run: RunOf<P, T, X>) => readonly CsvRow[];
+  /** More CSV files beside summary.csv, by file name (06: decision.csv). */
+  readonly moreCsv?: (summary: S, run: RunOf<P, T, X>) => Readonly<Record<string, readonly CsvRow[]>>;
   readonly toJson?: (summary: S, run: RunOf<P, T, X>) => unknown;
   readonly disk?: (p: P) => DiskNeed;
   /** How the trials' time grows: a model over `plan`'s trials, or a model of its own (an adaptive plan). */
@@ -138,7 +158,8 @@ export function defineExperiment<
   S,
   X extends object = object,
   PT extends PlannedTrial<ConditionOf<T>> = PlannedTrial<ConditionOf<T>>,
->(d: ExperimentDefinition<P, T, S, X, PT>): DefinedExperiment<P, T, S, X> {
+  B = undefined,
+>(d: ExperimentDefinition<P, T, S, X, PT, B>): DefinedExperiment<P, T, S, X> {
   type C = ConditionOf<T>;
   const id = SLUG.exec(d.slug)?.[1];
   if (!id) throw new Error(`"${d.slug}" is not a notebook slug (two digits, a dash, lower-case words)`);
@@ -148,20 +169,25 @@ export function defineExperiment<
   const params = (profile: string, overrides: Partial<P> = {}): P => {
     rejectUnknownKeys(d.slug, overrides, known);
     const p = withProfile(d.profiles, profile, overrides);
-    return d.check({
-      ...p,
-      target: oneOf("target", p.target, TARGET_CHOICES),
-      ...(p.cpus === undefined ? {} : { cpus: positiveInteger("cpus", p.cpus) }),
-      ...(p.memoryGiB === undefined ? {} : { memoryGiB: positiveInteger("memoryGiB", p.memoryGiB) }),
-    });
+    return d.check(
+      {
+        ...p,
+        target: oneOf("target", p.target, TARGET_CHOICES),
+        ...(p.cpus === undefined ? {} : { cpus: positiveInteger("cpus", p.cpus) }),
+        ...(p.memoryGiB === undefined ? {} : { memoryGiB: positiveInteger("memoryGiB", p.memoryGiB) }),
+      },
+      overrides,
+    );
   };
-  const prospect = (p: P): ClaimPlan[] => planClaims(d.claims, p);
+  const prospect = (p: P): ClaimPlan[] => planClaims(d.claimsFor?.params(p) ?? d.claims, p);
   const eta = etaModel(d.eta, d.plan);
 
-  const run = (p: P, control: RunControl = {}): Promise<Run> => {
+  const run = async (p: P, control: RunControl = {}): Promise<Run> => {
     const plan = d.plan?.(p) ?? [];
     // The same plan for the ETA as for the work: the keys it leaves out as done are the keys the run stores.
     const model = etaModel(d.eta, () => plan);
+    const before = (await d.before?.(p)) as B;
+    let etaParams = p;
     return withSession<C, Run>(
       {
         notebook: d.slug,
@@ -173,10 +199,11 @@ export function defineExperiment<
         ...(p.cpus === undefined ? {} : { cpus: p.cpus }),
         ...(p.memoryGiB === undefined ? {} : { memoryGiB: p.memoryGiB }),
         prospect: planText(prospect(p)),
-        ...(model ? { estimate: (done: ReadonlySet<string>) => estimateRun(d.slug, model, p, done) } : {}),
+        ...(model ? { estimate: (done: ReadonlySet<string>) => estimateRun(d.slug, model, etaParams, done) } : {}),
       },
       async (session) => {
-        const extra = await d.work({ params: p, plan, session, control });
+        const estimateAs = (q: P) => void (etaParams = q);
+        const extra = await d.work({ params: p, plan, session, control, before, estimateAs });
         const { store, metadata } = session;
         const base = { runId: store.runId, directory: store.directory, metadata, params: p };
         return { ...extra, ...base, trials: store.trials() as unknown as readonly T[] };
@@ -184,7 +211,11 @@ export function defineExperiment<
     );
   };
 
-  const claims = (summary: S, r: Run): ClaimCheck[] => judge(d.claims, summary, d.without?.(r, summary));
+  const claims = (summary: S, r: Run): ClaimCheck[] => {
+    const set = d.claimsFor?.summary(summary) ?? d.claims;
+    const without = d.without?.(r, summary);
+    return set.claims.map((c) => judgeOne(set, c.id, summary, typeof without === "function" ? without(c.id) : without));
+  };
 
   const save = (r: Run, summary: S, checks: readonly ClaimCheck[]): string[] => {
     const store = RunStore.open<C>({
@@ -196,6 +227,9 @@ export function defineExperiment<
     return [
       store.writeSummary("summary.json", { summary: d.toJson ? d.toJson(summary, r) : summary, claims: checks }),
       store.writeSummary("summary.csv", summaryCsv(d.csvRows(summary, r), { runId: store.runId, notebook: d.slug })),
+      ...Object.entries(d.moreCsv?.(summary, r) ?? {}).map(([file, rows]) =>
+        store.writeSummary(file, summaryCsv(rows, { runId: store.runId, notebook: d.slug })),
+      ),
     ];
   };
 

@@ -5,22 +5,13 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { TARGET_CHOICES, type TargetChoice } from "../../targets/select";
+import type { LimitParams } from "../define";
 import { writtenIndexNames } from "./workload/variants";
 import { redactText } from "../../targets/uri";
-import { withProfile, type ProfileName } from "../../params/profiles";
-import {
-  clientsAndThreads,
-  oneOf,
-  ParameterError,
-  positiveInteger,
-  rejectUnknownKeys,
-  repeatsWithCap,
-} from "../../params/validate";
+import type { ProfileName } from "../../params/profiles";
+import { clientsAndThreads, oneOf, ParameterError, positiveInteger, repeatsWithCap } from "../../params/validate";
 
-export interface YourIndexesParams {
-  /** Where the lab's server runs: auto = docker if a daemon answers, else embedded; or external. */
-  readonly target: TargetChoice;
+export interface YourIndexesParams extends LimitParams {
   /** A SQL file with the tables and their current indexes (`pg_dump --schema-only` output is accepted). */
   readonly schema: string;
   /** A SQL file that fills the tables, run by psql with `-v scale=<scale>` (`:scale` in it); "" with sampleFrom. */
@@ -100,10 +91,6 @@ export interface YourIndexesParams {
   readonly maxWalSizeGB: number;
   /** checkpoint_timeout, minutes. */
   readonly checkpointTimeoutMin: number;
-  /** CPU and memory limits of a docker server. */
-  readonly cpus: number;
-  /** Memory limit of a docker server, GiB. */
-  readonly memoryGiB: number;
 }
 
 const EXAMPLE = "data/examples/your-indexes";
@@ -190,8 +177,6 @@ export const YOUR_INDEXES_PROFILES: Readonly<Record<ProfileName, YourIndexesPara
     memoryGiB: 8,
   },
 };
-
-const KNOWN = Object.keys(YOUR_INDEXES_PROFILES.default);
 
 /** The project's root (build/lib/experiments/your-indexes → four up), where the example's paths start. */
 const ROOT = path.resolve(__dirname, "..", "..", "..", "..");
@@ -292,14 +277,8 @@ function checkedGroups(
   return out;
 }
 
-/** A profile's values with the reader's overrides, checked: a ParameterError before anything starts. */
-export const yourIndexesParams = (profile: string, overrides: Partial<YourIndexesParams> = {}): YourIndexesParams => {
-  rejectUnknownKeys("06-your-indexes", overrides, KNOWN);
-  return checked(withProfile(YOUR_INDEXES_PROFILES, profile, overrides), overrides);
-};
-
-/** Every value of a resolved profile checked; `overrides` says which the reader gave. */
-function checked(p: YourIndexesParams, overrides: Partial<YourIndexesParams>): YourIndexesParams {
+/** Every value of a profile merged with the reader's overrides, checked (target, cpus, memoryGiB: the base). */
+export function checkParams(p: YourIndexesParams, overrides: Partial<YourIndexesParams>): YourIndexesParams {
   const sampleFrom = typeof p.sampleFrom === "string" ? p.sampleFrom.trim() : undefined;
   if (sampleFrom === undefined)
     throw new ParameterError(`sampleFrom must be a URI or "", got ${JSON.stringify(p.sampleFrom)}`);
@@ -357,11 +336,10 @@ function checked(p: YourIndexesParams, overrides: Partial<YourIndexesParams>): Y
   const { repeats, maxRepeats } = repeatsWithCap(p, overrides);
   const { clients, threads } = clientsAndThreads(p);
   const sharedBuffersMB = positiveInteger("sharedBuffersMB", p.sharedBuffersMB);
-  const memoryGiB = positiveInteger("memoryGiB", p.memoryGiB);
-  if (sharedBuffersMB >= memoryGiB * 1024)
-    throw new ParameterError(`sharedBuffersMB (${sharedBuffersMB}) must be below memoryGiB (${memoryGiB} GiB)`);
+  if (sharedBuffersMB >= p.memoryGiB * 1024)
+    throw new ParameterError(`sharedBuffersMB (${sharedBuffersMB}) must be below memoryGiB (${p.memoryGiB} GiB)`);
   return {
-    target: oneOf("target", p.target, TARGET_CHOICES),
+    ...p,
     schema: resolveInputFile("schema", p.schema),
     data,
     scale: fraction("scale", p.scale, 10_000),
@@ -387,7 +365,5 @@ function checked(p: YourIndexesParams, overrides: Partial<YourIndexesParams>): Y
     maintenanceWorkMemMB: positiveInteger("maintenanceWorkMemMB", p.maintenanceWorkMemMB),
     maxWalSizeGB: positiveInteger("maxWalSizeGB", p.maxWalSizeGB),
     checkpointTimeoutMin: positiveInteger("checkpointTimeoutMin", p.checkpointTimeoutMin),
-    cpus: positiveInteger("cpus", p.cpus),
-    memoryGiB,
   };
 }
