@@ -103,8 +103,6 @@ const BASE = {
   sampleRows: 10_000,
   workload: [`${EXAMPLE}/new-order.sql@3`, `${EXAMPLE}/fulfil.sql@7`],
   reads: [`${EXAMPLE}/order-history.sql`],
-  // One second: a read script's latency is paired per round like the writes' throughput, and a
-  // second of an 8-client pgbench holds hundreds to thousands of transactions of a lookup.
   readSeconds: 1,
   candidates: ["CREATE INDEX orders_created_at_idx ON orders (created_at)"],
   existing: "all",
@@ -112,14 +110,8 @@ const BASE = {
   minStatsDays: 7,
   groups: {},
   oneAtATime: "auto",
-  // ±5 %: a capacity-planning question, the same on every profile and every machine. A write path
-  // that loses a twentieth of its throughput to one index is one a capacity plan has to count (a
-  // server run at 80 % of its write capacity keeps 25 % headroom; an index costing 5 % takes a fifth
-  // of it); below that an index's write cost is smaller than the headroom such plans keep anyway,
-  // and the question becomes what it buys on the read side. It is the reader's question, not this
-  // machine's noise: the report shows the run's measured noise floor beside it (a baseline run
-  // against its baseline neighbours), and an interval wider than the band is inconclusive rather
-  // than widened to fit.
+  // ±5 %: a capacity-planning question, the same on every profile and machine, never this machine's
+  // noise (docs/your-indexes.md, "The parameters", says why).
   equivalenceMargin: 0.05,
   synchronousCommit: "off",
   maintenanceWorkMemMB: 256,
@@ -144,13 +136,10 @@ export const YOUR_INDEXES_PROFILES: Readonly<Record<ProfileName, YourIndexesPara
     sharedBuffersMB: 128,
     memoryGiB: 2,
   },
-  // Every secondary index of the example and one candidate, one at a time (the baseline between every
-  // two variants), each run followed by the read script's window; the budget counts both. Eight rounds:
-  // the median's interval is then the 2nd to 7th paired cost, so one run disturbed by other load does
-  // not set it (at five it is the whole range); eleven, the next n at which it narrows, while an index
-  // is undecided and the budget reaches them. Runs of 2 s: the pairs decide, and eight rounds of 5-s
-  // runs do not fit. Eight clients: on two cores shared with other work they keep the larger share of
-  // the CPU, which narrows the paired costs.
+  // Every secondary index of the example and one candidate, one at a time. Eight rounds: the median's
+  // interval is then the 2nd to 7th paired cost, so one disturbed run does not set it; eleven, the next
+  // n at which it narrows. Runs of 2 s, so that eight rounds fit; eight clients keep the larger share of
+  // two shared cores (docs/your-indexes.md, "The profiles").
   default: {
     ...BASE,
     scale: 1,
