@@ -9,7 +9,14 @@ import type { LimitParams } from "../define";
 import { writtenIndexNames } from "./workload/variants";
 import { redactText } from "../../targets/uri";
 import type { ProfileName } from "../../params/profiles";
-import { clientsAndThreads, oneOf, ParameterError, positiveInteger, repeatsWithCap } from "../../params/validate";
+import {
+  clientsAndThreads,
+  nonNegativeNumber,
+  oneOf,
+  ParameterError,
+  positiveInteger,
+  repeatsWithCap,
+} from "../../params/validate";
 
 export interface YourIndexesParams extends LimitParams {
   /** A SQL file with the tables and their current indexes (`pg_dump --schema-only` output is accepted). */
@@ -222,12 +229,6 @@ function uriHasPassword(uri: string): boolean {
   }
 }
 
-function nonNegative(name: string, value: unknown): number {
-  if (typeof value !== "number" || !Number.isFinite(value) || value < 0)
-    throw new ParameterError(`${name} must be a number ≥ 0, got ${JSON.stringify(value)}`);
-  return value;
-}
-
 function fraction(name: string, value: unknown, max: number): number {
   if (typeof value !== "number" || !Number.isFinite(value) || value <= 0 || value > max)
     throw new ParameterError(`${name} must be a number > 0 and ≤ ${max}, got ${JSON.stringify(value)}`);
@@ -342,7 +343,7 @@ export function checkParams(p: YourIndexesParams, overrides: Partial<YourIndexes
     durationSeconds: positiveInteger("durationSeconds", p.durationSeconds),
     candidates,
     existing,
-    minStatsDays: nonNegative("minStatsDays", p.minStatsDays),
+    minStatsDays: nonNegativeNumber("minStatsDays", p.minStatsDays),
     groups,
     oneAtATime: oneOf("oneAtATime", p.oneAtATime, ["auto", "always", "never"] as const),
     repeats,
