@@ -64,10 +64,12 @@ export interface Work<P, T extends AnyTrial, PT extends PlannedTrial<ConditionOf
   readonly plan: readonly PT[];
   readonly session: ExperimentSession<ConditionOf<T>>;
   readonly control: RunControl;
+  /** Date.now() when the run was called, before its servers started: an adaptive design's budget counts from it. */
+  readonly startedAt: number;
+  /** The parameters the ETA plans for from now on: an adaptive design's added round joins the time left. */
+  readonly estimateAs: (p: P) => void;
   /** What `before` read, before the session started. */
   readonly before: B;
-  /** The ETA from here on counts these parameters (an adaptive run's added rounds). */
-  readonly estimateAs: (p: P) => void;
 }
 
 /**
@@ -78,7 +80,7 @@ export type PlanEta<P, PT> = Omit<EtaModel<P>, "units"> & {
   readonly unit: (t: PT, p: P) => { readonly size: number; readonly fixedSeconds?: number; readonly kind?: string };
 };
 
-type CsvRow = Readonly<Record<string, string | number | boolean | null>>;
+type CsvRow = Readonly<Record<string, string | number | boolean | null | undefined>>;
 
 export interface ExperimentDefinition<
   P extends BaseParams,
@@ -93,8 +95,8 @@ export interface ExperimentDefinition<
   readonly title: string;
   readonly profiles: Readonly<Record<ProfileName, P>>;
   /**
-   * Checks the merged parameters and returns them normalised (unknown keys, target, cpus, memoryGiB:
-   * the base); `overrides` says which the reader gave.
+   * Checks the merged parameters and returns them normalised (unknown keys, target, cpus, memoryGiB: the base);
+   * `overrides` says which values the reader set (04: raising `sets` alone raises `maxSets` with it).
    */
   readonly check: (p: P, overrides: Partial<P>) => P;
   /** The servers started before the work (named by `serverName`). */
@@ -183,10 +185,11 @@ export function defineExperiment<
   const eta = etaModel(d.eta, d.plan);
 
   const run = async (p: P, control: RunControl = {}): Promise<Run> => {
+    const startedAt = Date.now();
+    const before = (await d.before?.(p)) as B;
     const plan = d.plan?.(p) ?? [];
     // The same plan for the ETA as for the work: the keys it leaves out as done are the keys the run stores.
     const model = etaModel(d.eta, () => plan);
-    const before = (await d.before?.(p)) as B;
     let etaParams = p;
     return withSession<C, Run>(
       {
@@ -203,7 +206,7 @@ export function defineExperiment<
       },
       async (session) => {
         const estimateAs = (q: P) => void (etaParams = q);
-        const extra = await d.work({ params: p, plan, session, control, before, estimateAs });
+        const extra = await d.work({ params: p, plan, session, control, startedAt, estimateAs, before });
         const { store, metadata } = session;
         const base = { runId: store.runId, directory: store.directory, metadata, params: p };
         return { ...extra, ...base, trials: store.trials() as unknown as readonly T[] };

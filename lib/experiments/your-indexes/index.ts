@@ -4,17 +4,13 @@
  * and a decision table per judged index.
  */
 import type { ClaimCheck } from "../../stats/claims";
-import type { Row } from "../../display/table";
 import { defineExperiment } from "../define";
 import { asTheLabsQuestions, CLAIMS, claimsFor, withoutFlagged } from "./claims";
 import { estimate } from "./eta";
 import { checkParams, YOUR_INDEXES_PROFILES } from "./params";
 import { decisionRows, indexRows, showSetup } from "./present";
-import { readBeforeRun, runRounds, serverSpec, summariseRun, type YourIndexesRun } from "./rounds";
+import { readUnused, runRounds, serverSpec, summariseRun, type YourIndexesRun } from "./rounds";
 import type { YourIndexesTrial } from "./workload/run-trials";
-
-const csv = (rows: readonly Row[]) =>
-  rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v ?? null])));
 
 export const experiment = defineExperiment({
   slug: "06-your-indexes",
@@ -22,7 +18,7 @@ export const experiment = defineExperiment({
   profiles: YOUR_INDEXES_PROFILES,
   check: checkParams,
   servers: (p) => [serverSpec(p)],
-  before: readBeforeRun,
+  before: readUnused,
   work: runRounds,
   summarise: (trials: readonly YourIndexesTrial[], run) => summariseRun(trials, run),
   claims: CLAIMS,
@@ -30,8 +26,8 @@ export const experiment = defineExperiment({
   claimsCaption:
     "Each judged index's three declared claims (two on throughput, one on write amplification), decided on this run",
   without: (_run, summary) => withoutFlagged(summary),
-  csvRows: (s) => csv(indexRows(s)),
-  moreCsv: (s) => ({ "decision.csv": csv(decisionRows(s)) }),
+  csvRows: indexRows,
+  moreCsv: (s) => ({ "decision.csv": decisionRows(s) }),
   // The per-second series stay in trials.jsonl; the summary keeps every other figure.
   toJson: (s) => ({ ...s, runs: s.runs.map(({ series: _s, ...rest }) => rest) }),
   eta: estimate,

@@ -78,16 +78,11 @@ export interface RunSetup {
 
 export type YourIndexesRun = RunOf<YourIndexesParams, YourIndexesTrial, RunSetup>;
 
-/** Read before the session: `existing: "unused"` refused (window too short, nothing unused) with no server started. */
-export interface BeforeRun {
-  readonly startedMs: number;
-  readonly unused?: { readonly names: string[]; readonly text: string };
-}
+/** `existing: "unused"`, read before the session: a short window or nothing unused is refused with no server up. */
+export type Unused = { readonly names: string[]; readonly text: string } | undefined;
 
-export const readBeforeRun = async (p: YourIndexesParams): Promise<BeforeRun> => ({
-  startedMs: Date.now(),
-  ...(p.existing === "unused" ? { unused: unusedIndexes(await readSourceStats(p.sampleFrom), p.minStatsDays) } : {}),
-});
+export const readUnused = async (p: YourIndexesParams): Promise<Unused> =>
+  p.existing === "unused" ? unusedIndexes(await readSourceStats(p.sampleFrom), p.minStatsDays) : undefined;
 
 export function serverSpec(p: YourIndexesParams): ServerSpec {
   return {
@@ -182,9 +177,10 @@ function unusedInSchema(names: readonly string[], indexes: readonly { name: stri
 export async function runRounds({
   params: p,
   session: { store, progress, servers, signal, notes, writeMetadata },
-  before: { startedMs, unused },
+  before: unused,
+  startedAt,
   estimateAs,
-}: Work<YourIndexesParams, YourIndexesTrial, PlannedTrial, BeforeRun>): Promise<RunSetup> {
+}: Work<YourIndexesParams, YourIndexesTrial, PlannedTrial, Unused>): Promise<RunSetup> {
   const scripts = readWorkload(p.workload);
   const updates = updateStatements(scripts);
   // Read scripts run alone, so a weight means nothing; a read script may share a workload script's name.
@@ -324,7 +320,7 @@ export async function runRounds({
     planned: p.repeats,
     needed: repeatsForCoverage(MIN_COVERAGE),
     budgetSeconds: p.budgetSeconds,
-    startedAt: startedMs,
+    startedAt,
     many: "rounds",
     signal,
     runRound: async (round) => {
