@@ -66,10 +66,19 @@ export interface Work<P, T extends AnyTrial, PT extends PlannedTrial<ConditionOf
   readonly control: RunControl;
   /** Date.now() when the run was called, before its servers started: an adaptive design's budget counts from it. */
   readonly startedAt: number;
-  /** The parameters the ETA plans for from now on: an adaptive design's added round joins the time left. */
-  readonly estimateAs: (p: P) => void;
+  /**
+   * The parameters the ETA plans for from now on: an adaptive design's added round joins the time left;
+   * a phased run's `phase` says the model made for what it now knows and whether its setup is done.
+   */
+  readonly estimateAs: (p: P, phase?: EtaPhase<P>) => void;
   /** What `before` read, before the session started. */
   readonly before: B;
+}
+
+/** What a phased run tells its ETA as it goes (03: its template's level once made, then its setup done). */
+export interface EtaPhase<P> {
+  readonly model?: EtaModel<P>;
+  readonly setupDone?: boolean;
 }
 
 /**
@@ -80,6 +89,7 @@ export type PlanEta<P, PT> = Omit<EtaModel<P>, "units"> & {
   readonly unit: (t: PT, p: P) => { readonly size: number; readonly fixedSeconds?: number; readonly kind?: string };
 };
 
+/** A CSV row: undefined and null are both an empty cell. */
 type CsvRow = Readonly<Record<string, string | number | boolean | null | undefined>>;
 
 export interface ExperimentDefinition<
@@ -115,12 +125,12 @@ export interface ExperimentDefinition<
     readonly params: (p: P) => ClaimSet<P, S, string>;
     readonly summary: (s: S) => ClaimSet<P, S, string>;
   };
+  /** A correction after the engine's judgement, on the main verdicts (03: Holm over claim (1)'s steps). */
+  readonly correct?: (checks: ClaimCheck[], summary: S) => ClaimCheck[];
   /** The claims table's caption, where its claims are not a seed's (07: PostgreSQL's documentation). */
   readonly claimsCaption?: string;
-  /**
-   * The same trials summarised without the flagged ones, for every claim's sensitivity line; per
-   * claim where each claim has its own flagged units (06: the runs of its index's two variants).
-   */
+  /** The same trials summarised without the flagged ones, for every claim's sensitivity line. */
+  /** Per claim where each claim has its own flagged units (06: the runs of its index's two variants). */
   readonly without?: (run: RunOf<P, T, X>, summary: S) => Without<S> | ((claimId: string) => Without<S>) | undefined;
   /** summary.csv's rows; summary.json holds `toJson(summary)` (default: the summary) and the claims. */
   readonly csvRows: (summary: S, run: RunOf<P, T, X>) => readonly CsvRow[];
@@ -191,10 +201,12 @@ export function defineExperiment<
     // The same plan for the ETA as for the work: the keys it leaves out as done are the keys the run stores.
     const model = etaModel(d.eta, () => plan);
     let etaParams = p;
+    let phase: EtaPhase<P> = {};
     return withSession<C, Run>(
       {
         notebook: d.slug,
-        title: d.title,
+        // The progress line's short title, from the slug: "03 over indexing".
+        title: `${id} ${d.slug.slice(3).replace(/-/g, " ")}`,
         params: p,
         control,
         specs: d.servers(p),
@@ -202,10 +214,18 @@ export function defineExperiment<
         ...(p.cpus === undefined ? {} : { cpus: p.cpus }),
         ...(p.memoryGiB === undefined ? {} : { memoryGiB: p.memoryGiB }),
         prospect: planText(prospect(p)),
-        ...(model ? { estimate: (done: ReadonlySet<string>) => estimateRun(d.slug, model, etaParams, done) } : {}),
+        ...(model
+          ? {
+              estimate: (done: ReadonlySet<string>) =>
+                estimateRun(d.slug, phase.model ?? model, etaParams, done, undefined, undefined, phase.setupDone),
+            }
+          : {}),
       },
       async (session) => {
-        const estimateAs = (q: P) => void (etaParams = q);
+        const estimateAs = (q: P, next: EtaPhase<P> = {}): void => {
+          etaParams = q;
+          phase = { ...phase, ...next };
+        };
         const extra = await d.work({ params: p, plan, session, control, startedAt, estimateAs, before });
         const { store, metadata } = session;
         const base = { runId: store.runId, directory: store.directory, metadata, params: p };
@@ -217,7 +237,10 @@ export function defineExperiment<
   const claims = (summary: S, r: Run): ClaimCheck[] => {
     const set = d.claimsFor?.summary(summary) ?? d.claims;
     const without = d.without?.(r, summary);
-    return set.claims.map((c) => judgeOne(set, c.id, summary, typeof without === "function" ? without(c.id) : without));
+    const checks = set.claims.map((c) =>
+      judgeOne(set, c.id, summary, typeof without === "function" ? without(c.id) : without),
+    );
+    return d.correct ? d.correct(checks, summary) : checks;
   };
 
   const save = (r: Run, summary: S, checks: readonly ClaimCheck[]): string[] => {
