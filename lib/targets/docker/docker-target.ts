@@ -57,6 +57,7 @@ import {
   goneOnRestart,
   leasedCreateOptions,
   leasedExitCode,
+  leasedRestart,
   leaseSecondsFromEnv,
   leaseTiming,
   leaseWorstCaseSeconds,
@@ -241,8 +242,10 @@ export class DockerStartedServer implements StartedServer {
     if (this.stopping) throw new Error(`Container ${this.id.slice(0, 12)} was stopped; start a new server instead`);
     // The new watcher counts from its own start (lease.ts): the lease holds from this request.
     const requestedAt = Date.now();
-    // Long enough for the shutdown checkpoint after a write-heavy round.
-    await this.container.restart({ t: 120 }).catch((error: unknown) => {
+    // Long enough for the shutdown checkpoint after a write-heavy round. A leased container restarts its
+    // server inside (lease.ts): Docker's restart of an AutoRemove container can remove it.
+    const restarted = this.lease ? leasedRestart(this.container, 120_000) : this.container.restart({ t: 120 });
+    await restarted.catch((error: unknown) => {
       if (this.lease && goneOnRestart(error)) {
         throw new Error(`Container ${this.id.slice(0, 12)} could not be restarted: ${this.lease.describeGone()}`, {
           cause: error,

@@ -13,6 +13,10 @@ export const DEFAULT_LEASE_SECONDS = 120;
 export const LEASE_DIR = "/tmp";
 export const LEASE_NAME = "db-write-lab.lease";
 export const LEASE_EXIT_NAME = `${LEASE_NAME}.exit`;
+/** The count of server starts inside the container: a restart (SIGUSR2 to the watcher) raises it. */
+export const LEASE_STARTS_NAME = `${LEASE_NAME}.starts`;
+/** The watcher's signal to restart the server inside the container (leasedRestart). */
+export const RESTART_SIGNAL = "SIGUSR2";
 
 export interface LeaseTiming {
   /** The lab holds its server this long after its last successful renewal. */
@@ -64,14 +68,18 @@ export const LEASE_SCRIPT = [
   "bound=$1 tick=$2 grace=$3 sig=$4 lease=$5; shift 5",
   'say() { printf "db-write-lab lease: %s\\n" "$*" >&2; }',
   'read_lease() { seen=; [ -r "$lease" ] && read -r seen < "$lease" || :; }',
-  "stopping= expired= quiet=0 killed_at= ticked=",
+  "stopping= expired= quiet=0 killed_at= ticked= restart= starts=0",
   'forward() { stopping=1; [ -z "$child" ] || kill -"$1" "$child" 2>/dev/null || :; }',
   "trap 'forward TERM' TERM; trap 'forward INT' INT; trap 'forward QUIT' QUIT; trap 'forward HUP' HUP",
   "trap 'ticked=1' USR1",
+  // A restart stops the server and starts it again in the same container: Docker's own restart of an
+  // AutoRemove container can lose the container to a race in the engine (docs/targets.md).
+  'trap \'restart=1; [ -z "$child" ] || kill -"$sig" "$child" 2>/dev/null || :\' USR2',
   "read_lease; last=$seen",
   "child=",
   '"$@" &',
   "child=$!",
+  'starts=1; printf "%s\\n" "$starts" > "$lease.starts" 2>/dev/null || :',
   "watcher=$$",
   '( while sleep "$tick"; do kill -USR1 "$watcher" 2>/dev/null || exit 0; done ) &',
   "ticker=$!",
@@ -86,7 +94,15 @@ export const LEASE_SCRIPT = [
   '  wait "$child"; code=$?',
   // A wait cut short by SIGUSR1 returns 138 even when the child exited at that moment: asked again,
   // wait gives the child's own status, or 127 when the first wait already reported it.
-  '  if ! kill -0 "$child" 2>/dev/null; then wait "$child" 2>/dev/null; again=$?; [ "$again" = 127 ] || code=$again; break; fi',
+  '  if ! kill -0 "$child" 2>/dev/null; then',
+  '    wait "$child" 2>/dev/null; again=$?; [ "$again" = 127 ] || code=$again',
+  '    if [ -n "$restart" ] && [ -z "$stopping" ] && [ -z "$expired" ]; then',
+  '      restart=; "$@" & child=$!',
+  '      starts=$((starts + 1)); printf "%s\\n" "$starts" > "$lease.starts" 2>/dev/null || :',
+  "      continue",
+  "    fi",
+  "    break",
+  "  fi",
   "  look",
   '  if [ -z "$expired" ] && [ "$quiet" -ge "$bound" ]; then',
   "    expired=1; killed_at=$quiet",
@@ -239,17 +255,43 @@ export class LeaseRenewer {
 }
 
 /** The server's exit code when it exited on its own in a leased container, else undefined. */
-export async function leasedExitCode(container: Docker.Container, timeoutMs = 5000): Promise<number | undefined> {
+export function leasedExitCode(container: Docker.Container, timeoutMs = 5000): Promise<number | undefined> {
+  return leaseNumber(container, LEASE_EXIT_NAME, timeoutMs);
+}
+
+/**
+ * Restarts the server inside a leased container: the watcher stops it with the image's stop signal and
+ * starts it again, the container and its lease untouched; resolves once the new start is counted.
+ */
+export async function leasedRestart(container: Docker.Container, timeoutMs: number): Promise<void> {
+  const before = (await leaseNumber(container, LEASE_STARTS_NAME)) ?? 0;
+  await container.kill({ signal: RESTART_SIGNAL });
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const starts = await leaseNumber(container, LEASE_STARTS_NAME);
+    if (starts !== undefined && starts > before) return;
+    if (Date.now() > deadline) {
+      throw new Error(
+        `the server in container ${container.id.slice(0, 12)} did not start again within ${timeoutMs / 1000} s`,
+      );
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** A number the watcher wrote into the lease folder, undefined where the file is not there (yet). */
+async function leaseNumber(container: Docker.Container, name: string, timeoutMs = 5000): Promise<number | undefined> {
   let stream: NodeJS.ReadableStream;
   try {
     stream = await withTimeout(
-      container.getArchive({ path: `${LEASE_DIR}/${LEASE_EXIT_NAME}` }),
+      container.getArchive({ path: `${LEASE_DIR}/${name}` }),
       timeoutMs,
       `no answer within ${timeoutMs} ms`,
     );
   } catch (error) {
     // 404: no such file, the server still runs.
-    if ((error as { statusCode?: number }).statusCode !== 404) ignored("docker: read a leased container's exit")(error);
+    if ((error as { statusCode?: number }).statusCode !== 404)
+      ignored(`docker: read a leased container's ${name}`)(error);
     return undefined;
   }
   const text = await new Promise<string>((resolve, reject) => {
