@@ -11,7 +11,7 @@ import { oneOf, positiveInteger, rejectUnknownKeys } from "../params/validate";
 import { RunStore, type TrialRecord } from "../results/run-store";
 import { summaryCsv } from "../results/summary-csv";
 import type { RunMetadata } from "../results/metadata";
-import { judge, plan as planClaims, type ClaimSet, type Without } from "../stats/claim-engine";
+import { judgeOne, plan as planClaims, type ClaimSet, type Without } from "../stats/claim-engine";
 import { planText, type ClaimCheck, type ClaimPlan } from "../stats/claims";
 import type { DiskNeed } from "../targets/disk-need";
 import { TARGET_CHOICES, type TargetChoice } from "../targets/select";
@@ -59,7 +59,7 @@ type AnyTrial = TrialRecord<object, string>;
 export type ConditionOf<T extends AnyTrial> = T["condition"];
 
 /** What the workload gets: the parameters, the plan (where the notebook has one), the session and the control. */
-export interface Work<P, T extends AnyTrial, PT extends PlannedTrial<ConditionOf<T>>> {
+export interface Work<P, T extends AnyTrial, PT extends PlannedTrial<ConditionOf<T>>, B = undefined> {
   readonly params: P;
   readonly plan: readonly PT[];
   readonly session: ExperimentSession<ConditionOf<T>>;
@@ -71,6 +71,8 @@ export interface Work<P, T extends AnyTrial, PT extends PlannedTrial<ConditionOf
    * a phased run's `phase` says the model made for what it now knows and whether its setup is done.
    */
   readonly estimateAs: (p: P, phase?: EtaPhase<P>) => void;
+  /** What `before` read, before the session started. */
+  readonly before: B;
 }
 
 /** What a phased run tells its ETA as it goes (03: its template's level once made, then its setup done). */
@@ -96,6 +98,7 @@ export interface ExperimentDefinition<
   S,
   X extends object = object,
   PT extends PlannedTrial<ConditionOf<T>> = PlannedTrial<ConditionOf<T>>,
+  B = undefined,
 > {
   /** "07-fillfactor-hot": the id (07), the notebook's file, the results folder and the server names derive from it. */
   readonly slug: string;
@@ -110,19 +113,33 @@ export interface ExperimentDefinition<
   readonly servers: (p: P) => ServerSpec[];
   /** The trials these parameters plan, built once a run: the work runs them, the ETA times them. */
   readonly plan?: (p: P) => readonly PT[];
+  /** Read before the session starts, so that a refusal leaves no server started and no results folder. */
+  readonly before?: (p: P) => Promise<B>;
   /** Runs the trials into the session's store; returns what the run carries besides its trials. */
-  readonly work: (w: Work<P, T, PT>) => Promise<X>;
+  readonly work: (w: Work<P, T, PT, B>) => Promise<X>;
   /** Every figure the notebook shows, from the run's trials (annotate `trials`: it gives the trial type). */
   readonly summarise: (trials: readonly T[], run: RunOf<P, T, X>) => S;
   readonly claims: ClaimSet<P, S, string>;
+  /** Where the claims depend on the run (06: three per judged index): the set a run plans and the set it judges. */
+  readonly claimsFor?: {
+    readonly params: (p: P) => ClaimSet<P, S, string>;
+    readonly summary: (s: S) => ClaimSet<P, S, string>;
+  };
   /** A correction after the engine's judgement, on the main verdicts (03: Holm over claim (1)'s steps). */
   readonly correct?: (checks: ClaimCheck[], summary: S) => ClaimCheck[];
+  /** The claims' prospect with what only this machine knows before the run (01: MongoDB cannot start here). */
+  readonly prospectHere?: (plans: ClaimPlan[], p: P) => ClaimPlan[];
+  /** The judged claims with what only the run knows (01: why MongoDB did not start). */
+  readonly explain?: (checks: ClaimCheck[], run: RunOf<P, T, X>) => ClaimCheck[];
   /** The claims table's caption, where its claims are not a seed's (07: PostgreSQL's documentation). */
   readonly claimsCaption?: string;
   /** The same trials summarised without the flagged ones, for every claim's sensitivity line. */
-  readonly without?: (run: RunOf<P, T, X>, summary: S) => Without<S> | undefined;
+  /** Per claim where each claim has its own flagged units (06: the runs of its index's two variants). */
+  readonly without?: (run: RunOf<P, T, X>, summary: S) => Without<S> | ((claimId: string) => Without<S>) | undefined;
   /** summary.csv's rows; summary.json holds `toJson(summary)` (default: the summary) and the claims. */
   readonly csvRows: (summary: S, run: RunOf<P, T, X>) => readonly CsvRow[];
+  /** More CSV files beside summary.csv, by file name (06: decision.csv). */
+  readonly moreCsv?: (summary: S, run: RunOf<P, T, X>) => Readonly<Record<string, readonly CsvRow[]>>;
   readonly toJson?: (summary: S, run: RunOf<P, T, X>) => unknown;
   readonly disk?: (p: P) => DiskNeed;
   /** How the trials' time grows: a model over `plan`'s trials, or a model of its own (an adaptive plan). */
@@ -157,7 +174,8 @@ export function defineExperiment<
   S,
   X extends object = object,
   PT extends PlannedTrial<ConditionOf<T>> = PlannedTrial<ConditionOf<T>>,
->(d: ExperimentDefinition<P, T, S, X, PT>): DefinedExperiment<P, T, S, X> {
+  B = undefined,
+>(d: ExperimentDefinition<P, T, S, X, PT, B>): DefinedExperiment<P, T, S, X> {
   type C = ConditionOf<T>;
   const id = SLUG.exec(d.slug)?.[1];
   if (!id) throw new Error(`"${d.slug}" is not a notebook slug (two digits, a dash, lower-case words)`);
@@ -177,11 +195,15 @@ export function defineExperiment<
       overrides,
     );
   };
-  const prospect = (p: P): ClaimPlan[] => planClaims(d.claims, p);
+  const prospect = (p: P): ClaimPlan[] => {
+    const plans = planClaims(d.claimsFor?.params(p) ?? d.claims, p);
+    return d.prospectHere ? d.prospectHere(plans, p) : plans;
+  };
   const eta = etaModel(d.eta, d.plan);
 
-  const run = (p: P, control: RunControl = {}): Promise<Run> => {
+  const run = async (p: P, control: RunControl = {}): Promise<Run> => {
     const startedAt = Date.now();
+    const before = (await d.before?.(p)) as B;
     const plan = d.plan?.(p) ?? [];
     // The same plan for the ETA as for the work: the keys it leaves out as done are the keys the run stores.
     const model = etaModel(d.eta, () => plan);
@@ -211,7 +233,7 @@ export function defineExperiment<
           etaParams = q;
           phase = { ...phase, ...next };
         };
-        const extra = await d.work({ params: p, plan, session, control, startedAt, estimateAs });
+        const extra = await d.work({ params: p, plan, session, control, startedAt, estimateAs, before });
         const { store, metadata } = session;
         const base = { runId: store.runId, directory: store.directory, metadata, params: p };
         return { ...extra, ...base, trials: store.trials() as unknown as readonly T[] };
@@ -220,8 +242,13 @@ export function defineExperiment<
   };
 
   const claims = (summary: S, r: Run): ClaimCheck[] => {
-    const checks = judge(d.claims, summary, d.without?.(r, summary));
-    return d.correct ? d.correct(checks, summary) : checks;
+    const set = d.claimsFor?.summary(summary) ?? d.claims;
+    const without = d.without?.(r, summary);
+    const checks = set.claims.map((c) =>
+      judgeOne(set, c.id, summary, typeof without === "function" ? without(c.id) : without),
+    );
+    const corrected = d.correct ? d.correct(checks, summary) : checks;
+    return d.explain ? d.explain(corrected, r) : corrected;
   };
 
   const save = (r: Run, summary: S, checks: readonly ClaimCheck[]): string[] => {
@@ -234,6 +261,9 @@ export function defineExperiment<
     return [
       store.writeSummary("summary.json", { summary: d.toJson ? d.toJson(summary, r) : summary, claims: checks }),
       store.writeSummary("summary.csv", summaryCsv(d.csvRows(summary, r), { runId: store.runId, notebook: d.slug })),
+      ...Object.entries(d.moreCsv?.(summary, r) ?? {}).map(([file, rows]) =>
+        store.writeSummary(file, summaryCsv(rows, { runId: store.runId, notebook: d.slug })),
+      ),
     ];
   };
 

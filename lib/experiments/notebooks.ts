@@ -1,9 +1,4 @@
-/**
- * The notebooks the lab has: each one's namespace (`lab.<name>.…` in a notebook, `lib/index.ts`)
- * and its parameters' type. The registry (registry.ts) derives `npm run reproduce`, the parameter
- * checks, the ETA and the tests from this list: adding a notebook is its two lines here (see
- * docs/adding-a-notebook.md).
- */
+/** Adding a notebook is its two lines here (docs/adding-a-notebook.md); registry.ts derives the rest. */
 export * as indexWriteCost from "./index-write-cost";
 export type { IndexWriteCostParams } from "./index-write-cost/params";
 export * as createIndexAfterLoad from "./create-index-after-load";

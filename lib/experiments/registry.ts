@@ -1,9 +1,4 @@
-/**
- * The notebooks the lab has, in one list: `npm run reproduce`, its parameter checks (bad input is
- * refused before any server starts), the ETA and the tests are derived from it. The list itself is
- * notebooks.ts (a new notebook is its lines there; see docs/adding-a-notebook.md), in the order of
- * their ids.
- */
+/** One list that reproduce, its parameter checks, the ETA and the tests derive from; entries live in notebooks.ts. */
 import type { RegisteredExperiment } from "./contract";
 import * as notebooks from "./notebooks";
 import { COMPARE_RUNS_DEFAULTS, compareRunsParams } from "../compare/params";
@@ -12,8 +7,7 @@ export const EXPERIMENTS: readonly RegisteredExperiment[] = [
   ...Object.values(notebooks)
     .map((n) => n.registered)
     .sort((a, b) => a.id.localeCompare(b.id)),
-  // Not an experiment: it reads runs. Last, so that `--set runs=["latest of notebook 01", …]`
-  // without --only compares runs this reproduce just made.
+  // Last, so that without --only it compares the runs this reproduce just made.
   {
     id: "00",
     slug: "00-compare-runs",

@@ -1,9 +1,6 @@
 /**
- * What every experiment run does around its own work: reap what dead runs left, open the results
- * store, show progress, start the servers, record metadata, listen for interrupts — and stop the
- * servers afterwards, whatever happens. Servers are started up front (`specs`) or, by an experiment
- * that starts them in phases (05: a server, then a primary and its standbys), later through the
- * session (`startServer`, `adopt`); either way the session records, watches and stops them.
+ * Around every experiment run: reap dead runs' leftovers, open the store, start, record and watch
+ * the servers, listen for interrupts, and stop the servers whatever happens.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -49,79 +46,51 @@ export interface RunControl {
   readonly profile?: string;
   /** Defaults to a signal aborted by the next SIGINT (a Jupyter interrupt). */
   readonly signal?: AbortSignal;
-  /** Go on after a failed trial instead of stopping the run. */
   readonly continueOnError?: boolean;
 }
 
 export interface SessionOptions {
-  /** Folder-style name, e.g. "03-over-indexing". */
   readonly notebook: string;
-  /** Title of the live progress bar. */
   readonly title: string;
   readonly params: object;
   readonly control: RunControl;
-  /** Servers started before the work; may be empty when the work starts its own (`startServer`). */
+  /** May be empty when the work starts its own (`startServer`). */
   readonly specs: readonly ServerSpec[];
   readonly target: TargetChoice;
   /** Limits per server (docker); without them the target's defaults apply. */
   readonly cpus?: number;
   readonly memoryGiB?: number;
-  /** Engines whose absence is reported rather than fatal; unset, the ones ENGINE_FACTS marks optional. */
+  /** Unset: the ones ENGINE_FACTS marks optional. */
   readonly optional?: readonly Engine[];
-  /**
-   * What this run can decide, said with the ETA before any server starts: the notebook's
-   * `planClaims` line ("this profile on this machine can decide 4 of 5 claims; not: …").
-   */
+  /** The notebook's `planClaims` line, said with the ETA before any server starts. */
   readonly prospect?: string;
-  /** The ETA of the trials not in `done` (the notebook's model, `estimateRun`); unset, no ETA line. */
   readonly estimate?: (done: ReadonlySet<string>) => Estimate | undefined;
 }
 
 /** Where a server started during the work runs, when not on the session's target. */
 export interface ServerPlace {
-  /**
-   * This kind instead of the session's choice, for a capability only it gives (05's quorum primary:
-   * standbys are copies of its data directory, which only the embedded target gives access to).
-   */
+  /** For a capability only that kind gives (05's standbys copy the primary's data directory). */
   readonly target?: TargetKind;
-  /** A Docker engine the user named for this server (05's `hosts`); implies the docker target. */
   readonly endpoint?: DockerEndpoint;
-  /** Embedded PostgreSQL: parent of its directory (05's quorum cluster in /dev/shm). */
   readonly baseDir?: string;
 }
 
 export interface ExperimentSession<C extends object> {
   readonly store: RunStore<C>;
   readonly progress: ProgressReporter;
-  /**
-   * The up-front servers and those started since (`startServer`, `adopt`), by name; `servers.byEngine`
-   * is per engine the latest watched one still running.
-   */
+  /** `servers.byEngine` is per engine the latest watched one still running. */
   readonly servers: ServerSet;
   readonly signal: AbortSignal;
-  /** Notes for the report; push to it, it is part of `metadata`. */
   readonly notes: string[];
   readonly metadata: RunMetadata;
-  /** Writes metadata.json (again), with experiment-specific extras. A property: work functions destructure it. */
   readonly writeMetadata: (extra?: object) => void;
-  /**
-   * Starts a server during the work, on the session's target or where `place` says. The session
-   * then treats it as an up-front one: described in metadata.json, the server of its engine for the
-   * stall watchdog, the quietness probe's server if it is the first PostgreSQL one, and stopped when
-   * the session ends (see `adopt` for the order), unless `stopServer` stopped it before.
-   */
+  /** Treated as an up-front server from then on: recorded, watched, stopped when the session ends. */
   startServer(spec: ServerSpec, place?: ServerPlace): Promise<StartedServer>;
-  /**
-   * Takes over a server that another one started (a primary's standbys): described in metadata.json
-   * and stopped when the session ends. Servers stop in the reverse order they came, so a primary's
-   * standbys stop before it. Not the watchdog's server: the trials run on the primary.
-   */
+  /** Recorded and stopped (before the server that started it), but not watched: trials run on the primary. */
   adopt<S extends StartedServer>(server: S): S;
-  /** Stops one of the session's servers now (a phase's server the next phase does not use). */
   stopServer(server: StartedServer): Promise<void>;
 }
 
-/** What a Stop leaves, for the cell: how many trials are on disk, where, and how to go on. */
 export function interruptedMessage(
   store: { readonly runId: string; readonly directory: string; trials(): readonly unknown[] },
   planned: number,
@@ -135,7 +104,6 @@ export function interruptedMessage(
   );
 }
 
-/** The keys of the run's finished trials: what an estimate leaves out. */
 function finishedKeys(store: { trials(): readonly { readonly key: string; readonly status: string }[] }): Set<string> {
   return new Set(
     store
@@ -146,13 +114,8 @@ function finishedKeys(store: { trials(): readonly { readonly key: string; readon
 }
 
 /**
- * The seconds left by the notebook's ETA model during the run: refitted whenever a trial has
- * finished since the last call (the run's own trials are stored runs too, so a 100M-row trial's
- * time corrects what the default runs alone predicted) or the plan has grown (an adaptive round's
- * trials join the estimate), and counted down between fits. Without the countdown, the line said
- * "about 2 h 36 min left" for the whole 36 min of 03's load and template at the seed's scale.
- * The countdown stops at what the trials not yet started need by the model (all of them while the
- * setup runs), so a phase that overruns its estimate does not take the later trials' time with it.
+ * Refitted whenever a trial finished or the plan grew, counted down between fits so the line moves
+ * during a long load, and never below what the trials not yet started need.
  */
 export function modelLeft(
   options: Pick<SessionOptions, "estimate">,
@@ -173,14 +136,12 @@ export function modelLeft(
   };
 }
 
-/** An estimate's time for the trials not started: all of them during the setup, else all but the running one. */
 export function notStartedSeconds(e: Estimate): number {
   const trials = e.seconds - (e.setup?.seconds ?? 0);
   if (e.setup) return trials;
   return e.remaining > 0 ? (trials * (e.remaining - 1)) / e.remaining : 0;
 }
 
-/** The ETA line of this run's remaining trials, or undefined for a notebook the estimate does not model. */
 function runEta(
   options: SessionOptions,
   store: { readonly runId: string; trials(): readonly { readonly key: string; readonly status: string }[] },
@@ -195,7 +156,7 @@ export async function withSession<C extends object, T>(
 ): Promise<T> {
   const own = options.control.signal === undefined;
   const signal = options.control.signal ?? interruptSignal();
-  stallBoundFromEnv(); // a bad DBLAB_STALL_SECONDS is refused before anything starts
+  stallBoundFromEnv();
   try {
     return await runSession(options, signal, work);
   } finally {
@@ -216,25 +177,17 @@ async function runSession<C extends object, T>(
   }
 }
 
-/**
- * The count a progress line shows: a resumed run's stored trials are done from its first line. The
- * setup's lines say 0 of the plan (the trial loop counts the stored ones only once it starts), and
- * a resumed 03 at the seed's scale said "0/25" through its 36 min of reload with 15 rounds kept.
- * A plan of one is the setup's own marker (0/1), left as it is.
- */
+/** Stored trials count as done from the first line, or a long reload would say 0 of the plan. */
 export function shownDone(done: number, total: number, stored: number): number {
   return total > 1 ? Math.max(done, Math.min(stored, total)) : done;
 }
 
-/** The session's progress line: the reporter, the planned count it last saw, and `say` at that count. */
 class SessionProgress implements ProgressReporter {
-  /** The plan's size as the work last reported it (for the interrupt's and the engine loss's message). */
   planned = 0;
   private readonly reporter: ReturnType<typeof lastLineKept>;
   constructor(
     title: string,
     left?: (done: number, total: number) => number | undefined,
-    /** The trials an earlier part of the run finished (read once: the trial loop counts its own). */
     private readonly stored = 0,
   ) {
     this.reporter = lastLineKept(progressReporter(title, left));
@@ -248,17 +201,11 @@ class SessionProgress implements ProgressReporter {
   readonly say = (message: string): void => this.reporter.say(message);
 }
 
-/**
- * One experiment run's state, explicit: its store, progress line, servers (a ServerSet: named, in
- * the order they came), notes and metadata. `open` does what comes before the work (reap, sample
- * the host, open the store, start the up-front servers, write metadata.json), `run` runs the work
- * under the stall watchdog and turns its failure into the run's error, `close` stops the servers.
- */
+/** One experiment run's state: `open` before the work, `run` under the stall watchdog, `close` stops the servers. */
 class RunSession<C extends object> implements ExperimentSession<C> {
   private extras: object = {};
-  /** The run's input was refused (an InputError): not resumable. */
   private refused = false;
-  /** A PostgreSQL server has been seen: the quietness probe and the settings are read from the first. */
+  /** The quietness probe and the settings are read from the first. */
   private postgresSeen: boolean;
   private readonly monitor = new HostMonitor();
 
@@ -272,24 +219,20 @@ class RunSession<C extends object> implements ExperimentSession<C> {
     readonly metadata: RunMetadata,
     private readonly quietness: Quietness,
     private readonly comparison: Awaited<ReturnType<typeof comparisonFields>>,
-    /** metadata.servers: every server the run had, stopped ones included. */
     private readonly descriptions: ServerDescription[],
   ) {
     this.postgresSeen = [...servers.byEngine.values()].some((s) => ENGINE_FACTS[s.engine].postgresCatalog);
   }
 
   static async open<C extends object>(options: SessionOptions, signal: AbortSignal): Promise<RunSession<C>> {
-    // The reaper removes containers through the Docker layer, loaded only when a record needs it.
     if (listRecords().some((r) => r.resource.type === "docker-container"))
       await import("../targets/docker/docker-client");
-    // Containers this process could not remove earlier (their engine was unreachable then): a kernel
-    // that resumes a run after a dropped engine removes them now, as the reaper does for dead owners.
+    // Containers an unreachable engine kept earlier are removed now, as the reaper does for dead owners.
     if (ownRecords().some((r) => r.resource.type === "docker-container")) {
       const { retryAbandonedStops } = await import("../targets/docker/docker-target");
       await retryAbandonedStops();
     }
     const reaped = await reapOrphans();
-    // The host's load before any server of ours starts: what else is running on this machine.
     const before = await sampleHost(1000);
     const store = RunStore.open<C>({
       notebook: options.notebook,
@@ -297,20 +240,16 @@ class RunSession<C extends object> implements ExperimentSession<C> {
       resumeId: options.control.resumeId,
     });
     const progress = new SessionProgress(options.title, modelLeft(options, store), finishedKeys(store).size);
-    // Before any server starts: how long the plan takes here, so a reader can stop now rather than
-    // hours in. The first progress line and the run header say it.
+    // Before any server starts, so a reader can stop now rather than hours in.
     const eta = runEta(options, store);
-    // Read while no server runs (once a process: the ETA's own reading when it had to probe).
     const probes = { cpuProbeSeconds: cpuProbeSeconds(), writeProbeSeconds: writeProbeSeconds() ?? null };
     const said = [eta ? `ETA: ${eta}` : "", options.prospect ?? ""].filter(Boolean).join(" · ");
     progress.update(0, 1, said ? `${said} · starting servers…` : "starting servers…");
-    // The run's id reaches every target: a shared server's databases and a container carry it in their names.
     const servers = await startServers(
       options.specs.map((spec) => ({ ...spec, runId: store.runId })),
       {
         target: options.target,
         ...limitsOf(options),
-        // Unset: the engines ENGINE_FACTS marks optional (servers.ts).
         ...(options.optional ? { optional: options.optional } : {}),
         onProgress: (m) => progress.update(0, 1, m),
       },
@@ -337,8 +276,7 @@ class RunSession<C extends object> implements ExperimentSession<C> {
         probes,
         ...(options.prospect ? { prospect: options.prospect } : {}),
         ...comparison,
-        // A resumed run's earlier parts: their start, ETA and outcome, and the experiment's one-off
-        // facts (03's 36-minute load at the seed's scale, which its ETA reads), kept, not overwritten.
+        // A resumed run's earlier parts and one-off facts (a load its ETA reads) are kept, not overwritten.
         ...(store.earlierParts.length ? { earlierParts: store.earlierParts } : {}),
       };
       const quietness: Quietness = { cpus: os.cpus().length, before, selectOneBefore: await selectOneJitter(servers) };
@@ -362,7 +300,6 @@ class RunSession<C extends object> implements ExperimentSession<C> {
     }
   }
 
-  // Arrow properties, not methods: experiments destructure them from the session (`{ writeMetadata }`).
   readonly writeMetadata = (extra?: object): void => {
     this.extras = { ...this.extras, ...extra };
     this.store.writeMetadata({ ...this.metadata, ...this.extras });
@@ -405,19 +342,16 @@ class RunSession<C extends object> implements ExperimentSession<C> {
 
   async run<T>(work: (session: ExperimentSession<C>) => Promise<T>): Promise<T> {
     let outcome: RunMetadata["outcome"] = "failed";
-    // Written the moment the run is aborted: on SIGTERM the process exits once its servers are
-    // stopped, which can come before the trial's own error has made its way up to the finally below.
+    // On SIGTERM the process can exit before the trial's own error reaches the finally below.
     const onAbort = () => this.recordOutcome("interrupted");
     this.signal.addEventListener("abort", onAbort, { once: true });
     try {
-      // Every trial below runs under the stall watchdog (lib/workloads/watchdog.ts), which says so in
-      // the progress line. It holds the ServerSet's watched view, which follows startServer/stopServer.
+      // The watchdog holds the ServerSet's watched view, which follows startServer/stopServer.
       const watchdog = new TrialWatchdog({
         servers: this.servers.byEngine,
         say: (message) => this.progress.say(message),
       });
       const result = await withWatchdog(watchdog, () => work(this));
-      // A plan that just stops looping when aborted: a Stop is still a Stop for the cell.
       this.signal.throwIfAborted();
       outcome = "finished";
       this.metadata.quietness = {
@@ -435,8 +369,7 @@ class RunSession<C extends object> implements ExperimentSession<C> {
       }
       if (!this.signal.aborted) throw await this.explain(error);
       outcome = "interrupted";
-      // Whatever the workload threw on its way out (an aborted pgbench, a cancelled statement), the
-      // cause is the Stop: say so, and what was kept. The servers are stopped before the cell sees it.
+      // Whatever the workload threw on its way out, the cause is the Stop.
       const message = interruptedMessage(
         this.store,
         this.progress.planned,
@@ -450,10 +383,7 @@ class RunSession<C extends object> implements ExperimentSession<C> {
     }
   }
 
-  /**
-   * Merged into what is on disk: experiments add their own fields with store.writeMetadata.
-   * A failure here must not hide the run's own error: without finishedAt the run reads as "stopped".
-   */
+  /** A failure here must not hide the run's own error: without finishedAt the run reads as "stopped". */
   private recordOutcome(outcome: RunMetadata["outcome"]): void {
     try {
       this.store.updateMetadata({ finishedAt: new Date().toISOString(), outcome, ...linkTraffic(this.servers) });
@@ -462,7 +392,6 @@ class RunSession<C extends object> implements ExperimentSession<C> {
     }
   }
 
-  /** A lost engine is not the end of the run: the error says which, what was kept and how to go on. */
   private async explain(error: unknown): Promise<unknown> {
     const explained = await explainRunError(this.servers.byEngine, error);
     if (isDockerHostLoss(explained) && explained instanceof Error) {
@@ -474,8 +403,7 @@ class RunSession<C extends object> implements ExperimentSession<C> {
   async close(): Promise<void> {
     this.monitor.stop();
     await this.servers.stopAll();
-    // A run its input refused before any trial ran holds nothing to look at or resume: it leaves
-    // no results folder (its error says what to fix). A resumed run's earlier parts are kept.
+    // Refused input leaves nothing to look at or resume, so no results folder; a resumed run's parts are kept.
     if (this.refused && this.store.trials().length === 0 && this.store.earlierParts.length === 0)
       fs.rmSync(this.store.directory, { recursive: true, force: true });
   }
@@ -488,7 +416,6 @@ function limitsOf(options: SessionOptions): { cpus?: number; memoryBytes?: numbe
   };
 }
 
-/** What a run cut short by a lost engine kept, and how to resume it once the engine answers. */
 export function resumeHint(
   store: { readonly runId: string; readonly directory: string; trials(): readonly unknown[] },
   planned: number,
@@ -502,7 +429,6 @@ export function resumeHint(
   );
 }
 
-/** Bytes over each remote engine's link (ssh:// only), for metadata.json. */
 function linkTraffic(servers: StartedServers): { linkTraffic?: Record<string, LinkTraffic> } {
   const out: Record<string, LinkTraffic> = {};
   for (const [engine, server] of servers.byEngine) {
@@ -512,16 +438,12 @@ function linkTraffic(servers: StartedServers): { linkTraffic?: Record<string, Li
   return Object.keys(out).length ? { linkTraffic: out } : {};
 }
 
-/**
- * 300 × SELECT 1 on a fresh connection to the run's PostgreSQL server (after 30 to warm up): the
- * jitter of one round trip, before and after the run. ~50 ms; undefined without PostgreSQL.
- */
+/** 300 × SELECT 1 on a fresh connection after 30 to warm up: the jitter of one round trip. */
 async function selectOneJitter(servers: StartedServers): Promise<RttJitter | undefined> {
   const pg = [...servers.byEngine.values()].find((s) => ENGINE_FACTS[s.engine].postgresCatalog);
   return pg ? selectOneJitterOn(pg.connection) : undefined;
 }
 
-/** The same on one server's connection (05, which starts its servers itself). */
 export async function selectOneJitterOn(connection: ConnectionInfo): Promise<RttJitter | undefined> {
   try {
     const client = await connect(connection);
@@ -533,15 +455,11 @@ export async function selectOneJitterOn(connection: ConnectionInfo): Promise<Rtt
       await client.end();
     }
   } catch {
-    return undefined; // quietness is a report figure: a server that refuses it must not fail the run
+    return undefined;
   }
 }
 
-/**
- * What lib/compare needs to tell runs apart and to tell a finished run from one in progress: the
- * servers' non-default settings as they report them, and the process that owns the run. Reading the
- * settings is best effort: a server that refuses the query costs a note, not the run.
- */
+/** For lib/compare; best effort: a server that refuses the query costs a note, not the run. */
 async function comparisonFields(
   servers: StartedServers,
   notes: string[],
@@ -560,7 +478,6 @@ async function comparisonFields(
   return { serverSettings, owner: { pid: process.pid, host: os.hostname() } };
 }
 
-/** A progress reporter that can also show a line (the watchdog's) at the last count it was given. */
 function lastLineKept(inner: ProgressReporter): ProgressReporter & { say(message: string): void } {
   let done = 0;
   let total = 1;

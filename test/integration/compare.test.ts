@@ -15,13 +15,10 @@ import path from "node:path";
 import { compareRuns } from "../../lib/compare/compare";
 import { compare } from "../../lib/compare/present";
 import { formatMarkdown, formatText } from "../../lib/compare/format";
-import { checkClaims } from "../../lib/experiments/index-write-cost/claims";
-import { writeSummaries } from "../../lib/experiments/index-write-cost/export";
-import { runIndexWriteCost } from "../../lib/experiments/index-write-cost/run";
+import { experiment } from "../../lib/experiments/index-write-cost";
 import { summarise } from "../../lib/experiments/index-write-cost/summarise";
 import { jupyterUnavailableReason } from "../../lib/jupyter/execute";
 import { projectRoot } from "../../lib/jupyter/kernel-spec";
-import { indexWriteCostParams } from "../../lib/experiments/index-write-cost/params";
 import { CompareInputError, readRun } from "../../lib/results/stored-runs";
 import { assertNotebookFigures, checkReportRenders } from "../support/report-check";
 
@@ -33,7 +30,7 @@ let runB = "";
 
 /** The smallest matrix that still has conditions to compare: 1,000 rows, 2 operations × 2 index counts, 2 repeats. */
 const small = (cacheGiB: number) =>
-  indexWriteCostParams("smoke", {
+  experiment.params("smoke", {
     target: "embedded",
     engines: ["postgresql"],
     rowCounts: [1000],
@@ -44,9 +41,9 @@ const small = (cacheGiB: number) =>
   });
 
 async function smokeRun(cacheGiB: number): Promise<string> {
-  const run = await runIndexWriteCost(small(cacheGiB), { profile: "smoke" });
+  const run = await experiment.run(small(cacheGiB), { profile: "smoke" });
   const summaries = summarise(run.trials);
-  writeSummaries(run, summaries, checkClaims(summaries));
+  experiment.save(run, summaries, experiment.claims(summaries, run));
   return run.runId;
 }
 
@@ -103,8 +100,8 @@ test("a run compared with itself: every change is ~ and no configuration differs
 
 test("a run in progress is refused; interrupted, it is listed as stopped", async () => {
   const controller = new AbortController();
-  const running = runIndexWriteCost(
-    indexWriteCostParams("smoke", { ...small(1), rowCounts: [20_000], repeats: 3, maxRepeats: 3 }),
+  const running = experiment.run(
+    experiment.params("smoke", { ...small(1), rowCounts: [20_000], repeats: 3, maxRepeats: 3 }),
     {
       signal: controller.signal,
     },

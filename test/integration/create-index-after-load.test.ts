@@ -5,19 +5,19 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Client } from "pg";
-import { createIndexAfterLoadParams } from "../../lib/experiments/create-index-after-load/params";
+import { experiment, serverSpec } from "../../lib/experiments/create-index-after-load";
 import { EmbeddedPostgresTarget } from "../../lib/targets/embedded/embedded-postgres";
 import { RunStore } from "../../lib/results/run-store";
 import { planTrials, type CreateIndexCondition } from "../../lib/experiments/create-index-after-load/workload/plan";
 import { runPlan, type CreateIndexTrial } from "../../lib/experiments/create-index-after-load/workload/run-trials";
 import { summarise, headlinePair, phaseSums } from "../../lib/experiments/create-index-after-load/summarise";
-import { checkClaims } from "../../lib/experiments/create-index-after-load/claims";
-import { serverSpec } from "../../lib/experiments/create-index-after-load/run";
+import { CLAIMS, withoutFlagged } from "../../lib/experiments/create-index-after-load/claims";
+import { judge } from "../../lib/stats/claim-engine";
 import { recorded } from "../support/counters";
 
 test("trials on embedded PostgreSQL: per-phase counters, WAL by record type, index shape, claims", async () => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-results-test-"));
-  const p = createIndexAfterLoadParams("smoke", {
+  const p = experiment.params("smoke", {
     rows: 4000,
     repeats: 1,
     rowSweep: [4000],
@@ -120,7 +120,7 @@ test("trials on embedded PostgreSQL: per-phase counters, WAL by record type, ind
     assert.ok(pair.repeats[0].a.serverSeconds! > 0, "the server's own elapsed time of the timed statements");
     assert.equal(s.builds.length, 1);
     assert.equal(s.builds[0].spilled !== undefined, true);
-    const claims = checkClaims(s);
+    const claims = judge(CLAIMS, s, withoutFlagged(s));
     assert.deepEqual(
       claims.map((c) => c.id),
       ["1a", "1b", "2", "3", "3m", "4", "5"],

@@ -11,8 +11,8 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { indexWriteCostParams } from "../../lib/experiments/index-write-cost/params";
-import { diskNeed01 } from "../../lib/experiments/index-write-cost/disk";
+import { experiment } from "../../lib/experiments/index-write-cost";
+import { diskNeed } from "../../lib/experiments/index-write-cost/disk";
 import { FREE_BYTES_ENV } from "../../lib/targets/disk-need";
 
 const ROOT = path.join(__dirname, "..", "..");
@@ -83,7 +83,7 @@ test("a notebook's own run is refused by the embedded target before initdb, with
   fs.mkdirSync(data, { mode: 0o777 });
   fs.chmodSync(data, 0o777);
   const params = { engines: ["postgresql"], rowCounts: [20_000], repeats: 1, extraIndexes: [0, 1] };
-  const need = diskNeed01(indexWriteCostParams("smoke", params as object));
+  const need = diskNeed(experiment.params("smoke", params as object));
   try {
     // A disk with half the estimate free.
     const out = spawnSync(process.execPath, [FIXTURE, path.join(base, "results"), JSON.stringify(params)], {

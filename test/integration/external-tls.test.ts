@@ -14,14 +14,13 @@ import os from "node:os";
 import path from "node:path";
 import { Client } from "pg";
 import { connect } from "../../lib/engines/postgres/connect";
-import { runIndexWriteCost } from "../../lib/experiments/index-write-cost/run";
-import { indexWriteCostParams } from "../../lib/experiments/index-write-cost/params";
+import { experiment } from "../../lib/experiments/index-write-cost";
 import { EmbeddedPostgresTarget, type EmbeddedPostgresServer } from "../../lib/targets/embedded/embedded-postgres";
 import { ExternalTarget, LAB_DATABASE_COMMENT } from "../../lib/targets/external/external-target";
 import type { PreflightReport } from "../../lib/targets/external/preflight";
 import type { ServerSpec } from "../../lib/targets/types";
 import { runTag } from "../../lib/targets/run-names";
-import { phaseOneSpec } from "../../lib/experiments/round-trips/run";
+import { phaseOneSpec } from "../../lib/experiments/round-trips/phases";
 import { experiment as yourIndexes } from "../../lib/experiments/your-indexes";
 import { findHostClientTool, findHostPgbench } from "../../lib/workloads/pgbench";
 import { withEnv } from "../support/env";
@@ -116,7 +115,7 @@ test("verify-full with the right CA: notebook 01 smoke end to end over TLS, reco
     const uri = tlsUri(server, `sslmode=verify-full&sslrootcert=${encodeURIComponent(ca)}`);
     const { result: run, output } = await capturingOutput(() =>
       withEnv({ DBLAB_TARGET: "external", DBLAB_POSTGRES_URI: uri, DBLAB_RESULTS_DIR: results }, () =>
-        runIndexWriteCost(indexWriteCostParams("smoke", { engines: ["postgresql"], target: "external" })),
+        experiment.run(experiment.params("smoke", { engines: ["postgresql"], target: "external" })),
       ),
     );
     assert.ok(run.trials.length > 0);

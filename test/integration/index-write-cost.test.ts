@@ -13,7 +13,8 @@ import {
   type IndexWriteCondition,
 } from "../../lib/experiments/index-write-cost/workload/run-trials";
 import { summarise } from "../../lib/experiments/index-write-cost/summarise";
-import { checkClaims } from "../../lib/experiments/index-write-cost/claims";
+import { CLAIMS } from "../../lib/experiments/index-write-cost/claims";
+import { judge } from "../../lib/stats/claim-engine";
 
 test("trials on embedded PostgreSQL: counters explain the ratios; finished trials are on disk; resume skips them", async () => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-results-test-"));
@@ -78,7 +79,7 @@ test("trials on embedded PostgreSQL: counters explain the ratios; finished trial
       counterAt70.hotShare! > 0.95,
       `with 30 % free space the non-indexed update is HOT (got ${counterAt70.hotShare})`,
     );
-    const claims = checkClaims(s);
+    const claims = judge(CLAIMS, s);
     const c = claims.find((x) => x.id === "c (postgresql)");
     assert.ok(c, "claim c is judged on PostgreSQL");
     assert.equal(c.verdict, "not tested at this scale", "2,000 rows are below the claim's regime (100k–1M)");

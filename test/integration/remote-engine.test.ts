@@ -753,7 +753,7 @@ test(
     const volumesBefore = await volumes();
     const { loadRun } = await import("../../lib/experiments/round-trips/load");
     const { summarise } = await import("../../lib/experiments/round-trips/summarise");
-    const { checkClaims } = await import("../../lib/experiments/round-trips/claims");
+    const { experiment } = await import("../../lib/experiments/round-trips");
     const { sshDockerConnection } = await import("../../lib/targets/docker/ssh-docker-host");
     const { endpointFromHost } = await import("../../lib/targets/docker/endpoint");
     const n = 100;
@@ -814,7 +814,7 @@ test(
     );
     const summary = summarise(run);
     assert.equal(summary.environments[0].kind, "real");
-    const quorumClaim = checkClaims(summary).find((c) => c.id === "c (same AZ)");
+    const quorumClaim = experiment.claims(summary, run).find((c) => c.id === "c (same AZ)");
     assert.ok(quorumClaim);
     assert.notEqual(quorumClaim.verdict, "emulated", "decided as evidence, not as a consistency check");
     const resources = path.join(stateDir, "resources");

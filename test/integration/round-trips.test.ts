@@ -4,10 +4,8 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { roundTripsParams } from "../../lib/experiments/round-trips/params";
-import { runRoundTrips } from "../../lib/experiments/round-trips/run";
+import { experiment } from "../../lib/experiments/round-trips";
 import { summarise } from "../../lib/experiments/round-trips/summarise";
-import { checkClaims } from "../../lib/experiments/round-trips/claims";
 import { ownRecords } from "../../lib/runtime/resource-registry";
 import { processTree } from "../../lib/runtime/reaper";
 import { embeddedPostgresBinaries } from "../../lib/targets/embedded/postgres-binaries";
@@ -25,7 +23,7 @@ test("round trips on embedded PostgreSQL: delays reached, commits counted, stand
   process.env.DBLAB_RESULTS_DIR = root;
   try {
     const n = 60;
-    const p = roundTripsParams("smoke", {
+    const p = experiment.params("smoke", {
       target: "embedded",
       network: "proxy",
       environments: ["local", "cross-az", "quorum-same-az"],
@@ -38,7 +36,7 @@ test("round trips on embedded PostgreSQL: delays reached, commits counted, stand
       sweepCommits: 20,
       calibrationSamples: 60,
     });
-    const run = await runRoundTrips(p, { profile: "test" });
+    const run = await experiment.run(p, { profile: "test" });
     assert.equal(run.trials.length, 3 * 3 + 2, "3 environments × 3 cases + 2 sweep levels");
     for (const trial of run.trials) assert.equal(trial.status, "ok", `${trial.key}: ${trial.error ?? ""}`);
     // What ran between trials is in the next record: once per block of trials (an environment's
@@ -109,7 +107,7 @@ test("round trips on embedded PostgreSQL: delays reached, commits counted, stand
     const summary = summarise(run);
     const env = summary.environments.find((e) => e.environment === "quorum-same-az")!;
     assert.ok(Number.isFinite(env.commitMs), "the gap per commit is computed");
-    const claims = checkClaims(summary);
+    const claims = experiment.claims(summary, run);
     assert.deepEqual(
       claims.map((c) => c.id),
       [
@@ -171,7 +169,7 @@ test("05 on withSession: a Stop during the quorum phase stops every server it st
   const saved = process.env.DBLAB_RESULTS_DIR;
   process.env.DBLAB_RESULTS_DIR = root;
   try {
-    const p = roundTripsParams("smoke", {
+    const p = experiment.params("smoke", {
       target: "embedded",
       network: "proxy",
       environments: ["local", "quorum-same-az"],
@@ -196,7 +194,7 @@ test("05 on withSession: a Stop during the quorum phase stops every server it st
     }, 10);
     let message = "";
     try {
-      await assert.rejects(runRoundTrips(p, { profile: "test", signal: stop.signal }), (error: Error) => {
+      await assert.rejects(experiment.run(p, { profile: "test", signal: stop.signal }), (error: Error) => {
         message = error.message;
         return /interrupted: \d+ of 6 trials kept in .*resumeId/.test(error.message);
       });
@@ -209,7 +207,7 @@ test("05 on withSession: a Stop during the quorum phase stops every server it st
     const resumeId = /resumeId: "([^"]+)"/.exec(message)?.[1];
     assert.ok(resumeId, `the message names the run to resume: ${message}`);
 
-    const run = await runRoundTrips(p, { profile: "test", resumeId });
+    const run = await experiment.run(p, { profile: "test", resumeId });
     assert.equal(run.runId, resumeId);
     assert.equal(run.trials.length, 6, "2 environments × 2 cases + 2 sweep levels, none twice");
     assert.equal(new Set(run.trials.map((t) => t.key)).size, 6);
@@ -251,7 +249,7 @@ test(
     const frozen: number[] = [];
     let frozenAt = 0;
     try {
-      const p = roundTripsParams("smoke", {
+      const p = experiment.params("smoke", {
         target: "embedded",
         network: "proxy",
         environments: ["local"],
@@ -287,7 +285,7 @@ test(
       }, 20);
       try {
         await assert.rejects(
-          runRoundTrips(p, { profile: "test" }),
+          experiment.run(p, { profile: "test" }),
           /stalled: no progress and no answer to a liveness probe/,
         );
       } finally {

@@ -6,8 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { experiment as yourIndexes } from "../../lib/experiments/your-indexes";
 import { judgeIndex } from "../../lib/experiments/your-indexes/claims";
-import { yourIndexesParams } from "../../lib/experiments/your-indexes/params";
-import { serverSpec } from "../../lib/experiments/your-indexes/run";
+import { serverSpec } from "../../lib/experiments/your-indexes/rounds";
 import { decisionRows } from "../../lib/experiments/your-indexes/present";
 import { EmbeddedPostgresTarget } from "../../lib/targets/embedded/embedded-postgres";
 import { findHostClientTool, findHostPgbench, locatePgbench } from "../../lib/workloads/pgbench";
@@ -185,7 +184,7 @@ test("the example's read script at smoke: every index has a write cost and a rea
 test("bad input is refused before the rounds, each with what a reader needs to fix it", async (t) => {
   const missing = tools();
   if (missing) return t.skip(missing);
-  const params = yourIndexesParams("smoke", { target: "embedded" });
+  const params = yourIndexes.params("smoke", { target: "embedded" });
   const server = await new EmbeddedPostgresTarget().start(serverSpec(params));
   const dir = scratch({
     "bad-schema.sql": "CREATE TABLE a (id int PRIMARY KEY);\n\nCREATE TABLE b (id int REFERENCES nowhere (id));\n",
@@ -408,7 +407,7 @@ test('existing: "unused" judges exactly the indexes the source has not scanned s
   const missing = tools();
   if (missing) return t.skip(missing);
   const source = await new EmbeddedPostgresTarget().start(
-    serverSpec(yourIndexesParams("smoke", { target: "embedded" })),
+    serverSpec(yourIndexes.params("smoke", { target: "embedded" })),
   );
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-06-unused-"));
   try {
@@ -475,7 +474,7 @@ test('existing: "unused" judges exactly the indexes the source has not scanned s
 test("sampleFrom copies rows in a read-only transaction, keeps sequences ahead and reads index usage", async (t) => {
   const missing = tools();
   if (missing) return t.skip(missing);
-  const params = yourIndexesParams("smoke", { target: "embedded" });
+  const params = yourIndexes.params("smoke", { target: "embedded" });
   const server = await new EmbeddedPostgresTarget().start(serverSpec(params));
   try {
     // The source: the example in a database of its own on the same server, one index scanned.

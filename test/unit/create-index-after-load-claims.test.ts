@@ -9,15 +9,17 @@ import type { CreateIndexTrial } from "../../lib/experiments/create-index-after-
 import type { Method } from "../../lib/experiments/create-index-after-load/workload/plan";
 import type { PhaseName, PhaseRecord } from "../../lib/experiments/create-index-after-load/workload/session";
 import { summarise } from "../../lib/experiments/create-index-after-load/summarise";
-import { checkClaims, DECLARATIONS, plan02 } from "../../lib/experiments/create-index-after-load/claims";
+import { CLAIMS, DECLARATIONS, withoutFlagged } from "../../lib/experiments/create-index-after-load/claims";
+import { experiment } from "../../lib/experiments/create-index-after-load";
+import { judge } from "../../lib/stats/claim-engine";
 import { planText } from "../../lib/stats/claims";
 import { planTrials } from "../../lib/experiments/create-index-after-load/workload/plan";
 import { loadSql } from "../../lib/experiments/create-index-after-load/workload/sql";
-import {
-  createIndexAfterLoadParams,
-  type CreateIndexAfterLoadParams,
-} from "../../lib/experiments/create-index-after-load/params";
+import type { CreateIndexAfterLoadParams } from "../../lib/experiments/create-index-after-load/params";
 import { assertEachDecidable } from "../support/verdicts";
+
+/** The claims judged, each with its sensitivity pass without the flagged repeats. */
+const checkClaims = (s: ReturnType<typeof summarise>) => judge(CLAIMS, s, withoutFlagged(s));
 
 interface Side {
   readonly seconds: number;
@@ -220,7 +222,7 @@ test("02 sensitivity: a repeat with a timed checkpoint is flagged and the verdic
 });
 
 test("02 at the default profile's own plan: (4) on the fewer-codes pairs decided both ways; (1b), (3), (5) not tested", () => {
-  const p = createIndexAfterLoadParams("default");
+  const p = experiment.params("default");
   const held = checkPlan(p, SEED_SHAPE);
   assert.match(held.find((c) => c.id === "4")?.ours ?? "", /; 1,000,000 rows over 100 codes: /);
   const out: ["not tested at this scale"] = ["not tested at this scale"];
@@ -235,7 +237,7 @@ test("02 at the default profile's own plan: (4) on the fewer-codes pairs decided
     /here; outside the regime: .*data ÷ shared_buffers.*`--profile full`/,
   );
   // The plan said so before: the claims it counts as decidable are the ones the run decided.
-  const plans = plan02(p);
+  const plans = experiment.prospect(p);
   assert.match(planText(plans), /can decide 4 of 7 claims/);
   const decided = held.filter((c) => c.verdict === "held" || c.verdict === "did not hold").map((c) => c.id);
   assert.deepEqual(
@@ -245,8 +247,8 @@ test("02 at the default profile's own plan: (4) on the fewer-codes pairs decided
 });
 
 test("02 at the full profile's own plan (100M rows, 128 MB shared_buffers, 10,001 codes): every claim decided both ways", () => {
-  const p = createIndexAfterLoadParams("full");
-  assert.match(planText(plan02(p)), /can decide 7 of 7 claims/);
+  const p = experiment.params("full");
+  assert.match(planText(experiment.prospect(p)), /can decide 7 of 7 claims/);
   assertEachDecidable([checkPlan(p, SEED_SHAPE), checkPlan(p, NOT_SHAPE), checkPlan(p, SWAPPED_SHAPE)]);
 });
 
@@ -255,5 +257,5 @@ test("02 loads: the seed's expression at 10,001 codes, fewer codes by the same e
   assert.match(loadSql(100, "random", 100), /random\(\) \* 99\)::integer/);
   assert.match(loadSql(1000, "sorted", 100), /\(i - 1\)::bigint \* 100 \/ 1000/);
   assert.throws(() => loadSql(100, "random", 0), /codes must be an integer from 1 to 100,000/);
-  assert.throws(() => createIndexAfterLoadParams("default", { densityCodes: 0 }), /densityCodes/);
+  assert.throws(() => experiment.params("default", { densityCodes: 0 }), /densityCodes/);
 });

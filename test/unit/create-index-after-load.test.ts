@@ -1,9 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import {
-  createIndexAfterLoadParams,
-  CREATE_INDEX_AFTER_LOAD_PROFILES,
-} from "../../lib/experiments/create-index-after-load/params";
+import { CREATE_INDEX_AFTER_LOAD_PROFILES } from "../../lib/experiments/create-index-after-load/params";
 import { ParameterError } from "../../lib/params/validate";
 import { planTrials, type CreateIndexCondition } from "../../lib/experiments/create-index-after-load/workload/plan";
 import { loadSql } from "../../lib/experiments/create-index-after-load/workload/sql";
@@ -11,14 +8,14 @@ import {
   parseBackendUsage,
   parseSortTrace,
 } from "../../lib/experiments/create-index-after-load/workload/statement-log";
-import { serverSpec } from "../../lib/experiments/create-index-after-load/run";
+import { experiment, serverSpec } from "../../lib/experiments/create-index-after-load";
 
 test("parameters: profiles resolve, bad values are refused with a clear message", () => {
-  for (const profile of ["smoke", "default", "full"]) assert.ok(createIndexAfterLoadParams(profile).rows > 0);
+  for (const profile of ["smoke", "default", "full"]) assert.ok(experiment.params(profile).rows > 0);
   assert.equal(CREATE_INDEX_AFTER_LOAD_PROFILES.full.rows, 100_000_000, "full is the seed's scale");
   const refuses = (overrides: object, message: RegExp) =>
     assert.throws(
-      () => createIndexAfterLoadParams("smoke", overrides),
+      () => experiment.params("smoke", overrides),
       (e: unknown) => e instanceof ParameterError && message.test(e.message),
     );
   refuses({ row: 5 }, /unknown parameter "row".*Known parameters: .*rows/);
@@ -32,7 +29,7 @@ test("parameters: profiles resolve, bad values are refused with a clear message"
   refuses({ maxWalSizeMB: 16 }, /maxWalSizeMB.* from 32/);
   refuses({ walAnatomyRows: -1 }, /walAnatomyRows must be a number ≥ 0/);
   refuses({ target: "cloud" }, /target must be one of auto, embedded, docker, external/);
-  const p = createIndexAfterLoadParams("default", { memorySweepMB: [64, 64, 4] });
+  const p = experiment.params("default", { memorySweepMB: [64, 64, 4] });
   assert.deepEqual(p.memorySweepMB, [64, 4], "duplicates dropped, order kept");
   const spec = serverSpec(p);
   assert.equal(spec.settings?.track_io_timing, "on");
@@ -41,7 +38,7 @@ test("parameters: profiles resolve, bad values are refused with a clear message"
 });
 
 test("the plan: headline repeats, alternating method order, sweeps, one WAL-decoding pair", () => {
-  const p = createIndexAfterLoadParams("smoke", {
+  const p = experiment.params("smoke", {
     rows: 1000,
     repeats: 3,
     rowSweep: [100, 1000],

@@ -14,7 +14,7 @@ import { contextDirName, endpointFromRef, endpointRef, resolveEndpoint } from ".
 import { placementFor } from "../../lib/targets/docker/routes";
 import { checkKnownHost } from "../../lib/targets/docker/ssh-docker-host";
 import { socketClient } from "../../lib/targets/docker/docker-client";
-import { roundTripsParams } from "../../lib/experiments/round-trips/params";
+import { params as roundTripsParams } from "../../lib/experiments/round-trips";
 import { decideTarget } from "../../lib/targets/select";
 
 function tempDir(): string {

@@ -52,10 +52,10 @@ import { FREE_BYTES_ENV } from "../../lib/targets/disk-need";
 import { estimate as yourIndexes, indexesToDrop } from "../../lib/experiments/your-indexes/eta";
 import { estimate as reindexUnderLoad, expectedRunLength } from "../../lib/experiments/reindex-under-load/eta";
 import { estimate as roundTrips } from "../../lib/experiments/round-trips/eta";
-import { roundTripsParams } from "../../lib/experiments/round-trips/params";
+import { params as roundTripsParams } from "../../lib/experiments/round-trips";
 import { params as reindexUnderLoadParams } from "../../lib/experiments/reindex-under-load";
 import { OVER_INDEXING_PROFILES } from "../../lib/experiments/over-indexing/params";
-import { yourIndexesParams } from "../../lib/experiments/your-indexes/params";
+import { experiment as yourIndexesExperiment } from "../../lib/experiments/your-indexes";
 
 const FLAT: Calibration = {
   timedPerSizeSeconds: 0.001,
@@ -347,7 +347,7 @@ test("03's full profile: 5 rounds of 5 levels at 300 s planned, 8 rounds at most
 });
 
 test("06's default: the schema's five secondary indexes and one candidate, the baseline between every two, 8 rounds to 11", () => {
-  const p = yourIndexesParams("default");
+  const p = yourIndexesExperiment.params("default");
   assert.deepEqual(indexesToDrop(p), [
     "orders_customer_idx",
     "orders_status_idx",

@@ -6,8 +6,10 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { CLAIMS, checkClaims, plan01 } from "../../lib/experiments/index-write-cost/claims";
-import { indexWriteCostParams, type IndexWriteCostParams } from "../../lib/experiments/index-write-cost/params";
+import { CLAIMS, withMongoFacts, withMongoReason } from "../../lib/experiments/index-write-cost/claims";
+import { experiment } from "../../lib/experiments/index-write-cost";
+import type { IndexWriteCostParams } from "../../lib/experiments/index-write-cost/params";
+import { judge, plan, type Without } from "../../lib/stats/claim-engine";
 import { planText } from "../../lib/stats/claims";
 import { planTrials } from "../../lib/experiments/index-write-cost/workload/run-trials";
 import { summarise } from "../../lib/experiments/index-write-cost/summarise";
@@ -56,6 +58,9 @@ function trials(o: {
   return out;
 }
 
+type S = ReturnType<typeof summarise>;
+/** The claims judged on `s`; `mongo`: why MongoDB did not run. */
+const checkClaims = (s: S, mongo?: string, without?: Without<S>) => withMongoReason(judge(CLAIMS, s, without), mongo);
 const byId = (claims: ReturnType<typeof checkClaims>, id: string) => {
   const c = claims.find((x) => x.id === id);
   assert.ok(c, `claim ${id} present`);
@@ -142,10 +147,7 @@ test("01 (b): growth from 100k to 1M per engine; PostgreSQL's is judged against 
   // PostgreSQL's own growth unchanged, but MongoDB's no larger in this run: the comparison does not hold.
   assert.equal(byId(checkClaims(growthRun(PG_LIKE_1M, PG_LIKE_1M)), "b (postgresql)").verdict, "did not hold");
   // Without MongoDB, PostgreSQL's (b) has no yardstick: not tested, with the reason.
-  const alone = byId(
-    checkClaims(growthRun(PG_LIKE_1M), { unavailable: { mongodb: "no mongod here" } }),
-    "b (postgresql)",
-  );
+  const alone = byId(checkClaims(growthRun(PG_LIKE_1M), "no mongod here"), "b (postgresql)");
   assert.equal(alone.verdict, "not tested at this scale");
   assert.match(alone.decidedBy, /MongoDB growth, and MongoDB did not run: no mongod here/);
 });
@@ -183,9 +185,10 @@ test("01: the client path is stated beside each magnitude: client ÷ server time
 });
 
 test("01: every MongoDB claim stands not tested when MongoDB did not run, with the reason", () => {
-  const pgOnly = checkClaims(summarise(trials({ rows: [100_000], repeats: 5, factors: SEED_LIKE })), {
-    unavailable: { mongodb: "no mongod on PATH, no MONGODB_URI, no Docker image" },
-  });
+  const pgOnly = checkClaims(
+    summarise(trials({ rows: [100_000], repeats: 5, factors: SEED_LIKE })),
+    "no mongod on PATH, no MONGODB_URI, no Docker image",
+  );
   assert.deepEqual(
     pgOnly.map((c) => c.id),
     CLAIMS.claims.map((c) => c.id),
@@ -207,20 +210,22 @@ test("01: flagged trials are left out of the sensitivity pass", () => {
   const without = summarise(stalled, { withoutFlagged: true });
   assert.equal(without.find((x) => x.operation === "insert" && x.extraIndexes === 5)?.trials, 4);
   const a = byId(
-    checkClaims(s, {}, { summary: without, flagged: { noun: "trial", count: 1, detail: "r3: outlier", none: "" } }),
+    checkClaims(s, undefined, {
+      summary: without,
+      flagged: { noun: "trial", count: 1, detail: "r3: outlier", none: "" },
+    }),
     "a (postgresql)",
   );
   assert.ok(a.sensitivity, "the verdict says whether it changes without the flagged trial");
 });
 
 test("01 adaptive design parameters: maxRepeats below repeats is refused; repeats alone lifts the ceiling", async () => {
-  const { indexWriteCostParams } = await import("../../lib/experiments/index-write-cost/params");
   assert.throws(
-    () => indexWriteCostParams("default", { repeats: 5, maxRepeats: 4 }),
+    () => experiment.params("default", { repeats: 5, maxRepeats: 4 }),
     /maxRepeats \(4\) is smaller than repeats \(5\)/,
   );
-  assert.equal(indexWriteCostParams("default", { repeats: 12 }).maxRepeats, 12);
-  assert.equal(indexWriteCostParams("default").maxRepeats, 8);
+  assert.equal(experiment.params("default", { repeats: 12 }).maxRepeats, 12);
+  assert.equal(experiment.params("default").maxRepeats, 8);
 });
 
 /**
@@ -253,7 +258,7 @@ function fromPlan(p: IndexWriteCostParams, factors: (rows: number) => Factors): 
 }
 
 test("01 at the default profile's own plan with growthRows [1M]: (b) planned decidable at 1M against 100k; MongoDB's claims unavailable, as planned", () => {
-  const p = indexWriteCostParams("default", { growthRows: [1_000_000] });
+  const p = experiment.params("default", { growthRows: [1_000_000] });
   const pg = { ...p, engines: ["postgresql" as const] };
   assert.deepEqual(
     [
@@ -267,12 +272,12 @@ test("01 at the default profile's own plan with growthRows [1M]: (b) planned dec
     "1M rows run only the four conditions (b) uses",
   );
   const reason = "MongoDB did not run: no mongod on PATH (or DBLAB_MONGOD), no MONGODB_URI, target embedded";
-  const plans = plan01(p, { mongo: reason });
+  const plans = withMongoFacts(plan(CLAIMS, p), reason);
   const unavailable = plans.filter((x) => x.prospect === "unavailable").map((x) => x.id);
   assert.deepEqual(unavailable, ["b (postgresql)", "a (mongodb)", "a-counter (mongodb)", "b (mongodb)", "c (mongodb)"]);
   // Verdicts on this plan's trials agree with what the plan said it could decide.
   const s = summarise(fromPlan(pg, (rows) => (rows >= 1_000_000 ? PG_LIKE_1M : SEED_LIKE)));
-  const decided = checkClaims(s, { unavailable: { mongodb: reason } })
+  const decided = checkClaims(s, reason)
     .filter((c) => c.verdict === "held" || c.verdict === "did not hold")
     .map((c) => c.id);
   assert.deepEqual(
@@ -280,8 +285,8 @@ test("01 at the default profile's own plan with growthRows [1M]: (b) planned dec
     plans.filter((x) => x.prospect === "decidable").map((x) => x.id),
   );
   // The default: no 1M block (~19 min here), so the growths are out of reach, and the plan says so.
-  assert.deepEqual(indexWriteCostParams("default").growthRows, []);
-  assert.match(planText(plan01(indexWriteCostParams("default"), {})), /not: \(b \(postgresql\)\) largest size/);
+  assert.deepEqual(experiment.params("default").growthRows, []);
+  assert.match(planText(plan(CLAIMS, experiment.params("default"))), /not: \(b \(postgresql\)\) largest size/);
   // A size in rowCounts runs the whole matrix: it is not run twice as a growth size.
-  assert.deepEqual(indexWriteCostParams("default", { rowCounts: [100_000, 1_000_000] }).growthRows, []);
+  assert.deepEqual(experiment.params("default", { rowCounts: [100_000, 1_000_000] }).growthRows, []);
 });

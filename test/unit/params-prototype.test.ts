@@ -5,7 +5,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { indexWriteCostParams } from "../../lib/experiments/index-write-cost/params";
+import { experiment } from "../../lib/experiments/index-write-cost";
 import { params as reindexUnderLoadParams } from "../../lib/experiments/reindex-under-load";
 import { projectRoot } from "../../lib/jupyter/kernel-spec";
 import { parseArgs, plan } from "../../scripts/reproduce";
@@ -19,17 +19,17 @@ for (const key of ["__proto__", "constructor", "prototype"]) {
 
   test(`a parameters object with its own "${key}" key is refused`, () => {
     const given = JSON.parse(`{"${key}": {"rowCounts": [1]}}`) as object;
-    assert.throws(() => indexWriteCostParams("smoke", given), new RegExp(`unknown parameter "${key}"`));
+    assert.throws(() => experiment.params("smoke", given), new RegExp(`unknown parameter "${key}"`));
     assert.throws(() => reindexUnderLoadParams("smoke", given), new RegExp(`unknown parameter "${key}"`));
   });
 }
 
 test("parameters hidden in a prototype (an object literal's __proto__) are refused, not applied", () => {
   const given = { __proto__: { rowCounts: [1] } };
-  assert.throws(() => indexWriteCostParams("smoke", given as never), /unknown parameter "__proto__"/);
+  assert.throws(() => experiment.params("smoke", given as never), /unknown parameter "__proto__"/);
 });
 
 test("a parameters object without a prototype is still accepted", () => {
   const given = Object.assign(Object.create(null) as object, { repeats: 2 });
-  assert.equal(indexWriteCostParams("smoke", given as never).repeats, 2);
+  assert.equal(experiment.params("smoke", given as never).repeats, 2);
 });

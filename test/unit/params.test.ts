@@ -1,61 +1,57 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { indexWriteCostParams } from "../../lib/experiments/index-write-cost/params";
+import { experiment } from "../../lib/experiments/index-write-cost";
 import { decideTarget } from "../../lib/targets/select";
 import { parseConnectionString } from "../../lib/targets/external/conninfo";
 import { redactText, redactUri } from "../../lib/targets/uri";
 import { withEnv } from "../support/env";
 
 const cases: [string, () => unknown, RegExp][] = [
-  ["unknown profile", () => indexWriteCostParams("huge"), /profile must be one of smoke, default, full; got "huge"/],
-  [
-    "unknown parameter",
-    () => indexWriteCostParams("smoke", { rowCount: [1] } as never),
-    /unknown parameter "rowCount"/,
-  ],
+  ["unknown profile", () => experiment.params("huge"), /profile must be one of smoke, default, full; got "huge"/],
+  ["unknown parameter", () => experiment.params("smoke", { rowCount: [1] } as never), /unknown parameter "rowCount"/],
   [
     "unknown engine",
-    () => indexWriteCostParams("smoke", { engines: ["oracle"] } as never),
+    () => experiment.params("smoke", { engines: ["oracle"] } as never),
     /engines\[0\] must be one of postgresql, mongodb/,
   ],
   [
     "unknown target",
-    () => indexWriteCostParams("smoke", { target: "cloud" } as never),
+    () => experiment.params("smoke", { target: "cloud" } as never),
     /target must be one of auto, embedded, docker, external/,
   ],
   [
     "size not a positive integer",
-    () => indexWriteCostParams("smoke", { rowCounts: [0] }),
+    () => experiment.params("smoke", { rowCounts: [0] }),
     /rowCounts\[0\] must be a positive integer, got 0/,
   ],
   [
     "size not an integer",
-    () => indexWriteCostParams("smoke", { rowCounts: [1.5] }),
+    () => experiment.params("smoke", { rowCounts: [1.5] }),
     /rowCounts\[0\] must be a positive integer/,
   ],
   [
     "repeats not positive",
-    () => indexWriteCostParams("smoke", { repeats: -1 }),
+    () => experiment.params("smoke", { repeats: -1 }),
     /repeats must be a positive integer, got -1/,
   ],
   [
     "batch not positive",
-    () => indexWriteCostParams("smoke", { batchSize: 0 }),
+    () => experiment.params("smoke", { batchSize: 0 }),
     /batchSize must be a positive integer, got 0/,
   ],
   [
     "batch larger than rows",
-    () => indexWriteCostParams("smoke", { rowCounts: [100], batchSize: 1000 }),
+    () => experiment.params("smoke", { rowCounts: [100], batchSize: 1000 }),
     /batchSize \(1000\) is larger than the smallest row count \(100\)/,
   ],
   [
     "more extra indexes than fields",
-    () => indexWriteCostParams("smoke", { extraIndexes: [0, 6] }),
+    () => experiment.params("smoke", { extraIndexes: [0, 6] }),
     /extraIndexes\[1\] must be an integer from 0 to 5, got 6/,
   ],
   [
     "fillfactor out of range",
-    () => indexWriteCostParams("smoke", { fillfactors: [5] }),
+    () => experiment.params("smoke", { fillfactors: [5] }),
     /fillfactors\[0\] must be an integer from 10 to 100/,
   ],
   ["malformed connection string", () => parseConnectionString("not a uri"), /missing "=" after "not"/],
@@ -107,9 +103,9 @@ test("an unknown DBLAB_TARGET is refused", async () => {
 });
 
 test("the profiles resolve: smoke is small, full is the seed's matrix", () => {
-  const smoke = indexWriteCostParams("smoke");
+  const smoke = experiment.params("smoke");
   assert.ok(Math.max(...smoke.rowCounts) <= 10_000);
-  const full = indexWriteCostParams("full");
+  const full = experiment.params("full");
   assert.deepEqual(full.rowCounts, [10_000, 100_000, 1_000_000]);
   assert.equal(full.repeats, 5);
   assert.deepEqual(full.extraIndexes, [0, 1, 5]);

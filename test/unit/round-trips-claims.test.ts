@@ -9,12 +9,13 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { seedCommitMs, seedValue, type SeedCondition, type SeedSeries } from "../../lib/experiments/round-trips/seed";
-import { checkClaims, DECLARATIONS, plan05 } from "../../lib/experiments/round-trips/claims";
+import { CLAIMS } from "../../lib/experiments/round-trips/claims";
+import { experiment } from "../../lib/experiments/round-trips";
+import { declarations, judge } from "../../lib/stats/claim-engine";
 import type { RoundTripsSummary } from "../../lib/experiments/round-trips/summarise";
 import { isEvidence, planText } from "../../lib/stats/claims";
-import { summarise } from "../../lib/experiments/round-trips/summarise";
-import type { RoundTripsRun } from "../../lib/experiments/round-trips/run";
-import { roundTripsParams } from "../../lib/experiments/round-trips/params";
+import { summarise, withoutFlagged } from "../../lib/experiments/round-trips/summarise";
+import type { RoundTripsRun } from "../../lib/experiments/round-trips/phases";
 import { CASE_INFO, type CaseId } from "../../lib/experiments/round-trips/workload/cases";
 import type { EnvironmentKey, RoundTripTrial } from "../../lib/experiments/round-trips/workload/trials";
 import type { SyncLevel } from "../../lib/experiments/round-trips/workload/replication";
@@ -95,7 +96,7 @@ function sweepTrials(rtt: number, levels: Partial<Record<SyncLevel, number>>, re
   return out;
 }
 
-function run(trials: RoundTripTrial[], params = roundTripsParams("default", { statements: N })): RoundTripsRun {
+function run(trials: RoundTripTrial[], params = experiment.params("default", { statements: N })): RoundTripsRun {
   return {
     runId: "test",
     directory: "/nonexistent",
@@ -126,6 +127,8 @@ const EMULATED = {
   "quorum-same-az": { rtt: 0.2, commit: 1.9, fsync: 0.1 },
 } as const;
 
+const DECLARATIONS = declarations(CLAIMS);
+const checkClaims = (s: RoundTripsSummary) => judge(CLAIMS, s, withoutFlagged(s));
 /** One claim's row on a summary. */
 function row(s: RoundTripsSummary, id: string) {
   const c = checkClaims(s).find((x) => x.id === id);
@@ -265,21 +268,23 @@ test("05 hosts: environments whose trials ran on named hosts are real, and (a) a
 });
 
 test("05 plan: emulated claims are not evidence, (b) out of regime on the loopback; hosts make (a), (c), (d) evidence beside (e); an external server leaves only (c external)", () => {
-  const plan = planText(plan05(roundTripsParams("full")));
+  const plan = planText(experiment.prospect(experiment.params("full")));
   assert.match(plan, /\(a\), \(d\) not evidence: the same-AZ and cross-AZ round trips are this run.s inputs/);
   assert.match(plan, /\(c \(external\)\) unavailable: this run measured no external server/);
-  assert.equal(plan05(roundTripsParams("default")).find((c) => c.id === "b")?.prospect, "out of regime");
-  const hosted = plan05(roundTripsParams("default", { hosts: { sameAz: "ssh://u@a", crossAz: "ssh://u@b" } }));
+  assert.equal(experiment.prospect(experiment.params("default")).find((c) => c.id === "b")?.prospect, "out of regime");
+  const hosted = experiment.prospect(
+    experiment.params("default", { hosts: { sameAz: "ssh://u@a", crossAz: "ssh://u@b" } }),
+  );
   assert.deepEqual(
     hosted.filter((c) => c.prospect === "decidable").map((c) => c.id),
     ["a", "c (same AZ)", "c share (same AZ)", "c (other AZ)", "c share (other AZ)", "d", "e"],
   );
-  const external = plan05(roundTripsParams("default", { target: "external" }));
+  const external = experiment.prospect(experiment.params("default", { target: "external" }));
   assert.deepEqual(
     external.filter((c) => c.prospect !== "unavailable" && c.prospect !== "not evidence").map((c) => c.id),
     ["c (external)"],
   );
-  const none = plan05(roundTripsParams("default", { environments: ["local", "cross-az"] }));
+  const none = experiment.prospect(experiment.params("default", { environments: ["local", "cross-az"] }));
   assert.match(none.find((c) => c.id === "a")?.reason ?? "", /needs the same-az and cross-az environments/);
 });
 

@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { roundTripsParams, ROUND_TRIPS_PROFILES } from "../../lib/experiments/round-trips/params";
+import { ROUND_TRIPS_PROFILES } from "../../lib/experiments/round-trips/params";
+import { experiment } from "../../lib/experiments/round-trips";
 import { CASE_INFO, CASES, statements } from "../../lib/experiments/round-trips/workload/cases";
 import { changedRows } from "../../lib/experiments/round-trips/workload/dataset";
 import { summariseLags } from "../../lib/experiments/round-trips/workload/replication";
@@ -8,53 +9,53 @@ import { summariseLags } from "../../lib/experiments/round-trips/workload/replic
 const bad: [string, () => unknown, RegExp][] = [
   [
     "unknown parameter",
-    () => roundTripsParams("smoke", { statement: 5 } as never),
+    () => experiment.params("smoke", { statement: 5 } as never),
     /05-round-trips: unknown parameter "statement"/,
   ],
   [
     "unknown case",
-    () => roundTripsParams("smoke", { cases: ["select2"] } as never),
+    () => experiment.params("smoke", { cases: ["select2"] } as never),
     /cases\[0\] must be one of select1, update_autocommit/,
   ],
   [
     "unknown environment",
-    () => roundTripsParams("smoke", { environments: ["mars"] } as never),
+    () => experiment.params("smoke", { environments: ["mars"] } as never),
     /environments\[0\] must be one of local, same-az/,
   ],
-  ["no environments", () => roundTripsParams("smoke", { environments: [] }), /environments must be a non-empty list/],
+  ["no environments", () => experiment.params("smoke", { environments: [] }), /environments must be a non-empty list/],
   [
     "more statements than rows",
-    () => roundTripsParams("smoke", { statements: 20_000 }),
+    () => experiment.params("smoke", { statements: 20_000 }),
     /statements \(20000\) cannot exceed rows \(10000\)/,
   ],
   [
     "negative round trip",
-    () => roundTripsParams("smoke", { crossAzRttMs: -1 }),
+    () => experiment.params("smoke", { crossAzRttMs: -1 }),
     /crossAzRttMs must be a number ≥ 0, got -1/,
   ],
   [
     "round trip in seconds by mistake",
-    () => roundTripsParams("smoke", { standbyRttMs: 1700 }),
+    () => experiment.params("smoke", { standbyRttMs: 1700 }),
     /standbyRttMs is a round trip in milliseconds; 1700 ms/,
   ],
   [
     "sweep not a list",
-    () => roundTripsParams("smoke", { sweepStandbyRttsMs: 1.7 } as never),
+    () => experiment.params("smoke", { sweepStandbyRttsMs: 1.7 } as never),
     /sweepStandbyRttsMs must be a list of round trips in ms/,
   ],
   [
     "unknown sync level",
-    () => roundTripsParams("smoke", { syncLevels: ["always"] } as never),
+    () => experiment.params("smoke", { syncLevels: ["always"] } as never),
     /syncLevels\[0\] must be one of off, local, remote_write, on, remote_apply/,
   ],
   [
     "unknown network",
-    () => roundTripsParams("smoke", { network: "tc" } as never),
+    () => experiment.params("smoke", { network: "tc" } as never),
     /network must be one of auto, netem, proxy/,
   ],
   [
     "statements not an integer",
-    () => roundTripsParams("smoke", { statements: 1.5 }),
+    () => experiment.params("smoke", { statements: 1.5 }),
     /statements must be a positive integer, got 1.5/,
   ],
 ];
@@ -63,13 +64,13 @@ for (const [name, run, message] of bad) {
 }
 
 test("round-trips profiles resolve; the seed's scale is in full; empty sweep lists switch the sweep off", () => {
-  for (const profile of ["smoke", "default", "full"]) roundTripsParams(profile);
+  for (const profile of ["smoke", "default", "full"]) experiment.params(profile);
   assert.equal(ROUND_TRIPS_PROFILES.full.statements, 10_000);
   assert.equal(ROUND_TRIPS_PROFILES.full.repeats, 5);
-  const p = roundTripsParams("default");
+  const p = experiment.params("default");
   assert.equal(p.sameAzRttMs, 0.2);
   assert.equal(p.crossAzRttMs, 1.7);
-  const off = roundTripsParams("smoke", { sweepStandbyRttsMs: [], syncLevels: [] });
+  const off = experiment.params("smoke", { sweepStandbyRttsMs: [], syncLevels: [] });
   assert.deepEqual(off.sweepStandbyRttsMs, []);
   assert.deepEqual(off.syncLevels, []);
 });
@@ -105,8 +106,8 @@ test("lag samples: the fastest standby decides an ANY 1 quorum", () => {
 });
 
 test("05's phases are planned once: emulated, hosted and quorum environments; an external server runs only as it is", async () => {
-  const { planPhases } = await import("../../lib/experiments/round-trips/run");
-  const p = roundTripsParams("smoke", {
+  const { planPhases } = await import("../../lib/experiments/round-trips/phases");
+  const p = experiment.params("smoke", {
     environments: ["local", "same-az", "cross-az", "quorum-same-az", "quorum-cross-az"],
     hosts: { sameAz: "ssh://root@10.0.0.5" },
   });

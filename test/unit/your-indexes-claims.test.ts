@@ -1,6 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { checkClaims, claimRows06, judgeIndex, type Judgement } from "../../lib/experiments/your-indexes/claims";
+import { asTheLabsQuestions, judgeIndex, type Judgement } from "../../lib/experiments/your-indexes/claims";
+import { experiment, type YourIndexesRun } from "../../lib/experiments/your-indexes";
+import { claimsTableHtml } from "../../lib/display/claims";
 import {
   summarise,
   type IndexSummary,
@@ -24,7 +26,6 @@ import {
   writtenIndexNames,
   indexSets,
 } from "../../lib/experiments/your-indexes/workload/variants";
-import { yourIndexesParams } from "../../lib/experiments/your-indexes/params";
 import { ParameterError } from "../../lib/params/validate";
 import { chooseDesign, estimate, indexesToDrop } from "../../lib/experiments/your-indexes/eta";
 import fs from "node:fs";
@@ -115,6 +116,8 @@ test("the write-amplification line: B-tree entries decide; too few rounds are in
   assert.match(g.text, /^write amplification not decided: not a B-tree, .*\(2\.00 kB WAL/);
 });
 
+// 06's claims (and their sensitivity) read the summary only, not the run.
+const checkClaims = (s: ReturnType<typeof summarise>) => experiment.claims(s, undefined as unknown as YourIndexesRun);
 const ix = indexInfo;
 const SCHEMA = [
   ix("orders_pkey", "orders", ["id"], true),
@@ -226,11 +229,8 @@ test("summarise pairs each index's variants per round; the claims follow, and sw
   // Each claim says it is the lab's question, not a seed's.
   for (const c of claims) assert.match(c.claim, /^\[the lab's question\] /);
   assert.equal(category.amplification.hotShareLost, undefined);
-  // The report's rows name no seed and no seed's regime.
-  for (const row of claimRows06(claims)) {
-    assert.equal(row.seed, undefined);
-    assert.doesNotMatch(Object.values(row).join(" "), /seed/);
-  }
+  // The report's claims table names no seed and no seed's regime.
+  assert.doesNotMatch(claimsTableHtml(asTheLabsQuestions(claims), "06's claims"), /seed/);
   assert.ok(s.noiseFloor === undefined, "one baseline run a round: no noise floor");
   assert.match(
     claims.find((c) => c.id === "orders_status_idx: throughput costs")?.why ?? "",
@@ -271,7 +271,7 @@ test("index names and candidates are checked against the schema and the paramete
   );
   const refuse = (o: object, re: RegExp) =>
     assert.throws(
-      () => yourIndexesParams("smoke", o),
+      () => experiment.params("smoke", o),
       (e: unknown) => e instanceof ParameterError && re.test(e.message),
     );
   refuse({ candidates: ["DROP TABLE orders"] }, /one CREATE INDEX statement/);
@@ -281,7 +281,7 @@ test("index names and candidates are checked against the schema and the paramete
   refuse({ sampleFrom: "mysql://x" }, /postgresql:\/\/ URI/);
   refuse({ existing: [], candidates: [] }, /nothing to judge/);
   refuse({ equivalenceMargin: 0 }, /equivalenceMargin/);
-  const p = yourIndexesParams("smoke", { workload: ["data/examples/your-indexes/fulfil.sql"] });
+  const p = experiment.params("smoke", { workload: ["data/examples/your-indexes/fulfil.sql"] });
   assert.match(p.workload[0], /fulfil\.sql@1$/);
 });
 
@@ -488,7 +488,7 @@ test("groups and the design: a set is one variant; 32 indexes get the sets first
         Array.from({ length: 32 }, (_, i) => `CREATE INDEX t_c${i}_idx ON t (c${i});`).join("\n") +
         "\nCREATE UNIQUE INDEX t_c0_key ON t (c0);\n",
     );
-    const big = yourIndexesParams("default", { schema, candidates: [] });
+    const big = experiment.params("default", { schema, candidates: [] });
     assert.equal(indexesToDrop(big).length, 32, "the unique index is not counted");
     const chosen = chooseDesign(big);
     assert.equal(chosen.design, "sets");
@@ -498,7 +498,7 @@ test("groups and the design: a set is one variant; 32 indexes get the sets first
     assert.equal(estimate.units(big, false, { root: dir, notebook: "06-your-indexes" }).length, 3 * 8);
     assert.equal(chooseDesign({ ...big, oneAtATime: "always" }).design, "each");
     // The example at default: 6 variants, 13 runs a round, within the budget.
-    const example = yourIndexesParams("default", {});
+    const example = experiment.params("default", {});
     assert.equal(chooseDesign(example).design, "each");
     assert.equal(chooseDesign({ ...example, oneAtATime: "never" }).design, "sets");
   } finally {
@@ -506,7 +506,7 @@ test("groups and the design: a set is one variant; 32 indexes get the sets first
   }
   const refuse = (o: object, re: RegExp) =>
     assert.throws(
-      () => yourIndexesParams("smoke", o),
+      () => experiment.params("smoke", o),
       (e: unknown) => e instanceof ParameterError && re.test(e.message),
     );
   refuse(

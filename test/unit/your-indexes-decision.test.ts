@@ -4,7 +4,7 @@ import { decide, type ReadEffect } from "../../lib/experiments/your-indexes/deci
 import { summarise, type SummaryContext } from "../../lib/experiments/your-indexes/summarise";
 import type { ReadRun, YourIndexesTrial } from "../../lib/experiments/your-indexes/workload/run-trials";
 import { planVariants } from "../../lib/experiments/your-indexes/workload/variants";
-import { yourIndexesParams } from "../../lib/experiments/your-indexes/params";
+import { experiment as yourIndexesExperiment } from "../../lib/experiments/your-indexes";
 import { ParameterError } from "../../lib/params/validate";
 import type { Interval } from "../../lib/stats/intervals";
 import { indexInfo, pgbenchAt } from "../support/your-indexes-fixtures";
@@ -204,24 +204,24 @@ test("summarise pairs each read script's latency per round and counts the scans 
 });
 
 test("reads: each a readable file without a weight; the example's default reads its order history", () => {
-  const p = yourIndexesParams("default");
+  const p = yourIndexesExperiment.params("default");
   assert.equal(p.reads.length, 1);
   assert.match(p.reads[0], /data\/examples\/your-indexes\/order-history\.sql$/);
-  assert.deepEqual(yourIndexesParams("default", { reads: [] }).reads, []);
+  assert.deepEqual(yourIndexesExperiment.params("default", { reads: [] }).reads, []);
   // A schema of the reader's own takes neither the example's read script nor its candidate (its
   // tables cannot run them), unless the reader names them.
   const schema = "data/examples/your-indexes/schema.sql";
-  const own = yourIndexesParams("default", { schema });
+  const own = yourIndexesExperiment.params("default", { schema });
   assert.deepEqual([own.reads, own.candidates], [[], []]);
-  assert.equal(yourIndexesParams("default", { schema, reads: p.reads }).reads.length, 1);
+  assert.equal(yourIndexesExperiment.params("default", { schema, reads: p.reads }).reads.length, 1);
   assert.throws(
-    () => yourIndexesParams("default", { reads: ["data/examples/your-indexes/order-history.sql@3"] }),
+    () => yourIndexesExperiment.params("default", { reads: ["data/examples/your-indexes/order-history.sql@3"] }),
     (e: unknown) =>
       e instanceof ParameterError && /reads\[0\]: a read script runs alone, so it takes no @weight/.test(e.message),
   );
   assert.throws(
-    () => yourIndexesParams("default", { reads: ["no/such/read.sql"] }),
+    () => yourIndexesExperiment.params("default", { reads: ["no/such/read.sql"] }),
     (e: unknown) => e instanceof ParameterError && /reads\[0\]: cannot read no\/such\/read\.sql/.test(e.message),
   );
-  assert.throws(() => yourIndexesParams("default", { readSeconds: 0 }), ParameterError);
+  assert.throws(() => yourIndexesExperiment.params("default", { readSeconds: 0 }), ParameterError);
 });

@@ -12,8 +12,8 @@
  * where the seed itself suspected the index fitted in memory; they say nothing about storage.
  */
 import type { CreateIndexAfterLoadParams } from "./params";
-import type { ClaimCheck, ClaimPlan, RegimeFactor, Rule } from "../../stats/claims";
-import { declarations, declare, judge, plan, readQuotes, type ClaimSet } from "../../stats/claim-engine";
+import type { RegimeFactor, Rule } from "../../stats/claims";
+import { declarations, declare, readQuotes, type ClaimSet, type Without } from "../../stats/claim-engine";
 import { flaggedUnits, medianOf, quotient } from "../../stats/claim-statistics";
 import { CODE_VALUES } from "./workload/sql";
 import { seedFigures } from "./seed";
@@ -401,10 +401,10 @@ export const CLAIMS: ClaimSet<CreateIndexAfterLoadParams, CreateIndexSummary, Fa
 
 export const DECLARATIONS = declarations(CLAIMS);
 
-/** Judged, and again without the flagged repeats (an outlier, a timed checkpoint or autovacuum in a timed phase). */
-export function checkClaims(s: CreateIndexSummary): ClaimCheck[] {
+/** The sensitivity pass: the summary without the flagged repeats (outlier, timed checkpoint or autovacuum). */
+export function withoutFlagged(s: CreateIndexSummary): Without<CreateIndexSummary> {
   const judged = [...new Set([headlinePair(s), densityPair(s)])].flatMap((p) => (p ? [p] : []));
-  return judge(CLAIMS, s, {
+  return {
     summary: { ...s, pairs: s.pairs.map((p) => ({ ...p, repeats: p.repeats.filter((r) => !r.flagged) })) },
     flagged: flaggedUnits(
       "repeat",
@@ -413,7 +413,5 @@ export function checkClaims(s: CreateIndexSummary): ClaimCheck[] {
       ({ p, r }) => `${count(p.rows)} rows, repeat ${r.repeat}`,
       "No repeat was flagged (outlier, timed checkpoint or autovacuum in its timed phases).",
     ),
-  });
+  };
 }
-
-export const plan02 = (p: CreateIndexAfterLoadParams): ClaimPlan[] => plan(CLAIMS, p);

@@ -12,7 +12,7 @@ const SORT_ROW_BYTES = 24;
 const WAL_ROW_BYTES = 140;
 const BASE_BYTES = 200 * 2 ** 20;
 
-export function diskNeed02(p: CreateIndexAfterLoadParams): DiskNeed {
+export function diskNeed(p: CreateIndexAfterLoadParams): DiskNeed {
   const rows = Math.max(p.rows, ...p.rowSweep);
   const wal = p.maxWalSizeMB * 2 ** 20 * 1.1;
   const kept = p.walAnatomyRows * WAL_ROW_BYTES;

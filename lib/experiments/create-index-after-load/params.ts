@@ -1,21 +1,17 @@
 /** Parameters of notebook 02 (CREATE INDEX after bulk load), per profile, and their checks. */
-import { TARGET_CHOICES, type TargetChoice } from "../../targets/select";
 import { KEY_ORDERS, type KeyOrder } from "./workload/sql";
-import { withProfile, type ProfileName } from "../../params/profiles";
+import type { LimitParams } from "../define";
+import type { ProfileName } from "../../params/profiles";
 import {
   integerListInRange,
   listOf,
   nonNegativeNumber,
-  oneOf,
   ParameterError,
   positiveInteger,
   positiveIntegerList,
-  rejectUnknownKeys,
 } from "../../params/validate";
 
-export interface CreateIndexAfterLoadParams {
-  /** Where the server runs: auto = docker if a daemon answers, else embedded. */
-  readonly target: TargetChoice;
+export interface CreateIndexAfterLoadParams extends LimitParams {
   /** Rows of the headline comparison (the seed: 100,000,000). */
   readonly rows: number;
   /** Trials per method at `rows`, a fresh table each (the seed: 2). */
@@ -61,10 +57,6 @@ export interface CreateIndexAfterLoadParams {
   readonly checkpointTimeoutS: number;
   /** Pause after each phase before reading counters: the WAL writer and checkpointer report late. */
   readonly settleMs: number;
-  /** CPU and memory limits of a docker server. */
-  readonly cpus: number;
-  /** Memory limit of a docker server, GiB. */
-  readonly memoryGiB: number;
 }
 
 /** PostgreSQL 17's defaults, which the seed's local server most likely ran with. */
@@ -146,8 +138,6 @@ export const CREATE_INDEX_AFTER_LOAD_PROFILES: Readonly<Record<ProfileName, Crea
   },
 };
 
-const KNOWN = Object.keys(CREATE_INDEX_AFTER_LOAD_PROFILES.default);
-
 function numberInRange(name: string, value: unknown, min: number, max: number): number {
   if (typeof value !== "number" || !Number.isFinite(value) || value < min || value > max) {
     throw new ParameterError(`${name} must be a number from ${min} to ${max}, got ${JSON.stringify(value)}`);
@@ -159,12 +149,8 @@ function integerInRange(name: string, value: unknown, min: number, max: number):
   return integerListInRange(name, [value], min, max)[0];
 }
 
-export function createIndexAfterLoadParams(
-  profile: string,
-  overrides: Partial<CreateIndexAfterLoadParams> = {},
-): CreateIndexAfterLoadParams {
-  rejectUnknownKeys("02-create-index-after-load", overrides, KNOWN);
-  const p = withProfile(CREATE_INDEX_AFTER_LOAD_PROFILES, profile, overrides);
+/** Checks a profile's values merged with a reader's overrides (target, cpus and memoryGiB: the base). */
+export function checkParams(p: CreateIndexAfterLoadParams): CreateIndexAfterLoadParams {
   const walAnatomyRows = nonNegativeNumber("walAnatomyRows", p.walAnatomyRows);
   if (!Number.isInteger(walAnatomyRows))
     throw new ParameterError(`walAnatomyRows must be a whole number, got ${walAnatomyRows}`);
@@ -182,7 +168,7 @@ export function createIndexAfterLoadParams(
   // shared_buffers ≥ 128 kB (whole MB here); codes are written as 'C' and 5 digits.
   const memorySweepMB = integerListInRange("memorySweepMB", p.memorySweepMB, 1, 2_097_151);
   return {
-    target: oneOf("target", p.target, TARGET_CHOICES),
+    ...p,
     rows: positiveInteger("rows", p.rows),
     repeats: positiveInteger("repeats", p.repeats),
     rowSweep: positiveIntegerList("rowSweep", p.rowSweep),
@@ -207,7 +193,5 @@ export function createIndexAfterLoadParams(
     maxWalSizeMB: integerInRange("maxWalSizeMB", p.maxWalSizeMB, 32, 1_073_741_823),
     checkpointTimeoutS: integerInRange("checkpointTimeoutS", p.checkpointTimeoutS, 30, 86_400),
     settleMs: integerInRange("settleMs", p.settleMs, 0, 60_000),
-    cpus: positiveInteger("cpus", p.cpus),
-    memoryGiB: positiveInteger("memoryGiB", p.memoryGiB),
   };
 }

@@ -4,10 +4,7 @@
 import { median } from "simple-statistics";
 import { escapeHtml, show } from "../../display/output";
 import { plot } from "../../display/plotly";
-import { showRunHeader } from "../../display/run-header";
-import { showClaimsAndUndeclared } from "../../display/claims";
 import { showTable, sortedBy, type Row } from "../../display/table";
-import type { ClaimCheck } from "../../stats/claims";
 import { intervalLabel, OUTLIER_RULE, type Interval } from "../../stats/intervals";
 import { METHOD_LABELS, type Method } from "./workload/plan";
 import type { CreateIndexCounterKey, PhaseName } from "./workload/session";
@@ -22,9 +19,9 @@ import {
   timeBudget,
   walComposition,
 } from "./charts";
-import { CLAIMS } from "./claims";
 import { seedFigures } from "./seed";
-import type { CreateIndexAfterLoadRun } from "./run";
+import type { RunMetadata } from "../../results/metadata";
+import type { CreateIndexTrial } from "./workload/run-trials";
 import {
   checkpoints,
   headlinePair,
@@ -40,21 +37,20 @@ const r1 = r2;
 const mb = (bytes: number | undefined) => (bytes === undefined ? undefined : bytes / 2 ** 20);
 const short = (m: Method) => (m === "load_then_index" ? "A" : "B");
 
-export function showRun(run: CreateIndexAfterLoadRun): void {
-  showRunHeader(run.metadata, run.directory);
+/** The server's settings as it reported them, and the host's load during the trials (a busy host: noisy trials). */
+export function showRunFacts(run: {
+  readonly effectiveSettings: Readonly<Record<string, string>>;
+  readonly elapsedS: number;
+  readonly metadata: RunMetadata;
+  readonly trials: readonly CreateIndexTrial[];
+}): void {
   showTable(
-    Object.entries(run.metadata.effectiveSettings).map(([setting, value]) => ({ setting, value })),
+    Object.entries(run.effectiveSettings).map(([setting, value]) => ({ setting, value })),
     {
       caption:
         "Server settings as the server reports them (SHOW); maintenance_work_mem and max_parallel_maintenance_workers are SET per trial where a sweep varies them",
     },
   );
-  const failed = run.trials.filter((t) => t.status === "failed");
-  if (failed.length)
-    showTable(
-      failed.map((t) => ({ trial: t.key, error: t.error ?? "" })),
-      { caption: `${failed.length} trial(s) failed` },
-    );
   const loads = run.trials.flatMap((t) => t.loadAverage ?? []);
   const cpus = run.metadata.host.cpus;
   const busy = loads.length > 0 && median(loads) > cpus;
@@ -66,7 +62,7 @@ export function showRun(run: CreateIndexAfterLoadRun): void {
     : "";
   show().html(
     `<div style="${busy ? "border-left:4px solid #f58518;padding:6px 10px;background:#fff7ec" : "color:#555"}">` +
-      `${run.trials.length} trials in ${Math.round(run.elapsedS)} s (server start and stop included).${escapeHtml(loadText)}</div>`,
+      `${run.trials.length} trials in ${Math.round(run.elapsedS)} s (server start included).${escapeHtml(loadText)}</div>`,
   );
 }
 
@@ -153,23 +149,17 @@ export function showSeedComparison(s: CreateIndexSummary): void {
     pair?.a && pair.b ? (pair.b.totals["wal.records"] ?? NaN) / (pair.a.totals["wal.records"] ?? NaN) : undefined;
   const vsSeed = (ours: number | undefined, theirs: number) =>
     sameSize && ours !== undefined ? r2(ours / theirs) : "different sizes";
+  const method = (figure: string, seconds: number, m: MethodSummary | undefined): Row => ({
+    figure,
+    seed: `${seconds} s = ${usPerRow(seconds, seed.rows)} µs/row (${rowsText(seed.rows)} rows)`,
+    "this run": m
+      ? `${p3(m.medianSeconds)} s = ${usPerRow(m.medianSeconds, ourRows)} µs/row (${rowsText(ourRows)} rows)`
+      : "",
+    "ours / seed": m ? vsSeed(m.medianSeconds, seconds) : undefined,
+  });
   const rows: Row[] = [
-    {
-      figure: "A: load, then CREATE INDEX",
-      seed: `${seed.loadThenIndexS} s = ${usPerRow(seed.loadThenIndexS, seed.rows)} µs/row (${rowsText(seed.rows)} rows)`,
-      "this run": pair?.a
-        ? `${p3(pair.a.medianSeconds)} s = ${usPerRow(pair.a.medianSeconds, ourRows)} µs/row (${rowsText(ourRows)} rows)`
-        : "",
-      "ours / seed": pair?.a ? vsSeed(pair.a.medianSeconds, seed.loadThenIndexS) : undefined,
-    },
-    {
-      figure: "B: CREATE INDEX, then load",
-      seed: `${seed.indexThenLoadS} s = ${usPerRow(seed.indexThenLoadS, seed.rows)} µs/row (${rowsText(seed.rows)} rows)`,
-      "this run": pair?.b
-        ? `${p3(pair.b.medianSeconds)} s = ${usPerRow(pair.b.medianSeconds, ourRows)} µs/row (${rowsText(ourRows)} rows)`
-        : "",
-      "ours / seed": pair?.b ? vsSeed(pair.b.medianSeconds, seed.indexThenLoadS) : undefined,
-    },
+    method("A: load, then CREATE INDEX", seed.loadThenIndexS, pair?.a),
+    method("B: CREATE INDEX, then load", seed.indexThenLoadS, pair?.b),
     {
       figure: "B / A (time)",
       seed: `${seed.ratio.toFixed(2)}× (${rowsText(seed.rows)} rows, mean of 2)`,
@@ -390,9 +380,4 @@ export function showIndexShapes(s: CreateIndexSummary): void {
   showTable(rows, {
     caption: "The finished index (pgstatindex, medians): a bottom-up build vs a tree grown by inserts",
   });
-}
-
-/** The claims table, then the seed's sentences that no claim declares, each with the reason. */
-export function showClaims(claims: readonly ClaimCheck[]): void {
-  showClaimsAndUndeclared(claims, CLAIMS);
 }

@@ -1,4 +1,3 @@
-/** Notebook 07's charts (plotly figures), built from the summaries; the display module draws them. */
 import type { PlotlyFigure, PlotlyTrace } from "../../display/plotly";
 import { UPDATED_COLUMNS } from "./params";
 import type { ConditionSummary } from "./summarise";
@@ -9,11 +8,7 @@ const LABELS: Readonly<Record<string, string>> = {
   k: "UPDATE k (indexed)",
 };
 
-/**
- * HOT share vs fillfactor, one line per updated column, error bars = the exact interval of the
- * median over rounds; beside it the room ratio of the loaded pages (capped at 1): the share of rows
- * whose new version the page had room for.
- */
+/** Beside it the room ratio (capped at 1): the share of rows whose new version the page had room for. */
 export function hotShareByFillfactor(summaries: readonly ConditionSummary[]): PlotlyFigure {
   const data: PlotlyTrace[] = [];
   for (const column of UPDATED_COLUMNS) {
@@ -54,7 +49,6 @@ export function hotShareByFillfactor(summaries: readonly ConditionSummary[]): Pl
   };
 }
 
-/** What each pass added per updated row: index entries (WAL), and WAL bytes, by condition. */
 export function costPerRow(summaries: readonly ConditionSummary[]): PlotlyFigure {
   const sorted = [...summaries].sort((a, b) => b.fillfactor - a.fillfactor || a.column.localeCompare(b.column));
   const x = sorted.map((s) => `ff ${s.fillfactor} · ${s.column}`);
@@ -85,7 +79,7 @@ export function costPerRow(summaries: readonly ConditionSummary[]): PlotlyFigure
   };
 }
 
-/** Every trial's seconds by condition, in run order (position), so drift and outliers show. */
+/** In run order, so drift and outliers show. */
 export function trialSeconds(summaries: readonly ConditionSummary[]): PlotlyFigure {
   return {
     data: summaries.map((s) => ({

@@ -64,7 +64,6 @@ export const experiment = defineExperiment({
   claimsCaption:
     "PostgreSQL's documented behaviour on this machine: each claim declared with its regime, statistic and decision " +
     "rule; the verdict follows from where the interval lies against the rule's margins",
-  // Sensitivity: the same trials without the flagged rounds (outliers, a checkpoint or autovacuum in the window).
   without: (run, summary) => ({
     summary: summariseTrials(run.trials, { withoutFlagged: true }),
     flagged: {
@@ -104,7 +103,7 @@ export const experiment = defineExperiment({
       disturbed_repeats: s.disturbedRepeats.join(" "),
     })),
   disk: diskNeed,
-  // Every trial loads, vacuums and updates `rows` rows: one kind, so the pass's growth past the stored rows is fitted.
+  // One kind, so the pass's growth past the stored rows is fitted.
   eta: {
     unit: (_t, p) => ({ size: p.rows, kind: "pass" }),
     size: (_condition, params) => finiteOrNaN(params.rows),

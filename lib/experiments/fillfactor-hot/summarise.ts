@@ -1,10 +1,4 @@
-/**
- * Notebook 07's figures, from the raw trials, per condition (fillfactor × updated column): the HOT
- * share of the pass (n_tup_hot_upd ÷ n_tup_upd, the pass's delta) with the exact interval of its
- * median over rounds, the room the loaded pages had, what the pass added (index entries counted in
- * its WAL, index and heap bytes, WAL bytes, each per updated row) and its time; the per-round values
- * the claims pair across conditions.
- */
+/** Notebook 07's figures per condition (fillfactor × updated column), from the raw trials. */
 import { median } from "simple-statistics";
 import { isOk } from "../../results/run-store";
 import { medianInterval, outlierFlags, type Interval } from "../../stats/intervals";
@@ -13,7 +7,6 @@ import { counterEntries, type Counters } from "../../stats/counters";
 import { INDEX_ENTRY_RECORDS, type FillfactorHotCounterKey } from "./workload/counter-keys";
 import { conditionKey, type FillfactorHotCondition, type FillfactorHotTrial } from "./workload/run-trials";
 
-/** One round's values of a condition, for statistics paired across conditions. */
 export interface RoundValues {
   readonly repeat: number;
   /** NaN for an outlier's in the sensitivity summary (`withoutFlagged`). */
@@ -24,30 +17,23 @@ export interface RoundValues {
 }
 
 export interface ConditionSummary extends FillfactorHotCondition, TrialSeconds {
-  /** Updated rows per trial (median): the pass updates every row once. */
   readonly updatedRows: number;
-  /** Median over rounds of the pass's HOT share, and the exact interval of that median. */
   readonly hotShare?: number;
   readonly hotShareInterval?: Interval;
-  /** Share of the updated rows whose new version went to another page (n_tup_newpage_upd, PostgreSQL 16+). */
+  /** n_tup_newpage_upd, PostgreSQL 16+. */
   readonly newPageShare?: number;
-  /** The loaded pages' room (medians): free bytes per page ÷ (rows per page × bytes per new version). */
   readonly roomRatio?: number;
   readonly rowsPerPage?: number;
   readonly freeBytesPerPage?: number;
   readonly versionBytes?: number;
-  /** B-tree leaf entries the pass inserted per updated row, counted in its WAL (every index together). */
+  /** Counted in its WAL (every index together). */
   readonly indexEntriesPerRow?: number;
-  /** Bytes the pass added to the indexes, and to the heap, per updated row. */
   readonly indexBytesPerRow?: number;
   readonly heapBytesPerRow?: number;
-  /** WAL bytes and full-page images per updated row. */
   readonly walBytesPerRow?: number;
   readonly fpiPer1000Rows?: number;
   readonly rounds: readonly RoundValues[];
-  /** Trials flagged as outliers among this condition's own rounds (OUTLIER_RULE), by round. */
   readonly outlierRepeats: readonly number[];
-  /** Trials with a checkpoint or an autovacuum/autoanalyze inside the timed pass, by round. */
   readonly disturbedRepeats: readonly number[];
 }
 
@@ -61,7 +47,6 @@ const perRow = (c: C, n: number | undefined) => {
 
 export const hotShareOf = (c: C): number | undefined => perRow(c, c["table.n_tup_hot_upd"] ?? 0);
 
-/** Index entries the pass inserted (WAL record counts), or undefined without pg_walinspect. */
 export function indexEntriesOf(c: C): number | undefined {
   if (!counterEntries(c).some(([k]) => k.startsWith("walrec."))) return undefined;
   return INDEX_ENTRY_RECORDS.reduce((a, t) => a + (c[`walrec.${t}`] ?? 0), 0);
@@ -72,17 +57,12 @@ function indexBytesOf(c: C): number | undefined {
   return sizes.length ? sizes.reduce((a, [, v]) => a + v, 0) : undefined;
 }
 
-/** A trial whose timed pass saw a checkpoint or an autovacuum/autoanalyze of the table. */
 export function disturbed(t: FillfactorHotTrial): boolean {
   return (t.counters?.["checkpoints"] ?? 0) > 0 || (t.counters?.["table.autovacuum_count"] ?? 0) > 0;
 }
 
 export interface SummariseOptions {
-  /**
-   * The sensitivity check of the verdicts: leave out the disturbed trials, and the seconds of the
-   * outliers. An outlier is one in time only (the machine's other work), so its counters stay: in
-   * the default run here, three passes slowed by a busy machine had the same HOT shares to the row.
-   */
+  /** An outlier is one in time only, so its counters stay (the run behind this: docs/statistics.md). */
   readonly withoutFlagged?: boolean;
 }
 
@@ -166,10 +146,9 @@ export function hotPass(s: readonly ConditionSummary[]): ConditionSummary | unde
   return counter.find((x) => (x.roomRatio ?? 0) >= 1) ?? counter[counter.length - 1];
 }
 
-/** The counter pass at fillfactor 100: the page with no reserved room. */
 export const fullPass = (s: readonly ConditionSummary[]) => findSummary(s, { fillfactor: 100, column: "counter" });
 
-/** The HOT pass and the fillfactor-100 pass, when both ran and differ: what claims (4)–(6) compare. */
+/** When both ran and differ: what claims (4)–(6) compare. */
 export function hotAndFullPasses(s: readonly ConditionSummary[]) {
   const [hot, base] = [hotPass(s), fullPass(s)];
   return hot && base && hot !== base ? { hot, base } : undefined;

@@ -1,9 +1,7 @@
 /**
- * How a trial of 08 runs. A fresh table `idx_rows` per trial with its primary key and at most one
- * other index (the trial's kind). insert: the table starts empty and a stream of INSERT batches
- * fills it; update: the table is loaded and indexed (untimed), vacuumed, then one UPDATE pass
- * changes every row's indexed columns in id ranges. Each batch is one statement and one
- * transaction, timed with hrtime; after it, untimed, the WAL position (and GIN's pending pages).
+ * A trial of 08: a fresh table `idx_rows` with its primary key and at most the trial's index;
+ * insert streams INSERT batches into it empty, update passes over it loaded. Each batch is one
+ * statement and one transaction, timed; after it, untimed, the WAL position (and GIN's pending pages).
  */
 import type { Client } from "pg";
 import type { RunStore, TrialRecord } from "../../results/run-store";
@@ -29,7 +27,6 @@ export type IndexTypesCounter =
   | "pending.flushes";
 
 export type IndexTypesTrial = TrialRecord<IndexTypesCondition, IndexTypesCounter> & {
-  /** WAL bytes of each batch, in the order of `unitMs`. */
   readonly unitWalBytes?: readonly number[];
   /** GIN's pending-list pages after each batch (pageinspect), for a GIN index with fastupdate. */
   readonly pendingPages?: readonly number[];
@@ -113,7 +110,6 @@ export class IndexTable {
     await q("CHECKPOINT");
   }
 
-  /** One batch: rows [from, to] inserted (flagged or not), or their indexed columns updated. */
   async batch(operation: Operation, from: number, to: number, flagged: boolean): Promise<number> {
     const r =
       operation === "insert"
@@ -160,7 +156,6 @@ export class IndexTable {
 
 const since = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e9;
 
-/** Runs one trial on a fresh table; returns its record (status "ok"), or throws. */
 export async function runTrial(
   table: IndexTable,
   planned: PlannedTrial,
@@ -228,7 +223,7 @@ export async function runTrial(
   };
 }
 
-/** Runs the plan through `runTrials` (resume, watchdog, failure record, store); a failure reopens the connection. */
+/** A failure reopens the connection. */
 export async function runPlan(o: {
   readonly plan: readonly PlannedTrial[];
   readonly params: IndexTypesParams;

@@ -1,20 +1,15 @@
 /**
- * Seed 000's claims (EXPERIMENTS.md §1) as declarations on the claims engine (stats/claim-engine),
- * which places, decides and renders them; the seed's words are in quotes.json.
- *
- * The client path is part of every magnitude's regime. Time spent per row outside the server is the
- * same with 0 and 5 indexes, so it pulls a wall-time ratio towards 1: with k = client ÷ server time
- * per row at 0 indexes, wall ratio = (k + server ratio) ÷ (k + 1). The seed gives no server time, so
- * its k is not known; a claim states this run's k (PostgreSQL: pg_stat_statements) and is not gated on it.
+ * Seed 000's claims (EXPERIMENTS.md §1) on the claims engine; the seed's words are in quotes.json.
+ * The client path pulls a wall ratio towards 1 (docs/claims-and-regimes.md): each magnitude states
+ * this run's client ÷ server time, and is not gated on it (the seed gives no server time).
  */
-import { declare, judge, plan, readQuotes, type Claim, type ClaimSet, type Without } from "../../stats/claim-engine";
+import { declare, readQuotes, type Claim, type ClaimSet } from "../../stats/claim-engine";
 import type { ClaimCheck, ClaimPlan } from "../../stats/claims";
 import { pairedRatios } from "../../stats/intervals";
 import { medianOf } from "../../stats/claim-statistics";
 import { fixed, percent, times } from "../../stats/format";
 import { ENGINES, type Engine } from "../../targets/engines";
 import type { IndexWriteCostParams } from "./params";
-import { mongoUnavailable } from "./mongo-availability";
 import { OPERATION_LABELS as LABEL, OPERATIONS, type Operation } from "./workload/operations";
 import { conditionAt, matrixSizes, byRepeat, type Cell, type ConditionSummary } from "./summarise";
 
@@ -274,25 +269,12 @@ export const CLAIMS: ClaimSet<IndexWriteCostParams, S, Factor> = declare<IndexWr
     ["realTime", "seconds depend on the machine; the ratio is a (mongodb)'s"],
   ].map(([key, reason]) => ({ sentence: Q.quote(key), reason })),
 });
-/** The claims on this run; `unavailable` says why an engine did not run, `without` is the sensitivity pass. */
-export function checkClaims(
-  s: S,
-  context: { readonly unavailable?: Readonly<Partial<Record<Engine, string>>> } = {},
-  without?: Without<S>,
-): ClaimCheck[] {
-  const reason = context.unavailable?.mongodb;
-  return judge(CLAIMS, s, without).map((c) =>
-    reason ? { ...c, decidedBy: c.decidedBy.replace(NO_MONGO, `${NO_MONGO}: ${reason}`) } : c,
-  );
-}
+/** The judged claims with why MongoDB did not run here (`reason`), where it did not. */
+export const withMongoReason = (checks: ClaimCheck[], reason: string | undefined): ClaimCheck[] =>
+  checks.map((c) => (reason ? { ...c, decidedBy: c.decidedBy.replace(NO_MONGO, `${NO_MONGO}: ${reason}`) } : c));
 
-/** `facts.mongo`: why MongoDB will not run (absent: it will); by default this machine's facts. */
-export function plan01(
-  p: IndexWriteCostParams,
-  facts: { readonly mongo?: string } = { mongo: mongoUnavailable(p) },
-): ClaimPlan[] {
+/** The prospect with MongoDB's claims unavailable where it cannot start here (`mongo`: why). */
+export function withMongoFacts(plans: ClaimPlan[], mongo: string | undefined): ClaimPlan[] {
   const needsMongo = new Set(CLAIMS.claims.filter((c) => c.absent?.reason.includes(NO_MONGO)).map((c) => c.id));
-  return plan(CLAIMS, p).map((x) =>
-    facts.mongo && needsMongo.has(x.id) ? { ...x, prospect: "unavailable", reason: facts.mongo } : x,
-  );
+  return plans.map((x) => (mongo && needsMongo.has(x.id) ? { ...x, prospect: "unavailable", reason: mongo } : x));
 }

@@ -1,10 +1,6 @@
 /**
- * 01's data directory at its peak: its largest table with every index of its largest level, every
- * row updated once (a new version each: HOT only where the page has room), and WAL up to the
- * default max_wal_size, plus one timed window's WAL, which is held until counted (WalWindows): a
- * full-page image of every page the window touches (at most the table and its indexes once) and
- * its records (~100 B a heap record, ~60 B an index entry). Row: 24 B header + 7 bigints + a 4 B
- * line pointer ≈ 84 B at fillfactor 100; a bigint B-tree grown by inserts ≈ 32 B a row.
+ * 01's data directory at its peak: the largest table with every index, each row updated once (two
+ * versions), WAL up to max_wal_size, and one timed window's WAL held until counted (WalWindows).
  */
 import type { IndexWriteCostParams } from "./params";
 import { bytesText, type DiskNeed } from "../../targets/disk-need";
@@ -16,7 +12,7 @@ const BASE_BYTES = 200 * 2 ** 20;
 const WAL_HEAP_RECORD_BYTES = 100;
 const WAL_INDEX_RECORD_BYTES = 60;
 
-export function diskNeed01(p: IndexWriteCostParams): DiskNeed {
+export function diskNeed(p: IndexWriteCostParams): DiskNeed {
   const rows = Math.max(...p.rowCounts);
   const fill = Math.min(...p.fillfactors) / 100;
   const indexes = 1 + Math.max(...p.extraIndexes);

@@ -4,11 +4,7 @@ import type { IndexWriteCostParams } from "./params";
 import { planTrials } from "./workload/run-trials";
 import { mongoUnavailable } from "./mongo-availability";
 
-/**
- * Each operation at each index count grows at its own rate (KindGrowth): an INSERT adds to every
- * index, an UPDATE of a non-indexed field to none. One kind per operation read 01's full run 0.84×:
- * its median over 0, 1 and 5 indexes is below the mean the run's time adds up.
- */
+/** Each operation and index count grows at its own rate: an INSERT adds to every index, a counter UPDATE to none. */
 function kindOf(c: { readonly operation?: unknown; readonly extraIndexes?: unknown }): string | undefined {
   return typeof c.operation === "string" && typeof c.extraIndexes === "number"
     ? `${c.operation} +${c.extraIndexes}`
@@ -17,11 +13,7 @@ function kindOf(c: { readonly operation?: unknown; readonly extraIndexes?: unkno
 
 const unavailable = new Map<string, string | undefined>();
 
-/**
- * The engines that will run: MongoDB's trials left out where it cannot start here. Asked once per
- * engines, target and the environment the answer reads, in a process: the time left asks after
- * every trial, and the question may run the docker CLI.
- */
+/** The engines that will run, asked once per the answer's inputs (it may run the docker CLI; asked every trial). */
 function runningEngines(p: IndexWriteCostParams): IndexWriteCostParams["engines"] {
   const env = process.env;
   const key = [

@@ -1,46 +1,149 @@
 /**
- * Notebook 01's experiment (`lab.indexWriteCost.*`): the contract's five steps, then one call per
- * section of the notebook.
+ * Notebook 01 (`lab.indexWriteCost.*`): seed 000's matrix of secondary indexes × write operations ×
+ * table sizes, on PostgreSQL and MongoDB, with repeats added while a headline claim is undecided.
  */
-import { diskNeed01 } from "./disk";
-import { INDEX_WRITE_COST_PROFILES, indexWriteCostParams, type IndexWriteCostParams } from "./params";
-import { register, type Experiment } from "../contract";
-import type { FaultCells } from "../faults";
-import { estimate } from "./eta";
-import { CLAIMS, checkClaims, plan01 } from "./claims";
 import { flaggedUnits } from "../../stats/claim-statistics";
-import { writeSummaries } from "./export";
-import { runIndexWriteCost, type IndexWriteCostRun } from "./run";
-import { summarise as summariseTrials, type ConditionSummary } from "./summarise";
+import { judge } from "../../stats/claim-engine";
+import { nextRound } from "../../stats/adaptive";
+import type { Engine, ServerSpec, StartedServer } from "../../targets/types";
+import { addRounds } from "../adaptive-rounds";
+import { defineExperiment, serverName } from "../define";
+import { CLAIMS, withMongoFacts, withMongoReason } from "./claims";
+import { diskNeed } from "./disk";
+import { estimate } from "./eta";
+import { mongoUnavailable } from "./mongo-availability";
+import { checkParams, INDEX_WRITE_COST_PROFILES } from "./params";
+import { readingOrder, showUnavailable } from "./present";
+import { summarise as summariseTrials } from "./summarise";
+import type { IndexWriteEngine } from "./workload/engine";
+import { OPERATION_LABELS } from "./workload/operations";
+import { PostgresIndexWriteTable } from "./workload/postgres-table";
+import { planTrials, runPlan, type IndexWriteTrial, type PlannedTrial } from "./workload/run-trials";
 
-/** The fault matrix's cells: the fault at this notebook's most exposed point, where it is most likely met. */
-const faults: FaultCells = {
-  overrides: [
-    'engines=["postgresql"]',
-    "rowCounts=[20000]",
-    "extraIndexes=[0,5]",
-    'operations=["insert","update_one_field"]',
-  ],
-  point: "batch",
-  cells: [
-    { fault: "sigterm", target: "embedded", boundSeconds: 45 },
-    { fault: "kill-9", target: "docker", boundSeconds: 30 },
-  ],
+const SLUG = "01-index-write-cost";
+/** The claims the adaptive design adds repeats for: (a) and (c), judged at the largest size. */
+const HEADLINE = ["a (", "c (postgresql)", "c (mongodb)"];
+
+/** Each engine's adapter for this workload; MongoDB's driver is loaded only when a MongoDB server runs. */
+const ADAPTERS: Readonly<Record<Engine, (server: StartedServer) => Promise<IndexWriteEngine>>> = {
+  postgresql: (server) => PostgresIndexWriteTable.open(server.connection),
+  mongodb: async (server) => {
+    const { MongoIndexWriteCollection } = await import("./workload/mongo-collection");
+    return MongoIndexWriteCollection.open(server.uri, server.connection.database);
+  },
 };
 
-export const experiment: Experiment<IndexWriteCostParams, IndexWriteCostRun, ConditionSummary[]> = {
-  id: "01",
-  slug: "01-index-write-cost",
+export const experiment = defineExperiment({
+  slug: SLUG,
   title: "Index write cost: secondary indexes vs INSERT/UPDATE time",
-  notebook: "notebooks/01-index-write-cost.ipynb",
   profiles: INDEX_WRITE_COST_PROFILES,
-  params: (profile, overrides = {}) => indexWriteCostParams(profile, overrides),
-  run: (params, control = {}) => runIndexWriteCost(params, control),
-  plan: plan01,
-  estimate,
-  faults,
-  summarise: (run) => summariseTrials(run.trials),
-  claims: (summary, run) => {
+  check: checkParams,
+  // The seed's settings: 1 GB cache on both engines, no durable-commit wait.
+  servers: (p) => {
+    const specs: ServerSpec[] = [];
+    if (p.engines.includes("postgresql"))
+      specs.push({
+        engine: "postgresql",
+        name: serverName(SLUG, "pg"),
+        // pg_stat_statements: the server time of the timed statements, a ratio free of the client path.
+        settings: {
+          shared_buffers: `${p.cacheGiB}GB`,
+          synchronous_commit: "off",
+          track_io_timing: "on",
+          shared_preload_libraries: "pg_stat_statements",
+        },
+        uses: {
+          notebook: "01 index write cost",
+          disk: diskNeed(p),
+          clients: 3,
+          extensions: [
+            { name: "pg_stat_statements", preload: true, measures: "server time of the timed statements" },
+            { name: "pg_walinspect", measures: "WAL records by type in the timed window (B-tree inserts counted)" },
+          ],
+        },
+      });
+    if (p.engines.includes("mongodb"))
+      specs.push({
+        engine: "mongodb",
+        name: serverName(SLUG, "mongo"),
+        settings: { wiredTigerCacheSizeGB: p.cacheGiB },
+      });
+    return specs;
+  },
+  // Adaptive: the planned repeats, then more of the largest size while a headline claim is undecided.
+  work: async ({
+    params: p,
+    session: { store, progress, servers, signal, notes, writeMetadata },
+    control,
+  }): Promise<{ readonly unavailable: ReadonlyMap<Engine, string> }> => {
+    const engines = p.engines.filter((e) => servers.byEngine.has(e));
+    const started = Date.now();
+    const runPart = (part: readonly PlannedTrial[]) =>
+      runPlan({
+        plan: part,
+        batchSize: p.batchSize,
+        seed: p.seed,
+        store,
+        continueOnError: control.continueOnError,
+        signal,
+        open: async (engine) => {
+          const server = servers.byEngine.get(engine);
+          if (!server) throw new Error(`no ${engine} server was started`);
+          return ADAPTERS[server.engine](server);
+        },
+        onTrial: (done, total, trial, next) => {
+          const result = trial?.status === "ok" ? `${trial.seconds.toFixed(3)} s` : "failed";
+          const last = trial ? `last: ${trial.key} ${result} · ` : "";
+          const c = next?.condition;
+          const upcoming = c
+            ? `next: ${c.engine} ${c.rows.toLocaleString("en-US")} rows, ${OPERATION_LABELS[c.operation]}, +${c.extraIndexes} indexes`
+            : "done";
+          progress.update(done, total, `${last}${upcoming}`);
+        },
+      });
+    let plan = planTrials({ ...p, engines });
+    await runPart(plan);
+    const largest = Math.max(...p.rowCounts);
+    const { rounds: repeats, stoppedBy } = await addRounds(
+      p.repeats,
+      (done) => {
+        const checks = judge(CLAIMS, summariseTrials(store.trials()));
+        const step = nextRound({
+          done,
+          planned: p.repeats,
+          maxRepeats: p.maxRepeats,
+          elapsedSeconds: (Date.now() - started) / 1000,
+          budgetSeconds: p.budgetSeconds,
+          undecided: checks
+            .filter((c) => HEADLINE.some((h) => c.id.startsWith(h)) && c.verdict === "inconclusive")
+            .map((c) => c.id),
+          decided: "the headline claims were decided",
+          words: { one: "repeat", many: "repeats", cap: "maxRepeats" },
+        });
+        return step.more ? undefined : step.reason;
+      },
+      async (repeat) => {
+        const extra = planTrials({ ...p, engines, rowCounts: [largest], growthRows: [], repeats: repeat })
+          .filter((t) => t.repeat === repeat)
+          .map((t, i) => ({ ...t, position: plan.length + i }));
+        plan = [...plan, ...extra];
+        await runPart(extra);
+      },
+    );
+    const { maxRepeats, budgetSeconds } = p;
+    notes.push(
+      `adaptive design: ${stoppedBy} (planned ${p.repeats}, at most ${maxRepeats}, budget ${budgetSeconds} s)`,
+    );
+    writeMetadata({ adaptive: { plannedRepeats: p.repeats, repeats, maxRepeats, budgetSeconds, stoppedBy } });
+    progress.finish(`${plan.length} trials`);
+    return { unavailable: servers.unavailable };
+  },
+  summarise: (trials: readonly IndexWriteTrial[]) => summariseTrials(trials),
+  claims: CLAIMS,
+  prospectHere: (plans, p) => withMongoFacts(plans, mongoUnavailable(p)),
+  explain: (checks, run) => withMongoReason(checks, run.unavailable.get("mongodb")),
+  // Sensitivity: the same trials without the outliers and the trials with a checkpoint or autovacuum in their window.
+  without: (run, summary) => {
     const trials = summary.flatMap((s) =>
       [...new Set([...s.outlierRepeats, ...s.disturbedRepeats])].map((repeat) => ({ s, repeat })),
     );
@@ -55,19 +158,58 @@ export const experiment: Experiment<IndexWriteCostParams, IndexWriteCostRun, Con
         `${s.engine}/${s.rows}/${s.operation}/idx${s.extraIndexes}/ff${s.fillfactor ?? "-"}/r${repeat}`,
       "No trial was flagged (outlier, checkpoint or autovacuum in its window).",
     );
-    const without = { summary: summariseTrials(run.trials, { withoutFlagged: true }), flagged };
-    return checkClaims(summary, { unavailable: Object.fromEntries(run.unavailable) }, without);
+    return { summary: summariseTrials(run.trials, { withoutFlagged: true }), flagged };
   },
-  claimSet: CLAIMS,
-  disk: diskNeed01,
-  save: (run, summary, claims) => writeSummaries(run, summary, claims),
-};
+  csvRows: (summaries) =>
+    readingOrder(summaries).map((s) => ({
+      engine: s.engine,
+      rows: s.rows,
+      operation: s.operation,
+      extra_indexes: s.extraIndexes,
+      fillfactor: s.fillfactor,
+      trials: s.trials,
+      failed: s.failed,
+      median_s: s.medianSeconds,
+      min_s: s.minSeconds,
+      max_s: s.maxSeconds,
+      ratio: s.ratio ?? null,
+      ratio_low: s.ratioInterval?.low ?? null,
+      ratio_high: s.ratioInterval?.high ?? null,
+      ratio_interval_coverage: s.ratioInterval?.coverage ?? null,
+      server_ratio: s.serverRatioInterval?.estimate ?? null,
+      outlier_repeats: s.outlierRepeats.join(" "),
+      disturbed_repeats: s.disturbedRepeats.join(" "),
+      hot_share: s.hotShare ?? null,
+      btree_inserts_per_row: s.btreeInsertsPerRow ?? null,
+      btree_splits_per_1000: s.btreeSplitsPer1000 ?? null,
+      wal_bytes_per_row: s.walBytesPerRow ?? null,
+      index_bytes: s.indexBytes ?? null,
+    })),
+  disk: diskNeed,
+  eta: estimate,
+  // The fault matrix's cells: the fault at this notebook's most exposed point, where it is most likely met.
+  faults: {
+    overrides: [
+      'engines=["postgresql"]',
+      "rowCounts=[20000]",
+      "extraIndexes=[0,5]",
+      'operations=["insert","update_one_field"]',
+    ],
+    point: "batch",
+    cells: [
+      { fault: "sigterm", target: "embedded", boundSeconds: 45 },
+      { fault: "kill-9", target: "docker", boundSeconds: 30 },
+    ],
+  },
+});
 
-export const { params, run, summarise, claims, save } = experiment;
-
-/** The registry's view of it (lib/experiments/notebooks.ts lists the notebooks). */
-export const registered = register(experiment);
-export type { IndexWriteCostRun } from "./run";
+export const { params, run, summarise, claims, save, showClaims, registered } = experiment;
+export type IndexWriteCostRun = Awaited<ReturnType<typeof run>>;
 export type { ConditionSummary } from "./summarise";
-export { checkClaims } from "./claims";
-export { showRun, showSummaryTable, showCharts, showSeedComparison, showClaims, showExplanation } from "./present";
+export { showSummaryTable, showCharts, showSeedComparison, showExplanation } from "./present";
+
+/** The base's run header and failed trials, then each engine that could not start here and why. */
+export function showRun(r: IndexWriteCostRun): void {
+  experiment.showRun(r);
+  showUnavailable(r.unavailable);
+}

@@ -1,19 +1,10 @@
-/**
- * Whether notebook 01's MongoDB half will run here, decided before anything starts: the claims'
- * plan names the reason, and the ETA leaves its trials out (counted, 01 at `full` printed "360
- * trials, about 35 min" for a run of 180 PostgreSQL trials, and the time left read 22 min with
- * 11 trials of ~25 s to go).
- */
+/** Whether 01's MongoDB half will run here, decided before any start: the plan names why, the ETA leaves it out. */
 import { execFileSync } from "node:child_process";
 import { ENGINE_FACTS } from "../../targets/engines";
 import { MONGO_IMAGE } from "../../targets/docker/images";
 import { findMongod } from "../../targets/embedded/mongod-path";
 
-/**
- * Docker can start MongoDB only from a local image (no registry answers): asked of the docker CLI,
- * synchronously, because a plan is computed for the ETA line before anything starts. A missing CLI,
- * a daemon that does not answer and a missing image all mean no.
- */
+/** Docker starts MongoDB only from a local image: asked synchronously (the ETA line is computed before any start). */
 function dockerHasImage(image: string): boolean {
   try {
     execFileSync("docker", ["image", "inspect", image], { stdio: "ignore", timeout: 10_000 });
@@ -23,11 +14,7 @@ function dockerHasImage(image: string): boolean {
   }
 }
 
-/**
- * Why MongoDB will not run, decided before the run by the facts its start meets (the engine left
- * out, its URI variable, a mongod on PATH, or the mongo image where the target is docker), or undefined
- * when it can run.
- */
+/** Why MongoDB will not run, by the facts its start meets; undefined when it can. */
 export function mongoUnavailable(p: {
   readonly engines: readonly string[];
   readonly target: string;

@@ -1,22 +1,18 @@
 /** Parameters of notebook 01 (index write cost), per profile, and their checks. */
 import { ENGINES, type Engine } from "../../targets/types";
-import { TARGET_CHOICES, type TargetChoice } from "../../targets/select";
 import { OPERATIONS, FIELD_COUNT, type Operation } from "./workload/operations";
-import { withProfile, type ProfileName } from "../../params/profiles";
+import type { LimitParams } from "../define";
+import type { ProfileName } from "../../params/profiles";
 import {
   integerListInRange,
   listOf,
-  oneOf,
   ParameterError,
   positiveInteger,
   positiveIntegerList,
-  rejectUnknownKeys,
   repeatsWithCap,
 } from "../../params/validate";
 
-export interface IndexWriteCostParams {
-  /** Where the servers run: auto = docker if a daemon answers, else embedded. */
-  readonly target: TargetChoice;
+export interface IndexWriteCostParams extends LimitParams {
   /** Databases to measure: postgresql and/or mongodb. */
   readonly engines: readonly Engine[];
   /** Rows per trial (the seed: 10k, 100k, 1M). */
@@ -50,10 +46,6 @@ export interface IndexWriteCostParams {
    * further values sweep the non-indexed UPDATE (whose HOT share depends on free page space).
    */
   readonly fillfactors: readonly number[];
-  /** CPU and memory limits of docker servers (the seed: 2 CPU, 3 GiB). */
-  readonly cpus: number;
-  /** Memory limit of a docker server, GiB (the seed: 3). */
-  readonly memoryGiB: number;
   /** PostgreSQL shared_buffers and MongoDB WiredTiger cache, GiB (the seed: 1 and 1). */
   readonly cacheGiB: number;
 }
@@ -81,19 +73,15 @@ export const INDEX_WRITE_COST_PROFILES: Readonly<Record<ProfileName, IndexWriteC
     budgetSeconds: 60,
     batchSize: 500,
   },
-  // `default` adds a fillfactor 70 sweep of the non-indexed UPDATE (HOT needs free space). 5
-  // repeats, because the claims are decided on the exact interval of the median of paired ratios,
-  // and the min–max of 5 covers the median with 93.75 % (of 3: 75 %, too little to decide anything).
-  // Claim (b) needs exactly 1M rows, and its four conditions at 1M took 20 s (INSERT, 0 idx), 64 s
-  // (INSERT, 5 idx) and 28 s (5-field UPDATE, 0 idx) here, ~4 min a repeat and ~19 min for five: far
-  // past a default run's 4 minutes, so (b) is `--set growthRows=[1000000]`'s or `full`'s.
+  // `default` adds a fillfactor 70 sweep of the non-indexed UPDATE (HOT needs free space). 5 repeats:
+  // the min–max of 5 covers the median of the paired ratios with 93.75 % (of 3: 75 %, too little to decide).
+  // Claim (b) needs 1M rows, far past a default run's minutes (docs/claims-and-regimes.md, "01's 1M block").
   default: {
     ...SEED_MATRIX,
     rowCounts: [10_000, 100_000],
     growthRows: [],
     repeats: 5,
-    // With the looks sharing the stated 90 % (stats/adaptive lookPlan), a second look after 5 needs 9
-    // repeats, so a cap of 8 adds none.
+    // The looks share the stated 90 % (stats/adaptive lookPlan): a second look after 5 needs 9, so 8 adds none.
     maxRepeats: 8,
     budgetSeconds: 200,
     fillfactors: [100, 70],
@@ -109,14 +97,8 @@ export const INDEX_WRITE_COST_PROFILES: Readonly<Record<ProfileName, IndexWriteC
   },
 };
 
-const KNOWN = Object.keys(INDEX_WRITE_COST_PROFILES.default);
-
-export function indexWriteCostParams(
-  profile: string,
-  overrides: Partial<IndexWriteCostParams> = {},
-): IndexWriteCostParams {
-  rejectUnknownKeys("01-index-write-cost", overrides, KNOWN);
-  const p = withProfile(INDEX_WRITE_COST_PROFILES, profile, overrides);
+/** Checks a profile's values merged with a reader's overrides (target, cpus and memoryGiB: the base). */
+export function checkParams(p: IndexWriteCostParams, overrides: Partial<IndexWriteCostParams>): IndexWriteCostParams {
   const rowCounts = positiveIntegerList("rowCounts", p.rowCounts);
   const batchSize = positiveInteger("batchSize", p.batchSize);
   const smallest = Math.min(...rowCounts);
@@ -132,7 +114,7 @@ export function indexWriteCostParams(
   const fillfactors = integerListInRange("fillfactors", p.fillfactors, 10, 100);
   const { repeats, maxRepeats } = repeatsWithCap(p, overrides);
   return {
-    target: oneOf("target", p.target, TARGET_CHOICES),
+    ...p,
     engines: listOf("engines", p.engines, ENGINES),
     rowCounts,
     growthRows,
@@ -144,8 +126,6 @@ export function indexWriteCostParams(
     batchSize,
     seed: positiveInteger("seed", p.seed),
     fillfactors,
-    cpus: positiveInteger("cpus", p.cpus),
-    memoryGiB: positiveInteger("memoryGiB", p.memoryGiB),
     cacheGiB: positiveInteger("cacheGiB", p.cacheGiB),
   };
 }

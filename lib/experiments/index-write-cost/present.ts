@@ -3,35 +3,23 @@
  */
 import { escapeHtml, show } from "../../display/output";
 import { plot } from "../../display/plotly";
-import { showClaimsAndUndeclared } from "../../display/claims";
 import { showTable, sortedBy, type Row } from "../../display/table";
-import { showRunHeader } from "../../display/run-header";
 import { publishedFigures } from "../../results/reference";
-import type { ClaimCheck } from "../../stats/claims";
-import { CLAIMS, CLIENT_PATH } from "./claims";
+import { CLIENT_PATH } from "./claims";
 import { intervalLabel, OUTLIER_RULE } from "../../stats/intervals";
 import { OPERATION_LABELS, OPERATIONS } from "./workload/operations";
 import { ENGINES } from "../../targets/engines";
 import { HEAP_FILLFACTOR } from "./workload/engine";
-import type { IndexWriteCostRun } from "./run";
 import { fillfactorSweep, ratioByIndexes, ratioByRows, trialExplorer } from "./charts";
 import type { ConditionSummary } from "./summarise";
 
-export function showRun(run: IndexWriteCostRun): void {
-  showRunHeader(run.metadata, run.directory);
-  for (const [engine, reason] of run.unavailable) {
+/** Each engine that could not start here, and why (the run is not failed: it shows no results of that engine). */
+export function showUnavailable(unavailable: ReadonlyMap<string, string>): void {
+  for (const [engine, reason] of unavailable)
     show().html(
       `<div style="border-left:4px solid #e45756;padding:6px 10px;background:#fdf2f2"><b>${escapeHtml(engine)} is not available on this machine</b>, ` +
         `so this run shows no ${escapeHtml(engine)} results (the run is not failed). ${escapeHtml(reason)}</div>`,
     );
-  }
-  const failed = run.trials.filter((t) => t.status === "failed");
-  if (failed.length) {
-    showTable(
-      failed.map((t) => ({ trial: t.key, error: t.error ?? "" })),
-      { caption: `${failed.length} trial(s) failed` },
-    );
-  }
 }
 
 const r2 = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 100) / 100);
@@ -164,10 +152,6 @@ export function showSeedComparison(summaries: readonly ConditionSummary[]): void
         "wall-time ratio is pulled (no server time on MongoDB)",
     },
   );
-}
-
-export function showClaims(claims: readonly ClaimCheck[]): void {
-  showClaimsAndUndeclared(claims, CLAIMS);
 }
 
 /**

@@ -1,9 +1,6 @@
 /**
- * 03's disk: what its data directory holds at the peak, and how many indexes the template gets (the
- * largest level that fits, once; rounds below it drop what they lack from their clone, rounds above
- * it build the rest every round: docs/over-indexing.md says why). The peak: the loaded data, the
- * round's clone at the largest level, a round's growth, and WAL, the largest of min_wal_size, two
- * rounds' WAL (a restart's checkpoint frees older WAL), one level's index build and the load's.
+ * 03's disk at the peak, and how many indexes the template gets: the largest level that fits
+ * (docs/over-indexing.md says why and has the measured sizes).
  */
 import type { OverIndexingParams } from "./params";
 import { bytesText, DISK_HEADROOM, type DiskNeed } from "../../targets/disk-need";
@@ -22,21 +19,13 @@ export const LEVEL_INDEX_SHARE: Readonly<Record<number, number>> = { 7: 0, 14: 0
 
 const share = (level: number): number => LEVEL_INDEX_SHARE[level] ?? LEVEL_INDEX_SHARE[39];
 
-/** Bytes of one level's state (the loaded data and its indexes) for loaded data of `dataBytes`. */
 export const levelBytes = (dataBytes: number, level: number): number => dataBytes * (1 + share(level));
 
-/**
- * The WAL a load of `dataBytes` leaves on disk after its checkpoint: its rows, their indexes and the
- * foreign keys' row locks (docs/over-indexing.md), kept for recycling up to max_wal_size.
- */
+/** Kept for recycling up to max_wal_size. */
 export const loadWalBytes = (p: OverIndexingParams, dataBytes: number): number =>
   Math.min(p.maxWalSizeGB * 2 ** 30, 2.3 * dataBytes);
 
-/**
- * What the run adds past the loaded data, at the peak: the round's clone, its growth, WAL and the
- * server. `walNow`: the WAL already on disk (its bytes are in the free space's "used"): the server
- * keeps about as much for recycling after the load's checkpoint, so the WAL to come is what exceeds it.
- */
+/** `walNow` is already in the free space's "used": only the WAL beyond it is to come. */
 export function roundReserve(
   p: OverIndexingParams,
   dataBytes: number,
@@ -68,7 +57,6 @@ export function roundReserve(
   };
 }
 
-/** The least the run needs: the loaded data and what a round adds, every round building its level's indexes. */
 export function diskNeed(p: OverIndexingParams): DiskNeed {
   const data = p.dataScale * DATA_BYTES_AT_SCALE_1;
   const reserve = roundReserve(p, data);
@@ -78,34 +66,21 @@ export function diskNeed(p: OverIndexingParams): DiskNeed {
   };
 }
 
-/** The run's levels above `level`, ascending: those that build indexes past a template of `level`. */
 export const levelsAbove = (p: OverIndexingParams, level: number): number[] =>
   [...new Set(p.indexLevels)].filter((l) => l > level).sort((a, b) => a - b);
 
 export interface TemplatePlan {
-  /**
-   * The level whose indexes the template gets once, after the load (CONSTRAINT_INDEXES: none, no room).
-   * Rounds at or below it drop what their level lacks; rounds above it build the rest.
-   */
+  /** Rounds at or below it drop what their level lacks; rounds above it build the rest. */
   readonly level: number;
-  /** The run's levels whose rounds build indexes every round (those above `level`). */
   readonly rebuilt: readonly number[];
   /** Bytes the template's extra indexes take; the room they had (absent: the free space is unknown). */
   readonly indexBytes: number;
   readonly budgetBytes?: number;
-  /** The WAL on disk the plan counted (after the load's checkpoint), bytes. */
   readonly walBytes: number;
-  /** Why, in the run's notes. */
   readonly text: string;
 }
 
-/**
- * How many indexes the template gets, given the free bytes where the data lives once it is loaded
- * (undefined: unknown, an external server): the largest of the run's levels whose indexes fit, with
- * what the rounds still add, in DISK_HEADROOM of the free space, as the pre-flight counts. `walNow`,
- * the WAL on disk after the load's checkpoint, is kept for recycling: counted once, not as used
- * space and again as WAL to come.
- */
+/** The largest level whose indexes fit in DISK_HEADROOM with what the rounds add, as the pre-flight counts. */
 export function planTemplates(
   p: OverIndexingParams,
   dataBytes: number,

@@ -1,9 +1,4 @@
-/**
- * 03's ETA model: rounds of a fixed length, their setup growing with the data's scale; before them
- * the load (once a run, a resumed one too) and the template's indexes, each counted on its own from
- * this machine's stored runs and grown past the largest stored scale (growthExponent); a level
- * with no room in the template (disk.ts) builds the rest of its indexes in every round.
- */
+/** 03's ETA model; a level with no room in the template (disk.ts) builds the rest of its indexes every round. */
 import fs from "node:fs";
 import path from "node:path";
 import {
@@ -30,7 +25,7 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "obj
 
 type Point = { size: number; seconds: number };
 
-/** Each stored run's dataScale, folder and metadata parts (every part of a resumed run loads its data again). */
+/** Every part of a resumed run loads its data again. */
 function* storedScales(stored: StoredRuns) {
   for (const { dir, params } of storedRuns(stored)) {
     const size = finiteOrNaN(params.dataScale);
@@ -45,7 +40,6 @@ function* storedScales(stored: StoredRuns) {
   }
 }
 
-/** Each stored data load: its run's dataScale and its steps' seconds (metadata.template.loadSeconds). */
 export const storedLoads = (stored: StoredRuns): Point[] =>
   [...storedScales(stored)].flatMap(({ size, parts }) =>
     parts.flatMap((part) => {
@@ -55,10 +49,7 @@ export const storedLoads = (stored: StoredRuns): Point[] =>
     }),
   );
 
-/**
- * The indexes a stored round built and their seconds: those of its level above its template's, or,
- * stored before the template had indexes, all of its level's (in its own database or its level's template).
- */
+/** Rounds stored before the template had indexes built all of their level's. */
 function builtBy(t: Record<string, unknown>): { indexes: number; seconds: number } {
   const none = { indexes: 0, seconds: 0 };
   if (!isRecord(t.prepared) || !isRecord(t.condition)) return none;
@@ -77,10 +68,9 @@ function builtBy(t: Record<string, unknown>): { indexes: number; seconds: number
   }
 }
 
-/** Seconds a stored round spent building indexes (0 if it built none): left out of its untimed part. */
+/** Left out of its untimed part. */
 const buildSecondsOf = (t: Record<string, unknown>): number => builtBy(t).seconds;
 
-/** Seconds per extra index, by dataScale: of each stored round that built some, and of each template build. */
 export const storedBuildRates = (stored: StoredRuns): Point[] =>
   [...storedScales(stored)].flatMap(({ size, dir, parts }) =>
     [
@@ -99,7 +89,6 @@ export const storedBuildRates = (stored: StoredRuns): Point[] =>
     ].flatMap(({ indexes, seconds }) => (indexes > 0 && seconds > 0 ? [{ size, seconds: seconds / indexes }] : [])),
   );
 
-/** The template plan as seen before the run: the embedded data directory's free bytes less the load's data and WAL. */
 function expectedPlan(p: OverIndexingParams): TemplatePlan {
   const data = p.dataScale * DATA_BYTES_AT_SCALE_1;
   const wal = loadWalBytes(p, data);
@@ -112,42 +101,32 @@ function expectedPlan(p: OverIndexingParams): TemplatePlan {
   return planTemplates(p, data, free, wal);
 }
 
-/** Without stored runs: the reference files' data load and one index build at dataScale 1 (their `constants`). */
 const REFERENCES = referencesIn(__dirname);
 export const LOAD_CONSTANT = "loadSecondsAtScale1";
 export const BUILD_CONSTANT = "buildSecondsPerIndexAtScale1";
 
-/** Stored points, else the nearest reference's at dataScale 1 scaled by this machine's probes. */
 function orReference(points: Point[], constant: string): Point[] {
   if (points.length) return points;
   const reference = referenceConstant(REFERENCES.all(), constant);
   return reference ? [{ size: 1, seconds: reference.seconds }] : [];
 }
 
-/** Seconds to build the extra indexes between two levels, from the stored builds, else the reference's. */
 function buildSeconds(p: OverIndexingParams, stored: StoredRuns): (from: number, to: number) => number {
   const perIndex = grownSeconds(orReference(storedBuildRates(stored), BUILD_CONSTANT), p.dataScale)?.seconds ?? 0;
   return (from, to) => (to > from ? perIndex * indexesBetween(from, to).length : 0);
 }
 
-/** The template's level and the levels above it, as the run made them or, before it, as expected. */
 function templatePlan(p: OverIndexingParams, madeLevel: number | undefined): Pick<TemplatePlan, "level" | "rebuilt"> {
   if (madeLevel === undefined) return expectedPlan(p);
   return { level: madeLevel, rebuilt: levelsAbove(p, madeLevel) };
 }
 
-/**
- * The model, with the template's level once the run has made it (`madeLevel`): from then on the
- * data directory's free space is the run's own doing (its template and the round's clone), and a
- * plan read from it again would have every level build its indexes in every round. `loaded`: the
- * data is in, the template's indexes are building; the setup left is theirs.
- */
+/** Once the template is made, free space is the run's doing: a plan read again would build every level each round. */
 export function estimateFor(madeLevel?: number, loaded = false): EtaModel<OverIndexingParams> {
   return {
     units(p, maximal, stored) {
       const plan = templatePlan(p, madeLevel);
       const build = buildSeconds(p, stored);
-      // A level above the template's builds the rest of its indexes in every round.
       return planRounds(p.indexLevels, maximal ? p.maxRepeats : p.repeats).map((t) => ({
         key: t.key,
         size: p.dataScale,
@@ -160,7 +139,6 @@ export function estimateFor(madeLevel?: number, loaded = false): EtaModel<OverIn
       const plan = templatePlan(p, madeLevel);
       const build = buildSeconds(p, stored);
       const templateSeconds = build(CONSTRAINT_INDEXES, plan.level);
-      // Loaded, the template's indexes building: they are what is left before the rounds.
       if (loaded) {
         return templateSeconds > 0
           ? {
@@ -191,7 +169,6 @@ export function estimateFor(madeLevel?: number, loaded = false): EtaModel<OverIn
         text: `loading the data first, about ${durationText(load.seconds, "estimate")} (${from})${templateText}${rebuilt}`,
       };
     },
-    // Without stored runs: the rates fitted on reference machines (eta-reference*.json here).
     references: REFERENCES,
   };
 }

@@ -1,8 +1,4 @@
-/**
- * Notebook 03 (`lab.overIndexing.*`): seed 002's inventory transaction under pgbench as indexes pile
- * up. The data is loaded once into a template, then rounds (every level once each) run until the
- * adaptive design stops them.
- */
+/** Notebook 03: seed 002's inventory transaction under pgbench as indexes pile up. */
 import { defineExperiment, serverName, type EtaPhase } from "../define";
 import { memoryAndWalSettings } from "../../engines/postgres/server-settings";
 import { serverFreeBytes } from "../../targets/disk-need";
@@ -67,13 +63,11 @@ export function serverSpec(p: OverIndexingParams): ServerSpec {
   };
 }
 
-/** Each round's summary as the adaptive design and the claims read it (the run adds its server's facts). */
 const summariseFor = (trials: readonly OverIndexingTrial[], p: OverIndexingParams): OverIndexingSummary => ({
   ...summariseRounds(trials, p.durationSeconds, p.clients, p.dataScale),
   looks: lookPlan(p.repeats, p.maxRepeats),
 });
 
-/** What the run carries besides its trials: the loaded data and the transaction every round ran. */
 export interface LoadedData {
   readonly template: TemplateInfo;
   readonly script: string;
@@ -141,7 +135,7 @@ export const experiment = defineExperiment<OverIndexingParams, OverIndexingTrial
       notes.push(
         `no pg_walinspect here (${template.walInspectError}): B-tree inserts per transaction are not measured`,
       );
-    // Through the session's writeMetadata, so that its closing write (quietness) keeps the template.
+    // Through writeMetadata, so that the session's closing write keeps the template.
     const facts = { template, script, templates: { ...templates, indexSeconds } };
     writeMetadata(facts);
     // Added rounds join `plan` when they run: a trial's place in the run is found by its key.
@@ -221,11 +215,9 @@ export const experiment = defineExperiment<OverIndexingParams, OverIndexingTrial
   correct: holm,
   without: (_run, summary) => withoutFlagged(summary),
   csvRows: levelRows,
-  // summary.json without the per-second series (trials.jsonl keeps them).
   toJson: (s) => ({ ...s, rounds: s.rounds.map(({ series: _s, ...rest }) => rest) }),
   disk: diskNeed,
   eta: estimate,
-  /** The fault matrix's cells: the fault at this notebook's most exposed point, where it is most likely met. */
   faults: {
     overrides: ["indexLevels=[7,14]", "durationSeconds=4"],
     point: "pgbench",
@@ -242,7 +234,6 @@ export const { params, run, summarise, claims, save, showClaims, registered } = 
 export type OverIndexingRun = Awaited<ReturnType<typeof run>>;
 export type { OverIndexingSummary, RoundSummary, LevelSummary } from "./summarise";
 
-/** The run's header and failed rounds, then the loaded data, the index levels and the transaction. */
 export function showRun(r: OverIndexingRun): void {
   experiment.showRun(r);
   showLoadedData(r);

@@ -1,9 +1,4 @@
-/**
- * Notebook 03's figures from the raw rounds: per round TPS, latency, WAL, blocks, B-tree inserts
- * (counted in the WAL) and the model of them, sizes; per level the medians over rounds and ratios to
- * other levels, paired per round (every level runs once in each round), with an exact interval of
- * their median.
- */
+/** Notebook 03's figures from the raw rounds; ratios between levels are paired per round (each level runs in each). */
 import { sameStatePairs, speedSpread, type SpeedSpread, type StatePairs } from "../../stats/speed";
 import { publishedFigures } from "../../results/reference";
 import { medianInterval, outlierFlags, type Interval } from "../../stats/intervals";
@@ -15,12 +10,10 @@ import { pgbenchFigures, type PgbenchRunResult } from "../../workloads/pgbench";
 import { TABLES, type InventoryTable } from "./workload/schema";
 import type { OverIndexingTrial } from "./workload/run-trials";
 
-/** A table's figures in a round: its indexes, its and their bytes before and after, its rows written. */
 export type TableFigures = ReturnType<typeof tableFigures>;
-/** A round's figures (per transaction: the delta over the round ÷ its transactions). */
+/** Per transaction: the delta over the round ÷ its transactions. */
 export type RoundSummary = Readonly<ReturnType<typeof summariseRound>>;
 
-/** The round figures a level gives as their median over its rounds. */
 const MEDIANS = [
   "p50Ms",
   "p95Ms",
@@ -51,11 +44,9 @@ export type LevelSummary = Readonly<Partial<Record<(typeof MEDIANS)[number], num
   readonly latencyAvgMs?: Spread;
   /** TPS ÷ TPS at the lowest level, one ratio per round, and the interval of their median. */
   readonly tpsRatio?: Interval;
-  /** Average latency ÷ the lowest level's, paired per round. */
   readonly latencyRatio?: Interval;
-  /** Server time per transaction (pg_stat_statements) ÷ the lowest level's, paired per round. */
   readonly serverTimeRatio?: Interval;
-  /** TPS ÷ TPS at the next lower level, paired per round (the step claim (1) reads). */
+  /** Paired per round (the step claim (1) reads it). */
   readonly stepRatio?: Interval;
   readonly minHitRatio?: number;
   readonly checkpoints: number;
@@ -66,28 +57,26 @@ export type LevelSummary = Readonly<Partial<Record<(typeof MEDIANS)[number], num
   readonly walMiB?: number;
 };
 
-/** What a run of 03 ran on, beyond its trials: read from its metadata and template (index.ts). */
 export interface ServerFacts {
-  /** The server's CPUs (server-cpus.ts); undefined on an external server. */
+  /** Undefined on an external server. */
   readonly cpus?: number;
-  /** The template database's size after the load, bytes. */
   readonly dataBytes?: number;
   readonly sharedBuffersMB?: number;
 }
 
 export interface OverIndexingSummary {
   readonly durationSeconds: number;
-  /** The server the rounds ran on, when the run is at hand (the claims' regime reads it). */
+  /** When the run is at hand: the claims' regime reads it. */
   readonly server?: ServerFacts;
   readonly clients: number;
-  /** The data size as a fraction of the seed's (20M products), when known: named beside any seed figure. */
+  /** Of the seed's (20M products): named beside any seed figure. */
   readonly dataScale?: number;
   /** The write-path speed probe over the rounds: a between-round ratio carries its spread. */
   readonly speed?: SpeedSpread;
   readonly rounds: readonly RoundSummary[];
   readonly levels: readonly LevelSummary[];
   readonly failed: readonly { readonly key: string; readonly error: string }[];
-  /** The adaptive design's looks (stats/adaptive `lookPlan`): the claims engine decides at its per-look coverage. */
+  /** The claims engine decides at its per-look coverage. */
   readonly looks?: LookPlan;
 }
 
@@ -158,14 +147,12 @@ function summariseRound(t: OverIndexingTrial & { readonly pgbench: PgbenchRunRes
     ...pgbenchFigures(b),
     series: b.series,
     walBytesPerTx: ownWal ? per(c["wal.bytes"]) : undefined,
-    // Undefined where another database wrote during the round (walShared).
     walBytes: ownWal ? (c["wal.bytes"] ?? 0) : undefined,
     walRecordsPerTx: ownWal ? per(c["wal.records"]) : undefined,
     walFpiPerTx: ownWal ? per(c["wal.fpi"]) : undefined,
     hitRatio: hit !== undefined && read !== undefined && hit + read > 0 ? hit / (hit + read) : undefined,
     blocksRead: read ?? 0,
     blockReadMs: c["db.blk_read_time_ms"] ?? 0,
-    // Buffers evicted to make room (pg_stat_io): 0 = every read was a first touch.
     evictions: counterEntries(c).reduce(
       (a, [k, v]) => (k.startsWith("io.") && k.includes(".relation.") && k.endsWith(".evictions") ? a + v : a),
       0,
@@ -187,7 +174,6 @@ function summariseRound(t: OverIndexingTrial & { readonly pgbench: PgbenchRunRes
     checkpoints,
     autovacuumRuns,
     disturbed: checkpoints > 0 || autovacuumRuns > 0,
-    // TPS far from the level's other rounds (OUTLIER_RULE): set by `summarise`.
     outlier: false as boolean,
     checkpointerBuffers: c["checkpointer.buffers_written"] ?? 0,
     bgwriterBuffers: c["bgwriter.buffers_clean"] ?? 0,
@@ -199,7 +185,6 @@ function summariseRound(t: OverIndexingTrial & { readonly pgbench: PgbenchRunRes
   };
 }
 
-/** Σ of `io.<backend>.relation.*.<counter>` (pg_stat_io, relations only). */
 function ioCounter(c: Counters, backend: string, counter: PgIoCounter): number {
   return sumCounters(c, `io.${backend}.relation.`, `.${counter}`);
 }
@@ -209,7 +194,6 @@ function med(values: readonly (number | undefined)[]): number | undefined {
   return v.length ? spread(v).median : undefined;
 }
 
-/** Per-round ratios of one level's value over another's, for the rounds both finished (paired by round). */
 export function pairedLevelValues(
   rounds: readonly RoundSummary[],
   level: number,
@@ -226,10 +210,7 @@ interface LevelPair {
   readonly probes: readonly (number | undefined)[];
 }
 
-/**
- * The rounds of two levels paired by repeat, with PAIR_STATE_RULE applied (stats/speed): every pair
- * counts, and a pair whose two rounds' probes split is named for the claims' sensitivity sentence.
- */
+/** A pair whose two rounds' probes split is named for the claims' sensitivity sentence. */
 function levelPairs(
   rounds: readonly RoundSummary[],
   level: number,
@@ -286,7 +267,7 @@ export function summarise(
       t.status === "ok" && t.pgbench !== undefined,
   );
   const plain = ok.map(summariseRound).sort((a, b) => a.level - b.level || a.repeat - b.repeat);
-  // Outliers by TPS within each level (shown, kept; claims say whether dropping them changes a verdict).
+  // Shown and kept; claims say whether dropping them changes a verdict.
   const rounds: RoundSummary[] = [];
   for (const group of groupBy(plain, (r) => String(r.level)).values()) {
     const flags = outlierFlags(group.map((r) => r.tps));
@@ -334,7 +315,7 @@ export function summarise(
   };
 }
 
-/** The seed's TPS per index level (read from its chart). */
+/** Read from its chart. */
 export function seedTps(): { level: number; tps: number }[] {
   return publishedFigures("over_indexing_tps")
     .flatMap((f) =>
@@ -343,7 +324,6 @@ export function seedTps(): { level: number; tps: number }[] {
     .sort((a, b) => a.level - b.level);
 }
 
-/** The seed's curve scaled so that its 7-index TPS equals ours: the shape to compare against. */
 export function seedCurveScaledTo(ourTpsAt7: number): { level: number; tps: number; ratio: number }[] {
   const seed = seedTps();
   const at7 = seed.find((s) => s.level === 7)?.tps;

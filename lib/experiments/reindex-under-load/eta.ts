@@ -14,7 +14,6 @@ import type { ReindexUnderLoadParams } from "./params";
 import { planRuns } from "./workload/run-trials";
 import { runLengthFor, storedCalibration } from "./workload/stall";
 
-/** The calibration rebuild's seconds per unit of scale in this machine's stored runs. */
 export function storedRebuildPerScale(stored: StoredRuns): number | undefined {
   const rates: number[] = [];
   for (const { dir, params } of storedRuns(stored)) {
@@ -32,7 +31,7 @@ export function storedRebuildPerScale(stored: StoredRuns): number | undefined {
 const REFERENCES = referencesIn(__dirname);
 export const REBUILD_CONSTANT = "rebuildSecondsPerScale";
 
-/** Each run's length as the run will choose it (the rebuild rate: stored here, else the nearest reference's). */
+/** The rebuild rate: stored here, else the nearest reference's. */
 export function expectedRunLength(
   p: ReindexUnderLoadParams,
   stored: StoredRuns,

@@ -1,8 +1,4 @@
-/**
- * Notebook 04 (`lab.reindexUnderLoad.*`): seed 003's pgbench load with a REINDEX (plain or
- * CONCURRENTLY) of its primary keys mid-run, in sets run back to back, more sets while the
- * mechanism check is inconclusive and the budget allows.
- */
+/** Notebook 04: seed 003's pgbench load with a REINDEX (plain or CONCURRENTLY) of its primary keys mid-run. */
 import { judgeOne } from "../../stats/claim-engine";
 import { lookPlan, nextRound } from "../../stats/adaptive";
 import { MIN_COVERAGE, repeatsForCoverage, type Verdict } from "../../stats/claims";
@@ -23,10 +19,7 @@ const SLUG = "04-reindex-under-load";
 const GIB = 2 ** 30;
 const MIB = 2 ** 20;
 
-/**
- * The data directory at its peak: the template and the run's copy (pgbench -i per scale unit), the
- * new key CONCURRENTLY builds beside the old one, and WAL up to the default max_wal_size.
- */
+/** The peak: template, the run's copy, CONCURRENTLY's new key beside the old one, WAL up to max_wal_size. */
 const DISK = { scale: 16 * MIB, key: 2.2 * MIB, wal: 1.1 * GIB, base: 200 * MIB };
 function diskNeed(p: ReindexUnderLoadParams): DiskNeed {
   return {
@@ -37,10 +30,7 @@ function diskNeed(p: ReindexUnderLoadParams): DiskNeed {
   };
 }
 
-/**
- * The claim the adaptive design waits for: the mechanism check, decidable at any run length (the
- * seed's figure (1) is decided only at the seed's protocol, so more sets elsewhere cannot decide it).
- */
+/** The mechanism check: the seed's figure (1) is decided only at the seed's protocol, so more sets cannot decide it. */
 const ADAPTIVE_CLAIM = "1m";
 
 export interface AdaptiveState {
@@ -55,7 +45,6 @@ export interface AdaptiveState {
   readonly budgetS: number;
 }
 
-/** One step of the adaptive design (`nextRound`): stop (and why) or run one more set. */
 export function adaptiveStep(a: AdaptiveState): { readonly stop?: string } {
   const step = nextRound({
     done: a.sets,
@@ -72,7 +61,6 @@ export function adaptiveStep(a: AdaptiveState): { readonly stop?: string } {
   return step.more ? {} : { stop: step.reason };
 }
 
-/** The figures of these trials at the length the runs had, with the adaptive design's looks. */
 const summaryOf = (
   trials: readonly ReindexTrial[],
   p: ReindexUnderLoadParams,
@@ -83,7 +71,6 @@ const summaryOf = (
   looks: lookPlan(p.sets, p.maxSets),
 });
 
-/** What a run carries besides its trials: the template, and the calibration that set the run length. */
 export interface RunSetup {
   readonly template: Awaited<ReturnType<typeof createTemplate>>;
   /** With stallShare > 0 the runs lasted its `durationSeconds`, not the params'. */
@@ -99,8 +86,7 @@ export const experiment = defineExperiment<ReindexUnderLoadParams, ReindexTrial,
     {
       engine: "postgresql",
       name: serverName(SLUG, "pg"),
-      // The seed ran a stock server; shared_buffers is pinned (to its default) so every target starts
-      // from the same cache size; pg_stat_statements gives the accounts UPDATE's time inside the server.
+      // shared_buffers pinned to its default: every target starts from the stock server's cache size.
       settings: {
         shared_buffers: `${p.sharedBuffersMB}MB`,
         track_io_timing: "on",
@@ -109,7 +95,6 @@ export const experiment = defineExperiment<ReindexUnderLoadParams, ReindexTrial,
       uses: {
         notebook: "04 reindex under load",
         disk: diskNeed(p),
-        // pgbench's clients, the REINDEX session and the lock sampler.
         clients: p.clients + 2,
         databases: WORKLOAD_DATABASES,
         extensions: [
@@ -134,7 +119,7 @@ export const experiment = defineExperiment<ReindexUnderLoadParams, ReindexTrial,
     );
     // Through the session's writeMetadata, so that its closing write (quietness) keeps the template.
     writeMetadata({ template });
-    // The run length from the measured rebuild, so that the stall is the asked share of each run.
+    // So that the stall is the asked share of each run.
     let calibration: RunLengthCalibration | undefined;
     if (p.stallShare > 0) {
       calibration = storedCalibration(store.directory);
@@ -175,8 +160,6 @@ export const experiment = defineExperiment<ReindexUnderLoadParams, ReindexTrial,
           progress.update(Math.max(0, done), plan.length, `${planned.key}: ${at}`);
         },
       });
-    // The planned sets, then one more at a time while the mechanism check is inconclusive, as long as
-    // the budget can still reach the sets a verdict needs at the pace of the sets so far.
     const needed = repeatsForCoverage(MIN_COVERAGE);
     const {
       planned,
@@ -223,7 +206,6 @@ export const experiment = defineExperiment<ReindexUnderLoadParams, ReindexTrial,
     writeMetadata({ notes, template });
     return { template, ...(calibration ? { calibration } : {}) };
   },
-  // The runs lasted the calibration's length where one set it, else the params'.
   summarise: (trials, run) =>
     summaryOf(
       trials,
@@ -232,20 +214,16 @@ export const experiment = defineExperiment<ReindexUnderLoadParams, ReindexTrial,
       run.metadata.host.cpus,
     ),
   claims: CLAIMS,
-  // Each claim recomputes itself without the flagged sets (an outlier, a checkpoint or autovacuum in a run's window).
   without: (_run, summary) => withoutFlagged(summary),
   csvRows: (summary) => runRows(summary),
-  // summary.json without the per-bucket series and samples (trials.jsonl keeps them).
   toJson: (s) => ({ ...s, runs: s.runs.map(({ series: _s, perSample: _p, ...rest }) => rest) }),
   disk: diskNeed,
   eta: estimate,
-  // The fault at this notebook's most exposed point, where it is most likely met.
   faults: {
     overrides: ["durationSeconds=6", "sets=2", 'modes=["baseline","reindex"]'],
     point: "pgbench",
     cells: [
-      // By name: a dropped link over ssh:// mid-pgbench is 03-linkdrop-ssh's case too (04 is in the
-      // default cells through 04-kill9-embedded), and this cell is one of the suite's longest.
+      // By name: a dropped link mid-pgbench is 03-linkdrop-ssh's case too, and this cell is one of the longest.
       { fault: "link-drop", target: "ssh", boundSeconds: 75, byName: true },
       { fault: "link-drop", target: "external", boundSeconds: 75, byName: true },
       { fault: "kill-9", target: "embedded", boundSeconds: 30 },
@@ -255,7 +233,6 @@ export const experiment = defineExperiment<ReindexUnderLoadParams, ReindexTrial,
 
 export const { params, run, summarise, claims, save, showClaims, registered } = experiment;
 export type ReindexUnderLoadRun = Awaited<ReturnType<typeof run>>;
-/** The run header and failed runs (the base's), then the template and the calibration. */
 export function showRun(r: ReindexUnderLoadRun): void {
   experiment.showRun(r);
   showSetup(r);

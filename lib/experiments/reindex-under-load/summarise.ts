@@ -24,19 +24,17 @@ export interface RunSummary extends PgbenchFigures {
   readonly key: string;
   readonly set: number;
   readonly mode: ReindexMode;
-  /** Place in its set's order (0 = first). */
   readonly position?: number;
-  /** Checkpoints (timed + requested), autovacuum and autoanalyze runs on pgbench's tables, during the run. */
   readonly checkpoints: number;
   readonly autovacuumRuns: number;
   /** TPS far from its mode's other runs (OUTLIER_RULE); flags: outlier, checkpoint, autovacuum. */
   readonly outlier: boolean;
   readonly flags: readonly string[];
   readonly maxMs?: number;
-  /** `UPDATE pgbench_accounts …`: pgbench -r's average, and its mean time in the server (pg_stat_statements), ms. */
+  /** pgbench -r's average, and its mean time in the server (pg_stat_statements), ms. */
   readonly updateAccountsMs?: number;
   readonly updateAccountsServerMs?: number;
-  /** All three REINDEX statements and the accounts key alone, s; start and end after pgbench started. */
+  /** Start and end after pgbench started. */
   readonly reindexSeconds?: number;
   readonly accountsReindexSeconds?: number;
   readonly reindexStartS?: number;
@@ -45,17 +43,16 @@ export interface RunSummary extends PgbenchFigures {
   readonly blockedSeconds: number;
   readonly allBlockedSeconds: number;
   readonly lockWaitSessionSeconds: number;
-  /** Session-seconds the load waited for pgbench_accounts' table lock: lock waits × its share of blocked samples. */
+  /** Lock waits × its share of blocked samples. */
   readonly accountsLockWaitSeconds?: number;
   /** Within this run: what its lock waits add to the average accounts UPDATE, ms, and the average without them. */
   readonly updateAddedMs?: number;
   readonly updateUnblockedMs?: number;
   readonly blockedByReindexSeconds: number;
-  /** The lock pgbench waited for most, e.g. "relation pgbench_accounts RowExclusiveLock". */
   readonly topLock?: string;
   readonly waitShares: Readonly<Record<string, number>>;
   readonly reindexWaitShares: Readonly<Record<string, number>>;
-  /** Within the run (immune to drift between runs): TPS in the REINDEX window and outside it, the share lost. */
+  /** Within the run, so immune to drift between runs. */
   readonly tpsDuringReindex?: number;
   readonly tpsOutsideReindex?: number;
   readonly lostShare?: number;
@@ -66,10 +63,9 @@ export interface RunSummary extends PgbenchFigures {
   readonly statements: readonly StatementLatency[];
   readonly intervals: readonly BlockedInterval[];
   readonly phases: readonly IndexBuildPhase[];
-  /** Start of the load (first transaction), Unix ms: the zero of the timeline. */
+  /** The zero of the timeline. */
   readonly startMs: number;
   readonly perSample: readonly { readonly t: number; readonly sessions: number; readonly lockWaiting: number }[];
-  /** The trial's speed probe, right before the run. */
   readonly speed?: SpeedProbe;
 }
 
@@ -83,22 +79,19 @@ export interface ModeSummary {
   readonly accountsReindexSeconds?: Spread;
   readonly blockedSeconds: Spread;
   readonly allBlockedSeconds: Spread;
-  /** Within-run: the share the REINDEX window cost; TPS in it ÷ outside it. */
   readonly lostShare?: Spread;
   readonly duringOutside?: Spread;
-  /** TPS and the accounts UPDATE's latency ÷ the same set's baseline's, per set: median and interval over sets. */
   readonly tpsRatio?: Interval;
   readonly updateRatio?: Interval;
 }
 
 export interface ReindexSummary {
   readonly durationSeconds: number;
-  /** The adaptive design's looks (`lookPlan`): the claims engine decides at their coverage. */
+  /** The claims engine decides at their coverage. */
   readonly looks?: LookPlan;
   readonly clients: number;
-  /** pgbench scale (absent in older summaries). */
+  /** Absent in older summaries. */
   readonly scale?: number;
-  /** The speed probe over the runs: what a between-run ratio carries besides its effect. */
   readonly speed?: SpeedSpread;
   readonly hostCpus?: number;
   readonly runs: readonly RunSummary[];
@@ -106,7 +99,6 @@ export interface ReindexSummary {
   readonly failed: readonly { readonly key: string; readonly error: string }[];
 }
 
-/** TPS inside [from, to) (Unix ms) and outside it, and the share of the run's transactions the window cost. */
 export function windowStats(
   series: readonly SeriesPoint[],
   runStartMs: number,
@@ -120,8 +112,7 @@ export function windowStats(
   if (b <= a) return undefined;
   let inside = 0;
   let total = 0;
-  // The series' own bucket (older stored runs: 1 s): a bucket that straddles the window counts in
-  // proportion to its overlap, which blurs a stall's edges by up to a bucket.
+  // A bucket that straddles the window counts in proportion to its overlap (blurs the edges by a bucket).
   const bucketMs = series.length > 1 ? series[1].epochMs - series[0].epochMs : 1000;
   for (const p of series) {
     const start = p.epochMs;
@@ -142,7 +133,6 @@ export function windowStats(
   };
 }
 
-/** A trial that ran to the end: its pgbench result and lock timeline are there. */
 type CompleteTrial = ReindexTrial & Required<Pick<ReindexTrial, "pgbench" | "timeline">>;
 
 const isComplete = (t: ReindexTrial): t is CompleteTrial => t.status === "ok" && !!t.pgbench && !!t.timeline;
@@ -231,7 +221,6 @@ export function summarise(
   return summariseRuns(runs, { durationSeconds, clients, hostCpus, scale, failed });
 }
 
-/** Per-mode figures from per-run ones (flags set here). */
 export function summariseRuns(
   unflagged: readonly RunSummary[],
   o: Pick<ReindexSummary, "durationSeconds" | "clients" | "hostCpus" | "scale"> & {
@@ -284,7 +273,6 @@ export function summariseRuns(
   };
 }
 
-/** Flags each run: an outlier within its mode (on TPS), a checkpoint or an autovacuum run in its window. */
 function flagRuns(runs: readonly RunSummary[]): RunSummary[] {
   const outliers = new Map<string, boolean>();
   for (const group of groupBy(runs, (r) => r.mode).values()) {
@@ -302,7 +290,6 @@ function flagRuns(runs: readonly RunSummary[]): RunSummary[] {
   });
 }
 
-/** A statistic per set (sets missing a mode or the statistic left out): its median over sets, exact interval. */
 export function perSet(
   runs: readonly RunSummary[],
   modes: readonly ReindexMode[],
@@ -319,7 +306,6 @@ export function perSet(
   return values.length ? medianInterval(values, of) : undefined;
 }
 
-/** A run's figure ÷ the same set's baseline's, per set. */
 const vsBaseline = (
   runs: readonly RunSummary[],
   mode: ReindexMode,
@@ -339,7 +325,7 @@ const vsBaseline = (
 export const tpsVsBaseline = (runs: readonly RunSummary[], mode: ReindexMode) =>
   vsBaseline(runs, mode, (r) => r.tps, `TPS ${mode} ÷ the same set's baseline, per set`);
 
-/** Within each run alone (so speed changes between runs do not move it): UPDATE latency ÷ its unblocked one. */
+/** Within each run alone, so speed changes between runs do not move it. */
 export function updateWithinRun(runs: readonly RunSummary[], mode: ReindexMode): Interval | undefined {
   return perSet(
     runs,
@@ -358,11 +344,9 @@ export function modeSummary(s: ReindexSummary, mode: ReindexMode): ModeSummary |
   return s.modes.find((m) => m.mode === mode);
 }
 
-/** A mode's runs, by set. */
 export const runsOf = (s: ReindexSummary, mode: ReindexMode) =>
   s.runs.filter((r) => r.mode === mode).sort((a, b) => a.set - b.set);
 
-/** Within each run of `mode`: the share of its transactions lost in the REINDEX window; median over sets. */
 export const lostShare = (mode: ReindexMode) => (s: ReindexSummary) =>
   perSet(
     s.runs,
@@ -371,20 +355,17 @@ export const lostShare = (mode: ReindexMode) => (s: ReindexSummary) =>
     `share of the run's transactions lost in the ${mode} window, per set`,
   );
 
-/** The REINDEX window inside the load, s: its start to its end or the run's end. */
 function windowSeconds(r: RunSummary, duration: number): number | undefined {
   if (r.reindexStartS !== undefined && r.reindexEndS !== undefined)
     return Math.max(0, Math.min(r.reindexEndS, duration) - Math.max(r.reindexStartS, 0));
   return r.reindexSeconds;
 }
 
-/** The plain REINDEX's window ÷ the run length: the share of the run it could stall. */
 export function stallShare(r: RunSummary, duration: number): number | undefined {
   const w = windowSeconds(r, duration);
   return w !== undefined && duration > 0 ? w / duration : undefined;
 }
 
-/** Per REINDEX run: the lost share ÷ the window's share of the run; median over sets. */
 export const lostOverStall = (s: ReindexSummary) =>
   perSet(
     s.runs,
@@ -397,7 +378,6 @@ export const lostOverStall = (s: ReindexSummary) =>
     "lost share ÷ the plain REINDEX's window share of the run, per set",
   );
 
-/** Per set: the share lost with CONCURRENTLY − with plain REINDEX; median over sets. */
 export const lostDifference = (s: ReindexSummary) =>
   perSet(
     s.runs,
@@ -410,7 +390,7 @@ export const lostDifference = (s: ReindexSummary) =>
     "lost share with CONCURRENTLY − with REINDEX, per set",
   );
 
-/** Plain and CONCURRENTLY paired per set; a pair whose probes split (PAIR_STATE_RULE) may measure the machine. */
+/** A pair whose probes split (PAIR_STATE_RULE) may measure the machine. */
 export function rebuildPairs(
   runs: readonly RunSummary[],
 ): StatePairs<{ set: number; ratio: number; probes: (number | undefined)[] }> {
@@ -432,11 +412,9 @@ export function rebuildPairs(
   );
 }
 
-/** Per set: rebuild seconds CONCURRENTLY ÷ plain REINDEX (every pair counts); median over sets. */
 export const rebuildRatio = (s: ReindexSummary) =>
   medianOf(rebuildPairs(s.runs).kept, (p) => p.ratio, "rebuild seconds CONCURRENTLY ÷ REINDEX, per set");
 
-/** The flagged sets (an outlier, a checkpoint or autovacuum in a run's window) and the summary without them. */
 export function withoutFlagged(s: ReindexSummary): Without<ReindexSummary> {
   const flagged = s.runs.filter((r) => r.flags.length);
   const sets = new Set(flagged.map((r) => r.set));

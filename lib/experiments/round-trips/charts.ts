@@ -3,7 +3,7 @@ import type { PlotlyFigure, PlotlyTrace } from "../../display/plotly";
 import { CASE_INFO, CASES } from "./workload/cases";
 import { SYNC_LEVELS } from "./workload/replication";
 import { seedValue, SEED_CONDITIONS, SEED_LABELS, type SeedSeries } from "./seed";
-import { findEnvironment, type RoundTripsSummary } from "./summarise";
+import { findEnvironment, flaggedRepeats, type RoundTripsSummary } from "./summarise";
 
 const COLORS = ["#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#9d755d"];
 
@@ -113,37 +113,27 @@ export function autocommitVsOneTransaction(s: RoundTripsSummary): PlotlyFigure {
   const envs = s.environments.flatMap((e) =>
     e.autocommit && e.oneTransaction ? [{ ...e, autocommit: e.autocommit, oneTransaction: e.oneTransaction }] : [],
   );
-  const data: PlotlyTrace[] = [
-    {
-      type: "bar",
-      name: "ours: autocommit",
-      x: envs.map((e) => e.environment),
-      y: envs.map((e) => e.autocommit.secondsPer10k),
-      marker: { color: COLORS[1] },
-    },
-    {
-      type: "bar",
-      name: "ours: one transaction",
-      x: envs.map((e) => e.environment),
-      y: envs.map((e) => e.oneTransaction.secondsPer10k),
-      marker: { color: COLORS[2] },
-    },
-  ];
+  const cases = [
+    ["autocommit", "autocommit"],
+    ["oneTransaction", "one transaction"],
+  ] as const;
+  const data: PlotlyTrace[] = cases.map(([k, which], i) => ({
+    type: "bar",
+    name: `ours: ${which}`,
+    x: envs.map((e) => e.environment),
+    y: envs.map((e) => e[k].secondsPer10k),
+    marker: { color: COLORS[i + 1] },
+  }));
   // Every trial too, scaled to 10,000 statements; flagged ones (outlier, checkpoint inside) as red crosses.
-  for (const [which, pick] of [
-    ["autocommit", (e: (typeof envs)[number]) => e.autocommit],
-    ["one transaction", (e: (typeof envs)[number]) => e.oneTransaction],
-  ] as const) {
-    const pts = envs.flatMap((e) => {
-      const c = pick(e);
-      if (!c) return [];
-      return Object.entries(c.secondsByRepeat).map(([repeat, seconds]) => ({
+  for (const [k, which] of cases) {
+    const pts = envs.flatMap((e) =>
+      Object.entries(e[k].secondsByRepeat).map(([repeat, seconds]) => ({
         env: e.environment,
-        y: c.case === "bulk_update" ? seconds : (seconds * 10_000) / c.statements,
+        y: e[k].case === "bulk_update" ? seconds : (seconds * 10_000) / e[k].statements,
         repeat: Number(repeat),
-        flagged: c.outlierRepeats.includes(Number(repeat)) || c.checkpointRepeats.includes(Number(repeat)),
-      }));
-    });
+        flagged: flaggedRepeats(e[k]).has(Number(repeat)),
+      })),
+    );
     data.push({
       type: "scatter",
       mode: "markers",
@@ -159,26 +149,18 @@ export function autocommitVsOneTransaction(s: RoundTripsSummary): PlotlyFigure {
       },
     });
   }
-  const seedX = ["local", "same-az", "cross-az"] as const;
-  const map = { local: "local", "same-az": "same_az", "cross-az": "cross_az" } as const;
-  data.push(
-    {
+  for (const [series, name, color] of [
+    ["update_autocommit_seconds", "seed: autocommit", "#7a3d00"],
+    ["update_one_transaction_seconds", "seed: one transaction", "#1d5e1a"],
+  ] as const)
+    data.push({
       type: "scatter",
       mode: "markers",
-      name: "seed: autocommit",
-      x: seedX,
-      y: seedX.map((e) => seedValue("update_autocommit_seconds", map[e])),
-      marker: { symbol: "diamond", size: 12, color: "#7a3d00" },
-    },
-    {
-      type: "scatter",
-      mode: "markers",
-      name: "seed: one transaction",
-      x: seedX,
-      y: seedX.map((e) => seedValue("update_one_transaction_seconds", map[e])),
-      marker: { symbol: "diamond", size: 12, color: "#1d5e1a" },
-    },
-  );
+      name,
+      x: ["local", "same-az", "cross-az"],
+      y: SEED_CONDITIONS.map((c) => seedValue(series, c)),
+      marker: { symbol: "diamond", size: 12, color },
+    });
   return {
     data,
     layout: {

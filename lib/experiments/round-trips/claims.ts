@@ -1,17 +1,11 @@
-/**
- * Seed 004's claims (EXPERIMENTS.md §5) as declarations on the claims engine (stats/claim-engine),
- * which places, decides and renders them. Where a claim's regime stands on an input the lab emulates
- * (a client round trip, standbys), its `emulatedWhen` makes the engine's verdict `emulated`: a
- * consistency check of the emulation, never evidence about Aurora. The same claims against a real
- * server (environment kind "real") are evidence about that server.
- */
-import type { ClaimCheck, ClaimPlan, Rule } from "../../stats/claims";
-import { declarations, declare, judge, plan, readQuotes, type ClaimSet } from "../../stats/claim-engine";
+/** Seed 004's claims (EXPERIMENTS.md §5); on an emulated input, `emulated`: never evidence. */
+import type { RegimeFactor, Rule } from "../../stats/claims";
+import { declare, readQuotes, type ClaimSet } from "../../stats/claim-engine";
 import { intervalText, medianInterval } from "../../stats/intervals";
-import { QUORUM } from "./environments";
+import { QUORUM } from "./workload/environments";
 import type { RoundTripsParams } from "./params";
 import type { EnvironmentKey } from "./workload/trials";
-import { seedCommitMs, seedValue } from "./seed";
+import { seedCommitMs, seedValue, type SeedCondition } from "./seed";
 import {
   clientRtt,
   commitShare,
@@ -24,14 +18,12 @@ import {
   slopes,
   statementMs,
   sweepPair,
-  withoutFlagged,
   type EnvironmentSummary,
   type RoundTripsSummary,
 } from "./summarise";
 
 type S = RoundTripsSummary;
 const Q = readQuotes(__dirname);
-/** An external server is measured as it is: no loopback, no emulated links or standbys beside it. */
 const isExternal = (p: RoundTripsParams) =>
   p.target === "external" || (p.target === "auto" && Boolean(process.env.DBLAB_POSTGRES_URI));
 type P = RoundTripsParams;
@@ -58,16 +50,10 @@ const DOCKER =
 const seedS = (series: Parameters<typeof seedValue>[0], c: Parameters<typeof seedValue>[1]) =>
   seedValue(series, c) ?? NaN;
 
-export const RTT_RULE: Rule = { kind: "above", margin: 4 };
-export const LOCAL_RULE: Rule = { kind: "inside", low: 0.8, high: 1.25 };
-export const QUORUM_RULE: Rule = { kind: "above", margin: 1.5 };
-/** 「ほぼ一致」: the server's commit account and the gap per commit within ×0.8–×1.25 of each other. */
-export const SHARE_RULE: Rule = { kind: "inside", low: 0.8, high: 1.25 };
-export const SLOPE_RULE: Rule = { kind: "inside", low: 0.85, high: 1.15 };
-/** (e): a synchronous standby adds about one standby round trip to a commit. */
-export const STANDBY_RULE: Rule = { kind: "inside", low: 0.8, high: 1.25 };
-/** (e, no replica) "far" below Aurora's ~2 ms, read as (a)'s "far": at least 4× below it. */
-export const NO_REPLICA_RULE: Rule = { kind: "below", margin: 0.5 };
+/** "About the same", "nearly match", "about one round trip": within ×0.8–×1.25. */
+const ABOUT: Rule = { kind: "inside", low: 0.8, high: 1.25 };
+/** "≫": at least 1.5×. */
+const MUCH: Rule = { kind: "above", margin: 1.5 };
 
 /** The seed's: Aurora's commit-latency total ÷ the one-transaction case's time. */
 const seedShare = (c: "same_az" | "cross_az") =>
@@ -89,7 +75,6 @@ const ratioStatistic = (env: EnvironmentKey) => ({
   of: (s: S) => findEnvironment(s, env)?.ratio,
   needs: `update_autocommit and update_one_transaction in the ${env} environment`,
 });
-/** The two cases' medians scaled to the seed's 10,000 statements. */
 const per10k = (e: EnvironmentSummary) =>
   `${f(e.autocommit?.secondsPer10k)} s vs ${f(e.oneTransaction?.secondsPer10k)} s per 10,000`;
 
@@ -150,9 +135,8 @@ function quorumClaims(env: EnvironmentKey, where: string, c: "same_az" | "cross_
       claim: `With a durable replicated commit (${where} client), autocommit ≫ one transaction`,
       sentence: Q.quote(`transactions (${where})`),
       kind: "magnitude" as const,
-      rule: QUORUM_RULE,
-      // Gated by the client's round trip only: the ratio is ≈ 1 + commit ÷ statement, so a gate on
-      // that share would decide it by arithmetic; the share is shown beside the verdict instead.
+      rule: MUCH,
+      // Gated by the round trip only: a gate on commit ÷ statement would decide the ratio by arithmetic.
       reading: `"≫" read as at least 1.5× (the seed's ${f(a / b, 1)}×); a magnitude: the ratio is ≈ 1 + commit ÷ statement, so it holds only where a commit outweighs half a statement`,
       statistic: ratioStatistic(env),
     },
@@ -162,7 +146,7 @@ function quorumClaims(env: EnvironmentKey, where: string, c: "same_az" | "cross_
       claim: `Commit time accounts for the a − b gap (${where} client): the server's commit account ≈ the gap per commit`,
       sentence: Q.quote(`commitGap (${where})`),
       kind: "magnitude" as const,
-      rule: SHARE_RULE,
+      rule: ABOUT,
       reading: '"nearly match" read as within ×0.8–×1.25',
       statistic: {
         text: "the server's commit account per commit (pg_stat_wal flush time per commit + the fastest standby's flush lag) ÷ the gap per commit (a − b) / N, on the gap's per-repeat interval",
@@ -174,6 +158,14 @@ function quorumClaims(env: EnvironmentKey, where: string, c: "same_az" | "cross_
   ];
 }
 
+/** A client round trip as a regime factor: ×0.5 to ×`upTo` the seed's SELECT 1 round trip. */
+const rttFactor = (what: string, c: SeedCondition, upTo = 2): RegimeFactor => ({
+  what,
+  seed: seedS("rtt_select1", c),
+  unit: "ms",
+  within: [0.5, upTo],
+});
+
 const LOCAL_ABSENT = {
   before: (p: P) => !p.environments.includes("local") || isExternal(p),
   after: (s: S) => !findEnvironment(s, "local"),
@@ -183,26 +175,11 @@ const LOCAL_ABSENT = {
 export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
   notebook: "05-round-trips",
   factors: {
-    localRtt: { what: "round trip", seed: seedS("rtt_select1", "local"), unit: "ms", within: [0.5, 2] },
-    rttSame: {
-      what: "client round trip (same AZ)",
-      seed: seedS("rtt_select1", "same_az"),
-      unit: "ms",
-      within: [0.5, 2],
-    },
-    rttCross: {
-      what: "client round trip (other AZ)",
-      seed: seedS("rtt_select1", "cross_az"),
-      unit: "ms",
-      within: [0.5, 2],
-    },
+    localRtt: rttFactor("round trip", "local"),
+    rttSame: rttFactor("client round trip (same AZ)", "same_az"),
+    rttCross: rttFactor("client round trip (other AZ)", "cross_az"),
     // Either Aurora placement's client, 0.1 to 3.4 ms.
-    rttExternal: {
-      what: "client round trip (external)",
-      seed: seedS("rtt_select1", "same_az"),
-      unit: "ms",
-      within: [0.5, 17],
-    },
+    rttExternal: rttFactor("client round trip (external)", "same_az", 17),
   },
   before: (p) => ({
     // The local environment is a direct loopback: tens of µs where client and server share a kernel.
@@ -223,7 +200,7 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
       claim: "A client in the server's AZ has a far shorter round trip than one in another AZ",
       sentence: Q.quote("rtt"),
       kind: "magnitude",
-      rule: RTT_RULE,
+      rule: { kind: "above", margin: 4 },
       reading: '"far shorter" read as at least 4× (the seed\'s 8.5×)',
       regime: [],
       regimeText: `${AURORA}; same AZ vs another AZ`,
@@ -259,11 +236,9 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
       claim: "Locally, committing each UPDATE costs about the same as one transaction for all",
       sentence: Q.quote("localCommits"),
       kind: "magnitude",
-      rule: LOCAL_RULE,
+      rule: ABOUT,
       reading: '"about the same" read as ×0.8–×1.25',
-      // Only the round trip gates it: a second factor of commit ÷ round trip would decide the ratio
-      // by arithmetic (ratio ≈ 1 + commit ÷ (round trip + statement)), so that share is shown beside
-      // the verdict, in the seed's own quantity (the gap per commit ÷ the SELECT 1 round trip).
+      // Gated by the round trip only: a gate on commit ÷ round trip would decide the ratio by arithmetic.
       regime: ["localRtt"],
       regimeText: DOCKER,
       howToTest:
@@ -290,7 +265,7 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
       claim: "On the real server measured (whichever it is, not Aurora), autocommit ≫ one transaction",
       sentence: Q.quote("transactions (external)"),
       kind: "magnitude",
-      rule: QUORUM_RULE,
+      rule: MUCH,
       reading: '"≫" read as at least 1.5×; counted as evidence about the server that ran, never about Aurora',
       regime: ["rttExternal"],
       regimeText:
@@ -324,7 +299,7 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
       },
       figure: "~9,920 ms per ms of round trip for 10,002 round trips (0.99)",
       kind: "direction",
-      rule: SLOPE_RULE,
+      rule: { kind: "inside", low: 0.85, high: 1.15 },
       regime: [],
       regimeText: `${AURORA}; two client placements (0.20 and 1.70 ms)`,
       mechanism:
@@ -372,7 +347,7 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
         "against the seed's sentence as worded, the commit overhead is reproduced locally once a standby is emulated",
       sentence: Q.quote("notReproducedLocally"),
       kind: "mechanism",
-      rule: STANDBY_RULE,
+      rule: ABOUT,
       reading:
         "about one standby round trip read as ×0.8–×1.25 of it; held contradicts the seed's sentence, did not hold supports it",
       regime: [],
@@ -380,8 +355,7 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
       mechanism:
         "with synchronous_commit = on a commit waits until a standby reports the WAL flushed, one standby round trip after it is sent; local waits for no standby",
       howToTest: "the synchronous_commit sweep (sweepStandbyRttsMs, syncLevels)",
-      // Judged, not relabelled `emulated`: the emulated standby is the claim's subject, so the verdict
-      // is what one machine reproduces of a replicated commit's wait.
+      // Judged, not `emulated`: the emulated standby is this claim's subject.
       emulates:
         `${STANDBYS}, the subject of this check; it can show that one machine reproduces a synchronous ` +
         "standby's wait (held contradicts the seed's sentence as worded), not Aurora's ~2 ms, whose size here is the delay set",
@@ -424,7 +398,7 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
       claim: "A local commit with no replica costs far less than Aurora's ~2 ms",
       sentence: Q.quote("commitCost"),
       kind: "magnitude",
-      rule: NO_REPLICA_RULE,
+      rule: { kind: "below", margin: 0.5 },
       reading: '"far less" read as at least 4× below ~2 ms',
       regime: ["localRtt"],
       regimeText: `${DOCKER}; no replica`,
@@ -461,14 +435,3 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
     },
   ],
 });
-
-export const DECLARATIONS = declarations(CLAIMS);
-
-export function checkClaims(s: S): ClaimCheck[] {
-  return judge(CLAIMS, s, withoutFlagged(s));
-}
-
-/** What a run with these params can decide, before it starts; emulated claims are planned as not evidence. */
-export function plan05(p: P): ClaimPlan[] {
-  return plan(CLAIMS, p);
-}

@@ -1,26 +1,74 @@
 /**
- * Notebook 05's experiment (`lab.roundTrips.*`): the contract's five steps (params, run, summarise,
- * claims, save), then one call per section of the notebook.
+ * Notebook 05 (`lab.roundTrips.*`): round trips and commit latency, autocommit vs one transaction,
+ * near and far. Its servers start in phases inside `work` (workload/phases.ts), none before.
  */
-import { ROUND_TRIPS_PROFILES, roundTripsParams, type RoundTripsParams } from "./params";
-import { RunStore } from "../../results/run-store";
-import { planText, type ClaimCheck } from "../../stats/claims";
-import { register, type Experiment } from "../contract";
-import type { FaultCells } from "../faults";
+import { defineExperiment } from "../define";
+import { CLAIMS } from "./claims";
 import { estimate } from "./eta";
-import { CLAIMS, checkClaims, plan05 } from "./claims";
-import type { RoundTripCondition } from "./workload/trials";
-import { writeSummaries } from "./export";
-import { NOTEBOOK, runRoundTrips, type RoundTripsRun, type RunControl } from "./run";
-import { summarise as summariseRun, type RoundTripsSummary } from "./summarise";
+import { checkParams, ROUND_TRIPS_PROFILES } from "./params";
+import { noteLinksAndSkipped } from "./present";
+import { summarise as summariseRun, withoutFlagged } from "./summarise";
+import { runPhases, type RoundTripsRun } from "./phases";
+import type { RoundTripTrial } from "./workload/trials";
 
-export type { RoundTripsSummary, CaseSummary, EnvironmentSummary, SweepSummary } from "./summarise";
-export { checkClaims, DECLARATIONS } from "./claims";
-export type { RoundTripsRun, RunControl } from "./run";
-export type { CalibrationRecord } from "./links";
-export { loadRun } from "./load";
+export const experiment = defineExperiment({
+  slug: "05-round-trips",
+  title: "Round trips and commit latency: autocommit vs one transaction, near and far",
+  profiles: ROUND_TRIPS_PROFILES,
+  check: checkParams,
+  servers: () => [],
+  work: ({ params, session, control }) => runPhases(params, session, control),
+  summarise: (_trials: readonly RoundTripTrial[], run: RoundTripsRun) => summariseRun(run),
+  claims: CLAIMS,
+  // Claims (b) and (c external) carry their sensitivity to flagged repeats.
+  without: (_run, summary) => withoutFlagged(summary),
+  csvRows: (summary) =>
+    summary.cases.map((c) => ({
+      environment: c.environment,
+      case: c.case,
+      statements: c.statements,
+      trials: c.trials,
+      median_s: c.medianSeconds,
+      min_s: c.minSeconds,
+      max_s: c.maxSeconds,
+      s_per_10000: c.secondsPer10k,
+      round_trips: c.roundTrips,
+      ms_per_round_trip: c.msPerRoundTrip,
+      statement_p50_ms: c.statementP50Ms,
+      client_rtt_ms: c.clientRttMs,
+      standby_rtt_ms: c.standbyRttMs,
+      wal_syncs: c.walSyncs,
+      wal_sync_time_ms: c.walSyncTimeMs,
+      xact_commits: c.xactCommits,
+      flush_lag_ms: c.flushLagMs,
+    })),
+  eta: estimate,
+  faults: {
+    overrides: [
+      'environments=["local","quorum-same-az"]',
+      'cases=["update_autocommit","update_one_transaction"]',
+      "statements=300",
+      'syncLevels=["on"]',
+      "sweepStandbyRttsMs=[]",
+    ],
+    point: "quorum",
+    cells: [
+      { fault: "kill-9", target: "embedded", boundSeconds: 30 },
+      // Passes; left out of the default selection to keep the matrix inside its time.
+      { fault: "sigterm", target: "embedded", boundSeconds: 45, byName: true },
+    ],
+  },
+});
+
+export const { params, run, summarise, claims, save, showClaims, registered } = experiment;
+
+/** The base's run header and failed trials, then the links and what could not run here. */
+export function showRun(r: RoundTripsRun): void {
+  experiment.showRun(r);
+  noteLinksAndSkipped(r);
+}
+
 export {
-  showRun,
   showCalibration,
   showRttTable,
   showAutocommitTable,
@@ -28,54 +76,6 @@ export {
   showCaseTable,
   showSweepTable,
   showCharts,
-  showClaims,
   showExplanation,
   showClosingNote,
 } from "./present";
-export { elapsedVsRtt, commitLatencyBySyncLevel, autocommitVsOneTransaction } from "./charts";
-
-/** Writes summary.json and summary.csv into the run's folder; returns their paths. */
-function saveRun(run: RoundTripsRun, summary: RoundTripsSummary, claims: readonly ClaimCheck[]): string[] {
-  const store = RunStore.open<RoundTripCondition>({ notebook: NOTEBOOK, params: run.params, resumeId: run.runId });
-  return writeSummaries(store, summary, claims);
-}
-
-/** The fault matrix's cells: the fault at this notebook's most exposed point, where it is most likely met. */
-const faults: FaultCells = {
-  overrides: [
-    'environments=["local","quorum-same-az"]',
-    'cases=["update_autocommit","update_one_transaction"]',
-    "statements=300",
-    'syncLevels=["on"]',
-    "sweepStandbyRttsMs=[]",
-  ],
-  point: "quorum",
-  cells: [
-    { fault: "kill-9", target: "embedded", boundSeconds: 30 },
-    // Passes; left out of the default selection to keep the matrix inside its time (~70 s more).
-    { fault: "sigterm", target: "embedded", boundSeconds: 45, byName: true },
-  ],
-};
-
-export const experiment: Experiment<RoundTripsParams, RoundTripsRun, RoundTripsSummary> = {
-  id: "05",
-  slug: NOTEBOOK,
-  title: "Round trips and commit latency: autocommit vs one transaction, near and far",
-  notebook: "notebooks/05-round-trips.ipynb",
-  profiles: ROUND_TRIPS_PROFILES,
-  params: (profile, overrides = {}) => roundTripsParams(profile, overrides),
-  run: (params: RoundTripsParams, control: RunControl = {}) => runRoundTrips(params, control, planText(plan05(params))),
-  summarise: (run) => summariseRun(run),
-  // Claims (b) and (c external) carry their sensitivity to flagged repeats (withoutFlagged in claims.ts).
-  claims: (summary, _run) => checkClaims(summary),
-  save: saveRun,
-  plan: plan05,
-  claimSet: CLAIMS,
-  estimate,
-  faults,
-};
-
-export const { params, run, summarise, claims, save } = experiment;
-
-/** The registry's view of it (lib/experiments/notebooks.ts lists the notebooks). */
-export const registered = register(experiment);

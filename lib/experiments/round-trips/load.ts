@@ -1,38 +1,23 @@
 /** A finished run read back from its folder, to summarise or show again without rerunning it. */
 import fs from "node:fs";
 import path from "node:path";
-import type { RoundTripsParams } from "./params";
-import type { RunMetadata } from "../../results/metadata";
 import { resultsRoot } from "../../results/run-store";
+import { readRun } from "../../results/stored-runs";
+import type { RoundTripsParams } from "./params";
+import type { PhasesResult, RoundTripsRun } from "./phases";
 import type { RoundTripTrial } from "./workload/trials";
-import type { CalibrationRecord } from "./links";
-import type { RoundTripsRun } from "./run";
 
-interface CalibrationFile {
-  readonly baselines: Record<string, number>;
-  readonly calibrations: CalibrationRecord[];
-  readonly network: { kind: string; reason: string } | null;
-}
-
-/** Reads `data/results/<runId>` (or any folder path) written by `run`. */
+/** Reads `data/results/<runId>` (or any folder path) written by `run`; a torn last trial line is left out. */
 export function loadRun(runIdOrDirectory: string): RoundTripsRun {
   const directory = fs.existsSync(runIdOrDirectory) ? runIdOrDirectory : path.join(resultsRoot(), runIdOrDirectory);
-  const read = <T>(name: string): T => JSON.parse(fs.readFileSync(path.join(directory, name), "utf8")) as T;
-  const trials = fs
-    .readFileSync(path.join(directory, "trials.jsonl"), "utf8")
-    .split("\n")
-    .filter((l) => l.trim())
-    .flatMap((l) => {
-      try {
-        return [JSON.parse(l) as RoundTripTrial];
-      } catch {
-        // A torn last line (the run was killed mid-write); the whole trials before it still load.
-        return [];
-      }
-    });
-  const metadata = read<RunMetadata>("metadata.json");
-  const calibration = fs.existsSync(path.join(directory, "calibration.json"))
-    ? read<CalibrationFile>("calibration.json")
+  const stored = readRun(directory);
+  if (!stored.metadata || !stored.params) throw new Error(`${directory}: ${stored.problems.join("; ")}`);
+  const { metadata } = stored;
+  const file = path.join(directory, "calibration.json");
+  const calibration = fs.existsSync(file)
+    ? (JSON.parse(fs.readFileSync(file, "utf8")) as Omit<PhasesResult, "skipped" | "network"> & {
+        network: PhasesResult["network"] | null;
+      })
     : { baselines: {}, calibrations: [], network: null };
   const skipped = (metadata.notes ?? [])
     .filter((n) => n.startsWith("not run here: "))
@@ -43,8 +28,8 @@ export function loadRun(runIdOrDirectory: string): RoundTripsRun {
   return {
     runId: metadata.runId,
     directory,
-    params: read<RoundTripsParams>("params.json"),
-    trials,
+    params: stored.params as unknown as RoundTripsParams,
+    trials: stored.trials as unknown as readonly RoundTripTrial[],
     metadata,
     calibrations: calibration.calibrations,
     baselines: calibration.baselines,

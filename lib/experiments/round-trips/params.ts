@@ -1,32 +1,23 @@
 /** Parameters of notebook 05 (round trips and commit latency), per profile, and their checks. */
+import type { TargetParams } from "../define";
 import { NETWORK_CHOICES, type NetworkChoice } from "../../network/emulator";
 import { endpointFromHost, resolveEndpoint, type DockerEndpoint } from "../../targets/docker/endpoint";
-import { TARGET_CHOICES, type TargetChoice } from "../../targets/select";
 import { CASES, type CaseId } from "./workload/cases";
 import { SYNC_LEVELS, type SyncLevel } from "./workload/replication";
-import { withProfile, type ProfileName } from "../../params/profiles";
-import {
-  listOf,
-  nonNegativeNumber,
-  oneOf,
-  ParameterError,
-  positiveInteger,
-  rejectUnknownKeys,
-} from "../../params/validate";
+import type { ProfileName } from "../../params/profiles";
+import { listOf, nonNegativeNumber, oneOf, ParameterError, positiveInteger } from "../../params/validate";
 
 export const ENVIRONMENTS = ["local", "same-az", "cross-az", "quorum-same-az", "quorum-cross-az"] as const;
 export type EnvironmentId = (typeof ENVIRONMENTS)[number];
+export const QUORUM_STORAGE = ["memory", "disk"] as const;
+export type QuorumStorage = (typeof QUORUM_STORAGE)[number];
 
-export interface RoundTripsParams {
-  /** Where the server runs (auto: docker if a daemon answers, else embedded; external: measure a real server). */
-  readonly target: TargetChoice;
+export interface RoundTripsParams extends TargetParams {
   /** How delays are emulated: netem where the kernel has it, else the user-space delay proxy. */
   readonly network: NetworkChoice;
-  /**
-   * Environments to run. The quorum ones need the embedded PostgreSQL binaries (standbys are data-directory copies).
-   */
+  /** Environments to run; the quorum ones need the embedded PostgreSQL binaries. */
   readonly environments: readonly EnvironmentId[];
-  /** Statement patterns timed in each environment (SELECT 1, autocommit UPDATEs, one transaction, prepared, bulk). */
+  /** Statement patterns timed in each environment. */
   readonly cases: readonly CaseId[];
   /** Statements per case (the seed: 10,000). */
   readonly statements: number;
@@ -34,7 +25,7 @@ export interface RoundTripsParams {
   readonly rows: number;
   /** Trials per environment and case (the seed: 5). */
   readonly repeats: number;
-  /** Round-trip targets, ms: the seed measured 0.20 (client and Aurora in one AZ) and 1.70 (another AZ). */
+  /** Round-trip target of the same-AZ environments, ms (the seed measured 0.20). */
   readonly sameAzRttMs: number;
   /** Round-trip target of the cross-AZ environments, ms (the seed measured 1.70). */
   readonly crossAzRttMs: number;
@@ -48,19 +39,11 @@ export interface RoundTripsParams {
   readonly sweepCommits: number;
   /** SELECT 1 round trips per link-calibration measurement. */
   readonly calibrationSamples: number;
-  /**
-   * Where the quorum environments' primary and standbys keep their data: "memory" (/dev/shm: a
-   * flush costs ~nothing, as on Aurora's storage nodes, so the commit wait shows the network) or
-   * "disk" (this machine's disk: its flush time adds to every commit, on each copy).
-   */
+  /** The quorum cluster's data: "memory" (/dev/shm: flushes cost ~nothing, as on Aurora's storage) or "disk". */
   readonly quorumStorage: QuorumStorage;
   /**
-   * Real hosts instead of emulated delays: a Docker engine per environment, as DOCKER_HOST
-   * ("ssh://user@host") or a docker context name. The same-AZ / cross-AZ cases then run against a
-   * server on that engine with its real round trip, measured; unnamed environments stay emulated.
-   * quorum-same-az / quorum-cross-az put their two standbys on the sameAz / crossAz engine (ssh://
-   * only: replication comes back through its SSH connection), the primary and the client staying
-   * on this machine; without a host they stay emulated.
+   * Real hosts instead of emulated delays: a Docker engine per environment (DOCKER_HOST "ssh://user@host" or
+   * a context). same-az / cross-az run a server there; the quorum ones put their standbys there (ssh:// only).
    */
   readonly hosts: RoundTripHosts;
 }
@@ -72,7 +55,6 @@ export interface RoundTripHosts {
 
 const HOST_KEYS = ["sameAz", "crossAz"] as const;
 
-/** The engine a `hosts` entry names: a DOCKER_HOST-style address or a context; refused like DOCKER_HOST. */
 export function hostEndpoint(name: string, value: string): DockerEndpoint {
   try {
     if (value.includes("://")) return endpointFromHost(value, name);
@@ -84,16 +66,14 @@ export function hostEndpoint(name: string, value: string): DockerEndpoint {
 
 function hostsParam(value: unknown): RoundTripHosts {
   if (value === undefined) return {};
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+  if (typeof value !== "object" || value === null || Array.isArray(value))
     throw new ParameterError(
       `hosts must be an object like { sameAz: "ssh://user@host" }, got ${JSON.stringify(value)}`,
     );
-  }
   const out: { sameAz?: string; crossAz?: string } = {};
   for (const [key, v] of Object.entries(value)) {
-    if (!(HOST_KEYS as readonly string[]).includes(key)) {
+    if (!(HOST_KEYS as readonly string[]).includes(key))
       throw new ParameterError(`hosts.${key} is not known; use ${HOST_KEYS.join(" or ")}`);
-    }
     if (typeof v !== "string" || !v)
       throw new ParameterError(`hosts.${key} must be "ssh://user@host" or a context name`);
     hostEndpoint(`hosts.${key}`, v);
@@ -101,9 +81,6 @@ function hostsParam(value: unknown): RoundTripHosts {
   }
   return out;
 }
-
-export const QUORUM_STORAGE = ["memory", "disk"] as const;
-export type QuorumStorage = (typeof QUORUM_STORAGE)[number];
 
 const SEED = {
   target: "auto",
@@ -128,11 +105,8 @@ export const ROUND_TRIPS_PROFILES: Readonly<Record<ProfileName, RoundTripsParams
     sweepCommits: 50,
     calibrationSamples: 100,
   },
-  // 5 repeats, so that a paired interval over repeats covers its median ≥ 90 % (claim b is decided
-  // on it). 400 statements and 150 sweep commits: a default run of 500 and 200 took 3:35 here, its
-  // time mostly the phase-1 server's disk flushes (every autocommit of three environments) and the
-  // 1.7 ms links, all linear in N, so 4/5 of them bring it under 3:00. Per-statement figures do not
-  // depend on N; tables scale to the seed's 10,000.
+  // 5 repeats: a paired interval covers its median ≥ 90 %. Per-statement figures do not depend on N
+  // (docs/claims-and-regimes.md, "How long a run takes here").
   default: {
     ...SEED,
     statements: 400,
@@ -151,8 +125,6 @@ export const ROUND_TRIPS_PROFILES: Readonly<Record<ProfileName, RoundTripsParams
   },
 };
 
-const KNOWN = Object.keys(ROUND_TRIPS_PROFILES.default);
-
 function rttMs(name: string, value: unknown): number {
   const v = nonNegativeNumber(name, value);
   if (v > 100)
@@ -170,23 +142,14 @@ function rttList(name: string, value: unknown): number[] {
   return value.map((v, i) => rttMs(`${name}[${i}]`, v));
 }
 
-function maybeEmptyListOf<T extends string>(name: string, value: unknown, allowed: readonly T[]): T[] {
-  if (Array.isArray(value) && value.length === 0) return [];
-  return listOf(name, value, allowed);
-}
-
-export function roundTripsParams(profile: string, overrides: Partial<RoundTripsParams> = {}): RoundTripsParams {
-  rejectUnknownKeys("05-round-trips", overrides, KNOWN);
-  const p = withProfile(ROUND_TRIPS_PROFILES, profile, overrides);
+/** Checks a profile's values merged with a reader's overrides (unknown keys and target: the base). */
+export function checkParams(p: RoundTripsParams): RoundTripsParams {
   const statements = positiveInteger("statements", p.statements);
   const rows = positiveInteger("rows", p.rows);
-  if (statements > rows) {
+  if (statements > rows)
     throw new ParameterError(
       `statements (${statements}) cannot exceed rows (${rows}): each UPDATE targets one of ids 1..statements`,
     );
-  }
-  const sameAz = rttMs("sameAzRttMs", p.sameAzRttMs);
-  const crossAz = rttMs("crossAzRttMs", p.crossAzRttMs);
   const environments = listOf("environments", p.environments, ENVIRONMENTS);
   const hosts = hostsParam(p.hosts);
   // A quorum environment's standbys go on its host and stream back through the SSH connection.
@@ -195,26 +158,26 @@ export function roundTripsParams(profile: string, overrides: Partial<RoundTripsP
     ["quorum-cross-az", "crossAz"],
   ] as const) {
     const host = hosts[key];
-    if (host === undefined || !environments.includes(env)) continue;
-    if (!hostEndpoint(`hosts.${key}`, host).ssh)
+    if (host !== undefined && environments.includes(env) && !hostEndpoint(`hosts.${key}`, host).ssh)
       throw new ParameterError(
         `hosts.${key} must be an ssh:// engine (or a context naming one) for ${env}: its standbys reach the ` +
           "primary on this machine back through the SSH connection, and the lab opens no port of this machine to a network",
       );
   }
   return {
-    target: oneOf("target", p.target, TARGET_CHOICES),
+    ...p,
     network: oneOf("network", p.network, NETWORK_CHOICES),
     environments,
     cases: listOf("cases", p.cases, CASES),
     statements,
     rows,
     repeats: positiveInteger("repeats", p.repeats),
-    sameAzRttMs: sameAz,
-    crossAzRttMs: crossAz,
+    sameAzRttMs: rttMs("sameAzRttMs", p.sameAzRttMs),
+    crossAzRttMs: rttMs("crossAzRttMs", p.crossAzRttMs),
     standbyRttMs: rttMs("standbyRttMs", p.standbyRttMs),
     sweepStandbyRttsMs: rttList("sweepStandbyRttsMs", p.sweepStandbyRttsMs),
-    syncLevels: maybeEmptyListOf("syncLevels", p.syncLevels, SYNC_LEVELS),
+    syncLevels:
+      Array.isArray(p.syncLevels) && !p.syncLevels.length ? [] : listOf("syncLevels", p.syncLevels, SYNC_LEVELS),
     sweepCommits: positiveInteger("sweepCommits", p.sweepCommits),
     calibrationSamples: positiveInteger("calibrationSamples", p.calibrationSamples),
     quorumStorage: oneOf("quorumStorage", p.quorumStorage, QUORUM_STORAGE),

@@ -1,16 +1,14 @@
-/** What notebook 05 shows, one call per section, so the notebook stays narrative + calls. */
+/** What notebook 05 shows, one call per section. */
 import { escapeHtml, show } from "../../display/output";
 import { plot } from "../../display/plotly";
-import { showRunHeader } from "../../display/run-header";
-import { showClaimsAndUndeclared } from "../../display/claims";
 import { showTable, type Row } from "../../display/table";
 import type { ClaimCheck } from "../../stats/claims";
-import { CLAIMS } from "./claims";
 import { intervalLabel, OUTLIER_RULE, type Interval } from "../../stats/intervals";
 import { CASE_INFO } from "./workload/cases";
 import { autocommitVsOneTransaction, commitLatencyBySyncLevel, elapsedVsRtt } from "./charts";
-import type { RoundTripsRun } from "./run";
+import type { RoundTripsRun } from "./phases";
 import { seedCommitMs, seedValue, SEED_LABELS, SEED_SELECT1_TOTAL_S, type SeedCondition } from "./seed";
+import { ENVIRONMENT_INFO } from "./workload/environments";
 import { findEnvironment, type EnvironmentSummary, type RoundTripsSummary } from "./summarise";
 
 const span = (i: Interval | undefined, d = 2) =>
@@ -25,16 +23,10 @@ function note(html: string, color = "#4c78a8"): void {
   );
 }
 
-export function showRun(run: RoundTripsRun): void {
-  showRunHeader(run.metadata, run.directory);
+/** How the links were emulated, and what could not run here. */
+export function noteLinksAndSkipped(run: RoundTripsRun): void {
   note(`<b>Links:</b> ${escapeHtml(run.network.reason)}`);
   for (const s of run.skipped) note(`<b>Not run here:</b> ${escapeHtml(s.what)} — ${escapeHtml(s.reason)}`, "#e45756");
-  const failed = run.trials.filter((t) => t.status === "failed");
-  if (failed.length)
-    showTable(
-      failed.map((t) => ({ trial: t.key, error: t.error ?? "" })),
-      { caption: `${failed.length} trial(s) failed` },
-    );
 }
 
 /** How each link was set: target, what the machine does by itself, what was reached. */
@@ -57,10 +49,9 @@ export function showCalibration(s: RoundTripsSummary): void {
     caption:
       "Round trips asked for and reached (median SELECT 1 through each link; the link's own cost is subtracted by measuring, not assumed)",
   });
-  const late = s.cases.filter((c) => c.linkLateP50Us !== null);
-  if (late.length) {
-    const p50 = late.map((c) => c.linkLateP50Us ?? NaN).sort((a, b) => a - b)[Math.floor(late.length / 2)];
-    const p99 = Math.max(...late.map((c) => c.linkLateP99Us ?? 0));
+  const p50 = lateP50Us(s);
+  if (p50 !== undefined) {
+    const p99 = Math.max(...s.cases.map((c) => c.linkLateP99Us ?? 0));
     note(
       `During the timed trials the proxy delivered bytes a median ${p50.toFixed(1)} µs after their due time (worst trial's 99th percentile ${p99.toFixed(0)} µs): ` +
         `it sleeps in <code>Atomics.wait</code> with 1 µs timer slack, woken by its clock thread, in a process of its own.`,
@@ -68,16 +59,13 @@ export function showCalibration(s: RoundTripsSummary): void {
   }
 }
 
-function seedEnvFor(e: EnvironmentSummary): SeedCondition | undefined {
-  return (
-    {
-      local: "local",
-      "same-az": "same_az",
-      "cross-az": "cross_az",
-      "quorum-same-az": "same_az",
-      "quorum-cross-az": "cross_az",
-    } as Record<string, SeedCondition>
-  )[e.environment];
+const seedEnvFor = (e: EnvironmentSummary): SeedCondition | undefined =>
+  ENVIRONMENT_INFO[e.environment].seedCondition ?? undefined;
+
+/** The median of the trials' median lateness on proxy links, µs. */
+function lateP50Us(s: RoundTripsSummary): number | undefined {
+  const late = s.cases.flatMap((c) => (c.linkLateP50Us === null ? [] : [c.linkLateP50Us])).sort((a, b) => a - b);
+  return late.length ? late[Math.floor(late.length / 2)] : undefined;
 }
 
 /** The seed's table 1 (RTT by environment) with ours beside it. */
@@ -106,7 +94,7 @@ export function showRttTable(s: RoundTripsSummary): void {
   showTable(rows, { caption: "Round trip by environment: the seed's figures beside ours", digits: 4 });
 }
 
-/** The seed's table 2 (autocommit vs one transaction) with ours beside it, scaled to 10,000 statements. */
+/** The seed's table 2 (autocommit vs one transaction) with ours beside it. */
 export function showAutocommitTable(s: RoundTripsSummary): void {
   const rows: Row[] = s.environments.flatMap((e) => {
     const auto = e.autocommit;
@@ -174,7 +162,6 @@ export function showCommitTable(s: RoundTripsSummary): void {
   });
 }
 
-/** Every case in every environment. */
 export function showCaseTable(s: RoundTripsSummary): void {
   const rows: Row[] = s.cases.map((c) => ({
     environment: c.environment,
@@ -226,12 +213,7 @@ export function showCharts(s: RoundTripsSummary): void {
   if (sweep) plot(sweep, 460);
 }
 
-/** The claims table, then the seed's sentences that no claim declares, each with the reason. */
-export function showClaims(claims: readonly ClaimCheck[]): void {
-  showClaimsAndUndeclared(claims, CLAIMS);
-}
-
-/** One paragraph per environment pair that says, from the counters, where a commit's time went. */
+/** Where a commit's time went, from the counters. */
 export function showExplanation(s: RoundTripsSummary): void {
   const local = findEnvironment(s, "local");
   const q = findEnvironment(s, "quorum-same-az") ?? findEnvironment(s, "quorum-cross-az");
@@ -249,14 +231,12 @@ export function showExplanation(s: RoundTripsSummary): void {
       `<li><b>Quorum commit.</b> After its own flush the primary waits for the first standby to report the WAL flushed: ` +
         `a median ${q.flushLagMs.toFixed(3)} ms with standbys ${(q.standbyRttMs ?? NaN).toFixed(3)} ms away: ` +
         `${(q.flushLagMs - (q.standbyRttMs ?? NaN)).toFixed(3)} ms beyond one round trip for the standby's write and flush ` +
-        (s.params.quorumStorage === "memory"
-          ? `(in memory: quorumStorage "memory") and scheduling on the CPUs it shares with the primary.</li>`
-          : `(on the same disk: quorumStorage "disk") and scheduling on the CPUs it shares with the primary.</li>`),
+        `(${s.params.quorumStorage === "memory" ? "in memory" : "on the same disk"}: quorumStorage "${s.params.quorumStorage}") ` +
+        "and scheduling on the CPUs it shares with the primary.</li>",
     );
   }
   const rtts = [...new Set(s.sweep.map((x) => x.standbyTargetMs))].sort((a, b) => a - b);
   if (rtts.length >= 2) {
-    // How much each level's commit rose from the nearest to the farthest standby, from this run's sweep.
     const lo = rtts[0];
     const hi = rtts[rtts.length - 1];
     const rises = [...new Set(s.sweep.map((x) => x.level))].map((level) => {
@@ -272,9 +252,8 @@ export function showExplanation(s: RoundTripsSummary): void {
   if (parts.length) show().html(`<ul>${parts.join("")}</ul>`);
 }
 
-/** The closing note: how close the emulated round trips came, and the verdicts, in a few lines. */
+/** The closing note: the round trips reached, and the verdicts. */
 export function showClosingNote(s: RoundTripsSummary, claims: readonly ClaimCheck[]): void {
-  // One entry per link and target: the range reached over its (re)calibrations.
   const groups = new Map<string, { link: string; target: number; reached: number[]; notes: string[] }>();
   for (const c of s.calibrations) {
     const key = `${c.link}|${c.targetRttMs}`;
@@ -298,10 +277,11 @@ export function showClosingNote(s: RoundTripsSummary, claims: readonly ClaimChec
       : "not reached";
     return `${escapeHtml(g.link)} ${g.target.toFixed(2)} → ${reached}${g.notes.length ? ` (${escapeHtml([...new Set(g.notes)].join("; "))})` : ""}`;
   });
-  const late = s.cases.map((c) => c.linkLateP50Us).filter((x): x is number => x !== null);
-  const lateText = late.length
-    ? ` The proxy delivered bytes a median ${late.sort((a, b) => a - b)[Math.floor(late.length / 2)].toFixed(1)} µs after their due time during the trials.`
-    : "";
+  const late = lateP50Us(s);
+  const lateText =
+    late === undefined
+      ? ""
+      : ` The proxy delivered bytes a median ${late.toFixed(1)} µs after their due time during the trials.`;
   const verdicts = claims
     .map(
       (c) =>

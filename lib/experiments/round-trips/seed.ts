@@ -23,10 +23,7 @@ export function seedCommitMs(condition: SeedCondition): number | undefined {
   return a !== undefined && b !== undefined ? ((a - b) * 1000) / 10_000 : undefined;
 }
 
-/**
- * The seed's table 1 totals for 10,000 × SELECT 1, s. The reference CSV keeps them only in its
- * notes (its value column holds the per-statement round trip), so they are copied from the seed.
- */
+/** The seed's table 1 totals for 10,000 × SELECT 1, s: the reference CSV has them only in its notes. */
 export const SEED_SELECT1_TOTAL_S: Readonly<Record<SeedCondition, number>> = {
   local: 9.26,
   same_az: 2.05,

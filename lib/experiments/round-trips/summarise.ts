@@ -1,21 +1,16 @@
-/**
- * Every figure notebook 05 shows, computed once from the raw trials: per case, per environment
- * (round trip, autocommit vs one transaction, commit time), and per synchronous_commit level.
- * Cases of one environment and repeat run back to back on one connection, so every comparison is
- * formed per repeat first (paired) and summarised by the exact interval of its median.
- */
+/** Every figure notebook 05 shows; cases of a repeat run back to back, so comparisons pair per repeat. */
 import { linearRegression, median } from "simple-statistics";
 import type { Without } from "../../stats/claim-engine";
-import type { RoundTripsParams } from "./params";
+import { ENVIRONMENTS, type RoundTripsParams } from "./params";
 import { medianInterval, outlierFlags, type Interval } from "../../stats/intervals";
 import { groupBy, spread, type TrialSeconds } from "../../stats/summary";
 import { CASE_INFO, CASES, type CaseId } from "./workload/cases";
 import { SYNC_LEVELS, type SyncLevel } from "./workload/replication";
 import type { EnvironmentKey, RoundTripTrial } from "./workload/trials";
 import type { PgServerCounterKey } from "../../engines/postgres/server-counters";
-import { ENVIRONMENT_INFO, type EnvironmentKind } from "./environments";
-import type { CalibrationRecord } from "./links";
-import type { RoundTripsRun } from "./run";
+import { ENVIRONMENT_INFO, type EnvironmentKind } from "./workload/environments";
+import type { CalibrationRecord } from "./workload/links";
+import type { PhasesResult, RoundTripsRun } from "./phases";
 
 export const SEED_STATEMENTS = 10_000;
 
@@ -27,32 +22,28 @@ export interface CaseSummary extends TrialSeconds {
   readonly secondsPer10k: number;
   readonly roundTrips: number;
   readonly msPerRoundTrip: number;
-  /** Median over trials of each trial's median statement time, ms (and each trial's). */
   readonly statementP50Ms: number;
   readonly statementP50s: readonly number[];
   readonly statementP99Ms: number;
-  /** The client round trip as calibrated for the environment (median SELECT 1 through the link), ms. */
+  /** As calibrated (median SELECT 1 through the link), ms. */
   readonly clientRttMs: number;
-  /**
-   * The environment's round trip as its own select1 case measured it — elapsed / N, the seed's
-   * definition (else the calibrated one), ms.
-   */
+  /** Its select1 case's elapsed / N (the seed's measure), else the calibrated one, ms. */
   readonly rttMs: number;
   readonly standbyRttMs: number | null;
   readonly walSyncs: number;
   readonly walSyncTimeMs: number;
   readonly xactCommits: number;
   readonly walBytes: number;
-  /** Fastest standby's flush lag (median of samples, median over trials), ms; null without standbys. */
+  /** Fastest standby's, ms; null without standbys. */
   readonly flushLagMs: number | null;
   readonly writeLagMs: number | null;
-  /** How late the proxy delivered bytes during the trials (median of per-trial p50 / max of p99), µs. */
+  /** The proxy's delivery lateness (median of p50s, max of p99s), µs. */
   readonly linkLateP50Us: number | null;
   readonly linkLateP99Us: number | null;
-  /** Seconds and median statement time of each repeat's trial (repeat → value), for pairing. */
+  /** repeat → value, for pairing. */
   readonly secondsByRepeat: Readonly<Record<number, number>>;
   readonly statementP50ByRepeat: Readonly<Record<number, number>>;
-  /** Trials far from their case's others by elapsed time (OUTLIER_RULE), and trials with a checkpoint inside. */
+  /** By OUTLIER_RULE on elapsed time; and those with a checkpoint inside. */
   readonly outlierRepeats: readonly number[];
   readonly checkpointRepeats: readonly number[];
 }
@@ -60,30 +51,21 @@ export interface CaseSummary extends TrialSeconds {
 export interface EnvironmentSummary {
   readonly environment: EnvironmentKey;
   readonly label: string;
-  /**
-   * What the environment's round trips and commits are: "loopback" (a real server on this machine,
-   * nothing added), "emulated" (delays or standbys this lab set: outcomes that follow from them
-   * are consistency checks), "real" (a server measured as it is: evidence).
-   */
+  /** Whether its round trips and commits are loopback, emulated (consistency checks) or real (evidence). */
   readonly kind: EnvironmentKind;
   readonly quorum: boolean;
   readonly targetRttMs: number | null;
   readonly calibration?: CalibrationRecord;
-  /** SELECT 1 round trip measured in the select1 case (median statement time), ms. */
   readonly rttMs?: number;
   readonly autocommit?: CaseSummary;
   readonly oneTransaction?: CaseSummary;
-  /** (autocommit − one transaction) / N, ms: the seed's commit-time estimate (medians). */
+  /** (autocommit − one transaction) / N, ms: the seed's estimate; then paired per repeat. */
   readonly commitMs?: number;
-  /** The same per repeat (paired), interval of the median. */
   readonly commitInterval?: Interval;
-  /** (prepared autocommit − prepared in one transaction) / N, ms. */
   readonly preparedCommitMs?: number;
-  /** Autocommit seconds ÷ one-transaction seconds, per repeat (paired), interval of the median. */
+  /** Autocommit ÷ one transaction, paired per repeat; then on median statement times (robust to load spikes). */
   readonly ratio?: Interval;
-  /** The same on each trial's median statement time: robust to the load spikes of a shared machine. */
   readonly statementRatio?: Interval;
-  /** Local WAL flush time per commit of the autocommit case (pg_stat_wal), ms. */
   readonly walSyncMsPerCommit?: number;
   readonly walSyncsPerCommit?: number;
   readonly flushLagMs?: number | null;
@@ -95,7 +77,6 @@ export interface SweepSummary {
   readonly standbyTargetMs: number;
   readonly standbyRttMs: number;
   readonly trials: number;
-  /** Median over trials of the median autocommit UPDATE time, ms. */
   readonly commitMs: number;
   readonly commitMsMin: number;
   readonly commitMsMax: number;
@@ -103,36 +84,33 @@ export interface SweepSummary {
   readonly flushLagMs: number | null;
   readonly writeLagMs: number | null;
   readonly replayLagMs: number | null;
-  /** Repeats whose timed window saw a checkpoint. */
   readonly checkpointRepeats: readonly number[];
-  /** Median autocommit UPDATE time per repeat (repeat → ms), for pairing levels. */
+  /** repeat → median commit ms, for pairing levels. */
   readonly commitMsByRepeat: Readonly<Record<number, number>>;
 }
 
-export interface RoundTripsSummary {
+export interface RoundTripsSummary extends PhasesResult {
   readonly params: RoundTripsParams;
   readonly statements: number;
   readonly cases: readonly CaseSummary[];
   readonly environments: readonly EnvironmentSummary[];
   readonly sweep: readonly SweepSummary[];
-  readonly calibrations: readonly CalibrationRecord[];
-  readonly baselines: Readonly<Record<string, number>>;
-  readonly network: { readonly kind: string; readonly reason: string };
-  readonly skipped: readonly { readonly what: string; readonly reason: string }[];
   readonly failed: readonly RoundTripTrial[];
-  /**
-   * The storage under the primary's data directory, as measured when it started (filesystem, device,
-   * median 8 KiB write + fdatasync): what a commit's WAL flush costs on this machine at least.
-   */
+  /** As measured at the primary's start: a WAL flush's least cost here. */
   readonly storage?: { readonly fsType: string; readonly device: string; readonly fsyncMs?: number };
 }
 
-const med = (values: readonly number[]): number => (values.length ? median([...values]) : NaN);
-const medOrNull = (values: readonly (number | null | undefined)[]): number | null => {
-  const v = values.filter((x): x is number => typeof x === "number" && Number.isFinite(x));
-  return v.length ? median(v) : null;
-};
+const finite = (xs: readonly (number | null | undefined)[]) =>
+  xs.filter((x): x is number => typeof x === "number" && Number.isFinite(x));
+const med = (xs: readonly (number | null | undefined)[]): number => (finite(xs).length ? median(finite(xs)) : NaN);
+const medOrNull = (xs: readonly (number | null | undefined)[]): number | null =>
+  finite(xs).length ? median(finite(xs)) : null;
 const counter = (t: RoundTripTrial, key: PgServerCounterKey) => t.counters?.[key] ?? 0;
+const byRepeat = (ts: readonly RoundTripTrial[], f: (t: RoundTripTrial) => number | undefined) =>
+  Object.fromEntries(ts.flatMap((t) => (Number.isFinite(f(t) ?? NaN) ? [[t.repeat, f(t) as number]] : [])));
+const checkpointed = (ts: readonly RoundTripTrial[]) =>
+  ts.filter((t) => counter(t, "checkpointer.timed") + counter(t, "checkpointer.requested") > 0).map((t) => t.repeat);
+const p50 = (t: RoundTripTrial) => t.statementTimes?.p50Ms;
 
 function summariseCase(
   environment: EnvironmentKey,
@@ -158,11 +136,11 @@ function summariseCase(
     secondsPer10k: c === "bulk_update" ? s.median : (s.median * SEED_STATEMENTS) / n,
     roundTrips,
     msPerRoundTrip: (s.median * 1000) / roundTrips,
-    statementP50Ms: med(ok.map((t) => t.statementTimes?.p50Ms ?? NaN).filter(Number.isFinite)),
-    statementP50s: ok.map((t) => t.statementTimes?.p50Ms ?? NaN).filter(Number.isFinite),
-    statementP99Ms: med(ok.map((t) => t.statementTimes?.p99Ms ?? NaN).filter(Number.isFinite)),
-    clientRttMs: med(ok.map((t) => t.clientRttMs ?? NaN).filter(Number.isFinite)),
-    rttMs: med(ok.map((t) => t.clientRttMs ?? NaN).filter(Number.isFinite)),
+    statementP50Ms: med(ok.map(p50)),
+    statementP50s: finite(ok.map(p50)),
+    statementP99Ms: med(ok.map((t) => t.statementTimes?.p99Ms)),
+    clientRttMs: med(ok.map((t) => t.clientRttMs)),
+    rttMs: med(ok.map((t) => t.clientRttMs)),
     standbyRttMs: medOrNull(ok.map((t) => t.standbyRttMs)),
     walSyncs: med(ok.map((t) => counter(t, "wal.sync"))),
     walSyncTimeMs: med(ok.map((t) => counter(t, "wal.sync_time_ms"))),
@@ -172,23 +150,14 @@ function summariseCase(
     writeLagMs: medOrNull(ok.map((t) => t.lags?.quorumWriteLagMs)),
     linkLateP50Us: medOrNull(ok.map((t) => t.link?.lateP50Us)),
     linkLateP99Us: ok.some((t) => t.link) ? Math.max(...ok.map((t) => t.link?.lateP99Us ?? 0)) : null,
-    secondsByRepeat: Object.fromEntries(ok.map((t) => [t.repeat, t.seconds])),
-    statementP50ByRepeat: Object.fromEntries(
-      ok
-        .filter((t) => Number.isFinite(t.statementTimes?.p50Ms ?? NaN))
-        .map((t) => [t.repeat, t.statementTimes?.p50Ms as number]),
-    ),
+    secondsByRepeat: byRepeat(ok, (t) => t.seconds),
+    statementP50ByRepeat: byRepeat(ok, p50),
     outlierRepeats: ok.filter((_, i) => flags[i]).map((t) => t.repeat),
-    checkpointRepeats: ok
-      .filter((t) => counter(t, "checkpointer.timed") + counter(t, "checkpointer.requested") > 0)
-      .map((t) => t.repeat),
+    checkpointRepeats: checkpointed(ok),
   };
 }
 
-/**
- * Per-repeat values of f(a, b) for the repeats both cases finished (and `keep` allows), and the
- * exact interval of their median.
- */
+/** f(a, b) per repeat both cases finished (and `keep` allows), and the exact interval of its median. */
 export function pairedInterval(
   a: Readonly<Record<number, number>>,
   b: Readonly<Record<number, number>>,
@@ -206,6 +175,9 @@ export function pairedInterval(
   }
   return values.length ? medianInterval(values, of) : undefined;
 }
+
+const ratio = (a: number, b: number) => a / b;
+const bySeconds = (c: CaseSummary) => c.secondsByRepeat;
 
 /** Repeats a sensitivity check leaves out of a pair: an outlier or a checkpoint in either case. */
 export function flaggedRepeats(...cases: readonly (CaseSummary | undefined)[]): Set<number> {
@@ -230,6 +202,11 @@ function summariseEnvironment(
   const real = run.trials.some(
     (t) => t.real === true && t.condition.kind === "case" && t.condition.environment === environment,
   );
+  const pair = (
+    by: (c: CaseSummary) => Readonly<Record<number, number>>,
+    f: (a: number, b: number) => number,
+    of: string,
+  ) => (auto && one ? pairedInterval(by(auto), by(one), f, of) : undefined);
   return {
     environment,
     label: real
@@ -245,34 +222,18 @@ function summariseEnvironment(
     autocommit: auto,
     oneTransaction: one,
     commitMs: auto && one ? ((auto.medianSeconds - one.medianSeconds) * 1000) / n : undefined,
-    commitInterval:
-      auto && one
-        ? pairedInterval(
-            auto.secondsByRepeat,
-            one.secondsByRepeat,
-            (a, b) => ((a - b) * 1000) / n,
-            "(autocommit − one transaction) / N, ms, paired per repeat",
-          )
-        : undefined,
+    commitInterval: pair(
+      bySeconds,
+      (a, b) => ((a - b) * 1000) / n,
+      "(autocommit − one transaction) / N, ms, paired per repeat",
+    ),
     preparedCommitMs: pAuto && pOne ? ((pAuto.medianSeconds - pOne.medianSeconds) * 1000) / n : undefined,
-    ratio:
-      auto && one
-        ? pairedInterval(
-            auto.secondsByRepeat,
-            one.secondsByRepeat,
-            (a, b) => a / b,
-            "autocommit ÷ one transaction, paired per repeat",
-          )
-        : undefined,
-    statementRatio:
-      auto && one
-        ? pairedInterval(
-            auto.statementP50ByRepeat,
-            one.statementP50ByRepeat,
-            (a, b) => a / b,
-            "median statement time, autocommit ÷ one transaction, paired per repeat",
-          )
-        : undefined,
+    ratio: pair(bySeconds, ratio, "autocommit ÷ one transaction, paired per repeat"),
+    statementRatio: pair(
+      (c) => c.statementP50ByRepeat,
+      ratio,
+      "median statement time, autocommit ÷ one transaction, paired per repeat",
+    ),
     walSyncMsPerCommit: auto && auto.walSyncs > 0 ? auto.walSyncTimeMs / auto.walSyncs : undefined,
     walSyncsPerCommit: auto ? auto.walSyncs / n : undefined,
     flushLagMs: auto?.flushLagMs,
@@ -289,29 +250,22 @@ function summariseSweep(trials: readonly RoundTripTrial[]): SweepSummary[] {
   for (const list of groups.values()) {
     const c = list[0].condition;
     if (c.kind !== "commit-level") continue;
-    const p50 = list.map((t) => t.statementTimes?.p50Ms ?? NaN).filter(Number.isFinite);
-    const syncs = list.map((t) => counter(t, "wal.sync"));
-    const syncMs = list.map((t) => counter(t, "wal.sync_time_ms"));
+    const commits = finite(list.map(p50));
+    const syncs = med(list.map((t) => counter(t, "wal.sync")));
     out.push({
       level: c.level,
       standbyTargetMs: c.standbyRttMs,
-      standbyRttMs: med(list.map((t) => t.standbyRttMs ?? NaN).filter(Number.isFinite)),
+      standbyRttMs: med(list.map((t) => t.standbyRttMs)),
       trials: list.length,
-      commitMs: med(p50),
-      commitMsMin: Math.min(...p50),
-      commitMsMax: Math.max(...p50),
-      walSyncMsPerCommit: med(syncs) > 0 ? med(syncMs) / med(syncs) : null,
+      commitMs: med(commits),
+      commitMsMin: Math.min(...commits),
+      commitMsMax: Math.max(...commits),
+      walSyncMsPerCommit: syncs > 0 ? med(list.map((t) => counter(t, "wal.sync_time_ms"))) / syncs : null,
       flushLagMs: medOrNull(list.map((t) => t.lags?.quorumFlushLagMs)),
       writeLagMs: medOrNull(list.map((t) => t.lags?.quorumWriteLagMs)),
       replayLagMs: medOrNull(list.map((t) => t.lags?.quorumReplayLagMs)),
-      checkpointRepeats: list
-        .filter((t) => counter(t, "checkpointer.timed") + counter(t, "checkpointer.requested") > 0)
-        .map((t) => t.repeat),
-      commitMsByRepeat: Object.fromEntries(
-        list
-          .filter((t) => Number.isFinite(t.statementTimes?.p50Ms ?? NaN))
-          .map((t) => [t.repeat, t.statementTimes?.p50Ms as number]),
-      ),
+      checkpointRepeats: checkpointed(list),
+      commitMsByRepeat: byRepeat(list, p50),
     });
   }
   return out.sort(
@@ -319,14 +273,7 @@ function summariseSweep(trials: readonly RoundTripTrial[]): SweepSummary[] {
   );
 }
 
-const ENV_ORDER: readonly EnvironmentKey[] = [
-  "local",
-  "same-az",
-  "cross-az",
-  "quorum-same-az",
-  "quorum-cross-az",
-  "external",
-];
+const ENV_ORDER: readonly EnvironmentKey[] = [...ENVIRONMENTS, "external"];
 
 export function summarise(run: RoundTripsRun): RoundTripsSummary {
   const caseTrials = run.trials.filter((t) => t.condition.kind === "case");
@@ -370,8 +317,6 @@ export function findEnvironment(s: RoundTripsSummary, e: EnvironmentKey): Enviro
   return s.environments.find((x) => x.environment === e);
 }
 
-// ---- Statistics the claims compute from the summary ----
-
 /** A statement's time in the one-transaction case, ms: round trip + server time, the commit excluded. */
 export const statementMs = (e: EnvironmentSummary | undefined) =>
   e?.oneTransaction ? (e.oneTransaction.secondsPer10k * 1000) / 10_000 : undefined;
@@ -381,7 +326,7 @@ export const serverCommitMs = (e: EnvironmentSummary | undefined) =>
     ? undefined
     : // A lag never caught: every sample found the standbys caught up, nothing left to wait for.
       e.walSyncMsPerCommit + (e.quorum ? (e.flushLagMs ?? 0) : 0);
-/** Commit ÷ (round trip + statement time): the server's commit over the one-transaction statement, shown beside (c). */
+/** The server's commit ÷ a one-transaction statement, shown beside (c). */
 export const commitShare = (e: EnvironmentSummary | undefined) => {
   const c = serverCommitMs(e);
   const st = statementMs(e);
@@ -390,7 +335,6 @@ export const commitShare = (e: EnvironmentSummary | undefined) => {
 
 /** The client's round trip: its select1 case's, else the one-transaction case's calibrated link. */
 export const clientRtt = (e: EnvironmentSummary | undefined) => e?.rttMs ?? e?.oneTransaction?.clientRttMs;
-/** The select1 case of an environment. */
 export const selectOne = (s: RoundTripsSummary, e: EnvironmentKey) =>
   s.cases.find((c) => c.environment === e && c.case === "select1");
 export const crossOverSame = (s: RoundTripsSummary) => {
@@ -458,7 +402,7 @@ export function shareOf(env: EnvironmentKey) {
   };
 }
 
-/** The summary with the local and external environments' ratios recomputed without their flagged repeats. */
+/** The single-server environments' ratios without their flagged repeats. */
 export function withoutFlagged(s: RoundTripsSummary): Without<RoundTripsSummary> {
   const all = new Set<string>();
   const environments = s.environments.map((e) => {
@@ -468,13 +412,7 @@ export function withoutFlagged(s: RoundTripsSummary): Without<RoundTripsSummary>
     const keep = (r: number) => !flagged.has(r);
     return {
       ...e,
-      ratio: pairedInterval(
-        e.autocommit.secondsByRepeat,
-        e.oneTransaction.secondsByRepeat,
-        (x, y) => x / y,
-        e.ratio.of,
-        keep,
-      ),
+      ratio: pairedInterval(e.autocommit.secondsByRepeat, e.oneTransaction.secondsByRepeat, ratio, e.ratio.of, keep),
     };
   });
   return {

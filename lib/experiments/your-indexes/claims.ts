@@ -9,9 +9,9 @@
  * checkpoint spread over them), so WAL bytes and the HOT share lost are shown beside it, not decided
  * on. An index of another type is shown, not decided (its entries are not B-tree records).
  */
-import { claimRows, MIN_COVERAGE, repeatsForCoverage } from "../../stats/claims";
-import type { ClaimCheck, ClaimPlan, Decision, Rule } from "../../stats/claims";
-import { declare, decideClaim, judgeOne, plan, type Claim, type ClaimSet } from "../../stats/claim-engine";
+import { MIN_COVERAGE, repeatsForCoverage } from "../../stats/claims";
+import type { ClaimCheck, Decision, Rule } from "../../stats/claims";
+import { declare, decideClaim, type Claim, type ClaimSet, type Without } from "../../stats/claim-engine";
 import { atCoverage, type Interval } from "../../stats/intervals";
 import { lookLevel } from "../../stats/adaptive";
 import { fixed as decimals, minusFixed, percent } from "../../stats/format";
@@ -135,16 +135,18 @@ export const claimSet = (items: readonly Item[], margin: number): ClaimSet<YourI
     notDeclared: [],
   });
 
-/** What every judged item is asked, at the profiles' margin: the registry's set and the plan before a run. */
+/** What every judged item is asked: the registry's set (at the profiles' margin) and the plan before a run. */
 const EACH = [{ name: "each judged index", kind: "existing" }] as const;
 export const CLAIMS = claimSet(EACH, YOUR_INDEXES_PROFILES.default.equivalenceMargin);
-export const plan06 = (p: YourIndexesParams): ClaimPlan[] => plan(claimSet(EACH, p.equivalenceMargin), p);
+export const claimsFor = {
+  params: (p: YourIndexesParams) => claimSet(EACH, p.equivalenceMargin),
+  summary: (s: S) => claimSet(s.indexes, s.equivalenceMargin),
+};
 
-/** Every judged item's claims, each with whether it changes without the flagged runs of its two variants. */
-export function checkClaims(s: S): ClaimCheck[] {
-  const set = claimSet(s.indexes, s.equivalenceMargin);
+/** Each claim's sensitivity: the summary without flagged runs, and the flagged runs of its index's two variants. */
+export function withoutFlagged(s: S): (claimId: string) => Without<S> {
   const runs = s.runs.filter(clean);
-  const unflagged: S = {
+  const summary: S = {
     ...s,
     runs,
     indexes: s.indexes.map((x) => ({
@@ -153,28 +155,19 @@ export function checkClaims(s: S): ClaimCheck[] {
       amplification: amplification(runs, x, x.table),
     })),
   };
-  return s.indexes.flatMap((ix) => {
-    const out = s.runs.filter((r) => (r.variant === ix.withVariant || r.variant === ix.withoutVariant) && !clean(r));
-    const flagged = {
-      noun: "run",
-      count: out.length,
-      detail: out.map((r) => `${r.key}: ${r.outlier ? "outlier" : "checkpoint or autovacuum"}`).join(", "),
-      none: "No run of its two variants was flagged (outlier, checkpoint or autovacuum in its window).",
-    };
-    return itemClaims(ix, s.equivalenceMargin).map((c) => judgeOne(set, c.id, s, { summary: unflagged, flagged }));
-  });
+  const byClaim = new Map(s.indexes.flatMap((ix) => itemClaims(ix, s.equivalenceMargin).map((c) => [c.id, ix])));
+  return (id) => {
+    const ix = byClaim.get(id);
+    const out = s.runs.filter((r) => (r.variant === ix?.withVariant || r.variant === ix?.withoutVariant) && !clean(r));
+    const detail = out.map((r) => `${r.key}: ${r.outlier ? "outlier" : "checkpoint or autovacuum"}`).join(", ");
+    const none = "No run of its two variants was flagged (outlier, checkpoint or autovacuum in its window).";
+    return { summary, flagged: { noun: "run", count: out.length, detail, none } };
+  };
 }
 
-/** The claims table's rows for 06: the kind in 06's words (the reader's own run), no seed column. */
-export function claimRows06(claims: readonly ClaimCheck[]): Record<string, string>[] {
-  return claimRows(claims).map(({ seed: _seed, ...row }, i) => ({
-    ...row,
-    kind:
-      claims[i].kind === "direction"
-        ? `direction on this run's own workload: ${claims[i].mechanism ?? ""}`
-        : "the reader's declared margin, decided on this run's own workload",
-  }));
-}
+/** The claims as the table shows them: the lab's questions on the reader's own run, with no seed line. */
+export const asTheLabsQuestions = (claims: readonly ClaimCheck[]): ClaimCheck[] =>
+  claims.map((c) => ({ ...c, seed: "" }));
 
 /** The throughput verdict ("within margin" never follows an interval wholly above 0) and the amplification one. */
 export type Judgement = "costs" | "within margin" | "speeds up" | "inconclusive";

@@ -1,76 +1,64 @@
 /**
- * Notebook 06's experiment (`lab.yourIndexes.*`): what do these indexes cost these writes? The
- * contract's five steps (params, run, summarise, claims, save), then one call per section.
+ * Notebook 06 (`lab.yourIndexes.*`): what do these indexes cost these writes? Rounds of the reader's
+ * workload on each variant (the baseline between every two), a read window after every write run,
+ * and a decision table per judged index.
  */
-import { lookPlan } from "../../stats/adaptive";
-import { YOUR_INDEXES_PROFILES, yourIndexesParams, type YourIndexesParams } from "./params";
-import { register, type Experiment } from "../contract";
-import type { FaultCells } from "../faults";
+import type { ClaimCheck } from "../../stats/claims";
+import { defineExperiment } from "../define";
+import { asTheLabsQuestions, CLAIMS, claimsFor, withoutFlagged } from "./claims";
 import { estimate } from "./eta";
-import { checkClaims, CLAIMS, plan06 } from "./claims";
-import { writeSummaries } from "./present";
-import { run as runRounds, summaryContext, type YourIndexesRun } from "./run";
-import { summarise as summariseTrials, type YourIndexesSummary } from "./summarise";
+import { checkParams, YOUR_INDEXES_PROFILES } from "./params";
+import { decisionRows, indexRows, showSetup } from "./present";
+import { readUnused, runRounds, serverSpec, summariseRun, type YourIndexesRun } from "./rounds";
+import type { YourIndexesTrial } from "./workload/run-trials";
 
-/** The fault matrix's cells: the fault at this notebook's most exposed point, where it is most likely met. */
-const faults: FaultCells = {
-  // The smoke example (two indexes judged, two rounds of B V B V B): 3-s runs, so the fault lands in one.
-  overrides: ["durationSeconds=3"],
-  point: "pgbench",
-  cells: [
-    { fault: "kill-9", target: "embedded", boundSeconds: 30 },
-    { fault: "sigterm", target: "embedded", boundSeconds: 45 },
-  ],
-};
-
-export const experiment: Experiment<YourIndexesParams, YourIndexesRun, YourIndexesSummary> = {
-  profiles: YOUR_INDEXES_PROFILES,
-  params: yourIndexesParams,
-  run: runRounds,
-  summarise: (run) => ({
-    ...summariseTrials(run.trials, summaryContext(run), run.params.durationSeconds, run.params.clients),
-    looks: lookPlan(run.params.repeats, run.params.maxRepeats),
-  }),
-  claims: (summary) => checkClaims(summary),
-  plan: plan06,
-  claimSet: CLAIMS,
-  save: writeSummaries,
-  estimate,
-  faults,
-  id: "06",
+export const experiment = defineExperiment({
   slug: "06-your-indexes",
   title: "Your indexes: what does each one cost your writes?",
-  notebook: "notebooks/06-your-indexes.ipynb",
-};
+  profiles: YOUR_INDEXES_PROFILES,
+  check: checkParams,
+  servers: (p) => [serverSpec(p)],
+  before: readUnused,
+  work: runRounds,
+  summarise: (trials: readonly YourIndexesTrial[], run) => summariseRun(trials, run),
+  claims: CLAIMS,
+  claimsFor,
+  claimsCaption:
+    "Each judged index's three declared claims (two on throughput, one on write amplification), decided on this run",
+  without: (_run, summary) => withoutFlagged(summary),
+  csvRows: indexRows,
+  moreCsv: (s) => ({ "decision.csv": decisionRows(s) }),
+  // The per-second series stay in trials.jsonl; the summary keeps every other figure.
+  toJson: (s) => ({ ...s, runs: s.runs.map(({ series: _s, ...rest }) => rest) }),
+  eta: estimate,
+  // The smoke example (two indexes judged, two rounds of B V B V B) with 3-s runs, so the fault lands in one.
+  faults: {
+    overrides: ["durationSeconds=3"],
+    point: "pgbench",
+    cells: [
+      { fault: "kill-9", target: "embedded", boundSeconds: 30 },
+      { fault: "sigterm", target: "embedded", boundSeconds: 45 },
+    ],
+  },
+});
 
-export const { params, run, summarise, claims, save } = experiment;
+export const { params, run, summarise, claims, save, registered } = experiment;
 
-/** The registry's view of it (lib/experiments/notebooks.ts lists the notebooks). */
-export const registered = register(experiment);
+/** The run header, its failed runs, then what every run was cloned from. */
+export function showRun(r: YourIndexesRun): void {
+  experiment.showRun(r);
+  showSetup(r);
+}
 
-export { serverSpec, type YourIndexesRun, type RunControl } from "./run";
-export type {
-  YourIndexesSummary,
-  IndexSummary,
-  NoiseFloor,
-  RunSummary,
-  VariantSummary,
-  WriteAmplification,
-  ReadEffect,
-  ReadFigures,
-} from "./summarise";
-export { judgeIndex, type AmplificationJudgement, type IndexJudgement, type Judgement } from "./claims";
-export { decide, costText, slowdownText, DECISIONS, type Decision, type DecisionKind } from "./decision";
+export const showClaims = (checks: readonly ClaimCheck[]): void => experiment.showClaims(asTheLabsQuestions(checks));
+
+export type { YourIndexesRun } from "./rounds";
+export type { YourIndexesSummary } from "./summarise";
 export {
-  showRun,
   showIndexTable,
   showDecisionTable,
-  decisionRows,
   showCharts,
-  showClaims,
   showExplanation,
   showSourceUsage,
   showStopped,
-  indexRows,
 } from "./present";
-export { costRanking, tpsByRound, perSecond, readSlowdowns } from "./charts";

@@ -5,22 +5,20 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { TARGET_CHOICES, type TargetChoice } from "../../targets/select";
+import type { LimitParams } from "../define";
 import { writtenIndexNames } from "./workload/variants";
 import { redactText } from "../../targets/uri";
-import { withProfile, type ProfileName } from "../../params/profiles";
+import type { ProfileName } from "../../params/profiles";
 import {
   clientsAndThreads,
+  nonNegativeNumber,
   oneOf,
   ParameterError,
   positiveInteger,
-  rejectUnknownKeys,
   repeatsWithCap,
 } from "../../params/validate";
 
-export interface YourIndexesParams {
-  /** Where the lab's server runs: auto = docker if a daemon answers, else embedded; or external. */
-  readonly target: TargetChoice;
+export interface YourIndexesParams extends LimitParams {
   /** A SQL file with the tables and their current indexes (`pg_dump --schema-only` output is accepted). */
   readonly schema: string;
   /** A SQL file that fills the tables, run by psql with `-v scale=<scale>` (`:scale` in it); "" with sampleFrom. */
@@ -100,10 +98,6 @@ export interface YourIndexesParams {
   readonly maxWalSizeGB: number;
   /** checkpoint_timeout, minutes. */
   readonly checkpointTimeoutMin: number;
-  /** CPU and memory limits of a docker server. */
-  readonly cpus: number;
-  /** Memory limit of a docker server, GiB. */
-  readonly memoryGiB: number;
 }
 
 const EXAMPLE = "data/examples/your-indexes";
@@ -116,8 +110,6 @@ const BASE = {
   sampleRows: 10_000,
   workload: [`${EXAMPLE}/new-order.sql@3`, `${EXAMPLE}/fulfil.sql@7`],
   reads: [`${EXAMPLE}/order-history.sql`],
-  // One second: a read script's latency is paired per round like the writes' throughput, and a
-  // second of an 8-client pgbench holds hundreds to thousands of transactions of a lookup.
   readSeconds: 1,
   candidates: ["CREATE INDEX orders_created_at_idx ON orders (created_at)"],
   existing: "all",
@@ -125,14 +117,8 @@ const BASE = {
   minStatsDays: 7,
   groups: {},
   oneAtATime: "auto",
-  // ±5 %: a capacity-planning question, the same on every profile and every machine. A write path
-  // that loses a twentieth of its throughput to one index is one a capacity plan has to count (a
-  // server run at 80 % of its write capacity keeps 25 % headroom; an index costing 5 % takes a fifth
-  // of it); below that an index's write cost is smaller than the headroom such plans keep anyway,
-  // and the question becomes what it buys on the read side. It is the reader's question, not this
-  // machine's noise: the report shows the run's measured noise floor beside it (a baseline run
-  // against its baseline neighbours), and an interval wider than the band is inconclusive rather
-  // than widened to fit.
+  // ±5 %: a capacity-planning question, the same on every profile and machine, never this machine's
+  // noise (docs/your-indexes.md, "The parameters", says why).
   equivalenceMargin: 0.05,
   synchronousCommit: "off",
   maintenanceWorkMemMB: 256,
@@ -157,13 +143,10 @@ export const YOUR_INDEXES_PROFILES: Readonly<Record<ProfileName, YourIndexesPara
     sharedBuffersMB: 128,
     memoryGiB: 2,
   },
-  // Every secondary index of the example and one candidate, one at a time (the baseline between every
-  // two variants), each run followed by the read script's window; the budget counts both. Eight rounds:
-  // the median's interval is then the 2nd to 7th paired cost, so one run disturbed by other load does
-  // not set it (at five it is the whole range); eleven, the next n at which it narrows, while an index
-  // is undecided and the budget reaches them. Runs of 2 s: the pairs decide, and eight rounds of 5-s
-  // runs do not fit. Eight clients: on two cores shared with other work they keep the larger share of
-  // the CPU, which narrows the paired costs.
+  // Every secondary index of the example and one candidate, one at a time. Eight rounds: the median's
+  // interval is then the 2nd to 7th paired cost, so one disturbed run does not set it; eleven, the next
+  // n at which it narrows. Runs of 2 s, so that eight rounds fit; eight clients keep the larger share of
+  // two shared cores (docs/your-indexes.md, "The profiles").
   default: {
     ...BASE,
     scale: 1,
@@ -190,8 +173,6 @@ export const YOUR_INDEXES_PROFILES: Readonly<Record<ProfileName, YourIndexesPara
     memoryGiB: 8,
   },
 };
-
-const KNOWN = Object.keys(YOUR_INDEXES_PROFILES.default);
 
 /** The project's root (build/lib/experiments/your-indexes → four up), where the example's paths start. */
 const ROOT = path.resolve(__dirname, "..", "..", "..", "..");
@@ -248,12 +229,6 @@ function uriHasPassword(uri: string): boolean {
   }
 }
 
-function nonNegative(name: string, value: unknown): number {
-  if (typeof value !== "number" || !Number.isFinite(value) || value < 0)
-    throw new ParameterError(`${name} must be a number ≥ 0, got ${JSON.stringify(value)}`);
-  return value;
-}
-
 function fraction(name: string, value: unknown, max: number): number {
   if (typeof value !== "number" || !Number.isFinite(value) || value <= 0 || value > max)
     throw new ParameterError(`${name} must be a number > 0 and ≤ ${max}, got ${JSON.stringify(value)}`);
@@ -292,14 +267,8 @@ function checkedGroups(
   return out;
 }
 
-/** A profile's values with the reader's overrides, checked: a ParameterError before anything starts. */
-export const yourIndexesParams = (profile: string, overrides: Partial<YourIndexesParams> = {}): YourIndexesParams => {
-  rejectUnknownKeys("06-your-indexes", overrides, KNOWN);
-  return checked(withProfile(YOUR_INDEXES_PROFILES, profile, overrides), overrides);
-};
-
-/** Every value of a resolved profile checked; `overrides` says which the reader gave. */
-function checked(p: YourIndexesParams, overrides: Partial<YourIndexesParams>): YourIndexesParams {
+/** Every value of a profile merged with the reader's overrides, checked (target, cpus, memoryGiB: the base). */
+export function checkParams(p: YourIndexesParams, overrides: Partial<YourIndexesParams>): YourIndexesParams {
   const sampleFrom = typeof p.sampleFrom === "string" ? p.sampleFrom.trim() : undefined;
   if (sampleFrom === undefined)
     throw new ParameterError(`sampleFrom must be a URI or "", got ${JSON.stringify(p.sampleFrom)}`);
@@ -357,11 +326,10 @@ function checked(p: YourIndexesParams, overrides: Partial<YourIndexesParams>): Y
   const { repeats, maxRepeats } = repeatsWithCap(p, overrides);
   const { clients, threads } = clientsAndThreads(p);
   const sharedBuffersMB = positiveInteger("sharedBuffersMB", p.sharedBuffersMB);
-  const memoryGiB = positiveInteger("memoryGiB", p.memoryGiB);
-  if (sharedBuffersMB >= memoryGiB * 1024)
-    throw new ParameterError(`sharedBuffersMB (${sharedBuffersMB}) must be below memoryGiB (${memoryGiB} GiB)`);
+  if (sharedBuffersMB >= p.memoryGiB * 1024)
+    throw new ParameterError(`sharedBuffersMB (${sharedBuffersMB}) must be below memoryGiB (${p.memoryGiB} GiB)`);
   return {
-    target: oneOf("target", p.target, TARGET_CHOICES),
+    ...p,
     schema: resolveInputFile("schema", p.schema),
     data,
     scale: fraction("scale", p.scale, 10_000),
@@ -375,7 +343,7 @@ function checked(p: YourIndexesParams, overrides: Partial<YourIndexesParams>): Y
     durationSeconds: positiveInteger("durationSeconds", p.durationSeconds),
     candidates,
     existing,
-    minStatsDays: nonNegative("minStatsDays", p.minStatsDays),
+    minStatsDays: nonNegativeNumber("minStatsDays", p.minStatsDays),
     groups,
     oneAtATime: oneOf("oneAtATime", p.oneAtATime, ["auto", "always", "never"] as const),
     repeats,
@@ -387,7 +355,5 @@ function checked(p: YourIndexesParams, overrides: Partial<YourIndexesParams>): Y
     maintenanceWorkMemMB: positiveInteger("maintenanceWorkMemMB", p.maintenanceWorkMemMB),
     maxWalSizeGB: positiveInteger("maxWalSizeGB", p.maxWalSizeGB),
     checkpointTimeoutMin: positiveInteger("checkpointTimeoutMin", p.checkpointTimeoutMin),
-    cpus: positiveInteger("cpus", p.cpus),
-    memoryGiB,
   };
 }

@@ -1,16 +1,12 @@
 /** What notebook 06 shows, one call per section. */
-import { stringify } from "csv-stringify/sync";
 import { escapeHtml, show } from "../../display/output";
 import { plot } from "../../display/plotly";
-import { showRunHeader } from "../../display/run-header";
 import { showTable, type Row } from "../../display/table";
-import { RunStore } from "../../results/run-store";
-import type { ClaimCheck } from "../../stats/claims";
 import { intervalLabel, OUTLIER_RULE } from "../../stats/intervals";
-import { because, claimRows06, judgeIndex } from "./claims";
+import { because, judgeIndex } from "./claims";
 import { costRanking, perSecond, readSlowdowns, tpsByRound } from "./charts";
 import { costText, slowdownText } from "./decision";
-import { NOTEBOOK, type YourIndexesRun } from "./run";
+import type { YourIndexesRun } from "./rounds";
 import type { YourIndexesSummary } from "./summarise";
 import { percent } from "../../stats/format";
 
@@ -23,8 +19,8 @@ const signedPct = (x: number | undefined) => (x === undefined ? "" : `${x >= 0 ?
 const diff = (x: { with?: number; without?: number }) =>
   x.with !== undefined && x.without !== undefined ? x.with - x.without : undefined;
 
-export function showRun(run: YourIndexesRun): void {
-  showRunHeader(run.metadata, run.directory);
+/** What every run was cloned from: the loaded data, the variants, the workload and read scripts as checked. */
+export function showSetup(run: YourIndexesRun): void {
   const t = run.template;
   showTable(
     Object.entries(t.rows).map(([table, rows]) => ({
@@ -85,8 +81,6 @@ export function showRun(run: YourIndexesRun): void {
         .join(""),
     );
   }
-  const failed = run.trials.flatMap((x) => (x.status === "failed" ? [{ run: x.key, error: x.error }] : []));
-  if (failed.length) showTable(failed, { caption: `${failed.length} run(s) failed` });
 }
 
 /** The per-index table: the verdict, its interval, and the counters that explain it. */
@@ -237,13 +231,6 @@ export function showCharts(s: YourIndexesSummary): void {
   plot(perSecond(s));
 }
 
-export function showClaims(claims: readonly ClaimCheck[]): void {
-  showTable(claimRows06(claims), {
-    caption:
-      "Each judged index's three declared claims (two on throughput, one on write amplification), decided on this run",
-  });
-}
-
 /** Why: one sentence per index from this run's counters, and the counters per variant. */
 export function showExplanation(s: YourIndexesSummary): void {
   show().html(
@@ -291,18 +278,6 @@ export function showSourceUsage(s: YourIndexesSummary, run: YourIndexesRun): voi
     }),
     { caption: `pg_stat_user_indexes on ${run.source.source}, ${since}` },
   );
-}
-
-export function writeSummaries(run: YourIndexesRun, s: YourIndexesSummary, claims: readonly ClaimCheck[]): string[] {
-  const store = RunStore.open({ notebook: NOTEBOOK, params: run.params, resumeId: run.runId });
-  // The per-second series stay in trials.jsonl; the summary keeps every other figure.
-  const runs = s.runs.map(({ series: _s, ...rest }) => rest);
-  const csv = stringify(indexRows(s), { header: true });
-  return [
-    store.writeSummary("summary.json", { summary: { ...s, runs }, claims }),
-    store.writeSummary("summary.csv", csv),
-    store.writeSummary("decision.csv", stringify(decisionRows(s), { header: true })),
-  ];
 }
 
 export function showStopped(run: YourIndexesRun): void {

@@ -1,10 +1,7 @@
 /**
- * Notebook 06's figures from the raw runs: per run TPS, latency percentiles, WAL and B-tree records
- * per transaction (pg_walinspect), the HOT share of each table's updates; per variant the medians;
- * per judged index the write-throughput cost paired per round (the variant with the index and the
- * one without ran in the same round) with the exact interval of its median, and its write
- * amplification (WAL bytes, B-tree inserts per transaction, HOT share of its table's updates)
- * paired the same way, each with its interval; the baseline's own neighbour spread (the noise floor).
+ * Notebook 06's figures from the raw runs: per run, per variant (medians), and per judged index its
+ * write-throughput cost and write amplification, each paired per round with the exact interval of
+ * its median; and the baseline's own neighbour spread (the noise floor).
  */
 import type { LookPlan } from "../../stats/adaptive";
 import { quantile } from "simple-statistics";
@@ -34,9 +31,8 @@ export interface RunSummary extends PgbenchFigures {
   readonly position?: number;
   readonly series: readonly SeriesPoint[];
   readonly walBytesPerTx?: number;
-  /** MEASURED from the run's WAL: Btree INSERT_LEAF + INSERT_POST + SPLIT_L + SPLIT_R records per transaction. */
+  /** Btree INSERT_LEAF + INSERT_POST + SPLIT_L + SPLIT_R records per transaction in the WAL (splits: SPLIT_*). */
   readonly btreeInsertsPerTx?: number;
-  /** Btree SPLIT_L + SPLIT_R records per transaction. */
   readonly btreeSplitsPerTx?: number;
   readonly tables: Readonly<Record<string, TableWrites>>;
   readonly checkpoints: number;
@@ -45,15 +41,13 @@ export interface RunSummary extends PgbenchFigures {
   readonly disturbed: boolean;
   /** TPS far from the variant's other runs (OUTLIER_RULE). */
   readonly outlier: boolean;
-  /** Per read script run after this write run: its latency (p50, else the mean) and the index scans it made. */
   readonly reads?: Readonly<Record<string, ReadFigures>>;
 }
 
+/** A read run: median latency, ms (the mean where the log was lost), and idx_scan by `<table>.<index>`. */
 export interface ReadFigures {
-  /** Median latency of a transaction, ms (the mean where the transaction log was lost). */
   readonly latencyMs: number;
   readonly tps: number;
-  /** `<table>.<index>` → idx_scan during the read run. */
   readonly indexScans: Readonly<Record<string, number>>;
 }
 
@@ -70,16 +64,14 @@ export interface VariantSummary {
   readonly hotShare: Readonly<Record<string, number>>;
 }
 
-/** What the context of a summary needs from the run: the variants' indexes, the scripts' UPDATEs, the source. */
+/** What a summary needs from the run: the variants' indexes as built, the scripts' UPDATEs, the source. */
 export interface SummaryContext {
   readonly judged: readonly Judged[];
-  /** Per variant id: its indexes (with sizes) as built. */
   readonly indexes: ReadonlyMap<string, readonly IndexInfo[]>;
   readonly updates: readonly UpdateStatement[];
   readonly sourceUsage?: readonly SourceIndexUsage[];
   readonly statsReset?: string;
   readonly equivalenceMargin: number;
-  /** The read scripts' names, in order. */
   readonly readScripts?: readonly string[];
 }
 
@@ -87,7 +79,6 @@ export interface IndexSummary {
   readonly id: string;
   readonly name: string;
   readonly kind: Judged["kind"];
-  /** A set's indexes. */
   readonly members?: readonly string[];
   /** The table whose HOT share is counted (a set's: its most-updated table). */
   readonly table?: string;
@@ -97,9 +88,8 @@ export interface IndexSummary {
   readonly withoutVariant: string;
   /** Rounds in which both variants finished. */
   readonly pairs: number;
-  /** Write-throughput cost, 1 − TPS with ÷ TPS without, per round (against the flanking baseline runs). */
+  /** 1 − TPS with ÷ TPS without, per round (against the flanking baseline runs); and without flagged runs. */
   readonly cost?: Interval;
-  /** The same without the flagged runs (outliers, checkpoint or autovacuum inside) on either side. */
   readonly costWithoutFlagged?: Interval;
   /** Median over rounds of p50 (p99) with ÷ without, − 1. */
   readonly p50Change?: number;
@@ -109,32 +99,26 @@ export interface IndexSummary {
   readonly btreeSplitsPerTx: { readonly with?: number; readonly without?: number };
   /** HOT share of the table's updates with and without the index (runs pooled per variant). */
   readonly hotShare: { readonly with?: number; readonly without?: number };
-  /**
-   * Write amplification, paired per round like the cost (with − without, the variant's run against
-   * the mean of the baseline runs around it), each with the exact interval of its median.
-   */
+  /** Write amplification, with − without, paired per round like the cost. */
   readonly amplification: WriteAmplification;
-  /** Rows of the table the workload inserted, updated, deleted over the variant-with runs. */
+  /** Rows of the table the workload wrote over the variant-with runs. */
   readonly tableWrites?: TableWrites;
   /** The scripts' UPDATEs of the index's table that set a column the index reads. */
   readonly hotStatements: readonly { readonly statement: UpdateStatement; readonly columns: readonly string[] }[];
   readonly bytes?: number;
-  /** On the sampleFrom source: scans of the index there (and since when they count). */
+  /** On the sampleFrom source: scans of the index there. */
   readonly source?: SourceIndexUsage;
-  /** The indexes this row adds over its without-variant (a set's members, a candidate's name as built). */
+  /** The indexes this row adds over its without-variant. */
   readonly indexNames: readonly string[];
-  /** What its absence does to each read script (empty without `reads`). */
   readonly reads: readonly ReadEffect[];
-  /** The plain line of the decision table, from the write cost and the read effects above. */
+  /** The decision table's plain line, from the write cost and the read effects. */
   readonly decision: Decision;
 }
 
+/** Per transaction: WAL bytes and B-tree leaf inserts added; the HOT share of its table's updates lost. */
 export interface WriteAmplification {
-  /** WAL bytes per transaction added by the index. */
   readonly walBytesPerTx?: Interval;
-  /** B-tree leaf inserts (and splits) per transaction added, counted in the WAL. */
   readonly btreeInsertsPerTx?: Interval;
-  /** The HOT share of its table's updates lost: without − with (0.6 = 60 points); absent without updates. */
   readonly hotShareLost?: Interval;
 }
 
@@ -151,13 +135,13 @@ export interface NoiseFloor {
   readonly q75: number;
   readonly p05: number;
   readonly p95: number;
-  /** The median over rounds of the round's median pseudo-cost, with its exact interval: a null index's. */
+  /** The median over rounds of the round's median pseudo-cost: a null index's interval. */
   readonly interval?: Interval;
 }
 
 export interface YourIndexesSummary {
   readonly durationSeconds: number;
-  /** The adaptive design's looks (stats/adaptive `lookPlan`): every verdict is decided at its per-look coverage. */
+  /** The adaptive design's looks: every verdict is decided at its per-look coverage. */
   readonly looks?: LookPlan;
   readonly clients: number;
   readonly equivalenceMargin: number;
@@ -167,7 +151,6 @@ export interface YourIndexesSummary {
   readonly indexes: readonly IndexSummary[];
   readonly failed: readonly { readonly key: string; readonly error: string }[];
   readonly statsReset?: string;
-  /** The read scripts run after every write run ([] without `reads`). */
   readonly readScripts: readonly string[];
   /** Read runs that gave no figures (their write runs stand). */
   readonly failedReads: readonly { readonly key: string; readonly script: string; readonly error: string }[];

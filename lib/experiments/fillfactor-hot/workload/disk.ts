@@ -1,15 +1,12 @@
 /**
- * 07's data directory at its peak: one table at the lowest fillfactor run, every row updated once
- * (a second version of each, on the page or off it), its two B-trees doubled by a non-HOT pass,
- * and WAL up to the default max_wal_size, plus the pass's WAL, held until counted (WalWindows): at
- * most a full-page image of every page (heap and both indexes once) and ~100 B a row's record. One
- * table exists at a time (each trial drops the last).
+ * 07's peak: one table at the lowest fillfactor, every row updated once, its B-trees doubled by a
+ * non-HOT pass, WAL up to max_wal_size plus the held pass's, at most a full-page image a page.
  */
 import type { FillfactorHotParams } from "../params";
 import { plannedRoom } from "./page-model";
 import { bytesText, type DiskNeed } from "../../../targets/disk-need";
 
-/** A bigint B-tree built by sort holds ~ 20 B a row (16-byte tuple, 4-byte line pointer, 90 % full). */
+/** Sorted build: 16-byte tuple, 4-byte line pointer, 90 % full. */
 const INDEX_ROW_BYTES = 20;
 const MAX_WAL_BYTES = 2 ** 30;
 const BASE_BYTES = 200 * 2 ** 20;

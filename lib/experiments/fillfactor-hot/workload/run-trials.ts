@@ -1,9 +1,4 @@
-/**
- * How a trial of 07 is run: a fresh table at the trial's fillfactor, loaded, indexed, vacuumed and
- * checkpointed (untimed), the room of its pages measured, then one UPDATE pass over every row in id
- * ranges of `batchRows` (each range one statement and one transaction, timed with hrtime), with the
- * counters read around the pass.
- */
+/** A trial of 07: a fresh table, untimed setup, then one UPDATE pass in id ranges of `batchRows`, timed. */
 import type { RunStore, TrialRecord } from "../../../results/run-store";
 import { orderSeed, seededShuffle } from "../../../stats/order";
 import { counterDelta } from "../../../stats/counters";
@@ -15,17 +10,10 @@ import type { HotTable } from "./table";
 
 export interface FillfactorHotCondition {
   readonly fillfactor: number;
-  /** The column the pass changes: `counter` (in no index) or `k` (indexed). */
   readonly column: UpdatedColumn;
 }
 
-/**
- * Where an ok trial's wall outside its timed pass went, seconds (the run's time account sums them by
- * name): the table's load and index builds, the VACUUM, the CHECKPOINT (with the autovacuum wait), the room's
- * pgstattuple, the counters read around the pass, and the pass's WAL records counted; with the
- * latter, at once, the next trial's table loaded (`nextLoadSeconds`: its own record then has no
- * `loadSeconds`).
- */
+/** Summed by name in the run's time account; the next trial's load runs during the WAL count. */
 export interface TrialPhases {
   readonly loadSeconds?: number;
   readonly nextLoadSeconds?: number;
@@ -56,11 +44,7 @@ export interface TrialPlanOptions {
   readonly seed: number;
 }
 
-/**
- * Rounds of every condition (fillfactor × column), each round in an order of its own drawn from the
- * run's seed: slow drift (WAL growth, the machine's other load) then lands on all conditions alike,
- * and the paired statistics compare conditions of the same round.
- */
+/** Each round in an order of its own from the run's seed, so drift lands on all conditions alike. */
 export function planTrials(o: TrialPlanOptions): PlannedTrial[] {
   const conditions = o.fillfactors.flatMap((fillfactor) => o.columns.map((column) => ({ fillfactor, column })));
   const plan: PlannedTrial[] = [];
@@ -76,7 +60,6 @@ export interface TrialSize {
   readonly batchRows: number;
 }
 
-/** Runs one trial on a fresh table; returns its record (status "ok"), or throws. */
 export async function runTrial(
   table: HotTable,
   planned: PlannedTrial,
@@ -86,8 +69,7 @@ export async function runTrial(
 ): Promise<FillfactorHotTrial> {
   const startedAt = new Date().toISOString();
   const { fillfactor, column } = planned.condition;
-  // The previous trial loaded this one's table while it counted its WAL: the same statements on the
-  // same server, and nothing but a wait between them and this trial's VACUUM and CHECKPOINT.
+  // Loaded by the previous trial while it counted its WAL: nothing but a wait lies between.
   const loadedBefore = table.takeLoaded(fillfactor, size.rows, size.padBytes);
   const loadSeconds =
     loadedBefore === undefined ? await table.recreate(fillfactor, size.rows, size.padBytes) : undefined;
@@ -113,8 +95,7 @@ export async function runTrial(
   const after = await table.counters();
   countersSeconds += since(t);
   if (updated !== size.rows) throw new Error(`the pass updated ${updated} rows of ${size.rows}`);
-  // The counters are read: from here this trial reads only the WAL it held, so the next trial's
-  // table (a fresh one, the old one dropped) is loaded meanwhile on the loader's own session.
+  // From here this trial reads only its held WAL, so the next table loads on the loader's session.
   t = process.hrtime.bigint();
   const [records, nextLoadSeconds] = await Promise.all([
     table.walRecords(before["wal.lsn"], after["wal.lsn"]).finally(() => (walRecordsSeconds = since(t))),
@@ -160,13 +141,9 @@ export interface RunOptions {
   readonly signal?: AbortSignal;
 }
 
-/**
- * Runs the plan through `runTrials` (resume, watchdog, failure record, store) on one table
- * adapter, reopened after a failure (its connection may be dead).
- */
+/** The adapter is reopened after a failure: its connection may be dead. */
 export async function runPlan(options: RunOptions): Promise<FillfactorHotTrial[]> {
   let table: HotTable | undefined;
-  // The trial after `planned` that this run will run (a resumed run skips those already on disk).
   const finished = options.store.finishedKeys();
   const todo = options.plan.filter((p) => !finished.has(p.key));
   const nextToRun = (planned: PlannedTrial) => {

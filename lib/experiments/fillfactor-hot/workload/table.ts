@@ -1,8 +1,3 @@
-/**
- * PostgreSQL side of notebook 07: a fresh table per trial at the trial's fillfactor, loaded and
- * indexed the same way every time, vacuumed and checkpointed so each pass starts from the same
- * state, then one UPDATE pass over every row in id ranges; the counters that say what the pass did.
- */
 import type { Client } from "pg";
 import { WalWindows } from "../../../engines/postgres/wal-records";
 import type { ConnectionInfo } from "../../../targets/types";
@@ -23,7 +18,7 @@ import {
 import { BLOCK_BYTES } from "./page-model";
 
 export const TABLE = "hot_rows";
-/** The table's two B-trees: the primary key and the index on k (the column an indexed UPDATE changes). */
+/** k: the column an indexed UPDATE changes. */
 export const INDEXES = [`${TABLE}_pkey`, `${TABLE}_k_idx`] as const;
 
 const UPDATE_TEXT: Readonly<Record<UpdatedColumn, string>> = {
@@ -33,23 +28,18 @@ const UPDATE_TEXT: Readonly<Record<UpdatedColumn, string>> = {
 
 export class HotTable {
   private constructor(
-    /** Setup and counters. */
     private readonly setup: Client,
-    /** The timed statements. */
     private readonly writer: Client,
-    /** The table's load and index builds: on a session of its own, so it can run while `setup` counts a pass's WAL. */
+    /** A session of its own, so it can run while `setup` counts a pass's WAL. */
     private readonly loader: Client,
   ) {
     this.wal = new WalWindows(setup);
   }
 
-  /** The table as the last `recreate` left it, until a trial takes it (`takeLoaded`). */
   private loaded: { readonly shape: string; readonly seconds: number } | undefined;
 
-  /** pgstattuple and pg_walinspect where the server has them (contrib: embedded and docker do). */
   private pgstattuple = false;
   private walinspect = false;
-  /** Each timed window's WAL, held until counted (WalWindows). */
   private readonly wal: WalWindows;
 
   static async open(connection: ConnectionInfo): Promise<HotTable> {
@@ -70,10 +60,8 @@ export class HotTable {
   }
 
   /**
-   * A fresh table at `fillfactor`, loaded with `rows` rows in id order (so an id range is a run of
-   * pages), its two indexes built after the load (the same compact B-trees at every fillfactor).
-   * Autovacuum is off for it: a vacuum inside the pass would prune old versions and change what the
-   * pass finds, and the VACUUM below sets hint bits and the visibility map the same way each time.
+   * Id order, so an id range is a run of pages; indexes after the load, the same compact B-trees at
+   * every fillfactor. Autovacuum off: a vacuum inside the pass would prune old versions.
    */
   async recreate(fillfactor: number, rows: number, padBytes: number): Promise<number> {
     const t0 = process.hrtime.bigint();
@@ -89,8 +77,7 @@ export class HotTable {
       `CREATE TABLE ${TABLE} (id bigint NOT NULL, k bigint NOT NULL, counter bigint NOT NULL, pad text NOT NULL) ` +
         `WITH (fillfactor = ${fillfactor}, autovacuum_enabled = false)`,
     );
-    // k: the ids scattered ((id · 7919) mod rows), so the k index is not in the heap's order and an
-    // indexed UPDATE inserts its entries all over that B-tree, as a real secondary key would.
+    // k scattered ((id · 7919) mod rows): an indexed UPDATE inserts all over its B-tree, as a real key would.
     await this.loader.query(
       `INSERT INTO ${TABLE} SELECT g, (g * 7919) % $1, 0, repeat('x', $2) FROM generate_series(1, $1::bigint) g`,
       [rows, padBytes],
@@ -102,20 +89,14 @@ export class HotTable {
     return seconds;
   }
 
-  /**
-   * The seconds of the load that left the table freshly loaded at this shape, if one did and no
-   * trial has taken it yet (then it is the taker's: a second take finds nothing).
-   */
+  /** A second take finds nothing. */
   takeLoaded(fillfactor: number, rows: number, padBytes: number): number | undefined {
     const loaded = this.loaded;
     this.loaded = undefined;
     return loaded?.shape === shapeOf(fillfactor, rows, padBytes) ? loaded.seconds : undefined;
   }
 
-  /**
-   * The same state before every pass: vacuumed and analysed, checkpointed, no autovacuum worker
-   * running. Returns the seconds of the VACUUM and of the rest (CHECKPOINT, the wait, the WAL hold).
-   */
+  /** The same state before every pass; returns the seconds of the VACUUM and of the rest. */
   async quiesce(): Promise<{ vacuumSeconds: number; checkpointSeconds: number }> {
     this.loaded = undefined;
     const t0 = process.hrtime.bigint();
@@ -129,11 +110,7 @@ export class HotTable {
     return { vacuumSeconds: Number(t1 - t0) / 1e9, checkpointSeconds: Number(t2 - t1) / 1e9 };
   }
 
-  /**
-   * The loaded pages' room, measured: pgstattuple's tuple and free-space totals over the heap's
-   * pages (else the average pg_column_size of a row and the page count, with the free space left
-   * after the rows' versions and line pointers).
-   */
+  /** pgstattuple where available, else pg_column_size and the page count. */
   async room(): Promise<Counters<RoomLevel>> {
     const { rows } = await this.setup.query<{ pages: number; tuples: number; tuple_bytes: number; free: number }>(
       this.pgstattuple
@@ -155,8 +132,6 @@ export class HotTable {
     };
   }
 
-  /** One statement of the pass: every row with id in [from, to], one transaction. */
-  /** The pass's first statement changes the table: it is no longer freshly loaded. */
   async updateRange(column: UpdatedColumn, from: number, to: number): Promise<number> {
     this.loaded = undefined;
     const result = await this.writer.query({ name: `hot_${column}`, text: UPDATE_TEXT[column], values: [from, to] });
@@ -170,7 +145,6 @@ export class HotTable {
     return countersFrom(rows, isPassCounterKey, "07 PostgreSQL counters");
   }
 
-  /** WAL records by type between two `wal.lsn` values (bytes since 0/0), or undefined without pg_walinspect. */
   async walRecords(from: number | undefined, to: number | undefined): Promise<Counters<WalRecordKey> | undefined> {
     if (!this.walinspect || from === undefined || to === undefined || to <= from) return undefined;
     const rows = await this.wal.count(from, to);
@@ -183,7 +157,6 @@ export class HotTable {
   }
 }
 
-/** Each counter's value and where it comes from (t: the table's row counters). */
 const COUNTER_SQL: Readonly<Record<PassCounter, readonly [value: string, from: string]>> = {
   "table.n_tup_upd": ["n_tup_upd::text", "FROM t"],
   "table.n_tup_hot_upd": ["n_tup_hot_upd::text", "FROM t"],
@@ -206,7 +179,7 @@ UNION ALL SELECT 'bytes.index.' || indexrelname, pg_relation_size(indexrelid)::t
 
 const shapeOf = (fillfactor: number, rows: number, padBytes: number) => `${fillfactor}/${rows}/${padBytes}`;
 
-/** CREATE EXTENSION where allowed; false (and the figures it gives are measured another way or left out) where not. */
+/** False where not allowed: its figures are then measured another way or left out. */
 async function tryExtension(client: Client, name: string): Promise<boolean> {
   try {
     await client.query(`CREATE EXTENSION IF NOT EXISTS ${name}`);

@@ -1,8 +1,6 @@
 /**
- * The counters notebook 01 records, by engine. The adapters read them (postgres-table.ts: one SQL
- * expression per name, in a record over these names, so the SQL and the names cannot drift apart;
- * lib/engines/mongodb/counters.ts: one serverStatus path per name) and the summary reads them by these names.
- * In a file of their own because engine.ts, which both adapters import, names their union.
+ * The counters 01 records, by engine: the adapters read them (one SQL expression or serverStatus
+ * path per name) and the summary reads them by these names. Apart from engine.ts, which names their union.
  */
 import { keyGuard } from "../../../stats/counters";
 

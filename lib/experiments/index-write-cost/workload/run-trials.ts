@@ -24,22 +24,13 @@ export interface IndexWriteCondition {
 /** Its counters are its engine adapter's (counter-keys.ts). */
 export type IndexWriteTrial = TrialRecord<IndexWriteCondition, IndexWriteCounterKey> & TrialPhases;
 
-/**
- * Where an ok trial's wall outside its timed batches went, seconds (the run's time account sums them
- * by name): the machine's speed probe, the table's (collection's) recreation, its load (update
- * trials), the index builds, the quiescing (PostgreSQL: CHECKPOINT and the autovacuum wait), the
- * counters read around the batches, the window's WAL counted.
- */
+/** Where an ok trial's wall outside its timed batches went, seconds (the run's time account sums them by name). */
 export interface TrialPhases {
   readonly speedSeconds?: number;
   readonly recreateSeconds?: number;
   readonly loadSeconds?: number;
   readonly indexSeconds?: number;
-  /**
-   * The next trial's table set up (recreated, loaded, indexed) while this trial's WAL was counted,
-   * where the engine can (its own session for it); that trial's record then has no recreate, load
-   * or index seconds.
-   */
+  /** The next trial's table set up while this one's WAL was counted (that trial then records no setup). */
   readonly nextSetupSeconds?: number;
   readonly quiesceSeconds?: number;
   readonly countersSeconds?: number;
@@ -47,6 +38,12 @@ export interface TrialPhases {
 }
 
 const since = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e9;
+/** `f`'s result and its seconds. */
+async function timed<T>(f: () => Promise<T> | T): Promise<[T, number]> {
+  const t0 = process.hrtime.bigint();
+  const result = await f();
+  return [result, since(t0)];
+}
 
 export interface TrialPlanOptions {
   readonly engines: readonly Engine[];
@@ -128,18 +125,12 @@ export async function runTrial(
 ): Promise<IndexWriteTrial> {
   const startedAt = new Date().toISOString();
   const { condition } = planned;
-  let t = process.hrtime.bigint();
-  const speed = await db.speed?.(`repeat ${planned.repeat}`);
-  const speedSeconds = since(t);
+  const [speed, speedSeconds] = await timed(() => db.speed?.(`repeat ${planned.repeat}`));
   // The trial before set this table up while it counted its WAL (the same statements, on the same
   // server; nothing ran on the table since): else it is set up now.
   const setUp = ahead?.take(db, planned, dataset) ? undefined : await setUpTable(db, planned, dataset);
-  t = process.hrtime.bigint();
-  await db.quiesce?.();
-  const quiesceSeconds = since(t);
-  t = process.hrtime.bigint();
-  const before = await db.counters();
-  let countersSeconds = since(t);
+  const [, quiesceSeconds] = await timed(() => db.quiesce?.());
+  const [before, beforeSeconds] = await timed(() => db.counters());
   const unitMs: number[] = [];
   for (const [start, end] of batchRanges(dataset.rows, batchSize)) {
     signal?.throwIfAborted();
@@ -148,12 +139,11 @@ export async function runTrial(
     else await db.updateBatch(dataset, condition.operation, start, end);
     unitMs.push(elapsedMs(t0));
   }
-  t = process.hrtime.bigint();
-  const after = await db.counters();
-  countersSeconds += since(t);
+  const [after, afterSeconds] = await timed(() => db.counters());
+  const countersSeconds = beforeSeconds + afterSeconds;
   // The counters are read: from here this trial reads only the WAL it held, so the next trial's
   // table (a fresh one, this one dropped) is set up meanwhile on the adapter's loader session.
-  t = process.hrtime.bigint();
+  const t = process.hrtime.bigint();
   let walRecordsSeconds = 0;
   const [written, nextSetupSeconds] = await Promise.all([
     Promise.resolve(db.writtenBetween?.(before, after)).finally(() => (walRecordsSeconds = since(t))),
@@ -187,15 +177,10 @@ async function setUpTable(
   dataset: Dataset,
 ): Promise<{ recreateSeconds: number; loadSeconds: number; indexSeconds: number }> {
   const { condition } = planned;
-  let t = process.hrtime.bigint();
-  await db.recreate({ fillfactor: condition.fillfactor ?? 100 });
-  const recreateSeconds = since(t);
-  t = process.hrtime.bigint();
-  if (condition.operation !== "insert") await db.load(dataset);
-  const loadSeconds = since(t);
-  t = process.hrtime.bigint();
-  await db.createIndexes(indexedFields(condition.extraIndexes));
-  return { recreateSeconds, loadSeconds, indexSeconds: since(t) };
+  const [, recreateSeconds] = await timed(() => db.recreate({ fillfactor: condition.fillfactor ?? 100 }));
+  const [, loadSeconds] = await timed(() => (condition.operation === "insert" ? undefined : db.load(dataset)));
+  const [, indexSeconds] = await timed(() => db.createIndexes(indexedFields(condition.extraIndexes)));
+  return { recreateSeconds, loadSeconds, indexSeconds };
 }
 
 /** What makes a table: its engine, rows, fillfactor, whether it is loaded, its indexes. */

@@ -1,8 +1,6 @@
 /**
- * The loaded database is built once, as a template, with the indexes of the largest level the disk
- * has room for; each round gets a FILE_COPY clone of it, then its level's indexes (drops or
- * builds). That gives every round the same rows on the same pages, which the seed got by restoring a
- * dump before every round.
+ * The loaded database is built once as a template; each round gets a FILE_COPY clone of it, then
+ * its level's indexes: the same rows on the same pages, as the seed got by restoring a dump.
  */
 import { databasePrefix } from "../../../targets/run-names";
 import type { StartedServer } from "../../../targets/types";
@@ -22,27 +20,22 @@ import {
   type ExtraIndex,
 } from "./schema";
 
-/** A connection to one of the lab's databases on this server. */
 export function withClient<T>(server: StartedServer, database: string, fn: (client: Client) => Promise<T>): Promise<T> {
   return withConnection(server.connection, fn, { database, applicationName: "dblab-admin" });
 }
 
 /** The loaded data's template on this server (under the run's prefix on a shared one). */
 export const templateDatabase = (server: StartedServer): string => `${databasePrefix(server)}_inventory_template`;
-/** The round's clone, the database pgbench runs in. */
 export const runDatabase = (server: StartedServer): string => `${databasePrefix(server)}_inventory_run`;
 
 export interface TemplateInfo {
   readonly shape: DatasetShape;
-  /** Seconds per load step ("products", "stock", …, "vacuum analyze"). */
   readonly loadSeconds: Readonly<Record<string, number>>;
   readonly rows: Readonly<Record<string, number>>;
   readonly databaseBytes: number;
   readonly stockPages: number;
-  /** TABLESAMPLE SYSTEM percentage the transaction uses (see samplePercent). */
   readonly samplePercent: number;
   readonly constraintIndexes: number;
-  /** Whether clones have pg_walinspect (WAL records by type per round), and why not if they do not. */
   readonly walInspect: boolean;
   readonly walInspectError?: string;
 }
@@ -63,7 +56,7 @@ export async function createTemplate(
     const walInspectError = await enableWalInspect(c);
     await c.query(SCHEMA_SQL);
     const loadSeconds: Record<string, number> = {};
-    // A Stop cancels the running load statement on the server (they take tens of seconds each).
+    // A Stop cancels the running load statement on the server.
     await cancellable(server.connection, c, signal, async () => {
       for (const step of loadStatements(shape, seed)) {
         signal?.throwIfAborted();
@@ -101,17 +94,13 @@ export async function createTemplate(
 
 export interface PreparedRound {
   readonly cloneSeconds: number;
-  /** The level whose indexes the template had (disk.ts, planTemplates). */
   readonly templateLevel: number;
-  /** Seconds this round spent building indexes: those of its level above the template's (0 at or below it). */
+  /** Those of its level above the template's (0 at or below it). */
   readonly indexSeconds: number;
-  /** Seconds spent dropping the template's indexes its level lacks (0 at or above the template's level). */
   readonly dropSeconds: number;
-  /** Indexes on the four tables, counted in pg_indexes of the round's database. */
   readonly indexCount: number;
 }
 
-/** Every database this workload makes on its server, as suffixes of its prefix (ServerUses.databases). */
 export const WORKLOAD_DATABASES: readonly string[] = ["inventory_run", "inventory_template"];
 
 async function countIndexes(server: StartedServer, database: string): Promise<number> {
@@ -125,10 +114,7 @@ async function buildIndexes(c: Client, indexes: readonly ExtraIndex[], maintenan
   return (Date.now() - began) / 1000;
 }
 
-/**
- * Builds `level`'s extra indexes into the template, once, before the first round, and checkpoints;
- * returns seconds (0 at CONSTRAINT_INDEXES). A Stop cancels the running statement, as in the load.
- */
+/** Once, before the first round, then a checkpoint. */
 export async function buildTemplateIndexes(
   server: StartedServer,
   level: number,
@@ -147,12 +133,9 @@ export async function buildTemplateIndexes(
 }
 
 /**
- * A fresh clone with `level` indexes for one round; throws if pg_indexes does not count `level`.
- * The clone is of the template, which has the indexes of `templateLevel` (buildTemplateIndexes):
- * a lower level drops the indexes it lacks (the levels nest), a higher one builds the rest; index
- * builds are deterministic on identical data, so either gives the state a build after each clone
- * gave (why not a build every round: docs/over-indexing.md). The round then starts from a clean
- * checkpoint: the clone's, the drops' and the builds' dirty pages are not the run's to write.
+ * The levels nest, so a lower level drops what it lacks, a higher one builds the rest; index builds
+ * are deterministic on identical data (why not a build every round: docs/over-indexing.md). The
+ * clean checkpoint after: the clone's, drops' and builds' dirty pages are not the round's to write.
  */
 export async function prepareRound(
   server: StartedServer,
@@ -177,11 +160,7 @@ export async function prepareRound(
   return { cloneSeconds, templateLevel, indexSeconds, dropSeconds, indexCount };
 }
 
-/**
- * After the load: a CHECKPOINT (the clones would make one anyway), then the bytes of WAL the server
- * keeps on disk (pg_ls_waldir: the load's WAL, recycled, not freed); undefined where the function is
- * not allowed (an external server's role without pg_monitor).
- */
+/** Undefined where pg_ls_waldir is not allowed (a role without pg_monitor). */
 export async function walAfterLoad(server: StartedServer): Promise<number | undefined> {
   return withClient(server, templateDatabase(server), async (c) => {
     await c.query("CHECKPOINT");

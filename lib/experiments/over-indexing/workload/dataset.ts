@@ -7,7 +7,6 @@
 export interface DatasetShape {
   readonly products: number;
   readonly warehouses: number;
-  /** Random (product, warehouse) draws; collisions are dropped, leaving slightly fewer rows. */
   readonly stockDraws: number;
   readonly movements: number;
 }
@@ -29,12 +28,7 @@ export function datasetShape(scale: number): DatasetShape {
   };
 }
 
-/**
- * The load, statement by statement (each is timed on its own). `seed` goes to setseed(), in
- * [-1, 1]; the values follow the seed's generator: names and descriptions numbered, random prices,
- * stock pairs drawn uniformly (≈ Poisson(2.5) warehouses per product), movements 60/30/10 % inbound/
- * outbound/adjustment.
- */
+/** Each statement timed on its own; the values follow the seed's generator. */
 export function loadStatements(shape: DatasetShape, seed: number): { readonly label: string; readonly sql: string }[] {
   return [
     { label: "setseed", sql: `SELECT setseed(${seed})` },
@@ -81,21 +75,15 @@ FROM generate_series(1, ${shape.movements})`,
 export const SEED_SAMPLE_PERCENT = 0.05;
 
 /**
- * TABLESAMPLE SYSTEM picks whole pages; with LIMIT 10 the rows come from the first picked page.
- * On a table much smaller than the seed's, 0.05 % of its pages is often no page at all (then the
- * transaction moves nothing). So the percentage is raised until about `pages` pages are expected
- * (default 20: P(no page) = e^-20); at the seed's size the seed's own 0.05 % stays.
+ * TABLESAMPLE SYSTEM picks whole pages, and 0.05 % of a small table's pages is often none (the
+ * transaction then moves nothing): raised until about `pages` pages are expected.
  */
 export function samplePercent(stockPages: number, pages = 20): number {
   if (stockPages <= 0) return 100;
   return Math.min(100, Math.max(SEED_SAMPLE_PERCENT, (100 * pages) / stockPages));
 }
 
-/**
- * The transaction (a pgbench custom script), in the seed's shape: 10 new products, stock rows for
- * them in 10 random warehouses (ON CONFLICT DO NOTHING), then ~10 sampled stock rows get an inbound
- * movement each and their quantity += 10. One BEGIN … COMMIT.
- */
+/** A pgbench custom script in the seed's shape, one BEGIN … COMMIT. */
 export function transactionScript(warehouses: number, percent: number): string {
   const pct = Number(percent.toPrecision(6));
   return `BEGIN;

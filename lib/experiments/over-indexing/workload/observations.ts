@@ -1,15 +1,9 @@
-/**
- * What the server says about a round: per-table row and block counters, table and index sizes
- * (lib/engines/postgres/table-counters.ts), its WAL by record type (wal-records.ts), and
- * pg_stat_statements per statement of the transaction (calls, time, blocks, WAL).
- */
 import type { Client } from "pg";
 import type { PgTableCounterKey } from "../../../engines/postgres/table-counters";
 
 export { relationSizes, tableCounters as roundCounters } from "../../../engines/postgres/table-counters";
 export { enableWalInspect, type WalRecordStats } from "../../../engines/postgres/wal-records";
 
-/** What a round of 03 records: the whole server's counters and the per-table ones. */
 export type OverIndexingCounterKey = PgTableCounterKey;
 
 export interface StatementStats {
@@ -28,12 +22,11 @@ export interface StatementStats {
   readonly walBytes: number;
 }
 
-/** Clears pg_stat_statements, so a round's rows are that round's alone. */
+/** So that a round's rows are that round's alone. */
 export async function resetStatements(client: Client): Promise<void> {
   await client.query("SELECT pg_stat_statements_reset()");
 }
 
-/** The transaction's statements (BEGIN, the two WITH … statements, COMMIT) in this database. */
 export async function statementStats(client: Client): Promise<StatementStats[]> {
   const { rows } = await client.query<Record<string, string>>(`
     SELECT left(regexp_replace(query, '\\s+', ' ', 'g'), 100) AS query, calls::text, total_exec_time::text AS total,

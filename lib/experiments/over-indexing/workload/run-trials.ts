@@ -1,8 +1,4 @@
-/**
- * One round of seed 002's protocol at one index level: a fresh clone of the loaded data, the
- * level's indexes, a restart, statistics reset, then the inventory transaction under pgbench for a
- * fixed time, with the server's counters, sizes and pg_stat_statements around it.
- */
+/** One round of seed 002's protocol at one index level. */
 import { probeSpeed } from "../../../engines/postgres/speed-probe";
 import type { AutovacuumWait } from "../../../engines/postgres/autovacuum";
 import { timedWindow } from "../../../engines/postgres/timed-window";
@@ -31,7 +27,6 @@ import {
 } from "./observations";
 
 export interface OverIndexingCondition {
-  /** Indexes on the four tables: 7, 14, 21, 28 or 39. */
   readonly level: number;
 }
 
@@ -43,13 +38,11 @@ export type OverIndexingTrial = TrialRecord<OverIndexingCondition, OverIndexingC
   readonly sizesBefore?: Readonly<Record<string, number>>;
   readonly sizesAfter?: Readonly<Record<string, number>>;
   readonly statements?: readonly StatementStats[];
-  /** Position of this round within its repeat (0 = first): the rotation, recorded. */
   readonly order?: number;
-  /** WAL records of the timed window by record type (pg_walinspect); absent where the server lacks it. */
+  /** Absent where the server lacks pg_walinspect. */
   readonly walRecords?: Readonly<Record<string, WalRecordStats>>;
-  /** Other databases that wrote during the round (a shared server): its WAL figures are left out (other-writes.ts). */
+  /** A shared server: its WAL figures are left out (other-writes.ts). */
   readonly walShared?: readonly string[];
-  /** How long the round waited for autovacuum workers to finish before its timed window, and whether they did. */
   readonly autovacuumWait?: AutovacuumWait;
 };
 
@@ -57,14 +50,12 @@ export interface PlannedRound {
   readonly key: string;
   readonly condition: OverIndexingCondition;
   readonly repeat: number;
-  /** Position within the repeat, 0-based. */
   readonly order: number;
 }
 
 /**
- * Rounds outermost: every level once, then again. Repeat r starts r − 1 levels further on (the Latin
- * square of the levels when repeats = levels), so that a shared machine's drift over a repeat does
- * not land on the index count. Deterministic: the plan is its own record (each trial stores `order`).
+ * Repeat r starts r − 1 levels further on (a Latin square), so that a shared machine's drift over
+ * a repeat does not land on the index count. Deterministic: each trial stores `order`.
  */
 export function planRounds(levels: readonly number[], repeats: number): PlannedRound[] {
   const plan: PlannedRound[] = [];
@@ -82,11 +73,8 @@ export interface RoundSettings {
   readonly durationSeconds: number;
   readonly maxTries: number;
   readonly maintenanceWorkMemMB: number;
-  /** The transaction script (see transactionScript). */
   readonly script: string;
-  /** Whether the run database has pg_walinspect (WAL records by type per round). */
   readonly walInspect?: boolean;
-  /** The level whose indexes the template has (disk.ts, planTemplates; buildTemplateIndexes). */
   readonly templateLevel: number;
 }
 
@@ -108,7 +96,6 @@ export interface RunRoundsOptions {
   readonly onNote?: (note: string) => void;
 }
 
-/** Runs the plan through `runTrials` (resume, watchdog, failure record, store), one round at a time. */
 export async function runRounds(o: RunRoundsOptions): Promise<OverIndexingTrial[]> {
   return runTrials(o.plan, (planned) => runRound(o, planned), {
     store: o.store,
@@ -139,15 +126,12 @@ async function runRound(o: RunRoundsOptions, planned: PlannedRound): Promise<Ove
     await server.restart();
     restarted = true;
   } catch (error) {
-    // Said once per reason (the run's notes drop a repeat): on an external server every round
-    // fails the same way, and each round's record keeps `restarted: false`.
+    // Said once per reason: on an external server every round fails the same way.
     o.onNote?.(`rounds ran without the restart before them: ${error instanceof Error ? error.message : String(error)}`);
   }
-  // The speed state right before the round; its writes are in its own database and checkpointed below.
   onPhase("write-path speed probe");
   const speed = await probeSpeed(server.connection);
-  // The round's WAL is held until it is counted (timedWindow), else a checkpoint could recycle it
-  // first; the disk estimate (disk.ts) counts two rounds' WAL.
+  // The round's WAL is held until counted (timedWindow), else a checkpoint could recycle it first.
   const window = await timedWindow({
     connection: server.connection,
     database: runDatabase(server),

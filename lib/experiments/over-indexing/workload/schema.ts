@@ -1,8 +1,4 @@
-/**
- * Seed 002's inventory schema (EXPERIMENTS.md §3): four tables whose keys, unique constraints,
- * foreign keys and checks give 7 indexes, and the single-column B-trees added in groups of 7 to
- * reach 14, 21 and 28 indexes, then every remaining non-key column for 39.
- */
+/** Seed 002's inventory schema (EXPERIMENTS.md §3) and the B-trees added to reach 14, 21, 28 and 39 indexes. */
 
 export const TABLES = ["products", "warehouses", "stock", "stock_movements"] as const;
 export type InventoryTable = (typeof TABLES)[number];
@@ -63,9 +59,6 @@ CREATE TABLE stock_movements (
 );
 `;
 
-/**
- * The 7 indexes the constraints create (PK × 4, products.sku, products.sku_number, stock(product_id, warehouse_id)).
- */
 export const CONSTRAINT_INDEXES = 7;
 
 export interface ExtraIndex {
@@ -75,10 +68,7 @@ export interface ExtraIndex {
 
 const ix = (table: InventoryTable, ...columns: string[]): ExtraIndex[] => columns.map((column) => ({ table, column }));
 
-/**
- * The extra single-column indexes, group by group, in the seed's order. Each group takes the
- * schema to the next level: 7 → 14 → 21 → 28 → 39.
- */
+/** In the seed's order. */
 export const INDEX_GROUPS: readonly { readonly level: number; readonly indexes: readonly ExtraIndex[] }[] = [
   {
     level: 14,
@@ -125,15 +115,11 @@ export function indexName(i: ExtraIndex): string {
   return `idx_${i.table}_${i.column}`;
 }
 
-/** The extra indexes a level adds on top of the constraints' 7. */
 export function extraIndexesFor(level: number): ExtraIndex[] {
   return indexesBetween(CONSTRAINT_INDEXES, level);
 }
 
-/**
- * The extra indexes a level has past `from` (the groups of levels above `from`, up to `to`): what a
- * round builds on a template of level `from`, or drops from one of level `to` to reach `from`.
- */
+/** What a round builds on a template of level `from`, or drops from one of level `to`. */
 export function indexesBetween(from: number, to: number): ExtraIndex[] {
   for (const level of [from, to]) {
     if (!(INDEX_LEVELS as readonly number[]).includes(level)) {
@@ -147,5 +133,4 @@ export function createIndexSql(i: ExtraIndex): string {
   return `CREATE INDEX ${indexName(i)} ON ${i.table} (${i.column})`;
 }
 
-/** Counts the indexes of the four tables, as the check that a level is what it claims. */
 export const COUNT_INDEXES_SQL = `SELECT count(*)::int AS n FROM pg_indexes WHERE schemaname = 'public' AND tablename IN ('products', 'warehouses', 'stock', 'stock_movements')`;

@@ -1,8 +1,7 @@
 /**
- * Who waits on what, a few times a second: every client session of the run database from
- * pg_stat_activity (state, wait event, the pids blocking it, the lock it waits for from pg_locks)
- * and the phase of any index build from pg_stat_progress_create_index. One round trip per sample,
- * from its own session, so the sampler never queues behind the locks it observes.
+ * Who waits on what, a few times a second, from pg_stat_activity, pg_locks and
+ * pg_stat_progress_create_index: one round trip per sample from its own session, so the sampler
+ * never queues behind the locks it observes.
  */
 import { Client } from "pg";
 import type { ConnectionInfo } from "../../../targets/types";
@@ -14,14 +13,12 @@ export interface SessionSample {
   readonly pid: number;
   readonly app: string;
   readonly state: string | null;
-  /** wait_event_type and wait_event; null while running on CPU. */
+  /** Null while running on CPU. */
   readonly waitType: string | null;
   readonly wait: string | null;
-  /** pg_blocking_pids(): who holds or queues ahead for the lock this session wants. */
   readonly blockedBy: readonly number[];
-  /** The ungranted lock, e.g. "relation pgbench_accounts RowExclusiveLock". */
   readonly lock: string | null;
-  /** The statement, whitespace collapsed, first 60 characters. */
+  /** Whitespace collapsed, first 60 characters. */
   readonly query: string;
 }
 
@@ -67,7 +64,7 @@ export class ActivitySampler {
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
   private stopped = false;
-  /** What ended sampling early (a query that failed, the connection lost): stop() throws it. */
+  /** stop() throws it. */
   error?: unknown;
 
   private constructor(
@@ -77,7 +74,7 @@ export class ActivitySampler {
 
   static async start(connection: ConnectionInfo, intervalMs: number): Promise<ActivitySampler> {
     const client = new Client(postgresClientConfig(connection, { applicationName: "dblab-sampler" }));
-    // A lost connection between samples ends sampling with that error (stop() throws it): the run's failure path.
+    // A lost connection ends sampling with that error: the run's failure path.
     let lost: Error | undefined;
     const started: { sampler?: ActivitySampler } = {};
     handleErrors(client, "activity sampler", (error) => {
@@ -113,7 +110,6 @@ export class ActivitySampler {
       });
   }
 
-  /** Stops sampling and returns every sample, oldest first. */
   async stop(): Promise<ActivitySample[]> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);

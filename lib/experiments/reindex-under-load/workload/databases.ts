@@ -1,7 +1,6 @@
 /**
- * Identical starting state for every run: pgbench's tables are generated once into a template
- * database, and each run gets a fresh copy (`CREATE DATABASE … TEMPLATE … STRATEGY FILE_COPY`),
- * which is what the seed's `pgbench -i` before every run achieved, in seconds instead of a minute.
+ * pgbench's tables are generated once into a template and each run gets a FILE_COPY clone: the
+ * seed's `pgbench -i` before every run, in seconds instead of a minute.
  */
 import type { Client } from "pg";
 import { withClient } from "../../../engines/postgres/connect";
@@ -10,15 +9,12 @@ import { databasePrefix } from "../../../targets/run-names";
 import type { StartedServer } from "../../../targets/types";
 import { initPgbench, type InitResult, type PgbenchRunner } from "../../../workloads/pgbench";
 
-/** pgbench's generated tables, copied for every run (under the run's prefix on a shared server). */
 export const templateDatabase = (server: StartedServer): string => `${databasePrefix(server)}_pgbench_template`;
-/** The run's copy, the database pgbench and the REINDEX run in. */
 export const runDatabase = (server: StartedServer): string => `${databasePrefix(server)}_pgbench_run`;
 
 /** The three primary keys the seed reindexed, in the order it named the tables. */
 export const PGBENCH_PRIMARY_KEYS = ["pgbench_accounts_pkey", "pgbench_branches_pkey", "pgbench_tellers_pkey"] as const;
 
-/** A connection to the server's default database (or `database`) as the lab's admin session. */
 export function withAdmin<T>(server: StartedServer, fn: (client: Client) => Promise<T>, database?: string): Promise<T> {
   return withClient(server.connection, fn, { database, applicationName: "dblab-admin" });
 }
@@ -28,11 +24,10 @@ export interface TemplateInfo {
   readonly databaseBytes: number;
   readonly accountsRows: number;
   readonly indexBytes: Readonly<Record<string, number>>;
-  /** pg_stat_statements is available in the run databases (the server preloads it). */
   readonly statements: boolean;
 }
 
-/** Creates the template with `pgbench -i` and freezes it against connections (it is only copied). */
+/** Frozen against connections: it is only copied. */
 export async function createTemplate(
   server: StartedServer,
   scale: number,
@@ -70,12 +65,11 @@ export async function createTemplate(
   );
 }
 
-/** A fresh run database copied from the template, from a clean checkpoint as after the seed's init and restart. */
+/** From a clean checkpoint, as after the seed's init and restart. */
 export function cloneRunDatabase(server: StartedServer): Promise<number> {
   return cloneDatabase(server.connection, templateDatabase(server), runDatabase(server), { checkpoint: true });
 }
 
-/** Every database this workload makes on its server, as suffixes of its prefix (ServerUses.databases). */
 export const WORKLOAD_DATABASES: readonly string[] = ["pgbench_run", "pgbench_template"];
 
 export async function dropDatabases(server: StartedServer): Promise<void> {

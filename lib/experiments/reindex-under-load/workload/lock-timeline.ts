@@ -1,8 +1,4 @@
-/**
- * From activity samples to what a reader needs: when pgbench's sessions were blocked on a lock
- * (intervals on the wall clock), by whom, on which lock, what they waited on otherwise, and the
- * phases an index build went through.
- */
+/** From activity samples: when pgbench's sessions were blocked on a lock, by whom, and the index build's phases. */
 import { median } from "simple-statistics";
 import type { ActivitySample, SessionSample } from "./activity-sampler";
 
@@ -11,7 +7,6 @@ export interface BlockedInterval {
   readonly endMs: number;
   /** Most sessions waiting on a lock at once in the interval. */
   readonly maxSessions: number;
-  /** The lock waited for most often, e.g. "relation pgbench_accounts RowExclusiveLock". */
   readonly lock: string | null;
 }
 
@@ -24,33 +19,26 @@ export interface IndexBuildPhase {
 
 export interface LockTimeline {
   readonly samples: number;
-  /** Median spacing of the samples, ms. */
   readonly intervalMs: number;
   readonly intervals: readonly BlockedInterval[];
-  /** Sum of the intervals, s: at least one pgbench session was blocked (see isBlocked). */
+  /** At least one pgbench session was blocked (see isBlocked), s. */
   readonly blockedSeconds: number;
-  /** Time every pgbench session was blocked at once (throughput was zero), s. */
+  /** Every pgbench session blocked at once (throughput zero), s. */
   readonly allBlockedSeconds: number;
-  /** Session-seconds spent waiting on locks: Σ over samples of (sessions waiting × spacing), s. */
+  /** Σ over samples of (sessions waiting × spacing), s. */
   readonly lockWaitSessionSeconds: number;
-  /** Time a pgbench session waited on a lock held or queued by the REINDEX session, s. */
+  /** Waiting on a lock the REINDEX session holds or queues for, s. */
   readonly blockedByReindexSeconds: number;
-  /** Share of pgbench session-samples per wait ("CPU", "Lock:relation", "Client:ClientRead", …). */
   readonly waitShares: Readonly<Record<string, number>>;
-  /** Share of the REINDEX session's samples per wait while it ran. */
   readonly reindexWaitShares: Readonly<Record<string, number>>;
-  /** Ungranted locks of blocked pgbench sessions, counted over samples. */
   readonly locks: Readonly<Record<string, number>>;
   readonly phases: readonly IndexBuildPhase[];
-  /** Per sample: pgbench sessions, and how many were blocked (for the timeline chart). */
   readonly perSample: readonly { readonly t: number; readonly sessions: number; readonly lockWaiting: number }[];
 }
 
 /**
  * Blocked = waiting for a table or index lock, or for anything the REINDEX session holds or queues
- * ahead for. Row locks between pgbench's own clients (transactionid/tuple: two transactions
- * updating the same branch row) are ordinary contention, present in the baseline too, and show
- * in the wait shares instead.
+ * for. Row locks between pgbench's own clients are ordinary contention, in the baseline too.
  */
 export function isBlocked(s: SessionSample, reindexPid?: number): boolean {
   if (s.waitType !== "Lock") return false;
@@ -71,10 +59,6 @@ function shares(counts: Map<string, number>): Record<string, number> {
 
 const bump = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
 
-/**
- * `clientApp` is the application_name of the load's sessions ("pgbench"); `reindexPid` the
- * REINDEX session's backend, when there was one.
- */
 export function lockTimeline(
   samples: readonly ActivitySample[],
   clientApp = "pgbench",

@@ -1,7 +1,6 @@
 /**
- * One run of seed 003's protocol: a fresh copy of pgbench's tables, a restart, then pgbench's
- * TPC-B-like load for a fixed time, with (or without) a REINDEX of the three primary keys from
- * another session at a chosen second, while a sampler records who waits on what.
+ * One run of seed 003's protocol: a fresh copy of pgbench's tables, a restart, then the load with
+ * (or without) a REINDEX from another session, while a sampler records who waits on what.
  */
 import type { Client } from "pg";
 import { waitForAutovacuumIdle } from "../../../engines/postgres/autovacuum";
@@ -27,7 +26,7 @@ import { ignored } from "../../../runtime/debug";
 /** The series' bucket, ms: fine enough for the lost share of a window of a second or two. */
 const WINDOW_BUCKET_MS = 100;
 
-/** The runs of one set: the seed's two, and REINDEX CONCURRENTLY (the seed's suggested remedy). */
+/** CONCURRENTLY is the seed's suggested remedy. */
 export const REINDEX_MODES = ["baseline", "reindex", "concurrently"] as const;
 export type ReindexMode = (typeof REINDEX_MODES)[number];
 
@@ -39,31 +38,23 @@ export interface ReindexCondition {
 export type ReindexTrial = TrialRecord<ReindexCondition, ReindexCounterKey> & {
   readonly pgbench?: PgbenchRunResult;
   readonly reindex?: ReindexTiming;
-  /** The samples, condensed (intervals, waits, phases); the raw samples follow. */
   readonly timeline?: LockTimeline;
   readonly samples?: readonly ActivitySample[];
-  /** Seconds to copy the template into the run database. */
   readonly cloneSeconds?: number;
   readonly restarted?: boolean;
-  /** Waiting for autovacuum workers to finish before the load started; idle false when it timed out. */
   readonly autovacuumWait?: { readonly idle: boolean; readonly waitedMs: number };
-  /** pg_stat_statements over the run: the accounts UPDATE's calls and mean time inside the server. */
   readonly updateAccountsServer?: { readonly calls: number; readonly meanMs: number };
 };
 
 export interface PlannedRun {
   readonly key: string;
   readonly condition: ReindexCondition;
-  /** The set it belongs to (= condition.set): what a trial record calls its repeat. */
+  /** What a trial record calls its repeat. */
   readonly repeat: number;
-  /** Place in its set's (rotated) order, from 0. Recorded in the trial. */
   readonly position: number;
 }
 
-/**
- * Sets outermost; set 1 runs the modes in the given order (the seed's: baseline first), each later
- * set starts one mode further on, so that TPS drifting from run to run does not fall on one mode.
- */
+/** Each set starts one mode further on, so that TPS drifting from run to run does not fall on one mode. */
 export function planRuns(sets: number, modes: readonly ReindexMode[]): PlannedRun[] {
   const plan: PlannedRun[] = [];
   for (let set = 1; set <= sets; set++) {
@@ -84,12 +75,9 @@ export interface RunSettings {
   readonly restartBetweenRuns: boolean;
 }
 
-/** pg_stat_user_tables' columns read per pgbench table, named as the columns. */
 const TABLE_COUNTERS = ["n_tup_ins", "n_tup_upd", "n_tup_hot_upd", "autovacuum_count", "autoanalyze_count"] as const;
 type TableCounter = (typeof TABLE_COUNTERS)[number];
-/** The table and index names are pgbench's (pgbench_accounts, pgbench_accounts_pkey, …). */
 type TableCounterKey = `table.${string}.${TableCounter}` | `size.index.${string}`;
-/** What a trial of 04 records: the whole server's counters, and per pgbench table and index. */
 export type ReindexCounterKey = PgServerCounterKey | TableCounterKey;
 
 const isTableCounterKey = keyGuard<TableCounterKey>(
@@ -112,7 +100,6 @@ async function snapshot(client: Client): Promise<Counters<ReindexCounterKey>> {
   return { ...server, ...countersFrom(rows, isTableCounterKey, "04 table counters") };
 }
 
-/** pgbench's `UPDATE pgbench_accounts …` as pg_stat_statements saw it in this database. */
 async function updateAccountsStatement(client: Client): Promise<{ calls: number; meanMs: number } | undefined> {
   const { rows } = await client.query<{ calls: string; ms: string }>(
     `SELECT sum(calls)::text AS calls, sum(total_exec_time)::text AS ms FROM pg_stat_statements
@@ -139,8 +126,7 @@ export async function runTrial(
   const startedAt = new Date().toISOString();
   const cloneSeconds = await cloneRunDatabase(server);
   const restarted = await restartIfAsked(server, s, hooks, planned.key);
-  // The machine's speed state right before this run: 04 (2)'s between-run figure needs it (its
-  // decided figure is within-run), and the run header shows its spread over the sets.
+  // 04 (2)'s between-run figure needs the speed state right before this run.
   const speed = server.engine === "postgresql" ? await probeSpeed(server.connection) : undefined;
   const connection = { ...server.connection, database: runDatabase(server) };
   return withAdmin(
@@ -148,10 +134,9 @@ export async function runTrial(
     async (admin) => {
       // The restart's shutdown checkpoint leaves no dirty buffers behind; without one, checkpoint here.
       if (!restarted) await admin.query("CHECKPOINT");
-      // pgbench updates branches and tellers thousands of times a run: a worker started on them by
-      // the previous run must not run on into this one (a late one is counted in the window).
+      // A worker started on branches/tellers by the previous run must not run on into this one.
       const autovacuumWait = await waitForAutovacuumIdle(admin);
-      // Cleared right before the load, so its figures are this run's alone; absent without the library.
+      // Cleared right before the load, so its figures are this run's alone.
       const statements = await admin.query("SELECT pg_stat_statements_reset()").then(
         () => true,
         () => false,
@@ -207,7 +192,7 @@ export async function runTrial(
         condition: planned.condition,
         repeat: planned.condition.set,
         position: planned.position,
-        // A failed REINDEX fails the run: its time is not a result (pgbench's own timestamps stay in the record).
+        // A failed REINDEX's time is not a result.
         ...(reindex?.error
           ? { status: "failed" as const, error: reindex.error }
           : { status: "ok" as const, seconds: (pgbench.finishedAtMs - pgbench.startedAtMs) / 1000 }),
@@ -242,7 +227,6 @@ export interface RunPlanOptions {
   readonly onNote?: (note: string) => void;
 }
 
-/** Runs the plan through `runTrials` (resume, watchdog, failure record, store), one run at a time. */
 export async function runPlan(o: RunPlanOptions): Promise<ReindexTrial[]> {
   return runTrials(
     o.plan,
@@ -256,7 +240,6 @@ export async function runPlan(o: RunPlanOptions): Promise<ReindexTrial[]> {
       store: o.store,
       signal: o.signal,
       watch: (planned) => ({ engine: "postgresql", what: `run ${planned.key} (pgbench with REINDEX)` }),
-      // Counted within this part of the plan: the caller places the part in the whole run.
       onProgress: ({ done, total, skipped, last, next }) => o.onRun?.(done - skipped, total - skipped, next, last),
     },
   );
@@ -264,7 +247,6 @@ export async function runPlan(o: RunPlanOptions): Promise<ReindexTrial[]> {
 
 /** The calibration rebuild: what a plain REINDEX of the three keys took on a fresh clone, no load. */
 export interface RebuildCalibration {
-  /** All three statements, s; and the accounts key alone. */
   readonly seconds: number;
   readonly accountsSeconds?: number;
   readonly cloneSeconds: number;
@@ -272,10 +254,7 @@ export interface RebuildCalibration {
   readonly at: string;
 }
 
-/**
- * The restart a run gets before it (the seed restarted between runs), when asked; a server that
- * cannot restart (an external one) is noted and the run goes on from its cache as it is.
- */
+/** The seed restarted between runs; a server that cannot restart is noted and the run goes on. */
 async function restartIfAsked(
   server: StartedServer,
   s: Pick<RunSettings, "restartBetweenRuns">,
@@ -293,10 +272,8 @@ async function restartIfAsked(
 }
 
 /**
- * Times a plain REINDEX of the three primary keys on a fresh clone after the same restart a run
- * gets, without load. Under a plain REINDEX pgbench's clients stand blocked on the accounts table,
- * so the rebuild in a run has the machine to itself as here: the calibration gives the stall a run
- * will see, before the runs.
+ * Under a plain REINDEX pgbench's clients stand blocked, so a run's rebuild has the machine to
+ * itself as here: the calibration gives the stall a run will see, before the runs.
  */
 export async function calibrateRebuild(
   server: StartedServer,

@@ -1,7 +1,4 @@
-/**
- * The REINDEX's stall as a share of the run: the quantity seed 003's TPS drop follows from, and how
- * a run reaches the seed's share on a machine whose rebuild takes another number of seconds.
- */
+/** The REINDEX's stall as a share of the run: what seed 003's TPS drop follows from, and how a run reaches it here. */
 import fs from "node:fs";
 import path from "node:path";
 import { publishedFigures } from "../../../results/reference";
@@ -10,7 +7,7 @@ import type { RebuildCalibration } from "./run-trials";
 /** The seed's runs: pgbench -c 2 -T 30. */
 const SEED_CLIENTS = 2;
 
-/** The seed's stall share per set: added UPDATE latency × transactions ÷ clients (all blocked) ÷ the run. */
+/** Added UPDATE latency × transactions ÷ clients (all blocked) ÷ the run. */
 export function seedStallShares(): number[] {
   const figures = publishedFigures("reindex_impact");
   const value = (series: string, set: string) => figures.find((f) => f.series === series && f.condition === set)?.value;
@@ -27,14 +24,10 @@ export function seedStallShares(): number[] {
 /** Set 1's share: the set whose -r output the seed's text quotes first. */
 export const SEED_STALL_SHARE = Math.round((seedStallShares()[0] ?? 0.25) * 1000) / 1000;
 
-/** Shortest and longest run the calibration may choose, s (the series needs load around the window). */
+/** The series needs load around the window. */
 export const RUN_LENGTH_BOUNDS = [6, 60] as const;
 
-/**
- * The run length that gives `share` for a plain REINDEX measured at `rebuildSeconds`, and the
- * REINDEX's start at the same fraction of the run as the planned start is of the planned length
- * (whole seconds for the run, as pgbench -T takes; a tenth of a second for the start).
- */
+/** The REINDEX starts at the same fraction of the run as the planned start is of the planned length. */
 export function runLengthFor(
   rebuildSeconds: number,
   share: number,
@@ -49,7 +42,7 @@ export function runLengthFor(
   return { durationSeconds, reindexStartSeconds: Math.max(0.5, Math.round(durationSeconds * fraction * 10) / 10) };
 }
 
-/** The run length a calibration rebuild chose, kept beside the trials so that a resume runs at it. */
+/** Kept beside the trials, so that a resume runs at it. */
 export interface RunLengthCalibration extends RebuildCalibration {
   readonly stallShare: number;
   readonly durationSeconds: number;
@@ -58,7 +51,6 @@ export interface RunLengthCalibration extends RebuildCalibration {
 
 export const CALIBRATION_FILE = "calibration.json";
 
-/** A resumed run keeps the run length its first part chose (its trials ran at it). */
 export function storedCalibration(directory: string): RunLengthCalibration | undefined {
   const file = path.join(directory, CALIBRATION_FILE);
   if (!fs.existsSync(file)) return undefined;

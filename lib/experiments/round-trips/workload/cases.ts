@@ -1,7 +1,4 @@
-/**
- * The seed's cases (reference repository yy-at-here/psql_update, sql/*.sql), as statement streams:
- * every statement is one round trip, sent only after the previous one answered, as psql -f does.
- */
+/** The seed's cases (yy-at-here/psql_update, sql/*.sql): one round trip per statement, as psql -f sends them. */
 
 export const CASES = [
   "select1",
@@ -16,64 +13,48 @@ export type CaseId = (typeof CASES)[number];
 
 export interface CaseInfo {
   readonly label: string;
-  /** The reference repository's SQL file. */
   readonly seedFile: string;
-  /** Round trips for n statements' worth of work. */
   roundTrips(n: number): number;
-  /** Transactions that write (and so wait for a WAL flush) for n statements. */
-  commits(n: number): number;
   /** Whether the case changes rows (the table is reset before it). */
   readonly writes: boolean;
 }
 
 export const CASE_INFO: Readonly<Record<CaseId, CaseInfo>> = {
-  select1: {
-    label: "SELECT 1 ×N (round trip)",
-    seedFile: "roundtrip.sql",
-    roundTrips: (n) => n,
-    commits: () => 0,
-    writes: false,
-  },
+  select1: { label: "SELECT 1 ×N (round trip)", seedFile: "roundtrip.sql", roundTrips: (n) => n, writes: false },
   update_autocommit: {
     label: "UPDATE ×N, autocommit",
     seedFile: "update_10000_without_tx.sql",
     roundTrips: (n) => n,
-    commits: (n) => n,
     writes: true,
   },
   update_one_transaction: {
     label: "UPDATE ×N in one transaction",
     seedFile: "update_10000_with_tx.sql",
     roundTrips: (n) => n + 2,
-    commits: () => 1,
     writes: true,
   },
   update_each_transaction: {
     label: "BEGIN/UPDATE/COMMIT ×N",
     seedFile: "update_10000_each_tx.sql",
     roundTrips: (n) => 3 * n,
-    commits: (n) => n,
     writes: true,
   },
   prepared_autocommit: {
     label: "PREPARE + EXECUTE ×N, autocommit",
     seedFile: "update_10000_without_tx_prepare.sql",
     roundTrips: (n) => n + 1,
-    commits: (n) => n,
     writes: true,
   },
   prepared_one_transaction: {
     label: "PREPARE + EXECUTE ×N in one transaction",
     seedFile: "update_10000_with_tx_prepare.sql",
     roundTrips: (n) => n + 3,
-    commits: () => 1,
     writes: true,
   },
   bulk_update: {
     label: "one UPDATE … WHERE id IN (1..N)",
     seedFile: "bulk_update.sql",
     roundTrips: () => 1,
-    commits: () => 1,
     writes: true,
   },
 };

@@ -1,8 +1,6 @@
 /**
- * The seed's table and data (reference repository, initdb/seed_updates.sql): 10,000 accounts, a
- * status that is 'suspended' for every 5th id, 'active' for other even ids, 'inactive' otherwise,
- * and an index on status, so an UPDATE of status touches an indexed column. The balance, random in
- * the seed, is a fixed function of the id here so every trial starts from the same bytes.
+ * The seed's table and data (initdb/seed_updates.sql), status indexed; the balance, random in the
+ * seed, is a function of the id here so every trial starts from the same bytes.
  */
 import type { Client } from "pg";
 
@@ -37,10 +35,7 @@ export function changedRows(n: number): number {
   return changed;
 }
 
-/**
- * Recreates the seed's starting state: every trial updates the same mix of rows (the seed reran
- * its files on an already-updated table, where all but the first run changed nothing). Untimed.
- */
+/** Recreates the seed's starting state, so every trial updates the same mix of rows. Untimed. */
 export async function resetTable(client: Client, rows: number): Promise<void> {
   await client.query(CREATE);
   await client.query("TRUNCATE benchmark_accounts RESTART IDENTITY");

@@ -1,8 +1,4 @@
-/**
- * What the primary knows about its standbys (pg_stat_replication): state, sync state, and the
- * write/flush/replay lag of recent WAL — the time between flushing WAL locally and hearing that a
- * standby wrote/flushed/applied it, i.e. the standby's share of a synchronous commit.
- */
+/** pg_stat_replication's view of the standbys: the write/flush/replay lags are their share of a synchronous commit. */
 import type { Client } from "pg";
 import { median } from "simple-statistics";
 import { ignored } from "../../../runtime/debug";
@@ -43,7 +39,7 @@ export async function standbyStates(admin: Client): Promise<StandbyState[]> {
   }));
 }
 
-/** Waits until every standby has replayed all WAL written so far (so replay does not overlap a timed phase). */
+/** Waits until every standby has replayed all WAL so far: no replay overlaps a timed phase. */
 export async function waitForReplay(admin: Client, timeoutMs = 60_000): Promise<void> {
   const { rows } = await admin.query<{ lsn: string }>("SELECT pg_current_wal_lsn()::text AS lsn");
   const lsn = rows[0].lsn;
@@ -61,9 +57,8 @@ export async function waitForReplay(admin: Client, timeoutMs = 60_000): Promise<
 
 export interface LagSummary {
   readonly samples: number;
-  /** Samples in which at least one standby showed a flush lag (the others found them idle: NULL). */
+  /** Samples in which a standby showed a flush lag (others found them idle). */
   readonly caught?: number;
-  /** Medians over the samples, per standby. */
   readonly perStandby: Readonly<
     Record<
       string,
@@ -76,18 +71,7 @@ export interface LagSummary {
   readonly quorumReplayLagMs: number | null;
 }
 
-/**
- * Samples pg_stat_replication every `intervalMs` on its own connection while a phase runs.
- *
- * The lag columns are a gauge, not a counter: once a standby reports twice in a row that it has
- * replayed everything, the walsender clears them to NULL until the next WAL arrives. Between two
- * commits of a phase that happens often, and after the phase it happens at once. Measured here
- * (2-core Xeon, standbys 0.6 ms away, 60 autocommit UPDATEs, ≈ 90 ms): sampled every 3 ms, 6 of 32
- * samples were NULL for both standbys, in one stretch of 18 ms; sampled every 100 ms (the first
- * version), the phase ended before the first tick, so only the look after it counted, and that was
- * NULL in 1 of 4 runs on a loaded machine (a CI run failed on it). Every 10 ms gives a 90 ms phase
- * about nine looks for the cost of one small query per 10 ms on a separate connection.
- */
+/** Samples pg_stat_replication's lag gauges during a phase, often enough to catch them (docs/claims-and-regimes.md). */
 export class LagSampler {
   private readonly samples: StandbyState[][] = [];
   private timer?: NodeJS.Timeout;

@@ -26,36 +26,22 @@ export type RoundTripCondition =
 
 /** Its counters are the whole server's (serverCounters). */
 export type RoundTripTrial = TrialRecord<RoundTripCondition, PgServerCounterKey> & {
-  /** Round trips the case makes (statements sent). */
   readonly roundTrips?: number;
   readonly statementTimes?: StatementTimes;
-  /** The client link's round trip as calibrated for this environment (median SELECT 1, ms). */
+  /** As calibrated (median SELECT 1 through the links, ms); standby: null without standbys. */
   readonly clientRttMs?: number;
-  /** The standby links' round trip as calibrated (median SELECT 1 through each link, ms); null: no standbys. */
   readonly standbyRttMs?: number | null;
-  /** pg_stat_replication lags sampled during the timed part (quorum environments and the sweep). */
+  /** pg_stat_replication lags sampled during the timed part. */
   readonly lags?: LagSummary;
-  /** The client link's own delivery record during the trial (the proxy measures it; netem not). */
+  /** The proxy's delivery record during the trial (netem has none). */
   readonly link?: LinkStats;
-  /**
-   * True when the trial's round trips crossed a real network to servers on hosts the user named
-   * (05's `hosts`): nothing was emulated, so its outcome is evidence. Absent: as the environment says.
-   */
+  /** Its round trips crossed a real network to hosts the user named (`hosts`). */
   readonly real?: boolean;
-  /**
-   * Position of the trial among its environment's cases (or its sweep level) in this repeat: the rotation, recorded.
-   */
+  /** Its place in this repeat's rotated order. */
   readonly order?: number;
-  /**
-   * The untimed work the run did between the previous trial's record and this trial's start, seconds
-   * by what it was (the client link set for a block of trials, the standbys' start, …): the time
-   * account names the time between trials with it.
-   */
+  /** Untimed work since the previous trial's record, seconds by what it was. */
   readonly beforeSeconds?: Readonly<Record<string, number>>;
-  /**
-   * Of this trial's own untimed part, seconds: its reset (table reload, or CHECKPOINT and SET), the
-   * standbys' replay wait, the counters.
-   */
+  /** Its own untimed parts, seconds. */
   readonly prepareSeconds?: number;
   readonly replayWaitSeconds?: number;
   readonly countersSeconds?: number;

@@ -1,7 +1,4 @@
-/**
- * One timed run of the reader's workload on one variant (`runOne`), the short check of the
- * workload before the rounds (`checkWorkload`), the plan (a Williams design), and the loop that runs a plan.
- */
+/** One timed run of the reader's workload on one variant, the 1-s checks before the rounds, and the plan. */
 import type { OrderedTrial } from "../../../workloads/trials";
 import { probeSpeed } from "../../../engines/postgres/speed-probe";
 import type { AutovacuumWait } from "../../../engines/postgres/autovacuum";
@@ -69,23 +66,12 @@ export interface ReadRun {
 export type PlannedTrial = OrderedTrial<YourIndexesCondition>;
 
 /**
- * Rounds outermost, every variant once per round, and the baseline between every two of them:
- * B V₁ B V₂ … B Vₖ B. Every judged index pairs a variant with the baseline, and each variant's
- * cost is taken against the two baseline runs that flank it (summarise.ts), so a drift of the
- * machine's speed over the round cancels to first order. Measured before it, with each variant
- * paired with the round's one baseline run: in a default run under other load (5 rounds of 7
- * runs of 5 s), the one index whose variant happened to run next to the baseline in 4 of 5
- * rounds had paired costs spread −0.7 to +7.0 %, while an index on a table never written, run up
- * to 6 places away, spread −45 to +26 %.
- *
- * The variants' order follows a Williams design (lib/stats/williams.ts), round r taking row
- * r − 1 (cycling): over k rounds (2k for odd k) every variant runs at every position equally often,
- * and right after every other variant equally often. The second matters here because a variant's
- * earlier flanking baseline ran right after the previous variant: whatever that variant leaves
- * behind (WAL to recycle, dirty pages of the shared cluster, the OS cache) lands on this
- * variant's cost, and the design spreads it over all of them instead of always the same one. A
- * rotation with reversal balances positions only. `from` lets the adaptive design add round
- * `from` alone. Without the baseline (or with nothing else) a round is the variants in that order.
+ * Rounds outermost, the baseline between every two variants (B V₁ B V₂ … B Vₖ B), so each variant's
+ * cost is taken against the two baseline runs that flank it and a drift of the machine's speed
+ * cancels to first order; the variants' order a Williams design, round r taking row r − 1, so what
+ * one variant leaves behind does not always land on the same next one (docs/your-indexes.md, "What
+ * runs, in order"). `from` lets the adaptive design add round `from` alone. Without the baseline (or
+ * with nothing else) a round is the variants in that order.
  */
 export function planRounds(
   variants: readonly string[],
@@ -298,22 +284,6 @@ function scriptFix(said: string): string {
   return `${unsetVariable} Fix the script and start a new run: resuming this one would run the same script again.`;
 }
 
-/**
- * A script's 1-s check that ended without a result: the script's fault (a WorkloadError, not
- * resumable) only when pgbench or the server rejected it; a lost server or a silent pgbench is
- * said as what it is, for the watchdog to explain.
- */
-function checkFailure(script: string, error: unknown): Error {
-  const message = error instanceof Error ? error.message : String(error);
-  if (error instanceof PgbenchError && error.kind === "script")
-    return new WorkloadError(`workload script ${script} was rejected: ${sentence(message)}${scriptFix(message)}`, {
-      cause: error,
-    });
-  if (error instanceof PgbenchError && (error.kind === "connection" || error.kind === "silent"))
-    return new Error(`the 1-s check of workload script ${script} lost the server: ${message}`, { cause: error });
-  return new Error(`the 1-s check of workload script ${script} failed: ${message}`, { cause: error });
-}
-
 export interface WorkloadCheck {
   /** Per script: transactions in the check and the rows it inserted, updated or deleted, per table. */
   readonly scripts: readonly {
@@ -376,11 +346,56 @@ async function oneSecondCheck(
   return { result, written: writtenPerTable(counterDelta(before, after)) };
 }
 
+type ScriptCheck = { readonly name: string; readonly transactions: number; readonly written: Record<string, number> };
+
 /**
- * Each script alone for a second on a clone of the baseline, one client: a script pgbench cannot
- * run fails here with pgbench's own message, and a workload that inserts, updates and deletes
- * nothing is refused — a cost of indexes on writes needs writes.
+ * Each script alone for a second on a clone of the baseline, one client (read scripts in read-only
+ * sessions): one pgbench or the server rejects is refused with their words and what to fix; a lost
+ * server or a silent pgbench is said as what it is, for the watchdog to explain.
  */
+async function checkScripts(
+  server: StartedServer,
+  runner: PgbenchRunner,
+  baseline: string,
+  scripts: readonly PgbenchScript[],
+  defines: TrialSettings["defines"],
+  signal: AbortSignal | undefined,
+  reading: boolean,
+): Promise<ScriptCheck[]> {
+  const Refusal = reading ? ReadScriptError : WorkloadError;
+  const out: ScriptCheck[] = [];
+  for (const script of scripts) {
+    const check = await oneSecondCheck(server, runner, baseline, script, defines, signal, reading);
+    const name = `${reading ? "read" : "workload"} script ${script.name}`;
+    if ("error" in check) {
+      const error = check.error;
+      if (signal?.aborted) throw error;
+      const message = error instanceof Error ? error.message : String(error);
+      if (reading && READ_ONLY_REFUSAL.test(message))
+        throw new ReadScriptError(`${name} writes: ${sentence(message)}${readsFix}`, { cause: error });
+      if (error instanceof PgbenchError && error.kind === "script")
+        throw new Refusal(`${name} was rejected: ${sentence(message)}${scriptFix(message)}`, { cause: error });
+      if (error instanceof PgbenchError && (error.kind === "connection" || error.kind === "silent"))
+        throw new Error(`the 1-s check of ${name} lost the server: ${message}`, { cause: error });
+      throw new Error(`the 1-s check of ${name} failed: ${message}`, { cause: error });
+    }
+    const { result, written } = check;
+    if (result.summary.abortedClients > 0 || result.summary.transactions === 0) {
+      const said = result.messages.join(" · ");
+      if (reading && READ_ONLY_REFUSAL.test(said))
+        throw new ReadScriptError(
+          `${name} writes: the server refused it in a read-only transaction: ${sentence(said)}${readsFix}`,
+        );
+      if (pgbenchFailureKind(result.messages, 2) === "script")
+        throw new Refusal(`${name} was rejected in a 1-s check: ${sentence(said)}${scriptFix(said)}`);
+      throw new Error(`${name} completed no transaction in a 1-s check: ${said || "pgbench said nothing"}`);
+    }
+    out.push({ name: script.name, transactions: result.summary.transactions, written });
+  }
+  return out;
+}
+
+/** The workload's 1-s checks; one that inserts, updates and deletes nothing is refused: a write cost needs writes. */
 export async function checkWorkload(
   server: StartedServer,
   runner: PgbenchRunner,
@@ -388,27 +403,7 @@ export async function checkWorkload(
   settings: Pick<TrialSettings, "scripts" | "defines">,
   signal?: AbortSignal,
 ): Promise<WorkloadCheck> {
-  const scripts: WorkloadCheck["scripts"][number][] = [];
-  for (const script of settings.scripts) {
-    const check = await oneSecondCheck(server, runner, baseline, script, settings.defines, signal);
-    if ("error" in check) {
-      if (signal?.aborted) throw check.error;
-      throw checkFailure(script.name, check.error);
-    }
-    const { result, written } = check;
-    if (result.summary.abortedClients > 0 || result.summary.transactions === 0) {
-      const said = result.messages.join(" · ");
-      const kind = pgbenchFailureKind(result.messages, 2);
-      if (kind === "script")
-        throw new WorkloadError(
-          `workload script ${script.name} was rejected in a 1-s check: ${sentence(said)}${scriptFix(said)}`,
-        );
-      throw new Error(
-        `workload script ${script.name} completed no transaction in a 1-s check: ${said || "pgbench said nothing"}`,
-      );
-    }
-    scripts.push({ name: script.name, transactions: result.summary.transactions, written });
-  }
+  const scripts = await checkScripts(server, runner, baseline, settings.scripts, settings.defines, signal, false);
   const writtenTables = [...new Set(scripts.flatMap((s) => Object.keys(s.written)))].sort();
   if (writtenTables.length === 0) {
     throw new WorkloadError(
@@ -439,10 +434,8 @@ export interface ReadCheck {
 }
 
 /**
- * Each read script alone for a second on a clone of the baseline, one client, in a read-only
- * session: a write is refused by the server ("cannot execute INSERT in a read-only transaction"),
- * and a script that makes its own transactions read-write is caught by the rows it wrote. Either
- * refuses the run before any round, with the server's words.
+ * The read scripts' 1-s checks in read-only sessions: a write is refused by the server, and a script
+ * that makes its own transactions read-write is caught by the rows it wrote.
  */
 export async function checkReads(
   server: StartedServer,
@@ -451,49 +444,14 @@ export async function checkReads(
   settings: { readonly reads: readonly PgbenchScript[]; readonly defines: TrialSettings["defines"] },
   signal?: AbortSignal,
 ): Promise<ReadCheck> {
-  const scripts: ReadCheck["scripts"][number][] = [];
-  for (const script of settings.reads) {
-    const check = await oneSecondCheck(server, runner, baseline, script, settings.defines, signal, true);
-    if ("error" in check) {
-      const error = check.error;
-      if (signal?.aborted) throw error;
-      const message = error instanceof Error ? error.message : String(error);
-      if (READ_ONLY_REFUSAL.test(message))
-        throw new ReadScriptError(`read script ${script.name} writes: ${sentence(message)}${readsFix}`, {
-          cause: error,
-        });
-      if (error instanceof PgbenchError && error.kind === "script")
-        throw new ReadScriptError(
-          `read script ${script.name} was rejected: ${sentence(message)}${scriptFix(message)}`,
-          {
-            cause: error,
-          },
-        );
-      throw new Error(`the 1-s check of read script ${script.name} failed: ${message}`, { cause: error });
-    }
-    const { result, written } = check;
-    if (result.summary.abortedClients > 0 || result.summary.transactions === 0) {
-      const said = result.messages.join(" · ");
-      if (READ_ONLY_REFUSAL.test(said))
-        throw new ReadScriptError(
-          `read script ${script.name} writes: the server refused it in a read-only transaction: ${sentence(said)}${readsFix}`,
-        );
-      if (pgbenchFailureKind(result.messages, 2) === "script")
-        throw new ReadScriptError(
-          `read script ${script.name} was rejected in a 1-s check: ${sentence(said)}${scriptFix(said)}`,
-        );
-      throw new Error(
-        `read script ${script.name} completed no transaction in a 1-s check: ${said || "pgbench said nothing"}`,
-      );
-    }
+  const checked = await checkScripts(server, runner, baseline, settings.reads, settings.defines, signal, true);
+  for (const { name, written } of checked)
     if (Object.keys(written).length)
       throw new ReadScriptError(
-        `read script ${script.name} writes: in its 1-s check it wrote rows (${Object.entries(written)
+        `read script ${name} writes: in its 1-s check it wrote rows (${Object.entries(written)
           .map(([t, n]) => `${t} ${n}`)
           .join(", ")}) although its sessions were read-only, so it makes its transactions read-write ` +
           `(BEGIN READ WRITE or SET transaction_read_only).${readsFix}`,
       );
-    scripts.push({ name: script.name, transactions: result.summary.transactions });
-  }
-  return { scripts };
+  return { scripts: checked.map(({ name, transactions }) => ({ name, transactions })) };
 }

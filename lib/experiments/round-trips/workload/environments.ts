@@ -1,22 +1,17 @@
 /** The environments of notebook 05: where the client sits, and whether commits wait for standbys. */
-import type { EnvironmentId, RoundTripsParams } from "./params";
-import type { EnvironmentKey } from "./workload/trials";
+import type { EnvironmentId, RoundTripsParams } from "../params";
+import type { EnvironmentKey } from "./trials";
 
-/**
- * Whether an environment's round trips and commit waits are this lab's inputs ("emulated": a delay
- * link or emulated standbys), a real server on this machine with nothing added ("loopback"), or a
- * server measured as it is ("real"). Claims that follow from an input are `emulated` verdicts.
- */
+/** Round trips and commit waits: this lab's inputs (emulated), nothing added (loopback), or measured as is (real). */
 export type EnvironmentKind = "loopback" | "emulated" | "real";
 
 export interface EnvironmentInfo {
   readonly label: string;
   readonly kind: EnvironmentKind;
-  /** Quorum environments commit on a primary with two synchronous standbys (ANY 1). */
   readonly quorum: boolean;
-  /** The client round-trip target, ms; null = direct (loopback, nothing added). */
+  /** ms; null: direct. */
   clientTargetMs(p: RoundTripsParams): number | null;
-  /** The seed's environment this one stands for (published-results.csv `condition`). */
+  /** published-results.csv's `condition` this one stands for. */
   readonly seedCondition: "local" | "same_az" | "cross_az" | null;
 }
 

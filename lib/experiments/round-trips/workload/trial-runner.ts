@@ -1,34 +1,25 @@
-/**
- * One trial, start to record: untimed reset, counters before, the timed statement stream, counters
- * after, replication lags sampled during it, the link's own delivery record. A phase's trials are a
- * plan (`caseTrial`, `commitLevelTrial`) run by runTrials, which appends each as soon as it ends.
- */
+/** One trial, start to record; a phase's trials are a plan (`caseTrial`, `commitLevelTrial`) run by runTrials. */
 import type { Client } from "pg";
-import { serverCounters } from "../../engines/postgres/server-counters";
-import type { DelayLink } from "../../network/types";
-import type { RunStore } from "../../results/run-store";
-import { counterDelta } from "../../stats/counters";
-import { CASE_INFO, statements, type CaseId } from "./workload/cases";
-import { resetTable } from "./workload/dataset";
-import { LagSampler, waitForReplay, type LagSummary, type SyncLevel } from "./workload/replication";
-import { timeStatements } from "../../workloads/statement-timing";
-import { trialKey, type EnvironmentKey, type RoundTripCondition, type RoundTripTrial } from "./workload/trials";
-import { runTrials, type PlannedTrial, type TrialProgress } from "../../workloads/trials";
+import { serverCounters } from "../../../engines/postgres/server-counters";
+import type { DelayLink } from "../../../network/types";
+import type { RunStore } from "../../../results/run-store";
+import { counterDelta } from "../../../stats/counters";
+import { CASE_INFO, statements, type CaseId } from "./cases";
+import { resetTable } from "./dataset";
+import { LagSampler, waitForReplay, type LagSummary, type SyncLevel } from "./replication";
+import { timeStatements } from "../../../workloads/statement-timing";
+import { trialKey, type EnvironmentKey, type RoundTripCondition, type RoundTripTrial } from "./trials";
+import { runTrials, type PlannedTrial, type TrialProgress } from "../../../workloads/trials";
 
 export interface TrialContext {
   readonly store: RunStore<RoundTripCondition>;
   readonly signal?: AbortSignal;
   readonly continueOnError: boolean;
-  /** runTrials' progress, once per plan at its start and after each trial. */
   readonly onProgress: (progress: TrialProgress<PlannedRoundTrip, RoundTripTrial>) => void;
-  /** The work done between trials since the last record, by name: the next trial takes it into its record. */
   readonly between: BetweenTrials;
 }
 
-/**
- * The untimed work a run does between two trials' records (a link set for the next block, standbys
- * started), timed by name and handed to the next trial's record as its `beforeSeconds`.
- */
+/** The untimed work between two trials' records, timed by name for the next trial's `beforeSeconds`. */
 export class BetweenTrials {
   private pending: Record<string, number> = {};
 
@@ -41,7 +32,6 @@ export class BetweenTrials {
     }
   }
 
-  /** What was timed since the last take (undefined: nothing), and a fresh start. */
   take(): Record<string, number> | undefined {
     const taken = this.pending;
     this.pending = {};
@@ -51,7 +41,6 @@ export class BetweenTrials {
 
 /** One trial of a phase's plan: what it times, and the untimed reset before it. */
 export interface PlannedRoundTrip extends PlannedTrial<RoundTripCondition> {
-  /** Place in its repeat's rotated order (recorded as `order`). */
   readonly order?: number;
   readonly roundTrips: number;
   readonly prepare: () => Promise<void>;
@@ -59,32 +48,29 @@ export interface PlannedRoundTrip extends PlannedTrial<RoundTripCondition> {
 }
 
 export interface Session {
-  /** The timed connection (through the client link, or direct). */
   readonly bench: Client;
-  /** Direct connections to the server: resets and counters; lag samples. */
+  /** Direct: resets and counters (admin), lag samples (lagAdmin). */
   readonly admin: Client;
   readonly lagAdmin?: Client;
   readonly rows: number;
   readonly clientRttMs: number;
   readonly standbyRttMs: number | null;
-  /** The link the bench connection goes through, if any (its delivery stats are recorded). */
+  /** The bench connection's link, if any: its delivery stats are recorded. */
   readonly link?: DelayLink;
-  /** The servers are on hosts the user named, reached over the real network (recorded as `real`). */
   readonly real?: boolean;
 }
 
 /**
- * Gives the bench session something to flush before a counter snapshot. PostgreSQL 17 skips a
- * backend's stats flush — forced or not — when no table, I/O or WAL stats are pending, and then
- * keeps its transaction counts too: a stream of SELECT 1 would land in the next trial's
- * xact_commit. Reading a catalog row makes relation stats pending, so the counts go out with them.
+ * PostgreSQL 17 skips a backend's stats flush when no table, I/O or WAL stats are pending, keeping
+ * its transaction counts too (a SELECT 1 stream would land in the next trial's xact_commit): a
+ * catalog row read makes relation stats pending, so the counts go out with them.
  */
 async function counters(s: Session) {
   await s.bench.query("SELECT 1 FROM pg_class WHERE oid = 1259");
   return serverCounters(s.admin, s.bench);
 }
 
-/** One trial, start to record (runTrials' runOne): reset, counters, the timed stream, counters, lags, the link. */
+/** runTrials' runOne: reset, counters, the timed stream with lags sampled, counters, the link's record. */
 async function timedTrial(
   s: Session,
   planned: PlannedRoundTrip,
@@ -92,40 +78,34 @@ async function timedTrial(
 ): Promise<RoundTripTrial> {
   const { key, condition, repeat, order, roundTrips } = planned;
   const startedAt = new Date().toISOString();
-  let t = process.hrtime.bigint();
-  await planned.prepare();
-  const prepareSeconds = since(t);
-  t = process.hrtime.bigint();
-  if (s.lagAdmin) await waitForReplay(s.admin);
-  const replayWaitSeconds = since(t);
-  t = process.hrtime.bigint();
-  const before = await counters(s);
-  let countersSeconds = since(t);
+  const [, prepareSeconds] = await timed(() => planned.prepare());
+  const [, replayWaitSeconds] = await timed(async () => {
+    if (s.lagAdmin) await waitForReplay(s.admin);
+  });
+  const [before, countersBefore] = await timed(() => counters(s));
   await s.link?.stats(true);
   const sampler = s.lagAdmin ? new LagSampler(s.lagAdmin) : undefined;
   sampler?.start();
   let lags: LagSummary | undefined;
-  let timed;
+  let stream;
   try {
-    timed = await planned.run();
+    stream = await planned.run();
   } finally {
     lags = await sampler?.stop();
   }
-  t = process.hrtime.bigint();
-  const after = await counters(s);
-  countersSeconds += since(t);
+  const [after, countersAfter] = await timed(() => counters(s));
   const link = await s.link?.stats();
   return {
     key,
     condition,
     repeat,
     status: "ok",
-    seconds: timed.seconds,
+    seconds: stream.seconds,
     counters: counterDelta(before, after),
     startedAt,
     finishedAt: new Date().toISOString(),
     roundTrips,
-    statementTimes: timed.statements,
+    statementTimes: stream.statements,
     clientRttMs: s.clientRttMs,
     standbyRttMs: s.standbyRttMs,
     ...(lags ? { lags } : {}),
@@ -135,13 +115,17 @@ async function timedTrial(
     ...(beforeSeconds ? { beforeSeconds } : {}),
     prepareSeconds,
     ...(s.lagAdmin ? { replayWaitSeconds } : {}),
-    countersSeconds,
+    countersSeconds: countersBefore + countersAfter,
   };
 }
 
-const since = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e9;
+async function timed<T>(work: () => Promise<T>): Promise<[T, number]> {
+  const t0 = process.hrtime.bigint();
+  const out = await work();
+  return [out, Number(process.hrtime.bigint() - t0) / 1e9];
+}
 
-/** Runs one phase's plan on session `s` through runTrials (resume, watchdog, failure record, store). */
+/** One phase's plan through runTrials (resume, watchdog, failure record, store). */
 export async function runRoundTripTrials(
   ctx: TrialContext,
   s: Session,
@@ -189,7 +173,7 @@ export function caseTrial(
   });
 }
 
-/** `commits` autocommit single-row UPDATEs of a non-indexed column (always HOT) at one synchronous_commit level. */
+/** Autocommit single-row UPDATEs of a non-indexed column (always HOT) at one synchronous_commit level. */
 export function commitLevelTrial(
   ctx: TrialContext,
   s: Session,

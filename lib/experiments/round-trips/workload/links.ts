@@ -1,26 +1,17 @@
-/**
- * A delay link with its calibrations: for each round-trip target, the one-way delay that reaches
- * it on this machine (measured with SELECT 1 through the link), cached, and the connection a client
- * should use — the link's address, or the server itself when the target is at or below loopback.
- */
-import { withClient } from "../../engines/postgres/connect";
-import { calibrateLink, medianRtt, type LinkCalibration } from "../../network/calibrate";
-import type { DelayLink, LinkKind } from "../../network/types";
-import type { ConnectionInfo } from "../../targets/types";
-import { selectOneProbe } from "../../workloads/statement-timing";
+/** A delay link with its calibrations: per round-trip target, the one-way delay that reaches it here, cached. */
+import { withClient } from "../../../engines/postgres/connect";
+import { calibrateLink, medianRtt, type LinkCalibration } from "../../../network/calibrate";
+import type { DelayLink, LinkKind } from "../../../network/types";
+import type { ConnectionInfo } from "../../../targets/types";
+import { selectOneProbe } from "../../../workloads/statement-timing";
 
 export interface CalibrationRecord extends LinkCalibration {
-  /** "client" or a standby's name. */
   readonly link: string;
   readonly kind: LinkKind;
-  /** What the target stands for, e.g. "cross-az" or "standby". */
   readonly purpose: string;
 }
 
-/**
- * The direct round trip of SELECT 1 to a server (median, ms), after a warm-up long enough for a
- * freshly started server (or container) to settle.
- */
+/** The direct SELECT 1 round trip (median, ms), after a warm-up that lets a fresh server settle. */
 export function measureBaseline(connection: ConnectionInfo, samples: number, warmup = 200): Promise<number> {
   return withClient(connection, (c) => medianRtt(selectOneProbe(c), samples, warmup));
 }
@@ -31,7 +22,6 @@ export class CalibratedLink {
 
   constructor(
     readonly link: DelayLink,
-    /** The server behind the link, reached directly. */
     readonly server: ConnectionInfo,
     private readonly samples: number,
   ) {}
@@ -40,11 +30,7 @@ export class CalibratedLink {
     return { ...this.server, host: this.link.host, port: this.link.port };
   }
 
-  /**
-   * Finds (or recalls) the setting for `targetMs`, and leaves the link set to it.
-   * `viaLinkOnly`: the peer can only connect through the link (a standby's primary_conninfo is
-   * fixed), so a target below loopback becomes the link at 0 ms.
-   */
+  /** Finds (or recalls) the setting for `targetMs`; `viaLinkOnly` (a standby): below loopback, the link at 0 ms. */
   async calibrate(targetMs: number, purpose: string, viaLinkOnly = false): Promise<LinkCalibration> {
     const known = this.cache.get(targetMs);
     if (known) {
@@ -55,8 +41,7 @@ export class CalibratedLink {
       if (Math.abs(now - targetMs) <= Math.max(0.1 * targetMs, 0.03)) return known;
       this.cache.delete(targetMs);
     }
-    // The direct round trip is measured right before, under the same conditions (load drifts),
-    // with the link at 0: netem delays every connection to the server's address, direct ones too.
+    // Direct round trip measured right before (load drifts), link at 0: netem delays direct connections too.
     await this.link.setOneWayDelay(0);
     const baselineRttMs = await measureBaseline(this.server, this.samples, 50);
     let cal = await withClient(this.viaLink, (c) =>
@@ -90,7 +75,6 @@ export class CalibratedLink {
     await this.link.setOneWayDelay(cal.mode === "delayed" ? cal.oneWayDelayMs : 0);
   }
 
-  /** Where a client connects for this calibration. */
   connectionFor(cal: LinkCalibration): ConnectionInfo {
     return cal.mode === "direct" ? this.server : this.viaLink;
   }

@@ -1,0 +1,369 @@
+/**
+ * The work of a run: load the reader's schema and data (or a sample of their server) once into a
+ * template, build every variant from it, check the workload, then run rounds of every variant (in
+ * a Williams order) while an index is undecided and the budget lasts.
+ */
+import type { YourIndexesParams } from "./params";
+import { lookPlan, nextRound } from "../../stats/adaptive";
+import { SPEED_STATE_RATIO, speedSpread } from "../../stats/speed";
+import { MIN_COVERAGE, repeatsForCoverage } from "../../stats/claims";
+import type { ServerSpec } from "../../targets/types";
+import { memoryAndWalSettings } from "../../engines/postgres/server-settings";
+import { withActivity } from "../../workloads/server-activity";
+import { runTrials } from "../../workloads/trials";
+import { listTables } from "./workload/catalog";
+import {
+  buildVariants,
+  createTemplate,
+  dropAllDatabases,
+  fillFromFile,
+  workloadDatabases,
+  withDatabase,
+  type BuiltVariant,
+  type LoadedTemplate,
+} from "./workload/databases";
+import {
+  checkReads,
+  checkWorkload,
+  planRounds,
+  trialRunner,
+  type PlannedTrial,
+  type ReadCheck,
+  type WorkloadCheck,
+  type YourIndexesTrial,
+} from "./workload/run-trials";
+import {
+  readSourceStats,
+  sampleFromSource,
+  unusedIndexes,
+  UnusedIndexesError,
+  type SourceInfo,
+} from "./workload/sample";
+import { readWorkload, updateStatements, type UpdateStatement, type WorkloadScript } from "./workload/scripts";
+import {
+  checkGroups,
+  existingToJudge,
+  indexSets,
+  planVariants,
+  writtenIndexNames,
+  type Design,
+  type Judged,
+  type Variant,
+} from "./workload/variants";
+import { runAdaptiveRounds } from "../adaptive-rounds";
+import type { RunOf, Work } from "../define";
+import { pgbenchOnPostgres } from "../servers";
+import { chooseDesign, type DesignChoice } from "./eta";
+import { judgeIndex } from "./claims";
+import { summarise, type SummaryContext, type YourIndexesSummary } from "./summarise";
+
+/** A variant as built: its template database, its indexes, what it is. */
+export type VariantInfo = BuiltVariant & Pick<Variant, "label">;
+
+/** What a run carries besides its trials: what was loaded, built and checked before them. */
+export interface RunSetup {
+  readonly template: LoadedTemplate;
+  readonly variants: readonly VariantInfo[];
+  readonly judged: readonly Judged[];
+  readonly scripts: readonly WorkloadScript[];
+  readonly updates: readonly UpdateStatement[];
+  readonly workloadCheck: WorkloadCheck;
+  /** The read scripts (`reads`), each timed after every write run; [] for none. */
+  readonly reads: readonly WorkloadScript[];
+  readonly readCheck?: ReadCheck;
+  readonly source?: SourceInfo;
+  /** Which design ran (one at a time, or the sets first) and why. */
+  readonly design?: DesignChoice;
+}
+
+export type YourIndexesRun = RunOf<YourIndexesParams, YourIndexesTrial, RunSetup>;
+
+/** `existing: "unused"`, read before the session: a short window or nothing unused is refused with no server up. */
+export type Unused = { readonly names: string[]; readonly text: string } | undefined;
+
+export const readUnused = async (p: YourIndexesParams): Promise<Unused> =>
+  p.existing === "unused" ? unusedIndexes(await readSourceStats(p.sampleFrom), p.minStatsDays) : undefined;
+
+export function serverSpec(p: YourIndexesParams): ServerSpec {
+  return {
+    engine: "postgresql",
+    name: "06-pg",
+    settings: {
+      ...memoryAndWalSettings(p),
+      synchronous_commit: p.synchronousCommit,
+      // A fresh server zero-fills its first WAL segments, slowing the first round only: a cost of
+      // the lab's server, not of any index (docs/your-indexes.md).
+      wal_init_zero: "off",
+      track_io_timing: "on",
+      max_connections: Math.max(100, p.clients + 20),
+    },
+    uses: {
+      notebook: "06 your indexes",
+      // pgbench's clients, the check's one, the admin session and the speed probe.
+      clients: p.clients + 3,
+      databases: workloadDatabases(p),
+      extensions: [
+        { name: "pg_walinspect", measures: "B-tree leaf inserts and splits per transaction, counted in the WAL" },
+      ],
+    },
+  };
+}
+
+/** What the summary needs from a run besides its trials. */
+export function summaryContext(
+  run: Pick<YourIndexesRun, "judged" | "variants" | "updates" | "source" | "params" | "reads">,
+): SummaryContext {
+  return {
+    judged: run.judged,
+    indexes: new Map(run.variants.map((v) => [v.id, v.indexes])),
+    updates: run.updates,
+    ...(run.source ? { sourceUsage: run.source.indexes } : {}),
+    ...(run.source?.statsReset ? { statsReset: run.source.statsReset } : {}),
+    equivalenceMargin: run.params.equivalenceMargin,
+    readScripts: run.reads.map((r) => r.name),
+  };
+}
+
+/** The summary of these trials, with the adaptive design's looks. */
+export const summariseRun = (
+  trials: readonly YourIndexesTrial[],
+  run: Parameters<typeof summaryContext>[0],
+): YourIndexesSummary => ({
+  ...summarise(trials, summaryContext(run), run.params.durationSeconds, run.params.clients),
+  looks: lookPlan(run.params.repeats, run.params.maxRepeats),
+});
+
+/**
+ * Under the sets design, what each set's cost says of its members: one whose interval lies wholly
+ * beyond the margin is worth judging member by member; one that does not needs no more.
+ */
+export function setFollowUps(s: YourIndexesSummary, p: YourIndexesParams): string[] {
+  const pc = (x: number) => `${(x * 100).toFixed(1)} %`;
+  const m = `±${pc(p.equivalenceMargin)}`;
+  return s.indexes.flatMap((ix) => {
+    if (ix.kind !== "set" || !ix.cost || !ix.members) return [];
+    const c = ix.cost;
+    const at = `${pc(c.estimate)} [${pc(c.low)}–${pc(c.high)}]`;
+    if (c.coverage < MIN_COVERAGE)
+      return [
+        `${ix.name} costs ${at} of throughput on ${c.n} rounds, an interval that covers the median with only ` +
+          `${Math.round(c.coverage * 100)} %: too few rounds to say whether its members need judging one at a time`,
+      ];
+    if (c.low > p.equivalenceMargin)
+      return [
+        `${ix.name} costs ${at}, beyond your margin ${m}: its ${ix.members.length} indexes are worth judging one ` +
+          `at a time (existing: ${JSON.stringify(ix.members)}, oneAtATime: "always"; or groups of the ones you ask about)`,
+      ];
+    return [
+      `${ix.name} costs ${at} of throughput, not wholly beyond your margin ${m}: its members were not judged one at a time`,
+    ];
+  });
+}
+
+/** The source's unused indexes that the schema file has (one it lacks is said in the notes). */
+function unusedInSchema(names: readonly string[], indexes: readonly { name: string }[], notes: string[]): string[] {
+  const here = names.filter((n) => indexes.some((i) => i.name === n));
+  const missing = names.filter((n) => !here.includes(n));
+  if (missing.length)
+    notes.push(`unused on the source but not in the schema file, so not judged: ${missing.join(", ")}`);
+  if (here.length === 0)
+    throw new UnusedIndexesError(
+      `existing: "unused": none of the source's unused indexes (${names.join(", ")}) is in the schema file; ` +
+        "is it the source's schema (pg_dump --schema-only)?",
+    );
+  return here;
+}
+
+export async function runRounds({
+  params: p,
+  session: { store, progress, servers, signal, notes, writeMetadata },
+  before: unused,
+  startedAt,
+  estimateAs,
+}: Work<YourIndexesParams, YourIndexesTrial, PlannedTrial, Unused>): Promise<RunSetup> {
+  const scripts = readWorkload(p.workload);
+  const updates = updateStatements(scripts);
+  // Read scripts run alone, so a weight means nothing; a read script may share a workload script's name.
+  const reads = readWorkload(p.reads);
+  const { server, runner } = await pgbenchOnPostgres(servers, "06", notes);
+  // 1. The schema, the names to judge (checked against it before any data), the data.
+  let drops: string[] = [];
+  const candidateNames = p.candidates.map((c, i) => writtenIndexNames(c)[0] ?? `candidate ${i + 1}`);
+  let source: SourceInfo | undefined;
+  let step = "";
+  const template = await withActivity(
+    server,
+    (line) => progress.update(0, 1, `loading the template: ${step} · ${line}`),
+    () =>
+      createTemplate(server, p.schema, {
+        afterSchema: (indexes) => {
+          const named = p.existing === "unused" ? unusedInSchema(unused?.names ?? [], indexes, notes) : p.existing;
+          drops = existingToJudge(named, indexes);
+          checkGroups(p.groups, indexes, candidateNames);
+        },
+        fill: p.sampleFrom
+          ? async (srv, database, sig) => {
+              const tables = await withDatabase(srv, database, listTables);
+              source = await sampleFromSource(p.sampleFrom, tables, p.sampleRows, srv, database, sig);
+            }
+          : fillFromFile(p.data, p.scale),
+        onStep: (s) => {
+          step = s;
+          progress.update(0, 1, `loading the template: ${s}…`);
+        },
+        signal,
+      }),
+  );
+  // 2. The design, then the variants, each built once (a candidate the server refuses stops the run here).
+  const design = chooseDesign(p, drops);
+  const planFor = (names: readonly string[], d: Design = design.design) =>
+    planVariants(drops, p.candidates, names, indexSets(p.groups, drops, names, d), d);
+  notes.push(`design: ${design.why}`);
+  let plan = planFor(candidateNames);
+  progress.update(0, 1, `building ${plan.variants.length} variants…`);
+  const built = await buildVariants(server, plan.variants, p.candidates, p.maintenanceWorkMemMB, signal);
+  // The names the server gave the candidates (an unnamed CREATE INDEX gets one).
+  plan = planFor(
+    p.candidates.map((_, i) => built.find((b) => b.id === `add:${i + 1}`)?.created[0] ?? candidateNames[i]),
+  );
+  const variants: VariantInfo[] = plan.variants.map((v) => {
+    const b = built.find((x) => x.id === v.id);
+    if (!b) throw new Error(`variant ${v.id} was not built`);
+    return { ...b, label: v.label };
+  });
+  // 3. The workload: every script runs and something is written; each read script runs and only reads
+  // (the server refuses a write in a read-only session); or the run stops here.
+  progress.update(0, 1, "checking the workload (each script for 1 s)…");
+  const defines = { scale: p.scale };
+  const workloadCheck = await checkWorkload(server, runner, variants[0].database, { scripts, defines }, signal);
+  if (reads.length) progress.update(0, 1, "checking the read scripts (each for 1 s, read-only)…");
+  const readCheck = reads.length
+    ? await checkReads(server, runner, variants[0].database, { reads, defines }, signal)
+    : undefined;
+  const written = workloadCheck.writtenTables;
+  const rows = Object.entries(template.rows).map(([t, n]) => `${t} ${n.toLocaleString("en-US")} rows`);
+  notes.push(
+    `template: ${rows.join(", ")} (${(template.databaseBytes / 2 ** 20).toFixed(1)} MiB); every run starts from a FILE_COPY clone of its variant`,
+    `the workload writes ${written.join(", ")}` +
+      (template.tables.length > written.length
+        ? `; never ${template.tables.filter((t) => !written.includes(t)).join(", ")}`
+        : ""),
+    ...(reads.length
+      ? [
+          `after every write run, each read script (${reads.map((r) => r.name).join(", ")}) runs alone for ` +
+            `${p.readSeconds} s on the same clone, in read-only sessions, with the same clients; its latency ` +
+            "is paired per round like the write cost, and each index's scans during it are counted (pg_stat_user_indexes)",
+        ]
+      : []),
+    `every round runs the baseline between every two variants (B V₁ B V₂ … B), each variant's cost against the two baseline runs around it; the variants' order is a Williams design over rounds (every variant at every position, and right after every other variant, equally often)`,
+  );
+  if (!template.walInspect)
+    notes.push(`no pg_walinspect here (${template.walInspectError}): B-tree inserts per transaction are not measured`);
+  if (unused) notes.push(unused.text);
+  if (source)
+    notes.push(`data: a sample of ${source.source} (PostgreSQL ${source.version}), read in one READ ONLY transaction`);
+  const setup: RunSetup = {
+    template,
+    variants,
+    judged: plan.judged,
+    scripts,
+    updates,
+    workloadCheck,
+    reads,
+    ...(readCheck ? { readCheck } : {}),
+    ...(source ? { source } : {}),
+    design,
+  };
+  writeMetadata(setup);
+  // 4. The rounds.
+  const ids = variants.map((v) => v.id);
+  let trialPlan: PlannedTrial[] = planRounds(ids, p.repeats);
+  const at = (planned: PlannedTrial, text: string) =>
+    progress.update(trialPlan.indexOf(planned), trialPlan.length, `${planned.key}: ${text}`);
+  const runOne = trialRunner({
+    server,
+    runner,
+    databases: new Map(variants.map((v) => [v.id, v.database])),
+    settings: {
+      clients: p.clients,
+      threads: p.threads,
+      durationSeconds: p.durationSeconds,
+      scripts,
+      defines,
+      walInspect: template.walInspect,
+      reads,
+      readSeconds: p.readSeconds,
+    },
+    signal,
+    onNote: (text) => notes.push(text),
+    onPhase: (planned, phase) => at(planned, `${phase}…`),
+    onProgress: (planned, point) =>
+      at(planned, `${point.second.toFixed(0)} / ${p.durationSeconds} s · ${point.tps.toFixed(0)} tps`),
+  });
+  const runPart = (part: readonly PlannedTrial[]) =>
+    runTrials(part, runOne, {
+      store,
+      signal,
+      // One pgbench run per trial, all of the same length: they set each other's stall bound.
+      watch: (planned) => ({ engine: "postgresql", what: `${planned.key} (pgbench)`, group: "pgbench run" }),
+      onProgress: ({ done, next, last }) =>
+        progress.update(
+          Math.max(0, trialPlan.indexOf(part[0])) + done,
+          trialPlan.length,
+          `${last ? `last: ${last.key} ${last.pgbench?.summary.tps.toFixed(0)} tps · ` : ""}${next ? next.key : "done"}`,
+        ),
+    });
+  const summariseSoFar = () => summariseRun(store.trials(), { ...setup, params: p });
+  // The planned rounds one at a time (a round past those a verdict needs is not started when it would
+  // end after the budget), then one more while an index is inconclusive and the budget can reach a verdict.
+  const { rounds, stoppedBy, cut } = await runAdaptiveRounds({
+    planned: p.repeats,
+    needed: repeatsForCoverage(MIN_COVERAGE),
+    budgetSeconds: p.budgetSeconds,
+    startedAt,
+    many: "rounds",
+    signal,
+    runRound: async (round) => {
+      const part = round > p.repeats ? planRounds(ids, round, round) : trialPlan.filter((x) => x.repeat === round);
+      if (round > p.repeats) {
+        trialPlan = [...trialPlan, ...part];
+        estimateAs({ ...p, repeats: round });
+      }
+      await runPart(part);
+    },
+    stopAfter: (done, pace) => {
+      const s = summariseSoFar();
+      const verdicts = s.indexes.map((ix) => [ix.name, judgeIndex(s, ix).judgement] as const);
+      const step = nextRound({
+        planned: p.repeats,
+        maxRepeats: p.maxRepeats,
+        budgetSeconds: p.budgetSeconds,
+        needed: repeatsForCoverage(MIN_COVERAGE),
+        words: { one: "round", many: "rounds", cap: "maxRepeats" },
+        done,
+        elapsedSeconds: pace.elapsedSeconds,
+        secondsPerRound: pace.secondsPerRound,
+        undecided: verdicts.filter(([, v]) => v === "inconclusive").map(([name]) => name),
+        decided: verdicts.map(([name, v]) => `${name}: ${v}`).join(", "),
+      });
+      return step.more ? undefined : step.reason;
+    },
+  });
+  trialPlan = trialPlan.filter((x) => x.repeat <= rounds);
+  if (cut) notes.push(cut);
+  notes.push(
+    `adaptive design: ${stoppedBy} (planned ${p.repeats} rounds, at most ${p.maxRepeats}, budget ${p.budgetSeconds} s)`,
+  );
+  if (design.design === "sets") notes.push(...setFollowUps(summariseSoFar(), p));
+  const speed = speedSpread(store.trials());
+  // The spread, and how many runs were in another state; each run's own probe is in its record.
+  if (speed)
+    notes.push(
+      `speed state before each run: ${speed.text.split("; ")[0]}; ${speed.flagged.length} of ${speed.n} ` +
+        `beyond ×${SPEED_STATE_RATIO} of the median (each variant is paired with the runs around it)`,
+    );
+  await dropAllDatabases(server, variants.length);
+  progress.finish(`${trialPlan.length} runs`);
+  writeMetadata({ ...setup, adaptive: { plannedRounds: p.repeats, rounds, maxRounds: p.maxRepeats, stoppedBy } });
+  return setup;
+}
