@@ -1,14 +1,9 @@
-/**
- * The seed's claims in a report: the verdict summary under the run header (one line per claim, a link
- * down) and the full table, one outcome row per claim with its declaration folded under it. Fields
- * beyond `ClaimCheck` are shown too: short ones as columns, long ones in the declaration.
- */
+/** Fields beyond `ClaimCheck` are shown too: short ones as columns, long ones in the declaration. */
 import type { ClaimCheck, Verdict } from "../stats/claims";
 import { intervalText } from "../stats/intervals";
 import { notDeclaredLines, type NotDeclared } from "../stats/claim-engine";
 import { escapeHtml, show } from "./output";
 
-/** ClaimCheck's own fields; anything else is an extra. */
 const KNOWN = new Set([
   "id",
   "claim",
@@ -24,7 +19,6 @@ const KNOWN = new Set([
   "sensitivity",
 ]);
 
-/** An extra whose every value is at most this long is a column. */
 const SHORT_EXTRA = 40;
 
 const VERDICT_STYLE: Readonly<Record<Verdict, string>> = {
@@ -41,7 +35,6 @@ function verdictBadge(verdict: string): string {
   return `<span class="dblab-verdict" style="${style};padding:1px 6px;border-radius:3px;white-space:nowrap;font-weight:600">${escapeHtml(verdict)}</span>`;
 }
 
-/** Unique per notebook. */
 export function claimAnchor(id: string): string {
   return `dblab-claim-${id.replace(/[^A-Za-z0-9_-]+/g, "-").replace(/^-+|-+$/g, "")}`;
 }
@@ -55,7 +48,6 @@ function extras(claim: ClaimCheck): [string, string][] {
   });
 }
 
-/** "regimeDistance" → "regime distance". */
 function label(key: string): string {
   return key.replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase();
 }
@@ -69,7 +61,7 @@ const fmt = (x: number): string =>
         ? x.toFixed(2)
         : x.toPrecision(2);
 
-/** The number behind a verdict: the interval when the rule read one, else this run's first figure. */
+/** The interval when the rule read one, else this run's first figure. */
 export function statisticText(claim: ClaimCheck): string {
   if (claim.interval) {
     const of = claim.interval.of ? `${claim.interval.of}: ` : "";
@@ -79,7 +71,7 @@ export function statisticText(claim: ClaimCheck): string {
   return first.length > 120 ? `${first.slice(0, 119)}…` : first;
 }
 
-/** For a claim outside its regime, what would test it: its reason's last clause, when short. */
+/** Its reason's last clause, when short. */
 export function howToTest(claim: ClaimCheck): string {
   if (claim.verdict !== "not tested at this scale") return "";
   const at = claim.decidedBy.lastIndexOf("; ");
@@ -87,7 +79,6 @@ export function howToTest(claim: ClaimCheck): string {
   return tail && tail.length <= 100 ? tail : "";
 }
 
-/** e.g. "2 held, 1 inconclusive". */
 export function verdictCounts(claims: readonly { readonly verdict: string }[]): string {
   const counts = new Map<string, number>();
   for (const c of claims) counts.set(c.verdict, (counts.get(c.verdict) ?? 0) + 1);
@@ -129,7 +120,7 @@ export function showVerdictSummary(claims: readonly ClaimCheck[]): void {
 
 const cellStyle = "border:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top";
 
-/** The full claims table: per claim an outcome row and its declaration under it, with the summary's anchor. */
+/** Per claim an outcome row and its declaration under it. */
 export function claimsTableHtml(claims: readonly ClaimCheck[], caption = "The seed's claims on this machine"): string {
   const extraKeys = [...new Set(claims.flatMap((c) => extras(c).map(([k]) => k)))];
   const shortKeys = extraKeys.filter((k) =>
@@ -182,7 +173,6 @@ export function showClaimsTable(claims: readonly ClaimCheck[], caption?: string)
   show().html(claimsTableHtml(claims, caption));
 }
 
-/** The claims table, then the seed's sentences that no claim declares, each with the reason. */
 export function showClaimsAndUndeclared(
   claims: readonly ClaimCheck[],
   set: { readonly notDeclared: readonly NotDeclared[] },

@@ -7,7 +7,6 @@ import { escapeHtml, show } from "./output";
 
 export type Row = Readonly<Record<string, string | number | boolean | null | undefined>>;
 
-/** Every row's keys, in first-seen order. */
 function columnsOf(rows: readonly Row[]): string[] {
   return [...new Set(rows.flatMap((r) => Object.keys(r)))];
 }
@@ -17,7 +16,7 @@ export function toDataFrame(rows: readonly Row[]): DataFrame {
   const danfo = require("danfojs-node") as typeof import("danfojs-node");
   // danfo refuses an empty list; an empty frame needs explicit columns.
   if (!rows.length) return new danfo.DataFrame([], { columns: [] });
-  // danfo takes columns from the first row and values by position: give every row every column.
+  // danfo takes values by position from the first row's columns: give every row every column.
   const columns = columnsOf(rows);
   return new danfo.DataFrame(rows.map((r) => Object.fromEntries(columns.map((c) => [c, r[c] ?? null]))));
 }
@@ -36,7 +35,7 @@ export function formatNumber(value: number, digits = 3): string {
   return value.toPrecision(digits);
 }
 
-/** Rows, or a frame; not `instanceof DataFrame`, since danfo's query/groupby results are danfojs-base's class. */
+/** Not `instanceof DataFrame`: danfo's query/groupby results are danfojs-base's class. */
 function isRows(frame: DataFrame | readonly Row[]): frame is readonly Row[] {
   return Array.isArray(frame);
 }
@@ -64,10 +63,7 @@ export function showTable(frame: DataFrame | readonly Row[], options: TableOptio
 }
 
 type SortValue = number | string | boolean | null | undefined;
-/**
- * A reading-order key: a value (numbers ascending, strings alphabetically, missing last), or a value with a fixed
- * order.
- */
+/** Numbers ascending, strings alphabetically, missing last, or a fixed order. */
 export type SortKey<T> = ((item: T) => SortValue) | readonly [(item: T) => SortValue, readonly SortValue[]];
 
 function compareValues(a: SortValue, b: SortValue): number {
@@ -78,7 +74,7 @@ function compareValues(a: SortValue, b: SortValue): number {
   return String(a).localeCompare(String(b), "en", { numeric: true });
 }
 
-/** Stable sort by keys in turn (danfo's sortValues takes one column and no fixed orders). */
+/** danfo's sortValues takes one column and no fixed orders. */
 export function sortedBy<T>(items: readonly T[], ...keys: readonly SortKey<T>[]): T[] {
   const comparators = keys.map((key) => {
     if (typeof key === "function") return (a: T, b: T) => compareValues(key(a), key(b));

@@ -1,7 +1,4 @@
-/**
- * Each engine's liveness probe, by the engine list: a new engine without one does not compile.
- * A probe opens a connection of its own, so a trial's busy or hung session never answers for it.
- */
+/** A probe opens its own connection, so a trial's hung session never answers for it. */
 import type { Engine, StartedServer } from "../targets/types";
 import { mongoLiveness } from "./mongodb/liveness";
 import { postgresLiveness } from "./postgres/liveness";

@@ -1,7 +1,4 @@
-/**
- * Runs one notebook headless with nbclient (scripts/execute_notebook.py, the project-local tslab
- * kernelspec): parameters injected, the executed .ipynb saved even when a cell fails, and an HTML report.
- */
+/** Runs one notebook headless with nbclient: the executed .ipynb is saved even when a cell fails. */
 import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -20,9 +17,7 @@ export class JupyterUnavailableError extends Error {
 
 let cachedPython: string | undefined;
 
-/**
- * A Python that can `import nbclient, nbconvert` ($DBLAB_PYTHON, /usr/bin/python3, PATH), else JupyterUnavailableError.
- */
+/** $DBLAB_PYTHON, /usr/bin/python3, PATH; else JupyterUnavailableError. */
 export function findPython(): string {
   if (cachedPython) return cachedPython;
   const fromEnv = process.env.DBLAB_PYTHON;
@@ -45,7 +40,6 @@ export function findPython(): string {
   );
 }
 
-/** Events printed by execute_notebook.py, one JSON object per line. */
 export type ExecutorEvent =
   | { event: "kernel"; pid: number | null; seconds: number }
   | { event: "cell"; index: number; count: number; phase: "start" | "end"; cell: number }
@@ -64,7 +58,7 @@ export type ExecutorEvent =
   | { event: "saved"; ipynb: string; html: string | null };
 
 export interface CellFailure {
-  /** Index in the executed notebook (which holds the injected cell). */
+  /** The executed notebook holds the injected cell. */
   readonly cell: number | null;
   readonly codeIndex: number | null;
   readonly codeCount: number;
@@ -74,25 +68,21 @@ export interface CellFailure {
 }
 
 export interface ExecuteOptions {
-  /** Not modified. */
   readonly notebook: string;
   readonly outputIpynb: string;
-  /** None if omitted. */
   readonly outputHtml?: string;
   readonly profile: string;
   readonly overrides?: Record<string, unknown>;
   readonly hideCode?: boolean;
-  /** Seconds; 0 = none. Default 3600. */
+  /** Seconds; 0 = none. */
   readonly cellTimeoutSec?: number;
-  /** Seconds. Default 120. */
   readonly startupTimeoutSec?: number;
-  /** On abort the kernel gets SIGTERM and this long (s, default 30) to release its servers. */
+  /** On abort the kernel gets SIGTERM and this long to release its servers. */
   readonly stopGraceSec?: number;
   readonly env?: Record<string, string>;
   readonly onEvent?: (event: ExecutorEvent) => void;
-  /** Stops the executor and its kernel; the result is then "interrupted". */
+  /** The result is then "interrupted". */
   readonly signal?: AbortSignal;
-  /** Default: beside outputIpynb, `.log`. */
   readonly logFile?: string;
 }
 
@@ -101,12 +91,12 @@ export interface ExecuteResult {
   readonly exitCode: number | null;
   readonly durationMs: number;
   readonly kernelStartMs: number | null;
-  /** Each code cell that started, ms from the executor's start. */
+  /** ms from the executor's start. */
   readonly cellTimes: readonly CellTime[];
   readonly cellsDone: number;
   readonly cellCount: number;
   readonly failure?: CellFailure;
-  /** A failure outside any cell (kernel start, report export). */
+  /** Kernel start, report export. */
   readonly message?: string;
   readonly outputIpynb: string;
   readonly outputHtml?: string;
@@ -114,14 +104,13 @@ export interface ExecuteResult {
 }
 
 export interface CellTime {
-  /** 1-based, as the progress line "cell 5/10" counts. */
+  /** 1-based, as the progress line counts. */
   readonly ordinal: number;
   readonly head: string;
   readonly startMs: number;
   readonly endMs: number | null;
 }
 
-/** e.g. "cell 5 (code cell 3 of 7: `throw new Error(...)`): Error: boom". */
 export function describeFailure(f: CellFailure): string {
   const where =
     f.cell === null
@@ -143,7 +132,7 @@ export async function executeNotebook(opts: ExecuteOptions): Promise<ExecuteResu
   const logFile = path.resolve(opts.logFile ?? outputIpynb.replace(/\.ipynb$/, "") + ".log");
   if (outputIpynb === source) throw new Error(`outputIpynb must differ from the notebook itself (${source})`);
   for (const f of [outputIpynb, outputHtml, logFile]) if (f) fs.mkdirSync(path.dirname(f), { recursive: true });
-  // The injected copy runs from the original's folder, so relative imports still resolve.
+  // Relative imports still resolve from the original's folder.
   fs.writeFileSync(outputIpynb, JSON.stringify(injected, null, 1) + "\n");
   if (outputHtml) fs.rmSync(outputHtml, { force: true });
 
@@ -297,7 +286,6 @@ export async function executeNotebook(opts: ExecuteOptions): Promise<ExecuteResu
   };
 }
 
-/** Why notebooks cannot be executed here, or undefined. */
 export function jupyterUnavailableReason(): string | undefined {
   try {
     findPython();

@@ -1,17 +1,14 @@
-/**
- * The lab's kernelspec "db-write-lab" (a global tslab owns "tslab"): this project's tslab with the
- * preload, project-local or installed for the user; `db-write-lab` resolves from any folder (docs/kernel.md).
- */
+/** Kernelspec "db-write-lab" (a global tslab owns "tslab"): this project's tslab with the preload (docs/kernel.md). */
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
 export const KERNEL_NAME = "db-write-lab";
 export const KERNEL_DISPLAY_NAME = "TypeScript (db-write-lab)";
-/** `import * as lab from "db-write-lab"` (package.json "name"). */
+/** package.json "name". */
 export const PACKAGE_NAME = "db-write-lab";
 
-/** The nearest ancestor holding package.json (works from lib/ and build/lib/). */
+/** Works from lib/ and build/lib/. */
 export function projectRoot(): string {
   let dir = __dirname;
   for (;;) {
@@ -57,13 +54,12 @@ export function kernelSpecJson(root: string = projectRoot()): Record<string, unk
   }
   const preload = path.join(__dirname, "kernel-preload.js");
   return {
-    // `tslab install`'s argv with absolute paths: this node runs this project's tslab, so `require("tslab")`
-    // in library code is the kernel's own module. -r: the preload (kernel-preload.ts).
+    // Absolute paths: `require("tslab")` in library code is the kernel's own module. -r: kernel-preload.ts.
     argv: [process.execPath, "-r", preload, tslabBin, "kernel", "--config-path", "{connection_file}"],
     display_name: KERNEL_DISPLAY_NAME,
     language: "typescript",
     env: {
-      // SIGINT is the Stop button (ends the run, not the kernel); a watcher stops the servers if the kernel is killed.
+      // SIGINT is the Stop button (ends the run, not the kernel).
       DBLAB_IN_KERNEL: "1",
       NODE_PATH: ensureModuleLink(root),
     },
@@ -79,13 +75,13 @@ function writeSpec(specDir: string, spec: Record<string, unknown>): string {
   return kernelJson;
 }
 
-/** Writes the project-local kernelspec; returns the environment that makes Jupyter find it. */
+/** Returns the environment that makes Jupyter find it. */
 export function ensureKernelSpec(root: string = projectRoot()): KernelSpecInfo {
   const runtime = path.join(root, ".jupyter-runtime");
   const dataDir = path.join(runtime, "share", "jupyter");
   const specDir = path.join(dataDir, "kernels", KERNEL_NAME);
   const kernelJson = writeSpec(specDir, kernelSpecJson(root));
-  // The spec under the old name: the same display name twice, and notebooks saved with it would start it.
+  // The old name's spec would show the same display name twice.
   fs.rmSync(path.join(dataDir, "kernels", "tslab"), { recursive: true, force: true });
   const runtimeDir = path.join(runtime, "runtime");
   fs.mkdirSync(runtimeDir, { recursive: true });
@@ -100,7 +96,7 @@ export function ensureKernelSpec(root: string = projectRoot()): KernelSpecInfo {
   };
 }
 
-/** The user's Jupyter data folder by jupyter_core's rules (VS Code reads it without a jupyter command). */
+/** jupyter_core's rules; VS Code reads it without a jupyter command. */
 export function userJupyterDataDir(env: NodeJS.ProcessEnv = process.env): string {
   if (env.JUPYTER_DATA_DIR) return path.resolve(env.JUPYTER_DATA_DIR);
   const home = env.HOME ?? os.homedir();
@@ -113,7 +109,7 @@ export function installKernelSpec(dataDir: string = userJupyterDataDir(), root: 
   return writeSpec(path.join(dataDir, "kernels", KERNEL_NAME), kernelSpecJson(root));
 }
 
-/** Removes the installed kernelspec if it is the lab's; another kernelspec of that name is refused. */
+/** Another kernelspec of that name is refused. */
 export function uninstallKernelSpec(dataDir: string = userJupyterDataDir()): string | undefined {
   const specDir = path.join(dataDir, "kernels", KERNEL_NAME);
   const kernelJson = path.join(specDir, "kernel.json");

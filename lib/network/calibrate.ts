@@ -1,12 +1,10 @@
 /**
- * Making a link add what was asked for: a target round trip T is emulated by adding T − what the
- * machine already takes, measured, never assumed (set a delay, measure, correct, repeat). A target
- * below the local round trip is never pretended.
+ * A target round trip T is emulated by adding T − what the machine already takes, measured, never
+ * assumed; a target below the local round trip is never pretended.
  */
 import { median } from "simple-statistics";
 import type { DelayLink } from "./types";
 
-/** n round trips, ms each. */
 export type RttProbe = (samples: number) => Promise<number[]>;
 
 export async function medianRtt(probe: RttProbe, samples: number, warmup = 20): Promise<number> {
@@ -15,20 +13,16 @@ export async function medianRtt(probe: RttProbe, samples: number, warmup = 20): 
 }
 
 export type CalibrationMode =
-  /** The link adds a calibrated delay. */
   | "delayed"
-  /** The target is at or below the direct round trip: no link. */
+  /** At or below the direct round trip: no link. */
   | "direct"
-  /** The target lies between the direct round trip and the link's own overhead. */
   | "link-at-zero";
 
 export interface LinkCalibration {
   readonly targetRttMs: number;
-  /** Median ms without a link. */
   readonly baselineRttMs: number;
-  /** Through the link at 0: baseline + its overhead. */
+  /** Baseline + the link's overhead. */
   readonly linkZeroRttMs: number;
-  /** Median ms at the chosen setting. */
   readonly achievedRttMs: number;
   readonly oneWayDelayMs: number;
   readonly mode: CalibrationMode;
@@ -91,8 +85,7 @@ export async function calibrateLink(link: DelayLink, probe: RttProbe, o: Calibra
   }
   const tolerance = o.toleranceMs ?? Math.max(0.03 * target, 0.01);
   let oneWay = (target - zero) / 2;
-  // Above the link at 0, the best is chosen among delayed steps only: a step thrown off by a load spike
-  // must not send the link back to no delay.
+  // Above the link at 0, only delayed steps are chosen: a load spike must not send the link back to no delay.
   let best: { oneWay: number; rtt: number } | undefined;
   for (let i = 0; i < (o.maxSteps ?? 5); i++) {
     await link.setOneWayDelay(oneWay);

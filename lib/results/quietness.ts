@@ -1,7 +1,6 @@
 /**
- * Is the machine quiet? Load average, CPU steal and CPU used outside this process tree, sampled
- * before and during a run, plus a `SELECT 1` loop's jitter. Read from /proc (no npm package reports
- * steal); elsewhere the CPU figures are left out, and say so.
+ * Load average, CPU steal and CPU used outside this process tree, plus a `SELECT 1` loop's jitter.
+ * From /proc (no npm package reports steal); elsewhere the CPU figures are left out, and say so.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -27,7 +26,6 @@ export function readCpuTimes(): CpuTimes | undefined {
 
 export interface HostSample {
   readonly loadAverage1m: number;
-  /** Shares of all CPU time in the window: stolen, and busy. */
   readonly stealShare?: number;
   readonly busyShare?: number;
   readonly seconds: number;
@@ -42,7 +40,7 @@ export function hostWindow(from: CpuTimes | undefined, to: CpuTimes | undefined,
   return { loadAverage1m, stealShare: steal, busyShare: Math.max(0, 1 - idle - steal), seconds };
 }
 
-/** Host figures over the next `ms` (before a run: the load without ours). */
+/** Before a run: the load without ours. */
 export async function sampleHost(ms = 1000): Promise<HostSample> {
   const from = readCpuTimes();
   await new Promise((r) => setTimeout(r, ms));
@@ -53,7 +51,6 @@ export interface RttJitter {
   readonly samples: number;
   readonly medianMs: number;
   readonly p99Ms: number;
-  /** Interquartile range ÷ median of a round trip to the server. */
   readonly relativeIqr: number;
 }
 
@@ -67,14 +64,12 @@ export function rttJitter(ms: readonly number[]): RttJitter | undefined {
 
 export interface Quietness {
   before?: HostSample;
-  /** The lab's own work included. */
   during?: HostSample & { readonly maxLoadAverage1m: number };
   selectOneBefore?: RttJitter;
   selectOneAfter?: RttJitter;
   readonly cpus: number;
 }
 
-/** Samples the host every few seconds while a run goes on (an unref'd timer). */
 export class HostMonitor {
   private readonly start = readCpuTimes();
   private readonly t0 = Date.now();
@@ -97,7 +92,6 @@ export class HostMonitor {
 
 const pct = (x: number | undefined) => percent(x, 1);
 
-/** One line for the run header. */
 export function quietnessText(q: Quietness): string {
   const parts: string[] = [];
   if (q.before) {
@@ -119,9 +113,6 @@ export function quietnessText(q: Quietness): string {
   return parts.join(" · ");
 }
 
-/**
- * The reasons the machine was not quiet enough to read small effects (steal, others on the CPUs); empty when it was.
- */
 export function disturbances(q: Quietness): string[] {
   const out: string[] = [];
   if (q.before?.busyShare !== undefined && q.before.busyShare > 0.25) {

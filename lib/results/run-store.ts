@@ -1,7 +1,6 @@
 /**
- * Results live in `data/results/<run-id>/` (params.json, metadata.json, trials.jsonl). Each trial is
- * appended and flushed before the next begins; summaries are written atomically. A run can be
- * resumed by id with the same parameters.
+ * Each trial is appended and flushed before the next begins; summaries are written atomically. A run
+ * can be resumed by id with the same parameters.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -13,13 +12,13 @@ import type { SpeedProbe } from "../stats/speed";
 import { partsOf, type EarlierPart } from "./metadata";
 
 interface TrialBase<C extends object, K extends string> {
-  /** condition + repeat: what a resume skips by. */
+  /** What a resume skips by. */
   readonly key: string;
   readonly condition: C;
   readonly repeat: number;
   readonly position?: number;
   readonly unitMs?: readonly number[];
-  /** Server-side counters, after − before (lib/stats/counters.ts). */
+  /** after − before (lib/stats/counters.ts). */
   readonly counters?: Counters<K>;
   readonly speed?: SpeedProbe;
   readonly startedAt: string;
@@ -44,16 +43,13 @@ export interface FailedTrial<C extends object = Record<string, unknown>, K exten
   readonly seconds?: undefined;
 }
 
-/**
- * One line of trials.jsonl; a workload adds its fields by intersection, `status` narrows the union.
- * Stored counters read back as plain names, since a run on disk may hold an older version's.
- */
+/** Stored counters read back as plain names, since a run on disk may hold an older version's. */
 export type TrialRecord<C extends object = Record<string, unknown>, K extends string = string> =
   OkTrial<C, K> | FailedTrial<C, K>;
 
 export type OkOf<T extends TrialRecord<object, string>> = T & { readonly status: "ok"; readonly seconds: number };
 
-/** A finished trial; the seconds are checked too, since older runs on disk predate the union. */
+/** The seconds are checked too: older runs on disk predate the union. */
 export function isOk<T extends TrialRecord<object, string>>(t: T): t is OkOf<T> {
   return t.status === "ok" && typeof t.seconds === "number";
 }
@@ -75,7 +71,7 @@ export function writeJsonAtomic(file: string, value: unknown): void {
   fs.renameSync(tmp, file);
 }
 
-/** Truncates a file open for appending after its last newline: only the last record can be torn. */
+/** Only the last record can be torn. */
 export function repairTornTail(fd: number): void {
   const size = fs.fstatSync(fd).size;
   if (size === 0) return;
@@ -95,7 +91,7 @@ export function repairTornTail(fd: number): void {
   fs.ftruncateSync(fd, 0);
 }
 
-/** Set by `npm run reproduce -- --resume <id>`: the first store opened for that notebook resumes `<id>` (once). */
+/** `npm run reproduce -- --resume <id>`: the first store opened for that notebook resumes it (once). */
 export const RESUME_ENV = "DBLAB_RESUME_ID";
 
 function resumeRequested(notebook: string): string | undefined {
@@ -126,7 +122,7 @@ export class RunStore<C extends object = Record<string, unknown>> {
     return path.join(this.directory, "trials.jsonl");
   }
 
-  /** Opens a new run, or resumes `resumeId`: its stored parameters must be equal, else the resume is refused. */
+  /** Its stored parameters must be equal, else the resume is refused. */
   static open<C extends object>(options: {
     readonly notebook: string;
     readonly params: object;
@@ -168,9 +164,7 @@ export class RunStore<C extends object = Record<string, unknown>> {
     writeJsonAtomic(file, { ...current, ...patch });
   }
 
-  /**
-   * Appends one trial and flushes it; a torn last line is cut off first (appended to, it would swallow this record).
-   */
+  /** A torn last line is cut off first: appended to, it would swallow this record. */
   append(record: TrialRecord<C>): void {
     const safe = record.error ? { ...record, error: redactText(record.error) } : record;
     const fd = fs.openSync(this.trialsFile, "a+");
@@ -191,7 +185,7 @@ export class RunStore<C extends object = Record<string, unknown>> {
       try {
         out.push(JSON.parse(line) as TrialRecord<C>);
       } catch {
-        // Only the final line can be torn; earlier lines were flushed whole.
+        // only the final line can be torn
       }
     }
     return out;

@@ -1,7 +1,4 @@
-/**
- * Stored runs as a comparison reads them, read only and defensively: a removed, half-written or
- * older-format run directory is described, never a crash.
- */
+/** Read only and defensively: a removed, half-written or older-format run is described, never a crash. */
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -9,10 +6,7 @@ import type { RunMetadata } from "./metadata";
 import { resultsRoot, type TrialRecord } from "./run-store";
 import { readTimeAccount, type TimeAccount } from "./time-account";
 
-/**
- * finished; in progress (owner alive here); stopped (error, interrupt, or owner gone: its finished
- * trials are valid); unknown end (no finishedAt recorded); half-written (no readable metadata); removed.
- */
+/** stopped: error, interrupt or owner gone (its finished trials are valid); unknown end: no finishedAt. */
 export type RunState = "finished" | "in progress" | "stopped" | "unknown end" | "half-written" | "removed";
 
 export interface VerdictRow {
@@ -38,7 +32,7 @@ export interface StoredRun {
   readonly time?: TimeAccount;
 }
 
-/** Bad input to a comparison: the CLI exits with status 2. */
+/** The CLI exits with status 2. */
 export class CompareInputError extends Error {
   override readonly name = "CompareInputError";
 }
@@ -57,7 +51,7 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "obj
 const text = (v: unknown): string =>
   typeof v === "string" ? v : v === undefined || v === null ? "" : JSON.stringify(v);
 
-/** The claims' verdicts wherever summary.json keeps them (objects with `verdict` and `id`/`claim`). */
+/** Objects with `verdict` and `id`/`claim`, wherever summary.json keeps them. */
 export function findVerdicts(summary: unknown): VerdictRow[] | undefined {
   const found: VerdictRow[] = [];
   const walk = (v: unknown, depth: number): void => {
@@ -209,7 +203,7 @@ function startTime(r: StoredRun): number {
 
 const LATEST = /^latest(?:\s+of)?(?:\s+notebook)?[\s:]*(\d{1,2})$/i;
 
-/** A run by id, unique prefix, path or "latest of notebook NN"; else CompareInputError with the candidates. */
+/** By id, unique prefix, path or "latest of notebook NN"; else CompareInputError with the candidates. */
 export function resolveRun(ref: string, root = resultsRoot()): StoredRun {
   const wanted = ref.trim();
   if (!wanted) throw new CompareInputError("an empty run name");
@@ -242,7 +236,7 @@ export function resolveRun(ref: string, root = resultsRoot()): StoredRun {
   throw new CompareInputError(`no run "${ref}" in ${root} (\`npm run runs\` lists them)`);
 }
 
-/** Refuses what cannot be compared; early-stopped or unknown-end runs come with a warning. */
+/** Early-stopped or unknown-end runs come with a warning. */
 export function resolveForComparison(
   refs: readonly string[],
   root = resultsRoot(),

@@ -1,37 +1,30 @@
-/**
- * Where a notebook's wall time went, from its run's records: timed seconds, untimed setup, gaps
- * between trials, and the time before and after them; written as the run's time.json.
- */
+/** Where a notebook's wall time went, from its run's records; written as the run's time.json. */
 import fs from "node:fs";
 import path from "node:path";
 
 export const TIME_ACCOUNT_FILE = "time.json";
 
 export interface TimeAccount {
-  /** Kernel start to the last cell. */
   readonly wallSeconds: number;
-  /** The ETA printed before it ran; null: none. */
+  /** null: none. */
   readonly etaSeconds: number | null;
   readonly etaRatio: number | null;
   readonly timedSeconds: number;
   readonly measuredShare: number;
   readonly trials: number;
-  /** The rest of the wall, by where it was spent; they add up to wall − timed. */
+  /** They add up to wall − timed. */
   readonly rest: {
     readonly kernelStart: number;
-    /** Kernel ready to the first trial: servers, data load, template, calibration. */
+    /** Servers, data load, template, calibration. */
     readonly beforeTrials: number;
-    /** Inside the trials' records, outside their timed part. */
     readonly trialSetup: number;
     readonly betweenTrials: number;
-    /** After the last trial: summaries, claims, charts, the report. */
     readonly afterTrials: number;
   };
-  /** Trials' setup by name: every numeric `…Seconds` field of a trial, summed. */
+  /** Every numeric `…Seconds` field of a trial, summed. */
   readonly recorded: Readonly<Record<string, number>>;
-  /** Between trials by name: each trial's `beforeSeconds`, summed. */
   readonly recordedBetween?: Readonly<Record<string, number>>;
-  /** Before the first and after the last trial, by cell and the gaps between; absent without cell times. */
+  /** Absent without cell times. */
   readonly outside?: {
     readonly before: Readonly<Record<string, number>>;
     readonly after: Readonly<Record<string, number>>;
@@ -48,7 +41,7 @@ export interface CellSpan {
 export const REPORT_EXPORT = "saving the report (ipynb, HTML)";
 export const BETWEEN_CELLS = "between cells";
 
-/** The part of [from, to) each cell covers; the rest is BETWEEN_CELLS or REPORT_EXPORT. */
+/** The rest is BETWEEN_CELLS or REPORT_EXPORT. */
 export function splitByCells(cells: readonly CellSpan[], from: number, to: number): Record<string, number> {
   const out: Record<string, number> = {};
   if (!(to > from)) return out;
@@ -77,9 +70,7 @@ interface TrialTimes {
   readonly status?: unknown;
 }
 
-/**
- * The account of one notebook; trial records started before `startedMs` (a resumed run's earlier part) are left out.
- */
+/** Trials started before `startedMs` (a resumed run's earlier part) are left out. */
 export function accountTime(
   trials: readonly (TrialTimes & Record<string, unknown>)[],
   startedMs: number,
@@ -165,13 +156,12 @@ export function readTimeAccount(runDirectory: string): TimeAccount | undefined {
 const pct = (x: number) => `${Math.round(x * 100)} %`;
 const sec = (x: number) => (x >= 100 ? `${Math.round(x)} s` : `${x.toFixed(1)} s`);
 
-/** "kernel 1.8 s, before trials 9.6 s, trials' setup 30 s (cloneSeconds 29 s), …" */
 export function restText(a: TimeAccount): string {
   const recordedSum = Object.values(a.recorded).reduce((t, v) => t + v, 0);
   const unnamed = a.rest.trialSetup - recordedSum;
   const named = [
     ...Object.entries(a.recorded).filter(([, v]) => v > 0),
-    // What the records do not name, or how much named parts overlapped; shown only when they name some.
+    // Shown only when the records name some parts.
     ...(recordedSum > 0 && unnamed >= 0.05 ? [["other", unnamed] as const] : []),
     ...(recordedSum > 0 && unnamed <= -0.05 ? [["of these at once", -unnamed] as const] : []),
   ]
@@ -183,7 +173,7 @@ export function restText(a: TimeAccount): string {
     const top = Object.entries(byWhat ?? {})
       .filter(([, v]) => v >= 0.05)
       .sort((x, y) => y[1] - x[1]);
-    // Outside the trials: the three largest (time.json keeps every part).
+    // time.json keeps every part.
     const shown = top.slice(0, limit).map(([k, v]) => `${k.replace(/ `.*`$/, "")} ${sec(v)}`);
     const rest = top.slice(limit).reduce((t, [, v]) => t + v, 0);
     return top.length ? ` (${[...shown, ...(rest >= 0.05 ? [`the rest ${sec(rest)}`] : [])].join(", ")})` : "";

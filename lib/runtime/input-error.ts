@@ -1,7 +1,6 @@
 /**
- * An error the run's input caused (a schema line the server refuses, a script pgbench rejects): it
- * fails the same way every time, so the run is recorded as refused, not resumable. `byInput: false`
- * for one of the same kind the input did not cause (a server gone mid-file).
+ * An error the run's input caused fails the same way every time, so the run is recorded as
+ * refused, not resumable. `byInput: false` for one the input did not cause.
  */
 export class InputError extends Error {
   override readonly name: string = "InputError";
@@ -12,7 +11,6 @@ export class InputError extends Error {
   }
 }
 
-/** The error or one of its causes is an InputError the input caused. */
 export function isInputError(error: unknown): boolean {
   for (let e: unknown = error, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
     if (e instanceof InputError) return e.byInput;

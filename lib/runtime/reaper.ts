@@ -20,11 +20,11 @@ function signal(pid: number, sig: NodeJS.Signals, group: boolean): void {
   try {
     process.kill(group ? -pid : pid, sig);
   } catch {
-    // Already gone: nothing to do.
+    // already gone
   }
 }
 
-/** `pid` and its descendants (Linux /proc), parents first. */
+/** Linux /proc, parents first. */
 export function processTree(pid: number): number[] {
   const children = new Map<number, number[]>();
   let entries: string[] = [];
@@ -47,17 +47,14 @@ export function processTree(pid: number): number[] {
   return out;
 }
 
-/**
- * SIGKILL to a process, its group and every descendant: each PostgreSQL backend is its own group
- * leader, and a stopped backend never notices its postmaster died.
- */
+/** Each PostgreSQL backend is its own group leader and never notices its postmaster died. */
 export function killTree(pid: number): void {
-  const tree = processTree(pid); // read before the kill: orphans are re-parented and lost to us
+  const tree = processTree(pid); // before the kill: orphans are re-parented
   signal(pid, "SIGKILL", true);
   for (const p of tree) signal(p, "SIGKILL", false);
 }
 
-/** Stops a process synchronously (for 'exit' handlers): `first`, then SIGKILL to its group after `graceMs`. */
+/** Synchronous (for 'exit' handlers): `first`, then SIGKILL to its group after `graceMs`. */
 export function stopProcessSync(pid: number, first: NodeJS.Signals = "SIGTERM", graceMs = 3000): void {
   signal(pid, first, false);
   const deadline = Date.now() + graceMs;
@@ -86,10 +83,7 @@ export interface ContainerRemover {
 
 let containerRemover: ContainerRemover | undefined;
 
-/**
- * Installed by the Docker layer when it loads, since the reaper must not import the targets. A
- * process without it keeps container records for one that has it.
- */
+/** Installed by the Docker layer: the reaper must not import the targets. */
 export function setContainerRemover(remover: ContainerRemover): void {
   containerRemover = remover;
 }
@@ -128,7 +122,6 @@ export interface ReapedResource {
   readonly ownerPid: number;
 }
 
-/** A record the reaper could not act on (its engine unreachable): kept for a later run. */
 export interface KeptResource extends ReapedResource {
   readonly reason: string;
 }
@@ -143,10 +136,7 @@ function reasonKept(resource: ResourceRecord, error: unknown): string {
   return containerRemover.reasonKept(resource, error);
 }
 
-/**
- * Removes one resource and its record. A record whose engine cannot be reached is kept and reported,
- * so one stale container record with the daemon down does not make every run fail at start.
- */
+/** An unreachable engine's record is kept, so a daemon that is down does not fail every run. */
 async function removeRecorded(
   record: { id: string; ownerPid: number; resource: ResourceRecord },
   options: ReapOptions,
@@ -167,7 +157,6 @@ async function removeRecorded(
   return true;
 }
 
-/** Removes every recorded resource whose owner is dead. */
 export async function reapOrphans(options: ReapOptions = {}): Promise<ReapedResource[]> {
   const reaped: ReapedResource[] = [];
   removeTornWrites();
@@ -179,7 +168,6 @@ export async function reapOrphans(options: ReapOptions = {}): Promise<ReapedReso
   return reaped;
 }
 
-/** Removes everything this process owns, each on its own. */
 export async function releaseOwnResources(options: ReapOptions = {}): Promise<void> {
   for (const record of ownRecords()) await removeRecorded(record, options);
 }
@@ -191,7 +179,7 @@ export function spawnDetachedReaper(): void {
     detached: true,
     stdio: "ignore",
   });
-  // Best effort: the next run's reaper or `npm run clean` removes the rest.
+  // The next run's reaper or `npm run clean` removes the rest.
   handleErrors(child, "spawn the detached reaper");
   child.unref();
 }

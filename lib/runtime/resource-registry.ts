@@ -1,7 +1,6 @@
 /**
- * Every server, container and helper process the lab starts is recorded on disk with its owner
- * process; once the owner is gone, the next start or `npm run clean` removes it (testcontainers'
- * reaper pattern, without a sidecar container).
+ * Every server, container and helper process is recorded on disk with its owner; once the owner is
+ * gone, the next start or `npm run clean` removes it (testcontainers' reaper, without a sidecar).
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -20,15 +19,12 @@ export type ResourceRecord =
       readonly type: "docker-container";
       readonly containerId: string;
       readonly description: string;
-      /** Its engine and docker context, so it is removed there whatever today's environment names. */
+      /** So it is removed there whatever today's environment names. */
       readonly dockerHost?: string;
       readonly dockerContext?: string;
     }
   | {
-      /**
-       * A database on an external server: no password is on disk, so the next run there drops it; `npm run clean`
-       * prints the SQL.
-       */
+      /** No password is on disk, so the next run there drops it; `npm run clean` prints the SQL. */
       readonly type: "external-database";
       readonly host: string;
       readonly port: number;
@@ -46,7 +42,6 @@ interface StoredRecord {
   readonly resource: ResourceRecord;
 }
 
-/** One folder per machine user, so parallel runs see each other. */
 export function stateRoot(): string {
   return process.env.DBLAB_STATE_DIR ?? path.join(os.tmpdir(), "db-write-lab-state");
 }
@@ -57,11 +52,11 @@ function recordsDir(): string {
   return dir;
 }
 
-/** Process start time in clock ticks since boot (Linux), so a reused pid is not taken for its owner. */
+/** Clock ticks since boot, so a reused pid is not taken for its owner. */
 export function processStartTicks(pid: number): number | undefined {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-    // The command name (field 2) may contain spaces and parentheses: count fields after the last ')'.
+    // The command name (field 2) may contain spaces and ')'.
     const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     return Number(rest[19]);
   } catch {
@@ -82,17 +77,13 @@ export function isProcessAlive(pid: number, startTicks?: number): boolean {
     return true;
   }
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  // A zombie has exited; only its parent has not collected it yet.
   if (fields[0] === "Z" || fields[0] === "X") return false;
   return startTicks === undefined || Number(fields[19]) === startTicks;
 }
 
 const ownStartTicks = processStartTicks(process.pid);
 
-/**
- * Written to a temporary file and renamed into place. The temporary name carries its writer, so a
- * writer killed before the rename leaves a file `removeTornWrites` can tell from one in progress.
- */
+/** The temporary name carries its writer, so `removeTornWrites` tells a dead writer's file from one in progress. */
 const TMP_SUFFIX = `.${process.pid}-${ownStartTicks ?? 0}.tmp`;
 
 function writeAtomically(file: string, record: StoredRecord): void {
@@ -100,7 +91,6 @@ function writeAtomically(file: string, record: StoredRecord): void {
   fs.renameSync(`${file}${TMP_SUFFIX}`, file);
 }
 
-/** Returns the id for `unregister`. */
 export function writeRecord(resource: ResourceRecord, runId?: string): string {
   const id = `${Date.now().toString(36)}-${randomBytes(4).toString("hex")}`;
   const record: StoredRecord = {
@@ -138,13 +128,12 @@ export function listRecords(): ListedRecord[] {
       const record = JSON.parse(fs.readFileSync(path.join(dir, name), "utf8")) as StoredRecord;
       out.push({ ...record, ownerAlive: isProcessAlive(record.ownerPid, record.ownerStartTicks) });
     } catch {
-      // A half-written record names nothing yet.
+      // half-written
     }
   }
   return out;
 }
 
-/** Removes temporary files of writers that died before the rename; returns their names. */
 export function removeTornWrites(now = Date.now()): string[] {
   const dir = recordsDir();
   const removed: string[] = [];

@@ -1,7 +1,4 @@
-/**
- * Registering a resource the lab starts: its record on disk, the shutdown path, and in a kernel the
- * watcher, in one call so no target forgets a part (its own module to avoid an import cycle).
- */
+/** Record, shutdown path and kernel watcher in one call so no target forgets a part (own module: import cycle). */
 import { writeRecord, type ResourceRecord } from "./resource-registry";
 import { installShutdownHooks } from "./shutdown";
 import { ensureWatcher } from "./watcher";

@@ -1,7 +1,4 @@
-/**
- * Rejects after `ms` with `message`; for calls that could otherwise wait on a dead engine or host
- * forever. The timer is unref'd: it alone never keeps a process alive.
- */
+/** The timer is unref'd: it alone never keeps a process alive. */
 export function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   return Promise.race([

@@ -1,6 +1,6 @@
 /**
- * Nothing outlives its kernel: a watcher process holds a pipe only the kernel writes, and when the
- * kernel dies (SIGKILL runs no exit handler) removes every record it owned (docs/interactive.md).
+ * A watcher process holds a pipe only the kernel writes; when the kernel dies (SIGKILL runs no
+ * exit handler) it removes every record the kernel owned (docs/interactive.md).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
@@ -11,7 +11,7 @@ import { handleErrors } from "./error-events";
 
 let watcher: ChildProcess | undefined;
 
-/** Kernels get a watcher; scripts end through their exit handlers (DBLAB_WATCHER=1 forces one, =0 none). */
+/** Scripts end through their exit handlers (DBLAB_WATCHER=1 forces one, =0 none). */
 export function watcherWanted(): boolean {
   if (process.env.DBLAB_WATCHER === "0") return false;
   return process.env.DBLAB_WATCHER === "1" || inKernel();
@@ -21,7 +21,6 @@ export function watcherPid(): number | undefined {
   return watcher?.pid;
 }
 
-/** Starts this process's watcher once. */
 export function ensureWatcher(): void {
   if (watcher || !watcherWanted()) return;
   const script = path.join(__dirname, "..", "..", "scripts", "watcher.js");
@@ -29,14 +28,13 @@ export function ensureWatcher(): void {
   fs.mkdirSync(stateRoot(), { recursive: true });
   const log = fs.openSync(path.join(stateRoot(), `watcher-${process.pid}.log`), "a");
   try {
-    // The Jupyter server that started the kernel (JPY_PARENT_PID): if it dies without shutting its
-    // kernels down, the watcher ends the orphaned kernel as ipykernel's parent poller would.
+    // JPY_PARENT_PID: the watcher ends an orphaned kernel as ipykernel's parent poller would.
     const jupyter = inKernel() ? (process.env.JPY_PARENT_PID ?? "") : "";
     const args = [script, String(process.pid), String(processStartTicks(process.pid) ?? ""), jupyter];
     watcher = spawn(process.execPath, args, {
-      // Own session and process group: signals to the kernel's group must not reach it.
+      // Signals to the kernel's group must not reach it.
       detached: true,
-      // stdin is the pipe, opened close-on-exec, so servers we spawn cannot keep it open after we die.
+      // Close-on-exec, so servers we spawn cannot keep the pipe open.
       stdio: ["pipe", "ignore", log],
       env: { ...process.env, DBLAB_WATCHER: "0" },
     });

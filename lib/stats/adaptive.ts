@@ -1,26 +1,21 @@
 /**
- * One step of an adaptive design: after the planned rounds, add one at a time while a headline claim
- * is inconclusive, up to a cap and a time budget; the looks share the claim's stated error (`lookPlan`).
+ * Adaptive design: after the planned rounds, add one at a time while a headline claim is
+ * inconclusive, up to a cap and a time budget; the looks share the claim's stated error.
  */
 import { medianRank } from "./intervals";
 
-/** As stats/claims' MIN_COVERAGE (not imported: claims imports nothing of this). */
+/** Not imported from stats/claims: claims imports nothing of this. */
 const STATED = 0.9;
 
-/**
- * How an adaptive design spends its stated coverage: each look's interval reaches `level`, chosen so
- * that all looks' intervals cover the median together with probability ≥ `coverage`.
- */
+/** Each look's interval reaches `level`, so that all looks together cover the median with ≥ `coverage`. */
 export interface LookPlan {
   readonly coverage: number;
   readonly level: number;
-  /** Rounds at which a look can decide: the planned ones, then each n where the interval at `level` moves inward. */
   readonly looks: readonly number[];
-  /** All looks' intervals cover the median together with this probability (≥ `coverage`). */
   readonly family: number;
 }
 
-/** Exact probability that every look's interval covers the median (the count below it is a fair coin walk). */
+/** The count below the median is a fair coin walk. */
 export function familyCoverage(looks: readonly { readonly n: number; readonly rank: number }[]): number {
   let dist = [1];
   let at = 0;
@@ -38,7 +33,7 @@ export function familyCoverage(looks: readonly { readonly n: number; readonly ra
   return dist.reduce((a, b) => a + b, 0);
 }
 
-/** The least per-look coverage (0.05 % steps) whose looks keep `coverage` together (Pocock's idea, exact intervals). */
+/** Pocock's idea with exact intervals, in 0.05 % steps. */
 export function lookPlan(planned: number, maxRounds: number, coverage = STATED): LookPlan {
   const key = `${planned}/${maxRounds}/${coverage}`;
   const known = plans.get(key);
@@ -48,7 +43,6 @@ export function lookPlan(planned: number, maxRounds: number, coverage = STATED):
   return plan;
 }
 
-/** Memoised: the answer depends only on the design's sizes. */
 const plans = new Map<string, LookPlan>();
 
 function searchPlan(planned: number, maxRounds: number, coverage: number): LookPlan {
@@ -58,7 +52,7 @@ function searchPlan(planned: number, maxRounds: number, coverage: number): LookP
     const family = familyCoverage(looks.map((n) => ({ n, rank: medianRank(n, level) })));
     if (family >= coverage) return { coverage, level, looks, family };
   }
-  // Never reached for the designs' sizes; one look at the stated coverage always keeps it.
+  // One look at the stated coverage always keeps it.
   return { coverage, level: coverage, looks: [planned], family: coverage };
 }
 
@@ -69,7 +63,6 @@ export function lookLevel(s: unknown): number | undefined {
   return looks && looks.level > looks.coverage ? looks.level : undefined;
 }
 
-/** The plan in words, e.g. "adaptive: up to 2 looks that can decide (n = 5, 9), each at coverage ≥ 93 % …". */
 export function lookText(p: LookPlan): string {
   const deciding = p.looks.filter((n) => medianRank(n, p.level) > 0);
   if (deciding.length <= 1)
@@ -83,10 +76,8 @@ export function lookText(p: LookPlan): string {
 }
 
 export interface RoundWords {
-  /** e.g. "repeat"/"repeats", "round"/"rounds". */
   readonly one: string;
   readonly many: string;
-  /** e.g. "maxRepeats", "maxSets". */
   readonly cap: string;
 }
 
@@ -96,15 +87,12 @@ export interface RoundState {
   readonly maxRepeats: number;
   readonly elapsedSeconds: number;
   readonly budgetSeconds: number;
-  /** Average seconds per added round: rounds are added only if those needed fit the budget (else until it is spent). */
+  /** Rounds are added only if those needed fit the budget (else until it is spent). */
   readonly secondsPerRound?: number;
   readonly needed?: number;
-  /** Inconclusive claims more rounds are for, e.g. "claim (2)". */
   readonly undecided: readonly string[];
-  /** How the claims stand once none is undecided, e.g. "(1) held, (2) did not hold". */
   readonly decided: string;
   readonly words: RoundWords;
-  /** 90 % unless given. */
   readonly coverage?: number;
 }
 
@@ -113,10 +101,7 @@ export interface RoundStep {
   readonly reason: string;
 }
 
-/**
- * Rounds at which more rounds can change a decision at `level`: the first n reaching the coverage,
- * then every n where the order statistic moves inward; in between the interval can only widen.
- */
+/** Between these rounds the order-statistic interval can only widen. */
 export function informativeRounds(level = 0.9, upTo = 64): number[] {
   const out: number[] = [];
   let prevRank = 0;
@@ -132,7 +117,6 @@ export function nextInformativeRound(done: number, level = 0.9): number {
   return informativeRounds(level, Math.max(64, done + 64)).find((n) => n > done) ?? done + 1;
 }
 
-/** Whether to run one more round, and why. */
 export function nextRound(s: RoundState): RoundStep {
   const plan = lookPlan(s.planned, s.maxRepeats, s.coverage);
   const step = stepTo(s, plan);
@@ -191,14 +175,13 @@ function stepTo(s: RoundState, plan: LookPlan): RoundStep {
 
 export interface PlannedRoundState {
   readonly round: number;
-  /** Rounds a verdict needs: never cut before them. */
   readonly needed: number;
   readonly elapsedSeconds: number;
   readonly secondsPerRound: number;
   readonly budgetSeconds: number;
 }
 
-/** Whether a planned round starts: past the rounds a verdict needs, not if it would end after the budget. */
+/** Not if it would end after the budget. */
 export function plannedRoundFits(s: PlannedRoundState): boolean {
   return s.round <= s.needed || s.elapsedSeconds + s.secondsPerRound <= s.budgetSeconds;
 }

@@ -1,6 +1,6 @@
 /**
- * The claims engine: a notebook declares its claims as values (a `ClaimSet`); this engine checks them,
- * places a run against each regime, decides and renders the verdicts (docs/claims-and-regimes.md).
+ * A notebook declares its claims as values (a `ClaimSet`); the engine checks them, places a run
+ * against each regime, decides and renders the verdicts (docs/claims-and-regimes.md).
  */
 import {
   allOf,
@@ -25,7 +25,7 @@ import { lookLevel } from "./adaptive";
 import fs from "node:fs";
 import path from "node:path";
 
-/** A run's position on a set's regime factors; undefined: not known (yet). */
+/** undefined: not known (yet). */
 export type Position<K extends string> = Readonly<Partial<Record<K, number>>>;
 
 /** One part of an all-of statistic, with its own rule where it differs. */
@@ -38,18 +38,16 @@ export interface Part {
 export interface Statistic<S> {
   readonly text: string;
   readonly fmt: (x: number) => string;
-  /** Value, interval and n on this summary; undefined when what it needs did not run. */
+  /** undefined when what it needs did not run. */
   readonly of: (s: S) => Interval | readonly Part[] | undefined;
   readonly needs: string;
 }
 
-/** The seed's words: original, translation, and whose words. */
 export interface SeedSentence {
   readonly original: string;
   readonly translation?: string;
-  /** The seed's own numbers (from quotes.json). */
   readonly figure?: string;
-  /** Whose words they are when not a seed's, e.g. "the lab's question" (06). */
+  /** When not a seed's, e.g. "the lab's question". */
   readonly whose?: string;
 }
 
@@ -59,7 +57,7 @@ export interface Quotes {
   readonly keys: readonly string[];
 }
 
-/** A notebook's quotations, from the quotes.json beside its source (one file for both builds). */
+/** From the quotes.json beside its source (one file for both builds). */
 export function readQuotes(compiledDir: string): Quotes {
   const source = path.resolve(compiledDir, "..", "..", "..", "..", "lib", "experiments", path.basename(compiledDir));
   const file = [compiledDir, source].map((d) => path.join(d, "quotes.json")).find((f) => fs.existsSync(f));
@@ -90,34 +88,29 @@ export interface ClaimCore<K extends string = string> {
   readonly id: string;
   readonly claim: string;
   readonly sentence: SeedSentence;
-  /** The seed's own numbers, when the quotation does not carry them. */
   readonly figure?: string;
   readonly kind: ClaimKind;
   readonly rule?: Rule;
-  /** How the seed's words become the rule ("'mostly not' read as under half"). */
+  /** e.g. "'mostly not' read as under half". */
   readonly reading?: string;
-  /** Regime factors: a gate for magnitudes, the stated scale otherwise. */
   readonly regime: readonly K[];
   readonly regimeText: string;
   readonly mechanism?: string;
   readonly derivedFrom?: string;
   /** What would test it out of regime or when its mode did not run. */
   readonly howToTest: string;
-  /** What the lab emulates for this claim and what that can show; a claim about the emulation itself sets only this. */
+  /** A claim about the emulation itself sets only this. */
   readonly emulates?: string;
 }
 
 export interface Claim<P, S, K extends string = string> extends ClaimCore<K> {
   readonly statistic: Statistic<S>;
-  /** Why the effect is what it is, from this run's counters; "" when nothing was measured. */
+  /** From this run's counters; "" when nothing was measured. */
   readonly why: (s: S) => string;
   readonly ours?: (s: S) => string;
   readonly arithmetic?: (s: S) => string;
   readonly absent?: { readonly before: (p: P) => boolean; readonly after: (s: S) => boolean; readonly reason: string };
-  /**
-   * What this run emulated that the regime stands on (verdict `emulated`, never evidence); not for a regime the
-   * emulation creates.
-   */
+  /** Verdict `emulated`, never evidence; not for a regime the emulation creates. */
   readonly emulatedWhen?: (s: S) => string | undefined;
   readonly emulatedBefore?: (p: P) => string | undefined;
 }
@@ -136,10 +129,9 @@ export interface ClaimSet<P, S, K extends string = string> {
   readonly notDeclared: readonly NotDeclared[];
 }
 
-/** Any notebook's set, for the engine's generated tests and the registry. */
 export type AnyClaimSet = ClaimSet<never, never, string>;
 
-/** A claim set that breaks a rule of declaration: thrown when the module is loaded. */
+/** Thrown when the module is loaded. */
 export class DeclarationError extends Error {
   override readonly name = "DeclarationError";
 }
@@ -157,7 +149,6 @@ export function ruleBand(rule: Rule): [number, number] {
   }
 }
 
-/** Two ends within 10 % of each other: a regime band that is the rule's band in disguise. */
 const near = (a: number, b: number) =>
   a === b || (Number.isFinite(a) && Number.isFinite(b) && Math.abs(a - b) <= 0.1 * Math.max(Math.abs(a), Math.abs(b)));
 
@@ -167,7 +158,7 @@ export function sameBand(f: RegimeFactor, rule: Rule): boolean {
   return near(a, c) && near(b, d);
 }
 
-/** Checks a set when declared: ids, factors, mechanisms, derived sources, and no regime band equal to its rule's. */
+/** No regime band may equal its rule's (within 10 %). */
 export function declare<P, S, K extends string>(set: ClaimSet<P, S, K>): ClaimSet<P, S, K> {
   const problems: string[] = [];
   const ids = new Set<string>();
@@ -287,7 +278,6 @@ function seedText(c: ClaimCore): string {
   return `${whose}${c.sentence.original}${t}. Figures: ${c.figure ?? c.sentence.figure}`;
 }
 
-/** The declaration, rendered once. */
 export function declaration<K extends string>(
   c: ClaimCore<K>,
   factors: Readonly<Record<K, RegimeFactor>>,
@@ -328,7 +318,7 @@ export function declarations<P, S, K extends string>(set: ClaimSet<P, S, K>): De
   return set.claims.map((c) => declaration(c, set.factors, c.statistic));
 }
 
-/** The statistic at the per-look level (intervals `atCoverage`). */
+/** Intervals `atCoverage`. */
 function atLevel(stat: Interval | readonly Part[] | undefined, level: number | undefined) {
   if (!stat || level === undefined) return stat;
   return isParts(stat)
@@ -347,13 +337,11 @@ function measure<P, S, K extends string>(set: ClaimSet<P, S, K>, c: Claim<P, S, 
   };
 }
 
-/** The summary without the flagged units, and what was flagged. */
 export interface Without<S> {
   readonly summary: S;
   readonly flagged: Flagged;
 }
 
-/** Judges every claim of a set on a run's summary. */
 export function judge<P, S, K extends string>(set: ClaimSet<P, S, K>, s: S, without?: Without<S>): ClaimCheck[] {
   return set.claims.map((c) => judgeOne(set, c.id, s, without));
 }
@@ -400,7 +388,7 @@ export function judgeOne<P, S, K extends string>(
   };
 }
 
-/** What a run with these params can decide, before it starts. */
+/** Before it starts. */
 export function plan<P, S, K extends string>(set: ClaimSet<P, S, K>, p: P): ClaimPlan[] {
   const where = set.before(p);
   const planned: Record<string, number | undefined> = {};

@@ -1,13 +1,9 @@
-/** Statistics and "why" pieces several notebooks' claims compute, generic over the unit (repeat, round, set). */
 import type { Flagged } from "./claims";
 import { medianInterval, type Interval } from "./intervals";
 
 const finite = (x: number | undefined): x is number => x !== undefined && Number.isFinite(x);
 
-/**
- * The median over units of a per-unit value with its exact interval; non-finite values left out; undefined when none is
- * left.
- */
+/** Non-finite values left out; undefined when none is left. */
 export function medianOf<U>(
   units: readonly U[],
   value: (u: U) => number | undefined,
@@ -17,13 +13,10 @@ export function medianOf<U>(
   return values.length ? medianInterval(values, of) : undefined;
 }
 
-/** x ÷ y when both are known and y > 0. */
 export const quotient = (x: number | undefined, y: number | undefined): number | undefined =>
   x !== undefined && y !== undefined && y > 0 ? x / y : undefined;
 
-/**
- * One value per unit both conditions ran, paired by key (keeps drift between units out); non-finite results left out.
- */
+/** Paired by unit, which keeps drift between units out. */
 export function pairedValues<T, B = T>(
   top: readonly T[],
   bottom: readonly B[],
@@ -38,7 +31,6 @@ export function pairedValues<T, B = T>(
   });
 }
 
-/** The median of paired per-unit quotients top ÷ bottom. */
 export function pairedQuotient<U>(
   top: readonly U[],
   bottom: readonly U[],
@@ -50,13 +42,13 @@ export function pairedQuotient<U>(
   return q.length ? medianInterval(q, of) : undefined;
 }
 
-/** How a counter moved between two conditions, "a → b": `between(lo, hi)(x => x.walBytesPerTx, kb)`. */
+/** `between(lo, hi)(x => x.walBytesPerTx, kb)` → "a → b". */
 export const between =
   <T>(lo: T, hi: T) =>
   (pick: (x: T) => number | undefined, fmt: (x: number | undefined) => string): string =>
     `${fmt(pick(lo))} → ${fmt(pick(hi))}`;
 
-/** The flagged units with their reasons ("idx39/r3: 1 checkpoint(s)"); `none` says what would have flagged one. */
+/** `none` says what would have flagged one. */
 export function flaggedUnits<U>(
   noun: string,
   units: readonly U[],

@@ -1,6 +1,6 @@
 /**
- * A seed's claim as a hypothesis declared before any number is seen, and its verdict on this run:
- * from where this run's interval lies against the margins, never a point estimate (docs/statistics.md).
+ * A claim is a hypothesis declared before any number is seen; its verdict comes from where the
+ * interval lies against the margins, never a point estimate (docs/statistics.md).
  */
 import type { Interval } from "./intervals";
 import { intervalText } from "./intervals";
@@ -15,20 +15,17 @@ export const VERDICTS = [
 ] as const;
 export type Verdict = (typeof VERDICTS)[number];
 
-/** What kind of statement a claim is, which decides where it may be judged (docs/claims-and-regimes.md). */
+/** Decides where it may be judged (docs/claims-and-regimes.md). */
 export const CLAIM_KINDS = ["magnitude", "direction", "equivalence", "mechanism", "derived"] as const;
 export type ClaimKind = (typeof CLAIM_KINDS)[number];
 
-/**
- * One dimension of a magnitude claim's regime: the seed's value and how far from it a run may be, as
- * here ÷ seed (`[0.5, 2]`: within a factor 2; `[1, Infinity]`: at least the seed's).
- */
+/** here ÷ seed: `[0.5, 2]` within a factor 2; `[1, Infinity]` at least the seed's. */
 export interface RegimeFactor {
   readonly what: string;
   readonly seed: number;
   readonly unit: string;
   readonly within: readonly [number, number];
-  /** Whose value `seed` is: "the seed's" unless given (07: a documented threshold). */
+  /** "the seed's" unless given. */
   readonly source?: string;
 }
 
@@ -40,9 +37,9 @@ export interface Declaration {
   readonly statistic: string;
   readonly rule: string;
   readonly kind: ClaimKind;
-  /** A magnitude claim's regime distance; on a direction claim, the factors its verdict states the scale in. */
+  /** On a direction claim, the factors its verdict states the scale in. */
   readonly distance?: readonly RegimeFactor[];
-  /** A direction claim's reason to transfer to another scale (the mechanism behind the sign). */
+  /** The mechanism behind the sign. */
   readonly mechanism?: string;
   readonly derivedFrom?: string;
   readonly emulates?: string;
@@ -69,10 +66,7 @@ export interface Decision {
   readonly decidedBy: string;
 }
 
-/**
- * The least coverage an interval must have to decide a claim: the min–max range of n paired values
- * covers the median with 1 − 2·0.5ⁿ, ≥ 90 % from n = 5 (75 % at n = 3).
- */
+/** The min–max range of n paired values covers the median with 1 − 2·0.5ⁿ: ≥ 90 % from n = 5. */
 export const MIN_COVERAGE = 0.9;
 
 const fmtDefault = (x: number) => (Math.abs(x) >= 100 ? x.toFixed(0) : Math.abs(x) >= 10 ? x.toFixed(1) : x.toFixed(2));
@@ -161,9 +155,8 @@ export function repeatsForCoverage(coverage: number): number {
 }
 
 /**
- * What more repeats can do for an interval that straddles a margin: it narrows about as 1/√n, so only
- * a median off the margin can be decided (after about n·(half-width ÷ distance)² repeats); a median on
- * the margin cannot, at any n.
+ * An interval narrows about as 1/√n, so only a median off the margin can be decided (after about
+ * n·(half-width ÷ distance)² repeats); a median on the margin cannot, at any n.
  */
 export function moreRepeats(rule: Rule, interval: Interval, fmt: (x: number) => string = fmtDefault): string {
   const edges = rule.kind === "inside" ? [rule.low, rule.high] : [rule.margin];
@@ -226,7 +219,6 @@ export function verdictSummary(claims: readonly ClaimCheck[]): string {
     .join(", ");
 }
 
-/** What a run flagged (outliers, a checkpoint or autovacuum in a timed window). */
 export interface Flagged {
   readonly noun: string;
   readonly count: number;
@@ -234,7 +226,6 @@ export interface Flagged {
   readonly none: string;
 }
 
-/** The one sensitivity sentence: whether the verdict changes without the flagged units (`again`). */
 export function sensitivitySentence(flagged: Flagged, verdict: Verdict, again: () => Decision | undefined): string {
   if (flagged.count === 0) return flagged.none;
   const what =
@@ -246,7 +237,6 @@ export function sensitivitySentence(flagged: Flagged, verdict: Verdict, again: (
     : `${what}: "${without.verdict}" instead — ${without.decidedBy}.`;
 }
 
-/** Attaches to each claim whether its verdict changes without the flagged trials. */
 export function withSensitivity(
   claims: readonly ClaimCheck[],
   without: readonly ClaimCheck[],
@@ -264,7 +254,7 @@ export function withSensitivity(
   }));
 }
 
-/** Combines the verdicts of one claim's parts: all held → held; any did not hold → did not hold. */
+/** all held → held; any did not hold → did not hold. */
 export function allOf(parts: readonly Decision[]): Verdict {
   if (parts.length && parts.every((p) => p.verdict === "held")) return "held";
   if (parts.some((p) => p.verdict === "did not hold")) return "did not hold";
@@ -302,7 +292,6 @@ function factorRange(f: RegimeFactor): string {
         : `${num(f.seed * lo)}–${withUnit(f.seed * hi, f.unit)}`;
 }
 
-/** The declaration's kind and what makes it decidable, as one sentence. */
 export function kindText(d: Declaration): string {
   switch (d.kind) {
     case "magnitude":
@@ -355,7 +344,7 @@ export function scalePosition(
   return { inside: outside.length === 0, text: parts.join(", "), outside, brief };
 }
 
-/** Applies a claim's kind: a magnitude outside its distance becomes `not tested at this scale`, measured value kept. */
+/** A magnitude outside its distance becomes `not tested at this scale`, measured value kept. */
 export function atScale(
   check: ClaimCheck,
   here: Readonly<Record<string, number | undefined>>,
@@ -422,7 +411,7 @@ export function planClaims(
   });
 }
 
-/** One line for the ETA: "can decide 3 of 4 claims on this machine; not: (2) …". */
+/** e.g. "can decide 3 of 4 claims on this machine; not: (2) …". */
 export function planText(plans: readonly ClaimPlan[]): string {
   const counted = plans.filter((p) => p.prospect === "decidable" || p.prospect === "out of regime");
   const can = counted.filter((p) => p.prospect === "decidable");
@@ -472,7 +461,7 @@ export const isEvidence = (c: Pick<ClaimCheck, "verdict">) => c.verdict !== "der
 
 // A union of step refutations
 
-/** P(X ≥ m), X ~ Binomial(n, ½): the one-sided sign test's p-value. */
+/** The one-sided sign test's p-value. */
 export function signTestP(n: number, m: number): number {
   let c = 1;
   let sum = 0;
@@ -483,10 +472,7 @@ export function signTestP(n: number, m: number): number {
   return sum / 2 ** n;
 }
 
-/**
- * A claim refuted when any of k steps fails would err up to k × 5 %, so the steps are tested together
- * with Holm's step-down correction on sign-test p-values: any false refutation ≤ FAMILY_ALPHA.
- */
+/** Refuted when any of k steps fails, so Holm's step-down correction keeps any false refutation ≤ FAMILY_ALPHA. */
 export const FAMILY_ALPHA = Math.round(((1 - MIN_COVERAGE) / 2) * 1e6) / 1e6;
 
 export interface StepTest {
@@ -494,9 +480,6 @@ export interface StepTest {
   readonly values: readonly number[];
 }
 
-/**
- * Holm's step-down test of "this step does not go the claimed way"; returns the refuted labels with p and threshold.
- */
 export function holmRefutations(
   steps: readonly StepTest[],
   rule: Extract<Rule, { kind: "above" | "below" }>,

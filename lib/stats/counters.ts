@@ -1,12 +1,11 @@
 /**
- * Server counters as flat name → number snapshots, and their delta. Each collector declares its names
- * as types, so a reader's typo is a compile error, not a NaN in a "why" sentence. Partial: a server
- * omits figures it does not report, and runs on disk written before a counter existed must still load.
+ * Each collector declares its counter names as types, so a typo is a compile error, not a NaN in a
+ * "why". Partial: servers omit some, and older runs on disk must still load.
  */
 
 export type Counters<K extends string = string> = Readonly<Partial<Record<K, number>>>;
 
-/** A collector's snapshot from (name, value) rows, refusing an undeclared name; NULL values left out. */
+/** Refuses an undeclared name; NULL values left out. */
 export function countersFrom<K extends string>(
   rows: Iterable<{ readonly name: string; readonly value: number | string | null }>,
   isKey: (name: string) => name is K,
@@ -38,7 +37,7 @@ export function keyGuard<K extends string>(
     );
 }
 
-/** The counters present, as [name, value] (plain names: a run on disk may hold older ones). */
+/** Plain names: a run on disk may hold older ones. */
 export function counterEntries(c: Counters | undefined): [string, number][] {
   return Object.entries(c ?? {}).flatMap(([k, v]) => (v === undefined ? [] : [[k, v] as [string, number]]));
 }
@@ -47,7 +46,7 @@ export function sumCounters(c: Counters | undefined, prefix: string, suffix = ""
   return counterEntries(c).reduce((a, [k, v]) => (k.startsWith(prefix) && k.endsWith(suffix) ? a + v : a), 0);
 }
 
-/** after − before for every counter; "size.*" keys are levels, so the value after is kept. */
+/** "size.*" keys are levels, so the value after is kept. */
 export function counterDelta<K extends string>(before: Counters<K>, after: Counters<K>): Counters<K> {
   const delta: Partial<Record<K, number>> = {};
   const was: Counters = before;

@@ -1,7 +1,6 @@
 /**
- * Intervals that mean what their label says, for few repeats: per-repeat (paired) ratios, summarised
- * by the exact order-statistic interval of the median (k-th smallest to k-th largest covers it with
- * 1 − 2·P(Binomial(n, ½) < k)), not a bootstrap.
+ * For few repeats: per-repeat (paired) ratios summarised by the exact order-statistic interval of
+ * the median (covers it with 1 − 2·P(Binomial(n, ½) < k)), not a bootstrap.
  */
 import { median } from "simple-statistics";
 
@@ -10,11 +9,9 @@ export interface Interval {
   readonly low: number;
   readonly high: number;
   readonly n: number;
-  /** Exact probability that [low, high] covers the true median. */
   readonly coverage: number;
-  /** e.g. "paired ratios 5 idx / 0 idx, one per repeat". */
   readonly of: string;
-  /** The k-th smallest and k-th largest (1: the min–max range). */
+  /** 1: the min–max range. */
   readonly rank?: number;
 }
 
@@ -28,18 +25,14 @@ function binomialCdfHalf(n: number, k: number): number {
   return sum / 2 ** n;
 }
 
-/** The order statistic of the narrowest interval with coverage ≥ `level`; 0 when even the range covers less. */
+/** 0 when even the range covers less. */
 export function medianRank(n: number, level: number): number {
   let k = 0;
   while (k + 1 <= Math.floor((n + 1) / 2) && 1 - 2 * binomialCdfHalf(n, k) >= level) k++;
   return k;
 }
 
-/**
- * The narrowest order-statistic interval of the median with coverage ≥ `level` (default MIN_COVERAGE),
- * else the min–max range with its lower coverage; from n = 8 it drops the extremes, so one disturbed
- * repeat no longer sets its width.
- */
+/** From n = 8 it drops the extremes, so one disturbed repeat no longer sets its width. */
 export function medianInterval(values: readonly number[], of: string, level = 0.9): Interval {
   const finite = values.filter((v) => Number.isFinite(v));
   if (finite.length === 0) throw new Error(`medianInterval of no values (${of})`);
@@ -52,16 +45,15 @@ export function medianInterval(values: readonly number[], of: string, level = 0.
   return out;
 }
 
-/** The values each interval came from, kept beside it (never re-ranked on values not its own). */
+/** Never re-ranked on values not its own. */
 const madeFrom = new WeakMap<Interval, readonly number[]>();
 
-/** The same values' interval at a higher coverage (an adaptive look); itself when already there or values unknown. */
+/** An adaptive look's interval; itself when already there or values unknown. */
 export function atCoverage(i: Interval, level: number): Interval {
   const values = madeFrom.get(i);
   return i.coverage >= level || !values ? i : medianInterval(values, i.of, level);
 }
 
-/** Per-repeat ratios target/baseline. */
 export function pairedRatios(
   target: ReadonlyMap<number, number>,
   baseline: ReadonlyMap<number, number>,
@@ -74,7 +66,6 @@ export function pairedRatios(
   return out.sort((a, b) => a.repeat - b.repeat);
 }
 
-/** e.g. "93.8 % CI of the median, n = 5 (the range)", or "range of n = 3 (covers the median 75 %)". */
 export function intervalLabel(i: Interval): string {
   if (i.n === 1) return "one value, no interval";
   const cov = Math.round(i.coverage * 1000) / 10;
@@ -86,7 +77,7 @@ export function intervalText(i: Interval, fmt: (x: number) => string): string {
   return `${fmt(i.estimate)} [${fmt(i.low)}–${fmt(i.high)}, ${intervalLabel(i)}]`;
 }
 
-/** Trials far outside their repeats (modified z-score > 3.5, MAD floored at 2 % of the median): flagged, kept. */
+/** Modified z-score > 3.5, MAD floored at 2 % of the median: flagged, kept. */
 export const OUTLIER_RULE =
   "modified z-score 0.6745·|x − median| / MAD > 3.5 within the condition's trials (MAD floored at 2 % of the median)";
 

@@ -1,11 +1,7 @@
-/**
- * The machine's speed state from a write-path probe before each timed run, and what its spread means
- * for the claims (docs/claims-and-regimes.md, "The speed state of the machine").
- */
+/** The machine's speed state from a write-path probe before each timed run (docs/claims-and-regimes.md). */
 import { median, quantile } from "simple-statistics";
 
 export interface SpeedProbe {
-  /** What was timed, e.g. "400 single-row UPDATE + COMMIT (synchronous_commit off), own database". */
   readonly what: string;
   /** ms, client-side. */
   readonly medianMs: number;
@@ -15,7 +11,6 @@ export interface SpeedProbe {
   readonly sharedBy?: string;
 }
 
-/** A probe more than this ratio from the run's median marks its trial as run in another speed state. */
 export const SPEED_STATE_RATIO = 1.25;
 
 export interface SpeedSpread {
@@ -23,10 +18,9 @@ export interface SpeedSpread {
   readonly medianMs: number;
   readonly minMs: number;
   readonly maxMs: number;
-  /** Upper ÷ lower quartile of the probes: robust to one warm-up probe, unlike slowest ÷ fastest. */
+  /** Robust to one warm-up probe, unlike slowest ÷ fastest. */
   readonly quartileRatio: number;
   readonly flagged: readonly string[];
-  /** e.g. "probe median 0.090 ms, quartiles ×1.06 (range 0.081–0.152) over 10 trials; …". */
   readonly text: string;
 }
 
@@ -65,24 +59,19 @@ export function sameState(aMs: number, bMs: number): boolean {
   return Math.max(aMs, bMs) / Math.min(aMs, bMs) <= SPEED_STATE_RATIO;
 }
 
-/**
- * The rule for a paired statistic: every pair counts; pairs whose probes differ by more than
- * ×SPEED_STATE_RATIO are named, with the verdict without them beside it (a stratum, not a filter).
- */
+/** Pairs with probes ×SPEED_STATE_RATIO apart are named, with the verdict without them: a stratum, not a filter. */
 export const PAIR_STATE_RULE =
   `every pair counts; a pair whose two trials' write-path probes differ by more than ×${SPEED_STATE_RATIO} ` +
   `(perhaps two speed states) is named, and the verdict without such pairs is given beside it`;
 
 export interface StatePairs<T> {
   readonly kept: readonly T[];
-  /** Pairs whose probes agree (or were not probed). */
   readonly oneState: readonly T[];
   readonly split: readonly { readonly item: T; readonly label: string; readonly ratio: number }[];
-  /** e.g. "r3: probes ×1.71 apart"; "" when none. */
   readonly text: string;
 }
 
-/** Applies PAIR_STATE_RULE; an unprobed trial's pair counts as one state. */
+/** An unprobed trial's pair counts as one state. */
 export function sameStatePairs<T>(
   pairs: readonly T[],
   probes: (pair: T) => readonly (number | undefined)[],
@@ -100,7 +89,7 @@ export function sameStatePairs<T>(
   return { kept: [...pairs], oneState, split, text };
 }
 
-/** Whether `verdict` stands on the pairs in one state (`judge` re-decides on a subset); "" when no pair split. */
+/** `judge` re-decides on a subset; "" when no pair split. */
 export function stateSensitivity<T>(
   pairs: StatePairs<T>,
   verdict: string,

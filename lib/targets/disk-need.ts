@@ -1,13 +1,11 @@
-/** A run's estimated disk need against the free space where its server keeps data, checked before it starts. */
 import fs from "node:fs";
 
 export interface DiskNeed {
   readonly bytes: number;
-  /** The estimate's parts, e.g. "2 × 100,000,000 rows × 57 B + max_wal_size 4 GiB". */
   readonly what: string;
 }
 
-/** Free space the estimate may take: a filesystem filled to the last block fails writes before that. */
+/** A filesystem filled to the last block fails writes before that. */
 export const DISK_HEADROOM = 0.95;
 
 export const FREE_BYTES_ENV = "DBLAB_FREE_BYTES";
@@ -44,21 +42,19 @@ export function checkDiskNeed(
 
 export const bytesText = gib;
 
-/** `df -Pk` output's available bytes, undefined if unreadable. */
 export function parseDfAvailable(text: string): number | undefined {
   const line = text.trim().split("\n")[1];
   const kib = line ? Number(line.trim().split(/\s+/)[3]) : NaN;
   return Number.isFinite(kib) && kib >= 0 ? kib * 1024 : undefined;
 }
 
-/** What serverFreeBytes reads (structural: types.ts imports this module). */
+/** Structural: types.ts imports this module. */
 export interface ServerStorageView {
   readonly kind: string;
   readonly description: { readonly storage?: { readonly path: string } };
   readonly exec?: (cmd: string[]) => Promise<{ readonly exitCode: number; readonly stdout: string }>;
 }
 
-/** Free bytes where a started server keeps its data; undefined where unknown. */
 export async function serverFreeBytes(
   server: ServerStorageView,
   env: NodeJS.ProcessEnv = process.env,

@@ -1,4 +1,4 @@
-/** Readiness is a real query, not a sleep; `waitUntilReady` is the one retry loop every target uses. */
+/** Readiness is a real query, not a sleep; every target uses this one retry loop. */
 import { Client } from "pg";
 import type { ConnectionInfo } from "./types";
 import { ignored } from "../runtime/debug";
@@ -6,20 +6,18 @@ import { handleErrors } from "../runtime/error-events";
 import { postgresClientConfig } from "./postgres-client";
 
 export interface ReadinessProbe {
-  /** For error messages: "PostgreSQL at 127.0.0.1:5432". */
   describe(): string;
-  /** One attempt: resolves with the server's version. */
   check(): Promise<string>;
 }
 
 export interface WaitOptions {
   readonly timeoutMs: number;
   readonly intervalMs: number;
-  /** Throw to give up early (e.g. the server process exited). */
+  /** Throw to give up early (the server process exited). */
   readonly abortIf?: () => void;
 }
 
-/** Asks the probe until it answers or time is up; the error names the last failure. */
+/** The error names the last failure. */
 export async function waitUntilReady(probe: ReadinessProbe, options: WaitOptions): Promise<string> {
   const deadline = Date.now() + options.timeoutMs;
   let lastError: unknown;
@@ -55,12 +53,8 @@ export function postgresProbe(connection: ConnectionInfo): ReadinessProbe {
 }
 
 export interface MongoProbeOptions {
-  /** Per attempt (default 2000 ms). */
   readonly attemptTimeoutMs?: number;
-  /**
-   * Refuse a mongod that runs forked or without --auth: the official image's entrypoint first runs
-   * such an init-time server, then the final one. Needs an authenticated URI.
-   */
+  /** The official image's entrypoint first runs a forked, no-auth init-time server, then the final one. */
   readonly refuseInitTimeServer?: boolean;
 }
 
@@ -76,7 +70,7 @@ export function mongoProbe(uri: string, address: string, options: MongoProbeOpti
   return {
     describe: () => `MongoDB at ${address}`,
     async check() {
-      // Loaded on first use: a PostgreSQL-only run never loads the MongoDB driver.
+      // A PostgreSQL-only run never loads the MongoDB driver.
       const { MongoClient } = await import("mongodb");
       const client = new MongoClient(uri, {
         directConnection: true,

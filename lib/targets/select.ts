@@ -1,6 +1,6 @@
 /**
- * Which target runs a server: `auto` is embedded unless the user named an external URI or a remote
- * Docker engine; a local daemon that merely answers is not a choice, so one command measures one system.
+ * `auto` is embedded unless the user named an external URI or a remote Docker engine; a local daemon
+ * that merely answers is not a choice, so one command measures one system.
  */
 import { ParameterError } from "../params/validate";
 import { currentEndpoint, dockerAvailable } from "./docker/docker-client";
@@ -15,26 +15,24 @@ import { TARGET_KINDS, type Target, type TargetKind } from "./types";
 export type TargetChoice = "auto" | TargetKind;
 export const TARGET_CHOICES: readonly TargetChoice[] = ["auto", ...TARGET_KINDS];
 
-/** Target "external" with the engine's URI variable unset: an optional engine is then unavailable. */
+/** An optional engine is then unavailable. */
 export class MissingUriError extends ParameterError {}
 
 export interface TargetDecision {
   readonly kind: TargetKind;
   readonly reason: string;
-  /** The server is the user's (external URI): the lab adds nothing around it. */
+  /** The lab adds nothing around it. */
   readonly asIs: boolean;
 }
 
-/** Why an engine's embedded server cannot run on this machine, or undefined. */
 const EMBEDDED_UNAVAILABLE: Readonly<Record<Engine, () => string | undefined>> = {
   postgresql: () => embeddedPostgresUnavailable(),
   mongodb: () => undefined,
 };
 
-/** Said once per process. */
 const warned = new Set<string>();
 
-/** The kind `decideTarget` will choose, without asking any daemon. */
+/** Without asking any daemon. */
 export function plannedTargetKind(engine: Engine, choice: TargetChoice = "auto"): TargetKind {
   const fromEnv = process.env.DBLAB_TARGET;
   const wanted =
@@ -48,7 +46,6 @@ export function plannedTargetKind(engine: Engine, choice: TargetChoice = "auto")
   }
 }
 
-/** Throws before anything starts when the choice cannot work. */
 export async function decideTarget(engine: Engine, choice: TargetChoice = "auto"): Promise<TargetDecision> {
   checkEngine(engine);
   const fromEnv = process.env.DBLAB_TARGET;
@@ -75,7 +72,7 @@ export async function decideTarget(engine: Engine, choice: TargetChoice = "auto"
     return decided("external", wanted === "auto" ? `${uriVariable} is set` : `${asked}, ${uriVariable} is set`);
   }
   if (wanted === "embedded") return embedded(engine, asked);
-  // A refused engine is an error, not a quiet fallback to the embedded target.
+  // Not a quiet fallback to the embedded target.
   let endpoint: DockerEndpoint;
   try {
     endpoint = currentEndpoint();
@@ -94,13 +91,13 @@ export async function decideTarget(engine: Engine, choice: TargetChoice = "auto"
     return decided("docker", `${asked}${where}`);
   }
   if (!endpoint.local) {
-    // A remote engine named: falling back to this machine would measure the wrong host.
+    // Falling back to this machine would measure the wrong host.
     if (!(await dockerAvailable())) {
       throw new ParameterError(`the Docker engine${where} does not answer; the lab does not fall back to this machine`);
     }
     return decided("docker", `${endpoint.source} names the Docker engine at ${endpoint.host}`);
   }
-  // No daemon is asked here: whether one answers must not change what is measured.
+  // Whether a daemon answers must not change what is measured.
   return embedded(
     engine,
     'the default (nothing names Docker or a URI; target "docker" or DBLAB_TARGET=docker runs it in Docker)',

@@ -1,15 +1,12 @@
-/** The filesystem and device under a server's data directory and what one fsync costs there. */
 import { medianOfFinite } from "../stats/summary";
 import fs from "node:fs";
 
 export interface StorageInfo {
   readonly path: string;
-  /** From /proc/self/mounts ("ext4", "tmpfs", "overlay"), or "unknown". */
   readonly fsType: string;
   readonly device: string;
-  /** Median ms of FSYNC_PROBES 8 KiB write + fsync calls there (why not pg_test_fsync: docs/targets.md). */
+  /** Why not pg_test_fsync: docs/targets.md. */
   readonly fsyncMs?: number;
-  /** e.g. "dd conv=fsync in the container". */
   readonly fsyncProbe?: string;
 }
 
@@ -21,7 +18,7 @@ export interface Mount {
   readonly device: string;
 }
 
-/** /proc/self/mounts text → entries (octal escapes undone). */
+/** Octal escapes undone. */
 export function parseMounts(text: string): Mount[] {
   return text
     .split("\n")
@@ -40,10 +37,7 @@ export function readMounts(): Mount[] {
   }
 }
 
-/**
- * The mount that holds `dir` (longest prefix mount point). `resolve` follows symlinks first; a path
- * inside a container must not be resolved here.
- */
+/** A path inside a container must not be resolved here. */
 export function mountOf(
   dir: string,
   mounts: readonly Mount[] = readMounts(),
@@ -67,6 +61,5 @@ export function mountOf(
 
 export const medianOf = (values: readonly number[]): number | undefined => medianOfFinite(values);
 
-/** Why an external server's storage is not described. */
 export const EXTERNAL_STORAGE =
   "cannot be measured: an external server's data directory is out of the lab's reach (filesystem, device and fsync unknown)";

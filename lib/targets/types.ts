@@ -1,6 +1,6 @@
 /**
- * Where a database runs: one `StartedServer` interface over Docker, embedded and external targets,
- * so a notebook never branches on the kind. What only some servers can do is an optional capability.
+ * One `StartedServer` interface over Docker, embedded and external targets, so a notebook never
+ * branches on the kind; what only some servers can do is an optional capability.
  */
 
 import type { ConnectionOptions as TlsConnectionOptions } from "node:tls";
@@ -12,11 +12,11 @@ export { ENGINES, type Engine } from "./engines";
 export type TargetKind = "embedded" | "docker" | "external";
 export const TARGET_KINDS: readonly TargetKind[] = ["embedded", "docker", "external"];
 
-/** Server settings as `name = value` (PostgreSQL: `-c name=value`). */
+/** PostgreSQL: `-c name=value`. */
 export type ServerSettings = Readonly<Record<string, string | number | boolean>>;
 
 export interface ResourceLimits {
-  /** CPUs the container may use (docker only; recorded for every kind). */
+  /** Docker only; recorded for every kind. */
   readonly cpus?: number;
   /** Bytes (docker only). */
   readonly memoryBytes?: number;
@@ -24,28 +24,24 @@ export interface ResourceLimits {
 
 export interface ServerSpec {
   readonly engine: Engine;
-  /** PostgreSQL GUCs; MongoDB mongod options such as `wiredTigerCacheSizeGB`. */
   readonly settings?: ServerSettings;
   readonly limits?: ResourceLimits;
-  /** Short name for logs and labels, e.g. "01-pg". */
+  /** e.g. "01-pg". */
   readonly name?: string;
-  /** What the experiment asks of the server beyond its own database (the external pre-flight checks it). */
+  /** The external pre-flight checks it. */
   readonly uses?: ServerUses;
-  /** The run's results folder name, carried in database and container names (run-names.ts). */
+  /** Carried in database and container names (run-names.ts). */
   readonly runId?: string;
 }
 
 export interface ServerUses {
-  /** e.g. "01 index write cost". */
   readonly notebook: string;
-  /** The notebook's estimate of the data directory's peak size. */
   readonly disk?: DiskNeed;
   readonly extensions?: readonly ExtensionUse[];
-  /** Sessions at the peak, the lab's own included. */
+  /** The lab's own included. */
   readonly clients?: number;
   /** Suffixes of `databasePrefix` the workload creates. */
   readonly databases?: readonly string[];
-  /** Needs REPLICATION and wal_level ≥ replica. */
   readonly walHold?: { readonly measures: string };
 }
 
@@ -53,33 +49,29 @@ export interface ExtensionUse {
   readonly name: string;
   /** Must be in shared_preload_libraries. */
   readonly preload?: boolean;
-  /** Without it the notebook cannot run at all. */
   readonly required?: boolean;
   readonly measures: string;
 }
 
-/** How to reach a server; `password` is never printed (see `redactUri`). */
+/** `password` is never printed (see `redactUri`). */
 export interface ConnectionInfo {
   readonly host: string;
   readonly port: number;
   readonly user: string;
   readonly password: string;
   readonly database: string;
-  /** node-postgres's `ssl`; absent: plaintext. */
+  /** Absent: plaintext. */
   readonly ssl?: false | TlsConnectionOptions;
-  /** For pgbench/psql to make the same connection; never the password. */
+  /** Never the password. */
   readonly libpqEnvironment?: Readonly<Record<string, string>>;
   readonly applicationName?: string;
-  /** libpq `options`, e.g. "-c search_path=x". */
   readonly options?: string;
   readonly connectTimeoutSeconds?: number;
-  /** sslnegotiation=direct (server ≥ 17). */
   readonly sslNegotiation?: "postgres" | "direct";
-  /** channel_binding=prefer. */
   readonly channelBinding?: boolean;
 }
 
-/** How the lab's own session reached the server (pg_stat_ssl). */
+/** pg_stat_ssl. */
 export interface TransportSecurity {
   readonly sslMode: string;
   readonly sslModeSource: string;
@@ -95,7 +87,6 @@ export interface ServerDescription {
   readonly engine: Engine;
   readonly kind: TargetKind;
   readonly version: string;
-  /** Image, binary package or redacted URI. */
   readonly source: string;
   readonly standInImage?: boolean;
   readonly limits?: ResourceLimits;
@@ -108,7 +99,6 @@ export interface ServerDescription {
     readonly fsyncMs?: number;
     readonly fsyncProbe?: string;
   };
-  /** Why `storage` is absent. */
   readonly storageUnmeasured?: string;
   readonly transport?: TransportSecurity;
 }
@@ -134,21 +124,19 @@ export interface StartedServer {
   readonly engine: Engine;
   readonly kind: TargetKind;
   readonly connection: ConnectionInfo;
-  /** Includes the password: never printed. */
+  /** Never printed. */
   readonly uri: string;
   readonly description: ServerDescription;
   /** On a shared server: the start of every database name this run makes. */
   readonly databasePrefix?: string;
-  /** Same data and settings; external targets throw. */
+  /** External targets throw. */
   restart(): Promise<void>;
-  /** Removes what the lab created. Idempotent. */
   stop(): Promise<void>;
   readonly replication?: ReplicationCapability;
-  /** Where the lab carries the link (ssh tunnel): the bytes that crossed it. */
+  /** An ssh tunnel's bytes. */
   readonly linkTraffic?: () => LinkTraffic;
-  /** Where the process is visible from outside (a container): how it ended, undefined while it runs. */
+  /** A container: how it ended, undefined while it runs. */
   readonly processGone?: () => Promise<string | undefined>;
-  /** Run a command beside the server (a container). */
   readonly exec?: (cmd: string[], options?: ExecOptions) => Promise<ExecResult>;
   readonly network?: ServerNetwork;
 }
@@ -156,23 +144,21 @@ export interface StartedServer {
 export interface LinkTraffic {
   readonly tunnelSent: number;
   readonly tunnelReceived: number;
-  /** The SSH connection on the wire (encrypted, everything to that host). */
+  /** Encrypted, everything to that host. */
   readonly wireSent: number;
   readonly wireReceived: number;
 }
 
 export interface StandbySpec {
-  /** e.g. "s1", as in synchronous_standby_names. */
+  /** As in synchronous_standby_names. */
   readonly name: string;
-  /** A delay link, or the primary itself. */
   readonly upstreamHost: string;
   readonly upstreamPort: number;
-  /** Run it on this other host (reaching the primary through its SSH; `upstream*` unused). */
+  /** Reaching the primary through its SSH; `upstream*` unused. */
   readonly on?: StandbyHost;
 }
 
 export interface StandbyHost {
-  /** e.g. "ssh://root@10.0.0.5". */
   readonly host: string;
 }
 
@@ -182,7 +168,7 @@ export interface StandbyOptions {
 }
 
 export interface ReplicationCapability {
-  /** Makes standbys (the primary restarts meanwhile) and waits until each streams. */
+  /** The primary restarts meanwhile. */
   startStandbys(specs: readonly StandbySpec[], options?: StandbyOptions): Promise<StartedServer[]>;
 }
 

@@ -1,26 +1,22 @@
 /**
- * Raw tool output kept per trial, gzipped, under `<run>/raw/`: the trial loop names the trial and a
- * tool run asks `keepRawOutput` to write. Capped per tool run so the results folder stays a size
- * people keep; logs past the cap are listed in `<name>.omitted.txt`.
+ * Raw tool output per trial, gzipped under `<run>/raw/`, capped per tool run so the results folder
+ * stays a size people keep; logs past the cap are listed in `<name>.omitted.txt`.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import fs from "node:fs";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
 
-/** Compressed bytes kept per tool run. */
 export const RAW_OUTPUT_CAP_BYTES = 32 * 1024 * 1024;
 
 interface TrialOutput {
   readonly dir: string;
   readonly key: string;
-  /** Tool runs so far in this trial, for their names. */
   runs: number;
 }
 
 const current = new AsyncLocalStorage<TrialOutput>();
 
-/** Runs `work` with raw output going to `<runDirectory>/raw/`. */
 export function withTrialOutput<T>(runDirectory: string | undefined, key: string, work: () => Promise<T>): Promise<T> {
   if (runDirectory === undefined) return work();
   return current.run({ dir: path.join(runDirectory, "raw"), key, runs: 0 }, work);
@@ -30,10 +26,7 @@ function safe(name: string): string {
   return name.replace(/[^A-Za-z0-9_.=-]+/g, "_").slice(0, 160);
 }
 
-/**
- * Writes one tool run's output gzipped as `<key>.<tool>-<n>.<name>.gz`, up to the cap; undefined
- * outside a trial. Never throws: a full disk here must not fail the measured trial.
- */
+/** Never throws: a full disk here must not fail the measured trial. */
 export function keepRawOutput(
   tool: string,
   files: readonly { readonly name: string; readonly text: string }[],

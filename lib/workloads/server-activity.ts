@@ -1,7 +1,6 @@
 /**
- * What a long server-side statement is doing, for the progress line, so a stalled run is told from
- * a busy one: read every ACTIVITY_MS on its own connection, from PostgreSQL's progress views where
- * one covers the statement, else the WAL written since it was first seen.
+ * What a long server-side statement is doing, so a stalled run is told from a busy one: PostgreSQL's
+ * progress views where one covers it, else the WAL written since it was first seen.
  */
 import { durationText } from "../stats/format";
 import { Client } from "pg";
@@ -32,7 +31,7 @@ interface ActivityRow {
   readonly heap_total: string | null;
 }
 
-/** The lab's probes are left out; its admin connections ("dblab-admin") are the work and stay in. */
+/** Admin connections ("dblab-admin") are the work and stay in. */
 const PROBES = [
   "dblab-activity",
   "dblab-watchdog",
@@ -73,13 +72,11 @@ function share(done: string | null, total: string | null): string | undefined {
 
 const duration = (seconds: number): string => durationText(seconds);
 
-/** One reader per watched piece of work: where the WAL was when it first saw a statement. */
 export class ActivityReader {
   private firstSeen = new Map<string, { readonly lsn: bigint; readonly at: number }>();
 
   constructor(private readonly server: StartedServer) {}
 
-  /** e.g. "CREATE INDEX: building index: loading tuples in tree 45 % · 2 min 10 s". */
   async read(timeoutMs: number): Promise<string | undefined> {
     if (!ENGINE_FACTS[this.server.engine].postgresCatalog) return undefined;
     const client = new Client({
@@ -105,7 +102,7 @@ export class ActivityReader {
   describe(row: ActivityRow): string {
     const parts: string[] = [];
     if (row.ci_phase) {
-      // Each phase moves its own counter; the sort in between moves neither (a share would read "0 %").
+      // The sort in between phases moves neither counter (a share would read "0 %").
       const of = /scanning/.test(row.ci_phase)
         ? share(row.blocks_done, row.blocks_total)
         : /loading tuples/.test(row.ci_phase)
@@ -136,10 +133,7 @@ export class ActivityReader {
   }
 }
 
-/**
- * Runs `work`, showing what the server does every `intervalMs`; `onAnswer` feeds the watchdog. The reads never fail the
- * work.
- */
+/** `onAnswer` feeds the watchdog. The reads never fail the work. */
 export async function withActivity<T>(
   server: StartedServer | undefined,
   say: ((line: string) => void) | undefined,
@@ -148,7 +142,7 @@ export async function withActivity<T>(
     readonly intervalMs?: number;
     readonly onAnswer?: () => void;
     readonly quiet?: () => boolean;
-    /** Ends the reads before `work` settles (stalled work may never settle). */
+    /** Stalled work may never settle. */
     readonly stop?: AbortSignal;
   } = {},
 ): Promise<T> {

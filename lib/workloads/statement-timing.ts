@@ -1,7 +1,6 @@
 /**
- * Timing a stream of statements on one connection, one round trip each: the total (what the seed
- * timed) and every statement's own duration, summarised (10,000 raw values per trial would swamp
- * trials.jsonl; percentiles and the mean keep what the notebook shows).
+ * The total (what the seed timed) and every statement's duration, summarised: 10,000 raw values per
+ * trial would swamp trials.jsonl.
  */
 import type { Client } from "pg";
 import { quantileSorted } from "simple-statistics";
@@ -17,7 +16,6 @@ export interface StatementTimes {
 }
 
 export interface TimedStream {
-  /** Wall time of the whole stream, s. */
   readonly seconds: number;
   readonly statements: StatementTimes;
 }
@@ -40,7 +38,6 @@ export function summariseTimes(values: Float64Array | readonly number[]): Statem
   };
 }
 
-/** Sends each statement after the previous one answered; stops early (throws) when aborted. */
 export async function timeStatements(
   client: Client,
   sql: Iterable<string>,
@@ -62,7 +59,7 @@ export async function timeStatements(
   return { seconds, statements: summariseTimes(times.subarray(0, Math.min(i, times.length))) };
 }
 
-/** n × SELECT 1 on a client: a round-trip probe for link calibration. */
+/** A round-trip probe for link calibration. */
 export function selectOneProbe(client: Client): (n: number) => Promise<number[]> {
   return async (n: number) => {
     const out: number[] = [];

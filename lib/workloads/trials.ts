@@ -1,4 +1,4 @@
-/** The one loop every notebook's trials run in (`runTrials`): resume, watchdog, failure record, store and progress. */
+/** The one loop every notebook's trials run in: resume, watchdog, failure record, store and progress. */
 import type { FailedTrial, RunStore, TrialRecord } from "../results/run-store";
 import type { Engine } from "../targets/types";
 import { ignored } from "../runtime/debug";
@@ -9,7 +9,6 @@ import { withTimeout } from "../runtime/timeout";
 
 export { TrialFailedError } from "./failures";
 
-/** The key a resume skips by, and what a failure record repeats. */
 export interface PlannedTrial<C extends object> {
   readonly key: string;
   readonly condition: C;
@@ -17,20 +16,18 @@ export interface PlannedTrial<C extends object> {
   readonly position?: number;
 }
 
-/** A planned trial whose place in its round's order is part of the design. */
 export interface OrderedTrial<C extends object> extends PlannedTrial<C> {
   readonly position: number;
 }
 
 export interface TrialWatch {
   readonly engine: Engine;
-  /** For the stall message and progress line, e.g. "CREATE INDEX, trial 1e5/random/r1". */
+  /** e.g. "CREATE INDEX, trial 1e5/random/r1". */
   readonly what: string;
-  /** Trials whose durations set each other's stall bound (default: `what`). */
+  /** Default: `what`. */
   readonly group?: string;
 }
 
-/** A progress event: at the start (no `last`) and after every trial (ok or failed). */
 export interface TrialProgress<P, T> {
   readonly done: number;
   readonly total: number;
@@ -44,15 +41,12 @@ export interface RunTrialsOptions<C extends object, P extends PlannedTrial<C>, T
   readonly watch: (planned: P) => TrialWatch;
   readonly signal?: AbortSignal;
   readonly continueOnError?: boolean;
-  /** After a failed trial is recorded (drop a dead connection …); its own failure never hides the trial's. */
+  /** Its own failure never hides the trial's. */
   readonly afterFailure?: (planned: P, error: unknown) => Promise<void>;
   readonly onProgress?: (progress: TrialProgress<P, T>) => void;
 }
 
-/**
- * Runs `plan` in order under the stall watchdog and returns the records of the trials it ran
- * (resume, failure record, interrupt: the contract in docs/architecture.md, "The trial loop").
- */
+/** The contract: docs/architecture.md, "The trial loop". */
 export async function runTrials<C extends object, P extends PlannedTrial<C>, T extends TrialRecord<C, string>>(
   plan: readonly P[],
   runOne: (planned: P) => Promise<T>,

@@ -1,7 +1,6 @@
 /**
- * The stall watchdog of every notebook's trials: a trial is stalled when, for max(60 s, 10 × the
- * group's median trial) (DBLAB_STALL_SECONDS overrides), its server neither progresses nor answers a
- * liveness probe; the server is then killed and the trial fails with a StallError (docs/fault-matrix.md).
+ * A trial is stalled when, for max(60 s, 10 × the group's median trial), its server neither
+ * progresses nor answers a liveness probe; the server is then killed (docs/fault-matrix.md).
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import fs from "node:fs";
@@ -22,29 +21,23 @@ export { isDockerHostLoss, StallError } from "./failures";
 const MIN_BOUND_MS = 60_000;
 const PEER_FACTOR = 10;
 
-/**
- * An external server is also watched at the TCP level, so a lost link is said at once (a frozen server still
- * handshakes).
- */
+/** External servers are also watched over TCP, so a lost link is said at once (a frozen server still handshakes). */
 const LINK_BOUND_MS = 20_000;
 const LINK_UNREACHABLE_MS = 10_000;
-/** What a TCP handshake may take before it counts as failed. */
 const HANDSHAKE_MS = 4000;
 
 export interface WatchdogOptions {
   readonly servers: ReadonlyMap<Engine, StartedServer>;
   readonly say?: (message: string) => void;
-  /** Fixed bound in ms; default DBLAB_STALL_SECONDS, else scaled from finished trials. */
+  /** Default DBLAB_STALL_SECONDS, else scaled from finished trials. */
   readonly boundMs?: number;
-  /** Resolves when the server answered. */
   readonly probe?: (server: StartedServer, timeoutMs: number) => Promise<void>;
-  /** server-activity.ts's interval; 0 = never. */
+  /** 0 = never. */
   readonly activityMs?: number;
-  /** Silence and port-unreachable time that make a lost link (defaults LINK_BOUND_MS, LINK_UNREACHABLE_MS). */
   readonly link?: { readonly boundMs: number; readonly unreachableMs: number };
 }
 
-/** DBLAB_STALL_SECONDS; a bad value is refused before anything starts. */
+/** A bad value is refused before anything starts. */
 export function stallBoundFromEnv(env: NodeJS.ProcessEnv = process.env): number | undefined {
   const raw = env.DBLAB_STALL_SECONDS;
   if (raw === undefined || raw === "") return undefined;
@@ -73,17 +66,14 @@ export async function probeServer(server: StartedServer, timeoutMs: number): Pro
   try {
     await withTimeout(attempt.answered, timeoutMs, `no answer within ${timeoutMs} ms`);
   } finally {
-    // Lost the race: its rejection was already reported as the timeout.
+    // Lost the race: already reported as the timeout.
     attempt.answered.catch(ignored("watchdog: the probe that lost its race"));
-    // Not awaited: ending a connection to a frozen server waits as long as the server does.
+    // Not awaited: ending a connection to a frozen server waits as long as it does.
     attempt.close().catch(ignored("watchdog: close the probe's connection"));
   }
 }
 
-/**
- * Kills a stalled server at once with its backends (SIGKILL: a stopped process acts on nothing else),
- * then stops it; a server without a pid of ours is only stopped.
- */
+/** SIGKILL first: a stopped process acts on nothing else. */
 async function stopStalled(server: StartedServer): Promise<string | undefined> {
   const pid = (server as { pid?: unknown }).pid;
   if (typeof pid === "number" && pid > 0) killTree(pid);
@@ -156,15 +146,12 @@ export class TrialWatchdog {
     return Math.max(MIN_BOUND_MS, peers.length ? PEER_FACTOR * median(peers) : 0);
   }
 
-  /**
-   * Runs `run` under watch: resolves or rejects as `run` does, unless the server stalls first (then the
-   * server is killed and this rejects with a StallError). Without a server for `engine` it only runs `run`.
-   */
+  /** Without a server for `engine` it only runs `run`. */
   async watch<T>(engine: Engine, what: string, run: () => Promise<T>, group = what): Promise<T> {
     const server = this.options.servers.get(engine);
     if (!server) return run();
     const bound = this.boundMs(group);
-    // Quiet for a third of the bound: probe, each probe given a third of the bound.
+    // Quiet for a third of the bound: probe.
     const quietMs = Math.max(1, Math.round(bound / 3));
     const started = Date.now();
     this.lastSign = started;
@@ -192,7 +179,7 @@ export class TrialWatchdog {
           unreachableSince = undefined;
           return;
         }
-        // A port that never completed a handshake from here (resolved some other way) is no evidence of a lost link.
+        // A port that never completed a handshake from here is no evidence of a lost link.
         if (!this.reached.has(server)) return;
         unreachableSince ??= at;
         const now = Date.now();
@@ -252,9 +239,9 @@ export class TrialWatchdog {
       () => void check(),
       Math.max(25, Math.min(linkWatched ? 2500 : 5000, Math.round(quietMs / 4))),
     );
-    // Not unref'd: it must fire even when nothing else holds the event loop; cleared when the trial ends.
+    // Not unref'd: it must fire even when nothing else holds the event loop.
     const activityMs = this.options.activityMs;
-    // A hung query's activity reads would otherwise go on reconnecting to a dead host; they end with the watch.
+    // Else a hung query's activity reads go on reconnecting to a dead host.
     const watching = new AbortController();
     const work =
       activityMs === 0
@@ -290,10 +277,7 @@ export class TrialWatchdog {
   }
 }
 
-/**
- * A connection lost to an embedded server says why the server went when it left a reason: a full disk
- * (statfs) and the log's last PANIC/FATAL line, where a driver says only `write ECONNRESET`.
- */
+/** A full disk (statfs) or the log's last PANIC/FATAL line, where a driver says only `write ECONNRESET`. */
 export function explainServerLoss(server: StartedServer, error: unknown): unknown {
   if (!isConnectionLoss(error)) return error;
   const reasons: string[] = [];
@@ -301,7 +285,7 @@ export function explainServerLoss(server: StartedServer, error: unknown): unknow
   if (typeof directory === "string") {
     try {
       const fsStats = fs.statfsSync(directory);
-      // Almost nothing left for an unprivileged writer: a full disk, tmpfs included.
+      // A full disk, tmpfs included.
       if (fsStats.bavail * fsStats.bsize < 1024 * 1024) {
         reasons.push(`the disk of its data directory ${directory} is full (No space left on device)`);
       }
@@ -327,24 +311,20 @@ export function explainServerLoss(server: StartedServer, error: unknown): unknow
   });
 }
 
-/**
- * A driver's error and pgbench's stderr have only their wording to read here (libpq: "server closed
- * the connection unexpectedly"; node-postgres: "Connection terminated"). Everything above is decided by type.
- */
+/** Only here is an error's wording read; everything above is decided by type. */
 function isConnectionLoss(error: unknown): boolean {
   if (error instanceof StallError) return true;
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code === "string") {
-    // Socket errors, and SQLSTATE class 57P: a backend told its postmaster is going.
+    // SQLSTATE class 57P: a backend told its postmaster is going.
     if (/^E(CONNRESET|PIPE|CONNREFUSED|HOSTUNREACH|TIMEDOUT)$|^57P0[123]$/.test(code)) return true;
   }
-  // Server errors carry a SQLSTATE too (XX000 "postmaster exited…"), so the wording is read whatever the code.
+  // Server errors carry a SQLSTATE too (XX000), so the wording is read whatever the code.
   return /Connection terminated|connection.*(closed|lost)|closed the connection|could not (receive|send) data (from|to) server|terminating connection|postmaster exit|backend died|connection error and is not queryable|No space left on device/i.test(
     String(error),
   );
 }
 
-/** A Docker server's connection error while its engine no longer answers is the engine's fault. */
 async function explainDockerHostLoss(server: StartedServer, error: unknown): Promise<unknown> {
   if (server.network === undefined) return error;
   if (!isConnectionLoss(error)) return error;
@@ -359,34 +339,31 @@ async function explainDockerHostLoss(server: StartedServer, error: unknown): Pro
   } = await import("../targets/docker/docker-client");
   const dockerHost = server.network.dockerHost;
   const remote = dockerHost !== undefined && dockerHost !== "this machine";
-  // An ssh alias hides the host: "ssh://lab (10.0.0.5)".
+  // An ssh alias hides the host.
   const endpoint = dockerEndpoint();
   const label = dockerHost?.replace(/ \(ssh\)$/, "") ?? "";
   const hostPart = /\(([^()]+)\)$/.exec(label)?.[1] ?? label;
   const where = remote && !endpoint.includes(hostPart) ? `${endpoint} (${hostPart})` : endpoint;
-  // An engine that did not answer is remembered, so the session's stop fails at once.
+  // So the session's stop fails at once.
   if (recentlyUnreachable(endpoint)) return new DockerHostGoneError(serverName(server), error, where);
   if (!(await dockerAvailable())) {
     noteIfUnreachable(endpoint, new Error("no answer to a ping"));
     return new DockerHostGoneError(serverName(server), error, where);
   }
-  // The engine answers again, but the SSH link dropped under the trial: "Connection terminated" alone would not say so.
+  // "Connection terminated" alone would not say the SSH link dropped.
   const drop = (server as { linkDrop?: () => string | undefined }).linkDrop?.();
   if (remote && drop !== undefined)
     return new DockerHostLinkLostError(serverName(server), `${errorText(error)}; ${drop}`, where);
   return error;
 }
 
-/**
- * Why a trial's connection was lost, decided once: what the server left here, else its engine, else
- * its process seen from outside, looked at for up to 3 s since the connection breaks first.
- */
+/** Looked at for up to 3 s, since the connection breaks before the server is seen gone. */
 async function explainLoss(
   server: StartedServer,
   error: unknown,
   probe: WatchdogOptions["probe"] = probeServer,
 ): Promise<unknown> {
-  // Any failure is checked against the server's process: a tool's words for a dead server vary.
+  // A tool's words for a dead server vary.
   const loss = isConnectionLoss(error);
   if (seenOnlyThroughConnection(server) && !(error instanceof ServerLostError)) {
     const unanswered = await unansweredProbe(server, probe);
@@ -435,7 +412,7 @@ async function unansweredProbe(
   }
 }
 
-/** The same for an error thrown outside a watched trial: the first server whose loss explains it names itself. */
+/** The first server whose loss explains an error thrown outside a watched trial names itself. */
 export async function explainRunError(servers: ReadonlyMap<Engine, StartedServer>, error: unknown): Promise<unknown> {
   if (isDockerHostLoss(error) || error instanceof StallError) return error;
   if (error instanceof TrialFailedError) return error;
@@ -452,18 +429,16 @@ export function withWatchdog<T>(watchdog: TrialWatchdog, fn: () => Promise<T>): 
   return current.run(watchdog, fn);
 }
 
-/** The hook around one trial; without a watchdog in scope it only runs `run`. */
 export function watchTrial<T>(engine: Engine, what: string, run: () => Promise<T>, group?: string): Promise<T> {
   const watchdog = current.getStore();
   return watchdog ? watchdog.watch(engine, what, run, group) : run();
 }
 
-/** The stall bound for `group` (or the floor): what a failed trial's cleanup may take. */
+/** What a failed trial's cleanup may take. */
 export function trialBoundMs(group = ""): number {
   return current.getStore()?.boundMs(group) ?? MIN_BOUND_MS;
 }
 
-/** e.g. a pgbench progress line. */
 export function noteProgress(): void {
   current.getStore()?.progress();
 }

@@ -1,9 +1,5 @@
-/**
- * Autovacuum around timed trials: wait for workers to go idle before, count the runs inside a timed window to flag it.
- */
 import type { Client } from "pg";
 
-/** Autovacuum and autoanalyze runs so far over the current database's tables. */
 export async function autovacuumRuns(client: Client): Promise<number> {
   const { rows } = await client.query<{ n: number }>(
     "SELECT coalesce(sum(autovacuum_count + autoanalyze_count), 0)::float8 AS n FROM pg_stat_all_tables",
@@ -12,15 +8,11 @@ export async function autovacuumRuns(client: Client): Promise<number> {
 }
 
 export interface AutovacuumWait {
-  /** No autovacuum worker was running when the wait ended. */
   readonly idle: boolean;
   readonly waitedMs: number;
 }
 
-/**
- * Polls pg_stat_activity until no autovacuum worker runs, or `timeoutMs` passes (then the window's count flags the
- * trial).
- */
+/** Else the window's autovacuum count flags the trial. */
 export async function waitForAutovacuumIdle(client: Client, timeoutMs = 30_000, pollMs = 100): Promise<AutovacuumWait> {
   const started = Date.now();
   for (;;) {

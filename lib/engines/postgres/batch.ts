@@ -1,22 +1,19 @@
 /**
- * A batch of one prepared statement sent as pgx's SendBatch does (Parse, Bind + Execute per row, one
- * Sync: one round trip, one transaction), as a node-postgres "submittable": its pipeline mode syncs and
- * allocates per row, making the client the bottleneck (bench/write-path).
+ * A batch sent as pgx's SendBatch does (Bind + Execute per row, one Sync) as a node-postgres
+ * "submittable": its pipeline mode syncs per row, making the client the bottleneck (bench/write-path).
  */
 import type { Client } from "pg";
 import { serialize } from "pg-protocol";
 
-/** The part of node-postgres's Connection a submittable writes to. */
 interface Connection {
   readonly stream: { write(buffer: Buffer): boolean };
   readonly parsedStatements: Record<string, string>;
 }
 
-/** Bind+Execute pairs per socket write: a few kB, well under a TCP window. */
+/** A few kB, well under a TCP window. */
 const CHUNK_MESSAGES = 128;
 
 class BatchSubmittable {
-  /** Read by node-postgres to cache the parsed statement per connection. */
   readonly name: string;
   readonly text: string;
   completed = 0;
@@ -34,7 +31,7 @@ class BatchSubmittable {
   }
 
   submit(connection: Connection): void {
-    // In chunks, so the server starts executing while the rest is encoded (most of the client's cost on 2 cores).
+    // In chunks, so the server starts executing while the rest is encoded.
     let parts: Buffer[] = [];
     if (connection.parsedStatements[this.name] === undefined)
       parts.push(serialize.parse({ name: this.name, text: this.text }));
@@ -70,7 +67,7 @@ class BatchSubmittable {
     else this.resolve(this.completed);
   }
 
-  // Never produced by INSERT/UPDATE batches; node-postgres may call them.
+  // node-postgres may call them.
   handleParseComplete(): void {}
   handleRowDescription(): void {}
   handleDataRow(): void {}
@@ -80,7 +77,7 @@ class BatchSubmittable {
   handleCopyData(): void {}
 }
 
-/** Executes `text` once per row; resolves with the statements completed. A failing row aborts the whole batch. */
+/** A failing row aborts the whole batch. */
 export function sendBatch(
   client: Client,
   name: string,

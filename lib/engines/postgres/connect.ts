@@ -5,16 +5,16 @@ import { ignored } from "../../runtime/debug";
 import { handleErrors } from "../../runtime/error-events";
 import { withTimeout } from "../../runtime/timeout";
 
-/** A client's goodbye before its socket is dropped: a living server answers within a round trip. */
+/** A living server answers within a round trip. */
 export const END_TIMEOUT_MS = 2000;
 
 export interface ConnectOptions {
   readonly database?: string;
-  /** Shown in pg_stat_activity, telling the lab's sessions from the workload's. */
+  /** Tells the lab's sessions from the workload's in pg_stat_activity. */
   readonly applicationName?: string;
 }
 
-/** A client whose connection-level errors do not crash the process; the next query fails instead. */
+/** Connection-level errors do not crash the process; the next query fails instead. */
 export async function connect(connection: ConnectionInfo, options: ConnectOptions = {}): Promise<Client> {
   const client = new Client(
     postgresClientConfig(connection, { database: options.database, applicationName: options.applicationName }),
@@ -24,15 +24,13 @@ export async function connect(connection: ConnectionInfo, options: ConnectOption
   return client;
 }
 
-/**
- * Ends `client`, dropping its socket if the server does not close its side in `timeoutMs` (a vanished host never does).
- */
+/** A vanished host never closes its side. */
 export async function endClient(client: Client, timeoutMs = END_TIMEOUT_MS): Promise<void> {
   try {
     await withTimeout(client.end(), timeoutMs, `no goodbye from the server within ${timeoutMs} ms`);
   } catch (error) {
     ignored("postgres: end a client")(error);
-    // Not in pg's typings; pg itself destroys this stream when a query hangs (Client.end, pg 8).
+    // Not in pg's typings; pg itself destroys this stream when a query hangs.
     (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
   }
 }
@@ -50,7 +48,7 @@ export async function withClient<T>(
   }
 }
 
-/** Runs `fn` so that aborting `signal` cancels the running statement (pg_cancel_backend), so Stop acts at once. */
+/** Aborting `signal` cancels the running statement (pg_cancel_backend), so Stop acts at once. */
 export async function cancellable<T>(
   connection: ConnectionInfo,
   client: Client,
@@ -63,7 +61,7 @@ export async function cancellable<T>(
   const pid = rows[0].pid;
   const onAbort = () => {
     void withClient(connection, (admin) => admin.query("SELECT pg_cancel_backend($1)", [pid])).catch(
-      // Stop still ends the run between statements; a failed cancel only waits for this one.
+      // A failed cancel only waits for this statement.
       ignored("postgres: cancel the running statement on interrupt"),
     );
   };

@@ -1,4 +1,3 @@
-/** PostgreSQL's liveness probe: `SELECT 1` on a fresh connection of its own. */
 import { Client } from "pg";
 import { handleErrors } from "../../runtime/error-events";
 import { postgresClientConfig } from "../../targets/postgres-client";

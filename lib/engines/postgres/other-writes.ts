@@ -1,21 +1,15 @@
-/**
- * Whether other databases wrote during a timed window, whose WAL counts the whole server (docs/external-servers.md).
- */
+/** The window's WAL counts the whole server, so other databases' writes are flagged (docs/external-servers.md). */
 import type { Client } from "pg";
 
-/** Rows written so far: the session's own database, and every other one. */
 export interface DatabaseWrites {
   readonly own: number;
   readonly others: Readonly<Record<string, number>>;
 }
 
-/** A writer wrote more than this share of the window's own rows (not zero: the server's upkeep writes a few rows). */
+/** Not zero: the server's upkeep writes a few rows. */
 export const OTHER_WRITES_SHARE = 0.01;
 
-/**
- * pg_stat_database's row writes per database; stats reach the view within a second, so read "after" once clients are
- * gone.
- */
+/** Stats reach the view within a second, so read "after" once clients are gone. */
 export async function databaseWrites(client: Client): Promise<DatabaseWrites> {
   const { rows } = await client.query<{ name: string; own: boolean; written: string }>(
     `SELECT datname AS name, datname = current_database() AS own,
@@ -28,7 +22,7 @@ export async function databaseWrites(client: Client): Promise<DatabaseWrites> {
   };
 }
 
-/** Other databases past OTHER_WRITES_SHARE between two readings (a new one counts from zero). */
+/** A new database counts from zero. */
 export function writtenElsewhere(before: DatabaseWrites, after: DatabaseWrites): string[] {
   const own = Math.max(0, after.own - before.own);
   return Object.entries(after.others)

@@ -1,13 +1,9 @@
-/**
- * Whole-server counters (WAL, I/O, buffers, checkpoints, temp files) as a flat snapshot, for "what
- * the server did" as after − before. Keys: wal.*, db.*, io.<backend_type>.<object>.<context>.<counter>, …
- */
+/** Whole-server counters as a flat snapshot; "what the server did" is after − before. */
 import type { Client } from "pg";
 import { countersFrom, keyGuard, type Counters } from "../../stats/counters";
 
 const DB = "FROM pg_stat_database WHERE datname = current_database()";
 
-/** Each whole-server counter and the SQL that reads it: the value, and where from. */
 const SERVER_COUNTER_SQL = [
   ["wal.records", "wal_records::float8", "FROM pg_stat_wal"],
   ["wal.fpi", "wal_fpi::float8", "FROM pg_stat_wal"],
@@ -38,7 +34,6 @@ const SERVER_COUNTER_SQL = [
   ["size.database", "pg_database_size(current_database())::float8", ""],
 ] as const;
 
-/** pg_stat_io's counters, each as the snapshot names it and the column it comes from. */
 const IO_COUNTER_SQL = [
   ["reads", "reads::float8"],
   ["writes", "writes::float8"],
@@ -53,9 +48,7 @@ const IO_COUNTER_SQL = [
 export const PG_SERVER_COUNTERS = SERVER_COUNTER_SQL.map(([name]) => name);
 export const PG_IO_COUNTERS = IO_COUNTER_SQL.map(([name]) => name);
 export type PgIoCounter = (typeof IO_COUNTER_SQL)[number][0];
-/** One per pg_stat_io row and counter, where not zero. */
 export type PgIoCounterKey = `io.${string}.${string}.${string}.${PgIoCounter}`;
-/** Every name `serverCounters` may return. */
 export type PgServerCounterKey = (typeof SERVER_COUNTER_SQL)[number][0] | PgIoCounterKey;
 export type PgServerCounters = Counters<PgServerCounterKey>;
 
@@ -72,11 +65,9 @@ FROM pg_stat_io,
 WHERE v IS NOT NULL AND v <> 0
 `;
 
-/**
- * A snapshot; `flushFrom` is a session whose pending statistics are forced out first (else published ≤ once a second).
- */
+/** `flushFrom`'s pending statistics are forced out first (else published ≤ once a second). */
 export async function serverCounters(client: Client, flushFrom?: Client): Promise<PgServerCounters> {
-  // PostgreSQL 17 skips a forced flush without pending relation statistics: reading one catalog row gives it some.
+  // PostgreSQL 17 skips a forced flush without pending relation statistics: one catalog row gives it some.
   await (flushFrom ?? client).query("SELECT pg_stat_force_next_flush(), (SELECT oid FROM pg_class LIMIT 1)");
   const { rows } = await client.query<{ name: string; value: number | null }>(SNAPSHOT_SQL);
   return countersFrom(rows, isPgServerCounterKey, "serverCounters");

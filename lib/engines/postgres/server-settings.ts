@@ -1,11 +1,7 @@
-/**
- * The settings a PostgreSQL server runs with where they differ from built-in defaults: what a comparison must show
- * first.
- */
 import type { ConnectionInfo } from "../../targets/types";
 import { withClient } from "./connect";
 
-/** `name → value[unit]` for every setting whose source is not the default; per-session sources are left out. */
+/** Per-session sources are left out. */
 export async function nonDefaultSettings(connection: ConnectionInfo): Promise<Record<string, string>> {
   return withClient(
     connection,
@@ -20,7 +16,6 @@ export async function nonDefaultSettings(connection: ConnectionInfo): Promise<Re
   );
 }
 
-/** Memory, WAL and checkpoint sizes as a pgbench-driven experiment's parameters name them. */
 export interface MemoryAndWal {
   readonly sharedBuffersMB: number;
   readonly maintenanceWorkMemMB: number;
@@ -28,10 +23,7 @@ export interface MemoryAndWal {
   readonly checkpointTimeoutMin: number;
 }
 
-/**
- * Those sizes as server settings: effective_cache_size as much again as shared_buffers, min_wal_size ¼ of max (≥ 1 GB)
- * so segments are recycled.
- */
+/** min_wal_size ¼ of max (≥ 1 GB) so segments are recycled. */
 export function memoryAndWalSettings(p: MemoryAndWal): Record<string, string> {
   return {
     shared_buffers: `${p.sharedBuffersMB}MB`,

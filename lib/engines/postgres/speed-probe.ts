@@ -1,7 +1,6 @@
 /**
- * A short fixed write-path probe of the machine's speed state (a read-only loop does not see it:
- * docs/claims-and-regimes.md): PROBE_UPDATES single-row UPDATE + COMMIT, synchronous_commit off, in
- * the connection's own database.
+ * A short write-path probe of the machine's speed state; a read-only loop does not see it
+ * (docs/claims-and-regimes.md).
  */
 import type { Client } from "pg";
 import type { ConnectionInfo } from "../../targets/types";
@@ -14,7 +13,6 @@ const WARMUP = 40;
 const ROWS = 100;
 const WHAT = `${PROBE_UPDATES} single-row UPDATE + COMMIT (synchronous_commit off)`;
 
-/** One server, however many connection objects name it. */
 const serverKey = (c: ConnectionInfo) => `${c.host}:${c.port}`;
 
 async function prepare(client: Client): Promise<void> {
@@ -25,7 +23,7 @@ async function prepare(client: Client): Promise<void> {
   );
 }
 
-/** Runs the probe now; never throws (a failed probe is undefined and the trial recorded without it). */
+/** Never throws: a failed probe is undefined and the trial recorded without it. */
 export async function probeSpeed(connection: ConnectionInfo, sharedBy?: string): Promise<SpeedProbe | undefined> {
   let client: Client | undefined;
   try {
@@ -55,7 +53,7 @@ export async function probeSpeed(connection: ConnectionInfo, sharedBy?: string):
 
 const once = new Map<string, { key: string; probe: Promise<SpeedProbe | undefined> }>();
 
-/** One probe per `key` (e.g. "repeat 3") and server, keeping the cost small for short trials. */
+/** One probe per `key` and server, keeping the cost small for short trials. */
 export function probeOnce(connection: ConnectionInfo, key: string): Promise<SpeedProbe | undefined> {
   const last = once.get(serverKey(connection));
   if (last?.key === key) return last.probe;

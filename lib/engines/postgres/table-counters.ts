@@ -1,12 +1,8 @@
-/**
- * Per-table row and block counters and table/index sizes beside the whole-server ones, for workloads writing several
- * tables.
- */
 import type { Client } from "pg";
 import { serverCounters, type PgServerCounterKey } from "./server-counters";
 import { countersFrom, keyGuard, type Counters } from "../../stats/counters";
 
-/** Each counter and its column (s: pg_stat_user_tables, io: pg_statio_user_tables). */
+/** s: pg_stat_user_tables, io: pg_statio_user_tables. */
 const TABLE_COUNTER_SQL = [
   ["n_tup_ins", "s.n_tup_ins"],
   ["n_tup_upd", "s.n_tup_upd"],
@@ -21,7 +17,6 @@ const TABLE_COUNTER_SQL = [
   ["autoanalyze_count", "s.autoanalyze_count"],
 ] as const;
 export type TableCounter = (typeof TABLE_COUNTER_SQL)[number][0];
-/** `table.<name>.<counter>`: the name is any user table's. */
 export type TableCounterKey = `table.${string}.${TableCounter}`;
 export type PgTableCounterKey = PgServerCounterKey | TableCounterKey;
 
@@ -36,7 +31,6 @@ FROM pg_stat_user_tables s JOIN pg_statio_user_tables io USING (relid),
   LATERAL (VALUES ${TABLE_COUNTER_SQL.map(([k, column]) => `('${k}', ${column})`).join(", ")}) AS c(k, v)
 WHERE v IS NOT NULL`;
 
-/** Table size (heap, TOAST, FSM, VM) per table, and every index's size. */
 const SIZES_SQL = `
 SELECT 'table.' || relname AS name, pg_table_size(relid)::float8 AS bytes FROM pg_stat_user_tables
 UNION ALL
@@ -48,7 +42,6 @@ export async function tableCounters(client: Client): Promise<Counters<PgTableCou
   return { ...server, ...countersFrom(rows, isTableCounterKey, "table counters") };
 }
 
-/** `table.<name>` and `index.<table>.<index>` → bytes. */
 export async function relationSizes(client: Client): Promise<Record<string, number>> {
   const { rows } = await client.query<{ name: string; bytes: number }>(SIZES_SQL);
   return Object.fromEntries(rows.map((r) => [r.name, Number(r.bytes)]));

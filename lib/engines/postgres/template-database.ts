@@ -1,7 +1,4 @@
-/**
- * Identical starting state, cheaply: load a database once, then copy it per round with `CREATE
- * DATABASE … TEMPLATE … STRATEGY FILE_COPY`, which checkpoints instead of WAL-logging every block.
- */
+/** `CREATE DATABASE … STRATEGY FILE_COPY` checkpoints instead of WAL-logging every block. */
 import { labDatabaseComment } from "../../targets/external/external-target";
 import type { ConnectionInfo } from "../../targets/types";
 import type { Client } from "pg";
@@ -17,14 +14,13 @@ function checked(name: string): string {
 const admin = { applicationName: "dblab-admin" };
 
 /**
- * Every database made here carries the lab's owner comment, so on a shared server the next run (or
- * `npm run clean`) drops a SIGKILLed run's leftovers. A clone does not copy the comment: each is marked.
+ * The owner comment lets the next run (or `npm run clean`) drop a SIGKILLed run's leftovers on a
+ * shared server. A clone does not copy it: each is marked.
  */
 async function mark(c: Client, name: string): Promise<void> {
   await c.query(`COMMENT ON DATABASE ${checked(name)} IS '${labDatabaseComment().replace(/'/g, "''")}'`);
 }
 
-/** Drops (if present) and creates an empty database. */
 export async function recreateDatabase(connection: ConnectionInfo, name: string): Promise<void> {
   await withClient(
     connection,
@@ -37,7 +33,7 @@ export async function recreateDatabase(connection: ConnectionInfo, name: string)
   );
 }
 
-/** A fresh `target` copied from `template`; returns seconds taken. */
+/** Returns seconds taken. */
 export async function cloneDatabase(
   connection: ConnectionInfo,
   template: string,

@@ -1,7 +1,6 @@
 /**
- * The timed window of a write trial that reads its WAL, its steps in the order that makes the counts
- * exact: before, no autovacuum worker, a CHECKPOINT, the WAL held, the start LSN and row writes;
- * after the clients are gone, the end LSN, other databases' writes, and the WAL by record type.
+ * A write trial's timed window, steps in the order that makes the counts exact: no autovacuum
+ * worker, CHECKPOINT, WAL held, start LSN; after the clients are gone, end LSN and other writes.
  */
 import type { Client } from "pg";
 import type { ConnectionInfo } from "../../targets/types";
@@ -13,12 +12,10 @@ import { currentWalLsn, isWalRemoved, walRecordsBetween, withWindowWal, type Wal
 export interface TimedWindowSteps<B, R, A> {
   readonly connection: ConnectionInfo;
   readonly database: string;
-  /** Count the window's WAL records (pg_walinspect). */
   readonly walInspect: boolean;
   readonly key: string;
   readonly onNote?: (text: string) => void;
   readonly before: (client: Client) => Promise<B>;
-  /** Returns once every client it started is gone from the server. */
   readonly run: () => Promise<R>;
   readonly after: (client: Client) => Promise<A>;
 }
@@ -67,7 +64,7 @@ export async function timedWindow<B, R, A>(steps: TimedWindowSteps<B, R, A>): Pr
   });
 }
 
-/** The window's WAL records, or a note why there are none; the trial's other figures stand. */
+/** The trial's other figures stand without it. */
 async function walRecordsOrNote(
   c: Client,
   startLsn: string,

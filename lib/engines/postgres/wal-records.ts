@@ -7,7 +7,6 @@ import { connect, endClient } from "./connect";
 
 export interface WalRecordStats {
   readonly count: number;
-  /** Record bytes plus full-page-image bytes. */
   readonly bytes: number;
   readonly fpiBytes: number;
 }
@@ -21,14 +20,13 @@ export async function enableWalInspect(client: Client): Promise<string | undefin
   }
 }
 
-/** The insert position (a window's start) or the flushed one (its end: pg_walinspect reads only flushed WAL). */
+/** End: the flushed position, as pg_walinspect reads only flushed WAL. */
 export async function currentWalLsn(client: Client, flushed = false): Promise<string> {
   const fn = flushed ? "pg_current_wal_flush_lsn" : "pg_current_wal_lsn";
   const { rows } = await client.query<{ lsn: string }>(`SELECT ${fn}()::text AS lsn`);
   return rows[0].lsn;
 }
 
-/** WAL between two LSNs by record type ("Btree/INSERT_LEAF", …). */
 export async function walRecordsBetween(
   client: Client,
   start: string,
@@ -44,22 +42,17 @@ export async function walRecordsBetween(
   );
 }
 
-/** pg_walinspect's error for a window whose first segments a checkpoint already removed. */
 export function isWalRemoved(error: unknown): boolean {
   return /has already been removed/.test(error instanceof Error ? error.message : String(error));
 }
 
-/**
- * The WAL from now on, held by a temporary replication slot so a checkpoint cannot remove the window's
- * first segments before they are read (docs/external-servers.md); a checkpointed window is flagged anyway.
- */
+/** A temporary replication slot keeps a checkpoint from removing the window's first segments. */
 export class WalHold {
   private constructor(
     private readonly client: Client,
     readonly slot: string,
   ) {}
 
-  /** Takes the hold, or says why the server refuses it. */
   static async take(client: Client): Promise<WalHold | string> {
     const slot = `dblab_wal_${randomBytes(6).toString("hex")}`;
     try {
@@ -75,7 +68,7 @@ export class WalHold {
   }
 }
 
-/** A window's WAL held on its own session from after the CHECKPOINT to the end of `fn` (closing it drops the slot). */
+/** Closing the session drops the slot. */
 export async function withWindowWal<T>(
   connection: ConnectionInfo,
   fn: (hold: () => Promise<string | undefined>) => Promise<T>,
@@ -96,7 +89,7 @@ export async function withWindowWal<T>(
   }
 }
 
-/** One window's WAL at a time on one session; a refusal is not asked again. */
+/** A refusal is not asked again. */
 export class WalWindows {
   private hold: WalHold | undefined;
   refused: string | undefined;
@@ -126,10 +119,7 @@ export class WalWindows {
   }
 }
 
-/**
- * Record counts by type between two positions as `walrec.<type>` rows, once the WAL writer flushed
- * past `to`; undefined when not flushed in time or removed (the trial stands).
- */
+/** Undefined when not flushed in time or removed (the trial stands). */
 export async function walRecordCountRows(
   client: Client,
   from: number,

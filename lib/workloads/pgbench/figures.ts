@@ -1,4 +1,3 @@
-/** The headline figures of one pgbench run, as every pgbench-driven notebook tabulates them. */
 import type { PgbenchRunResult } from "./types";
 
 export interface PgbenchFigures {
@@ -24,10 +23,7 @@ export function pgbenchFigures(result: PgbenchRunResult): PgbenchFigures {
   };
 }
 
-/**
- * A pgbench run's outcome for its trial record: with aborted clients it failed (its time is not a
- * result; pgbench's output stays in the record), else it took its own start-to-finish seconds.
- */
+/** With aborted clients it failed: its time is not a result; pgbench's output stays in the record. */
 export function pgbenchOutcome(
   result: PgbenchRunResult,
 ): { readonly status: "ok"; readonly seconds: number } | { readonly status: "failed"; readonly error: string } {

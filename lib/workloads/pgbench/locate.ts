@@ -1,14 +1,11 @@
-/**
- * Where pgbench comes from: this machine (DBLAB_PGBENCH, PATH, the newest /usr/lib/postgresql/<major>/bin),
- * else the pgbench inside a docker target's image, run with `docker exec`.
- */
+/** Host pgbench (DBLAB_PGBENCH, PATH, newest /usr/lib/postgresql/<major>/bin), else the docker target's image. */
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import type { StartedServer } from "../../targets/types";
 import { ignored } from "../../runtime/debug";
 
-/** A server that can run a command beside itself (`StartedServer.exec`: a container). */
+/** `StartedServer.exec`: a container. */
 export type ExecCapableServer = StartedServer & { readonly exec: NonNullable<StartedServer["exec"]> };
 
 export type PgbenchRunner =
@@ -17,7 +14,6 @@ export type PgbenchRunner =
       readonly kind: "container";
       readonly server: ExecCapableServer;
       readonly version: string;
-      /** The server's port inside the container. */
       readonly port: number;
     };
 
@@ -47,7 +43,6 @@ function onPath(name: string): string | undefined {
   return undefined;
 }
 
-/** Newest major first. */
 function debianLayout(tool = "pgbench"): string[] {
   const root = "/usr/lib/postgresql";
   if (!fs.existsSync(root)) return [];
@@ -59,7 +54,7 @@ function debianLayout(tool = "pgbench"): string[] {
     .filter((f) => fs.existsSync(f));
 }
 
-/** The host's pgbench, or undefined; DBLAB_PGBENCH, when set, must work. */
+/** DBLAB_PGBENCH, when set, must work. */
 export function findHostPgbench(): { path: string; version: string } | undefined {
   const forced = process.env.DBLAB_PGBENCH;
   if (forced) {
@@ -76,10 +71,7 @@ export function findHostPgbench(): { path: string; version: string } | undefined
   return undefined;
 }
 
-/**
- * Another client tool (psql, pg_dump): beside the host's pgbench (same version), else PATH, else the newest Debian
- * layout.
- */
+/** Beside the host's pgbench (same version), else PATH, else the newest Debian layout. */
 export function findHostClientTool(tool: string): string | undefined {
   const pgbench = findHostPgbench();
   const beside = pgbench ? path.join(path.dirname(pgbench.path), tool) : undefined;
@@ -93,10 +85,10 @@ function isExecCapable(server: StartedServer): server is ExecCapableServer {
   return typeof server.exec === "function";
 }
 
-/** Picks how to run pgbench against `server`; throws PgbenchNotFoundError with what to install. */
+/** Throws PgbenchNotFoundError with what to install. */
 export async function locatePgbench(server: StartedServer): Promise<PgbenchRunner> {
-  // On a remote engine the image's own pgbench runs beside the server, so the tunnel's round trip is not
-  // charged to every statement (docs/targets.md); the stand-in image has none, so then the host's.
+  // On a remote engine the image's pgbench runs beside the server, so the tunnel's round trip is not
+  // charged to every statement (docs/targets.md); the stand-in image has none.
   const dockerHost = server.network?.dockerHost;
   const remote = dockerHost !== undefined && dockerHost !== "this machine";
   const host = findHostPgbench();

@@ -1,7 +1,6 @@
 /**
- * pgbench's `--log` files → a per-bucket series and the latency distribution. Per-transaction lines
- * give each transaction's end time, so buckets are exact and align with other wall-clock events;
- * an aggregated log (`--aggregate-interval`) gives no percentiles.
+ * Per-transaction log lines give each end time, so buckets are exact and align with other wall-clock
+ * events; an aggregated log gives no percentiles.
  */
 import { quantileSorted } from "simple-statistics";
 import type { LatencyDistribution, SeriesPoint } from "./types";
@@ -53,7 +52,6 @@ export function parseAggregateLog(text: string): AggregateInterval[] {
   return out;
 }
 
-/** Of the successful logged transactions. */
 export function latencyDistribution(
   transactions: readonly LoggedTransaction[],
   samplingRate = 1,
@@ -74,9 +72,7 @@ export function latencyDistribution(
   };
 }
 
-/**
- * Buckets transactions by end time, empty ones included (a stall shows as zeros); `samplingRate` scales counts back up.
- */
+/** Empty buckets included (a stall shows as zeros); `samplingRate` scales counts back up. */
 export function transactionSeries(
   transactions: readonly LoggedTransaction[],
   startMs: number,
@@ -106,7 +102,7 @@ export function transactionSeries(
   });
 }
 
-/** The aggregated log as a series; all threads' intervals with the same start are summed. */
+/** All threads' intervals with the same start are summed. */
 export function aggregateSeries(
   intervals: readonly AggregateInterval[],
   startMs: number,

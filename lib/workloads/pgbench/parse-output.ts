@@ -1,7 +1,4 @@
-/**
- * pgbench's text output → data: `-P` progress lines and the end-of-run summary with `-r` latencies; unknown lines are
- * ignored.
- */
+/** `-P` progress lines and the end-of-run summary with `-r` latencies; unknown lines are ignored. */
 import type { PgbenchSummary, ProgressPoint, StatementLatency } from "./types";
 
 // "progress: 5.0 s, 907.0 tps, lat 2.203 ms stddev 7.275, 0 failed" (or an epoch with --progress-timestamp;
@@ -11,7 +8,7 @@ const PROGRESS = /^progress: ([\d.]+) s, ([\d.]+) tps, lat ([\d.]+|NaN) ms stdde
 /** Timestamps above this are Unix seconds (--progress-timestamp), not seconds since the start. */
 const EPOCH_THRESHOLD = 1e9;
 
-/** Parses one progress line; `startEpochMs` turns `--progress-timestamp` epochs into seconds since the start. */
+/** `startEpochMs` turns `--progress-timestamp` epochs into seconds since the start. */
 export function parseProgressLine(line: string, startEpochMs?: number): ProgressPoint | undefined {
   const m = PROGRESS.exec(line.trim());
   if (!m) return undefined;
@@ -77,7 +74,7 @@ function parseStatements(text: string): StatementLatency[] {
   return out;
 }
 
-/** The end-of-run summary (stdout), plus aborted clients (stderr). */
+/** Aborted clients come from stderr. */
 export function parseSummary(stdout: string, stderr = ""): PgbenchSummary {
   // Of several tps lines (≤ 13), the one without connection time is the comparable figure.
   const tpsLines = [...stdout.matchAll(/^tps = ([\d.]+) \(([^)]*)\)/gm)];
@@ -105,7 +102,6 @@ export function parseSummary(stdout: string, stderr = ""): PgbenchSummary {
   };
 }
 
-/** The latency of the first statement whose text matches, ms. */
 export function statementLatency(summary: PgbenchSummary, match: RegExp): number | undefined {
   return summary.statements.find((s) => match.test(s.command))?.latencyMs;
 }

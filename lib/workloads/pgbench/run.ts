@@ -1,7 +1,4 @@
-/**
- * `initPgbench` and `runPgbench` (a timed load with progress, per-statement latencies and a
- * transaction log), on the host (registered for the reaper) or inside a docker target's container.
- */
+/** pgbench on the host (registered for the reaper) or inside a docker target's container. */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
@@ -42,7 +39,7 @@ export interface RunOptions extends PgbenchLoadOptions {
   /** ms (default 1000). */
   readonly bucketMs?: number;
   readonly signal?: AbortSignal;
-  /** Called with the wall-clock start (Unix ms). */
+  /** Unix ms. */
   readonly onStart?: (startedAtMs: number) => void;
   /** Host runs; a container run reports them at the end. */
   readonly onProgress?: (point: ProgressPoint) => void;
@@ -73,10 +70,10 @@ export class PgbenchAbortedError extends Error {
   }
 }
 
-/** Why a run gave no result, from pgbench's words: `script` (repeats on every run), `connection`, `silent`, `other`. */
+/** `script` repeats on every run. */
 export type PgbenchFailureKind = "script" | "connection" | "silent" | "other";
 
-/** A pgbench run that gave no result; the message's first line carries pgbench's own words. */
+/** The message's first line carries pgbench's own words. */
 export class PgbenchError extends Error {
   override readonly name = "PgbenchError";
   constructor(
@@ -100,7 +97,7 @@ export function pgbenchFailureKind(said: readonly string[], exitCode: number): P
   return said.length === 0 && exitCode !== 0 ? "silent" : "other";
 }
 
-/** The error of a run without "tps = " or failing with no aborted client; pgbench's words on the first line. */
+/** No "tps = ", or failing with no aborted client. */
 export function pgbenchFailure(exitCode: number, stdout: string, stderr: string): PgbenchError {
   const said = stderr
     .split("\n")
@@ -129,8 +126,8 @@ export function pgbenchFailure(exitCode: number, stdout: string, stderr: string)
 }
 
 /**
- * A client tool's environment: the server's libpq settings and the password, in this child only. No PG*
- * variable is inherited (the user's would change what is measured); PGAPPNAME unset, so sessions are "pgbench".
+ * The server's libpq settings and password in this child only. No PG* variable is inherited (the
+ * user's would change what is measured); PGAPPNAME unset, so sessions are "pgbench".
  */
 export function clientToolEnv(connection: Pick<ConnectionInfo, "password" | "libpqEnvironment">): NodeJS.ProcessEnv {
   return {
@@ -153,7 +150,7 @@ function runOnHost(
   return new Promise((resolve, reject) => {
     if (options.signal?.aborted) return reject(new PgbenchAbortedError());
     const startedAtMs = Date.now();
-    // Own process group: the notebook's Stop (SIGINT to the kernel's group) must end pgbench through onAbort.
+    // Own process group: a notebook Stop must end pgbench through onAbort.
     const child = spawn(file, [...args], {
       cwd: workDir,
       env: clientToolEnv(connection),
@@ -214,7 +211,7 @@ function runOnHost(
   });
 }
 
-/** pgbench's log files, or undefined when the directory is gone (pgbench's own error is then reported). */
+/** undefined when the directory is gone (pgbench's own error is then reported). */
 function readLogs(dir: string, prefix: string): string[] | undefined {
   try {
     return fs

@@ -1,5 +1,3 @@
-/** What a pgbench run yields, as plain data for a trial record: summary, progress, latency distribution. */
-
 export interface ProgressPoint {
   /** pgbench's clock. */
   readonly second: number;
@@ -64,7 +62,7 @@ export interface PgbenchRunResult {
   readonly runner: string;
   readonly version: string;
   readonly startedAtMs: number;
-  /** The first logged transaction's start (after connecting and VACUUM); the series starts here. */
+  /** After connecting and VACUUM; the series starts here. */
   readonly loadStartedAtMs: number;
   readonly finishedAtMs: number;
   readonly summary: PgbenchSummary;

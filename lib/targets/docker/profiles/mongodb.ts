@@ -1,4 +1,3 @@
-/** MongoDB in a container: the official image's conventions, and mongod's options from settings. */
 import { mongoProbe } from "../../readiness";
 import { checkSettingName } from "../../settings";
 import type { ConnectionInfo, ServerSettings } from "../../types";
@@ -8,10 +7,7 @@ function mongoUri(c: ConnectionInfo): string {
   return `mongodb://${encodeURIComponent(c.user)}:${encodeURIComponent(c.password)}@${c.host}:${c.port}/?authSource=admin`;
 }
 
-/**
- * mongod options from settings as `--name value` (`true`: a bare flag, `false`: left out); `setParameter.name` →
- * `--setParameter name=value`.
- */
+/** `true`: a bare flag, `false`: left out; `setParameter.name` → `--setParameter name=value`. */
 function mongodArgs(settings: ServerSettings): string[] {
   const args = ["mongod"];
   for (const [key, value] of Object.entries(settings)) {

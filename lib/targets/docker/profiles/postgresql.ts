@@ -1,4 +1,4 @@
-/** PostgreSQL in a container: the official image's conventions (the stand-in image keeps them). */
+/** The stand-in image keeps the official image's conventions. */
 import { postgresProbe } from "../../readiness";
 import { settingsToArgs } from "../../settings";
 import { postgresUri } from "../../uri";
@@ -8,7 +8,6 @@ export const postgresProfile: EngineProfile = {
   port: 5432,
   user: "postgres",
   database: "postgres",
-  // PGDATA of postgres:17.6 and of the stand-in.
   dataDir: "/var/lib/postgresql/data",
   defaults: {},
   env: (password) => [`POSTGRES_PASSWORD=${password}`],
