@@ -1,24 +1,12 @@
 /**
- * The one shape every notebook's experiment has. A notebook reads the same in all of them:
- *
- *   const params  = lab.<name>.params(profile, overrides);
- *   const run     = await lab.<name>.run(params, { profile });
- *   const summary = lab.<name>.summarise(run);
- *   const claims  = lab.<name>.claims(summary, run);
- *   lab.<name>.save(run, summary, claims);
- *   lab.<name>.show…(summary) …
- *
- * and `npm run reproduce`, the parameter checks and `lib/index.ts` are derived from the registry of
- * these objects (lib/experiments/registry.ts). Typing an experiment object as `Experiment<…>` makes
- * the compiler, not a reviewer, check that nothing is missing.
+ * The registry's view of a notebook's experiment: what `npm run reproduce`, the parameter checks,
+ * the ETA and the tests need of each one defined with `defineExperiment` (define.ts).
  */
 import { median } from "simple-statistics";
 import type { ProfileName } from "../params/profiles";
-import type { RunMetadata } from "../results/metadata";
 import type { DiskNeed } from "../targets/disk-need";
-import type { ClaimCheck, ClaimPlan } from "../stats/claims";
-import type { AnyClaimSet, ClaimSet } from "../stats/claim-engine";
-import type { RunControl } from "./session";
+import type { ClaimPlan } from "../stats/claims";
+import type { AnyClaimSet } from "../stats/claim-engine";
 import {
   estimateRun,
   OUTSIDE_CONSTANT,
@@ -38,46 +26,19 @@ import {
 } from "./eta";
 import type { FaultCells } from "./faults";
 
-/** What every experiment's run returns, at least. */
-export interface ExperimentRun {
-  readonly runId: string;
-  readonly directory: string;
-  readonly metadata: RunMetadata;
-}
-
-export interface Experiment<P extends object, R extends ExperimentRun, S> {
-  /** Two digits, as in `--only 01`. */
+/** What the registry takes of a defined experiment (define.ts): identity, parameters, claims, disk, ETA, faults. */
+export interface Registrable<P extends object> {
   readonly id: string;
-  /** Folder-style name: the notebook's file stem and the results folder's middle part. */
   readonly slug: string;
   readonly title: string;
   /** Path of the notebook, relative to the project root. */
   readonly notebook: string;
   readonly profiles: Readonly<Record<ProfileName, P>>;
-  // Function-valued properties, not methods: each index.ts destructures them into the module's
-  // exports (`lab.indexWriteCost.run(…)`), which a method's `this` would not survive.
-  /** Resolves and checks the parameters; throws ParameterError on bad input, before anything starts. */
   readonly params: (profile: string, overrides?: Partial<P>) => P;
-  /** Starts the servers, runs the trials (each appended as it ends), stops the servers. */
-  readonly run: (params: P, control?: RunControl) => Promise<R>;
-  /** Every figure the notebook shows, from the run's raw trials. */
-  readonly summarise: (run: R) => S;
-  /** The seed's claims as declared hypotheses, judged on this run (with their sensitivity). */
-  readonly claims: (summary: S, run: R) => ClaimCheck[];
-  /** Writes summary.json (summary + claims) and summary.csv beside the trials; returns the paths. */
-  readonly save: (run: R, summary: S, claims: readonly ClaimCheck[]) => string[];
-  /**
-   * What a run with these params can decide on this machine, before it starts: each declaration's
-   * prospect by the regime rule its verdict uses (stats/claims `planClaims`).
-   */
-  readonly plan?: (params: P) => ClaimPlan[];
-  /** Its claims as declarations on the claims engine (stats/claim-engine), where migrated to it. */
-  readonly claimSet?: ClaimSet<P, S, string>;
-  /** The data directory's peak size for these params, as the notebook estimates it (targets/disk-need). */
+  readonly plan: (params: P) => ClaimPlan[];
+  readonly claimSet: AnyClaimSet;
   readonly disk?: (params: P) => DiskNeed;
-  /** How its trials' time grows (its folder's `eta.ts`): the ETA before and during a run. */
   readonly estimate?: EtaModel<P>;
-  /** The faults it offers to the fault matrix, and the small run they land in. */
   readonly faults?: FaultCells;
 }
 
@@ -132,7 +93,7 @@ export interface RegisteredExperiment {
   readonly claimSet?: AnyClaimSet;
 }
 
-export function register<P extends object, R extends ExperimentRun, S>(e: Experiment<P, R, S>): RegisteredExperiment {
+export function register<P extends object>(e: Registrable<P>): RegisteredExperiment {
   return {
     id: e.id,
     slug: e.slug,
@@ -159,8 +120,8 @@ export function register<P extends object, R extends ExperimentRun, S>(e: Experi
   };
 }
 
-function estimateOf<P extends object, R extends ExperimentRun, S>(
-  e: Experiment<P, R, S>,
+function estimateOf<P extends object>(
+  e: Registrable<P>,
   model: EtaModel<P>,
 ): NonNullable<RegisteredExperiment["estimate"]> {
   return (profile, overrides, done) => estimateRun(e.slug, model, e.params(profile, overrides as Partial<P>), done);

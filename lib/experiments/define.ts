@@ -19,7 +19,7 @@ import type { ServerSpec } from "../targets/types";
 import { showClaimsAndUndeclared } from "../display/claims";
 import { showRunHeader } from "../display/run-header";
 import { showTable } from "../display/table";
-import { register, type Experiment, type RegisteredExperiment } from "./contract";
+import { register, type Registrable, type RegisteredExperiment } from "./contract";
 import { estimateRun, type EtaModel } from "./eta";
 import type { FaultCells } from "./faults";
 import { withSession, type ExperimentSession, type RunControl } from "./session";
@@ -277,17 +277,13 @@ export function defineExperiment<
       );
   };
 
-  const experiment: Experiment<P, Run, S> = {
+  const experiment: Registrable<P> = {
     id,
     slug: d.slug,
     title: d.title,
     notebook: `notebooks/${d.slug}.ipynb`,
     profiles: d.profiles,
     params,
-    run,
-    summarise: (r) => d.summarise(r.trials, r),
-    claims,
-    save,
     plan: prospect,
     claimSet: d.claims,
     ...(d.disk ? { disk: d.disk } : {}),
