@@ -63,12 +63,18 @@ export function extractParameters(sourceRoot: string): { interfaces: ParametersI
       if (!ts.isInterfaceDeclaration(node) || !/Params$/.test(node.name.text)) return;
       const exported = node.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
       if (!exported) return;
-      const parameters = node.members.filter(ts.isPropertySignature).map((m) => {
-        const symbol = checker.getSymbolAtLocation(m.name);
-        const meaning = symbol
-          ? ts.displayPartsToString(symbol.getDocumentationComment(checker)).replace(/\s+/g, " ").trim()
-          : "";
-        return { name: m.name.getText(sf), type: typeText(checker, checker.getTypeAtLocation(m)), meaning };
+      // Its own members and those it extends (the base's target and server limits), each with its doc comment.
+      // Inherited first: the target leads every table, as it did when each notebook declared it.
+      const all = checker.getPropertiesOfType(checker.getTypeAtLocation(node));
+      const own = (s: ts.Symbol) => s.valueDeclaration?.parent === node;
+      // The checker lists own members before the base's: reversed by declaring interface, the root's lead.
+      const parents = [...new Set(all.filter((s) => !own(s)).map((s) => s.valueDeclaration?.parent))].reverse();
+      const inherited = parents.flatMap((p) => all.filter((s) => s.valueDeclaration?.parent === p));
+      const parameters = [...inherited, ...all.filter(own)].map((symbol) => {
+        const meaning = ts.displayPartsToString(symbol.getDocumentationComment(checker)).replace(/\s+/g, " ").trim();
+        const declaration = symbol.valueDeclaration;
+        const type = declaration ? checker.getTypeAtLocation(declaration) : checker.getTypeOfSymbol(symbol);
+        return { name: symbol.name, type: typeText(checker, type), meaning };
       });
       interfaces.push({ interface: node.name.text, file: path.relative(sourceRoot, file), parameters });
     });

@@ -205,8 +205,9 @@ export function showClaimsTable(claims: readonly ClaimCheck[], caption?: string)
 export function showClaimsAndUndeclared(
   claims: readonly ClaimCheck[],
   set: { readonly notDeclared: readonly NotDeclared[] },
+  caption?: string,
 ): void {
-  showClaimsTable(claims);
+  showClaimsTable(claims, caption);
   const lines = notDeclaredLines(set);
   if (lines.length)
     show().html(

@@ -43,20 +43,15 @@ export interface PlannedUnit {
  * from the medians at its two largest stored sizes. The exponent is kept within [1, 1.5] (work per
  * unit never gets cheaper with size, and a steeper rise between two nearby sizes is noise rather
  * than a law to extrapolate 30× on) and shrunk toward 1 when the two sizes are less than 10× apart.
- * Measured on 02 here (AMD EPYC, 2 vCPU): loading into an indexed table took 3.5 s at 1M rows, 55 s
- * at 10M, 175 s at 30M and 693 s at 100M (exponent 1.15), loading then indexing 2.1, 19, 64 and
- * 201 s (0.99); a single per-row rate from a default run's 3M-row trials put the 100M pair at
- * ~500 s against 893 s.
+ * docs/claims-and-regimes.md ("The runs behind the model's bounds") has the runs that chose them.
  */
 export interface KindGrowth {
   readonly size: number;
   readonly seconds: number;
   readonly exponent: number;
   /**
-   * The kind's untimed seconds (wall − timed) at `size`, median: its setup grows with the size at
-   * its own rate. 02's CREATE INDEX sweeps load their table untimed (3M rows: ~6 s here), where its
-   * loads time the load itself; one untimed rate over every kind put a 100M-row sweep's load at
-   * seconds instead of minutes.
+   * The kind's untimed seconds (wall − timed) at `size`, median: each kind's setup grows at its own
+   * rate (02's index sweeps load untimed, its loads are timed).
    */
   readonly untimedSeconds: number;
 }
@@ -76,8 +71,7 @@ export interface Calibration {
   /**
    * True when the stored trials span less than a 4× range of sizes: the untimed part could not be
    * split into overhead and per-size cost and is taken as constant. Not a bound either way: a setup
-   * that grows with size makes the estimate short, a timed part measured on tiny trials (fixed
-   * per-statement costs) makes it long — 01's default from smoke runs alone reads ~8 min for ~4.
+   * that grows with size makes the estimate short, a timed part of tiny trials makes it long.
    */
   readonly constantSetup: boolean;
   /** Per kind (PlannedUnit.kind), the timed part's growth; a kind without one uses timedPerSizeSeconds. */
@@ -159,8 +153,7 @@ export const finiteOrNaN = (v: unknown): number => (typeof v === "number" && Num
 
 /**
  * The timed part per size is the median of timed ÷ size (the timed writes are what grows with the
- * data, and they are clean of setup even in a smoke run: 02's 5k-row load took 9.4 ms here, 1.9 µs a
- * row, and a 3M-row default load ~6 s, 2 µs a row). The untimed part (wall − timed) is least squares
+ * data, clean of setup even in a smoke run). The untimed part (wall − timed) is least squares
  * `a + b × size` (a, b ≥ 0) when the sizes span ≥ 4×; else its median, constant (flagged).
  * Undefined without a usable sample.
  */
@@ -207,11 +200,7 @@ export function fitCalibration(samples: readonly CalibrationSample[], source: st
   };
 }
 
-/**
- * Timed seconds below this say more about fixed per-trial costs than about growth: 02's smoke loads
- * (5,000 rows) take ~10 ms. 07's default passes (100,000 rows) take 0.13–0.92 s, median 0.46 s, and
- * grow ×15 to 1M rows (the table outgrows shared_buffers): a bar at 0.5 s left that growth out.
- */
+/** Timed seconds below this say more about fixed per-trial costs than about growth (docs/claims-and-regimes.md). */
 export const MIN_GROWTH_SECONDS = 0.25;
 
 /** Each kind's growth from the medians at its two largest sizes (KindGrowth); undefined without kinds. */
@@ -250,9 +239,7 @@ export function growthExponent(points: readonly { readonly size: number; readonl
   if (!top) return 1;
   const below = points.filter((p) => p.size < top.size && p.seconds >= MIN_GROWTH_SECONDS).pop();
   const raw = below ? Math.log(top.seconds / below.seconds) / Math.log(top.size / below.size) : 1;
-  // A slope read over less than a decade of sizes is shrunk toward linear in proportion to the
-  // decades it spans: 02's default run here (1M and 3M rows) read 1.34 for loading into an indexed
-  // table, which put its 100M-row trials at 2.1× their 11 min; 3M to 100M measured 1.10.
+  // A slope read over less than a decade of sizes is shrunk toward linear in proportion to the decades it spans.
   const decades = below ? Math.min(1, Math.log10(top.size / below.size)) : 0;
   return 1 + (Math.min(1.5, Math.max(1, raw)) - 1) * decades;
 }
@@ -819,14 +806,10 @@ export function shapeReference(references: readonly MachineReference[]): Referen
  * A stored fit grown past what its trials can say as the reference grows: this machine's level (its
  * medians at the stored sizes), the reference machine's shape.
  * - Each kind's growth exponent past its largest stored size: the reference's, where the reference
- *   saw that kind at a larger size and grew steeper. 07's pass took a median 0.46 s a trial at
- *   100,000 rows and 7.0 s at 1M (exponent 1.18: the table outgrows shared_buffers); 01's default
- *   run read its full run 0.69×, its writes growing by size^1.1–1.2 past 100,000 rows. Neither a
- *   default run's one size nor its two can tell.
+ *   saw that kind at a larger size and grew steeper (a default run's sizes cannot tell).
  * - Stored trials seen at one size only: the untimed part, split into overhead and per-size cost as
- *   the reference splits it. Taken as constant, one default run of 07 (0.33 s of load, indexes and
- *   VACUUM a trial) put its full run at about 7 min for 13 min 24 s of trials, whose untimed part
- *   was 3.0 s at 1M rows.
+ *   the reference splits it.
+ * docs/claims-and-regimes.md has the runs that showed why.
  * Unchanged where the reference cannot say (none, or one seen at one size itself).
  */
 export function withReferenceShape(

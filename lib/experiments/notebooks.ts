@@ -18,3 +18,5 @@ export * as yourIndexes from "./your-indexes";
 export type { YourIndexesParams } from "./your-indexes/params";
 export * as fillfactorHot from "./fillfactor-hot";
 export type { FillfactorHotParams } from "./fillfactor-hot/params";
+export * as indexTypes from "./index-types";
+export type { IndexTypesParams } from "./index-types/params";

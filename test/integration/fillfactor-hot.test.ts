@@ -14,7 +14,8 @@ import {
   type FillfactorHotCondition,
 } from "../../lib/experiments/fillfactor-hot/workload/run-trials";
 import { findSummary, summarise } from "../../lib/experiments/fillfactor-hot/summarise";
-import { checkClaims } from "../../lib/experiments/fillfactor-hot/claims";
+import { CLAIMS } from "../../lib/experiments/fillfactor-hot/claims";
+import { judge } from "../../lib/stats/claim-engine";
 
 test("07's UPDATE passes on embedded PostgreSQL: the counters the claims read, and the page arithmetic", async () => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-results-test-"));
@@ -69,7 +70,7 @@ test("07's UPDATE passes on embedded PostgreSQL: the counters the claims read, a
     assert.equal(at(50, "k").indexEntriesPerRow, 2, "on the same page but not HOT: still one entry per index");
     assert.ok((at(50, "counter").indexEntriesPerRow ?? 1) < 0.05, "HOT: no index entries");
     assert.ok((at(50, "counter").heapBytesPerRow ?? 1) === 0, "HOT at ff 50: the heap does not grow");
-    const claims = checkClaims(s);
+    const claims = judge(CLAIMS, s);
     assert.equal(claims.length, 6);
     for (const c of claims)
       assert.equal(c.verdict, "inconclusive", `${c.id}: one round cannot decide (${c.decidedBy})`);

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { overIndexingParams } from "../../lib/experiments/over-indexing/params";
+import { experiment, serverSpec } from "../../lib/experiments/over-indexing";
 import { EmbeddedPostgresTarget } from "../../lib/targets/embedded/embedded-postgres";
 import { RunStore } from "../../lib/results/run-store";
 import { findHostPgbench, locatePgbench } from "../../lib/workloads/pgbench";
@@ -21,9 +21,9 @@ import {
   runRounds,
   type OverIndexingCondition,
 } from "../../lib/experiments/over-indexing/workload/run-trials";
-import { serverSpec } from "../../lib/experiments/over-indexing/run";
 import { summarise } from "../../lib/experiments/over-indexing/summarise";
-import { checkClaims } from "../../lib/experiments/over-indexing/claims";
+import { CLAIMS, holm } from "../../lib/experiments/over-indexing/claims";
+import { judge } from "../../lib/stats/claim-engine";
 import type { OverIndexingCounterKey } from "../../lib/experiments/over-indexing/workload/observations";
 import { recorded } from "../support/counters";
 
@@ -32,7 +32,7 @@ test("rounds on embedded PostgreSQL: 7 vs 39 indexes, counters that explain the 
     t.skip("no pgbench on this machine (install postgresql-client or set DBLAB_PGBENCH)");
     return;
   }
-  const params = overIndexingParams("smoke", {
+  const params = experiment.params("smoke", {
     dataScale: 0.0002,
     clients: 2,
     threads: 1,
@@ -172,7 +172,7 @@ test("rounds on embedded PostgreSQL: 7 vs 39 indexes, counters that explain the 
     assert.ok(l39.walBytesPerTx! > l7.walBytesPerTx!);
     assert.ok(l7.hitRatio! > 0.9);
     assert.deepEqual(
-      checkClaims(s).map((c) => c.id),
+      holm(judge(CLAIMS, s), s).map((c) => c.id),
       ["1", "2", "3", "4", "4b", "5", "5b"],
     );
   } finally {

@@ -3,9 +3,9 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { checkDiskNeed, DiskSpaceError, FREE_BYTES_ENV } from "../../lib/targets/disk-need";
 import { diskNeed02 } from "../../lib/experiments/create-index-after-load/disk";
-import { diskNeed03 } from "../../lib/experiments/over-indexing/disk";
+import { diskNeed as overIndexingDisk } from "../../lib/experiments/over-indexing/disk";
 import { createIndexAfterLoadParams } from "../../lib/experiments/create-index-after-load/params";
-import { overIndexingParams } from "../../lib/experiments/over-indexing/params";
+import { experiment as overIndexing } from "../../lib/experiments/over-indexing";
 
 test("checkDiskNeed: 95 % of the free space is the most an estimate may take; the message has both numbers", () => {
   const need = { bytes: 950 * 2 ** 20, what: "the parts" };
@@ -26,6 +26,8 @@ test("the full profiles' estimates hold at least what the seeds say their data w
   // 02: "100M rows": 3.4 GiB of heap and a 2.1 GiB grown index (the seed's table; claims.ts).
   assert.ok(diskNeed02(createIndexAfterLoadParams("full")).bytes > 5.5 * 2 ** 30);
   // 03: "初始数据集大小约为 11 GB", a template and a clone of it.
-  assert.ok(diskNeed03(overIndexingParams("full")).bytes > 22 * 2 ** 30);
-  assert.ok(diskNeed03(overIndexingParams("default")).bytes < diskNeed03(overIndexingParams("full")).bytes / 10);
+  assert.ok(overIndexingDisk(overIndexing.params("full")).bytes > 22 * 2 ** 30);
+  assert.ok(
+    overIndexingDisk(overIndexing.params("default")).bytes < overIndexingDisk(overIndexing.params("full")).bytes / 10,
+  );
 });

@@ -53,7 +53,7 @@ import { estimate as yourIndexes, indexesToDrop } from "../../lib/experiments/yo
 import { estimate as reindexUnderLoad, expectedRunLength } from "../../lib/experiments/reindex-under-load/eta";
 import { estimate as roundTrips } from "../../lib/experiments/round-trips/eta";
 import { roundTripsParams } from "../../lib/experiments/round-trips/params";
-import { reindexUnderLoadParams } from "../../lib/experiments/reindex-under-load/params";
+import { params as reindexUnderLoadParams } from "../../lib/experiments/reindex-under-load";
 import { OVER_INDEXING_PROFILES } from "../../lib/experiments/over-indexing/params";
 import { yourIndexesParams } from "../../lib/experiments/your-indexes/params";
 

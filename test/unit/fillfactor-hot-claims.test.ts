@@ -5,16 +5,9 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import {
-  checkClaims,
-  plan07,
-  RULE_1,
-  RULE_2,
-  RULE_3,
-  RULE_4_HOT,
-  RULE_5,
-} from "../../lib/experiments/fillfactor-hot/claims";
-import { fillfactorHotParams } from "../../lib/experiments/fillfactor-hot/params";
+import { CLAIMS, RULE_1, RULE_2, RULE_3, RULE_4_HOT, RULE_5 } from "../../lib/experiments/fillfactor-hot/claims";
+import { experiment } from "../../lib/experiments/fillfactor-hot";
+import { judge } from "../../lib/stats/claim-engine";
 import { summarise } from "../../lib/experiments/fillfactor-hot/summarise";
 import { plannedRoom } from "../../lib/experiments/fillfactor-hot/workload/page-model";
 import type { FillfactorHotTrial } from "../../lib/experiments/fillfactor-hot/workload/run-trials";
@@ -84,6 +77,7 @@ function trials(o: {
   return out;
 }
 
+const checkClaims = (s: ReturnType<typeof summarise>) => judge(CLAIMS, s);
 const claimsOf = (t: readonly FillfactorHotTrial[]) => checkClaims(summarise(t));
 const byId = (claims: readonly ClaimCheck[], id: string) => {
   const c = claims.find((x) => x.id === id);
@@ -214,9 +208,9 @@ test("07: swapping the updated columns' labels flips the held claims 2 and 3", (
 });
 
 test("07's plan: default decides all six claims; without a roomy fillfactor, (2), (4), (5), (6) are out of regime", () => {
-  assert.match(planText(plan07(fillfactorHotParams("default"))), /can decide 6 of 6 claims/);
-  assert.match(planText(plan07(fillfactorHotParams("smoke"))), /can decide 6 of 6 claims/);
-  const plans = plan07(fillfactorHotParams("default", { fillfactors: [100, 80] }));
+  assert.match(planText(experiment.prospect(experiment.params("default"))), /can decide 6 of 6 claims/);
+  assert.match(planText(experiment.prospect(experiment.params("smoke"))), /can decide 6 of 6 claims/);
+  const plans = experiment.prospect(experiment.params("default", { fillfactors: [100, 80] }));
   assert.deepEqual(
     plans.filter((p) => p.prospect === "out of regime").map((p) => p.id),
     ["2", "4", "5", "6"],
@@ -224,10 +218,10 @@ test("07's plan: default decides all six claims; without a roomy fillfactor, (2)
 });
 
 test("07's parameters: refused before anything starts", () => {
-  assert.throws(() => fillfactorHotParams("default", { batchRows: 200_000 }), /batchRows/);
-  assert.throws(() => fillfactorHotParams("default", { fillfactors: [100, 5] }), /fillfactors/);
-  assert.throws(() => fillfactorHotParams("default", { columns: ["pad" as UpdatedColumn] }), /columns/);
-  assert.deepEqual(fillfactorHotParams("default", { fillfactors: [50, 100, 50] }).fillfactors, [100, 50]);
+  assert.throws(() => experiment.params("default", { batchRows: 200_000 }), /batchRows/);
+  assert.throws(() => experiment.params("default", { fillfactors: [100, 5] }), /fillfactors/);
+  assert.throws(() => experiment.params("default", { columns: ["pad" as UpdatedColumn] }), /columns/);
+  assert.deepEqual(experiment.params("default", { fillfactors: [50, 100, 50] }).fillfactors, [100, 50]);
 });
 
 test("07's sensitivity check drops an outlier's seconds, not its counters; the regime names the documented threshold", () => {

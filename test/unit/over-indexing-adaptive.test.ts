@@ -3,8 +3,8 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { adaptiveStep, type AdaptiveState } from "../../lib/experiments/over-indexing/run";
-import { overIndexingParams } from "../../lib/experiments/over-indexing/params";
+import { adaptiveStep, type AdaptiveState } from "../../lib/experiments/over-indexing/claims";
+import { experiment } from "../../lib/experiments/over-indexing";
 
 const base: AdaptiveState = {
   claims: [
@@ -62,11 +62,11 @@ test("03 adaptive: stops when both claims are decided, at maxRepeats, or when th
 });
 
 test("03 parameters: maxRepeats follows a larger repeats override, and may not be below it", () => {
-  assert.equal(overIndexingParams("default", { repeats: 9 }).maxRepeats, 9);
-  assert.equal(overIndexingParams("default").maxRepeats, 8);
+  assert.equal(experiment.params("default", { repeats: 9 }).maxRepeats, 9);
+  assert.equal(experiment.params("default").maxRepeats, 8);
   assert.throws(
-    () => overIndexingParams("default", { repeats: 6, maxRepeats: 5 }),
+    () => experiment.params("default", { repeats: 6, maxRepeats: 5 }),
     /maxRepeats \(5\) is smaller than repeats \(6\)/,
   );
-  assert.throws(() => overIndexingParams("default", { budgetSeconds: 0 }), /budgetSeconds must be a positive integer/);
+  assert.throws(() => experiment.params("default", { budgetSeconds: 0 }), /budgetSeconds must be a positive integer/);
 });

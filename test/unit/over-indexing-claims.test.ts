@@ -5,18 +5,22 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
-  checkClaims,
-  plan03,
+  CLAIMS,
+  holm,
   SEED_DATA_BYTES,
   SEED_SHARED_BUFFERS_BYTES,
+  withoutFlagged,
 } from "../../lib/experiments/over-indexing/claims";
-import { overIndexingParams } from "../../lib/experiments/over-indexing/params";
-import { summarise } from "../../lib/experiments/over-indexing/summarise";
+import { experiment } from "../../lib/experiments/over-indexing";
+import { summarise, type OverIndexingSummary } from "../../lib/experiments/over-indexing/summarise";
+import { judge } from "../../lib/stats/claim-engine";
 import type { OverIndexingTrial } from "../../lib/experiments/over-indexing/workload/run-trials";
 import type { PgbenchRunResult } from "../../lib/workloads/pgbench";
 import type { ClaimCheck } from "../../lib/stats/claims";
 
 const CLIENTS = 16;
+/** As the notebook judges them: the engine's verdicts with the sensitivity pass, then Holm's correction of (1). */
+const checkClaims = (s: OverIndexingSummary) => holm(judge(CLAIMS, s, withoutFlagged(s)), s);
 
 interface Shape {
   /** TPS per level (before the per-round wobble). */
@@ -164,7 +168,7 @@ test("03 (5)/(5b): placed by a 39-index round's transactions per product, not it
 });
 
 test("03 plan: the default can decide (1), (4b), (5b); (4) and (5) need the seed's data, memory and transactions", () => {
-  const p = plan03(overIndexingParams("default"));
+  const p = experiment.prospect(experiment.params("default"));
   const by = Object.fromEntries(p.map((c) => [c.id, c.prospect]));
   assert.equal(by["1"], "decidable");
   assert.equal(by["4b"], "decidable");

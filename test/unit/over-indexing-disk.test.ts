@@ -6,16 +6,16 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
   DATA_BYTES_AT_SCALE_1,
-  diskNeed03,
+  diskNeed,
   levelBytes,
   planTemplates,
   roundReserve,
 } from "../../lib/experiments/over-indexing/disk";
-import { overIndexingParams } from "../../lib/experiments/over-indexing/params";
+import { experiment } from "../../lib/experiments/over-indexing";
 import { DISK_HEADROOM, FREE_BYTES_ENV, parseDfAvailable, serverFreeBytes } from "../../lib/targets/disk-need";
 
 const GIB = 2 ** 30;
-const full = overIndexingParams("full");
+const full = experiment.params("full");
 const data = DATA_BYTES_AT_SCALE_1;
 /** The free space that leaves exactly `room` bytes for templates. */
 const freeFor = (room: number) => (room + roundReserve(full, data).bytes) / DISK_HEADROOM;
@@ -96,14 +96,14 @@ test("planTemplates at the seed's scale on this disk: level 39's indexes fit onc
   }
 });
 
-test("diskNeed03 at full: the loaded data, the round's clone at 39 indexes, its growth and WAL", () => {
-  const need = diskNeed03(full);
+test("diskNeed at full: the loaded data, the round's clone at 39 indexes, its growth and WAL", () => {
+  const need = diskNeed(full);
   // 11.8 GiB + 19.4 GiB clone + 3.9 GiB growth + 27.1 GiB WAL (the load's, kept) + 0.2 GiB.
   assert.ok(need.bytes > 62 * GIB && need.bytes < 62.6 * GIB, `${need.bytes / GIB} GiB`);
   assert.match(need.what, /^loaded data 11\.8 GiB \+ the round's clone at 39 indexes 19\.4 GiB \+ /);
   assert.match(need.what, /the template's indexes \(up to 7\.6 GiB\) only where they fit$/);
   // A run of levels 7 and 14 clones the smaller state.
-  assert.ok(diskNeed03({ ...full, indexLevels: [7, 14] }).bytes < need.bytes - 5 * GIB);
+  assert.ok(diskNeed({ ...full, indexLevels: [7, 14] }).bytes < need.bytes - 5 * GIB);
 });
 
 test("parseDfAvailable: POSIX df -Pk from GNU coreutils and busybox", () => {

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { overIndexingParams } from "../../lib/experiments/over-indexing/params";
+import { experiment } from "../../lib/experiments/over-indexing";
 import { datasetShape, samplePercent, transactionScript } from "../../lib/experiments/over-indexing/workload/dataset";
 import {
   extraIndexesFor,
@@ -11,28 +11,28 @@ import {
 import { planRounds } from "../../lib/experiments/over-indexing/workload/run-trials";
 
 test("parameters: profiles resolve; bad values are refused with a clear message", () => {
-  const d = overIndexingParams("default");
+  const d = experiment.params("default");
   assert.deepEqual(d.indexLevels, [7, 14, 21, 28, 39]);
   assert.equal(d.clients, 16);
   assert.equal(d.threads, 8);
-  assert.equal(overIndexingParams("full").dataScale, 1, "full is the seed's data size");
-  assert.deepEqual(overIndexingParams("smoke", { indexLevels: [39, 7] }).indexLevels, [7, 39], "levels sorted");
-  assert.throws(() => overIndexingParams("smoke", { indexLevel: [7] } as never), /unknown parameter "indexLevel"/);
+  assert.equal(experiment.params("full").dataScale, 1, "full is the seed's data size");
+  assert.deepEqual(experiment.params("smoke", { indexLevels: [39, 7] }).indexLevels, [7, 39], "levels sorted");
+  assert.throws(() => experiment.params("smoke", { indexLevel: [7] } as never), /unknown parameter "indexLevel"/);
   assert.throws(
-    () => overIndexingParams("smoke", { indexLevels: [7, 10] }),
+    () => experiment.params("smoke", { indexLevels: [7, 10] }),
     /indexLevels\[1\] must be one of 7, 14, 21, 28, 39/,
   );
-  assert.throws(() => overIndexingParams("smoke", { indexLevels: [7, 7] }), /lists a level twice/);
-  assert.throws(() => overIndexingParams("smoke", { indexLevels: [] }), /non-empty list/);
+  assert.throws(() => experiment.params("smoke", { indexLevels: [7, 7] }), /lists a level twice/);
+  assert.throws(() => experiment.params("smoke", { indexLevels: [] }), /non-empty list/);
   assert.throws(
-    () => overIndexingParams("smoke", { clients: 2, threads: 4 }),
+    () => experiment.params("smoke", { clients: 2, threads: 4 }),
     /threads \(4\) cannot exceed clients \(2\)/,
   );
-  assert.throws(() => overIndexingParams("smoke", { dataScale: 0 }), /dataScale must be a number > 0/);
-  assert.throws(() => overIndexingParams("smoke", { dataScale: 0.00001 }), /fewer than 1,000 products/);
-  assert.throws(() => overIndexingParams("smoke", { randomSeed: 2 }), /randomSeed must be a number ≥ -1 and ≤ 1/);
+  assert.throws(() => experiment.params("smoke", { dataScale: 0 }), /dataScale must be a number > 0/);
+  assert.throws(() => experiment.params("smoke", { dataScale: 0.00001 }), /fewer than 1,000 products/);
+  assert.throws(() => experiment.params("smoke", { randomSeed: 2 }), /randomSeed must be a number ≥ -1 and ≤ 1/);
   assert.throws(
-    () => overIndexingParams("smoke", { sharedBuffersMB: 4096, memoryGiB: 2 }),
+    () => experiment.params("smoke", { sharedBuffersMB: 4096, memoryGiB: 2 }),
     /below the server's memory limit/,
   );
 });

@@ -6,7 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { indexWriteCostParams } from "../../lib/experiments/index-write-cost/params";
-import { reindexUnderLoadParams } from "../../lib/experiments/reindex-under-load/params";
+import { params as reindexUnderLoadParams } from "../../lib/experiments/reindex-under-load";
 import { projectRoot } from "../../lib/jupyter/kernel-spec";
 import { parseArgs, plan } from "../../scripts/reproduce";
 

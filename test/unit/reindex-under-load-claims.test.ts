@@ -12,9 +12,10 @@ import {
   type ReindexSummary,
   type RunSummary,
 } from "../../lib/experiments/reindex-under-load/summarise";
-import { checkClaim, checkClaims, CLAIMS, DECLARATIONS, plan04 } from "../../lib/experiments/reindex-under-load/claims";
-import { adaptiveStep } from "../../lib/experiments/reindex-under-load/run";
-import { reindexUnderLoadParams } from "../../lib/experiments/reindex-under-load/params";
+import { withoutFlagged } from "../../lib/experiments/reindex-under-load/summarise";
+import { CLAIMS } from "../../lib/experiments/reindex-under-load/claims";
+import { adaptiveStep, experiment } from "../../lib/experiments/reindex-under-load";
+import { declarations, judge, judgeOne } from "../../lib/stats/claim-engine";
 import { planText } from "../../lib/stats/claims";
 import { assertEachDecidable } from "../support/verdicts";
 
@@ -99,7 +100,10 @@ function summary(
 const wobble = (set: number) => ((set * 37) % 7) / 100;
 const SEED = { scale: 100, durationSeconds: 30, clients: 2 };
 const DEFAULT = { scale: 50, durationSeconds: 10, clients: 2 };
-const one = (s: ReindexSummary, id: string) => checkClaim(s, id);
+const one = (s: ReindexSummary, id: string) => judgeOne(CLAIMS, id, s, withoutFlagged(s));
+const checkClaims = (s: ReindexSummary) => judge(CLAIMS, s, withoutFlagged(s));
+const DECLARATIONS = declarations(CLAIMS);
+const { params, prospect } = experiment;
 
 test("04 declarations: five claims in one style, each with its regime, statistic and rule", () => {
   assert.deepEqual(
@@ -232,7 +236,7 @@ test("04 (3b) PAIR_STATE_RULE at its margin: a set whose two runs' probes are ×
 });
 
 test("04 plan: default decides the mechanism check and CONCURRENTLY's two; (1) only at the seed's protocol (full); (2) is not evidence", () => {
-  const d = plan04(reindexUnderLoadParams("default"));
+  const d = prospect(params("default"));
   assert.deepEqual(
     d.map((c) => [c.id, c.prospect]),
     [
@@ -247,8 +251,8 @@ test("04 plan: default decides the mechanism check and CONCURRENTLY's two; (1) o
     planText(d),
     /can decide 3 of 4 claims; not: \(1\) pgbench scale 50 \(needs = 100\), run length 10 s \(needs = 30 s\)/,
   );
-  assert.match(planText(plan04(reindexUnderLoadParams("full"))), /can decide 4 of 4 claims/);
-  const two = planText(plan04(reindexUnderLoadParams("default", { modes: ["baseline", "reindex"] })));
+  assert.match(planText(prospect(params("full"))), /can decide 4 of 4 claims/);
+  const two = planText(prospect(params("default", { modes: ["baseline", "reindex"] })));
   assert.match(two, /\(3a\), \(3b\) unavailable: this run has no REINDEX CONCURRENTLY mode/);
 });
 
@@ -315,7 +319,7 @@ test("04 adaptive design: adds sets only while the mechanism check (1m) is incon
 });
 
 test("04 at the full profile (the seed's protocol): every judged claim reaches held and did not hold; (2) stays derived", () => {
-  const full = reindexUnderLoadParams("full");
+  const full = params("full");
   const regime = { scale: full.scale, durationSeconds: full.durationSeconds, clients: full.clients };
   // The window: the REINDEX at 10 s for 7 s of the 30 s run, a 23 % stall share.
   const probe = (set: number, mode: ReindexMode) =>

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { seedSets } from "../../lib/experiments/reindex-under-load/seed";
-import { reindexUnderLoadParams } from "../../lib/experiments/reindex-under-load/params";
+import { params as reindexUnderLoadParams } from "../../lib/experiments/reindex-under-load";
 import { ParameterError } from "../../lib/params/validate";
 import { lockTimeline } from "../../lib/experiments/reindex-under-load/workload/lock-timeline";
 import type { ActivitySample, SessionSample } from "../../lib/experiments/reindex-under-load/workload/activity-sampler";

@@ -9,8 +9,8 @@
  * only while the page's reserved space lasts. Not measured here: a pass of single-row transactions
  * lets pruning reclaim the earlier updates' versions; claim (1) says only what is measured.
  */
-import type { ClaimCheck, ClaimPlan, Rule } from "../../stats/claims";
-import { declarations, declare, judge, plan, readQuotes, type ClaimSet } from "../../stats/claim-engine";
+import type { Rule } from "../../stats/claims";
+import { declarations, declare, readQuotes, type ClaimSet } from "../../stats/claim-engine";
 import { medianOf, pairedQuotient } from "../../stats/claim-statistics";
 import type { FillfactorHotParams } from "./params";
 import { fillfactorForOneVersion, plannedRoom } from "./workload/page-model";
@@ -278,24 +278,3 @@ export const CLAIMS: ClaimSet<FillfactorHotParams, S, Factor> = declare({
 });
 
 export const DECLARATIONS = declarations(CLAIMS);
-
-/**
- * The claims, each with its sensitivity: `without` is the summary of the same trials with the
- * flagged rounds (outliers, a checkpoint or autovacuum in the window) left out, and `flagged` their count.
- */
-export const checkClaims = (s: S, without?: S, flagged = 0): ClaimCheck[] =>
-  judge(
-    CLAIMS,
-    s,
-    without && {
-      summary: without,
-      flagged: {
-        noun: "trial",
-        count: flagged,
-        detail: "outliers, or a checkpoint/autovacuum in the timed window",
-        none: "No trial was flagged (outlier, checkpoint or autovacuum in its window).",
-      },
-    },
-  );
-
-export const plan07 = (p: FillfactorHotParams): ClaimPlan[] => plan(CLAIMS, p);

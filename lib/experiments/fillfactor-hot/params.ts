@@ -1,22 +1,13 @@
 /** Parameters of notebook 07 (fillfactor vs HOT updates), per profile, and their checks. */
-import { TARGET_CHOICES, type TargetChoice } from "../../targets/select";
-import { withProfile, type ProfileName } from "../../params/profiles";
-import {
-  integerListInRange,
-  listOf,
-  oneOf,
-  ParameterError,
-  positiveInteger,
-  rejectUnknownKeys,
-} from "../../params/validate";
+import type { LimitParams } from "../define";
+import type { ProfileName } from "../../params/profiles";
+import { integerListInRange, listOf, ParameterError, positiveInteger } from "../../params/validate";
 
 /** Which column the timed UPDATE pass changes: `counter` is in no index, `k` has a B-tree of its own. */
 export const UPDATED_COLUMNS = ["counter", "k"] as const;
 export type UpdatedColumn = (typeof UPDATED_COLUMNS)[number];
 
-export interface FillfactorHotParams {
-  /** Where the server runs: auto = docker if a daemon answers, else embedded. */
-  readonly target: TargetChoice;
+export interface FillfactorHotParams extends LimitParams {
   /** Rows loaded into each trial's fresh table (every one is updated once by the timed pass). */
   readonly rows: number;
   /**
@@ -36,10 +27,6 @@ export interface FillfactorHotParams {
   readonly seed: number;
   /** PostgreSQL shared_buffers, MiB: large enough that the table and its indexes stay cached. */
   readonly sharedBuffersMiB: number;
-  /** CPU limit of a docker server. */
-  readonly cpus: number;
-  /** Memory limit of a docker server, GiB. */
-  readonly memoryGiB: number;
 }
 
 const COMMON = {
@@ -68,14 +55,8 @@ export const FILLFACTOR_HOT_PROFILES: Readonly<Record<ProfileName, FillfactorHot
   },
 };
 
-const KNOWN = Object.keys(FILLFACTOR_HOT_PROFILES.default);
-
-export function fillfactorHotParams(
-  profile: string,
-  overrides: Partial<FillfactorHotParams> = {},
-): FillfactorHotParams {
-  rejectUnknownKeys("07-fillfactor-hot", overrides, KNOWN);
-  const p = withProfile(FILLFACTOR_HOT_PROFILES, profile, overrides);
+/** Checks a profile's values merged with a reader's overrides (target, cpus and memoryGiB: the base). */
+export function checkParams(p: FillfactorHotParams): FillfactorHotParams {
   const rows = positiveInteger("rows", p.rows);
   const batchRows = positiveInteger("batchRows", p.batchRows);
   if (batchRows > rows) throw new ParameterError(`batchRows (${batchRows}) is larger than rows (${rows})`);
@@ -85,7 +66,7 @@ export function fillfactorHotParams(
   // Above ~2 kB a row is TOASTed and the page arithmetic of the claims' regime no longer holds.
   if (padBytes > 1000) throw new ParameterError(`padBytes (${padBytes}) must be at most 1000`);
   return {
-    target: oneOf("target", p.target, TARGET_CHOICES),
+    ...p,
     rows,
     fillfactors,
     columns: UPDATED_COLUMNS.filter((c) => columns.includes(c)),
@@ -94,7 +75,5 @@ export function fillfactorHotParams(
     repeats: positiveInteger("repeats", p.repeats),
     seed: positiveInteger("seed", p.seed),
     sharedBuffersMiB: positiveInteger("sharedBuffersMiB", p.sharedBuffersMiB),
-    cpus: positiveInteger("cpus", p.cpus),
-    memoryGiB: positiveInteger("memoryGiB", p.memoryGiB),
   };
 }

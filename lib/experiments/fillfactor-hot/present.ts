@@ -1,24 +1,10 @@
 /** What notebook 07 shows, one call per section, so the notebook stays narrative + calls. */
 import { plot } from "../../display/plotly";
-import { showClaimsTable } from "../../display/claims";
 import { showTable, sortedBy, type Row } from "../../display/table";
-import { showRunHeader } from "../../display/run-header";
-import type { ClaimCheck } from "../../stats/claims";
 import { intervalLabel, OUTLIER_RULE } from "../../stats/intervals";
 import { UPDATED_COLUMNS } from "./params";
-import type { FillfactorHotRun } from "./run";
 import { costPerRow, hotShareByFillfactor, trialSeconds } from "./charts";
 import type { ConditionSummary } from "./summarise";
-
-export function showRun(run: FillfactorHotRun): void {
-  showRunHeader(run.metadata, run.directory);
-  const failed = run.trials.filter((t) => t.status === "failed");
-  if (failed.length)
-    showTable(
-      failed.map((t) => ({ trial: t.key, error: t.error ?? "" })),
-      { caption: `${failed.length} trial(s) failed` },
-    );
-}
 
 /** Conditions in reading order: fillfactor from 100 down, then the column (counter before k). */
 export function readingOrder(summaries: readonly ConditionSummary[]): ConditionSummary[] {
@@ -60,14 +46,6 @@ export function showCharts(summaries: readonly ConditionSummary[]): void {
   plot(hotShareByFillfactor(summaries));
   plot(costPerRow(summaries));
   plot(trialSeconds(summaries), 380);
-}
-
-export function showClaims(claims: readonly ClaimCheck[]): void {
-  showClaimsTable(
-    claims,
-    "PostgreSQL's documented behaviour on this machine: each claim declared with its regime, statistic and decision " +
-      "rule; the verdict follows from where the interval lies against the rule's margins",
-  );
 }
 
 /** The counters behind the claims: the pages' room and what each pass added, per updated row. */

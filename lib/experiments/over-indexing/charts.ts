@@ -1,10 +1,8 @@
-/**
- * Notebook 03's charts, built from the summaries.
- */
+/** Notebook 03's charts, built from the summaries. */
 import { groupButtons, type PlotlyFigure, type PlotlyTrace } from "../../display/plotly";
 import { TABLES } from "./workload/schema";
 import { stepCoordinates } from "../../workloads/pgbench";
-import { seedCurveScaledTo, type OverIndexingSummary } from "./summarise";
+import { seedCurveScaledTo, type LevelSummary, type OverIndexingSummary } from "./summarise";
 
 const LEVEL_COLORS = ["#4c78a8", "#72b7b2", "#eeca3b", "#f58518", "#e45756"];
 const TABLE_COLORS: Record<string, string> = {
@@ -85,40 +83,20 @@ export function tpsByLevel(s: OverIndexingSummary): PlotlyFigure {
 /** Latency (avg, p50, p95, p99) vs index count; the seed's average (11 → 26 ms) scaled to our 7-index average. */
 export function latencyByLevel(s: OverIndexingSummary): PlotlyFigure {
   const x = s.levels.map((l) => l.level);
-  const data: PlotlyTrace[] = [
-    {
-      type: "scatter",
-      mode: "lines+markers",
-      name: "average (pgbench)",
-      x,
-      y: s.levels.map((l) => l.latencyAvgMs?.median ?? null),
-      line: { width: 3, color: "#4c78a8" },
-    },
-    {
-      type: "scatter",
-      mode: "lines+markers",
-      name: "p50",
-      x,
-      y: s.levels.map((l) => l.p50Ms ?? null),
-      line: { color: "#72b7b2" },
-    },
-    {
-      type: "scatter",
-      mode: "lines+markers",
-      name: "p95",
-      x,
-      y: s.levels.map((l) => l.p95Ms ?? null),
-      line: { color: "#f58518" },
-    },
-    {
-      type: "scatter",
-      mode: "lines+markers",
-      name: "p99",
-      x,
-      y: s.levels.map((l) => l.p99Ms ?? null),
-      line: { color: "#e45756" },
-    },
+  const lines: [string, (l: LevelSummary) => number | undefined, object][] = [
+    ["average (pgbench)", (l) => l.latencyAvgMs?.median, { width: 3, color: "#4c78a8" }],
+    ["p50", (l) => l.p50Ms, { color: "#72b7b2" }],
+    ["p95", (l) => l.p95Ms, { color: "#f58518" }],
+    ["p99", (l) => l.p99Ms, { color: "#e45756" }],
   ];
+  const data: PlotlyTrace[] = lines.map(([name, pick, line]) => ({
+    type: "scatter",
+    mode: "lines+markers",
+    name,
+    x,
+    y: s.levels.map((l) => pick(l) ?? null),
+    line,
+  }));
   const avg7 = s.levels.find((l) => l.level === 7)?.latencyAvgMs?.median;
   if (avg7) {
     data.push({
@@ -221,72 +199,32 @@ export function perSecond(s: OverIndexingSummary): PlotlyFigure {
 export function workPerTransaction(s: OverIndexingSummary): PlotlyFigure {
   const base = s.levels[0];
   const x = s.levels.map((l) => l.level);
-  const rel = (pick: (l: (typeof s.levels)[number]) => number | undefined) => {
+  const rel = (pick: (l: LevelSummary) => number | undefined) => {
     const b = pick(base);
     return s.levels.map((l) => {
       const v = pick(l);
       return b && v !== undefined ? v / b : null;
     });
   };
-  const data: PlotlyTrace[] = [
-    base?.btreeInsertsPerTx !== undefined
-      ? {
-          type: "scatter",
-          mode: "lines+markers",
-          name: "B-tree leaf inserts / tx (WAL, measured)",
-          x,
-          y: rel((l) => l.btreeInsertsPerTx),
-          line: { color: "#e45756" },
-        }
-      : {
-          type: "scatter",
-          mode: "lines+markers",
-          name: "index entries / tx (model)",
-          x,
-          y: rel((l) => l.modelIndexEntriesPerTx),
-          line: { color: "#e45756", dash: "dot" },
-        },
-    {
-      type: "scatter",
-      mode: "lines+markers",
-      name: "server time / tx (pg_stat_statements)",
-      x,
-      y: rel((l) => l.serverMsPerTx),
-      line: { color: "#72b7b2" },
-    },
-    {
-      type: "scatter",
-      mode: "lines+markers",
-      name: "WAL bytes / tx",
-      x,
-      y: rel((l) => l.walBytesPerTx),
-      line: { color: "#f58518" },
-    },
-    {
-      type: "scatter",
-      mode: "lines+markers",
-      name: "blocks dirtied / tx",
-      x,
-      y: rel((l) => l.dirtiedPerTx),
-      line: { color: "#54a24b" },
-    },
-    {
-      type: "scatter",
-      mode: "lines+markers",
-      name: "index blocks touched / tx",
-      x,
-      y: rel((l) => l.indexBlocksPerTx),
-      line: { color: "#b279a2" },
-    },
-    {
-      type: "scatter",
-      mode: "lines+markers",
-      name: "time per tx (1 / TPS)",
-      x,
-      y: rel((l) => 1 / l.tps.median),
-      line: { color: "#4c78a8", width: 4 },
-    },
+  const measured = base?.btreeInsertsPerTx !== undefined;
+  const lines: [string, (l: LevelSummary) => number | undefined, object][] = [
+    measured
+      ? ["B-tree leaf inserts / tx (WAL, measured)", (l) => l.btreeInsertsPerTx, { color: "#e45756" }]
+      : ["index entries / tx (model)", (l) => l.modelIndexEntriesPerTx, { color: "#e45756", dash: "dot" }],
+    ["server time / tx (pg_stat_statements)", (l) => l.serverMsPerTx, { color: "#72b7b2" }],
+    ["WAL bytes / tx", (l) => l.walBytesPerTx, { color: "#f58518" }],
+    ["blocks dirtied / tx", (l) => l.dirtiedPerTx, { color: "#54a24b" }],
+    ["index blocks touched / tx", (l) => l.indexBlocksPerTx, { color: "#b279a2" }],
+    ["time per tx (1 / TPS)", (l) => 1 / l.tps.median, { color: "#4c78a8", width: 4 }],
   ];
+  const data: PlotlyTrace[] = lines.map(([name, pick, line]) => ({
+    type: "scatter",
+    mode: "lines+markers",
+    name,
+    x,
+    y: rel(pick),
+    line,
+  }));
   return {
     data,
     layout: {

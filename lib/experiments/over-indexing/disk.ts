@@ -1,46 +1,23 @@
 /**
- * 03's disk: what its data directory holds at the peak, and how many indexes the template gets.
- *
- * Every round starts from a FILE_COPY clone of the loaded data. The levels nest (each adds a group of
- * indexes to the one below), so the template gets the indexes of the largest level that fits once,
- * right after the load, and a round at a lower level drops what its own level lacks from its clone:
- * a DROP INDEX takes a second where building level 39's 32 indexes took 455–488 s at the seed's
- * scale here, in every round, and per-level templates (~11.8, 13.5, 15.1, 17.6 and 19.5 GiB at the
- * seed's scale: the loaded data, "初始数据集大小约为 11 GB", and the measured index share below) did
- * not fit this 76 GiB-free disk beside the round's clone. The built indexes grow the template in
- * place, so the template costs only its indexes' bytes (7.6 GiB at level 39 and the seed's scale).
- * A level above the template's clones it and builds the rest of its indexes every round. Either way
- * the database's state is the same: the same rows on the same pages, and index builds that are
- * deterministic on identical data. The operating system's page cache is not: a round that built its
- * indexes had its own heap and indexes as the last pages it touched, where a copy of the template
- * interleaves the template's reads with its writes; at the seed's scale a round's reads here came
- * from disk (1.1–1.9 ms each, db.blk_read_time ÷ blks_read, 8–39 reads a transaction), and the
- * same rounds with built indexes were not measured on this machine.
- *
- * The peak without template indexes: the loaded data, the round's clone at the largest level, a
- * round's growth (a transaction grows tables and indexes by up to ~9 kB with 39 indexes; at most the
- * seed's ~1,500 TPS), and WAL: every round starts from a restart, whose shutdown checkpoint frees
- * older WAL down to what the server keeps for recycling (min_wal_size, or more after a checkpoint
- * distance as long as the load's), so WAL peaks at the largest of min_wal_size, two rounds' WAL
- * (~8 kB a transaction, never more than the run writes in all), one level's index build
- * (WAL-logged, checkpointed before the round) and the load's.
+ * 03's disk: what its data directory holds at the peak, and how many indexes the template gets (the
+ * largest level that fits, once; rounds below it drop what they lack from their clone, rounds above
+ * it build the rest every round: docs/over-indexing.md says why). The peak: the loaded data, the
+ * round's clone at the largest level, a round's growth, and WAL, the largest of min_wal_size, two
+ * rounds' WAL (a restart's checkpoint frees older WAL), one level's index build and the load's.
  */
 import type { OverIndexingParams } from "./params";
 import { bytesText, DISK_HEADROOM, type DiskNeed } from "../../targets/disk-need";
 import { CONSTRAINT_INDEXES } from "./workload/schema";
 
-/** The loaded data at dataScale 1: 127.1 MB at 0.01 here (tables and the constraints' 7 indexes). */
+/** The loaded data at dataScale 1 (tables and the constraints' 7 indexes; docs/over-indexing.md). */
 export const DATA_BYTES_AT_SCALE_1 = 11.8 * 2 ** 30;
+/** A round's bounds: a transaction grows tables and indexes ≤ ~9 kB, writes ~8 kB of WAL; ≤ the seed's ~1,500 TPS. */
 const GROWTH_PER_TX = 9 * 1024;
 const WAL_PER_TX = 8 * 1024;
 const TPS_BOUND = 1500;
 const BASE_BYTES = 200 * 2 ** 20;
 
-/**
- * A level's extra indexes as a share of the loaded data's bytes, measured at dataScale 0.01 here
- * (127.1, 145.3, 162.9, 189.6 and 209.1 MB for levels 7 to 39; at 0.002 the shares were within
- * 0.1 of these, the small tables' fixed pages being a larger part).
- */
+/** A level's extra indexes as a share of the loaded data's bytes (measured: docs/over-indexing.md). */
 export const LEVEL_INDEX_SHARE: Readonly<Record<number, number>> = { 7: 0, 14: 0.143, 21: 0.282, 28: 0.492, 39: 0.645 };
 
 const share = (level: number): number => LEVEL_INDEX_SHARE[level] ?? LEVEL_INDEX_SHARE[39];
@@ -49,9 +26,8 @@ const share = (level: number): number => LEVEL_INDEX_SHARE[level] ?? LEVEL_INDEX
 export const levelBytes = (dataBytes: number, level: number): number => dataBytes * (1 + share(level));
 
 /**
- * The WAL a load of `dataBytes` leaves on disk after its checkpoint: the seed's scale wrote 27 GiB of
- * WAL for 11.8 GiB of data here (its rows, their indexes and the foreign keys' row locks), and the
- * server keeps about the load's checkpoint distance for recycling, up to max_wal_size.
+ * The WAL a load of `dataBytes` leaves on disk after its checkpoint: its rows, their indexes and the
+ * foreign keys' row locks (docs/over-indexing.md), kept for recycling up to max_wal_size.
  */
 export const loadWalBytes = (p: OverIndexingParams, dataBytes: number): number =>
   Math.min(p.maxWalSizeGB * 2 ** 30, 2.3 * dataBytes);
@@ -93,7 +69,7 @@ export function roundReserve(
 }
 
 /** The least the run needs: the loaded data and what a round adds, every round building its level's indexes. */
-export function diskNeed03(p: OverIndexingParams): DiskNeed {
+export function diskNeed(p: OverIndexingParams): DiskNeed {
   const data = p.dataScale * DATA_BYTES_AT_SCALE_1;
   const reserve = roundReserve(p, data);
   return {
@@ -124,11 +100,10 @@ export interface TemplatePlan {
 }
 
 /**
- * How many indexes the template gets, given the free bytes where the data lives once the data is
- * loaded (undefined: unknown, an external server): the largest of the run's levels whose indexes fit,
- * with what the rounds still add, in DISK_HEADROOM of the free space, as the pre-flight counts.
- * `walNow` is the WAL on disk after the load (its checkpoint done): the load of the seed's scale
- * leaves ~27 GiB there, which the server keeps for recycling, so it is counted once, not as used
+ * How many indexes the template gets, given the free bytes where the data lives once it is loaded
+ * (undefined: unknown, an external server): the largest of the run's levels whose indexes fit, with
+ * what the rounds still add, in DISK_HEADROOM of the free space, as the pre-flight counts. `walNow`,
+ * the WAL on disk after the load's checkpoint, is kept for recycling: counted once, not as used
  * space and again as WAL to come.
  */
 export function planTemplates(

@@ -1,15 +1,8 @@
 /**
  * 03's ETA model: rounds of a fixed length, their setup growing with the data's scale; before them
- * the data's load, once a run (a resumed one loads it again), and the template's indexes; and, where
- * the disk has no room for a level's indexes in the template (disk.ts), the rest of that level's
- * index builds in every round.
- *
- * The load and the template's builds are outside the rounds, so both are counted on their own (a
- * stored round's builds are left out of its untimed part), and they grow with the data: the load
- * took 16 s at dataScale 0.01 here, so ~27 min at the seed's scale (33 min measured), and building
- * level 39's 32 indexes 3.7 s at 0.01 (0.65 s at 0.002; 455–488 s at the seed's scale). Both are read from this
- * machine's stored runs (the run's metadata and its rounds' `prepared` seconds) and grown past the
- * largest stored scale as the trials' timed parts are (growthExponent).
+ * the load (once a run, a resumed one too) and the template's indexes, each counted on its own from
+ * this machine's stored runs and grown past the largest stored scale (growthExponent); a level
+ * with no room in the template (disk.ts) builds the rest of its indexes in every round.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -35,34 +28,36 @@ import { CONSTRAINT_INDEXES, extraIndexesFor, indexesBetween } from "./workload/
 const readJson = (file: string): unknown => JSON.parse(fs.readFileSync(file, "utf8"));
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
 
-/**
- * Each stored data load: its run's dataScale and the seconds its steps took (metadata.template.loadSeconds,
- * in the run's current part or an earlier one).
- */
-export function storedLoads(stored: StoredRuns): { size: number; seconds: number }[] {
-  const out: { size: number; seconds: number }[] = [];
+type Point = { size: number; seconds: number };
+
+/** Each stored run's dataScale, folder and metadata parts (every part of a resumed run loads its data again). */
+function* storedScales(stored: StoredRuns) {
   for (const { dir, params } of storedRuns(stored)) {
     const size = finiteOrNaN(params.dataScale);
     if (!(size > 0)) continue;
+    let parts: Record<string, unknown>[] = [];
     try {
-      // Every part of a resumed run loads its data again; each finished load is a sample.
-      for (const part of partsOf(readJson(path.join(dir, "metadata.json")))) {
-        const load = isRecord(part.template) ? part.template.loadSeconds : undefined;
-        if (!isRecord(load)) continue;
-        const seconds = Object.values(load).reduce<number>((t, v) => t + finiteOrNaN(v), 0);
-        if (seconds > 0) out.push({ size, seconds });
-      }
+      parts = partsOf(readJson(path.join(dir, "metadata.json")));
     } catch {
-      continue; // a run stopped before its metadata says nothing about its load
+      // a run stopped before its metadata says nothing about its load
     }
+    yield { size, dir, parts };
   }
-  return out;
 }
 
+/** Each stored data load: its run's dataScale and its steps' seconds (metadata.template.loadSeconds). */
+export const storedLoads = (stored: StoredRuns): Point[] =>
+  [...storedScales(stored)].flatMap(({ size, parts }) =>
+    parts.flatMap((part) => {
+      const load = isRecord(part.template) ? part.template.loadSeconds : undefined;
+      const seconds = isRecord(load) ? Object.values(load).reduce<number>((t, v) => t + finiteOrNaN(v), 0) : 0;
+      return seconds > 0 ? [{ size, seconds }] : [];
+    }),
+  );
+
 /**
- * The indexes a stored round built and the seconds it took. A round records its template's level
- * and builds only its level's indexes above it; a round stored before the template had indexes
- * built all of its level's, in its own database or its level's template (its first round).
+ * The indexes a stored round built and their seconds: those of its level above its template's, or,
+ * stored before the template had indexes, all of its level's (in its own database or its level's template).
  */
 function builtBy(t: Record<string, unknown>): { indexes: number; seconds: number } {
   const none = { indexes: 0, seconds: 0 };
@@ -85,38 +80,26 @@ function builtBy(t: Record<string, unknown>): { indexes: number; seconds: number
 /** Seconds a stored round spent building indexes (0 if it built none): left out of its untimed part. */
 const buildSecondsOf = (t: Record<string, unknown>): number => builtBy(t).seconds;
 
-/**
- * Seconds per extra index, by dataScale: of each stored round that built indexes, and of each stored
- * run's template build (metadata.templates: its level and seconds, in any part of the run).
- */
-export function storedBuildRates(stored: StoredRuns): { size: number; seconds: number }[] {
-  const out: { size: number; seconds: number }[] = [];
-  for (const { dir, params } of storedRuns(stored)) {
-    const size = finiteOrNaN(params.dataScale);
-    if (!(size > 0)) continue;
-    for (const t of storedTrials(dir)) {
-      const { indexes, seconds } = builtBy(t);
-      if (indexes > 0) out.push({ size, seconds: seconds / indexes });
-    }
-    try {
-      for (const part of partsOf(readJson(path.join(dir, "metadata.json")))) {
+/** Seconds per extra index, by dataScale: of each stored round that built some, and of each template build. */
+export const storedBuildRates = (stored: StoredRuns): Point[] =>
+  [...storedScales(stored)].flatMap(({ size, dir, parts }) =>
+    [
+      ...storedTrials(dir).map(builtBy),
+      ...parts.flatMap((part) => {
         const plan = part.templates;
-        if (!isRecord(plan)) continue;
-        const seconds = finiteOrNaN(plan.indexSeconds);
-        const indexes = extraIndexesFor(finiteOrNaN(plan.level)).length;
-        if (seconds > 0 && indexes > 0) out.push({ size, seconds: seconds / indexes });
-      }
-    } catch {
-      continue; // a run stopped before its metadata, or a level this schema does not have
-    }
-  }
-  return out;
-}
+        if (!isRecord(plan)) return [];
+        try {
+          return [
+            { indexes: extraIndexesFor(finiteOrNaN(plan.level)).length, seconds: finiteOrNaN(plan.indexSeconds) },
+          ];
+        } catch {
+          return []; // a level this schema does not have
+        }
+      }),
+    ].flatMap(({ indexes, seconds }) => (indexes > 0 && seconds > 0 ? [{ size, seconds: seconds / indexes }] : [])),
+  );
 
-/**
- * The template plan the run will make, as seen now: the embedded server's data directory's free
- * bytes (the default target's), less the data it will load and the WAL the load leaves.
- */
+/** The template plan as seen before the run: the embedded data directory's free bytes less the load's data and WAL. */
 function expectedPlan(p: OverIndexingParams): TemplatePlan {
   const data = p.dataScale * DATA_BYTES_AT_SCALE_1;
   const wal = loadWalBytes(p, data);
@@ -135,10 +118,7 @@ export const LOAD_CONSTANT = "loadSecondsAtScale1";
 export const BUILD_CONSTANT = "buildSecondsPerIndexAtScale1";
 
 /** Stored points, else the nearest reference's at dataScale 1 scaled by this machine's probes. */
-function orReference(
-  points: { size: number; seconds: number }[],
-  constant: string,
-): { size: number; seconds: number }[] {
+function orReference(points: Point[], constant: string): Point[] {
   if (points.length) return points;
   const reference = referenceConstant(REFERENCES.all(), constant);
   return reference ? [{ size: 1, seconds: reference.seconds }] : [];
@@ -159,10 +139,8 @@ function templatePlan(p: OverIndexingParams, madeLevel: number | undefined): Pic
 /**
  * The model, with the template's level once the run has made it (`madeLevel`): from then on the
  * data directory's free space is the run's own doing (its template and the round's clone), and a
- * plan read from it again would have every level build its indexes in every round (after the first
- * round at the seed's scale, "about 4 h 18 min left" where the rounds' pace gave 2 h 19 min).
- * `loaded`: the data is in, the template's indexes are building; the setup left is theirs (at the
- * seed's scale 10 min that the line "left" otherwise did not count).
+ * plan read from it again would have every level build its indexes in every round. `loaded`: the
+ * data is in, the template's indexes are building; the setup left is theirs.
  */
 export function estimateFor(madeLevel?: number, loaded = false): EtaModel<OverIndexingParams> {
   return {

@@ -1,75 +1,258 @@
 /**
- * Notebook 03's experiment (`lab.overIndexing.*`): the contract's five steps (params, run, summarise,
- * claims, save), then one call per section of the notebook.
+ * Notebook 03 (`lab.overIndexing.*`): seed 002's inventory transaction under pgbench as indexes pile
+ * up. The data is loaded once into a template, then rounds (every level once each) run until the
+ * adaptive design stops them.
  */
-import { diskNeed03 } from "./disk";
-import { OVER_INDEXING_PROFILES, overIndexingParams, type OverIndexingParams } from "./params";
-import { register, type Experiment } from "../contract";
-import type { FaultCells } from "../faults";
-import { estimate } from "./eta";
-import { recordedServerCpus } from "../server-cpus";
-import { CLAIMS, checkClaims as check, plan03 } from "./claims";
-import { writeSummaries } from "./present";
-import { run as runRounds, type OverIndexingRun } from "./run";
-import { summarise as summariseTrials, type OverIndexingSummary } from "./summarise";
+import { defineExperiment, serverName, type EtaPhase } from "../define";
+import { memoryAndWalSettings } from "../../engines/postgres/server-settings";
+import { serverFreeBytes } from "../../targets/disk-need";
+import type { ServerSpec } from "../../targets/types";
+import { withActivity } from "../../workloads/server-activity";
 import { lookPlan } from "../../stats/adaptive";
+import { judge } from "../../stats/claim-engine";
+import { MIN_COVERAGE, repeatsForCoverage } from "../../stats/claims";
+import { runAdaptiveRounds } from "../adaptive-rounds";
+import { recordedServerCpus } from "../server-cpus";
+import { pgbenchOnPostgres } from "../servers";
+import { adaptiveStep, CLAIMS, holm, withoutFlagged } from "./claims";
+import { diskNeed, planTemplates } from "./disk";
+import { estimate, estimateFor } from "./eta";
+import { checkParams, OVER_INDEXING_PROFILES, type OverIndexingParams } from "./params";
+import { levelRows, showLoadedData } from "./present";
+import { summarise as summariseRounds, type OverIndexingSummary } from "./summarise";
+import { datasetShape, transactionScript } from "./workload/dataset";
+import {
+  buildTemplateIndexes,
+  createTemplate,
+  dropDatabases,
+  walAfterLoad,
+  WORKLOAD_DATABASES,
+  type TemplateInfo,
+} from "./workload/databases";
+import { planRounds, runRounds, type OverIndexingTrial, type PlannedRound } from "./workload/run-trials";
 
-/** The fault matrix's cells: the fault at this notebook's most exposed point, where it is most likely met. */
-const faults: FaultCells = {
-  overrides: ["indexLevels=[7,14]", "durationSeconds=4"],
-  point: "pgbench",
-  cells: [
-    { fault: "sigstop", target: "embedded", boundSeconds: 40, env: { DBLAB_STALL_SECONDS: "5" } },
-    { fault: "link-drop", target: "ssh", boundSeconds: 75 },
-    { fault: "link-drop", target: "external", boundSeconds: 75 },
-    { fault: "kernel-kill", target: "external", boundSeconds: 30, alongside: true },
-  ],
-};
+const SLUG = "03-over-indexing";
+const GIB = 2 ** 30;
+const thousands = (n: number) => n.toLocaleString("en-US");
 
-export const experiment: Experiment<OverIndexingParams, OverIndexingRun, OverIndexingSummary> = {
-  id: "03",
-  slug: "03-over-indexing",
+/** The seed's postgresql.conf, scaled to this machine where it names sizes. */
+export function serverSpec(p: OverIndexingParams): ServerSpec {
+  return {
+    engine: "postgresql",
+    name: serverName(SLUG, "pg"),
+    settings: {
+      ...memoryAndWalSettings(p),
+      bgwriter_lru_maxpages: 500,
+      track_io_timing: "on",
+      shared_preload_libraries: "pg_stat_statements",
+      "pg_stat_statements.track": "all",
+      "pg_stat_statements.max": 10000,
+      max_connections: Math.max(100, p.clients + 20),
+    },
+    uses: {
+      notebook: "03 over-indexing",
+      disk: diskNeed(p),
+      clients: p.clients,
+      databases: WORKLOAD_DATABASES,
+      extensions: [
+        {
+          name: "pg_stat_statements",
+          preload: true,
+          required: true,
+          measures: "per-statement server time and blocks of each round",
+        },
+        { name: "pg_walinspect", measures: "B-tree leaf inserts per transaction, counted in the WAL" },
+      ],
+    },
+  };
+}
+
+/** Each round's summary as the adaptive design and the claims read it (the run adds its server's facts). */
+const summariseFor = (trials: readonly OverIndexingTrial[], p: OverIndexingParams): OverIndexingSummary => ({
+  ...summariseRounds(trials, p.durationSeconds, p.clients, p.dataScale),
+  looks: lookPlan(p.repeats, p.maxRepeats),
+});
+
+/** What the run carries besides its trials: the loaded data and the transaction every round ran. */
+export interface LoadedData {
+  readonly template: TemplateInfo;
+  readonly script: string;
+}
+
+export const experiment = defineExperiment<OverIndexingParams, OverIndexingTrial, OverIndexingSummary, LoadedData>({
+  slug: SLUG,
   title: "Over-indexing: TPS of a write transaction as indexes pile up",
-  notebook: "notebooks/03-over-indexing.ipynb",
   profiles: OVER_INDEXING_PROFILES,
-  params: (profile, overrides = {}) => overIndexingParams(profile, overrides),
-  run: (params, control = {}) => runRounds(params, control),
+  check: checkParams,
+  servers: (p) => [serverSpec(p)],
+  work: async ({ params: p, session, startedAt, estimateAs }) => {
+    const { store, progress, servers, signal, notes, writeMetadata } = session;
+    let roundsSoFar = p.repeats;
+    const retime = (phase?: EtaPhase<OverIndexingParams>) => estimateAs({ ...p, repeats: roundsSoFar }, phase);
+    let plan: PlannedRound[] = planRounds(p.indexLevels, p.repeats);
+    const { server, runner } = await pgbenchOnPostgres(servers, "03", notes);
+    const shape = datasetShape(p.dataScale);
+    // At full scale a step runs for many minutes: the line shows what the server is doing meanwhile.
+    let step = "";
+    const template = await withActivity(
+      server,
+      (line) => progress.update(0, plan.length, `loading the template database: ${step} · ${line}`),
+      () =>
+        createTemplate(
+          server,
+          shape,
+          p.randomSeed,
+          (s) => {
+            step = s;
+            progress.update(0, plan.length, `loading the template database: ${s}…`);
+          },
+          signal,
+        ),
+    );
+    const script = transactionScript(shape.warehouses, template.samplePercent);
+    const loadTotal = Object.values(template.loadSeconds).reduce((a, b) => a + b, 0);
+    const { rows, samplePercent } = template;
+    notes.push(
+      `data: ${thousands(rows.products)} products, ${thousands(rows.warehouses)} warehouses, ` +
+        `${thousands(rows.stock)} stock rows, ${thousands(rows.stock_movements)} movements ` +
+        `(${(template.databaseBytes / GIB).toFixed(2)} GiB, loaded in ${loadTotal.toFixed(0)} s); every round starts from a FILE_COPY clone of it`,
+      `TABLESAMPLE SYSTEM (${Number(samplePercent.toPrecision(3))}) over ${thousands(template.stockPages)} stock pages` +
+        (samplePercent > 0.05
+          ? " (the seed's 0.05 % raised so that a sample is never empty on the smaller table)"
+          : " (the seed's)"),
+      `levels rotate between rounds: round r starts r − 1 levels further on (${plan
+        .filter((x) => x.repeat <= 2)
+        .map((x) => x.key)
+        .join(", ")}${p.repeats > 2 ? ", …" : ""})`,
+    );
+    // Read after the load and its checkpoint: what the template's indexes may take is what is left.
+    const walNow = await walAfterLoad(server);
+    const templates = planTemplates(p, template.databaseBytes, await serverFreeBytes(server), walNow ?? 0);
+    // From here the data directory's free space is the run's own doing: the ETA keeps the level made.
+    retime({ model: estimateFor(templates.level, true) });
+    const indexSeconds = await withActivity(
+      server,
+      (line) => progress.update(0, plan.length, `building ${templates.level} indexes into the template · ${line}`),
+      () => buildTemplateIndexes(server, templates.level, p.maintenanceWorkMemMB, signal),
+    );
+    retime({ setupDone: true });
+    notes.push(templates.text + (indexSeconds > 0 ? ` (built in ${indexSeconds.toFixed(0)} s)` : ""));
+    if (!template.walInspect)
+      notes.push(
+        `no pg_walinspect here (${template.walInspectError}): B-tree inserts per transaction are not measured`,
+      );
+    // Through the session's writeMetadata, so that its closing write (quietness) keeps the template.
+    const facts = { template, script, templates: { ...templates, indexSeconds } };
+    writeMetadata(facts);
+    // Added rounds join `plan` when they run: a trial's place in the run is found by its key.
+    const position = (t: { readonly key: string }) => plan.findIndex((r) => r.key === t.key);
+    const at = (t: { readonly key: string }, text: string) => progress.update(position(t), plan.length, text);
+    const needed = repeatsForCoverage(MIN_COVERAGE);
+    const { planned, rounds, stoppedBy, cut } = await runAdaptiveRounds({
+      planned: p.repeats,
+      needed,
+      budgetSeconds: p.budgetSeconds,
+      startedAt,
+      many: "rounds",
+      signal,
+      runRound: async (round) => {
+        const part = planRounds(p.indexLevels, round).filter((r) => r.repeat === round);
+        if (round > p.repeats) plan = [...plan, ...part];
+        roundsSoFar = Math.max(roundsSoFar, round);
+        retime();
+        await runRounds({
+          server,
+          runner,
+          plan: part,
+          settings: { ...p, script, walInspect: template.walInspect, templateLevel: templates.level },
+          store,
+          signal,
+          onNote: (n) => {
+            if (!notes.includes(n)) notes.push(n);
+          },
+          onRound: (_done, _total, next, last) => {
+            const lastText = last ? `last: ${last.key} ${last.pgbench?.summary.tps.toFixed(0)} tps · ` : "";
+            progress.update(last ? position(last) + 1 : 0, plan.length, `${lastText}${next ? next.key : "done"}`);
+          },
+          onPhase: (t, phase) => at(t, `${t.key}: ${phase}…`),
+          onProgress: (t, point) =>
+            at(t, `${t.key}: ${point.second.toFixed(0)} / ${p.durationSeconds} s · ${point.tps.toFixed(0)} tps`),
+        });
+      },
+      // The first round of each level also built its indexes: later rounds are cheaper, so the pace errs long.
+      stopAfter: (done, pace) => {
+        const s = summariseFor(store.trials(), p);
+        return adaptiveStep({
+          claims: holm(judge(CLAIMS, s), s).filter((c) => c.id === "1" || c.id === "2"),
+          rounds: done,
+          plannedRounds: p.repeats,
+          maxRounds: p.maxRepeats,
+          needed,
+          elapsedS: pace.elapsedSeconds,
+          perRoundS: pace.secondsPerRound,
+          budgetS: p.budgetSeconds,
+        }).stop;
+      },
+    });
+    plan = plan.filter((r) => r.repeat <= rounds);
+    if (cut) notes.push(cut);
+    notes.push(
+      `adaptive design: ${stoppedBy} (planned ${p.repeats} rounds, at most ${p.maxRepeats}, budget ${p.budgetSeconds} s)`,
+    );
+    const adaptive = { plannedRounds: p.repeats, ...(cut ? { plannedRoundsRun: planned } : {}), rounds };
+    writeMetadata({
+      ...facts,
+      adaptive: { ...adaptive, maxRounds: p.maxRepeats, budgetSeconds: p.budgetSeconds, stoppedBy },
+    });
+    await dropDatabases(server);
+    progress.finish(`${plan.length} rounds`);
+    return { template, script };
+  },
   // The server the rounds ran on goes into the summary: claims (2) and (4) are placed by it.
-  summarise: (run) => ({
-    ...summariseTrials(run.trials, run.params.durationSeconds, run.params.clients, run.params.dataScale),
-    looks: lookPlan(run.params.repeats, run.params.maxRepeats),
+  summarise: (trials: readonly OverIndexingTrial[], run) => ({
+    ...summariseFor(trials, run.params),
     server: {
       cpus: recordedServerCpus(run.metadata),
       dataBytes: run.template.databaseBytes,
       sharedBuffersMB: run.params.sharedBuffersMB,
     },
   }),
-  claims: (summary) => check(summary),
-  disk: diskNeed03,
-  save: (run, summary, claims) => writeSummaries(run, summary, claims),
-  plan: plan03,
-  claimSet: CLAIMS,
-  estimate,
-  faults,
-};
+  claims: CLAIMS,
+  correct: holm,
+  without: (_run, summary) => withoutFlagged(summary),
+  csvRows: levelRows,
+  // summary.json without the per-second series (trials.jsonl keeps them).
+  toJson: (s) => ({ ...s, rounds: s.rounds.map(({ series: _s, ...rest }) => rest) }),
+  disk: diskNeed,
+  eta: estimate,
+  /** The fault matrix's cells: the fault at this notebook's most exposed point, where it is most likely met. */
+  faults: {
+    overrides: ["indexLevels=[7,14]", "durationSeconds=4"],
+    point: "pgbench",
+    cells: [
+      { fault: "sigstop", target: "embedded", boundSeconds: 40, env: { DBLAB_STALL_SECONDS: "5" } },
+      { fault: "link-drop", target: "ssh", boundSeconds: 75 },
+      { fault: "link-drop", target: "external", boundSeconds: 75 },
+      { fault: "kernel-kill", target: "external", boundSeconds: 30, alongside: true },
+    ],
+  },
+});
 
-export const { params, run, summarise, claims, save } = experiment;
-
-/** The registry's view of it (lib/experiments/notebooks.ts lists the notebooks). */
-export const registered = register(experiment);
-
-export { serverSpec, type OverIndexingRun, type RunControl } from "./run";
+export const { params, run, summarise, claims, save, showClaims, registered } = experiment;
+export type OverIndexingRun = Awaited<ReturnType<typeof run>>;
 export type { OverIndexingSummary, RoundSummary, LevelSummary } from "./summarise";
-export { DECLARATIONS } from "./claims";
+
+/** The run's header and failed rounds, then the loaded data, the index levels and the transaction. */
+export function showRun(r: OverIndexingRun): void {
+  experiment.showRun(r);
+  showLoadedData(r);
+}
+
 export {
-  showRun,
   showLevelTable,
   showCharts,
   showSeedComparison,
-  showClaims,
   showExplanation,
   showStatements,
   showStopped,
-  writeSummaries,
 } from "./present";
-export { tpsByLevel, latencyByLevel, storageByLevel, perSecond, workPerTransaction } from "./charts";

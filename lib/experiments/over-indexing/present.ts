@@ -1,29 +1,26 @@
-/**
- * What notebook 03 shows, one call per section.
- */
+/** What notebook 03 shows, one call per section. */
 import { escapeHtml, show } from "../../display/output";
 import { plot } from "../../display/plotly";
-import { showRunHeader } from "../../display/run-header";
-import { showClaimsAndUndeclared } from "../../display/claims";
 import { showTable, sortedBy, type Row } from "../../display/table";
-import { RunStore } from "../../results/run-store";
-import { summaryCsv } from "../../results/summary-csv";
-import type { ClaimCheck } from "../../stats/claims";
 import { intervalLabel, OUTLIER_RULE, type Interval } from "../../stats/intervals";
-import { extraIndexesFor, indexName } from "./workload/schema";
-import { latencyByLevel, perSecond, storageByLevel, tpsByLevel, workPerTransaction } from "./charts";
-import { NOTEBOOK, type OverIndexingRun } from "./run";
-import { seedCurveScaledTo, seedTps, type OverIndexingSummary } from "./summarise";
 import { percent } from "../../stats/format";
-import { CLAIMS } from "./claims";
+import type { RunOf } from "../define";
+import { extraIndexesFor, indexName } from "./workload/schema";
+import type { TemplateInfo } from "./workload/databases";
+import type { OverIndexingTrial } from "./workload/run-trials";
+import type { OverIndexingParams } from "./params";
+import { latencyByLevel, perSecond, storageByLevel, tpsByLevel, workPerTransaction } from "./charts";
+import { seedCurveScaledTo, seedTps, type OverIndexingSummary } from "./summarise";
+
+type Run = RunOf<OverIndexingParams, OverIndexingTrial, { template: TemplateInfo; script: string }>;
 
 const r1 = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 10) / 10);
 const r2 = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 100) / 100);
 const mib = (x: number | undefined) => (x === undefined ? undefined : Math.round((x / 2 ** 20) * 10) / 10);
 const pct = (x: number | undefined, d = 1) => percent(x, d, "");
 
-export function showRun(run: OverIndexingRun): void {
-  showRunHeader(run.metadata, run.directory);
+/** The loaded data every round is cloned from, the index levels and the transaction. */
+export function showLoadedData(run: Run): void {
   const t = run.template;
   showTable(
     [
@@ -47,12 +44,6 @@ export function showRun(run: OverIndexingRun): void {
   show().html(
     `<details><summary>The transaction (pgbench script)</summary><pre>${escapeHtml(run.script)}</pre></details>`,
   );
-  const failed = run.trials.filter((x) => x.status === "failed");
-  if (failed.length)
-    showTable(
-      failed.map((x) => ({ round: x.key, error: x.error ?? "" })),
-      { caption: `${failed.length} round(s) failed` },
-    );
 }
 
 const span = (i: Interval | undefined) => (i ? `${i.low.toFixed(2)}–${i.high.toFixed(2)}` : "");
@@ -152,11 +143,6 @@ export function showSeedComparison(s: OverIndexingSummary): void {
   });
 }
 
-/** The claims table, then the seed's sentences that no claim declares, each with the reason. */
-export function showClaims(claims: readonly ClaimCheck[]): void {
-  showClaimsAndUndeclared(claims, CLAIMS);
-}
-
 /** The server counters per level: what each transaction cost the server. */
 export function showExplanation(s: OverIndexingSummary): void {
   const rows: Row[] = s.levels.map((l) => ({
@@ -229,16 +215,7 @@ export function showStatements(s: OverIndexingSummary): void {
   showTable(rows, { caption: "pg_stat_statements per statement of the transaction (first round of each level)" });
 }
 
-export function writeSummaries(run: OverIndexingRun, s: OverIndexingSummary, claims: readonly ClaimCheck[]): string[] {
-  const store = RunStore.open({ notebook: NOTEBOOK, params: run.params, resumeId: run.runId });
-  const compact = { ...s, rounds: s.rounds.map(({ series: _s, ...rest }) => rest) };
-  return [
-    store.writeSummary("summary.json", { summary: compact, claims }),
-    store.writeSummary("summary.csv", summaryCsv(levelRows(s), { runId: store.runId, notebook: NOTEBOOK })),
-  ];
-}
-
-export function showStopped(run: OverIndexingRun): void {
+export function showStopped(run: { readonly directory: string }): void {
   show().html(
     `<p>The server was stopped and its data directory or container removed. Raw rounds (pgbench output, per-second series, ` +
       `counters, sizes, pg_stat_statements): <code>${escapeHtml(run.directory)}/trials.jsonl</code>.</p>`,

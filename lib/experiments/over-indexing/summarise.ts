@@ -1,8 +1,8 @@
 /**
- * Notebook 03's figures from the raw rounds: per round TPS, latency percentiles, WAL and blocks per
- * transaction, B-tree inserts (counted in the WAL) and the model of them, HOT share, cache hit
- * ratio, sizes; per level the medians over rounds and the ratio to the lowest level, paired per
- * round (every level runs once in each round, back to back), with an exact interval of its median.
+ * Notebook 03's figures from the raw rounds: per round TPS, latency, WAL, blocks, B-tree inserts
+ * (counted in the WAL) and the model of them, sizes; per level the medians over rounds and ratios to
+ * other levels, paired per round (every level runs once in each round), with an exact interval of
+ * their median.
  */
 import { sameStatePairs, speedSpread, type SpeedSpread, type StatePairs } from "../../stats/speed";
 import { publishedFigures } from "../../results/reference";
@@ -11,98 +11,44 @@ import type { LookPlan } from "../../stats/adaptive";
 import { groupBy, spread, type Spread } from "../../stats/summary";
 import { counterEntries, sumCounters, type Counters } from "../../stats/counters";
 import type { PgIoCounter } from "../../engines/postgres/server-counters";
-import { pgbenchFigures, type PgbenchFigures, type PgbenchRunResult, type SeriesPoint } from "../../workloads/pgbench";
+import { pgbenchFigures, type PgbenchRunResult } from "../../workloads/pgbench";
 import { TABLES, type InventoryTable } from "./workload/schema";
-import type { StatementStats } from "./workload/observations";
 import type { OverIndexingTrial } from "./workload/run-trials";
 
-export interface TableFigures {
-  /** Indexes on the table in this round. */
-  readonly indexes: number;
-  readonly tableBytesBefore: number;
-  readonly tableBytesAfter: number;
-  readonly indexBytesBefore: number;
-  readonly indexBytesAfter: number;
-  readonly inserted: number;
-  readonly updated: number;
-  readonly hotUpdated: number;
-}
+/** A table's figures in a round: its indexes, its and their bytes before and after, its rows written. */
+export type TableFigures = ReturnType<typeof tableFigures>;
+/** A round's figures (per transaction: the delta over the round ÷ its transactions). */
+export type RoundSummary = Readonly<ReturnType<typeof summariseRound>>;
 
-export interface RoundSummary extends PgbenchFigures {
-  readonly key: string;
-  readonly level: number;
-  readonly repeat: number;
-  /** The write-path speed probe before the round (median ms), when one ran. */
-  readonly speedMs?: number;
-  /** Position of the round within its repeat (0 = first); rotated between repeats. */
-  readonly order?: number;
-  readonly series: readonly SeriesPoint[];
-  readonly walBytesPerTx?: number;
-  /** WAL written during the round, bytes. */
-  /** Undefined where another database wrote during the round (walShared). */
-  readonly walBytes?: number;
-  readonly walRecordsPerTx?: number;
-  readonly walFpiPerTx?: number;
-  /** Buffer cache hit ratio of the database during the round: blks_hit / (blks_hit + blks_read). */
-  readonly hitRatio?: number;
-  /** Blocks read into shared buffers during the round, and the time spent reading them (track_io_timing). */
-  readonly blocksRead: number;
-  readonly blockReadMs: number;
-  /** Buffers evicted from shared buffers to make room (pg_stat_io, all backends): 0 = every read was a first touch. */
-  readonly evictions: number;
-  /** Shared blocks dirtied per transaction (pg_stat_statements). */
-  readonly dirtiedPerTx?: number;
-  /**
-   * A MODEL of the index entries per transaction: Σ tables (inserted + non-HOT updated rows) × its
-   * indexes — what the row counters predict, not a count of what the server did.
-   */
-  readonly modelIndexEntriesPerTx?: number;
-  /**
-   * MEASURED B-tree leaf inserts per transaction, from the round's WAL (pg_walinspect):
-   * Btree INSERT_LEAF + INSERT_POST + SPLIT_L + SPLIT_R records (a split's record carries the new
-   * entry); absent where the server has no pg_walinspect.
-   */
-  readonly btreeInsertsPerTx?: number;
-  /** B-tree page splits per transaction (Btree SPLIT_L + SPLIT_R records). */
-  readonly btreeSplitsPerTx?: number;
-  /** Share of the round's WAL bytes in B-tree records, and heap records per transaction. */
-  readonly btreeWalShare?: number;
-  readonly heapRecordsPerTx?: number;
-  /** Server execution time per transaction, ms: Σ pg_stat_statements total_exec_time ÷ transactions. */
-  readonly serverMsPerTx?: number;
-  /** Index blocks touched (hit + read) per transaction (pg_statio_user_tables). */
-  readonly indexBlocksPerTx?: number;
-  /** Share of stock updates that were HOT (no new index entries). */
-  readonly stockHotShare?: number;
-  /** Growth of all tables and all indexes over the round, bytes; and index growth per transaction. */
-  readonly tableGrowthBytes: number;
-  readonly indexGrowthBytes: number;
-  readonly indexGrowthPerTx?: number;
-  readonly checkpoints: number;
-  /** Autovacuum and autoanalyze runs on the four tables that finished inside the round. */
-  readonly autovacuumRuns: number;
-  /** A checkpoint or an autovacuum run fell inside the timed window. */
-  readonly disturbed: boolean;
-  /** TPS far from the level's other rounds (OUTLIER_RULE). */
-  readonly outlier: boolean;
-  readonly checkpointerBuffers: number;
-  readonly bgwriterBuffers: number;
-  /** Buffers written by the clients' own backends (pg_stat_io): work the bgwriter did not take off them. */
-  readonly backendWrites: number;
-  readonly tables: Readonly<Record<InventoryTable, TableFigures>>;
-  readonly statements: readonly StatementStats[];
-  readonly cloneSeconds?: number;
-  readonly indexBuildSeconds?: number;
-}
+/** The round figures a level gives as their median over its rounds. */
+const MEDIANS = [
+  "p50Ms",
+  "p95Ms",
+  "p99Ms",
+  "walBytesPerTx",
+  "walFpiPerTx",
+  "dirtiedPerTx",
+  "modelIndexEntriesPerTx",
+  "btreeInsertsPerTx",
+  "btreeSplitsPerTx",
+  "btreeWalShare",
+  "serverMsPerTx",
+  "indexBlocksPerTx",
+  "stockHotShare",
+  "hitRatio",
+  "tableGrowthBytes",
+  "indexGrowthBytes",
+  "indexGrowthPerTx",
+  "backendWrites",
+  "checkpointerBuffers",
+  "bgwriterBuffers",
+] as const satisfies readonly (keyof RoundSummary)[];
 
-export interface LevelSummary {
+export type LevelSummary = Readonly<Partial<Record<(typeof MEDIANS)[number], number>>> & {
   readonly level: number;
   readonly rounds: number;
   readonly tps: Spread;
   readonly latencyAvgMs?: Spread;
-  readonly p50Ms?: number;
-  readonly p95Ms?: number;
-  readonly p99Ms?: number;
   /** TPS ÷ TPS at the lowest level, one ratio per round, and the interval of their median. */
   readonly tpsRatio?: Interval;
   /** Average latency ÷ the lowest level's, paired per round. */
@@ -111,31 +57,14 @@ export interface LevelSummary {
   readonly serverTimeRatio?: Interval;
   /** TPS ÷ TPS at the next lower level, paired per round (the step claim (1) reads). */
   readonly stepRatio?: Interval;
-  readonly walBytesPerTx?: number;
-  readonly walFpiPerTx?: number;
-  readonly dirtiedPerTx?: number;
-  readonly modelIndexEntriesPerTx?: number;
-  readonly btreeInsertsPerTx?: number;
-  readonly btreeSplitsPerTx?: number;
-  readonly btreeWalShare?: number;
-  readonly serverMsPerTx?: number;
-  readonly indexBlocksPerTx?: number;
-  readonly stockHotShare?: number;
-  readonly hitRatio?: number;
   readonly minHitRatio?: number;
-  readonly tableGrowthBytes?: number;
-  readonly indexGrowthBytes?: number;
-  readonly indexGrowthPerTx?: number;
   readonly checkpoints: number;
   readonly autovacuumRuns: number;
   /** Rounds flagged: disturbed (checkpoint or autovacuum inside) and TPS outliers. */
   readonly disturbedRounds: number;
   readonly outlierRounds: number;
-  readonly backendWrites?: number;
   readonly walMiB?: number;
-  readonly checkpointerBuffers?: number;
-  readonly bgwriterBuffers?: number;
-}
+};
 
 /** What a run of 03 ran on, beyond its trials: read from its metadata and template (index.ts). */
 export interface ServerFacts {
@@ -165,7 +94,7 @@ export interface OverIndexingSummary {
 const sum = (o: Readonly<Record<string, number>> | undefined, prefix: string): number =>
   Object.entries(o ?? {}).reduce((a, [k, v]) => (k.startsWith(prefix) ? a + v : a), 0);
 
-function tableFigures(t: OverIndexingTrial, table: InventoryTable): TableFigures {
+function tableFigures(t: OverIndexingTrial, table: InventoryTable) {
   const c = t.counters ?? {};
   const before = t.sizesBefore ?? {};
   const after = t.sizesAfter ?? {};
@@ -181,7 +110,7 @@ function tableFigures(t: OverIndexingTrial, table: InventoryTable): TableFigures
   };
 }
 
-function summariseRound(t: OverIndexingTrial & { readonly pgbench: PgbenchRunResult }): RoundSummary {
+function summariseRound(t: OverIndexingTrial & { readonly pgbench: PgbenchRunResult }) {
   const b = t.pgbench;
   const c = t.counters ?? {};
   const n = b.summary.transactions;
@@ -229,17 +158,21 @@ function summariseRound(t: OverIndexingTrial & { readonly pgbench: PgbenchRunRes
     ...pgbenchFigures(b),
     series: b.series,
     walBytesPerTx: ownWal ? per(c["wal.bytes"]) : undefined,
+    // Undefined where another database wrote during the round (walShared).
     walBytes: ownWal ? (c["wal.bytes"] ?? 0) : undefined,
     walRecordsPerTx: ownWal ? per(c["wal.records"]) : undefined,
     walFpiPerTx: ownWal ? per(c["wal.fpi"]) : undefined,
     hitRatio: hit !== undefined && read !== undefined && hit + read > 0 ? hit / (hit + read) : undefined,
     blocksRead: read ?? 0,
     blockReadMs: c["db.blk_read_time_ms"] ?? 0,
+    // Buffers evicted to make room (pg_stat_io): 0 = every read was a first touch.
     evictions: counterEntries(c).reduce(
       (a, [k, v]) => (k.startsWith("io.") && k.includes(".relation.") && k.endsWith(".evictions") ? a + v : a),
       0,
     ),
     dirtiedPerTx: per(dirtied),
+    // A MODEL: Σ tables (inserted + non-HOT updated rows) × its indexes; then what the WAL MEASURED
+    // (pg_walinspect; a split's record carries the new entry).
     modelIndexEntriesPerTx: per(entries),
     btreeInsertsPerTx: per(walCount(["INSERT_LEAF", "INSERT_POST", "SPLIT_L", "SPLIT_R"])),
     btreeSplitsPerTx: per(walCount(["SPLIT_L", "SPLIT_R"])),
@@ -254,7 +187,8 @@ function summariseRound(t: OverIndexingTrial & { readonly pgbench: PgbenchRunRes
     checkpoints,
     autovacuumRuns,
     disturbed: checkpoints > 0 || autovacuumRuns > 0,
-    outlier: false,
+    // TPS far from the level's other rounds (OUTLIER_RULE): set by `summarise`.
+    outlier: false as boolean,
     checkpointerBuffers: c["checkpointer.buffers_written"] ?? 0,
     bgwriterBuffers: c["bgwriter.buffers_clean"] ?? 0,
     backendWrites: ioCounter(c, "client backend", "writes"),
@@ -275,11 +209,6 @@ function med(values: readonly (number | undefined)[]): number | undefined {
   return v.length ? spread(v).median : undefined;
 }
 
-/**
- * Per-round ratios of one figure, level ÷ baseline level, for the rounds where both ran, and the
- * exact interval of their median (see stats/intervals). `keep` drops rounds (e.g. flagged ones)
- * from both sides of the pair.
- */
 /** Per-round ratios of one level's value over another's, for the rounds both finished (paired by round). */
 export function pairedLevelValues(
   rounds: readonly RoundSummary[],
@@ -291,7 +220,7 @@ export function pairedLevelValues(
   return levelPairs(rounds, level, baseLevel, pick, keep).kept.map((p) => p.ratio);
 }
 
-export interface LevelPair {
+interface LevelPair {
   readonly repeat: number;
   readonly ratio: number;
   readonly probes: readonly (number | undefined)[];
@@ -301,7 +230,7 @@ export interface LevelPair {
  * The rounds of two levels paired by repeat, with PAIR_STATE_RULE applied (stats/speed): every pair
  * counts, and a pair whose two rounds' probes split is named for the claims' sensitivity sentence.
  */
-export function levelPairs(
+function levelPairs(
   rounds: readonly RoundSummary[],
   level: number,
   baseLevel: number,
@@ -372,75 +301,26 @@ export function summarise(
     const lat = group.map((r) => r.latencyAvgMs).filter((x): x is number => x !== undefined);
     const hits = group.map((r) => r.hitRatio).filter((x): x is number => x !== undefined);
     const previous = levelList[levelList.indexOf(level) - 1];
-    const vsBase = level !== baseLevel;
+    const vs = (base: number | undefined, pick: (r: RoundSummary) => number | undefined, what: string) =>
+      base !== undefined && level !== base
+        ? pairedLevelRatio(rounds, level, base, pick, `${what} ${level} idx ÷ ${base} idx, paired per round`)
+        : undefined;
     return {
       level,
       rounds: group.length,
       tps: spread(group.map((r) => r.tps)),
       latencyAvgMs: lat.length ? spread(lat) : undefined,
-      p50Ms: med(group.map((r) => r.p50Ms)),
-      p95Ms: med(group.map((r) => r.p95Ms)),
-      p99Ms: med(group.map((r) => r.p99Ms)),
-      tpsRatio: vsBase
-        ? pairedLevelRatio(
-            rounds,
-            level,
-            baseLevel,
-            (r) => r.tps,
-            `TPS ${level} idx ÷ ${baseLevel} idx, paired per round`,
-          )
-        : undefined,
-      latencyRatio: vsBase
-        ? pairedLevelRatio(
-            rounds,
-            level,
-            baseLevel,
-            (r) => r.latencyAvgMs,
-            `average latency ${level} idx ÷ ${baseLevel} idx, paired per round`,
-          )
-        : undefined,
-      serverTimeRatio: vsBase
-        ? pairedLevelRatio(
-            rounds,
-            level,
-            baseLevel,
-            (r) => r.serverMsPerTx,
-            `server ms per tx ${level} idx ÷ ${baseLevel} idx, paired per round`,
-          )
-        : undefined,
-      stepRatio:
-        previous !== undefined
-          ? pairedLevelRatio(
-              rounds,
-              level,
-              previous,
-              (r) => r.tps,
-              `TPS ${level} idx ÷ ${previous} idx, paired per round`,
-            )
-          : undefined,
-      walBytesPerTx: med(group.map((r) => r.walBytesPerTx)),
-      walFpiPerTx: med(group.map((r) => r.walFpiPerTx)),
-      dirtiedPerTx: med(group.map((r) => r.dirtiedPerTx)),
-      modelIndexEntriesPerTx: med(group.map((r) => r.modelIndexEntriesPerTx)),
-      btreeInsertsPerTx: med(group.map((r) => r.btreeInsertsPerTx)),
-      btreeSplitsPerTx: med(group.map((r) => r.btreeSplitsPerTx)),
-      btreeWalShare: med(group.map((r) => r.btreeWalShare)),
-      serverMsPerTx: med(group.map((r) => r.serverMsPerTx)),
-      indexBlocksPerTx: med(group.map((r) => r.indexBlocksPerTx)),
-      stockHotShare: med(group.map((r) => r.stockHotShare)),
-      hitRatio: med(hits),
+      ...Object.fromEntries(MEDIANS.map((k) => [k, med(group.map((r) => r[k]))])),
+      tpsRatio: vs(baseLevel, (r) => r.tps, "TPS"),
+      latencyRatio: vs(baseLevel, (r) => r.latencyAvgMs, "average latency"),
+      serverTimeRatio: vs(baseLevel, (r) => r.serverMsPerTx, "server ms per tx"),
+      stepRatio: vs(previous, (r) => r.tps, "TPS"),
       minHitRatio: hits.length ? Math.min(...hits) : undefined,
-      tableGrowthBytes: med(group.map((r) => r.tableGrowthBytes)),
-      indexGrowthBytes: med(group.map((r) => r.indexGrowthBytes)),
-      indexGrowthPerTx: med(group.map((r) => r.indexGrowthPerTx)),
       checkpoints: group.reduce((a, r) => a + r.checkpoints, 0),
       autovacuumRuns: group.reduce((a, r) => a + r.autovacuumRuns, 0),
       disturbedRounds: group.filter((r) => r.disturbed).length,
       outlierRounds: group.filter((r) => r.outlier).length,
-      backendWrites: med(group.map((r) => r.backendWrites)),
       walMiB: med(group.map((r) => (r.walBytes === undefined ? undefined : r.walBytes / 2 ** 20))),
-      checkpointerBuffers: med(group.map((r) => r.checkpointerBuffers)),
-      bgwriterBuffers: med(group.map((r) => r.bgwriterBuffers)),
     };
   });
   return {

@@ -1,17 +1,13 @@
 /**
- * Seed 003's claims as declarations on the claims engine (stats/claim-engine): each names the seed's
- * sentence and figure (quotes.json), the regime factors, the statistic (per set: the runs of a set ran
- * back to back, in rotated order; computed in summarise) and the rule. The engine places, decides and
- * renders them.
- *
- * The seed's 20–30 % is its rebuild's seconds ÷ its 30 s run: a figure of its machine. It is judged
- * only at the seed's protocol (scale 100, 30 s runs, 2 clients); the mechanism behind it (writes stop
- * while a plain REINDEX runs) is the lab's own check, decided at any run length.
+ * Seed 003's claims (statistics per set: the runs of a set ran back to back, in rotated order). The
+ * seed's 20–30 % is its rebuild's seconds ÷ its 30 s run, a figure of its machine: judged only at the
+ * seed's protocol; the mechanism behind it (writes stop while a plain REINDEX runs) is the lab's own
+ * check, decided at any run length.
  */
 import { medianOfFinite } from "../../stats/summary";
 import type { ReindexUnderLoadParams } from "./params";
-import { declarations, declare, judge, judgeOne, plan, readQuotes, type ClaimSet } from "../../stats/claim-engine";
-import type { ClaimCheck, ClaimPlan, Rule } from "../../stats/claims";
+import { declare, readQuotes, type ClaimSet } from "../../stats/claim-engine";
+import type { Rule } from "../../stats/claims";
 import { intervalText } from "../../stats/intervals";
 import {
   lostDifference,
@@ -24,7 +20,6 @@ import {
   stallShare,
   tpsVsBaseline,
   updateWithinRun,
-  withoutFlagged,
   type ReindexSummary,
 } from "./summarise";
 import { fixed, percent, times } from "../../stats/format";
@@ -254,9 +249,3 @@ export const CLAIMS: ClaimSet<ReindexUnderLoadParams, ReindexSummary, Factor> = 
     },
   ],
 });
-
-export const DECLARATIONS = declarations(CLAIMS);
-export const checkClaims = (s: ReindexSummary): ClaimCheck[] => judge(CLAIMS, s, withoutFlagged(s));
-/** One claim (the adaptive design reads the mechanism check's verdict). */
-export const checkClaim = (s: ReindexSummary, id: string): ClaimCheck => judgeOne(CLAIMS, id, s, withoutFlagged(s));
-export const plan04 = (p: ReindexUnderLoadParams): ClaimPlan[] => plan(CLAIMS, p);

@@ -1,8 +1,4 @@
-/**
- * 04's ETA model: runs whose length is fixed by the params, or, with `stallShare` > 0, by this
- * machine's calibration rebuild (rebuild ÷ stallShare). A run's setup (a clone of the template and
- * its checkpoint) grows with the scale.
- */
+/** 04's ETA model: runs as long as the params say, or (stallShare > 0) this machine's rebuild ÷ stallShare. */
 import { median } from "simple-statistics";
 import {
   finiteOrNaN,
@@ -15,14 +11,10 @@ import {
   type StoredRuns,
 } from "../eta";
 import type { ReindexUnderLoadParams } from "./params";
-import { storedCalibration } from "./run-length";
 import { planRuns } from "./workload/run-trials";
-import { runLengthFor } from "./workload/stall";
+import { runLengthFor, storedCalibration } from "./workload/stall";
 
-/**
- * The calibration rebuild's seconds per unit of scale in this machine's stored runs (a plain
- * REINDEX of the three keys grows with the rows: 2.9 s at scale 50 here), undefined without one.
- */
+/** The calibration rebuild's seconds per unit of scale in this machine's stored runs. */
 export function storedRebuildPerScale(stored: StoredRuns): number | undefined {
   const rates: number[] = [];
   for (const { dir, params } of storedRuns(stored)) {
@@ -37,15 +29,10 @@ export function storedRebuildPerScale(stored: StoredRuns): number | undefined {
   return rates.length ? median(rates) : undefined;
 }
 
-/** Without stored runs: the reference files' rates and calibration rebuild per unit of scale (their `constants`). */
 const REFERENCES = referencesIn(__dirname);
 export const REBUILD_CONSTANT = "rebuildSecondsPerScale";
 
-/**
- * Each run's length as the run will choose it: the params' without a stall share; with one, the
- * rebuild rate times this scale ÷ the share (bounded as the run bounds it), the rate being this
- * machine's stored calibrations', else the nearest reference's scaled by the probes.
- */
+/** Each run's length as the run will choose it (the rebuild rate: stored here, else the nearest reference's). */
 export function expectedRunLength(
   p: ReindexUnderLoadParams,
   stored: StoredRuns,
@@ -72,6 +59,5 @@ export const estimate: EtaModel<ReindexUnderLoadParams> = {
     const perScale = storedRebuildPerScale(stored);
     return perScale === undefined ? {} : { [REBUILD_CONSTANT]: perScale };
   },
-  // Without stored runs: the rates fitted on reference machines (eta-reference*.json here).
   references: REFERENCES,
 };

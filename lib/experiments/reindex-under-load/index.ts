@@ -1,78 +1,264 @@
 /**
- * Notebook 04's public API (`lab.reindexUnderLoad.*`): run the sets, summarise, check the seed's
- * claims, show and save the results.
+ * Notebook 04 (`lab.reindexUnderLoad.*`): seed 003's pgbench load with a REINDEX (plain or
+ * CONCURRENTLY) of its primary keys mid-run, in sets run back to back, more sets while the
+ * mechanism check is inconclusive and the budget allows.
  */
-import { lookPlan } from "../../stats/adaptive";
-import { diskNeed04 } from "./disk";
-import { REINDEX_UNDER_LOAD_PROFILES, reindexUnderLoadParams, type ReindexUnderLoadParams } from "./params";
-import { register, type Experiment } from "../contract";
-import type { FaultCells } from "../faults";
+import { judgeOne } from "../../stats/claim-engine";
+import { lookPlan, nextRound } from "../../stats/adaptive";
+import { MIN_COVERAGE, repeatsForCoverage, type Verdict } from "../../stats/claims";
+import { bytesText, type DiskNeed } from "../../targets/disk-need";
+import { runAdaptiveRounds } from "../adaptive-rounds";
+import { defineExperiment, serverName } from "../define";
+import { pgbenchOnPostgres } from "../servers";
+import { CLAIMS } from "./claims";
 import { estimate } from "./eta";
-import { writeSummaries } from "./present";
-import { NOTEBOOK, run as runReindexUnderLoad, runLengthOf } from "./run";
-import { CLAIMS, checkClaims as check, plan04 } from "./claims";
+import { checkParams, REINDEX_UNDER_LOAD_PROFILES, type ReindexUnderLoadParams } from "./params";
+import { runRows, showSetup } from "./present";
+import { summarise as summariseTrials, withoutFlagged, type ReindexSummary } from "./summarise";
+import { createTemplate, dropDatabases, WORKLOAD_DATABASES } from "./workload/databases";
+import { calibrateRebuild, planRuns, runPlan, type PlannedRun, type ReindexTrial } from "./workload/run-trials";
+import { CALIBRATION_FILE, runLengthFor, storedCalibration, type RunLengthCalibration } from "./workload/stall";
 
-export { DECLARATIONS } from "./claims";
-import type { ReindexUnderLoadRun } from "./run";
-import { summarise as summariseTrials, type ReindexSummary } from "./summarise";
+const SLUG = "04-reindex-under-load";
+const GIB = 2 ** 30;
+const MIB = 2 ** 20;
 
-export { serverSpec, type ReindexUnderLoadRun, type RunControl } from "./run";
-export type { ReindexSummary, RunSummary, ModeSummary } from "./summarise";
-export {
-  showRun,
-  showRunTable,
-  showCharts,
-  showSeedComparison,
-  showClaims,
-  showWaits,
-  showStatements,
-  showStopped,
-  writeSummaries,
-} from "./present";
-export { timeline, latencyTimeline, tpsBySet, updateLatencyBySet, waitShares } from "./charts";
-
-/** The run's figures: per run and per mode (medians over sets, ratios to the baselines). */
-function summariseRun(run: ReindexUnderLoadRun): ReindexSummary {
+/**
+ * The data directory at its peak: the template and the run's copy (pgbench -i per scale unit), the
+ * new key CONCURRENTLY builds beside the old one, and WAL up to the default max_wal_size.
+ */
+const DISK = { scale: 16 * MIB, key: 2.2 * MIB, wal: 1.1 * GIB, base: 200 * MIB };
+function diskNeed(p: ReindexUnderLoadParams): DiskNeed {
   return {
-    ...summariseTrials(run.trials, runLengthOf(run), run.params.clients, run.metadata.host.cpus, run.params.scale),
-    looks: lookPlan(run.params.sets, run.params.maxSets),
+    bytes: p.scale * (2 * DISK.scale + DISK.key) + DISK.wal + DISK.base,
+    what:
+      `scale ${p.scale} × (2 × ${bytesText(DISK.scale)} + a rebuilt key ${bytesText(DISK.key)}) + max_wal_size ` +
+      `${bytesText(DISK.wal)} + ${bytesText(DISK.base)} of server`,
   };
 }
 
-/** The fault matrix's cells: the fault at this notebook's most exposed point, where it is most likely met. */
-const faults: FaultCells = {
-  overrides: ["durationSeconds=6", "sets=2", 'modes=["baseline","reindex"]'],
-  point: "pgbench",
-  cells: [
-    // By name: a dropped link over ssh:// mid-pgbench is 03-linkdrop-ssh's case too (04's notebook is
-    // in the default cells through 04-kill9-embedded), and this cell took 134 s of the suite's 20 min.
-    { fault: "link-drop", target: "ssh", boundSeconds: 75, byName: true },
-    { fault: "link-drop", target: "external", boundSeconds: 75, byName: true },
-    { fault: "kill-9", target: "embedded", boundSeconds: 30 },
-  ],
-};
+/**
+ * The claim the adaptive design waits for: the mechanism check, decidable at any run length (the
+ * seed's figure (1) is decided only at the seed's protocol, so more sets elsewhere cannot decide it).
+ */
+const ADAPTIVE_CLAIM = "1m";
 
-/** Notebook 04 on the Experiment contract. */
-export const experiment: Experiment<ReindexUnderLoadParams, ReindexUnderLoadRun, ReindexSummary> = {
-  id: "04",
-  slug: NOTEBOOK,
+export interface AdaptiveState {
+  readonly verdict: Verdict;
+  readonly sets: number;
+  readonly plannedSets: number;
+  readonly maxSets: number;
+  /** Sets an interval needs to cover the median with the least coverage that decides a claim. */
+  readonly needed: number;
+  readonly elapsedS: number;
+  readonly perSetS: number;
+  readonly budgetS: number;
+}
+
+/** One step of the adaptive design (`nextRound`): stop (and why) or run one more set. */
+export function adaptiveStep(a: AdaptiveState): { readonly stop?: string } {
+  const step = nextRound({
+    done: a.sets,
+    planned: a.plannedSets,
+    maxRepeats: a.maxSets,
+    elapsedSeconds: a.elapsedS,
+    budgetSeconds: a.budgetS,
+    secondsPerRound: a.perSetS,
+    needed: a.needed,
+    undecided: a.verdict === "inconclusive" ? [`claim (${ADAPTIVE_CLAIM})`] : [],
+    decided: `claim (${ADAPTIVE_CLAIM}) ${a.verdict}`,
+    words: { one: "set", many: "sets", cap: "maxSets" },
+  });
+  return step.more ? {} : { stop: step.reason };
+}
+
+/** The figures of these trials at the length the runs had, with the adaptive design's looks. */
+const summaryOf = (
+  trials: readonly ReindexTrial[],
+  p: ReindexUnderLoadParams,
+  seconds: number,
+  cpus?: number,
+): ReindexSummary => ({
+  ...summariseTrials(trials, seconds, p.clients, cpus, p.scale),
+  looks: lookPlan(p.sets, p.maxSets),
+});
+
+/** What a run carries besides its trials: the template, and the calibration that set the run length. */
+export interface RunSetup {
+  readonly template: Awaited<ReturnType<typeof createTemplate>>;
+  /** With stallShare > 0 the runs lasted its `durationSeconds`, not the params'. */
+  readonly calibration?: RunLengthCalibration;
+}
+
+export const experiment = defineExperiment<ReindexUnderLoadParams, ReindexTrial, ReindexSummary, RunSetup>({
+  slug: SLUG,
   title: "REINDEX and REINDEX CONCURRENTLY under live pgbench load",
-  notebook: "notebooks/04-reindex-under-load.ipynb",
   profiles: REINDEX_UNDER_LOAD_PROFILES,
-  params: (profile, overrides = {}) => reindexUnderLoadParams(profile, overrides),
-  run: (params, control = {}) => runReindexUnderLoad(params, control),
-  summarise: summariseRun,
-  // Each claim recomputes itself without the flagged sets (its `sensitivity`).
-  claims: (summary) => check(summary),
-  disk: diskNeed04,
-  save: (run, summary, claims) => writeSummaries(run, summary, claims),
-  plan: plan04,
-  claimSet: CLAIMS,
-  estimate,
-  faults,
-};
+  check: checkParams,
+  servers: (p) => [
+    {
+      engine: "postgresql",
+      name: serverName(SLUG, "pg"),
+      // The seed ran a stock server; shared_buffers is pinned (to its default) so every target starts
+      // from the same cache size; pg_stat_statements gives the accounts UPDATE's time inside the server.
+      settings: {
+        shared_buffers: `${p.sharedBuffersMB}MB`,
+        track_io_timing: "on",
+        shared_preload_libraries: "pg_stat_statements",
+      },
+      uses: {
+        notebook: "04 reindex under load",
+        disk: diskNeed(p),
+        // pgbench's clients, the REINDEX session and the lock sampler.
+        clients: p.clients + 2,
+        databases: WORKLOAD_DATABASES,
+        extensions: [
+          {
+            name: "pg_stat_statements",
+            preload: true,
+            measures: "the accounts UPDATE's execution time inside the server",
+          },
+        ],
+      },
+    },
+  ],
+  work: async ({ params: p, session, startedAt, estimateAs }) => {
+    const { store, progress, servers, signal, notes, metadata, writeMetadata } = session;
+    let plan = planRuns(p.sets, p.modes);
+    const { server, runner } = await pgbenchOnPostgres(servers, "04", notes);
+    progress.update(0, plan.length, `pgbench -i -s ${p.scale} into a template database…`);
+    const template = await createTemplate(server, p.scale, p.initSteps, runner, signal);
+    notes.push(
+      `template: pgbench -i -s ${p.scale} -I ${p.initSteps} in ${template.init.seconds.toFixed(1)} s, ` +
+        `${(template.databaseBytes / GIB).toFixed(2)} GiB; each run starts from a FILE_COPY clone of it`,
+    );
+    // Through the session's writeMetadata, so that its closing write (quietness) keeps the template.
+    writeMetadata({ template });
+    // The run length from the measured rebuild, so that the stall is the asked share of each run.
+    let calibration: RunLengthCalibration | undefined;
+    if (p.stallShare > 0) {
+      calibration = storedCalibration(store.directory);
+      if (!calibration) {
+        progress.update(0, plan.length, "calibration: timing a plain REINDEX of the three keys on a fresh clone…");
+        const rebuild = await calibrateRebuild(server, p, { onNote: (n) => notes.push(n) });
+        calibration = { ...rebuild, stallShare: p.stallShare, ...runLengthFor(rebuild.seconds, p.stallShare, p) };
+        store.writeSummary(CALIBRATION_FILE, calibration);
+      }
+      notes.push(
+        `run length from the calibration rebuild: the three keys took ${calibration.seconds.toFixed(2)} s ` +
+          `(accounts ${calibration.accountsSeconds?.toFixed(2) ?? "n/a"} s) on a fresh clone, so each run lasts ` +
+          `${calibration.durationSeconds} s (${(p.stallShare * 100).toFixed(0)} % stalled, the seed's share), ` +
+          `the REINDEX starting at ${calibration.reindexStartSeconds} s`,
+      );
+      writeMetadata({ template, calibration });
+    }
+    const settings = calibration
+      ? { ...p, durationSeconds: calibration.durationSeconds, reindexStartSeconds: calibration.reindexStartSeconds }
+      : p;
+    const runPart = (part: readonly PlannedRun[]) =>
+      runPlan({
+        server,
+        runner,
+        plan: part,
+        settings,
+        store,
+        signal,
+        onNote: (n) => notes.push(n),
+        onRun: (done, total, next, last) => {
+          const lastText = last ? `last: ${last.key} ${last.pgbench?.summary.tps.toFixed(0)} tps · ` : "";
+          const nextText = next ? `cloning + restart for ${next.key}…` : "done";
+          progress.update(plan.length - total + done, plan.length, `${lastText}${nextText}`);
+        },
+        onProgress: (planned, point) => {
+          const at = `${point.second.toFixed(0)} / ${settings.durationSeconds} s · ${point.tps.toFixed(0)} tps`;
+          const done = plan.findIndex((x) => x.key === planned.key);
+          progress.update(Math.max(0, done), plan.length, `${planned.key}: ${at}`);
+        },
+      });
+    // The planned sets, then one more at a time while the mechanism check is inconclusive, as long as
+    // the budget can still reach the sets a verdict needs at the pace of the sets so far.
+    const needed = repeatsForCoverage(MIN_COVERAGE);
+    const {
+      planned,
+      rounds: sets,
+      stoppedBy,
+      cut,
+    } = await runAdaptiveRounds({
+      planned: p.sets,
+      needed,
+      budgetSeconds: p.budgetSeconds,
+      startedAt,
+      many: "sets",
+      runRound: async (set) => {
+        const part = planRuns(set, p.modes).filter((r) => r.condition.set === set);
+        if (set > p.sets) {
+          plan = [...plan, ...part];
+          estimateAs({ ...p, sets: set });
+        }
+        await runPart(part);
+      },
+      stopAfter: (done, pace) => {
+        const s = summaryOf(store.trials(), p, settings.durationSeconds, metadata.host.cpus);
+        return adaptiveStep({
+          verdict: judgeOne(CLAIMS, ADAPTIVE_CLAIM, s, withoutFlagged(s)).verdict,
+          sets: done,
+          plannedSets: p.sets,
+          maxSets: p.maxSets,
+          needed,
+          elapsedS: pace.elapsedSeconds,
+          perSetS: pace.secondsPerRound,
+          budgetS: p.budgetSeconds,
+        }).stop;
+      },
+    });
+    plan = plan.filter((r) => r.condition.set <= sets);
+    if (cut) notes.push(cut);
+    notes.push(
+      `adaptive design: ${stoppedBy} (planned ${p.sets} sets, at most ${p.maxSets}, budget ${p.budgetSeconds} s)`,
+    );
+    const adaptive = { plannedSets: p.sets, ...(cut ? { plannedSetsRun: planned } : {}), sets, maxSets: p.maxSets };
+    writeMetadata({ adaptive: { ...adaptive, budgetSeconds: p.budgetSeconds, stoppedBy } });
+    await dropDatabases(server);
+    progress.finish(`${plan.length} runs`);
+    writeMetadata({ notes, template });
+    return { template, ...(calibration ? { calibration } : {}) };
+  },
+  // The runs lasted the calibration's length where one set it, else the params'.
+  summarise: (trials, run) =>
+    summaryOf(
+      trials,
+      run.params,
+      run.calibration?.durationSeconds ?? run.params.durationSeconds,
+      run.metadata.host.cpus,
+    ),
+  claims: CLAIMS,
+  // Each claim recomputes itself without the flagged sets (an outlier, a checkpoint or autovacuum in a run's window).
+  without: (_run, summary) => withoutFlagged(summary),
+  csvRows: (summary) => runRows(summary),
+  // summary.json without the per-bucket series and samples (trials.jsonl keeps them).
+  toJson: (s) => ({ ...s, runs: s.runs.map(({ series: _s, perSample: _p, ...rest }) => rest) }),
+  disk: diskNeed,
+  eta: estimate,
+  // The fault at this notebook's most exposed point, where it is most likely met.
+  faults: {
+    overrides: ["durationSeconds=6", "sets=2", 'modes=["baseline","reindex"]'],
+    point: "pgbench",
+    cells: [
+      // By name: a dropped link over ssh:// mid-pgbench is 03-linkdrop-ssh's case too (04 is in the
+      // default cells through 04-kill9-embedded), and this cell is one of the suite's longest.
+      { fault: "link-drop", target: "ssh", boundSeconds: 75, byName: true },
+      { fault: "link-drop", target: "external", boundSeconds: 75, byName: true },
+      { fault: "kill-9", target: "embedded", boundSeconds: 30 },
+    ],
+  },
+});
 
-export const { params, run, summarise, claims, save } = experiment;
-
-/** The registry's view of it (lib/experiments/notebooks.ts lists the notebooks). */
-export const registered = register(experiment);
+export const { params, run, summarise, claims, save, showClaims, registered } = experiment;
+export type ReindexUnderLoadRun = Awaited<ReturnType<typeof run>>;
+/** The run header and failed runs (the base's), then the template and the calibration. */
+export function showRun(r: ReindexUnderLoadRun): void {
+  experiment.showRun(r);
+  showSetup(r);
+}
+export type { ReindexSummary } from "./summarise";
+export { showRunTable, showCharts, showSeedComparison, showWaits, showStatements, showStopped } from "./present";

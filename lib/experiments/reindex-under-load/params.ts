@@ -1,22 +1,12 @@
 /** Parameters of notebook 04 (REINDEX under load), per profile, and their checks. */
-import { TARGET_CHOICES, type TargetChoice } from "../../targets/select";
-import { withProfile, type ProfileName } from "../../params/profiles";
-import {
-  clientsAndThreads,
-  listOf,
-  oneOf,
-  ParameterError,
-  positiveInteger,
-  rejectUnknownKeys,
-} from "../../params/validate";
+import type { LimitParams } from "../define";
+import type { ProfileName } from "../../params/profiles";
+import { clientsAndThreads, listOf, ParameterError, positiveInteger } from "../../params/validate";
 import { REINDEX_MODES, type ReindexMode } from "./workload/run-trials";
 
-// The modes are the workload's (its run plan cycles through them); re-exported for the notebook's code.
 export { REINDEX_MODES, type ReindexMode };
 
-export interface ReindexUnderLoadParams {
-  /** Where the server runs: auto = docker if a daemon answers, else embedded. */
-  readonly target: TargetChoice;
+export interface ReindexUnderLoadParams extends LimitParams {
   /** pgbench scale factor (the seed: 100 = 10M pgbench_accounts rows). */
   readonly scale: number;
   /**
@@ -61,10 +51,6 @@ export interface ReindexUnderLoadParams {
   readonly restartBetweenRuns: boolean;
   /** shared_buffers, MiB (the seed's server: PostgreSQL's default, 128 MB). */
   readonly sharedBuffersMB: number;
-  /** CPU and memory limits of a docker server. */
-  readonly cpus: number;
-  /** Memory limit of a docker server, GiB. */
-  readonly memoryGiB: number;
 }
 
 const SEED = {
@@ -78,6 +64,7 @@ const SEED = {
   sharedBuffersMB: 128,
   cpus: 2,
   memoryGiB: 4,
+  stallShare: 0,
 } as const;
 
 export const REINDEX_UNDER_LOAD_PROFILES: Readonly<Record<ProfileName, ReindexUnderLoadParams>> = {
@@ -85,46 +72,37 @@ export const REINDEX_UNDER_LOAD_PROFILES: Readonly<Record<ProfileName, ReindexUn
     ...SEED,
     scale: 1,
     durationSeconds: 4,
-    stallShare: 0,
     sets: 1,
     maxSets: 1,
     budgetSeconds: 120,
     reindexStartSeconds: 1.5,
     sampleIntervalMs: 100,
   },
-  // The notebook's question is what a plain REINDEX and CONCURRENTLY cost a live load, and whether
-  // writes stop while the plain one runs (the mechanism check (1m)): a run must hold the whole
-  // CONCURRENTLY build with pgbench's rate measured on both sides of it, and 5 sets of the three
-  // modes (5 is the fewest that decide a claim) must fit the default's few minutes; the rebuild times
-  // behind 10 s runs with the REINDEX at 3 s are in docs/claims-and-regimes.md's 04 row. The run length
-  // is fixed, not set from the rebuild: the seed's 20–30 % (1) is judged only at the seed's protocol
-  // (`full`), and no default is shaped to land it.
+  // A run must hold the whole CONCURRENTLY build with pgbench's rate measured on both sides of it, and 5
+  // sets (the fewest that decide a claim) must fit a few minutes (docs/claims-and-regimes.md, 04's row).
+  // The length is fixed, not set from the rebuild: no default is shaped to land the seed's (1).
   default: {
     ...SEED,
     scale: 50,
     durationSeconds: 10,
-    stallShare: 0,
     sets: 5,
     // A 6th or 7th set cannot move the exact interval of 5 (it stays the range): no set is added here.
     maxSets: 5,
     budgetSeconds: 330,
     reindexStartSeconds: 3,
   },
-  // The seed's protocol (scale 100, 30 s runs, 2 clients), where its figure (1) is judged; the seed
-  // did not say when its REINDEX started: a third into the run, so CONCURRENTLY ends inside it.
+  // The seed's protocol, where its figure (1) is judged; it did not say when its REINDEX started: a
+  // third into the run, so CONCURRENTLY ends inside it.
   full: {
     ...SEED,
     scale: 100,
     durationSeconds: 30,
-    stallShare: 0,
     sets: 5,
     maxSets: 8,
     budgetSeconds: 1800,
     reindexStartSeconds: 10,
   },
 };
-
-const KNOWN = Object.keys(REINDEX_UNDER_LOAD_PROFILES.default);
 
 function positiveNumber(name: string, value: unknown): number {
   if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
@@ -133,18 +111,11 @@ function positiveNumber(name: string, value: unknown): number {
   return value;
 }
 
-function bool(name: string, value: unknown): boolean {
-  if (typeof value !== "boolean")
-    throw new ParameterError(`${name} must be true or false, got ${JSON.stringify(value)}`);
-  return value;
-}
-
-export function reindexUnderLoadParams(
-  profile: string,
+/** Checks a profile's values merged with a reader's overrides (target, cpus and memoryGiB: the base). */
+export function checkParams(
+  p: ReindexUnderLoadParams,
   overrides: Partial<ReindexUnderLoadParams> = {},
 ): ReindexUnderLoadParams {
-  rejectUnknownKeys("04-reindex-under-load", overrides, KNOWN);
-  const p = withProfile(REINDEX_UNDER_LOAD_PROFILES, profile, overrides);
   const durationSeconds = positiveInteger("durationSeconds", p.durationSeconds);
   const reindexStartSeconds = positiveNumber("reindexStartSeconds", p.reindexStartSeconds);
   if (reindexStartSeconds >= durationSeconds) {
@@ -152,7 +123,6 @@ export function reindexUnderLoadParams(
       `reindexStartSeconds (${reindexStartSeconds}) must be less than durationSeconds (${durationSeconds}): the REINDEX has to start while pgbench runs`,
     );
   }
-  const { clients, threads } = clientsAndThreads(p);
   if (typeof p.initSteps !== "string" || !/^[dtgGvpf]+$/.test(p.initSteps) || !p.initSteps.includes("p")) {
     throw new ParameterError(
       `initSteps must be pgbench -I letters (d t g G v p f) and include "p" (the primary keys this notebook reindexes), got ${JSON.stringify(p.initSteps)}`,
@@ -161,6 +131,10 @@ export function reindexUnderLoadParams(
   const modes = listOf("modes", p.modes, REINDEX_MODES);
   if (new Set(modes).size !== modes.length) throw new ParameterError(`modes lists a mode twice: ${modes.join(", ")}`);
   const sampleIntervalMs = positiveInteger("sampleIntervalMs", p.sampleIntervalMs);
+  if (sampleIntervalMs < 20)
+    throw new ParameterError(
+      `sampleIntervalMs must be at least 20 (the sampler's own query takes a few ms), got ${sampleIntervalMs}`,
+    );
   const stallShare = p.stallShare;
   if (typeof stallShare !== "number" || !(stallShare >= 0 && stallShare < 1)) {
     throw new ParameterError(
@@ -169,32 +143,22 @@ export function reindexUnderLoadParams(
   }
   const sets = positiveInteger("sets", p.sets);
   // Raising `sets` alone raises the ceiling with it, so an override of sets is never refused for it.
-  const maxSets = positiveInteger(
-    "maxSets",
-    overrides.sets !== undefined && overrides.maxSets === undefined ? Math.max(sets, p.maxSets) : p.maxSets,
-  );
+  const raised = overrides.sets !== undefined && overrides.maxSets === undefined;
+  const maxSets = positiveInteger("maxSets", raised ? Math.max(sets, p.maxSets) : p.maxSets);
   if (maxSets < sets) throw new ParameterError(`maxSets (${maxSets}) is smaller than sets (${sets})`);
-  if (sampleIntervalMs < 20)
-    throw new ParameterError(
-      `sampleIntervalMs must be at least 20 (the sampler's own query takes a few ms), got ${sampleIntervalMs}`,
-    );
+  if (typeof p.restartBetweenRuns !== "boolean")
+    throw new ParameterError(`restartBetweenRuns must be true or false, got ${JSON.stringify(p.restartBetweenRuns)}`);
   return {
-    target: oneOf("target", p.target, TARGET_CHOICES),
+    ...p,
     scale: positiveInteger("scale", p.scale),
-    initSteps: p.initSteps,
-    clients,
-    threads,
+    ...clientsAndThreads(p),
     durationSeconds,
-    stallShare,
     sets,
     maxSets,
     budgetSeconds: positiveInteger("budgetSeconds", p.budgetSeconds),
     modes,
     reindexStartSeconds,
     sampleIntervalMs,
-    restartBetweenRuns: bool("restartBetweenRuns", p.restartBetweenRuns),
     sharedBuffersMB: positiveInteger("sharedBuffersMB", p.sharedBuffersMB),
-    cpus: positiveInteger("cpus", p.cpus),
-    memoryGiB: positiveInteger("memoryGiB", p.memoryGiB),
   };
 }

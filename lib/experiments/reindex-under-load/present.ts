@@ -1,21 +1,15 @@
-/**
- * What notebook 04 shows, one call per section.
- */
+/** What notebook 04 shows, one call per section. */
 import { escapeHtml, show } from "../../display/output";
 import { plot } from "../../display/plotly";
-import { showRunHeader } from "../../display/run-header";
-import { showClaimsAndUndeclared } from "../../display/claims";
 import { showTable, sortedBy, type Row } from "../../display/table";
-import { REINDEX_MODES } from "./workload/run-trials";
-import { RunStore } from "../../results/run-store";
-import { summaryCsv } from "../../results/summary-csv";
-import type { ClaimCheck } from "../../stats/claims";
 import { intervalLabel, OUTLIER_RULE, type Interval } from "../../stats/intervals";
 import { latencyTimeline, MODE_LABELS, timeline, tpsBySet, updateLatencyBySet, waitShares } from "./charts";
-import { CLAIMS } from "./claims";
+import type { ReindexUnderLoadParams } from "./params";
 import { seedSets, seedUpdateLatency } from "./seed";
-import { NOTEBOOK, type ReindexUnderLoadRun } from "./run";
 import type { ReindexSummary } from "./summarise";
+import type { TemplateInfo } from "./workload/databases";
+import { REINDEX_MODES } from "./workload/run-trials";
+import type { RunLengthCalibration } from "./workload/stall";
 
 const r1 = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 10) / 10);
 const r3 = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 1000) / 1000);
@@ -24,8 +18,12 @@ const intervalCell = (i: Interval, digits: number) =>
 const pct = (x: number | undefined) =>
   x === undefined ? "" : `${x >= 1 ? "+" : "−"}${Math.abs((x - 1) * 100).toFixed(1)} %`;
 
-export function showRun(run: ReindexUnderLoadRun): void {
-  showRunHeader(run.metadata, run.directory);
+/** The template every run is copied from, and the calibration that set the run length (if one did). */
+export function showSetup(run: {
+  readonly params: ReindexUnderLoadParams;
+  readonly template: TemplateInfo;
+  readonly calibration?: RunLengthCalibration;
+}): void {
   const t = run.template;
   showTable(
     [
@@ -53,12 +51,6 @@ export function showRun(run: ReindexUnderLoadRun): void {
         },
       ],
       { caption: "Calibration: a plain REINDEX on a fresh clone, no load; each run lasts rebuild ÷ stall share" },
-    );
-  const failed = run.trials.filter((x) => x.status === "failed");
-  if (failed.length)
-    showTable(
-      failed.map((x) => ({ run: x.key, error: x.error ?? "" })),
-      { caption: `${failed.length} run(s) failed` },
     );
 }
 
@@ -168,11 +160,6 @@ export function showSeedComparison(s: ReindexSummary): void {
   );
 }
 
-/** The claims table, then the seed's sentences that no claim declares, each with the reason. */
-export function showClaims(claims: readonly ClaimCheck[]): void {
-  showClaimsAndUndeclared(claims, CLAIMS);
-}
-
 /** The waits behind the numbers: pgbench's wait events, the locks, the REINDEX session's own waits. */
 export function showWaits(s: ReindexSummary): void {
   const rows: Row[] = sortedBy(s.runs, (r) => r.set, [(r) => r.mode, REINDEX_MODES])
@@ -226,17 +213,7 @@ export function showStatements(s: ReindexSummary): void {
   });
 }
 
-/** summary.json (figures and claims) and summary.csv (one row per run) beside the trials. */
-export function writeSummaries(run: ReindexUnderLoadRun, s: ReindexSummary, claims: readonly ClaimCheck[]): string[] {
-  const store = RunStore.open({ notebook: NOTEBOOK, params: run.params, resumeId: run.runId });
-  const compact = { ...s, runs: s.runs.map(({ series: _s, perSample: _p, ...rest }) => rest) };
-  return [
-    store.writeSummary("summary.json", { summary: compact, claims }),
-    store.writeSummary("summary.csv", summaryCsv(runRows(s), { runId: store.runId, notebook: NOTEBOOK })),
-  ];
-}
-
-export function showStopped(run: ReindexUnderLoadRun): void {
+export function showStopped(run: { readonly directory: string }): void {
   show().html(
     `<p>The server was stopped and its data directory or container removed. Raw runs (pgbench output, per-second series, ` +
       `activity samples, counters): <code>${escapeHtml(run.directory)}/trials.jsonl</code>.</p>`,

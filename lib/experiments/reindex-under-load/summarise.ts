@@ -1,9 +1,4 @@
-/**
- * Notebook 04's figures from the raw runs: per run TPS, latency percentiles, the accounts UPDATE's
- * per-statement latency, REINDEX duration and the time pgbench's sessions spent blocked; per mode
- * the medians over sets, and ratios to the same set's baseline formed per set (the runs of a set ran
- * back to back, in rotated order) with an exact interval of their median over sets.
- */
+/** Notebook 04's figures per run, per mode (medians over sets) and per set (ratios, with an exact interval). */
 import type { LookPlan } from "../../stats/adaptive";
 import { sameStatePairs, speedSpread, type SpeedProbe, type SpeedSpread, type StatePairs } from "../../stats/speed";
 import { medianOf } from "../../stats/claim-statistics";
@@ -22,7 +17,7 @@ import { sumCounters } from "../../stats/counters";
 import type { BlockedInterval, IndexBuildPhase } from "./workload/lock-timeline";
 import type { ReindexTrial } from "./workload/run-trials";
 
-export const UPDATE_ACCOUNTS = /^UPDATE pgbench_accounts/;
+const UPDATE_ACCOUNTS = /^UPDATE pgbench_accounts/;
 const ACCOUNTS_TABLE = "pgbench_accounts";
 
 export interface RunSummary extends PgbenchFigures {
@@ -31,41 +26,28 @@ export interface RunSummary extends PgbenchFigures {
   readonly mode: ReindexMode;
   /** Place in its set's order (0 = first). */
   readonly position?: number;
-  /** Checkpoints (timed + requested) between the snapshots around the run. */
+  /** Checkpoints (timed + requested), autovacuum and autoanalyze runs on pgbench's tables, during the run. */
   readonly checkpoints: number;
-  /** Autovacuum and autoanalyze runs on pgbench's tables between the snapshots around the run. */
   readonly autovacuumRuns: number;
-  /** TPS far from its mode's other runs (OUTLIER_RULE). */
+  /** TPS far from its mode's other runs (OUTLIER_RULE); flags: outlier, checkpoint, autovacuum. */
   readonly outlier: boolean;
-  /** What flags the run: outlier, checkpoint, autovacuum. */
   readonly flags: readonly string[];
   readonly maxMs?: number;
-  /** `-r` average of `UPDATE pgbench_accounts …`, ms. */
+  /** `UPDATE pgbench_accounts …`: pgbench -r's average, and its mean time in the server (pg_stat_statements), ms. */
   readonly updateAccountsMs?: number;
-  /** The same statement's mean execution time inside the server (pg_stat_statements), ms. */
   readonly updateAccountsServerMs?: number;
-  /** All three REINDEX statements, s; and the accounts primary key alone. */
+  /** All three REINDEX statements and the accounts key alone, s; start and end after pgbench started. */
   readonly reindexSeconds?: number;
   readonly accountsReindexSeconds?: number;
-  /** REINDEX start and end, seconds after pgbench started. */
   readonly reindexStartS?: number;
   readonly reindexEndS?: number;
-  /** The REINDEX went on after pgbench had finished. */
   readonly reindexOutlastedLoad: boolean;
   readonly blockedSeconds: number;
   readonly allBlockedSeconds: number;
   readonly lockWaitSessionSeconds: number;
-  /**
-   * Session-seconds the load's sessions waited for the table lock of pgbench_accounts (the UPDATE's
-   * RowExclusiveLock behind REINDEX's SHARE lock): the run's lock waits × the share of blocked samples
-   * on that lock.
-   */
+  /** Session-seconds the load waited for pgbench_accounts' table lock: lock waits × its share of blocked samples. */
   readonly accountsLockWaitSeconds?: number;
-  /**
-   * Within this run alone: what the lock waits add to the average accounts UPDATE (the waits ÷ the
-   * UPDATEs the run made, one per transaction), ms; and the average without them (pgbench -r's
-   * average − that addition), the run's own unblocked latency.
-   */
+  /** Within this run: what its lock waits add to the average accounts UPDATE, ms, and the average without them. */
   readonly updateAddedMs?: number;
   readonly updateUnblockedMs?: number;
   readonly blockedByReindexSeconds: number;
@@ -73,27 +55,21 @@ export interface RunSummary extends PgbenchFigures {
   readonly topLock?: string;
   readonly waitShares: Readonly<Record<string, number>>;
   readonly reindexWaitShares: Readonly<Record<string, number>>;
-  /**
-   * Within the run itself: TPS while the REINDEX ran vs TPS in the rest of the run, and the
-   * transactions the window cost as a share of the run (rate outside × window − done inside).
-   * Immune to the run-to-run drift of a shared machine, which the set's baseline is not.
-   */
+  /** Within the run (immune to drift between runs): TPS in the REINDEX window and outside it, the share lost. */
   readonly tpsDuringReindex?: number;
   readonly tpsOutsideReindex?: number;
   readonly lostShare?: number;
-  /** TPS ÷ the same set's baseline TPS. */
   readonly tpsVsBaseline?: number;
   readonly walBytesPerTransaction?: number;
   readonly accountsHotShare?: number;
   readonly series: readonly SeriesPoint[];
-  /** pgbench -r, every statement. */
   readonly statements: readonly StatementLatency[];
   readonly intervals: readonly BlockedInterval[];
   readonly phases: readonly IndexBuildPhase[];
   /** Start of the load (first transaction), Unix ms: the zero of the timeline. */
   readonly startMs: number;
   readonly perSample: readonly { readonly t: number; readonly sessions: number; readonly lockWaiting: number }[];
-  /** The machine's speed state right before the run (the trial's probe). */
+  /** The trial's speed probe, right before the run. */
   readonly speed?: SpeedProbe;
 }
 
@@ -107,36 +83,30 @@ export interface ModeSummary {
   readonly accountsReindexSeconds?: Spread;
   readonly blockedSeconds: Spread;
   readonly allBlockedSeconds: Spread;
-  /** Share of the run's transactions the REINDEX window cost (within-run estimate). */
+  /** Within-run: the share the REINDEX window cost; TPS in it ÷ outside it. */
   readonly lostShare?: Spread;
-  /** TPS during the REINDEX ÷ TPS outside it, same run. */
   readonly duringOutside?: Spread;
-  /** TPS ÷ the same set's baseline TPS, per set: median and exact interval over sets. */
+  /** TPS and the accounts UPDATE's latency ÷ the same set's baseline's, per set: median and interval over sets. */
   readonly tpsRatio?: Interval;
-  /** Accounts-UPDATE latency ÷ the same set's baseline's, per set. */
   readonly updateRatio?: Interval;
 }
 
 export interface ReindexSummary {
   readonly durationSeconds: number;
-  /** The adaptive design's looks (stats/adaptive `lookPlan`): the claims engine decides at its per-look coverage. */
+  /** The adaptive design's looks (`lookPlan`): the claims engine decides at their coverage. */
   readonly looks?: LookPlan;
   readonly clients: number;
-  /** pgbench scale factor of the run (the seed: 100); absent in summaries that did not record it. */
+  /** pgbench scale (absent in older summaries). */
   readonly scale?: number;
-  /** The write-path speed probe over the runs: what a between-run ratio carries besides its effect. */
+  /** The speed probe over the runs: what a between-run ratio carries besides its effect. */
   readonly speed?: SpeedSpread;
-  /** CPUs of the machine that ran server and pgbench (they share them). */
   readonly hostCpus?: number;
   readonly runs: readonly RunSummary[];
   readonly modes: readonly ModeSummary[];
   readonly failed: readonly { readonly key: string; readonly error: string }[];
 }
 
-/**
- * Transactions inside [from, to) (Unix ms) from the per-bucket series, each bucket counted in
- * proportion to its overlap with the window.
- */
+/** TPS inside [from, to) (Unix ms) and outside it, and the share of the run's transactions the window cost. */
 export function windowStats(
   series: readonly SeriesPoint[],
   runStartMs: number,
@@ -150,8 +120,8 @@ export function windowStats(
   if (b <= a) return undefined;
   let inside = 0;
   let total = 0;
-  // The series' own bucket (100 ms in 04's runs; 1 s in older stored runs): a bucket that straddles
-  // the window is counted in proportion to its overlap, which blurs a stall's edges by up to a bucket.
+  // The series' own bucket (older stored runs: 1 s): a bucket that straddles the window counts in
+  // proportion to its overlap, which blurs a stall's edges by up to a bucket.
   const bucketMs = series.length > 1 ? series[1].epochMs - series[0].epochMs : 1000;
   for (const p of series) {
     const start = p.epochMs;
@@ -261,7 +231,7 @@ export function summarise(
   return summariseRuns(runs, { durationSeconds, clients, hostCpus, scale, failed });
 }
 
-/** Per-mode figures from per-run ones (flags set here): the part of `summarise` the claims' tests feed directly. */
+/** Per-mode figures from per-run ones (flags set here). */
 export function summariseRuns(
   unflagged: readonly RunSummary[],
   o: Pick<ReindexSummary, "durationSeconds" | "clients" | "hostCpus" | "scale"> & {
@@ -272,30 +242,33 @@ export function summariseRuns(
   const byMode = groupBy(runs, (r) => r.mode);
   const baseline = byMode.get("baseline");
   const modes: ModeSummary[] = [...byMode.entries()].map(([mode, group]) => {
-    const tps = group.map((r) => r.tps);
     const upd = group.map((r) => r.updateAccountsMs).filter((x): x is number => x !== undefined);
     const baseUpd = baseline?.map((r) => r.updateAccountsMs).filter((x): x is number => x !== undefined) ?? [];
+    const of = (pick: (r: RunSummary) => number | undefined) => spreadOf(group.map(pick));
     return {
       mode: mode as ReindexMode,
       n: group.length,
-      tps: spread(tps),
+      tps: spread(group.map((r) => r.tps)),
       updateAccountsMs: spreadOf(upd),
-      p99Ms: spreadOf(group.map((r) => r.p99Ms)),
-      reindexSeconds: spreadOf(group.map((r) => r.reindexSeconds)),
-      accountsReindexSeconds: spreadOf(group.map((r) => r.accountsReindexSeconds)),
+      p99Ms: of((r) => r.p99Ms),
+      reindexSeconds: of((r) => r.reindexSeconds),
+      accountsReindexSeconds: of((r) => r.accountsReindexSeconds),
       blockedSeconds: spread(group.map((r) => r.blockedSeconds)),
       allBlockedSeconds: spread(group.map((r) => r.allBlockedSeconds)),
-      lostShare: spreadOf(group.map((r) => r.lostShare)),
-      duringOutside: spreadOf(
-        group.map((r) =>
-          r.tpsDuringReindex !== undefined && r.tpsOutsideReindex
-            ? r.tpsDuringReindex / r.tpsOutsideReindex
-            : undefined,
-        ),
+      lostShare: of((r) => r.lostShare),
+      duringOutside: of((r) =>
+        r.tpsDuringReindex !== undefined && r.tpsOutsideReindex ? r.tpsDuringReindex / r.tpsOutsideReindex : undefined,
       ),
       tpsRatio: baseline && mode !== "baseline" ? tpsVsBaseline(runs, mode as ReindexMode) : undefined,
       updateRatio:
-        baseUpd.length && upd.length && mode !== "baseline" ? updateVsBaseline(runs, mode as ReindexMode) : undefined,
+        baseUpd.length && upd.length && mode !== "baseline"
+          ? vsBaseline(
+              runs,
+              mode as ReindexMode,
+              (r) => r.updateAccountsMs,
+              `UPDATE pgbench_accounts latency ${mode} ÷ the same set's baseline, per set`,
+            )
+          : undefined,
     };
   });
   const speed = speedSpread(runs);
@@ -329,10 +302,7 @@ function flagRuns(runs: readonly RunSummary[]): RunSummary[] {
   });
 }
 
-/**
- * A statistic per set, from the runs of the modes it needs (all of one set): the median over sets
- * and its exact interval. Sets missing a mode, or where the statistic is undefined, are left out.
- */
+/** A statistic per set (sets missing a mode or the statistic left out): its median over sets, exact interval. */
 export function perSet(
   runs: readonly RunSummary[],
   modes: readonly ReindexMode[],
@@ -349,24 +319,27 @@ export function perSet(
   return values.length ? medianInterval(values, of) : undefined;
 }
 
-export function tpsVsBaseline(runs: readonly RunSummary[], mode: ReindexMode): Interval | undefined {
-  return perSet(
+/** A run's figure ÷ the same set's baseline's, per set. */
+const vsBaseline = (
+  runs: readonly RunSummary[],
+  mode: ReindexMode,
+  pick: (r: RunSummary) => number | undefined,
+  of: string,
+) =>
+  perSet(
     runs,
     ["baseline", mode],
     (m) => {
-      const b = m.get("baseline")?.tps;
-      const t = m.get(mode)?.tps;
+      const [b, t] = [m.get("baseline"), m.get(mode)].map((r) => (r ? pick(r) : undefined));
       return b && t !== undefined ? t / b : undefined;
     },
-    `TPS ${mode} ÷ the same set's baseline, per set`,
+    of,
   );
-}
 
-/**
- * Within each run alone: (its unblocked UPDATE latency + what its lock waits add) ÷ its unblocked
- * latency, one value per set. Nothing from another run enters it, so a machine that changes speed
- * between runs (2.0k ↔ 2.8k TPS here, in runs minutes apart) does not move it.
- */
+export const tpsVsBaseline = (runs: readonly RunSummary[], mode: ReindexMode) =>
+  vsBaseline(runs, mode, (r) => r.tps, `TPS ${mode} ÷ the same set's baseline, per set`);
+
+/** Within each run alone (so speed changes between runs do not move it): UPDATE latency ÷ its unblocked one. */
 export function updateWithinRun(runs: readonly RunSummary[], mode: ReindexMode): Interval | undefined {
   return perSet(
     runs,
@@ -378,32 +351,6 @@ export function updateWithinRun(runs: readonly RunSummary[], mode: ReindexMode):
         : undefined;
     },
     `UPDATE pgbench_accounts latency in the ${mode} run ÷ the same run's unblocked latency, per set`,
-  );
-}
-
-export function updateVsBaseline(runs: readonly RunSummary[], mode: ReindexMode): Interval | undefined {
-  return perSet(
-    runs,
-    ["baseline", mode],
-    (m) => {
-      const b = m.get("baseline")?.updateAccountsMs;
-      const t = m.get(mode)?.updateAccountsMs;
-      return b && t !== undefined ? t / b : undefined;
-    },
-    `UPDATE pgbench_accounts latency ${mode} ÷ the same set's baseline, per set`,
-  );
-}
-
-export function updateServerVsBaseline(runs: readonly RunSummary[], mode: ReindexMode): Interval | undefined {
-  return perSet(
-    runs,
-    ["baseline", mode],
-    (m) => {
-      const b = m.get("baseline")?.updateAccountsServerMs;
-      const t = m.get(mode)?.updateAccountsServerMs;
-      return b && t !== undefined ? t / b : undefined;
-    },
-    `server execution time of UPDATE pgbench_accounts, ${mode} ÷ the same set's baseline, per set (pg_stat_statements)`,
   );
 }
 
@@ -463,11 +410,7 @@ export const lostDifference = (s: ReindexSummary) =>
     "lost share with CONCURRENTLY − with REINDEX, per set",
   );
 
-/**
- * The sets' plain and CONCURRENTLY runs paired, with PAIR_STATE_RULE applied (stats/speed): each
- * rebuild is timed in its own run, so a pair whose two runs' probes split may measure the machine as
- * well as CONCURRENTLY; it is named, and the verdict without it said.
- */
+/** Plain and CONCURRENTLY paired per set; a pair whose probes split (PAIR_STATE_RULE) may measure the machine. */
 export function rebuildPairs(
   runs: readonly RunSummary[],
 ): StatePairs<{ set: number; ratio: number; probes: (number | undefined)[] }> {

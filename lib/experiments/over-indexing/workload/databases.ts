@@ -9,11 +9,6 @@ import type { StartedServer } from "../../../targets/types";
 import { cancellable, withClient as withConnection } from "../../../engines/postgres/connect";
 import { cloneDatabase, dropDatabases as dropAll, recreateDatabase } from "../../../engines/postgres/template-database";
 import type { Client } from "pg";
-
-/** A connection to one of the lab's databases on this server. */
-export function withClient<T>(server: StartedServer, database: string, fn: (client: Client) => Promise<T>): Promise<T> {
-  return withConnection(server.connection, fn, { database, applicationName: "dblab-admin" });
-}
 import { enableWalInspect } from "./observations";
 import { loadStatements, samplePercent, type DatasetShape } from "./dataset";
 import {
@@ -26,6 +21,11 @@ import {
   SCHEMA_SQL,
   type ExtraIndex,
 } from "./schema";
+
+/** A connection to one of the lab's databases on this server. */
+export function withClient<T>(server: StartedServer, database: string, fn: (client: Client) => Promise<T>): Promise<T> {
+  return withConnection(server.connection, fn, { database, applicationName: "dblab-admin" });
+}
 
 /** The loaded data's template on this server (under the run's prefix on a shared one). */
 export const templateDatabase = (server: StartedServer): string => `${databasePrefix(server)}_inventory_template`;
@@ -126,9 +126,8 @@ async function buildIndexes(c: Client, indexes: readonly ExtraIndex[], maintenan
 }
 
 /**
- * Builds `level`'s extra indexes into the loaded data's template, once, before the first round, and
- * checkpoints; returns seconds (0 at CONSTRAINT_INDEXES). At the seed's scale this is minutes of
- * CREATE INDEX, so a Stop cancels the running statement on the server, as the load's steps do.
+ * Builds `level`'s extra indexes into the template, once, before the first round, and checkpoints;
+ * returns seconds (0 at CONSTRAINT_INDEXES). A Stop cancels the running statement, as in the load.
  */
 export async function buildTemplateIndexes(
   server: StartedServer,
@@ -150,12 +149,10 @@ export async function buildTemplateIndexes(
 /**
  * A fresh clone with `level` indexes for one round; throws if pg_indexes does not count `level`.
  * The clone is of the template, which has the indexes of `templateLevel` (buildTemplateIndexes):
- * a lower level drops the indexes it lacks (the levels nest), a higher one builds the rest. Index
+ * a lower level drops the indexes it lacks (the levels nest), a higher one builds the rest; index
  * builds are deterministic on identical data, so either gives the state a build after each clone
- * gave — measured here: 25 rounds rebuilding 32 indexes each spent more time building than running
- * pgbench (17 s per 39-index build at dataScale 0.02 on a shared 2-core machine; 455–488 s at the
- * seed's scale). The round then starts from a clean checkpoint: the clone's, the drops' and the
- * builds' dirty pages are not the run's to write.
+ * gave (why not a build every round: docs/over-indexing.md). The round then starts from a clean
+ * checkpoint: the clone's, the drops' and the builds' dirty pages are not the run's to write.
  */
 export async function prepareRound(
   server: StartedServer,

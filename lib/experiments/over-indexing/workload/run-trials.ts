@@ -47,10 +47,7 @@ export type OverIndexingTrial = TrialRecord<OverIndexingCondition, OverIndexingC
   readonly order?: number;
   /** WAL records of the timed window by record type (pg_walinspect); absent where the server lacks it. */
   readonly walRecords?: Readonly<Record<string, WalRecordStats>>;
-  /**
-   * Other databases that wrote during the round (another run on a shared server): the round's WAL
-   * figures are the whole server's, and the summary leaves them out (other-writes.ts).
-   */
+  /** Other databases that wrote during the round (a shared server): its WAL figures are left out (other-writes.ts). */
   readonly walShared?: readonly string[];
   /** How long the round waited for autovacuum workers to finish before its timed window, and whether they did. */
   readonly autovacuumWait?: AutovacuumWait;
@@ -65,11 +62,9 @@ export interface PlannedRound {
 }
 
 /**
- * Rounds outermost: every level once, then again. Repeat r starts r − 1 levels further on (a
- * rotation, the Latin square of the levels when repeats = levels), so no level is always first
- * after the template load or always last: drift of a shared machine in one direction over a repeat
- * would otherwise land on the index count. Deterministic, so the plan is its own record; each
- * trial also stores its `order`.
+ * Rounds outermost: every level once, then again. Repeat r starts r − 1 levels further on (the Latin
+ * square of the levels when repeats = levels), so that a shared machine's drift over a repeat does
+ * not land on the index count. Deterministic: the plan is its own record (each trial stores `order`).
  */
 export function planRounds(levels: readonly number[], repeats: number): PlannedRound[] {
   const plan: PlannedRound[] = [];
@@ -95,23 +90,41 @@ export interface RoundSettings {
   readonly templateLevel: number;
 }
 
-export interface RoundHooks {
+export interface RunRoundsOptions {
+  readonly server: StartedServer;
+  readonly runner: PgbenchRunner;
+  readonly plan: readonly PlannedRound[];
+  readonly settings: RoundSettings;
+  readonly store: RunStore<OverIndexingCondition>;
   readonly signal?: AbortSignal;
-  readonly onPhase?: (phase: string) => void;
-  readonly onProgress?: (point: ProgressPoint) => void;
+  readonly onRound?: (
+    done: number,
+    total: number,
+    next: PlannedRound | undefined,
+    last: OverIndexingTrial | undefined,
+  ) => void;
+  readonly onPhase?: (planned: PlannedRound, phase: string) => void;
+  readonly onProgress?: (planned: PlannedRound, point: ProgressPoint) => void;
   readonly onNote?: (note: string) => void;
 }
 
-export async function runRound(
-  server: StartedServer,
-  runner: PgbenchRunner,
-  planned: PlannedRound,
-  s: RoundSettings,
-  hooks: RoundHooks = {},
-): Promise<OverIndexingTrial> {
+/** Runs the plan through `runTrials` (resume, watchdog, failure record, store), one round at a time. */
+export async function runRounds(o: RunRoundsOptions): Promise<OverIndexingTrial[]> {
+  return runTrials(o.plan, (planned) => runRound(o, planned), {
+    store: o.store,
+    signal: o.signal,
+    watch: (planned) => ({ engine: "postgresql", what: `round ${planned.key}` }),
+    // Counted within this part of the plan: the caller places the part in the whole run.
+    onProgress: ({ done, total, skipped, last, next }) => o.onRound?.(done - skipped, total - skipped, next, last),
+  });
+}
+
+async function runRound(o: RunRoundsOptions, planned: PlannedRound): Promise<OverIndexingTrial> {
+  const { server, settings: s } = o;
   const startedAt = new Date().toISOString();
   const level = planned.condition.level;
-  hooks.onPhase?.(
+  const onPhase = (phase: string) => o.onPhase?.(planned, phase);
+  onPhase(
     `cloning the template (${s.templateLevel} indexes)` +
       (level < s.templateLevel
         ? ` and dropping to ${level}`
@@ -121,38 +134,35 @@ export async function runRound(
   );
   const prepared = await prepareRound(server, level, s.maintenanceWorkMemMB, s.templateLevel);
   let restarted = false;
-  hooks.onPhase?.("restarting the server");
+  onPhase("restarting the server");
   try {
     await server.restart();
     restarted = true;
   } catch (error) {
     // Said once per reason (the run's notes drop a repeat): on an external server every round
     // fails the same way, and each round's record keeps `restarted: false`.
-    hooks.onNote?.(
-      `rounds ran without the restart before them: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    o.onNote?.(`rounds ran without the restart before them: ${error instanceof Error ? error.message : String(error)}`);
   }
   // The speed state right before the round; its writes are in its own database and checkpointed below.
-  hooks.onPhase?.("write-path speed probe");
+  onPhase("write-path speed probe");
   const speed = await probeSpeed(server.connection);
-  // The round's WAL is held until it is counted (timedWindow): another run's checkpoint on a
-  // shared server, or one inside the round, would otherwise recycle it first. The disk estimate
-  // (disk.ts) already counts two rounds' WAL.
+  // The round's WAL is held until it is counted (timedWindow), else a checkpoint could recycle it
+  // first; the disk estimate (disk.ts) counts two rounds' WAL.
   const window = await timedWindow({
     connection: server.connection,
     database: runDatabase(server),
     walInspect: s.walInspect === true,
     key: planned.key,
-    onNote: hooks.onNote,
+    onNote: o.onNote,
     before: async (c) => {
       // The seed reset the statistics before each round; deltas below make the other counters exact anyway.
       await resetStatements(c);
       return { counters: await roundCounters(c), sizes: await relationSizes(c) };
     },
     run: async () => {
-      hooks.onPhase?.("pgbench");
+      onPhase("pgbench");
       const pgbench = await runPgbench(server, {
-        runner,
+        runner: o.runner,
         database: runDatabase(server),
         clients: s.clients,
         threads: s.threads,
@@ -160,8 +170,8 @@ export async function runRound(
         script: { name: "inventory.sql", text: s.script },
         noVacuum: true,
         maxTries: s.maxTries > 1 ? s.maxTries : undefined,
-        signal: hooks.signal,
-        onProgress: hooks.onProgress,
+        signal: o.signal,
+        onProgress: (point) => o.onProgress?.(planned, point),
       });
       await withClient(server, runDatabase(server), waitForPgbenchGone);
       return pgbench;
@@ -193,43 +203,4 @@ export async function runRound(
     autovacuumWait: window.autovacuumWait,
     ...(speed ? { speed } : {}),
   };
-}
-
-export interface RunRoundsOptions {
-  readonly server: StartedServer;
-  readonly runner: PgbenchRunner;
-  readonly plan: readonly PlannedRound[];
-  readonly settings: RoundSettings;
-  readonly store: RunStore<OverIndexingCondition>;
-  readonly signal?: AbortSignal;
-  readonly onRound?: (
-    done: number,
-    total: number,
-    next: PlannedRound | undefined,
-    last: OverIndexingTrial | undefined,
-  ) => void;
-  readonly onPhase?: (planned: PlannedRound, phase: string) => void;
-  readonly onProgress?: (planned: PlannedRound, point: ProgressPoint) => void;
-  readonly onNote?: (note: string) => void;
-}
-
-/** Runs the plan through `runTrials` (resume, watchdog, failure record, store), one round at a time. */
-export async function runRounds(o: RunRoundsOptions): Promise<OverIndexingTrial[]> {
-  return runTrials(
-    o.plan,
-    (planned) =>
-      runRound(o.server, o.runner, planned, o.settings, {
-        signal: o.signal,
-        onPhase: (phase) => o.onPhase?.(planned, phase),
-        onProgress: (p) => o.onProgress?.(planned, p),
-        onNote: o.onNote,
-      }),
-    {
-      store: o.store,
-      signal: o.signal,
-      watch: (planned) => ({ engine: "postgresql", what: `round ${planned.key}` }),
-      // Counted within this part of the plan: the caller places the part in the whole run.
-      onProgress: ({ done, total, skipped, last, next }) => o.onRound?.(done - skipped, total - skipped, next, last),
-    },
-  );
 }

@@ -24,10 +24,10 @@ import { lockTimeline, type LockTimeline } from "./lock-timeline";
 import { ReindexSession, type ReindexTiming } from "./reindex-session";
 import { ignored } from "../../../runtime/debug";
 
-/** The runs of one set: the seed's two, and REINDEX CONCURRENTLY (the seed's suggested remedy). */
 /** The series' bucket, ms: fine enough for the lost share of a window of a second or two. */
-export const WINDOW_BUCKET_MS = 100;
+const WINDOW_BUCKET_MS = 100;
 
+/** The runs of one set: the seed's two, and REINDEX CONCURRENTLY (the seed's suggested remedy). */
 export const REINDEX_MODES = ["baseline", "reindex", "concurrently"] as const;
 export type ReindexMode = (typeof REINDEX_MODES)[number];
 
@@ -62,8 +62,7 @@ export interface PlannedRun {
 
 /**
  * Sets outermost; set 1 runs the modes in the given order (the seed's: baseline first), each later
- * set starts one mode further on, so that TPS drifting from run to run (by up to ±25 % here, in
- * both directions) does not fall on one mode, as it would with the baseline always first.
+ * set starts one mode further on, so that TPS drifting from run to run does not fall on one mode.
  */
 export function planRuns(sets: number, modes: readonly ReindexMode[]): PlannedRun[] {
   const plan: PlannedRun[] = [];
@@ -173,8 +172,6 @@ export async function runTrial(
           threads: s.threads,
           durationSeconds: s.durationSeconds,
           builtin: "tpcb-like",
-          // 100 ms buckets of the per-transaction log: the REINDEX window (a second or two at the
-          // default's scale) is then measured to a tenth of a second, not blurred by whole seconds.
           bucketMs: WINDOW_BUCKET_MS,
           signal: hooks.signal,
           onProgress: hooks.onProgress,

@@ -2,17 +2,15 @@
  * The REINDEX's stall as a share of the run: the quantity seed 003's TPS drop follows from, and how
  * a run reaches the seed's share on a machine whose rebuild takes another number of seconds.
  */
+import fs from "node:fs";
+import path from "node:path";
 import { publishedFigures } from "../../../results/reference";
+import type { RebuildCalibration } from "./run-trials";
 
 /** The seed's runs: pgbench -c 2 -T 30. */
 const SEED_CLIENTS = 2;
 
-/**
- * The seed's stall share per set: the accounts UPDATE's added latency (with − without REINDEX,
- * pgbench -r) × the REINDEX run's transactions ÷ its clients is the time every client stood blocked
- * (set 1: 0.562 ms × 26,956 ÷ 2 ≈ 7.6 s), ÷ the 30 s run. With TPS × 30 for the transactions:
- * set 1 25 %, set 2 20 %, set 3 22 %.
- */
+/** The seed's stall share per set: added UPDATE latency × transactions ÷ clients (all blocked) ÷ the run. */
 export function seedStallShares(): number[] {
   const figures = publishedFigures("reindex_impact");
   const value = (series: string, set: string) => figures.find((f) => f.series === series && f.condition === set)?.value;
@@ -26,13 +24,10 @@ export function seedStallShares(): number[] {
   });
 }
 
-/** Set 1's share (≈ 7.6 s of 30 s, 25 %): the set whose -r output the seed's text quotes first. */
+/** Set 1's share: the set whose -r output the seed's text quotes first. */
 export const SEED_STALL_SHARE = Math.round((seedStallShares()[0] ?? 0.25) * 1000) / 1000;
 
-/**
- * Shortest and longest run the calibration may choose, s: pgbench's per-second series needs a few
- * seconds around the window, and a minute bounds a run's time.
- */
+/** Shortest and longest run the calibration may choose, s (the series needs load around the window). */
 export const RUN_LENGTH_BOUNDS = [6, 60] as const;
 
 /**
@@ -52,4 +47,20 @@ export function runLengthFor(
   const durationSeconds = Math.min(hi, Math.max(lo, Math.round(rebuildSeconds / share)));
   const fraction = planned.reindexStartSeconds / planned.durationSeconds;
   return { durationSeconds, reindexStartSeconds: Math.max(0.5, Math.round(durationSeconds * fraction * 10) / 10) };
+}
+
+/** The run length a calibration rebuild chose, kept beside the trials so that a resume runs at it. */
+export interface RunLengthCalibration extends RebuildCalibration {
+  readonly stallShare: number;
+  readonly durationSeconds: number;
+  readonly reindexStartSeconds: number;
+}
+
+export const CALIBRATION_FILE = "calibration.json";
+
+/** A resumed run keeps the run length its first part chose (its trials ran at it). */
+export function storedCalibration(directory: string): RunLengthCalibration | undefined {
+  const file = path.join(directory, CALIBRATION_FILE);
+  if (!fs.existsSync(file)) return undefined;
+  return JSON.parse(fs.readFileSync(file, "utf8")) as RunLengthCalibration;
 }

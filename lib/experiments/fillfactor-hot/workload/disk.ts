@@ -5,9 +5,9 @@
  * most a full-page image of every page (heap and both indexes once) and ~100 B a row's record. One
  * table exists at a time (each trial drops the last).
  */
-import type { FillfactorHotParams } from "./params";
-import { plannedRoom } from "./workload/page-model";
-import { bytesText, type DiskNeed } from "../../targets/disk-need";
+import type { FillfactorHotParams } from "../params";
+import { plannedRoom } from "./page-model";
+import { bytesText, type DiskNeed } from "../../../targets/disk-need";
 
 /** A bigint B-tree built by sort holds ~ 20 B a row (16-byte tuple, 4-byte line pointer, 90 % full). */
 const INDEX_ROW_BYTES = 20;
@@ -15,7 +15,7 @@ const MAX_WAL_BYTES = 2 ** 30;
 const BASE_BYTES = 200 * 2 ** 20;
 const WAL_RECORD_BYTES = 100;
 
-export function diskNeed07(p: FillfactorHotParams): DiskNeed {
+export function diskNeed(p: FillfactorHotParams): DiskNeed {
   const ff = Math.min(...p.fillfactors);
   const room = plannedRoom(ff, p.padBytes);
   const heap = 2 * Math.ceil(p.rows / room.rowsPerPage) * 8192;

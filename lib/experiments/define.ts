@@ -1,0 +1,298 @@
+/**
+ * The experiment base: what every notebook's experiment repeats, written once. A notebook supplies
+ * its own parts — parameter checks, servers, workload, summary, claims, CSV rows, display sections —
+ * and `defineExperiment` derives the rest: identity from the slug, the session around the work, the
+ * ETA and the "can decide" prospect, the sensitivity pass, save, showRun and showClaims, and the
+ * registry's view (`npm run reproduce`, the parameter checks, the tests).
+ */
+import path from "node:path";
+import { withProfile, type ProfileName } from "../params/profiles";
+import { oneOf, positiveInteger, rejectUnknownKeys } from "../params/validate";
+import { RunStore, type TrialRecord } from "../results/run-store";
+import { summaryCsv } from "../results/summary-csv";
+import type { RunMetadata } from "../results/metadata";
+import { judge, plan as planClaims, type ClaimSet, type Without } from "../stats/claim-engine";
+import { planText, type ClaimCheck, type ClaimPlan } from "../stats/claims";
+import type { DiskNeed } from "../targets/disk-need";
+import { TARGET_CHOICES, type TargetChoice } from "../targets/select";
+import type { ServerSpec } from "../targets/types";
+import { showClaimsAndUndeclared } from "../display/claims";
+import { showRunHeader } from "../display/run-header";
+import { showTable } from "../display/table";
+import { register, type Experiment, type RegisteredExperiment } from "./contract";
+import { estimateRun, type EtaModel } from "./eta";
+import type { FaultCells } from "./faults";
+import { withSession, type ExperimentSession, type RunControl } from "./session";
+import type { PlannedTrial } from "../workloads/trials";
+
+/** Where a notebook's servers run: every notebook's parameters extend it. */
+export interface TargetParams {
+  /**
+   * Where the servers run: auto = embedded, unless a URI (DBLAB_POSTGRES_URI, DBLAB_MONGODB_URI) or a
+   * Docker engine on another host is named; or embedded, docker, external (docs/targets.md).
+   */
+  readonly target: TargetChoice;
+}
+
+/** A Docker server's limits, for the notebooks whose servers may run in containers. */
+export interface LimitParams extends TargetParams {
+  /** CPU limit of each Docker server. */
+  readonly cpus: number;
+  /** Memory limit of each Docker server, GiB. */
+  readonly memoryGiB: number;
+}
+
+/** The parameters the base reads. */
+export type BaseParams = TargetParams & { readonly cpus?: number; readonly memoryGiB?: number };
+
+/** A finished run: its id, folder, metadata, parameters and trials, and what the workload adds. */
+export type RunOf<P, T, X extends object = object> = {
+  readonly runId: string;
+  readonly directory: string;
+  readonly metadata: RunMetadata;
+  readonly params: P;
+  readonly trials: readonly T[];
+} & X;
+
+type AnyTrial = TrialRecord<object, string>;
+/** A trial record's condition type. */
+export type ConditionOf<T extends AnyTrial> = T["condition"];
+
+/** What the workload gets: the parameters, the plan (where the notebook has one), the session and the control. */
+export interface Work<P, T extends AnyTrial, PT extends PlannedTrial<ConditionOf<T>>> {
+  readonly params: P;
+  readonly plan: readonly PT[];
+  readonly session: ExperimentSession<ConditionOf<T>>;
+  readonly control: RunControl;
+  /** Date.now() when the run was called, before its servers started: an adaptive design's budget counts from it. */
+  readonly startedAt: number;
+  /**
+   * The parameters the ETA plans for from now on: an adaptive design's added round joins the time left;
+   * a phased run's `phase` says the model made for what it now knows and whether its setup is done.
+   */
+  readonly estimateAs: (p: P, phase?: EtaPhase<P>) => void;
+}
+
+/** What a phased run tells its ETA as it goes (03: its template's level once made, then its setup done). */
+export interface EtaPhase<P> {
+  readonly model?: EtaModel<P>;
+  readonly setupDone?: boolean;
+}
+
+/**
+ * An ETA model over a fixed plan: the base builds its units from the same plan the work runs, so
+ * that the keys the estimate leaves out as done are the keys the run stores.
+ */
+export type PlanEta<P, PT> = Omit<EtaModel<P>, "units"> & {
+  readonly unit: (t: PT, p: P) => { readonly size: number; readonly fixedSeconds?: number; readonly kind?: string };
+};
+
+/** A CSV row: undefined and null are both an empty cell. */
+type CsvRow = Readonly<Record<string, string | number | boolean | null | undefined>>;
+
+export interface ExperimentDefinition<
+  P extends BaseParams,
+  T extends AnyTrial,
+  S,
+  X extends object = object,
+  PT extends PlannedTrial<ConditionOf<T>> = PlannedTrial<ConditionOf<T>>,
+> {
+  /** "07-fillfactor-hot": the id (07), the notebook's file, the results folder and the server names derive from it. */
+  readonly slug: string;
+  readonly title: string;
+  readonly profiles: Readonly<Record<ProfileName, P>>;
+  /**
+   * Checks the merged parameters and returns them normalised (unknown keys, target, cpus, memoryGiB: the base);
+   * `overrides` says which values the reader set (04: raising `sets` alone raises `maxSets` with it).
+   */
+  readonly check: (p: P, overrides: Partial<P>) => P;
+  /** The servers started before the work (named by `serverName`). */
+  readonly servers: (p: P) => ServerSpec[];
+  /** The trials these parameters plan, built once a run: the work runs them, the ETA times them. */
+  readonly plan?: (p: P) => readonly PT[];
+  /** Runs the trials into the session's store; returns what the run carries besides its trials. */
+  readonly work: (w: Work<P, T, PT>) => Promise<X>;
+  /** Every figure the notebook shows, from the run's trials (annotate `trials`: it gives the trial type). */
+  readonly summarise: (trials: readonly T[], run: RunOf<P, T, X>) => S;
+  readonly claims: ClaimSet<P, S, string>;
+  /** A correction after the engine's judgement, on the main verdicts (03: Holm over claim (1)'s steps). */
+  readonly correct?: (checks: ClaimCheck[], summary: S) => ClaimCheck[];
+  /** The claims table's caption, where its claims are not a seed's (07: PostgreSQL's documentation). */
+  readonly claimsCaption?: string;
+  /** The same trials summarised without the flagged ones, for every claim's sensitivity line. */
+  readonly without?: (run: RunOf<P, T, X>, summary: S) => Without<S> | undefined;
+  /** summary.csv's rows; summary.json holds `toJson(summary)` (default: the summary) and the claims. */
+  readonly csvRows: (summary: S, run: RunOf<P, T, X>) => readonly CsvRow[];
+  readonly toJson?: (summary: S, run: RunOf<P, T, X>) => unknown;
+  readonly disk?: (p: P) => DiskNeed;
+  /** How the trials' time grows: a model over `plan`'s trials, or a model of its own (an adaptive plan). */
+  readonly eta?: PlanEta<P, PT> | EtaModel<P>;
+  readonly faults?: FaultCells;
+}
+
+/** What a notebook calls, and the registry's view. */
+export interface DefinedExperiment<P extends BaseParams, T, S, X extends object> {
+  readonly id: string;
+  readonly slug: string;
+  readonly title: string;
+  readonly params: (profile: string, overrides?: Partial<P>) => P;
+  readonly run: (params: P, control?: RunControl) => Promise<RunOf<P, T, X>>;
+  readonly summarise: (run: RunOf<P, T, X>) => S;
+  readonly claims: (summary: S, run: RunOf<P, T, X>) => ClaimCheck[];
+  readonly save: (run: RunOf<P, T, X>, summary: S, claims: readonly ClaimCheck[]) => string[];
+  readonly prospect: (params: P) => ClaimPlan[];
+  readonly showRun: (run: RunOf<P, T, X>) => void;
+  readonly showClaims: (claims: readonly ClaimCheck[]) => void;
+  readonly registered: RegisteredExperiment;
+}
+
+const SLUG = /^(\d\d)-[a-z0-9]+(-[a-z0-9]+)*$/;
+
+/** A server's name in a run: the notebook's id and the engine's short name ("07-pg"). */
+export const serverName = (slug: string, short: string): string => `${slug.slice(0, 2)}-${short}`;
+
+export function defineExperiment<
+  P extends BaseParams,
+  T extends AnyTrial,
+  S,
+  X extends object = object,
+  PT extends PlannedTrial<ConditionOf<T>> = PlannedTrial<ConditionOf<T>>,
+>(d: ExperimentDefinition<P, T, S, X, PT>): DefinedExperiment<P, T, S, X> {
+  type C = ConditionOf<T>;
+  const id = SLUG.exec(d.slug)?.[1];
+  if (!id) throw new Error(`"${d.slug}" is not a notebook slug (two digits, a dash, lower-case words)`);
+  const known = Object.keys(d.profiles.default);
+  type Run = RunOf<P, T, X>;
+
+  const params = (profile: string, overrides: Partial<P> = {}): P => {
+    rejectUnknownKeys(d.slug, overrides, known);
+    const p = withProfile(d.profiles, profile, overrides);
+    return d.check(
+      {
+        ...p,
+        target: oneOf("target", p.target, TARGET_CHOICES),
+        ...(p.cpus === undefined ? {} : { cpus: positiveInteger("cpus", p.cpus) }),
+        ...(p.memoryGiB === undefined ? {} : { memoryGiB: positiveInteger("memoryGiB", p.memoryGiB) }),
+      },
+      overrides,
+    );
+  };
+  const prospect = (p: P): ClaimPlan[] => planClaims(d.claims, p);
+  const eta = etaModel(d.eta, d.plan);
+
+  const run = (p: P, control: RunControl = {}): Promise<Run> => {
+    const startedAt = Date.now();
+    const plan = d.plan?.(p) ?? [];
+    // The same plan for the ETA as for the work: the keys it leaves out as done are the keys the run stores.
+    const model = etaModel(d.eta, () => plan);
+    let etaParams = p;
+    let phase: EtaPhase<P> = {};
+    return withSession<C, Run>(
+      {
+        notebook: d.slug,
+        title: d.title,
+        params: p,
+        control,
+        specs: d.servers(p),
+        target: p.target,
+        ...(p.cpus === undefined ? {} : { cpus: p.cpus }),
+        ...(p.memoryGiB === undefined ? {} : { memoryGiB: p.memoryGiB }),
+        prospect: planText(prospect(p)),
+        ...(model
+          ? {
+              estimate: (done: ReadonlySet<string>) =>
+                estimateRun(d.slug, phase.model ?? model, etaParams, done, undefined, undefined, phase.setupDone),
+            }
+          : {}),
+      },
+      async (session) => {
+        const estimateAs = (q: P, next: EtaPhase<P> = {}): void => {
+          etaParams = q;
+          phase = { ...phase, ...next };
+        };
+        const extra = await d.work({ params: p, plan, session, control, startedAt, estimateAs });
+        const { store, metadata } = session;
+        const base = { runId: store.runId, directory: store.directory, metadata, params: p };
+        return { ...extra, ...base, trials: store.trials() as unknown as readonly T[] };
+      },
+    );
+  };
+
+  const claims = (summary: S, r: Run): ClaimCheck[] => {
+    const checks = judge(d.claims, summary, d.without?.(r, summary));
+    return d.correct ? d.correct(checks, summary) : checks;
+  };
+
+  const save = (r: Run, summary: S, checks: readonly ClaimCheck[]): string[] => {
+    const store = RunStore.open<C>({
+      notebook: r.metadata.notebook,
+      params: r.metadata.params,
+      resumeId: r.runId,
+      root: path.dirname(r.directory),
+    });
+    return [
+      store.writeSummary("summary.json", { summary: d.toJson ? d.toJson(summary, r) : summary, claims: checks }),
+      store.writeSummary("summary.csv", summaryCsv(d.csvRows(summary, r), { runId: store.runId, notebook: d.slug })),
+    ];
+  };
+
+  const showRun = (r: Run): void => {
+    showRunHeader(r.metadata, r.directory);
+    const failed = r.trials.filter((t) => t.status === "failed");
+    if (failed.length)
+      showTable(
+        failed.map((t) => ({ trial: t.key, error: t.error ?? "" })),
+        { caption: `${failed.length} trial(s) failed` },
+      );
+  };
+
+  const experiment: Experiment<P, Run, S> = {
+    id,
+    slug: d.slug,
+    title: d.title,
+    notebook: `notebooks/${d.slug}.ipynb`,
+    profiles: d.profiles,
+    params,
+    run,
+    summarise: (r) => d.summarise(r.trials, r),
+    claims,
+    save,
+    plan: prospect,
+    claimSet: d.claims,
+    ...(d.disk ? { disk: d.disk } : {}),
+    ...(eta ? { estimate: eta } : {}),
+    ...(d.faults ? { faults: d.faults } : {}),
+  };
+
+  return {
+    id,
+    slug: d.slug,
+    title: d.title,
+    params,
+    run,
+    summarise: (r) => d.summarise(r.trials, r),
+    claims,
+    save,
+    prospect,
+    showRun,
+    showClaims: (checks) => showClaimsAndUndeclared(checks, d.claims, d.claimsCaption),
+    registered: register(experiment),
+  };
+}
+
+function etaModel<P, PT extends PlannedTrial<object>>(
+  eta: PlanEta<P, PT> | EtaModel<P> | undefined,
+  plan: ((p: P) => readonly PT[]) | undefined,
+): EtaModel<P> | undefined {
+  if (!eta || !("unit" in eta)) return eta;
+  const { unit, ...rest } = eta;
+  if (!plan) throw new Error("an ETA model over the plan needs the experiment's plan");
+  return {
+    ...rest,
+    units: (p) =>
+      plan(p).map((t) => {
+        const u = unit(t, p);
+        return { key: t.key, size: u.size, fixedSeconds: u.fixedSeconds ?? 0, ...(u.kind ? { kind: u.kind } : {}) };
+      }),
+  };
+}

@@ -1,0 +1,116 @@
+/**
+ * Notebook 08 (`lab.indexTypes.*`): what one index of each kind costs an INSERT stream and an UPDATE
+ * pass of its column, in time, WAL and size, beside no index; PostgreSQL's documented claims about
+ * BRIN, GIN's fast update and partial indexes tested on it.
+ */
+import { defineExperiment, serverName } from "../define";
+import { finiteOrNaN, referencesIn } from "../eta";
+import { CLAIMS } from "./claims";
+import { checkParams, INDEX_TYPES_PROFILES, type IndexTypesParams } from "./params";
+import { readingOrder } from "./present";
+import { summarise as summariseTrials } from "./summarise";
+import { IndexTable, planTrials, runPlan, type IndexTypesTrial } from "./workload";
+
+const SLUG = "08-index-types";
+
+/**
+ * The data directory at its peak: one table at a time, every row in two versions after the UPDATE
+ * pass, each version ~ 300 B with its primary key and index entries (GIN's four keys the largest),
+ * WAL up to the default max_wal_size, and the server's own files.
+ */
+const diskNeed = (p: IndexTypesParams) => ({
+  bytes: p.rows * 2 * 300 + 2 ** 30 + 200 * 2 ** 20,
+  what: `${p.rows.toLocaleString("en-US")} rows × 2 versions × 300 B + max_wal_size 1 GiB + 200 MiB of server`,
+});
+
+export const experiment = defineExperiment({
+  slug: SLUG,
+  title: "Index types: what one B-tree, hash, BRIN, GIN or partial index costs an INSERT stream and an UPDATE",
+  profiles: INDEX_TYPES_PROFILES,
+  check: checkParams,
+  servers: (p) => [
+    {
+      engine: "postgresql",
+      name: serverName(SLUG, "pg"),
+      settings: { shared_buffers: `${p.sharedBuffersMiB}MB` },
+      uses: {
+        notebook: "08 index types",
+        disk: diskNeed(p),
+        clients: 1,
+        extensions: [{ name: "pageinspect", measures: "GIN's pending-list pages after each batch (its flushes)" }],
+      },
+    },
+  ],
+  plan: planTrials,
+  work: async ({ params: p, plan, session: { store, progress, servers, signal }, control }) => {
+    const server = servers.byEngine.get("postgresql");
+    if (!server) throw new Error("no PostgreSQL server was started");
+    await runPlan({
+      plan,
+      params: p,
+      store,
+      signal,
+      continueOnError: control.continueOnError,
+      open: () => IndexTable.open(server.connection),
+      onTrial: (done, total, trial, next) => {
+        const last = trial
+          ? `last: ${trial.key} ${trial.status === "ok" ? `${trial.seconds.toFixed(3)} s` : "failed"} · `
+          : "";
+        progress.update(
+          done,
+          total,
+          `${last}${next ? `next: ${next.condition.kind} ${next.condition.operation}` : "done"}`,
+        );
+      },
+    });
+    progress.finish(`${plan.length} trials`);
+    return {};
+  },
+  summarise: (trials: readonly IndexTypesTrial[], run: { readonly params: IndexTypesParams }) =>
+    summariseTrials(trials, run.params),
+  claims: CLAIMS,
+  claimsCaption:
+    "PostgreSQL's documented behaviour on this machine: each claim declared with its regime, statistic and decision " +
+    "rule; the verdict follows from where the interval lies against the rule's margins",
+  without: (run, summary) => ({
+    summary: summariseTrials(run.trials, run.params, { withoutFlagged: true }),
+    flagged: {
+      noun: "trial",
+      count: summary.reduce((n, s) => n + new Set([...s.outlierRepeats, ...s.disturbedRepeats]).size, 0),
+      detail: "outliers in seconds, or a checkpoint inside the timed batches",
+      none: "No trial was flagged (outlier, or a checkpoint in its batches).",
+    },
+  }),
+  csvRows: (summaries) =>
+    readingOrder(summaries).map((s) => ({
+      kind: s.kind,
+      operation: s.operation,
+      trials: s.trials,
+      failed: s.failed,
+      median_s: s.medianSeconds,
+      min_s: s.minSeconds,
+      max_s: s.maxSeconds,
+      batch_p50_ms: s.medianMs ?? null,
+      batch_p99_ms: s.p99Ms ?? null,
+      batch_max_ms: s.maxMs ?? null,
+      wal_bytes_per_row: s.walBytesPerRow ?? null,
+      index_bytes: s.indexBytes ?? null,
+      outside_batch_ms: s.outsideMedianMs ?? null,
+      outside_wal_bytes_per_row: s.outsideWalBytesPerRow ?? null,
+      gin_flushes: s.flushes ?? null,
+      outlier_repeats: s.outlierRepeats.join(" "),
+      disturbed_repeats: s.disturbedRepeats.join(" "),
+    })),
+  disk: diskNeed,
+  eta: {
+    unit: (t, p) => ({ size: p.rows, kind: t.condition.operation }),
+    size: (_condition, params) => finiteOrNaN(params.rows),
+    kind: (condition) => (condition.operation === "update" ? "update" : "insert"),
+    references: referencesIn(__dirname),
+  },
+});
+
+export const { params, run, summarise, claims, save, showRun, showClaims, registered } = experiment;
+export type IndexTypesRun = Awaited<ReturnType<typeof run>>;
+export type { ConditionSummary } from "./summarise";
+export { showSummaryTable, showCharts, showExplanation } from "./present";

@@ -1,0 +1,269 @@
+/**
+ * How a trial of 08 runs. A fresh table `idx_rows` per trial with its primary key and at most one
+ * other index (the trial's kind). insert: the table starts empty and a stream of INSERT batches
+ * fills it; update: the table is loaded and indexed (untimed), vacuumed, then one UPDATE pass
+ * changes every row's indexed columns in id ranges. Each batch is one statement and one
+ * transaction, timed with hrtime; after it, untimed, the WAL position (and GIN's pending pages).
+ */
+import type { Client } from "pg";
+import type { RunStore, TrialRecord } from "../../results/run-store";
+import type { ConnectionInfo } from "../../targets/types";
+import { connect, endClient } from "../../engines/postgres/connect";
+import { orderSeed, seededShuffle } from "../../stats/order";
+import { ignored } from "../../runtime/debug";
+import { runTrials } from "../../workloads/trials";
+import type { IndexKind, IndexTypesParams, Operation } from "./params";
+
+export interface IndexTypesCondition {
+  readonly kind: IndexKind;
+  readonly operation: Operation;
+}
+
+export type IndexTypesCounter =
+  | "index.bytes"
+  | "index.bytes_unsummarized"
+  | "pkey.bytes"
+  | "heap.bytes"
+  | "wal.bytes"
+  | "checkpoints"
+  | "pending.flushes";
+
+export type IndexTypesTrial = TrialRecord<IndexTypesCondition, IndexTypesCounter> & {
+  /** WAL bytes of each batch, in the order of `unitMs`. */
+  readonly unitWalBytes?: readonly number[];
+  /** GIN's pending-list pages after each batch (pageinspect), for a GIN index with fastupdate. */
+  readonly pendingPages?: readonly number[];
+  /** BRIN: the untimed brin_summarize_new_values after the stream (the work the stream left to it). */
+  readonly summarizeSeconds?: number;
+  readonly setupSeconds?: number;
+};
+
+export interface PlannedTrial {
+  readonly key: string;
+  readonly condition: IndexTypesCondition;
+  readonly repeat: number;
+  readonly position: number;
+}
+
+export const conditionKey = (c: IndexTypesCondition): string => `${c.kind}/${c.operation}`;
+
+/** Rounds of every condition (kind × operation), each round in an order of its own drawn from the run's seed. */
+export function planTrials(p: Pick<IndexTypesParams, "kinds" | "operations" | "repeats" | "seed">): PlannedTrial[] {
+  const conditions = p.kinds.flatMap((kind) => p.operations.map((operation) => ({ kind, operation })));
+  const plan: PlannedTrial[] = [];
+  for (let repeat = 1; repeat <= p.repeats; repeat++)
+    for (const condition of seededShuffle(conditions, orderSeed(p.seed, repeat)))
+      plan.push({ key: `${conditionKey(condition)}/r${repeat}`, condition, repeat, position: plan.length });
+  return plan;
+}
+
+/** A batch is inside the partial index's predicate when its number (from 0) is a multiple of matchEvery. */
+export const insidePredicate = (batch: number, matchEvery: number): boolean => batch % matchEvery === 0;
+
+const TABLE = "idx_rows";
+const INDEX = "idx_rows_ix";
+/** Four keys per row from a vocabulary of 1,000: every row adds four GIN entries. */
+const TAGS = (g: string) =>
+  `ARRAY[(${g} * 31) % 1000, (${g} * 17 + 3) % 1000, (${g} * 7 + 5) % 1000, (${g} * 13 + 11) % 1000]`;
+const INDEX_SQL: Readonly<Record<Exclude<IndexKind, "none">, string>> = {
+  btree: `CREATE INDEX ${INDEX} ON ${TABLE} USING btree (k)`,
+  hash: `CREATE INDEX ${INDEX} ON ${TABLE} USING hash (k)`,
+  brin: `CREATE INDEX ${INDEX} ON ${TABLE} USING brin (created)`,
+  "gin-fastupdate": `CREATE INDEX ${INDEX} ON ${TABLE} USING gin (tags) WITH (fastupdate = on)`,
+  "gin-nofastupdate": `CREATE INDEX ${INDEX} ON ${TABLE} USING gin (tags) WITH (fastupdate = off)`,
+  partial: `CREATE INDEX ${INDEX} ON ${TABLE} USING btree (k) WHERE flagged`,
+};
+// k: the ids scattered, so B-tree and hash entries land all over the index; created: the insertion order (BRIN).
+const ROWS_SQL = (flagged: string) =>
+  `SELECT g, ((g * 7919) % 1000003)::int, g, ${TAGS("g")}, ${flagged}, repeat('x', 60) FROM generate_series($1::bigint, $2::bigint) g`;
+const INSERT_SQL = `INSERT INTO ${TABLE} ${ROWS_SQL("$3::boolean")}`;
+const UPDATE_SQL =
+  `UPDATE ${TABLE} SET k = k + 1, created = created + 1, ` +
+  `tags = ARRAY[(tags[1] + 1) % 1000, tags[2], tags[3], tags[4]] WHERE id BETWEEN $1 AND $2`;
+
+export class IndexTable {
+  private constructor(
+    private readonly client: Client,
+    private readonly pageinspect: boolean,
+  ) {}
+
+  static async open(connection: ConnectionInfo): Promise<IndexTable> {
+    const client = await connect(connection);
+    const pageinspect = await client.query("CREATE EXTENSION IF NOT EXISTS pageinspect").then(
+      () => true,
+      () => false,
+    );
+    return new IndexTable(client, pageinspect);
+  }
+
+  /** insert: the empty table with its index; update: loaded with the batches' rows, indexed, vacuumed. */
+  async prepare(c: IndexTypesCondition, p: IndexTypesParams): Promise<void> {
+    const q = (sql: string, values?: unknown[]) => this.client.query(sql, values);
+    await q(`DROP TABLE IF EXISTS ${TABLE}`);
+    await q(
+      `CREATE TABLE ${TABLE} (id bigint PRIMARY KEY, k integer NOT NULL, created bigint NOT NULL, ` +
+        `tags integer[] NOT NULL, flagged boolean NOT NULL, pad text NOT NULL) WITH (autovacuum_enabled = false)`,
+    );
+    if (c.operation === "update") {
+      const flagged = `((g - 1) / ${p.batchRows}) % ${p.matchEvery} = 0`;
+      await q(`INSERT INTO ${TABLE} ${ROWS_SQL(flagged)}`, [1, p.rows]);
+    }
+    if (c.kind !== "none") await q(INDEX_SQL[c.kind]);
+    if (c.operation === "update") await q(`VACUUM (ANALYZE) ${TABLE}`);
+    await q("CHECKPOINT");
+  }
+
+  /** One batch: rows [from, to] inserted (flagged or not), or their indexed columns updated. */
+  async batch(operation: Operation, from: number, to: number, flagged: boolean): Promise<number> {
+    const r =
+      operation === "insert"
+        ? await this.client.query({ name: "insert_batch", text: INSERT_SQL, values: [from, to, flagged] })
+        : await this.client.query({ name: "update_batch", text: UPDATE_SQL, values: [from, to] });
+    return r.rowCount ?? 0;
+  }
+
+  /** The WAL insert position (bytes since 0/0), and GIN's pending pages when asked and pageinspect is there. */
+  async position(pending: boolean): Promise<{ lsn: number; pendingPages?: number }> {
+    const withPending = pending && this.pageinspect;
+    const { rows } = await this.client.query<{ lsn: number; pending: number | null }>(
+      `SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::float8 AS lsn, ` +
+        (withPending ? `(SELECT n_pending_pages FROM gin_metapage_info(get_raw_page('${INDEX}', 0)))` : "NULL") +
+        "::float8 AS pending",
+    );
+    const r = rows[0];
+    return { lsn: r.lsn, ...(r.pending === null ? {} : { pendingPages: r.pending }) };
+  }
+
+  async checkpoints(): Promise<number> {
+    const { rows } = await this.client.query<{ n: number }>(
+      "SELECT (num_timed + num_requested)::float8 AS n FROM pg_stat_checkpointer",
+    );
+    return rows[0].n;
+  }
+
+  async sizes(kind: IndexKind): Promise<{ index: number; pkey: number; heap: number }> {
+    const { rows } = await this.client.query<{ index: number; pkey: number; heap: number }>(
+      `SELECT ${kind === "none" ? "0" : `pg_relation_size('${INDEX}')`}::float8 AS index,
+              pg_relation_size('${TABLE}_pkey')::float8 AS pkey, pg_relation_size('${TABLE}')::float8 AS heap`,
+    );
+    return rows[0];
+  }
+
+  async summarizeBrin(): Promise<void> {
+    await this.client.query(`SELECT brin_summarize_new_values('${INDEX}')`);
+  }
+
+  close(): Promise<void> {
+    return endClient(this.client);
+  }
+}
+
+const since = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e9;
+
+/** Runs one trial on a fresh table; returns its record (status "ok"), or throws. */
+export async function runTrial(
+  table: IndexTable,
+  planned: PlannedTrial,
+  p: IndexTypesParams,
+  signal?: AbortSignal,
+): Promise<IndexTypesTrial> {
+  const startedAt = new Date().toISOString();
+  const { kind, operation } = planned.condition;
+  let t = process.hrtime.bigint();
+  await table.prepare(planned.condition, p);
+  const setupSeconds = since(t);
+  const pending = kind === "gin-fastupdate" && operation === "insert";
+  const checkpointsBefore = await table.checkpoints();
+  let last = (await table.position(pending)).lsn;
+  const unitMs: number[] = [];
+  const unitWalBytes: number[] = [];
+  const pendingPages: number[] = [];
+  let written = 0;
+  for (let from = 1, batch = 0; from <= p.rows; from += p.batchRows, batch++) {
+    signal?.throwIfAborted();
+    const to = Math.min(p.rows, from + p.batchRows - 1);
+    const t0 = process.hrtime.bigint();
+    written += await table.batch(operation, from, to, insidePredicate(batch, p.matchEvery));
+    unitMs.push(Math.round(Number(process.hrtime.bigint() - t0) / 1e3) / 1e3);
+    const at = await table.position(pending);
+    unitWalBytes.push(at.lsn - last);
+    last = at.lsn;
+    if (at.pendingPages !== undefined) pendingPages.push(at.pendingPages);
+  }
+  if (written !== p.rows) throw new Error(`the ${operation} batches wrote ${written} rows of ${p.rows}`);
+  const checkpoints = (await table.checkpoints()) - checkpointsBefore;
+  const sizes = await table.sizes(kind);
+  let summarizeSeconds: number | undefined;
+  let summarized = sizes.index;
+  if (kind === "brin" && operation === "insert") {
+    t = process.hrtime.bigint();
+    await table.summarizeBrin();
+    summarizeSeconds = since(t);
+    summarized = (await table.sizes(kind)).index;
+  }
+  const flushes = pendingPages.filter((n, i) => n < (i ? pendingPages[i - 1] : 0)).length;
+  return {
+    key: planned.key,
+    condition: planned.condition,
+    repeat: planned.repeat,
+    position: planned.position,
+    status: "ok",
+    seconds: unitMs.reduce((a, b) => a + b, 0) / 1000,
+    unitMs,
+    unitWalBytes,
+    ...(pendingPages.length ? { pendingPages } : {}),
+    counters: {
+      "index.bytes": summarized,
+      ...(summarizeSeconds === undefined ? {} : { "index.bytes_unsummarized": sizes.index }),
+      "pkey.bytes": sizes.pkey,
+      "heap.bytes": sizes.heap,
+      "wal.bytes": unitWalBytes.reduce((a, b) => a + b, 0),
+      checkpoints,
+      ...(pendingPages.length ? { "pending.flushes": flushes } : {}),
+    },
+    ...(summarizeSeconds === undefined ? {} : { summarizeSeconds }),
+    setupSeconds,
+    startedAt,
+    finishedAt: new Date().toISOString(),
+  };
+}
+
+/** Runs the plan through `runTrials` (resume, watchdog, failure record, store); a failure reopens the connection. */
+export async function runPlan(o: {
+  readonly plan: readonly PlannedTrial[];
+  readonly params: IndexTypesParams;
+  readonly store: RunStore<IndexTypesCondition>;
+  readonly open: () => Promise<IndexTable>;
+  readonly onTrial?: (done: number, total: number, last?: IndexTypesTrial, next?: PlannedTrial) => void;
+  readonly continueOnError?: boolean;
+  readonly signal?: AbortSignal;
+}): Promise<IndexTypesTrial[]> {
+  let table: IndexTable | undefined;
+  try {
+    return await runTrials(
+      o.plan,
+      async (planned) => {
+        table ??= await o.open();
+        return runTrial(table, planned, o.params, o.signal);
+      },
+      {
+        store: o.store,
+        signal: o.signal,
+        continueOnError: o.continueOnError,
+        watch: (planned) => ({
+          engine: "postgresql",
+          what: `${planned.condition.operation} batches, trial ${planned.key}`,
+          group: conditionKey(planned.condition),
+        }),
+        afterFailure: async () => {
+          const dead = table;
+          table = undefined;
+          await dead?.close();
+        },
+        onProgress: ({ done, total, last, next }) => o.onTrial?.(done, total, last, next),
+      },
+    );
+  } finally {
+    await table?.close().catch(ignored("index-types: close the table"));
+  }
+}
