@@ -1,11 +1,7 @@
 /**
- * Comparing stored runs of one notebook, benchstat-style: what differed in their configuration
- * (first: an unintended change of configuration is the usual cause of an unexpected difference),
- * then per condition the medians of A and B, the change B/A with an interval and whether it is
- * distinguishable from noise, then the claims' verdicts side by side.
- *
- * Everything is checked before anything is computed: unknown runs, runs of different notebooks,
- * a run still in progress, runs with no condition in common all throw CompareInputError.
+ * Comparing stored runs of one notebook, benchstat-style: what differed in their configuration first
+ * (the usual cause of an unexpected difference), then per condition the change B/A with an interval
+ * and significance, then the claims' verdicts. Bad input throws CompareInputError before any work.
  */
 import { containerFacts } from "../results/metadata";
 import { resultsRoot, type TrialRecord } from "../results/run-store";
@@ -20,7 +16,7 @@ export interface Metric {
   readonly describe: string;
 }
 
-/** How a metric is read off a trial (kept apart from Metric so that Metric serialises to JSON). */
+/** How a metric is read off a trial (apart from Metric, which serialises to JSON). */
 const READERS: Readonly<Record<string, (t: TrialRecord) => number | undefined>> = {
   seconds: (t) => t.seconds,
   tps: (t) => {
@@ -39,20 +35,15 @@ export const METRICS: Readonly<Record<string, Metric>> = {
   },
 };
 
-/**
- * A run whose finished trials are all pgbench runs (03, 04, 06) is judged by their TPS: their
- * seconds are the fixed run length the params set. Any other by its trials' timed seconds. Read
- * off the trials, so a new notebook needs no entry here.
- */
+/** pgbench runs (all trials) are judged by TPS, their seconds being fixed; any other run by timed seconds. */
 export function defaultMetric(trials: readonly TrialRecord[]): Metric {
   const ok = trials.filter((t) => t.status === "ok");
   return ok.length > 0 && ok.every((t) => READERS.tps(t) !== undefined) ? METRICS.tps : METRICS.seconds;
 }
 
 export interface CompareOptions {
-  /** Significance level of the rank test (default 0.10; see lib/compare/stats.ts). */
   readonly alpha?: number;
-  /** Regression gate: a condition worse by more than this fraction (0.05 = 5 %) and distinguishable. */
+  /** Regression gate: worse by more than this fraction and distinguishable. */
   readonly regressionThreshold?: number;
   readonly metric?: string;
   readonly root?: string;
@@ -74,7 +65,6 @@ export interface RunInfo {
 export interface ConfigRow {
   readonly section: string;
   readonly field: string;
-  /** One value per run, in the order given; "—" where the run did not record it. */
   readonly values: readonly string[];
 }
 
@@ -82,7 +72,6 @@ export interface SideSummary {
   readonly n: number;
   readonly failed: number;
   readonly median: number;
-  /** Distribution-free interval of the median and the probability that it covers it. */
   readonly low: number;
   readonly high: number;
   readonly coverage: number;
@@ -91,19 +80,16 @@ export interface SideSummary {
 
 export interface ConditionRow {
   readonly key: string;
-  /** Only the condition's fields that vary between conditions, as `name=value`. */
   readonly label: string;
   readonly condition: Readonly<Record<string, unknown>>;
   readonly a?: SideSummary;
   readonly b?: SideSummary;
-  /** Present in one run only. */
   readonly only?: "A" | "B";
   readonly change?: Change;
   /** Worse than A by more than the threshold and distinguishable from noise. */
   readonly regression?: boolean;
 }
 
-/** A condition both runs have values for, and so a change. */
 export type ComparedRow = ConditionRow & { readonly a: SideSummary; readonly b: SideSummary; readonly change: Change };
 
 export function isCompared(r: ConditionRow): r is ComparedRow {
@@ -127,9 +113,8 @@ export interface PairComparison {
   readonly common: number;
   readonly distinguishable: number;
   readonly regressions: number;
-  /** The smallest p the smallest common sample sizes allow: when it exceeds α nothing can be flagged. */
+  /** The smallest p the sample sizes allow: above α nothing can be flagged. */
   readonly minPossibleP: number;
-  /** Undefined when neither run recorded verdicts. */
   readonly verdicts?: readonly VerdictPair[];
   readonly verdictsNote: string;
 }
@@ -141,17 +126,14 @@ export interface Comparison {
   readonly regressionThreshold?: number;
   readonly runs: readonly RunInfo[];
   readonly config: readonly ConfigRow[];
-  /** How many recorded fields were the same in every run. */
   readonly identicalFields: number;
-  /** The first run is the baseline; one pair per other run. */
   readonly pairs: readonly PairComparison[];
   readonly warnings: readonly string[];
 }
 
-// ---------------------------------------------------------------------------------------------
 // Configuration diff
 
-/** Settings that differ between any two server instances (ports, paths): not configuration. */
+/** Settings that differ between any two servers (ports, paths): not configuration. */
 const PER_INSTANCE_SETTINGS = new Set([
   "port",
   "data_directory",
@@ -164,7 +146,7 @@ const PER_INSTANCE_SETTINGS = new Set([
   "cluster_name",
 ]);
 
-/** Top-level metadata fields shown by their own rows, or not configuration at all. */
+/** Top-level metadata fields shown by their own rows, or not configuration. */
 const HANDLED = new Set([
   "runId",
   "notebook",
@@ -241,7 +223,6 @@ function configFields(run: StoredRun): Fields {
   const params = new Map<string, string>();
   flatten("", run.params ?? m.params, params);
   for (const [k, v] of params) put("params", k, v);
-  // Anything else recorded (quietness figures, templates, effective settings…), field by field.
   const other = new Map<string, string>();
   for (const [k, v] of Object.entries(m)) if (!HANDLED.has(k)) flatten(k, v, other);
   for (const [k, v] of other) put("recorded", k, v);
@@ -264,10 +245,8 @@ export function configDiff(runs: readonly StoredRun[]): { rows: ConfigRow[]; ide
   return { rows, identical };
 }
 
-// ---------------------------------------------------------------------------------------------
 // Conditions
 
-/** The condition key: the trial's condition with its fields sorted, so field order never matters. */
 export function conditionKey(condition: Readonly<Record<string, unknown>>): string {
   return JSON.stringify(Object.fromEntries(Object.entries(condition).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))));
 }
@@ -382,7 +361,6 @@ function comparePair(
 ): PairComparison {
   const ga = groupTrials(a, read);
   const gb = groupTrials(b, read);
-  // Every condition of either run, A's first, in first-seen order.
   const conditions = new Map<string, Readonly<Record<string, unknown>>>();
   for (const [key, g] of [...ga, ...gb]) if (!conditions.has(key)) conditions.set(key, g.condition);
   const label = labels([...conditions.values()]);
@@ -394,7 +372,7 @@ function comparePair(
     if (!sa || !sb) return { ...base, only: sa ? ("A" as const) : sb ? ("B" as const) : undefined };
     const c = change(sa.values, sb.values, o.alpha);
     minPossibleP = Math.max(minPossibleP, c.test.minP);
-    // "Slower by more than t": time × (1 + t), i.e. a rate (TPS) ÷ (1 + t).
+    // "Slower by more than t": time × (1 + t), a rate ÷ (1 + t).
     const worse = metric.higherIsBetter
       ? c.ratio < 1 / (1 + (o.regressionThreshold ?? 0))
       : c.ratio > 1 + (o.regressionThreshold ?? 0);

@@ -1,15 +1,7 @@
-/**
- * A comparison as text: a terminal table (`npm run compare`), Markdown (a pull-request comment) and
- * JSON (a CI job). The same sections in the same order everywhere: runs, what differed, per
- * condition, only in one run, verdicts.
- */
+/** A comparison as a terminal table, Markdown or JSON, with the same sections in the same order. */
 import { isCompared, type Comparison, type ConditionRow, type PairComparison } from "./compare";
 
-/**
- * Three significant digits, as lib/display/table's formatNumber. Not imported from there: that
- * module loads danfo.js, which takes 1.7 s of the 1.9 s `npm run runs` took here; the CLI loads
- * this file, the notebook view (lib/compare/present.ts) uses display/ itself.
- */
+/** Three significant digits, as display/table's formatNumber; kept apart so the CLI does not load display/. */
 function num(x: number): string {
   if (!Number.isFinite(x)) return String(x);
   if (Number.isInteger(x)) return x.toLocaleString("en-US");
@@ -115,10 +107,9 @@ function runLine(r: Comparison["runs"][number]): string[] {
 
 const RUN_HEAD = ["", "run", "profile", "target", "commit", "started", "trials", "state"];
 
-// ---------------------------------------------------------------------------------------------
 // Terminal
 
-/** Columns padded to their widest cell (code points, so "—" and "×" count as one). */
+/** Padded to the widest cell in code points. */
 export function textTable(head: readonly string[], rows: readonly (readonly string[])[], indent = "  "): string {
   const len = (s: string) => [...s].length;
   const widths = head.map((h, i) => Math.max(len(h), ...rows.map((r) => len(r[i] ?? ""))));
@@ -170,7 +161,6 @@ export function formatText(c: Comparison): string {
   return out.join("\n");
 }
 
-// ---------------------------------------------------------------------------------------------
 // Markdown
 
 const md = (s: string): string => s.replace(/\|/g, "\\|").replace(/\n/g, " ");
@@ -225,10 +215,9 @@ export function formatMarkdown(c: Comparison): string {
   return out.join("\n");
 }
 
-// ---------------------------------------------------------------------------------------------
 // JSON
 
-/** The whole comparison, trial values included, for a CI job; `regressions` at the top for a quick check. */
+/** The whole comparison for a CI job, `regressions` at the top. */
 export function formatJson(c: Comparison): string {
   const regressions = c.pairs.reduce((n, p) => n + p.regressions, 0);
   return JSON.stringify({ regressions, ...c }, null, 2);

@@ -1,39 +1,20 @@
 /**
- * The statistics of a comparison of two runs: is B's change from A distinguishable from noise?
- *
- * Test: the exact two-sided Mann–Whitney U (Wilcoxon rank-sum) test on the trial values. Why this one:
- * - ranks, not means: on this shared 2-core machine one trial in a few is disturbed by a neighbour
- *   (notebook 04 saw TPS drift ±25 % from run to run); a mean-based permutation test lets that one
- *   value decide, a rank test does not;
- * - exact, not the normal approximation: runs have 2–5 trials per condition, where the
- *   approximation is wrong by a factor of two or more;
- * - the distribution is computed exactly by dynamic programming over (doubled) mid-ranks, so ties
- *   are handled (the conditional permutation distribution of the rank sum) and no seed is needed.
- * Written here because simple-statistics has only the rank-sum statistic (`wilcoxonRankSum`, no
- * p-value) and an unseeded, mean-based `permutationTest`.
- *
- * Honest limits. With n trials per side the smallest two-sided p is 2 / C(2n, n): 0.33 for 2 vs 2,
- * 0.10 for 3 vs 3, 0.029 for 4 vs 4, 0.008 for 5 vs 5. So the default α is 0.10 and a change is
- * flagged when p ≤ α (benchstat uses 0.05, but with 3 trials a side — the `default` profile's —
- * nothing could ever be flagged at 0.05): when nothing changed, at most one condition in ten is
- * flagged by chance (exactly one in ten with 3 vs 3), and with 3 vs 3 "flagged" means
- * "every B trial is beyond every A trial". With 2 vs 2 (the `smoke` profile) nothing can be flagged.
+ * Is run B's change from A distinguishable from noise? The exact two-sided Mann–Whitney U test on the
+ * trial values, ties by doubled mid-ranks; why this test and α: docs/statistics.md.
  */
 import { medianInterval as exactMedianInterval } from "../stats/intervals";
 
-/** Default significance level; see the header for why 0.10 and not benchstat's 0.05. */
+/** docs/statistics.md: with 3 trials a side the smallest p is 0.10. */
 export const DEFAULT_ALPHA = 0.1;
 
 export interface RankTest {
-  /** Mann–Whitney U of B (the number of (a, b) pairs with b > a, ties counting ½). */
+  /** Mann–Whitney U of B (pairs with b > a, ties counting ½). */
   readonly u: number;
-  /** Exact two-sided p-value. */
   readonly p: number;
-  /** The smallest p these sample sizes can give: below α or nothing can ever be flagged. */
   readonly minP: number;
 }
 
-/** Mid-ranks (1-based; ties share the mean of their ranks), doubled so that they are integers. */
+/** Mid-ranks, doubled so that they are integers. */
 function doubledMidRanks(values: readonly number[]): number[] {
   const order = values.map((v, i) => ({ v, i })).sort((x, y) => x.v - y.v);
   const ranks = new Array<number>(values.length);
@@ -47,10 +28,7 @@ function doubledMidRanks(values: readonly number[]): number[] {
   return ranks;
 }
 
-/**
- * Number of ways to choose `n` of the items, by their sum of (doubled) ranks: ways[s].
- * Counts are doubles: beyond 2^53 they are approximate, which a probability does not notice.
- */
+/** Ways to choose `n` of the items, by their sum of doubled ranks (doubles: approximate beyond 2^53). */
 function rankSumDistribution(ranks: readonly number[], n: number): number[] {
   const maxSum = ranks.reduce((a, b) => a + b, 0);
   // dp[k][s]: ways to pick k items with doubled rank sum s.
@@ -68,7 +46,6 @@ function rankSumDistribution(ranks: readonly number[], n: number): number[] {
   return dp[n];
 }
 
-/** Exact two-sided Mann–Whitney U test of B against A. */
 export function mannWhitney(a: readonly number[], b: readonly number[]): RankTest {
   if (a.length === 0 || b.length === 0) throw new Error("mannWhitney() needs at least one value on each side");
   const pooled = [...a, ...b];
@@ -102,40 +79,26 @@ export interface ConditionInterval {
   readonly median: number;
   readonly low: number;
   readonly high: number;
-  /** The probability that [low, high] covers the true median (distribution-free, from order statistics). */
   readonly coverage: number;
 }
 
-/**
- * One condition's median with its exact order-statistic interval (lib/stats/intervals.ts `medianInterval`),
- * at the comparison's 95 % rather than a claim's 90 %, in this module's shape.
- */
+/** One condition's median with its exact interval at 95 % (stats/intervals.ts). */
 export function conditionInterval(values: readonly number[], level = 0.95): ConditionInterval {
   const m = exactMedianInterval(values, "trials of one condition", level);
   return { median: m.estimate, low: m.low, high: m.high, coverage: m.coverage };
 }
 
 export interface Change {
-  /** median(B) / median(A). */
   readonly ratio: number;
-  /**
-   * Interval of the ratio from the two medians' exact intervals: [low(B)/high(A), high(B)/low(A)].
-   * The runs are independent, so it covers the ratio of the true medians with at least
-   * coverage(A) × coverage(B) (`coverage`): 56 % with 3 trials a side, 88 % with 5. No bootstrap: a
-   * percentile bootstrap of 3 values relabels the range as "95 %".
-   */
+  /** [low(B)/high(A), high(B)/low(A)]: covers the true ratio with at least coverage(A) × coverage(B). */
   readonly ciLow: number;
   readonly ciHigh: number;
   readonly coverage: number;
   readonly test: RankTest;
-  /**
-   * p ≤ α: distinguishable from noise at this level. "≤", not "<": with 3 vs 3 the smallest p is
-   * exactly 0.10, and the chance of p ≤ 0.10 when nothing changed is then exactly 0.10 = α.
-   */
+  /** p ≤ α: with 3 vs 3 the smallest p is exactly α. */
   readonly distinguishable: boolean;
 }
 
-/** p ≤ α, with room for the rounding of a p that is exactly α (3 vs 3: 2/20). */
 export function significant(p: number, alpha = DEFAULT_ALPHA): boolean {
   return p <= alpha + 1e-12;
 }

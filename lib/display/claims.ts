@@ -1,19 +1,14 @@
 /**
- * The seed's claims in a report, for every notebook: the verdict summary under the run header (the
- * answer first: one line per claim, its verdict and the number behind it, a link down) and the full
- * claims table, where each claim's outcome (this run, verdict, decided by, why) is one row and its
- * declaration (seed, regime, statistic, rule) is folded under it, so no row is a screen tall.
- *
- * A claim may carry fields beyond `ClaimCheck` (a kind, a regime distance, a mechanism): every
- * other string, number or boolean field is shown too, short ones as columns beside the claim, long
- * ones in its declaration, without the renderer depending on any of them.
+ * The seed's claims in a report: the verdict summary under the run header (one line per claim, a link
+ * down) and the full table, one outcome row per claim with its declaration folded under it. Fields
+ * beyond `ClaimCheck` are shown too: short ones as columns, long ones in the declaration.
  */
 import type { ClaimCheck, Verdict } from "../stats/claims";
 import { intervalText } from "../stats/intervals";
 import { notDeclaredLines, type NotDeclared } from "../stats/claim-engine";
 import { escapeHtml, show } from "./output";
 
-/** The fields ClaimCheck declares, shown in their own places; anything else is an extra. */
+/** ClaimCheck's own fields; anything else is an extra. */
 const KNOWN = new Set([
   "id",
   "claim",
@@ -29,7 +24,7 @@ const KNOWN = new Set([
   "sensitivity",
 ]);
 
-/** An extra field whose every value is at most this long is a column; longer ones go in the declaration. */
+/** An extra whose every value is at most this long is a column. */
 const SHORT_EXTRA = 40;
 
 const VERDICT_STYLE: Readonly<Record<Verdict, string>> = {
@@ -46,12 +41,11 @@ function verdictBadge(verdict: string): string {
   return `<span class="dblab-verdict" style="${style};padding:1px 6px;border-radius:3px;white-space:nowrap;font-weight:600">${escapeHtml(verdict)}</span>`;
 }
 
-/** The id of a claim's row in the full table, for the summary's link; unique per notebook. */
+/** Unique per notebook. */
 export function claimAnchor(id: string): string {
   return `dblab-claim-${id.replace(/[^A-Za-z0-9_-]+/g, "-").replace(/^-+|-+$/g, "")}`;
 }
 
-/** Fields beyond ClaimCheck's, in first-seen order, with their shown text. */
 function extras(claim: ClaimCheck): [string, string][] {
   return Object.entries(claim as unknown as Record<string, unknown>).flatMap(([key, value]): [string, string][] => {
     if (KNOWN.has(key)) return [];
@@ -61,7 +55,7 @@ function extras(claim: ClaimCheck): [string, string][] {
   });
 }
 
-/** A camelCase key as a column name: "regimeDistance" → "regime distance". */
+/** "regimeDistance" → "regime distance". */
 function label(key: string): string {
   return key.replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase();
 }
@@ -75,10 +69,7 @@ const fmt = (x: number): string =>
         ? x.toFixed(2)
         : x.toPrecision(2);
 
-/**
- * The number behind a verdict: the statistic's interval when the rule read one, else the first
- * part of this run's figures (up to its first ";"), shortened to a line.
- */
+/** The number behind a verdict: the interval when the rule read one, else this run's first figure. */
 export function statisticText(claim: ClaimCheck): string {
   if (claim.interval) {
     const of = claim.interval.of ? `${claim.interval.of}: ` : "";
@@ -88,10 +79,7 @@ export function statisticText(claim: ClaimCheck): string {
   return first.length > 120 ? `${first.slice(0, 119)}…` : first;
 }
 
-/**
- * For a claim outside its regime, what would test it: the last clause of its reason
- * (`notTestedAtThisScale` joins "why outside; how to test" with "; "), when that is short.
- */
+/** For a claim outside its regime, what would test it: its reason's last clause, when short. */
 export function howToTest(claim: ClaimCheck): string {
   if (claim.verdict !== "not tested at this scale") return "";
   const at = claim.decidedBy.lastIndexOf("; ");
@@ -99,7 +87,7 @@ export function howToTest(claim: ClaimCheck): string {
   return tail && tail.length <= 100 ? tail : "";
 }
 
-/** Counts per verdict, in the order of VERDICTS: "2 held, 1 inconclusive". */
+/** e.g. "2 held, 1 inconclusive". */
 export function verdictCounts(claims: readonly { readonly verdict: string }[]): string {
   const counts = new Map<string, number>();
   for (const c of claims) counts.set(c.verdict, (counts.get(c.verdict) ?? 0) + 1);
@@ -110,7 +98,6 @@ export function verdictCounts(claims: readonly { readonly verdict: string }[]): 
     .join(", ");
 }
 
-/** The verdict summary: one line per claim, linking to its row in the full table. */
 export function verdictSummaryHtml(claims: readonly ClaimCheck[]): string {
   if (!claims.length) return `<div class="dblab-verdicts"><b>Verdicts:</b> this run judged no claim.</div>`;
   const lines = claims
@@ -136,18 +123,13 @@ export function verdictSummaryHtml(claims: readonly ClaimCheck[]): string {
   );
 }
 
-/** Shows the verdict summary (under the run header). */
 export function showVerdictSummary(claims: readonly ClaimCheck[]): void {
   show().html(verdictSummaryHtml(claims));
 }
 
 const cellStyle = "border:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top";
 
-/**
- * The full claims table: per claim one outcome row (claim, short extras, verdict, this run,
- * decided by, why) and, under it, its declaration across the row (seed, regime, statistic, rule,
- * long extras), with the anchor the summary links to.
- */
+/** The full claims table: per claim an outcome row and its declaration under it, with the summary's anchor. */
 export function claimsTableHtml(claims: readonly ClaimCheck[], caption = "The seed's claims on this machine"): string {
   const extraKeys = [...new Set(claims.flatMap((c) => extras(c).map(([k]) => k)))];
   const shortKeys = extraKeys.filter((k) =>
@@ -196,7 +178,6 @@ export function claimsTableHtml(claims: readonly ClaimCheck[], caption = "The se
   );
 }
 
-/** Shows the full claims table. */
 export function showClaimsTable(claims: readonly ClaimCheck[], caption?: string): void {
   show().html(claimsTableHtml(claims, caption));
 }

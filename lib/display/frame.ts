@@ -1,21 +1,16 @@
 /**
- * A run's trials as a danfo DataFrame, for one's own cut in a cell: one row per trial, one column
- * per condition key, counter and timing, e.g.
- *
- *   const df = lab.frame(run);
- *   df.query(df["rows"].eq(100_000)).groupby(["fillfactor"]).agg({ seconds: ["median", "count"] })
- *
- * `lab.frame("latest of notebook 01")` (or a run id, or a unique prefix) reads a stored run.
+ * A run's trials as a danfo DataFrame for one's own cut, one row per trial, e.g.
+ *   lab.frame(run).groupby(["fillfactor"]).agg({ seconds: ["median", "count"] })
+ * `lab.frame("latest of notebook 01")` (or a run id or prefix) reads a stored run.
  */
 import type { DataFrame } from "danfojs-node";
 import type { TrialRecord } from "../results/run-store";
 import { resolveRun } from "../results/stored-runs";
 import { toDataFrame, type Row } from "./table";
 
-/** What a frame is built from: a notebook's run (`lab.indexWriteCost.run(…)`) or a stored run (`lab.listRuns()`). */
+/** A notebook's run (`lab.indexWriteCost.run(…)`) or a stored run (`lab.listRuns()`). */
 export interface TrialsSource {
   readonly trials: readonly TrialRecord<object, string>[];
-  /** A notebook's run names itself `runId`, a stored run `id`. */
   readonly runId?: string;
   readonly id?: string;
   readonly metadata?: { readonly notebook?: string };
@@ -28,10 +23,8 @@ const isScalar = (v: unknown): v is Scalar =>
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
- * One trial as a flat row: the identity columns; each condition key under its own name; each
- * counter under its name (`wal.bytes`); the timed units as `units` and `unit median ms`; every other
- * number, string or boolean of the record, and those one level inside its objects (`statementTimes.p50Ms`).
- * Deeper structures (pgbench's series, WAL by record type) stay in trials.jsonl.
+ * One trial as a flat row: identity columns, condition keys, counters by name, the timed units, and
+ * scalar fields up to one level deep; deeper structures stay in trials.jsonl.
  */
 export function trialRow(trial: TrialRecord<object, string>, run: string, notebook: string): Row {
   const row: Record<string, Scalar> = {
@@ -44,7 +37,7 @@ export function trialRow(trial: TrialRecord<object, string>, run: string, notebo
     seconds: trial.status === "ok" ? trial.seconds : null,
   };
   const put = (name: string, value: Scalar) => {
-    // A condition key named like an identity column (a condition "status") keeps its prefix.
+    // A condition key named like an identity column keeps its prefix.
     row[name in row ? `condition.${name}` : name] = value;
   };
   for (const [k, v] of Object.entries(trial.condition as Record<string, unknown>)) {
@@ -70,7 +63,6 @@ export function trialRow(trial: TrialRecord<object, string>, run: string, notebo
   return row;
 }
 
-/** A run's trials as rows (what `frame` puts into the DataFrame). */
 export function trialRows(source: TrialsSource): Row[] {
   const run = source.runId ?? source.id ?? "";
   const notebook = source.metadata?.notebook ?? source.notebook ?? "";

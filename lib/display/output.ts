@@ -1,7 +1,4 @@
-/**
- * The one door to the notebook's output. Inside a tslab kernel, rich output goes to Jupyter;
- * anywhere else (tests, scripts) it is collected as text so the same code runs headless.
- */
+/** The one door to the notebook's output: rich output to Jupyter inside a tslab kernel, collected text elsewhere. */
 
 export interface OutputHandle {
   html(html: string): void;
@@ -21,11 +18,11 @@ function tslab(): TslabModule | undefined {
     // Resolved from the project's node_modules: the same module instance the kernel runs.
     return require("tslab") as TslabModule;
   } catch {
-    return undefined; // tslab not resolvable from here: output falls back to stdout (text only)
+    return undefined; // tslab not resolvable: output falls back to stdout
   }
 }
 
-/** True inside a tslab kernel process (its entry script is tslab's bin). */
+/** Inside a tslab kernel process. */
 function isTslabKernel(): boolean {
   return (
     /[\\/]tslab[\\/]bin[\\/]tslab$|[\\/]\.bin[\\/]tslab$/.test(process.argv[1] ?? "") && process.argv.includes("kernel")
@@ -43,7 +40,7 @@ export function show(): OutputHandle {
   return tslab()?.display ?? fallback;
 }
 
-/** One output with several representations, keyed by MIME type; a front end draws the richest it knows. */
+/** One output keyed by MIME type; a front end draws the richest it knows. */
 export type MimeBundle = Readonly<Record<string, unknown>>;
 
 interface TslabJupyter {
@@ -52,11 +49,8 @@ interface TslabJupyter {
 }
 
 /**
- * Shows one output with several MIME types (a chart: plotly's JSON and its offline HTML). tslab's
- * public `display.raw(type, data)` sends one type per message, and as a string, where Jupyter
- * keeps a `+json` type as an object: so the bundle goes through the writer that `raw` itself
- * calls (tslab/dist/jupyter, the kernel's own module instance, set for the running cell). Outside
- * a kernel, nothing is shown (as with `html`).
+ * Shows one output with several MIME types. tslab's `display.raw` sends one type per message as a
+ * string (Jupyter keeps `+json` as an object), so the bundle goes through the writer `raw` calls.
  */
 export function showBundle(bundle: MimeBundle): void {
   if (!isTslabKernel()) return;

@@ -1,7 +1,6 @@
 /**
- * Live progress of a run: a bar that overwrites itself in the notebook (tslab.newDisplay), and,
- * when `npm run reproduce` drives the notebook, JSON lines in DBLAB_PROGRESS_FILE for its
- * terminal progress bar.
+ * Live progress of a run: a self-overwriting bar in the notebook, and JSON lines in DBLAB_PROGRESS_FILE for `npm run
+ * reproduce`.
  */
 import fs from "node:fs";
 import { escapeHtml, liveOutput } from "./output";
@@ -13,8 +12,8 @@ export interface ProgressReporter {
 }
 
 /**
- * `left(done)`: the seconds left by the notebook's ETA model, refitted on the trials finished so
- * far; without it (or before it can say), the elapsed time per finished unit times those left.
+ * `left(done)`: seconds left by the notebook's ETA model refitted so far; else elapsed per finished unit times those
+ * left.
  */
 export function progressReporter(
   title: string,
@@ -26,7 +25,6 @@ export function progressReporter(
   const emit = (event: object) => {
     if (file) fs.appendFileSync(file, `${JSON.stringify({ title, ...event })}\n`);
   };
-  /** Seconds left: the model's when it can say, else elapsed per finished unit times those left. */
   const leftOf = (done: number, total: number): { seconds?: number; modelled: boolean } => {
     if (done >= total) return { modelled: false };
     const modelled = left?.(done, total);

@@ -7,7 +7,7 @@ import { disturbances, quietnessText } from "../results/quietness";
 import { escapeHtml, show } from "./output";
 import { tableHtml } from "./table";
 
-/** How the lab reached a server, and where its engine runs (docker), for the Servers table. */
+/** How the lab reached a server, and where its engine runs. */
 function reachedText(s: RunMetadata["servers"][number]): string {
   const t = s.transport;
   if (t) {
@@ -35,7 +35,7 @@ export function showRunHeader(metadata: RunMetadata, directory: string): void {
     version: s.version,
     target: s.kind,
     source: s.source + (s.standInImage ? " (stand-in image)" : ""),
-    // Only containers enforce limits; an embedded or external server runs with what the host has.
+    // Only containers enforce limits.
     limits:
       containerFacts(s) && s.limits?.cpus
         ? `${s.limits.cpus} CPU, ${((s.limits.memoryBytes ?? 0) / 2 ** 30).toFixed(1)} GiB`
@@ -62,7 +62,7 @@ export function showRunHeader(metadata: RunMetadata, directory: string): void {
   );
 }
 
-/** The resolved parameters as a table: every knob, in the reader's units. */
+/** The resolved parameters, in the reader's units. */
 export function showParameters(params: object, profile: string): void {
   const text = (value: unknown): string =>
     Array.isArray(value)
@@ -74,7 +74,7 @@ export function showParameters(params: object, profile: string): void {
   show().html(tableHtml(rows, { caption: `Parameters (profile ${profile}, with overrides)` }));
 }
 
-/** A resumed run's earlier parts: when each started and ended, how, and what its ETA said. */
+/** A resumed run's earlier parts: start, end, outcome, ETA. */
 export function partsText(metadata: RunMetadata): string | undefined {
   const parts = metadata.earlierParts ?? [];
   if (!parts.length) return undefined;
@@ -102,11 +102,7 @@ function quietnessHtml(metadata: RunMetadata): string {
   );
 }
 
-/**
- * The spread of the write-path speed probe over the run's trials, read from its own trials.jsonl (so
- * every notebook's header shows it without passing the trials in); a line that does not parse (a torn
- * tail) is skipped.
- */
+/** The speed probe's spread over the run, read from its trials.jsonl (a torn line skipped). */
 function speedHtml(directory: string): string {
   let text: string;
   try {
@@ -133,7 +129,7 @@ function speedHtml(directory: string): string {
   );
 }
 
-/** Filesystem, device and fsync of a server's data directory; a warning on tmpfs (fsync is free there). */
+/** A server's data directory storage; a warning on tmpfs (fsync is free there). */
 function storageCell(st: NonNullable<RunMetadata["servers"][number]["storage"]>): string {
   const fsync =
     st.fsyncMs !== undefined

@@ -1,11 +1,6 @@
 /**
- * Tables: results are shown as HTML tables, and become danfo DataFrames when a reader asks for one
- * (`lab.frame`), to query, sort and export in a cell. danfo has no HTML renderer of its own, hence
- * the few lines here.
- *
- * danfojs-node is required only when a frame is built: it brings @tensorflow/tfjs, and loading it
- * took 1.9 s of the 3.8 s `node build/scripts/reproduce.js --help` took here (2 shared cores), in
- * every run and every kernel whether or not a cell asks for a frame. Tables of rows need none of it.
+ * Results as HTML tables, and as danfo DataFrames on request (`lab.frame`). danfojs-node is required
+ * only when a frame is built: its tensorflow load is slow (docs/architecture.md).
  */
 import type { DataFrame } from "danfojs-node";
 import { escapeHtml, show } from "./output";
@@ -22,15 +17,14 @@ export function toDataFrame(rows: readonly Row[]): DataFrame {
   const danfo = require("danfojs-node") as typeof import("danfojs-node");
   // danfo refuses an empty list; an empty frame needs explicit columns.
   if (!rows.length) return new danfo.DataFrame([], { columns: [] });
-  // danfo takes the columns from the first row and the values by position: give every row every
-  // column (first-seen order) so a key missing from some rows cannot shift the others.
+  // danfo takes columns from the first row and values by position: give every row every column.
   const columns = columnsOf(rows);
   return new danfo.DataFrame(rows.map((r) => Object.fromEntries(columns.map((c) => [c, r[c] ?? null]))));
 }
 
 export interface TableOptions {
   readonly caption?: string;
-  /** Significant digits for numbers (default 3); integers are shown whole. */
+  /** Default 3; integers whole. */
   readonly digits?: number;
 }
 
@@ -42,10 +36,7 @@ export function formatNumber(value: number, digits = 3): string {
   return value.toPrecision(digits);
 }
 
-/**
- * Rows, or a frame. Not `instanceof DataFrame`: what danfo's query, groupby and agg return is built
- * from danfojs-base's own DataFrame class, not danfojs-node's, and would be taken for rows.
- */
+/** Rows, or a frame; not `instanceof DataFrame`, since danfo's query/groupby results are danfojs-base's class. */
 function isRows(frame: DataFrame | readonly Row[]): frame is readonly Row[] {
   return Array.isArray(frame);
 }
@@ -74,9 +65,8 @@ export function showTable(frame: DataFrame | readonly Row[], options: TableOptio
 
 type SortValue = number | string | boolean | null | undefined;
 /**
- * One key of a reading order: a value (numbers ascending, strings alphabetically, missing last),
- * or a value with its fixed order (`[t => t.engine, ["postgresql", "mongodb"]]`; values not in
- * the list come after it).
+ * A reading-order key: a value (numbers ascending, strings alphabetically, missing last), or a value with a fixed
+ * order.
  */
 export type SortKey<T> = ((item: T) => SortValue) | readonly [(item: T) => SortValue, readonly SortValue[]];
 
@@ -88,11 +78,7 @@ function compareValues(a: SortValue, b: SortValue): number {
   return String(a).localeCompare(String(b), "en", { numeric: true });
 }
 
-/**
- * The items in reading order: by the first key, ties by the next, and so on; items equal on every
- * key keep their order (Array.prototype.sort is stable). Hand-written because danfo's sortValues
- * sorts by one column and knows no fixed orders (INSERT before UPDATE, baseline before REINDEX).
- */
+/** Stable sort by keys in turn (danfo's sortValues takes one column and no fixed orders). */
 export function sortedBy<T>(items: readonly T[], ...keys: readonly SortKey<T>[]): T[] {
   const comparators = keys.map((key) => {
     if (typeof key === "function") return (a: T, b: T) => compareValues(key(a), key(b));

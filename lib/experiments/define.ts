@@ -190,7 +190,8 @@ export function defineExperiment<
     return withSession<C, Run>(
       {
         notebook: d.slug,
-        title: d.title,
+        // The progress line's short title, from the slug: "03 over indexing".
+        title: `${id} ${d.slug.slice(3).replace(/-/g, " ")}`,
         params: p,
         control,
         specs: d.servers(p),

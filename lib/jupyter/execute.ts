@@ -1,8 +1,6 @@
 /**
- * Runs one notebook headless: injects parameters, executes it with nbclient through
- * scripts/execute_notebook.py (tslab kernel from our project-local kernelspec), saves the executed
- * .ipynb (also when a cell fails) and a self-contained HTML report. Shared by `npm run reproduce`
- * and the tests.
+ * Runs one notebook headless with nbclient (scripts/execute_notebook.py, the project-local tslab
+ * kernelspec): parameters injected, the executed .ipynb saved even when a cell fails, and an HTML report.
  */
 import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -16,7 +14,6 @@ export const INSTALL_HINT =
   "apt-get install jupyter-notebook jupyter-nbconvert python3-nbclient (Debian/Ubuntu), " +
   "or point DBLAB_PYTHON at a Python that can `import nbclient, nbconvert`";
 
-/** Jupyter (a Python with nbclient + nbconvert) is not available. */
 export class JupyterUnavailableError extends Error {
   override readonly name = "JupyterUnavailableError";
 }
@@ -24,9 +21,7 @@ export class JupyterUnavailableError extends Error {
 let cachedPython: string | undefined;
 
 /**
- * A Python that can `import nbclient, nbconvert`: $DBLAB_PYTHON, else /usr/bin/python3 (Debian's
- * Jupyter), else python3 on PATH (often a pyenv Python without Jupyter). Throws
- * JupyterUnavailableError saying how to install it.
+ * A Python that can `import nbclient, nbconvert` ($DBLAB_PYTHON, /usr/bin/python3, PATH), else JupyterUnavailableError.
  */
 export function findPython(): string {
   if (cachedPython) return cachedPython;
@@ -69,44 +64,35 @@ export type ExecutorEvent =
   | { event: "saved"; ipynb: string; html: string | null };
 
 export interface CellFailure {
-  /** Index of the cell in the executed notebook (which holds the injected-parameters cell). */
+  /** Index in the executed notebook (which holds the injected cell). */
   readonly cell: number | null;
-  /** 0-based ordinal among code cells. */
   readonly codeIndex: number | null;
   readonly codeCount: number;
   readonly ename: string;
   readonly evalue: string;
-  /** First non-blank line of the failing cell. */
   readonly sourceHead: string;
 }
 
 export interface ExecuteOptions {
-  /** The notebook to run (not modified). */
+  /** Not modified. */
   readonly notebook: string;
-  /** Where to write the executed notebook. */
   readonly outputIpynb: string;
-  /** Where to write the HTML report (none if omitted). */
+  /** None if omitted. */
   readonly outputHtml?: string;
   readonly profile: string;
   readonly overrides?: Record<string, unknown>;
-  /** Leave code input out of the HTML report. */
   readonly hideCode?: boolean;
-  /** Per-cell timeout in seconds; 0 = none. Default 3600. */
+  /** Seconds; 0 = none. Default 3600. */
   readonly cellTimeoutSec?: number;
-  /** Kernel start timeout, seconds. Default 120. */
+  /** Seconds. Default 120. */
   readonly startupTimeoutSec?: number;
-  /**
-   * On abort the kernel gets SIGTERM and this long (seconds, default 30) to release the servers it
-   * started before it is killed.
-   */
+  /** On abort the kernel gets SIGTERM and this long (s, default 30) to release its servers. */
   readonly stopGraceSec?: number;
-  /** Extra environment for the kernel (DBLAB_RUN_ID, ...). */
   readonly env?: Record<string, string>;
-  /** Progress and errors as they happen. */
   readonly onEvent?: (event: ExecutorEvent) => void;
-  /** Aborting stops the executor and its kernel; the result is then "interrupted". */
+  /** Stops the executor and its kernel; the result is then "interrupted". */
   readonly signal?: AbortSignal;
-  /** Where the executor's stderr goes (default: beside outputIpynb, `.log`). */
+  /** Default: beside outputIpynb, `.log`. */
   readonly logFile?: string;
 }
 
@@ -114,31 +100,28 @@ export interface ExecuteResult {
   readonly status: "ok" | "failed" | "interrupted";
   readonly exitCode: number | null;
   readonly durationMs: number;
-  /** From executor start to kernel ready (the executor measures it). */
   readonly kernelStartMs: number | null;
-  /** Each code cell that started: its first line and when it started and ended, ms from the executor's start. */
+  /** Each code cell that started, ms from the executor's start. */
   readonly cellTimes: readonly CellTime[];
   readonly cellsDone: number;
   readonly cellCount: number;
   readonly failure?: CellFailure;
-  /** A failure outside any cell (kernel did not start, report export failed, ...). */
+  /** A failure outside any cell (kernel start, report export). */
   readonly message?: string;
   readonly outputIpynb: string;
   readonly outputHtml?: string;
   readonly logFile: string;
 }
 
-/** When a code cell ran: ms from the executor's start (`endMs` null: it never ended). */
 export interface CellTime {
-  /** 1-based ordinal among code cells (as the progress line "cell 5/10" counts). */
+  /** 1-based, as the progress line "cell 5/10" counts. */
   readonly ordinal: number;
-  /** Its first non-blank source line. */
   readonly head: string;
   readonly startMs: number;
   readonly endMs: number | null;
 }
 
-/** One line: "cell 5 (code cell 3 of 7: `throw new Error(...)`): Error: boom". */
+/** e.g. "cell 5 (code cell 3 of 7: `throw new Error(...)`): Error: boom". */
 export function describeFailure(f: CellFailure): string {
   const where =
     f.cell === null
@@ -160,8 +143,7 @@ export async function executeNotebook(opts: ExecuteOptions): Promise<ExecuteResu
   const logFile = path.resolve(opts.logFile ?? outputIpynb.replace(/\.ipynb$/, "") + ".log");
   if (outputIpynb === source) throw new Error(`outputIpynb must differ from the notebook itself (${source})`);
   for (const f of [outputIpynb, outputHtml, logFile]) if (f) fs.mkdirSync(path.dirname(f), { recursive: true });
-  // The injected copy runs with the original's folder as cwd, so relative imports still resolve;
-  // it is written to the output path (the executor overwrites it with the executed notebook).
+  // The injected copy runs from the original's folder, so relative imports still resolve.
   fs.writeFileSync(outputIpynb, JSON.stringify(injected, null, 1) + "\n");
   if (outputHtml) fs.rmSync(outputHtml, { force: true });
 
@@ -205,7 +187,6 @@ export async function executeNotebook(opts: ExecuteOptions): Promise<ExecuteResu
   let message: string | undefined;
   let aborted = false;
 
-  // spawned with stdio "pipe" for stdout, so it is there; the type cannot say so
   if (!child.stdout) throw new Error("the notebook runner has no stdout pipe");
   const lines = readline.createInterface({ input: child.stdout });
   lines.on("line", (line) => {
@@ -316,7 +297,7 @@ export async function executeNotebook(opts: ExecuteOptions): Promise<ExecuteResu
   };
 }
 
-/** Why notebooks cannot be executed here (no Python with nbclient), or undefined when they can. */
+/** Why notebooks cannot be executed here, or undefined. */
 export function jupyterUnavailableReason(): string | undefined {
   try {
     findPython();
@@ -327,7 +308,6 @@ export function jupyterUnavailableReason(): string | undefined {
   }
 }
 
-/** A cell's first non-blank line, cut to 60 characters. */
 function headOf(source: string | readonly string[] | undefined): string {
   const text = Array.isArray(source) ? source.join("") : typeof source === "string" ? source : "";
   const line =

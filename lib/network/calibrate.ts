@@ -1,8 +1,7 @@
 /**
- * Making a link add what was asked for. A target round trip T is emulated by adding T − (what the
- * machine already takes) — never pretending a target below the local round trip can be reached.
- * The link's own overhead (two extra socket hops for the proxy) and the timer's lateness are
- * measured, not assumed: set a delay, measure the round trip, correct, repeat.
+ * Making a link add what was asked for: a target round trip T is emulated by adding T − what the
+ * machine already takes, measured, never assumed (set a delay, measure, correct, repeat). A target
+ * below the local round trip is never pretended.
  */
 import { median } from "simple-statistics";
 import type { DelayLink } from "./types";
@@ -16,20 +15,20 @@ export async function medianRtt(probe: RttProbe, samples: number, warmup = 20): 
 }
 
 export type CalibrationMode =
-  /** The link adds a calibrated delay; achieved ≈ target. */
+  /** The link adds a calibrated delay. */
   | "delayed"
-  /** The target is at or below the direct round trip: use no link (achieved = baseline). */
+  /** The target is at or below the direct round trip: no link. */
   | "direct"
-  /** The target lies between the direct round trip and the link's own overhead: the link at 0 was closer. */
+  /** The target lies between the direct round trip and the link's own overhead. */
   | "link-at-zero";
 
 export interface LinkCalibration {
   readonly targetRttMs: number;
-  /** The direct round trip (no link), median ms. */
+  /** Median ms without a link. */
   readonly baselineRttMs: number;
-  /** Through the link with no delay: baseline + the link's own overhead. */
+  /** Through the link at 0: baseline + its overhead. */
   readonly linkZeroRttMs: number;
-  /** The round trip the chosen setting achieved, median ms. */
+  /** Median ms at the chosen setting. */
   readonly achievedRttMs: number;
   readonly oneWayDelayMs: number;
   readonly mode: CalibrationMode;
@@ -42,7 +41,7 @@ export interface CalibrationOptions {
   readonly baselineRttMs: number;
   readonly samples?: number;
   readonly maxSteps?: number;
-  /** Stop when |achieved − target| ≤ this; default max(3 % of the target, 10 µs). */
+  /** Default max(3 % of the target, 10 µs). */
   readonly toleranceMs?: number;
 }
 
@@ -92,9 +91,8 @@ export async function calibrateLink(link: DelayLink, probe: RttProbe, o: Calibra
   }
   const tolerance = o.toleranceMs ?? Math.max(0.03 * target, 0.01);
   let oneWay = (target - zero) / 2;
-  // The target lies above the link at 0 ms, so some delay is needed: the best is chosen among the
-  // delayed steps only. A step measured far off on a loaded machine never sends the link back to no
-  // delay at all (it did: every step overshot by a load spike, and the link ran with nothing added).
+  // Above the link at 0, the best is chosen among delayed steps only: a step thrown off by a load spike
+  // must not send the link back to no delay.
   let best: { oneWay: number; rtt: number } | undefined;
   for (let i = 0; i < (o.maxSteps ?? 5); i++) {
     await link.setOneWayDelay(oneWay);
@@ -102,7 +100,7 @@ export async function calibrateLink(link: DelayLink, probe: RttProbe, o: Calibra
     steps.push({ oneWayMs: oneWay, rttMs: rtt });
     if (!best || Math.abs(rtt - target) < Math.abs(best.rtt - target)) best = { oneWay, rtt };
     if (Math.abs(rtt - target) <= tolerance) break;
-    // Never down to 0 ms (the link at 0 is measured already and lies below the target): halve instead.
+    // Never down to 0 ms (measured already): halve instead.
     const next = oneWay + (target - rtt) / 2;
     oneWay = next > 0 ? next : oneWay / 2;
   }

@@ -1,11 +1,7 @@
 /**
- * The delay proxy's alarm clock, in its own thread. The proxy's event loop cannot wake up more
- * precisely than libuv's millisecond timers, so it hands the next deadline to this thread, which
- * sleeps in Atomics.wait (sub-ms precise) and posts a message when the deadline is reached; a
- * message wakes the event loop at once. A new deadline interrupts the sleep via Atomics.notify.
- *
- * Shared memory: Int32 [0] = generation (bumped on every change), Int32 [1] = stop flag,
- * BigInt64 [0] = deadline in hrtime ns (0 = none).
+ * The delay proxy's alarm clock thread: libuv timers have ms precision, so the next deadline is
+ * handed here, slept in Atomics.wait and signalled by a message (which wakes the loop at once).
+ * Shared memory: Int32 [0] generation, Int32 [1] stop flag, BigInt64 [0] deadline in hrtime ns (0: none).
  */
 import { parentPort, workerData } from "node:worker_threads";
 
@@ -30,7 +26,7 @@ function run(): void {
       Atomics.wait(control, 0, generation, remainingMs);
       continue;
     }
-    // Clear only the deadline we fired for: the event loop may have set a newer one meanwhile.
+    // Clear only the deadline we fired for: a newer one may have been set meanwhile.
     Atomics.compareExchange(deadline, 0, due, 0n);
     parentPort?.postMessage(0);
   }

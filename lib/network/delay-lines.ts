@@ -1,9 +1,7 @@
 /**
- * The core of the user-space delay proxy: each direction of each proxied connection is a delay
- * line that holds every chunk of bytes for the one-way delay, measured from the moment the chunk was
- * read, and delivers chunks in order. One scheduler serves all lines of a process: it sleeps
- * precisely (Atomics.wait) only for the last stretch before a deadline, and leaves the event loop
- * free otherwise, woken by the clock thread, so bytes flowing the other way are read on time.
+ * The core of the user-space delay proxy: each direction of a connection is a delay line holding
+ * every chunk for the one-way delay from when it was read, delivered in order. One scheduler blocks
+ * (Atomics.wait) only for the last stretch before a deadline, so the other direction is read on time.
  */
 import type { Socket } from "node:net";
 import { LatenessRecorder, type LatenessSummary } from "./lateness";
@@ -13,11 +11,11 @@ export type Direction = "up" | "down";
 
 interface Pending {
   readonly due: bigint;
-  /** null = the sender half-closed: end the destination after the bytes before it. */
+  /** null: the sender half-closed. */
   readonly data: Buffer | null;
 }
 
-/** Pause reading a source when this much is held for it (a replication catch-up, say). */
+/** Pause reading a source when this much is held for it. */
 const MAX_QUEUED_BYTES = 8 * 1024 * 1024;
 
 export class DelayLine {
@@ -26,7 +24,6 @@ export class DelayLine {
   private lastDue = 0n;
   private queuedBytes = 0;
   private pausedForQueue = false;
-  /** The source closed: drop the line once everything held for it is delivered. */
   sourceClosed = false;
 
   constructor(
@@ -57,7 +54,7 @@ export class DelayLine {
     }
   }
 
-  /** Writes every chunk due by `limit`; returns how late each was, µs, through `record`. */
+  /** Writes every chunk due by `limit`; reports each one's lateness (µs) to `record`. */
   deliverDue(limit: bigint, record: (lateUs: number) => void): void {
     while (this.head < this.queue.length && this.queue[this.head].due <= limit) {
       const item = this.queue[this.head++];
@@ -71,7 +68,6 @@ export class DelayLine {
     }
   }
 
-  /** Writes now, bypassing the queue (zero delay and nothing queued). */
   write(data: Buffer | null): void {
     if (this.dest.destroyed) return;
     if (data === null) {
@@ -112,9 +108,8 @@ export class DelayScheduler {
   private delays: Record<Direction, bigint> = { up: 0n, down: 0n };
 
   /**
-   * @param blockWindowNs how close to a deadline the scheduler blocks the event loop instead of
-   *   waiting for the clock thread: longer than the clock's wake-up lateness (~0.1 ms), short enough
-   *   that bytes arriving meanwhile in the other direction are read almost on time.
+   * @param blockWindowNs how close to a deadline the scheduler blocks the event loop (above the clock thread's
+   * lateness).
    */
   constructor(
     private readonly sleeper = new PreciseSleeper(),
@@ -133,7 +128,6 @@ export class DelayScheduler {
     return { upMs: Number(this.delays.up) / 1e6, downMs: Number(this.delays.down) / 1e6 };
   }
 
-  /** Wires a direction: chunks read from `source` reach `dest` after the direction's delay. */
   connect(direction: Direction, source: Socket, dest: Socket): DelayLine {
     const line = new DelayLine(direction, source, dest);
     this.lines.add(line);
@@ -157,7 +151,6 @@ export class DelayScheduler {
     this.flush();
   }
 
-  /** Delivers whatever is due; sleeps precisely if a deadline is close; else arms the clock. */
   flush(): void {
     if (this.flushing) return;
     this.flushing = true;

@@ -1,8 +1,7 @@
 /**
- * The delay proxy's own process (forked by delay-proxy.ts): listens on a loopback port, connects
- * each accepted connection to the target, and holds the bytes of each direction for its one-way
- * delay. A process of its own so that the benchmark's event loop, garbage collector and CPU bursts
- * cannot delay a delivery; it exits when the lab that forked it goes away.
+ * The delay proxy's own process, so the benchmark's event loop, GC and CPU bursts cannot delay a
+ * delivery: it connects each accepted connection to the target and holds each direction's bytes for
+ * its one-way delay; it exits when the lab that forked it goes away.
  */
 import fs from "node:fs";
 import net from "node:net";
@@ -25,30 +24,28 @@ function reply(id: number, body: ProxyReply): void {
 function applyNiceness(wanted: number): number | null {
   if (wanted === 0) return null;
   try {
-    // Linux: applies to this thread; the clock thread created afterwards inherits it.
     os.setPriority(0, wanted);
     return os.getPriority(0);
   } catch {
-    return null; // not permitted (raising priority needs CAP_SYS_NICE): the reply says none was applied
+    return null; // not permitted without CAP_SYS_NICE: the reply says none was applied
   }
 }
 
 /**
- * Linux rounds every timed sleep of a normal thread up by its "timer slack" (50 µs by default) to
- * batch wake-ups; the proxy wants its wake-ups on time, so it asks for 1 µs. Threads created
- * afterwards (the clock thread) inherit it. Returns the slack in effect, ns (null: not Linux).
+ * Asks for 1 µs timer slack (Linux rounds sleeps up by 50 µs by default); inherited by the clock thread. Returns ns in
+ * effect, null off Linux.
  */
 function reduceTimerSlack(): number | null {
   const file = `/proc/${process.pid}/timerslack_ns`;
   try {
     fs.writeFileSync(file, "1000");
   } catch {
-    // Not permitted or not Linux: the sleeper's calibration absorbs the larger lateness.
+    // The sleeper's calibration absorbs the larger lateness.
   }
   try {
     return Number(fs.readFileSync(file, "utf8").trim());
   } catch {
-    return null; // not Linux: the reply says the slack is unknown
+    return null; // not Linux: unknown
   }
 }
 
@@ -77,7 +74,6 @@ async function start(request: ProxyStartRequest): Promise<ProxyReply> {
       noDelay: true,
     });
     track(upstream);
-    // Read nothing from the client until the upstream is there to receive it.
     client.pause();
     upstream.once("connect", () => client.resume());
     const fail = () => {
@@ -132,6 +128,6 @@ process.on("message", (message: Envelope<ProxyRequest>) => {
       reply(message.id, { type: "error", message: error instanceof Error ? error.message : String(error) }),
     );
 });
-// The lab went away (crash, kill -9): nothing else would stop us.
+// The lab went away: nothing else would stop us.
 process.on("disconnect", () => void stop(0));
 for (const signal of ["SIGTERM", "SIGQUIT", "SIGINT", "SIGHUP"] as const) process.on(signal, () => void stop(0));

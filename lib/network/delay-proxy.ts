@@ -1,6 +1,5 @@
 /**
- * The lab's handle on a user-space delay proxy: forks delay-proxy-process.js, registers it in the
- * resource registry (so a crashed run's proxy is reaped), and talks to it over IPC.
+ * The lab's handle on a delay proxy: forks delay-proxy-process.js, registers it for the reaper, talks to it over IPC.
  */
 import { fork, type ChildProcess } from "node:child_process";
 import path from "node:path";
@@ -13,15 +12,15 @@ import { ignored } from "../runtime/debug";
 import { handleErrors } from "../runtime/error-events";
 
 export interface DelayProxyOptions {
-  /** Shown in the registry and in reports, e.g. "client→primary". */
+  /** e.g. "client→primary". */
   readonly name: string;
   readonly targetHost: string;
   readonly targetPort: number;
   readonly listenHost?: string;
   readonly oneWayDelayMs?: number;
-  /** See DelayScheduler; default 300 µs. */
+  /** Default 300 µs. */
   readonly blockWindowUs?: number;
-  /** Nice value the proxy asks for (default -10: it should win the CPU when it needs it). */
+  /** Default -10, so the proxy wins the CPU when it needs it. */
   readonly niceness?: number;
   readonly startTimeoutMs?: number;
 }
@@ -35,7 +34,7 @@ export class DelayProxy implements DelayLink {
   private stderr = "";
   private delayMs: number;
   port = 0;
-  /** Atomics.wait lateness the proxy measured at start, µs, and the nice value it got (null: none). */
+  /** Atomics.wait lateness measured at start, µs, and the nice value it got. */
   waitLateUs = 0;
   niceness: number | null = null;
   timerSlackNs: number | null = null;
@@ -54,7 +53,7 @@ export class DelayProxy implements DelayLink {
       if (message.body.type === "error") waiter.reject(new Error(`delay proxy ${name}: ${message.body.message}`));
       else waiter.resolve(message.body);
     });
-    // An IPC send to a proxy that died: its requests fail with the reason instead of an uncaught exception.
+    // A send to a dead proxy fails its requests with the reason, not an uncaught exception.
     handleErrors(child, `delay proxy ${name}`, (error) => {
       for (const waiter of this.waiting.values()) waiter.reject(new Error(`delay proxy ${name}: ${error.message}`));
       this.waiting.clear();
@@ -75,10 +74,9 @@ export class DelayProxy implements DelayLink {
   static async start(options: DelayProxyOptions): Promise<DelayProxy> {
     installShutdownHooks();
     const child = fork(path.join(__dirname, "delay-proxy-process.js"), [], {
-      // No inherited flags (--test, a debugger, tslab's): the proxy is plain node.
+      // No inherited flags (--test, a debugger, tslab's).
       execArgv: [],
-      // Own process group: the notebook's Stop (SIGINT to the kernel's group) must not end the proxy
-      // under a trial; the run closes it. It still exits when our IPC channel closes.
+      // Own process group: a Stop must not end the proxy under a trial; it exits when our IPC channel closes.
       detached: true,
       stdio: ["ignore", "ignore", "pipe", "ipc"],
       serialization: "json",
@@ -147,7 +145,7 @@ export class DelayProxy implements DelayLink {
     });
   }
 
-  /** Sets the one-way delay of both directions (half the round trip it adds). */
+  /** Sets the one-way delay of both directions (half the round trip added). */
   async setOneWayDelay(ms: number): Promise<void> {
     if (!Number.isFinite(ms) || ms < 0) throw new Error(`one-way delay must be ≥ 0 ms, got ${ms}`);
     await this.request({ type: "set-delay", upMs: ms, downMs: ms });

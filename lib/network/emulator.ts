@@ -1,7 +1,6 @@
 /**
- * Chooses how links are emulated: netem where the kernel has it, else the user-space delay proxy.
- * Both give the same `DelayLink`; only where a client connects differs (netem: the server's own
- * port on a per-link loopback address; proxy: the proxy's port).
+ * Chooses netem where the kernel has it, else the delay proxy; both give a `DelayLink`, differing only in where a
+ * client connects.
  */
 import { DelayProxy } from "./delay-proxy";
 import { detectNetem, NetemController } from "./netem";
@@ -15,10 +14,7 @@ export interface LinkRequest {
   readonly name: string;
   readonly serverHost: string;
   readonly serverPort: number;
-  /**
-   * netem only: the loopback address that identifies this link (the server must listen on it).
-   * Default 127.0.0.1, i.e. every connection to the server's port.
-   */
+  /** netem only: the loopback address that identifies this link (default 127.0.0.1). */
   readonly address?: string;
 }
 
@@ -48,7 +44,7 @@ const isLoopback = (host: string): boolean => host === "localhost" || host.start
 
 class NetemEmulator implements NetworkEmulator {
   readonly kind = "netem" as const;
-  /** Links to servers off the loopback device (a Docker bridge address), which netem here does not shape. */
+  /** Links to servers off the loopback device (a Docker bridge), which netem here does not shape. */
   private readonly offLoopback = new ProxyEmulator("the server is not on the loopback device that netem shapes");
   constructor(
     readonly reason: string,

@@ -1,15 +1,7 @@
 /**
- * Linux netem on the loopback device, where the kernel has it: the kernel delays the packets of
- * each emulated link, so nothing in user space sits in the data path.
- *
- * Layout: an HTB root on `lo` whose unclassified traffic passes straight through (default 0), and
- * per link a class with a netem leaf; two u32 filters send the link's packets there — to the
- * server (dst address + port) and back (src address + port). A link is told apart by its loopback
- * address (127.0.0.1, 127.0.0.2, …) and the server's port. Changes to `lo` are undone on close, and
- * by a registered guard process if the lab dies first.
- *
- * Detection never touches this machine's `lo`: it tries the same qdiscs in a throwaway network
- * namespace (`unshare --net`).
+ * Linux netem on the loopback device, so nothing in user space sits in the data path: an HTB root on
+ * `lo`, per link a netem class with filters on the server's address and port. Undone on close or by a
+ * guard process; detection runs in a throwaway network namespace.
  */
 import { fork, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
@@ -36,7 +28,7 @@ function run(cmd: string, args: readonly string[]): { ok: boolean; out: string }
   return { ok: r.status === 0, out: `${r.stdout ?? ""}${r.stderr ?? ""}${r.error ? r.error.message : ""}`.trim() };
 }
 
-/** `tc` argument lists for the root, a link and its delay: pure, so they can be unit-tested. */
+/** `tc` argument lists, pure for unit tests. */
 export const netemCommands = {
   root: (): string[][] => [["qdisc", "add", "dev", "lo", "root", "handle", "1:", "htb", "default", "0"]],
   link: (index: number, address: string, port: number, oneWayMs: number): string[][] => {
@@ -111,7 +103,7 @@ export function netemDelay(ms: number): string {
 
 let cached: NetemSupport | undefined;
 
-/** Whether netem links can be made here, and if not, why (in a sentence for the report). */
+/** Whether netem links can be made here, and if not, why. */
 export function detectNetem(): NetemSupport {
   if (cached) return cached;
   cached = probe();
@@ -147,10 +139,7 @@ function probe(): NetemSupport {
   return { available: true, reason: "netem works here (tried in a scratch network namespace)" };
 }
 
-/**
- * Owns the qdiscs on `lo` for one run. A guard process, registered for the reaper, deletes them if
- * this process dies without closing.
- */
+/** Owns the qdiscs on `lo` for one run; a registered guard process deletes them if this process dies. */
 export class NetemController {
   private links = 0;
   private guard?: ChildProcess;
@@ -166,7 +155,7 @@ export class NetemController {
     const tc = findTc();
     if (!tc) throw new Error("netem: tc was found a moment ago and is gone");
     const controller = new NetemController(tc);
-    // detached: a Stop's SIGINT to the kernel's group must not tear the qdiscs down under a trial.
+    // detached: a Stop's SIGINT must not tear the qdiscs down under a trial.
     const guard = fork(path.join(__dirname, "netem-guard-process.js"), [controller.tc], {
       execArgv: [],
       stdio: ["ignore", "ignore", "ignore", "ipc"],
@@ -176,7 +165,7 @@ export class NetemController {
     await new Promise<void>((resolve, reject) => {
       guard.once("message", () => resolve());
       guard.once("exit", (code) => reject(new Error(`netem guard exited early (${code})`)));
-      // Later errors (an IPC send after it exited) are logged: close() still removes the qdiscs itself.
+      // Later errors are logged: close() still removes the qdiscs itself.
       handleErrors(guard, "netem guard", (error) =>
         reject(new Error(`netem guard: ${error.message}`, { cause: error })),
       );
@@ -203,7 +192,7 @@ export class NetemController {
     if (!r.ok) throw new Error(`tc ${args.join(" ")} failed: ${r.out}`);
   }
 
-  /** A link for clients that connect to `address:port` (the server must listen on `address`). */
+  /** A link for clients of `address:port`. */
   createLink(name: string, address: string, port: number): DelayLink {
     const index = this.links++;
     for (const args of netemCommands.link(index, address, port, 0)) this.tcOrThrow(args);

@@ -1,8 +1,7 @@
 /**
- * Sub-millisecond sleeps without a spinning thread. Node timers round to whole milliseconds, but
- * `Atomics.wait` with a fractional timeout blocks the thread in the kernel and wakes with a steady
- * lateness (here ~60–100 µs, mostly the kernel's timer slack). The sleeper learns that lateness and
- * asks for that much less, then spins only for the few microseconds it woke early.
+ * Sub-millisecond sleeps without a spinning thread: `Atomics.wait` with a fractional timeout wakes
+ * with a steady lateness, which the sleeper learns and subtracts, spinning only for what it woke
+ * early (docs/bench.md).
  */
 
 const NS_PER_MS = 1_000_000;
@@ -12,27 +11,24 @@ export function nowNs(): bigint {
 }
 
 export interface SleeperStats {
-  /** The current estimate of Atomics.wait's lateness, µs. */
+  /** µs. */
   readonly lateUs: number;
   /** Sleeps that blocked in Atomics.wait, and sleeps that only spun (shorter than the lateness). */
   readonly blocked: number;
   readonly spunOnly: number;
-  /** Total time spent spinning, ms (the CPU the precision costs). */
+  /** ms of spinning (the CPU the precision costs). */
   readonly spinMs: number;
 }
 
 export class PreciseSleeper {
   private readonly cell = new Int32Array(new SharedArrayBuffer(4));
-  /** Estimated lateness of Atomics.wait, ns; an EWMA of what was observed. */
+  /** ns, an EWMA. */
   private lateNs: number;
   private blocked = 0;
   private spunOnly = 0;
   private spinNs = 0;
 
-  /**
-   * @param marginNs asked-for sleeps end this much before the estimate says they would, so the
-   *   wake-up is early more often than late; the spin covers the rest.
-   */
+  /** @param marginNs sleeps end this much early, so the wake-up is early more often than late. */
   constructor(
     private readonly marginNs = 15_000,
     initialLateNs = 80_000,
@@ -40,7 +36,7 @@ export class PreciseSleeper {
     this.lateNs = initialLateNs;
   }
 
-  /** Measures Atomics.wait's lateness now (blocks for about `samples` × 0.2 ms). */
+  /** Measures the lateness now (blocks about `samples` × 0.2 ms). */
   calibrate(samples = 100): number {
     const observed: number[] = [];
     for (let i = 0; i < samples; i++) {
@@ -54,7 +50,7 @@ export class PreciseSleeper {
     return this.lateNs;
   }
 
-  /** Blocks the calling thread until `deadline` (hrtime ns); returns at or just after it. */
+  /** Blocks until `deadline` (hrtime ns). */
   sleepUntil(deadline: bigint): void {
     const remaining = Number(deadline - nowNs());
     if (remaining <= 0) return;
@@ -71,7 +67,7 @@ export class PreciseSleeper {
     }
     const spinStart = nowNs();
     while (nowNs() < deadline) {
-      // Spin: bounded by lateNs + marginNs (tens of µs), never a standing busy loop.
+      // Bounded spin (tens of µs).
     }
     this.spinNs += Number(nowNs() - spinStart);
   }

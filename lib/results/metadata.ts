@@ -27,46 +27,29 @@ export interface RunMetadata {
   readonly servers: readonly StoredServerDescription[];
   readonly params: object;
   readonly notes?: readonly string[];
-  /** How long the run was estimated to take before its servers started (lib/experiments/eta.ts). */
+  /** Estimated before the servers started (lib/experiments/eta.ts). */
   readonly eta?: string;
-  /**
-   * This machine's ETA probes before the servers started (lib/experiments/eta.ts): what a reference
-   * fitted on this run records as its machine's readings (`eta:reference --write`).
-   */
+  /** This machine's ETA probes before the servers started. */
   readonly probes?: { readonly cpuProbeSeconds: number; readonly writeProbeSeconds: number | null };
-  /** What this run could decide here, said before it started (stats/claims `planText`). */
   readonly prospect?: string;
-  /** Engines asked for that could not be started, with the reason. */
   readonly unavailable?: Readonly<Record<string, string>>;
-  /** How quiet the machine was before and during the run (load, steal, SELECT 1 jitter). */
   quietness?: Quietness;
-  // --- For comparing runs (lib/compare): written by lib/experiments/session.ts. ---
-  /** Settings each server reports as not built-in defaults (PostgreSQL: pg_settings), by engine. */
+  // For comparing runs (lib/compare), written by lib/experiments/session.ts.
   readonly serverSettings?: Readonly<Record<string, Readonly<Record<string, string>>>>;
-  /** The process writing the run: while it lives and `finishedAt` is absent, the run is in progress. */
+  /** The writing process: while it lives and `finishedAt` is absent, the run is in progress. */
   readonly owner?: { readonly pid: number; readonly host: string };
-  /** Set when the run's work ended (finished, failed, refused or interrupted); absent while it runs. */
   readonly finishedAt?: string;
-  /** refused: its input was refused (lib/runtime/input-error.ts); resuming it would fail the same way. */
+  /** refused: its input was refused; resuming would fail the same way. */
   readonly outcome?: "finished" | "failed" | "refused" | "interrupted";
-  /** Bytes over the link to each server on a remote ssh:// engine (tunnel payload, SSH wire), by engine. */
+  /** By engine. */
   readonly linkTraffic?: Readonly<Record<string, LinkTraffic>>;
-  /**
-   * A resumed run's earlier parts, oldest first: each part's metadata as it stood when that part
-   * ended (its start, ETA, outcome, and the experiment's own fields such as 03's data load), which
-   * the resumed part would otherwise overwrite.
-   */
+  /** A resumed run's earlier parts, oldest first, each as it stood when it ended. */
   readonly earlierParts?: readonly EarlierPart[];
 }
 
-/** One earlier part of a resumed run: its metadata.json as that part left it, less its own earlier parts. */
 export type EarlierPart = Partial<Omit<RunMetadata, "earlierParts">> & { readonly [field: string]: unknown };
 
-/**
- * Every part of a stored run's metadata, each less its own earlier parts: the current part first,
- * then the earlier ones newest first. A resumed run's one-off facts, such as a data load, live in
- * whichever part made them; not an object, no parts.
- */
+/** Every part of a stored run's metadata, current first, then earlier ones newest first. */
 export function partsOf(metadata: unknown): EarlierPart[] {
   const isPart = (p: unknown): p is EarlierPart => typeof p === "object" && p !== null;
   if (!isPart(metadata)) return [];
@@ -86,7 +69,6 @@ export function hostInfo(): HostInfo {
   };
 }
 
-/** The project's commit, with "-dirty" when the work tree has changes; "unknown" outside git. */
 export function gitCommit(): string {
   const cwd = path.resolve(__dirname, "..", "..", "..");
   const head = spawnSync("git", ["rev-parse", "--short=12", "HEAD"], { cwd, encoding: "utf8" });

@@ -1,10 +1,7 @@
 /**
- * Is the machine quiet? Measured, not assumed: load average, CPU steal (time the hypervisor gave
- * to other guests) and the share of CPU used outside this process tree, sampled before and during a
- * run, plus the jitter of a `SELECT 1` loop against the run's server (measured by the session).
- *
- * Read from /proc (Linux) rather than a package: the two files are a few lines to parse and no
- * maintained npm package reports steal. Elsewhere the CPU figures are left out, and say so.
+ * Is the machine quiet? Load average, CPU steal and CPU used outside this process tree, sampled
+ * before and during a run, plus a `SELECT 1` loop's jitter. Read from /proc (no npm package reports
+ * steal); elsewhere the CPU figures are left out, and say so.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -30,13 +27,12 @@ export function readCpuTimes(): CpuTimes | undefined {
 
 export interface HostSample {
   readonly loadAverage1m: number;
-  /** Share of all CPU time in the window: stolen by the hypervisor, and busy (not idle, not steal). */
+  /** Shares of all CPU time in the window: stolen, and busy. */
   readonly stealShare?: number;
   readonly busyShare?: number;
   readonly seconds: number;
 }
 
-/** Host figures over a window between two /proc/stat readings. */
 export function hostWindow(from: CpuTimes | undefined, to: CpuTimes | undefined, seconds: number): HostSample {
   const loadAverage1m = os.loadavg()[0];
   if (!from || !to || to.total <= from.total) return { loadAverage1m, seconds };
@@ -46,7 +42,7 @@ export function hostWindow(from: CpuTimes | undefined, to: CpuTimes | undefined,
   return { loadAverage1m, stealShare: steal, busyShare: Math.max(0, 1 - idle - steal), seconds };
 }
 
-/** Host figures over the next `ms` (before a run starts: the machine's load without ours). */
+/** Host figures over the next `ms` (before a run: the load without ours). */
 export async function sampleHost(ms = 1000): Promise<HostSample> {
   const from = readCpuTimes();
   await new Promise((r) => setTimeout(r, ms));
@@ -57,7 +53,7 @@ export interface RttJitter {
   readonly samples: number;
   readonly medianMs: number;
   readonly p99Ms: number;
-  /** Interquartile range / median: the relative jitter of one round trip to the server. */
+  /** Interquartile range ÷ median of a round trip to the server. */
   readonly relativeIqr: number;
 }
 
@@ -71,15 +67,14 @@ export function rttJitter(ms: readonly number[]): RttJitter | undefined {
 
 export interface Quietness {
   before?: HostSample;
-  /** Over the whole run, the lab's own work included (its servers are on this machine). */
+  /** The lab's own work included. */
   during?: HostSample & { readonly maxLoadAverage1m: number };
   selectOneBefore?: RttJitter;
   selectOneAfter?: RttJitter;
-  /** How many CPUs the host has: a load average is read against it. */
   readonly cpus: number;
 }
 
-/** Samples the host every few seconds while a run goes on, off the timed path (a timer, unref'd). */
+/** Samples the host every few seconds while a run goes on (an unref'd timer). */
 export class HostMonitor {
   private readonly start = readCpuTimes();
   private readonly t0 = Date.now();
@@ -125,8 +120,7 @@ export function quietnessText(q: Quietness): string {
 }
 
 /**
- * Whether the machine was quiet enough to read small effects: no steal to speak of, and nobody
- * else using the CPUs before the run. Returns the reasons it was not, empty when it was.
+ * The reasons the machine was not quiet enough to read small effects (steal, others on the CPUs); empty when it was.
  */
 export function disturbances(q: Quietness): string[] {
   const out: string[] = [];

@@ -1,7 +1,7 @@
 /**
- * Where results live: `data/results/<run-id>/` holds params.json, metadata.json and trials.jsonl.
- * Each finished trial is appended and flushed to disk before the next one begins; summaries are
- * written atomically (write, then rename). A run can be resumed by id with the same parameters.
+ * Results live in `data/results/<run-id>/` (params.json, metadata.json, trials.jsonl). Each trial is
+ * appended and flushed before the next begins; summaries are written atomically. A run can be
+ * resumed by id with the same parameters.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -12,36 +12,29 @@ import type { Counters } from "../stats/counters";
 import type { SpeedProbe } from "../stats/speed";
 import { partsOf, type EarlierPart } from "./metadata";
 
-/** What every trial record carries, finished or failed. */
 interface TrialBase<C extends object, K extends string> {
-  /** Identifies the trial within the run: condition + repeat. Used to skip finished trials on resume. */
+  /** condition + repeat: what a resume skips by. */
   readonly key: string;
   readonly condition: C;
   readonly repeat: number;
-  /** Its place in the run's (rotated or shuffled) order, from 0: what drift would land on. */
   readonly position?: number;
-  /** Raw durations of each timed unit (batch), milliseconds, kept for any later statistic. */
   readonly unitMs?: readonly number[];
-  /** Server-side counters, after − before, named by the workload's collector (K). */
+  /** Server-side counters, after − before (lib/stats/counters.ts). */
   readonly counters?: Counters<K>;
-  /** The machine's speed state just before the timed run (lib/engines/postgres/speed-probe.ts). */
   readonly speed?: SpeedProbe;
   readonly startedAt: string;
   readonly finishedAt: string;
 }
 
-/** A trial that finished: its timed total is there. */
 export interface OkTrial<C extends object = Record<string, unknown>, K extends string = string> extends TrialBase<
   C,
   K
 > {
   readonly status: "ok";
-  /** Timed total, seconds (sum of the timed units). */
   readonly seconds: number;
   readonly error?: undefined;
 }
 
-/** A trial that failed: why, and no timed total. */
 export interface FailedTrial<C extends object = Record<string, unknown>, K extends string = string> extends TrialBase<
   C,
   K
@@ -52,21 +45,15 @@ export interface FailedTrial<C extends object = Record<string, unknown>, K exten
 }
 
 /**
- * One line of trials.jsonl. A workload adds its own fields with an intersection
- * (`type XTrial = TrialRecord<C, K> & { … }`), which keeps the union: `status` narrows it. K names
- * its counters (lib/stats/counters.ts); a store reads them back as plain names (K = string), which
- * the workload's own type accepts: a run on disk may hold names an older version wrote.
+ * One line of trials.jsonl; a workload adds its fields by intersection, `status` narrows the union.
+ * Stored counters read back as plain names, since a run on disk may hold an older version's.
  */
 export type TrialRecord<C extends object = Record<string, unknown>, K extends string = string> =
   OkTrial<C, K> | FailedTrial<C, K>;
 
-/** The finished members of a workload's trial type T (T = TrialRecord<C> & its own fields). */
 export type OkOf<T extends TrialRecord<object, string>> = T & { readonly status: "ok"; readonly seconds: number };
 
-/**
- * A finished trial. `status` alone narrows the union; the seconds are checked too because records
- * are read back from trials.jsonl, which older runs wrote before the union said what each carries.
- */
+/** A finished trial; the seconds are checked too, since older runs on disk predate the union. */
 export function isOk<T extends TrialRecord<object, string>>(t: T): t is OkOf<T> {
   return t.status === "ok" && typeof t.seconds === "number";
 }
@@ -75,7 +62,6 @@ export function resultsRoot(): string {
   return process.env.DBLAB_RESULTS_DIR ?? path.resolve(__dirname, "..", "..", "..", "data", "results");
 }
 
-/** A stored run's id, its results folder's name: reproduce's run id (DBLAB_RUN_ID), the notebook, a random tail. */
 export function newStoredRunId(notebook: string): string {
   const base = process.env.DBLAB_RUN_ID ?? new Date().toISOString().replace(/[-:]/g, "").replace(/\..*/, "");
   return `${base}_${notebook}_${randomBytes(2).toString("hex")}`;
@@ -89,11 +75,7 @@ export function writeJsonAtomic(file: string, value: unknown): void {
   fs.renameSync(tmp, file);
 }
 
-/**
- * Truncates a file open for appending to just after its last newline, when it does not end with
- * one. Only the last record can be torn (each is written whole and fsynced before the next starts),
- * so what is cut is a record that never finished being written; its trial runs again on resume.
- */
+/** Truncates a file open for appending after its last newline: only the last record can be torn. */
 export function repairTornTail(fd: number): void {
   const size = fs.fstatSync(fd).size;
   if (size === 0) return;
@@ -110,14 +92,10 @@ export function repairTornTail(fd: number): void {
     }
     end = start;
   }
-  fs.ftruncateSync(fd, 0); // one torn record and nothing before it
+  fs.ftruncateSync(fd, 0);
 }
 
-/**
- * Set by `npm run reproduce -- --resume <id>` for the kernel it starts: the notebook's cells call
- * `run(params, { profile })` as always, and the first new store opened for that run's notebook
- * resumes `<id>` instead (taken once: a second run in the same kernel starts a new one).
- */
+/** Set by `npm run reproduce -- --resume <id>`: the first store opened for that notebook resumes `<id>` (once). */
 export const RESUME_ENV = "DBLAB_RESUME_ID";
 
 function resumeRequested(notebook: string): string | undefined {
@@ -127,17 +105,13 @@ function resumeRequested(notebook: string): string | undefined {
   return id;
 }
 
-/**
- * The parts a resumed run had before this one, oldest first: the stored metadata.json's (a part
- * that ended before writing one adds nothing).
- */
 function partsBefore(directory: string): EarlierPart[] {
   const file = path.join(directory, "metadata.json");
   if (!fs.existsSync(file)) return [];
   try {
     return partsOf(JSON.parse(fs.readFileSync(file, "utf8"))).reverse();
   } catch {
-    return []; // written atomically, so unreadable means edited by hand: nothing to keep
+    return []; // written atomically, so unreadable means edited by hand
   }
 }
 
@@ -145,7 +119,6 @@ export class RunStore<C extends object = Record<string, unknown>> {
   private constructor(
     readonly runId: string,
     readonly directory: string,
-    /** A resumed run's earlier parts, oldest first (empty for a new run): the session keeps them in metadata.json. */
     readonly earlierParts: readonly EarlierPart[] = [],
   ) {}
 
@@ -153,10 +126,7 @@ export class RunStore<C extends object = Record<string, unknown>> {
     return path.join(this.directory, "trials.jsonl");
   }
 
-  /**
-   * Opens a new run, or resumes `resumeId` when given: then the parameters must equal the stored
-   * ones, or the resume is refused (mixed parameters would make one run's numbers meaningless).
-   */
+  /** Opens a new run, or resumes `resumeId`: its stored parameters must be equal, else the resume is refused. */
   static open<C extends object>(options: {
     readonly notebook: string;
     readonly params: object;
@@ -191,10 +161,6 @@ export class RunStore<C extends object = Record<string, unknown>> {
     writeJsonAtomic(path.join(this.directory, "metadata.json"), metadata);
   }
 
-  /**
-   * Merges `patch` into metadata.json as it is on disk (experiments write their own fields there),
-   * e.g. `finishedAt` when the run ends. No metadata.json yet: nothing to mark, nothing written.
-   */
   updateMetadata(patch: object): void {
     const file = path.join(this.directory, "metadata.json");
     if (!fs.existsSync(file)) return;
@@ -203,9 +169,7 @@ export class RunStore<C extends object = Record<string, unknown>> {
   }
 
   /**
-   * Appends one trial and flushes it to disk before returning. Error texts are redacted.
-   * A torn last line (a writer killed mid-record) is cut off first: appended to, it would swallow
-   * this record too (measured: after resuming t3 and t4 on a torn t3, only t1, t2, t4 were read).
+   * Appends one trial and flushes it; a torn last line is cut off first (appended to, it would swallow this record).
    */
   append(record: TrialRecord<C>): void {
     const safe = record.error ? { ...record, error: redactText(record.error) } : record;
@@ -219,7 +183,6 @@ export class RunStore<C extends object = Record<string, unknown>> {
     }
   }
 
-  /** Every trial recorded so far; a torn last line (the process died mid-write) is ignored. */
   trials(): TrialRecord<C>[] {
     if (!fs.existsSync(this.trialsFile)) return [];
     const out: TrialRecord<C>[] = [];
@@ -234,7 +197,6 @@ export class RunStore<C extends object = Record<string, unknown>> {
     return out;
   }
 
-  /** Keys of trials that finished successfully: a resume skips them. */
   finishedKeys(): Set<string> {
     return new Set(
       this.trials()

@@ -1,25 +1,20 @@
 /**
- * The five published articles the notebooks reproduce, keyed by their file id in the seeds folder
- * (published-results.csv's `seed_file`). Only what each seed's own text says is cited: where it
- * names no author, date or address, the entry says so rather than guess. The README and each
- * notebook's introduction carry the same citation (test/unit/seeds.test.ts checks both, and checks
- * each title and address against the seed text where the seeds folder is at hand).
+ * The five published articles the notebooks reproduce, keyed by their file id in the seeds folder.
+ * Only what each seed's own text says is cited; what it does not name is said to be not named
+ * (test/unit/seeds.test.ts checks the README, notebooks and seed texts agree).
  */
 
 /** Said of a field the seed's text does not give. */
 export const NOT_NAMED = "not named in the seed";
 
 export interface SeedCitation {
-  /** The seed's file in the seeds folder. */
   readonly file: string;
-  /** The notebook that reproduces it. */
   readonly notebook: string;
-  /** The article's title as the text gives it (in its language), or NOT_NAMED. */
+  /** As the text gives it (in its language), or NOT_NAMED. */
   readonly title: string;
   readonly author: string;
   readonly publication: string;
   readonly year: string;
-  /** The article's address, or NOT_NAMED. */
   readonly url: string;
   /** The code behind it, where the text (or the lab's notes on the seeds) names a repository. */
   readonly code?: string;
@@ -77,8 +72,7 @@ export const SEEDS: readonly SeedCitation[] = [
     publication: NOT_NAMED,
     year: NOT_NAMED,
     url: NOT_NAMED,
-    // The text links "a GitHub repository" of Terraform settings without its name; the lab's notes
-    // on the seeds (EXPERIMENTS.md) name the public repository behind it.
+    // The text links "a GitHub repository" without its name; the lab's notes (EXPERIMENTS.md) name it.
     code: "https://github.com/yy-at-here/psql_update (named in the lab's notes on the seeds, not in the text)",
     note: "Japanese; local Docker against Aurora PostgreSQL 17.6 in one AZ and across AZs",
   },
@@ -90,7 +84,7 @@ export function seedCitation(file: string): SeedCitation {
   return seed;
 }
 
-/** One line: title; author; publication; year; address (and code), each said even when not named. */
+/** One line: title; author; publication; year; address (and code). */
 export function citationText(seed: SeedCitation): string {
   const parts = [
     `title: ${seed.title}`,

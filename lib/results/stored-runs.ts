@@ -1,8 +1,6 @@
 /**
- * Stored runs as a comparison reads them: `data/results/<run-id>/` with metadata.json, params.json,
- * trials.jsonl and (once the notebook summarised) summary.json. Read only — nothing here starts a
- * server. Every file is read defensively: a removed, half-written or older-format run directory is
- * described, never a crash.
+ * Stored runs as a comparison reads them, read only and defensively: a removed, half-written or
+ * older-format run directory is described, never a crash.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -12,13 +10,8 @@ import { resultsRoot, type TrialRecord } from "./run-store";
 import { readTimeAccount, type TimeAccount } from "./time-account";
 
 /**
- * - finished: the run's work ended (metadata.finishedAt, outcome finished);
- * - in progress: no finishedAt and the owner process is alive on this host;
- * - stopped: ended by an error or an interrupt (outcome failed/interrupted), or no finishedAt and
- *   the owner is gone (killed): its finished trials are valid, the missing ones are missing;
- * - unknown end: recorded before the lab wrote finishedAt (or by a notebook that does not), no way to tell;
- * - half-written: no readable metadata.json (the run failed before its servers started, or a copy is partial);
- * - removed: the directory is gone.
+ * finished; in progress (owner alive here); stopped (error, interrupt, or owner gone: its finished
+ * trials are valid); unknown end (no finishedAt recorded); half-written (no readable metadata); removed.
  */
 export type RunState = "finished" | "in progress" | "stopped" | "unknown end" | "half-written" | "removed";
 
@@ -33,25 +26,19 @@ export interface StoredRun {
   readonly id: string;
   readonly directory: string;
   readonly state: RunState;
-  /** Why the state is what it is, in words. */
   readonly stateWhy: string;
-  /** Folder-style name, e.g. "01-index-write-cost"; from metadata, else from the run id. */
   readonly notebook: string;
-  /** Two digits, e.g. "01"; "" when unknown. */
   readonly notebookId: string;
   readonly startedAt?: string;
   readonly metadata?: RunMetadata & Readonly<Record<string, unknown>>;
   readonly params?: Readonly<Record<string, unknown>>;
   readonly trials: readonly TrialRecord[];
-  /** Undefined: no verdicts recorded (no summary.json, or none found in it). */
   readonly verdicts?: readonly VerdictRow[];
-  /** Problems met while reading (torn lines, unreadable files). */
   readonly problems: readonly string[];
-  /** Where its wall time went, for a run `npm run reproduce` made (time-account.ts). */
   readonly time?: TimeAccount;
 }
 
-/** Bad input to a comparison: the CLI prints the message and exits with status 2. */
+/** Bad input to a comparison: the CLI exits with status 2. */
 export class CompareInputError extends Error {
   override readonly name = "CompareInputError";
 }
@@ -70,11 +57,7 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "obj
 const text = (v: unknown): string =>
   typeof v === "string" ? v : v === undefined || v === null ? "" : JSON.stringify(v);
 
-/**
- * The claims' verdicts wherever summary.json keeps them: any array (at most 4 levels deep) of
- * objects that carry a string `verdict` and an `id` or `claim`. The claim format is being reworked;
- * this reads the old `{ summaries, claims: ClaimCheck[] }` and anything shaped like it.
- */
+/** The claims' verdicts wherever summary.json keeps them (objects with `verdict` and `id`/`claim`). */
 export function findVerdicts(summary: unknown): VerdictRow[] | undefined {
   const found: VerdictRow[] = [];
   const walk = (v: unknown, depth: number): void => {
@@ -115,7 +98,6 @@ function readTrials(file: string, problems: string[]): TrialRecord[] {
       if (isRecord(t) && isRecord(t.condition) && typeof t.key === "string") out.push(t as unknown as TrialRecord);
       else problems.push(`trials.jsonl line ${i + 1} is not a trial`);
     } catch {
-      // Only the last line can be torn (RunStore flushes whole lines); say so anyway.
       problems.push(`trials.jsonl line ${i + 1} is torn (the run was stopped mid-write)`);
     }
   });
@@ -132,12 +114,10 @@ function processAlive(pid: number): boolean {
   }
 }
 
-/** "01-index-write-cost" from a run id `<stamp>_01-index-write-cost_<hex>`. */
 function notebookFromId(id: string): string {
   return /_(\d\d-[a-z0-9-]+)_[0-9a-f]+$/.exec(id)?.[1] ?? "";
 }
 
-/** Reads one run directory; never throws. */
 export function readRun(directory: string): StoredRun {
   const id = path.basename(directory);
   const problems: string[] = [];
@@ -203,7 +183,6 @@ export function readRun(directory: string): StoredRun {
   };
 }
 
-/** Every run directory under `root`, newest first (run ids start with a UTC time stamp). */
 export function listRuns(root = resultsRoot()): StoredRun[] {
   if (!fs.existsSync(root)) return [];
   const dirs = fs
@@ -217,10 +196,6 @@ export function listRuns(root = resultsRoot()): StoredRun[] {
     .map((x) => x.run);
 }
 
-/**
- * When a run started, in ms: metadata's startedAt, else the UTC stamp its id begins with
- * (`20261130T185755…`), else the directory's mtime — a half-written run has no metadata.
- */
 function startTime(r: StoredRun): number {
   if (r.startedAt && Number.isFinite(Date.parse(r.startedAt))) return Date.parse(r.startedAt);
   const m = /^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)/.exec(r.id);
@@ -234,10 +209,7 @@ function startTime(r: StoredRun): number {
 
 const LATEST = /^latest(?:\s+of)?(?:\s+notebook)?[\s:]*(\d{1,2})$/i;
 
-/**
- * A run named by its id, a unique prefix of it, a directory path, or "latest of notebook NN"
- * ("latest 03", "latest:03"). Throws CompareInputError with the candidates when it is not one run.
- */
+/** A run by id, unique prefix, path or "latest of notebook NN"; else CompareInputError with the candidates. */
 export function resolveRun(ref: string, root = resultsRoot()): StoredRun {
   const wanted = ref.trim();
   if (!wanted) throw new CompareInputError("an empty run name");
@@ -247,7 +219,7 @@ export function resolveRun(ref: string, root = resultsRoot()): StoredRun {
     const candidates = listRuns(root).filter(
       (r) => r.notebookId === nb && r.state !== "removed" && r.state !== "half-written",
     );
-    // A run that stopped early (error, interrupt) is not what "latest" means; name it by id to compare it.
+    // A run that stopped early is not what "latest" means.
     const done = candidates.find((r) => r.state === "finished" || r.state === "unknown end");
     if (!done) {
       const busy = candidates.length ? ` (${candidates.length} in progress or stopped early)` : "";
@@ -270,11 +242,7 @@ export function resolveRun(ref: string, root = resultsRoot()): StoredRun {
   throw new CompareInputError(`no run "${ref}" in ${root} (\`npm run runs\` lists them)`);
 }
 
-/**
- * Resolves the runs of a comparison and refuses what cannot be compared, before anything is
- * computed: unknown or ambiguous names, removed or half-written runs, a run still in progress,
- * runs of different notebooks. Runs that stopped early or whose end is unknown come with a warning.
- */
+/** Refuses what cannot be compared; early-stopped or unknown-end runs come with a warning. */
 export function resolveForComparison(
   refs: readonly string[],
   root = resultsRoot(),
@@ -303,7 +271,6 @@ export function resolveForComparison(
   return { runs, warnings };
 }
 
-/** True for "latest of notebook NN" and its short forms: resolved when the comparison runs. */
 export function isLatestRef(ref: string): boolean {
   return LATEST.test(ref.trim());
 }

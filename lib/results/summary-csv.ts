@@ -1,8 +1,6 @@
 /**
- * summary.csv as every notebook writes it: its own rows, led by the run id and the notebook, so the
- * CSVs of several runs and notebooks stack into one table (`pandas.concat`, or DuckDB's read_csv
- * over a glob with union_by_name: docs/analysis.md). The columns are the union of
- * every row's, in first-seen order: a notebook whose rows differ by kind loses none.
+ * summary.csv: each notebook's rows led by run id and notebook, so several runs' CSVs stack into one
+ * table (docs/analysis.md); columns are the union of every row's, first-seen order.
  */
 import { stringify } from "csv-stringify/sync";
 

@@ -1,10 +1,7 @@
 /**
- * An error the run's input caused (a schema line the server refuses, a script pgbench rejects, an
- * index name the schema lacks): the same input fails the same way every time, so resuming the run
- * cannot help. Its message says what to fix; the session records the run as refused (not
- * resumable) and, when no trial had finished, leaves no results folder behind. `byInput: false`
- * for an error of the same kind that the input did not cause (psql's FATAL when the server went
- * away mid-file), which a run resumed later may get past.
+ * An error the run's input caused (a schema line the server refuses, a script pgbench rejects): it
+ * fails the same way every time, so the run is recorded as refused, not resumable. `byInput: false`
+ * for one of the same kind the input did not cause (a server gone mid-file).
  */
 export class InputError extends Error {
   override readonly name: string = "InputError";
@@ -15,7 +12,7 @@ export class InputError extends Error {
   }
 }
 
-/** The error, or one of its causes, is an InputError the input caused. */
+/** The error or one of its causes is an InputError the input caused. */
 export function isInputError(error: unknown): boolean {
   for (let e: unknown = error, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
     if (e instanceof InputError) return e.byInput;

@@ -1,7 +1,4 @@
-/**
- * Removes resources whose owner process is gone, and everything this process owns when it ends
- * (the signal and exit handlers that call it are in ./shutdown).
- */
+/** Removes resources whose owner process is gone, and everything this process owns when it ends. */
 import fs from "node:fs";
 import { spawn } from "node:child_process";
 import path from "node:path";
@@ -23,11 +20,11 @@ function signal(pid: number, sig: NodeJS.Signals, group: boolean): void {
   try {
     process.kill(group ? -pid : pid, sig);
   } catch {
-    // Already gone, or no process group of that id: nothing to do.
+    // Already gone: nothing to do.
   }
 }
 
-/** `pid` and all its descendants (Linux /proc; elsewhere only `pid`), parents first. */
+/** `pid` and its descendants (Linux /proc), parents first. */
 export function processTree(pid: number): number[] {
   const children = new Map<number, number[]>();
   let entries: string[] = [];
@@ -51,11 +48,8 @@ export function processTree(pid: number): number[] {
 }
 
 /**
- * SIGKILL to a process, its group and every descendant. A group kill alone is not enough for
- * PostgreSQL: each backend makes itself a group leader (setsid in InitPostmasterChild), and a
- * backend that is stopped (SIGSTOP, a frozen server) never notices its postmaster died: measured
- * here, the backends of a frozen embedded server stayed in state T after the postmaster was killed,
- * and a client ending its connection to one of them waited forever.
+ * SIGKILL to a process, its group and every descendant: each PostgreSQL backend is its own group
+ * leader, and a stopped backend never notices its postmaster died.
  */
 export function killTree(pid: number): void {
   const tree = processTree(pid); // read before the kill: orphans are re-parented and lost to us
@@ -63,10 +57,7 @@ export function killTree(pid: number): void {
   for (const p of tree) signal(p, "SIGKILL", false);
 }
 
-/**
- * Stops a process synchronously: `first` (PostgreSQL's immediate shutdown is SIGQUIT), then SIGKILL
- * to its whole process group after `graceMs`. Synchronous so it also works in an 'exit' handler.
- */
+/** Stops a process synchronously (for 'exit' handlers): `first`, then SIGKILL to its group after `graceMs`. */
 export function stopProcessSync(pid: number, first: NodeJS.Signals = "SIGTERM", graceMs = 3000): void {
   signal(pid, first, false);
   const deadline = Date.now() + graceMs;
@@ -88,20 +79,16 @@ export function removeProcessResource(resource: Extract<ResourceRecord, { type: 
 export type DockerContainerRecord = Extract<ResourceRecord, { type: "docker-container" }>;
 export type ExternalDatabaseRecord = Extract<ResourceRecord, { type: "external-database" }>;
 
-/** What the Docker layer says about a removal that failed: kept for later, and why. */
 export interface ContainerRemover {
   remove(resource: DockerContainerRecord): Promise<void>;
-  /** A one-line reason for a record kept after `error` (e.g. "the Docker engine at … cannot be reached"). */
   reasonKept(resource: DockerContainerRecord, error: unknown): string;
 }
 
 let containerRemover: ContainerRemover | undefined;
 
 /**
- * The Docker layer (lib/targets/docker/docker-client.ts) installs this when it loads: the reaper
- * sits below the targets and must not import them. Every process that made a container has loaded
- * it; `npm run clean`, the detached reaper and the kernel watcher load it themselves. A process
- * without it keeps container records for one of those (so that no import runs upwards).
+ * Installed by the Docker layer when it loads, since the reaper must not import the targets. A
+ * process without it keeps container records for one that has it.
  */
 export function setContainerRemover(remover: ContainerRemover): void {
   containerRemover = remover;
@@ -114,7 +101,6 @@ async function removeContainer(resource: DockerContainerRecord): Promise<void> {
   await containerRemover.remove(resource);
 }
 
-/** The SQL that drops a database left on an external server, for a person who has its password. */
 export function externalDropAdvice(r: ExternalDatabaseRecord): string {
   const conninfo = `host=${r.host} port=${r.port} user=${r.user} dbname=postgres`;
   const sql = `DROP DATABASE IF EXISTS "${r.database.replace(/"/g, '""')}" WITH (FORCE);`;
@@ -132,7 +118,6 @@ async function removeResource(resource: ResourceRecord): Promise<void> {
   else throw new Error(externalDropAdvice(resource));
 }
 
-/** Removes one recorded resource (a process with its directory, or a container) and its record. */
 export async function removeRecord(record: { readonly id: string; readonly resource: ResourceRecord }): Promise<void> {
   await removeResource(record.resource);
   unregister(record.id);
@@ -143,13 +128,12 @@ export interface ReapedResource {
   readonly ownerPid: number;
 }
 
-/** A record the reaper could not act on (its engine unreachable): kept on disk for a later run. */
+/** A record the reaper could not act on (its engine unreachable): kept for a later run. */
 export interface KeptResource extends ReapedResource {
   readonly reason: string;
 }
 
 export interface ReapOptions {
-  /** Told about each record kept for later; default: a one-line warning on stderr. */
   readonly onKept?: (kept: KeptResource) => void;
 }
 
@@ -160,10 +144,8 @@ function reasonKept(resource: ResourceRecord, error: unknown): string {
 }
 
 /**
- * Removes one resource and its record. Each record is handled on its own: one whose engine cannot be
- * reached (Docker daemon down: connect ENOENT) is kept for later and reported, and the others go on.
- * Otherwise one stale container record with the daemon down makes every run fail at start,
- * embedded ones included, and `npm run clean` too.
+ * Removes one resource and its record. A record whose engine cannot be reached is kept and reported,
+ * so one stale container record with the daemon down does not make every run fail at start.
  */
 async function removeRecorded(
   record: { id: string; ownerPid: number; resource: ResourceRecord },
@@ -185,7 +167,7 @@ async function removeRecorded(
   return true;
 }
 
-/** Removes every recorded resource whose owner is dead; returns what it removed. */
+/** Removes every recorded resource whose owner is dead. */
 export async function reapOrphans(options: ReapOptions = {}): Promise<ReapedResource[]> {
   const reaped: ReapedResource[] = [];
   removeTornWrites();
@@ -197,7 +179,7 @@ export async function reapOrphans(options: ReapOptions = {}): Promise<ReapedReso
   return reaped;
 }
 
-/** Removes everything this process owns (servers, containers, proxies, pgbench), each on its own. */
+/** Removes everything this process owns, each on its own. */
 export async function releaseOwnResources(options: ReapOptions = {}): Promise<void> {
   for (const record of ownRecords()) await removeRecorded(record, options);
 }
@@ -209,7 +191,7 @@ export function spawnDetachedReaper(): void {
     detached: true,
     stdio: "ignore",
   });
-  // Best effort: the next run's reaper, or `npm run clean`, removes what this one would have.
+  // Best effort: the next run's reaper or `npm run clean` removes the rest.
   handleErrors(child, "spawn the detached reaper");
   child.unref();
 }

@@ -1,8 +1,7 @@
 /**
- * Every server, container and helper process the lab starts is recorded on disk with the
- * process that owns it. When that owner is gone (normal end, crash, `kill -9`, kernel restart),
- * the next start of the lab or `npm run clean` finds the record and removes the resource:
- * the reaper pattern of testcontainers, without a sidecar container.
+ * Every server, container and helper process the lab starts is recorded on disk with its owner
+ * process; once the owner is gone, the next start or `npm run clean` removes it (testcontainers'
+ * reaper pattern, without a sidecar container).
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -12,7 +11,6 @@ import { randomBytes } from "node:crypto";
 export type ResourceRecord =
   | {
       readonly type: "process";
-      /** Embedded servers, proxies, pgbench children: a pid plus what to delete afterwards. */
       readonly pid: number;
       readonly pidStartTicks?: number;
       readonly directory?: string;
@@ -22,19 +20,14 @@ export type ResourceRecord =
       readonly type: "docker-container";
       readonly containerId: string;
       readonly description: string;
-      /**
-       * The engine it runs on (DOCKER_HOST form) and the docker context it came from, so the
-       * reaper and `npm run clean` remove it there even when today's environment names another
-       * engine. Absent in records of older versions: the engine the environment names.
-       */
+      /** Its engine and docker context, so it is removed there whatever today's environment names. */
       readonly dockerHost?: string;
       readonly dockerContext?: string;
     }
   | {
       /**
-       * A database the lab created on an external server. No password is kept (none is written to
-       * disk), so no reaper can drop it: the next run against the same server and user drops it
-       * (its comment names the dead owner), and `npm run clean` prints the SQL to drop it now.
+       * A database on an external server: no password is on disk, so the next run there drops it; `npm run clean`
+       * prints the SQL.
        */
       readonly type: "external-database";
       readonly host: string;
@@ -53,7 +46,7 @@ interface StoredRecord {
   readonly resource: ResourceRecord;
 }
 
-/** The folder where records live; one per machine user so parallel runs see each other. */
+/** One folder per machine user, so parallel runs see each other. */
 export function stateRoot(): string {
   return process.env.DBLAB_STATE_DIR ?? path.join(os.tmpdir(), "db-write-lab-state");
 }
@@ -72,7 +65,7 @@ export function processStartTicks(pid: number): number | undefined {
     const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     return Number(rest[19]);
   } catch {
-    return undefined; // no such process (or no /proc): there is no start time to compare
+    return undefined;
   }
 }
 
@@ -86,10 +79,10 @@ export function isProcessAlive(pid: number, startTicks?: number): boolean {
   try {
     stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
   } catch {
-    return true; // no /proc (macOS): kill(0) is all we can know
+    return true;
   }
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  // A zombie has exited; only its parent has not collected it yet (or, in a container, no init does).
+  // A zombie has exited; only its parent has not collected it yet.
   if (fields[0] === "Z" || fields[0] === "X") return false;
   return startTicks === undefined || Number(fields[19]) === startTicks;
 }
@@ -97,10 +90,8 @@ export function isProcessAlive(pid: number, startTicks?: number): boolean {
 const ownStartTicks = processStartTicks(process.pid);
 
 /**
- * A record is written to a temporary file and renamed into place, so a reader never sees half of
- * one. The temporary name carries its writer (pid and start ticks): a writer killed between the
- * write and the rename (a kernel SIGKILLed mid-trial left `….json.tmp` once) leaves a file that
- * `removeTornWrites` can tell from a write still in progress.
+ * Written to a temporary file and renamed into place. The temporary name carries its writer, so a
+ * writer killed before the rename leaves a file `removeTornWrites` can tell from one in progress.
  */
 const TMP_SUFFIX = `.${process.pid}-${ownStartTicks ?? 0}.tmp`;
 
@@ -109,7 +100,7 @@ function writeAtomically(file: string, record: StoredRecord): void {
   fs.renameSync(`${file}${TMP_SUFFIX}`, file);
 }
 
-/** Records a resource owned by this process; returns the id to pass to `unregister`. */
+/** Returns the id for `unregister`. */
 export function writeRecord(resource: ResourceRecord, runId?: string): string {
   const id = `${Date.now().toString(36)}-${randomBytes(4).toString("hex")}`;
   const record: StoredRecord = {
@@ -124,7 +115,6 @@ export function writeRecord(resource: ResourceRecord, runId?: string): string {
   return id;
 }
 
-/** Replaces a record's resource (e.g. once a container id or a pid is known). */
 export function update(id: string, resource: ResourceRecord): void {
   const file = path.join(recordsDir(), `${id}.json`);
   const record = JSON.parse(fs.readFileSync(file, "utf8")) as StoredRecord;
@@ -148,18 +138,13 @@ export function listRecords(): ListedRecord[] {
       const record = JSON.parse(fs.readFileSync(path.join(dir, name), "utf8")) as StoredRecord;
       out.push({ ...record, ownerAlive: isProcessAlive(record.ownerPid, record.ownerStartTicks) });
     } catch {
-      // A half-written record (the writer died between write and rename) names nothing yet.
+      // A half-written record names nothing yet.
     }
   }
   return out;
 }
 
-/**
- * Removes the temporary files of writers that died between write and rename; returns their names.
- * Such a file describes nothing the lab has started: a new record is written before its resource
- * starts, and an update's previous record is still in place. A name without a writer (the form of
- * earlier versions) is torn once it is a minute old: a write and its rename take microseconds.
- */
+/** Removes temporary files of writers that died before the rename; returns their names. */
 export function removeTornWrites(now = Date.now()): string[] {
   const dir = recordsDir();
   const removed: string[] = [];
@@ -175,7 +160,7 @@ export function removeTornWrites(now = Date.now()): string[] {
       try {
         torn = now - fs.statSync(file).mtimeMs > 60_000;
       } catch {
-        continue; // renamed or removed meanwhile
+        continue;
       }
     }
     if (!torn) continue;

@@ -1,21 +1,6 @@
 /**
- * The claims engine: a notebook declares its claims as values (a `ClaimSet`), and this one engine
- * checks the declarations, places a run against each claim's regime, decides the verdict, runs the
- * sensitivity pass and renders the declaration and the verdict cell as the `ClaimCheck` rows that
- * display/claims, compare and summary.json read.
- *
- * A claim is: the seed's sentence (original and translation) and figure; a kind; a statistic (a
- * function of the summary giving value, interval and n); the regime factors it names (their values
- * come from the set's one position function, of the params before the run and of the summary after);
- * the rule (margin or band); the mechanism; and the why (a function of this run's counters).
- *
- * Verdicts: a `derived` claim is shown with its arithmetic and never counted; a missing statistic is
- * `inconclusive` with what it needs; a magnitude or equivalence outside its regime is `not tested at
- * this scale` with the distance measured; a run that reaches the claim's regime only through an input
- * the lab emulates is `emulated`, the decision its rule would give kept in the reason as a consistency
- * check and never counted; otherwise `decide` (stats/claims) on the interval, or on every part of an
- * all-of statistic. The verdict cell is the statistic's interval and one reason;
- * everything that does not change from run to run sits once in the declaration.
+ * The claims engine: a notebook declares its claims as values (a `ClaimSet`); this engine checks them,
+ * places a run against each regime, decides and renders the verdicts (docs/claims-and-regimes.md).
  */
 import {
   allOf,
@@ -40,10 +25,10 @@ import { lookLevel } from "./adaptive";
 import fs from "node:fs";
 import path from "node:path";
 
-/** A run's position on a set's regime factors, by factor key; undefined: not known (yet). */
+/** A run's position on a set's regime factors; undefined: not known (yet). */
 export type Position<K extends string> = Readonly<Partial<Record<K, number>>>;
 
-/** One part of an all-of statistic (07 (3): every fillfactor), with its own rule where it differs. */
+/** One part of an all-of statistic, with its own rule where it differs. */
 export interface Part {
   readonly label: string;
   readonly interval: Interval | undefined;
@@ -51,40 +36,30 @@ export interface Part {
 }
 
 export interface Statistic<S> {
-  /** What is computed, paired how: the declaration's text. */
   readonly text: string;
   readonly fmt: (x: number) => string;
-  /** Value, interval and n on this summary (or its parts); undefined when what it needs did not run. */
+  /** Value, interval and n on this summary; undefined when what it needs did not run. */
   readonly of: (s: S) => Interval | readonly Part[] | undefined;
-  /** What it needs, said when `of` gives nothing: "needs REINDEX runs whose window fell in the load". */
   readonly needs: string;
 }
 
-/** The seed's words: the original, our translation, and whose words they are when not a seed's. */
+/** The seed's words: original, translation, and whose words. */
 export interface SeedSentence {
   readonly original: string;
   readonly translation?: string;
-  /** The seed's own numbers for this sentence, as text (a notebook's quotes.json carries them). */
+  /** The seed's own numbers (from quotes.json). */
   readonly figure?: string;
-  /**
-   * Whose words they are when not a seed's ("the lab's question": 06 judges the reader's indexes,
-   * which no seed measured): the declaration shows it in brackets before the claim and the sentence.
-   */
+  /** Whose words they are when not a seed's, e.g. "the lab's question" (06). */
   readonly whose?: string;
 }
 
-/** A notebook's quotes.json: the text it quotes (a seed's file, or a manual's page) and its sentences by key. */
 export interface Quotes {
   readonly source: string;
   readonly quote: (key: string) => SeedSentence;
   readonly keys: readonly string[];
 }
 
-/**
- * The quotations of the notebook whose compiled claims module is in `compiledDir`, read from the
- * quotes.json beside its source (build/lib/experiments/x → lib/experiments/x), so that both builds
- * read one file and the seeds test checks it. Quotations are data: the seed's words, kept out of code.
- */
+/** A notebook's quotations, from the quotes.json beside its source (one file for both builds). */
 export function readQuotes(compiledDir: string): Quotes {
   const source = path.resolve(compiledDir, "..", "..", "..", "..", "lib", "experiments", path.basename(compiledDir));
   const file = [compiledDir, source].map((d) => path.join(d, "quotes.json")).find((f) => fs.existsSync(f));
@@ -111,33 +86,24 @@ export function readQuotes(compiledDir: string): Quotes {
   };
 }
 
-/** What a claim is, apart from the run: all the engine needs to decide it on a measurement. */
 export interface ClaimCore<K extends string = string> {
   readonly id: string;
-  /** The sentence tested, in our words. */
   readonly claim: string;
   readonly sentence: SeedSentence;
-  /** The seed's own numbers, as text, when the quotation does not carry them. */
+  /** The seed's own numbers, when the quotation does not carry them. */
   readonly figure?: string;
   readonly kind: ClaimKind;
-  /** The decision rule; a derived claim has none (it is shown, never judged). */
   readonly rule?: Rule;
-  /** How the seed's words become the rule ("'mostly not' read as under half"), before the rule's text. */
+  /** How the seed's words become the rule ("'mostly not' read as under half"). */
   readonly reading?: string;
-  /** The regime factors (keys of the set's `factors`): a gate for magnitudes, the stated scale otherwise. */
+  /** Regime factors: a gate for magnitudes, the stated scale otherwise. */
   readonly regime: readonly K[];
-  /** Where the seed made the claim, in prose. */
   readonly regimeText: string;
   readonly mechanism?: string;
   readonly derivedFrom?: string;
-  /** What would test it when it is out of regime or its mode did not run. */
+  /** What would test it out of regime or when its mode did not run. */
   readonly howToTest: string;
-  /**
-   * The inputs of the run the lab emulates for this claim (a delay standing for a network link,
-   * standbys on this machine) and what that emulation can and cannot show: the declaration's text.
-   * Required with `emulatedWhen`; a claim whose subject is what the emulation does (05 (e): whether
-   * one machine reproduces a standby's wait) sets only this, and is judged.
-   */
+  /** What the lab emulates for this claim and what that can show; a claim about the emulation itself sets only this. */
   readonly emulates?: string;
 }
 
@@ -145,24 +111,17 @@ export interface Claim<P, S, K extends string = string> extends ClaimCore<K> {
   readonly statistic: Statistic<S>;
   /** Why the effect is what it is, from this run's counters; "" when nothing was measured. */
   readonly why: (s: S) => string;
-  /** This run's figures beside the statistic (between-run ratios, medians). */
   readonly ours?: (s: S) => string;
-  /** A derived claim's arithmetic on this run's numbers. */
   readonly arithmetic?: (s: S) => string;
-  /** Its mode or engine does not run with these params / did not run in this summary: the reason. */
   readonly absent?: { readonly before: (p: P) => boolean; readonly after: (s: S) => boolean; readonly reason: string };
   /**
-   * What this run emulated that the claim's regime stands on (its links are a delay the lab set, its
-   * standbys are on this machine), or undefined when it was measured for real: the verdict is then
-   * `emulated`, a consistency check of the emulation, never evidence about the seed's system. Not for
-   * a claim whose regime the emulation itself creates: relabelling it would hide what it found.
+   * What this run emulated that the regime stands on (verdict `emulated`, never evidence); not for a regime the
+   * emulation creates.
    */
   readonly emulatedWhen?: (s: S) => string | undefined;
-  /** The same, known from the params before the run: the plan counts the claim as not evidence. */
   readonly emulatedBefore?: (p: P) => string | undefined;
 }
 
-/** A sentence of the seed that is not declared, and why. */
 export interface NotDeclared {
   readonly sentence: SeedSentence;
   readonly reason: string;
@@ -171,9 +130,7 @@ export interface NotDeclared {
 export interface ClaimSet<P, S, K extends string = string> {
   readonly notebook: string;
   readonly factors: Readonly<Record<K, RegimeFactor>>;
-  /** The planned position, from the params (before the run). */
   readonly before: (p: P) => Position<K>;
-  /** The measured position, from the summary (after the run). */
   readonly after: (s: S) => Position<K>;
   readonly claims: readonly Claim<P, S, K>[];
   readonly notDeclared: readonly NotDeclared[];
@@ -187,10 +144,8 @@ export class DeclarationError extends Error {
   override readonly name = "DeclarationError";
 }
 
-/** A factor's band in its own unit: [seed × within]. */
 const factorBand = (f: RegimeFactor): [number, number] => [f.seed * f.within[0], f.seed * f.within[1]];
 
-/** A rule's band: where "held" lies. */
 export function ruleBand(rule: Rule): [number, number] {
   switch (rule.kind) {
     case "above":
@@ -202,7 +157,7 @@ export function ruleBand(rule: Rule): [number, number] {
   }
 }
 
-/** Two ends within 10 % of each other (both infinite alike): a regime band that is the rule's band in disguise. */
+/** Two ends within 10 % of each other: a regime band that is the rule's band in disguise. */
 const near = (a: number, b: number) =>
   a === b || (Number.isFinite(a) && Number.isFinite(b) && Math.abs(a - b) <= 0.1 * Math.max(Math.abs(a), Math.abs(b)));
 
@@ -212,11 +167,7 @@ export function sameBand(f: RegimeFactor, rule: Rule): boolean {
   return near(a, c) && near(b, d);
 }
 
-/**
- * Checks a set when it is declared: unique ids, known factors, a mechanism on every direction and
- * mechanism check, what a derived claim is arithmetic on, and no regime band that equals its rule's
- * band (a run placed by such a regime has its verdict chosen by the placement).
- */
+/** Checks a set when declared: ids, factors, mechanisms, derived sources, and no regime band equal to its rule's. */
 export function declare<P, S, K extends string>(set: ClaimSet<P, S, K>): ClaimSet<P, S, K> {
   const problems: string[] = [];
   const ids = new Set<string>();
@@ -245,31 +196,23 @@ export function declare<P, S, K extends string>(set: ClaimSet<P, S, K>): ClaimSe
   return set;
 }
 
-/** What a run measured for one claim: the statistic and the position. */
 export interface Measured<K extends string = string> {
   readonly statistic: Interval | readonly Part[] | undefined;
   readonly position: Position<K>;
-  /** The claim's mode did not run. */
   readonly absent?: string;
-  /** What this run emulated that the claim's regime stands on: the verdict is `emulated`. */
   readonly emulated?: string;
-  /** The coverage an interval needs to decide, when above MIN_COVERAGE: an adaptive run's per-look level. */
   readonly level?: number;
 }
 
 export interface Outcome {
   readonly verdict: Verdict;
-  /** The one reason. */
   readonly reason: string;
-  /** This run's scale against the claim's factors, as text. */
   readonly scale?: string;
-  /** The interval decided on (the first part's for an all-of statistic). */
   readonly interval?: Interval;
 }
 
 const isParts = (x: Interval | readonly Part[]): x is readonly Part[] => Array.isArray(x);
 
-/** The decision on an interval or on every part, as one verdict and one reason. */
 function decideStatistic(
   rule: Rule,
   stat: Interval | readonly Part[],
@@ -297,7 +240,6 @@ function decideStatistic(
   return { verdict, decidedBy: first ? `${first.p.label}: ${first.d.decidedBy}` : "no part" };
 }
 
-/** Decides one claim on a measurement: the engine's rule, unit-tested on synthetic measurements. */
 export function decideClaim<K extends string>(
   claim: ClaimCore<K>,
   factors: Readonly<Record<K, RegimeFactor>>,
@@ -339,14 +281,13 @@ export function decideClaim<K extends string>(
   return { verdict: d.verdict, reason: d.decidedBy, scale, interval };
 }
 
-/** The declaration's seed text: the original, its translation, and the figure. */
 function seedText(c: ClaimCore): string {
   const t = c.sentence.translation ? ` → "${c.sentence.translation}"` : "";
   const whose = c.sentence.whose ? `[${c.sentence.whose}] ` : "";
   return `${whose}${c.sentence.original}${t}. Figures: ${c.figure ?? c.sentence.figure}`;
 }
 
-/** The declaration, rendered once (it does not change from run to run). */
+/** The declaration, rendered once. */
 export function declaration<K extends string>(
   c: ClaimCore<K>,
   factors: Readonly<Record<K, RegimeFactor>>,
@@ -383,12 +324,11 @@ export function declaration<K extends string>(
   };
 }
 
-/** The declarations of a set, for the plan, the tests and the notebook's table. */
 export function declarations<P, S, K extends string>(set: ClaimSet<P, S, K>): Declaration[] {
   return set.claims.map((c) => declaration(c, set.factors, c.statistic));
 }
 
-/** The statistic at the per-look level: each interval re-ranked on its own values (intervals `atCoverage`). */
+/** The statistic at the per-look level (intervals `atCoverage`). */
 function atLevel(stat: Interval | readonly Part[] | undefined, level: number | undefined) {
   if (!stat || level === undefined) return stat;
   return isParts(stat)
@@ -407,13 +347,13 @@ function measure<P, S, K extends string>(set: ClaimSet<P, S, K>, c: Claim<P, S, 
   };
 }
 
-/** The summary without the flagged units, and what was flagged: the sensitivity pass's input. */
+/** The summary without the flagged units, and what was flagged. */
 export interface Without<S> {
   readonly summary: S;
   readonly flagged: Flagged;
 }
 
-/** Judges every claim of a set on a run's summary: the rows summary.json and the reports read. */
+/** Judges every claim of a set on a run's summary. */
 export function judge<P, S, K extends string>(set: ClaimSet<P, S, K>, s: S, without?: Without<S>): ClaimCheck[] {
   return set.claims.map((c) => judgeOne(set, c.id, s, without));
 }
@@ -460,7 +400,7 @@ export function judgeOne<P, S, K extends string>(
   };
 }
 
-/** What a run with these params can decide, before it starts (the ETA's line and `--eta-only`). */
+/** What a run with these params can decide, before it starts. */
 export function plan<P, S, K extends string>(set: ClaimSet<P, S, K>, p: P): ClaimPlan[] {
   const where = set.before(p);
   const planned: Record<string, number | undefined> = {};
@@ -475,7 +415,7 @@ export function plan<P, S, K extends string>(set: ClaimSet<P, S, K>, p: P): Clai
   return planClaims(declarations(set), planned, { unavailable, emulated });
 }
 
-/** The seed's sentences the set does not declare, with the reason: one line each for the notebook. */
+/** The seed's sentences the set does not declare, with the reason. */
 export function notDeclaredLines(set: { readonly notDeclared: readonly NotDeclared[] }): string[] {
   return set.notDeclared.map(
     (n) =>

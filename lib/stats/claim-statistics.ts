@@ -1,18 +1,12 @@
-/**
- * Statistics and "why" pieces that several notebooks' claims compute: the median with its exact
- * interval over per-unit values (a repeat, a round, a set), the values of two conditions paired by
- * unit, the "a → b" of a counter between two conditions, and the flagged units a sensitivity pass
- * leaves out. Generic over the unit, so each notebook's summary types stay its own.
- */
+/** Statistics and "why" pieces several notebooks' claims compute, generic over the unit (repeat, round, set). */
 import type { Flagged } from "./claims";
 import { medianInterval, type Interval } from "./intervals";
 
 const finite = (x: number | undefined): x is number => x !== undefined && Number.isFinite(x);
 
 /**
- * The median over units of a per-unit value, with its exact order-statistic interval; units whose
- * value is undefined or not finite (a counter missing, a zero denominator) are left out; undefined
- * when none is left.
+ * The median over units of a per-unit value with its exact interval; non-finite values left out; undefined when none is
+ * left.
  */
 export function medianOf<U>(
   units: readonly U[],
@@ -23,14 +17,12 @@ export function medianOf<U>(
   return values.length ? medianInterval(values, of) : undefined;
 }
 
-/** x ÷ y when both are known and y is above 0; else undefined. */
+/** x ÷ y when both are known and y > 0. */
 export const quotient = (x: number | undefined, y: number | undefined): number | undefined =>
   x !== undefined && y !== undefined && y > 0 ? x / y : undefined;
 
 /**
- * One value per unit that both conditions ran, from the two units paired by key (the repeat or the
- * round): `f(top unit, bottom unit)`, undefined and non-finite results left out. The pairing keeps
- * drift between units out of the statistic.
+ * One value per unit both conditions ran, paired by key (keeps drift between units out); non-finite results left out.
  */
 export function pairedValues<T, B = T>(
   top: readonly T[],
@@ -46,7 +38,7 @@ export function pairedValues<T, B = T>(
   });
 }
 
-/** The median of per-unit quotients top ÷ bottom of one value, paired by key; undefined when no unit pairs. */
+/** The median of paired per-unit quotients top ÷ bottom. */
 export function pairedQuotient<U>(
   top: readonly U[],
   bottom: readonly U[],
@@ -58,19 +50,13 @@ export function pairedQuotient<U>(
   return q.length ? medianInterval(q, of) : undefined;
 }
 
-/**
- * How one counter moved between two conditions, "a → b", each side formatted: the unit of a why
- * sentence built from this run's counters (`between(lo, hi)(x => x.walBytesPerTx, kb)`).
- */
+/** How a counter moved between two conditions, "a → b": `between(lo, hi)(x => x.walBytesPerTx, kb)`. */
 export const between =
   <T>(lo: T, hi: T) =>
   (pick: (x: T) => number | undefined, fmt: (x: number | undefined) => string): string =>
     `${fmt(pick(lo))} → ${fmt(pick(hi))}`;
 
-/**
- * The flagged units for the sensitivity sentence: those with at least one reason, named with their
- * reasons ("idx39/r3: 1 checkpoint(s)"); `none` says what would have flagged one.
- */
+/** The flagged units with their reasons ("idx39/r3: 1 checkpoint(s)"); `none` says what would have flagged one. */
 export function flaggedUnits<U>(
   noun: string,
   units: readonly U[],

@@ -1,22 +1,6 @@
 /**
- * A seed's claim as a declared hypothesis, and its verdict on this run.
- *
- * A claim names, before any number is seen: the seed's statement and figure, the regime in which the
- * seed made it (sizes, durations, settings), the statistic we compute (which ratio, paired how) and a
- * decision rule with its margins. The verdict then follows from where this run's interval lies
- * against those margins — never from a point estimate alone (criterion and benchstat do the same):
- *
- * - `held` / `did not hold`: the interval lies wholly on one side of the margin (or, for an
- *   equivalence or band rule, wholly inside it / wholly outside it);
- * - `inconclusive`: the interval straddles a margin or covers the median too little; the verdict says
- *   what would decide it, and says "more repeats" only where more repeats can (`moreRepeats`). The
- *   machine's run-level state is handled by the design (paired rounds; every pair counts, and those
- *   whose speed probes split are named with the verdict without them: stats/speed), never by a veto
- *   on the run's spread;
- * - `not tested at this scale`: the run is outside the claim's regime; says what would test it;
- * - `emulated`: the run reaches the claim's regime only through an input the lab emulates (a delay
- *   standing for a network link, standbys on this machine): the rule's decision is kept in the reason
- *   as a consistency check of the emulation, never evidence about the seed's system (claim-engine).
+ * A seed's claim as a hypothesis declared before any number is seen, and its verdict on this run:
+ * from where this run's interval lies against the margins, never a point estimate (docs/statistics.md).
  */
 import type { Interval } from "./intervals";
 import { intervalText } from "./intervals";
@@ -31,95 +15,50 @@ export const VERDICTS = [
 ] as const;
 export type Verdict = (typeof VERDICTS)[number];
 
-/**
- * What kind of statement a claim is, which decides where it may be judged:
- * - `magnitude`: a figure tied to the seed's hardware and scale ("42 %", "2.5×"); decided only within
- *   its declared regime distance, else `not tested at this scale` with the measured value beside it;
- * - `direction`: a sign or an ordering that follows from a named mechanism ("more indexes, fewer
- *   TPS"); decided at any scale, and the verdict names the scale it was decided at;
- * - `equivalence`: "about the same" within a declared band; judged like a magnitude (only in its regime);
- * - `mechanism`: the lab's own check of the mechanism that explains a seed's figure (04: while a plain
- *   REINDEX runs, writes stop); decided at any scale like a direction, and labelled as the lab's, not
- *   the seed's;
- * - `derived`: arithmetic on another claim (Little's law on a TPS ratio); shown with its arithmetic,
- *   verdict `derived`, never counted as evidence.
- */
+/** What kind of statement a claim is, which decides where it may be judged (docs/claims-and-regimes.md). */
 export const CLAIM_KINDS = ["magnitude", "direction", "equivalence", "mechanism", "derived"] as const;
 export type ClaimKind = (typeof CLAIM_KINDS)[number];
 
 /**
- * One dimension of a magnitude claim's regime: the seed's value and how far from it a run may be
- * and still decide the figure, as the ratio here ÷ seed (`[0.5, 2]`: within a factor 2 either way;
- * `[1, Infinity]`: at least the seed's).
+ * One dimension of a magnitude claim's regime: the seed's value and how far from it a run may be, as
+ * here ÷ seed (`[0.5, 2]`: within a factor 2; `[1, Infinity]`: at least the seed's).
  */
 export interface RegimeFactor {
-  /** What is compared, as a reader says it: "data size", "round length", "commit ÷ round trip". */
   readonly what: string;
   readonly seed: number;
-  /** The unit after a value ("rows", "s", "ms"), or "" for a plain ratio. */
   readonly unit: string;
-  /** Least and greatest here ÷ seed at which the claim may still be decided. */
   readonly within: readonly [number, number];
-  /**
-   * Whose value `seed` is, as the text names it: "the seed's" unless given. A claim declared against
-   * documentation rather than a benchmark (07) names the documented threshold instead.
-   */
+  /** Whose value `seed` is: "the seed's" unless given (07: a documented threshold). */
   readonly source?: string;
 }
 
-/** What a claim is, declared before the run's numbers: shown in every report beside the verdict. */
 export interface Declaration {
   readonly id: string;
-  /** The seed's statement, in our words. */
   readonly claim: string;
-  /** The seed's own numbers, as text. */
   readonly seed: string;
-  /** Where the seed made the claim: sizes, durations, settings. */
   readonly regime: string;
-  /** What this notebook computes to test it, paired how. */
   readonly statistic: string;
-  /** The decision rule with its margins, as text (see `describeRule`). */
   readonly rule: string;
   readonly kind: ClaimKind;
-  /**
-   * A magnitude claim's regime distance: outside any factor it is not tested at this scale. On a
-   * direction claim, the factors its verdict states the scale in (never a refusal).
-   */
+  /** A magnitude claim's regime distance; on a direction claim, the factors its verdict states the scale in. */
   readonly distance?: readonly RegimeFactor[];
   /** A direction claim's reason to transfer to another scale (the mechanism behind the sign). */
   readonly mechanism?: string;
-  /** A derived claim: which claim it is arithmetic on, and the arithmetic. */
   readonly derivedFrom?: string;
-  /** The inputs the lab emulates for this claim, and what the emulation can and cannot show. */
   readonly emulates?: string;
 }
 
 export interface ClaimCheck extends Declaration {
-  /** Ours, as text (this run's numbers). */
   readonly ours: string;
-  /** The interval the verdict was decided on, when the rule reads one. */
   readonly interval?: Interval;
   readonly verdict: Verdict;
-  /** Why this verdict: which side of which margin, or what would decide it. */
   readonly decidedBy: string;
-  /** Why the effect is what it is, from this run's server counters; empty when nothing was measured. */
   readonly why: string;
-  /** Whether the verdict changes without the trials flagged as outliers or disturbed (checkpoint, autovacuum). */
   readonly sensitivity?: string;
-  /**
-   * The scale this run decided (or declined) the claim at, as text: "at 1 % of the seed's data size,
-   * 6 s round length (the seed's 300 s)". Shown beside a direction claim's verdict.
-   */
   readonly scale?: string;
-  /** A derived claim's arithmetic on this run's numbers. */
   readonly arithmetic?: string;
 }
 
-/**
- * A decision rule on an interval of the statistic.
- * - `above` / `below`: a directional claim ("B is slower than A": ratio above 1 + margin).
- * - `inside`: an equivalence ("about the same": within ±margin) or a band ("20–30 % lower").
- */
 export type Rule =
   | { readonly kind: "above"; readonly margin: number }
   | { readonly kind: "below"; readonly margin: number }
@@ -131,9 +70,8 @@ export interface Decision {
 }
 
 /**
- * The least coverage an interval must have before it can decide a claim. An exact interval of the
- * median from n paired values reaches ≥ 90 % at n = 5 (the min–max range covers it with
- * 1 − 2·0.5⁵ = 93.75 %); with 3 repeats the range covers only 75 %, too little to call a claim.
+ * The least coverage an interval must have to decide a claim: the min–max range of n paired values
+ * covers the median with 1 − 2·0.5ⁿ, ≥ 90 % from n = 5 (75 % at n = 3).
  */
 export const MIN_COVERAGE = 0.9;
 
@@ -154,12 +92,10 @@ export function describeRule(rule: Rule, fmt: (x: number) => string = fmtDefault
 }
 
 export interface DecideOptions {
-  /** Formats the statistic in the reasons. */
   readonly fmt?: (x: number) => string;
   readonly minCoverage?: number;
 }
 
-/** The verdict of a rule on an interval: a pure function, unit-tested at its margins. */
 export function decide(rule: Rule, interval: Interval | undefined, options: DecideOptions = {}): Decision {
   const fmt = options.fmt ?? fmtDefault;
   const minCoverage = options.minCoverage ?? MIN_COVERAGE;
@@ -218,7 +154,6 @@ function describeSide(rule: Rule, fmt: (x: number) => string, held: boolean): st
   }
 }
 
-/** Paired repeats needed for the min–max range to cover the median with `coverage`: 1 − 2·0.5ⁿ ≥ coverage. */
 export function repeatsForCoverage(coverage: number): number {
   let n = 1;
   while (1 - 2 * 0.5 ** n < coverage) n++;
@@ -226,12 +161,9 @@ export function repeatsForCoverage(coverage: number): number {
 }
 
 /**
- * What more repeats can do for an interval that straddles a margin, said only where it can happen.
- * The order-statistic interval of a median narrows about as 1/√n around a median that stays put, so
- * repeats decide the claim only when the median lies off the margin: then about n·(half-width ÷
- * distance)² paired repeats bring the interval's near end past it. A median on the margin itself
- * (within 1 % of the interval's width) is not moved by repeats: the effect is the size of the margin,
- * and the rule cannot decide it at any n.
+ * What more repeats can do for an interval that straddles a margin: it narrows about as 1/√n, so only
+ * a median off the margin can be decided (after about n·(half-width ÷ distance)² repeats); a median on
+ * the margin cannot, at any n.
  */
 export function moreRepeats(rule: Rule, interval: Interval, fmt: (x: number) => string = fmtDefault): string {
   const edges = rule.kind === "inside" ? [rule.low, rule.high] : [rule.margin];
@@ -244,7 +176,6 @@ export function moreRepeats(rule: Rule, interval: Interval, fmt: (x: number) => 
       `and cannot move it past the margin, so this rule cannot decide the claim here`
     );
   }
-  // The half on the margin's side sets how far the interval's near end reaches past the edge.
   const half = interval.estimate > edge ? interval.estimate - interval.low : interval.high - interval.estimate;
   const need = Math.max(interval.n + 1, Math.ceil(interval.n * (half / distance) ** 2));
   return (
@@ -253,7 +184,6 @@ export function moreRepeats(rule: Rule, interval: Interval, fmt: (x: number) => 
   );
 }
 
-/** A claim outside its regime: no verdict on the seed's statement, and what would test it. */
 export function notTestedAtThisScale(
   declaration: Declaration,
   ours: string,
@@ -269,12 +199,10 @@ export function notTestedAtThisScale(
   };
 }
 
-/** A claim that cannot be judged: the conditions it needs are missing from this run. */
 export function missing(declaration: Declaration, needs: string): ClaimCheck {
   return { ...declaration, ours: "no data", verdict: "inconclusive", decidedBy: needs, why: "" };
 }
 
-/** Rows for the claims table: the declaration beside the verdict, as the reader needs both. */
 export function claimRows(claims: readonly ClaimCheck[]): Record<string, string>[] {
   return claims.map((c) => ({
     claim: `${c.id}. ${c.claim}`,
@@ -290,7 +218,6 @@ export function claimRows(claims: readonly ClaimCheck[]): Record<string, string>
   }));
 }
 
-/** One line per verdict value: "2 held, 1 inconclusive". */
 export function verdictSummary(claims: readonly ClaimCheck[]): string {
   const counts = new Map<Verdict, number>();
   for (const c of claims) counts.set(c.verdict, (counts.get(c.verdict) ?? 0) + 1);
@@ -299,22 +226,15 @@ export function verdictSummary(claims: readonly ClaimCheck[]): string {
     .join(", ");
 }
 
-/** What a run flagged (outliers, a checkpoint or autovacuum inside a timed window), for a sensitivity sentence. */
+/** What a run flagged (outliers, a checkpoint or autovacuum in a timed window). */
 export interface Flagged {
-  /** The unit flagged: "trial", "repeat", "round", "set". */
   readonly noun: string;
   readonly count: number;
-  /** Which, and why ("idx39/r3: 1 checkpoint(s)"); "" when only the count is known. */
   readonly detail: string;
-  /** The sentence when nothing was flagged: what would have flagged a unit. */
   readonly none: string;
 }
 
-/**
- * The one sensitivity sentence every notebook's claims use: whether the verdict changes without the
- * flagged units. `again` is the same rule on the same statistic over the other units (undefined when
- * none is left to judge on).
- */
+/** The one sensitivity sentence: whether the verdict changes without the flagged units (`again`). */
 export function sensitivitySentence(flagged: Flagged, verdict: Verdict, again: () => Decision | undefined): string {
   if (flagged.count === 0) return flagged.none;
   const what =
@@ -326,11 +246,7 @@ export function sensitivitySentence(flagged: Flagged, verdict: Verdict, again: (
     : `${what}: "${without.verdict}" instead — ${without.decidedBy}.`;
 }
 
-/**
- * Attaches to each claim whether its verdict changes without the flagged trials (outliers by
- * OUTLIER_RULE, or a checkpoint/autovacuum inside the timed window): `without` are the same claims
- * judged on the data with those trials left out.
- */
+/** Attaches to each claim whether its verdict changes without the flagged trials. */
 export function withSensitivity(
   claims: readonly ClaimCheck[],
   without: readonly ClaimCheck[],
@@ -348,16 +264,14 @@ export function withSensitivity(
   }));
 }
 
-/**
- * Combines the verdicts of one claim's parts (e.g. two operations): all held → held; any did not hold → did not hold.
- */
+/** Combines the verdicts of one claim's parts: all held → held; any did not hold → did not hold. */
 export function allOf(parts: readonly Decision[]): Verdict {
   if (parts.length && parts.every((p) => p.verdict === "held")) return "held";
   if (parts.some((p) => p.verdict === "did not hold")) return "did not hold";
   return "inconclusive";
 }
 
-// ---- Kinds and regimes ----------------------------------------------------------------------------
+// Kinds and regimes
 
 const num = (x: number) =>
   !Number.isFinite(x)
@@ -373,12 +287,10 @@ const withUnit = (x: number, unit: string) => (unit ? `${num(x)} ${unit}` : num(
 const share = (x: number) =>
   x >= 0.995 && x <= 1.005 ? "100 %" : x < 0.1 ? `${(x * 100).toPrecision(1)} %` : `${Math.round(x * 100)} %`;
 
-/** A regime factor's allowed distance as text: "data size 0.5–2× the seed's 20,000,000 products". */
 export function factorText(f: RegimeFactor): string {
   return `${f.what} ${factorRange(f)} (${f.source ?? "the seed's"} ${withUnit(f.seed, f.unit)})`;
 }
 
-/** The values a factor may take: "≥ 300 s", "10,000,000–40,000,000 products". */
 function factorRange(f: RegimeFactor): string {
   const [lo, hi] = f.within;
   return hi === Infinity
@@ -390,7 +302,7 @@ function factorRange(f: RegimeFactor): string {
         : `${num(f.seed * lo)}–${withUnit(f.seed * hi, f.unit)}`;
 }
 
-/** The declaration's kind with what makes it decidable, as one plain sentence for reports. */
+/** The declaration's kind and what makes it decidable, as one sentence. */
 export function kindText(d: Declaration): string {
   switch (d.kind) {
     case "magnitude":
@@ -407,14 +319,10 @@ export function kindText(d: Declaration): string {
   }
 }
 
-/** This run's position against a claim's regime factors; `here` is keyed by `RegimeFactor.what`. */
 export interface ScalePosition {
   readonly inside: boolean;
-  /** "1 % of the seed's data size, 6 s round length (the seed's 300 s)". */
   readonly text: string;
-  /** The factors outside their distance, as text. */
   readonly outside: readonly string[];
-  /** The same, short: "clients per CPU 8 (needs ≤ 1)". */
   readonly brief: readonly string[];
 }
 
@@ -447,11 +355,7 @@ export function scalePosition(
   return { inside: outside.length === 0, text: parts.join(", "), outside, brief };
 }
 
-/**
- * Applies a claim's kind to its check: a magnitude claim outside its distance becomes `not tested at
- * this scale`, keeping the measured value beside it ("0.42 here at 1 % of the data, 6 s rounds; the
- * seed 0.43"); every other check gets the scale it was decided at.
- */
+/** Applies a claim's kind: a magnitude outside its distance becomes `not tested at this scale`, measured value kept. */
 export function atScale(
   check: ClaimCheck,
   here: Readonly<Record<string, number | undefined>>,
@@ -459,7 +363,6 @@ export function atScale(
     readonly here: string;
     readonly seed: string;
     readonly howToTest: string;
-    /** Who `seed` is said of: "the seed" unless given (07: "the documentation"). */
     readonly source?: string;
   },
 ): ClaimCheck {
@@ -481,35 +384,20 @@ export function atScale(
   return { ...check, scale };
 }
 
-// ---- What a profile can decide, before it runs ---------------------------------------------------
+// What a profile can decide, before it runs
 
-/**
- * A claim's prospect on a planned run, by the same regime rule the verdict uses (`scalePosition` on
- * the declaration's `distance`), from the position the parameters and this machine give:
- * - `decidable`: a direction claim, or a magnitude whose planned position lies inside its distance;
- * - `out of regime`: a magnitude outside it (the reason names the factor, here and the seed's);
- * - `unavailable`: its engine or mode does not run (counted apart: no profile can change it);
- * - `not evidence`: derived or emulated, never counted.
- */
 export type ClaimProspect = "decidable" | "out of regime" | "unavailable" | "not evidence";
 
 export interface ClaimPlan {
   readonly id: string;
   readonly claim: string;
   readonly prospect: ClaimProspect;
-  /** Why, for anything but `decidable`: "2 CPUs against the seed's 128 (clients per CPU 8, …)". */
   readonly reason: string;
-  /**
-   * A decidable claim whose regime also has a factor only the run measures (a property of this
-   * machine no parameter sets): what it depends on. The plan counts it as decidable and says so.
-   */
   readonly dependsOn?: string;
 }
 
 export interface PlanOptions {
-  /** Claims whose engine or mode will not run, with the reason. */
   readonly unavailable?: Readonly<Record<string, string>>;
-  /** Claims this run will emulate (an emulated link), with the reason. */
   readonly emulated?: Readonly<Record<string, string>>;
 }
 
@@ -534,10 +422,7 @@ export function planClaims(
   });
 }
 
-/**
- * One line for the ETA: "can decide 3 of 4 claims on this machine; not: (2) …". The count is of
- * claims that are evidence and whose engine runs, as a run's verdicts count them.
- */
+/** One line for the ETA: "can decide 3 of 4 claims on this machine; not: (2) …". */
 export function planText(plans: readonly ClaimPlan[]): string {
   const counted = plans.filter((p) => p.prospect === "decidable" || p.prospect === "out of regime");
   const can = counted.filter((p) => p.prospect === "decidable");
@@ -552,7 +437,6 @@ export function planText(plans: readonly ClaimPlan[]): string {
   );
 }
 
-/** "(a (mongodb)), (b (mongodb)) unavailable: MongoDB did not run: …": claims that share a reason, named once. */
 function sameReasonOnce(plans: readonly ClaimPlan[]): string {
   const groups = new Map<string, string[]>();
   for (const p of plans) {
@@ -562,7 +446,6 @@ function sameReasonOnce(plans: readonly ClaimPlan[]): string {
   return [...groups].map(([why, ids]) => `${ids.join(", ")} ${why}`).join("; ");
 }
 
-/** A derived claim: its arithmetic on this run's numbers, verdict `derived`, never evidence. */
 export function derived(declaration: Declaration, ours: string, arithmetic: string, interval?: Interval): ClaimCheck {
   return {
     ...declaration,
@@ -575,7 +458,6 @@ export function derived(declaration: Declaration, ours: string, arithmetic: stri
   };
 }
 
-/** The verdict with the scale it was decided at, for direction claims: "held at 1 % of the seed's data size". */
 export function verdictText(c: ClaimCheck): string {
   if (
     (c.kind === "direction" || c.kind === "mechanism") &&
@@ -586,12 +468,11 @@ export function verdictText(c: ClaimCheck): string {
   return c.verdict;
 }
 
-/** Claims that count as evidence: neither derived (arithmetic) nor emulated (a check of the lab's own input). */
 export const isEvidence = (c: Pick<ClaimCheck, "verdict">) => c.verdict !== "derived" && c.verdict !== "emulated";
 
-// ---- A union of step refutations ------------------------------------------------------------------
+// A union of step refutations
 
-/** P(X ≥ m) for X ~ Binomial(n, ½): the one-sided sign test's p-value for m of n values past a margin. */
+/** P(X ≥ m), X ~ Binomial(n, ½): the one-sided sign test's p-value. */
 export function signTestP(n: number, m: number): number {
   let c = 1;
   let sum = 0;
@@ -603,25 +484,18 @@ export function signTestP(n: number, m: number): number {
 }
 
 /**
- * The one-sided error a single interval-based refutation allows at MIN_COVERAGE: (1 − 0.9)/2 = 5 %.
- * A claim refuted when *any* of k steps fails would reach up to k times that (4 steps: ~12 % at n = 5,
- * where each step's range errs 3.1 %), so the steps are tested together with Holm's step-down
- * correction on sign-test p-values: it keeps the chance of any false refutation ≤ FAMILY_ALPHA and,
- * unlike plain Bonferroni, names every step it refutes at no extra cost. (For "did any step fail",
- * Holm's first step is Bonferroni: p_min ≤ α / k.)
+ * A claim refuted when any of k steps fails would err up to k × 5 %, so the steps are tested together
+ * with Holm's step-down correction on sign-test p-values: any false refutation ≤ FAMILY_ALPHA.
  */
 export const FAMILY_ALPHA = Math.round(((1 - MIN_COVERAGE) / 2) * 1e6) / 1e6;
 
 export interface StepTest {
   readonly label: string;
-  /** The step's paired values. */
   readonly values: readonly number[];
 }
 
 /**
- * Holm's step-down test of "this step does not go the claimed way": for a `below` rule, the values at
- * or above the margin count against it (for `above`, those at or below). Returns the refuted labels
- * with their p-values and the thresholds they met.
+ * Holm's step-down test of "this step does not go the claimed way"; returns the refuted labels with p and threshold.
  */
 export function holmRefutations(
   steps: readonly StepTest[],

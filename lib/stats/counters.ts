@@ -1,25 +1,12 @@
 /**
- * Server counters as flat name → number snapshots, and the delta of two snapshots.
- *
- * Each collector declares its names (a const list, template literal types for the parts named by
- * the server: tables, indexes, pg_stat_io rows, WAL record types) and returns `Counters<ItsKeys>`,
- * so a reader's typo (`c["wal.recrods"]`) is a compile error rather than an `undefined` that turns
- * a claim's "why" sentence into NaN.
- *
- * Partial, not a full record, for two reasons that a reader must handle anyway: a collector leaves
- * out what the server does not report (pg_stat_io rows that are zero, NULL timings, walrec.* without
- * pg_walinspect, server.statement_ms without pg_stat_statements, the serverStatus sections a MongoDB
- * version omits), and trials.jsonl written by earlier versions lack counters added since; those runs
- * must still load (`npm run compare`, resume).
+ * Server counters as flat name → number snapshots, and their delta. Each collector declares its names
+ * as types, so a reader's typo is a compile error, not a NaN in a "why" sentence. Partial: a server
+ * omits figures it does not report, and runs on disk written before a counter existed must still load.
  */
 
 export type Counters<K extends string = string> = Readonly<Partial<Record<K, number>>>;
 
-/**
- * Builds a collector's snapshot from (name, value) rows, refusing a name the collector did not
- * declare: its SQL and its key type must say the same, and a mismatch is a defect to see at once.
- * Rows with a NULL value are left out (the server does not report that figure here).
- */
+/** A collector's snapshot from (name, value) rows, refusing an undeclared name; NULL values left out. */
 export function countersFrom<K extends string>(
   rows: Iterable<{ readonly name: string; readonly value: number | string | null }>,
   isKey: (name: string) => name is K,
@@ -36,7 +23,6 @@ export function countersFrom<K extends string>(
   return out;
 }
 
-/** `name` is one of `fixed`, or starts with one of `prefixes` and ends with one of `suffixes` (when given). */
 export function keyGuard<K extends string>(
   fixed: readonly string[],
   patterns: readonly { readonly prefix: string; readonly suffixes?: readonly string[] }[] = [],
@@ -52,25 +38,20 @@ export function keyGuard<K extends string>(
     );
 }
 
-/** The counters that are there, as [name, value] (names as strings: a run on disk may hold older ones). */
+/** The counters present, as [name, value] (plain names: a run on disk may hold older ones). */
 export function counterEntries(c: Counters | undefined): [string, number][] {
   return Object.entries(c ?? {}).flatMap(([k, v]) => (v === undefined ? [] : [[k, v] as [string, number]]));
 }
 
-/** The sum of the counters whose names start with `prefix` (and end with `suffix`, when given). */
 export function sumCounters(c: Counters | undefined, prefix: string, suffix = ""): number {
   return counterEntries(c).reduce((a, [k, v]) => (k.startsWith(prefix) && k.endsWith(suffix) ? a + v : a), 0);
 }
 
-/**
- * after − before for every counter. Keys starting with "size." are levels (bytes now), not
- * counters: the value after is kept.
- */
+/** after − before for every counter; "size.*" keys are levels, so the value after is kept. */
 export function counterDelta<K extends string>(before: Counters<K>, after: Counters<K>): Counters<K> {
   const delta: Partial<Record<K, number>> = {};
   const was: Counters = before;
   for (const [key, value] of counterEntries(after)) {
-    // `key` came from `after`, a Counters<K>: it is a K (Object.entries only forgets that).
     const k = key as K;
     delta[k] = key.startsWith("size.") ? value : value - (was[key] ?? 0);
   }

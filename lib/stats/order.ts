@@ -1,12 +1,10 @@
 /**
- * Condition order per repeat. Running the conditions of every repeat in one fixed order lands slow
- * drift (WAL growth, page cache, the machine's other load) on the same conditions every time, and a
- * ratio then measures the drift with the effect. Each repeat gets its own order, drawn from a seeded
- * PRNG so that a run (and its resume) replays exactly the same plan, and the order is recorded.
+ * Condition order per repeat: one fixed order would land slow drift on the same conditions every
+ * time. Each repeat's order comes from a seeded PRNG, so a run and its resume replay the same plan.
  */
 import prand from "pure-rand";
 
-/** Fisher–Yates with pure-rand (which has no shuffle of its own); the same seed gives the same order. */
+/** Fisher–Yates with pure-rand; the same seed gives the same order. */
 export function seededShuffle<T>(items: readonly T[], seed: number): T[] {
   const out = [...items];
   const rng = prand.xoroshiro128plus(seed >>> 0);
@@ -17,12 +15,12 @@ export function seededShuffle<T>(items: readonly T[], seed: number): T[] {
   return out;
 }
 
-/** The seed of a repeat's order: distinct per repeat and block, reproducible from the run's seed. */
+/** Distinct per repeat and block, reproducible from the run's seed. */
 export function orderSeed(runSeed: number, repeat: number, block = 0): number {
   return (Math.imul(runSeed ^ 0x9e3779b9, 31) + Math.imul(repeat, 0x85ebca6b) + Math.imul(block, 0xc2b2ae35)) >>> 0;
 }
 
-/** Rotation instead of a shuffle, for designs with few conditions: repeat r starts r places further on. */
+/** Rotation, for designs with few conditions: repeat r starts r places further on. */
 export function rotated<T>(items: readonly T[], repeat: number): T[] {
   const k = ((repeat % items.length) + items.length) % items.length;
   return [...items.slice(k), ...items.slice(0, k)];

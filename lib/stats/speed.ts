@@ -1,34 +1,21 @@
 /**
- * The machine's speed state, measured before each timed run by a fixed write-path probe
- * (lib/engines/postgres/speed-probe.ts), and what a run's spread of it means for its claims.
- *
- * A machine can change speed between runs while load, steal and `SELECT 1` jitter stay quiet, so a
- * between-run ratio can carry the machine's state besides the effect. The probe names the state each
- * trial ran in. A paired statistic takes every pair; the pairs whose two trials' probes differ beyond
- * PAIR_STATE_RULE's ratio are named, and the verdict without them is given beside it as a
- * sensitivity sentence (`stateSensitivity`), never in place of it.
+ * The machine's speed state from a write-path probe before each timed run, and what its spread means
+ * for the claims (docs/claims-and-regimes.md, "The speed state of the machine").
  */
 import { median, quantile } from "simple-statistics";
 
-/** One probe's result, recorded on the trial it preceded (`speed` on the trial record). */
 export interface SpeedProbe {
-  /** What was timed, as text: "400 single-row UPDATE + COMMIT (synchronous_commit off), own database". */
+  /** What was timed, e.g. "400 single-row UPDATE + COMMIT (synchronous_commit off), own database". */
   readonly what: string;
-  /** Median and 90th percentile of the statements' client-side latency, ms. */
+  /** ms, client-side. */
   readonly medianMs: number;
   readonly p90Ms: number;
   readonly n: number;
-  /** When the probe ran (ISO). */
   readonly at: string;
-  /** The probe result was taken once for several trials (e.g. once per repeat of 01): which. */
   readonly sharedBy?: string;
 }
 
-/**
- * A probe more than this far from the run's median probe (as a ratio, either way) marks its trial as
- * run in another speed state: the two states seen here differ by ~1.7× in the UPDATE's latency, while
- * repeated probes in one state agree within a few per cent.
- */
+/** A probe more than this ratio from the run's median marks its trial as run in another speed state. */
 export const SPEED_STATE_RATIO = 1.25;
 
 export interface SpeedSpread {
@@ -36,19 +23,13 @@ export interface SpeedSpread {
   readonly medianMs: number;
   readonly minMs: number;
   readonly maxMs: number;
-  /**
-   * Upper ÷ lower quartile of the probes: the run's spread, robust to the one warm-up probe or the
-   * one trial in another state that sets slowest ÷ fastest (and that ratio only grows with more
-   * probes, where the quartiles settle).
-   */
+  /** Upper ÷ lower quartile of the probes: robust to one warm-up probe, unlike slowest ÷ fastest. */
   readonly quartileRatio: number;
-  /** Keys of trials whose probe differs from the median by more than SPEED_STATE_RATIO. */
   readonly flagged: readonly string[];
-  /** "probe median 0.090 ms, quartiles ×1.06 (range 0.081–0.152) over 10 trials; 2 in another state: …". */
+  /** e.g. "probe median 0.090 ms, quartiles ×1.06 (range 0.081–0.152) over 10 trials; …". */
   readonly text: string;
 }
 
-/** The spread of the speed probes over a run's trials; undefined when no trial has one. */
 export function speedSpread(
   trials: readonly { readonly key: string; readonly speed?: SpeedProbe }[],
 ): SpeedSpread | undefined {
@@ -79,42 +60,29 @@ export function speedSpread(
   };
 }
 
-/** Two probe medians within ×SPEED_STATE_RATIO of each other: the same speed state (the edge included). */
 export function sameState(aMs: number, bMs: number): boolean {
   if (!(aMs > 0) || !(bMs > 0)) return true;
   return Math.max(aMs, bMs) / Math.min(aMs, bMs) <= SPEED_STATE_RATIO;
 }
 
 /**
- * The declared rule for a paired statistic. Every pair counts: each round runs its conditions back to
- * back, so state that differs between rounds is carried by the interval over rounds, and a median of
- * paired ratios tolerates a pair that a flip inside its round bent. The probe cannot sort single
- * trials into states: within one quiet run three consecutive probes read 0.305, 0.103 and 0.194 ms,
- * and every notebook's default run spread its probes over ×2.8–×3.6, wider than the ×1.7 between the
- * two states the probe was built to see (the trial before a probe leaves its checkpoint and dirty
- * buffers behind). Leaving pairs out by it dropped pairs at random (3 of 5 of 04's, all 5 of 02's on
- * a busy machine). So the probe is a stratum for a sensitivity check: a pair whose probes differ by
- * more than ×SPEED_STATE_RATIO is named, and the verdict over the other pairs is given beside it.
+ * The rule for a paired statistic: every pair counts; pairs whose probes differ by more than
+ * ×SPEED_STATE_RATIO are named, with the verdict without them beside it (a stratum, not a filter).
  */
 export const PAIR_STATE_RULE =
   `every pair counts; a pair whose two trials' write-path probes differ by more than ×${SPEED_STATE_RATIO} ` +
   `(perhaps two speed states) is named, and the verdict without such pairs is given beside it`;
 
 export interface StatePairs<T> {
-  /** Every pair: the statistic's input. */
   readonly kept: readonly T[];
-  /** The pairs whose probes agree within ×SPEED_STATE_RATIO (or were not probed): the sensitivity check's input. */
+  /** Pairs whose probes agree (or were not probed). */
   readonly oneState: readonly T[];
-  /** The pairs whose probes differ by more than ×SPEED_STATE_RATIO. */
   readonly split: readonly { readonly item: T; readonly label: string; readonly ratio: number }[];
-  /** "r3: probes ×1.71 apart", or "" when no pair's probes differ beyond the rule. */
+  /** e.g. "r3: probes ×1.71 apart"; "" when none. */
   readonly text: string;
 }
 
-/**
- * Applies PAIR_STATE_RULE: `probes` gives a pair's members' probe medians (undefined where a trial
- * was not probed: such a pair is in `oneState`, as nothing says it changed state).
- */
+/** Applies PAIR_STATE_RULE; an unprobed trial's pair counts as one state. */
 export function sameStatePairs<T>(
   pairs: readonly T[],
   probes: (pair: T) => readonly (number | undefined)[],
@@ -132,10 +100,7 @@ export function sameStatePairs<T>(
   return { kept: [...pairs], oneState, split, text };
 }
 
-/**
- * PAIR_STATE_RULE's sensitivity sentence: whether `verdict` (decided on every pair) stands on the
- * pairs in one state. `judge` re-decides the claim on a subset of the pairs; "" when no pair split.
- */
+/** Whether `verdict` stands on the pairs in one state (`judge` re-decides on a subset); "" when no pair split. */
 export function stateSensitivity<T>(
   pairs: StatePairs<T>,
   verdict: string,

@@ -1,7 +1,4 @@
-/**
- * Every figure the notebooks show is computed here, once, from the raw trial values:
- * median and min–max (spread), and grouping; intervals and paired ratios are in intervals.ts.
- */
+/** Medians, spreads and grouping of raw trial values; intervals and paired ratios are in intervals.ts. */
 import { median } from "simple-statistics";
 
 export interface Spread {
@@ -12,7 +9,6 @@ export interface Spread {
   readonly values: readonly number[];
 }
 
-/** A condition's timed trials: how many ran, how many failed, the raw seconds and their spread. */
 export interface TrialSeconds {
   readonly trials: number;
   readonly failed: number;
@@ -22,7 +18,7 @@ export interface TrialSeconds {
   readonly maxSeconds: number;
 }
 
-/** The median of the finite values (missing counters and NaN left out), or undefined when none is. */
+/** The median of the finite values, or undefined when there is none. */
 export function medianOfFinite(values: readonly (number | undefined)[]): number | undefined {
   const finite = values.filter((v): v is number => v !== undefined && Number.isFinite(v));
   return finite.length ? median(finite) : undefined;
@@ -33,7 +29,7 @@ export function spread(values: readonly number[]): Spread {
   return { n: values.length, median: median([...values]), min: Math.min(...values), max: Math.max(...values), values };
 }
 
-/** Groups items by a string key, keeping first-seen order. */
+/** Groups by a string key, keeping first-seen order. */
 export function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
   const groups = new Map<string, T[]>();
   for (const item of items) {

@@ -1,23 +1,15 @@
-/**
- * A run's disk need against the free space where its server keeps its data, checked before the
- * server starts: a `full` profile loads 100M rows (02), or the seed's 11.8 GiB and a 19.4 GiB copy
- * of it with 39 indexes (03), and a disk that fills an hour in loses the hour. The estimate is each
- * notebook's (its parts named, so a reader can check it); the free space is statfs's blocks
- * available to this user.
- */
+/** A run's estimated disk need against the free space where its server keeps data, checked before it starts. */
 import fs from "node:fs";
 
-/** What a server will hold at its peak, as the notebook estimates it. */
 export interface DiskNeed {
   readonly bytes: number;
-  /** The estimate's parts, as a reader checks them: "2 × 100,000,000 rows × 57 B + max_wal_size 4 GiB". */
+  /** The estimate's parts, e.g. "2 × 100,000,000 rows × 57 B + max_wal_size 4 GiB". */
   readonly what: string;
 }
 
 /** Free space the estimate may take: a filesystem filled to the last block fails writes before that. */
 export const DISK_HEADROOM = 0.95;
 
-/** Tests set it to a byte count to stand in for statfs (a disk of that size, nothing else changed). */
 export const FREE_BYTES_ENV = "DBLAB_FREE_BYTES";
 
 export class DiskSpaceError extends Error {}
@@ -35,7 +27,6 @@ export function freeBytes(directory: string, env: NodeJS.ProcessEnv = process.en
 
 const gib = (b: number) => (b >= 2 ** 30 ? `${(b / 2 ** 30).toFixed(1)} GiB` : `${Math.ceil(b / 2 ** 20)} MiB`);
 
-/** Throws DiskSpaceError, with the estimate and the free space, when `need` does not fit `directory`. */
 export function checkDiskNeed(
   need: DiskNeed,
   directory: string,
@@ -51,29 +42,23 @@ export function checkDiskNeed(
   );
 }
 
-/** Bytes as the estimate's parts name them: "57 B", "4.0 GiB". */
 export const bytesText = gib;
 
-/** `df -Pk` output's available bytes (POSIX format: GNU coreutils and busybox alike), undefined if unreadable. */
+/** `df -Pk` output's available bytes, undefined if unreadable. */
 export function parseDfAvailable(text: string): number | undefined {
   const line = text.trim().split("\n")[1];
   const kib = line ? Number(line.trim().split(/\s+/)[3]) : NaN;
   return Number.isFinite(kib) && kib >= 0 ? kib * 1024 : undefined;
 }
 
-/** What serverFreeBytes reads of a StartedServer (structural: types.ts imports this module). */
+/** What serverFreeBytes reads (structural: types.ts imports this module). */
 export interface ServerStorageView {
   readonly kind: string;
   readonly description: { readonly storage?: { readonly path: string } };
   readonly exec?: (cmd: string[]) => Promise<{ readonly exitCode: number; readonly stdout: string }>;
 }
 
-/**
- * Free bytes where a started server keeps its data: statfs for an embedded server, `df` inside the
- * container for a docker one (the volume as the container sees it); undefined where the lab cannot
- * see it (an external server) or the reading fails. FREE_BYTES_ENV stands in for it, as for the
- * pre-flight.
- */
+/** Free bytes where a started server keeps its data; undefined where unknown. */
 export async function serverFreeBytes(
   server: ServerStorageView,
   env: NodeJS.ProcessEnv = process.env,
@@ -91,6 +76,6 @@ export async function serverFreeBytes(
     const r = await server.exec(["df", "-Pk", dir]);
     return r.exitCode === 0 ? parseDfAvailable(r.stdout) : undefined;
   } catch {
-    return undefined; // a free-space reading never ends a run: unknown is handled as unknown
+    return undefined;
   }
 }

@@ -1,8 +1,6 @@
 /**
- * The engines the lab runs: one closed list and what every layer may ask of an engine by its name
- * (how to call it, where its external URI is read from, whether a run may go on without it).
- * An engine name that is not in the list is refused here, before anything starts: it never
- * falls through to another engine's code.
+ * The engines the lab runs: one closed list and what every layer may ask of an engine by name.
+ * An unknown name is refused here, so it never falls through to another engine's code.
  */
 import { ParameterError } from "../params/validate";
 
@@ -10,25 +8,18 @@ export const ENGINES = ["postgresql", "mongodb"] as const;
 export type Engine = (typeof ENGINES)[number];
 
 export interface EngineFacts {
-  /** The engine as a sentence names it: "PostgreSQL". */
+  /** e.g. "PostgreSQL". */
   readonly label: string;
-  /** The environment variable that holds an external server's URI (the lab's own prefix). */
+  /** The lab's environment variable for an external server's URI. */
   readonly uriVariable: string;
   /**
-   * A variable of the same meaning that applications export for their own server (MONGODB_URI):
-   * never read, since a user's shell would send the lab's writes to that server; only warned of.
+   * The application-wide variable of the same meaning (MONGODB_URI): never read, so a user's shell cannot redirect the
+   * lab's writes.
    */
   readonly foreignUriVariable?: string;
-  /**
-   * A run reports the engine as unavailable rather than failing when no server of it can be had
-   * (MongoDB: no image, no mongod and no URI on many machines).
-   */
+  /** A run reports the engine as unavailable rather than failing when no server of it can be had. */
   readonly optional: boolean;
-  /**
-   * The server speaks PostgreSQL's catalog and statistics views (pg_stat_activity,
-   * pg_stat_progress_*, pg_settings): the progress lines, the quietness probe and the run's
-   * settings read them. An engine without them gets none of these, by this flag, not by its name.
-   */
+  /** Has PostgreSQL's catalog and statistics views (progress lines, quietness probe, settings). */
   readonly postgresCatalog: boolean;
 }
 
@@ -43,14 +34,12 @@ export const ENGINE_FACTS: Readonly<Record<Engine, EngineFacts>> = {
   },
 };
 
-/** An engine name the lab does not know (a typo, or an engine it has no code for). */
 export class UnknownEngineError extends ParameterError {}
 
 export function isEngine(name: unknown): name is Engine {
   return typeof name === "string" && (ENGINES as readonly string[]).includes(name);
 }
 
-/** The name as an `Engine`, or an `UnknownEngineError` naming the engines there are. */
 export function checkEngine(name: unknown): Engine {
   if (isEngine(name)) return name;
   throw new UnknownEngineError(
@@ -58,10 +47,7 @@ export function checkEngine(name: unknown): Engine {
   );
 }
 
-/**
- * The warning for an engine whose application-wide URI variable is set while the lab's is not
- * (`MONGODB_URI` without `DBLAB_MONGODB_URI`), or undefined.
- */
+/** The warning for an application-wide URI variable set while the lab's is not, or undefined. */
 export function foreignUriWarning(engine: Engine, env: NodeJS.ProcessEnv = process.env): string | undefined {
   const { foreignUriVariable: foreign, uriVariable } = ENGINE_FACTS[engine];
   if (!foreign || !env[foreign] || env[uriVariable]) return undefined;

@@ -1,8 +1,6 @@
 /**
- * node-postgres options for a connection, built in one place so that a server's TLS, session
- * options and timeout reach every client the lab opens, and the process's PG* variables do not
- * (node-postgres reads PGSSLMODE, PGAPPNAME … itself for whatever its config leaves unset; the
- * external target has already resolved them with libpq's rules).
+ * node-postgres options, built in one place so a server's TLS, session options and timeout reach
+ * every client, and the process's PG* variables (which node-postgres would read itself) do not.
  */
 import type { ClientConfig } from "pg";
 import type { ConnectionInfo } from "./types";
@@ -10,7 +8,7 @@ import type { ConnectionInfo } from "./types";
 export interface ClientOptions {
   /** Another database on the same server. */
   readonly database?: string;
-  /** The lab's name for this session (its helpers are told apart by it); else the server's. */
+  /** The lab's name for this session; else the server's. */
   readonly applicationName?: string;
   /** Overrides the server's connect_timeout. */
   readonly connectionTimeoutMillis?: number;

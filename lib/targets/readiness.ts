@@ -1,34 +1,25 @@
-/**
- * Readiness is a real query, not a sleep: a server is ready when it answers one. A probe says what
- * to ask (testcontainers' wait strategies); `waitUntilReady` is the one retry loop every target uses.
- */
+/** Readiness is a real query, not a sleep; `waitUntilReady` is the one retry loop every target uses. */
 import { Client } from "pg";
 import type { ConnectionInfo } from "./types";
 import { ignored } from "../runtime/debug";
 import { handleErrors } from "../runtime/error-events";
 import { postgresClientConfig } from "./postgres-client";
 
-/** One readiness question to a server. */
 export interface ReadinessProbe {
-  /** The server, for error messages: "PostgreSQL at 127.0.0.1:5432". */
+  /** For error messages: "PostgreSQL at 127.0.0.1:5432". */
   describe(): string;
-  /** One attempt: resolves with the server's version once it answers, throws while it does not. */
+  /** One attempt: resolves with the server's version. */
   check(): Promise<string>;
 }
 
 export interface WaitOptions {
   readonly timeoutMs: number;
-  /** Pause between failed attempts. */
   readonly intervalMs: number;
-  /** Called before each attempt; throw from it to give up early (e.g. the server process exited). */
+  /** Throw to give up early (e.g. the server process exited). */
   readonly abortIf?: () => void;
 }
 
-/**
- * Asks the probe until it answers or the time is up; the error names the server and the last failure.
- * Written here rather than taken from a library: testcontainers' strategies are bound to its own
- * containers, and this loop is ten lines.
- */
+/** Asks the probe until it answers or time is up; the error names the last failure. */
 export async function waitUntilReady(probe: ReadinessProbe, options: WaitOptions): Promise<string> {
   const deadline = Date.now() + options.timeoutMs;
   let lastError: unknown;
@@ -44,7 +35,6 @@ export async function waitUntilReady(probe: ReadinessProbe, options: WaitOptions
   throw new Error(`${probe.describe()} did not become ready in time: ${String(lastError)}`);
 }
 
-/** PostgreSQL accepts a connection and answers `SHOW server_version`; the version is the answer. */
 export function postgresProbe(connection: ConnectionInfo): ReadinessProbe {
   return {
     describe: () => `PostgreSQL at ${connection.host}:${connection.port}`,
@@ -65,12 +55,11 @@ export function postgresProbe(connection: ConnectionInfo): ReadinessProbe {
 }
 
 export interface MongoProbeOptions {
-  /** Server selection and connect timeout of one attempt (default 2000 ms). */
+  /** Per attempt (default 2000 ms). */
   readonly attemptTimeoutMs?: number;
   /**
    * Refuse a mongod that runs forked or without --auth: the official image's entrypoint first runs
-   * such an init-time server (reachable through the published port once the user exists), then the
-   * final one. Needs an authenticated URI (getCmdLineOpts is not allowed before a user exists).
+   * such an init-time server, then the final one. Needs an authenticated URI.
    */
   readonly refuseInitTimeServer?: boolean;
 }
@@ -82,7 +71,6 @@ interface CmdLineOpts {
   };
 }
 
-/** mongod answers `ping` and `buildInfo` on a direct connection; the version is buildInfo's. */
 export function mongoProbe(uri: string, address: string, options: MongoProbeOptions = {}): ReadinessProbe {
   const timeoutMs = options.attemptTimeoutMs ?? 2000;
   return {

@@ -1,10 +1,6 @@
 /**
- * Which target runs a server. `auto` is the embedded server unless the user named something else:
- * an external URI (DBLAB_POSTGRES_URI, DBLAB_MONGODB_URI), or a Docker engine on another host
- * (DOCKER_HOST, DOCKER_CONTEXT or the CLI's current context pointing elsewhere than this machine).
- * A Docker daemon that merely answers on this machine is not a choice: one command measures one
- * system whatever happens to run beside it. Overridable per notebook (the `target` parameter) and
- * by the DBLAB_TARGET variable.
+ * Which target runs a server: `auto` is embedded unless the user named an external URI or a remote
+ * Docker engine; a local daemon that merely answers is not a choice, so one command measures one system.
  */
 import { ParameterError } from "../params/validate";
 import { currentEndpoint, dockerAvailable } from "./docker/docker-client";
@@ -19,38 +15,26 @@ import { TARGET_KINDS, type Target, type TargetKind } from "./types";
 export type TargetChoice = "auto" | TargetKind;
 export const TARGET_CHOICES: readonly TargetChoice[] = ["auto", ...TARGET_KINDS];
 
-/** Target "external" for an engine whose URI variable is unset: for an optional engine, that engine is unavailable. */
+/** Target "external" with the engine's URI variable unset: an optional engine is then unavailable. */
 export class MissingUriError extends ParameterError {}
 
 export interface TargetDecision {
   readonly kind: TargetKind;
-  /** Why this target, in a sentence for the notebook's output. */
   readonly reason: string;
-  /**
-   * The server is the user's, used as it is (an external URI): the lab starts and restarts nothing
-   * and puts nothing around it (no delay links, no standbys). An experiment that would add them asks
-   * this, not the kind.
-   */
+  /** The server is the user's (external URI): the lab adds nothing around it. */
   readonly asIs: boolean;
 }
 
-/**
- * Why an engine's embedded server cannot run on this machine at all, or undefined. MongoDB's
- * (a mongod on PATH) is looked for when it starts: an optional engine is then reported unavailable.
- */
+/** Why an engine's embedded server cannot run on this machine, or undefined. */
 const EMBEDDED_UNAVAILABLE: Readonly<Record<Engine, () => string | undefined>> = {
   postgresql: () => embeddedPostgresUnavailable(),
   mongodb: () => undefined,
 };
 
-/** Warnings said once per process (a notebook decides a target per server). */
+/** Said once per process. */
 const warned = new Set<string>();
 
-/**
- * The kind `decideTarget` will choose, said before a run without asking any daemon: for what a plan
- * states up front (the disk pre-flight, the server's CPUs). A choice it would refuse is given as
- * the kind asked for; the refusal comes when the run starts.
- */
+/** The kind `decideTarget` will choose, without asking any daemon. */
 export function plannedTargetKind(engine: Engine, choice: TargetChoice = "auto"): TargetKind {
   const fromEnv = process.env.DBLAB_TARGET;
   const wanted =
@@ -64,7 +48,7 @@ export function plannedTargetKind(engine: Engine, choice: TargetChoice = "auto")
   }
 }
 
-/** Decides the target kind for an engine. Throws before anything starts when the choice cannot work. */
+/** Throws before anything starts when the choice cannot work. */
 export async function decideTarget(engine: Engine, choice: TargetChoice = "auto"): Promise<TargetDecision> {
   checkEngine(engine);
   const fromEnv = process.env.DBLAB_TARGET;
@@ -91,8 +75,7 @@ export async function decideTarget(engine: Engine, choice: TargetChoice = "auto"
     return decided("external", wanted === "auto" ? `${uriVariable} is set` : `${asked}, ${uriVariable} is set`);
   }
   if (wanted === "embedded") return embedded(engine, asked);
-  // An engine named by DOCKER_HOST or a context that the lab must not use is refused here, before
-  // anything starts, rather than quietly replaced by the embedded target.
+  // A refused engine is an error, not a quiet fallback to the embedded target.
   let endpoint: DockerEndpoint;
   try {
     endpoint = currentEndpoint();
@@ -111,7 +94,7 @@ export async function decideTarget(engine: Engine, choice: TargetChoice = "auto"
     return decided("docker", `${asked}${where}`);
   }
   if (!endpoint.local) {
-    // The user pointed the lab at a remote engine: falling back to this machine would measure the wrong host.
+    // A remote engine named: falling back to this machine would measure the wrong host.
     if (!(await dockerAvailable())) {
       throw new ParameterError(`the Docker engine${where} does not answer; the lab does not fall back to this machine`);
     }
@@ -124,7 +107,6 @@ export async function decideTarget(engine: Engine, choice: TargetChoice = "auto"
   );
 
   function embedded(engine: Engine, reason: string): TargetDecision {
-    // Said before anything starts, in one line: on a platform npm had no package for, the way on.
     const missing = EMBEDDED_UNAVAILABLE[engine]();
     if (missing) throw new ParameterError(missing);
     return decided("embedded", reason);
@@ -135,15 +117,11 @@ export interface TargetOptions {
   readonly cpus?: number;
   readonly memoryBytes?: number;
   readonly onProgress?: (message: string) => void;
-  /** Docker: an engine the user named for this server (05's `hosts`) instead of DOCKER_HOST's. */
   readonly endpoint?: DockerEndpoint;
-  /** Embedded PostgreSQL: parent of the server's directory (05 puts its quorum cluster on /dev/shm). */
   readonly baseDir?: string;
-  /** External: where the lines about databases dropped for dead runs go (default: stdout). */
   readonly onNote?: (message: string) => void;
 }
 
-/** Each engine's embedded target; MongoDB's is loaded only when asked for. */
 const EMBEDDED: Readonly<Record<Engine, (options: TargetOptions) => Promise<Target>>> = {
   postgresql: async (options) => new EmbeddedPostgresTarget({ baseDir: options.baseDir }),
   mongodb: async () => {
@@ -152,7 +130,6 @@ const EMBEDDED: Readonly<Record<Engine, (options: TargetOptions) => Promise<Targ
   },
 };
 
-/** The target of `kind` for `engine`; an engine name the lab does not know is refused before anything starts. */
 export async function createTarget(engine: Engine, kind: TargetKind, options: TargetOptions = {}): Promise<Target> {
   const known = checkEngine(engine);
   switch (kind) {

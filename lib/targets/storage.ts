@@ -1,26 +1,15 @@
-/**
- * What a server's storage is: the filesystem and device under its data directory and what one
- * fsync costs there. Recorded for every server whose data directory the lab can reach (embedded:
- * here; docker: inside its container); an external server's cannot be measured.
- */
+/** The filesystem and device under a server's data directory and what one fsync costs there. */
 import { medianOfFinite } from "../stats/summary";
 import fs from "node:fs";
 
-/** The storage under a server's data directory, as recorded in metadata and shown in the header. */
 export interface StorageInfo {
   readonly path: string;
-  /** Filesystem type from /proc/self/mounts ("ext4", "tmpfs", "overlay"), or "unknown". */
+  /** From /proc/self/mounts ("ext4", "tmpfs", "overlay"), or "unknown". */
   readonly fsType: string;
-  /** The mounted device ("/dev/vda1", "tmpfs"). */
   readonly device: string;
-  /**
-   * Median of FSYNC_PROBES 8 KiB write + fdatasync (embedded) or fsync (docker, through dd) calls
-   * in that directory, ms: what a WAL flush costs there at least. The lab's own probe, not
-   * pg_test_fsync: the latter's shortest run takes ~15 s (every method for ≥ 1 s), too long to run
-   * per server.
-   */
+  /** Median ms of FSYNC_PROBES 8 KiB write + fsync calls there (why not pg_test_fsync: docs/targets.md). */
   readonly fsyncMs?: number;
-  /** How the fsync figure was taken, when not by this process: "dd conv=fsync in the container". */
+  /** e.g. "dd conv=fsync in the container". */
   readonly fsyncProbe?: string;
 }
 
@@ -32,7 +21,7 @@ export interface Mount {
   readonly device: string;
 }
 
-/** /proc/self/mounts as text → its entries (octal escapes of spaces undone). */
+/** /proc/self/mounts text → entries (octal escapes undone). */
 export function parseMounts(text: string): Mount[] {
   return text
     .split("\n")
@@ -52,9 +41,8 @@ export function readMounts(): Mount[] {
 }
 
 /**
- * The mount that holds `dir`: the longest mount point that is a prefix of its path. `resolve`
- * (default) follows symlinks on this machine first; a path inside a container must not be resolved
- * here, where the same path may be something else.
+ * The mount that holds `dir` (longest prefix mount point). `resolve` follows symlinks first; a path
+ * inside a container must not be resolved here.
  */
 export function mountOf(
   dir: string,
@@ -77,9 +65,8 @@ export function mountOf(
   return best ? { fsType: best.fsType, device: best.device } : { fsType: "unknown", device: "unknown" };
 }
 
-/** The median of a list of numbers, or undefined for an empty one. */
 export const medianOf = (values: readonly number[]): number | undefined => medianOfFinite(values);
 
-/** Why an external server's storage is not in its description, as the run header says it. */
+/** Why an external server's storage is not described. */
 export const EXTERNAL_STORAGE =
   "cannot be measured: an external server's data directory is out of the lab's reach (filesystem, device and fsync unknown)";

@@ -6,10 +6,7 @@ export function postgresUri(c: ConnectionInfo): string {
   return `postgresql://${auth}@${c.host}:${c.port}/${encodeURIComponent(c.database)}`;
 }
 
-/**
- * Replaces the password in a URI with `***`: the user-info part, a `password=` query parameter, and
- * libpq's key=value form (`password=secret`, `password = 'with spaces'`).
- */
+/** Replaces the password with `***`: user-info, a `password=` parameter, and libpq's key=value form. */
 export function redactUri(uri: string): string {
   return (
     uri

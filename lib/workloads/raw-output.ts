@@ -1,12 +1,7 @@
 /**
- * Raw tool output kept beside a run's results: pgbench's stdout, stderr and per-transaction logs,
- * per trial, gzipped, under `<run>/raw/`. The trial loop (`runTrials`) names the trial; a tool run
- * inside it (`runPgbench`) asks `keepRawOutput` to write, without every workload passing the
- * folder down.
- *
- * Capped per tool run (RAW_OUTPUT_CAP_BYTES of compressed files): a full-profile 03 round logs
- * every transaction of 10 clients for 5 minutes, and the results folder must stay a size people
- * keep. Logs past the cap are left out and listed in `<name>.omitted.txt`.
+ * Raw tool output kept per trial, gzipped, under `<run>/raw/`: the trial loop names the trial and a
+ * tool run asks `keepRawOutput` to write. Capped per tool run so the results folder stays a size
+ * people keep; logs past the cap are listed in `<name>.omitted.txt`.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import fs from "node:fs";
@@ -25,7 +20,7 @@ interface TrialOutput {
 
 const current = new AsyncLocalStorage<TrialOutput>();
 
-/** Runs `work` with raw output going to `<runDirectory>/raw/`, named by the trial's key. */
+/** Runs `work` with raw output going to `<runDirectory>/raw/`. */
 export function withTrialOutput<T>(runDirectory: string | undefined, key: string, work: () => Promise<T>): Promise<T> {
   if (runDirectory === undefined) return work();
   return current.run({ dir: path.join(runDirectory, "raw"), key, runs: 0 }, work);
@@ -36,9 +31,8 @@ function safe(name: string): string {
 }
 
 /**
- * Writes one tool run's output (`files`: name → text) gzipped, as `<key>.<tool>-<n>.<name>.gz`,
- * until the cap; returns the folder written to, or undefined outside a trial. Never throws: raw
- * output is kept for people to look at, and a full disk here must not fail the measured trial.
+ * Writes one tool run's output gzipped as `<key>.<tool>-<n>.<name>.gz`, up to the cap; undefined
+ * outside a trial. Never throws: a full disk here must not fail the measured trial.
  */
 export function keepRawOutput(
   tool: string,

@@ -1,14 +1,7 @@
 /**
- * What a long server-side statement is doing, for the progress line. At `full` scale one statement
- * runs for minutes (02: a 100M-row INSERT … SELECT, its CREATE INDEX; 03: the template load), and
- * the line said only "next: …" all along: nothing told a stalled run from a busy one.
- *
- * Read on a connection of its own every ACTIVITY_MS once the work has run that long: the oldest
- * active client statement (not the lab's own probes), with PostgreSQL 17's progress views where
- * one covers it (CREATE INDEX: phase and blocks/tuples; COPY: bytes/tuples; VACUUM: heap blocks)
- * and otherwise the WAL written since it was first seen (an INSERT … SELECT has no progress view,
- * but its WAL grows with its rows). One query on a fresh connection every 15 s costs a fork and
- * a few ms of the server's time: nothing beside statements that run for minutes.
+ * What a long server-side statement is doing, for the progress line, so a stalled run is told from
+ * a busy one: read every ACTIVITY_MS on its own connection, from PostgreSQL's progress views where
+ * one covers the statement, else the WAL written since it was first seen.
  */
 import { durationText } from "../stats/format";
 import { Client } from "pg";
@@ -39,10 +32,7 @@ interface ActivityRow {
   readonly heap_total: string | null;
 }
 
-/**
- * The lab's own probes, left out of the line: what they do is short and beside the work. The lab's
- * admin connections ("dblab-admin": 03's load, its clones and index builds) are the work and stay in.
- */
+/** The lab's probes are left out; its admin connections ("dblab-admin") are the work and stay in. */
 const PROBES = [
   "dblab-activity",
   "dblab-watchdog",
@@ -83,13 +73,13 @@ function share(done: string | null, total: string | null): string | undefined {
 
 const duration = (seconds: number): string => durationText(seconds);
 
-/** One reader per watched piece of work: it remembers where the WAL was when it first saw a statement. */
+/** One reader per watched piece of work: where the WAL was when it first saw a statement. */
 export class ActivityReader {
   private firstSeen = new Map<string, { readonly lsn: bigint; readonly at: number }>();
 
   constructor(private readonly server: StartedServer) {}
 
-  /** A line such as "CREATE INDEX: building index: loading tuples in tree 45 % · 2 min 10 s", or undefined. */
+  /** e.g. "CREATE INDEX: building index: loading tuples in tree 45 % · 2 min 10 s". */
   async read(timeoutMs: number): Promise<string | undefined> {
     if (!ENGINE_FACTS[this.server.engine].postgresCatalog) return undefined;
     const client = new Client({
@@ -115,8 +105,7 @@ export class ActivityReader {
   describe(row: ActivityRow): string {
     const parts: string[] = [];
     if (row.ci_phase) {
-      // Each phase moves its own counter: blocks while scanning the table, tuples while loading the
-      // tree; the sort in between moves neither (a share there would read "0 %" for minutes).
+      // Each phase moves its own counter; the sort in between moves neither (a share would read "0 %").
       const of = /scanning/.test(row.ci_phase)
         ? share(row.blocks_done, row.blocks_total)
         : /loading tuples/.test(row.ci_phase)
@@ -148,9 +137,8 @@ export class ActivityReader {
 }
 
 /**
- * Runs `work`, and while it runs shows what the server is doing every `intervalMs` (from the first
- * interval on: short work shows nothing). `onAnswer` is told each time the server answered (the
- * watchdog counts it as a sign of life). The reads never fail the work.
+ * Runs `work`, showing what the server does every `intervalMs`; `onAnswer` feeds the watchdog. The reads never fail the
+ * work.
  */
 export async function withActivity<T>(
   server: StartedServer | undefined,
@@ -160,7 +148,7 @@ export async function withActivity<T>(
     readonly intervalMs?: number;
     readonly onAnswer?: () => void;
     readonly quiet?: () => boolean;
-    /** Ends the reads before `work` settles: work its watcher gave up on (a stall) may never settle. */
+    /** Ends the reads before `work` settles (stalled work may never settle). */
     readonly stop?: AbortSignal;
   } = {},
 ): Promise<T> {
@@ -178,7 +166,6 @@ export async function withActivity<T>(
         options.onAnswer?.();
         if (line && !done && !options.quiet?.()) say(line);
       })
-      // "The reads never fail the work": a server too busy to answer is what the watchdog judges.
       .catch(ignored("activity: read what the server is doing"))
       .finally(() => (reading = false));
   }, intervalMs);

@@ -1,20 +1,7 @@
 /**
- * The stall watchdog shared by every notebook's trials (batch workloads, pgbench runs, CREATE INDEX,
- * REINDEX). Measured without it: a server frozen (SIGSTOP) for 4 min 22 s during notebook 01 gave no
- * message, and once it resumed the stalled trial was recorded "ok" with 261.99 s (its peers took ~2 s).
- *
- * A trial is stalled when, for the bound, nothing shows that its server is alive: no progress
- * (a trial ending, a pgbench progress line, any `noteProgress()`) and no answer to a liveness probe
- * (`SELECT 1`, MongoDB `ping`) on a separate connection. Everything runs on timers outside the
- * timed path: the trial's own code is not touched, and the probe connects only after a quiet spell,
- * answers in about a millisecond and disconnects (so it never lingers in pg_stat_activity).
- *
- * The bound scales with what is running: max(60 s, 10 × the median duration of finished trials of
- * the same group, else of any group); DBLAB_STALL_SECONDS overrides it (the fault test uses 4 s).
- * A slow but living server (a 100M-row CREATE INDEX) answers its probes and is never a stall.
- * On a stall the server is killed (a frozen process answers no polite shutdown), so nothing is left
- * behind and the hung driver calls end; the trial fails with a StallError naming the server and
- * what it was doing.
+ * The stall watchdog of every notebook's trials: a trial is stalled when, for max(60 s, 10 × the
+ * group's median trial) (DBLAB_STALL_SECONDS overrides), its server neither progresses nor answers a
+ * liveness probe; the server is then killed and the trial fails with a StallError (docs/fault-matrix.md).
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import fs from "node:fs";
@@ -36,37 +23,28 @@ const MIN_BOUND_MS = 60_000;
 const PEER_FACTOR = 10;
 
 /**
- * A server the lab sees only through its connection (an external one: no process, container or
- * engine of ours to look at) is also watched at the TCP level: a trial silent for LINK_BOUND_MS
- * while the server's port has not completed a TCP handshake for LINK_UNREACHABLE_MS is a lost
- * link, said at once. Measured without it: an external TLS server whose packets were dropped 6 s
- * into a 03 run ended the run 144 s later (pgbench waits out the kernel's retransmissions, printing
- * 0-tps lines, then prints nothing), where the ssh:// cells of the fault matrix end in about 47 s.
- * A frozen server still completes handshakes (the kernel does), so this never takes a stall's place.
+ * An external server is also watched at the TCP level, so a lost link is said at once (a frozen server still
+ * handshakes).
  */
 const LINK_BOUND_MS = 20_000;
 const LINK_UNREACHABLE_MS = 10_000;
-/** A TCP handshake across a live link takes milliseconds; this is what one may take before it counts as failed. */
+/** What a TCP handshake may take before it counts as failed. */
 const HANDSHAKE_MS = 4000;
 
 export interface WatchdogOptions {
   readonly servers: ReadonlyMap<Engine, StartedServer>;
-  /** Shows a line in the run's progress (the notebook's bar and `npm run reproduce`'s). */
   readonly say?: (message: string) => void;
   /** Fixed bound in ms; default DBLAB_STALL_SECONDS, else scaled from finished trials. */
   readonly boundMs?: number;
-  /** Liveness probe on a separate connection; resolves when the server answered. */
+  /** Resolves when the server answered. */
   readonly probe?: (server: StartedServer, timeoutMs: number) => Promise<void>;
-  /** How often a long trial shows what its server is doing (server-activity.ts); 0 = never. */
+  /** server-activity.ts's interval; 0 = never. */
   readonly activityMs?: number;
-  /**
-   * A server seen only through its connection: the silence and the time its port is unreachable
-   * that make a lost link (default LINK_BOUND_MS, LINK_UNREACHABLE_MS).
-   */
+  /** Silence and port-unreachable time that make a lost link (defaults LINK_BOUND_MS, LINK_UNREACHABLE_MS). */
   readonly link?: { readonly boundMs: number; readonly unreachableMs: number };
 }
 
-/** The override from DBLAB_STALL_SECONDS; a bad value is refused before anything starts. */
+/** DBLAB_STALL_SECONDS; a bad value is refused before anything starts. */
 export function stallBoundFromEnv(env: NodeJS.ProcessEnv = process.env): number | undefined {
   const raw = env.DBLAB_STALL_SECONDS;
   if (raw === undefined || raw === "") return undefined;
@@ -90,13 +68,12 @@ function capitalise(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-/** The engine's liveness probe (SELECT 1 / ping) on a fresh connection, bounded by `timeoutMs` end to end. */
 export async function probeServer(server: StartedServer, timeoutMs: number): Promise<void> {
   const attempt = LIVENESS[server.engine](server, timeoutMs);
   try {
     await withTimeout(attempt.answered, timeoutMs, `no answer within ${timeoutMs} ms`);
   } finally {
-    // Lost the race: its rejection (the frozen server's, later) was already reported as the timeout.
+    // Lost the race: its rejection was already reported as the timeout.
     attempt.answered.catch(ignored("watchdog: the probe that lost its race"));
     // Not awaited: ending a connection to a frozen server waits as long as the server does.
     attempt.close().catch(ignored("watchdog: close the probe's connection"));
@@ -104,9 +81,8 @@ export async function probeServer(server: StartedServer, timeoutMs: number): Pro
 }
 
 /**
- * Kills a stalled server at once, with its backends (SIGKILL: a stopped process acts on nothing
- * else), then stops it (directory, record; a container is removed by force). A server without a
- * pid of ours (docker: stop() kills the container; external: nothing of ours to stop) is stopped.
+ * Kills a stalled server at once with its backends (SIGKILL: a stopped process acts on nothing else),
+ * then stops it; a server without a pid of ours is only stopped.
  */
 async function stopStalled(server: StartedServer): Promise<string | undefined> {
   const pid = (server as { pid?: unknown }).pid;
@@ -115,12 +91,10 @@ async function stopStalled(server: StartedServer): Promise<string | undefined> {
     await server.stop();
     return undefined;
   } catch (error) {
-    // A remote engine that vanished: the container cannot be removed now (its record is kept).
     return error instanceof Error ? error.message : String(error);
   }
 }
 
-/** Whether the lab sees this server only through its connection (see LINK_BOUND_MS). */
 function seenOnlyThroughConnection(server: StartedServer): boolean {
   const pid = (server as { pid?: unknown }).pid;
   return (
@@ -131,7 +105,6 @@ function seenOnlyThroughConnection(server: StartedServer): boolean {
   );
 }
 
-/** Whether host:port completes a TCP handshake within `timeoutMs` (its refusal or silence: no). */
 export function tcpHandshake(host: string, port: number, timeoutMs = HANDSHAKE_MS): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect({ host, port });
@@ -166,20 +139,16 @@ function lostLink(
 export class TrialWatchdog {
   private readonly durations = new Map<string, number[]>();
   private lastSign = 0;
-  /** The trial's own progress (not a probe's answer): while it reports, the activity line stays quiet. */
   private lastTrialProgress = 0;
-  /** Servers seen only through their connection whose port has completed a TCP handshake from here. */
   private readonly reached = new WeakSet<StartedServer>();
 
   constructor(private readonly options: WatchdogOptions) {}
 
-  /** Something the trial did shows the server alive (a pgbench progress line, a finished batch). */
   progress(): void {
     this.lastSign = Date.now();
     this.lastTrialProgress = this.lastSign;
   }
 
-  /** The bound for a trial of `group` (see the module comment). */
   boundMs(group: string): number {
     const fixed = this.options.boundMs ?? stallBoundFromEnv();
     if (fixed !== undefined) return fixed;
@@ -188,15 +157,14 @@ export class TrialWatchdog {
   }
 
   /**
-   * Runs `run` (one trial on the `engine` server, doing `what`) under watch. Resolves or rejects
-   * as `run` does, unless the server stalls first: then the server is killed and this rejects with
-   * a StallError. Without a server for `engine` (external target down, say) it only runs `run`.
+   * Runs `run` under watch: resolves or rejects as `run` does, unless the server stalls first (then the
+   * server is killed and this rejects with a StallError). Without a server for `engine` it only runs `run`.
    */
   async watch<T>(engine: Engine, what: string, run: () => Promise<T>, group = what): Promise<T> {
     const server = this.options.servers.get(engine);
     if (!server) return run();
     const bound = this.boundMs(group);
-    // Quiet for a third of the bound: probe, each probe allowed a third of the bound to answer.
+    // Quiet for a third of the bound: probe, each probe given a third of the bound.
     const quietMs = Math.max(1, Math.round(bound / 3));
     const started = Date.now();
     this.lastSign = started;
@@ -224,8 +192,7 @@ export class TrialWatchdog {
           unreachableSince = undefined;
           return;
         }
-        // A lost link is a change: a port that never completed a handshake from here (a host name
-        // resolved some other way, mongodb+srv) is no evidence of one.
+        // A port that never completed a handshake from here (resolved some other way) is no evidence of a lost link.
         if (!this.reached.has(server)) return;
         unreachableSince ??= at;
         const now = Date.now();
@@ -286,10 +253,8 @@ export class TrialWatchdog {
       Math.max(25, Math.min(linkWatched ? 2500 : 5000, Math.round(quietMs / 4))),
     );
     // Not unref'd: it must fire even when nothing else holds the event loop; cleared when the trial ends.
-    // A long statement shows what the server does (progress views, WAL written) in the progress line.
     const activityMs = this.options.activityMs;
-    // Measured on a vanished tcp:// TLS engine: after the stall the trial's own hung query kept its
-    // activity reads going, a fresh connect to the dead host every 15 s; they end with the watch.
+    // A hung query's activity reads would otherwise go on reconnecting to a dead host; they end with the watch.
     const watching = new AbortController();
     const work =
       activityMs === 0
@@ -297,20 +262,19 @@ export class TrialWatchdog {
         : withActivity(server, this.options.say && ((line) => this.options.say?.(`${what}: ${line}`)), run, {
             intervalMs: activityMs,
             onAnswer: () => (this.lastSign = Date.now()),
-            // A trial with its own progress (pgbench's lines) says more than the server's activity.
             quiet: () => Date.now() - this.lastTrialProgress < (activityMs ?? ACTIVITY_MS),
             stop: watching.signal,
           });
     try {
       const result = await Promise.race([work, stall, lostLinkPromise]);
-      // A trial that got through a stall (the server resumed in time) has a meaningless duration.
+      // A trial that got through a stall has a meaningless duration.
       if (stallError) throw stallError;
       const list = this.durations.get(group) ?? [];
       list.push(Date.now() - started);
       this.durations.set(group, list);
       return result;
     } catch (error) {
-      // The trial's own error is then only a consequence of the kill (connection terminated).
+      // The trial's own error is then a consequence of the kill.
       if (stallError) {
         await stopping;
         throw await explainDockerHostLoss(server, stallError);
@@ -320,7 +284,6 @@ export class TrialWatchdog {
     } finally {
       clearInterval(timer);
       watching.abort();
-      // After a stall the trial's own late rejection is a consequence of the kill, reported above.
       work.catch(ignored("watchdog: the trial's rejection after its stall"));
       lostLinkPromise.catch(ignored("watchdog: no lost link"));
     }
@@ -328,10 +291,8 @@ export class TrialWatchdog {
 }
 
 /**
- * A connection lost to an embedded server says why the server went, when the server left a reason:
- * measured here, a 400k-row insert on an 80 MB tmpfs data disk failed with only `write ECONNRESET`
- * (the server PANICs writing WAL). The full disk is read with statfs; the log's last PANIC/FATAL
- * line is added when the log (on that same disk) kept it.
+ * A connection lost to an embedded server says why the server went when it left a reason: a full disk
+ * (statfs) and the log's last PANIC/FATAL line, where a driver says only `write ECONNRESET`.
  */
 export function explainServerLoss(server: StartedServer, error: unknown): unknown {
   if (!isConnectionLoss(error)) return error;
@@ -340,7 +301,7 @@ export function explainServerLoss(server: StartedServer, error: unknown): unknow
   if (typeof directory === "string") {
     try {
       const fsStats = fs.statfsSync(directory);
-      // Almost nothing left for an unprivileged writer: a full disk whatever its size (tmpfs included).
+      // Almost nothing left for an unprivileged writer: a full disk, tmpfs included.
       if (fsStats.bavail * fsStats.bsize < 1024 * 1024) {
         reasons.push(`the disk of its data directory ${directory} is full (No space left on device)`);
       }
@@ -348,7 +309,6 @@ export function explainServerLoss(server: StartedServer, error: unknown): unknow
       // the directory went with the server
     }
   }
-  // A server process of ours that is gone (kill -9, the OOM killer) is the loss itself.
   const pid = (server as { pid?: unknown }).pid;
   if (typeof pid === "number" && pid > 0 && !isProcessAlive(pid)) reasons.push(`its process ${pid} is gone`);
   const logTail = (server as { logTail?: unknown }).logTail;
@@ -368,36 +328,26 @@ export function explainServerLoss(server: StartedServer, error: unknown): unknow
 }
 
 /**
- * A driver's error is a plain Error with a code or a message, and pgbench's is its stderr: their
- * wording is all there is to read here. libpq (pgbench) says "server closed the connection
- * unexpectedly" and "could not receive/send data to server" where node-postgres says "Connection
- * terminated". Everything above this (the engine's loss, the run's resume hint) is decided by type.
+ * A driver's error and pgbench's stderr have only their wording to read here (libpq: "server closed
+ * the connection unexpectedly"; node-postgres: "Connection terminated"). Everything above is decided by type.
  */
 function isConnectionLoss(error: unknown): boolean {
   if (error instanceof StallError) return true;
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code === "string") {
-    // Socket errors, and the server's own SQLSTATE class 57P (admin_shutdown, crash_shutdown,
-    // cannot_connect_now): a backend told its postmaster is going.
+    // Socket errors, and SQLSTATE class 57P: a backend told its postmaster is going.
     if (/^E(CONNRESET|PIPE|CONNREFUSED|HOSTUNREACH|TIMEDOUT)$|^57P0[123]$/.test(code)) return true;
   }
-  // Server errors carry a SQLSTATE too ("postmaster exited during a parallel transaction" is XX000),
-  // so the wording is read whatever the code. node-postgres says "Client has encountered a
-  // connection error and is not queryable" when the statement after the loss is sent (seen once in
-  // CI: 01 on Docker, kill -9 between two statements; read as no loss, the error named no server).
+  // Server errors carry a SQLSTATE too (XX000 "postmaster exited…"), so the wording is read whatever the code.
   return /Connection terminated|connection.*(closed|lost)|closed the connection|could not (receive|send) data (from|to) server|terminating connection|postmaster exit|backend died|connection error and is not queryable|No space left on device/i.test(
     String(error),
   );
 }
 
-/**
- * A Docker server's connection error while its engine no longer answers is the engine's fault:
- * said so (measured: a daemon stopped mid-run showed only `write ECONNRESET`).
- */
+/** A Docker server's connection error while its engine no longer answers is the engine's fault. */
 async function explainDockerHostLoss(server: StartedServer, error: unknown): Promise<unknown> {
   if (server.network === undefined) return error;
   if (!isConnectionLoss(error)) return error;
-  // Loaded lazily so that runs without Docker never load dockerode.
   const {
     dockerAvailable,
     dockerEndpoint,
@@ -409,22 +359,18 @@ async function explainDockerHostLoss(server: StartedServer, error: unknown): Pro
   } = await import("../targets/docker/docker-client");
   const dockerHost = server.network.dockerHost;
   const remote = dockerHost !== undefined && dockerHost !== "this machine";
-  // A remote engine is named by its address, and by its host where the address does not show it
-  // (an ssh alias that ~/.ssh/config resolves: "ssh://lab (10.0.0.5)").
+  // An ssh alias hides the host: "ssh://lab (10.0.0.5)".
   const endpoint = dockerEndpoint();
   const label = dockerHost?.replace(/ \(ssh\)$/, "") ?? "";
-  const hostPart = /\(([^()]+)\)$/.exec(label)?.[1] ?? label; // "lab (10.0.0.5)" → "10.0.0.5"
+  const hostPart = /\(([^()]+)\)$/.exec(label)?.[1] ?? label;
   const where = remote && !endpoint.includes(hostPart) ? `${endpoint} (${hostPart})` : endpoint;
-  // An engine that just did not answer the server's removal (the stall's stop) is not asked again;
-  // one that does not answer a ping now is remembered, so the session's stop at the run's end fails
-  // at once instead of waiting out its removal (30 s) for a host that is gone.
+  // An engine that did not answer is remembered, so the session's stop fails at once.
   if (recentlyUnreachable(endpoint)) return new DockerHostGoneError(serverName(server), error, where);
   if (!(await dockerAvailable())) {
     noteIfUnreachable(endpoint, new Error("no answer to a ping"));
     return new DockerHostGoneError(serverName(server), error, where);
   }
-  // A remote engine that answers again, but the SSH link dropped under the trial (keepalives
-  // unanswered, packets lost for a while): "Connection terminated unexpectedly" alone would not say so.
+  // The engine answers again, but the SSH link dropped under the trial: "Connection terminated" alone would not say so.
   const drop = (server as { linkDrop?: () => string | undefined }).linkDrop?.();
   if (remote && drop !== undefined)
     return new DockerHostLinkLostError(serverName(server), `${errorText(error)}; ${drop}`, where);
@@ -432,25 +378,16 @@ async function explainDockerHostLoss(server: StartedServer, error: unknown): Pro
 }
 
 /**
- * Why a trial's connection was lost, decided once: what the server left on this machine (embedded:
- * its disk, process, log), else its engine (gone, link dropped), else its process as seen from
- * outside the connection (a container that exited). The connection usually breaks a moment before
- * the process is seen gone (measured in the fault matrix: a container whose postmaster got kill -9
- * still inspected as running at the first look), so the server is looked at for up to 3 s; one
- * told to shut down ("terminating connection due to administrator command": its engine stopping)
- * for up to 10 s, until its container has exited or its engine stopped answering.
+ * Why a trial's connection was lost, decided once: what the server left here, else its engine, else
+ * its process seen from outside, looked at for up to 3 s since the connection breaks first.
  */
 async function explainLoss(
   server: StartedServer,
   error: unknown,
   probe: WatchdogOptions["probe"] = probeServer,
 ): Promise<unknown> {
-  // Any failure is checked once against the server's process: a tool's own words for a dead server
-  // need not sound like a lost connection (pgbench whose server got kill -9 printed nothing at all).
+  // Any failure is checked against the server's process: a tool's words for a dead server vary.
   const loss = isConnectionLoss(error);
-  // A server seen only through its connection is asked directly: one that answers no probe made
-  // the trial fail ("pgbench printed no "tps = " line", measured after a dropped link), whatever
-  // the tool said.
   if (seenOnlyThroughConnection(server) && !(error instanceof ServerLostError)) {
     const unanswered = await unansweredProbe(server, probe);
     if (unanswered !== undefined) {
@@ -480,7 +417,6 @@ async function explainLoss(
   }
 }
 
-/** Why a server seen only through its connection did not answer now, or undefined when it did. */
 async function unansweredProbe(
   server: StartedServer,
   probe: NonNullable<WatchdogOptions["probe"]>,
@@ -499,13 +435,9 @@ async function unansweredProbe(
   }
 }
 
-/**
- * The same for an error thrown outside a watched trial (03's template load, a setup query): the
- * first server whose loss explains it names itself and its engine.
- */
+/** The same for an error thrown outside a watched trial: the first server whose loss explains it names itself. */
 export async function explainRunError(servers: ReadonlyMap<Engine, StartedServer>, error: unknown): Promise<unknown> {
   if (isDockerHostLoss(error) || error instanceof StallError) return error;
-  // A trial's own failure went through watch() already, with its explanation.
   if (error instanceof TrialFailedError) return error;
   for (const server of servers.values()) {
     const explained = await explainDockerHostLoss(server, error);
@@ -516,30 +448,22 @@ export async function explainRunError(servers: ReadonlyMap<Engine, StartedServer
 
 const current = new AsyncLocalStorage<TrialWatchdog>();
 
-/** Runs `fn` with `watchdog` as the one that `watchTrial` and `noteProgress` use below it. */
 export function withWatchdog<T>(watchdog: TrialWatchdog, fn: () => Promise<T>): Promise<T> {
   return current.run(watchdog, fn);
 }
 
-/**
- * The hook for run-trials files: one call around a trial. Without a watchdog in scope (a unit
- * test calling runPlan directly) it only runs `run`.
- */
+/** The hook around one trial; without a watchdog in scope it only runs `run`. */
 export function watchTrial<T>(engine: Engine, what: string, run: () => Promise<T>, group?: string): Promise<T> {
   const watchdog = current.getStore();
   return watchdog ? watchdog.watch(engine, what, run, group) : run();
 }
 
-/**
- * The stall bound the watchdog in scope gives trials of `group` (no group: any trial's), or the
- * watchdog's floor without one (a unit test calling a workload's loop): what a failed trial's
- * cleanup may take, so that the run ends within the bound its message states.
- */
+/** The stall bound for `group` (or the floor): what a failed trial's cleanup may take. */
 export function trialBoundMs(group = ""): number {
   return current.getStore()?.boundMs(group) ?? MIN_BOUND_MS;
 }
 
-/** Tells the watchdog in scope that the trial moved (e.g. a pgbench progress line). */
+/** e.g. a pgbench progress line. */
 export function noteProgress(): void {
   current.getStore()?.progress();
 }

@@ -4,10 +4,8 @@ import { ignored } from "../../runtime/debug";
 import { handleErrors } from "../../runtime/error-events";
 
 /**
- * A connected client that has answered a `ping`, whose connection-level errors go to its owner
- * instead of crashing the process (an unhandled 'error' event kills Node). `options` override the
- * lab's defaults (appName "db-write-lab", 15 s to select a server); `what` names the client in the
- * debug log.
+ * A connected client that answered `ping`, its connection-level errors routed to its owner; `options` override the
+ * defaults.
  */
 export async function connectMongo(uri: string, options: MongoClientOptions, what: string): Promise<MongoClient> {
   const client = new MongoClient(uri, { appName: "db-write-lab", serverSelectionTimeoutMS: 15_000, ...options });

@@ -1,12 +1,8 @@
 /**
- * MongoDB's counters as flat snapshots, so a workload can report what the server did during a
- * phase as after − before: serverStatus' WiredTiger statistics and opcounters (whole server), and
- * one collection's storage figures ($collStats). Keys: mongo.wt.*, mongo.opcounters.*, size.*,
- * mongo.index.<name>.inserts. The names are the lab's; each maps to one path in the server's answer.
+ * MongoDB's counters as flat snapshots for after − before: WiredTiger statistics, opcounters, one collection's storage.
  */
 import type { Collection, Document, Long, MongoClient } from "mongodb";
 
-/** MongoDB: serverStatus.wiredTiger statistics (levels start with "size.") and the opcounters. */
 export const MONGO_WT_COUNTERS = [
   "mongo.wt.cache.bytes_written",
   "mongo.wt.cache.pages_written",
@@ -28,7 +24,7 @@ export const MONGO_WT_COUNTERS = [
 ] as const;
 export type MongoWtCounter = (typeof MONGO_WT_COUNTERS)[number];
 export const MONGO_OPCOUNTERS = ["insert", "update"] as const;
-/** $collStats' storage figures, levels. Deliberately not "size.index.…": those are summed as the per-index sizes. */
+/** $collStats' storage levels (not "size.index.…", which are summed as the per-index sizes). */
 export const MONGO_COLLECTION_LEVELS = [
   "size.collection",
   "size.collection_data",
@@ -39,10 +35,9 @@ export type MongoServerCounterKey = MongoWtCounter | `mongo.opcounters.${(typeof
 export type MongoCollectionCounterKey =
   | (typeof MONGO_COLLECTION_LEVELS)[number]
   | `size.index.${string}`
-  /** Per index, WiredTiger's count of keys inserted: which indexes a write touched. */
+  /** Per index, keys inserted: which indexes a write touched. */
   | `mongo.index.${string}.inserts`;
 
-/** serverStatus.wiredTiger statistics kept: each counter's [section, statistic]. Keys of levels start with "size.". */
 const WIREDTIGER_STATS: Readonly<Record<MongoWtCounter, readonly [section: string, statistic: string]>> = {
   "mongo.wt.cache.bytes_written": ["cache", "bytes written from cache"],
   "mongo.wt.cache.pages_written": ["cache", "pages written from cache"],
@@ -63,10 +58,7 @@ const WIREDTIGER_STATS: Readonly<Record<MongoWtCounter, readonly [section: strin
   "mongo.wt.checkpoints": ["transaction", "transaction checkpoints"],
 };
 
-/**
- * Sections serverStatus may leave out: only wiredTiger and opcounters are read, and `metrics` and
- * `locks` alone are tens of kilobytes per call.
- */
+/** Sections serverStatus may leave out: `metrics` and `locks` alone are tens of kB per call. */
 const SERVER_STATUS_EXCLUDE = { metrics: 0, locks: 0, network: 0, repl: 0, transactions: 0 };
 
 function numberAt(value: unknown, ...path: string[]): number | undefined {
@@ -81,15 +73,11 @@ function numberAt(value: unknown, ...path: string[]): number | undefined {
   return undefined;
 }
 
-/**
- * bson's own `Long.isLong` test (its `__isLong__` brand), written out so that importing these
- * counter names, which every 01 run does, does not load the MongoDB driver.
- */
+/** bson's `Long.isLong`, written out so importing these names does not load the MongoDB driver. */
 function isLong(value: unknown): value is Long {
   return typeof value === "object" && value !== null && (value as { __isLong__?: unknown }).__isLong__ === true;
 }
 
-/** serverStatus' WiredTiger statistics and opcounters; a statistic the server does not report is left out. */
 export async function serverCounters(client: MongoClient): Promise<Partial<Record<MongoServerCounterKey, number>>> {
   const snapshot: Partial<Record<MongoServerCounterKey, number>> = {};
   const status = await client.db("admin").command({ serverStatus: 1, ...SERVER_STATUS_EXCLUDE });
@@ -105,13 +93,11 @@ export async function serverCounters(client: MongoClient): Promise<Partial<Recor
   return snapshot;
 }
 
-/** One collection's sizes (on disk, data, documents, indexes), each index's size and its keys inserted. */
 export async function collectionCounters<T extends Document>(
   collection: Collection<T>,
 ): Promise<Partial<Record<MongoCollectionCounterKey, number>>> {
   const snapshot: Partial<Record<MongoCollectionCounterKey, number>> = {};
-  // $collStats rather than the collStats command, which is deprecated since MongoDB 6.2. The
-  // projection keeps the per-collection WiredTiger statistics (kilobytes) off the wire.
+  // $collStats (collStats is deprecated since 6.2); the projection keeps WiredTiger's statistics off the wire.
   const [stats] = await collection
     .aggregate<Document>([
       { $collStats: { storageStats: {} } },
@@ -122,7 +108,6 @@ export async function collectionCounters<T extends Document>(
           "storageStats.storageSize": 1,
           "storageStats.totalIndexSize": 1,
           "storageStats.indexSizes": 1,
-          // Per index, WiredTiger's own count of keys inserted: which indexes a write touched.
           "storageStats.indexDetails": 1,
         },
       },
@@ -130,12 +115,9 @@ export async function collectionCounters<T extends Document>(
     .toArray();
   const storage: unknown = stats?.storageStats;
   const levels: Readonly<Record<(typeof MONGO_COLLECTION_LEVELS)[number], string>> = {
-    // On disk, like PostgreSQL's size.table (pg_relation_size).
     "size.collection": "storageSize",
-    // Uncompressed BSON of the documents.
     "size.collection_data": "size",
     "size.collection_documents": "count",
-    // Deliberately not "size.index.…": those keys are summed as the per-index sizes.
     "size.total_index": "totalIndexSize",
   };
   for (const key of MONGO_COLLECTION_LEVELS) {

@@ -5,8 +5,7 @@ import type { StartedServer } from "../../targets/types";
 import type { LivenessAttempt } from "../liveness-attempt";
 
 export function mongoLiveness(server: StartedServer, timeoutMs: number): LivenessAttempt {
-  // The driver is loaded on the first probe of a MongoDB server: the watchdog, which every run
-  // loads, does not load it for a PostgreSQL-only run.
+  // Loaded on the first probe, so a PostgreSQL-only run never loads the driver.
   const client: Promise<MongoClient> = import("mongodb").then(({ MongoClient }) => {
     const c = new MongoClient(server.uri, {
       serverSelectionTimeoutMS: timeoutMs,

@@ -1,11 +1,9 @@
 /**
- * Autovacuum around timed trials: wait for its workers to go idle before a trial starts, and count
- * the vacuums and analyzes that ran inside a timed window, so a trial that shared the server with
- * one can be flagged (and a verdict recomputed without it).
+ * Autovacuum around timed trials: wait for workers to go idle before, count the runs inside a timed window to flag it.
  */
 import type { Client } from "pg";
 
-/** Autovacuum and autoanalyze runs so far over the current database's tables (catalogs included). */
+/** Autovacuum and autoanalyze runs so far over the current database's tables. */
 export async function autovacuumRuns(client: Client): Promise<number> {
   const { rows } = await client.query<{ n: number }>(
     "SELECT coalesce(sum(autovacuum_count + autoanalyze_count), 0)::float8 AS n FROM pg_stat_all_tables",
@@ -20,8 +18,8 @@ export interface AutovacuumWait {
 }
 
 /**
- * Polls pg_stat_activity until no autovacuum worker runs, or `timeoutMs` passes (then the trial runs
- * anyway and its window's autovacuum count flags it: a worker on a big table can run for minutes).
+ * Polls pg_stat_activity until no autovacuum worker runs, or `timeoutMs` passes (then the window's count flags the
+ * trial).
  */
 export async function waitForAutovacuumIdle(client: Client, timeoutMs = 30_000, pollMs = 100): Promise<AutovacuumWait> {
   const started = Date.now();

@@ -1,13 +1,7 @@
 /**
- * A batch of executions of one prepared statement sent as pgx's SendBatch sends it: Parse (once
- * per connection), then Bind + Execute for every row, then a single Sync — one round trip, one
- * implicit transaction, no per-row reply awaited.
- *
- * Written here because node-postgres has no batch API: its pipeline mode sends a Sync after every
- * statement (one transaction each unless wrapped in BEGIN/COMMIT) and allocates a Query, a Result
- * and a Promise per row, which made the client, not the server, the bottleneck (bench/write-path).
- * It plugs into node-postgres as a documented "submittable" (the interface pg-cursor and
- * pg-query-stream use) and writes the wire messages with node-postgres's own serializer.
+ * A batch of one prepared statement sent as pgx's SendBatch does (Parse, Bind + Execute per row, one
+ * Sync: one round trip, one transaction), as a node-postgres "submittable": its pipeline mode syncs and
+ * allocates per row, making the client the bottleneck (bench/write-path).
  */
 import type { Client } from "pg";
 import { serialize } from "pg-protocol";
@@ -18,11 +12,11 @@ interface Connection {
   readonly parsedStatements: Record<string, string>;
 }
 
-/** Bind+Execute pairs per socket write: 64 rows, a few kB, well under a TCP window. */
+/** Bind+Execute pairs per socket write: a few kB, well under a TCP window. */
 const CHUNK_MESSAGES = 128;
 
 class BatchSubmittable {
-  /** Read by node-postgres to cache the parsed statement per connection (see _handleParseComplete). */
+  /** Read by node-postgres to cache the parsed statement per connection. */
   readonly name: string;
   readonly text: string;
   completed = 0;
@@ -40,8 +34,7 @@ class BatchSubmittable {
   }
 
   submit(connection: Connection): void {
-    // Written in chunks so the server starts executing while the rest of the batch is encoded:
-    // on a 2-core machine that overlap is most of the client's cost.
+    // In chunks, so the server starts executing while the rest is encoded (most of the client's cost on 2 cores).
     let parts: Buffer[] = [];
     if (connection.parsedStatements[this.name] === undefined)
       parts.push(serialize.parse({ name: this.name, text: this.text }));
@@ -77,7 +70,7 @@ class BatchSubmittable {
     else this.resolve(this.completed);
   }
 
-  // Messages a batch of INSERT/UPDATE never produces; present because node-postgres may call them.
+  // Never produced by INSERT/UPDATE batches; node-postgres may call them.
   handleParseComplete(): void {}
   handleRowDescription(): void {}
   handleDataRow(): void {}
@@ -87,10 +80,7 @@ class BatchSubmittable {
   handleCopyData(): void {}
 }
 
-/**
- * Executes `text` (a statement with $1…$n) once per row of text values; resolves with the number
- * of statements that completed. A failing row aborts the whole batch (one implicit transaction).
- */
+/** Executes `text` once per row; resolves with the statements completed. A failing row aborts the whole batch. */
 export function sendBatch(
   client: Client,
   name: string,
@@ -99,7 +89,6 @@ export function sendBatch(
 ): Promise<number> {
   return new Promise((resolve, reject) => {
     const submittable = new BatchSubmittable(name, text, rows, resolve, reject);
-    // Typed as a Submittable by @types/pg; node-postgres calls submit() when the connection is free.
     (client as unknown as { query(s: object): void }).query(submittable);
   });
 }

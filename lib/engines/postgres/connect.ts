@@ -1,4 +1,3 @@
-/** node-postgres connections as every experiment opens them. */
 import { Client } from "pg";
 import { postgresClientConfig } from "../../targets/postgres-client";
 import type { ConnectionInfo } from "../../targets/types";
@@ -6,28 +5,16 @@ import { ignored } from "../../runtime/debug";
 import { handleErrors } from "../../runtime/error-events";
 import { withTimeout } from "../../runtime/timeout";
 
-/**
- * How long a client's goodbye may take before its socket is dropped. A living server closes its side
- * within a round trip of the Terminate message (about a millisecond here, 0.5–2 ms over the lab's
- * remote links), so 2 s only ever runs out on a host that stopped answering.
- */
+/** A client's goodbye before its socket is dropped: a living server answers within a round trip. */
 export const END_TIMEOUT_MS = 2000;
 
 export interface ConnectOptions {
-  /** Another database on the same server. */
   readonly database?: string;
-  /**
-   * Shown in pg_stat_activity, so the lab's own sessions can be told from the workload's; unnamed
-   * sessions (the workload's) carry the server's application_name (an external URI's).
-   */
+  /** Shown in pg_stat_activity, telling the lab's sessions from the workload's. */
   readonly applicationName?: string;
 }
 
-/**
- * A connected client whose connection-level errors (the server going away while the client is
- * idle) do not crash the process: node-postgres emits them as 'error' events, and an unhandled
- * one kills Node. The next query on the client fails with the error instead.
- */
+/** A client whose connection-level errors do not crash the process; the next query fails instead. */
 export async function connect(connection: ConnectionInfo, options: ConnectOptions = {}): Promise<Client> {
   const client = new Client(
     postgresClientConfig(connection, { database: options.database, applicationName: options.applicationName }),
@@ -38,11 +25,7 @@ export async function connect(connection: ConnectionInfo, options: ConnectOption
 }
 
 /**
- * Ends `client`, dropping its socket when the server does not close its side within `timeoutMs`.
- * node-postgres' end() on an idle connection sends Terminate and waits for the socket's close, and
- * a host that vanished (packets dropped, no RST) never closes it: measured on a tcp:// TLS Docker
- * engine whose host was cut off mid-run, the socket sat in FIN-WAIT-1 and the failed run waited in
- * its cleanup past the test's 900 s (the kernel retransmits a FIN for ~15 min, tcp_retries2).
+ * Ends `client`, dropping its socket if the server does not close its side in `timeoutMs` (a vanished host never does).
  */
 export async function endClient(client: Client, timeoutMs = END_TIMEOUT_MS): Promise<void> {
   try {
@@ -54,7 +37,6 @@ export async function endClient(client: Client, timeoutMs = END_TIMEOUT_MS): Pro
   }
 }
 
-/** Runs `fn` with a fresh connection and always closes it. */
 export async function withClient<T>(
   connection: ConnectionInfo,
   fn: (client: Client) => Promise<T>,
@@ -68,12 +50,7 @@ export async function withClient<T>(
   }
 }
 
-/**
- * Runs `fn` (statements on `client`) so that aborting `signal` cancels the statement running on the
- * server (pg_cancel_backend from a second connection): the notebook's Stop then ends a long
- * INSERT … SELECT or CREATE INDEX at once instead of when it finishes. Measured on 03's `default`
- * template load: Stop took 27 s to stop the server before, 1.0 s after.
- */
+/** Runs `fn` so that aborting `signal` cancels the running statement (pg_cancel_backend), so Stop acts at once. */
 export async function cancellable<T>(
   connection: ConnectionInfo,
   client: Client,
@@ -86,7 +63,7 @@ export async function cancellable<T>(
   const pid = rows[0].pid;
   const onAbort = () => {
     void withClient(connection, (admin) => admin.query("SELECT pg_cancel_backend($1)", [pid])).catch(
-      // The Stop still ends the run between statements; a failed cancel only makes it wait for this one.
+      // Stop still ends the run between statements; a failed cancel only waits for this one.
       ignored("postgres: cancel the running statement on interrupt"),
     );
   };

@@ -1,8 +1,6 @@
 /**
- * Whole-server PostgreSQL counters (WAL, I/O, buffers, checkpoints, temp files) as a flat snapshot,
- * so any experiment can report "what the server did" during a phase as after − before.
- * Keys: wal.*, db.* (current database), io.<backend_type>.<object>.<context>.<counter>,
- * checkpointer.*, bgwriter.*, size.database.
+ * Whole-server counters (WAL, I/O, buffers, checkpoints, temp files) as a flat snapshot, for "what
+ * the server did" as after − before. Keys: wal.*, db.*, io.<backend_type>.<object>.<context>.<counter>, …
  */
 import type { Client } from "pg";
 import { countersFrom, keyGuard, type Counters } from "../../stats/counters";
@@ -55,7 +53,7 @@ const IO_COUNTER_SQL = [
 export const PG_SERVER_COUNTERS = SERVER_COUNTER_SQL.map(([name]) => name);
 export const PG_IO_COUNTERS = IO_COUNTER_SQL.map(([name]) => name);
 export type PgIoCounter = (typeof IO_COUNTER_SQL)[number][0];
-/** `io.<backend_type>.<object>.<context>.<counter>`: one per pg_stat_io row and counter, where not zero. */
+/** One per pg_stat_io row and counter, where not zero. */
 export type PgIoCounterKey = `io.${string}.${string}.${string}.${PgIoCounter}`;
 /** Every name `serverCounters` may return. */
 export type PgServerCounterKey = (typeof SERVER_COUNTER_SQL)[number][0] | PgIoCounterKey;
@@ -75,12 +73,10 @@ WHERE v IS NOT NULL AND v <> 0
 `;
 
 /**
- * A snapshot of the server's counters. `flushFrom` (optional) is a session whose own pending
- * statistics are forced out first: backends publish them at most once a second otherwise.
+ * A snapshot; `flushFrom` is a session whose pending statistics are forced out first (else published ≤ once a second).
  */
 export async function serverCounters(client: Client, flushFrom?: Client): Promise<PgServerCounters> {
-  // PostgreSQL 17 skips even a forced flush when the session has no pending relation statistics
-  // (a stream of `SELECT 1` has none): reading one catalog row gives it some.
+  // PostgreSQL 17 skips a forced flush without pending relation statistics: reading one catalog row gives it some.
   await (flushFrom ?? client).query("SELECT pg_stat_force_next_flush(), (SELECT oid FROM pg_class LIMIT 1)");
   const { rows } = await client.query<{ name: string; value: number | null }>(SNAPSHOT_SQL);
   return countersFrom(rows, isPgServerCounterKey, "serverCounters");

@@ -1,16 +1,11 @@
 /**
- * The settings a PostgreSQL server actually runs with, where they differ from the built-in
- * defaults, as the server itself reports them: what a comparison of two runs must show first
- * (a changed setting is the usual cause of a changed figure nobody expected).
+ * The settings a PostgreSQL server runs with where they differ from built-in defaults: what a comparison must show
+ * first.
  */
 import type { ConnectionInfo } from "../../targets/types";
 import { withClient } from "./connect";
 
-/**
- * `name → value[unit]` for every setting whose source is not the built-in default: the command
- * line (`-c`), the configuration file initdb wrote, ALTER SYSTEM, environment variables. Per-session
- * sources (client, session, override) say nothing about the server and are left out.
- */
+/** `name → value[unit]` for every setting whose source is not the default; per-session sources are left out. */
 export async function nonDefaultSettings(connection: ConnectionInfo): Promise<Record<string, string>> {
   return withClient(
     connection,
@@ -34,9 +29,8 @@ export interface MemoryAndWal {
 }
 
 /**
- * Those sizes as server settings: the planner told the OS caches as much again as shared_buffers,
- * and min_wal_size a quarter of max_wal_size (at least 1 GB), so that WAL segments are recycled
- * rather than created during a timed window.
+ * Those sizes as server settings: effective_cache_size as much again as shared_buffers, min_wal_size ¼ of max (≥ 1 GB)
+ * so segments are recycled.
  */
 export function memoryAndWalSettings(p: MemoryAndWal): Record<string, string> {
   return {

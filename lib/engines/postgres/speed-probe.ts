@@ -1,16 +1,7 @@
 /**
- * A short fixed write-path probe of the machine's speed state, run before each timed run.
- *
- * Why this probe: the state that moves this machine's results is on the write path. A 3 s select-only
- * pgbench stayed at 8.0–8.8k TPS while tpcb-like went 2.8k ↔ 2.0k and UPDATE pgbench_accounts
- * 0.088 ↔ 0.15 ms between runs minutes apart, so a read-only or CPU loop does not see it. The probe
- * is PROBE_UPDATES single-row UPDATEs, each its own transaction (UPDATE + COMMIT), on a 100-row table
- * in the connection's own database, with synchronous_commit off for its session so that the disk's
- * fsync (another quantity, recorded by the fsync probe) does not enter it. Its median latency is the
- * state's figure. Cost: ~50–100 ms of statements plus a connection, so even 01's many short trials
- * can afford one per repeat (see `probeOnce`).
- * The table lives in the connection's database and nowhere else: on an external server that is the
- * database the lab created and drops, so the probe leaves nothing behind there.
+ * A short fixed write-path probe of the machine's speed state (a read-only loop does not see it:
+ * docs/claims-and-regimes.md): PROBE_UPDATES single-row UPDATE + COMMIT, synchronous_commit off, in
+ * the connection's own database.
  */
 import type { Client } from "pg";
 import type { ConnectionInfo } from "../../targets/types";
@@ -34,10 +25,7 @@ async function prepare(client: Client): Promise<void> {
   );
 }
 
-/**
- * Runs the probe now on the PostgreSQL server behind `connection` and returns its figures; never
- * throws (a probe that fails is undefined: the trial is recorded without it).
- */
+/** Runs the probe now; never throws (a failed probe is undefined and the trial recorded without it). */
 export async function probeSpeed(connection: ConnectionInfo, sharedBy?: string): Promise<SpeedProbe | undefined> {
   let client: Client | undefined;
   try {
@@ -67,10 +55,7 @@ export async function probeSpeed(connection: ConnectionInfo, sharedBy?: string):
 
 const once = new Map<string, { key: string; probe: Promise<SpeedProbe | undefined> }>();
 
-/**
- * One probe per `key` (e.g. "repeat 3") and server: for notebooks whose trials take a second or two,
- * a probe per repeat keeps its cost small while still naming the state each repeat ran in.
- */
+/** One probe per `key` (e.g. "repeat 3") and server, keeping the cost small for short trials. */
 export function probeOnce(connection: ConnectionInfo, key: string): Promise<SpeedProbe | undefined> {
   const last = once.get(serverKey(connection));
   if (last?.key === key) return last.probe;

@@ -1,7 +1,6 @@
 /**
- * Quorum commit on a primary: `synchronous_standby_names` set with ALTER SYSTEM and a reload (no
- * restart), then waited on until the standbys report the quorum state; reset the same way before the
- * standbys go, so that no commit waits for a standby that is going away.
+ * Quorum commit: `synchronous_standby_names` by ALTER SYSTEM and reload, waited on until the standbys
+ * report it; reset before the standbys go, so no commit waits for a departing standby.
  */
 import type { Client } from "pg";
 import { ignored } from "../../runtime/debug";
@@ -27,10 +26,7 @@ export async function requireSynchronousStandbys(
   throw new Error(`the standbys did not become quorum-synchronous within ${timeoutMs} ms`);
 }
 
-/**
- * Commits stop waiting for standbys. For a cleanup: never throws (a server already gone has
- * nothing left to wait), so it cannot hide the error that ended the phase.
- */
+/** Commits stop waiting for standbys; never throws, so it cannot hide the error that ended the phase. */
 export async function releaseSynchronousStandbys(admin: Client | undefined): Promise<void> {
   await admin?.query("ALTER SYSTEM RESET synchronous_standby_names").catch(ignored("reset synchronous standbys"));
   await admin?.query("SELECT pg_reload_conf()").catch(ignored("pg_reload_conf() after resetting standbys"));

@@ -1,13 +1,12 @@
 /**
- * Per-table row and block counters (pg_stat_user_tables, pg_statio_user_tables) beside the
- * whole-server ones, and table and index sizes: what a timed window did to each table, for any
- * experiment whose workload writes several tables (03's inventory, 06's own schema).
+ * Per-table row and block counters and table/index sizes beside the whole-server ones, for workloads writing several
+ * tables.
  */
 import type { Client } from "pg";
 import { serverCounters, type PgServerCounterKey } from "./server-counters";
 import { countersFrom, keyGuard, type Counters } from "../../stats/counters";
 
-/** Per table: each counter and its column (s: pg_stat_user_tables, io: pg_statio_user_tables). */
+/** Each counter and its column (s: pg_stat_user_tables, io: pg_statio_user_tables). */
 const TABLE_COUNTER_SQL = [
   ["n_tup_ins", "s.n_tup_ins"],
   ["n_tup_upd", "s.n_tup_upd"],
@@ -24,7 +23,6 @@ const TABLE_COUNTER_SQL = [
 export type TableCounter = (typeof TABLE_COUNTER_SQL)[number][0];
 /** `table.<name>.<counter>`: the name is any user table's. */
 export type TableCounterKey = `table.${string}.${TableCounter}`;
-/** The whole server's counters and the per-table ones. */
 export type PgTableCounterKey = PgServerCounterKey | TableCounterKey;
 
 const isTableCounterKey = keyGuard<TableCounterKey>(
@@ -38,13 +36,12 @@ FROM pg_stat_user_tables s JOIN pg_statio_user_tables io USING (relid),
   LATERAL (VALUES ${TABLE_COUNTER_SQL.map(([k, column]) => `('${k}', ${column})`).join(", ")}) AS c(k, v)
 WHERE v IS NOT NULL`;
 
-/** Table size (heap, TOAST, free-space and visibility maps) per table, and every index's size. */
+/** Table size (heap, TOAST, FSM, VM) per table, and every index's size. */
 const SIZES_SQL = `
 SELECT 'table.' || relname AS name, pg_table_size(relid)::float8 AS bytes FROM pg_stat_user_tables
 UNION ALL
 SELECT 'index.' || relname || '.' || indexrelname, pg_relation_size(indexrelid)::float8 FROM pg_stat_user_indexes`;
 
-/** The server's counters and every user table's, in one snapshot. */
 export async function tableCounters(client: Client): Promise<Counters<PgTableCounterKey>> {
   const server = await serverCounters(client);
   const { rows } = await client.query<{ name: string; value: number }>(TABLE_SQL);

@@ -1,8 +1,6 @@
 /**
- * Identical starting state, cheaply: load a database once, then give every round a copy made with
- * `CREATE DATABASE … TEMPLATE … STRATEGY FILE_COPY` (seconds, where the seeds restored a dump).
- * FILE_COPY copies the files and checkpoints instead of WAL-logging every block (WAL_LOG, the
- * default since 15), which would leave gigabytes of WAL for the round's checkpointer.
+ * Identical starting state, cheaply: load a database once, then copy it per round with `CREATE
+ * DATABASE … TEMPLATE … STRATEGY FILE_COPY`, which checkpoints instead of WAL-logging every block.
  */
 import { labDatabaseComment } from "../../targets/external/external-target";
 import type { ConnectionInfo } from "../../targets/types";
@@ -19,10 +17,8 @@ function checked(name: string): string {
 const admin = { applicationName: "dblab-admin" };
 
 /**
- * Every database made here carries the lab's comment with its owner's pid, as the external target's
- * own database does: on a shared server a run killed with SIGKILL cannot drop its templates and
- * clones, and the next run there (or `npm run clean`) drops every lab database whose owner is gone.
- * A clone does not copy the comment, so each is marked as it is made.
+ * Every database made here carries the lab's owner comment, so on a shared server the next run (or
+ * `npm run clean`) drops a SIGKILLed run's leftovers. A clone does not copy the comment: each is marked.
  */
 async function mark(c: Client, name: string): Promise<void> {
   await c.query(`COMMENT ON DATABASE ${checked(name)} IS '${labDatabaseComment().replace(/'/g, "''")}'`);
@@ -41,7 +37,7 @@ export async function recreateDatabase(connection: ConnectionInfo, name: string)
   );
 }
 
-/** A fresh `target` copied from `template`; returns seconds taken. Ends with a CHECKPOINT when asked. */
+/** A fresh `target` copied from `template`; returns seconds taken. */
 export async function cloneDatabase(
   connection: ConnectionInfo,
   template: string,

@@ -1,12 +1,7 @@
 /**
- * The timed window of a write trial that reads its WAL: the steps every such notebook takes around
- * its pgbench run, in the order that makes the counts exact.
- *
- * Before: no autovacuum worker running (a worker inside the window is counted, and flagged), a
- * CHECKPOINT (no dirty buffer of the clone or the index builds is written inside the window), the
- * window's WAL held on a session of its own (withWindowWal), then the start LSN and every
- * database's row writes. After (once the caller's clients are gone): the flushed end LSN, which
- * other databases wrote meanwhile (other-writes.ts), and the window's WAL by record type.
+ * The timed window of a write trial that reads its WAL, its steps in the order that makes the counts
+ * exact: before, no autovacuum worker, a CHECKPOINT, the WAL held, the start LSN and row writes;
+ * after the clients are gone, the end LSN, other databases' writes, and the WAL by record type.
  */
 import type { Client } from "pg";
 import type { ConnectionInfo } from "../../targets/types";
@@ -17,18 +12,14 @@ import { currentWalLsn, isWalRemoved, walRecordsBetween, withWindowWal, type Wal
 
 export interface TimedWindowSteps<B, R, A> {
   readonly connection: ConnectionInfo;
-  /** The database the window's clients write. */
   readonly database: string;
-  /** Count the window's WAL records (pg_walinspect in `database`). */
+  /** Count the window's WAL records (pg_walinspect). */
   readonly walInspect: boolean;
-  /** The trial's key, for its notes. */
   readonly key: string;
   readonly onNote?: (text: string) => void;
-  /** The notebook's own readings before the window, after the checkpoint and the hold. */
   readonly before: (client: Client) => Promise<B>;
-  /** The window itself; it returns once every client it started is gone from the server. */
+  /** Returns once every client it started is gone from the server. */
   readonly run: () => Promise<R>;
-  /** The notebook's own readings after the window. */
   readonly after: (client: Client) => Promise<A>;
 }
 
@@ -37,12 +28,8 @@ export interface TimedWindow<B, R, A> {
   readonly run: R;
   readonly after: A;
   readonly autovacuumWait: AutovacuumWait;
-  /**
-   * WAL records of the window by type; absent where not asked for, or where the server lost them
-   * (then a note says why).
-   */
+  /** Absent where not asked for or lost (a note says why). */
   readonly walRecords?: Readonly<Record<string, WalRecordStats>>;
-  /** Other databases that wrote during the window: its WAL figures are not this run's alone (a note says so). */
   readonly walShared: readonly string[];
 }
 
@@ -80,11 +67,7 @@ export async function timedWindow<B, R, A>(steps: TimedWindowSteps<B, R, A>): Pr
   });
 }
 
-/**
- * The window's WAL records, or a note saying why there are none. The trial's other figures stand
- * whatever the reason (a server that recycled the WAL although it refused the hold, a pg_walinspect
- * this role may not call): only its WAL counts are missing, and the run says so.
- */
+/** The window's WAL records, or a note why there are none; the trial's other figures stand. */
 async function walRecordsOrNote(
   c: Client,
   startLsn: string,

@@ -1,15 +1,10 @@
-/**
- * The WAL of a timed window, counted by record type with pg_walinspect: what the server wrote
- * (B-tree leaf inserts, page splits, heap records), where per-table counters times index counts
- * would only be a model.
- */
+/** The WAL of a timed window counted by record type with pg_walinspect: what the server wrote, not a model. */
 import { randomBytes } from "node:crypto";
 import type { Client } from "pg";
 import { ignored } from "../../runtime/debug";
 import type { ConnectionInfo } from "../../targets/types";
 import { connect, endClient } from "./connect";
 
-/** WAL records of one kind (resource manager / record type) in a window. */
 export interface WalRecordStats {
   readonly count: number;
   /** Record bytes plus full-page-image bytes. */
@@ -17,7 +12,6 @@ export interface WalRecordStats {
   readonly fpiBytes: number;
 }
 
-/** `pg_walinspect` in this database, if the server has it (the embedded contrib and the docker image do). */
 export async function enableWalInspect(client: Client): Promise<string | undefined> {
   try {
     await client.query("CREATE EXTENSION IF NOT EXISTS pg_walinspect");
@@ -27,21 +21,14 @@ export async function enableWalInspect(client: Client): Promise<string | undefin
   }
 }
 
-/**
- * The WAL position now: where the next record goes (start of a window), or how far WAL is flushed
- * (end of one: pg_walinspect reads only flushed WAL, and every commit of the window is flushed).
- */
+/** The insert position (a window's start) or the flushed one (its end: pg_walinspect reads only flushed WAL). */
 export async function currentWalLsn(client: Client, flushed = false): Promise<string> {
   const fn = flushed ? "pg_current_wal_flush_lsn" : "pg_current_wal_lsn";
   const { rows } = await client.query<{ lsn: string }>(`SELECT ${fn}()::text AS lsn`);
   return rows[0].lsn;
 }
 
-/**
- * WAL written between two LSNs, counted by record type ("Btree/INSERT_LEAF", "Heap/HOT_UPDATE", …)
- * from the WAL itself (pg_walinspect): a count of what the server did, where per-table counters
- * times index counts would only be a model.
- */
+/** WAL between two LSNs by record type ("Btree/INSERT_LEAF", …). */
 export async function walRecordsBetween(
   client: Client,
   start: string,
@@ -63,13 +50,8 @@ export function isWalRemoved(error: unknown): boolean {
 }
 
 /**
- * The WAL from now on, kept on the server until released: a temporary physical replication slot
- * that reserves WAL at once. A checkpoint inside a timed window removes the window's first
- * segments before pg_walinspect can read them: 01 at `full` (a 1M-row UPDATE with 5 indexes writes
- * past max_wal_size) failed with "requested WAL segment pg_wal/…F5 has already been removed".
- * Only a checkpoint removes segments, and a trial with a checkpoint in its window is flagged
- * already, so the slot changes nothing an unflagged trial measures. Temporary: the server drops it
- * when the session ends, so a run killed mid-trial leaves no slot holding WAL on a shared server.
+ * The WAL from now on, held by a temporary replication slot so a checkpoint cannot remove the window's
+ * first segments before they are read (docs/external-servers.md); a checkpointed window is flagged anyway.
  */
 export class WalHold {
   private constructor(
@@ -77,11 +59,7 @@ export class WalHold {
     readonly slot: string,
   ) {}
 
-  /**
-   * Takes the hold, or says why the server will not give it (no REPLICATION privilege on a managed
-   * server, wal_level = minimal, every slot in use): the window is then counted without it, and
-   * its count is missing if a checkpoint removes its WAL first.
-   */
+  /** Takes the hold, or says why the server refuses it. */
   static async take(client: Client): Promise<WalHold | string> {
     const slot = `dblab_wal_${randomBytes(6).toString("hex")}`;
     try {
@@ -92,21 +70,12 @@ export class WalHold {
     }
   }
 
-  /** Gives the WAL back to the server's checkpoints. */
   async release(): Promise<void> {
     await this.client.query("SELECT pg_drop_replication_slot($1)", [this.slot]);
   }
 }
 
-/**
- * A window's WAL held on a session of its own, for windows that other sessions write (pgbench's
- * clients, between a connection before the window and one after it). `fn` calls `hold()` after
- * the window's CHECKPOINT and before it reads the window's start LSN; the hold ends with `fn`:
- * released, and its session closed, which drops a temporary slot even where the release failed.
- * `hold()` gives why the server refused the hold, or undefined. On a server shared with other runs
- * their checkpoints recycle WAL too (measured: two 06 smoke runs beside one 03 run, "requested WAL
- * segment … has already been removed" before a round ended), not only the window's own.
- */
+/** A window's WAL held on its own session from after the CHECKPOINT to the end of `fn` (closing it drops the slot). */
 export async function withWindowWal<T>(
   connection: ConnectionInfo,
   fn: (hold: () => Promise<string | undefined>) => Promise<T>,
@@ -127,11 +96,7 @@ export async function withWindowWal<T>(
   }
 }
 
-/**
- * One timed window's WAL at a time on one session: `open` just before the window holds its WAL
- * (WalHold), `count` after it reads the window's records and lets the WAL go. A server that
- * refuses the hold is not asked again: `refused` says why.
- */
+/** One window's WAL at a time on one session; a refusal is not asked again. */
 export class WalWindows {
   private hold: WalHold | undefined;
   refused: string | undefined;
@@ -146,7 +111,6 @@ export class WalWindows {
     else this.hold = hold;
   }
 
-  /** walRecordCountRows for the window, then the hold released. */
   async count(from: number, to: number): Promise<{ readonly name: string; readonly value: string }[] | undefined> {
     try {
       return await walRecordCountRows(this.client, from, to);
@@ -163,12 +127,8 @@ export class WalWindows {
 }
 
 /**
- * WAL record counts by type between two positions given as bytes since 0/0 (the counters'
- * `wal.lsn`), as `walrec.<type>` counter rows, once the WAL is flushed past `to`: pg_walinspect
- * reads only flushed WAL, and with synchronous_commit = off the WAL writer flushes the tail within
- * wal_writer_delay (200 ms by default), so this waits for it rather than forcing a flush. Undefined
- * when it is not flushed within `waitMs`, or when a checkpoint removed the window's WAL (no
- * WalHold): the figures are left out, the trial stands.
+ * Record counts by type between two positions as `walrec.<type>` rows, once the WAL writer flushed
+ * past `to`; undefined when not flushed in time or removed (the trial stands).
  */
 export async function walRecordCountRows(
   client: Client,

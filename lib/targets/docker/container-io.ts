@@ -1,7 +1,4 @@
-/**
- * Talking to a running container: its log (Docker's multiplexed frames), exits noticed while a
- * readiness loop waits, commands run inside it.
- */
+/** A running container: its log, its exit while a readiness loop waits, commands inside it. */
 import { ignored } from "../../runtime/debug";
 import { PassThrough } from "node:stream";
 import type Docker from "dockerode";
@@ -15,16 +12,12 @@ export function isNotFound(error: unknown): boolean {
   return (error as { statusCode?: number }).statusCode === 404;
 }
 
-/** Docker's 409 "removal of container … is already in progress" (another removal, AutoRemove's say). */
+/** Docker's 409 "removal of container … is already in progress". */
 export function isRemovalInProgress(error: unknown): boolean {
   return (error as { statusCode?: number }).statusCode === 409 && /already in progress/i.test(String(error));
 }
 
-/**
- * Removes a container by force, with its volumes. Where its engine is removing it already (a
- * leased container, created with AutoRemove, that stopped just before), waits until it is gone,
- * so that nobody lists it after this resolved; at most `waitMs`, then the 409 is thrown.
- */
+/** Removes a container by force; where its engine is removing it already, waits (≤ `waitMs`) until gone. */
 export async function removeByForce(container: Docker.Container, waitMs = 30_000): Promise<void> {
   try {
     await container.remove({ force: true, v: true });
@@ -44,7 +37,6 @@ export async function removeByForce(container: Docker.Container, waitMs = 30_000
   }
 }
 
-/** Splits Docker's multiplexed log format (8-byte frame headers) into text. */
 function demuxBuffer(buffer: Buffer): string {
   let out = "";
   let offset = 0;
@@ -62,7 +54,7 @@ function lastLines(text: string, lines: number): string {
   return text.trim().split("\n").slice(-lines).join("\n");
 }
 
-/** The container's last log lines, or undefined when its engine has none to give (it is gone). */
+/** Undefined when its engine has none (it is gone). */
 async function readLogTail(container: Docker.Container, lines: number): Promise<string | undefined> {
   try {
     const logs = await container.logs({ stdout: true, stderr: true, tail: lines, follow: false });
@@ -76,17 +68,9 @@ export async function logTail(container: Docker.Container, lines = 30): Promise<
   return (await readLogTail(container, lines)) ?? LOGS_UNAVAILABLE;
 }
 
-/** The most a follower keeps: a server's start-up log is a few kB; the cap only bounds a chatty one. */
 const FOLLOW_CAP_BYTES = 1024 ** 2;
 
-/**
- * A container's log, collected on this side as the container prints it. A leased container (a
- * remote engine's, lease.ts) is created with AutoRemove: when its server fails to start, the
- * watcher keeps it up while the lab renews the lease, but a renewal late by more than the bound
- * lets its engine remove it, log and all. That happened under load with the tests' 6 s lease: the
- * failure read "the container exited with code 1 … (logs unavailable)". The lines followed from
- * the container's start do not depend on the container still being there.
- */
+/** A container's log, collected as it prints, so a leased container its engine removed still has it for the message. */
 class LogFollower {
   private readonly chunks: Buffer[] = [];
   private bytes = 0;
@@ -94,8 +78,7 @@ class LogFollower {
 
   private constructor(private readonly stream: NodeJS.ReadableStream) {
     stream.on("data", (chunk: Buffer) => {
-      // Whole frames only: Docker's frame headers must stay aligned for demuxBuffer, so at the
-      // cap the follower stops collecting instead of dropping its oldest chunks.
+      // Whole frames only (headers must stay aligned), so at the cap the follower stops collecting.
       if (this.bytes + chunk.length > FOLLOW_CAP_BYTES) return;
       this.chunks.push(chunk);
       this.bytes += chunk.length;
@@ -107,7 +90,6 @@ class LogFollower {
     });
   }
 
-  /** Starts following from the container's first line; undefined when the engine will not stream it. */
   static async start(container: Docker.Container): Promise<LogFollower | undefined> {
     try {
       return new LogFollower(await container.logs({ stdout: true, stderr: true, follow: true }));
@@ -116,10 +98,7 @@ class LogFollower {
     }
   }
 
-  /**
-   * The last lines, once the stream has ended (its container stopped) or after `waitMs`, so that
-   * the lines printed just before the exit have arrived.
-   */
+  /** Once the stream ended or after `waitMs`, so the last lines before an exit arrive. */
   async tail(lines: number, waitMs = 2000): Promise<string | undefined> {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([this.ended, new Promise((resolve) => (timer = setTimeout(resolve, waitMs)))]);
@@ -134,17 +113,12 @@ class LogFollower {
       socket?: { resume?: () => void };
     };
     response.destroy?.();
-    // Over ssh:// the response's socket is an SSH channel, and ssh2 emits a channel's "close" (which
-    // releases its hold on the SSH connection) only once its data is read to the end: drain it.
+    // Over ssh:// ssh2 releases the channel's hold on the connection only once its data is read: drain it.
     response.socket?.resume?.();
   }
 }
 
-/**
- * Watches for the container exiting while a readiness loop runs: `check()` throws once it has,
- * so the loop stops at once instead of waiting out its timeout. A leased container (lease.ts)
- * stays up after its server exits, with the exit code in a file: that file is read once a second.
- */
+/** Watches for the container exiting while a readiness loop runs (a leased one: its exit-code file, once a second). */
 function watchExit(container: Docker.Container, leased: boolean): { check: () => void; dispose: () => void } {
   const abort = new AbortController();
   let exit: number | undefined;
@@ -178,7 +152,6 @@ class ContainerExited extends Error {
   }
 }
 
-/** The log lines a readiness failure quotes. */
 const READY_LOG_LINES = 30;
 
 export async function waitReady(
@@ -209,7 +182,6 @@ export async function waitReady(
   }
 }
 
-/** Runs a command inside the container (e.g. pgbench in an official image) and collects its output. */
 export async function execInContainer(
   docker: Docker,
   container: Docker.Container,

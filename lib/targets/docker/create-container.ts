@@ -34,11 +34,9 @@ function isPortConflict(error: unknown): boolean {
 }
 
 /**
- * Creates (and registers at once, with the engine it lives on) and starts a container whose port
- * is published on the placement's address (127.0.0.1 unless the user named one). The host port is
- * picked here rather than by Docker (HostPort ""), because Docker picks a new one at every restart,
- * and restart() must keep the address callers already hold. Another process may take the port
- * between the pick and the start: then a new port and container.
+ * Creates, registers and starts a container with its port published on the placement's address. The
+ * host port is picked here, not by Docker (which re-picks at every restart), so restart() keeps the
+ * address; a port taken meanwhile gets a new port and container.
  */
 export async function createAndStart(
   docker: Docker,

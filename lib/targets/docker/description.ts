@@ -1,45 +1,34 @@
 /**
- * What the results record about a server in a container beyond any server's `ServerDescription`:
- * which Docker host ran it and how the lab reached it. Kept in the same flat object (metadata.json's
- * `servers[]`), so runs recorded before and after read alike; readers ask `containerFacts`, not
- * the kind of target.
+ * What the results record about a server in a container: the Docker host and route, in the same flat `servers[]`
+ * object.
  */
 import type { ServerDescription } from "../types";
 
 export interface ContainerFacts {
-  /** The port as published on the Docker host (127.0.0.1 there unless DBLAB_DOCKER_BIND). */
+  /** On the Docker host (127.0.0.1 there unless DBLAB_DOCKER_BIND). */
   readonly publishedAddress?: string;
-  /**
-   * How the lab reaches the server: "bridge", "published port (docker-proxy)", "ssh-tunnel" (the
-   * remote 127.0.0.1 through the engine's SSH connection) or "bind-address" (the named one).
-   */
+  /** "bridge", "published port (docker-proxy)", "ssh-tunnel" or "bind-address". */
   readonly route?: string;
-  /** Which Docker host ran the container ("this machine", or its name), and its round trip to this client. */
+  /** The Docker host ("this machine", or its name) and its round trip. */
   readonly dockerHost?: string;
   readonly dockerHostRttMs?: number;
   /**
-   * On a remote Docker host, the container's lease (lease.ts): kept at least `boundSeconds` after
-   * the lab's last successful renewal (renewed every `renewSeconds`), and gone at most
-   * `worstCaseSeconds` after it once the lab stops renewing.
+   * A remote container's lease (lease.ts): kept ≥ `boundSeconds` after the last renewal, gone ≤ `worstCaseSeconds`
+   * after.
    */
   readonly lease?: { readonly boundSeconds: number; readonly renewSeconds: number; readonly worstCaseSeconds: number };
 }
 
-/** A container's description as the docker target writes it. */
 export type DockerServerDescription = ServerDescription & ContainerFacts;
 
 /**
- * A description as stored: any server's, with a container's facts where it ran in one. Runs
- * recorded before the Docker host had its own name called it the engine (`engineHost`,
- * `engineRttMs`); `containerFacts` reads both.
+ * A description as stored; older runs called the Docker host `engineHost`/`engineRttMs`, which `containerFacts` reads
+ * too.
  */
 export type StoredServerDescription = ServerDescription &
   ContainerFacts & { readonly engineHost?: string; readonly engineRttMs?: number };
 
-/**
- * The container's facts when the server ran in a container (its CPU and memory limits were then
- * enforced, not only recorded), else undefined.
- */
+/** The container's facts (its limits were enforced), else undefined. */
 export function containerFacts(d: StoredServerDescription): ContainerFacts | undefined {
   if (d.kind !== "docker") return undefined;
   const dockerHost = d.dockerHost ?? d.engineHost;

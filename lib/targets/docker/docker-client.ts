@@ -1,8 +1,4 @@
-/**
- * One dockerode client per engine and process. The engine is resolved like the Docker CLI does
- * (DOCKER_HOST, DOCKER_CONTEXT, the current context: see endpoint.ts), not by dockerode, which
- * reads DOCKER_HOST only and opens a new SSH connection for every request to an ssh:// engine.
- */
+/** One dockerode client per engine and process, the engine resolved as the Docker CLI does (endpoint.ts). */
 import fs from "node:fs";
 import type http from "node:http";
 import https from "node:https";
@@ -22,11 +18,7 @@ function read(file: string | undefined): Buffer | undefined {
   return file ? fs.readFileSync(file) : undefined;
 }
 
-/**
- * docker-modem starts from DOCKER_HOST's settings and lays the given options over them: with
- * DOCKER_HOST=ssh://… in the environment, `{ socketPath }` alone would still go over SSH. Every
- * field it would take from there is named here.
- */
+/** docker-modem lays options over DOCKER_HOST's settings, so every field it would take from there is named here. */
 const NOT_FROM_ENV = {
   host: undefined,
   port: undefined,
@@ -36,7 +28,6 @@ const NOT_FROM_ENV = {
   key: undefined,
 } as const;
 
-/** A client for an engine socket, whatever DOCKER_HOST says. */
 export function socketClient(socketPath: string): Docker {
   return new Docker({ ...NOT_FROM_ENV, socketPath });
 }
@@ -49,10 +40,8 @@ function createClient(endpoint: DockerEndpoint): Docker {
       return socketClient(endpoint.host.slice("npipe://".length) || "//./pipe/docker_engine");
     case "ssh": {
       if (!endpoint.ssh) throw new Error(`${endpoint.host}: no ssh target`);
-      // Plain HTTP over channels of the engine's one SSH connection (ssh-docker-host.ts); the host
-      // name below only fills the request line.
+      // Plain HTTP over channels of the engine's SSH connection; the host name only fills the request line.
       const connection = sshDockerConnection(endpoint.ssh);
-      // docker-modem passes `agent` to every request; @types/dockerode does not list it.
       const options: Docker.DockerOptions & { agent: http.Agent } = {
         ...NOT_FROM_ENV,
         protocol: "http",
@@ -68,8 +57,7 @@ function createClient(endpoint: DockerEndpoint): Docker {
       const tls = endpoint.tls;
       const port = Number(url.port || (tls ? 2376 : 2375));
       if (!tls) return new Docker({ ...NOT_FROM_ENV, protocol: "http", host: url.hostname, port });
-      // An agent of our own: docker-modem does not pass rejectUnauthorized on, which a context's
-      // SkipTLSVerify needs (as `docker --tls` without --tlsverify).
+      // Our own agent: docker-modem does not pass rejectUnauthorized on, which SkipTLSVerify needs.
       const agent = new https.Agent({
         ca: read(tls.ca),
         cert: read(tls.cert),
@@ -88,7 +76,6 @@ function createClient(endpoint: DockerEndpoint): Docker {
   }
 }
 
-/** The client for `endpoint` (default: the engine the environment names, see endpoint.ts). */
 export function dockerClientFor(endpoint: DockerEndpoint): Docker {
   let client = clients.get(endpoint.host);
   if (!client) {
@@ -98,20 +85,15 @@ export function dockerClientFor(endpoint: DockerEndpoint): Docker {
   return client;
 }
 
-/** The engine the environment names now (DOCKER_HOST, DOCKER_CONTEXT, current context). */
 export function currentEndpoint(): DockerEndpoint {
   return resolveEndpoint();
 }
 
-/** The client of the engine the environment names. Throws for an unusable engine address. */
 export function dockerClient(): Docker {
   return dockerClientFor(currentEndpoint());
 }
 
-/**
- * True when a Docker daemon answers a ping within `timeoutMs`. An ssh:// engine gets longer by
- * default: the first ping includes the SSH handshake.
- */
+/** A daemon answers a ping within `timeoutMs` (longer by default for ssh://: the handshake). */
 export async function dockerAvailable(timeoutMs?: number): Promise<boolean> {
   try {
     const endpoint = currentEndpoint();
@@ -124,32 +106,30 @@ export async function dockerAvailable(timeoutMs?: number): Promise<boolean> {
   }
 }
 
-/** Labels on everything the lab creates, so `npm run clean` can find it without records. */
+/** Labels on everything the lab creates, so `npm run clean` finds it without records. */
 export const LAB_LABEL = "io.db-write-lab";
 export function labLabels(extra: Record<string, string> = {}): Record<string, string> {
   return {
     [LAB_LABEL]: "true",
     [`${LAB_LABEL}.owner-pid`]: String(process.pid),
-    // On a remote engine shared by several machines, a pid alone does not say whose it is.
+    // On an engine shared by several machines a pid alone does not say whose it is.
     [`${LAB_LABEL}.owner-host`]: os.hostname(),
-    // Which lab state folder (DBLAB_STATE_DIR) holds its record: tells parallel labs' containers apart.
+    // The lab state folder holding its record: tells parallel labs' containers apart.
     [`${LAB_LABEL}.state-dir`]: stateRoot(),
     ...extra,
   };
 }
 
-/** Where the engine the environment names is (DOCKER_HOST, DOCKER_CONTEXT, current context), for messages. */
 export function dockerEndpoint(): string {
   try {
     return currentEndpoint().host;
   } catch {
-    return process.env.DOCKER_HOST ?? "unix:///var/run/docker.sock"; // an unusable address: say what was given
+    return process.env.DOCKER_HOST ?? "unix:///var/run/docker.sock";
   }
 }
 
-// Errors of the connection to the engine itself (socket missing, refused, dropped), not answers it
-// gave: ENOENT is what a stopped daemon leaves (its socket is removed), ECONNRESET what a daemon
-// dying mid-request leaves; ETIMEDOUT comes from withDockerTimeout below.
+// Errors reaching the engine itself, not its answers: ENOENT (stopped daemon), ECONNRESET (died
+// mid-request), ETIMEDOUT (withDockerTimeout).
 const UNREACHABLE = new Set([
   "ENOENT",
   "ECONNREFUSED",
@@ -160,7 +140,6 @@ const UNREACHABLE = new Set([
   "ECONNABORTED",
 ]);
 
-/** True when `error` says the Docker engine could not be reached (rather than that it refused). */
 export function isDockerHostUnreachable(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return (
@@ -168,24 +147,18 @@ export function isDockerHostUnreachable(error: unknown): boolean {
   );
 }
 
-/** A one-line cause: "connect ENOENT /var/run/docker.sock" rather than a stack. */
 export function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** The error a user sees when the engine under a running server went away. */
 export class DockerHostGoneError extends DockerHostLossError {
   override readonly name = "DockerHostGoneError";
-  /**
-   * `lost` names the server, e.g. "the PostgreSQL 17.6 server (docker, 172.17.0.2:5432)";
-   * `where` the engine (default: the one the environment names), e.g. "ssh://lab (10.0.0.5)".
-   */
   constructor(lost: string, cause: unknown, where = dockerEndpoint()) {
     super(`the Docker engine at ${where} went away; ${lost} was lost (${errorText(cause)})`, { cause });
   }
 }
 
-/** Said when the link to a remote engine dropped under a server but the engine answers again. */
+/** The link to a remote engine dropped under a server, but the engine answers again. */
 export class DockerHostLinkLostError extends DockerHostLossError {
   override readonly name = "DockerHostLinkLostError";
   constructor(lost: string, cause: unknown, where: string) {
@@ -197,11 +170,7 @@ export class DockerHostLinkLostError extends DockerHostLossError {
   }
 }
 
-/**
- * Races a Docker call against a bound: a daemon that is frozen (rather than stopped) never answers,
- * and a reaper or `npm run clean` must not wait on it forever. The timeout carries code ETIMEDOUT,
- * so isDockerHostUnreachable() reads it as the engine not answering.
- */
+/** Races a Docker call against a bound (a frozen daemon never answers); the timeout carries ETIMEDOUT. */
 export async function withDockerTimeout<T>(call: Promise<T>, timeoutMs = 15_000, where = dockerEndpoint()): Promise<T> {
   try {
     return await withTimeout(
@@ -217,22 +186,11 @@ export async function withDockerTimeout<T>(call: Promise<T>, timeoutMs = 15_000,
   }
 }
 
-/** How long removing one container may take before its engine counts as unreachable (record kept). */
 const REMOVE_TIMEOUT_MS = 30_000;
-/**
- * Engines that did not answer in the last minute: their other records are kept at once rather
- * than after another wait each (a long-lived kernel asks again after that).
- */
 const unreachableEngines = new Map<string, { readonly reason: string; readonly at: number }>();
 const UNREACHABLE_MEMORY_MS = 60_000;
 
-/**
- * The error for an engine that did not answer within the last minute, or undefined. Measured on a
- * tcp:// TLS engine whose host vanished: the stalled trial's removal waited its 30 s, the ping that
- * words the error 10 s more, and the session's own stop at the end another 30 s (82 s from the
- * stall to the error). Within the minute the ping is not sent again and a removal gets a short
- * bound (docker-target.ts); recorded containers are kept at once (removeRecordedContainer).
- */
+/** The error for an engine that did not answer in the last minute, so it is not waited on again per removal. */
 export function recentlyUnreachable(where: string): Error | undefined {
   const known = unreachableEngines.get(where);
   if (!known || Date.now() - known.at >= UNREACHABLE_MEMORY_MS) return undefined;
@@ -241,17 +199,12 @@ export function recentlyUnreachable(where: string): Error | undefined {
   });
 }
 
-/** Notes that the engine at `where` was not reached (no HTTP status: SSH or TCP failed, or it timed out). */
 export function noteIfUnreachable(where: string, error: unknown): void {
   if ((error as { statusCode?: number }).statusCode === undefined)
     unreachableEngines.set(where, { reason: errorText(error), at: Date.now() });
 }
 
-/**
- * Removes a recorded container on the engine its record names (a remote one over the same kind of
- * connection it was made with), not on whatever engine today's environment names. An engine that
- * does not answer is an error within REMOVE_TIMEOUT_MS; the reaper keeps the record for later.
- */
+/** Removes a recorded container on the engine its record names, not today's; bounded by REMOVE_TIMEOUT_MS. */
 export async function removeRecordedContainer(resource: DockerContainerRecord): Promise<void> {
   const docker = resource.dockerHost
     ? dockerClientFor(endpointFromRef({ dockerHost: resource.dockerHost, dockerContext: resource.dockerContext }))
@@ -266,9 +219,7 @@ export async function removeRecordedContainer(resource: DockerContainerRecord): 
     const status = (error as { statusCode?: number }).statusCode;
     if (status === 404) return;
     noteIfUnreachable(where, error);
-    // 409 "removal … already in progress": the owner's own removal, cut short by its exit, is
-    // still running in the engine. Seen here after SIGTERM to `npm run reproduce` on the Docker
-    // target: the detached reaper met it, kept the record, and a stale record stayed behind.
+    // 409 "removal … already in progress": the owner's own removal, cut short by its exit, still runs there.
     if (status !== 409) throw error;
     const deadline = Date.now() + 30_000;
     for (;;) {
@@ -284,7 +235,7 @@ export async function removeRecordedContainer(resource: DockerContainerRecord): 
   }
 }
 
-// Loading this module is what lets the reaper remove containers (see setContainerRemover).
+// Loading this module lets the reaper remove containers (setContainerRemover).
 setContainerRemover({
   remove: removeRecordedContainer,
   reasonKept: (resource, error) => {

@@ -1,10 +1,6 @@
 /**
- * Servers in Docker containers with CPU and memory limits, on the engine the environment names
- * (this machine's, or a remote one: see endpoint.ts and routes.ts). The port is published on
- * 127.0.0.1 of the engine's host unless the user names another address.
- *
- * Every container is recorded in the resource registry the moment it exists, so a crash between
- * create and stop still leaves a record the reaper can act on.
+ * Servers in Docker containers with CPU and memory limits, on the engine the environment names. Each
+ * container is recorded the moment it exists, so a crash before stop leaves a record for the reaper.
  */
 import type Docker from "dockerode";
 import { ignored } from "../../runtime/debug";
@@ -70,19 +66,14 @@ import {
 export { DOCKER_ROUTES, dockerRouteFromEnv, type DockerRoute } from "./routes";
 
 const GiB = 1024 ** 3;
-/** How long removing a container at the end may take before its engine counts as unreachable. */
+/** Removal at the end, before its engine counts as unreachable. */
 const STOP_TIMEOUT_MS = 30_000;
-/** The same, on an engine that did not answer within the last minute (docker-client's recentlyUnreachable). */
+/** The same, on an engine that did not answer within the last minute. */
 const RETRY_STOP_TIMEOUT_MS = 8_000;
 
-/**
- * Servers whose removal failed (their engine was unreachable): their records are kept, and since
- * this process still lives, the reaper leaves them alone. A notebook kernel that resumes the run
- * retries them first (retryAbandonedStops), so nothing stays behind once the engine answers.
- */
+/** Servers whose removal failed (engine unreachable): records kept, retried first by a resuming kernel. */
 const abandoned = new Set<DockerStartedServer>();
 
-/** Retries the removals that failed in this process; those that fail again stay listed. */
 export async function retryAbandonedStops(): Promise<number> {
   let removed = 0;
   for (const server of [...abandoned]) {
@@ -90,37 +81,29 @@ export async function retryAbandonedStops(): Promise<number> {
       await server.stop();
       removed++;
     } catch {
-      // still unreachable: kept for the next try, the record for `npm run clean`
+      // still unreachable: the record stays for the next try
     }
   }
   return removed;
 }
 
 export interface DockerTargetOptions {
-  /** CPUs per container (default 2); a spec's `limits.cpus` wins. */
+  /** Default 2; a spec's `limits.cpus` wins. */
   readonly cpus?: number;
-  /** Memory per container in bytes (default 3 GiB); a spec's `limits.memoryBytes` wins. */
+  /** Default 3 GiB; a spec's `limits.memoryBytes` wins. */
   readonly memoryBytes?: number;
-  /** Size of /dev/shm (default 1 GiB, at most the memory limit): PostgreSQL's dynamic shared memory lives there. */
+  /** /dev/shm size (default 1 GiB, at most the memory limit): PostgreSQL's dynamic shared memory. */
   readonly shmBytes?: number;
-  /** How long start and restart may wait for the first answered query (default 120 s). */
+  /** Wait for the first answered query on start and restart (default 120 s). */
   readonly readyTimeoutMs?: number;
-  /** PostgreSQL: run the lab's stand-in image even where the official image is available. */
+  /** PostgreSQL: the stand-in image even where the official one is available. */
   readonly forceStandIn?: boolean;
-  /** May the engine pull the official image (default DBLAB_PULL, else "missing")? See images.ts. */
+  /** images.ts. */
   readonly pull?: PullPolicy;
-  /**
-   * How the lab reaches the server. "auto" (default; DBLAB_DOCKER_ROUTE): the container's bridge
-   * address where the host can reach it (Linux), else the port published on 127.0.0.1 (Docker
-   * Desktop). "published": always the published port, through docker-proxy.
-   */
+  /** "auto" (DBLAB_DOCKER_ROUTE): the bridge address where reachable (Linux), else the published port. */
   readonly route?: DockerRoute;
-  /**
-   * Image pull/build progress: a line for people, and the event for progress bars. Byte counts
-   * of a pull arrive at most once a second.
-   */
+  /** A line for people, and the event for progress bars. */
   readonly onProgress?: (message: string, event: ImageProgress) => void;
-  /** The engine (default: the one DOCKER_HOST, DOCKER_CONTEXT or the current context names). */
   readonly endpoint?: DockerEndpoint;
 }
 
@@ -130,7 +113,6 @@ function progressLine(e: ImageProgress): string {
   return `${e.image}: ${layer}${e.message}${share}`;
 }
 
-/** Adapts the caller's callback; pulls report every few KiB, which would flood a notebook. */
 function progressAdapter(
   onProgress?: (message: string, event: ImageProgress) => void,
 ): ImageProgressCallback | undefined {
@@ -146,7 +128,7 @@ function progressAdapter(
   };
 }
 
-/** Where the lab connects for a published host port, by placement; opens the SSH tunnel where needed. */
+/** Opens the SSH tunnel where needed. */
 async function reachPublished(
   endpoint: DockerEndpoint,
   placement: Placement,
@@ -162,7 +144,7 @@ async function reachPublished(
   return { host: "127.0.0.1", port: hostPort, route: "published port (docker-proxy)" };
 }
 
-/** The engine's own round trip to this client: SSH channel open, or TCP connect to its API port. */
+/** SSH channel open, or TCP connect. */
 async function dockerHostRttMs(endpoint: DockerEndpoint): Promise<number | undefined> {
   if (endpoint.local) return undefined;
   if (endpoint.ssh) return sshDockerConnection(endpoint.ssh).rttMs();
@@ -174,9 +156,8 @@ export class DockerStartedServer implements StartedServer {
   readonly kind = "docker" as const;
   private stopping: Promise<void> | undefined;
   readonly linkTraffic?: () => LinkTraffic;
-  /** Why the SSH link to the engine dropped since this server started, if it did (the watchdog says so). */
+  /** Why the SSH link to the engine dropped since this server started, if it did. */
   readonly linkDrop?: () => string | undefined;
-  /** Bytes of tunnels replaced by a restart. */
   private tunnelBase = { sent: 0, received: 0 };
 
   constructor(
@@ -192,7 +173,7 @@ export class DockerStartedServer implements StartedServer {
     private readonly endpoint: DockerEndpoint,
     private readonly placement: Placement,
     private tunnel: SshTunnel | undefined,
-    /** The lease the lab renews while it holds the container (remote engines: lease.ts). */
+    /** remote engines: lease.ts. */
     private readonly lease?: LeaseRenewer,
   ) {
     if (endpoint.ssh) {
@@ -213,7 +194,7 @@ export class DockerStartedServer implements StartedServer {
     }
   }
 
-  /** Read it afresh after a restart: a container can come back with another bridge address. */
+  /** The bridge address can change on restart. */
   get connection(): ConnectionInfo {
     return this.current;
   }
@@ -230,44 +211,38 @@ export class DockerStartedServer implements StartedServer {
     return { dockerHost: this.currentDescription.dockerHost, route: this.currentDescription.route };
   }
 
-  /**
-   * The container's state as its engine reports it: undefined while it runs or when the engine
-   * does not answer (then the engine's loss is the story, told by the watchdog), else its exit.
-   */
+  /** Undefined while it runs or when the engine does not answer, else its exit. */
   readonly processGone = async (): Promise<string | undefined> => {
     if (this.stopping) return undefined;
     const its = `its container ${this.container.id.slice(0, 12)} on the Docker engine at ${this.endpoint.host}`;
     try {
-      // Bounded: over a dropped ssh:// link an inspect would wait for the keepalives (~20 s).
+      // Bounded: over a dropped ssh:// link an inspect would wait for the keepalives.
       const { State: state } = await withTimeout(this.container.inspect(), 5000, "inspect timed out");
       const oom = state.OOMKilled ? ", killed for memory (OOM)" : "";
       if (state.Running && !state.Restarting) {
-        // A leased container outlives its server (lease.ts): the server's exit code is in a file.
+        // A leased container outlives its server: the exit code is in a file.
         const code = this.lease ? await leasedExitCode(this.container) : undefined;
         return code === undefined ? undefined : `${its}: its server exited with code ${code}${oom}`;
       }
       return `${its} ${state.Status === "exited" ? "exited" : `is ${state.Status}`} with code ${state.ExitCode}${oom}`;
     } catch (error) {
-      // Removed by its engine: a leased container ends itself once its lease lapses.
+      // A leased container ends itself once its lease lapses.
       if (this.lease && isNotFound(error)) return `${its} no longer exists: ${this.lease.describeGone()}`;
       ignored("docker: inspect a lost server's container")(error);
       return undefined;
     }
   };
 
-  /** Docker's container id (also `id`), for `docker logs` and the like. */
   get containerId(): string {
     return this.container.id;
   }
 
   async restart(): Promise<void> {
     if (this.stopping) throw new Error(`Container ${this.id.slice(0, 12)} was stopped; start a new server instead`);
-    // The new watcher starts after this request and counts from its own start (lease.ts): the
-    // lease holds from here whatever the renewals in flight across the restart become.
+    // The new watcher counts from its own start (lease.ts): the lease holds from this request.
     const requestedAt = Date.now();
-    // Long enough for PostgreSQL's shutdown checkpoint after a write-heavy round (SIGINT first).
+    // Long enough for the shutdown checkpoint after a write-heavy round.
     await this.container.restart({ t: 120 }).catch((error: unknown) => {
-      // A leased container that stopped before the restart reached it: say why it stopped.
       if (this.lease && goneOnRestart(error)) {
         throw new Error(`Container ${this.id.slice(0, 12)} could not be restarted: ${this.lease.describeGone()}`, {
           cause: error,
@@ -296,11 +271,7 @@ export class DockerStartedServer implements StartedServer {
     await this.useBridgeIfReachable(info);
   }
 
-  /**
-   * Switches to the bridge address where the host reaches it (see bridgeAddress): only for an
-   * engine on this machine, whose bridge is ours (a remote engine's bridge address could name
-   * something else entirely here).
-   */
+  /** Only for an engine on this machine: a remote bridge address names something else here. */
   async useBridgeIfReachable(info: Docker.ContainerInspectInfo): Promise<void> {
     if (!this.endpoint.local || this.placement.reach !== "local") return;
     const ip = this.route === "auto" ? await bridgeAddress(info, this.profile.port) : undefined;
@@ -311,22 +282,18 @@ export class DockerStartedServer implements StartedServer {
 
   stop(): Promise<void> {
     this.stopping ??= (async () => {
-      // No more renewals: should the removal fail (engine unreachable), the lease removes the
-      // container within its bound anyway.
+      // No more renewals: should the removal fail, the lease removes the container within its bound.
       this.lease?.stop();
       const where = this.endpoint.host;
       try {
-        // Bounded: an engine whose host vanished (packets dropped, no RST) would otherwise hold
-        // the run's end for TCP's own timeouts (minutes) on a TLS engine. An engine that did not
-        // answer within the last minute gets a short bound: the watchdog's stop after a stall and
-        // the session's at the run's end would each wait 30 s for a host that is gone, while one
-        // that came back (the link restored) answers a removal in well under a second.
+        // Bounded: a vanished host would hold the run's end for TCP's timeouts; an engine recently
+        // unreachable gets a short bound, since one that came back answers a removal in under a second.
         const bound = recentlyUnreachable(where) ? RETRY_STOP_TIMEOUT_MS : STOP_TIMEOUT_MS;
         await withDockerTimeout(removeByForce(this.container), bound, where);
       } catch (error) {
         if (!isNotFound(error)) {
           noteIfUnreachable(where, error);
-          this.stopping = undefined; // keep the record, so a retry or the reaper can remove it
+          this.stopping = undefined;
           abandoned.add(this);
           throw error;
         }
@@ -338,7 +305,6 @@ export class DockerStartedServer implements StartedServer {
     return this.stopping;
   }
 
-  /** Runs a command inside the container (e.g. pgbench in an official image) and collects its output. */
   readonly exec = (cmd: string[], options: ExecOptions = {}): Promise<ExecResult> =>
     execInContainer(dockerClientFor(this.endpoint), this.container, cmd, options);
 }
@@ -351,7 +317,6 @@ export class DockerTarget implements Target {
   async start(spec: ServerSpec): Promise<DockerStartedServer> {
     const profile = PROFILES[checkEngine(spec.engine)];
     const settings: ServerSettings = { ...profile.defaults, ...spec.settings };
-    // Checks the setting names: a bad one is refused before an image is resolved or built.
     const cmd = profile.cmd(settings);
     const limits: Required<ResourceLimits> = {
       cpus: spec.limits?.cpus ?? this.options.cpus ?? 2,
@@ -360,12 +325,9 @@ export class DockerTarget implements Target {
     const readyTimeoutMs = this.options.readyTimeoutMs ?? 120_000;
     const route = this.options.route ?? dockerRouteFromEnv();
     const pull = this.options.pull ?? pullPolicyFromEnv();
-    // Both throw for an engine or address the lab must not use, before anything is created.
     const endpoint = this.options.endpoint ?? currentEndpoint();
     const placement = placementFor(endpoint);
-    // Remote engines only: there a vanished client left the container for good (nobody may run the
-    // lab there again); on this machine the next lab process reaps it, and a local container keeps
-    // Docker's own exit state and log (no AutoRemove) as before.
+    // Remote engines only: a vanished client would leave the container for good; here the next lab process reaps it.
     const timing = endpoint.local ? undefined : leaseTiming(leaseSecondsFromEnv());
     const docker = dockerClientFor(endpoint);
     const resolved = await resolveImage(spec.engine, progressAdapter(this.options.onProgress), {
@@ -377,7 +339,6 @@ export class DockerTarget implements Target {
     const leased = timing ? await leasedCreateOptions(docker, resolved.image, timing) : undefined;
     const password = randomPassword();
     const name = containerName(spec);
-    // Before the start request: the watcher counts from its own start, so the lease holds from here.
     const armedAt = Date.now();
     const { container, recordId } = await createAndStart(docker, endpoint, placement, name, profile.port, {
       Image: resolved.image,
@@ -392,7 +353,7 @@ export class DockerTarget implements Target {
       HostConfig: {
         NanoCpus: Math.round(limits.cpus * 1e9),
         Memory: limits.memoryBytes,
-        // No swap on top of the limit: a swapping server would measure the disk, not the database.
+        // No swap: a swapping server would measure the disk, not the database.
         MemorySwap: limits.memoryBytes,
         ShmSize: Math.min(this.options.shmBytes ?? GiB, limits.memoryBytes),
         AutoRemove: leased?.AutoRemove ?? false,

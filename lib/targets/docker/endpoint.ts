@@ -1,15 +1,6 @@
 /**
- * Which Docker engine the lab talks to, resolved the way the Docker CLI resolves it:
- * DOCKER_HOST first, then DOCKER_CONTEXT, then the CLI's current context (`currentContext` in
- * ~/.docker/config.json, or $DOCKER_CONFIG/config.json), else the local socket. A context's
- * endpoint lives in contexts/meta/<sha256(name)>/meta.json and its TLS files in
- * contexts/tls/<sha256(name)>/docker/. dockerode reads DOCKER_HOST only, so contexts need this.
- *
- * Where the engine is decides how the lab may reach a database in it (see docker-target.ts):
- * - on this machine (unix socket, npipe, tcp:// to loopback): bridge address or published port;
- * - ssh://: the port stays on the remote 127.0.0.1, reached through an SSH tunnel;
- * - tcp:// with TLS: only on an address the user names (DBLAB_DOCKER_BIND);
- * - tcp:// without TLS to another host: refused (anyone on that network could run containers).
+ * Which Docker engine the lab talks to, resolved as the Docker CLI does (dockerode reads DOCKER_HOST
+ * only); tcp:// without TLS to another host is refused.
  */
 import { createHash } from "node:crypto";
 import fs from "node:fs";
@@ -27,24 +18,21 @@ export interface TlsFiles {
   readonly verify: boolean;
 }
 
-/** An ssh:// engine's connection settings, after ~/.ssh/config (ssh-config.ts): host is the HostName. */
 export type SshTarget = ResolvedSsh;
 
 export interface DockerEndpoint {
-  /** The engine's address in DOCKER_HOST form, e.g. "ssh://root@10.0.0.5" or "unix:///var/run/docker.sock". */
+  /** DOCKER_HOST form, e.g. "ssh://root@10.0.0.5". */
   readonly host: string;
-  /** The context it came from, when it came from one (also "default" never: that is DOCKER_HOST or the socket). */
   readonly context?: string;
-  /** Where the setting came from, for messages: "DOCKER_HOST", `context "name"`, "the default socket". */
   readonly source: string;
   readonly kind: EndpointKind;
-  /** True when the engine runs on this machine, so its bridge and its 127.0.0.1 are ours too. */
+  /** Its bridge and its 127.0.0.1 are ours too. */
   readonly local: boolean;
   readonly ssh?: SshTarget;
   readonly tls?: TlsFiles;
 }
 
-/** Whether a host handed through a generic type (`StandbySpec.on`) is an endpoint this module resolved. */
+/** Whether a host passed through a generic type (`StandbySpec.on`) is a resolved endpoint. */
 export function isDockerEndpoint(host: { readonly host: string }): host is DockerEndpoint {
   const e = host as Partial<DockerEndpoint>;
   return typeof e.source === "string" && typeof e.kind === "string" && typeof e.local === "boolean";
@@ -52,7 +40,6 @@ export function isDockerEndpoint(host: { readonly host: string }): host is Docke
 
 const DEFAULT_SOCKET = "unix:///var/run/docker.sock";
 
-/** $DOCKER_CONFIG or ~/.docker, as the CLI. */
 export function dockerConfigDir(env: NodeJS.ProcessEnv = process.env): string {
   return env.DOCKER_CONFIG || path.join(os.homedir(), ".docker");
 }
@@ -62,7 +49,7 @@ function isLoopback(hostname: string): boolean {
   return h === "localhost" || h === "::1" || /^127\.\d+\.\d+\.\d+$/.test(h);
 }
 
-/** The engine named by a DOCKER_HOST-style address. Throws for a form the lab cannot use. */
+/** The engine named by a DOCKER_HOST-style address; throws for a form the lab cannot use. */
 export function endpointFromHost(host: string, source: string, tls?: TlsFiles, context?: string): DockerEndpoint {
   const scheme = /^([a-z]+):\/\//.exec(host)?.[1];
   const base = { host, source, context };
@@ -81,7 +68,6 @@ export function endpointFromHost(host: string, source: string, tls?: TlsFiles, c
       if (!url.hostname || (url.pathname && url.pathname !== "/")) {
         throw new Error(`${source}: "${host}" is not an ssh://[user@]host[:port] address (no path allowed)`);
       }
-      // As the CLI's `ssh`: ~/.ssh/config may map the name to another HostName, User, Port, keys.
       let ssh: SshTarget;
       try {
         ssh = resolveSsh({
@@ -139,7 +125,6 @@ function readJson<T>(file: string): T | undefined {
   }
 }
 
-/** The CLI stores a context under the SHA-256 of its name. */
 export function contextDirName(name: string): string {
   return createHash("sha256").update(name).digest("hex");
 }
@@ -169,7 +154,6 @@ function defaultEndpoint(source = "the default socket"): DockerEndpoint {
 }
 
 function tlsFromEnv(env: NodeJS.ProcessEnv): TlsFiles | undefined {
-  // As the CLI: DOCKER_TLS_VERIFY (any non-empty value) turns on TLS with verification.
   const verify = Boolean(env.DOCKER_TLS_VERIFY);
   if (!verify && !env.DOCKER_TLS) return undefined;
   const dir = env.DOCKER_CERT_PATH || dockerConfigDir(env);
@@ -177,7 +161,7 @@ function tlsFromEnv(env: NodeJS.ProcessEnv): TlsFiles | undefined {
   return { ca: file("ca.pem"), cert: file("cert.pem"), key: file("key.pem"), verify };
 }
 
-/** The engine the Docker CLI would use with this environment. Throws for an unusable or unsafe one. */
+/** The engine the Docker CLI would use with this environment; throws for an unusable or unsafe one. */
 export function resolveEndpoint(env: NodeJS.ProcessEnv = process.env): DockerEndpoint {
   if (env.DOCKER_HOST) return endpointFromHost(env.DOCKER_HOST, "DOCKER_HOST", tlsFromEnv(env));
   const configDir = dockerConfigDir(env);
@@ -189,7 +173,6 @@ export function resolveEndpoint(env: NodeJS.ProcessEnv = process.env): DockerEnd
   return defaultEndpoint();
 }
 
-/** What a resource record stores to find its engine again: the address, and the context it came from. */
 export interface EndpointRef {
   readonly dockerHost: string;
   readonly dockerContext?: string;
@@ -201,31 +184,26 @@ export function endpointRef(endpoint: DockerEndpoint): EndpointRef {
     : { dockerHost: endpoint.host };
 }
 
-/**
- * The engine a record names. Its context is read again (for its TLS files); if the context is gone,
- * the stored address is used. TLS for a stored DOCKER_HOST comes from today's environment.
- */
+/** The engine a record names: its context read again, else the stored address. */
 export function endpointFromRef(ref: EndpointRef, env: NodeJS.ProcessEnv = process.env): DockerEndpoint {
   if (ref.dockerContext) {
     try {
       const fromContext = endpointFromContext(ref.dockerContext, dockerConfigDir(env), "recorded");
       if (fromContext.host === ref.dockerHost) return fromContext;
     } catch {
-      // The context was removed or changed since: fall back to the address stored with the record.
+      // The context was removed or changed since: use the stored address.
     }
   }
   const current = env.DOCKER_HOST === ref.dockerHost ? tlsFromEnv(env) : undefined;
   return endpointFromHost(ref.dockerHost, "recorded engine", current);
 }
 
-/** A short label for headers and metadata: "this machine" or the remote host. */
 export function dockerHostLabel(endpoint: DockerEndpoint): string {
   if (endpoint.local) return "this machine";
   if (endpoint.ssh) return `${sshHostLabel(endpoint.ssh)} (ssh)`;
   return new URL(endpoint.host.replace(/^tcp:/, "https:")).host;
 }
 
-/** "host[:port]", or "alias (host[:port])" when ~/.ssh/config maps the name elsewhere. */
 export function sshHostLabel(t: SshTarget): string {
   const where = `${t.host}${t.port === 22 ? "" : `:${t.port}`}`;
   return t.alias === t.host ? where : `${t.alias} (${where})`;

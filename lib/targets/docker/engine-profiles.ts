@@ -1,8 +1,6 @@
 /**
- * How each engine runs in a container: credentials, command line from settings, readiness, URI;
- * one file per engine under profiles/. The docker target starts a container before any code of
- * lib/engines/ may run (targets are below engines), so an engine's container conventions are
- * the docker target's data, keyed by the closed engine list: a new engine cannot be forgotten here.
+ * How each engine runs in a container (profiles/), keyed by the closed engine list: the docker
+ * target runs before any lib/engines/ code may (targets are below engines), so these are its data.
  */
 import type { Engine } from "../types";
 import type { EngineProfile } from "./profiles/profile";
@@ -13,7 +11,7 @@ export type { EngineProfile } from "./profiles/profile";
 
 export const PROFILES: Readonly<Record<Engine, EngineProfile>> = { postgresql: postgresProfile, mongodb: mongoProfile };
 
-/** "17.6 (Debian 17.6-1.pgdg130+1)" → "17.6"; other strings pass through. */
+/** "17.6 (Debian 17.6-1.pgdg130+1)" → "17.6". */
 export function shortVersion(version: string): string {
   return /^\d+(\.\d+)*/.exec(version)?.[0] ?? version;
 }

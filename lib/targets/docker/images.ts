@@ -1,8 +1,7 @@
 /**
  * Which image a docker target runs: the pinned official image when the engine has it; else, for
- * PostgreSQL, the stand-in built offline from the embedded binaries; else an error that names the
- * pull command. The lab pulls only when the user says so (DBLAB_PULL=missing): a pull on a machine
- * without a registry still sends the registry's name to an outside resolver.
+ * PostgreSQL, the offline stand-in; else an error naming the pull command. The lab pulls only when
+ * the user says so, since a pull sends the registry's name to an outside resolver.
  */
 import type Docker from "dockerode";
 import type { Engine } from "../types";
@@ -17,25 +16,18 @@ export const POSTGRES_IMAGE = "postgres:17.6";
 export const MONGO_IMAGE = "mongo:8.0.16";
 export const OFFICIAL_IMAGES: Readonly<Record<Engine, string>> = { postgresql: POSTGRES_IMAGE, mongodb: MONGO_IMAGE };
 
-/** Engines with a stand-in image built from the embedded binaries (only PostgreSQL's come from npm). */
 const HAS_STAND_IN: Readonly<Record<Engine, boolean>> = { postgresql: true, mongodb: false };
 
 export interface ResolvedImage {
   readonly image: string;
-  /** True for the lab's stand-in image, which is not the official one. */
   readonly standIn: boolean;
 }
 
-/**
- * When the lab may ask the engine to pull the official image, as `docker run --pull never|missing`
- * (testcontainers calls it a pull policy). "never" (default): use what the engine has, else the
- * stand-in (PostgreSQL) or an error naming `docker pull …`. "missing": pull when the engine lacks
- * it, asked for by the user (DBLAB_PULL=missing), never implied by a run.
- */
+/** As `docker run --pull never|missing`; "never" by default, "missing" only when the user asks (DBLAB_PULL). */
 export const PULL_POLICIES = ["never", "missing"] as const;
 export type PullPolicy = (typeof PULL_POLICIES)[number];
 
-/** DBLAB_PULL, checked: a bad value is refused before anything starts. */
+/** DBLAB_PULL; a bad value is refused before anything starts. */
 export function pullPolicyFromEnv(env: NodeJS.ProcessEnv = process.env): PullPolicy {
   const value = env.DBLAB_PULL;
   if (value === undefined || value === "") return "never";
@@ -47,11 +39,8 @@ export function pullPolicyFromEnv(env: NodeJS.ProcessEnv = process.env): PullPol
 }
 
 export interface ResolveOptions {
-  /** PostgreSQL only: use the stand-in even where the official image is available. */
   readonly forceStandIn?: boolean;
-  /** Default: DBLAB_PULL, else "never". */
   readonly pull?: PullPolicy;
-  /** The engine to look on and build on (default: the one the environment names). */
   readonly docker?: Docker;
 }
 
@@ -100,23 +89,18 @@ async function pull(docker: Docker, image: string, onProgress?: ImageProgressCal
   if (errors.length > 0) throw new Error(errors.join("; "));
 }
 
-/** Pull failures are remembered per engine for the process: offline, every start would otherwise ask again. */
+/** Pull failures remembered per engine for the process, so an offline run does not ask again. */
 const failedPulls = new WeakMap<Docker, Map<string, string>>();
 
 function errorMessage(error: unknown): string {
   return (error instanceof Error ? error.message : String(error)).trim();
 }
 
-/** What to do about a missing official image, as the error says it. */
 function pullAdvice(official: string): string {
   return `docker pull ${official} where a registry is reachable (or docker save / docker load to carry it over), or let the lab pull it: DBLAB_PULL=missing`;
 }
 
-/**
- * The image to run for `engine`: the local official image; else a pulled one when the policy
- * allows; else (PostgreSQL only) the stand-in built from the embedded binaries. Throws, naming the
- * pull command, when none can be had.
- */
+/** The image to run for `engine` (official, pulled if allowed, or the stand-in); throws naming the pull command. */
 export async function resolveImage(
   engine: Engine,
   onProgress?: ImageProgressCallback,

@@ -1,18 +1,7 @@
 /**
- * A streaming-replication standby of an embedded primary (on this machine), run on a Docker engine
- * the user named over ssh:// (05's `hosts`): the standbys of a quorum environment on a real host.
- *
- * The path replication takes is one the user already allowed: the SSH connection to that engine.
- * The standby's container shares the remote host's network (host network mode) and listens on that
- * host's 127.0.0.1 only; it streams from a port on the same 127.0.0.1 that the SSH connection
- * forwards back to the primary here (`ssh -R`). Nothing listens on any other interface on either
- * side, and nothing is published by default on 0.0.0.0.
- *
- * The container runs the lab's stand-in image, built on that engine from the same embedded
- * binaries as the primary: a standby must run the primary's exact major version and build (the data
- * directory is a byte copy), which the official image need not be. Its data directory is a copy of
- * the primary's taken while the primary was stopped (see ../embedded/standby.ts), uploaded with the
- * container's Docker API before it starts.
+ * A standby of an embedded primary on a Docker engine the user named over ssh:// (05's `hosts`),
+ * streaming through `ssh -R` back to the primary (remote 127.0.0.1 only); it runs the stand-in image
+ * from the primary's own binaries, since a byte-copied data directory needs the exact build.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -34,11 +23,11 @@ import { sshDockerConnection, type ReverseTunnel, type SshTunnel } from "./ssh-d
 import { ignored } from "../../runtime/debug";
 import { leasedCreateOptions, leasedExitCode, leaseSecondsFromEnv, leaseTiming, LeaseRenewer } from "./lease";
 
-/** The stand-in image's postgres user (standin-image.ts): the data directory's owner in the container. */
+/** The stand-in image's postgres user: the data directory's owner in the container. */
 const POSTGRES_UID = 999;
 const PGDATA = "/var/lib/postgresql/standby";
 
-/** Refuses, before anything starts, an engine whose databases replication could not reach back from. */
+/** Refuses, before anything starts, an engine replication could not reach back from. */
 export function checkStandbyEngine(endpoint: DockerEndpoint): void {
   if (!endpoint.ssh) {
     throw new Error(
@@ -48,7 +37,7 @@ export function checkStandbyEngine(endpoint: DockerEndpoint): void {
   }
 }
 
-/** A standby's host as the Docker engine it names, the only other host the lab runs standbys on; checked as above. */
+/** A standby's host as the Docker engine it names; checked as above. */
 export function standbyEngine(host: StandbyHost): DockerEndpoint {
   if (!isDockerEndpoint(host)) {
     throw new Error(`standbys on ${host.host}: not a Docker engine the lab resolved (see endpointFromHost)`);
@@ -89,14 +78,14 @@ function tarOf(directory: string, name: string): Readable {
 export interface RemoteStandbyRequest {
   readonly name: string;
   readonly endpoint: DockerEndpoint;
-  /** A prepared copy of the primary's data directory (standby.signal, primary_conninfo to `tunnel`). */
+  /** A prepared copy of the primary's data directory. */
   readonly dataDirectory: string;
-  /** The standby's settings (the primary's, less the primary-only ones). */
+  /** The primary's settings less the primary-only ones. */
   readonly settings: ServerSettings;
-  /** The primary's credentials: a standby runs the primary's data, and so its password. */
+  /** A standby runs the primary's data, and so its password. */
   readonly credentials: ConnectionInfo;
   readonly version: string;
-  /** The reverse tunnel the standby streams through: closed when the standby stops. */
+  /** The reverse tunnel, closed when the standby stops. */
   readonly tunnel: ReverseTunnel;
   readonly onProgress?: (message: string) => void;
 }
@@ -114,7 +103,7 @@ export class RemoteStandby implements StartedServer {
     private readonly container: Docker.Container,
     private readonly recordId: string,
     private readonly tunnels: readonly (ReverseTunnel | SshTunnel)[],
-    /** Renewed while the lab holds the standby: it ends itself if the lab vanishes (lease.ts). */
+    /** Renewed while the lab holds the standby (lease.ts). */
     private readonly lease: LeaseRenewer,
   ) {}
 
@@ -142,8 +131,7 @@ export class RemoteStandby implements StartedServer {
       await removeByForce(this.container);
       unregister(this.recordId);
     } catch (error) {
-      // Gone already: nothing left. Otherwise the record stays for `npm run clean` (and the
-      // lease, no longer renewed, removes the container meanwhile).
+      // Gone already; otherwise the record stays for `npm run clean` and the lapsing lease removes the container.
       if (isNotFound(error)) unregister(this.recordId);
     } finally {
       for (const t of this.tunnels) t.close();
@@ -151,7 +139,7 @@ export class RemoteStandby implements StartedServer {
   }
 }
 
-/** Creates, fills and starts the standby's container; resolves once its server accepts read-only connections. */
+/** Creates, fills and starts the standby; resolves once it accepts read-only connections. */
 export async function startRemoteStandby(r: RemoteStandbyRequest): Promise<RemoteStandby> {
   const ssh = r.endpoint.ssh;
   if (!ssh) throw new Error(`standby ${r.name}: ${r.endpoint.host} is not an ssh:// engine`);
@@ -160,8 +148,7 @@ export async function startRemoteStandby(r: RemoteStandbyRequest): Promise<Remot
     forceStandIn: true,
     docker,
   });
-  // Host network: the remote 127.0.0.1 is where the reverse tunnel listens. A port taken there fails the start,
-  // clearly.
+  // Host network: the remote 127.0.0.1 is where the reverse tunnel listens.
   const port = randomRemotePort();
   const settings: ServerSettings = {
     ...r.settings,
@@ -188,7 +175,7 @@ export async function startRemoteStandby(r: RemoteStandbyRequest): Promise<Remot
     description: `container ${name} (standby ${r.name}) on ${r.endpoint.host}`,
     ...endpointRef(r.endpoint),
   });
-  // Made before the start below: the watcher counts from its own start, so the lease holds from here.
+  // Before the start: the watcher counts from its own start.
   const lease = new LeaseRenewer(container, timing);
   let tunnel: SshTunnel | undefined;
   try {
@@ -241,7 +228,6 @@ async function waitAcceptingReads(container: Docker.Container, name: string, tim
   while (Date.now() < deadline) {
     const info = await container.inspect();
     if (!info.State.Running) throw new Error(`its container exited (${info.State.ExitCode})`);
-    // The lease's watcher keeps the container up after its server exited (lease.ts).
     const code = await leasedExitCode(container);
     if (code !== undefined) throw new Error(`its server exited (${code})`);
     if (/ready to accept read-only connections/.test(await logTail(container, 50))) return;

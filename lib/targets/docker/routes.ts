@@ -1,30 +1,20 @@
 /**
- * Which address the lab connects to for a container's server, by where the engine runs:
- * - this machine: the container's bridge address where this host reaches it, else the port
- *   published on 127.0.0.1;
- * - ssh://: the port published on the remote host's 127.0.0.1, through an SSH tunnel;
- * - tcp:// with TLS: the port published on the address the user names in DBLAB_DOCKER_BIND.
+ * Which address the lab connects to for a container's server: this machine's bridge address (else
+ * the port published on 127.0.0.1); ssh://: the remote 127.0.0.1 through an SSH tunnel; tcp:// TLS:
+ * the address named in DBLAB_DOCKER_BIND.
  */
 import net from "node:net";
 import type Docker from "dockerode";
 import type { DockerEndpoint } from "./endpoint";
 
 export interface Placement {
-  /** Host address the container's port is published on (the engine's host). */
   readonly bindIp: string;
-  /** How the lab reaches it: directly (this machine, or the named address) or through the SSH tunnel. */
   readonly reach: "local" | "ssh-tunnel" | "bind-address";
-  /**
-   * True when the host port is picked on this machine (the engine is here); a remote engine's
-   * free ports cannot be known from here, so a random one is tried (and another on conflict).
-   */
+  /** The host port is picked here for a local engine; a remote one gets a random port, retried on conflict. */
   readonly pickLocalPort: boolean;
 }
 
-/**
- * Where a container's port is published and how the lab gets there. Throws, before anything
- * starts, where a database would otherwise be exposed on a network nobody named.
- */
+/** Where a container's port is published; throws where a database would be exposed on an unnamed network. */
 export function placementFor(endpoint: DockerEndpoint, env: NodeJS.ProcessEnv = process.env): Placement {
   const bind = env.DBLAB_DOCKER_BIND;
   if (endpoint.kind === "tcp-tls" && !endpoint.local) {
@@ -53,7 +43,7 @@ export function placementFor(endpoint: DockerEndpoint, env: NodeJS.ProcessEnv = 
   return { bindIp: "127.0.0.1", reach: "local", pickLocalPort: true };
 }
 
-/** A port for a remote engine's host: random in 20000–59999 (below Linux's ephemeral range). */
+/** Random in 20000–59999, below Linux's ephemeral range. */
 export function randomRemotePort(): number {
   return 20_000 + Math.floor(Math.random() * 40_000);
 }
@@ -79,7 +69,6 @@ export function dockerRouteFromEnv(env: NodeJS.ProcessEnv = process.env): Docker
   return value as DockerRoute;
 }
 
-/** Whether a TCP connection to host:port opens within timeoutMs. */
 export function tcpOpens(host: string, port: number, timeoutMs: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect({ host, port });
@@ -94,12 +83,9 @@ export function tcpOpens(host: string, port: number, timeoutMs: number): Promise
 }
 
 /**
- * The container's bridge address, if the host reaches the server there. The published port goes
- * through docker-proxy, which copies every byte in user space: a SELECT 1 took ~250 µs that way
- * here and ~100 µs over the bridge (embedded PostgreSQL: ~110 µs), a difference that would land in
- * every round-trip-bound figure. Docker Desktop keeps the bridge inside its VM: there the check
- * fails and the published port is used. The bridge is reachable from this host (and its
- * containers) only, like the 127.0.0.1 binding.
+ * The container's bridge address, if the host reaches the server there: the published port goes
+ * through docker-proxy, which costs every round trip (docs/targets.md). Docker Desktop's bridge is
+ * inside its VM, so there the check fails and the published port is used.
  */
 export async function bridgeAddress(
   info: Docker.ContainerInspectInfo,
@@ -110,7 +96,6 @@ export async function bridgeAddress(
   return (await tcpOpens(ip, internalPort, 500)) ? ip : undefined;
 }
 
-/** Median TCP connect time to host:port in ms (the engine's round trip to this client), or undefined. */
 export async function tcpConnectRttMs(host: string, port: number, samples = 5): Promise<number | undefined> {
   const times: number[] = [];
   for (let i = 0; i < samples; i++) {

@@ -1,48 +1,38 @@
 /**
- * ~/.ssh/config for ssh:// engines, read as OpenSSH reads it: the Docker CLI shells out to `ssh`,
- * so `DOCKER_HOST=ssh://myalias` with `Host myalias / HostName / User / Port / IdentityFile` works
- * there, and must work here (the lab's connection is ssh2, which reads no config of its own).
- *
- * Parsed by the `ssh-config` package (Host patterns with `*`, `?` and `!`, first value wins, as
- * OpenSSH), not by hand. Read from ~/.ssh/config, then /etc/ssh/ssh_config (OpenSSH's order).
- * Keys used: HostName, User, Port, IdentityFile (with `~` and %d %u %r %h %%), IdentitiesOnly,
- * HostKeyAlias, UserKnownHostsFile. A user or port in the address wins over the file, as
- * `ssh -l`/`-p` do. A host that needs a jump host or a proxy command (ProxyJump, ProxyCommand)
- * is refused with that reason: the lab would otherwise connect directly, to another place than
- * `ssh` would. `Match exec` blocks are never run (they would run shell commands).
+ * ~/.ssh/config for ssh:// engines, read as OpenSSH does (the Docker CLI shells out to `ssh`; the
+ * lab's ssh2 reads no config), by the `ssh-config` package. ProxyJump/ProxyCommand are refused, since
+ * connecting directly would reach another place than `ssh`; `Match exec` is never run.
  */
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import SSHConfig from "ssh-config";
 
-/** What the address names: the host (maybe an alias), and user and port if it gave them. */
+/** The host (maybe an alias), and user and port if given. */
 export interface SshAddress {
   readonly host: string;
   readonly user?: string;
   readonly port?: number;
 }
 
-/** Where the lab connects for an ssh:// engine, after ~/.ssh/config. */
 export interface ResolvedSsh {
-  /** The name in the address (an alias, or the host itself). */
   readonly alias: string;
   /** HostName from the config, else the alias. */
   readonly host: string;
   readonly user: string;
   readonly port: number;
-  /** IdentityFile entries, expanded; empty: OpenSSH's defaults (~/.ssh/id_ed25519, id_ecdsa, id_rsa). */
+  /** Expanded; empty: OpenSSH's defaults. */
   readonly identityFiles: readonly string[];
-  /** IdentitiesOnly yes: the agent's keys are not offered, only identityFiles. */
+  /** Only identityFiles are offered, not the agent's keys. */
   readonly identitiesOnly: boolean;
-  /** HostKeyAlias: the name the host key is looked up under in known_hosts, instead of host and port. */
+  /** The known_hosts lookup name instead of host and port. */
   readonly hostKeyAlias?: string;
-  /** UserKnownHostsFile entries, expanded (default ~/.ssh/known_hosts). */
+  /** Expanded (default ~/.ssh/known_hosts). */
   readonly knownHostsFiles?: readonly string[];
 }
 
 export interface SshConfigOptions {
-  /** Config files in order (default ~/.ssh/config, /etc/ssh/ssh_config). */
+  /** Default ~/.ssh/config, /etc/ssh/ssh_config. */
   readonly files?: readonly string[];
   readonly home?: string;
   readonly localUser?: string;
@@ -61,7 +51,7 @@ function all(value: string | string[] | undefined): string[] {
   return Array.isArray(value) ? value : [value];
 }
 
-/** OpenSSH's tokens in HostName (%h, %%) and in file names (~, %d, %u, %r, %h, %%). */
+/** OpenSSH's tokens in HostName and file names. */
 function expand(text: string, tokens: Record<string, string>, home: string): string {
   const withHome = text === "~" ? home : text.startsWith("~/") ? path.join(home, text.slice(2)) : text;
   return withHome.replace(/%(.)/g, (whole, c: string) => (c === "%" ? "%" : (tokens[c] ?? whole)));
@@ -75,15 +65,12 @@ function parsePort(raw: string, file: string, alias: string): number {
   return port;
 }
 
-/**
- * The connection settings for `address` as `ssh` would take them. Throws, before anything
- * connects, for a config the lab cannot honour (a proxy or jump host, a bad port).
- */
+/** The settings for `address` as `ssh` would take them; throws before connecting for a config the lab cannot honour. */
 export function resolveSsh(address: SshAddress, options: SshConfigOptions = {}): ResolvedSsh {
   const home = options.home ?? os.homedir();
   const localUser = options.localUser ?? os.userInfo().username;
   const files = options.files ?? defaultSshConfigFiles(home);
-  // One parse of all files in order: OpenSSH takes the first value any of them gives.
+  // All files in order: OpenSSH takes the first value any gives.
   const computed: Record<string, string | string[]> = {};
   let sourceOf: Record<string, string> = {};
   for (const file of files) {

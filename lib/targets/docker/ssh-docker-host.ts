@@ -1,19 +1,7 @@
 /**
- * One SSH connection per remote engine (ssh://user@host), carrying both the Docker API and the
- * tunnels to the databases.
- *
- * docker-modem's own ssh transport opens a new SSH connection (handshake, auth, a new
- * `docker system dial-stdio`) for every API request, and offers nothing for the database port.
- * Here one ssh2 connection serves both: each HTTP request is a channel running
- * `docker system dial-stdio` (what the Docker CLI runs), each database connection a
- * direct-tcpip channel (`ssh -L`) to the remote 127.0.0.1, where the container's port stays.
- *
- * As the Docker CLI (which runs OpenSSH): ~/.ssh/config's HostName, User, Port, IdentityFile,
- * IdentitiesOnly, HostKeyAlias and UserKnownHostsFile (ssh-config.ts); keys from the SSH agent
- * (SSH_AUTH_SOCK) and the IdentityFile entries, else ~/.ssh/id_ed25519, id_ecdsa, id_rsa
- * (unencrypted); the host key must be in ~/.ssh/known_hosts (or UserKnownHostsFile) or
- * /etc/ssh/ssh_known_hosts, under the resolved HostName and port (or HostKeyAlias), never
- * accepted blindly.
+ * One ssh2 connection per remote engine for both the Docker API (`docker system dial-stdio` channels,
+ * as the CLI) and the database tunnels; docker-modem's transport reconnects per request. Config, keys
+ * and known_hosts as OpenSSH reads them; a host key is never accepted blindly.
  */
 import { createHmac } from "node:crypto";
 import fs from "node:fs";
@@ -26,22 +14,17 @@ import { Client, utils as sshUtils, type AnyAuthMethod, type TcpConnectionDetail
 import { sshHostLabel, type SshTarget } from "./endpoint";
 import { ignored } from "../../runtime/debug";
 
-/** How long the TCP connect plus SSH handshake may take before the engine counts as unreachable. */
+/** Connect plus handshake, before the engine counts as unreachable. */
 const READY_TIMEOUT_MS = 10_000;
-/** Interval of the link check while channels are open (see watch()). */
 const KEEPALIVE_MS = 10_000;
 
 function sshTargetLabel(t: SshTarget): string {
   return `${t.user}@${sshHostLabel(t)}`;
 }
 
-// ---------------------------------------------------------------------------------------------
 // known_hosts
 
-/**
- * The name a host is listed under: its HostKeyAlias if the config gives one, else the resolved
- * HostName: "host" on port 22, "[host]:port" otherwise (OpenSSH).
- */
+/** The known_hosts name: HostKeyAlias, else "host" on port 22, "[host]:port" otherwise. */
 export function knownHostsName(t: Pick<SshTarget, "host" | "port" | "hostKeyAlias">): string {
   if (t.hostKeyAlias) return t.hostKeyAlias;
   return t.port === 22 ? t.host : `[${t.host}]:${t.port}`;
@@ -55,7 +38,7 @@ function globMatch(pattern: string, name: string): boolean {
   return new RegExp(`^${source}$`, "i").test(name);
 }
 
-/** One comma-separated host field of known_hosts against `name` (plain, wildcard, negated or hashed). */
+/** One known_hosts host field against `name` (plain, wildcard, negated or hashed). */
 function hostFieldMatches(field: string, name: string): boolean {
   if (field.startsWith("|1|")) {
     const [, , salt, hash] = field.split("|");
@@ -77,10 +60,7 @@ export function knownHostsFiles(t?: Pick<SshTarget, "knownHostsFiles">): string[
   return [...(t?.knownHostsFiles ?? [path.join(os.homedir(), ".ssh", "known_hosts")]), "/etc/ssh/ssh_known_hosts"];
 }
 
-/**
- * "ok" when `key` (the raw public key blob) is listed for the host, "mismatch" when the host is
- * listed with other keys only (or this key is @revoked), "unknown" when it is not listed.
- */
+/** "ok", "mismatch" (only other keys listed, or @revoked) or "unknown". */
 export function checkKnownHost(
   t: Pick<SshTarget, "host" | "port" | "hostKeyAlias" | "knownHostsFiles">,
   key: Buffer,
@@ -115,10 +95,8 @@ export function checkKnownHost(
   return listed ? "mismatch" : "unknown";
 }
 
-// ---------------------------------------------------------------------------------------------
 // keys
 
-/** The key files `ssh` would offer: the config's IdentityFile entries, else OpenSSH's defaults. */
 export function identityFiles(t: Pick<SshTarget, "identityFiles">): string[] {
   if (t.identityFiles.length) return [...t.identityFiles];
   return ["id_ed25519", "id_ecdsa", "id_rsa"].map((name) => path.join(os.homedir(), ".ssh", name));
@@ -134,29 +112,25 @@ function authMethods(t: SshTarget): AnyAuthMethod[] {
     try {
       text = fs.readFileSync(file);
     } catch {
-      continue; // as OpenSSH: a missing IdentityFile is skipped
+      continue;
     }
     const parsed = sshUtils.parseKey(text);
-    // An encrypted key needs its passphrase, which only the agent has: skip it, as `ssh -o BatchMode` would.
+    // An encrypted key needs the agent's passphrase: skipped, as `ssh -o BatchMode` would.
     if (parsed instanceof Error) continue;
     methods.push({ type: "publickey", username: t.user, key: text });
   }
   return methods;
 }
 
-// ---------------------------------------------------------------------------------------------
 // the connection
 
 export interface SshTunnel {
-  /** Local port on 127.0.0.1 that leads to the remote 127.0.0.1:remotePort. */
   readonly localPort: number;
   readonly remotePort: number;
-  /** Payload bytes through this tunnel since it opened: sent to the database, received from it. */
   bytes(): { readonly sent: number; readonly received: number };
   close(): void;
 }
 
-/** A port on the remote host's 127.0.0.1 whose connections come back to an address on this machine. */
 export interface ReverseTunnel {
   readonly remotePort: number;
   close(): void;
@@ -166,19 +140,16 @@ export class SshDockerConnection {
   private client: Client | undefined;
   private connecting: Promise<Client> | undefined;
   private socket: net.Socket | undefined;
-  /** Open channels: the TCP socket keeps the process alive only while one is open. */
+  /** Open channels: the socket keeps the process alive only while one is open. */
   private open = 0;
-  /** Bytes on the wire (encrypted, every channel) of the sockets closed so far. */
   private closedRead = 0;
   private closedWritten = 0;
-  /** Links lost under open channels (not closed by close()): when, and why. */
   private drops: { readonly at: number; readonly reason: string }[] = [];
   private closing = false;
   readonly agent: http.Agent;
 
   constructor(readonly target: SshTarget) {
     this.agent = new http.Agent();
-    // http.Agent's createConnection may return the socket through the callback.
     const create = (_options: unknown, callback: (error: Error | null, socket?: Duplex) => void): undefined => {
       this.exec("docker system dial-stdio").then(
         (stream) => callback(null, stream),
@@ -212,7 +183,7 @@ export class SshDockerConnection {
     return stream;
   }
 
-  /** The connected client; connects (again) when there is none. Fails within READY_TIMEOUT_MS. */
+  /** The connected client, (re)connecting within READY_TIMEOUT_MS. */
   connect(): Promise<Client> {
     if (this.client) return Promise.resolve(this.client);
     this.connecting ??= this.open_().finally(() => {
@@ -253,7 +224,7 @@ export class SshDockerConnection {
         clearTimeout(timer);
         this.client = client;
         this.watch(client, socket);
-        socket.unref(); // idle: only open channels hold the process
+        socket.unref();
         if (this.open > 0) socket.ref();
         resolve(client);
       });
@@ -281,7 +252,7 @@ export class SshDockerConnection {
         username: t.user,
         authHandler: methods,
         readyTimeout: READY_TIMEOUT_MS,
-        // ssh2's own keepalive timer is not unref'd and would keep every script alive: see watch().
+        // ssh2's keepalive timer is not unref'd and would keep every script alive: see watch().
         keepaliveInterval: 0,
         hostVerifier: (key: Buffer) => {
           const verdict = checkKnownHost(t, key);
@@ -300,15 +271,13 @@ export class SshDockerConnection {
   }
 
   /**
-   * A dead link (host gone, network down) is noticed within ~2 × KEEPALIVE_MS instead of TCP's own
-   * timeouts of many minutes: then the socket is destroyed, every channel (API call, tunnelled
-   * database connection) fails with an error, and the next use connects again. The timer is
-   * unref'd: it never keeps a finished script alive.
+   * A dead link is noticed within ~2 × KEEPALIVE_MS instead of TCP's minutes: the socket is destroyed,
+   * every channel fails, the next use reconnects. The timer is unref'd.
    */
   private watch(client: Client, socket: net.Socket): void {
     let outstanding = 0;
     const timer = setInterval(() => {
-      if (this.open === 0) return; // idle: nothing waits on the link
+      if (this.open === 0) return;
       if (outstanding >= 2) {
         socket.destroy(new Error(`SSH to ${this.label}: no answer to keepalives for ${(2 * KEEPALIVE_MS) / 1000} s`));
         return;
@@ -323,12 +292,10 @@ export class SshDockerConnection {
     client.once("close", () => clearInterval(timer));
   }
 
-  /** Runs a command on the remote host; the stream is its stdin/stdout. */
   exec(command: string): Promise<Duplex> {
     return this.request((client, done) => client.exec(command, (error, channel) => done(error, channel)), command);
   }
 
-  /** A direct-tcpip channel to host:port as the remote host sees it. */
   forward(host: string, port: number): Promise<Duplex> {
     return this.request(
       (client, done) => client.forwardOut("127.0.0.1", 0, host, port, (error, channel) => done(error, channel)),
@@ -336,10 +303,7 @@ export class SshDockerConnection {
     );
   }
 
-  /**
-   * Opens a channel. The process is held alive from the request on (the socket is unref'd
-   * while idle), or a script awaiting nothing but this answer would just end.
-   */
+  /** Opens a channel, holding the process alive from the request on. */
   private async request(
     open: (client: Client, done: (error: Error | undefined, channel: Duplex | undefined) => void) => void,
     what: string,
@@ -358,10 +322,7 @@ export class SshDockerConnection {
     }
   }
 
-  /**
-   * A listener on this host's 127.0.0.1 whose connections are forwarded to the remote
-   * 127.0.0.1:remotePort, like `ssh -L`. The listener alone does not keep the process alive.
-   */
+  /** A listener on this host's 127.0.0.1 forwarded to the remote 127.0.0.1:remotePort (`ssh -L`). */
   async tunnel(remotePort: number): Promise<SshTunnel> {
     await this.connect();
     const sockets = new Set<net.Socket>();
@@ -369,10 +330,7 @@ export class SshDockerConnection {
     let received = 0;
     const server = net.createServer((local) => {
       sockets.add(local);
-      // A client that resets its end (a pg client destroyed by the watchdog after a lost link, with
-      // bytes unread) makes this socket emit ECONNRESET; without a listener that error is uncaught
-      // and ends the process: seen in 03-linkdrop-ssh under load as "UncaughtException: read
-      // ECONNRESET". Its "close" follows and tears the channel down.
+      // A client resetting its end makes this socket emit ECONNRESET, uncaught without a listener.
       local.on("error", ignored("ssh tunnel: the local client's connection failed"));
       local.on("data", (chunk: Buffer) => (sent += chunk.length));
       local.setNoDelay(true);
@@ -380,8 +338,7 @@ export class SshDockerConnection {
       local.pause();
       this.forward("127.0.0.1", remotePort).then(
         (remote) => {
-          // The client may have given up (a readiness attempt timing out) while the channel opened.
-          // ssh2 emits a channel's "close" only once its data is read to the end: drain what nobody wants.
+          // The client may have given up meanwhile: drain the channel so ssh2 can close it.
           const drop = (): void => {
             remote.destroy();
             remote.resume();
@@ -390,7 +347,6 @@ export class SshDockerConnection {
             drop();
             return;
           }
-          // The channel's own failure (the link lost under it) ends the client's connection.
           remote.on("error", (error: Error) => {
             ignored("ssh tunnel: the channel failed")(error);
             local.destroy();
@@ -423,10 +379,8 @@ export class SshDockerConnection {
   }
 
   /**
-   * A listener on the remote host's 127.0.0.1 whose connections come back through this SSH
-   * connection to localHost:localPort here, like `ssh -R 127.0.0.1:0:localHost:localPort`: how a
-   * standby on that host reaches a primary on this machine with no port of this machine open to
-   * any network (the remote port is on the remote loopback too). Holds the process while open.
+   * A listener on the remote 127.0.0.1 whose connections come back to localHost:localPort here
+   * (`ssh -R`): how a standby there reaches a primary here with no port open to any network.
    */
   async reverseTunnel(localHost: string, localPort: number): Promise<ReverseTunnel> {
     const client = await this.connect();
@@ -437,12 +391,10 @@ export class SshDockerConnection {
     );
     const streams = new Set<Duplex>();
     const onConnection = (details: TcpConnectionDetails, accept: () => Duplex, reject: () => void): void => {
-      if (details.destPort !== remotePort) return; // another tunnel's
+      if (details.destPort !== remotePort) return;
       if (closed) return reject();
       const channel = accept();
-      // Held while the connection is open, released once (not on the channel's "close": ssh2 emits
-      // it only after the channel's data is read to the end, and a dead peer leaves some unread —
-      // seen here: a finished run that did not exit, its SSH socket still held).
+      // Released once, not on the channel's "close", which a dead peer may never cause.
       this.hold(1);
       const local = net.connect({ host: localHost, port: localPort });
       local.setNoDelay(true);
@@ -454,7 +406,7 @@ export class SshDockerConnection {
         ended = true;
         local.destroy();
         channel.destroy();
-        channel.resume(); // drain what nobody reads, so ssh2 can close the channel
+        channel.resume();
         streams.delete(channel);
         streams.delete(local);
         this.hold(-1);
@@ -481,10 +433,7 @@ export class SshDockerConnection {
     };
   }
 
-  /**
-   * Bytes this process's SSH connections to the host carried, on the wire (encrypted, with every
-   * API call, image build and tunnel): what a data set streamed from here would show up in.
-   */
+  /** Wire bytes of this process's SSH connections to the host: where a streamed data set would show. */
   wireBytes(): { readonly sent: number; readonly received: number } {
     const live = this.socket;
     return {
@@ -493,7 +442,6 @@ export class SshDockerConnection {
     };
   }
 
-  /** Median time of a no-op round trip on the SSH connection (a channel open to a closed port). */
   async rttMs(samples = 5): Promise<number> {
     this.hold(1);
     try {
@@ -507,7 +455,7 @@ export class SshDockerConnection {
     const times: number[] = [];
     for (let i = 0; i < samples; i++) {
       const started = process.hrtime.bigint();
-      // The remote sshd refuses port 1 at once: one round trip, no work on either side.
+      // sshd refuses port 1 at once: one round trip, no work.
       await new Promise<void>((resolve) => {
         client.forwardOut("127.0.0.1", 0, "127.0.0.1", 1, (_error, channel) => {
           channel?.close();
@@ -520,7 +468,6 @@ export class SshDockerConnection {
     return times[Math.floor(times.length / 2)];
   }
 
-  /** Why the link dropped last, if it did after `since` (ms since the epoch). */
   droppedSince(since: number): string | undefined {
     return this.drops.filter((d) => d.at >= since).at(-1)?.reason;
   }
@@ -537,7 +484,7 @@ export class SshDockerConnection {
 
 const connections = new Map<string, SshDockerConnection>();
 
-/** The process's one connection to that host (created on first use, connected lazily). */
+/** The process's one connection to that host, connected lazily. */
 export function sshDockerConnection(t: SshTarget): SshDockerConnection {
   // The alias too: two aliases of one host may differ in keys or known_hosts.
   const key = `${sshTargetLabel(t)} ${JSON.stringify(t)}`;

@@ -1,15 +1,7 @@
 /**
- * A stand-in for the official `postgres` image, built offline from what npm already installed.
- *
- * Where no registry is reachable, `postgres:17.6` cannot be pulled, but the embedded PostgreSQL
- * package ships the same server version. This module packs those binaries, the host libraries
- * they link, a static busybox and an entrypoint that mimics the official one into a `FROM scratch`
- * image, so the docker target still measures a containerised server (cgroup limits, a volume for
- * PGDATA, a published port). The tag and labels say plainly that it is not the official image,
- * and results record `standInImage: true`.
- *
- * Linux x86-64 hosts with glibc only: the libraries come from the host (found with `ldd`), so the
- * Docker engine must run on the same architecture.
+ * A stand-in for the official `postgres` image, built offline `FROM scratch` from the embedded
+ * binaries, their host libraries and a static busybox, for where no registry is reachable. It says it
+ * is not the official image (tag, labels, `standInImage: true`). Linux x86-64 glibc only.
  */
 import { ignored } from "../../runtime/debug";
 import fs from "node:fs";
@@ -36,22 +28,15 @@ export const STANDIN_LABELS = {
   contentHash: `${LAB_LABEL}.stand-in.content-hash`,
 } as const;
 
-/** Extensions the lab's notebooks load; the build fails loudly if one of them cannot load. */
+/** The build fails loudly if one of these cannot load. */
 const REQUIRED_EXTENSIONS = ["plpgsql.so", "pg_stat_statements.so", "pgstattuple.so"];
 
 const POSTGRES_UID = 999;
 const HOST_C_UTF8 = "/usr/lib/locale/C.utf8";
 
 /**
- * Entrypoint with the official image's interface (POSTGRES_PASSWORD[_FILE], POSTGRES_USER,
- * POSTGRES_DB, POSTGRES_INITDB_ARGS, POSTGRES_INITDB_WALDIR, POSTGRES_HOST_AUTH_METHOD, PGDATA,
- * /docker-entrypoint-initdb.d) for busybox sh. There is no psql in the image, so setup SQL runs in
- * single-user mode before the server starts: no temporary server ever listens on TCP, so a TCP
- * connection that succeeds always reaches the final server (as with the official image, whose
- * temporary server listens on the unix socket only).
- *
- * Kept as a real shell file (shellcheck and `sh -n` read it; a template string needed every `$`
- * and backslash escaped), copied next to this module by scripts/build-assets.ts.
+ * Entrypoint with the official image's interface, for busybox sh. Setup SQL runs in single-user mode
+ * (no psql), so a successful TCP connection always reaches the final server.
  */
 function entrypointScript(): string {
   const file = path.join(__dirname, "standin-entrypoint.sh");
@@ -64,7 +49,6 @@ function entrypointScript(): string {
 
 export interface StandInImage {
   readonly image: string;
-  /** False when an image with the same content hash was already there. */
   readonly built: boolean;
   readonly contentHash: string;
   readonly buildMs: number;
@@ -72,9 +56,7 @@ export interface StandInImage {
 
 interface EmbeddedPackage {
   readonly native: string;
-  /** npm version, e.g. "17.6.0-beta.15". */
   readonly packageVersion: string;
-  /** PostgreSQL version, e.g. "17.6". */
   readonly pgVersion: string;
   readonly pgMajor: string;
 }
@@ -88,7 +70,6 @@ function findEmbeddedPackage(): EmbeddedPackage {
       `The PostgreSQL stand-in image is built from ${PACKAGE_NAME}, which is not installed (run npm install on linux x64).`,
     );
   }
-  // The package exports only dist/index.js; its root is the nearest folder with its package.json.
   let root = path.dirname(entry);
   while (!fs.existsSync(path.join(root, "package.json")) && path.dirname(root) !== root) root = path.dirname(root);
   const packageVersion = (JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { version: string })
@@ -102,7 +83,6 @@ function tagFor(pkg: EmbeddedPackage): string {
   return `${STANDIN_REPOSITORY}:${pkg.pgVersion}-embedded`;
 }
 
-// ---------------------------------------------------------------------------------------------
 // The image's file system, as a list of tar entries.
 
 interface RootfsEntry {
@@ -111,11 +91,8 @@ interface RootfsEntry {
   readonly mode: number;
   readonly uid: number;
   readonly gid: number;
-  /** Host file to copy (files). */
   readonly source?: string;
-  /** Generated content (files). */
   readonly content?: Buffer;
-  /** Link target (symlinks). */
   readonly linkname?: string;
 }
 
@@ -144,7 +121,7 @@ class Rootfs {
     return this.entries.has(p);
   }
 
-  /** Every entry, parents first; parents nobody declared become root-owned 0755 directories. */
+  /** Parents first; undeclared parents become root-owned 0755 directories. */
   list(): RootfsEntry[] {
     const all = new Map(this.entries);
     for (const p of this.entries.keys()) {
@@ -157,7 +134,6 @@ class Rootfs {
 }
 
 interface LinkedLibraries {
-  /** Absolute paths as the loader resolves them (including the loader itself). */
   readonly resolved: string[];
   readonly missing: string[];
 }
@@ -187,7 +163,6 @@ function ldd(file: string): LinkedLibraries {
 
 const execFileAsync = promisify(execFile);
 
-/** ldd for many files at once: one ldd per file, several at a time (about 90 extensions). */
 async function lddAll(files: string[], parallel = 8): Promise<Map<string, LinkedLibraries>> {
   const out = new Map<string, LinkedLibraries>();
   let next = 0;
@@ -200,7 +175,6 @@ async function lddAll(files: string[], parallel = 8): Promise<Map<string, Linked
       } catch (error) {
         const e = error as NodeJS.ErrnoException & { stdout?: string; stderr?: string };
         if (e.code === "ENOENT") throw lddMissing(error);
-        // ldd exits non-zero for files it cannot inspect; what it printed still says why.
         out.set(file, parseLdd(`${e.stdout ?? ""}\n${e.stderr ?? ""}`));
       }
     }
@@ -220,7 +194,6 @@ function findBusybox(): string {
         "busybox-static (apt-get install busybox-static) or set DBLAB_BUSYBOX to a static busybox binary.",
     );
   }
-  // A dynamically linked busybox would need its own libraries inside the image.
   if (ldd(found).resolved.length > 0) {
     throw new Error(`${found} is dynamically linked; the stand-in image needs a static one (package busybox-static).`);
   }
@@ -263,13 +236,13 @@ async function recipe(): Promise<Recipe> {
   const prefix = `/usr/lib/postgresql/${pkg.pgMajor}`;
   const fsys = new Rootfs();
 
-  // PostgreSQL finds share/ and lib/ relative to its own binary, so the embedded layout is kept.
+  // PostgreSQL finds share/ and lib/ relative to its binary: the embedded layout is kept.
   const binaries = ["postgres", "initdb", "pg_ctl"].map((name) => path.join(native, "bin", name));
   for (const bin of binaries) fsys.copy(`${prefix}/bin/${path.basename(bin)}`, bin);
 
   for (const name of fs.readdirSync(nativeLib)) {
     const full = path.join(nativeLib, name);
-    if (!/\.so(\.\d+)*$/.test(name)) continue; // static archives and pkgconfig are build-time only
+    if (!/\.so(\.\d+)*$/.test(name)) continue;
     if (fs.lstatSync(full).isSymbolicLink()) fsys.symlink(`${prefix}/lib/${name}`, fs.readlinkSync(full));
     else fsys.copy(`${prefix}/lib/${name}`, full);
   }
@@ -279,7 +252,6 @@ async function recipe(): Promise<Recipe> {
   const binaryDeps = await lddAll([...binaries, ...extensions.map((name) => path.join(extensionDir, name))]);
   const depsOf = (file: string): LinkedLibraries => binaryDeps.get(file) ?? { resolved: [], missing: [] };
 
-  // System libraries: everything the binaries and required extensions link from outside the package.
   const systemLibs = new Set<string>();
   const inPackage = (lib: string): boolean => lib.startsWith(nativeLib + path.sep);
   const addSystemLibs = (file: string): void => {
@@ -295,8 +267,7 @@ async function recipe(): Promise<Recipe> {
     addSystemLibs(path.join(extensionDir, ext));
   }
 
-  // Other extensions ship only when they load with that same set: plperl/plpython/pltcl would
-  // need their language runtimes, which the image deliberately leaves out.
+  // Other extensions ship only when they load with that set (no plperl/plpython/pltcl runtimes).
   for (const name of extensions) {
     const full = path.join(extensionDir, name);
     const deps = depsOf(full);
@@ -316,7 +287,7 @@ async function recipe(): Promise<Recipe> {
     }
   };
   addTree(share, `${prefix}/share/postgresql`);
-  // As in the official image: the sample (which initdb copies) listens on every interface.
+  // As in the official image: the sample listens on every interface.
   const sample = fs.readFileSync(path.join(share, "postgresql.conf.sample"), "utf8");
   const edited = sample.replace(/^#?(listen_addresses)\s*=\s*\S+.*$/m, "$1 = '*'");
   if (edited === sample) throw new Error("postgresql.conf.sample has no listen_addresses line to change");
@@ -327,8 +298,7 @@ async function recipe(): Promise<Recipe> {
   for (const applet of busyboxApplets(busybox))
     if (!fsys.has(`/bin/${applet}`)) fsys.symlink(`/bin/${applet}`, "busybox");
 
-  // initdb imports collations from `locale -a` and warns "no usable system locales" without one.
-  // Debian's libc-bin ships the small compiled C.utf8 locale; other locales stay out.
+  // initdb warns "no usable system locales" without one: only Debian's small C.utf8 is shipped.
   if (fs.existsSync(HOST_C_UTF8)) addTree(HOST_C_UTF8, HOST_C_UTF8);
   const localeScript = [
     "#!/bin/sh",
@@ -345,18 +315,16 @@ async function recipe(): Promise<Recipe> {
   fsys.dir("/root", 0o700);
   fsys.dir("/tmp", 0o1777);
   fsys.dir("/docker-entrypoint-initdb.d");
-  // Same owners and modes as the official image: PGDATA 1777 is narrowed to 0700 at start.
   fsys.dir("/var/run/postgresql", 0o3777, POSTGRES_UID);
   fsys.dir("/var/lib/postgresql", 0o755, POSTGRES_UID);
   fsys.dir("/var/lib/postgresql/data", 0o1777, POSTGRES_UID);
   fsys.write("/usr/local/bin/docker-entrypoint.sh", entrypointScript(), 0o755);
 
-  // LD_LIBRARY_PATH: the host loader may have found these folders through its ld.so.cache,
-  // which a scratch image does not have.
+  // LD_LIBRARY_PATH: a scratch image has no ld.so.cache.
   const libraryDirs = [...new Set([...systemLibs].map((lib) => path.posix.dirname(lib)))].sort();
   const dockerfile = [
     "FROM scratch",
-    // ADD unpacks a local tar keeping its owners and modes (COPY would make everything root's).
+    // ADD keeps the tar's owners and modes.
     "ADD rootfs.tar /",
     `ENV PATH=/usr/local/bin:${prefix}/bin:/bin PG_MAJOR=${pkg.pgMajor} PG_VERSION=${pkg.pgVersion} ` +
       `PGDATA=/var/lib/postgresql/data LD_LIBRARY_PATH=${libraryDirs.join(":")}`,
@@ -394,7 +362,6 @@ function contentHash(r: Recipe): string {
   return hash.digest("hex");
 }
 
-/** Packs the rootfs into one in-memory tar: the build context needs its size up front. */
 async function rootfsTar(entries: RootfsEntry[]): Promise<Buffer> {
   const pack = tarPack();
   const chunks: Buffer[] = [];
@@ -403,7 +370,7 @@ async function rootfsTar(entries: RootfsEntry[]): Promise<Buffer> {
     pack.on("end", resolve);
     pack.on("error", reject);
   });
-  const mtime = new Date(0); // fixed, so the same inputs give the same layer
+  const mtime = new Date(0);
   for (const e of entries) {
     const header: Partial<TarHeader> & { name: string } = {
       name: e.path.replace(/^\//, ""),
@@ -442,7 +409,6 @@ async function runBuild(
   onProgress?: (event: ImageProgress) => void,
 ): Promise<void> {
   const context = tarPack();
-  // One LABEL instruction: the classic builder runs a throwaway container per instruction.
   const labels = Object.entries({ ...r.labels, [STANDIN_LABELS.contentHash]: hash })
     .map(([k, v]) => `${JSON.stringify(k)}=${JSON.stringify(v)}`)
     .join(" ");
@@ -454,7 +420,7 @@ async function runBuild(
     t: r.image,
     rm: true,
     forcerm: true,
-    // The classic builder: BuildKit over the plain HTTP API would need a session dockerode lacks.
+    // The classic builder: BuildKit over the plain HTTP API needs a session dockerode lacks.
     version: "1",
   });
   const errors: string[] = [];
@@ -482,17 +448,10 @@ async function existingImage(docker: Docker, image: string): Promise<Docker.Imag
   }
 }
 
-/** Per engine: a build in progress, and the image this process has checked or built there. */
 const pending = new WeakMap<Docker, Promise<StandInImage>>();
-/** The inputs in node_modules do not change while the process runs: only the image can. */
 const verified = new WeakMap<Docker, { readonly image: string; readonly contentHash: string }>();
 
-/**
- * Builds the stand-in image on `docker`'s engine (default: the one the environment names) unless
- * an image with the same tag and content hash is there. Concurrent calls in one process share one
- * build. A remote engine builds it too (the context goes through the connection): it is never
- * pulled from anywhere.
- */
+/** Builds the stand-in on `docker`'s engine unless the same tag and hash is there; concurrent calls share one build. */
 export function ensureStandInImage(
   onProgress?: (event: ImageProgress) => void,
   docker: Docker = dockerClient(),
@@ -509,7 +468,6 @@ async function buildIfChanged(docker: Docker, onProgress?: (event: ImageProgress
   const started = Date.now();
   const known = verified.get(docker);
   if (known) {
-    // Only the image can have changed since (e.g. removed by a clean-up): a cheap inspect tells.
     const current = await existingImage(docker, known.image);
     if (current?.Config?.Labels?.[STANDIN_LABELS.contentHash] === known.contentHash) {
       return { ...known, built: false, buildMs: Date.now() - started };
@@ -533,7 +491,6 @@ async function buildIfChanged(docker: Docker, onProgress?: (event: ImageProgress
     throw new Error(`Building ${r.image} reported success, but the image is missing or has another content hash`);
   }
   if (before && before.Id !== after.Id) {
-    // The previous build is now an untagged leftover; an existing container may still use it.
     await docker.getImage(before.Id).remove().catch(ignored("docker: remove the superseded stand-in image"));
   }
   verified.set(docker, { image: r.image, contentHash: hash });

@@ -1,15 +1,7 @@
 /**
- * The storage under a container's data directory, measured inside the container: its mount as the
- * container sees it (the volume's filesystem and device) and what an fsync costs there.
- *
- * The probe is dd, the one tool both the official images (GNU coreutils) and the stand-in
- * (busybox) have, one `dd bs=8192 count=1 conv=notrunc,fsync` per sample:
- * - GNU dd reports its own time, taken after the sync, with µs resolution: the median of those.
- * - Debian's busybox dd reports none. Its shell (ash) has $EPOCHREALTIME, so each sample is timed
- *   around the process, and paired with the same dd without conv=fsync: the figure is the
- *   difference of the two medians. Starting a process took 8 ms here (load 9 on 2 cores), so this
- *   figure is coarse: 4.9 ms against 2.4 ms for an fdatasync on the same disk from the host (fsync
- *   also commits the file's mtime to the journal). The header says which probe gave the figure.
+ * The storage under a container's data directory, measured inside it: its mount and an fsync's
+ * cost, by dd (both GNU coreutils and busybox have it). GNU dd times itself; busybox's is timed by
+ * the shell against the same dd without fsync, which is coarse (docs/targets.md).
  */
 import { ignored } from "../../runtime/debug";
 import type { ExecOptions, ExecResult } from "../types";
@@ -18,7 +10,7 @@ import { FSYNC_PROBES, medianOf, mountOf, parseMounts, type StorageInfo } from "
 const MOUNTS_END = "--- dblab mounts end ---";
 const TIMES = "dblab-times";
 
-/** The shell script run in the container: its mounts, then the samples; $1 is the directory. */
+/** The script run in the container: its mounts, then the samples; $1 is the directory. */
 const SCRIPT = [
   'd="$1"; f="$d/.dblab-fsync-probe-$$"',
   "cat /proc/self/mounts",
@@ -37,10 +29,10 @@ const SCRIPT = [
   'rm -f "$f"',
 ].join("\n");
 
-/** dd's closing line, GNU ("8192 bytes (8.2 kB, 8.0 KiB) copied, 0.00123 s, 6.6 MB/s"), in seconds. */
+/** GNU dd's closing line ("… copied, 0.00123 s, 6.6 MB/s"), in seconds. */
 const DD_TIME = /copied, ([0-9]+(?:\.[0-9]+)?(?:e[-+]?[0-9]+)?) s/;
 
-/** The figure and how it was taken, from the samples' lines; undefined without a full set. */
+/** The figure and how it was taken; undefined without a full set. */
 function fsyncFigure(lines: readonly string[]): { fsyncMs: number; fsyncProbe: string } | undefined {
   const own = lines.flatMap((line) => {
     const t = DD_TIME.exec(line)?.[1];
@@ -64,7 +56,7 @@ function fsyncFigure(lines: readonly string[]): { fsyncMs: number; fsyncProbe: s
   };
 }
 
-/** What the script printed → the storage it describes (exported for the unit tests). */
+/** The script's output → the storage it describes. */
 export function parseContainerStorage(dir: string, stdout: string): StorageInfo {
   const [mountsText = "", samples = ""] = stdout.split(MOUNTS_END);
   const { fsType, device } = mountOf(dir, parseMounts(mountsText), { resolve: false });
@@ -72,10 +64,7 @@ export function parseContainerStorage(dir: string, stdout: string): StorageInfo 
   return { path: dir, fsType, device, ...(figure ?? {}) };
 }
 
-/**
- * Measures the storage under `dir` inside the container through `exec`; undefined when the
- * container cannot run the probe (then the header says so rather than showing a guess).
- */
+/** Measures the storage under `dir` inside the container; undefined when it cannot run the probe. */
 export async function containerStorage(
   exec: (cmd: string[], options?: ExecOptions) => Promise<ExecResult>,
   dir: string,

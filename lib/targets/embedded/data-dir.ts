@@ -1,8 +1,6 @@
 /**
- * Where embedded servers keep their data, and what that storage is: its filesystem, device and the
- * cost of one fsync there. Notebooks 02 and 05 measure WAL writes and commits, which a tmpfs makes
- * free (fsync returns at once), so the default temp directory is refused when it is tmpfs (Fedora,
- * Arch and new Debian installs mount /tmp so) unless a directory on a disk is named.
+ * Where embedded servers keep their data: a tmpfs makes fsync free, which would void the WAL and
+ * commit figures, so a tmpfs temp directory is refused unless a directory on a disk is named.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -16,9 +14,8 @@ export { FSYNC_PROBES, mountOf, type StorageInfo } from "../storage";
 export class DataDirError extends Error {}
 
 /**
- * The parent directory for embedded servers' data: DBLAB_DATA_DIR when set (it must be an existing,
- * writable directory), else the OS temp directory unless that is tmpfs, then /var/tmp if that is on a
- * disk; otherwise a refusal that says how to choose one.
+ * DBLAB_DATA_DIR, else the OS temp directory unless tmpfs, then /var/tmp if on a disk; else a refusal saying how to
+ * choose.
  */
 export function embeddedBaseDir(env: NodeJS.ProcessEnv = process.env, mounts = readMounts()): string {
   const given = env[DATA_DIR_ENV];
@@ -50,7 +47,7 @@ export function embeddedBaseDir(env: NodeJS.ProcessEnv = process.env, mounts = r
   );
 }
 
-/** Filesystem, device and a measured fsync cost of `dir` (a few tens of ms on a disk; never throws). */
+/** Filesystem, device and measured fsync cost of `dir`; never throws. */
 export function storageInfo(dir: string): StorageInfo {
   const { fsType, device } = mountOf(dir);
   let fsyncMs: number | undefined;

@@ -36,9 +36,9 @@ import {
 } from "./postgres-binaries";
 
 export interface EmbeddedPostgresOptions {
-  /** Parent of the per-server directories; default: the OS temp directory. */
+  /** Default: the OS temp directory. */
   readonly baseDir?: string;
-  /** A fixed port instead of a free one (fails clearly when taken). */
+  /** Fails clearly when taken. */
   readonly port?: number;
   readonly startTimeoutMs?: number;
 }
@@ -87,7 +87,7 @@ export class EmbeddedPostgresServer implements StartedServer, StandbyPrimary {
   private port = 0;
   private version = "";
   private stopped = false;
-  /** Its data directory is on this machine, so standbys can be made from copies of it. */
+  /** Its data directory is here, so standbys can be made from copies. */
   readonly replication: ReplicationCapability = {
     startStandbys: (specs, options) => startStandbys(this, specs, options),
   };
@@ -103,7 +103,7 @@ export class EmbeddedPostgresServer implements StartedServer, StandbyPrimary {
     this.dataDirectory = path.join(rootDirectory, "data");
     this.socketDirectory = path.join(rootDirectory, "socket");
     this.logFile = path.join(rootDirectory, "postgres.log");
-    // Registered before initdb so a crash during setup still leaves a record to clean up.
+    // Registered before initdb: a crash during setup leaves a record.
     this.recordId = register({
       type: "process",
       pid: process.pid,
@@ -120,12 +120,11 @@ export class EmbeddedPostgresServer implements StartedServer, StandbyPrimary {
     return postgresUri(this.connection);
   }
 
-  /** The postmaster's pid while it runs (fault tests kill it on purpose). */
   get pid(): number | undefined {
     return this.child?.pid;
   }
 
-  /** How the postmaster ended, once Node has reaped it (a pid probe alone still sees the zombie). */
+  /** How the postmaster ended, once reaped (a pid probe alone still sees the zombie). */
   readonly processGone = (): Promise<string | undefined> => {
     const child = this.child;
     if (!child || (child.exitCode === null && child.signalCode === null)) return Promise.resolve(undefined);
@@ -146,10 +145,9 @@ export class EmbeddedPostgresServer implements StartedServer, StandbyPrimary {
     };
   }
 
-  /** The storage under the data directory, measured once after initdb (filesystem, device, fsync). */
   private storage?: StorageInfo;
 
-  /** initdb with password authentication over TCP; local socket trust only for the server's own user. */
+  /** Password authentication over TCP; socket trust only for the server's own user. */
   async initialise(): Promise<void> {
     this.storage = storageInfo(this.rootDirectory);
     fs.mkdirSync(this.socketDirectory, { recursive: true });
@@ -180,8 +178,7 @@ export class EmbeddedPostgresServer implements StartedServer, StandbyPrimary {
   }
 
   private childEnv(): NodeJS.ProcessEnv {
-    // LD_LIBRARY_PATH: the binaries find their libraries through RPATH, but only relative to
-    // themselves; a user's own LD_LIBRARY_PATH must not shadow them with another libpq.
+    // RPATH is relative to the binaries; a user's LD_LIBRARY_PATH must not shadow them with another libpq.
     return { PATH: process.env.PATH, LANG: "C", LC_ALL: "C", LD_LIBRARY_PATH: this.binaries.libDir };
   }
 
@@ -222,7 +219,6 @@ export class EmbeddedPostgresServer implements StartedServer, StandbyPrimary {
     child.once("exit", (code, signal) => {
       exited = `exited with ${signal ?? `code ${code}`}`;
     });
-    // A binary that cannot be run fails the start (abortIf below) with its reason.
     handleErrors(child, "embedded PostgreSQL", (error) => (exited ??= `could not run (${error.message})`));
     if (this.recordId) unregister(this.recordId);
     this.recordId = register({
@@ -241,12 +237,11 @@ export class EmbeddedPostgresServer implements StartedServer, StandbyPrimary {
     });
   }
 
-  /** The last lines of the server log, for error messages. */
   logTail(lines = 20): string {
     try {
       return fs.readFileSync(this.logFile, "utf8").trimEnd().split("\n").slice(-lines).join("\n");
     } catch {
-      // Only for error messages: a missing log (directory already removed) must not replace the error.
+      // Only for error messages: a missing log must not replace the error.
       return "(no server log)";
     }
   }
@@ -267,7 +262,6 @@ export class EmbeddedPostgresServer implements StartedServer, StandbyPrimary {
     await this.launch();
   }
 
-  /** Runs fn while the server is stopped (e.g. to copy its data directory for a standby). */
   async whileStopped<T>(fn: () => Promise<T> | T): Promise<T> {
     await this.shutdown();
     try {
@@ -298,14 +292,9 @@ export class EmbeddedPostgresServer implements StartedServer, StandbyPrimary {
   }
 }
 
-/** Settings that only make sense on a primary, dropped from a standby's command line. */
 const PRIMARY_ONLY = new Set(["synchronous_standby_names", "synchronous_commit"]);
 
-/**
- * A standby runs the primary's data (and so the primary's password) in its own directory; the
- * server machinery (spawn, readiness, registry, stop) is EmbeddedPostgresServer's. Making and
- * starting standbys is standby.ts.
- */
+/** A standby runs the primary's data (and password) in its own directory; making standbys is standby.ts. */
 class EmbeddedStandby extends EmbeddedPostgresServer implements StandbyServer {
   constructor(
     primary: EmbeddedPostgresServer,

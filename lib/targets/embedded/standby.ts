@@ -1,12 +1,6 @@
 /**
- * Streaming-replication standbys of an embedded PostgreSQL primary, on the same machine.
- *
- * The embedded binaries have no pg_basebackup, so a standby is a cold copy: the primary stops
- * (a clean shutdown checkpoint), its data directory is copied, the primary starts again, and each
- * copy starts in standby mode (standby.signal) streaming from the primary through whatever
- * address it is given — a delay link's, to put the standby in another "AZ". Standbys run as the
- * primary's OS user with the primary's settings (a standby refuses smaller max_connections & co.),
- * are registered like any embedded server, and are deleted on stop.
+ * Streaming-replication standbys of an embedded primary on this machine: without pg_basebackup each is
+ * a cold copy of the stopped primary, streaming from the address it is given (a delay link's).
  */
 import { embeddedBaseDir } from "./data-dir";
 import fs from "node:fs";
@@ -27,15 +21,15 @@ import type { ReverseTunnel } from "../docker/ssh-docker-host";
 import { handleErrors } from "../../runtime/error-events";
 import { postgresClientConfig } from "../postgres-client";
 
-/** What making standbys needs of a primary: its data directory on this machine, stopped for the copy. */
+/** A primary whose data directory is here, stopped for the copy. */
 export interface StandbyPrimary {
   readonly dataDirectory: string;
   readonly osUser: OsUser | undefined;
   readonly connection: ConnectionInfo;
   whileStopped<T>(fn: () => Promise<T> | T): Promise<T>;
-  /** A server, not yet launched, that will run a copy of this primary's data from `rootDirectory`. */
+  /** A server, not yet launched, running a copy of this primary's data. */
   standbyServer(rootDirectory: string, name: string): StandbyServer;
-  /** The settings a standby of it runs with (its own, less the primary-only ones). */
+  /** Its own settings less the primary-only ones. */
   standbySettings(): ServerSettings;
   readonly description: ServerDescription;
 }
@@ -74,7 +68,7 @@ function prepareCopy(primary: StandbyPrimary, spec: StandbySpec, root: string): 
   fs.mkdirSync(path.join(root, "socket"), { recursive: true });
   fs.cpSync(primary.dataDirectory, data, {
     recursive: true,
-    // A stopped primary leaves no postmaster.pid; skip it anyway, and the old options file.
+    // Skip postmaster.pid and the old options file.
     filter: (src) => !/postmaster\.(pid|opts)$/.test(src),
   });
   fs.chmodSync(data, 0o700);
@@ -88,17 +82,14 @@ function prepareCopy(primary: StandbyPrimary, spec: StandbySpec, root: string): 
     `application_name=${spec.name}`,
     "sslmode=disable",
   ].join(" ");
-  // Written to the data directory (mode 600), not the command line, where ps would show the password.
+  // In the data directory (mode 600), not the command line, where ps would show the password.
   fs.appendFileSync(path.join(data, "postgresql.auto.conf"), `\nprimary_conninfo = ${confQuote(conninfo)}\n`, {
     mode: 0o600,
   });
   chownRecursive(root, primary.osUser);
 }
 
-/**
- * Makes standbys of `primary` (stopped briefly for the copy) and waits until the primary sees each
- * one streaming. On failure, every standby made so far is stopped and removed.
- */
+/** Makes standbys (the primary stopped briefly) and waits until each streams; on failure removes them all. */
 export async function startStandbys(
   primary: StandbyPrimary,
   specs: readonly StandbySpec[],
@@ -117,7 +108,7 @@ export async function startStandbys(
   const tunnels: { close(): void }[] = [];
   const copies: { spec: StandbySpec; root: string; tunnel: ReverseTunnel }[] = [];
   try {
-    // Each remote standby's way back to the primary, open before the copy names it in primary_conninfo.
+    // Each remote standby's way back, open before primary_conninfo names it.
     const tunnelFor = new Map<StandbySpec, ReverseTunnel>();
     for (const s of specs) {
       const engine = engines.get(s);
@@ -137,7 +128,7 @@ export async function startStandbys(
           prepareCopy(primary, { ...spec, upstreamHost: "127.0.0.1", upstreamPort: tunnel.remotePort }, root);
           continue;
         }
-        // Constructed (and so registered) before the copy: a crash mid-copy leaves a record to clean.
+        // Registered before the copy: a crash mid-copy leaves a record.
         const standby = primary.standbyServer(root, spec.name);
         locals.push(standby);
         started.push({ name: spec.name, server: standby, logs: async () => standby.logTail(10) });

@@ -1,13 +1,7 @@
 /**
- * PostgreSQL connection strings read with libpq's rules, so that what works in `psql "$URI"` works
- * in the lab: the URI and `key=value` forms, then a service (`service=` or PGSERVICE, from
- * pg_service.conf), then the PG* environment variables, then libpq's defaults — each filling only
- * what the one before left unset — and finally the password file (PGPASSFILE or ~/.pgpass) when no
- * password was given. https://www.postgresql.org/docs/current/libpq-connect.html
- *
- * A keyword libpq knows but the lab cannot honour (hostaddr, gssencmode, …) is
- * refused by name rather than dropped: a setting silently ignored is how a TLS requirement turned
- * into a plaintext connection before.
+ * PostgreSQL connection strings read with libpq's rules and precedence, so what works in `psql "$URI"`
+ * works in the lab. A keyword it cannot honour is refused, never dropped: an ignored setting can turn
+ * a TLS requirement into plaintext.
  */
 import fs from "node:fs";
 import net from "node:net";
@@ -20,10 +14,9 @@ import { ParameterError } from "../../params/validate";
 export const SSL_MODES = ["disable", "allow", "prefer", "require", "verify-ca", "verify-full"] as const;
 export type SslMode = (typeof SSL_MODES)[number];
 
-/** Where a setting came from, in libpq's order of precedence. */
 export type SettingSource = "connection string" | "service file" | "environment" | "default";
 
-/** The keywords the lab honours, with the environment variable libpq reads for each. */
+/** The keywords the lab honours, with libpq's environment variable for each. */
 const HONOURED: Readonly<Record<string, string | undefined>> = {
   host: "PGHOST",
   port: "PGPORT",
@@ -43,16 +36,12 @@ const HONOURED: Readonly<Record<string, string | undefined>> = {
   connect_timeout: "PGCONNECT_TIMEOUT",
   options: "PGOPTIONS",
   client_encoding: "PGCLIENTENCODING",
-  // node-postgres 8.23 (ConnectionParameters, Client): sslnegotiation "postgres" | "direct";
-  // enableChannelBinding uses SCRAM-SHA-256-PLUS when the server offers it, never requires it.
+  // node-postgres's enableChannelBinding prefers SCRAM-SHA-256-PLUS, never requires it.
   sslnegotiation: "PGSSLNEGOTIATION",
   channel_binding: "PGCHANNELBINDING",
 };
 
-/**
- * libpq keywords the lab does not implement. Given, they are refused: each changes how or to whom
- * the connection is made, and the lab's clients (node-postgres, pgbench) would not agree on it.
- */
+/** libpq keywords the lab refuses: each changes how or to whom it connects. */
 const NOT_HONOURED = new Set([
   "hostaddr",
   "require_auth",
@@ -85,23 +74,21 @@ const NOT_HONOURED = new Set([
   "oauth_scope",
 ]);
 
-/** URI query names libpq accepts as aliases (its `ssl=true` means sslmode=require). */
+/** URI query aliases libpq accepts (`ssl=true` means sslmode=require). */
 const URI_ALIASES: Readonly<Record<string, string>> = { ssl: "sslmode" };
 
-/** Settings of one PostgreSQL connection, resolved as libpq would resolve them. */
 export interface PostgresSettings {
-  /** A host name, an IP address, or a Unix-socket directory (starts with "/"). */
+  /** A host name, IP address, or Unix-socket directory. */
   readonly host: string;
   readonly port: number;
   readonly user: string;
-  /** Undefined when nothing supplied one (the server may not ask). */
   readonly password: string | undefined;
   readonly passwordSource: SettingSource | "password file" | "none";
   readonly database: string;
   readonly sslMode: SslMode;
-  /** Where sslmode came from: only "connection string" counts as the user saying so for plaintext. */
+  /** Only "connection string" counts as the user asking for plaintext. */
   readonly sslModeSource: SettingSource;
-  /** A file, or "system" (the platform's trusted roots, as libpq ≥ 16). Undefined: none found. */
+  /** A file, or "system" (libpq ≥ 16); undefined: none found. */
   readonly sslRootCert: string | undefined;
   readonly sslCert: string | undefined;
   readonly sslKey: string | undefined;
@@ -111,17 +98,12 @@ export interface PostgresSettings {
   readonly connectTimeoutSeconds: number | undefined;
   readonly options: string | undefined;
   readonly clientEncoding: string | undefined;
-  /** libpq ≥ 17's sslnegotiation: "direct" starts TLS at once, without the SSLRequest round trip. */
+  /** libpq ≥ 17. */
   readonly sslNegotiation: "postgres" | "direct";
-  /**
-   * channel_binding as given: "prefer" binds the SCRAM exchange to the TLS channel when the server
-   * offers it, "disable" never does. Not given: node-postgres's default, no channel binding (libpq's
-   * default is prefer). "require" is refused: node-postgres cannot fail a connection made without it.
-   */
+  /** "prefer" or "disable" (default none); "require" is refused, since node-postgres cannot enforce it. */
   readonly channelBinding: "disable" | "prefer" | undefined;
 }
 
-/** Keyword → value, as the string itself says (no environment, no defaults). */
 export function parseConnectionString(text: string): Map<string, string> {
   const trimmed = text.trim();
   if (/^postgres(ql)?:\/\//i.test(trimmed)) return parseUri(trimmed);
@@ -152,13 +134,7 @@ function decodePercent(text: string, what: string): string {
   }
 }
 
-/**
- * The URI form. The authority (user, password, host, port) goes through pg-connection-string, the
- * parser node-postgres itself uses (IPv6 brackets, %2F socket paths, an empty host); the path and
- * the query are read here, because that library decodes the query as a URL form ("+" becomes a
- * space, which libpq does not do), reads certificate files and decides sslmode with node-postgres's
- * meanings rather than libpq's, and cannot merge the environment underneath.
- */
+/** The URI form: the authority by pg-connection-string; path and query here, since it decodes "+" as a space. */
 function parseUri(uri: string): Map<string, string> {
   const out = new Map<string, string>();
   const match = /^(postgres(?:ql)?:\/\/)([^/?#]*)(\/[^?#]*)?(?:\?([^#]*))?(#.*)?$/i.exec(uri);
@@ -205,11 +181,7 @@ function parseUri(uri: string): Map<string, string> {
   return out;
 }
 
-/**
- * The `key=value` form (libpq's conninfo): whitespace between pairs, optional spaces around "=",
- * single quotes around values with spaces, backslash escaping a quote or a backslash. Written here
- * because no kept npm package parses it (pg-connection-string takes URIs only).
- */
+/** The `key=value` form (no npm package parses it). */
 function parseKeywordValue(text: string): Map<string, string> {
   const out = new Map<string, string>();
   let i = 0;
@@ -261,7 +233,6 @@ function parseKeywordValue(text: string): Map<string, string> {
   return out;
 }
 
-/** pg_service.conf: `[name]` sections of `key=value` lines, `#` comments. */
 function readService(name: string, env: NodeJS.ProcessEnv): Map<string, string> {
   const home = env.HOME ?? os.homedir();
   const files = [
@@ -299,7 +270,6 @@ function readService(name: string, env: NodeJS.ProcessEnv): Map<string, string> 
   throw new ParameterError(`definition of service "${name}" not found (looked in ${files.join(" and ")})`);
 }
 
-/** True for an address on this machine: a Unix socket, localhost, 127.0.0.0/8, ::1. */
 export function isLoopbackHost(host: string): boolean {
   if (host.startsWith("/") || host.startsWith("@")) return true;
   if (host.toLowerCase() === "localhost") return true;
@@ -312,11 +282,7 @@ function existing(file: string): string | undefined {
   return fs.existsSync(file) ? file : undefined;
 }
 
-/**
- * The connection `text` names, with the service file, `env` and libpq's defaults underneath, and the
- * password file consulted when no password was given. Bad input is a ParameterError naming the
- * setting, never echoing a password.
- */
+/** The connection `text` names, with service file, `env` and defaults underneath; errors never echo a password. */
 export async function resolvePostgresSettings(
   text: string,
   env: NodeJS.ProcessEnv = process.env,
@@ -374,8 +340,7 @@ export async function resolvePostgresSettings(
   if (rootCertGiven !== undefined && rootCertGiven !== "system" && !fs.existsSync(rootCertGiven)) {
     throw new ParameterError(`root certificate file "${rootCertGiven}" (sslrootcert) does not exist`);
   }
-  // libpq ≥ 16: the system's roots vouch for anyone holding a public certificate, so only a host-name
-  // check makes them mean anything: sslrootcert=system defaults sslmode to verify-full and refuses weaker.
+  // libpq ≥ 16: sslrootcert=system means verify-full, since public roots vouch for anyone.
   if (sslRootCert === "system" && sslModeSource === "default") sslMode = "verify-full";
   if (sslRootCert === "system" && sslMode !== "verify-full") {
     throw new ParameterError(`weak sslmode "${sslMode}" may not be used with sslrootcert=system (use "verify-full")`);
@@ -461,12 +426,7 @@ export async function resolvePostgresSettings(
   };
 }
 
-/**
- * A password from a .pgpass file, through the `pgpass` package (node-postgres's own reader: the
- * file's format, `*` wildcards, `\:` escapes, and libpq's refusal of a file others can read). Its
- * default entry point reads PGPASSFILE from process.env only, so the file named by `passfile=` is
- * opened here and handed to its matcher.
- */
+/** A password from a .pgpass file (`pgpass`, node-postgres's reader), honouring `passfile=`. */
 async function passwordFromFile(
   file: string,
   target: { host: string; port: number; database: string; user: string },

@@ -19,11 +19,7 @@ export class ExternalMongoServer implements StartedServer {
     readonly id: string,
   ) {}
 
-  /**
-   * The URI goes to the driver as given (replica sets, mongodb+srv://, tls=true, tlsCAFile …): the
-   * driver's own parse is what the lab reads the address and user from, so no URI it accepts is
-   * refused or rewritten here. Errors and the recorded source carry it only with secrets redacted.
-   */
+  /** The URI goes to the driver as given, its parse read back for address and user; errors carry it redacted. */
   static async connect(uri: string): Promise<ExternalMongoServer> {
     let client: MongoClient;
     try {

@@ -1,9 +1,7 @@
 /**
- * Servers given by URI: a remote host or a managed database, the way out of one machine.
- * The connection string is read with libpq's rules (conninfo.ts) and its TLS settings reach every
- * client; nothing goes in plaintext to another host unless the connection string says
- * sslmode=disable. The lab touches only a database it creates for itself there, marked with a
- * comment as the lab's, and drops it again on stop.
+ * Servers given by URI, read with libpq's rules (conninfo.ts); nothing goes in plaintext to another
+ * host unless the connection string says sslmode=disable. The lab touches only a database it creates
+ * there, marked as the lab's, and drops it on stop.
  */
 import { randomBytes } from "node:crypto";
 import os from "node:os";
@@ -29,17 +27,13 @@ import { isLoopbackHost, resolvePostgresSettings, type PostgresSettings } from "
 import { preflight, type PreflightReport } from "./preflight";
 import { libpqEnvironment, tlsPlan } from "./tls-options";
 
-/** A database name as an SQL identifier. */
 function quoteIdentifier(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }
 
 export const LAB_DATABASE_COMMENT = "created by db-write-lab; safe to drop when no lab run is active";
 
-/**
- * The comment on a lab database: the marker, then the process that owns it, so that a later run on
- * the same machine can tell a database a `kill -9` left behind (owner gone) from a running one's.
- */
+/** The comment on a lab database: marker and owner process, so a later run can spot a `kill -9`'s leftover. */
 export function labDatabaseComment(): string {
   const ticks = processStartTicks(process.pid);
   return `${LAB_DATABASE_COMMENT} (owner ${os.hostname()} pid ${process.pid}${ticks === undefined ? "" : ` started ${ticks}`})`;
@@ -47,20 +41,15 @@ export function labDatabaseComment(): string {
 
 const OWNER = /\(owner (\S+) pid (\d+)(?: started (\d+))?\)$/;
 
-/** Whether a database's comment says it is the lab's and its owner on this machine is gone. */
 export function ownerGone(comment: string | null): boolean {
   if (!comment?.startsWith(LAB_DATABASE_COMMENT)) return false;
   const m = OWNER.exec(comment);
-  // No owner (an older version's comment) or another machine's lab: its pid means nothing here.
   if (!m || m[1] !== os.hostname()) return false;
   return !isProcessAlive(Number(m[2]), m[3] === undefined ? undefined : Number(m[3]));
 }
 
 /**
- * What a lab database's comment says to the next run's sweep: its owner on this machine is gone, it
- * has no comment (a run killed between its CREATE DATABASE and the COMMENT that follows: PostgreSQL
- * finishes a CREATE DATABASE whose client died, so the window is the whole copy), or anything else
- * (a live owner, another machine's run, an older version's comment, not the lab's at all).
+ * What a lab database's comment says to the next run's sweep (no comment: killed between CREATE DATABASE and COMMENT).
  */
 export type DatabaseMark = "dead owner" | "unmarked" | "kept";
 
@@ -69,13 +58,7 @@ export function markOf(comment: string | null): DatabaseMark {
   return ownerGone(comment) ? "dead owner" : "kept";
 }
 
-/**
- * The databases to drop for runs that are gone, of those listed (this user's `dblab_…`): every one
- * whose owner is gone, and every unmarked one that is, or is under, the database of a run that is
- * gone (a run's templates and clones start with its database's name). A run is gone when its
- * database says so, or when a record of this machine names its database with a dead owner, unless
- * that database now carries another mark (the same run resumed by a live process).
- */
+/** The databases of gone runs: owner gone, or unmarked under a gone run's database name. */
 export function deadRunsDatabases(
   listed: readonly { readonly name: string; readonly mark: DatabaseMark }[],
   deadRecords: readonly string[],
@@ -89,13 +72,12 @@ export function deadRunsDatabases(
     .map((d) => d.name);
 }
 
-/** Whether a database's comment says this very process made it. */
 function ownerIsThisProcess(comment: string | null): boolean {
   const m = comment?.startsWith(LAB_DATABASE_COMMENT) ? OWNER.exec(comment) : null;
   return m !== null && m[1] === os.hostname() && Number(m[2]) === process.pid;
 }
 
-/** Drops a run's database and every database under its name (its templates and clones). */
+/** Drops a run's database and every database under its name. */
 async function dropUnder(client: Client, database: string): Promise<void> {
   const { rows } = await client.query<{ datname: string }>(
     "SELECT datname FROM pg_database WHERE datname LIKE $1 ORDER BY datname",
@@ -106,18 +88,12 @@ async function dropUnder(client: Client, database: string): Promise<void> {
   }
 }
 
-/**
- * Drops the lab databases on this server, owned by this user, of runs that are gone (a run killed
- * with SIGKILL cannot drop its own, and no reaper holds the password; which: deadRunsDatabases),
- * and their records.
- * Returns what it dropped; one it cannot drop is reported and left, never a reason to stop the run.
- */
+/** Drops this user's lab databases of gone runs (no reaper has the password); a failure is reported, never fatal. */
 async function dropLeftovers(client: Client, s: PostgresSettings, say: (m: string) => void): Promise<string[]> {
   const { rows } = await client.query<{ name: string; comment: string | null }>(
     `SELECT datname AS name, shobj_description(oid, 'pg_database') AS comment FROM pg_database
      WHERE datname LIKE 'dblab\\_%' AND pg_get_userbyid(datdba) = current_user`,
   );
-  // This server's databases that records of dead owners here name, with the records' ids.
   const deadRecords = listRecords().flatMap(({ id, ownerAlive, resource: x }) =>
     !ownerAlive && x.type === "external-database" && x.host === s.host && x.port === s.port && x.user === s.user
       ? [{ id, database: x.database }]
@@ -142,10 +118,7 @@ async function dropLeftovers(client: Client, s: PostgresSettings, say: (m: strin
   return dropped;
 }
 
-/**
- * `npm run clean` with DBLAB_POSTGRES_URI set: drops the lab databases on that server (as that user)
- * whose owner on this machine is gone, templates and clones included, as the next run would.
- */
+/** `npm run clean` with DBLAB_POSTGRES_URI set: drops that server's lab databases of gone owners. */
 export async function dropDeadRunsDatabases(uri: string, say: (m: string) => void): Promise<string[]> {
   const { client, settings } = await connectAdmin(uri, { applicationName: "dblab-clean" });
   try {
@@ -155,7 +128,6 @@ export async function dropDeadRunsDatabases(uri: string, say: (m: string) => voi
   }
 }
 
-/** Refused before any connection: plaintext to another host that the user did not ask for. */
 export class PlaintextRefusedError extends ParameterError {}
 
 const NO_TLS_FROM_SERVER = /server does not support SSL/i;
@@ -173,10 +145,8 @@ function optOut(s: PostgresSettings): string {
 }
 
 /**
- * Refuses, before connecting, a connection to another host that would go in plaintext: no sslmode
- * (libpq's default, prefer, falls back to plaintext without a word), or disable from anywhere but the
- * connection string itself (an exported PGSSLMODE=disable for a local server is not consent for a
- * remote one).
+ * Refuses, before connecting, plaintext to another host: no sslmode (libpq's prefer falls back
+ * silently), or disable from anywhere but the connection string (an exported PGSSLMODE is not consent).
  */
 export function checkPlaintextPolicy(s: PostgresSettings): void {
   if (isLoopbackHost(s.host)) return;
@@ -195,7 +165,7 @@ export function checkPlaintextPolicy(s: PostgresSettings): void {
   }
 }
 
-/** What the lab's own session is using, from the server's side (pg_stat_ssl). */
+/** The lab's session's TLS, from the server's side (pg_stat_ssl). */
 async function transportOf(client: Client, s: PostgresSettings, certificate: TransportSecurity["certificate"]) {
   const { rows } = await client.query<{ ssl: boolean; version: string | null; cipher: string | null }>(
     "SELECT ssl, version, cipher FROM pg_stat_ssl WHERE pid = pg_backend_pid()",
@@ -213,9 +183,9 @@ async function transportOf(client: Client, s: PostgresSettings, certificate: Tra
 }
 
 export interface ExternalTargetOptions {
-  /** Where the pre-flight's report goes before the first change on the server (default: stdout). */
+  /** Default: stdout. */
   readonly onPreflight?: (report: PreflightReport) => void;
-  /** Where the lines about databases dropped for dead runs go (default: stdout). */
+  /** Default: stdout. */
   readonly onNote?: (message: string) => void;
 }
 
@@ -226,31 +196,27 @@ export class ExternalTarget implements Target {
     private readonly options: ExternalTargetOptions = {},
   ) {}
 
-  /**
-   * Connects as the URI says, checks TLS and the pre-flight, and only then creates the lab's
-   * database: a refusal leaves nothing on the server.
-   */
+  /** Connects, checks TLS and the pre-flight, then creates the lab's database: a refusal leaves nothing. */
   async start(spec: ServerSpec): Promise<StartedServer> {
     return START[checkEngine(spec.engine)](this.uri, spec, this.options);
   }
 }
 
-/** How each engine's external server is reached: a new engine does not compile without its entry. */
+/** Per engine (a new engine does not compile without its entry). */
 const START: Readonly<
   Record<Engine, (uri: string, spec: ServerSpec, options: ExternalTargetOptions) => Promise<StartedServer>>
 > = {
   mongodb: async (uri) => {
-    // Loaded here, so that a PostgreSQL-only run never loads the MongoDB driver.
+    // PostgreSQL-only runs never load the MongoDB driver.
     const { ExternalMongoServer } = await import("./external-mongo");
     return ExternalMongoServer.connect(uri);
   },
   postgresql: (uri, spec, options) => startPostgres(uri, spec, options),
 };
 
-/** PostgreSQL: TLS as libpq would, the pre-flight, the dead runs' leftovers dropped, then the run's database. */
 async function startPostgres(uri: string, spec: ServerSpec, options: ExternalTargetOptions): Promise<StartedServer> {
   const { client, settings, admin, transport } = await connectAdmin(uri);
-  // The run's id in the name: runs at once on this server never share a database.
+  // The run's id in the name: concurrent runs never share a database.
   const database = spec.runId
     ? runDatabasePrefix(spec.runId)
     : `dblab_${Date.now().toString(36)}_${randomBytes(3).toString("hex")}`;
@@ -267,8 +233,7 @@ async function startPostgres(uri: string, spec: ServerSpec, options: ExternalTar
       "SELECT shobj_description(oid, 'pg_database') AS comment FROM pg_database WHERE datname = $1",
       [database],
     );
-    // This process's own, from a run of the same id whose stop could not reach the server (a
-    // resume in the same kernel after a lost link): its leftovers, dropped as a dead owner's are.
+    // Our own, from a same-id run whose stop could not reach the server.
     if (taken.rows.length && ownerIsThisProcess(taken.rows[0].comment)) {
       await dropUnder(client, database);
       for (const r of listRecords()) {
@@ -282,7 +247,7 @@ async function startPostgres(uri: string, spec: ServerSpec, options: ExternalTar
           `run ${spec.runId ?? database} there now. Nothing was changed.`,
       );
     }
-    // Made before CREATE DATABASE, so that a SIGTERM from here on drops it (DROP … IF EXISTS).
+    // Made before CREATE DATABASE, so that a SIGTERM from here on drops it.
     const server = new ExternalPostgresServer(
       { ...admin, database },
       admin,
@@ -313,20 +278,14 @@ interface AdminConnection {
 }
 
 export interface ConnectOptions {
-  /** The session's application_name (else the connection string's). */
   readonly applicationName?: string;
 }
 
-/**
- * The lab's first session on the server, with libpq's fallbacks and the plaintext rule applied:
- * plaintext to another host is refused before any connection is made.
- */
 export async function connectAdmin(uri: string, options: ConnectOptions = {}): Promise<AdminConnection> {
   const settings = await resolvePostgresSettings(uri);
   checkPlaintextPolicy(settings);
   const loopback = isLoopbackHost(settings.host);
-  // allow to another host: libpq would try plaintext first and send the password if the server
-  // takes it; the lab asks for TLS first instead and refuses if none is offered.
+  // allow to another host: libpq would try plaintext (and send the password); the lab asks for TLS.
   const effective: PostgresSettings =
     !loopback && settings.sslMode === "allow" ? { ...settings, sslMode: "prefer" } : settings;
   let plan = tlsPlan(effective);
@@ -369,7 +328,6 @@ export async function connectAdmin(uri: string, options: ConnectOptions = {}): P
   } catch (error) {
     const noTls = error instanceof Error && NO_TLS_FROM_SERVER.test(error.message);
     if (noTls && effective.sslMode === "prefer" && loopback) {
-      // prefer on this machine: libpq falls back to plaintext, and so does the lab.
       plan = { ssl: false, certificate: "none" };
       admin = connectionOf(false);
       try {
@@ -422,7 +380,6 @@ class ExternalPostgresServer implements StartedServer {
   readonly id: string;
   readonly databasePrefix: string;
   private stopping: Promise<void> | undefined;
-  /** SIGTERM or SIGHUP mid-run drops the database too (a Stop or SIGINT ends the run, whose finally does). */
   private readonly forget: () => void;
   private readonly record: string;
 
@@ -438,7 +395,7 @@ class ExternalPostgresServer implements StartedServer {
     this.id = connection.database;
     this.databasePrefix = connection.database;
     this.forget = onShutdown(() => this.stop());
-    // Before CREATE DATABASE: after a kill -9 from here on, `npm run clean` names it with the SQL to drop it.
+    // Before CREATE DATABASE: after a kill -9, `npm run clean` names it with the SQL to drop it.
     this.record = writeRecord({
       type: "external-database",
       host: connection.host,
@@ -449,7 +406,6 @@ class ExternalPostgresServer implements StartedServer {
     });
   }
 
-  /** A libpq URI with the password: for drivers only (TLS files as libpq names them). */
   get uri(): string {
     const c = this.connection;
     const s = this.settings;
@@ -470,7 +426,6 @@ class ExternalPostgresServer implements StartedServer {
       kind: "external",
       version: this.version,
       source: this.redacted,
-      // An external server keeps its own settings: the spec's are recorded as "asked for", not applied.
       settings: this.spec.settings,
       address: `${this.connection.host}:${this.connection.port}`,
       transport: this.transport,
@@ -482,7 +437,7 @@ class ExternalPostgresServer implements StartedServer {
     throw new Error("An external server cannot be restarted by the lab; this step needs an embedded or docker target");
   }
 
-  /** Idempotent; a second caller (the run's finally while a signal's cleanup runs) waits for the same drop. */
+  /** Idempotent; a second caller waits for the same drop. */
   stop(): Promise<void> {
     this.stopping ??= this.drop();
     return this.stopping;
@@ -490,7 +445,7 @@ class ExternalPostgresServer implements StartedServer {
 
   private async drop(): Promise<void> {
     this.forget();
-    // Bounded: this runs on SIGTERM too, and a server that stopped answering must not hold the exit.
+    // Bounded: this runs on SIGTERM too.
     const client = handleErrors(
       new Client({
         ...postgresClientConfig(this.admin, {
@@ -503,8 +458,6 @@ class ExternalPostgresServer implements StartedServer {
     );
     await client.connect();
     try {
-      // The workload's own databases too (templates, clones, 06's variants), all under the run's
-      // prefix: gone after an interrupt as well, and never another run's.
       await dropUnder(client, this.databasePrefix);
     } finally {
       await client.end();

@@ -1,9 +1,7 @@
 /**
- * Before the lab changes anything on someone else's server: what it is, what the role may do,
- * which of the extensions the notebook uses are there, whether the connections it will open fit,
- * and so what the notebook will and will not measure there. A missing privilege the notebook cannot
- * do without is a refusal naming it, before the lab's database is created — not the error of
- * whichever statement happened to need it first.
+ * Before the lab changes anything on someone else's server: what it is, what the role may do, which
+ * extensions are there, whether the connections fit, and so what will be measured. A missing
+ * privilege the notebook needs is a refusal naming it, before the lab's database is created.
  */
 import type { Client } from "pg";
 import type { ConnectionInfo, ExtensionUse, ServerSpec, TransportSecurity } from "../types";
@@ -13,7 +11,7 @@ export interface ExtensionState {
   readonly name: string;
   readonly available: boolean;
   readonly preloaded: boolean;
-  /** This role can CREATE EXTENSION it in a database it owns (superuser, trusted, or not superuser-only). */
+  /** This role can CREATE EXTENSION it (superuser, trusted, or not superuser-only). */
   readonly creatable: boolean;
   /** The figures it gives can be had here. */
   readonly usable: boolean;
@@ -27,19 +25,19 @@ export interface PreflightReport {
   readonly createdb: boolean;
   readonly checkpoint: boolean;
   readonly extensions: readonly ExtensionState[];
-  /** Connections the server can still give this role (max_connections less reserved and in use). */
+  /** max_connections less reserved and in use. */
   readonly freeConnections: number;
   readonly clients: number;
   /** The pre-flight as printed. */
   readonly text: string;
-  /** Set when the notebook cannot run here: the sentence says which privilege or setting is missing. */
+  /** Set when the notebook cannot run here: which privilege or setting is missing. */
   readonly refusal?: string;
 }
 
-/** The lab's own sessions beside the workload's: admin, metadata, watchdog, activity sampler. */
+/** The lab's own sessions beside the workload's. */
 const LAB_SESSIONS = 4;
 
-/** The server's side of a spec, read on the lab's first session (no change made). */
+/** The server's side of a spec, read without changing anything. */
 export async function preflight(
   client: Client,
   spec: ServerSpec,
@@ -201,7 +199,7 @@ export async function preflight(
   };
 }
 
-/** A long list of database names as its first ones, the last and the count (06 lists one per possible variant). */
+/** A long list of database names as its first ones, the last and the count. */
 function namesInShort(names: readonly string[]): string {
   return names.length <= 8
     ? names.join(", ")

@@ -1,9 +1,7 @@
 /**
- * libpq's sslmode as node-postgres options (https://www.postgresql.org/docs/current/libpq-ssl.html):
- * `verify-full` checks the chain and the host name, `verify-ca` the chain only, `require` encrypts
- * without checking — unless a root certificate is present (sslrootcert, or ~/.postgresql/root.crt),
- * when libpq checks the chain as for verify-ca. `prefer` and `allow` encrypt without checking when
- * the server offers TLS.
+ * libpq's sslmode as node-postgres options: `verify-full` checks chain and host name, `verify-ca` the
+ * chain, `require` nothing unless a root certificate is present (then as verify-ca); `prefer` and
+ * `allow` encrypt unchecked when offered.
  */
 import fs from "node:fs";
 import type { ConnectionOptions } from "node:tls";
@@ -25,11 +23,10 @@ function read(file: string, keyword: string): string {
   }
 }
 
-/** The TLS options for `s`; `plaintextFirst` (allow on a loopback host) sends no TLS at all. */
+/** The TLS options for `s`; `plaintextFirst` (allow on a loopback host) sends no TLS. */
 export function tlsPlan(s: PostgresSettings): TlsPlan {
   if (s.sslMode === "disable" || s.sslMode === "allow" || s.host.startsWith("/")) {
-    // libpq never uses TLS over a Unix socket; allow tries plaintext first, and a server that takes
-    // it gets it (allow to another host is refused before this: see external-target.ts).
+    // No TLS over a Unix socket; allow tries plaintext first (to another host it is refused earlier).
     return { ssl: false, certificate: "none" };
   }
   const base: ConnectionOptions = {};
@@ -37,7 +34,7 @@ export function tlsPlan(s: PostgresSettings): TlsPlan {
   if (s.sslKey) base.key = read(s.sslKey, "sslkey");
   if (s.sslMinProtocolVersion) base.minVersion = s.sslMinProtocolVersion as ConnectionOptions["minVersion"];
   if (s.sslMaxProtocolVersion) base.maxVersion = s.sslMaxProtocolVersion as ConnectionOptions["maxVersion"];
-  // "system": Node's bundled roots, which is what leaving `ca` unset means.
+  // "system": Node's bundled roots, i.e. `ca` unset.
   const ca = s.sslRootCert && s.sslRootCert !== "system" ? read(s.sslRootCert, "sslrootcert") : undefined;
   const chainOnly = { ...base, ca, rejectUnauthorized: true, checkServerIdentity: () => undefined };
   switch (s.sslMode) {
@@ -62,7 +59,7 @@ export function tlsPlan(s: PostgresSettings): TlsPlan {
   }
 }
 
-/** libpq's variables for a child program (pgbench, psql) to make the same connection, no password. */
+/** libpq's variables for a child program to make the same connection, no password. */
 export function libpqEnvironment(s: PostgresSettings): Record<string, string> {
   const env: Record<string, string> = { PGSSLMODE: s.sslMode };
   const set = (name: string, value: string | number | undefined) => {
@@ -76,14 +73,13 @@ export function libpqEnvironment(s: PostgresSettings): Record<string, string> {
   set("PGOPTIONS", s.options);
   set("PGCONNECT_TIMEOUT", s.connectTimeoutSeconds);
   set("PGCLIENTENCODING", s.clientEncoding);
-  // libpq 13+ reads PGCHANNELBINDING, 17+ PGSSLNEGOTIATION; an older libpq ignores it and negotiates
-  // TLS the usual way, on the same server with the same sslmode.
+  // An older libpq ignores PGCHANNELBINDING/PGSSLNEGOTIATION and negotiates TLS the usual way.
   set("PGCHANNELBINDING", s.channelBinding);
   if (s.sslNegotiation === "direct") set("PGSSLNEGOTIATION", "direct");
   return env;
 }
 
-/** A sentence for the run header: "TLSv1.3, certificate chain and host name verified (sslmode=verify-full)". */
+/** e.g. "TLSv1.3, certificate chain and host name verified (sslmode=verify-full)". */
 export function transportText(t: TransportSecurity): string {
   return t.tls
     ? `${t.version ?? "TLS"}, certificate ${t.certificate} (sslmode=${t.sslMode})`

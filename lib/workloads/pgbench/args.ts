@@ -1,16 +1,12 @@
-/**
- * pgbench command lines, built in one place and checked before anything runs. The password is
- * never an argument: it travels in PGPASSWORD.
- */
+/** pgbench command lines, built in one place and checked before anything runs; the password travels in PGPASSWORD. */
 
-/** A custom pgbench script: its file name, its text, and (with several) its weight. */
+/** Its file name, text, and (with several) weight. */
 export interface PgbenchScript {
   readonly name: string;
   readonly text: string;
   readonly weight?: number;
 }
 
-/** The custom scripts of a run, one or several. */
 export function customScripts(o: Pick<PgbenchLoadOptions, "script" | "scripts">): readonly PgbenchScript[] {
   return [...(o.script ? [o.script] : []), ...(o.scripts ?? [])];
 }
@@ -18,14 +14,14 @@ export function customScripts(o: Pick<PgbenchLoadOptions, "script" | "scripts">)
 export type BuiltinScript = "tpcb-like" | "simple-update" | "select-only";
 
 export interface PgbenchInitOptions {
-  /** Scale factor: 100,000 pgbench_accounts rows per unit. */
+  /** 100,000 pgbench_accounts rows per unit. */
   readonly scale: number;
-  /** `-I` steps; default pgbench's own "dtgvp" (client-side generation). "G" generates server-side. */
+  /** `-I` steps; default "dtgvp"; "G" generates server-side. */
   readonly steps?: string;
   readonly fillfactor?: number;
-  /** Database to initialise; default the server's. */
+  /** Default the server's. */
   readonly database?: string;
-  /** Aborting stops a host pgbench -i at once (the notebook's Stop). */
+  /** Stops a host pgbench -i at once. */
   readonly signal?: AbortSignal;
 }
 
@@ -33,22 +29,22 @@ export interface PgbenchLoadOptions {
   readonly clients: number;
   readonly threads?: number;
   readonly durationSeconds: number;
-  /** One of pgbench's built-in scripts (default tpcb-like) unless `script` is given. */
+  /** Default tpcb-like unless `script` is given. */
   readonly builtin?: BuiltinScript;
-  /** A custom script (pgbench's `-f`). */
+  /** `-f`. */
   readonly script?: PgbenchScript;
-  /** Several custom scripts, each picked with its weight (pgbench's `-f file@weight`). */
+  /** `-f file@weight`. */
   readonly scripts?: readonly PgbenchScript[];
-  /** Variables the scripts read (`-D name=value`): a `scale` here is what `:scale` says. */
+  /** `-D name=value`. */
   readonly defines?: Readonly<Record<string, string | number>>;
-  /** `-n`: skip pgbench's VACUUM and history TRUNCATE before the run. */
+  /** `-n`: skip VACUUM and history TRUNCATE. */
   readonly noVacuum?: boolean;
-  /** `-r` per-statement latencies (default on). */
+  /** `-r` (default on). */
   readonly reportStatements?: boolean;
   /** `-P` interval, s (default 1); 0 = none. */
   readonly progressSeconds?: number;
   readonly protocol?: "simple" | "extended" | "prepared";
-  /** `--max-tries` (pgbench ≥ 15): retry serialization and deadlock failures. */
+  /** `--max-tries` (pgbench ≥ 15). */
   readonly maxTries?: number;
   readonly database?: string;
 }
@@ -107,15 +103,14 @@ export function initArgs(o: PgbenchInitOptions): string[] {
 
 export interface LogArgs {
   readonly mode: "transactions" | "aggregate" | "none";
-  /** `--log-prefix`: a path prefix where the per-thread files go. */
+  /** `--log-prefix`. */
   readonly prefix: string;
   readonly samplingRate?: number;
   readonly aggregateSeconds?: number;
 }
 
 /**
- * The run's arguments, without connection and database. `scriptPath` is where the caller wrote
- * each custom script (on the machine that runs pgbench): its directory, or (one script) the file.
+ * The run's arguments without connection and database; `scriptPath`: the scripts' directory, or the one script file.
  */
 export function loadArgs(
   o: PgbenchLoadOptions,
@@ -138,7 +133,6 @@ export function loadArgs(
   if (o.noVacuum) args.push("-n");
   if (o.reportStatements ?? true) args.push("-r");
   const progress = o.progressSeconds ?? 1;
-  // Timestamps make progress lines comparable with other wall-clock events of the run.
   if (progress > 0) args.push("-P", String(progress), "--progress-timestamp");
   if (o.protocol) args.push("-M", o.protocol);
   if (o.maxTries) args.push(`--max-tries=${o.maxTries}`);

@@ -1,7 +1,6 @@
 /**
- * Where pgbench comes from: a binary on this machine (DBLAB_PGBENCH, then PATH, then the newest
- * /usr/lib/postgresql/<major>/bin), which reaches any target over TCP; failing that, the pgbench
- * inside a docker target's image, run with `docker exec`.
+ * Where pgbench comes from: this machine (DBLAB_PGBENCH, PATH, the newest /usr/lib/postgresql/<major>/bin),
+ * else the pgbench inside a docker target's image, run with `docker exec`.
  */
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -9,7 +8,7 @@ import path from "node:path";
 import type { StartedServer } from "../../targets/types";
 import { ignored } from "../../runtime/debug";
 
-/** A server that can run a command beside itself, in its own environment (`StartedServer.exec`: a container). */
+/** A server that can run a command beside itself (`StartedServer.exec`: a container). */
 export type ExecCapableServer = StartedServer & { readonly exec: NonNullable<StartedServer["exec"]> };
 
 export type PgbenchRunner =
@@ -18,11 +17,10 @@ export type PgbenchRunner =
       readonly kind: "container";
       readonly server: ExecCapableServer;
       readonly version: string;
-      /** The server's port as seen inside the container (5432 in the PostgreSQL images). */
+      /** The server's port inside the container. */
       readonly port: number;
     };
 
-/** The PostgreSQL port inside the lab's containers: pgbench run there reaches the server directly. */
 const CONTAINER_PORT = 5432;
 
 export class PgbenchNotFoundError extends Error {
@@ -49,7 +47,7 @@ function onPath(name: string): string | undefined {
   return undefined;
 }
 
-/** /usr/lib/postgresql/<major>/bin/<tool>, newest major first. */
+/** Newest major first. */
 function debianLayout(tool = "pgbench"): string[] {
   const root = "/usr/lib/postgresql";
   if (!fs.existsSync(root)) return [];
@@ -61,7 +59,7 @@ function debianLayout(tool = "pgbench"): string[] {
     .filter((f) => fs.existsSync(f));
 }
 
-/** The host's pgbench, or undefined. DBLAB_PGBENCH, when set, must work: a typo is an error. */
+/** The host's pgbench, or undefined; DBLAB_PGBENCH, when set, must work. */
 export function findHostPgbench(): { path: string; version: string } | undefined {
   const forced = process.env.DBLAB_PGBENCH;
   if (forced) {
@@ -79,8 +77,8 @@ export function findHostPgbench(): { path: string; version: string } | undefined
 }
 
 /**
- * Another PostgreSQL client tool on this machine (psql, pg_dump): beside the host's pgbench when
- * there is one (the same client version), else on PATH, else the newest Debian layout.
+ * Another client tool (psql, pg_dump): beside the host's pgbench (same version), else PATH, else the newest Debian
+ * layout.
  */
 export function findHostClientTool(tool: string): string | undefined {
   const pgbench = findHostPgbench();
@@ -95,15 +93,10 @@ function isExecCapable(server: StartedServer): server is ExecCapableServer {
   return typeof server.exec === "function";
 }
 
-/**
- * Picks how to run pgbench against `server`. Throws PgbenchNotFoundError with what to install
- * when there is no way (tests turn that into a skip).
- */
+/** Picks how to run pgbench against `server`; throws PgbenchNotFoundError with what to install. */
 export async function locatePgbench(server: StartedServer): Promise<PgbenchRunner> {
-  // On a remote engine the host's pgbench would reach the server through the SSH tunnel, and every
-  // statement of a transaction would pay the link's round trip (~150–190 µs per SELECT 1 to a
-  // namespace engine on this machine, ms to a real VM): the image's own pgbench runs beside the
-  // server instead, as the seed's did. (The stand-in image has none: then the host's is used.)
+  // On a remote engine the image's own pgbench runs beside the server, so the tunnel's round trip is not
+  // charged to every statement (docs/targets.md); the stand-in image has none, so then the host's.
   const dockerHost = server.network?.dockerHost;
   const remote = dockerHost !== undefined && dockerHost !== "this machine";
   const host = findHostPgbench();

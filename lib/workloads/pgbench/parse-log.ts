@@ -1,21 +1,16 @@
 /**
- * pgbench's `--log` files → a per-bucket series and the latency distribution.
- *
- * Per-transaction lines: `client_id transaction_no time script_no time_epoch time_us [lag] [retries]`,
- * where `time` is the latency in µs and `time_epoch.time_us` the moment the transaction ended, so
- * buckets are exact and align with other wall-clock events (a REINDEX, a lock wait).
- * Aggregated lines (`--aggregate-interval`): `interval_start num_transactions sum_latency
- * sum_latency_2 min_latency max_latency …` (µs); the fields after the sixth vary by version and are
- * not used. An aggregated log cannot give percentiles: only the per-transaction log can.
+ * pgbench's `--log` files → a per-bucket series and the latency distribution. Per-transaction lines
+ * give each transaction's end time, so buckets are exact and align with other wall-clock events;
+ * an aggregated log (`--aggregate-interval`) gives no percentiles.
  */
 import { quantileSorted } from "simple-statistics";
 import type { LatencyDistribution, SeriesPoint } from "./types";
 
 export interface LoggedTransaction {
-  /** When the transaction ended, Unix ms. */
+  /** Unix ms. */
   readonly endMs: number;
   readonly latencyMs: number;
-  /** pgbench logs failed transactions with "failed"/"skipped" instead of a latency. */
+  /** Failed transactions are logged with "failed"/"skipped" instead of a latency. */
   readonly failed: boolean;
 }
 
@@ -58,7 +53,7 @@ export function parseAggregateLog(text: string): AggregateInterval[] {
   return out;
 }
 
-/** p50/p95/p99/max of the successful logged transactions. */
+/** Of the successful logged transactions. */
 export function latencyDistribution(
   transactions: readonly LoggedTransaction[],
   samplingRate = 1,
@@ -80,8 +75,7 @@ export function latencyDistribution(
 }
 
 /**
- * Buckets transactions by end time, from `startMs` to `endMs` (empty buckets included, so a stall
- * shows as zeros rather than a gap). `samplingRate` scales counts back up to transactions.
+ * Buckets transactions by end time, empty ones included (a stall shows as zeros); `samplingRate` scales counts back up.
  */
 export function transactionSeries(
   transactions: readonly LoggedTransaction[],
@@ -112,7 +106,7 @@ export function transactionSeries(
   });
 }
 
-/** The aggregated log as a series; intervals of all threads with the same start are summed. */
+/** The aggregated log as a series; all threads' intervals with the same start are summed. */
 export function aggregateSeries(
   intervals: readonly AggregateInterval[],
   startMs: number,

@@ -1,22 +1,17 @@
 /**
- * pgbench's text output → data: `-P` progress lines (stderr) and the end-of-run summary with
- * `-r` per-statement latencies (stdout). Written against pgbench 13–17 output; lines it does not
- * recognise are ignored rather than guessed at.
+ * pgbench's text output → data: `-P` progress lines and the end-of-run summary with `-r` latencies; unknown lines are
+ * ignored.
  */
 import type { PgbenchSummary, ProgressPoint, StatementLatency } from "./types";
 
-// "progress: 5.0 s, 907.0 tps, lat 2.203 ms stddev 7.275, 0 failed"
-// "progress: 1796000926.470 s, 3363.0 tps, lat 0.583 ms stddev 0.232, 0 failed" (--progress-timestamp)
-// Older versions end at the stddev; with -R there is ", lag X ms" and with retries ", N retried, M retries".
+// "progress: 5.0 s, 907.0 tps, lat 2.203 ms stddev 7.275, 0 failed" (or an epoch with --progress-timestamp;
+// older versions end at the stddev; -R adds ", lag X ms", retries ", N retried, M retries").
 const PROGRESS = /^progress: ([\d.]+) s, ([\d.]+) tps, lat ([\d.]+|NaN) ms stddev ([\d.]+|NaN)(?:, (\d+) failed)?/;
 
 /** Timestamps above this are Unix seconds (--progress-timestamp), not seconds since the start. */
 const EPOCH_THRESHOLD = 1e9;
 
-/**
- * Parses one progress line. `startEpochMs` (when the run was started) turns `--progress-timestamp`
- * lines into seconds since the start; without it such lines keep only their epoch.
- */
+/** Parses one progress line; `startEpochMs` turns `--progress-timestamp` epochs into seconds since the start. */
 export function parseProgressLine(line: string, startEpochMs?: number): ProgressPoint | undefined {
   const m = PROGRESS.exec(line.trim());
   if (!m) return undefined;
@@ -82,10 +77,9 @@ function parseStatements(text: string): StatementLatency[] {
   return out;
 }
 
-/** Parses the summary pgbench prints at the end of a run (stdout), plus aborted clients (stderr). */
+/** The end-of-run summary (stdout), plus aborted clients (stderr). */
 export function parseSummary(stdout: string, stderr = ""): PgbenchSummary {
-  // Of several tps lines (≤ 13 prints "including" and "excluding connections establishing"), the
-  // one without connection time is the comparable figure.
+  // Of several tps lines (≤ 13), the one without connection time is the comparable figure.
   const tpsLines = [...stdout.matchAll(/^tps = ([\d.]+) \(([^)]*)\)/gm)];
   const tpsLine = tpsLines.find((m) => /without|excluding/.test(m[2])) ?? tpsLines[0];
   if (!tpsLine) {
@@ -111,7 +105,7 @@ export function parseSummary(stdout: string, stderr = ""): PgbenchSummary {
   };
 }
 
-/** The latency of the first statement whose text matches, ms (e.g. the UPDATE on pgbench_accounts). */
+/** The latency of the first statement whose text matches, ms. */
 export function statementLatency(summary: PgbenchSummary, match: RegExp): number | undefined {
   return summary.statements.find((s) => match.test(s.command))?.latencyMs;
 }

@@ -1,10 +1,6 @@
 /**
- * Runs pgbench against a started server: `initPgbench` (`pgbench -i`) and `runPgbench` (a timed
- * load with progress, per-statement latencies and a transaction log), on the host or, where the
- * host has none, inside a docker target's container.
- *
- * A host pgbench is registered in the resource registry for as long as it runs (a crash of the lab
- * leaves a record the reaper acts on); an AbortSignal stops it with SIGINT.
+ * `initPgbench` and `runPgbench` (a timed load with progress, per-statement latencies and a
+ * transaction log), on the host (registered for the reaper) or inside a docker target's container.
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -39,24 +35,23 @@ import { keepRawOutput } from "../raw-output";
 import { redactText } from "../../targets/uri";
 
 export interface RunOptions extends PgbenchLoadOptions {
-  /** What to log (default "transactions": exact percentiles and per-bucket series). */
+  /** Default "transactions": exact percentiles and per-bucket series. */
   readonly log?: PgbenchLogMode;
-  /** `--sampling-rate` for the per-transaction log (default 1 = every transaction). */
+  /** `--sampling-rate` (default 1). */
   readonly samplingRate?: number;
-  /** Bucket of the series, ms (default 1000). */
+  /** ms (default 1000). */
   readonly bucketMs?: number;
   readonly signal?: AbortSignal;
-  /** Called when pgbench has been started, with the wall-clock start (Unix ms). */
+  /** Called with the wall-clock start (Unix ms). */
   readonly onStart?: (startedAtMs: number) => void;
-  /** Each progress line as it arrives (host runs; a container run reports them at the end). */
+  /** Host runs; a container run reports them at the end. */
   readonly onProgress?: (point: ProgressPoint) => void;
-  /** Runner to use; default: located once per call with `locatePgbench`. */
+  /** Default: `locatePgbench`. */
   readonly runner?: PgbenchRunner;
 }
 
 export interface InitResult {
   readonly seconds: number;
-  /** pgbench's own breakdown: "drop tables", "create tables", "server-side generate", … (s). */
   readonly steps: Readonly<Record<string, number>>;
   readonly runner: string;
   readonly version: string;
@@ -68,7 +63,6 @@ interface RawRun {
   readonly stderr: string;
   readonly startedAtMs: number;
   readonly finishedAtMs: number;
-  /** The log files' contents. */
   readonly logs: readonly string[];
 }
 
@@ -79,13 +73,7 @@ export class PgbenchAbortedError extends Error {
   }
 }
 
-/**
- * Why a pgbench run gave no result, read from its own words: `script` when pgbench refused the script
- * (its parser, exit 1) or the server refused one of its statements (an `ERROR:` that aborted a
- * client), which the same input repeats on every run; `connection` when the connection to the server
- * was lost or never made; `silent` when it said nothing (a server killed under it: libpq had no
- * words); `other` otherwise.
- */
+/** Why a run gave no result, from pgbench's words: `script` (repeats on every run), `connection`, `silent`, `other`. */
 export type PgbenchFailureKind = "script" | "connection" | "silent" | "other";
 
 /** A pgbench run that gave no result; the message's first line carries pgbench's own words. */
@@ -95,18 +83,16 @@ export class PgbenchError extends Error {
     message: string,
     readonly kind: PgbenchFailureKind,
     readonly exitCode: number,
-    /** pgbench's error lines (stderr), a caret-only line left out. */
     readonly said: readonly string[],
   ) {
     super(message);
   }
 }
 
-// libpq's words for a connection lost or not made (as the watchdog reads them), and a server going away.
+// libpq's words for a lost or unmade connection, and a server going away.
 const CONNECTION_WORDS =
   /server closed the connection|could not (receive|send) data|connection to server .* failed|could not connect|Connection refused|no connection to the server|terminating connection|the database system is (shutting down|starting up|in recovery mode)|SSL SYSCALL error|Connection timed out|timeout expired/i;
 
-/** What pgbench's error lines (stderr) and exit status say went wrong (see PgbenchFailureKind). */
 export function pgbenchFailureKind(said: readonly string[], exitCode: number): PgbenchFailureKind {
   const text = said.join(" · ");
   if (CONNECTION_WORDS.test(text)) return "connection";
@@ -114,11 +100,7 @@ export function pgbenchFailureKind(said: readonly string[], exitCode: number): P
   return said.length === 0 && exitCode !== 0 ? "silent" : "other";
 }
 
-/**
- * The error of a pgbench run without a "tps = " line, or with a non-zero exit and no aborted client.
- * The tail of stderr used to go on the message's later lines, and a headless run shows an error's
- * first line only (`… its output ends with:.`): pgbench's own words are put on the first line.
- */
+/** The error of a run without "tps = " or failing with no aborted client; pgbench's words on the first line. */
 export function pgbenchFailure(exitCode: number, stdout: string, stderr: string): PgbenchError {
   const said = stderr
     .split("\n")
@@ -147,12 +129,8 @@ export function pgbenchFailure(exitCode: number, stdout: string, stderr: string)
 }
 
 /**
- * The environment of a PostgreSQL client tool the lab spawns (pgbench, psql): the server's own
- * libpq settings (an external server's sslmode, CA, client
- * certificate, options, as the lab resolved them from its URI and PG* variables) and the password,
- * in this child's environment only. No PG* variable is inherited: for a server the lab runs, the
- * user's PGSSLMODE or PGOPTIONS would change what is measured, and for an external one they have
- * already been read. PGAPPNAME stays unset, so the load's sessions are "pgbench" as 03 and 04 count them.
+ * A client tool's environment: the server's libpq settings and the password, in this child only. No PG*
+ * variable is inherited (the user's would change what is measured); PGAPPNAME unset, so sessions are "pgbench".
  */
 export function clientToolEnv(connection: Pick<ConnectionInfo, "password" | "libpqEnvironment">): NodeJS.ProcessEnv {
   return {
@@ -165,7 +143,6 @@ export function clientToolEnv(connection: Pick<ConnectionInfo, "password" | "lib
   };
 }
 
-/** Runs pgbench on the host; progress lines stream to `onLine` as they arrive. */
 function runOnHost(
   file: string,
   args: readonly string[],
@@ -176,8 +153,7 @@ function runOnHost(
   return new Promise((resolve, reject) => {
     if (options.signal?.aborted) return reject(new PgbenchAbortedError());
     const startedAtMs = Date.now();
-    // Own process group: the notebook's Stop is a SIGINT to the kernel's whole group, and pgbench must
-    // end through onAbort below (the run then says "interrupted"), not fail a trial on its own.
+    // Own process group: the notebook's Stop (SIGINT to the kernel's group) must end pgbench through onAbort.
     const child = spawn(file, [...args], {
       cwd: workDir,
       env: clientToolEnv(connection),
@@ -214,14 +190,14 @@ function runOnHost(
       setTimeout(() => stop("SIGKILL"), 5000).unref();
     };
     options.signal?.addEventListener("abort", onAbort, { once: true });
-    // A wedged pgbench (a server that stopped answering) must not hang the notebook forever.
+    // A wedged pgbench must not hang the notebook forever.
     const watchdog = setTimeout(() => {
       stderr += `\n(db-write-lab: pgbench ran ${Math.round(options.timeoutMs / 1000)} s past its duration and was stopped)`;
       stop("SIGTERM");
       setTimeout(() => stop("SIGKILL"), 5000).unref();
     }, options.timeoutMs);
     watchdog.unref();
-    // `on`, not `once`: a later error (a kill that fails) must not be an uncaught exception.
+    // `on`, not `once`: a later error must not be uncaught.
     child.on("error", (error) => {
       clearTimeout(watchdog);
       if (recordId) unregister(recordId);
@@ -238,11 +214,7 @@ function runOnHost(
   });
 }
 
-/**
- * pgbench's log files, or undefined when its directory is gone. On a failure path (a dropped link
- * to a remote engine) the directory was measured gone by the time this ran, and a throw here
- * (`ENOENT: scandir '/tmp/dblab-pgbench-…'`) hid pgbench's own error: the caller reports that one.
- */
+/** pgbench's log files, or undefined when the directory is gone (pgbench's own error is then reported). */
 function readLogs(dir: string, prefix: string): string[] | undefined {
   try {
     return fs
@@ -255,7 +227,6 @@ function readLogs(dir: string, prefix: string): string[] | undefined {
   }
 }
 
-/** Runs pgbench in the server's container (its image has pgbench, the host has none). */
 async function runInContainer(
   runner: Extract<PgbenchRunner, { kind: "container" }>,
   buildArgs: (dir: string) => string[],
@@ -304,7 +275,6 @@ function target(
   return { conn, db: database ?? c.database, password: c.password };
 }
 
-/** `pgbench -i`: creates and fills the pgbench tables. */
 export async function initPgbench(
   server: StartedServer,
   o: PgbenchInitOptions,
@@ -344,7 +314,6 @@ export async function initPgbench(
   };
 }
 
-/** A timed pgbench run; resolves with its summary, progress, per-bucket series and percentiles. */
 export async function runPgbench(server: StartedServer, o: RunOptions): Promise<PgbenchRunResult> {
   const runner = o.runner ?? (await locatePgbench(server));
   const { conn, db, password } = target(server, runner, o.database);
@@ -379,7 +348,6 @@ export async function runPgbench(server: StartedServer, o: RunOptions): Promise<
   }
   let raw: RawRun;
   let args: string[];
-  /** The log directory, when it was gone before its logs were read. */
   let logsLost: string | undefined;
   if (runner.kind === "host") {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-pgbench-"));
@@ -420,9 +388,7 @@ export async function runPgbench(server: StartedServer, o: RunOptions): Promise<
     args = argsFor(dirUsed);
     for (const line of raw.stderr.split("\n")) onLine(line);
   }
-  // Kept beside the run's results, per trial (raw-output.ts): what pgbench said and logged, for a
-  // reader who wants more than the lab's parse of it.
-  // The password travels in PGPASSWORD, never in the arguments; a URI in an error line is redacted.
+  // Kept per trial (raw-output.ts); URIs in errors are redacted.
   keepRawOutput("pgbench", [
     { name: "command.txt", text: `pgbench ${redactText(args.join(" "))}\n` },
     { name: "stdout.txt", text: raw.stdout },
@@ -432,7 +398,7 @@ export async function runPgbench(server: StartedServer, o: RunOptions): Promise<
   if (!/^tps = /m.test(raw.stdout)) throw pgbenchFailure(raw.exitCode, raw.stdout, raw.stderr);
   const summary = parseSummary(raw.stdout, raw.stderr);
   if (raw.exitCode !== 0 && summary.abortedClients === 0) throw pgbenchFailure(raw.exitCode, raw.stdout, raw.stderr);
-  // pgbench's own error (above) is the cause when there is one; a run that finished without its logs is no result.
+  // pgbench's own error is the cause when there is one.
   if (logsLost !== undefined)
     throw new Error(`pgbench finished, but its log directory ${logsLost} was gone before its logs were read`);
   const text = raw.logs.join("\n");
@@ -442,8 +408,7 @@ export async function runPgbench(server: StartedServer, o: RunOptions): Promise<
   if (mode === "transactions") {
     const transactions = parseTransactionLog(text);
     const ok = transactions.filter((t) => !t.failed);
-    // -T counts from the clients' start, not from the spawn: anchor the buckets there, so the
-    // first bucket is not short by the connection (and VACUUM) time and the last is not a stub.
+    // -T counts from the clients' start: anchor the buckets there, not at the spawn.
     if (ok.length) loadStartedAtMs = ok.reduce((a, t) => Math.min(a, t.endMs - t.latencyMs), Infinity);
     series = transactionSeries(
       transactions,

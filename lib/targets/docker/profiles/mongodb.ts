@@ -9,8 +9,7 @@ function mongoUri(c: ConnectionInfo): string {
 }
 
 /**
- * mongod options from settings: `wiredTigerCacheSizeGB` and any other option as
- * `--name value` (`true` gives a bare flag, `false` leaves it out); `setParameter.name` keys become
+ * mongod options from settings as `--name value` (`true`: a bare flag, `false`: left out); `setParameter.name` →
  * `--setParameter name=value`.
  */
 function mongodArgs(settings: ServerSettings): string[] {

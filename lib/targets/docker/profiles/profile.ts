@@ -7,15 +7,14 @@ export interface EngineProfile {
   readonly port: number;
   readonly user: string;
   readonly database: string;
-  /** The data directory inside the container (the image's volume), where the storage is measured. */
+  /** The image's data volume, where the storage is measured. */
   readonly dataDir: string;
-  /** Settings the engine always runs with unless the spec overrides them; recorded in the description. */
+  /** Defaults unless the spec overrides them; recorded in the description. */
   readonly defaults: ServerSettings;
   env(password: string): string[];
   cmd(settings: ServerSettings): string[];
   uri(connection: ConnectionInfo): string;
   /** Answers with the server's version once the final (not an init-time) server does. */
   probe(connection: ConnectionInfo): ReadinessProbe;
-  /** Pause between readiness attempts. */
   readonly readyIntervalMs: number;
 }
