@@ -283,17 +283,50 @@ const iptables = (r: RemoteEngine, op: "-I" | "-D") =>
     .status === 0;
 
 /** The output's lines after `from` (the fault), each with its seconds since then: a slow end's path. */
-function timeline(outcome: Outcome, from: number): string {
+function timeline(outcome: Pick<Outcome, "chunks">, from: number, last = 25): string {
   return outcome.chunks
     .filter((c) => c.at >= from)
     .flatMap((c) =>
       c.text
         .split("\n")
         .filter((l) => l.trim() !== "")
-        .map((l) => `+${((c.at - from) / 1000).toFixed(1)} s ${l.slice(0, 160)}`),
+        // An error line whole: it says why the run ended.
+        .map((l) => `+${((c.at - from) / 1000).toFixed(1)} s ${l.startsWith("✗ ") ? l : l.slice(0, 160)}`),
     )
-    .slice(-25)
+    .slice(-last)
     .join("\n");
+}
+
+/**
+ * Why a cell found no point, first what a summary of failures shows (its first lines): whether the
+ * run had ended (and its `✗` lines: the error is at the end of its output) or the wait's deadline
+ * passed; then the looks made after the first finished trial (a point shorter than the longest gap
+ * between two can fall between them); then the END of the run's output, each line with its time
+ * since the cell started.
+ */
+async function notReached(
+  name: string,
+  point: FaultPoint,
+  run: { readonly done: Promise<Outcome>; readonly chunks: Outcome["chunks"] },
+  ended: boolean,
+  started: number,
+  looks: readonly { readonly at: number; readonly ms: number }[],
+): Promise<string> {
+  const outcome = ended ? await run.done : undefined;
+  const why = outcome
+    ? `the run had ended (exit ${outcome.code}) saying:\n${errorLines(outcome.output)}`
+    : "the wait's deadline passed with the run still running";
+  const s = (ms: number) => (ms / 1000).toFixed(1);
+  const gaps = looks.slice(1).map((l, i) => ({ from: looks[i].at, gap: l.at - looks[i].at }));
+  const longest = gaps.reduce((a, b) => (b.gap > a.gap ? b : a), { from: 0, gap: 0 });
+  const lookText = looks.length
+    ? `${looks.length} look(s) after the first finished trial, from +${s(looks[0].at)} s to +${s(looks[looks.length - 1].at)} s; ` +
+      `the longest took ${s(Math.max(...looks.map((l) => l.ms)))} s, the longest gap between two ${s(longest.gap)} s (from +${s(longest.from)} s)`
+    : "no look: no finished trial on disk";
+  return (
+    `${name}: the run never reached the point (${point}): ${why}\n${lookText}\n` +
+    `the end of its output (seconds since the cell started):\n${timeline(outcome ?? run, started, 40)}`
+  );
 }
 
 async function runCell(t: TestContext, cell: Cell): Promise<void> {
@@ -364,8 +397,11 @@ async function runCell(t: TestContext, cell: Cell): Promise<void> {
     // The point: a finished trial on disk, and the server busy with the exposed part of the next.
     let target: number | undefined;
     const deadline = Date.now() + 240_000;
+    // Each look after the first trial: when it started and how long it took (a slow look can miss a short point).
+    const looks: { at: number; ms: number }[] = [];
     while (!ended && Date.now() < deadline) {
       if (parse(trialLines(runDir())).some((x) => x.status === "ok")) {
+        const lookAt = Date.now();
         const servers = await serverPids(where);
         for (const s of servers) seenServers.add(s);
         // The runner's pgbench children (03, 04, 06 drive the server with one): none may outlive the run.
@@ -376,13 +412,14 @@ async function runCell(t: TestContext, cell: Cell): Promise<void> {
             ? pgbenchUnder(first.child.pid ?? 0)
             : atPoint(cell.point, servers, first.child.pid ?? 0);
         target = point !== undefined && cell.fault === "kernel-kill" ? kernelUnder(first.child.pid ?? 0) : point;
+        looks.push({ at: lookAt - started, ms: Date.now() - lookAt });
         if (target !== undefined) break;
       }
       await new Promise((r) => setTimeout(r, 20));
     }
-    assert.ok(
-      target !== undefined && !ended,
-      `${name}: the run never reached the point (${cell.point}):\n${(await Promise.race([first.done, Promise.resolve({ output: "(running)" })])).output}`,
+    if (target === undefined || ended) assert.fail(await notReached(name, cell.point, first, ended, started, looks));
+    t.diagnostic(
+      `${name}: at the point +${((Date.now() - started) / 1000).toFixed(1)} s, after ${looks.length} look(s), the longest ${(Math.max(...looks.map((l) => l.ms)) / 1000).toFixed(2)} s`,
     );
     kept = trialLines(runDir()).filter((l) => (JSON.parse(l) as Trial).status === "ok");
     faultAt = Date.now();

@@ -21,7 +21,7 @@ export interface Outcome {
 export function runReproduce(
   args: readonly string[],
   env: NodeJS.ProcessEnv,
-): { child: ChildProcess; done: Promise<Outcome> } {
+): { child: ChildProcess; done: Promise<Outcome>; chunks: Outcome["chunks"] } {
   const child = spawn(process.execPath, [REPRODUCE, ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   const chunks: { at: number; text: string }[] = [];
@@ -32,7 +32,8 @@ export function runReproduce(
   child.stdout?.on("data", take);
   child.stderr?.on("data", take);
   const done = new Promise<Outcome>((resolve) => child.on("close", (code) => resolve({ code, output, chunks })));
-  return { child, done };
+  // The chunks so far too: what a run still going has said.
+  return { child, done, chunks };
 }
 
 /** A process's title as `ps` shows it (PostgreSQL backends write their current command there). */
