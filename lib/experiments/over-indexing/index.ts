@@ -176,15 +176,14 @@ export const experiment = defineExperiment<OverIndexingParams, OverIndexingTrial
       // The first round of each level also built its indexes: later rounds are cheaper, so the pace errs long.
       stopAfter: (done, pace) => {
         const s = summariseFor(store.trials(), p);
-        return adaptiveStep({
-          claims: holm(judge(CLAIMS, s), s).filter((c) => c.id === "1" || c.id === "2"),
-          rounds: done,
-          plannedRounds: p.repeats,
-          maxRounds: p.maxRepeats,
+        const { maxRepeats, budgetSeconds } = p;
+        return adaptiveStep(holm(judge(CLAIMS, s), s), {
+          done,
+          planned: p.repeats,
+          maxRepeats,
           needed,
-          elapsedS: pace.elapsedSeconds,
-          perRoundS: pace.secondsPerRound,
-          budgetS: p.budgetSeconds,
+          budgetSeconds,
+          ...pace,
         }).stop;
       },
     });
