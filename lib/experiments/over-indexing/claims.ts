@@ -1,5 +1,5 @@
 /** Seed 002's claims, each paired per round; claim (1)'s refutation must also survive Holm's correction (`holm`). */
-import { declare, readQuotes, type Claim, type ClaimSet, type Part, type Without } from "../../stats/claim-engine";
+import { declare, readQuotes, type Claim, type ClaimSet, type Statistic, type Without } from "../../stats/claim-engine";
 import { FAMILY_ALPHA, holmRefutations, type ClaimCheck, type Rule } from "../../stats/claims";
 import { between, flaggedUnits, medianOf, pairedValues } from "../../stats/claim-statistics";
 import { medianInterval } from "../../stats/intervals";
@@ -39,15 +39,14 @@ const txPerProduct = (s: S) => {
   const l = level(s, 39);
   return l && s.dataScale ? (l.tps.median * s.durationSeconds) / (s.dataScale * SEED_PRODUCTS) : undefined;
 };
-/** Each step's TPS ratio (higher level ÷ next lower), one per round. */
+/** Each step (higher level ÷ next lower): its per-round TPS ratios and the exact interval of their median. */
 function steps(s: S) {
   const ls = s.levels.map((l) => l.level).sort((a, b) => a - b);
-  return ls.slice(1).map((to, i) => ({
-    label: `${ls[i]}→${to}`,
-    from: ls[i],
-    to,
-    values: pairedLevelValues(s.rounds, to, ls[i], (r) => r.tps),
-  }));
+  return ls.slice(1).map((to, i) => {
+    const values = pairedLevelValues(s.rounds, to, ls[i], (r) => r.tps);
+    const interval = values.length ? medianInterval(values, `TPS ${to} ÷ ${ls[i]} idx, paired per round`) : undefined;
+    return { label: `${ls[i]}→${to}`, values, interval };
+  });
 }
 
 /** The counters that explain a level's cost, lowest level vs highest, as one sentence of measured numbers. */
@@ -63,13 +62,11 @@ function because(lo: LevelSummary, hi: LevelSummary): string {
       : "";
   return `From ${lo.level} to ${hi.level} indexes each transaction made ${entries}${hot}; WAL ${m((l) => l.walBytesPerTx, kilobytes)} (full-page images ${m((l) => l.walFpiPerTx, f1)}), shared blocks dirtied ${m((l) => l.dirtiedPerTx, f1)}, server time ${m((l) => l.serverMsPerTx, f2)} ms per transaction.`;
 }
-/** `then` on levels 7 and 39 (and `between` them); "" when either did not run. */
-const because7to39 = (
-  s: S,
-  then: (l7: LevelSummary, l39: LevelSummary, m: ReturnType<typeof between<LevelSummary>>) => string,
-) => {
+type Between = ReturnType<typeof between<LevelSummary>>;
+/** A why from levels 7 and 39 (and `between` them); "" when either did not run. */
+const why7to39 = (then: (m: Between, l7: LevelSummary, l39: LevelSummary, s: S) => string) => (s: S) => {
   const [l7, l39] = [level(s, 7), level(s, 39)];
-  return l7 && l39 ? then(l7, l39, between(l7, l39)) : "";
+  return l7 && l39 ? then(between(l7, l39), l7, l39, s) : "";
 };
 const ratio39to7 = (s: S, pick: (r: Round) => number | undefined, of: string) =>
   pairedLevelRatio(s.rounds, 39, 7, pick, `${of} 39 ÷ 7 idx, paired per round`);
@@ -88,27 +85,38 @@ function readsText(s: S): string {
   );
 }
 
+const stat = (text: string, of: Statistic<S>["of"], needs: string) => ({ text, fmt: ratio, of, needs });
+/** Per round, the extra block-read time at 39 indexes over the share of TPS lost; a round whose TPS did not fall has no loss to explain. */
+function readShareOfLoss(s: S) {
+  const loss = (hi: Round, base: Round) => (base.tps > 0 ? 1 - hi.tps / base.tps : 0);
+  const share = (hi: Round, base: Round) =>
+    (hi.blockReadMs - base.blockReadMs) / 1000 / clientSeconds(s) / loss(hi, base);
+  const shares = pairedValues(
+    atLevel(s, 39),
+    atLevel(s, 7),
+    { top: (r) => r.repeat, bottom: (r) => r.repeat },
+    (hi, base) => (loss(hi, base) > 0 ? share(hi, base) : undefined),
+  );
+  return medianOf(shares, (x) => x, "extra read time ÷ TPS lost, 39 vs 7 idx, paired per round");
+}
 const NEEDS_7_39 = {
   before: (p: OverIndexingParams) => !p.indexLevels.includes(7) || !p.indexLevels.includes(39),
   after: (s: S) => !level(s, 7) || !level(s, 39),
   reason: "levels 7 and 39 did not both run",
 };
 /** (5) and (5b): the same statistic, read against opposite rules in opposite regimes. */
-const growth = (tail: (m: ReturnType<typeof between<LevelSummary>>, s: S) => string) =>
+const growth = (tail: (m: Between, s: S) => string) =>
   ({
     kind: "magnitude",
-    statistic: {
-      text: "growth of all tables and indexes over the round at 39 indexes ÷ at 7, paired per round",
-      fmt: ratio,
-      of: (s) => ratio39to7(s, (r) => r.tableGrowthBytes + r.indexGrowthBytes, "storage growth"),
-      needs: "levels 7 and 39 in a common round",
-    },
+    statistic: stat(
+      "growth of all tables and indexes over the round at 39 indexes ÷ at 7, paired per round",
+      (s) => ratio39to7(s, (r) => r.tableGrowthBytes + r.indexGrowthBytes, "storage growth"),
+      "levels 7 and 39 in a common round",
+    ),
     ours: (s) => `${txPerProduct(s)?.toPrecision(2) ?? "n/a"} ${TX_PER_PRODUCT}`,
-    why: (s) =>
-      because7to39(
-        s,
-        (_l7, _l39, m) => `Index growth per transaction ${m((l) => l.indexGrowthPerTx, kilobytes)}${tail(m, s)}`,
-      ),
+    why: why7to39(
+      (m, _l7, _l39, s) => `Index growth per transaction ${m((l) => l.indexGrowthPerTx, kilobytes)}${tail(m, s)}`,
+    ),
     absent: NEEDS_7_39,
   }) as const satisfies Partial<Claim<OverIndexingParams, S, Factor>>;
 
@@ -175,22 +183,12 @@ export const CLAIMS: ClaimSet<OverIndexingParams, S, Factor> = declare({
       mechanism:
         "each added index is one more B-tree insert for every inserted row and every non-HOT update, work inside the transaction at any data size; the sign holds as long as the added work is not hidden by a larger wait",
       howToTest: "`--set indexLevels=[7,14,21,28,39]` runs every step",
-      statistic: {
-        text:
-          "for each step, TPS at the higher level ÷ at the next lower, one ratio per round (every level once per round, order rotated), exact interval of the median" +
+      statistic: stat(
+        "for each step, TPS at the higher level ÷ at the next lower, one ratio per round (every level once per round, order rotated), exact interval of the median" +
           ADAPTIVE,
-        fmt: ratio,
-        of: (s): Part[] | undefined =>
-          s.levels.length < 3
-            ? undefined
-            : steps(s).map((x) => ({
-                label: x.label,
-                interval: x.values.length
-                  ? medianInterval(x.values, `TPS ${x.to} ÷ ${x.from} idx, paired per round`)
-                  : undefined,
-              })),
-        needs: "at least three index levels",
-      },
+        (s) => (s.levels.length < 3 ? undefined : steps(s)),
+        "at least three index levels",
+      ),
       ours: (s) => s.levels.map((l) => `${l.level}: ${f0(l.tps.median)}`).join(", ") + " TPS (medians)",
       why: (s) => {
         const [lo, hi] = [s.levels[0], s.levels[s.levels.length - 1]];
@@ -213,12 +211,11 @@ export const CLAIMS: ClaimSet<OverIndexingParams, S, Factor> = declare({
       regimeText: SEED_REGIME,
       howToTest:
         "`--profile full` (the seed's data, 300 s rounds, 16 clients) on a server with at least 16 CPUs (one per client: DBLAB_POSTGRES_URI, or a Docker host with them) tests it",
-      statistic: {
-        text: "TPS with 39 indexes ÷ TPS with 7, one ratio per round (paired), exact interval of the median" + ADAPTIVE,
-        fmt: ratio,
-        of: (s) => ratio39to7(s, (r) => r.tps, "TPS"),
-        needs: "levels 7 and 39 in a common round",
-      },
+      statistic: stat(
+        "TPS with 39 indexes ÷ TPS with 7, one ratio per round (paired), exact interval of the median" + ADAPTIVE,
+        (s) => ratio39to7(s, (r) => r.tps, "TPS"),
+        "levels 7 and 39 in a common round",
+      ),
       ours: (s) => {
         const server = level(s, 39)?.serverTimeRatio;
         return (
@@ -226,12 +223,10 @@ export const CLAIMS: ClaimSet<OverIndexingParams, S, Factor> = declare({
           (server ? `; server time per transaction (pg_stat_statements) ×${f2(server.estimate)}` : "")
         );
       },
-      why: (s) =>
-        because7to39(
-          s,
-          (l7, l39) =>
-            `${because(l7, l39)} WAL per transaction alone predicts a TPS ratio of ${f2(l39.walBytesPerTx && l7.walBytesPerTx ? l7.walBytesPerTx / l39.walBytesPerTx : undefined)}.`,
-        ),
+      why: why7to39(
+        (_m, l7, l39) =>
+          `${because(l7, l39)} WAL per transaction alone predicts a TPS ratio of ${f2(l39.walBytesPerTx && l7.walBytesPerTx ? l7.walBytesPerTx / l39.walBytesPerTx : undefined)}.`,
+      ),
       absent: NEEDS_7_39,
     },
     {
@@ -243,21 +238,16 @@ export const CLAIMS: ClaimSet<OverIndexingParams, S, Factor> = declare({
       regime: [],
       regimeText: SEED_REGIME,
       howToTest: "levels 7 and 39 run it",
-      statistic: {
-        text: "pgbench's average latency at 39 indexes ÷ at 7, paired per round",
-        fmt: ratio,
-        of: (s) => ratio39to7(s, (r) => r.latencyAvgMs, "latency"),
-        needs: "pgbench latencies at levels 7 and 39",
-      },
+      statistic: stat(
+        "pgbench's average latency at 39 indexes ÷ at 7, paired per round",
+        (s) => ratio39to7(s, (r) => r.latencyAvgMs, "latency"),
+        "pgbench latencies at levels 7 and 39",
+      ),
       arithmetic: (s) => {
         const tps = ratio39to7(s, (r) => r.tps, "TPS");
         return `1 ÷ claim 2's TPS ratio = ${tps ? f2(1 / tps.estimate) : "n/a"}; the seed's ${f2(26 / 11)} = 1 ÷ ${f2(1 / (26 / 11))}`;
       },
-      why: (s) =>
-        because7to39(
-          s,
-          (_l7, _l39, m) => `${m((l) => l.latencyAvgMs?.median, f1)} ms; p95 ${m((l) => l.p95Ms, f1)} ms.`,
-        ),
+      why: why7to39((m) => `${m((l) => l.latencyAvgMs?.median, f1)} ms; p95 ${m((l) => l.p95Ms, f1)} ms.`),
       absent: NEEDS_7_39,
     },
     {
@@ -275,15 +265,21 @@ export const CLAIMS: ClaimSet<OverIndexingParams, S, Factor> = declare({
         text: "each round's blks_hit ÷ (blks_hit + blks_read) over its timed window (pg_stat_database); per level the lowest round (every round observed, no sampling)",
         fmt: (x) => percent(x, 2),
         of: (s) => {
-          const parts = s.levels.flatMap((l) => {
-            const hits = atLevel(s, l.level).filter((r) => r.hitRatio !== undefined);
-            const low = Math.min(...hits.map((r) => r.hitRatio ?? 1));
-            const of = `lowest hit ratio of ${hits.length} round(s) at ${l.level} idx`;
-            return hits.length
+          const parts = s.levels.flatMap(({ level: n }) => {
+            const hits = atLevel(s, n).flatMap((r) => (r.hitRatio === undefined ? [] : [r.hitRatio]));
+            const [low, k] = [Math.min(...hits), hits.length];
+            return k
               ? [
                   {
-                    label: `${l.level} idx`,
-                    interval: { estimate: low, low, high: low, n: hits.length, coverage: 1, of },
+                    label: `${n} idx`,
+                    interval: {
+                      estimate: low,
+                      low,
+                      high: low,
+                      n: k,
+                      coverage: 1,
+                      of: `lowest hit ratio of ${k} round(s) at ${n} idx`,
+                    },
                   },
                 ]
               : [];
@@ -307,25 +303,12 @@ export const CLAIMS: ClaimSet<OverIndexingParams, S, Factor> = declare({
       mechanism:
         "a transaction waits on storage only for a block read into shared_buffers (track_io_timing times them); if the extra reads at 39 indexes took a small share of the clients' time, the TPS lost was spent elsewhere: the index maintenance counted in claim (1)'s why",
       howToTest: "levels 7 and 39 with track_io_timing on (03's servers set it) run it",
-      statistic: {
-        text: "per round, (block-read ms at 39 − at 7) ÷ (clients × round seconds) ÷ (1 − TPS39 ÷ TPS7), rounds whose TPS did not fall left out; exact interval of the median",
-        fmt: ratio,
-        // A round whose TPS did not fall has no loss to explain.
-        of: (s) => {
-          const shares = pairedValues(
-            atLevel(s, 39),
-            atLevel(s, 7),
-            { top: (r) => r.repeat, bottom: (r) => r.repeat },
-            (hi, base) => {
-              const loss = base.tps > 0 ? 1 - hi.tps / base.tps : 0;
-              return loss > 0 ? (hi.blockReadMs - base.blockReadMs) / 1000 / clientSeconds(s) / loss : undefined;
-            },
-          );
-          return medianOf(shares, (x) => x, "extra read time ÷ TPS lost, 39 vs 7 idx, paired per round");
-        },
-        needs: "rounds at 7 and 39 indexes in which TPS fell",
-      },
-      why: (s) => because7to39(s, (l7, l39) => `${because(l7, l39)} ${readsText(s)}`),
+      statistic: stat(
+        "per round, (block-read ms at 39 − at 7) ÷ (clients × round seconds) ÷ (1 − TPS39 ÷ TPS7), rounds whose TPS did not fall left out; exact interval of the median",
+        readShareOfLoss,
+        "rounds at 7 and 39 indexes in which TPS fell",
+      ),
+      why: why7to39((_m, l7, l39, s) => `${because(l7, l39)} ${readsText(s)}`),
       absent: NEEDS_7_39,
     },
     {
