@@ -3,13 +3,13 @@ import { speedSpread, type SpeedSpread } from "../../stats/speed";
 import { publishedFigures } from "../../results/reference";
 import { medianInterval, outlierFlags, type Interval } from "../../stats/intervals";
 import type { LookPlan } from "../../stats/adaptive";
-import { groupBy, spread, type Spread } from "../../stats/summary";
+import { groupBy, spread } from "../../stats/summary";
 import { counterEntries, sumCounters } from "../../stats/counters";
 import { pgbenchFigures, type PgbenchRunResult } from "../../workloads/pgbench";
 import { TABLES, type InventoryTable } from "./workload/schema";
 import type { OverIndexingTrial } from "./workload/run-trials";
 
-export type TableFigures = ReturnType<typeof tableFigures>;
+type TableFigures = ReturnType<typeof tableFigures>;
 /** Per transaction: the delta over the round ÷ its transactions. */
 export type RoundSummary = Readonly<ReturnType<typeof summariseRound>>;
 
@@ -36,37 +36,12 @@ const MEDIANS = [
   "bgwriterBuffers",
 ] as const satisfies readonly (keyof RoundSummary)[];
 
-export type LevelSummary = Readonly<Partial<Record<(typeof MEDIANS)[number], number>>> & {
-  readonly level: number;
-  readonly rounds: number;
-  readonly tps: Spread;
-  readonly latencyAvgMs?: Spread;
-  /** TPS ÷ TPS at the lowest level, one ratio per round, and the interval of their median. */
-  readonly tpsRatio?: Interval;
-  readonly latencyRatio?: Interval;
-  readonly serverTimeRatio?: Interval;
-  /** Paired per round (the step claim (1) reads it). */
-  readonly stepRatio?: Interval;
-  readonly minHitRatio?: number;
-  readonly checkpoints: number;
-  readonly autovacuumRuns: number;
-  /** Rounds flagged: disturbed (checkpoint or autovacuum inside) and TPS outliers. */
-  readonly disturbedRounds: number;
-  readonly outlierRounds: number;
-  readonly walMiB?: number;
-};
-
-export interface ServerFacts {
-  /** Undefined on an external server. */
-  readonly cpus?: number;
-  readonly dataBytes?: number;
-  readonly sharedBuffersMB?: number;
-}
+export type LevelSummary = ReturnType<typeof levelSummary>;
 
 export interface OverIndexingSummary {
   readonly durationSeconds: number;
-  /** When the run is at hand: the claims' regime reads it. */
-  readonly server?: ServerFacts;
+  /** When the run is at hand: the claims' regime reads it (cpus undefined on an external server). */
+  readonly server?: { readonly cpus?: number; readonly dataBytes?: number; readonly sharedBuffersMB?: number };
   readonly clients: number;
   /** Of the seed's (20M products): named beside any seed figure. */
   readonly dataScale?: number;
@@ -234,34 +209,7 @@ export function summarise(
   rounds.sort((a, b) => a.level - b.level || a.repeat - b.repeat);
   const byLevel = groupBy(rounds, (r) => String(r.level));
   const levelList = [...byLevel.keys()].map(Number).sort((a, b) => a - b);
-  const baseLevel = levelList[0];
-  const levels: LevelSummary[] = [...byLevel.values()].map((group) => {
-    const level = group[0].level;
-    const lat = group.map((r) => r.latencyAvgMs).filter((x): x is number => x !== undefined);
-    const hits = group.map((r) => r.hitRatio).filter((x): x is number => x !== undefined);
-    const previous = levelList[levelList.indexOf(level) - 1];
-    const vs = (base: number | undefined, pick: (r: RoundSummary) => number | undefined, what: string) =>
-      base !== undefined && level !== base
-        ? pairedLevelRatio(rounds, level, base, pick, `${what} ${level} idx ÷ ${base} idx, paired per round`)
-        : undefined;
-    return {
-      level,
-      rounds: group.length,
-      tps: spread(group.map((r) => r.tps)),
-      latencyAvgMs: lat.length ? spread(lat) : undefined,
-      ...Object.fromEntries(MEDIANS.map((k) => [k, med(group.map((r) => r[k]))])),
-      tpsRatio: vs(baseLevel, (r) => r.tps, "TPS"),
-      latencyRatio: vs(baseLevel, (r) => r.latencyAvgMs, "average latency"),
-      serverTimeRatio: vs(baseLevel, (r) => r.serverMsPerTx, "server ms per tx"),
-      stepRatio: vs(previous, (r) => r.tps, "TPS"),
-      minHitRatio: hits.length ? Math.min(...hits) : undefined,
-      checkpoints: group.reduce((a, r) => a + r.checkpoints, 0),
-      autovacuumRuns: group.reduce((a, r) => a + r.autovacuumRuns, 0),
-      disturbedRounds: group.filter((r) => r.disturbed).length,
-      outlierRounds: group.filter((r) => r.outlier).length,
-      walMiB: med(group.map((r) => (r.walBytes === undefined ? undefined : r.walBytes / 2 ** 20))),
-    };
-  });
+  const levels = [...byLevel.values()].map((group) => levelSummary(group, rounds, levelList));
   return {
     durationSeconds,
     clients,
@@ -273,18 +221,47 @@ export function summarise(
   };
 }
 
+/** Medians over a level's rounds; ratios to the lowest level (and to the previous, claim (1)'s step) paired per round. */
+function levelSummary(group: readonly RoundSummary[], rounds: readonly RoundSummary[], levelList: readonly number[]) {
+  const level = group[0].level;
+  const lat = group.map((r) => r.latencyAvgMs).filter((x): x is number => x !== undefined);
+  const hits = group.map((r) => r.hitRatio).filter((x): x is number => x !== undefined);
+  const vs = (base: number | undefined, pick: (r: RoundSummary) => number | undefined, what: string) =>
+    base !== undefined && level !== base
+      ? pairedLevelRatio(rounds, level, base, pick, `${what} ${level} idx ÷ ${base} idx, paired per round`)
+      : undefined;
+  const count = (f: (r: RoundSummary) => number) => group.reduce((a, r) => a + f(r), 0);
+  return {
+    level,
+    rounds: group.length,
+    tps: spread(group.map((r) => r.tps)),
+    latencyAvgMs: lat.length ? spread(lat) : undefined,
+    ...(Object.fromEntries(MEDIANS.map((k) => [k, med(group.map((r) => r[k]))])) as Partial<
+      Record<(typeof MEDIANS)[number], number>
+    >),
+    tpsRatio: vs(levelList[0], (r) => r.tps, "TPS"),
+    latencyRatio: vs(levelList[0], (r) => r.latencyAvgMs, "average latency"),
+    serverTimeRatio: vs(levelList[0], (r) => r.serverMsPerTx, "server ms per tx"),
+    stepRatio: vs(levelList[levelList.indexOf(level) - 1], (r) => r.tps, "TPS"),
+    minHitRatio: hits.length ? Math.min(...hits) : undefined,
+    checkpoints: count((r) => r.checkpoints),
+    autovacuumRuns: count((r) => r.autovacuumRuns),
+    disturbedRounds: count((r) => (r.disturbed ? 1 : 0)),
+    outlierRounds: count((r) => (r.outlier ? 1 : 0)),
+    walMiB: med(group.map((r) => (r.walBytes === undefined ? undefined : r.walBytes / 2 ** 20))),
+  };
+}
+
 /** Read from its chart. */
-export function seedTps(): { level: number; tps: number }[] {
-  return publishedFigures("over_indexing_tps")
+export const seedTps = (): { level: number; tps: number }[] =>
+  publishedFigures("over_indexing_tps")
     .flatMap((f) =>
       f.series === "tps" && f.extraIndexes !== undefined ? [{ level: f.extraIndexes, tps: f.value }] : [],
     )
     .sort((a, b) => a.level - b.level);
-}
 
 export function seedCurveScaledTo(ourTpsAt7: number): { level: number; tps: number; ratio: number }[] {
   const seed = seedTps();
   const at7 = seed.find((s) => s.level === 7)?.tps;
-  if (!at7) return [];
-  return seed.map((s) => ({ level: s.level, ratio: s.tps / at7, tps: (s.tps / at7) * ourTpsAt7 }));
+  return at7 ? seed.map((s) => ({ level: s.level, ratio: s.tps / at7, tps: (s.tps / at7) * ourTpsAt7 })) : [];
 }
