@@ -164,13 +164,11 @@ export const experiment = defineExperiment<OverIndexingParams, OverIndexingTrial
           onNote: (n) => {
             if (!notes.includes(n)) notes.push(n);
           },
-          onRound: (_done, _total, next, last) => {
+          onRound: (next, last) => {
             const lastText = last ? `last: ${last.key} ${last.pgbench?.summary.tps.toFixed(0)} tps · ` : "";
             progress.update(last ? position(last) + 1 : 0, plan.length, `${lastText}${next ? next.key : "done"}`);
           },
-          onPhase: (t, phase) => at(t, `${t.key}: ${phase}…`),
-          onProgress: (t, point) =>
-            at(t, `${t.key}: ${point.second.toFixed(0)} / ${p.durationSeconds} s · ${point.tps.toFixed(0)} tps`),
+          onStatus: at,
         });
       },
       // The first round of each level also built its indexes: later rounds are cheaper, so the pace errs long.

@@ -12,7 +12,6 @@ import {
   waitForPgbenchGone,
   type PgbenchRunner,
   type PgbenchRunResult,
-  type ProgressPoint,
 } from "../../../workloads/pgbench";
 import { runTrials } from "../../../workloads/trials";
 import { prepareRound, runDatabase, withClient, type PreparedRound } from "./databases";
@@ -85,14 +84,9 @@ export interface RunRoundsOptions {
   readonly settings: RoundSettings;
   readonly store: RunStore<OverIndexingCondition>;
   readonly signal?: AbortSignal;
-  readonly onRound?: (
-    done: number,
-    total: number,
-    next: PlannedRound | undefined,
-    last: OverIndexingTrial | undefined,
-  ) => void;
-  readonly onPhase?: (planned: PlannedRound, phase: string) => void;
-  readonly onProgress?: (planned: PlannedRound, point: ProgressPoint) => void;
+  readonly onRound?: (next: PlannedRound | undefined, last: OverIndexingTrial | undefined) => void;
+  /** What a round is doing now, as a line for the progress bar. */
+  readonly onStatus?: (planned: PlannedRound, text: string) => void;
   readonly onNote?: (note: string) => void;
 }
 
@@ -101,8 +95,8 @@ export async function runRounds(o: RunRoundsOptions): Promise<OverIndexingTrial[
     store: o.store,
     signal: o.signal,
     watch: (planned) => ({ engine: "postgresql", what: `round ${planned.key}` }),
-    // Counted within this part of the plan: the caller places the part in the whole run.
-    onProgress: ({ done, total, skipped, last, next }) => o.onRound?.(done - skipped, total - skipped, next, last),
+    // The caller places a round in the whole run by its key.
+    onProgress: ({ last, next }) => o.onRound?.(next, last),
   });
 }
 
@@ -110,7 +104,7 @@ async function runRound(o: RunRoundsOptions, planned: PlannedRound): Promise<Ove
   const { server, settings: s } = o;
   const startedAt = new Date().toISOString();
   const level = planned.condition.level;
-  const onPhase = (phase: string) => o.onPhase?.(planned, phase);
+  const onPhase = (phase: string) => o.onStatus?.(planned, `${planned.key}: ${phase}…`);
   onPhase(
     `cloning the template (${s.templateLevel} indexes)` +
       (level < s.templateLevel
@@ -155,7 +149,11 @@ async function runRound(o: RunRoundsOptions, planned: PlannedRound): Promise<Ove
         noVacuum: true,
         maxTries: s.maxTries > 1 ? s.maxTries : undefined,
         signal: o.signal,
-        onProgress: (point) => o.onProgress?.(planned, point),
+        onProgress: (p) =>
+          o.onStatus?.(
+            planned,
+            `${planned.key}: ${p.second.toFixed(0)} / ${s.durationSeconds} s · ${p.tps.toFixed(0)} tps`,
+          ),
       });
       await withClient(server, runDatabase(server), waitForPgbenchGone);
       return pgbench;
