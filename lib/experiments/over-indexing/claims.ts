@@ -23,6 +23,7 @@ const SEED_PRODUCTS = 20_000_000;
 /** The seed's "初始数据集大小约为 11 GB" in shared_buffers = '64GB'. */
 export const SEED_DATA_BYTES = 11 * 2 ** 30;
 export const SEED_SHARED_BUFFERS_BYTES = 64 * 2 ** 30;
+const SEED_DATA_SHARE = SEED_DATA_BYTES / SEED_SHARED_BUFFERS_BYTES;
 /** The seed's TPS at 39 indexes (its "~600") stands in for its rounds' transactions. */
 const SEED_TPS_39 = 600;
 const seedTxPerProduct = (seconds: number) => (SEED_TPS_39 * seconds) / SEED_PRODUCTS;
@@ -132,12 +133,7 @@ export const CLAIMS: ClaimSet<OverIndexingParams, S, Factor> = declare({
     // The seed's 16 clients had a CPU each (128 vCPUs); more clients than CPUs share CPU time in a queue.
     clientsPerCpu: { what: "clients per CPU", seed: 16 / 128, unit: "", within: [0, 128 / 16] },
     // The seed's data took a sixth of shared_buffers; at most that share keeps every miss a first touch.
-    dataOverBuffers: {
-      what: "data ÷ shared_buffers",
-      seed: SEED_DATA_BYTES / SEED_SHARED_BUFFERS_BYTES,
-      unit: "",
-      within: [0, 1],
-    },
+    dataOverBuffers: { what: "data ÷ shared_buffers", seed: SEED_DATA_SHARE, unit: "", within: [0, 1] },
     // The turning point is set by the transactions a round completes over the data, not by its seconds.
     longRound: { what: TX_PER_PRODUCT, seed: seedTxPerProduct(7200), unit: "", within: [1, Infinity] },
     shortRound: { what: TX_PER_PRODUCT, seed: seedTxPerProduct(3600), unit: "", within: [0, 1] },

@@ -158,8 +158,7 @@ export function estimateFor(madeLevel?: number, loaded = false): EtaModel<OverIn
           ? `, then level ${plan.level}'s indexes into the template, about ${durationText(templateSeconds, "estimate")}`
           : "";
       const rebuilt = plan.rebuilt.length
-        ? `; level${plan.rebuilt.length === 1 ? "" : "s"} ${plan.rebuilt.join(", ")} build indexes every round (no room on disk for them in the template), ` +
-          `${durationText(
+        ? `; level${plan.rebuilt.length === 1 ? "" : "s"} ${plan.rebuilt.join(", ")} build indexes every round (no room on disk for them in the template), ${durationText(
             plan.rebuilt.reduce((t, l) => t + build(plan.level, l), 0),
             "estimate",
           )} a repeat`

@@ -107,9 +107,7 @@ export const experiment = defineExperiment<OverIndexingParams, OverIndexingTrial
     const loadTotal = Object.values(template.loadSeconds).reduce((a, b) => a + b, 0);
     const { rows, samplePercent } = template;
     notes.push(
-      `data: ${thousands(rows.products)} products, ${thousands(rows.warehouses)} warehouses, ` +
-        `${thousands(rows.stock)} stock rows, ${thousands(rows.stock_movements)} movements ` +
-        `(${(template.databaseBytes / GIB).toFixed(2)} GiB, loaded in ${loadTotal.toFixed(0)} s); every round starts from a FILE_COPY clone of it`,
+      `data: ${thousands(rows.products)} products, ${thousands(rows.warehouses)} warehouses, ${thousands(rows.stock)} stock rows, ${thousands(rows.stock_movements)} movements (${(template.databaseBytes / GIB).toFixed(2)} GiB, loaded in ${loadTotal.toFixed(0)} s); every round starts from a FILE_COPY clone of it`,
       `TABLESAMPLE SYSTEM (${Number(samplePercent.toPrecision(3))}) over ${thousands(template.stockPages)} stock pages` +
         (samplePercent > 0.05
           ? " (the seed's 0.05 % raised so that a sample is never empty on the smaller table)"
