@@ -2,7 +2,7 @@
 import { groupButtons, type PlotlyFigure, type PlotlyTrace } from "../../display/plotly";
 import { TABLES } from "./workload/schema";
 import { stepCoordinates } from "../../workloads/pgbench";
-import { seedCurveScaledTo, type LevelSummary, type OverIndexingSummary } from "./summarise";
+import { firstRounds, seedCurveScaledTo, type LevelSummary, type OverIndexingSummary } from "./summarise";
 
 const LEVEL_COLORS = ["#4c78a8", "#72b7b2", "#eeca3b", "#f58518", "#e45756"];
 const TABLE_COLORS: Record<string, string> = {
@@ -115,7 +115,7 @@ export function latencyByLevel(s: OverIndexingSummary): PlotlyFigure {
 
 /** Size of every table and of its indexes after the round (first round of each level), stacked. */
 export function storageByLevel(s: OverIndexingSummary): PlotlyFigure {
-  const firsts = s.levels.flatMap((l) => s.rounds.find((r) => r.level === l.level) ?? []);
+  const firsts = firstRounds(s);
   const x = firsts.map((r) => `${r.level} indexes`);
   const mib = (b: number) => b / 2 ** 20;
   const data: PlotlyTrace[] = [];

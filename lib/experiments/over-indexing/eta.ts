@@ -68,9 +68,6 @@ function builtBy(t: Record<string, unknown>): { indexes: number; seconds: number
   }
 }
 
-/** Left out of its untimed part. */
-const buildSecondsOf = (t: Record<string, unknown>): number => builtBy(t).seconds;
-
 export const storedBuildRates = (stored: StoredRuns): Point[] =>
   [...storedScales(stored)].flatMap(({ size, dir, parts }) =>
     [
@@ -134,7 +131,8 @@ export function estimateFor(madeLevel?: number, loaded = false): EtaModel<OverIn
       }));
     },
     size: (_c, p) => finiteOrNaN(p.dataScale),
-    apart: buildSecondsOf,
+    // Left out of its untimed part.
+    apart: (t) => builtBy(t).seconds,
     setup(p, stored) {
       const plan = templatePlan(p, madeLevel);
       const build = buildSeconds(p, stored);

@@ -10,7 +10,7 @@ import type { TemplateInfo } from "./workload/databases";
 import type { OverIndexingTrial } from "./workload/run-trials";
 import type { OverIndexingParams } from "./params";
 import { latencyByLevel, perSecond, storageByLevel, tpsByLevel, workPerTransaction } from "./charts";
-import { seedCurveScaledTo, seedTps, type OverIndexingSummary } from "./summarise";
+import { firstRounds, seedCurveScaledTo, seedTps, type OverIndexingSummary } from "./summarise";
 
 type Run = RunOf<OverIndexingParams, OverIndexingTrial, { template: TemplateInfo; script: string }>;
 
@@ -164,12 +164,10 @@ export function showExplanation(s: OverIndexingSummary): void {
     caption:
       "Server counters per level (medians over rounds; per transaction = delta over the round ÷ transactions). B-tree inserts are counted from the round's WAL (pg_walinspect: INSERT_LEAF + INSERT_POST + SPLIT_L/R records); the model column is what the row counters predict, (inserted + non-HOT updated rows) × the table's indexes",
   });
-  const storage: Row[] = s.levels.flatMap((l) => {
-    const r = s.rounds.find((x) => x.level === l.level);
-    if (!r) return [];
+  const storage: Row[] = firstRounds(s).map((r) => {
     const t = r.tables;
     return {
-      indexes: l.level,
+      indexes: r.level,
       ...Object.fromEntries(
         (Object.keys(t) as (keyof typeof t)[]).flatMap((name) => [
           [`${name} MiB`, mib(t[name].tableBytesAfter)],
@@ -187,12 +185,11 @@ export function showExplanation(s: OverIndexingSummary): void {
 /** pg_stat_statements per statement and level: time, blocks and WAL per call. */
 export function showStatements(s: OverIndexingSummary): void {
   const rows: Row[] = [];
-  for (const l of s.levels) {
-    const r = s.rounds.find((x) => x.level === l.level);
-    for (const st of r?.statements ?? []) {
+  for (const r of firstRounds(s)) {
+    for (const st of r.statements) {
       if (!st.calls) continue;
       rows.push({
-        indexes: l.level,
+        indexes: r.level,
         statement: st.query.length > 70 ? `${st.query.slice(0, 70)}…` : st.query,
         calls: st.calls,
         "mean ms": r2(st.meanMs),

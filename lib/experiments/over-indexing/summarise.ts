@@ -252,6 +252,10 @@ function levelSummary(group: readonly RoundSummary[], rounds: readonly RoundSumm
   };
 }
 
+/** The first round of each level: the one whose storage and statements are shown. */
+export const firstRounds = (s: OverIndexingSummary): RoundSummary[] =>
+  s.levels.flatMap((l) => s.rounds.find((r) => r.level === l.level) ?? []);
+
 /** Read from its chart. */
 export const seedTps = (): { level: number; tps: number }[] =>
   publishedFigures("over_indexing_tps")

@@ -22,11 +22,6 @@ export interface StatementStats {
   readonly walBytes: number;
 }
 
-/** So that a round's rows are that round's alone. */
-export async function resetStatements(client: Client): Promise<void> {
-  await client.query("SELECT pg_stat_statements_reset()");
-}
-
 export async function statementStats(client: Client): Promise<StatementStats[]> {
   const { rows } = await client.query<Record<string, string>>(`
     SELECT left(regexp_replace(query, '\\s+', ' ', 'g'), 100) AS query, calls::text, total_exec_time::text AS "totalMs",

@@ -17,7 +17,6 @@ import { runTrials } from "../../../workloads/trials";
 import { prepareRound, runDatabase, withClient, type PreparedRound } from "./databases";
 import {
   relationSizes,
-  resetStatements,
   roundCounters,
   statementStats,
   type OverIndexingCounterKey,
@@ -56,15 +55,15 @@ export interface PlannedRound {
  * Repeat r starts r − 1 levels further on (a Latin square), so that a shared machine's drift over
  * a repeat does not land on the index count. Deterministic: each trial stores `order`.
  */
-export function planRounds(levels: readonly number[], repeats: number): PlannedRound[] {
-  const plan: PlannedRound[] = [];
-  for (let repeat = 1; repeat <= repeats; repeat++) {
-    rotated(levels, repeat - 1).forEach((level, order) =>
-      plan.push({ key: `idx${level}/r${repeat}`, condition: { level }, repeat, order }),
-    );
-  }
-  return plan;
-}
+export const planRounds = (levels: readonly number[], repeats: number): PlannedRound[] =>
+  Array.from({ length: repeats }, (_, i) => i + 1).flatMap((repeat) =>
+    rotated(levels, repeat - 1).map((level, order) => ({
+      key: `idx${level}/r${repeat}`,
+      condition: { level },
+      repeat,
+      order,
+    })),
+  );
 
 export interface RoundSettings {
   readonly clients: number;
@@ -133,8 +132,8 @@ async function runRound(o: RunRoundsOptions, planned: PlannedRound): Promise<Ove
     key: planned.key,
     onNote: o.onNote,
     before: async (c) => {
-      // The seed reset the statistics before each round; deltas below make the other counters exact anyway.
-      await resetStatements(c);
+      // The seed reset the statistics before each round (so a round's statements are its own); deltas make the other counters exact anyway.
+      await c.query("SELECT pg_stat_statements_reset()");
       return { counters: await roundCounters(c), sizes: await relationSizes(c) };
     },
     run: async () => {
