@@ -87,7 +87,7 @@ function readsText(s: S): string {
 }
 
 const stat = (text: string, of: Statistic<S>["of"], needs: string) => ({ text, fmt: ratio, of, needs });
-/** Per round, the extra block-read time at 39 indexes over the share of TPS lost; a round whose TPS did not fall has no loss to explain. */
+/** Per round, extra block-read time at 39 indexes ÷ the TPS lost; a round whose TPS did not fall has none. */
 function readShareOfLoss(s: S) {
   const loss = (hi: Round, base: Round) => (base.tps > 0 ? 1 - hi.tps / base.tps : 0);
   const share = (hi: Round, base: Round) =>
@@ -387,7 +387,7 @@ export function withoutFlagged(s: S): Without<S> {
   };
 }
 
-/** The adaptive design's step (stats/adaptive `nextRound`): stop and why, or one more round while (1) or (2) is inconclusive. */
+/** The adaptive design's step (stats/adaptive `nextRound`): stop and why, or a round more while (1) or (2) is open. */
 export function adaptiveStep(
   checks: readonly Pick<ClaimCheck, "id" | "verdict">[],
   r: Omit<RoundState, "undecided" | "decided" | "words">,

@@ -221,7 +221,7 @@ export function summarise(
   };
 }
 
-/** Medians over a level's rounds; ratios to the lowest level (and to the previous, claim (1)'s step) paired per round. */
+/** Medians over a level's rounds; ratios to the lowest level and to the previous (claim 1's step), paired per round. */
 function levelSummary(group: readonly RoundSummary[], rounds: readonly RoundSummary[], levelList: readonly number[]) {
   const level = group[0].level;
   const lat = group.map((r) => r.latencyAvgMs).filter((x): x is number => x !== undefined);

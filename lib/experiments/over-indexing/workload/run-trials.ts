@@ -132,7 +132,7 @@ async function runRound(o: RunRoundsOptions, planned: PlannedRound): Promise<Ove
     key: planned.key,
     onNote: o.onNote,
     before: async (c) => {
-      // The seed reset the statistics before each round (so a round's statements are its own); deltas make the other counters exact anyway.
+      // The seed reset the statistics before each round: a round's statements are its own (deltas do the rest).
       await c.query("SELECT pg_stat_statements_reset()");
       return { counters: await roundCounters(c), sizes: await relationSizes(c) };
     },
