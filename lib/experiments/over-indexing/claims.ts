@@ -263,22 +263,9 @@ export const CLAIMS: ClaimSet<OverIndexingParams, S, Factor> = declare({
         of: (s) => {
           const parts = s.levels.flatMap(({ level: n }) => {
             const hits = atLevel(s, n).flatMap((r) => (r.hitRatio === undefined ? [] : [r.hitRatio]));
-            const [low, k] = [Math.min(...hits), hits.length];
-            return k
-              ? [
-                  {
-                    label: `${n} idx`,
-                    interval: {
-                      estimate: low,
-                      low,
-                      high: low,
-                      n: k,
-                      coverage: 1,
-                      of: `lowest hit ratio of ${k} round(s) at ${n} idx`,
-                    },
-                  },
-                ]
-              : [];
+            const [low, of] = [Math.min(...hits), `lowest hit ratio of ${hits.length} round(s) at ${n} idx`];
+            const interval = { estimate: low, low, high: low, n: hits.length, coverage: 1, of };
+            return hits.length ? [{ label: `${n} idx`, interval }] : [];
           });
           return parts.length ? parts : undefined;
         },
