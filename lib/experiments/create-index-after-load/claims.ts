@@ -1,19 +1,18 @@
 /** Seed 001's claims, paired per repeat: (4) on the fewer-codes pairs when the run has them, others on the headline. */
 import type { CreateIndexAfterLoadParams } from "./params";
 import { declarations, declare, readQuotes, type Statistic, type Without } from "../../stats/claim-engine";
-import { flaggedUnits, medianOf, quotient } from "../../stats/claim-statistics";
+import { flaggedUnits, medianOf } from "../../stats/claim-statistics";
 import { count, fixed, times } from "../../stats/format";
 import { CODE_VALUES } from "./workload/sql";
 import { seedFigures } from "./seed";
-import { blockIoMs, headlinePair, sizeSweep, timeRatio, type CreateIndexSummary as S } from "./summarise";
+import { bOverA, blockIoMs, headlinePair, sizeSweep, timeRatio, type CreateIndexSummary as S } from "./summarise";
 
 type Pair = S["pairs"][number];
 type Side = Pair["repeats"][number]["a"];
 type M = NonNullable<Pair["a"]>;
 type Both = Pair & { readonly a: M; readonly b: M };
 const Q = readQuotes(__dirname);
-const f1 = (x: number | undefined) => fixed(x, 1);
-const f2 = (x: number | undefined) => fixed(x, 2);
+const [f1, f2] = [1, 2].map((digits) => (x: number | undefined) => fixed(x, digits));
 const sec = (ms: number | undefined) => f2((ms ?? NaN) / 1000);
 const share = (x: number) => `${Math.round(x * 100)} %`;
 const minSec = (s: number) => `${Math.floor(s / 60)} m ${Math.round(s % 60)} s`;
@@ -37,10 +36,6 @@ const paired = (text: string, needs: string, stat: Stat, fmt = times, pair = hea
   needs,
   of: (s) => both(pair(s), (p) => stat(p.repeats)),
 });
-const bOverA =
-  (pick: (x: Side) => number | undefined, of: string): Stat =>
-  (repeats) =>
-    medianOf(repeats, (r) => quotient(pick(r.b), pick(r.a)), of);
 /** Over the median gap: each repeat's own would drop repeats where B was not slower and blow up near zero. */
 const shareOfGap =
   (pick: (side: Side) => number | undefined, of: string): Stat =>

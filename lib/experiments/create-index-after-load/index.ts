@@ -23,7 +23,7 @@ const REPORTED_SETTINGS = (
 
 /** PostgreSQL's defaults, I/O timing on as the seed's follow-up; `sharedBuffersMB`: the small-buffers server. */
 export function serverSpec(p: CreateIndexAfterLoadParams, sharedBuffersMB?: number): ServerSpec {
-  const decoding = p.walAnatomyRows > 0;
+  const decoding = p.walAnatomyRows > 0 ? "the WAL-decoding trials (--set walAnatomyRows=0 skips them)" : undefined;
   return {
     engine: "postgresql",
     name: serverName(SLUG, sharedBuffersMB === undefined ? "pg" : "pg-small-buffers"),
@@ -42,17 +42,9 @@ export function serverSpec(p: CreateIndexAfterLoadParams, sharedBuffersMB?: numb
       clients: 2,
       extensions: [
         { name: "pgstattuple", required: true, measures: "the finished index's shape (pgstatindex)" },
-        ...(decoding
-          ? [
-              {
-                name: "pg_walinspect",
-                required: true,
-                measures: "the WAL-decoding trials (walAnatomyRows > 0; --set walAnatomyRows=0 skips them)",
-              },
-            ]
-          : []),
+        ...(decoding ? [{ name: "pg_walinspect", required: true, measures: decoding }] : []),
       ],
-      walHold: decoding ? { measures: "the WAL-decoding trials (--set walAnatomyRows=0 skips them)" } : undefined,
+      walHold: decoding ? { measures: decoding } : undefined,
     },
   };
 }

@@ -124,7 +124,7 @@ export const CREATE_INDEX_AFTER_LOAD_PROFILES: Readonly<Record<ProfileName, Crea
   },
 };
 
-const integerInRange = (name: string, value: unknown, min: number, max: number) =>
+const integer = (name: string, value: unknown, min: number, max: number) =>
   integerListInRange(name, [value], min, max)[0];
 
 /** Checks a profile's values merged with a reader's overrides (target, cpus and memoryGiB: the base). */
@@ -158,21 +158,16 @@ export function checkParams(p: CreateIndexAfterLoadParams): CreateIndexAfterLoad
     workerSweep: [...new Set(integerListInRange("workerSweep", p.workerSweep, 0, 8))],
     walAnatomyRows: whole("walAnatomyRows"),
     cacheRows: whole("cacheRows"),
-    cacheSharedBuffersMB: integerInRange("cacheSharedBuffersMB", p.cacheSharedBuffersMB, 1, 1_048_576),
+    cacheSharedBuffersMB: integer("cacheSharedBuffersMB", p.cacheSharedBuffersMB, 1, 1_048_576),
     densityRows: whole("densityRows"),
-    densityCodes: integerInRange("densityCodes", p.densityCodes, 1, 100_000),
+    densityCodes: integer("densityCodes", p.densityCodes, 1, 100_000),
     randomSeed,
-    maintenanceWorkMemMB: integerInRange("maintenanceWorkMemMB", p.maintenanceWorkMemMB, 1, 2_097_151),
-    maxParallelMaintenanceWorkers: integerInRange(
-      "maxParallelMaintenanceWorkers",
-      p.maxParallelMaintenanceWorkers,
-      0,
-      8,
-    ),
-    sharedBuffersMB: integerInRange("sharedBuffersMB", p.sharedBuffersMB, 16, 1_048_576),
-    maxWalSizeMB: integerInRange("maxWalSizeMB", p.maxWalSizeMB, 32, 1_073_741_823),
-    checkpointTimeoutS: integerInRange("checkpointTimeoutS", p.checkpointTimeoutS, 30, 86_400),
-    settleMs: integerInRange("settleMs", p.settleMs, 0, 60_000),
+    maintenanceWorkMemMB: integer("maintenanceWorkMemMB", p.maintenanceWorkMemMB, 1, 2_097_151),
+    maxParallelMaintenanceWorkers: integer("maxParallelMaintenanceWorkers", p.maxParallelMaintenanceWorkers, 0, 8),
+    sharedBuffersMB: integer("sharedBuffersMB", p.sharedBuffersMB, 16, 1_048_576),
+    maxWalSizeMB: integer("maxWalSizeMB", p.maxWalSizeMB, 32, 1_073_741_823),
+    checkpointTimeoutS: integer("checkpointTimeoutS", p.checkpointTimeoutS, 30, 86_400),
+    settleMs: integer("settleMs", p.settleMs, 0, 60_000),
   };
 }
 

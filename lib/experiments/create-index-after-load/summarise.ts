@@ -178,8 +178,14 @@ function repeatPairs(aTrials: readonly CreateIndexTrial[], bTrials: readonly Cre
 }
 export type RepeatPair = ReturnType<typeof repeatPairs>[number];
 
-export const timeRatio = (repeats: readonly RepeatPair[]) =>
-  medianOf(repeats, (r) => quotient(r.b.seconds, r.a.seconds), "B/A seconds per repeat (A and B back to back)");
+/** B/A of one figure per repeat: the median over repeats, with its interval. */
+export const bOverA =
+  (pick: (side: RepeatSide) => number | undefined, of: string) => (repeats: readonly RepeatPair[]) =>
+    medianOf(repeats, (r) => quotient(pick(r.b), pick(r.a)), of);
+export const timeRatio = bOverA((x) => x.seconds, "B/A seconds per repeat (A and B back to back)");
+const serverTimeRatio = bOverA((x) => x.serverSeconds, "B/A server elapsed time per repeat (log_statement_stats)");
+
+const byKey = <T extends CreateIndexTrial>(trials: readonly T[]) => groupBy(trials, (t) => conditionKey(t.condition));
 
 export function summarise(
   trials: readonly CreateIndexTrial[],
@@ -187,16 +193,10 @@ export function summarise(
     readonly sharedBuffersMB?: number;
   },
 ) {
+  const { rows, maintenanceWorkMemMB, maxParallelMaintenanceWorkers: parallelWorkers, sharedBuffersMB } = headline;
   const good = trials.filter(isOk);
-  const byKind = (kind: string) =>
-    groupBy(
-      good.filter((t) => t.condition.kind === kind),
-      (t) => conditionKey(t.condition),
-    );
-  const failed = groupBy(
-    trials.filter((t) => t.status === "failed"),
-    (t) => conditionKey(t.condition),
-  );
+  const byKind = (kind: string) => byKey(good.filter((t) => t.condition.kind === kind));
+  const failed = byKey(trials.filter((t) => t.status === "failed"));
   const loads = byKind("load");
   const methods = [...loads.values()].map((g) =>
     summariseMethod(g, failed.get(conditionKey(g[0].condition))?.length ?? 0),
@@ -207,12 +207,7 @@ export function summarise(
     const b = g.find((m) => m.condition.method === "index_then_load");
     const repeats = repeatPairs(trialsOf(a), trialsOf(b));
     const { kind: _kind, method: _method, ...condition } = g[0].condition;
-    const serverTimeRatio = medianOf(
-      repeats,
-      (r) => quotient(r.b.serverSeconds, r.a.serverSeconds),
-      "B/A server elapsed time per repeat (log_statement_stats)",
-    );
-    return { ...condition, a, b, repeats, timeRatio: timeRatio(repeats), serverTimeRatio };
+    return { ...condition, a, b, repeats, timeRatio: timeRatio(repeats), serverTimeRatio: serverTimeRatio(repeats) };
   });
   pairs.sort(
     (x, y) =>
@@ -232,12 +227,7 @@ export function summarise(
     }));
   const speed = speedSpread(good);
   return {
-    headline: {
-      rows: headline.rows,
-      maintenanceWorkMemMB: headline.maintenanceWorkMemMB,
-      parallelWorkers: headline.maxParallelMaintenanceWorkers,
-      sharedBuffersMB: headline.sharedBuffersMB,
-    },
+    headline: { rows, maintenanceWorkMemMB, parallelWorkers, sharedBuffersMB },
     methods,
     pairs,
     builds,

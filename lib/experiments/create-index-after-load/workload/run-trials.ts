@@ -43,12 +43,7 @@ export interface RunPlanOptions {
   readonly settleMs: number;
   readonly continueOnError?: boolean;
   readonly signal?: AbortSignal;
-  readonly onTrial?: (
-    done: number,
-    total: number,
-    last: CreateIndexTrial | undefined,
-    next: PlannedTrial | undefined,
-  ) => void;
+  readonly onTrial?: (done: number, total: number, last?: CreateIndexTrial, next?: PlannedTrial) => void;
 }
 
 type TrialOutcome = Required<Pick<CreateIndexTrial, "seconds" | "phases" | "counters" | "index" | "autovacuumWait">> &

@@ -42,12 +42,7 @@ const SHAPE_COLUMNS = {
 export type IndexShape = Readonly<Record<keyof typeof SHAPE_COLUMNS, number>>;
 export const SHAPE_FIELDS = Object.keys(SHAPE_COLUMNS) as (keyof IndexShape)[];
 
-export interface WalRecordType {
-  readonly type: string;
-  readonly count: number;
-  readonly recordBytes: number;
-  readonly fpiBytes: number;
-}
+export type WalRecordType = Awaited<ReturnType<TrialSession["walRecordTypes"]>>[number];
 
 export interface PhaseRecord {
   readonly phase: PhaseName;
@@ -138,7 +133,7 @@ export class TrialSession {
   }
 
   /** The caller holds the WAL (WalHold). */
-  async walRecordTypes(startLsn: string, endLsn: string): Promise<WalRecordType[]> {
+  async walRecordTypes(startLsn: string, endLsn: string) {
     const rows = await this.query<Record<string, string | number>>(
       `SELECT "resource_manager/record_type" AS type, count, record_size, fpi_size
          FROM pg_get_wal_stats($1::pg_lsn, $2::pg_lsn, true) WHERE count > 0 ORDER BY count DESC`,
