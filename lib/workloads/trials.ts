@@ -96,6 +96,57 @@ export async function runTrials<C extends object, P extends PlannedTrial<C>, T e
   return results;
 }
 
+/** What a run's trials share (a connection, a table handle); its connection may die with a trial. */
+export interface TrialAdapter {
+  close(): Promise<void>;
+}
+
+export interface RunTrialsOnOptions<
+  A extends TrialAdapter,
+  C extends object,
+  P extends PlannedTrial<C>,
+  T extends TrialRecord<C, string>,
+> extends RunTrialsOptions<C, P, T> {
+  /** After the last trial, on success, on the open adapter (e.g. drop the work table). */
+  readonly beforeClose?: (adapter: A) => Promise<void>;
+}
+
+/**
+ * runTrials on one adapter: opened on first use, closed and reopened after a failed trial (its
+ * connection may be dead), closed when the run ends, on error too.
+ */
+export async function runTrialsOn<
+  A extends TrialAdapter,
+  C extends object,
+  P extends PlannedTrial<C>,
+  T extends TrialRecord<C, string>,
+>(
+  open: () => Promise<A>,
+  plan: readonly P[],
+  runOne: (adapter: A, planned: P) => Promise<T>,
+  options: RunTrialsOnOptions<A, C, P, T>,
+): Promise<T[]> {
+  let adapter: A | undefined;
+  try {
+    const results = await runTrials(plan, async (planned) => runOne((adapter ??= await open()), planned), {
+      ...options,
+      afterFailure: async (planned, error) => {
+        const dead = adapter;
+        adapter = undefined;
+        try {
+          await dead?.close();
+        } finally {
+          await options.afterFailure?.(planned, error);
+        }
+      },
+    });
+    if (adapter && options.beforeClose) await options.beforeClose(adapter);
+    return results;
+  } finally {
+    await adapter?.close().catch(ignored("trials: close the trials' adapter"));
+  }
+}
+
 function failedRecord<C extends object>(
   planned: PlannedTrial<C>,
   error: unknown,
