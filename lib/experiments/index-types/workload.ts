@@ -8,8 +8,7 @@ import type { RunStore, TrialRecord } from "../../results/run-store";
 import type { ConnectionInfo } from "../../targets/types";
 import { connect, endClient } from "../../engines/postgres/connect";
 import { orderSeed, seededShuffle } from "../../stats/order";
-import { ignored } from "../../runtime/debug";
-import { runTrials } from "../../workloads/trials";
+import { runTrialsOn } from "../../workloads/trials";
 import type { IndexKind, IndexTypesParams, Operation } from "./params";
 
 export interface IndexTypesCondition {
@@ -223,8 +222,7 @@ export async function runTrial(
   };
 }
 
-/** A failure reopens the connection. */
-export async function runPlan(o: {
+export function runPlan(o: {
   readonly plan: readonly PlannedTrial[];
   readonly params: IndexTypesParams;
   readonly store: RunStore<IndexTypesCondition>;
@@ -233,32 +231,15 @@ export async function runPlan(o: {
   readonly continueOnError?: boolean;
   readonly signal?: AbortSignal;
 }): Promise<IndexTypesTrial[]> {
-  let table: IndexTable | undefined;
-  try {
-    return await runTrials(
-      o.plan,
-      async (planned) => {
-        table ??= await o.open();
-        return runTrial(table, planned, o.params, o.signal);
-      },
-      {
-        store: o.store,
-        signal: o.signal,
-        continueOnError: o.continueOnError,
-        watch: (planned) => ({
-          engine: "postgresql",
-          what: `${planned.condition.operation} batches, trial ${planned.key}`,
-          group: conditionKey(planned.condition),
-        }),
-        afterFailure: async () => {
-          const dead = table;
-          table = undefined;
-          await dead?.close();
-        },
-        onProgress: ({ done, total, last, next }) => o.onTrial?.(done, total, last, next),
-      },
-    );
-  } finally {
-    await table?.close().catch(ignored("index-types: close the table"));
-  }
+  return runTrialsOn(o.open, o.plan, (table, planned) => runTrial(table, planned, o.params, o.signal), {
+    store: o.store,
+    signal: o.signal,
+    continueOnError: o.continueOnError,
+    watch: (planned) => ({
+      engine: "postgresql",
+      what: `${planned.condition.operation} batches, trial ${planned.key}`,
+      group: conditionKey(planned.condition),
+    }),
+    onProgress: ({ done, total, last, next }) => o.onTrial?.(done, total, last, next),
+  });
 }

@@ -2,8 +2,7 @@
 import type { RunStore, TrialRecord } from "../../../results/run-store";
 import { orderSeed, seededShuffle } from "../../../stats/order";
 import { counterDelta } from "../../../stats/counters";
-import { ignored } from "../../../runtime/debug";
-import { runTrials } from "../../../workloads/trials";
+import { runTrialsOn } from "../../../workloads/trials";
 import type { UpdatedColumn } from "../params";
 import type { FillfactorHotCounterKey } from "./counter-keys";
 import type { HotTable } from "./table";
@@ -141,40 +140,27 @@ export interface RunOptions {
   readonly signal?: AbortSignal;
 }
 
-/** The adapter is reopened after a failure: its connection may be dead. */
 export async function runPlan(options: RunOptions): Promise<FillfactorHotTrial[]> {
-  let table: HotTable | undefined;
   const finished = options.store.finishedKeys();
   const todo = options.plan.filter((p) => !finished.has(p.key));
   const nextToRun = (planned: PlannedTrial) => {
     const i = todo.findIndex((p) => p.key === planned.key);
     return i < 0 ? undefined : todo[i + 1];
   };
-  try {
-    return await runTrials(
-      options.plan,
-      async (planned) => {
-        table ??= await options.open();
-        return runTrial(table, planned, options.size, options.signal, nextToRun(planned));
-      },
-      {
-        store: options.store,
-        signal: options.signal,
-        continueOnError: options.continueOnError,
-        watch: (planned) => ({
-          engine: "postgresql",
-          what: `UPDATE pass, trial ${planned.key}`,
-          group: conditionKey(planned.condition),
-        }),
-        afterFailure: async () => {
-          const dead = table;
-          table = undefined;
-          await dead?.close();
-        },
-        onProgress: ({ done, total, last, next }) => options.onTrial?.(done, total, last, next),
-      },
-    );
-  } finally {
-    await table?.close().catch(ignored("fillfactor-hot: close the table adapter"));
-  }
+  return runTrialsOn(
+    options.open,
+    options.plan,
+    (table, planned) => runTrial(table, planned, options.size, options.signal, nextToRun(planned)),
+    {
+      store: options.store,
+      signal: options.signal,
+      continueOnError: options.continueOnError,
+      watch: (planned) => ({
+        engine: "postgresql",
+        what: `UPDATE pass, trial ${planned.key}`,
+        group: conditionKey(planned.condition),
+      }),
+      onProgress: ({ done, total, last, next }) => options.onTrial?.(done, total, last, next),
+    },
+  );
 }
