@@ -6,6 +6,7 @@ import { TrialFailedError } from "./failures";
 import { trialBoundMs, watchTrial } from "./watchdog";
 import { withTrialOutput } from "./raw-output";
 import { withTimeout } from "../runtime/timeout";
+import { orderSeed, seededShuffle } from "../stats/order";
 
 export { TrialFailedError } from "./failures";
 
@@ -18,6 +19,20 @@ export interface PlannedTrial<C extends object> {
 
 export interface OrderedTrial<C extends object> extends PlannedTrial<C> {
   readonly position: number;
+}
+
+/** Every condition once a round, each round in an order of its own from the run's seed, so drift lands on all alike. */
+export function shuffledRounds<C extends object>(
+  conditions: readonly C[],
+  repeats: number,
+  seed: number,
+  keyOf: (c: C) => string,
+): OrderedTrial<C>[] {
+  const plan: OrderedTrial<C>[] = [];
+  for (let repeat = 1; repeat <= repeats; repeat++)
+    for (const condition of seededShuffle(conditions, orderSeed(seed, repeat)))
+      plan.push({ key: `${keyOf(condition)}/r${repeat}`, condition, repeat, position: plan.length });
+  return plan;
 }
 
 export interface TrialWatch {

@@ -2,13 +2,20 @@
  * runTrials' contract at its margins, with an in-memory store: resume skips finished keys, a
  * returned failed record goes on, a thrown error is recorded and ends the run with its cause kept
  * (or goes on with continueOnError), cleanup after a failure never hides the cause, an interrupt
- * is not recorded; runTrialsOn's adapter is opened lazily, reopened after a failure and always closed.
+ * is not recorded; runTrialsOn's adapter is opened lazily, reopened after a failure and always closed;
+ * shuffledRounds plans every condition once a round.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { TrialRecord } from "../../lib/results/run-store";
 import { StallError } from "../../lib/workloads/failures";
-import { runTrials, runTrialsOn, TrialFailedError, type PlannedTrial } from "../../lib/workloads/trials";
+import {
+  runTrials,
+  runTrialsOn,
+  shuffledRounds,
+  TrialFailedError,
+  type PlannedTrial,
+} from "../../lib/workloads/trials";
 import { TrialWatchdog, withWatchdog } from "../../lib/workloads/watchdog";
 
 type C = { readonly n: number };
@@ -273,4 +280,31 @@ test("runTrialsOn: a trial's error ends the run with the trial's cause, the adap
     (e: unknown) => e instanceof TrialFailedError && e.cause === lost,
   );
   assert.deepEqual(log, ["open 1", "close 1"]);
+});
+
+test("shuffledRounds: every condition once a round, keyed by round, in a seeded order of its own per round", () => {
+  const conditions = Array.from({ length: 8 }, (_, n) => ({ n }));
+  const plan = shuffledRounds(conditions, 3, 7, (c) => `n${c.n}`);
+  assert.equal(plan.length, 24);
+  assert.deepEqual(
+    plan.map((t) => t.position),
+    plan.map((_, i) => i),
+  );
+  for (const repeat of [1, 2, 3]) {
+    const round = plan.filter((t) => t.repeat === repeat);
+    assert.deepEqual(round.map((t) => t.condition.n).sort(), [0, 1, 2, 3, 4, 5, 6, 7]);
+    for (const t of round) assert.equal(t.key, `n${t.condition.n}/r${repeat}`);
+  }
+  const order = (repeat: number) => plan.filter((t) => t.repeat === repeat).map((t) => t.condition.n);
+  assert.notDeepEqual(order(1), order(2), "a round's order is its own");
+  assert.deepEqual(
+    shuffledRounds(conditions, 3, 7, (c) => `n${c.n}`),
+    plan,
+    "the same seed, the same plan",
+  );
+  assert.notDeepEqual(
+    shuffledRounds(conditions, 3, 8, (c) => `n${c.n}`),
+    plan,
+    "another seed, another plan",
+  );
 });
