@@ -52,16 +52,13 @@ export const experiment = defineExperiment({
       signal,
       continueOnError: control.continueOnError,
       open: () => IndexTable.open(server.connection),
-      onTrial: (done, total, trial, next) => {
-        const last = trial
-          ? `last: ${trial.key} ${trial.status === "ok" ? `${trial.seconds.toFixed(3)} s` : "failed"} · `
-          : "";
+      onProgress: ({ done, total, last, next }) =>
         progress.update(
           done,
           total,
-          `${last}${next ? `next: ${next.condition.kind} ${next.condition.operation}` : "done"}`,
-        );
-      },
+          `${last ? `last: ${last.key} ${last.status === "ok" ? `${last.seconds.toFixed(3)} s` : "failed"} · ` : ""}` +
+            `${next ? `next: ${next.condition.kind} ${next.condition.operation}` : "done"}`,
+        ),
     });
     progress.finish(`${plan.length} trials`);
     return {};

@@ -1,14 +1,9 @@
-/**
- * A trial of 08: a fresh table `idx_rows` with its primary key and at most the trial's index;
- * insert streams INSERT batches into it empty, update passes over it loaded. Each batch is one
- * statement and one transaction, timed; after it, untimed, the WAL position (and GIN's pending pages).
- */
+/** 08's trial: a fresh table with at most one index, INSERT batches into it empty or UPDATE passes over it loaded. */
 import type { Client } from "pg";
 import type { RunStore, TrialRecord } from "../../results/run-store";
 import type { ConnectionInfo } from "../../targets/types";
 import { connect, endClient } from "../../engines/postgres/connect";
-import { orderSeed, seededShuffle } from "../../stats/order";
-import { runTrialsOn } from "../../workloads/trials";
+import { runTrialsOn, shuffledRounds, type OrderedTrial, type TrialProgress } from "../../workloads/trials";
 import type { IndexKind, IndexTypesParams, Operation } from "./params";
 
 export interface IndexTypesCondition {
@@ -34,24 +29,17 @@ export type IndexTypesTrial = TrialRecord<IndexTypesCondition, IndexTypesCounter
   readonly setupSeconds?: number;
 };
 
-export interface PlannedTrial {
-  readonly key: string;
-  readonly condition: IndexTypesCondition;
-  readonly repeat: number;
-  readonly position: number;
-}
+export type PlannedTrial = OrderedTrial<IndexTypesCondition>;
 
 export const conditionKey = (c: IndexTypesCondition): string => `${c.kind}/${c.operation}`;
 
-/** Rounds of every condition (kind × operation), each round in an order of its own drawn from the run's seed. */
-export function planTrials(p: Pick<IndexTypesParams, "kinds" | "operations" | "repeats" | "seed">): PlannedTrial[] {
-  const conditions = p.kinds.flatMap((kind) => p.operations.map((operation) => ({ kind, operation })));
-  const plan: PlannedTrial[] = [];
-  for (let repeat = 1; repeat <= p.repeats; repeat++)
-    for (const condition of seededShuffle(conditions, orderSeed(p.seed, repeat)))
-      plan.push({ key: `${conditionKey(condition)}/r${repeat}`, condition, repeat, position: plan.length });
-  return plan;
-}
+export const planTrials = (p: Pick<IndexTypesParams, "kinds" | "operations" | "repeats" | "seed">): PlannedTrial[] =>
+  shuffledRounds(
+    p.kinds.flatMap((kind) => p.operations.map((operation) => ({ kind, operation }))),
+    p.repeats,
+    p.seed,
+    conditionKey,
+  );
 
 /** A batch is inside the partial index's predicate when its number (from 0) is a multiple of matchEvery. */
 export const insidePredicate = (batch: number, matchEvery: number): boolean => batch % matchEvery === 0;
@@ -227,19 +215,16 @@ export function runPlan(o: {
   readonly params: IndexTypesParams;
   readonly store: RunStore<IndexTypesCondition>;
   readonly open: () => Promise<IndexTable>;
-  readonly onTrial?: (done: number, total: number, last?: IndexTypesTrial, next?: PlannedTrial) => void;
+  readonly onProgress?: (progress: TrialProgress<PlannedTrial, IndexTypesTrial>) => void;
   readonly continueOnError?: boolean;
   readonly signal?: AbortSignal;
 }): Promise<IndexTypesTrial[]> {
   return runTrialsOn(o.open, o.plan, (table, planned) => runTrial(table, planned, o.params, o.signal), {
-    store: o.store,
-    signal: o.signal,
-    continueOnError: o.continueOnError,
+    ...o,
     watch: (planned) => ({
       engine: "postgresql",
       what: `${planned.condition.operation} batches, trial ${planned.key}`,
       group: conditionKey(planned.condition),
     }),
-    onProgress: ({ done, total, last, next }) => o.onTrial?.(done, total, last, next),
   });
 }
