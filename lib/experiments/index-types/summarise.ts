@@ -1,8 +1,4 @@
-/**
- * Notebook 08's figures from the raw trials, per condition (index kind × operation): the batches'
- * latency percentiles, WAL and index bytes per row, the partial index's batches outside its
- * predicate, GIN's pending-list flushes; per round, the values the claims pair across conditions.
- */
+/** 08's figures per condition (index kind × operation); per round, the values the claims pair across conditions. */
 import { median, quantile } from "simple-statistics";
 import { isOk } from "../../results/run-store";
 import { outlierFlags } from "../../stats/intervals";
