@@ -8,7 +8,7 @@ import { CLAIMS } from "./claims";
 import { checkParams, FILLFACTOR_HOT_PROFILES } from "./params";
 import { readingOrder } from "./present";
 import { summarise as summariseTrials } from "./summarise";
-import { diskNeed } from "./workload/disk";
+import { diskNeed } from "./workload/page-model";
 import { HotTable } from "./workload/table";
 import { planTrials, runPlan, type FillfactorHotTrial } from "./workload/run-trials";
 
@@ -47,14 +47,13 @@ export const experiment = defineExperiment({
       signal,
       continueOnError: control.continueOnError,
       open: () => HotTable.open(server.connection),
-      onTrial: (done, total, trial, next) => {
-        const result = trial?.status === "ok" ? `${trial.seconds.toFixed(3)} s` : "failed";
-        const last = trial ? `last: ${trial.key} ${result} · ` : "";
-        const upcoming = next
-          ? `next: fillfactor ${next.condition.fillfactor}, UPDATE ${next.condition.column}`
-          : "done";
-        progress.update(done, total, `${last}${upcoming}`);
-      },
+      onProgress: ({ done, total, last, next }) =>
+        progress.update(
+          done,
+          total,
+          `${last ? `last: ${last.key} ${last.status === "ok" ? `${last.seconds.toFixed(3)} s` : "failed"} · ` : ""}` +
+            `${next ? `next: fillfactor ${next.condition.fillfactor}, UPDATE ${next.condition.column}` : "done"}`,
+        ),
     });
     progress.finish(`${plan.length} trials`);
     return {};

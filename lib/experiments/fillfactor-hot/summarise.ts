@@ -4,7 +4,7 @@ import { isOk } from "../../results/run-store";
 import { medianInterval, outlierFlags, type Interval } from "../../stats/intervals";
 import { groupBy, spread, type TrialSeconds } from "../../stats/summary";
 import { counterEntries, type Counters } from "../../stats/counters";
-import { INDEX_ENTRY_RECORDS, type FillfactorHotCounterKey } from "./workload/counter-keys";
+import { INDEX_ENTRY_RECORDS, type FillfactorHotCounterKey } from "./workload/table";
 import { conditionKey, type FillfactorHotCondition, type FillfactorHotTrial } from "./workload/run-trials";
 
 export interface RoundValues {

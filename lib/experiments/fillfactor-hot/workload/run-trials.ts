@@ -1,10 +1,9 @@
-/** A trial of 07: a fresh table, untimed setup, then one UPDATE pass in id ranges of `batchRows`, timed. */
+/** 07's trial: a fresh table, untimed setup, then one UPDATE pass in id ranges of `batchRows`, timed. */
 import type { RunStore, TrialRecord } from "../../../results/run-store";
-import { orderSeed, seededShuffle } from "../../../stats/order";
 import { counterDelta } from "../../../stats/counters";
-import { runTrialsOn } from "../../../workloads/trials";
-import type { UpdatedColumn } from "../params";
-import type { FillfactorHotCounterKey } from "./counter-keys";
+import { runTrialsOn, shuffledRounds, type OrderedTrial, type TrialProgress } from "../../../workloads/trials";
+import type { FillfactorHotParams, UpdatedColumn } from "../params";
+import type { FillfactorHotCounterKey } from "./table";
 import type { HotTable } from "./table";
 
 export interface FillfactorHotCondition {
@@ -25,33 +24,19 @@ export interface TrialPhases {
 
 export type FillfactorHotTrial = TrialRecord<FillfactorHotCondition, FillfactorHotCounterKey> & TrialPhases;
 
-export interface PlannedTrial {
-  readonly key: string;
-  readonly condition: FillfactorHotCondition;
-  readonly repeat: number;
-  readonly position: number;
-}
+export type PlannedTrial = OrderedTrial<FillfactorHotCondition>;
 
-export function conditionKey(c: FillfactorHotCondition): string {
-  return `ff${c.fillfactor}/${c.column}`;
-}
+export const conditionKey = (c: FillfactorHotCondition): string => `ff${c.fillfactor}/${c.column}`;
 
-export interface TrialPlanOptions {
-  readonly fillfactors: readonly number[];
-  readonly columns: readonly UpdatedColumn[];
-  readonly repeats: number;
-  readonly seed: number;
-}
-
-/** Each round in an order of its own from the run's seed, so drift lands on all conditions alike. */
-export function planTrials(o: TrialPlanOptions): PlannedTrial[] {
-  const conditions = o.fillfactors.flatMap((fillfactor) => o.columns.map((column) => ({ fillfactor, column })));
-  const plan: PlannedTrial[] = [];
-  for (let repeat = 1; repeat <= o.repeats; repeat++)
-    for (const condition of seededShuffle(conditions, orderSeed(o.seed, repeat)))
-      plan.push({ key: `${conditionKey(condition)}/r${repeat}`, condition, repeat, position: plan.length });
-  return plan;
-}
+export const planTrials = (
+  p: Pick<FillfactorHotParams, "fillfactors" | "columns" | "repeats" | "seed">,
+): PlannedTrial[] =>
+  shuffledRounds(
+    p.fillfactors.flatMap((fillfactor) => p.columns.map((column) => ({ fillfactor, column }))),
+    p.repeats,
+    p.seed,
+    conditionKey,
+  );
 
 export interface TrialSize {
   readonly rows: number;
@@ -130,37 +115,29 @@ export interface RunOptions {
   readonly size: TrialSize;
   readonly store: RunStore<FillfactorHotCondition>;
   readonly open: () => Promise<HotTable>;
-  readonly onTrial?: (
-    done: number,
-    total: number,
-    trial: FillfactorHotTrial | undefined,
-    next: PlannedTrial | undefined,
-  ) => void;
+  readonly onProgress?: (progress: TrialProgress<PlannedTrial, FillfactorHotTrial>) => void;
   readonly continueOnError?: boolean;
   readonly signal?: AbortSignal;
 }
 
-export async function runPlan(options: RunOptions): Promise<FillfactorHotTrial[]> {
-  const finished = options.store.finishedKeys();
-  const todo = options.plan.filter((p) => !finished.has(p.key));
+export function runPlan(o: RunOptions): Promise<FillfactorHotTrial[]> {
+  const finished = o.store.finishedKeys();
+  const todo = o.plan.filter((p) => !finished.has(p.key));
   const nextToRun = (planned: PlannedTrial) => {
     const i = todo.findIndex((p) => p.key === planned.key);
     return i < 0 ? undefined : todo[i + 1];
   };
   return runTrialsOn(
-    options.open,
-    options.plan,
-    (table, planned) => runTrial(table, planned, options.size, options.signal, nextToRun(planned)),
+    o.open,
+    o.plan,
+    (table, planned) => runTrial(table, planned, o.size, o.signal, nextToRun(planned)),
     {
-      store: options.store,
-      signal: options.signal,
-      continueOnError: options.continueOnError,
+      ...o,
       watch: (planned) => ({
         engine: "postgresql",
         what: `UPDATE pass, trial ${planned.key}`,
         group: conditionKey(planned.condition),
       }),
-      onProgress: ({ done, total, last, next }) => options.onTrial?.(done, total, last, next),
     },
   );
 }
