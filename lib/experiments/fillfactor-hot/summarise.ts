@@ -2,7 +2,7 @@
 import { median } from "simple-statistics";
 import { isOk } from "../../results/run-store";
 import { medianInterval, outlierFlags, type Interval } from "../../stats/intervals";
-import { groupBy, spread, type TrialSeconds } from "../../stats/summary";
+import { groupBy, medianOfFinite, spread, type TrialSeconds } from "../../stats/summary";
 import { counterEntries, type Counters } from "../../stats/counters";
 import { INDEX_ENTRY_RECORDS, type FillfactorHotCounterKey } from "./workload/table";
 import { conditionKey, type FillfactorHotCondition, type FillfactorHotTrial } from "./workload/run-trials";
@@ -39,60 +39,43 @@ export interface ConditionSummary extends FillfactorHotCondition, TrialSeconds {
 
 type C = Counters<FillfactorHotCounterKey>;
 
-const updatedOf = (c: C) => c["table.n_tup_upd"];
-const perRow = (c: C, n: number | undefined) => {
-  const rows = updatedOf(c);
-  return n === undefined || !rows ? undefined : n / rows;
+const perRow = (c: C, n: number | undefined) =>
+  n === undefined || !c["table.n_tup_upd"] ? undefined : n / c["table.n_tup_upd"];
+/** Every B-tree leaf entry the pass's WAL records carry; undefined without pg_walinspect. */
+const indexEntriesOf = (c: C) =>
+  counterEntries(c).some(([k]) => k.startsWith("walrec."))
+    ? INDEX_ENTRY_RECORDS.reduce((a, t) => a + (c[`walrec.${t}`] ?? 0), 0)
+    : undefined;
+const sumOf = (c: C, prefix: string) => {
+  const values = counterEntries(c).filter(([k]) => k.startsWith(prefix));
+  return values.length ? values.reduce((a, [, v]) => a + v, 0) : undefined;
 };
 
-export const hotShareOf = (c: C): number | undefined => perRow(c, c["table.n_tup_hot_upd"] ?? 0);
-
-export function indexEntriesOf(c: C): number | undefined {
-  if (!counterEntries(c).some(([k]) => k.startsWith("walrec."))) return undefined;
-  return INDEX_ENTRY_RECORDS.reduce((a, t) => a + (c[`walrec.${t}`] ?? 0), 0);
-}
-
-function indexBytesOf(c: C): number | undefined {
-  const sizes = counterEntries(c).filter(([k]) => k.startsWith("bytes.index."));
-  return sizes.length ? sizes.reduce((a, [, v]) => a + v, 0) : undefined;
-}
-
-export function disturbed(t: FillfactorHotTrial): boolean {
-  return (t.counters?.["checkpoints"] ?? 0) > 0 || (t.counters?.["table.autovacuum_count"] ?? 0) > 0;
-}
-
-export interface SummariseOptions {
-  /** An outlier is one in time only, so its counters stay (the run behind this: docs/statistics.md). */
-  readonly withoutFlagged?: boolean;
-}
-
-export function summarise(trials: readonly FillfactorHotTrial[], options: SummariseOptions = {}): ConditionSummary[] {
-  const ok = trials.filter(isOk);
+/** An outlier is one in time only, so without the flagged its counters stay (the run behind this: docs/statistics.md). */
+export function summarise(trials: readonly FillfactorHotTrial[], options: { readonly withoutFlagged?: boolean } = {}) {
   const failed = groupBy(
     trials.filter((t) => t.status === "failed"),
     (t) => conditionKey(t.condition),
   );
   const summaries: ConditionSummary[] = [];
-  for (const [key, all] of groupBy(ok, (t) => conditionKey(t.condition))) {
+  for (const [key, all] of groupBy(trials.filter(isOk), (t) => conditionKey(t.condition))) {
     const flags = outlierFlags(all.map((t) => t.seconds));
     const outlierRepeats = all.filter((_, i) => flags[i]).map((t) => t.repeat);
-    const disturbedRepeats = all.filter(disturbed).map((t) => t.repeat);
+    const disturbedRepeats = all
+      .filter((t) => (t.counters?.["checkpoints"] ?? 0) > 0 || (t.counters?.["table.autovacuum_count"] ?? 0) > 0)
+      .map((t) => t.repeat);
     const group = options.withoutFlagged ? all.filter((t) => !disturbedRepeats.includes(t.repeat)) : all;
     if (!group.length) continue;
     const timed = options.withoutFlagged ? group.filter((t) => !outlierRepeats.includes(t.repeat)) : group;
     const c = group[0].condition;
-    const of = (pick: (k: C) => number | undefined): number | undefined => {
-      const values = group
-        .map((t) => (t.counters ? pick(t.counters) : undefined))
-        .filter((v): v is number => v !== undefined && Number.isFinite(v));
-      return values.length ? median(values) : undefined;
-    };
+    const of = (pick: (k: C) => number | undefined) =>
+      medianOfFinite(group.map((t) => (t.counters ? pick(t.counters) : undefined)));
     const rounds: RoundValues[] = group.map((t) => {
       const k: C = t.counters ?? {};
       return {
         repeat: t.repeat,
         seconds: timed.includes(t) ? t.seconds : NaN,
-        hotShare: hotShareOf(k),
+        hotShare: perRow(k, k["table.n_tup_hot_upd"] ?? 0),
         walBytesPerRow: perRow(k, k["wal.bytes"]),
         indexEntriesPerRow: perRow(k, indexEntriesOf(k)),
       };
@@ -106,8 +89,8 @@ export function summarise(trials: readonly FillfactorHotTrial[], options: Summar
       medianSeconds: s.median,
       minSeconds: s.min,
       maxSeconds: s.max,
-      seconds: (timed.length ? timed : group).map((t) => t.seconds),
-      updatedRows: of(updatedOf) ?? 0,
+      seconds: s.values,
+      updatedRows: of((k) => k["table.n_tup_upd"]) ?? 0,
       hotShare: shares.length ? median(shares) : undefined,
       hotShareInterval: shares.length
         ? medianInterval(shares, `HOT share of the pass, ff ${c.fillfactor}, ${c.column}, one per round`)
@@ -118,13 +101,10 @@ export function summarise(trials: readonly FillfactorHotTrial[], options: Summar
       freeBytesPerPage: of((k) => k["room.free_bytes_per_page"]),
       versionBytes: of((k) => k["room.version_bytes"]),
       indexEntriesPerRow: of((k) => perRow(k, indexEntriesOf(k))),
-      indexBytesPerRow: of((k) => perRow(k, indexBytesOf(k))),
+      indexBytesPerRow: of((k) => perRow(k, sumOf(k, "bytes.index."))),
       heapBytesPerRow: of((k) => perRow(k, k["bytes.heap"])),
       walBytesPerRow: of((k) => perRow(k, k["wal.bytes"])),
-      fpiPer1000Rows: of((k) => {
-        const n = perRow(k, k["wal.fpi"]);
-        return n === undefined ? undefined : 1000 * n;
-      }),
+      fpiPer1000Rows: of((k) => 1000 * (perRow(k, k["wal.fpi"]) ?? NaN)),
       rounds,
       outlierRepeats,
       disturbedRepeats,
@@ -133,12 +113,8 @@ export function summarise(trials: readonly FillfactorHotTrial[], options: Summar
   return summaries;
 }
 
-export function findSummary(
-  summaries: readonly ConditionSummary[],
-  where: FillfactorHotCondition,
-): ConditionSummary | undefined {
-  return summaries.find((s) => s.fillfactor === where.fillfactor && s.column === where.column);
-}
+export const findSummary = (s: readonly ConditionSummary[], where: FillfactorHotCondition) =>
+  s.find((x) => x.fillfactor === where.fillfactor && x.column === where.column);
 
 /** The HOT pass: the highest fillfactor whose counter pass had room (ratio ≥ 1), else the lowest run. */
 export function hotPass(s: readonly ConditionSummary[]): ConditionSummary | undefined {

@@ -9,29 +9,23 @@ import { ignored } from "../../../runtime/debug";
 import type { UpdatedColumn } from "../params";
 import { BLOCK_BYTES } from "./page-model";
 
-/** Deltas over the timed pass. */
-export const PASS_COUNTERS = [
-  "table.n_tup_upd",
-  "table.n_tup_hot_upd",
-  "table.n_tup_newpage_upd",
-  "table.autovacuum_count",
-  "wal.records",
-  "wal.fpi",
-  "wal.bytes",
-  "checkpoints",
-  "wal.lsn",
-  "bytes.heap",
-] as const;
-export type PassCounter = (typeof PASS_COUNTERS)[number];
-
+/** Deltas over the timed pass: the value and where it is read. */
+const COUNTER_SQL = {
+  "table.n_tup_upd": ["n_tup_upd::text", "FROM t"],
+  "table.n_tup_hot_upd": ["n_tup_hot_upd::text", "FROM t"],
+  "table.n_tup_newpage_upd": ["n_tup_newpage_upd::text", "FROM t"],
+  "table.autovacuum_count": ["(autovacuum_count + autoanalyze_count)::text", "FROM t"],
+  "wal.records": ["wal_records::text", "FROM pg_stat_wal"],
+  "wal.fpi": ["wal_fpi::text", "FROM pg_stat_wal"],
+  "wal.bytes": ["wal_bytes::text", "FROM pg_stat_wal"],
+  checkpoints: ["(num_timed + num_requested)::text", "FROM pg_stat_checkpointer"],
+  "wal.lsn": ["pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::text", ""],
+  "bytes.heap": ["pg_relation_size($1::regclass)::text", ""],
+} as const;
+export type PassCounter = keyof typeof COUNTER_SQL;
+const PASS_COUNTERS = Object.keys(COUNTER_SQL) as PassCounter[];
 /** `room.ratio`: the share of the loaded page's rows whose new version the page has room for. */
-export const ROOM_LEVELS = [
-  "room.rows_per_page",
-  "room.free_bytes_per_page",
-  "room.version_bytes",
-  "room.ratio",
-] as const;
-export type RoomLevel = (typeof ROOM_LEVELS)[number];
+export type RoomLevel = "room.rows_per_page" | "room.free_bytes_per_page" | "room.version_bytes" | "room.ratio";
 
 /** Not `size.*`, which counterDelta keeps as a level: over the pass these are the bytes it added. */
 export type IndexSizeKey = `bytes.index.${string}`;
@@ -190,19 +184,6 @@ export class HotTable {
   }
 }
 
-const COUNTER_SQL: Readonly<Record<PassCounter, readonly [value: string, from: string]>> = {
-  "table.n_tup_upd": ["n_tup_upd::text", "FROM t"],
-  "table.n_tup_hot_upd": ["n_tup_hot_upd::text", "FROM t"],
-  "table.n_tup_newpage_upd": ["n_tup_newpage_upd::text", "FROM t"],
-  "table.autovacuum_count": ["(autovacuum_count + autoanalyze_count)::text", "FROM t"],
-  "wal.records": ["wal_records::text", "FROM pg_stat_wal"],
-  "wal.fpi": ["wal_fpi::text", "FROM pg_stat_wal"],
-  "wal.bytes": ["wal_bytes::text", "FROM pg_stat_wal"],
-  checkpoints: ["(num_timed + num_requested)::text", "FROM pg_stat_checkpointer"],
-  "wal.lsn": ["pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::text", ""],
-  "bytes.heap": ["pg_relation_size($1::regclass)::text", ""],
-};
-
 const COUNTERS_SQL = `
 WITH t AS (SELECT * FROM pg_stat_user_tables WHERE relname = $1)
 ${PASS_COUNTERS.map((name) => `SELECT '${name}' AS name, ${COUNTER_SQL[name][0]} AS value ${COUNTER_SQL[name][1]}`).join("\nUNION ALL ")}
@@ -213,11 +194,8 @@ UNION ALL SELECT 'bytes.index.' || indexrelname, pg_relation_size(indexrelid)::t
 const shapeOf = (fillfactor: number, rows: number, padBytes: number) => `${fillfactor}/${rows}/${padBytes}`;
 
 /** False where not allowed: its figures are then measured another way or left out. */
-async function tryExtension(client: Client, name: string): Promise<boolean> {
-  try {
-    await client.query(`CREATE EXTENSION IF NOT EXISTS ${name}`);
-    return true;
-  } catch {
-    return false;
-  }
-}
+const tryExtension = (client: Client, name: string): Promise<boolean> =>
+  client
+    .query(`CREATE EXTENSION IF NOT EXISTS ${name}`)
+    .then(() => true)
+    .catch(() => false);
