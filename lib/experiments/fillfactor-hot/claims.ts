@@ -1,8 +1,6 @@
 /**
- * Notebook 07's claims: PostgreSQL's documented fillfactor and HOT behaviour (quotes.json). The regime is the page's
- * room (free bytes per loaded page ÷ the bytes a new version of every row on it needs). The pass updates whole id
- * ranges, so old versions are not yet dead and pruning cannot make room inside it: a row's update is HOT only while
- * the page's reserved space lasts. Single-row transactions, which let pruning reclaim space, are not measured.
+ * Notebook 07's claims on PostgreSQL's documented fillfactor and HOT (quotes.json), in the regime of the page's room.
+ * The pass updates whole id ranges: old versions are not yet dead, so pruning cannot make room inside it.
  */
 import { declare, readQuotes, type ClaimSet } from "../../stats/claim-engine";
 import { medianOf, pairedQuotient } from "../../stats/claim-statistics";

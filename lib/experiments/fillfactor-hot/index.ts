@@ -1,7 +1,4 @@
-/**
- * Notebook 07 (`lab.fillfactorHot.*`): PostgreSQL's documented fillfactor and HOT behaviour, tested
- * by an UPDATE pass over every row of a fresh table per fillfactor and updated column.
- */
+/** Notebook 07 (`lab.fillfactorHot.*`): PostgreSQL's fillfactor and HOT, by an UPDATE pass over a fresh table. */
 import { defineExperiment, serverName } from "../define";
 import { finiteOrNaN, referencesIn } from "../eta";
 import { CLAIMS } from "./claims";

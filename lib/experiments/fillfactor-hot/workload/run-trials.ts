@@ -3,26 +3,17 @@ import type { RunStore, TrialRecord } from "../../../results/run-store";
 import { counterDelta } from "../../../stats/counters";
 import { runTrialsOn, shuffledRounds, type OrderedTrial, type TrialProgress } from "../../../workloads/trials";
 import type { FillfactorHotParams, UpdatedColumn } from "../params";
-import type { FillfactorHotCounterKey } from "./table";
-import type { HotTable } from "./table";
+import type { FillfactorHotCounterKey, HotTable } from "./table";
 
 export interface FillfactorHotCondition {
   readonly fillfactor: number;
   readonly column: UpdatedColumn;
 }
 
-/** Summed by name in the run's time account; the next trial's load runs during the WAL count. */
-export interface TrialPhases {
-  readonly loadSeconds?: number;
-  readonly nextLoadSeconds?: number;
-  readonly vacuumSeconds?: number;
-  readonly checkpointSeconds?: number;
-  readonly roomSeconds?: number;
-  readonly countersSeconds?: number;
-  readonly walRecordsSeconds?: number;
-}
-
-export type FillfactorHotTrial = TrialRecord<FillfactorHotCondition, FillfactorHotCounterKey> & TrialPhases;
+/** Phases' seconds, summed by name in the run's time account; the next trial's load runs during the WAL count. */
+type Phase = "load" | "nextLoad" | "vacuum" | "checkpoint" | "room" | "counters" | "walRecords";
+export type FillfactorHotTrial = TrialRecord<FillfactorHotCondition, FillfactorHotCounterKey> &
+  Partial<Record<`${Phase}Seconds`, number>>;
 
 export type PlannedTrial = OrderedTrial<FillfactorHotCondition>;
 

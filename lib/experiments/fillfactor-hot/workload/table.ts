@@ -86,10 +86,7 @@ export class HotTable {
     }
   }
 
-  /**
-   * Id order, so an id range is a run of pages; indexes after the load, the same compact B-trees at
-   * every fillfactor. Autovacuum off: a vacuum inside the pass would prune old versions.
-   */
+  /** Id order: a range is a run of pages; B-trees after the load: alike at every fillfactor; no autovacuum: no pruning. */
   async recreate(fillfactor: number, rows: number, padBytes: number): Promise<number> {
     const t0 = process.hrtime.bigint();
     this.loaded = undefined;
