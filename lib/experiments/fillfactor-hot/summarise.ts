@@ -1,41 +1,14 @@
 /** Notebook 07's figures per condition (fillfactor × updated column), from the raw trials. */
 import { median } from "simple-statistics";
 import { isOk } from "../../results/run-store";
-import { medianInterval, outlierFlags, type Interval } from "../../stats/intervals";
-import { groupBy, medianOfFinite, spread, type TrialSeconds } from "../../stats/summary";
+import { medianInterval, outlierFlags } from "../../stats/intervals";
+import { groupBy, medianOfFinite, spread } from "../../stats/summary";
 import { counterEntries, type Counters } from "../../stats/counters";
 import { INDEX_ENTRY_RECORDS, type FillfactorHotCounterKey } from "./workload/table";
 import { conditionKey, type FillfactorHotCondition, type FillfactorHotTrial } from "./workload/run-trials";
 
-export interface RoundValues {
-  readonly repeat: number;
-  /** NaN for an outlier's in the sensitivity summary (`withoutFlagged`). */
-  readonly seconds: number;
-  readonly hotShare?: number;
-  readonly walBytesPerRow?: number;
-  readonly indexEntriesPerRow?: number;
-}
-
-export interface ConditionSummary extends FillfactorHotCondition, TrialSeconds {
-  readonly updatedRows: number;
-  readonly hotShare?: number;
-  readonly hotShareInterval?: Interval;
-  /** n_tup_newpage_upd, PostgreSQL 16+. */
-  readonly newPageShare?: number;
-  readonly roomRatio?: number;
-  readonly rowsPerPage?: number;
-  readonly freeBytesPerPage?: number;
-  readonly versionBytes?: number;
-  /** Counted in its WAL (every index together). */
-  readonly indexEntriesPerRow?: number;
-  readonly indexBytesPerRow?: number;
-  readonly heapBytesPerRow?: number;
-  readonly walBytesPerRow?: number;
-  readonly fpiPer1000Rows?: number;
-  readonly rounds: readonly RoundValues[];
-  readonly outlierRepeats: readonly number[];
-  readonly disturbedRepeats: readonly number[];
-}
+export type ConditionSummary = ReturnType<typeof summarise>[number];
+export type RoundValues = ConditionSummary["rounds"][number];
 
 type C = Counters<FillfactorHotCounterKey>;
 
@@ -57,23 +30,23 @@ export function summarise(trials: readonly FillfactorHotTrial[], options: { read
     trials.filter((t) => t.status === "failed"),
     (t) => conditionKey(t.condition),
   );
-  const summaries: ConditionSummary[] = [];
-  for (const [key, all] of groupBy(trials.filter(isOk), (t) => conditionKey(t.condition))) {
+  return [...groupBy(trials.filter(isOk), (t) => conditionKey(t.condition))].flatMap(([key, all]) => {
     const flags = outlierFlags(all.map((t) => t.seconds));
     const outlierRepeats = all.filter((_, i) => flags[i]).map((t) => t.repeat);
     const disturbedRepeats = all
       .filter((t) => (t.counters?.["checkpoints"] ?? 0) > 0 || (t.counters?.["table.autovacuum_count"] ?? 0) > 0)
       .map((t) => t.repeat);
     const group = options.withoutFlagged ? all.filter((t) => !disturbedRepeats.includes(t.repeat)) : all;
-    if (!group.length) continue;
+    if (!group.length) return [];
     const timed = options.withoutFlagged ? group.filter((t) => !outlierRepeats.includes(t.repeat)) : group;
     const c = group[0].condition;
     const of = (pick: (k: C) => number | undefined) =>
       medianOfFinite(group.map((t) => (t.counters ? pick(t.counters) : undefined)));
-    const rounds: RoundValues[] = group.map((t) => {
+    const rounds = group.map((t) => {
       const k: C = t.counters ?? {};
       return {
         repeat: t.repeat,
+        // NaN for an outlier's in the sensitivity summary (`withoutFlagged`).
         seconds: timed.includes(t) ? t.seconds : NaN,
         hotShare: perRow(k, k["table.n_tup_hot_upd"] ?? 0),
         walBytesPerRow: perRow(k, k["wal.bytes"]),
@@ -82,35 +55,38 @@ export function summarise(trials: readonly FillfactorHotTrial[], options: { read
     });
     const shares = rounds.flatMap((r) => (r.hotShare === undefined ? [] : [r.hotShare]));
     const s = spread((timed.length ? timed : group).map((t) => t.seconds));
-    summaries.push({
-      ...c,
-      trials: group.length,
-      failed: failed.get(key)?.length ?? 0,
-      medianSeconds: s.median,
-      minSeconds: s.min,
-      maxSeconds: s.max,
-      seconds: s.values,
-      updatedRows: of((k) => k["table.n_tup_upd"]) ?? 0,
-      hotShare: shares.length ? median(shares) : undefined,
-      hotShareInterval: shares.length
-        ? medianInterval(shares, `HOT share of the pass, ff ${c.fillfactor}, ${c.column}, one per round`)
-        : undefined,
-      newPageShare: of((k) => perRow(k, k["table.n_tup_newpage_upd"])),
-      roomRatio: of((k) => k["room.ratio"]),
-      rowsPerPage: of((k) => k["room.rows_per_page"]),
-      freeBytesPerPage: of((k) => k["room.free_bytes_per_page"]),
-      versionBytes: of((k) => k["room.version_bytes"]),
-      indexEntriesPerRow: of((k) => perRow(k, indexEntriesOf(k))),
-      indexBytesPerRow: of((k) => perRow(k, sumOf(k, "bytes.index."))),
-      heapBytesPerRow: of((k) => perRow(k, k["bytes.heap"])),
-      walBytesPerRow: of((k) => perRow(k, k["wal.bytes"])),
-      fpiPer1000Rows: of((k) => 1000 * (perRow(k, k["wal.fpi"]) ?? NaN)),
-      rounds,
-      outlierRepeats,
-      disturbedRepeats,
-    });
-  }
-  return summaries;
+    return [
+      {
+        ...c,
+        trials: group.length,
+        failed: failed.get(key)?.length ?? 0,
+        medianSeconds: s.median,
+        minSeconds: s.min,
+        maxSeconds: s.max,
+        seconds: s.values,
+        updatedRows: of((k) => k["table.n_tup_upd"]) ?? 0,
+        hotShare: shares.length ? median(shares) : undefined,
+        hotShareInterval: shares.length
+          ? medianInterval(shares, `HOT share of the pass, ff ${c.fillfactor}, ${c.column}, one per round`)
+          : undefined,
+        // n_tup_newpage_upd, PostgreSQL 16+.
+        newPageShare: of((k) => perRow(k, k["table.n_tup_newpage_upd"])),
+        roomRatio: of((k) => k["room.ratio"]),
+        rowsPerPage: of((k) => k["room.rows_per_page"]),
+        freeBytesPerPage: of((k) => k["room.free_bytes_per_page"]),
+        versionBytes: of((k) => k["room.version_bytes"]),
+        // Counted in its WAL (every index together).
+        indexEntriesPerRow: of((k) => perRow(k, indexEntriesOf(k))),
+        indexBytesPerRow: of((k) => perRow(k, sumOf(k, "bytes.index."))),
+        heapBytesPerRow: of((k) => perRow(k, k["bytes.heap"])),
+        walBytesPerRow: of((k) => perRow(k, k["wal.bytes"])),
+        fpiPer1000Rows: of((k) => 1000 * (perRow(k, k["wal.fpi"]) ?? NaN)),
+        rounds,
+        outlierRepeats,
+        disturbedRepeats,
+      },
+    ];
+  });
 }
 
 export const findSummary = (s: readonly ConditionSummary[], where: FillfactorHotCondition) =>
