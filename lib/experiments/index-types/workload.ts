@@ -141,7 +141,12 @@ export class IndexTable {
   }
 }
 
-const since = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e9;
+/** f's value and its seconds. */
+const timed = async <T>(f: () => Promise<T>): Promise<[T, number]> => {
+  const t0 = process.hrtime.bigint();
+  const value = await f();
+  return [value, Number(process.hrtime.bigint() - t0) / 1e9];
+};
 
 export async function runTrial(
   table: IndexTable,
@@ -151,9 +156,7 @@ export async function runTrial(
 ): Promise<IndexTypesTrial> {
   const startedAt = new Date().toISOString();
   const { kind, operation } = planned.condition;
-  let t = process.hrtime.bigint();
-  await table.prepare(planned.condition, p);
-  const setupSeconds = since(t);
+  const [, setupSeconds] = await timed(() => table.prepare(planned.condition, p));
   const pending = kind === "gin-fastupdate" && operation === "insert";
   const checkpointsBefore = await table.checkpoints();
   let last = (await table.position(pending)).lsn;
@@ -175,14 +178,9 @@ export async function runTrial(
   if (written !== p.rows) throw new Error(`the ${operation} batches wrote ${written} rows of ${p.rows}`);
   const checkpoints = (await table.checkpoints()) - checkpointsBefore;
   const sizes = await table.sizes(kind);
-  let summarizeSeconds: number | undefined;
-  let summarized = sizes.index;
-  if (kind === "brin" && operation === "insert") {
-    t = process.hrtime.bigint();
-    await table.summarizeBrin();
-    summarizeSeconds = since(t);
-    summarized = (await table.sizes(kind)).index;
-  }
+  const summarizeSeconds =
+    kind === "brin" && operation === "insert" ? (await timed(() => table.summarizeBrin()))[1] : undefined;
+  const summarized = summarizeSeconds === undefined ? sizes.index : (await table.sizes(kind)).index;
   const flushes = pendingPages.filter((n, i) => n < (i ? pendingPages[i - 1] : 0)).length;
   return {
     key: planned.key,

@@ -50,14 +50,9 @@ export async function runTrial(
     loadedBefore === undefined ? await table.recreate(fillfactor, size.rows, size.padBytes) : undefined;
   signal?.throwIfAborted();
   const { vacuumSeconds, checkpointSeconds } = await table.quiesce();
-  let t = process.hrtime.bigint();
-  const room = await table.room();
-  const roomSeconds = since(t);
+  const [room, roomSeconds] = await timed(() => table.room());
   signal?.throwIfAborted();
-  t = process.hrtime.bigint();
-  const before = await table.counters();
-  let countersSeconds = since(t);
-  let walRecordsSeconds = 0;
+  const [before, beforeSeconds] = await timed(() => table.counters());
   const unitMs: number[] = [];
   let updated = 0;
   for (let from = 1; from <= size.rows; from += size.batchRows) {
@@ -66,14 +61,11 @@ export async function runTrial(
     updated += await table.updateRange(column, from, Math.min(size.rows, from + size.batchRows - 1));
     unitMs.push(Number(process.hrtime.bigint() - t0) / 1e6);
   }
-  t = process.hrtime.bigint();
-  const after = await table.counters();
-  countersSeconds += since(t);
+  const [after, afterSeconds] = await timed(() => table.counters());
   if (updated !== size.rows) throw new Error(`the pass updated ${updated} rows of ${size.rows}`);
   // From here this trial reads only its held WAL, so the next table loads on the loader's session.
-  t = process.hrtime.bigint();
-  const [records, nextLoadSeconds] = await Promise.all([
-    table.walRecords(before["wal.lsn"], after["wal.lsn"]).finally(() => (walRecordsSeconds = since(t))),
+  const [[records, walRecordsSeconds], nextLoadSeconds] = await Promise.all([
+    timed(() => table.walRecords(before["wal.lsn"], after["wal.lsn"])),
     next && !signal?.aborted
       ? table.recreate(next.condition.fillfactor, size.rows, size.padBytes)
       : Promise.resolve(undefined),
@@ -92,14 +84,19 @@ export async function runTrial(
     vacuumSeconds,
     checkpointSeconds,
     roomSeconds,
-    countersSeconds,
+    countersSeconds: beforeSeconds + afterSeconds,
     walRecordsSeconds,
     startedAt,
     finishedAt: new Date().toISOString(),
   };
 }
 
-const since = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e9;
+/** f's value and its seconds. */
+const timed = async <T>(f: () => Promise<T>): Promise<[T, number]> => {
+  const t0 = process.hrtime.bigint();
+  const value = await f();
+  return [value, Number(process.hrtime.bigint() - t0) / 1e9];
+};
 
 export interface RunOptions {
   readonly plan: readonly PlannedTrial[];
