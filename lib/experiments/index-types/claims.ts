@@ -233,20 +233,16 @@ export const CLAIMS: ClaimSet<IndexTypesParams, S, "pages" | "flushes"> = declar
         text: `partial ÷ none over the batches outside the predicate: median batch ms (insert, update) and WAL bytes per row (insert), ${ROUNDS}`,
         fmt: (x) => times(x, 3),
         of: (s) => {
+          const outside = (pick: (r: RoundValues) => number, what: string, op = "insert") =>
+            paired("partial", "none", pick, `${what} outside`, op)(s);
           const parts = [
-            {
-              label: "insert ms",
-              interval: paired("partial", "none", (r) => r.outsideMedianMs, "insert ms outside")(s),
-            },
+            { label: "insert ms", interval: outside((r) => r.outsideMedianMs, "insert ms") },
             {
               label: "insert WAL",
-              interval: paired("partial", "none", (r) => r.outsideWalBytesPerRow, "insert WAL outside")(s),
+              interval: outside((r) => r.outsideWalBytesPerRow, "insert WAL"),
               rule: { kind: "inside", low: 0.98, high: 1.02 } as const,
             },
-            {
-              label: "update ms",
-              interval: paired("partial", "none", (r) => r.outsideMedianMs, "update ms outside", "update")(s),
-            },
+            { label: "update ms", interval: outside((r) => r.outsideMedianMs, "update ms", "update") },
           ].filter((x) => x.interval);
           return parts.length ? parts : undefined;
         },
