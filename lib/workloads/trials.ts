@@ -35,6 +35,16 @@ export function shuffledRounds<C extends object>(
   return plan;
 }
 
+/** What every finished trial's record starts with: its plan entry, status ok, seconds summed from its timed units. */
+export const okTrial = <C extends object>(planned: OrderedTrial<C>, unitMs: readonly number[]) => ({
+  key: planned.key,
+  condition: planned.condition,
+  repeat: planned.repeat,
+  position: planned.position,
+  status: "ok" as const,
+  seconds: unitMs.reduce((a, b) => a + b, 0) / 1000,
+});
+
 export interface TrialWatch {
   readonly engine: Engine;
   /** e.g. "CREATE INDEX, trial 1e5/random/r1". */

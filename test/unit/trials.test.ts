@@ -3,13 +3,14 @@
  * returned failed record goes on, a thrown error is recorded and ends the run with its cause kept
  * (or goes on with continueOnError), cleanup after a failure never hides the cause, an interrupt
  * is not recorded; runTrialsOn's adapter is opened lazily, reopened after a failure and always closed;
- * shuffledRounds plans every condition once a round.
+ * shuffledRounds plans every condition once a round; okTrial starts a finished trial's record.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { TrialRecord } from "../../lib/results/run-store";
 import { StallError } from "../../lib/workloads/failures";
 import {
+  okTrial,
   runTrials,
   runTrialsOn,
   shuffledRounds,
@@ -307,4 +308,15 @@ test("shuffledRounds: every condition once a round, keyed by round, in a seeded 
     plan,
     "another seed, another plan",
   );
+});
+
+test("okTrial: a finished trial's record starts with its plan entry, status ok and its units' seconds", () => {
+  assert.deepEqual(okTrial({ key: "k1", condition: { n: 1 }, repeat: 2, position: 5 }, [250, 500, 250.5]), {
+    key: "k1",
+    condition: { n: 1 },
+    repeat: 2,
+    position: 5,
+    status: "ok",
+    seconds: 1.0005,
+  });
 });
