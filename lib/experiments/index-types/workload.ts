@@ -3,7 +3,7 @@ import type { Client } from "pg";
 import type { RunStore, TrialRecord } from "../../results/run-store";
 import type { ConnectionInfo } from "../../targets/types";
 import { connect, endClient } from "../../engines/postgres/connect";
-import { runTrialsOn, shuffledRounds, type OrderedTrial, type TrialProgress } from "../../workloads/trials";
+import { okTrial, runTrialsOn, shuffledRounds, type OrderedTrial, type TrialProgress } from "../../workloads/trials";
 import type { IndexKind, IndexTypesParams, Operation } from "./params";
 
 export interface IndexTypesCondition {
@@ -183,12 +183,7 @@ export async function runTrial(
   const summarized = summarizeSeconds === undefined ? sizes.index : (await table.sizes(kind)).index;
   const flushes = pendingPages.filter((n, i) => n < (i ? pendingPages[i - 1] : 0)).length;
   return {
-    key: planned.key,
-    condition: planned.condition,
-    repeat: planned.repeat,
-    position: planned.position,
-    status: "ok",
-    seconds: unitMs.reduce((a, b) => a + b, 0) / 1000,
+    ...okTrial(planned, unitMs),
     unitMs,
     unitWalBytes,
     ...(pendingPages.length ? { pendingPages } : {}),

@@ -1,7 +1,7 @@
 /** 07's trial: a fresh table, untimed setup, then one UPDATE pass in id ranges of `batchRows`, timed. */
 import type { RunStore, TrialRecord } from "../../../results/run-store";
 import { counterDelta } from "../../../stats/counters";
-import { runTrialsOn, shuffledRounds, type OrderedTrial, type TrialProgress } from "../../../workloads/trials";
+import { okTrial, runTrialsOn, shuffledRounds, type OrderedTrial, type TrialProgress } from "../../../workloads/trials";
 import type { FillfactorHotParams, UpdatedColumn } from "../params";
 import type { FillfactorHotCounterKey, HotTable } from "./table";
 
@@ -71,12 +71,7 @@ export async function runTrial(
       : Promise.resolve(undefined),
   ]);
   return {
-    key: planned.key,
-    condition: planned.condition,
-    repeat: planned.repeat,
-    position: planned.position,
-    status: "ok",
-    seconds: unitMs.reduce((a, b) => a + b, 0) / 1000,
+    ...okTrial(planned, unitMs),
     unitMs: unitMs.map((ms) => Math.round(ms * 1000) / 1000),
     counters: { ...counterDelta(before, after), ...room, ...records },
     ...(loadSeconds !== undefined ? { loadSeconds } : {}),
