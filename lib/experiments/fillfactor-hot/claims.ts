@@ -63,7 +63,6 @@ const roomText = (x: ConditionSummary) =>
 const growthText = (x: ConditionSummary) =>
   `${pct(x.newPageShare)} of the new versions went to another page, the heap grew ${fmt(x.heapBytesPerRow, 0)} B ` +
   `and the indexes ${fmt(x.indexBytesPerRow, 1)} B per updated row`;
-/** A why over both passes, "" when they did not both run. */
 const bothPasses = (text: (hot: ConditionSummary, base: ConditionSummary) => string) => withPasses(text, "");
 
 export const CLAIMS: ClaimSet<FillfactorHotParams, S, Factor> = declare({

@@ -5,7 +5,6 @@ import { intervalLabel, OUTLIER_RULE } from "../../stats/intervals";
 import { UPDATED_COLUMNS } from "./params";
 import type { ConditionSummary } from "./summarise";
 
-/** Conditions in reading order: fillfactor from 100 down, then the column (counter before k). */
 export function readingOrder(summaries: readonly ConditionSummary[]): ConditionSummary[] {
   return sortedBy(summaries, (s) => -s.fillfactor, [(s) => s.column, UPDATED_COLUMNS]);
 }

@@ -24,7 +24,7 @@ const sumOf = (c: C, prefix: string) => {
   return values.length ? values.reduce((a, [, v]) => a + v, 0) : undefined;
 };
 
-/** An outlier is one in time only, so without the flagged its counters stay (the run behind this: docs/statistics.md). */
+/** An outlier is one in time only: without the flagged, its counters stay (why: docs/statistics.md). */
 export function summarise(trials: readonly FillfactorHotTrial[], options: { readonly withoutFlagged?: boolean } = {}) {
   const failed = groupBy(
     trials.filter((t) => t.status === "failed"),
@@ -75,7 +75,6 @@ export function summarise(trials: readonly FillfactorHotTrial[], options: { read
         rowsPerPage: of((k) => k["room.rows_per_page"]),
         freeBytesPerPage: of((k) => k["room.free_bytes_per_page"]),
         versionBytes: of((k) => k["room.version_bytes"]),
-        // Counted in its WAL (every index together).
         indexEntriesPerRow: of((k) => perRow(k, indexEntriesOf(k))),
         indexBytesPerRow: of((k) => perRow(k, sumOf(k, "bytes.index."))),
         heapBytesPerRow: of((k) => perRow(k, k["bytes.heap"])),

@@ -69,7 +69,7 @@ const PERCENTILES = [
   ["max", (x: ConditionSummary) => x.maxMs],
 ] as const;
 
-/** Batch latency and what each kind wrote, then every batch of the first round's GIN streams (the flushes stand out). */
+/** Batch latency, what each kind wrote, and every batch of the first round's GIN streams (the flushes stand out). */
 export function showCharts(s: readonly ConditionSummary[]): void {
   plot({
     data: OPERATIONS.flatMap((op) =>

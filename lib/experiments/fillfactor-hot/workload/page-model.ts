@@ -1,4 +1,4 @@
-/** 07's page arithmetic before any server starts: COPY leaves BLCKSZ × (100 − fillfactor) / 100 free (RelationGetBufferForTuple). */
+/** Page arithmetic before a server starts: COPY leaves BLCKSZ × (100 − ff) / 100 free (RelationGetBufferForTuple). */
 import type { FillfactorHotParams } from "../params";
 import { bytesText, type DiskNeed } from "../../../targets/disk-need";
 
@@ -42,7 +42,7 @@ export function fillfactorForOneVersion(padBytes: number): number {
 const INDEX_ROW_BYTES = 20;
 const [MAX_WAL_BYTES, BASE_BYTES, WAL_RECORD_BYTES] = [2 ** 30, 200 * 2 ** 20, 100];
 
-/** The peak: the lowest fillfactor's table in two versions, its B-trees doubled, WAL up to max_wal_size + the held pass's. */
+/** The peak: the lowest fillfactor's table twice, its B-trees doubled, WAL up to max_wal_size + the held pass's. */
 export function diskNeed(p: FillfactorHotParams): DiskNeed {
   const ff = Math.min(...p.fillfactors);
   const room = plannedRoom(ff, p.padBytes);

@@ -86,7 +86,7 @@ export class HotTable {
     }
   }
 
-  /** Id order: a range is a run of pages; B-trees after the load: alike at every fillfactor; no autovacuum: no pruning. */
+  /** Id order: a range is a run of pages; B-trees after the load: alike at every fillfactor; no autovacuum. */
   async recreate(fillfactor: number, rows: number, padBytes: number): Promise<number> {
     const t0 = process.hrtime.bigint();
     this.loaded = undefined;
