@@ -1,14 +1,11 @@
-/**
- * Notebook 04's charts: the timeline of each set (TPS of the modes overlaid, the REINDEX and the
- * blocked intervals as shapes, lock-waiting sessions underneath), and the per-set comparison with the seed.
- */
+/** Notebook 04's charts: each set's timeline (TPS, REINDEX, blocked spans, lock waits); seed 003's sets beside ours. */
 import { groupButtons, type PlotlyFigure, type PlotlyTrace } from "../../display/plotly";
+import { publishedFigures } from "../../results/reference";
 import { stepCoordinates } from "../../workloads/pgbench";
 import type { ReindexMode } from "./params";
-import { seedSets, seedUpdateLatency } from "./seed";
 import type { ReindexSummary, RunSummary } from "./summarise";
 
-export const MODE_COLORS: Readonly<Record<ReindexMode, string>> = {
+const MODE_COLORS: Readonly<Record<ReindexMode, string>> = {
   baseline: "#4c78a8",
   reindex: "#e45756",
   concurrently: "#54a24b",
@@ -19,6 +16,22 @@ export const MODE_LABELS: Readonly<Record<ReindexMode, string>> = {
   reindex: "REINDEX INDEX",
   concurrently: "REINDEX INDEX CONCURRENTLY",
 };
+
+/** The seed's three sets: TPS and the accounts UPDATE's -r latency, without and with REINDEX. */
+export function seedSets() {
+  const figures = publishedFigures("reindex_impact");
+  const value = (series: string, condition: string) =>
+    figures.find((f) => f.series === series && f.condition === condition)?.value;
+  const sets = [...new Set(figures.map((f) => f.condition).filter((c) => /^set\d+$/.test(c)))].sort();
+  return sets.flatMap((c) => {
+    const [baselineTps, reindexTps] = [value("tps_without_reindex", c), value("tps_with_reindex", c)];
+    const baselineUpdateMs = value("update_accounts_latency_without_reindex", c);
+    const reindexUpdateMs = value("update_accounts_latency_with_reindex", c);
+    return baselineTps === undefined || reindexTps === undefined
+      ? []
+      : [{ set: Number(c.slice(3)), baselineTps, reindexTps, baselineUpdateMs, reindexUpdateMs }];
+  });
+}
 
 type Shape = Record<string, unknown>;
 
@@ -60,7 +73,7 @@ function shapesFor(runs: readonly RunSummary[]): Shape[] {
               line: { color, width: 1.5, dash: "dash" },
             })),
           ];
-    // Blocked intervals (sampled lock waits): one lane per mode at the top of the TPS panel.
+    // One lane per mode at the top of the TPS panel.
     const lane = r.mode === "reindex" ? 0 : r.mode === "concurrently" ? 1 : 2;
     const blocked = r.intervals.map((i) =>
       rect(
@@ -75,78 +88,79 @@ function shapesFor(runs: readonly RunSummary[]): Shape[] {
   });
 }
 
-/** REINDEX start and end as full-height dashed lines. */
-const startEndLines = (runs: readonly RunSummary[]): Shape[] =>
-  shapesFor(runs)
-    .filter((x) => x.type === "line")
-    .map((x) => ({ ...x, y0: 0, y1: 1 }));
-
-/** Each set's traces (the first set's visible), its shapes, and the buttons that switch sets. */
+/** One figure for all sets: each set's traces (the first set's visible), its shapes, and buttons that switch sets. */
 function perSetFigure(
   s: ReindexSummary,
+  title: string,
   traces: (r: RunSummary) => PlotlyTrace[],
   shapes: (runs: RunSummary[]) => Shape[],
-) {
+  layout: Record<string, unknown>,
+): PlotlyFigure {
   const sets = [...new Set(s.runs.map((r) => r.set))].sort((a, b) => a - b);
   const runsIn = (set: number | undefined) => s.runs.filter((r) => r.set === set);
-  const data: PlotlyTrace[] = [];
-  const traceSet: number[] = [];
-  for (const set of sets)
-    for (const t of runsIn(set).flatMap(traces)) {
-      data.push({ ...t, visible: set === sets[0] });
-      traceSet.push(set);
-    }
-  const updatemenus = groupButtons(
-    sets,
-    traceSet,
-    (set) => `set ${set}`,
-    (set) => ({ shapes: shapes(runsIn(set)) }),
-  );
-  return { data, shapes: shapes(runsIn(sets[0])), updatemenus };
-}
-
-/** One figure for all sets, a menu to switch: TPS per second per mode (top), sessions waiting on a lock (bottom). */
-export function timeline(s: ReindexSummary): PlotlyFigure {
-  const { data, shapes, updatemenus } = perSetFigure(
-    s,
-    (r) => [
-      {
-        type: "scatter",
-        mode: "lines",
-        name: MODE_LABELS[r.mode],
-        legendgroup: r.mode,
-        ...stepCoordinates(r.series, (p) => p.tps),
-        line: { color: MODE_COLORS[r.mode], width: 2, shape: "hv" },
-        hovertemplate: "%{y:.0f} tps at %{x:.0f} s<extra>" + r.mode + "</extra>",
-      },
-      {
-        type: "scatter",
-        mode: "lines",
-        name: `${MODE_LABELS[r.mode]}: sessions waiting on a lock`,
-        legendgroup: r.mode,
-        showlegend: false,
-        xaxis: "x",
-        yaxis: "y2",
-        x: r.perSample.map((p) => (p.t - r.startMs) / 1000),
-        y: r.perSample.map((p) => p.lockWaiting),
-        line: { color: MODE_COLORS[r.mode], width: 1.5, shape: "hv" },
-        fill: "tozeroy",
-        fillcolor: fade(MODE_COLORS[r.mode], 0.2),
-        hovertemplate: "%{y} waiting at %{x:.1f} s<extra>" + r.mode + "</extra>",
-      },
-    ],
-    shapesFor,
-  );
+  const groups = sets.map((set) => runsIn(set).flatMap(traces));
+  const data = groups.flatMap((g, i) => g.map((t) => ({ ...t, visible: i === 0 })));
+  const traceSet = groups.flatMap((g, i) => g.map(() => sets[i]));
   return {
     data,
     layout: {
-      title: {
-        text: "TPS per second; dashed: REINDEX start/end; strips at the top: pgbench blocked on a lock",
-        x: 0.02,
-        xanchor: "left",
-      },
+      title: { text: title, x: 0.02, xanchor: "left" },
       margin: { t: 90, r: 20, b: 50, l: 60 },
-      shapes,
+      shapes: shapes(runsIn(sets[0])),
+      ...layout,
+      updatemenus: groupButtons(
+        sets,
+        traceSet,
+        (set) => `set ${set}`,
+        (set) => ({ shapes: shapes(runsIn(set)) }),
+      ),
+    },
+  };
+}
+
+const modeLine = (r: RunSummary, more: Record<string, unknown>, width?: number): PlotlyTrace => ({
+  type: "scatter",
+  mode: "lines",
+  name: MODE_LABELS[r.mode],
+  ...more,
+  line: { color: MODE_COLORS[r.mode], ...(width ? { width } : {}), shape: "hv" },
+});
+
+/** TPS per second per mode (top), sessions waiting on a lock (bottom). */
+export function timeline(s: ReindexSummary): PlotlyFigure {
+  const title = "TPS per second; dashed: REINDEX start/end; strips at the top: pgbench blocked on a lock";
+  return perSetFigure(
+    s,
+    title,
+    (r) => [
+      modeLine(
+        r,
+        {
+          legendgroup: r.mode,
+          ...stepCoordinates(r.series, (p) => p.tps),
+          hovertemplate: "%{y:.0f} tps at %{x:.0f} s<extra>" + r.mode + "</extra>",
+        },
+        2,
+      ),
+      modeLine(
+        r,
+        {
+          name: `${MODE_LABELS[r.mode]}: sessions waiting on a lock`,
+          legendgroup: r.mode,
+          showlegend: false,
+          xaxis: "x",
+          yaxis: "y2",
+          x: r.perSample.map((p) => (p.t - r.startMs) / 1000),
+          y: r.perSample.map((p) => p.lockWaiting),
+          fill: "tozeroy",
+          fillcolor: fade(MODE_COLORS[r.mode], 0.2),
+          hovertemplate: "%{y} waiting at %{x:.1f} s<extra>" + r.mode + "</extra>",
+        },
+        1.5,
+      ),
+    ],
+    shapesFor,
+    {
       // Anchored to the lower panel, so the shared axis and its title sit at the bottom.
       xaxis: {
         title: { text: "seconds since the load started" },
@@ -156,38 +170,32 @@ export function timeline(s: ReindexSummary): PlotlyFigure {
       yaxis: { title: { text: "transactions / s" }, domain: [0.3, 1], rangemode: "tozero" },
       yaxis2: { title: { text: "waiting" }, domain: [0, 0.22], rangemode: "tozero", dtick: 1 },
       legend: { orientation: "h", y: -0.15 },
-      updatemenus,
     },
-  };
+  );
 }
 
 /** The slowest transaction of each second (log scale) per mode and set: a blocked client shows as one very slow one. */
 export function latencyTimeline(s: ReindexSummary): PlotlyFigure {
-  const { data, shapes, updatemenus } = perSetFigure(
+  return perSetFigure(
     s,
+    "Slowest transaction completed in each second (ms, log scale)",
     (r) => [
-      {
-        type: "scatter",
-        mode: "lines",
-        name: MODE_LABELS[r.mode],
-        ...stepCoordinates(r.series, (p) => (p.transactions ? p.latencyMaxMs : null)),
-        line: { color: MODE_COLORS[r.mode], shape: "hv" },
-      },
+      modeLine(
+        r,
+        stepCoordinates(r.series, (p) => (p.transactions ? p.latencyMaxMs : null)),
+      ),
     ],
-    startEndLines,
-  );
-  return {
-    data,
-    layout: {
-      title: { text: "Slowest transaction completed in each second (ms, log scale)", x: 0.02, xanchor: "left" },
-      margin: { t: 90, r: 20, b: 50, l: 60 },
-      shapes,
+    // REINDEX start and end as full-height dashed lines.
+    (runs) =>
+      shapesFor(runs)
+        .filter((x) => x.type === "line")
+        .map((x) => ({ ...x, y0: 0, y1: 1 })),
+    {
       legend: { orientation: "h", y: -0.2 },
       xaxis: { title: { text: "seconds since the load started" }, range: [0, s.durationSeconds + 1] },
       yaxis: { title: { text: "ms" }, type: "log" },
-      updatemenus,
     },
-  };
+  );
 }
 
 /** One bar per set for each mode of the run. */
@@ -228,10 +236,10 @@ export function tpsBySet(s: ReindexSummary): PlotlyFigure {
 
 /** The accounts UPDATE's per-statement latency per set and mode, with the seed's set-1 values. */
 export function updateLatencyBySet(s: ReindexSummary): PlotlyFigure {
-  const seed = seedUpdateLatency();
+  const seed = seedSets()[0];
   const lines = [
-    { v: seed.baselineMs, c: MODE_COLORS.baseline, label: "seed baseline" },
-    { v: seed.reindexMs, c: MODE_COLORS.reindex, label: "seed REINDEX (set 1)" },
+    { v: seed?.baselineUpdateMs, c: MODE_COLORS.baseline, label: "seed baseline" },
+    { v: seed?.reindexUpdateMs, c: MODE_COLORS.reindex, label: "seed REINDEX (set 1)" },
   ].filter((x) => x.v !== undefined);
   return {
     data: barsByMode(

@@ -11,9 +11,16 @@ import { estimate } from "./eta";
 import { checkParams, REINDEX_UNDER_LOAD_PROFILES, type ReindexUnderLoadParams } from "./params";
 import { runRows, showSetup } from "./present";
 import { summarise as summariseTrials, withoutFlagged, type ReindexSummary } from "./summarise";
-import { createTemplate, dropDatabases, WORKLOAD_DATABASES } from "./workload/databases";
-import { calibrateRebuild, planRuns, runPlan, type PlannedRun, type ReindexTrial } from "./workload/run-trials";
-import { CALIBRATION_FILE, runLengthFor, storedCalibration, type RunLengthCalibration } from "./workload/stall";
+import { createTemplate, dropDatabases, WORKLOAD_DATABASES, type TemplateInfo } from "./workload/databases";
+import {
+  calibrateRebuild,
+  CALIBRATION_FILE,
+  planRuns,
+  runLengthFor,
+  runPlan,
+  storedCalibration,
+} from "./workload/run-trials";
+import type { PlannedRun, ReindexTrial, RunLengthCalibration } from "./workload/run-trials";
 
 const SLUG = "04-reindex-under-load";
 const GIB = 2 ** 30;
@@ -21,29 +28,19 @@ const MIB = 2 ** 20;
 
 /** The peak: template, the run's copy, CONCURRENTLY's new key beside the old one, WAL up to max_wal_size. */
 const DISK = { scale: 16 * MIB, key: 2.2 * MIB, wal: 1.1 * GIB, base: 200 * MIB };
-function diskNeed(p: ReindexUnderLoadParams): DiskNeed {
-  return {
-    bytes: p.scale * (2 * DISK.scale + DISK.key) + DISK.wal + DISK.base,
-    what:
-      `scale ${p.scale} × (2 × ${bytesText(DISK.scale)} + a rebuilt key ${bytesText(DISK.key)}) + max_wal_size ` +
-      `${bytesText(DISK.wal)} + ${bytesText(DISK.base)} of server`,
-  };
-}
+const diskNeed = (p: ReindexUnderLoadParams): DiskNeed => ({
+  bytes: p.scale * (2 * DISK.scale + DISK.key) + DISK.wal + DISK.base,
+  what: `scale ${p.scale} × (2 × ${bytesText(DISK.scale)} + a rebuilt key ${bytesText(DISK.key)}) + max_wal_size ${bytesText(DISK.wal)} + ${bytesText(DISK.base)} of server`,
+});
 
 /** The mechanism check: the seed's figure (1) is decided only at the seed's protocol, so more sets cannot decide it. */
 const ADAPTIVE_CLAIM = "1m";
 
-export interface AdaptiveState {
-  readonly verdict: Verdict;
-  readonly sets: number;
-  readonly plannedSets: number;
-  readonly maxSets: number;
-  /** Sets an interval needs to cover the median with the least coverage that decides a claim. */
-  readonly needed: number;
-  readonly elapsedS: number;
-  readonly perSetS: number;
-  readonly budgetS: number;
-}
+/** needed: sets an interval needs to cover the median with the least coverage that decides a claim. */
+type AdaptiveState = { readonly verdict: Verdict } & Record<
+  "sets" | "plannedSets" | "maxSets" | "needed" | "elapsedS" | "perSetS" | "budgetS",
+  number
+>;
 
 export function adaptiveStep(a: AdaptiveState): { readonly stop?: string } {
   const step = nextRound({
@@ -61,21 +58,13 @@ export function adaptiveStep(a: AdaptiveState): { readonly stop?: string } {
   return step.more ? {} : { stop: step.reason };
 }
 
-const summaryOf = (
-  trials: readonly ReindexTrial[],
-  p: ReindexUnderLoadParams,
-  seconds: number,
-  cpus?: number,
-): ReindexSummary => ({
+const summaryOf = (trials: readonly ReindexTrial[], p: ReindexUnderLoadParams, seconds: number, cpus?: number) => ({
   ...summariseTrials(trials, seconds, p.clients, cpus, p.scale),
   looks: lookPlan(p.sets, p.maxSets),
 });
 
-export interface RunSetup {
-  readonly template: Awaited<ReturnType<typeof createTemplate>>;
-  /** With stallShare > 0 the runs lasted its `durationSeconds`, not the params'. */
-  readonly calibration?: RunLengthCalibration;
-}
+/** With stallShare > 0 the runs lasted the calibration's `durationSeconds`, not the params'. */
+type RunSetup = { readonly template: TemplateInfo; readonly calibration?: RunLengthCalibration };
 
 export const experiment = defineExperiment<ReindexUnderLoadParams, ReindexTrial, ReindexSummary, RunSetup>({
   slug: SLUG,
@@ -149,24 +138,25 @@ export const experiment = defineExperiment<ReindexUnderLoadParams, ReindexTrial,
         store,
         signal,
         onNote: (n) => notes.push(n),
-        onRun: (done, total, next, last) => {
-          const lastText = last ? `last: ${last.key} ${last.pgbench?.summary.tps.toFixed(0)} tps · ` : "";
-          const nextText = next ? `cloning + restart for ${next.key}…` : "done";
-          progress.update(plan.length - total + done, plan.length, `${lastText}${nextText}`);
-        },
-        onProgress: (planned, point) => {
-          const at = `${point.second.toFixed(0)} / ${settings.durationSeconds} s · ${point.tps.toFixed(0)} tps`;
-          const done = plan.findIndex((x) => x.key === planned.key);
-          progress.update(Math.max(0, done), plan.length, `${planned.key}: ${at}`);
-        },
+        onRun: (done, total, next, last) =>
+          progress.update(
+            plan.length - total + done,
+            plan.length,
+            (last ? `last: ${last.key} ${last.pgbench?.summary.tps.toFixed(0)} tps · ` : "") +
+              (next ? `cloning + restart for ${next.key}…` : "done"),
+          ),
+        onProgress: (planned, point) =>
+          progress.update(
+            Math.max(
+              0,
+              plan.findIndex((x) => x.key === planned.key),
+            ),
+            plan.length,
+            `${planned.key}: ${point.second.toFixed(0)} / ${settings.durationSeconds} s · ${point.tps.toFixed(0)} tps`,
+          ),
       });
     const needed = repeatsForCoverage(MIN_COVERAGE);
-    const {
-      planned,
-      rounds: sets,
-      stoppedBy,
-      cut,
-    } = await runAdaptiveRounds({
+    const adaptive = await runAdaptiveRounds({
       planned: p.sets,
       needed,
       budgetSeconds: p.budgetSeconds,
@@ -194,13 +184,23 @@ export const experiment = defineExperiment<ReindexUnderLoadParams, ReindexTrial,
         }).stop;
       },
     });
+    const { planned, rounds: sets, stoppedBy, cut } = adaptive;
     plan = plan.filter((r) => r.condition.set <= sets);
     if (cut) notes.push(cut);
     notes.push(
       `adaptive design: ${stoppedBy} (planned ${p.sets} sets, at most ${p.maxSets}, budget ${p.budgetSeconds} s)`,
     );
-    const adaptive = { plannedSets: p.sets, ...(cut ? { plannedSetsRun: planned } : {}), sets, maxSets: p.maxSets };
-    writeMetadata({ adaptive: { ...adaptive, budgetSeconds: p.budgetSeconds, stoppedBy } });
+    const plannedSetsRun = cut ? { plannedSetsRun: planned } : {};
+    writeMetadata({
+      adaptive: {
+        plannedSets: p.sets,
+        ...plannedSetsRun,
+        sets,
+        maxSets: p.maxSets,
+        budgetSeconds: p.budgetSeconds,
+        stoppedBy,
+      },
+    });
     await dropDatabases(server);
     progress.finish(`${plan.length} runs`);
     writeMetadata({ notes, template });
@@ -215,7 +215,7 @@ export const experiment = defineExperiment<ReindexUnderLoadParams, ReindexTrial,
     ),
   claims: CLAIMS,
   without: (_run, summary) => withoutFlagged(summary),
-  csvRows: (summary) => runRows(summary),
+  csvRows: runRows,
   toJson: (s) => ({ ...s, runs: s.runs.map(({ series: _s, perSample: _p, ...rest }) => rest) }),
   disk: diskNeed,
   eta: estimate,
@@ -232,8 +232,7 @@ export const experiment = defineExperiment<ReindexUnderLoadParams, ReindexTrial,
 });
 
 export const { params, run, summarise, claims, save, showClaims, registered } = experiment;
-export type ReindexUnderLoadRun = Awaited<ReturnType<typeof run>>;
-export function showRun(r: ReindexUnderLoadRun): void {
+export function showRun(r: Awaited<ReturnType<typeof run>>): void {
   experiment.showRun(r);
   showSetup(r);
 }

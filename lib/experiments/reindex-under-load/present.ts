@@ -3,13 +3,11 @@ import { escapeHtml, show } from "../../display/output";
 import { plot } from "../../display/plotly";
 import { showTable, sortedBy, type Row } from "../../display/table";
 import { intervalLabel, OUTLIER_RULE, type Interval } from "../../stats/intervals";
-import { latencyTimeline, MODE_LABELS, timeline, tpsBySet, updateLatencyBySet, waitShares } from "./charts";
+import { latencyTimeline, MODE_LABELS, seedSets, timeline, tpsBySet, updateLatencyBySet, waitShares } from "./charts";
 import type { ReindexUnderLoadParams } from "./params";
-import { seedSets, seedUpdateLatency } from "./seed";
-import type { ReindexSummary } from "./summarise";
+import { modeSummary, type ReindexSummary } from "./summarise";
 import type { TemplateInfo } from "./workload/databases";
-import { REINDEX_MODES } from "./workload/run-trials";
-import type { RunLengthCalibration } from "./workload/stall";
+import { REINDEX_MODES, type RunLengthCalibration } from "./workload/run-trials";
 
 const r1 = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 10) / 10);
 const r3 = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 1000) / 1000);
@@ -17,6 +15,11 @@ const intervalCell = (i: Interval, digits: number) =>
   `${i.estimate.toFixed(digits)} [${i.low.toFixed(digits)}–${i.high.toFixed(digits)}] ${intervalLabel(i)}`;
 const pct = (x: number | undefined) =>
   x === undefined ? "" : `${x >= 1 ? "+" : "−"}${Math.abs((x - 1) * 100).toFixed(1)} %`;
+const top = (shares: Readonly<Record<string, number>>, n: number) =>
+  Object.entries(shares)
+    .slice(0, n)
+    .map(([k, v]) => `${k} ${(v * 100).toFixed(0)} %`)
+    .join(", ");
 
 /** The template every run is copied from, and the calibration that set the run length (if one did). */
 export function showSetup(run: {
@@ -123,7 +126,7 @@ export function showCharts(s: ReindexSummary): void {
 
 export function showSeedComparison(s: ReindexSummary): void {
   const seed = seedSets();
-  const upd = seedUpdateLatency();
+  const upd = { baselineMs: seed[0]?.baselineUpdateMs, reindexMs: seed[0]?.reindexUpdateMs };
   const rows: Row[] = seed.map((x) => {
     const ours = (mode: string) => s.runs.find((r) => r.set === x.set && r.mode === mode);
     return {
@@ -142,8 +145,7 @@ export function showSeedComparison(s: ReindexSummary): void {
     caption:
       "The seed's three sets beside ours (absolute TPS depends on the machine; the change within a set is what compares)",
   });
-  const base = s.modes.find((m) => m.mode === "baseline")?.updateAccountsMs?.median;
-  const re = s.modes.find((m) => m.mode === "reindex")?.updateAccountsMs?.median;
+  const [base, re] = (["baseline", "reindex"] as const).map((m) => modeSummary(s, m)?.updateAccountsMs?.median);
   showTable(
     [
       {
@@ -167,16 +169,10 @@ export function showWaits(s: ReindexSummary): void {
     .map((r) => ({
       set: r.set,
       mode: MODE_LABELS[r.mode],
-      "pgbench waits (top 4)": Object.entries(r.waitShares)
-        .slice(0, 4)
-        .map(([k, v]) => `${k} ${(v * 100).toFixed(0)} %`)
-        .join(", "),
+      "pgbench waits (top 4)": top(r.waitShares, 4),
       "lock waited for": r.topLock ?? "",
       "blocked by the REINDEX s": r1(r.blockedByReindexSeconds),
-      "REINDEX session waits": Object.entries(r.reindexWaitShares)
-        .slice(0, 3)
-        .map(([k, v]) => `${k} ${(v * 100).toFixed(0)} %`)
-        .join(", "),
+      "REINDEX session waits": top(r.reindexWaitShares, 3),
       "index build phases": r.phases
         .map((p) => `${p.phase} (${((p.endMs - p.startMs) / 1000).toFixed(1)} s)`)
         .join(" → "),

@@ -2,6 +2,8 @@
  * One run of seed 003's protocol: a fresh copy of pgbench's tables, a restart, then the load with
  * (or without) a REINDEX from another session, while a sampler records who waits on what.
  */
+import fs from "node:fs";
+import path from "node:path";
 import type { Client } from "pg";
 import { waitForAutovacuumIdle } from "../../../engines/postgres/autovacuum";
 import { serverCounters, type PgServerCounterKey } from "../../../engines/postgres/server-counters";
@@ -66,7 +68,7 @@ export function planRuns(sets: number, modes: readonly ReindexMode[]): PlannedRu
   return plan;
 }
 
-export interface RunSettings {
+interface RunSettings {
   readonly clients: number;
   readonly threads: number;
   readonly durationSeconds: number;
@@ -78,7 +80,7 @@ export interface RunSettings {
 const TABLE_COUNTERS = ["n_tup_ins", "n_tup_upd", "n_tup_hot_upd", "autovacuum_count", "autoanalyze_count"] as const;
 type TableCounter = (typeof TABLE_COUNTERS)[number];
 type TableCounterKey = `table.${string}.${TableCounter}` | `size.index.${string}`;
-export type ReindexCounterKey = PgServerCounterKey | TableCounterKey;
+type ReindexCounterKey = PgServerCounterKey | TableCounterKey;
 
 const isTableCounterKey = keyGuard<TableCounterKey>(
   [],
@@ -109,10 +111,10 @@ async function updateAccountsStatement(client: Client): Promise<{ calls: number;
   return calls > 0 ? { calls, meanMs: Number(rows[0].ms) / calls } : undefined;
 }
 
-export interface TrialHooks {
+interface TrialHooks {
   readonly signal?: AbortSignal;
   readonly onProgress?: (point: ProgressPoint) => void;
-  /** Called with notes worth showing (e.g. the target cannot restart). */
+  /** Notes worth showing (e.g. the target cannot restart). */
   readonly onNote?: (note: string) => void;
 }
 
@@ -245,15 +247,6 @@ export async function runPlan(o: RunPlanOptions): Promise<ReindexTrial[]> {
   );
 }
 
-/** The calibration rebuild: what a plain REINDEX of the three keys took on a fresh clone, no load. */
-export interface RebuildCalibration {
-  readonly seconds: number;
-  readonly accountsSeconds?: number;
-  readonly cloneSeconds: number;
-  readonly restarted: boolean;
-  readonly at: string;
-}
-
 /** The seed restarted between runs; a server that cannot restart is noted and the run goes on. */
 async function restartIfAsked(
   server: StartedServer,
@@ -279,7 +272,7 @@ export async function calibrateRebuild(
   server: StartedServer,
   s: Pick<RunSettings, "restartBetweenRuns">,
   hooks: TrialHooks = {},
-): Promise<RebuildCalibration> {
+) {
   const at = new Date().toISOString();
   const cloneSeconds = await cloneRunDatabase(server);
   const restarted = await restartIfAsked(server, s, hooks, "the calibration");
@@ -299,4 +292,32 @@ export async function calibrateRebuild(
   } finally {
     await session.close();
   }
+}
+
+/** Rebuild ÷ share within 6–60 s (load around the window); the REINDEX starts at its planned fraction of the run. */
+export function runLengthFor(
+  rebuildSeconds: number,
+  share: number,
+  planned: { readonly durationSeconds: number; readonly reindexStartSeconds: number },
+): { readonly durationSeconds: number; readonly reindexStartSeconds: number } {
+  if (!(rebuildSeconds > 0) || !(share > 0 && share < 1)) {
+    throw new Error(`runLengthFor: needs a rebuild > 0 s and a share in (0, 1), got ${rebuildSeconds} s, ${share}`);
+  }
+  const durationSeconds = Math.min(60, Math.max(6, Math.round(rebuildSeconds / share)));
+  const fraction = planned.reindexStartSeconds / planned.durationSeconds;
+  return { durationSeconds, reindexStartSeconds: Math.max(0.5, Math.round(durationSeconds * fraction * 10) / 10) };
+}
+
+/** Kept beside the trials, so that a resume runs at it. */
+export type RunLengthCalibration = Awaited<ReturnType<typeof calibrateRebuild>> & {
+  readonly stallShare: number;
+  readonly durationSeconds: number;
+  readonly reindexStartSeconds: number;
+};
+
+export const CALIBRATION_FILE = "calibration.json";
+
+export function storedCalibration(directory: string): RunLengthCalibration | undefined {
+  const file = path.join(directory, CALIBRATION_FILE);
+  return fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, "utf8")) as RunLengthCalibration) : undefined;
 }
