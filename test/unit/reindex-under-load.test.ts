@@ -5,8 +5,8 @@ import path from "node:path";
 import { seedSets } from "../../lib/experiments/reindex-under-load/charts";
 import { params as reindexUnderLoadParams } from "../../lib/experiments/reindex-under-load";
 import { ParameterError } from "../../lib/params/validate";
-import { lockTimeline } from "../../lib/experiments/reindex-under-load/workload/lock-timeline";
-import type { ActivitySample, SessionSample } from "../../lib/experiments/reindex-under-load/workload/activity-sampler";
+import { lockTimeline } from "../../lib/experiments/reindex-under-load/workload/activity";
+import type { ActivitySample, SessionSample } from "../../lib/experiments/reindex-under-load/workload/activity";
 import { planRuns, runLengthFor } from "../../lib/experiments/reindex-under-load/workload/run-trials";
 import { windowStats } from "../../lib/experiments/reindex-under-load/summarise";
 

@@ -2,9 +2,10 @@
 import type { LimitParams } from "../define";
 import type { ProfileName } from "../../params/profiles";
 import { clientsAndThreads, listOf, ParameterError, positiveInteger } from "../../params/validate";
-import { REINDEX_MODES, type ReindexMode } from "./workload/run-trials";
 
-export { REINDEX_MODES, type ReindexMode };
+/** Runs per set: a baseline, a plain REINDEX, and CONCURRENTLY (the seed's suggested remedy). */
+export const REINDEX_MODES = ["baseline", "reindex", "concurrently"] as const;
+export type ReindexMode = (typeof REINDEX_MODES)[number];
 
 export interface ReindexUnderLoadParams extends LimitParams {
   /** pgbench scale factor (the seed: 100 = 10M pgbench_accounts rows). */

@@ -4,10 +4,10 @@ import { plot } from "../../display/plotly";
 import { showTable, sortedBy, type Row } from "../../display/table";
 import { intervalLabel, OUTLIER_RULE, type Interval } from "../../stats/intervals";
 import { latencyTimeline, MODE_LABELS, seedSets, timeline, tpsBySet, updateLatencyBySet, waitShares } from "./charts";
-import type { ReindexUnderLoadParams } from "./params";
+import { REINDEX_MODES, type ReindexUnderLoadParams } from "./params";
 import { modeSummary, type ReindexSummary } from "./summarise";
 import type { TemplateInfo } from "./workload/databases";
-import { REINDEX_MODES, type RunLengthCalibration } from "./workload/run-trials";
+import type { RunLengthCalibration } from "./workload/run-trials";
 
 const r1 = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 10) / 10);
 const r3 = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 1000) / 1000);

@@ -9,7 +9,7 @@ import type { ReindexMode } from "./params";
 import { outlierFlags, type Interval } from "../../stats/intervals";
 import { groupBy, spread, type Spread } from "../../stats/summary";
 import { sumCounters } from "../../stats/counters";
-import type { BlockedInterval, IndexBuildPhase, LockTimeline } from "./workload/lock-timeline";
+import type { BlockedInterval, IndexBuildPhase, LockTimeline } from "./workload/activity";
 import type { ReindexTrial } from "./workload/run-trials";
 
 type Numbers<K extends string> = { readonly [k in K]: number };

@@ -4,38 +4,28 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import type { Client } from "pg";
+import { Client } from "pg";
 import { waitForAutovacuumIdle } from "../../../engines/postgres/autovacuum";
 import { serverCounters, type PgServerCounterKey } from "../../../engines/postgres/server-counters";
+import { probeSpeed } from "../../../engines/postgres/speed-probe";
 import { counterDelta, countersFrom, keyGuard, type Counters } from "../../../stats/counters";
 import type { RunStore, TrialRecord } from "../../../results/run-store";
-import type { StartedServer } from "../../../targets/types";
-import {
-  runPgbench,
-  waitForPgbenchGone,
-  type PgbenchRunner,
-  type PgbenchRunResult,
-  type ProgressPoint,
-} from "../../../workloads/pgbench";
-import { runTrials } from "../../../workloads/trials";
-import { ActivitySampler, type ActivitySample } from "./activity-sampler";
-import { probeSpeed } from "../../../engines/postgres/speed-probe";
-import { cloneRunDatabase, PGBENCH_PRIMARY_KEYS, runDatabase, withAdmin } from "./databases";
-import { lockTimeline, type LockTimeline } from "./lock-timeline";
-import { ReindexSession, type ReindexTiming } from "./reindex-session";
+import type { ConnectionInfo, StartedServer } from "../../../targets/types";
+import { postgresClientConfig } from "../../../targets/postgres-client";
+import { runPgbench, waitForPgbenchGone, type PgbenchRunner, type PgbenchRunResult } from "../../../workloads/pgbench";
+import type { ProgressPoint } from "../../../workloads/pgbench";
+import { runTrials, type OrderedTrial } from "../../../workloads/trials";
 import { ignored } from "../../../runtime/debug";
+import { handleErrors } from "../../../runtime/error-events";
+import type { ReindexMode, ReindexUnderLoadParams } from "../params";
+import { ActivitySampler, lockTimeline, type ActivitySample, type LockTimeline } from "./activity";
+import { cloneRunDatabase, PGBENCH_PRIMARY_KEYS, runDatabase, withAdmin } from "./databases";
 
 /** The series' bucket, ms: fine enough for the lost share of a window of a second or two. */
 const WINDOW_BUCKET_MS = 100;
 
-/** CONCURRENTLY is the seed's suggested remedy. */
-export const REINDEX_MODES = ["baseline", "reindex", "concurrently"] as const;
-export type ReindexMode = (typeof REINDEX_MODES)[number];
-
-export interface ReindexCondition {
-  readonly set: number;
-  readonly mode: ReindexMode;
-}
+export type ReindexCondition = { readonly set: number; readonly mode: ReindexMode };
+export type PlannedRun = OrderedTrial<ReindexCondition>;
 
 export type ReindexTrial = TrialRecord<ReindexCondition, ReindexCounterKey> & {
   readonly pgbench?: PgbenchRunResult;
@@ -48,40 +38,23 @@ export type ReindexTrial = TrialRecord<ReindexCondition, ReindexCounterKey> & {
   readonly updateAccountsServer?: { readonly calls: number; readonly meanMs: number };
 };
 
-export interface PlannedRun {
-  readonly key: string;
-  readonly condition: ReindexCondition;
-  /** What a trial record calls its repeat. */
-  readonly repeat: number;
-  readonly position: number;
-}
-
 /** Each set starts one mode further on, so that TPS drifting from run to run does not fall on one mode. */
-export function planRuns(sets: number, modes: readonly ReindexMode[]): PlannedRun[] {
-  const plan: PlannedRun[] = [];
-  for (let set = 1; set <= sets; set++) {
-    for (let i = 0; i < modes.length; i++) {
+export const planRuns = (sets: number, modes: readonly ReindexMode[]): PlannedRun[] =>
+  Array.from({ length: sets }, (_, s) => s + 1).flatMap((set) =>
+    modes.map((_, i) => {
       const mode = modes[(i + set - 1) % modes.length];
-      plan.push({ key: `set${set}/${mode}`, condition: { set, mode }, repeat: set, position: i });
-    }
-  }
-  return plan;
-}
+      return { key: `set${set}/${mode}`, condition: { set, mode }, repeat: set, position: i };
+    }),
+  );
 
-interface RunSettings {
-  readonly clients: number;
-  readonly threads: number;
-  readonly durationSeconds: number;
-  readonly reindexStartSeconds: number;
-  readonly sampleIntervalMs: number;
-  readonly restartBetweenRuns: boolean;
-}
+type RunSettings = Pick<
+  ReindexUnderLoadParams,
+  "clients" | "threads" | "durationSeconds" | "reindexStartSeconds" | "sampleIntervalMs" | "restartBetweenRuns"
+>;
 
 const TABLE_COUNTERS = ["n_tup_ins", "n_tup_upd", "n_tup_hot_upd", "autovacuum_count", "autoanalyze_count"] as const;
-type TableCounter = (typeof TABLE_COUNTERS)[number];
-type TableCounterKey = `table.${string}.${TableCounter}` | `size.index.${string}`;
+type TableCounterKey = `table.${string}.${(typeof TABLE_COUNTERS)[number]}` | `size.index.${string}`;
 type ReindexCounterKey = PgServerCounterKey | TableCounterKey;
-
 const isTableCounterKey = keyGuard<TableCounterKey>(
   [],
   [{ prefix: "table.", suffixes: TABLE_COUNTERS }, { prefix: "size.index." }],
@@ -111,23 +84,80 @@ async function updateAccountsStatement(client: Client): Promise<{ calls: number;
   return calls > 0 ? { calls, meanMs: Number(rows[0].ms) / calls } : undefined;
 }
 
-interface TrialHooks {
+type ReindexStatement = {
+  readonly index: string;
+  readonly sql: string;
+  readonly startMs: number;
+  readonly endMs: number;
+};
+export interface ReindexTiming {
+  /** The REINDEX session's backend pid (to tell its locks from pgbench's). */
+  readonly pid: number;
+  readonly concurrently: boolean;
+  readonly statements: readonly ReindexStatement[];
+  readonly startMs: number;
+  readonly endMs: number;
+  readonly error?: string;
+}
+
+/** The REINDEX "from another terminal": its own session, each statement timed on the wall clock of pgbench's series. */
+export class ReindexSession {
+  private constructor(
+    private readonly client: Client,
+    readonly pid: number,
+  ) {}
+
+  static async open(connection: ConnectionInfo): Promise<ReindexSession> {
+    // A lost connection fails the next REINDEX, which run() records as the trial's error.
+    const config = postgresClientConfig(connection, { applicationName: "dblab-reindex" });
+    const client = handleErrors(new Client(config), "REINDEX session");
+    await client.connect();
+    const { rows } = await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
+    return new ReindexSession(client, rows[0].pid);
+  }
+
+  /** REINDEX INDEX [CONCURRENTLY] each index in turn; an error is recorded, not thrown. */
+  async run(indexes: readonly string[], concurrently: boolean): Promise<ReindexTiming> {
+    const statements: ReindexStatement[] = [];
+    const startMs = Date.now();
+    let error: string | undefined;
+    for (const index of indexes) {
+      const sql = `REINDEX INDEX ${concurrently ? "CONCURRENTLY " : ""}${index}`;
+      const began = Date.now();
+      try {
+        await this.client.query(sql);
+      } catch (e) {
+        error = `${sql}: ${e instanceof Error ? e.message : String(e)}`;
+        break;
+      }
+      statements.push({ index, sql, startMs: began, endMs: Date.now() });
+    }
+    return { pid: this.pid, concurrently, statements, startMs, endMs: Date.now(), error };
+  }
+
+  async close(): Promise<void> {
+    await this.client.end().catch(ignored("reindex: end the REINDEX session's client"));
+  }
+}
+
+export interface RunPlanOptions {
+  readonly server: StartedServer;
+  readonly runner: PgbenchRunner;
+  readonly plan: readonly PlannedRun[];
+  readonly settings: RunSettings;
+  readonly store: RunStore<ReindexCondition>;
   readonly signal?: AbortSignal;
-  readonly onProgress?: (point: ProgressPoint) => void;
+  readonly onRun?: (done: number, total: number, next: PlannedRun | undefined, last: ReindexTrial | undefined) => void;
+  readonly onProgress?: (planned: PlannedRun, point: ProgressPoint) => void;
   /** Notes worth showing (e.g. the target cannot restart). */
   readonly onNote?: (note: string) => void;
 }
 
-export async function runTrial(
-  server: StartedServer,
-  runner: PgbenchRunner,
-  planned: PlannedRun,
-  s: RunSettings,
-  hooks: TrialHooks = {},
-): Promise<ReindexTrial> {
+async function runTrial(o: RunPlanOptions, planned: PlannedRun): Promise<ReindexTrial> {
+  const { server, settings: s } = o;
   const startedAt = new Date().toISOString();
   const cloneSeconds = await cloneRunDatabase(server);
-  const restarted = await restartIfAsked(server, s, hooks, planned.key);
+  const restarted = await restartIfAsked(server, s.restartBetweenRuns, planned.key, o.onNote);
   // 04 (2)'s between-run figure needs the speed state right before this run.
   const speed = server.engine === "postgresql" ? await probeSpeed(server.connection) : undefined;
   const connection = { ...server.connection, database: runDatabase(server) };
@@ -153,22 +183,21 @@ export async function runTrial(
       let samples: ActivitySample[];
       try {
         pgbench = await runPgbench(server, {
-          runner,
+          runner: o.runner,
           database: runDatabase(server),
           clients: s.clients,
           threads: s.threads,
           durationSeconds: s.durationSeconds,
           builtin: "tpcb-like",
           bucketMs: WINDOW_BUCKET_MS,
-          signal: hooks.signal,
-          onProgress: hooks.onProgress,
+          signal: o.signal,
+          onProgress: (p) => o.onProgress?.(planned, p),
           onStart: () => {
             if (!session) return;
             reindexRun = new Promise((resolve) => {
-              timer = setTimeout(
-                () => resolve(session.run(PGBENCH_PRIMARY_KEYS, mode === "concurrently")),
-                s.reindexStartSeconds * 1000,
-              );
+              const concurrently = mode === "concurrently";
+              const start = () => resolve(session.run(PGBENCH_PRIMARY_KEYS, concurrently));
+              timer = setTimeout(start, s.reindexStartSeconds * 1000);
             });
           },
         });
@@ -189,7 +218,7 @@ export async function runTrial(
       await waitForPgbenchGone(admin);
       const after = await snapshot(admin);
       const updateAccountsServer = statements ? await updateAccountsStatement(admin) : undefined;
-      const record: ReindexTrial = {
+      return {
         key: planned.key,
         condition: planned.condition,
         repeat: planned.condition.set,
@@ -211,55 +240,27 @@ export async function runTrial(
         ...(updateAccountsServer ? { updateAccountsServer } : {}),
         ...(speed ? { speed } : {}),
       };
-      return record;
     },
     runDatabase(server),
   );
 }
 
-export interface RunPlanOptions {
-  readonly server: StartedServer;
-  readonly runner: PgbenchRunner;
-  readonly plan: readonly PlannedRun[];
-  readonly settings: RunSettings;
-  readonly store: RunStore<ReindexCondition>;
-  readonly signal?: AbortSignal;
-  readonly onRun?: (done: number, total: number, next: PlannedRun | undefined, last: ReindexTrial | undefined) => void;
-  readonly onProgress?: (planned: PlannedRun, point: ProgressPoint) => void;
-  readonly onNote?: (note: string) => void;
-}
-
-export async function runPlan(o: RunPlanOptions): Promise<ReindexTrial[]> {
-  return runTrials(
-    o.plan,
-    (planned) =>
-      runTrial(o.server, o.runner, planned, o.settings, {
-        signal: o.signal,
-        onProgress: (p) => o.onProgress?.(planned, p),
-        onNote: o.onNote,
-      }),
-    {
-      store: o.store,
-      signal: o.signal,
-      watch: (planned) => ({ engine: "postgresql", what: `run ${planned.key} (pgbench with REINDEX)` }),
-      onProgress: ({ done, total, skipped, last, next }) => o.onRun?.(done - skipped, total - skipped, next, last),
-    },
-  );
-}
+export const runPlan = (o: RunPlanOptions): Promise<ReindexTrial[]> =>
+  runTrials(o.plan, (planned) => runTrial(o, planned), {
+    store: o.store,
+    signal: o.signal,
+    watch: (planned) => ({ engine: "postgresql", what: `run ${planned.key} (pgbench with REINDEX)` }),
+    onProgress: ({ done, total, skipped, last, next }) => o.onRun?.(done - skipped, total - skipped, next, last),
+  });
 
 /** The seed restarted between runs; a server that cannot restart is noted and the run goes on. */
-async function restartIfAsked(
-  server: StartedServer,
-  s: Pick<RunSettings, "restartBetweenRuns">,
-  hooks: TrialHooks,
-  before: string,
-): Promise<boolean> {
-  if (!s.restartBetweenRuns) return false;
+async function restartIfAsked(server: StartedServer, restart: boolean, before: string, onNote?: (n: string) => void) {
+  if (!restart) return false;
   try {
     await server.restart();
     return true;
   } catch (error) {
-    hooks.onNote?.(`no restart before ${before}: ${error instanceof Error ? error.message : String(error)}`);
+    onNote?.(`no restart before ${before}: ${error instanceof Error ? error.message : String(error)}`);
     return false;
   }
 }
@@ -271,24 +272,20 @@ async function restartIfAsked(
 export async function calibrateRebuild(
   server: StartedServer,
   s: Pick<RunSettings, "restartBetweenRuns">,
-  hooks: TrialHooks = {},
+  hooks: Pick<RunPlanOptions, "onNote"> = {},
 ) {
   const at = new Date().toISOString();
   const cloneSeconds = await cloneRunDatabase(server);
-  const restarted = await restartIfAsked(server, s, hooks, "the calibration");
+  const restarted = await restartIfAsked(server, s.restartBetweenRuns, "the calibration", hooks.onNote);
   if (!restarted) await withAdmin(server, (admin) => admin.query("CHECKPOINT"), runDatabase(server));
   const session = await ReindexSession.open({ ...server.connection, database: runDatabase(server) });
   try {
     const timing = await session.run(PGBENCH_PRIMARY_KEYS, false);
     if (timing.error) throw new Error(`calibration rebuild failed: ${timing.error}`);
     const accounts = timing.statements.find((x) => x.index === "pgbench_accounts_pkey");
-    return {
-      seconds: (timing.endMs - timing.startMs) / 1000,
-      accountsSeconds: accounts ? (accounts.endMs - accounts.startMs) / 1000 : undefined,
-      cloneSeconds,
-      restarted,
-      at,
-    };
+    const seconds = (timing.endMs - timing.startMs) / 1000;
+    const accountsSeconds = accounts ? (accounts.endMs - accounts.startMs) / 1000 : undefined;
+    return { seconds, accountsSeconds, cloneSeconds, restarted, at };
   } finally {
     await session.close();
   }
@@ -298,8 +295,8 @@ export async function calibrateRebuild(
 export function runLengthFor(
   rebuildSeconds: number,
   share: number,
-  planned: { readonly durationSeconds: number; readonly reindexStartSeconds: number },
-): { readonly durationSeconds: number; readonly reindexStartSeconds: number } {
+  planned: Pick<RunSettings, "durationSeconds" | "reindexStartSeconds">,
+): Pick<RunSettings, "durationSeconds" | "reindexStartSeconds"> {
   if (!(rebuildSeconds > 0) || !(share > 0 && share < 1)) {
     throw new Error(`runLengthFor: needs a rebuild > 0 s and a share in (0, 1), got ${rebuildSeconds} s, ${share}`);
   }
@@ -309,11 +306,8 @@ export function runLengthFor(
 }
 
 /** Kept beside the trials, so that a resume runs at it. */
-export type RunLengthCalibration = Awaited<ReturnType<typeof calibrateRebuild>> & {
-  readonly stallShare: number;
-  readonly durationSeconds: number;
-  readonly reindexStartSeconds: number;
-};
+export type RunLengthCalibration = Awaited<ReturnType<typeof calibrateRebuild>> &
+  Pick<RunSettings, "durationSeconds" | "reindexStartSeconds"> & { readonly stallShare: number };
 
 export const CALIBRATION_FILE = "calibration.json";
 
