@@ -58,13 +58,23 @@ export function adaptiveStep(a: AdaptiveState): { readonly stop?: string } {
   return step.more ? {} : { stop: step.reason };
 }
 
-const summaryOf = (trials: readonly ReindexTrial[], p: ReindexUnderLoadParams, seconds: number, cpus?: number) => ({
-  ...summariseTrials(trials, seconds, p.clients, cpus, p.scale),
-  looks: lookPlan(p.sets, p.maxSets),
-});
-
 /** With stallShare > 0 the runs lasted the calibration's `durationSeconds`, not the params'. */
 type RunSetup = { readonly template: TemplateInfo; readonly calibration?: RunLengthCalibration };
+
+const summaryOf = (
+  trials: readonly ReindexTrial[],
+  p: ReindexUnderLoadParams,
+  r: Partial<RunSetup>,
+  cpus?: number,
+) => ({
+  ...summariseTrials(trials, {
+    durationSeconds: r.calibration?.durationSeconds ?? p.durationSeconds,
+    clients: p.clients,
+    hostCpus: cpus,
+    scale: p.scale,
+  }),
+  looks: lookPlan(p.sets, p.maxSets),
+});
 
 export const experiment = defineExperiment<ReindexUnderLoadParams, ReindexTrial, ReindexSummary, RunSetup>({
   slug: SLUG,
@@ -102,27 +112,24 @@ export const experiment = defineExperiment<ReindexUnderLoadParams, ReindexTrial,
     const { server, runner } = await pgbenchOnPostgres(servers, "04", notes);
     progress.update(0, plan.length, `pgbench -i -s ${p.scale} into a template database…`);
     const template = await createTemplate(server, p.scale, p.initSteps, runner, signal);
+    const gib = (template.databaseBytes / GIB).toFixed(2);
     notes.push(
-      `template: pgbench -i -s ${p.scale} -I ${p.initSteps} in ${template.init.seconds.toFixed(1)} s, ` +
-        `${(template.databaseBytes / GIB).toFixed(2)} GiB; each run starts from a FILE_COPY clone of it`,
+      `template: pgbench -i -s ${p.scale} -I ${p.initSteps} in ${template.init.seconds.toFixed(1)} s, ${gib} GiB; each run starts from a FILE_COPY clone of it`,
     );
     // Through the session's writeMetadata, so that its closing write (quietness) keeps the template.
     writeMetadata({ template });
     // So that the stall is the asked share of each run.
-    let calibration: RunLengthCalibration | undefined;
-    if (p.stallShare > 0) {
-      calibration = storedCalibration(store.directory);
-      if (!calibration) {
-        progress.update(0, plan.length, "calibration: timing a plain REINDEX of the three keys on a fresh clone…");
-        const rebuild = await calibrateRebuild(server, p, { onNote: (n) => notes.push(n) });
-        calibration = { ...rebuild, stallShare: p.stallShare, ...runLengthFor(rebuild.seconds, p.stallShare, p) };
-        store.writeSummary(CALIBRATION_FILE, calibration);
-      }
+    let calibration = p.stallShare > 0 ? storedCalibration(store.directory) : undefined;
+    if (p.stallShare > 0 && !calibration) {
+      progress.update(0, plan.length, "calibration: timing a plain REINDEX of the three keys on a fresh clone…");
+      const rebuild = await calibrateRebuild(server, p, { onNote: (n) => notes.push(n) });
+      calibration = { ...rebuild, stallShare: p.stallShare, ...runLengthFor(rebuild.seconds, p.stallShare, p) };
+      store.writeSummary(CALIBRATION_FILE, calibration);
+    }
+    if (calibration) {
+      const c = calibration;
       notes.push(
-        `run length from the calibration rebuild: the three keys took ${calibration.seconds.toFixed(2)} s ` +
-          `(accounts ${calibration.accountsSeconds?.toFixed(2) ?? "n/a"} s) on a fresh clone, so each run lasts ` +
-          `${calibration.durationSeconds} s (${(p.stallShare * 100).toFixed(0)} % stalled, the seed's share), ` +
-          `the REINDEX starting at ${calibration.reindexStartSeconds} s`,
+        `run length from the calibration rebuild: the three keys took ${c.seconds.toFixed(2)} s (accounts ${c.accountsSeconds?.toFixed(2) ?? "n/a"} s) on a fresh clone, so each run lasts ${c.durationSeconds} s (${(p.stallShare * 100).toFixed(0)} % stalled, the seed's share), the REINDEX starting at ${c.reindexStartSeconds} s`,
       );
       writeMetadata({ template, calibration });
     }
@@ -138,25 +145,25 @@ export const experiment = defineExperiment<ReindexUnderLoadParams, ReindexTrial,
         store,
         signal,
         onNote: (n) => notes.push(n),
-        onRun: (done, total, next, last) =>
-          progress.update(
-            plan.length - total + done,
-            plan.length,
-            (last ? `last: ${last.key} ${last.pgbench?.summary.tps.toFixed(0)} tps · ` : "") +
-              (next ? `cloning + restart for ${next.key}…` : "done"),
-          ),
-        onProgress: (planned, point) =>
+        onRun: (done, total, next, last) => {
+          const lastText = last ? `last: ${last.key} ${last.pgbench?.summary.tps.toFixed(0)} tps · ` : "";
+          const nextText = next ? `cloning + restart for ${next.key}…` : "done";
+          progress.update(plan.length - total + done, plan.length, `${lastText}${nextText}`);
+        },
+        onProgress: (planned, point) => {
+          const at = `${point.second.toFixed(0)} / ${settings.durationSeconds} s · ${point.tps.toFixed(0)} tps`;
           progress.update(
             Math.max(
               0,
               plan.findIndex((x) => x.key === planned.key),
             ),
             plan.length,
-            `${planned.key}: ${point.second.toFixed(0)} / ${settings.durationSeconds} s · ${point.tps.toFixed(0)} tps`,
-          ),
+            `${planned.key}: ${at}`,
+          );
+        },
       });
     const needed = repeatsForCoverage(MIN_COVERAGE);
-    const adaptive = await runAdaptiveRounds({
+    const rounds = await runAdaptiveRounds({
       planned: p.sets,
       needed,
       budgetSeconds: p.budgetSeconds,
@@ -171,7 +178,7 @@ export const experiment = defineExperiment<ReindexUnderLoadParams, ReindexTrial,
         await runPart(part);
       },
       stopAfter: (done, pace) => {
-        const s = summaryOf(store.trials(), p, settings.durationSeconds, metadata.host.cpus);
+        const s = summaryOf(store.trials(), p, { calibration }, metadata.host.cpus);
         return adaptiveStep({
           verdict: judgeOne(CLAIMS, ADAPTIVE_CLAIM, s, withoutFlagged(s)).verdict,
           sets: done,
@@ -184,35 +191,20 @@ export const experiment = defineExperiment<ReindexUnderLoadParams, ReindexTrial,
         }).stop;
       },
     });
-    const { planned, rounds: sets, stoppedBy, cut } = adaptive;
+    const { planned, rounds: sets, stoppedBy, cut } = rounds;
     plan = plan.filter((r) => r.condition.set <= sets);
     if (cut) notes.push(cut);
     notes.push(
       `adaptive design: ${stoppedBy} (planned ${p.sets} sets, at most ${p.maxSets}, budget ${p.budgetSeconds} s)`,
     );
-    const plannedSetsRun = cut ? { plannedSetsRun: planned } : {};
-    writeMetadata({
-      adaptive: {
-        plannedSets: p.sets,
-        ...plannedSetsRun,
-        sets,
-        maxSets: p.maxSets,
-        budgetSeconds: p.budgetSeconds,
-        stoppedBy,
-      },
-    });
+    const adaptive = { plannedSets: p.sets, ...(cut ? { plannedSetsRun: planned } : {}), sets, maxSets: p.maxSets };
+    writeMetadata({ adaptive: { ...adaptive, budgetSeconds: p.budgetSeconds, stoppedBy } });
     await dropDatabases(server);
     progress.finish(`${plan.length} runs`);
     writeMetadata({ notes, template });
     return { template, ...(calibration ? { calibration } : {}) };
   },
-  summarise: (trials, run) =>
-    summaryOf(
-      trials,
-      run.params,
-      run.calibration?.durationSeconds ?? run.params.durationSeconds,
-      run.metadata.host.cpus,
-    ),
+  summarise: (trials, run) => summaryOf(trials, run.params, run, run.metadata.host.cpus),
   claims: CLAIMS,
   without: (_run, summary) => withoutFlagged(summary),
   csvRows: runRows,

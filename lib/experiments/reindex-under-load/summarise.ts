@@ -9,22 +9,24 @@ import type { ReindexMode } from "./params";
 import { outlierFlags, type Interval } from "../../stats/intervals";
 import { groupBy, spread, type Spread } from "../../stats/summary";
 import { sumCounters } from "../../stats/counters";
-import type { BlockedInterval, IndexBuildPhase, LockTimeline } from "./workload/activity";
+import type { LockTimeline } from "./workload/activity";
 import type { ReindexTrial } from "./workload/run-trials";
 
-type Numbers<K extends string> = { readonly [k in K]: number };
 type Maybe<K extends string, V = number> = { readonly [k in K]?: V };
+type Timeline = Omit<LockTimeline, "samples" | "intervalMs" | "locks">;
 
-/** updateAdded/UnblockedMs: within the run, what its lock waits add to the average accounts UPDATE and the rest. */
+/** updateAdded/UnblockedMs: within the run, what its lock waits add to the average accounts UPDATE, and the rest. */
 export type RunSummary = PgbenchFigures &
-  Numbers<"set" | "checkpoints" | "autovacuumRuns" | "blockedSeconds" | "allBlockedSeconds" | "startMs"> &
-  Numbers<"lockWaitSessionSeconds" | "blockedByReindexSeconds"> &
+  Timeline &
   Maybe<"position" | "maxMs" | "updateAccountsMs" | "updateAccountsServerMs" | "updateAddedMs" | "updateUnblockedMs"> &
   Maybe<"reindexSeconds" | "accountsReindexSeconds" | "reindexStartS" | "reindexEndS" | "accountsLockWaitSeconds"> &
   Maybe<"tpsDuringReindex" | "tpsOutsideReindex" | "lostShare" | "tpsVsBaseline" | "walBytesPerTransaction"> &
   Maybe<"accountsHotShare"> & {
     readonly key: string;
+    readonly set: number;
     readonly mode: ReindexMode;
+    readonly checkpoints: number;
+    readonly autovacuumRuns: number;
     /** outlier: TPS far from its mode's other runs (OUTLIER_RULE); flags: outlier, checkpoint, autovacuum. */
     readonly outlier: boolean;
     readonly flags: readonly string[];
@@ -32,20 +34,18 @@ export type RunSummary = PgbenchFigures &
     readonly topLock?: string;
     readonly series: readonly SeriesPoint[];
     readonly statements: readonly StatementLatency[];
-    readonly intervals: readonly BlockedInterval[];
-    readonly phases: readonly IndexBuildPhase[];
+    /** The zero of the timeline. */
+    readonly startMs: number;
     readonly speed?: SpeedProbe;
-  } & Pick<LockTimeline, "waitShares" | "reindexWaitShares" | "perSample">;
+  };
+type Runs = readonly RunSummary[];
+type Value = (r: RunSummary) => number | undefined;
 
-export type ModeSummary = { readonly mode: ReindexMode; readonly n: number } & Record<
-  "tps" | "blockedSeconds" | "allBlockedSeconds",
-  Spread
-> &
-  Maybe<
-    "updateAccountsMs" | "p99Ms" | "reindexSeconds" | "accountsReindexSeconds" | "lostShare" | "duringOutside",
-    Spread
-  > &
-  Maybe<"tpsRatio" | "updateRatio", Interval>;
+/** The per-mode medians a table or a why reads, beside tps and the blocked seconds every run has. */
+const SPREADS = ["updateAccountsMs", "p99Ms", "reindexSeconds", "accountsReindexSeconds", "lostShare"] as const;
+export type ModeSummary = Record<"tps" | "blockedSeconds" | "allBlockedSeconds", Spread> &
+  Maybe<(typeof SPREADS)[number] | "duringOutside", Spread> &
+  Maybe<"tpsRatio" | "updateRatio", Interval> & { readonly mode: ReindexMode; readonly n: number };
 
 export interface ReindexSummary {
   readonly durationSeconds: number;
@@ -55,21 +55,15 @@ export interface ReindexSummary {
   readonly scale?: number;
   readonly speed?: SpeedSpread;
   readonly hostCpus?: number;
-  readonly runs: readonly RunSummary[];
+  readonly runs: Runs;
   readonly modes: readonly ModeSummary[];
   readonly failed: readonly { readonly key: string; readonly error: string }[];
 }
 
 /** TPS inside a window of the run and outside it, and the share of the run's transactions the window cost. */
-export function windowStats(
-  series: readonly SeriesPoint[],
-  runStartMs: number,
-  durationS: number,
-  from: number,
-  to: number,
-) {
-  const runEnd = runStartMs + durationS * 1000;
-  const [a, b] = [Math.max(from, runStartMs), Math.min(to, runEnd)];
+export function windowStats(series: readonly SeriesPoint[], t0: number, runS: number, from: number, to: number) {
+  const runEnd = t0 + runS * 1000;
+  const [a, b] = [Math.max(from, t0), Math.min(to, runEnd)];
   if (b <= a) return undefined;
   let inside = 0;
   let total = 0;
@@ -80,29 +74,25 @@ export function windowStats(
     total += p.transactions;
     inside += p.transactions * (Math.max(0, Math.min(p.epochMs + bucketMs, b) - Math.max(p.epochMs, a)) / bucketMs);
   }
-  const windowS = (b - a) / 1000;
-  const outsideS = durationS - windowS;
+  const [windowS, outsideS] = [(b - a) / 1000, runS - (b - a) / 1000];
   if (outsideS <= 0) return undefined;
   const [during, outside] = [inside / windowS, (total - inside) / outsideS];
-  return {
-    during,
-    outside,
-    lostShare: outside > 0 ? ((outside - during) * windowS) / (outside * durationS) : undefined,
-  };
+  return { during, outside, lostShare: outside > 0 ? ((outside - during) * windowS) / (outside * runS) : undefined };
 }
 
 type CompleteTrial = ReindexTrial & Required<Pick<ReindexTrial, "pgbench" | "timeline">>;
 
 function summariseRun(t: CompleteTrial, baselineTps: number | undefined, durationSeconds: number): RunSummary {
-  const { pgbench: b, reindex: r, timeline: tl } = t;
+  const { pgbench: b, reindex: r } = t;
+  const { samples: _n, intervalMs: _i, locks, ...timeline } = t.timeline;
   const c = t.counters ?? {};
   const accounts = r?.statements.find((s) => s.index === "pgbench_accounts_pkey");
   const upd = c["table.pgbench_accounts.n_tup_upd"];
   const samples = (pick: (lock: string) => boolean) =>
-    Object.entries(tl.locks).reduce((a, [k, n]) => a + (pick(k) ? n : 0), 0);
+    Object.entries(locks).reduce((a, [k, n]) => a + (pick(k) ? n : 0), 0);
   const lockSamples = samples(() => true);
   const accountsLockWaitSeconds = lockSamples
-    ? (tl.lockWaitSessionSeconds * samples((k) => k.startsWith("relation pgbench_accounts "))) / lockSamples
+    ? (timeline.lockWaitSessionSeconds * samples((k) => k.startsWith("relation pgbench_accounts "))) / lockSamples
     : 0;
   const updateMs = statementLatency(b.summary, /^UPDATE pgbench_accounts/);
   const tx = b.summary.transactions;
@@ -131,13 +121,8 @@ function summariseRun(t: CompleteTrial, baselineTps: number | undefined, duratio
     reindexStartS: r ? (r.startMs - t0) / 1000 : undefined,
     reindexEndS: r ? (r.endMs - t0) / 1000 : undefined,
     reindexOutlastedLoad: r ? r.endMs > b.finishedAtMs : false,
-    blockedSeconds: tl.blockedSeconds,
-    allBlockedSeconds: tl.allBlockedSeconds,
-    lockWaitSessionSeconds: tl.lockWaitSessionSeconds,
-    blockedByReindexSeconds: tl.blockedByReindexSeconds,
-    topLock: Object.keys(tl.locks)[0],
-    waitShares: tl.waitShares,
-    reindexWaitShares: tl.reindexWaitShares,
+    ...timeline,
+    topLock: Object.keys(locks)[0],
     tpsDuringReindex: w?.during,
     tpsOutsideReindex: w?.outside,
     lostShare: w?.lostShare,
@@ -146,38 +131,27 @@ function summariseRun(t: CompleteTrial, baselineTps: number | undefined, duratio
     accountsHotShare: upd ? (c["table.pgbench_accounts.n_tup_hot_upd"] ?? 0) / upd : undefined,
     series: b.series,
     statements: b.summary.statements,
-    intervals: tl.intervals,
-    phases: tl.phases,
     startMs: t0,
-    perSample: tl.perSample,
     ...(t.speed ? { speed: t.speed } : {}),
   };
 }
 
-export function summarise(
-  trials: readonly ReindexTrial[],
-  durationSeconds: number,
-  clients: number,
-  hostCpus?: number,
-  scale?: number,
-): ReindexSummary {
+type Context = Pick<ReindexSummary, "durationSeconds" | "clients" | "hostCpus" | "scale">;
+
+export function summarise(trials: readonly ReindexTrial[], o: Context): ReindexSummary {
   const ok = trials.filter((t): t is CompleteTrial => t.status === "ok" && !!t.pgbench && !!t.timeline);
-  const baselineBySet = new Map(
-    ok.filter((t) => t.condition.mode === "baseline").map((t) => [t.condition.set, t.pgbench.summary.tps]),
-  );
+  const baselines = ok.filter((t) => t.condition.mode === "baseline");
+  const baselineBySet = new Map(baselines.map((t) => [t.condition.set, t.pgbench.summary.tps]));
   const failed = trials.filter((t) => t.status === "failed").map((t) => ({ key: t.key, error: t.error ?? "" }));
-  const runs = ok.map((t) => summariseRun(t, baselineBySet.get(t.condition.set), durationSeconds));
-  return summariseRuns(runs, { durationSeconds, clients, hostCpus, scale, failed });
+  const runs = ok.map((t) => summariseRun(t, baselineBySet.get(t.condition.set), o.durationSeconds));
+  return summariseRuns(runs, { ...o, failed });
 }
 
-export function summariseRuns(
-  unflagged: readonly RunSummary[],
-  o: Pick<ReindexSummary, "durationSeconds" | "clients" | "hostCpus" | "scale"> & { failed?: ReindexSummary["failed"] },
-): ReindexSummary {
+export function summariseRuns(unflagged: Runs, o: Context & { failed?: ReindexSummary["failed"] }): ReindexSummary {
   const runs = flagRuns(unflagged);
   const modes = [...groupBy(runs, (r) => r.mode).values()].map((group): ModeSummary => {
     const mode = group[0].mode;
-    const of = (pick: (r: RunSummary) => number | undefined) => {
+    const of = (pick: Value) => {
       const v = group.map(pick).filter((x): x is number => x !== undefined && Number.isFinite(x));
       return v.length ? spread(v) : undefined;
     };
@@ -186,16 +160,10 @@ export function summariseRuns(
       mode,
       n: group.length,
       tps: spread(group.map((r) => r.tps)),
-      updateAccountsMs: of((r) => r.updateAccountsMs),
-      p99Ms: of((r) => r.p99Ms),
-      reindexSeconds: of((r) => r.reindexSeconds),
-      accountsReindexSeconds: of((r) => r.accountsReindexSeconds),
+      ...Object.fromEntries(SPREADS.map((k) => [k, of((r) => r[k])])),
       blockedSeconds: spread(group.map((r) => r.blockedSeconds)),
       allBlockedSeconds: spread(group.map((r) => r.allBlockedSeconds)),
-      lostShare: of((r) => r.lostShare),
-      duringOutside: of((r) =>
-        r.tpsDuringReindex !== undefined && r.tpsOutsideReindex ? r.tpsDuringReindex / r.tpsOutsideReindex : undefined,
-      ),
+      duringOutside: of((r) => (r.tpsOutsideReindex ? quotient(r.tpsDuringReindex, r.tpsOutsideReindex) : undefined)),
       tpsRatio: vs ? tpsVsBaseline(runs, mode) : undefined,
       updateRatio: vs
         ? vsBaseline(runs, mode, (r) => r.updateAccountsMs, "UPDATE pgbench_accounts latency")
@@ -216,7 +184,7 @@ export function summariseRuns(
   };
 }
 
-function flagRuns(runs: readonly RunSummary[]): RunSummary[] {
+function flagRuns(runs: Runs): RunSummary[] {
   const outliers = new Map<string, boolean>();
   for (const group of groupBy(runs, (r) => r.mode).values()) {
     const flags = outlierFlags(group.map((r) => r.tps));
@@ -233,62 +201,35 @@ function flagRuns(runs: readonly RunSummary[]): RunSummary[] {
   });
 }
 
+const quotient = (x: number | undefined, y: number) => (x === undefined ? undefined : x / y);
+
 /** Each set's runs by mode, sets in order. */
-const setsOf = (runs: readonly RunSummary[]) =>
+const setsOf = (runs: Runs) =>
   [...groupBy(runs, (r) => String(r.set)).values()]
     .map((g) => ({ set: g[0].set, by: new Map(g.map((r) => [r.mode, r])) }))
     .sort((a, b) => a.set - b.set);
 
-/** f of each set that ran every mode named (its runs ran back to back), median over sets. */
-const perSet = (
-  runs: readonly RunSummary[],
-  modes: readonly ReindexMode[],
-  f: (by: ReadonlyMap<ReindexMode, RunSummary>) => number | undefined,
-  of: string,
-) =>
-  medianOf(
-    setsOf(runs).filter((s) => modes.every((m) => s.by.has(m))),
-    (s) => f(s.by),
-    of,
-  );
+/** A value per set from its runs by mode (run back to back; undefined where a mode is missing), median over sets. */
+const perSet = (runs: Runs, of: string, f: (by: Map<ReindexMode, RunSummary>) => number | undefined) =>
+  medianOf(setsOf(runs), (s) => f(s.by), of);
 
 /** Within each run of a mode alone, so speed changes between runs do not move it. */
-export const perRun = (
-  runs: readonly RunSummary[],
-  mode: ReindexMode,
-  pick: (r: RunSummary) => number | undefined,
-  of: string,
-) =>
-  perSet(
-    runs,
-    [mode],
-    (m) => {
-      const r = m.get(mode);
-      return r && pick(r);
-    },
+export const perRun = (runs: Runs, mode: ReindexMode, pick: Value, of: string) =>
+  medianOf(
+    setsOf(runs).flatMap((s) => s.by.get(mode) ?? []),
+    pick,
     of,
   );
 
-const vsBaseline = (
-  runs: readonly RunSummary[],
-  mode: ReindexMode,
-  pick: (r: RunSummary) => number | undefined,
-  what: string,
-) =>
-  perSet(
-    runs,
-    ["baseline", mode],
-    (m) => {
-      const [b, t] = [m.get("baseline"), m.get(mode)].map((r) => (r ? pick(r) : undefined));
-      return b && t !== undefined ? t / b : undefined;
-    },
-    `${what} ${mode} ÷ the same set's baseline, per set`,
-  );
+const vsBaseline = (runs: Runs, mode: ReindexMode, pick: Value, what: string) =>
+  perSet(runs, `${what} ${mode} ÷ the same set's baseline, per set`, (by) => {
+    const [b, t] = [by.get("baseline"), by.get(mode)].map((r) => (r ? pick(r) : undefined));
+    return b && t !== undefined ? t / b : undefined;
+  });
 
-export const tpsVsBaseline = (runs: readonly RunSummary[], mode: ReindexMode) =>
-  vsBaseline(runs, mode, (r) => r.tps, "TPS");
+export const tpsVsBaseline = (runs: Runs, mode: ReindexMode) => vsBaseline(runs, mode, (r) => r.tps, "TPS");
 
-export const updateWithinRun = (runs: readonly RunSummary[], mode: ReindexMode) =>
+export const updateWithinRun = (runs: Runs, mode: ReindexMode) =>
   perRun(
     runs,
     mode,
@@ -312,18 +253,13 @@ export function stallShare(r: RunSummary, duration: number): number | undefined 
 }
 
 export const lostDifference = (s: ReindexSummary) =>
-  perSet(
-    s.runs,
-    ["reindex", "concurrently"],
-    (m) => {
-      const [c, r] = [m.get("concurrently")?.lostShare, m.get("reindex")?.lostShare];
-      return c !== undefined && r !== undefined ? c - r : undefined;
-    },
-    "lost share with CONCURRENTLY − with REINDEX, per set",
-  );
+  perSet(s.runs, "lost share with CONCURRENTLY − with REINDEX, per set", (by) => {
+    const [c, r] = [by.get("concurrently")?.lostShare, by.get("reindex")?.lostShare];
+    return c !== undefined && r !== undefined ? c - r : undefined;
+  });
 
 /** CONCURRENTLY ÷ plain rebuild seconds per set; a set whose probes split (PAIR_STATE_RULE) may measure the machine. */
-export const rebuildPairs = (runs: readonly RunSummary[]) =>
+export const rebuildPairs = (runs: Runs) =>
   sameStatePairs(
     setsOf(runs).flatMap(({ set, by }) => {
       const [c, r] = [by.get("concurrently"), by.get("reindex")];
