@@ -21,45 +21,35 @@ const top = (shares: Readonly<Record<string, number>>, n: number) =>
     .map(([k, v]) => `${k} ${(v * 100).toFixed(0)} %`)
     .join(", ");
 
+type Setup = { params: ReindexUnderLoadParams; template: TemplateInfo; calibration?: RunLengthCalibration };
+const inOrder = (s: ReindexSummary) => sortedBy(s.runs, (r) => r.set, [(r) => r.mode, REINDEX_MODES]);
+
 /** The template every run is copied from, and the calibration that set the run length (if one did). */
-export function showSetup(run: {
-  readonly params: ReindexUnderLoadParams;
-  readonly template: TemplateInfo;
-  readonly calibration?: RunLengthCalibration;
-}): void {
-  const t = run.template;
-  showTable(
-    [
-      {
-        "pgbench -i": `-s ${run.params.scale} -I ${run.params.initSteps}`,
-        "accounts rows": t.accountsRows,
-        "database GiB": Math.round((t.databaseBytes / 2 ** 30) * 100) / 100,
-        "accounts pkey MiB": r1((t.indexBytes.pgbench_accounts_pkey ?? 0) / 2 ** 20),
-        "init s": r1(t.init.seconds),
-        ...Object.fromEntries(Object.entries(t.init.steps).map(([k, v]) => [`${k} s`, v])),
-      },
-    ],
-    { caption: "The template every run is copied from" },
-  );
-  const c = run.calibration;
-  if (c)
-    showTable(
-      [
-        {
-          "three keys rebuilt, s": r3(c.seconds),
-          "accounts key, s": r3(c.accountsSeconds),
-          "stall share asked": c.stallShare,
-          "run length, s": c.durationSeconds,
-          "REINDEX starts at, s": c.reindexStartSeconds,
-        },
-      ],
-      { caption: "Calibration: a plain REINDEX on a fresh clone, no load; each run lasts rebuild ÷ stall share" },
-    );
+export function showSetup({ params: p, template: t, calibration: c }: Setup): void {
+  const template = {
+    "pgbench -i": `-s ${p.scale} -I ${p.initSteps}`,
+    "accounts rows": t.accountsRows,
+    "database GiB": Math.round((t.databaseBytes / 2 ** 30) * 100) / 100,
+    "accounts pkey MiB": r1((t.indexBytes.pgbench_accounts_pkey ?? 0) / 2 ** 20),
+    "init s": r1(t.init.seconds),
+    ...Object.fromEntries(Object.entries(t.init.steps).map(([k, v]) => [`${k} s`, v])),
+  };
+  showTable([template], { caption: "The template every run is copied from" });
+  if (!c) return;
+  const calibration = {
+    "three keys rebuilt, s": r3(c.seconds),
+    "accounts key, s": r3(c.accountsSeconds),
+    "stall share asked": c.stallShare,
+    "run length, s": c.durationSeconds,
+    "REINDEX starts at, s": c.reindexStartSeconds,
+  };
+  const caption = "Calibration: a plain REINDEX on a fresh clone, no load; each run lasts rebuild ÷ stall share";
+  showTable([calibration], { caption });
 }
 
 /** The per-run table: TPS, latency, the accounts UPDATE, REINDEX duration, blocked time. */
 export function runRows(s: ReindexSummary): Row[] {
-  return sortedBy(s.runs, (r) => r.set, [(r) => r.mode, REINDEX_MODES]).map((r) => ({
+  return inOrder(s).map((r) => ({
     set: r.set,
     "order in set": r.position === undefined ? "" : r.position + 1,
     mode: MODE_LABELS[r.mode],
@@ -92,10 +82,7 @@ export function runRows(s: ReindexSummary): Row[] {
 
 export function showRunTable(s: ReindexSummary): void {
   showTable(runRows(s), {
-    caption:
-      "Every run (p50/p95/p99/max from pgbench's per-transaction log; UPDATE accounts = pgbench -r; blocked = sampled time with ≥1 " +
-      `pgbench session waiting on a lock). Flags: outlier = ${OUTLIER_RULE} (TPS, within the mode); a checkpoint or an autovacuum ` +
-      "run between the counters read around the run. Each claim says whether its verdict changes without the flagged sets",
+    caption: `Every run (p50/p95/p99/max from pgbench's per-transaction log; UPDATE accounts = pgbench -r; blocked = sampled time with ≥1 pgbench session waiting on a lock). Flags: outlier = ${OUTLIER_RULE} (TPS, within the mode); a checkpoint or an autovacuum run between the counters read around the run. Each claim says whether its verdict changes without the flagged sets`,
   });
   const modes: Row[] = sortedBy(s.modes, [(m) => m.mode, REINDEX_MODES]).map((m) => ({
     mode: MODE_LABELS[m.mode],
@@ -111,8 +98,7 @@ export function showRunTable(s: ReindexSummary): void {
   }));
   showTable(modes, {
     caption:
-      "Per mode: medians over sets. Ratios to the baseline are formed per set (the runs of a set ran back to back), then their median " +
-      "over sets with the exact order-statistic interval, or the range when there are too few sets for one (the label says which)",
+      "Per mode: medians over sets. Ratios to the baseline are formed per set (the runs of a set ran back to back), then their median over sets with the exact order-statistic interval, or the range when there are too few sets for one (the label says which)",
   });
 }
 
@@ -146,25 +132,21 @@ export function showSeedComparison(s: ReindexSummary): void {
       "The seed's three sets beside ours (absolute TPS depends on the machine; the change within a set is what compares)",
   });
   const [base, re] = (["baseline", "reindex"] as const).map((m) => modeSummary(s, m)?.updateAccountsMs?.median);
-  showTable(
-    [
-      {
-        "": "UPDATE pgbench_accounts, ms",
-        "seed baseline": upd.baselineMs,
-        "seed REINDEX (set 1; sets 1–3: 0.54–0.69)": upd.reindexMs,
-        "seed ×": upd.baselineMs && upd.reindexMs ? r1(upd.reindexMs / upd.baselineMs) : undefined,
-        "our baseline": r3(base),
-        "our REINDEX": r3(re),
-        "our ×": base && re ? r1(re / base) : undefined,
-      },
-    ],
-    { caption: "Per-statement latency of the accounts UPDATE (pgbench -r)" },
-  );
+  const update = {
+    "": "UPDATE pgbench_accounts, ms",
+    "seed baseline": upd.baselineMs,
+    "seed REINDEX (set 1; sets 1–3: 0.54–0.69)": upd.reindexMs,
+    "seed ×": upd.baselineMs && upd.reindexMs ? r1(upd.reindexMs / upd.baselineMs) : undefined,
+    "our baseline": r3(base),
+    "our REINDEX": r3(re),
+    "our ×": base && re ? r1(re / base) : undefined,
+  };
+  showTable([update], { caption: "Per-statement latency of the accounts UPDATE (pgbench -r)" });
 }
 
 /** The waits behind the numbers: pgbench's wait events, the locks, the REINDEX session's own waits. */
 export function showWaits(s: ReindexSummary): void {
-  const rows: Row[] = sortedBy(s.runs, (r) => r.set, [(r) => r.mode, REINDEX_MODES])
+  const rows: Row[] = inOrder(s)
     .filter((r) => r.mode !== "baseline" || r.set === s.runs[0]?.set)
     .map((r) => ({
       set: r.set,
@@ -211,7 +193,6 @@ export function showStatements(s: ReindexSummary): void {
 
 export function showStopped(run: { readonly directory: string }): void {
   show().html(
-    `<p>The server was stopped and its data directory or container removed. Raw runs (pgbench output, per-second series, ` +
-      `activity samples, counters): <code>${escapeHtml(run.directory)}/trials.jsonl</code>.</p>`,
+    `<p>The server was stopped and its data directory or container removed. Raw runs (pgbench output, per-second series, activity samples, counters): <code>${escapeHtml(run.directory)}/trials.jsonl</code>.</p>`,
   );
 }
