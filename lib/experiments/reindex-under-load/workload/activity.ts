@@ -1,8 +1,5 @@
-/**
- * Who waits on what, a few times a second, from pg_stat_activity, pg_locks and pg_stat_progress_create_index (one
- * round trip per sample from its own session, never queued behind the locks it observes), and what that tells:
- * when pgbench's sessions were blocked on a lock, by whom, and the index build's phases.
- */
+/** Who waits on what, a few times a second (pg_stat_activity, pg_locks, pg_stat_progress_create_index), and what
+ * that tells: when pgbench's sessions were blocked on a lock, by whom, and the index build's phases. */
 import { median } from "simple-statistics";
 import { Client } from "pg";
 import type { ConnectionInfo } from "../../../targets/types";
@@ -61,20 +58,15 @@ export class ActivitySampler {
   ) {}
 
   static async start(connection: ConnectionInfo, intervalMs: number): Promise<ActivitySampler> {
+    // One round trip per sample from its own session; a lost connection ends sampling with that error.
     const client = new Client(postgresClientConfig(connection, { applicationName: "dblab-sampler" }));
-    // A lost connection ends sampling with that error: the run's failure path.
-    let lost: Error | undefined;
-    const started: { sampler?: ActivitySampler } = {};
+    const sampler = new ActivitySampler(client, intervalMs);
     handleErrors(client, "activity sampler", (error) => {
-      lost = error;
-      if (started.sampler) started.sampler.error ??= error;
+      sampler.error ??= error;
     });
     await client.connect();
     // The sampler must not wait behind the locks it observes (catalog lookups for ::regclass).
     await client.query("SET lock_timeout = '100ms'");
-    const sampler = new ActivitySampler(client, intervalMs);
-    started.sampler = sampler;
-    if (lost) sampler.error = lost;
     sampler.loop();
     return sampler;
   }
@@ -109,31 +101,21 @@ export class ActivitySampler {
   }
 }
 
-type Span = { readonly startMs: number; readonly endMs: number };
+export type Span = { readonly startMs: number; readonly endMs: number };
 /** maxSessions: most sessions waiting on a lock at once in the interval. */
 export type BlockedInterval = Span & { readonly maxSessions: number; readonly lock: string | null };
 export type IndexBuildPhase = Span & { readonly index: string | null; readonly phase: string };
 
-/**
- * Seconds: blocked, at least one pgbench session blocked (isBlocked); allBlocked, every one at once (throughput
- * zero); lockWaitSession, Σ sessions waiting × spacing; blockedByReindex, waiting on a lock the REINDEX holds or
- * queues for. Shares of samples per wait, and counts per lock waited for.
- */
+/** Seconds: blocked, at least one pgbench session blocked; allBlocked, every one at once (throughput zero);
+ * lockWaitSession, Σ sessions waiting × spacing; blockedByReindex, waiting on a lock the REINDEX holds or wants. */
 export type LockTimeline = ReturnType<typeof lockTimeline>;
 
-/**
- * Blocked = waiting for a table or index lock, or for anything the REINDEX session holds or queues
- * for. Row locks between pgbench's own clients are ordinary contention, in the baseline too.
- */
-function isBlocked(s: SessionSample, reindexPid?: number): boolean {
-  if (s.waitType !== "Lock") return false;
-  return s.wait === "relation" || (reindexPid !== undefined && s.blockedBy.includes(reindexPid));
-}
-
-function waitKey(s: SessionSample): string {
-  if (s.waitType) return `${s.waitType}:${s.wait}`;
-  return s.state === "active" ? "CPU" : (s.state ?? "unknown");
-}
+/** Waiting for a table or index lock, or for anything the REINDEX session holds or queues for (row locks between
+ * pgbench's own clients are ordinary contention, in the baseline too). */
+const isBlocked = (s: SessionSample, pid?: number) =>
+  s.waitType === "Lock" && (s.wait === "relation" || (pid !== undefined && s.blockedBy.includes(pid)));
+const waitKey = (s: SessionSample) =>
+  s.waitType ? `${s.waitType}:${s.wait}` : s.state === "active" ? "CPU" : (s.state ?? "unknown");
 
 /** Most counted first. */
 const byCount = (counts: Map<string, number>) => [...counts.entries()].sort((a, b) => b[1] - a[1]);
@@ -146,14 +128,10 @@ const bump = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1
 
 export function lockTimeline(samples: readonly ActivitySample[], clientApp = "pgbench", reindexPid?: number) {
   const spacing = samples.length > 1 ? median(samples.slice(1).map((s, i) => s.t - samples[i].t)) : 0;
-  const waits = new Map<string, number>();
-  const reindexWaits = new Map<string, number>();
-  const locks = new Map<string, number>();
+  const [waits, reindexWaits, locks] = [0, 1, 2].map(() => new Map<string, number>());
   const intervals: BlockedInterval[] = [];
   const perSample: { t: number; sessions: number; lockWaiting: number }[] = [];
-  let allBlocked = 0;
-  let byReindex = 0;
-  let sessionWait = 0;
+  let [allBlocked, byReindex, sessionWait] = [0, 0, 0];
   let open: { startMs: number; lastMs: number; max: number; locks: Map<string, number> } | undefined;
   const close = () => {
     if (!open) return;

@@ -18,7 +18,7 @@ import { runTrials, type OrderedTrial } from "../../../workloads/trials";
 import { ignored } from "../../../runtime/debug";
 import { handleErrors } from "../../../runtime/error-events";
 import type { ReindexMode, ReindexUnderLoadParams } from "../params";
-import { ActivitySampler, lockTimeline, type ActivitySample, type LockTimeline } from "./activity";
+import { ActivitySampler, lockTimeline, type ActivitySample, type LockTimeline, type Span } from "./activity";
 import { cloneRunDatabase, PGBENCH_PRIMARY_KEYS, runDatabase, withAdmin } from "./databases";
 
 /** The series' bucket, ms: fine enough for the lost share of a window of a second or two. */
@@ -84,21 +84,12 @@ async function updateAccountsStatement(client: Client): Promise<{ calls: number;
   return calls > 0 ? { calls, meanMs: Number(rows[0].ms) / calls } : undefined;
 }
 
-type ReindexStatement = {
-  readonly index: string;
-  readonly sql: string;
-  readonly startMs: number;
-  readonly endMs: number;
-};
-export interface ReindexTiming {
-  /** The REINDEX session's backend pid (to tell its locks from pgbench's). */
-  readonly pid: number;
-  readonly concurrently: boolean;
+type ReindexStatement = Span & { readonly index: string; readonly sql: string };
+/** pid: the REINDEX session's backend (to tell its locks from pgbench's). */
+export type ReindexTiming = Span & { readonly pid: number; readonly concurrently: boolean } & {
   readonly statements: readonly ReindexStatement[];
-  readonly startMs: number;
-  readonly endMs: number;
   readonly error?: string;
-}
+};
 
 /** The REINDEX "from another terminal": its own session, each statement timed on the wall clock of pgbench's series. */
 export class ReindexSession {
@@ -169,52 +160,41 @@ async function runTrial(o: RunPlanOptions, planned: PlannedRun): Promise<Reindex
       // A worker started on branches/tellers by the previous run must not run on into this one.
       const autovacuumWait = await waitForAutovacuumIdle(admin);
       // Cleared right before the load, so its figures are this run's alone.
-      const statements = await admin.query("SELECT pg_stat_statements_reset()").then(
-        () => true,
-        () => false,
-      );
+      const reset = admin.query("SELECT pg_stat_statements_reset()");
+      const statements = await reset.then(() => true).catch(() => false);
       const before = await snapshot(admin);
       const mode = planned.condition.mode;
       const session = mode === "baseline" ? undefined : await ReindexSession.open(connection);
       const sampler = await ActivitySampler.start(connection, s.sampleIntervalMs);
       let reindexRun: Promise<ReindexTiming> | undefined;
       let timer: NodeJS.Timeout | undefined;
-      let pgbench: PgbenchRunResult;
-      let samples: ActivitySample[];
-      try {
-        pgbench = await runPgbench(server, {
-          runner: o.runner,
-          database: runDatabase(server),
-          clients: s.clients,
-          threads: s.threads,
-          durationSeconds: s.durationSeconds,
-          builtin: "tpcb-like",
-          bucketMs: WINDOW_BUCKET_MS,
-          signal: o.signal,
-          onProgress: (p) => o.onProgress?.(planned, p),
-          onStart: () => {
-            if (!session) return;
-            reindexRun = new Promise((resolve) => {
-              const concurrently = mode === "concurrently";
-              const start = () => resolve(session.run(PGBENCH_PRIMARY_KEYS, concurrently));
-              timer = setTimeout(start, s.reindexStartSeconds * 1000);
-            });
-          },
-        });
-      } catch (error) {
+      const pgbench = await runPgbench(server, {
+        runner: o.runner,
+        database: runDatabase(server),
+        clients: s.clients,
+        threads: s.threads,
+        durationSeconds: s.durationSeconds,
+        builtin: "tpcb-like",
+        bucketMs: WINDOW_BUCKET_MS,
+        signal: o.signal,
+        onProgress: (p) => o.onProgress?.(planned, p),
+        onStart: () => {
+          if (!session) return;
+          reindexRun = new Promise((resolve) => {
+            const start = () => resolve(session.run(PGBENCH_PRIMARY_KEYS, mode === "concurrently"));
+            timer = setTimeout(start, s.reindexStartSeconds * 1000);
+          });
+        },
+      }).catch(async (error: unknown) => {
         if (timer) clearTimeout(timer);
         if (session) await admin.query("SELECT pg_cancel_backend($1)", [session.pid]).catch(ignored("cancel REINDEX"));
         await sampler.stop().catch(ignored("reindex: stop the activity sampler after a failure"));
         await session?.close();
         throw error;
-      }
+      });
       // A REINDEX CONCURRENTLY may outlast the load; its whole duration is part of the result.
       const reindex = reindexRun ? await reindexRun : undefined;
-      try {
-        samples = await sampler.stop();
-      } finally {
-        await session?.close();
-      }
+      const samples = await sampler.stop().finally(() => session?.close());
       await waitForPgbenchGone(admin);
       const after = await snapshot(admin);
       const updateAccountsServer = statements ? await updateAccountsStatement(admin) : undefined;
