@@ -12,19 +12,12 @@ import { checkParams, REINDEX_UNDER_LOAD_PROFILES, type ReindexUnderLoadParams }
 import { runRows, showSetup } from "./present";
 import { summarise as summariseTrials, withoutFlagged, type ReindexSummary } from "./summarise";
 import { createTemplate, dropDatabases, WORKLOAD_DATABASES, type TemplateInfo } from "./workload/databases";
-import {
-  calibrateRebuild,
-  CALIBRATION_FILE,
-  planRuns,
-  runLengthFor,
-  runPlan,
-  storedCalibration,
-} from "./workload/run-trials";
+import { calibrateRebuild, CALIBRATION_FILE, runLengthFor, storedCalibration } from "./workload/run-trials";
+import { planRuns, runPlan } from "./workload/run-trials";
 import type { PlannedRun, ReindexTrial, RunLengthCalibration } from "./workload/run-trials";
 
 const SLUG = "04-reindex-under-load";
-const GIB = 2 ** 30;
-const MIB = 2 ** 20;
+const [MIB, GIB] = [2 ** 20, 2 ** 30];
 
 /** The peak: template, the run's copy, CONCURRENTLY's new key beside the old one, WAL up to max_wal_size. */
 const DISK = { scale: 16 * MIB, key: 2.2 * MIB, wal: 1.1 * GIB, base: 200 * MIB };
@@ -61,16 +54,17 @@ export function adaptiveStep(a: AdaptiveState): { readonly stop?: string } {
 /** With stallShare > 0 the runs lasted the calibration's `durationSeconds`, not the params'. */
 type RunSetup = { readonly template: TemplateInfo; readonly calibration?: RunLengthCalibration };
 
+/** The runs lasted the calibration's length where one set it. */
 const summaryOf = (
   trials: readonly ReindexTrial[],
   p: ReindexUnderLoadParams,
   r: Partial<RunSetup>,
-  cpus?: number,
+  hostCpus?: number,
 ) => ({
   ...summariseTrials(trials, {
     durationSeconds: r.calibration?.durationSeconds ?? p.durationSeconds,
     clients: p.clients,
-    hostCpus: cpus,
+    hostCpus,
     scale: p.scale,
   }),
   looks: lookPlan(p.sets, p.maxSets),

@@ -1,15 +1,13 @@
-/**
- * pgbench's tables are generated once into a template and each run gets a FILE_COPY clone: the
- * seed's `pgbench -i` before every run, in seconds instead of a minute.
- */
+/** pgbench's tables are generated once into a template and each run gets a FILE_COPY clone: the seed's
+ * `pgbench -i` before every run, in seconds instead of a minute. */
 import type { Client } from "pg";
 import { withClient } from "../../../engines/postgres/connect";
 import { cloneDatabase, dropDatabases as dropAll, recreateDatabase } from "../../../engines/postgres/template-database";
 import { databasePrefix } from "../../../targets/run-names";
 import type { StartedServer } from "../../../targets/types";
-import { initPgbench, type InitResult, type PgbenchRunner } from "../../../workloads/pgbench";
+import { initPgbench, type PgbenchRunner } from "../../../workloads/pgbench";
 
-export const templateDatabase = (server: StartedServer): string => `${databasePrefix(server)}_pgbench_template`;
+const templateDatabase = (server: StartedServer): string => `${databasePrefix(server)}_pgbench_template`;
 export const runDatabase = (server: StartedServer): string => `${databasePrefix(server)}_pgbench_run`;
 
 /** The three primary keys the seed reindexed, in the order it named the tables. */
@@ -19,13 +17,7 @@ export function withAdmin<T>(server: StartedServer, fn: (client: Client) => Prom
   return withClient(server.connection, fn, { database, applicationName: "dblab-admin" });
 }
 
-export interface TemplateInfo {
-  readonly init: InitResult;
-  readonly databaseBytes: number;
-  readonly accountsRows: number;
-  readonly indexBytes: Readonly<Record<string, number>>;
-  readonly statements: boolean;
-}
+export type TemplateInfo = Awaited<ReturnType<typeof createTemplate>>;
 
 /** Frozen against connections: it is only copied. */
 export async function createTemplate(
@@ -34,7 +26,7 @@ export async function createTemplate(
   steps: string,
   runner: PgbenchRunner,
   signal?: AbortSignal,
-): Promise<TemplateInfo> {
+) {
   await dropAll(server.connection, [runDatabase(server)]);
   await recreateDatabase(server.connection, templateDatabase(server));
   const init = await initPgbench(server, { scale, steps, database: templateDatabase(server), signal }, runner);
@@ -66,12 +58,10 @@ export async function createTemplate(
 }
 
 /** From a clean checkpoint, as after the seed's init and restart. */
-export function cloneRunDatabase(server: StartedServer): Promise<number> {
-  return cloneDatabase(server.connection, templateDatabase(server), runDatabase(server), { checkpoint: true });
-}
+export const cloneRunDatabase = (server: StartedServer): Promise<number> =>
+  cloneDatabase(server.connection, templateDatabase(server), runDatabase(server), { checkpoint: true });
 
 export const WORKLOAD_DATABASES: readonly string[] = ["pgbench_run", "pgbench_template"];
 
-export async function dropDatabases(server: StartedServer): Promise<void> {
-  await dropAll(server.connection, [runDatabase(server), templateDatabase(server)]);
-}
+export const dropDatabases = (server: StartedServer): Promise<void> =>
+  dropAll(server.connection, [runDatabase(server), templateDatabase(server)]);
