@@ -7,9 +7,9 @@ import path from "node:path";
 import { EmbeddedPostgresTarget } from "../../lib/targets/embedded/embedded-postgres";
 import { RunStore } from "../../lib/results/run-store";
 import { findHostPgbench, locatePgbench } from "../../lib/workloads/pgbench";
-import { createTemplate } from "../../lib/experiments/reindex-under-load/workload/databases";
 import {
   calibrateRebuild,
+  createTemplate,
   planRuns,
   runPlan,
   type ReindexCondition,

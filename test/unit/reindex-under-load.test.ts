@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { seedSets } from "../../lib/experiments/reindex-under-load/charts";
+import { seedSets } from "../../lib/experiments/reindex-under-load/present";
 import { params as reindexUnderLoadParams } from "../../lib/experiments/reindex-under-load";
 import { ParameterError } from "../../lib/params/validate";
 import { lockTimeline } from "../../lib/experiments/reindex-under-load/workload/activity";

@@ -11,10 +11,9 @@ import { estimate } from "./eta";
 import { checkParams, REINDEX_UNDER_LOAD_PROFILES, type ReindexUnderLoadParams } from "./params";
 import { runRows, showSetup } from "./present";
 import { summarise as summariseTrials, withoutFlagged, type ReindexSummary } from "./summarise";
-import { createTemplate, dropDatabases, WORKLOAD_DATABASES, type TemplateInfo } from "./workload/databases";
 import { calibrateRebuild, CALIBRATION_FILE, runLengthFor, storedCalibration } from "./workload/run-trials";
-import { planRuns, runPlan } from "./workload/run-trials";
-import type { PlannedRun, ReindexTrial, RunLengthCalibration } from "./workload/run-trials";
+import { createTemplate, dropDatabases, planRuns, runPlan, WORKLOAD_DATABASES } from "./workload/run-trials";
+import type { PlannedRun, ReindexTrial, RunLengthCalibration, TemplateInfo } from "./workload/run-trials";
 
 const SLUG = "04-reindex-under-load";
 const [MIB, GIB] = [2 ** 20, 2 ** 30];

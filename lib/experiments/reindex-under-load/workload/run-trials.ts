@@ -1,10 +1,14 @@
 /**
- * One run of seed 003's protocol: a fresh copy of pgbench's tables, a restart, then the load with
- * (or without) a REINDEX from another session, while a sampler records who waits on what.
+ * One run of seed 003's protocol: a fresh copy of pgbench's tables (generated once into a template, each run a
+ * FILE_COPY clone: the seed's `pgbench -i` before every run in seconds instead of a minute), a restart, then the load
+ * with (or without) a REINDEX from another session, while a sampler records who waits on what.
  */
 import fs from "node:fs";
 import path from "node:path";
 import { Client } from "pg";
+import { withClient } from "../../../engines/postgres/connect";
+import { cloneDatabase, dropDatabases as dropAll, recreateDatabase } from "../../../engines/postgres/template-database";
+import { databasePrefix } from "../../../targets/run-names";
 import { waitForAutovacuumIdle } from "../../../engines/postgres/autovacuum";
 import { serverCounters, type PgServerCounterKey } from "../../../engines/postgres/server-counters";
 import { probeSpeed } from "../../../engines/postgres/speed-probe";
@@ -12,14 +16,72 @@ import { counterDelta, countersFrom, keyGuard, type Counters } from "../../../st
 import type { RunStore, TrialRecord } from "../../../results/run-store";
 import type { ConnectionInfo, StartedServer } from "../../../targets/types";
 import { postgresClientConfig } from "../../../targets/postgres-client";
-import { runPgbench, waitForPgbenchGone, type PgbenchRunner, type PgbenchRunResult } from "../../../workloads/pgbench";
-import type { ProgressPoint } from "../../../workloads/pgbench";
+import { initPgbench, runPgbench, waitForPgbenchGone, type PgbenchRunner } from "../../../workloads/pgbench";
+import type { PgbenchRunResult, ProgressPoint } from "../../../workloads/pgbench";
 import { runTrials, type OrderedTrial } from "../../../workloads/trials";
 import { ignored } from "../../../runtime/debug";
 import { handleErrors } from "../../../runtime/error-events";
 import type { ReindexMode, ReindexUnderLoadParams } from "../params";
 import { ActivitySampler, lockTimeline, type ActivitySample, type LockTimeline, type Span } from "./activity";
-import { cloneRunDatabase, PGBENCH_PRIMARY_KEYS, runDatabase, withAdmin } from "./databases";
+
+const templateDatabase = (server: StartedServer): string => `${databasePrefix(server)}_pgbench_template`;
+export const runDatabase = (server: StartedServer): string => `${databasePrefix(server)}_pgbench_run`;
+
+/** The three primary keys the seed reindexed, in the order it named the tables. */
+export const PGBENCH_PRIMARY_KEYS = ["pgbench_accounts_pkey", "pgbench_branches_pkey", "pgbench_tellers_pkey"] as const;
+
+export function withAdmin<T>(server: StartedServer, fn: (client: Client) => Promise<T>, database?: string): Promise<T> {
+  return withClient(server.connection, fn, { database, applicationName: "dblab-admin" });
+}
+
+export type TemplateInfo = Awaited<ReturnType<typeof createTemplate>>;
+
+/** Frozen against connections: it is only copied. */
+export async function createTemplate(
+  server: StartedServer,
+  scale: number,
+  steps: string,
+  runner: PgbenchRunner,
+  signal?: AbortSignal,
+) {
+  await dropAll(server.connection, [runDatabase(server)]);
+  await recreateDatabase(server.connection, templateDatabase(server));
+  const init = await initPgbench(server, { scale, steps, database: templateDatabase(server), signal }, runner);
+  return withAdmin(
+    server,
+    async (c) => {
+      // In the template, so every clone has it; a server without the library loaded simply lacks it.
+      const statements = await c
+        .query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+        .then(() => c.query("SELECT 1 FROM pg_stat_statements LIMIT 1"))
+        .then(() => true)
+        .catch(() => false);
+      const size = await c.query<{ db: string; rows: string }>(
+        "SELECT pg_database_size(current_database())::text AS db, (SELECT count(*) FROM pgbench_accounts)::text AS rows",
+      );
+      const idx = await c.query<{ name: string; bytes: string }>(
+        "SELECT indexrelname AS name, pg_relation_size(indexrelid)::text AS bytes FROM pg_stat_user_indexes WHERE relname LIKE 'pgbench_%'",
+      );
+      return {
+        init,
+        databaseBytes: Number(size.rows[0].db),
+        accountsRows: Number(size.rows[0].rows),
+        indexBytes: Object.fromEntries(idx.rows.map((r) => [r.name, Number(r.bytes)])),
+        statements,
+      };
+    },
+    templateDatabase(server),
+  );
+}
+
+/** From a clean checkpoint, as after the seed's init and restart. */
+export const cloneRunDatabase = (server: StartedServer): Promise<number> =>
+  cloneDatabase(server.connection, templateDatabase(server), runDatabase(server), { checkpoint: true });
+
+export const WORKLOAD_DATABASES: readonly string[] = ["pgbench_run", "pgbench_template"];
+
+export const dropDatabases = (server: StartedServer): Promise<void> =>
+  dropAll(server.connection, [runDatabase(server), templateDatabase(server)]);
 
 /** The series' bucket, ms: fine enough for the lost share of a window of a second or two. */
 const WINDOW_BUCKET_MS = 100;
@@ -100,8 +162,10 @@ export class ReindexSession {
 
   static async open(connection: ConnectionInfo): Promise<ReindexSession> {
     // A lost connection fails the next REINDEX, which run() records as the trial's error.
-    const config = postgresClientConfig(connection, { applicationName: "dblab-reindex" });
-    const client = handleErrors(new Client(config), "REINDEX session");
+    const client = handleErrors(
+      new Client(postgresClientConfig(connection, { applicationName: "dblab-reindex" })),
+      "REINDEX session",
+    );
     await client.connect();
     const { rows } = await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
     return new ReindexSession(client, rows[0].pid);
