@@ -53,21 +53,16 @@ export function adaptiveStep(a: AdaptiveState): { readonly stop?: string } {
 /** With stallShare > 0 the runs lasted the calibration's `durationSeconds`, not the params'. */
 type RunSetup = { readonly template: TemplateInfo; readonly calibration?: RunLengthCalibration };
 
-/** The runs lasted the calibration's length where one set it. */
-const summaryOf = (
+function summaryOf(
   trials: readonly ReindexTrial[],
   p: ReindexUnderLoadParams,
   r: Partial<RunSetup>,
   hostCpus?: number,
-) => ({
-  ...summariseTrials(trials, {
-    durationSeconds: r.calibration?.durationSeconds ?? p.durationSeconds,
-    clients: p.clients,
-    hostCpus,
-    scale: p.scale,
-  }),
-  looks: lookPlan(p.sets, p.maxSets),
-});
+) {
+  const durationSeconds = r.calibration?.durationSeconds ?? p.durationSeconds;
+  const s = summariseTrials(trials, { durationSeconds, clients: p.clients, hostCpus, scale: p.scale });
+  return { ...s, looks: lookPlan(p.sets, p.maxSets) };
+}
 
 export const experiment = defineExperiment<ReindexUnderLoadParams, ReindexTrial, ReindexSummary, RunSetup>({
   slug: SLUG,
@@ -145,14 +140,8 @@ export const experiment = defineExperiment<ReindexUnderLoadParams, ReindexTrial,
         },
         onProgress: (planned, point) => {
           const at = `${point.second.toFixed(0)} / ${settings.durationSeconds} s · ${point.tps.toFixed(0)} tps`;
-          progress.update(
-            Math.max(
-              0,
-              plan.findIndex((x) => x.key === planned.key),
-            ),
-            plan.length,
-            `${planned.key}: ${at}`,
-          );
+          const done = plan.findIndex((x) => x.key === planned.key);
+          progress.update(Math.max(0, done), plan.length, `${planned.key}: ${at}`);
         },
       });
     const needed = repeatsForCoverage(MIN_COVERAGE);
