@@ -229,14 +229,14 @@ const vsBaseline = (runs: Runs, mode: ReindexMode, pick: Value, what: string) =>
 
 export const tpsVsBaseline = (runs: Runs, mode: ReindexMode) => vsBaseline(runs, mode, (r) => r.tps, "TPS");
 
+/** (The unblocked UPDATE latency + what lock waits add to it) ÷ the unblocked latency, within one run. */
+const withinRun = ({ updateUnblockedMs: u, updateAddedMs: added }: RunSummary) =>
+  u && u > 0 && added !== undefined ? (u + added) / u : undefined;
 export const updateWithinRun = (runs: Runs, mode: ReindexMode) =>
   perRun(
     runs,
     mode,
-    (r) =>
-      r.updateUnblockedMs && r.updateUnblockedMs > 0 && r.updateAddedMs !== undefined
-        ? (r.updateUnblockedMs + r.updateAddedMs) / r.updateUnblockedMs
-        : undefined,
+    withinRun,
     `UPDATE pgbench_accounts latency in the ${mode} run ÷ the same run's unblocked latency, per set`,
   );
 

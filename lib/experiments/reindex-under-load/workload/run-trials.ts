@@ -30,9 +30,8 @@ export const runDatabase = (server: StartedServer): string => `${databasePrefix(
 /** The three primary keys the seed reindexed, in the order it named the tables. */
 export const PGBENCH_PRIMARY_KEYS = ["pgbench_accounts_pkey", "pgbench_branches_pkey", "pgbench_tellers_pkey"] as const;
 
-export function withAdmin<T>(server: StartedServer, fn: (client: Client) => Promise<T>, database?: string): Promise<T> {
-  return withClient(server.connection, fn, { database, applicationName: "dblab-admin" });
-}
+const withAdmin = <T>(server: StartedServer, database: string, fn: (client: Client) => Promise<T>): Promise<T> =>
+  withClient(server.connection, fn, { database, applicationName: "dblab-admin" });
 
 export type TemplateInfo = Awaited<ReturnType<typeof createTemplate>>;
 
@@ -47,31 +46,27 @@ export async function createTemplate(
   await dropAll(server.connection, [runDatabase(server)]);
   await recreateDatabase(server.connection, templateDatabase(server));
   const init = await initPgbench(server, { scale, steps, database: templateDatabase(server), signal }, runner);
-  return withAdmin(
-    server,
-    async (c) => {
-      // In the template, so every clone has it; a server without the library loaded simply lacks it.
-      const statements = await c
-        .query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
-        .then(() => c.query("SELECT 1 FROM pg_stat_statements LIMIT 1"))
-        .then(() => true)
-        .catch(() => false);
-      const size = await c.query<{ db: string; rows: string }>(
-        "SELECT pg_database_size(current_database())::text AS db, (SELECT count(*) FROM pgbench_accounts)::text AS rows",
-      );
-      const idx = await c.query<{ name: string; bytes: string }>(
-        "SELECT indexrelname AS name, pg_relation_size(indexrelid)::text AS bytes FROM pg_stat_user_indexes WHERE relname LIKE 'pgbench_%'",
-      );
-      return {
-        init,
-        databaseBytes: Number(size.rows[0].db),
-        accountsRows: Number(size.rows[0].rows),
-        indexBytes: Object.fromEntries(idx.rows.map((r) => [r.name, Number(r.bytes)])),
-        statements,
-      };
-    },
-    templateDatabase(server),
-  );
+  return withAdmin(server, templateDatabase(server), async (c) => {
+    // In the template, so every clone has it; a server without the library loaded simply lacks it.
+    const statements = await c
+      .query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+      .then(() => c.query("SELECT 1 FROM pg_stat_statements LIMIT 1"))
+      .then(() => true)
+      .catch(() => false);
+    const size = await c.query<{ db: string; rows: string }>(
+      "SELECT pg_database_size(current_database())::text AS db, (SELECT count(*) FROM pgbench_accounts)::text AS rows",
+    );
+    const idx = await c.query<{ name: string; bytes: string }>(
+      "SELECT indexrelname AS name, pg_relation_size(indexrelid)::text AS bytes FROM pg_stat_user_indexes WHERE relname LIKE 'pgbench_%'",
+    );
+    return {
+      init,
+      databaseBytes: Number(size.rows[0].db),
+      accountsRows: Number(size.rows[0].rows),
+      indexBytes: Object.fromEntries(idx.rows.map((r) => [r.name, Number(r.bytes)])),
+      statements,
+    };
+  });
 }
 
 /** From a clean checkpoint, as after the seed's init and restart. */
@@ -216,77 +211,73 @@ async function runTrial(o: RunPlanOptions, planned: PlannedRun): Promise<Reindex
   // 04 (2)'s between-run figure needs the speed state right before this run.
   const speed = server.engine === "postgresql" ? await probeSpeed(server.connection) : undefined;
   const connection = { ...server.connection, database: runDatabase(server) };
-  return withAdmin(
-    server,
-    async (admin) => {
-      // The restart's shutdown checkpoint leaves no dirty buffers behind; without one, checkpoint here.
-      if (!restarted) await admin.query("CHECKPOINT");
-      // A worker started on branches/tellers by the previous run must not run on into this one.
-      const autovacuumWait = await waitForAutovacuumIdle(admin);
-      // Cleared right before the load, so its figures are this run's alone.
-      const reset = admin.query("SELECT pg_stat_statements_reset()");
-      const statements = await reset.then(() => true).catch(() => false);
-      const before = await snapshot(admin);
-      const mode = planned.condition.mode;
-      const session = mode === "baseline" ? undefined : await ReindexSession.open(connection);
-      const sampler = await ActivitySampler.start(connection, s.sampleIntervalMs);
-      let reindexRun: Promise<ReindexTiming> | undefined;
-      let timer: NodeJS.Timeout | undefined;
-      const pgbench = await runPgbench(server, {
-        runner: o.runner,
-        database: runDatabase(server),
-        clients: s.clients,
-        threads: s.threads,
-        durationSeconds: s.durationSeconds,
-        builtin: "tpcb-like",
-        bucketMs: WINDOW_BUCKET_MS,
-        signal: o.signal,
-        onProgress: (p) => o.onProgress?.(planned, p),
-        onStart: () => {
-          if (!session) return;
-          reindexRun = new Promise((resolve) => {
-            const start = () => resolve(session.run(PGBENCH_PRIMARY_KEYS, mode === "concurrently"));
-            timer = setTimeout(start, s.reindexStartSeconds * 1000);
-          });
-        },
-      }).catch(async (error: unknown) => {
-        if (timer) clearTimeout(timer);
-        if (session) await admin.query("SELECT pg_cancel_backend($1)", [session.pid]).catch(ignored("cancel REINDEX"));
-        await sampler.stop().catch(ignored("reindex: stop the activity sampler after a failure"));
-        await session?.close();
-        throw error;
-      });
-      // A REINDEX CONCURRENTLY may outlast the load; its whole duration is part of the result.
-      const reindex = reindexRun ? await reindexRun : undefined;
-      const samples = await sampler.stop().finally(() => session?.close());
-      await waitForPgbenchGone(admin);
-      const after = await snapshot(admin);
-      const updateAccountsServer = statements ? await updateAccountsStatement(admin) : undefined;
-      return {
-        key: planned.key,
-        condition: planned.condition,
-        repeat: planned.condition.set,
-        position: planned.position,
-        // A failed REINDEX's time is not a result.
-        ...(reindex?.error
-          ? { status: "failed" as const, error: reindex.error }
-          : { status: "ok" as const, seconds: (pgbench.finishedAtMs - pgbench.startedAtMs) / 1000 }),
-        counters: counterDelta(before, after),
-        startedAt,
-        finishedAt: new Date().toISOString(),
-        pgbench,
-        reindex,
-        timeline: lockTimeline(samples, "pgbench", reindex?.pid),
-        samples,
-        cloneSeconds,
-        restarted,
-        autovacuumWait,
-        ...(updateAccountsServer ? { updateAccountsServer } : {}),
-        ...(speed ? { speed } : {}),
-      };
-    },
-    runDatabase(server),
-  );
+  return withAdmin(server, runDatabase(server), async (admin) => {
+    // The restart's shutdown checkpoint leaves no dirty buffers behind; without one, checkpoint here.
+    if (!restarted) await admin.query("CHECKPOINT");
+    // A worker started on branches/tellers by the previous run must not run on into this one.
+    const autovacuumWait = await waitForAutovacuumIdle(admin);
+    // Cleared right before the load, so its figures are this run's alone.
+    const reset = admin.query("SELECT pg_stat_statements_reset()");
+    const statements = await reset.then(() => true).catch(() => false);
+    const before = await snapshot(admin);
+    const mode = planned.condition.mode;
+    const session = mode === "baseline" ? undefined : await ReindexSession.open(connection);
+    const sampler = await ActivitySampler.start(connection, s.sampleIntervalMs);
+    let reindexRun: Promise<ReindexTiming> | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const pgbench = await runPgbench(server, {
+      runner: o.runner,
+      database: runDatabase(server),
+      clients: s.clients,
+      threads: s.threads,
+      durationSeconds: s.durationSeconds,
+      builtin: "tpcb-like",
+      bucketMs: WINDOW_BUCKET_MS,
+      signal: o.signal,
+      onProgress: (p) => o.onProgress?.(planned, p),
+      onStart: () => {
+        if (!session) return;
+        reindexRun = new Promise((resolve) => {
+          const start = () => resolve(session.run(PGBENCH_PRIMARY_KEYS, mode === "concurrently"));
+          timer = setTimeout(start, s.reindexStartSeconds * 1000);
+        });
+      },
+    }).catch(async (error: unknown) => {
+      if (timer) clearTimeout(timer);
+      if (session) await admin.query("SELECT pg_cancel_backend($1)", [session.pid]).catch(ignored("cancel REINDEX"));
+      await sampler.stop().catch(ignored("reindex: stop the activity sampler after a failure"));
+      await session?.close();
+      throw error;
+    });
+    // A REINDEX CONCURRENTLY may outlast the load; its whole duration is part of the result.
+    const reindex = reindexRun ? await reindexRun : undefined;
+    const samples = await sampler.stop().finally(() => session?.close());
+    await waitForPgbenchGone(admin);
+    const after = await snapshot(admin);
+    const updateAccountsServer = statements ? await updateAccountsStatement(admin) : undefined;
+    return {
+      key: planned.key,
+      condition: planned.condition,
+      repeat: planned.condition.set,
+      position: planned.position,
+      // A failed REINDEX's time is not a result.
+      ...(reindex?.error
+        ? { status: "failed" as const, error: reindex.error }
+        : { status: "ok" as const, seconds: (pgbench.finishedAtMs - pgbench.startedAtMs) / 1000 }),
+      counters: counterDelta(before, after),
+      startedAt,
+      finishedAt: new Date().toISOString(),
+      pgbench,
+      reindex,
+      timeline: lockTimeline(samples, "pgbench", reindex?.pid),
+      samples,
+      cloneSeconds,
+      restarted,
+      autovacuumWait,
+      ...(updateAccountsServer ? { updateAccountsServer } : {}),
+      ...(speed ? { speed } : {}),
+    };
+  });
 }
 
 export const runPlan = (o: RunPlanOptions): Promise<ReindexTrial[]> =>
@@ -321,7 +312,7 @@ export async function calibrateRebuild(
   const at = new Date().toISOString();
   const cloneSeconds = await cloneRunDatabase(server);
   const restarted = await restartIfAsked(server, s.restartBetweenRuns, "the calibration", hooks.onNote);
-  if (!restarted) await withAdmin(server, (admin) => admin.query("CHECKPOINT"), runDatabase(server));
+  if (!restarted) await withAdmin(server, runDatabase(server), (admin) => admin.query("CHECKPOINT"));
   const session = await ReindexSession.open({ ...server.connection, database: runDatabase(server) });
   try {
     const timing = await session.run(PGBENCH_PRIMARY_KEYS, false);
