@@ -20,21 +20,32 @@ const lag = (x: Num) => (x === undefined || x === null ? "not caught (every samp
 const fmtRatio = (x: number) => x.toFixed(2);
 const fmtMs = (x: number) => `${x.toFixed(3)} ms`;
 const seedS = (series: SeedSeries, c: SeedCondition) => seedValue(series, c) ?? NaN;
-/** `fn` of what `get` finds; "" where nothing ran (or `fn` finds what it needs missing). */
+/** `fn` of what `get` finds; undefined where nothing ran. */
+const given =
+  <T, R>(get: (s: S) => T | undefined, fn: (x: T, s: S) => R) =>
+  (s: S): R | undefined => {
+    const x = get(s);
+    return x === undefined ? undefined : fn(x, s);
+  };
+/** A text of what `get` finds; "" where nothing ran (or `fn` finds what it needs missing). */
 const from =
   <T>(get: (s: S) => T | undefined, fn: (x: T, s: S) => string | false | undefined) =>
-  (s: S): string => {
-    const x = get(s);
-    return (x !== undefined && fn(x, s)) || "";
-  };
+  (s: S) =>
+    given(get, fn)(s) || "";
 const at = (env: EnvironmentKey, fn: (e: E, s: S) => string | false | undefined) =>
   from((s) => findEnvironment(s, env), fn);
+/** Not run where the parameters say so before the run, or the summary after it. */
+const unless = (reason: string, before: (p: P) => boolean, after: (s: S) => boolean = () => false) => ({
+  before,
+  after,
+  reason,
+});
 /** Not run unless the parameters name `env` (on a server the lab runs) and the summary has it. */
 const ran = (
   env: EnvironmentKey,
   reason: string,
   before = (p: P) => !p.environments.includes(env as never) || isExternal(p),
-) => ({ before, after: (s: S) => !findEnvironment(s, env), reason });
+) => unless(reason, before, (s) => !findEnvironment(s, env));
 
 const LINKS =
   "emulated: the client's round trips, a delay this lab sets on the link (netem, else a user-space delay proxy)";
@@ -273,18 +284,16 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
       emulatedWhen: (s) =>
         sum.slopes(s)?.envs.some((e) => e.kind === "emulated") ? "the round trips are this run's inputs" : undefined,
       emulatedBefore: EMULATED_LINKS,
-      absent: {
-        before: (p) => isExternal(p) || p.environments.filter((e) => !e.startsWith("quorum")).length < 2,
-        after: () => false,
-        reason: "needs two single-server environments (an external server runs alone)",
-      },
+      absent: unless(
+        "needs two single-server environments (an external server runs alone)",
+        (p) => isExternal(p) || p.environments.filter((e) => !e.startsWith("quorum")).length < 2,
+      ),
       statistic: {
         text: "per repeat, the least-squares slope of the one-transaction case's elapsed time against each single-server environment's SELECT 1 time, ÷ the case's round trips; exact interval of the median",
         fmt: fmtRatio,
-        of: (s) => {
-          const x = sum.slopes(s);
-          return x && medianInterval(x.slopes, "slope ÷ round trips of the one-transaction case, one per repeat");
-        },
+        of: given(sum.slopes, (x) =>
+          medianInterval(x.slopes, "slope ÷ round trips of the one-transaction case, one per repeat"),
+        ),
         needs: "at least two single-server environments with different round trips",
       },
       ours: from(sum.slopes, (x) => `environments: ${x.envs.map((e) => e.environment).join(", ")}`),
@@ -316,26 +325,22 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
       emulates:
         `${STANDBYS}, the subject of this check; it can show that one machine reproduces a synchronous ` +
         "standby's wait (held contradicts the seed's sentence as worded), not Aurora's ~2 ms, whose size here is the delay set",
-      absent: {
-        before: (p) => !p.sweepStandbyRttsMs.length || !p.syncLevels.length || isExternal(p),
-        after: (s) => !sum.sweepPair(s),
-        reason: "this run has no sweep with levels on and local (or off)",
-      },
+      absent: unless(
+        "this run has no sweep with levels on and local (or off)",
+        (p) => !p.sweepStandbyRttsMs.length || !p.syncLevels.length || isExternal(p),
+        (s) => !sum.sweepPair(s),
+      ),
       statistic: {
         text: "(on − local, else off) median commit time per repeat at the largest standby round trip swept, ÷ that round trip, paired per repeat; exact interval of the median",
         fmt: fmtRatio,
-        of: (s) => {
-          const x = sum.sweepPair(s);
-          return (
-            x &&
-            sum.pairedInterval(
-              x.on.commitMsByRepeat,
-              x.local.commitMsByRepeat,
-              (a, b) => (a - b) / x.on.standbyRttMs,
-              `(on − ${x.base}) commit time ÷ standby round trip, paired per repeat`,
-            )
-          );
-        },
+        of: given(sum.sweepPair, ({ on, local, base }) =>
+          sum.pairedInterval(
+            on.commitMsByRepeat,
+            local.commitMsByRepeat,
+            (a, b) => (a - b) / on.standbyRttMs,
+            `(on − ${base}) commit time ÷ standby round trip, paired per repeat`,
+          ),
+        ),
         needs: "the synchronous_commit sweep with level on and local (or off)",
       },
       ours: from(
