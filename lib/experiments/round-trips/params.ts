@@ -77,7 +77,7 @@ function hostsParam(value: unknown): RoundTripHosts {
       throw new ParameterError(`hosts.${key} must be "ssh://user@host" or a context name`);
     hostEndpoint(`hosts.${key}`, v);
   }
-  return value as RoundTripHosts;
+  return value;
 }
 
 const SEED = {

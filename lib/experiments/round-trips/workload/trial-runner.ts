@@ -6,7 +6,7 @@ import type { RunStore } from "../../../results/run-store";
 import { counterDelta } from "../../../stats/counters";
 import { CASE_INFO, statements, type CaseId } from "./cases";
 import { resetTable } from "./dataset";
-import { LagSampler, waitForReplay, type LagSummary, type SyncLevel } from "./replication";
+import { LagSampler, waitForReplay, type SyncLevel } from "./replication";
 import { timeStatements } from "../../../workloads/statement-timing";
 import { trialKey, type EnvironmentKey, type RoundTripCondition, type RoundTripTrial } from "./trials";
 import { runTrials, type PlannedTrial, type TrialProgress } from "../../../workloads/trials";
@@ -19,6 +19,13 @@ export interface TrialContext {
   readonly between: BetweenTrials;
 }
 
+const seconds = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e9;
+
+async function timed<T>(work: () => Promise<T>): Promise<[T, number]> {
+  const t0 = process.hrtime.bigint();
+  return [await work(), seconds(t0)];
+}
+
 /** The untimed work between two trials' records, timed by name for the next trial's `beforeSeconds`. */
 export class BetweenTrials {
   private pending: Record<string, number> = {};
@@ -28,7 +35,7 @@ export class BetweenTrials {
     try {
       return await work();
     } finally {
-      this.pending[what] = (this.pending[what] ?? 0) + Number(process.hrtime.bigint() - t0) / 1e9;
+      this.pending[what] = (this.pending[what] ?? 0) + seconds(t0);
     }
   }
 
@@ -71,11 +78,7 @@ async function counters(s: Session) {
 }
 
 /** runTrials' runOne: reset, counters, the timed stream with lags sampled, counters, the link's record. */
-async function timedTrial(
-  s: Session,
-  planned: PlannedRoundTrip,
-  beforeSeconds?: Record<string, number>,
-): Promise<RoundTripTrial> {
+async function timedTrial(s: Session, planned: PlannedRoundTrip, beforeSeconds?: Record<string, number>) {
   const { key, condition, repeat, order, roundTrips } = planned;
   const startedAt = new Date().toISOString();
   const [, prepareSeconds] = await timed(() => planned.prepare());
@@ -86,7 +89,7 @@ async function timedTrial(
   await s.link?.stats(true);
   const sampler = s.lagAdmin ? new LagSampler(s.lagAdmin) : undefined;
   sampler?.start();
-  let lags: LagSummary | undefined;
+  let lags;
   let stream;
   try {
     stream = await planned.run();
@@ -95,7 +98,7 @@ async function timedTrial(
   }
   const [after, countersAfter] = await timed(() => counters(s));
   const link = await s.link?.stats();
-  return {
+  const trial: RoundTripTrial = {
     key,
     condition,
     repeat,
@@ -117,20 +120,11 @@ async function timedTrial(
     ...(s.lagAdmin ? { replayWaitSeconds } : {}),
     countersSeconds: countersBefore + countersAfter,
   };
-}
-
-async function timed<T>(work: () => Promise<T>): Promise<[T, number]> {
-  const t0 = process.hrtime.bigint();
-  const out = await work();
-  return [out, Number(process.hrtime.bigint() - t0) / 1e9];
+  return trial;
 }
 
 /** One phase's plan through runTrials (resume, watchdog, failure record, store). */
-export async function runRoundTripTrials(
-  ctx: TrialContext,
-  s: Session,
-  plan: readonly PlannedRoundTrip[],
-): Promise<void> {
+export async function runRoundTripTrials(ctx: TrialContext, s: Session, plan: readonly PlannedRoundTrip[]) {
   await runTrials(plan, (planned) => timedTrial(s, planned, ctx.between.take()), {
     store: ctx.store,
     signal: ctx.signal,
@@ -142,14 +136,14 @@ export async function runRoundTripTrials(
   });
 }
 
-function planned(
-  condition: RoundTripCondition,
-  repeat: number,
-  order: number | undefined,
-  rest: Pick<PlannedRoundTrip, "roundTrips" | "prepare" | "run">,
-): PlannedRoundTrip {
-  return { key: trialKey(condition, repeat), condition, repeat, order, ...rest };
-}
+type Trial = Pick<PlannedRoundTrip, "roundTrips" | "prepare" | "run">;
+const planned = (condition: RoundTripCondition, repeat: number, order: number | undefined, rest: Trial) => ({
+  key: trialKey(condition, repeat),
+  condition,
+  repeat,
+  order,
+  ...rest,
+});
 
 /** One of the seed's cases, N statements, on a fresh copy of the seed's table. */
 export function caseTrial(
@@ -178,7 +172,7 @@ export function commitLevelTrial(
   ctx: TrialContext,
   s: Session,
   level: SyncLevel,
-  standbyTargetMs: number,
+  standbyRttMs: number,
   commits: number,
   repeat: number,
   order?: number,
@@ -187,7 +181,7 @@ export function commitLevelTrial(
     for (let i = 0; i < commits; i++)
       yield `UPDATE benchmark_accounts SET version = version + 1 WHERE id = ${1 + (i % s.rows)}`;
   };
-  return planned({ kind: "commit-level", level, standbyRttMs: standbyTargetMs, commits }, repeat, order, {
+  return planned({ kind: "commit-level", level, standbyRttMs, commits }, repeat, order, {
     roundTrips: commits,
     prepare: async () => {
       // The sweep's UPDATEs dirty pages trial after trial: a checkpoint first keeps one out of the timed window.
