@@ -140,7 +140,6 @@ class Standbys {
   }
 }
 
-/** One run's phases: the links, calibrations and baselines they share. */
 class Phases {
   readonly calibrations: CalibrationRecord[] = [];
   readonly baselines: Record<string, number> = {};
@@ -206,7 +205,6 @@ class Phases {
     return runRoundTripTrials(this.ctx, session, rotated(items, repeat - 1).map(trial));
   }
 
-  /** Every repeat × environment × case on one server. */
   async environments(
     envs: readonly EnvironmentKey[],
     server: ConnectionInfo,
@@ -267,7 +265,7 @@ class Phases {
     }
   }
 
-  /** Phase 1's hosted environments: a real server on each named host, measured, not emulated. */
+  /** A real server on a named host, measured, not emulated. */
   async hosted(env: EnvironmentKey, host: string): Promise<void> {
     this.say(`starting a server on ${host} for ${env}…`);
     const server = await this.session.startServer(
@@ -404,7 +402,6 @@ class Phases {
   }
 }
 
-/** The phases of one run, in the session the base opened. */
 export async function runPhases(
   p: RoundTripsParams,
   session: ExperimentSession<RoundTripCondition>,

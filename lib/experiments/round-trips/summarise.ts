@@ -39,11 +39,9 @@ const byRepeat = (
 const checkpointed = (ts: readonly RoundTripTrial[]) =>
   ts.filter((t) => counter(t, "checkpointer.timed") + counter(t, "checkpointer.requested") > 0).map((t) => t.repeat);
 const p50 = (t: RoundTripTrial) => t.statementTimes?.p50Ms;
-/** The fastest standby's lag, median over trials; null without standbys. */
 const lag = (ts: readonly RoundTripTrial[], k: "quorumFlushLagMs" | "quorumWriteLagMs" | "quorumReplayLagMs") =>
   medOrNull(ts.map((t) => t.lags?.[k]));
 
-/** The trials of one kind grouped by `key`, first-seen order, each group with its condition. */
 function grouped<K extends RoundTripCondition["kind"]>(
   trials: readonly RoundTripTrial[],
   kind: K,
@@ -89,7 +87,6 @@ function summariseCase(c: Extract<RoundTripCondition, { kind: "case" }>, trials:
     walBytes: med(ok.map((t) => counter(t, "wal.bytes"))),
     flushLagMs: lag(ok, "quorumFlushLagMs"),
     writeLagMs: lag(ok, "quorumWriteLagMs"),
-    /** The proxy's delivery lateness (median of p50s, max of p99s), µs. */
     linkLateP50Us: medOrNull(ok.map((t) => t.link?.lateP50Us)),
     linkLateP99Us: ok.some((t) => t.link) ? Math.max(...ok.map((t) => t.link?.lateP99Us ?? 0)) : null,
     secondsByRepeat: byRepeat(ok, (t) => t.seconds),
@@ -195,7 +192,6 @@ function summariseSweep({
     writeLagMs: lag(list, "quorumWriteLagMs"),
     replayLagMs: lag(list, "quorumReplayLagMs"),
     checkpointRepeats: checkpointed(list),
-    /** repeat → median commit ms, for pairing levels. */
     commitMsByRepeat: byRepeat(list, p50),
   };
 }
@@ -246,7 +242,6 @@ export const statementMs = (e: EnvironmentSummary | undefined) =>
 /** What the server says a commit waited for: its local WAL flush and (a lag never caught: 0) the fastest standby's. */
 export const serverCommitMs = (e: EnvironmentSummary | undefined) =>
   e?.walSyncMsPerCommit === undefined ? undefined : e.walSyncMsPerCommit + (e.quorum ? (e.flushLagMs ?? 0) : 0);
-/** The server's commit ÷ a one-transaction statement, shown beside (c). */
 export const commitShare = (e: EnvironmentSummary | undefined) => {
   const [c, st] = [serverCommitMs(e), statementMs(e)];
   return c !== undefined && st ? c / st : undefined;
@@ -305,7 +300,6 @@ export const shareOf =
     return { ...g, estimate: server / g.estimate, low: server / g.high, high: server / g.low, of };
   };
 
-/** The single-server environments' ratios without their flagged repeats. */
 export function withoutFlagged(s: RoundTripsSummary): Without<RoundTripsSummary> {
   const all = new Set<string>();
   const environments = s.environments.map((e) => {

@@ -46,7 +46,6 @@ export class BetweenTrials {
   }
 }
 
-/** One trial of a phase's plan: what it times, and the untimed reset before it. */
 export interface PlannedRoundTrip extends PlannedTrial<RoundTripCondition> {
   readonly order?: number;
   readonly roundTrips: number;
@@ -123,7 +122,6 @@ async function timedTrial(s: Session, planned: PlannedRoundTrip, beforeSeconds?:
   return trial;
 }
 
-/** One phase's plan through runTrials (resume, watchdog, failure record, store). */
 export async function runRoundTripTrials(ctx: TrialContext, s: Session, plan: readonly PlannedRoundTrip[]) {
   await runTrials(plan, (planned) => timedTrial(s, planned, ctx.between.take()), {
     store: ctx.store,
@@ -145,7 +143,6 @@ const planned = (condition: RoundTripCondition, repeat: number, order: number | 
   ...rest,
 });
 
-/** One of the seed's cases, N statements, on a fresh copy of the seed's table. */
 export function caseTrial(
   ctx: TrialContext,
   s: Session,
