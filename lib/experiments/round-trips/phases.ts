@@ -20,8 +20,9 @@ import { hostEndpoint, type RoundTripsParams } from "./params";
 import { resetTable } from "./workload/dataset";
 import { ENVIRONMENT_INFO, QUORUM, STANDBY_NAMES } from "./workload/environments";
 import { CalibratedLink, measureBaseline, type CalibrationRecord } from "./workload/links";
-import { BetweenTrials, caseTrial, commitLevelTrial, runRoundTripTrials } from "./workload/trial-runner";
-import type { PlannedRoundTrip, Session, TrialContext } from "./workload/trial-runner";
+import { caseTrial, commitLevelTrial, seconds, timedTrial } from "./workload/trial-runner";
+import type { PlannedRoundTrip, Session } from "./workload/trial-runner";
+import { runTrials } from "../../workloads/trials";
 import type { EnvironmentKey, RoundTripCondition, RoundTripTrial } from "./workload/trials";
 
 type Skipped = { readonly what: string; readonly reason: string };
@@ -144,35 +145,19 @@ class Phases {
   readonly calibrations: CalibrationRecord[] = [];
   readonly baselines: Record<string, number> = {};
   readonly skipped: Skipped[] = [];
-  readonly ctx: TrialContext;
   /** Created once for the phase-1 server, and reused if that server becomes the primary. */
   clientLink?: DelayLink;
   network?: NetworkEmulator;
   private done = 0;
+  /** The untimed work since the last trial's record, seconds by name: the next trial's `beforeSeconds`. */
+  private pending: Record<string, number> = {};
 
   constructor(
     readonly p: RoundTripsParams,
     readonly session: ExperimentSession<RoundTripCondition>,
-    control: RunControl,
+    private readonly control: RunControl,
     private readonly total: number,
-  ) {
-    this.ctx = {
-      between: new BetweenTrials(),
-      store: session.store,
-      signal: session.signal,
-      continueOnError: control.continueOnError ?? false,
-      onProgress: ({ skipped, last }) => {
-        if (!last) {
-          // The start of a phase's plan: its trials already on disk (a resume) count as done.
-          this.done += skipped;
-          if (skipped) this.say(`${skipped} trial(s) already on disk`);
-          return;
-        }
-        this.done++;
-        this.say(`${last.key}: ${last.seconds !== undefined ? `${last.seconds.toFixed(2)} s` : "failed"}`);
-      },
-    };
-  }
+  ) {}
 
   say(message: string): void {
     this.session.progress.update(this.done, this.total, message);
@@ -187,8 +172,13 @@ class Phases {
     this.session.notes.push(`not run here: ${what} — ${reason}`);
   }
 
-  time<T>(what: string, work: () => Promise<T>): Promise<T> {
-    return this.ctx.between.time(what, work);
+  async time<T>(what: string, work: () => Promise<T>): Promise<T> {
+    const t0 = process.hrtime.bigint();
+    try {
+      return await work();
+    } finally {
+      this.pending[what] = (this.pending[what] ?? 0) + seconds(t0);
+    }
   }
 
   async emulator(): Promise<NetworkEmulator> {
@@ -201,8 +191,31 @@ class Phases {
   }
 
   /** One block of trials: `items` rotated by repeat (recorded as `order`: drift does not always land on one). */
-  block<X>(session: Session, items: readonly X[], repeat: number, trial: (x: X, order: number) => PlannedRoundTrip) {
-    return runRoundTripTrials(this.ctx, session, rotated(items, repeat - 1).map(trial));
+  block<X>(s: Session, items: readonly X[], repeat: number, trial: (x: X, order: number) => PlannedRoundTrip) {
+    const plan = rotated(items, repeat - 1).map(trial);
+    const took = () => {
+      const taken = this.pending;
+      this.pending = {};
+      return Object.keys(taken).length ? taken : undefined;
+    };
+    return runTrials(plan, (planned) => timedTrial(s, planned, took()), {
+      store: this.session.store,
+      signal: this.session.signal,
+      continueOnError: this.control.continueOnError ?? false,
+      watch: (planned) => ({ engine: "postgresql", what: `running ${planned.key}`, group: planned.condition.kind }),
+      // An error inside BEGIN … leaves the session in an aborted transaction: end it for the next case.
+      afterFailure: async () => void (await s.bench.query("ROLLBACK")),
+      onProgress: ({ skipped, last }) => {
+        if (!last) {
+          // The start of a phase's plan: its trials already on disk (a resume) count as done.
+          this.done += skipped;
+          if (skipped) this.say(`${skipped} trial(s) already on disk`);
+          return;
+        }
+        this.done++;
+        this.say(`${last.key}: ${last.seconds !== undefined ? `${last.seconds.toFixed(2)} s` : "failed"}`);
+      },
+    });
   }
 
   async environments(
@@ -252,7 +265,7 @@ class Phases {
             const { lagAdmin, standbyRttMs, real } = o;
             const session: Session = { bench, admin, lagAdmin, rows: p.rows, clientRttMs, standbyRttMs, link, real };
             await this.block(session, p.cases, repeat, (c, order) =>
-              caseTrial(this.ctx, session, env, c, p.statements, repeat, order),
+              caseTrial(this.session.signal, session, env, c, p.statements, repeat, order),
             );
           } finally {
             await closeAll([bench]);
@@ -360,7 +373,7 @@ class Phases {
           for (let repeat = 1; repeat <= p.repeats; repeat++) {
             const session: Session = { bench, admin, lagAdmin, rows: p.rows, clientRttMs: baseline, standbyRttMs };
             await this.block(session, p.syncLevels, repeat, (level, order) =>
-              commitLevelTrial(this.ctx, session, level, rtt, p.sweepCommits, repeat, order),
+              commitLevelTrial(this.session.signal, session, level, rtt, p.sweepCommits, repeat, order),
             );
           }
         }

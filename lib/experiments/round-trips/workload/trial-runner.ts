@@ -1,49 +1,20 @@
-/** One trial, start to record; a phase's trials are a plan (`caseTrial`, `commitLevelTrial`) run by runTrials. */
+/** One trial, start to record; a phase's trials are a plan (`caseTrial`, `commitLevelTrial`) run by `timedTrial`. */
 import type { Client } from "pg";
 import { serverCounters } from "../../../engines/postgres/server-counters";
 import type { DelayLink } from "../../../network/types";
-import type { RunStore } from "../../../results/run-store";
 import { counterDelta } from "../../../stats/counters";
 import { CASE_INFO, statements, type CaseId } from "./cases";
 import { resetTable } from "./dataset";
 import { LagSampler, waitForReplay, type SyncLevel } from "./replication";
 import { timeStatements } from "../../../workloads/statement-timing";
 import { trialKey, type EnvironmentKey, type RoundTripCondition, type RoundTripTrial } from "./trials";
-import { runTrials, type PlannedTrial, type TrialProgress } from "../../../workloads/trials";
+import type { PlannedTrial } from "../../../workloads/trials";
 
-export interface TrialContext {
-  readonly store: RunStore<RoundTripCondition>;
-  readonly signal?: AbortSignal;
-  readonly continueOnError: boolean;
-  readonly onProgress: (progress: TrialProgress<PlannedRoundTrip, RoundTripTrial>) => void;
-  readonly between: BetweenTrials;
-}
-
-const seconds = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e9;
+export const seconds = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e9;
 
 async function timed<T>(work: () => Promise<T>): Promise<[T, number]> {
   const t0 = process.hrtime.bigint();
   return [await work(), seconds(t0)];
-}
-
-/** The untimed work between two trials' records, timed by name for the next trial's `beforeSeconds`. */
-export class BetweenTrials {
-  private pending: Record<string, number> = {};
-
-  async time<T>(what: string, work: () => Promise<T>): Promise<T> {
-    const t0 = process.hrtime.bigint();
-    try {
-      return await work();
-    } finally {
-      this.pending[what] = (this.pending[what] ?? 0) + seconds(t0);
-    }
-  }
-
-  take(): Record<string, number> | undefined {
-    const taken = this.pending;
-    this.pending = {};
-    return Object.keys(taken).length ? taken : undefined;
-  }
 }
 
 export interface PlannedRoundTrip extends PlannedTrial<RoundTripCondition> {
@@ -77,7 +48,7 @@ async function counters(s: Session) {
 }
 
 /** runTrials' runOne: reset, counters, the timed stream with lags sampled, counters, the link's record. */
-async function timedTrial(s: Session, planned: PlannedRoundTrip, beforeSeconds?: Record<string, number>) {
+export async function timedTrial(s: Session, planned: PlannedRoundTrip, beforeSeconds?: Record<string, number>) {
   const { key, condition, repeat, order, roundTrips } = planned;
   const startedAt = new Date().toISOString();
   const [, prepareSeconds] = await timed(() => planned.prepare());
@@ -122,18 +93,6 @@ async function timedTrial(s: Session, planned: PlannedRoundTrip, beforeSeconds?:
   return trial;
 }
 
-export async function runRoundTripTrials(ctx: TrialContext, s: Session, plan: readonly PlannedRoundTrip[]) {
-  await runTrials(plan, (planned) => timedTrial(s, planned, ctx.between.take()), {
-    store: ctx.store,
-    signal: ctx.signal,
-    continueOnError: ctx.continueOnError,
-    watch: (planned) => ({ engine: "postgresql", what: `running ${planned.key}`, group: planned.condition.kind }),
-    // An error inside BEGIN … leaves the session in an aborted transaction: end it for the next case.
-    afterFailure: async () => void (await s.bench.query("ROLLBACK")),
-    onProgress: ctx.onProgress,
-  });
-}
-
 type Trial = Pick<PlannedRoundTrip, "roundTrips" | "prepare" | "run">;
 const planned = (condition: RoundTripCondition, repeat: number, order: number | undefined, rest: Trial) => ({
   key: trialKey(condition, repeat),
@@ -144,7 +103,7 @@ const planned = (condition: RoundTripCondition, repeat: number, order: number | 
 });
 
 export function caseTrial(
-  ctx: TrialContext,
+  signal: AbortSignal | undefined,
   s: Session,
   environment: EnvironmentKey,
   c: CaseId,
@@ -160,13 +119,13 @@ export function caseTrial(
       if (info.writes) await resetTable(s.admin, s.rows);
       await s.bench.query("DEALLOCATE ALL");
     },
-    run: () => timeStatements(s.bench, statements(c, n), roundTrips, ctx.signal),
+    run: () => timeStatements(s.bench, statements(c, n), roundTrips, signal),
   });
 }
 
 /** Autocommit single-row UPDATEs of a non-indexed column (always HOT) at one synchronous_commit level. */
 export function commitLevelTrial(
-  ctx: TrialContext,
+  signal: AbortSignal | undefined,
   s: Session,
   level: SyncLevel,
   standbyRttMs: number,
@@ -187,7 +146,7 @@ export function commitLevelTrial(
     },
     run: async () => {
       try {
-        return await timeStatements(s.bench, sql(), commits, ctx.signal);
+        return await timeStatements(s.bench, sql(), commits, signal);
       } finally {
         await s.bench.query("RESET synchronous_commit");
       }
