@@ -182,8 +182,7 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
       reading: '"far shorter" read as at least 4× (the seed\'s 8.5×)',
       regime: [],
       regimeText: `${AURORA}; same AZ vs another AZ`,
-      absent: ran(
-        "same-az",
+      absent: unless(
         "needs the same-az and cross-az environments (an external server runs alone)",
         (p) => isExternal(p) || !p.environments.includes("same-az") || !p.environments.includes("cross-az"),
       ),
