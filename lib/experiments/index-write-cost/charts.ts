@@ -2,8 +2,8 @@
  * Notebook 01's charts (plotly figures), built from the summaries; the display module draws them.
  */
 import type { PlotlyFigure, PlotlyTrace } from "../../display/plotly";
-import { publishedFigures } from "../../results/reference";
-import { OPERATIONS, OPERATION_LABELS } from "./workload/operations";
+import { publishedFigures, type PublishedFigure } from "../../results/reference";
+import { OPERATIONS, OPERATION_LABELS, type Operation } from "./workload/operations";
 import type { ConditionSummary } from "./summarise";
 import { HEAP_FILLFACTOR } from "./workload/engine";
 
@@ -17,112 +17,103 @@ const COLORS: Record<string, string> = {
 const sizeLabel = (rows: number) =>
   rows >= 1_000_000 ? `${rows / 1_000_000}M` : rows >= 1000 ? `${rows / 1000}k` : String(rows);
 
-/**
- * Ratio vs number of extra indexes, one line per operation, per engine: the median of the per-repeat
- * paired ratios, error bars = its exact order-statistic interval (its coverage in the summary table).
- */
-export function ratioByIndexes(
+/** Per operation, our ratio with 5 (or k) extra indexes over `x`, and the seed's figures that `seedAt` keeps. */
+function ratioLines(
+  mine: readonly ConditionSummary[],
+  engine: string,
+  x: "extraIndexes" | "rows",
+  seedAt: (f: PublishedFigure) => boolean,
+  seedTrace: (op: Operation) => PlotlyTrace,
+): PlotlyTrace[] {
+  return OPERATIONS.flatMap((op) => {
+    const points = mine.filter((s) => s.operation === op).sort((a, b) => a[x] - b[x]);
+    // By indexes, an operation this run did not measure shows no seed marks either.
+    if (!points.length && x === "extraIndexes") return [];
+    const seed = publishedFigures("index_write_cost")
+      .filter((f) => f.engine === engine && f.series === op && f.condition === "ratio_vs_0" && seedAt(f))
+      .sort((a, b) => (a[x] ?? 0) - (b[x] ?? 0));
+    const gap = (a?: number, b?: number) => (a !== undefined && b !== undefined ? a - b : 0);
+    const ours: PlotlyTrace = {
+      type: "scatter",
+      mode: "lines+markers",
+      name: OPERATION_LABELS[op],
+      x: points.map((p) => p[x]),
+      y: points.map((p) => p.ratio ?? null),
+      line: { color: COLORS[op] },
+      ...(x === "rows"
+        ? {}
+        : {
+            error_y: {
+              type: "data",
+              symmetric: false,
+              array: points.map((p) => gap(p.ratioCiHigh, p.ratio)),
+              arrayminus: points.map((p) => gap(p.ratio, p.ratioCiLow)),
+            },
+          }),
+    };
+    return [
+      ...(points.length ? [ours] : []),
+      ...(seed.length ? [{ ...seedTrace(op), x: seed.map((f) => f[x]), y: seed.map((f) => f.value) }] : []),
+    ];
+  });
+}
+
+/** Ratio vs extra indexes per operation (error bars: the exact order-statistic interval of the median ratio). */
+export const ratioByIndexes = (
   summaries: readonly ConditionSummary[],
   engine: string,
   rows: number,
   fillfactor: number | null,
-): PlotlyFigure {
-  const data: PlotlyTrace[] = [];
-  for (const op of OPERATIONS) {
-    const points = summaries
-      .filter((s) => s.engine === engine && s.rows === rows && s.operation === op && s.fillfactor === fillfactor)
-      .sort((a, b) => a.extraIndexes - b.extraIndexes);
-    if (!points.length) continue;
-    data.push({
+): PlotlyFigure => ({
+  data: ratioLines(
+    summaries.filter((s) => s.engine === engine && s.rows === rows && s.fillfactor === fillfactor),
+    engine,
+    "extraIndexes",
+    (f) => f.rows === 1_000_000,
+    (op) => ({
       type: "scatter",
-      mode: "lines+markers",
-      name: OPERATION_LABELS[op],
-      x: points.map((p) => p.extraIndexes),
-      y: points.map((p) => p.ratio ?? null),
-      line: { color: COLORS[op] },
-      error_y: {
-        type: "data",
-        symmetric: false,
-        array: points.map((p) => (p.ratioCiHigh !== undefined && p.ratio !== undefined ? p.ratioCiHigh - p.ratio : 0)),
-        arrayminus: points.map((p) =>
-          p.ratioCiLow !== undefined && p.ratio !== undefined ? p.ratio - p.ratioCiLow : 0,
-        ),
-      },
-    });
-    const seed = publishedFigures("index_write_cost").filter(
-      (f) => f.engine === engine && f.series === op && f.condition === "ratio_vs_0" && f.rows === 1_000_000,
-    );
-    if (seed.length) {
-      data.push({
-        type: "scatter",
-        mode: "markers",
-        name: `seed, 1M: ${OPERATION_LABELS[op]}`,
-        x: seed.map((f) => f.extraIndexes),
-        y: seed.map((f) => f.value),
-        marker: { symbol: "diamond-open", size: 11, color: COLORS[op] },
-      });
-    }
-  }
-  return {
-    data,
-    layout: {
-      title: {
-        text: `${engine}: time ratio vs extra indexes (${sizeLabel(rows)} rows${fillfactor ? `, fillfactor ${fillfactor}` : ""})`,
-      },
-      xaxis: { title: { text: "extra secondary indexes" }, tickvals: [0, 1, 2, 3, 4, 5] },
-      yaxis: {
-        title: { text: "median of paired ratios t / t(0 extra indexes), with its order-statistic interval" },
-        rangemode: "tozero",
-      },
+      mode: "markers",
+      name: `seed, 1M: ${OPERATION_LABELS[op]}`,
+      marker: { symbol: "diamond-open", size: 11, color: COLORS[op] },
+    }),
+  ),
+  layout: {
+    title: {
+      text: `${engine}: time ratio vs extra indexes (${sizeLabel(rows)} rows${fillfactor ? `, fillfactor ${fillfactor}` : ""})`,
     },
-  };
-}
+    xaxis: { title: { text: "extra secondary indexes" }, tickvals: [0, 1, 2, 3, 4, 5] },
+    yaxis: {
+      title: { text: "median of paired ratios t / t(0 extra indexes), with its order-statistic interval" },
+      rangemode: "tozero",
+    },
+  },
+});
 
-/** Ratio (5 extra indexes) vs row count: does the small-N ratio predict the large one? */
-export function ratioByRows(
+/** Ratio with 5 extra indexes vs row count: does the small-N ratio predict the large one? */
+export const ratioByRows = (
   summaries: readonly ConditionSummary[],
   engine: string,
   fillfactor: number | null,
-): PlotlyFigure {
-  const data: PlotlyTrace[] = [];
-  for (const op of OPERATIONS) {
-    const points = summaries
-      .filter((s) => s.engine === engine && s.operation === op && s.extraIndexes === 5 && s.fillfactor === fillfactor)
-      .sort((a, b) => a.rows - b.rows);
-    if (points.length) {
-      data.push({
-        type: "scatter",
-        mode: "lines+markers",
-        name: OPERATION_LABELS[op],
-        x: points.map((p) => p.rows),
-        y: points.map((p) => p.ratio ?? null),
-        line: { color: COLORS[op] },
-      });
-    }
-    const seed = publishedFigures("index_write_cost")
-      .filter((f) => f.engine === engine && f.series === op && f.condition === "ratio_vs_0" && f.extraIndexes === 5)
-      .sort((a, b) => (a.rows ?? 0) - (b.rows ?? 0));
-    if (seed.length) {
-      data.push({
-        type: "scatter",
-        mode: "lines+markers",
-        name: `seed: ${OPERATION_LABELS[op]}`,
-        x: seed.map((f) => f.rows),
-        y: seed.map((f) => f.value),
-        line: { color: COLORS[op], dash: "dot" },
-        marker: { symbol: "diamond-open" },
-      });
-    }
-  }
-  return {
-    data,
-    layout: {
-      title: { text: `${engine}: ratio with 5 extra indexes vs rows (dotted: the seed)` },
-      xaxis: { title: { text: "rows" }, type: "log" },
-      yaxis: { title: { text: "time ratio vs 0 extra indexes" }, rangemode: "tozero" },
-    },
-  };
-}
+): PlotlyFigure => ({
+  data: ratioLines(
+    summaries.filter((s) => s.engine === engine && s.extraIndexes === 5 && s.fillfactor === fillfactor),
+    engine,
+    "rows",
+    (f) => f.extraIndexes === 5,
+    (op) => ({
+      type: "scatter",
+      mode: "lines+markers",
+      name: `seed: ${OPERATION_LABELS[op]}`,
+      line: { color: COLORS[op], dash: "dot" },
+      marker: { symbol: "diamond-open" },
+    }),
+  ),
+  layout: {
+    title: { text: `${engine}: ratio with 5 extra indexes vs rows (dotted: the seed)` },
+    xaxis: { title: { text: "rows" }, type: "log" },
+    yaxis: { title: { text: "time ratio vs 0 extra indexes" }, rangemode: "tozero" },
+  },
+});
 
 /**
  * Every trial, switchable by engine and size (the seed's HTML let readers do this): points are
