@@ -1,8 +1,4 @@
-/**
- * 01's figures from the raw trials: per condition the median, the ratio to the 0-extra-index
- * condition paired within a repeat (exact interval of its median), in wall and server time, and the
- * server counters that explain it.
- */
+/** Per condition: the median, the ratio to 0 extra indexes paired within a repeat (wall and server time), the counters. */
 import { isOk, type OkOf } from "../../results/run-store";
 import { medianInterval, outlierFlags, pairedRatios, type Interval } from "../../stats/intervals";
 import { groupBy, spread, type TrialSeconds, medianOfFinite } from "../../stats/summary";
@@ -14,19 +10,17 @@ import type { IndexWriteCondition, IndexWriteTrial } from "./workload/run-trials
 import { conditionKey } from "./workload/run-trials";
 
 export interface ConditionSummary extends IndexWriteCondition, TrialSeconds {
-  /** Median over repeats of this condition's seconds ÷ the 0-extra-index condition's in the same repeat. */
+  /** Median over repeats of seconds ÷ the 0-extra-index condition's in the same repeat; the per-repeat ratios behind it. */
   readonly ratio?: number;
   readonly ratioInterval?: Interval;
-  /** The per-repeat ratios behind `ratioInterval` (claims pair them across conditions by repeat). */
   readonly repeatRatios?: readonly { readonly repeat: number; readonly ratio: number }[];
   readonly ratioCiLow?: number;
   readonly ratioCiHigh?: number;
-  /** The same in server time (pg_stat_statements planning + execution). */
+  /** In server time (pg_stat_statements planning + execution). */
   readonly serverRatioInterval?: Interval;
   readonly serverMs?: number;
   /** k = time outside the server ÷ server time: it pulls a wall ratio towards 1, (k + server ratio) ÷ (k + 1). */
   readonly clientPerServer?: number;
-  /** PostgreSQL: share of updated rows that were HOT (no new index entries). */
   readonly hotShare?: number;
   readonly walRecordsPerRow?: number;
   readonly walBytesPerRow?: number;
@@ -45,7 +39,7 @@ type Trial = OkOf<IndexWriteTrial>;
 
 const medianOf = (trials: readonly Trial[], pick: (c: Counters) => number | undefined) =>
   medianOfFinite(trials.map((t) => (t.counters ? pick(t.counters) : undefined)));
-/** The sum of the counters named `prefix…suffix`; undefined when the trial has none. */
+/** undefined when the trial has no such counter. */
 function sumOf(c: Counters, prefix: string, suffix = ""): number | undefined {
   const xs = counterEntries(c).filter(([k]) => k.startsWith(prefix) && k.endsWith(suffix));
   return xs.length ? xs.reduce((a, [, v]) => a + v, 0) : undefined;
@@ -57,27 +51,18 @@ function walrec(c: Counters, ...types: string[]): number | undefined {
 const HEAP_RECORDS = ["INSERT", "INSERT+INIT", "UPDATE", "HOT_UPDATE", "UPDATE+INIT", "HOT_UPDATE+INIT"];
 const SPLITS = ["Btree/SPLIT_L", "Btree/SPLIT_R"];
 
-/** Index entries a trial inserted, by each engine's own counters: a new engine does not compile without one. */
+/** Index entries a trial inserted, by each engine's own counters. */
 const INDEX_INSERTS: Readonly<Record<Engine, (c: Counters) => number | undefined>> = {
   postgresql: (c) => walrec(c, "Btree/INSERT_LEAF", "Btree/INSERT_POST", ...SPLITS),
   mongodb: (c) => sumOf(c, "mongo.index.", ".inserts"),
 };
 
-/** A trial whose timed window saw a checkpoint or an autovacuum/autoanalyze of the table. */
-export const disturbed = (t: IndexWriteTrial): boolean =>
+const disturbed = (t: IndexWriteTrial): boolean =>
   (t.counters?.["checkpoints"] ?? 0) > 0 || (t.counters?.["table.autovacuum_count"] ?? 0) > 0;
 
-/** Per-repeat values keyed by repeat, to pair them (pairedRatios): empty when there are none. */
-function valuesByRepeat(group: readonly Trial[], pick: (t: Trial) => number | undefined) {
-  return new Map(
-    group.flatMap((t) => {
-      const v = pick(t);
-      return v === undefined || !Number.isFinite(v) ? [] : [[t.repeat, v] as const];
-    }),
-  );
-}
+const valuesByRepeat = (group: readonly Trial[], pick: (t: Trial) => number | undefined) =>
+  new Map(group.flatMap((t) => (Number.isFinite(pick(t)) ? [[t.repeat, pick(t) as number] as const] : [])));
 const serverMs = (t: Trial) => t.counters?.["server.statement_ms"];
-/** Per row of the condition, where the counter was read. */
 const perRow = (n: number | undefined, rows: number, scale = 1) => (n === undefined ? undefined : (scale * n) / rows);
 
 /** `withoutFlagged`: leave out outliers and disturbed trials (the sensitivity check of the verdicts). */
@@ -177,7 +162,6 @@ export function conditionAt(
   );
 }
 
-/** Per-repeat ratios keyed by repeat, to pair them again (pairedRatios): empty when there are none. */
 export const byRepeat = (ratios: readonly { readonly repeat: number; readonly ratio: number }[] | undefined) =>
   new Map((ratios ?? []).map((r) => [r.repeat, r.ratio]));
 

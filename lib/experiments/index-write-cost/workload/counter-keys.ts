@@ -1,10 +1,6 @@
-/**
- * The counters 01 records, by engine: the adapters read them (one SQL expression or serverStatus
- * path per name) and the summary reads them by these names. Apart from engine.ts, which names their union.
- */
+/** The counters a trial records, by engine: the adapters write them and the summary reads them by these names. */
 import { keyGuard } from "../../../stats/counters";
 
-/** PostgreSQL: the table's row and block counters, WAL, checkpoints, the WAL position and the table's size. */
 export const PG_TABLE_COUNTERS = [
   "table.n_tup_ins",
   "table.n_tup_upd",
@@ -24,9 +20,8 @@ export const PG_TABLE_COUNTERS = [
 ] as const;
 export type PgTableCounter = (typeof PG_TABLE_COUNTERS)[number];
 
-/** `size.index.<index name>`: each index's size (both engines; a level, not a counter). */
+/** Each index's size (a level, not a counter), and the WAL records of the timed window by type (pg_walinspect). */
 export type IndexSizeKey = `size.index.${string}`;
-/** `walrec.<resource manager>/<record type>`: WAL records of the timed window (pg_walinspect). */
 export type WalRecordKey = `walrec.${string}`;
 
 export type PgIndexWriteCounterKey = PgTableCounter | IndexSizeKey | "server.statement_ms";
@@ -49,8 +44,6 @@ export type MongoCounterKey =
   | `mongo.opcounters.${(typeof MONGO_OPCOUNTERS)[number]}`
   | (typeof MONGO_COLLECTION_LEVELS)[number]
   | IndexSizeKey
-  /** Per index, WiredTiger's count of keys inserted: which indexes a write touched. */
   | `mongo.index.${string}.inserts`;
 
-/** Every name a trial of 01 may record, either engine. */
 export type IndexWriteCounterKey = PgIndexWriteCounterKey | WalRecordKey | MongoCounterKey;

@@ -61,26 +61,20 @@ export function planTrials(o: TrialPlanOptions): PlannedTrial[] {
   for (const [engineIndex, engine] of o.engines.entries()) {
     const fillfactors = HEAP_FILLFACTOR[engine] ? o.fillfactors : [null];
     for (const rows of [...o.rowCounts, ...growth]) {
-      const conditions: IndexWriteCondition[] = [];
-      if (growth.includes(rows)) {
-        for (const operation of o.operations.filter((op) => GROWTH_OPERATIONS.includes(op)))
-          for (const extraIndexes of o.extraIndexes.filter((n) => GROWTH_INDEXES.includes(n)))
-            conditions.push({ engine, rows, extraIndexes, operation, fillfactor: fillfactors[0] });
-      } else
-        for (const fillfactor of fillfactors) {
-          // Further fillfactors sweep only the non-indexed update (HOT needs free space on the page).
-          const operations =
-            fillfactor === fillfactors[0] ? o.operations : o.operations.filter((op) => op === "update_nonindexed");
-          for (const operation of operations) {
-            for (const extraIndexes of o.extraIndexes)
-              conditions.push({ engine, rows, extraIndexes, operation, fillfactor });
-          }
-        }
-      for (let repeat = 1; repeat <= o.repeats; repeat++) {
-        for (const condition of seededShuffle(conditions, orderSeed(o.seed, repeat, engineIndex * 1_000_003 + rows))) {
+      // A growth size runs (b)'s conditions; further fillfactors sweep the non-indexed update (HOT needs page space).
+      const g = growth.includes(rows);
+      const conditions = (g ? [fillfactors[0]] : fillfactors).flatMap((fillfactor, i) =>
+        o.operations
+          .filter((op) => (g ? GROWTH_OPERATIONS.includes(op) : i === 0 || op === "update_nonindexed"))
+          .flatMap((operation) =>
+            o.extraIndexes
+              .filter((n) => !g || GROWTH_INDEXES.includes(n))
+              .map((extraIndexes): IndexWriteCondition => ({ engine, rows, extraIndexes, operation, fillfactor })),
+          ),
+      );
+      for (let repeat = 1; repeat <= o.repeats; repeat++)
+        for (const condition of seededShuffle(conditions, orderSeed(o.seed, repeat, engineIndex * 1_000_003 + rows)))
           plan.push({ key: `${conditionKey(condition)}/r${repeat}`, condition, repeat, position: plan.length });
-        }
-      }
     }
   }
   return plan;
@@ -109,7 +103,7 @@ export async function runTrial(
     const t0 = process.hrtime.bigint();
     if (condition.operation === "insert") await db.insertBatch(dataset, start, end);
     else await db.updateBatch(dataset, condition.operation, start, end);
-    unitMs.push(since(t0) * 1000);
+    unitMs.push(Number(process.hrtime.bigint() - t0) / 1e6);
   }
   const [after, afterSeconds] = await timed(() => db.counters());
   const countersSeconds = beforeSeconds + afterSeconds;
@@ -192,23 +186,18 @@ export interface RunOptions {
 
 /** Through `runTrials` (resume, watchdog, store); each engine's adapter opened on first use, dropped after a failure. */
 export async function runPlan(options: RunOptions): Promise<IndexWriteTrial[]> {
-  const datasets = new Map<number, Dataset>();
   const adapters = new Map<Engine, IndexWriteEngine>();
+  let data: Dataset | undefined;
   const datasetFor = (rows: number): Dataset => {
-    let loaded = datasets.get(rows);
-    if (!loaded) {
-      datasets.clear(); // one size in memory at a time: 1M rows are ~50 MB
-      loaded = makeDataset(rows, options.seed);
-      datasets.set(rows, loaded);
+    if (data?.rows !== rows) {
+      data = undefined; // one size in memory at a time: 1M rows are ~50 MB
+      data = makeDataset(rows, options.seed);
     }
-    return loaded;
+    return data;
   };
   const adapterFor = async (engine: Engine): Promise<IndexWriteEngine> => {
-    let db = adapters.get(engine);
-    if (!db) {
-      db = await options.open(engine);
-      adapters.set(engine, db);
-    }
+    const db = adapters.get(engine) ?? (await options.open(engine));
+    adapters.set(engine, db);
     return db;
   };
   // The next trial is the next one not on disk (a resumed run skips those).
@@ -232,14 +221,13 @@ export async function runPlan(options: RunOptions): Promise<IndexWriteTrial[]> {
         store: options.store,
         signal: options.signal,
         continueOnError: options.continueOnError,
-        watch: (planned) => ({
-          engine: planned.condition.engine,
-          what: `trial ${planned.key}`,
-          group: conditionKey(planned.condition),
+        watch: ({ key, condition }) => ({
+          engine: condition.engine,
+          what: `trial ${key}`,
+          group: conditionKey(condition),
         }),
-        afterFailure: async (planned) => {
+        afterFailure: async ({ condition: { engine } }) => {
           ahead.forget();
-          const engine = planned.condition.engine;
           const db = adapters.get(engine);
           adapters.delete(engine);
           await db?.close();
