@@ -23,7 +23,7 @@ function ratioLines(
   engine: string,
   x: "extraIndexes" | "rows",
   seedAt: (f: PublishedFigure) => boolean,
-  seedTrace: (op: Operation) => PlotlyTrace,
+  seedTrace: (op: Operation, x: unknown[], y: number[]) => PlotlyTrace,
 ): PlotlyTrace[] {
   return OPERATIONS.flatMap((op) => {
     const points = mine.filter((s) => s.operation === op).sort((a, b) => a[x] - b[x]);
@@ -53,7 +53,15 @@ function ratioLines(
     };
     return [
       ...(points.length ? [ours] : []),
-      ...(seed.length ? [{ ...seedTrace(op), x: seed.map((f) => f[x]), y: seed.map((f) => f.value) }] : []),
+      ...(seed.length
+        ? [
+            seedTrace(
+              op,
+              seed.map((f) => f[x]),
+              seed.map((f) => f.value),
+            ),
+          ]
+        : []),
     ];
   });
 }
@@ -70,10 +78,12 @@ export const ratioByIndexes = (
     engine,
     "extraIndexes",
     (f) => f.rows === 1_000_000,
-    (op) => ({
+    (op, x, y) => ({
       type: "scatter",
       mode: "markers",
       name: `seed, 1M: ${OPERATION_LABELS[op]}`,
+      x,
+      y,
       marker: { symbol: "diamond-open", size: 11, color: COLORS[op] },
     }),
   ),
@@ -100,10 +110,12 @@ export const ratioByRows = (
     engine,
     "rows",
     (f) => f.extraIndexes === 5,
-    (op) => ({
+    (op, x, y) => ({
       type: "scatter",
       mode: "lines+markers",
       name: `seed: ${OPERATION_LABELS[op]}`,
+      x,
+      y,
       line: { color: COLORS[op], dash: "dot" },
       marker: { symbol: "diamond-open" },
     }),
