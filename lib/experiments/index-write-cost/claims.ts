@@ -1,4 +1,4 @@
-/** Seed 000's claims (EXPERIMENTS.md §1); a magnitude states, not gates on, this run's client path (docs/claims-and-regimes.md). */
+/** Seed 000's claims (EXPERIMENTS.md §1); a magnitude states this run's client path (docs/claims-and-regimes.md). */
 import { declare, readQuotes, type Claim, type ClaimSet } from "../../stats/claim-engine";
 import type { ClaimCheck, ClaimPlan } from "../../stats/claims";
 import { pairedRatios } from "../../stats/intervals";

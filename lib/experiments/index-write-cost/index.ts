@@ -1,4 +1,4 @@
-/** Seed 000's matrix of secondary indexes × write operations × table sizes on PostgreSQL and MongoDB, adaptive repeats. */
+/** Seed 000's matrix: secondary indexes × write operations × table sizes, PostgreSQL and MongoDB, adaptive repeats. */
 import { flaggedUnits } from "../../stats/claim-statistics";
 import { judge } from "../../stats/claim-engine";
 import { nextRound } from "../../stats/adaptive";

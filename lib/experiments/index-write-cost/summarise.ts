@@ -1,4 +1,4 @@
-/** Per condition: the median, the ratio to 0 extra indexes paired within a repeat (wall and server time), the counters. */
+/** Per condition: median, ratio to 0 extra indexes paired within a repeat (wall and server time), counters. */
 import { isOk, type OkOf } from "../../results/run-store";
 import { medianInterval, outlierFlags, pairedRatios, type Interval } from "../../stats/intervals";
 import { groupBy, spread, type TrialSeconds, medianOfFinite } from "../../stats/summary";
@@ -10,7 +10,7 @@ import type { IndexWriteCondition, IndexWriteTrial } from "./workload/run-trials
 import { conditionKey } from "./workload/run-trials";
 
 export interface ConditionSummary extends IndexWriteCondition, TrialSeconds {
-  /** Median over repeats of seconds ÷ the 0-extra-index condition's in the same repeat; the per-repeat ratios behind it. */
+  /** Median over repeats of seconds ÷ the 0-index condition's in the same repeat; the per-repeat ratios behind it. */
   readonly ratio?: number;
   readonly ratioInterval?: Interval;
   readonly repeatRatios?: readonly { readonly repeat: number; readonly ratio: number }[];

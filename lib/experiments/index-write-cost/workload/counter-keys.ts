@@ -31,12 +31,6 @@ export const isPgIndexWriteCounterKey = keyGuard<PgIndexWriteCounterKey>(
 );
 export const isWalRecordKey = keyGuard<WalRecordKey>([], [{ prefix: "walrec." }]);
 
-export {
-  MONGO_COLLECTION_LEVELS,
-  MONGO_OPCOUNTERS,
-  MONGO_WT_COUNTERS,
-  type MongoWtCounter,
-} from "../../../engines/mongodb/counters";
 import type { MONGO_COLLECTION_LEVELS, MONGO_OPCOUNTERS, MongoWtCounter } from "../../../engines/mongodb/counters";
 
 export type MongoCounterKey =

@@ -1,4 +1,4 @@
-/** Seed 000's rows (id from 1, counter 0, field1..5 pseudo-random) and the update order: both a function of (rows, seed). */
+/** Seed 000's rows (id from 1, counter 0, field1..5 pseudo-random) and update order, a function of (rows, seed). */
 import prand from "pure-rand";
 import { FIELD_COUNT } from "./operations";
 

@@ -1,4 +1,4 @@
-/** MongoDB side, as seed 000 ran it: seven int64 fields, ordered insertMany / bulkWrite by `_id` with `{ w: 1, j: false }`. */
+/** MongoDB side, as seed 000 ran it: seven int64 fields, ordered insertMany / bulkWrite by `_id`, w: 1, j: false. */
 import {
   Long,
   MongoClient,
@@ -29,7 +29,7 @@ const NAMESPACE_NOT_FOUND = 26;
 const ZERO = Long.fromNumber(0);
 const ONE = Long.fromNumber(1);
 
-/** Each operation's `$inc`, built once; a Long, so int64 + int64 stays int64 (a double 1 would make the field a double). */
+/** Each operation's `$inc`, built once; a Long, so int64 + int64 stays int64 (a double 1 would make a double). */
 const INCREMENTS = byUpdate<Document>((cols) => ({ $inc: Object.fromEntries(cols.map((c) => [c, ONE])) }));
 
 /** Rows [start, end) as documents, in id order. A plain loop: this runs inside the timed unit. */

@@ -1,4 +1,4 @@
-/** PostgreSQL side: the seed's table, COPY load, single-column B-trees, batches of single-row writes (one round trip each). */
+/** PostgreSQL side: the seed's table, COPY load, single-column B-trees, batches of single-row writes (a round trip). */
 import { probeOnce } from "../../../engines/postgres/speed-probe";
 import { WalWindows } from "../../../engines/postgres/wal-records";
 import type { SpeedProbe } from "../../../stats/speed";

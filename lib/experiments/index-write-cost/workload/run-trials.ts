@@ -1,4 +1,4 @@
-/** A trial of seed 000: a fresh table, untimed setup, then the sum of its batches' driver-call times; counters around them. */
+/** A trial: a fresh table, untimed setup, then the sum of its batches' driver-call times; counters around them. */
 import type { Engine } from "../../../targets/types";
 import type { IndexWriteCostParams } from "../params";
 import type { RunStore, TrialRecord } from "../../../results/run-store";
@@ -21,7 +21,7 @@ export interface IndexWriteCondition {
 
 export type IndexWriteTrial = TrialRecord<IndexWriteCondition, IndexWriteCounterKey> & TrialPhases;
 
-/** Seconds outside the timed batches, by phase (the run's time account sums them by name); `next…`: the next trial's setup. */
+/** Seconds outside the timed batches by phase (the run's time account sums them); `next…`: the next trial's setup. */
 export type TrialPhases = Partial<
   Record<
     `${"speed" | "recreate" | "load" | "index" | "nextSetup" | "quiesce" | "counters" | "walRecords"}Seconds`,
@@ -53,7 +53,7 @@ const GROWTH_INDEXES: readonly number[] = [0, 5];
 
 /**
  * Sizes in blocks (one data set in memory), repeats inside, each repeat's conditions shuffled by its own seed: a fixed
- * order (the seed's harness) lands slow drift on the last conditions, and pairing within a repeat keeps it out of ratios.
+ * order (the seed's) lands slow drift on the last conditions; pairing within a repeat keeps it out of ratios.
  */
 export function planTrials(o: TrialPlanOptions): PlannedTrial[] {
   const plan: PlannedTrial[] = [];
@@ -149,7 +149,7 @@ const tableShape = (p: PlannedTrial) => {
   return `${c.engine}/${c.rows}/${c.fillfactor ?? 100}/${c.operation === "insert" ? "empty" : "loaded"}/${c.extraIndexes}`;
 };
 
-/** The next trial's table, set up ahead where the adapter allows (`setupBesideCount`); taken only by a trial of its shape. */
+/** The next trial's table, set up ahead where the adapter allows (`setupBesideCount`), for a trial of its shape. */
 export class SetUpAhead {
   private made: { readonly db: IndexWriteEngine; readonly shape: string; readonly dataset: Dataset } | undefined;
 
@@ -184,7 +184,7 @@ export interface RunOptions {
   readonly signal?: AbortSignal;
 }
 
-/** Through `runTrials` (resume, watchdog, store); each engine's adapter opened on first use, dropped after a failure. */
+/** Through `runTrials` (resume, watchdog, store); an engine's adapter opened on first use, dropped after a failure. */
 export async function runPlan(options: RunOptions): Promise<IndexWriteTrial[]> {
   const adapters = new Map<Engine, IndexWriteEngine>();
   let data: Dataset | undefined;
