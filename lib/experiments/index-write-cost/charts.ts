@@ -1,6 +1,4 @@
-/**
- * Notebook 01's charts (plotly figures), built from the summaries; the display module draws them.
- */
+/** The notebook's plotly figures, from the summaries. */
 import type { PlotlyFigure, PlotlyTrace } from "../../display/plotly";
 import { publishedFigures, type PublishedFigure } from "../../results/reference";
 import { OPERATIONS, OPERATION_LABELS, type Operation } from "./workload/operations";
@@ -127,10 +125,7 @@ export const ratioByRows = (
   },
 });
 
-/**
- * Every trial, switchable by engine and size (the seed's HTML let readers do this): points are
- * trials, the bar is the median, the whisker the min–max range.
- */
+/** Every trial, switchable by engine and size as the seed's HTML was: dots trials, bar the median, whisker min–max. */
 export function trialExplorer(
   summaries: readonly ConditionSummary[],
   metric: "seconds" | "ratio" = "seconds",
@@ -138,6 +133,10 @@ export function trialExplorer(
   const groups = [...new Set(summaries.map((s) => `${s.engine}|${s.rows}|${s.fillfactor ?? "-"}`))];
   const data: PlotlyTrace[] = [];
   const traceGroup: number[] = [];
+  const add = (gi: number, ...traces: PlotlyTrace[]) => {
+    data.push(...traces);
+    traceGroup.push(...traces.map(() => gi));
+  };
   groups.forEach((g, gi) => {
     const [engine, rows, ff] = g.split("|");
     const mine = summaries.filter(
@@ -148,40 +147,41 @@ export function trialExplorer(
       if (!points.length) continue;
       const x = points.map((p) => `+${p.extraIndexes} idx`);
       const visible = gi === 0;
-      if (metric === "seconds") {
-        data.push({
-          type: "scatter",
-          mode: "markers",
-          name: OPERATION_LABELS[op],
-          legendgroup: op,
-          x: points.flatMap((p, i) => p.seconds.map(() => x[i])),
-          y: points.flatMap((p) => p.seconds),
-          offsetgroup: op,
-          marker: { color: COLORS[op], size: 6, opacity: 0.6 },
-          visible,
-          hovertemplate: "%{y:.3f} s<extra>trial</extra>",
-        });
-        traceGroup.push(gi);
-        data.push({
-          type: "bar",
-          name: `${OPERATION_LABELS[op]} median`,
-          legendgroup: op,
-          showlegend: false,
-          x,
-          y: points.map((p) => p.medianSeconds),
-          offsetgroup: op,
-          marker: { color: COLORS[op], opacity: 0.35 },
-          error_y: {
-            type: "data",
-            symmetric: false,
-            array: points.map((p) => p.maxSeconds - p.medianSeconds),
-            arrayminus: points.map((p) => p.medianSeconds - p.minSeconds),
+      if (metric === "seconds")
+        add(
+          gi,
+          {
+            type: "scatter",
+            mode: "markers",
+            name: OPERATION_LABELS[op],
+            legendgroup: op,
+            x: points.flatMap((p, i) => p.seconds.map(() => x[i])),
+            y: points.flatMap((p) => p.seconds),
+            offsetgroup: op,
+            marker: { color: COLORS[op], size: 6, opacity: 0.6 },
+            visible,
+            hovertemplate: "%{y:.3f} s<extra>trial</extra>",
           },
-          visible,
-        });
-        traceGroup.push(gi);
-      } else {
-        data.push({
+          {
+            type: "bar",
+            name: `${OPERATION_LABELS[op]} median`,
+            legendgroup: op,
+            showlegend: false,
+            x,
+            y: points.map((p) => p.medianSeconds),
+            offsetgroup: op,
+            marker: { color: COLORS[op], opacity: 0.35 },
+            error_y: {
+              type: "data",
+              symmetric: false,
+              array: points.map((p) => p.maxSeconds - p.medianSeconds),
+              arrayminus: points.map((p) => p.medianSeconds - p.minSeconds),
+            },
+            visible,
+          },
+        );
+      else
+        add(gi, {
           type: "bar",
           name: OPERATION_LABELS[op],
           x,
@@ -189,8 +189,6 @@ export function trialExplorer(
           marker: { color: COLORS[op] },
           visible,
         });
-        traceGroup.push(gi);
-      }
     }
   });
   const buttons = groups.map((g, gi) => {
@@ -212,9 +210,7 @@ export function trialExplorer(
         xanchor: "left",
       },
       barmode: "group",
-      // Each operation's trial dots over its own bar (offsetgroup): without it plotly ignores a
-      // scatter's offsetgroup (Plotly.validate: "did not get coerced") and draws them mid-category.
-      // Only with scatter traces: the ratio chart has bars alone, and there the key is unknown.
+      // Trial dots over their own bar: plotly ignores a scatter's offsetgroup without it (and knows it only with scatters).
       ...(metric === "seconds" ? { scattermode: "group" } : {}),
       updatemenus: [{ type: "dropdown", x: 1, xanchor: "right", y: 1.18, buttons }],
       yaxis: { title: { text: metric === "seconds" ? "seconds (timed batches only)" : "ratio" }, rangemode: "tozero" },

@@ -1,38 +1,16 @@
 /** Per condition: median, ratio to 0 extra indexes paired within a repeat (wall and server time), counters. */
 import { isOk, type OkOf } from "../../results/run-store";
-import { medianInterval, outlierFlags, pairedRatios, type Interval } from "../../stats/intervals";
-import { groupBy, spread, type TrialSeconds, medianOfFinite } from "../../stats/summary";
+import { medianInterval, outlierFlags, pairedRatios } from "../../stats/intervals";
+import { groupBy, spread, medianOfFinite } from "../../stats/summary";
 import { counterEntries, type Counters as CountersOf } from "../../stats/counters";
 import type { IndexWriteCounterKey } from "./workload/counter-keys";
 import type { Operation } from "./workload/operations";
 import type { Engine } from "../../targets/engines";
-import type { IndexWriteCondition, IndexWriteTrial } from "./workload/run-trials";
+import type { IndexWriteTrial } from "./workload/run-trials";
 import { conditionKey } from "./workload/run-trials";
 
-export interface ConditionSummary extends IndexWriteCondition, TrialSeconds {
-  /** Median over repeats of seconds ÷ the 0-index condition's in the same repeat; the per-repeat ratios behind it. */
-  readonly ratio?: number;
-  readonly ratioInterval?: Interval;
-  readonly repeatRatios?: readonly { readonly repeat: number; readonly ratio: number }[];
-  readonly ratioCiLow?: number;
-  readonly ratioCiHigh?: number;
-  /** In server time (pg_stat_statements planning + execution). */
-  readonly serverRatioInterval?: Interval;
-  readonly serverMs?: number;
-  /** k = time outside the server ÷ server time: it pulls a wall ratio towards 1, (k + server ratio) ÷ (k + 1). */
-  readonly clientPerServer?: number;
-  readonly hotShare?: number;
-  readonly walRecordsPerRow?: number;
-  readonly walBytesPerRow?: number;
-  /** Index entries inserted per row: PostgreSQL's B-tree leaf records in the WAL, WiredTiger's insert calls. */
-  readonly btreeInsertsPerRow?: number;
-  readonly btreeSplitsPer1000?: number;
-  readonly heapRecordsPerRow?: number;
-  readonly indexBytes?: number;
-  /** Repeats flagged as outliers (OUTLIER_RULE), and with a checkpoint or autovacuum in the timed window. */
-  readonly outlierRepeats: readonly number[];
-  readonly disturbedRepeats: readonly number[];
-}
+/** One condition's figures; the ratios are medians of per-repeat ratios to the 0-index condition in the same repeat. */
+export type ConditionSummary = ReturnType<typeof summarise>[number];
 
 type Counters = CountersOf<IndexWriteCounterKey>;
 type Trial = OkOf<IndexWriteTrial>;
@@ -87,7 +65,7 @@ export function summarise(trials: readonly IndexWriteTrial[], options: { readonl
     const kept = options.withoutFlagged ? group.filter((t) => !out(t)) : group;
     if (kept.length) byCondition.set(key, kept);
   }
-  return [...byCondition].map(([key, group]): ConditionSummary => {
+  return [...byCondition].map(([key, group]) => {
     const c = group[0].condition;
     const seconds = group.map((t) => t.seconds);
     const s = spread(seconds);
@@ -121,6 +99,7 @@ export function summarise(trials: readonly IndexWriteTrial[], options: { readonl
       ratioCiHigh: ratioInterval?.high,
       serverRatioInterval: interval(paired(serverMs), `${label}, server time`),
       serverMs: medianOf(group, (k) => k["server.statement_ms"]),
+      // Time outside the server ÷ server time, k: it pulls a wall ratio towards 1, (k + server ratio) ÷ (k + 1).
       clientPerServer: medianOfFinite(
         group.map((t) => {
           const ms = serverMs(t);
