@@ -210,7 +210,7 @@ export function trialExplorer(
         xanchor: "left",
       },
       barmode: "group",
-      // Trial dots over their own bar: plotly ignores a scatter's offsetgroup without it (and knows it only with scatters).
+      // Trial dots over their own bar: plotly ignores a scatter's offsetgroup without it (known only with scatters).
       ...(metric === "seconds" ? { scattermode: "group" } : {}),
       updatemenus: [{ type: "dropdown", x: 1, xanchor: "right", y: 1.18, buttons }],
       yaxis: { title: { text: metric === "seconds" ? "seconds (timed batches only)" : "ratio" }, rangemode: "tozero" },
