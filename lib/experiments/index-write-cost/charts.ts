@@ -15,13 +15,13 @@ const COLORS: Record<string, string> = {
 const sizeLabel = (rows: number) =>
   rows >= 1_000_000 ? `${rows / 1_000_000}M` : rows >= 1000 ? `${rows / 1000}k` : String(rows);
 
-/** Per operation, our ratio with 5 (or k) extra indexes over `x`, and the seed's figures that `seedAt` keeps. */
+/** Per operation, our ratio over `x` and the seed's figures that `seedAt` keeps, drawn as [mode, name, style]. */
 function ratioLines(
   mine: readonly ConditionSummary[],
   engine: string,
   x: "extraIndexes" | "rows",
   seedAt: (f: PublishedFigure) => boolean,
-  seedTrace: (op: Operation, x: unknown[], y: number[]) => PlotlyTrace,
+  [mode, name, style]: readonly [string, string, (op: Operation) => PlotlyTrace],
 ): PlotlyTrace[] {
   return OPERATIONS.flatMap((op) => {
     const points = mine.filter((s) => s.operation === op).sort((a, b) => a[x] - b[x]);
@@ -53,11 +53,14 @@ function ratioLines(
       ...(points.length ? [ours] : []),
       ...(seed.length
         ? [
-            seedTrace(
-              op,
-              seed.map((f) => f[x]),
-              seed.map((f) => f.value),
-            ),
+            {
+              type: "scatter",
+              mode,
+              name: `${name}: ${OPERATION_LABELS[op]}`,
+              x: seed.map((f) => f[x]),
+              y: seed.map((f) => f.value),
+              ...style(op),
+            },
           ]
         : []),
     ];
@@ -76,14 +79,7 @@ export const ratioByIndexes = (
     engine,
     "extraIndexes",
     (f) => f.rows === 1_000_000,
-    (op, x, y) => ({
-      type: "scatter",
-      mode: "markers",
-      name: `seed, 1M: ${OPERATION_LABELS[op]}`,
-      x,
-      y,
-      marker: { symbol: "diamond-open", size: 11, color: COLORS[op] },
-    }),
+    ["markers", "seed, 1M", (op) => ({ marker: { symbol: "diamond-open", size: 11, color: COLORS[op] } })],
   ),
   layout: {
     title: {
@@ -108,15 +104,11 @@ export const ratioByRows = (
     engine,
     "rows",
     (f) => f.extraIndexes === 5,
-    (op, x, y) => ({
-      type: "scatter",
-      mode: "lines+markers",
-      name: `seed: ${OPERATION_LABELS[op]}`,
-      x,
-      y,
-      line: { color: COLORS[op], dash: "dot" },
-      marker: { symbol: "diamond-open" },
-    }),
+    [
+      "lines+markers",
+      "seed",
+      (op) => ({ line: { color: COLORS[op], dash: "dot" }, marker: { symbol: "diamond-open" } }),
+    ],
   ),
   layout: {
     title: { text: `${engine}: ratio with 5 extra indexes vs rows (dotted: the seed)` },
