@@ -94,9 +94,14 @@ export function showSeedComparison(summaries: readonly ConditionSummary[]): void
   const rows: Row[] = [];
   const engines = new Set(summaries.map((s) => s.engine));
   for (const f of publishedFigures("index_write_cost")) {
-    if (!engines.has(f.engine as ConditionSummary["engine"])) continue;
-    if (f.extraIndexes === undefined || f.rows === undefined) continue;
-    if (f.condition !== "ratio_vs_0" && f.condition !== "median_seconds") continue;
+    const figure = { ratio_vs_0: "ratio", median_seconds: "median s" }[f.condition];
+    if (
+      !engines.has(f.engine as ConditionSummary["engine"]) ||
+      f.extraIndexes === undefined ||
+      f.rows === undefined ||
+      !figure
+    )
+      continue;
     const candidates = summaries.filter(
       (s) =>
         s.engine === f.engine &&
@@ -112,7 +117,7 @@ export function showSeedComparison(summaries: readonly ConditionSummary[]): void
       engine: f.engine,
       operation: OPERATION_LABELS[f.series as keyof typeof OPERATION_LABELS] ?? f.series,
       "extra idx": f.extraIndexes,
-      figure: f.condition === "ratio_vs_0" ? "ratio" : "median s",
+      figure,
       "seed rows": f.rows,
       "seed (Go client)": f.value,
       "our rows": nearest?.rows,

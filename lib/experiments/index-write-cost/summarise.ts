@@ -45,26 +45,24 @@ const perRow = (n: number | undefined, rows: number, scale = 1) => (n === undefi
 
 /** `withoutFlagged`: leave out outliers and disturbed trials (the sensitivity check of the verdicts). */
 export function summarise(trials: readonly IndexWriteTrial[], options: { readonly withoutFlagged?: boolean } = {}) {
+  const keyOf = (t: IndexWriteTrial) => conditionKey(t.condition);
   const failedByKey = groupBy(
     trials.filter((t) => t.status === "failed"),
-    (t) => conditionKey(t.condition),
+    keyOf,
   );
-  const all = groupBy(trials.filter(isOk), (t) => conditionKey(t.condition));
   // Flags first, on every finished trial, so the sensitivity run leaves out exactly what is flagged.
   const flagged = new Map(
-    [...all].map(([key, group]) => {
+    [...groupBy(trials.filter(isOk), keyOf)].map(([key, group]) => {
       const flags = outlierFlags(group.map((t) => t.seconds));
-      const outliers = group.filter((_, i) => flags[i]).map((t) => t.repeat);
-      return [key, { outliers, disturbed: group.filter(disturbed).map((t) => t.repeat) }] as const;
+      const f = {
+        outliers: group.filter((_, i) => flags[i]).map((t) => t.repeat),
+        disturbed: group.filter(disturbed).map((t) => t.repeat),
+      };
+      const out = (t: Trial) => f.outliers.includes(t.repeat) || f.disturbed.includes(t.repeat);
+      return [key, { ...f, kept: options.withoutFlagged ? group.filter((t) => !out(t)) : group }] as const;
     }),
   );
-  const byCondition = new Map<string, Trial[]>();
-  for (const [key, group] of all) {
-    const f = flagged.get(key);
-    const out = (t: Trial) => f && (f.outliers.includes(t.repeat) || f.disturbed.includes(t.repeat));
-    const kept = options.withoutFlagged ? group.filter((t) => !out(t)) : group;
-    if (kept.length) byCondition.set(key, kept);
-  }
+  const byCondition = new Map([...flagged].flatMap(([key, f]) => (f.kept.length ? [[key, f.kept] as const] : [])));
   return [...byCondition].map(([key, group]) => {
     const c = group[0].condition;
     const seconds = group.map((t) => t.seconds);
