@@ -13,10 +13,9 @@ import { countersFrom, type Counters } from "../../../stats/counters";
 import {
   isPgIndexWriteCounterKey,
   isWalRecordKey,
-  PG_TABLE_COUNTERS,
+  PG_TABLE_COUNTER_SQL,
   type IndexWriteCounterKey,
   type PgIndexWriteCounterKey,
-  type PgTableCounter,
   type WalRecordKey,
 } from "./counter-keys";
 import { byUpdate, FIELDS, type Field, type UpdateOperation } from "./operations";
@@ -179,30 +178,13 @@ function* updateRows(dataset: Dataset, start: number, end: number): Generator<st
   for (let k = start; k < end; k++) yield [String(dataset.updateOrder[k] + 1)];
 }
 
-/** Each counter's value and where it comes from (t: the table's activity, io: its blocks). */
-const COUNTER_SQL: Readonly<Record<PgTableCounter, readonly [value: string, from: string]>> = {
-  "table.n_tup_ins": ["n_tup_ins::text", "FROM t"],
-  "table.n_tup_upd": ["n_tup_upd::text", "FROM t"],
-  "table.n_tup_hot_upd": ["n_tup_hot_upd::text", "FROM t"],
-  "table.n_tup_newpage_upd": ["n_tup_newpage_upd::text", "FROM t"],
-  "table.autovacuum_count": ["(autovacuum_count + autoanalyze_count)::text", "FROM t"],
-  "buffers.heap_hit": ["heap_blks_hit::text", "FROM io"],
-  "buffers.heap_read": ["heap_blks_read::text", "FROM io"],
-  "buffers.index_hit": ["coalesce(idx_blks_hit, 0)::text", "FROM io"],
-  "buffers.index_read": ["coalesce(idx_blks_read, 0)::text", "FROM io"],
-  "wal.records": ["wal_records::text", "FROM pg_stat_wal"],
-  "wal.fpi": ["wal_fpi::text", "FROM pg_stat_wal"],
-  "wal.bytes": ["wal_bytes::text", "FROM pg_stat_wal"],
-  checkpoints: ["(num_timed + num_requested)::text", "FROM pg_stat_checkpointer"],
-  "wal.lsn": ["pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::text", ""],
-  "size.table": ["pg_relation_size($1::regclass)::text", ""],
-};
-
 /** One row per counter: table activity, buffers, WAL, checkpoints, and the size of each relation. */
 const COUNTERS_SQL = `
 WITH t AS (SELECT * FROM pg_stat_user_tables WHERE relname = $1),
      io AS (SELECT * FROM pg_statio_user_tables WHERE relname = $1)
-${PG_TABLE_COUNTERS.map((name) => `SELECT '${name}' AS name, ${COUNTER_SQL[name][0]} AS value ${COUNTER_SQL[name][1]}`).join("\nUNION ALL ")}
+${Object.entries(PG_TABLE_COUNTER_SQL)
+  .map(([name, [value, from]]) => `SELECT '${name}' AS name, ${value} AS value ${from}`)
+  .join("\nUNION ALL ")}
 UNION ALL SELECT 'size.index.' || indexrelname, pg_relation_size(indexrelid)::text
   FROM pg_stat_user_indexes WHERE relname = $1
 `;
