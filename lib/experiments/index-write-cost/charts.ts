@@ -1,9 +1,7 @@
-/**
- * Notebook 01's charts (plotly figures), built from the summaries; the display module draws them.
- */
+/** The notebook's plotly figures, from the summaries. */
 import type { PlotlyFigure, PlotlyTrace } from "../../display/plotly";
-import { publishedFigures } from "../../results/reference";
-import { OPERATIONS, OPERATION_LABELS } from "./workload/operations";
+import { publishedFigures, type PublishedFigure } from "../../results/reference";
+import { OPERATIONS, OPERATION_LABELS, type Operation } from "./workload/operations";
 import type { ConditionSummary } from "./summarise";
 import { HEAP_FILLFACTOR } from "./workload/engine";
 
@@ -17,117 +15,109 @@ const COLORS: Record<string, string> = {
 const sizeLabel = (rows: number) =>
   rows >= 1_000_000 ? `${rows / 1_000_000}M` : rows >= 1000 ? `${rows / 1000}k` : String(rows);
 
-/**
- * Ratio vs number of extra indexes, one line per operation, per engine: the median of the per-repeat
- * paired ratios, error bars = its exact order-statistic interval (its coverage in the summary table).
- */
-export function ratioByIndexes(
+/** Per operation, our ratio over `x` and the seed's figures that `seedAt` keeps, drawn as [mode, name, style]. */
+function ratioLines(
+  mine: readonly ConditionSummary[],
+  engine: string,
+  x: "extraIndexes" | "rows",
+  seedAt: (f: PublishedFigure) => boolean,
+  [mode, name, style]: readonly [string, string, (op: Operation) => PlotlyTrace],
+): PlotlyTrace[] {
+  return OPERATIONS.flatMap((op) => {
+    const points = mine.filter((s) => s.operation === op).sort((a, b) => a[x] - b[x]);
+    // By indexes, an operation this run did not measure shows no seed marks either.
+    if (!points.length && x === "extraIndexes") return [];
+    const seed = publishedFigures("index_write_cost")
+      .filter((f) => f.engine === engine && f.series === op && f.condition === "ratio_vs_0" && seedAt(f))
+      .sort((a, b) => (a[x] ?? 0) - (b[x] ?? 0));
+    const gap = (a?: number, b?: number) => (a !== undefined && b !== undefined ? a - b : 0);
+    const ours: PlotlyTrace = {
+      type: "scatter",
+      mode: "lines+markers",
+      name: OPERATION_LABELS[op],
+      x: points.map((p) => p[x]),
+      y: points.map((p) => p.ratio ?? null),
+      line: { color: COLORS[op] },
+      ...(x === "rows"
+        ? {}
+        : {
+            error_y: {
+              type: "data",
+              symmetric: false,
+              array: points.map((p) => gap(p.ratioCiHigh, p.ratio)),
+              arrayminus: points.map((p) => gap(p.ratio, p.ratioCiLow)),
+            },
+          }),
+    };
+    return [
+      ...(points.length ? [ours] : []),
+      ...(seed.length
+        ? [
+            {
+              type: "scatter",
+              mode,
+              name: `${name}: ${OPERATION_LABELS[op]}`,
+              x: seed.map((f) => f[x]),
+              y: seed.map((f) => f.value),
+              ...style(op),
+            },
+          ]
+        : []),
+    ];
+  });
+}
+
+/** Ratio vs extra indexes per operation (error bars: the exact order-statistic interval of the median ratio). */
+export const ratioByIndexes = (
   summaries: readonly ConditionSummary[],
   engine: string,
   rows: number,
   fillfactor: number | null,
-): PlotlyFigure {
-  const data: PlotlyTrace[] = [];
-  for (const op of OPERATIONS) {
-    const points = summaries
-      .filter((s) => s.engine === engine && s.rows === rows && s.operation === op && s.fillfactor === fillfactor)
-      .sort((a, b) => a.extraIndexes - b.extraIndexes);
-    if (!points.length) continue;
-    data.push({
-      type: "scatter",
-      mode: "lines+markers",
-      name: OPERATION_LABELS[op],
-      x: points.map((p) => p.extraIndexes),
-      y: points.map((p) => p.ratio ?? null),
-      line: { color: COLORS[op] },
-      error_y: {
-        type: "data",
-        symmetric: false,
-        array: points.map((p) => (p.ratioCiHigh !== undefined && p.ratio !== undefined ? p.ratioCiHigh - p.ratio : 0)),
-        arrayminus: points.map((p) =>
-          p.ratioCiLow !== undefined && p.ratio !== undefined ? p.ratio - p.ratioCiLow : 0,
-        ),
-      },
-    });
-    const seed = publishedFigures("index_write_cost").filter(
-      (f) => f.engine === engine && f.series === op && f.condition === "ratio_vs_0" && f.rows === 1_000_000,
-    );
-    if (seed.length) {
-      data.push({
-        type: "scatter",
-        mode: "markers",
-        name: `seed, 1M: ${OPERATION_LABELS[op]}`,
-        x: seed.map((f) => f.extraIndexes),
-        y: seed.map((f) => f.value),
-        marker: { symbol: "diamond-open", size: 11, color: COLORS[op] },
-      });
-    }
-  }
-  return {
-    data,
-    layout: {
-      title: {
-        text: `${engine}: time ratio vs extra indexes (${sizeLabel(rows)} rows${fillfactor ? `, fillfactor ${fillfactor}` : ""})`,
-      },
-      xaxis: { title: { text: "extra secondary indexes" }, tickvals: [0, 1, 2, 3, 4, 5] },
-      yaxis: {
-        title: { text: "median of paired ratios t / t(0 extra indexes), with its order-statistic interval" },
-        rangemode: "tozero",
-      },
+): PlotlyFigure => ({
+  data: ratioLines(
+    summaries.filter((s) => s.engine === engine && s.rows === rows && s.fillfactor === fillfactor),
+    engine,
+    "extraIndexes",
+    (f) => f.rows === 1_000_000,
+    ["markers", "seed, 1M", (op) => ({ marker: { symbol: "diamond-open", size: 11, color: COLORS[op] } })],
+  ),
+  layout: {
+    title: {
+      text: `${engine}: time ratio vs extra indexes (${sizeLabel(rows)} rows${fillfactor ? `, fillfactor ${fillfactor}` : ""})`,
     },
-  };
-}
+    xaxis: { title: { text: "extra secondary indexes" }, tickvals: [0, 1, 2, 3, 4, 5] },
+    yaxis: {
+      title: { text: "median of paired ratios t / t(0 extra indexes), with its order-statistic interval" },
+      rangemode: "tozero",
+    },
+  },
+});
 
-/** Ratio (5 extra indexes) vs row count: does the small-N ratio predict the large one? */
-export function ratioByRows(
+/** Ratio with 5 extra indexes vs row count: does the small-N ratio predict the large one? */
+export const ratioByRows = (
   summaries: readonly ConditionSummary[],
   engine: string,
   fillfactor: number | null,
-): PlotlyFigure {
-  const data: PlotlyTrace[] = [];
-  for (const op of OPERATIONS) {
-    const points = summaries
-      .filter((s) => s.engine === engine && s.operation === op && s.extraIndexes === 5 && s.fillfactor === fillfactor)
-      .sort((a, b) => a.rows - b.rows);
-    if (points.length) {
-      data.push({
-        type: "scatter",
-        mode: "lines+markers",
-        name: OPERATION_LABELS[op],
-        x: points.map((p) => p.rows),
-        y: points.map((p) => p.ratio ?? null),
-        line: { color: COLORS[op] },
-      });
-    }
-    const seed = publishedFigures("index_write_cost")
-      .filter((f) => f.engine === engine && f.series === op && f.condition === "ratio_vs_0" && f.extraIndexes === 5)
-      .sort((a, b) => (a.rows ?? 0) - (b.rows ?? 0));
-    if (seed.length) {
-      data.push({
-        type: "scatter",
-        mode: "lines+markers",
-        name: `seed: ${OPERATION_LABELS[op]}`,
-        x: seed.map((f) => f.rows),
-        y: seed.map((f) => f.value),
-        line: { color: COLORS[op], dash: "dot" },
-        marker: { symbol: "diamond-open" },
-      });
-    }
-  }
-  return {
-    data,
-    layout: {
-      title: { text: `${engine}: ratio with 5 extra indexes vs rows (dotted: the seed)` },
-      xaxis: { title: { text: "rows" }, type: "log" },
-      yaxis: { title: { text: "time ratio vs 0 extra indexes" }, rangemode: "tozero" },
-    },
-  };
-}
+): PlotlyFigure => ({
+  data: ratioLines(
+    summaries.filter((s) => s.engine === engine && s.extraIndexes === 5 && s.fillfactor === fillfactor),
+    engine,
+    "rows",
+    (f) => f.extraIndexes === 5,
+    [
+      "lines+markers",
+      "seed",
+      (op) => ({ line: { color: COLORS[op], dash: "dot" }, marker: { symbol: "diamond-open" } }),
+    ],
+  ),
+  layout: {
+    title: { text: `${engine}: ratio with 5 extra indexes vs rows (dotted: the seed)` },
+    xaxis: { title: { text: "rows" }, type: "log" },
+    yaxis: { title: { text: "time ratio vs 0 extra indexes" }, rangemode: "tozero" },
+  },
+});
 
-/**
- * Every trial, switchable by engine and size (the seed's HTML let readers do this): points are
- * trials, the bar is the median, the whisker the min–max range.
- */
+/** Every trial, switchable by engine and size as the seed's HTML was: dots trials, bar the median, whisker min–max. */
 export function trialExplorer(
   summaries: readonly ConditionSummary[],
   metric: "seconds" | "ratio" = "seconds",
@@ -135,6 +125,10 @@ export function trialExplorer(
   const groups = [...new Set(summaries.map((s) => `${s.engine}|${s.rows}|${s.fillfactor ?? "-"}`))];
   const data: PlotlyTrace[] = [];
   const traceGroup: number[] = [];
+  const add = (gi: number, ...traces: PlotlyTrace[]) => {
+    data.push(...traces);
+    traceGroup.push(...traces.map(() => gi));
+  };
   groups.forEach((g, gi) => {
     const [engine, rows, ff] = g.split("|");
     const mine = summaries.filter(
@@ -145,40 +139,41 @@ export function trialExplorer(
       if (!points.length) continue;
       const x = points.map((p) => `+${p.extraIndexes} idx`);
       const visible = gi === 0;
-      if (metric === "seconds") {
-        data.push({
-          type: "scatter",
-          mode: "markers",
-          name: OPERATION_LABELS[op],
-          legendgroup: op,
-          x: points.flatMap((p, i) => p.seconds.map(() => x[i])),
-          y: points.flatMap((p) => p.seconds),
-          offsetgroup: op,
-          marker: { color: COLORS[op], size: 6, opacity: 0.6 },
-          visible,
-          hovertemplate: "%{y:.3f} s<extra>trial</extra>",
-        });
-        traceGroup.push(gi);
-        data.push({
-          type: "bar",
-          name: `${OPERATION_LABELS[op]} median`,
-          legendgroup: op,
-          showlegend: false,
-          x,
-          y: points.map((p) => p.medianSeconds),
-          offsetgroup: op,
-          marker: { color: COLORS[op], opacity: 0.35 },
-          error_y: {
-            type: "data",
-            symmetric: false,
-            array: points.map((p) => p.maxSeconds - p.medianSeconds),
-            arrayminus: points.map((p) => p.medianSeconds - p.minSeconds),
+      if (metric === "seconds")
+        add(
+          gi,
+          {
+            type: "scatter",
+            mode: "markers",
+            name: OPERATION_LABELS[op],
+            legendgroup: op,
+            x: points.flatMap((p, i) => p.seconds.map(() => x[i])),
+            y: points.flatMap((p) => p.seconds),
+            offsetgroup: op,
+            marker: { color: COLORS[op], size: 6, opacity: 0.6 },
+            visible,
+            hovertemplate: "%{y:.3f} s<extra>trial</extra>",
           },
-          visible,
-        });
-        traceGroup.push(gi);
-      } else {
-        data.push({
+          {
+            type: "bar",
+            name: `${OPERATION_LABELS[op]} median`,
+            legendgroup: op,
+            showlegend: false,
+            x,
+            y: points.map((p) => p.medianSeconds),
+            offsetgroup: op,
+            marker: { color: COLORS[op], opacity: 0.35 },
+            error_y: {
+              type: "data",
+              symmetric: false,
+              array: points.map((p) => p.maxSeconds - p.medianSeconds),
+              arrayminus: points.map((p) => p.medianSeconds - p.minSeconds),
+            },
+            visible,
+          },
+        );
+      else
+        add(gi, {
           type: "bar",
           name: OPERATION_LABELS[op],
           x,
@@ -186,8 +181,6 @@ export function trialExplorer(
           marker: { color: COLORS[op] },
           visible,
         });
-        traceGroup.push(gi);
-      }
     }
   });
   const buttons = groups.map((g, gi) => {
@@ -209,9 +202,7 @@ export function trialExplorer(
         xanchor: "left",
       },
       barmode: "group",
-      // Each operation's trial dots over its own bar (offsetgroup): without it plotly ignores a
-      // scatter's offsetgroup (Plotly.validate: "did not get coerced") and draws them mid-category.
-      // Only with scatter traces: the ratio chart has bars alone, and there the key is unknown.
+      // Trial dots over their own bar: plotly ignores a scatter's offsetgroup without it (known only with scatters).
       ...(metric === "seconds" ? { scattermode: "group" } : {}),
       updatemenus: [{ type: "dropdown", x: 1, xanchor: "right", y: 1.18, buttons }],
       yaxis: { title: { text: metric === "seconds" ? "seconds (timed batches only)" : "ratio" }, rangemode: "tozero" },

@@ -15,14 +15,8 @@ const unavailable = new Map<string, string | undefined>();
 
 /** The engines that will run, asked once per the answer's inputs (it may run the docker CLI; asked every trial). */
 function runningEngines(p: IndexWriteCostParams): IndexWriteCostParams["engines"] {
-  const env = process.env;
-  const key = [
-    p.engines.join(","),
-    env.DBLAB_TARGET ?? p.target,
-    env.DBLAB_MONGODB_URI,
-    env.DBLAB_MONGOD,
-    env.PATH,
-  ].join("|");
+  const { DBLAB_TARGET, DBLAB_MONGODB_URI, DBLAB_MONGOD, PATH } = process.env;
+  const key = [p.engines.join(","), DBLAB_TARGET ?? p.target, DBLAB_MONGODB_URI, DBLAB_MONGOD, PATH].join("|");
   if (!unavailable.has(key)) unavailable.set(key, mongoUnavailable(p));
   return unavailable.get(key) === undefined ? p.engines : p.engines.filter((e) => e !== "mongodb");
 }
@@ -30,14 +24,11 @@ function runningEngines(p: IndexWriteCostParams): IndexWriteCostParams["engines"
 export const estimate: EtaModel<IndexWriteCostParams> = {
   units(params, maximal) {
     const p = { ...params, engines: runningEngines(params) };
-    const largest = Math.max(...p.rowCounts);
     const extra = maximal
-      ? planTrials({ ...p, rowCounts: [largest], growthRows: [], repeats: p.maxRepeats }).filter(
-          (t) => t.repeat > p.repeats,
-        )
+      ? planTrials({ ...p, rowCounts: [Math.max(...p.rowCounts)], growthRows: [], repeats: p.maxRepeats })
       : [];
-    return [...planTrials(p), ...extra].map((t) => ({
-      key: `${t.condition.engine}/${t.condition.rows}/${t.condition.operation}/idx${t.condition.extraIndexes}/ff${t.condition.fillfactor ?? "-"}/r${t.repeat}`,
+    return [...planTrials(p), ...extra.filter((t) => t.repeat > p.repeats)].map((t) => ({
+      key: t.key,
       size: t.condition.rows,
       fixedSeconds: 0,
       kind: kindOf(t.condition),

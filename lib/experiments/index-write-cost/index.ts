@@ -1,7 +1,4 @@
-/**
- * Notebook 01 (`lab.indexWriteCost.*`): seed 000's matrix of secondary indexes × write operations ×
- * table sizes, on PostgreSQL and MongoDB, with repeats added while a headline claim is undecided.
- */
+/** Seed 000's matrix: secondary indexes × write operations × table sizes, PostgreSQL and MongoDB, adaptive repeats. */
 import { flaggedUnits } from "../../stats/claim-statistics";
 import { judge } from "../../stats/claim-engine";
 import { nextRound } from "../../stats/adaptive";
@@ -24,7 +21,7 @@ const SLUG = "01-index-write-cost";
 /** The claims the adaptive design adds repeats for: (a) and (c), judged at the largest size. */
 const HEADLINE = ["a (", "c (postgresql)", "c (mongodb)"];
 
-/** Each engine's adapter for this workload; MongoDB's driver is loaded only when a MongoDB server runs. */
+/** MongoDB's driver is loaded only when a MongoDB server runs. */
 const ADAPTERS: Readonly<Record<Engine, (server: StartedServer) => Promise<IndexWriteEngine>>> = {
   postgresql: (server) => PostgresIndexWriteTable.open(server.connection),
   mongodb: async (server) => {
@@ -40,9 +37,8 @@ export const experiment = defineExperiment({
   check: checkParams,
   // The seed's settings: 1 GB cache on both engines, no durable-commit wait.
   servers: (p) => {
-    const specs: ServerSpec[] = [];
-    if (p.engines.includes("postgresql"))
-      specs.push({
+    const specs: ServerSpec[] = [
+      {
         engine: "postgresql",
         name: serverName(SLUG, "pg"),
         // pg_stat_statements: the server time of the timed statements, a ratio free of the client path.
@@ -61,14 +57,10 @@ export const experiment = defineExperiment({
             { name: "pg_walinspect", measures: "WAL records by type in the timed window (B-tree inserts counted)" },
           ],
         },
-      });
-    if (p.engines.includes("mongodb"))
-      specs.push({
-        engine: "mongodb",
-        name: serverName(SLUG, "mongo"),
-        settings: { wiredTigerCacheSizeGB: p.cacheGiB },
-      });
-    return specs;
+      },
+      { engine: "mongodb", name: serverName(SLUG, "mongo"), settings: { wiredTigerCacheSizeGB: p.cacheGiB } },
+    ];
+    return specs.filter((spec) => p.engines.includes(spec.engine));
   },
   // Adaptive: the planned repeats, then more of the largest size while a headline claim is undecided.
   work: async ({
@@ -143,13 +135,13 @@ export const experiment = defineExperiment({
   prospectHere: (plans, p) => withMongoFacts(plans, mongoUnavailable(p)),
   explain: (checks, run) => withMongoReason(checks, run.unavailable.get("mongodb")),
   // Sensitivity: the same trials without the outliers and the trials with a checkpoint or autovacuum in their window.
-  without: (run, summary) => {
-    const trials = summary.flatMap((s) =>
-      [...new Set([...s.outlierRepeats, ...s.disturbedRepeats])].map((repeat) => ({ s, repeat })),
-    );
-    const flagged = flaggedUnits(
+  without: (run, summary) => ({
+    summary: summariseTrials(run.trials, { withoutFlagged: true }),
+    flagged: flaggedUnits(
       "trial",
-      trials,
+      summary.flatMap((s) =>
+        [...new Set([...s.outlierRepeats, ...s.disturbedRepeats])].map((repeat) => ({ s, repeat })),
+      ),
       ({ s, repeat }) => [
         s.outlierRepeats.includes(repeat) ? "outlier" : "",
         s.disturbedRepeats.includes(repeat) ? "checkpoint or autovacuum in its window" : "",
@@ -157,9 +149,8 @@ export const experiment = defineExperiment({
       ({ s, repeat }) =>
         `${s.engine}/${s.rows}/${s.operation}/idx${s.extraIndexes}/ff${s.fillfactor ?? "-"}/r${repeat}`,
       "No trial was flagged (outlier, checkpoint or autovacuum in its window).",
-    );
-    return { summary: summariseTrials(run.trials, { withoutFlagged: true }), flagged };
-  },
+    ),
+  }),
   csvRows: (summaries) =>
     readingOrder(summaries).map((s) => ({
       engine: s.engine,

@@ -1,6 +1,4 @@
-/**
- * What notebook 01 shows, as one call per section, so the notebook stays narrative + calls.
- */
+/** What the notebook shows, one call per section. */
 import { escapeHtml, show } from "../../display/output";
 import { plot } from "../../display/plotly";
 import { showTable, sortedBy, type Row } from "../../display/table";
@@ -13,7 +11,7 @@ import { HEAP_FILLFACTOR } from "./workload/engine";
 import { fillfactorSweep, ratioByIndexes, ratioByRows, trialExplorer } from "./charts";
 import type { ConditionSummary } from "./summarise";
 
-/** Each engine that could not start here, and why (the run is not failed: it shows no results of that engine). */
+/** Each engine that could not start here, and why. */
 export function showUnavailable(unavailable: ReadonlyMap<string, string>): void {
   for (const [engine, reason] of unavailable)
     show().html(
@@ -24,10 +22,7 @@ export function showUnavailable(unavailable: ReadonlyMap<string, string>): void 
 
 const r2 = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 100) / 100);
 
-/**
- * Conditions in reading order: engine → rows → operation → extra indexes → fillfactor (the trials
- * ran shuffled within each repeat; that order is in trials.jsonl and the trial explorer chart).
- */
+/** Engine → rows → operation → extra indexes → fillfactor (the order run is in trials.jsonl). */
 export function readingOrder(summaries: readonly ConditionSummary[]): ConditionSummary[] {
   return sortedBy(
     summaries,
@@ -40,8 +35,7 @@ export function readingOrder(summaries: readonly ConditionSummary[]): ConditionS
 }
 
 export function showSummaryTable(summaries: readonly ConditionSummary[]): void {
-  // Every row needs the same columns (danfo aligns by position): the fillfactor column is shown
-  // for all rows as soon as any condition swept it.
+  // Every row has the same columns (danfo aligns by position).
   const swept = summaries.some((s) => s.fillfactor !== null && s.fillfactor !== 100);
   const rows: Row[] = readingOrder(summaries).map((s) => ({
     engine: s.engine,
@@ -59,7 +53,12 @@ export function showSummaryTable(summaries: readonly ConditionSummary[]): void {
     "server-time ratio": s.serverRatioInterval
       ? `${s.serverRatioInterval.estimate.toFixed(2)} [${s.serverRatioInterval.low.toFixed(2)}–${s.serverRatioInterval.high.toFixed(2)}]`
       : "",
-    flagged: flagText(s),
+    flagged: [
+      s.outlierRepeats.length ? `outlier: repeat ${s.outlierRepeats.join(", ")}` : "",
+      s.disturbedRepeats.length ? `checkpoint/autovacuum: repeat ${s.disturbedRepeats.join(", ")}` : "",
+    ]
+      .filter(Boolean)
+      .join("; "),
   }));
   showTable(rows, {
     caption:
@@ -69,14 +68,7 @@ export function showSummaryTable(summaries: readonly ConditionSummary[]): void {
   });
 }
 
-function flagText(s: ConditionSummary): string {
-  const parts: string[] = [];
-  if (s.outlierRepeats.length) parts.push(`outlier: repeat ${s.outlierRepeats.join(", ")}`);
-  if (s.disturbedRepeats.length) parts.push(`checkpoint/autovacuum: repeat ${s.disturbedRepeats.join(", ")}`);
-  return parts.join("; ");
-}
-
-/** Sizes at which the whole matrix ran (the non-indexed UPDATE is not one of claim (b)'s conditions). */
+/** Sizes at which the whole matrix ran (a growth size runs only claim (b)'s conditions). */
 const matrixRows = (mine: readonly ConditionSummary[]) => {
   const full = mine.filter((s) => s.operation === "update_nonindexed").map((s) => s.rows);
   return full.length ? full : mine.map((s) => s.rows);
@@ -86,20 +78,15 @@ export function showCharts(summaries: readonly ConditionSummary[]): void {
   const engines = [...new Set(summaries.map((s) => s.engine))];
   for (const engine of engines) {
     const mine = summaries.filter((s) => s.engine === engine);
-    // The largest size of the whole matrix: a growth size (claim b's) runs only four of its conditions.
-    const largest = Math.max(...matrixRows(mine));
     const ff = mine.some((s) => s.fillfactor === 100) ? 100 : mine[0].fillfactor;
-    plot(ratioByIndexes(summaries, engine, largest, ff));
+    plot(ratioByIndexes(summaries, engine, Math.max(...matrixRows(mine)), ff));
     if (new Set(mine.map((s) => s.rows)).size > 1) plot(ratioByRows(summaries, engine, ff));
   }
   plot(trialExplorer(summaries, "seconds"), 480);
   plot(trialExplorer(summaries, "ratio"), 420);
   const swept = summaries.filter((s) => HEAP_FILLFACTOR[s.engine]);
-  const fillfactors = new Set(swept.map((s) => s.fillfactor));
-  if (fillfactors.size > 1) {
-    const largest = Math.max(...matrixRows(swept));
-    plot(fillfactorSweep(summaries, largest));
-  }
+  if (new Set(swept.map((s) => s.fillfactor)).size > 1)
+    plot(fillfactorSweep(summaries, Math.max(...matrixRows(swept))));
 }
 
 /** The seed's published medians and ratios beside ours for the same engine, operation and indexes. */
@@ -107,9 +94,14 @@ export function showSeedComparison(summaries: readonly ConditionSummary[]): void
   const rows: Row[] = [];
   const engines = new Set(summaries.map((s) => s.engine));
   for (const f of publishedFigures("index_write_cost")) {
-    if (!engines.has(f.engine as ConditionSummary["engine"])) continue;
-    if (f.extraIndexes === undefined || f.rows === undefined) continue;
-    if (f.condition !== "ratio_vs_0" && f.condition !== "median_seconds") continue;
+    const figure = { ratio_vs_0: "ratio", median_seconds: "median s" }[f.condition];
+    if (
+      !engines.has(f.engine as ConditionSummary["engine"]) ||
+      f.extraIndexes === undefined ||
+      f.rows === undefined ||
+      !figure
+    )
+      continue;
     const candidates = summaries.filter(
       (s) =>
         s.engine === f.engine &&
@@ -117,17 +109,15 @@ export function showSeedComparison(summaries: readonly ConditionSummary[]): void
         s.extraIndexes === f.extraIndexes &&
         (s.fillfactor ?? 100) === 100,
     );
-    const seedRows = f.rows;
-    const sameSize = candidates.find((s) => s.rows === seedRows);
+    const distance = (s: ConditionSummary) => Math.abs(Math.log(s.rows / (f.rows ?? 1)));
     const nearest =
-      sameSize ??
-      candidates.sort((a, b) => Math.abs(Math.log(a.rows / seedRows)) - Math.abs(Math.log(b.rows / seedRows)))[0];
+      candidates.find((s) => s.rows === f.rows) ?? candidates.sort((a, b) => distance(a) - distance(b))[0];
     const ours = nearest ? (f.condition === "ratio_vs_0" ? nearest.ratio : nearest.medianSeconds) : undefined;
     rows.push({
       engine: f.engine,
       operation: OPERATION_LABELS[f.series as keyof typeof OPERATION_LABELS] ?? f.series,
       "extra idx": f.extraIndexes,
-      figure: f.condition === "ratio_vs_0" ? "ratio" : "median s",
+      figure,
       "seed rows": f.rows,
       "seed (Go client)": f.value,
       "our rows": nearest?.rows,
@@ -154,10 +144,7 @@ export function showSeedComparison(summaries: readonly ConditionSummary[]): void
   );
 }
 
-/**
- * The counters behind the ratios, measured: HOT share, B-tree insertions and splits from the WAL, WAL per row, index
- * size.
- */
+/** The counters behind the ratios: HOT share, B-tree inserts and splits from the WAL, WAL per row, index size. */
 export function showExplanation(summaries: readonly ConditionSummary[]): void {
   const rows: Row[] = readingOrder(summaries)
     .filter((s) => s.engine === "postgresql")
@@ -175,11 +162,10 @@ export function showExplanation(summaries: readonly ConditionSummary[]): void {
       "server ms": s.serverMs === undefined ? undefined : Math.round(s.serverMs),
       ratio: r2(s.ratio),
     }));
-  if (rows.length) {
+  if (rows.length)
     showTable(rows, {
       caption:
         "PostgreSQL server counters per condition (medians over trials; deltas over the timed part). B-tree and heap figures are " +
         "counted in the WAL of the timed part (pg_walinspect), not modelled; blank where the server does not offer pg_walinspect.",
     });
-  }
 }

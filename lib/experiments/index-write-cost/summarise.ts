@@ -1,51 +1,23 @@
-/**
- * 01's figures from the raw trials: per condition the median, the ratio to the 0-extra-index
- * condition paired within a repeat (exact interval of its median), in wall and server time, and the
- * server counters that explain it.
- */
+/** Per condition: median, ratio to 0 extra indexes paired within a repeat (wall and server time), counters. */
 import { isOk, type OkOf } from "../../results/run-store";
-import { medianInterval, outlierFlags, pairedRatios, type Interval } from "../../stats/intervals";
-import { groupBy, spread, type TrialSeconds, medianOfFinite } from "../../stats/summary";
+import { medianInterval, outlierFlags, pairedRatios } from "../../stats/intervals";
+import { groupBy, spread, medianOfFinite } from "../../stats/summary";
 import { counterEntries, type Counters as CountersOf } from "../../stats/counters";
 import type { IndexWriteCounterKey } from "./workload/counter-keys";
 import type { Operation } from "./workload/operations";
 import type { Engine } from "../../targets/engines";
-import type { IndexWriteCondition, IndexWriteTrial } from "./workload/run-trials";
+import type { IndexWriteTrial } from "./workload/run-trials";
 import { conditionKey } from "./workload/run-trials";
 
-export interface ConditionSummary extends IndexWriteCondition, TrialSeconds {
-  /** Median over repeats of this condition's seconds ÷ the 0-extra-index condition's in the same repeat. */
-  readonly ratio?: number;
-  readonly ratioInterval?: Interval;
-  /** The per-repeat ratios behind `ratioInterval` (claims pair them across conditions by repeat). */
-  readonly repeatRatios?: readonly { readonly repeat: number; readonly ratio: number }[];
-  readonly ratioCiLow?: number;
-  readonly ratioCiHigh?: number;
-  /** The same in server time (pg_stat_statements planning + execution). */
-  readonly serverRatioInterval?: Interval;
-  readonly serverMs?: number;
-  /** k = time outside the server ÷ server time: it pulls a wall ratio towards 1, (k + server ratio) ÷ (k + 1). */
-  readonly clientPerServer?: number;
-  /** PostgreSQL: share of updated rows that were HOT (no new index entries). */
-  readonly hotShare?: number;
-  readonly walRecordsPerRow?: number;
-  readonly walBytesPerRow?: number;
-  /** Index entries inserted per row: PostgreSQL's B-tree leaf records in the WAL, WiredTiger's insert calls. */
-  readonly btreeInsertsPerRow?: number;
-  readonly btreeSplitsPer1000?: number;
-  readonly heapRecordsPerRow?: number;
-  readonly indexBytes?: number;
-  /** Repeats flagged as outliers (OUTLIER_RULE), and with a checkpoint or autovacuum in the timed window. */
-  readonly outlierRepeats: readonly number[];
-  readonly disturbedRepeats: readonly number[];
-}
+/** One condition's figures; the ratios are medians of per-repeat ratios to the 0-index condition in the same repeat. */
+export type ConditionSummary = ReturnType<typeof summarise>[number];
 
 type Counters = CountersOf<IndexWriteCounterKey>;
 type Trial = OkOf<IndexWriteTrial>;
 
 const medianOf = (trials: readonly Trial[], pick: (c: Counters) => number | undefined) =>
   medianOfFinite(trials.map((t) => (t.counters ? pick(t.counters) : undefined)));
-/** The sum of the counters named `prefix…suffix`; undefined when the trial has none. */
+/** undefined when the trial has no such counter. */
 function sumOf(c: Counters, prefix: string, suffix = ""): number | undefined {
   const xs = counterEntries(c).filter(([k]) => k.startsWith(prefix) && k.endsWith(suffix));
   return xs.length ? xs.reduce((a, [, v]) => a + v, 0) : undefined;
@@ -57,52 +29,41 @@ function walrec(c: Counters, ...types: string[]): number | undefined {
 const HEAP_RECORDS = ["INSERT", "INSERT+INIT", "UPDATE", "HOT_UPDATE", "UPDATE+INIT", "HOT_UPDATE+INIT"];
 const SPLITS = ["Btree/SPLIT_L", "Btree/SPLIT_R"];
 
-/** Index entries a trial inserted, by each engine's own counters: a new engine does not compile without one. */
+/** Index entries a trial inserted, by each engine's own counters. */
 const INDEX_INSERTS: Readonly<Record<Engine, (c: Counters) => number | undefined>> = {
   postgresql: (c) => walrec(c, "Btree/INSERT_LEAF", "Btree/INSERT_POST", ...SPLITS),
   mongodb: (c) => sumOf(c, "mongo.index.", ".inserts"),
 };
 
-/** A trial whose timed window saw a checkpoint or an autovacuum/autoanalyze of the table. */
-export const disturbed = (t: IndexWriteTrial): boolean =>
+const disturbed = (t: IndexWriteTrial): boolean =>
   (t.counters?.["checkpoints"] ?? 0) > 0 || (t.counters?.["table.autovacuum_count"] ?? 0) > 0;
 
-/** Per-repeat values keyed by repeat, to pair them (pairedRatios): empty when there are none. */
-function valuesByRepeat(group: readonly Trial[], pick: (t: Trial) => number | undefined) {
-  return new Map(
-    group.flatMap((t) => {
-      const v = pick(t);
-      return v === undefined || !Number.isFinite(v) ? [] : [[t.repeat, v] as const];
-    }),
-  );
-}
+const valuesByRepeat = (group: readonly Trial[], pick: (t: Trial) => number | undefined) =>
+  new Map(group.flatMap((t) => (Number.isFinite(pick(t)) ? [[t.repeat, pick(t) as number] as const] : [])));
 const serverMs = (t: Trial) => t.counters?.["server.statement_ms"];
-/** Per row of the condition, where the counter was read. */
 const perRow = (n: number | undefined, rows: number, scale = 1) => (n === undefined ? undefined : (scale * n) / rows);
 
 /** `withoutFlagged`: leave out outliers and disturbed trials (the sensitivity check of the verdicts). */
 export function summarise(trials: readonly IndexWriteTrial[], options: { readonly withoutFlagged?: boolean } = {}) {
+  const keyOf = (t: IndexWriteTrial) => conditionKey(t.condition);
   const failedByKey = groupBy(
     trials.filter((t) => t.status === "failed"),
-    (t) => conditionKey(t.condition),
+    keyOf,
   );
-  const all = groupBy(trials.filter(isOk), (t) => conditionKey(t.condition));
   // Flags first, on every finished trial, so the sensitivity run leaves out exactly what is flagged.
   const flagged = new Map(
-    [...all].map(([key, group]) => {
+    [...groupBy(trials.filter(isOk), keyOf)].map(([key, group]) => {
       const flags = outlierFlags(group.map((t) => t.seconds));
-      const outliers = group.filter((_, i) => flags[i]).map((t) => t.repeat);
-      return [key, { outliers, disturbed: group.filter(disturbed).map((t) => t.repeat) }] as const;
+      const f = {
+        outliers: group.filter((_, i) => flags[i]).map((t) => t.repeat),
+        disturbed: group.filter(disturbed).map((t) => t.repeat),
+      };
+      const out = (t: Trial) => f.outliers.includes(t.repeat) || f.disturbed.includes(t.repeat);
+      return [key, { ...f, kept: options.withoutFlagged ? group.filter((t) => !out(t)) : group }] as const;
     }),
   );
-  const byCondition = new Map<string, Trial[]>();
-  for (const [key, group] of all) {
-    const f = flagged.get(key);
-    const out = (t: Trial) => f && (f.outliers.includes(t.repeat) || f.disturbed.includes(t.repeat));
-    const kept = options.withoutFlagged ? group.filter((t) => !out(t)) : group;
-    if (kept.length) byCondition.set(key, kept);
-  }
-  return [...byCondition].map(([key, group]): ConditionSummary => {
+  const byCondition = new Map([...flagged].flatMap(([key, f]) => (f.kept.length ? [[key, f.kept] as const] : [])));
+  return [...byCondition].map(([key, group]) => {
     const c = group[0].condition;
     const seconds = group.map((t) => t.seconds);
     const s = spread(seconds);
@@ -136,6 +97,7 @@ export function summarise(trials: readonly IndexWriteTrial[], options: { readonl
       ratioCiHigh: ratioInterval?.high,
       serverRatioInterval: interval(paired(serverMs), `${label}, server time`),
       serverMs: medianOf(group, (k) => k["server.statement_ms"]),
+      // Time outside the server ÷ server time, k: it pulls a wall ratio towards 1, (k + server ratio) ÷ (k + 1).
       clientPerServer: medianOfFinite(
         group.map((t) => {
           const ms = serverMs(t);
@@ -177,7 +139,6 @@ export function conditionAt(
   );
 }
 
-/** Per-repeat ratios keyed by repeat, to pair them again (pairedRatios): empty when there are none. */
 export const byRepeat = (ratios: readonly { readonly repeat: number; readonly ratio: number }[] | undefined) =>
   new Map((ratios ?? []).map((r) => [r.repeat, r.ratio]));
 

@@ -1,47 +1,37 @@
-/**
- * The counters 01 records, by engine: the adapters read them (one SQL expression or serverStatus
- * path per name) and the summary reads them by these names. Apart from engine.ts, which names their union.
- */
+/** The counters a trial records, by engine: the adapters write them and the summary reads them by these names. */
 import { keyGuard } from "../../../stats/counters";
 
-/** PostgreSQL: the table's row and block counters, WAL, checkpoints, the WAL position and the table's size. */
-export const PG_TABLE_COUNTERS = [
-  "table.n_tup_ins",
-  "table.n_tup_upd",
-  "table.n_tup_hot_upd",
-  "table.n_tup_newpage_upd",
-  "table.autovacuum_count",
-  "buffers.heap_hit",
-  "buffers.heap_read",
-  "buffers.index_hit",
-  "buffers.index_read",
-  "wal.records",
-  "wal.fpi",
-  "wal.bytes",
-  "checkpoints",
-  "wal.lsn",
-  "size.table",
-] as const;
-export type PgTableCounter = (typeof PG_TABLE_COUNTERS)[number];
+/** PostgreSQL's table counters: each one's SQL value and its FROM (t: the table's activity, io: its blocks). */
+export const PG_TABLE_COUNTER_SQL = {
+  "table.n_tup_ins": ["n_tup_ins::text", "FROM t"],
+  "table.n_tup_upd": ["n_tup_upd::text", "FROM t"],
+  "table.n_tup_hot_upd": ["n_tup_hot_upd::text", "FROM t"],
+  "table.n_tup_newpage_upd": ["n_tup_newpage_upd::text", "FROM t"],
+  "table.autovacuum_count": ["(autovacuum_count + autoanalyze_count)::text", "FROM t"],
+  "buffers.heap_hit": ["heap_blks_hit::text", "FROM io"],
+  "buffers.heap_read": ["heap_blks_read::text", "FROM io"],
+  "buffers.index_hit": ["coalesce(idx_blks_hit, 0)::text", "FROM io"],
+  "buffers.index_read": ["coalesce(idx_blks_read, 0)::text", "FROM io"],
+  "wal.records": ["wal_records::text", "FROM pg_stat_wal"],
+  "wal.fpi": ["wal_fpi::text", "FROM pg_stat_wal"],
+  "wal.bytes": ["wal_bytes::text", "FROM pg_stat_wal"],
+  checkpoints: ["(num_timed + num_requested)::text", "FROM pg_stat_checkpointer"],
+  "wal.lsn": ["pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::text", ""],
+  "size.table": ["pg_relation_size($1::regclass)::text", ""],
+} as const;
+export type PgTableCounter = keyof typeof PG_TABLE_COUNTER_SQL;
 
-/** `size.index.<index name>`: each index's size (both engines; a level, not a counter). */
+/** Each index's size (a level, not a counter), and the WAL records of the timed window by type (pg_walinspect). */
 export type IndexSizeKey = `size.index.${string}`;
-/** `walrec.<resource manager>/<record type>`: WAL records of the timed window (pg_walinspect). */
 export type WalRecordKey = `walrec.${string}`;
 
 export type PgIndexWriteCounterKey = PgTableCounter | IndexSizeKey | "server.statement_ms";
 export const isPgIndexWriteCounterKey = keyGuard<PgIndexWriteCounterKey>(
-  [...PG_TABLE_COUNTERS, "server.statement_ms"],
+  [...(Object.keys(PG_TABLE_COUNTER_SQL) as PgTableCounter[]), "server.statement_ms"],
   [{ prefix: "size.index." }],
 );
 export const isWalRecordKey = keyGuard<WalRecordKey>([], [{ prefix: "walrec." }]);
 
-export {
-  MONGO_COLLECTION_LEVELS,
-  MONGO_OPCOUNTERS,
-  MONGO_WT_COUNTERS,
-  type MongoWtCounter,
-} from "../../../engines/mongodb/counters";
 import type { MONGO_COLLECTION_LEVELS, MONGO_OPCOUNTERS, MongoWtCounter } from "../../../engines/mongodb/counters";
 
 export type MongoCounterKey =
@@ -49,8 +39,6 @@ export type MongoCounterKey =
   | `mongo.opcounters.${(typeof MONGO_OPCOUNTERS)[number]}`
   | (typeof MONGO_COLLECTION_LEVELS)[number]
   | IndexSizeKey
-  /** Per index, WiredTiger's count of keys inserted: which indexes a write touched. */
   | `mongo.index.${string}.inserts`;
 
-/** Every name a trial of 01 may record, either engine. */
 export type IndexWriteCounterKey = PgIndexWriteCounterKey | WalRecordKey | MongoCounterKey;

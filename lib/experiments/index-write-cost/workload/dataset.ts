@@ -1,17 +1,13 @@
-/**
- * The rows of seed 000: `id` sequential from 1, `counter` 0, `field1..field5` pseudo-random from a
- * fixed seed; and the shuffled order in which updates address them. Both depend only on (rows,
- * seed), so every condition of one size sees the same data and the same order.
- */
+/** Seed 000's rows (id from 1, counter 0, field1..5 pseudo-random) and update order, a function of (rows, seed). */
 import prand from "pure-rand";
 import { FIELD_COUNT } from "./operations";
 
 export interface Dataset {
   readonly rows: number;
   readonly seed: number;
-  /** fields[f][i] is field(f+1) of the row with id i+1. Integers in [0, 2^53): exact as JS numbers, valid int64. */
+  /** fields[f][i]: field(f+1) of row id i+1, an integer in [0, 2^53) (exact as a JS number, a valid int64). */
   readonly fields: readonly Float64Array[];
-  /** Row positions (id - 1) in the order updates address them: a permutation of 0..rows-1. */
+  /** Row positions (id - 1) in the order updates address them. */
   readonly updateOrder: Uint32Array;
 }
 
@@ -28,11 +24,10 @@ export function makeDataset(rows: number, seed: number): Dataset {
       fields[f][i] = high * TWO_POW_32 + low;
     }
   }
-  // A separate stream for the order, so changing the field generator never changes it.
+  // Its own stream, so the field generator never changes it; Fisher–Yates (pure-rand has no shuffle).
   const orderRng = prand.xoroshiro128plus(seed ^ 0x5eed);
   const updateOrder = new Uint32Array(rows);
   for (let i = 0; i < rows; i++) updateOrder[i] = i;
-  // Fisher–Yates; pure-rand has no shuffle of its own.
   for (let i = rows - 1; i > 0; i--) {
     const j = prand.unsafeUniformIntDistribution(0, i, orderRng);
     const t = updateOrder[i];
@@ -42,7 +37,6 @@ export function makeDataset(rows: number, seed: number): Dataset {
   return { rows, seed, fields, updateOrder };
 }
 
-/** Batches as [start, end) ranges over 0..rows. */
 export function* batchRanges(rows: number, batchSize: number): Generator<[number, number]> {
   for (let start = 0; start < rows; start += batchSize) yield [start, Math.min(rows, start + batchSize)];
 }

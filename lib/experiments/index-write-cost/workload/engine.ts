@@ -1,4 +1,4 @@
-/** What the index-write-cost workload asks of a database engine; the adapters own every driver detail. */
+/** What the workload asks of a database engine; the adapters own every driver detail. */
 import type { SpeedProbe } from "../../../stats/speed";
 import type { Engine } from "../../../targets/types";
 import type { Dataset } from "./dataset";
@@ -15,23 +15,20 @@ export interface IndexWriteEngine {
   readonly engine: Engine;
   /** True where the setup runs on a session of its own, beside writtenBetween's count of the last window. */
   readonly setupBesideCount?: boolean;
-  /** Drops and recreates the table or collection, empty. `fillfactor` applies where the engine has one. */
+  /** Untimed: drops and recreates the table, empty, at `fillfactor` where the engine has one. */
   recreate(options: { readonly fillfactor: number }): Promise<void>;
-  /** Untimed bulk load of every row (COPY / unordered insertMany). */
   load(dataset: Dataset): Promise<void>;
-  /** Untimed: one single-field index per field. */
   createIndexes(fields: readonly Field[]): Promise<void>;
   /** Timed unit: rows [start, end) as one driver call of single-row inserts. */
   insertBatch(dataset: Dataset, start: number, end: number): Promise<void>;
   /** Timed unit: the rows at updateOrder[start..end) as one driver call of single-row updates. */
   updateBatch(dataset: Dataset, operation: UpdateOperation, start: number, end: number): Promise<void>;
-  /** Counters that explain the time (tuples, HOT updates, WAL, buffers, index sizes). */
   counters(): Promise<Counters<IndexWriteCounterKey>>;
   /** Untimed, before the timed part: the same server state for every trial (PostgreSQL: CHECKPOINT, no autovacuum). */
   quiesce?(): Promise<void>;
-  /** The machine's write-path speed state (engines/postgres/speed-probe.ts), measured once per `key` (a repeat). */
+  /** The machine's write-path speed, measured once per `key` (a repeat). */
   speed?(key: string): Promise<SpeedProbe | undefined>;
-  /** Untimed: WAL records between two snapshots by type (`walrec.<type>`, pg_walinspect), where the server can say. */
+  /** Untimed: WAL records between two snapshots by type (`walrec.<type>`), where the server can say. */
   writtenBetween?(
     before: Counters<IndexWriteCounterKey>,
     after: Counters<IndexWriteCounterKey>,

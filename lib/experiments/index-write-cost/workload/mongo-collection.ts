@@ -1,8 +1,4 @@
-/**
- * MongoDB side of the index-write-cost workload, as seed 000 ran it: documents of seven int64
- * fields, ordered `insertMany` / `bulkWrite` of `updateOne` by `_id` with `{ w: 1, j: false }`,
- * single-field ascending indexes, and the server counters that explain the time.
- */
+/** MongoDB side, as seed 000 ran it: seven int64 fields, ordered insertMany / bulkWrite by `_id`, w: 1, j: false. */
 import {
   Long,
   MongoClient,
@@ -17,48 +13,24 @@ import type { Counters } from "../../../stats/counters";
 import type { MongoCounterKey } from "./counter-keys";
 import { connectMongo } from "../../../engines/mongodb/connect";
 import { collectionCounters, serverCounters } from "../../../engines/mongodb/counters";
-import { FIELDS, UPDATED_COLUMNS, type Field, type UpdateOperation } from "./operations";
+import { byUpdate, FIELDS, type Field, type UpdateOperation } from "./operations";
 
 export const COLLECTION = "write_cost_rows";
 
-/** One row of seed 000. Every value is a BSON int64 (the seed's Go harness wrote int64). */
-export interface RowDocument {
-  _id: Long;
-  counter: Long;
-  field1: Long;
-  field2: Long;
-  field3: Long;
-  field4: Long;
-  field5: Long;
-}
+/** Every value a BSON int64, as the seed's Go harness wrote. */
+type RowDocument = Record<"_id" | "counter" | Field, Long>;
 
-/** The seed's write concern for the timed writes: acknowledged by the primary, no journal wait. */
 const TIMED_WRITE_CONCERN = { w: 1, journal: false } as const;
-/** Rows per untimed load call: large enough to be quick, well under the 48 MB message limit (~90 B/doc). */
+/** Well under the 48 MB message limit (~90 B/doc). */
 const LOAD_CHUNK_ROWS = 10_000;
 /** MongoDB's error code for dropping a collection that does not exist (servers before 7.0). */
 const NAMESPACE_NOT_FOUND = 26;
 
-// Shared, immutable values: the serializer only reads them, so one instance serves every row.
 const ZERO = Long.fromNumber(0);
 const ONE = Long.fromNumber(1);
 
-/**
- * The `$inc` document of each operation, built once and shared by every statement. The increment
- * is a Long, as the Go harness's int64: int64 + int64 stays int64 (a double 1 would turn the field
- * into a double).
- */
-const INCREMENTS: Readonly<Record<UpdateOperation, Document>> = {
-  update_nonindexed: incrementOf("update_nonindexed"),
-  update_one_field: incrementOf("update_one_field"),
-  update_five_fields: incrementOf("update_five_fields"),
-};
-
-function incrementOf(operation: UpdateOperation): Document {
-  const inc: Record<string, Long> = {};
-  for (const column of UPDATED_COLUMNS[operation]) inc[column] = ONE;
-  return { $inc: inc };
-}
+/** Each operation's `$inc`, built once; a Long, so int64 + int64 stays int64 (a double 1 would make a double). */
+const INCREMENTS = byUpdate<Document>((cols) => ({ $inc: Object.fromEntries(cols.map((c) => [c, ONE])) }));
 
 /** Rows [start, end) as documents, in id order. A plain loop: this runs inside the timed unit. */
 function rowDocuments(dataset: Dataset, start: number, end: number): RowDocument[] {
@@ -86,7 +58,6 @@ export class MongoIndexWriteCollection implements IndexWriteEngine {
     private readonly databaseName: string,
   ) {}
 
-  /** The collection; looked up per use because `recreate` drops it. */
   private get collection(): Collection<RowDocument> {
     return this.client.db(this.databaseName).collection<RowDocument>(COLLECTION);
   }
@@ -95,11 +66,9 @@ export class MongoIndexWriteCollection implements IndexWriteEngine {
     const client = await connectMongo(
       uri,
       {
-        // Concurrency 1, as the seed: one connection does the timed writes. minPoolSize keeps it open
-        // between trials so no timed batch pays for a new connection and its authentication.
+        // One connection for the timed writes, as the seed, kept open so no batch pays for a new one; never time out.
         maxPoolSize: 2,
         minPoolSize: 1,
-        // A timed 1,000-row batch with 5 indexes can take seconds on a slow disk; never time it out.
         socketTimeoutMS: 0,
       },
       "MongoDB write-cost client",
@@ -107,10 +76,7 @@ export class MongoIndexWriteCollection implements IndexWriteEngine {
     return new MongoIndexWriteCollection(client, database);
   }
 
-  /**
-   * Drops and recreates the collection. `fillfactor` is ignored: WiredTiger has no per-collection
-   * page fill setting (pages split by size, and updates rewrite documents in new page images).
-   */
+  /** `fillfactor` is ignored: WiredTiger has no page fill setting. */
   async recreate(_options: { readonly fillfactor: number }): Promise<void> {
     const db = this.client.db(this.databaseName);
     try {
@@ -125,8 +91,6 @@ export class MongoIndexWriteCollection implements IndexWriteEngine {
   async load(dataset: Dataset): Promise<void> {
     for (let start = 0; start < dataset.rows; start += LOAD_CHUNK_ROWS) {
       const end = Math.min(dataset.rows, start + LOAD_CHUNK_ROWS);
-      // Unordered: the server may apply the chunk without stopping at the first error (there are
-      // none); the load is untimed, so only speed and completeness matter.
       await this.collection.insertMany(rowDocuments(dataset, start, end), { ordered: false, writeConcern: { w: 1 } });
     }
   }
@@ -136,8 +100,7 @@ export class MongoIndexWriteCollection implements IndexWriteEngine {
     for (const field of fields) {
       if (!(FIELDS as readonly string[]).includes(field)) throw new Error(`unknown field ${field}`);
     }
-    // One command for all: the server builds them in one collection scan. Separate single-field
-    // indexes, not a compound one, as the seed. Names are the server's default (`field1_1`).
+    // One command, one collection scan; single-field indexes as the seed, the server's default names.
     await this.collection.createIndexes(fields.map((field) => ({ key: { [field]: 1 }, name: `${field}_1` })));
   }
 

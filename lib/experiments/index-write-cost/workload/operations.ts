@@ -15,6 +15,10 @@ export const UPDATED_COLUMNS: Readonly<Record<UpdateOperation, readonly string[]
   update_five_fields: FIELDS,
 };
 
+/** A value per update operation, from the columns it changes (built once: the timed batches only look it up). */
+export const byUpdate = <T>(f: (columns: readonly string[]) => T) =>
+  Object.fromEntries(Object.entries(UPDATED_COLUMNS).map(([op, cols]) => [op, f(cols)])) as Record<UpdateOperation, T>;
+
 /** The indexed fields for a number of extra indexes: 1 → field1, 5 → field1..field5. */
 export function indexedFields(extraIndexes: number): readonly Field[] {
   return FIELDS.slice(0, extraIndexes);

@@ -1,8 +1,4 @@
-/**
- * PostgreSQL side of the index-write-cost workload: the seed's table, COPY loading, single-column
- * B-tree indexes, batched single-row INSERT/UPDATE (one round trip, one transaction per batch), and the counters that
- * explain them.
- */
+/** PostgreSQL side: the seed's table, COPY load, single-column B-trees, batches of single-row writes (a round trip). */
 import { probeOnce } from "../../../engines/postgres/speed-probe";
 import { WalWindows } from "../../../engines/postgres/wal-records";
 import type { SpeedProbe } from "../../../stats/speed";
@@ -17,13 +13,12 @@ import { countersFrom, type Counters } from "../../../stats/counters";
 import {
   isPgIndexWriteCounterKey,
   isWalRecordKey,
-  PG_TABLE_COUNTERS,
+  PG_TABLE_COUNTER_SQL,
   type IndexWriteCounterKey,
   type PgIndexWriteCounterKey,
-  type PgTableCounter,
   type WalRecordKey,
 } from "./counter-keys";
-import { FIELDS, UPDATED_COLUMNS, type Field, type UpdateOperation } from "./operations";
+import { byUpdate, FIELDS, type Field, type UpdateOperation } from "./operations";
 import { sendBatch } from "../../../engines/postgres/batch";
 import { connect, endClient } from "../../../engines/postgres/connect";
 import { waitForAutovacuumIdle } from "../../../engines/postgres/autovacuum";
@@ -34,16 +29,9 @@ const COLUMNS = ["id", "counter", ...FIELDS];
 
 const INSERT_TEXT = `INSERT INTO ${TABLE} (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map((_, i) => `$${i + 1}`).join(", ")})`;
 
-const UPDATE_TEXT: Readonly<Record<UpdateOperation, string>> = {
-  update_nonindexed: updateText("update_nonindexed"),
-  update_one_field: updateText("update_one_field"),
-  update_five_fields: updateText("update_five_fields"),
-};
-
-function updateText(operation: UpdateOperation): string {
-  const sets = UPDATED_COLUMNS[operation].map((c) => `${c} = ${c} + 1`).join(", ");
-  return `UPDATE ${TABLE} SET ${sets} WHERE id = $1`;
-}
+const UPDATE_TEXT = byUpdate(
+  (cols) => `UPDATE ${TABLE} SET ${cols.map((c) => `${c} = ${c} + 1`).join(", ")} WHERE id = $1`,
+);
 
 /** Rows as COPY text, produced lazily in chunks so 1M rows never sit in memory as one string. */
 function copyStream(dataset: Dataset): Readable {
@@ -57,11 +45,7 @@ function copyStream(dataset: Dataset): Readable {
       }
       const end = Math.min(dataset.rows, next + chunkRows);
       const lines: string[] = [];
-      for (let i = next; i < end; i++) {
-        lines.push(
-          `${i + 1}\t0\t${dataset.fields[0][i]}\t${dataset.fields[1][i]}\t${dataset.fields[2][i]}\t${dataset.fields[3][i]}\t${dataset.fields[4][i]}\n`,
-        );
-      }
+      for (let i = next; i < end; i++) lines.push(`${[i + 1, 0, ...dataset.fields.map((f) => f[i])].join("\t")}\n`);
       next = end;
       this.push(lines.join(""));
     },
@@ -72,13 +56,11 @@ export class PostgresIndexWriteTable implements IndexWriteEngine {
   readonly engine = "postgresql" as const;
   readonly setupBesideCount = true;
 
+  // `setup` counts; `writer` sends the timed batches; `loader` sets tables up beside a WAL count.
   private constructor(
-    /** Setup, COPY and counters: an ordinary connection. */
     private readonly setup: Client,
-    /** The timed statements: batches of one prepared statement, one Sync each. */
     private readonly writer: Client,
     private readonly connection: ConnectionInfo,
-    /** The table's recreate, COPY and index builds: a session of its own, so they can run while `setup` counts WAL. */
     private readonly loader: Client,
   ) {
     this.wal = new WalWindows(setup);
@@ -86,7 +68,6 @@ export class PostgresIndexWriteTable implements IndexWriteEngine {
 
   /** pg_walinspect and pg_stat_statements where the server has them (a managed server may not). */
   private walinspect = false;
-  /** Each timed window's WAL, held until counted (WalWindows). */
   private readonly wal: WalWindows;
   private statements = false;
 
@@ -113,8 +94,7 @@ export class PostgresIndexWriteTable implements IndexWriteEngine {
 
   async quiesce(): Promise<void> {
     await this.setup.query("CHECKPOINT");
-    // Autovacuum may have started on the freshly loaded table; a trial timed beside it would share
-    // the CPUs with it. Wait for it (at most 30 s; then the trial runs and is flagged if it overlaps).
+    // An autovacuum of the fresh table would share the CPUs: wait (at most 30 s; an overlap is flagged).
     await waitForAutovacuumIdle(this.setup);
     // Last: the hold reserves WAL from here, so the checkpoint above frees what came before.
     if (this.walinspect) await this.wal.open();
@@ -147,7 +127,6 @@ export class PostgresIndexWriteTable implements IndexWriteEngine {
       copyStream(dataset),
       this.loader.query(copyFrom(`COPY ${TABLE} (${COLUMNS.join(", ")}) FROM STDIN`)),
     );
-    // Statistics for the planner, as any loader would; without it the first updates plan on guesses.
     await this.loader.query(`ANALYZE ${TABLE}`);
   }
 
@@ -172,8 +151,7 @@ export class PostgresIndexWriteTable implements IndexWriteEngine {
     const { rows } = await this.setup.query<{ name: string; value: string | null }>(COUNTERS_SQL, [TABLE]);
     const snapshot = countersFrom(rows, isPgIndexWriteCounterKey, "01 PostgreSQL counters");
     if (this.statements) {
-      // Server time of the timed statements alone (planning + execution), from pg_stat_statements:
-      // it does not depend on the client path, so its ratios carry to another driver or machine.
+      // Server time of the timed statements (planning + execution): ratios free of the client path.
       const { rows: st } = await this.setup.query<{ ms: string | null }>(
         `SELECT sum(total_exec_time + total_plan_time)::text AS ms FROM pg_stat_statements
           WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
@@ -185,57 +163,39 @@ export class PostgresIndexWriteTable implements IndexWriteEngine {
   }
 
   async close(): Promise<void> {
-    // Bounded (endClient): after a failure the server may be on a host that no longer answers.
     await Promise.allSettled([endClient(this.writer), endClient(this.loader), endClient(this.setup)]);
   }
 }
 
 function* insertRows(dataset: Dataset, start: number, end: number): Generator<string[]> {
-  const f = dataset.fields;
-  for (let i = start; i < end; i++) {
-    yield [String(i + 1), "0", String(f[0][i]), String(f[1][i]), String(f[2][i]), String(f[3][i]), String(f[4][i])];
-  }
+  const [f1, f2, f3, f4, f5] = dataset.fields;
+  // Plain code: this runs inside the timed unit.
+  for (let i = start; i < end; i++)
+    yield [String(i + 1), "0", String(f1[i]), String(f2[i]), String(f3[i]), String(f4[i]), String(f5[i])];
 }
 
 function* updateRows(dataset: Dataset, start: number, end: number): Generator<string[]> {
   for (let k = start; k < end; k++) yield [String(dataset.updateOrder[k] + 1)];
 }
 
-/** Each counter's value and where it comes from (t: the table's activity, io: its blocks). */
-const COUNTER_SQL: Readonly<Record<PgTableCounter, readonly [value: string, from: string]>> = {
-  "table.n_tup_ins": ["n_tup_ins::text", "FROM t"],
-  "table.n_tup_upd": ["n_tup_upd::text", "FROM t"],
-  "table.n_tup_hot_upd": ["n_tup_hot_upd::text", "FROM t"],
-  "table.n_tup_newpage_upd": ["n_tup_newpage_upd::text", "FROM t"],
-  "table.autovacuum_count": ["(autovacuum_count + autoanalyze_count)::text", "FROM t"],
-  "buffers.heap_hit": ["heap_blks_hit::text", "FROM io"],
-  "buffers.heap_read": ["heap_blks_read::text", "FROM io"],
-  "buffers.index_hit": ["coalesce(idx_blks_hit, 0)::text", "FROM io"],
-  "buffers.index_read": ["coalesce(idx_blks_read, 0)::text", "FROM io"],
-  "wal.records": ["wal_records::text", "FROM pg_stat_wal"],
-  "wal.fpi": ["wal_fpi::text", "FROM pg_stat_wal"],
-  "wal.bytes": ["wal_bytes::text", "FROM pg_stat_wal"],
-  checkpoints: ["(num_timed + num_requested)::text", "FROM pg_stat_checkpointer"],
-  "wal.lsn": ["pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::text", ""],
-  "size.table": ["pg_relation_size($1::regclass)::text", ""],
-};
-
 /** One row per counter: table activity, buffers, WAL, checkpoints, and the size of each relation. */
 const COUNTERS_SQL = `
 WITH t AS (SELECT * FROM pg_stat_user_tables WHERE relname = $1),
      io AS (SELECT * FROM pg_statio_user_tables WHERE relname = $1)
-${PG_TABLE_COUNTERS.map((name) => `SELECT '${name}' AS name, ${COUNTER_SQL[name][0]} AS value ${COUNTER_SQL[name][1]}`).join("\nUNION ALL ")}
+${Object.entries(PG_TABLE_COUNTER_SQL)
+  .map(([name, [value, from]]) => `SELECT '${name}' AS name, ${value} AS value ${from}`)
+  .join("\nUNION ALL ")}
 UNION ALL SELECT 'size.index.' || indexrelname, pg_relation_size(indexrelid)::text
   FROM pg_stat_user_indexes WHERE relname = $1
 `;
 
-/** CREATE EXTENSION where allowed; false (and the figures it gives are left out) where not. */
+/** CREATE EXTENSION where allowed; false (its figures left out) where not installed, preloaded or permitted. */
 async function tryExtension(client: Client, name: string): Promise<boolean> {
   try {
     await client.query(`CREATE EXTENSION IF NOT EXISTS ${name}`);
     if (name === "pg_stat_statements") await client.query("SELECT 1 FROM pg_stat_statements LIMIT 1");
     return true;
   } catch {
-    return false; // not installed, not preloaded, or no privilege: the report shows the figure as not measured
+    return false;
   }
 }

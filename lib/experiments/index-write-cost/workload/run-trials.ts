@@ -1,8 +1,6 @@
-/**
- * How a trial of seed 000 is timed: fresh table per trial, untimed setup (load, indexes), then the
- * sum of per-batch driver-call durations (hrtime), raw durations kept; counters around the timed part.
- */
+/** A trial: a fresh table, untimed setup, then the sum of its batches' driver-call times; counters around them. */
 import type { Engine } from "../../../targets/types";
+import type { IndexWriteCostParams } from "../params";
 import type { RunStore, TrialRecord } from "../../../results/run-store";
 import { batchRanges, makeDataset, type Dataset } from "./dataset";
 import { counterDelta, HEAP_FILLFACTOR, type IndexWriteEngine } from "./engine";
@@ -21,42 +19,28 @@ export interface IndexWriteCondition {
   readonly fillfactor: number | null;
 }
 
-/** Its counters are its engine adapter's (counter-keys.ts). */
 export type IndexWriteTrial = TrialRecord<IndexWriteCondition, IndexWriteCounterKey> & TrialPhases;
 
-/** Where an ok trial's wall outside its timed batches went, seconds (the run's time account sums them by name). */
-export interface TrialPhases {
-  readonly speedSeconds?: number;
-  readonly recreateSeconds?: number;
-  readonly loadSeconds?: number;
-  readonly indexSeconds?: number;
-  /** The next trial's table set up while this one's WAL was counted (that trial then records no setup). */
-  readonly nextSetupSeconds?: number;
-  readonly quiesceSeconds?: number;
-  readonly countersSeconds?: number;
-  readonly walRecordsSeconds?: number;
-}
+/** Seconds outside the timed batches by phase (the run's time account sums them); `next…`: the next trial's setup. */
+export type TrialPhases = Partial<
+  Record<
+    `${"speed" | "recreate" | "load" | "index" | "nextSetup" | "quiesce" | "counters" | "walRecords"}Seconds`,
+    number
+  >
+>;
 
 const since = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e9;
-/** `f`'s result and its seconds. */
 async function timed<T>(f: () => Promise<T> | T): Promise<[T, number]> {
   const t0 = process.hrtime.bigint();
   const result = await f();
   return [result, since(t0)];
 }
 
-export interface TrialPlanOptions {
-  readonly engines: readonly Engine[];
-  readonly rowCounts: readonly number[];
-  /** Sizes that run only GROWTH_OPERATIONS × GROWTH_INDEXES (claim (b)'s conditions), after `rowCounts`. */
-  readonly growthRows?: readonly number[];
-  readonly extraIndexes: readonly number[];
-  readonly operations: readonly Operation[];
-  readonly fillfactors: readonly number[];
-  readonly repeats: number;
-  /** Seeds each repeat's condition order. */
-  readonly seed: number;
-}
+/** `growthRows`: sizes that run only claim (b)'s conditions (INSERT and the 5-field UPDATE at 0 and 5 indexes). */
+export type TrialPlanOptions = Pick<
+  IndexWriteCostParams,
+  "engines" | "rowCounts" | "extraIndexes" | "operations" | "fillfactors" | "repeats" | "seed"
+> & { readonly growthRows?: readonly number[] };
 
 export type PlannedTrial = OrderedTrial<IndexWriteCondition>;
 
@@ -64,52 +48,36 @@ export function conditionKey(c: IndexWriteCondition): string {
   return `${c.engine}/${c.rows}/${c.operation}/idx${c.extraIndexes}/ff${c.fillfactor ?? "-"}`;
 }
 
-/**
- * The trial order: sizes in blocks (one data set in memory at a time), repeats inside a block, and
- * within each repeat every condition of that size in an order of its own, shuffled with a seed
- * drawn from the run's seed and the repeat. The seed's harness ran 0 → 1 → 5 indexes and INSERT →
- * updates in the same order every time, which lands slow drift (WAL growth, the page cache, the
- * machine's other work) on the last conditions; a shuffled order spreads it over all of them, and
- * the pairing of conditions within a repeat keeps it out of their ratios.
- */
-/** Claim (b)'s conditions: R = t(5 idx)/t(0 idx) of INSERT and of the 5-field UPDATE. */
-export const GROWTH_OPERATIONS: readonly Operation[] = ["insert", "update_five_fields"];
-export const GROWTH_INDEXES: readonly number[] = [0, 5];
+const GROWTH_OPERATIONS: readonly Operation[] = ["insert", "update_five_fields"];
+const GROWTH_INDEXES: readonly number[] = [0, 5];
 
+/**
+ * Sizes in blocks (one data set in memory), repeats inside, each repeat's conditions shuffled by its own seed: a fixed
+ * order (the seed's) lands slow drift on the last conditions; pairing within a repeat keeps it out of ratios.
+ */
 export function planTrials(o: TrialPlanOptions): PlannedTrial[] {
   const plan: PlannedTrial[] = [];
   const growth = (o.growthRows ?? []).filter((n) => !o.rowCounts.includes(n));
   for (const [engineIndex, engine] of o.engines.entries()) {
     const fillfactors = HEAP_FILLFACTOR[engine] ? o.fillfactors : [null];
     for (const rows of [...o.rowCounts, ...growth]) {
-      const conditions: IndexWriteCondition[] = [];
-      if (growth.includes(rows)) {
-        for (const operation of o.operations.filter((op) => GROWTH_OPERATIONS.includes(op)))
-          for (const extraIndexes of o.extraIndexes.filter((n) => GROWTH_INDEXES.includes(n)))
-            conditions.push({ engine, rows, extraIndexes, operation, fillfactor: fillfactors[0] });
-      } else
-        for (const fillfactor of fillfactors) {
-          // Extra fillfactors are a sweep for the non-indexed update (HOT needs free space on the
-          // page); the other operations are measured at the first fillfactor only.
-          const operations =
-            fillfactor === fillfactors[0] ? o.operations : o.operations.filter((op) => op === "update_nonindexed");
-          for (const operation of operations) {
-            for (const extraIndexes of o.extraIndexes)
-              conditions.push({ engine, rows, extraIndexes, operation, fillfactor });
-          }
-        }
-      for (let repeat = 1; repeat <= o.repeats; repeat++) {
-        for (const condition of seededShuffle(conditions, orderSeed(o.seed, repeat, engineIndex * 1_000_003 + rows))) {
+      // A growth size runs (b)'s conditions; further fillfactors sweep the non-indexed update (HOT needs page space).
+      const g = growth.includes(rows);
+      const conditions = (g ? [fillfactors[0]] : fillfactors).flatMap((fillfactor, i) =>
+        o.operations
+          .filter((op) => (g ? GROWTH_OPERATIONS.includes(op) : i === 0 || op === "update_nonindexed"))
+          .flatMap((operation) =>
+            o.extraIndexes
+              .filter((n) => !g || GROWTH_INDEXES.includes(n))
+              .map((extraIndexes): IndexWriteCondition => ({ engine, rows, extraIndexes, operation, fillfactor })),
+          ),
+      );
+      for (let repeat = 1; repeat <= o.repeats; repeat++)
+        for (const condition of seededShuffle(conditions, orderSeed(o.seed, repeat, engineIndex * 1_000_003 + rows)))
           plan.push({ key: `${conditionKey(condition)}/r${repeat}`, condition, repeat, position: plan.length });
-        }
-      }
     }
   }
   return plan;
-}
-
-function elapsedMs(start: bigint): number {
-  return Number(process.hrtime.bigint() - start) / 1e6;
 }
 
 /** Runs one trial on a fresh table; returns the record (status "ok"), or throws. */
@@ -119,15 +87,13 @@ export async function runTrial(
   planned: PlannedTrial,
   batchSize: number,
   signal?: AbortSignal,
-  /** Where the next trial's table can be set up during this one's WAL count (engines with a loader session). */
   ahead?: SetUpAhead,
   next?: { readonly planned: PlannedTrial; readonly dataset: Dataset },
 ): Promise<IndexWriteTrial> {
   const startedAt = new Date().toISOString();
   const { condition } = planned;
   const [speed, speedSeconds] = await timed(() => db.speed?.(`repeat ${planned.repeat}`));
-  // The trial before set this table up while it counted its WAL (the same statements, on the same
-  // server; nothing ran on the table since): else it is set up now.
+  // Set up by the trial before while it counted its WAL, or now.
   const setUp = ahead?.take(db, planned, dataset) ? undefined : await setUpTable(db, planned, dataset);
   const [, quiesceSeconds] = await timed(() => db.quiesce?.());
   const [before, beforeSeconds] = await timed(() => db.counters());
@@ -137,12 +103,11 @@ export async function runTrial(
     const t0 = process.hrtime.bigint();
     if (condition.operation === "insert") await db.insertBatch(dataset, start, end);
     else await db.updateBatch(dataset, condition.operation, start, end);
-    unitMs.push(elapsedMs(t0));
+    unitMs.push(Number(process.hrtime.bigint() - t0) / 1e6);
   }
   const [after, afterSeconds] = await timed(() => db.counters());
   const countersSeconds = beforeSeconds + afterSeconds;
-  // The counters are read: from here this trial reads only the WAL it held, so the next trial's
-  // table (a fresh one, this one dropped) is set up meanwhile on the adapter's loader session.
+  // From here this trial only reads the WAL it held: the next trial's table is set up meanwhile.
   const t = process.hrtime.bigint();
   let walRecordsSeconds = 0;
   const [written, nextSetupSeconds] = await Promise.all([
@@ -170,12 +135,8 @@ export async function runTrial(
   };
 }
 
-/** A trial's table as its condition asks: recreated at its fillfactor, loaded (update trials), indexed. */
-async function setUpTable(
-  db: IndexWriteEngine,
-  planned: PlannedTrial,
-  dataset: Dataset,
-): Promise<{ recreateSeconds: number; loadSeconds: number; indexSeconds: number }> {
+/** Recreated at its fillfactor, loaded (update trials), indexed. */
+async function setUpTable(db: IndexWriteEngine, planned: PlannedTrial, dataset: Dataset): Promise<TrialPhases> {
   const { condition } = planned;
   const [, recreateSeconds] = await timed(() => db.recreate({ fillfactor: condition.fillfactor ?? 100 }));
   const [, loadSeconds] = await timed(() => (condition.operation === "insert" ? undefined : db.load(dataset)));
@@ -183,20 +144,15 @@ async function setUpTable(
   return { recreateSeconds, loadSeconds, indexSeconds };
 }
 
-/** What makes a table: its engine, rows, fillfactor, whether it is loaded, its indexes. */
 const tableShape = (p: PlannedTrial) => {
   const c = p.condition;
   return `${c.engine}/${c.rows}/${c.fillfactor ?? 100}/${c.operation === "insert" ? "empty" : "loaded"}/${c.extraIndexes}`;
 };
 
-/**
- * The next trial's table set up ahead, on an adapter whose setup runs on a session of its own
- * (`setupBesideCount`), and taken by that trial if it is the one it was made for on that adapter.
- */
+/** The next trial's table, set up ahead where the adapter allows (`setupBesideCount`), for a trial of its shape. */
 export class SetUpAhead {
   private made: { readonly db: IndexWriteEngine; readonly shape: string; readonly dataset: Dataset } | undefined;
 
-  /** Sets up `planned`'s table on `db` if the adapter allows it beside a WAL count; its seconds, or undefined. */
   async setUp(db: IndexWriteEngine, planned: PlannedTrial, dataset: Dataset): Promise<number | undefined> {
     this.made = undefined;
     if (!db.setupBesideCount || planned.condition.engine !== db.engine) return undefined;
@@ -206,7 +162,6 @@ export class SetUpAhead {
     return since(t0);
   }
 
-  /** True if the table on `db` was set up for a trial like `planned`, on the same data; it is then used up. */
   take(db: IndexWriteEngine, planned: PlannedTrial, dataset: Dataset): boolean {
     const made = this.made;
     this.made = undefined;
@@ -223,44 +178,29 @@ export interface RunOptions {
   readonly batchSize: number;
   readonly seed: number;
   readonly store: RunStore<IndexWriteCondition>;
-  /** Opens the engine adapter for a condition's engine (one open adapter per engine at a time). */
   readonly open: (engine: Engine) => Promise<IndexWriteEngine>;
-  readonly onTrial?: (
-    done: number,
-    total: number,
-    trial: IndexWriteTrial | undefined,
-    next: PlannedTrial | undefined,
-  ) => void;
-  /** Go on with the next trial after a failed one instead of stopping the run. */
+  readonly onTrial?: (done: number, total: number, trial?: IndexWriteTrial, next?: PlannedTrial) => void;
   readonly continueOnError?: boolean;
   readonly signal?: AbortSignal;
 }
 
-/**
- * Runs the plan through `runTrials` (resume, watchdog, failure record, store): each trial on its
- * engine's adapter, opened on first use and dropped after a failure (its connection may be dead).
- */
+/** Through `runTrials` (resume, watchdog, store); an engine's adapter opened on first use, dropped after a failure. */
 export async function runPlan(options: RunOptions): Promise<IndexWriteTrial[]> {
-  const datasets = new Map<number, Dataset>();
   const adapters = new Map<Engine, IndexWriteEngine>();
+  let data: Dataset | undefined;
   const datasetFor = (rows: number): Dataset => {
-    let loaded = datasets.get(rows);
-    if (!loaded) {
-      datasets.clear(); // one size in memory at a time: 1M rows are ~50 MB
-      loaded = makeDataset(rows, options.seed);
-      datasets.set(rows, loaded);
+    if (data?.rows !== rows) {
+      data = undefined; // one size in memory at a time: 1M rows are ~50 MB
+      data = makeDataset(rows, options.seed);
     }
-    return loaded;
+    return data;
   };
   const adapterFor = async (engine: Engine): Promise<IndexWriteEngine> => {
-    let db = adapters.get(engine);
-    if (!db) {
-      db = await options.open(engine);
-      adapters.set(engine, db);
-    }
+    const db = adapters.get(engine) ?? (await options.open(engine));
+    adapters.set(engine, db);
     return db;
   };
-  // The trial after each that this run will run (a resumed run skips those already on disk).
+  // The next trial is the next one not on disk (a resumed run skips those).
   const finished = options.store.finishedKeys();
   const todo = options.plan.filter((p) => !finished.has(p.key));
   const ahead = new SetUpAhead();
@@ -272,7 +212,7 @@ export async function runPlan(options: RunOptions): Promise<IndexWriteTrial[]> {
         const dataset = datasetFor(planned.condition.rows);
         const i = todo.findIndex((p) => p.key === planned.key);
         const nextPlanned = i < 0 ? undefined : todo[i + 1];
-        // The same size's data is the same object (datasetFor keeps one size): another size is not set up ahead.
+        // Only the same size is set up ahead (datasetFor keeps one size).
         const next =
           nextPlanned?.condition.rows === planned.condition.rows ? { planned: nextPlanned, dataset } : undefined;
         return runTrial(db, dataset, planned, options.batchSize, options.signal, ahead, next);
@@ -281,14 +221,13 @@ export async function runPlan(options: RunOptions): Promise<IndexWriteTrial[]> {
         store: options.store,
         signal: options.signal,
         continueOnError: options.continueOnError,
-        watch: (planned) => ({
-          engine: planned.condition.engine,
-          what: `trial ${planned.key}`,
-          group: conditionKey(planned.condition),
+        watch: ({ key, condition }) => ({
+          engine: condition.engine,
+          what: `trial ${key}`,
+          group: conditionKey(condition),
         }),
-        afterFailure: async (planned) => {
+        afterFailure: async ({ condition: { engine } }) => {
           ahead.forget();
-          const engine = planned.condition.engine;
           const db = adapters.get(engine);
           adapters.delete(engine);
           await db?.close();
