@@ -2,26 +2,33 @@
 import { escapeHtml, show } from "../../display/output";
 import { plot } from "../../display/plotly";
 import { showTable, type Row } from "../../display/table";
-import { intervalLabel, OUTLIER_RULE } from "../../stats/intervals";
+import { intervalLabel, OUTLIER_RULE, type Interval } from "../../stats/intervals";
 import { because, judgeIndex } from "./claims";
 import { costRanking, perSecond, readSlowdowns, tpsByRound } from "./charts";
 import { costText, slowdownText } from "./decision";
 import type { YourIndexesRun } from "./rounds";
 import type { YourIndexesSummary } from "./summarise";
-import { percent } from "../../stats/format";
+import { minusFixed, percent } from "../../stats/format";
 
-const r1 = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 10) / 10);
-const r2 = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 100) / 100);
-const r3 = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 1000) / 1000);
-const kib = (x: number | undefined) => (x === undefined ? undefined : Math.round(x / 102.4) / 10);
-const pct = (x: number | undefined, d = 0) => percent(x, d, "");
+const rounded = (d: number) => (x: number | undefined) =>
+  x === undefined ? undefined : Math.round(x * 10 ** d) / 10 ** d;
+const [r1, r2, r3] = [rounded(1), rounded(2), rounded(3)];
+const pct = (x: number | undefined) => percent(x, 0, "");
 const signedPct = (x: number | undefined) => (x === undefined ? "" : `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)} %`);
 const diff = (x: { with?: number; without?: number }) =>
   x.with !== undefined && x.without !== undefined ? x.with - x.without : undefined;
+const texts = (scripts: readonly { name: string; text: string }[]) =>
+  show().html(
+    scripts
+      .map((s) => `<details><summary>${escapeHtml(s.name)}</summary><pre>${escapeHtml(s.text)}</pre></details>`)
+      .join(""),
+  );
 
 /** What every run was cloned from: the loaded data, the variants, the workload and read scripts as checked. */
 export function showSetup(run: YourIndexesRun): void {
   const t = run.template;
+  const from = run.source ? `a sample of ${run.source.source}` : `${run.params.data}, scale ${run.params.scale}`;
+  const loaded = Object.values(t.loadSeconds).reduce((a, b) => a + b, 0);
   showTable(
     Object.entries(t.rows).map(([table, rows]) => ({
       table,
@@ -30,11 +37,7 @@ export function showSetup(run: YourIndexesRun): void {
       indexes: t.indexes.filter((i) => i.table === table).length,
     })),
     {
-      caption:
-        `The loaded data every run is cloned from (${run.source ? `a sample of ${run.source.source}` : `${run.params.data}, scale ${run.params.scale}`}; ` +
-        `${(t.databaseBytes / 2 ** 20).toFixed(1)} MiB, loaded in ${Object.values(t.loadSeconds)
-          .reduce((a, b) => a + b, 0)
-          .toFixed(1)} s)`,
+      caption: `The loaded data every run is cloned from (${from}; ${(t.databaseBytes / 2 ** 20).toFixed(1)} MiB, loaded in ${loaded.toFixed(1)} s)`,
     },
   );
   showTable(
@@ -47,24 +50,17 @@ export function showSetup(run: YourIndexesRun): void {
     { caption: "The variants (each built once from the template; every run starts from a fresh clone of one)" },
   );
   showTable(
-    run.workloadCheck.scripts.map((s) => {
-      const script = run.scripts.find((x) => x.name === s.name);
-      return {
-        script: s.name,
-        weight: script?.weight,
-        "1-s check: transactions": s.transactions,
-        "rows written (check)": Object.entries(s.written)
-          .map(([table, n]) => `${table} ${n}`)
-          .join(", "),
-      };
-    }),
+    run.workloadCheck.scripts.map((s) => ({
+      script: s.name,
+      weight: run.scripts.find((x) => x.name === s.name)?.weight,
+      "1-s check: transactions": s.transactions,
+      "rows written (check)": Object.entries(s.written)
+        .map(([table, n]) => `${table} ${n}`)
+        .join(", "),
+    })),
     { caption: "The workload (pgbench -f file@weight), each script checked alone for 1 s before the rounds" },
   );
-  show().html(
-    run.scripts
-      .map((s) => `<details><summary>${escapeHtml(s.name)}</summary><pre>${escapeHtml(s.text)}</pre></details>`)
-      .join(""),
-  );
+  texts(run.scripts);
   if (run.reads.length) {
     showTable(
       run.reads.map((r) => ({
@@ -75,11 +71,7 @@ export function showSetup(run: YourIndexesRun): void {
         caption: `The read scripts (reads), each checked alone for 1 s in a read-only session before the rounds, then run for ${run.params.readSeconds} s after every write run, on its clone`,
       },
     );
-    show().html(
-      run.reads
-        .map((s) => `<details><summary>${escapeHtml(s.name)}</summary><pre>${escapeHtml(s.text)}</pre></details>`)
-        .join(""),
-    );
+    texts(run.reads);
   }
 }
 
@@ -105,7 +97,7 @@ export function indexRows(s: YourIndexesSummary): Row[] {
       "HOT lost by": ix.hotStatements
         .map((h) => `${h.statement.script}: UPDATE ${h.statement.table} SET ${h.columns.join(", ")}`)
         .join("; "),
-      "size KiB": kib(ix.bytes),
+      "size KiB": ix.bytes === undefined ? undefined : Math.round(ix.bytes / 102.4) / 10,
       decision: ix.decision.text,
       ...(ix.source !== undefined || s.statsReset !== undefined
         ? { "idx_scan on source": ix.source?.idxScan, "last scan on source": ix.source?.lastIdxScan ?? "" }
@@ -115,7 +107,7 @@ export function indexRows(s: YourIndexesSummary): Row[] {
 }
 
 /** The throughput margin the reader declared, and beside it what this machine's noise alone spreads to. */
-export function noiseFloorText(s: YourIndexesSummary): string {
+function noiseFloorText(s: YourIndexesSummary): string {
   const m = `±${(s.equivalenceMargin * 100).toFixed(1)} %`;
   const f = s.noiseFloor;
   if (!f)
@@ -162,21 +154,13 @@ export function showIndexTable(s: YourIndexesSummary): void {
 }
 
 /** An interval of a with − without difference, "+101 [96–104]"; "" when not measured. */
-function deltaText(i: { estimate: number; low: number; high: number } | undefined, scale = 1, digits = 1): string {
-  if (!i) return "";
-  const f = (x: number) => {
-    const t = Math.abs(x * scale).toFixed(digits);
-    return x < 0 && Number(t) !== 0 ? `−${t}` : t;
-  };
-  const e = f(i.estimate);
-  return `${e.startsWith("−") || Number(e) === 0 ? "" : "+"}${e} [${f(i.low)}–${f(i.high)}]`;
+function deltaText(i: Interval | undefined, scale = 1, digits = 1): string {
+  const f = (x: number) => minusFixed(x * scale, digits);
+  const e = i && f(i.estimate);
+  return i && e ? `${e.startsWith("−") || Number(e) === 0 ? "" : "+"}${e} [${f(i.low)}–${f(i.high)}]` : "";
 }
 
-/**
- * The decision table: per judged index or set, its write cost (throughput, WAL, B-tree inserts,
- * HOT share, each paired per round with its interval) beside each read script's latency without
- * it ÷ with it and the scans it made of the index, and the plain line that follows from them.
- */
+/** Per judged index or set, its write cost beside each read script's effect, and the line that follows from them. */
 export function decisionRows(s: YourIndexesSummary): Row[] {
   return s.indexes.map((ix) => {
     const a = ix.amplification;
