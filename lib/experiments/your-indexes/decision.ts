@@ -1,19 +1,13 @@
-/**
- * The decision table's plain line for one judged index or set: its write cost beside what its absence
- * did to each read script. "keep" needs a script that scanned it and ran slower without it (the paired
- * interval wholly above 1); "nothing measured reads through it" needs every read script to have scanned it 0 times.
- */
+/** The decision table's line: "keep" needs a script that scanned the index and ran slower without it. */
 import { MIN_COVERAGE } from "../../stats/claims";
 import type { Interval } from "../../stats/intervals";
 import { minusFixed as fixed } from "../../stats/format";
 
-/** What a judged index's absence does to one read script, paired per round as the write cost is. */
 export interface ReadEffect {
   readonly script: string;
   /** Latency without ÷ latency with: 14 = 14× slower without it. */
   readonly slowdown?: Interval;
   readonly latencyMs: { readonly with?: number; readonly without?: number };
-  /** idx_scan of the index (a set's: of all its members) per read run where it exists. */
   readonly scansPerRun: number;
   readonly runsWith: number;
 }
@@ -21,7 +15,6 @@ export interface ReadEffect {
 export interface Decision {
   readonly kind: "keep" | "nothing reads it" | "read, not slower without" | "reads not measured";
   readonly text: string;
-  /** Scripts that scanned the index where it exists, and of those the ones measured slower without it. */
   readonly readBy: readonly string[];
   readonly slowerWithout: readonly string[];
 }
@@ -30,13 +23,13 @@ const pc = (x: number) => fixed(x * 100, 1);
 const times = (x: number) => fixed(x, x >= 10 ? 0 : x >= 2 ? 1 : 2);
 const thin = (i: Interval) => (i.coverage < MIN_COVERAGE ? `, the range of ${i.n} rounds` : "");
 
-/** "8.0 % [5.0–31.4 %]" (with the interval's kind when it covers the median less than a claim needs). */
+/** "8.0 % [5.0–31.4 %]". */
 export const costText = (c: Interval): string => `${pc(c.estimate)} % [${pc(c.low)}–${pc(c.high)} %${thin(c)}]`;
 /** "14× [12–16]". */
 export const slowdownText = (i: Interval, said = ""): string =>
   `${times(i.estimate)}×${said} [${times(i.low)}–${times(i.high)}${thin(i)}]`;
 
-/** The line for one row; `adds`: the row judges adding indexes, so "adding it would cost", not "dropping it saves". */
+/** `adds`: a candidate, so "adding it would cost", not "dropping it saves". */
 export function decide(
   ix: { readonly cost?: Interval; readonly reads: readonly ReadEffect[]; readonly adds: boolean },
   scripts: readonly string[],

@@ -1,4 +1,4 @@
-/** 06's ETA model and its design choice: runs of a fixed length; the clone and the counters around each grow with the scale. */
+/** 06's ETA model and its design choice: runs of a fixed length, the clone and counters around each growing with scale. */
 import fs from "node:fs";
 import { finiteOrNaN, type EtaModel, referencesIn } from "../eta";
 import { durationText } from "../../stats/format";
@@ -6,11 +6,7 @@ import type { YourIndexesParams } from "./params";
 import { planRounds } from "./workload/run-trials";
 import { indexSets, planVariants, writtenIndexNames, type Design } from "./workload/variants";
 
-/**
- * The indexes 06 will drop one at a time: `existing`'s names, or for "all" (and "unused", which the
- * schema bounds) the schema file's CREATE INDEX statements but the unique ones, as the lab drops no
- * constraint's index. Unreadable: none (the run's own check says why, before any server starts).
- */
+/** `existing`'s names, or for "all" and "unused" the schema file's CREATE INDEX statements but unique ones. */
 export function indexesToDrop(p: Pick<YourIndexesParams, "existing" | "schema">): string[] {
   if (p.existing !== "all" && p.existing !== "unused") return [...p.existing];
   try {
@@ -22,10 +18,8 @@ export function indexesToDrop(p: Pick<YourIndexesParams, "existing" | "schema">)
 
 const REFERENCES = referencesIn(__dirname);
 
-/** The timed seconds of one run: the write run and each read script's run after it. */
 const timedSeconds = (p: YourIndexesParams): number => p.durationSeconds + p.reads.length * p.readSeconds;
 
-/** The variants a design gives, with the names known before a server has the schema. */
 function plannedIds(p: YourIndexesParams, design: Design, drops = indexesToDrop(p)): string[] {
   const names = p.candidates.map((c, i) => writtenIndexNames(c)[0] ?? `candidate ${i + 1}`);
   const sets = indexSets(p.groups, drops, names, design);
@@ -34,15 +28,10 @@ function plannedIds(p: YourIndexesParams, design: Design, drops = indexesToDrop(
 
 export interface DesignChoice {
   readonly design: Design;
-  /** Which design runs and why, with what each costs (at the ETA model's reference rate). */
   readonly why: string;
 }
 
-/**
- * "always" and "never" as asked; "auto" one at a time when its planned rounds fit `budgetSeconds`,
- * else the sets first. Each run is counted at the first reference file's rates, unscaled, so the
- * choice is the same on every machine and the ETA printed before a run counts the design it uses.
- */
+/** "auto": one at a time if it fits `budgetSeconds` at the first reference's rates (the same on every machine). */
 export function chooseDesign(p: YourIndexesParams, drops = indexesToDrop(p)): DesignChoice {
   const rates = REFERENCES.all()[0]?.rates;
   if (!rates) throw new Error(`06's ETA: no eta-reference*.json in ${REFERENCES.dir}`);
@@ -69,7 +58,6 @@ export function chooseDesign(p: YourIndexesParams, drops = indexesToDrop(p)): De
 }
 
 export const estimate: EtaModel<YourIndexesParams> = {
-  // The design the run will use, with keys as the run makes them.
   units: (p, maximal) =>
     planRounds(plannedIds(p, chooseDesign(p).design), maximal ? p.maxRepeats : p.repeats).map((t) => ({
       key: t.key,

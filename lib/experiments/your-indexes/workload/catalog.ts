@@ -7,13 +7,8 @@ export interface IndexInfo {
   /** Columns the index reads: its keys, and those of its expressions and predicate (pg_depend). */
   readonly columns: readonly string[];
   readonly definition: string;
-  /**
-   * Backs a primary key, unique or exclusion constraint, a foreign key that looks rows up through
-   * it, or is a unique index (a uniqueness rule without a constraint's name): not dropped by the lab
-   * (the schema's meaning needs it).
-   */
+  /** Backs a key, a constraint, a foreign key's lookups, or is unique: the lab does not drop it. */
   readonly constraint: boolean;
-  /** What it backs, in words ("the primary key orders_pkey; the foreign key … of order_lines"), when it does. */
   readonly backs?: string;
   readonly unique: boolean;
   readonly bytes: number;

@@ -1,9 +1,4 @@
-/**
- * Rows from the reader's own server (`sampleFrom`), copied into the lab's template with COPY, so
- * the indexes are judged on real value distributions; and how the source uses its indexes
- * (pg_stat_user_indexes.idx_scan, since stats_reset). The source is only read: every statement
- * there runs in one READ ONLY transaction, which the server itself refuses to let write.
- */
+/** `sampleFrom`: rows and index statistics read from the reader's server, in one READ ONLY transaction there. */
 import { pipeline } from "node:stream/promises";
 import { Client } from "pg";
 import { from as copyFrom, to as copyTo } from "pg-copy-streams";
@@ -32,8 +27,8 @@ export class UnusedIndexesError extends InputError {
   override readonly name = "UnusedIndexesError";
 }
 
-/** A window's length in words: "12 days", "5 h", "3 min", "40 s". */
-export function windowText(seconds: number): string {
+/** "12 days", "5 h", "3 min", "40 s". */
+function windowText(seconds: number): string {
   if (seconds >= 2 * 86400) return `${Math.floor(seconds / 86400)} days`;
   if (seconds >= 3600) return `${Math.floor(seconds / 3600)} h`;
   if (seconds >= 60) return `${Math.floor(seconds / 60)} min`;
@@ -45,23 +40,19 @@ export interface SourceStats {
   /** The URI without its password. */
   readonly source: string;
   readonly version: string;
-  /** pg_is_in_recovery(): a standby's counters are its own (scans on the primary are not in them). */
+  /** A standby's counters are its own. */
   readonly standby: boolean;
-  /** pg_stat_database.stats_reset of the source's database, and the seconds since; absent: never reset. */
+  /** Absent: never reset. */
   readonly statsReset?: string;
   readonly windowSeconds?: number;
   readonly indexes: readonly (SourceIndexUsage & { readonly backsConstraint: boolean })[];
 }
 
-/** What a sample copied, with the source's statistics. */
 export type SourceInfo = SourceStats & { readonly rowsCopied: Readonly<Record<string, number>> };
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
-/**
- * `fn` in one READ ONLY snapshot of the source, connected by the external target's rules (libpq's
- * reading of the URI, no plaintext to another host unless it says sslmode=disable); any failure a SourceError.
- */
+/** `fn` in one READ ONLY snapshot of the source, connected by the external target's rules; any failure a SourceError. */
 async function withReadOnlySource<T>(
   uri: string,
   what: string,
@@ -87,7 +78,7 @@ async function withReadOnlySource<T>(
   }
 }
 
-/** idx_scan since stats_reset (PostgreSQL ≥ 16 also last_idx_scan) of every index, and whether it backs a constraint. */
+/** Every index's idx_scan since stats_reset (≥ 16: last_idx_scan), and whether it backs a constraint. */
 async function statsOf(source: Client, shown: string): Promise<SourceStats> {
   const head = await source.query<{ v: string; standby: boolean; reset: string | null; window: string | null }>(
     `SELECT current_setting('server_version') AS v, pg_is_in_recovery() AS standby, d.stats_reset::text AS reset,
@@ -125,12 +116,10 @@ async function statsOf(source: Client, shown: string): Promise<SourceStats> {
   };
 }
 
-/** The source's index statistics, read before anything starts. */
 export const readSourceStats = (uri: string): Promise<SourceStats> =>
   withReadOnlySource(uri, "the statistics of ", statsOf);
 
-/** Where the statistics came from and over which window, in words. */
-export function statsWindowText(s: SourceStats): string {
+function statsWindowText(s: SourceStats): string {
   const from = s.standby
     ? `${s.source}, a standby: its counters are its own (scans on the primary or other standbys are not in them)`
     : s.source;
@@ -141,11 +130,7 @@ export function statsWindowText(s: SourceStats): string {
   return `${window}, read from ${from}`;
 }
 
-/**
- * `existing: "unused"`: every index of the source with idx_scan = 0 over the window that backs no
- * constraint, refused before anything starts when the window is shorter than `minStatsDays` or
- * nothing is unused.
- */
+/** `existing: "unused"`: the source's indexes never scanned that back no constraint; refused on a short window or none. */
 export function unusedIndexes(s: SourceStats, minStatsDays: number): { names: string[]; text: string } {
   const window = statsWindowText(s);
   if (s.windowSeconds !== undefined && s.windowSeconds < minStatsDays * 86400)
@@ -170,7 +155,7 @@ export function unusedIndexes(s: SourceStats, minStatsDays: number): { names: st
   };
 }
 
-/** Columns the lab's table takes from a copy: all but generated ones, in its own order. */
+/** All but generated columns, in the lab's table's order. */
 async function copyColumns(lab: Client, table: string): Promise<string[]> {
   const { rows } = await lab.query<{ c: string }>(
     `SELECT quote_ident(attname) AS c FROM pg_attribute
@@ -181,10 +166,8 @@ async function copyColumns(lab: Client, table: string): Promise<string[]> {
 }
 
 /**
- * Copies up to `rows` rows of each of `tables` (a Bernoulli sample, so not only the first pages)
- * from the source into `database` on the lab's server. Foreign keys are not checked during the
- * copy (session_replication_role = replica): a sample of each table does not hold every row its
- * keys point to. Sequences are set past the copied keys, so the workload's inserts do not collide.
+ * Up to `rows` rows of each table (a Bernoulli sample) copied into `database`, foreign keys unchecked (a
+ * sample does not hold every row its keys point to) and sequences set past the copied keys.
  */
 export function sampleFromSource(
   uri: string,

@@ -1,15 +1,12 @@
 /**
- * The workload's pgbench scripts, read as files, and the UPDATE statements in them: which table and
- * which columns each one sets, so a lost HOT share can name the statement and the column. A light
- * reading (pgbench ends each SQL command at its `;`, meta-commands start with `\`), not a parser:
- * a statement it cannot read is only left out of that sentence, never out of the measurement.
+ * The workload's pgbench scripts and the columns their UPDATEs set, so a lost HOT share can name them: a
+ * light reading, not a parser (a statement it cannot read is left out of that sentence, not the measurement).
  */
 import fs from "node:fs";
 import path from "node:path";
 import type { PgbenchScript } from "../../../workloads/pgbench";
 
 export interface WorkloadScript extends PgbenchScript {
-  /** The file it was read from. */
   readonly file: string;
   readonly weight: number;
 }
@@ -34,12 +31,9 @@ export function readWorkload(entries: readonly string[]): WorkloadScript[] {
 }
 
 export interface UpdateStatement {
-  /** The script it is in (file name) and the statement, whitespace folded. */
   readonly script: string;
   readonly statement: string;
-  /** The updated table, without schema or quotes. */
   readonly table: string;
-  /** The columns its SET list assigns. */
   readonly columns: readonly string[];
 }
 

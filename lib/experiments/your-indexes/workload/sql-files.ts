@@ -1,9 +1,4 @@
-/**
- * The reader's SQL files (schema, data) run by psql, as they would run them themselves: psql reads
- * what `pg_dump --schema-only` writes (its meta-commands, COPY blocks, dollar quotes) and names
- * the file and line of a failing statement, which a statement splitter of our own would have to
- * re-derive. `:scale` in a file is psql's variable (`-v scale=…`).
- */
+/** The reader's SQL files run by psql, which reads what pg_dump writes and names a failing statement's file and line. */
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -19,19 +14,13 @@ export class SqlFileError extends InputError {
     readonly file: string,
     readonly line: number | undefined,
     readonly serverMessage: string,
-    /** byInput: false when psql lost the server rather than the server refusing a statement. */
     options?: { readonly cause?: unknown; readonly byInput?: boolean },
   ) {
     super(`${file}${line !== undefined ? `:${line}` : ""}: ${serverMessage}`, options);
   }
 }
 
-/**
- * Lines of a dump that name roles or psql features of another server, which the lab's own server
- * need not have: ownership and grants (the lab's user owns everything there) and pg_dump 17.6's
- * `\restrict` guard, which older psql clients do not know. Each becomes a comment, so that line
- * numbers in error messages stay the file's own.
- */
+/** A dump's ownership, grants and pg_dump 17.6's `\restrict` (older psql lacks it) become comments, keeping line numbers. */
 const LEFT_OUT = [/^\s*ALTER\s+.*\sOWNER\s+TO\s+.*;\s*$/i, /^\s*(GRANT|REVOKE)\s.*;\s*$/i, /^\\(un)?restrict\b/];
 
 export function withoutForeignRoles(text: string): string {
@@ -57,8 +46,7 @@ export function parsePsqlError(stderr: string, shownFile: string, ranFile: strin
     .join(" · ")
     .split(ranFile)
     .join(shownFile);
-  // An ERROR is the server refusing a statement of the file; FATAL, PANIC and psql's own errors
-  // (no connection) are the server's or the link's state, not the file's.
+  // Only an ERROR is the file's; FATAL, PANIC and psql's own errors are the server's or the link's.
   return new SqlFileError(shownFile, m ? Number(m[1]) : undefined, message, {
     byInput: /^psql:.*:\d+: ERROR:/.test(lines[at]),
   });
@@ -70,7 +58,6 @@ export class PsqlNotFoundError extends Error {
 
 export interface SqlFileOptions {
   readonly database: string;
-  /** psql variables (`-v name=value`). */
   readonly variables?: Readonly<Record<string, string | number>>;
   readonly signal?: AbortSignal;
 }

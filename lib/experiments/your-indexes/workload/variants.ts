@@ -1,12 +1,8 @@
-/**
- * The variants a run compares, all built from the same loaded template: the schema as it is (the
- * baseline), without an index or a set, with a candidate or all of them. Each judged index or set is a
- * pair of variants, one with it and one without, that run in the same round.
- */
+/** The variants a run compares: each judged index or set is a pair, one with it and one without, in the same rounds. */
 import { InputError } from "../../../runtime/input-error";
 import type { IndexInfo } from "./catalog";
 
-/** The names CREATE INDEX statements write (schema and quotes dropped), for what is known before a server has the schema. */
+/** The names CREATE INDEX statements write (schema and quotes dropped), known before a server has the schema. */
 export function writtenIndexNames(sql: string): string[] {
   const re = /^\s*CREATE\s+(?:UNIQUE\s+)?INDEX\s+(?:CONCURRENTLY\s+)?(?:IF\s+NOT\s+EXISTS\s+)?("?[\w$.]+"?)\s+ON\s/gim;
   return [...sql.matchAll(re)].map((m) => m[1].replace(/"/g, "").split(".").pop() ?? m[1]);
@@ -22,7 +18,6 @@ export interface Variant {
     | { readonly kind: "add"; readonly statements: readonly string[] };
 }
 
-/** One index (or a set judged together): the variant with it and the one without. */
 export interface Judged {
   readonly id: string;
   readonly name: string;
@@ -70,20 +65,17 @@ export interface VariantPlan {
   readonly judged: readonly Judged[];
 }
 
-/** A named set judged together: its indexes all dropped (`drop`), or candidates (by position, `add`) all added. */
+/** A named set: its indexes all dropped, or candidates (by position) all added. */
 interface IndexSet {
   readonly name: string;
   readonly drop: readonly string[];
   readonly add: readonly number[];
 }
 
-/** "each" judges every existing index and candidate on its own (and all candidates together) beside the sets; "sets", the sets only. */
+/** "each": every index and candidate on its own too; "sets": the sets only. */
 export type Design = "each" | "sets";
 
-/**
- * The sets a run judges: the reader's groups (members that are candidates' names are added, the
- * others dropped), and under the sets design every judged existing index together, unless a group is that set.
- */
+/** The reader's groups, and under the sets design every judged existing index together (unless a group is that set). */
 export function indexSets(
   groups: Readonly<Record<string, readonly string[]>>,
   drops: readonly string[],
@@ -100,7 +92,6 @@ export function indexSets(
   return sets;
 }
 
-/** Every group's members that are not candidates, checked against the schema like `existing`. */
 export function checkGroups(
   groups: Readonly<Record<string, readonly string[]>>,
   indexes: readonly IndexInfo[],
@@ -124,7 +115,6 @@ export function planVariants(
 ): VariantPlan {
   const variants: Variant[] = [{ id: "baseline", label: "the schema as it is", change: { kind: "baseline" } }];
   const judged: Judged[] = [];
-  // A variant that drops indexes is judged as baseline (with) against it (without); one that adds, the other way.
   const judge = (v: Variant, name: string, kind: Judged["kind"], members?: readonly string[]) => {
     variants.push(v);
     const dropping = v.change.kind === "drop";
