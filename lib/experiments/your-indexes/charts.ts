@@ -76,7 +76,7 @@ export function costRanking(s: YourIndexesSummary): PlotlyFigure {
   };
 }
 
-/** What each index's absence does to each read script: latency without ÷ with (paired per round) on a log axis; 1× is no effect. */
+/** Each read script's latency without each index ÷ with it (paired per round), on a log axis. */
 export function readSlowdowns(s: YourIndexesSummary): PlotlyFigure {
   const data: PlotlyTrace[] = s.readScripts.map((script) => {
     const rows = s.indexes.flatMap((ix) => {

@@ -1,4 +1,4 @@
-/** 06's ETA model and its design choice: runs of a fixed length, the clone and counters around each growing with scale. */
+/** 06's ETA model and design choice: fixed-length runs; the clone and counters around each grow with the scale. */
 import fs from "node:fs";
 import { finiteOrNaN, type EtaModel, referencesIn } from "../eta";
 import { durationText } from "../../stats/format";

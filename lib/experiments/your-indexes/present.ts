@@ -114,9 +114,7 @@ function noiseFloorText(s: YourIndexesSummary): string {
     return `Throughput margin ${m} (the parameter equivalenceMargin); no round had three baseline runs to measure the noise floor.`;
   const p = (x: number) => `${x >= 0 ? "+" : "−"}${Math.abs(x * 100).toFixed(1)} %`;
   return (
-    `Throughput margin ${m} (the parameter equivalenceMargin, the reader's question). Noise floor of this run: a ` +
-    `baseline run against the baseline runs two places either side, 1 − TPS ÷ their mean, spread ${p(f.q25)} to ` +
-    `${p(f.q75)} interquartile (${p(f.p05)} to ${p(f.p95)} at the 5th–95th percentiles, n = ${f.n} over ${f.rounds} rounds)` +
+    `Throughput margin ${m} (the parameter equivalenceMargin, the reader's question). Noise floor of this run: a baseline run against the baseline runs two places either side, 1 − TPS ÷ their mean, spread ${p(f.q25)} to ${p(f.q75)} interquartile (${p(f.p05)} to ${p(f.p95)} at the 5th–95th percentiles, n = ${f.n} over ${f.rounds} rounds)` +
     (f.interval
       ? `; as a null index's interval (median per round): ${p(f.interval.estimate)} [${p(f.interval.low)} to ${p(f.interval.high)}]`
       : "") +
@@ -128,8 +126,7 @@ export function showIndexTable(s: YourIndexesSummary): void {
   show().html(`<p>${escapeHtml(noiseFloorText(s))}</p>`);
   showTable(indexRows(s), {
     caption:
-      `Per judged index, two verdicts. Throughput: cost = 1 − TPS with ÷ TPS without, per round (the variant's run against the baseline runs just before and after it), median and exact ` +
-      `interval; an interval wholly above 0 states the cost, with where it lies against ±${(s.equivalenceMargin * 100).toFixed(1)} %; "within" only for an interval inside the margin and not above 0. ` +
+      `Per judged index, two verdicts. Throughput: cost = 1 − TPS with ÷ TPS without, per round (the variant's run against the baseline runs just before and after it), median and exact interval; an interval wholly above 0 states the cost, with where it lies against ±${(s.equivalenceMargin * 100).toFixed(1)} %; "within" only for an interval inside the margin and not above 0. ` +
       'Write amplification: WAL bytes, B-tree inserts per transaction and the HOT share lost, paired the same way; "adds" names each one whose interval lies wholly above 0. ' +
       "Δ = with − without, per transaction, counted in the WAL (pg_walinspect); HOT share lost: of the index's table's updates",
   });
@@ -188,18 +185,13 @@ export function showDecisionTable(s: YourIndexesSummary): void {
   show().html(
     `<p>${escapeHtml(
       s.readScripts.length
-        ? `Read scripts: ${s.readScripts.join(", ")}. Nothing measured reads through: ${nothing.join(", ") || "none"}. ` +
-            `Kept for a read measured slower without it: ${keep.join(", ") || "none"}.`
+        ? `Read scripts: ${s.readScripts.join(", ")}. Nothing measured reads through: ${nothing.join(", ") || "none"}. Kept for a read measured slower without it: ${keep.join(", ") || "none"}.`
         : "No read scripts (the parameter reads): the table gives the write side only.",
     )}</p>`,
   );
   showTable(decisionRows(s), {
     caption:
-      "The decision table. Write cost: 1 − TPS with ÷ TPS without, and WAL bytes, B-tree leaf inserts and the HOT share of " +
-      "its table's updates with − without, each paired per round, median [exact interval]. Read effect: each read script's " +
-      "median latency without the index ÷ with it, paired per round (14× = fourteen times slower without it), and the " +
-      "index's scans (idx_scan) per read run where it exists. The line: keep when a script that scans it is measured " +
-      "slower without it (the interval wholly above 1×); nothing measured reads through it when no script scanned it",
+      "The decision table. Write cost: 1 − TPS with ÷ TPS without, and WAL bytes, B-tree leaf inserts and the HOT share of its table's updates with − without, each paired per round, median [exact interval]. Read effect: each read script's median latency without the index ÷ with it, paired per round (14× = fourteen times slower without it), and the index's scans (idx_scan) per read run where it exists. The line: keep when a script that scans it is measured slower without it (the interval wholly above 1×); nothing measured reads through it when no script scanned it",
   });
   if (s.failedReads.length)
     showTable(
@@ -267,7 +259,6 @@ export function showSourceUsage(s: YourIndexesSummary, run: YourIndexesRun): voi
 export function showStopped(run: YourIndexesRun): void {
   const file = `${run.directory}/trials.jsonl`;
   show().html(
-    `<p>Server stopped, its data removed; the template and variant databases were dropped before. Every run (pgbench's ` +
-      `output and series, counters, WAL by record type) is in <code>${escapeHtml(file)}</code>.</p>`,
+    `<p>Server stopped, its data removed; the template and variant databases were dropped before. Every run (pgbench's output and series, counters, WAL by record type) is in <code>${escapeHtml(file)}</code>.</p>`,
   );
 }

@@ -11,44 +11,15 @@ import { memoryAndWalSettings } from "../../engines/postgres/server-settings";
 import { withActivity } from "../../workloads/server-activity";
 import { runTrials } from "../../workloads/trials";
 import { listTables } from "./workload/catalog";
-import {
-  buildVariants,
-  createTemplate,
-  dropAllDatabases,
-  fillFromFile,
-  workloadDatabases,
-  withDatabase,
-  type BuiltVariant,
-  type LoadedTemplate,
-} from "./workload/databases";
-import {
-  checkReads,
-  checkWorkload,
-  planRounds,
-  trialRunner,
-  type PlannedTrial,
-  type ReadCheck,
-  type WorkloadCheck,
-  type YourIndexesTrial,
-} from "./workload/run-trials";
-import {
-  readSourceStats,
-  sampleFromSource,
-  unusedIndexes,
-  UnusedIndexesError,
-  type SourceInfo,
-} from "./workload/sample";
+import { buildVariants, createTemplate, dropAllDatabases, fillFromFile, withDatabase } from "./workload/databases";
+import { workloadDatabases, type BuiltVariant, type LoadedTemplate } from "./workload/databases";
+import { checkReads, checkWorkload, planRounds, trialRunner, type PlannedTrial } from "./workload/run-trials";
+import type { ReadCheck, WorkloadCheck, YourIndexesTrial } from "./workload/run-trials";
+import { readSourceStats, sampleFromSource, unusedIndexes, UnusedIndexesError } from "./workload/sample";
+import type { SourceInfo } from "./workload/sample";
 import { readWorkload, updateStatements, type UpdateStatement, type WorkloadScript } from "./workload/scripts";
-import {
-  checkGroups,
-  existingToJudge,
-  indexSets,
-  planVariants,
-  writtenIndexNames,
-  type Design,
-  type Judged,
-  type Variant,
-} from "./workload/variants";
+import { checkGroups, existingToJudge, indexSets, planVariants, writtenIndexNames } from "./workload/variants";
+import type { Design, Judged, Variant } from "./workload/variants";
 import { runAdaptiveRounds } from "../adaptive-rounds";
 import type { RunOf, Work } from "../define";
 import { pgbenchOnPostgres } from "../servers";

@@ -17,12 +17,9 @@ import {
   pgbenchOutcome,
   PgbenchError,
   runPgbench,
-  waitForPgbenchGone,
-  type PgbenchRunner,
-  type PgbenchRunResult,
-  type PgbenchScript,
-  type ProgressPoint,
 } from "../../../workloads/pgbench";
+import { waitForPgbenchGone, type PgbenchRunner, type PgbenchRunResult } from "../../../workloads/pgbench";
+import type { PgbenchScript, ProgressPoint } from "../../../workloads/pgbench";
 import { cloneForRun, runDatabase, withDatabase } from "./databases";
 
 export interface YourIndexesCondition {
@@ -101,7 +98,7 @@ export interface TrialContext {
   readonly onNote?: (text: string) => void;
 }
 
-/** One timed run: a fresh clone of the variant, the counters around pgbench, the window's WAL by record type, then the reads. */
+/** One timed run: a fresh clone of the variant, counters around pgbench, the window's WAL by type, then the reads. */
 export function trialRunner(ctx: TrialContext): (planned: PlannedTrial) => Promise<YourIndexesTrial> {
   const { server, settings: s } = ctx;
   return async (planned) => {
@@ -245,9 +242,7 @@ export class ReadScriptError extends InputError {
 
 const READ_ONLY_REFUSAL = /read-only transaction/;
 const readsFix =
-  " A read script's latency is what an index buys your reads, so it must only read (it runs with " +
-  "default_transaction_read_only = on): move the writing statements to workload, where their cost is measured, " +
-  "or out of the script, and start a new run.";
+  " A read script's latency is what an index buys your reads, so it must only read (it runs with default_transaction_read_only = on): move the writing statements to workload, where their cost is measured, or out of the script, and start a new run.";
 
 /** The text ended with one full stop. */
 const sentence = (text: string) => text.replace(/\.*\s*$/, ".");
@@ -359,7 +354,7 @@ export async function checkWorkload(
   return { scripts, writtenTables };
 }
 
-/** The read scripts' 1-s checks: a write is refused by the server; one that makes its transactions read-write, by the rows it wrote. */
+/** The read scripts' 1-s checks: a write is refused, by the server or by the rows a read-write transaction wrote. */
 export async function checkReads(
   server: StartedServer,
   runner: PgbenchRunner,

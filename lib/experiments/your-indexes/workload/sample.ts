@@ -52,7 +52,7 @@ export type SourceInfo = SourceStats & { readonly rowsCopied: Readonly<Record<st
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
-/** `fn` in one READ ONLY snapshot of the source, connected by the external target's rules; any failure a SourceError. */
+/** `fn` in one READ ONLY snapshot of the source, connected by the external target's rules; failing: a SourceError. */
 async function withReadOnlySource<T>(
   uri: string,
   what: string,
@@ -130,21 +130,17 @@ function statsWindowText(s: SourceStats): string {
   return `${window}, read from ${from}`;
 }
 
-/** `existing: "unused"`: the source's indexes never scanned that back no constraint; refused on a short window or none. */
+/** `existing: "unused"`: the source's never-scanned indexes that back no constraint; refused on a short window. */
 export function unusedIndexes(s: SourceStats, minStatsDays: number): { names: string[]; text: string } {
   const window = statsWindowText(s);
   if (s.windowSeconds !== undefined && s.windowSeconds < minStatsDays * 86400)
     throw new UnusedIndexesError(
-      `existing: "unused": the statistics of ${s.source} were reset ${windowText(s.windowSeconds)} ago ` +
-        `(${s.statsReset}), shorter than minStatsDays = ${minStatsDays}: an index that only a job running less ` +
-        `often than that reads would look unused. Wait until the window covers your workload's cycle, lower ` +
-        `minStatsDays if you know it does, or name the indexes in existing`,
+      `existing: "unused": the statistics of ${s.source} were reset ${windowText(s.windowSeconds)} ago (${s.statsReset}), shorter than minStatsDays = ${minStatsDays}: an index that only a job running less often than that reads would look unused. Wait until the window covers your workload's cycle, lower minStatsDays if you know it does, or name the indexes in existing`,
     );
   const unused = s.indexes.filter((i) => i.idxScan === 0 && !i.backsConstraint);
   if (unused.length === 0)
     throw new UnusedIndexesError(
-      `existing: "unused": every index of ${s.source} that backs no constraint was scanned ${window}; nothing to judge ` +
-        `(name indexes in existing, or give groups)`,
+      `existing: "unused": every index of ${s.source} that backs no constraint was scanned ${window}; nothing to judge (name indexes in existing, or give groups)`,
     );
   const scanned = s.indexes.filter((i) => i.idxScan > 0 && !i.backsConstraint);
   return {

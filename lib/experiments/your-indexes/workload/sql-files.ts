@@ -1,4 +1,4 @@
-/** The reader's SQL files run by psql, which reads what pg_dump writes and names a failing statement's file and line. */
+/** The reader's SQL files run by psql: it reads what pg_dump writes and names a failing statement's file and line. */
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -20,7 +20,7 @@ export class SqlFileError extends InputError {
   }
 }
 
-/** A dump's ownership, grants and pg_dump 17.6's `\restrict` (older psql lacks it) become comments, keeping line numbers. */
+/** A dump's ownership, grants and pg_dump 17.6's `\restrict` (older psql lacks it) become comments (lines kept). */
 const LEFT_OUT = [/^\s*ALTER\s+.*\sOWNER\s+TO\s+.*;\s*$/i, /^\s*(GRANT|REVOKE)\s.*;\s*$/i, /^\\(un)?restrict\b/];
 
 export function withoutForeignRoles(text: string): string {
@@ -67,8 +67,7 @@ export async function runSqlFile(connection: ConnectionInfo, file: string, o: Sq
   const psql = findHostClientTool("psql");
   if (!psql)
     throw new PsqlNotFoundError(
-      "psql not found: it runs the schema and data files; install the PostgreSQL client tools " +
-        "(e.g. `apt-get install postgresql-client`) or put psql on PATH",
+      "psql not found: it runs the schema and data files; install the PostgreSQL client tools (e.g. `apt-get install postgresql-client`) or put psql on PATH",
     );
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-sql-"));
   const ran = path.join(dir, path.basename(file));
