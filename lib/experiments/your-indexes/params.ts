@@ -177,7 +177,7 @@ export const YOUR_INDEXES_PROFILES: Readonly<Record<ProfileName, YourIndexesPara
 /** The project's root (build/lib/experiments/your-indexes → four up), where the example's paths start. */
 const ROOT = path.resolve(__dirname, "..", "..", "..", "..");
 
-/** A file parameter that exists: absolute; relative to the current folder, else to the project root (for notebooks/). */
+/** A file parameter that exists: absolute; relative to the current folder, else to the project root (notebooks). */
 function resolveInputFile(name: string, value: unknown): string {
   if (typeof value !== "string" || value.trim() === "")
     throw new ParameterError(`${name} must be a file path, got ${JSON.stringify(value)}`);
