@@ -11,20 +11,13 @@ import type { ReadRun, YourIndexesTrial } from "./workload/run-trials";
 import type { Judged } from "./workload/variants";
 import { decide } from "./decision";
 
-const WRITES = {
-  n_tup_ins: "inserted",
-  n_tup_upd: "updated",
-  n_tup_del: "deleted",
-  n_tup_hot_upd: "hotUpdated",
-} as const;
-export type TableWrites = Readonly<Record<(typeof WRITES)[keyof typeof WRITES], number>>;
+/** Rows a run wrote to a table, by pg_stat_user_tables' n_tup_ins, n_tup_upd, n_tup_del, n_tup_hot_upd. */
+const WRITES = ["inserted", "updated", "deleted", "hotUpdated"] as const;
+const COUNTERS = ["n_tup_ins", "n_tup_upd", "n_tup_del", "n_tup_hot_upd"];
+type TableWrites = Readonly<Record<(typeof WRITES)[number], number>>;
 const NO_WRITES: TableWrites = { inserted: 0, updated: 0, deleted: 0, hotUpdated: 0 };
-const addWrites = (a: TableWrites, b: TableWrites = NO_WRITES): TableWrites => ({
-  inserted: a.inserted + b.inserted,
-  updated: a.updated + b.updated,
-  deleted: a.deleted + b.deleted,
-  hotUpdated: a.hotUpdated + b.hotUpdated,
-});
+const addWrites = (a: TableWrites, b = NO_WRITES) =>
+  Object.fromEntries(WRITES.map((k) => [k, a[k] + b[k]])) as TableWrites;
 
 /** What a summary needs from the run: the variants' indexes as built, the scripts' UPDATEs, the source. */
 export interface SummaryContext {
@@ -65,7 +58,7 @@ function runSummary(t: YourIndexesTrial & { readonly pgbench: PgbenchRunResult }
   for (const [key, value] of Object.entries(c)) {
     const m = /^table\.(.+)\.(n_tup_ins|n_tup_upd|n_tup_del|n_tup_hot_upd)$/.exec(key);
     if (m && value !== undefined)
-      tables[m[1]] = { ...(tables[m[1]] ?? NO_WRITES), [WRITES[m[2] as keyof typeof WRITES]]: value };
+      tables[m[1]] = { ...(tables[m[1]] ?? NO_WRITES), [WRITES[COUNTERS.indexOf(m[2])]]: value };
   }
   // Another database wrote during the window: its WAL figures are the server's, not this run's.
   const wal = t.walShared?.length ? undefined : t.walRecords;

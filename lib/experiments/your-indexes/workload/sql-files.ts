@@ -73,23 +73,9 @@ export async function runSqlFile(connection: ConnectionInfo, file: string, o: Sq
   const ran = path.join(dir, path.basename(file));
   try {
     fs.writeFileSync(ran, withoutForeignRoles(fs.readFileSync(file, "utf8")));
-    const args = [
-      "-X",
-      "-q",
-      "-v",
-      "ON_ERROR_STOP=1",
-      ...Object.entries(o.variables ?? {}).flatMap(([k, v]) => ["-v", `${k}=${v}`]),
-      "-h",
-      connection.host,
-      "-p",
-      String(connection.port),
-      "-U",
-      connection.user,
-      "-d",
-      o.database,
-      "-f",
-      ran,
-    ];
+    const variables = Object.entries(o.variables ?? {}).flatMap(([k, v]) => ["-v", `${k}=${v}`]);
+    const to = ["-h", connection.host, "-p", String(connection.port), "-U", connection.user, "-d", o.database];
+    const args = ["-X", "-q", "-v", "ON_ERROR_STOP=1", ...variables, ...to, "-f", ran];
     const { code, stderr } = await new Promise<{ code: number; stderr: string }>((resolve, reject) => {
       const child = spawn(psql, args, {
         env: clientToolEnv(connection),
