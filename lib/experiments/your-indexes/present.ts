@@ -115,10 +115,7 @@ function noiseFloorText(s: YourIndexesSummary): string {
   const p = (x: number) => `${x >= 0 ? "+" : "−"}${Math.abs(x * 100).toFixed(1)} %`;
   return (
     `Throughput margin ${m} (the parameter equivalenceMargin, the reader's question). Noise floor of this run: a baseline run against the baseline runs two places either side, 1 − TPS ÷ their mean, spread ${p(f.q25)} to ${p(f.q75)} interquartile (${p(f.p05)} to ${p(f.p95)} at the 5th–95th percentiles, n = ${f.n} over ${f.rounds} rounds)` +
-    (f.interval
-      ? `; as a null index's interval (median per round): ${p(f.interval.estimate)} [${p(f.interval.low)} to ${p(f.interval.high)}]`
-      : "") +
-    "."
+    `; as a null index's interval (median per round): ${p(f.interval.estimate)} [${p(f.interval.low)} to ${p(f.interval.high)}].`
   );
 }
 

@@ -104,17 +104,11 @@ function setFollowUps(s: YourIndexesSummary, p: YourIndexesParams): string[] {
   return s.indexes.flatMap(({ kind, cost: c, members, name }) => {
     if (kind !== "set" || !c || !members) return [];
     const at = `${pc(c.estimate)} [${pc(c.low)}–${pc(c.high)}]`;
-    if (c.coverage < MIN_COVERAGE)
-      return [
-        `${name} costs ${at} of throughput on ${c.n} rounds, an interval that covers the median with only ${Math.round(c.coverage * 100)} %: too few rounds to say whether its members need judging one at a time`,
-      ];
-    if (c.low > p.equivalenceMargin)
-      return [
-        `${name} costs ${at}, beyond your margin ${m}: its ${members.length} indexes are worth judging one at a time (existing: ${JSON.stringify(members)}, oneAtATime: "always"; or groups of the ones you ask about)`,
-      ];
-    return [
-      `${name} costs ${at} of throughput, not wholly beyond your margin ${m}: its members were not judged one at a time`,
-    ];
+    return c.coverage < MIN_COVERAGE
+      ? `${name} costs ${at} of throughput on ${c.n} rounds, an interval that covers the median with only ${Math.round(c.coverage * 100)} %: too few rounds to say whether its members need judging one at a time`
+      : c.low > p.equivalenceMargin
+        ? `${name} costs ${at}, beyond your margin ${m}: its ${members.length} indexes are worth judging one at a time (existing: ${JSON.stringify(members)}, oneAtATime: "always"; or groups of the ones you ask about)`
+        : `${name} costs ${at} of throughput, not wholly beyond your margin ${m}: its members were not judged one at a time`;
   });
 }
 
