@@ -12,7 +12,6 @@ const VERDICT_COLORS: Record<string, string> = {
   inconclusive: "#bab0ac",
 };
 
-/** Horizontal bars of medians with their intervals' error bars. */
 const bars = (y: string[], is: Interval[], scale = 1): PlotlyTrace => ({
   type: "bar",
   orientation: "h",
@@ -105,7 +104,6 @@ export function readSlowdowns(s: YourIndexesSummary): PlotlyFigure {
   };
 }
 
-/** TPS of every run in the order run, one series per variant: the baseline's runs flank every other. */
 export function tpsByRound(s: YourIndexesSummary): PlotlyFigure {
   const order = new Map(s.runs.map((r, i) => [r.key, i + 1]));
   const data: PlotlyTrace[] = s.variants.map((v) => {
@@ -123,7 +121,6 @@ export function tpsByRound(s: YourIndexesSummary): PlotlyFigure {
   return { data, layout: layout("TPS of every run in the order run (crosses: flagged runs)", "run (in order)") };
 }
 
-/** Second by second TPS of the first round's runs. */
 export function perSecond(s: YourIndexesSummary): PlotlyFigure {
   const data: PlotlyTrace[] = s.runs
     .filter((r) => r.repeat === 1)

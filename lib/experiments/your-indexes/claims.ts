@@ -1,8 +1,6 @@
 /**
- * Notebook 06's claims: no seed measured the reader's indexes, so each is the lab's question about one
- * judged index or set. Write amplification is decided on the B-tree entries it adds per transaction,
- * which do not depend on a run's transaction count (WAL bytes per transaction do: the full-page images
- * after the clone's checkpoint); WAL bytes and the HOT share lost are shown beside it.
+ * 06's claims, the lab's questions about each judged index or set. Write amplification is decided on B-tree
+ * entries per transaction: WAL bytes per transaction carry the clone's full-page images, so they are only shown.
  */
 import { MIN_COVERAGE, repeatsForCoverage, type ClaimCheck, type ClaimKind, type Decision } from "../../stats/claims";
 import { declare, judge, type Claim, type ClaimSet, type Without } from "../../stats/claim-engine";
@@ -25,7 +23,6 @@ const find = (s: S, name: string) => s.indexes.find((ix) => ix.name === name);
 const btree = (ix: IndexSummary) =>
   [...(ix.definition ?? "").matchAll(/\bUSING\s+(\w+)/gi)].every((m) => /^btree$/i.test(m[1]));
 
-/** The three claims of one judged index or set. */
 function itemClaims(j: Item, margin: number): Claim<YourIndexesParams, S>[] {
   const m = `±${pctNum(margin)} %`;
   const never = j.source?.idxScan === 0 ? " (never scanned on the source since its statistics were reset)" : "";
@@ -93,7 +90,6 @@ function itemClaims(j: Item, margin: number): Claim<YourIndexesParams, S>[] {
   ];
 }
 
-/** The claims of these judged items at this margin, declared (checked) on the engine. */
 export const claimSet = (items: readonly Item[], margin: number): ClaimSet<YourIndexesParams, S> =>
   declare({
     notebook: "06-your-indexes",
@@ -166,7 +162,6 @@ function throughput(c: Interval | undefined, margin: number, costs: Decision, eq
   return say("inconclusive", `throughput inconclusive: ${shown} ${tooFew(c) ?? reason}`);
 }
 
-/** WAL bytes and the HOT share lost per transaction, as this run measured them: shown beside the decision. */
 function counters(ix: IndexSummary | undefined): string[] {
   const { walBytesPerTx: w, hotShareLost: h } = ix?.amplification ?? {};
   const kb = w && Math.max(...[w.low, w.high, w.estimate].map(Math.abs)) >= 1024 ? "kB" : "B";
@@ -196,7 +191,6 @@ function amplificationLine(ix: IndexSummary, decision: Decision) {
   return say("none above 0", `write amplification: none measurably above 0 (${[entries, ...of].join(", ")})`);
 }
 
-/** Both verdicts of one judged index, each labelled, decided by its claims on the engine. */
 export function judgeIndex(s: S, ix: IndexSummary) {
   const [costs, equivalence, adds] = judge(claimSet([ix], s.equivalenceMargin), s);
   const t = throughput(ix.cost, s.equivalenceMargin, costs, equivalence);

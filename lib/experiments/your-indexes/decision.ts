@@ -23,9 +23,7 @@ const pc = (x: number) => fixed(x * 100, 1);
 const times = (x: number) => fixed(x, x >= 10 ? 0 : x >= 2 ? 1 : 2);
 const thin = (i: Interval) => (i.coverage < MIN_COVERAGE ? `, the range of ${i.n} rounds` : "");
 
-/** "8.0 % [5.0–31.4 %]". */
 export const costText = (c: Interval): string => `${pc(c.estimate)} % [${pc(c.low)}–${pc(c.high)} %${thin(c)}]`;
-/** "14× [12–16]". */
 export const slowdownText = (i: Interval, said = ""): string =>
   `${times(i.estimate)}×${said} [${times(i.low)}–${times(i.high)}${thin(i)}]`;
 

@@ -40,7 +40,6 @@ export const experiment = defineExperiment({
 
 export const { params, run, summarise, claims, save, registered } = experiment;
 
-/** The run header, its failed runs, then what every run was cloned from. */
 export function showRun(r: YourIndexesRun): void {
   experiment.showRun(r);
   showSetup(r);

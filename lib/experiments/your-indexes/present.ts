@@ -75,7 +75,6 @@ export function showSetup(run: YourIndexesRun): void {
   }
 }
 
-/** The per-index table: the verdict, its interval, and the counters that explain it. */
 export function indexRows(s: YourIndexesSummary): Row[] {
   return s.indexes.map((ix) => {
     const j = judgeIndex(s, ix);
@@ -154,7 +153,6 @@ function deltaText(i: Interval | undefined, scale = 1, digits = 1): string {
   return i && e ? `${e.startsWith("−") || Number(e) === 0 ? "" : "+"}${e} [${f(i.low)}–${f(i.high)}]` : "";
 }
 
-/** Per judged index or set, its write cost beside each read script's effect, and the line that follows from them. */
 export function decisionRows(s: YourIndexesSummary): Row[] {
   return s.indexes.map((ix) => {
     const a = ix.amplification;
@@ -204,7 +202,6 @@ export function showCharts(s: YourIndexesSummary): void {
   plot(perSecond(s));
 }
 
-/** Why: one sentence per index from this run's counters, and the counters per variant. */
 export function showExplanation(s: YourIndexesSummary): void {
   show().html(
     `<ul>${s.indexes.map((ix) => `<li><b>${escapeHtml(ix.name)}</b> (${escapeHtml(judgeIndex(s, ix).text)}): ${escapeHtml(because(ix))}</li>`).join("")}</ul>`,
@@ -226,7 +223,6 @@ export function showExplanation(s: YourIndexesSummary): void {
   );
 }
 
-/** With sampleFrom: how the source used its indexes, beside their cost here. */
 export function showSourceUsage(s: YourIndexesSummary, run: YourIndexesRun): void {
   if (!run.source) {
     show().html(

@@ -27,7 +27,6 @@ import { chooseDesign, type DesignChoice } from "./eta";
 import { judgeIndex } from "./claims";
 import { summarise, type YourIndexesSummary } from "./summarise";
 
-/** A variant as built: its template database, its indexes, what it is. */
 export type VariantInfo = BuiltVariant & Pick<Variant, "label">;
 
 /** What a run carries besides its trials: what was loaded, built and checked before them. */
@@ -38,7 +37,6 @@ export interface RunSetup {
   readonly scripts: readonly WorkloadScript[];
   readonly updates: readonly UpdateStatement[];
   readonly workloadCheck: WorkloadCheck;
-  /** The read scripts (`reads`), each timed after every write run. */
   readonly reads: readonly WorkloadScript[];
   readonly readCheck?: ReadCheck;
   readonly source?: SourceInfo;
@@ -75,7 +73,6 @@ export const serverSpec = (p: YourIndexesParams): ServerSpec => ({
   },
 });
 
-/** The summary of these trials, with what the run built and the adaptive design's looks. */
 export const summariseRun = (
   trials: readonly YourIndexesTrial[],
   run: Pick<YourIndexesRun, "judged" | "variants" | "updates" | "source" | "params" | "reads">,
@@ -173,7 +170,6 @@ export async function runRounds({
   let plan = planFor(candidateNames);
   progress.update(0, 1, `building ${plan.variants.length} variants…`);
   const built = await buildVariants(server, plan.variants, p.candidates, p.maintenanceWorkMemMB, signal);
-  // The names the server gave the candidates (an unnamed CREATE INDEX gets one).
   plan = planFor(
     p.candidates.map((_, i) => built.find((b) => b.id === `add:${i + 1}`)?.created[0] ?? candidateNames[i]),
   );
@@ -182,8 +178,7 @@ export async function runRounds({
     if (!b) throw new Error(`variant ${v.id} was not built`);
     return { ...b, label: v.label };
   });
-  // 3. The workload: every script runs and something is written; each read script runs and only reads
-  // (the server refuses a write in a read-only session); or the run stops here.
+  // 3. The workload writes something; each read script only reads; or the run stops here.
   progress.update(0, 1, "checking the workload (each script for 1 s)…");
   const defines = { scale: p.scale };
   const workloadCheck = await checkWorkload(server, runner, variants[0].database, { scripts, defines }, signal);
@@ -223,7 +218,6 @@ export async function runRounds({
     design,
   };
   writeMetadata(setup);
-  // 4. The rounds.
   const ids = variants.map((v) => v.id);
   let trialPlan: PlannedTrial[] = planRounds(ids, p.repeats);
   const at = (planned: PlannedTrial, text: string) =>
@@ -253,8 +247,7 @@ export async function runRounds({
         ),
     });
   const summariseSoFar = () => summariseRun(store.trials(), { ...setup, params: p });
-  // The planned rounds one at a time (a round past those a verdict needs is not started when it would
-  // end after the budget), then one more while an index is inconclusive and the budget can reach a verdict.
+  // The planned rounds within the budget, then one more while an index is inconclusive and the budget allows.
   const { rounds, stoppedBy, cut } = await runAdaptiveRounds({
     planned: p.repeats,
     needed: repeatsForCoverage(MIN_COVERAGE),

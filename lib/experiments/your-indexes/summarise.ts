@@ -19,7 +19,6 @@ const NO_WRITES: TableWrites = { inserted: 0, updated: 0, deleted: 0, hotUpdated
 const addWrites = (a: TableWrites, b = NO_WRITES) =>
   Object.fromEntries(WRITES.map((k) => [k, a[k] + b[k]])) as TableWrites;
 
-/** What a summary needs from the run: the variants' indexes as built, the scripts' UPDATEs, the source. */
 export interface SummaryContext {
   readonly judged: readonly Judged[];
   readonly indexes: ReadonlyMap<string, readonly IndexInfo[]>;
@@ -30,7 +29,6 @@ export interface SummaryContext {
   readonly readScripts?: readonly string[];
 }
 
-/** Per transaction: WAL bytes and B-tree leaf inserts added; the HOT share of its table's updates lost. */
 export type WriteAmplification = Partial<Record<"walBytesPerTx" | "btreeInsertsPerTx" | "hotShareLost", Interval>>;
 
 const med = (values: readonly (number | undefined)[]): number | undefined => {
@@ -40,7 +38,7 @@ const med = (values: readonly (number | undefined)[]): number | undefined => {
 const both = (x: number | undefined, y: number | undefined, f: (x: number, y: number) => number | undefined) =>
   x !== undefined && y !== undefined ? f(x, y) : undefined;
 
-/** A read run's figures: median latency, ms (the mean where the log was lost), and idx_scan by `<table>.<index>`. */
+/** Median latency, ms (the mean where the log was lost). */
 const readFigures = (reads: readonly ReadRun[]) =>
   Object.fromEntries(
     reads.flatMap((r) => {
@@ -81,20 +79,14 @@ function runSummary(t: YourIndexesTrial & { readonly pgbench: PgbenchRunResult }
     tables,
     checkpoints,
     autovacuumRuns,
-    /** A checkpoint or an autovacuum run fell inside the timed window. */
     disturbed: checkpoints > 0 || autovacuumRuns > 0,
-    /** TPS far from the variant's other runs (OUTLIER_RULE). */
     outlier: false,
     ...(t.reads?.length ? { reads: readFigures(t.reads) } : {}),
   };
 }
 export type RunSummary = ReturnType<typeof runSummary>;
 
-/**
- * Per run of the variant that runs once a round: f(with, without) against the other side's runs of
- * the same round nearest to it (in planRounds' order, the two baseline runs around it, so a drift of
- * the machine's speed cancels to first order), averaged. Runs not `keep`-ed are left out.
- */
+/** f(with, without) per run of the once-a-round variant, against the nearest runs of the other (a drift cancels). */
 function paired(
   runs: readonly RunSummary[],
   j: Pick<Judged, "withVariant" | "withoutVariant">,
@@ -118,7 +110,6 @@ function paired(
   });
 }
 
-/** `paired`'s values and the exact interval of their median. */
 function pairedInterval(...args: [...Parameters<typeof paired>, string]): Interval | undefined {
   const [runs, j, f, keep, of] = args;
   const v = paired(runs, j, f, keep);
@@ -139,7 +130,6 @@ const hotShareOf = (r: RunSummary, table: string) => {
   return w && w.updated > 0 ? w.hotUpdated / w.updated : undefined;
 };
 
-/** The judged index's write amplification, with − without, paired per round like the cost. */
 export function amplification(
   runs: readonly RunSummary[],
   j: Pick<Judged, "withVariant" | "withoutVariant" | "name">,
@@ -157,11 +147,7 @@ export function amplification(
   };
 }
 
-/**
- * What this machine's noise alone does to the statistic: each baseline run between two baseline
- * runs as if it were a variant, 1 − its TPS ÷ their mean. Its neighbours are two places away where
- * a variant's are one, so the spread bounds the noise a variant's paired cost carries.
- */
+/** The noise alone: each baseline run between two others as if a variant (its neighbours are further: a bound). */
 function noiseFloor(runs: readonly RunSummary[]) {
   const perRound = [
     ...groupBy(
@@ -185,7 +171,6 @@ function noiseFloor(runs: readonly RunSummary[]) {
     q75: quantile(all, 0.75),
     p05: quantile(all, 0.05),
     p95: quantile(all, 0.95),
-    /** A null index's interval: the median over rounds of the round's median pseudo-cost. */
     interval: medianInterval(
       medians,
       "noise floor: a baseline run against the baseline runs two places either side, median per round",
@@ -195,7 +180,6 @@ function noiseFloor(runs: readonly RunSummary[]) {
 
 export const clean = (r: RunSummary): boolean => !r.disturbed && !r.outlier;
 
-/** One judged index or set: its cost, write amplification, read effects and decision line. */
 function indexSummary(
   j: Judged,
   runs: readonly RunSummary[],
@@ -226,7 +210,6 @@ function indexSummary(
     const lat = (r: RunSummary) => r.reads?.[script]?.latencyMs;
     const ratios = paired(runs, j, (a, b) => both(lat(a), lat(b), (w, wo) => (w > 0 ? wo / w : undefined)));
     const readRuns = withRuns.flatMap((r) => (r.reads?.[script] ? [r.reads[script]] : []));
-    // The index's (a set's: its members') scans in one read run.
     const scans = readRuns.reduce(
       (a, f) => a + added.reduce((b, i) => b + (f.indexScans[`${i.table}.${i.name}`] ?? 0), 0),
       0,
@@ -234,7 +217,6 @@ function indexSummary(
     const side = (variant: string) => med(runs.filter((r) => r.variant === variant).map(lat));
     return {
       script,
-      /** Latency without ÷ latency with, per round: 14 = 14× slower without it. */
       slowdown: ratios.length
         ? medianInterval(ratios, `${script} without ${j.name}: latency without ÷ latency with, paired per round`)
         : undefined,
@@ -249,7 +231,6 @@ function indexSummary(
     name: j.name,
     kind: j.kind,
     ...(j.members ? { members: j.members } : {}),
-    /** The table whose HOT share is counted (a set's: its most-updated table). */
     ...(table ? { table } : {}),
     columns: [...new Set(added.flatMap((i) => i.columns))],
     ...(info ? { definition: added.map((i) => i.definition).join("; ") } : {}),
@@ -279,7 +260,6 @@ function indexSummary(
 export type IndexSummary = ReturnType<typeof indexSummary>;
 
 const MEDIANS = ["tps", "p50Ms", "p99Ms", "walBytesPerTx", "btreeInsertsPerTx", "btreeSplitsPerTx"] as const;
-/** Medians over a variant's runs; per table, HOT updates ÷ updates over all its runs. */
 export type VariantSummary = {
   readonly id: string;
   readonly runs: number;
@@ -327,7 +307,6 @@ export function summarise(
     failed: trials.filter((t) => t.status === "failed").map((t) => ({ key: t.key, error: t.error ?? "" })),
     ...(ctx.statsReset ? { statsReset: ctx.statsReset } : {}),
     readScripts: ctx.readScripts ?? [],
-    /** Read runs that gave no figures (their write runs stand). */
     failedReads: trials.flatMap((t) =>
       t.status === "ok"
         ? (t.reads ?? []).flatMap((r) => (r.error ? [{ key: t.key, script: r.script, error: r.error }] : []))
@@ -336,5 +315,5 @@ export function summarise(
   };
 }
 
-/** The summary, with the adaptive design's looks: every verdict is decided at its per-look coverage. */
+/** With the adaptive design's looks: every verdict is decided at its per-look coverage. */
 export type YourIndexesSummary = ReturnType<typeof summarise> & { readonly looks?: LookPlan };

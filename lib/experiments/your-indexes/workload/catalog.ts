@@ -14,7 +14,6 @@ export interface IndexInfo {
   readonly bytes: number;
 }
 
-/** Every index on a user table of the current database. */
 export async function listIndexes(client: Client): Promise<IndexInfo[]> {
   const { rows } = await client.query<{
     name: string;
@@ -54,7 +53,6 @@ export async function listIndexes(client: Client): Promise<IndexInfo[]> {
   }));
 }
 
-/** User tables of the current database, schema-qualified where not in public. */
 export async function listTables(client: Client): Promise<string[]> {
   const { rows } = await client.query<{ name: string }>(
     `SELECT CASE WHEN schemaname = 'public' THEN quote_ident(relname) ELSE quote_ident(schemaname) || '.' || quote_ident(relname) END AS name

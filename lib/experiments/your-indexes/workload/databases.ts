@@ -25,7 +25,6 @@ export const withDatabase = <T>(
 export interface LoadedTemplate {
   readonly indexes: readonly IndexInfo[];
   readonly tables: readonly string[];
-  /** pg_class.reltuples after ANALYZE. */
   readonly rows: Readonly<Record<string, number>>;
   readonly databaseBytes: number;
   readonly loadSeconds: Readonly<Record<string, number>>;
@@ -93,7 +92,6 @@ export interface BuiltVariant {
   readonly id: string;
   readonly database: string;
   readonly indexes: readonly IndexInfo[];
-  /** A candidate's name as the server gave it. */
   readonly created: readonly string[];
   readonly buildSeconds: number;
 }
@@ -157,7 +155,6 @@ export async function buildVariants(
   return out;
 }
 
-/** Seconds taken. */
 export async function cloneForRun(server: StartedServer, variantDb: string): Promise<number> {
   return cloneDatabase(server.connection, variantDb, runDatabase(server));
 }

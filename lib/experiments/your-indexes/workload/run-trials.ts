@@ -23,7 +23,6 @@ import type { PgbenchScript, ProgressPoint } from "../../../workloads/pgbench";
 import { cloneForRun, runDatabase, withDatabase } from "./databases";
 
 export interface YourIndexesCondition {
-  /** The variant's id: "baseline", "drop:<index>", "add:<n>", "add:all". */
   readonly variant: string;
 }
 
@@ -32,7 +31,6 @@ export type YourIndexesTrial = TrialRecord<YourIndexesCondition, PgTableCounterK
   readonly cloneSeconds?: number;
   /** `table.<name>` / `index.<table>.<index>` → bytes after the run. */
   readonly sizesAfter?: Readonly<Record<string, number>>;
-  /** The timed window's WAL records by type (pg_walinspect). */
   readonly walRecords?: Readonly<Record<string, WalRecordStats>>;
   /** Other databases that wrote during the window: its WAL figures are the server's (other-writes.ts). */
   readonly walShared?: readonly string[];
@@ -169,7 +167,6 @@ async function readOnlyClone(server: StartedServer): Promise<void> {
   );
 }
 
-/** idx_scan of every index of the clone, `<table>.<index>` → scans. */
 async function indexScans(c: Client): Promise<Record<string, number>> {
   const { rows } = await c.query<{ name: string; scans: string }>(
     "SELECT relname || '.' || indexrelname AS name, idx_scan::text AS scans FROM pg_stat_user_indexes",
@@ -177,11 +174,7 @@ async function indexScans(c: Client): Promise<Record<string, number>> {
   return Object.fromEntries(rows.map((r) => [r.name, Number(r.scans)]));
 }
 
-/**
- * Each read script alone on the clone the write run left, in read-only sessions, with the scans of
- * every index counted around it (a session's statistics are flushed when it ends). A script that
- * fails here is recorded with its error; a lost server fails the trial.
- */
+/** Each read script alone on the write run's clone, read-only; its failure is recorded; a lost server fails it. */
 async function readPhase(ctx: TrialContext, planned: PlannedTrial): Promise<ReadRun[]> {
   const { server, settings: s } = ctx;
   const db = runDatabase(server);
@@ -244,10 +237,8 @@ const READ_ONLY_REFUSAL = /read-only transaction/;
 const readsFix =
   " A read script's latency is what an index buys your reads, so it must only read (it runs with default_transaction_read_only = on): move the writing statements to workload, where their cost is measured, or out of the script, and start a new run.";
 
-/** The text ended with one full stop. */
 const sentence = (text: string) => text.replace(/\.*\s*$/, ".");
 
-/** What to do about a script pgbench or the server rejected, after pgbench's own words. */
 function scriptFix(said: string): string {
   // In pgbench's simple protocol a `:name` with no variable of that name reaches the server as written.
   const unsetVariable = /syntax error at or near ":"/.test(said)
@@ -256,22 +247,16 @@ function scriptFix(said: string): string {
   return `${unsetVariable} Fix the script and start a new run: resuming this one would run the same script again.`;
 }
 
-/** Per script: transactions in its 1-s check and the rows it wrote per table. */
 type ScriptCheck = { readonly name: string; readonly transactions: number; readonly written: Record<string, number> };
 export interface WorkloadCheck {
   readonly scripts: readonly ScriptCheck[];
-  /** Tables some script wrote. */
   readonly writtenTables: readonly string[];
 }
 export interface ReadCheck {
   readonly scripts: readonly { readonly name: string; readonly transactions: number }[];
 }
 
-/**
- * Each script alone for a second on a fresh clone of the baseline, one client (read scripts in
- * read-only sessions): one pgbench or the server rejects is refused with their words and what to fix;
- * a lost server or a silent pgbench is said as what it is, for the watchdog to explain.
- */
+/** Each script alone for 1 s on a clone of the baseline: a rejected one is refused with their words and what to fix. */
 async function checkScripts(
   server: StartedServer,
   runner: PgbenchRunner,

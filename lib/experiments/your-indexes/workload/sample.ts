@@ -35,7 +35,6 @@ function windowText(seconds: number): string {
   return `${Math.max(0, Math.round(seconds))} s`;
 }
 
-/** What the source's statistics say of its indexes, and over which window. */
 export interface SourceStats {
   /** The URI without its password. */
   readonly source: string;
@@ -151,7 +150,6 @@ export function unusedIndexes(s: SourceStats, minStatsDays: number): { names: st
   };
 }
 
-/** All but generated columns, in the lab's table's order. */
 async function copyColumns(lab: Client, table: string): Promise<string[]> {
   const { rows } = await lab.query<{ c: string }>(
     `SELECT quote_ident(attname) AS c FROM pg_attribute

@@ -11,7 +11,6 @@ export interface WorkloadScript extends PgbenchScript {
   readonly weight: number;
 }
 
-/** "file@weight" (already resolved by the parameters) → the script pgbench runs. */
 export function readWorkload(entries: readonly string[]): WorkloadScript[] {
   const seen = new Map<string, number>();
   return entries.map((entry) => {
@@ -69,7 +68,6 @@ function setColumns(list: string): string[] {
   return out;
 }
 
-/** Every UPDATE of the scripts (also inside WITH … ), with its table and SET columns. */
 export function updateStatements(scripts: readonly Pick<WorkloadScript, "name" | "text">[]): UpdateStatement[] {
   const out: UpdateStatement[] = [];
   for (const s of scripts) {

@@ -7,7 +7,6 @@ import { InputError } from "../../../runtime/input-error";
 import type { ConnectionInfo } from "../../../targets/types";
 import { clientToolEnv, findHostClientTool } from "../../../workloads/pgbench";
 
-/** A SQL file that failed: which file, which line, and what the server said. */
 export class SqlFileError extends InputError {
   override readonly name = "SqlFileError";
   constructor(
@@ -62,7 +61,6 @@ export interface SqlFileOptions {
   readonly signal?: AbortSignal;
 }
 
-/** Runs one SQL file against `database`, stopping at its first error (ON_ERROR_STOP): a SqlFileError. */
 export async function runSqlFile(connection: ConnectionInfo, file: string, o: SqlFileOptions): Promise<void> {
   const psql = findHostClientTool("psql");
   if (!psql)

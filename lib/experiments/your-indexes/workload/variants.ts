@@ -105,7 +105,6 @@ export function checkGroups(
   }
 }
 
-/** `candidateNames[i]`: the name candidate i creates (known once it was built), for the labels. */
 export function planVariants(
   drops: readonly string[],
   candidates: readonly string[],
