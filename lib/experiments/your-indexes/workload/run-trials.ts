@@ -159,6 +159,13 @@ export function trialRunner(ctx: TrialContext): (planned: PlannedTrial) => Promi
   };
 }
 
+/** `read` on the run database once pgbench's sessions are gone (their statistics flushed). */
+const afterPgbench = <T>(server: StartedServer, read: (c: Client) => Promise<T>) =>
+  withDatabase(server, runDatabase(server), async (c) => {
+    await waitForPgbenchGone(c);
+    return read(c);
+  });
+
 /** Makes the clone's new sessions read-only: the server then refuses any write a read script tries. */
 async function readOnlyClone(server: StartedServer): Promise<void> {
   const db = runDatabase(server);
@@ -201,19 +208,17 @@ async function readPhase(ctx: TrialContext, planned: PlannedTrial): Promise<Read
       out.push({ script: script.name, error: error.message });
       continue;
     }
-    const after = await withDatabase(server, db, async (c) => {
-      await waitForPgbenchGone(c);
-      return indexScans(c);
-    });
+    const after = await afterPgbench(server, indexScans);
     const outcome = pgbenchOutcome(result);
     const { tps, transactions, latencyAvgMs, p50Ms, p99Ms } = pgbenchFigures(result);
+    // An undefined figure is left out where the record is written (JSON).
     out.push({
       script: script.name,
       tps,
       transactions,
-      ...(latencyAvgMs !== undefined ? { latencyAvgMs } : {}),
-      ...(p50Ms !== undefined ? { p50Ms } : {}),
-      ...(p99Ms !== undefined ? { p99Ms } : {}),
+      latencyAvgMs,
+      p50Ms,
+      p99Ms,
       indexScans: Object.fromEntries(
         Object.entries(after).flatMap(([k, v]) => (v - (before[k] ?? 0) > 0 ? [[k, v - (before[k] ?? 0)]] : [])),
       ),
@@ -306,10 +311,7 @@ async function checkScripts(
         throw new Refusal(`${name} was rejected in a 1-s check: ${sentence(said)}${scriptFix(said)}`);
       throw new Error(`${name} completed no transaction in a 1-s check: ${said || "pgbench said nothing"}`);
     }
-    const after = await withDatabase(server, runDatabase(server), async (c) => {
-      await waitForPgbenchGone(c);
-      return tableCounters(c);
-    });
+    const after = await afterPgbench(server, tableCounters);
     const written: Record<string, number> = {};
     for (const [key, value] of counterEntries(counterDelta(before, after))) {
       const m = /^table\.(.+)\.(n_tup_ins|n_tup_upd|n_tup_del)$/.exec(key);
