@@ -6,6 +6,7 @@ import { TrialFailedError } from "./failures";
 import { trialBoundMs, watchTrial } from "./watchdog";
 import { withTrialOutput } from "./raw-output";
 import { withTimeout } from "../runtime/timeout";
+import { orderSeed, seededShuffle } from "../stats/order";
 
 export { TrialFailedError } from "./failures";
 
@@ -19,6 +20,30 @@ export interface PlannedTrial<C extends object> {
 export interface OrderedTrial<C extends object> extends PlannedTrial<C> {
   readonly position: number;
 }
+
+/** Every condition once a round, each round in an order of its own from the run's seed, so drift lands on all alike. */
+export function shuffledRounds<C extends object>(
+  conditions: readonly C[],
+  repeats: number,
+  seed: number,
+  keyOf: (c: C) => string,
+): OrderedTrial<C>[] {
+  const plan: OrderedTrial<C>[] = [];
+  for (let repeat = 1; repeat <= repeats; repeat++)
+    for (const condition of seededShuffle(conditions, orderSeed(seed, repeat)))
+      plan.push({ key: `${keyOf(condition)}/r${repeat}`, condition, repeat, position: plan.length });
+  return plan;
+}
+
+/** What every finished trial's record starts with: its plan entry, status ok, seconds summed from its timed units. */
+export const okTrial = <C extends object>(planned: OrderedTrial<C>, unitMs: readonly number[]) => ({
+  key: planned.key,
+  condition: planned.condition,
+  repeat: planned.repeat,
+  position: planned.position,
+  status: "ok" as const,
+  seconds: unitMs.reduce((a, b) => a + b, 0) / 1000,
+});
 
 export interface TrialWatch {
   readonly engine: Engine;
@@ -94,6 +119,57 @@ export async function runTrials<C extends object, P extends PlannedTrial<C>, T e
     report(record, todo[i + 1]);
   }
   return results;
+}
+
+/** What a run's trials share (a connection, a table handle); its connection may die with a trial. */
+export interface TrialAdapter {
+  close(): Promise<void>;
+}
+
+export interface RunTrialsOnOptions<
+  A extends TrialAdapter,
+  C extends object,
+  P extends PlannedTrial<C>,
+  T extends TrialRecord<C, string>,
+> extends RunTrialsOptions<C, P, T> {
+  /** After the last trial, on success, on the open adapter (e.g. drop the work table). */
+  readonly beforeClose?: (adapter: A) => Promise<void>;
+}
+
+/**
+ * runTrials on one adapter: opened on first use, closed and reopened after a failed trial (its
+ * connection may be dead), closed when the run ends, on error too.
+ */
+export async function runTrialsOn<
+  A extends TrialAdapter,
+  C extends object,
+  P extends PlannedTrial<C>,
+  T extends TrialRecord<C, string>,
+>(
+  open: () => Promise<A>,
+  plan: readonly P[],
+  runOne: (adapter: A, planned: P) => Promise<T>,
+  options: RunTrialsOnOptions<A, C, P, T>,
+): Promise<T[]> {
+  let adapter: A | undefined;
+  try {
+    const results = await runTrials(plan, async (planned) => runOne((adapter ??= await open()), planned), {
+      ...options,
+      afterFailure: async (planned, error) => {
+        const dead = adapter;
+        adapter = undefined;
+        try {
+          await dead?.close();
+        } finally {
+          await options.afterFailure?.(planned, error);
+        }
+      },
+    });
+    if (adapter && options.beforeClose) await options.beforeClose(adapter);
+    return results;
+  } finally {
+    await adapter?.close().catch(ignored("trials: close the trials' adapter"));
+  }
 }
 
 function failedRecord<C extends object>(

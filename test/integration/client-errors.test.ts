@@ -12,8 +12,8 @@ import assert from "node:assert/strict";
 import net from "node:net";
 import { EmbeddedPostgresTarget } from "../../lib/targets/embedded/embedded-postgres";
 import { withClient } from "../../lib/engines/postgres/connect";
-import { ActivitySampler } from "../../lib/experiments/reindex-under-load/workload/activity-sampler";
-import { ReindexSession } from "../../lib/experiments/reindex-under-load/workload/reindex-session";
+import { ActivitySampler } from "../../lib/experiments/reindex-under-load/workload/activity";
+import { ReindexSession } from "../../lib/experiments/reindex-under-load/workload/run-trials";
 import { TrialSession } from "../../lib/experiments/create-index-after-load/workload/session";
 
 /** Polls `condition` until it holds; fails after `timeoutMs`, naming what was not observed. */

@@ -7,9 +7,9 @@ import path from "node:path";
 import { EmbeddedPostgresTarget } from "../../lib/targets/embedded/embedded-postgres";
 import { RunStore } from "../../lib/results/run-store";
 import { findHostPgbench, locatePgbench } from "../../lib/workloads/pgbench";
-import { createTemplate } from "../../lib/experiments/reindex-under-load/workload/databases";
 import {
   calibrateRebuild,
+  createTemplate,
   planRuns,
   runPlan,
   type ReindexCondition,
@@ -91,7 +91,7 @@ test("the protocol on embedded PostgreSQL: baseline, REINDEX and CONCURRENTLY ru
       concurrent.timeline!.phases.length > 0,
       "CONCURRENTLY's phases sampled from pg_stat_progress_create_index",
     );
-    const s = summarise(trials, 3, 2);
+    const s = summarise(trials, { durationSeconds: 3, clients: 2 });
     assert.equal(s.runs.length, 3);
     assert.ok(s.runs.find((r) => r.mode === "reindex")!.tpsVsBaseline! > 0);
     const claims = judge(CLAIMS, s, withoutFlagged(s));

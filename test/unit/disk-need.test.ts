@@ -2,7 +2,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { checkDiskNeed, DiskSpaceError, FREE_BYTES_ENV } from "../../lib/targets/disk-need";
-import { diskNeed as diskNeedCreateIndex } from "../../lib/experiments/create-index-after-load/disk";
+import { diskNeed as diskNeedCreateIndex } from "../../lib/experiments/create-index-after-load/params";
 import { diskNeed as overIndexingDisk } from "../../lib/experiments/over-indexing/disk";
 import { experiment as createIndexAfterLoad } from "../../lib/experiments/create-index-after-load";
 import { experiment as overIndexing } from "../../lib/experiments/over-indexing";

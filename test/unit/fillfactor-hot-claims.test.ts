@@ -5,7 +5,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { CLAIMS, RULE_1, RULE_2, RULE_3, RULE_4_HOT, RULE_5 } from "../../lib/experiments/fillfactor-hot/claims";
+import { CLAIMS } from "../../lib/experiments/fillfactor-hot/claims";
 import { experiment } from "../../lib/experiments/fillfactor-hot";
 import { judge } from "../../lib/stats/claim-engine";
 import { summarise } from "../../lib/experiments/fillfactor-hot/summarise";
@@ -77,6 +77,12 @@ function trials(o: {
   return out;
 }
 
+/** A claim's declared margin (an above/below rule). */
+const margin = (id: string) => {
+  const r = CLAIMS.claims.find((c) => c.id === id)?.rule;
+  assert.ok(r && r.kind !== "inside", `claim ${id} has a margin`);
+  return r.margin;
+};
 const checkClaims = (s: ReturnType<typeof summarise>) => judge(CLAIMS, s);
 const claimsOf = (t: readonly FillfactorHotTrial[]) => checkClaims(summarise(t));
 const byId = (claims: readonly ClaimCheck[], id: string) => {
@@ -115,8 +121,8 @@ test("07 (1): the HOT share at fillfactor 100 against its 50 % margin", () => {
       trials({ pass: (ff, c, r) => (ff === 100 && c === "counter" ? { hotShare: spreadOver(low, high, r) } : {}) }),
       "1",
     );
-  assert.equal(at(0.4, RULE_1.margin - 0.01).verdict, "held");
-  assert.equal(at(RULE_1.margin, 0.6).verdict, "did not hold", "at the margin: not below it");
+  assert.equal(at(0.4, margin("1") - 0.01).verdict, "held");
+  assert.equal(at(margin("1"), 0.6).verdict, "did not hold", "at the margin: not below it");
   assert.equal(at(0.45, 0.55).verdict, "inconclusive");
   // Outside its regime (a page with room for every version) the claim is not tested.
   const roomy = verdict(trials({ pass: (ff, c) => (ff === 100 && c === "counter" ? { room: 1.2 } : {}) }), "1");
@@ -129,8 +135,8 @@ test("07 (2): the HOT share where the page has room, against its 50 % margin; no
       trials({ pass: (ff, c, r) => (ff === 50 && c === "counter" ? { hotShare: spreadOver(low, high, r) } : {}) }),
       "2",
     );
-  assert.equal(at(RULE_2.margin + 0.01, 0.9).verdict, "held");
-  assert.equal(at(0.3, RULE_2.margin).verdict, "did not hold", "at the margin: not above it");
+  assert.equal(at(margin("2") + 0.01, 0.9).verdict, "held");
+  assert.equal(at(0.3, margin("2")).verdict, "did not hold", "at the margin: not above it");
   assert.equal(at(0.4, 0.6).verdict, "inconclusive");
   const noRoom = verdict(trials({ fillfactors: [100, 70] }), "2");
   assert.equal(noRoom.verdict, "not tested at this scale", noRoom.decidedBy);
@@ -153,7 +159,7 @@ test("07 (3): an indexed-column UPDATE is HOT at no fillfactor; one fillfactor w
   assert.equal(some.verdict, "did not hold", some.decidedBy);
   assert.match(some.decidedBy, /ff 70: .*wholly at or above 1\.0 %/);
   const edge = verdict(
-    trials({ pass: (ff, c, r) => (ff === 50 && c === "k" ? { hotShare: spreadOver(0, 2 * RULE_3.margin, r) } : {}) }),
+    trials({ pass: (ff, c, r) => (ff === 50 && c === "k" ? { hotShare: spreadOver(0, 2 * margin("3"), r) } : {}) }),
     "3",
   );
   assert.equal(edge.verdict, "inconclusive", edge.decidedBy);
@@ -162,8 +168,8 @@ test("07 (3): an indexed-column UPDATE is HOT at no fillfactor; one fillfactor w
 test("07 (4): index entries per row of the HOT and the non-HOT pass", () => {
   const hotAt = (e: number) =>
     verdict(trials({ pass: (ff, c) => (ff === 50 && c === "counter" ? { entriesPerRow: e } : {}) }), "4").verdict;
-  assert.equal(hotAt(RULE_4_HOT.margin - 0.01), "held");
-  assert.equal(hotAt(RULE_4_HOT.margin), "did not hold");
+  assert.equal(hotAt(margin("4") - 0.01), "held");
+  assert.equal(hotAt(margin("4")), "did not hold");
   const baseAt = (e: number) =>
     verdict(trials({ pass: (ff, c) => (ff === 100 && c === "counter" ? { entriesPerRow: e } : {}) }), "4").verdict;
   assert.equal(baseAt(1.8), "held", "0.9 per index: inside 0.9–1.1");
@@ -188,7 +194,7 @@ test("07 (5) and (6): paired ratios of WAL and seconds, HOT pass ÷ fillfactor 1
     ).verdict;
   assert.equal(walAt(100, 200), "held");
   assert.equal(walAt(210, 200), "did not hold");
-  assert.equal(walAt(200 * RULE_5.margin, 200), "inconclusive", "on the margin, the wobble straddles it");
+  assert.equal(walAt(200 * margin("5"), 200), "inconclusive", "on the margin, the wobble straddles it");
   const timeAt = (hot: number) =>
     verdict(
       trials({

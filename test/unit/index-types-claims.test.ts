@@ -5,13 +5,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import {
-  CLAIMS,
-  RULE_BRIN_SIZE,
-  RULE_FLUSH_BATCH,
-  RULE_GIN_SLOWEST,
-  RULE_PARTIAL_TIME,
-} from "../../lib/experiments/index-types/claims";
+import { CLAIMS } from "../../lib/experiments/index-types/claims";
 import { experiment } from "../../lib/experiments/index-types";
 import { judge } from "../../lib/stats/claim-engine";
 import { summarise } from "../../lib/experiments/index-types/summarise";
@@ -91,6 +85,22 @@ function trials(
   return out;
 }
 
+/** A claim's declared rule: the margin of an above/below rule, the band of an inside one. */
+const ruleOf = (id: string) => {
+  const r = CLAIMS.claims.find((c) => c.id === id)?.rule;
+  assert.ok(r, `claim ${id} has a rule`);
+  return r;
+};
+const margin = (id: string) => {
+  const r = ruleOf(id);
+  assert.ok(r.kind !== "inside", `claim ${id}: a margin`);
+  return r.margin;
+};
+const band = (id: string) => {
+  const r = ruleOf(id);
+  assert.ok(r.kind === "inside", `claim ${id}: a band`);
+  return r;
+};
 const claimsOf = (t: readonly IndexTypesTrial[]) => judge(CLAIMS, summarise(t, SIZE));
 const byId = (claims: readonly ClaimCheck[], id: string) => {
   const c = claims.find((x) => x.id === id);
@@ -132,8 +142,8 @@ test("08 (a1): BRIN's size ÷ the B-tree's against its margin; not tested on a s
       trials({ shape: (k, _op, r) => (k === "brin" ? { indexBytes: 2e6 * spreadOver(low, high, r) } : {}) }),
       "a1",
     );
-  assert.equal(at(0.05, RULE_BRIN_SIZE.margin * 0.99).verdict, "held");
-  assert.equal(at(RULE_BRIN_SIZE.margin * 1.01, 0.2).verdict, "did not hold");
+  assert.equal(at(0.05, margin("a1") * 0.99).verdict, "held");
+  assert.equal(at(margin("a1") * 1.01, 0.2).verdict, "did not hold");
   assert.equal(at(0.08, 0.12).verdict, "inconclusive");
   const small = verdict(trials({ shape: () => ({ heapPages: 100 }) }), "a1");
   assert.equal(small.verdict, "not tested at this scale", small.decidedBy);
@@ -156,9 +166,9 @@ test("08 (b1)–(b3): GIN's median batch lower with fastupdate, its slowest batc
   const slowest = (flush: number) =>
     verdict(trials({ shape: (k) => (k === "gin-fastupdate" ? { ms: (b) => (b === 50 ? flush : 12) } : {}) }), "b2")
       .verdict;
-  assert.equal(slowest(20 * RULE_GIN_SLOWEST.margin * 1.1), "held");
+  assert.equal(slowest(20 * margin("b2") * 1.1), "held");
   assert.equal(slowest(25), "did not hold", "1.25× the slowest batch without: not much slower");
-  assert.equal(slowest(20 * RULE_GIN_SLOWEST.margin), "inconclusive", "on the margin, the wobble straddles it");
+  assert.equal(slowest(20 * margin("b2")), "inconclusive", "on the margin, the wobble straddles it");
   const noFlush = verdict(trials({ shape: (k) => (k === "gin-fastupdate" ? { flushes: 0 } : {}) }), "b2");
   assert.equal(noFlush.verdict, "not tested at this scale", noFlush.decidedBy);
   // (b3), the lab's check: the flushing batch against the median batch of its own stream (12 ms).
@@ -170,8 +180,8 @@ test("08 (b1)–(b3): GIN's median batch lower with fastupdate, its slowest batc
       }),
       "b3",
     ).verdict;
-  assert.equal(flushAt(RULE_FLUSH_BATCH.margin * 1.05, 8), "held");
-  assert.equal(flushAt(1, RULE_FLUSH_BATCH.margin * 0.97), "did not hold");
+  assert.equal(flushAt(margin("b3") * 1.05, 8), "held");
+  assert.equal(flushAt(1, margin("b3") * 0.97), "did not hold");
   assert.equal(flushAt(2, 4), "inconclusive");
   assert.equal(
     verdict(trials({ shape: (k) => (k === "gin-fastupdate" ? { flushes: 0 } : {}) }), "b3").verdict,
@@ -195,7 +205,7 @@ test("08 (c): rows outside the partial index's predicate cost as much as with no
       "c",
     ).verdict;
   assert.equal(at(0.97, 1.03), "held");
-  assert.equal(at(RULE_PARTIAL_TIME.high * 1.02, 1.3), "did not hold");
+  assert.equal(at(band("c").high * 1.02, 1.3), "did not hold");
   assert.equal(at(1.05, 1.15), "inconclusive");
   assert.equal(at(0.99, 1.01, 270), "did not hold", "8 % more WAL per row outside the predicate");
   assert.equal(verdict(trials({ repeats: 3 }), "c").verdict, "inconclusive", "3 rounds cover the median with 75 %");

@@ -311,14 +311,22 @@ for (const busybox of ["/bin/busybox", "/usr/bin/busybox"]) {
   }
 }
 
-/** The watcher with a 2 s bound around `server` (sh code), its lease file in a fresh folder. */
-function watcher(shell: string[], server: string) {
+/**
+ * The watcher with a `bound` of seconds around `server` (sh code), its lease file in a fresh folder. Tests
+ * that renew use 5 s: 10 renewals a bound, so a test process starved for a few seconds on a loaded box
+ * (the suite beside a dozen builds) still renews within it.
+ */
+function watcher(shell: string[], server: string, bound = 2) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-lease-test-"));
   const lease = path.join(dir, "lease");
   const [cmd, ...pre] = shell;
-  const child = spawn(cmd, [...pre, "-c", LEASE_SCRIPT, "x", "2", "1", "1", "INT", lease, cmd, ...pre, "-c", server], {
-    stdio: ["ignore", "ignore", "pipe"],
-  });
+  const child = spawn(
+    cmd,
+    [...pre, "-c", LEASE_SCRIPT, "x", String(bound), "1", "1", "INT", lease, cmd, ...pre, "-c", server],
+    {
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
   let stderr = "";
   child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
@@ -340,18 +348,18 @@ for (const shell of shells) {
   });
 
   test(`${name}: a renewed lease keeps the server; Docker's stop signal reaches it`, { timeout: 30_000 }, async () => {
-    const w = watcher(shell, SERVER);
+    const w = watcher(shell, SERVER, 5);
     let exited = false;
     void w.exited.then(() => (exited = true));
-    for (let i = 0; i < 10; i++) {
+    for (let i = 0; i < 20; i++) {
       fs.writeFileSync(w.lease, `${i}\n`);
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
-    assert.equal(exited, false, `renewed for 5 s, over twice the bound: ${w.stderr()}`);
+    assert.equal(exited, false, `renewed for 10 s, twice the bound: ${w.stderr()}`);
     // Renewed on while the server stops, as the lab does until its container is gone: the server's
     // own TERM trap waits out its `sleep 1`, longer still on a loaded box, and a lease left unrenewed
     // for that time may lapse and say so (CI on the slower box saw it).
-    let i = 10;
+    let i = 20;
     const renewing = setInterval(() => fs.writeFileSync(w.lease, `${i++}\n`), 500);
     w.child.kill("SIGTERM");
     const code = await w.exited;
@@ -365,10 +373,10 @@ for (const shell of shells) {
     `${name}: a server that exits on its own leaves its code, the watcher stays while renewed`,
     { timeout: 30_000 },
     async () => {
-      const w = watcher(shell, "exit 7");
+      const w = watcher(shell, "exit 7", 5);
       let exited = false;
       void w.exited.then(() => (exited = true));
-      for (let i = 0; i < 8; i++) {
+      for (let i = 0; i < 16; i++) {
         fs.writeFileSync(w.lease, `${i}\n`);
         await new Promise((resolve) => setTimeout(resolve, 500));
       }

@@ -222,6 +222,11 @@ test("05 (a), (c), (d): emulated environments give consistency checks, the rule'
     ],
   );
   assert.match(row(s, "d").why, /local: a statement .* of server time/);
+  // (a) without its same-AZ half is still judged on the emulated link, as "needs the select1 case", never absent.
+  const { "same-az": _same, ...noSameAz } = EMULATED;
+  const a = row(claimsOf(caseTrials(noSameAz, 5)), "a");
+  assert.equal(a.verdict, "emulated", a.decidedBy);
+  assert.match(a.decidedBy, /not evidence; needs the select1 case/);
 });
 
 test("05 (c share): the server's account against the gap per commit, decided on a real quorum", () => {

@@ -2,13 +2,21 @@
  * runTrials' contract at its margins, with an in-memory store: resume skips finished keys, a
  * returned failed record goes on, a thrown error is recorded and ends the run with its cause kept
  * (or goes on with continueOnError), cleanup after a failure never hides the cause, an interrupt
- * is not recorded.
+ * is not recorded; runTrialsOn's adapter is opened lazily, reopened after a failure and always closed;
+ * shuffledRounds plans every condition once a round; okTrial starts a finished trial's record.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { TrialRecord } from "../../lib/results/run-store";
 import { StallError } from "../../lib/workloads/failures";
-import { runTrials, TrialFailedError, type PlannedTrial } from "../../lib/workloads/trials";
+import {
+  okTrial,
+  runTrials,
+  runTrialsOn,
+  shuffledRounds,
+  TrialFailedError,
+  type PlannedTrial,
+} from "../../lib/workloads/trials";
 import { TrialWatchdog, withWatchdog } from "../../lib/workloads/watchdog";
 
 type C = { readonly n: number };
@@ -182,4 +190,133 @@ test("an interrupt is not recorded as a failure: the error goes up as it is", as
     store.lines.map((t) => t.key),
     ["k1"],
   );
+});
+
+/** Adapters numbered in opening order; `log` says what happened to which. */
+function adapters() {
+  const log: string[] = [];
+  let opened = 0;
+  const open = async () => {
+    const id = ++opened;
+    log.push(`open ${id}`);
+    return { id, close: async () => void log.push(`close ${id}`) };
+  };
+  return { log, open };
+}
+
+test("runTrialsOn opens the adapter on first use, reopens it after a failed trial, and closes it at the end", async () => {
+  const { log, open } = adapters();
+  const store = memoryStore([ok(plan[0])]);
+  const ran = await runTrialsOn(
+    open,
+    plan,
+    async (adapter, p) => {
+      log.push(`${p.key} on ${adapter.id}`);
+      if (p.key === "k3") throw new Error("Connection terminated unexpectedly");
+      return ok(p);
+    },
+    {
+      store,
+      watch,
+      continueOnError: true,
+      afterFailure: async (p) => void log.push(`after ${p.key}`),
+      beforeClose: async (adapter) => void log.push(`finish on ${adapter.id}`),
+    },
+  );
+  assert.deepEqual(
+    ran.map((t) => `${t.key}:${t.status}`),
+    ["k2:ok", "k3:failed", "k4:ok"],
+  );
+  assert.deepEqual(log, [
+    "open 1",
+    "k2 on 1",
+    "k3 on 1",
+    "close 1",
+    "after k3",
+    "open 2",
+    "k4 on 2",
+    "finish on 2",
+    "close 2",
+  ]);
+});
+
+test("runTrialsOn closes its adapter when the run ends on an error, and opens none when nothing is left to run", async () => {
+  const { log, open } = adapters();
+  const controller = new AbortController();
+  await assert.rejects(
+    runTrialsOn(
+      open,
+      plan,
+      async (adapter, p) => {
+        log.push(`${p.key} on ${adapter.id}`);
+        if (p.key === "k2") controller.abort();
+        controller.signal.throwIfAborted();
+        return ok(p);
+      },
+      { store: memoryStore(), watch, signal: controller.signal, beforeClose: async () => void log.push("finish") },
+    ),
+  );
+  // An interrupt skips afterFailure: only the run's own close remains.
+  assert.deepEqual(log, ["open 1", "k1 on 1", "k2 on 1", "close 1"]);
+
+  const done = adapters();
+  const ran = await runTrialsOn(done.open, plan, async (_a, p) => ok(p), { store: memoryStore(plan.map(ok)), watch });
+  assert.deepEqual(ran, []);
+  assert.deepEqual(done.log, []);
+});
+
+test("runTrialsOn: a trial's error ends the run with the trial's cause, the adapter closed once", async () => {
+  const { log, open } = adapters();
+  const lost = new Error("Connection terminated unexpectedly");
+  await assert.rejects(
+    runTrialsOn(
+      open,
+      plan,
+      async (_adapter, p) => {
+        if (p.key === "k2") throw lost;
+        return ok(p);
+      },
+      { store: memoryStore(), watch },
+    ),
+    (e: unknown) => e instanceof TrialFailedError && e.cause === lost,
+  );
+  assert.deepEqual(log, ["open 1", "close 1"]);
+});
+
+test("shuffledRounds: every condition once a round, keyed by round, in a seeded order of its own per round", () => {
+  const conditions = Array.from({ length: 8 }, (_, n) => ({ n }));
+  const plan = shuffledRounds(conditions, 3, 7, (c) => `n${c.n}`);
+  assert.equal(plan.length, 24);
+  assert.deepEqual(
+    plan.map((t) => t.position),
+    plan.map((_, i) => i),
+  );
+  for (const repeat of [1, 2, 3]) {
+    const round = plan.filter((t) => t.repeat === repeat);
+    assert.deepEqual(round.map((t) => t.condition.n).sort(), [0, 1, 2, 3, 4, 5, 6, 7]);
+    for (const t of round) assert.equal(t.key, `n${t.condition.n}/r${repeat}`);
+  }
+  const order = (repeat: number) => plan.filter((t) => t.repeat === repeat).map((t) => t.condition.n);
+  assert.notDeepEqual(order(1), order(2), "a round's order is its own");
+  assert.deepEqual(
+    shuffledRounds(conditions, 3, 7, (c) => `n${c.n}`),
+    plan,
+    "the same seed, the same plan",
+  );
+  assert.notDeepEqual(
+    shuffledRounds(conditions, 3, 8, (c) => `n${c.n}`),
+    plan,
+    "another seed, another plan",
+  );
+});
+
+test("okTrial: a finished trial's record starts with its plan entry, status ok and its units' seconds", () => {
+  assert.deepEqual(okTrial({ key: "k1", condition: { n: 1 }, repeat: 2, position: 5 }, [250, 500, 250.5]), {
+    key: "k1",
+    condition: { n: 1 },
+    repeat: 2,
+    position: 5,
+    status: "ok",
+    seconds: 1.0005,
+  });
 });

@@ -1,29 +1,29 @@
-/**
- * Notebook 02 (`lab.createIndexAfterLoad.*`): seed 001's load-then-index (A) against
- * index-then-load (B), paired per repeat, with the sweeps and counters that explain the ratio.
- */
+/** Seed 001's load-then-index (A) against index-then-load (B), with the sweeps and counters that explain the ratio. */
+import { median } from "simple-statistics";
 import { connect } from "../../engines/postgres/connect";
 import { ignored } from "../../runtime/debug";
+import { escapeHtml, show } from "../../display/output";
+import { showTable } from "../../display/table";
 import type { ConnectionInfo, ServerSpec } from "../../targets/types";
 import { defineExperiment, serverName } from "../define";
 import { finiteOrNaN, referencesIn } from "../eta";
 import { CLAIMS, withoutFlagged } from "./claims";
-import { diskNeed } from "./disk";
-import { checkParams, CREATE_INDEX_AFTER_LOAD_PROFILES, type CreateIndexAfterLoadParams } from "./params";
-import { showRunFacts } from "./present";
+import { checkParams, CREATE_INDEX_AFTER_LOAD_PROFILES, diskNeed, type CreateIndexAfterLoadParams } from "./params";
 import { checkpoints, ioWaitMs, summarise as summariseTrials, type CreateIndexSummary } from "./summarise";
 import { METHOD_LABELS, planTrials, type CreateIndexCondition } from "./workload/plan";
 import { runPlan, type CreateIndexTrial } from "./workload/run-trials";
-import { REPORTED_SETTINGS } from "./workload/sql";
 
 const SLUG = "02-create-index-after-load";
+const REPORTED_SETTINGS = (
+  "server_version shared_buffers maintenance_work_mem max_parallel_maintenance_workers max_parallel_workers " +
+  "max_worker_processes work_mem max_wal_size min_wal_size checkpoint_timeout checkpoint_completion_target wal_level " +
+  "wal_buffers wal_compression full_page_writes synchronous_commit fsync data_checksums wal_log_hints track_io_timing " +
+  "track_wal_io_timing autovacuum"
+).split(" ");
 
-/**
- * The seed's server: PostgreSQL's defaults, with I/O and WAL I/O timing on (as its follow-up did).
- * `sharedBuffersMB` given: the second server, on which the small-buffers pairs (`cacheRows`) run.
- */
+/** PostgreSQL's defaults, I/O timing on as the seed's follow-up; `sharedBuffersMB`: the small-buffers server. */
 export function serverSpec(p: CreateIndexAfterLoadParams, sharedBuffersMB?: number): ServerSpec {
-  const decoding = "the WAL-decoding trials (walAnatomyRows > 0; --set walAnatomyRows=0 skips them)";
+  const decoding = p.walAnatomyRows > 0 ? "the WAL-decoding trials (--set walAnatomyRows=0 skips them)" : undefined;
   return {
     engine: "postgresql",
     name: serverName(SLUG, sharedBuffersMB === undefined ? "pg" : "pg-small-buffers"),
@@ -42,23 +42,19 @@ export function serverSpec(p: CreateIndexAfterLoadParams, sharedBuffersMB?: numb
       clients: 2,
       extensions: [
         { name: "pgstattuple", required: true, measures: "the finished index's shape (pgstatindex)" },
-        ...(p.walAnatomyRows > 0 ? [{ name: "pg_walinspect", required: true, measures: decoding }] : []),
+        ...(decoding ? [{ name: "pg_walinspect", required: true, measures: decoding }] : []),
       ],
-      walHold:
-        p.walAnatomyRows > 0 ? { measures: "the WAL-decoding trials (--set walAnatomyRows=0 skips them)" } : undefined,
+      walHold: decoding ? { measures: decoding } : undefined,
     },
   };
 }
 
-/** The server's settings as it reports them (SHOW), read before the first trial. */
 async function readSettings(connection: ConnectionInfo): Promise<Record<string, string>> {
   const client = await connect(connection);
   try {
     const out: Record<string, string> = {};
-    for (const name of REPORTED_SETTINGS) {
-      const { rows } = await client.query<{ v: string }>("SELECT current_setting($1) AS v", [name]);
-      out[name] = rows[0].v;
-    }
+    for (const name of REPORTED_SETTINGS)
+      out[name] = (await client.query<{ v: string }>("SELECT current_setting($1) AS v", [name])).rows[0].v;
     return out;
   } finally {
     await client.end().catch(ignored("create-index: end the settings client"));
@@ -79,37 +75,27 @@ export const experiment = defineExperiment({
   check: checkParams,
   servers: (p) => [serverSpec(p)],
   plan: planTrials,
-  work: async ({
-    params: p,
-    plan,
-    session,
-    control,
-    startedAt,
-  }): Promise<{ readonly effectiveSettings: Readonly<Record<string, string>>; readonly elapsedS: number }> => {
+  work: async ({ params: p, plan, session, control, startedAt }) => {
     const { store, progress, servers, signal, writeMetadata } = session;
     const server = servers.byEngine.get("postgresql");
     if (!server) throw new Error("02 needs a PostgreSQL server, and none started");
-    const effectiveSettings = await readSettings(server.connection);
+    const effectiveSettings: Readonly<Record<string, string>> = await readSettings(server.connection);
     writeMetadata({ effectiveSettings });
-    // The small-buffers pairs need another shared_buffers, which only a server start sets: they run
-    // last, on a second server started after the first one stopped (one server's memory at a time).
+    // Only a server start sets shared_buffers: the small-buffers pairs run last, on a second server.
     const onSmall = plan.filter((t) => t.condition.sharedBuffersMB !== undefined);
-    const parts = [
-      { trials: plan.filter((t) => t.condition.sharedBuffersMB === undefined), sharedBuffersMB: undefined },
-      ...(onSmall.length ? [{ trials: onSmall, sharedBuffersMB: onSmall[0].condition.sharedBuffersMB }] : []),
-    ];
-    let before = 0;
-    let current = server;
-    for (const part of parts) {
-      if (part.sharedBuffersMB !== undefined) {
+    const parts = [plan.filter((t) => t.condition.sharedBuffersMB === undefined), ...(onSmall.length ? [onSmall] : [])];
+    let [before, current] = [0, server];
+    for (const trials of parts) {
+      const small = trials[0]?.condition.sharedBuffersMB;
+      if (small !== undefined) {
         await session.stopServer(current);
-        progress.update(before, plan.length, `starting the server with shared_buffers ${part.sharedBuffersMB} MB…`);
-        current = await session.startServer(serverSpec(p, part.sharedBuffersMB));
+        progress.update(before, plan.length, `starting the server with shared_buffers ${small} MB…`);
+        current = await session.startServer(serverSpec(p, small));
         writeMetadata({ effectiveSettings, smallBuffersSettings: await readSettings(current.connection) });
       }
       const offset = before;
       await runPlan({
-        plan: part.trials,
+        plan: trials,
         connection: current.connection,
         store,
         randomSeed: p.randomSeed,
@@ -126,16 +112,14 @@ export const experiment = defineExperiment({
           );
         },
       });
-      before += part.trials.length;
+      before += trials.length;
     }
     progress.finish(`${plan.length} trials`);
     return { effectiveSettings, elapsedS: (Date.now() - startedAt) / 1000 };
   },
-  // The summary's headline is the run's own `rows` and settings.
   summarise: (trials: readonly CreateIndexTrial[], run: { readonly params: CreateIndexAfterLoadParams }) =>
     summariseTrials(trials, run.params),
   claims: CLAIMS,
-  // Each claim recomputed without the flagged repeats (its `sensitivity`).
   without: (_run, summary) => withoutFlagged(summary),
   csvRows,
   disk: diskNeed,
@@ -146,7 +130,6 @@ export const experiment = defineExperiment({
     kind: (c) => (typeof c.kind === "string" && typeof c.method === "string" ? `${c.kind} ${c.method}` : undefined),
     references: referencesIn(__dirname),
   },
-  // The fault matrix's cells: the fault at this notebook's most exposed point, where it is most likely met.
   faults: {
     overrides: [
       "rows=300000",
@@ -165,21 +148,12 @@ export const experiment = defineExperiment({
   },
 });
 
-/** summary.csv: one row per method summary (B's with B/A of its pair), then one per CREATE INDEX build. */
+/** One row per method (B's with B/A of its pair), then one per CREATE INDEX build. */
 function csvRows(s: CreateIndexSummary) {
   const methods = s.methods.map((m) => {
     const c = m.condition;
-    const pair = s.pairs.find(
-      (p) =>
-        p.rows === c.rows &&
-        p.keyOrder === c.keyOrder &&
-        p.maintenanceWorkMemMB === c.maintenanceWorkMemMB &&
-        p.parallelWorkers === c.parallelWorkers &&
-        p.codes === c.codes &&
-        p.sharedBuffersMB === c.sharedBuffersMB,
-    );
-    // B/A paired per repeat: median over repeats and its exact interval, on B's row.
-    const b = c.method === "index_then_load" ? pair : undefined;
+    const ratio = s.pairs.find((p) => p.b === m)?.timeRatio;
+    const counter = (k: keyof typeof m.totals) => m.totals[k] ?? null;
     return {
       kind: "load",
       method: c.method,
@@ -197,19 +171,19 @@ function csvRows(s: CreateIndexSummary) {
       load_ms: m.phaseMs.load ?? null,
       index_ms: m.phaseMs.index ?? null,
       checkpoint_ms: m.phaseMs.checkpoint ?? null,
-      ratio_b_over_a: b?.timeRatio?.estimate ?? null,
-      ratio_low: b?.timeRatio?.low ?? null,
-      ratio_high: b?.timeRatio?.high ?? null,
-      ratio_coverage: b?.timeRatio?.coverage ?? null,
-      server_ratio_b_over_a: b?.serverTimeRatio?.estimate ?? null,
+      ratio_b_over_a: ratio?.estimate ?? null,
+      ratio_low: ratio?.low ?? null,
+      ratio_high: ratio?.high ?? null,
+      ratio_coverage: ratio?.coverage ?? null,
+      server_ratio_b_over_a: s.pairs.find((p) => p.b === m)?.serverTimeRatio?.estimate ?? null,
       backend_cpu_s: m.backendCpuS ?? null,
-      wal_records: m.totals["wal.records"] ?? null,
-      wal_fpi: m.totals["wal.fpi"] ?? null,
-      wal_bytes: m.totals["wal.bytes"] ?? null,
-      blks_read: m.totals["db.blks_read"] ?? null,
-      blks_hit: m.totals["db.blks_hit"] ?? null,
+      wal_records: counter("wal.records"),
+      wal_fpi: counter("wal.fpi"),
+      wal_bytes: counter("wal.bytes"),
+      blks_read: counter("db.blks_read"),
+      blks_hit: counter("db.blks_hit"),
       io_wait_ms: ioWaitMs(m.totals),
-      temp_bytes: m.totals["db.temp_bytes"] ?? null,
+      temp_bytes: counter("db.temp_bytes"),
       checkpoints: checkpoints(m.totals),
       index_bytes: m.index?.indexBytes ?? null,
       avg_leaf_density: m.index?.avgLeafDensity ?? null,
@@ -236,22 +210,29 @@ function csvRows(s: CreateIndexSummary) {
 }
 
 export const { params, run, summarise, claims, save, showClaims, registered } = experiment;
-export type CreateIndexAfterLoadRun = Awaited<ReturnType<typeof run>>;
-export {
-  showHeadline,
-  showRepeats,
-  showSeedComparison,
-  showCounters,
-  showIoByBackend,
-  showSizeSweep,
-  showKeyOrder,
-  showBuildSweep,
-  showWalAnatomy,
-  showIndexShapes,
-} from "./present";
+export * from "./present";
 
-/** The base's run header and failed trials, then the server's settings and the host's load during the trials. */
-export function showRun(r: CreateIndexAfterLoadRun): void {
+/** The base's, then the server's settings and the host's load during the trials (busy: noisy trials). */
+export function showRun(r: Awaited<ReturnType<typeof run>>): void {
   experiment.showRun(r);
-  showRunFacts(r);
+  showTable(
+    Object.entries(r.effectiveSettings).map(([setting, value]) => ({ setting, value })),
+    {
+      caption:
+        "Server settings as the server reports them (SHOW); maintenance_work_mem and max_parallel_maintenance_workers are SET per trial where a sweep varies them",
+    },
+  );
+  const loads = r.trials.flatMap((t) => t.loadAverage ?? []);
+  const cpus = r.metadata.host.cpus;
+  const busy = loads.length > 0 && median(loads) > cpus;
+  const loadText = loads.length
+    ? ` Host 1-minute load average during the trials: median ${median(loads).toFixed(1)}, max ${Math.max(...loads).toFixed(1)} on ${cpus} CPUs` +
+      (busy
+        ? " — other work competed for the CPU, so single trials are noisy: read the medians, ranges and intervals, not one trial."
+        : ".")
+    : "";
+  show().html(
+    `<div style="${busy ? "border-left:4px solid #f58518;padding:6px 10px;background:#fff7ec" : "color:#555"}">` +
+      `${r.trials.length} trials in ${Math.round(r.elapsedS)} s (server start included).${escapeHtml(loadText)}</div>`,
+  );
 }

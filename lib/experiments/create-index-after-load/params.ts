@@ -1,7 +1,8 @@
-/** Parameters of notebook 02 (CREATE INDEX after bulk load), per profile, and their checks. */
+/** Parameters of the notebook, per profile, their checks, and the data directory they need. */
 import { KEY_ORDERS, type KeyOrder } from "./workload/sql";
 import type { LimitParams } from "../define";
 import type { ProfileName } from "../../params/profiles";
+import { bytesText, type DiskNeed } from "../../targets/disk-need";
 import {
   integerListInRange,
   listOf,
@@ -27,16 +28,16 @@ export interface CreateIndexAfterLoadParams extends LimitParams {
   /** max_parallel_maintenance_workers values of the CREATE INDEX sweep (session SET per build). */
   readonly workerSweep: readonly number[];
   /**
-   * Rows of optional pairs on a second server whose shared_buffers is `cacheSharedBuffersMB`: shown
-   * (counters, I/O by backend), judged by no claim; 0 = none. The OS page cache is not limited.
+   * Rows of optional pairs on a second server whose shared_buffers is `cacheSharedBuffersMB`: shown (counters, I/O
+   * by backend), judged by no claim; 0 = none. The OS page cache is not limited.
    */
   readonly cacheRows: number;
   /** shared_buffers of the second server of the `cacheRows` pairs, MB. */
   readonly cacheSharedBuffersMB: number;
   /**
-   * Rows and distinct codes of the pairs that decide claim (4), the index's density: `repeats`
-   * pairs at `densityRows` rows over `densityCodes` codes, so that rows per code is the seed's
-   * ~10,000 (100M rows over 10,001 codes); 0 = (4) on the headline pair.
+   * Rows and distinct codes of the pairs that decide claim (4), the index's density: `repeats` pairs at `densityRows`
+   * rows over `densityCodes` codes, so that rows per code is the seed's ~10,000 (100M rows over 10,001 codes); 0 = (4)
+   * on the headline pair.
    */
   readonly densityRows: number;
   /** Distinct codes of claim (4)'s pairs: densityRows ÷ densityCodes is its rows per code. */
@@ -71,48 +72,35 @@ const SEED_SERVER = {
   maxWalSizeMB: 1024,
   checkpointTimeoutS: 300,
   cpus: 2,
+  // The small-buffers pairs are available by `--set`, run by no profile (docs/create-index-after-load.md).
+  cacheRows: 0,
+  cacheSharedBuffersMB: 16,
 } as const;
 
+// Why each profile's sizes are what they are: docs/create-index-after-load.md.
 export const CREATE_INDEX_AFTER_LOAD_PROFILES: Readonly<Record<ProfileName, CreateIndexAfterLoadParams>> = {
   smoke: {
     ...SEED_SERVER,
     rows: 20_000,
-    // Five repeats of a 20k-row pair take seconds, and let smoke reach a verdict through the same rules.
     repeats: 5,
     rowSweep: [5_000],
     sweepRepeats: 1,
     memorySweepMB: [1, 64],
     walAnatomyRows: 20_000,
-    cacheRows: 0,
-    cacheSharedBuffersMB: 16,
     densityRows: 0,
     densityCodes: 10_001,
     settleMs: 100,
     memoryGiB: 2,
   },
-  // The claims are decided on B/A per repeat, and an exact interval of a median needs ≥ 5 paired
-  // repeats to cover it with ≥ 90 % (4 give 87.5 %). 5 repeats at 3M rows (~6 s for A, ~12 s for B
-  // on 2 quiet cores) cost about what 3 repeats at 5M did, and no claim's regime is 5M (the seed's
-  // figure is 100M, in `full`): the sweep still reaches 1M, and the CREATE INDEX sweep runs at 3M.
   default: {
     ...SEED_SERVER,
     rows: 3_000_000,
     repeats: 5,
     rowSweep: [10_000, 100_000, 1_000_000],
-    // One trial per sweep point (as `full`): the sweeps are shown, not judged, and the 5 pairs that
-    // put (3) and (4) in their regime take the ~45 s a second repeat of the sweeps took.
     sweepRepeats: 1,
     memorySweepMB: [4, 64, 1024],
     walAnatomyRows: 1_000_000,
-    // No small-buffers pairs: they were shaped to put (3) in a lab-chosen regime (data ≥ 10×
-    // shared_buffers) with the OS page cache still holding the data, so their verdict said nothing
-    // about the seed's I/O. (3) and (5) are the seed's sentences, judged only at its data ÷
-    // shared_buffers (`full`); the pairs stay available by `--set cacheRows=… cacheSharedBuffersMB=…`
-    // to look at the counters with a smaller buffer cache.
-    cacheRows: 0,
-    cacheSharedBuffersMB: 16,
     // (4) at the seed's rows per code: 1M rows over 100 codes are 10,000, the seed's 100M over 10,001.
-    // The notebook's question (is deferring the index faster, and why) needs the tree's shape too.
     densityRows: 1_000_000,
     densityCodes: 100,
     settleMs: 500,
@@ -126,11 +114,9 @@ export const CREATE_INDEX_AFTER_LOAD_PROFILES: Readonly<Record<ProfileName, Crea
     rowSweep: [1_000_000, 10_000_000, 30_000_000],
     sweepRepeats: 1,
     memorySweepMB: [4, 64, 1024, 4096],
-    // The WAL of an indexed 100M-row load is ~14 GB; decoding a tenth of it says the same per row.
+    // Decoding a tenth of the seed's WAL says the same per row.
     walAnatomyRows: 10_000_000,
     // The headline is the seed's 100M rows, 10,001 codes, 128 MB shared_buffers: (3) and (4) on it.
-    cacheRows: 0,
-    cacheSharedBuffersMB: 16,
     densityRows: 0,
     densityCodes: 10_001,
     settleMs: 1000,
@@ -138,35 +124,29 @@ export const CREATE_INDEX_AFTER_LOAD_PROFILES: Readonly<Record<ProfileName, Crea
   },
 };
 
-function numberInRange(name: string, value: unknown, min: number, max: number): number {
-  if (typeof value !== "number" || !Number.isFinite(value) || value < min || value > max) {
-    throw new ParameterError(`${name} must be a number from ${min} to ${max}, got ${JSON.stringify(value)}`);
-  }
-  return value;
-}
-
-function integerInRange(name: string, value: unknown, min: number, max: number): number {
-  return integerListInRange(name, [value], min, max)[0];
-}
+const integer = (name: string, value: unknown, min: number, max: number) =>
+  integerListInRange(name, [value], min, max)[0];
 
 /** Checks a profile's values merged with a reader's overrides (target, cpus and memoryGiB: the base). */
 export function checkParams(p: CreateIndexAfterLoadParams): CreateIndexAfterLoadParams {
-  const walAnatomyRows = nonNegativeNumber("walAnatomyRows", p.walAnatomyRows);
-  if (!Number.isInteger(walAnatomyRows))
-    throw new ParameterError(`walAnatomyRows must be a whole number, got ${walAnatomyRows}`);
+  const whole = (name: keyof CreateIndexAfterLoadParams) => {
+    const v = nonNegativeNumber(name, p[name]);
+    if (!Number.isInteger(v)) throw new ParameterError(`${name} must be a whole number, got ${v}`);
+    return v;
+  };
   const keyOrders = listOf("keyOrders", p.keyOrders, KEY_ORDERS);
   if (!keyOrders.includes("random")) {
     throw new ParameterError(
       `keyOrders must include "random" (the seed's order, used by the headline and every sweep); got ${JSON.stringify(keyOrders)}`,
     );
   }
-  const cacheRows = nonNegativeNumber("cacheRows", p.cacheRows);
-  const densityRows = nonNegativeNumber("densityRows", p.densityRows);
-  if (!Number.isInteger(cacheRows) || !Number.isInteger(densityRows))
-    throw new ParameterError(`cacheRows and densityRows must be whole numbers, got ${cacheRows} and ${densityRows}`);
-  // PostgreSQL's own limits: maintenance_work_mem ≥ 1 MB; max_wal_size ≥ two 16 MB segments;
-  // shared_buffers ≥ 128 kB (whole MB here); codes are written as 'C' and 5 digits.
-  const memorySweepMB = integerListInRange("memorySweepMB", p.memorySweepMB, 1, 2_097_151);
+  const randomSeed = p.randomSeed;
+  if (typeof randomSeed !== "number" || !Number.isFinite(randomSeed) || randomSeed < -1 || randomSeed > 1)
+    throw new ParameterError(
+      `randomSeed (a setseed() value) must be a number from -1 to 1, got ${JSON.stringify(randomSeed)}`,
+    );
+  // PostgreSQL's own limits: maintenance_work_mem ≥ 1 MB; max_wal_size ≥ two 16 MB segments; shared_buffers in
+  // whole MB; codes are written as 'C' and 5 digits.
   return {
     ...p,
     rows: positiveInteger("rows", p.rows),
@@ -174,24 +154,36 @@ export function checkParams(p: CreateIndexAfterLoadParams): CreateIndexAfterLoad
     rowSweep: positiveIntegerList("rowSweep", p.rowSweep),
     sweepRepeats: positiveInteger("sweepRepeats", p.sweepRepeats),
     keyOrders: [...new Set(keyOrders)],
-    memorySweepMB: [...new Set(memorySweepMB)],
+    memorySweepMB: [...new Set(integerListInRange("memorySweepMB", p.memorySweepMB, 1, 2_097_151))],
     workerSweep: [...new Set(integerListInRange("workerSweep", p.workerSweep, 0, 8))],
-    walAnatomyRows,
-    cacheRows,
-    cacheSharedBuffersMB: integerInRange("cacheSharedBuffersMB", p.cacheSharedBuffersMB, 1, 1_048_576),
-    densityRows,
-    densityCodes: integerInRange("densityCodes", p.densityCodes, 1, 100_000),
-    randomSeed: numberInRange("randomSeed (a setseed() value)", p.randomSeed, -1, 1),
-    maintenanceWorkMemMB: integerInRange("maintenanceWorkMemMB", p.maintenanceWorkMemMB, 1, 2_097_151),
-    maxParallelMaintenanceWorkers: integerInRange(
-      "maxParallelMaintenanceWorkers",
-      p.maxParallelMaintenanceWorkers,
-      0,
-      8,
-    ),
-    sharedBuffersMB: integerInRange("sharedBuffersMB", p.sharedBuffersMB, 16, 1_048_576),
-    maxWalSizeMB: integerInRange("maxWalSizeMB", p.maxWalSizeMB, 32, 1_073_741_823),
-    checkpointTimeoutS: integerInRange("checkpointTimeoutS", p.checkpointTimeoutS, 30, 86_400),
-    settleMs: integerInRange("settleMs", p.settleMs, 0, 60_000),
+    walAnatomyRows: whole("walAnatomyRows"),
+    cacheRows: whole("cacheRows"),
+    cacheSharedBuffersMB: integer("cacheSharedBuffersMB", p.cacheSharedBuffersMB, 1, 1_048_576),
+    densityRows: whole("densityRows"),
+    densityCodes: integer("densityCodes", p.densityCodes, 1, 100_000),
+    randomSeed,
+    maintenanceWorkMemMB: integer("maintenanceWorkMemMB", p.maintenanceWorkMemMB, 1, 2_097_151),
+    maxParallelMaintenanceWorkers: integer("maxParallelMaintenanceWorkers", p.maxParallelMaintenanceWorkers, 0, 8),
+    sharedBuffersMB: integer("sharedBuffersMB", p.sharedBuffersMB, 16, 1_048_576),
+    maxWalSizeMB: integer("maxWalSizeMB", p.maxWalSizeMB, 32, 1_073_741_823),
+    checkpointTimeoutS: integer("checkpointTimeoutS", p.checkpointTimeoutS, 30, 86_400),
+    settleMs: integer("settleMs", p.settleMs, 0, 60_000),
+  };
+}
+
+/** Bytes per row of the table with its grown index, of CREATE INDEX's sort spill, and of an indexed load's WAL. */
+const [TABLE_ROW_BYTES, SORT_ROW_BYTES, WAL_ROW_BYTES, BASE_BYTES] = [36 + 22, 24, 140, 200 * 2 ** 20];
+
+/** At its peak: the table with its index, the sort's spill, WAL up to max_wal_size, and the WAL held for decoding. */
+export function diskNeed(p: CreateIndexAfterLoadParams): DiskNeed {
+  const rows = Math.max(p.rows, ...p.rowSweep);
+  const wal = p.maxWalSizeMB * 2 ** 20 * 1.1;
+  const kept = p.walAnatomyRows * WAL_ROW_BYTES;
+  return {
+    bytes: rows * (TABLE_ROW_BYTES + SORT_ROW_BYTES) + wal + kept + BASE_BYTES,
+    what:
+      `${rows.toLocaleString("en-US")} rows × (${TABLE_ROW_BYTES} B of table and index + ${SORT_ROW_BYTES} B of sort ` +
+      `spill) + max_wal_size ${bytesText(wal)} + ${bytesText(kept)} of WAL kept for decoding + ` +
+      `${bytesText(BASE_BYTES)} of server`,
   };
 }

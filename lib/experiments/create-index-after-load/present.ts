@@ -1,96 +1,79 @@
-/**
- * What notebook 02 shows, one call per section, so the notebook stays narrative + calls.
- */
-import { median } from "simple-statistics";
+/** What the notebook shows, one call per section (each with its charts), so the notebook stays narrative + calls. */
 import { escapeHtml, show } from "../../display/output";
-import { plot } from "../../display/plotly";
+import { plot, type PlotlyTrace } from "../../display/plotly";
 import { showTable, sortedBy, type Row } from "../../display/table";
 import { intervalLabel, OUTLIER_RULE, type Interval } from "../../stats/intervals";
-import { METHOD_LABELS, type Method } from "./workload/plan";
-import type { CreateIndexCounterKey, PhaseName } from "./workload/session";
 import { counterEntries, type Counters } from "../../stats/counters";
-import {
-  buildSweep,
-  headlineBars,
-  keyOrderBars,
-  rowsLabel,
-  sizeSweepPerRow,
-  sizeSweepRatio,
-  timeBudget,
-  walComposition,
-} from "./charts";
+import { METHOD_LABELS, METHODS, type Method } from "./workload/plan";
+import type { CreateIndexCounterKey, PhaseName } from "./workload/session";
 import { seedFigures } from "./seed";
-import type { RunMetadata } from "../../results/metadata";
-import type { CreateIndexTrial } from "./workload/run-trials";
-import {
-  checkpoints,
-  headlinePair,
-  ioWaitMs,
-  sizeSweep,
-  type CreateIndexSummary,
-  type MethodSummary,
-} from "./summarise";
+import * as sum from "./summarise";
 
-// Tables format numbers to 3 significant digits themselves; these only drop what cannot be shown.
-const r2 = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? undefined : x);
-const r1 = r2;
+type S = sum.CreateIndexSummary;
+type M = sum.MethodSummary;
+// Tables format numbers to 3 significant digits themselves; this only drops what cannot be shown.
+const num = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? undefined : x);
 const mb = (bytes: number | undefined) => (bytes === undefined ? undefined : bytes / 2 ** 20);
+const perRowUs = (seconds: number | undefined, rows: number) =>
+  seconds === undefined ? undefined : (seconds / rows) * 1e6;
 const short = (m: Method) => (m === "load_then_index" ? "A" : "B");
+const en = (n: number) => n.toLocaleString("en-US");
+const ratioCell = (i: Interval | undefined) =>
+  i ? `${i.estimate.toFixed(2)} [${i.low.toFixed(2)}–${i.high.toFixed(2)}] ${intervalLabel(i)}` : "";
+const minMax = (x: { readonly minSeconds: number; readonly maxSeconds: number }) =>
+  `${x.minSeconds.toFixed(2)}–${x.maxSeconds.toFixed(2)}`;
+const sides = (p: sum.PairSummary | undefined) => [p?.a, p?.b].filter((m): m is M => m !== undefined);
+const rowsLabel = (rows: number) =>
+  rows >= 1_000_000 ? `${rows / 1_000_000}M` : rows >= 1000 ? `${rows / 1000}k` : String(rows);
 
-/** The server's settings as it reported them, and the host's load during the trials (a busy host: noisy trials). */
-export function showRunFacts(run: {
-  readonly effectiveSettings: Readonly<Record<string, string>>;
-  readonly elapsedS: number;
-  readonly metadata: RunMetadata;
-  readonly trials: readonly CreateIndexTrial[];
-}): void {
-  showTable(
-    Object.entries(run.effectiveSettings).map(([setting, value]) => ({ setting, value })),
-    {
-      caption:
-        "Server settings as the server reports them (SHOW); maintenance_work_mem and max_parallel_maintenance_workers are SET per trial where a sweep varies them",
-    },
+const COLORS: Readonly<Record<Method, string>> = { load_then_index: "#4c78a8", index_then_load: "#e45756" };
+const PHASE_COLORS = { load: "#9ecae9", index: "#4c78a8", checkpoint: "#bab0ac" } as const;
+const SECONDS_AXIS = { title: { text: "seconds" }, rangemode: "tozero" };
+const LOG_ROWS = { title: { text: "rows" }, type: "log" };
+const RIGHT_AXIS = { overlaying: "y", side: "right", showgrid: false };
+type Values = readonly (number | string | null)[];
+/** A bar, unless `more` gives another type. */
+const trace = (name: string, x: Values, y: Values, more = {}): PlotlyTrace => ({ type: "bar", name, x, y, ...more });
+const lines = (name: string, x: Values, y: Values, more = {}) =>
+  trace(name, x, y, { type: "scatter", mode: "lines+markers", ...more });
+const whiskers = (array: number[], arrayminus: number[]) => ({
+  error_y: { type: "data", symmetric: false, array, arrayminus },
+});
+type Seconds = { readonly medianSeconds: number; readonly minSeconds: number; readonly maxSeconds: number };
+/** Min–max around the median, through `per` (µs per row in the size sweep). */
+const minMaxWhiskers = <T extends Seconds>(points: readonly T[], per = (v: number, _p: T) => v) =>
+  whiskers(
+    points.map((p) => per(p.maxSeconds - p.medianSeconds, p)),
+    points.map((p) => per(p.medianSeconds - p.minSeconds, p)),
   );
-  const loads = run.trials.flatMap((t) => t.loadAverage ?? []);
-  const cpus = run.metadata.host.cpus;
-  const busy = loads.length > 0 && median(loads) > cpus;
-  const loadText = loads.length
-    ? ` Host 1-minute load average during the trials: median ${median(loads).toFixed(1)}, max ${Math.max(...loads).toFixed(1)} on ${cpus} CPUs` +
-      (busy
-        ? " — other work competed for the CPU, so single trials are noisy: read the medians, ranges and intervals, not one trial."
-        : ".")
-    : "";
-  show().html(
-    `<div style="${busy ? "border-left:4px solid #f58518;padding:6px 10px;background:#fff7ec" : "color:#555"}">` +
-      `${run.trials.length} trials in ${Math.round(run.elapsedS)} s (server start included).${escapeHtml(loadText)}</div>`,
-  );
-}
+const phaseBars = (x: string[], methods: M[]) =>
+  (["load", "index"] as const).map((phase) => {
+    const y = methods.map((m) => (m.phaseMs[phase] ?? 0) / 1000);
+    return trace(phase === "load" ? "INSERT … SELECT" : "CREATE INDEX", x, y, {
+      marker: { color: PHASE_COLORS[phase] },
+    });
+  });
 
-export function showHeadline(s: CreateIndexSummary): void {
+export function showHeadline(s: S): void {
+  const h = s.headline;
   const rows: Row[] = s.pairs
-    .filter(
-      (p) =>
-        p.maintenanceWorkMemMB === s.headline.maintenanceWorkMemMB && p.parallelWorkers === s.headline.parallelWorkers,
-    )
+    .filter((p) => p.maintenanceWorkMemMB === h.maintenanceWorkMemMB && p.parallelWorkers === h.parallelWorkers)
     .flatMap((p) =>
-      [p.a, p.b]
-        .filter((m): m is MethodSummary => m !== undefined)
-        .map((m) => ({
-          rows: m.condition.rows,
-          codes:
-            `${m.condition.codes !== undefined ? `${m.condition.codes} ` : ""}${m.condition.keyOrder}` +
-            (m.condition.sharedBuffersMB !== undefined ? ` (shared_buffers ${m.condition.sharedBuffersMB} MB)` : ""),
-          method: METHOD_LABELS[m.condition.method],
-          n: m.trials,
-          "median s": r2(m.medianSeconds),
-          "min–max s": `${m.minSeconds.toFixed(2)}–${m.maxSeconds.toFixed(2)}`,
-          "INSERT s": r2((m.phaseMs.load ?? 0) / 1000),
-          "CREATE INDEX s": r2((m.phaseMs.index ?? 0) / 1000),
-          "closing CHECKPOINT s": r2((m.phaseMs.checkpoint ?? 0) / 1000),
-          "B / A (paired)": m.condition.method === "index_then_load" && p.timeRatio ? ratioCell(p.timeRatio) : "",
-          "server-time B / A":
-            m.condition.method === "index_then_load" && p.serverTimeRatio ? ratioCell(p.serverTimeRatio) : "",
-        })),
+      sides(p).map(({ condition: c, ...m }) => ({
+        rows: c.rows,
+        codes:
+          `${c.codes !== undefined ? `${c.codes} ` : ""}${c.keyOrder}` +
+          (c.sharedBuffersMB !== undefined ? ` (shared_buffers ${c.sharedBuffersMB} MB)` : ""),
+        method: METHOD_LABELS[c.method],
+        n: m.trials,
+        "median s": num(m.medianSeconds),
+        "min–max s": minMax(m),
+        "INSERT s": num((m.phaseMs.load ?? 0) / 1000),
+        "CREATE INDEX s": num((m.phaseMs.index ?? 0) / 1000),
+        "closing CHECKPOINT s": num((m.phaseMs.checkpoint ?? 0) / 1000),
+        "B / A (paired)": c.method === "index_then_load" ? ratioCell(p.timeRatio) : "",
+        "server-time B / A": c.method === "index_then_load" ? ratioCell(p.serverTimeRatio) : "",
+      })),
     );
   showTable(rows, {
     caption:
@@ -99,61 +82,81 @@ export function showHeadline(s: CreateIndexSummary): void {
       "when there are too few repeats for one; server time is the backend's own elapsed time (log_statement_stats), without the client path. " +
       "The closing CHECKPOINT is timed apart: the dirty pages each method left for later.",
   });
-  plot(headlineBars(s));
+  // Each method's phases stacked, the closing CHECKPOINT drawn apart (not in the seed's time).
+  const pair = sum.headlinePair(s);
+  const methods = sides(pair);
+  const x = methods.map((m) => METHOD_LABELS[m.condition.method]);
+  const [load, index] = phaseBars(x, methods);
+  const checkpoint = methods.map((m) => (m.phaseMs.checkpoint ?? 0) / 1000);
+  const each = methods.flatMap((m) => m.seconds.map(() => METHOD_LABELS[m.condition.method]));
+  plot({
+    data: [
+      load,
+      { ...index, hovertemplate: "%{y:.3f} s (B: on the empty table, before the load)<extra></extra>" },
+      trace("closing CHECKPOINT (write-back left behind; not in the seed's time)", x, checkpoint, {
+        marker: { color: PHASE_COLORS.checkpoint, pattern: { shape: "/" } },
+      }),
+      trace(
+        "each trial (seed's measure)",
+        each,
+        methods.flatMap((m) => m.seconds),
+        {
+          type: "scatter",
+          mode: "markers",
+          marker: { color: "#222", size: 7, symbol: "line-ew-open" },
+        },
+      ),
+    ],
+    layout: {
+      title: { text: `Headline: ${rowsLabel(pair?.rows ?? h.rows)} rows, median phases` },
+      barmode: "stack",
+      yaxis: SECONDS_AXIS,
+    },
+  });
   showRepeats(s);
 }
 
-const ratioCell = (i: Interval) =>
-  `${i.estimate.toFixed(2)} [${i.low.toFixed(2)}–${i.high.toFixed(2)}] ${intervalLabel(i)}`;
-
 /** The headline's repeats side by side: order, both times, the paired ratio and what flags a repeat. */
-export function showRepeats(s: CreateIndexSummary): void {
-  const pair = headlinePair(s);
+export function showRepeats(s: S): void {
+  const pair = sum.headlinePair(s);
   if (!pair?.repeats.length) return;
-  const rows: Row[] = pair.repeats.map((r) => ({
-    repeat: r.repeat,
-    "ran first": r.first ? short(r.first) : "",
-    "A s": r2(r.a.seconds),
-    "B s": r2(r.b.seconds),
-    "B / A": r2(r.b.seconds / r.a.seconds),
-    "A server s": r2(r.a.serverSeconds),
-    "B server s": r2(r.b.serverSeconds),
-    "A CPU s": r2(r.a.cpuS),
-    "B CPU s": r2(r.b.cpuS),
-    "B/A WAL records": r2(r.a.walRecords > 0 ? r.b.walRecords / r.a.walRecords : undefined),
-    "checkpoints requested (A, B)": `${r.a.requestedCheckpoints}, ${r.b.requestedCheckpoints}`,
-    flags: r.flags.join(", "),
+  const rows: Row[] = pair.repeats.map(({ repeat, first, a, b, flags }) => ({
+    repeat,
+    "ran first": first ? short(first) : "",
+    "A s": num(a.seconds),
+    "B s": num(b.seconds),
+    "B / A": num(b.seconds / a.seconds),
+    "A server s": num(a.serverSeconds),
+    "B server s": num(b.serverSeconds),
+    "A CPU s": num(a.cpuS),
+    "B CPU s": num(b.cpuS),
+    "B/A WAL records": num(a.walRecords > 0 ? b.walRecords / a.walRecords : undefined),
+    "checkpoints requested (A, B)": `${a.requestedCheckpoints}, ${b.requestedCheckpoints}`,
+    flags: flags.join(", "),
   }));
   showTable(rows, {
     caption:
-      `Headline repeats (${pair.rows.toLocaleString("en-US")} rows). Flags: outlier = ${OUTLIER_RULE}; a timed checkpoint or an autovacuum ` +
+      `Headline repeats (${en(pair.rows)} rows). Flags: outlier = ${OUTLIER_RULE}; a timed checkpoint or an autovacuum ` +
       "run inside a timed phase. Checkpoints a method's own WAL volume requested are its cost, not a flag. Each claim says whether its " +
       "verdict changes without the flagged repeats",
   });
 }
 
-/**
- * The seed's numbers beside ours: seconds per row (machines differ) and the ratios. A ratio of ours
- * to the seed's is formed only at the seed's size; at another size both sizes are named instead.
- */
-export function showSeedComparison(s: CreateIndexSummary): void {
+/** Seconds per row (machines differ) and the ratios; ours over the seed's only at the seed's size. */
+export function showSeedComparison(s: S): void {
   const seed = seedFigures();
-  const pair = headlinePair(s);
-  const sameSize = pair?.rows === seed.rows;
-  const p3 = (x: number) => x.toPrecision(3);
-  const rowsText = (n: number) => n.toLocaleString("en-US");
+  const pair = sum.headlinePair(s);
   const ourRows = pair?.rows ?? s.headline.rows;
-  const usPerRow = (seconds: number | undefined, rows: number) =>
-    seconds === undefined ? "" : p3((seconds / rows) * 1e6);
   const walRatio =
     pair?.a && pair.b ? (pair.b.totals["wal.records"] ?? NaN) / (pair.a.totals["wal.records"] ?? NaN) : undefined;
   const vsSeed = (ours: number | undefined, theirs: number) =>
-    sameSize && ours !== undefined ? r2(ours / theirs) : "different sizes";
-  const method = (figure: string, seconds: number, m: MethodSummary | undefined): Row => ({
+    pair?.rows === seed.rows && ours !== undefined ? num(ours / theirs) : "different sizes";
+  const p3 = (x: number | undefined) => (x === undefined ? "" : x.toPrecision(3));
+  const method = (figure: string, seconds: number, m: M | undefined): Row => ({
     figure,
-    seed: `${seconds} s = ${usPerRow(seconds, seed.rows)} µs/row (${rowsText(seed.rows)} rows)`,
+    seed: `${seconds} s = ${p3(perRowUs(seconds, seed.rows))} µs/row (${en(seed.rows)} rows)`,
     "this run": m
-      ? `${p3(m.medianSeconds)} s = ${usPerRow(m.medianSeconds, ourRows)} µs/row (${rowsText(ourRows)} rows)`
+      ? `${p3(m.medianSeconds)} s = ${p3(perRowUs(m.medianSeconds, ourRows))} µs/row (${en(ourRows)} rows)`
       : "",
     "ours / seed": m ? vsSeed(m.medianSeconds, seconds) : undefined,
   });
@@ -162,83 +165,102 @@ export function showSeedComparison(s: CreateIndexSummary): void {
     method("B: CREATE INDEX, then load", seed.indexThenLoadS, pair?.b),
     {
       figure: "B / A (time)",
-      seed: `${seed.ratio.toFixed(2)}× (${rowsText(seed.rows)} rows, mean of 2)`,
-      "this run": pair?.timeRatio ? `${ratioCell(pair.timeRatio)} (${rowsText(ourRows)} rows)` : "",
+      seed: `${seed.ratio.toFixed(2)}× (${en(seed.rows)} rows, mean of 2)`,
+      "this run": pair?.timeRatio ? `${ratioCell(pair.timeRatio)} (${en(ourRows)} rows)` : "",
       "ours / seed": vsSeed(pair?.timeRatio?.estimate, seed.ratio),
     },
     {
       figure: "B / A (WAL records)",
-      seed: `≈ ${seed.walRecordsRatio}× (${rowsText(seed.rows)} rows)`,
-      "this run": walRatio !== undefined ? `${walRatio.toFixed(2)}× (${rowsText(ourRows)} rows, medians)` : "",
+      seed: `≈ ${seed.walRecordsRatio}× (${en(seed.rows)} rows)`,
+      "this run": walRatio !== undefined ? `${walRatio.toFixed(2)}× (${en(ourRows)} rows, medians)` : "",
       "ours / seed": vsSeed(walRatio, seed.walRecordsRatio),
     },
   ];
   showTable(rows, {
     caption:
-      `The seed (${rowsText(seed.rows)} rows, mean of 2) beside this run (${rowsText(ourRows)} rows): absolute times depend on the machine; ` +
+      `The seed (${en(seed.rows)} rows, mean of 2) beside this run (${en(ourRows)} rows): absolute times depend on the machine; ` +
       "the ratios of B to A change with the table size (see the size sweep), so ours is set against the seed's only at the same size",
   });
 }
 
-/** Counters that decide the claims, per phase of each method (headline, medians over trials). */
-export function showCounters(s: CreateIndexSummary): void {
-  const pair = headlinePair(s);
+type Pick = (c: Counters<CreateIndexCounterKey>, m: M, phase: PhaseName | undefined) => number | undefined;
+const COUNTERS: readonly [string, Pick][] = [
+  ["elapsed s", (_c, m, phase) => num((phase ? (m.phaseMs[phase] ?? 0) : m.medianSeconds * 1000) / 1000)],
+  ["CPU s (backend + parallel workers)", (_c, m, phase) => num(phase ? m.phaseCpuS[phase] : m.backendCpuS)],
+  ["WAL records", (c) => c["wal.records"]],
+  ["WAL full-page images", (c) => c["wal.fpi"]],
+  ["WAL MB", (c) => mb(c["wal.bytes"])],
+  ["WAL writes", (c) => c["wal.write"]],
+  ["WAL syncs", (c) => c["wal.sync"]],
+  ["WAL buffers full", (c) => c["wal.buffers_full"]],
+  ["WAL write + sync time ms", (c) => num((c["wal.write_time_ms"] ?? 0) + (c["wal.sync_time_ms"] ?? 0))],
+  ["blks_read", (c) => c["db.blks_read"]],
+  ["blks_hit", (c) => c["db.blks_hit"]],
+  ["blk_read_time ms", (c) => num(c["db.blk_read_time_ms"])],
+  ["blk_write_time ms", (c) => num(c["db.blk_write_time_ms"])],
+  ["timed I/O wait ms (blk + WAL)", (c) => num(sum.ioWaitMs(c))],
+  ["temp files", (c) => c["db.temp_files"]],
+  ["temp MB", (c) => mb(c["db.temp_bytes"])],
+  ["checkpoints (timed + requested)", (c) => sum.checkpoints(c)],
+  ["checkpointer buffers written", (c) => c["checkpointer.buffers_written"]],
+  ["bgwriter buffers cleaned", (c) => c["bgwriter.buffers_clean"]],
+];
+
+/** Counters that decide the claims, per phase of each method (headline, medians), and where the time went. */
+export function showCounters(s: S): void {
+  const pair = sum.headlinePair(s);
   if (!pair?.a || !pair.b) return;
   const { a, b } = pair;
-  const cols: { label: string; m: MethodSummary; phase?: PhaseName }[] = [
-    { label: "A · INSERT", m: a, phase: "load" },
-    { label: "A · CREATE INDEX", m: a, phase: "index" },
-    { label: "A total", m: a },
-    { label: "B · INSERT (indexed)", m: b, phase: "load" },
-    { label: "A closing CHECKPOINT", m: a, phase: "checkpoint" },
-    { label: "B closing CHECKPOINT", m: b, phase: "checkpoint" },
+  const cols: [string, M, PhaseName?][] = [
+    ["A · INSERT", a, "load"],
+    ["A · CREATE INDEX", a, "index"],
+    ["A total", a],
+    ["B · INSERT (indexed)", b, "load"],
+    ["A closing CHECKPOINT", a, "checkpoint"],
+    ["B closing CHECKPOINT", b, "checkpoint"],
   ];
-  const value = (
-    m: MethodSummary,
-    phase: PhaseName | undefined,
-    pick: (c: Counters<CreateIndexCounterKey>, m: MethodSummary, phase: PhaseName | undefined) => number | undefined,
-  ) => pick(phase ? (m.byPhase[phase] ?? {}) : m.totals, m, phase);
-  const metrics: [
-    string,
-    (c: Counters<CreateIndexCounterKey>, m: MethodSummary, phase: PhaseName | undefined) => number | undefined,
-  ][] = [
-    ["elapsed s", (_c, m, phase) => r2((phase ? (m.phaseMs[phase] ?? 0) : m.medianSeconds * 1000) / 1000)],
-    ["CPU s (backend + parallel workers)", (_c, m, phase) => r2(phase ? m.phaseCpuS[phase] : m.backendCpuS)],
-    ["WAL records", (c) => c["wal.records"]],
-    ["WAL full-page images", (c) => c["wal.fpi"]],
-    ["WAL MB", (c) => mb(c["wal.bytes"])],
-    ["WAL writes", (c) => c["wal.write"]],
-    ["WAL syncs", (c) => c["wal.sync"]],
-    ["WAL buffers full", (c) => c["wal.buffers_full"]],
-    ["WAL write + sync time ms", (c) => r1((c["wal.write_time_ms"] ?? 0) + (c["wal.sync_time_ms"] ?? 0))],
-    ["blks_read", (c) => c["db.blks_read"]],
-    ["blks_hit", (c) => c["db.blks_hit"]],
-    ["blk_read_time ms", (c) => r1(c["db.blk_read_time_ms"])],
-    ["blk_write_time ms", (c) => r1(c["db.blk_write_time_ms"])],
-    ["timed I/O wait ms (blk + WAL)", (c) => r1(ioWaitMs(c))],
-    ["temp files", (c) => c["db.temp_files"]],
-    ["temp MB", (c) => mb(c["db.temp_bytes"])],
-    ["checkpoints (timed + requested)", (c) => checkpoints(c)],
-    ["checkpointer buffers written", (c) => c["checkpointer.buffers_written"]],
-    ["bgwriter buffers cleaned", (c) => c["bgwriter.buffers_clean"]],
-  ];
-  const rows: Row[] = metrics.map(([label, pick]) => {
-    const row: Record<string, string | number | undefined> = { counter: label };
-    for (const col of cols) row[col.label] = value(col.m, col.phase, pick);
-    const av = value(a, undefined, pick);
-    const bv = value(b, undefined, pick);
-    row["B / A total"] = av && bv !== undefined ? r2(bv / av) : undefined;
-    return row;
+  const value = (m: M, phase: PhaseName | undefined, pick: Pick) =>
+    pick(phase ? (m.byPhase[phase] ?? {}) : m.totals, m, phase);
+  const rows: Row[] = COUNTERS.map(([counter, pick]) => {
+    const [av, bv] = [value(a, undefined, pick), value(b, undefined, pick)];
+    return {
+      counter,
+      ...Object.fromEntries(cols.map(([label, m, phase]) => [label, value(m, phase, pick)])),
+      "B / A total": av && bv !== undefined ? num(bv / av) : undefined,
+    };
   });
   showTable(rows, {
-    caption: `Server counters per phase, ${pair.rows.toLocaleString("en-US")} rows (after − before each statement, medians over trials; "A total" = the seed's timed phases)`,
+    caption: `Server counters per phase, ${en(pair.rows)} rows (after − before each statement, medians over trials; "A total" = the seed's timed phases)`,
   });
-  plot(timeBudget(s));
+  const x = [a, b].map((m) => METHOD_LABELS[m.condition.method]);
+  const color = (c: string) => ({ marker: { color: c } });
+  plot({
+    data: [
+      trace("elapsed (seed's measure)", x, [a.medianSeconds, b.medianSeconds], color("#bab0ac")),
+      trace(
+        "CPU, user + system: backend (log_statement_stats) + parallel workers (trace_sort)",
+        x,
+        [a.backendCpuS ?? null, b.backendCpuS ?? null],
+        color("#f58518"),
+      ),
+      trace(
+        "timed I/O wait: blk read+write, WAL write+sync",
+        x,
+        [sum.ioWaitMs(a.totals) / 1000, sum.ioWaitMs(b.totals) / 1000],
+        color("#4c78a8"),
+      ),
+    ],
+    layout: {
+      title: { text: "Where the time went (headline, medians): CPU, not disk" },
+      barmode: "group",
+      yaxis: SECONDS_AXIS,
+    },
+  });
 }
 
 /** pg_stat_io by backend type and context over the timed phases and the closing checkpoint. */
-export function showIoByBackend(s: CreateIndexSummary): void {
-  const pair = headlinePair(s);
+export function showIoByBackend(s: S): void {
+  const pair = sum.headlinePair(s);
   if (!pair?.a || !pair.b) return;
   const sources: [string, Counters<CreateIndexCounterKey>][] = [
     ["A timed", pair.a.totals],
@@ -246,21 +268,20 @@ export function showIoByBackend(s: CreateIndexSummary): void {
     ["A checkpoint", pair.a.deferred],
     ["B checkpoint", pair.b.deferred],
   ];
-  const groups = new Set<string>();
-  for (const [, c] of sources)
-    for (const [k] of counterEntries(c)) if (k.startsWith("io.")) groups.add(k.split(".").slice(1, 4).join(" · "));
+  const groups = new Set(
+    sources.flatMap(([, c]) =>
+      counterEntries(c).flatMap(([k]) => (k.startsWith("io.") ? [k.split(".").slice(1, 4).join(" · ")] : [])),
+    ),
+  );
   const counters = ["reads", "writes", "extends", "hits", "evictions"] as const;
-  const rows: Row[] = [];
-  for (const g of [...groups].sort()) {
-    for (const [label, c] of sources) {
+  const rows: Row[] = [...groups].sort().flatMap((g) =>
+    sources.flatMap(([phases, c]) => {
       const [backend, object, context] = g.split(" · ");
       const vals = counters.map((k) => c[`io.${backend}.${object}.${context}.${k}`] ?? 0);
-      if (vals.every((v) => v === 0)) continue;
-      const row: Record<string, string | number> = { "backend · object · context": g, phases: label };
-      counters.forEach((k, i) => (row[k] = vals[i]));
-      rows.push(row);
-    }
-  }
+      if (vals.every((v) => v === 0)) return [];
+      return [{ "backend · object · context": g, phases, ...Object.fromEntries(counters.map((k, i) => [k, vals[i]])) }];
+    }),
+  );
   showTable(rows, {
     caption:
       "pg_stat_io, 8 kB blocks (medians). CREATE INDEX writes its pages through smgr, not shared buffers, so its writes appear in no pg_stat_io row — " +
@@ -268,38 +289,118 @@ export function showIoByBackend(s: CreateIndexSummary): void {
   });
 }
 
-export function showSizeSweep(s: CreateIndexSummary): void {
+export function showSizeSweep(s: S): void {
   const seed = seedFigures();
-  const rows: Row[] = sizeSweep(s).map((p) => ({
+  const sweep = sum.sizeSweep(s);
+  const rows: Row[] = sweep.map((p) => ({
     rows: p.rows,
-    "A s": r2(p.a?.medianSeconds),
-    "B s": r2(p.b?.medianSeconds),
-    "A µs/row": r2(p.a ? (p.a.medianSeconds / p.rows) * 1e6 : undefined),
-    "B µs/row": r2(p.b ? (p.b.medianSeconds / p.rows) * 1e6 : undefined),
-    "B / A (paired)": p.timeRatio ? ratioCell(p.timeRatio) : "",
-    "server-time B / A": p.serverTimeRatio ? ratioCell(p.serverTimeRatio) : "",
+    "A s": num(p.a?.medianSeconds),
+    "B s": num(p.b?.medianSeconds),
+    "A µs/row": num(perRowUs(p.a?.medianSeconds, p.rows)),
+    "B µs/row": num(perRowUs(p.b?.medianSeconds, p.rows)),
+    "B / A (paired)": ratioCell(p.timeRatio),
+    "server-time B / A": ratioCell(p.serverTimeRatio),
     n: `${p.a?.trials ?? 0}+${p.b?.trials ?? 0}`,
-    "A CPU µs/row": r2(p.a?.backendCpuS !== undefined ? (p.a.backendCpuS / p.rows) * 1e6 : undefined),
-    "B CPU µs/row": r2(p.b?.backendCpuS !== undefined ? (p.b.backendCpuS / p.rows) * 1e6 : undefined),
+    "A CPU µs/row": num(perRowUs(p.a?.backendCpuS, p.rows)),
+    "B CPU µs/row": num(perRowUs(p.b?.backendCpuS, p.rows)),
     "index MB (B)": mb(p.b?.index?.indexBytes),
     "B blks_read": p.b?.totals["db.blks_read"],
-    "B checkpoints": p.b ? checkpoints(p.b.totals) : undefined,
+    "B checkpoints": p.b ? sum.checkpoints(p.b.totals) : undefined,
     "A sort": p.a?.sortSpilled === undefined ? "" : p.a.sortSpilled ? "external" : "in memory",
   }));
   showTable(rows, {
     caption:
       "Size sweep (random codes, the server's settings): does the gap grow linearly or worse, and is there a crossover?",
   });
-  plot(sizeSweepPerRow(s));
-  plot(sizeSweepRatio(s, seed));
+  // Per-row cost vs table size: flat lines mean linear growth, rising lines worse than linear.
+  const perRow = METHODS.flatMap((method) => {
+    const points = sweep.flatMap((p) => sides(p).filter((m) => m.condition.method === method));
+    const cpu = points.filter((m) => m.backendCpuS !== undefined);
+    const perUs = (v: number, m: M) => (v / m.condition.rows) * 1e6;
+    const [x, y] = [points.map((m) => m.condition.rows), points.map((m) => perUs(m.medianSeconds, m))];
+    const [cpuX, cpuY] = [cpu.map((m) => m.condition.rows), cpu.map((m) => perUs(m.backendCpuS ?? NaN, m))];
+    return [
+      lines(METHOD_LABELS[method], x, y, { line: { color: COLORS[method] }, ...minMaxWhiskers(points, perUs) }),
+      lines(`${short(method)}: CPU (backend + parallel workers)`, cpuX, cpuY, {
+        line: { color: COLORS[method], dash: "dot" },
+        marker: { symbol: "circle-open" },
+      }),
+    ];
+  });
+  plot({
+    data: perRow,
+    layout: {
+      title: { text: "Time per row vs rows (flat = linear; whiskers = min–max; dotted = CPU per row)" },
+      xaxis: LOG_ROWS,
+      yaxis: { title: { text: "µs per row (seed's measure)" }, rangemode: "tozero" },
+    },
+  });
+  // B/A with its interval (or range) as whiskers; the seed's 100M-row figure at its own size, labelled with it.
+  const ratios = sweep.flatMap((p) => (p.timeRatio ? [{ rows: p.rows, r: p.timeRatio }] : []));
+  const [x, y] = [ratios.map((p) => p.rows), ratios.map((p) => p.r.estimate)];
+  plot({
+    data: [
+      lines("this run: B / A (median of paired ratios)", x, y, {
+        text: ratios.map((p) => intervalLabel(p.r)),
+        line: { color: "#54a24b" },
+        ...whiskers(
+          ratios.map((p) => p.r.high - p.r.estimate),
+          ratios.map((p) => p.r.estimate - p.r.low),
+        ),
+      }),
+      trace(`seed (${rowsLabel(seed.rows)} rows, mean of 2)`, [seed.rows], [seed.ratio], {
+        type: "scatter",
+        mode: "markers",
+        marker: { symbol: "diamond-open", size: 13, color: "#222" },
+      }),
+      trace("no difference", [Math.min(...x, seed.rows), seed.rows], [1, 1], {
+        type: "scatter",
+        mode: "lines",
+        line: { color: "#999", dash: "dot" },
+      }),
+    ],
+    layout: {
+      title: {
+        text: "How much slower is loading into an indexed table? (B / A per repeat; whiskers: interval or range over repeats)",
+      },
+      xaxis: LOG_ROWS,
+      yaxis: { title: { text: "B / A, paired per repeat" }, rangemode: "tozero" },
+    },
+  });
 }
 
-export function showKeyOrder(s: CreateIndexSummary): void {
+/** Random vs ascending codes: phases of each method, at the headline size. */
+export function showKeyOrder(s: S): void {
   if (!s.pairs.some((p) => p.keyOrder === "sorted")) return;
-  plot(keyOrderBars(s));
+  const methods = sum.headlinePairs(s, (p) => p.rows === s.headline.rows).flatMap(sides);
+  const x = methods.map((m) => `${short(m.condition.method)} · ${m.condition.keyOrder} codes`);
+  plot({
+    data: [
+      ...phaseBars(x, methods),
+      {
+        type: "scatter",
+        mode: "markers+text",
+        name: "leaf density (right axis)",
+        x,
+        y: methods.map((m) => m.index?.avgLeafDensity ?? null),
+        text: methods.map((m) => (m.index ? `${m.index.avgLeafDensity.toFixed(0)} %` : "")),
+        textposition: "top center",
+        yaxis: "y2",
+        marker: { color: "#222", symbol: "diamond", size: 9 },
+      },
+    ],
+    layout: {
+      title: {
+        text: `Random vs ascending codes (${rowsLabel(s.headline.rows)} rows): right-edge appends vs random leaf splits`,
+      },
+      barmode: "stack",
+      yaxis: SECONDS_AXIS,
+      yaxis2: { title: { text: "avg leaf density %" }, ...RIGHT_AXIS, range: [0, 100], tickmode: "linear", dtick: 20 },
+    },
+  });
 }
 
-export function showBuildSweep(s: CreateIndexSummary): void {
+export function showBuildSweep(s: S): void {
   if (!s.builds.length) return;
   const rows: Row[] = sortedBy(
     s.builds,
@@ -310,13 +411,13 @@ export function showBuildSweep(s: CreateIndexSummary): void {
     "max workers": b.parallelWorkers,
     "sort participants": b.participants ? b.participants : "serial",
     n: b.trials,
-    "median s": r2(b.medianSeconds),
-    "min–max s": `${b.minSeconds.toFixed(2)}–${b.maxSeconds.toFixed(2)}`,
+    "median s": num(b.medianSeconds),
+    "min–max s": minMax(b),
     sort: b.spilled === undefined ? "" : b.spilled ? `external (${b.maxRuns} runs)` : "in memory",
     "temp files": b.tempFiles,
     "temp MB": mb(b.tempBytes),
-    "leader CPU s": r2(b.leaderCpuS),
-    "workers CPU s": r2(b.workerCpuS),
+    "leader CPU s": num(b.leaderCpuS),
+    "workers CPU s": num(b.workerCpuS),
   }));
   showTable(rows, {
     caption:
@@ -324,20 +425,84 @@ export function showBuildSweep(s: CreateIndexSummary): void {
       "PostgreSQL gives each sort participant at least 32 MB, so small maintenance_work_mem launches fewer workers than asked; " +
       "a parallel build hands each worker's sorted run to the leader in a temporary file, so it writes temp files even when nothing spilled",
   });
-  plot(buildSweep(s));
+  // Time vs maintenance_work_mem, one line per worker setting; temp files written as bars.
+  const palette = ["#4c78a8", "#f58518", "#54a24b", "#b279a2", "#9d755d"];
+  const workers = [...new Set(s.builds.map((b) => b.parallelWorkers))].sort((x, y) => x - y);
+  const data = workers.flatMap((w, i) => {
+    const points = s.builds.filter((b) => b.parallelWorkers === w);
+    const x = points.map((b) => `${b.maintenanceWorkMemMB} MB`);
+    const color = palette[i % palette.length];
+    const how = (b: (typeof points)[number]) =>
+      `${b.spilled ? "external sort" : "in memory"}, ${b.participants ? `${b.participants} participants` : "serial"}`;
+    const [temp, median] = [points.map((b) => b.tempBytes / 2 ** 20), points.map((b) => b.medianSeconds)];
+    return [
+      trace(`temp MB, max workers ${w}`, x, temp, {
+        yaxis: "y2",
+        opacity: 0.35,
+        marker: { color },
+        offsetgroup: String(w),
+      }),
+      lines(`seconds, max workers ${w}`, x, median, {
+        text: points.map(how),
+        hovertemplate: "%{y:.2f} s · %{text}<extra></extra>",
+        line: { color },
+        ...minMaxWhiskers(points),
+      }),
+    ];
+  });
+  plot({
+    data,
+    layout: {
+      title: { text: `CREATE INDEX on ${rowsLabel(s.builds[0].rows)} loaded rows: sort memory and parallel workers` },
+      xaxis: { title: { text: "maintenance_work_mem" }, type: "category" },
+      yaxis: SECONDS_AXIS,
+      yaxis2: { title: { text: "temporary files written, MB" }, ...RIGHT_AXIS, rangemode: "tozero", tickmode: "auto" },
+      barmode: "group",
+    },
+  });
   const example = s.builds.find((b) => b.spilled) ?? s.builds[0];
-  if (example.sortLines.length) {
+  if (example.sortLines.length)
     show().html(
       `<details><summary>trace_sort milestones, ${example.maintenanceWorkMemMB} MB, max workers ${example.parallelWorkers}</summary><pre>` +
         escapeHtml(example.sortLines.join("\n")) +
         "</pre></details>",
     );
-  }
 }
 
-export function showWalAnatomy(s: CreateIndexSummary): void {
+export function showWalAnatomy(s: S): void {
   if (!s.walAnatomy.length) return;
-  plot(walComposition(s));
+  // WAL records per row by record type, per method; the small fry (a handful of records) would only crowd the legend.
+  const totals = new Map<string, number>();
+  for (const w of s.walAnatomy) for (const t of w.types) totals.set(t.type, (totals.get(t.type) ?? 0) + t.count);
+  const shown = [...totals]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 7)
+    .map(([t]) => t);
+  const x = s.walAnatomy.map((w) => METHOD_LABELS[w.method]);
+  const perRow = (which: (type: string) => boolean) =>
+    s.walAnatomy.map((w) => w.types.filter((t) => which(t.type)).reduce((a, t) => a + t.count, 0) / w.rows);
+  plot({
+    data: [
+      ...shown.map((type) =>
+        trace(
+          type,
+          x,
+          perRow((t) => t === type),
+        ),
+      ),
+      trace(
+        "other types",
+        x,
+        perRow((t) => !shown.includes(t)),
+        { marker: { color: "#ccc" } },
+      ),
+    ],
+    layout: {
+      title: { text: `WAL records per row by type (pg_walinspect, ${rowsLabel(s.walAnatomy[0].rows)} rows)` },
+      barmode: "stack",
+      yaxis: { title: { text: "records per row" }, rangemode: "tozero" },
+    },
+  });
   const rows: Row[] = s.walAnatomy.flatMap((w) =>
     w.types
       .filter((t) => t.count / w.rows >= 0.001 || t.fpiBytes > 0)
@@ -346,36 +511,33 @@ export function showWalAnatomy(s: CreateIndexSummary): void {
         phase: t.phase,
         "record type": t.type,
         records: t.count,
-        "per row": r2(t.perRow),
+        "per row": num(t.perRow),
         "record MB": mb(t.recordBytes),
         "page-image MB": mb(t.fpiBytes),
       })),
   );
   showTable(rows, {
-    caption: `WAL decoded by record type (pg_walinspect), ${s.walAnatomy[0].rows.toLocaleString("en-US")} rows, types with ≥ 1 record per 1,000 rows or page images`,
+    caption: `WAL decoded by record type (pg_walinspect), ${en(s.walAnatomy[0].rows)} rows, types with ≥ 1 record per 1,000 rows or page images`,
   });
 }
 
-export function showIndexShapes(s: CreateIndexSummary): void {
+export function showIndexShapes(s: S): void {
   const rows: Row[] = s.methods
-    .filter((m): m is MethodSummary & Required<Pick<MethodSummary, "index">> => m.index !== undefined)
+    .flatMap(({ condition: c, index }) => (index ? [{ c, index }] : []))
     .sort(
-      (x, y) =>
-        x.condition.rows - y.condition.rows ||
-        x.condition.keyOrder.localeCompare(y.condition.keyOrder) ||
-        x.condition.method.localeCompare(y.condition.method),
+      (x, y) => x.c.rows - y.c.rows || x.c.keyOrder.localeCompare(y.c.keyOrder) || x.c.method.localeCompare(y.c.method),
     )
-    .map((m) => ({
-      rows: m.condition.rows,
-      codes: m.condition.keyOrder,
-      method: short(m.condition.method),
-      "tree levels": m.index.treeLevel + 1,
-      "index MB": mb(m.index.indexBytes),
-      "table MB": mb(m.index.tableBytes),
-      "leaf pages": m.index.leafPages,
-      "internal pages": m.index.internalPages,
-      "avg leaf density %": r1(m.index.avgLeafDensity),
-      "leaf fragmentation %": r1(m.index.leafFragmentation),
+    .map(({ c, index }) => ({
+      rows: c.rows,
+      codes: c.keyOrder,
+      method: short(c.method),
+      "tree levels": index.treeLevel + 1,
+      "index MB": mb(index.indexBytes),
+      "table MB": mb(index.tableBytes),
+      "leaf pages": index.leafPages,
+      "internal pages": index.internalPages,
+      "avg leaf density %": num(index.avgLeafDensity),
+      "leaf fragmentation %": num(index.leafFragmentation),
     }));
   showTable(rows, {
     caption: "The finished index (pgstatindex, medians): a bottom-up build vs a tree grown by inserts",

@@ -1,28 +1,14 @@
-/**
- * The seed's published figures (data/reference/published-results.csv), read once for the
- * seed-beside-ours table, the size sweep's chart and claim (1b)'s why.
- */
+/** The seed's published figures (data/reference/published-results.csv). */
 import { publishedFigures } from "../../results/reference";
 
-const EXPERIMENT = "create_index_after_load";
-
-export interface SeedFigures {
-  readonly loadThenIndexS: number;
-  readonly indexThenLoadS: number;
-  readonly ratio: number;
-  readonly walRecordsRatio: number;
-  readonly rows: number;
-}
-
-export function seedFigures(): SeedFigures {
-  const f = publishedFigures(EXPERIMENT);
+export function seedFigures() {
+  const f = publishedFigures("create_index_after_load");
   const value = (series: string) => {
     const hit = f.find((x) => x.series === series);
-    if (!hit) throw new Error(`data/reference/published-results.csv has no ${EXPERIMENT} row "${series}"`);
+    if (!hit) throw new Error(`data/reference/published-results.csv has no create_index_after_load row "${series}"`);
     return hit;
   };
-  const a = value("load_then_create_index");
-  const b = value("index_then_load");
+  const [a, b] = [value("load_then_create_index"), value("index_then_load")];
   return {
     loadThenIndexS: a.value,
     indexThenLoadS: b.value,

@@ -1,28 +1,14 @@
 /**
- * Notebook 07's claims: PostgreSQL's documented behaviour of fillfactor and HOT updates, as
- * declarations on the claims engine (stats/claim-engine); the quotations are in quotes.json.
- *
- * The regime is the page's room: free bytes per loaded page ÷ the bytes a new version of every row
- * on it needs (`room ratio`, measured with pgstattuple on each trial's table). The pass updates
- * every row in statements of whole id ranges, so the old versions on a page are not yet dead when
- * its other rows are updated and pruning cannot make room inside the pass: a row's update is HOT
- * only while the page's reserved space lasts. Not measured here: a pass of single-row transactions
- * lets pruning reclaim the earlier updates' versions; claim (1) says only what is measured.
+ * Notebook 07's claims on PostgreSQL's documented fillfactor and HOT (quotes.json), in the regime of the page's room.
+ * The pass updates whole id ranges: old versions are not yet dead, so pruning cannot make room inside it.
  */
-import type { Rule } from "../../stats/claims";
-import { declarations, declare, readQuotes, type ClaimSet } from "../../stats/claim-engine";
+import { declare, readQuotes, type ClaimSet } from "../../stats/claim-engine";
 import { medianOf, pairedQuotient } from "../../stats/claim-statistics";
 import type { FillfactorHotParams } from "./params";
 import { fillfactorForOneVersion, plannedRoom } from "./workload/page-model";
 import { INDEXES } from "./workload/table";
-import {
-  fullPass as full,
-  hotAndFullPasses as passes,
-  hotPass,
-  type ConditionSummary,
-  type RoundValues,
-} from "./summarise";
-import { fixed, percent, times } from "../../stats/format";
+import { fullPass, hotAndFullPasses, hotPass, type ConditionSummary, type RoundValues } from "./summarise";
+import { fixed, percent as pct, times } from "../../stats/format";
 
 type S = readonly ConditionSummary[];
 type Factor = "noRoom" | "room";
@@ -37,7 +23,6 @@ const HOT = {
 };
 
 const fmt = (x: number | undefined, d = 2) => fixed(x, d);
-const pct = (x: number | undefined) => percent(x);
 const pctFmt = (x: number) => `${(x * 100).toFixed(x < 0.1 ? 1 : 0)} %`;
 
 const ROOM_TEXT =
@@ -46,29 +31,28 @@ const ROOM_TEXT =
 /** The regime's value is not a seed's figure but the documented condition: room for the updated row. */
 const THRESHOLD = "the documented threshold:";
 const TWO_PASSES = "`--set fillfactors=[100,50]` runs both passes";
-const HOT_PASS_REGIME = `the HOT pass (counter, ${ROOM_TEXT} ≥ 1) vs counter at fillfactor 100, same round`;
+/** Claims 5 and 6: the HOT pass below the fillfactor-100 pass in a value paired within a round. */
+const HOT_BELOW_FULL = {
+  figure: "no figure",
+  kind: "magnitude",
+  rule: { kind: "below", margin: 1 },
+  regime: ["room"],
+  regimeText: `the HOT pass (counter, ${ROOM_TEXT} ≥ 1) vs counter at fillfactor 100, same round`,
+  howToTest: TWO_PASSES,
+} as const;
 
-export const RULE_1 = { kind: "below", margin: 0.5 } as const satisfies Rule;
-export const RULE_2 = { kind: "above", margin: 0.5 } as const satisfies Rule;
-export const RULE_3 = { kind: "below", margin: 0.01 } as const satisfies Rule;
-export const RULE_4_HOT = { kind: "below", margin: 0.1 } as const satisfies Rule;
-export const RULE_4_NOT_HOT = { kind: "inside", low: 0.9, high: 1.1 } as const satisfies Rule;
-export const RULE_5 = { kind: "below", margin: 1 } as const satisfies Rule;
-export const RULE_6 = { kind: "below", margin: 1 } as const satisfies Rule;
-
+/** What both passes give (the HOT one and fillfactor 100's), `none` unless both ran and differ. */
+const withPasses =
+  <T, N = undefined>(f: (hot: ConditionSummary, base: ConditionSummary) => T, none?: N) =>
+  (s: S): T | N => {
+    const p = hotAndFullPasses(s);
+    return p ? f(p.hot, p.base) : (none as N);
+  };
 /** A value of the HOT pass ÷ the fillfactor-100 pass's, paired within a round. */
-const paired = (pick: (r: RoundValues) => number | undefined, what: string) => (s: S) => {
-  const p = passes(s);
-  return p
-    ? pairedQuotient(
-        p.hot.rounds,
-        p.base.rounds,
-        (r) => r.repeat,
-        pick,
-        `${what}, ff ${p.hot.fillfactor} ÷ ff 100, one per round`,
-      )
-    : undefined;
-};
+const paired = (pick: (r: RoundValues) => number | undefined, what: string) =>
+  withPasses((h, b) =>
+    pairedQuotient(h.rounds, b.rounds, (r) => r.repeat, pick, `${what}, ff ${h.fillfactor} ÷ ff 100, one per round`),
+  );
 /** Index entries per row over the rounds: of all indexes for the HOT pass, per index for the non-HOT pass. */
 const entries = (x: ConditionSummary, per: number, of: string) =>
   medianOf(x.rounds, (r) => (r.indexEntriesPerRow === undefined ? undefined : r.indexEntriesPerRow / per), of);
@@ -79,11 +63,7 @@ const roomText = (x: ConditionSummary) =>
 const growthText = (x: ConditionSummary) =>
   `${pct(x.newPageShare)} of the new versions went to another page, the heap grew ${fmt(x.heapBytesPerRow, 0)} B ` +
   `and the indexes ${fmt(x.indexBytesPerRow, 1)} B per updated row`;
-/** A why over both passes, "" when they did not both run. */
-const bothPasses = (text: (hot: ConditionSummary, base: ConditionSummary) => string) => (s: S) => {
-  const p = passes(s);
-  return p ? text(p.hot, p.base) : "";
-};
+const bothPasses = (text: (hot: ConditionSummary, base: ConditionSummary) => string) => withPasses(text, "");
 
 export const CLAIMS: ClaimSet<FillfactorHotParams, S, Factor> = declare({
   notebook: "07-fillfactor-hot",
@@ -100,7 +80,7 @@ export const CLAIMS: ClaimSet<FillfactorHotParams, S, Factor> = declare({
       room: rooms.find((r) => r >= 1) ?? rooms[rooms.length - 1],
     };
   },
-  after: (s) => ({ noRoom: full(s)?.roomRatio, room: hotPass(s)?.roomRatio }),
+  after: (s) => ({ noRoom: fullPass(s)?.roomRatio, room: hotPass(s)?.roomRatio }),
   claims: [
     {
       id: "1",
@@ -111,7 +91,7 @@ export const CLAIMS: ClaimSet<FillfactorHotParams, S, Factor> = declare({
       sentence: { original: `${FILLFACTOR.original}; ${HOT.original}` },
       figure: "no figure: the documentation's condition (sufficient free space on the page) fails at fillfactor 100",
       kind: "magnitude",
-      rule: RULE_1,
+      rule: { kind: "below", margin: 0.5 },
       reading: '"mostly not" read as under half',
       regime: ["noRoom"],
       regimeText:
@@ -121,11 +101,11 @@ export const CLAIMS: ClaimSet<FillfactorHotParams, S, Factor> = declare({
       statistic: {
         text: "HOT share of the pass = Δn_tup_hot_upd ÷ Δn_tup_upd (pg_stat_user_tables around the timed pass), median over rounds",
         fmt: pctFmt,
-        of: (s) => full(s)?.hotShareInterval,
+        of: (s) => fullPass(s)?.hotShareInterval,
         needs: "the counter pass at fillfactor 100",
       },
       why: (s) => {
-        const x = full(s);
+        const x = fullPass(s);
         return x ? `${roomText(x)}: ${growthText(x)}.` : "";
       },
     },
@@ -136,7 +116,7 @@ export const CLAIMS: ClaimSet<FillfactorHotParams, S, Factor> = declare({
       sentence: FILLFACTOR,
       figure: "no figure: the documentation's condition holds",
       kind: "magnitude",
-      rule: RULE_2,
+      rule: { kind: "above", margin: 0.5 },
       reading: '"mostly" read as over half',
       regime: ["room"],
       regimeText: `the highest fillfactor run whose ${ROOM_TEXT} is at least 1 (51 or lower for 07's 116-byte row versions; the profiles run 50)`,
@@ -165,7 +145,7 @@ export const CLAIMS: ClaimSet<FillfactorHotParams, S, Factor> = declare({
       sentence: HOT,
       figure: "no figure: HOT needs the indexed columns unchanged",
       kind: "direction",
-      rule: RULE_3,
+      rule: { kind: "below", margin: 0.01 },
       reading: "HOT share ≈ 0 at every fillfactor (held only when every fillfactor holds)",
       regime: [],
       regimeText: "every fillfactor run, the pass changing k (which has a B-tree of its own)",
@@ -197,8 +177,9 @@ export const CLAIMS: ClaimSet<FillfactorHotParams, S, Factor> = declare({
       sentence: HOT,
       figure: "no figure: no new index entries for a HOT update",
       kind: "magnitude",
-      rule: RULE_4_HOT,
-      reading: `HOT pass below ${RULE_4_HOT.margin} entries per row, and the non-HOT pass 0.9–1.1 per index per row; held only when both hold`,
+      rule: { kind: "below", margin: 0.1 },
+      reading:
+        "HOT pass below 0.1 entries per row, and the non-HOT pass 0.9–1.1 per index per row; held only when both hold",
       regime: ["room"],
       regimeText: `the HOT pass (counter, ${ROOM_TEXT} ≥ 1) and the non-HOT pass (counter at fillfactor 100), 2 B-trees`,
       howToTest: TWO_PASSES,
@@ -207,18 +188,16 @@ export const CLAIMS: ClaimSet<FillfactorHotParams, S, Factor> = declare({
           "B-tree leaf entries inserted per updated row, counted in the pass's WAL (pg_walinspect: Btree INSERT_LEAF, " +
           "INSERT_POST, SPLIT_L, SPLIT_R), median over rounds: of all indexes for the HOT pass, per index for the non-HOT pass",
         fmt: (x) => x.toFixed(3),
-        of: (s) => {
-          const p = passes(s);
-          const hot = p && entries(p.hot, 1, "index entries per row, HOT pass, one per round");
-          const base =
-            p && entries(p.base, INDEXES.length, "index entries per row per index, fillfactor 100, one per round");
-          return p && hot && base
+        of: withPasses((h, b) => {
+          const hot = entries(h, 1, "index entries per row, HOT pass, one per round");
+          const base = entries(b, INDEXES.length, "index entries per row per index, fillfactor 100, one per round");
+          return hot && base
             ? [
-                { label: `HOT pass (ff ${p.hot.fillfactor})`, interval: hot },
-                { label: "ff 100, per index", interval: base, rule: RULE_4_NOT_HOT },
+                { label: `HOT pass (ff ${h.fillfactor})`, interval: hot },
+                { label: "ff 100, per index", interval: base, rule: { kind: "inside", low: 0.9, high: 1.1 } as const },
               ]
             : undefined;
-        },
+        }),
         needs: "both passes and pg_walinspect (the WAL's B-tree records) on the server",
       },
       why: bothPasses(
@@ -231,12 +210,7 @@ export const CLAIMS: ClaimSet<FillfactorHotParams, S, Factor> = declare({
       id: "5",
       claim: "A HOT pass writes less WAL per updated row than the non-HOT pass over the same rows",
       sentence: { original: `${HOT.original} (no index entries: no index WAL records)` },
-      figure: "no figure",
-      kind: "magnitude",
-      rule: RULE_5,
-      regime: ["room"],
-      regimeText: HOT_PASS_REGIME,
-      howToTest: TWO_PASSES,
+      ...HOT_BELOW_FULL,
       statistic: {
         text: "WAL bytes per updated row (pg_stat_wal), HOT pass ÷ fillfactor-100 pass, paired within a round",
         fmt: (x) => times(x),
@@ -254,12 +228,7 @@ export const CLAIMS: ClaimSet<FillfactorHotParams, S, Factor> = declare({
       id: "6",
       claim: "Placing the updated copy on the same page is more efficient: the HOT pass takes less time",
       sentence: FILLFACTOR,
-      figure: "no figure",
-      kind: "magnitude",
-      rule: RULE_6,
-      regime: ["room"],
-      regimeText: HOT_PASS_REGIME,
-      howToTest: TWO_PASSES,
+      ...HOT_BELOW_FULL,
       statistic: {
         text: "seconds of the pass, HOT pass ÷ fillfactor-100 pass, paired within a round",
         fmt: (x) => times(x),
@@ -276,5 +245,3 @@ export const CLAIMS: ClaimSet<FillfactorHotParams, S, Factor> = declare({
   ],
   notDeclared: [],
 });
-
-export const DECLARATIONS = declarations(CLAIMS);

@@ -1,14 +1,11 @@
-/**
- * Notebook 07 (`lab.fillfactorHot.*`): PostgreSQL's documented fillfactor and HOT behaviour, tested
- * by an UPDATE pass over every row of a fresh table per fillfactor and updated column.
- */
+/** Notebook 07 (`lab.fillfactorHot.*`): PostgreSQL's fillfactor and HOT, by an UPDATE pass over a fresh table. */
 import { defineExperiment, serverName } from "../define";
 import { finiteOrNaN, referencesIn } from "../eta";
 import { CLAIMS } from "./claims";
 import { checkParams, FILLFACTOR_HOT_PROFILES } from "./params";
 import { readingOrder } from "./present";
 import { summarise as summariseTrials } from "./summarise";
-import { diskNeed } from "./workload/disk";
+import { diskNeed } from "./workload/page-model";
 import { HotTable } from "./workload/table";
 import { planTrials, runPlan, type FillfactorHotTrial } from "./workload/run-trials";
 
@@ -47,14 +44,13 @@ export const experiment = defineExperiment({
       signal,
       continueOnError: control.continueOnError,
       open: () => HotTable.open(server.connection),
-      onTrial: (done, total, trial, next) => {
-        const result = trial?.status === "ok" ? `${trial.seconds.toFixed(3)} s` : "failed";
-        const last = trial ? `last: ${trial.key} ${result} · ` : "";
-        const upcoming = next
-          ? `next: fillfactor ${next.condition.fillfactor}, UPDATE ${next.condition.column}`
-          : "done";
-        progress.update(done, total, `${last}${upcoming}`);
-      },
+      onProgress: ({ done, total, last, next }) =>
+        progress.update(
+          done,
+          total,
+          `${last ? `last: ${last.key} ${last.status === "ok" ? `${last.seconds.toFixed(3)} s` : "failed"} · ` : ""}` +
+            `${next ? `next: fillfactor ${next.condition.fillfactor}, UPDATE ${next.condition.column}` : "done"}`,
+        ),
     });
     progress.finish(`${plan.length} trials`);
     return {};
@@ -68,11 +64,7 @@ export const experiment = defineExperiment({
     summary: summariseTrials(run.trials, { withoutFlagged: true }),
     flagged: {
       noun: "trial",
-      count: new Set(
-        summary.flatMap((s) =>
-          [...s.outlierRepeats, ...s.disturbedRepeats].map((r) => `${s.fillfactor}/${s.column}/${r}`),
-        ),
-      ).size,
+      count: summary.reduce((n, s) => n + new Set([...s.outlierRepeats, ...s.disturbedRepeats]).size, 0),
       detail: "outliers, or a checkpoint/autovacuum in the timed window",
       none: "No trial was flagged (outlier, checkpoint or autovacuum in its window).",
     },

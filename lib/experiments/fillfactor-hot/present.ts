@@ -1,12 +1,10 @@
-/** What notebook 07 shows, one call per section, so the notebook stays narrative + calls. */
-import { plot } from "../../display/plotly";
+/** What notebook 07 shows, one call per section. */
+import { plot, type PlotlyTrace } from "../../display/plotly";
 import { showTable, sortedBy, type Row } from "../../display/table";
 import { intervalLabel, OUTLIER_RULE } from "../../stats/intervals";
 import { UPDATED_COLUMNS } from "./params";
-import { costPerRow, hotShareByFillfactor, trialSeconds } from "./charts";
 import type { ConditionSummary } from "./summarise";
 
-/** Conditions in reading order: fillfactor from 100 down, then the column (counter before k). */
 export function readingOrder(summaries: readonly ConditionSummary[]): ConditionSummary[] {
   return sortedBy(summaries, (s) => -s.fillfactor, [(s) => s.column, UPDATED_COLUMNS]);
 }
@@ -42,10 +40,93 @@ export function showSummaryTable(summaries: readonly ConditionSummary[]): void {
   });
 }
 
+const COLORS: Readonly<Record<string, string>> = { counter: "#f58518", k: "#54a24b", room: "#4c78a8" };
+const LABELS: Readonly<Record<string, string>> = { counter: "UPDATE counter (in no index)", k: "UPDATE k (indexed)" };
+
+/** The HOT share beside the room ratio (capped at 1), what each pass wrote per row, and every pass's seconds. */
 export function showCharts(summaries: readonly ConditionSummary[]): void {
-  plot(hotShareByFillfactor(summaries));
-  plot(costPerRow(summaries));
-  plot(trialSeconds(summaries), 380);
+  const byFillfactor = (column: string) =>
+    summaries.filter((s) => s.column === column).sort((a, b) => a.fillfactor - b.fillfactor);
+  const share: PlotlyTrace[] = UPDATED_COLUMNS.map(byFillfactor)
+    .filter((points) => points.length)
+    .map((points) => ({
+      type: "scatter",
+      mode: "lines+markers",
+      name: LABELS[points[0].column],
+      x: points.map((p) => p.fillfactor),
+      y: points.map((p) => p.hotShare ?? null),
+      line: { color: COLORS[points[0].column] },
+      error_y: {
+        type: "data",
+        symmetric: false,
+        array: points.map((p) => (p.hotShareInterval ? p.hotShareInterval.high - p.hotShareInterval.estimate : 0)),
+        arrayminus: points.map((p) => (p.hotShareInterval ? p.hotShareInterval.estimate - p.hotShareInterval.low : 0)),
+      },
+    }));
+  const room = byFillfactor("counter");
+  if (room.length)
+    share.push({
+      type: "scatter",
+      mode: "lines",
+      name: "room ratio of the loaded pages (capped at 1)",
+      x: room.map((p) => p.fillfactor),
+      y: room.map((p) => (p.roomRatio === undefined ? null : Math.min(1, p.roomRatio))),
+      line: { color: COLORS.room, dash: "dot" },
+    });
+  plot({
+    data: share,
+    layout: {
+      title: { text: "HOT share of the UPDATE pass vs heap fillfactor" },
+      xaxis: { title: { text: "fillfactor, %" }, autorange: "reversed" },
+      yaxis: { title: { text: "share of updated rows" }, tickformat: ".0%", range: [-0.05, 1.05] },
+    },
+  });
+  const sorted = [...summaries].sort((a, b) => b.fillfactor - a.fillfactor || a.column.localeCompare(b.column));
+  const x = sorted.map((s) => `ff ${s.fillfactor} · ${s.column}`);
+  plot({
+    data: [
+      {
+        type: "bar",
+        name: "index entries per row (WAL B-tree records)",
+        x,
+        y: sorted.map((s) => s.indexEntriesPerRow ?? null),
+        marker: { color: "#54a24b" },
+      },
+      {
+        type: "bar",
+        name: "WAL bytes per row",
+        x,
+        y: sorted.map((s) => s.walBytesPerRow ?? null),
+        marker: { color: "#4c78a8" },
+        yaxis: "y2",
+      },
+    ],
+    layout: {
+      title: { text: "What each pass wrote, per updated row" },
+      barmode: "group",
+      yaxis: { title: { text: "index entries per row" }, rangemode: "tozero" },
+      yaxis2: { title: { text: "WAL bytes per row" }, overlaying: "y", side: "right", rangemode: "tozero" },
+    },
+  });
+  // In run order, so drift and outliers show.
+  plot(
+    {
+      data: summaries.map((s) => ({
+        type: "box",
+        name: `ff ${s.fillfactor} · ${s.column}`,
+        y: s.seconds,
+        boxpoints: "all",
+        jitter: 0.3,
+        marker: { color: COLORS[s.column] },
+      })),
+      layout: {
+        title: { text: "Seconds of each trial's UPDATE pass" },
+        yaxis: { title: { text: "seconds (sum of the pass's statements)" }, rangemode: "tozero" },
+        showlegend: false,
+      },
+    },
+    380,
+  );
 }
 
 /** The counters behind the claims: the pages' room and what each pass added, per updated row. */

@@ -1,144 +1,95 @@
 /** Notebook 07's figures per condition (fillfactor × updated column), from the raw trials. */
 import { median } from "simple-statistics";
 import { isOk } from "../../results/run-store";
-import { medianInterval, outlierFlags, type Interval } from "../../stats/intervals";
-import { groupBy, spread, type TrialSeconds } from "../../stats/summary";
+import { medianInterval, outlierFlags } from "../../stats/intervals";
+import { groupBy, medianOfFinite, spread } from "../../stats/summary";
 import { counterEntries, type Counters } from "../../stats/counters";
-import { INDEX_ENTRY_RECORDS, type FillfactorHotCounterKey } from "./workload/counter-keys";
+import { INDEX_ENTRY_RECORDS, type FillfactorHotCounterKey } from "./workload/table";
 import { conditionKey, type FillfactorHotCondition, type FillfactorHotTrial } from "./workload/run-trials";
 
-export interface RoundValues {
-  readonly repeat: number;
-  /** NaN for an outlier's in the sensitivity summary (`withoutFlagged`). */
-  readonly seconds: number;
-  readonly hotShare?: number;
-  readonly walBytesPerRow?: number;
-  readonly indexEntriesPerRow?: number;
-}
-
-export interface ConditionSummary extends FillfactorHotCondition, TrialSeconds {
-  readonly updatedRows: number;
-  readonly hotShare?: number;
-  readonly hotShareInterval?: Interval;
-  /** n_tup_newpage_upd, PostgreSQL 16+. */
-  readonly newPageShare?: number;
-  readonly roomRatio?: number;
-  readonly rowsPerPage?: number;
-  readonly freeBytesPerPage?: number;
-  readonly versionBytes?: number;
-  /** Counted in its WAL (every index together). */
-  readonly indexEntriesPerRow?: number;
-  readonly indexBytesPerRow?: number;
-  readonly heapBytesPerRow?: number;
-  readonly walBytesPerRow?: number;
-  readonly fpiPer1000Rows?: number;
-  readonly rounds: readonly RoundValues[];
-  readonly outlierRepeats: readonly number[];
-  readonly disturbedRepeats: readonly number[];
-}
+export type ConditionSummary = ReturnType<typeof summarise>[number];
+export type RoundValues = ConditionSummary["rounds"][number];
 
 type C = Counters<FillfactorHotCounterKey>;
 
-const updatedOf = (c: C) => c["table.n_tup_upd"];
-const perRow = (c: C, n: number | undefined) => {
-  const rows = updatedOf(c);
-  return n === undefined || !rows ? undefined : n / rows;
+const perRow = (c: C, n: number | undefined) =>
+  n === undefined || !c["table.n_tup_upd"] ? undefined : n / c["table.n_tup_upd"];
+/** Every B-tree leaf entry the pass's WAL records carry; undefined without pg_walinspect. */
+const indexEntriesOf = (c: C) =>
+  counterEntries(c).some(([k]) => k.startsWith("walrec."))
+    ? INDEX_ENTRY_RECORDS.reduce((a, t) => a + (c[`walrec.${t}`] ?? 0), 0)
+    : undefined;
+const sumOf = (c: C, prefix: string) => {
+  const values = counterEntries(c).filter(([k]) => k.startsWith(prefix));
+  return values.length ? values.reduce((a, [, v]) => a + v, 0) : undefined;
 };
 
-export const hotShareOf = (c: C): number | undefined => perRow(c, c["table.n_tup_hot_upd"] ?? 0);
-
-export function indexEntriesOf(c: C): number | undefined {
-  if (!counterEntries(c).some(([k]) => k.startsWith("walrec."))) return undefined;
-  return INDEX_ENTRY_RECORDS.reduce((a, t) => a + (c[`walrec.${t}`] ?? 0), 0);
-}
-
-function indexBytesOf(c: C): number | undefined {
-  const sizes = counterEntries(c).filter(([k]) => k.startsWith("bytes.index."));
-  return sizes.length ? sizes.reduce((a, [, v]) => a + v, 0) : undefined;
-}
-
-export function disturbed(t: FillfactorHotTrial): boolean {
-  return (t.counters?.["checkpoints"] ?? 0) > 0 || (t.counters?.["table.autovacuum_count"] ?? 0) > 0;
-}
-
-export interface SummariseOptions {
-  /** An outlier is one in time only, so its counters stay (the run behind this: docs/statistics.md). */
-  readonly withoutFlagged?: boolean;
-}
-
-export function summarise(trials: readonly FillfactorHotTrial[], options: SummariseOptions = {}): ConditionSummary[] {
-  const ok = trials.filter(isOk);
+/** An outlier is one in time only: without the flagged, its counters stay (why: docs/statistics.md). */
+export function summarise(trials: readonly FillfactorHotTrial[], options: { readonly withoutFlagged?: boolean } = {}) {
   const failed = groupBy(
     trials.filter((t) => t.status === "failed"),
     (t) => conditionKey(t.condition),
   );
-  const summaries: ConditionSummary[] = [];
-  for (const [key, all] of groupBy(ok, (t) => conditionKey(t.condition))) {
+  return [...groupBy(trials.filter(isOk), (t) => conditionKey(t.condition))].flatMap(([key, all]) => {
     const flags = outlierFlags(all.map((t) => t.seconds));
     const outlierRepeats = all.filter((_, i) => flags[i]).map((t) => t.repeat);
-    const disturbedRepeats = all.filter(disturbed).map((t) => t.repeat);
+    const disturbedRepeats = all
+      .filter((t) => (t.counters?.["checkpoints"] ?? 0) > 0 || (t.counters?.["table.autovacuum_count"] ?? 0) > 0)
+      .map((t) => t.repeat);
     const group = options.withoutFlagged ? all.filter((t) => !disturbedRepeats.includes(t.repeat)) : all;
-    if (!group.length) continue;
+    if (!group.length) return [];
     const timed = options.withoutFlagged ? group.filter((t) => !outlierRepeats.includes(t.repeat)) : group;
     const c = group[0].condition;
-    const of = (pick: (k: C) => number | undefined): number | undefined => {
-      const values = group
-        .map((t) => (t.counters ? pick(t.counters) : undefined))
-        .filter((v): v is number => v !== undefined && Number.isFinite(v));
-      return values.length ? median(values) : undefined;
-    };
-    const rounds: RoundValues[] = group.map((t) => {
+    const of = (pick: (k: C) => number | undefined) =>
+      medianOfFinite(group.map((t) => (t.counters ? pick(t.counters) : undefined)));
+    const rounds = group.map((t) => {
       const k: C = t.counters ?? {};
       return {
         repeat: t.repeat,
+        // NaN for an outlier's in the sensitivity summary (`withoutFlagged`).
         seconds: timed.includes(t) ? t.seconds : NaN,
-        hotShare: hotShareOf(k),
+        hotShare: perRow(k, k["table.n_tup_hot_upd"] ?? 0),
         walBytesPerRow: perRow(k, k["wal.bytes"]),
         indexEntriesPerRow: perRow(k, indexEntriesOf(k)),
       };
     });
     const shares = rounds.flatMap((r) => (r.hotShare === undefined ? [] : [r.hotShare]));
     const s = spread((timed.length ? timed : group).map((t) => t.seconds));
-    summaries.push({
-      ...c,
-      trials: group.length,
-      failed: failed.get(key)?.length ?? 0,
-      medianSeconds: s.median,
-      minSeconds: s.min,
-      maxSeconds: s.max,
-      seconds: (timed.length ? timed : group).map((t) => t.seconds),
-      updatedRows: of(updatedOf) ?? 0,
-      hotShare: shares.length ? median(shares) : undefined,
-      hotShareInterval: shares.length
-        ? medianInterval(shares, `HOT share of the pass, ff ${c.fillfactor}, ${c.column}, one per round`)
-        : undefined,
-      newPageShare: of((k) => perRow(k, k["table.n_tup_newpage_upd"])),
-      roomRatio: of((k) => k["room.ratio"]),
-      rowsPerPage: of((k) => k["room.rows_per_page"]),
-      freeBytesPerPage: of((k) => k["room.free_bytes_per_page"]),
-      versionBytes: of((k) => k["room.version_bytes"]),
-      indexEntriesPerRow: of((k) => perRow(k, indexEntriesOf(k))),
-      indexBytesPerRow: of((k) => perRow(k, indexBytesOf(k))),
-      heapBytesPerRow: of((k) => perRow(k, k["bytes.heap"])),
-      walBytesPerRow: of((k) => perRow(k, k["wal.bytes"])),
-      fpiPer1000Rows: of((k) => {
-        const n = perRow(k, k["wal.fpi"]);
-        return n === undefined ? undefined : 1000 * n;
-      }),
-      rounds,
-      outlierRepeats,
-      disturbedRepeats,
-    });
-  }
-  return summaries;
+    return [
+      {
+        ...c,
+        trials: group.length,
+        failed: failed.get(key)?.length ?? 0,
+        medianSeconds: s.median,
+        minSeconds: s.min,
+        maxSeconds: s.max,
+        seconds: s.values,
+        updatedRows: of((k) => k["table.n_tup_upd"]) ?? 0,
+        hotShare: shares.length ? median(shares) : undefined,
+        hotShareInterval: shares.length
+          ? medianInterval(shares, `HOT share of the pass, ff ${c.fillfactor}, ${c.column}, one per round`)
+          : undefined,
+        // n_tup_newpage_upd, PostgreSQL 16+.
+        newPageShare: of((k) => perRow(k, k["table.n_tup_newpage_upd"])),
+        roomRatio: of((k) => k["room.ratio"]),
+        rowsPerPage: of((k) => k["room.rows_per_page"]),
+        freeBytesPerPage: of((k) => k["room.free_bytes_per_page"]),
+        versionBytes: of((k) => k["room.version_bytes"]),
+        indexEntriesPerRow: of((k) => perRow(k, indexEntriesOf(k))),
+        indexBytesPerRow: of((k) => perRow(k, sumOf(k, "bytes.index."))),
+        heapBytesPerRow: of((k) => perRow(k, k["bytes.heap"])),
+        walBytesPerRow: of((k) => perRow(k, k["wal.bytes"])),
+        fpiPer1000Rows: of((k) => 1000 * (perRow(k, k["wal.fpi"]) ?? NaN)),
+        rounds,
+        outlierRepeats,
+        disturbedRepeats,
+      },
+    ];
+  });
 }
 
-export function findSummary(
-  summaries: readonly ConditionSummary[],
-  where: FillfactorHotCondition,
-): ConditionSummary | undefined {
-  return summaries.find((s) => s.fillfactor === where.fillfactor && s.column === where.column);
-}
+export const findSummary = (s: readonly ConditionSummary[], where: FillfactorHotCondition) =>
+  s.find((x) => x.fillfactor === where.fillfactor && x.column === where.column);
 
 /** The HOT pass: the highest fillfactor whose counter pass had room (ratio ≥ 1), else the lowest run. */
 export function hotPass(s: readonly ConditionSummary[]): ConditionSummary | undefined {

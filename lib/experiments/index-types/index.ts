@@ -1,8 +1,4 @@
-/**
- * Notebook 08 (`lab.indexTypes.*`): what one index of each kind costs an INSERT stream and an UPDATE
- * pass of its column, in time, WAL and size, beside no index; PostgreSQL's documented claims about
- * BRIN, GIN's fast update and partial indexes tested on it.
- */
+/** Notebook 08 (`lab.indexTypes.*`): what one index of each kind costs INSERTs and UPDATEs, beside no index. */
 import { defineExperiment, serverName } from "../define";
 import { finiteOrNaN, referencesIn } from "../eta";
 import { CLAIMS } from "./claims";
@@ -13,11 +9,7 @@ import { IndexTable, planTrials, runPlan, type IndexTypesTrial } from "./workloa
 
 const SLUG = "08-index-types";
 
-/**
- * The data directory at its peak: one table at a time, every row in two versions after the UPDATE
- * pass, each version ~ 300 B with its primary key and index entries (GIN's four keys the largest),
- * WAL up to the default max_wal_size, and the server's own files.
- */
+/** The peak: one table, every row in two versions of ~300 B with its index entries, max_wal_size of WAL, the server. */
 const diskNeed = (p: IndexTypesParams) => ({
   bytes: p.rows * 2 * 300 + 2 ** 30 + 200 * 2 ** 20,
   what: `${p.rows.toLocaleString("en-US")} rows × 2 versions × 300 B + max_wal_size 1 GiB + 200 MiB of server`,
@@ -52,16 +44,13 @@ export const experiment = defineExperiment({
       signal,
       continueOnError: control.continueOnError,
       open: () => IndexTable.open(server.connection),
-      onTrial: (done, total, trial, next) => {
-        const last = trial
-          ? `last: ${trial.key} ${trial.status === "ok" ? `${trial.seconds.toFixed(3)} s` : "failed"} · `
-          : "";
+      onProgress: ({ done, total, last, next }) =>
         progress.update(
           done,
           total,
-          `${last}${next ? `next: ${next.condition.kind} ${next.condition.operation}` : "done"}`,
-        );
-      },
+          `${last ? `last: ${last.key} ${last.status === "ok" ? `${last.seconds.toFixed(3)} s` : "failed"} · ` : ""}` +
+            `${next ? `next: ${next.condition.kind} ${next.condition.operation}` : "done"}`,
+        ),
     });
     progress.finish(`${plan.length} trials`);
     return {};

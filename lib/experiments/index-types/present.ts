@@ -1,5 +1,5 @@
-/** What notebook 08 shows, one call per section: the tables and the charts, from the summaries. */
-import { plot, type PlotlyFigure } from "../../display/plotly";
+/** What notebook 08 shows, one call per section. */
+import { plot } from "../../display/plotly";
 import { showTable, sortedBy, type Row } from "../../display/table";
 import { OUTLIER_RULE } from "../../stats/intervals";
 import { quotient } from "../../stats/claim-statistics";
@@ -63,28 +63,25 @@ const bars = (s: readonly ConditionSummary[], op: string, pick: (x: ConditionSum
   const xs = readingOrder(s).filter((x) => x.operation === op);
   return { x: xs.map((x) => x.kind), y: xs.map((x) => pick(x) ?? null) };
 };
+const PERCENTILES = [
+  ["p50", (x: ConditionSummary) => x.medianMs],
+  ["p99", (x: ConditionSummary) => x.p99Ms],
+  ["max", (x: ConditionSummary) => x.maxMs],
+] as const;
 
-export function latencyChart(s: readonly ConditionSummary[]): PlotlyFigure {
-  return {
+/** Batch latency, what each kind wrote, and every batch of the first round's GIN streams (the flushes stand out). */
+export function showCharts(s: readonly ConditionSummary[]): void {
+  plot({
     data: OPERATIONS.flatMap((op) =>
-      (
-        [
-          ["p50", (x: ConditionSummary) => x.medianMs],
-          ["p99", (x: ConditionSummary) => x.p99Ms],
-          ["max", (x: ConditionSummary) => x.maxMs],
-        ] as const
-      ).map(([name, pick]) => ({ type: "bar", name: `${op} ${name}`, ...bars(s, op, pick) })),
+      PERCENTILES.map(([name, pick]) => ({ type: "bar", name: `${op} ${name}`, ...bars(s, op, pick) })),
     ),
     layout: {
       title: { text: "Batch latency by index kind (median over rounds of each trial's percentile)" },
       barmode: "group",
       yaxis: { title: { text: "ms per batch" }, type: "log" },
     },
-  };
-}
-
-export function costChart(s: readonly ConditionSummary[]): PlotlyFigure {
-  return {
+  });
+  plot({
     data: [
       ...OPERATIONS.map((op) => ({ type: "bar", name: `${op}: WAL B / row`, ...bars(s, op, (x) => x.walBytesPerRow) })),
       {
@@ -100,31 +97,23 @@ export function costChart(s: readonly ConditionSummary[]): PlotlyFigure {
       yaxis: { title: { text: "WAL bytes per row" }, rangemode: "tozero" },
       yaxis2: { title: { text: "index KiB" }, overlaying: "y", side: "right", type: "log" },
     },
-  };
-}
-
-/** Every batch of the first round's GIN insert streams, in order: the flushes stand out. */
-export function ginStreamChart(s: readonly ConditionSummary[]): PlotlyFigure {
-  return {
-    data: s
-      .filter((x) => x.operation === "insert" && x.kind.startsWith("gin"))
-      .map((x) => ({
+  });
+  const gin = s.filter((x) => x.operation === "insert" && x.kind.startsWith("gin"));
+  plot(
+    {
+      data: gin.map((x) => ({
         type: "scatter",
         mode: "lines",
         name: x.kind,
         x: x.series.map((_, i) => i + 1),
         y: [...x.series],
       })),
-    layout: {
-      title: { text: "GIN insert stream, batch by batch (first round)" },
-      xaxis: { title: { text: "batch" } },
-      yaxis: { title: { text: "ms" }, type: "log" },
+      layout: {
+        title: { text: "GIN insert stream, batch by batch (first round)" },
+        xaxis: { title: { text: "batch" } },
+        yaxis: { title: { text: "ms" }, type: "log" },
+      },
     },
-  };
-}
-
-export function showCharts(s: readonly ConditionSummary[]): void {
-  plot(latencyChart(s));
-  plot(costChart(s));
-  plot(ginStreamChart(s), 380);
+    380,
+  );
 }

@@ -1,15 +1,9 @@
-/**
- * A trial of 08: a fresh table `idx_rows` with its primary key and at most the trial's index;
- * insert streams INSERT batches into it empty, update passes over it loaded. Each batch is one
- * statement and one transaction, timed; after it, untimed, the WAL position (and GIN's pending pages).
- */
+/** 08's trial: a fresh table with at most one index, INSERT batches into it empty or UPDATE passes over it loaded. */
 import type { Client } from "pg";
 import type { RunStore, TrialRecord } from "../../results/run-store";
 import type { ConnectionInfo } from "../../targets/types";
 import { connect, endClient } from "../../engines/postgres/connect";
-import { orderSeed, seededShuffle } from "../../stats/order";
-import { ignored } from "../../runtime/debug";
-import { runTrials } from "../../workloads/trials";
+import { okTrial, runTrialsOn, shuffledRounds, type OrderedTrial, type TrialProgress } from "../../workloads/trials";
 import type { IndexKind, IndexTypesParams, Operation } from "./params";
 
 export interface IndexTypesCondition {
@@ -35,24 +29,17 @@ export type IndexTypesTrial = TrialRecord<IndexTypesCondition, IndexTypesCounter
   readonly setupSeconds?: number;
 };
 
-export interface PlannedTrial {
-  readonly key: string;
-  readonly condition: IndexTypesCondition;
-  readonly repeat: number;
-  readonly position: number;
-}
+export type PlannedTrial = OrderedTrial<IndexTypesCondition>;
 
 export const conditionKey = (c: IndexTypesCondition): string => `${c.kind}/${c.operation}`;
 
-/** Rounds of every condition (kind × operation), each round in an order of its own drawn from the run's seed. */
-export function planTrials(p: Pick<IndexTypesParams, "kinds" | "operations" | "repeats" | "seed">): PlannedTrial[] {
-  const conditions = p.kinds.flatMap((kind) => p.operations.map((operation) => ({ kind, operation })));
-  const plan: PlannedTrial[] = [];
-  for (let repeat = 1; repeat <= p.repeats; repeat++)
-    for (const condition of seededShuffle(conditions, orderSeed(p.seed, repeat)))
-      plan.push({ key: `${conditionKey(condition)}/r${repeat}`, condition, repeat, position: plan.length });
-  return plan;
-}
+export const planTrials = (p: Pick<IndexTypesParams, "kinds" | "operations" | "repeats" | "seed">): PlannedTrial[] =>
+  shuffledRounds(
+    p.kinds.flatMap((kind) => p.operations.map((operation) => ({ kind, operation }))),
+    p.repeats,
+    p.seed,
+    conditionKey,
+  );
 
 /** A batch is inside the partial index's predicate when its number (from 0) is a multiple of matchEvery. */
 export const insidePredicate = (batch: number, matchEvery: number): boolean => batch % matchEvery === 0;
@@ -154,7 +141,12 @@ export class IndexTable {
   }
 }
 
-const since = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e9;
+/** f's value and its seconds. */
+const timed = async <T>(f: () => Promise<T>): Promise<[T, number]> => {
+  const t0 = process.hrtime.bigint();
+  const value = await f();
+  return [value, Number(process.hrtime.bigint() - t0) / 1e9];
+};
 
 export async function runTrial(
   table: IndexTable,
@@ -164,9 +156,7 @@ export async function runTrial(
 ): Promise<IndexTypesTrial> {
   const startedAt = new Date().toISOString();
   const { kind, operation } = planned.condition;
-  let t = process.hrtime.bigint();
-  await table.prepare(planned.condition, p);
-  const setupSeconds = since(t);
+  const [, setupSeconds] = await timed(() => table.prepare(planned.condition, p));
   const pending = kind === "gin-fastupdate" && operation === "insert";
   const checkpointsBefore = await table.checkpoints();
   let last = (await table.position(pending)).lsn;
@@ -188,22 +178,12 @@ export async function runTrial(
   if (written !== p.rows) throw new Error(`the ${operation} batches wrote ${written} rows of ${p.rows}`);
   const checkpoints = (await table.checkpoints()) - checkpointsBefore;
   const sizes = await table.sizes(kind);
-  let summarizeSeconds: number | undefined;
-  let summarized = sizes.index;
-  if (kind === "brin" && operation === "insert") {
-    t = process.hrtime.bigint();
-    await table.summarizeBrin();
-    summarizeSeconds = since(t);
-    summarized = (await table.sizes(kind)).index;
-  }
+  const summarizeSeconds =
+    kind === "brin" && operation === "insert" ? (await timed(() => table.summarizeBrin()))[1] : undefined;
+  const summarized = summarizeSeconds === undefined ? sizes.index : (await table.sizes(kind)).index;
   const flushes = pendingPages.filter((n, i) => n < (i ? pendingPages[i - 1] : 0)).length;
   return {
-    key: planned.key,
-    condition: planned.condition,
-    repeat: planned.repeat,
-    position: planned.position,
-    status: "ok",
-    seconds: unitMs.reduce((a, b) => a + b, 0) / 1000,
+    ...okTrial(planned, unitMs),
     unitMs,
     unitWalBytes,
     ...(pendingPages.length ? { pendingPages } : {}),
@@ -223,42 +203,21 @@ export async function runTrial(
   };
 }
 
-/** A failure reopens the connection. */
-export async function runPlan(o: {
+export function runPlan(o: {
   readonly plan: readonly PlannedTrial[];
   readonly params: IndexTypesParams;
   readonly store: RunStore<IndexTypesCondition>;
   readonly open: () => Promise<IndexTable>;
-  readonly onTrial?: (done: number, total: number, last?: IndexTypesTrial, next?: PlannedTrial) => void;
+  readonly onProgress?: (progress: TrialProgress<PlannedTrial, IndexTypesTrial>) => void;
   readonly continueOnError?: boolean;
   readonly signal?: AbortSignal;
 }): Promise<IndexTypesTrial[]> {
-  let table: IndexTable | undefined;
-  try {
-    return await runTrials(
-      o.plan,
-      async (planned) => {
-        table ??= await o.open();
-        return runTrial(table, planned, o.params, o.signal);
-      },
-      {
-        store: o.store,
-        signal: o.signal,
-        continueOnError: o.continueOnError,
-        watch: (planned) => ({
-          engine: "postgresql",
-          what: `${planned.condition.operation} batches, trial ${planned.key}`,
-          group: conditionKey(planned.condition),
-        }),
-        afterFailure: async () => {
-          const dead = table;
-          table = undefined;
-          await dead?.close();
-        },
-        onProgress: ({ done, total, last, next }) => o.onTrial?.(done, total, last, next),
-      },
-    );
-  } finally {
-    await table?.close().catch(ignored("index-types: close the table"));
-  }
+  return runTrialsOn(o.open, o.plan, (table, planned) => runTrial(table, planned, o.params, o.signal), {
+    ...o,
+    watch: (planned) => ({
+      engine: "postgresql",
+      what: `${planned.condition.operation} batches, trial ${planned.key}`,
+      group: conditionKey(planned.condition),
+    }),
+  });
 }

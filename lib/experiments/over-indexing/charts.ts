@@ -2,7 +2,7 @@
 import { groupButtons, type PlotlyFigure, type PlotlyTrace } from "../../display/plotly";
 import { TABLES } from "./workload/schema";
 import { stepCoordinates } from "../../workloads/pgbench";
-import { seedCurveScaledTo, type LevelSummary, type OverIndexingSummary } from "./summarise";
+import { firstRounds, seedCurveScaledTo, type LevelSummary, type OverIndexingSummary } from "./summarise";
 
 const LEVEL_COLORS = ["#4c78a8", "#72b7b2", "#eeca3b", "#f58518", "#e45756"];
 const TABLE_COLORS: Record<string, string> = {
@@ -12,12 +12,10 @@ const TABLE_COLORS: Record<string, string> = {
   stock_movements: "#54a24b",
 };
 
-const errorBars = (mid: number[], lo: number[], hi: number[]) => ({
-  type: "data",
-  symmetric: false,
-  array: hi.map((h, i) => h - mid[i]),
-  arrayminus: lo.map((l, i) => mid[i] - l),
-});
+type Line = [string, (l: LevelSummary) => number | undefined, object];
+/** One line per figure of the levels, `y` mapping its pick to the plotted values. */
+const levelLines = (x: number[], lines: Line[], y: (pick: Line[1]) => (number | null)[]): PlotlyTrace[] =>
+  lines.map(([name, pick, line]) => ({ type: "scatter", mode: "lines+markers", name, x, y: y(pick), line }));
 
 /** TPS vs index count, ours (median, min–max) and the seed's curve scaled to our 7-index TPS. */
 export function tpsByLevel(s: OverIndexingSummary): PlotlyFigure {
@@ -30,11 +28,12 @@ export function tpsByLevel(s: OverIndexingSummary): PlotlyFigure {
       name: "this run (median; bars: min–max over rounds)",
       x,
       y: mid,
-      error_y: errorBars(
-        mid,
-        s.levels.map((l) => l.tps.min),
-        s.levels.map((l) => l.tps.max),
-      ),
+      error_y: {
+        type: "data",
+        symmetric: false,
+        array: s.levels.map((l, i) => l.tps.max - mid[i]),
+        arrayminus: s.levels.map((l, i) => mid[i] - l.tps.min),
+      },
       line: { color: "#4c78a8", width: 3 },
     },
   ];
@@ -83,20 +82,16 @@ export function tpsByLevel(s: OverIndexingSummary): PlotlyFigure {
 /** Latency (avg, p50, p95, p99) vs index count; the seed's average (11 → 26 ms) scaled to our 7-index average. */
 export function latencyByLevel(s: OverIndexingSummary): PlotlyFigure {
   const x = s.levels.map((l) => l.level);
-  const lines: [string, (l: LevelSummary) => number | undefined, object][] = [
-    ["average (pgbench)", (l) => l.latencyAvgMs?.median, { width: 3, color: "#4c78a8" }],
-    ["p50", (l) => l.p50Ms, { color: "#72b7b2" }],
-    ["p95", (l) => l.p95Ms, { color: "#f58518" }],
-    ["p99", (l) => l.p99Ms, { color: "#e45756" }],
-  ];
-  const data: PlotlyTrace[] = lines.map(([name, pick, line]) => ({
-    type: "scatter",
-    mode: "lines+markers",
-    name,
+  const data = levelLines(
     x,
-    y: s.levels.map((l) => pick(l) ?? null),
-    line,
-  }));
+    [
+      ["average (pgbench)", (l) => l.latencyAvgMs?.median, { width: 3, color: "#4c78a8" }],
+      ["p50", (l) => l.p50Ms, { color: "#72b7b2" }],
+      ["p95", (l) => l.p95Ms, { color: "#f58518" }],
+      ["p99", (l) => l.p99Ms, { color: "#e45756" }],
+    ],
+    (pick) => s.levels.map((l) => pick(l) ?? null),
+  );
   const avg7 = s.levels.find((l) => l.level === 7)?.latencyAvgMs?.median;
   if (avg7) {
     data.push({
@@ -120,7 +115,7 @@ export function latencyByLevel(s: OverIndexingSummary): PlotlyFigure {
 
 /** Size of every table and of its indexes after the round (first round of each level), stacked. */
 export function storageByLevel(s: OverIndexingSummary): PlotlyFigure {
-  const firsts = s.levels.flatMap((l) => s.rounds.find((r) => r.level === l.level) ?? []);
+  const firsts = firstRounds(s);
   const x = firsts.map((r) => `${r.level} indexes`);
   const mib = (b: number) => b / 2 ** 20;
   const data: PlotlyTrace[] = [];
@@ -207,24 +202,20 @@ export function workPerTransaction(s: OverIndexingSummary): PlotlyFigure {
     });
   };
   const measured = base?.btreeInsertsPerTx !== undefined;
-  const lines: [string, (l: LevelSummary) => number | undefined, object][] = [
-    measured
-      ? ["B-tree leaf inserts / tx (WAL, measured)", (l) => l.btreeInsertsPerTx, { color: "#e45756" }]
-      : ["index entries / tx (model)", (l) => l.modelIndexEntriesPerTx, { color: "#e45756", dash: "dot" }],
-    ["server time / tx (pg_stat_statements)", (l) => l.serverMsPerTx, { color: "#72b7b2" }],
-    ["WAL bytes / tx", (l) => l.walBytesPerTx, { color: "#f58518" }],
-    ["blocks dirtied / tx", (l) => l.dirtiedPerTx, { color: "#54a24b" }],
-    ["index blocks touched / tx", (l) => l.indexBlocksPerTx, { color: "#b279a2" }],
-    ["time per tx (1 / TPS)", (l) => 1 / l.tps.median, { color: "#4c78a8", width: 4 }],
-  ];
-  const data: PlotlyTrace[] = lines.map(([name, pick, line]) => ({
-    type: "scatter",
-    mode: "lines+markers",
-    name,
+  const data = levelLines(
     x,
-    y: rel(pick),
-    line,
-  }));
+    [
+      measured
+        ? ["B-tree leaf inserts / tx (WAL, measured)", (l) => l.btreeInsertsPerTx, { color: "#e45756" }]
+        : ["index entries / tx (model)", (l) => l.modelIndexEntriesPerTx, { color: "#e45756", dash: "dot" }],
+      ["server time / tx (pg_stat_statements)", (l) => l.serverMsPerTx, { color: "#72b7b2" }],
+      ["WAL bytes / tx", (l) => l.walBytesPerTx, { color: "#f58518" }],
+      ["blocks dirtied / tx", (l) => l.dirtiedPerTx, { color: "#54a24b" }],
+      ["index blocks touched / tx", (l) => l.indexBlocksPerTx, { color: "#b279a2" }],
+      ["time per tx (1 / TPS)", (l) => 1 / l.tps.median, { color: "#4c78a8", width: 4 }],
+    ],
+    rel,
+  );
   return {
     data,
     layout: {

@@ -1,23 +1,16 @@
-/**
- * Seed 002's claims on the claims engine (stats/claim-engine), each paired per round; 03's one
- * addition: claim (1)'s refutation must also survive Holm's correction over its steps (`holm`).
- */
-import { declare, readQuotes, type ClaimSet, type Part, type Without } from "../../stats/claim-engine";
+/** Seed 002's claims, each paired per round; claim (1)'s refutation must also survive Holm's correction (`holm`). */
+import { declare, readQuotes, type Claim, type ClaimSet, type Statistic, type Without } from "../../stats/claim-engine";
 import { FAMILY_ALPHA, holmRefutations, type ClaimCheck, type Rule } from "../../stats/claims";
 import { between, flaggedUnits, medianOf, pairedValues } from "../../stats/claim-statistics";
+import { medianInterval } from "../../stats/intervals";
+import { nextRound, type RoundState } from "../../stats/adaptive";
+import { durationText, fixed, kilobytes, percent } from "../../stats/format";
 import type { OverIndexingParams } from "./params";
 import { plannedServerCpus } from "../server-cpus";
-import {
-  pairedLevelRatio,
-  pairedLevelValues,
-  type LevelSummary,
-  type OverIndexingSummary,
-  type RoundSummary,
-} from "./summarise";
-import { medianInterval } from "../../stats/intervals";
-import { nextRound } from "../../stats/adaptive";
-import { durationText, fixed, kilobytes, percent } from "../../stats/format";
+import { pairedLevelRatio, pairedLevelValues, type LevelSummary, type OverIndexingSummary } from "./summarise";
 
+type S = OverIndexingSummary;
+type Round = S["rounds"][number];
 const Q = readQuotes(__dirname);
 const [f0, f1, f2] = [0, 1, 2].map((d) => (x: number | undefined) => fixed(x, d));
 const pct = (x: number | undefined) => percent(x, 0);
@@ -25,63 +18,36 @@ const ratio = (x: number) => x.toFixed(2);
 
 /** Where the seed made all its claims (EXPERIMENTS.md §3; 16 clients and 20M products from its repository). */
 const SEED_REGIME =
-  "PostgreSQL 17.4 on 128 threads, pgbench -c 16 -j 8, ~11 GB of data (20M products) in 64 GB of shared_buffers, " +
-  "restart before every round, rounds of 5–120 min";
+  "PostgreSQL 17.4 on 128 threads, pgbench -c 16 -j 8, ~11 GB of data (20M products) in 64 GB of shared_buffers, restart before every round, rounds of 5–120 min";
 const SEED_PRODUCTS = 20_000_000;
-const SEED_LONGEST_ROUND_S = 7200;
 /** The seed's "初始数据集大小约为 11 GB" in shared_buffers = '64GB'. */
 export const SEED_DATA_BYTES = 11 * 2 ** 30;
 export const SEED_SHARED_BUFFERS_BYTES = 64 * 2 ** 30;
-/** The seed's TPS at 39 indexes (its "~600"): the transactions its rounds completed there. */
+const SEED_DATA_SHARE = SEED_DATA_BYTES / SEED_SHARED_BUFFERS_BYTES;
+/** The seed's TPS at 39 indexes (its "~600") stands in for its rounds' transactions. */
 const SEED_TPS_39 = 600;
-/** Transactions per product in one of the seed's 39-index rounds of this many seconds. */
 const seedTxPerProduct = (seconds: number) => (SEED_TPS_39 * seconds) / SEED_PRODUCTS;
-
 const STEP_RULE = { kind: "below", margin: 1 } as const satisfies Rule;
-const SEED_RATIO_39_7 = 600 / 1400;
-const SEED_LATENCY_RATIO = 26 / 11;
-
-type Factor = "dataSize" | "roundLength" | "clients" | "clientsPerCpu" | "dataOverBuffers" | "longRound" | "shortRound";
-
 const TX_PER_PRODUCT = "transactions per product in a 39-index round";
 const ADAPTIVE =
-  "; the adaptive design adds a round of every level while (1) or (2) is inconclusive (up to maxRepeats, within " +
-  "budgetSeconds) and decides again after each, every look at the per-look coverage of stats/adaptive's lookPlan, so " +
-  "that all looks together keep 90 % (the run's notes name the looks and that coverage)";
+  "; the adaptive design adds a round of every level while (1) or (2) is inconclusive (up to maxRepeats, within budgetSeconds) and decides again after each, every look at the per-look coverage of stats/adaptive's lookPlan, so that all looks together keep 90 % (the run's notes name the looks and that coverage)";
 
-const level = (s: OverIndexingSummary, n: number) => s.levels.find((l) => l.level === n);
-const clientSeconds = (s: OverIndexingSummary) => s.durationSeconds * s.clients;
-const atLevel = (s: OverIndexingSummary, n: number) => s.rounds.filter((r) => r.level === n);
-
-/** A 39-index round's transactions per product, at the level's median TPS. */
-function txPerProduct(s: OverIndexingSummary): number | undefined {
+type Factor = "dataSize" | "roundLength" | "clients" | "clientsPerCpu" | "dataOverBuffers" | "longRound" | "shortRound";
+const level = (s: S, n: number) => s.levels.find((l) => l.level === n);
+const atLevel = (s: S, n: number) => s.rounds.filter((r) => r.level === n);
+const clientSeconds = (s: S) => s.durationSeconds * s.clients;
+const txPerProduct = (s: S) => {
   const l = level(s, 39);
   return l && s.dataScale ? (l.tps.median * s.durationSeconds) / (s.dataScale * SEED_PRODUCTS) : undefined;
-}
-
-/** Each step's TPS ratio (higher level ÷ next lower), one per round. */
-function steps(s: OverIndexingSummary): { label: string; from: number; to: number; values: number[] }[] {
+};
+/** Each step (higher level ÷ next lower): its per-round TPS ratios and the exact interval of their median. */
+function steps(s: S) {
   const ls = s.levels.map((l) => l.level).sort((a, b) => a - b);
-  return ls.slice(1).map((to, i) => ({
-    label: `${ls[i]}→${to}`,
-    from: ls[i],
-    to,
-    values: pairedLevelValues(s.rounds, to, ls[i], (r) => r.tps),
-  }));
-}
-
-/**
- * Per round, the share of the TPS lost from 7 to 39 indexes that the extra time in block reads
- * (track_io_timing, over the clients' time) accounts for; a round whose TPS did not fall has no loss
- * to explain and is left out.
- */
-function readShareOfLoss(s: OverIndexingSummary) {
-  const repeat = (r: RoundSummary) => r.repeat;
-  const shares = pairedValues(atLevel(s, 39), atLevel(s, 7), { top: repeat, bottom: repeat }, (hi, base) => {
-    const loss = base.tps > 0 ? 1 - hi.tps / base.tps : 0;
-    return loss > 0 ? (hi.blockReadMs - base.blockReadMs) / 1000 / clientSeconds(s) / loss : undefined;
+  return ls.slice(1).map((to, i) => {
+    const values = pairedLevelValues(s.rounds, to, ls[i], (r) => r.tps);
+    const interval = values.length ? medianInterval(values, `TPS ${to} ÷ ${ls[i]} idx, paired per round`) : undefined;
+    return { label: `${ls[i]}→${to}`, values, interval };
   });
-  return medianOf(shares, (x) => x, "extra read time ÷ TPS lost, 39 vs 7 idx, paired per round");
 }
 
 /** The counters that explain a level's cost, lowest level vs highest, as one sentence of measured numbers. */
@@ -89,68 +55,73 @@ function because(lo: LevelSummary, hi: LevelSummary): string {
   const m = between(lo, hi);
   const entries =
     lo.btreeInsertsPerTx !== undefined && hi.btreeInsertsPerTx !== undefined
-      ? `${m((l) => l.btreeInsertsPerTx, f0)} B-tree leaf inserts (counted in the WAL by pg_walinspect; the ` +
-        `row-counter model predicts ${m((l) => l.modelIndexEntriesPerTx, f0)}), ${m((l) => l.btreeSplitsPerTx, f2)} ` +
-        `page splits, B-tree records ${m((l) => l.btreeWalShare, pct)} of the WAL bytes`
-      : `${m((l) => l.modelIndexEntriesPerTx, f0)} index entries by the model (inserted + non-HOT updated rows × ` +
-        `indexes; no pg_walinspect here to count them)`;
+      ? `${m((l) => l.btreeInsertsPerTx, f0)} B-tree leaf inserts (counted in the WAL by pg_walinspect; the row-counter model predicts ${m((l) => l.modelIndexEntriesPerTx, f0)}), ${m((l) => l.btreeSplitsPerTx, f2)} page splits, B-tree records ${m((l) => l.btreeWalShare, pct)} of the WAL bytes`
+      : `${m((l) => l.modelIndexEntriesPerTx, f0)} index entries by the model (inserted + non-HOT updated rows × indexes; no pg_walinspect here to count them)`;
   const hot =
     lo.stockHotShare !== undefined && hi.stockHotShare !== undefined && hi.stockHotShare < lo.stockHotShare
       ? `; the share of HOT stock updates fell ${m((l) => l.stockHotShare, pct)}`
       : "";
-  return (
-    `From ${lo.level} to ${hi.level} indexes each transaction made ${entries}${hot}; WAL ` +
-    `${m((l) => l.walBytesPerTx, kilobytes)} (full-page images ${m((l) => l.walFpiPerTx, f1)}), shared blocks dirtied ` +
-    `${m((l) => l.dirtiedPerTx, f1)}, server time ${m((l) => l.serverMsPerTx, f2)} ms per transaction.`
-  );
+  return `From ${lo.level} to ${hi.level} indexes each transaction made ${entries}${hot}; WAL ${m((l) => l.walBytesPerTx, kilobytes)} (full-page images ${m((l) => l.walFpiPerTx, f1)}), shared blocks dirtied ${m((l) => l.dirtiedPerTx, f1)}, server time ${m((l) => l.serverMsPerTx, f2)} ms per transaction.`;
 }
-/** `then` on levels 7 and 39 (and `between` them); "" when either did not run. */
-const because7to39 = (
-  s: OverIndexingSummary,
-  then: (l7: LevelSummary, l39: LevelSummary, m: ReturnType<typeof between<LevelSummary>>) => string,
-) => {
+type Between = ReturnType<typeof between<LevelSummary>>;
+/** A why from levels 7 and 39 (and `between` them); "" when either did not run. */
+const why7to39 = (then: (m: Between, l7: LevelSummary, l39: LevelSummary, s: S) => string) => (s: S) => {
   const [l7, l39] = [level(s, 7), level(s, 39)];
-  return l7 && l39 ? then(l7, l39, between(l7, l39)) : "";
+  return l7 && l39 ? then(between(l7, l39), l7, l39, s) : "";
 };
-/** A figure at 39 indexes ÷ at 7, paired per round. */
-const ratio39to7 = (s: OverIndexingSummary, pick: (r: RoundSummary) => number | undefined, of: string) =>
+const ratio39to7 = (s: S, pick: (r: Round) => number | undefined, of: string) =>
   pairedLevelRatio(s.rounds, 39, 7, pick, `${of} 39 ÷ 7 idx, paired per round`);
 
 /** The lowest round's reads and whether any buffer was evicted: what a miss was. */
-function readsText(s: OverIndexingSummary): string {
+function readsText(s: S): string {
   const measured = s.rounds.filter((r) => r.hitRatio !== undefined);
   if (!measured.length) return "";
   const worst = measured.reduce((a, r) => ((r.hitRatio ?? 1) < (a.hitRatio ?? 1) ? r : a));
   const evicted = Math.max(...s.rounds.map((r) => r.evictions));
   return (
-    `The lowest round (${worst.key}, ${percent(worst.hitRatio, 2)}) read ${f0(worst.blocksRead)} blocks ` +
-    `(${f1((worst.blocksRead * 8192) / 2 ** 20)} MiB) in ${f0(worst.blockReadMs)} ms of read time (track_io_timing): ` +
-    `${percent(worst.blockReadMs / 1000 / clientSeconds(s), 1)} of the clients' time. ` +
+    `The lowest round (${worst.key}, ${percent(worst.hitRatio, 2)}) read ${f0(worst.blocksRead)} blocks (${f1((worst.blocksRead * 8192) / 2 ** 20)} MiB) in ${f0(worst.blockReadMs)} ms of read time (track_io_timing): ${percent(worst.blockReadMs / 1000 / clientSeconds(s), 1)} of the clients' time. ` +
     (evicted === 0
       ? "No buffer was evicted in any round (pg_stat_io): every miss was a first touch after the round's restart."
       : `Up to ${f0(evicted)} buffers were evicted in a round (pg_stat_io): shared_buffers did not hold everything.`)
   );
 }
 
-/** (5) and (5b): the same statistic, read against opposite rules in opposite regimes. */
-const GROWTH_39_OVER_7 = {
-  text: "growth of all tables and indexes over the round at 39 indexes ÷ at 7, paired per round",
-  fmt: ratio,
-  of: (s: OverIndexingSummary) => ratio39to7(s, (r) => r.tableGrowthBytes + r.indexGrowthBytes, "storage growth"),
-  needs: "levels 7 and 39 in a common round",
-};
-const txPerProductText = (s: OverIndexingSummary) => `${txPerProduct(s)?.toPrecision(2) ?? "n/a"} ${TX_PER_PRODUCT}`;
-
+const stat = (text: string, of: Statistic<S>["of"], needs: string) => ({ text, fmt: ratio, of, needs });
+/** Per round, extra block-read time at 39 indexes ÷ the TPS lost; a round whose TPS did not fall has none. */
+function readShareOfLoss(s: S) {
+  const loss = (hi: Round, base: Round) => (base.tps > 0 ? 1 - hi.tps / base.tps : 0);
+  const share = (hi: Round, base: Round) =>
+    (hi.blockReadMs - base.blockReadMs) / 1000 / clientSeconds(s) / loss(hi, base);
+  const shares = pairedValues(
+    atLevel(s, 39),
+    atLevel(s, 7),
+    { top: (r) => r.repeat, bottom: (r) => r.repeat },
+    (hi, base) => (loss(hi, base) > 0 ? share(hi, base) : undefined),
+  );
+  return medianOf(shares, (x) => x, "extra read time ÷ TPS lost, 39 vs 7 idx, paired per round");
+}
 const NEEDS_7_39 = {
   before: (p: OverIndexingParams) => !p.indexLevels.includes(7) || !p.indexLevels.includes(39),
-  after: (s: OverIndexingSummary) => !level(s, 7) || !level(s, 39),
+  after: (s: S) => !level(s, 7) || !level(s, 39),
   reason: "levels 7 and 39 did not both run",
 };
-const FULL_ON_16_CPUS =
-  "`--profile full` (the seed's data, 300 s rounds, 16 clients) on a server with at least 16 CPUs (one per client: " +
-  "DBLAB_POSTGRES_URI, or a Docker host with them) tests it";
+/** (5) and (5b): the same statistic, read against opposite rules in opposite regimes. */
+const growth = (tail: (m: Between, s: S) => string) =>
+  ({
+    kind: "magnitude",
+    statistic: stat(
+      "growth of all tables and indexes over the round at 39 indexes ÷ at 7, paired per round",
+      (s) => ratio39to7(s, (r) => r.tableGrowthBytes + r.indexGrowthBytes, "storage growth"),
+      "levels 7 and 39 in a common round",
+    ),
+    ours: (s) => `${txPerProduct(s)?.toPrecision(2) ?? "n/a"} ${TX_PER_PRODUCT}`,
+    why: why7to39(
+      (m, _l7, _l39, s) => `Index growth per transaction ${m((l) => l.indexGrowthPerTx, kilobytes)}${tail(m, s)}`,
+    ),
+    absent: NEEDS_7_39,
+  }) as const satisfies Partial<Claim<OverIndexingParams, S, Factor>>;
 
-export const CLAIMS: ClaimSet<OverIndexingParams, OverIndexingSummary, Factor> = declare({
+export const CLAIMS: ClaimSet<OverIndexingParams, S, Factor> = declare({
   notebook: "03-over-indexing",
   factors: {
     // The ratio of 39- to 7-index TPS moves with how deep the trees are and how much of them is cached.
@@ -159,46 +130,40 @@ export const CLAIMS: ClaimSet<OverIndexingParams, OverIndexingSummary, Factor> =
     roundLength: { what: "round length", seed: 300, unit: "s", within: [1, Infinity] },
     // A closed loop's TPS ratio depends on how many clients wait on each other's locks.
     clients: { what: "clients", seed: 16, unit: "", within: [1, 1] },
-    // The seed's 16 clients had a CPU each (128 vCPUs); more clients than CPUs queue, and the ratio is
-    // then that of CPU time shared among the queue.
+    // The seed's 16 clients had a CPU each (128 vCPUs); more clients than CPUs share CPU time in a queue.
     clientsPerCpu: { what: "clients per CPU", seed: 16 / 128, unit: "", within: [0, 128 / 16] },
-    // The seed's memory: its data took a sixth of shared_buffers; at most that share keeps every miss a first touch.
-    dataOverBuffers: {
-      what: "data ÷ shared_buffers",
-      seed: SEED_DATA_BYTES / SEED_SHARED_BUFFERS_BYTES,
-      unit: "",
-      within: [0, 1],
-    },
-    // The turning point is set by the transactions a round completes over the data, not by its seconds:
-    // at least the seed's 120-min round's; its 60-min round still grew more with more indexes.
-    longRound: { what: TX_PER_PRODUCT, seed: seedTxPerProduct(SEED_LONGEST_ROUND_S), unit: "", within: [1, Infinity] },
+    // The seed's data took a sixth of shared_buffers; at most that share keeps every miss a first touch.
+    dataOverBuffers: { what: "data ÷ shared_buffers", seed: SEED_DATA_SHARE, unit: "", within: [0, 1] },
+    // The turning point is set by the transactions a round completes over the data, not by its seconds.
+    longRound: { what: TX_PER_PRODUCT, seed: seedTxPerProduct(7200), unit: "", within: [1, Infinity] },
     shortRound: { what: TX_PER_PRODUCT, seed: seedTxPerProduct(3600), unit: "", within: [0, 1] },
   },
   // Before the run a round's transactions are not known: the seed's 39-index TPS stands in for them.
   before: (p) => {
     const cpus = plannedServerCpus(p.target, p.cpus);
-    const txPerProduct = (SEED_TPS_39 * p.durationSeconds) / (p.dataScale * SEED_PRODUCTS);
+    const tx = (SEED_TPS_39 * p.durationSeconds) / (p.dataScale * SEED_PRODUCTS);
+    const dataOverBuffers = (p.dataScale * SEED_DATA_BYTES) / (p.sharedBuffersMB * 2 ** 20);
     return {
       dataSize: p.dataScale * SEED_PRODUCTS,
       roundLength: p.durationSeconds,
       clients: p.clients,
       clientsPerCpu: cpus ? p.clients / cpus : undefined,
-      dataOverBuffers: (p.dataScale * SEED_DATA_BYTES) / (p.sharedBuffersMB * 2 ** 20),
-      longRound: txPerProduct,
-      shortRound: txPerProduct,
+      dataOverBuffers,
+      longRound: tx,
+      shortRound: tx,
     };
   },
   after: (s) => {
-    const f = s.server ?? {};
+    const { cpus, dataBytes, sharedBuffersMB: mb } = s.server ?? {};
+    const tx = txPerProduct(s);
     return {
       dataSize: s.dataScale !== undefined ? s.dataScale * SEED_PRODUCTS : undefined,
       roundLength: s.durationSeconds,
       clients: s.clients,
-      clientsPerCpu: f.cpus ? s.clients / f.cpus : undefined,
-      dataOverBuffers:
-        f.dataBytes !== undefined && f.sharedBuffersMB ? f.dataBytes / (f.sharedBuffersMB * 2 ** 20) : undefined,
-      longRound: txPerProduct(s),
-      shortRound: txPerProduct(s),
+      clientsPerCpu: cpus ? s.clients / cpus : undefined,
+      dataOverBuffers: dataBytes !== undefined && mb ? dataBytes / (mb * 2 ** 20) : undefined,
+      longRound: tx,
+      shortRound: tx,
     };
   },
   claims: [
@@ -208,32 +173,18 @@ export const CLAIMS: ClaimSet<OverIndexingParams, OverIndexingSummary, Factor> =
       sentence: Q.quote("inverse"),
       kind: "direction",
       rule: STEP_RULE,
-      reading:
-        `every step below 1 (held when every step holds); refuted only when a step's interval is wholly at or above 1 ` +
-        `and Holm's step-down sign test over the steps agrees (family error ${FAMILY_ALPHA * 100} %)`,
+      reading: `every step below 1 (held when every step holds); refuted only when a step's interval is wholly at or above 1 and Holm's step-down sign test over the steps agrees (family error ${FAMILY_ALPHA * 100} %)`,
       regime: ["dataSize", "roundLength", "clients"],
       regimeText: SEED_REGIME,
       mechanism:
-        "each added index is one more B-tree insert for every inserted row and every non-HOT update, work inside the " +
-        "transaction at any data size; the sign holds as long as the added work is not hidden by a larger wait",
+        "each added index is one more B-tree insert for every inserted row and every non-HOT update, work inside the transaction at any data size; the sign holds as long as the added work is not hidden by a larger wait",
       howToTest: "`--set indexLevels=[7,14,21,28,39]` runs every step",
-      statistic: {
-        text:
-          "for each step, TPS at the higher level ÷ at the next lower, one ratio per round (every level once per round, " +
-          "order rotated), exact interval of the median" +
+      statistic: stat(
+        "for each step, TPS at the higher level ÷ at the next lower, one ratio per round (every level once per round, order rotated), exact interval of the median" +
           ADAPTIVE,
-        fmt: ratio,
-        of: (s): Part[] | undefined =>
-          s.levels.length < 3
-            ? undefined
-            : steps(s).map((x) => ({
-                label: x.label,
-                interval: x.values.length
-                  ? medianInterval(x.values, `TPS ${x.to} ÷ ${x.from} idx, paired per round`)
-                  : undefined,
-              })),
-        needs: "at least three index levels",
-      },
+        (s) => (s.levels.length < 3 ? undefined : steps(s)),
+        "at least three index levels",
+      ),
       ours: (s) => s.levels.map((l) => `${l.level}: ${f0(l.tps.median)}`).join(", ") + " TPS (medians)",
       why: (s) => {
         const [lo, hi] = [s.levels[0], s.levels[s.levels.length - 1]];
@@ -251,16 +202,16 @@ export const CLAIMS: ClaimSet<OverIndexingParams, OverIndexingSummary, Factor> =
       sentence: Q.quote("fortyTwo"),
       kind: "magnitude",
       rule: { kind: "inside", low: 0.33, high: 0.53 },
-      reading: `the seed's ${f2(SEED_RATIO_39_7)} ± 0.10 (its figure is read off a chart)`,
+      reading: `the seed's ${f2(600 / 1400)} ± 0.10 (its figure is read off a chart)`,
       regime: ["dataSize", "roundLength", "clients", "clientsPerCpu"],
       regimeText: SEED_REGIME,
-      howToTest: FULL_ON_16_CPUS,
-      statistic: {
-        text: "TPS with 39 indexes ÷ TPS with 7, one ratio per round (paired), exact interval of the median" + ADAPTIVE,
-        fmt: ratio,
-        of: (s) => ratio39to7(s, (r) => r.tps, "TPS"),
-        needs: "levels 7 and 39 in a common round",
-      },
+      howToTest:
+        "`--profile full` (the seed's data, 300 s rounds, 16 clients) on a server with at least 16 CPUs (one per client: DBLAB_POSTGRES_URI, or a Docker host with them) tests it",
+      statistic: stat(
+        "TPS with 39 indexes ÷ TPS with 7, one ratio per round (paired), exact interval of the median" + ADAPTIVE,
+        (s) => ratio39to7(s, (r) => r.tps, "TPS"),
+        "levels 7 and 39 in a common round",
+      ),
       ours: (s) => {
         const server = level(s, 39)?.serverTimeRatio;
         return (
@@ -268,11 +219,10 @@ export const CLAIMS: ClaimSet<OverIndexingParams, OverIndexingSummary, Factor> =
           (server ? `; server time per transaction (pg_stat_statements) ×${f2(server.estimate)}` : "")
         );
       },
-      why: (s) =>
-        because7to39(s, (l7, l39) => {
-          const wal = l39.walBytesPerTx && l7.walBytesPerTx ? l7.walBytesPerTx / l39.walBytesPerTx : undefined;
-          return `${because(l7, l39)} WAL per transaction alone predicts a TPS ratio of ${f2(wal)}.`;
-        }),
+      why: why7to39(
+        (_m, l7, l39) =>
+          `${because(l7, l39)} WAL per transaction alone predicts a TPS ratio of ${f2(l39.walBytesPerTx && l7.walBytesPerTx ? l7.walBytesPerTx / l39.walBytesPerTx : undefined)}.`,
+      ),
       absent: NEEDS_7_39,
     },
     {
@@ -284,24 +234,16 @@ export const CLAIMS: ClaimSet<OverIndexingParams, OverIndexingSummary, Factor> =
       regime: [],
       regimeText: SEED_REGIME,
       howToTest: "levels 7 and 39 run it",
-      statistic: {
-        text: "pgbench's average latency at 39 indexes ÷ at 7, paired per round",
-        fmt: ratio,
-        of: (s) => ratio39to7(s, (r) => r.latencyAvgMs, "latency"),
-        needs: "pgbench latencies at levels 7 and 39",
-      },
+      statistic: stat(
+        "pgbench's average latency at 39 indexes ÷ at 7, paired per round",
+        (s) => ratio39to7(s, (r) => r.latencyAvgMs, "latency"),
+        "pgbench latencies at levels 7 and 39",
+      ),
       arithmetic: (s) => {
         const tps = ratio39to7(s, (r) => r.tps, "TPS");
-        return (
-          `1 ÷ claim 2's TPS ratio = ${tps ? f2(1 / tps.estimate) : "n/a"}; the seed's ${f2(SEED_LATENCY_RATIO)} = ` +
-          `1 ÷ ${f2(1 / SEED_LATENCY_RATIO)}`
-        );
+        return `1 ÷ claim 2's TPS ratio = ${tps ? f2(1 / tps.estimate) : "n/a"}; the seed's ${f2(26 / 11)} = 1 ÷ ${f2(1 / (26 / 11))}`;
       },
-      why: (s) =>
-        because7to39(
-          s,
-          (_l7, _l39, m) => `${m((l) => l.latencyAvgMs?.median, f1)} ms; p95 ${m((l) => l.p95Ms, f1)} ms.`,
-        ),
+      why: why7to39((m) => `${m((l) => l.latencyAvgMs?.median, f1)} ms; p95 ${m((l) => l.p95Ms, f1)} ms.`),
       absent: NEEDS_7_39,
     },
     {
@@ -312,27 +254,18 @@ export const CLAIMS: ClaimSet<OverIndexingParams, OverIndexingSummary, Factor> =
       rule: { kind: "above", margin: 0.997 },
       reading: "every round of every level above it (held only when every level's lowest round is)",
       regime: ["dataSize", "dataOverBuffers", "roundLength"],
-      regimeText:
-        `${SEED_REGIME}: the figure is of the seed's data, memory and configuration, so it is decided only there ` +
-        `(every round of such a run is in it)`,
+      regimeText: `${SEED_REGIME}: the figure is of the seed's data, memory and configuration, so it is decided only there (every round of such a run is in it)`,
       howToTest:
-        "the seed's 20M products with at most a sixth of shared_buffers and ≥ 300 s rounds tests it: " +
-        "`--profile full --set sharedBuffersMB=65536 --set memoryGiB=80` on a server with that memory; " +
-        "not `full` as it is (12 GB of shared_buffers for ~11 GB of data)",
+        "the seed's 20M products with at most a sixth of shared_buffers and ≥ 300 s rounds tests it: `--profile full --set sharedBuffersMB=65536 --set memoryGiB=80` on a server with that memory; not `full` as it is (12 GB of shared_buffers for ~11 GB of data)",
       statistic: {
-        text:
-          "each round's blks_hit ÷ (blks_hit + blks_read) over its timed window (pg_stat_database); per level the " +
-          "lowest round (every round observed, no sampling)",
+        text: "each round's blks_hit ÷ (blks_hit + blks_read) over its timed window (pg_stat_database); per level the lowest round (every round observed, no sampling)",
         fmt: (x) => percent(x, 2),
         of: (s) => {
-          const parts = s.levels.flatMap((l) => {
-            const hits = atLevel(s, l.level).filter((r) => r.hitRatio !== undefined);
-            if (!hits.length) return [];
-            const low = Math.min(...hits.map((r) => r.hitRatio ?? 1));
-            const of = `lowest hit ratio of ${hits.length} round(s) at ${l.level} idx`;
-            return [
-              { label: `${l.level} idx`, interval: { estimate: low, low, high: low, n: hits.length, coverage: 1, of } },
-            ];
+          const parts = s.levels.flatMap(({ level: n }) => {
+            const hits = atLevel(s, n).flatMap((r) => (r.hitRatio === undefined ? [] : [r.hitRatio]));
+            const [low, of] = [Math.min(...hits), `lowest hit ratio of ${hits.length} round(s) at ${n} idx`];
+            const interval = { estimate: low, low, high: low, n: hits.length, coverage: 1, of };
+            return hits.length ? [{ label: `${n} idx`, interval }] : [];
           });
           return parts.length ? parts : undefined;
         },
@@ -346,164 +279,109 @@ export const CLAIMS: ClaimSet<OverIndexingParams, OverIndexingSummary, Factor> =
         "The slowdown is index work, not disk reads: the extra block-read time at 39 indexes is a small part of the TPS lost",
       sentence: Q.quote("indexOverhead"),
       kind: "mechanism",
-      // The lab's bound: the extra read time explains under a tenth of the lost throughput.
       rule: { kind: "below", margin: 0.1 },
       reading: '"not disk reads" read as: the extra read time explains under a tenth of the TPS lost',
       regime: [],
       regimeText: "any run: the lab's check on this run's own counters, whatever its hit ratio",
       mechanism:
-        "a transaction waits on storage only for a block read into shared_buffers (track_io_timing times them); if the " +
-        "extra reads at 39 indexes took a small share of the clients' time, the TPS lost was spent elsewhere: the " +
-        "index maintenance counted in claim (1)'s why",
+        "a transaction waits on storage only for a block read into shared_buffers (track_io_timing times them); if the extra reads at 39 indexes took a small share of the clients' time, the TPS lost was spent elsewhere: the index maintenance counted in claim (1)'s why",
       howToTest: "levels 7 and 39 with track_io_timing on (03's servers set it) run it",
-      statistic: {
-        text:
-          "per round, (block-read ms at 39 − at 7) ÷ (clients × round seconds) ÷ (1 − TPS39 ÷ TPS7), rounds whose " +
-          "TPS did not fall left out; exact interval of the median",
-        fmt: ratio,
-        of: readShareOfLoss,
-        needs: "rounds at 7 and 39 indexes in which TPS fell",
-      },
-      why: (s) => because7to39(s, (l7, l39) => `${because(l7, l39)} ${readsText(s)}`),
+      statistic: stat(
+        "per round, (block-read ms at 39 − at 7) ÷ (clients × round seconds) ÷ (1 − TPS39 ÷ TPS7), rounds whose TPS did not fall left out; exact interval of the median",
+        readShareOfLoss,
+        "rounds at 7 and 39 indexes in which TPS fell",
+      ),
+      why: why7to39((_m, l7, l39, s) => `${because(l7, l39)} ${readsText(s)}`),
       absent: NEEDS_7_39,
     },
     {
       id: "5",
       claim: "In a fixed-time round long enough, more indexes complete fewer transactions, so the data set grows less",
       sentence: Q.quote("turningPoint"),
-      kind: "magnitude",
       rule: { kind: "below", margin: 1 },
       regime: ["longRound"],
       regimeText:
-        "a round that completes at least the seed's 120-min round's transactions per product at 39 indexes (the " +
-        "turning point is set by transactions over the data, not by seconds)",
-      howToTest:
-        "longer rounds or less data: `--set durationSeconds=…` until a 39-index round completes that many " +
-        `(the seed's 120-min round at its data is ${durationText(SEED_LONGEST_ROUND_S, "estimate")} per round)`,
-      statistic: GROWTH_39_OVER_7,
-      ours: txPerProductText,
-      why: (s) =>
-        because7to39(
-          s,
-          (_l7, _l39, m) =>
-            `Index growth per transaction ${m((l) => l.indexGrowthPerTx, kilobytes)}; transactions per round ` +
-            `${m((l) => l.tps.median * s.durationSeconds, f0)}.`,
-        ),
-      absent: NEEDS_7_39,
+        "a round that completes at least the seed's 120-min round's transactions per product at 39 indexes (the turning point is set by transactions over the data, not by seconds)",
+      howToTest: `longer rounds or less data: \`--set durationSeconds=…\` until a 39-index round completes that many (the seed's 120-min round at its data is ${durationText(7200, "estimate")} per round)`,
+      ...growth((m, s) => `; transactions per round ${m((l) => l.tps.median * s.durationSeconds, f0)}.`),
     },
     {
       id: "5b",
       claim:
         "In shorter rounds more indexes grow storage more: the extra index entries outweigh the fewer transactions",
       sentence: Q.quote("earlierRounds"),
-      kind: "magnitude",
       rule: { kind: "above", margin: 1 },
       regime: ["shortRound"],
       regimeText: "a round that completes at most the seed's 60-min round's transactions per product at 39 indexes",
       howToTest: "shorter rounds or more data bring a round under the seed's 60-min round's transactions per product",
-      statistic: GROWTH_39_OVER_7,
-      ours: txPerProductText,
-      why: (s) =>
-        because7to39(
-          s,
-          (_l7, _l39, m) =>
-            `Index growth per transaction ${m((l) => l.indexGrowthPerTx, kilobytes)}, tables and indexes ` +
-            `${m((l) => (l.tableGrowthBytes ?? 0) + (l.indexGrowthBytes ?? 0), kilobytes)} per round.`,
-        ),
-      absent: NEEDS_7_39,
+      ...growth(
+        (m) =>
+          `, tables and indexes ${m((l) => (l.tableGrowthBytes ?? 0) + (l.indexGrowthBytes ?? 0), kilobytes)} per round.`,
+      ),
     },
   ],
   notDeclared: [
     {
       sentence: Q.quote("amplifies"),
       reason:
-        "a run has one shared_buffers, so it needs two runs compared, which 03 does not pair; and nothing here drops " +
-        "the OS page cache between rounds, so at data this machine can hold a smaller shared_buffers turns misses " +
-        "into page-cache copies, not disk reads: the seed's condition would not be met",
+        "a run has one shared_buffers, so it needs two runs compared, which 03 does not pair; and nothing here drops the OS page cache between rounds, so at data this machine can hold a smaller shared_buffers turns misses into page-cache copies, not disk reads: the seed's condition would not be met",
     },
     {
       sentence: Q.quote("grewTo200"),
       reason:
-        "a figure of the seed's machine and of all its rounds together (its TPS × 5–120 min); the storage chart " +
-        "shows this run's growth per round",
+        "a figure of the seed's machine and of all its rounds together (its TPS × 5–120 min); the storage chart shows this run's growth per round",
     },
     { sentence: Q.quote("stress"), reason: "it names no quantity or condition to test" },
   ],
 });
 
-/**
- * Claim (1) refuted by its steps' intervals stands only if Holm's step-down sign test over the steps
- * refutes a step too, so that four chances to refute do not add up to four times the error.
- */
-export function holm(checks: ClaimCheck[], s: OverIndexingSummary): ClaimCheck[] {
+/** Claim (1) refuted by its steps' intervals stands only if Holm's step-down sign test refutes a step too. */
+export function holm(checks: ClaimCheck[], s: S): ClaimCheck[] {
   return checks.map((c) => {
     if (c.id !== "1" || c.verdict !== "did not hold") return c;
     const st = steps(s);
     const refuted = holmRefutations(st, STEP_RULE);
-    if (refuted.length) {
-      const p = refuted.map((r) => `${r.label} p = ${r.p.toPrecision(2)} ≤ ${r.threshold.toPrecision(3)}`);
-      return { ...c, decidedBy: `${c.decidedBy}; Holm: ${p.join(", ")}` };
-    }
+    const p = refuted.map((r) => `${r.label} p = ${r.p.toPrecision(2)} ≤ ${r.threshold.toPrecision(3)}`);
+    if (refuted.length) return { ...c, decidedBy: `${c.decidedBy}; Holm: ${p.join(", ")}` };
     let need = 1;
     while (0.5 ** need > FAMILY_ALPHA / st.length) need++;
     return {
       ...c,
       verdict: "inconclusive",
-      decidedBy:
-        `${c.decidedBy}, but a refutation must survive Holm's correction over ${st.length} steps (family error ` +
-        `${FAMILY_ALPHA * 100} %): it needs ≥ ${need} rounds with the step against the claim`,
+      decidedBy: `${c.decidedBy}, but a refutation must survive Holm's correction over ${st.length} steps (family error ${FAMILY_ALPHA * 100} %): it needs ≥ ${need} rounds with the step against the claim`,
     };
   });
 }
 
 /** The sensitivity pass: the same rounds without those a checkpoint or autovacuum ran inside, or TPS outliers. */
-export function withoutFlagged(s: OverIndexingSummary): Without<OverIndexingSummary> {
-  const clean = (r: RoundSummary) => !r.disturbed && !r.outlier;
-  const flagged = flaggedUnits(
-    "round",
-    s.rounds.filter((r) => !clean(r)),
-    (r) => [
-      r.checkpoints ? `${r.checkpoints} checkpoint(s)` : "",
-      r.autovacuumRuns ? `${r.autovacuumRuns} autovacuum run(s)` : "",
-      r.outlier ? "TPS outlier" : "",
-    ],
-    (r) => r.key,
-    "No round was flagged (no checkpoint or autovacuum run inside a timed window, no TPS outlier).",
-  );
-  return { summary: { ...s, rounds: s.rounds.filter(clean) }, flagged };
+export function withoutFlagged(s: S): Without<S> {
+  const clean = (r: Round) => !r.disturbed && !r.outlier;
+  const why = (r: Round) => [
+    r.checkpoints ? `${r.checkpoints} checkpoint(s)` : "",
+    r.autovacuumRuns ? `${r.autovacuumRuns} autovacuum run(s)` : "",
+    r.outlier ? "TPS outlier" : "",
+  ];
+  const none = "No round was flagged (no checkpoint or autovacuum run inside a timed window, no TPS outlier).";
+  return {
+    summary: { ...s, rounds: s.rounds.filter(clean) },
+    flagged: flaggedUnits(
+      "round",
+      s.rounds.filter((r) => !clean(r)),
+      why,
+      (r) => r.key,
+      none,
+    ),
+  };
 }
 
-export interface AdaptiveState {
-  /** The headline claims after the rounds so far: (1) monotone and (2) the 39/7 ratio. */
-  readonly claims: readonly Pick<ClaimCheck, "id" | "verdict">[];
-  readonly rounds: number;
-  readonly plannedRounds: number;
-  readonly maxRounds: number;
-  /** Rounds an interval needs to cover the median with the least coverage that decides a claim. */
-  readonly needed: number;
-  readonly elapsedS: number;
-  /** Seconds one more round (every level once) took so far, on average. */
-  readonly perRoundS: number;
-  readonly budgetS: number;
-}
-
-/**
- * One step of the adaptive design (`nextRound`, lib/stats/adaptive.ts): stop (and why) or run one
- * more round of every level while (1) or (2) is inconclusive and the budget can reach the rounds a
- * verdict needs at the pace so far.
- */
-export function adaptiveStep(a: AdaptiveState): { readonly stop?: string } {
-  const step = nextRound({
-    done: a.rounds,
-    planned: a.plannedRounds,
-    maxRepeats: a.maxRounds,
-    elapsedSeconds: a.elapsedS,
-    budgetSeconds: a.budgetS,
-    secondsPerRound: a.perRoundS,
-    needed: a.needed,
-    undecided: a.claims.filter((c) => c.verdict === "inconclusive").map((c) => `claim (${c.id})`),
-    decided: a.claims.map((c) => `(${c.id}) ${c.verdict}`).join(", "),
-    words: { one: "round", many: "rounds", cap: "maxRepeats" },
-  });
+/** The adaptive design's step (stats/adaptive `nextRound`): stop and why, or a round more while (1) or (2) is open. */
+export function adaptiveStep(
+  checks: readonly Pick<ClaimCheck, "id" | "verdict">[],
+  r: Omit<RoundState, "undecided" | "decided" | "words">,
+): { readonly stop?: string } {
+  const claims = checks.filter((c) => c.id === "1" || c.id === "2");
+  const undecided = claims.filter((c) => c.verdict === "inconclusive").map((c) => `claim (${c.id})`);
+  const decided = claims.map((c) => `(${c.id}) ${c.verdict}`).join(", ");
+  const step = nextRound({ ...r, undecided, decided, words: { one: "round", many: "rounds", cap: "maxRepeats" } });
   return step.more ? {} : { stop: step.reason };
 }

@@ -90,8 +90,7 @@ export function planTemplates(
   const levels = [...new Set(p.indexLevels)].filter((l) => l !== CONSTRAINT_INDEXES).sort((a, b) => b - a);
   const indexBytes = (level: number) => levelBytes(dataBytes, level) - dataBytes;
   const what = (level: number) =>
-    `the template gets level ${level}'s ${level - CONSTRAINT_INDEXES} extra indexes once (${bytesText(indexBytes(level))}), ` +
-    `and each round clones it and drops the indexes its level lacks`;
+    `the template gets level ${level}'s ${level - CONSTRAINT_INDEXES} extra indexes once (${bytesText(indexBytes(level))}), and each round clones it and drops the indexes its level lacks`;
   if (free === undefined) {
     const level = levels[0] ?? CONSTRAINT_INDEXES;
     return {
@@ -111,13 +110,11 @@ export function planTemplates(
   const text =
     level === CONSTRAINT_INDEXES
       ? levels.length
-        ? `no room for indexes in the template: level${many(rebuilt.length, "", "s")} ${rebuilt.join(", ")} ` +
-          `clone the loaded data and build ${many(rebuilt.length, "its", "their")} indexes every round, in ${room}`
+        ? `no room for indexes in the template: level${many(rebuilt.length, "", "s")} ${rebuilt.join(", ")} clone the loaded data and build ${many(rebuilt.length, "its", "their")} indexes every round, in ${room}`
         : "no level has indexes to build"
       : `${what(level)}` +
         (rebuilt.length
-          ? `; level${many(rebuilt.length, "", "s")} ${rebuilt.join(", ")} build${many(rebuilt.length, "s", "")} the rest of ` +
-            `${many(rebuilt.length, "its", "their")} indexes every round, no room for more in ${room}`
+          ? `; level${many(rebuilt.length, "", "s")} ${rebuilt.join(", ")} build${many(rebuilt.length, "s", "")} the rest of ${many(rebuilt.length, "its", "their")} indexes every round, no room for more in ${room}`
           : `: ${room}`);
   return { level, rebuilt, indexBytes: indexBytes(level), budgetBytes: budget, walBytes: walNow, text };
 }

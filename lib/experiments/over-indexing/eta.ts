@@ -68,9 +68,6 @@ function builtBy(t: Record<string, unknown>): { indexes: number; seconds: number
   }
 }
 
-/** Left out of its untimed part. */
-const buildSecondsOf = (t: Record<string, unknown>): number => builtBy(t).seconds;
-
 export const storedBuildRates = (stored: StoredRuns): Point[] =>
   [...storedScales(stored)].flatMap(({ size, dir, parts }) =>
     [
@@ -134,7 +131,8 @@ export function estimateFor(madeLevel?: number, loaded = false): EtaModel<OverIn
       }));
     },
     size: (_c, p) => finiteOrNaN(p.dataScale),
-    apart: buildSecondsOf,
+    // Left out of its untimed part.
+    apart: (t) => builtBy(t).seconds,
     setup(p, stored) {
       const plan = templatePlan(p, madeLevel);
       const build = buildSeconds(p, stored);
@@ -158,8 +156,7 @@ export function estimateFor(madeLevel?: number, loaded = false): EtaModel<OverIn
           ? `, then level ${plan.level}'s indexes into the template, about ${durationText(templateSeconds, "estimate")}`
           : "";
       const rebuilt = plan.rebuilt.length
-        ? `; level${plan.rebuilt.length === 1 ? "" : "s"} ${plan.rebuilt.join(", ")} build indexes every round (no room on disk for them in the template), ` +
-          `${durationText(
+        ? `; level${plan.rebuilt.length === 1 ? "" : "s"} ${plan.rebuilt.join(", ")} build indexes every round (no room on disk for them in the template), ${durationText(
             plan.rebuilt.reduce((t, l) => t + build(plan.level, l), 0),
             "estimate",
           )} a repeat`

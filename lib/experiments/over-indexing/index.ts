@@ -107,9 +107,7 @@ export const experiment = defineExperiment<OverIndexingParams, OverIndexingTrial
     const loadTotal = Object.values(template.loadSeconds).reduce((a, b) => a + b, 0);
     const { rows, samplePercent } = template;
     notes.push(
-      `data: ${thousands(rows.products)} products, ${thousands(rows.warehouses)} warehouses, ` +
-        `${thousands(rows.stock)} stock rows, ${thousands(rows.stock_movements)} movements ` +
-        `(${(template.databaseBytes / GIB).toFixed(2)} GiB, loaded in ${loadTotal.toFixed(0)} s); every round starts from a FILE_COPY clone of it`,
+      `data: ${thousands(rows.products)} products, ${thousands(rows.warehouses)} warehouses, ${thousands(rows.stock)} stock rows, ${thousands(rows.stock_movements)} movements (${(template.databaseBytes / GIB).toFixed(2)} GiB, loaded in ${loadTotal.toFixed(0)} s); every round starts from a FILE_COPY clone of it`,
       `TABLESAMPLE SYSTEM (${Number(samplePercent.toPrecision(3))}) over ${thousands(template.stockPages)} stock pages` +
         (samplePercent > 0.05
           ? " (the seed's 0.05 % raised so that a sample is never empty on the smaller table)"
@@ -164,27 +162,24 @@ export const experiment = defineExperiment<OverIndexingParams, OverIndexingTrial
           onNote: (n) => {
             if (!notes.includes(n)) notes.push(n);
           },
-          onRound: (_done, _total, next, last) => {
+          onRound: (next, last) => {
             const lastText = last ? `last: ${last.key} ${last.pgbench?.summary.tps.toFixed(0)} tps · ` : "";
             progress.update(last ? position(last) + 1 : 0, plan.length, `${lastText}${next ? next.key : "done"}`);
           },
-          onPhase: (t, phase) => at(t, `${t.key}: ${phase}…`),
-          onProgress: (t, point) =>
-            at(t, `${t.key}: ${point.second.toFixed(0)} / ${p.durationSeconds} s · ${point.tps.toFixed(0)} tps`),
+          onStatus: at,
         });
       },
       // The first round of each level also built its indexes: later rounds are cheaper, so the pace errs long.
       stopAfter: (done, pace) => {
         const s = summariseFor(store.trials(), p);
-        return adaptiveStep({
-          claims: holm(judge(CLAIMS, s), s).filter((c) => c.id === "1" || c.id === "2"),
-          rounds: done,
-          plannedRounds: p.repeats,
-          maxRounds: p.maxRepeats,
+        const { maxRepeats, budgetSeconds } = p;
+        return adaptiveStep(holm(judge(CLAIMS, s), s), {
+          done,
+          planned: p.repeats,
+          maxRepeats,
           needed,
-          elapsedS: pace.elapsedSeconds,
-          perRoundS: pace.secondsPerRound,
-          budgetS: p.budgetSeconds,
+          budgetSeconds,
+          ...pace,
         }).stop;
       },
     });

@@ -10,7 +10,7 @@ import type { TemplateInfo } from "./workload/databases";
 import type { OverIndexingTrial } from "./workload/run-trials";
 import type { OverIndexingParams } from "./params";
 import { latencyByLevel, perSecond, storageByLevel, tpsByLevel, workPerTransaction } from "./charts";
-import { seedCurveScaledTo, seedTps, type OverIndexingSummary } from "./summarise";
+import { firstRounds, seedCurveScaledTo, seedTps, type OverIndexingSummary } from "./summarise";
 
 type Run = RunOf<OverIndexingParams, OverIndexingTrial, { template: TemplateInfo; script: string }>;
 
@@ -50,35 +50,33 @@ const span = (i: Interval | undefined) => (i ? `${i.low.toFixed(2)}–${i.high.t
 
 export function levelRows(s: OverIndexingSummary): Row[] {
   const base = s.levels[0]?.level;
-  return s.levels.map((l) => ({
-    indexes: l.level,
-    rounds: l.rounds,
-    "median tps": r1(l.tps.median),
-    "tps range": `${l.tps.min.toFixed(0)}–${l.tps.max.toFixed(0)}`,
-    [`tps / ${base} idx (paired)`]: l.tpsRatio ? r2(l.tpsRatio.estimate) : l.level === base ? 1 : undefined,
-    interval: span(l.tpsRatio),
-    "interval is": l.tpsRatio ? intervalLabel(l.tpsRatio) : "",
-    [`server time / tx ÷ ${base} idx`]: l.serverTimeRatio
-      ? r2(l.serverTimeRatio.estimate)
-      : l.level === base
-        ? 1
-        : undefined,
-    "server-time interval": span(l.serverTimeRatio),
-    "tps / previous level (paired)": l.stepRatio ? r2(l.stepRatio.estimate) : undefined,
-    "step interval": span(l.stepRatio),
-    "latency avg ms": r2(l.latencyAvgMs?.median),
-    "p50 ms": r2(l.p50Ms),
-    "p95 ms": r2(l.p95Ms),
-    "p99 ms": r2(l.p99Ms),
-    "flagged rounds": l.disturbedRounds + l.outlierRounds,
-  }));
+  return s.levels.map((l) => {
+    const vsBase = (i: Interval | undefined) => (i ? r2(i.estimate) : l.level === base ? 1 : undefined);
+    return {
+      indexes: l.level,
+      rounds: l.rounds,
+      "median tps": r1(l.tps.median),
+      "tps range": `${l.tps.min.toFixed(0)}–${l.tps.max.toFixed(0)}`,
+      [`tps / ${base} idx (paired)`]: vsBase(l.tpsRatio),
+      interval: span(l.tpsRatio),
+      "interval is": l.tpsRatio ? intervalLabel(l.tpsRatio) : "",
+      [`server time / tx ÷ ${base} idx`]: vsBase(l.serverTimeRatio),
+      "server-time interval": span(l.serverTimeRatio),
+      "tps / previous level (paired)": l.stepRatio ? r2(l.stepRatio.estimate) : undefined,
+      "step interval": span(l.stepRatio),
+      "latency avg ms": r2(l.latencyAvgMs?.median),
+      "p50 ms": r2(l.p50Ms),
+      "p95 ms": r2(l.p95Ms),
+      "p99 ms": r2(l.p99Ms),
+      "flagged rounds": l.disturbedRounds + l.outlierRounds,
+    };
+  });
 }
 
 export function showLevelTable(s: OverIndexingSummary): void {
   showTable(levelRows(s), {
     caption:
-      "Per level: medians over rounds; ratios are formed per round (every level runs once per round, back to back) and " +
-      "summarised by the exact interval of their median — its coverage is in 'interval is'",
+      "Per level: medians over rounds; ratios are formed per round (every level runs once per round, back to back) and summarised by the exact interval of their median — its coverage is in 'interval is'",
   });
   showTable(
     sortedBy(
@@ -103,9 +101,7 @@ export function showLevelTable(s: OverIndexingSummary): void {
       outlier: r.outlier ? "yes" : "",
     })),
     {
-      caption:
-        `Every round, by index level and repeat; 'position in round' is the order it ran in within its repeat (levels rotate between repeats). Outlier: ${OUTLIER_RULE}. ` +
-        "Flagged rounds stay in the data; each claim says whether its verdict changes without them",
+      caption: `Every round, by index level and repeat; 'position in round' is the order it ran in within its repeat (levels rotate between repeats). Outlier: ${OUTLIER_RULE}. Flagged rounds stay in the data; each claim says whether its verdict changes without them`,
     },
   );
 }
@@ -136,8 +132,7 @@ export function showSeedComparison(s: OverIndexingSummary): void {
   });
   showTable(rows, {
     caption:
-      "The seed's TPS (128 cores, 16 clients, 20M products, ~11 GB in 64 GB of shared_buffers, ≥ 300 s rounds) beside ours " +
-      `(${s.clients} clients, ${s.durationSeconds} s rounds` +
+      `The seed's TPS (128 cores, 16 clients, 20M products, ~11 GB in 64 GB of shared_buffers, ≥ 300 s rounds) beside ours (${s.clients} clients, ${s.durationSeconds} s rounds` +
       (s.dataScale !== undefined ? `, ${Math.round(s.dataScale * 20_000_000).toLocaleString("en-US")} products` : "") +
       "); absolute TPS differ by machine and size, the ratios to the 7-index level are what compare",
   });
@@ -167,16 +162,12 @@ export function showExplanation(s: OverIndexingSummary): void {
   }));
   showTable(rows, {
     caption:
-      "Server counters per level (medians over rounds; per transaction = delta over the round ÷ transactions). B-tree " +
-      "inserts are counted from the round's WAL (pg_walinspect: INSERT_LEAF + INSERT_POST + SPLIT_L/R records); the " +
-      "model column is what the row counters predict, (inserted + non-HOT updated rows) × the table's indexes",
+      "Server counters per level (medians over rounds; per transaction = delta over the round ÷ transactions). B-tree inserts are counted from the round's WAL (pg_walinspect: INSERT_LEAF + INSERT_POST + SPLIT_L/R records); the model column is what the row counters predict, (inserted + non-HOT updated rows) × the table's indexes",
   });
-  const storage: Row[] = s.levels.flatMap((l) => {
-    const r = s.rounds.find((x) => x.level === l.level);
-    if (!r) return [];
+  const storage: Row[] = firstRounds(s).map((r) => {
     const t = r.tables;
     return {
-      indexes: l.level,
+      indexes: r.level,
       ...Object.fromEntries(
         (Object.keys(t) as (keyof typeof t)[]).flatMap((name) => [
           [`${name} MiB`, mib(t[name].tableBytesAfter)],
@@ -194,12 +185,11 @@ export function showExplanation(s: OverIndexingSummary): void {
 /** pg_stat_statements per statement and level: time, blocks and WAL per call. */
 export function showStatements(s: OverIndexingSummary): void {
   const rows: Row[] = [];
-  for (const l of s.levels) {
-    const r = s.rounds.find((x) => x.level === l.level);
-    for (const st of r?.statements ?? []) {
+  for (const r of firstRounds(s)) {
+    for (const st of r.statements) {
       if (!st.calls) continue;
       rows.push({
-        indexes: l.level,
+        indexes: r.level,
         statement: st.query.length > 70 ? `${st.query.slice(0, 70)}…` : st.query,
         calls: st.calls,
         "mean ms": r2(st.meanMs),
@@ -217,7 +207,6 @@ export function showStatements(s: OverIndexingSummary): void {
 
 export function showStopped(run: { readonly directory: string }): void {
   show().html(
-    `<p>The server was stopped and its data directory or container removed. Raw rounds (pgbench output, per-second series, ` +
-      `counters, sizes, pg_stat_statements): <code>${escapeHtml(run.directory)}/trials.jsonl</code>.</p>`,
+    `<p>The server was stopped and its data directory or container removed. Raw rounds (pgbench output, per-second series, counters, sizes, pg_stat_statements): <code>${escapeHtml(run.directory)}/trials.jsonl</code>.</p>`,
   );
 }

@@ -1,16 +1,15 @@
 /** Notebook 03's figures from the raw rounds; ratios between levels are paired per round (each level runs in each). */
-import { sameStatePairs, speedSpread, type SpeedSpread, type StatePairs } from "../../stats/speed";
+import { speedSpread, type SpeedSpread } from "../../stats/speed";
 import { publishedFigures } from "../../results/reference";
 import { medianInterval, outlierFlags, type Interval } from "../../stats/intervals";
 import type { LookPlan } from "../../stats/adaptive";
-import { groupBy, spread, type Spread } from "../../stats/summary";
-import { counterEntries, sumCounters, type Counters } from "../../stats/counters";
-import type { PgIoCounter } from "../../engines/postgres/server-counters";
+import { groupBy, spread } from "../../stats/summary";
+import { counterEntries, sumCounters } from "../../stats/counters";
 import { pgbenchFigures, type PgbenchRunResult } from "../../workloads/pgbench";
 import { TABLES, type InventoryTable } from "./workload/schema";
 import type { OverIndexingTrial } from "./workload/run-trials";
 
-export type TableFigures = ReturnType<typeof tableFigures>;
+type TableFigures = ReturnType<typeof tableFigures>;
 /** Per transaction: the delta over the round ÷ its transactions. */
 export type RoundSummary = Readonly<ReturnType<typeof summariseRound>>;
 
@@ -37,37 +36,12 @@ const MEDIANS = [
   "bgwriterBuffers",
 ] as const satisfies readonly (keyof RoundSummary)[];
 
-export type LevelSummary = Readonly<Partial<Record<(typeof MEDIANS)[number], number>>> & {
-  readonly level: number;
-  readonly rounds: number;
-  readonly tps: Spread;
-  readonly latencyAvgMs?: Spread;
-  /** TPS ÷ TPS at the lowest level, one ratio per round, and the interval of their median. */
-  readonly tpsRatio?: Interval;
-  readonly latencyRatio?: Interval;
-  readonly serverTimeRatio?: Interval;
-  /** Paired per round (the step claim (1) reads it). */
-  readonly stepRatio?: Interval;
-  readonly minHitRatio?: number;
-  readonly checkpoints: number;
-  readonly autovacuumRuns: number;
-  /** Rounds flagged: disturbed (checkpoint or autovacuum inside) and TPS outliers. */
-  readonly disturbedRounds: number;
-  readonly outlierRounds: number;
-  readonly walMiB?: number;
-};
-
-export interface ServerFacts {
-  /** Undefined on an external server. */
-  readonly cpus?: number;
-  readonly dataBytes?: number;
-  readonly sharedBuffersMB?: number;
-}
+export type LevelSummary = ReturnType<typeof levelSummary>;
 
 export interface OverIndexingSummary {
   readonly durationSeconds: number;
-  /** When the run is at hand: the claims' regime reads it. */
-  readonly server?: ServerFacts;
+  /** When the run is at hand: the claims' regime reads it (cpus undefined on an external server). */
+  readonly server?: { readonly cpus?: number; readonly dataBytes?: number; readonly sharedBuffersMB?: number };
   readonly clients: number;
   /** Of the seed's (20M products): named beside any seed figure. */
   readonly dataScale?: number;
@@ -108,35 +82,28 @@ function summariseRound(t: OverIndexingTrial & { readonly pgbench: PgbenchRunRes
     InventoryTable,
     TableFigures
   >;
-  const entries = TABLES.reduce((a, name) => {
-    const f = tables[name];
-    return a + (f.inserted + f.updated - f.hotUpdated) * f.indexes;
-  }, 0);
+  const overTables = (f: (t: TableFigures, name: InventoryTable) => number) =>
+    TABLES.reduce((a, n) => a + f(tables[n], n), 0);
+  const entries = overTables((f) => (f.inserted + f.updated - f.hotUpdated) * f.indexes);
   const hit = c["db.blks_hit"];
   const read = c["db.blks_read"];
   const dirtied = (t.statements ?? []).reduce((a, s) => a + s.sharedDirtied, 0);
-  const indexBlocks = TABLES.reduce(
-    (a, name) => a + (c[`table.${name}.idx_blks_hit`] ?? 0) + (c[`table.${name}.idx_blks_read`] ?? 0),
-    0,
-  );
-  const tableGrowth = TABLES.reduce((a, name) => a + tables[name].tableBytesAfter - tables[name].tableBytesBefore, 0);
-  const indexGrowth = TABLES.reduce((a, name) => a + tables[name].indexBytesAfter - tables[name].indexBytesBefore, 0);
+  const indexBlocks = overTables((_f, n) => (c[`table.${n}.idx_blks_hit`] ?? 0) + (c[`table.${n}.idx_blks_read`] ?? 0));
+  const tableGrowth = overTables((f) => f.tableBytesAfter - f.tableBytesBefore);
+  const indexGrowth = overTables((f) => f.indexBytesAfter - f.indexBytesBefore);
   const stock = tables.stock;
   // Another database wrote during the round: its WAL figures are the server's, not this run's.
   const ownWal = !t.walShared?.length;
   const wal = ownWal ? t.walRecords : undefined;
+  const walSum = (prefix: string, of: "count" | "bytes") =>
+    wal ? Object.entries(wal).reduce((a, [k, r]) => (k.startsWith(prefix) ? a + r[of] : a), 0) : 0;
   const walCount = (kinds: readonly string[]) =>
     wal ? kinds.reduce((a, k) => a + (wal[`Btree/${k}`]?.count ?? 0), 0) : undefined;
-  const walTotal = wal ? Object.values(wal).reduce((a, r) => a + r.bytes, 0) : 0;
-  const btreeBytes = wal ? Object.entries(wal).reduce((a, [k, r]) => (k.startsWith("Btree/") ? a + r.bytes : a), 0) : 0;
-  const heapRecords = wal
-    ? Object.entries(wal).reduce((a, [k, r]) => (k.startsWith("Heap/") ? a + r.count : a), 0)
-    : undefined;
+  const walTotal = walSum("", "bytes");
   const serverMs = (t.statements ?? []).reduce((a, st) => a + st.totalMs, 0);
   const checkpoints = (c["checkpointer.timed"] ?? 0) + (c["checkpointer.requested"] ?? 0);
-  const autovacuumRuns = TABLES.reduce(
-    (a, name) => a + (c[`table.${name}.autovacuum_count`] ?? 0) + (c[`table.${name}.autoanalyze_count`] ?? 0),
-    0,
+  const autovacuumRuns = overTables(
+    (_f, n) => (c[`table.${n}.autovacuum_count`] ?? 0) + (c[`table.${n}.autoanalyze_count`] ?? 0),
   );
   return {
     key: t.key,
@@ -163,8 +130,8 @@ function summariseRound(t: OverIndexingTrial & { readonly pgbench: PgbenchRunRes
     modelIndexEntriesPerTx: per(entries),
     btreeInsertsPerTx: per(walCount(["INSERT_LEAF", "INSERT_POST", "SPLIT_L", "SPLIT_R"])),
     btreeSplitsPerTx: per(walCount(["SPLIT_L", "SPLIT_R"])),
-    btreeWalShare: wal && walTotal > 0 ? btreeBytes / walTotal : undefined,
-    heapRecordsPerTx: per(heapRecords),
+    btreeWalShare: wal && walTotal > 0 ? walSum("Btree/", "bytes") / walTotal : undefined,
+    heapRecordsPerTx: per(wal ? walSum("Heap/", "count") : undefined),
     serverMsPerTx: serverMs > 0 ? per(serverMs) : undefined,
     indexBlocksPerTx: per(indexBlocks),
     stockHotShare: stock.updated ? stock.hotUpdated / stock.updated : undefined,
@@ -177,7 +144,7 @@ function summariseRound(t: OverIndexingTrial & { readonly pgbench: PgbenchRunRes
     outlier: false as boolean,
     checkpointerBuffers: c["checkpointer.buffers_written"] ?? 0,
     bgwriterBuffers: c["bgwriter.buffers_clean"] ?? 0,
-    backendWrites: ioCounter(c, "client backend", "writes"),
+    backendWrites: sumCounters(c, "io.client backend.relation.", ".writes"),
     tables,
     statements: t.statements ?? [],
     cloneSeconds: t.prepared?.cloneSeconds,
@@ -185,62 +152,29 @@ function summariseRound(t: OverIndexingTrial & { readonly pgbench: PgbenchRunRes
   };
 }
 
-function ioCounter(c: Counters, backend: string, counter: PgIoCounter): number {
-  return sumCounters(c, `io.${backend}.relation.`, `.${counter}`);
-}
-
 function med(values: readonly (number | undefined)[]): number | undefined {
   const v = values.filter((x): x is number => x !== undefined && Number.isFinite(x));
   return v.length ? spread(v).median : undefined;
 }
 
+/** Per repeat in which both levels ran: the value at `level` ÷ at `baseLevel`. */
 export function pairedLevelValues(
   rounds: readonly RoundSummary[],
   level: number,
   baseLevel: number,
   pick: (r: RoundSummary) => number | undefined,
-  keep: (r: RoundSummary) => boolean = () => true,
 ): number[] {
-  return levelPairs(rounds, level, baseLevel, pick, keep).kept.map((p) => p.ratio);
-}
-
-interface LevelPair {
-  readonly repeat: number;
-  readonly ratio: number;
-  readonly probes: readonly (number | undefined)[];
-}
-
-/** A pair whose two rounds' probes split is named for the claims' sensitivity sentence. */
-function levelPairs(
-  rounds: readonly RoundSummary[],
-  level: number,
-  baseLevel: number,
-  pick: (r: RoundSummary) => number | undefined,
-  keep: (r: RoundSummary) => boolean = () => true,
-): StatePairs<LevelPair> {
-  const byRepeat = (l: number) =>
+  const at = (l: number) =>
     new Map(
       rounds
-        .filter((r) => r.level === l && keep(r))
-        .map((r) => [r.repeat, { value: pick(r), speedMs: r.speedMs }] as const)
-        .filter(
-          (e): e is readonly [number, { value: number; speedMs: number | undefined }] =>
-            e[1].value !== undefined && Number.isFinite(e[1].value),
-        ),
+        .flatMap((r) => (r.level === l ? [[r.repeat, pick(r)] as const] : []))
+        .filter((e): e is readonly [number, number] => e[1] !== undefined && Number.isFinite(e[1])),
     );
-  const target = byRepeat(level);
-  const base = byRepeat(baseLevel);
-  const pairs: LevelPair[] = [];
-  for (const [repeat, t] of target) {
+  const base = at(baseLevel);
+  return [...at(level)].flatMap(([repeat, v]) => {
     const b = base.get(repeat);
-    if (b !== undefined && b.value > 0)
-      pairs.push({ repeat, ratio: t.value / b.value, probes: [t.speedMs, b.speedMs] });
-  }
-  return sameStatePairs(
-    pairs,
-    (p) => p.probes,
-    (p) => `${level}/${baseLevel} idx r${p.repeat}`,
-  );
+    return b !== undefined && b > 0 ? [v / b] : [];
+  });
 }
 
 export function pairedLevelRatio(
@@ -249,9 +183,8 @@ export function pairedLevelRatio(
   baseLevel: number,
   pick: (r: RoundSummary) => number | undefined,
   of: string,
-  keep: (r: RoundSummary) => boolean = () => true,
 ): Interval | undefined {
-  const ratios = pairedLevelValues(rounds, level, baseLevel, pick, keep);
+  const ratios = pairedLevelValues(rounds, level, baseLevel, pick);
   return ratios.length ? medianInterval(ratios, of) : undefined;
 }
 
@@ -276,34 +209,7 @@ export function summarise(
   rounds.sort((a, b) => a.level - b.level || a.repeat - b.repeat);
   const byLevel = groupBy(rounds, (r) => String(r.level));
   const levelList = [...byLevel.keys()].map(Number).sort((a, b) => a - b);
-  const baseLevel = levelList[0];
-  const levels: LevelSummary[] = [...byLevel.values()].map((group) => {
-    const level = group[0].level;
-    const lat = group.map((r) => r.latencyAvgMs).filter((x): x is number => x !== undefined);
-    const hits = group.map((r) => r.hitRatio).filter((x): x is number => x !== undefined);
-    const previous = levelList[levelList.indexOf(level) - 1];
-    const vs = (base: number | undefined, pick: (r: RoundSummary) => number | undefined, what: string) =>
-      base !== undefined && level !== base
-        ? pairedLevelRatio(rounds, level, base, pick, `${what} ${level} idx ÷ ${base} idx, paired per round`)
-        : undefined;
-    return {
-      level,
-      rounds: group.length,
-      tps: spread(group.map((r) => r.tps)),
-      latencyAvgMs: lat.length ? spread(lat) : undefined,
-      ...Object.fromEntries(MEDIANS.map((k) => [k, med(group.map((r) => r[k]))])),
-      tpsRatio: vs(baseLevel, (r) => r.tps, "TPS"),
-      latencyRatio: vs(baseLevel, (r) => r.latencyAvgMs, "average latency"),
-      serverTimeRatio: vs(baseLevel, (r) => r.serverMsPerTx, "server ms per tx"),
-      stepRatio: vs(previous, (r) => r.tps, "TPS"),
-      minHitRatio: hits.length ? Math.min(...hits) : undefined,
-      checkpoints: group.reduce((a, r) => a + r.checkpoints, 0),
-      autovacuumRuns: group.reduce((a, r) => a + r.autovacuumRuns, 0),
-      disturbedRounds: group.filter((r) => r.disturbed).length,
-      outlierRounds: group.filter((r) => r.outlier).length,
-      walMiB: med(group.map((r) => (r.walBytes === undefined ? undefined : r.walBytes / 2 ** 20))),
-    };
-  });
+  const levels = [...byLevel.values()].map((group) => levelSummary(group, rounds, levelList));
   return {
     durationSeconds,
     clients,
@@ -315,18 +221,51 @@ export function summarise(
   };
 }
 
+/** Medians over a level's rounds; ratios to the lowest level and to the previous (claim 1's step), paired per round. */
+function levelSummary(group: readonly RoundSummary[], rounds: readonly RoundSummary[], levelList: readonly number[]) {
+  const level = group[0].level;
+  const lat = group.map((r) => r.latencyAvgMs).filter((x): x is number => x !== undefined);
+  const hits = group.map((r) => r.hitRatio).filter((x): x is number => x !== undefined);
+  const vs = (base: number | undefined, pick: (r: RoundSummary) => number | undefined, what: string) =>
+    base !== undefined && level !== base
+      ? pairedLevelRatio(rounds, level, base, pick, `${what} ${level} idx ÷ ${base} idx, paired per round`)
+      : undefined;
+  const count = (f: (r: RoundSummary) => number) => group.reduce((a, r) => a + f(r), 0);
+  return {
+    level,
+    rounds: group.length,
+    tps: spread(group.map((r) => r.tps)),
+    latencyAvgMs: lat.length ? spread(lat) : undefined,
+    ...(Object.fromEntries(MEDIANS.map((k) => [k, med(group.map((r) => r[k]))])) as Partial<
+      Record<(typeof MEDIANS)[number], number>
+    >),
+    tpsRatio: vs(levelList[0], (r) => r.tps, "TPS"),
+    latencyRatio: vs(levelList[0], (r) => r.latencyAvgMs, "average latency"),
+    serverTimeRatio: vs(levelList[0], (r) => r.serverMsPerTx, "server ms per tx"),
+    stepRatio: vs(levelList[levelList.indexOf(level) - 1], (r) => r.tps, "TPS"),
+    minHitRatio: hits.length ? Math.min(...hits) : undefined,
+    checkpoints: count((r) => r.checkpoints),
+    autovacuumRuns: count((r) => r.autovacuumRuns),
+    disturbedRounds: count((r) => (r.disturbed ? 1 : 0)),
+    outlierRounds: count((r) => (r.outlier ? 1 : 0)),
+    walMiB: med(group.map((r) => (r.walBytes === undefined ? undefined : r.walBytes / 2 ** 20))),
+  };
+}
+
+/** The first round of each level: the one whose storage and statements are shown. */
+export const firstRounds = (s: OverIndexingSummary): RoundSummary[] =>
+  s.levels.flatMap((l) => s.rounds.find((r) => r.level === l.level) ?? []);
+
 /** Read from its chart. */
-export function seedTps(): { level: number; tps: number }[] {
-  return publishedFigures("over_indexing_tps")
+export const seedTps = (): { level: number; tps: number }[] =>
+  publishedFigures("over_indexing_tps")
     .flatMap((f) =>
       f.series === "tps" && f.extraIndexes !== undefined ? [{ level: f.extraIndexes, tps: f.value }] : [],
     )
     .sort((a, b) => a.level - b.level);
-}
 
 export function seedCurveScaledTo(ourTpsAt7: number): { level: number; tps: number; ratio: number }[] {
   const seed = seedTps();
   const at7 = seed.find((s) => s.level === 7)?.tps;
-  if (!at7) return [];
-  return seed.map((s) => ({ level: s.level, ratio: s.tps / at7, tps: (s.tps / at7) * ourTpsAt7 }));
+  return at7 ? seed.map((s) => ({ level: s.level, ratio: s.tps / at7, tps: (s.tps / at7) * ourTpsAt7 })) : [];
 }

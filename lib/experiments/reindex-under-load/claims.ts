@@ -1,85 +1,54 @@
-/**
- * Seed 003's claims (statistics per set: the runs of a set ran back to back, in rotated order). The
- * seed's 20–30 % is its rebuild's seconds ÷ its 30 s run, a figure of its machine: judged only at the
- * seed's protocol; the mechanism behind it (writes stop while a plain REINDEX runs) is the lab's own
- * check, decided at any run length.
- */
-import { medianOfFinite } from "../../stats/summary";
-import type { ReindexUnderLoadParams } from "./params";
+/** Seed 003's claims, per set. Its 20–30 % is its rebuild ÷ its 30 s run: judged at its own protocol. */
 import { declare, readQuotes, type ClaimSet } from "../../stats/claim-engine";
-import type { Rule } from "../../stats/claims";
 import { intervalText } from "../../stats/intervals";
-import {
-  lostDifference,
-  lostOverStall,
-  lostShare,
-  modeSummary,
-  rebuildPairs,
-  rebuildRatio,
-  runsOf,
-  stallShare,
-  tpsVsBaseline,
-  updateWithinRun,
-  type ReindexSummary,
-} from "./summarise";
-import { fixed, percent, times } from "../../stats/format";
+import { fixed as f1, percent as pct, times } from "../../stats/format";
+import { medianOf, quotient } from "../../stats/claim-statistics";
+import { medianOfFinite } from "../../stats/summary";
+import type { ReindexMode, ReindexUnderLoadParams } from "./params";
+import * as S from "./summarise";
 
 const Q = readQuotes(__dirname);
-const f1 = (x: number | undefined, d = 1) => fixed(x, d);
-const pct = (x: number | undefined) => percent(x);
-const shareFmt = (x: number) => `${(x * 100).toFixed(1)} %`;
-const pointsFmt = (x: number) => `${x >= 0 ? "+" : "−"}${Math.abs(x * 100).toFixed(1)} points`;
-const ratioFmt = (x: number) => times(x);
+const ratio = (x: number) => times(x);
+const maybe = <T>(x: T | undefined, text: (x: T) => string) => (x ? text(x) : "");
 const change = (r: number) => `${r < 1 ? "−" : "+"}${Math.abs((r - 1) * 100).toFixed(0)} %`;
-const median = (s: ReindexSummary, pick: (r: ReindexSummary["runs"][number]) => number | undefined) =>
-  medianOfFinite(runsOf(s, "reindex").map(pick));
-
-/** The seed's protocol: pgbench -i -s 100, pgbench -c 2 -T 30. */
-export const SEED_REGIME = { scale: 100, durationSeconds: 30, clients: 2 } as const;
-type Factor = "scale" | "runLength" | "clients";
-
-/** Per REINDEX run: the stall share × (its transaction ÷ its unblocked UPDATE latency), the multiple's arithmetic. */
-function multipleArithmetic(s: ReindexSummary): string {
-  const share = median(s, (r) => stallShare(r, s.durationSeconds));
-  const txOverU = median(s, (r) =>
-    r.updateUnblockedMs && r.latencyAvgMs !== undefined ? r.latencyAvgMs / r.updateUnblockedMs : undefined,
-  );
-  const measured = updateWithinRun(s.runs, "reindex");
-  return (
-    `1 + stall share ${pct(share)} × transaction ÷ unblocked UPDATE latency ${f1(txOverU)} = ` +
-    `×${f1(share !== undefined && txOverU !== undefined ? 1 + share * txOverU : undefined, 2)}` +
-    (measured ? ` (measured ${intervalText(measured, ratioFmt)})` : "") +
-    `; the seed's set 1: 1 + 25 % × 2.226 ÷ 0.125 = ×5.5`
-  );
-}
-
+const ALL = ["scale", "runLength", "clients"] as const;
 const PROTOCOL_TEXT =
   "pgbench -i -s 100, pgbench -c 2 -T 30 (TPC-B-like), REINDEX of the three primary keys mid-run, restart between runs";
 const NOT_BY_SEED = "not measured by the seed; tested at this run's scale and run length";
 const BOTH_MODES = '`--set modes=["baseline","reindex","concurrently"]` or `--profile full` tests it';
-const NO_PLAIN = {
-  before: (p: ReindexUnderLoadParams) => !p.modes.includes("reindex"),
-  after: (s: ReindexSummary) => !runsOf(s, "reindex").length,
-  reason: "this run has no plain REINDEX mode",
-};
-const NO_CONCURRENTLY = {
-  before: (p: ReindexUnderLoadParams) => !p.modes.includes("concurrently") || !p.modes.includes("reindex"),
-  after: (s: ReindexSummary) => !runsOf(s, "concurrently").length || !runsOf(s, "reindex").length,
-  reason: "this run has no REINDEX CONCURRENTLY mode (or no plain one to compare with)",
-};
 const SHARE_LOCK = "plain REINDEX holds a SHARE lock on the table, which blocks every UPDATE until it ends";
+const WINDOW = "REINDEX runs whose window fell inside the load";
+const lacking = (modes: readonly ReindexMode[], reason: string) => ({
+  before: (p: ReindexUnderLoadParams) => modes.some((m) => !p.modes.includes(m)),
+  after: (s: S.ReindexSummary) => modes.some((m) => !S.runsOf(s, m).length),
+  reason,
+});
+const NO_PLAIN = lacking(["reindex"], "this run has no plain REINDEX mode");
+const NO_CONCURRENTLY = lacking(
+  ["concurrently", "reindex"],
+  "this run has no REINDEX CONCURRENTLY mode (or no plain one to compare with)",
+);
+const med = (s: S.ReindexSummary, pick: (r: S.RunSummary) => number | undefined) =>
+  medianOfFinite(S.runsOf(s, "reindex").map(pick));
+const secs = (s: S.ReindexSummary, k: "allBlockedSeconds" | "accountsReindexSeconds" | "blockedByReindexSeconds") =>
+  f1(medianOfFinite(S.runsOf(s, "reindex").map((r) => r[k])), 1);
+const LOST = "share of the run's transactions lost in the reindex window, per set";
+const LOST_OVER_STALL = "lost share ÷ the plain REINDEX's window share of the run, per set";
+const PLAIN = { regime: ALL, howToTest: "any profile with the plain REINDEX mode", absent: NO_PLAIN };
+const BOTH = { regime: ALL, regimeText: NOT_BY_SEED, howToTest: BOTH_MODES, absent: NO_CONCURRENTLY };
+const stall = (s: S.ReindexSummary) => med(s, (r) => S.stallShare(r, s.durationSeconds));
+const modeMedian = (s: S.ReindexSummary, mode: ReindexMode, k: "blockedSeconds" | "reindexSeconds") =>
+  f1(S.modeSummary(s, mode)?.[k]?.median, 1);
 
-/** The seed's 20–30 %, widened by 5 points each side (its own three sets spanned 23–30 %). */
-export const RULE_TPS_DROP: Rule = { kind: "inside", low: 0.15, high: 0.35 };
+const exactly = (what: string, seed: number, unit = "") => ({ what, seed, unit, within: [1, 1] as const });
 
-export const CLAIMS: ClaimSet<ReindexUnderLoadParams, ReindexSummary, Factor> = declare({
+export const CLAIMS: ClaimSet<ReindexUnderLoadParams, S.ReindexSummary, (typeof ALL)[number]> = declare({
   notebook: "04-reindex-under-load",
+  // The seed's 2 clients on 2 CPUs both wait on the one lock; more clients than CPUs change the TPS outside it too.
   factors: {
-    scale: { what: "pgbench scale", seed: SEED_REGIME.scale, unit: "", within: [1, 1] },
-    runLength: { what: "run length", seed: SEED_REGIME.durationSeconds, unit: "s", within: [1, 1] },
-    // With 2 clients on 2 CPUs both wait on the same lock, and the share a stall costs is the share
-    // of clients it blocks; more clients than CPUs would also change the TPS outside it.
-    clients: { what: "clients", seed: SEED_REGIME.clients, unit: "", within: [1, 1] },
+    scale: exactly("pgbench scale", 100),
+    runLength: exactly("run length", 30, "s"),
+    clients: exactly("clients", 2),
   },
   before: (p) => ({ scale: p.scale, runLength: p.durationSeconds, clients: p.clients }),
   after: (s) => ({ scale: s.scale, runLength: s.durationSeconds, clients: s.clients }),
@@ -89,34 +58,21 @@ export const CLAIMS: ClaimSet<ReindexUnderLoadParams, ReindexSummary, Factor> = 
       claim: "TPS drops 20–30 % when the pgbench primary keys are reindexed during a 30 s run at scale 100",
       sentence: Q.quote("drop"),
       kind: "magnitude",
-      rule: RULE_TPS_DROP,
+      rule: { kind: "inside", low: 0.15, high: 0.35 },
       reading: "the seed's 20–30 % widened by 5 points each side",
-      regime: ["scale", "runLength", "clients"],
-      regimeText:
-        `${PROTOCOL_TEXT}. The figure is the seed's rebuild seconds ÷ its 30 s run (≈ 7.6 s stalled, 25 %; sets 2, 3: ` +
-        "20 %, 22 %): another machine's rebuild makes another share, so only the seed's own protocol tests it",
+      regime: ALL,
+      regimeText: `${PROTOCOL_TEXT}. The figure is the seed's rebuild seconds ÷ its 30 s run (≈ 7.6 s stalled, 25 %; sets 2, 3: 20 %, 22 %): another machine's rebuild makes another share, so only the seed's own protocol tests it`,
       howToTest: "`--profile full` runs the seed's protocol (scale 100, 30 s runs, 2 clients)",
       statistic: {
-        text:
-          "within each REINDEX run: transactions the REINDEX window cost (the rate outside the window × its length − " +
-          "those done inside), as a share of the run; one value per set, median over sets (the between-run TPS ratio " +
-          "is shown beside it: this machine changes speed between runs)",
-        fmt: shareFmt,
-        of: lostShare("reindex"),
-        needs: "REINDEX runs whose window fell inside the load",
+        text: "within each REINDEX run: transactions the REINDEX window cost (the rate outside the window × its length − those done inside), as a share of the run; one value per set, median over sets (the between-run TPS ratio is shown beside it: this machine changes speed between runs)",
+        fmt: (x) => pct(x, 1),
+        of: (s) => S.perRun(s.runs, "reindex", (r) => r.lostShare, LOST),
+        needs: WINDOW,
       },
-      ours: (s) => {
-        const between = tpsVsBaseline(s.runs, "reindex");
-        return (
-          `the plain REINDEX's window was ${pct(median(s, (r) => stallShare(r, s.durationSeconds)))} of the ` +
-          `${s.durationSeconds} s run (the seed's ≈ 25 % of 30 s)` +
-          (between ? `; between runs TPS ${intervalText(between, change)} against the set's baseline` : "")
-        );
-      },
+      ours: (s) =>
+        `the plain REINDEX's window was ${pct(stall(s))} of the ${s.durationSeconds} s run (the seed's ≈ 25 % of 30 s)${maybe(S.tpsVsBaseline(s.runs, "reindex"), (b) => `; between runs TPS ${intervalText(b, change)} against the set's baseline`)}`,
       why: (s) =>
-        `all ${s.clients} clients stood blocked for ${f1(median(s, (r) => r.allBlockedSeconds))} s of ${s.durationSeconds} s ` +
-        `(median over sets); the accounts key took ${f1(median(s, (r) => r.accountsReindexSeconds))} s to rebuild: ` +
-        "the drop is about the share of the run the rebuild lasts.",
+        `all ${s.clients} clients stood blocked for ${secs(s, "allBlockedSeconds")} s of ${s.durationSeconds} s (median over sets); the accounts key took ${secs(s, "accountsReindexSeconds")} s to rebuild: the drop is about the share of the run the rebuild lasts.`,
       absent: NO_PLAIN,
     },
     {
@@ -127,27 +83,23 @@ export const CLAIMS: ClaimSet<ReindexUnderLoadParams, ReindexSummary, Factor> = 
       kind: "mechanism",
       rule: { kind: "inside", low: 0.8, high: 1.25 },
       reading: "writes stop: lost share ÷ stall share ≈ 1",
-      regime: ["scale", "runLength", "clients"],
+      ...PLAIN,
       regimeText: "any scale and run length: a run whose REINDEX window lies inside the load",
       mechanism: `${SHARE_LOCK}; every TPC-B transaction updates all three tables, so no transaction completes in the window`,
-      howToTest: "any profile with the plain REINDEX mode",
       statistic: {
-        text:
-          "per REINDEX run: the share of its transactions lost in the window ÷ the window's share of the run " +
-          "(= 1 − TPS inside ÷ TPS outside, so at most 1: the band's top is never the deciding edge); median over sets",
-        fmt: ratioFmt,
-        of: lostOverStall,
-        needs: "REINDEX runs whose window fell inside the load",
+        text: "per REINDEX run: the share of its transactions lost in the window ÷ the window's share of the run (= 1 − TPS inside ÷ TPS outside, so at most 1: the band's top is never the deciding edge); median over sets",
+        fmt: ratio,
+        of: (s) =>
+          S.perRun(
+            s.runs,
+            "reindex",
+            (r) => quotient(r.lostShare, S.stallShare(r, s.durationSeconds)),
+            LOST_OVER_STALL,
+          ),
+        needs: WINDOW,
       },
-      why: (s) => {
-        const lock = runsOf(s, "reindex").find((r) => r.topLock)?.topLock;
-        return (
-          `during the window pgbench kept ${pct(modeSummary(s, "reindex")?.duringOutside?.median)} of the TPS it had outside it (median)` +
-          (lock ? `; the lock it waited for most: "${lock}"` : "") +
-          `; pg_blocking_pids named the REINDEX session for ${f1(median(s, (r) => r.blockedByReindexSeconds))} s.`
-        );
-      },
-      absent: NO_PLAIN,
+      why: (s) =>
+        `during the window pgbench kept ${pct(S.modeSummary(s, "reindex")?.duringOutside?.median)} of the TPS it had outside it (median)${maybe(S.runsOf(s, "reindex").find((r) => r.topLock)?.topLock, (l) => `; the lock it waited for most: "${l}"`)}; pg_blocking_pids named the REINDEX session for ${secs(s, "blockedByReindexSeconds")} s.`,
     },
     {
       id: "2",
@@ -155,22 +107,24 @@ export const CLAIMS: ClaimSet<ReindexUnderLoadParams, ReindexSummary, Factor> = 
       sentence: Q.quote("updateLatency"),
       kind: "derived",
       derivedFrom:
-        "(1m)'s stall share and the transaction ÷ UPDATE latency: added = clients × stall ÷ transactions, so the " +
-        "multiple is 1 + stall share × (transaction ÷ UPDATE latency), an identity",
-      regime: ["scale", "runLength", "clients"],
+        "(1m)'s stall share and the transaction ÷ UPDATE latency: added = clients × stall ÷ transactions, so the multiple is 1 + stall share × (transaction ÷ UPDATE latency), an identity",
+      ...PLAIN,
       regimeText: PROTOCOL_TEXT,
-      howToTest: "any profile with the plain REINDEX mode",
       statistic: {
-        text:
-          "within each REINDEX run: (its unblocked UPDATE latency + its lock waits on pgbench_accounts ÷ its UPDATEs) ÷ " +
-          "its unblocked latency; median over sets",
-        fmt: ratioFmt,
-        of: (s) => updateWithinRun(s.runs, "reindex"),
+        text: "within each REINDEX run: (its unblocked UPDATE latency + its lock waits on pgbench_accounts ÷ its UPDATEs) ÷ its unblocked latency; median over sets",
+        fmt: ratio,
+        of: (s) => S.updateWithinRun(s.runs, "reindex"),
         needs: "pgbench -r statement latencies and lock samples of a REINDEX run",
       },
-      arithmetic: multipleArithmetic,
+      arithmetic: (s) => {
+        const share = stall(s);
+        const txOverU = med(s, (r) =>
+          r.updateUnblockedMs && r.latencyAvgMs !== undefined ? r.latencyAvgMs / r.updateUnblockedMs : undefined,
+        );
+        const multiple = share !== undefined && txOverU !== undefined ? 1 + share * txOverU : undefined;
+        return `1 + stall share ${pct(share)} × transaction ÷ unblocked UPDATE latency ${f1(txOverU, 1)} = ×${f1(multiple, 2)}${maybe(S.updateWithinRun(s.runs, "reindex"), (m) => ` (measured ${intervalText(m, ratio)})`)}; the seed's set 1: 1 + 25 % × 2.226 ÷ 0.125 = ×5.5`;
+      },
       why: () => "",
-      absent: NO_PLAIN,
     },
     {
       id: "3a",
@@ -178,27 +132,16 @@ export const CLAIMS: ClaimSet<ReindexUnderLoadParams, ReindexSummary, Factor> = 
       sentence: Q.quote("remedy"),
       kind: "direction",
       rule: { kind: "below", margin: 0 },
-      regime: ["scale", "runLength", "clients"],
-      regimeText: NOT_BY_SEED,
+      ...BOTH,
       mechanism: `${SHARE_LOCK}; CONCURRENTLY takes SHARE UPDATE EXCLUSIVE, which blocks no write, whatever the table's size`,
-      howToTest: BOTH_MODES,
       statistic: {
-        text:
-          "per set, the within-run share of transactions lost to the CONCURRENTLY window minus that lost to the plain " +
-          "REINDEX window (percentage points); median over sets",
-        fmt: pointsFmt,
-        of: lostDifference,
+        text: "per set, the within-run share of transactions lost to the CONCURRENTLY window minus that lost to the plain REINDEX window (percentage points); median over sets",
+        fmt: (x) => `${x >= 0 ? "+" : "−"}${Math.abs(x * 100).toFixed(1)} points`,
+        of: S.lostDifference,
         needs: "a REINDEX and a CONCURRENTLY run in the same set",
       },
-      why: (s) => {
-        const out = runsOf(s, "concurrently").filter((r) => r.reindexOutlastedLoad).length;
-        return (
-          `pgbench waited on locks for ${f1(modeSummary(s, "concurrently")?.blockedSeconds.median)} s with CONCURRENTLY ` +
-          `vs ${f1(modeSummary(s, "reindex")?.blockedSeconds.median)} s with plain REINDEX (medians); ${out} CONCURRENTLY ` +
-          "run(s) outlasted the load (their window is cut at the run's end)."
-        );
-      },
-      absent: NO_CONCURRENTLY,
+      why: (s) =>
+        `pgbench waited on locks for ${modeMedian(s, "concurrently", "blockedSeconds")} s with CONCURRENTLY vs ${modeMedian(s, "reindex", "blockedSeconds")} s with plain REINDEX (medians); ${S.runsOf(s, "concurrently").filter((r) => r.reindexOutlastedLoad).length} CONCURRENTLY run(s) outlasted the load (their window is cut at the run's end).`,
     },
     {
       id: "3b",
@@ -207,45 +150,35 @@ export const CLAIMS: ClaimSet<ReindexUnderLoadParams, ReindexSummary, Factor> = 
       figure: "not measured by the seed",
       kind: "direction",
       rule: { kind: "above", margin: 1 },
-      regime: ["scale", "runLength", "clients"],
-      regimeText: NOT_BY_SEED,
+      ...BOTH,
       mechanism:
-        "CONCURRENTLY builds a new index in two scans of the table and waits for every transaction that could see " +
-        "the old one, work plain REINDEX does not do, at any size",
-      howToTest: BOTH_MODES,
+        "CONCURRENTLY builds a new index in two scans of the table and waits for every transaction that could see the old one, work plain REINDEX does not do, at any size",
       statistic: {
-        text:
-          "per set, seconds to rebuild the three indexes with CONCURRENTLY ÷ with plain REINDEX; median over sets " +
-          "(every set counts; a set whose two runs' write-path probes differ by more than ×1.25 is named in the why)",
-        fmt: ratioFmt,
-        of: rebuildRatio,
+        text: "per set, seconds to rebuild the three indexes with CONCURRENTLY ÷ with plain REINDEX; median over sets (every set counts; a set whose two runs' write-path probes differ by more than ×1.25 is named in the why)",
+        fmt: ratio,
+        of: (s) =>
+          medianOf(S.rebuildPairs(s.runs).kept, (p) => p.ratio, "rebuild seconds CONCURRENTLY ÷ REINDEX, per set"),
         needs: "a finished REINDEX and CONCURRENTLY in the same set",
       },
-      why: (s) => {
-        const split = rebuildPairs(s.runs).split;
-        return (
-          `rebuild ${f1(modeSummary(s, "reindex")?.reindexSeconds?.median)} s vs ` +
-          `${f1(modeSummary(s, "concurrently")?.reindexSeconds?.median)} s (medians, all three indexes)` +
-          (split.length ? `; sets whose two runs' probes split (×1.25): ${split.map((e) => e.label).join(", ")}.` : ".")
-        );
-      },
-      absent: NO_CONCURRENTLY,
+      why: (s) =>
+        `rebuild ${modeMedian(s, "reindex", "reindexSeconds")} s vs ${modeMedian(s, "concurrently", "reindexSeconds")} s (medians, all three indexes)${maybe(
+          S.rebuildPairs(s.runs)
+            .split.map((e) => e.label)
+            .join(", "),
+          (l) => `; sets whose two runs' probes split (×1.25): ${l}`,
+        )}.`,
     },
   ],
   notDeclared: [
     {
       sentence: Q.quote("moreIndexes"),
       reason:
-        "this workload reindexes pgbench's three primary keys, one per table, as the seed did; testing it needs runs " +
-        "with added indexes on pgbench_accounts, which no parameter sets yet",
+        "this workload reindexes pgbench's three primary keys, one per table, as the seed did; testing it needs runs with added indexes on pgbench_accounts, which no parameter sets yet",
     },
     {
       sentence: Q.quote("readsNotLocked"),
       reason:
-        "pgbench's SELECT reads the row its own transaction has just updated, so it never meets the REINDEX's lock " +
-        "by itself (the UPDATE before it waits): its latency cannot tell. A read-only client beside the load would " +
-        "test it; and the manual's REINDEX page adds that a plain REINDEX's ACCESS EXCLUSIVE lock on the index blocks " +
-        "reads that use that index",
+        "pgbench's SELECT reads the row its own transaction has just updated, so it never meets the REINDEX's lock by itself (the UPDATE before it waits): its latency cannot tell. A read-only client beside the load would test it; and the manual's REINDEX page adds that a plain REINDEX's ACCESS EXCLUSIVE lock on the index blocks reads that use that index",
     },
   ],
 });

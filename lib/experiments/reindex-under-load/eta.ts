@@ -1,20 +1,14 @@
 /** 04's ETA model: runs as long as the params say, or (stallShare > 0) this machine's rebuild ÷ stallShare. */
 import { median } from "simple-statistics";
-import {
-  finiteOrNaN,
-  MACHINE_PROBES,
-  referenceConstant,
-  referencesIn,
-  storedRuns,
-  type EtaModel,
-  type Probes,
-  type StoredRuns,
-} from "../eta";
+import { finiteOrNaN, MACHINE_PROBES, referenceConstant, referencesIn, storedRuns, type EtaModel } from "../eta";
+import type { Probes, StoredRuns } from "../eta";
 import type { ReindexUnderLoadParams } from "./params";
-import { planRuns } from "./workload/run-trials";
-import { runLengthFor, storedCalibration } from "./workload/stall";
+import { planRuns, runLengthFor, storedCalibration } from "./workload/run-trials";
 
-export function storedRebuildPerScale(stored: StoredRuns): number | undefined {
+const REFERENCES = referencesIn(__dirname);
+const REBUILD_CONSTANT = "rebuildSecondsPerScale";
+
+function storedRebuildPerScale(stored: StoredRuns): number | undefined {
   const rates: number[] = [];
   for (const { dir, params } of storedRuns(stored)) {
     try {
@@ -28,30 +22,18 @@ export function storedRebuildPerScale(stored: StoredRuns): number | undefined {
   return rates.length ? median(rates) : undefined;
 }
 
-const REFERENCES = referencesIn(__dirname);
-export const REBUILD_CONSTANT = "rebuildSecondsPerScale";
-
 /** The rebuild rate: stored here, else the nearest reference's. */
-export function expectedRunLength(
-  p: ReindexUnderLoadParams,
-  stored: StoredRuns,
-  probes: Probes = MACHINE_PROBES,
-): number {
+export function expectedRunLength(p: ReindexUnderLoadParams, stored: StoredRuns, probes: Probes = MACHINE_PROBES) {
   if (!(p.stallShare > 0)) return p.durationSeconds;
   const perScale =
     storedRebuildPerScale(stored) ?? referenceConstant(REFERENCES.all(), REBUILD_CONSTANT, probes)?.seconds;
-  if (perScale === undefined) return p.durationSeconds;
-  return runLengthFor(perScale * p.scale, p.stallShare, p).durationSeconds;
+  return perScale === undefined ? p.durationSeconds : runLengthFor(perScale * p.scale, p.stallShare, p).durationSeconds;
 }
 
 export const estimate: EtaModel<ReindexUnderLoadParams> = {
   units(p, maximal, stored) {
-    const seconds = expectedRunLength(p, stored);
-    return planRuns(maximal ? p.maxSets : p.sets, p.modes).map((t) => ({
-      key: t.key,
-      size: p.scale,
-      fixedSeconds: seconds,
-    }));
+    const fixedSeconds = expectedRunLength(p, stored);
+    return planRuns(maximal ? p.maxSets : p.sets, p.modes).map((t) => ({ key: t.key, size: p.scale, fixedSeconds }));
   },
   size: (_c, p) => finiteOrNaN(p.scale),
   constants(stored): Record<string, number> {

@@ -11,39 +11,28 @@ import { estimate } from "./eta";
 import { checkParams, REINDEX_UNDER_LOAD_PROFILES, type ReindexUnderLoadParams } from "./params";
 import { runRows, showSetup } from "./present";
 import { summarise as summariseTrials, withoutFlagged, type ReindexSummary } from "./summarise";
-import { createTemplate, dropDatabases, WORKLOAD_DATABASES } from "./workload/databases";
-import { calibrateRebuild, planRuns, runPlan, type PlannedRun, type ReindexTrial } from "./workload/run-trials";
-import { CALIBRATION_FILE, runLengthFor, storedCalibration, type RunLengthCalibration } from "./workload/stall";
+import { calibrateRebuild, CALIBRATION_FILE, runLengthFor, storedCalibration } from "./workload/run-trials";
+import { createTemplate, dropDatabases, planRuns, runPlan, WORKLOAD_DATABASES } from "./workload/run-trials";
+import type { PlannedRun, ReindexTrial, RunLengthCalibration, TemplateInfo } from "./workload/run-trials";
 
 const SLUG = "04-reindex-under-load";
-const GIB = 2 ** 30;
-const MIB = 2 ** 20;
+const [MIB, GIB] = [2 ** 20, 2 ** 30];
 
 /** The peak: template, the run's copy, CONCURRENTLY's new key beside the old one, WAL up to max_wal_size. */
 const DISK = { scale: 16 * MIB, key: 2.2 * MIB, wal: 1.1 * GIB, base: 200 * MIB };
-function diskNeed(p: ReindexUnderLoadParams): DiskNeed {
-  return {
-    bytes: p.scale * (2 * DISK.scale + DISK.key) + DISK.wal + DISK.base,
-    what:
-      `scale ${p.scale} × (2 × ${bytesText(DISK.scale)} + a rebuilt key ${bytesText(DISK.key)}) + max_wal_size ` +
-      `${bytesText(DISK.wal)} + ${bytesText(DISK.base)} of server`,
-  };
-}
+const diskNeed = (p: ReindexUnderLoadParams): DiskNeed => ({
+  bytes: p.scale * (2 * DISK.scale + DISK.key) + DISK.wal + DISK.base,
+  what: `scale ${p.scale} × (2 × ${bytesText(DISK.scale)} + a rebuilt key ${bytesText(DISK.key)}) + max_wal_size ${bytesText(DISK.wal)} + ${bytesText(DISK.base)} of server`,
+});
 
 /** The mechanism check: the seed's figure (1) is decided only at the seed's protocol, so more sets cannot decide it. */
 const ADAPTIVE_CLAIM = "1m";
 
-export interface AdaptiveState {
-  readonly verdict: Verdict;
-  readonly sets: number;
-  readonly plannedSets: number;
-  readonly maxSets: number;
-  /** Sets an interval needs to cover the median with the least coverage that decides a claim. */
-  readonly needed: number;
-  readonly elapsedS: number;
-  readonly perSetS: number;
-  readonly budgetS: number;
-}
+/** needed: sets an interval needs to cover the median with the least coverage that decides a claim. */
+type AdaptiveState = { readonly verdict: Verdict } & Record<
+  "sets" | "plannedSets" | "maxSets" | "needed" | "elapsedS" | "perSetS" | "budgetS",
+  number
+>;
 
 export function adaptiveStep(a: AdaptiveState): { readonly stop?: string } {
   const step = nextRound({
@@ -61,20 +50,18 @@ export function adaptiveStep(a: AdaptiveState): { readonly stop?: string } {
   return step.more ? {} : { stop: step.reason };
 }
 
-const summaryOf = (
+/** With stallShare > 0 the runs lasted the calibration's `durationSeconds`, not the params'. */
+type RunSetup = { readonly template: TemplateInfo; readonly calibration?: RunLengthCalibration };
+
+function summaryOf(
   trials: readonly ReindexTrial[],
   p: ReindexUnderLoadParams,
-  seconds: number,
-  cpus?: number,
-): ReindexSummary => ({
-  ...summariseTrials(trials, seconds, p.clients, cpus, p.scale),
-  looks: lookPlan(p.sets, p.maxSets),
-});
-
-export interface RunSetup {
-  readonly template: Awaited<ReturnType<typeof createTemplate>>;
-  /** With stallShare > 0 the runs lasted its `durationSeconds`, not the params'. */
-  readonly calibration?: RunLengthCalibration;
+  r: Partial<RunSetup>,
+  hostCpus?: number,
+) {
+  const durationSeconds = r.calibration?.durationSeconds ?? p.durationSeconds;
+  const s = summariseTrials(trials, { durationSeconds, clients: p.clients, hostCpus, scale: p.scale });
+  return { ...s, looks: lookPlan(p.sets, p.maxSets) };
 }
 
 export const experiment = defineExperiment<ReindexUnderLoadParams, ReindexTrial, ReindexSummary, RunSetup>({
@@ -113,27 +100,24 @@ export const experiment = defineExperiment<ReindexUnderLoadParams, ReindexTrial,
     const { server, runner } = await pgbenchOnPostgres(servers, "04", notes);
     progress.update(0, plan.length, `pgbench -i -s ${p.scale} into a template database…`);
     const template = await createTemplate(server, p.scale, p.initSteps, runner, signal);
+    const gib = (template.databaseBytes / GIB).toFixed(2);
     notes.push(
-      `template: pgbench -i -s ${p.scale} -I ${p.initSteps} in ${template.init.seconds.toFixed(1)} s, ` +
-        `${(template.databaseBytes / GIB).toFixed(2)} GiB; each run starts from a FILE_COPY clone of it`,
+      `template: pgbench -i -s ${p.scale} -I ${p.initSteps} in ${template.init.seconds.toFixed(1)} s, ${gib} GiB; each run starts from a FILE_COPY clone of it`,
     );
     // Through the session's writeMetadata, so that its closing write (quietness) keeps the template.
     writeMetadata({ template });
     // So that the stall is the asked share of each run.
-    let calibration: RunLengthCalibration | undefined;
-    if (p.stallShare > 0) {
-      calibration = storedCalibration(store.directory);
-      if (!calibration) {
-        progress.update(0, plan.length, "calibration: timing a plain REINDEX of the three keys on a fresh clone…");
-        const rebuild = await calibrateRebuild(server, p, { onNote: (n) => notes.push(n) });
-        calibration = { ...rebuild, stallShare: p.stallShare, ...runLengthFor(rebuild.seconds, p.stallShare, p) };
-        store.writeSummary(CALIBRATION_FILE, calibration);
-      }
+    let calibration = p.stallShare > 0 ? storedCalibration(store.directory) : undefined;
+    if (p.stallShare > 0 && !calibration) {
+      progress.update(0, plan.length, "calibration: timing a plain REINDEX of the three keys on a fresh clone…");
+      const rebuild = await calibrateRebuild(server, p, { onNote: (n) => notes.push(n) });
+      calibration = { ...rebuild, stallShare: p.stallShare, ...runLengthFor(rebuild.seconds, p.stallShare, p) };
+      store.writeSummary(CALIBRATION_FILE, calibration);
+    }
+    if (calibration) {
+      const c = calibration;
       notes.push(
-        `run length from the calibration rebuild: the three keys took ${calibration.seconds.toFixed(2)} s ` +
-          `(accounts ${calibration.accountsSeconds?.toFixed(2) ?? "n/a"} s) on a fresh clone, so each run lasts ` +
-          `${calibration.durationSeconds} s (${(p.stallShare * 100).toFixed(0)} % stalled, the seed's share), ` +
-          `the REINDEX starting at ${calibration.reindexStartSeconds} s`,
+        `run length from the calibration rebuild: the three keys took ${c.seconds.toFixed(2)} s (accounts ${c.accountsSeconds?.toFixed(2) ?? "n/a"} s) on a fresh clone, so each run lasts ${c.durationSeconds} s (${(p.stallShare * 100).toFixed(0)} % stalled, the seed's share), the REINDEX starting at ${c.reindexStartSeconds} s`,
       );
       writeMetadata({ template, calibration });
     }
@@ -161,12 +145,7 @@ export const experiment = defineExperiment<ReindexUnderLoadParams, ReindexTrial,
         },
       });
     const needed = repeatsForCoverage(MIN_COVERAGE);
-    const {
-      planned,
-      rounds: sets,
-      stoppedBy,
-      cut,
-    } = await runAdaptiveRounds({
+    const rounds = await runAdaptiveRounds({
       planned: p.sets,
       needed,
       budgetSeconds: p.budgetSeconds,
@@ -181,7 +160,7 @@ export const experiment = defineExperiment<ReindexUnderLoadParams, ReindexTrial,
         await runPart(part);
       },
       stopAfter: (done, pace) => {
-        const s = summaryOf(store.trials(), p, settings.durationSeconds, metadata.host.cpus);
+        const s = summaryOf(store.trials(), p, { calibration }, metadata.host.cpus);
         return adaptiveStep({
           verdict: judgeOne(CLAIMS, ADAPTIVE_CLAIM, s, withoutFlagged(s)).verdict,
           sets: done,
@@ -194,6 +173,7 @@ export const experiment = defineExperiment<ReindexUnderLoadParams, ReindexTrial,
         }).stop;
       },
     });
+    const { planned, rounds: sets, stoppedBy, cut } = rounds;
     plan = plan.filter((r) => r.condition.set <= sets);
     if (cut) notes.push(cut);
     notes.push(
@@ -206,16 +186,10 @@ export const experiment = defineExperiment<ReindexUnderLoadParams, ReindexTrial,
     writeMetadata({ notes, template });
     return { template, ...(calibration ? { calibration } : {}) };
   },
-  summarise: (trials, run) =>
-    summaryOf(
-      trials,
-      run.params,
-      run.calibration?.durationSeconds ?? run.params.durationSeconds,
-      run.metadata.host.cpus,
-    ),
+  summarise: (trials, run) => summaryOf(trials, run.params, run, run.metadata.host.cpus),
   claims: CLAIMS,
   without: (_run, summary) => withoutFlagged(summary),
-  csvRows: (summary) => runRows(summary),
+  csvRows: runRows,
   toJson: (s) => ({ ...s, runs: s.runs.map(({ series: _s, perSample: _p, ...rest }) => rest) }),
   disk: diskNeed,
   eta: estimate,
@@ -232,8 +206,7 @@ export const experiment = defineExperiment<ReindexUnderLoadParams, ReindexTrial,
 });
 
 export const { params, run, summarise, claims, save, showClaims, registered } = experiment;
-export type ReindexUnderLoadRun = Awaited<ReturnType<typeof run>>;
-export function showRun(r: ReindexUnderLoadRun): void {
+export function showRun(r: Awaited<ReturnType<typeof run>>): void {
   experiment.showRun(r);
   showSetup(r);
 }

@@ -1,15 +1,29 @@
-/** What notebook 04 shows, one call per section. */
+/** What notebook 04 shows, one call per section: tables, and each set's timeline (TPS, the REINDEX, blocked spans, lock
+ * waits) with seed 003's sets beside ours. */
 import { escapeHtml, show } from "../../display/output";
-import { plot } from "../../display/plotly";
+import { groupButtons, plot, type PlotlyFigure, type PlotlyTrace } from "../../display/plotly";
 import { showTable, sortedBy, type Row } from "../../display/table";
+import { publishedFigures } from "../../results/reference";
 import { intervalLabel, OUTLIER_RULE, type Interval } from "../../stats/intervals";
-import { latencyTimeline, MODE_LABELS, timeline, tpsBySet, updateLatencyBySet, waitShares } from "./charts";
-import type { ReindexUnderLoadParams } from "./params";
-import { seedSets, seedUpdateLatency } from "./seed";
-import type { ReindexSummary } from "./summarise";
-import type { TemplateInfo } from "./workload/databases";
-import { REINDEX_MODES } from "./workload/run-trials";
-import type { RunLengthCalibration } from "./workload/stall";
+import { stepCoordinates } from "../../workloads/pgbench";
+import { REINDEX_MODES, type ReindexMode, type ReindexUnderLoadParams } from "./params";
+import { modeSummary, type ReindexSummary, type RunSummary } from "./summarise";
+import type { RunLengthCalibration, TemplateInfo } from "./workload/run-trials";
+
+type Shape = Record<string, unknown>;
+type Runs = readonly RunSummary[];
+
+const MODE_COLORS: Readonly<Record<ReindexMode, string>> = {
+  baseline: "#4c78a8",
+  reindex: "#e45756",
+  concurrently: "#54a24b",
+};
+
+const MODE_LABELS: Readonly<Record<ReindexMode, string>> = {
+  baseline: "baseline (no REINDEX)",
+  reindex: "REINDEX INDEX",
+  concurrently: "REINDEX INDEX CONCURRENTLY",
+};
 
 const r1 = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 10) / 10);
 const r3 = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 1000) / 1000);
@@ -17,46 +31,43 @@ const intervalCell = (i: Interval, digits: number) =>
   `${i.estimate.toFixed(digits)} [${i.low.toFixed(digits)}–${i.high.toFixed(digits)}] ${intervalLabel(i)}`;
 const pct = (x: number | undefined) =>
   x === undefined ? "" : `${x >= 1 ? "+" : "−"}${Math.abs((x - 1) * 100).toFixed(1)} %`;
+const pair = (a: number | undefined, b: number | undefined, digits: number, sep: string) =>
+  a === undefined || b === undefined ? "" : `${a.toFixed(digits)}${sep}${b.toFixed(digits)}`;
+const top = (shares: Readonly<Record<string, number>>, n: number) =>
+  Object.entries(shares)
+    .slice(0, n)
+    .map(([k, v]) => `${k} ${(v * 100).toFixed(0)} %`)
+    .join(", ");
+
+type Setup = { params: ReindexUnderLoadParams; template: TemplateInfo; calibration?: RunLengthCalibration };
+const inOrder = (s: ReindexSummary) => sortedBy(s.runs, (r) => r.set, [(r) => r.mode, REINDEX_MODES]);
 
 /** The template every run is copied from, and the calibration that set the run length (if one did). */
-export function showSetup(run: {
-  readonly params: ReindexUnderLoadParams;
-  readonly template: TemplateInfo;
-  readonly calibration?: RunLengthCalibration;
-}): void {
-  const t = run.template;
-  showTable(
-    [
-      {
-        "pgbench -i": `-s ${run.params.scale} -I ${run.params.initSteps}`,
-        "accounts rows": t.accountsRows,
-        "database GiB": Math.round((t.databaseBytes / 2 ** 30) * 100) / 100,
-        "accounts pkey MiB": r1((t.indexBytes.pgbench_accounts_pkey ?? 0) / 2 ** 20),
-        "init s": r1(t.init.seconds),
-        ...Object.fromEntries(Object.entries(t.init.steps).map(([k, v]) => [`${k} s`, v])),
-      },
-    ],
-    { caption: "The template every run is copied from" },
-  );
-  const c = run.calibration;
-  if (c)
-    showTable(
-      [
-        {
-          "three keys rebuilt, s": r3(c.seconds),
-          "accounts key, s": r3(c.accountsSeconds),
-          "stall share asked": c.stallShare,
-          "run length, s": c.durationSeconds,
-          "REINDEX starts at, s": c.reindexStartSeconds,
-        },
-      ],
-      { caption: "Calibration: a plain REINDEX on a fresh clone, no load; each run lasts rebuild ÷ stall share" },
-    );
+export function showSetup({ params: p, template: t, calibration: c }: Setup): void {
+  const template = {
+    "pgbench -i": `-s ${p.scale} -I ${p.initSteps}`,
+    "accounts rows": t.accountsRows,
+    "database GiB": Math.round((t.databaseBytes / 2 ** 30) * 100) / 100,
+    "accounts pkey MiB": r1((t.indexBytes.pgbench_accounts_pkey ?? 0) / 2 ** 20),
+    "init s": r1(t.init.seconds),
+    ...Object.fromEntries(Object.entries(t.init.steps).map(([k, v]) => [`${k} s`, v])),
+  };
+  showTable([template], { caption: "The template every run is copied from" });
+  if (!c) return;
+  const calibration = {
+    "three keys rebuilt, s": r3(c.seconds),
+    "accounts key, s": r3(c.accountsSeconds),
+    "stall share asked": c.stallShare,
+    "run length, s": c.durationSeconds,
+    "REINDEX starts at, s": c.reindexStartSeconds,
+  };
+  const caption = "Calibration: a plain REINDEX on a fresh clone, no load; each run lasts rebuild ÷ stall share";
+  showTable([calibration], { caption });
 }
 
 /** The per-run table: TPS, latency, the accounts UPDATE, REINDEX duration, blocked time. */
 export function runRows(s: ReindexSummary): Row[] {
-  return sortedBy(s.runs, (r) => r.set, [(r) => r.mode, REINDEX_MODES]).map((r) => ({
+  return inOrder(s).map((r) => ({
     set: r.set,
     "order in set": r.position === undefined ? "" : r.position + 1,
     mode: MODE_LABELS[r.mode],
@@ -71,16 +82,10 @@ export function runRows(s: ReindexSummary): Row[] {
     "UPDATE accounts server ms": r3(r.updateAccountsServerMs),
     "REINDEX s": r1(r.reindexSeconds),
     "accounts pkey s": r1(r.accountsReindexSeconds),
-    "REINDEX at s":
-      r.reindexStartS === undefined || r.reindexEndS === undefined
-        ? ""
-        : `${r.reindexStartS.toFixed(1)}–${r.reindexEndS.toFixed(1)}`,
+    "REINDEX at s": pair(r.reindexStartS, r.reindexEndS, 1, "–"),
     "blocked s": r1(r.blockedSeconds),
     "all clients blocked s": r1(r.allBlockedSeconds),
-    "tps in window / outside":
-      r.tpsDuringReindex === undefined || r.tpsOutsideReindex === undefined
-        ? ""
-        : `${r.tpsDuringReindex.toFixed(0)} / ${r.tpsOutsideReindex.toFixed(0)}`,
+    "tps in window / outside": pair(r.tpsDuringReindex, r.tpsOutsideReindex, 0, " / "),
     "tx lost in window": r.lostShare === undefined ? "" : `${(r.lostShare * 100).toFixed(1)} %`,
     "WAL bytes / tx": r.walBytesPerTransaction === undefined ? undefined : Math.round(r.walBytesPerTransaction),
     flags: r.flags.join(", "),
@@ -89,10 +94,7 @@ export function runRows(s: ReindexSummary): Row[] {
 
 export function showRunTable(s: ReindexSummary): void {
   showTable(runRows(s), {
-    caption:
-      "Every run (p50/p95/p99/max from pgbench's per-transaction log; UPDATE accounts = pgbench -r; blocked = sampled time with ≥1 " +
-      `pgbench session waiting on a lock). Flags: outlier = ${OUTLIER_RULE} (TPS, within the mode); a checkpoint or an autovacuum ` +
-      "run between the counters read around the run. Each claim says whether its verdict changes without the flagged sets",
+    caption: `Every run (p50/p95/p99/max from pgbench's per-transaction log; UPDATE accounts = pgbench -r; blocked = sampled time with ≥1 pgbench session waiting on a lock). Flags: outlier = ${OUTLIER_RULE} (TPS, within the mode); a checkpoint or an autovacuum run between the counters read around the run. Each claim says whether its verdict changes without the flagged sets`,
   });
   const modes: Row[] = sortedBy(s.modes, [(m) => m.mode, REINDEX_MODES]).map((m) => ({
     mode: MODE_LABELS[m.mode],
@@ -108,8 +110,7 @@ export function showRunTable(s: ReindexSummary): void {
   }));
   showTable(modes, {
     caption:
-      "Per mode: medians over sets. Ratios to the baseline are formed per set (the runs of a set ran back to back), then their median " +
-      "over sets with the exact order-statistic interval, or the range when there are too few sets for one (the label says which)",
+      "Per mode: medians over sets. Ratios to the baseline are formed per set (the runs of a set ran back to back), then their median over sets with the exact order-statistic interval, or the range when there are too few sets for one (the label says which)",
   });
 }
 
@@ -123,7 +124,7 @@ export function showCharts(s: ReindexSummary): void {
 
 export function showSeedComparison(s: ReindexSummary): void {
   const seed = seedSets();
-  const upd = seedUpdateLatency();
+  const upd = { baselineMs: seed[0]?.baselineUpdateMs, reindexMs: seed[0]?.reindexUpdateMs };
   const rows: Row[] = seed.map((x) => {
     const ours = (mode: string) => s.runs.find((r) => r.set === x.set && r.mode === mode);
     return {
@@ -142,41 +143,30 @@ export function showSeedComparison(s: ReindexSummary): void {
     caption:
       "The seed's three sets beside ours (absolute TPS depends on the machine; the change within a set is what compares)",
   });
-  const base = s.modes.find((m) => m.mode === "baseline")?.updateAccountsMs?.median;
-  const re = s.modes.find((m) => m.mode === "reindex")?.updateAccountsMs?.median;
-  showTable(
-    [
-      {
-        "": "UPDATE pgbench_accounts, ms",
-        "seed baseline": upd.baselineMs,
-        "seed REINDEX (set 1; sets 1–3: 0.54–0.69)": upd.reindexMs,
-        "seed ×": upd.baselineMs && upd.reindexMs ? r1(upd.reindexMs / upd.baselineMs) : undefined,
-        "our baseline": r3(base),
-        "our REINDEX": r3(re),
-        "our ×": base && re ? r1(re / base) : undefined,
-      },
-    ],
-    { caption: "Per-statement latency of the accounts UPDATE (pgbench -r)" },
-  );
+  const [base, re] = (["baseline", "reindex"] as const).map((m) => modeSummary(s, m)?.updateAccountsMs?.median);
+  const update = {
+    "": "UPDATE pgbench_accounts, ms",
+    "seed baseline": upd.baselineMs,
+    "seed REINDEX (set 1; sets 1–3: 0.54–0.69)": upd.reindexMs,
+    "seed ×": upd.baselineMs && upd.reindexMs ? r1(upd.reindexMs / upd.baselineMs) : undefined,
+    "our baseline": r3(base),
+    "our REINDEX": r3(re),
+    "our ×": base && re ? r1(re / base) : undefined,
+  };
+  showTable([update], { caption: "Per-statement latency of the accounts UPDATE (pgbench -r)" });
 }
 
 /** The waits behind the numbers: pgbench's wait events, the locks, the REINDEX session's own waits. */
 export function showWaits(s: ReindexSummary): void {
-  const rows: Row[] = sortedBy(s.runs, (r) => r.set, [(r) => r.mode, REINDEX_MODES])
+  const rows: Row[] = inOrder(s)
     .filter((r) => r.mode !== "baseline" || r.set === s.runs[0]?.set)
     .map((r) => ({
       set: r.set,
       mode: MODE_LABELS[r.mode],
-      "pgbench waits (top 4)": Object.entries(r.waitShares)
-        .slice(0, 4)
-        .map(([k, v]) => `${k} ${(v * 100).toFixed(0)} %`)
-        .join(", "),
+      "pgbench waits (top 4)": top(r.waitShares, 4),
       "lock waited for": r.topLock ?? "",
       "blocked by the REINDEX s": r1(r.blockedByReindexSeconds),
-      "REINDEX session waits": Object.entries(r.reindexWaitShares)
-        .slice(0, 3)
-        .map(([k, v]) => `${k} ${(v * 100).toFixed(0)} %`)
-        .join(", "),
+      "REINDEX session waits": top(r.reindexWaitShares, 3),
       "index build phases": r.phases
         .map((p) => `${p.phase} (${((p.endMs - p.startMs) / 1000).toFixed(1)} s)`)
         .join(" → "),
@@ -215,7 +205,240 @@ export function showStatements(s: ReindexSummary): void {
 
 export function showStopped(run: { readonly directory: string }): void {
   show().html(
-    `<p>The server was stopped and its data directory or container removed. Raw runs (pgbench output, per-second series, ` +
-      `activity samples, counters): <code>${escapeHtml(run.directory)}/trials.jsonl</code>.</p>`,
+    `<p>The server was stopped and its data directory or container removed. Raw runs (pgbench output, per-second series, activity samples, counters): <code>${escapeHtml(run.directory)}/trials.jsonl</code>.</p>`,
   );
+}
+
+/** The seed's three sets: TPS and the accounts UPDATE's -r latency, without and with REINDEX. */
+export function seedSets() {
+  const figures = publishedFigures("reindex_impact");
+  const value = (series: string, set: string) => figures.find((f) => f.series === series && f.condition === set)?.value;
+  const sets = [...new Set(figures.map((f) => f.condition).filter((c) => /^set\d+$/.test(c)))].sort();
+  return sets.flatMap((c) => {
+    const [baselineTps, reindexTps] = [value("tps_without_reindex", c), value("tps_with_reindex", c)];
+    const baselineUpdateMs = value("update_accounts_latency_without_reindex", c);
+    const reindexUpdateMs = value("update_accounts_latency_with_reindex", c);
+    return baselineTps === undefined || reindexTps === undefined
+      ? []
+      : [{ set: Number(c.slice(3)), baselineTps, reindexTps, baselineUpdateMs, reindexUpdateMs }];
+  });
+}
+
+function fade(hex: string, alpha: number): string {
+  const n = parseInt(hex.slice(1), 16);
+  return `rgba(${(n >> 16) & 255},${(n >> 8) & 255},${n & 255},${alpha})`;
+}
+
+/** x in seconds, y as a share of the plot's height. */
+function onPlot(type: string, [x0, x1]: number[], [y0, y1]: number[], style: Shape): Shape {
+  return { type, xref: "x", yref: "paper", x0, x1, y0, y1, ...style };
+}
+const rect = (x: number[], y: number[], fillcolor: string) => onPlot("rect", x, y, { fillcolor, line: { width: 0 } });
+
+/** The REINDEX as a light band over the TPS panel, its start and end as dashed lines; blocked intervals as strips. */
+function shapesFor(runs: Runs): Shape[] {
+  return runs.flatMap((r) => {
+    const color = MODE_COLORS[r.mode];
+    const { reindexStartS: start, reindexEndS: end } = r;
+    const window =
+      start === undefined || end === undefined
+        ? []
+        : [
+            { ...rect([start, end], [0.3, 1], fade(color, 0.1)), layer: "below" },
+            ...[start, end].map((x) => onPlot("line", [x, x], [0.3, 1], { line: { color, width: 1.5, dash: "dash" } })),
+          ];
+    // One lane per mode at the top of the TPS panel.
+    const lane = ["reindex", "concurrently", "baseline"].indexOf(r.mode) * 0.035;
+    const seconds = (ms: number) => (ms - r.startMs) / 1000;
+    const blocked = r.intervals.map((i) =>
+      rect([seconds(i.startMs), seconds(i.endMs)], [0.97 - lane, 1 - lane], fade(color, 0.85)),
+    );
+    return [...window, ...blocked];
+  });
+}
+
+/** One figure for all sets: each set's traces (the first set's visible), its shapes, and buttons that switch sets. */
+function perSetFigure(
+  s: ReindexSummary,
+  title: string,
+  traces: (r: RunSummary) => PlotlyTrace[],
+  shapes: typeof shapesFor,
+) {
+  const sets = [...new Set(s.runs.map((r) => r.set))].sort((a, b) => a - b);
+  const runsIn = (set: number | undefined) => s.runs.filter((r) => r.set === set);
+  const groups = sets.map((set) => runsIn(set).flatMap(traces));
+  const layoutFor = (set: number) => ({ shapes: shapes(runsIn(set)) });
+  return {
+    data: groups.flatMap((g, i) => g.map((t) => ({ ...t, visible: i === 0 }))),
+    layout: {
+      title: { text: title, x: 0.02, xanchor: "left" },
+      margin: { t: 90, r: 20, b: 50, l: 60 },
+      shapes: shapes(runsIn(sets[0])),
+      updatemenus: groupButtons(
+        sets,
+        groups.flatMap((g, i) => g.map(() => sets[i])),
+        (set) => `set ${set}`,
+        layoutFor,
+      ),
+    },
+  };
+}
+
+const modeLine = (r: RunSummary, width: number | undefined, more: Record<string, unknown>): PlotlyTrace => ({
+  type: "scatter",
+  mode: "lines",
+  name: MODE_LABELS[r.mode],
+  ...more,
+  line: { color: MODE_COLORS[r.mode], ...(width ? { width } : {}), shape: "hv" },
+});
+
+/** TPS per second per mode (top), sessions waiting on a lock (bottom). */
+function timeline(s: ReindexSummary): PlotlyFigure {
+  const title = "TPS per second; dashed: REINDEX start/end; strips at the top: pgbench blocked on a lock";
+  const f = perSetFigure(
+    s,
+    title,
+    (r) => [
+      modeLine(r, 2, {
+        legendgroup: r.mode,
+        ...stepCoordinates(r.series, (p) => p.tps),
+        hovertemplate: "%{y:.0f} tps at %{x:.0f} s<extra>" + r.mode + "</extra>",
+      }),
+      modeLine(r, 1.5, {
+        name: `${MODE_LABELS[r.mode]}: sessions waiting on a lock`,
+        legendgroup: r.mode,
+        showlegend: false,
+        xaxis: "x",
+        yaxis: "y2",
+        x: r.perSample.map((p) => (p.t - r.startMs) / 1000),
+        y: r.perSample.map((p) => p.lockWaiting),
+        fill: "tozeroy",
+        fillcolor: fade(MODE_COLORS[r.mode], 0.2),
+        hovertemplate: "%{y} waiting at %{x:.1f} s<extra>" + r.mode + "</extra>",
+      }),
+    ],
+    shapesFor,
+  );
+  const end = Math.max(s.durationSeconds, ...s.runs.map((r) => r.reindexEndS ?? 0)) + 1;
+  return {
+    data: f.data,
+    layout: {
+      ...f.layout,
+      // Anchored to the lower panel, so the shared axis and its title sit at the bottom.
+      xaxis: { title: { text: "seconds since the load started" }, anchor: "y2", range: [0, end] },
+      yaxis: { title: { text: "transactions / s" }, domain: [0.3, 1], rangemode: "tozero" },
+      yaxis2: { title: { text: "waiting" }, domain: [0, 0.22], rangemode: "tozero", dtick: 1 },
+      legend: { orientation: "h", y: -0.15 },
+    },
+  };
+}
+
+/** The slowest transaction of each second (log scale) per mode and set: a blocked client shows as one very slow one. */
+function latencyTimeline(s: ReindexSummary): PlotlyFigure {
+  const title = "Slowest transaction completed in each second (ms, log scale)";
+  const slowest = (r: RunSummary) => stepCoordinates(r.series, (p) => (p.transactions ? p.latencyMaxMs : null));
+  // REINDEX start and end as full-height dashed lines.
+  const lines = (runs: Runs) => shapesFor(runs).flatMap((x) => (x.type === "line" ? [{ ...x, y0: 0, y1: 1 }] : []));
+  const f = perSetFigure(s, title, (r) => [modeLine(r, undefined, slowest(r))], lines);
+  return {
+    data: f.data,
+    layout: {
+      ...f.layout,
+      legend: { orientation: "h", y: -0.2 },
+      xaxis: { title: { text: "seconds since the load started" }, range: [0, s.durationSeconds + 1] },
+      yaxis: { title: { text: "ms" }, type: "log" },
+    },
+  };
+}
+
+/** One bar per set for each mode of the run. */
+const barsByMode = (s: ReindexSummary, prefix: string, y: (r: RunSummary) => number | null) =>
+  [...new Set(s.runs.map((r) => r.mode))].map((mode): PlotlyTrace => {
+    const runs = s.runs.filter((r) => r.mode === mode).sort((a, b) => a.set - b.set);
+    const x = runs.map((r) => `set ${r.set}`);
+    return { type: "bar", name: prefix + MODE_LABELS[mode], x, y: runs.map(y), marker: { color: MODE_COLORS[mode] } };
+  });
+
+/** TPS of each set and mode beside the seed's three sets. */
+function tpsBySet(s: ReindexSummary): PlotlyFigure {
+  const seed = seedSets();
+  const seedMarkers = (["baseline", "reindex"] as const).map((mode): PlotlyTrace => ({
+    type: "scatter",
+    mode: "markers",
+    name: mode === "baseline" ? "seed: baseline" : "seed: REINDEX",
+    x: seed.map((x) => `set ${x.set}`),
+    y: seed.map((x) => (mode === "baseline" ? x.baselineTps : x.reindexTps)),
+    marker: { symbol: "diamond-open", size: 12, color: MODE_COLORS[mode] },
+  }));
+  return {
+    data: [...barsByMode(s, "ours: ", (r) => r.tps), ...seedMarkers],
+    layout: {
+      title: { text: "TPS per set (bars: this run; diamonds: the seed, PostgreSQL 17.6 on an OCI instance)" },
+      barmode: "group",
+      yaxis: { title: { text: "tps (without initial connection time)" }, rangemode: "tozero" },
+    },
+  };
+}
+
+/** The accounts UPDATE's per-statement latency per set and mode, with the seed's set-1 values. */
+function updateLatencyBySet(s: ReindexSummary): PlotlyFigure {
+  const seed = seedSets()[0];
+  const lines = [
+    { v: seed?.baselineUpdateMs, c: MODE_COLORS.baseline, label: "seed baseline" },
+    { v: seed?.reindexUpdateMs, c: MODE_COLORS.reindex, label: "seed REINDEX (set 1)" },
+  ].filter((x) => x.v !== undefined);
+  const font = (color: string) => ({ size: 10, color });
+  return {
+    data: barsByMode(s, "", (r) => r.updateAccountsMs ?? null),
+    layout: {
+      title: { text: "UPDATE pgbench_accounts: average latency per statement (pgbench -r); dotted: the seed" },
+      barmode: "group",
+      yaxis: { title: { text: "ms" }, rangemode: "tozero" },
+      shapes: lines.map(({ v, c }) => ({
+        type: "line",
+        xref: "paper",
+        x0: 0,
+        x1: 1,
+        y0: v,
+        y1: v,
+        line: { color: c, dash: "dot", width: 1.5 },
+      })),
+      annotations: lines.map(({ v, c, label }) => ({
+        xref: "paper",
+        x: 1,
+        y: v,
+        text: `${label} ${v} ms`,
+        showarrow: false,
+        xanchor: "right",
+        yanchor: "bottom",
+        font: font(c),
+      })),
+    },
+  };
+}
+
+/** What pgbench's sessions waited on, per mode (shares of sampled session states). */
+function waitShares(s: ReindexSummary): PlotlyFigure {
+  const modes = [...new Set(s.runs.map((r) => r.mode))];
+  const avg = modes.map((mode) => {
+    const runs = s.runs.filter((r) => r.mode === mode);
+    const acc: Record<string, number> = {};
+    for (const r of runs) for (const [k, v] of Object.entries(r.waitShares)) acc[k] = (acc[k] ?? 0) + v / runs.length;
+    return acc;
+  });
+  const data = [...new Set(avg.flatMap((a) => Object.keys(a)))].map((k): PlotlyTrace => ({
+    type: "bar",
+    name: k,
+    x: modes.map((m) => MODE_LABELS[m]),
+    y: avg.map((a) => a[k] ?? 0),
+    hovertemplate: "%{y:.1%}<extra>" + k + "</extra>",
+  }));
+  return {
+    data,
+    layout: {
+      title: { text: "What pgbench's sessions were doing when sampled (share of samples, whole run)" },
+      barmode: "stack",
+      yaxis: { title: { text: "share of session samples" }, tickformat: ".0%", range: [0, 1] },
+    },
+  };
 }

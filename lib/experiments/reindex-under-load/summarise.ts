@@ -1,157 +1,102 @@
 /** Notebook 04's figures per run, per mode (medians over sets) and per set (ratios, with an exact interval). */
 import type { LookPlan } from "../../stats/adaptive";
-import { sameStatePairs, speedSpread, type SpeedProbe, type SpeedSpread, type StatePairs } from "../../stats/speed";
+import { sameStatePairs, speedSpread, type SpeedProbe, type SpeedSpread } from "../../stats/speed";
 import { medianOf } from "../../stats/claim-statistics";
 import type { Without } from "../../stats/claim-engine";
-import {
-  pgbenchFigures,
-  type PgbenchFigures,
-  statementLatency,
-  type SeriesPoint,
-  type StatementLatency,
-} from "../../workloads/pgbench";
+import { pgbenchFigures, statementLatency, type PgbenchFigures, type SeriesPoint } from "../../workloads/pgbench";
+import type { StatementLatency } from "../../workloads/pgbench";
 import type { ReindexMode } from "./params";
-import { medianInterval, outlierFlags, type Interval } from "../../stats/intervals";
+import { outlierFlags, type Interval } from "../../stats/intervals";
 import { groupBy, spread, type Spread } from "../../stats/summary";
 import { sumCounters } from "../../stats/counters";
-import type { BlockedInterval, IndexBuildPhase } from "./workload/lock-timeline";
+import type { LockTimeline } from "./workload/activity";
 import type { ReindexTrial } from "./workload/run-trials";
 
-const UPDATE_ACCOUNTS = /^UPDATE pgbench_accounts/;
-const ACCOUNTS_TABLE = "pgbench_accounts";
+type Maybe<K extends string, V = number> = { readonly [k in K]?: V };
+type Timeline = Omit<LockTimeline, "samples" | "intervalMs" | "locks">;
 
-export interface RunSummary extends PgbenchFigures {
-  readonly key: string;
-  readonly set: number;
-  readonly mode: ReindexMode;
-  readonly position?: number;
-  readonly checkpoints: number;
-  readonly autovacuumRuns: number;
-  /** TPS far from its mode's other runs (OUTLIER_RULE); flags: outlier, checkpoint, autovacuum. */
-  readonly outlier: boolean;
-  readonly flags: readonly string[];
-  readonly maxMs?: number;
-  /** pgbench -r's average, and its mean time in the server (pg_stat_statements), ms. */
-  readonly updateAccountsMs?: number;
-  readonly updateAccountsServerMs?: number;
-  /** Start and end after pgbench started. */
-  readonly reindexSeconds?: number;
-  readonly accountsReindexSeconds?: number;
-  readonly reindexStartS?: number;
-  readonly reindexEndS?: number;
-  readonly reindexOutlastedLoad: boolean;
-  readonly blockedSeconds: number;
-  readonly allBlockedSeconds: number;
-  readonly lockWaitSessionSeconds: number;
-  /** Lock waits × its share of blocked samples. */
-  readonly accountsLockWaitSeconds?: number;
-  /** Within this run: what its lock waits add to the average accounts UPDATE, ms, and the average without them. */
-  readonly updateAddedMs?: number;
-  readonly updateUnblockedMs?: number;
-  readonly blockedByReindexSeconds: number;
-  readonly topLock?: string;
-  readonly waitShares: Readonly<Record<string, number>>;
-  readonly reindexWaitShares: Readonly<Record<string, number>>;
-  /** Within the run, so immune to drift between runs. */
-  readonly tpsDuringReindex?: number;
-  readonly tpsOutsideReindex?: number;
-  readonly lostShare?: number;
-  readonly tpsVsBaseline?: number;
-  readonly walBytesPerTransaction?: number;
-  readonly accountsHotShare?: number;
-  readonly series: readonly SeriesPoint[];
-  readonly statements: readonly StatementLatency[];
-  readonly intervals: readonly BlockedInterval[];
-  readonly phases: readonly IndexBuildPhase[];
-  /** The zero of the timeline. */
-  readonly startMs: number;
-  readonly perSample: readonly { readonly t: number; readonly sessions: number; readonly lockWaiting: number }[];
-  readonly speed?: SpeedProbe;
-}
+/** updateAdded/UnblockedMs: within the run, what its lock waits add to the average accounts UPDATE, and the rest. */
+export type RunSummary = PgbenchFigures &
+  Timeline &
+  Maybe<"position" | "maxMs" | "updateAccountsMs" | "updateAccountsServerMs" | "updateAddedMs" | "updateUnblockedMs"> &
+  Maybe<"reindexSeconds" | "accountsReindexSeconds" | "reindexStartS" | "reindexEndS" | "accountsLockWaitSeconds"> &
+  Maybe<"tpsDuringReindex" | "tpsOutsideReindex" | "lostShare" | "tpsVsBaseline" | "walBytesPerTransaction"> &
+  Maybe<"accountsHotShare"> & {
+    readonly key: string;
+    readonly set: number;
+    readonly mode: ReindexMode;
+    readonly checkpoints: number;
+    readonly autovacuumRuns: number;
+    /** outlier: TPS far from its mode's other runs (OUTLIER_RULE); flags: outlier, checkpoint, autovacuum. */
+    readonly outlier: boolean;
+    readonly flags: readonly string[];
+    readonly reindexOutlastedLoad: boolean;
+    readonly topLock?: string;
+    readonly series: readonly SeriesPoint[];
+    readonly statements: readonly StatementLatency[];
+    /** The zero of the timeline. */
+    readonly startMs: number;
+    readonly speed?: SpeedProbe;
+  };
+type Runs = readonly RunSummary[];
+type Value = (r: RunSummary) => number | undefined;
 
-export interface ModeSummary {
-  readonly mode: ReindexMode;
-  readonly n: number;
-  readonly tps: Spread;
-  readonly updateAccountsMs?: Spread;
-  readonly p99Ms?: Spread;
-  readonly reindexSeconds?: Spread;
-  readonly accountsReindexSeconds?: Spread;
-  readonly blockedSeconds: Spread;
-  readonly allBlockedSeconds: Spread;
-  readonly lostShare?: Spread;
-  readonly duringOutside?: Spread;
-  readonly tpsRatio?: Interval;
-  readonly updateRatio?: Interval;
-}
+/** The per-mode medians a table or a why reads, beside tps and the blocked seconds every run has. */
+const SPREADS = ["updateAccountsMs", "p99Ms", "reindexSeconds", "accountsReindexSeconds", "lostShare"] as const;
+export type ModeSummary = Record<"tps" | "blockedSeconds" | "allBlockedSeconds", Spread> &
+  Maybe<(typeof SPREADS)[number] | "duringOutside", Spread> &
+  Maybe<"tpsRatio" | "updateRatio", Interval> & { readonly mode: ReindexMode; readonly n: number };
 
 export interface ReindexSummary {
   readonly durationSeconds: number;
   /** The claims engine decides at their coverage. */
   readonly looks?: LookPlan;
   readonly clients: number;
-  /** Absent in older summaries. */
   readonly scale?: number;
   readonly speed?: SpeedSpread;
   readonly hostCpus?: number;
-  readonly runs: readonly RunSummary[];
+  readonly runs: Runs;
   readonly modes: readonly ModeSummary[];
   readonly failed: readonly { readonly key: string; readonly error: string }[];
 }
 
-export function windowStats(
-  series: readonly SeriesPoint[],
-  runStartMs: number,
-  durationSeconds: number,
-  from: number,
-  to: number,
-) {
-  const runEnd = runStartMs + durationSeconds * 1000;
-  const a = Math.max(from, runStartMs);
-  const b = Math.min(to, runEnd);
+/** TPS inside a window of the run and outside it, and the share of the run's transactions the window cost. */
+export function windowStats(series: readonly SeriesPoint[], t0: number, runS: number, from: number, to: number) {
+  const runEnd = t0 + runS * 1000;
+  const [a, b] = [Math.max(from, t0), Math.min(to, runEnd)];
   if (b <= a) return undefined;
   let inside = 0;
   let total = 0;
   // A bucket that straddles the window counts in proportion to its overlap (blurs the edges by a bucket).
   const bucketMs = series.length > 1 ? series[1].epochMs - series[0].epochMs : 1000;
   for (const p of series) {
-    const start = p.epochMs;
-    const end = start + bucketMs;
-    if (start >= runEnd) continue;
+    if (p.epochMs >= runEnd) continue;
     total += p.transactions;
-    inside += p.transactions * (Math.max(0, Math.min(end, b) - Math.max(start, a)) / bucketMs);
+    inside += p.transactions * (Math.max(0, Math.min(p.epochMs + bucketMs, b) - Math.max(p.epochMs, a)) / bucketMs);
   }
-  const windowS = (b - a) / 1000;
-  const outsideS = durationSeconds - windowS;
+  const [windowS, outsideS] = [(b - a) / 1000, runS - (b - a) / 1000];
   if (outsideS <= 0) return undefined;
-  const during = inside / windowS;
-  const outside = (total - inside) / outsideS;
-  return {
-    during,
-    outside,
-    lostShare: outside > 0 ? ((outside - during) * windowS) / (outside * durationSeconds) : undefined,
-  };
+  const [during, outside] = [inside / windowS, (total - inside) / outsideS];
+  return { during, outside, lostShare: outside > 0 ? ((outside - during) * windowS) / (outside * runS) : undefined };
 }
 
 type CompleteTrial = ReindexTrial & Required<Pick<ReindexTrial, "pgbench" | "timeline">>;
 
-const isComplete = (t: ReindexTrial): t is CompleteTrial => t.status === "ok" && !!t.pgbench && !!t.timeline;
-
 function summariseRun(t: CompleteTrial, baselineTps: number | undefined, durationSeconds: number): RunSummary {
-  const b = t.pgbench;
-  const r = t.reindex;
-  const tl = t.timeline;
+  const { pgbench: b, reindex: r } = t;
+  const { samples: _n, intervalMs: _i, locks, ...timeline } = t.timeline;
   const c = t.counters ?? {};
   const accounts = r?.statements.find((s) => s.index === "pgbench_accounts_pkey");
   const upd = c["table.pgbench_accounts.n_tup_upd"];
-  const topLock = Object.keys(tl.locks)[0];
-  const lockSamples = Object.values(tl.locks).reduce((a, n) => a + n, 0);
-  const accountsSamples = Object.entries(tl.locks)
-    .filter(([k]) => k.startsWith(`relation ${ACCOUNTS_TABLE} `))
-    .reduce((a, [, n]) => a + n, 0);
-  const accountsLockWaitSeconds = lockSamples ? (tl.lockWaitSessionSeconds * accountsSamples) / lockSamples : 0;
-  const updateMs = statementLatency(b.summary, UPDATE_ACCOUNTS);
-  const updateAddedMs = b.summary.transactions ? (accountsLockWaitSeconds * 1000) / b.summary.transactions : undefined;
+  const samples = (pick: (lock: string) => boolean) =>
+    Object.entries(locks).reduce((a, [k, n]) => a + (pick(k) ? n : 0), 0);
+  const lockSamples = samples(() => true);
+  const accountsLockWaitSeconds = lockSamples
+    ? (timeline.lockWaitSessionSeconds * samples((k) => k.startsWith("relation pgbench_accounts "))) / lockSamples
+    : 0;
+  const updateMs = statementLatency(b.summary, /^UPDATE pgbench_accounts/);
+  const tx = b.summary.transactions;
+  const updateAddedMs = tx ? (accountsLockWaitSeconds * 1000) / tx : undefined;
   const t0 = b.loadStartedAtMs ?? b.startedAtMs;
   const w = r && !r.error ? windowStats(b.series, t0, durationSeconds, r.startMs, r.endMs) : undefined;
   const sumOf = (suffix: string) => sumCounters(c, "table.", suffix);
@@ -176,96 +121,62 @@ function summariseRun(t: CompleteTrial, baselineTps: number | undefined, duratio
     reindexStartS: r ? (r.startMs - t0) / 1000 : undefined,
     reindexEndS: r ? (r.endMs - t0) / 1000 : undefined,
     reindexOutlastedLoad: r ? r.endMs > b.finishedAtMs : false,
-    blockedSeconds: tl.blockedSeconds,
-    allBlockedSeconds: tl.allBlockedSeconds,
-    lockWaitSessionSeconds: tl.lockWaitSessionSeconds,
-    blockedByReindexSeconds: tl.blockedByReindexSeconds,
-    topLock,
-    waitShares: tl.waitShares,
-    reindexWaitShares: tl.reindexWaitShares,
+    ...timeline,
+    topLock: Object.keys(locks)[0],
     tpsDuringReindex: w?.during,
     tpsOutsideReindex: w?.outside,
     lostShare: w?.lostShare,
     tpsVsBaseline: baselineTps ? b.summary.tps / baselineTps : undefined,
-    walBytesPerTransaction:
-      c["wal.bytes"] !== undefined && b.summary.transactions ? c["wal.bytes"] / b.summary.transactions : undefined,
+    walBytesPerTransaction: c["wal.bytes"] !== undefined && tx ? c["wal.bytes"] / tx : undefined,
     accountsHotShare: upd ? (c["table.pgbench_accounts.n_tup_hot_upd"] ?? 0) / upd : undefined,
     series: b.series,
     statements: b.summary.statements,
-    intervals: tl.intervals,
-    phases: tl.phases,
     startMs: t0,
-    perSample: tl.perSample,
     ...(t.speed ? { speed: t.speed } : {}),
   };
 }
 
-function spreadOf(values: readonly (number | undefined)[]): Spread | undefined {
-  const v = values.filter((x): x is number => x !== undefined && Number.isFinite(x));
-  return v.length ? spread(v) : undefined;
-}
+type Context = Pick<ReindexSummary, "durationSeconds" | "clients" | "hostCpus" | "scale">;
 
-export function summarise(
-  trials: readonly ReindexTrial[],
-  durationSeconds: number,
-  clients: number,
-  hostCpus?: number,
-  scale?: number,
-): ReindexSummary {
-  const ok = trials.filter(isComplete);
-  const baselineBySet = new Map(
-    ok.filter((t) => t.condition.mode === "baseline").map((t) => [t.condition.set, t.pgbench.summary.tps]),
-  );
+export function summarise(trials: readonly ReindexTrial[], o: Context): ReindexSummary {
+  const ok = trials.filter((t): t is CompleteTrial => t.status === "ok" && !!t.pgbench && !!t.timeline);
+  const baselines = ok.filter((t) => t.condition.mode === "baseline");
+  const baselineBySet = new Map(baselines.map((t) => [t.condition.set, t.pgbench.summary.tps]));
   const failed = trials.filter((t) => t.status === "failed").map((t) => ({ key: t.key, error: t.error ?? "" }));
-  const runs = ok.map((t) => summariseRun(t, baselineBySet.get(t.condition.set), durationSeconds));
-  return summariseRuns(runs, { durationSeconds, clients, hostCpus, scale, failed });
+  const runs = ok.map((t) => summariseRun(t, baselineBySet.get(t.condition.set), o.durationSeconds));
+  return summariseRuns(runs, { ...o, failed });
 }
 
-export function summariseRuns(
-  unflagged: readonly RunSummary[],
-  o: Pick<ReindexSummary, "durationSeconds" | "clients" | "hostCpus" | "scale"> & {
-    readonly failed?: ReindexSummary["failed"];
-  },
-): ReindexSummary {
+export function summariseRuns(unflagged: Runs, o: Context & { failed?: ReindexSummary["failed"] }): ReindexSummary {
   const runs = flagRuns(unflagged);
-  const byMode = groupBy(runs, (r) => r.mode);
-  const baseline = byMode.get("baseline");
-  const modes: ModeSummary[] = [...byMode.entries()].map(([mode, group]) => {
-    const upd = group.map((r) => r.updateAccountsMs).filter((x): x is number => x !== undefined);
-    const baseUpd = baseline?.map((r) => r.updateAccountsMs).filter((x): x is number => x !== undefined) ?? [];
-    const of = (pick: (r: RunSummary) => number | undefined) => spreadOf(group.map(pick));
+  const modes = [...groupBy(runs, (r) => r.mode).values()].map((group): ModeSummary => {
+    const mode = group[0].mode;
+    const of = (pick: Value) => {
+      const v = group.map(pick).filter((x): x is number => x !== undefined && Number.isFinite(x));
+      return v.length ? spread(v) : undefined;
+    };
+    const vs = mode !== "baseline";
     return {
-      mode: mode as ReindexMode,
+      mode,
       n: group.length,
       tps: spread(group.map((r) => r.tps)),
-      updateAccountsMs: spreadOf(upd),
-      p99Ms: of((r) => r.p99Ms),
-      reindexSeconds: of((r) => r.reindexSeconds),
-      accountsReindexSeconds: of((r) => r.accountsReindexSeconds),
+      ...Object.fromEntries(SPREADS.map((k) => [k, of((r) => r[k])])),
       blockedSeconds: spread(group.map((r) => r.blockedSeconds)),
       allBlockedSeconds: spread(group.map((r) => r.allBlockedSeconds)),
-      lostShare: of((r) => r.lostShare),
-      duringOutside: of((r) =>
-        r.tpsDuringReindex !== undefined && r.tpsOutsideReindex ? r.tpsDuringReindex / r.tpsOutsideReindex : undefined,
-      ),
-      tpsRatio: baseline && mode !== "baseline" ? tpsVsBaseline(runs, mode as ReindexMode) : undefined,
-      updateRatio:
-        baseUpd.length && upd.length && mode !== "baseline"
-          ? vsBaseline(
-              runs,
-              mode as ReindexMode,
-              (r) => r.updateAccountsMs,
-              `UPDATE pgbench_accounts latency ${mode} ÷ the same set's baseline, per set`,
-            )
-          : undefined,
+      duringOutside: of((r) => (r.tpsOutsideReindex ? quotient(r.tpsDuringReindex, r.tpsOutsideReindex) : undefined)),
+      tpsRatio: vs ? tpsVsBaseline(runs, mode) : undefined,
+      updateRatio: vs
+        ? vsBaseline(runs, mode, (r) => r.updateAccountsMs, "UPDATE pgbench_accounts latency")
+        : undefined,
     };
   });
   const speed = speedSpread(runs);
+  const { durationSeconds, clients, scale, hostCpus } = o;
   return {
-    durationSeconds: o.durationSeconds,
-    clients: o.clients,
-    scale: o.scale,
-    hostCpus: o.hostCpus,
+    durationSeconds,
+    clients,
+    scale,
+    hostCpus,
     ...(speed ? { speed } : {}),
     runs,
     modes,
@@ -273,7 +184,7 @@ export function summariseRuns(
   };
 }
 
-function flagRuns(runs: readonly RunSummary[]): RunSummary[] {
+function flagRuns(runs: Runs): RunSummary[] {
   const outliers = new Map<string, boolean>();
   for (const group of groupBy(runs, (r) => r.mode).values()) {
     const flags = outlierFlags(group.map((r) => r.tps));
@@ -290,130 +201,75 @@ function flagRuns(runs: readonly RunSummary[]): RunSummary[] {
   });
 }
 
-export function perSet(
-  runs: readonly RunSummary[],
-  modes: readonly ReindexMode[],
-  f: (bySet: ReadonlyMap<ReindexMode, RunSummary>) => number | undefined,
-  of: string,
-): Interval | undefined {
-  const values: number[] = [];
-  for (const group of groupBy(runs, (r) => String(r.set)).values()) {
-    const byMode = new Map(group.map((r) => [r.mode, r]));
-    if (!modes.every((m) => byMode.has(m))) continue;
-    const v = f(byMode);
-    if (v !== undefined && Number.isFinite(v)) values.push(v);
-  }
-  return values.length ? medianInterval(values, of) : undefined;
-}
+const quotient = (x: number | undefined, y: number) => (x === undefined ? undefined : x / y);
 
-const vsBaseline = (
-  runs: readonly RunSummary[],
-  mode: ReindexMode,
-  pick: (r: RunSummary) => number | undefined,
-  of: string,
-) =>
-  perSet(
-    runs,
-    ["baseline", mode],
-    (m) => {
-      const [b, t] = [m.get("baseline"), m.get(mode)].map((r) => (r ? pick(r) : undefined));
-      return b && t !== undefined ? t / b : undefined;
-    },
+/** Each set's runs by mode, sets in order. */
+const setsOf = (runs: Runs) =>
+  [...groupBy(runs, (r) => String(r.set)).values()]
+    .map((g) => ({ set: g[0].set, by: new Map(g.map((r) => [r.mode, r])) }))
+    .sort((a, b) => a.set - b.set);
+
+/** A value per set from its runs by mode (run back to back; undefined where a mode is missing), median over sets. */
+const perSet = (runs: Runs, of: string, f: (by: Map<ReindexMode, RunSummary>) => number | undefined) =>
+  medianOf(setsOf(runs), (s) => f(s.by), of);
+
+/** Within each run of a mode alone, so speed changes between runs do not move it. */
+export const perRun = (runs: Runs, mode: ReindexMode, pick: Value, of: string) =>
+  medianOf(
+    setsOf(runs).flatMap((s) => s.by.get(mode) ?? []),
+    pick,
     of,
   );
 
-export const tpsVsBaseline = (runs: readonly RunSummary[], mode: ReindexMode) =>
-  vsBaseline(runs, mode, (r) => r.tps, `TPS ${mode} ÷ the same set's baseline, per set`);
+const vsBaseline = (runs: Runs, mode: ReindexMode, pick: Value, what: string) =>
+  perSet(runs, `${what} ${mode} ÷ the same set's baseline, per set`, (by) => {
+    const [b, t] = [by.get("baseline"), by.get(mode)].map((r) => (r ? pick(r) : undefined));
+    return b && t !== undefined ? t / b : undefined;
+  });
 
-/** Within each run alone, so speed changes between runs do not move it. */
-export function updateWithinRun(runs: readonly RunSummary[], mode: ReindexMode): Interval | undefined {
-  return perSet(
+export const tpsVsBaseline = (runs: Runs, mode: ReindexMode) => vsBaseline(runs, mode, (r) => r.tps, "TPS");
+
+/** (The unblocked UPDATE latency + what lock waits add to it) ÷ the unblocked latency, within one run. */
+const withinRun = ({ updateUnblockedMs: u, updateAddedMs: added }: RunSummary) =>
+  u && u > 0 && added !== undefined ? (u + added) / u : undefined;
+export const updateWithinRun = (runs: Runs, mode: ReindexMode) =>
+  perRun(
     runs,
-    [mode],
-    (m) => {
-      const r = m.get(mode);
-      return r?.updateUnblockedMs && r.updateUnblockedMs > 0 && r.updateAddedMs !== undefined
-        ? (r.updateUnblockedMs + r.updateAddedMs) / r.updateUnblockedMs
-        : undefined;
-    },
+    mode,
+    withinRun,
     `UPDATE pgbench_accounts latency in the ${mode} run ÷ the same run's unblocked latency, per set`,
   );
-}
 
-export function modeSummary(s: ReindexSummary, mode: ReindexMode): ModeSummary | undefined {
-  return s.modes.find((m) => m.mode === mode);
-}
+export const modeSummary = (s: ReindexSummary, mode: ReindexMode) => s.modes.find((m) => m.mode === mode);
 
 export const runsOf = (s: ReindexSummary, mode: ReindexMode) =>
   s.runs.filter((r) => r.mode === mode).sort((a, b) => a.set - b.set);
 
-export const lostShare = (mode: ReindexMode) => (s: ReindexSummary) =>
-  perSet(
-    s.runs,
-    [mode],
-    (m) => m.get(mode)?.lostShare,
-    `share of the run's transactions lost in the ${mode} window, per set`,
-  );
-
-function windowSeconds(r: RunSummary, duration: number): number | undefined {
-  if (r.reindexStartS !== undefined && r.reindexEndS !== undefined)
-    return Math.max(0, Math.min(r.reindexEndS, duration) - Math.max(r.reindexStartS, 0));
-  return r.reindexSeconds;
-}
-
+/** The REINDEX window's share of the run: the part of it inside the load, or its length when its ends are unknown. */
 export function stallShare(r: RunSummary, duration: number): number | undefined {
-  const w = windowSeconds(r, duration);
+  const { reindexStartS: a, reindexEndS: b } = r;
+  const w = a !== undefined && b !== undefined ? Math.max(0, Math.min(b, duration) - Math.max(a, 0)) : r.reindexSeconds;
   return w !== undefined && duration > 0 ? w / duration : undefined;
 }
 
-export const lostOverStall = (s: ReindexSummary) =>
-  perSet(
-    s.runs,
-    ["reindex"],
-    (m) => {
-      const r = m.get("reindex");
-      const share = r ? stallShare(r, s.durationSeconds) : undefined;
-      return r?.lostShare !== undefined && share ? r.lostShare / share : undefined;
-    },
-    "lost share ÷ the plain REINDEX's window share of the run, per set",
-  );
-
 export const lostDifference = (s: ReindexSummary) =>
-  perSet(
-    s.runs,
-    ["reindex", "concurrently"],
-    (m) => {
-      const c = m.get("concurrently")?.lostShare;
-      const r = m.get("reindex")?.lostShare;
-      return c !== undefined && r !== undefined ? c - r : undefined;
-    },
-    "lost share with CONCURRENTLY − with REINDEX, per set",
-  );
+  perSet(s.runs, "lost share with CONCURRENTLY − with REINDEX, per set", (by) => {
+    const [c, r] = [by.get("concurrently")?.lostShare, by.get("reindex")?.lostShare];
+    return c !== undefined && r !== undefined ? c - r : undefined;
+  });
 
-/** A pair whose probes split (PAIR_STATE_RULE) may measure the machine. */
-export function rebuildPairs(
-  runs: readonly RunSummary[],
-): StatePairs<{ set: number; ratio: number; probes: (number | undefined)[] }> {
-  const bySet = new Map<number, Map<ReindexMode, RunSummary>>();
-  for (const r of runs) bySet.set(r.set, (bySet.get(r.set) ?? new Map<ReindexMode, RunSummary>()).set(r.mode, r));
-  const pairs = [...bySet.entries()]
-    .sort((a, b) => a[0] - b[0])
-    .flatMap(([set, m]) => {
-      const c = m.get("concurrently");
-      const r = m.get("reindex");
+/** CONCURRENTLY ÷ plain rebuild seconds per set; a set whose probes split (PAIR_STATE_RULE) may measure the machine. */
+export const rebuildPairs = (runs: Runs) =>
+  sameStatePairs(
+    setsOf(runs).flatMap(({ set, by }) => {
+      const [c, r] = [by.get("concurrently"), by.get("reindex")];
       return c?.reindexSeconds === undefined || !r?.reindexSeconds
         ? []
         : [{ set, ratio: c.reindexSeconds / r.reindexSeconds, probes: [c.speed?.medianMs, r.speed?.medianMs] }];
-    });
-  return sameStatePairs(
-    pairs,
+    }),
     (p) => p.probes,
     (p) => `set ${p.set}`,
   );
-}
-
-export const rebuildRatio = (s: ReindexSummary) =>
-  medianOf(rebuildPairs(s.runs).kept, (p) => p.ratio, "rebuild seconds CONCURRENTLY ÷ REINDEX, per set");
 
 export function withoutFlagged(s: ReindexSummary): Without<ReindexSummary> {
   const flagged = s.runs.filter((r) => r.flags.length);

@@ -2,7 +2,7 @@
 import type { PlotlyFigure, PlotlyTrace } from "../../display/plotly";
 import { CASE_INFO, CASES } from "./workload/cases";
 import { SYNC_LEVELS } from "./workload/replication";
-import { seedValue, SEED_CONDITIONS, SEED_LABELS, type SeedSeries } from "./seed";
+import { seedValue, SEED_CONDITIONS, SEED_LABELS } from "./seed";
 import { findEnvironment, flaggedRepeats, type RoundTripsSummary } from "./summarise";
 
 const COLORS = ["#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#9d755d"];
@@ -35,11 +35,10 @@ export function elapsedVsRtt(s: RoundTripsSummary): PlotlyFigure {
       });
     }
   });
-  const seedSeries: { series: SeedSeries; label: string; color: string }[] = [
-    { series: "update_autocommit_seconds", label: "seed: UPDATE ×10,000 autocommit", color: COLORS[1] },
-    { series: "update_one_transaction_seconds", label: "seed: UPDATE ×10,000 in one transaction", color: COLORS[2] },
-  ];
-  for (const { series, label, color } of seedSeries) {
+  for (const [series, label, color] of [
+    ["update_autocommit_seconds", "seed: UPDATE ×10,000 autocommit", COLORS[1]],
+    ["update_one_transaction_seconds", "seed: UPDATE ×10,000 in one transaction", COLORS[2]],
+  ] as const)
     data.push({
       type: "scatter",
       mode: "markers",
@@ -49,7 +48,6 @@ export function elapsedVsRtt(s: RoundTripsSummary): PlotlyFigure {
       text: SEED_CONDITIONS.map((c) => SEED_LABELS[c]),
       marker: { symbol: "diamond-open", size: 12, color, line: { width: 2 } },
     });
-  }
   return {
     data,
     layout: {

@@ -3,39 +3,50 @@ import type { RegimeFactor, Rule } from "../../stats/claims";
 import { declare, readQuotes, type ClaimSet } from "../../stats/claim-engine";
 import { intervalText, medianInterval } from "../../stats/intervals";
 import { QUORUM } from "./workload/environments";
-import type { RoundTripsParams } from "./params";
+import type { RoundTripsParams as P } from "./params";
 import type { EnvironmentKey } from "./workload/trials";
-import { seedCommitMs, seedValue, type SeedCondition } from "./seed";
-import {
-  clientRtt,
-  commitShare,
-  crossOverSame,
-  findEnvironment,
-  pairedInterval,
-  selectOne,
-  serverCommitMs,
-  shareOf,
-  slopes,
-  statementMs,
-  sweepPair,
-  type EnvironmentSummary,
-  type RoundTripsSummary,
-} from "./summarise";
+import { seedCommitMs, seedValue, type SeedCondition, type SeedSeries } from "./seed";
+import * as sum from "./summarise";
+import { findEnvironment, type EnvironmentSummary as E, type RoundTripsSummary as S } from "./summarise";
 
-type S = RoundTripsSummary;
 const Q = readQuotes(__dirname);
-const isExternal = (p: RoundTripsParams) =>
-  p.target === "external" || (p.target === "auto" && Boolean(process.env.DBLAB_POSTGRES_URI));
-type P = RoundTripsParams;
 type Factor = "localRtt" | "rttSame" | "rttCross" | "rttExternal";
-
-const f = (x: number | undefined | null, d = 2) =>
-  x === undefined || x === null || !Number.isFinite(x) ? "n/a" : x.toFixed(d);
-const ms = (x: number | undefined | null, d = 3) => `${f(x, d)} ms`;
-const lag = (x: number | undefined | null) =>
-  x === undefined || x === null ? "not caught (every sample found the standbys idle)" : ms(x);
+type Num = number | undefined | null;
+const isExternal = (p: P) =>
+  p.target === "external" || (p.target === "auto" && Boolean(process.env.DBLAB_POSTGRES_URI));
+const f = (x: Num, d = 2) => (x === undefined || x === null || !Number.isFinite(x) ? "n/a" : x.toFixed(d));
+const ms = (x: Num, d = 3) => `${f(x, d)} ms`;
+const lag = (x: Num) => (x === undefined || x === null ? "not caught (every sample found the standbys idle)" : ms(x));
 const fmtRatio = (x: number) => x.toFixed(2);
 const fmtMs = (x: number) => `${x.toFixed(3)} ms`;
+const seedS = (series: SeedSeries, c: SeedCondition) => seedValue(series, c) ?? NaN;
+/** `fn` of what `get` finds; undefined where nothing ran. */
+const given =
+  <T, R>(get: (s: S) => T | undefined, fn: (x: T, s: S) => R) =>
+  (s: S): R | undefined => {
+    const x = get(s);
+    return x === undefined ? undefined : fn(x, s);
+  };
+/** A text of what `get` finds; "" where nothing ran (or `fn` finds what it needs missing). */
+const from =
+  <T>(get: (s: S) => T | undefined, fn: (x: T, s: S) => string | false | undefined) =>
+  (s: S) =>
+    given(get, fn)(s) || "";
+const at = (env: EnvironmentKey, fn: (e: E, s: S) => string | false | undefined) =>
+  from((s) => findEnvironment(s, env), fn);
+/** Not run where the parameters say so before the run, or the summary after it. */
+const unless = (reason: string, before: (p: P) => boolean, after: (s: S) => boolean = () => false) => ({
+  before,
+  after,
+  reason,
+});
+/** Not run unless the parameters name `env` (on a server the lab runs) and the summary has it. */
+const ran = (
+  env: EnvironmentKey,
+  reason: string,
+  before = (p: P) => !p.environments.includes(env as never) || isExternal(p),
+) => unless(reason, before, (s) => !findEnvironment(s, env));
+
 const LINKS =
   "emulated: the client's round trips, a delay this lab sets on the link (netem, else a user-space delay proxy)";
 const STANDBYS = "emulated: two standbys on this machine behind delayed links, in place of Aurora's storage quorum";
@@ -43,31 +54,23 @@ const EMULATED_LINKS = (p: P) =>
   p.hosts.sameAz && p.hosts.crossAz
     ? undefined
     : "the same-AZ and cross-AZ round trips are this run's inputs (emulated links)";
-
 const AURORA = "Aurora PostgreSQL 17.6 (db.r6g.large), client on EC2, 10,000 statements per case through psql, 5 runs";
 const DOCKER =
   "Docker postgres:17 on macOS, the client through the Docker VM: a 0.93 ms round trip (9.26 s for 10,000 × SELECT 1)";
-const seedS = (series: Parameters<typeof seedValue>[0], c: Parameters<typeof seedValue>[1]) =>
-  seedValue(series, c) ?? NaN;
-
-/** "About the same", "nearly match", "about one round trip": within ×0.8–×1.25. */
+/** "About the same", "nearly match", "about one round trip": within ×0.8–×1.25. "≫": at least 1.5×. */
 const ABOUT: Rule = { kind: "inside", low: 0.8, high: 1.25 };
-/** "≫": at least 1.5×. */
 const MUCH: Rule = { kind: "above", margin: 1.5 };
+const LOCAL = ran("local", "this run had no local (loopback) environment");
 
-/** The seed's: Aurora's commit-latency total ÷ the one-transaction case's time. */
-const seedShare = (c: "same_az" | "cross_az") =>
-  seedS("aurora_commit_latency_seconds", c) / seedS("update_one_transaction_seconds", c);
-
-const storageText = (s: S) =>
-  !s.storage
+const storageText = ({ storage: d }: S) =>
+  !d
     ? ""
-    : s.storage.fsType === "tmpfs"
+    : d.fsType === "tmpfs"
       ? " The data directory is on tmpfs: no commit here waits for a disk."
-      : s.storage.fsyncMs !== undefined
-        ? ` Its disk (${s.storage.fsType} on ${s.storage.device}) took ${ms(s.storage.fsyncMs)} per 8 KiB write + fdatasync at start.`
+      : d.fsyncMs !== undefined
+        ? ` Its disk (${d.fsType} on ${d.device}) took ${ms(d.fsyncMs)} per 8 KiB write + fdatasync at start.`
         : "";
-
+const per10k = (e: E) => `${f(e.autocommit?.secondsPer10k)} s vs ${f(e.oneTransaction?.secondsPer10k)} s per 10,000`;
 /** Autocommit ÷ one transaction in one environment: (b)'s and (c)'s statistic. */
 const ratioStatistic = (env: EnvironmentKey) => ({
   text: "autocommit ÷ one-transaction elapsed time, one ratio per repeat (paired, order rotated), exact interval of the median",
@@ -75,49 +78,40 @@ const ratioStatistic = (env: EnvironmentKey) => ({
   of: (s: S) => findEnvironment(s, env)?.ratio,
   needs: `update_autocommit and update_one_transaction in the ${env} environment`,
 });
-const per10k = (e: EnvironmentSummary) =>
-  `${f(e.autocommit?.secondsPer10k)} s vs ${f(e.oneTransaction?.secondsPer10k)} s per 10,000`;
-
-const quorumWhy = (env: EnvironmentKey) => (s: S) => {
-  const q = findEnvironment(s, env);
-  if (!q?.autocommit || !q.oneTransaction) return "";
-  return (
-    `synchronous_standby_names = '${QUORUM}', standbys ${ms(q.standbyRttMs)} away: pg_stat_wal counted ` +
-    `${f(q.walSyncsPerCommit)} WAL syncs per autocommit statement at ${ms(q.walSyncMsPerCommit)} each, and the fastest ` +
-    `standby's flush lag was ${lag(q.flushLagMs)} (pg_stat_replication); the one transaction synced ` +
-    `${f(q.oneTransaction.walSyncs, 0)} time(s) over ${q.oneTransaction.statements.toLocaleString("en-US")} statements of ` +
-    `${ms(statementMs(q))}.`
-  );
-};
-
-const quorumOurs = (env: EnvironmentKey) => (s: S) => {
-  const q = findEnvironment(s, env);
-  if (!q?.autocommit || !q.oneTransaction) return "";
-  return (
-    `${per10k(q)}; gap per commit ` +
-    `${q.commitInterval ? intervalText(q.commitInterval, fmtMs) : ms(q.commitMs)}, the server's account ` +
-    `${ms(serverCommitMs(q))} (WAL flush ${ms(q.walSyncMsPerCommit)} + flush lag ${lag(q.flushLagMs)}), a statement ${ms(statementMs(q))}`
-  );
-};
+/** A client round trip as a regime factor: ×0.5 to ×`upTo` the seed's SELECT 1 round trip. */
+const rttFactor = (what: string, c: SeedCondition, upTo = 2): RegimeFactor => ({
+  what,
+  seed: seedS("rtt_select1", c),
+  unit: "ms",
+  within: [0.5, upTo],
+});
 
 function quorumClaims(env: EnvironmentKey, where: string, c: "same_az" | "cross_az", factor: Factor) {
-  const a = seedS("update_autocommit_seconds", c);
-  const b = seedS("update_one_transaction_seconds", c);
-  const absent = {
-    before: (p: P) => !p.environments.includes(env as never) || isExternal(p),
-    after: (s: S) => !findEnvironment(s, env),
-    reason: `this run had no ${env} environment`,
-  };
+  const [a, b, aurora] = (
+    ["update_autocommit_seconds", "update_one_transaction_seconds", "aurora_commit_latency_seconds"] as const
+  ).map((x) => seedS(x, c));
+  const ours = at(
+    env,
+    (q) =>
+      q.autocommit &&
+      q.oneTransaction &&
+      `${per10k(q)}; gap per commit ${q.commitInterval ? intervalText(q.commitInterval, fmtMs) : ms(q.commitMs)}, the server's account ${ms(sum.serverCommitMs(q))} (WAL flush ${ms(q.walSyncMsPerCommit)} + flush lag ${lag(q.flushLagMs)}), a statement ${ms(sum.statementMs(q))}`,
+  );
   const common = {
+    kind: "magnitude" as const,
     regime: [factor],
-    ours: (s: S) => {
-      const share = commitShare(findEnvironment(s, env));
-      return `${quorumOurs(env)(s)}; commit ÷ statement ${f(share)} (the seed's ${f(seedShare(c))})`;
-    },
+    ours: (s: S) =>
+      `${ours(s)}; commit ÷ statement ${f(sum.commitShare(findEnvironment(s, env)))} (the seed's ${f(aurora / b)})`,
     regimeText: `${AURORA}; Aurora commits on a 4-of-6 storage quorum across three AZs; here, a ${where} client, a primary and two standbys, ${QUORUM}`,
     howToTest: `environments including "${env}" runs it; only a real server (hosts, or an external target) makes it evidence`,
-    absent,
-    why: quorumWhy(env),
+    absent: ran(env, `this run had no ${env} environment`),
+    why: at(
+      env,
+      (q) =>
+        q.autocommit &&
+        q.oneTransaction &&
+        `synchronous_standby_names = '${QUORUM}', standbys ${ms(q.standbyRttMs)} away: pg_stat_wal counted ${f(q.walSyncsPerCommit)} WAL syncs per autocommit statement at ${ms(q.walSyncMsPerCommit)} each, and the fastest standby's flush lag was ${lag(q.flushLagMs)} (pg_stat_replication); the one transaction synced ${f(q.oneTransaction.walSyncs, 0)} time(s) over ${q.oneTransaction.statements.toLocaleString("en-US")} statements of ${ms(sum.statementMs(q))}.`,
+    ),
     emulates: `${STANDBYS}; it can show that a commit waits for the standbys' acknowledgement, not what Aurora's storage quorum costs`,
     emulatedWhen: (s: S) =>
       findEnvironment(s, env)?.kind === "emulated"
@@ -134,7 +128,6 @@ function quorumClaims(env: EnvironmentKey, where: string, c: "same_az" | "cross_
       id: `c (${where})`,
       claim: `With a durable replicated commit (${where} client), autocommit ≫ one transaction`,
       sentence: Q.quote(`transactions (${where})`),
-      kind: "magnitude" as const,
       rule: MUCH,
       // Gated by the round trip only: a gate on commit ÷ statement would decide the ratio by arithmetic.
       reading: `"≫" read as at least 1.5× (the seed's ${f(a / b, 1)}×); a magnitude: the ratio is ≈ 1 + commit ÷ statement, so it holds only where a commit outweighs half a statement`,
@@ -145,32 +138,17 @@ function quorumClaims(env: EnvironmentKey, where: string, c: "same_az" | "cross_
       id: `c share (${where})`,
       claim: `Commit time accounts for the a − b gap (${where} client): the server's commit account ≈ the gap per commit`,
       sentence: Q.quote(`commitGap (${where})`),
-      kind: "magnitude" as const,
       rule: ABOUT,
       reading: '"nearly match" read as within ×0.8–×1.25',
       statistic: {
         text: "the server's commit account per commit (pg_stat_wal flush time per commit + the fastest standby's flush lag) ÷ the gap per commit (a − b) / N, on the gap's per-repeat interval",
         fmt: fmtRatio,
-        of: shareOf(env),
+        of: sum.shareOf(env),
         needs: "the gap per commit and pg_stat_wal's sync time in this environment",
       },
     },
   ];
 }
-
-/** A client round trip as a regime factor: ×0.5 to ×`upTo` the seed's SELECT 1 round trip. */
-const rttFactor = (what: string, c: SeedCondition, upTo = 2): RegimeFactor => ({
-  what,
-  seed: seedS("rtt_select1", c),
-  unit: "ms",
-  within: [0.5, upTo],
-});
-
-const LOCAL_ABSENT = {
-  before: (p: P) => !p.environments.includes("local") || isExternal(p),
-  after: (s: S) => !findEnvironment(s, "local"),
-  reason: "this run had no local (loopback) environment",
-};
 
 export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
   notebook: "05-round-trips",
@@ -181,8 +159,8 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
     // Either Aurora placement's client, 0.1 to 3.4 ms.
     rttExternal: rttFactor("client round trip (external)", "same_az", 17),
   },
+  // The local environment is a direct loopback: tens of µs where client and server share a kernel.
   before: (p) => ({
-    // The local environment is a direct loopback: tens of µs where client and server share a kernel.
     localRtt: p.target === "external" ? undefined : 0.05,
     rttSame: p.sameAzRttMs,
     rttCross: p.crossAzRttMs,
@@ -190,9 +168,9 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
   }),
   after: (s) => ({
     localRtt: findEnvironment(s, "local")?.rttMs,
-    rttSame: clientRtt(findEnvironment(s, "quorum-same-az")),
-    rttCross: clientRtt(findEnvironment(s, "quorum-cross-az")),
-    rttExternal: clientRtt(findEnvironment(s, "external")),
+    rttSame: sum.clientRtt(findEnvironment(s, "quorum-same-az")),
+    rttCross: sum.clientRtt(findEnvironment(s, "quorum-cross-az")),
+    rttExternal: sum.clientRtt(findEnvironment(s, "external")),
   }),
   claims: [
     {
@@ -204,11 +182,10 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
       reading: '"far shorter" read as at least 4× (the seed\'s 8.5×)',
       regime: [],
       regimeText: `${AURORA}; same AZ vs another AZ`,
-      absent: {
-        before: (p) => isExternal(p) || !p.environments.includes("same-az") || !p.environments.includes("cross-az"),
-        after: () => false,
-        reason: "needs the same-az and cross-az environments (an external server runs alone)",
-      },
+      absent: unless(
+        "needs the same-az and cross-az environments (an external server runs alone)",
+        (p) => isExternal(p) || !p.environments.includes("same-az") || !p.environments.includes("cross-az"),
+      ),
       howToTest: "two real client hosts, one in the server's AZ and one in another (hosts.sameAz, hosts.crossAz)",
       emulates: `${LINKS}; it can show that the link adds what was set, nothing about AWS's network`,
       emulatedWhen: (s) =>
@@ -219,15 +196,15 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
       statistic: {
         text: "cross-AZ ÷ same-AZ SELECT 1 time (elapsed / N), one ratio per repeat (paired), exact interval of the median",
         fmt: fmtRatio,
-        of: crossOverSame,
+        of: sum.crossOverSame,
         needs: "the select1 case in the same-az and cross-az environments",
       },
       ours: (s) =>
-        `${ms(selectOne(s, "same-az")?.msPerRoundTrip)} vs ${ms(selectOne(s, "cross-az")?.msPerRoundTrip)} per SELECT 1`,
+        `${ms(sum.selectOne(s, "same-az")?.msPerRoundTrip)} vs ${ms(sum.selectOne(s, "cross-az")?.msPerRoundTrip)} per SELECT 1`,
       why: (s) => {
-        const e = ["same-az", "cross-az"].map((k) => findEnvironment(s, k as EnvironmentKey));
-        return e.every(Boolean)
-          ? `Targets ${e.map((x) => ms(x?.targetRttMs, 2)).join(" and ")} (${s.network.kind}); measured ${e.map((x) => ms(x?.rttMs)).join(" and ")}.`
+        const [x, y] = [findEnvironment(s, "same-az"), findEnvironment(s, "cross-az")];
+        return x && y
+          ? `Targets ${ms(x.targetRttMs, 2)} and ${ms(y.targetRttMs, 2)} (${s.network.kind}); measured ${ms(x.rttMs)} and ${ms(y.rttMs)}.`
           : "";
       },
     },
@@ -243,20 +220,21 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
       regimeText: DOCKER,
       howToTest:
         "a real client host 0.47–1.86 ms from the server decides it on that server's commit (an emulated link would make the round trip an input)",
-      absent: LOCAL_ABSENT,
+      absent: LOCAL,
       statistic: ratioStatistic("local"),
-      ours: (s) => {
-        const l = findEnvironment(s, "local");
-        return l?.autocommit && l.oneTransaction
-          ? `${per10k(l)}; gap per commit ${ms(l.commitMs)} ÷ round trip ${ms(l.rttMs)} = ${f((l.commitMs ?? NaN) / (l.rttMs ?? NaN))} (the seed's ${f((seedCommitMs("local") ?? NaN) / seedS("rtt_select1", "local"))})`
-          : "";
-      },
-      why: (s) => {
-        const l = findEnvironment(s, "local");
-        return l?.oneTransaction
-          ? `Each autocommit UPDATE flushed WAL: ${f(l.walSyncsPerCommit)} syncs per statement at ${ms(l.walSyncMsPerCommit)} each (pg_stat_wal); the one transaction flushed ${f(l.oneTransaction.walSyncs, 0)} time(s).${storageText(s)}`
-          : "";
-      },
+      ours: at(
+        "local",
+        (l) =>
+          l.autocommit &&
+          l.oneTransaction &&
+          `${per10k(l)}; gap per commit ${ms(l.commitMs)} ÷ round trip ${ms(l.rttMs)} = ${f((l.commitMs ?? NaN) / (l.rttMs ?? NaN))} (the seed's ${f((seedCommitMs("local") ?? NaN) / seedS("rtt_select1", "local"))})`,
+      ),
+      why: at(
+        "local",
+        (l, s) =>
+          l.oneTransaction &&
+          `Each autocommit UPDATE flushed WAL: ${f(l.walSyncsPerCommit)} syncs per statement at ${ms(l.walSyncMsPerCommit)} each (pg_stat_wal); the one transaction flushed ${f(l.oneTransaction.walSyncs, 0)} time(s).${storageText(s)}`,
+      ),
     },
     ...quorumClaims("quorum-same-az", "same AZ", "same_az", "rttSame"),
     ...quorumClaims("quorum-cross-az", "other AZ", "cross_az", "rttCross"),
@@ -272,24 +250,20 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
         "the measured server (whichever ran: its verdict is evidence about it, not about Aurora), its client 0.1–3.4 ms away, the span of the seed's two placements",
       howToTest:
         "DBLAB_POSTGRES_URI=postgresql://… (target external) measures one as it is, from a client 0.1–3.4 ms away",
-      absent: {
-        before: (p) => !isExternal(p),
-        after: (s) => !findEnvironment(s, "external"),
-        reason: "this run measured no external server",
-      },
+      absent: ran("external", "this run measured no external server", (p) => !isExternal(p)),
       statistic: ratioStatistic("external"),
-      ours: (s) => {
-        const x = findEnvironment(s, "external");
-        return x?.autocommit && x.oneTransaction
-          ? `${per10k(x)}; ${ms(x.commitMs)} a commit at a ${ms(x.rttMs)} round trip; commit ÷ statement ${f(commitShare(x))}`
-          : "";
-      },
-      why: (s) => {
-        const x = findEnvironment(s, "external");
-        return x
-          ? `Measured, not emulated. pg_stat_wal: ${f(x.walSyncsPerCommit)} WAL syncs per statement${x.walSyncMsPerCommit !== undefined ? `, ${ms(x.walSyncMsPerCommit)} each` : " (no WAL sync time reported)"}.`
-          : "";
-      },
+      ours: at(
+        "external",
+        (x) =>
+          x.autocommit &&
+          x.oneTransaction &&
+          `${per10k(x)}; ${ms(x.commitMs)} a commit at a ${ms(x.rttMs)} round trip; commit ÷ statement ${f(sum.commitShare(x))}`,
+      ),
+      why: at(
+        "external",
+        (x) =>
+          `Measured, not emulated. pg_stat_wal: ${f(x.walSyncsPerCommit)} WAL syncs per statement${x.walSyncMsPerCommit !== undefined ? `, ${ms(x.walSyncMsPerCommit)} each` : " (no WAL sync time reported)"}.`,
+      ),
     },
     {
       id: "d",
@@ -307,35 +281,26 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
       howToTest: "two single-server environments with different round trips",
       emulates: `${LINKS}; it can show that each statement pays one round trip of the link, not AWS's round trips`,
       emulatedWhen: (s) =>
-        slopes(s)?.envs.some((e) => e.kind === "emulated") ? "the round trips are this run's inputs" : undefined,
+        sum.slopes(s)?.envs.some((e) => e.kind === "emulated") ? "the round trips are this run's inputs" : undefined,
       emulatedBefore: EMULATED_LINKS,
-      absent: {
-        before: (p) => isExternal(p) || p.environments.filter((e) => !e.startsWith("quorum")).length < 2,
-        after: () => false,
-        reason: "needs two single-server environments (an external server runs alone)",
-      },
+      absent: unless(
+        "needs two single-server environments (an external server runs alone)",
+        (p) => isExternal(p) || p.environments.filter((e) => !e.startsWith("quorum")).length < 2,
+      ),
       statistic: {
         text: "per repeat, the least-squares slope of the one-transaction case's elapsed time against each single-server environment's SELECT 1 time, ÷ the case's round trips; exact interval of the median",
         fmt: fmtRatio,
-        of: (s) => {
-          const x = slopes(s);
-          return x
-            ? medianInterval(x.slopes, "slope ÷ round trips of the one-transaction case, one per repeat")
-            : undefined;
-        },
+        of: given(sum.slopes, (x) =>
+          medianInterval(x.slopes, "slope ÷ round trips of the one-transaction case, one per repeat"),
+        ),
         needs: "at least two single-server environments with different round trips",
       },
-      ours: (s) =>
-        slopes(s)
-          ? `environments: ${slopes(s)
-              ?.envs.map((e) => e.environment)
-              .join(", ")}`
-          : "",
+      ours: from(sum.slopes, (x) => `environments: ${x.envs.map((e) => e.environment).join(", ")}`),
       why: (s) =>
-        (slopes(s)?.envs ?? [])
+        (sum.slopes(s)?.envs ?? [])
           .map((e) => {
-            const x = selectOne(s, e.environment);
-            const st = statementMs(e);
+            const x = sum.selectOne(s, e.environment);
+            const st = sum.statementMs(e);
             return `${e.environment}: a statement ${ms(st)} at a ${ms(x?.msPerRoundTrip)} round trip, ${ms(st !== undefined && x ? st - x.msPerRoundTrip : undefined)} of server time, ${f(e.oneTransaction?.walSyncs, 0)} WAL sync(s) in the transaction`;
           })
           .join("; "),
@@ -359,39 +324,34 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
       emulates:
         `${STANDBYS}, the subject of this check; it can show that one machine reproduces a synchronous ` +
         "standby's wait (held contradicts the seed's sentence as worded), not Aurora's ~2 ms, whose size here is the delay set",
-      absent: {
-        before: (p) => !p.sweepStandbyRttsMs.length || !p.syncLevels.length || isExternal(p),
-        after: (s) => !sweepPair(s),
-        reason: "this run has no sweep with levels on and local (or off)",
-      },
+      absent: unless(
+        "this run has no sweep with levels on and local (or off)",
+        (p) => !p.sweepStandbyRttsMs.length || !p.syncLevels.length || isExternal(p),
+        (s) => !sum.sweepPair(s),
+      ),
       statistic: {
         text: "(on − local, else off) median commit time per repeat at the largest standby round trip swept, ÷ that round trip, paired per repeat; exact interval of the median",
         fmt: fmtRatio,
-        of: (s) => {
-          const x = sweepPair(s);
-          return x
-            ? pairedInterval(
-                x.on.commitMsByRepeat,
-                x.local.commitMsByRepeat,
-                (a, b) => (a - b) / x.on.standbyRttMs,
-                `(on − ${x.base}) commit time ÷ standby round trip, paired per repeat`,
-              )
-            : undefined;
-        },
+        of: given(sum.sweepPair, ({ on, local, base }) =>
+          sum.pairedInterval(
+            on.commitMsByRepeat,
+            local.commitMsByRepeat,
+            (a, b) => (a - b) / on.standbyRttMs,
+            `(on − ${base}) commit time ÷ standby round trip, paired per repeat`,
+          ),
+        ),
         needs: "the synchronous_commit sweep with level on and local (or off)",
       },
-      ours: (s) => {
-        const x = sweepPair(s);
-        return x
-          ? `standbys ${ms(x.on.standbyRttMs)} away: ${ms(x.on.commitMs)} a commit (on) vs ${ms(x.local.commitMs)} (${x.base})`
-          : "";
-      },
-      why: (s) => {
-        const x = sweepPair(s);
-        return x
-          ? `The fastest standby's flush lag at that round trip: ${lag(x.on.flushLagMs)}; local WAL flush ${ms(x.on.walSyncMsPerCommit)} vs ${ms(x.local.walSyncMsPerCommit)} per commit.`
-          : "";
-      },
+      ours: from(
+        sum.sweepPair,
+        (x) =>
+          `standbys ${ms(x.on.standbyRttMs)} away: ${ms(x.on.commitMs)} a commit (on) vs ${ms(x.local.commitMs)} (${x.base})`,
+      ),
+      why: from(
+        sum.sweepPair,
+        (x) =>
+          `The fastest standby's flush lag at that round trip: ${lag(x.on.flushLagMs)}; local WAL flush ${ms(x.on.walSyncMsPerCommit)} vs ${ms(x.local.walSyncMsPerCommit)} per commit.`,
+      ),
     },
     {
       id: "e (no replica)",
@@ -403,17 +363,14 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
       regime: ["localRtt"],
       regimeText: `${DOCKER}; no replica`,
       howToTest: "a real client host 0.47–1.86 ms from a server with no standby",
-      absent: LOCAL_ABSENT,
+      absent: LOCAL,
       statistic: {
         text: "the local environment's gap per commit (a − b) / N, per repeat, exact interval of the median",
         fmt: fmtMs,
         of: (s) => findEnvironment(s, "local")?.commitInterval,
         needs: "update_autocommit and update_one_transaction in the local environment",
       },
-      why: (s) => {
-        const l = findEnvironment(s, "local");
-        return l ? `pg_stat_wal: ${ms(l.walSyncMsPerCommit)} of WAL flush per commit.${storageText(s)}` : "";
-      },
+      why: at("local", (l, s) => `pg_stat_wal: ${ms(l.walSyncMsPerCommit)} of WAL flush per commit.${storageText(s)}`),
     },
   ],
   notDeclared: [

@@ -70,16 +70,14 @@ function hostsParam(value: unknown): RoundTripHosts {
     throw new ParameterError(
       `hosts must be an object like { sameAz: "ssh://user@host" }, got ${JSON.stringify(value)}`,
     );
-  const out: { sameAz?: string; crossAz?: string } = {};
   for (const [key, v] of Object.entries(value)) {
     if (!(HOST_KEYS as readonly string[]).includes(key))
       throw new ParameterError(`hosts.${key} is not known; use ${HOST_KEYS.join(" or ")}`);
     if (typeof v !== "string" || !v)
       throw new ParameterError(`hosts.${key} must be "ssh://user@host" or a context name`);
     hostEndpoint(`hosts.${key}`, v);
-    out[key as (typeof HOST_KEYS)[number]] = v;
   }
-  return out;
+  return value;
 }
 
 const SEED = {
@@ -95,34 +93,20 @@ const SEED = {
   quorumStorage: "memory",
   hosts: {},
 } as const;
+const sized = (
+  statements: number,
+  repeats: number,
+  sweepStandbyRttsMs: number[],
+  sweepCommits: number,
+  calibrationSamples: number,
+): RoundTripsParams => ({ ...SEED, statements, repeats, sweepStandbyRttsMs, sweepCommits, calibrationSamples });
 
 export const ROUND_TRIPS_PROFILES: Readonly<Record<ProfileName, RoundTripsParams>> = {
-  smoke: {
-    ...SEED,
-    statements: 200,
-    repeats: 1,
-    sweepStandbyRttsMs: [0.2, 1.7],
-    sweepCommits: 50,
-    calibrationSamples: 100,
-  },
+  smoke: sized(200, 1, [0.2, 1.7], 50, 100),
   // 5 repeats: a paired interval covers its median ≥ 90 %. Per-statement figures do not depend on N
   // (docs/claims-and-regimes.md, "How long a run takes here").
-  default: {
-    ...SEED,
-    statements: 400,
-    repeats: 5,
-    sweepStandbyRttsMs: [0.2, 0.85, 1.7],
-    sweepCommits: 150,
-    calibrationSamples: 300,
-  },
-  full: {
-    ...SEED,
-    statements: 10_000,
-    repeats: 5,
-    sweepStandbyRttsMs: [0.2, 0.5, 0.85, 1.2, 1.7, 2.5],
-    sweepCommits: 1000,
-    calibrationSamples: 500,
-  },
+  default: sized(400, 5, [0.2, 0.85, 1.7], 150, 300),
+  full: sized(10_000, 5, [0.2, 0.5, 0.85, 1.2, 1.7, 2.5], 1000, 500),
 };
 
 function rttMs(name: string, value: unknown): number {
@@ -134,13 +118,13 @@ function rttMs(name: string, value: unknown): number {
   return v;
 }
 
-function rttList(name: string, value: unknown): number[] {
+const rttList = (name: string, value: unknown): number[] => {
   if (!Array.isArray(value))
     throw new ParameterError(
       `${name} must be a list of round trips in ms (may be empty), got ${JSON.stringify(value)}`,
     );
   return value.map((v, i) => rttMs(`${name}[${i}]`, v));
-}
+};
 
 /** Checks a profile's values merged with a reader's overrides (unknown keys and target: the base). */
 export function checkParams(p: RoundTripsParams): RoundTripsParams {

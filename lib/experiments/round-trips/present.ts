@@ -7,9 +7,16 @@ import { intervalLabel, OUTLIER_RULE, type Interval } from "../../stats/interval
 import { CASE_INFO } from "./workload/cases";
 import { autocommitVsOneTransaction, commitLatencyBySyncLevel, elapsedVsRtt } from "./charts";
 import type { RoundTripsRun } from "./phases";
-import { seedCommitMs, seedValue, SEED_LABELS, SEED_SELECT1_TOTAL_S, type SeedCondition } from "./seed";
+import {
+  seedCommitMs,
+  seedValue,
+  SEED_LABELS,
+  SEED_SELECT1_TOTAL_S,
+  type SeedCondition,
+  type SeedSeries,
+} from "./seed";
 import { ENVIRONMENT_INFO } from "./workload/environments";
-import { findEnvironment, type EnvironmentSummary, type RoundTripsSummary } from "./summarise";
+import { findEnvironment, selectOne, type EnvironmentSummary, type RoundTripsSummary } from "./summarise";
 
 const span = (i: Interval | undefined, d = 2) =>
   i ? `${i.estimate.toFixed(d)} [${i.low.toFixed(d)}–${i.high.toFixed(d)}]` : "";
@@ -61,6 +68,8 @@ export function showCalibration(s: RoundTripsSummary): void {
 
 const seedEnvFor = (e: EnvironmentSummary): SeedCondition | undefined =>
   ENVIRONMENT_INFO[e.environment].seedCondition ?? undefined;
+const seedLabel = (seed: SeedCondition | undefined) => (seed ? SEED_LABELS[seed] : "");
+const seedOf = (series: SeedSeries, seed: SeedCondition | undefined) => (seed ? seedValue(series, seed) : undefined);
 
 /** The median of the trials' median lateness on proxy links, µs. */
 function lateP50Us(s: RoundTripsSummary): number | undefined {
@@ -72,11 +81,11 @@ function lateP50Us(s: RoundTripsSummary): number | undefined {
 export function showRttTable(s: RoundTripsSummary): void {
   const rows: Row[] = s.environments.map((e) => {
     const seed = seedEnvFor(e);
-    const select1 = s.cases.find((c) => c.environment === e.environment && c.case === "select1");
+    const select1 = selectOne(s, e.environment);
     return {
-      "seed environment": seed ? SEED_LABELS[seed] : "",
+      "seed environment": seedLabel(seed),
       "seed s (10,000 × SELECT 1)": seed ? SEED_SELECT1_TOTAL_S[seed] : undefined,
-      "seed RTT ms": seed ? seedValue("rtt_select1", seed) : undefined,
+      "seed RTT ms": seedOf("rtt_select1", seed),
       "our environment": e.label,
       kind: e.kind,
       "target ms": e.targetRttMs ?? "loopback",
@@ -101,10 +110,10 @@ export function showAutocommitTable(s: RoundTripsSummary): void {
     const one = e.oneTransaction;
     if (!auto || !one) return [];
     const seed = seedEnvFor(e);
-    const a = seed ? seedValue("update_autocommit_seconds", seed) : undefined;
-    const b = seed ? seedValue("update_one_transaction_seconds", seed) : undefined;
+    const [a, b] = [seedOf("update_autocommit_seconds", seed), seedOf("update_one_transaction_seconds", seed)];
+    const flagged = [auto.outlierRepeats, one.outlierRepeats, auto.checkpointRepeats, one.checkpointRepeats].flat();
     return {
-      "seed environment": seed ? SEED_LABELS[seed] : "",
+      "seed environment": seedLabel(seed),
       "seed a. autocommit s": a,
       "seed b. one transaction s": b,
       "seed a − b s": a !== undefined && b !== undefined ? r(a - b) : undefined,
@@ -116,14 +125,7 @@ export function showAutocommitTable(s: RoundTripsSummary): void {
       "a / b, paired per repeat": span(e.ratio),
       "interval is": e.ratio ? intervalLabel(e.ratio) : "",
       "a / b on median statement time": span(e.statementRatio),
-      "flagged repeats": [
-        ...new Set([
-          ...auto.outlierRepeats,
-          ...one.outlierRepeats,
-          ...auto.checkpointRepeats,
-          ...one.checkpointRepeats,
-        ]),
-      ].join(", "),
+      "flagged repeats": [...new Set(flagged)].join(", "),
     };
   });
   showTable(rows, {
@@ -142,7 +144,7 @@ export function showCommitTable(s: RoundTripsSummary): void {
     .filter((e) => e.commitMs !== undefined)
     .map((e) => {
       const seed = seedEnvFor(e);
-      const aurora = seed && seed !== "local" ? seedValue("aurora_commit_latency_seconds", seed) : undefined;
+      const aurora = seed !== "local" ? seedOf("aurora_commit_latency_seconds", seed) : undefined;
       return {
         environment: e.label,
         "seed (a − b)/N ms": seed ? r(seedCommitMs(seed)) : undefined,

@@ -3,91 +3,17 @@ import { linearRegression, median } from "simple-statistics";
 import type { Without } from "../../stats/claim-engine";
 import { ENVIRONMENTS, type RoundTripsParams } from "./params";
 import { medianInterval, outlierFlags, type Interval } from "../../stats/intervals";
-import { groupBy, spread, type TrialSeconds } from "../../stats/summary";
+import { groupBy, spread } from "../../stats/summary";
 import { CASE_INFO, CASES, type CaseId } from "./workload/cases";
-import { SYNC_LEVELS, type SyncLevel } from "./workload/replication";
-import type { EnvironmentKey, RoundTripTrial } from "./workload/trials";
+import { SYNC_LEVELS } from "./workload/replication";
+import type { EnvironmentKey, RoundTripCondition, RoundTripTrial } from "./workload/trials";
 import type { PgServerCounterKey } from "../../engines/postgres/server-counters";
 import { ENVIRONMENT_INFO, type EnvironmentKind } from "./workload/environments";
-import type { CalibrationRecord } from "./workload/links";
 import type { PhasesResult, RoundTripsRun } from "./phases";
 
-export const SEED_STATEMENTS = 10_000;
-
-export interface CaseSummary extends TrialSeconds {
-  readonly environment: EnvironmentKey;
-  readonly case: CaseId;
-  readonly statements: number;
-  /** The median scaled to the seed's 10,000 statements (every case is linear in N but bulk_update). */
-  readonly secondsPer10k: number;
-  readonly roundTrips: number;
-  readonly msPerRoundTrip: number;
-  readonly statementP50Ms: number;
-  readonly statementP50s: readonly number[];
-  readonly statementP99Ms: number;
-  /** As calibrated (median SELECT 1 through the link), ms. */
-  readonly clientRttMs: number;
-  /** Its select1 case's elapsed / N (the seed's measure), else the calibrated one, ms. */
-  readonly rttMs: number;
-  readonly standbyRttMs: number | null;
-  readonly walSyncs: number;
-  readonly walSyncTimeMs: number;
-  readonly xactCommits: number;
-  readonly walBytes: number;
-  /** Fastest standby's, ms; null without standbys. */
-  readonly flushLagMs: number | null;
-  readonly writeLagMs: number | null;
-  /** The proxy's delivery lateness (median of p50s, max of p99s), µs. */
-  readonly linkLateP50Us: number | null;
-  readonly linkLateP99Us: number | null;
-  /** repeat → value, for pairing. */
-  readonly secondsByRepeat: Readonly<Record<number, number>>;
-  readonly statementP50ByRepeat: Readonly<Record<number, number>>;
-  /** By OUTLIER_RULE on elapsed time; and those with a checkpoint inside. */
-  readonly outlierRepeats: readonly number[];
-  readonly checkpointRepeats: readonly number[];
-}
-
-export interface EnvironmentSummary {
-  readonly environment: EnvironmentKey;
-  readonly label: string;
-  /** Whether its round trips and commits are loopback, emulated (consistency checks) or real (evidence). */
-  readonly kind: EnvironmentKind;
-  readonly quorum: boolean;
-  readonly targetRttMs: number | null;
-  readonly calibration?: CalibrationRecord;
-  readonly rttMs?: number;
-  readonly autocommit?: CaseSummary;
-  readonly oneTransaction?: CaseSummary;
-  /** (autocommit − one transaction) / N, ms: the seed's estimate; then paired per repeat. */
-  readonly commitMs?: number;
-  readonly commitInterval?: Interval;
-  readonly preparedCommitMs?: number;
-  /** Autocommit ÷ one transaction, paired per repeat; then on median statement times (robust to load spikes). */
-  readonly ratio?: Interval;
-  readonly statementRatio?: Interval;
-  readonly walSyncMsPerCommit?: number;
-  readonly walSyncsPerCommit?: number;
-  readonly flushLagMs?: number | null;
-  readonly standbyRttMs?: number | null;
-}
-
-export interface SweepSummary {
-  readonly level: SyncLevel;
-  readonly standbyTargetMs: number;
-  readonly standbyRttMs: number;
-  readonly trials: number;
-  readonly commitMs: number;
-  readonly commitMsMin: number;
-  readonly commitMsMax: number;
-  readonly walSyncMsPerCommit: number | null;
-  readonly flushLagMs: number | null;
-  readonly writeLagMs: number | null;
-  readonly replayLagMs: number | null;
-  readonly checkpointRepeats: readonly number[];
-  /** repeat → median commit ms, for pairing levels. */
-  readonly commitMsByRepeat: Readonly<Record<number, number>>;
-}
+export type CaseSummary = NonNullable<ReturnType<typeof summariseCase>>;
+export type EnvironmentSummary = ReturnType<typeof summariseEnvironment>;
+export type SweepSummary = ReturnType<typeof summariseSweep>;
 
 export interface RoundTripsSummary extends PhasesResult {
   readonly params: RoundTripsParams;
@@ -100,32 +26,43 @@ export interface RoundTripsSummary extends PhasesResult {
   readonly storage?: { readonly fsType: string; readonly device: string; readonly fsyncMs?: number };
 }
 
-const finite = (xs: readonly (number | null | undefined)[]) =>
-  xs.filter((x): x is number => typeof x === "number" && Number.isFinite(x));
-const med = (xs: readonly (number | null | undefined)[]): number => (finite(xs).length ? median(finite(xs)) : NaN);
-const medOrNull = (xs: readonly (number | null | undefined)[]): number | null =>
-  finite(xs).length ? median(finite(xs)) : null;
+type Num = number | null | undefined;
+const finite = (xs: readonly Num[]) => xs.filter((x): x is number => typeof x === "number" && Number.isFinite(x));
+const medOrNull = (xs: readonly Num[]): number | null => (finite(xs).length ? median(finite(xs)) : null);
+const med = (xs: readonly Num[]): number => medOrNull(xs) ?? NaN;
 const counter = (t: RoundTripTrial, key: PgServerCounterKey) => t.counters?.[key] ?? 0;
-const byRepeat = (ts: readonly RoundTripTrial[], f: (t: RoundTripTrial) => number | undefined) =>
+const byRepeat = (
+  ts: readonly RoundTripTrial[],
+  f: (t: RoundTripTrial) => number | undefined,
+): Record<number, number> =>
   Object.fromEntries(ts.flatMap((t) => (Number.isFinite(f(t) ?? NaN) ? [[t.repeat, f(t) as number]] : [])));
 const checkpointed = (ts: readonly RoundTripTrial[]) =>
   ts.filter((t) => counter(t, "checkpointer.timed") + counter(t, "checkpointer.requested") > 0).map((t) => t.repeat);
 const p50 = (t: RoundTripTrial) => t.statementTimes?.p50Ms;
+const lag = (ts: readonly RoundTripTrial[], k: "quorumFlushLagMs" | "quorumWriteLagMs" | "quorumReplayLagMs") =>
+  medOrNull(ts.map((t) => t.lags?.[k]));
 
-function summariseCase(
-  environment: EnvironmentKey,
-  c: CaseId,
+function grouped<K extends RoundTripCondition["kind"]>(
   trials: readonly RoundTripTrial[],
-): CaseSummary | undefined {
+  kind: K,
+  key: (c: Extract<RoundTripCondition, { kind: K }>) => string,
+) {
+  type C = Extract<RoundTripCondition, { kind: K }>;
+  const mine = trials.filter((t) => t.condition.kind === kind);
+  return [...groupBy(mine, (t) => key(t.condition as C)).values()].map((list) => ({ c: list[0].condition as C, list }));
+}
+
+function summariseCase(c: Extract<RoundTripCondition, { kind: "case" }>, trials: readonly RoundTripTrial[]) {
   const ok = trials.filter((t) => t.status === "ok" && t.seconds !== undefined);
   if (!ok.length) return undefined;
   const s = spread(ok.map((t) => t.seconds ?? NaN));
-  const n = trials[0].condition.kind === "case" ? trials[0].condition.statements : 0;
-  const roundTrips = CASE_INFO[c].roundTrips(n);
-  const flags = outlierFlags(ok.map((t) => t.seconds));
+  const n = c.statements;
+  const roundTrips = CASE_INFO[c.case].roundTrips(n);
+  const flags = outlierFlags(ok.map((t) => t.seconds ?? NaN));
+  const rtt = med(ok.map((t) => t.clientRttMs));
   return {
-    environment,
-    case: c,
+    environment: c.environment,
+    case: c.case,
     statements: n,
     trials: ok.length,
     failed: trials.length - ok.length,
@@ -133,21 +70,23 @@ function summariseCase(
     medianSeconds: s.median,
     minSeconds: s.min,
     maxSeconds: s.max,
-    secondsPer10k: c === "bulk_update" ? s.median : (s.median * SEED_STATEMENTS) / n,
+    /** The median scaled to the seed's 10,000 statements (every case is linear in N but bulk_update). */
+    secondsPer10k: c.case === "bulk_update" ? s.median : (s.median * 10_000) / n,
     roundTrips,
     msPerRoundTrip: (s.median * 1000) / roundTrips,
     statementP50Ms: med(ok.map(p50)),
     statementP50s: finite(ok.map(p50)),
     statementP99Ms: med(ok.map((t) => t.statementTimes?.p99Ms)),
-    clientRttMs: med(ok.map((t) => t.clientRttMs)),
-    rttMs: med(ok.map((t) => t.clientRttMs)),
+    /** As calibrated (median SELECT 1 through the link); rttMs becomes its select1 case's elapsed / N where it ran. */
+    clientRttMs: rtt,
+    rttMs: rtt,
     standbyRttMs: medOrNull(ok.map((t) => t.standbyRttMs)),
     walSyncs: med(ok.map((t) => counter(t, "wal.sync"))),
     walSyncTimeMs: med(ok.map((t) => counter(t, "wal.sync_time_ms"))),
     xactCommits: med(ok.map((t) => counter(t, "db.xact_commit"))),
     walBytes: med(ok.map((t) => counter(t, "wal.bytes"))),
-    flushLagMs: medOrNull(ok.map((t) => t.lags?.quorumFlushLagMs)),
-    writeLagMs: medOrNull(ok.map((t) => t.lags?.quorumWriteLagMs)),
+    flushLagMs: lag(ok, "quorumFlushLagMs"),
+    writeLagMs: lag(ok, "quorumWriteLagMs"),
     linkLateP50Us: medOrNull(ok.map((t) => t.link?.lateP50Us)),
     linkLateP99Us: ok.some((t) => t.link) ? Math.max(...ok.map((t) => t.link?.lateP99Us ?? 0)) : null,
     secondsByRepeat: byRepeat(ok, (t) => t.seconds),
@@ -165,48 +104,35 @@ export function pairedInterval(
   of: string,
   keep: (repeat: number) => boolean = () => true,
 ): Interval | undefined {
-  const values: number[] = [];
-  for (const [key, x] of Object.entries(a)) {
-    const repeat = Number(key);
-    const y = b[repeat];
-    if (y === undefined || !keep(repeat)) continue;
-    const v = f(x, y);
-    if (Number.isFinite(v)) values.push(v);
-  }
+  const values = Object.entries(a)
+    .filter(([r]) => b[Number(r)] !== undefined && keep(Number(r)))
+    .map(([r, x]) => f(x, b[Number(r)]))
+    .filter((v) => Number.isFinite(v));
   return values.length ? medianInterval(values, of) : undefined;
 }
 
 const ratio = (a: number, b: number) => a / b;
-const bySeconds = (c: CaseSummary) => c.secondsByRepeat;
 
 /** Repeats a sensitivity check leaves out of a pair: an outlier or a checkpoint in either case. */
-export function flaggedRepeats(...cases: readonly (CaseSummary | undefined)[]): Set<number> {
-  return new Set(cases.flatMap((c) => [...(c?.outlierRepeats ?? []), ...(c?.checkpointRepeats ?? [])]));
-}
+export const flaggedRepeats = (...cases: readonly (CaseSummary | undefined)[]): Set<number> =>
+  new Set(cases.flatMap((c) => [...(c?.outlierRepeats ?? []), ...(c?.checkpointRepeats ?? [])]));
 
-function summariseEnvironment(
-  environment: EnvironmentKey,
-  cases: readonly CaseSummary[],
-  run: RoundTripsRun,
-): EnvironmentSummary {
+function summariseEnvironment(environment: EnvironmentKey, cases: readonly CaseSummary[], run: RoundTripsRun) {
   const info = ENVIRONMENT_INFO[environment];
   const mine = (c: CaseId) => cases.find((s) => s.environment === environment && s.case === c);
-  const auto = mine("update_autocommit");
-  const one = mine("update_one_transaction");
-  const pAuto = mine("prepared_autocommit");
-  const pOne = mine("prepared_one_transaction");
-  const target = info.clientTargetMs(run.params);
-  const calibration = run.calibrations.find((c) => c.link === "client" && c.purpose.startsWith(`${environment} (`));
+  const [auto, one, pAuto, pOne] = (
+    ["update_autocommit", "update_one_transaction", "prepared_autocommit", "prepared_one_transaction"] as const
+  ).map(mine);
   const n = auto?.statements ?? one?.statements ?? run.params.statements;
   // An environment run on a host the user named (`hosts`) is measured, not emulated: its trials say so.
   const real = run.trials.some(
     (t) => t.real === true && t.condition.kind === "case" && t.condition.environment === environment,
   );
-  const pair = (
-    by: (c: CaseSummary) => Readonly<Record<number, number>>,
-    f: (a: number, b: number) => number,
-    of: string,
-  ) => (auto && one ? pairedInterval(by(auto), by(one), f, of) : undefined);
+  const pair = (by: (c: CaseSummary) => Record<number, number>, f: (a: number, b: number) => number, of: string) =>
+    auto && one ? pairedInterval(by(auto), by(one), f, of) : undefined;
+  const kind: EnvironmentKind = real ? "real" : info.kind;
+  const gap = (a?: CaseSummary, b?: CaseSummary) =>
+    a && b ? ((a.medianSeconds - b.medianSeconds) * 1000) / n : undefined;
   return {
     environment,
     label: real
@@ -214,21 +140,24 @@ function summariseEnvironment(
           what.startsWith("2") ? " (2 standbys on named hosts)" : " (real host)",
         )
       : info.label,
-    kind: real ? "real" : info.kind,
+    /** Whether its round trips and commits are loopback, emulated (consistency checks) or real (evidence). */
+    kind,
     quorum: info.quorum,
-    targetRttMs: target,
-    calibration,
+    targetRttMs: info.clientTargetMs(run.params),
+    calibration: run.calibrations.find((c) => c.link === "client" && c.purpose.startsWith(`${environment} (`)),
     rttMs: mine("select1")?.statementP50Ms,
     autocommit: auto,
     oneTransaction: one,
-    commitMs: auto && one ? ((auto.medianSeconds - one.medianSeconds) * 1000) / n : undefined,
+    /** (autocommit − one transaction) / N, ms: the seed's estimate; then paired per repeat. */
+    commitMs: gap(auto, one),
     commitInterval: pair(
-      bySeconds,
+      (c) => c.secondsByRepeat,
       (a, b) => ((a - b) * 1000) / n,
       "(autocommit − one transaction) / N, ms, paired per repeat",
     ),
-    preparedCommitMs: pAuto && pOne ? ((pAuto.medianSeconds - pOne.medianSeconds) * 1000) / n : undefined,
-    ratio: pair(bySeconds, ratio, "autocommit ÷ one transaction, paired per repeat"),
+    preparedCommitMs: gap(pAuto, pOne),
+    /** Autocommit ÷ one transaction, paired per repeat; then on median statement times (robust to load spikes). */
+    ratio: pair((c) => c.secondsByRepeat, ratio, "autocommit ÷ one transaction, paired per repeat"),
     statementRatio: pair(
       (c) => c.statementP50ByRepeat,
       ratio,
@@ -241,69 +170,60 @@ function summariseEnvironment(
   };
 }
 
-function summariseSweep(trials: readonly RoundTripTrial[]): SweepSummary[] {
-  const sweep = trials.filter((t) => t.status === "ok" && t.condition.kind === "commit-level");
-  const groups = groupBy(sweep, (t) =>
-    t.condition.kind === "commit-level" ? `${t.condition.standbyRttMs}|${t.condition.level}` : "",
-  );
-  const out: SweepSummary[] = [];
-  for (const list of groups.values()) {
-    const c = list[0].condition;
-    if (c.kind !== "commit-level") continue;
-    const commits = finite(list.map(p50));
-    const syncs = med(list.map((t) => counter(t, "wal.sync")));
-    out.push({
-      level: c.level,
-      standbyTargetMs: c.standbyRttMs,
-      standbyRttMs: med(list.map((t) => t.standbyRttMs)),
-      trials: list.length,
-      commitMs: med(commits),
-      commitMsMin: Math.min(...commits),
-      commitMsMax: Math.max(...commits),
-      walSyncMsPerCommit: syncs > 0 ? med(list.map((t) => counter(t, "wal.sync_time_ms"))) / syncs : null,
-      flushLagMs: medOrNull(list.map((t) => t.lags?.quorumFlushLagMs)),
-      writeLagMs: medOrNull(list.map((t) => t.lags?.quorumWriteLagMs)),
-      replayLagMs: medOrNull(list.map((t) => t.lags?.quorumReplayLagMs)),
-      checkpointRepeats: checkpointed(list),
-      commitMsByRepeat: byRepeat(list, p50),
-    });
-  }
-  return out.sort(
-    (a, b) => a.standbyTargetMs - b.standbyTargetMs || SYNC_LEVELS.indexOf(a.level) - SYNC_LEVELS.indexOf(b.level),
-  );
+function summariseSweep({
+  c,
+  list,
+}: {
+  c: Extract<RoundTripCondition, { kind: "commit-level" }>;
+  list: RoundTripTrial[];
+}) {
+  const commits = finite(list.map(p50));
+  const syncs = med(list.map((t) => counter(t, "wal.sync")));
+  return {
+    level: c.level,
+    standbyTargetMs: c.standbyRttMs,
+    standbyRttMs: med(list.map((t) => t.standbyRttMs)),
+    trials: list.length,
+    commitMs: med(commits),
+    commitMsMin: Math.min(...commits),
+    commitMsMax: Math.max(...commits),
+    walSyncMsPerCommit: syncs > 0 ? med(list.map((t) => counter(t, "wal.sync_time_ms"))) / syncs : null,
+    flushLagMs: lag(list, "quorumFlushLagMs"),
+    writeLagMs: lag(list, "quorumWriteLagMs"),
+    replayLagMs: lag(list, "quorumReplayLagMs"),
+    checkpointRepeats: checkpointed(list),
+    commitMsByRepeat: byRepeat(list, p50),
+  };
 }
 
 const ENV_ORDER: readonly EnvironmentKey[] = [...ENVIRONMENTS, "external"];
+const order = <T>(list: readonly T[], x: T) => list.indexOf(x);
 
 export function summarise(run: RoundTripsRun): RoundTripsSummary {
-  const caseTrials = run.trials.filter((t) => t.condition.kind === "case");
-  const groups = groupBy(caseTrials, (t) =>
-    t.condition.kind === "case" ? `${t.condition.environment}|${t.condition.case}` : "",
-  );
-  const cases: CaseSummary[] = [];
-  for (const list of groups.values()) {
-    const c = list[0].condition;
-    if (c.kind !== "case") continue;
-    const s = summariseCase(c.environment, c.case, list);
-    if (s) cases.push(s);
-  }
-  cases.sort(
-    (a, b) =>
-      ENV_ORDER.indexOf(a.environment) - ENV_ORDER.indexOf(b.environment) ||
-      CASES.indexOf(a.case) - CASES.indexOf(b.case),
-  );
+  const cases = grouped(run.trials, "case", (c) => `${c.environment}|${c.case}`)
+    .flatMap(({ c, list }) => summariseCase(c, list) ?? [])
+    .sort(
+      (a, b) =>
+        order(ENV_ORDER, a.environment) - order(ENV_ORDER, b.environment) ||
+        order(CASES, a.case) - order(CASES, b.case),
+    );
   // The x of every chart: what the environment's own SELECT 1 stream took (elapsed / N, as the
   // seed measured it), not what calibration predicted.
   const measured = new Map(cases.filter((c) => c.case === "select1").map((c) => [c.environment, c.msPerRoundTrip]));
   for (const [i, c] of cases.entries()) cases[i] = { ...c, rttMs: measured.get(c.environment) ?? c.clientRttMs };
   const envs = ENV_ORDER.filter((e) => cases.some((c) => c.environment === e));
   const storage = run.metadata.servers.find((x) => x.engine === "postgresql" && x.storage)?.storage;
+  const ok = run.trials.filter((t) => t.status === "ok");
   return {
     params: run.params,
     statements: run.params.statements,
     cases,
     environments: envs.map((e) => summariseEnvironment(e, cases, run)),
-    sweep: summariseSweep(run.trials),
+    sweep: grouped(ok, "commit-level", (c) => `${c.standbyRttMs}|${c.level}`)
+      .map(summariseSweep)
+      .sort(
+        (a, b) => a.standbyTargetMs - b.standbyTargetMs || order(SYNC_LEVELS, a.level) - order(SYNC_LEVELS, b.level),
+      ),
     calibrations: run.calibrations,
     baselines: run.baselines,
     network: run.network,
@@ -313,23 +233,17 @@ export function summarise(run: RoundTripsRun): RoundTripsSummary {
   };
 }
 
-export function findEnvironment(s: RoundTripsSummary, e: EnvironmentKey): EnvironmentSummary | undefined {
-  return s.environments.find((x) => x.environment === e);
-}
+export const findEnvironment = (s: RoundTripsSummary, e: EnvironmentKey) =>
+  s.environments.find((x) => x.environment === e);
 
 /** A statement's time in the one-transaction case, ms: round trip + server time, the commit excluded. */
 export const statementMs = (e: EnvironmentSummary | undefined) =>
   e?.oneTransaction ? (e.oneTransaction.secondsPer10k * 1000) / 10_000 : undefined;
-/** What the server says a commit waited for: its local WAL flush and the fastest standby's flush lag. */
+/** What the server says a commit waited for: its local WAL flush and (a lag never caught: 0) the fastest standby's. */
 export const serverCommitMs = (e: EnvironmentSummary | undefined) =>
-  e?.walSyncMsPerCommit === undefined
-    ? undefined
-    : // A lag never caught: every sample found the standbys caught up, nothing left to wait for.
-      e.walSyncMsPerCommit + (e.quorum ? (e.flushLagMs ?? 0) : 0);
-/** The server's commit ÷ a one-transaction statement, shown beside (c). */
+  e?.walSyncMsPerCommit === undefined ? undefined : e.walSyncMsPerCommit + (e.quorum ? (e.flushLagMs ?? 0) : 0);
 export const commitShare = (e: EnvironmentSummary | undefined) => {
-  const c = serverCommitMs(e);
-  const st = statementMs(e);
+  const [c, st] = [serverCommitMs(e), statementMs(e)];
   return c !== undefined && st ? c / st : undefined;
 };
 
@@ -338,39 +252,30 @@ export const clientRtt = (e: EnvironmentSummary | undefined) => e?.rttMs ?? e?.o
 export const selectOne = (s: RoundTripsSummary, e: EnvironmentKey) =>
   s.cases.find((c) => c.environment === e && c.case === "select1");
 export const crossOverSame = (s: RoundTripsSummary) => {
-  const a = selectOne(s, "same-az");
-  const b = selectOne(s, "cross-az");
+  const [a, b] = [selectOne(s, "same-az"), selectOne(s, "cross-az")];
   return a && b
-    ? pairedInterval(
-        b.secondsByRepeat,
-        a.secondsByRepeat,
-        (x, y) => x / y,
-        "cross-AZ ÷ same-AZ SELECT 1 time, paired per repeat",
-      )
+    ? pairedInterval(b.secondsByRepeat, a.secondsByRepeat, ratio, "cross-AZ ÷ same-AZ SELECT 1 time, paired per repeat")
     : undefined;
 };
 
 /** Per repeat: slope of one-transaction elapsed vs each single-server environment's SELECT 1 time, ÷ round trips. */
-export function slopes(
-  s: RoundTripsSummary,
-): { slopes: number[]; envs: EnvironmentSummary[]; expected: number } | undefined {
-  const points = s.environments
-    .filter((e) => !e.quorum)
-    .map((e) => ({ e, sel: selectOne(s, e.environment), one: e.oneTransaction }))
-    .filter((p) => p.sel && p.one);
+export function slopes(s: RoundTripsSummary): { slopes: number[]; envs: EnvironmentSummary[] } | undefined {
+  const points = s.environments.flatMap((e) => {
+    const [sel, one] = [selectOne(s, e.environment), e.oneTransaction];
+    return !e.quorum && sel && one ? [{ e, sel, one }] : [];
+  });
   if (points.length < 2) return undefined;
-  const expected = CASE_INFO.update_one_transaction.roundTrips(points[0].one?.statements ?? s.statements);
-  const repeats = new Set(points.flatMap((p) => Object.keys(p.one?.secondsByRepeat ?? {}).map(Number)));
+  const expected = CASE_INFO.update_one_transaction.roundTrips(points[0].one.statements);
+  const repeats = new Set(points.flatMap((p) => Object.keys(p.one.secondsByRepeat).map(Number)));
   const out: number[] = [];
   for (const r of repeats) {
-    const xy = points.flatMap((p) => {
-      const x = p.sel?.secondsByRepeat[r];
-      const y = p.one?.secondsByRepeat[r];
-      return x !== undefined && y !== undefined ? [[(x * 1000) / (p.sel?.roundTrips ?? 1), y * 1000]] : [];
+    const xy = points.flatMap(({ sel, one }) => {
+      const [x, y] = [sel.secondsByRepeat[r], one.secondsByRepeat[r]];
+      return x !== undefined && y !== undefined ? [[(x * 1000) / sel.roundTrips, y * 1000]] : [];
     });
     if (new Set(xy.map((p) => p[0].toFixed(4))).size >= 2) out.push(linearRegression(xy).m / expected);
   }
-  return out.length ? { slopes: out, envs: points.map((p) => p.e), expected } : undefined;
+  return out.length ? { slopes: out, envs: points.map((p) => p.e) } : undefined;
 }
 
 /** The sweep's two levels at the largest standby round trip both ran at: on, and local (else off). */
@@ -380,29 +285,21 @@ export function sweepPair(s: RoundTripsSummary) {
   const rtt = [...new Set(s.sweep.map((x) => x.standbyTargetMs))]
     .filter((r) => at("on", r) && at(base, r))
     .sort((a, b) => b - a)[0];
-  const on = rtt === undefined ? undefined : at("on", rtt);
-  const local = rtt === undefined ? undefined : at(base, rtt);
+  const [on, local] = rtt === undefined ? [] : [at("on", rtt), at(base, rtt)];
   return on && local ? { on, local, base } : undefined;
 }
 
 /** Server account ÷ gap per commit: the gap's interval, inverted, under the server's (median) account. */
-export function shareOf(env: EnvironmentKey) {
-  return (s: RoundTripsSummary): Interval | undefined => {
+export const shareOf =
+  (env: EnvironmentKey) =>
+  (s: RoundTripsSummary): Interval | undefined => {
     const q = findEnvironment(s, env);
-    const server = serverCommitMs(q);
-    const g = q?.commitInterval;
+    const [server, g] = [serverCommitMs(q), q?.commitInterval];
     if (!g || server === undefined || !Number.isFinite(server) || g.low <= 0) return undefined;
-    return {
-      ...g,
-      estimate: server / g.estimate,
-      low: server / g.high,
-      high: server / g.low,
-      of: "server commit account ÷ gap per commit (a − b) / N, per repeat",
-    };
+    const of = "server commit account ÷ gap per commit (a − b) / N, per repeat";
+    return { ...g, estimate: server / g.estimate, low: server / g.high, high: server / g.low, of };
   };
-}
 
-/** The single-server environments' ratios without their flagged repeats. */
 export function withoutFlagged(s: RoundTripsSummary): Without<RoundTripsSummary> {
   const all = new Set<string>();
   const environments = s.environments.map((e) => {
@@ -410,18 +307,12 @@ export function withoutFlagged(s: RoundTripsSummary): Without<RoundTripsSummary>
     const flagged = flaggedRepeats(e.autocommit, e.oneTransaction);
     for (const r of flagged) all.add(`${e.environment} ${r}`);
     const keep = (r: number) => !flagged.has(r);
-    return {
-      ...e,
-      ratio: pairedInterval(e.autocommit.secondsByRepeat, e.oneTransaction.secondsByRepeat, ratio, e.ratio.of, keep),
-    };
+    const { autocommit: a, oneTransaction: b } = e;
+    return { ...e, ratio: pairedInterval(a.secondsByRepeat, b.secondsByRepeat, ratio, e.ratio.of, keep) };
   });
+  const none = "No trial of either case was flagged (outlier by elapsed time, or a checkpoint inside).";
   return {
     summary: { ...s, environments },
-    flagged: {
-      noun: "repeat",
-      count: all.size,
-      detail: [...all].join(", "),
-      none: "No trial of either case was flagged (outlier by elapsed time, or a checkpoint inside).",
-    },
+    flagged: { noun: "repeat", count: all.size, detail: [...all].join(", "), none },
   };
 }

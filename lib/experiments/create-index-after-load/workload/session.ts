@@ -1,7 +1,4 @@
-/**
- * One PostgreSQL session that runs a trial's statements and times each phase, with the server's
- * counters before and after it and the statement's own report (CPU, file-system blocks, sort trace).
- */
+/** The session that times a trial's phases, with the server's counters around each and its own report (CPU, sort). */
 import type { Client } from "pg";
 import { autovacuumRuns } from "../../../engines/postgres/autovacuum";
 import { connect, endClient } from "../../../engines/postgres/connect";
@@ -12,6 +9,7 @@ import {
 } from "../../../engines/postgres/server-counters";
 import { counterDelta, type Counters } from "../../../stats/counters";
 import type { ConnectionInfo } from "../../../targets/types";
+import { INDEX, TABLE } from "./sql";
 import {
   parseBackendUsage,
   parseSortTrace,
@@ -23,47 +21,53 @@ import {
 export const PHASES = ["load", "index", "checkpoint"] as const;
 export type PhaseName = (typeof PHASES)[number];
 
-/** A phase's counters: the whole server's, and autovacuum runs (to flag a window that had one). */
 export type CreateIndexCounterKey = PgServerCounterKey | "autovacuum.runs";
 export const isCreateIndexCounterKey = (name: string): name is CreateIndexCounterKey =>
   name === "autovacuum.runs" || isPgServerCounterKey(name);
-/** A trial's counters, every phase's in one record: `<phase>.<counter>` ("index.wal.records"). */
+/** "index.wal.records" */
 export type CreateIndexTrialCounterKey = `${PhaseName}.${CreateIndexCounterKey}`;
+
+/** pgstatindex()'s columns: leaf density and fragmentation tell a bottom-up build from a tree grown by splits. */
+const SHAPE_COLUMNS = {
+  treeLevel: "tree_level",
+  indexBytes: "index_size",
+  tableBytes: "table_bytes",
+  leafPages: "leaf_pages",
+  internalPages: "internal_pages",
+  emptyPages: "empty_pages",
+  deletedPages: "deleted_pages",
+  avgLeafDensity: "avg_leaf_density",
+  leafFragmentation: "leaf_fragmentation",
+} as const;
+export type IndexShape = Readonly<Record<keyof typeof SHAPE_COLUMNS, number>>;
+export const SHAPE_FIELDS = Object.keys(SHAPE_COLUMNS) as (keyof IndexShape)[];
+
+export type WalRecordType = Awaited<ReturnType<TrialSession["walRecordTypes"]>>[number];
 
 export interface PhaseRecord {
   readonly phase: PhaseName;
-  /** Wall time of the statement as the client saw it, ms. */
   readonly ms: number;
-  /** WAL the statement inserted: the insert position's advance, bytes. */
   readonly walBytes: number;
   readonly startLsn: string;
   readonly endLsn: string;
-  /** The backend's getrusage() over the statement (log_statement_stats). */
   readonly backend?: BackendUsage;
-  /** The index sort's trace (trace_sort), for CREATE INDEX phases. */
   readonly sort?: SortReport;
 }
 
 export interface PhaseResult {
   readonly record: PhaseRecord;
-  /** Server counters after − before (after the settle pause). */
   readonly counters: Counters<CreateIndexCounterKey>;
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export class TrialSession {
   private capture: ServerNotice[] | undefined;
 
   private constructor(readonly client: Client) {
-    client.on("notice", (notice) => {
-      this.capture?.push({
-        severity: notice.severity,
-        message: notice.message ?? "",
-        detail: notice.detail,
-        where: notice.where,
-      });
-    });
+    client.on("notice", (n) =>
+      this.capture?.push({ severity: n.severity, message: n.message ?? "", detail: n.detail, where: n.where }),
+    );
   }
 
   static async open(connection: ConnectionInfo): Promise<TrialSession> {
@@ -77,31 +81,24 @@ export class TrialSession {
     return last?.rows ?? [];
   }
 
-  /** The server's counters plus autovacuum runs ("autovacuum.runs"), to flag a window that had one. */
   async counters(): Promise<Counters<CreateIndexCounterKey>> {
-    const server = await serverCounters(this.client);
-    return { ...server, "autovacuum.runs": await autovacuumRuns(this.client) };
+    return { ...(await serverCounters(this.client)), "autovacuum.runs": await autovacuumRuns(this.client) };
   }
 
   async walInsertLsn(): Promise<string> {
-    const [row] = await this.query<{ lsn: string }>("SELECT pg_current_wal_insert_lsn()::text AS lsn");
-    return row.lsn;
+    return (await this.query<{ lsn: string }>("SELECT pg_current_wal_insert_lsn()::text AS lsn"))[0].lsn;
   }
 
-  /**
-   * Runs one timed statement. The LOG-level reports are switched on around it only (untimed), so
-   * the counter queries around it stay quiet; `settleMs` lets the WAL writer, background writer
-   * and checkpointer publish what the statement left them before the counters are read.
-   */
+  /** The reports are on around the statement only; `settleMs` lets the WAL writer and checkpointer publish. */
   async phase(
     phase: PhaseName,
     sql: string,
-    options: { readonly settleMs: number; readonly traceSort?: boolean },
+    o: { readonly settleMs: number; readonly traceSort?: boolean },
   ): Promise<PhaseResult> {
     const before = await this.counters();
     const startLsn = await this.walInsertLsn();
     await this.client.query(
-      `SET log_statement_stats = on; SET client_min_messages = log${options.traceSort ? "; SET trace_sort = on" : ""}`,
+      `SET log_statement_stats = on; SET client_min_messages = log${o.traceSort ? "; SET trace_sort = on" : ""}`,
     );
     const notices: ServerNotice[] = [];
     this.capture = notices;
@@ -118,20 +115,36 @@ export class TrialSession {
       endLsn,
       startLsn,
     ]);
-    if (options.settleMs > 0) await sleep(options.settleMs);
+    if (o.settleMs > 0) await sleep(o.settleMs);
     const after = await this.counters();
+    const backend = parseBackendUsage(notices);
+    const sort = o.traceSort ? parseSortTrace(notices) : undefined;
     return {
-      record: {
-        phase,
-        ms,
-        walBytes: Number(wal.bytes),
-        startLsn,
-        endLsn,
-        backend: parseBackendUsage(notices),
-        sort: options.traceSort ? parseSortTrace(notices) : undefined,
-      },
+      record: { phase, ms, walBytes: Number(wal.bytes), startLsn, endLsn, backend, sort },
       counters: counterDelta(before, after),
     };
+  }
+
+  async indexShape(): Promise<IndexShape> {
+    const [row] = await this.query<Record<string, string | number>>(
+      `SELECT s.*, pg_relation_size('${TABLE}') AS table_bytes FROM pgstatindex('${INDEX}') AS s`,
+    );
+    return Object.fromEntries(SHAPE_FIELDS.map((k) => [k, Number(row[SHAPE_COLUMNS[k]])])) as IndexShape;
+  }
+
+  /** The caller holds the WAL (WalHold). */
+  async walRecordTypes(startLsn: string, endLsn: string) {
+    const rows = await this.query<Record<string, string | number>>(
+      `SELECT "resource_manager/record_type" AS type, count, record_size, fpi_size
+         FROM pg_get_wal_stats($1::pg_lsn, $2::pg_lsn, true) WHERE count > 0 ORDER BY count DESC`,
+      [startLsn, endLsn],
+    );
+    return rows.map((r) => ({
+      type: String(r.type),
+      count: Number(r.count),
+      recordBytes: Number(r.record_size),
+      fpiBytes: Number(r.fpi_size),
+    }));
   }
 
   /** Bounded: after a failure its server may be on a host that no longer answers (see endClient). */

@@ -1,9 +1,6 @@
-/**
- * 07's heap page arithmetic, for the plan before any server starts; the integration test checks it
- * against the measured `room.*`. COPY leaves BLCKSZ × (100 − fillfactor) / 100 free
- * (RelationGetBufferForTuple); an UPDATE stays on the page whenever its free space holds the new
- * version, whatever the fillfactor (heap_update).
- */
+/** Page arithmetic before a server starts: COPY leaves BLCKSZ × (100 − ff) / 100 free (RelationGetBufferForTuple). */
+import type { FillfactorHotParams } from "../params";
+import { bytesText, type DiskNeed } from "../../../targets/disk-need";
 
 export const BLOCK_BYTES = 8192;
 const PAGE_HEADER_BYTES = 24;
@@ -39,4 +36,24 @@ export function plannedRoom(fillfactor: number, padBytes: number): PageRoom {
 export function fillfactorForOneVersion(padBytes: number): number {
   for (let ff = 100; ff >= 10; ff--) if (plannedRoom(ff, padBytes).ratio >= 1) return ff;
   return 10;
+}
+
+/** Sorted build: 16-byte tuple, 4-byte line pointer, 90 % full. */
+const INDEX_ROW_BYTES = 20;
+const [MAX_WAL_BYTES, BASE_BYTES, WAL_RECORD_BYTES] = [2 ** 30, 200 * 2 ** 20, 100];
+
+/** The peak: the lowest fillfactor's table twice, its B-trees doubled, WAL up to max_wal_size + the held pass's. */
+export function diskNeed(p: FillfactorHotParams): DiskNeed {
+  const ff = Math.min(...p.fillfactors);
+  const room = plannedRoom(ff, p.padBytes);
+  const heap = 2 * Math.ceil(p.rows / room.rowsPerPage) * 8192;
+  const indexes = 2 * 2 * p.rows * INDEX_ROW_BYTES;
+  const pass = (heap + indexes) / 2 + p.rows * WAL_RECORD_BYTES;
+  return {
+    bytes: heap + indexes + MAX_WAL_BYTES + pass + BASE_BYTES,
+    what:
+      `${p.rows.toLocaleString("en-US")} rows at ${room.rowsPerPage} a page (fillfactor ${ff}) × 2 versions + ` +
+      `2 indexes × ${INDEX_ROW_BYTES} B a row × 2 + max_wal_size ${bytesText(MAX_WAL_BYTES)} + a pass's WAL held until ` +
+      `counted ${bytesText(pass)} + ${bytesText(BASE_BYTES)} of server`,
+  };
 }

@@ -1,58 +1,33 @@
-/** A trial of 07: a fresh table, untimed setup, then one UPDATE pass in id ranges of `batchRows`, timed. */
+/** 07's trial: a fresh table, untimed setup, then one UPDATE pass in id ranges of `batchRows`, timed. */
 import type { RunStore, TrialRecord } from "../../../results/run-store";
-import { orderSeed, seededShuffle } from "../../../stats/order";
 import { counterDelta } from "../../../stats/counters";
-import { ignored } from "../../../runtime/debug";
-import { runTrials } from "../../../workloads/trials";
-import type { UpdatedColumn } from "../params";
-import type { FillfactorHotCounterKey } from "./counter-keys";
-import type { HotTable } from "./table";
+import { okTrial, runTrialsOn, shuffledRounds, type OrderedTrial, type TrialProgress } from "../../../workloads/trials";
+import type { FillfactorHotParams, UpdatedColumn } from "../params";
+import type { FillfactorHotCounterKey, HotTable } from "./table";
 
 export interface FillfactorHotCondition {
   readonly fillfactor: number;
   readonly column: UpdatedColumn;
 }
 
-/** Summed by name in the run's time account; the next trial's load runs during the WAL count. */
-export interface TrialPhases {
-  readonly loadSeconds?: number;
-  readonly nextLoadSeconds?: number;
-  readonly vacuumSeconds?: number;
-  readonly checkpointSeconds?: number;
-  readonly roomSeconds?: number;
-  readonly countersSeconds?: number;
-  readonly walRecordsSeconds?: number;
-}
+/** Phases' seconds, summed by name in the run's time account; the next trial's load runs during the WAL count. */
+type Phase = "load" | "nextLoad" | "vacuum" | "checkpoint" | "room" | "counters" | "walRecords";
+export type FillfactorHotTrial = TrialRecord<FillfactorHotCondition, FillfactorHotCounterKey> &
+  Partial<Record<`${Phase}Seconds`, number>>;
 
-export type FillfactorHotTrial = TrialRecord<FillfactorHotCondition, FillfactorHotCounterKey> & TrialPhases;
+export type PlannedTrial = OrderedTrial<FillfactorHotCondition>;
 
-export interface PlannedTrial {
-  readonly key: string;
-  readonly condition: FillfactorHotCondition;
-  readonly repeat: number;
-  readonly position: number;
-}
+export const conditionKey = (c: FillfactorHotCondition): string => `ff${c.fillfactor}/${c.column}`;
 
-export function conditionKey(c: FillfactorHotCondition): string {
-  return `ff${c.fillfactor}/${c.column}`;
-}
-
-export interface TrialPlanOptions {
-  readonly fillfactors: readonly number[];
-  readonly columns: readonly UpdatedColumn[];
-  readonly repeats: number;
-  readonly seed: number;
-}
-
-/** Each round in an order of its own from the run's seed, so drift lands on all conditions alike. */
-export function planTrials(o: TrialPlanOptions): PlannedTrial[] {
-  const conditions = o.fillfactors.flatMap((fillfactor) => o.columns.map((column) => ({ fillfactor, column })));
-  const plan: PlannedTrial[] = [];
-  for (let repeat = 1; repeat <= o.repeats; repeat++)
-    for (const condition of seededShuffle(conditions, orderSeed(o.seed, repeat)))
-      plan.push({ key: `${conditionKey(condition)}/r${repeat}`, condition, repeat, position: plan.length });
-  return plan;
-}
+export const planTrials = (
+  p: Pick<FillfactorHotParams, "fillfactors" | "columns" | "repeats" | "seed">,
+): PlannedTrial[] =>
+  shuffledRounds(
+    p.fillfactors.flatMap((fillfactor) => p.columns.map((column) => ({ fillfactor, column }))),
+    p.repeats,
+    p.seed,
+    conditionKey,
+  );
 
 export interface TrialSize {
   readonly rows: number;
@@ -75,14 +50,9 @@ export async function runTrial(
     loadedBefore === undefined ? await table.recreate(fillfactor, size.rows, size.padBytes) : undefined;
   signal?.throwIfAborted();
   const { vacuumSeconds, checkpointSeconds } = await table.quiesce();
-  let t = process.hrtime.bigint();
-  const room = await table.room();
-  const roomSeconds = since(t);
+  const [room, roomSeconds] = await timed(() => table.room());
   signal?.throwIfAborted();
-  t = process.hrtime.bigint();
-  const before = await table.counters();
-  let countersSeconds = since(t);
-  let walRecordsSeconds = 0;
+  const [before, beforeSeconds] = await timed(() => table.counters());
   const unitMs: number[] = [];
   let updated = 0;
   for (let from = 1; from <= size.rows; from += size.batchRows) {
@@ -91,25 +61,17 @@ export async function runTrial(
     updated += await table.updateRange(column, from, Math.min(size.rows, from + size.batchRows - 1));
     unitMs.push(Number(process.hrtime.bigint() - t0) / 1e6);
   }
-  t = process.hrtime.bigint();
-  const after = await table.counters();
-  countersSeconds += since(t);
+  const [after, afterSeconds] = await timed(() => table.counters());
   if (updated !== size.rows) throw new Error(`the pass updated ${updated} rows of ${size.rows}`);
   // From here this trial reads only its held WAL, so the next table loads on the loader's session.
-  t = process.hrtime.bigint();
-  const [records, nextLoadSeconds] = await Promise.all([
-    table.walRecords(before["wal.lsn"], after["wal.lsn"]).finally(() => (walRecordsSeconds = since(t))),
+  const [[records, walRecordsSeconds], nextLoadSeconds] = await Promise.all([
+    timed(() => table.walRecords(before["wal.lsn"], after["wal.lsn"])),
     next && !signal?.aborted
       ? table.recreate(next.condition.fillfactor, size.rows, size.padBytes)
       : Promise.resolve(undefined),
   ]);
   return {
-    key: planned.key,
-    condition: planned.condition,
-    repeat: planned.repeat,
-    position: planned.position,
-    status: "ok",
-    seconds: unitMs.reduce((a, b) => a + b, 0) / 1000,
+    ...okTrial(planned, unitMs),
     unitMs: unitMs.map((ms) => Math.round(ms * 1000) / 1000),
     counters: { ...counterDelta(before, after), ...room, ...records },
     ...(loadSeconds !== undefined ? { loadSeconds } : {}),
@@ -117,64 +79,48 @@ export async function runTrial(
     vacuumSeconds,
     checkpointSeconds,
     roomSeconds,
-    countersSeconds,
+    countersSeconds: beforeSeconds + afterSeconds,
     walRecordsSeconds,
     startedAt,
     finishedAt: new Date().toISOString(),
   };
 }
 
-const since = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e9;
+/** f's value and its seconds. */
+const timed = async <T>(f: () => Promise<T>): Promise<[T, number]> => {
+  const t0 = process.hrtime.bigint();
+  const value = await f();
+  return [value, Number(process.hrtime.bigint() - t0) / 1e9];
+};
 
 export interface RunOptions {
   readonly plan: readonly PlannedTrial[];
   readonly size: TrialSize;
   readonly store: RunStore<FillfactorHotCondition>;
   readonly open: () => Promise<HotTable>;
-  readonly onTrial?: (
-    done: number,
-    total: number,
-    trial: FillfactorHotTrial | undefined,
-    next: PlannedTrial | undefined,
-  ) => void;
+  readonly onProgress?: (progress: TrialProgress<PlannedTrial, FillfactorHotTrial>) => void;
   readonly continueOnError?: boolean;
   readonly signal?: AbortSignal;
 }
 
-/** The adapter is reopened after a failure: its connection may be dead. */
-export async function runPlan(options: RunOptions): Promise<FillfactorHotTrial[]> {
-  let table: HotTable | undefined;
-  const finished = options.store.finishedKeys();
-  const todo = options.plan.filter((p) => !finished.has(p.key));
+export function runPlan(o: RunOptions): Promise<FillfactorHotTrial[]> {
+  const finished = o.store.finishedKeys();
+  const todo = o.plan.filter((p) => !finished.has(p.key));
   const nextToRun = (planned: PlannedTrial) => {
     const i = todo.findIndex((p) => p.key === planned.key);
     return i < 0 ? undefined : todo[i + 1];
   };
-  try {
-    return await runTrials(
-      options.plan,
-      async (planned) => {
-        table ??= await options.open();
-        return runTrial(table, planned, options.size, options.signal, nextToRun(planned));
-      },
-      {
-        store: options.store,
-        signal: options.signal,
-        continueOnError: options.continueOnError,
-        watch: (planned) => ({
-          engine: "postgresql",
-          what: `UPDATE pass, trial ${planned.key}`,
-          group: conditionKey(planned.condition),
-        }),
-        afterFailure: async () => {
-          const dead = table;
-          table = undefined;
-          await dead?.close();
-        },
-        onProgress: ({ done, total, last, next }) => options.onTrial?.(done, total, last, next),
-      },
-    );
-  } finally {
-    await table?.close().catch(ignored("fillfactor-hot: close the table adapter"));
-  }
+  return runTrialsOn(
+    o.open,
+    o.plan,
+    (table, planned) => runTrial(table, planned, o.size, o.signal, nextToRun(planned)),
+    {
+      ...o,
+      watch: (planned) => ({
+        engine: "postgresql",
+        what: `UPDATE pass, trial ${planned.key}`,
+        group: conditionKey(planned.condition),
+      }),
+    },
+  );
 }

@@ -1,21 +1,48 @@
+/** 07's table: its load, its quiet start, the pass's statements and the counters around them. */
 import type { Client } from "pg";
 import { WalWindows } from "../../../engines/postgres/wal-records";
 import type { ConnectionInfo } from "../../../targets/types";
 import { connect, endClient } from "../../../engines/postgres/connect";
 import { waitForAutovacuumIdle } from "../../../engines/postgres/autovacuum";
-import { countersFrom, type Counters } from "../../../stats/counters";
+import { countersFrom, keyGuard, type Counters } from "../../../stats/counters";
 import { ignored } from "../../../runtime/debug";
 import type { UpdatedColumn } from "../params";
-import {
-  isPassCounterKey,
-  isWalRecordKey,
-  PASS_COUNTERS,
-  type IndexSizeKey,
-  type PassCounter,
-  type RoomLevel,
-  type WalRecordKey,
-} from "./counter-keys";
 import { BLOCK_BYTES } from "./page-model";
+
+/** Deltas over the timed pass: the value and where it is read. */
+const COUNTER_SQL = {
+  "table.n_tup_upd": ["n_tup_upd::text", "FROM t"],
+  "table.n_tup_hot_upd": ["n_tup_hot_upd::text", "FROM t"],
+  "table.n_tup_newpage_upd": ["n_tup_newpage_upd::text", "FROM t"],
+  "table.autovacuum_count": ["(autovacuum_count + autoanalyze_count)::text", "FROM t"],
+  "wal.records": ["wal_records::text", "FROM pg_stat_wal"],
+  "wal.fpi": ["wal_fpi::text", "FROM pg_stat_wal"],
+  "wal.bytes": ["wal_bytes::text", "FROM pg_stat_wal"],
+  checkpoints: ["(num_timed + num_requested)::text", "FROM pg_stat_checkpointer"],
+  "wal.lsn": ["pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::text", ""],
+  "bytes.heap": ["pg_relation_size($1::regclass)::text", ""],
+} as const;
+export type PassCounter = keyof typeof COUNTER_SQL;
+const PASS_COUNTERS = Object.keys(COUNTER_SQL) as PassCounter[];
+/** `room.ratio`: the share of the loaded page's rows whose new version the page has room for. */
+export type RoomLevel = "room.rows_per_page" | "room.free_bytes_per_page" | "room.version_bytes" | "room.ratio";
+
+/** Not `size.*`, which counterDelta keeps as a level: over the pass these are the bytes it added. */
+export type IndexSizeKey = `bytes.index.${string}`;
+export type WalRecordKey = `walrec.${string}`;
+
+export type FillfactorHotCounterKey = PassCounter | RoomLevel | IndexSizeKey | WalRecordKey;
+
+export const isPassCounterKey = keyGuard<PassCounter | IndexSizeKey>(PASS_COUNTERS, [{ prefix: "bytes.index." }]);
+export const isWalRecordKey = keyGuard<WalRecordKey>([], [{ prefix: "walrec." }]);
+
+/** Each carries one new leaf entry (a split carries the entry that caused it). */
+export const INDEX_ENTRY_RECORDS = [
+  "Btree/INSERT_LEAF",
+  "Btree/INSERT_POST",
+  "Btree/SPLIT_L",
+  "Btree/SPLIT_R",
+] as const;
 
 export const TABLE = "hot_rows";
 /** k: the column an indexed UPDATE changes. */
@@ -59,10 +86,7 @@ export class HotTable {
     }
   }
 
-  /**
-   * Id order, so an id range is a run of pages; indexes after the load, the same compact B-trees at
-   * every fillfactor. Autovacuum off: a vacuum inside the pass would prune old versions.
-   */
+  /** Id order: a range is a run of pages; B-trees after the load: alike at every fillfactor; no autovacuum. */
   async recreate(fillfactor: number, rows: number, padBytes: number): Promise<number> {
     const t0 = process.hrtime.bigint();
     this.loaded = undefined;
@@ -157,19 +181,6 @@ export class HotTable {
   }
 }
 
-const COUNTER_SQL: Readonly<Record<PassCounter, readonly [value: string, from: string]>> = {
-  "table.n_tup_upd": ["n_tup_upd::text", "FROM t"],
-  "table.n_tup_hot_upd": ["n_tup_hot_upd::text", "FROM t"],
-  "table.n_tup_newpage_upd": ["n_tup_newpage_upd::text", "FROM t"],
-  "table.autovacuum_count": ["(autovacuum_count + autoanalyze_count)::text", "FROM t"],
-  "wal.records": ["wal_records::text", "FROM pg_stat_wal"],
-  "wal.fpi": ["wal_fpi::text", "FROM pg_stat_wal"],
-  "wal.bytes": ["wal_bytes::text", "FROM pg_stat_wal"],
-  checkpoints: ["(num_timed + num_requested)::text", "FROM pg_stat_checkpointer"],
-  "wal.lsn": ["pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::text", ""],
-  "bytes.heap": ["pg_relation_size($1::regclass)::text", ""],
-};
-
 const COUNTERS_SQL = `
 WITH t AS (SELECT * FROM pg_stat_user_tables WHERE relname = $1)
 ${PASS_COUNTERS.map((name) => `SELECT '${name}' AS name, ${COUNTER_SQL[name][0]} AS value ${COUNTER_SQL[name][1]}`).join("\nUNION ALL ")}
@@ -180,11 +191,8 @@ UNION ALL SELECT 'bytes.index.' || indexrelname, pg_relation_size(indexrelid)::t
 const shapeOf = (fillfactor: number, rows: number, padBytes: number) => `${fillfactor}/${rows}/${padBytes}`;
 
 /** False where not allowed: its figures are then measured another way or left out. */
-async function tryExtension(client: Client, name: string): Promise<boolean> {
-  try {
-    await client.query(`CREATE EXTENSION IF NOT EXISTS ${name}`);
-    return true;
-  } catch {
-    return false;
-  }
-}
+const tryExtension = (client: Client, name: string): Promise<boolean> =>
+  client
+    .query(`CREATE EXTENSION IF NOT EXISTS ${name}`)
+    .then(() => true)
+    .catch(() => false);

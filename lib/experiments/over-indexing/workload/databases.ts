@@ -103,10 +103,6 @@ export interface PreparedRound {
 
 export const WORKLOAD_DATABASES: readonly string[] = ["inventory_run", "inventory_template"];
 
-async function countIndexes(server: StartedServer, database: string): Promise<number> {
-  return withClient(server, database, async (c) => (await c.query<{ n: number }>(COUNT_INDEXES_SQL)).rows[0].n);
-}
-
 async function buildIndexes(c: Client, indexes: readonly ExtraIndex[], maintenanceWorkMemMB: number): Promise<number> {
   const began = Date.now();
   await c.query(`SET maintenance_work_mem = '${maintenanceWorkMemMB}MB'`);
@@ -144,7 +140,7 @@ export async function prepareRound(
   templateLevel: number,
 ): Promise<PreparedRound> {
   const cloneSeconds = await cloneDatabase(server.connection, templateDatabase(server), runDatabase(server));
-  const { indexSeconds, dropSeconds } = await withClient(server, runDatabase(server), async (c) => {
+  const prepared = await withClient(server, runDatabase(server), async (c) => {
     const began = Date.now();
     const lacking = level < templateLevel ? indexesBetween(level, templateLevel) : [];
     if (lacking.length) await c.query(`DROP INDEX ${lacking.map(indexName).join(", ")}`);
@@ -152,12 +148,12 @@ export async function prepareRound(
     const built =
       level > templateLevel ? await buildIndexes(c, indexesBetween(templateLevel, level), maintenanceWorkMemMB) : 0;
     await c.query("CHECKPOINT");
-    return { indexSeconds: built, dropSeconds: dropped };
+    const indexCount = (await c.query<{ n: number }>(COUNT_INDEXES_SQL)).rows[0].n;
+    return { cloneSeconds, templateLevel, indexSeconds: built, dropSeconds: dropped, indexCount };
   });
-  const indexCount = await countIndexes(server, runDatabase(server));
-  if (indexCount !== level)
-    throw new Error(`level ${level}: pg_indexes counts ${indexCount} indexes on the four tables`);
-  return { cloneSeconds, templateLevel, indexSeconds, dropSeconds, indexCount };
+  if (prepared.indexCount !== level)
+    throw new Error(`level ${level}: pg_indexes counts ${prepared.indexCount} indexes on the four tables`);
+  return prepared;
 }
 
 /** Undefined where pg_ls_waldir is not allowed (a role without pg_monitor). */

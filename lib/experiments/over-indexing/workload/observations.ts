@@ -22,33 +22,18 @@ export interface StatementStats {
   readonly walBytes: number;
 }
 
-/** So that a round's rows are that round's alone. */
-export async function resetStatements(client: Client): Promise<void> {
-  await client.query("SELECT pg_stat_statements_reset()");
-}
-
 export async function statementStats(client: Client): Promise<StatementStats[]> {
   const { rows } = await client.query<Record<string, string>>(`
-    SELECT left(regexp_replace(query, '\\s+', ' ', 'g'), 100) AS query, calls::text, total_exec_time::text AS total,
-      mean_exec_time::text AS mean, rows::text, shared_blks_hit::text AS hit, shared_blks_read::text AS read,
-      shared_blks_dirtied::text AS dirtied, shared_blks_written::text AS written,
-      wal_records::text, wal_fpi::text, wal_bytes::text
+    SELECT left(regexp_replace(query, '\\s+', ' ', 'g'), 100) AS query, calls::text, total_exec_time::text AS "totalMs",
+      mean_exec_time::text AS "meanMs", rows::text, shared_blks_hit::text AS "sharedHit", shared_blks_read::text AS "sharedRead",
+      shared_blks_dirtied::text AS "sharedDirtied", shared_blks_written::text AS "sharedWritten",
+      wal_records::text AS "walRecords", wal_fpi::text AS "walFpi", wal_bytes::text AS "walBytes"
     FROM pg_stat_statements
     WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
       AND query ~* '^\\s*(BEGIN|COMMIT|WITH)'
     ORDER BY total_exec_time DESC`);
-  return rows.map((r) => ({
-    query: r.query,
-    calls: Number(r.calls),
-    totalMs: Number(r.total),
-    meanMs: Number(r.mean),
-    rows: Number(r.rows),
-    sharedHit: Number(r.hit),
-    sharedRead: Number(r.read),
-    sharedDirtied: Number(r.dirtied),
-    sharedWritten: Number(r.written),
-    walRecords: Number(r.wal_records),
-    walFpi: Number(r.wal_fpi),
-    walBytes: Number(r.wal_bytes),
-  }));
+  return rows.map(
+    ({ query, ...n }) =>
+      ({ query, ...Object.fromEntries(Object.entries(n).map(([k, v]) => [k, Number(v)])) }) as StatementStats,
+  );
 }

@@ -12,13 +12,11 @@ import {
   waitForPgbenchGone,
   type PgbenchRunner,
   type PgbenchRunResult,
-  type ProgressPoint,
 } from "../../../workloads/pgbench";
 import { runTrials } from "../../../workloads/trials";
 import { prepareRound, runDatabase, withClient, type PreparedRound } from "./databases";
 import {
   relationSizes,
-  resetStatements,
   roundCounters,
   statementStats,
   type OverIndexingCounterKey,
@@ -57,15 +55,15 @@ export interface PlannedRound {
  * Repeat r starts r − 1 levels further on (a Latin square), so that a shared machine's drift over
  * a repeat does not land on the index count. Deterministic: each trial stores `order`.
  */
-export function planRounds(levels: readonly number[], repeats: number): PlannedRound[] {
-  const plan: PlannedRound[] = [];
-  for (let repeat = 1; repeat <= repeats; repeat++) {
-    rotated(levels, repeat - 1).forEach((level, order) =>
-      plan.push({ key: `idx${level}/r${repeat}`, condition: { level }, repeat, order }),
-    );
-  }
-  return plan;
-}
+export const planRounds = (levels: readonly number[], repeats: number): PlannedRound[] =>
+  Array.from({ length: repeats }, (_, i) => i + 1).flatMap((repeat) =>
+    rotated(levels, repeat - 1).map((level, order) => ({
+      key: `idx${level}/r${repeat}`,
+      condition: { level },
+      repeat,
+      order,
+    })),
+  );
 
 export interface RoundSettings {
   readonly clients: number;
@@ -85,14 +83,9 @@ export interface RunRoundsOptions {
   readonly settings: RoundSettings;
   readonly store: RunStore<OverIndexingCondition>;
   readonly signal?: AbortSignal;
-  readonly onRound?: (
-    done: number,
-    total: number,
-    next: PlannedRound | undefined,
-    last: OverIndexingTrial | undefined,
-  ) => void;
-  readonly onPhase?: (planned: PlannedRound, phase: string) => void;
-  readonly onProgress?: (planned: PlannedRound, point: ProgressPoint) => void;
+  readonly onRound?: (next: PlannedRound | undefined, last: OverIndexingTrial | undefined) => void;
+  /** What a round is doing now, as a line for the progress bar. */
+  readonly onStatus?: (planned: PlannedRound, text: string) => void;
   readonly onNote?: (note: string) => void;
 }
 
@@ -101,8 +94,8 @@ export async function runRounds(o: RunRoundsOptions): Promise<OverIndexingTrial[
     store: o.store,
     signal: o.signal,
     watch: (planned) => ({ engine: "postgresql", what: `round ${planned.key}` }),
-    // Counted within this part of the plan: the caller places the part in the whole run.
-    onProgress: ({ done, total, skipped, last, next }) => o.onRound?.(done - skipped, total - skipped, next, last),
+    // The caller places a round in the whole run by its key.
+    onProgress: ({ last, next }) => o.onRound?.(next, last),
   });
 }
 
@@ -110,7 +103,7 @@ async function runRound(o: RunRoundsOptions, planned: PlannedRound): Promise<Ove
   const { server, settings: s } = o;
   const startedAt = new Date().toISOString();
   const level = planned.condition.level;
-  const onPhase = (phase: string) => o.onPhase?.(planned, phase);
+  const onPhase = (phase: string) => o.onStatus?.(planned, `${planned.key}: ${phase}…`);
   onPhase(
     `cloning the template (${s.templateLevel} indexes)` +
       (level < s.templateLevel
@@ -139,8 +132,8 @@ async function runRound(o: RunRoundsOptions, planned: PlannedRound): Promise<Ove
     key: planned.key,
     onNote: o.onNote,
     before: async (c) => {
-      // The seed reset the statistics before each round; deltas below make the other counters exact anyway.
-      await resetStatements(c);
+      // The seed reset the statistics before each round: a round's statements are its own (deltas do the rest).
+      await c.query("SELECT pg_stat_statements_reset()");
       return { counters: await roundCounters(c), sizes: await relationSizes(c) };
     },
     run: async () => {
@@ -155,7 +148,11 @@ async function runRound(o: RunRoundsOptions, planned: PlannedRound): Promise<Ove
         noVacuum: true,
         maxTries: s.maxTries > 1 ? s.maxTries : undefined,
         signal: o.signal,
-        onProgress: (point) => o.onProgress?.(planned, point),
+        onProgress: (p) =>
+          o.onStatus?.(
+            planned,
+            `${planned.key}: ${p.second.toFixed(0)} / ${s.durationSeconds} s · ${p.tps.toFixed(0)} tps`,
+          ),
       });
       await withClient(server, runDatabase(server), waitForPgbenchGone);
       return pgbench;

@@ -66,47 +66,40 @@ export interface ExtraIndex {
   readonly column: string;
 }
 
-const ix = (table: InventoryTable, ...columns: string[]): ExtraIndex[] => columns.map((column) => ({ table, column }));
+/** A level's added B-trees, one per column, table by table in the seed's order. */
+const group = (level: number, columns: Partial<Record<InventoryTable, readonly string[]>>) => ({
+  level,
+  indexes: Object.entries(columns).flatMap(([table, cs]) =>
+    cs.map((column): ExtraIndex => ({ table: table as InventoryTable, column })),
+  ),
+});
 
-/** In the seed's order. */
 export const INDEX_GROUPS: readonly { readonly level: number; readonly indexes: readonly ExtraIndex[] }[] = [
-  {
-    level: 14,
-    indexes: [
-      ...ix("products", "name"),
-      ...ix("stock", "product_id", "warehouse_id"),
-      ...ix("stock_movements", "product_id", "warehouse_id", "quantity"),
-      ...ix("warehouses", "name"),
-    ],
-  },
-  {
-    level: 21,
-    indexes: [
-      ...ix("products", "description"),
-      ...ix("stock", "quantity", "min_quantity"),
-      ...ix("stock_movements", "movement_type", "movement_date", "reason_code"),
-      ...ix("warehouses", "location"),
-    ],
-  },
-  {
-    level: 28,
-    indexes: [
-      ...ix("products", "price"),
-      ...ix("stock", "max_quantity", "reorder_point", "last_restock_date", "is_active"),
-      ...ix("stock_movements", "reference_document", "operator_name"),
-    ],
-  },
-  {
-    // "Nearly every remaining non-key column": every column not yet indexed except the keys
-    // (ids) and the unique sku / sku_number, which already have their constraint's index.
-    level: 39,
-    indexes: [
-      ...ix("products", "created_at"),
-      ...ix("stock", "location_code", "batch_number", "expiration_date", "last_updated"),
-      ...ix("stock_movements", "approved_by", "movement_status", "created_at", "updated_at"),
-      ...ix("warehouses", "max_capacity", "created_at"),
-    ],
-  },
+  group(14, {
+    products: ["name"],
+    stock: ["product_id", "warehouse_id"],
+    stock_movements: ["product_id", "warehouse_id", "quantity"],
+    warehouses: ["name"],
+  }),
+  group(21, {
+    products: ["description"],
+    stock: ["quantity", "min_quantity"],
+    stock_movements: ["movement_type", "movement_date", "reason_code"],
+    warehouses: ["location"],
+  }),
+  group(28, {
+    products: ["price"],
+    stock: ["max_quantity", "reorder_point", "last_restock_date", "is_active"],
+    stock_movements: ["reference_document", "operator_name"],
+  }),
+  // "Nearly every remaining non-key column": every column not yet indexed except the keys
+  // (ids) and the unique sku / sku_number, which already have their constraint's index.
+  group(39, {
+    products: ["created_at"],
+    stock: ["location_code", "batch_number", "expiration_date", "last_updated"],
+    stock_movements: ["approved_by", "movement_status", "created_at", "updated_at"],
+    warehouses: ["max_capacity", "created_at"],
+  }),
 ];
 
 export const INDEX_LEVELS = [CONSTRAINT_INDEXES, ...INDEX_GROUPS.map((g) => g.level)] as const;

@@ -1,39 +1,88 @@
 /**
- * One run of seed 003's protocol: a fresh copy of pgbench's tables, a restart, then the load with
- * (or without) a REINDEX from another session, while a sampler records who waits on what.
+ * One run of seed 003's protocol: a fresh copy of pgbench's tables (generated once into a template, each run a
+ * FILE_COPY clone: the seed's `pgbench -i` before every run in seconds instead of a minute), a restart, then the load
+ * with (or without) a REINDEX from another session, while a sampler records who waits on what.
  */
-import type { Client } from "pg";
+import fs from "node:fs";
+import path from "node:path";
+import { Client } from "pg";
+import { withClient } from "../../../engines/postgres/connect";
+import { cloneDatabase, dropDatabases as dropAll, recreateDatabase } from "../../../engines/postgres/template-database";
+import { databasePrefix } from "../../../targets/run-names";
 import { waitForAutovacuumIdle } from "../../../engines/postgres/autovacuum";
 import { serverCounters, type PgServerCounterKey } from "../../../engines/postgres/server-counters";
+import { probeSpeed } from "../../../engines/postgres/speed-probe";
 import { counterDelta, countersFrom, keyGuard, type Counters } from "../../../stats/counters";
 import type { RunStore, TrialRecord } from "../../../results/run-store";
-import type { StartedServer } from "../../../targets/types";
-import {
-  runPgbench,
-  waitForPgbenchGone,
-  type PgbenchRunner,
-  type PgbenchRunResult,
-  type ProgressPoint,
-} from "../../../workloads/pgbench";
-import { runTrials } from "../../../workloads/trials";
-import { ActivitySampler, type ActivitySample } from "./activity-sampler";
-import { probeSpeed } from "../../../engines/postgres/speed-probe";
-import { cloneRunDatabase, PGBENCH_PRIMARY_KEYS, runDatabase, withAdmin } from "./databases";
-import { lockTimeline, type LockTimeline } from "./lock-timeline";
-import { ReindexSession, type ReindexTiming } from "./reindex-session";
+import type { ConnectionInfo, StartedServer } from "../../../targets/types";
+import { postgresClientConfig } from "../../../targets/postgres-client";
+import { initPgbench, runPgbench, waitForPgbenchGone, type PgbenchRunner } from "../../../workloads/pgbench";
+import type { PgbenchRunResult, ProgressPoint } from "../../../workloads/pgbench";
+import { runTrials, type OrderedTrial } from "../../../workloads/trials";
 import { ignored } from "../../../runtime/debug";
+import { handleErrors } from "../../../runtime/error-events";
+import type { ReindexMode, ReindexUnderLoadParams } from "../params";
+import { ActivitySampler, lockTimeline, type ActivitySample, type LockTimeline, type Span } from "./activity";
+
+const templateDatabase = (server: StartedServer): string => `${databasePrefix(server)}_pgbench_template`;
+export const runDatabase = (server: StartedServer): string => `${databasePrefix(server)}_pgbench_run`;
+
+/** The three primary keys the seed reindexed, in the order it named the tables. */
+export const PGBENCH_PRIMARY_KEYS = ["pgbench_accounts_pkey", "pgbench_branches_pkey", "pgbench_tellers_pkey"] as const;
+
+const withAdmin = <T>(server: StartedServer, database: string, fn: (client: Client) => Promise<T>): Promise<T> =>
+  withClient(server.connection, fn, { database, applicationName: "dblab-admin" });
+
+export type TemplateInfo = Awaited<ReturnType<typeof createTemplate>>;
+
+/** Frozen against connections: it is only copied. */
+export async function createTemplate(
+  server: StartedServer,
+  scale: number,
+  steps: string,
+  runner: PgbenchRunner,
+  signal?: AbortSignal,
+) {
+  await dropAll(server.connection, [runDatabase(server)]);
+  await recreateDatabase(server.connection, templateDatabase(server));
+  const init = await initPgbench(server, { scale, steps, database: templateDatabase(server), signal }, runner);
+  return withAdmin(server, templateDatabase(server), async (c) => {
+    // In the template, so every clone has it; a server without the library loaded simply lacks it.
+    const statements = await c
+      .query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+      .then(() => c.query("SELECT 1 FROM pg_stat_statements LIMIT 1"))
+      .then(() => true)
+      .catch(() => false);
+    const size = await c.query<{ db: string; rows: string }>(
+      "SELECT pg_database_size(current_database())::text AS db, (SELECT count(*) FROM pgbench_accounts)::text AS rows",
+    );
+    const idx = await c.query<{ name: string; bytes: string }>(
+      "SELECT indexrelname AS name, pg_relation_size(indexrelid)::text AS bytes FROM pg_stat_user_indexes WHERE relname LIKE 'pgbench_%'",
+    );
+    return {
+      init,
+      databaseBytes: Number(size.rows[0].db),
+      accountsRows: Number(size.rows[0].rows),
+      indexBytes: Object.fromEntries(idx.rows.map((r) => [r.name, Number(r.bytes)])),
+      statements,
+    };
+  });
+}
+
+/** From a clean checkpoint, as after the seed's init and restart. */
+export const cloneRunDatabase = (server: StartedServer): Promise<number> =>
+  cloneDatabase(server.connection, templateDatabase(server), runDatabase(server), { checkpoint: true });
+
+export const WORKLOAD_DATABASES: readonly string[] = ["pgbench_run", "pgbench_template"];
+
+export const dropDatabases = (server: StartedServer): Promise<void> =>
+  dropAll(server.connection, [runDatabase(server), templateDatabase(server)]);
 
 /** The series' bucket, ms: fine enough for the lost share of a window of a second or two. */
 const WINDOW_BUCKET_MS = 100;
 
-/** CONCURRENTLY is the seed's suggested remedy. */
-export const REINDEX_MODES = ["baseline", "reindex", "concurrently"] as const;
-export type ReindexMode = (typeof REINDEX_MODES)[number];
-
-export interface ReindexCondition {
-  readonly set: number;
-  readonly mode: ReindexMode;
-}
+export type ReindexCondition = { readonly set: number; readonly mode: ReindexMode };
+export type PlannedRun = OrderedTrial<ReindexCondition>;
 
 export type ReindexTrial = TrialRecord<ReindexCondition, ReindexCounterKey> & {
   readonly pgbench?: PgbenchRunResult;
@@ -46,40 +95,23 @@ export type ReindexTrial = TrialRecord<ReindexCondition, ReindexCounterKey> & {
   readonly updateAccountsServer?: { readonly calls: number; readonly meanMs: number };
 };
 
-export interface PlannedRun {
-  readonly key: string;
-  readonly condition: ReindexCondition;
-  /** What a trial record calls its repeat. */
-  readonly repeat: number;
-  readonly position: number;
-}
-
 /** Each set starts one mode further on, so that TPS drifting from run to run does not fall on one mode. */
-export function planRuns(sets: number, modes: readonly ReindexMode[]): PlannedRun[] {
-  const plan: PlannedRun[] = [];
-  for (let set = 1; set <= sets; set++) {
-    for (let i = 0; i < modes.length; i++) {
+export const planRuns = (sets: number, modes: readonly ReindexMode[]): PlannedRun[] =>
+  Array.from({ length: sets }, (_, s) => s + 1).flatMap((set) =>
+    modes.map((_, i) => {
       const mode = modes[(i + set - 1) % modes.length];
-      plan.push({ key: `set${set}/${mode}`, condition: { set, mode }, repeat: set, position: i });
-    }
-  }
-  return plan;
-}
+      return { key: `set${set}/${mode}`, condition: { set, mode }, repeat: set, position: i };
+    }),
+  );
 
-export interface RunSettings {
-  readonly clients: number;
-  readonly threads: number;
-  readonly durationSeconds: number;
-  readonly reindexStartSeconds: number;
-  readonly sampleIntervalMs: number;
-  readonly restartBetweenRuns: boolean;
-}
+type RunSettings = Pick<
+  ReindexUnderLoadParams,
+  "clients" | "threads" | "durationSeconds" | "reindexStartSeconds" | "sampleIntervalMs" | "restartBetweenRuns"
+>;
 
 const TABLE_COUNTERS = ["n_tup_ins", "n_tup_upd", "n_tup_hot_upd", "autovacuum_count", "autoanalyze_count"] as const;
-type TableCounter = (typeof TABLE_COUNTERS)[number];
-type TableCounterKey = `table.${string}.${TableCounter}` | `size.index.${string}`;
-export type ReindexCounterKey = PgServerCounterKey | TableCounterKey;
-
+type TableCounterKey = `table.${string}.${(typeof TABLE_COUNTERS)[number]}` | `size.index.${string}`;
+type ReindexCounterKey = PgServerCounterKey | TableCounterKey;
 const isTableCounterKey = keyGuard<TableCounterKey>(
   [],
   [{ prefix: "table.", suffixes: TABLE_COUNTERS }, { prefix: "size.index." }],
@@ -109,110 +141,53 @@ async function updateAccountsStatement(client: Client): Promise<{ calls: number;
   return calls > 0 ? { calls, meanMs: Number(rows[0].ms) / calls } : undefined;
 }
 
-export interface TrialHooks {
-  readonly signal?: AbortSignal;
-  readonly onProgress?: (point: ProgressPoint) => void;
-  /** Called with notes worth showing (e.g. the target cannot restart). */
-  readonly onNote?: (note: string) => void;
-}
+type ReindexStatement = Span & { readonly index: string; readonly sql: string };
+/** pid: the REINDEX session's backend (to tell its locks from pgbench's). */
+export type ReindexTiming = Span & { readonly pid: number; readonly concurrently: boolean } & {
+  readonly statements: readonly ReindexStatement[];
+  readonly error?: string;
+};
 
-export async function runTrial(
-  server: StartedServer,
-  runner: PgbenchRunner,
-  planned: PlannedRun,
-  s: RunSettings,
-  hooks: TrialHooks = {},
-): Promise<ReindexTrial> {
-  const startedAt = new Date().toISOString();
-  const cloneSeconds = await cloneRunDatabase(server);
-  const restarted = await restartIfAsked(server, s, hooks, planned.key);
-  // 04 (2)'s between-run figure needs the speed state right before this run.
-  const speed = server.engine === "postgresql" ? await probeSpeed(server.connection) : undefined;
-  const connection = { ...server.connection, database: runDatabase(server) };
-  return withAdmin(
-    server,
-    async (admin) => {
-      // The restart's shutdown checkpoint leaves no dirty buffers behind; without one, checkpoint here.
-      if (!restarted) await admin.query("CHECKPOINT");
-      // A worker started on branches/tellers by the previous run must not run on into this one.
-      const autovacuumWait = await waitForAutovacuumIdle(admin);
-      // Cleared right before the load, so its figures are this run's alone.
-      const statements = await admin.query("SELECT pg_stat_statements_reset()").then(
-        () => true,
-        () => false,
-      );
-      const before = await snapshot(admin);
-      const mode = planned.condition.mode;
-      const session = mode === "baseline" ? undefined : await ReindexSession.open(connection);
-      const sampler = await ActivitySampler.start(connection, s.sampleIntervalMs);
-      let reindexRun: Promise<ReindexTiming> | undefined;
-      let timer: NodeJS.Timeout | undefined;
-      let pgbench: PgbenchRunResult;
-      let samples: ActivitySample[];
+/** The REINDEX "from another terminal": its own session, each statement timed on the wall clock of pgbench's series. */
+export class ReindexSession {
+  private constructor(
+    private readonly client: Client,
+    readonly pid: number,
+  ) {}
+
+  static async open(connection: ConnectionInfo): Promise<ReindexSession> {
+    // A lost connection fails the next REINDEX, which run() records as the trial's error.
+    const client = handleErrors(
+      new Client(postgresClientConfig(connection, { applicationName: "dblab-reindex" })),
+      "REINDEX session",
+    );
+    await client.connect();
+    const { rows } = await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
+    return new ReindexSession(client, rows[0].pid);
+  }
+
+  /** REINDEX INDEX [CONCURRENTLY] each index in turn; an error is recorded, not thrown. */
+  async run(indexes: readonly string[], concurrently: boolean): Promise<ReindexTiming> {
+    const statements: ReindexStatement[] = [];
+    const startMs = Date.now();
+    let error: string | undefined;
+    for (const index of indexes) {
+      const sql = `REINDEX INDEX ${concurrently ? "CONCURRENTLY " : ""}${index}`;
+      const began = Date.now();
       try {
-        pgbench = await runPgbench(server, {
-          runner,
-          database: runDatabase(server),
-          clients: s.clients,
-          threads: s.threads,
-          durationSeconds: s.durationSeconds,
-          builtin: "tpcb-like",
-          bucketMs: WINDOW_BUCKET_MS,
-          signal: hooks.signal,
-          onProgress: hooks.onProgress,
-          onStart: () => {
-            if (!session) return;
-            reindexRun = new Promise((resolve) => {
-              timer = setTimeout(
-                () => resolve(session.run(PGBENCH_PRIMARY_KEYS, mode === "concurrently")),
-                s.reindexStartSeconds * 1000,
-              );
-            });
-          },
-        });
-      } catch (error) {
-        if (timer) clearTimeout(timer);
-        if (session) await admin.query("SELECT pg_cancel_backend($1)", [session.pid]).catch(ignored("cancel REINDEX"));
-        await sampler.stop().catch(ignored("reindex: stop the activity sampler after a failure"));
-        await session?.close();
-        throw error;
+        await this.client.query(sql);
+      } catch (e) {
+        error = `${sql}: ${e instanceof Error ? e.message : String(e)}`;
+        break;
       }
-      // A REINDEX CONCURRENTLY may outlast the load; its whole duration is part of the result.
-      const reindex = reindexRun ? await reindexRun : undefined;
-      try {
-        samples = await sampler.stop();
-      } finally {
-        await session?.close();
-      }
-      await waitForPgbenchGone(admin);
-      const after = await snapshot(admin);
-      const updateAccountsServer = statements ? await updateAccountsStatement(admin) : undefined;
-      const record: ReindexTrial = {
-        key: planned.key,
-        condition: planned.condition,
-        repeat: planned.condition.set,
-        position: planned.position,
-        // A failed REINDEX's time is not a result.
-        ...(reindex?.error
-          ? { status: "failed" as const, error: reindex.error }
-          : { status: "ok" as const, seconds: (pgbench.finishedAtMs - pgbench.startedAtMs) / 1000 }),
-        counters: counterDelta(before, after),
-        startedAt,
-        finishedAt: new Date().toISOString(),
-        pgbench,
-        reindex,
-        timeline: lockTimeline(samples, "pgbench", reindex?.pid),
-        samples,
-        cloneSeconds,
-        restarted,
-        autovacuumWait,
-        ...(updateAccountsServer ? { updateAccountsServer } : {}),
-        ...(speed ? { speed } : {}),
-      };
-      return record;
-    },
-    runDatabase(server),
-  );
+      statements.push({ index, sql, startMs: began, endMs: Date.now() });
+    }
+    return { pid: this.pid, concurrently, statements, startMs, endMs: Date.now(), error };
+  }
+
+  async close(): Promise<void> {
+    await this.client.end().catch(ignored("reindex: end the REINDEX session's client"));
+  }
 }
 
 export interface RunPlanOptions {
@@ -224,49 +199,103 @@ export interface RunPlanOptions {
   readonly signal?: AbortSignal;
   readonly onRun?: (done: number, total: number, next: PlannedRun | undefined, last: ReindexTrial | undefined) => void;
   readonly onProgress?: (planned: PlannedRun, point: ProgressPoint) => void;
+  /** Notes worth showing (e.g. the target cannot restart). */
   readonly onNote?: (note: string) => void;
 }
 
-export async function runPlan(o: RunPlanOptions): Promise<ReindexTrial[]> {
-  return runTrials(
-    o.plan,
-    (planned) =>
-      runTrial(o.server, o.runner, planned, o.settings, {
-        signal: o.signal,
-        onProgress: (p) => o.onProgress?.(planned, p),
-        onNote: o.onNote,
-      }),
-    {
-      store: o.store,
+async function runTrial(o: RunPlanOptions, planned: PlannedRun): Promise<ReindexTrial> {
+  const { server, settings: s } = o;
+  const startedAt = new Date().toISOString();
+  const cloneSeconds = await cloneRunDatabase(server);
+  const restarted = await restartIfAsked(server, s.restartBetweenRuns, planned.key, o.onNote);
+  // 04 (2)'s between-run figure needs the speed state right before this run.
+  const speed = server.engine === "postgresql" ? await probeSpeed(server.connection) : undefined;
+  const connection = { ...server.connection, database: runDatabase(server) };
+  return withAdmin(server, runDatabase(server), async (admin) => {
+    // The restart's shutdown checkpoint leaves no dirty buffers behind; without one, checkpoint here.
+    if (!restarted) await admin.query("CHECKPOINT");
+    // A worker started on branches/tellers by the previous run must not run on into this one.
+    const autovacuumWait = await waitForAutovacuumIdle(admin);
+    // Cleared right before the load, so its figures are this run's alone.
+    const reset = admin.query("SELECT pg_stat_statements_reset()");
+    const statements = await reset.then(() => true).catch(() => false);
+    const before = await snapshot(admin);
+    const mode = planned.condition.mode;
+    const session = mode === "baseline" ? undefined : await ReindexSession.open(connection);
+    const sampler = await ActivitySampler.start(connection, s.sampleIntervalMs);
+    let reindexRun: Promise<ReindexTiming> | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const pgbench = await runPgbench(server, {
+      runner: o.runner,
+      database: runDatabase(server),
+      clients: s.clients,
+      threads: s.threads,
+      durationSeconds: s.durationSeconds,
+      builtin: "tpcb-like",
+      bucketMs: WINDOW_BUCKET_MS,
       signal: o.signal,
-      watch: (planned) => ({ engine: "postgresql", what: `run ${planned.key} (pgbench with REINDEX)` }),
-      onProgress: ({ done, total, skipped, last, next }) => o.onRun?.(done - skipped, total - skipped, next, last),
-    },
-  );
+      onProgress: (p) => o.onProgress?.(planned, p),
+      onStart: () => {
+        if (!session) return;
+        reindexRun = new Promise((resolve) => {
+          const start = () => resolve(session.run(PGBENCH_PRIMARY_KEYS, mode === "concurrently"));
+          timer = setTimeout(start, s.reindexStartSeconds * 1000);
+        });
+      },
+    }).catch(async (error: unknown) => {
+      if (timer) clearTimeout(timer);
+      if (session) await admin.query("SELECT pg_cancel_backend($1)", [session.pid]).catch(ignored("cancel REINDEX"));
+      await sampler.stop().catch(ignored("reindex: stop the activity sampler after a failure"));
+      await session?.close();
+      throw error;
+    });
+    // A REINDEX CONCURRENTLY may outlast the load; its whole duration is part of the result.
+    const reindex = reindexRun ? await reindexRun : undefined;
+    const samples = await sampler.stop().finally(() => session?.close());
+    await waitForPgbenchGone(admin);
+    const after = await snapshot(admin);
+    const updateAccountsServer = statements ? await updateAccountsStatement(admin) : undefined;
+    return {
+      key: planned.key,
+      condition: planned.condition,
+      repeat: planned.condition.set,
+      position: planned.position,
+      // A failed REINDEX's time is not a result.
+      ...(reindex?.error
+        ? { status: "failed" as const, error: reindex.error }
+        : { status: "ok" as const, seconds: (pgbench.finishedAtMs - pgbench.startedAtMs) / 1000 }),
+      counters: counterDelta(before, after),
+      startedAt,
+      finishedAt: new Date().toISOString(),
+      pgbench,
+      reindex,
+      timeline: lockTimeline(samples, "pgbench", reindex?.pid),
+      samples,
+      cloneSeconds,
+      restarted,
+      autovacuumWait,
+      ...(updateAccountsServer ? { updateAccountsServer } : {}),
+      ...(speed ? { speed } : {}),
+    };
+  });
 }
 
-/** The calibration rebuild: what a plain REINDEX of the three keys took on a fresh clone, no load. */
-export interface RebuildCalibration {
-  readonly seconds: number;
-  readonly accountsSeconds?: number;
-  readonly cloneSeconds: number;
-  readonly restarted: boolean;
-  readonly at: string;
-}
+export const runPlan = (o: RunPlanOptions): Promise<ReindexTrial[]> =>
+  runTrials(o.plan, (planned) => runTrial(o, planned), {
+    store: o.store,
+    signal: o.signal,
+    watch: (planned) => ({ engine: "postgresql", what: `run ${planned.key} (pgbench with REINDEX)` }),
+    onProgress: ({ done, total, skipped, last, next }) => o.onRun?.(done - skipped, total - skipped, next, last),
+  });
 
 /** The seed restarted between runs; a server that cannot restart is noted and the run goes on. */
-async function restartIfAsked(
-  server: StartedServer,
-  s: Pick<RunSettings, "restartBetweenRuns">,
-  hooks: TrialHooks,
-  before: string,
-): Promise<boolean> {
-  if (!s.restartBetweenRuns) return false;
+async function restartIfAsked(server: StartedServer, restart: boolean, before: string, onNote?: (n: string) => void) {
+  if (!restart) return false;
   try {
     await server.restart();
     return true;
   } catch (error) {
-    hooks.onNote?.(`no restart before ${before}: ${error instanceof Error ? error.message : String(error)}`);
+    onNote?.(`no restart before ${before}: ${error instanceof Error ? error.message : String(error)}`);
     return false;
   }
 }
@@ -278,25 +307,46 @@ async function restartIfAsked(
 export async function calibrateRebuild(
   server: StartedServer,
   s: Pick<RunSettings, "restartBetweenRuns">,
-  hooks: TrialHooks = {},
-): Promise<RebuildCalibration> {
+  hooks: Pick<RunPlanOptions, "onNote"> = {},
+) {
   const at = new Date().toISOString();
   const cloneSeconds = await cloneRunDatabase(server);
-  const restarted = await restartIfAsked(server, s, hooks, "the calibration");
-  if (!restarted) await withAdmin(server, (admin) => admin.query("CHECKPOINT"), runDatabase(server));
+  const restarted = await restartIfAsked(server, s.restartBetweenRuns, "the calibration", hooks.onNote);
+  if (!restarted) await withAdmin(server, runDatabase(server), (admin) => admin.query("CHECKPOINT"));
   const session = await ReindexSession.open({ ...server.connection, database: runDatabase(server) });
   try {
     const timing = await session.run(PGBENCH_PRIMARY_KEYS, false);
     if (timing.error) throw new Error(`calibration rebuild failed: ${timing.error}`);
     const accounts = timing.statements.find((x) => x.index === "pgbench_accounts_pkey");
-    return {
-      seconds: (timing.endMs - timing.startMs) / 1000,
-      accountsSeconds: accounts ? (accounts.endMs - accounts.startMs) / 1000 : undefined,
-      cloneSeconds,
-      restarted,
-      at,
-    };
+    const seconds = (timing.endMs - timing.startMs) / 1000;
+    const accountsSeconds = accounts ? (accounts.endMs - accounts.startMs) / 1000 : undefined;
+    return { seconds, accountsSeconds, cloneSeconds, restarted, at };
   } finally {
     await session.close();
   }
+}
+
+/** Rebuild ÷ share within 6–60 s (load around the window); the REINDEX starts at its planned fraction of the run. */
+export function runLengthFor(
+  rebuildSeconds: number,
+  share: number,
+  planned: Pick<RunSettings, "durationSeconds" | "reindexStartSeconds">,
+): Pick<RunSettings, "durationSeconds" | "reindexStartSeconds"> {
+  if (!(rebuildSeconds > 0) || !(share > 0 && share < 1)) {
+    throw new Error(`runLengthFor: needs a rebuild > 0 s and a share in (0, 1), got ${rebuildSeconds} s, ${share}`);
+  }
+  const durationSeconds = Math.min(60, Math.max(6, Math.round(rebuildSeconds / share)));
+  const fraction = planned.reindexStartSeconds / planned.durationSeconds;
+  return { durationSeconds, reindexStartSeconds: Math.max(0.5, Math.round(durationSeconds * fraction * 10) / 10) };
+}
+
+/** Kept beside the trials, so that a resume runs at it. */
+export type RunLengthCalibration = Awaited<ReturnType<typeof calibrateRebuild>> &
+  Pick<RunSettings, "durationSeconds" | "reindexStartSeconds"> & { readonly stallShare: number };
+
+export const CALIBRATION_FILE = "calibration.json";
+
+export function storedCalibration(directory: string): RunLengthCalibration | undefined {
+  const file = path.join(directory, CALIBRATION_FILE);
+  return fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, "utf8")) as RunLengthCalibration) : undefined;
 }

@@ -1,5 +1,5 @@
 /** The environments of notebook 05: where the client sits, and whether commits wait for standbys. */
-import type { EnvironmentId, RoundTripsParams } from "../params";
+import type { RoundTripsParams } from "../params";
 import type { EnvironmentKey } from "./trials";
 
 /** Round trips and commit waits: this lab's inputs (emulated), nothing added (loopback), or measured as is (real). */
@@ -15,59 +15,26 @@ export interface EnvironmentInfo {
   readonly seedCondition: "local" | "same_az" | "cross_az" | null;
 }
 
+const direct = () => null;
+const sameAz = (p: RoundTripsParams) => p.sameAzRttMs;
+const crossAz = (p: RoundTripsParams) => p.crossAzRttMs;
+const row = (
+  label: string,
+  kind: EnvironmentKind,
+  quorum: boolean,
+  clientTargetMs: EnvironmentInfo["clientTargetMs"],
+  seedCondition: EnvironmentInfo["seedCondition"],
+): EnvironmentInfo => ({ label, kind, quorum, clientTargetMs, seedCondition });
+
 export const ENVIRONMENT_INFO: Readonly<Record<EnvironmentKey, EnvironmentInfo>> = {
-  local: {
-    label: "local (loopback)",
-    kind: "loopback",
-    quorum: false,
-    clientTargetMs: () => null,
-    seedCondition: "local",
-  },
-  "same-az": {
-    label: "same AZ (emulated RTT, one server)",
-    kind: "emulated",
-    quorum: false,
-    clientTargetMs: (p) => p.sameAzRttMs,
-    seedCondition: "same_az",
-  },
-  "cross-az": {
-    label: "cross AZ (emulated RTT, one server)",
-    kind: "emulated",
-    quorum: false,
-    clientTargetMs: (p) => p.crossAzRttMs,
-    seedCondition: "cross_az",
-  },
-  "quorum-same-az": {
-    label: "same AZ + quorum commit (2 standbys)",
-    kind: "emulated",
-    quorum: true,
-    clientTargetMs: (p) => p.sameAzRttMs,
-    seedCondition: "same_az",
-  },
-  "quorum-cross-az": {
-    label: "cross AZ + quorum commit (2 standbys)",
-    kind: "emulated",
-    quorum: true,
-    clientTargetMs: (p) => p.crossAzRttMs,
-    seedCondition: "cross_az",
-  },
-  external: {
-    label: "external server (measured)",
-    kind: "real",
-    quorum: false,
-    clientTargetMs: () => null,
-    seedCondition: null,
-  },
+  local: row("local (loopback)", "loopback", false, direct, "local"),
+  "same-az": row("same AZ (emulated RTT, one server)", "emulated", false, sameAz, "same_az"),
+  "cross-az": row("cross AZ (emulated RTT, one server)", "emulated", false, crossAz, "cross_az"),
+  "quorum-same-az": row("same AZ + quorum commit (2 standbys)", "emulated", true, sameAz, "same_az"),
+  "quorum-cross-az": row("cross AZ + quorum commit (2 standbys)", "emulated", true, crossAz, "cross_az"),
+  external: row("external server (measured)", "real", false, direct, null),
 };
 
 export const STANDBY_NAMES = ["s1", "s2"] as const;
 /** synchronous_standby_names of the quorum environments: Aurora-like "any one other copy". */
 export const QUORUM = `ANY 1 (${STANDBY_NAMES.join(", ")})`;
-
-export function singleServerEnvironments(envs: readonly EnvironmentId[]): EnvironmentId[] {
-  return envs.filter((e) => !ENVIRONMENT_INFO[e].quorum);
-}
-
-export function quorumEnvironments(envs: readonly EnvironmentId[]): EnvironmentId[] {
-  return envs.filter((e) => ENVIRONMENT_INFO[e].quorum);
-}

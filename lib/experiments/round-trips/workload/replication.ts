@@ -16,27 +16,12 @@ export interface StandbyState {
 }
 
 export async function standbyStates(admin: Client): Promise<StandbyState[]> {
-  const { rows } = await admin.query<{
-    name: string;
-    state: string;
-    sync_state: string;
-    write_ms: number | null;
-    flush_ms: number | null;
-    replay_ms: number | null;
-  }>(`SELECT application_name AS name, state, sync_state,
-            EXTRACT(epoch FROM write_lag) * 1000 AS write_ms,
-            EXTRACT(epoch FROM flush_lag) * 1000 AS flush_ms,
-            EXTRACT(epoch FROM replay_lag) * 1000 AS replay_ms
-       FROM pg_stat_replication ORDER BY application_name`);
-  const num = (v: number | string | null) => (v === null ? null : Number(v));
-  return rows.map((r) => ({
-    name: r.name,
-    state: r.state,
-    syncState: r.sync_state,
-    writeLagMs: num(r.write_ms),
-    flushLagMs: num(r.flush_ms),
-    replayLagMs: num(r.replay_ms),
-  }));
+  const lag = (what: string) => `(EXTRACT(epoch FROM ${what}_lag) * 1000)::float8 AS "${what}LagMs"`;
+  const { rows } = await admin.query<StandbyState>(
+    `SELECT application_name AS name, state, sync_state AS "syncState", ${["write", "flush", "replay"].map(lag).join(", ")}
+       FROM pg_stat_replication ORDER BY application_name`,
+  );
+  return rows;
 }
 
 /** Waits until every standby has replayed all WAL so far: no replay overlaps a timed phase. */
@@ -55,21 +40,7 @@ export async function waitForReplay(admin: Client, timeoutMs = 60_000): Promise<
   throw new Error(`standbys did not replay up to ${lsn} within ${timeoutMs} ms`);
 }
 
-export interface LagSummary {
-  readonly samples: number;
-  /** Samples in which a standby showed a flush lag (others found them idle). */
-  readonly caught?: number;
-  readonly perStandby: Readonly<
-    Record<
-      string,
-      { readonly writeLagMs: number | null; readonly flushLagMs: number | null; readonly replayLagMs: number | null }
-    >
-  >;
-  /** Median over samples of the fastest standby's flush lag: with ANY 1 the fastest one decides. */
-  readonly quorumFlushLagMs: number | null;
-  readonly quorumWriteLagMs: number | null;
-  readonly quorumReplayLagMs: number | null;
-}
+export type LagSummary = ReturnType<typeof summariseLags>;
 
 /** Samples pg_stat_replication's lag gauges during a phase, often enough to catch them (docs/claims-and-regimes.md). */
 export class LagSampler {
@@ -102,21 +73,18 @@ export class LagSampler {
   }
 }
 
-const med = (values: (number | null)[]): number | null => {
+/** f of the finite values, null when there is none. */
+const of = (f: (v: number[]) => number) => (values: (number | null)[]) => {
   const v = values.filter((x): x is number => x !== null && Number.isFinite(x));
-  return v.length ? median(v) : null;
+  return v.length ? f(v) : null;
 };
-const minOf = (values: (number | null)[]): number | null => {
-  const v = values.filter((x): x is number => x !== null && Number.isFinite(x));
-  return v.length ? Math.min(...v) : null;
-};
+const med = of(median);
+const minOf = of((v) => Math.min(...v));
+type Lags = Pick<StandbyState, "writeLagMs" | "flushLagMs" | "replayLagMs">;
 
-export function summariseLags(samples: readonly (readonly StandbyState[])[]): LagSummary {
+export function summariseLags(samples: readonly (readonly StandbyState[])[]) {
   const names = [...new Set(samples.flatMap((s) => s.map((x) => x.name)))];
-  const perStandby: Record<
-    string,
-    { writeLagMs: number | null; flushLagMs: number | null; replayLagMs: number | null }
-  > = {};
+  const perStandby: Record<string, Lags> = {};
   for (const name of names) {
     const mine = samples.map((s) => s.find((x) => x.name === name)).filter((x): x is StandbyState => Boolean(x));
     perStandby[name] = {
@@ -125,12 +93,15 @@ export function summariseLags(samples: readonly (readonly StandbyState[])[]): La
       replayLagMs: med(mine.map((x) => x.replayLagMs)),
     };
   }
+  const fastest = (k: keyof Lags) => med(samples.map((s) => minOf(s.map((x) => x[k]))));
   return {
     samples: samples.length,
+    /** Samples in which a standby showed a flush lag (others found them idle). */
     caught: samples.filter((s) => s.some((x) => x.flushLagMs !== null)).length,
     perStandby,
-    quorumWriteLagMs: med(samples.map((s) => minOf(s.map((x) => x.writeLagMs)))),
-    quorumFlushLagMs: med(samples.map((s) => minOf(s.map((x) => x.flushLagMs)))),
-    quorumReplayLagMs: med(samples.map((s) => minOf(s.map((x) => x.replayLagMs)))),
+    /** Median over samples of the fastest standby's lag: with ANY 1 the fastest one decides. */
+    quorumWriteLagMs: fastest("writeLagMs"),
+    quorumFlushLagMs: fastest("flushLagMs"),
+    quorumReplayLagMs: fastest("replayLagMs"),
   };
 }

@@ -1,45 +1,22 @@
-/** One trial, start to record; a phase's trials are a plan (`caseTrial`, `commitLevelTrial`) run by runTrials. */
+/** One trial, start to record; a phase's trials are a plan (`caseTrial`, `commitLevelTrial`) run by `timedTrial`. */
 import type { Client } from "pg";
 import { serverCounters } from "../../../engines/postgres/server-counters";
 import type { DelayLink } from "../../../network/types";
-import type { RunStore } from "../../../results/run-store";
 import { counterDelta } from "../../../stats/counters";
 import { CASE_INFO, statements, type CaseId } from "./cases";
 import { resetTable } from "./dataset";
-import { LagSampler, waitForReplay, type LagSummary, type SyncLevel } from "./replication";
+import { LagSampler, waitForReplay, type SyncLevel } from "./replication";
 import { timeStatements } from "../../../workloads/statement-timing";
 import { trialKey, type EnvironmentKey, type RoundTripCondition, type RoundTripTrial } from "./trials";
-import { runTrials, type PlannedTrial, type TrialProgress } from "../../../workloads/trials";
+import type { PlannedTrial } from "../../../workloads/trials";
 
-export interface TrialContext {
-  readonly store: RunStore<RoundTripCondition>;
-  readonly signal?: AbortSignal;
-  readonly continueOnError: boolean;
-  readonly onProgress: (progress: TrialProgress<PlannedRoundTrip, RoundTripTrial>) => void;
-  readonly between: BetweenTrials;
+export const seconds = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e9;
+
+async function timed<T>(work: () => Promise<T>): Promise<[T, number]> {
+  const t0 = process.hrtime.bigint();
+  return [await work(), seconds(t0)];
 }
 
-/** The untimed work between two trials' records, timed by name for the next trial's `beforeSeconds`. */
-export class BetweenTrials {
-  private pending: Record<string, number> = {};
-
-  async time<T>(what: string, work: () => Promise<T>): Promise<T> {
-    const t0 = process.hrtime.bigint();
-    try {
-      return await work();
-    } finally {
-      this.pending[what] = (this.pending[what] ?? 0) + Number(process.hrtime.bigint() - t0) / 1e9;
-    }
-  }
-
-  take(): Record<string, number> | undefined {
-    const taken = this.pending;
-    this.pending = {};
-    return Object.keys(taken).length ? taken : undefined;
-  }
-}
-
-/** One trial of a phase's plan: what it times, and the untimed reset before it. */
 export interface PlannedRoundTrip extends PlannedTrial<RoundTripCondition> {
   readonly order?: number;
   readonly roundTrips: number;
@@ -71,11 +48,7 @@ async function counters(s: Session) {
 }
 
 /** runTrials' runOne: reset, counters, the timed stream with lags sampled, counters, the link's record. */
-async function timedTrial(
-  s: Session,
-  planned: PlannedRoundTrip,
-  beforeSeconds?: Record<string, number>,
-): Promise<RoundTripTrial> {
+export async function timedTrial(s: Session, planned: PlannedRoundTrip, beforeSeconds?: Record<string, number>) {
   const { key, condition, repeat, order, roundTrips } = planned;
   const startedAt = new Date().toISOString();
   const [, prepareSeconds] = await timed(() => planned.prepare());
@@ -86,7 +59,7 @@ async function timedTrial(
   await s.link?.stats(true);
   const sampler = s.lagAdmin ? new LagSampler(s.lagAdmin) : undefined;
   sampler?.start();
-  let lags: LagSummary | undefined;
+  let lags;
   let stream;
   try {
     stream = await planned.run();
@@ -95,7 +68,7 @@ async function timedTrial(
   }
   const [after, countersAfter] = await timed(() => counters(s));
   const link = await s.link?.stats();
-  return {
+  const trial: RoundTripTrial = {
     key,
     condition,
     repeat,
@@ -117,43 +90,20 @@ async function timedTrial(
     ...(s.lagAdmin ? { replayWaitSeconds } : {}),
     countersSeconds: countersBefore + countersAfter,
   };
+  return trial;
 }
 
-async function timed<T>(work: () => Promise<T>): Promise<[T, number]> {
-  const t0 = process.hrtime.bigint();
-  const out = await work();
-  return [out, Number(process.hrtime.bigint() - t0) / 1e9];
-}
+type Trial = Pick<PlannedRoundTrip, "roundTrips" | "prepare" | "run">;
+const planned = (condition: RoundTripCondition, repeat: number, order: number | undefined, rest: Trial) => ({
+  key: trialKey(condition, repeat),
+  condition,
+  repeat,
+  order,
+  ...rest,
+});
 
-/** One phase's plan through runTrials (resume, watchdog, failure record, store). */
-export async function runRoundTripTrials(
-  ctx: TrialContext,
-  s: Session,
-  plan: readonly PlannedRoundTrip[],
-): Promise<void> {
-  await runTrials(plan, (planned) => timedTrial(s, planned, ctx.between.take()), {
-    store: ctx.store,
-    signal: ctx.signal,
-    continueOnError: ctx.continueOnError,
-    watch: (planned) => ({ engine: "postgresql", what: `running ${planned.key}`, group: planned.condition.kind }),
-    // An error inside BEGIN … leaves the session in an aborted transaction: end it for the next case.
-    afterFailure: async () => void (await s.bench.query("ROLLBACK")),
-    onProgress: ctx.onProgress,
-  });
-}
-
-function planned(
-  condition: RoundTripCondition,
-  repeat: number,
-  order: number | undefined,
-  rest: Pick<PlannedRoundTrip, "roundTrips" | "prepare" | "run">,
-): PlannedRoundTrip {
-  return { key: trialKey(condition, repeat), condition, repeat, order, ...rest };
-}
-
-/** One of the seed's cases, N statements, on a fresh copy of the seed's table. */
 export function caseTrial(
-  ctx: TrialContext,
+  signal: AbortSignal | undefined,
   s: Session,
   environment: EnvironmentKey,
   c: CaseId,
@@ -169,16 +119,16 @@ export function caseTrial(
       if (info.writes) await resetTable(s.admin, s.rows);
       await s.bench.query("DEALLOCATE ALL");
     },
-    run: () => timeStatements(s.bench, statements(c, n), roundTrips, ctx.signal),
+    run: () => timeStatements(s.bench, statements(c, n), roundTrips, signal),
   });
 }
 
 /** Autocommit single-row UPDATEs of a non-indexed column (always HOT) at one synchronous_commit level. */
 export function commitLevelTrial(
-  ctx: TrialContext,
+  signal: AbortSignal | undefined,
   s: Session,
   level: SyncLevel,
-  standbyTargetMs: number,
+  standbyRttMs: number,
   commits: number,
   repeat: number,
   order?: number,
@@ -187,7 +137,7 @@ export function commitLevelTrial(
     for (let i = 0; i < commits; i++)
       yield `UPDATE benchmark_accounts SET version = version + 1 WHERE id = ${1 + (i % s.rows)}`;
   };
-  return planned({ kind: "commit-level", level, standbyRttMs: standbyTargetMs, commits }, repeat, order, {
+  return planned({ kind: "commit-level", level, standbyRttMs, commits }, repeat, order, {
     roundTrips: commits,
     prepare: async () => {
       // The sweep's UPDATEs dirty pages trial after trial: a checkpoint first keeps one out of the timed window.
@@ -196,7 +146,7 @@ export function commitLevelTrial(
     },
     run: async () => {
       try {
-        return await timeStatements(s.bench, sql(), commits, ctx.signal);
+        return await timeStatements(s.bench, sql(), commits, signal);
       } finally {
         await s.bench.query("RESET synchronous_commit");
       }

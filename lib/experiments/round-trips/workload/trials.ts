@@ -31,17 +31,14 @@ export type RoundTripTrial = TrialRecord<RoundTripCondition, PgServerCounterKey>
   /** As calibrated (median SELECT 1 through the links, ms); standby: null without standbys. */
   readonly clientRttMs?: number;
   readonly standbyRttMs?: number | null;
-  /** pg_stat_replication lags sampled during the timed part. */
   readonly lags?: LagSummary;
   /** The proxy's delivery record during the trial (netem has none). */
   readonly link?: LinkStats;
   /** Its round trips crossed a real network to hosts the user named (`hosts`). */
   readonly real?: boolean;
-  /** Its place in this repeat's rotated order. */
   readonly order?: number;
   /** Untimed work since the previous trial's record, seconds by what it was. */
   readonly beforeSeconds?: Readonly<Record<string, number>>;
-  /** Its own untimed parts, seconds. */
   readonly prepareSeconds?: number;
   readonly replayWaitSeconds?: number;
   readonly countersSeconds?: number;
