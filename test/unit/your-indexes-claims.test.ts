@@ -43,9 +43,12 @@ const cost = (low: number, high: number, n = 5): Interval =>
     "cost",
   );
 
+/** An index summary's counters, none measured: the claims' why reads them. */
+const BLANK = { hotStatements: [], btreeInsertsPerTx: {}, btreeSplitsPerTx: {}, walBytesPerTx: {}, hotShare: {} };
+
 /** One judged index with these intervals, in a summary of nothing else: what judgeIndex reads. */
 function judged(c: Interval | undefined, a: WriteAmplification = {}, margin = M) {
-  const ix = { name: "i", table: "t", cost: c, amplification: a } as unknown as IndexSummary;
+  const ix = { ...BLANK, name: "i", table: "t", cost: c, amplification: a } as unknown as IndexSummary;
   const s = { equivalenceMargin: margin, indexes: [ix], runs: [] } as unknown as YourIndexesSummary;
   return judgeIndex(s, ix);
 }
@@ -109,7 +112,14 @@ test("the write-amplification line: B-tree entries decide; too few rounds are in
   assert.equal(judged(none, { btreeInsertsPerTx: cost(1, 2, 3) }).amplification.judgement, "inconclusive");
   assert.equal(judged(none, { walBytesPerTx: cost(1, 2) }).amplification.judgement, "not measured");
   // Another index type: shown, not decided (its entries are not B-tree records).
-  const gin = { name: "i", table: "t", cost: none, amplification: a, definition: "CREATE INDEX i ON t USING gin (d)" };
+  const gin = {
+    ...BLANK,
+    name: "i",
+    table: "t",
+    cost: none,
+    amplification: a,
+    definition: "CREATE INDEX i ON t USING gin (d)",
+  };
   const s = { equivalenceMargin: M, indexes: [gin], runs: [] } as unknown as YourIndexesSummary;
   const g = judgeIndex(s, gin as unknown as IndexSummary).amplification;
   assert.equal(g.judgement, "not measured");
@@ -231,6 +241,11 @@ test("summarise pairs each index's variants per round; the claims follow, and sw
   assert.equal(category.amplification.hotShareLost, undefined);
   // The report's claims table names no seed and no seed's regime.
   assert.doesNotMatch(claimsTableHtml(asTheLabsQuestions(claims), "06's claims"), /seed/);
+  // The table says the kinds in 06's words; the judged claims (summary.json) keep the engine's kinds.
+  const shown = asTheLabsQuestions(claims);
+  assert.match(claimsTableHtml(shown, "06's claims"), /direction, on this run&#39;s own workload/);
+  assert.match(claimsTableHtml(shown, "06's claims"), /within the reader&#39;s declared margin/);
+  assert.deepEqual([...new Set(claims.map((c) => c.kind))].sort(), ["direction", "equivalence"]);
   assert.ok(s.noiseFloor === undefined, "one baseline run a round: no noise floor");
   assert.match(
     claims.find((c) => c.id === "orders_status_idx: throughput costs")?.why ?? "",
@@ -525,7 +540,7 @@ test("06 in an adaptive run: the cost is decided at the looks' per-look coverage
   // Five rounds' range covers the median with 93.8 %: enough at 90 %, too little at a look of 95 %.
   const five = medianInterval([0.2, 0.21, 0.22, 0.23, 0.24], "synthetic cost");
   const at = (c: Interval, level?: number) => {
-    const ix = { name: "i", table: "t", cost: c, amplification: {} } as unknown as IndexSummary;
+    const ix = { ...BLANK, name: "i", table: "t", cost: c, amplification: {} } as unknown as IndexSummary;
     const looks = level ? { coverage: 0.9, level, looks: [5, 9], family: 0.9 } : undefined;
     const s = { equivalenceMargin: M, indexes: [ix], runs: [], looks } as unknown as YourIndexesSummary;
     return judgeIndex(s, ix);

@@ -1,6 +1,7 @@
 /** Notebook 06's charts, built from the summary. */
 import type { PlotlyFigure, PlotlyTrace } from "../../display/plotly";
 import { stepCoordinates } from "../../workloads/pgbench";
+import type { Interval } from "../../stats/intervals";
 import { judgeIndex } from "./claims";
 import type { YourIndexesSummary } from "./summarise";
 
@@ -11,49 +12,61 @@ const VERDICT_COLORS: Record<string, string> = {
   inconclusive: "#bab0ac",
 };
 
+const bars = (y: string[], is: Interval[], scale = 1): PlotlyTrace => ({
+  type: "bar",
+  orientation: "h",
+  y,
+  x: is.map((i) => i.estimate * scale),
+  error_x: {
+    type: "data",
+    symmetric: false,
+    array: is.map((i) => (i.high - i.estimate) * scale),
+    arrayminus: is.map((i) => (i.estimate - i.low) * scale),
+  },
+});
+const layout = (title: string, x: string, y = "transactions / s") => ({
+  title: { text: title },
+  xaxis: { title: { text: x } },
+  yaxis: { title: { text: y }, rangemode: "tozero" },
+});
+
 /** The judged indexes ranked by cost: median and interval of the paired per-round cost, the margin as a band. */
 export function costRanking(s: YourIndexesSummary): PlotlyFigure {
-  const ranked = s.indexes.filter((ix) => ix.cost).sort((a, b) => (a.cost?.estimate ?? 0) - (b.cost?.estimate ?? 0));
-  const pct = (x: number) => x * 100;
-  const data: PlotlyTrace[] = [
-    {
-      type: "bar",
-      orientation: "h",
-      y: ranked.map((ix) => ix.name),
-      x: ranked.map((ix) => pct(ix.cost?.estimate ?? 0)),
-      error_x: {
-        type: "data",
-        symmetric: false,
-        array: ranked.map((ix) => pct((ix.cost?.high ?? 0) - (ix.cost?.estimate ?? 0))),
-        arrayminus: ranked.map((ix) => pct((ix.cost?.estimate ?? 0) - (ix.cost?.low ?? 0))),
-      },
-      marker: { color: ranked.map((ix) => VERDICT_COLORS[judgeIndex(s, ix).judgement]) },
-      customdata: ranked.map((ix) => judgeIndex(s, ix).text),
-      hovertemplate: "%{y}: %{customdata}<extra></extra>",
-      name: "cost (median of paired rounds; bars: its interval)",
-    },
-  ];
-  const m = pct(s.equivalenceMargin);
+  const ranked = s.indexes
+    .flatMap((ix) => (ix.cost ? [{ ix, cost: ix.cost }] : []))
+    .sort((a, b) => a.cost.estimate - b.cost.estimate);
+  const m = s.equivalenceMargin * 100;
+  const band = {
+    type: "rect",
+    xref: "x",
+    yref: "paper",
+    x0: -m,
+    x1: m,
+    y0: 0,
+    y1: 1,
+    fillcolor: "#54a24b",
+    opacity: 0.12,
+    line: { width: 0 },
+  };
   return {
-    data,
+    data: [
+      {
+        ...bars(
+          ranked.map((r) => r.ix.name),
+          ranked.map((r) => r.cost),
+          100,
+        ),
+        marker: { color: ranked.map((r) => VERDICT_COLORS[judgeIndex(s, r.ix).judgement]) },
+        customdata: ranked.map((r) => judgeIndex(s, r.ix).text),
+        hovertemplate: "%{y}: %{customdata}<extra></extra>",
+        name: "cost (median of paired rounds; bars: its interval)",
+      },
+    ],
     layout: {
       title: { text: "Write-throughput cost of each index (1 − TPS with ÷ TPS without, paired per round)" },
       xaxis: { title: { text: "cost, % of write throughput" }, zeroline: true },
       yaxis: { automargin: true },
-      shapes: [
-        {
-          type: "rect",
-          xref: "x",
-          yref: "paper",
-          x0: -m,
-          x1: m,
-          y0: 0,
-          y1: 1,
-          fillcolor: "#54a24b",
-          opacity: 0.12,
-          line: { width: 0 },
-        },
-      ],
+      shapes: [band],
       annotations: [
         { x: m, y: 1, xref: "x", yref: "paper", text: `±${m} % equivalence`, showarrow: false, yanchor: "bottom" },
       ],
@@ -62,10 +75,7 @@ export function costRanking(s: YourIndexesSummary): PlotlyFigure {
   };
 }
 
-/**
- * What each index's absence does to each read script: latency without ÷ with (paired per round),
- * median and interval, on a log axis; 1× is no effect.
- */
+/** Each read script's latency without each index ÷ with it (paired per round), on a log axis. */
 export function readSlowdowns(s: YourIndexesSummary): PlotlyFigure {
   const data: PlotlyTrace[] = s.readScripts.map((script) => {
     const rows = s.indexes.flatMap((ix) => {
@@ -73,17 +83,11 @@ export function readSlowdowns(s: YourIndexesSummary): PlotlyFigure {
       return r?.slowdown ? [{ name: ix.name, i: r.slowdown, line: ix.decision.text }] : [];
     });
     return {
-      type: "bar",
-      orientation: "h",
+      ...bars(
+        rows.map((r) => r.name),
+        rows.map((r) => r.i),
+      ),
       name: script,
-      y: rows.map((r) => r.name),
-      x: rows.map((r) => r.i.estimate),
-      error_x: {
-        type: "data",
-        symmetric: false,
-        array: rows.map((r) => r.i.high - r.i.estimate),
-        arrayminus: rows.map((r) => r.i.estimate - r.i.low),
-      },
       customdata: rows.map((r) => r.line),
       hovertemplate: `${script} without %{y}: %{x:.2f}× · %{customdata}<extra></extra>`,
     };
@@ -100,7 +104,6 @@ export function readSlowdowns(s: YourIndexesSummary): PlotlyFigure {
   };
 }
 
-/** TPS of every run in the order run, one series per variant: the baseline's runs flank every other. */
 export function tpsByRound(s: YourIndexesSummary): PlotlyFigure {
   const order = new Map(s.runs.map((r, i) => [r.key, i + 1]));
   const data: PlotlyTrace[] = s.variants.map((v) => {
@@ -115,29 +118,18 @@ export function tpsByRound(s: YourIndexesSummary): PlotlyFigure {
       marker: { symbol: runs.map((r) => (r.disturbed || r.outlier ? "x" : "circle")), size: 8 },
     };
   });
-  return {
-    data,
-    layout: {
-      title: { text: "TPS of every run in the order run (crosses: flagged runs)" },
-      xaxis: { title: { text: "run (in order)" } },
-      yaxis: { title: { text: "transactions / s" }, rangemode: "tozero" },
-    },
-  };
+  return { data, layout: layout("TPS of every run in the order run (crosses: flagged runs)", "run (in order)") };
 }
 
-/** Second by second TPS of the first round's runs. */
 export function perSecond(s: YourIndexesSummary): PlotlyFigure {
-  const first = s.runs.filter((r) => r.repeat === 1);
-  const data: PlotlyTrace[] = first.map((r) => {
-    const xy = stepCoordinates(r.series, (p) => p.tps);
-    return { type: "scatter", mode: "lines", line: { shape: "hv" }, name: r.variant, x: xy.x, y: xy.y };
-  });
-  return {
-    data,
-    layout: {
-      title: { text: "TPS second by second, round 1 (pgbench's transaction log)" },
-      xaxis: { title: { text: "second of the run" } },
-      yaxis: { title: { text: "transactions / s" }, rangemode: "tozero" },
-    },
-  };
+  const data: PlotlyTrace[] = s.runs
+    .filter((r) => r.repeat === 1)
+    .map((r) => ({
+      type: "scatter",
+      mode: "lines",
+      line: { shape: "hv" },
+      name: r.variant,
+      ...stepCoordinates(r.series, (p) => p.tps),
+    }));
+  return { data, layout: layout("TPS second by second, round 1 (pgbench's transaction log)", "second of the run") };
 }

@@ -1,8 +1,4 @@
-/**
- * Notebook 06 (`lab.yourIndexes.*`): what do these indexes cost these writes? Rounds of the reader's
- * workload on each variant (the baseline between every two), a read window after every write run,
- * and a decision table per judged index.
- */
+/** Notebook 06 (`lab.yourIndexes.*`): what do these indexes cost these writes, and what do they buy the reads? */
 import type { ClaimCheck } from "../../stats/claims";
 import { defineExperiment } from "../define";
 import { asTheLabsQuestions, CLAIMS, claimsFor, withoutFlagged } from "./claims";
@@ -44,7 +40,6 @@ export const experiment = defineExperiment({
 
 export const { params, run, summarise, claims, save, registered } = experiment;
 
-/** The run header, its failed runs, then what every run was cloned from. */
 export function showRun(r: YourIndexesRun): void {
   experiment.showRun(r);
   showSetup(r);

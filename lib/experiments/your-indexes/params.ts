@@ -177,42 +177,23 @@ export const YOUR_INDEXES_PROFILES: Readonly<Record<ProfileName, YourIndexesPara
 /** The project's root (build/lib/experiments/your-indexes → four up), where the example's paths start. */
 const ROOT = path.resolve(__dirname, "..", "..", "..", "..");
 
-/**
- * A file parameter as a path that exists: absolute as given; relative from the current folder if
- * it is there (the shell's, for `reproduce`), else from the project root (a notebook runs in
- * notebooks/, and the example's paths are the root's).
- */
-export function resolveInputFile(name: string, value: unknown): string {
+/** A file parameter that exists: absolute; relative to the current folder, else to the project root (notebooks). */
+function resolveInputFile(name: string, value: unknown): string {
   if (typeof value !== "string" || value.trim() === "")
     throw new ParameterError(`${name} must be a file path, got ${JSON.stringify(value)}`);
   const candidates = path.isAbsolute(value) ? [value] : [path.resolve(value), path.resolve(ROOT, value)];
-  for (const file of candidates) {
+  const file = candidates.find((f) => {
     try {
-      fs.accessSync(file, fs.constants.R_OK);
-      if (fs.statSync(file).isFile()) return file;
+      fs.accessSync(f, fs.constants.R_OK);
+      return fs.statSync(f).isFile();
     } catch {
-      // the next candidate
+      return false;
     }
-  }
-  throw new ParameterError(`${name}: cannot read ${value} (looked at ${[...new Set(candidates)].join(", ")})`);
+  });
+  if (!file)
+    throw new ParameterError(`${name}: cannot read ${value} (looked at ${[...new Set(candidates)].join(", ")})`);
+  return file;
 }
-
-export interface WorkloadScriptSpec {
-  /** The script's path, resolved. */
-  readonly file: string;
-  readonly weight: number;
-}
-
-/** "file@weight" (or "file", weight 1) as pgbench's -f takes it. */
-export function parseWorkloadEntry(entry: unknown, i: number): WorkloadScriptSpec {
-  if (typeof entry !== "string") throw new ParameterError(`workload[${i}] must be "file" or "file@weight"`);
-  const m = /^(.*)@(\d+)$/.exec(entry);
-  const weight = m ? Number(m[2]) : 1;
-  if (m && weight < 1) throw new ParameterError(`workload[${i}]: the weight must be a positive integer, got ${m[2]}`);
-  return { file: resolveInputFile(`workload[${i}]`, m ? m[1] : entry), weight };
-}
-
-const CREATE_INDEX = /^\s*CREATE\s+(UNIQUE\s+)?INDEX\s/i;
 
 function stringList(name: string, value: unknown): string[] {
   if (!Array.isArray(value) || value.some((v) => typeof v !== "string"))
@@ -236,14 +217,13 @@ function fraction(name: string, value: unknown, max: number): number {
 }
 
 /**
- * `groups` checked as far as the text can: each a non-empty list of distinct names, either all
- * candidates' written names (added together) or none (index names of the schema, dropped together:
- * the server checks them once it has the schema), and no group named like an index it judges.
+ * `groups` checked as far as the text can: each a non-empty list of distinct names, all candidates'
+ * written names (added together) or none (the schema's, dropped together: the server checks them).
  */
 function checkedGroups(
   value: unknown,
   candidates: readonly string[],
-  existing: readonly string[] | "all" | "unused",
+  existing: YourIndexesParams["existing"],
 ): Record<string, string[]> {
   if (typeof value !== "object" || value === null || Array.isArray(value))
     throw new ParameterError(`groups must be an object of named lists, e.g. { "reporting": ["a_idx", "b_idx"] }`);
@@ -257,8 +237,7 @@ function checkedGroups(
     const added = list.filter((m) => written.has(m));
     if (added.length && added.length !== list.length)
       throw new ParameterError(
-        `groups.${name} mixes candidates (${added.join(", ")}) with existing indexes ` +
-          `(${list.filter((m) => !written.has(m)).join(", ")}): a set is either added or dropped; make two groups`,
+        `groups.${name} mixes candidates (${added.join(", ")}) with existing indexes (${list.filter((m) => !written.has(m)).join(", ")}): a set is either added or dropped; make two groups`,
       );
     if (written.has(name) || (Array.isArray(existing) && existing.includes(name)))
       throw new ParameterError(`groups: "${name}" is also an index judged on its own; give the group another name`);
@@ -274,45 +253,44 @@ export function checkParams(p: YourIndexesParams, overrides: Partial<YourIndexes
     throw new ParameterError(`sampleFrom must be a URI or "", got ${JSON.stringify(p.sampleFrom)}`);
   if (sampleFrom && !/^postgres(ql)?:\/\//.test(sampleFrom))
     throw new ParameterError(`sampleFrom must be a postgresql:// URI, got ${redactText(sampleFrom)}`);
-  // The parameters are kept in the run's params.json (a resume reads them back): a password in the
-  // URI would be kept there too, so it goes where libpq looks for it instead.
+  // The parameters are kept in the run's params.json (a resume reads them back): a password goes where libpq looks.
   if (sampleFrom && uriHasPassword(sampleFrom))
     throw new ParameterError(
-      `sampleFrom carries a password (${redactText(sampleFrom)}), which the lab would keep in the run's params.json: ` +
-        "give the URI without it and the password in PGPASSWORD or ~/.pgpass (libpq's password file), where the lab reads it",
+      `sampleFrom carries a password (${redactText(sampleFrom)}), which the lab would keep in the run's params.json: give the URI without it and the password in PGPASSWORD or ~/.pgpass (libpq's password file), where the lab reads it`,
     );
-  // A sample replaces the data file, unless the reader named one too (then both are an error).
-  const dataGiven = overrides.data !== undefined && overrides.data !== "";
-  if (sampleFrom && dataGiven)
+  if (sampleFrom && overrides.data !== undefined && overrides.data !== "")
     throw new ParameterError("give either data (a SQL file) or sampleFrom (a URI), not both");
   const data = sampleFrom ? "" : resolveInputFile("data", p.data);
   if (!Array.isArray(p.workload) || p.workload.length === 0)
     throw new ParameterError(`workload must be a non-empty list of "file@weight", got ${JSON.stringify(p.workload)}`);
-  const workload = p.workload.map((w, i) => {
-    const s = parseWorkloadEntry(w, i);
-    return `${s.file}@${s.weight}`;
+  const workload = p.workload.map((w: unknown, i) => {
+    if (typeof w !== "string") throw new ParameterError(`workload[${i}] must be "file" or "file@weight"`);
+    const m = /^(.*)@(\d+)$/.exec(w);
+    if (m && Number(m[2]) < 1)
+      throw new ParameterError(`workload[${i}]: the weight must be a positive integer, got ${m[2]}`);
+    return `${resolveInputFile(`workload[${i}]`, m ? m[1] : w)}@${m ? Number(m[2]) : 1}`;
   });
-  // The example's read script and candidate are about the example's tables: a reader who gives a
-  // schema of their own (or a server to sample) and not these gets none rather than the example's,
-  // which their tables cannot run.
+  // The example's read script and candidate are about its tables: with a schema or a source of the reader's own, none.
   const ownSchema = overrides.schema !== undefined || (overrides.sampleFrom ?? "") !== "";
-  const readsGiven = ownSchema && overrides.reads === undefined ? [] : p.reads;
-  const candidatesGiven = ownSchema && overrides.candidates === undefined ? [] : p.candidates;
-  const reads = stringList("reads", readsGiven).map((r, i) => {
+  const reads = stringList("reads", ownSchema && overrides.reads === undefined ? [] : p.reads).map((r, i) => {
     if (/@\d+$/.test(r) && !fs.existsSync(r))
       throw new ParameterError(
         `reads[${i}]: a read script runs alone, so it takes no @weight; got ${JSON.stringify(r)}`,
       );
     return resolveInputFile(`reads[${i}]`, r);
   });
-  const candidates = stringList("candidates", candidatesGiven).map((c, i) => {
-    const statement = c.trim().replace(/;\s*$/, "");
-    if (!CREATE_INDEX.test(statement) || statement.includes(";"))
-      throw new ParameterError(`candidates[${i}] must be one CREATE INDEX statement, got ${JSON.stringify(c)}`);
-    if (/\bCONCURRENTLY\b/i.test(statement))
-      throw new ParameterError(`candidates[${i}]: CONCURRENTLY is not needed (the lab builds indexes in its own copy)`);
-    return statement;
-  });
+  const candidates = stringList("candidates", ownSchema && overrides.candidates === undefined ? [] : p.candidates).map(
+    (c, i) => {
+      const statement = c.trim().replace(/;\s*$/, "");
+      if (!/^\s*CREATE\s+(UNIQUE\s+)?INDEX\s/i.test(statement) || statement.includes(";"))
+        throw new ParameterError(`candidates[${i}] must be one CREATE INDEX statement, got ${JSON.stringify(c)}`);
+      if (/\bCONCURRENTLY\b/i.test(statement))
+        throw new ParameterError(
+          `candidates[${i}]: CONCURRENTLY is not needed (the lab builds indexes in its own copy)`,
+        );
+      return statement;
+    },
+  );
   const existing = p.existing === "all" || p.existing === "unused" ? p.existing : stringList("existing", p.existing);
   if (existing === "unused" && !sampleFrom)
     throw new ParameterError(
@@ -323,37 +301,38 @@ export function checkParams(p: YourIndexesParams, overrides: Partial<YourIndexes
   const groups = checkedGroups(p.groups, candidates, existing);
   if (Array.isArray(existing) && existing.length === 0 && candidates.length === 0 && Object.keys(groups).length === 0)
     throw new ParameterError('nothing to judge: give existing index names (or "all"), candidates or groups');
-  const { repeats, maxRepeats } = repeatsWithCap(p, overrides);
-  const { clients, threads } = clientsAndThreads(p);
+  const rounds = repeatsWithCap(p, overrides);
+  const clients = clientsAndThreads(p);
   const sharedBuffersMB = positiveInteger("sharedBuffersMB", p.sharedBuffersMB);
   if (sharedBuffersMB >= p.memoryGiB * 1024)
     throw new ParameterError(`sharedBuffersMB (${sharedBuffersMB}) must be below memoryGiB (${p.memoryGiB} GiB)`);
+  const integers = [
+    "sampleRows",
+    "readSeconds",
+    "durationSeconds",
+    "budgetSeconds",
+    "maintenanceWorkMemMB",
+    "maxWalSizeGB",
+    "checkpointTimeoutMin",
+  ] as const;
   return {
     ...p,
+    ...Object.fromEntries(integers.map((k) => [k, positiveInteger(k, p[k])])),
     schema: resolveInputFile("schema", p.schema),
     data,
     scale: fraction("scale", p.scale, 10_000),
     sampleFrom,
-    sampleRows: positiveInteger("sampleRows", p.sampleRows),
     workload,
     reads,
-    readSeconds: positiveInteger("readSeconds", p.readSeconds),
-    clients,
-    threads,
-    durationSeconds: positiveInteger("durationSeconds", p.durationSeconds),
+    ...clients,
     candidates,
     existing,
     minStatsDays: nonNegativeNumber("minStatsDays", p.minStatsDays),
     groups,
     oneAtATime: oneOf("oneAtATime", p.oneAtATime, ["auto", "always", "never"] as const),
-    repeats,
-    maxRepeats,
-    budgetSeconds: positiveInteger("budgetSeconds", p.budgetSeconds),
+    ...rounds,
     equivalenceMargin: fraction("equivalenceMargin", p.equivalenceMargin, 0.5),
     synchronousCommit: oneOf("synchronousCommit", p.synchronousCommit, ["on", "off"] as const),
     sharedBuffersMB,
-    maintenanceWorkMemMB: positiveInteger("maintenanceWorkMemMB", p.maintenanceWorkMemMB),
-    maxWalSizeGB: positiveInteger("maxWalSizeGB", p.maxWalSizeGB),
-    checkpointTimeoutMin: positiveInteger("checkpointTimeoutMin", p.checkpointTimeoutMin),
   };
 }

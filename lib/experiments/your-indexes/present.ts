@@ -2,26 +2,33 @@
 import { escapeHtml, show } from "../../display/output";
 import { plot } from "../../display/plotly";
 import { showTable, type Row } from "../../display/table";
-import { intervalLabel, OUTLIER_RULE } from "../../stats/intervals";
+import { intervalLabel, OUTLIER_RULE, type Interval } from "../../stats/intervals";
 import { because, judgeIndex } from "./claims";
 import { costRanking, perSecond, readSlowdowns, tpsByRound } from "./charts";
 import { costText, slowdownText } from "./decision";
 import type { YourIndexesRun } from "./rounds";
 import type { YourIndexesSummary } from "./summarise";
-import { percent } from "../../stats/format";
+import { minusFixed, percent } from "../../stats/format";
 
-const r1 = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 10) / 10);
-const r2 = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 100) / 100);
-const r3 = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 1000) / 1000);
-const kib = (x: number | undefined) => (x === undefined ? undefined : Math.round(x / 102.4) / 10);
-const pct = (x: number | undefined, d = 0) => percent(x, d, "");
+const rounded = (d: number) => (x: number | undefined) =>
+  x === undefined ? undefined : Math.round(x * 10 ** d) / 10 ** d;
+const [r1, r2, r3] = [rounded(1), rounded(2), rounded(3)];
+const pct = (x: number | undefined) => percent(x, 0, "");
 const signedPct = (x: number | undefined) => (x === undefined ? "" : `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)} %`);
 const diff = (x: { with?: number; without?: number }) =>
   x.with !== undefined && x.without !== undefined ? x.with - x.without : undefined;
+const texts = (scripts: readonly { name: string; text: string }[]) =>
+  show().html(
+    scripts
+      .map((s) => `<details><summary>${escapeHtml(s.name)}</summary><pre>${escapeHtml(s.text)}</pre></details>`)
+      .join(""),
+  );
 
 /** What every run was cloned from: the loaded data, the variants, the workload and read scripts as checked. */
 export function showSetup(run: YourIndexesRun): void {
   const t = run.template;
+  const from = run.source ? `a sample of ${run.source.source}` : `${run.params.data}, scale ${run.params.scale}`;
+  const loaded = Object.values(t.loadSeconds).reduce((a, b) => a + b, 0);
   showTable(
     Object.entries(t.rows).map(([table, rows]) => ({
       table,
@@ -30,11 +37,7 @@ export function showSetup(run: YourIndexesRun): void {
       indexes: t.indexes.filter((i) => i.table === table).length,
     })),
     {
-      caption:
-        `The loaded data every run is cloned from (${run.source ? `a sample of ${run.source.source}` : `${run.params.data}, scale ${run.params.scale}`}; ` +
-        `${(t.databaseBytes / 2 ** 20).toFixed(1)} MiB, loaded in ${Object.values(t.loadSeconds)
-          .reduce((a, b) => a + b, 0)
-          .toFixed(1)} s)`,
+      caption: `The loaded data every run is cloned from (${from}; ${(t.databaseBytes / 2 ** 20).toFixed(1)} MiB, loaded in ${loaded.toFixed(1)} s)`,
     },
   );
   showTable(
@@ -47,24 +50,17 @@ export function showSetup(run: YourIndexesRun): void {
     { caption: "The variants (each built once from the template; every run starts from a fresh clone of one)" },
   );
   showTable(
-    run.workloadCheck.scripts.map((s) => {
-      const script = run.scripts.find((x) => x.name === s.name);
-      return {
-        script: s.name,
-        weight: script?.weight,
-        "1-s check: transactions": s.transactions,
-        "rows written (check)": Object.entries(s.written)
-          .map(([table, n]) => `${table} ${n}`)
-          .join(", "),
-      };
-    }),
+    run.workloadCheck.scripts.map((s) => ({
+      script: s.name,
+      weight: run.scripts.find((x) => x.name === s.name)?.weight,
+      "1-s check: transactions": s.transactions,
+      "rows written (check)": Object.entries(s.written)
+        .map(([table, n]) => `${table} ${n}`)
+        .join(", "),
+    })),
     { caption: "The workload (pgbench -f file@weight), each script checked alone for 1 s before the rounds" },
   );
-  show().html(
-    run.scripts
-      .map((s) => `<details><summary>${escapeHtml(s.name)}</summary><pre>${escapeHtml(s.text)}</pre></details>`)
-      .join(""),
-  );
+  texts(run.scripts);
   if (run.reads.length) {
     showTable(
       run.reads.map((r) => ({
@@ -75,15 +71,10 @@ export function showSetup(run: YourIndexesRun): void {
         caption: `The read scripts (reads), each checked alone for 1 s in a read-only session before the rounds, then run for ${run.params.readSeconds} s after every write run, on its clone`,
       },
     );
-    show().html(
-      run.reads
-        .map((s) => `<details><summary>${escapeHtml(s.name)}</summary><pre>${escapeHtml(s.text)}</pre></details>`)
-        .join(""),
-    );
+    texts(run.reads);
   }
 }
 
-/** The per-index table: the verdict, its interval, and the counters that explain it. */
 export function indexRows(s: YourIndexesSummary): Row[] {
   return s.indexes.map((ix) => {
     const j = judgeIndex(s, ix);
@@ -105,7 +96,7 @@ export function indexRows(s: YourIndexesSummary): Row[] {
       "HOT lost by": ix.hotStatements
         .map((h) => `${h.statement.script}: UPDATE ${h.statement.table} SET ${h.columns.join(", ")}`)
         .join("; "),
-      "size KiB": kib(ix.bytes),
+      "size KiB": ix.bytes === undefined ? undefined : Math.round(ix.bytes / 102.4) / 10,
       decision: ix.decision.text,
       ...(ix.source !== undefined || s.statsReset !== undefined
         ? { "idx_scan on source": ix.source?.idxScan, "last scan on source": ix.source?.lastIdxScan ?? "" }
@@ -115,20 +106,15 @@ export function indexRows(s: YourIndexesSummary): Row[] {
 }
 
 /** The throughput margin the reader declared, and beside it what this machine's noise alone spreads to. */
-export function noiseFloorText(s: YourIndexesSummary): string {
+function noiseFloorText(s: YourIndexesSummary): string {
   const m = `±${(s.equivalenceMargin * 100).toFixed(1)} %`;
   const f = s.noiseFloor;
   if (!f)
     return `Throughput margin ${m} (the parameter equivalenceMargin); no round had three baseline runs to measure the noise floor.`;
   const p = (x: number) => `${x >= 0 ? "+" : "−"}${Math.abs(x * 100).toFixed(1)} %`;
   return (
-    `Throughput margin ${m} (the parameter equivalenceMargin, the reader's question). Noise floor of this run: a ` +
-    `baseline run against the baseline runs two places either side, 1 − TPS ÷ their mean, spread ${p(f.q25)} to ` +
-    `${p(f.q75)} interquartile (${p(f.p05)} to ${p(f.p95)} at the 5th–95th percentiles, n = ${f.n} over ${f.rounds} rounds)` +
-    (f.interval
-      ? `; as a null index's interval (median per round): ${p(f.interval.estimate)} [${p(f.interval.low)} to ${p(f.interval.high)}]`
-      : "") +
-    "."
+    `Throughput margin ${m} (the parameter equivalenceMargin, the reader's question). Noise floor of this run: a baseline run against the baseline runs two places either side, 1 − TPS ÷ their mean, spread ${p(f.q25)} to ${p(f.q75)} interquartile (${p(f.p05)} to ${p(f.p95)} at the 5th–95th percentiles, n = ${f.n} over ${f.rounds} rounds)` +
+    `; as a null index's interval (median per round): ${p(f.interval.estimate)} [${p(f.interval.low)} to ${p(f.interval.high)}].`
   );
 }
 
@@ -136,8 +122,7 @@ export function showIndexTable(s: YourIndexesSummary): void {
   show().html(`<p>${escapeHtml(noiseFloorText(s))}</p>`);
   showTable(indexRows(s), {
     caption:
-      `Per judged index, two verdicts. Throughput: cost = 1 − TPS with ÷ TPS without, per round (the variant's run against the baseline runs just before and after it), median and exact ` +
-      `interval; an interval wholly above 0 states the cost, with where it lies against ±${(s.equivalenceMargin * 100).toFixed(1)} %; "within" only for an interval inside the margin and not above 0. ` +
+      `Per judged index, two verdicts. Throughput: cost = 1 − TPS with ÷ TPS without, per round (the variant's run against the baseline runs just before and after it), median and exact interval; an interval wholly above 0 states the cost, with where it lies against ±${(s.equivalenceMargin * 100).toFixed(1)} %; "within" only for an interval inside the margin and not above 0. ` +
       'Write amplification: WAL bytes, B-tree inserts per transaction and the HOT share lost, paired the same way; "adds" names each one whose interval lies wholly above 0. ' +
       "Δ = with − without, per transaction, counted in the WAL (pg_walinspect); HOT share lost: of the index's table's updates",
   });
@@ -162,21 +147,12 @@ export function showIndexTable(s: YourIndexesSummary): void {
 }
 
 /** An interval of a with − without difference, "+101 [96–104]"; "" when not measured. */
-function deltaText(i: { estimate: number; low: number; high: number } | undefined, scale = 1, digits = 1): string {
-  if (!i) return "";
-  const f = (x: number) => {
-    const t = Math.abs(x * scale).toFixed(digits);
-    return x < 0 && Number(t) !== 0 ? `−${t}` : t;
-  };
-  const e = f(i.estimate);
-  return `${e.startsWith("−") || Number(e) === 0 ? "" : "+"}${e} [${f(i.low)}–${f(i.high)}]`;
+function deltaText(i: Interval | undefined, scale = 1, digits = 1): string {
+  const f = (x: number) => minusFixed(x * scale, digits);
+  const e = i && f(i.estimate);
+  return i && e ? `${e.startsWith("−") || Number(e) === 0 ? "" : "+"}${e} [${f(i.low)}–${f(i.high)}]` : "";
 }
 
-/**
- * The decision table: per judged index or set, its write cost (throughput, WAL, B-tree inserts,
- * HOT share, each paired per round with its interval) beside each read script's latency without
- * it ÷ with it and the scans it made of the index, and the plain line that follows from them.
- */
 export function decisionRows(s: YourIndexesSummary): Row[] {
   return s.indexes.map((ix) => {
     const a = ix.amplification;
@@ -204,18 +180,13 @@ export function showDecisionTable(s: YourIndexesSummary): void {
   show().html(
     `<p>${escapeHtml(
       s.readScripts.length
-        ? `Read scripts: ${s.readScripts.join(", ")}. Nothing measured reads through: ${nothing.join(", ") || "none"}. ` +
-            `Kept for a read measured slower without it: ${keep.join(", ") || "none"}.`
+        ? `Read scripts: ${s.readScripts.join(", ")}. Nothing measured reads through: ${nothing.join(", ") || "none"}. Kept for a read measured slower without it: ${keep.join(", ") || "none"}.`
         : "No read scripts (the parameter reads): the table gives the write side only.",
     )}</p>`,
   );
   showTable(decisionRows(s), {
     caption:
-      "The decision table. Write cost: 1 − TPS with ÷ TPS without, and WAL bytes, B-tree leaf inserts and the HOT share of " +
-      "its table's updates with − without, each paired per round, median [exact interval]. Read effect: each read script's " +
-      "median latency without the index ÷ with it, paired per round (14× = fourteen times slower without it), and the " +
-      "index's scans (idx_scan) per read run where it exists. The line: keep when a script that scans it is measured " +
-      "slower without it (the interval wholly above 1×); nothing measured reads through it when no script scanned it",
+      "The decision table. Write cost: 1 − TPS with ÷ TPS without, and WAL bytes, B-tree leaf inserts and the HOT share of its table's updates with − without, each paired per round, median [exact interval]. Read effect: each read script's median latency without the index ÷ with it, paired per round (14× = fourteen times slower without it), and the index's scans (idx_scan) per read run where it exists. The line: keep when a script that scans it is measured slower without it (the interval wholly above 1×); nothing measured reads through it when no script scanned it",
   });
   if (s.failedReads.length)
     showTable(
@@ -231,7 +202,6 @@ export function showCharts(s: YourIndexesSummary): void {
   plot(perSecond(s));
 }
 
-/** Why: one sentence per index from this run's counters, and the counters per variant. */
 export function showExplanation(s: YourIndexesSummary): void {
   show().html(
     `<ul>${s.indexes.map((ix) => `<li><b>${escapeHtml(ix.name)}</b> (${escapeHtml(judgeIndex(s, ix).text)}): ${escapeHtml(because(ix))}</li>`).join("")}</ul>`,
@@ -253,7 +223,6 @@ export function showExplanation(s: YourIndexesSummary): void {
   );
 }
 
-/** With sampleFrom: how the source used its indexes, beside their cost here. */
 export function showSourceUsage(s: YourIndexesSummary, run: YourIndexesRun): void {
   if (!run.source) {
     show().html(
@@ -283,7 +252,6 @@ export function showSourceUsage(s: YourIndexesSummary, run: YourIndexesRun): voi
 export function showStopped(run: YourIndexesRun): void {
   const file = `${run.directory}/trials.jsonl`;
   show().html(
-    `<p>Server stopped, its data removed; the template and variant databases were dropped before. Every run (pgbench's ` +
-      `output and series, counters, WAL by record type) is in <code>${escapeHtml(file)}</code>.</p>`,
+    `<p>Server stopped, its data removed; the template and variant databases were dropped before. Every run (pgbench's output and series, counters, WAL by record type) is in <code>${escapeHtml(file)}</code>.</p>`,
   );
 }

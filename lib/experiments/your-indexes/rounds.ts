@@ -1,7 +1,6 @@
 /**
- * The work of a run: load the reader's schema and data (or a sample of their server) once into a
- * template, build every variant from it, check the workload, then run rounds of every variant (in
- * a Williams order) while an index is undecided and the budget lasts.
+ * A run: the reader's data loaded once into a template, every variant built from it, the workload
+ * checked, then rounds while an index is undecided and the budget lasts.
  */
 import type { YourIndexesParams } from "./params";
 import { lookPlan, nextRound } from "../../stats/adaptive";
@@ -12,52 +11,22 @@ import { memoryAndWalSettings } from "../../engines/postgres/server-settings";
 import { withActivity } from "../../workloads/server-activity";
 import { runTrials } from "../../workloads/trials";
 import { listTables } from "./workload/catalog";
-import {
-  buildVariants,
-  createTemplate,
-  dropAllDatabases,
-  fillFromFile,
-  workloadDatabases,
-  withDatabase,
-  type BuiltVariant,
-  type LoadedTemplate,
-} from "./workload/databases";
-import {
-  checkReads,
-  checkWorkload,
-  planRounds,
-  trialRunner,
-  type PlannedTrial,
-  type ReadCheck,
-  type WorkloadCheck,
-  type YourIndexesTrial,
-} from "./workload/run-trials";
-import {
-  readSourceStats,
-  sampleFromSource,
-  unusedIndexes,
-  UnusedIndexesError,
-  type SourceInfo,
-} from "./workload/sample";
+import { buildVariants, createTemplate, dropAllDatabases, fillFromFile, withDatabase } from "./workload/databases";
+import { workloadDatabases, type BuiltVariant, type LoadedTemplate } from "./workload/databases";
+import { checkReads, checkWorkload, planRounds, trialRunner, type PlannedTrial } from "./workload/run-trials";
+import type { ReadCheck, WorkloadCheck, YourIndexesTrial } from "./workload/run-trials";
+import { readSourceStats, sampleFromSource, unusedIndexes, UnusedIndexesError } from "./workload/sample";
+import type { SourceInfo } from "./workload/sample";
 import { readWorkload, updateStatements, type UpdateStatement, type WorkloadScript } from "./workload/scripts";
-import {
-  checkGroups,
-  existingToJudge,
-  indexSets,
-  planVariants,
-  writtenIndexNames,
-  type Design,
-  type Judged,
-  type Variant,
-} from "./workload/variants";
+import { checkGroups, existingToJudge, indexSets, planVariants, writtenIndexNames } from "./workload/variants";
+import type { Design, Judged, Variant } from "./workload/variants";
 import { runAdaptiveRounds } from "../adaptive-rounds";
 import type { RunOf, Work } from "../define";
 import { pgbenchOnPostgres } from "../servers";
 import { chooseDesign, type DesignChoice } from "./eta";
 import { judgeIndex } from "./claims";
-import { summarise, type SummaryContext, type YourIndexesSummary } from "./summarise";
+import { summarise, type YourIndexesSummary } from "./summarise";
 
-/** A variant as built: its template database, its indexes, what it is. */
 export type VariantInfo = BuiltVariant & Pick<Variant, "label">;
 
 /** What a run carries besides its trials: what was loaded, built and checked before them. */
@@ -68,11 +37,9 @@ export interface RunSetup {
   readonly scripts: readonly WorkloadScript[];
   readonly updates: readonly UpdateStatement[];
   readonly workloadCheck: WorkloadCheck;
-  /** The read scripts (`reads`), each timed after every write run; [] for none. */
   readonly reads: readonly WorkloadScript[];
   readonly readCheck?: ReadCheck;
   readonly source?: SourceInfo;
-  /** Which design ran (one at a time, or the sets first) and why. */
   readonly design?: DesignChoice;
 }
 
@@ -84,79 +51,61 @@ export type Unused = { readonly names: string[]; readonly text: string } | undef
 export const readUnused = async (p: YourIndexesParams): Promise<Unused> =>
   p.existing === "unused" ? unusedIndexes(await readSourceStats(p.sampleFrom), p.minStatsDays) : undefined;
 
-export function serverSpec(p: YourIndexesParams): ServerSpec {
-  return {
-    engine: "postgresql",
-    name: "06-pg",
-    settings: {
-      ...memoryAndWalSettings(p),
-      synchronous_commit: p.synchronousCommit,
-      // A fresh server zero-fills its first WAL segments, slowing the first round only: a cost of
-      // the lab's server, not of any index (docs/your-indexes.md).
-      wal_init_zero: "off",
-      track_io_timing: "on",
-      max_connections: Math.max(100, p.clients + 20),
-    },
-    uses: {
-      notebook: "06 your indexes",
-      // pgbench's clients, the check's one, the admin session and the speed probe.
-      clients: p.clients + 3,
-      databases: workloadDatabases(p),
-      extensions: [
-        { name: "pg_walinspect", measures: "B-tree leaf inserts and splits per transaction, counted in the WAL" },
-      ],
-    },
-  };
-}
+export const serverSpec = (p: YourIndexesParams): ServerSpec => ({
+  engine: "postgresql",
+  name: "06-pg",
+  settings: {
+    ...memoryAndWalSettings(p),
+    synchronous_commit: p.synchronousCommit,
+    // A fresh server zero-fills its first WAL segments, slowing the first round only (docs/your-indexes.md).
+    wal_init_zero: "off",
+    track_io_timing: "on",
+    max_connections: Math.max(100, p.clients + 20),
+  },
+  uses: {
+    notebook: "06 your indexes",
+    // pgbench's clients, the check's one, the admin session and the speed probe.
+    clients: p.clients + 3,
+    databases: workloadDatabases(p),
+    extensions: [
+      { name: "pg_walinspect", measures: "B-tree leaf inserts and splits per transaction, counted in the WAL" },
+    ],
+  },
+});
 
-/** What the summary needs from a run besides its trials. */
-export function summaryContext(
-  run: Pick<YourIndexesRun, "judged" | "variants" | "updates" | "source" | "params" | "reads">,
-): SummaryContext {
-  return {
-    judged: run.judged,
-    indexes: new Map(run.variants.map((v) => [v.id, v.indexes])),
-    updates: run.updates,
-    ...(run.source ? { sourceUsage: run.source.indexes } : {}),
-    ...(run.source?.statsReset ? { statsReset: run.source.statsReset } : {}),
-    equivalenceMargin: run.params.equivalenceMargin,
-    readScripts: run.reads.map((r) => r.name),
-  };
-}
-
-/** The summary of these trials, with the adaptive design's looks. */
 export const summariseRun = (
   trials: readonly YourIndexesTrial[],
-  run: Parameters<typeof summaryContext>[0],
+  run: Pick<YourIndexesRun, "judged" | "variants" | "updates" | "source" | "params" | "reads">,
 ): YourIndexesSummary => ({
-  ...summarise(trials, summaryContext(run), run.params.durationSeconds, run.params.clients),
+  ...summarise(
+    trials,
+    {
+      judged: run.judged,
+      indexes: new Map(run.variants.map((v) => [v.id, v.indexes])),
+      updates: run.updates,
+      ...(run.source ? { sourceUsage: run.source.indexes } : {}),
+      ...(run.source?.statsReset ? { statsReset: run.source.statsReset } : {}),
+      equivalenceMargin: run.params.equivalenceMargin,
+      readScripts: run.reads.map((r) => r.name),
+    },
+    run.params.durationSeconds,
+    run.params.clients,
+  ),
   looks: lookPlan(run.params.repeats, run.params.maxRepeats),
 });
 
-/**
- * Under the sets design, what each set's cost says of its members: one whose interval lies wholly
- * beyond the margin is worth judging member by member; one that does not needs no more.
- */
-export function setFollowUps(s: YourIndexesSummary, p: YourIndexesParams): string[] {
+/** Under the sets design, whether each set's cost makes its members worth judging one at a time. */
+function setFollowUps(s: YourIndexesSummary, p: YourIndexesParams): string[] {
   const pc = (x: number) => `${(x * 100).toFixed(1)} %`;
   const m = `±${pc(p.equivalenceMargin)}`;
-  return s.indexes.flatMap((ix) => {
-    if (ix.kind !== "set" || !ix.cost || !ix.members) return [];
-    const c = ix.cost;
+  return s.indexes.flatMap(({ kind, cost: c, members, name }) => {
+    if (kind !== "set" || !c || !members) return [];
     const at = `${pc(c.estimate)} [${pc(c.low)}–${pc(c.high)}]`;
-    if (c.coverage < MIN_COVERAGE)
-      return [
-        `${ix.name} costs ${at} of throughput on ${c.n} rounds, an interval that covers the median with only ` +
-          `${Math.round(c.coverage * 100)} %: too few rounds to say whether its members need judging one at a time`,
-      ];
-    if (c.low > p.equivalenceMargin)
-      return [
-        `${ix.name} costs ${at}, beyond your margin ${m}: its ${ix.members.length} indexes are worth judging one ` +
-          `at a time (existing: ${JSON.stringify(ix.members)}, oneAtATime: "always"; or groups of the ones you ask about)`,
-      ];
-    return [
-      `${ix.name} costs ${at} of throughput, not wholly beyond your margin ${m}: its members were not judged one at a time`,
-    ];
+    return c.coverage < MIN_COVERAGE
+      ? `${name} costs ${at} of throughput on ${c.n} rounds, an interval that covers the median with only ${Math.round(c.coverage * 100)} %: too few rounds to say whether its members need judging one at a time`
+      : c.low > p.equivalenceMargin
+        ? `${name} costs ${at}, beyond your margin ${m}: its ${members.length} indexes are worth judging one at a time (existing: ${JSON.stringify(members)}, oneAtATime: "always"; or groups of the ones you ask about)`
+        : `${name} costs ${at} of throughput, not wholly beyond your margin ${m}: its members were not judged one at a time`;
   });
 }
 
@@ -168,8 +117,7 @@ function unusedInSchema(names: readonly string[], indexes: readonly { name: stri
     notes.push(`unused on the source but not in the schema file, so not judged: ${missing.join(", ")}`);
   if (here.length === 0)
     throw new UnusedIndexesError(
-      `existing: "unused": none of the source's unused indexes (${names.join(", ")}) is in the schema file; ` +
-        "is it the source's schema (pg_dump --schema-only)?",
+      `existing: "unused": none of the source's unused indexes (${names.join(", ")}) is in the schema file; is it the source's schema (pg_dump --schema-only)?`,
     );
   return here;
 }
@@ -222,7 +170,6 @@ export async function runRounds({
   let plan = planFor(candidateNames);
   progress.update(0, 1, `building ${plan.variants.length} variants…`);
   const built = await buildVariants(server, plan.variants, p.candidates, p.maintenanceWorkMemMB, signal);
-  // The names the server gave the candidates (an unnamed CREATE INDEX gets one).
   plan = planFor(
     p.candidates.map((_, i) => built.find((b) => b.id === `add:${i + 1}`)?.created[0] ?? candidateNames[i]),
   );
@@ -231,8 +178,7 @@ export async function runRounds({
     if (!b) throw new Error(`variant ${v.id} was not built`);
     return { ...b, label: v.label };
   });
-  // 3. The workload: every script runs and something is written; each read script runs and only reads
-  // (the server refuses a write in a read-only session); or the run stops here.
+  // 3. The workload writes something; each read script only reads; or the run stops here.
   progress.update(0, 1, "checking the workload (each script for 1 s)…");
   const defines = { scale: p.scale };
   const workloadCheck = await checkWorkload(server, runner, variants[0].database, { scripts, defines }, signal);
@@ -241,18 +187,14 @@ export async function runRounds({
     ? await checkReads(server, runner, variants[0].database, { reads, defines }, signal)
     : undefined;
   const written = workloadCheck.writtenTables;
+  const never = template.tables.filter((t) => !written.includes(t));
   const rows = Object.entries(template.rows).map(([t, n]) => `${t} ${n.toLocaleString("en-US")} rows`);
   notes.push(
     `template: ${rows.join(", ")} (${(template.databaseBytes / 2 ** 20).toFixed(1)} MiB); every run starts from a FILE_COPY clone of its variant`,
-    `the workload writes ${written.join(", ")}` +
-      (template.tables.length > written.length
-        ? `; never ${template.tables.filter((t) => !written.includes(t)).join(", ")}`
-        : ""),
+    `the workload writes ${written.join(", ")}${never.length ? `; never ${never.join(", ")}` : ""}`,
     ...(reads.length
       ? [
-          `after every write run, each read script (${reads.map((r) => r.name).join(", ")}) runs alone for ` +
-            `${p.readSeconds} s on the same clone, in read-only sessions, with the same clients; its latency ` +
-            "is paired per round like the write cost, and each index's scans during it are counted (pg_stat_user_indexes)",
+          `after every write run, each read script (${reads.map((r) => r.name).join(", ")}) runs alone for ${p.readSeconds} s on the same clone, in read-only sessions, with the same clients; its latency is paired per round like the write cost, and each index's scans during it are counted (pg_stat_user_indexes)`,
         ]
       : []),
     `every round runs the baseline between every two variants (B V₁ B V₂ … B), each variant's cost against the two baseline runs around it; the variants' order is a Williams design over rounds (every variant at every position, and right after every other variant, equally often)`,
@@ -262,20 +204,20 @@ export async function runRounds({
   if (unused) notes.push(unused.text);
   if (source)
     notes.push(`data: a sample of ${source.source} (PostgreSQL ${source.version}), read in one READ ONLY transaction`);
+  const judged = plan.judged;
   const setup: RunSetup = {
     template,
     variants,
-    judged: plan.judged,
+    judged,
     scripts,
     updates,
     workloadCheck,
     reads,
-    ...(readCheck ? { readCheck } : {}),
-    ...(source ? { source } : {}),
+    readCheck,
+    source,
     design,
   };
   writeMetadata(setup);
-  // 4. The rounds.
   const ids = variants.map((v) => v.id);
   let trialPlan: PlannedTrial[] = planRounds(ids, p.repeats);
   const at = (planned: PlannedTrial, text: string) =>
@@ -284,16 +226,7 @@ export async function runRounds({
     server,
     runner,
     databases: new Map(variants.map((v) => [v.id, v.database])),
-    settings: {
-      clients: p.clients,
-      threads: p.threads,
-      durationSeconds: p.durationSeconds,
-      scripts,
-      defines,
-      walInspect: template.walInspect,
-      reads,
-      readSeconds: p.readSeconds,
-    },
+    settings: { ...p, scripts, defines, walInspect: template.walInspect, reads },
     signal,
     onNote: (text) => notes.push(text),
     onPhase: (planned, phase) => at(planned, `${phase}…`),
@@ -314,8 +247,7 @@ export async function runRounds({
         ),
     });
   const summariseSoFar = () => summariseRun(store.trials(), { ...setup, params: p });
-  // The planned rounds one at a time (a round past those a verdict needs is not started when it would
-  // end after the budget), then one more while an index is inconclusive and the budget can reach a verdict.
+  // The planned rounds within the budget, then one more while an index is inconclusive and the budget allows.
   const { rounds, stoppedBy, cut } = await runAdaptiveRounds({
     planned: p.repeats,
     needed: repeatsForCoverage(MIN_COVERAGE),
@@ -356,11 +288,9 @@ export async function runRounds({
   );
   if (design.design === "sets") notes.push(...setFollowUps(summariseSoFar(), p));
   const speed = speedSpread(store.trials());
-  // The spread, and how many runs were in another state; each run's own probe is in its record.
   if (speed)
     notes.push(
-      `speed state before each run: ${speed.text.split("; ")[0]}; ${speed.flagged.length} of ${speed.n} ` +
-        `beyond ×${SPEED_STATE_RATIO} of the median (each variant is paired with the runs around it)`,
+      `speed state before each run: ${speed.text.split("; ")[0]}; ${speed.flagged.length} of ${speed.n} beyond ×${SPEED_STATE_RATIO} of the median (each variant is paired with the runs around it)`,
     );
   await dropAllDatabases(server, variants.length);
   progress.finish(`${trialPlan.length} runs`);

@@ -7,19 +7,13 @@ export interface IndexInfo {
   /** Columns the index reads: its keys, and those of its expressions and predicate (pg_depend). */
   readonly columns: readonly string[];
   readonly definition: string;
-  /**
-   * Backs a primary key, unique or exclusion constraint, a foreign key that looks rows up through
-   * it, or is a unique index (a uniqueness rule without a constraint's name): not dropped by the lab
-   * (the schema's meaning needs it).
-   */
+  /** Backs a key, a constraint, a foreign key's lookups, or is unique: the lab does not drop it. */
   readonly constraint: boolean;
-  /** What it backs, in words ("the primary key orders_pkey; the foreign key … of order_lines"), when it does. */
   readonly backs?: string;
   readonly unique: boolean;
   readonly bytes: number;
 }
 
-/** Every index on a user table of the current database. */
 export async function listIndexes(client: Client): Promise<IndexInfo[]> {
   const { rows } = await client.query<{
     name: string;
@@ -59,7 +53,6 @@ export async function listIndexes(client: Client): Promise<IndexInfo[]> {
   }));
 }
 
-/** User tables of the current database, schema-qualified where not in public. */
 export async function listTables(client: Client): Promise<string[]> {
   const { rows } = await client.query<{ name: string }>(
     `SELECT CASE WHEN schemaname = 'public' THEN quote_ident(relname) ELSE quote_ident(schemaname) || '.' || quote_ident(relname) END AS name

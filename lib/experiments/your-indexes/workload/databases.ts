@@ -1,9 +1,4 @@
-/**
- * The reader's schema and data loaded once, into a template; each variant (an index dropped, a
- * candidate added) built once from it as a template of its own; every timed run starts from a
- * FILE_COPY clone of its variant's template, so all runs of all variants start from the same rows
- * on the same pages (as 03 does with its levels).
- */
+/** The reader's data loaded once into a template, each variant built from it, each run a clone of its variant. */
 import type { Client } from "pg";
 import { cancellable, withClient as withConnection } from "../../../engines/postgres/connect";
 import { cloneDatabase, dropDatabases, recreateDatabase } from "../../../engines/postgres/template-database";
@@ -15,30 +10,21 @@ import { listIndexes, listTables, type IndexInfo } from "./catalog";
 import { runSqlFile } from "./sql-files";
 import type { Variant } from "./variants";
 
-/**
- * 06's databases on a server: all under the run's prefix (run-names.ts), so that two runs at once on
- * one external server never share one. Each carries the lab's owner comment (template-database.ts).
- */
+// Under the run's prefix (run-names.ts), so two runs on one external server never share a database.
 export const templateDatabase = (server: StartedServer): string => `${databasePrefix(server)}_yi_template`;
 export const runDatabase = (server: StartedServer): string => `${databasePrefix(server)}_yi_run`;
-/** At most this many variants (their templates are databases named by position). */
 export const MAX_VARIANTS = 200;
 export const variantDatabase = (server: StartedServer, i: number): string => `${databasePrefix(server)}_yi_v${i}`;
 
-/** A connection to one of the lab's databases on this server. */
-export function withDatabase<T>(
+export const withDatabase = <T>(
   server: StartedServer,
   database: string,
   fn: (client: Client) => Promise<T>,
-): Promise<T> {
-  return withConnection(server.connection, fn, { database, applicationName: "dblab-admin" });
-}
+): Promise<T> => withConnection(server.connection, fn, { database, applicationName: "dblab-admin" });
 
 export interface LoadedTemplate {
-  /** Every index of the schema as loaded (sizes after the data). */
   readonly indexes: readonly IndexInfo[];
   readonly tables: readonly string[];
-  /** Rows per table after the load (pg_class.reltuples after ANALYZE). */
   readonly rows: Readonly<Record<string, number>>;
   readonly databaseBytes: number;
   readonly loadSeconds: Readonly<Record<string, number>>;
@@ -47,19 +33,15 @@ export interface LoadedTemplate {
 }
 
 export interface TemplateSteps {
-  /** Runs after the schema and before the data: the index names are checked there. */
   readonly afterSchema?: (indexes: readonly IndexInfo[]) => void;
-  /** Fills the tables: the data file, or a sample copied from a source server. */
   readonly fill: (server: StartedServer, database: string, signal?: AbortSignal) => Promise<void>;
   readonly onStep?: (label: string) => void;
   readonly signal?: AbortSignal;
 }
 
-/** Runs the reader's data file with `-v scale=…`. */
-export function fillFromFile(file: string, scale: number) {
-  return (server: StartedServer, database: string, signal?: AbortSignal): Promise<void> =>
+export const fillFromFile =
+  (file: string, scale: number) => (server: StartedServer, database: string, signal?: AbortSignal) =>
     runSqlFile(server.connection, file, { database, variables: { scale }, signal });
-}
 
 export async function createTemplate(
   server: StartedServer,
@@ -77,7 +59,7 @@ export async function createTemplate(
     await fn();
     loadSeconds[label] = (Date.now() - began) / 1000;
   };
-  // In the template, so every clone has it: each run's B-tree inserts are then counted from its WAL.
+  // In the template, so every clone counts its B-tree inserts from its WAL.
   const walInspectError = await withDatabase(server, template, enableWalInspect);
   await timed("schema", () => runSqlFile(server.connection, schemaFile, { database: template, signal: steps.signal }));
   steps.afterSchema?.(await withDatabase(server, template, listIndexes));
@@ -109,19 +91,15 @@ export async function createTemplate(
 export interface BuiltVariant {
   readonly id: string;
   readonly database: string;
-  /** The variant's indexes, with their sizes. */
   readonly indexes: readonly IndexInfo[];
-  /** Indexes this variant created (a candidate's name as the server gave it). */
   readonly created: readonly string[];
   readonly buildSeconds: number;
 }
 
-/** A candidate that the server refused: which one, and what it said. */
 export class CandidateError extends InputError {
   override readonly name = "CandidateError";
 }
 
-/** Builds every variant's template from the loaded one (the indexes of a candidate built once, here). */
 export async function buildVariants(
   server: StartedServer,
   variants: readonly Variant[],
@@ -177,20 +155,11 @@ export async function buildVariants(
   return out;
 }
 
-/**
- * A fresh run database cloned from a variant's template; returns seconds taken. No CHECKPOINT here:
- * the run makes its own just before its timed window.
- */
 export async function cloneForRun(server: StartedServer, variantDb: string): Promise<number> {
   return cloneDatabase(server.connection, variantDb, runDatabase(server));
 }
 
-/**
- * Every database a run with these parameters can make beside the lab's own, as suffixes of the
- * server's prefix (an external server lists them in its pre-flight): the template, the run
- * clone and one per variant — as many as `existing` names and `candidates` give, or MAX_VARIANTS
- * for "all" (the schema's count is known only once it is loaded).
- */
+/** The databases a run can make, as suffixes of the server's prefix (an external server's pre-flight). */
 export function workloadDatabases(p: {
   readonly existing: readonly string[] | "all" | "unused";
   readonly candidates: readonly string[];

@@ -6,7 +6,7 @@ import { relationSizes, tableCounters, type PgTableCounterKey } from "../../../e
 import { timedWindow } from "../../../engines/postgres/timed-window";
 import type { WalRecordStats } from "../../../engines/postgres/wal-records";
 import type { TrialRecord } from "../../../results/run-store";
-import { counterDelta, counterEntries, type Counters } from "../../../stats/counters";
+import { counterDelta, counterEntries } from "../../../stats/counters";
 import { williamsDesign } from "../../../stats/williams";
 import type { StartedServer } from "../../../targets/types";
 import type { Client } from "pg";
@@ -17,16 +17,12 @@ import {
   pgbenchOutcome,
   PgbenchError,
   runPgbench,
-  waitForPgbenchGone,
-  type PgbenchRunner,
-  type PgbenchRunResult,
-  type PgbenchScript,
-  type ProgressPoint,
 } from "../../../workloads/pgbench";
+import { waitForPgbenchGone, type PgbenchRunner, type PgbenchRunResult } from "../../../workloads/pgbench";
+import type { PgbenchScript, ProgressPoint } from "../../../workloads/pgbench";
 import { cloneForRun, runDatabase, withDatabase } from "./databases";
 
 export interface YourIndexesCondition {
-  /** The variant's id: "baseline", "drop:<index>", "add:<n>", "add:all". */
   readonly variant: string;
 }
 
@@ -35,43 +31,25 @@ export type YourIndexesTrial = TrialRecord<YourIndexesCondition, PgTableCounterK
   readonly cloneSeconds?: number;
   /** `table.<name>` / `index.<table>.<index>` → bytes after the run. */
   readonly sizesAfter?: Readonly<Record<string, number>>;
-  /** WAL records of the timed window by record type (pg_walinspect); absent where the server lacks it. */
   readonly walRecords?: Readonly<Record<string, WalRecordStats>>;
-  /**
-   * Other databases that wrote during the window (another run on a shared server): the window's
-   * WAL figures are the whole server's, and the summary leaves them out (other-writes.ts).
-   */
+  /** Other databases that wrote during the window: its WAL figures are the server's (other-writes.ts). */
   readonly walShared?: readonly string[];
   readonly autovacuumWait?: AutovacuumWait;
-  /** Each read script's run after the write run, on the same clone (none without `reads`). */
   readonly reads?: readonly ReadRun[];
 };
 
-/** One read script's timed run after a write run: its latency, and the scans of every index during it. */
-export interface ReadRun {
+/** One read script's run after a write run: its latency, idx_scan per `<table>.<index>`, or why it gave no figures. */
+export type ReadRun = {
   readonly script: string;
-  readonly tps?: number;
-  readonly transactions?: number;
-  readonly latencyAvgMs?: number;
-  readonly p50Ms?: number;
-  readonly p99Ms?: number;
-  /** pgbench's timed seconds of the read run (a measured window, as the write run's `seconds`). */
-  readonly seconds?: number;
-  /** `<table>.<index>` → idx_scan during the run (pg_stat_user_indexes), for every index scanned. */
   readonly indexScans?: Readonly<Record<string, number>>;
-  /** Why it gave no figures (its write run's figures stand). */
   readonly error?: string;
-}
+} & Partial<Readonly<Record<"tps" | "transactions" | "latencyAvgMs" | "p50Ms" | "p99Ms" | "seconds", number>>>;
 
 export type PlannedTrial = OrderedTrial<YourIndexesCondition>;
 
 /**
- * Rounds outermost, the baseline between every two variants (B V₁ B V₂ … B Vₖ B), so each variant's
- * cost is taken against the two baseline runs that flank it and a drift of the machine's speed
- * cancels to first order; the variants' order a Williams design, round r taking row r − 1, so what
- * one variant leaves behind does not always land on the same next one (docs/your-indexes.md, "What
- * runs, in order"). `from` lets the adaptive design add round `from` alone. Without the baseline (or
- * with nothing else) a round is the variants in that order.
+ * Rounds of B V₁ B V₂ … B Vₖ B, each variant against the baseline runs that flank it, the variants in
+ * a Williams order (docs/your-indexes.md, "What runs, in order"); `from` adds round `from` alone.
  */
 export function planRounds(
   variants: readonly string[],
@@ -101,10 +79,8 @@ export interface TrialSettings {
   readonly threads: number;
   readonly durationSeconds: number;
   readonly scripts: readonly PgbenchScript[];
-  /** pgbench variables (-D): `scale`. */
   readonly defines: Readonly<Record<string, string | number>>;
   readonly walInspect: boolean;
-  /** Read scripts, each run alone for `readSeconds` after the write run (none: no read phase). */
   readonly reads?: readonly PgbenchScript[];
   readonly readSeconds?: number;
 }
@@ -112,21 +88,15 @@ export interface TrialSettings {
 export interface TrialContext {
   readonly server: StartedServer;
   readonly runner: PgbenchRunner;
-  /** Each variant's template database. */
   readonly databases: ReadonlyMap<string, string>;
   readonly settings: TrialSettings;
   readonly signal?: AbortSignal;
   readonly onPhase?: (planned: PlannedTrial, phase: string) => void;
   readonly onProgress?: (planned: PlannedTrial, point: ProgressPoint) => void;
-  /** A sentence for the run's notes (a trial that kept its figures but lost one count). */
   readonly onNote?: (text: string) => void;
 }
 
-/**
- * Everything one timed run does: a fresh clone of the variant, autovacuum idle and a CHECKPOINT,
- * the counters before, pgbench for `durationSeconds`, the counters after and the window's WAL by
- * record type.
- */
+/** One timed run: a fresh clone of the variant, counters around pgbench, the window's WAL by type, then the reads. */
 export function trialRunner(ctx: TrialContext): (planned: PlannedTrial) => Promise<YourIndexesTrial> {
   const { server, settings: s } = ctx;
   return async (planned) => {
@@ -134,12 +104,9 @@ export function trialRunner(ctx: TrialContext): (planned: PlannedTrial) => Promi
     const template = ctx.databases.get(planned.condition.variant);
     if (!template) throw new Error(`no template database for variant ${planned.condition.variant}`);
     ctx.onPhase?.(planned, "speed probe");
-    // Recorded beside the run: which speed state of the machine it ran in (~0.1 s, its own table).
     const speed = await probeSpeed(server.connection);
     ctx.onPhase?.(planned, "cloning");
     const cloneSeconds = await cloneForRun(server, template);
-    // The window's WAL is held until it is counted (timedWindow): another run's checkpoint on a
-    // shared server, or this window's own, would otherwise recycle it first.
     const window = await timedWindow({
       connection: server.connection,
       database: runDatabase(server),
@@ -158,7 +125,6 @@ export function trialRunner(ctx: TrialContext): (planned: PlannedTrial) => Promi
           scripts: s.scripts,
           defines: s.defines,
           noVacuum: true,
-          // Tenths of a second: the series the cost's statistic reads (see summarise.ts).
           bucketMs: 100,
           signal: ctx.signal,
           onProgress: (p) => ctx.onProgress?.(planned, p),
@@ -174,7 +140,6 @@ export function trialRunner(ctx: TrialContext): (planned: PlannedTrial) => Promi
     const outcome = pgbenchOutcome(pgbench);
     // Every timed window of the trial, the reads' too: what the run's time account counts as measured.
     const readSeconds = (reads ?? []).reduce((t, r) => t + (r.seconds ?? 0), 0);
-    // `planned` carries key, condition, repeat and position: the record keeps them as planned.
     return {
       ...planned,
       ...outcome,
@@ -194,6 +159,13 @@ export function trialRunner(ctx: TrialContext): (planned: PlannedTrial) => Promi
   };
 }
 
+/** `read` on the run database once pgbench's sessions are gone (their statistics flushed). */
+const afterPgbench = <T>(server: StartedServer, read: (c: Client) => Promise<T>) =>
+  withDatabase(server, runDatabase(server), async (c) => {
+    await waitForPgbenchGone(c);
+    return read(c);
+  });
+
 /** Makes the clone's new sessions read-only: the server then refuses any write a read script tries. */
 async function readOnlyClone(server: StartedServer): Promise<void> {
   const db = runDatabase(server);
@@ -202,7 +174,6 @@ async function readOnlyClone(server: StartedServer): Promise<void> {
   );
 }
 
-/** idx_scan of every index of the clone, `<table>.<index>` → scans. */
 async function indexScans(c: Client): Promise<Record<string, number>> {
   const { rows } = await c.query<{ name: string; scans: string }>(
     "SELECT relname || '.' || indexrelname AS name, idx_scan::text AS scans FROM pg_stat_user_indexes",
@@ -210,13 +181,7 @@ async function indexScans(c: Client): Promise<Record<string, number>> {
   return Object.fromEntries(rows.map((r) => [r.name, Number(r.scans)]));
 }
 
-/**
- * Each read script alone on the clone the write run left, for `readSeconds`, with the write run's
- * clients and threads, in read-only sessions; the scans of every index counted around it (the
- * sessions' statistics are flushed when they end, before they leave pg_stat_activity). A script
- * that fails here is recorded with its error and left out of the read figures; a lost server
- * fails the trial.
- */
+/** Each read script alone on the write run's clone, read-only; its failure is recorded; a lost server fails it. */
 async function readPhase(ctx: TrialContext, planned: PlannedTrial): Promise<ReadRun[]> {
   const { server, settings: s } = ctx;
   const db = runDatabase(server);
@@ -243,23 +208,20 @@ async function readPhase(ctx: TrialContext, planned: PlannedTrial): Promise<Read
       out.push({ script: script.name, error: error.message });
       continue;
     }
-    const after = await withDatabase(server, db, async (c) => {
-      await waitForPgbenchGone(c);
-      return indexScans(c);
-    });
-    const scans = Object.fromEntries(
-      Object.entries(after).flatMap(([k, v]) => (v - (before[k] ?? 0) > 0 ? [[k, v - (before[k] ?? 0)]] : [])),
-    );
+    const after = await afterPgbench(server, indexScans);
     const outcome = pgbenchOutcome(result);
-    const f = pgbenchFigures(result);
+    const { tps, transactions, latencyAvgMs, p50Ms, p99Ms } = pgbenchFigures(result);
+    // An undefined figure is left out where the record is written (JSON).
     out.push({
       script: script.name,
-      tps: f.tps,
-      transactions: f.transactions,
-      ...(f.latencyAvgMs !== undefined ? { latencyAvgMs: f.latencyAvgMs } : {}),
-      ...(f.p50Ms !== undefined ? { p50Ms: f.p50Ms } : {}),
-      ...(f.p99Ms !== undefined ? { p99Ms: f.p99Ms } : {}),
-      indexScans: scans,
+      tps,
+      transactions,
+      latencyAvgMs,
+      p50Ms,
+      p99Ms,
+      indexScans: Object.fromEntries(
+        Object.entries(after).flatMap(([k, v]) => (v - (before[k] ?? 0) > 0 ? [[k, v - (before[k] ?? 0)]] : [])),
+      ),
       ...(outcome.status === "ok" ? { seconds: outcome.seconds } : { error: outcome.error }),
     });
   }
@@ -271,115 +233,74 @@ export class WorkloadError extends InputError {
   override readonly name = "WorkloadError";
 }
 
-/** The text ended with one full stop. */
+/** A read script refused before the rounds: it writes, or pgbench or the server rejects it. */
+export class ReadScriptError extends InputError {
+  override readonly name = "ReadScriptError";
+}
+
+const READ_ONLY_REFUSAL = /read-only transaction/;
+const readsFix =
+  " A read script's latency is what an index buys your reads, so it must only read (it runs with default_transaction_read_only = on): move the writing statements to workload, where their cost is measured, or out of the script, and start a new run.";
+
 const sentence = (text: string) => text.replace(/\.*\s*$/, ".");
 
-/** What to do about a script pgbench or the server rejected, after pgbench's own words. */
 function scriptFix(said: string): string {
-  // In pgbench's simple protocol a `:name` with no variable of that name is sent as written, and
-  // the server then reads the colon as a syntax error.
+  // In pgbench's simple protocol a `:name` with no variable of that name reaches the server as written.
   const unsetVariable = /syntax error at or near ":"/.test(said)
     ? " A `:name` that pgbench has no variable for is sent as written: set it with \\set (or fix its spelling)."
     : "";
   return `${unsetVariable} Fix the script and start a new run: resuming this one would run the same script again.`;
 }
 
+type ScriptCheck = { readonly name: string; readonly transactions: number; readonly written: Record<string, number> };
 export interface WorkloadCheck {
-  /** Per script: transactions in the check and the rows it inserted, updated or deleted, per table. */
-  readonly scripts: readonly {
-    readonly name: string;
-    readonly transactions: number;
-    readonly written: Readonly<Record<string, number>>;
-  }[];
-  /** Tables some script wrote. */
+  readonly scripts: readonly ScriptCheck[];
   readonly writtenTables: readonly string[];
 }
-
-function writtenPerTable(c: Counters<PgTableCounterKey>): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const [key, value] of counterEntries(c)) {
-    const m = /^table\.(.+)\.(n_tup_ins|n_tup_upd|n_tup_del)$/.exec(key);
-    if (m && value > 0) out[m[1]] = (out[m[1]] ?? 0) + value;
-  }
-  return out;
+export interface ReadCheck {
+  readonly scripts: readonly { readonly name: string; readonly transactions: number }[];
 }
 
-/**
- * One script alone for a second on a fresh clone of the baseline (read-only sessions for a read
- * script), one client: pgbench's result and the rows a completed check wrote per table, or what
- * pgbench threw.
- */
-async function oneSecondCheck(
-  server: StartedServer,
-  runner: PgbenchRunner,
-  baseline: string,
-  script: PgbenchScript,
-  defines: TrialSettings["defines"],
-  signal: AbortSignal | undefined,
-  readOnly = false,
-): Promise<{ result: PgbenchRunResult; written: Record<string, number> } | { error: unknown }> {
-  await cloneForRun(server, baseline);
-  if (readOnly) await readOnlyClone(server);
-  const before = await withDatabase(server, runDatabase(server), tableCounters);
-  let result: PgbenchRunResult;
-  try {
-    result = await runPgbench(server, {
-      runner,
-      database: runDatabase(server),
-      clients: 1,
-      durationSeconds: 1,
-      scripts: [{ name: script.name, text: script.text }],
-      defines,
-      noVacuum: true,
-      log: "none",
-      signal,
-    });
-  } catch (error) {
-    return { error };
-  }
-  // A failed check is said from pgbench's words; the server may be gone, so its counters are not read.
-  if (result.summary.abortedClients > 0 || result.summary.transactions === 0) return { result, written: {} };
-  const after = await withDatabase(server, runDatabase(server), async (c) => {
-    await waitForPgbenchGone(c);
-    return tableCounters(c);
-  });
-  return { result, written: writtenPerTable(counterDelta(before, after)) };
-}
-
-type ScriptCheck = { readonly name: string; readonly transactions: number; readonly written: Record<string, number> };
-
-/**
- * Each script alone for a second on a clone of the baseline, one client (read scripts in read-only
- * sessions): one pgbench or the server rejects is refused with their words and what to fix; a lost
- * server or a silent pgbench is said as what it is, for the watchdog to explain.
- */
+/** Each script alone for 1 s on a clone of the baseline: a rejected one is refused with their words and what to fix. */
 async function checkScripts(
   server: StartedServer,
   runner: PgbenchRunner,
   baseline: string,
-  scripts: readonly PgbenchScript[],
-  defines: TrialSettings["defines"],
+  { scripts, defines }: Pick<TrialSettings, "scripts" | "defines">,
   signal: AbortSignal | undefined,
   reading: boolean,
 ): Promise<ScriptCheck[]> {
   const Refusal = reading ? ReadScriptError : WorkloadError;
   const out: ScriptCheck[] = [];
   for (const script of scripts) {
-    const check = await oneSecondCheck(server, runner, baseline, script, defines, signal, reading);
     const name = `${reading ? "read" : "workload"} script ${script.name}`;
-    if ("error" in check) {
-      const error = check.error;
+    await cloneForRun(server, baseline);
+    if (reading) await readOnlyClone(server);
+    const before = await withDatabase(server, runDatabase(server), tableCounters);
+    let result: PgbenchRunResult;
+    try {
+      result = await runPgbench(server, {
+        runner,
+        database: runDatabase(server),
+        clients: 1,
+        durationSeconds: 1,
+        scripts: [{ name: script.name, text: script.text }],
+        defines,
+        noVacuum: true,
+        log: "none",
+        signal,
+      });
+    } catch (error) {
       if (signal?.aborted) throw error;
       const message = error instanceof Error ? error.message : String(error);
       if (reading && READ_ONLY_REFUSAL.test(message))
         throw new ReadScriptError(`${name} writes: ${sentence(message)}${readsFix}`, { cause: error });
       if (error instanceof PgbenchError && error.kind === "script")
         throw new Refusal(`${name} was rejected: ${sentence(message)}${scriptFix(message)}`, { cause: error });
-      if (error instanceof PgbenchError && (error.kind === "connection" || error.kind === "silent"))
-        throw new Error(`the 1-s check of ${name} lost the server: ${message}`, { cause: error });
-      throw new Error(`the 1-s check of ${name} failed: ${message}`, { cause: error });
+      const lost = error instanceof PgbenchError && (error.kind === "connection" || error.kind === "silent");
+      throw new Error(`the 1-s check of ${name} ${lost ? "lost the server" : "failed"}: ${message}`, { cause: error });
     }
-    const { result, written } = check;
+    // A failed check is said from pgbench's words; the server may be gone, so its counters are not read.
     if (result.summary.abortedClients > 0 || result.summary.transactions === 0) {
       const said = result.messages.join(" · ");
       if (reading && READ_ONLY_REFUSAL.test(said))
@@ -389,6 +310,12 @@ async function checkScripts(
       if (pgbenchFailureKind(result.messages, 2) === "script")
         throw new Refusal(`${name} was rejected in a 1-s check: ${sentence(said)}${scriptFix(said)}`);
       throw new Error(`${name} completed no transaction in a 1-s check: ${said || "pgbench said nothing"}`);
+    }
+    const after = await afterPgbench(server, tableCounters);
+    const written: Record<string, number> = {};
+    for (const [key, value] of counterEntries(counterDelta(before, after))) {
+      const m = /^table\.(.+)\.(n_tup_ins|n_tup_upd|n_tup_del)$/.exec(key);
+      if (m && value > 0) written[m[1]] = (written[m[1]] ?? 0) + value;
     }
     out.push({ name: script.name, transactions: result.summary.transactions, written });
   }
@@ -403,48 +330,26 @@ export async function checkWorkload(
   settings: Pick<TrialSettings, "scripts" | "defines">,
   signal?: AbortSignal,
 ): Promise<WorkloadCheck> {
-  const scripts = await checkScripts(server, runner, baseline, settings.scripts, settings.defines, signal, false);
+  const scripts = await checkScripts(server, runner, baseline, settings, signal, false);
   const writtenTables = [...new Set(scripts.flatMap((s) => Object.keys(s.written)))].sort();
-  if (writtenTables.length === 0) {
+  if (writtenTables.length === 0)
     throw new WorkloadError(
       `the workload writes nothing: in a 1-s check of each script (${scripts
         .map((s) => `${s.name}: ${s.transactions} transactions`)
         .join(", ")}) no row was inserted, updated or deleted, so no index can cost it anything`,
     );
-  }
   return { scripts, writtenTables };
 }
 
-/** A read script refused before the rounds: it writes, or pgbench or the server rejects it. */
-export class ReadScriptError extends InputError {
-  override readonly name = "ReadScriptError";
-}
-
-const READ_ONLY_REFUSAL = /read-only transaction/;
-
-/** What a read script's writes need from the reader. */
-const readsFix =
-  " A read script's latency is what an index buys your reads, so it must only read (it runs with " +
-  "default_transaction_read_only = on): move the writing statements to workload, where their cost is measured, " +
-  "or out of the script, and start a new run.";
-
-export interface ReadCheck {
-  /** Per read script: transactions in its 1-s check. */
-  readonly scripts: readonly { readonly name: string; readonly transactions: number }[];
-}
-
-/**
- * The read scripts' 1-s checks in read-only sessions: a write is refused by the server, and a script
- * that makes its own transactions read-write is caught by the rows it wrote.
- */
+/** The read scripts' 1-s checks: a write is refused, by the server or by the rows a read-write transaction wrote. */
 export async function checkReads(
   server: StartedServer,
   runner: PgbenchRunner,
   baseline: string,
-  settings: { readonly reads: readonly PgbenchScript[]; readonly defines: TrialSettings["defines"] },
+  { reads, defines }: { readonly reads: readonly PgbenchScript[]; readonly defines: TrialSettings["defines"] },
   signal?: AbortSignal,
 ): Promise<ReadCheck> {
-  const checked = await checkScripts(server, runner, baseline, settings.reads, settings.defines, signal, true);
+  const checked = await checkScripts(server, runner, baseline, { scripts: reads, defines }, signal, true);
   for (const { name, written } of checked)
     if (Object.keys(written).length)
       throw new ReadScriptError(

@@ -1,9 +1,4 @@
-/**
- * Rows from the reader's own server (`sampleFrom`), copied into the lab's template with COPY, so
- * the indexes are judged on real value distributions; and how the source uses its indexes
- * (pg_stat_user_indexes.idx_scan, since stats_reset). The source is only read: every statement
- * there runs in one READ ONLY transaction, which the server itself refuses to let write.
- */
+/** `sampleFrom`: rows and index statistics read from the reader's server, in one READ ONLY transaction there. */
 import { pipeline } from "node:stream/promises";
 import { Client } from "pg";
 import { from as copyFrom, to as copyTo } from "pg-copy-streams";
@@ -27,50 +22,42 @@ export interface SourceIndexUsage {
   readonly lastIdxScan?: string;
 }
 
-export interface SourceInfo {
-  /** The URI without its password. */
-  readonly source: string;
-  readonly version: string;
-  /** Since when the source's counters count (pg_stat_database.stats_reset; absent: since the cluster was created). */
-  readonly statsReset?: string;
-  readonly indexes: readonly SourceIndexUsage[];
-  readonly rowsCopied: Readonly<Record<string, number>>;
-}
-
 /** `existing: "unused"` refused: the statistics window is shorter than the reader accepts, or none is unused. */
 export class UnusedIndexesError extends InputError {
   override readonly name = "UnusedIndexesError";
 }
 
-/** A window's length in words: "12 days", "5 h", "3 min", "40 s". */
-export function windowText(seconds: number): string {
+/** "12 days", "5 h", "3 min", "40 s". */
+function windowText(seconds: number): string {
   if (seconds >= 2 * 86400) return `${Math.floor(seconds / 86400)} days`;
   if (seconds >= 3600) return `${Math.floor(seconds / 3600)} h`;
   if (seconds >= 60) return `${Math.floor(seconds / 60)} min`;
   return `${Math.max(0, Math.round(seconds))} s`;
 }
 
-/** What the source's statistics say of its indexes, and over which window. */
 export interface SourceStats {
   /** The URI without its password. */
   readonly source: string;
   readonly version: string;
-  /** pg_is_in_recovery(): a standby's counters are its own (scans on the primary are not in them). */
+  /** A standby's counters are its own. */
   readonly standby: boolean;
-  /** pg_stat_database.stats_reset of the source's database; absent: never reset. */
+  /** Absent: never reset. */
   readonly statsReset?: string;
-  /** now() − stats_reset on the source, seconds; absent when never reset. */
   readonly windowSeconds?: number;
   readonly indexes: readonly (SourceIndexUsage & { readonly backsConstraint: boolean })[];
 }
 
-const BEGIN_READ_ONLY = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY";
+export type SourceInfo = SourceStats & { readonly rowsCopied: Readonly<Record<string, number>> };
 
-/**
- * The source, connected by the external target's rules; each reader then opens one READ ONLY snapshot
- * (BEGIN_READ_ONLY) inside its own error handling, and closeReadOnly ends it.
- */
-async function openReadOnly(uri: string, shown: string): Promise<Client> {
+const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+/** `fn` in one READ ONLY snapshot of the source, connected by the external target's rules; failing: a SourceError. */
+async function withReadOnlySource<T>(
+  uri: string,
+  what: string,
+  fn: (source: Client, shown: string) => Promise<T>,
+): Promise<T> {
+  const shown = redactText(uri);
   let source: Client;
   try {
     ({ client: source } = await connectAdmin(uri, { applicationName: "dblab-sample (read only)" }));
@@ -78,67 +65,60 @@ async function openReadOnly(uri: string, shown: string): Promise<Client> {
     const why = error instanceof PlaintextRefusedError ? "refused" : "cannot connect to";
     throw new SourceError(`sampleFrom: ${why} ${shown}: ${redactText(message(error))}`, { cause: error });
   }
-  return source;
-}
-
-/** Ends the snapshot and the connection; neither failing matters any more. */
-async function closeReadOnly(source: Client): Promise<void> {
-  await source.query("ROLLBACK").catch(ignored("sampleFrom: ROLLBACK on the source"));
-  await source.end().catch(ignored("sampleFrom: closing the source"));
-}
-
-/**
- * The source's index statistics (pg_stat_user_indexes.idx_scan since pg_stat_database.stats_reset;
- * PostgreSQL ≥ 16 also last_idx_scan), in one READ ONLY transaction, before anything starts.
- */
-export async function readSourceStats(uri: string): Promise<SourceStats> {
-  const shown = redactText(uri);
-  const source = await openReadOnly(uri, shown);
   try {
-    await source.query(BEGIN_READ_ONLY);
-    const head = await source.query<{ v: string; standby: boolean; reset: string | null; window: string | null }>(
-      `SELECT current_setting('server_version') AS v, pg_is_in_recovery() AS standby, d.stats_reset::text AS reset,
-         extract(epoch FROM now() - d.stats_reset)::text AS window
-       FROM pg_stat_database d WHERE d.datname = current_database()`,
-    );
-    const usage = await source.query<{
-      table: string;
-      index: string;
-      scans: string;
-      last: string | null;
-      backs: boolean;
-    }>(
-      `SELECT s.relname AS table, s.indexrelname AS index, s.idx_scan::text AS scans,
-         to_jsonb(s) ->> 'last_idx_scan' AS last,
-         x.indisunique OR EXISTS (SELECT 1 FROM pg_constraint c
-           WHERE c.conindid = s.indexrelid AND c.contype IN ('p', 'u', 'x', 'f')) AS backs
-       FROM pg_stat_user_indexes s JOIN pg_index x ON x.indexrelid = s.indexrelid
-       ORDER BY s.relname, s.indexrelname`,
-    );
-    const h = head.rows[0];
-    return {
-      source: shown,
-      version: h.v,
-      standby: h.standby,
-      ...(h.reset ? { statsReset: h.reset } : {}),
-      ...(h.window !== null ? { windowSeconds: Number(h.window) } : {}),
-      indexes: usage.rows.map((r) => ({
-        table: r.table,
-        index: r.index,
-        idxScan: Number(r.scans),
-        ...(r.last ? { lastIdxScan: r.last } : {}),
-        backsConstraint: r.backs,
-      })),
-    };
+    await source.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+    return await fn(source, shown);
   } catch (error) {
-    throw new SourceError(`sampleFrom: reading the statistics of ${shown} failed: ${message(error)}`, { cause: error });
+    if (error instanceof SourceError) throw error;
+    throw new SourceError(`sampleFrom: reading ${what}${shown} failed: ${message(error)}`, { cause: error });
   } finally {
-    await closeReadOnly(source);
+    await source.query("ROLLBACK").catch(ignored("sampleFrom: ROLLBACK on the source"));
+    await source.end().catch(ignored("sampleFrom: closing the source"));
   }
 }
 
-/** Where the statistics came from and over which window, in words. */
-export function statsWindowText(s: SourceStats): string {
+/** Every index's idx_scan since stats_reset (≥ 16: last_idx_scan), and whether it backs a constraint. */
+async function statsOf(source: Client, shown: string): Promise<SourceStats> {
+  const head = await source.query<{ v: string; standby: boolean; reset: string | null; window: string | null }>(
+    `SELECT current_setting('server_version') AS v, pg_is_in_recovery() AS standby, d.stats_reset::text AS reset,
+       extract(epoch FROM now() - d.stats_reset)::text AS window
+     FROM pg_stat_database d WHERE d.datname = current_database()`,
+  );
+  const usage = await source.query<{
+    table: string;
+    index: string;
+    scans: string;
+    last: string | null;
+    backs: boolean;
+  }>(
+    `SELECT s.relname AS table, s.indexrelname AS index, s.idx_scan::text AS scans,
+       to_jsonb(s) ->> 'last_idx_scan' AS last,
+       x.indisunique OR EXISTS (SELECT 1 FROM pg_constraint c
+         WHERE c.conindid = s.indexrelid AND c.contype IN ('p', 'u', 'x', 'f')) AS backs
+     FROM pg_stat_user_indexes s JOIN pg_index x ON x.indexrelid = s.indexrelid
+     ORDER BY s.relname, s.indexrelname`,
+  );
+  const h = head.rows[0];
+  return {
+    source: shown,
+    version: h.v,
+    standby: h.standby,
+    ...(h.reset ? { statsReset: h.reset } : {}),
+    ...(h.window !== null ? { windowSeconds: Number(h.window) } : {}),
+    indexes: usage.rows.map((r) => ({
+      table: r.table,
+      index: r.index,
+      idxScan: Number(r.scans),
+      ...(r.last ? { lastIdxScan: r.last } : {}),
+      backsConstraint: r.backs,
+    })),
+  };
+}
+
+export const readSourceStats = (uri: string): Promise<SourceStats> =>
+  withReadOnlySource(uri, "the statistics of ", statsOf);
+
+function statsWindowText(s: SourceStats): string {
   const from = s.standby
     ? `${s.source}, a standby: its counters are its own (scans on the primary or other standbys are not in them)`
     : s.source;
@@ -149,25 +129,17 @@ export function statsWindowText(s: SourceStats): string {
   return `${window}, read from ${from}`;
 }
 
-/**
- * `existing: "unused"`: every index of the source with idx_scan = 0 over the window that backs no
- * constraint, refused before anything starts when the window is shorter than `minStatsDays` or
- * nothing is unused.
- */
+/** `existing: "unused"`: the source's never-scanned indexes that back no constraint; refused on a short window. */
 export function unusedIndexes(s: SourceStats, minStatsDays: number): { names: string[]; text: string } {
   const window = statsWindowText(s);
   if (s.windowSeconds !== undefined && s.windowSeconds < minStatsDays * 86400)
     throw new UnusedIndexesError(
-      `existing: "unused": the statistics of ${s.source} were reset ${windowText(s.windowSeconds)} ago ` +
-        `(${s.statsReset}), shorter than minStatsDays = ${minStatsDays}: an index that only a job running less ` +
-        `often than that reads would look unused. Wait until the window covers your workload's cycle, lower ` +
-        `minStatsDays if you know it does, or name the indexes in existing`,
+      `existing: "unused": the statistics of ${s.source} were reset ${windowText(s.windowSeconds)} ago (${s.statsReset}), shorter than minStatsDays = ${minStatsDays}: an index that only a job running less often than that reads would look unused. Wait until the window covers your workload's cycle, lower minStatsDays if you know it does, or name the indexes in existing`,
     );
   const unused = s.indexes.filter((i) => i.idxScan === 0 && !i.backsConstraint);
   if (unused.length === 0)
     throw new UnusedIndexesError(
-      `existing: "unused": every index of ${s.source} that backs no constraint was scanned ${window}; nothing to judge ` +
-        `(name indexes in existing, or give groups)`,
+      `existing: "unused": every index of ${s.source} that backs no constraint was scanned ${window}; nothing to judge (name indexes in existing, or give groups)`,
     );
   const scanned = s.indexes.filter((i) => i.idxScan > 0 && !i.backsConstraint);
   return {
@@ -178,9 +150,6 @@ export function unusedIndexes(s: SourceStats, minStatsDays: number): { names: st
   };
 }
 
-const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
-
-/** Columns the lab's table takes from a copy: all but generated ones, in its own order. */
 async function copyColumns(lab: Client, table: string): Promise<string[]> {
   const { rows } = await lab.query<{ c: string }>(
     `SELECT quote_ident(attname) AS c FROM pg_attribute
@@ -191,12 +160,10 @@ async function copyColumns(lab: Client, table: string): Promise<string[]> {
 }
 
 /**
- * Copies up to `rows` rows of each of `tables` (a Bernoulli sample, so not only the first pages)
- * from the source into `database` on the lab's server. Foreign keys are not checked during the
- * copy (session_replication_role = replica): a sample of each table does not hold every row its
- * keys point to. Sequences are set past the copied keys, so the workload's inserts do not collide.
+ * Up to `rows` rows of each table (a Bernoulli sample) copied into `database`, foreign keys unchecked (a
+ * sample does not hold every row its keys point to) and sequences set past the copied keys.
  */
-export async function sampleFromSource(
+export function sampleFromSource(
   uri: string,
   tables: readonly string[],
   rows: number,
@@ -204,13 +171,8 @@ export async function sampleFromSource(
   database: string,
   signal?: AbortSignal,
 ): Promise<SourceInfo> {
-  const shown = redactText(uri);
-  // The external target's rules: libpq's reading of the URI (sslmode, sslrootcert, service file,
-  // .pgpass, PG* variables) and no plaintext to another host unless the URI itself says sslmode=disable.
-  const source = await openReadOnly(uri, shown);
-  try {
-    await source.query(BEGIN_READ_ONLY);
-    const version = (await source.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0].v;
+  return withReadOnlySource(uri, "", async (source, shown) => {
+    const stats = await statsOf(source, shown);
     const rowsCopied: Record<string, number> = {};
     await withDatabase(server, database, async (lab) => {
       await lab.query("SET session_replication_role = replica");
@@ -248,29 +210,6 @@ export async function sampleFromSource(
           await lab.query(`SELECT setval($1, coalesce((SELECT max(${r.col}) FROM ${table}), 0) + 1, false)`, [r.seq]);
       }
     });
-    const usage = await source.query<{ table: string; index: string; scans: string; last: string | null }>(
-      `SELECT relname AS table, indexrelname AS index, idx_scan::text AS scans, to_jsonb(s) ->> 'last_idx_scan' AS last
-       FROM pg_stat_user_indexes s ORDER BY relname, indexrelname`,
-    );
-    const reset = await source.query<{ r: string | null }>(
-      "SELECT stats_reset::text AS r FROM pg_stat_database WHERE datname = current_database()",
-    );
-    return {
-      source: shown,
-      version,
-      ...(reset.rows[0]?.r ? { statsReset: reset.rows[0].r } : {}),
-      indexes: usage.rows.map((r) => ({
-        table: r.table,
-        index: r.index,
-        idxScan: Number(r.scans),
-        ...(r.last ? { lastIdxScan: r.last } : {}),
-      })),
-      rowsCopied,
-    };
-  } catch (error) {
-    if (error instanceof SourceError) throw error;
-    throw new SourceError(`sampleFrom: reading ${shown} failed: ${message(error)}`, { cause: error });
-  } finally {
-    await closeReadOnly(source);
-  }
+    return { ...stats, rowsCopied };
+  });
 }

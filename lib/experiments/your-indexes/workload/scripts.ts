@@ -1,20 +1,16 @@
 /**
- * The workload's pgbench scripts, read as files, and the UPDATE statements in them: which table and
- * which columns each one sets, so a lost HOT share can name the statement and the column. A light
- * reading (pgbench ends each SQL command at its `;`, meta-commands start with `\`), not a parser:
- * a statement it cannot read is only left out of that sentence, never out of the measurement.
+ * The workload's pgbench scripts and the columns their UPDATEs set, so a lost HOT share can name them: a
+ * light reading, not a parser (a statement it cannot read is left out of that sentence, not the measurement).
  */
 import fs from "node:fs";
 import path from "node:path";
 import type { PgbenchScript } from "../../../workloads/pgbench";
 
 export interface WorkloadScript extends PgbenchScript {
-  /** The file it was read from. */
   readonly file: string;
   readonly weight: number;
 }
 
-/** "file@weight" (already resolved by the parameters) → the script pgbench runs. */
 export function readWorkload(entries: readonly string[]): WorkloadScript[] {
   const seen = new Map<string, number>();
   return entries.map((entry) => {
@@ -34,12 +30,9 @@ export function readWorkload(entries: readonly string[]): WorkloadScript[] {
 }
 
 export interface UpdateStatement {
-  /** The script it is in (file name) and the statement, whitespace folded. */
   readonly script: string;
   readonly statement: string;
-  /** The updated table, without schema or quotes. */
   readonly table: string;
-  /** The columns its SET list assigns. */
   readonly columns: readonly string[];
 }
 
@@ -75,7 +68,6 @@ function setColumns(list: string): string[] {
   return out;
 }
 
-/** Every UPDATE of the scripts (also inside WITH … ), with its table and SET columns. */
 export function updateStatements(scripts: readonly Pick<WorkloadScript, "name" | "text">[]): UpdateStatement[] {
   const out: UpdateStatement[] = [];
   for (const s of scripts) {

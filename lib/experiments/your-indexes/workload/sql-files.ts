@@ -1,9 +1,4 @@
-/**
- * The reader's SQL files (schema, data) run by psql, as they would run them themselves: psql reads
- * what `pg_dump --schema-only` writes (its meta-commands, COPY blocks, dollar quotes) and names
- * the file and line of a failing statement, which a statement splitter of our own would have to
- * re-derive. `:scale` in a file is psql's variable (`-v scale=…`).
- */
+/** The reader's SQL files run by psql: it reads what pg_dump writes and names a failing statement's file and line. */
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -12,26 +7,19 @@ import { InputError } from "../../../runtime/input-error";
 import type { ConnectionInfo } from "../../../targets/types";
 import { clientToolEnv, findHostClientTool } from "../../../workloads/pgbench";
 
-/** A SQL file that failed: which file, which line, and what the server said. */
 export class SqlFileError extends InputError {
   override readonly name = "SqlFileError";
   constructor(
     readonly file: string,
     readonly line: number | undefined,
     readonly serverMessage: string,
-    /** byInput: false when psql lost the server rather than the server refusing a statement. */
     options?: { readonly cause?: unknown; readonly byInput?: boolean },
   ) {
     super(`${file}${line !== undefined ? `:${line}` : ""}: ${serverMessage}`, options);
   }
 }
 
-/**
- * Lines of a dump that name roles or psql features of another server, which the lab's own server
- * need not have: ownership and grants (the lab's user owns everything there) and pg_dump 17.6's
- * `\restrict` guard, which older psql clients do not know. Each becomes a comment, so that line
- * numbers in error messages stay the file's own.
- */
+/** A dump's ownership, grants and pg_dump 17.6's `\restrict` (older psql lacks it) become comments (lines kept). */
 const LEFT_OUT = [/^\s*ALTER\s+.*\sOWNER\s+TO\s+.*;\s*$/i, /^\s*(GRANT|REVOKE)\s.*;\s*$/i, /^\\(un)?restrict\b/];
 
 export function withoutForeignRoles(text: string): string {
@@ -57,8 +45,7 @@ export function parsePsqlError(stderr: string, shownFile: string, ranFile: strin
     .join(" · ")
     .split(ranFile)
     .join(shownFile);
-  // An ERROR is the server refusing a statement of the file; FATAL, PANIC and psql's own errors
-  // (no connection) are the server's or the link's state, not the file's.
+  // Only an ERROR is the file's; FATAL, PANIC and psql's own errors are the server's or the link's.
   return new SqlFileError(shownFile, m ? Number(m[1]) : undefined, message, {
     byInput: /^psql:.*:\d+: ERROR:/.test(lines[at]),
   });
@@ -70,40 +57,23 @@ export class PsqlNotFoundError extends Error {
 
 export interface SqlFileOptions {
   readonly database: string;
-  /** psql variables (`-v name=value`). */
   readonly variables?: Readonly<Record<string, string | number>>;
   readonly signal?: AbortSignal;
 }
 
-/** Runs one SQL file against `database`, stopping at its first error (ON_ERROR_STOP): a SqlFileError. */
 export async function runSqlFile(connection: ConnectionInfo, file: string, o: SqlFileOptions): Promise<void> {
   const psql = findHostClientTool("psql");
   if (!psql)
     throw new PsqlNotFoundError(
-      "psql not found: it runs the schema and data files; install the PostgreSQL client tools " +
-        "(e.g. `apt-get install postgresql-client`) or put psql on PATH",
+      "psql not found: it runs the schema and data files; install the PostgreSQL client tools (e.g. `apt-get install postgresql-client`) or put psql on PATH",
     );
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-sql-"));
   const ran = path.join(dir, path.basename(file));
   try {
     fs.writeFileSync(ran, withoutForeignRoles(fs.readFileSync(file, "utf8")));
-    const args = [
-      "-X",
-      "-q",
-      "-v",
-      "ON_ERROR_STOP=1",
-      ...Object.entries(o.variables ?? {}).flatMap(([k, v]) => ["-v", `${k}=${v}`]),
-      "-h",
-      connection.host,
-      "-p",
-      String(connection.port),
-      "-U",
-      connection.user,
-      "-d",
-      o.database,
-      "-f",
-      ran,
-    ];
+    const variables = Object.entries(o.variables ?? {}).flatMap(([k, v]) => ["-v", `${k}=${v}`]);
+    const to = ["-h", connection.host, "-p", String(connection.port), "-U", connection.user, "-d", o.database];
+    const args = ["-X", "-q", "-v", "ON_ERROR_STOP=1", ...variables, ...to, "-f", ran];
     const { code, stderr } = await new Promise<{ code: number; stderr: string }>((resolve, reject) => {
       const child = spawn(psql, args, {
         env: clientToolEnv(connection),
