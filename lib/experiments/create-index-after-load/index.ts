@@ -152,8 +152,8 @@ export const experiment = defineExperiment({
 function csvRows(s: CreateIndexSummary) {
   const methods = s.methods.map((m) => {
     const c = m.condition;
-    const ratio = s.pairs.find((p) => p.b === m)?.timeRatio;
-    const counter = (k: keyof typeof m.totals) => m.totals[k] ?? null;
+    const pair = s.pairs.find((p) => p.b === m);
+    const [ratio, counter] = [pair?.timeRatio, (k: keyof typeof m.totals) => m.totals[k] ?? null];
     return {
       kind: "load",
       method: c.method,
@@ -175,7 +175,7 @@ function csvRows(s: CreateIndexSummary) {
       ratio_low: ratio?.low ?? null,
       ratio_high: ratio?.high ?? null,
       ratio_coverage: ratio?.coverage ?? null,
-      server_ratio_b_over_a: s.pairs.find((p) => p.b === m)?.serverTimeRatio?.estimate ?? null,
+      server_ratio_b_over_a: pair?.serverTimeRatio?.estimate ?? null,
       backend_cpu_s: m.backendCpuS ?? null,
       wal_records: counter("wal.records"),
       wal_fpi: counter("wal.fpi"),

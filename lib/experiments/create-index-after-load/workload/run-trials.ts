@@ -8,7 +8,7 @@ import { counterEntries, type Counters } from "../../../stats/counters";
 import { waitForAutovacuumIdle } from "../../../engines/postgres/autovacuum";
 import { connect } from "../../../engines/postgres/connect";
 import { WalHold } from "../../../engines/postgres/wal-records";
-import { runTrialsOn } from "../../../workloads/trials";
+import { okTrial, runTrialsOn } from "../../../workloads/trials";
 import { ignored } from "../../../runtime/debug";
 import { conditionKey, type CreateIndexCondition, type PlannedTrial } from "./plan";
 import {
@@ -179,11 +179,7 @@ export async function runPlan(o: RunPlanOptions): Promise<CreateIndexTrial[]> {
       outcome = await runLoadTrial(session, c, o);
     }
     return {
-      key: planned.key,
-      condition: c,
-      repeat: planned.repeat,
-      position: planned.position,
-      status: "ok",
+      ...okTrial(planned, []),
       ...outcome,
       unitMs: outcome.phases.map((p) => p.ms),
       loadAverage: [loadAtStart, os.loadavg()[0]],
