@@ -1,7 +1,6 @@
 /** Seed 001's load-then-index (A) against index-then-load (B), with the sweeps and counters that explain the ratio. */
 import { median } from "simple-statistics";
-import { connect } from "../../engines/postgres/connect";
-import { ignored } from "../../runtime/debug";
+import { withClient } from "../../engines/postgres/connect";
 import { escapeHtml, show } from "../../display/output";
 import { showTable } from "../../display/table";
 import type { ConnectionInfo, ServerSpec } from "../../targets/types";
@@ -49,17 +48,13 @@ export function serverSpec(p: CreateIndexAfterLoadParams, sharedBuffersMB?: numb
   };
 }
 
-async function readSettings(connection: ConnectionInfo): Promise<Record<string, string>> {
-  const client = await connect(connection);
-  try {
+const readSettings = (connection: ConnectionInfo) =>
+  withClient(connection, async (client) => {
     const out: Record<string, string> = {};
     for (const name of REPORTED_SETTINGS)
       out[name] = (await client.query<{ v: string }>("SELECT current_setting($1) AS v", [name])).rows[0].v;
     return out;
-  } finally {
-    await client.end().catch(ignored("create-index: end the settings client"));
-  }
-}
+  });
 
 const describe = (c: CreateIndexCondition) =>
   c.kind === "build"
