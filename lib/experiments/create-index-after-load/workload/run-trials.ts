@@ -6,9 +6,9 @@ import type { RunStore, TrialRecord } from "../../../results/run-store";
 import type { ConnectionInfo } from "../../../targets/types";
 import { counterEntries, type Counters } from "../../../stats/counters";
 import { waitForAutovacuumIdle } from "../../../engines/postgres/autovacuum";
-import { connect } from "../../../engines/postgres/connect";
+import { withClient } from "../../../engines/postgres/connect";
 import { WalHold } from "../../../engines/postgres/wal-records";
-import { runTrialsOn } from "../../../workloads/trials";
+import { okTrial, runTrialsOn } from "../../../workloads/trials";
 import { ignored } from "../../../runtime/debug";
 import { conditionKey, type CreateIndexCondition, type PlannedTrial } from "./plan";
 import {
@@ -130,22 +130,16 @@ async function runBuildTrial(session: TrialSession, c: CreateIndexCondition, o: 
   return { seconds: built.record.ms / 1000, phases: [built.record], counters: flatten([built]), index, autovacuumWait };
 }
 
-/** An interrupt in the notebook cancels the session's statement from a second connection. */
-async function cancelBackend(connection: ConnectionInfo, pid: number): Promise<void> {
-  const admin = await connect(connection);
-  try {
-    await admin.query("SELECT pg_cancel_backend($1)", [pid]);
-  } finally {
-    await admin.end().catch(ignored("create-index: end the client that cancelled"));
-  }
-}
-
 /** One session, opened on first use and reopened after a failure (the build table reloaded then). */
 export async function runPlan(o: RunPlanOptions): Promise<CreateIndexTrial[]> {
   let buildTable: string | undefined;
   let pid = 0;
+  // An interrupt in the notebook cancels the session's statement from a second connection.
   const onAbort = () => {
-    if (pid) void cancelBackend(o.connection, pid).catch(ignored("create-index: cancel the statement on interrupt"));
+    if (pid)
+      void withClient(o.connection, (admin) => admin.query("SELECT pg_cancel_backend($1)", [pid])).catch(
+        ignored("create-index: cancel the statement on interrupt"),
+      );
   };
   const open = async (): Promise<TrialSession> => {
     const opened = await TrialSession.open(o.connection);
@@ -179,11 +173,7 @@ export async function runPlan(o: RunPlanOptions): Promise<CreateIndexTrial[]> {
       outcome = await runLoadTrial(session, c, o);
     }
     return {
-      key: planned.key,
-      condition: c,
-      repeat: planned.repeat,
-      position: planned.position,
-      status: "ok",
+      ...okTrial(planned, []),
       ...outcome,
       unitMs: outcome.phases.map((p) => p.ms),
       loadAverage: [loadAtStart, os.loadavg()[0]],
