@@ -739,15 +739,19 @@ export function outsideTrialsOf(dir: string, modelCountsSetup: boolean): number 
   return r.kernelStart + (modelCountsSetup ? 0 : r.beforeTrials) + r.betweenTrials + r.afterTrials;
 }
 
+/** The stored runs' seconds outside their trials (their setup too where the model does not count it). */
+export const storedOutsideTrials = (notebook: string, model: Pick<EtaModel<never>, "setup">, root: string): number[] =>
+  storedRuns({ root, notebook })
+    .map(({ dir }) => outsideTrialsOf(dir, model.setup !== undefined))
+    .filter((x): x is number => x !== undefined);
+
 export function outsideTrials(
   notebook: string,
   model: Pick<EtaModel<never>, "references" | "setup">,
   root: string = resultsRoot(),
   probes: Probes = MACHINE_PROBES,
 ): SetupEstimate | undefined {
-  const stored = storedRuns({ root, notebook })
-    .map(({ dir }) => outsideTrialsOf(dir, model.setup !== undefined))
-    .filter((x): x is number => x !== undefined);
+  const stored = storedOutsideTrials(notebook, model, root);
   const words = "kernel, servers, summaries and charts";
   if (stored.length) {
     const seconds = median(stored);
