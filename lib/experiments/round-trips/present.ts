@@ -68,7 +68,6 @@ export function showCalibration(s: RoundTripsSummary): void {
   }
 }
 
-/** What a calibration that did not delay says, in the RTT table and in the closing note. */
 const CALIBRATION_NOTES: Record<CalibrationRecord["mode"], { table: string; closing: string }> = {
   delayed: { table: "", closing: "" },
   direct: { table: "target ≤ loopback: ran direct", closing: "once ran direct (target ≤ loopback)" },
