@@ -75,16 +75,7 @@ function memoryDirectory(): string | undefined {
 type Hosted<E> = { readonly env: E; readonly host: string };
 
 /** What runs where, decided before any server starts. */
-export interface PhasePlan {
-  readonly single: readonly EnvironmentKey[];
-  readonly hosted: readonly Hosted<"same-az" | "cross-az">[];
-  readonly quorum: readonly EnvironmentKey[];
-  readonly hostedQuorum: readonly Hosted<"quorum-same-az" | "quorum-cross-az">[];
-  readonly sweep: boolean;
-  readonly skipped: readonly Skipped[];
-}
-
-export function planPhases(p: RoundTripsParams, asIs: boolean): PhasePlan {
+export function planPhases(p: RoundTripsParams, asIs: boolean) {
   const sweep = p.sweepStandbyRttsMs.length > 0 && p.syncLevels.length > 0;
   const singles = p.environments.filter((e) => !ENVIRONMENT_INFO[e].quorum);
   const quorums = p.environments.filter((e) => ENVIRONMENT_INFO[e].quorum);
@@ -100,7 +91,7 @@ export function planPhases(p: RoundTripsParams, asIs: boolean): PhasePlan {
       ...(emulated.length ? [{ what: emulated.join(", "), reason }] : []),
       ...(sweep ? [{ what: "synchronous_commit sweep", reason: "it needs standbys the lab runs" }] : []),
     ];
-    return { single: ["external"], hosted, quorum: [], hostedQuorum: [], sweep: false, skipped };
+    return { single: ["external" as EnvironmentKey], hosted, quorum: [], hostedQuorum: [], sweep: false, skipped };
   }
   const hostedQuorum = placed("quorum-same-az", "quorum-cross-az", quorums);
   return {
@@ -148,7 +139,7 @@ class Phases {
   /** Created once for the phase-1 server, and reused if that server becomes the primary. */
   clientLink?: DelayLink;
   network?: NetworkEmulator;
-  private done = 0;
+  done = 0;
   /** The untimed work since the last trial's record, seconds by name: the next trial's `beforeSeconds`. */
   private pending: Record<string, number> = {};
 
@@ -161,10 +152,6 @@ class Phases {
 
   say(message: string): void {
     this.session.progress.update(this.done, this.total, message);
-  }
-
-  finish(): void {
-    this.session.progress.finish(`${this.done} trials`);
   }
 
   skip(what: string, reason: string): void {
@@ -463,7 +450,7 @@ export async function runPhases(
       if (primary && (quorum.length || sweep)) await run.quorum(primary, quorum, sweep, baseDir);
       if (primary) for (const { env, host } of hostedQuorum) await run.hostedQuorum(primary, env, host);
     }
-    run.finish();
+    session.progress.finish(`${run.done} trials`);
   } finally {
     await run.clientLink?.close().catch(ignored("round-trips: close the client's delay link"));
     await run.network?.close().catch(ignored("round-trips: close the network emulator"));

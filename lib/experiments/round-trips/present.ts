@@ -4,6 +4,8 @@ import { plot } from "../../display/plotly";
 import { showTable, type Row } from "../../display/table";
 import type { ClaimCheck } from "../../stats/claims";
 import { intervalLabel, OUTLIER_RULE, type Interval } from "../../stats/intervals";
+import { groupBy } from "../../stats/summary";
+import type { CalibrationRecord } from "./workload/links";
 import { CASE_INFO } from "./workload/cases";
 import { autocommitVsOneTransaction, commitLatencyBySyncLevel, elapsedVsRtt } from "./charts";
 import type { RoundTripsRun } from "./phases";
@@ -66,6 +68,15 @@ export function showCalibration(s: RoundTripsSummary): void {
   }
 }
 
+const CALIBRATION_NOTES: Record<CalibrationRecord["mode"], { table: string; closing: string }> = {
+  delayed: { table: "", closing: "" },
+  direct: { table: "target ≤ loopback: ran direct", closing: "once ran direct (target ≤ loopback)" },
+  "link-at-zero": {
+    table: "target below the link's own cost",
+    closing: "once at 0 ms added (target below the link's own cost)",
+  },
+};
+
 const seedEnvFor = (e: EnvironmentSummary): SeedCondition | undefined =>
   ENVIRONMENT_INFO[e.environment].seedCondition ?? undefined;
 const seedLabel = (seed: SeedCondition | undefined) => (seed ? SEED_LABELS[seed] : "");
@@ -92,12 +103,7 @@ export function showRttTable(s: RoundTripsSummary): void {
       "our s per 10,000": r(select1?.secondsPer10k),
       "our RTT ms (median)": r(e.rttMs),
       "our RTT ms (elapsed / N)": r(select1?.msPerRoundTrip),
-      note:
-        e.calibration?.mode === "direct"
-          ? "target ≤ loopback: ran direct"
-          : e.calibration?.mode === "link-at-zero"
-            ? "target below the link's own cost"
-            : "",
+      note: e.calibration ? CALIBRATION_NOTES[e.calibration.mode].table : "",
     };
   });
   showTable(rows, { caption: "Round trip by environment: the seed's figures beside ours", digits: 4 });
@@ -256,28 +262,16 @@ export function showExplanation(s: RoundTripsSummary): void {
 
 /** The closing note: the round trips reached, and the verdicts. */
 export function showClosingNote(s: RoundTripsSummary, claims: readonly ClaimCheck[]): void {
-  const groups = new Map<string, { link: string; target: number; reached: number[]; notes: string[] }>();
-  for (const c of s.calibrations) {
-    const key = `${c.link}|${c.targetRttMs}`;
-    const g = groups.get(key) ?? { link: c.link, target: c.targetRttMs, reached: [], notes: [] };
-    if (c.mode === "delayed") g.reached.push(c.achievedRttMs);
-    else
-      g.notes.push(
-        c.mode === "direct"
-          ? "once ran direct (target ≤ loopback)"
-          : "once at 0 ms added (target below the link's own cost)",
-      );
-    groups.set(key, g);
-  }
-  const links = [...groups.values()].map((g) => {
-    const lo = Math.min(...g.reached);
-    const hi = Math.max(...g.reached);
-    const reached = g.reached.length
-      ? lo === hi
+  const links = [...groupBy(s.calibrations, (c) => `${c.link}|${c.targetRttMs}`).values()].map((cs) => {
+    const reached = cs.filter((c) => c.mode === "delayed").map((c) => c.achievedRttMs);
+    const notes = [...new Set(cs.filter((c) => c.mode !== "delayed").map((c) => CALIBRATION_NOTES[c.mode].closing))];
+    const [lo, hi] = [Math.min(...reached), Math.max(...reached)];
+    const range = !reached.length
+      ? "not reached"
+      : lo === hi
         ? `${lo.toFixed(3)} ms`
-        : `${lo.toFixed(3)}–${hi.toFixed(3)} ms`
-      : "not reached";
-    return `${escapeHtml(g.link)} ${g.target.toFixed(2)} → ${reached}${g.notes.length ? ` (${escapeHtml([...new Set(g.notes)].join("; "))})` : ""}`;
+        : `${lo.toFixed(3)}–${hi.toFixed(3)} ms`;
+    return `${escapeHtml(cs[0].link)} ${cs[0].targetRttMs.toFixed(2)} → ${range}${notes.length ? ` (${escapeHtml(notes.join("; "))})` : ""}`;
   });
   const late = lateP50Us(s);
   const lateText =

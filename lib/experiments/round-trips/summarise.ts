@@ -170,13 +170,7 @@ function summariseEnvironment(environment: EnvironmentKey, cases: readonly CaseS
   };
 }
 
-function summariseSweep({
-  c,
-  list,
-}: {
-  c: Extract<RoundTripCondition, { kind: "commit-level" }>;
-  list: RoundTripTrial[];
-}) {
+function summariseSweep({ c, list }: ReturnType<typeof grouped<"commit-level">>[number]) {
   const commits = finite(list.map(p50));
   const syncs = med(list.map((t) => counter(t, "wal.sync")));
   return {

@@ -6,7 +6,7 @@ import { ignored } from "../../../runtime/debug";
 export const SYNC_LEVELS = ["off", "local", "remote_write", "on", "remote_apply"] as const;
 export type SyncLevel = (typeof SYNC_LEVELS)[number];
 
-export interface StandbyState {
+interface StandbyState {
   readonly name: string;
   readonly state: string;
   readonly syncState: string;
@@ -15,7 +15,7 @@ export interface StandbyState {
   readonly replayLagMs: number | null;
 }
 
-export async function standbyStates(admin: Client): Promise<StandbyState[]> {
+async function standbyStates(admin: Client): Promise<StandbyState[]> {
   const lag = (what: string) => `(EXTRACT(epoch FROM ${what}_lag) * 1000)::float8 AS "${what}LagMs"`;
   const { rows } = await admin.query<StandbyState>(
     `SELECT application_name AS name, state, sync_state AS "syncState", ${["write", "flush", "replay"].map(lag).join(", ")}
@@ -80,20 +80,17 @@ const of = (f: (v: number[]) => number) => (values: (number | null)[]) => {
 };
 const med = of(median);
 const minOf = of((v) => Math.min(...v));
-type Lags = Pick<StandbyState, "writeLagMs" | "flushLagMs" | "replayLagMs">;
+const LAG_KEYS = ["writeLagMs", "flushLagMs", "replayLagMs"] as const;
+type Lag = (typeof LAG_KEYS)[number];
+const medianLags = (xs: readonly StandbyState[]) =>
+  Object.fromEntries(LAG_KEYS.map((k) => [k, med(xs.map((x) => x[k]))])) as Record<Lag, number | null>;
 
 export function summariseLags(samples: readonly (readonly StandbyState[])[]) {
   const names = [...new Set(samples.flatMap((s) => s.map((x) => x.name)))];
-  const perStandby: Record<string, Lags> = {};
-  for (const name of names) {
-    const mine = samples.map((s) => s.find((x) => x.name === name)).filter((x): x is StandbyState => Boolean(x));
-    perStandby[name] = {
-      writeLagMs: med(mine.map((x) => x.writeLagMs)),
-      flushLagMs: med(mine.map((x) => x.flushLagMs)),
-      replayLagMs: med(mine.map((x) => x.replayLagMs)),
-    };
-  }
-  const fastest = (k: keyof Lags) => med(samples.map((s) => minOf(s.map((x) => x[k]))));
+  const perStandby = Object.fromEntries(
+    names.map((name) => [name, medianLags(samples.flatMap((s) => s.find((x) => x.name === name) ?? []))]),
+  );
+  const fastest = (k: Lag) => med(samples.map((s) => minOf(s.map((x) => x[k]))));
   return {
     samples: samples.length,
     /** Samples in which a standby showed a flush lag (others found them idle). */
