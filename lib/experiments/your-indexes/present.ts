@@ -82,7 +82,10 @@ export function indexRows(s: YourIndexesSummary): Row[] {
     return {
       index: ix.name,
       kind: ix.kind === "set" && ix.members ? `set of ${ix.members.length}: ${ix.members.join(", ")}` : ix.kind,
-      table: ix.table,
+      table:
+        ix.tables.length > 1
+          ? `${ix.table ?? ""} (HOT share; also on ${ix.tables.filter((t) => t !== ix.table).join(", ")})`
+          : ix.table,
       "throughput verdict": j.throughput,
       "write amplification verdict": j.amplification.text,
       "interval is": ix.cost ? intervalLabel(ix.cost) : "",
@@ -162,7 +165,13 @@ export function decisionRows(s: YourIndexesSummary): Row[] {
       "write throughput cost": ix.cost ? costText(ix.cost) : "",
       "Δ WAL B / tx": deltaText(a.walBytesPerTx),
       "Δ B-tree inserts / tx": deltaText(a.btreeInsertsPerTx, 1, 2),
-      "HOT share lost, points": deltaText(a.hotShareLost, 100, 0),
+      // A set on several tables: the HOT share shown is its most-updated table's, named.
+      "HOT share lost, points": [
+        deltaText(a.hotShareLost, 100, 0),
+        ix.tables.length > 1 && a.hotShareLost ? `(${ix.table ?? ""})` : "",
+      ]
+        .filter(Boolean)
+        .join(" "),
       ...Object.fromEntries(
         ix.reads.flatMap((r) => [
           [`${r.script}: latency without ÷ with`, r.slowdown ? slowdownText(r.slowdown) : ""],
