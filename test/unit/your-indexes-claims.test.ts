@@ -28,6 +28,7 @@ import {
 } from "../../lib/experiments/your-indexes/workload/variants";
 import { ParameterError } from "../../lib/params/validate";
 import { chooseDesign, estimate, indexesToDrop } from "../../lib/experiments/your-indexes/eta";
+import { decisionRows, indexRows } from "../../lib/experiments/your-indexes/present";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -551,4 +552,86 @@ test("06 in an adaptive run: the cost is decided at the looks' per-look coverage
   assert.match(look.throughput, /needs ≥ 6|cover/);
   const six = medianInterval([0.2, 0.21, 0.22, 0.23, 0.24, 0.25], "synthetic cost");
   assert.equal(at(six, 0.95).judgement, "costs");
+});
+
+test("a set's HOT share is its most-updated table's, named when its members span several tables; one index keeps its own", () => {
+  // Seed 002's shape: the first candidate is on products (never updated), the second on stock, whose
+  // updates are 42 % HOT without the set and none with it.
+  const statements = ["CREATE INDEX products_name_idx ON products (name)", "CREATE INDEX stock_qty_idx ON stock (qty)"];
+  const names = ["products_name_idx", "stock_qty_idx"];
+  const base = [ix("products_pkey", "products", ["id"], true), ix("stock_pkey", "stock", ["id"], true)];
+  const added = [ix(names[0], "products", ["name"]), ix(names[1], "stock", ["qty"])];
+  const runs = (variants: [string, number][]): YourIndexesTrial[] =>
+    [1, 2, 3, 4, 5].flatMap((repeat) =>
+      variants.map(([variant, hot], position) => ({
+        key: `${variant}/r${repeat}`,
+        condition: { variant },
+        repeat,
+        position,
+        status: "ok" as const,
+        seconds: 5,
+        startedAt: "",
+        finishedAt: "",
+        pgbench: pgbench(variant === "baseline" ? 1000 : 600),
+        counters: {
+          "table.products.n_tup_upd": 0,
+          "table.products.n_tup_hot_upd": 0,
+          "table.stock.n_tup_upd": 1000,
+          "table.stock.n_tup_hot_upd": hot,
+        },
+      })),
+    );
+  const updates = updateStatements([{ name: "t.sql", text: "UPDATE stock SET qty = qty - 1 WHERE id = 1;\n" }]);
+  const together = planVariants([], statements, names, [], "sets");
+  assert.deepEqual(
+    together.judged.map((j) => j.kind),
+    ["candidates together"],
+  );
+  const s = summarise(
+    runs([
+      ["baseline", 420],
+      ["add:all", 0],
+    ]),
+    {
+      judged: together.judged,
+      indexes: new Map([
+        ["baseline", base],
+        ["add:all", [...base, ...added]],
+      ]),
+      updates,
+      equivalenceMargin: M,
+    },
+    5,
+    4,
+  );
+  const all = s.indexes[0];
+  assert.equal(all.table, "stock");
+  assert.deepEqual(all.tables, ["products", "stock"]);
+  assert.deepEqual(all.hotShare, { with: 0, without: 0.42 });
+  assert.ok(Math.abs((all.amplification.hotShareLost?.estimate ?? 0) - 0.42) < 1e-9, JSON.stringify(all.amplification));
+  const row = decisionRows(s)[0];
+  assert.equal(row["HOT share lost, points"], "+42 [42–42] (stock)");
+  assert.match(String(indexRows(s)[0].table), /^stock \(HOT share; also on products\)$/);
+  // One index keeps its own table, even one the workload never updates: nothing lost, nothing named.
+  const alone = planVariants([], [statements[0]], [names[0]]);
+  const one = summarise(
+    runs([
+      ["baseline", 420],
+      ["add:1", 420],
+    ]),
+    {
+      judged: alone.judged,
+      indexes: new Map([
+        ["baseline", base],
+        ["add:1", [...base, added[0]]],
+      ]),
+      updates,
+      equivalenceMargin: M,
+    },
+    5,
+    4,
+  ).indexes[0];
+  assert.equal(one.table, "products");
+  assert.deepEqual(one.tables, ["products"]);
+  assert.equal(one.amplification.hotShareLost, undefined);
 });

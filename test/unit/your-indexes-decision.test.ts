@@ -225,3 +225,17 @@ test("reads: each a readable file without a weight; the example's default reads 
   );
   assert.throws(() => yourIndexesExperiment.params("default", { readSeconds: 0 }), ParameterError);
 });
+
+test("existing: a schema of the reader's own judges all its secondary indexes at every profile, not smoke's example names", () => {
+  assert.deepEqual(yourIndexesExperiment.params("smoke").existing, ["orders_status_idx", "suppliers_country_idx"]);
+  const schema = "data/examples/over-indexed/schema.sql";
+  const candidates = ["CREATE INDEX stock_quantity_idx ON stock (quantity)"];
+  for (const profile of ["smoke", "default"] as const)
+    assert.equal(yourIndexesExperiment.params(profile, { schema, candidates }).existing, "all", profile);
+  // A source of the reader's own, too; and what the reader names is kept.
+  assert.equal(yourIndexesExperiment.params("smoke", { sampleFrom: "postgresql://db.example/shop" }).existing, "all");
+  assert.deepEqual(yourIndexesExperiment.params("smoke", { schema, candidates, existing: [] }).existing, []);
+  assert.deepEqual(yourIndexesExperiment.params("smoke", { schema, existing: ["stock_x_idx"] }).existing, [
+    "stock_x_idx",
+  ]);
+});

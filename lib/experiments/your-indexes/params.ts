@@ -270,7 +270,8 @@ export function checkParams(p: YourIndexesParams, overrides: Partial<YourIndexes
       throw new ParameterError(`workload[${i}]: the weight must be a positive integer, got ${m[2]}`);
     return `${resolveInputFile(`workload[${i}]`, m ? m[1] : w)}@${m ? Number(m[2]) : 1}`;
   });
-  // The example's read script and candidate are about its tables: with a schema or a source of the reader's own, none.
+  // The example's read script, candidate and (smoke's) index names are about its tables: with a schema or
+  // a source of the reader's own, no reads or candidates, and `existing` is "all" as on the other profiles.
   const ownSchema = overrides.schema !== undefined || (overrides.sampleFrom ?? "") !== "";
   const reads = stringList("reads", ownSchema && overrides.reads === undefined ? [] : p.reads).map((r, i) => {
     if (/@\d+$/.test(r) && !fs.existsSync(r))
@@ -291,7 +292,8 @@ export function checkParams(p: YourIndexesParams, overrides: Partial<YourIndexes
       return statement;
     },
   );
-  const existing = p.existing === "all" || p.existing === "unused" ? p.existing : stringList("existing", p.existing);
+  const asked = ownSchema && overrides.existing === undefined ? "all" : p.existing;
+  const existing = asked === "all" || asked === "unused" ? asked : stringList("existing", asked);
   if (existing === "unused" && !sampleFrom)
     throw new ParameterError(
       'existing: "unused" needs sampleFrom (a postgresql:// URI of your server): which indexes nothing scans is read from its statistics',

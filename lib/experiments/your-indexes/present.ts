@@ -82,17 +82,23 @@ export function indexRows(s: YourIndexesSummary): Row[] {
     return {
       index: ix.name,
       kind: ix.kind === "set" && ix.members ? `set of ${ix.members.length}: ${ix.members.join(", ")}` : ix.kind,
-      table: ix.table,
+      table:
+        ix.tables.length > 1
+          ? `${ix.table ?? ""} (HOT share; also on ${ix.tables.filter((t) => t !== ix.table).join(", ")})`
+          : ix.table,
       "throughput verdict": j.throughput,
       "write amplification verdict": j.amplification.text,
       "interval is": ix.cost ? intervalLabel(ix.cost) : "",
       "p50 change": signedPct(ix.p50Change),
       "p99 change": signedPct(ix.p99Change),
-      "WAL B / tx with": r1(ix.walBytesPerTx.with),
-      "Δ WAL B / tx": r1(diff(ix.walBytesPerTx)),
-      "Δ B-tree leaf inserts / tx": r2(diff(ix.btreeInsertsPerTx)),
-      "Δ B-tree splits / tx": r3(diff(ix.btreeSplitsPerTx)),
-      "HOT share lost": hotLost !== undefined && hotLost > 0.005 ? pct(hotLost) : hotLost !== undefined ? "none" : "",
+      // Differences of the two variants' medians (pooled shares for HOT), not the paired medians the
+      // verdicts and the decision table give: the headers say which, since the two differ.
+      "median WAL B / tx with": r1(ix.walBytesPerTx.with),
+      "Δ WAL B / tx, median with − median without": r1(diff(ix.walBytesPerTx)),
+      "Δ B-tree leaf inserts / tx, median with − median without": r2(diff(ix.btreeInsertsPerTx)),
+      "Δ B-tree splits / tx, median with − median without": r3(diff(ix.btreeSplitsPerTx)),
+      "HOT share lost, pooled without − with":
+        hotLost !== undefined && hotLost > 0.005 ? pct(hotLost) : hotLost !== undefined ? "none" : "",
       "HOT lost by": ix.hotStatements
         .map((h) => `${h.statement.script}: UPDATE ${h.statement.table} SET ${h.columns.join(", ")}`)
         .join("; "),
@@ -124,7 +130,7 @@ export function showIndexTable(s: YourIndexesSummary): void {
     caption:
       `Per judged index, two verdicts. Throughput: cost = 1 − TPS with ÷ TPS without, per round (the variant's run against the baseline runs just before and after it), median and exact interval; an interval wholly above 0 states the cost, with where it lies against ±${(s.equivalenceMargin * 100).toFixed(1)} %; "within" only for an interval inside the margin and not above 0. ` +
       'Write amplification: WAL bytes, B-tree inserts per transaction and the HOT share lost, paired the same way; "adds" names each one whose interval lies wholly above 0. ' +
-      "Δ = with − without, per transaction, counted in the WAL (pg_walinspect); HOT share lost: of the index's table's updates",
+      "Δ columns here: the with-variant's median − the without-variant's, per transaction, counted in the WAL (pg_walinspect); HOT share lost: of the index's table's updates, pooled over each variant's runs. The verdicts and the decision table use the median of the per-round paired differences instead, which differs from the difference of medians",
   });
   showTable(
     s.runs.map((r) => ({
@@ -162,7 +168,13 @@ export function decisionRows(s: YourIndexesSummary): Row[] {
       "write throughput cost": ix.cost ? costText(ix.cost) : "",
       "Δ WAL B / tx": deltaText(a.walBytesPerTx),
       "Δ B-tree inserts / tx": deltaText(a.btreeInsertsPerTx, 1, 2),
-      "HOT share lost, points": deltaText(a.hotShareLost, 100, 0),
+      // A set on several tables: the HOT share shown is its most-updated table's, named.
+      "HOT share lost, points": [
+        deltaText(a.hotShareLost, 100, 0),
+        ix.tables.length > 1 && a.hotShareLost ? `(${ix.table ?? ""})` : "",
+      ]
+        .filter(Boolean)
+        .join(" "),
       ...Object.fromEntries(
         ix.reads.flatMap((r) => [
           [`${r.script}: latency without ÷ with`, r.slowdown ? slowdownText(r.slowdown) : ""],

@@ -190,13 +190,12 @@ function indexSummary(
   // The indexes the with-variant has and the other lacks, as it holds them.
   const added = (ctx.indexes.get(j.withVariant) ?? []).filter((i) => !withNames.has(i.name));
   const withRuns = runs.filter((r) => r.variant === j.withVariant);
-  // A set's HOT share is its most-updated table's (the one whose updates its indexes can make non-HOT).
+  // Any set (a group, all candidates, all existing) is judged on its most-updated table, the one whose
+  // updates its indexes can make non-HOT; its first member's table may be one the workload never updates.
   const updatedIn = (t: string) => withRuns.reduce((a, r) => a + (r.tables[t]?.updated ?? 0), 0);
-  const mostUpdated = [...new Set(added.map((i) => i.table))].sort((a, b) => updatedIn(b) - updatedIn(a))[0];
-  const info =
-    added.find((i) => i.name === j.name) ??
-    (j.kind === "set" ? added.find((i) => i.table === mostUpdated) : undefined) ??
-    added[0];
+  const tables = [...new Set(added.map((i) => i.table))];
+  const mostUpdated = [...tables].sort((a, b) => updatedIn(b) - updatedIn(a))[0];
+  const info = added.find((i) => i.name === j.name) ?? added.find((i) => i.table === mostUpdated);
   const table = info?.table;
   const [vw, vo] = [j.withVariant, j.withoutVariant].map((id) => variants.find((v) => v.id === id));
   const sides = <K extends keyof VariantSummary>(k: K) => ({ with: vw?.[k], without: vo?.[k] });
@@ -232,6 +231,8 @@ function indexSummary(
     kind: j.kind,
     ...(j.members ? { members: j.members } : {}),
     ...(table ? { table } : {}),
+    // Every table its indexes are on: with more than one, `table` is the one whose HOT share is shown.
+    tables,
     columns: [...new Set(added.flatMap((i) => i.columns))],
     ...(info ? { definition: added.map((i) => i.definition).join("; ") } : {}),
     withVariant: j.withVariant,
