@@ -1,7 +1,6 @@
 /** One round of seed 002's protocol at one index level. */
 import { probeSpeed } from "../../../engines/postgres/speed-probe";
-import type { AutovacuumWait } from "../../../engines/postgres/autovacuum";
-import { timedWindow } from "../../../engines/postgres/timed-window";
+import { timedWindow, windowFacts, type WindowFacts } from "../../../engines/postgres/timed-window";
 import { counterDelta } from "../../../stats/counters";
 import { rotated } from "../../../stats/order";
 import type { RunStore, TrialRecord } from "../../../results/run-store";
@@ -21,28 +20,23 @@ import {
   statementStats,
   type OverIndexingCounterKey,
   type StatementStats,
-  type WalRecordStats,
 } from "./observations";
 
 export interface OverIndexingCondition {
   readonly level: number;
 }
 
-export type OverIndexingTrial = TrialRecord<OverIndexingCondition, OverIndexingCounterKey> & {
-  readonly pgbench?: PgbenchRunResult;
-  readonly prepared?: PreparedRound;
-  readonly restarted?: boolean;
-  /** `table.<name>` / `index.<table>.<index>` → bytes, before and after the run. */
-  readonly sizesBefore?: Readonly<Record<string, number>>;
-  readonly sizesAfter?: Readonly<Record<string, number>>;
-  readonly statements?: readonly StatementStats[];
-  readonly order?: number;
-  /** Absent where the server lacks pg_walinspect. */
-  readonly walRecords?: Readonly<Record<string, WalRecordStats>>;
-  /** A shared server: its WAL figures are left out (other-writes.ts). */
-  readonly walShared?: readonly string[];
-  readonly autovacuumWait?: AutovacuumWait;
-};
+export type OverIndexingTrial = TrialRecord<OverIndexingCondition, OverIndexingCounterKey> &
+  WindowFacts & {
+    readonly pgbench?: PgbenchRunResult;
+    readonly prepared?: PreparedRound;
+    readonly restarted?: boolean;
+    /** `table.<name>` / `index.<table>.<index>` → bytes, before and after the run. */
+    readonly sizesBefore?: Readonly<Record<string, number>>;
+    readonly sizesAfter?: Readonly<Record<string, number>>;
+    readonly statements?: readonly StatementStats[];
+    readonly order?: number;
+  };
 
 export interface PlannedRound {
   readonly key: string;
@@ -163,7 +157,7 @@ async function runRound(o: RunRoundsOptions, planned: PlannedRound): Promise<Ove
       statements: await statementStats(c),
     }),
   });
-  const { run: pgbench, walRecords, walShared } = window;
+  const pgbench = window.run;
   return {
     key: planned.key,
     condition: planned.condition,
@@ -179,9 +173,7 @@ async function runRound(o: RunRoundsOptions, planned: PlannedRound): Promise<Ove
     sizesAfter: window.after.sizes,
     statements: window.after.statements,
     order: planned.order,
-    ...(walRecords ? { walRecords } : {}),
-    ...(walShared.length ? { walShared } : {}),
-    autovacuumWait: window.autovacuumWait,
+    ...windowFacts(window),
     ...(speed ? { speed } : {}),
   };
 }
