@@ -136,6 +136,17 @@ export interface RunTrialsOnOptions<
   readonly beforeClose?: (adapter: A) => Promise<void>;
 }
 
+/** What a notebook hands its run of a plan on one adapter; the notebook adds its trials' settings and the watch. */
+export interface PlanOnOptions<
+  A extends TrialAdapter,
+  C extends object,
+  P extends PlannedTrial<C>,
+  T extends TrialRecord<C, string>,
+> extends Pick<RunTrialsOptions<C, P, T>, "store" | "signal" | "continueOnError" | "onProgress"> {
+  readonly plan: readonly P[];
+  readonly open: () => Promise<A>;
+}
+
 /**
  * runTrials on one adapter: opened on first use, closed and reopened after a failed trial (its
  * connection may be dead), closed when the run ends, on error too.
