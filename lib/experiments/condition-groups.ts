@@ -30,3 +30,43 @@ export function conditionGroups<C extends object, T extends TrialRecord<C, strin
     };
   });
 }
+
+/** What a condition's summary says of its timed trials, as the helpers below read it. */
+export interface TimedConditionSummary {
+  readonly trials: number;
+  readonly failed: number;
+  readonly medianSeconds: number;
+  readonly minSeconds: number;
+  readonly maxSeconds: number;
+  readonly outlierRepeats: readonly number[];
+  readonly disturbedRepeats: readonly number[];
+}
+
+/** summary.csv's columns for a condition's trials and their seconds. */
+export const secondsColumns = (s: TimedConditionSummary) => ({
+  trials: s.trials,
+  failed: s.failed,
+  median_s: s.medianSeconds,
+  min_s: s.minSeconds,
+  max_s: s.maxSeconds,
+});
+
+/** summary.csv's columns for the repeats the sensitivity summary leaves out. */
+export const flaggedColumns = (s: TimedConditionSummary) => ({
+  outlier_repeats: s.outlierRepeats.join(" "),
+  disturbed_repeats: s.disturbedRepeats.join(" "),
+});
+
+/** How many trials are flagged: a repeat both an outlier and disturbed counts once. */
+export const flaggedTrials = (summary: readonly TimedConditionSummary[]): number =>
+  summary.reduce((n, s) => n + new Set([...s.outlierRepeats, ...s.disturbedRepeats]).size, 0);
+
+/** The progress line of trials timed in seconds: the last one's time (or that it failed), then the next one. */
+export const timedTrialProgress = (last: TrialRecord<object, string> | undefined, next: string | undefined): string =>
+  `${last ? `last: ${last.key} ${last.status === "ok" ? `${last.seconds.toFixed(3)} s` : "failed"} · ` : ""}` +
+  `${next !== undefined ? `next: ${next}` : "done"}`;
+
+/** The claims table's caption where the claims are PostgreSQL's documentation's, not a seed's. */
+export const POSTGRES_DOCS_CLAIMS_CAPTION =
+  "PostgreSQL's documented behaviour on this machine: each claim declared with its regime, statistic and decision " +
+  "rule; the verdict follows from where the interval lies against the rule's margins";
