@@ -57,6 +57,15 @@ export const flaggedColumns = (s: TimedConditionSummary) => ({
   disturbed_repeats: s.disturbedRepeats.join(" "),
 });
 
+/** The summary table's "flagged" cell: the outlier repeats and the disturbed ones, each named as the notebook says. */
+export const flaggedCell = (s: TimedConditionSummary, repeat: string, disturbance: string): string =>
+  [
+    s.outlierRepeats.length ? `outlier: ${repeat} ${s.outlierRepeats.join(", ")}` : "",
+    s.disturbedRepeats.length ? `${disturbance}: ${repeat} ${s.disturbedRepeats.join(", ")}` : "",
+  ]
+    .filter(Boolean)
+    .join("; ");
+
 /** How many trials are flagged: a repeat both an outlier and disturbed counts once. */
 export const flaggedTrials = (summary: readonly TimedConditionSummary[]): number =>
   summary.reduce((n, s) => n + new Set([...s.outlierRepeats, ...s.disturbedRepeats]).size, 0);
