@@ -3,16 +3,9 @@ import { probeSpeed } from "../../../engines/postgres/speed-probe";
 import { timedWindow, windowFacts, type WindowFacts } from "../../../engines/postgres/timed-window";
 import { counterDelta } from "../../../stats/counters";
 import { rotated } from "../../../stats/order";
-import type { RunStore, TrialRecord } from "../../../results/run-store";
-import type { StartedServer } from "../../../targets/types";
-import {
-  pgbenchOutcome,
-  runPgbench,
-  waitForPgbenchGone,
-  type PgbenchRunner,
-  type PgbenchRunResult,
-} from "../../../workloads/pgbench";
-import { runTrials } from "../../../workloads/trials";
+import type { TrialRecord } from "../../../results/run-store";
+import { pgbenchOutcome, runPgbench, waitForPgbenchGone, type PgbenchRunResult } from "../../../workloads/pgbench";
+import { runTrials, type PgbenchPlanOptions } from "../../../workloads/trials";
 import { prepareRound, runDatabase, withClient, type PreparedRound } from "./databases";
 import {
   relationSizes,
@@ -70,17 +63,10 @@ export interface RoundSettings {
   readonly templateLevel: number;
 }
 
-export interface RunRoundsOptions {
-  readonly server: StartedServer;
-  readonly runner: PgbenchRunner;
-  readonly plan: readonly PlannedRound[];
-  readonly settings: RoundSettings;
-  readonly store: RunStore<OverIndexingCondition>;
-  readonly signal?: AbortSignal;
+export interface RunRoundsOptions extends PgbenchPlanOptions<OverIndexingCondition, PlannedRound, RoundSettings> {
   readonly onRound?: (next: PlannedRound | undefined, last: OverIndexingTrial | undefined) => void;
   /** What a round is doing now, as a line for the progress bar. */
   readonly onStatus?: (planned: PlannedRound, text: string) => void;
-  readonly onNote?: (note: string) => void;
 }
 
 export async function runRounds(o: RunRoundsOptions): Promise<OverIndexingTrial[]> {
