@@ -32,15 +32,10 @@ export function conditionGroups<C extends object, T extends TrialRecord<C, strin
 }
 
 /** What a condition's summary says of its timed trials, as the helpers below read it. */
-export interface TimedConditionSummary {
-  readonly trials: number;
-  readonly failed: number;
-  readonly medianSeconds: number;
-  readonly minSeconds: number;
-  readonly maxSeconds: number;
-  readonly outlierRepeats: readonly number[];
-  readonly disturbedRepeats: readonly number[];
-}
+export type TimedConditionSummary = Readonly<
+  Record<"trials" | "failed" | "medianSeconds" | "minSeconds" | "maxSeconds", number> &
+    Record<"outlierRepeats" | "disturbedRepeats", readonly number[]>
+>;
 
 /** summary.csv's columns for a condition's trials and their seconds. */
 export const secondsColumns = (s: TimedConditionSummary) => ({
