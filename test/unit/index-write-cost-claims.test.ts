@@ -12,7 +12,7 @@ import type { IndexWriteCostParams } from "../../lib/experiments/index-write-cos
 import { judge, plan, type Without } from "../../lib/stats/claim-engine";
 import { planText } from "../../lib/stats/claims";
 import { planTrials } from "../../lib/experiments/index-write-cost/workload/run-trials";
-import { summarise } from "../../lib/experiments/index-write-cost/summarise";
+import { matrixSizes, summarise } from "../../lib/experiments/index-write-cost/summarise";
 import type { Operation } from "../../lib/experiments/index-write-cost/workload/operations";
 import type { IndexWriteTrial } from "../../lib/experiments/index-write-cost/workload/run-trials";
 import type { Engine } from "../../lib/targets/types";
@@ -125,6 +125,33 @@ test("01 (a): each engine's own contrast with the counter update, at the largest
     }),
   );
   assert.ok(estimate(stat("a (postgresql)", swapped)) < 1);
+});
+
+test("01's matrix sizes leave out a growth size whichever operations ran, so (a) is judged at the largest matrix size", () => {
+  const { update_one_field: _, ...noField1 } = SEED_LIKE;
+  const { update_nonindexed: __, ...noCounter } = SEED_LIKE;
+  const growthOnly: Factors = { insert: SEED_LIKE.insert, update_five_fields: SEED_LIKE.update_five_fields };
+  for (const factors of [SEED_LIKE, noField1, noCounter]) {
+    const s = summarise([
+      ...trials({ engine: "mongodb", rows: [10_000, 100_000], repeats: 5, factors }),
+      ...trials({ engine: "mongodb", rows: [1_000_000], repeats: 5, factors: growthOnly }),
+    ]);
+    assert.deepEqual(matrixSizes(s), [10_000, 100_000]);
+  }
+  const s = summarise([
+    ...trials({ engine: "mongodb", rows: [100_000], repeats: 5, factors: noField1 }),
+    ...trials({ engine: "mongodb", rows: [1_000_000], repeats: 5, factors: growthOnly }),
+  ]);
+  close(
+    estimate(stat("a (mongodb)", s)),
+    2.6 / 1.2,
+    "MongoDB: R(5 fields) ÷ R(counter) at 100k without the field1 update",
+  );
+  // Nothing tells a growth size apart (only (b)'s conditions ran): every size is the matrix's.
+  assert.deepEqual(
+    matrixSizes(summarise(trials({ rows: [100_000, 1_000_000], repeats: 2, factors: growthOnly }))),
+    [100_000, 1_000_000],
+  );
 });
 
 test("01 (c): field1's update with 5 extra indexes ÷ with 1, paired by repeat; swapping 1 and 5 inverts it", () => {

@@ -5,7 +5,8 @@ import { flaggedUnits, medianOf } from "../../stats/claim-statistics";
 import { count, fixed, times } from "../../stats/format";
 import { CODE_VALUES } from "./workload/sql";
 import { seedFigures } from "./seed";
-import { bOverA, blockIoMs, headlinePair, sizeSweep, timeRatio, type CreateIndexSummary as S } from "./summarise";
+import { bOverA, blockIoMs, headlinePair, sizeSweep, timeRatio, typeCounts } from "./summarise";
+import type { CreateIndexSummary as S } from "./summarise";
 
 type Pair = S["pairs"][number];
 type Side = Pair["repeats"][number]["a"];
@@ -50,10 +51,10 @@ const cpuShare = shareOfGap((x) => x.cpuS, "(B − A CPU seconds) ÷ the median 
 
 function dominantTypes(w: S["walAnatomy"][number] | undefined): string {
   if (!w) return "(no WAL decoding trial)";
-  const byType = new Map<string, number>();
-  for (const t of w.types) byType.set(t.type, (byType.get(t.type) ?? 0) + t.count);
-  const top = [...byType].sort((x, y) => y[1] - x[1]).slice(0, 3);
-  return top.map(([type, n]) => `${type} ${f2(n / w.rows)}/row`).join(", ");
+  return typeCounts([w])
+    .slice(0, 3)
+    .map(([type, n]) => `${type} ${f2(n / w.rows)}/row`)
+    .join(", ");
 }
 const anatomy = (s: S, m: S["walAnatomy"][number]["method"]) => s.walAnatomy.find((w) => w.method === m);
 

@@ -1,7 +1,6 @@
 /** Seed 001's load-then-index (A) against index-then-load (B), with the sweeps and counters that explain the ratio. */
 import { median } from "simple-statistics";
-import { connect } from "../../engines/postgres/connect";
-import { ignored } from "../../runtime/debug";
+import { withClient } from "../../engines/postgres/connect";
 import { escapeHtml, show } from "../../display/output";
 import { showTable } from "../../display/table";
 import type { ConnectionInfo, ServerSpec } from "../../targets/types";
@@ -49,17 +48,13 @@ export function serverSpec(p: CreateIndexAfterLoadParams, sharedBuffersMB?: numb
   };
 }
 
-async function readSettings(connection: ConnectionInfo): Promise<Record<string, string>> {
-  const client = await connect(connection);
-  try {
+const readSettings = (connection: ConnectionInfo) =>
+  withClient(connection, async (client) => {
     const out: Record<string, string> = {};
     for (const name of REPORTED_SETTINGS)
       out[name] = (await client.query<{ v: string }>("SELECT current_setting($1) AS v", [name])).rows[0].v;
     return out;
-  } finally {
-    await client.end().catch(ignored("create-index: end the settings client"));
-  }
-}
+  });
 
 const describe = (c: CreateIndexCondition) =>
   c.kind === "build"
@@ -152,8 +147,8 @@ export const experiment = defineExperiment({
 function csvRows(s: CreateIndexSummary) {
   const methods = s.methods.map((m) => {
     const c = m.condition;
-    const ratio = s.pairs.find((p) => p.b === m)?.timeRatio;
-    const counter = (k: keyof typeof m.totals) => m.totals[k] ?? null;
+    const pair = s.pairs.find((p) => p.b === m);
+    const [ratio, counter] = [pair?.timeRatio, (k: keyof typeof m.totals) => m.totals[k] ?? null];
     return {
       kind: "load",
       method: c.method,
@@ -175,7 +170,7 @@ function csvRows(s: CreateIndexSummary) {
       ratio_low: ratio?.low ?? null,
       ratio_high: ratio?.high ?? null,
       ratio_coverage: ratio?.coverage ?? null,
-      server_ratio_b_over_a: s.pairs.find((p) => p.b === m)?.serverTimeRatio?.estimate ?? null,
+      server_ratio_b_over_a: pair?.serverTimeRatio?.estimate ?? null,
       backend_cpu_s: m.backendCpuS ?? null,
       wal_records: counter("wal.records"),
       wal_fpi: counter("wal.fpi"),

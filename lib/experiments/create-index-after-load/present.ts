@@ -1,7 +1,7 @@
 /** What the notebook shows, one call per section (each with its charts), so the notebook stays narrative + calls. */
 import { escapeHtml, show } from "../../display/output";
 import { plot, type PlotlyTrace } from "../../display/plotly";
-import { showTable, sortedBy, type Row } from "../../display/table";
+import { showTable, type Row } from "../../display/table";
 import { intervalLabel, OUTLIER_RULE, type Interval } from "../../stats/intervals";
 import { counterEntries, type Counters } from "../../stats/counters";
 import { METHOD_LABELS, METHODS, type Method } from "./workload/plan";
@@ -89,6 +89,7 @@ export function showHeadline(s: S): void {
   const [load, index] = phaseBars(x, methods);
   const checkpoint = methods.map((m) => (m.phaseMs.checkpoint ?? 0) / 1000);
   const each = methods.flatMap((m) => m.seconds.map(() => METHOD_LABELS[m.condition.method]));
+  const seconds = methods.flatMap((m) => m.seconds);
   plot({
     data: [
       load,
@@ -96,16 +97,11 @@ export function showHeadline(s: S): void {
       trace("closing CHECKPOINT (write-back left behind; not in the seed's time)", x, checkpoint, {
         marker: { color: PHASE_COLORS.checkpoint, pattern: { shape: "/" } },
       }),
-      trace(
-        "each trial (seed's measure)",
-        each,
-        methods.flatMap((m) => m.seconds),
-        {
-          type: "scatter",
-          mode: "markers",
-          marker: { color: "#222", size: 7, symbol: "line-ew-open" },
-        },
-      ),
+      trace("each trial (seed's measure)", each, seconds, {
+        type: "scatter",
+        mode: "markers",
+        marker: { color: "#222", size: 7, symbol: "line-ew-open" },
+      }),
     ],
     layout: {
       title: { text: `Headline: ${rowsLabel(pair?.rows ?? h.rows)} rows, median phases` },
@@ -113,14 +109,9 @@ export function showHeadline(s: S): void {
       yaxis: SECONDS_AXIS,
     },
   });
-  showRepeats(s);
-}
-
-/** The headline's repeats side by side: order, both times, the paired ratio and what flags a repeat. */
-export function showRepeats(s: S): void {
-  const pair = sum.headlinePair(s);
+  // The headline's repeats side by side: order, both times, the paired ratio and what flags a repeat.
   if (!pair?.repeats.length) return;
-  const rows: Row[] = pair.repeats.map(({ repeat, first, a, b, flags }) => ({
+  const repeats: Row[] = pair.repeats.map(({ repeat, first, a, b, flags }) => ({
     repeat,
     "ran first": first ? short(first) : "",
     "A s": num(a.seconds),
@@ -134,7 +125,7 @@ export function showRepeats(s: S): void {
     "checkpoints requested (A, B)": `${a.requestedCheckpoints}, ${b.requestedCheckpoints}`,
     flags: flags.join(", "),
   }));
-  showTable(rows, {
+  showTable(repeats, {
     caption:
       `Headline repeats (${en(pair.rows)} rows). Flags: outlier = ${OUTLIER_RULE}; a timed checkpoint or an autovacuum ` +
       "run inside a timed phase. Checkpoints a method's own WAL volume requested are its cost, not a flag. Each claim says whether its " +
@@ -374,20 +365,18 @@ export function showKeyOrder(s: S): void {
   if (!s.pairs.some((p) => p.keyOrder === "sorted")) return;
   const methods = sum.headlinePairs(s, (p) => p.rows === s.headline.rows).flatMap(sides);
   const x = methods.map((m) => `${short(m.condition.method)} · ${m.condition.keyOrder} codes`);
+  const density = methods.map((m) => m.index?.avgLeafDensity ?? null);
   plot({
     data: [
       ...phaseBars(x, methods),
-      {
+      trace("leaf density (right axis)", x, density, {
         type: "scatter",
         mode: "markers+text",
-        name: "leaf density (right axis)",
-        x,
-        y: methods.map((m) => m.index?.avgLeafDensity ?? null),
         text: methods.map((m) => (m.index ? `${m.index.avgLeafDensity.toFixed(0)} %` : "")),
         textposition: "top center",
         yaxis: "y2",
         marker: { color: "#222", symbol: "diamond", size: 9 },
-      },
+      }),
     ],
     layout: {
       title: {
@@ -402,11 +391,8 @@ export function showKeyOrder(s: S): void {
 
 export function showBuildSweep(s: S): void {
   if (!s.builds.length) return;
-  const rows: Row[] = sortedBy(
-    s.builds,
-    (b) => b.maintenanceWorkMemMB,
-    (b) => b.parallelWorkers,
-  ).map((b) => ({
+  // summarise sorts the builds by maintenance_work_mem, then workers.
+  const rows: Row[] = s.builds.map((b) => ({
     maintenance_work_mem: `${b.maintenanceWorkMemMB} MB`,
     "max workers": b.parallelWorkers,
     "sort participants": b.participants ? b.participants : "serial",
@@ -472,30 +458,19 @@ export function showBuildSweep(s: S): void {
 export function showWalAnatomy(s: S): void {
   if (!s.walAnatomy.length) return;
   // WAL records per row by record type, per method; the small fry (a handful of records) would only crowd the legend.
-  const totals = new Map<string, number>();
-  for (const w of s.walAnatomy) for (const t of w.types) totals.set(t.type, (totals.get(t.type) ?? 0) + t.count);
-  const shown = [...totals]
-    .sort((a, b) => b[1] - a[1])
+  const shown = sum
+    .typeCounts(s.walAnatomy)
     .slice(0, 7)
     .map(([t]) => t);
   const x = s.walAnatomy.map((w) => METHOD_LABELS[w.method]);
-  const perRow = (which: (type: string) => boolean) =>
-    s.walAnatomy.map((w) => w.types.filter((t) => which(t.type)).reduce((a, t) => a + t.count, 0) / w.rows);
+  const perRow = (types: string[], other = false) =>
+    s.walAnatomy.map(
+      (w) => w.types.filter((t) => types.includes(t.type) !== other).reduce((a, t) => a + t.count, 0) / w.rows,
+    );
   plot({
     data: [
-      ...shown.map((type) =>
-        trace(
-          type,
-          x,
-          perRow((t) => t === type),
-        ),
-      ),
-      trace(
-        "other types",
-        x,
-        perRow((t) => !shown.includes(t)),
-        { marker: { color: "#ccc" } },
-      ),
+      ...shown.map((type) => trace(type, x, perRow([type]))),
+      trace("other types", x, perRow(shown, true), { marker: { color: "#ccc" } }),
     ],
     layout: {
       title: { text: `WAL records per row by type (pg_walinspect, ${rowsLabel(s.walAnatomy[0].rows)} rows)` },

@@ -31,10 +31,9 @@ const cpuOfPhase = (p: PhaseRecord | undefined) =>
 
 /** `pick` summed over the trial's timed phases; undefined unless every one of them reported it. */
 function timedSum(t: CreateIndexTrial, pick: (p: PhaseRecord) => number | undefined): number | undefined {
-  const v = timedPhases(t.condition.method).map((name) => {
-    const p = phaseOf(t, name);
-    return p ? pick(p) : undefined;
-  });
+  const v = timedPhases(t.condition.method)
+    .map((name) => phaseOf(t, name))
+    .map((p) => (p ? pick(p) : undefined));
   return v.every((x) => x !== undefined) ? v.reduce((a, x) => a + x, 0) : undefined;
 }
 
@@ -72,12 +71,7 @@ function summariseMethod(group: readonly OkTrial[], failed: number) {
   const median = (f: (t: OkTrial) => number | undefined) => medianOfFinite(group.map(f));
   const ran = PHASES.filter((phase) => median((t) => phaseOf(t, phase)?.ms) !== undefined);
   const perPhase = <V>(f: (phase: PhaseName) => V | undefined): Partial<Record<PhaseName, V>> =>
-    Object.fromEntries(
-      ran.flatMap((phase) => {
-        const v = f(phase);
-        return v === undefined ? [] : [[phase, v]];
-      }),
-    );
+    Object.fromEntries(ran.map((phase) => [phase, f(phase)] as const).filter(([, v]) => v !== undefined));
   const shapes = group.flatMap((t) => (t.index ? [t.index] : []));
   // The median trial's sort stands for the condition.
   const sort = c.method === A ? phaseOf(medianTrial(group), "index")?.sort : undefined;
@@ -237,7 +231,6 @@ export function summarise(
 }
 export type CreateIndexSummary = ReturnType<typeof summarise>;
 export type PairSummary = CreateIndexSummary["pairs"][number];
-export type WalAnatomySummary = CreateIndexSummary["walAnatomy"][number];
 
 /** Other codes (claim 4's regime), or the small-buffers server. */
 export const isRegimePair = (p: { readonly codes?: number; readonly sharedBuffersMB?: number }) =>
@@ -264,3 +257,9 @@ export const blockIoMs = (c: Sums) => (c["db.blk_read_time_ms"] ?? 0) + (c["db.b
 /** track_io_timing and track_wal_io_timing. */
 export const ioWaitMs = (c: Sums) => blockIoMs(c) + (c["wal.write_time_ms"] ?? 0) + (c["wal.sync_time_ms"] ?? 0);
 export const checkpoints = (c: Sums) => (c["checkpointer.timed"] ?? 0) + (c["checkpointer.requested"] ?? 0);
+/** Records per WAL record type over the decoded trials, most first. */
+export function typeCounts(anatomy: CreateIndexSummary["walAnatomy"]): [string, number][] {
+  const byType = new Map<string, number>();
+  for (const w of anatomy) for (const t of w.types) byType.set(t.type, (byType.get(t.type) ?? 0) + t.count);
+  return [...byType].sort((x, y) => y[1] - x[1]);
+}

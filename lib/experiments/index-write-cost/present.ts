@@ -10,7 +10,7 @@ import { OPERATION_LABELS, OPERATIONS } from "./workload/operations";
 import { ENGINES } from "../../targets/engines";
 import { HEAP_FILLFACTOR } from "./workload/engine";
 import { fillfactorSweep, ratioByIndexes, ratioByRows, trialExplorer } from "./charts";
-import type { ConditionSummary } from "./summarise";
+import { matrixSizes, type ConditionSummary } from "./summarise";
 
 /** Each engine that could not start here, and why. */
 export function showUnavailable(unavailable: ReadonlyMap<string, string>): void {
@@ -64,25 +64,19 @@ export function showSummaryTable(summaries: readonly ConditionSummary[]): void {
   });
 }
 
-/** Sizes at which the whole matrix ran (a growth size runs only claim (b)'s conditions). */
-const matrixRows = (mine: readonly ConditionSummary[]) => {
-  const full = mine.filter((s) => s.operation === "update_nonindexed").map((s) => s.rows);
-  return full.length ? full : mine.map((s) => s.rows);
-};
-
 export function showCharts(summaries: readonly ConditionSummary[]): void {
   const engines = [...new Set(summaries.map((s) => s.engine))];
   for (const engine of engines) {
     const mine = summaries.filter((s) => s.engine === engine);
     const ff = mine.some((s) => s.fillfactor === 100) ? 100 : mine[0].fillfactor;
-    plot(ratioByIndexes(summaries, engine, Math.max(...matrixRows(mine)), ff));
+    plot(ratioByIndexes(summaries, engine, Math.max(...matrixSizes(mine)), ff));
     if (new Set(mine.map((s) => s.rows)).size > 1) plot(ratioByRows(summaries, engine, ff));
   }
   plot(trialExplorer(summaries, "seconds"), 480);
   plot(trialExplorer(summaries, "ratio"), 420);
   const swept = summaries.filter((s) => HEAP_FILLFACTOR[s.engine]);
   if (new Set(swept.map((s) => s.fillfactor)).size > 1)
-    plot(fillfactorSweep(summaries, Math.max(...matrixRows(swept))));
+    plot(fillfactorSweep(summaries, Math.max(...matrixSizes(swept))));
 }
 
 /** The seed's published medians and ratios beside ours for the same engine, operation and indexes. */

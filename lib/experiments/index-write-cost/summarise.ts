@@ -7,7 +7,7 @@ import type { IndexWriteCounterKey } from "./workload/counter-keys";
 import type { Operation } from "./workload/operations";
 import type { Engine } from "../../targets/engines";
 import type { IndexWriteTrial } from "./workload/run-trials";
-import { conditionKey } from "./workload/run-trials";
+import { conditionKey, GROWTH_INDEXES, GROWTH_OPERATIONS } from "./workload/run-trials";
 
 /** One condition's figures; the ratios are medians of per-repeat ratios to the 0-index condition in the same repeat. */
 export type ConditionSummary = ReturnType<typeof summarise>[number];
@@ -142,8 +142,10 @@ export function conditionAt(
 export const byRepeat = (ratios: readonly { readonly repeat: number; readonly ratio: number }[] | undefined) =>
   new Map((ratios ?? []).map((r) => [r.repeat, r.ratio]));
 
-/** The sizes at which the whole matrix ran: a growth size runs only INSERT and the 5-field UPDATE. */
+/** The sizes at which the whole matrix ran (a growth size runs only (b)'s conditions); all if none tells them apart. */
 export function matrixSizes(summaries: readonly ConditionSummary[]): number[] {
-  const sizes = summaries.filter((s) => s.operation === "update_one_field").map((s) => s.rows);
-  return [...new Set(sizes)].sort((a, b) => a - b);
+  const full = summaries.filter(
+    (s) => !GROWTH_OPERATIONS.includes(s.operation) || !GROWTH_INDEXES.includes(s.extraIndexes),
+  );
+  return [...new Set((full.length ? full : summaries).map((s) => s.rows))].sort((a, b) => a - b);
 }

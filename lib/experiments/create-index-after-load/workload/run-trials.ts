@@ -6,9 +6,9 @@ import type { RunStore, TrialRecord } from "../../../results/run-store";
 import type { ConnectionInfo } from "../../../targets/types";
 import { counterEntries, type Counters } from "../../../stats/counters";
 import { waitForAutovacuumIdle } from "../../../engines/postgres/autovacuum";
-import { connect } from "../../../engines/postgres/connect";
+import { withClient } from "../../../engines/postgres/connect";
 import { WalHold } from "../../../engines/postgres/wal-records";
-import { runTrials } from "../../../workloads/trials";
+import { okTrial, runTrialsOn } from "../../../workloads/trials";
 import { ignored } from "../../../runtime/debug";
 import { conditionKey, type CreateIndexCondition, type PlannedTrial } from "./plan";
 import {
@@ -130,59 +130,50 @@ async function runBuildTrial(session: TrialSession, c: CreateIndexCondition, o: 
   return { seconds: built.record.ms / 1000, phases: [built.record], counters: flatten([built]), index, autovacuumWait };
 }
 
-/** An interrupt in the notebook cancels the session's statement from a second connection. */
-async function cancelBackend(connection: ConnectionInfo, pid: number): Promise<void> {
-  const admin = await connect(connection);
-  try {
-    await admin.query("SELECT pg_cancel_backend($1)", [pid]);
-  } finally {
-    await admin.end().catch(ignored("create-index: end the client that cancelled"));
-  }
-}
-
-/** `runTrials` on one session, opened on first use and reopened after a failure (the build table reloaded then). */
+/** One session, opened on first use and reopened after a failure (the build table reloaded then). */
 export async function runPlan(o: RunPlanOptions): Promise<CreateIndexTrial[]> {
-  let session: TrialSession | undefined;
   let buildTable: string | undefined;
   let pid = 0;
+  // An interrupt in the notebook cancels the session's statement from a second connection.
   const onAbort = () => {
-    if (pid) void cancelBackend(o.connection, pid).catch(ignored("create-index: cancel the statement on interrupt"));
+    if (pid)
+      void withClient(o.connection, (admin) => admin.query("SELECT pg_cancel_backend($1)", [pid])).catch(
+        ignored("create-index: cancel the statement on interrupt"),
+      );
   };
-  const openSession = async (): Promise<TrialSession> => {
-    if (session) return session;
+  const open = async (): Promise<TrialSession> => {
     const opened = await TrialSession.open(o.connection);
-    session = opened;
-    pid = Number((await opened.query<{ pid: number }>("SELECT pg_backend_pid() AS pid"))[0].pid);
-    await opened.query("CREATE EXTENSION IF NOT EXISTS pgstattuple");
+    try {
+      pid = Number((await opened.query<{ pid: number }>("SELECT pg_backend_pid() AS pid"))[0].pid);
+      await opened.query("CREATE EXTENSION IF NOT EXISTS pgstattuple");
+    } catch (e) {
+      await opened.close().catch(ignored("create-index: close a session that failed to open"));
+      throw e;
+    }
     buildTable = undefined;
     return opened;
   };
-  const runOne = async (planned: PlannedTrial): Promise<CreateIndexTrial> => {
+  const runOne = async (session: TrialSession, planned: PlannedTrial): Promise<CreateIndexTrial> => {
     const c = planned.condition;
     const startedAt = new Date().toISOString();
     const loadAtStart = os.loadavg()[0];
-    const open = await openSession();
     let outcome: TrialOutcome;
     if (c.kind === "build") {
       // The sweep's table, loaded once and vacuumed (hint bits set), untimed.
       if (buildTable !== `${c.rows}|${c.keyOrder}`) {
-        await freshTable(open, o.settleMs);
-        await open.query("SELECT setseed($1)", [o.randomSeed]);
-        await open.query(loadSql(c.rows, c.keyOrder, c.codes));
-        await open.query(`VACUUM ${TABLE}`);
+        await freshTable(session, o.settleMs);
+        await session.query("SELECT setseed($1)", [o.randomSeed]);
+        await session.query(loadSql(c.rows, c.keyOrder, c.codes));
+        await session.query(`VACUUM ${TABLE}`);
         buildTable = `${c.rows}|${c.keyOrder}`;
       }
-      outcome = await runBuildTrial(open, c, o);
+      outcome = await runBuildTrial(session, c, o);
     } else {
       buildTable = undefined;
-      outcome = await runLoadTrial(open, c, o);
+      outcome = await runLoadTrial(session, c, o);
     }
     return {
-      key: planned.key,
-      condition: c,
-      repeat: planned.repeat,
-      position: planned.position,
-      status: "ok",
+      ...okTrial(planned, []),
       ...outcome,
       unitMs: outcome.phases.map((p) => p.ms),
       loadAverage: [loadAtStart, os.loadavg()[0]],
@@ -192,7 +183,7 @@ export async function runPlan(o: RunPlanOptions): Promise<CreateIndexTrial[]> {
   };
   o.signal?.addEventListener("abort", onAbort);
   try {
-    const results = await runTrials(o.plan, runOne, {
+    return await runTrialsOn(open, o.plan, runOne, {
       store: o.store,
       signal: o.signal,
       continueOnError: o.continueOnError,
@@ -201,17 +192,12 @@ export async function runPlan(o: RunPlanOptions): Promise<CreateIndexTrial[]> {
         what: `${planned.condition.kind === "build" ? "CREATE INDEX" : "loading"}, trial ${planned.key}`,
         group: conditionKey(planned.condition),
       }),
-      afterFailure: async () => {
-        const dead = session;
-        session = undefined;
-        await dead?.close();
-      },
       onProgress: ({ done, total, last, next }) => o.onTrial?.(done, total, last, next),
+      beforeClose: async (session) => {
+        await session.query(DROP_TABLE);
+      },
     });
-    if (session) await session.query(DROP_TABLE);
-    return results;
   } finally {
     o.signal?.removeEventListener("abort", onAbort);
-    await session?.close().catch(ignored("create-index: close the trial session"));
   }
 }

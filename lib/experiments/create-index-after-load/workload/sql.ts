@@ -26,12 +26,8 @@ export function loadSql(rows: number, order: KeyOrder, codes: number = CODE_VALU
 }
 
 export function buildSettingsSql(maintenanceWorkMemMB: number, parallelWorkers: number): string {
-  if (
-    !Number.isInteger(maintenanceWorkMemMB) ||
-    maintenanceWorkMemMB < 1 ||
-    !Number.isInteger(parallelWorkers) ||
-    parallelWorkers < 0
-  )
+  const ok = Number.isInteger(maintenanceWorkMemMB) && maintenanceWorkMemMB >= 1 && Number.isInteger(parallelWorkers);
+  if (!ok || parallelWorkers < 0)
     throw new Error(
       `bad maintenance_work_mem ${maintenanceWorkMemMB} or max_parallel_maintenance_workers ${parallelWorkers}`,
     );

@@ -48,8 +48,8 @@ export function conditionKey(c: IndexWriteCondition): string {
   return `${c.engine}/${c.rows}/${c.operation}/idx${c.extraIndexes}/ff${c.fillfactor ?? "-"}`;
 }
 
-const GROWTH_OPERATIONS: readonly Operation[] = ["insert", "update_five_fields"];
-const GROWTH_INDEXES: readonly number[] = [0, 5];
+export const GROWTH_OPERATIONS: readonly Operation[] = ["insert", "update_five_fields"];
+export const GROWTH_INDEXES: readonly number[] = [0, 5];
 
 /**
  * Sizes in blocks (one data set in memory), repeats inside, each repeat's conditions shuffled by its own seed: a fixed
