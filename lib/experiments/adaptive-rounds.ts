@@ -34,16 +34,8 @@ export interface AdaptiveRounds {
   readonly stopAfter: (done: number, pace: RoundPace) => string | undefined;
 }
 
-export interface AdaptiveOutcome {
-  /** Fewer than planned when the budget cut them. */
-  readonly planned: number;
-  readonly rounds: number;
-  readonly stoppedBy: string;
-  readonly cut?: string;
-}
-
-/** Planned rounds start only if they fit the budget at the pace so far (why: docs/statistics.md). */
-export async function runAdaptiveRounds(o: AdaptiveRounds): Promise<AdaptiveOutcome> {
+/** Planned rounds start only if they fit the budget at the pace so far (docs/statistics.md); a cut lowers `planned`. */
+export async function runAdaptiveRounds(o: AdaptiveRounds) {
   const roundsStarted = Date.now();
   const pace = (done: number): RoundPace => ({
     elapsedSeconds: (Date.now() - o.startedAt) / 1000,

@@ -11,8 +11,7 @@ import {
   estimateRun,
   OUTSIDE_CONSTANT,
   outsideTrials,
-  outsideTrialsOf,
-  storedRuns,
+  storedOutsideTrials,
   probeCheck,
   referenceFromStored,
   type EtaModel,
@@ -101,16 +100,12 @@ export function register<P extends object>(e: Registrable<P>): RegisteredExperim
     file: e.notebook,
     profiles: e.profiles,
     resolve: (profile, overrides) => e.params(profile, overrides as Partial<P>),
-    ...(e.plan
-      ? {
-          prospect: (profile: ProfileName, overrides: Record<string, unknown>) =>
-            e.plan?.(e.params(profile, overrides as Partial<P>)) ?? [],
-        }
-      : {}),
+    prospect: (profile, overrides) => e.plan(e.params(profile, overrides as Partial<P>)),
     disk: (profile, overrides) => e.disk?.(e.params(profile, overrides as Partial<P>)),
     ...(e.estimate
       ? {
-          estimate: estimateOf(e, e.estimate),
+          estimate: (profile, overrides, done) =>
+            e.estimate && estimateRun(e.slug, e.estimate, e.params(profile, overrides as Partial<P>), done),
           etaReference: etaReferenceOf(e.slug, e.estimate),
           outsideTrials: () => (e.estimate ? outsideTrials(e.slug, e.estimate) : undefined),
         }
@@ -120,21 +115,12 @@ export function register<P extends object>(e: Registrable<P>): RegisteredExperim
   };
 }
 
-function estimateOf<P extends object>(
-  e: Registrable<P>,
-  model: EtaModel<P>,
-): NonNullable<RegisteredExperiment["estimate"]> {
-  return (profile, overrides, done) => estimateRun(e.slug, model, e.params(profile, overrides as Partial<P>), done);
-}
-
 function etaReferenceOf<P>(slug: string, model: EtaModel<P>): NonNullable<RegisteredExperiment["etaReference"]> {
   return {
     fit: (root) => referenceFromStored(slug, model, root),
     check: (root, probes, references) => probeCheck(slug, model, root, probes, references),
     constants: (root) => {
-      const outside = storedRuns({ root, notebook: slug })
-        .map(({ dir }) => outsideTrialsOf(dir, model.setup !== undefined))
-        .filter((x): x is number => x !== undefined);
+      const outside = storedOutsideTrials(slug, model, root);
       return {
         ...model.constants?.({ root, notebook: slug }),
         ...(outside.length ? { [OUTSIDE_CONSTANT]: median(outside) } : {}),

@@ -19,7 +19,7 @@ import type { ServerSpec } from "../targets/types";
 import { showClaimsAndUndeclared } from "../display/claims";
 import { showRunHeader } from "../display/run-header";
 import { showTable } from "../display/table";
-import { register, type Registrable, type RegisteredExperiment } from "./contract";
+import { register, type Registrable } from "./contract";
 import { estimateRun, type EtaModel } from "./eta";
 import type { FaultCells } from "./faults";
 import { withSession, type ExperimentSession, type RunControl } from "./session";
@@ -133,8 +133,7 @@ export interface ExperimentDefinition<
   readonly explain?: (checks: ClaimCheck[], run: RunOf<P, T, X>) => ClaimCheck[];
   /** The claims table's caption, where its claims are not a seed's (07: PostgreSQL's documentation). */
   readonly claimsCaption?: string;
-  /** The same trials summarised without the flagged ones, for every claim's sensitivity line. */
-  /** Per claim where each claim has its own flagged units (06: the runs of its index's two variants). */
+  /** The trials summarised without the flagged ones, for sensitivity lines; per claim where each has its own (06). */
   readonly without?: (run: RunOf<P, T, X>, summary: S) => Without<S> | ((claimId: string) => Without<S>) | undefined;
   /** summary.csv's rows; summary.json holds `toJson(summary)` (default: the summary) and the claims. */
   readonly csvRows: (summary: S, run: RunOf<P, T, X>) => readonly CsvRow[];
@@ -145,22 +144,6 @@ export interface ExperimentDefinition<
   /** How the trials' time grows: a model over `plan`'s trials, or a model of its own (an adaptive plan). */
   readonly eta?: PlanEta<P, PT> | EtaModel<P>;
   readonly faults?: FaultCells;
-}
-
-/** What a notebook calls, and the registry's view. */
-export interface DefinedExperiment<P extends BaseParams, T, S, X extends object> {
-  readonly id: string;
-  readonly slug: string;
-  readonly title: string;
-  readonly params: (profile: string, overrides?: Partial<P>) => P;
-  readonly run: (params: P, control?: RunControl) => Promise<RunOf<P, T, X>>;
-  readonly summarise: (run: RunOf<P, T, X>) => S;
-  readonly claims: (summary: S, run: RunOf<P, T, X>) => ClaimCheck[];
-  readonly save: (run: RunOf<P, T, X>, summary: S, claims: readonly ClaimCheck[]) => string[];
-  readonly prospect: (params: P) => ClaimPlan[];
-  readonly showRun: (run: RunOf<P, T, X>) => void;
-  readonly showClaims: (claims: readonly ClaimCheck[]) => void;
-  readonly registered: RegisteredExperiment;
 }
 
 const SLUG = /^(\d\d)-[a-z0-9]+(-[a-z0-9]+)*$/;
@@ -175,7 +158,7 @@ export function defineExperiment<
   X extends object = object,
   PT extends PlannedTrial<ConditionOf<T>> = PlannedTrial<ConditionOf<T>>,
   B = undefined,
->(d: ExperimentDefinition<P, T, S, X, PT, B>): DefinedExperiment<P, T, S, X> {
+>(d: ExperimentDefinition<P, T, S, X, PT, B>) {
   type C = ConditionOf<T>;
   const id = SLUG.exec(d.slug)?.[1];
   if (!id) throw new Error(`"${d.slug}" is not a notebook slug (two digits, a dash, lower-case words)`);
@@ -297,12 +280,12 @@ export function defineExperiment<
     title: d.title,
     params,
     run,
-    summarise: (r) => d.summarise(r.trials, r),
+    summarise: (r: Run): S => d.summarise(r.trials, r),
     claims,
     save,
     prospect,
     showRun,
-    showClaims: (checks) => showClaimsAndUndeclared(checks, d.claims, d.claimsCaption),
+    showClaims: (checks: readonly ClaimCheck[]): void => showClaimsAndUndeclared(checks, d.claims, d.claimsCaption),
     registered: register(experiment),
   };
 }

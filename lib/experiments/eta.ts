@@ -83,6 +83,18 @@ export interface StoredRuns {
 
 export type ReferenceRates = Omit<Calibration, "source">;
 
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
+/** Stored runs and files are read best effort: one that cannot be read is left out. */
+const attempt = <T>(f: () => T): T | undefined => {
+  try {
+    return f();
+  } catch {
+    return undefined;
+  }
+};
+const readJson = (file: string): unknown => attempt(() => JSON.parse(fs.readFileSync(file, "utf8")) as unknown);
+
 export const finiteOrNaN = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : NaN);
 
 /** The untimed part is least squares `a + b × size` (a, b ≥ 0) when the sizes span ≥ 4×; else constant. */
@@ -100,31 +112,20 @@ export function fitCalibration(samples: readonly CalibrationSample[], source: st
   const kinds = fitKinds(usable);
   const points = usable.map((s) => ({ x: s.size, y: Math.max(0, s.wallSeconds - s.timedSeconds) }));
   const xs = points.map((p) => p.x);
-  if (Math.max(...xs) < 4 * Math.min(...xs)) {
-    return {
-      timedPerSizeSeconds,
-      overheadSeconds: median(points.map((p) => p.y)),
-      untimedPerSizeSeconds: 0,
-      source,
-      constantSetup: true,
-      ...(kinds ? { kinds } : {}),
-    };
+  const constantSetup = Math.max(...xs) < 4 * Math.min(...xs);
+  let a = median(points.map((p) => p.y));
+  let b = 0;
+  if (!constantSetup) {
+    const fit = linearRegression(points.map((p) => [p.x, p.y]));
+    b = Math.max(0, fit.m);
+    a = fit.m < 0 ? mean(points.map((p) => p.y)) : fit.b;
+    if (a < 0) {
+      a = 0;
+      b = points.reduce((t, p) => t + p.x * p.y, 0) / points.reduce((t, p) => t + p.x * p.x, 0);
+    }
   }
-  const fit = linearRegression(points.map((p) => [p.x, p.y]));
-  let b = Math.max(0, fit.m);
-  let a = fit.m < 0 ? mean(points.map((p) => p.y)) : fit.b;
-  if (a < 0) {
-    a = 0;
-    b = points.reduce((t, p) => t + p.x * p.y, 0) / points.reduce((t, p) => t + p.x * p.x, 0);
-  }
-  return {
-    timedPerSizeSeconds,
-    overheadSeconds: a,
-    untimedPerSizeSeconds: b,
-    source,
-    constantSetup: false,
-    ...(kinds ? { kinds } : {}),
-  };
+  const rates = { timedPerSizeSeconds, overheadSeconds: a, untimedPerSizeSeconds: b, source, constantSetup };
+  return kinds ? { ...rates, kinds } : rates;
 }
 
 /** Timed seconds below this say more about fixed per-trial costs than about growth. */
@@ -285,15 +286,10 @@ let writeProbed: number | null | undefined;
 
 /** Undefined where it cannot write: the ETA then scales by the CPU probe alone, and says so. */
 export function writeProbeSeconds(): number | undefined {
-  if (writeProbed !== undefined) return writeProbed ?? undefined;
-  let dir: string;
-  try {
-    dir = embeddedBaseDir();
-  } catch {
-    writeProbed = null;
-    return undefined;
+  if (writeProbed === undefined) {
+    const dir = attempt(embeddedBaseDir);
+    writeProbed = (dir === undefined ? undefined : writeProbeIn(dir)) ?? null;
   }
-  writeProbed = writeProbeIn(dir) ?? null;
   return writeProbed ?? undefined;
 }
 
@@ -364,16 +360,8 @@ export function referencesIn(compiledDir: string): ReferenceSet {
   };
 }
 
-function listReferenceFiles(dir: string): string[] {
-  try {
-    return fs
-      .readdirSync(dir)
-      .filter((f) => REFERENCE_FILE.test(f))
-      .sort();
-  } catch {
-    return [];
-  }
-}
+const listReferenceFiles = (dir: string): string[] =>
+  (attempt(() => fs.readdirSync(dir)) ?? []).filter((f) => REFERENCE_FILE.test(f)).sort();
 
 export function readReference(file: string): MachineReference {
   let raw: unknown;
@@ -386,9 +374,6 @@ export function readReference(file: string): MachineReference {
   }
   return parseReference(raw, file);
 }
-
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
 
 export function parseReference(raw: unknown, file: string): MachineReference {
   const bad = (field: string, want: string, got: unknown): never => {
@@ -553,26 +538,13 @@ export function referenceConstant(
 }
 
 export function storedRuns({ root, notebook }: StoredRuns): { dir: string; params: Record<string, unknown> }[] {
-  let entries: string[];
-  try {
-    entries = fs.readdirSync(root);
-  } catch {
-    return [];
-  }
-  const out: { dir: string; params: Record<string, unknown> }[] = [];
-  for (const entry of entries) {
-    if (!entry.includes(`_${notebook}_`)) continue;
-    const dir = path.join(root, entry);
-    try {
-      out.push({
-        dir,
-        params: JSON.parse(fs.readFileSync(path.join(dir, "params.json"), "utf8")) as Record<string, unknown>,
-      });
-    } catch {
-      continue;
-    }
-  }
-  return out;
+  return (attempt(() => fs.readdirSync(root)) ?? [])
+    .filter((entry) => entry.includes(`_${notebook}_`))
+    .flatMap((entry) => {
+      const dir = path.join(root, entry);
+      const params = readJson(path.join(dir, "params.json"));
+      return params === undefined ? [] : [{ dir, params: params as Record<string, unknown> }];
+    });
 }
 
 export function storedSamples(
@@ -611,23 +583,11 @@ function storedWallSeconds(t: Record<string, unknown>, model: Pick<EtaModel<neve
 }
 
 export function storedTrials(dir: string): Record<string, unknown>[] {
-  let text: string;
-  try {
-    text = fs.readFileSync(path.join(dir, "trials.jsonl"), "utf8");
-  } catch {
-    return [];
-  }
-  const out: Record<string, unknown>[] = [];
-  for (const line of text.split("\n")) {
-    if (!line.trim()) continue;
-    try {
-      const t: unknown = JSON.parse(line);
-      if (typeof t === "object" && t !== null && !Array.isArray(t)) out.push(t as Record<string, unknown>);
-    } catch {
-      continue;
-    }
-  }
-  return out;
+  const text = attempt(() => fs.readFileSync(path.join(dir, "trials.jsonl"), "utf8")) ?? "";
+  return text.split("\n").flatMap((line) => {
+    const t = line.trim() ? attempt(() => JSON.parse(line) as unknown) : undefined;
+    return isObject(t) ? [t] : [];
+  });
 }
 
 export function calibrate(
@@ -724,12 +684,7 @@ export function storedProbeReadings(notebook: string, root: string): ProbeReadin
   const cpu: number[] = [];
   const write: number[] = [];
   for (const { dir } of storedRuns({ root, notebook })) {
-    let probes: unknown;
-    try {
-      probes = (JSON.parse(fs.readFileSync(path.join(dir, "metadata.json"), "utf8")) as { probes?: unknown }).probes;
-    } catch {
-      continue;
-    }
+    const probes = (readJson(path.join(dir, "metadata.json")) as { probes?: unknown } | null | undefined)?.probes;
     if (!isObject(probes)) continue;
     if (typeof probes.cpuProbeSeconds === "number" && probes.cpuProbeSeconds > 0) cpu.push(probes.cpuProbeSeconds);
     if (typeof probes.writeProbeSeconds === "number" && probes.writeProbeSeconds > 0)
@@ -765,9 +720,15 @@ export function estimateRun<P>(
   const stored = { root, notebook };
   const e = estimateUnits(model.units(params, false, stored), model.units(params, true, stored), done, calibration);
   const setup = e.remaining > 0 && !setupDone ? model.setup?.(params, stored) : undefined;
-  if (!setup) return e;
-  return { ...e, seconds: e.seconds + setup.seconds, maxSeconds: e.maxSeconds + setup.seconds, setup };
+  return setup ? added(e, "setup", setup) : e;
 }
+
+const added = (e: Estimate, what: "setup" | "outside", part: SetupEstimate): Estimate => ({
+  ...e,
+  seconds: e.seconds + part.seconds,
+  maxSeconds: e.maxSeconds + part.seconds,
+  [what]: part,
+});
 
 export const OUTSIDE_CONSTANT = "outsideTrialsSeconds";
 
@@ -778,15 +739,19 @@ export function outsideTrialsOf(dir: string, modelCountsSetup: boolean): number 
   return r.kernelStart + (modelCountsSetup ? 0 : r.beforeTrials) + r.betweenTrials + r.afterTrials;
 }
 
+/** The stored runs' seconds outside their trials (their setup too where the model does not count it). */
+export const storedOutsideTrials = (notebook: string, model: Pick<EtaModel<never>, "setup">, root: string): number[] =>
+  storedRuns({ root, notebook })
+    .map(({ dir }) => outsideTrialsOf(dir, model.setup !== undefined))
+    .filter((x): x is number => x !== undefined);
+
 export function outsideTrials(
   notebook: string,
   model: Pick<EtaModel<never>, "references" | "setup">,
   root: string = resultsRoot(),
   probes: Probes = MACHINE_PROBES,
 ): SetupEstimate | undefined {
-  const stored = storedRuns({ root, notebook })
-    .map(({ dir }) => outsideTrialsOf(dir, model.setup !== undefined))
-    .filter((x): x is number => x !== undefined);
+  const stored = storedOutsideTrials(notebook, model, root);
   const words = "kernel, servers, summaries and charts";
   if (stored.length) {
     const seconds = median(stored);
@@ -804,8 +769,7 @@ export function outsideTrials(
 }
 
 export function withOutside(e: Estimate, outside: SetupEstimate | undefined): Estimate {
-  if (!outside || e.remaining === 0) return e;
-  return { ...e, seconds: e.seconds + outside.seconds, maxSeconds: e.maxSeconds + outside.seconds, outside };
+  return !outside || e.remaining === 0 ? e : added(e, "outside", outside);
 }
 
 export interface ProbeCheck {

@@ -74,14 +74,6 @@ export class ServerSet implements StartedServers {
   }
 }
 
-export interface StartOptions {
-  readonly target: TargetChoice;
-  readonly cpus?: number;
-  readonly memoryBytes?: number;
-  readonly optional?: readonly Engine[];
-  readonly onProgress?: (message: string) => void;
-}
-
 export async function startOn(
   spec: ServerSpec,
   decision: Pick<TargetDecision, "kind" | "reason">,
@@ -106,7 +98,10 @@ export async function startOn(
   };
 }
 
-export async function startServers(specs: readonly ServerSpec[], options: StartOptions): Promise<ServerSet> {
+export async function startServers(
+  specs: readonly ServerSpec[],
+  options: TargetOptions & { readonly target: TargetChoice; readonly optional?: readonly Engine[] },
+): Promise<ServerSet> {
   // Before the first start, so an unknown engine does not leave others started for nothing.
   for (const spec of specs) checkEngine(spec.engine);
   const set = new ServerSet();

@@ -96,10 +96,9 @@ export function interruptedMessage(
   planned: number,
   signal?: string,
 ): string {
-  const kept = store.trials().length;
-  const of = planned > 0 ? ` of ${planned}` : "";
+  const kept = `${store.trials().length}${planned > 0 ? ` of ${planned}` : ""}`;
   return (
-    `interrupted${signal ? ` (${signal})` : ""}: ${kept}${of} trials kept in ${store.directory}; its servers were stopped. ` +
+    `interrupted${signal ? ` (${signal})` : ""}: ${kept} trials kept in ${store.directory}; its servers were stopped. ` +
     `Resume with the same parameters and { resumeId: "${store.runId}" } in the run's options.`
   );
 }
@@ -142,14 +141,6 @@ export function notStartedSeconds(e: Estimate): number {
   return e.remaining > 0 ? (trials * (e.remaining - 1)) / e.remaining : 0;
 }
 
-function runEta(
-  options: SessionOptions,
-  store: { readonly runId: string; trials(): readonly { readonly key: string; readonly status: string }[] },
-): string | undefined {
-  const estimate = options.estimate?.(finishedKeys(store));
-  return estimate ? etaText(estimate, store.runId) : undefined;
-}
-
 export async function withSession<C extends object, T>(
   options: SessionOptions,
   work: (session: ExperimentSession<C>) => Promise<T>,
@@ -158,22 +149,14 @@ export async function withSession<C extends object, T>(
   const signal = options.control.signal ?? interruptSignal();
   stallBoundFromEnv();
   try {
-    return await runSession(options, signal, work);
+    const session = await RunSession.open<C>(options, signal);
+    try {
+      return await session.run(work);
+    } finally {
+      await session.close();
+    }
   } finally {
     if (own) endInterruptible(signal);
-  }
-}
-
-async function runSession<C extends object, T>(
-  options: SessionOptions,
-  signal: AbortSignal,
-  work: (session: ExperimentSession<C>) => Promise<T>,
-): Promise<T> {
-  const session = await RunSession.open<C>(options, signal);
-  try {
-    return await session.run(work);
-  } finally {
-    await session.close();
   }
 }
 
@@ -182,23 +165,26 @@ export function shownDone(done: number, total: number, stored: number): number {
   return total > 1 ? Math.max(done, Math.min(stored, total)) : done;
 }
 
+/** `say` repeats the last line's counts with a new message. */
 class SessionProgress implements ProgressReporter {
   planned = 0;
-  private readonly reporter: ReturnType<typeof lastLineKept>;
+  private readonly reporter: ProgressReporter;
+  private last: [number, number] = [0, 1];
   constructor(
     title: string,
     left?: (done: number, total: number) => number | undefined,
     private readonly stored = 0,
   ) {
-    this.reporter = lastLineKept(progressReporter(title, left));
+    this.reporter = progressReporter(title, left);
   }
   // Arrow properties: callers pass them on as callbacks (`onProgress: progress.update`).
   readonly update = (done: number, total: number, message: string): void => {
     if (total > 1) this.planned = total;
-    this.reporter.update(shownDone(done, total, this.stored), total, message);
+    this.last = [shownDone(done, total, this.stored), total];
+    this.reporter.update(...this.last, message);
   };
   readonly finish = (message: string): void => this.reporter.finish(message);
-  readonly say = (message: string): void => this.reporter.say(message);
+  readonly say = (message: string): void => this.reporter.update(...this.last, message);
 }
 
 /** One experiment run's state: `open` before the work, `run` under the stall watchdog, `close` stops the servers. */
@@ -241,7 +227,8 @@ class RunSession<C extends object> implements ExperimentSession<C> {
     });
     const progress = new SessionProgress(options.title, modelLeft(options, store), finishedKeys(store).size);
     // Before any server starts, so a reader can stop now rather than hours in.
-    const eta = runEta(options, store);
+    const estimate = options.estimate?.(finishedKeys(store));
+    const eta = estimate ? etaText(estimate, store.runId) : undefined;
     const probes = { cpuProbeSeconds: cpuProbeSeconds(), writeProbeSeconds: writeProbeSeconds() ?? null };
     const said = [eta ? `ETA: ${eta}` : "", options.prospect ?? ""].filter(Boolean).join(" · ");
     progress.update(0, 1, said ? `${said} · starting servers…` : "starting servers…");
@@ -421,9 +408,8 @@ export function resumeHint(
   planned: number,
 ): string {
   const kept = store.trials().filter((t) => (t as { status?: unknown }).status !== "failed").length;
-  const of = planned > 0 ? ` of ${planned}` : "";
   return (
-    `${kept}${of} trials finished and are kept in ${store.directory}. Once the engine answers again, resume with ` +
+    `${kept}${planned > 0 ? ` of ${planned}` : ""} trials finished and are kept in ${store.directory}. Once the engine answers again, resume with ` +
     `the same parameters and { resumeId: "${store.runId}" } in the run's options; its container is removed ` +
     "then (or by `npm run clean`: its record is kept)"
   );
@@ -476,17 +462,4 @@ async function comparisonFields(
     }
   }
   return { serverSettings, owner: { pid: process.pid, host: os.hostname() } };
-}
-
-function lastLineKept(inner: ProgressReporter): ProgressReporter & { say(message: string): void } {
-  let done = 0;
-  let total = 1;
-  return {
-    update(d, t, message) {
-      [done, total] = [d, t];
-      inner.update(d, t, message);
-    },
-    finish: (message) => inner.finish(message),
-    say: (message) => inner.update(done, total, message),
-  };
 }
