@@ -1,6 +1,7 @@
 /** The one loop every notebook's trials run in: resume, watchdog, failure record, store and progress. */
 import type { FailedTrial, RunStore, TrialRecord } from "../results/run-store";
-import type { Engine } from "../targets/types";
+import type { Engine, StartedServer } from "../targets/types";
+import type { PgbenchRunner } from "./pgbench";
 import { ignored } from "../runtime/debug";
 import { TrialFailedError } from "./failures";
 import { trialBoundMs, watchTrial } from "./watchdog";
@@ -134,6 +135,29 @@ export interface RunTrialsOnOptions<
 > extends RunTrialsOptions<C, P, T> {
   /** After the last trial, on success, on the open adapter (e.g. drop the work table). */
   readonly beforeClose?: (adapter: A) => Promise<void>;
+}
+
+/** What a notebook's pgbench trials run with; the notebook adds its progress hooks. */
+export interface PgbenchPlanOptions<C extends object, P extends PlannedTrial<C>, S> {
+  readonly server: StartedServer;
+  readonly runner: PgbenchRunner;
+  readonly plan: readonly P[];
+  readonly settings: S;
+  readonly store: RunStore<C>;
+  readonly signal?: AbortSignal;
+  /** Notes worth showing (e.g. the target cannot restart). */
+  readonly onNote?: (note: string) => void;
+}
+
+/** What a notebook hands its run of a plan on one adapter; the notebook adds its trials' settings and the watch. */
+export interface PlanOnOptions<
+  A extends TrialAdapter,
+  C extends object,
+  P extends PlannedTrial<C>,
+  T extends TrialRecord<C, string>,
+> extends Pick<RunTrialsOptions<C, P, T>, "store" | "signal" | "continueOnError" | "onProgress"> {
+  readonly plan: readonly P[];
+  readonly open: () => Promise<A>;
 }
 
 /**

@@ -30,6 +30,21 @@ export interface TimedWindow<B, R, A> {
   readonly walShared: readonly string[];
 }
 
+/** What a trial's record keeps of its window; the rest of the window is the trial's own before, run and after. */
+export interface WindowFacts {
+  /** Absent where not asked for or lost (a note says why). */
+  readonly walRecords?: Readonly<Record<string, WalRecordStats>>;
+  /** Other databases wrote during the window (other-writes.ts): its WAL figures are the server's, not the trial's. */
+  readonly walShared?: readonly string[];
+  readonly autovacuumWait?: AutovacuumWait;
+}
+
+export const windowFacts = (w: TimedWindow<unknown, unknown, unknown>): WindowFacts => ({
+  ...(w.walRecords ? { walRecords: w.walRecords } : {}),
+  ...(w.walShared.length ? { walShared: w.walShared } : {}),
+  autovacuumWait: w.autovacuumWait,
+});
+
 export async function timedWindow<B, R, A>(steps: TimedWindowSteps<B, R, A>): Promise<TimedWindow<B, R, A>> {
   const session = <T>(fn: (c: Client) => Promise<T>): Promise<T> =>
     withClient(steps.connection, fn, { database: steps.database, applicationName: "dblab-admin" });

@@ -1,6 +1,13 @@
 /** Notebook 07 (`lab.fillfactorHot.*`): PostgreSQL's fillfactor and HOT, by an UPDATE pass over a fresh table. */
 import { defineExperiment, serverName } from "../define";
 import { finiteOrNaN, referencesIn } from "../eta";
+import {
+  flaggedColumns,
+  flaggedTrials,
+  POSTGRES_DOCS_CLAIMS_CAPTION,
+  secondsColumns,
+  timedTrialProgress,
+} from "../condition-groups";
 import { CLAIMS } from "./claims";
 import { checkParams, FILLFACTOR_HOT_PROFILES } from "./params";
 import { readingOrder } from "./present";
@@ -48,8 +55,7 @@ export const experiment = defineExperiment({
         progress.update(
           done,
           total,
-          `${last ? `last: ${last.key} ${last.status === "ok" ? `${last.seconds.toFixed(3)} s` : "failed"} · ` : ""}` +
-            `${next ? `next: fillfactor ${next.condition.fillfactor}, UPDATE ${next.condition.column}` : "done"}`,
+          timedTrialProgress(last, next && `fillfactor ${next.condition.fillfactor}, UPDATE ${next.condition.column}`),
         ),
     });
     progress.finish(`${plan.length} trials`);
@@ -57,14 +63,12 @@ export const experiment = defineExperiment({
   },
   summarise: (trials: readonly FillfactorHotTrial[]) => summariseTrials(trials),
   claims: CLAIMS,
-  claimsCaption:
-    "PostgreSQL's documented behaviour on this machine: each claim declared with its regime, statistic and decision " +
-    "rule; the verdict follows from where the interval lies against the rule's margins",
+  claimsCaption: POSTGRES_DOCS_CLAIMS_CAPTION,
   without: (run, summary) => ({
     summary: summariseTrials(run.trials, { withoutFlagged: true }),
     flagged: {
       noun: "trial",
-      count: summary.reduce((n, s) => n + new Set([...s.outlierRepeats, ...s.disturbedRepeats]).size, 0),
+      count: flaggedTrials(summary),
       detail: "outliers, or a checkpoint/autovacuum in the timed window",
       none: "No trial was flagged (outlier, checkpoint or autovacuum in its window).",
     },
@@ -73,11 +77,7 @@ export const experiment = defineExperiment({
     readingOrder(summaries).map((s) => ({
       fillfactor: s.fillfactor,
       column: s.column,
-      trials: s.trials,
-      failed: s.failed,
-      median_s: s.medianSeconds,
-      min_s: s.minSeconds,
-      max_s: s.maxSeconds,
+      ...secondsColumns(s),
       hot_share: s.hotShare ?? null,
       hot_share_low: s.hotShareInterval?.low ?? null,
       hot_share_high: s.hotShareInterval?.high ?? null,
@@ -91,8 +91,7 @@ export const experiment = defineExperiment({
       heap_bytes_per_row: s.heapBytesPerRow ?? null,
       wal_bytes_per_row: s.walBytesPerRow ?? null,
       fpi_per_1000_rows: s.fpiPer1000Rows ?? null,
-      outlier_repeats: s.outlierRepeats.join(" "),
-      disturbed_repeats: s.disturbedRepeats.join(" "),
+      ...flaggedColumns(s),
     })),
   disk: diskNeed,
   // One kind, so the pass's growth past the stored rows is fitted.

@@ -1,4 +1,5 @@
 /** What notebook 07 shows, one call per section. */
+import { flaggedCell } from "../condition-groups";
 import { plot, type PlotlyTrace } from "../../display/plotly";
 import { showTable, sortedBy, type Row } from "../../display/table";
 import { intervalLabel, OUTLIER_RULE } from "../../stats/intervals";
@@ -25,12 +26,7 @@ export function showSummaryTable(summaries: readonly ConditionSummary[]): void {
     "new page": pct(s.newPageShare),
     "median s": s.medianSeconds,
     "min–max s": `${s.minSeconds.toFixed(3)}–${s.maxSeconds.toFixed(3)}`,
-    flagged: [
-      s.outlierRepeats.length ? `outlier: round ${s.outlierRepeats.join(", ")}` : "",
-      s.disturbedRepeats.length ? `checkpoint/autovacuum: round ${s.disturbedRepeats.join(", ")}` : "",
-    ]
-      .filter(Boolean)
-      .join("; "),
+    flagged: flaggedCell(s, "round", "checkpoint/autovacuum"),
   }));
   showTable(rows, {
     caption:

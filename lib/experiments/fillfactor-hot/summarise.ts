@@ -1,9 +1,9 @@
 /** Notebook 07's figures per condition (fillfactor × updated column), from the raw trials. */
 import { median } from "simple-statistics";
-import { isOk } from "../../results/run-store";
-import { medianInterval, outlierFlags } from "../../stats/intervals";
-import { groupBy, medianOfFinite, spread } from "../../stats/summary";
+import { medianInterval } from "../../stats/intervals";
+import { medianOfFinite, spread } from "../../stats/summary";
 import { counterEntries, type Counters } from "../../stats/counters";
+import { conditionGroups } from "../condition-groups";
 import { INDEX_ENTRY_RECORDS, type FillfactorHotCounterKey } from "./workload/table";
 import { conditionKey, type FillfactorHotCondition, type FillfactorHotTrial } from "./workload/run-trials";
 
@@ -26,13 +26,7 @@ const sumOf = (c: C, prefix: string) => {
 
 /** An outlier is one in time only: without the flagged, its counters stay (why: docs/statistics.md). */
 export function summarise(trials: readonly FillfactorHotTrial[], options: { readonly withoutFlagged?: boolean } = {}) {
-  const failed = groupBy(
-    trials.filter((t) => t.status === "failed"),
-    (t) => conditionKey(t.condition),
-  );
-  return [...groupBy(trials.filter(isOk), (t) => conditionKey(t.condition))].flatMap(([key, all]) => {
-    const flags = outlierFlags(all.map((t) => t.seconds));
-    const outlierRepeats = all.filter((_, i) => flags[i]).map((t) => t.repeat);
+  return conditionGroups(trials, conditionKey).flatMap(({ all, failed, outlierRepeats }) => {
     const disturbedRepeats = all
       .filter((t) => (t.counters?.["checkpoints"] ?? 0) > 0 || (t.counters?.["table.autovacuum_count"] ?? 0) > 0)
       .map((t) => t.repeat);
@@ -59,7 +53,7 @@ export function summarise(trials: readonly FillfactorHotTrial[], options: { read
       {
         ...c,
         trials: group.length,
-        failed: failed.get(key)?.length ?? 0,
+        failed,
         medianSeconds: s.median,
         minSeconds: s.min,
         maxSeconds: s.max,

@@ -1,6 +1,13 @@
 /** Notebook 08 (`lab.indexTypes.*`): what one index of each kind costs INSERTs and UPDATEs, beside no index. */
 import { defineExperiment, serverName } from "../define";
 import { finiteOrNaN, referencesIn } from "../eta";
+import {
+  flaggedColumns,
+  flaggedTrials,
+  POSTGRES_DOCS_CLAIMS_CAPTION,
+  secondsColumns,
+  timedTrialProgress,
+} from "../condition-groups";
 import { CLAIMS } from "./claims";
 import { checkParams, INDEX_TYPES_PROFILES, type IndexTypesParams } from "./params";
 import { readingOrder } from "./present";
@@ -48,8 +55,7 @@ export const experiment = defineExperiment({
         progress.update(
           done,
           total,
-          `${last ? `last: ${last.key} ${last.status === "ok" ? `${last.seconds.toFixed(3)} s` : "failed"} · ` : ""}` +
-            `${next ? `next: ${next.condition.kind} ${next.condition.operation}` : "done"}`,
+          timedTrialProgress(last, next && `${next.condition.kind} ${next.condition.operation}`),
         ),
     });
     progress.finish(`${plan.length} trials`);
@@ -58,14 +64,12 @@ export const experiment = defineExperiment({
   summarise: (trials: readonly IndexTypesTrial[], run: { readonly params: IndexTypesParams }) =>
     summariseTrials(trials, run.params),
   claims: CLAIMS,
-  claimsCaption:
-    "PostgreSQL's documented behaviour on this machine: each claim declared with its regime, statistic and decision " +
-    "rule; the verdict follows from where the interval lies against the rule's margins",
+  claimsCaption: POSTGRES_DOCS_CLAIMS_CAPTION,
   without: (run, summary) => ({
     summary: summariseTrials(run.trials, run.params, { withoutFlagged: true }),
     flagged: {
       noun: "trial",
-      count: summary.reduce((n, s) => n + new Set([...s.outlierRepeats, ...s.disturbedRepeats]).size, 0),
+      count: flaggedTrials(summary),
       detail: "outliers in seconds, or a checkpoint inside the timed batches",
       none: "No trial was flagged (outlier, or a checkpoint in its batches).",
     },
@@ -74,11 +78,7 @@ export const experiment = defineExperiment({
     readingOrder(summaries).map((s) => ({
       kind: s.kind,
       operation: s.operation,
-      trials: s.trials,
-      failed: s.failed,
-      median_s: s.medianSeconds,
-      min_s: s.minSeconds,
-      max_s: s.maxSeconds,
+      ...secondsColumns(s),
       batch_p50_ms: s.medianMs ?? null,
       batch_p99_ms: s.p99Ms ?? null,
       batch_max_ms: s.maxMs ?? null,
@@ -87,8 +87,7 @@ export const experiment = defineExperiment({
       outside_batch_ms: s.outsideMedianMs ?? null,
       outside_wal_bytes_per_row: s.outsideWalBytesPerRow ?? null,
       gin_flushes: s.flushes ?? null,
-      outlier_repeats: s.outlierRepeats.join(" "),
-      disturbed_repeats: s.disturbedRepeats.join(" "),
+      ...flaggedColumns(s),
     })),
   disk: diskNeed,
   eta: {

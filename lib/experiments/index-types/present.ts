@@ -1,4 +1,5 @@
 /** What notebook 08 shows, one call per section. */
+import { flaggedCell } from "../condition-groups";
 import { plot } from "../../display/plotly";
 import { showTable, sortedBy, type Row } from "../../display/table";
 import { OUTLIER_RULE } from "../../stats/intervals";
@@ -24,12 +25,7 @@ export function showSummaryTable(summaries: readonly ConditionSummary[]): void {
     "max ms": r(s.maxMs),
     "WAL B / row": r(s.walBytesPerRow, 0),
     "index KiB": r(s.indexBytes === undefined ? undefined : s.indexBytes / 1024, 0),
-    flagged: [
-      s.outlierRepeats.length ? `outlier: round ${s.outlierRepeats.join(", ")}` : "",
-      s.disturbedRepeats.length ? `checkpoint: round ${s.disturbedRepeats.join(", ")}` : "",
-    ]
-      .filter(Boolean)
-      .join("; "),
+    flagged: flaggedCell(s, "round", "checkpoint"),
   }));
   showTable(rows, {
     caption:

@@ -1,8 +1,7 @@
 /** 08's figures per condition (index kind × operation); per round, the values the claims pair across conditions. */
 import { median, quantile } from "simple-statistics";
-import { isOk } from "../../results/run-store";
-import { outlierFlags } from "../../stats/intervals";
-import { groupBy, medianOfFinite, spread } from "../../stats/summary";
+import { medianOfFinite, spread } from "../../stats/summary";
+import { conditionGroups } from "../condition-groups";
 import { conditionKey, insidePredicate, type IndexTypesCondition, type IndexTypesTrial } from "./workload";
 
 /** One round's values of a condition. */
@@ -42,13 +41,7 @@ export function summarise(
   p: Size,
   options: { readonly withoutFlagged?: boolean } = {},
 ) {
-  const failed = groupBy(
-    trials.filter((t) => t.status === "failed"),
-    (t) => conditionKey(t.condition),
-  );
-  return [...groupBy(trials.filter(isOk), (t) => conditionKey(t.condition))].flatMap(([key, all]) => {
-    const flags = outlierFlags(all.map((t) => t.seconds));
-    const outlierRepeats = all.filter((_, i) => flags[i]).map((t) => t.repeat);
+  return conditionGroups(trials, conditionKey).flatMap(({ all, failed, outlierRepeats }) => {
     // Trials with a checkpoint inside their timed batches.
     const disturbedRepeats = all.filter((t) => (t.counters?.checkpoints ?? 0) > 0).map((t) => t.repeat);
     const flagged = new Set([...outlierRepeats, ...disturbedRepeats]);
@@ -63,7 +56,7 @@ export function summarise(
         ...group[0].condition,
         rows: p.rows,
         trials: group.length,
-        failed: failed.get(key)?.length ?? 0,
+        failed,
         seconds: s.values,
         medianSeconds: s.median,
         minSeconds: s.min,

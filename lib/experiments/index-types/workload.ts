@@ -1,9 +1,9 @@
 /** 08's trial: a fresh table with at most one index, INSERT batches into it empty or UPDATE passes over it loaded. */
 import type { Client } from "pg";
-import type { RunStore, TrialRecord } from "../../results/run-store";
+import type { TrialRecord } from "../../results/run-store";
 import type { ConnectionInfo } from "../../targets/types";
 import { connect, endClient } from "../../engines/postgres/connect";
-import { okTrial, runTrialsOn, shuffledRounds, type OrderedTrial, type TrialProgress } from "../../workloads/trials";
+import { okTrial, runTrialsOn, shuffledRounds, type OrderedTrial, type PlanOnOptions } from "../../workloads/trials";
 import type { IndexKind, IndexTypesParams, Operation } from "./params";
 
 export interface IndexTypesCondition {
@@ -203,15 +203,11 @@ export async function runTrial(
   };
 }
 
-export function runPlan(o: {
-  readonly plan: readonly PlannedTrial[];
-  readonly params: IndexTypesParams;
-  readonly store: RunStore<IndexTypesCondition>;
-  readonly open: () => Promise<IndexTable>;
-  readonly onProgress?: (progress: TrialProgress<PlannedTrial, IndexTypesTrial>) => void;
-  readonly continueOnError?: boolean;
-  readonly signal?: AbortSignal;
-}): Promise<IndexTypesTrial[]> {
+export function runPlan(
+  o: PlanOnOptions<IndexTable, IndexTypesCondition, PlannedTrial, IndexTypesTrial> & {
+    readonly params: IndexTypesParams;
+  },
+): Promise<IndexTypesTrial[]> {
   return runTrialsOn(o.open, o.plan, (table, planned) => runTrial(table, planned, o.params, o.signal), {
     ...o,
     watch: (planned) => ({

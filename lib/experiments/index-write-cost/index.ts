@@ -4,6 +4,7 @@ import { judge } from "../../stats/claim-engine";
 import { nextRound } from "../../stats/adaptive";
 import type { Engine, ServerSpec, StartedServer } from "../../targets/types";
 import { addRounds } from "../adaptive-rounds";
+import { flaggedColumns, secondsColumns } from "../condition-groups";
 import { defineExperiment, serverName } from "../define";
 import { CLAIMS, withMongoFacts, withMongoReason } from "./claims";
 import { diskNeed } from "./disk";
@@ -158,18 +159,13 @@ export const experiment = defineExperiment({
       operation: s.operation,
       extra_indexes: s.extraIndexes,
       fillfactor: s.fillfactor,
-      trials: s.trials,
-      failed: s.failed,
-      median_s: s.medianSeconds,
-      min_s: s.minSeconds,
-      max_s: s.maxSeconds,
+      ...secondsColumns(s),
       ratio: s.ratio ?? null,
       ratio_low: s.ratioInterval?.low ?? null,
       ratio_high: s.ratioInterval?.high ?? null,
       ratio_interval_coverage: s.ratioInterval?.coverage ?? null,
       server_ratio: s.serverRatioInterval?.estimate ?? null,
-      outlier_repeats: s.outlierRepeats.join(" "),
-      disturbed_repeats: s.disturbedRepeats.join(" "),
+      ...flaggedColumns(s),
       hot_share: s.hotShare ?? null,
       btree_inserts_per_row: s.btreeInsertsPerRow ?? null,
       btree_splits_per_1000: s.btreeSplitsPer1000 ?? null,

@@ -1,4 +1,5 @@
 /** What the notebook shows, one call per section. */
+import { flaggedCell } from "../condition-groups";
 import { escapeHtml, show } from "../../display/output";
 import { plot } from "../../display/plotly";
 import { showTable, sortedBy, type Row } from "../../display/table";
@@ -53,12 +54,7 @@ export function showSummaryTable(summaries: readonly ConditionSummary[]): void {
     "server-time ratio": s.serverRatioInterval
       ? `${s.serverRatioInterval.estimate.toFixed(2)} [${s.serverRatioInterval.low.toFixed(2)}–${s.serverRatioInterval.high.toFixed(2)}]`
       : "",
-    flagged: [
-      s.outlierRepeats.length ? `outlier: repeat ${s.outlierRepeats.join(", ")}` : "",
-      s.disturbedRepeats.length ? `checkpoint/autovacuum: repeat ${s.disturbedRepeats.join(", ")}` : "",
-    ]
-      .filter(Boolean)
-      .join("; "),
+    flagged: flaggedCell(s, "repeat", "checkpoint/autovacuum"),
   }));
   showTable(rows, {
     caption:

@@ -1,7 +1,7 @@
 /** 07's trial: a fresh table, untimed setup, then one UPDATE pass in id ranges of `batchRows`, timed. */
-import type { RunStore, TrialRecord } from "../../../results/run-store";
+import type { TrialRecord } from "../../../results/run-store";
 import { counterDelta } from "../../../stats/counters";
-import { okTrial, runTrialsOn, shuffledRounds, type OrderedTrial, type TrialProgress } from "../../../workloads/trials";
+import { okTrial, runTrialsOn, shuffledRounds, type OrderedTrial, type PlanOnOptions } from "../../../workloads/trials";
 import type { FillfactorHotParams, UpdatedColumn } from "../params";
 import type { FillfactorHotCounterKey, HotTable } from "./table";
 
@@ -93,14 +93,8 @@ const timed = async <T>(f: () => Promise<T>): Promise<[T, number]> => {
   return [value, Number(process.hrtime.bigint() - t0) / 1e9];
 };
 
-export interface RunOptions {
-  readonly plan: readonly PlannedTrial[];
+export interface RunOptions extends PlanOnOptions<HotTable, FillfactorHotCondition, PlannedTrial, FillfactorHotTrial> {
   readonly size: TrialSize;
-  readonly store: RunStore<FillfactorHotCondition>;
-  readonly open: () => Promise<HotTable>;
-  readonly onProgress?: (progress: TrialProgress<PlannedTrial, FillfactorHotTrial>) => void;
-  readonly continueOnError?: boolean;
-  readonly signal?: AbortSignal;
 }
 
 export function runPlan(o: RunOptions): Promise<FillfactorHotTrial[]> {

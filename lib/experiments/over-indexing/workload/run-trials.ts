@@ -1,19 +1,11 @@
 /** One round of seed 002's protocol at one index level. */
 import { probeSpeed } from "../../../engines/postgres/speed-probe";
-import type { AutovacuumWait } from "../../../engines/postgres/autovacuum";
-import { timedWindow } from "../../../engines/postgres/timed-window";
+import { timedWindow, windowFacts, type WindowFacts } from "../../../engines/postgres/timed-window";
 import { counterDelta } from "../../../stats/counters";
 import { rotated } from "../../../stats/order";
-import type { RunStore, TrialRecord } from "../../../results/run-store";
-import type { StartedServer } from "../../../targets/types";
-import {
-  pgbenchOutcome,
-  runPgbench,
-  waitForPgbenchGone,
-  type PgbenchRunner,
-  type PgbenchRunResult,
-} from "../../../workloads/pgbench";
-import { runTrials } from "../../../workloads/trials";
+import type { TrialRecord } from "../../../results/run-store";
+import { pgbenchOutcome, runPgbench, waitForPgbenchGone, type PgbenchRunResult } from "../../../workloads/pgbench";
+import { runTrials, type PgbenchPlanOptions } from "../../../workloads/trials";
 import { prepareRound, runDatabase, withClient, type PreparedRound } from "./databases";
 import {
   relationSizes,
@@ -21,28 +13,23 @@ import {
   statementStats,
   type OverIndexingCounterKey,
   type StatementStats,
-  type WalRecordStats,
 } from "./observations";
 
 export interface OverIndexingCondition {
   readonly level: number;
 }
 
-export type OverIndexingTrial = TrialRecord<OverIndexingCondition, OverIndexingCounterKey> & {
-  readonly pgbench?: PgbenchRunResult;
-  readonly prepared?: PreparedRound;
-  readonly restarted?: boolean;
-  /** `table.<name>` / `index.<table>.<index>` → bytes, before and after the run. */
-  readonly sizesBefore?: Readonly<Record<string, number>>;
-  readonly sizesAfter?: Readonly<Record<string, number>>;
-  readonly statements?: readonly StatementStats[];
-  readonly order?: number;
-  /** Absent where the server lacks pg_walinspect. */
-  readonly walRecords?: Readonly<Record<string, WalRecordStats>>;
-  /** A shared server: its WAL figures are left out (other-writes.ts). */
-  readonly walShared?: readonly string[];
-  readonly autovacuumWait?: AutovacuumWait;
-};
+export type OverIndexingTrial = TrialRecord<OverIndexingCondition, OverIndexingCounterKey> &
+  WindowFacts & {
+    readonly pgbench?: PgbenchRunResult;
+    readonly prepared?: PreparedRound;
+    readonly restarted?: boolean;
+    /** `table.<name>` / `index.<table>.<index>` → bytes, before and after the run. */
+    readonly sizesBefore?: Readonly<Record<string, number>>;
+    readonly sizesAfter?: Readonly<Record<string, number>>;
+    readonly statements?: readonly StatementStats[];
+    readonly order?: number;
+  };
 
 export interface PlannedRound {
   readonly key: string;
@@ -76,17 +63,10 @@ export interface RoundSettings {
   readonly templateLevel: number;
 }
 
-export interface RunRoundsOptions {
-  readonly server: StartedServer;
-  readonly runner: PgbenchRunner;
-  readonly plan: readonly PlannedRound[];
-  readonly settings: RoundSettings;
-  readonly store: RunStore<OverIndexingCondition>;
-  readonly signal?: AbortSignal;
+export interface RunRoundsOptions extends PgbenchPlanOptions<OverIndexingCondition, PlannedRound, RoundSettings> {
   readonly onRound?: (next: PlannedRound | undefined, last: OverIndexingTrial | undefined) => void;
   /** What a round is doing now, as a line for the progress bar. */
   readonly onStatus?: (planned: PlannedRound, text: string) => void;
-  readonly onNote?: (note: string) => void;
 }
 
 export async function runRounds(o: RunRoundsOptions): Promise<OverIndexingTrial[]> {
@@ -163,7 +143,7 @@ async function runRound(o: RunRoundsOptions, planned: PlannedRound): Promise<Ove
       statements: await statementStats(c),
     }),
   });
-  const { run: pgbench, walRecords, walShared } = window;
+  const pgbench = window.run;
   return {
     key: planned.key,
     condition: planned.condition,
@@ -179,9 +159,7 @@ async function runRound(o: RunRoundsOptions, planned: PlannedRound): Promise<Ove
     sizesAfter: window.after.sizes,
     statements: window.after.statements,
     order: planned.order,
-    ...(walRecords ? { walRecords } : {}),
-    ...(walShared.length ? { walShared } : {}),
-    autovacuumWait: window.autovacuumWait,
+    ...windowFacts(window),
     ...(speed ? { speed } : {}),
   };
 }

@@ -13,12 +13,12 @@ import { waitForAutovacuumIdle } from "../../../engines/postgres/autovacuum";
 import { serverCounters, type PgServerCounterKey } from "../../../engines/postgres/server-counters";
 import { probeSpeed } from "../../../engines/postgres/speed-probe";
 import { counterDelta, countersFrom, keyGuard, type Counters } from "../../../stats/counters";
-import type { RunStore, TrialRecord } from "../../../results/run-store";
+import type { TrialRecord } from "../../../results/run-store";
 import type { ConnectionInfo, StartedServer } from "../../../targets/types";
 import { postgresClientConfig } from "../../../targets/postgres-client";
 import { initPgbench, runPgbench, waitForPgbenchGone, type PgbenchRunner } from "../../../workloads/pgbench";
 import type { PgbenchRunResult, ProgressPoint } from "../../../workloads/pgbench";
-import { runTrials, type OrderedTrial } from "../../../workloads/trials";
+import { runTrials, type OrderedTrial, type PgbenchPlanOptions } from "../../../workloads/trials";
 import { ignored } from "../../../runtime/debug";
 import { handleErrors } from "../../../runtime/error-events";
 import type { ReindexMode, ReindexUnderLoadParams } from "../params";
@@ -190,17 +190,9 @@ export class ReindexSession {
   }
 }
 
-export interface RunPlanOptions {
-  readonly server: StartedServer;
-  readonly runner: PgbenchRunner;
-  readonly plan: readonly PlannedRun[];
-  readonly settings: RunSettings;
-  readonly store: RunStore<ReindexCondition>;
-  readonly signal?: AbortSignal;
+export interface RunPlanOptions extends PgbenchPlanOptions<ReindexCondition, PlannedRun, RunSettings> {
   readonly onRun?: (done: number, total: number, next: PlannedRun | undefined, last: ReindexTrial | undefined) => void;
   readonly onProgress?: (planned: PlannedRun, point: ProgressPoint) => void;
-  /** Notes worth showing (e.g. the target cannot restart). */
-  readonly onNote?: (note: string) => void;
 }
 
 async function runTrial(o: RunPlanOptions, planned: PlannedRun): Promise<ReindexTrial> {

@@ -1,10 +1,8 @@
 /** One timed run of the reader's workload on one variant, the 1-s checks before the rounds, and the plan. */
 import type { OrderedTrial } from "../../../workloads/trials";
 import { probeSpeed } from "../../../engines/postgres/speed-probe";
-import type { AutovacuumWait } from "../../../engines/postgres/autovacuum";
 import { relationSizes, tableCounters, type PgTableCounterKey } from "../../../engines/postgres/table-counters";
-import { timedWindow } from "../../../engines/postgres/timed-window";
-import type { WalRecordStats } from "../../../engines/postgres/wal-records";
+import { timedWindow, windowFacts, type WindowFacts } from "../../../engines/postgres/timed-window";
 import type { TrialRecord } from "../../../results/run-store";
 import { counterDelta, counterEntries } from "../../../stats/counters";
 import { williamsDesign } from "../../../stats/williams";
@@ -26,17 +24,14 @@ export interface YourIndexesCondition {
   readonly variant: string;
 }
 
-export type YourIndexesTrial = TrialRecord<YourIndexesCondition, PgTableCounterKey> & {
-  readonly pgbench?: PgbenchRunResult;
-  readonly cloneSeconds?: number;
-  /** `table.<name>` / `index.<table>.<index>` → bytes after the run. */
-  readonly sizesAfter?: Readonly<Record<string, number>>;
-  readonly walRecords?: Readonly<Record<string, WalRecordStats>>;
-  /** Other databases that wrote during the window: its WAL figures are the server's (other-writes.ts). */
-  readonly walShared?: readonly string[];
-  readonly autovacuumWait?: AutovacuumWait;
-  readonly reads?: readonly ReadRun[];
-};
+export type YourIndexesTrial = TrialRecord<YourIndexesCondition, PgTableCounterKey> &
+  WindowFacts & {
+    readonly pgbench?: PgbenchRunResult;
+    readonly cloneSeconds?: number;
+    /** `table.<name>` / `index.<table>.<index>` → bytes after the run. */
+    readonly sizesAfter?: Readonly<Record<string, number>>;
+    readonly reads?: readonly ReadRun[];
+  };
 
 /** One read script's run after a write run: its latency, idx_scan per `<table>.<index>`, or why it gave no figures. */
 export type ReadRun = {
@@ -134,7 +129,7 @@ export function trialRunner(ctx: TrialContext): (planned: PlannedTrial) => Promi
       },
       after: async (c) => ({ counters: await tableCounters(c), sizes: await relationSizes(c) }),
     });
-    const { run: pgbench, walRecords, walShared } = window;
+    const pgbench = window.run;
     // The reads, after the write window closed: the write figures above are what they were without them.
     const reads = s.reads?.length ? await readPhase(ctx, planned) : undefined;
     const outcome = pgbenchOutcome(pgbench);
@@ -149,11 +144,9 @@ export function trialRunner(ctx: TrialContext): (planned: PlannedTrial) => Promi
       counters: counterDelta(window.before, window.after.counters),
       ...(speed ? { speed } : {}),
       pgbench,
-      ...(walRecords ? { walRecords } : {}),
-      ...(walShared.length ? { walShared } : {}),
+      ...windowFacts(window),
       cloneSeconds,
       sizesAfter: window.after.sizes,
-      autovacuumWait: window.autovacuumWait,
       ...(reads ? { reads } : {}),
     };
   };
