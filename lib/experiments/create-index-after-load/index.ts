@@ -6,9 +6,15 @@ import { showTable } from "../../display/table";
 import type { ConnectionInfo, ServerSpec } from "../../targets/types";
 import { defineExperiment, serverName } from "../define";
 import { finiteOrNaN, referencesIn } from "../eta";
-import { CLAIMS, withoutFlagged } from "./claims";
+import { CLAIMS } from "./claims";
 import { checkParams, CREATE_INDEX_AFTER_LOAD_PROFILES, diskNeed, type CreateIndexAfterLoadParams } from "./params";
-import { checkpoints, ioWaitMs, summarise as summariseTrials, type CreateIndexSummary } from "./summarise";
+import {
+  checkpoints,
+  ioWaitMs,
+  summarise as summariseTrials,
+  withoutFlagged,
+  type CreateIndexSummary,
+} from "./summarise";
 import { METHOD_LABELS, planTrials, type CreateIndexCondition } from "./workload/plan";
 import { runPlan, type CreateIndexTrial } from "./workload/run-trials";
 
