@@ -34,8 +34,11 @@ const RIGHT_AXIS = { overlaying: "y", side: "right", showgrid: false };
 type Values = readonly (number | string | null)[];
 /** A bar, unless `more` gives another type. */
 const trace = (name: string, x: Values, y: Values, more = {}): PlotlyTrace => ({ type: "bar", name, x, y, ...more });
-const lines = (name: string, x: Values, y: Values, more = {}) =>
-  trace(name, x, y, { type: "scatter", mode: "lines+markers", ...more });
+const scatter =
+  (mode: string) =>
+  (name: string, x: Values, y: Values, more = {}) =>
+    trace(name, x, y, { type: "scatter", mode, ...more });
+const [lines, markers] = [scatter("lines+markers"), scatter("markers")];
 const whiskers = (array: number[], arrayminus: number[]) => ({
   error_y: { type: "data", symmetric: false, array, arrayminus },
 });
@@ -97,9 +100,7 @@ export function showHeadline(s: S): void {
       trace("closing CHECKPOINT (write-back left behind; not in the seed's time)", x, checkpoint, {
         marker: { color: PHASE_COLORS.checkpoint, pattern: { shape: "/" } },
       }),
-      trace("each trial (seed's measure)", each, seconds, {
-        type: "scatter",
-        mode: "markers",
+      markers("each trial (seed's measure)", each, seconds, {
         marker: { color: "#222", size: 7, symbol: "line-ew-open" },
       }),
     ],
@@ -339,14 +340,10 @@ export function showSizeSweep(s: S): void {
           ratios.map((p) => p.r.estimate - p.r.low),
         ),
       }),
-      trace(`seed (${rowsLabel(seed.rows)} rows, mean of 2)`, [seed.rows], [seed.ratio], {
-        type: "scatter",
-        mode: "markers",
+      markers(`seed (${rowsLabel(seed.rows)} rows, mean of 2)`, [seed.rows], [seed.ratio], {
         marker: { symbol: "diamond-open", size: 13, color: "#222" },
       }),
-      trace("no difference", [Math.min(...x, seed.rows), seed.rows], [1, 1], {
-        type: "scatter",
-        mode: "lines",
+      scatter("lines")("no difference", [Math.min(...x, seed.rows), seed.rows], [1, 1], {
         line: { color: "#999", dash: "dot" },
       }),
     ],
@@ -369,9 +366,7 @@ export function showKeyOrder(s: S): void {
   plot({
     data: [
       ...phaseBars(x, methods),
-      trace("leaf density (right axis)", x, density, {
-        type: "scatter",
-        mode: "markers+text",
+      scatter("markers+text")("leaf density (right axis)", x, density, {
         text: methods.map((m) => (m.index ? `${m.index.avgLeafDensity.toFixed(0)} %` : "")),
         textposition: "top center",
         yaxis: "y2",
