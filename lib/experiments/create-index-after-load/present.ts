@@ -225,23 +225,17 @@ export function showCounters(s: S): void {
     caption: `Server counters per phase, ${en(pair.rows)} rows (after − before each statement, medians over trials; "A total" = the seed's timed phases)`,
   });
   const x = [a, b].map((m) => METHOD_LABELS[m.condition.method]);
-  const color = (c: string) => ({ marker: { color: c } });
-  plot({
-    data: [
-      trace("elapsed (seed's measure)", x, [a.medianSeconds, b.medianSeconds], color("#bab0ac")),
-      trace(
-        "CPU, user + system: backend (log_statement_stats) + parallel workers (trace_sort)",
-        x,
-        [a.backendCpuS ?? null, b.backendCpuS ?? null],
-        color("#f58518"),
-      ),
-      trace(
-        "timed I/O wait: blk read+write, WAL write+sync",
-        x,
-        [sum.ioWaitMs(a.totals) / 1000, sum.ioWaitMs(b.totals) / 1000],
-        color("#4c78a8"),
-      ),
+  const bars: [string, string, (m: M) => number | null][] = [
+    ["elapsed (seed's measure)", "#bab0ac", (m) => m.medianSeconds],
+    [
+      "CPU, user + system: backend (log_statement_stats) + parallel workers (trace_sort)",
+      "#f58518",
+      (m) => m.backendCpuS ?? null,
     ],
+    ["timed I/O wait: blk read+write, WAL write+sync", "#4c78a8", (m) => sum.ioWaitMs(m.totals) / 1000],
+  ];
+  plot({
+    data: bars.map(([name, color, f]) => trace(name, x, [a, b].map(f), { marker: { color } })),
     layout: {
       title: { text: "Where the time went (headline, medians): CPU, not disk" },
       barmode: "group",
