@@ -29,8 +29,8 @@ const r1 = (x: number | undefined) => (x === undefined ? undefined : Math.round(
 const r3 = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 1000) / 1000);
 const intervalCell = (i: Interval, digits: number) =>
   `${i.estimate.toFixed(digits)} [${i.low.toFixed(digits)}–${i.high.toFixed(digits)}] ${intervalLabel(i)}`;
-const pct = (x: number | undefined) =>
-  x === undefined ? "" : `${x >= 1 ? "+" : "−"}${Math.abs((x - 1) * 100).toFixed(1)} %`;
+export const change = (x: number | undefined, digits = 1) =>
+  x === undefined ? "" : `${x >= 1 ? "+" : "−"}${Math.abs((x - 1) * 100).toFixed(digits)} %`;
 const pair = (a: number | undefined, b: number | undefined, digits: number, sep: string) =>
   a === undefined || b === undefined ? "" : `${a.toFixed(digits)}${sep}${b.toFixed(digits)}`;
 const top = (shares: Readonly<Record<string, number>>, n: number) =>
@@ -72,7 +72,7 @@ export function runRows(s: ReindexSummary): Row[] {
     "order in set": r.position === undefined ? "" : r.position + 1,
     mode: MODE_LABELS[r.mode],
     tps: r1(r.tps),
-    "vs baseline": r.mode === "baseline" ? "" : pct(r.tpsVsBaseline),
+    "vs baseline": r.mode === "baseline" ? "" : change(r.tpsVsBaseline),
     "latency avg ms": r3(r.latencyAvgMs),
     "p50 ms": r3(r.p50Ms),
     "p95 ms": r3(r.p95Ms),
@@ -131,12 +131,12 @@ export function showSeedComparison(s: ReindexSummary): void {
       set: x.set,
       "seed baseline tps": r1(x.baselineTps),
       "seed REINDEX tps": r1(x.reindexTps),
-      "seed change": pct(x.reindexTps / x.baselineTps),
+      "seed change": change(x.reindexTps / x.baselineTps),
       "our baseline tps": r1(ours("baseline")?.tps),
       "our REINDEX tps": r1(ours("reindex")?.tps),
-      "our change": pct(ours("reindex")?.tpsVsBaseline),
+      "our change": change(ours("reindex")?.tpsVsBaseline),
       "our CONCURRENTLY tps": r1(ours("concurrently")?.tps),
-      "our CONCURRENTLY change": pct(ours("concurrently")?.tpsVsBaseline),
+      "our CONCURRENTLY change": change(ours("concurrently")?.tpsVsBaseline),
     };
   });
   showTable(rows, {

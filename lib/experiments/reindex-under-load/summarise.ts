@@ -1,7 +1,7 @@
 /** Notebook 04's figures per run, per mode (medians over sets) and per set (ratios, with an exact interval). */
 import type { LookPlan } from "../../stats/adaptive";
 import { sameStatePairs, speedSpread, type SpeedProbe, type SpeedSpread } from "../../stats/speed";
-import { medianOf } from "../../stats/claim-statistics";
+import { medianOf, quotient } from "../../stats/claim-statistics";
 import type { Without } from "../../stats/claim-engine";
 import { pgbenchFigures, statementLatency, type PgbenchFigures, type SeriesPoint } from "../../workloads/pgbench";
 import type { StatementLatency } from "../../workloads/pgbench";
@@ -163,8 +163,8 @@ export function summariseRuns(unflagged: Runs, o: Context & { failed?: ReindexSu
       ...Object.fromEntries(SPREADS.map((k) => [k, of((r) => r[k])])),
       blockedSeconds: spread(group.map((r) => r.blockedSeconds)),
       allBlockedSeconds: spread(group.map((r) => r.allBlockedSeconds)),
-      duringOutside: of((r) => (r.tpsOutsideReindex ? quotient(r.tpsDuringReindex, r.tpsOutsideReindex) : undefined)),
-      tpsRatio: vs ? tpsVsBaseline(runs, mode) : undefined,
+      duringOutside: of((r) => quotient(r.tpsDuringReindex, r.tpsOutsideReindex)),
+      tpsRatio: vs ? vsBaseline(runs, mode, (r) => r.tps, "TPS") : undefined,
       updateRatio: vs
         ? vsBaseline(runs, mode, (r) => r.updateAccountsMs, "UPDATE pgbench_accounts latency")
         : undefined,
@@ -201,8 +201,6 @@ function flagRuns(runs: Runs): RunSummary[] {
   });
 }
 
-const quotient = (x: number | undefined, y: number) => (x === undefined ? undefined : x / y);
-
 /** Each set's runs by mode, sets in order. */
 const setsOf = (runs: Runs) =>
   [...groupBy(runs, (r) => String(r.set)).values()]
@@ -213,13 +211,9 @@ const setsOf = (runs: Runs) =>
 const perSet = (runs: Runs, of: string, f: (by: Map<ReindexMode, RunSummary>) => number | undefined) =>
   medianOf(setsOf(runs), (s) => f(s.by), of);
 
-/** Within each run of a mode alone, so speed changes between runs do not move it. */
-export const perRun = (runs: Runs, mode: ReindexMode, pick: Value, of: string) =>
-  medianOf(
-    setsOf(runs).flatMap((s) => s.by.get(mode) ?? []),
-    pick,
-    of,
-  );
+/** Within each run of a mode alone (the plain REINDEX unless named), so speed changes between runs do not move it. */
+export const perRun = (s: Pick<ReindexSummary, "runs">, pick: Value, of = "", mode: ReindexMode = "reindex") =>
+  medianOf(runsOf(s, mode), pick, of);
 
 const vsBaseline = (runs: Runs, mode: ReindexMode, pick: Value, what: string) =>
   perSet(runs, `${what} ${mode} ÷ the same set's baseline, per set`, (by) => {
@@ -227,22 +221,15 @@ const vsBaseline = (runs: Runs, mode: ReindexMode, pick: Value, what: string) =>
     return b && t !== undefined ? t / b : undefined;
   });
 
-export const tpsVsBaseline = (runs: Runs, mode: ReindexMode) => vsBaseline(runs, mode, (r) => r.tps, "TPS");
-
-/** (The unblocked UPDATE latency + what lock waits add to it) ÷ the unblocked latency, within one run. */
-const withinRun = ({ updateUnblockedMs: u, updateAddedMs: added }: RunSummary) =>
+/** (The unblocked UPDATE latency + what lock waits add to it) ÷ the unblocked latency, in each plain REINDEX run. */
+const multiple = ({ updateUnblockedMs: u, updateAddedMs: added }: RunSummary) =>
   u && u > 0 && added !== undefined ? (u + added) / u : undefined;
-export const updateWithinRun = (runs: Runs, mode: ReindexMode) =>
-  perRun(
-    runs,
-    mode,
-    withinRun,
-    `UPDATE pgbench_accounts latency in the ${mode} run ÷ the same run's unblocked latency, per set`,
-  );
+export const updateWithinRun = (s: ReindexSummary) =>
+  perRun(s, multiple, "UPDATE pgbench_accounts latency in the reindex run ÷ the same run's unblocked latency, per set");
 
 export const modeSummary = (s: ReindexSummary, mode: ReindexMode) => s.modes.find((m) => m.mode === mode);
 
-export const runsOf = (s: ReindexSummary, mode: ReindexMode) =>
+export const runsOf = (s: Pick<ReindexSummary, "runs">, mode: ReindexMode) =>
   s.runs.filter((r) => r.mode === mode).sort((a, b) => a.set - b.set);
 
 /** The REINDEX window's share of the run: the part of it inside the load, or its length when its ends are unknown. */
