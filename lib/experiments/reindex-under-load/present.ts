@@ -177,27 +177,22 @@ export function showWaits(s: ReindexSummary): void {
   });
 }
 
-/** Every statement's `-r` latency per mode (median over sets), ms. */
+/** Every statement's `-r` latency per mode (median over sets, the lower one for an even count), ms. */
 export function showStatements(s: ReindexSummary): void {
   const modes = [...new Set(s.runs.map((r) => r.mode))];
-  const commands = [...new Set(s.runs.flatMap((r) => r.statements.map((x) => x.command)))].filter(
-    (c) => !c.startsWith("\\"),
+  const commands = new Set(
+    s.runs.flatMap((r) => r.statements.map((x) => x.command)).filter((c) => !c.startsWith("\\")),
   );
-  const rows: Row[] = commands.map((command) => {
-    const row: Record<string, string | number | undefined> = {
-      statement: command.length > 60 ? `${command.slice(0, 60)}…` : command,
-    };
-    for (const mode of modes) {
-      const values = s.runs
-        .filter((r) => r.mode === mode)
-        .map((r) => r.statements.find((x) => x.command === command)?.latencyMs)
-        .filter((x): x is number => x !== undefined);
-      row[`${MODE_LABELS[mode]} ms`] = values.length
-        ? r3([...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)])
-        : undefined;
-    }
-    return row;
-  });
+  const latency = (mode: ReindexMode, command: string) => {
+    const v = s.runs.flatMap((r) =>
+      r.mode === mode ? (r.statements.find((x) => x.command === command)?.latencyMs ?? []) : [],
+    );
+    return v.length ? r3(v.sort((a, b) => a - b)[Math.floor((v.length - 1) / 2)]) : undefined;
+  };
+  const rows: Row[] = [...commands].map((command) => ({
+    statement: command.length > 60 ? `${command.slice(0, 60)}…` : command,
+    ...Object.fromEntries(modes.map((mode) => [`${MODE_LABELS[mode]} ms`, latency(mode, command)])),
+  }));
   showTable(rows, {
     caption: "pgbench -r: average latency of each statement, ms (median over sets; lower median for an even count)",
   });
@@ -263,7 +258,8 @@ function perSetFigure(
   title: string,
   traces: (r: RunSummary) => PlotlyTrace[],
   shapes: typeof shapesFor,
-) {
+  layout: Shape,
+): PlotlyFigure {
   const sets = [...new Set(s.runs.map((r) => r.set))].sort((a, b) => a - b);
   const runsIn = (set: number | undefined) => s.runs.filter((r) => r.set === set);
   const groups = sets.map((set) => runsIn(set).flatMap(traces));
@@ -280,6 +276,7 @@ function perSetFigure(
         (set) => `set ${set}`,
         layoutFor,
       ),
+      ...layout,
     },
   };
 }
@@ -295,7 +292,8 @@ const modeLine = (r: RunSummary, width: number | undefined, more: Record<string,
 /** TPS per second per mode (top), sessions waiting on a lock (bottom). */
 function timeline(s: ReindexSummary): PlotlyFigure {
   const title = "TPS per second; dashed: REINDEX start/end; strips at the top: pgbench blocked on a lock";
-  const f = perSetFigure(
+  const end = Math.max(s.durationSeconds, ...s.runs.map((r) => r.reindexEndS ?? 0)) + 1;
+  return perSetFigure(
     s,
     title,
     (r) => [
@@ -318,19 +316,14 @@ function timeline(s: ReindexSummary): PlotlyFigure {
       }),
     ],
     shapesFor,
-  );
-  const end = Math.max(s.durationSeconds, ...s.runs.map((r) => r.reindexEndS ?? 0)) + 1;
-  return {
-    data: f.data,
-    layout: {
-      ...f.layout,
+    {
       // Anchored to the lower panel, so the shared axis and its title sit at the bottom.
       xaxis: { title: { text: "seconds since the load started" }, anchor: "y2", range: [0, end] },
       yaxis: { title: { text: "transactions / s" }, domain: [0.3, 1], rangemode: "tozero" },
       yaxis2: { title: { text: "waiting" }, domain: [0, 0.22], rangemode: "tozero", dtick: 1 },
       legend: { orientation: "h", y: -0.15 },
     },
-  };
+  );
 }
 
 /** The slowest transaction of each second (log scale) per mode and set: a blocked client shows as one very slow one. */
@@ -339,16 +332,11 @@ function latencyTimeline(s: ReindexSummary): PlotlyFigure {
   const slowest = (r: RunSummary) => stepCoordinates(r.series, (p) => (p.transactions ? p.latencyMaxMs : null));
   // REINDEX start and end as full-height dashed lines.
   const lines = (runs: Runs) => shapesFor(runs).flatMap((x) => (x.type === "line" ? [{ ...x, y0: 0, y1: 1 }] : []));
-  const f = perSetFigure(s, title, (r) => [modeLine(r, undefined, slowest(r))], lines);
-  return {
-    data: f.data,
-    layout: {
-      ...f.layout,
-      legend: { orientation: "h", y: -0.2 },
-      xaxis: { title: { text: "seconds since the load started" }, range: [0, s.durationSeconds + 1] },
-      yaxis: { title: { text: "ms" }, type: "log" },
-    },
-  };
+  return perSetFigure(s, title, (r) => [modeLine(r, undefined, slowest(r))], lines, {
+    legend: { orientation: "h", y: -0.2 },
+    xaxis: { title: { text: "seconds since the load started" }, range: [0, s.durationSeconds + 1] },
+    yaxis: { title: { text: "ms" }, type: "log" },
+  });
 }
 
 /** One bar per set for each mode of the run. */
