@@ -223,9 +223,9 @@ test("04 (3b) PAIR_STATE_RULE at its margin: a set whose two runs' probes are ×
       reindexSeconds: mode === "concurrently" ? (set === 2 ? 4 : 16) * (1 + wobble(set)) : 8,
       probeMs: set === 2 && mode === "concurrently" ? 0.1 * apart : 0.1,
     }));
-  assert.equal(rebuildPairs(s(1.25).runs).split.length, 0);
+  assert.equal(rebuildPairs(s(1.25)).split.length, 0);
   assert.deepEqual(
-    rebuildPairs(s(1.26).runs).split.map((e) => e.label),
+    rebuildPairs(s(1.26)).split.map((e) => e.label),
     ["set 2"],
   );
   const c = one(s(1.26), "3b");

@@ -32,7 +32,7 @@ const LOST_OVER_STALL = "lost share ÷ the plain REINDEX's window share of the r
 const PLAIN = { regime: ALL, howToTest: "any profile with the plain REINDEX mode", absent: NO_PLAIN };
 const BOTH = { regime: ALL, regimeText: NOT_BY_SEED, howToTest: BOTH_MODES, absent: NO_CONCURRENTLY };
 const stall = (s: S.ReindexSummary) => S.perRun(s, (r) => S.stallShare(r, s.durationSeconds))?.estimate;
-const splitSets = (s: S.ReindexSummary) => S.rebuildPairs(s.runs).split.map((e) => e.label);
+const splitSets = (s: S.ReindexSummary) => S.rebuildPairs(s).split.map((e) => e.label);
 
 const exactly = (what: string, seed: number, unit = "") => ({ what, seed, unit, within: [1, 1] as const });
 
@@ -142,8 +142,7 @@ export const CLAIMS: ClaimSet<ReindexUnderLoadParams, S.ReindexSummary, (typeof 
       statistic: {
         text: "per set, seconds to rebuild the three indexes with CONCURRENTLY ÷ with plain REINDEX; median over sets (every set counts; a set whose two runs' write-path probes differ by more than ×1.25 is named in the why)",
         fmt: times,
-        of: (s) =>
-          medianOf(S.rebuildPairs(s.runs).kept, (p) => p.ratio, "rebuild seconds CONCURRENTLY ÷ REINDEX, per set"),
+        of: (s) => medianOf(S.rebuildPairs(s).kept, (p) => p.ratio, "rebuild seconds CONCURRENTLY ÷ REINDEX, per set"),
         needs: "a finished REINDEX and CONCURRENTLY in the same set",
       },
       why: (s) =>

@@ -171,17 +171,8 @@ export function summariseRuns(unflagged: Runs, o: Context & { failed?: ReindexSu
     };
   });
   const speed = speedSpread(runs);
-  const { durationSeconds, clients, scale, hostCpus } = o;
-  return {
-    durationSeconds,
-    clients,
-    scale,
-    hostCpus,
-    ...(speed ? { speed } : {}),
-    runs,
-    modes,
-    failed: o.failed ?? [],
-  };
+  const { failed = [], ...context } = o;
+  return { ...context, ...(speed ? { speed } : {}), runs, modes, failed };
 }
 
 function flagRuns(runs: Runs): RunSummary[] {
@@ -246,9 +237,9 @@ export const lostDifference = (s: ReindexSummary) =>
   });
 
 /** CONCURRENTLY ÷ plain rebuild seconds per set; a set whose probes split (PAIR_STATE_RULE) may measure the machine. */
-export const rebuildPairs = (runs: Runs) =>
+export const rebuildPairs = (s: Pick<ReindexSummary, "runs">) =>
   sameStatePairs(
-    setsOf(runs).flatMap(({ set, by }) => {
+    setsOf(s.runs).flatMap(({ set, by }) => {
       const [c, r] = [by.get("concurrently"), by.get("reindex")];
       return c?.reindexSeconds === undefined || !r?.reindexSeconds
         ? []
