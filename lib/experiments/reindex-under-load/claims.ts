@@ -26,8 +26,7 @@ const NO_CONCURRENTLY = lacking(
   ["concurrently", "reindex"],
   "this run has no REINDEX CONCURRENTLY mode (or no plain one to compare with)",
 );
-type Value = (r: S.RunSummary) => number | undefined;
-const secs = (s: S.ReindexSummary, pick: Value, mode?: ReindexMode) => f1(S.perRun(s, pick, "", mode)?.estimate, 1);
+const secs = (s: S.ReindexSummary, pick: S.Value, mode?: ReindexMode) => f1(S.perRun(s, pick, "", mode)?.estimate, 1);
 const LOST_OVER_STALL = "lost share ÷ the plain REINDEX's window share of the run, per set";
 const PLAIN = { regime: ALL, howToTest: "any profile with the plain REINDEX mode", absent: NO_PLAIN };
 const BOTH = { regime: ALL, regimeText: NOT_BY_SEED, howToTest: BOTH_MODES, absent: NO_CONCURRENTLY };

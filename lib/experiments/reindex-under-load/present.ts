@@ -375,7 +375,6 @@ function updateLatencyBySet(s: ReindexSummary): PlotlyFigure {
     { v: seed?.baselineUpdateMs, c: MODE_COLORS.baseline, label: "seed baseline" },
     { v: seed?.reindexUpdateMs, c: MODE_COLORS.reindex, label: "seed REINDEX (set 1)" },
   ].filter((x) => x.v !== undefined);
-  const font = (color: string) => ({ size: 10, color });
   return {
     data: barsByMode(s, "", (r) => r.updateAccountsMs ?? null),
     layout: {
@@ -399,7 +398,7 @@ function updateLatencyBySet(s: ReindexSummary): PlotlyFigure {
         showarrow: false,
         xanchor: "right",
         yanchor: "bottom",
-        font: font(c),
+        font: { size: 10, color: c },
       })),
     },
   };

@@ -39,7 +39,7 @@ export type RunSummary = PgbenchFigures &
     readonly speed?: SpeedProbe;
   };
 type Runs = readonly RunSummary[];
-type Value = (r: RunSummary) => number | undefined;
+export type Value = (r: RunSummary) => number | undefined;
 
 /** The per-mode medians a table or a why reads, beside tps and the blocked seconds every run has. */
 const SPREADS = ["updateAccountsMs", "p99Ms", "reindexSeconds", "accountsReindexSeconds", "lostShare"] as const;
@@ -88,11 +88,10 @@ function summariseRun(t: CompleteTrial, baselineTps: number | undefined, duratio
   const c = t.counters ?? {};
   const accounts = r?.statements.find((s) => s.index === "pgbench_accounts_pkey");
   const upd = c["table.pgbench_accounts.n_tup_upd"];
-  const samples = (pick: (lock: string) => boolean) =>
-    Object.entries(locks).reduce((a, [k, n]) => a + (pick(k) ? n : 0), 0);
-  const lockSamples = samples(() => true);
+  // The session-seconds spent waiting, in proportion to the samples whose lock was on pgbench_accounts.
+  const lockSamples = sumCounters(locks, "");
   const accountsLockWaitSeconds = lockSamples
-    ? (timeline.lockWaitSessionSeconds * samples((k) => k.startsWith("relation pgbench_accounts "))) / lockSamples
+    ? (timeline.lockWaitSessionSeconds * sumCounters(locks, "relation pgbench_accounts ")) / lockSamples
     : 0;
   const updateMs = statementLatency(b.summary, /^UPDATE pgbench_accounts/);
   const tx = b.summary.transactions;
