@@ -322,16 +322,12 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
       statistic: stat(
         "(on − local, else off) median commit time per repeat at the largest standby round trip swept, ÷ that round trip, paired per repeat; exact interval of the median",
         (s) => {
-          const x = sum.sweepPair(s);
-          const of = `(on − ${x?.base}) commit time ÷ standby round trip, paired per repeat`;
+          const { on, local, base } = sum.sweepPair(s) ?? {};
+          const of = `(on − ${base}) commit time ÷ standby round trip, paired per repeat`;
           return (
-            x &&
-            sum.pairedInterval(
-              x.on.commitMsByRepeat,
-              x.local.commitMsByRepeat,
-              (a, b) => (a - b) / x.on.standbyRttMs,
-              of,
-            )
+            on &&
+            local &&
+            sum.pairedInterval(on.commitMsByRepeat, local.commitMsByRepeat, (a, b) => (a - b) / on.standbyRttMs, of)
           );
         },
         "the synchronous_commit sweep with level on and local (or off)",
