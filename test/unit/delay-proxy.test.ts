@@ -50,9 +50,10 @@ test("netem: commands are built per link and detection says why not", () => {
   assert.ok(support.reason.length > 10, "a reason a reader can act on");
 });
 
-test("a calibration whose delayed steps all overshoot keeps a delay: a target above the link at 0 ms needs one", async () => {
-  // A loaded machine: the link at 0 ms measures 0.38 ms, every delayed step 1.5 ms whatever it adds.
+/** A link that only records its setting, and a probe built on it: what a calibration decides, without timing. */
+function fakeLink(): { link: DelayLink; delay: () => number; set: number[] } {
   let delay = 0;
+  const set: number[] = [];
   const link: DelayLink = {
     kind: "proxy",
     name: "fake",
@@ -63,18 +64,113 @@ test("a calibration whose delayed steps all overshoot keeps a delay: a target ab
     },
     setOneWayDelay: (ms) => {
       delay = ms;
+      set.push(ms);
       return Promise.resolve();
     },
     stats: () => Promise.resolve(undefined),
     close: () => Promise.resolve(),
   };
-  const probe = (n: number) => Promise.resolve(Array.from({ length: n }, () => (delay > 0 ? 1.5 : 0.38)));
+  return { link, delay: () => delay, set };
+}
+
+/**
+ * Round trips of a path that takes `floorMs` by itself plus the delay added, each sample slowed by
+ * load: `loaded` of every 10 samples wait `loadMs` more (load only ever adds time).
+ */
+const loadedProbe =
+  (f: ReturnType<typeof fakeLink>, floorMs: number, loadMs: number, loaded = 7) =>
+  (n: number) =>
+    Promise.resolve(Array.from({ length: n }, (_, i) => floorMs + 2 * f.delay() + (i % 10 < loaded ? loadMs : 0)));
+
+test("a calibration whose delayed steps all overshoot keeps a delay: a target above the link at 0 ms needs one", async () => {
+  // A loaded machine: the link at 0 ms measures 0.38 ms, every delayed step 1.5 ms whatever it adds.
+  const f = fakeLink();
+  const { link } = f;
+  const delay = f.delay;
+  const probe = (n: number) => Promise.resolve(Array.from({ length: n }, () => (delay() > 0 ? 1.5 : 0.38)));
   const cal = await calibrateLink(link, probe, { targetRttMs: 0.63, baselineRttMs: 0.03, samples: 5 });
   assert.equal(cal.mode, "delayed");
   assert.ok(cal.oneWayDelayMs > 0, `a delay is kept (${cal.oneWayDelayMs} ms one way)`);
-  assert.equal(delay, cal.oneWayDelayMs, "the link is left at the chosen delay");
+  assert.equal(delay(), cal.oneWayDelayMs, "the link is left at the chosen delay");
   // With steps that land near the target, the nearest one is kept, as before.
-  const near = (n: number) => Promise.resolve(Array.from({ length: n }, () => (delay > 0 ? 0.38 + 2 * delay : 0.38)));
+  const near = (n: number) =>
+    Promise.resolve(Array.from({ length: n }, () => (delay() > 0 ? 0.38 + 2 * delay() : 0.38)));
   const ok = await calibrateLink(link, near, { targetRttMs: 0.63, baselineRttMs: 0.03, samples: 5 });
   assert.ok(Math.abs(ok.achievedRttMs - 0.63) < 0.02, `reached ${ok.achievedRttMs}`);
+});
+
+test("load never takes delay away: the link adds the target less its fastest round trip, however busy the calibration", async () => {
+  // The path takes 0.15 ms by itself. The target 1.0 ms needs 0.85 ms added whatever the load while
+  // calibrating: a delay read off loaded medians fell short as soon as the load eased (a 1.0 ms link
+  // measured 0.35 ms in the trial after it).
+  const added: number[] = [];
+  for (const loadMs of [0.45, 0.2, 0, 3]) {
+    const f = fakeLink();
+    const cal = await calibrateLink(f.link, loadedProbe(f, 0.15, loadMs), {
+      targetRttMs: 1.0,
+      baselineRttMs: 0.1 + loadMs,
+      baselineFloorMs: 0.1,
+      samples: 50,
+    });
+    assert.equal(cal.mode, "delayed", `load ${loadMs} ms: ${cal.note}`);
+    const addedMs = 2 * cal.oneWayDelayMs;
+    assert.ok(Math.abs(addedMs - 0.85) < 1e-9, `load ${loadMs} ms: added ${addedMs} ms, not 0.85`);
+    assert.equal(cal.addedRttMs, addedMs);
+    assert.equal(f.delay(), cal.oneWayDelayMs, "the link is left at the recorded delay");
+    // What it reached is recorded as measured, load included.
+    assert.ok(Math.abs(cal.achievedRttMs - (1.0 + loadMs)) < 1e-9, `load ${loadMs} ms: reached ${cal.achievedRttMs}`);
+    assert.ok(Math.abs(cal.achievedFloorMs - 1.0) < 1e-9);
+    added.push(addedMs);
+  }
+  assert.ok(new Set(added.map((x) => x.toFixed(9))).size === 1, `the same delay at every load: ${added.join(", ")}`);
+});
+
+test("a link whose median at 0 ms lies above its target under load still gets its delay", async () => {
+  // A standby link asked 0.6 ms: at 0 ms added, 7 of 10 round trips take 4 ms (load), the others 0.15 ms.
+  const f = fakeLink();
+  const cal = await calibrateLink(f.link, loadedProbe(f, 0.15, 3.85), {
+    targetRttMs: 0.6,
+    baselineRttMs: 2.2,
+    baselineFloorMs: 0.1,
+    samples: 50,
+  });
+  assert.equal(cal.mode, "delayed", cal.note);
+  assert.ok(Math.abs(cal.oneWayDelayMs - 0.225) < 1e-9, `one way ${cal.oneWayDelayMs} ms, not 0.225`);
+  // Below the direct round trip's floor, nothing is pretended, whatever its median.
+  const below = await calibrateLink(fakeLink().link, () => Promise.resolve([1]), {
+    targetRttMs: 0.08,
+    baselineRttMs: 0.5,
+    baselineFloorMs: 0.1,
+    samples: 5,
+  });
+  assert.equal(below.mode, "direct");
+});
+
+test("a calibration only ever raises the delay: a step faster than its target lowers the floor", async () => {
+  // Every round trip at 0 ms was caught by load (fastest 0.5 ms); the path takes 0.15 ms by itself.
+  const f = fakeLink();
+  let calls = 0;
+  const base = loadedProbe(f, 0.15, 0, 0);
+  const probe = (n: number) => {
+    calls++;
+    // warm-up and measurement at 0 ms: all slowed by 0.35 ms.
+    return calls <= 2 ? Promise.resolve(Array.from({ length: n }, () => 0.5)) : base(n);
+  };
+  const cal = await calibrateLink(f.link, probe, { targetRttMs: 1.0, baselineRttMs: 0.1, samples: 20 });
+  const delayed = f.set.filter((ms, i) => ms > 0 && ms !== f.set[i - 1]);
+  assert.deepEqual(
+    delayed.map((ms) => ms.toFixed(3)),
+    ["0.250", "0.425"],
+  );
+  assert.ok(Math.abs(cal.linkZeroFloorMs - 0.15) < 1e-9, `the floor fell to ${cal.linkZeroFloorMs}`);
+  assert.ok(Math.abs(cal.achievedFloorMs - 1.0) < 1e-9);
+  // A floor seen by an earlier calibration stays: a busier one later adds as much.
+  const g = fakeLink();
+  const later = await calibrateLink(g.link, loadedProbe(g, 0.4, 0, 0), {
+    targetRttMs: 1.0,
+    baselineRttMs: 0.1,
+    linkFloorMs: 0.15,
+    samples: 20,
+  });
+  assert.ok(Math.abs(2 * later.oneWayDelayMs - 0.85) < 1e-9, `added ${2 * later.oneWayDelayMs}`);
 });

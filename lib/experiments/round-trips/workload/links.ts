@@ -1,6 +1,6 @@
 /** A delay link with its calibrations: per round-trip target, the one-way delay that reaches it here, cached. */
 import { withClient } from "../../../engines/postgres/connect";
-import { calibrateLink, medianRtt, type LinkCalibration } from "../../../network/calibrate";
+import { calibrateLink, measureRtt, medianRtt, reachTolerance, type LinkCalibration } from "../../../network/calibrate";
 import type { DelayLink, LinkKind } from "../../../network/types";
 import type { ConnectionInfo } from "../../../targets/types";
 import { selectOneProbe } from "../../../workloads/statement-timing";
@@ -19,6 +19,9 @@ export function measureBaseline(connection: ConnectionInfo, samples: number, war
 export class CalibratedLink {
   private readonly cache = new Map<number, LinkCalibration>();
   readonly records: CalibrationRecord[] = [];
+  /** The fastest round trips seen, direct and through the link at 0 ms: load never raises them. */
+  private baselineFloorMs = Infinity;
+  private linkFloorMs = Infinity;
 
   constructor(
     readonly link: DelayLink,
@@ -36,22 +39,33 @@ export class CalibratedLink {
     if (known) {
       await this.apply(known);
       if (known.mode !== "delayed") return known;
-      // Load on a shared machine drifts: check the setting still reaches the target, else redo it.
-      const now = await withClient(this.viaLink, (c) => medianRtt(selectOneProbe(c), Math.ceil(this.samples / 3)));
-      if (Math.abs(now - targetMs) <= Math.max(0.1 * targetMs, 0.03)) return known;
+      // Load only slows a round trip, so it never calls for less delay; only a round trip faster than
+      // the target (the floor was read too high) calls for a new calibration, which adds more.
+      const now = await withClient(this.viaLink, (c) => measureRtt(selectOneProbe(c), Math.ceil(this.samples / 3)));
+      if (now.floorMs >= targetMs - reachTolerance(targetMs)) return known;
       this.cache.delete(targetMs);
     }
-    // Direct round trip measured right before (load drifts), link at 0: netem delays direct connections too.
+    // Direct round trip measured right before, link at 0: netem delays direct connections too.
     await this.link.setOneWayDelay(0);
-    const baselineRttMs = await measureBaseline(this.server, this.samples, 50);
+    const direct = await withClient(this.server, (c) => measureRtt(selectOneProbe(c), this.samples, 50));
+    this.baselineFloorMs = Math.min(this.baselineFloorMs, direct.floorMs);
+    const baselineRttMs = direct.medianMs;
     let cal = await withClient(this.viaLink, (c) =>
-      calibrateLink(this.link, selectOneProbe(c), { targetRttMs: targetMs, baselineRttMs, samples: this.samples }),
+      calibrateLink(this.link, selectOneProbe(c), {
+        targetRttMs: targetMs,
+        baselineRttMs,
+        baselineFloorMs: this.baselineFloorMs,
+        linkFloorMs: this.linkFloorMs,
+        samples: this.samples,
+      }),
     );
+    this.linkFloorMs = Math.min(this.linkFloorMs, cal.linkZeroFloorMs);
     if (viaLinkOnly && cal.mode === "direct") {
       cal = {
         ...cal,
         mode: "link-at-zero",
         achievedRttMs: cal.linkZeroRttMs,
+        achievedFloorMs: cal.steps[0].floorMs,
         note: `${cal.note}; this link's peer connects only through it, so it runs at 0 ms added (${cal.linkZeroRttMs.toFixed(3)} ms)`,
       };
     }
