@@ -204,11 +204,10 @@ export async function runRounds({
   if (unused) notes.push(unused.text);
   if (source)
     notes.push(`data: a sample of ${source.source} (PostgreSQL ${source.version}), read in one READ ONLY transaction`);
-  const judged = plan.judged;
   const setup: RunSetup = {
     template,
     variants,
-    judged,
+    judged: plan.judged,
     scripts,
     updates,
     workloadCheck,
