@@ -17,7 +17,7 @@ import {
   runPgbench,
 } from "../../../workloads/pgbench";
 import { waitForPgbenchGone, type PgbenchRunner, type PgbenchRunResult } from "../../../workloads/pgbench";
-import type { PgbenchScript, ProgressPoint, RunOptions } from "../../../workloads/pgbench";
+import type { PgbenchFigures, PgbenchScript, ProgressPoint, RunOptions } from "../../../workloads/pgbench";
 import { cloneForRun, runDatabase, withDatabase } from "./databases";
 
 export interface YourIndexesCondition {
@@ -38,7 +38,7 @@ export type ReadRun = {
   readonly script: string;
   readonly indexScans?: Readonly<Record<string, number>>;
   readonly error?: string;
-} & Partial<Readonly<Record<"tps" | "transactions" | "latencyAvgMs" | "p50Ms" | "p99Ms" | "seconds", number>>>;
+} & Partial<Readonly<Record<keyof PgbenchFigures | "seconds", number>>>;
 
 export type PlannedTrial = OrderedTrial<YourIndexesCondition>;
 
@@ -201,15 +201,10 @@ async function readPhase(ctx: TrialContext, planned: PlannedTrial): Promise<Read
     }
     const after = await afterPgbench(server, indexScans);
     const outcome = pgbenchOutcome(result);
-    const { tps, transactions, latencyAvgMs, p50Ms, p99Ms } = pgbenchFigures(result);
     // An undefined figure is left out where the record is written (JSON).
     out.push({
       script: script.name,
-      tps,
-      transactions,
-      latencyAvgMs,
-      p50Ms,
-      p99Ms,
+      ...pgbenchFigures(result),
       indexScans: Object.fromEntries(
         Object.entries(after).flatMap(([k, v]) => (v - (before[k] ?? 0) > 0 ? [[k, v - (before[k] ?? 0)]] : [])),
       ),
