@@ -134,6 +134,7 @@ export const asTheLabsQuestions = (claims: readonly ClaimCheck[]): ClaimCheck[] 
 
 /** The throughput verdict ("within margin" never follows an interval wholly above 0) and the amplification one. */
 export type Judgement = "costs" | "within margin" | "speeds up" | "inconclusive";
+type Amplification = "adds" | "none above 0" | "inconclusive" | "not measured";
 
 /** "3 paired round(s) cover the median only 75 %: needs ≥ 5", for an interval too short to decide. */
 const tooFew = (i: Interval) =>
@@ -141,7 +142,7 @@ const tooFew = (i: Interval) =>
     ? `${i.n} paired round(s) cover the median only ${Math.round(i.coverage * 100)} %: needs ≥ ${repeatsForCoverage(MIN_COVERAGE)}`
     : undefined;
 
-/** WAL bytes and HOT share lost per transaction, shown beside the entries that decide. */
+/** WAL bytes per transaction and the HOT share lost: shown beside the B-tree entries, which alone decide. */
 function counters(ix: IndexSummary | undefined): string[] {
   const { walBytesPerTx: w, hotShareLost: h } = ix?.amplification ?? {};
   const kb = w && Math.max(...[w.low, w.high, w.estimate].map(Math.abs)) >= 1024 ? "kB" : "B";
@@ -162,18 +163,13 @@ function throughput(c: Interval | undefined, margin: number, costs: ClaimCheck, 
   const faster = `${fmtCost(-c.estimate)} [${pctNum(-c.high)}–${fmtCost(-c.low)}]`;
   if (costs.verdict === "did not hold" && eq.verdict === "did not hold")
     return ["speeds up", `throughput: speeds the workload up ${faster}`];
-  const reason = (costs.verdict === "inconclusive" ? costs : eq).decidedBy.replace(
-    /^.*?(?=straddles|reaches across)/,
-    "",
-  );
+  const undecided = costs.verdict === "inconclusive" ? costs : eq;
+  const reason = undecided.decidedBy.replace(/^.*?(?=straddles|reaches across)/, "");
   return ["inconclusive", `throughput inconclusive: ${at} ${tooFew(c) ?? reason}`];
 }
 
 /** "adds" when the entries lie wholly above 0; too few rounds say so, whatever side; else "none measurably above 0". */
-function amplificationLine(
-  ix: IndexSummary,
-  adds: ClaimCheck,
-): ["adds" | "none above 0" | "inconclusive" | "not measured", string] {
+function amplificationLine(ix: IndexSummary, adds: ClaimCheck): [Amplification, string] {
   const b = ix.amplification.btreeInsertsPerTx;
   const of = counters(ix);
   const shown = of.length ? ` (${of.join(", ")})` : "";
