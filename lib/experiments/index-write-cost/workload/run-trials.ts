@@ -22,12 +22,8 @@ export interface IndexWriteCondition {
 export type IndexWriteTrial = TrialRecord<IndexWriteCondition, IndexWriteCounterKey> & TrialPhases;
 
 /** Seconds outside the timed batches by phase (the run's time account sums them); `next…`: the next trial's setup. */
-export type TrialPhases = Partial<
-  Record<
-    `${"speed" | "recreate" | "load" | "index" | "nextSetup" | "quiesce" | "counters" | "walRecords"}Seconds`,
-    number
-  >
->;
+export type TrialPhases = Partial<Record<`${Phase}Seconds`, number>>;
+type Phase = "speed" | "recreate" | "load" | "index" | "nextSetup" | "quiesce" | "counters" | "walRecords";
 
 const since = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e9;
 async function timed<T>(f: () => Promise<T> | T): Promise<[T, number]> {
