@@ -73,7 +73,7 @@ const GROWTH = "`--set growthRows=[1000000]` (its four conditions at 1M rows) or
 /** The seed's two engines: its quotes and mechanisms are theirs (a new engine has no seed sentence to test). */
 type Seeded = "postgresql" | "mongodb";
 type Spec = Omit<C, "id" | "sentence" | "absent" | "statistic" | "ours"> & Partial<C> & Omit<C["statistic"], "fmt">;
-/** Claim `id (engine)` quoting `quote` + Pg/Mongo: absent when the engine did not run, a ratio (×), `ours` its client path. */
+/** Claim `id (engine)` quoting `<quote>Pg` or `<quote>Mongo`: absent when its engine did not run; `ours`: its path. */
 const on = (engine: Seeded, id: string, quote: string, { text, of, needs, ...c }: Spec): C => ({
   id: `${id} (${engine})`,
   sentence: Q.quote(`${quote}${engine === "postgresql" ? "Pg" : "Mongo"}`),
