@@ -680,18 +680,26 @@ export function scaledRates(r: ReferenceRates, cpuFactor: number, writeFactor: n
   };
 }
 
+/** The probes a stored run read before its servers started (metadata.json); undefined where it has none. */
+export function runProbeReadings(dir: string): ProbeReadings | undefined {
+  const probes = (readJson(path.join(dir, "metadata.json")) as { probes?: unknown } | null | undefined)?.probes;
+  if (!isObject(probes) || typeof probes.cpuProbeSeconds !== "number" || !(probes.cpuProbeSeconds > 0))
+    return undefined;
+  const write = probes.writeProbeSeconds;
+  return {
+    cpuProbeSeconds: probes.cpuProbeSeconds,
+    writeProbeSeconds: typeof write === "number" && write > 0 ? write : null,
+  };
+}
+
 export function storedProbeReadings(notebook: string, root: string): ProbeReadings | undefined {
-  const cpu: number[] = [];
-  const write: number[] = [];
-  for (const { dir } of storedRuns({ root, notebook })) {
-    const probes = (readJson(path.join(dir, "metadata.json")) as { probes?: unknown } | null | undefined)?.probes;
-    if (!isObject(probes)) continue;
-    if (typeof probes.cpuProbeSeconds === "number" && probes.cpuProbeSeconds > 0) cpu.push(probes.cpuProbeSeconds);
-    if (typeof probes.writeProbeSeconds === "number" && probes.writeProbeSeconds > 0)
-      write.push(probes.writeProbeSeconds);
-  }
-  if (!cpu.length) return undefined;
-  return { cpuProbeSeconds: median(cpu), writeProbeSeconds: write.length ? median(write) : null };
+  const readings = storedRuns({ root, notebook }).flatMap(({ dir }) => runProbeReadings(dir) ?? []);
+  const write = readings.flatMap((r) => (r.writeProbeSeconds === null ? [] : [r.writeProbeSeconds]));
+  if (!readings.length) return undefined;
+  return {
+    cpuProbeSeconds: median(readings.map((r) => r.cpuProbeSeconds)),
+    writeProbeSeconds: write.length ? median(write) : null,
+  };
 }
 
 export function referenceFromStored(
@@ -779,7 +787,11 @@ export interface ProbeCheck {
   readonly estimatedSeconds: number;
 }
 
-/** Runs whose trials the plan does not name (another version's keys) are left out. */
+/**
+ * Each stored run is read as its own ETA was: with the probes it recorded at its start (else
+ * `probes`), so a check on a busy machine does not scale a quiet run's trials by today's load.
+ * Runs whose trials the plan does not name (another version's keys) are left out.
+ */
 export function probeCheck<P>(
   notebook: string,
   model: EtaModel<P>,
@@ -787,10 +799,15 @@ export function probeCheck<P>(
   probes: Probes = MACHINE_PROBES,
   references: readonly MachineReference[] = model.references?.all() ?? [],
 ): ProbeCheck[] {
-  const calibration = probeCalibration({ references: { dir: "", all: () => references } }, probes);
-  if (!calibration) return [];
+  const set = { references: { dir: "", all: () => references } };
   const out: ProbeCheck[] = [];
   for (const { dir, params } of storedRuns({ root, notebook })) {
+    const recorded = runProbeReadings(dir);
+    const calibration = probeCalibration(
+      set,
+      recorded ? { cpu: () => recorded.cpuProbeSeconds, write: () => recorded.writeProbeSeconds ?? undefined } : probes,
+    );
+    if (!calibration) continue;
     const finished = new Map<string, number>();
     for (const t of storedTrials(dir)) {
       const wallSeconds = storedWallSeconds(t, model);
