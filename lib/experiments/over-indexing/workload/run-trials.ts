@@ -4,7 +4,8 @@ import { timedWindow, windowFacts, type WindowFacts } from "../../../engines/pos
 import { counterDelta } from "../../../stats/counters";
 import { rotated } from "../../../stats/order";
 import type { TrialRecord } from "../../../results/run-store";
-import { pgbenchOutcome, runPgbench, waitForPgbenchGone, type PgbenchRunResult } from "../../../workloads/pgbench";
+import { pgbenchOutcome, waitForPgbenchGone, type PgbenchRunResult } from "../../../workloads/pgbench";
+import { runTrialPgbench } from "../../../workloads/pgbench-trial";
 import { runTrials, type PgbenchPlanOptions } from "../../../workloads/trials";
 import { prepareRound, runDatabase, withClient, type PreparedRound } from "./databases";
 import {
@@ -118,16 +119,10 @@ async function runRound(o: RunRoundsOptions, planned: PlannedRound): Promise<Ove
     },
     run: async () => {
       onPhase("pgbench");
-      const pgbench = await runPgbench(server, {
-        runner: o.runner,
-        database: runDatabase(server),
-        clients: s.clients,
-        threads: s.threads,
-        durationSeconds: s.durationSeconds,
+      const pgbench = await runTrialPgbench(o, runDatabase(server), {
         script: { name: "inventory.sql", text: s.script },
         noVacuum: true,
         maxTries: s.maxTries > 1 ? s.maxTries : undefined,
-        signal: o.signal,
         onProgress: (p) =>
           o.onStatus?.(
             planned,
