@@ -86,22 +86,17 @@ export const experiment = defineExperiment<OverIndexingParams, OverIndexingTrial
     let plan: PlannedRound[] = planRounds(p.indexLevels, p.repeats);
     const { server, runner } = await pgbenchOnPostgres(servers, "03", notes);
     const shape = datasetShape(p.dataScale);
+    const setup = (text: string) => progress.update(0, plan.length, text);
     // At full scale a step runs for many minutes: the line shows what the server is doing meanwhile.
     let step = "";
+    const onStep = (s: string) => {
+      step = s;
+      setup(`loading the template database: ${s}…`);
+    };
     const template = await withActivity(
       server,
-      (line) => progress.update(0, plan.length, `loading the template database: ${step} · ${line}`),
-      () =>
-        createTemplate(
-          server,
-          shape,
-          p.randomSeed,
-          (s) => {
-            step = s;
-            progress.update(0, plan.length, `loading the template database: ${s}…`);
-          },
-          signal,
-        ),
+      (line) => setup(`loading the template database: ${step} · ${line}`),
+      () => createTemplate(server, shape, p.randomSeed, onStep, signal),
     );
     const script = transactionScript(shape.warehouses, template.samplePercent);
     const loadTotal = Object.values(template.loadSeconds).reduce((a, b) => a + b, 0);
@@ -124,7 +119,7 @@ export const experiment = defineExperiment<OverIndexingParams, OverIndexingTrial
     retime({ model: estimateFor(templates.level, true) });
     const indexSeconds = await withActivity(
       server,
-      (line) => progress.update(0, plan.length, `building ${templates.level} indexes into the template · ${line}`),
+      (line) => setup(`building ${templates.level} indexes into the template · ${line}`),
       () => buildTemplateIndexes(server, templates.level, p.maintenanceWorkMemMB, signal),
     );
     retime({ setupDone: true });
