@@ -14,7 +14,7 @@ import { adaptiveStep, CLAIMS, holm, withoutFlagged } from "./claims";
 import { diskNeed, planTemplates } from "./disk";
 import { estimate, estimateFor } from "./eta";
 import { checkParams, OVER_INDEXING_PROFILES, type OverIndexingParams } from "./params";
-import { levelRows, showLoadedData } from "./present";
+import { levelRows, showLoadedData, type LoadedData } from "./present";
 import { summarise as summariseRounds, type OverIndexingSummary } from "./summarise";
 import { datasetShape, transactionScript } from "./workload/dataset";
 import {
@@ -23,7 +23,6 @@ import {
   dropDatabases,
   walAfterLoad,
   WORKLOAD_DATABASES,
-  type TemplateInfo,
 } from "./workload/databases";
 import { planRounds, runRounds, type OverIndexingTrial, type PlannedRound } from "./workload/run-trials";
 
@@ -67,11 +66,6 @@ const summariseFor = (trials: readonly OverIndexingTrial[], p: OverIndexingParam
   ...summariseRounds(trials, p.durationSeconds, p.clients, p.dataScale),
   looks: lookPlan(p.repeats, p.maxRepeats),
 });
-
-export interface LoadedData {
-  readonly template: TemplateInfo;
-  readonly script: string;
-}
 
 export const experiment = defineExperiment<OverIndexingParams, OverIndexingTrial, OverIndexingSummary, LoadedData>({
   slug: SLUG,

@@ -5,8 +5,8 @@ import { counterDelta } from "../../../stats/counters";
 import { rotated } from "../../../stats/order";
 import type { TrialRecord } from "../../../results/run-store";
 import { pgbenchOutcome, waitForPgbenchGone, type PgbenchRunResult } from "../../../workloads/pgbench";
-import { runTrialPgbench } from "../../../workloads/pgbench-trial";
-import { runTrials, type PgbenchPlanOptions } from "../../../workloads/trials";
+import { runTrialPgbench, type PgbenchLoad } from "../../../workloads/pgbench-trial";
+import { runTrials, type PgbenchPlanOptions, type PlannedTrial } from "../../../workloads/trials";
 import { prepareRound, runDatabase, withClient, type PreparedRound } from "./databases";
 import {
   relationSizes,
@@ -32,12 +32,7 @@ export type OverIndexingTrial = TrialRecord<OverIndexingCondition, OverIndexingC
     readonly order?: number;
   };
 
-export interface PlannedRound {
-  readonly key: string;
-  readonly condition: OverIndexingCondition;
-  readonly repeat: number;
-  readonly order: number;
-}
+export type PlannedRound = PlannedTrial<OverIndexingCondition> & { readonly order: number };
 
 /**
  * Repeat r starts r − 1 levels further on (a Latin square), so that a shared machine's drift over
@@ -53,10 +48,7 @@ export const planRounds = (levels: readonly number[], repeats: number): PlannedR
     })),
   );
 
-export interface RoundSettings {
-  readonly clients: number;
-  readonly threads: number;
-  readonly durationSeconds: number;
+export interface RoundSettings extends PgbenchLoad {
   readonly maxTries: number;
   readonly maintenanceWorkMemMB: number;
   readonly script: string;
