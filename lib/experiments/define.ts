@@ -19,7 +19,7 @@ import type { ServerSpec } from "../targets/types";
 import { showClaimsAndUndeclared } from "../display/claims";
 import { showRunHeader } from "../display/run-header";
 import { showTable } from "../display/table";
-import { register, type Registrable } from "./contract";
+import { etaEntries, type RegisteredExperiment } from "./contract";
 import { estimateRun, type EtaModel } from "./eta";
 import type { FaultCells } from "./faults";
 import { withSession, type ExperimentSession, type RunControl } from "./session";
@@ -92,13 +92,14 @@ export type PlanEta<P, PT> = Omit<EtaModel<P>, "units"> & {
 /** A CSV row: undefined and null are both an empty cell. */
 type CsvRow = Readonly<Record<string, string | number | boolean | null | undefined>>;
 
+/** What a notebook supplies; the defaults of its type parameters are defineExperiment's. */
 export interface ExperimentDefinition<
   P extends BaseParams,
   T extends AnyTrial,
   S,
-  X extends object = object,
-  PT extends PlannedTrial<ConditionOf<T>> = PlannedTrial<ConditionOf<T>>,
-  B = undefined,
+  X extends object,
+  PT extends PlannedTrial<ConditionOf<T>>,
+  B,
 > {
   /** "07-fillfactor-hot": the id (07), the notebook's file, the results folder and the server names derive from it. */
   readonly slug: string;
@@ -260,18 +261,20 @@ export function defineExperiment<
       );
   };
 
-  const experiment: Registrable<P> = {
+  const resolve = (profile: ProfileName, overrides: Record<string, unknown>): P =>
+    params(profile, overrides as Partial<P>);
+  const registered: RegisteredExperiment = {
     id,
     slug: d.slug,
     title: d.title,
-    notebook: `notebooks/${d.slug}.ipynb`,
+    file: `notebooks/${d.slug}.ipynb`,
     profiles: d.profiles,
-    params,
-    plan: prospect,
-    claimSet: d.claims,
-    ...(d.disk ? { disk: d.disk } : {}),
-    ...(eta ? { estimate: eta } : {}),
+    resolve,
+    prospect: (profile, overrides) => prospect(resolve(profile, overrides)),
+    disk: (profile, overrides) => d.disk?.(resolve(profile, overrides)),
+    ...(eta ? etaEntries(d.slug, eta, resolve) : {}),
     ...(d.faults ? { faults: d.faults } : {}),
+    claimSet: d.claims,
   };
 
   return {
@@ -286,7 +289,7 @@ export function defineExperiment<
     prospect,
     showRun,
     showClaims: (checks: readonly ClaimCheck[]): void => showClaimsAndUndeclared(checks, d.claims, d.claimsCaption),
-    registered: register(experiment),
+    registered,
   };
 }
 
