@@ -375,6 +375,11 @@ export function readReference(file: string): MachineReference {
   return parseReference(raw, file);
 }
 
+/** The numbers of a reference's rates and of each kind's growth, each with the least it may be. */
+type Least = ">" | "≥";
+const RATE_FIELDS = { timedPerSizeSeconds: "≥", overheadSeconds: "≥", untimedPerSizeSeconds: "≥" } as const;
+const KIND_FIELDS = { size: ">", seconds: "≥", exponent: ">", untimedSeconds: "≥" } as const;
+
 export function parseReference(raw: unknown, file: string): MachineReference {
   const bad = (field: string, want: string, got: unknown): never => {
     throw new EtaReferenceError(
@@ -382,69 +387,52 @@ export function parseReference(raw: unknown, file: string): MachineReference {
     );
   };
   const object = (v: unknown, field: string): Json => (isObject(v) ? v : bad(field, "an object", v));
-  const seconds = (v: unknown, field: string): number =>
-    typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : bad(field, "a number ≥ 0", v);
-  const positive = (v: unknown, field: string): number =>
-    typeof v === "number" && Number.isFinite(v) && v > 0 ? v : bad(field, "a number > 0", v);
+  const text = (v: unknown, field: string, want: string, ok: (s: string) => boolean): string =>
+    typeof v === "string" && ok(v) ? v : bad(field, want, v);
+  const number = (v: unknown, field: string, least: Least): number =>
+    typeof v === "number" && Number.isFinite(v) && (least === ">" ? v > 0 : v >= 0)
+      ? v
+      : bad(field, `a number ${least} 0`, v);
+  const numbers = <K extends string>(o: Json, at: string, fields: Readonly<Record<K, Least>>): Record<K, number> =>
+    Object.fromEntries(
+      Object.entries<Least>(fields).map(([k, least]) => [k, number(o[k], `${at}.${k}`, least)]),
+    ) as Record<K, number>;
   const top = object(raw, "the file");
   const machine = object(top.machine, "machine");
-  const cpuModel =
-    typeof machine.cpuModel === "string" && machine.cpuModel
-      ? machine.cpuModel
-      : bad("machine.cpuModel", "a CPU model", machine.cpuModel);
-  const cpuProbe = positive(machine.cpuProbeSeconds, "machine.cpuProbeSeconds");
-  const writeProbe =
-    machine.writeProbeSeconds === null
-      ? null
-      : positive(machine.writeProbeSeconds, "machine.writeProbeSeconds (or null)");
-  const fittedOn =
-    typeof top.fittedOn === "string" && /^\d{4}-\d{2}-\d{2}$/.test(top.fittedOn)
-      ? top.fittedOn
-      : bad("fittedOn", "a date YYYY-MM-DD", top.fittedOn);
   const r = object(top.rates, "rates");
-  if (typeof r.constantSetup !== "boolean") bad("rates.constantSetup", "true or false", r.constantSetup);
   const kinds = r.kinds === undefined ? undefined : object(r.kinds, "rates.kinds");
-  const rates: ReferenceRates = {
-    timedPerSizeSeconds: seconds(r.timedPerSizeSeconds, "rates.timedPerSizeSeconds"),
-    overheadSeconds: seconds(r.overheadSeconds, "rates.overheadSeconds"),
-    untimedPerSizeSeconds: seconds(r.untimedPerSizeSeconds, "rates.untimedPerSizeSeconds"),
-    constantSetup: r.constantSetup === true,
-    ...(kinds
-      ? {
-          kinds: Object.fromEntries(
-            Object.entries(kinds).map(([k, v]) => {
-              const g = object(v, `rates.kinds["${k}"]`);
-              const at = `rates.kinds["${k}"]`;
-              return [
-                k,
-                {
-                  size: positive(g.size, `${at}.size`),
-                  seconds: seconds(g.seconds, `${at}.seconds`),
-                  exponent: positive(g.exponent, `${at}.exponent`),
-                  untimedSeconds: seconds(g.untimedSeconds, `${at}.untimedSeconds`),
-                },
-              ];
-            }),
-          ),
-        }
-      : {}),
-  };
   const constants = top.constants === undefined ? {} : object(top.constants, "constants");
-  const sizes =
-    top.sizes === undefined
-      ? []
-      : Array.isArray(top.sizes)
-        ? top.sizes.map((v, i) => positive(v, `sizes[${i}]`))
-        : bad("sizes", "a list of sizes", top.sizes);
   return {
     file,
-    cpuModel,
-    cpuProbeSeconds: cpuProbe,
-    writeProbeSeconds: writeProbe,
-    fittedOn,
-    rates,
-    sizes,
-    constants: Object.fromEntries(Object.entries(constants).map(([k, v]) => [k, seconds(v, `constants.${k}`)])),
+    cpuModel: text(machine.cpuModel, "machine.cpuModel", "a CPU model", Boolean),
+    cpuProbeSeconds: number(machine.cpuProbeSeconds, "machine.cpuProbeSeconds", ">"),
+    writeProbeSeconds:
+      machine.writeProbeSeconds === null
+        ? null
+        : number(machine.writeProbeSeconds, "machine.writeProbeSeconds (or null)", ">"),
+    fittedOn: text(top.fittedOn, "fittedOn", "a date YYYY-MM-DD", (d) => /^\d{4}-\d{2}-\d{2}$/.test(d)),
+    rates: {
+      ...numbers(r, "rates", RATE_FIELDS),
+      constantSetup:
+        typeof r.constantSetup === "boolean"
+          ? r.constantSetup
+          : bad("rates.constantSetup", "true or false", r.constantSetup),
+      ...(kinds && {
+        kinds: Object.fromEntries(
+          Object.entries(kinds).map(([k, v]) => [
+            k,
+            numbers(object(v, `rates.kinds["${k}"]`), `rates.kinds["${k}"]`, KIND_FIELDS),
+          ]),
+        ),
+      }),
+    },
+    sizes:
+      top.sizes === undefined
+        ? []
+        : Array.isArray(top.sizes)
+          ? top.sizes.map((v, i) => number(v, `sizes[${i}]`, ">"))
+          : bad("sizes", "a list of sizes", top.sizes),
+    constants: Object.fromEntries(Object.entries(constants).map(([k, v]) => [k, number(v, `constants.${k}`, "≥")])),
   };
 }
 
