@@ -10,6 +10,7 @@ import path from "node:path";
 import { linearRegression, mean, median } from "simple-statistics";
 import { resultsRoot } from "../results/run-store";
 import { readTimeAccount } from "../results/time-account";
+import { groupBy } from "../stats/summary";
 import { embeddedBaseDir } from "../targets/embedded/data-dir";
 import { durationText } from "../stats/format";
 
@@ -131,24 +132,26 @@ export function fitCalibration(samples: readonly CalibrationSample[], source: st
 /** Timed seconds below this say more about fixed per-trial costs than about growth. */
 export const MIN_GROWTH_SECONDS = 0.25;
 
+/** The points grouped by size, smallest first. */
+const bySize = <X extends { readonly size: number }>(xs: readonly X[]): [number, X[]][] =>
+  [...groupBy(xs, (x) => String(x.size))]
+    .map(([size, at]): [number, X[]] => [Number(size), at])
+    .sort(([a], [b]) => a - b);
+
 export function fitKinds(samples: readonly CalibrationSample[]): Record<string, KindGrowth> | undefined {
-  const byKind = new Map<string, Map<number, CalibrationSample[]>>();
-  for (const s of samples) {
-    if (s.kind === undefined) continue;
-    const sizes = byKind.get(s.kind) ?? new Map<number, CalibrationSample[]>();
-    sizes.set(s.size, [...(sizes.get(s.size) ?? []), s]);
-    byKind.set(s.kind, sizes);
-  }
   const out: Record<string, KindGrowth> = {};
-  for (const [kind, sizes] of byKind) {
-    const points = [...sizes]
+  const kinds = groupBy(
+    samples.filter((s) => s.kind !== undefined),
+    (s) => String(s.kind),
+  );
+  for (const [kind, ofKind] of kinds) {
+    const points = bySize(ofKind)
       .map(([size, at]) => ({
         size,
         seconds: median(at.map((x) => x.timedSeconds)),
         untimed: median(at.map((x) => Math.max(0, x.wallSeconds - x.timedSeconds))),
       }))
-      .filter((p) => p.seconds > 0)
-      .sort((x, y) => x.size - y.size);
+      .filter((p) => p.seconds > 0);
     const top = points[points.length - 1];
     if (!top) continue;
     out[kind] = { size: top.size, seconds: top.seconds, exponent: growthExponent(points), untimedSeconds: top.untimed };
@@ -169,12 +172,8 @@ export function grownSeconds(
   stored: readonly { readonly size: number; readonly seconds: number }[],
   size: number,
 ): { readonly seconds: number; readonly exponent: number; readonly from: number } | undefined {
-  const bySize = new Map<number, number[]>();
-  for (const p of stored) {
-    if (!(p.size > 0) || !Number.isFinite(p.seconds) || p.seconds < 0) continue;
-    bySize.set(p.size, [...(bySize.get(p.size) ?? []), p.seconds]);
-  }
-  const points = [...bySize].map(([s, at]) => ({ size: s, seconds: median(at) })).sort((x, y) => x.size - y.size);
+  const usable = stored.filter((p) => p.size > 0 && Number.isFinite(p.seconds) && p.seconds >= 0);
+  const points = bySize(usable).map(([s, at]) => ({ size: s, seconds: median(at.map((p) => p.seconds)) }));
   const top = points[points.length - 1];
   if (!top) return undefined;
   const exponent = size > top.size ? growthExponent(points) : 1;
@@ -438,7 +437,7 @@ export function parseReference(raw: unknown, file: string): MachineReference {
 
 export function referenceFileContent(
   rates: ReferenceRates,
-  machine: ProbeReadings & { readonly cpuModel: string },
+  { cpuModel, cpuProbeSeconds, writeProbeSeconds }: ProbeReadings & { readonly cpuModel: string },
   fittedOn: string,
   sizes: readonly number[],
   constants: Readonly<Record<string, number>> = {},
@@ -446,11 +445,7 @@ export function referenceFileContent(
 ): Json {
   return {
     ...(note ? { note } : {}),
-    machine: {
-      cpuModel: machine.cpuModel,
-      cpuProbeSeconds: machine.cpuProbeSeconds,
-      writeProbeSeconds: machine.writeProbeSeconds,
-    },
+    machine: { cpuModel, cpuProbeSeconds, writeProbeSeconds },
     fittedOn,
     rates,
     sizes,
@@ -540,28 +535,16 @@ export function storedSamples(
   model: Pick<EtaModel<never>, "size" | "kind" | "apart">,
   root: string = resultsRoot(),
 ): { samples: CalibrationSample[]; runs: number } {
-  const samples: CalibrationSample[] = [];
-  let runs = 0;
-  for (const { dir, params } of storedRuns({ root, notebook })) {
-    let counted = false;
-    for (const t of storedTrials(dir)) {
-      if (typeof t.seconds !== "number") continue;
+  const perRun = storedRuns({ root, notebook }).map(({ dir, params }) =>
+    storedTrials(dir).flatMap((t): CalibrationSample[] => {
       const wallSeconds = storedWallSeconds(t, model);
-      if (wallSeconds === undefined) continue;
-      if (t.condition === null || typeof t.condition !== "object") continue;
-      const condition = t.condition as Record<string, unknown>;
-      const kind = model.kind?.(condition);
-      samples.push({
-        size: model.size(condition, params),
-        timedSeconds: t.seconds,
-        wallSeconds,
-        ...(kind !== undefined ? { kind } : {}),
-      });
-      counted = true;
-    }
-    if (counted) runs++;
-  }
-  return { samples, runs };
+      if (typeof t.seconds !== "number" || wallSeconds === undefined || !isObject(t.condition)) return [];
+      const kind = model.kind?.(t.condition);
+      const size = model.size(t.condition, params);
+      return [{ size, timedSeconds: t.seconds, wallSeconds, ...(kind !== undefined ? { kind } : {}) }];
+    }),
+  );
+  return { samples: perRun.flat(), runs: perRun.filter((samples) => samples.length).length };
 }
 
 function storedWallSeconds(t: Record<string, unknown>, model: Pick<EtaModel<never>, "apart">): number | undefined {
@@ -740,19 +723,15 @@ export function outsideTrials(
   probes: Probes = MACHINE_PROBES,
 ): SetupEstimate | undefined {
   const stored = storedOutsideTrials(notebook, model, root);
-  const words = "kernel, servers, summaries and charts";
-  if (stored.length) {
-    const seconds = median(stored);
-    return {
-      seconds,
-      text: `${formatDuration(seconds)} outside the trials (${words}: ${stored.length} stored run(s) here)`,
-    };
-  }
-  const reference = referenceConstant(model.references?.all() ?? [], OUTSIDE_CONSTANT, probes);
-  if (!reference) return undefined;
+  const reference = stored.length
+    ? undefined
+    : referenceConstant(model.references?.all() ?? [], OUTSIDE_CONSTANT, probes);
+  const seconds = stored.length ? median(stored) : reference?.seconds;
+  if (seconds === undefined) return undefined;
+  const from = reference ? `${reference.file}'s, scaled as its rates` : `${stored.length} stored run(s) here`;
   return {
-    seconds: reference.seconds,
-    text: `${formatDuration(reference.seconds)} outside the trials (${words}: ${reference.file}'s, scaled as its rates)`,
+    seconds,
+    text: `${formatDuration(seconds)} outside the trials (kernel, servers, summaries and charts: ${from})`,
   };
 }
 
