@@ -91,26 +91,29 @@ export interface ExperimentSession<C extends object> {
   stopServer(server: StartedServer): Promise<void>;
 }
 
-export function interruptedMessage(
-  store: { readonly runId: string; readonly directory: string; trials(): readonly unknown[] },
-  planned: number,
-  signal?: string,
-): string {
-  const kept = `${store.trials().length}${planned > 0 ? ` of ${planned}` : ""}`;
+type Kept = { readonly runId: string; readonly directory: string; trials(): readonly unknown[] };
+const trialsOf = (n: number, planned: number) => `${n}${planned > 0 ? ` of ${planned}` : ""} trials`;
+const resumeWith = (store: Kept) => `the same parameters and { resumeId: "${store.runId}" } in the run's options`;
+
+export function interruptedMessage(store: Kept, planned: number, signal?: string): string {
+  const kept = trialsOf(store.trials().length, planned);
+  return `interrupted${signal ? ` (${signal})` : ""}: ${kept} kept in ${store.directory}; its servers were stopped. Resume with ${resumeWith(store)}.`;
+}
+
+export function resumeHint(store: Kept, planned: number): string {
+  const finished = trialsOf(
+    store.trials().filter((t) => (t as { status?: unknown }).status !== "failed").length,
+    planned,
+  );
   return (
-    `interrupted${signal ? ` (${signal})` : ""}: ${kept} trials kept in ${store.directory}; its servers were stopped. ` +
-    `Resume with the same parameters and { resumeId: "${store.runId}" } in the run's options.`
+    `${finished} finished and are kept in ${store.directory}. Once the engine answers again, resume with ${resumeWith(store)}; ` +
+    "its container is removed then (or by `npm run clean`: its record is kept)"
   );
 }
 
-function finishedKeys(store: { trials(): readonly { readonly key: string; readonly status: string }[] }): Set<string> {
-  return new Set(
-    store
-      .trials()
-      .filter((t) => t.status === "ok")
-      .map((t) => t.key),
-  );
-}
+type Keyed = { trials(): readonly { readonly key: string; readonly status: string }[] };
+const finishedKeys = (store: Keyed): Set<string> =>
+  new Set(store.trials().flatMap((t) => (t.status === "ok" ? [t.key] : [])));
 
 /**
  * Refitted whenever a trial finished or the plan grew, counted down between fits so the line moves
@@ -118,7 +121,7 @@ function finishedKeys(store: { trials(): readonly { readonly key: string; readon
  */
 export function modelLeft(
   options: Pick<SessionOptions, "estimate">,
-  store: { trials(): readonly { readonly key: string; readonly status: string }[] },
+  store: Keyed,
   now: () => number = Date.now,
 ): ((done: number, total: number) => number | undefined) | undefined {
   const estimate = options.estimate;
@@ -203,9 +206,12 @@ class RunSession<C extends object> implements ExperimentSession<C> {
     readonly servers: ServerSet,
     readonly notes: string[],
     readonly metadata: RunMetadata,
-    private readonly quietness: Quietness,
-    private readonly comparison: Awaited<ReturnType<typeof comparisonFields>>,
-    private readonly descriptions: ServerDescription[],
+    /** What the metadata holds and later servers add to: the same objects as in `metadata`. */
+    private readonly live: {
+      readonly quietness: Quietness;
+      readonly serverSettings: Record<string, Record<string, string>>;
+      readonly descriptions: ServerDescription[];
+    },
   ) {
     this.postgresSeen = [...servers.byEngine.values()].some((s) => ENGINE_FACTS[s.engine].postgresCatalog);
   }
@@ -269,18 +275,8 @@ class RunSession<C extends object> implements ExperimentSession<C> {
       const quietness: Quietness = { cpus: os.cpus().length, before, selectOneBefore: await selectOneJitter(servers) };
       metadata.quietness = quietness;
       store.writeMetadata(metadata);
-      return new RunSession<C>(
-        options,
-        signal,
-        store,
-        progress,
-        servers,
-        notes,
-        metadata,
-        quietness,
-        comparison,
-        descriptions,
-      );
+      const live = { quietness, serverSettings: comparison.serverSettings, descriptions };
+      return new RunSession<C>(options, signal, store, progress, servers, notes, metadata, live);
     } catch (error) {
       await servers.stopAll();
       throw error;
@@ -307,12 +303,12 @@ class RunSession<C extends object> implements ExperimentSession<C> {
     });
     this.notes.push(...notes);
     this.servers.add(spec.name ?? spec.engine, server);
-    this.descriptions.push(server.description);
+    this.live.descriptions.push(server.description);
     // The first PostgreSQL server of a session that started none up front: what the up-front ones give.
     if (ENGINE_FACTS[server.engine].postgresCatalog && !this.postgresSeen) {
       this.postgresSeen = true;
-      this.quietness.selectOneBefore = await selectOneJitterOn(server.connection);
-      Object.assign(this.comparison.serverSettings, (await comparisonFields(this.servers, this.notes)).serverSettings);
+      this.live.quietness.selectOneBefore = await selectOneJitterOn(server.connection);
+      Object.assign(this.live.serverSettings, (await comparisonFields(this.servers, this.notes)).serverSettings);
     }
     this.writeMetadata();
     return server;
@@ -320,7 +316,7 @@ class RunSession<C extends object> implements ExperimentSession<C> {
 
   readonly adopt = <S extends StartedServer>(server: S): S => {
     this.servers.add(server.id, server, { watched: false });
-    this.descriptions.push(server.description);
+    this.live.descriptions.push(server.description);
     this.writeMetadata();
     return server;
   };
@@ -342,7 +338,7 @@ class RunSession<C extends object> implements ExperimentSession<C> {
       this.signal.throwIfAborted();
       outcome = "finished";
       this.metadata.quietness = {
-        ...this.quietness,
+        ...this.live.quietness,
         during: this.monitor.stop(),
         selectOneAfter: await selectOneJitter(this.servers),
       };
@@ -403,25 +399,12 @@ function limitsOf(options: SessionOptions): { cpus?: number; memoryBytes?: numbe
   };
 }
 
-export function resumeHint(
-  store: { readonly runId: string; readonly directory: string; trials(): readonly unknown[] },
-  planned: number,
-): string {
-  const kept = store.trials().filter((t) => (t as { status?: unknown }).status !== "failed").length;
-  return (
-    `${kept}${planned > 0 ? ` of ${planned}` : ""} trials finished and are kept in ${store.directory}. Once the engine answers again, resume with ` +
-    `the same parameters and { resumeId: "${store.runId}" } in the run's options; its container is removed ` +
-    "then (or by `npm run clean`: its record is kept)"
-  );
-}
-
 function linkTraffic(servers: StartedServers): { linkTraffic?: Record<string, LinkTraffic> } {
-  const out: Record<string, LinkTraffic> = {};
-  for (const [engine, server] of servers.byEngine) {
-    const traffic = server.linkTraffic?.();
-    if (traffic) out[engine] = traffic;
-  }
-  return Object.keys(out).length ? { linkTraffic: out } : {};
+  const traffic = [...servers.byEngine].flatMap(([engine, server]) => {
+    const t = server.linkTraffic?.();
+    return t ? [[engine, t] as const] : [];
+  });
+  return traffic.length ? { linkTraffic: Object.fromEntries(traffic) } : {};
 }
 
 /** 300 × SELECT 1 on a fresh connection after 30 to warm up: the jitter of one round trip. */
