@@ -21,7 +21,7 @@ import {
 } from "./eta";
 import type { FaultCells } from "./faults";
 
-/** The registry's view of a notebook (defineExperiment builds it): what reproduce, the parameter checks, the ETA and the tests need. */
+/** A notebook as the registry sees it (defineExperiment builds it): what reproduce, its checks, ETA and tests need. */
 export interface RegisteredExperiment {
   readonly id: string;
   readonly slug: string;
@@ -32,33 +32,21 @@ export interface RegisteredExperiment {
   resolve(profile: ProfileName, overrides: Record<string, unknown>): object;
   /** Each profile's parameter values (`--help`, docs/parameters.md). */
   readonly profiles: Readonly<Record<ProfileName, object>>;
-  /**
-   * Parameters that must be given (`--set`): such a notebook runs only when asked (`--only`) or when
-   * one of them is given, and is refused before it starts when one is missing. Notebook 00 needs runs.
-   */
+  /** Must be given (`--set`): the notebook runs only with `--only` or one of them, and is refused without all (00). */
   readonly requires?: readonly string[];
   /** What a run with these parameters can decide here (no server starts); absent for notebook 00. */
   prospect?(profile: ProfileName, overrides: Record<string, unknown>): ClaimPlan[];
   /** The data directory's peak size for these parameters, where the notebook estimates it. */
   disk?(profile: ProfileName, overrides: Record<string, unknown>): DiskNeed | undefined;
-  /**
-   * The ETA of a run with these parameters, minus the trials in `done` (a resume's), from this
-   * machine's stored runs; undefined without a model or anything to fit it on.
-   */
+  /** The ETA of these parameters but the trials `done` (a resume's); undefined without a model or data to fit it. */
   readonly estimate?: (
     profile: ProfileName,
     overrides: Record<string, unknown>,
     done?: ReadonlySet<string>,
   ) => Estimate | undefined;
-  /**
-   * The wall of a run outside its trials (kernel, servers, summaries, charts) that `npm run
-   * reproduce` adds to its ETA line; undefined where neither a stored run nor a reference says.
-   */
+  /** The wall outside the trials (kernel, servers, summaries, charts) that reproduce adds to its ETA line. */
   readonly outsideTrials?: () => SetupEstimate | undefined;
-  /**
-   * The ETA model's reference rates against this machine's stored runs under `root`
-   * (`npm run eta:reference`): refitted from them, and how the current ones read them.
-   */
+  /** `npm run eta:reference`: the rates refitted from the runs stored under `root`, and how the current read them. */
   readonly etaReference?: {
     fit(root: string): { readonly rates: ReferenceRates; readonly sizes: readonly number[] } | undefined;
     check(root: string, probes: Probes, references?: readonly MachineReference[]): ProbeCheck[];

@@ -1,9 +1,7 @@
 /**
- * The experiment base: what every notebook's experiment repeats, written once. A notebook supplies
- * its own parts — parameter checks, servers, workload, summary, claims, CSV rows, display sections —
- * and `defineExperiment` derives the rest: identity from the slug, the session around the work, the
- * ETA and the "can decide" prospect, the sensitivity pass, save, showRun and showClaims, and the
- * registry's view (`npm run reproduce`, the parameter checks, the tests).
+ * The experiment base: a notebook supplies its parts (parameter checks, servers, workload, summary, claims, CSV rows,
+ * display) and `defineExperiment` derives the rest: identity from the slug, the session, the ETA and the prospect,
+ * the sensitivity pass, save, showRun, showClaims and the registry's view.
  */
 import path from "node:path";
 import { withProfile, type ProfileName } from "../params/profiles";
@@ -66,10 +64,7 @@ export interface Work<P, T extends AnyTrial, PT extends PlannedTrial<ConditionOf
   readonly control: RunControl;
   /** Date.now() when the run was called, before its servers started: an adaptive design's budget counts from it. */
   readonly startedAt: number;
-  /**
-   * The parameters the ETA plans for from now on: an adaptive design's added round joins the time left;
-   * a phased run's `phase` says the model made for what it now knows and whether its setup is done.
-   */
+  /** What the ETA plans for from now on: an added adaptive round; a phase's model and whether its setup is done. */
   readonly estimateAs: (p: P, phase?: EtaPhase<P>) => void;
   /** What `before` read, before the session started. */
   readonly before: B;
@@ -81,10 +76,7 @@ export interface EtaPhase<P> {
   readonly setupDone?: boolean;
 }
 
-/**
- * An ETA model over a fixed plan: the base builds its units from the same plan the work runs, so
- * that the keys the estimate leaves out as done are the keys the run stores.
- */
+/** An ETA over the plan the work runs: so the keys the estimate leaves out as done are the keys the run stores. */
 export type PlanEta<P, PT> = Omit<EtaModel<P>, "units"> & {
   readonly unit: (t: PT, p: P) => { readonly size: number; readonly fixedSeconds?: number; readonly kind?: string };
 };
@@ -105,10 +97,7 @@ export interface ExperimentDefinition<
   readonly slug: string;
   readonly title: string;
   readonly profiles: Readonly<Record<ProfileName, P>>;
-  /**
-   * Checks the merged parameters and returns them normalised (unknown keys, target, cpus, memoryGiB: the base);
-   * `overrides` says which values the reader set (04: raising `sets` alone raises `maxSets` with it).
-   */
+  /** Checks and normalises the merged parameters past the base's; `overrides`: what the reader set (04: `sets`). */
   readonly check: (p: P, overrides: Partial<P>) => P;
   /** The servers started before the work (named by `serverName`). */
   readonly servers: (p: P) => ServerSpec[];

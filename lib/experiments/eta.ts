@@ -1,7 +1,6 @@
 /**
- * How long a run will take on this machine, said before any server starts (a calibration that
- * writes would need the server the estimate is for deciding): fitted on this machine's stored runs,
- * else the nearest reference machine's rates scaled by a CPU and a write-path probe.
+ * How long a run will take here, said before any server starts (a calibration that writes would need that server):
+ * fitted on this machine's stored runs, else the nearest reference machine's rates scaled by a CPU and a write probe.
  * The model and the runs behind its bounds: docs/claims-and-regimes.md, "How long a run takes here".
  */
 import crypto from "node:crypto";
@@ -23,10 +22,7 @@ export interface PlannedUnit {
   readonly kind?: string;
 }
 
-/**
- * The exponent is kept within [1, 1.5] and shrunk toward 1 when the two sizes are less than 10×
- * apart: a steep rise between nearby sizes is noise, not a law to extrapolate 30× on.
- */
+/** The exponent stays in [1, 1.5], shrunk toward 1 under a 10× span: a steep rise between near sizes is noise. */
 export interface KindGrowth {
   readonly size: number;
   readonly seconds: number;

@@ -1,7 +1,4 @@
-/**
- * Around every experiment run: reap dead runs' leftovers, open the store, start, record and watch
- * the servers, listen for interrupts, and stop the servers whatever happens.
- */
+/** Around every run: reap leftovers, open the store, start and watch the servers, heed interrupts, always stop them. */
 import fs from "node:fs";
 import os from "node:os";
 import { nonDefaultSettings } from "../engines/postgres/server-settings";
@@ -115,10 +112,7 @@ type Keyed = { trials(): readonly { readonly key: string; readonly status: strin
 const finishedKeys = (store: Keyed): Set<string> =>
   new Set(store.trials().flatMap((t) => (t.status === "ok" ? [t.key] : [])));
 
-/**
- * Refitted whenever a trial finished or the plan grew, counted down between fits so the line moves
- * during a long load, and never below what the trials not yet started need.
- */
+/** Refit when a trial finished or the plan grew, counted down between fits, never below what unstarted trials need. */
 export function modelLeft(
   options: Pick<SessionOptions, "estimate">,
   store: Keyed,
@@ -252,7 +246,7 @@ class RunSession<C extends object> implements ExperimentSession<C> {
         ...servers.notes,
         ...(reaped.length ? [`removed ${reaped.length} resource(s) left by an earlier, dead run`] : []),
       ];
-      const comparison = await comparisonFields(servers, notes);
+      const serverSettings = await settingsOf(servers, notes);
       const descriptions = servers.all().map((server) => server.description);
       const metadata: RunMetadata = {
         runId: store.runId,
@@ -268,14 +262,15 @@ class RunSession<C extends object> implements ExperimentSession<C> {
         ...(eta ? { eta } : {}),
         probes,
         ...(options.prospect ? { prospect: options.prospect } : {}),
-        ...comparison,
+        serverSettings,
+        owner: { pid: process.pid, host: os.hostname() },
         // A resumed run's earlier parts and one-off facts (a load its ETA reads) are kept, not overwritten.
         ...(store.earlierParts.length ? { earlierParts: store.earlierParts } : {}),
       };
       const quietness: Quietness = { cpus: os.cpus().length, before, selectOneBefore: await selectOneJitter(servers) };
       metadata.quietness = quietness;
       store.writeMetadata(metadata);
-      const live = { quietness, serverSettings: comparison.serverSettings, descriptions };
+      const live = { quietness, serverSettings, descriptions };
       return new RunSession<C>(options, signal, store, progress, servers, notes, metadata, live);
     } catch (error) {
       await servers.stopAll();
@@ -308,7 +303,7 @@ class RunSession<C extends object> implements ExperimentSession<C> {
     if (ENGINE_FACTS[server.engine].postgresCatalog && !this.postgresSeen) {
       this.postgresSeen = true;
       this.live.quietness.selectOneBefore = await selectOneJitterOn(server.connection);
-      Object.assign(this.live.serverSettings, (await comparisonFields(this.servers, this.notes)).serverSettings);
+      Object.assign(this.live.serverSettings, await settingsOf(this.servers, this.notes));
     }
     this.writeMetadata();
     return server;
@@ -429,10 +424,7 @@ export async function selectOneJitterOn(connection: ConnectionInfo): Promise<Rtt
 }
 
 /** For lib/compare; best effort: a server that refuses the query costs a note, not the run. */
-async function comparisonFields(
-  servers: StartedServers,
-  notes: string[],
-): Promise<{ serverSettings: Record<string, Record<string, string>>; owner: NonNullable<RunMetadata["owner"]> }> {
+async function settingsOf(servers: StartedServers, notes: string[]): Promise<Record<string, Record<string, string>>> {
   const serverSettings: Record<string, Record<string, string>> = {};
   for (const [engine, server] of servers.byEngine) {
     if (!ENGINE_FACTS[server.engine].postgresCatalog) continue;
@@ -444,5 +436,5 @@ async function comparisonFields(
       );
     }
   }
-  return { serverSettings, owner: { pid: process.pid, host: os.hostname() } };
+  return serverSettings;
 }
