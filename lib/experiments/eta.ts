@@ -270,12 +270,8 @@ export function cpuProbeSeconds(): number {
   return best;
 }
 
-const WRITE_PROBE_COMMITS = 64;
-const WRITE_PROBE_COMMIT_BYTES = 8192;
-const WRITE_PROBE_BULK_MIB = 16;
-/** The fastest round: other work's writes delay single rounds. */
-const WRITE_PROBE_ROUNDS = 5;
-const WRITE_PROBE_BUDGET_MS = 1000;
+/** Commits of a page each, then a bulk write; the fastest round: other work's writes delay single rounds. */
+const WRITE_PROBE = { commits: 64, commitBytes: 8192, bulkMiB: 16, rounds: 5, budgetMs: 1000 };
 
 let writeProbed: number | null | undefined;
 
@@ -293,19 +289,19 @@ export function writeProbeIn(dir: string): number | undefined {
   let fd: number | undefined;
   try {
     fd = fs.openSync(file, "w");
-    const small = Buffer.alloc(WRITE_PROBE_COMMIT_BYTES, 7);
+    const small = Buffer.alloc(WRITE_PROBE.commitBytes, 7);
     const bulk = Buffer.alloc(1 << 20, 7);
     const began = Date.now();
     let best = Infinity;
-    for (let round = 0; round < WRITE_PROBE_ROUNDS && Date.now() - began < WRITE_PROBE_BUDGET_MS; round++) {
+    for (let round = 0; round < WRITE_PROBE.rounds && Date.now() - began < WRITE_PROBE.budgetMs; round++) {
       fs.ftruncateSync(fd, 0);
       const started = process.hrtime.bigint();
       let at = 0;
-      for (let i = 0; i < WRITE_PROBE_COMMITS; i++) {
+      for (let i = 0; i < WRITE_PROBE.commits; i++) {
         at += fs.writeSync(fd, small, 0, small.length, at);
         fs.fdatasyncSync(fd);
       }
-      for (let i = 0; i < WRITE_PROBE_BULK_MIB; i++) at += fs.writeSync(fd, bulk, 0, bulk.length, at);
+      for (let i = 0; i < WRITE_PROBE.bulkMiB; i++) at += fs.writeSync(fd, bulk, 0, bulk.length, at);
       fs.fdatasyncSync(fd);
       best = Math.min(best, Number(process.hrtime.bigint() - started) / 1e9);
     }

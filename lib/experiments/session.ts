@@ -16,7 +16,6 @@ import { decideTarget, type TargetChoice } from "../targets/select";
 import type { DockerEndpoint } from "../targets/docker/endpoint";
 import type {
   ConnectionInfo,
-  Engine,
   LinkTraffic,
   ServerDescription,
   ServerSpec,
@@ -57,8 +56,6 @@ export interface SessionOptions {
   /** Limits per server (docker); without them the target's defaults apply. */
   readonly cpus?: number;
   readonly memoryGiB?: number;
-  /** Unset: the ones ENGINE_FACTS marks optional. */
-  readonly optional?: readonly Engine[];
   /** The notebook's `planClaims` line, said with the ETA before any server starts. */
   readonly prospect?: string;
   readonly estimate?: (done: ReadonlySet<string>) => Estimate | undefined;
@@ -237,7 +234,6 @@ class RunSession<C extends object> implements ExperimentSession<C> {
       {
         target: options.target,
         ...limitsOf(options),
-        ...(options.optional ? { optional: options.optional } : {}),
         onProgress: (m) => progress.update(0, 1, m),
       },
     );
