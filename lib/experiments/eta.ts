@@ -22,18 +22,14 @@ export interface PlannedUnit {
   readonly kind?: string;
 }
 
-/** The exponent stays in [1, 1.5], shrunk toward 1 under a 10× span: a steep rise between near sizes is noise. */
-export interface KindGrowth {
-  readonly size: number;
-  readonly seconds: number;
-  readonly exponent: number;
-  readonly untimedSeconds: number;
-}
+/** The numbers of a kind's growth and of the rates, each with the least a reference file may hold. */
+const KIND_FIELDS = { size: ">", seconds: "≥", exponent: ">", untimedSeconds: "≥" } as const;
+const RATE_FIELDS = { timedPerSizeSeconds: "≥", overheadSeconds: "≥", untimedPerSizeSeconds: "≥" } as const;
 
-export interface Calibration {
-  readonly timedPerSizeSeconds: number;
-  readonly overheadSeconds: number;
-  readonly untimedPerSizeSeconds: number;
+/** The exponent stays in [1, 1.5], shrunk toward 1 under a 10× span: a steep rise between near sizes is noise. */
+export type KindGrowth = Readonly<Record<keyof typeof KIND_FIELDS, number>>;
+
+export interface Calibration extends Readonly<Record<keyof typeof RATE_FIELDS, number>> {
   readonly source: string;
   /** Under a 4× span of sizes the untimed part is taken as constant: not a bound either way. */
   readonly constantSetup: boolean;
@@ -366,10 +362,7 @@ export function readReference(file: string): MachineReference {
   return parseReference(raw, file);
 }
 
-/** The numbers of a reference's rates and of each kind's growth, each with the least it may be. */
 type Least = ">" | "≥";
-const RATE_FIELDS = { timedPerSizeSeconds: "≥", overheadSeconds: "≥", untimedPerSizeSeconds: "≥" } as const;
-const KIND_FIELDS = { size: ">", seconds: "≥", exponent: ">", untimedSeconds: "≥" } as const;
 
 export function parseReference(raw: unknown, file: string): MachineReference {
   const bad = (field: string, want: string, got: unknown): never => {
@@ -445,14 +438,14 @@ export function referenceFileContent(
   };
 }
 
+/** This machine's write probe over the reference's, where both have one. */
+const writeRatio = (r: ProbeReadings, write: number | undefined): number | undefined =>
+  r.writeProbeSeconds !== null && write !== undefined && write > 0 ? write / r.writeProbeSeconds : undefined;
+
 /** A write-path reading missing on either side counts as a factor of 2: preferred only when the CPU is much nearer. */
 export function referenceDistance(r: ProbeReadings, cpu: number, write: number | undefined): number {
-  const cpuDistance = Math.abs(Math.log(cpu / r.cpuProbeSeconds));
-  const writeDistance =
-    r.writeProbeSeconds !== null && write !== undefined && write > 0
-      ? Math.abs(Math.log(write / r.writeProbeSeconds))
-      : Math.LN2;
-  return cpuDistance + writeDistance;
+  const ratio = writeRatio(r, write);
+  return Math.abs(Math.log(cpu / r.cpuProbeSeconds)) + (ratio !== undefined ? Math.abs(Math.log(ratio)) : Math.LN2);
 }
 
 export interface ChosenReference {
@@ -472,11 +465,8 @@ export function chooseReference(
   if (!usable.length) return undefined;
   const cpu = probes.cpu();
   const write = usable.some((r) => r.writeProbeSeconds !== null) ? probes.write() : undefined;
-  let best: MachineReference | undefined;
-  for (const r of usable) if (!best || referenceDistance(r, cpu, write) < referenceDistance(best, cpu, write)) best = r;
-  if (!best) return undefined;
-  const writeFactor =
-    best.writeProbeSeconds !== null && write !== undefined && write > 0 ? write / best.writeProbeSeconds : undefined;
+  const best = usable.reduce((a, b) => (referenceDistance(b, cpu, write) < referenceDistance(a, cpu, write) ? b : a));
+  const writeFactor = writeRatio(best, write);
   return {
     reference: best,
     cpuFactor: cpu / best.cpuProbeSeconds,
