@@ -194,12 +194,9 @@ export function defineExperiment<
         ...(p.cpus === undefined ? {} : { cpus: p.cpus }),
         ...(p.memoryGiB === undefined ? {} : { memoryGiB: p.memoryGiB }),
         prospect: planText(prospect(p)),
-        ...(model
-          ? {
-              estimate: (done: ReadonlySet<string>) =>
-                estimateRun(d.slug, phase.model ?? model, etaParams, done, undefined, undefined, phase.setupDone),
-            }
-          : {}),
+        estimate:
+          model &&
+          ((done) => estimateRun(d.slug, phase.model ?? model, etaParams, done, undefined, undefined, phase.setupDone)),
       },
       async (session) => {
         const estimateAs = (q: P, next: EtaPhase<P> = {}): void => {
@@ -231,10 +228,10 @@ export function defineExperiment<
       resumeId: r.runId,
       root: path.dirname(r.directory),
     });
+    const csv = { "summary.csv": d.csvRows(summary, r), ...d.moreCsv?.(summary, r) };
     return [
       store.writeSummary("summary.json", { summary: d.toJson ? d.toJson(summary, r) : summary, claims: checks }),
-      store.writeSummary("summary.csv", summaryCsv(d.csvRows(summary, r), { runId: store.runId, notebook: d.slug })),
-      ...Object.entries(d.moreCsv?.(summary, r) ?? {}).map(([file, rows]) =>
+      ...Object.entries(csv).map(([file, rows]) =>
         store.writeSummary(file, summaryCsv(rows, { runId: store.runId, notebook: d.slug })),
       ),
     ];

@@ -86,6 +86,8 @@ const attempt = <T>(f: () => T): T | undefined => {
     return undefined;
   }
 };
+const mapValues = <V, W>(o: Readonly<Record<string, V>>, f: (v: V, key: string) => W): Record<string, W> =>
+  Object.fromEntries(Object.entries(o).map(([k, v]) => [k, f(v, k)]));
 const readJson = (file: string): unknown => attempt(() => JSON.parse(fs.readFileSync(file, "utf8")) as unknown);
 
 export const finiteOrNaN = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : NaN);
@@ -378,9 +380,7 @@ export function parseReference(raw: unknown, file: string): MachineReference {
       ? v
       : bad(field, `a number ${least} 0`, v);
   const numbers = <K extends string>(o: Json, at: string, fields: Readonly<Record<K, Least>>): Record<K, number> =>
-    Object.fromEntries(
-      Object.entries<Least>(fields).map(([k, least]) => [k, number(o[k], `${at}.${k}`, least)]),
-    ) as Record<K, number>;
+    mapValues<Least, number>(fields, (least, k) => number(o[k], `${at}.${k}`, least)) as Record<K, number>;
   const top = object(raw, "the file");
   const machine = object(top.machine, "machine");
   const r = object(top.rates, "rates");
@@ -402,11 +402,8 @@ export function parseReference(raw: unknown, file: string): MachineReference {
           ? r.constantSetup
           : bad("rates.constantSetup", "true or false", r.constantSetup),
       ...(kinds && {
-        kinds: Object.fromEntries(
-          Object.entries(kinds).map(([k, v]) => [
-            k,
-            numbers(object(v, `rates.kinds["${k}"]`), `rates.kinds["${k}"]`, KIND_FIELDS),
-          ]),
+        kinds: mapValues(kinds, (v, k) =>
+          numbers(object(v, `rates.kinds["${k}"]`), `rates.kinds["${k}"]`, KIND_FIELDS),
         ),
       }),
     },
@@ -416,7 +413,7 @@ export function parseReference(raw: unknown, file: string): MachineReference {
         : Array.isArray(top.sizes)
           ? top.sizes.map((v, i) => number(v, `sizes[${i}]`, ">"))
           : bad("sizes", "a list of sizes", top.sizes),
-    constants: Object.fromEntries(Object.entries(constants).map(([k, v]) => [k, number(v, `constants.${k}`, "≥")])),
+    constants: mapValues(constants, (v, k) => number(v, `constants.${k}`, "≥")),
   };
 }
 
@@ -570,14 +567,12 @@ export function withReferenceShape(
 ): Calibration {
   if (!reference || reference.constantSetup) return fitted;
   const refKinds = reference.kinds ?? {};
-  const kinds = fitted.kinds
-    ? Object.fromEntries(
-        Object.entries(fitted.kinds).map(([k, g]) => {
-          const r = refKinds[k];
-          return [k, r && r.size > g.size && r.exponent > g.exponent ? { ...g, exponent: r.exponent } : g];
-        }),
-      )
-    : undefined;
+  const kinds =
+    fitted.kinds &&
+    mapValues(fitted.kinds, (g, k) => {
+      const r = refKinds[k];
+      return r && r.size > g.size && r.exponent > g.exponent ? { ...g, exponent: r.exponent } : g;
+    });
   if (!fitted.constantSetup) return kinds ? { ...fitted, kinds } : fitted;
   const sizes = samples.map((s) => s.size).filter((x) => x > 0 && Number.isFinite(x));
   const at = sizes.length ? median(sizes) : NaN;
@@ -616,14 +611,13 @@ export function probeCalibration(
 }
 
 export function scaledRates(r: ReferenceRates, cpuFactor: number, writeFactor: number = cpuFactor): ReferenceRates {
-  const kinds = r.kinds
-    ? Object.fromEntries(
-        Object.entries(r.kinds).map(([k, g]) => [
-          k,
-          { ...g, seconds: g.seconds * writeFactor, untimedSeconds: g.untimedSeconds * writeFactor },
-        ]),
-      )
-    : undefined;
+  const kinds =
+    r.kinds &&
+    mapValues(r.kinds, (g) => ({
+      ...g,
+      seconds: g.seconds * writeFactor,
+      untimedSeconds: g.untimedSeconds * writeFactor,
+    }));
   return {
     timedPerSizeSeconds: r.timedPerSizeSeconds * writeFactor,
     overheadSeconds: r.overheadSeconds * cpuFactor,
@@ -634,15 +628,12 @@ export function scaledRates(r: ReferenceRates, cpuFactor: number, writeFactor: n
 }
 
 export function storedProbeReadings(notebook: string, root: string): ProbeReadings | undefined {
-  const cpu: number[] = [];
-  const write: number[] = [];
-  for (const { dir } of storedRuns({ root, notebook })) {
-    const probes = (readJson(path.join(dir, "metadata.json")) as { probes?: unknown } | null | undefined)?.probes;
-    if (!isObject(probes)) continue;
-    if (typeof probes.cpuProbeSeconds === "number" && probes.cpuProbeSeconds > 0) cpu.push(probes.cpuProbeSeconds);
-    if (typeof probes.writeProbeSeconds === "number" && probes.writeProbeSeconds > 0)
-      write.push(probes.writeProbeSeconds);
-  }
+  const probes = storedRuns({ root, notebook })
+    .map(({ dir }) => (readJson(path.join(dir, "metadata.json")) as { probes?: unknown } | null | undefined)?.probes)
+    .filter(isObject);
+  const readings = (field: keyof ProbeReadings) =>
+    probes.map((p) => p[field]).filter((v): v is number => typeof v === "number" && v > 0);
+  const [cpu, write] = [readings("cpuProbeSeconds"), readings("writeProbeSeconds")];
   if (!cpu.length) return undefined;
   return { cpuProbeSeconds: median(cpu), writeProbeSeconds: write.length ? median(write) : null };
 }
