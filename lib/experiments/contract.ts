@@ -39,7 +39,11 @@ export interface RegisteredExperiment {
   /** The data directory's peak size for these parameters, where the notebook estimates it. */
   disk?(profile: ProfileName, overrides: Record<string, unknown>): DiskNeed | undefined;
   /** The ETA of these parameters but the trials `done` (a resume's); undefined without a model or data to fit it. */
-  estimate?(profile: ProfileName, overrides: Record<string, unknown>, done?: ReadonlySet<string>): Estimate | undefined;
+  readonly estimate?: (
+    profile: ProfileName,
+    overrides: Record<string, unknown>,
+    done?: ReadonlySet<string>,
+  ) => Estimate | undefined;
   /** The wall outside the trials (kernel, servers, summaries, charts) that reproduce adds to its ETA line. */
   readonly outsideTrials?: () => SetupEstimate | undefined;
   /** `npm run eta:reference`: the rates refitted from the runs stored under `root`, and how the current read them. */

@@ -380,7 +380,7 @@ export function parseReference(raw: unknown, file: string): MachineReference {
       ? v
       : bad(field, `a number ${least} 0`, v);
   const numbers = <K extends string>(o: Json, at: string, fields: Readonly<Record<K, Least>>): Record<K, number> =>
-    mapValues<Least, number>(fields, (least, k) => number(o[k], `${at}.${k}`, least)) as Record<K, number>;
+    mapValues<Least, number>(fields, (least, k) => number(o[k], `${at}.${k}`, least));
   const top = object(raw, "the file");
   const machine = object(top.machine, "machine");
   const r = object(top.rates, "rates");
