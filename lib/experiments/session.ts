@@ -383,12 +383,10 @@ class RunSession<C extends object> implements ExperimentSession<C> {
   }
 }
 
-function limitsOf(options: SessionOptions): { cpus?: number; memoryBytes?: number } {
-  return {
-    cpus: options.cpus,
-    memoryBytes: options.memoryGiB === undefined ? undefined : options.memoryGiB * 2 ** 30,
-  };
-}
+const limitsOf = ({ cpus, memoryGiB }: SessionOptions): { cpus?: number; memoryBytes?: number } => ({
+  cpus,
+  memoryBytes: memoryGiB === undefined ? undefined : memoryGiB * 2 ** 30,
+});
 
 function linkTraffic(servers: StartedServers): { linkTraffic?: Record<string, LinkTraffic> } {
   const traffic = [...servers.byEngine].flatMap(([engine, server]) => {
