@@ -162,15 +162,11 @@ export function shownDone(done: number, total: number, stored: number): number {
 /** `say` repeats the last line's counts with a new message. */
 class SessionProgress implements ProgressReporter {
   planned = 0;
-  private readonly reporter: ProgressReporter;
   private last: [number, number] = [0, 1];
   constructor(
-    title: string,
-    left?: (done: number, total: number) => number | undefined,
-    private readonly stored = 0,
-  ) {
-    this.reporter = progressReporter(title, left);
-  }
+    private readonly reporter: ProgressReporter,
+    private readonly stored: number,
+  ) {}
   // Arrow properties: callers pass them on as callbacks (`onProgress: progress.update`).
   readonly update = (done: number, total: number, message: string): void => {
     if (total > 1) this.planned = total;
@@ -222,7 +218,8 @@ class RunSession<C extends object> implements ExperimentSession<C> {
       params: options.params,
       resumeId: options.control.resumeId,
     });
-    const progress = new SessionProgress(options.title, modelLeft(options, store), finishedKeys(store).size);
+    const reporter = progressReporter(options.title, modelLeft(options, store));
+    const progress = new SessionProgress(reporter, finishedKeys(store).size);
     // Before any server starts, so a reader can stop now rather than hours in.
     const estimate = options.estimate?.(finishedKeys(store));
     const eta = estimate ? etaText(estimate, store.runId) : undefined;
@@ -321,10 +318,7 @@ class RunSession<C extends object> implements ExperimentSession<C> {
     this.signal.addEventListener("abort", onAbort, { once: true });
     try {
       // The watchdog holds the ServerSet's watched view, which follows startServer/stopServer.
-      const watchdog = new TrialWatchdog({
-        servers: this.servers.byEngine,
-        say: (message) => this.progress.say(message),
-      });
+      const watchdog = new TrialWatchdog({ servers: this.servers.byEngine, say: this.progress.say });
       const result = await withWatchdog(watchdog, () => work(this));
       this.signal.throwIfAborted();
       outcome = "finished";
@@ -341,7 +335,12 @@ class RunSession<C extends object> implements ExperimentSession<C> {
         this.refused = true;
         throw error;
       }
-      if (!this.signal.aborted) throw await this.explain(error);
+      if (!this.signal.aborted) {
+        const explained = await explainRunError(this.servers.byEngine, error);
+        if (isDockerHostLoss(explained) && explained instanceof Error)
+          extendMessage(explained, `. ${resumeHint(this.store, this.progress.planned)}`);
+        throw explained;
+      }
       outcome = "interrupted";
       // Whatever the workload threw on its way out, the cause is the Stop.
       const message = interruptedMessage(
@@ -364,14 +363,6 @@ class RunSession<C extends object> implements ExperimentSession<C> {
     } catch (error) {
       ignored("session: record the run's outcome in metadata.json")(error);
     }
-  }
-
-  private async explain(error: unknown): Promise<unknown> {
-    const explained = await explainRunError(this.servers.byEngine, error);
-    if (isDockerHostLoss(explained) && explained instanceof Error) {
-      extendMessage(explained, `. ${resumeHint(this.store, this.progress.planned)}`);
-    }
-    return explained;
   }
 
   async close(): Promise<void> {
