@@ -38,7 +38,7 @@ export interface RegisteredExperiment {
   prospect?(profile: ProfileName, overrides: Record<string, unknown>): ClaimPlan[];
   /** The data directory's peak size for these parameters, where the notebook estimates it. */
   disk?(profile: ProfileName, overrides: Record<string, unknown>): DiskNeed | undefined;
-  /** The ETA of these parameters but the trials `done` (a resume's); undefined without a model or data to fit it. */
+  /** The ETA of these parameters minus the trials in `done` (a resume's); undefined without a model or data to fit. */
   readonly estimate?: (
     profile: ProfileName,
     overrides: Record<string, unknown>,
@@ -46,7 +46,7 @@ export interface RegisteredExperiment {
   ) => Estimate | undefined;
   /** The wall outside the trials (kernel, servers, summaries, charts) that reproduce adds to its ETA line. */
   readonly outsideTrials?: () => SetupEstimate | undefined;
-  /** `npm run eta:reference`: the rates refitted from the runs stored under `root`, and how the current read them. */
+  /** `npm run eta:reference`: the rates refitted on the runs stored under `root`, and how the current ones fit them. */
   readonly etaReference?: {
     fit(root: string): { readonly rates: ReferenceRates; readonly sizes: readonly number[] } | undefined;
     check(root: string, probes: Probes, references?: readonly MachineReference[]): ProbeCheck[];

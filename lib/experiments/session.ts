@@ -109,7 +109,7 @@ type Keyed = { trials(): readonly { readonly key: string; readonly status: strin
 const finishedKeys = (store: Keyed): Set<string> =>
   new Set(store.trials().flatMap((t) => (t.status === "ok" ? [t.key] : [])));
 
-/** Refit when a trial finished or the plan grew, counted down between fits, never below what unstarted trials need. */
+/** Refitted as trials end or the plan grows, counted down between fits; never below what unstarted trials need. */
 export function modelLeft(
   options: Pick<SessionOptions, "estimate">,
   store: Keyed,
