@@ -57,6 +57,14 @@ const overNone = (kind: IndexKind, pick: (r: RoundValues) => number, what: strin
     : undefined;
 };
 
+/** A batch latency of the GIN insert stream, fastupdate on ÷ off, paired within a round. */
+const ginOnOff = (text: string, pick: (r: RoundValues) => number | undefined, what: string) => ({
+  text: `${text} of the INSERT stream, fastupdate on ÷ off, ${ROUNDS}`,
+  fmt: (x: number) => times(x),
+  of: paired("gin-fastupdate", "gin-nofastupdate", pick, what),
+  needs: "both GIN insert streams",
+});
+
 export const CLAIMS: ClaimSet<IndexTypesParams, S, "pages" | "flushes"> = declare({
   notebook: "08-index-types",
   factors: {
@@ -149,12 +157,7 @@ export const CLAIMS: ClaimSet<IndexTypesParams, S, "pages" | "flushes"> = declar
       mechanism:
         "with fastupdate an insert appends its keys to the unsorted pending list instead of inserting each into the entry tree",
       howToTest: '`--set kinds=["gin-fastupdate","gin-nofastupdate"]` runs it',
-      statistic: {
-        text: `median batch latency of the INSERT stream, fastupdate on ÷ off, ${ROUNDS}`,
-        fmt: (x) => times(x),
-        of: paired("gin-fastupdate", "gin-nofastupdate", (r) => r.medianMs, "median batch ms"),
-        needs: "both GIN insert streams",
-      },
+      statistic: ginOnOff("median batch latency", (r) => r.medianMs, "median batch ms"),
       why: whyOf(
         ["gin-fastupdate", "gin-nofastupdate"],
         ([on, off]) =>
@@ -173,12 +176,7 @@ export const CLAIMS: ClaimSet<IndexTypesParams, S, "pages" | "flushes"> = declar
       regime: ["flushes"],
       regimeText: `an INSERT stream that fills the pending list past gin_pending_list_limit (${PENDING_LIMIT / 1048576} MB) at least once`,
       howToTest: `\`--set rows=${Math.ceil(PENDING_LIMIT / (KEYS_PER_ROW * KEY_BYTES) / 10_000) * 10_000}\` or more fills it once`,
-      statistic: {
-        text: `slowest batch of the INSERT stream, fastupdate on ÷ off, ${ROUNDS}`,
-        fmt: (x) => times(x),
-        of: paired("gin-fastupdate", "gin-nofastupdate", (r) => r.maxMs, "slowest batch ms"),
-        needs: "both GIN insert streams",
-      },
+      statistic: ginOnOff("slowest batch", (r) => r.maxMs, "slowest batch ms"),
       why: whyOf(["gin-fastupdate", "gin-nofastupdate"], ([on, off]) => {
         const flush =
           on.flushes === undefined
