@@ -2,6 +2,7 @@
 import { defineExperiment } from "../define";
 import { flaggedTrialsOf, postgresServer, rowsEta, workOnPostgres } from "../one-postgres";
 import { flaggedColumns, POSTGRES_DOCS_CLAIMS_CAPTION, secondsColumns } from "../condition-groups";
+import { intervalColumns } from "../interval-columns";
 import { CLAIMS } from "./claims";
 import { checkParams, FILLFACTOR_HOT_PROFILES, type FillfactorHotParams } from "./params";
 import { readingOrder } from "./present";
@@ -50,10 +51,7 @@ export const experiment = defineExperiment({
       fillfactor: s.fillfactor,
       column: s.column,
       ...secondsColumns(s),
-      hot_share: s.hotShare ?? null,
-      hot_share_low: s.hotShareInterval?.low ?? null,
-      hot_share_high: s.hotShareInterval?.high ?? null,
-      hot_share_coverage: s.hotShareInterval?.coverage ?? null,
+      ...intervalColumns("hot_share", s.hotShare, s.hotShareInterval),
       new_page_share: s.newPageShare ?? null,
       room_ratio: s.roomRatio ?? null,
       rows_per_page: s.rowsPerPage ?? null,
