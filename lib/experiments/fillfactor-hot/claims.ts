@@ -9,10 +9,14 @@ import { fixed, percent as pct, times } from "../../stats/format";
 
 type S = readonly ConditionSummary[];
 const Q = readQuotes(__dirname);
-const FILLFACTOR = `CREATE TABLE, storage parameter fillfactor (default 100): "${Q.quote("fillfactor").original}"`;
-const HOT =
-  `Heap-Only Tuples (HOT), storage-hot.html: HOT is possible when: "${Q.quote("hotPossibleWhen").original}"; ` +
-  `then: "${Q.quote("hotNoNewIndexEntries").original}"`;
+const FILLFACTOR = {
+  original: `CREATE TABLE, storage parameter fillfactor (default 100): "${Q.quote("fillfactor").original}"`,
+};
+const HOT = {
+  original:
+    `Heap-Only Tuples (HOT), storage-hot.html: HOT is possible when: "${Q.quote("hotPossibleWhen").original}"; ` +
+    `then: "${Q.quote("hotNoNewIndexEntries").original}"`,
+};
 
 const pctFmt = (x: number) => `${(x * 100).toFixed(x < 0.1 ? 1 : 0)} %`;
 const ROOM_TEXT =
@@ -101,7 +105,7 @@ export const CLAIMS: ClaimSet<FillfactorHotParams, S, "noRoom" | "room"> = decla
         "At fillfactor 100, a pass that updates a non-indexed column of every row of a freshly loaded table in " +
         "statements over whole id ranges is mostly not HOT: the page has no free space for the new versions, and its " +
         "old versions are not yet dead, so pruning cannot make room during the pass",
-      sentence: { original: `${FILLFACTOR}; ${HOT}` },
+      sentence: { original: `${FILLFACTOR.original}; ${HOT.original}` },
       figure: "no figure: the documentation's condition (sufficient free space on the page) fails at fillfactor 100",
       kind: "magnitude",
       rule: { kind: "below", margin: 0.5 },
@@ -122,7 +126,7 @@ export const CLAIMS: ClaimSet<FillfactorHotParams, S, "noRoom" | "room"> = decla
       id: "2",
       claim:
         "At a fillfactor whose reserved space holds one new version of every row on the page, the same pass is mostly HOT",
-      sentence: { original: FILLFACTOR },
+      sentence: FILLFACTOR,
       figure: "no figure: the documentation's condition holds",
       kind: "magnitude",
       rule: { kind: "above", margin: 0.5 },
@@ -144,7 +148,7 @@ export const CLAIMS: ClaimSet<FillfactorHotParams, S, "noRoom" | "room"> = decla
     {
       id: "3",
       claim: "An UPDATE that changes an indexed column is not HOT at any fillfactor",
-      sentence: { original: HOT },
+      sentence: HOT,
       figure: "no figure: HOT needs the indexed columns unchanged",
       kind: "direction",
       rule: { kind: "below", margin: 0.01 },
@@ -175,7 +179,7 @@ export const CLAIMS: ClaimSet<FillfactorHotParams, S, "noRoom" | "room"> = decla
       id: "4",
       claim:
         "HOT updates add no index entries; a non-HOT update adds one entry to every index for every row, changed or not",
-      sentence: { original: HOT },
+      sentence: HOT,
       figure: "no figure: no new index entries for a HOT update",
       kind: "magnitude",
       rule: { kind: "below", margin: 0.1 },
@@ -210,7 +214,7 @@ export const CLAIMS: ClaimSet<FillfactorHotParams, S, "noRoom" | "room"> = decla
     {
       id: "5",
       claim: "A HOT pass writes less WAL per updated row than the non-HOT pass over the same rows",
-      sentence: { original: `${HOT} (no index entries: no index WAL records)` },
+      sentence: { original: `${HOT.original} (no index entries: no index WAL records)` },
       ...hotBelowFull("WAL bytes per updated row (pg_stat_wal)", "WAL bytes per row", (r) => r.walBytesPerRow),
       why: bothPasses(
         (v) =>
@@ -222,7 +226,7 @@ export const CLAIMS: ClaimSet<FillfactorHotParams, S, "noRoom" | "room"> = decla
     {
       id: "6",
       claim: "Placing the updated copy on the same page is more efficient: the HOT pass takes less time",
-      sentence: { original: FILLFACTOR },
+      sentence: FILLFACTOR,
       ...hotBelowFull("seconds of the pass", "seconds", (r) => r.seconds),
       why: bothPasses(
         (v) =>
