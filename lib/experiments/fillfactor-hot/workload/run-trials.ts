@@ -30,11 +30,7 @@ export const planTrials = (
     conditionKey,
   );
 
-export interface TrialSize {
-  readonly rows: number;
-  readonly padBytes: number;
-  readonly batchRows: number;
-}
+export type TrialSize = Pick<FillfactorHotParams, "rows" | "padBytes" | "batchRows">;
 
 export async function runTrial(
   table: HotTable,
