@@ -10,8 +10,13 @@ import { EmbeddedPostgresTarget } from "../../lib/targets/embedded/embedded-post
 import { RunStore } from "../../lib/results/run-store";
 import { planTrials, type CreateIndexCondition } from "../../lib/experiments/create-index-after-load/workload/plan";
 import { runPlan, type CreateIndexTrial } from "../../lib/experiments/create-index-after-load/workload/run-trials";
-import { summarise, headlinePair, phaseSums } from "../../lib/experiments/create-index-after-load/summarise";
-import { CLAIMS, withoutFlagged } from "../../lib/experiments/create-index-after-load/claims";
+import {
+  summarise,
+  headlinePair,
+  phaseSums,
+  withoutFlagged,
+} from "../../lib/experiments/create-index-after-load/summarise";
+import { CLAIMS } from "../../lib/experiments/create-index-after-load/claims";
 import { judge } from "../../lib/stats/claim-engine";
 import { recorded } from "../support/counters";
 

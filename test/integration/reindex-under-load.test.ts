@@ -8,9 +8,10 @@ import { EmbeddedPostgresTarget } from "../../lib/targets/embedded/embedded-post
 import { RunStore } from "../../lib/results/run-store";
 import { findHostPgbench, locatePgbench } from "../../lib/workloads/pgbench";
 import {
-  calibrateRebuild,
+  calibrateRunLength,
   createTemplate,
   planRuns,
+  runLengthFor,
   runPlan,
   type ReindexCondition,
 } from "../../lib/experiments/reindex-under-load/workload/run-trials";
@@ -36,8 +37,10 @@ test("the protocol on embedded PostgreSQL: baseline, REINDEX and CONCURRENTLY ru
     assert.equal(template.accountsRows, 500_000);
     assert.equal(template.statements, true, "pg_stat_statements in the template, so in every clone");
     // The calibration rebuild: a fresh clone, the run's restart, the three keys timed without load.
-    const calibration = await calibrateRebuild(server, { restartBetweenRuns: true });
+    const planned = { restartBetweenRuns: true, stallShare: 0.25, durationSeconds: 30, reindexStartSeconds: 10 };
+    const calibration = await calibrateRunLength(server, planned);
     assert.equal(calibration.restarted, true);
+    assert.equal(calibration.durationSeconds, runLengthFor(calibration.seconds, 0.25, planned).durationSeconds);
     assert.ok(calibration.seconds > 0 && (calibration.accountsSeconds ?? 0) > 0, JSON.stringify(calibration));
     assert.ok((calibration.accountsSeconds ?? 0) <= calibration.seconds, "the accounts key is one of the three");
     const store = RunStore.open<ReindexCondition>({ notebook: "test-04", params: { scale: 5 }, root });

@@ -223,9 +223,9 @@ test("04 (3b) PAIR_STATE_RULE at its margin: a set whose two runs' probes are ×
       reindexSeconds: mode === "concurrently" ? (set === 2 ? 4 : 16) * (1 + wobble(set)) : 8,
       probeMs: set === 2 && mode === "concurrently" ? 0.1 * apart : 0.1,
     }));
-  assert.equal(rebuildPairs(s(1.25).runs).split.length, 0);
+  assert.equal(rebuildPairs(s(1.25)).split.length, 0);
   assert.deepEqual(
-    rebuildPairs(s(1.26).runs).split.map((e) => e.label),
+    rebuildPairs(s(1.26)).split.map((e) => e.label),
     ["set 2"],
   );
   const c = one(s(1.26), "3b");
@@ -290,32 +290,33 @@ test("04: with no runs every claim says why it has no verdict", () => {
 
 test("04 adaptive design: adds sets only while the mechanism check (1m) is inconclusive and the budget can reach a verdict", () => {
   const base = {
-    verdict: "inconclusive" as const,
-    sets: 2,
-    plannedSets: 2,
-    maxSets: 5,
+    done: 2,
+    planned: 2,
+    maxRepeats: 5,
     needed: 5,
-    elapsedS: 200,
-    perSetS: 95,
-    budgetS: 600,
+    elapsedSeconds: 200,
+    secondsPerRound: 95,
+    budgetSeconds: 600,
   };
-  assert.deepEqual(adaptiveStep(base), {}, "3 more sets at 95 s fit in 600 s");
+  const open = "inconclusive" as const;
+  assert.deepEqual(adaptiveStep(open, base), {}, "3 more sets at 95 s fit in 600 s");
   assert.match(
-    adaptiveStep({ ...base, budgetS: 240 }).stop ?? "",
+    adaptiveStep(open, { ...base, budgetSeconds: 240 }).stop ?? "",
     /3 more \(to n = 5, where the interval can move\) at ~95 s a set would pass the time budget \(240 s\)/,
   );
   assert.match(
-    adaptiveStep({ ...base, sets: 5 }).stop ?? "",
+    adaptiveStep(open, { ...base, done: 5 }).stop ?? "",
     /still inconclusive at maxSets = 5 \(looked at n = 2, 5\)/,
   );
-  assert.deepEqual(adaptiveStep({ ...base, sets: 4, maxSets: 8, elapsedS: 400 }), {}, "one more set fits");
+  assert.deepEqual(
+    adaptiveStep(open, { ...base, done: 4, maxRepeats: 8, elapsedSeconds: 400 }),
+    {},
+    "one more set fits",
+  );
   // Each stop says how the looks share the stated coverage (stats/adaptive lookPlan).
   const looks = "; adaptive: one look that can decide (n = 5), at coverage ≥ 90 %";
-  assert.equal(adaptiveStep({ ...base, verdict: "held" }).stop, "claim (1m) held after the planned sets" + looks);
-  assert.equal(
-    adaptiveStep({ ...base, verdict: "did not hold", sets: 4 }).stop,
-    "claim (1m) did not hold after 4 sets" + looks,
-  );
+  assert.equal(adaptiveStep("held", base).stop, "claim (1m) held after the planned sets" + looks);
+  assert.equal(adaptiveStep("did not hold", { ...base, done: 4 }).stop, "claim (1m) did not hold after 4 sets" + looks);
 });
 
 test("04 at the full profile (the seed's protocol): every judged claim reaches held and did not hold; (2) stays derived", () => {

@@ -1,16 +1,13 @@
 /** Seed 001's claims, paired per repeat: (4) on the fewer-codes pairs when the run has them, others on the headline. */
 import type { CreateIndexAfterLoadParams } from "./params";
-import { declarations, declare, readQuotes, type Statistic, type Without } from "../../stats/claim-engine";
-import { flaggedUnits, medianOf } from "../../stats/claim-statistics";
+import { declare, readQuotes, type Statistic } from "../../stats/claim-engine";
+import { medianOf } from "../../stats/claim-statistics";
 import { count, fixed, times } from "../../stats/format";
 import { CODE_VALUES } from "./workload/sql";
 import { seedFigures } from "./seed";
-import { bOverA, blockIoMs, headlinePair, sizeSweep, timeRatio, typeCounts } from "./summarise";
-import type { CreateIndexSummary as S } from "./summarise";
+import { bOverA, blockIoMs, densityPair, headlinePair, sizeSweep, timeRatio, typeCounts } from "./summarise";
+import type { CreateIndexSummary as S, MethodSummary as M, PairSummary as Pair, RepeatSide } from "./summarise";
 
-type Pair = S["pairs"][number];
-type Side = Pair["repeats"][number]["a"];
-type M = NonNullable<Pair["a"]>;
 type Both = Pair & { readonly a: M; readonly b: M };
 const Q = readQuotes(__dirname);
 const [f1, f2] = [1, 2].map((digits) => (x: number | undefined) => fixed(x, digits));
@@ -18,28 +15,24 @@ const sec = (ms: number | undefined) => f2((ms ?? NaN) / 1000);
 const share = (x: number) => `${Math.round(x * 100)} %`;
 const minSec = (s: number) => `${Math.floor(s / 60)} m ${Math.round(s % 60)} s`;
 const mib = (bytes: number | undefined) => (bytes === undefined ? "n/a" : `${f1(bytes / 2 ** 20)} MB`);
-
 const SEED_ROWS = 100_000_000;
-/** The seed's table and B's index (~44–51 B a row) over its unstated, so default, 128 MB shared_buffers. */
-const SEED_DATA_OVER_BUFFERS = 44;
-/** Table and B's grown index per row, bytes, for the planned data ÷ shared_buffers (10,001 codes; fewer: smaller). */
-const PLANNED_BYTES_PER_ROW = 51;
 
 const both = <T>(p: Pair | undefined, f: (p: Both) => T): T | undefined => (p?.a && p.b ? f(p as Both) : undefined);
 const onPair = (pair: (s: S) => Pair | undefined, f: (p: Both, s: S) => string) => (s: S) =>
   both(pair(s), (p) => f(p, s)) ?? "";
-const densityPair = (s: S) => s.pairs.find((p) => p.codes !== undefined) ?? headlinePair(s);
+const anatomy = (s: S, m: S["walAnatomy"][number]["method"]) => s.walAnatomy.find((w) => w.method === m);
 
 type Stat = (r: Pair["repeats"]) => ReturnType<typeof timeRatio>;
+/** A pair has repeats only where both methods ran. */
 const paired = (text: string, needs: string, stat: Stat, fmt = times, pair = headlinePair): Statistic<S> => ({
   text,
   fmt,
   needs,
-  of: (s) => both(pair(s), (p) => stat(p.repeats)),
+  of: (s) => stat(pair(s)?.repeats ?? []),
 });
 /** Over the median gap: each repeat's own would drop repeats where B was not slower and blow up near zero. */
 const shareOfGap =
-  (pick: (side: Side) => number | undefined, of: string): Stat =>
+  (pick: (side: RepeatSide) => number | undefined, of: string): Stat =>
   (repeats) => {
     const gaps = repeats.map((r) => r.b.seconds - r.a.seconds).sort((x, y) => x - y);
     const mid = (gaps[(gaps.length - 1) >> 1] + gaps[gaps.length >> 1]) / 2;
@@ -48,15 +41,16 @@ const shareOfGap =
     return medianOf(repeats, (r) => ((pick(r.b) ?? NaN) - (pick(r.a) ?? NaN)) / mid, of);
   };
 const cpuShare = shareOfGap((x) => x.cpuS, "(B − A CPU seconds) ÷ the median B − A gap, per repeat");
+const PER_REPEAT = "one ratio per repeat; median over repeats";
+const AT_HEADLINE = "both methods in at least one repeat at the headline size";
+const seconds = (text: string) => paired(text, AT_HEADLINE, timeRatio);
 
-function dominantTypes(w: S["walAnatomy"][number] | undefined): string {
-  if (!w) return "(no WAL decoding trial)";
-  return typeCounts([w])
-    .slice(0, 3)
-    .map(([type, n]) => `${type} ${f2(n / w.rows)}/row`)
-    .join(", ");
-}
-const anatomy = (s: S, m: S["walAnatomy"][number]["method"]) => s.walAnatomy.find((w) => w.method === m);
+/** The WAL record types most written per row by one method's decoded trial. */
+const dominantTypes = (s: S, m: S["walAnatomy"][number]["method"]) => {
+  const w = anatomy(s, m);
+  const top = w ? typeCounts([w]).slice(0, 3) : [];
+  return w ? top.map(([type, n]) => `${type} ${f2(n / w.rows)}/row`).join(", ") : "(no WAL decoding trial)";
+};
 
 const ioWhy = onPair(headlinePair, ({ a, b, rows, repeats }, s) => {
   const cpu = cpuShare(repeats);
@@ -68,7 +62,6 @@ const ioWhy = onPair(headlinePair, ({ a, b, rows, repeats }, s) => {
     (cpu ? `; extra CPU explains ${share(cpu.estimate)} of the gap.` : ".")
   );
 });
-
 const IO = {
   kind: "magnitude",
   regime: ["cache"],
@@ -76,8 +69,6 @@ const IO = {
   howToTest: "`--profile full` (100M rows, 128 MB shared_buffers) tests it",
   why: ioWhy,
 } as const;
-const AT_HEADLINE = "both methods in at least one repeat at the headline size";
-const PER_REPEAT = "one ratio per repeat; median over repeats";
 
 export const CLAIMS = declare<CreateIndexAfterLoadParams, S, "rows" | "walRows" | "cache" | "rowsPerCode">({
   notebook: "02-create-index-after-load",
@@ -85,21 +76,22 @@ export const CLAIMS = declare<CreateIndexAfterLoadParams, S, "rows" | "walRows" 
     rows: { what: "rows", seed: SEED_ROWS, unit: "rows", within: [0.8, 1.25] },
     // WAL records per row do not depend on the size once the table spans many pages.
     walRows: { what: "rows", seed: SEED_ROWS, unit: "rows", within: [0.01, Infinity] },
-    // Within a factor 2: the seed's settings are unstated.
-    cache: { what: "data ÷ shared_buffers", seed: SEED_DATA_OVER_BUFFERS, unit: "", within: [0.5, 2] },
+    // The seed's table and B's index (~44–51 B a row) over its unstated, so default, 128 MB shared_buffers; within a
+    // factor 2, as the seed's settings are unstated.
+    cache: { what: "data ÷ shared_buffers", seed: 44, unit: "", within: [0.5, 2] },
     // A grown tree's density moves with rows per code (deduplication, single-value splits).
     rowsPerCode: { what: "rows per code", seed: SEED_ROWS / CODE_VALUES, unit: "rows per code", within: [0.5, 2] },
   },
   before: (p) => ({
     rows: p.rows,
     walRows: p.rows,
-    cache: (p.rows * PLANNED_BYTES_PER_ROW) / (p.sharedBuffersMB * 2 ** 20),
+    // Table and B's grown index, 51 B a row at 10,001 codes (fewer codes: smaller).
+    cache: (p.rows * 51) / (p.sharedBuffersMB * 2 ** 20),
     rowsPerCode: p.densityRows > 0 ? p.densityRows / p.densityCodes : p.rows / CODE_VALUES,
   }),
   after: (s) => {
     const [h, d, mb] = [headlinePair(s), densityPair(s), s.headline.sharedBuffersMB];
-    const b = h?.b?.index;
-    const rows = h?.rows ?? s.headline.rows;
+    const [b, rows] = [h?.b?.index, h?.rows ?? s.headline.rows];
     const cache = b && mb ? (b.tableBytes + b.indexBytes) / (mb * 2 ** 20) : undefined;
     return { rows, walRows: rows, cache, rowsPerCode: d ? d.rows / (d.codes ?? CODE_VALUES) : undefined };
   },
@@ -116,11 +108,7 @@ export const CLAIMS = declare<CreateIndexAfterLoadParams, S, "rows" | "walRows" 
       mechanism:
         "CREATE INDEX sorts the keys once and writes the tree bottom-up (nbtsort), where an indexed load descends the tree and inserts into a leaf for every row; that per-row work exists at any size",
       howToTest: "any profile",
-      statistic: paired(
-        `B/A of the seed's timed seconds (A: INSERT + CREATE INDEX, B: INSERT), ${PER_REPEAT}`,
-        AT_HEADLINE,
-        timeRatio,
-      ),
+      statistic: seconds(`B/A of the seed's timed seconds (A: INSERT + CREATE INDEX, B: INSERT), ${PER_REPEAT}`),
       ours: onPair(
         headlinePair,
         ({ a, b, rows }) =>
@@ -149,14 +137,10 @@ export const CLAIMS = declare<CreateIndexAfterLoadParams, S, "rows" | "walRows" 
       regimeText:
         "100M rows only: B/A changes with the table size (see the size sweep), so no other size tests this figure",
       howToTest: "`--profile full` (100M rows) tests it",
-      statistic: paired(
-        "B/A of the seed's timed seconds per repeat at the headline size; median over repeats",
-        AT_HEADLINE,
-        timeRatio,
-      ),
+      statistic: seconds("B/A of the seed's timed seconds per repeat at the headline size; median over repeats"),
       why: onPair(headlinePair, ({ a, b }) => {
-        const seed = seedFigures();
-        return `A ${f2(a.medianSeconds)} s vs B ${f2(b.medianSeconds)} s here; the seed ${minSec(seed.loadThenIndexS)} vs ${minSec(seed.indexThenLoadS)}.`;
+        const [A, B] = [seedFigures().loadThenIndexS, seedFigures().indexThenLoadS].map(minSec);
+        return `A ${f2(a.medianSeconds)} s vs B ${f2(b.medianSeconds)} s here; the seed ${A} vs ${B}.`;
       }),
     },
     {
@@ -176,10 +160,9 @@ export const CLAIMS = declare<CreateIndexAfterLoadParams, S, "rows" | "walRows" 
         bOverA((x) => x.walRecords, "B/A wal_records per repeat"),
       ),
       why: (s) => {
-        const [b, a] = [anatomy(s, "index_then_load"), anatomy(s, "load_then_index")];
-        return a || b
-          ? `Decoded WAL per row (pg_walinspect, ${count((b ?? a)?.rows ?? 0)} rows) — B: ${dominantTypes(b)}; A: ${dominantTypes(a)}.`
-          : "";
+        const w = anatomy(s, "index_then_load") ?? anatomy(s, "load_then_index");
+        const [b, a] = [dominantTypes(s, "index_then_load"), dominantTypes(s, "load_then_index")];
+        return w ? `Decoded WAL per row (pg_walinspect, ${count(w.rows)} rows) — B: ${b}; A: ${a}.` : "";
       },
     },
     {
@@ -249,8 +232,8 @@ export const CLAIMS = declare<CreateIndexAfterLoadParams, S, "rows" | "walRows" 
       ),
       why: (s) => {
         const w = anatomy(s, "index_then_load");
-        const n = (pred: (t: string) => boolean) =>
-          count(w?.types.filter((t) => pred(t.type)).reduce((x, t) => x + t.count, 0));
+        const types = typeCounts(w ? [w] : []);
+        const n = (pred: (t: string) => boolean) => count(types.reduce((x, [t, c]) => x + (pred(t) ? c : 0), 0));
         return w
           ? `While B grew (${count(w.rows)} rows decoded): ${n((t) => t === "Btree/DEDUP")} Btree/DEDUP and ${n((t) => t.startsWith("Btree/SPLIT"))} page-split records.`
           : "";
@@ -281,19 +264,3 @@ export const CLAIMS = declare<CreateIndexAfterLoadParams, S, "rows" | "walRows" 
     walCountersLag: "a measurement caveat, handled by the pause before each counter read (settleMs), not a claim",
   }).map(([key, reason]) => ({ sentence: Q.quote(key), reason })),
 });
-
-export const DECLARATIONS = declarations(CLAIMS);
-
-export function withoutFlagged(s: S): Without<S> {
-  const judged = [...new Set([headlinePair(s), densityPair(s)])].flatMap((p) => (p ? [p] : []));
-  return {
-    summary: { ...s, pairs: s.pairs.map((p) => ({ ...p, repeats: p.repeats.filter((r) => !r.flagged) })) },
-    flagged: flaggedUnits(
-      "repeat",
-      judged.flatMap((p) => p.repeats.map((r) => ({ p, r }))),
-      ({ r }) => (r.flagged ? r.flags : []),
-      ({ p, r }) => `${count(p.rows)} rows, repeat ${r.repeat}`,
-      "No repeat was flagged (outlier, timed checkpoint or autovacuum in its timed phases).",
-    ),
-  };
-}

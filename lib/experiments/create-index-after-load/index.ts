@@ -4,11 +4,18 @@ import { withClient } from "../../engines/postgres/connect";
 import { escapeHtml, show } from "../../display/output";
 import { showTable } from "../../display/table";
 import type { ConnectionInfo, ServerSpec } from "../../targets/types";
+import { timedTrialProgress } from "../condition-groups";
 import { defineExperiment, serverName } from "../define";
 import { finiteOrNaN, referencesIn } from "../eta";
-import { CLAIMS, withoutFlagged } from "./claims";
+import { CLAIMS } from "./claims";
 import { checkParams, CREATE_INDEX_AFTER_LOAD_PROFILES, diskNeed, type CreateIndexAfterLoadParams } from "./params";
-import { checkpoints, ioWaitMs, summarise as summariseTrials, type CreateIndexSummary } from "./summarise";
+import {
+  checkpoints,
+  ioWaitMs,
+  summarise as summariseTrials,
+  withoutFlagged,
+  type CreateIndexSummary,
+} from "./summarise";
 import { METHOD_LABELS, planTrials, type CreateIndexCondition } from "./workload/plan";
 import { runPlan, type CreateIndexTrial } from "./workload/run-trials";
 
@@ -50,10 +57,9 @@ export function serverSpec(p: CreateIndexAfterLoadParams, sharedBuffersMB?: numb
 
 const readSettings = (connection: ConnectionInfo) =>
   withClient(connection, async (client) => {
-    const out: Record<string, string> = {};
-    for (const name of REPORTED_SETTINGS)
-      out[name] = (await client.query<{ v: string }>("SELECT current_setting($1) AS v", [name])).rows[0].v;
-    return out;
+    const sql = "SELECT n, current_setting(n) AS v FROM unnest($1::text[]) WITH ORDINALITY AS s(n, i) ORDER BY i";
+    const { rows } = await client.query<{ n: string; v: string }>(sql, [REPORTED_SETTINGS]);
+    return Object.fromEntries(rows.map((r) => [r.n, r.v]));
   });
 
 const describe = (c: CreateIndexCondition) =>
@@ -97,15 +103,8 @@ export const experiment = defineExperiment({
         settleMs: p.settleMs,
         continueOnError: control.continueOnError,
         signal,
-        onTrial: (done, _total, last, next) => {
-          const result = last?.status === "ok" ? `${last.seconds.toFixed(2)} s` : "failed";
-          const lastText = last ? `last: ${describe(last.condition)} ${result} · ` : "";
-          progress.update(
-            offset + done,
-            plan.length,
-            `${lastText}${next ? `next: ${describe(next.condition)}` : "done"}`,
-          );
-        },
+        onTrial: (done, _total, last, next) =>
+          progress.update(offset + done, plan.length, timedTrialProgress(last, next && describe(next.condition))),
       });
       before += trials.length;
     }

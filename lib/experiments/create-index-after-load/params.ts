@@ -60,7 +60,7 @@ export interface CreateIndexAfterLoadParams extends LimitParams {
   readonly settleMs: number;
 }
 
-/** PostgreSQL 17's defaults, which the seed's local server most likely ran with. */
+/** PostgreSQL 17's defaults, which the seed's local server most likely ran with, and what every profile shares. */
 const SEED_SERVER = {
   target: "auto",
   keyOrders: ["random", "sorted"],
@@ -75,6 +75,9 @@ const SEED_SERVER = {
   // The small-buffers pairs are available by `--set`, run by no profile (docs/create-index-after-load.md).
   cacheRows: 0,
   cacheSharedBuffersMB: 16,
+  // The seed ran 2; 5 paired repeats are the fewest whose interval can decide its 2.54× (claim 1b).
+  repeats: 5,
+  sweepRepeats: 1,
 } as const;
 
 // Why each profile's sizes are what they are: docs/create-index-after-load.md.
@@ -82,9 +85,7 @@ export const CREATE_INDEX_AFTER_LOAD_PROFILES: Readonly<Record<ProfileName, Crea
   smoke: {
     ...SEED_SERVER,
     rows: 20_000,
-    repeats: 5,
     rowSweep: [5_000],
-    sweepRepeats: 1,
     memorySweepMB: [1, 64],
     walAnatomyRows: 20_000,
     densityRows: 0,
@@ -95,9 +96,7 @@ export const CREATE_INDEX_AFTER_LOAD_PROFILES: Readonly<Record<ProfileName, Crea
   default: {
     ...SEED_SERVER,
     rows: 3_000_000,
-    repeats: 5,
     rowSweep: [10_000, 100_000, 1_000_000],
-    sweepRepeats: 1,
     memorySweepMB: [4, 64, 1024],
     walAnatomyRows: 1_000_000,
     // (4) at the seed's rows per code: 1M rows over 100 codes are 10,000, the seed's 100M over 10,001.
@@ -109,10 +108,7 @@ export const CREATE_INDEX_AFTER_LOAD_PROFILES: Readonly<Record<ProfileName, Crea
   full: {
     ...SEED_SERVER,
     rows: 100_000_000,
-    // The seed ran 2; 5 paired repeats are the fewest whose interval can decide its 2.54× (claim 1b).
-    repeats: 5,
     rowSweep: [1_000_000, 10_000_000, 30_000_000],
-    sweepRepeats: 1,
     memorySweepMB: [4, 64, 1024, 4096],
     // Decoding a tenth of the seed's WAL says the same per row.
     walAnatomyRows: 10_000_000,

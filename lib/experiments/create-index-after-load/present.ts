@@ -34,8 +34,11 @@ const RIGHT_AXIS = { overlaying: "y", side: "right", showgrid: false };
 type Values = readonly (number | string | null)[];
 /** A bar, unless `more` gives another type. */
 const trace = (name: string, x: Values, y: Values, more = {}): PlotlyTrace => ({ type: "bar", name, x, y, ...more });
-const lines = (name: string, x: Values, y: Values, more = {}) =>
-  trace(name, x, y, { type: "scatter", mode: "lines+markers", ...more });
+const scatter =
+  (mode: string) =>
+  (name: string, x: Values, y: Values, more = {}) =>
+    trace(name, x, y, { type: "scatter", mode, ...more });
+const [lines, markers] = [scatter("lines+markers"), scatter("markers")];
 const whiskers = (array: number[], arrayminus: number[]) => ({
   error_y: { type: "data", symmetric: false, array, arrayminus },
 });
@@ -97,9 +100,7 @@ export function showHeadline(s: S): void {
       trace("closing CHECKPOINT (write-back left behind; not in the seed's time)", x, checkpoint, {
         marker: { color: PHASE_COLORS.checkpoint, pattern: { shape: "/" } },
       }),
-      trace("each trial (seed's measure)", each, seconds, {
-        type: "scatter",
-        mode: "markers",
+      markers("each trial (seed's measure)", each, seconds, {
         marker: { color: "#222", size: 7, symbol: "line-ew-open" },
       }),
     ],
@@ -224,23 +225,17 @@ export function showCounters(s: S): void {
     caption: `Server counters per phase, ${en(pair.rows)} rows (after − before each statement, medians over trials; "A total" = the seed's timed phases)`,
   });
   const x = [a, b].map((m) => METHOD_LABELS[m.condition.method]);
-  const color = (c: string) => ({ marker: { color: c } });
-  plot({
-    data: [
-      trace("elapsed (seed's measure)", x, [a.medianSeconds, b.medianSeconds], color("#bab0ac")),
-      trace(
-        "CPU, user + system: backend (log_statement_stats) + parallel workers (trace_sort)",
-        x,
-        [a.backendCpuS ?? null, b.backendCpuS ?? null],
-        color("#f58518"),
-      ),
-      trace(
-        "timed I/O wait: blk read+write, WAL write+sync",
-        x,
-        [sum.ioWaitMs(a.totals) / 1000, sum.ioWaitMs(b.totals) / 1000],
-        color("#4c78a8"),
-      ),
+  const bars: [string, string, (m: M) => number | null][] = [
+    ["elapsed (seed's measure)", "#bab0ac", (m) => m.medianSeconds],
+    [
+      "CPU, user + system: backend (log_statement_stats) + parallel workers (trace_sort)",
+      "#f58518",
+      (m) => m.backendCpuS ?? null,
     ],
+    ["timed I/O wait: blk read+write, WAL write+sync", "#4c78a8", (m) => sum.ioWaitMs(m.totals) / 1000],
+  ];
+  plot({
+    data: bars.map(([name, color, f]) => trace(name, x, [a, b].map(f), { marker: { color } })),
     layout: {
       title: { text: "Where the time went (headline, medians): CPU, not disk" },
       barmode: "group",
@@ -339,14 +334,10 @@ export function showSizeSweep(s: S): void {
           ratios.map((p) => p.r.estimate - p.r.low),
         ),
       }),
-      trace(`seed (${rowsLabel(seed.rows)} rows, mean of 2)`, [seed.rows], [seed.ratio], {
-        type: "scatter",
-        mode: "markers",
+      markers(`seed (${rowsLabel(seed.rows)} rows, mean of 2)`, [seed.rows], [seed.ratio], {
         marker: { symbol: "diamond-open", size: 13, color: "#222" },
       }),
-      trace("no difference", [Math.min(...x, seed.rows), seed.rows], [1, 1], {
-        type: "scatter",
-        mode: "lines",
+      scatter("lines")("no difference", [Math.min(...x, seed.rows), seed.rows], [1, 1], {
         line: { color: "#999", dash: "dot" },
       }),
     ],
@@ -369,9 +360,7 @@ export function showKeyOrder(s: S): void {
   plot({
     data: [
       ...phaseBars(x, methods),
-      trace("leaf density (right axis)", x, density, {
-        type: "scatter",
-        mode: "markers+text",
+      scatter("markers+text")("leaf density (right axis)", x, density, {
         text: methods.map((m) => (m.index ? `${m.index.avgLeafDensity.toFixed(0)} %` : "")),
         textposition: "top center",
         yaxis: "y2",

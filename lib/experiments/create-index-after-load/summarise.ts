@@ -1,7 +1,9 @@
 /** The figures from the raw trials: per method, per pair (by repeat), per CREATE INDEX build, WAL by type. */
 import { speedSpread } from "../../stats/speed";
 import { outlierFlags } from "../../stats/intervals";
-import { medianOf, quotient } from "../../stats/claim-statistics";
+import { flaggedUnits, medianOf, quotient } from "../../stats/claim-statistics";
+import type { Without } from "../../stats/claim-engine";
+import { count } from "../../stats/format";
 import { isOk, type OkOf } from "../../results/run-store";
 import { groupBy, spread, medianOfFinite } from "../../stats/summary";
 import { counterEntries, type Counters } from "../../stats/counters";
@@ -248,6 +250,26 @@ export const headlinePairs = (s: CreateIndexSummary, more: (p: PairSummary) => b
 
 export const headlinePair = (s: CreateIndexSummary): PairSummary | undefined =>
   headlinePairs(s, (p) => p.rows === s.headline.rows && p.keyOrder === "random")[0];
+
+/** Claim (4)'s pairs at fewer codes, when the run has them. */
+export const densityPair = (s: CreateIndexSummary) => s.pairs.find((p) => p.codes !== undefined) ?? headlinePair(s);
+
+/** The summary without the flagged repeats, and which of the judged pairs' repeats those were. */
+export function withoutFlagged(s: CreateIndexSummary): Without<CreateIndexSummary> {
+  const judged = [...new Set([headlinePair(s), densityPair(s)])].flatMap(
+    (p) => p?.repeats.map((r) => ({ p, r })) ?? [],
+  );
+  return {
+    summary: { ...s, pairs: s.pairs.map((p) => ({ ...p, repeats: p.repeats.filter((r) => !r.flagged) })) },
+    flagged: flaggedUnits(
+      "repeat",
+      judged,
+      ({ r }) => r.flags,
+      ({ p, r }) => `${count(p.rows)} rows, repeat ${r.repeat}`,
+      "No repeat was flagged (outlier, timed checkpoint or autovacuum in its timed phases).",
+    ),
+  };
+}
 
 export const sizeSweep = (s: CreateIndexSummary) =>
   headlinePairs(s, (p) => p.keyOrder === "random").sort((x, y) => x.rows - y.rows);

@@ -3,14 +3,12 @@ import { declare, readQuotes, type ClaimSet } from "../../stats/claim-engine";
 import { intervalText } from "../../stats/intervals";
 import { fixed as f1, percent as pct, times } from "../../stats/format";
 import { medianOf, quotient } from "../../stats/claim-statistics";
-import { medianOfFinite } from "../../stats/summary";
 import type { ReindexMode, ReindexUnderLoadParams } from "./params";
+import { change } from "./present";
 import * as S from "./summarise";
 
 const Q = readQuotes(__dirname);
-const ratio = (x: number) => times(x);
 const maybe = <T>(x: T | undefined, text: (x: T) => string) => (x ? text(x) : "");
-const change = (r: number) => `${r < 1 ? "−" : "+"}${Math.abs((r - 1) * 100).toFixed(0)} %`;
 const ALL = ["scale", "runLength", "clients"] as const;
 const PROTOCOL_TEXT =
   "pgbench -i -s 100, pgbench -c 2 -T 30 (TPC-B-like), REINDEX of the three primary keys mid-run, restart between runs";
@@ -28,17 +26,12 @@ const NO_CONCURRENTLY = lacking(
   ["concurrently", "reindex"],
   "this run has no REINDEX CONCURRENTLY mode (or no plain one to compare with)",
 );
-const med = (s: S.ReindexSummary, pick: (r: S.RunSummary) => number | undefined) =>
-  medianOfFinite(S.runsOf(s, "reindex").map(pick));
-const secs = (s: S.ReindexSummary, k: "allBlockedSeconds" | "accountsReindexSeconds" | "blockedByReindexSeconds") =>
-  f1(medianOfFinite(S.runsOf(s, "reindex").map((r) => r[k])), 1);
-const LOST = "share of the run's transactions lost in the reindex window, per set";
+const secs = (s: S.ReindexSummary, pick: S.Value, mode?: ReindexMode) => f1(S.perRun(s, pick, "", mode)?.estimate, 1);
 const LOST_OVER_STALL = "lost share ÷ the plain REINDEX's window share of the run, per set";
 const PLAIN = { regime: ALL, howToTest: "any profile with the plain REINDEX mode", absent: NO_PLAIN };
 const BOTH = { regime: ALL, regimeText: NOT_BY_SEED, howToTest: BOTH_MODES, absent: NO_CONCURRENTLY };
-const stall = (s: S.ReindexSummary) => med(s, (r) => S.stallShare(r, s.durationSeconds));
-const modeMedian = (s: S.ReindexSummary, mode: ReindexMode, k: "blockedSeconds" | "reindexSeconds") =>
-  f1(S.modeSummary(s, mode)?.[k]?.median, 1);
+const stall = (s: S.ReindexSummary) => S.perRun(s, (r) => S.stallShare(r, s.durationSeconds))?.estimate;
+const splitSets = (s: S.ReindexSummary) => S.rebuildPairs(s).split.map((e) => e.label);
 
 const exactly = (what: string, seed: number, unit = "") => ({ what, seed, unit, within: [1, 1] as const });
 
@@ -60,20 +53,20 @@ export const CLAIMS: ClaimSet<ReindexUnderLoadParams, S.ReindexSummary, (typeof 
       kind: "magnitude",
       rule: { kind: "inside", low: 0.15, high: 0.35 },
       reading: "the seed's 20–30 % widened by 5 points each side",
-      regime: ALL,
+      ...PLAIN,
       regimeText: `${PROTOCOL_TEXT}. The figure is the seed's rebuild seconds ÷ its 30 s run (≈ 7.6 s stalled, 25 %; sets 2, 3: 20 %, 22 %): another machine's rebuild makes another share, so only the seed's own protocol tests it`,
       howToTest: "`--profile full` runs the seed's protocol (scale 100, 30 s runs, 2 clients)",
       statistic: {
         text: "within each REINDEX run: transactions the REINDEX window cost (the rate outside the window × its length − those done inside), as a share of the run; one value per set, median over sets (the between-run TPS ratio is shown beside it: this machine changes speed between runs)",
         fmt: (x) => pct(x, 1),
-        of: (s) => S.perRun(s.runs, "reindex", (r) => r.lostShare, LOST),
+        of: (s) =>
+          S.perRun(s, (r) => r.lostShare, "share of the run's transactions lost in the reindex window, per set"),
         needs: WINDOW,
       },
       ours: (s) =>
-        `the plain REINDEX's window was ${pct(stall(s))} of the ${s.durationSeconds} s run (the seed's ≈ 25 % of 30 s)${maybe(S.tpsVsBaseline(s.runs, "reindex"), (b) => `; between runs TPS ${intervalText(b, change)} against the set's baseline`)}`,
+        `the plain REINDEX's window was ${pct(stall(s))} of the ${s.durationSeconds} s run (the seed's ≈ 25 % of 30 s)${maybe(S.modeSummary(s, "reindex")?.tpsRatio, (b) => `; between runs TPS ${intervalText(b, (x) => change(x, 0))} against the set's baseline`)}`,
       why: (s) =>
-        `all ${s.clients} clients stood blocked for ${secs(s, "allBlockedSeconds")} s of ${s.durationSeconds} s (median over sets); the accounts key took ${secs(s, "accountsReindexSeconds")} s to rebuild: the drop is about the share of the run the rebuild lasts.`,
-      absent: NO_PLAIN,
+        `all ${s.clients} clients stood blocked for ${secs(s, (r) => r.allBlockedSeconds)} s of ${s.durationSeconds} s (median over sets); the accounts key took ${secs(s, (r) => r.accountsReindexSeconds)} s to rebuild: the drop is about the share of the run the rebuild lasts.`,
     },
     {
       id: "1m",
@@ -88,18 +81,12 @@ export const CLAIMS: ClaimSet<ReindexUnderLoadParams, S.ReindexSummary, (typeof 
       mechanism: `${SHARE_LOCK}; every TPC-B transaction updates all three tables, so no transaction completes in the window`,
       statistic: {
         text: "per REINDEX run: the share of its transactions lost in the window ÷ the window's share of the run (= 1 − TPS inside ÷ TPS outside, so at most 1: the band's top is never the deciding edge); median over sets",
-        fmt: ratio,
-        of: (s) =>
-          S.perRun(
-            s.runs,
-            "reindex",
-            (r) => quotient(r.lostShare, S.stallShare(r, s.durationSeconds)),
-            LOST_OVER_STALL,
-          ),
+        fmt: times,
+        of: (s) => S.perRun(s, (r) => quotient(r.lostShare, S.stallShare(r, s.durationSeconds)), LOST_OVER_STALL),
         needs: WINDOW,
       },
       why: (s) =>
-        `during the window pgbench kept ${pct(S.modeSummary(s, "reindex")?.duringOutside?.median)} of the TPS it had outside it (median)${maybe(S.runsOf(s, "reindex").find((r) => r.topLock)?.topLock, (l) => `; the lock it waited for most: "${l}"`)}; pg_blocking_pids named the REINDEX session for ${secs(s, "blockedByReindexSeconds")} s.`,
+        `during the window pgbench kept ${pct(S.modeSummary(s, "reindex")?.duringOutside?.median)} of the TPS it had outside it (median)${maybe(S.runsOf(s, "reindex").find((r) => r.topLock)?.topLock, (l) => `; the lock it waited for most: "${l}"`)}; pg_blocking_pids named the REINDEX session for ${secs(s, (r) => r.blockedByReindexSeconds)} s.`,
     },
     {
       id: "2",
@@ -112,17 +99,15 @@ export const CLAIMS: ClaimSet<ReindexUnderLoadParams, S.ReindexSummary, (typeof 
       regimeText: PROTOCOL_TEXT,
       statistic: {
         text: "within each REINDEX run: (its unblocked UPDATE latency + its lock waits on pgbench_accounts ÷ its UPDATEs) ÷ its unblocked latency; median over sets",
-        fmt: ratio,
-        of: (s) => S.updateWithinRun(s.runs, "reindex"),
+        fmt: times,
+        of: (s) => S.updateWithinRun(s),
         needs: "pgbench -r statement latencies and lock samples of a REINDEX run",
       },
       arithmetic: (s) => {
         const share = stall(s);
-        const txOverU = med(s, (r) =>
-          r.updateUnblockedMs && r.latencyAvgMs !== undefined ? r.latencyAvgMs / r.updateUnblockedMs : undefined,
-        );
+        const txOverU = S.perRun(s, (r) => quotient(r.latencyAvgMs, r.updateUnblockedMs))?.estimate;
         const multiple = share !== undefined && txOverU !== undefined ? 1 + share * txOverU : undefined;
-        return `1 + stall share ${pct(share)} × transaction ÷ unblocked UPDATE latency ${f1(txOverU, 1)} = ×${f1(multiple, 2)}${maybe(S.updateWithinRun(s.runs, "reindex"), (m) => ` (measured ${intervalText(m, ratio)})`)}; the seed's set 1: 1 + 25 % × 2.226 ÷ 0.125 = ×5.5`;
+        return `1 + stall share ${pct(share)} × transaction ÷ unblocked UPDATE latency ${f1(txOverU, 1)} = ×${f1(multiple, 2)}${maybe(S.updateWithinRun(s), (m) => ` (measured ${intervalText(m, times)})`)}; the seed's set 1: 1 + 25 % × 2.226 ÷ 0.125 = ×5.5`;
       },
       why: () => "",
     },
@@ -141,7 +126,7 @@ export const CLAIMS: ClaimSet<ReindexUnderLoadParams, S.ReindexSummary, (typeof 
         needs: "a REINDEX and a CONCURRENTLY run in the same set",
       },
       why: (s) =>
-        `pgbench waited on locks for ${modeMedian(s, "concurrently", "blockedSeconds")} s with CONCURRENTLY vs ${modeMedian(s, "reindex", "blockedSeconds")} s with plain REINDEX (medians); ${S.runsOf(s, "concurrently").filter((r) => r.reindexOutlastedLoad).length} CONCURRENTLY run(s) outlasted the load (their window is cut at the run's end).`,
+        `pgbench waited on locks for ${secs(s, (r) => r.blockedSeconds, "concurrently")} s with CONCURRENTLY vs ${secs(s, (r) => r.blockedSeconds)} s with plain REINDEX (medians); ${S.runsOf(s, "concurrently").filter((r) => r.reindexOutlastedLoad).length} CONCURRENTLY run(s) outlasted the load (their window is cut at the run's end).`,
     },
     {
       id: "3b",
@@ -155,18 +140,12 @@ export const CLAIMS: ClaimSet<ReindexUnderLoadParams, S.ReindexSummary, (typeof 
         "CONCURRENTLY builds a new index in two scans of the table and waits for every transaction that could see the old one, work plain REINDEX does not do, at any size",
       statistic: {
         text: "per set, seconds to rebuild the three indexes with CONCURRENTLY ÷ with plain REINDEX; median over sets (every set counts; a set whose two runs' write-path probes differ by more than ×1.25 is named in the why)",
-        fmt: ratio,
-        of: (s) =>
-          medianOf(S.rebuildPairs(s.runs).kept, (p) => p.ratio, "rebuild seconds CONCURRENTLY ÷ REINDEX, per set"),
+        fmt: times,
+        of: (s) => medianOf(S.rebuildPairs(s).kept, (p) => p.ratio, "rebuild seconds CONCURRENTLY ÷ REINDEX, per set"),
         needs: "a finished REINDEX and CONCURRENTLY in the same set",
       },
       why: (s) =>
-        `rebuild ${modeMedian(s, "reindex", "reindexSeconds")} s vs ${modeMedian(s, "concurrently", "reindexSeconds")} s (medians, all three indexes)${maybe(
-          S.rebuildPairs(s.runs)
-            .split.map((e) => e.label)
-            .join(", "),
-          (l) => `; sets whose two runs' probes split (×1.25): ${l}`,
-        )}.`,
+        `rebuild ${secs(s, (r) => r.reindexSeconds)} s vs ${secs(s, (r) => r.reindexSeconds, "concurrently")} s (medians, all three indexes)${maybe(splitSets(s).join(", "), (l) => `; sets whose two runs' probes split (×1.25): ${l}`)}.`,
     },
   ],
   notDeclared: [

@@ -1,6 +1,6 @@
 /** Notebook 04: seed 003's pgbench load with a REINDEX (plain or CONCURRENTLY) of its primary keys mid-run. */
 import { judgeOne } from "../../stats/claim-engine";
-import { lookPlan, nextRound } from "../../stats/adaptive";
+import { lookPlan, nextRound, type RoundState } from "../../stats/adaptive";
 import { MIN_COVERAGE, repeatsForCoverage, type Verdict } from "../../stats/claims";
 import { bytesText, type DiskNeed } from "../../targets/disk-need";
 import { runAdaptiveRounds } from "../adaptive-rounds";
@@ -11,7 +11,7 @@ import { estimate } from "./eta";
 import { checkParams, REINDEX_UNDER_LOAD_PROFILES, type ReindexUnderLoadParams } from "./params";
 import { runRows, showSetup } from "./present";
 import { summarise as summariseTrials, withoutFlagged, type ReindexSummary } from "./summarise";
-import { calibrateRebuild, CALIBRATION_FILE, runLengthFor, storedCalibration } from "./workload/run-trials";
+import { calibrateRunLength, CALIBRATION_FILE, storedCalibration } from "./workload/run-trials";
 import { createTemplate, dropDatabases, planRuns, runPlan, WORKLOAD_DATABASES } from "./workload/run-trials";
 import type { PlannedRun, ReindexTrial, RunLengthCalibration, TemplateInfo } from "./workload/run-trials";
 
@@ -28,25 +28,15 @@ const diskNeed = (p: ReindexUnderLoadParams): DiskNeed => ({
 /** The mechanism check: the seed's figure (1) is decided only at the seed's protocol, so more sets cannot decide it. */
 const ADAPTIVE_CLAIM = "1m";
 
-/** needed: sets an interval needs to cover the median with the least coverage that decides a claim. */
-type AdaptiveState = { readonly verdict: Verdict } & Record<
-  "sets" | "plannedSets" | "maxSets" | "needed" | "elapsedS" | "perSetS" | "budgetS",
-  number
->;
-
-export function adaptiveStep(a: AdaptiveState): { readonly stop?: string } {
-  const step = nextRound({
-    done: a.sets,
-    planned: a.plannedSets,
-    maxRepeats: a.maxSets,
-    elapsedSeconds: a.elapsedS,
-    budgetSeconds: a.budgetS,
-    secondsPerRound: a.perSetS,
-    needed: a.needed,
-    undecided: a.verdict === "inconclusive" ? [`claim (${ADAPTIVE_CLAIM})`] : [],
-    decided: `claim (${ADAPTIVE_CLAIM}) ${a.verdict}`,
-    words: { one: "set", many: "sets", cap: "maxSets" },
-  });
+/** The adaptive design's step (stats/adaptive `nextRound`), in sets: stop and why, or a set more while (1m) is open. */
+export function adaptiveStep(
+  verdict: Verdict,
+  r: Omit<RoundState, "undecided" | "decided" | "words">,
+): { readonly stop?: string } {
+  const claim = `claim (${ADAPTIVE_CLAIM})`;
+  const undecided = verdict === "inconclusive" ? [claim] : [];
+  const words = { one: "set", many: "sets", cap: "maxSets" };
+  const step = nextRound({ ...r, undecided, decided: `${claim} ${verdict}`, words });
   return step.more ? {} : { stop: step.reason };
 }
 
@@ -110,8 +100,7 @@ export const experiment = defineExperiment<ReindexUnderLoadParams, ReindexTrial,
     let calibration = p.stallShare > 0 ? storedCalibration(store.directory) : undefined;
     if (p.stallShare > 0 && !calibration) {
       progress.update(0, plan.length, "calibration: timing a plain REINDEX of the three keys on a fresh clone…");
-      const rebuild = await calibrateRebuild(server, p, { onNote: (n) => notes.push(n) });
-      calibration = { ...rebuild, stallShare: p.stallShare, ...runLengthFor(rebuild.seconds, p.stallShare, p) };
+      calibration = await calibrateRunLength(server, p, { onNote: (n) => notes.push(n) });
       store.writeSummary(CALIBRATION_FILE, calibration);
     }
     if (calibration) {
@@ -161,16 +150,9 @@ export const experiment = defineExperiment<ReindexUnderLoadParams, ReindexTrial,
       },
       stopAfter: (done, pace) => {
         const s = summaryOf(store.trials(), p, { calibration }, metadata.host.cpus);
-        return adaptiveStep({
-          verdict: judgeOne(CLAIMS, ADAPTIVE_CLAIM, s, withoutFlagged(s)).verdict,
-          sets: done,
-          plannedSets: p.sets,
-          maxSets: p.maxSets,
-          needed,
-          elapsedS: pace.elapsedSeconds,
-          perSetS: pace.secondsPerRound,
-          budgetS: p.budgetSeconds,
-        }).stop;
+        const { verdict } = judgeOne(CLAIMS, ADAPTIVE_CLAIM, s, withoutFlagged(s));
+        const r = { done, planned: p.sets, maxRepeats: p.maxSets, needed, budgetSeconds: p.budgetSeconds, ...pace };
+        return adaptiveStep(verdict, r).stop;
       },
     });
     const { planned, rounds: sets, stoppedBy, cut } = rounds;

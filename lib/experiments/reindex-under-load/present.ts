@@ -13,24 +13,18 @@ import type { RunLengthCalibration, TemplateInfo } from "./workload/run-trials";
 type Shape = Record<string, unknown>;
 type Runs = readonly RunSummary[];
 
-const MODE_COLORS: Readonly<Record<ReindexMode, string>> = {
-  baseline: "#4c78a8",
-  reindex: "#e45756",
-  concurrently: "#54a24b",
-};
-
-const MODE_LABELS: Readonly<Record<ReindexMode, string>> = {
-  baseline: "baseline (no REINDEX)",
-  reindex: "REINDEX INDEX",
-  concurrently: "REINDEX INDEX CONCURRENTLY",
+const MODES: Readonly<Record<ReindexMode, { readonly color: string; readonly label: string }>> = {
+  baseline: { color: "#4c78a8", label: "baseline (no REINDEX)" },
+  reindex: { color: "#e45756", label: "REINDEX INDEX" },
+  concurrently: { color: "#54a24b", label: "REINDEX INDEX CONCURRENTLY" },
 };
 
 const r1 = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 10) / 10);
 const r3 = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 1000) / 1000);
 const intervalCell = (i: Interval, digits: number) =>
   `${i.estimate.toFixed(digits)} [${i.low.toFixed(digits)}–${i.high.toFixed(digits)}] ${intervalLabel(i)}`;
-const pct = (x: number | undefined) =>
-  x === undefined ? "" : `${x >= 1 ? "+" : "−"}${Math.abs((x - 1) * 100).toFixed(1)} %`;
+export const change = (x: number | undefined, digits = 1) =>
+  x === undefined ? "" : `${x >= 1 ? "+" : "−"}${Math.abs((x - 1) * 100).toFixed(digits)} %`;
 const pair = (a: number | undefined, b: number | undefined, digits: number, sep: string) =>
   a === undefined || b === undefined ? "" : `${a.toFixed(digits)}${sep}${b.toFixed(digits)}`;
 const top = (shares: Readonly<Record<string, number>>, n: number) =>
@@ -70,9 +64,9 @@ export function runRows(s: ReindexSummary): Row[] {
   return inOrder(s).map((r) => ({
     set: r.set,
     "order in set": r.position === undefined ? "" : r.position + 1,
-    mode: MODE_LABELS[r.mode],
+    mode: MODES[r.mode].label,
     tps: r1(r.tps),
-    "vs baseline": r.mode === "baseline" ? "" : pct(r.tpsVsBaseline),
+    "vs baseline": r.mode === "baseline" ? "" : change(r.tpsVsBaseline),
     "latency avg ms": r3(r.latencyAvgMs),
     "p50 ms": r3(r.p50Ms),
     "p95 ms": r3(r.p95Ms),
@@ -97,7 +91,7 @@ export function showRunTable(s: ReindexSummary): void {
     caption: `Every run (p50/p95/p99/max from pgbench's per-transaction log; UPDATE accounts = pgbench -r; blocked = sampled time with ≥1 pgbench session waiting on a lock). Flags: outlier = ${OUTLIER_RULE} (TPS, within the mode); a checkpoint or an autovacuum run between the counters read around the run. Each claim says whether its verdict changes without the flagged sets`,
   });
   const modes: Row[] = sortedBy(s.modes, [(m) => m.mode, REINDEX_MODES]).map((m) => ({
-    mode: MODE_LABELS[m.mode],
+    mode: MODES[m.mode].label,
     sets: m.n,
     "median tps": r1(m.tps.median),
     "tps range": `${m.tps.min.toFixed(0)}–${m.tps.max.toFixed(0)}`,
@@ -131,12 +125,12 @@ export function showSeedComparison(s: ReindexSummary): void {
       set: x.set,
       "seed baseline tps": r1(x.baselineTps),
       "seed REINDEX tps": r1(x.reindexTps),
-      "seed change": pct(x.reindexTps / x.baselineTps),
+      "seed change": change(x.reindexTps / x.baselineTps),
       "our baseline tps": r1(ours("baseline")?.tps),
       "our REINDEX tps": r1(ours("reindex")?.tps),
-      "our change": pct(ours("reindex")?.tpsVsBaseline),
+      "our change": change(ours("reindex")?.tpsVsBaseline),
       "our CONCURRENTLY tps": r1(ours("concurrently")?.tps),
-      "our CONCURRENTLY change": pct(ours("concurrently")?.tpsVsBaseline),
+      "our CONCURRENTLY change": change(ours("concurrently")?.tpsVsBaseline),
     };
   });
   showTable(rows, {
@@ -162,7 +156,7 @@ export function showWaits(s: ReindexSummary): void {
     .filter((r) => r.mode !== "baseline" || r.set === s.runs[0]?.set)
     .map((r) => ({
       set: r.set,
-      mode: MODE_LABELS[r.mode],
+      mode: MODES[r.mode].label,
       "pgbench waits (top 4)": top(r.waitShares, 4),
       "lock waited for": r.topLock ?? "",
       "blocked by the REINDEX s": r1(r.blockedByReindexSeconds),
@@ -177,27 +171,22 @@ export function showWaits(s: ReindexSummary): void {
   });
 }
 
-/** Every statement's `-r` latency per mode (median over sets), ms. */
+/** Every statement's `-r` latency per mode (median over sets, the lower one for an even count), ms. */
 export function showStatements(s: ReindexSummary): void {
   const modes = [...new Set(s.runs.map((r) => r.mode))];
-  const commands = [...new Set(s.runs.flatMap((r) => r.statements.map((x) => x.command)))].filter(
-    (c) => !c.startsWith("\\"),
+  const commands = new Set(
+    s.runs.flatMap((r) => r.statements.map((x) => x.command)).filter((c) => !c.startsWith("\\")),
   );
-  const rows: Row[] = commands.map((command) => {
-    const row: Record<string, string | number | undefined> = {
-      statement: command.length > 60 ? `${command.slice(0, 60)}…` : command,
-    };
-    for (const mode of modes) {
-      const values = s.runs
-        .filter((r) => r.mode === mode)
-        .map((r) => r.statements.find((x) => x.command === command)?.latencyMs)
-        .filter((x): x is number => x !== undefined);
-      row[`${MODE_LABELS[mode]} ms`] = values.length
-        ? r3([...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)])
-        : undefined;
-    }
-    return row;
-  });
+  const latency = (mode: ReindexMode, command: string) => {
+    const v = s.runs.flatMap((r) =>
+      r.mode === mode ? (r.statements.find((x) => x.command === command)?.latencyMs ?? []) : [],
+    );
+    return v.length ? r3(v.sort((a, b) => a - b)[Math.floor((v.length - 1) / 2)]) : undefined;
+  };
+  const rows: Row[] = [...commands].map((command) => ({
+    statement: command.length > 60 ? `${command.slice(0, 60)}…` : command,
+    ...Object.fromEntries(modes.map((mode) => [`${MODES[mode].label} ms`, latency(mode, command)])),
+  }));
   showTable(rows, {
     caption: "pgbench -r: average latency of each statement, ms (median over sets; lower median for an even count)",
   });
@@ -238,7 +227,7 @@ const rect = (x: number[], y: number[], fillcolor: string) => onPlot("rect", x, 
 /** The REINDEX as a light band over the TPS panel, its start and end as dashed lines; blocked intervals as strips. */
 function shapesFor(runs: Runs): Shape[] {
   return runs.flatMap((r) => {
-    const color = MODE_COLORS[r.mode];
+    const color = MODES[r.mode].color;
     const { reindexStartS: start, reindexEndS: end } = r;
     const window =
       start === undefined || end === undefined
@@ -263,11 +252,11 @@ function perSetFigure(
   title: string,
   traces: (r: RunSummary) => PlotlyTrace[],
   shapes: typeof shapesFor,
-) {
+  layout: Shape,
+): PlotlyFigure {
   const sets = [...new Set(s.runs.map((r) => r.set))].sort((a, b) => a - b);
   const runsIn = (set: number | undefined) => s.runs.filter((r) => r.set === set);
   const groups = sets.map((set) => runsIn(set).flatMap(traces));
-  const layoutFor = (set: number) => ({ shapes: shapes(runsIn(set)) });
   return {
     data: groups.flatMap((g, i) => g.map((t) => ({ ...t, visible: i === 0 }))),
     layout: {
@@ -278,8 +267,9 @@ function perSetFigure(
         sets,
         groups.flatMap((g, i) => g.map(() => sets[i])),
         (set) => `set ${set}`,
-        layoutFor,
+        (set) => ({ shapes: shapes(runsIn(set)) }),
       ),
+      ...layout,
     },
   };
 }
@@ -287,15 +277,16 @@ function perSetFigure(
 const modeLine = (r: RunSummary, width: number | undefined, more: Record<string, unknown>): PlotlyTrace => ({
   type: "scatter",
   mode: "lines",
-  name: MODE_LABELS[r.mode],
+  name: MODES[r.mode].label,
   ...more,
-  line: { color: MODE_COLORS[r.mode], ...(width ? { width } : {}), shape: "hv" },
+  line: { color: MODES[r.mode].color, ...(width ? { width } : {}), shape: "hv" },
 });
 
 /** TPS per second per mode (top), sessions waiting on a lock (bottom). */
 function timeline(s: ReindexSummary): PlotlyFigure {
   const title = "TPS per second; dashed: REINDEX start/end; strips at the top: pgbench blocked on a lock";
-  const f = perSetFigure(
+  const end = Math.max(s.durationSeconds, ...s.runs.map((r) => r.reindexEndS ?? 0)) + 1;
+  return perSetFigure(
     s,
     title,
     (r) => [
@@ -305,7 +296,7 @@ function timeline(s: ReindexSummary): PlotlyFigure {
         hovertemplate: "%{y:.0f} tps at %{x:.0f} s<extra>" + r.mode + "</extra>",
       }),
       modeLine(r, 1.5, {
-        name: `${MODE_LABELS[r.mode]}: sessions waiting on a lock`,
+        name: `${MODES[r.mode].label}: sessions waiting on a lock`,
         legendgroup: r.mode,
         showlegend: false,
         xaxis: "x",
@@ -313,24 +304,19 @@ function timeline(s: ReindexSummary): PlotlyFigure {
         x: r.perSample.map((p) => (p.t - r.startMs) / 1000),
         y: r.perSample.map((p) => p.lockWaiting),
         fill: "tozeroy",
-        fillcolor: fade(MODE_COLORS[r.mode], 0.2),
+        fillcolor: fade(MODES[r.mode].color, 0.2),
         hovertemplate: "%{y} waiting at %{x:.1f} s<extra>" + r.mode + "</extra>",
       }),
     ],
     shapesFor,
-  );
-  const end = Math.max(s.durationSeconds, ...s.runs.map((r) => r.reindexEndS ?? 0)) + 1;
-  return {
-    data: f.data,
-    layout: {
-      ...f.layout,
+    {
       // Anchored to the lower panel, so the shared axis and its title sit at the bottom.
       xaxis: { title: { text: "seconds since the load started" }, anchor: "y2", range: [0, end] },
       yaxis: { title: { text: "transactions / s" }, domain: [0.3, 1], rangemode: "tozero" },
       yaxis2: { title: { text: "waiting" }, domain: [0, 0.22], rangemode: "tozero", dtick: 1 },
       legend: { orientation: "h", y: -0.15 },
     },
-  };
+  );
 }
 
 /** The slowest transaction of each second (log scale) per mode and set: a blocked client shows as one very slow one. */
@@ -339,16 +325,11 @@ function latencyTimeline(s: ReindexSummary): PlotlyFigure {
   const slowest = (r: RunSummary) => stepCoordinates(r.series, (p) => (p.transactions ? p.latencyMaxMs : null));
   // REINDEX start and end as full-height dashed lines.
   const lines = (runs: Runs) => shapesFor(runs).flatMap((x) => (x.type === "line" ? [{ ...x, y0: 0, y1: 1 }] : []));
-  const f = perSetFigure(s, title, (r) => [modeLine(r, undefined, slowest(r))], lines);
-  return {
-    data: f.data,
-    layout: {
-      ...f.layout,
-      legend: { orientation: "h", y: -0.2 },
-      xaxis: { title: { text: "seconds since the load started" }, range: [0, s.durationSeconds + 1] },
-      yaxis: { title: { text: "ms" }, type: "log" },
-    },
-  };
+  return perSetFigure(s, title, (r) => [modeLine(r, undefined, slowest(r))], lines, {
+    legend: { orientation: "h", y: -0.2 },
+    xaxis: { title: { text: "seconds since the load started" }, range: [0, s.durationSeconds + 1] },
+    yaxis: { title: { text: "ms" }, type: "log" },
+  });
 }
 
 /** One bar per set for each mode of the run. */
@@ -356,7 +337,7 @@ const barsByMode = (s: ReindexSummary, prefix: string, y: (r: RunSummary) => num
   [...new Set(s.runs.map((r) => r.mode))].map((mode): PlotlyTrace => {
     const runs = s.runs.filter((r) => r.mode === mode).sort((a, b) => a.set - b.set);
     const x = runs.map((r) => `set ${r.set}`);
-    return { type: "bar", name: prefix + MODE_LABELS[mode], x, y: runs.map(y), marker: { color: MODE_COLORS[mode] } };
+    return { type: "bar", name: prefix + MODES[mode].label, x, y: runs.map(y), marker: { color: MODES[mode].color } };
   });
 
 /** TPS of each set and mode beside the seed's three sets. */
@@ -368,7 +349,7 @@ function tpsBySet(s: ReindexSummary): PlotlyFigure {
     name: mode === "baseline" ? "seed: baseline" : "seed: REINDEX",
     x: seed.map((x) => `set ${x.set}`),
     y: seed.map((x) => (mode === "baseline" ? x.baselineTps : x.reindexTps)),
-    marker: { symbol: "diamond-open", size: 12, color: MODE_COLORS[mode] },
+    marker: { symbol: "diamond-open", size: 12, color: MODES[mode].color },
   }));
   return {
     data: [...barsByMode(s, "ours: ", (r) => r.tps), ...seedMarkers],
@@ -384,10 +365,9 @@ function tpsBySet(s: ReindexSummary): PlotlyFigure {
 function updateLatencyBySet(s: ReindexSummary): PlotlyFigure {
   const seed = seedSets()[0];
   const lines = [
-    { v: seed?.baselineUpdateMs, c: MODE_COLORS.baseline, label: "seed baseline" },
-    { v: seed?.reindexUpdateMs, c: MODE_COLORS.reindex, label: "seed REINDEX (set 1)" },
+    { v: seed?.baselineUpdateMs, c: MODES.baseline.color, label: "seed baseline" },
+    { v: seed?.reindexUpdateMs, c: MODES.reindex.color, label: "seed REINDEX (set 1)" },
   ].filter((x) => x.v !== undefined);
-  const font = (color: string) => ({ size: 10, color });
   return {
     data: barsByMode(s, "", (r) => r.updateAccountsMs ?? null),
     layout: {
@@ -411,7 +391,7 @@ function updateLatencyBySet(s: ReindexSummary): PlotlyFigure {
         showarrow: false,
         xanchor: "right",
         yanchor: "bottom",
-        font: font(c),
+        font: { size: 10, color: c },
       })),
     },
   };
@@ -429,7 +409,7 @@ function waitShares(s: ReindexSummary): PlotlyFigure {
   const data = [...new Set(avg.flatMap((a) => Object.keys(a)))].map((k): PlotlyTrace => ({
     type: "bar",
     name: k,
-    x: modes.map((m) => MODE_LABELS[m]),
+    x: modes.map((m) => MODES[m].label),
     y: avg.map((a) => a[k] ?? 0),
     hovertemplate: "%{y:.1%}<extra>" + k + "</extra>",
   }));

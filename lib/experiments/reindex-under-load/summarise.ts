@@ -1,7 +1,7 @@
 /** Notebook 04's figures per run, per mode (medians over sets) and per set (ratios, with an exact interval). */
 import type { LookPlan } from "../../stats/adaptive";
 import { sameStatePairs, speedSpread, type SpeedProbe, type SpeedSpread } from "../../stats/speed";
-import { medianOf } from "../../stats/claim-statistics";
+import { medianOf, quotient } from "../../stats/claim-statistics";
 import type { Without } from "../../stats/claim-engine";
 import { pgbenchFigures, statementLatency, type PgbenchFigures, type SeriesPoint } from "../../workloads/pgbench";
 import type { StatementLatency } from "../../workloads/pgbench";
@@ -39,7 +39,7 @@ export type RunSummary = PgbenchFigures &
     readonly speed?: SpeedProbe;
   };
 type Runs = readonly RunSummary[];
-type Value = (r: RunSummary) => number | undefined;
+export type Value = (r: RunSummary) => number | undefined;
 
 /** The per-mode medians a table or a why reads, beside tps and the blocked seconds every run has. */
 const SPREADS = ["updateAccountsMs", "p99Ms", "reindexSeconds", "accountsReindexSeconds", "lostShare"] as const;
@@ -88,11 +88,10 @@ function summariseRun(t: CompleteTrial, baselineTps: number | undefined, duratio
   const c = t.counters ?? {};
   const accounts = r?.statements.find((s) => s.index === "pgbench_accounts_pkey");
   const upd = c["table.pgbench_accounts.n_tup_upd"];
-  const samples = (pick: (lock: string) => boolean) =>
-    Object.entries(locks).reduce((a, [k, n]) => a + (pick(k) ? n : 0), 0);
-  const lockSamples = samples(() => true);
+  // The session-seconds spent waiting, in proportion to the samples whose lock was on pgbench_accounts.
+  const lockSamples = sumCounters(locks, "");
   const accountsLockWaitSeconds = lockSamples
-    ? (timeline.lockWaitSessionSeconds * samples((k) => k.startsWith("relation pgbench_accounts "))) / lockSamples
+    ? (timeline.lockWaitSessionSeconds * sumCounters(locks, "relation pgbench_accounts ")) / lockSamples
     : 0;
   const updateMs = statementLatency(b.summary, /^UPDATE pgbench_accounts/);
   const tx = b.summary.transactions;
@@ -163,25 +162,16 @@ export function summariseRuns(unflagged: Runs, o: Context & { failed?: ReindexSu
       ...Object.fromEntries(SPREADS.map((k) => [k, of((r) => r[k])])),
       blockedSeconds: spread(group.map((r) => r.blockedSeconds)),
       allBlockedSeconds: spread(group.map((r) => r.allBlockedSeconds)),
-      duringOutside: of((r) => (r.tpsOutsideReindex ? quotient(r.tpsDuringReindex, r.tpsOutsideReindex) : undefined)),
-      tpsRatio: vs ? tpsVsBaseline(runs, mode) : undefined,
+      duringOutside: of((r) => quotient(r.tpsDuringReindex, r.tpsOutsideReindex)),
+      tpsRatio: vs ? vsBaseline(runs, mode, (r) => r.tps, "TPS") : undefined,
       updateRatio: vs
         ? vsBaseline(runs, mode, (r) => r.updateAccountsMs, "UPDATE pgbench_accounts latency")
         : undefined,
     };
   });
   const speed = speedSpread(runs);
-  const { durationSeconds, clients, scale, hostCpus } = o;
-  return {
-    durationSeconds,
-    clients,
-    scale,
-    hostCpus,
-    ...(speed ? { speed } : {}),
-    runs,
-    modes,
-    failed: o.failed ?? [],
-  };
+  const { failed = [], ...context } = o;
+  return { ...context, ...(speed ? { speed } : {}), runs, modes, failed };
 }
 
 function flagRuns(runs: Runs): RunSummary[] {
@@ -201,8 +191,6 @@ function flagRuns(runs: Runs): RunSummary[] {
   });
 }
 
-const quotient = (x: number | undefined, y: number) => (x === undefined ? undefined : x / y);
-
 /** Each set's runs by mode, sets in order. */
 const setsOf = (runs: Runs) =>
   [...groupBy(runs, (r) => String(r.set)).values()]
@@ -213,13 +201,9 @@ const setsOf = (runs: Runs) =>
 const perSet = (runs: Runs, of: string, f: (by: Map<ReindexMode, RunSummary>) => number | undefined) =>
   medianOf(setsOf(runs), (s) => f(s.by), of);
 
-/** Within each run of a mode alone, so speed changes between runs do not move it. */
-export const perRun = (runs: Runs, mode: ReindexMode, pick: Value, of: string) =>
-  medianOf(
-    setsOf(runs).flatMap((s) => s.by.get(mode) ?? []),
-    pick,
-    of,
-  );
+/** Within each run of a mode alone (the plain REINDEX unless named), so speed changes between runs do not move it. */
+export const perRun = (s: Pick<ReindexSummary, "runs">, pick: Value, of = "", mode: ReindexMode = "reindex") =>
+  medianOf(runsOf(s, mode), pick, of);
 
 const vsBaseline = (runs: Runs, mode: ReindexMode, pick: Value, what: string) =>
   perSet(runs, `${what} ${mode} ÷ the same set's baseline, per set`, (by) => {
@@ -227,22 +211,15 @@ const vsBaseline = (runs: Runs, mode: ReindexMode, pick: Value, what: string) =>
     return b && t !== undefined ? t / b : undefined;
   });
 
-export const tpsVsBaseline = (runs: Runs, mode: ReindexMode) => vsBaseline(runs, mode, (r) => r.tps, "TPS");
-
-/** (The unblocked UPDATE latency + what lock waits add to it) ÷ the unblocked latency, within one run. */
-const withinRun = ({ updateUnblockedMs: u, updateAddedMs: added }: RunSummary) =>
+/** (The unblocked UPDATE latency + what lock waits add to it) ÷ the unblocked latency, in each plain REINDEX run. */
+const multiple = ({ updateUnblockedMs: u, updateAddedMs: added }: RunSummary) =>
   u && u > 0 && added !== undefined ? (u + added) / u : undefined;
-export const updateWithinRun = (runs: Runs, mode: ReindexMode) =>
-  perRun(
-    runs,
-    mode,
-    withinRun,
-    `UPDATE pgbench_accounts latency in the ${mode} run ÷ the same run's unblocked latency, per set`,
-  );
+export const updateWithinRun = (s: ReindexSummary) =>
+  perRun(s, multiple, "UPDATE pgbench_accounts latency in the reindex run ÷ the same run's unblocked latency, per set");
 
 export const modeSummary = (s: ReindexSummary, mode: ReindexMode) => s.modes.find((m) => m.mode === mode);
 
-export const runsOf = (s: ReindexSummary, mode: ReindexMode) =>
+export const runsOf = (s: Pick<ReindexSummary, "runs">, mode: ReindexMode) =>
   s.runs.filter((r) => r.mode === mode).sort((a, b) => a.set - b.set);
 
 /** The REINDEX window's share of the run: the part of it inside the load, or its length when its ends are unknown. */
@@ -259,9 +236,9 @@ export const lostDifference = (s: ReindexSummary) =>
   });
 
 /** CONCURRENTLY ÷ plain rebuild seconds per set; a set whose probes split (PAIR_STATE_RULE) may measure the machine. */
-export const rebuildPairs = (runs: Runs) =>
+export const rebuildPairs = (s: Pick<ReindexSummary, "runs">) =>
   sameStatePairs(
-    setsOf(runs).flatMap(({ set, by }) => {
+    setsOf(s.runs).flatMap(({ set, by }) => {
       const [c, r] = [by.get("concurrently"), by.get("reindex")];
       return c?.reindexSeconds === undefined || !r?.reindexSeconds
         ? []

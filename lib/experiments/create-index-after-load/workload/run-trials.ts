@@ -6,7 +6,7 @@ import type { RunStore, TrialRecord } from "../../../results/run-store";
 import type { ConnectionInfo } from "../../../targets/types";
 import { counterEntries, type Counters } from "../../../stats/counters";
 import { waitForAutovacuumIdle } from "../../../engines/postgres/autovacuum";
-import { withClient } from "../../../engines/postgres/connect";
+import { cancellable } from "../../../engines/postgres/connect";
 import { WalHold } from "../../../engines/postgres/wal-records";
 import { okTrial, runTrialsOn } from "../../../workloads/trials";
 import { ignored } from "../../../runtime/debug";
@@ -131,20 +131,11 @@ async function runBuildTrial(session: TrialSession, c: CreateIndexCondition, o: 
 }
 
 /** One session, opened on first use and reopened after a failure (the build table reloaded then). */
-export async function runPlan(o: RunPlanOptions): Promise<CreateIndexTrial[]> {
+export function runPlan(o: RunPlanOptions): Promise<CreateIndexTrial[]> {
   let buildTable: string | undefined;
-  let pid = 0;
-  // An interrupt in the notebook cancels the session's statement from a second connection.
-  const onAbort = () => {
-    if (pid)
-      void withClient(o.connection, (admin) => admin.query("SELECT pg_cancel_backend($1)", [pid])).catch(
-        ignored("create-index: cancel the statement on interrupt"),
-      );
-  };
   const open = async (): Promise<TrialSession> => {
     const opened = await TrialSession.open(o.connection);
     try {
-      pid = Number((await opened.query<{ pid: number }>("SELECT pg_backend_pid() AS pid"))[0].pid);
       await opened.query("CREATE EXTENSION IF NOT EXISTS pgstattuple");
     } catch (e) {
       await opened.close().catch(ignored("create-index: close a session that failed to open"));
@@ -153,51 +144,48 @@ export async function runPlan(o: RunPlanOptions): Promise<CreateIndexTrial[]> {
     buildTable = undefined;
     return opened;
   };
-  const runOne = async (session: TrialSession, planned: PlannedTrial): Promise<CreateIndexTrial> => {
-    const c = planned.condition;
-    const startedAt = new Date().toISOString();
-    const loadAtStart = os.loadavg()[0];
-    let outcome: TrialOutcome;
-    if (c.kind === "build") {
-      // The sweep's table, loaded once and vacuumed (hint bits set), untimed.
-      if (buildTable !== `${c.rows}|${c.keyOrder}`) {
-        await freshTable(session, o.settleMs);
-        await session.query("SELECT setseed($1)", [o.randomSeed]);
-        await session.query(loadSql(c.rows, c.keyOrder, c.codes));
-        await session.query(`VACUUM ${TABLE}`);
-        buildTable = `${c.rows}|${c.keyOrder}`;
+  // An interrupt in the notebook cancels the trial's statement from a second connection.
+  const runOne = (session: TrialSession, planned: PlannedTrial) =>
+    cancellable(o.connection, session.client, o.signal, async (): Promise<CreateIndexTrial> => {
+      const c = planned.condition;
+      const startedAt = new Date().toISOString();
+      const loadAtStart = os.loadavg()[0];
+      let outcome: TrialOutcome;
+      if (c.kind === "build") {
+        // The sweep's table, loaded once and vacuumed (hint bits set), untimed.
+        if (buildTable !== `${c.rows}|${c.keyOrder}`) {
+          await freshTable(session, o.settleMs);
+          await session.query("SELECT setseed($1)", [o.randomSeed]);
+          await session.query(loadSql(c.rows, c.keyOrder, c.codes));
+          await session.query(`VACUUM ${TABLE}`);
+          buildTable = `${c.rows}|${c.keyOrder}`;
+        }
+        outcome = await runBuildTrial(session, c, o);
+      } else {
+        buildTable = undefined;
+        outcome = await runLoadTrial(session, c, o);
       }
-      outcome = await runBuildTrial(session, c, o);
-    } else {
-      buildTable = undefined;
-      outcome = await runLoadTrial(session, c, o);
-    }
-    return {
-      ...okTrial(planned, []),
-      ...outcome,
-      unitMs: outcome.phases.map((p) => p.ms),
-      loadAverage: [loadAtStart, os.loadavg()[0]],
-      startedAt,
-      finishedAt: new Date().toISOString(),
-    };
-  };
-  o.signal?.addEventListener("abort", onAbort);
-  try {
-    return await runTrialsOn(open, o.plan, runOne, {
-      store: o.store,
-      signal: o.signal,
-      continueOnError: o.continueOnError,
-      watch: (planned) => ({
-        engine: "postgresql",
-        what: `${planned.condition.kind === "build" ? "CREATE INDEX" : "loading"}, trial ${planned.key}`,
-        group: conditionKey(planned.condition),
-      }),
-      onProgress: ({ done, total, last, next }) => o.onTrial?.(done, total, last, next),
-      beforeClose: async (session) => {
-        await session.query(DROP_TABLE);
-      },
+      return {
+        ...okTrial(planned, []),
+        ...outcome,
+        unitMs: outcome.phases.map((p) => p.ms),
+        loadAverage: [loadAtStart, os.loadavg()[0]],
+        startedAt,
+        finishedAt: new Date().toISOString(),
+      };
     });
-  } finally {
-    o.signal?.removeEventListener("abort", onAbort);
-  }
+  return runTrialsOn(open, o.plan, runOne, {
+    store: o.store,
+    signal: o.signal,
+    continueOnError: o.continueOnError,
+    watch: (planned) => ({
+      engine: "postgresql",
+      what: `${planned.condition.kind === "build" ? "CREATE INDEX" : "loading"}, trial ${planned.key}`,
+      group: conditionKey(planned.condition),
+    }),
+    onProgress: ({ done, total, last, next }) => o.onTrial?.(done, total, last, next),
+    beforeClose: async (session) => {
+      await session.query(DROP_TABLE);
+    },
+  });
 }

@@ -294,11 +294,11 @@ async function restartIfAsked(server: StartedServer, restart: boolean, before: s
 
 /**
  * Under a plain REINDEX pgbench's clients stand blocked, so a run's rebuild has the machine to
- * itself as here: the calibration gives the stall a run will see, before the runs.
+ * itself as here: the calibration gives the stall a run will see, before the runs, and so the run length.
  */
-export async function calibrateRebuild(
+export async function calibrateRunLength(
   server: StartedServer,
-  s: Pick<RunSettings, "restartBetweenRuns">,
+  s: Pick<ReindexUnderLoadParams, "restartBetweenRuns" | "stallShare" | "durationSeconds" | "reindexStartSeconds">,
   hooks: Pick<RunPlanOptions, "onNote"> = {},
 ) {
   const at = new Date().toISOString();
@@ -312,7 +312,8 @@ export async function calibrateRebuild(
     const accounts = timing.statements.find((x) => x.index === "pgbench_accounts_pkey");
     const seconds = (timing.endMs - timing.startMs) / 1000;
     const accountsSeconds = accounts ? (accounts.endMs - accounts.startMs) / 1000 : undefined;
-    return { seconds, accountsSeconds, cloneSeconds, restarted, at };
+    const runLength = runLengthFor(seconds, s.stallShare, s);
+    return { seconds, accountsSeconds, cloneSeconds, restarted, at, stallShare: s.stallShare, ...runLength };
   } finally {
     await session.close();
   }
@@ -333,8 +334,7 @@ export function runLengthFor(
 }
 
 /** Kept beside the trials, so that a resume runs at it. */
-export type RunLengthCalibration = Awaited<ReturnType<typeof calibrateRebuild>> &
-  Pick<RunSettings, "durationSeconds" | "reindexStartSeconds"> & { readonly stallShare: number };
+export type RunLengthCalibration = Awaited<ReturnType<typeof calibrateRunLength>>;
 
 export const CALIBRATION_FILE = "calibration.json";
 
