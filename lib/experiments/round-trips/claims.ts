@@ -1,6 +1,6 @@
 /** Seed 004's claims (EXPERIMENTS.md §5); on an emulated input, `emulated`: never evidence. */
 import type { RegimeFactor, Rule } from "../../stats/claims";
-import { declare, readQuotes, type ClaimSet } from "../../stats/claim-engine";
+import { declare, readQuotes, type ClaimSet, type Statistic } from "../../stats/claim-engine";
 import { intervalText, medianInterval } from "../../stats/intervals";
 import { QUORUM } from "./workload/environments";
 import type { RoundTripsParams as P } from "./params";
@@ -12,6 +12,8 @@ import { findEnvironment, type EnvironmentSummary as E, type RoundTripsSummary a
 const Q = readQuotes(__dirname);
 type Factor = "localRtt" | "rttSame" | "rttCross" | "rttExternal";
 type Num = number | undefined | null;
+/** An environment where both UPDATE cases ran. */
+type Updated = E & { [K in "autocommit" | "oneTransaction"]: NonNullable<E[K]> };
 const isExternal = (p: P) =>
   p.target === "external" || (p.target === "auto" && Boolean(process.env.DBLAB_POSTGRES_URI));
 const f = (x: Num, d = 2) => (x === undefined || x === null || !Number.isFinite(x) ? "n/a" : x.toFixed(d));
@@ -20,20 +22,29 @@ const lag = (x: Num) => (x === undefined || x === null ? "not caught (every samp
 const fmtRatio = (x: number) => x.toFixed(2);
 const fmtMs = (x: number) => `${x.toFixed(3)} ms`;
 const seedS = (series: SeedSeries, c: SeedCondition) => seedValue(series, c) ?? NaN;
-/** `fn` of what `get` finds; undefined where nothing ran. */
-const given =
-  <T, R>(get: (s: S) => T | undefined, fn: (x: T, s: S) => R) =>
-  (s: S): R | undefined => {
-    const x = get(s);
-    return x === undefined ? undefined : fn(x, s);
-  };
-/** A text of what `get` finds; "" where nothing ran (or `fn` finds what it needs missing). */
+/** A text of what `get` finds; "" where nothing ran. */
 const from =
-  <T>(get: (s: S) => T | undefined, fn: (x: T, s: S) => string | false | undefined) =>
-  (s: S) =>
-    given(get, fn)(s) || "";
-const at = (env: EnvironmentKey, fn: (e: E, s: S) => string | false | undefined) =>
-  from((s) => findEnvironment(s, env), fn);
+  <T>(get: (s: S) => T | undefined, fn: (x: T, s: S) => string) =>
+  (s: S) => {
+    const x = get(s);
+    return x === undefined ? "" : fn(x, s);
+  };
+/** `env` where both its UPDATE cases ran. */
+const updated = (env: EnvironmentKey) => (s: S) => {
+  const e = findEnvironment(s, env);
+  return e?.autocommit && e.oneTransaction ? (e as Updated) : undefined;
+};
+/** A claim's texts from what `get` finds; "" where nothing ran. */
+const texts = <T>(get: (s: S) => T | undefined, t: { ours?: (x: T, s: S) => string; why: (x: T, s: S) => string }) => ({
+  why: from(get, t.why),
+  ...(t.ours ? { ours: from(get, t.ours) } : {}),
+});
+const stat = (text: string, of: Statistic<S>["of"], needs: string, fmt = fmtRatio): Statistic<S> => ({
+  text,
+  fmt,
+  of,
+  needs,
+});
 /** Not run where the parameters say so before the run, or the summary after it. */
 const unless = (reason: string, before: (p: P) => boolean, after: (s: S) => boolean = () => false) => ({
   before,
@@ -47,20 +58,28 @@ const ran = (
   before = (p: P) => !p.environments.includes(env as never) || isExternal(p),
 ) => unless(reason, before, (s) => !findEnvironment(s, env));
 
-const LINKS =
-  "emulated: the client's round trips, a delay this lab sets on the link (netem, else a user-space delay proxy)";
 const STANDBYS = "emulated: two standbys on this machine behind delayed links, in place of Aurora's storage quorum";
-const EMULATED_LINKS = (p: P) =>
-  p.hosts.sameAz && p.hosts.crossAz
-    ? undefined
-    : "the same-AZ and cross-AZ round trips are this run's inputs (emulated links)";
+/** The client's links, this run's inputs unless real hosts are named: `canShow`, what the emulation can show. */
+const links = (canShow: string, emulatedWhen: (s: S) => string | undefined) => ({
+  emulates: `emulated: the client's round trips, a delay this lab sets on the link (netem, else a user-space delay proxy); it can show that ${canShow}`,
+  emulatedWhen,
+  emulatedBefore: (p: P) =>
+    p.hosts.sameAz && p.hosts.crossAz
+      ? undefined
+      : "the same-AZ and cross-AZ round trips are this run's inputs (emulated links)",
+});
 const AURORA = "Aurora PostgreSQL 17.6 (db.r6g.large), client on EC2, 10,000 statements per case through psql, 5 runs";
 const DOCKER =
   "Docker postgres:17 on macOS, the client through the Docker VM: a 0.93 ms round trip (9.26 s for 10,000 × SELECT 1)";
 /** "About the same", "nearly match", "about one round trip": within ×0.8–×1.25. "≫": at least 1.5×. */
 const ABOUT: Rule = { kind: "inside", low: 0.8, high: 1.25 };
 const MUCH: Rule = { kind: "above", margin: 1.5 };
-const LOCAL = ran("local", "this run had no local (loopback) environment");
+/** (b) and (e no replica): the local environment against the seed's Docker. */
+const LOCAL = {
+  kind: "magnitude",
+  regime: ["localRtt"],
+  absent: ran("local", "this run had no local (loopback) environment"),
+} as const;
 
 const storageText = ({ storage: d }: S) =>
   !d
@@ -72,11 +91,19 @@ const storageText = ({ storage: d }: S) =>
         : "";
 const per10k = (e: E) => `${f(e.autocommit?.secondsPer10k)} s vs ${f(e.oneTransaction?.secondsPer10k)} s per 10,000`;
 /** Autocommit ÷ one transaction in one environment: (b)'s and (c)'s statistic. */
-const ratioStatistic = (env: EnvironmentKey) => ({
-  text: "autocommit ÷ one-transaction elapsed time, one ratio per repeat (paired, order rotated), exact interval of the median",
-  fmt: fmtRatio,
-  of: (s: S) => findEnvironment(s, env)?.ratio,
-  needs: `update_autocommit and update_one_transaction in the ${env} environment`,
+const ratioStatistic = (env: EnvironmentKey) =>
+  stat(
+    "autocommit ÷ one-transaction elapsed time, one ratio per repeat (paired, order rotated), exact interval of the median",
+    (s) => findEnvironment(s, env)?.ratio,
+    `update_autocommit and update_one_transaction in the ${env} environment`,
+  );
+/** (c): autocommit ≫ one transaction in `env`. */
+const transactions = (env: EnvironmentKey, where: string) => ({
+  id: `c (${where})`,
+  sentence: Q.quote(`transactions (${where})`),
+  kind: "magnitude" as const,
+  rule: MUCH,
+  statistic: ratioStatistic(env),
 });
 /** A client round trip as a regime factor: ×0.5 to ×`upTo` the seed's SELECT 1 round trip. */
 const rttFactor = (what: string, c: SeedCondition, upTo = 2): RegimeFactor => ({
@@ -90,28 +117,18 @@ function quorumClaims(env: EnvironmentKey, where: string, c: "same_az" | "cross_
   const [a, b, aurora] = (
     ["update_autocommit_seconds", "update_one_transaction_seconds", "aurora_commit_latency_seconds"] as const
   ).map((x) => seedS(x, c));
-  const ours = at(
-    env,
-    (q) =>
-      q.autocommit &&
-      q.oneTransaction &&
-      `${per10k(q)}; gap per commit ${q.commitInterval ? intervalText(q.commitInterval, fmtMs) : ms(q.commitMs)}, the server's account ${ms(sum.serverCommitMs(q))} (WAL flush ${ms(q.walSyncMsPerCommit)} + flush lag ${lag(q.flushLagMs)}), a statement ${ms(sum.statementMs(q))}`,
-  );
   const common = {
     kind: "magnitude" as const,
     regime: [factor],
-    ours: (s: S) =>
-      `${ours(s)}; commit ÷ statement ${f(sum.commitShare(findEnvironment(s, env)))} (the seed's ${f(aurora / b)})`,
     regimeText: `${AURORA}; Aurora commits on a 4-of-6 storage quorum across three AZs; here, a ${where} client, a primary and two standbys, ${QUORUM}`,
     howToTest: `environments including "${env}" runs it; only a real server (hosts, or an external target) makes it evidence`,
     absent: ran(env, `this run had no ${env} environment`),
-    why: at(
-      env,
-      (q) =>
-        q.autocommit &&
-        q.oneTransaction &&
+    ...texts(updated(env), {
+      ours: (q) =>
+        `${per10k(q)}; gap per commit ${q.commitInterval ? intervalText(q.commitInterval, fmtMs) : ms(q.commitMs)}, the server's account ${ms(sum.serverCommitMs(q))} (WAL flush ${ms(q.walSyncMsPerCommit)} + flush lag ${lag(q.flushLagMs)}), a statement ${ms(sum.statementMs(q))}; commit ÷ statement ${f(sum.commitShare(q))} (the seed's ${f(aurora / b)})`,
+      why: (q) =>
         `synchronous_standby_names = '${QUORUM}', standbys ${ms(q.standbyRttMs)} away: pg_stat_wal counted ${f(q.walSyncsPerCommit)} WAL syncs per autocommit statement at ${ms(q.walSyncMsPerCommit)} each, and the fastest standby's flush lag was ${lag(q.flushLagMs)} (pg_stat_replication); the one transaction synced ${f(q.oneTransaction.walSyncs, 0)} time(s) over ${q.oneTransaction.statements.toLocaleString("en-US")} statements of ${ms(sum.statementMs(q))}.`,
-    ),
+    }),
     emulates: `${STANDBYS}; it can show that a commit waits for the standbys' acknowledgement, not what Aurora's storage quorum costs`,
     emulatedWhen: (s: S) =>
       findEnvironment(s, env)?.kind === "emulated"
@@ -125,13 +142,10 @@ function quorumClaims(env: EnvironmentKey, where: string, c: "same_az" | "cross_
   return [
     {
       ...common,
-      id: `c (${where})`,
+      ...transactions(env, where),
       claim: `With a durable replicated commit (${where} client), autocommit ≫ one transaction`,
-      sentence: Q.quote(`transactions (${where})`),
-      rule: MUCH,
       // Gated by the round trip only: a gate on commit ÷ statement would decide the ratio by arithmetic.
       reading: `"≫" read as at least 1.5× (the seed's ${f(a / b, 1)}×); a magnitude: the ratio is ≈ 1 + commit ÷ statement, so it holds only where a commit outweighs half a statement`,
-      statistic: ratioStatistic(env),
     },
     {
       ...common,
@@ -140,12 +154,11 @@ function quorumClaims(env: EnvironmentKey, where: string, c: "same_az" | "cross_
       sentence: Q.quote(`commitGap (${where})`),
       rule: ABOUT,
       reading: '"nearly match" read as within ×0.8–×1.25',
-      statistic: {
-        text: "the server's commit account per commit (pg_stat_wal flush time per commit + the fastest standby's flush lag) ÷ the gap per commit (a − b) / N, on the gap's per-repeat interval",
-        fmt: fmtRatio,
-        of: sum.shareOf(env),
-        needs: "the gap per commit and pg_stat_wal's sync time in this environment",
-      },
+      statistic: stat(
+        "the server's commit account per commit (pg_stat_wal flush time per commit + the fastest standby's flush lag) ÷ the gap per commit (a − b) / N, on the gap's per-repeat interval",
+        sum.shareOf(env),
+        "the gap per commit and pg_stat_wal's sync time in this environment",
+      ),
     },
   ];
 }
@@ -187,18 +200,16 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
         (p) => isExternal(p) || !p.environments.includes("same-az") || !p.environments.includes("cross-az"),
       ),
       howToTest: "two real client hosts, one in the server's AZ and one in another (hosts.sameAz, hosts.crossAz)",
-      emulates: `${LINKS}; it can show that the link adds what was set, nothing about AWS's network`,
-      emulatedWhen: (s) =>
+      ...links("the link adds what was set, nothing about AWS's network", (s) =>
         findEnvironment(s, "same-az")?.kind === "emulated" || findEnvironment(s, "cross-az")?.kind === "emulated"
           ? `the round trips are this run's inputs (${s.network.kind} links)`
           : undefined,
-      emulatedBefore: EMULATED_LINKS,
-      statistic: {
-        text: "cross-AZ ÷ same-AZ SELECT 1 time (elapsed / N), one ratio per repeat (paired), exact interval of the median",
-        fmt: fmtRatio,
-        of: sum.crossOverSame,
-        needs: "the select1 case in the same-az and cross-az environments",
-      },
+      ),
+      statistic: stat(
+        "cross-AZ ÷ same-AZ SELECT 1 time (elapsed / N), one ratio per repeat (paired), exact interval of the median",
+        sum.crossOverSame,
+        "the select1 case in the same-az and cross-az environments",
+      ),
       ours: (s) =>
         `${ms(sum.selectOne(s, "same-az")?.msPerRoundTrip)} vs ${ms(sum.selectOne(s, "cross-az")?.msPerRoundTrip)} per SELECT 1`,
       why: (s) => {
@@ -209,41 +220,29 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
       },
     },
     {
+      ...LOCAL,
       id: "b",
       claim: "Locally, committing each UPDATE costs about the same as one transaction for all",
       sentence: Q.quote("localCommits"),
-      kind: "magnitude",
       rule: ABOUT,
       reading: '"about the same" read as ×0.8–×1.25',
       // Gated by the round trip only: a gate on commit ÷ round trip would decide the ratio by arithmetic.
-      regime: ["localRtt"],
       regimeText: DOCKER,
       howToTest:
         "a real client host 0.47–1.86 ms from the server decides it on that server's commit (an emulated link would make the round trip an input)",
-      absent: LOCAL,
       statistic: ratioStatistic("local"),
-      ours: at(
-        "local",
-        (l) =>
-          l.autocommit &&
-          l.oneTransaction &&
+      ...texts(updated("local"), {
+        ours: (l) =>
           `${per10k(l)}; gap per commit ${ms(l.commitMs)} ÷ round trip ${ms(l.rttMs)} = ${f((l.commitMs ?? NaN) / (l.rttMs ?? NaN))} (the seed's ${f((seedCommitMs("local") ?? NaN) / seedS("rtt_select1", "local"))})`,
-      ),
-      why: at(
-        "local",
-        (l, s) =>
-          l.oneTransaction &&
+        why: (l, s) =>
           `Each autocommit UPDATE flushed WAL: ${f(l.walSyncsPerCommit)} syncs per statement at ${ms(l.walSyncMsPerCommit)} each (pg_stat_wal); the one transaction flushed ${f(l.oneTransaction.walSyncs, 0)} time(s).${storageText(s)}`,
-      ),
+      }),
     },
     ...quorumClaims("quorum-same-az", "same AZ", "same_az", "rttSame"),
     ...quorumClaims("quorum-cross-az", "other AZ", "cross_az", "rttCross"),
     {
-      id: "c (external)",
+      ...transactions("external", "external"),
       claim: "On the real server measured (whichever it is, not Aurora), autocommit ≫ one transaction",
-      sentence: Q.quote("transactions (external)"),
-      kind: "magnitude",
-      rule: MUCH,
       reading: '"≫" read as at least 1.5×; counted as evidence about the server that ran, never about Aurora',
       regime: ["rttExternal"],
       regimeText:
@@ -251,19 +250,12 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
       howToTest:
         "DBLAB_POSTGRES_URI=postgresql://… (target external) measures one as it is, from a client 0.1–3.4 ms away",
       absent: ran("external", "this run measured no external server", (p) => !isExternal(p)),
-      statistic: ratioStatistic("external"),
-      ours: at(
-        "external",
-        (x) =>
-          x.autocommit &&
-          x.oneTransaction &&
+      ...texts(updated("external"), {
+        ours: (x) =>
           `${per10k(x)}; ${ms(x.commitMs)} a commit at a ${ms(x.rttMs)} round trip; commit ÷ statement ${f(sum.commitShare(x))}`,
-      ),
-      why: at(
-        "external",
-        (x) =>
+        why: (x) =>
           `Measured, not emulated. pg_stat_wal: ${f(x.walSyncsPerCommit)} WAL syncs per statement${x.walSyncMsPerCommit !== undefined ? `, ${ms(x.walSyncMsPerCommit)} each` : " (no WAL sync time reported)"}.`,
-      ),
+      }),
     },
     {
       id: "d",
@@ -279,28 +271,26 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
       mechanism:
         "each statement is one round trip through psql, so elapsed = round trips × RTT + server time, and the slope against RTT is the number of round trips at any RTT",
       howToTest: "two single-server environments with different round trips",
-      emulates: `${LINKS}; it can show that each statement pays one round trip of the link, not AWS's round trips`,
-      emulatedWhen: (s) =>
+      ...links("each statement pays one round trip of the link, not AWS's round trips", (s) =>
         sum.slopes(s)?.envs.some((e) => e.kind === "emulated") ? "the round trips are this run's inputs" : undefined,
-      emulatedBefore: EMULATED_LINKS,
+      ),
       absent: unless(
         "needs two single-server environments (an external server runs alone)",
         (p) => isExternal(p) || p.environments.filter((e) => !e.startsWith("quorum")).length < 2,
       ),
-      statistic: {
-        text: "per repeat, the least-squares slope of the one-transaction case's elapsed time against each single-server environment's SELECT 1 time, ÷ the case's round trips; exact interval of the median",
-        fmt: fmtRatio,
-        of: given(sum.slopes, (x) =>
-          medianInterval(x.slopes, "slope ÷ round trips of the one-transaction case, one per repeat"),
-        ),
-        needs: "at least two single-server environments with different round trips",
-      },
+      statistic: stat(
+        "per repeat, the least-squares slope of the one-transaction case's elapsed time against each single-server environment's SELECT 1 time, ÷ the case's round trips; exact interval of the median",
+        (s) => {
+          const x = sum.slopes(s);
+          return x && medianInterval(x.slopes, "slope ÷ round trips of the one-transaction case, one per repeat");
+        },
+        "at least two single-server environments with different round trips",
+      ),
       ours: from(sum.slopes, (x) => `environments: ${x.envs.map((e) => e.environment).join(", ")}`),
       why: (s) =>
         (sum.slopes(s)?.envs ?? [])
           .map((e) => {
-            const x = sum.selectOne(s, e.environment);
-            const st = sum.statementMs(e);
+            const [x, st] = [sum.selectOne(s, e.environment), sum.statementMs(e)];
             return `${e.environment}: a statement ${ms(st)} at a ${ms(x?.msPerRoundTrip)} round trip, ${ms(st !== undefined && x ? st - x.msPerRoundTrip : undefined)} of server time, ${f(e.oneTransaction?.walSyncs, 0)} WAL sync(s) in the transaction`;
           })
           .join("; "),
@@ -329,48 +319,45 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
         (p) => !p.sweepStandbyRttsMs.length || !p.syncLevels.length || isExternal(p),
         (s) => !sum.sweepPair(s),
       ),
-      statistic: {
-        text: "(on − local, else off) median commit time per repeat at the largest standby round trip swept, ÷ that round trip, paired per repeat; exact interval of the median",
-        fmt: fmtRatio,
-        of: given(sum.sweepPair, ({ on, local, base }) =>
-          sum.pairedInterval(
-            on.commitMsByRepeat,
-            local.commitMsByRepeat,
-            (a, b) => (a - b) / on.standbyRttMs,
-            `(on − ${base}) commit time ÷ standby round trip, paired per repeat`,
-          ),
-        ),
-        needs: "the synchronous_commit sweep with level on and local (or off)",
-      },
-      ours: from(
-        sum.sweepPair,
-        (x) =>
+      statistic: stat(
+        "(on − local, else off) median commit time per repeat at the largest standby round trip swept, ÷ that round trip, paired per repeat; exact interval of the median",
+        (s) => {
+          const { on, local, base } = sum.sweepPair(s) ?? {};
+          const of = `(on − ${base}) commit time ÷ standby round trip, paired per repeat`;
+          return (
+            on &&
+            local &&
+            sum.pairedInterval(on.commitMsByRepeat, local.commitMsByRepeat, (a, b) => (a - b) / on.standbyRttMs, of)
+          );
+        },
+        "the synchronous_commit sweep with level on and local (or off)",
+      ),
+      ...texts(sum.sweepPair, {
+        ours: (x) =>
           `standbys ${ms(x.on.standbyRttMs)} away: ${ms(x.on.commitMs)} a commit (on) vs ${ms(x.local.commitMs)} (${x.base})`,
-      ),
-      why: from(
-        sum.sweepPair,
-        (x) =>
+        why: (x) =>
           `The fastest standby's flush lag at that round trip: ${lag(x.on.flushLagMs)}; local WAL flush ${ms(x.on.walSyncMsPerCommit)} vs ${ms(x.local.walSyncMsPerCommit)} per commit.`,
-      ),
+      }),
     },
     {
+      ...LOCAL,
       id: "e (no replica)",
       claim: "A local commit with no replica costs far less than Aurora's ~2 ms",
       sentence: Q.quote("commitCost"),
-      kind: "magnitude",
       rule: { kind: "below", margin: 0.5 },
       reading: '"far less" read as at least 4× below ~2 ms',
-      regime: ["localRtt"],
       regimeText: `${DOCKER}; no replica`,
       howToTest: "a real client host 0.47–1.86 ms from a server with no standby",
-      absent: LOCAL,
-      statistic: {
-        text: "the local environment's gap per commit (a − b) / N, per repeat, exact interval of the median",
-        fmt: fmtMs,
-        of: (s) => findEnvironment(s, "local")?.commitInterval,
-        needs: "update_autocommit and update_one_transaction in the local environment",
-      },
-      why: at("local", (l, s) => `pg_stat_wal: ${ms(l.walSyncMsPerCommit)} of WAL flush per commit.${storageText(s)}`),
+      statistic: stat(
+        "the local environment's gap per commit (a − b) / N, per repeat, exact interval of the median",
+        (s) => findEnvironment(s, "local")?.commitInterval,
+        "update_autocommit and update_one_transaction in the local environment",
+        fmtMs,
+      ),
+      why: from(
+        (s) => findEnvironment(s, "local"),
+        (l, s) => `pg_stat_wal: ${ms(l.walSyncMsPerCommit)} of WAL flush per commit.${storageText(s)}`,
+      ),
     },
   ],
   notDeclared: [

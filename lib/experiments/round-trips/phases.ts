@@ -21,7 +21,7 @@ import { resetTable } from "./workload/dataset";
 import { ENVIRONMENT_INFO, QUORUM, STANDBY_NAMES } from "./workload/environments";
 import { CalibratedLink, measureBaseline, type CalibrationRecord } from "./workload/links";
 import { caseTrial, commitLevelTrial, seconds, timedTrial } from "./workload/trial-runner";
-import type { PlannedRoundTrip, Session } from "./workload/trial-runner";
+import type { PlannedRoundTrip, Session, Slot } from "./workload/trial-runner";
 import { runTrials } from "../../workloads/trials";
 import type { EnvironmentKey, RoundTripCondition, RoundTripTrial } from "./workload/trials";
 
@@ -178,8 +178,9 @@ class Phases {
   }
 
   /** One block of trials: `items` rotated by repeat (recorded as `order`: drift does not always land on one). */
-  block<X>(s: Session, items: readonly X[], repeat: number, trial: (x: X, order: number) => PlannedRoundTrip) {
-    const plan = rotated(items, repeat - 1).map(trial);
+  block<X>(s: Session, items: readonly X[], repeat: number, trial: (x: X, at: Slot) => PlannedRoundTrip) {
+    const { signal } = this.session;
+    const plan = rotated(items, repeat - 1).map((x, order) => trial(x, { repeat, order, signal }));
     const took = () => {
       const taken = this.pending;
       this.pending = {};
@@ -187,7 +188,7 @@ class Phases {
     };
     return runTrials(plan, (planned) => timedTrial(s, planned, took()), {
       store: this.session.store,
-      signal: this.session.signal,
+      signal,
       continueOnError: this.control.continueOnError ?? false,
       watch: (planned) => ({ engine: "postgresql", what: `running ${planned.key}`, group: planned.condition.kind }),
       // An error inside BEGIN … leaves the session in an aborted transaction: end it for the next case.
@@ -251,9 +252,7 @@ class Phases {
           try {
             const { lagAdmin, standbyRttMs, real } = o;
             const session: Session = { bench, admin, lagAdmin, rows: p.rows, clientRttMs, standbyRttMs, link, real };
-            await this.block(session, p.cases, repeat, (c, order) =>
-              caseTrial(this.session.signal, session, env, c, p.statements, repeat, order),
-            );
+            await this.block(session, p.cases, repeat, (c, at) => caseTrial(session, at, env, c, p.statements));
           } finally {
             await closeAll([bench]);
           }
@@ -359,8 +358,8 @@ class Phases {
           standbyRttMs = await setStandbyRtt(rtt);
           for (let repeat = 1; repeat <= p.repeats; repeat++) {
             const session: Session = { bench, admin, lagAdmin, rows: p.rows, clientRttMs: baseline, standbyRttMs };
-            await this.block(session, p.syncLevels, repeat, (level, order) =>
-              commitLevelTrial(this.session.signal, session, level, rtt, p.sweepCommits, repeat, order),
+            await this.block(session, p.syncLevels, repeat, (level, at) =>
+              commitLevelTrial(session, at, level, rtt, p.sweepCommits),
             );
           }
         }

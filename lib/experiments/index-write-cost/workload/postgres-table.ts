@@ -7,7 +7,7 @@ import { Readable } from "node:stream";
 import type { Client } from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import type { ConnectionInfo } from "../../../targets/types";
-import type { Dataset } from "./dataset";
+import { batchRanges, type Dataset } from "./dataset";
 import type { IndexWriteEngine } from "./engine";
 import { countersFrom, type Counters } from "../../../stats/counters";
 import {
@@ -34,22 +34,12 @@ const UPDATE_TEXT = byUpdate(
 );
 
 /** Rows as COPY text, produced lazily in chunks so 1M rows never sit in memory as one string. */
-function copyStream(dataset: Dataset): Readable {
-  const chunkRows = 10_000;
-  let next = 0;
-  return new Readable({
-    read() {
-      if (next >= dataset.rows) {
-        this.push(null);
-        return;
-      }
-      const end = Math.min(dataset.rows, next + chunkRows);
-      const lines: string[] = [];
-      for (let i = next; i < end; i++) lines.push(`${[i + 1, 0, ...dataset.fields.map((f) => f[i])].join("\t")}\n`);
-      next = end;
-      this.push(lines.join(""));
-    },
-  });
+function* copyText(dataset: Dataset): Generator<string> {
+  for (const [start, end] of batchRanges(dataset.rows, 10_000)) {
+    const lines: string[] = [];
+    for (let i = start; i < end; i++) lines.push(`${[i + 1, 0, ...dataset.fields.map((f) => f[i])].join("\t")}\n`);
+    yield lines.join("");
+  }
 }
 
 export class PostgresIndexWriteTable implements IndexWriteEngine {
@@ -115,7 +105,7 @@ export class PostgresIndexWriteTable implements IndexWriteEngine {
 
   async load(dataset: Dataset): Promise<void> {
     await pipeline(
-      copyStream(dataset),
+      Readable.from(copyText(dataset)),
       this.loader.query(copyFrom(`COPY ${TABLE} (${COLUMNS.join(", ")}) FROM STDIN`)),
     );
     await this.loader.query(`ANALYZE ${TABLE}`);

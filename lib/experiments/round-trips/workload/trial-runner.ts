@@ -37,6 +37,13 @@ export interface Session {
   readonly real?: boolean;
 }
 
+/** Where a trial stands in its block (the repeat, its place in the rotated order) and the run's abort signal. */
+export interface Slot {
+  readonly repeat: number;
+  readonly order?: number;
+  readonly signal?: AbortSignal;
+}
+
 /**
  * PostgreSQL 17 skips a backend's stats flush when no table, I/O or WAL stats are pending, keeping
  * its transaction counts too (a SELECT 1 stream would land in the next trial's xact_commit): a
@@ -94,7 +101,7 @@ export async function timedTrial(s: Session, planned: PlannedRoundTrip, beforeSe
 }
 
 type Trial = Pick<PlannedRoundTrip, "roundTrips" | "prepare" | "run">;
-const planned = (condition: RoundTripCondition, repeat: number, order: number | undefined, rest: Trial) => ({
+const planned = (condition: RoundTripCondition, { repeat, order }: Slot, rest: Trial): PlannedRoundTrip => ({
   key: trialKey(condition, repeat),
   condition,
   repeat,
@@ -102,42 +109,26 @@ const planned = (condition: RoundTripCondition, repeat: number, order: number | 
   ...rest,
 });
 
-export function caseTrial(
-  signal: AbortSignal | undefined,
-  s: Session,
-  environment: EnvironmentKey,
-  c: CaseId,
-  n: number,
-  repeat: number,
-  order?: number,
-): PlannedRoundTrip {
+export function caseTrial(s: Session, at: Slot, environment: EnvironmentKey, c: CaseId, n: number) {
   const info = CASE_INFO[c];
   const roundTrips = info.roundTrips(n);
-  return planned({ kind: "case", environment, case: c, statements: n }, repeat, order, {
+  return planned({ kind: "case", environment, case: c, statements: n }, at, {
     roundTrips,
     prepare: async () => {
       if (info.writes) await resetTable(s.admin, s.rows);
       await s.bench.query("DEALLOCATE ALL");
     },
-    run: () => timeStatements(s.bench, statements(c, n), roundTrips, signal),
+    run: () => timeStatements(s.bench, statements(c, n), roundTrips, at.signal),
   });
 }
 
 /** Autocommit single-row UPDATEs of a non-indexed column (always HOT) at one synchronous_commit level. */
-export function commitLevelTrial(
-  signal: AbortSignal | undefined,
-  s: Session,
-  level: SyncLevel,
-  standbyRttMs: number,
-  commits: number,
-  repeat: number,
-  order?: number,
-): PlannedRoundTrip {
+export function commitLevelTrial(s: Session, at: Slot, level: SyncLevel, standbyRttMs: number, commits: number) {
   const sql = function* () {
     for (let i = 0; i < commits; i++)
       yield `UPDATE benchmark_accounts SET version = version + 1 WHERE id = ${1 + (i % s.rows)}`;
   };
-  return planned({ kind: "commit-level", level, standbyRttMs, commits }, repeat, order, {
+  return planned({ kind: "commit-level", level, standbyRttMs, commits }, at, {
     roundTrips: commits,
     prepare: async () => {
       // The sweep's UPDATEs dirty pages trial after trial: a checkpoint first keeps one out of the timed window.
@@ -146,7 +137,7 @@ export function commitLevelTrial(
     },
     run: async () => {
       try {
-        return await timeStatements(s.bench, sql(), commits, signal);
+        return await timeStatements(s.bench, sql(), commits, at.signal);
       } finally {
         await s.bench.query("RESET synchronous_commit");
       }
