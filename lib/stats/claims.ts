@@ -27,6 +27,11 @@ export interface RegimeFactor {
   readonly within: readonly [number, number];
   /** "the seed's" unless given. */
   readonly source?: string;
+  /**
+   * A condition of the run (the machine's state), not its scale: it gates every kind of claim that
+   * names it, a direction or mechanism too, since outside it the statistic measures the condition.
+   */
+  readonly condition?: true;
 }
 
 export interface Declaration {
