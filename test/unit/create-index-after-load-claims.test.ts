@@ -257,7 +257,10 @@ test("02 at the default profile's own plan: (4) on the fewer-codes pairs decided
   );
   // The plan said so before: the claims it counts as decidable are the ones the run decided.
   const plans = experiment.prospect(p);
-  assert.match(planText(plans), /can decide 4 of 7 claims/);
+  assert.match(
+    planText(plans),
+    /can decide 4 of 7 claims \(\(3m\) if 1 − \(B − A run-queue wait\) ÷ the B − A gap 0\.90–1\.1/,
+  );
   const decided = held.filter((c) => c.verdict === "held" || c.verdict === "did not hold").map((c) => c.id);
   assert.deepEqual(
     plans.filter((x) => x.prospect === "decidable").map((x) => x.id),
