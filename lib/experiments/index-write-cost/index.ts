@@ -6,6 +6,7 @@ import type { Engine, ServerSpec, StartedServer } from "../../targets/types";
 import { addRounds } from "../adaptive-rounds";
 import { flaggedColumns, secondsColumns, timedTrialProgress } from "../condition-groups";
 import { defineExperiment, serverName } from "../define";
+import { intervalColumns } from "../interval-columns";
 import { CLAIMS, withMongoFacts, withMongoReason } from "./claims";
 import { diskNeed } from "./disk";
 import { estimate } from "./eta";
@@ -157,10 +158,7 @@ export const experiment = defineExperiment({
       extra_indexes: s.extraIndexes,
       fillfactor: s.fillfactor,
       ...secondsColumns(s),
-      ratio: s.ratio ?? null,
-      ratio_low: s.ratioInterval?.low ?? null,
-      ratio_high: s.ratioInterval?.high ?? null,
-      ratio_interval_coverage: s.ratioInterval?.coverage ?? null,
+      ...intervalColumns("ratio", s.ratio, s.ratioInterval, "ratio_interval_coverage"),
       server_ratio: s.serverRatioInterval?.estimate ?? null,
       ...flaggedColumns(s),
       hot_share: s.hotShare ?? null,
