@@ -28,9 +28,9 @@ import { has, lastValue, noPositionals, readCommandArgs, refuse, UsageError } fr
 const USAGE = `Usage: npm run eta:reference -- [--notebook NN] [--fit-from DIR] [--write [--machine NAME]]
 
 For each notebook with runs in data/results (or DBLAB_RESULTS_DIR): each stored run's trials, their
-measured seconds beside the no-stored-runs ETA (the nearest reference file's rates × this machine's
-CPU and write-path probes) under the current references and under the one refitted from stored
-runs. No server starts.
+measured seconds beside the no-stored-runs ETA (the nearest reference file's rates × the CPU and
+write-path probes that run recorded at its start, else this machine's now) under the current
+references and under the one refitted from stored runs. No server starts.
 
 Options:
   --notebook NN     only that notebook (e.g. 02)

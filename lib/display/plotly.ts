@@ -16,6 +16,12 @@ export interface PlotlyFigure {
   readonly layout?: Readonly<Record<string, unknown>>;
 }
 
+/** A left and a right y axis (`yaxis2`, drawn over the first), for traces with `yaxis: "y2"`. */
+export const twoAxes = (left: string, right: string, leftExtra: object = {}, rightExtra: object = {}) => ({
+  yaxis: { title: { text: left }, ...leftExtra },
+  yaxis2: { title: { text: right }, overlaying: "y", side: "right", ...rightExtra },
+});
+
 /** Buttons showing one group of traces at a time (`traceGroup[i]` is `data[i]`'s); `layoutFor` swaps layout parts. */
 export function groupButtons<G>(
   groups: readonly G[],

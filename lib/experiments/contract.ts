@@ -1,7 +1,3 @@
-/**
- * The registry's view of a notebook's experiment: what `npm run reproduce`, the parameter checks,
- * the ETA and the tests need of each one defined with `defineExperiment` (define.ts).
- */
 import { median } from "simple-statistics";
 import type { ProfileName } from "../params/profiles";
 import type { DiskNeed } from "../targets/disk-need";
@@ -25,23 +21,7 @@ import {
 } from "./eta";
 import type { FaultCells } from "./faults";
 
-/** What the registry takes of a defined experiment (define.ts): identity, parameters, claims, disk, ETA, faults. */
-export interface Registrable<P extends object> {
-  readonly id: string;
-  readonly slug: string;
-  readonly title: string;
-  /** Path of the notebook, relative to the project root. */
-  readonly notebook: string;
-  readonly profiles: Readonly<Record<ProfileName, P>>;
-  readonly params: (profile: string, overrides?: Partial<P>) => P;
-  readonly plan: (params: P) => ClaimPlan[];
-  readonly claimSet: AnyClaimSet;
-  readonly disk?: (params: P) => DiskNeed;
-  readonly estimate?: EtaModel<P>;
-  readonly faults?: FaultCells;
-}
-
-/** The registry's view of an experiment: what reproduce and the parameter checks need. */
+/** A notebook as the registry sees it (defineExperiment builds it): what reproduce, its checks, ETA and tests need. */
 export interface RegisteredExperiment {
   readonly id: string;
   readonly slug: string;
@@ -52,33 +32,21 @@ export interface RegisteredExperiment {
   resolve(profile: ProfileName, overrides: Record<string, unknown>): object;
   /** Each profile's parameter values (`--help`, docs/parameters.md). */
   readonly profiles: Readonly<Record<ProfileName, object>>;
-  /**
-   * Parameters that must be given (`--set`): such a notebook runs only when asked (`--only`) or when
-   * one of them is given, and is refused before it starts when one is missing. Notebook 00 needs runs.
-   */
+  /** Must be given (`--set`): the notebook runs only with `--only` or one of them, and is refused without all (00). */
   readonly requires?: readonly string[];
   /** What a run with these parameters can decide here (no server starts); absent for notebook 00. */
   prospect?(profile: ProfileName, overrides: Record<string, unknown>): ClaimPlan[];
   /** The data directory's peak size for these parameters, where the notebook estimates it. */
   disk?(profile: ProfileName, overrides: Record<string, unknown>): DiskNeed | undefined;
-  /**
-   * The ETA of a run with these parameters, minus the trials in `done` (a resume's), from this
-   * machine's stored runs; undefined without a model or anything to fit it on.
-   */
+  /** The ETA of these parameters minus the trials in `done` (a resume's); undefined without a model or data to fit. */
   readonly estimate?: (
     profile: ProfileName,
     overrides: Record<string, unknown>,
     done?: ReadonlySet<string>,
   ) => Estimate | undefined;
-  /**
-   * The wall of a run outside its trials (kernel, servers, summaries, charts) that `npm run
-   * reproduce` adds to its ETA line; undefined where neither a stored run nor a reference says.
-   */
+  /** The wall outside the trials (kernel, servers, summaries, charts) that reproduce adds to its ETA line. */
   readonly outsideTrials?: () => SetupEstimate | undefined;
-  /**
-   * The ETA model's reference rates against this machine's stored runs under `root`
-   * (`npm run eta:reference`): refitted from them, and how the current ones read them.
-   */
+  /** `npm run eta:reference`: the rates refitted on the runs stored under `root`, and how the current ones fit them. */
   readonly etaReference?: {
     fit(root: string): { readonly rates: ReferenceRates; readonly sizes: readonly number[] } | undefined;
     check(root: string, probes: Probes, references?: readonly MachineReference[]): ProbeCheck[];
@@ -92,40 +60,26 @@ export interface RegisteredExperiment {
   readonly claimSet?: AnyClaimSet;
 }
 
-export function register<P extends object>(e: Registrable<P>): RegisteredExperiment {
+/** The registry's ETA entries of a notebook with an ETA model; `resolve` checks the parameters as the notebook does. */
+export function etaEntries<P>(
+  slug: string,
+  model: EtaModel<P>,
+  resolve: (profile: ProfileName, overrides: Record<string, unknown>) => P,
+): Pick<RegisteredExperiment, "estimate" | "etaReference" | "outsideTrials"> {
   return {
-    id: e.id,
-    slug: e.slug,
-    title: e.title,
-    file: e.notebook,
-    profiles: e.profiles,
-    resolve: (profile, overrides) => e.params(profile, overrides as Partial<P>),
-    prospect: (profile, overrides) => e.plan(e.params(profile, overrides as Partial<P>)),
-    disk: (profile, overrides) => e.disk?.(e.params(profile, overrides as Partial<P>)),
-    ...(e.estimate
-      ? {
-          estimate: (profile, overrides, done) =>
-            e.estimate && estimateRun(e.slug, e.estimate, e.params(profile, overrides as Partial<P>), done),
-          etaReference: etaReferenceOf(e.slug, e.estimate),
-          outsideTrials: () => (e.estimate ? outsideTrials(e.slug, e.estimate) : undefined),
-        }
-      : {}),
-    ...(e.faults ? { faults: e.faults } : {}),
-    ...(e.claimSet ? { claimSet: e.claimSet } : {}),
-  };
-}
-
-function etaReferenceOf<P>(slug: string, model: EtaModel<P>): NonNullable<RegisteredExperiment["etaReference"]> {
-  return {
-    fit: (root) => referenceFromStored(slug, model, root),
-    check: (root, probes, references) => probeCheck(slug, model, root, probes, references),
-    constants: (root) => {
-      const outside = storedOutsideTrials(slug, model, root);
-      return {
-        ...model.constants?.({ root, notebook: slug }),
-        ...(outside.length ? { [OUTSIDE_CONSTANT]: median(outside) } : {}),
-      };
+    estimate: (profile, overrides, done) => estimateRun(slug, model, resolve(profile, overrides), done),
+    outsideTrials: () => outsideTrials(slug, model),
+    etaReference: {
+      fit: (root) => referenceFromStored(slug, model, root),
+      check: (root, probes, references) => probeCheck(slug, model, root, probes, references),
+      constants: (root) => {
+        const outside = storedOutsideTrials(slug, model, root);
+        return {
+          ...model.constants?.({ root, notebook: slug }),
+          ...(outside.length ? { [OUTSIDE_CONSTANT]: median(outside) } : {}),
+        };
+      },
+      ...(model.references ? { references: model.references } : {}),
     },
-    ...(model.references ? { references: model.references } : {}),
   };
 }

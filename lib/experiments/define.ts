@@ -1,9 +1,7 @@
 /**
- * The experiment base: what every notebook's experiment repeats, written once. A notebook supplies
- * its own parts — parameter checks, servers, workload, summary, claims, CSV rows, display sections —
- * and `defineExperiment` derives the rest: identity from the slug, the session around the work, the
- * ETA and the "can decide" prospect, the sensitivity pass, save, showRun and showClaims, and the
- * registry's view (`npm run reproduce`, the parameter checks, the tests).
+ * The experiment base: a notebook supplies its parts (parameter checks, servers, workload, summary, claims, CSV rows,
+ * display) and `defineExperiment` derives the rest: identity from the slug, the session, the ETA and the prospect,
+ * the sensitivity pass, save, showRun, showClaims and the registry's view.
  */
 import path from "node:path";
 import { withProfile, type ProfileName } from "../params/profiles";
@@ -19,7 +17,7 @@ import type { ServerSpec } from "../targets/types";
 import { showClaimsAndUndeclared } from "../display/claims";
 import { showRunHeader } from "../display/run-header";
 import { showTable } from "../display/table";
-import { register, type Registrable } from "./contract";
+import { etaEntries, type RegisteredExperiment } from "./contract";
 import { estimateRun, type EtaModel } from "./eta";
 import type { FaultCells } from "./faults";
 import { withSession, type ExperimentSession, type RunControl } from "./session";
@@ -66,10 +64,7 @@ export interface Work<P, T extends AnyTrial, PT extends PlannedTrial<ConditionOf
   readonly control: RunControl;
   /** Date.now() when the run was called, before its servers started: an adaptive design's budget counts from it. */
   readonly startedAt: number;
-  /**
-   * The parameters the ETA plans for from now on: an adaptive design's added round joins the time left;
-   * a phased run's `phase` says the model made for what it now knows and whether its setup is done.
-   */
+  /** What the ETA plans for from now on: an added adaptive round; a phase's model and whether its setup is done. */
   readonly estimateAs: (p: P, phase?: EtaPhase<P>) => void;
   /** What `before` read, before the session started. */
   readonly before: B;
@@ -81,10 +76,7 @@ export interface EtaPhase<P> {
   readonly setupDone?: boolean;
 }
 
-/**
- * An ETA model over a fixed plan: the base builds its units from the same plan the work runs, so
- * that the keys the estimate leaves out as done are the keys the run stores.
- */
+/** An ETA over the plan the work runs: so the keys the estimate leaves out as done are the keys the run stores. */
 export type PlanEta<P, PT> = Omit<EtaModel<P>, "units"> & {
   readonly unit: (t: PT, p: P) => { readonly size: number; readonly fixedSeconds?: number; readonly kind?: string };
 };
@@ -92,22 +84,20 @@ export type PlanEta<P, PT> = Omit<EtaModel<P>, "units"> & {
 /** A CSV row: undefined and null are both an empty cell. */
 type CsvRow = Readonly<Record<string, string | number | boolean | null | undefined>>;
 
+/** What a notebook supplies; the defaults of its type parameters are defineExperiment's. */
 export interface ExperimentDefinition<
   P extends BaseParams,
   T extends AnyTrial,
   S,
-  X extends object = object,
-  PT extends PlannedTrial<ConditionOf<T>> = PlannedTrial<ConditionOf<T>>,
-  B = undefined,
+  X extends object,
+  PT extends PlannedTrial<ConditionOf<T>>,
+  B,
 > {
   /** "07-fillfactor-hot": the id (07), the notebook's file, the results folder and the server names derive from it. */
   readonly slug: string;
   readonly title: string;
   readonly profiles: Readonly<Record<ProfileName, P>>;
-  /**
-   * Checks the merged parameters and returns them normalised (unknown keys, target, cpus, memoryGiB: the base);
-   * `overrides` says which values the reader set (04: raising `sets` alone raises `maxSets` with it).
-   */
+  /** Checks and normalises the merged parameters past the base's; `overrides`: what the reader set (04: `sets`). */
   readonly check: (p: P, overrides: Partial<P>) => P;
   /** The servers started before the work (named by `serverName`). */
   readonly servers: (p: P) => ServerSpec[];
@@ -204,12 +194,9 @@ export function defineExperiment<
         ...(p.cpus === undefined ? {} : { cpus: p.cpus }),
         ...(p.memoryGiB === undefined ? {} : { memoryGiB: p.memoryGiB }),
         prospect: planText(prospect(p)),
-        ...(model
-          ? {
-              estimate: (done: ReadonlySet<string>) =>
-                estimateRun(d.slug, phase.model ?? model, etaParams, done, undefined, undefined, phase.setupDone),
-            }
-          : {}),
+        estimate:
+          model &&
+          ((done) => estimateRun(d.slug, phase.model ?? model, etaParams, done, undefined, undefined, phase.setupDone)),
       },
       async (session) => {
         const estimateAs = (q: P, next: EtaPhase<P> = {}): void => {
@@ -241,10 +228,10 @@ export function defineExperiment<
       resumeId: r.runId,
       root: path.dirname(r.directory),
     });
+    const csv = { "summary.csv": d.csvRows(summary, r), ...d.moreCsv?.(summary, r) };
     return [
       store.writeSummary("summary.json", { summary: d.toJson ? d.toJson(summary, r) : summary, claims: checks }),
-      store.writeSummary("summary.csv", summaryCsv(d.csvRows(summary, r), { runId: store.runId, notebook: d.slug })),
-      ...Object.entries(d.moreCsv?.(summary, r) ?? {}).map(([file, rows]) =>
+      ...Object.entries(csv).map(([file, rows]) =>
         store.writeSummary(file, summaryCsv(rows, { runId: store.runId, notebook: d.slug })),
       ),
     ];
@@ -260,18 +247,20 @@ export function defineExperiment<
       );
   };
 
-  const experiment: Registrable<P> = {
+  const resolve = (profile: ProfileName, overrides: Record<string, unknown>): P =>
+    params(profile, overrides as Partial<P>);
+  const registered: RegisteredExperiment = {
     id,
     slug: d.slug,
     title: d.title,
-    notebook: `notebooks/${d.slug}.ipynb`,
+    file: `notebooks/${d.slug}.ipynb`,
     profiles: d.profiles,
-    params,
-    plan: prospect,
-    claimSet: d.claims,
-    ...(d.disk ? { disk: d.disk } : {}),
-    ...(eta ? { estimate: eta } : {}),
+    resolve,
+    prospect: (profile, overrides) => prospect(resolve(profile, overrides)),
+    disk: (profile, overrides) => d.disk?.(resolve(profile, overrides)),
+    ...(eta ? etaEntries(d.slug, eta, resolve) : {}),
     ...(d.faults ? { faults: d.faults } : {}),
+    claimSet: d.claims,
   };
 
   return {
@@ -286,7 +275,7 @@ export function defineExperiment<
     prospect,
     showRun,
     showClaims: (checks: readonly ClaimCheck[]): void => showClaimsAndUndeclared(checks, d.claims, d.claimsCaption),
-    registered: register(experiment),
+    registered,
   };
 }
 

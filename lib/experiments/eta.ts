@@ -1,7 +1,6 @@
 /**
- * How long a run will take on this machine, said before any server starts (a calibration that
- * writes would need the server the estimate is for deciding): fitted on this machine's stored runs,
- * else the nearest reference machine's rates scaled by a CPU and a write-path probe.
+ * How long a run will take here, said before any server starts (a calibration that writes would need that server):
+ * fitted on this machine's stored runs, else the nearest reference machine's rates scaled by a CPU and a write probe.
  * The model and the runs behind its bounds: docs/claims-and-regimes.md, "How long a run takes here".
  */
 import crypto from "node:crypto";
@@ -10,6 +9,7 @@ import path from "node:path";
 import { linearRegression, mean, median } from "simple-statistics";
 import { resultsRoot } from "../results/run-store";
 import { readTimeAccount } from "../results/time-account";
+import { groupBy } from "../stats/summary";
 import { embeddedBaseDir } from "../targets/embedded/data-dir";
 import { durationText } from "../stats/format";
 
@@ -22,21 +22,14 @@ export interface PlannedUnit {
   readonly kind?: string;
 }
 
-/**
- * The exponent is kept within [1, 1.5] and shrunk toward 1 when the two sizes are less than 10×
- * apart: a steep rise between nearby sizes is noise, not a law to extrapolate 30× on.
- */
-export interface KindGrowth {
-  readonly size: number;
-  readonly seconds: number;
-  readonly exponent: number;
-  readonly untimedSeconds: number;
-}
+/** The numbers of a kind's growth and of the rates, each with the least a reference file may hold. */
+const KIND_FIELDS = { size: ">", seconds: "≥", exponent: ">", untimedSeconds: "≥" } as const;
+const RATE_FIELDS = { timedPerSizeSeconds: "≥", overheadSeconds: "≥", untimedPerSizeSeconds: "≥" } as const;
 
-export interface Calibration {
-  readonly timedPerSizeSeconds: number;
-  readonly overheadSeconds: number;
-  readonly untimedPerSizeSeconds: number;
+/** The exponent stays in [1, 1.5], shrunk toward 1 under a 10× span: a steep rise between near sizes is noise. */
+export type KindGrowth = Readonly<Record<keyof typeof KIND_FIELDS, number>>;
+
+export interface Calibration extends Readonly<Record<keyof typeof RATE_FIELDS, number>> {
   readonly source: string;
   /** Under a 4× span of sizes the untimed part is taken as constant: not a bound either way. */
   readonly constantSetup: boolean;
@@ -93,6 +86,8 @@ const attempt = <T>(f: () => T): T | undefined => {
     return undefined;
   }
 };
+const mapValues = <V, W>(o: Readonly<Record<string, V>>, f: (v: V, key: string) => W): Record<string, W> =>
+  Object.fromEntries(Object.entries(o).map(([k, v]) => [k, f(v, k)]));
 const readJson = (file: string): unknown => attempt(() => JSON.parse(fs.readFileSync(file, "utf8")) as unknown);
 
 export const finiteOrNaN = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : NaN);
@@ -131,24 +126,26 @@ export function fitCalibration(samples: readonly CalibrationSample[], source: st
 /** Timed seconds below this say more about fixed per-trial costs than about growth. */
 export const MIN_GROWTH_SECONDS = 0.25;
 
+/** The points grouped by size, smallest first. */
+const bySize = <X extends { readonly size: number }>(xs: readonly X[]): [number, X[]][] =>
+  [...groupBy(xs, (x) => String(x.size))]
+    .map(([size, at]): [number, X[]] => [Number(size), at])
+    .sort(([a], [b]) => a - b);
+
 export function fitKinds(samples: readonly CalibrationSample[]): Record<string, KindGrowth> | undefined {
-  const byKind = new Map<string, Map<number, CalibrationSample[]>>();
-  for (const s of samples) {
-    if (s.kind === undefined) continue;
-    const sizes = byKind.get(s.kind) ?? new Map<number, CalibrationSample[]>();
-    sizes.set(s.size, [...(sizes.get(s.size) ?? []), s]);
-    byKind.set(s.kind, sizes);
-  }
   const out: Record<string, KindGrowth> = {};
-  for (const [kind, sizes] of byKind) {
-    const points = [...sizes]
+  const kinds = groupBy(
+    samples.filter((s) => s.kind !== undefined),
+    (s) => String(s.kind),
+  );
+  for (const [kind, ofKind] of kinds) {
+    const points = bySize(ofKind)
       .map(([size, at]) => ({
         size,
         seconds: median(at.map((x) => x.timedSeconds)),
         untimed: median(at.map((x) => Math.max(0, x.wallSeconds - x.timedSeconds))),
       }))
-      .filter((p) => p.seconds > 0)
-      .sort((x, y) => x.size - y.size);
+      .filter((p) => p.seconds > 0);
     const top = points[points.length - 1];
     if (!top) continue;
     out[kind] = { size: top.size, seconds: top.seconds, exponent: growthExponent(points), untimedSeconds: top.untimed };
@@ -169,12 +166,8 @@ export function grownSeconds(
   stored: readonly { readonly size: number; readonly seconds: number }[],
   size: number,
 ): { readonly seconds: number; readonly exponent: number; readonly from: number } | undefined {
-  const bySize = new Map<number, number[]>();
-  for (const p of stored) {
-    if (!(p.size > 0) || !Number.isFinite(p.seconds) || p.seconds < 0) continue;
-    bySize.set(p.size, [...(bySize.get(p.size) ?? []), p.seconds]);
-  }
-  const points = [...bySize].map(([s, at]) => ({ size: s, seconds: median(at) })).sort((x, y) => x.size - y.size);
+  const usable = stored.filter((p) => p.size > 0 && Number.isFinite(p.seconds) && p.seconds >= 0);
+  const points = bySize(usable).map(([s, at]) => ({ size: s, seconds: median(at.map((p) => p.seconds)) }));
   const top = points[points.length - 1];
   if (!top) return undefined;
   const exponent = size > top.size ? growthExponent(points) : 1;
@@ -275,12 +268,8 @@ export function cpuProbeSeconds(): number {
   return best;
 }
 
-const WRITE_PROBE_COMMITS = 64;
-const WRITE_PROBE_COMMIT_BYTES = 8192;
-const WRITE_PROBE_BULK_MIB = 16;
-/** The fastest round: other work's writes delay single rounds. */
-const WRITE_PROBE_ROUNDS = 5;
-const WRITE_PROBE_BUDGET_MS = 1000;
+/** Commits of a page each, then a bulk write; the fastest round: other work's writes delay single rounds. */
+const WRITE_PROBE = { commits: 64, commitBytes: 8192, bulkMiB: 16, rounds: 5, budgetMs: 1000 };
 
 let writeProbed: number | null | undefined;
 
@@ -298,19 +287,19 @@ export function writeProbeIn(dir: string): number | undefined {
   let fd: number | undefined;
   try {
     fd = fs.openSync(file, "w");
-    const small = Buffer.alloc(WRITE_PROBE_COMMIT_BYTES, 7);
+    const small = Buffer.alloc(WRITE_PROBE.commitBytes, 7);
     const bulk = Buffer.alloc(1 << 20, 7);
     const began = Date.now();
     let best = Infinity;
-    for (let round = 0; round < WRITE_PROBE_ROUNDS && Date.now() - began < WRITE_PROBE_BUDGET_MS; round++) {
+    for (let round = 0; round < WRITE_PROBE.rounds && Date.now() - began < WRITE_PROBE.budgetMs; round++) {
       fs.ftruncateSync(fd, 0);
       const started = process.hrtime.bigint();
       let at = 0;
-      for (let i = 0; i < WRITE_PROBE_COMMITS; i++) {
+      for (let i = 0; i < WRITE_PROBE.commits; i++) {
         at += fs.writeSync(fd, small, 0, small.length, at);
         fs.fdatasyncSync(fd);
       }
-      for (let i = 0; i < WRITE_PROBE_BULK_MIB; i++) at += fs.writeSync(fd, bulk, 0, bulk.length, at);
+      for (let i = 0; i < WRITE_PROBE.bulkMiB; i++) at += fs.writeSync(fd, bulk, 0, bulk.length, at);
       fs.fdatasyncSync(fd);
       best = Math.min(best, Number(process.hrtime.bigint() - started) / 1e9);
     }
@@ -375,6 +364,8 @@ export function readReference(file: string): MachineReference {
   return parseReference(raw, file);
 }
 
+type Least = ">" | "≥";
+
 export function parseReference(raw: unknown, file: string): MachineReference {
   const bad = (field: string, want: string, got: unknown): never => {
     throw new EtaReferenceError(
@@ -382,75 +373,53 @@ export function parseReference(raw: unknown, file: string): MachineReference {
     );
   };
   const object = (v: unknown, field: string): Json => (isObject(v) ? v : bad(field, "an object", v));
-  const seconds = (v: unknown, field: string): number =>
-    typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : bad(field, "a number ≥ 0", v);
-  const positive = (v: unknown, field: string): number =>
-    typeof v === "number" && Number.isFinite(v) && v > 0 ? v : bad(field, "a number > 0", v);
+  const text = (v: unknown, field: string, want: string, ok: (s: string) => boolean): string =>
+    typeof v === "string" && ok(v) ? v : bad(field, want, v);
+  const number = (v: unknown, field: string, least: Least): number =>
+    typeof v === "number" && Number.isFinite(v) && (least === ">" ? v > 0 : v >= 0)
+      ? v
+      : bad(field, `a number ${least} 0`, v);
+  const numbers = <K extends string>(o: Json, at: string, fields: Readonly<Record<K, Least>>): Record<K, number> =>
+    mapValues<Least, number>(fields, (least, k) => number(o[k], `${at}.${k}`, least));
   const top = object(raw, "the file");
   const machine = object(top.machine, "machine");
-  const cpuModel =
-    typeof machine.cpuModel === "string" && machine.cpuModel
-      ? machine.cpuModel
-      : bad("machine.cpuModel", "a CPU model", machine.cpuModel);
-  const cpuProbe = positive(machine.cpuProbeSeconds, "machine.cpuProbeSeconds");
-  const writeProbe =
-    machine.writeProbeSeconds === null
-      ? null
-      : positive(machine.writeProbeSeconds, "machine.writeProbeSeconds (or null)");
-  const fittedOn =
-    typeof top.fittedOn === "string" && /^\d{4}-\d{2}-\d{2}$/.test(top.fittedOn)
-      ? top.fittedOn
-      : bad("fittedOn", "a date YYYY-MM-DD", top.fittedOn);
   const r = object(top.rates, "rates");
-  if (typeof r.constantSetup !== "boolean") bad("rates.constantSetup", "true or false", r.constantSetup);
   const kinds = r.kinds === undefined ? undefined : object(r.kinds, "rates.kinds");
-  const rates: ReferenceRates = {
-    timedPerSizeSeconds: seconds(r.timedPerSizeSeconds, "rates.timedPerSizeSeconds"),
-    overheadSeconds: seconds(r.overheadSeconds, "rates.overheadSeconds"),
-    untimedPerSizeSeconds: seconds(r.untimedPerSizeSeconds, "rates.untimedPerSizeSeconds"),
-    constantSetup: r.constantSetup === true,
-    ...(kinds
-      ? {
-          kinds: Object.fromEntries(
-            Object.entries(kinds).map(([k, v]) => {
-              const g = object(v, `rates.kinds["${k}"]`);
-              const at = `rates.kinds["${k}"]`;
-              return [
-                k,
-                {
-                  size: positive(g.size, `${at}.size`),
-                  seconds: seconds(g.seconds, `${at}.seconds`),
-                  exponent: positive(g.exponent, `${at}.exponent`),
-                  untimedSeconds: seconds(g.untimedSeconds, `${at}.untimedSeconds`),
-                },
-              ];
-            }),
-          ),
-        }
-      : {}),
-  };
   const constants = top.constants === undefined ? {} : object(top.constants, "constants");
-  const sizes =
-    top.sizes === undefined
-      ? []
-      : Array.isArray(top.sizes)
-        ? top.sizes.map((v, i) => positive(v, `sizes[${i}]`))
-        : bad("sizes", "a list of sizes", top.sizes);
   return {
     file,
-    cpuModel,
-    cpuProbeSeconds: cpuProbe,
-    writeProbeSeconds: writeProbe,
-    fittedOn,
-    rates,
-    sizes,
-    constants: Object.fromEntries(Object.entries(constants).map(([k, v]) => [k, seconds(v, `constants.${k}`)])),
+    cpuModel: text(machine.cpuModel, "machine.cpuModel", "a CPU model", Boolean),
+    cpuProbeSeconds: number(machine.cpuProbeSeconds, "machine.cpuProbeSeconds", ">"),
+    writeProbeSeconds:
+      machine.writeProbeSeconds === null
+        ? null
+        : number(machine.writeProbeSeconds, "machine.writeProbeSeconds (or null)", ">"),
+    fittedOn: text(top.fittedOn, "fittedOn", "a date YYYY-MM-DD", (d) => /^\d{4}-\d{2}-\d{2}$/.test(d)),
+    rates: {
+      ...numbers(r, "rates", RATE_FIELDS),
+      constantSetup:
+        typeof r.constantSetup === "boolean"
+          ? r.constantSetup
+          : bad("rates.constantSetup", "true or false", r.constantSetup),
+      ...(kinds && {
+        kinds: mapValues(kinds, (v, k) =>
+          numbers(object(v, `rates.kinds["${k}"]`), `rates.kinds["${k}"]`, KIND_FIELDS),
+        ),
+      }),
+    },
+    sizes:
+      top.sizes === undefined
+        ? []
+        : Array.isArray(top.sizes)
+          ? top.sizes.map((v, i) => number(v, `sizes[${i}]`, ">"))
+          : bad("sizes", "a list of sizes", top.sizes),
+    constants: mapValues(constants, (v, k) => number(v, `constants.${k}`, "≥")),
   };
 }
 
 export function referenceFileContent(
   rates: ReferenceRates,
-  machine: ProbeReadings & { readonly cpuModel: string },
+  { cpuModel, cpuProbeSeconds, writeProbeSeconds }: ProbeReadings & { readonly cpuModel: string },
   fittedOn: string,
   sizes: readonly number[],
   constants: Readonly<Record<string, number>> = {},
@@ -458,11 +427,7 @@ export function referenceFileContent(
 ): Json {
   return {
     ...(note ? { note } : {}),
-    machine: {
-      cpuModel: machine.cpuModel,
-      cpuProbeSeconds: machine.cpuProbeSeconds,
-      writeProbeSeconds: machine.writeProbeSeconds,
-    },
+    machine: { cpuModel, cpuProbeSeconds, writeProbeSeconds },
     fittedOn,
     rates,
     sizes,
@@ -470,14 +435,14 @@ export function referenceFileContent(
   };
 }
 
+/** This machine's write probe over the reference's, where both have one. */
+const writeRatio = (r: ProbeReadings, write: number | undefined): number | undefined =>
+  r.writeProbeSeconds !== null && write !== undefined && write > 0 ? write / r.writeProbeSeconds : undefined;
+
 /** A write-path reading missing on either side counts as a factor of 2: preferred only when the CPU is much nearer. */
 export function referenceDistance(r: ProbeReadings, cpu: number, write: number | undefined): number {
-  const cpuDistance = Math.abs(Math.log(cpu / r.cpuProbeSeconds));
-  const writeDistance =
-    r.writeProbeSeconds !== null && write !== undefined && write > 0
-      ? Math.abs(Math.log(write / r.writeProbeSeconds))
-      : Math.LN2;
-  return cpuDistance + writeDistance;
+  const ratio = writeRatio(r, write);
+  return Math.abs(Math.log(cpu / r.cpuProbeSeconds)) + (ratio !== undefined ? Math.abs(Math.log(ratio)) : Math.LN2);
 }
 
 export interface ChosenReference {
@@ -497,11 +462,8 @@ export function chooseReference(
   if (!usable.length) return undefined;
   const cpu = probes.cpu();
   const write = usable.some((r) => r.writeProbeSeconds !== null) ? probes.write() : undefined;
-  let best: MachineReference | undefined;
-  for (const r of usable) if (!best || referenceDistance(r, cpu, write) < referenceDistance(best, cpu, write)) best = r;
-  if (!best) return undefined;
-  const writeFactor =
-    best.writeProbeSeconds !== null && write !== undefined && write > 0 ? write / best.writeProbeSeconds : undefined;
+  const best = usable.reduce((a, b) => (referenceDistance(b, cpu, write) < referenceDistance(a, cpu, write) ? b : a));
+  const writeFactor = writeRatio(best, write);
   return {
     reference: best,
     cpuFactor: cpu / best.cpuProbeSeconds,
@@ -552,28 +514,16 @@ export function storedSamples(
   model: Pick<EtaModel<never>, "size" | "kind" | "apart">,
   root: string = resultsRoot(),
 ): { samples: CalibrationSample[]; runs: number } {
-  const samples: CalibrationSample[] = [];
-  let runs = 0;
-  for (const { dir, params } of storedRuns({ root, notebook })) {
-    let counted = false;
-    for (const t of storedTrials(dir)) {
-      if (typeof t.seconds !== "number") continue;
+  const perRun = storedRuns({ root, notebook }).map(({ dir, params }) =>
+    storedTrials(dir).flatMap((t): CalibrationSample[] => {
       const wallSeconds = storedWallSeconds(t, model);
-      if (wallSeconds === undefined) continue;
-      if (t.condition === null || typeof t.condition !== "object") continue;
-      const condition = t.condition as Record<string, unknown>;
-      const kind = model.kind?.(condition);
-      samples.push({
-        size: model.size(condition, params),
-        timedSeconds: t.seconds,
-        wallSeconds,
-        ...(kind !== undefined ? { kind } : {}),
-      });
-      counted = true;
-    }
-    if (counted) runs++;
-  }
-  return { samples, runs };
+      if (typeof t.seconds !== "number" || wallSeconds === undefined || !isObject(t.condition)) return [];
+      const kind = model.kind?.(t.condition);
+      const size = model.size(t.condition, params);
+      return [{ size, timedSeconds: t.seconds, wallSeconds, ...(kind !== undefined ? { kind } : {}) }];
+    }),
+  );
+  return { samples: perRun.flat(), runs: perRun.filter((samples) => samples.length).length };
 }
 
 function storedWallSeconds(t: Record<string, unknown>, model: Pick<EtaModel<never>, "apart">): number | undefined {
@@ -617,14 +567,12 @@ export function withReferenceShape(
 ): Calibration {
   if (!reference || reference.constantSetup) return fitted;
   const refKinds = reference.kinds ?? {};
-  const kinds = fitted.kinds
-    ? Object.fromEntries(
-        Object.entries(fitted.kinds).map(([k, g]) => {
-          const r = refKinds[k];
-          return [k, r && r.size > g.size && r.exponent > g.exponent ? { ...g, exponent: r.exponent } : g];
-        }),
-      )
-    : undefined;
+  const kinds =
+    fitted.kinds &&
+    mapValues(fitted.kinds, (g, k) => {
+      const r = refKinds[k];
+      return r && r.size > g.size && r.exponent > g.exponent ? { ...g, exponent: r.exponent } : g;
+    });
   if (!fitted.constantSetup) return kinds ? { ...fitted, kinds } : fitted;
   const sizes = samples.map((s) => s.size).filter((x) => x > 0 && Number.isFinite(x));
   const at = sizes.length ? median(sizes) : NaN;
@@ -663,14 +611,13 @@ export function probeCalibration(
 }
 
 export function scaledRates(r: ReferenceRates, cpuFactor: number, writeFactor: number = cpuFactor): ReferenceRates {
-  const kinds = r.kinds
-    ? Object.fromEntries(
-        Object.entries(r.kinds).map(([k, g]) => [
-          k,
-          { ...g, seconds: g.seconds * writeFactor, untimedSeconds: g.untimedSeconds * writeFactor },
-        ]),
-      )
-    : undefined;
+  const kinds =
+    r.kinds &&
+    mapValues(r.kinds, (g) => ({
+      ...g,
+      seconds: g.seconds * writeFactor,
+      untimedSeconds: g.untimedSeconds * writeFactor,
+    }));
   return {
     timedPerSizeSeconds: r.timedPerSizeSeconds * writeFactor,
     overheadSeconds: r.overheadSeconds * cpuFactor,
@@ -680,16 +627,25 @@ export function scaledRates(r: ReferenceRates, cpuFactor: number, writeFactor: n
   };
 }
 
+/** The probes a stored run read before its servers started (metadata.json); undefined where it has none. */
+export function runProbeReadings(dir: string): ProbeReadings | undefined {
+  const probes = (readJson(path.join(dir, "metadata.json")) as { probes?: unknown } | null | undefined)?.probes;
+  if (!isObject(probes) || typeof probes.cpuProbeSeconds !== "number" || !(probes.cpuProbeSeconds > 0))
+    return undefined;
+  const write = probes.writeProbeSeconds;
+  return {
+    cpuProbeSeconds: probes.cpuProbeSeconds,
+    writeProbeSeconds: typeof write === "number" && write > 0 ? write : null,
+  };
+}
+
 export function storedProbeReadings(notebook: string, root: string): ProbeReadings | undefined {
-  const cpu: number[] = [];
-  const write: number[] = [];
-  for (const { dir } of storedRuns({ root, notebook })) {
-    const probes = (readJson(path.join(dir, "metadata.json")) as { probes?: unknown } | null | undefined)?.probes;
-    if (!isObject(probes)) continue;
-    if (typeof probes.cpuProbeSeconds === "number" && probes.cpuProbeSeconds > 0) cpu.push(probes.cpuProbeSeconds);
-    if (typeof probes.writeProbeSeconds === "number" && probes.writeProbeSeconds > 0)
-      write.push(probes.writeProbeSeconds);
-  }
+  const probes = storedRuns({ root, notebook })
+    .map(({ dir }) => (readJson(path.join(dir, "metadata.json")) as { probes?: unknown } | null | undefined)?.probes)
+    .filter(isObject);
+  const readings = (field: keyof ProbeReadings) =>
+    probes.map((p) => p[field]).filter((v): v is number => typeof v === "number" && v > 0);
+  const [cpu, write] = [readings("cpuProbeSeconds"), readings("writeProbeSeconds")];
   if (!cpu.length) return undefined;
   return { cpuProbeSeconds: median(cpu), writeProbeSeconds: write.length ? median(write) : null };
 }
@@ -752,19 +708,15 @@ export function outsideTrials(
   probes: Probes = MACHINE_PROBES,
 ): SetupEstimate | undefined {
   const stored = storedOutsideTrials(notebook, model, root);
-  const words = "kernel, servers, summaries and charts";
-  if (stored.length) {
-    const seconds = median(stored);
-    return {
-      seconds,
-      text: `${formatDuration(seconds)} outside the trials (${words}: ${stored.length} stored run(s) here)`,
-    };
-  }
-  const reference = referenceConstant(model.references?.all() ?? [], OUTSIDE_CONSTANT, probes);
-  if (!reference) return undefined;
+  const reference = stored.length
+    ? undefined
+    : referenceConstant(model.references?.all() ?? [], OUTSIDE_CONSTANT, probes);
+  const seconds = stored.length ? median(stored) : reference?.seconds;
+  if (seconds === undefined) return undefined;
+  const from = reference ? `${reference.file}'s, scaled as its rates` : `${stored.length} stored run(s) here`;
   return {
-    seconds: reference.seconds,
-    text: `${formatDuration(reference.seconds)} outside the trials (${words}: ${reference.file}'s, scaled as its rates)`,
+    seconds,
+    text: `${formatDuration(seconds)} outside the trials (kernel, servers, summaries and charts: ${from})`,
   };
 }
 
@@ -779,7 +731,11 @@ export interface ProbeCheck {
   readonly estimatedSeconds: number;
 }
 
-/** Runs whose trials the plan does not name (another version's keys) are left out. */
+/**
+ * Each stored run is read as its own ETA was: with the probes it recorded at its start (else
+ * `probes`), so a check on a busy machine does not scale a quiet run's trials by today's load.
+ * Runs whose trials the plan does not name (another version's keys) are left out.
+ */
 export function probeCheck<P>(
   notebook: string,
   model: EtaModel<P>,
@@ -787,10 +743,15 @@ export function probeCheck<P>(
   probes: Probes = MACHINE_PROBES,
   references: readonly MachineReference[] = model.references?.all() ?? [],
 ): ProbeCheck[] {
-  const calibration = probeCalibration({ references: { dir: "", all: () => references } }, probes);
-  if (!calibration) return [];
+  const set = { references: { dir: "", all: () => references } };
   const out: ProbeCheck[] = [];
   for (const { dir, params } of storedRuns({ root, notebook })) {
+    const recorded = runProbeReadings(dir);
+    const calibration = probeCalibration(
+      set,
+      recorded ? { cpu: () => recorded.cpuProbeSeconds, write: () => recorded.writeProbeSeconds ?? undefined } : probes,
+    );
+    if (!calibration) continue;
     const finished = new Map<string, number>();
     for (const t of storedTrials(dir)) {
       const wallSeconds = storedWallSeconds(t, model);

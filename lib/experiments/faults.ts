@@ -2,12 +2,11 @@
 
 /** kernel-kill is SIGKILL to the kernel, as the OOM killer does: none of its cleanup runs. */
 export type Fault = "link-drop" | "kill-9" | "sigstop" | "engine-stop" | "sigterm" | "kernel-kill";
-export type FaultTarget = "embedded" | "docker" | "ssh" | "external";
 export type FaultPoint = "batch" | "create-index" | "pgbench" | "quorum";
 
 export interface FaultCell {
   readonly fault: Fault;
-  readonly target: FaultTarget;
+  readonly target: "embedded" | "docker" | "ssh" | "external";
   /** Seconds from the fault to the runner's exit, at most. */
   readonly boundSeconds: number;
   readonly env?: Readonly<Record<string, string>>;

@@ -5,25 +5,13 @@ import { plannedTargetKind, type TargetChoice } from "../targets/select";
 
 export function plannedServerCpus(target: TargetChoice, dockerCpus: number | undefined): number | undefined {
   const host = os.availableParallelism();
-  switch (plannedTargetKind("postgresql", target)) {
-    case "external":
-      return undefined;
-    case "docker":
-      return dockerCpus !== undefined ? Math.min(dockerCpus, host) : host;
-    case "embedded":
-      return host;
-  }
+  const kind = plannedTargetKind("postgresql", target);
+  if (kind === "external") return undefined;
+  return kind === "docker" && dockerCpus !== undefined ? Math.min(dockerCpus, host) : host;
 }
 
 export function recordedServerCpus(metadata: Pick<RunMetadata, "host" | "servers">): number | undefined {
   const server = metadata.servers[0];
-  if (!server) return undefined;
-  switch (server.kind) {
-    case "external":
-      return undefined;
-    case "docker":
-      return server.limits?.cpus;
-    default:
-      return metadata.host.cpus;
-  }
+  if (!server || server.kind === "external") return undefined;
+  return server.kind === "docker" ? server.limits?.cpus : metadata.host.cpus;
 }

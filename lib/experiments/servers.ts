@@ -100,12 +100,12 @@ export async function startOn(
 
 export async function startServers(
   specs: readonly ServerSpec[],
-  options: TargetOptions & { readonly target: TargetChoice; readonly optional?: readonly Engine[] },
+  options: TargetOptions & { readonly target: TargetChoice },
 ): Promise<ServerSet> {
   // Before the first start, so an unknown engine does not leave others started for nothing.
   for (const spec of specs) checkEngine(spec.engine);
   const set = new ServerSet();
-  const optional = options.optional ?? ENGINES.filter((e) => ENGINE_FACTS[e].optional);
+  const optional = ENGINES.filter((e) => ENGINE_FACTS[e].optional);
   try {
     for (const spec of specs) {
       let decision: TargetDecision;

@@ -1,7 +1,4 @@
-/**
- * Around every experiment run: reap dead runs' leftovers, open the store, start, record and watch
- * the servers, listen for interrupts, and stop the servers whatever happens.
- */
+/** Around every run: reap leftovers, open the store, start and watch the servers, heed interrupts, always stop them. */
 import fs from "node:fs";
 import os from "node:os";
 import { nonDefaultSettings } from "../engines/postgres/server-settings";
@@ -19,7 +16,6 @@ import { decideTarget, type TargetChoice } from "../targets/select";
 import type { DockerEndpoint } from "../targets/docker/endpoint";
 import type {
   ConnectionInfo,
-  Engine,
   LinkTraffic,
   ServerDescription,
   ServerSpec,
@@ -60,8 +56,6 @@ export interface SessionOptions {
   /** Limits per server (docker); without them the target's defaults apply. */
   readonly cpus?: number;
   readonly memoryGiB?: number;
-  /** Unset: the ones ENGINE_FACTS marks optional. */
-  readonly optional?: readonly Engine[];
   /** The notebook's `planClaims` line, said with the ETA before any server starts. */
   readonly prospect?: string;
   readonly estimate?: (done: ReadonlySet<string>) => Estimate | undefined;
@@ -91,34 +85,34 @@ export interface ExperimentSession<C extends object> {
   stopServer(server: StartedServer): Promise<void>;
 }
 
-export function interruptedMessage(
-  store: { readonly runId: string; readonly directory: string; trials(): readonly unknown[] },
-  planned: number,
-  signal?: string,
-): string {
-  const kept = `${store.trials().length}${planned > 0 ? ` of ${planned}` : ""}`;
+type Kept = { readonly runId: string; readonly directory: string; trials(): readonly unknown[] };
+const trialsOf = (n: number, planned: number) => `${n}${planned > 0 ? ` of ${planned}` : ""} trials`;
+const resumeWith = (store: Kept) => `the same parameters and { resumeId: "${store.runId}" } in the run's options`;
+
+export function interruptedMessage(store: Kept, planned: number, signal?: string): string {
+  const kept = trialsOf(store.trials().length, planned);
+  return `interrupted${signal ? ` (${signal})` : ""}: ${kept} kept in ${store.directory}; its servers were stopped. Resume with ${resumeWith(store)}.`;
+}
+
+export function resumeHint(store: Kept, planned: number): string {
+  const finished = trialsOf(
+    store.trials().filter((t) => (t as { status?: unknown }).status !== "failed").length,
+    planned,
+  );
   return (
-    `interrupted${signal ? ` (${signal})` : ""}: ${kept} trials kept in ${store.directory}; its servers were stopped. ` +
-    `Resume with the same parameters and { resumeId: "${store.runId}" } in the run's options.`
+    `${finished} finished and are kept in ${store.directory}. Once the engine answers again, resume with ${resumeWith(store)}; ` +
+    "its container is removed then (or by `npm run clean`: its record is kept)"
   );
 }
 
-function finishedKeys(store: { trials(): readonly { readonly key: string; readonly status: string }[] }): Set<string> {
-  return new Set(
-    store
-      .trials()
-      .filter((t) => t.status === "ok")
-      .map((t) => t.key),
-  );
-}
+type Keyed = { trials(): readonly { readonly key: string; readonly status: string }[] };
+const finishedKeys = (store: Keyed): Set<string> =>
+  new Set(store.trials().flatMap((t) => (t.status === "ok" ? [t.key] : [])));
 
-/**
- * Refitted whenever a trial finished or the plan grew, counted down between fits so the line moves
- * during a long load, and never below what the trials not yet started need.
- */
+/** Refitted as trials end or the plan grows, counted down between fits; never below what unstarted trials need. */
 export function modelLeft(
   options: Pick<SessionOptions, "estimate">,
-  store: { trials(): readonly { readonly key: string; readonly status: string }[] },
+  store: Keyed,
   now: () => number = Date.now,
 ): ((done: number, total: number) => number | undefined) | undefined {
   const estimate = options.estimate;
@@ -168,15 +162,11 @@ export function shownDone(done: number, total: number, stored: number): number {
 /** `say` repeats the last line's counts with a new message. */
 class SessionProgress implements ProgressReporter {
   planned = 0;
-  private readonly reporter: ProgressReporter;
   private last: [number, number] = [0, 1];
   constructor(
-    title: string,
-    left?: (done: number, total: number) => number | undefined,
-    private readonly stored = 0,
-  ) {
-    this.reporter = progressReporter(title, left);
-  }
+    private readonly reporter: ProgressReporter,
+    private readonly stored: number,
+  ) {}
   // Arrow properties: callers pass them on as callbacks (`onProgress: progress.update`).
   readonly update = (done: number, total: number, message: string): void => {
     if (total > 1) this.planned = total;
@@ -203,9 +193,12 @@ class RunSession<C extends object> implements ExperimentSession<C> {
     readonly servers: ServerSet,
     readonly notes: string[],
     readonly metadata: RunMetadata,
-    private readonly quietness: Quietness,
-    private readonly comparison: Awaited<ReturnType<typeof comparisonFields>>,
-    private readonly descriptions: ServerDescription[],
+    /** What the metadata holds and later servers add to: the same objects as in `metadata`. */
+    private readonly live: {
+      readonly quietness: Quietness;
+      readonly serverSettings: Record<string, Record<string, string>>;
+      readonly descriptions: ServerDescription[];
+    },
   ) {
     this.postgresSeen = [...servers.byEngine.values()].some((s) => ENGINE_FACTS[s.engine].postgresCatalog);
   }
@@ -225,7 +218,8 @@ class RunSession<C extends object> implements ExperimentSession<C> {
       params: options.params,
       resumeId: options.control.resumeId,
     });
-    const progress = new SessionProgress(options.title, modelLeft(options, store), finishedKeys(store).size);
+    const reporter = progressReporter(options.title, modelLeft(options, store));
+    const progress = new SessionProgress(reporter, finishedKeys(store).size);
     // Before any server starts, so a reader can stop now rather than hours in.
     const estimate = options.estimate?.(finishedKeys(store));
     const eta = estimate ? etaText(estimate, store.runId) : undefined;
@@ -237,7 +231,6 @@ class RunSession<C extends object> implements ExperimentSession<C> {
       {
         target: options.target,
         ...limitsOf(options),
-        ...(options.optional ? { optional: options.optional } : {}),
         onProgress: (m) => progress.update(0, 1, m),
       },
     );
@@ -246,7 +239,7 @@ class RunSession<C extends object> implements ExperimentSession<C> {
         ...servers.notes,
         ...(reaped.length ? [`removed ${reaped.length} resource(s) left by an earlier, dead run`] : []),
       ];
-      const comparison = await comparisonFields(servers, notes);
+      const serverSettings = await settingsOf(servers, notes);
       const descriptions = servers.all().map((server) => server.description);
       const metadata: RunMetadata = {
         runId: store.runId,
@@ -262,25 +255,16 @@ class RunSession<C extends object> implements ExperimentSession<C> {
         ...(eta ? { eta } : {}),
         probes,
         ...(options.prospect ? { prospect: options.prospect } : {}),
-        ...comparison,
+        serverSettings,
+        owner: { pid: process.pid, host: os.hostname() },
         // A resumed run's earlier parts and one-off facts (a load its ETA reads) are kept, not overwritten.
         ...(store.earlierParts.length ? { earlierParts: store.earlierParts } : {}),
       };
       const quietness: Quietness = { cpus: os.cpus().length, before, selectOneBefore: await selectOneJitter(servers) };
       metadata.quietness = quietness;
       store.writeMetadata(metadata);
-      return new RunSession<C>(
-        options,
-        signal,
-        store,
-        progress,
-        servers,
-        notes,
-        metadata,
-        quietness,
-        comparison,
-        descriptions,
-      );
+      const live = { quietness, serverSettings, descriptions };
+      return new RunSession<C>(options, signal, store, progress, servers, notes, metadata, live);
     } catch (error) {
       await servers.stopAll();
       throw error;
@@ -307,12 +291,12 @@ class RunSession<C extends object> implements ExperimentSession<C> {
     });
     this.notes.push(...notes);
     this.servers.add(spec.name ?? spec.engine, server);
-    this.descriptions.push(server.description);
+    this.live.descriptions.push(server.description);
     // The first PostgreSQL server of a session that started none up front: what the up-front ones give.
     if (ENGINE_FACTS[server.engine].postgresCatalog && !this.postgresSeen) {
       this.postgresSeen = true;
-      this.quietness.selectOneBefore = await selectOneJitterOn(server.connection);
-      Object.assign(this.comparison.serverSettings, (await comparisonFields(this.servers, this.notes)).serverSettings);
+      this.live.quietness.selectOneBefore = await selectOneJitterOn(server.connection);
+      Object.assign(this.live.serverSettings, await settingsOf(this.servers, this.notes));
     }
     this.writeMetadata();
     return server;
@@ -320,7 +304,7 @@ class RunSession<C extends object> implements ExperimentSession<C> {
 
   readonly adopt = <S extends StartedServer>(server: S): S => {
     this.servers.add(server.id, server, { watched: false });
-    this.descriptions.push(server.description);
+    this.live.descriptions.push(server.description);
     this.writeMetadata();
     return server;
   };
@@ -334,15 +318,12 @@ class RunSession<C extends object> implements ExperimentSession<C> {
     this.signal.addEventListener("abort", onAbort, { once: true });
     try {
       // The watchdog holds the ServerSet's watched view, which follows startServer/stopServer.
-      const watchdog = new TrialWatchdog({
-        servers: this.servers.byEngine,
-        say: (message) => this.progress.say(message),
-      });
+      const watchdog = new TrialWatchdog({ servers: this.servers.byEngine, say: this.progress.say });
       const result = await withWatchdog(watchdog, () => work(this));
       this.signal.throwIfAborted();
       outcome = "finished";
       this.metadata.quietness = {
-        ...this.quietness,
+        ...this.live.quietness,
         during: this.monitor.stop(),
         selectOneAfter: await selectOneJitter(this.servers),
       };
@@ -354,7 +335,12 @@ class RunSession<C extends object> implements ExperimentSession<C> {
         this.refused = true;
         throw error;
       }
-      if (!this.signal.aborted) throw await this.explain(error);
+      if (!this.signal.aborted) {
+        const explained = await explainRunError(this.servers.byEngine, error);
+        if (isDockerHostLoss(explained) && explained instanceof Error)
+          extendMessage(explained, `. ${resumeHint(this.store, this.progress.planned)}`);
+        throw explained;
+      }
       outcome = "interrupted";
       // Whatever the workload threw on its way out, the cause is the Stop.
       const message = interruptedMessage(
@@ -379,14 +365,6 @@ class RunSession<C extends object> implements ExperimentSession<C> {
     }
   }
 
-  private async explain(error: unknown): Promise<unknown> {
-    const explained = await explainRunError(this.servers.byEngine, error);
-    if (isDockerHostLoss(explained) && explained instanceof Error) {
-      extendMessage(explained, `. ${resumeHint(this.store, this.progress.planned)}`);
-    }
-    return explained;
-  }
-
   async close(): Promise<void> {
     this.monitor.stop();
     await this.servers.stopAll();
@@ -396,32 +374,17 @@ class RunSession<C extends object> implements ExperimentSession<C> {
   }
 }
 
-function limitsOf(options: SessionOptions): { cpus?: number; memoryBytes?: number } {
-  return {
-    cpus: options.cpus,
-    memoryBytes: options.memoryGiB === undefined ? undefined : options.memoryGiB * 2 ** 30,
-  };
-}
-
-export function resumeHint(
-  store: { readonly runId: string; readonly directory: string; trials(): readonly unknown[] },
-  planned: number,
-): string {
-  const kept = store.trials().filter((t) => (t as { status?: unknown }).status !== "failed").length;
-  return (
-    `${kept}${planned > 0 ? ` of ${planned}` : ""} trials finished and are kept in ${store.directory}. Once the engine answers again, resume with ` +
-    `the same parameters and { resumeId: "${store.runId}" } in the run's options; its container is removed ` +
-    "then (or by `npm run clean`: its record is kept)"
-  );
-}
+const limitsOf = ({ cpus, memoryGiB }: SessionOptions): { cpus?: number; memoryBytes?: number } => ({
+  cpus,
+  memoryBytes: memoryGiB === undefined ? undefined : memoryGiB * 2 ** 30,
+});
 
 function linkTraffic(servers: StartedServers): { linkTraffic?: Record<string, LinkTraffic> } {
-  const out: Record<string, LinkTraffic> = {};
-  for (const [engine, server] of servers.byEngine) {
-    const traffic = server.linkTraffic?.();
-    if (traffic) out[engine] = traffic;
-  }
-  return Object.keys(out).length ? { linkTraffic: out } : {};
+  const traffic = [...servers.byEngine].flatMap(([engine, server]) => {
+    const t = server.linkTraffic?.();
+    return t ? [[engine, t] as const] : [];
+  });
+  return traffic.length ? { linkTraffic: Object.fromEntries(traffic) } : {};
 }
 
 /** 300 × SELECT 1 on a fresh connection after 30 to warm up: the jitter of one round trip. */
@@ -446,10 +409,7 @@ export async function selectOneJitterOn(connection: ConnectionInfo): Promise<Rtt
 }
 
 /** For lib/compare; best effort: a server that refuses the query costs a note, not the run. */
-async function comparisonFields(
-  servers: StartedServers,
-  notes: string[],
-): Promise<{ serverSettings: Record<string, Record<string, string>>; owner: NonNullable<RunMetadata["owner"]> }> {
+async function settingsOf(servers: StartedServers, notes: string[]): Promise<Record<string, Record<string, string>>> {
   const serverSettings: Record<string, Record<string, string>> = {};
   for (const [engine, server] of servers.byEngine) {
     if (!ENGINE_FACTS[server.engine].postgresCatalog) continue;
@@ -461,5 +421,5 @@ async function comparisonFields(
       );
     }
   }
-  return { serverSettings, owner: { pid: process.pid, host: os.hostname() } };
+  return serverSettings;
 }

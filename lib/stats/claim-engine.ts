@@ -231,15 +231,25 @@ function decideStatistic(
   return { verdict, decidedBy: first ? `${first.p.label}: ${first.d.decidedBy}` : "no part" };
 }
 
+/** The factors that gate this claim: all for a magnitude or equivalence, else its conditions of the run. */
+export function gatingFactors<K extends string>(
+  claim: ClaimCore<K>,
+  factors: Readonly<Record<K, RegimeFactor>>,
+): RegimeFactor[] {
+  const all = claim.regime.map((k) => factors[k]);
+  return claim.kind === "magnitude" || claim.kind === "equivalence" ? all : all.filter((f) => f.condition);
+}
+
 export function decideClaim<K extends string>(
   claim: ClaimCore<K>,
   factors: Readonly<Record<K, RegimeFactor>>,
   fmt: (x: number) => string,
   m: Measured<K>,
 ): Outcome {
+  const here = Object.fromEntries(claim.regime.map((k) => [factors[k].what, m.position[k]]));
   const pos = scalePosition(
     claim.regime.map((k) => factors[k]),
-    Object.fromEntries(claim.regime.map((k) => [factors[k].what, m.position[k]])),
+    here,
   );
   const scale = pos.text || undefined;
   const interval = m.statistic ? (isParts(m.statistic) ? m.statistic[0]?.interval : m.statistic) : undefined;
@@ -256,12 +266,13 @@ export function decideClaim<K extends string>(
       reason: `${m.emulated}: a consistency check of the emulation, not evidence; consistent with "${o.verdict}": ${o.reason}`,
     };
   }
-  const gated = claim.kind === "magnitude" || claim.kind === "equivalence";
-  if (gated && !pos.inside) {
-    const here = interval ? `${intervalText(interval, fmt)} here` : "nothing measured here";
+  // A direction or mechanism is gated by the run's conditions alone.
+  const gate = scalePosition(gatingFactors(claim, factors), here);
+  if (!gate.inside) {
+    const measured = interval ? `${intervalText(interval, fmt)} here` : "nothing measured here";
     return {
       verdict: "not tested at this scale",
-      reason: `${here}; outside the regime: ${pos.brief.join(", ")}; ${claim.howToTest}`,
+      reason: `${measured}; outside the regime: ${gate.brief.join(", ")}; ${claim.howToTest}`,
       scale,
       interval,
     };
@@ -284,14 +295,12 @@ export function declaration<K extends string>(
   statistic: { readonly text: string; readonly fmt: (x: number) => string },
 ): Declaration {
   const distance = c.regime.map((k) => factors[k]);
-  const gated = c.kind === "magnitude" || c.kind === "equivalence";
+  const gates = gatingFactors(c, factors);
+  const stated = distance.filter((f) => !gates.includes(f));
   const regime =
     c.regimeText +
-    (distance.length
-      ? gated
-        ? `. Decided only at ${distance.map(factorText).join(", ")}`
-        : `. Stated, not a gate: ${distance.map(factorText).join(", ")}`
-      : "");
+    (gates.length ? `. Decided only at ${gates.map(factorText).join(", ")}` : "") +
+    (stated.length ? `. Stated, not a gate: ${stated.map(factorText).join(", ")}` : "");
   return {
     id: c.id,
     claim:

@@ -27,6 +27,11 @@ export interface RegimeFactor {
   readonly within: readonly [number, number];
   /** "the seed's" unless given. */
   readonly source?: string;
+  /**
+   * A condition of the run (the machine's state), not its scale: it gates every kind of claim that
+   * names it, a direction or mechanism too, since outside it the statistic measures the condition.
+   */
+  readonly condition?: true;
 }
 
 export interface Declaration {
@@ -403,7 +408,16 @@ export function planClaims(
       return { ...base, prospect: "not evidence", reason: `derived from ${d.derivedFrom ?? "another claim"}` };
     const emulated = options.emulated?.[d.id];
     if (emulated) return { ...base, prospect: "not evidence", reason: emulated };
-    if (d.kind === "direction" || d.kind === "mechanism") return { ...base, prospect: "decidable", reason: "" };
+    if (d.kind === "direction" || d.kind === "mechanism") {
+      // A condition of the run (the machine's load) is known only after it.
+      const conditions = (d.distance ?? []).filter((f) => f.condition);
+      return {
+        ...base,
+        prospect: "decidable",
+        reason: "",
+        ...(conditions.length ? { dependsOn: conditions.map(factorText).join(", ") } : {}),
+      };
+    }
     const pos = scalePosition(d.distance, planned);
     return pos.inside
       ? { ...base, prospect: "decidable", reason: "" }

@@ -99,7 +99,10 @@ test(
     const server = await new EmbeddedPostgresTarget().start({ engine: "postgresql", name: "client-vanish" });
     const relay = await vanishingRelay(server.connection.port);
     try {
-      const session = await TrialSession.open({ ...server.connection, host: "127.0.0.1", port: relay.port });
+      const session = await TrialSession.open(
+        { ...server.connection, host: "127.0.0.1", port: relay.port },
+        server.kind,
+      );
       assert.deepEqual(await session.query("SELECT 1 AS one"), [{ one: 1 }]);
       relay.vanish();
       await session.close();

@@ -40,6 +40,7 @@ test("trials on embedded PostgreSQL: per-phase counters, WAL by record type, ind
     const trials: CreateIndexTrial[] = await runPlan({
       plan,
       connection: server.connection,
+      serverKind: server.kind,
       store,
       randomSeed: p.randomSeed,
       settleMs: p.settleMs,
@@ -78,6 +79,9 @@ test("trials on embedded PostgreSQL: per-phase counters, WAL by record type, ind
           "log_statement_stats reported the backend's CPU",
         );
         assert.ok(load.walBytes > 4000 * 50, "a heap insert record per row at least");
+        // An embedded server's backend is in this host's /proc: its CPU and run-queue wait per phase.
+        assert.equal(t.runQueueUnmeasured, undefined, t.runQueueUnmeasured);
+        assert.ok(load.runQueue && load.runQueue.cpuS > 0 && load.runQueue.waitS >= 0, JSON.stringify(load.runQueue));
       }
       const index = t.phases!.find((x) => x.phase === "index")!;
       assert.ok(index.sort, "trace_sort reported the CREATE INDEX sort");

@@ -89,6 +89,8 @@ function insidePosition(set: AnyClaimSet, c: ClaimCore): Position<string> {
 }
 
 const gated = (c: ClaimCore) => c.kind === "magnitude" || c.kind === "equivalence";
+/** A condition of the run gates any kind of claim. */
+const gatedBy = (c: ClaimCore, f: RegimeFactor) => gated(c) || f.condition === true;
 
 test("the engine's generated tests find the migrated notebooks' claims through the registry", () => {
   assert.deepEqual(
@@ -180,10 +182,11 @@ for (const { id, set, e } of SETS) {
         assert.ok(d.emulates && d.emulates.length > 20, "the declaration says which inputs are emulated");
       });
 
-    test(`${id} (${c.id}) at its regime's edges: ${gated(c) ? "decided just inside, not tested just outside" : "decided at any scale, the scale stated"}`, () => {
+    test(`${id} (${c.id}) at its regime's edges: ${gated(c) ? "decided just inside, not tested just outside" : "decided at any scale, the scale stated; its run's conditions, if any, gate it"}`, () => {
       const held = edges(rule).held[0];
       for (const k of c.regime) {
         const f = set.factors[k];
+        const gates = gatedBy(c, f);
         const v = factorValues(f);
         for (const x of v.inside) {
           const o = decideAt({ statistic: held, position: { ...inside, [k]: x } });
@@ -191,7 +194,7 @@ for (const { id, set, e } of SETS) {
         }
         for (const x of v.outside) {
           const o = decideAt({ statistic: held, position: { ...inside, [k]: x } });
-          if (gated(c)) {
+          if (gates) {
             assert.equal(o.verdict, "not tested at this scale", `${f.what} = ${x}`);
             assert.ok(o.reason.includes(`${f.what} `) && o.reason.includes("(needs"), `names the factor: ${o.reason}`);
           } else {
@@ -199,7 +202,7 @@ for (const { id, set, e } of SETS) {
             assert.ok(o.scale?.includes(f.what), "the verdict states the scale it was decided at");
           }
         }
-        if (gated(c))
+        if (gates)
           assert.equal(
             decideAt({ statistic: held, position: { ...inside, [k]: undefined } }).verdict,
             "not tested at this scale",

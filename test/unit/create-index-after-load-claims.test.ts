@@ -37,6 +37,10 @@ interface Side {
   readonly blksRead?: number;
   /** The write-path speed probe's median before the trial, ms. */
   readonly speedMs?: number;
+  /** Run-queue wait over the timed phases (/proc/<pid>/schedstat), s; default none: a quiet machine. */
+  readonly waitS?: number;
+  /** Why there is no run-queue wait (a server whose processes are not this host's). */
+  readonly unmeasured?: string;
 }
 
 const A = "load_then_index" as const;
@@ -61,6 +65,17 @@ function trial(method: Method, repeat: number, position: number, side: Side, row
       voluntarySwitches: 0,
       involuntarySwitches: 0,
     },
+    ...(side.unmeasured
+      ? {}
+      : {
+          runQueue: {
+            waitS: (side.waitS ?? 0) * share,
+            cpuS: cpu * share,
+            workerWaitS: 0,
+            workerCpuS: 0,
+            workers: 0,
+          },
+        }),
   }));
   const first = timed[0];
   const counters: Record<string, number> = {
@@ -96,6 +111,7 @@ function trial(method: Method, repeat: number, position: number, side: Side, row
     ...(side.speedMs !== undefined
       ? { speed: { what: "probe", medianMs: side.speedMs, p90Ms: side.speedMs * 1.2, n: 400, at: "" } }
       : {}),
+    ...(side.unmeasured ? { runQueueUnmeasured: side.unmeasured } : {}),
     startedAt: "2026-01-01T00:00:00Z",
     finishedAt: "2026-01-01T00:00:01Z",
   };
@@ -200,7 +216,9 @@ test("02: with no trials every claim says what it needs, never a verdict; the re
   const claims = checkClaims(summaryOf([]));
   const verdict = Object.fromEntries(claims.map((c) => [c.id, c.verdict]));
   assert.equal(verdict["1b"], "not tested at this scale");
-  for (const id of ["1a", "2", "3m"]) assert.equal(verdict[id], "inconclusive", id);
+  // (3m)'s condition, the run-queue wait in the gap, is unknown without a gap.
+  assert.equal(verdict["3m"], "not tested at this scale");
+  for (const id of ["1a", "2"]) assert.equal(verdict[id], "inconclusive", id);
   assert.ok(claims.filter((c) => c.verdict === "inconclusive").every((c) => /needs/.test(c.decidedBy)));
 });
 
@@ -239,7 +257,10 @@ test("02 at the default profile's own plan: (4) on the fewer-codes pairs decided
   );
   // The plan said so before: the claims it counts as decidable are the ones the run decided.
   const plans = experiment.prospect(p);
-  assert.match(planText(plans), /can decide 4 of 7 claims/);
+  assert.match(
+    planText(plans),
+    /can decide 4 of 7 claims \(\(3m\) if 1 − \(B − A run-queue wait\) ÷ the B − A gap 0\.90–1\.1/,
+  );
   const decided = held.filter((c) => c.verdict === "held" || c.verdict === "did not hold").map((c) => c.id);
   assert.deepEqual(
     plans.filter((x) => x.prospect === "decidable").map((x) => x.id),
@@ -259,4 +280,50 @@ test("02 loads: the seed's expression at 10,001 codes, fewer codes by the same e
   assert.match(loadSql(1000, "sorted", 100), /\(i - 1\)::bigint \* 100 \/ 1000/);
   assert.throws(() => loadSql(100, "random", 0), /codes must be an integer from 1 to 100,000/);
   assert.throws(() => experiment.params("default", { densityCodes: 0 }), /densityCodes/);
+});
+
+test("02 (3m) on a contended machine: the run-queue wait in the B − A gap gates it, just inside decided, just outside not tested", () => {
+  // B/A 2, 80 % of the gap extra CPU; B waited `k` of its repeat's gap on the run queue beyond A's wait of 2 s.
+  const at = (k: number, cpuShare = 0.8) => {
+    const trials = run(6, (r) => {
+      const [a, b] = [10 * jitter(r), 20 * jitter(r + 1)];
+      return {
+        a: { seconds: a, cpuS: 5, waitS: 2 },
+        b: { seconds: b, cpuS: 5 + cpuShare * (b - a), waitS: 2 + k * (b - a) },
+      };
+    });
+    const c = checkClaims(summaryOf(trials)).find((x) => x.id === "3m");
+    assert.ok(c);
+    return c;
+  };
+  for (const k of [0, 0.09, -0.09]) assert.equal(at(k).verdict, "held", `${k}: ${at(k).decidedBy}`);
+  for (const k of [0.11, -0.11, 2]) {
+    const c = at(k);
+    assert.equal(c.verdict, "not tested at this scale", `${k}: ${c.decidedBy}`);
+    // The measured share and the distance, never a verdict on the machine's load.
+    assert.match(
+      c.decidedBy,
+      /^80 % \[.*\] here; outside the regime: 1 − \(B − A run-queue wait\) ÷ the B − A gap -?[\d.]+ \(needs 0\.90–1\.1\)/,
+    );
+    assert.match(
+      c.why,
+      /Waiting on the run queue .*: A 2\.00 s, B [\d.]+ s against a median gap of [\d.]+ s: B − A wait is -?\d+ % of the gap/,
+    );
+  }
+  // What the run queue did to the seed's sentence before: a share under the margin read as "did not hold".
+  const contended = at(1.5, 0.3);
+  assert.equal(contended.verdict, "not tested at this scale", contended.decidedBy);
+  assert.equal(at(0, 0.3).verdict, "did not hold", "a quiet run still decides it both ways");
+});
+
+test("02 (3m) where the server's processes are not this host's: the wait is unknown, so not tested, with the reason", () => {
+  const why = "the server is external: its processes are not on this machine";
+  const trials = run(6, (r) => ({
+    a: { seconds: 10 * jitter(r), cpuS: 5, unmeasured: why },
+    b: { seconds: 20 * jitter(r + 1), cpuS: 13, unmeasured: why },
+  }));
+  const c = checkClaims(summaryOf(trials)).find((x) => x.id === "3m");
+  assert.equal(c?.verdict, "not tested at this scale", c?.decidedBy);
+  assert.match(c?.decidedBy ?? "", /run-queue wait.* not known \(needs 0\.90–1\.1\)/);
+  assert.match(c?.why ?? "", /Run-queue wait not measured: the server is external/);
 });

@@ -780,6 +780,19 @@ test("reference rates refitted from stored runs give back those runs' trials und
       assert.ok(own && ref);
       const expected = [a, b].reduce((t, u) => t + unitSeconds(u, { ...ref, source: "" }), 0);
       assert.ok(Math.abs(own.estimatedSeconds - expected) < 1e-9);
+      // A run that recorded its probes is read with them, as its own ETA was, not with a busy now's.
+      fs.writeFileSync(
+        path.join(root, "R1_01-index-write-cost_aaaa", "metadata.json"),
+        JSON.stringify({ probes: { cpuProbeSeconds: probe, writeProbeSeconds: 0.2 } }),
+      );
+      const [busyNow] = probeCheck(
+        "01-index-write-cost",
+        indexWriteCost,
+        root,
+        probesOf(3 * probe, 0.6),
+        fitHere.all(),
+      );
+      assert.ok(busyNow && Math.abs(busyNow.estimatedSeconds - check.estimatedSeconds) < 1e-9);
     },
   );
   withResults({}, (root) => {

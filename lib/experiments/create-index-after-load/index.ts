@@ -98,6 +98,7 @@ export const experiment = defineExperiment({
       await runPlan({
         plan: trials,
         connection: current.connection,
+        serverKind: current.kind,
         store,
         randomSeed: p.randomSeed,
         settleMs: p.settleMs,

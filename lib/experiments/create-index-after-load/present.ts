@@ -122,6 +122,8 @@ export function showHeadline(s: S): void {
     "B server s": num(b.serverSeconds),
     "A CPU s": num(a.cpuS),
     "B CPU s": num(b.cpuS),
+    "A run-queue wait s": num(a.runQueueWaitS),
+    "B run-queue wait s": num(b.runQueueWaitS),
     "B/A WAL records": num(a.walRecords > 0 ? b.walRecords / a.walRecords : undefined),
     "checkpoints requested (A, B)": `${a.requestedCheckpoints}, ${b.requestedCheckpoints}`,
     flags: flags.join(", "),
@@ -129,7 +131,8 @@ export function showHeadline(s: S): void {
   showTable(repeats, {
     caption:
       `Headline repeats (${en(pair.rows)} rows). Flags: outlier = ${OUTLIER_RULE}; a timed checkpoint or an autovacuum ` +
-      "run inside a timed phase. Checkpoints a method's own WAL volume requested are its cost, not a flag. Each claim says whether its " +
+      "run inside a timed phase. Run-queue wait: time the backend and its parallel workers were runnable while another process had the CPU " +
+      "(/proc/<pid>/schedstat; (3m) is judged only where B − A of it is within a tenth of the gap). Checkpoints a method's own WAL volume requested are its cost, not a flag. Each claim says whether its " +
       "verdict changes without the flagged repeats",
   });
 }
@@ -179,6 +182,10 @@ type Pick = (c: Counters<CreateIndexCounterKey>, m: M, phase: PhaseName | undefi
 const COUNTERS: readonly [string, Pick][] = [
   ["elapsed s", (_c, m, phase) => num((phase ? (m.phaseMs[phase] ?? 0) : m.medianSeconds * 1000) / 1000)],
   ["CPU s (backend + parallel workers)", (_c, m, phase) => num(phase ? m.phaseCpuS[phase] : m.backendCpuS)],
+  [
+    "run-queue wait s (backend + parallel workers)",
+    (_c, m, phase) => num(phase ? m.phaseRunQueueWaitS[phase] : m.runQueueWaitS),
+  ],
   ["WAL records", (c) => c["wal.records"]],
   ["WAL full-page images", (c) => c["wal.fpi"]],
   ["WAL MB", (c) => mb(c["wal.bytes"])],

@@ -31,6 +31,10 @@ const phaseOf = (t: CreateIndexTrial, phase: PhaseName) => t.phases?.find((p) =>
 const cpuOfPhase = (p: PhaseRecord | undefined) =>
   p?.backend ? p.backend.userS + p.backend.systemS + (p.sort?.workerCpuS ?? 0) : undefined;
 
+/** From /proc/<pid>/schedstat: time the backend and its parallel workers were runnable but not running. */
+const runQueueWaitOfPhase = (p: PhaseRecord | undefined) =>
+  p?.runQueue ? p.runQueue.waitS + p.runQueue.workerWaitS : undefined;
+
 /** `pick` summed over the trial's timed phases; undefined unless every one of them reported it. */
 function timedSum(t: CreateIndexTrial, pick: (p: PhaseRecord) => number | undefined): number | undefined {
   const v = timedPhases(t.condition.method)
@@ -90,6 +94,8 @@ function summariseMethod(group: readonly OkTrial[], failed: number) {
     byPhase: perPhase((phase) => medianRecord(group.map((t) => phaseSums(t, [phase])))),
     phaseCpuS: perPhase((phase) => median((t) => cpuOfPhase(phaseOf(t, phase)))),
     backendCpuS: median((t) => timedSum(t, cpuOfPhase)),
+    phaseRunQueueWaitS: perPhase((phase) => median((t) => runQueueWaitOfPhase(phaseOf(t, phase)))),
+    runQueueWaitS: median((t) => timedSum(t, runQueueWaitOfPhase)),
     backendBlocksOut: median((t) => timedSum(t, (p) => p.backend?.fsBlocksOut)),
     involuntarySwitches: median((t) => timedSum(t, (p) => p.backend?.involuntarySwitches)),
     hostLoad: median((t) => (t.loadAverage ? (t.loadAverage[0] + t.loadAverage[1]) / 2 : undefined)),
@@ -133,6 +139,8 @@ function repeatSide(t: CreateIndexTrial, outlier: boolean) {
     // No client path in the server's own elapsed time.
     serverSeconds: timedSum(t, (p) => p.backend?.elapsedS),
     cpuS: timedSum(t, cpuOfPhase),
+    runQueueWaitS: timedSum(t, runQueueWaitOfPhase),
+    involuntarySwitches: timedSum(t, (p) => p.backend?.involuntarySwitches),
     ioWaitMs: ioWaitMs(sums),
     blockIoMs: blockIoMs(sums),
     walRecords: sums["wal.records"] ?? 0,
@@ -222,8 +230,10 @@ export function summarise(
       ),
     }));
   const speed = speedSpread(good);
+  // The server's processes were not this host's: no trial has a run-queue wait.
+  const runQueueUnmeasured = good.find((t) => t.runQueueUnmeasured)?.runQueueUnmeasured;
   return {
-    headline: { rows, maintenanceWorkMemMB, parallelWorkers, sharedBuffersMB },
+    headline: { rows, maintenanceWorkMemMB, parallelWorkers, sharedBuffersMB, runQueueUnmeasured },
     methods,
     pairs,
     builds,

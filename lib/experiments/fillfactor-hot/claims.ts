@@ -1,7 +1,4 @@
-/**
- * Notebook 07's claims on PostgreSQL's documented fillfactor and HOT (quotes.json), in the regime of the page's room.
- * The pass updates whole id ranges: old versions are not yet dead, so pruning cannot make room inside it.
- */
+/** Notebook 07's claims: PostgreSQL's documented fillfactor and HOT (quotes.json), in the regime of the page's room. */
 import { declare, readQuotes, type ClaimSet } from "../../stats/claim-engine";
 import { medianOf, pairedQuotient } from "../../stats/claim-statistics";
 import type { FillfactorHotParams } from "./params";
@@ -11,7 +8,6 @@ import { fullPass, hotAndFullPasses, hotPass, type ConditionSummary, type RoundV
 import { fixed, percent as pct, times } from "../../stats/format";
 
 type S = readonly ConditionSummary[];
-type Factor = "noRoom" | "room";
 const Q = readQuotes(__dirname);
 const FILLFACTOR = {
   original: `CREATE TABLE, storage parameter fillfactor (default 100): "${Q.quote("fillfactor").original}"`,
@@ -22,24 +18,13 @@ const HOT = {
     `then: "${Q.quote("hotNoNewIndexEntries").original}"`,
 };
 
-const fmt = (x: number | undefined, d = 2) => fixed(x, d);
 const pctFmt = (x: number) => `${(x * 100).toFixed(x < 0.1 ? 1 : 0)} %`;
-
 const ROOM_TEXT =
   "room ratio = free bytes per loaded heap page ÷ (rows per page × bytes of one new row version with its line pointer), " +
   "measured on each trial's table (pgstattuple)";
 /** The regime's value is not a seed's figure but the documented condition: room for the updated row. */
 const THRESHOLD = "the documented threshold:";
 const TWO_PASSES = "`--set fillfactors=[100,50]` runs both passes";
-/** Claims 5 and 6: the HOT pass below the fillfactor-100 pass in a value paired within a round. */
-const HOT_BELOW_FULL = {
-  figure: "no figure",
-  kind: "magnitude",
-  rule: { kind: "below", margin: 1 },
-  regime: ["room"],
-  regimeText: `the HOT pass (counter, ${ROOM_TEXT} ≥ 1) vs counter at fillfactor 100, same round`,
-  howToTest: TWO_PASSES,
-} as const;
 
 /** What both passes give (the HOT one and fillfactor 100's), `none` unless both ran and differ. */
 const withPasses =
@@ -48,29 +33,61 @@ const withPasses =
     const p = hotAndFullPasses(s);
     return p ? f(p.hot, p.base) : (none as N);
   };
-/** A value of the HOT pass ÷ the fillfactor-100 pass's, paired within a round. */
-const paired = (pick: (r: RoundValues) => number | undefined, what: string) =>
-  withPasses((h, b) =>
-    pairedQuotient(h.rounds, b.rounds, (r) => r.repeat, pick, `${what}, ff ${h.fillfactor} ÷ ff 100, one per round`),
-  );
+/** A why from both passes: each figure `v(f)` reads "HOT pass's vs fillfactor 100's". */
+const bothPasses = (text: (v: (f: (x: ConditionSummary) => string) => string) => string) =>
+  withPasses((h, b) => text((f) => `${f(h)} vs ${f(b)}`), "");
+const entriesText = (x: ConditionSummary) => fixed(x.indexEntriesPerRow, 2);
 /** Index entries per row over the rounds: of all indexes for the HOT pass, per index for the non-HOT pass. */
 const entries = (x: ConditionSummary, per: number, of: string) =>
   medianOf(x.rounds, (r) => (r.indexEntriesPerRow === undefined ? undefined : r.indexEntriesPerRow / per), of);
+/** The HOT share of one pass, median over rounds. */
+const hotShare = (text: string, pass: (s: S) => ConditionSummary | undefined, needs: string) => ({
+  text,
+  fmt: pctFmt,
+  of: (s: S) => pass(s)?.hotShareInterval,
+  needs,
+});
+/** Claims 5 and 6: the HOT pass below the fillfactor-100 pass in a value paired within a round. */
+const hotBelowFull = (text: string, what: string, pick: (r: RoundValues) => number | undefined) =>
+  ({
+    figure: "no figure",
+    kind: "magnitude",
+    rule: { kind: "below", margin: 1 },
+    regime: ["room"],
+    regimeText: `the HOT pass (counter, ${ROOM_TEXT} ≥ 1) vs counter at fillfactor 100, same round`,
+    howToTest: TWO_PASSES,
+    statistic: {
+      text: `${text}, HOT pass ÷ fillfactor-100 pass, paired within a round`,
+      fmt: (x: number) => times(x),
+      of: withPasses((h, b) =>
+        pairedQuotient(
+          h.rounds,
+          b.rounds,
+          (r) => r.repeat,
+          pick,
+          `${what}, ff ${h.fillfactor} ÷ ff 100, one per round`,
+        ),
+      ),
+      needs: `${what} of both passes in the same rounds`,
+    },
+  }) as const;
 
-const roomText = (x: ConditionSummary) =>
-  `at fillfactor ${x.fillfactor} the loaded pages held ${fmt(x.rowsPerPage, 1)} rows of ${fmt(x.versionBytes, 0)} B ` +
-  `with ${fmt(x.freeBytesPerPage, 0)} B free (room ratio ${fmt(x.roomRatio)})`;
-const growthText = (x: ConditionSummary) =>
-  `${pct(x.newPageShare)} of the new versions went to another page, the heap grew ${fmt(x.heapBytesPerRow, 0)} B ` +
-  `and the indexes ${fmt(x.indexBytesPerRow, 1)} B per updated row`;
-const bothPasses = (text: (hot: ConditionSummary, base: ConditionSummary) => string) => withPasses(text, "");
+/** The pages' room of one pass, and (`growth`) where its new versions went. */
+const roomText = (x: ConditionSummary | undefined, growth = true) =>
+  !x
+    ? ""
+    : `at fillfactor ${x.fillfactor} the loaded pages held ${fixed(x.rowsPerPage, 1)} rows of ${fixed(x.versionBytes, 0)} B ` +
+      `with ${fixed(x.freeBytesPerPage, 0)} B free (room ratio ${fixed(x.roomRatio, 2)})` +
+      (growth
+        ? `: ${pct(x.newPageShare)} of the new versions went to another page, the heap grew ` +
+          `${fixed(x.heapBytesPerRow, 0)} B and the indexes ${fixed(x.indexBytesPerRow, 1)} B per updated row.`
+        : "");
 
-export const CLAIMS: ClaimSet<FillfactorHotParams, S, Factor> = declare({
+export const CLAIMS: ClaimSet<FillfactorHotParams, S, "noRoom" | "room"> = declare({
   notebook: "07-fillfactor-hot",
   factors: {
-    // Below 1: the reserved space cannot hold a new version of every row on the page.
+    // noRoom: the reserved space cannot hold a new version of every row on the page; room: it can.
     noRoom: { what: "room ratio", seed: 1, unit: "", within: [0, 0.99], source: THRESHOLD },
-    // At least 1: it can.
     room: { what: "room ratio of the HOT pass", seed: 1, unit: "", within: [1, Infinity], source: THRESHOLD },
   },
   before: (p) => {
@@ -98,16 +115,12 @@ export const CLAIMS: ClaimSet<FillfactorHotParams, S, Factor> = declare({
         `fillfactor 100, ${ROOM_TEXT} below 1 (the page has no room for the pass's new versions). Not measured: ` +
         "single-row transactions, between which pruning can reclaim earlier versions; the claim says nothing of them",
       howToTest: "fillfactor 100 is in it for any row narrower than half a page; `--set fillfactors=[100,50]` runs it",
-      statistic: {
-        text: "HOT share of the pass = Δn_tup_hot_upd ÷ Δn_tup_upd (pg_stat_user_tables around the timed pass), median over rounds",
-        fmt: pctFmt,
-        of: (s) => fullPass(s)?.hotShareInterval,
-        needs: "the counter pass at fillfactor 100",
-      },
-      why: (s) => {
-        const x = fullPass(s);
-        return x ? `${roomText(x)}: ${growthText(x)}.` : "";
-      },
+      statistic: hotShare(
+        "HOT share of the pass = Δn_tup_hot_upd ÷ Δn_tup_upd (pg_stat_user_tables around the timed pass), median over rounds",
+        fullPass,
+        "the counter pass at fillfactor 100",
+      ),
+      why: (s) => roomText(fullPass(s)),
     },
     {
       id: "2",
@@ -121,22 +134,15 @@ export const CLAIMS: ClaimSet<FillfactorHotParams, S, Factor> = declare({
       regime: ["room"],
       regimeText: `the highest fillfactor run whose ${ROOM_TEXT} is at least 1 (51 or lower for 07's 116-byte row versions; the profiles run 50)`,
       howToTest: `\`--set fillfactors=[100,${fillfactorForOneVersion(60)}]\` (07's row) tests it`,
-      statistic: {
-        text: "HOT share of the pass at that fillfactor, median over rounds",
-        fmt: pctFmt,
-        of: (s) => hotPass(s)?.hotShareInterval,
-        needs: "the counter pass",
-      },
+      statistic: hotShare("HOT share of the pass at that fillfactor, median over rounds", hotPass, "the counter pass"),
       ours: (s) => (hotPass(s) ? `fillfactor ${hotPass(s)?.fillfactor}` : ""),
       why: (s) => {
-        const x = hotPass(s);
-        if (!x) return "";
         const others = s
-          .filter((y) => y.column === "counter" && y !== x)
+          .filter((y) => y.column === "counter" && y !== hotPass(s))
           .sort((a, b) => b.fillfactor - a.fillfactor)
-          .map((y) => `ff ${y.fillfactor}: ${pct(y.hotShare)} at room ratio ${fmt(y.roomRatio)}`)
+          .map((y) => `ff ${y.fillfactor}: ${pct(y.hotShare)} at room ratio ${fixed(y.roomRatio, 2)}`)
           .join(", ");
-        return `${roomText(x)}: ${growthText(x)}.${others ? ` The other fillfactors: ${others}.` : ""}`;
+        return roomText(hotPass(s)) + (hotPass(s) && others ? ` The other fillfactors: ${others}.` : "");
       },
     },
     {
@@ -162,12 +168,11 @@ export const CLAIMS: ClaimSet<FillfactorHotParams, S, Factor> = declare({
       },
       why: (s) => {
         const x = [...s.filter((y) => y.column === "k")].sort((a, b) => (b.roomRatio ?? 0) - (a.roomRatio ?? 0))[0];
-        if (!x) return "";
-        return (
-          `${roomText(x)}; the k pass was HOT for ${pct(x.hotShare)} of its rows, ` +
-          `${pct(x.newPageShare === undefined ? undefined : 1 - x.newPageShare)} of its new versions ` +
-          `stayed on their page, and it inserted ${fmt(x.indexEntriesPerRow)} index entries per row (${INDEXES.length} indexes).`
-        );
+        return x
+          ? `${roomText(x, false)}; the k pass was HOT for ${pct(x.hotShare)} of its rows, ` +
+              `${pct(x.newPageShare === undefined ? undefined : 1 - x.newPageShare)} of its new versions ` +
+              `stayed on their page, and it inserted ${entriesText(x)} index entries per row (${INDEXES.length} indexes).`
+          : "";
       },
     },
     {
@@ -201,45 +206,32 @@ export const CLAIMS: ClaimSet<FillfactorHotParams, S, Factor> = declare({
         needs: "both passes and pg_walinspect (the WAL's B-tree records) on the server",
       },
       why: bothPasses(
-        (hot, base) =>
-          `HOT share ${pct(hot.hotShare)} vs ${pct(base.hotShare)}; the indexes grew ${fmt(hot.indexBytesPerRow, 1)} vs ` +
-          `${fmt(base.indexBytesPerRow, 1)} B per updated row (pg_relation_size of ${INDEXES.join(", ")}).`,
+        (v) =>
+          `HOT share ${v((x) => pct(x.hotShare))}; the indexes grew ${v((x) => fixed(x.indexBytesPerRow, 1))} ` +
+          `B per updated row (pg_relation_size of ${INDEXES.join(", ")}).`,
       ),
     },
     {
       id: "5",
       claim: "A HOT pass writes less WAL per updated row than the non-HOT pass over the same rows",
       sentence: { original: `${HOT.original} (no index entries: no index WAL records)` },
-      ...HOT_BELOW_FULL,
-      statistic: {
-        text: "WAL bytes per updated row (pg_stat_wal), HOT pass ÷ fillfactor-100 pass, paired within a round",
-        fmt: (x) => times(x),
-        of: paired((r) => r.walBytesPerRow, "WAL bytes per row"),
-        needs: "WAL bytes per row of both passes in the same rounds",
-      },
+      ...hotBelowFull("WAL bytes per updated row (pg_stat_wal)", "WAL bytes per row", (r) => r.walBytesPerRow),
       why: bothPasses(
-        (hot, base) =>
-          `WAL ${fmt(hot.walBytesPerRow, 0)} vs ${fmt(base.walBytesPerRow, 0)} B per updated row, of which full-page ` +
-          `images ${fmt(hot.fpiPer1000Rows, 1)} vs ${fmt(base.fpiPer1000Rows, 1)} per 1,000 rows (the first change of ` +
-          `each page after the checkpoint); index entries per row ${fmt(hot.indexEntriesPerRow)} vs ${fmt(base.indexEntriesPerRow)}.`,
+        (v) =>
+          `WAL ${v((x) => fixed(x.walBytesPerRow, 0))} B per updated row, of which full-page images ` +
+          `${v((x) => fixed(x.fpiPer1000Rows, 1))} per 1,000 rows (the first change of each page after the ` +
+          `checkpoint); index entries per row ${v(entriesText)}.`,
       ),
     },
     {
       id: "6",
       claim: "Placing the updated copy on the same page is more efficient: the HOT pass takes less time",
       sentence: FILLFACTOR,
-      ...HOT_BELOW_FULL,
-      statistic: {
-        text: "seconds of the pass, HOT pass ÷ fillfactor-100 pass, paired within a round",
-        fmt: (x) => times(x),
-        of: paired((r) => r.seconds, "seconds"),
-        needs: "seconds of both passes in the same rounds",
-      },
+      ...hotBelowFull("seconds of the pass", "seconds", (r) => r.seconds),
       why: bothPasses(
-        (hot, base) =>
-          `median ${fmt(hot.medianSeconds, 3)} s vs ${fmt(base.medianSeconds, 3)} s; HOT share ${pct(hot.hotShare)} vs ` +
-          `${pct(base.hotShare)}, index entries per row ${fmt(hot.indexEntriesPerRow)} vs ${fmt(base.indexEntriesPerRow)}, ` +
-          `new-page share ${pct(hot.newPageShare)} vs ${pct(base.newPageShare)}.`,
+        (v) =>
+          `median ${v((x) => `${fixed(x.medianSeconds, 3)} s`)}; HOT share ${v((x) => pct(x.hotShare))}, ` +
+          `index entries per row ${v(entriesText)}, new-page share ${v((x) => pct(x.newPageShare))}.`,
       ),
     },
   ],

@@ -1,15 +1,10 @@
 /** Notebook 07 (`lab.fillfactorHot.*`): PostgreSQL's fillfactor and HOT, by an UPDATE pass over a fresh table. */
-import { defineExperiment, serverName } from "../define";
-import { finiteOrNaN, referencesIn } from "../eta";
-import {
-  flaggedColumns,
-  flaggedTrials,
-  POSTGRES_DOCS_CLAIMS_CAPTION,
-  secondsColumns,
-  timedTrialProgress,
-} from "../condition-groups";
+import { defineExperiment } from "../define";
+import { flaggedTrialsOf, postgresServer, rowsEta, workOnPostgres } from "../one-postgres";
+import { flaggedColumns, POSTGRES_DOCS_CLAIMS_CAPTION, secondsColumns } from "../condition-groups";
+import { intervalColumns } from "../interval-columns";
 import { CLAIMS } from "./claims";
-import { checkParams, FILLFACTOR_HOT_PROFILES } from "./params";
+import { checkParams, FILLFACTOR_HOT_PROFILES, type FillfactorHotParams } from "./params";
 import { readingOrder } from "./present";
 import { summarise as summariseTrials } from "./summarise";
 import { diskNeed } from "./workload/page-model";
@@ -23,65 +18,40 @@ export const experiment = defineExperiment({
   title: "fillfactor vs HOT: free page space, heap-only updates and what they save",
   profiles: FILLFACTOR_HOT_PROFILES,
   check: checkParams,
-  servers: (p) => [
-    {
-      engine: "postgresql",
-      name: serverName(SLUG, "pg"),
-      // The table and its indexes stay in shared_buffers: the pass measures page placement, not reads.
-      settings: { shared_buffers: `${p.sharedBuffersMiB}MB` },
-      uses: {
-        notebook: "07 fillfactor vs HOT",
-        disk: diskNeed(p),
-        clients: 3,
-        extensions: [
-          { name: "pgstattuple", measures: "rows and free bytes per loaded heap page (the claims' room ratio)" },
-          { name: "pg_walinspect", measures: "B-tree entries inserted by the pass, counted in its WAL" },
-        ],
-      },
-    },
-  ],
+  // The table and its indexes stay in shared_buffers: the pass measures page placement, not reads.
+  servers: (p) =>
+    postgresServer(SLUG, p.sharedBuffersMiB, {
+      notebook: "07 fillfactor vs HOT",
+      disk: diskNeed(p),
+      clients: 3,
+      extensions: [
+        { name: "pgstattuple", measures: "rows and free bytes per loaded heap page (the claims' room ratio)" },
+        { name: "pg_walinspect", measures: "B-tree entries inserted by the pass, counted in its WAL" },
+      ],
+    }),
   plan: planTrials,
-  work: async ({ params: p, plan, session: { store, progress, servers, signal }, control }) => {
-    const server = servers.byEngine.get("postgresql");
-    if (!server) throw new Error("no PostgreSQL server was started");
-    await runPlan({
-      plan,
-      size: { rows: p.rows, padBytes: p.padBytes, batchRows: p.batchRows },
-      store,
-      signal,
-      continueOnError: control.continueOnError,
-      open: () => HotTable.open(server.connection),
-      onProgress: ({ done, total, last, next }) =>
-        progress.update(
-          done,
-          total,
-          timedTrialProgress(last, next && `fillfactor ${next.condition.fillfactor}, UPDATE ${next.condition.column}`),
-        ),
-    });
-    progress.finish(`${plan.length} trials`);
-    return {};
-  },
+  work: workOnPostgres(
+    (c) => HotTable.open(c),
+    (o, p: FillfactorHotParams) => runPlan({ ...o, size: p }),
+    (c) => `fillfactor ${c.fillfactor}, UPDATE ${c.column}`,
+  ),
   summarise: (trials: readonly FillfactorHotTrial[]) => summariseTrials(trials),
   claims: CLAIMS,
   claimsCaption: POSTGRES_DOCS_CLAIMS_CAPTION,
   without: (run, summary) => ({
     summary: summariseTrials(run.trials, { withoutFlagged: true }),
-    flagged: {
-      noun: "trial",
-      count: flaggedTrials(summary),
-      detail: "outliers, or a checkpoint/autovacuum in the timed window",
-      none: "No trial was flagged (outlier, checkpoint or autovacuum in its window).",
-    },
+    flagged: flaggedTrialsOf(
+      summary,
+      "outliers, or a checkpoint/autovacuum in the timed window",
+      "No trial was flagged (outlier, checkpoint or autovacuum in its window).",
+    ),
   }),
   csvRows: (summaries) =>
     readingOrder(summaries).map((s) => ({
       fillfactor: s.fillfactor,
       column: s.column,
       ...secondsColumns(s),
-      hot_share: s.hotShare ?? null,
-      hot_share_low: s.hotShareInterval?.low ?? null,
-      hot_share_high: s.hotShareInterval?.high ?? null,
-      hot_share_coverage: s.hotShareInterval?.coverage ?? null,
+      ...intervalColumns("hot_share", s.hotShare, s.hotShareInterval),
       new_page_share: s.newPageShare ?? null,
       room_ratio: s.roomRatio ?? null,
       rows_per_page: s.rowsPerPage ?? null,
@@ -95,12 +65,7 @@ export const experiment = defineExperiment({
     })),
   disk: diskNeed,
   // One kind, so the pass's growth past the stored rows is fitted.
-  eta: {
-    unit: (_t, p) => ({ size: p.rows, kind: "pass" }),
-    size: (_condition, params) => finiteOrNaN(params.rows),
-    kind: () => "pass",
-    references: referencesIn(__dirname),
-  },
+  eta: rowsEta(__dirname, () => "pass"),
   // The fault matrix's cell: a SIGTERM while a statement of a trial runs (a pass's UPDATE or a load's INSERT).
   faults: {
     overrides: ["rows=50000", "batchRows=5000"],

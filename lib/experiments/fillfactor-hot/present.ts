@@ -1,6 +1,6 @@
 /** What notebook 07 shows, one call per section. */
 import { flaggedCell } from "../condition-groups";
-import { plot, type PlotlyTrace } from "../../display/plotly";
+import { plot, twoAxes, type PlotlyTrace } from "../../display/plotly";
 import { showTable, sortedBy, type Row } from "../../display/table";
 import { intervalLabel, OUTLIER_RULE } from "../../stats/intervals";
 import { UPDATED_COLUMNS } from "./params";
@@ -100,8 +100,7 @@ export function showCharts(summaries: readonly ConditionSummary[]): void {
     layout: {
       title: { text: "What each pass wrote, per updated row" },
       barmode: "group",
-      yaxis: { title: { text: "index entries per row" }, rangemode: "tozero" },
-      yaxis2: { title: { text: "WAL bytes per row" }, overlaying: "y", side: "right", rangemode: "tozero" },
+      ...twoAxes("index entries per row", "WAL bytes per row", { rangemode: "tozero" }, { rangemode: "tozero" }),
     },
   });
   // In run order, so drift and outliers show.

@@ -17,6 +17,8 @@ const [KEY_BYTES, KEYS_PER_ROW, PENDING_LIMIT] = [20, 4, 4 * 1024 * 1024];
 /** A row's heap bytes: its header, id, k, created, the 4-key array, flagged, the 60-byte pad and its line pointer. */
 const ROW_BYTES = 150;
 const BRIN_ROWS = `\`--set rows=${Math.ceil((1000 * 8192) / ROW_BYTES / 10_000) * 10_000}\` or more runs it`;
+/** Claims a1 and a2: BRIN's magnitudes, judged on a table of at least 8 of its ranges. */
+const BRIN = { kind: "magnitude", regime: ["pages"], howToTest: BRIN_ROWS } as const;
 const ROUNDS = "paired within a round, median over rounds";
 const VERY_LARGE = `the lab's reading of "very large tables" (8 MB: at least 8 of BRIN's 128-page ranges):`;
 const FULL = "the documented condition (the list becomes too large):";
@@ -57,6 +59,14 @@ const overNone = (kind: IndexKind, pick: (r: RoundValues) => number, what: strin
     : undefined;
 };
 
+/** A batch latency of the GIN insert stream, fastupdate on ÷ off, paired within a round. */
+const ginOnOff = (text: string, pick: (r: RoundValues) => number | undefined, what: string) => ({
+  text: `${text} of the INSERT stream, fastupdate on ÷ off, ${ROUNDS}`,
+  fmt: (x: number) => times(x),
+  of: paired("gin-fastupdate", "gin-nofastupdate", pick, what),
+  needs: "both GIN insert streams",
+});
+
 export const CLAIMS: ClaimSet<IndexTypesParams, S, "pages" | "flushes"> = declare({
   notebook: "08-index-types",
   factors: {
@@ -79,13 +89,11 @@ export const CLAIMS: ClaimSet<IndexTypesParams, S, "pages" | "flushes"> = declar
       id: "a1",
       claim: "A BRIN index is very small: after the same INSERT stream it is a small fraction of a B-tree's size",
       sentence: Q.quote("brinSmall"),
-      kind: "magnitude",
+      ...BRIN,
       rule: { kind: "below", margin: 0.1 },
       reading: '"very small" read as under a tenth of a B-tree over the same rows',
-      regime: ["pages"],
       regimeText:
         "a table large enough that a B-tree on it has hundreds of pages; BRIN on a column in insertion order (created)",
-      howToTest: BRIN_ROWS,
       statistic: {
         text: `pg_relation_size of the BRIN index (summarised after the stream) ÷ the B-tree's, ${ROUNDS}`,
         fmt: (x) => times(x, 3),
@@ -104,15 +112,13 @@ export const CLAIMS: ClaimSet<IndexTypesParams, S, "pages" | "flushes"> = declar
       claim:
         "A BRIN index is cheap to maintain: what it adds to an INSERT stream is a small part of what a B-tree adds",
       sentence: Q.quote("brinMaintenance"),
-      kind: "magnitude",
+      ...BRIN,
       rule: { kind: "below", margin: 0.5 },
       reading:
         '"cheap" read as under half of the B-tree\'s cost over no index, in time and in WAL; held only when both hold',
-      regime: ["pages"],
       regimeText:
         "the INSERT stream into an empty table: the index's build summarises the first range, whose rows then update " +
         "its summary; every page after it is a new page outside the summarised ranges, left to a later summarisation",
-      howToTest: BRIN_ROWS,
       statistic: {
         text: `(BRIN − none) ÷ (B-tree − none) of the stream's seconds and of its WAL bytes per row, ${ROUNDS}`,
         fmt: (x) => x.toFixed(2),
@@ -149,12 +155,7 @@ export const CLAIMS: ClaimSet<IndexTypesParams, S, "pages" | "flushes"> = declar
       mechanism:
         "with fastupdate an insert appends its keys to the unsorted pending list instead of inserting each into the entry tree",
       howToTest: '`--set kinds=["gin-fastupdate","gin-nofastupdate"]` runs it',
-      statistic: {
-        text: `median batch latency of the INSERT stream, fastupdate on ÷ off, ${ROUNDS}`,
-        fmt: (x) => times(x),
-        of: paired("gin-fastupdate", "gin-nofastupdate", (r) => r.medianMs, "median batch ms"),
-        needs: "both GIN insert streams",
-      },
+      statistic: ginOnOff("median batch latency", (r) => r.medianMs, "median batch ms"),
       why: whyOf(
         ["gin-fastupdate", "gin-nofastupdate"],
         ([on, off]) =>
@@ -173,12 +174,7 @@ export const CLAIMS: ClaimSet<IndexTypesParams, S, "pages" | "flushes"> = declar
       regime: ["flushes"],
       regimeText: `an INSERT stream that fills the pending list past gin_pending_list_limit (${PENDING_LIMIT / 1048576} MB) at least once`,
       howToTest: `\`--set rows=${Math.ceil(PENDING_LIMIT / (KEYS_PER_ROW * KEY_BYTES) / 10_000) * 10_000}\` or more fills it once`,
-      statistic: {
-        text: `slowest batch of the INSERT stream, fastupdate on ÷ off, ${ROUNDS}`,
-        fmt: (x) => times(x),
-        of: paired("gin-fastupdate", "gin-nofastupdate", (r) => r.maxMs, "slowest batch ms"),
-        needs: "both GIN insert streams",
-      },
+      statistic: ginOnOff("slowest batch", (r) => r.maxMs, "slowest batch ms"),
       why: whyOf(["gin-fastupdate", "gin-nofastupdate"], ([on, off]) => {
         const flush =
           on.flushes === undefined

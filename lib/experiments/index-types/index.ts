@@ -1,18 +1,12 @@
 /** Notebook 08 (`lab.indexTypes.*`): what one index of each kind costs INSERTs and UPDATEs, beside no index. */
-import { defineExperiment, serverName } from "../define";
-import { finiteOrNaN, referencesIn } from "../eta";
-import {
-  flaggedColumns,
-  flaggedTrials,
-  POSTGRES_DOCS_CLAIMS_CAPTION,
-  secondsColumns,
-  timedTrialProgress,
-} from "../condition-groups";
+import { defineExperiment, type RunOf } from "../define";
+import { flaggedTrialsOf, postgresServer, rowsEta, workOnPostgres } from "../one-postgres";
+import { flaggedColumns, POSTGRES_DOCS_CLAIMS_CAPTION, secondsColumns } from "../condition-groups";
 import { CLAIMS } from "./claims";
 import { checkParams, INDEX_TYPES_PROFILES, type IndexTypesParams } from "./params";
 import { readingOrder } from "./present";
 import { summarise as summariseTrials } from "./summarise";
-import { IndexTable, planTrials, runPlan, type IndexTypesTrial } from "./workload";
+import { IndexTable, planTrials, runPlan, type IndexTypesCondition, type IndexTypesTrial } from "./workload";
 
 const SLUG = "08-index-types";
 
@@ -27,52 +21,30 @@ export const experiment = defineExperiment({
   title: "Index types: what one B-tree, hash, BRIN, GIN or partial index costs an INSERT stream and an UPDATE",
   profiles: INDEX_TYPES_PROFILES,
   check: checkParams,
-  servers: (p) => [
-    {
-      engine: "postgresql",
-      name: serverName(SLUG, "pg"),
-      settings: { shared_buffers: `${p.sharedBuffersMiB}MB` },
-      uses: {
-        notebook: "08 index types",
-        disk: diskNeed(p),
-        clients: 1,
-        extensions: [{ name: "pageinspect", measures: "GIN's pending-list pages after each batch (its flushes)" }],
-      },
-    },
-  ],
+  servers: (p) =>
+    postgresServer(SLUG, p.sharedBuffersMiB, {
+      notebook: "08 index types",
+      disk: diskNeed(p),
+      clients: 1,
+      extensions: [{ name: "pageinspect", measures: "GIN's pending-list pages after each batch (its flushes)" }],
+    }),
   plan: planTrials,
-  work: async ({ params: p, plan, session: { store, progress, servers, signal }, control }) => {
-    const server = servers.byEngine.get("postgresql");
-    if (!server) throw new Error("no PostgreSQL server was started");
-    await runPlan({
-      plan,
-      params: p,
-      store,
-      signal,
-      continueOnError: control.continueOnError,
-      open: () => IndexTable.open(server.connection),
-      onProgress: ({ done, total, last, next }) =>
-        progress.update(
-          done,
-          total,
-          timedTrialProgress(last, next && `${next.condition.kind} ${next.condition.operation}`),
-        ),
-    });
-    progress.finish(`${plan.length} trials`);
-    return {};
-  },
-  summarise: (trials: readonly IndexTypesTrial[], run: { readonly params: IndexTypesParams }) =>
+  work: workOnPostgres(
+    (c) => IndexTable.open(c),
+    (o, p: IndexTypesParams) => runPlan({ ...o, params: p }),
+    (c) => `${c.kind} ${c.operation}`,
+  ),
+  summarise: (trials: readonly IndexTypesTrial[], run: RunOf<IndexTypesParams, IndexTypesTrial>) =>
     summariseTrials(trials, run.params),
   claims: CLAIMS,
   claimsCaption: POSTGRES_DOCS_CLAIMS_CAPTION,
   without: (run, summary) => ({
     summary: summariseTrials(run.trials, run.params, { withoutFlagged: true }),
-    flagged: {
-      noun: "trial",
-      count: flaggedTrials(summary),
-      detail: "outliers in seconds, or a checkpoint inside the timed batches",
-      none: "No trial was flagged (outlier, or a checkpoint in its batches).",
-    },
+    flagged: flaggedTrialsOf(
+      summary,
+      "outliers in seconds, or a checkpoint inside the timed batches",
+      "No trial was flagged (outlier, or a checkpoint in its batches).",
+    ),
   }),
   csvRows: (summaries) =>
     readingOrder(summaries).map((s) => ({
@@ -90,12 +62,7 @@ export const experiment = defineExperiment({
       ...flaggedColumns(s),
     })),
   disk: diskNeed,
-  eta: {
-    unit: (t, p) => ({ size: p.rows, kind: t.condition.operation }),
-    size: (_condition, params) => finiteOrNaN(params.rows),
-    kind: (condition) => (condition.operation === "update" ? "update" : "insert"),
-    references: referencesIn(__dirname),
-  },
+  eta: rowsEta(__dirname, (c: IndexTypesCondition) => c.operation),
 });
 
 export const { params, run, summarise, claims, save, showRun, showClaims, registered } = experiment;

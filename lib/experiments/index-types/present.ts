@@ -1,6 +1,6 @@
 /** What notebook 08 shows, one call per section. */
 import { flaggedCell } from "../condition-groups";
-import { plot } from "../../display/plotly";
+import { plot, twoAxes } from "../../display/plotly";
 import { showTable, sortedBy, type Row } from "../../display/table";
 import { OUTLIER_RULE } from "../../stats/intervals";
 import { quotient } from "../../stats/claim-statistics";
@@ -90,8 +90,7 @@ export function showCharts(s: readonly ConditionSummary[]): void {
     layout: {
       title: { text: "WAL per row and index size by index kind" },
       barmode: "group",
-      yaxis: { title: { text: "WAL bytes per row" }, rangemode: "tozero" },
-      yaxis2: { title: { text: "index KiB" }, overlaying: "y", side: "right", type: "log" },
+      ...twoAxes("WAL bytes per row", "index KiB", { rangemode: "tozero" }, { type: "log" }),
     },
   });
   const gin = s.filter((x) => x.operation === "insert" && x.kind.startsWith("gin"));

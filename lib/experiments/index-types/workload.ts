@@ -3,8 +3,10 @@ import type { Client } from "pg";
 import type { TrialRecord } from "../../results/run-store";
 import type { ConnectionInfo } from "../../targets/types";
 import { connect, endClient } from "../../engines/postgres/connect";
+import { tryExtension } from "../../engines/postgres/one-table-counters";
 import { okTrial, runTrialsOn, shuffledRounds, type OrderedTrial, type PlanOnOptions } from "../../workloads/trials";
 import type { IndexKind, IndexTypesParams, Operation } from "./params";
+import { timed } from "../../workloads/timed";
 
 export interface IndexTypesCondition {
   readonly kind: IndexKind;
@@ -73,11 +75,7 @@ export class IndexTable {
 
   static async open(connection: ConnectionInfo): Promise<IndexTable> {
     const client = await connect(connection);
-    const pageinspect = await client.query("CREATE EXTENSION IF NOT EXISTS pageinspect").then(
-      () => true,
-      () => false,
-    );
-    return new IndexTable(client, pageinspect);
+    return new IndexTable(client, await tryExtension(client, "pageinspect"));
   }
 
   /** insert: the empty table with its index; update: loaded with the batches' rows, indexed, vacuumed. */
@@ -140,13 +138,6 @@ export class IndexTable {
     return endClient(this.client);
   }
 }
-
-/** f's value and its seconds. */
-const timed = async <T>(f: () => Promise<T>): Promise<[T, number]> => {
-  const t0 = process.hrtime.bigint();
-  const value = await f();
-  return [value, Number(process.hrtime.bigint() - t0) / 1e9];
-};
 
 export async function runTrial(
   table: IndexTable,

@@ -4,6 +4,7 @@ import { publishedFigures, type PublishedFigure } from "../../results/reference"
 import { OPERATIONS, OPERATION_LABELS, type Operation } from "./workload/operations";
 import type { ConditionSummary } from "./summarise";
 import { HEAP_FILLFACTOR } from "./workload/engine";
+import { groupBy } from "../../stats/summary";
 
 const COLORS: Record<string, string> = {
   insert: "#4c78a8",
@@ -122,18 +123,14 @@ export function trialExplorer(
   summaries: readonly ConditionSummary[],
   metric: "seconds" | "ratio" = "seconds",
 ): PlotlyFigure {
-  const groups = [...new Set(summaries.map((s) => `${s.engine}|${s.rows}|${s.fillfactor ?? "-"}`))];
+  const groups = [...groupBy(summaries, (s) => `${s.engine}|${s.rows}|${s.fillfactor ?? "-"}`).values()];
   const data: PlotlyTrace[] = [];
   const traceGroup: number[] = [];
   const add = (gi: number, ...traces: PlotlyTrace[]) => {
     data.push(...traces);
     traceGroup.push(...traces.map(() => gi));
   };
-  groups.forEach((g, gi) => {
-    const [engine, rows, ff] = g.split("|");
-    const mine = summaries.filter(
-      (s) => s.engine === engine && String(s.rows) === rows && String(s.fillfactor ?? "-") === ff,
-    );
+  groups.forEach((mine, gi) => {
     for (const op of OPERATIONS) {
       const points = mine.filter((s) => s.operation === op).sort((a, b) => a.extraIndexes - b.extraIndexes);
       if (!points.length) continue;
@@ -183,14 +180,11 @@ export function trialExplorer(
         });
     }
   });
-  const buttons = groups.map((g, gi) => {
-    const [engine, rows, ff] = g.split("|");
-    return {
-      label: `${engine} · ${sizeLabel(Number(rows))} rows${ff !== "-" && ff !== "100" ? ` · ff ${ff}` : ""}`,
-      method: "update",
-      args: [{ visible: traceGroup.map((t) => t === gi) }],
-    };
-  });
+  const buttons = groups.map(([{ engine, rows, fillfactor: ff }], gi) => ({
+    label: `${engine} · ${sizeLabel(rows)} rows${ff !== null && ff !== 100 ? ` · ff ${ff}` : ""}`,
+    method: "update",
+    args: [{ visible: traceGroup.map((t) => t === gi) }],
+  }));
   return {
     data,
     layout: {

@@ -12,8 +12,10 @@ import { conditionAt, matrixSizes, byRepeat, type Cell, type ConditionSummary } 
 type S = readonly ConditionSummary[];
 type Factor = "anyRows" | "rows" | "rows1M" | "largest" | "compared" | "smallest";
 type C = Claim<IndexWriteCostParams, S, Factor>;
+type PerRepeat = readonly { readonly repeat: number; readonly ratio: number }[];
 const Q = readQuotes(__dirname);
 const LARGE = 1_000_000;
+const TWO = ["insert", "update_five_fields"] as const;
 const top = (s: S) => matrixSizes(s).at(-1);
 const low = (s: S) => matrixSizes(s)[0];
 const sizesOf = (s: S) => [...new Set(s.map((x) => x.rows))];
@@ -24,20 +26,13 @@ const position = (n: number | undefined, sizes: readonly number[], smallest: num
   ...{ anyRows: n, rows: n, rows1M: n, smallest, compared: compared(sizes) },
   largest: sizes.length ? Math.max(...sizes) : undefined,
 });
+const median = (xs: PerRepeat, of: string) => medianOf(xs, (x) => x.ratio, of);
+const paired = (a?: PerRepeat, b?: PerRepeat) => pairedRatios(byRepeat(a), byRepeat(b));
 /** R = t(k idx) ÷ t(0 idx) of condition a ÷ that of b, paired by repeat. */
 const RR = (s: S, e: Engine, a: Cell, b: Cell) =>
   paired(conditionAt(s, e, a)?.repeatRatios, conditionAt(s, e, b)?.repeatRatios);
-type PerRepeat = readonly { readonly repeat: number; readonly ratio: number }[];
-const paired = (a?: PerRepeat, b?: PerRepeat) => pairedRatios(byRepeat(a), byRepeat(b));
 /** G(op): R at 1M ÷ R at the compared size (sizes ran in blocks: paired by repeat number). */
 const G = (s: S, e: Engine, op: Operation) => RR(s, e, [LARGE, op, 5], [compared(sizesOf(s)), op, 5]);
-const median = (xs: PerRepeat, of: string) => medianOf(xs, (x) => x.ratio, of);
-const TWO = ["insert", "update_five_fields"] as const;
-/** G of INSERT and of the 5-field update, undefined when neither was measured; PostgreSQL's is ÷ MongoDB's. */
-const growthParts = (g: (op: Operation) => PerRepeat) => {
-  const parts = TWO.map((op) => ({ label: `G(${LABEL[op]})`, interval: median(g(op), `G(${op}) by repeat`) }));
-  return parts.some((x) => x.interval) ? parts : undefined;
-};
 const each = (s: S, e: Engine, k: number, f: (x: ConditionSummary | undefined) => number | undefined) =>
   OPERATIONS.map((op) => `${LABEL[op]} ${fixed(f(conditionAt(s, e, [top(s), op, k])), 2)}`).join(", ");
 /** This run's ratios and client path: client ÷ server time per row at 0 extra indexes. */
@@ -77,10 +72,11 @@ const GROWTH = "`--set growthRows=[1000000]` (its four conditions at 1M rows) or
 
 /** The seed's two engines: its quotes and mechanisms are theirs (a new engine has no seed sentence to test). */
 type Seeded = "postgresql" | "mongodb";
-const SEED_KEY: Record<Seeded, string> = { postgresql: "Pg", mongodb: "Mongo" };
-/** A claim on one engine: absent when it did not run, its statistic a ratio (×), `ours` this run's client path. */
-type Spec = Omit<C, "absent" | "statistic" | "ours"> & Partial<C> & Omit<C["statistic"], "fmt">;
-const on = (engine: Engine, { text, of, needs, ...c }: Spec): C => ({
+type Spec = Omit<C, "id" | "sentence" | "absent" | "statistic" | "ours"> & Partial<C> & Omit<C["statistic"], "fmt">;
+/** Claim `id (engine)` quoting `<quote>Pg` or `<quote>Mongo`: absent when its engine did not run; `ours`: its path. */
+const on = (engine: Seeded, id: string, quote: string, { text, of, needs, ...c }: Spec): C => ({
+  id: `${id} (${engine})`,
+  sentence: Q.quote(`${quote}${engine === "postgresql" ? "Pg" : "Mongo"}`),
   absent: unless([engine]),
   ours: (s) => clientPath(s, engine),
   statistic: { text, of, needs, fmt: times },
@@ -94,10 +90,8 @@ const MECHANISM: Record<Seeded, string> = {
 };
 /** (a): the seed's own contrast of one operation with the non-indexed counter update. */
 const contrast = (engine: Seeded, op: Operation) =>
-  on(engine, {
-    id: `a (${engine})`,
+  on(engine, "a", "operation", {
     claim: `One "cost of 5 indexes" figure does not exist: the ${LABEL[op]} costs far more of it than the counter update`,
-    sentence: Q.quote(`operation${SEED_KEY[engine]}`),
     kind: "direction",
     rule: { kind: "above", margin: 1.2 },
     regime: ["anyRows"],
@@ -105,22 +99,24 @@ const contrast = (engine: Seeded, op: Operation) =>
     mechanism: MECHANISM[engine],
     howToTest: "any run with both UPDATEs and 0 and 5 extra indexes tests it",
     text: `R(${LABEL[op]}) ÷ R(UPDATE counter) per repeat, R = t(5 extra idx) ÷ t(0 extra idx) ${QUOTIENT}`,
-    of: (s) => median(RR(s, engine, [top(s), op, 5], [top(s), "update_nonindexed", 5]), "R ÷ R(counter)"),
     needs: `${LABEL[op]} and UPDATE counter with 0 and 5 extra indexes in the same repeats`,
+    of: (s) => median(RR(s, engine, [top(s), op, 5], [top(s), "update_nonindexed", 5]), "R ÷ R(counter)"),
     why: (s) => counters(s, engine, [top(s)], ["update_nonindexed", op], [5]),
   });
-/** (b): INSERT's and the 5-field update's ratios from the compared size to 1M; `g` their growth per repeat. */
+/** (b): INSERT's and the 5-field update's ratios from the compared size to 1M; PostgreSQL's G ÷ MongoDB's. */
 const growth = (engine: Seeded, c: Pick<C, "claim" | "rule" | "reading" | "howToTest"> & Partial<C>) =>
-  on(engine, {
+  on(engine, "b", "growth", {
     ...c,
-    id: `b (${engine})`,
-    sentence: Q.quote(`growth${SEED_KEY[engine]}`),
     kind: "magnitude",
     regime: ["largest", "compared"],
     regimeText: stated("growth between 100k and 1M rows (the seed's jump), shared_buffers and WiredTiger cache 1 GB"),
     text: `G(op) = R(op at 1M) ÷ R(op at the compared size), R = t(5 idx) ÷ t(0 idx) paired within a repeat; G paired by repeat number (sizes run in blocks), for INSERT and the 5-field UPDATE${engine === "postgresql" ? "; PostgreSQL's G ÷ MongoDB's G" : ""}`,
-    of: (s) =>
-      growthParts((op) => (engine === "mongodb" ? G(s, engine, op) : paired(G(s, engine, op), G(s, "mongodb", op)))),
+    of: (s) => {
+      const g = (op: Operation) =>
+        engine === "mongodb" ? G(s, engine, op) : paired(G(s, engine, op), G(s, "mongodb", op));
+      const parts = TWO.map((op) => ({ label: `G(${LABEL[op]})`, interval: median(g(op), `G(${op}) by repeat`) }));
+      return parts.some((x) => x.interval) ? parts : undefined;
+    },
     needs: `INSERT and the 5-field UPDATE with 0 and 5 extra indexes at 1M rows and a smaller size`,
     ours: (s) =>
       `${TWO.map((op) => `G(${LABEL[op]}) ${ENGINES.map((e) => `${e} ${fixed(median(G(s, e, op), "")?.estimate, 2)}×`).join(", ")}`).join("; ")}; ${clientPath(s, engine)}`,
@@ -128,16 +124,14 @@ const growth = (engine: Seeded, c: Pick<C, "claim" | "rule" | "reading" | "howTo
   });
 /** (c): field1's update with 5 extra indexes against 1, the seed's band for the engine. */
 const unindexed = (engine: Seeded, c: Pick<C, "claim" | "kind" | "rule" | "reading">) =>
-  on(engine, {
+  on(engine, "c", "unindexed", {
     ...c,
-    id: `c (${engine})`,
-    sentence: Q.quote(`unindexed${SEED_KEY[engine]}`),
     regime: ["rows"],
     regimeText: stated("100k and 1M rows (the seed's figures for this claim)"),
     howToTest: FROM_100K,
     text: `t(UPDATE field1, 5 extra idx) ÷ t(UPDATE field1, 1 extra idx), ${QUOTIENT}`,
-    of: (s) => median(RR(s, engine, [top(s), "update_one_field", 5], [top(s), "update_one_field", 1]), "5 ÷ 1"),
     needs: "UPDATE field1 with 0, 1 and 5 extra indexes",
+    of: (s) => median(RR(s, engine, [top(s), "update_one_field", 5], [top(s), "update_one_field", 1]), "5 ÷ 1"),
     why: (s) => counters(s, engine, [top(s)], ["update_one_field"], [1, 5]),
   });
 
@@ -163,10 +157,8 @@ export const CLAIMS: ClaimSet<IndexWriteCostParams, S, Factor> = declare<IndexWr
       howToTest: `${GROWTH}, with MongoDB`,
       absent: unless(ENGINES, `its yardstick is this run's MongoDB growth, and ${NO_RUN.mongodb}`),
     }),
-    on("postgresql", {
-      id: "b-field1 (postgresql)",
+    on("postgresql", "b-field1", "growthField1", {
       claim: "PostgreSQL: the field1 update's ratio grows with the table, from 10k to 1M rows",
-      sentence: Q.quote("growthPgField1"),
       kind: "magnitude",
       rule: { kind: "above", margin: 1.1 },
       reading: '"rose" read as a growth above 1.1× (the growth threshold of b (mongodb))',
@@ -174,11 +166,11 @@ export const CLAIMS: ClaimSet<IndexWriteCostParams, S, Factor> = declare<IndexWr
       regimeText: stated("the seed's 10k and 1M rows, the whole matrix at both"),
       howToTest: "`--set rowCounts=[10000,1000000]` or `--profile full` tests it",
       text: "G(field1) = R(UPDATE field1 at 1M) ÷ R(at 10k), R = t(5 idx) ÷ t(0 idx) paired within a repeat; G paired by repeat number",
+      needs: "UPDATE field1 with 0 and 5 extra indexes at two sizes",
       of: (s) =>
         low(s) === top(s)
           ? undefined
           : median(RR(s, "postgresql", [top(s), "update_one_field", 5], [low(s), "update_one_field", 5]), "G"),
-      needs: "UPDATE field1 with 0 and 5 extra indexes at two sizes",
       why: (s) => counters(s, "postgresql", [...new Set([low(s), top(s)])], ["update_one_field"], [5]),
     }),
     unindexed("postgresql", {
@@ -188,10 +180,8 @@ export const CLAIMS: ClaimSet<IndexWriteCostParams, S, Factor> = declare<IndexWr
       reading: '"about 2×" read as 1.5–2.5×',
     }),
     contrast("mongodb", "update_five_fields"),
-    on("mongodb", {
-      id: "a-counter (mongodb)",
+    on("mongodb", "a-counter", "counter", {
       claim: "MongoDB: 5 indexes on columns the counter update does not touch leave its time unchanged (about 1.02×)",
-      sentence: Q.quote("counterMongo"),
       kind: "equivalence",
       rule: { kind: "inside", low: 0.9, high: 1.1 },
       reading: '"about 1.02×" read as no cost, ±10 % (the seed reads its own 0.91× at 10k as no speed-up, not a gain)',
@@ -229,7 +219,6 @@ export const withMongoReason = (checks: ClaimCheck[], reason: string | undefined
     reason ? { ...c, decidedBy: c.decidedBy.replace(NO_RUN.mongodb, `${NO_RUN.mongodb}: ${reason}`) } : c,
   );
 /** The prospect with MongoDB's claims unavailable where it cannot start here (`mongo`: why). */
-export function withMongoFacts(plans: ClaimPlan[], mongo: string | undefined): ClaimPlan[] {
-  const needsMongo = new Set(CLAIMS.claims.filter((c) => c.absent?.reason.includes(NO_RUN.mongodb)).map((c) => c.id));
-  return plans.map((x) => (mongo && needsMongo.has(x.id) ? { ...x, prospect: "unavailable", reason: mongo } : x));
-}
+export const withMongoFacts = (plans: ClaimPlan[], mongo: string | undefined): ClaimPlan[] =>
+  plans.map((x) => (mongo && needsMongo(x.id) ? { ...x, prospect: "unavailable", reason: mongo } : x));
+const needsMongo = (id: string) => CLAIMS.claims.find((c) => c.id === id)?.absent?.reason.includes(NO_RUN.mongodb);

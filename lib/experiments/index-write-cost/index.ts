@@ -4,8 +4,9 @@ import { judge } from "../../stats/claim-engine";
 import { nextRound } from "../../stats/adaptive";
 import type { Engine, ServerSpec, StartedServer } from "../../targets/types";
 import { addRounds } from "../adaptive-rounds";
-import { flaggedColumns, secondsColumns } from "../condition-groups";
+import { flaggedColumns, secondsColumns, timedTrialProgress } from "../condition-groups";
 import { defineExperiment, serverName } from "../define";
+import { intervalColumns } from "../interval-columns";
 import { CLAIMS, withMongoFacts, withMongoReason } from "./claims";
 import { diskNeed } from "./disk";
 import { estimate } from "./eta";
@@ -16,7 +17,7 @@ import { summarise as summariseTrials } from "./summarise";
 import type { IndexWriteEngine } from "./workload/engine";
 import { OPERATION_LABELS } from "./workload/operations";
 import { PostgresIndexWriteTable } from "./workload/postgres-table";
-import { planTrials, runPlan, type IndexWriteTrial, type PlannedTrial } from "./workload/run-trials";
+import { conditionKey, planTrials, runPlan, type IndexWriteTrial, type PlannedTrial } from "./workload/run-trials";
 
 const SLUG = "01-index-write-cost";
 /** The claims the adaptive design adds repeats for: (a) and (c), judged at the largest size. */
@@ -85,13 +86,11 @@ export const experiment = defineExperiment({
           return ADAPTERS[server.engine](server);
         },
         onTrial: (done, total, trial, next) => {
-          const result = trial?.status === "ok" ? `${trial.seconds.toFixed(3)} s` : "failed";
-          const last = trial ? `last: ${trial.key} ${result} · ` : "";
           const c = next?.condition;
-          const upcoming = c
-            ? `next: ${c.engine} ${c.rows.toLocaleString("en-US")} rows, ${OPERATION_LABELS[c.operation]}, +${c.extraIndexes} indexes`
-            : "done";
-          progress.update(done, total, `${last}${upcoming}`);
+          const upcoming =
+            c &&
+            `${c.engine} ${c.rows.toLocaleString("en-US")} rows, ${OPERATION_LABELS[c.operation]}, +${c.extraIndexes} indexes`;
+          progress.update(done, total, timedTrialProgress(trial, upcoming));
         },
       });
     let plan = planTrials({ ...p, engines });
@@ -147,8 +146,7 @@ export const experiment = defineExperiment({
         s.outlierRepeats.includes(repeat) ? "outlier" : "",
         s.disturbedRepeats.includes(repeat) ? "checkpoint or autovacuum in its window" : "",
       ],
-      ({ s, repeat }) =>
-        `${s.engine}/${s.rows}/${s.operation}/idx${s.extraIndexes}/ff${s.fillfactor ?? "-"}/r${repeat}`,
+      ({ s, repeat }) => `${conditionKey(s)}/r${repeat}`,
       "No trial was flagged (outlier, checkpoint or autovacuum in its window).",
     ),
   }),
@@ -160,10 +158,7 @@ export const experiment = defineExperiment({
       extra_indexes: s.extraIndexes,
       fillfactor: s.fillfactor,
       ...secondsColumns(s),
-      ratio: s.ratio ?? null,
-      ratio_low: s.ratioInterval?.low ?? null,
-      ratio_high: s.ratioInterval?.high ?? null,
-      ratio_interval_coverage: s.ratioInterval?.coverage ?? null,
+      ...intervalColumns("ratio", s.ratio, s.ratioInterval, "ratio_interval_coverage"),
       server_ratio: s.serverRatioInterval?.estimate ?? null,
       ...flaggedColumns(s),
       hot_share: s.hotShare ?? null,

@@ -100,8 +100,7 @@ export function showSeedComparison(summaries: readonly ConditionSummary[]): void
         (s.fillfactor ?? 100) === 100,
     );
     const distance = (s: ConditionSummary) => Math.abs(Math.log(s.rows / (f.rows ?? 1)));
-    const nearest =
-      candidates.find((s) => s.rows === f.rows) ?? candidates.sort((a, b) => distance(a) - distance(b))[0];
+    const nearest = candidates.sort((a, b) => distance(a) - distance(b))[0];
     const ours = nearest ? (f.condition === "ratio_vs_0" ? nearest.ratio : nearest.medianSeconds) : undefined;
     rows.push({
       engine: f.engine,

@@ -1,6 +1,7 @@
 /** Per condition: median, ratio to 0 extra indexes paired within a repeat (wall and server time), counters. */
 import { isOk, type OkOf } from "../../results/run-store";
-import { medianInterval, outlierFlags, pairedRatios } from "../../stats/intervals";
+import { outlierFlags, pairedRatios } from "../../stats/intervals";
+import { medianOf as intervalOf } from "../../stats/claim-statistics";
 import { groupBy, spread, medianOfFinite } from "../../stats/summary";
 import { counterEntries, type Counters as CountersOf } from "../../stats/counters";
 import type { IndexWriteCounterKey } from "./workload/counter-keys";
@@ -71,13 +72,7 @@ export function summarise(trials: readonly IndexWriteTrial[], options: { readonl
     const label = `paired ratios ${c.extraIndexes} / 0 extra indexes, one per repeat`;
     const paired = (pick: (t: Trial) => number | undefined) =>
       baseline ? pairedRatios(valuesByRepeat(group, pick), valuesByRepeat(baseline, pick)) : [];
-    const interval = (xs: readonly { ratio: number }[], of: string) =>
-      xs.length
-        ? medianInterval(
-            xs.map((r) => r.ratio),
-            of,
-          )
-        : undefined;
+    const interval = (xs: readonly { ratio: number }[], of: string) => intervalOf(xs, (r) => r.ratio, of);
     const repeatRatios = paired((t) => t.seconds);
     const ratioInterval = interval(repeatRatios, label);
     const rows = c.rows;

@@ -17,6 +17,16 @@ type Line = [string, (l: LevelSummary) => number | undefined, object];
 const levelLines = (x: number[], lines: Line[], y: (pick: Line[1]) => (number | null)[]): PlotlyTrace[] =>
   lines.map(([name, pick, line]) => ({ type: "scatter", mode: "lines+markers", name, x, y: y(pick), line }));
 
+/** A figure over the index levels, its y axis from 0. */
+const overLevels = (data: PlotlyTrace[], x: number[], title: string, xTitle: string, yTitle: string): PlotlyFigure => ({
+  data,
+  layout: {
+    title: { text: title },
+    xaxis: { title: { text: xTitle }, tickvals: x },
+    yaxis: { title: { text: yTitle }, rangemode: "tozero" },
+  },
+});
+
 /** TPS vs index count, ours (median, min–max) and the seed's curve scaled to our 7-index TPS. */
 export function tpsByLevel(s: OverIndexingSummary): PlotlyFigure {
   const x = s.levels.map((l) => l.level);
@@ -69,14 +79,8 @@ export function tpsByLevel(s: OverIndexingSummary): PlotlyFigure {
       marker: { symbol: "diamond-open", size: 10 },
     });
   }
-  return {
-    data,
-    layout: {
-      title: { text: `Throughput vs number of indexes (${s.clients} clients, ${s.durationSeconds} s rounds)` },
-      xaxis: { title: { text: "indexes on the four tables" }, tickvals: x },
-      yaxis: { title: { text: "transactions / s" }, rangemode: "tozero" },
-    },
-  };
+  const title = `Throughput vs number of indexes (${s.clients} clients, ${s.durationSeconds} s rounds)`;
+  return overLevels(data, x, title, "indexes on the four tables", "transactions / s");
 }
 
 /** Latency (avg, p50, p95, p99) vs index count; the seed's average (11 → 26 ms) scaled to our 7-index average. */
@@ -103,14 +107,8 @@ export function latencyByLevel(s: OverIndexingSummary): PlotlyFigure {
       marker: { symbol: "diamond-open", size: 11, color: "#888" },
     });
   }
-  return {
-    data,
-    layout: {
-      title: { text: "Transaction latency vs number of indexes (percentiles from pgbench's transaction log)" },
-      xaxis: { title: { text: "indexes" }, tickvals: x },
-      yaxis: { title: { text: "ms" }, rangemode: "tozero" },
-    },
-  };
+  const title = "Transaction latency vs number of indexes (percentiles from pgbench's transaction log)";
+  return overLevels(data, x, title, "indexes", "ms");
 }
 
 /** Size of every table and of its indexes after the round (first round of each level), stacked. */
@@ -118,16 +116,15 @@ export function storageByLevel(s: OverIndexingSummary): PlotlyFigure {
   const firsts = firstRounds(s);
   const x = firsts.map((r) => `${r.level} indexes`);
   const mib = (b: number) => b / 2 ** 20;
-  const data: PlotlyTrace[] = [];
-  for (const table of TABLES) {
-    data.push({
+  const data = TABLES.flatMap((table): PlotlyTrace[] => [
+    {
       type: "bar",
       name: `${table} (table)`,
       x,
       y: firsts.map((r) => mib(r.tables[table].tableBytesAfter)),
       marker: { color: TABLE_COLORS[table] },
-    });
-    data.push({
+    },
+    {
       type: "bar",
       name: `${table} (indexes)`,
       x,
@@ -135,8 +132,8 @@ export function storageByLevel(s: OverIndexingSummary): PlotlyFigure {
       marker: { color: TABLE_COLORS[table], pattern: { shape: "/" }, opacity: 0.7 },
       customdata: firsts.map((r) => r.tables[table].indexes),
       hovertemplate: "%{y:.1f} MiB in %{customdata} index(es)<extra>" + table + "</extra>",
-    });
-  }
+    },
+  ]);
   data.push({
     type: "scatter",
     mode: "markers",
@@ -216,12 +213,6 @@ export function workPerTransaction(s: OverIndexingSummary): PlotlyFigure {
     ],
     rel,
   );
-  return {
-    data,
-    layout: {
-      title: { text: `Work per transaction, relative to ${base?.level ?? 7} indexes` },
-      xaxis: { title: { text: "indexes" }, tickvals: x },
-      yaxis: { title: { text: `× the ${base?.level ?? 7}-index value` }, rangemode: "tozero" },
-    },
-  };
+  const b = base?.level ?? 7;
+  return overLevels(data, x, `Work per transaction, relative to ${b} indexes`, "indexes", `× the ${b}-index value`);
 }

@@ -1,20 +1,18 @@
 /** Seed 002's claims, each paired per round; claim (1)'s refutation must also survive Holm's correction (`holm`). */
-import { declare, readQuotes, type Claim, type ClaimSet, type Statistic, type Without } from "../../stats/claim-engine";
+import { declare, readQuotes } from "../../stats/claim-engine";
+import type { Claim, ClaimSet, Position, Statistic, Without } from "../../stats/claim-engine";
 import { FAMILY_ALPHA, holmRefutations, type ClaimCheck, type Rule } from "../../stats/claims";
-import { between, flaggedUnits, medianOf, pairedValues } from "../../stats/claim-statistics";
-import { medianInterval } from "../../stats/intervals";
+import { between, flaggedUnits, medianOf, quotient } from "../../stats/claim-statistics";
 import { nextRound, type RoundState } from "../../stats/adaptive";
 import { durationText, fixed, kilobytes, percent } from "../../stats/format";
 import type { OverIndexingParams } from "./params";
 import { plannedServerCpus } from "../server-cpus";
-import { pairedLevelRatio, pairedLevelValues, type LevelSummary, type OverIndexingSummary } from "./summarise";
+import { pairedLevelRatio, pairedLevels, type LevelSummary, type OverIndexingSummary } from "./summarise";
 
 type S = OverIndexingSummary;
 type Round = S["rounds"][number];
 const Q = readQuotes(__dirname);
 const [f0, f1, f2] = [0, 1, 2].map((d) => (x: number | undefined) => fixed(x, d));
-const pct = (x: number | undefined) => percent(x, 0);
-const ratio = (x: number) => x.toFixed(2);
 
 /** Where the seed made all its claims (EXPERIMENTS.md §3; 16 clients and 20M products from its repository). */
 const SEED_REGIME =
@@ -31,21 +29,36 @@ const STEP_RULE = { kind: "below", margin: 1 } as const satisfies Rule;
 const TX_PER_PRODUCT = "transactions per product in a 39-index round";
 const ADAPTIVE =
   "; the adaptive design adds a round of every level while (1) or (2) is inconclusive (up to maxRepeats, within budgetSeconds) and decides again after each, every look at the per-look coverage of stats/adaptive's lookPlan, so that all looks together keep 90 % (the run's notes name the looks and that coverage)";
+const COMMON_ROUND = "levels 7 and 39 in a common round";
 
 type Factor = "dataSize" | "roundLength" | "clients" | "clientsPerCpu" | "dataOverBuffers" | "longRound" | "shortRound";
 const level = (s: S, n: number) => s.levels.find((l) => l.level === n);
-const atLevel = (s: S, n: number) => s.rounds.filter((r) => r.level === n);
 const clientSeconds = (s: S) => s.durationSeconds * s.clients;
-const txPerProduct = (s: S) => {
-  const l = level(s, 39);
-  return l && s.dataScale ? (l.tps.median * s.durationSeconds) / (s.dataScale * SEED_PRODUCTS) : undefined;
-};
+
+type Where = Pick<S, "dataScale" | "durationSeconds" | "clients" | "server">;
+/** The run against the seed's regime; before the run the seed's 39-index TPS stands in for a round's transactions. */
+function position(r: Where, tps39?: number): Position<Factor> {
+  const { cpus, dataBytes, sharedBuffersMB: mb } = r.server ?? {};
+  const tx =
+    tps39 !== undefined && r.dataScale ? (tps39 * r.durationSeconds) / (r.dataScale * SEED_PRODUCTS) : undefined;
+  return {
+    dataSize: r.dataScale !== undefined ? r.dataScale * SEED_PRODUCTS : undefined,
+    roundLength: r.durationSeconds,
+    clients: r.clients,
+    clientsPerCpu: cpus ? r.clients / cpus : undefined,
+    dataOverBuffers: dataBytes !== undefined && mb ? dataBytes / (mb * 2 ** 20) : undefined,
+    longRound: tx,
+    shortRound: tx,
+  };
+}
+const measured = (s: S) => position(s, level(s, 39)?.tps.median);
+
 /** Each step (higher level ÷ next lower): its per-round TPS ratios and the exact interval of their median. */
 function steps(s: S) {
   const ls = s.levels.map((l) => l.level).sort((a, b) => a - b);
   return ls.slice(1).map((to, i) => {
-    const values = pairedLevelValues(s.rounds, to, ls[i], (r) => r.tps);
-    const interval = values.length ? medianInterval(values, `TPS ${to} ÷ ${ls[i]} idx, paired per round`) : undefined;
+    const values = pairedLevels(s.rounds, to, ls[i], (r, b) => quotient(r.tps, b.tps));
+    const interval = medianOf(values, (x) => x, `TPS ${to} ÷ ${ls[i]} idx, paired per round`);
     return { label: `${ls[i]}→${to}`, values, interval };
   });
 }
@@ -55,11 +68,11 @@ function because(lo: LevelSummary, hi: LevelSummary): string {
   const m = between(lo, hi);
   const entries =
     lo.btreeInsertsPerTx !== undefined && hi.btreeInsertsPerTx !== undefined
-      ? `${m((l) => l.btreeInsertsPerTx, f0)} B-tree leaf inserts (counted in the WAL by pg_walinspect; the row-counter model predicts ${m((l) => l.modelIndexEntriesPerTx, f0)}), ${m((l) => l.btreeSplitsPerTx, f2)} page splits, B-tree records ${m((l) => l.btreeWalShare, pct)} of the WAL bytes`
+      ? `${m((l) => l.btreeInsertsPerTx, f0)} B-tree leaf inserts (counted in the WAL by pg_walinspect; the row-counter model predicts ${m((l) => l.modelIndexEntriesPerTx, f0)}), ${m((l) => l.btreeSplitsPerTx, f2)} page splits, B-tree records ${m((l) => l.btreeWalShare, percent)} of the WAL bytes`
       : `${m((l) => l.modelIndexEntriesPerTx, f0)} index entries by the model (inserted + non-HOT updated rows × indexes; no pg_walinspect here to count them)`;
   const hot =
-    lo.stockHotShare !== undefined && hi.stockHotShare !== undefined && hi.stockHotShare < lo.stockHotShare
-      ? `; the share of HOT stock updates fell ${m((l) => l.stockHotShare, pct)}`
+    (hi.stockHotShare ?? 1) < (lo.stockHotShare ?? 0)
+      ? `; the share of HOT stock updates fell ${m((l) => l.stockHotShare, percent)}`
       : "";
   return `From ${lo.level} to ${hi.level} indexes each transaction made ${entries}${hot}; WAL ${m((l) => l.walBytesPerTx, kilobytes)} (full-page images ${m((l) => l.walFpiPerTx, f1)}), shared blocks dirtied ${m((l) => l.dirtiedPerTx, f1)}, server time ${m((l) => l.serverMsPerTx, f2)} ms per transaction.`;
 }
@@ -86,35 +99,31 @@ function readsText(s: S): string {
   );
 }
 
-const stat = (text: string, of: Statistic<S>["of"], needs: string) => ({ text, fmt: ratio, of, needs });
+const ratio = (x: number) => x.toFixed(2);
+const stat = (text: string, of: Statistic<S>["of"], needs = COMMON_ROUND) => ({ text, fmt: ratio, of, needs });
 /** Per round, extra block-read time at 39 indexes ÷ the TPS lost; a round whose TPS did not fall has none. */
 function readShareOfLoss(s: S) {
-  const loss = (hi: Round, base: Round) => (base.tps > 0 ? 1 - hi.tps / base.tps : 0);
-  const share = (hi: Round, base: Round) =>
-    (hi.blockReadMs - base.blockReadMs) / 1000 / clientSeconds(s) / loss(hi, base);
-  const shares = pairedValues(
-    atLevel(s, 39),
-    atLevel(s, 7),
-    { top: (r) => r.repeat, bottom: (r) => r.repeat },
-    (hi, base) => (loss(hi, base) > 0 ? share(hi, base) : undefined),
-  );
+  const shares = pairedLevels(s.rounds, 39, 7, (hi, base) => {
+    const loss = base.tps > 0 ? 1 - hi.tps / base.tps : 0;
+    return loss > 0 ? (hi.blockReadMs - base.blockReadMs) / 1000 / clientSeconds(s) / loss : undefined;
+  });
   return medianOf(shares, (x) => x, "extra read time ÷ TPS lost, 39 vs 7 idx, paired per round");
 }
-const NEEDS_7_39 = {
-  before: (p: OverIndexingParams) => !p.indexLevels.includes(7) || !p.indexLevels.includes(39),
-  after: (s: S) => !level(s, 7) || !level(s, 39),
-  reason: "levels 7 and 39 did not both run",
-};
+/** Not run unless `ok` of the levels the params plan (before the run) or that ran (after it). */
+const unless = (ok: (levels: readonly number[]) => boolean, reason: string) => ({
+  before: (p: OverIndexingParams) => !ok(p.indexLevels),
+  after: (s: S) => !ok(s.levels.map((l) => l.level)),
+  reason,
+});
+const NEEDS_7_39 = unless((ls) => ls.includes(7) && ls.includes(39), "levels 7 and 39 did not both run");
 /** (5) and (5b): the same statistic, read against opposite rules in opposite regimes. */
 const growth = (tail: (m: Between, s: S) => string) =>
   ({
     kind: "magnitude",
-    statistic: stat(
-      "growth of all tables and indexes over the round at 39 indexes ÷ at 7, paired per round",
-      (s) => ratio39to7(s, (r) => r.tableGrowthBytes + r.indexGrowthBytes, "storage growth"),
-      "levels 7 and 39 in a common round",
+    statistic: stat("growth of all tables and indexes over the round at 39 indexes ÷ at 7, paired per round", (s) =>
+      ratio39to7(s, (r) => r.tableGrowthBytes + r.indexGrowthBytes, "storage growth"),
     ),
-    ours: (s) => `${txPerProduct(s)?.toPrecision(2) ?? "n/a"} ${TX_PER_PRODUCT}`,
+    ours: (s) => `${measured(s).longRound?.toPrecision(2) ?? "n/a"} ${TX_PER_PRODUCT}`,
     why: why7to39(
       (m, _l7, _l39, s) => `Index growth per transaction ${m((l) => l.indexGrowthPerTx, kilobytes)}${tail(m, s)}`,
     ),
@@ -138,34 +147,12 @@ export const CLAIMS: ClaimSet<OverIndexingParams, S, Factor> = declare({
     longRound: { what: TX_PER_PRODUCT, seed: seedTxPerProduct(7200), unit: "", within: [1, Infinity] },
     shortRound: { what: TX_PER_PRODUCT, seed: seedTxPerProduct(3600), unit: "", within: [0, 1] },
   },
-  // Before the run a round's transactions are not known: the seed's 39-index TPS stands in for them.
   before: (p) => {
     const cpus = plannedServerCpus(p.target, p.cpus);
-    const tx = (SEED_TPS_39 * p.durationSeconds) / (p.dataScale * SEED_PRODUCTS);
-    const dataOverBuffers = (p.dataScale * SEED_DATA_BYTES) / (p.sharedBuffersMB * 2 ** 20);
-    return {
-      dataSize: p.dataScale * SEED_PRODUCTS,
-      roundLength: p.durationSeconds,
-      clients: p.clients,
-      clientsPerCpu: cpus ? p.clients / cpus : undefined,
-      dataOverBuffers,
-      longRound: tx,
-      shortRound: tx,
-    };
+    const server = { cpus, dataBytes: p.dataScale * SEED_DATA_BYTES, sharedBuffersMB: p.sharedBuffersMB };
+    return position({ ...p, server }, SEED_TPS_39);
   },
-  after: (s) => {
-    const { cpus, dataBytes, sharedBuffersMB: mb } = s.server ?? {};
-    const tx = txPerProduct(s);
-    return {
-      dataSize: s.dataScale !== undefined ? s.dataScale * SEED_PRODUCTS : undefined,
-      roundLength: s.durationSeconds,
-      clients: s.clients,
-      clientsPerCpu: cpus ? s.clients / cpus : undefined,
-      dataOverBuffers: dataBytes !== undefined && mb ? dataBytes / (mb * 2 ** 20) : undefined,
-      longRound: tx,
-      shortRound: tx,
-    };
-  },
+  after: measured,
   claims: [
     {
       id: "1",
@@ -186,15 +173,8 @@ export const CLAIMS: ClaimSet<OverIndexingParams, S, Factor> = declare({
         "at least three index levels",
       ),
       ours: (s) => s.levels.map((l) => `${l.level}: ${f0(l.tps.median)}`).join(", ") + " TPS (medians)",
-      why: (s) => {
-        const [lo, hi] = [s.levels[0], s.levels[s.levels.length - 1]];
-        return lo && hi && lo !== hi ? because(lo, hi) : "";
-      },
-      absent: {
-        before: (p) => p.indexLevels.length < 3,
-        after: (s) => s.levels.length < 3,
-        reason: "fewer than three index levels ran",
-      },
+      why: (s) => (s.levels.length > 1 ? because(s.levels[0], s.levels[s.levels.length - 1]) : ""),
+      absent: unless((ls) => ls.length >= 3, "fewer than three index levels ran"),
     },
     {
       id: "2",
@@ -210,7 +190,6 @@ export const CLAIMS: ClaimSet<OverIndexingParams, S, Factor> = declare({
       statistic: stat(
         "TPS with 39 indexes ÷ TPS with 7, one ratio per round (paired), exact interval of the median" + ADAPTIVE,
         (s) => ratio39to7(s, (r) => r.tps, "TPS"),
-        "levels 7 and 39 in a common round",
       ),
       ours: (s) => {
         const server = level(s, 39)?.serverTimeRatio;
@@ -262,7 +241,7 @@ export const CLAIMS: ClaimSet<OverIndexingParams, S, Factor> = declare({
         fmt: (x) => percent(x, 2),
         of: (s) => {
           const parts = s.levels.flatMap(({ level: n }) => {
-            const hits = atLevel(s, n).flatMap((r) => (r.hitRatio === undefined ? [] : [r.hitRatio]));
+            const hits = s.rounds.flatMap((r) => (r.level === n && r.hitRatio !== undefined ? [r.hitRatio] : []));
             const [low, of] = [Math.min(...hits), `lowest hit ratio of ${hits.length} round(s) at ${n} idx`];
             const interval = { estimate: low, low, high: low, n: hits.length, coverage: 1, of };
             return hits.length ? [{ label: `${n} idx`, interval }] : [];
@@ -336,22 +315,18 @@ export const CLAIMS: ClaimSet<OverIndexingParams, S, Factor> = declare({
 });
 
 /** Claim (1) refuted by its steps' intervals stands only if Holm's step-down sign test refutes a step too. */
-export function holm(checks: ClaimCheck[], s: S): ClaimCheck[] {
-  return checks.map((c) => {
+export const holm = (checks: ClaimCheck[], s: S): ClaimCheck[] =>
+  checks.map((c) => {
     if (c.id !== "1" || c.verdict !== "did not hold") return c;
     const st = steps(s);
     const refuted = holmRefutations(st, STEP_RULE);
     const p = refuted.map((r) => `${r.label} p = ${r.p.toPrecision(2)} ≤ ${r.threshold.toPrecision(3)}`);
     if (refuted.length) return { ...c, decidedBy: `${c.decidedBy}; Holm: ${p.join(", ")}` };
-    let need = 1;
-    while (0.5 ** need > FAMILY_ALPHA / st.length) need++;
-    return {
-      ...c,
-      verdict: "inconclusive",
-      decidedBy: `${c.decidedBy}, but a refutation must survive Holm's correction over ${st.length} steps (family error ${FAMILY_ALPHA * 100} %): it needs ≥ ${need} rounds with the step against the claim`,
-    };
+    // The fewest rounds against the claim whose one-sided sign test p = 0.5^n passes the strictest Holm threshold.
+    const need = Math.max(1, Math.ceil(Math.log2(st.length / FAMILY_ALPHA)));
+    const decidedBy = `${c.decidedBy}, but a refutation must survive Holm's correction over ${st.length} steps (family error ${FAMILY_ALPHA * 100} %): it needs ≥ ${need} rounds with the step against the claim`;
+    return { ...c, verdict: "inconclusive", decidedBy };
   });
-}
 
 /** The sensitivity pass: the same rounds without those a checkpoint or autovacuum ran inside, or TPS outliers. */
 export function withoutFlagged(s: S): Without<S> {
@@ -362,16 +337,14 @@ export function withoutFlagged(s: S): Without<S> {
     r.outlier ? "TPS outlier" : "",
   ];
   const none = "No round was flagged (no checkpoint or autovacuum run inside a timed window, no TPS outlier).";
-  return {
-    summary: { ...s, rounds: s.rounds.filter(clean) },
-    flagged: flaggedUnits(
-      "round",
-      s.rounds.filter((r) => !clean(r)),
-      why,
-      (r) => r.key,
-      none,
-    ),
-  };
+  const flagged = flaggedUnits(
+    "round",
+    s.rounds.filter((r) => !clean(r)),
+    why,
+    (r) => r.key,
+    none,
+  );
+  return { summary: { ...s, rounds: s.rounds.filter(clean) }, flagged };
 }
 
 /** The adaptive design's step (stats/adaptive `nextRound`): stop and why, or a round more while (1) or (2) is open. */
@@ -380,8 +353,11 @@ export function adaptiveStep(
   r: Omit<RoundState, "undecided" | "decided" | "words">,
 ): { readonly stop?: string } {
   const claims = checks.filter((c) => c.id === "1" || c.id === "2");
-  const undecided = claims.filter((c) => c.verdict === "inconclusive").map((c) => `claim (${c.id})`);
-  const decided = claims.map((c) => `(${c.id}) ${c.verdict}`).join(", ");
-  const step = nextRound({ ...r, undecided, decided, words: { one: "round", many: "rounds", cap: "maxRepeats" } });
+  const step = nextRound({
+    ...r,
+    undecided: claims.filter((c) => c.verdict === "inconclusive").map((c) => `claim (${c.id})`),
+    decided: claims.map((c) => `(${c.id}) ${c.verdict}`).join(", "),
+    words: { one: "round", many: "rounds", cap: "maxRepeats" },
+  });
   return step.more ? {} : { stop: step.reason };
 }

@@ -86,7 +86,9 @@ export const storedBuildRates = (stored: StoredRuns): Point[] =>
     ].flatMap(({ indexes, seconds }) => (indexes > 0 && seconds > 0 ? [{ size, seconds: seconds / indexes }] : [])),
   );
 
-function expectedPlan(p: OverIndexingParams): TemplatePlan {
+/** The made template's level, or before it is made the level the free space now is expected to hold. */
+function templatePlan(p: OverIndexingParams, madeLevel: number | undefined): Pick<TemplatePlan, "level" | "rebuilt"> {
+  if (madeLevel !== undefined) return { level: madeLevel, rebuilt: levelsAbove(p, madeLevel) };
   const data = p.dataScale * DATA_BYTES_AT_SCALE_1;
   const wal = loadWalBytes(p, data);
   let free: number | undefined;
@@ -111,11 +113,6 @@ function orReference(points: Point[], constant: string): Point[] {
 function buildSeconds(p: OverIndexingParams, stored: StoredRuns): (from: number, to: number) => number {
   const perIndex = grownSeconds(orReference(storedBuildRates(stored), BUILD_CONSTANT), p.dataScale)?.seconds ?? 0;
   return (from, to) => (to > from ? perIndex * indexesBetween(from, to).length : 0);
-}
-
-function templatePlan(p: OverIndexingParams, madeLevel: number | undefined): Pick<TemplatePlan, "level" | "rebuilt"> {
-  if (madeLevel === undefined) return expectedPlan(p);
-  return { level: madeLevel, rebuilt: levelsAbove(p, madeLevel) };
 }
 
 /** Once the template is made, free space is the run's doing: a plan read again would build every level each round. */

@@ -14,7 +14,7 @@ import { adaptiveStep, CLAIMS, holm, withoutFlagged } from "./claims";
 import { diskNeed, planTemplates } from "./disk";
 import { estimate, estimateFor } from "./eta";
 import { checkParams, OVER_INDEXING_PROFILES, type OverIndexingParams } from "./params";
-import { levelRows, showLoadedData } from "./present";
+import { levelRows, showLoadedData, type LoadedData } from "./present";
 import { summarise as summariseRounds, type OverIndexingSummary } from "./summarise";
 import { datasetShape, transactionScript } from "./workload/dataset";
 import {
@@ -23,7 +23,6 @@ import {
   dropDatabases,
   walAfterLoad,
   WORKLOAD_DATABASES,
-  type TemplateInfo,
 } from "./workload/databases";
 import { planRounds, runRounds, type OverIndexingTrial, type PlannedRound } from "./workload/run-trials";
 
@@ -68,11 +67,6 @@ const summariseFor = (trials: readonly OverIndexingTrial[], p: OverIndexingParam
   looks: lookPlan(p.repeats, p.maxRepeats),
 });
 
-export interface LoadedData {
-  readonly template: TemplateInfo;
-  readonly script: string;
-}
-
 export const experiment = defineExperiment<OverIndexingParams, OverIndexingTrial, OverIndexingSummary, LoadedData>({
   slug: SLUG,
   title: "Over-indexing: TPS of a write transaction as indexes pile up",
@@ -86,22 +80,17 @@ export const experiment = defineExperiment<OverIndexingParams, OverIndexingTrial
     let plan: PlannedRound[] = planRounds(p.indexLevels, p.repeats);
     const { server, runner } = await pgbenchOnPostgres(servers, "03", notes);
     const shape = datasetShape(p.dataScale);
+    const setup = (text: string) => progress.update(0, plan.length, text);
     // At full scale a step runs for many minutes: the line shows what the server is doing meanwhile.
     let step = "";
+    const onStep = (s: string) => {
+      step = s;
+      setup(`loading the template database: ${s}…`);
+    };
     const template = await withActivity(
       server,
-      (line) => progress.update(0, plan.length, `loading the template database: ${step} · ${line}`),
-      () =>
-        createTemplate(
-          server,
-          shape,
-          p.randomSeed,
-          (s) => {
-            step = s;
-            progress.update(0, plan.length, `loading the template database: ${s}…`);
-          },
-          signal,
-        ),
+      (line) => setup(`loading the template database: ${step} · ${line}`),
+      () => createTemplate(server, shape, p.randomSeed, onStep, signal),
     );
     const script = transactionScript(shape.warehouses, template.samplePercent);
     const loadTotal = Object.values(template.loadSeconds).reduce((a, b) => a + b, 0);
@@ -124,7 +113,7 @@ export const experiment = defineExperiment<OverIndexingParams, OverIndexingTrial
     retime({ model: estimateFor(templates.level, true) });
     const indexSeconds = await withActivity(
       server,
-      (line) => progress.update(0, plan.length, `building ${templates.level} indexes into the template · ${line}`),
+      (line) => setup(`building ${templates.level} indexes into the template · ${line}`),
       () => buildTemplateIndexes(server, templates.level, p.maintenanceWorkMemMB, signal),
     );
     retime({ setupDone: true });

@@ -12,7 +12,9 @@ import type { OverIndexingParams } from "./params";
 import { latencyByLevel, perSecond, storageByLevel, tpsByLevel, workPerTransaction } from "./charts";
 import { firstRounds, seedCurveScaledTo, seedTps, type OverIndexingSummary } from "./summarise";
 
-type Run = RunOf<OverIndexingParams, OverIndexingTrial, { template: TemplateInfo; script: string }>;
+/** What the run's work returns beside the trials. */
+export type LoadedData = { readonly template: TemplateInfo; readonly script: string };
+type Run = RunOf<OverIndexingParams, OverIndexingTrial, LoadedData>;
 
 const r1 = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 10) / 10);
 const r2 = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 100) / 100);

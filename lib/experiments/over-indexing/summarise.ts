@@ -1,9 +1,10 @@
 /** Notebook 03's figures from the raw rounds; ratios between levels are paired per round (each level runs in each). */
 import { speedSpread, type SpeedSpread } from "../../stats/speed";
 import { publishedFigures } from "../../results/reference";
-import { medianInterval, outlierFlags, type Interval } from "../../stats/intervals";
+import { outlierFlags } from "../../stats/intervals";
+import { pairedQuotient, pairedValues } from "../../stats/claim-statistics";
 import type { LookPlan } from "../../stats/adaptive";
-import { groupBy, spread } from "../../stats/summary";
+import { groupBy, medianOfFinite, spread } from "../../stats/summary";
 import { counterEntries, sumCounters } from "../../stats/counters";
 import { pgbenchFigures, type PgbenchRunResult } from "../../workloads/pgbench";
 import { TABLES, type InventoryTable } from "./workload/schema";
@@ -152,41 +153,21 @@ function summariseRound(t: OverIndexingTrial & { readonly pgbench: PgbenchRunRes
   };
 }
 
-function med(values: readonly (number | undefined)[]): number | undefined {
-  const v = values.filter((x): x is number => x !== undefined && Number.isFinite(x));
-  return v.length ? spread(v).median : undefined;
-}
+type Rounds = readonly RoundSummary[];
+type Value = (r: RoundSummary) => number | undefined;
+const repeat = (r: RoundSummary) => r.repeat;
+const atLevel = (rounds: Rounds, level: number) => rounds.filter((r) => r.level === level);
 
-/** Per repeat in which both levels ran: the value at `level` ÷ at `baseLevel`. */
-export function pairedLevelValues(
-  rounds: readonly RoundSummary[],
+/** Per repeat in which both levels ran: `f` of the round at `level` and the one at `base`. */
+export const pairedLevels = (
+  rounds: Rounds,
   level: number,
-  baseLevel: number,
-  pick: (r: RoundSummary) => number | undefined,
-): number[] {
-  const at = (l: number) =>
-    new Map(
-      rounds
-        .flatMap((r) => (r.level === l ? [[r.repeat, pick(r)] as const] : []))
-        .filter((e): e is readonly [number, number] => e[1] !== undefined && Number.isFinite(e[1])),
-    );
-  const base = at(baseLevel);
-  return [...at(level)].flatMap(([repeat, v]) => {
-    const b = base.get(repeat);
-    return b !== undefined && b > 0 ? [v / b] : [];
-  });
-}
+  base: number,
+  f: (r: RoundSummary, b: RoundSummary) => number | undefined,
+) => pairedValues(atLevel(rounds, level), atLevel(rounds, base), { top: repeat, bottom: repeat }, f);
 
-export function pairedLevelRatio(
-  rounds: readonly RoundSummary[],
-  level: number,
-  baseLevel: number,
-  pick: (r: RoundSummary) => number | undefined,
-  of: string,
-): Interval | undefined {
-  const ratios = pairedLevelValues(rounds, level, baseLevel, pick);
-  return ratios.length ? medianInterval(ratios, of) : undefined;
-}
+export const pairedLevelRatio = (rounds: Rounds, level: number, base: number, pick: Value, of: string) =>
+  pairedQuotient(atLevel(rounds, level), atLevel(rounds, base), repeat, pick, of);
 
 export function summarise(
   trials: readonly OverIndexingTrial[],
@@ -200,13 +181,11 @@ export function summarise(
       t.status === "ok" && t.pgbench !== undefined,
   );
   const plain = ok.map(summariseRound).sort((a, b) => a.level - b.level || a.repeat - b.repeat);
-  // Shown and kept; claims say whether dropping them changes a verdict.
-  const rounds: RoundSummary[] = [];
-  for (const group of groupBy(plain, (r) => String(r.level)).values()) {
+  // Shown and kept; claims say whether dropping them changes a verdict. `plain` is in order: so are its groups.
+  const rounds: RoundSummary[] = [...groupBy(plain, (r) => String(r.level)).values()].flatMap((group) => {
     const flags = outlierFlags(group.map((r) => r.tps));
-    group.forEach((r, i) => rounds.push({ ...r, outlier: flags[i] }));
-  }
-  rounds.sort((a, b) => a.level - b.level || a.repeat - b.repeat);
+    return group.map((r, i) => ({ ...r, outlier: flags[i] }));
+  });
   const byLevel = groupBy(rounds, (r) => String(r.level));
   const levelList = [...byLevel.keys()].map(Number).sort((a, b) => a - b);
   const levels = [...byLevel.values()].map((group) => levelSummary(group, rounds, levelList));
@@ -236,7 +215,7 @@ function levelSummary(group: readonly RoundSummary[], rounds: readonly RoundSumm
     rounds: group.length,
     tps: spread(group.map((r) => r.tps)),
     latencyAvgMs: lat.length ? spread(lat) : undefined,
-    ...(Object.fromEntries(MEDIANS.map((k) => [k, med(group.map((r) => r[k]))])) as Partial<
+    ...(Object.fromEntries(MEDIANS.map((k) => [k, medianOfFinite(group.map((r) => r[k]))])) as Partial<
       Record<(typeof MEDIANS)[number], number>
     >),
     tpsRatio: vs(levelList[0], (r) => r.tps, "TPS"),
@@ -248,7 +227,7 @@ function levelSummary(group: readonly RoundSummary[], rounds: readonly RoundSumm
     autovacuumRuns: count((r) => r.autovacuumRuns),
     disturbedRounds: count((r) => (r.disturbed ? 1 : 0)),
     outlierRounds: count((r) => (r.outlier ? 1 : 0)),
-    walMiB: med(group.map((r) => (r.walBytes === undefined ? undefined : r.walBytes / 2 ** 20))),
+    walMiB: medianOfFinite(group.map((r) => (r.walBytes === undefined ? undefined : r.walBytes / 2 ** 20))),
   };
 }
 

@@ -2,7 +2,7 @@
  * 06's claims, the lab's questions about each judged index or set. Write amplification is decided on B-tree
  * entries per transaction: WAL bytes per transaction carry the clone's full-page images, so they are only shown.
  */
-import { MIN_COVERAGE, repeatsForCoverage, type ClaimCheck, type ClaimKind, type Decision } from "../../stats/claims";
+import { MIN_COVERAGE, repeatsForCoverage, type ClaimCheck, type ClaimKind } from "../../stats/claims";
 import { declare, judge, type Claim, type ClaimSet, type Without } from "../../stats/claim-engine";
 import type { Interval } from "../../stats/intervals";
 import { minusFixed as fixed, percent } from "../../stats/format";
@@ -14,7 +14,7 @@ type Item = Pick<Judged, "name" | "kind" | "members"> & Partial<Pick<IndexSummar
 
 const pctNum = (x: number) => fixed(x * 100, 1);
 const fmtCost = (x: number) => `${pctNum(x)} %`;
-const range = (i: Interval, f: (x: number) => string, sep = "–") => `${f(i.low)}${sep}${f(i.high)}`;
+const range = (i: Interval, f: (x: number) => string) => `${f(i.low)}–${f(i.high)}`;
 const ABOVE_0 = { kind: "above", margin: 0 } as const;
 const PAIRED =
   "paired per round: the variant's run against the two baseline runs just before and after it (the baseline runs between every two variants, their order a Williams design); exact order-statistic interval of the median over rounds";
@@ -33,7 +33,7 @@ function itemClaims(j: Item, margin: number): Claim<YourIndexesParams, S>[] {
     regime: [],
     regimeText: "this run: the reader's schema, data and workload on this lab server, at its clients and duration",
     howToTest: "more rounds (repeats, maxRepeats) narrow the intervals",
-    why: (s: S) => [find(s, j.name)].map((ix) => (ix ? because(ix) : ""))[0],
+    why: (s: S) => because(find(s, j.name)),
   };
   const cost = {
     text: `write-throughput cost = 1 − TPS with ÷ TPS without, ${PAIRED}`,
@@ -41,8 +41,6 @@ function itemClaims(j: Item, margin: number): Claim<YourIndexesParams, S>[] {
     of: (s: S) => find(s, j.name)?.cost,
     needs: "a round in which both variants finished",
   };
-  const entries = (s: S) =>
-    [find(s, j.name)].map((ix) => (ix && btree(ix) ? ix.amplification.btreeInsertsPerTx : undefined))[0];
   return [
     {
       ...common,
@@ -80,7 +78,7 @@ function itemClaims(j: Item, margin: number): Claim<YourIndexesParams, S>[] {
       statistic: {
         text: `B-tree leaf entries per transaction with − without (Btree INSERT_LEAF, INSERT_POST, SPLIT_L, SPLIT_R records in the run's WAL, pg_walinspect), ${PAIRED}`,
         fmt: (x) => fixed(x, 2),
-        of: entries,
+        of: (s) => [find(s, j.name)].map((ix) => (ix && btree(ix) ? ix.amplification.btreeInsertsPerTx : undefined))[0],
         needs:
           "B-tree indexes only (another type's entries are not B-tree records), and the run's own WAL (another database writing in the window makes it the server's)",
       },
@@ -136,6 +134,7 @@ export const asTheLabsQuestions = (claims: readonly ClaimCheck[]): ClaimCheck[] 
 
 /** The throughput verdict ("within margin" never follows an interval wholly above 0) and the amplification one. */
 export type Judgement = "costs" | "within margin" | "speeds up" | "inconclusive";
+type Amplification = "adds" | "none above 0" | "inconclusive" | "not measured";
 
 /** "3 paired round(s) cover the median only 75 %: needs ≥ 5", for an interval too short to decide. */
 const tooFew = (i: Interval) =>
@@ -143,25 +142,7 @@ const tooFew = (i: Interval) =>
     ? `${i.n} paired round(s) cover the median only ${Math.round(i.coverage * 100)} %: needs ≥ ${repeatsForCoverage(MIN_COVERAGE)}`
     : undefined;
 
-/** A cost above 0 is always stated with where it lies against the margin: the margin says whether it matters. */
-function throughput(c: Interval | undefined, margin: number, costs: Decision, eq: Decision) {
-  const m = `±${pctNum(margin)} %`;
-  const say = (judgement: Judgement, throughput: string) => ({ judgement, throughput });
-  if (!c) return say("inconclusive", "throughput inconclusive: no paired rounds");
-  const shown = `${pctNum(c.estimate)} % [${range(c, pctNum)} %]`;
-  const where = eq.verdict === "held" ? "inside" : c.low > margin ? "beyond" : "reaching past";
-  if (costs.verdict === "held") return say("costs", `throughput costs ${shown}, ${where} ${m}`);
-  if (eq.verdict === "held") return say("within margin", `throughput within ${m}: ${shown}`);
-  const faster = `${fmtCost(-c.estimate)} [${pctNum(-c.high)}–${fmtCost(-c.low)}]`;
-  if (costs.verdict === "did not hold" && eq.verdict === "did not hold")
-    return say("speeds up", `throughput: speeds the workload up ${faster}`);
-  const reason = (costs.verdict === "inconclusive" ? costs : eq).decidedBy.replace(
-    /^.*?(?=straddles|reaches across)/,
-    "",
-  );
-  return say("inconclusive", `throughput inconclusive: ${shown} ${tooFew(c) ?? reason}`);
-}
-
+/** WAL bytes per transaction and the HOT share lost: shown beside the B-tree entries, which alone decide. */
 function counters(ix: IndexSummary | undefined): string[] {
   const { walBytesPerTx: w, hotShareLost: h } = ix?.amplification ?? {};
   const kb = w && Math.max(...[w.low, w.high, w.estimate].map(Math.abs)) >= 1024 ? "kB" : "B";
@@ -171,38 +152,51 @@ function counters(ix: IndexSummary | undefined): string[] {
   return [w && `${f(w.estimate)} ${kb} WAL/tx [${range(w, f)} ${kb}]`, hot].filter((x): x is string => !!x);
 }
 
+/** A cost above 0 is always stated with where it lies against the margin: the margin says whether it matters. */
+function throughput(c: Interval | undefined, margin: number, costs: ClaimCheck, eq: ClaimCheck): [Judgement, string] {
+  const m = `±${pctNum(margin)} %`;
+  if (!c) return ["inconclusive", "throughput inconclusive: no paired rounds"];
+  const at = `${pctNum(c.estimate)} % [${range(c, pctNum)} %]`;
+  const where = eq.verdict === "held" ? "inside" : c.low > margin ? "beyond" : "reaching past";
+  if (costs.verdict === "held") return ["costs", `throughput costs ${at}, ${where} ${m}`];
+  if (eq.verdict === "held") return ["within margin", `throughput within ${m}: ${at}`];
+  const faster = `${fmtCost(-c.estimate)} [${pctNum(-c.high)}–${fmtCost(-c.low)}]`;
+  if (costs.verdict === "did not hold" && eq.verdict === "did not hold")
+    return ["speeds up", `throughput: speeds the workload up ${faster}`];
+  const undecided = costs.verdict === "inconclusive" ? costs : eq;
+  const reason = undecided.decidedBy.replace(/^.*?(?=straddles|reaches across)/, "");
+  return ["inconclusive", `throughput inconclusive: ${at} ${tooFew(c) ?? reason}`];
+}
+
 /** "adds" when the entries lie wholly above 0; too few rounds say so, whatever side; else "none measurably above 0". */
-function amplificationLine(ix: IndexSummary, decision: Decision) {
-  const say = (judgement: "adds" | "none above 0" | "inconclusive" | "not measured", text: string) => ({
-    judgement,
-    text,
-    decision,
-  });
+function amplificationLine(ix: IndexSummary, adds: ClaimCheck): [Amplification, string] {
   const b = ix.amplification.btreeInsertsPerTx;
   const of = counters(ix);
   const shown = of.length ? ` (${of.join(", ")})` : "";
   if (!btree(ix))
-    return say("not measured", `write amplification not decided: not a B-tree, whose entries are counted${shown}`);
-  if (!b) return say("not measured", "write amplification not measured (no paired rounds with the run's own WAL)");
+    return ["not measured", `write amplification not decided: not a B-tree, whose entries are counted${shown}`];
+  if (!b) return ["not measured", "write amplification not measured (no paired rounds with the run's own WAL)"];
   const entries = `${fixed(b.estimate, 2)} B-tree inserts/tx [${range(b, (x) => fixed(x, 2))}]`;
-  if (decision.verdict === "held") return say("adds", `write amplification: adds ${entries}${shown}`);
+  if (adds.verdict === "held") return ["adds", `write amplification: adds ${entries}${shown}`];
   const few = tooFew(b);
-  if (few) return say("inconclusive", `write amplification inconclusive: ${[entries, ...of].join(", ")}; ${few}`);
-  return say("none above 0", `write amplification: none measurably above 0 (${[entries, ...of].join(", ")})`);
+  if (few) return ["inconclusive", `write amplification inconclusive: ${[entries, ...of].join(", ")}; ${few}`];
+  return ["none above 0", `write amplification: none measurably above 0 (${[entries, ...of].join(", ")})`];
 }
 
 export function judgeIndex(s: S, ix: IndexSummary) {
   const [costs, equivalence, adds] = judge(claimSet([ix], s.equivalenceMargin), s);
-  const t = throughput(ix.cost, s.equivalenceMargin, costs, equivalence);
-  const a = amplificationLine(ix, { verdict: adds.verdict, decidedBy: adds.decidedBy });
-  return { ...t, amplification: a, text: `${t.throughput}; ${a.text}` };
+  const [judgement, t] = throughput(ix.cost, s.equivalenceMargin, costs, equivalence);
+  const [a, text] = amplificationLine(ix, adds);
+  const amplification = { judgement: a, text, decision: { verdict: adds.verdict, decidedBy: adds.decidedBy } };
+  return { judgement, throughput: t, amplification, text: `${t}; ${text}` };
 }
 
 /** Why the index costs what it does, from this run's counters only. */
-export function because(ix: IndexSummary): string {
+export function because(ix: IndexSummary | undefined): string {
+  if (!ix) return "";
   const { tableWrites: w, table: t, hotShare: hot } = ix;
   const d = (x: { with?: number; without?: number }, f: (v: number) => string) =>
-    x.with !== undefined && x.without !== undefined ? `${f(x.without)} → ${f(x.with)}` : "n/a";
+    x.with !== undefined && x.without !== undefined ? `${f(x.without)} → ${f(x.with)}` : undefined;
   const sets = ix.hotStatements.map(
     ({ statement: u, columns }) =>
       `${u.script}'s UPDATE of ${u.table} sets ${columns.join(", ")}, which the index reads (${u.statement.length > 90 ? `${u.statement.slice(0, 90)}…` : u.statement})`,
@@ -210,21 +204,20 @@ export function because(ix: IndexSummary): string {
   const lost = sets.length
     ? `: ${sets.join("; ")}, so each such update writes a new entry into every index of ${t}`
     : " (no UPDATE in the scripts sets one of its columns by name: an expression or trigger does)";
-  const moved =
-    (hot.without ?? 0) - (hot.with ?? 0) <= 0.01 ? `stayed ${d(hot, percent)}` : `fell ${d(hot, percent)}${lost}`;
+  const fell = (hot.without ?? 0) - (hot.with ?? 0) > 0.01;
   const parts = [
-    t && w
-      ? w.inserted + w.updated + w.deleted === 0
+    t &&
+      w &&
+      (w.inserted + w.updated + w.deleted === 0
         ? `The workload wrote no row of ${t} in the runs with the index (0 inserted, updated or deleted), so the index received no entry`
-        : `Over the runs with the index the workload inserted ${w.inserted.toFixed(0)}, updated ${w.updated.toFixed(0)} and deleted ${w.deleted.toFixed(0)} rows of ${t}`
-      : "",
-    ix.btreeInsertsPerTx.with === undefined
-      ? ""
-      : `B-tree leaf inserts per transaction (counted in the WAL) ${d(ix.btreeInsertsPerTx, (v) => v.toFixed(2))} without → with it, page splits ${d(ix.btreeSplitsPerTx, (v) => v.toFixed(3))}`,
-    ix.walBytesPerTx.with === undefined
-      ? ""
-      : `WAL per transaction ${d(ix.walBytesPerTx, (v) => `${(v / 1024).toFixed(2)} kB`)}`,
-    t && hot.with !== undefined && hot.without !== undefined ? `the HOT share of ${t}'s updates ${moved}` : "",
+        : `Over the runs with the index the workload inserted ${w.inserted.toFixed(0)}, updated ${w.updated.toFixed(0)} and deleted ${w.deleted.toFixed(0)} rows of ${t}`),
+    ix.btreeInsertsPerTx.with !== undefined &&
+      `B-tree leaf inserts per transaction (counted in the WAL) ${d(ix.btreeInsertsPerTx, (v) => v.toFixed(2)) ?? "n/a"} without → with it, page splits ${d(ix.btreeSplitsPerTx, (v) => v.toFixed(3)) ?? "n/a"}`,
+    ix.walBytesPerTx.with !== undefined &&
+      `WAL per transaction ${d(ix.walBytesPerTx, (v) => `${(v / 1024).toFixed(2)} kB`) ?? "n/a"}`,
+    t &&
+      d(hot, percent) &&
+      `the HOT share of ${t}'s updates ${fell ? "fell" : "stayed"} ${d(hot, percent)}${fell ? lost : ""}`,
   ].filter(Boolean);
   return parts.length ? `${parts.join("; ")}.` : "";
 }

@@ -26,10 +26,7 @@ function plannedIds(p: YourIndexesParams, design: Design, drops = indexesToDrop(
   return planVariants(drops, p.candidates, names, sets, design).variants.map((v) => v.id);
 }
 
-export interface DesignChoice {
-  readonly design: Design;
-  readonly why: string;
-}
+export type DesignChoice = { readonly design: Design; readonly why: string };
 
 /** "auto": one at a time if it fits `budgetSeconds` at the first reference's rates (the same on every machine). */
 export function chooseDesign(p: YourIndexesParams, drops = indexesToDrop(p)): DesignChoice {

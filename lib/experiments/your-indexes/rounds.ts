@@ -184,7 +184,7 @@ export async function runRounds({
   const workloadCheck = await checkWorkload(server, runner, variants[0].database, { scripts, defines }, signal);
   if (reads.length) progress.update(0, 1, "checking the read scripts (each for 1 s, read-only)…");
   const readCheck = reads.length
-    ? await checkReads(server, runner, variants[0].database, { reads, defines }, signal)
+    ? await checkReads(server, runner, variants[0].database, { scripts: reads, defines }, signal)
     : undefined;
   const written = workloadCheck.writtenTables;
   const never = template.tables.filter((t) => !written.includes(t));
@@ -204,11 +204,10 @@ export async function runRounds({
   if (unused) notes.push(unused.text);
   if (source)
     notes.push(`data: a sample of ${source.source} (PostgreSQL ${source.version}), read in one READ ONLY transaction`);
-  const judged = plan.judged;
   const setup: RunSetup = {
     template,
     variants,
-    judged,
+    judged: plan.judged,
     scripts,
     updates,
     workloadCheck,

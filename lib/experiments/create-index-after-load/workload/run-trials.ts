@@ -3,7 +3,7 @@ import os from "node:os";
 import { probeSpeed } from "../../../engines/postgres/speed-probe";
 import type { SpeedProbe } from "../../../stats/speed";
 import type { RunStore, TrialRecord } from "../../../results/run-store";
-import type { ConnectionInfo } from "../../../targets/types";
+import type { ConnectionInfo, TargetKind } from "../../../targets/types";
 import { counterEntries, type Counters } from "../../../stats/counters";
 import { waitForAutovacuumIdle } from "../../../engines/postgres/autovacuum";
 import { cancellable } from "../../../engines/postgres/connect";
@@ -32,12 +32,16 @@ export type CreateIndexTrial = TrialRecord<CreateIndexCondition, CreateIndexTria
   /** The host's 1-minute load average at the start and end: far above the cores, other work competed. */
   readonly loadAverage?: readonly [number, number];
   readonly autovacuumWait?: { readonly idle: boolean; readonly waitedMs: number };
+  /** Why the phases have no run-queue wait (the server's processes are not this host's). */
+  readonly runQueueUnmeasured?: string;
   readonly speed?: SpeedProbe;
 };
 
 export interface RunPlanOptions {
   readonly plan: readonly PlannedTrial[];
   readonly connection: ConnectionInfo;
+  /** Only an embedded server's backend is in this host's /proc. */
+  readonly serverKind: TargetKind;
   readonly store: RunStore<CreateIndexCondition>;
   readonly randomSeed: number;
   readonly settleMs: number;
@@ -134,7 +138,7 @@ async function runBuildTrial(session: TrialSession, c: CreateIndexCondition, o: 
 export function runPlan(o: RunPlanOptions): Promise<CreateIndexTrial[]> {
   let buildTable: string | undefined;
   const open = async (): Promise<TrialSession> => {
-    const opened = await TrialSession.open(o.connection);
+    const opened = await TrialSession.open(o.connection, o.serverKind);
     try {
       await opened.query("CREATE EXTENSION IF NOT EXISTS pgstattuple");
     } catch (e) {
@@ -170,6 +174,7 @@ export function runPlan(o: RunPlanOptions): Promise<CreateIndexTrial[]> {
         ...outcome,
         unitMs: outcome.phases.map((p) => p.ms),
         loadAverage: [loadAtStart, os.loadavg()[0]],
+        ...(typeof session.backendPid === "string" ? { runQueueUnmeasured: session.backendPid } : {}),
         startedAt,
         finishedAt: new Date().toISOString(),
       };

@@ -8,7 +8,8 @@ import {
   type PgServerCounterKey,
 } from "../../../engines/postgres/server-counters";
 import { counterDelta, type Counters } from "../../../stats/counters";
-import type { ConnectionInfo } from "../../../targets/types";
+import type { ConnectionInfo, TargetKind } from "../../../targets/types";
+import { NewChildren, readCommandLine, readParentPid, readSchedStat } from "../../../results/run-queue";
 import { INDEX, TABLE } from "./sql";
 import {
   parseBackendUsage,
@@ -52,7 +53,29 @@ export interface PhaseRecord {
   readonly endLsn: string;
   readonly backend?: BackendUsage;
   readonly sort?: SortReport;
+  readonly runQueue?: RunQueueUsage;
 }
+
+/** Over the statement, from /proc/<pid>/schedstat: the backend's and its parallel workers' own. */
+export interface RunQueueUsage {
+  readonly waitS: number;
+  readonly cpuS: number;
+  readonly workerWaitS: number;
+  readonly workerCpuS: number;
+  readonly workers: number;
+}
+
+/** The backend's pid in this host's /proc, or why there is none. */
+async function hostPid(client: Client, kind: TargetKind): Promise<number | string> {
+  if (kind === "docker") return "the server runs in Docker: its backend's pid is the container's, not this host's";
+  if (kind === "external") return "the server is external: its processes are not on this machine";
+  const [{ pid }] = (await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows;
+  const own = readCommandLine(pid)?.startsWith("postgres") && readSchedStat(pid);
+  return own ? pid : `this host's /proc/${pid}/schedstat is not the backend's (or Linux keeps none)`;
+}
+
+/** Often enough that a worker exiting between polls loses little of its wait. */
+const WORKER_POLL_MS = 20;
 
 export interface PhaseResult {
   readonly record: PhaseRecord;
@@ -64,14 +87,24 @@ export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
 export class TrialSession {
   private capture: ServerNotice[] | undefined;
 
-  private constructor(readonly client: Client) {
+  private constructor(
+    readonly client: Client,
+    /** A pid: the backend's on this host; a string: why its run-queue wait is not measured. */
+    readonly backendPid: number | string,
+  ) {
     client.on("notice", (n) =>
       this.capture?.push({ severity: n.severity, message: n.message ?? "", detail: n.detail, where: n.where }),
     );
   }
 
-  static async open(connection: ConnectionInfo): Promise<TrialSession> {
-    return new TrialSession(await connect(connection));
+  static async open(connection: ConnectionInfo, kind: TargetKind): Promise<TrialSession> {
+    const client = await connect(connection);
+    try {
+      return new TrialSession(client, await hostPid(client, kind));
+    } catch (e) {
+      await endClient(client);
+      throw e;
+    }
   }
 
   async query<R extends object = Record<string, unknown>>(sql: string, values?: readonly unknown[]): Promise<R[]> {
@@ -95,13 +128,20 @@ export class TrialSession {
     sql: string,
     o: { readonly settleMs: number; readonly traceSort?: boolean },
   ): Promise<PhaseResult> {
-    const before = await this.counters();
+    const countersBefore = await this.counters();
     const startLsn = await this.walInsertLsn();
     await this.client.query(
       `SET log_statement_stats = on; SET client_min_messages = log${o.traceSort ? "; SET trace_sort = on" : ""}`,
     );
     const notices: ServerNotice[] = [];
     this.capture = notices;
+    const pid = typeof this.backendPid === "number" ? this.backendPid : undefined;
+    const postmaster = pid === undefined ? undefined : readParentPid(pid);
+    const workers =
+      postmaster === undefined
+        ? undefined
+        : new NewChildren(postmaster, (cmd) => cmd.includes(`parallel worker for PID ${pid}`), WORKER_POLL_MS);
+    const before = pid === undefined ? undefined : readSchedStat(pid);
     const t0 = process.hrtime.bigint();
     try {
       await this.client.query(sql);
@@ -109,6 +149,19 @@ export class TrialSession {
       this.capture = undefined;
     }
     const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+    const after = pid === undefined ? undefined : readSchedStat(pid);
+    const ran = workers?.stop() ?? [];
+    const sum = (f: (x: (typeof ran)[number]) => number) => ran.reduce((a, x) => a + f(x), 0) / 1e9;
+    const runQueue: RunQueueUsage | undefined =
+      before && after
+        ? {
+            waitS: (after.waitNs - before.waitNs) / 1e9,
+            cpuS: (after.cpuNs - before.cpuNs) / 1e9,
+            workerWaitS: sum((x) => x.waitNs),
+            workerCpuS: sum((x) => x.cpuNs),
+            workers: ran.length,
+          }
+        : undefined;
     await this.client.query("RESET log_statement_stats; RESET client_min_messages; RESET trace_sort");
     const endLsn = await this.walInsertLsn();
     const [wal] = await this.query<{ bytes: string }>("SELECT pg_wal_lsn_diff($1::pg_lsn, $2::pg_lsn)::text AS bytes", [
@@ -116,12 +169,12 @@ export class TrialSession {
       startLsn,
     ]);
     if (o.settleMs > 0) await sleep(o.settleMs);
-    const after = await this.counters();
+    const countersAfter = await this.counters();
     const backend = parseBackendUsage(notices);
     const sort = o.traceSort ? parseSortTrace(notices) : undefined;
     return {
-      record: { phase, ms, walBytes: Number(wal.bytes), startLsn, endLsn, backend, sort },
-      counters: counterDelta(before, after),
+      record: { phase, ms, walBytes: Number(wal.bytes), startLsn, endLsn, backend, sort, runQueue },
+      counters: counterDelta(countersBefore, countersAfter),
     };
   }
 

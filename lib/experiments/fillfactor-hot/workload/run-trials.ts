@@ -4,6 +4,7 @@ import { counterDelta } from "../../../stats/counters";
 import { okTrial, runTrialsOn, shuffledRounds, type OrderedTrial, type PlanOnOptions } from "../../../workloads/trials";
 import type { FillfactorHotParams, UpdatedColumn } from "../params";
 import type { FillfactorHotCounterKey, HotTable } from "./table";
+import { timed } from "../../../workloads/timed";
 
 export interface FillfactorHotCondition {
   readonly fillfactor: number;
@@ -29,11 +30,7 @@ export const planTrials = (
     conditionKey,
   );
 
-export interface TrialSize {
-  readonly rows: number;
-  readonly padBytes: number;
-  readonly batchRows: number;
-}
+export type TrialSize = Pick<FillfactorHotParams, "rows" | "padBytes" | "batchRows">;
 
 export async function runTrial(
   table: HotTable,
@@ -85,13 +82,6 @@ export async function runTrial(
     finishedAt: new Date().toISOString(),
   };
 }
-
-/** f's value and its seconds. */
-const timed = async <T>(f: () => Promise<T>): Promise<[T, number]> => {
-  const t0 = process.hrtime.bigint();
-  const value = await f();
-  return [value, Number(process.hrtime.bigint() - t0) / 1e9];
-};
 
 export interface RunOptions extends PlanOnOptions<HotTable, FillfactorHotCondition, PlannedTrial, FillfactorHotTrial> {
   readonly size: TrialSize;

@@ -2,26 +2,21 @@
 import type { Client } from "pg";
 import { WalWindows } from "../../../engines/postgres/wal-records";
 import type { ConnectionInfo } from "../../../targets/types";
-import { connect, endClient } from "../../../engines/postgres/connect";
+import { endClient } from "../../../engines/postgres/connect";
+import {
+  connectAll,
+  ONE_TABLE_COUNTER_SQL,
+  oneTableCountersSql,
+  readTableCounters,
+  tryExtension,
+} from "../../../engines/postgres/one-table-counters";
 import { waitForAutovacuumIdle } from "../../../engines/postgres/autovacuum";
 import { countersFrom, keyGuard, type Counters } from "../../../stats/counters";
-import { ignored } from "../../../runtime/debug";
 import type { UpdatedColumn } from "../params";
 import { BLOCK_BYTES } from "./page-model";
 
-/** Deltas over the timed pass: the value and where it is read. */
-const COUNTER_SQL = {
-  "table.n_tup_upd": ["n_tup_upd::text", "FROM t"],
-  "table.n_tup_hot_upd": ["n_tup_hot_upd::text", "FROM t"],
-  "table.n_tup_newpage_upd": ["n_tup_newpage_upd::text", "FROM t"],
-  "table.autovacuum_count": ["(autovacuum_count + autoanalyze_count)::text", "FROM t"],
-  "wal.records": ["wal_records::text", "FROM pg_stat_wal"],
-  "wal.fpi": ["wal_fpi::text", "FROM pg_stat_wal"],
-  "wal.bytes": ["wal_bytes::text", "FROM pg_stat_wal"],
-  checkpoints: ["(num_timed + num_requested)::text", "FROM pg_stat_checkpointer"],
-  "wal.lsn": ["pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::text", ""],
-  "bytes.heap": ["pg_relation_size($1::regclass)::text", ""],
-} as const;
+/** Deltas over the timed pass, and the heap's bytes (pg_relation_size). */
+const COUNTER_SQL = { ...ONE_TABLE_COUNTER_SQL, "bytes.heap": ["pg_relation_size($1::regclass)::text", ""] } as const;
 export type PassCounter = keyof typeof COUNTER_SQL;
 const PASS_COUNTERS = Object.keys(COUNTER_SQL) as PassCounter[];
 /** `room.ratio`: the share of the loaded page's rows whose new version the page has room for. */
@@ -70,20 +65,11 @@ export class HotTable {
   private readonly wal: WalWindows;
 
   static async open(connection: ConnectionInfo): Promise<HotTable> {
-    const setup = await connect(connection);
-    const others: Client[] = [];
-    try {
-      others.push(await connect(connection));
-      others.push(await connect(connection));
-      const table = new HotTable(setup, others[0], others[1]);
-      table.pgstattuple = await tryExtension(setup, "pgstattuple");
-      table.walinspect = await tryExtension(setup, "pg_walinspect");
-      return table;
-    } catch (error) {
-      for (const c of [setup, ...others])
-        await c.end().catch(ignored("fillfactor-hot: end a client after a failed open"));
-      throw error;
-    }
+    const [setup, writer, loader] = await connectAll(connection, 3);
+    const table = new HotTable(setup, writer, loader);
+    table.pgstattuple = await tryExtension(setup, "pgstattuple");
+    table.walinspect = await tryExtension(setup, "pg_walinspect");
+    return table;
   }
 
   /** Id order: a range is a run of pages; B-trees after the load: alike at every fillfactor; no autovacuum. */
@@ -162,11 +148,9 @@ export class HotTable {
     return result.rowCount ?? 0;
   }
 
-  async counters(): Promise<Counters<PassCounter | IndexSizeKey>> {
-    // Backends flush their statistics at most once a second; force the writer's out first.
-    await this.writer.query("SELECT pg_stat_force_next_flush()");
-    const { rows } = await this.setup.query<{ name: string; value: string | null }>(COUNTERS_SQL, [TABLE]);
-    return countersFrom(rows, isPassCounterKey, "07 PostgreSQL counters");
+  counters(): Promise<Counters<PassCounter | IndexSizeKey>> {
+    const o = { reader: this.setup, writer: this.writer, sql: COUNTERS_SQL, table: TABLE };
+    return readTableCounters(o, isPassCounterKey, "07 PostgreSQL counters");
   }
 
   async walRecords(from: number | undefined, to: number | undefined): Promise<Counters<WalRecordKey> | undefined> {
@@ -181,18 +165,6 @@ export class HotTable {
   }
 }
 
-const COUNTERS_SQL = `
-WITH t AS (SELECT * FROM pg_stat_user_tables WHERE relname = $1)
-${PASS_COUNTERS.map((name) => `SELECT '${name}' AS name, ${COUNTER_SQL[name][0]} AS value ${COUNTER_SQL[name][1]}`).join("\nUNION ALL ")}
-UNION ALL SELECT 'bytes.index.' || indexrelname, pg_relation_size(indexrelid)::text
-  FROM pg_stat_user_indexes WHERE relname = $1
-`;
+const COUNTERS_SQL = oneTableCountersSql(COUNTER_SQL, "bytes.index.");
 
 const shapeOf = (fillfactor: number, rows: number, padBytes: number) => `${fillfactor}/${rows}/${padBytes}`;
-
-/** False where not allowed: its figures are then measured another way or left out. */
-const tryExtension = (client: Client, name: string): Promise<boolean> =>
-  client
-    .query(`CREATE EXTENSION IF NOT EXISTS ${name}`)
-    .then(() => true)
-    .catch(() => false);

@@ -1,22 +1,10 @@
 /** The counters a trial records, by engine: the adapters write them and the summary reads them by these names. */
 import { keyGuard } from "../../../stats/counters";
+import { ONE_TABLE_COUNTER_SQL } from "../../../engines/postgres/one-table-counters";
 
-/** PostgreSQL's table counters: each one's SQL value and its FROM (t: the table's activity, io: its blocks). */
+/** PostgreSQL's table counters (SQL value and FROM each), and the table's size. */
 export const PG_TABLE_COUNTER_SQL = {
-  "table.n_tup_ins": ["n_tup_ins::text", "FROM t"],
-  "table.n_tup_upd": ["n_tup_upd::text", "FROM t"],
-  "table.n_tup_hot_upd": ["n_tup_hot_upd::text", "FROM t"],
-  "table.n_tup_newpage_upd": ["n_tup_newpage_upd::text", "FROM t"],
-  "table.autovacuum_count": ["(autovacuum_count + autoanalyze_count)::text", "FROM t"],
-  "buffers.heap_hit": ["heap_blks_hit::text", "FROM io"],
-  "buffers.heap_read": ["heap_blks_read::text", "FROM io"],
-  "buffers.index_hit": ["coalesce(idx_blks_hit, 0)::text", "FROM io"],
-  "buffers.index_read": ["coalesce(idx_blks_read, 0)::text", "FROM io"],
-  "wal.records": ["wal_records::text", "FROM pg_stat_wal"],
-  "wal.fpi": ["wal_fpi::text", "FROM pg_stat_wal"],
-  "wal.bytes": ["wal_bytes::text", "FROM pg_stat_wal"],
-  checkpoints: ["(num_timed + num_requested)::text", "FROM pg_stat_checkpointer"],
-  "wal.lsn": ["pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::text", ""],
+  ...ONE_TABLE_COUNTER_SQL,
   "size.table": ["pg_relation_size($1::regclass)::text", ""],
 } as const;
 export type PgTableCounter = keyof typeof PG_TABLE_COUNTER_SQL;

@@ -7,7 +7,7 @@ import {
   type Collection,
   type Document,
 } from "mongodb";
-import type { Dataset } from "./dataset";
+import { batchRanges, type Dataset } from "./dataset";
 import type { IndexWriteEngine } from "./engine";
 import type { Counters } from "../../../stats/counters";
 import type { MongoCounterKey } from "./counter-keys";
@@ -63,17 +63,9 @@ export class MongoIndexWriteCollection implements IndexWriteEngine {
   }
 
   static async open(uri: string, database: string): Promise<MongoIndexWriteCollection> {
-    const client = await connectMongo(
-      uri,
-      {
-        // One connection for the timed writes, as the seed, kept open so no batch pays for a new one; never time out.
-        maxPoolSize: 2,
-        minPoolSize: 1,
-        socketTimeoutMS: 0,
-      },
-      "MongoDB write-cost client",
-    );
-    return new MongoIndexWriteCollection(client, database);
+    // One connection for the timed writes, as the seed, kept open so no batch pays for a new one; never time out.
+    const options = { maxPoolSize: 2, minPoolSize: 1, socketTimeoutMS: 0 };
+    return new MongoIndexWriteCollection(await connectMongo(uri, options, "MongoDB write-cost client"), database);
   }
 
   /** `fillfactor` is ignored: WiredTiger has no page fill setting. */
@@ -89,10 +81,8 @@ export class MongoIndexWriteCollection implements IndexWriteEngine {
   }
 
   async load(dataset: Dataset): Promise<void> {
-    for (let start = 0; start < dataset.rows; start += LOAD_CHUNK_ROWS) {
-      const end = Math.min(dataset.rows, start + LOAD_CHUNK_ROWS);
+    for (const [start, end] of batchRanges(dataset.rows, LOAD_CHUNK_ROWS))
       await this.collection.insertMany(rowDocuments(dataset, start, end), { ordered: false, writeConcern: { w: 1 } });
-    }
   }
 
   async createIndexes(fields: readonly Field[]): Promise<void> {

@@ -7,7 +7,7 @@ import { Readable } from "node:stream";
 import type { Client } from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import type { ConnectionInfo } from "../../../targets/types";
-import type { Dataset } from "./dataset";
+import { batchRanges, type Dataset } from "./dataset";
 import type { IndexWriteEngine } from "./engine";
 import { countersFrom, type Counters } from "../../../stats/counters";
 import {
@@ -20,9 +20,9 @@ import {
 } from "./counter-keys";
 import { byUpdate, FIELDS, type Field, type UpdateOperation } from "./operations";
 import { sendBatch } from "../../../engines/postgres/batch";
-import { connect, endClient } from "../../../engines/postgres/connect";
+import { endClient } from "../../../engines/postgres/connect";
+import { connectAll, oneTableCountersSql, tryExtension } from "../../../engines/postgres/one-table-counters";
 import { waitForAutovacuumIdle } from "../../../engines/postgres/autovacuum";
-import { ignored } from "../../../runtime/debug";
 
 const TABLE = "write_cost_rows";
 const COLUMNS = ["id", "counter", ...FIELDS];
@@ -34,22 +34,12 @@ const UPDATE_TEXT = byUpdate(
 );
 
 /** Rows as COPY text, produced lazily in chunks so 1M rows never sit in memory as one string. */
-function copyStream(dataset: Dataset): Readable {
-  const chunkRows = 10_000;
-  let next = 0;
-  return new Readable({
-    read() {
-      if (next >= dataset.rows) {
-        this.push(null);
-        return;
-      }
-      const end = Math.min(dataset.rows, next + chunkRows);
-      const lines: string[] = [];
-      for (let i = next; i < end; i++) lines.push(`${[i + 1, 0, ...dataset.fields.map((f) => f[i])].join("\t")}\n`);
-      next = end;
-      this.push(lines.join(""));
-    },
-  });
+function* copyText(dataset: Dataset): Generator<string> {
+  for (const [start, end] of batchRanges(dataset.rows, 10_000)) {
+    const lines: string[] = [];
+    for (let i = start; i < end; i++) lines.push(`${[i + 1, 0, ...dataset.fields.map((f) => f[i])].join("\t")}\n`);
+    yield lines.join("");
+  }
 }
 
 export class PostgresIndexWriteTable implements IndexWriteEngine {
@@ -72,20 +62,11 @@ export class PostgresIndexWriteTable implements IndexWriteEngine {
   private statements = false;
 
   static async open(connection: ConnectionInfo): Promise<PostgresIndexWriteTable> {
-    const setup = await connect(connection);
-    const others: Client[] = [];
-    try {
-      others.push(await connect(connection));
-      others.push(await connect(connection));
-      const table = new PostgresIndexWriteTable(setup, others[0], connection, others[1]);
-      table.walinspect = await tryExtension(setup, "pg_walinspect");
-      table.statements = await tryExtension(setup, "pg_stat_statements");
-      return table;
-    } catch (error) {
-      for (const c of [setup, ...others])
-        await c.end().catch(ignored("index-write-cost: end a client after a failed open"));
-      throw error;
-    }
+    const [setup, writer, loader] = await connectAll(connection, 3);
+    const table = new PostgresIndexWriteTable(setup, writer, connection, loader);
+    table.walinspect = await tryExtension(setup, "pg_walinspect");
+    table.statements = await tryExtension(setup, "pg_stat_statements");
+    return table;
   }
 
   speed(key: string): Promise<SpeedProbe | undefined> {
@@ -124,7 +105,7 @@ export class PostgresIndexWriteTable implements IndexWriteEngine {
 
   async load(dataset: Dataset): Promise<void> {
     await pipeline(
-      copyStream(dataset),
+      Readable.from(copyText(dataset)),
       this.loader.query(copyFrom(`COPY ${TABLE} (${COLUMNS.join(", ")}) FROM STDIN`)),
     );
     await this.loader.query(`ANALYZE ${TABLE}`);
@@ -179,23 +160,4 @@ function* updateRows(dataset: Dataset, start: number, end: number): Generator<st
 }
 
 /** One row per counter: table activity, buffers, WAL, checkpoints, and the size of each relation. */
-const COUNTERS_SQL = `
-WITH t AS (SELECT * FROM pg_stat_user_tables WHERE relname = $1),
-     io AS (SELECT * FROM pg_statio_user_tables WHERE relname = $1)
-${Object.entries(PG_TABLE_COUNTER_SQL)
-  .map(([name, [value, from]]) => `SELECT '${name}' AS name, ${value} AS value ${from}`)
-  .join("\nUNION ALL ")}
-UNION ALL SELECT 'size.index.' || indexrelname, pg_relation_size(indexrelid)::text
-  FROM pg_stat_user_indexes WHERE relname = $1
-`;
-
-/** CREATE EXTENSION where allowed; false (its figures left out) where not installed, preloaded or permitted. */
-async function tryExtension(client: Client, name: string): Promise<boolean> {
-  try {
-    await client.query(`CREATE EXTENSION IF NOT EXISTS ${name}`);
-    if (name === "pg_stat_statements") await client.query("SELECT 1 FROM pg_stat_statements LIMIT 1");
-    return true;
-  } catch {
-    return false;
-  }
-}
+const COUNTERS_SQL = oneTableCountersSql(PG_TABLE_COUNTER_SQL, "size.index.");

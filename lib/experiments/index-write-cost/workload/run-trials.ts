@@ -22,18 +22,13 @@ export interface IndexWriteCondition {
 export type IndexWriteTrial = TrialRecord<IndexWriteCondition, IndexWriteCounterKey> & TrialPhases;
 
 /** Seconds outside the timed batches by phase (the run's time account sums them); `next…`: the next trial's setup. */
-export type TrialPhases = Partial<
-  Record<
-    `${"speed" | "recreate" | "load" | "index" | "nextSetup" | "quiesce" | "counters" | "walRecords"}Seconds`,
-    number
-  >
->;
+export type TrialPhases = Partial<Record<`${Phase}Seconds`, number>>;
+type Phase = "speed" | "recreate" | "load" | "index" | "nextSetup" | "quiesce" | "counters" | "walRecords";
 
-const since = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e9;
 async function timed<T>(f: () => Promise<T> | T): Promise<[T, number]> {
   const t0 = process.hrtime.bigint();
   const result = await f();
-  return [result, since(t0)];
+  return [result, Number(process.hrtime.bigint() - t0) / 1e9];
 }
 
 /** `growthRows`: sizes that run only claim (b)'s conditions (INSERT and the 5-field UPDATE at 0 and 5 indexes). */
@@ -108,10 +103,8 @@ export async function runTrial(
   const [after, afterSeconds] = await timed(() => db.counters());
   const countersSeconds = beforeSeconds + afterSeconds;
   // From here this trial only reads the WAL it held: the next trial's table is set up meanwhile.
-  const t = process.hrtime.bigint();
-  let walRecordsSeconds = 0;
-  const [written, nextSetupSeconds] = await Promise.all([
-    Promise.resolve(db.writtenBetween?.(before, after)).finally(() => (walRecordsSeconds = since(t))),
+  const [[written, walRecordsSeconds], nextSetupSeconds] = await Promise.all([
+    timed(() => db.writtenBetween?.(before, after)),
     ahead && next && !signal?.aborted ? ahead.setUp(db, next.planned, next.dataset) : Promise.resolve(undefined),
   ]);
   return {
@@ -156,10 +149,9 @@ export class SetUpAhead {
   async setUp(db: IndexWriteEngine, planned: PlannedTrial, dataset: Dataset): Promise<number | undefined> {
     this.made = undefined;
     if (!db.setupBesideCount || planned.condition.engine !== db.engine) return undefined;
-    const t0 = process.hrtime.bigint();
-    await setUpTable(db, planned, dataset);
+    const [, seconds] = await timed(() => setUpTable(db, planned, dataset));
     this.made = { db, shape: tableShape(planned), dataset };
-    return since(t0);
+    return seconds;
   }
 
   take(db: IndexWriteEngine, planned: PlannedTrial, dataset: Dataset): boolean {

@@ -4,8 +4,9 @@ import { timedWindow, windowFacts, type WindowFacts } from "../../../engines/pos
 import { counterDelta } from "../../../stats/counters";
 import { rotated } from "../../../stats/order";
 import type { TrialRecord } from "../../../results/run-store";
-import { pgbenchOutcome, runPgbench, waitForPgbenchGone, type PgbenchRunResult } from "../../../workloads/pgbench";
-import { runTrials, type PgbenchPlanOptions } from "../../../workloads/trials";
+import { pgbenchOutcome, waitForPgbenchGone, type PgbenchRunResult } from "../../../workloads/pgbench";
+import { runTrialPgbench, type PgbenchLoad } from "../../../workloads/pgbench-trial";
+import { runTrials, type PgbenchPlanOptions, type PlannedTrial } from "../../../workloads/trials";
 import { prepareRound, runDatabase, withClient, type PreparedRound } from "./databases";
 import {
   relationSizes,
@@ -31,12 +32,7 @@ export type OverIndexingTrial = TrialRecord<OverIndexingCondition, OverIndexingC
     readonly order?: number;
   };
 
-export interface PlannedRound {
-  readonly key: string;
-  readonly condition: OverIndexingCondition;
-  readonly repeat: number;
-  readonly order: number;
-}
+export type PlannedRound = PlannedTrial<OverIndexingCondition> & { readonly order: number };
 
 /**
  * Repeat r starts r − 1 levels further on (a Latin square), so that a shared machine's drift over
@@ -52,10 +48,7 @@ export const planRounds = (levels: readonly number[], repeats: number): PlannedR
     })),
   );
 
-export interface RoundSettings {
-  readonly clients: number;
-  readonly threads: number;
-  readonly durationSeconds: number;
+export interface RoundSettings extends PgbenchLoad {
   readonly maxTries: number;
   readonly maintenanceWorkMemMB: number;
   readonly script: string;
@@ -118,16 +111,10 @@ async function runRound(o: RunRoundsOptions, planned: PlannedRound): Promise<Ove
     },
     run: async () => {
       onPhase("pgbench");
-      const pgbench = await runPgbench(server, {
-        runner: o.runner,
-        database: runDatabase(server),
-        clients: s.clients,
-        threads: s.threads,
-        durationSeconds: s.durationSeconds,
+      const pgbench = await runTrialPgbench(o, runDatabase(server), {
         script: { name: "inventory.sql", text: s.script },
         noVacuum: true,
         maxTries: s.maxTries > 1 ? s.maxTries : undefined,
-        signal: o.signal,
         onProgress: (p) =>
           o.onStatus?.(
             planned,

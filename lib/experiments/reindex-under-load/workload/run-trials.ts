@@ -16,7 +16,8 @@ import { counterDelta, countersFrom, keyGuard, type Counters } from "../../../st
 import type { TrialRecord } from "../../../results/run-store";
 import type { ConnectionInfo, StartedServer } from "../../../targets/types";
 import { postgresClientConfig } from "../../../targets/postgres-client";
-import { initPgbench, runPgbench, waitForPgbenchGone, type PgbenchRunner } from "../../../workloads/pgbench";
+import { initPgbench, waitForPgbenchGone, type PgbenchRunner } from "../../../workloads/pgbench";
+import { runTrialPgbench } from "../../../workloads/pgbench-trial";
 import type { PgbenchRunResult, ProgressPoint } from "../../../workloads/pgbench";
 import { runTrials, type OrderedTrial, type PgbenchPlanOptions } from "../../../workloads/trials";
 import { ignored } from "../../../runtime/debug";
@@ -217,15 +218,9 @@ async function runTrial(o: RunPlanOptions, planned: PlannedRun): Promise<Reindex
     const sampler = await ActivitySampler.start(connection, s.sampleIntervalMs);
     let reindexRun: Promise<ReindexTiming> | undefined;
     let timer: NodeJS.Timeout | undefined;
-    const pgbench = await runPgbench(server, {
-      runner: o.runner,
-      database: runDatabase(server),
-      clients: s.clients,
-      threads: s.threads,
-      durationSeconds: s.durationSeconds,
+    const pgbench = await runTrialPgbench(o, runDatabase(server), {
       builtin: "tpcb-like",
       bucketMs: WINDOW_BUCKET_MS,
-      signal: o.signal,
       onProgress: (p) => o.onProgress?.(planned, p),
       onStart: () => {
         if (!session) return;

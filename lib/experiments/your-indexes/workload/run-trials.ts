@@ -17,7 +17,7 @@ import {
   runPgbench,
 } from "../../../workloads/pgbench";
 import { waitForPgbenchGone, type PgbenchRunner, type PgbenchRunResult } from "../../../workloads/pgbench";
-import type { PgbenchScript, ProgressPoint } from "../../../workloads/pgbench";
+import type { PgbenchFigures, PgbenchScript, ProgressPoint, RunOptions } from "../../../workloads/pgbench";
 import { cloneForRun, runDatabase, withDatabase } from "./databases";
 
 export interface YourIndexesCondition {
@@ -38,7 +38,7 @@ export type ReadRun = {
   readonly script: string;
   readonly indexScans?: Readonly<Record<string, number>>;
   readonly error?: string;
-} & Partial<Readonly<Record<"tps" | "transactions" | "latencyAvgMs" | "p50Ms" | "p99Ms" | "seconds", number>>>;
+} & Partial<Readonly<Record<keyof PgbenchFigures | "seconds", number>>>;
 
 export type PlannedTrial = OrderedTrial<YourIndexesCondition>;
 
@@ -91,6 +91,10 @@ export interface TrialContext {
   readonly onNote?: (text: string) => void;
 }
 
+/** pgbench on the run database, with no vacuum of its own. */
+const pgbenchOnClone = (server: StartedServer, runner: PgbenchRunner, o: Omit<RunOptions, "runner" | "database">) =>
+  runPgbench(server, { runner, database: runDatabase(server), noVacuum: true, ...o });
+
 /** One timed run: a fresh clone of the variant, counters around pgbench, the window's WAL by type, then the reads. */
 export function trialRunner(ctx: TrialContext): (planned: PlannedTrial) => Promise<YourIndexesTrial> {
   const { server, settings: s } = ctx;
@@ -111,15 +115,12 @@ export function trialRunner(ctx: TrialContext): (planned: PlannedTrial) => Promi
       before: tableCounters,
       run: async () => {
         ctx.onPhase?.(planned, "pgbench");
-        const pgbench = await runPgbench(server, {
-          runner: ctx.runner,
-          database: runDatabase(server),
+        const pgbench = await pgbenchOnClone(server, ctx.runner, {
           clients: s.clients,
           threads: s.threads,
           durationSeconds: s.durationSeconds,
           scripts: s.scripts,
           defines: s.defines,
-          noVacuum: true,
           bucketMs: 100,
           signal: ctx.signal,
           onProgress: (p) => ctx.onProgress?.(planned, p),
@@ -185,15 +186,12 @@ async function readPhase(ctx: TrialContext, planned: PlannedTrial): Promise<Read
     const before = await withDatabase(server, db, indexScans);
     let result: PgbenchRunResult;
     try {
-      result = await runPgbench(server, {
-        runner: ctx.runner,
-        database: db,
+      result = await pgbenchOnClone(server, ctx.runner, {
         clients: s.clients,
         threads: s.threads,
         durationSeconds: s.readSeconds ?? 1,
         scripts: [{ name: script.name, text: script.text }],
         defines: s.defines,
-        noVacuum: true,
         signal: ctx.signal,
       });
     } catch (error) {
@@ -203,15 +201,10 @@ async function readPhase(ctx: TrialContext, planned: PlannedTrial): Promise<Read
     }
     const after = await afterPgbench(server, indexScans);
     const outcome = pgbenchOutcome(result);
-    const { tps, transactions, latencyAvgMs, p50Ms, p99Ms } = pgbenchFigures(result);
     // An undefined figure is left out where the record is written (JSON).
     out.push({
       script: script.name,
-      tps,
-      transactions,
-      latencyAvgMs,
-      p50Ms,
-      p99Ms,
+      ...pgbenchFigures(result),
       indexScans: Object.fromEntries(
         Object.entries(after).flatMap(([k, v]) => (v - (before[k] ?? 0) > 0 ? [[k, v - (before[k] ?? 0)]] : [])),
       ),
@@ -254,7 +247,11 @@ export interface ReadCheck {
   readonly scripts: readonly { readonly name: string; readonly transactions: number }[];
 }
 
-/** Each script alone for 1 s on a clone of the baseline: a rejected one is refused with their words and what to fix. */
+/**
+ * Each script alone for 1 s on a clone of the baseline: a rejected one is refused with their words and what to
+ * fix. A workload that inserts, updates and deletes nothing is refused (a write cost needs writes); so is a read
+ * script that writes, refused by the server or by the rows a read-write transaction wrote.
+ */
 async function checkScripts(
   server: StartedServer,
   runner: PgbenchRunner,
@@ -272,14 +269,11 @@ async function checkScripts(
     const before = await withDatabase(server, runDatabase(server), tableCounters);
     let result: PgbenchRunResult;
     try {
-      result = await runPgbench(server, {
-        runner,
-        database: runDatabase(server),
+      result = await pgbenchOnClone(server, runner, {
         clients: 1,
         durationSeconds: 1,
         scripts: [{ name: script.name, text: script.text }],
         defines,
-        noVacuum: true,
         log: "none",
         signal,
       });
@@ -312,10 +306,17 @@ async function checkScripts(
     }
     out.push({ name: script.name, transactions: result.summary.transactions, written });
   }
+  const writes = out.find((c) => reading && Object.keys(c.written).length);
+  if (writes)
+    throw new ReadScriptError(
+      `read script ${writes.name} writes: in its 1-s check it wrote rows (${Object.entries(writes.written)
+        .map(([t, n]) => `${t} ${n}`)
+        .join(", ")}) although its sessions were read-only, so it makes its transactions read-write ` +
+        `(BEGIN READ WRITE or SET transaction_read_only).${readsFix}`,
+    );
   return out;
 }
 
-/** The workload's 1-s checks; one that inserts, updates and deletes nothing is refused: a write cost needs writes. */
 export async function checkWorkload(
   server: StartedServer,
   runner: PgbenchRunner,
@@ -334,22 +335,7 @@ export async function checkWorkload(
   return { scripts, writtenTables };
 }
 
-/** The read scripts' 1-s checks: a write is refused, by the server or by the rows a read-write transaction wrote. */
-export async function checkReads(
-  server: StartedServer,
-  runner: PgbenchRunner,
-  baseline: string,
-  { reads, defines }: { readonly reads: readonly PgbenchScript[]; readonly defines: TrialSettings["defines"] },
-  signal?: AbortSignal,
-): Promise<ReadCheck> {
-  const checked = await checkScripts(server, runner, baseline, { scripts: reads, defines }, signal, true);
-  for (const { name, written } of checked)
-    if (Object.keys(written).length)
-      throw new ReadScriptError(
-        `read script ${name} writes: in its 1-s check it wrote rows (${Object.entries(written)
-          .map(([t, n]) => `${t} ${n}`)
-          .join(", ")}) although its sessions were read-only, so it makes its transactions read-write ` +
-          `(BEGIN READ WRITE or SET transaction_read_only).${readsFix}`,
-      );
+export async function checkReads(...[server, runner, baseline, settings, signal]: Parameters<typeof checkWorkload>) {
+  const checked = await checkScripts(server, runner, baseline, settings, signal, true);
   return { scripts: checked.map(({ name, transactions }) => ({ name, transactions })) };
 }

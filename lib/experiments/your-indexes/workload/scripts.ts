@@ -40,7 +40,6 @@ const unquote = (s: string) => s.replace(/"/g, "").split(".").pop()?.toLowerCase
 
 /** Top-level `a = …` assignments of a SET list: the names before '=' at parenthesis depth 0. */
 function setColumns(list: string): string[] {
-  const out: string[] = [];
   let depth = 0;
   let start = 0;
   const parts: string[] = [];
@@ -57,15 +56,11 @@ function setColumns(list: string): string[] {
     }
   }
   parts.push(list.slice(start, end));
-  for (const part of parts) {
+  return parts.flatMap((part) => {
     const tuple = /^\s*\(([^)]*)\)\s*=/.exec(part);
-    if (tuple) out.push(...tuple[1].split(",").map((c) => unquote(c.trim())));
-    else {
-      const m = /^\s*("?[\w$]+"?)\s*=/.exec(part);
-      if (m) out.push(unquote(m[1]));
-    }
-  }
-  return out;
+    const single = /^\s*("?[\w$]+"?)\s*=/.exec(part);
+    return tuple ? tuple[1].split(",").map((c) => unquote(c.trim())) : single ? [unquote(single[1])] : [];
+  });
 }
 
 export function updateStatements(scripts: readonly Pick<WorkloadScript, "name" | "text">[]): UpdateStatement[] {
