@@ -66,7 +66,14 @@ test("round trips on embedded PostgreSQL: delays reached, commits counted, stand
     const syncs = recorded(autocommit.counters, "wal.sync");
     assert.ok(syncs >= n, `each autocommit UPDATE flushes WAL (${syncs} syncs)`);
     const oneTxSyncs = recorded(oneTx.counters, "wal.sync");
-    assert.ok(oneTxSyncs <= 3, `one transaction flushes once (${oneTxSyncs})`);
+    // The commit flushes once; the WAL writer may flush the open transaction's WAL in the background, at most
+    // once per wal_writer_delay (200 ms), so a trial slowed by a busy machine may count a few more.
+    const windowSeconds = (Date.parse(oneTx.finishedAt) - Date.parse(oneTx.startedAt)) / 1000;
+    const background = Math.ceil(windowSeconds / 0.2) + 1;
+    assert.ok(
+      oneTxSyncs <= 1 + background && oneTxSyncs < syncs,
+      `one transaction flushes once, plus at most ${background} WAL writer flush(es) in its ${windowSeconds} s (${oneTxSyncs}; autocommit ${syncs})`,
+    );
     assert.ok(recorded(autocommit.counters, "db.xact_commit") >= n);
     assert.ok(recorded(autocommit.counters, "wal.sync_time_ms") > 0, "track_wal_io_timing is on");
 
