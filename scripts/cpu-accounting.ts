@@ -59,11 +59,28 @@ function findHierarchy(): Hierarchy | { missing: string } {
   return { missing: "no cgroup hierarchy with CPU accounting here" };
 }
 
+/** A process still in a file's cgroup after the file's own process exited. */
+export interface Straggler {
+  readonly pid: number;
+  /** Its command line, cut short; empty when it exited while being read. */
+  readonly command: string;
+}
+
 /** One file's cgroup: `add` its process right after spawning it, `end` once it exited. */
 export interface CpuMeter {
   add(pid: number): void;
+  /** Processes of the file still running (a server or watcher it left); the cgroup stays. */
+  stragglers(): Straggler[];
   /** CPU seconds of everything that ran in it; the cgroup is removed (stragglers moved to the parent). */
   end(): number | undefined;
+}
+
+function commandOf(pid: number): string {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean).join(" ").slice(0, 120);
+  } catch {
+    return "";
+  }
 }
 
 let hierarchy: Hierarchy | { missing: string } | undefined;
@@ -94,6 +111,17 @@ export function cpuMeter(name: string): CpuMeter | undefined {
         fs.writeFileSync(path.join(dir, "cgroup.procs"), String(pid));
       } catch {
         joined = false; // exited already, or not allowed: the count would be wrong, so none is given
+      }
+    },
+    stragglers() {
+      try {
+        return fs
+          .readFileSync(path.join(dir, "cgroup.procs"), "utf8")
+          .split("\n")
+          .filter(Boolean)
+          .map((pid) => ({ pid: Number(pid), command: commandOf(Number(pid)) }));
+      } catch {
+        return [];
       }
     },
     end() {

@@ -51,7 +51,7 @@ import { ensureKernelSpec } from "../lib/jupyter/kernel-spec";
 import { hostWindow, readCpuTimes } from "../lib/results/quietness";
 import { percent } from "../lib/stats/format";
 import { has, readCommandArgs, refuse, UsageError } from "./cli-args";
-import { cpuAccountingMissing, cpuMeter } from "./cpu-accounting";
+import { type CpuMeter, type Straggler, cpuAccountingMissing, cpuMeter } from "./cpu-accounting";
 import { runPool } from "./pool";
 import type { ReportedCounts, ReportedFailure, ReportedLine } from "./failure-record";
 
@@ -224,8 +224,33 @@ function cleanSandbox(dir: string): string[] {
       stdio: "inherit",
     });
   }
-  if (!process.env.DBLAB_KEEP_TEST_OUTPUT) fs.rmSync(dir, { recursive: true, force: true });
+  if (!process.env.DBLAB_KEEP_TEST_OUTPUT) {
+    try {
+      // Retries cover a process still writing there as it exits (ENOTEMPTY); a failure is a note, not
+      // a crash of the whole run.
+      fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+    } catch (e) {
+      notes.push(`its sandbox ${dir} could not be removed: ${(e as Error).message}`);
+    }
+  }
   return notes;
+}
+
+/**
+ * How long a file's processes may outlive it: a watcher that stops a killed run's servers, or a
+ * server finishing its shutdown, ends within seconds; what is still there after this is named.
+ */
+const STRAGGLER_WAIT_S = 30;
+
+/** What of the file still runs after waiting up to STRAGGLER_WAIT_S for it to end. */
+async function outlived(meter: CpuMeter): Promise<Straggler[]> {
+  const until = Date.now() + STRAGGLER_WAIT_S * 1000;
+  let left = meter.stragglers();
+  while (left.length > 0 && Date.now() < until) {
+    await new Promise((r) => setTimeout(r, 200));
+    left = meter.stragglers();
+  }
+  return left;
 }
 
 /** The reporter that writes each failed test as a JSON line (scripts/failure-reporter.ts). */
@@ -327,9 +352,10 @@ function runFile(node: string, file: string, own: boolean, buffered: boolean, ni
   if (buffered) console.log(`▶ ${label}: started`);
   else console.log(`\n▶ ${label}`);
   return new Promise((resolve) => {
-    child.on("close", (code, signal) => {
+    const ended = async (code: number | null, signal: NodeJS.Signals | null): Promise<void> => {
       running.delete(child);
       const seconds = Number(process.hrtime.bigint() - began) / 1e9;
+      const left = meter ? await outlived(meter) : [];
       const cpuSeconds = meter?.end();
       if (buffered) {
         console.log(`\n▶ ${label}: ${seconds.toFixed(1)} s`);
@@ -338,7 +364,16 @@ function runFile(node: string, file: string, own: boolean, buffered: boolean, ni
       const status = code ?? (signal ? 128 + (os.constants.signals[signal] ?? 0) : 1);
       const reported = readReported(reportedFile);
       const counts = countsOf(reported.counts, status);
-      const notes = box ? cleanSandbox(box.dir) : [];
+      const notes = [
+        ...(left.length > 0
+          ? [
+              `left ${left.length} process(es) running ${STRAGGLER_WAIT_S} s after it ended: ${left
+                .map((p) => `${p.pid} ${p.command || "(exited)"}`)
+                .join("; ")}`,
+            ]
+          : []),
+        ...(box ? cleanSandbox(box.dir) : []),
+      ];
       let fail = counts.fail;
       if (status !== 0 && fail === 0) {
         // A file that crashed or was killed before its tests reported: one failure, not a silent pass.
@@ -358,7 +393,8 @@ function runFile(node: string, file: string, own: boolean, buffered: boolean, ni
         notes,
         failures,
       });
-    });
+    };
+    child.on("close", (code, signal) => void ended(code, signal));
   });
 }
 

@@ -52,6 +52,20 @@ function recordsDir(): string {
   return dir;
 }
 
+/**
+ * The names in the records folder, or none where it does not exist. Reading never creates it: a
+ * watcher that reaps after its owner's folder was removed must not bring the folder back.
+ */
+function recordNames(): { dir: string; names: string[] } {
+  const dir = path.join(stateRoot(), "resources");
+  try {
+    return { dir, names: fs.readdirSync(dir) };
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return { dir, names: [] };
+    throw e;
+  }
+}
+
 /** Clock ticks since boot, so a reused pid is not taken for its owner. */
 export function processStartTicks(pid: number): number | undefined {
   try {
@@ -120,9 +134,9 @@ export interface ListedRecord extends StoredRecord {
 }
 
 export function listRecords(): ListedRecord[] {
-  const dir = recordsDir();
+  const { dir, names } = recordNames();
   const out: ListedRecord[] = [];
-  for (const name of fs.readdirSync(dir)) {
+  for (const name of names) {
     if (!name.endsWith(".json")) continue;
     try {
       const record = JSON.parse(fs.readFileSync(path.join(dir, name), "utf8")) as StoredRecord;
@@ -135,9 +149,9 @@ export function listRecords(): ListedRecord[] {
 }
 
 export function removeTornWrites(now = Date.now()): string[] {
-  const dir = recordsDir();
+  const { dir, names } = recordNames();
   const removed: string[] = [];
-  for (const name of fs.readdirSync(dir)) {
+  for (const name of names) {
     if (!name.endsWith(".tmp")) continue;
     const writer = /\.json\.(\d+)-(\d+)\.tmp$/.exec(name);
     const file = path.join(dir, name);

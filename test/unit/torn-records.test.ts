@@ -54,3 +54,20 @@ test("a writer killed between write and rename leaves a torn file; the reaper re
     fs.rmSync(state, { recursive: true, force: true });
   }
 });
+
+test("reading records never creates the state folder: a watcher reaping after its owner's folder went must not bring it back", async () => {
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-gone-"));
+  const state = path.join(base, "state");
+  process.env.DBLAB_STATE_DIR = state;
+  try {
+    const { listRecords, removeTornWrites } = await import("../../lib/runtime/resource-registry");
+    const { reapOrphans } = await import("../../lib/runtime/reaper");
+    assert.deepEqual(listRecords(), []);
+    assert.deepEqual(removeTornWrites(), []);
+    assert.deepEqual(await reapOrphans(), []);
+    assert.equal(fs.existsSync(state), false, "the state folder was made by a read");
+  } finally {
+    delete process.env.DBLAB_STATE_DIR;
+    fs.rmSync(base, { recursive: true, force: true });
+  }
+});
