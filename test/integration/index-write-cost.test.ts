@@ -56,7 +56,7 @@ test("trials on embedded PostgreSQL: counters explain the ratios; finished trial
     assert.ok((trials[0].recreateSeconds ?? 0) > 0, "the first trial sets up its own table");
     for (const [i, t] of trials.entries()) {
       if (i > 0) assert.equal(t.recreateSeconds, undefined, `${t.key}: set up by the trial before`);
-      assert.equal(t.nextSetupSeconds !== undefined, i < trials.length - 1, `${t.key}: sets up the next table`);
+      assert.equal(t.nextRecreateSeconds !== undefined, i < trials.length - 1, `${t.key}: sets up the next table`);
     }
     const s = summarise(trials);
     const field1With5 = s.find(

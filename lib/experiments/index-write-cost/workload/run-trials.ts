@@ -23,7 +23,16 @@ export type IndexWriteTrial = TrialRecord<IndexWriteCondition, IndexWriteCounter
 
 /** Seconds outside the timed batches by phase (the run's time account sums them); `next…`: the next trial's setup. */
 export type TrialPhases = Partial<Record<`${Phase}Seconds`, number>>;
-type Phase = "speed" | "recreate" | "load" | "index" | "nextSetup" | "quiesce" | "counters" | "walRecords";
+type SetupPhase = "recreate" | "load" | "index";
+type Phase = "speed" | SetupPhase | `next${Capitalize<SetupPhase>}` | "quiesce" | "counters" | "walRecords";
+type SetupPhases = Partial<Record<`${SetupPhase}Seconds`, number>>;
+
+/** The next trial's setup, recorded by the trial that ran it, part by part (`nextLoadSeconds`, …). */
+const asNext = (s: SetupPhases): TrialPhases => ({
+  nextRecreateSeconds: s.recreateSeconds,
+  nextLoadSeconds: s.loadSeconds,
+  nextIndexSeconds: s.indexSeconds,
+});
 
 async function timed<T>(f: () => Promise<T> | T): Promise<[T, number]> {
   const t0 = process.hrtime.bigint();
@@ -103,7 +112,7 @@ export async function runTrial(
   const [after, afterSeconds] = await timed(() => db.counters());
   const countersSeconds = beforeSeconds + afterSeconds;
   // From here this trial only reads the WAL it held: the next trial's table is set up meanwhile.
-  const [[written, walRecordsSeconds], nextSetupSeconds] = await Promise.all([
+  const [[written, walRecordsSeconds], nextSetup] = await Promise.all([
     timed(() => db.writtenBetween?.(before, after)),
     ahead && next && !signal?.aborted ? ahead.setUp(db, next.planned, next.dataset) : Promise.resolve(undefined),
   ]);
@@ -121,7 +130,7 @@ export async function runTrial(
     ...(speed ? { speed } : {}),
     speedSeconds,
     ...setUp,
-    ...(nextSetupSeconds !== undefined ? { nextSetupSeconds } : {}),
+    ...(nextSetup ? asNext(nextSetup) : {}),
     quiesceSeconds,
     countersSeconds,
     walRecordsSeconds,
@@ -129,7 +138,7 @@ export async function runTrial(
 }
 
 /** Recreated at its fillfactor, loaded (update trials), indexed. */
-async function setUpTable(db: IndexWriteEngine, planned: PlannedTrial, dataset: Dataset): Promise<TrialPhases> {
+async function setUpTable(db: IndexWriteEngine, planned: PlannedTrial, dataset: Dataset): Promise<SetupPhases> {
   const { condition } = planned;
   const [, recreateSeconds] = await timed(() => db.recreate({ fillfactor: condition.fillfactor ?? 100 }));
   const [, loadSeconds] = await timed(() => (condition.operation === "insert" ? undefined : db.load(dataset)));
@@ -146,12 +155,12 @@ const tableShape = (p: PlannedTrial) => {
 export class SetUpAhead {
   private made: { readonly db: IndexWriteEngine; readonly shape: string; readonly dataset: Dataset } | undefined;
 
-  async setUp(db: IndexWriteEngine, planned: PlannedTrial, dataset: Dataset): Promise<number | undefined> {
+  async setUp(db: IndexWriteEngine, planned: PlannedTrial, dataset: Dataset): Promise<SetupPhases | undefined> {
     this.made = undefined;
     if (!db.setupBesideCount || planned.condition.engine !== db.engine) return undefined;
-    const [, seconds] = await timed(() => setUpTable(db, planned, dataset));
+    const phases = await setUpTable(db, planned, dataset);
     this.made = { db, shape: tableShape(planned), dataset };
-    return seconds;
+    return phases;
   }
 
   take(db: IndexWriteEngine, planned: PlannedTrial, dataset: Dataset): boolean {
