@@ -3,10 +3,14 @@ import assert from "node:assert/strict";
 import { experiment } from "../../lib/experiments/over-indexing";
 import { datasetShape, samplePercent, transactionScript } from "../../lib/experiments/over-indexing/workload/dataset";
 import {
+  ADD_FOREIGN_KEYS_SQL,
+  DROP_FOREIGN_KEYS_SQL,
   extraIndexesFor,
+  FOREIGN_KEYS,
   INDEX_GROUPS,
   INDEX_LEVELS,
   indexName,
+  SCHEMA_SQL,
 } from "../../lib/experiments/over-indexing/workload/schema";
 import { planRounds } from "../../lib/experiments/over-indexing/workload/run-trials";
 
@@ -49,6 +53,29 @@ test("the schema's levels: 7 from constraints, +7, +7, +7, then every remaining 
   assert.equal(new Set(names).size, 32, "no column indexed twice");
   assert.ok(!names.some((n) => /_id$/.test(n) && n.startsWith("idx_products")), "keys are not indexed again");
   assert.throws(() => extraIndexesFor(10), /not one of 7, 14, 21, 28, 39/);
+});
+
+test("the load drops and re-adds exactly the schema's foreign keys, under the names PostgreSQL gave them", () => {
+  // Each table's REFERENCES clauses, as SCHEMA_SQL declares them.
+  const declared = [...SCHEMA_SQL.matchAll(/CREATE TABLE (\w+) \(([\s\S]*?)\n\);/g)].flatMap(([, table, body]) =>
+    [...body.matchAll(/^\s*(\w+)\s+integer REFERENCES (\w+) \(id\) ON DELETE CASCADE,$/gm)].map(
+      ([, column, references]) => ({ table, column, references }),
+    ),
+  );
+  assert.equal(declared.length, 4);
+  assert.deepEqual(FOREIGN_KEYS, declared);
+  for (const { table, column, references } of declared) {
+    assert.match(
+      DROP_FOREIGN_KEYS_SQL,
+      new RegExp(`ALTER TABLE ${table} [^;]*DROP CONSTRAINT ${table}_${column}_fkey`),
+    );
+    assert.match(
+      ADD_FOREIGN_KEYS_SQL,
+      new RegExp(
+        `ALTER TABLE ${table} [^;]*ADD CONSTRAINT ${table}_${column}_fkey FOREIGN KEY \\(${column}\\) REFERENCES ${references} \\(id\\) ON DELETE CASCADE`,
+      ),
+    );
+  }
 });
 
 test("levels rotate between rounds: each level takes each position once in as many rounds as levels", () => {

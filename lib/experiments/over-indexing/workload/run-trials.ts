@@ -20,8 +20,12 @@ export interface OverIndexingCondition {
   readonly level: number;
 }
 
+/** Seconds of a round outside pgbench, by phase (the run's time account sums them). */
+type Phase = "clone" | "dropIndex" | "buildIndex" | "checkpoint" | "restart" | "speed" | "open" | "gone" | "close";
+
 export type OverIndexingTrial = TrialRecord<OverIndexingCondition, OverIndexingCounterKey> &
-  WindowFacts & {
+  WindowFacts &
+  Partial<Record<`${Phase}Seconds`, number>> & {
     readonly pgbench?: PgbenchRunResult;
     readonly prepared?: PreparedRound;
     readonly restarted?: boolean;
@@ -72,6 +76,8 @@ export async function runRounds(o: RunRoundsOptions): Promise<OverIndexingTrial[
   });
 }
 
+const since = (ms: number) => (Date.now() - ms) / 1000;
+
 async function runRound(o: RunRoundsOptions, planned: PlannedRound): Promise<OverIndexingTrial> {
   const { server, settings: s } = o;
   const startedAt = new Date().toISOString();
@@ -88,6 +94,7 @@ async function runRound(o: RunRoundsOptions, planned: PlannedRound): Promise<Ove
   const prepared = await prepareRound(server, level, s.maintenanceWorkMemMB, s.templateLevel);
   let restarted = false;
   onPhase("restarting the server");
+  let began = Date.now();
   try {
     await server.restart();
     restarted = true;
@@ -95,8 +102,13 @@ async function runRound(o: RunRoundsOptions, planned: PlannedRound): Promise<Ove
     // Said once per reason: on an external server every round fails the same way.
     o.onNote?.(`rounds ran without the restart before them: ${error instanceof Error ? error.message : String(error)}`);
   }
+  const restartSeconds = since(began);
   onPhase("write-path speed probe");
+  began = Date.now();
   const speed = await probeSpeed(server.connection);
+  const speedSeconds = since(began);
+  // Window phases: opened (autovacuum, CHECKPOINT, WAL held, counters) until pgbench starts; closed from its end.
+  const marks = { open: Date.now(), run: 0, gone: 0, ran: 0 };
   // The round's WAL is held until counted (timedWindow), else a checkpoint could recycle it first.
   const window = await timedWindow({
     connection: server.connection,
@@ -110,6 +122,7 @@ async function runRound(o: RunRoundsOptions, planned: PlannedRound): Promise<Ove
       return { counters: await roundCounters(c), sizes: await relationSizes(c) };
     },
     run: async () => {
+      marks.run = Date.now();
       onPhase("pgbench");
       const pgbench = await runTrialPgbench(o, runDatabase(server), {
         script: { name: "inventory.sql", text: s.script },
@@ -121,7 +134,9 @@ async function runRound(o: RunRoundsOptions, planned: PlannedRound): Promise<Ove
             `${planned.key}: ${p.second.toFixed(0)} / ${s.durationSeconds} s · ${p.tps.toFixed(0)} tps`,
           ),
       });
+      marks.gone = Date.now();
       await withClient(server, runDatabase(server), waitForPgbenchGone);
+      marks.ran = Date.now();
       return pgbench;
     },
     after: async (c) => ({
@@ -130,6 +145,7 @@ async function runRound(o: RunRoundsOptions, planned: PlannedRound): Promise<Ove
       statements: await statementStats(c),
     }),
   });
+  const closeSeconds = since(marks.ran);
   const pgbench = window.run;
   return {
     key: planned.key,
@@ -148,5 +164,14 @@ async function runRound(o: RunRoundsOptions, planned: PlannedRound): Promise<Ove
     order: planned.order,
     ...windowFacts(window),
     ...(speed ? { speed } : {}),
+    cloneSeconds: prepared.cloneSeconds,
+    dropIndexSeconds: prepared.dropSeconds,
+    buildIndexSeconds: prepared.indexSeconds,
+    checkpointSeconds: prepared.checkpointSeconds,
+    restartSeconds,
+    speedSeconds,
+    openSeconds: (marks.run - marks.open) / 1000,
+    goneSeconds: (marks.ran - marks.gone) / 1000,
+    closeSeconds,
   };
 }
