@@ -91,10 +91,16 @@ test("rounds on embedded PostgreSQL: 7 vs 39 indexes, counters that explain the 
       server,
       runner,
       plan: planRounds(params.indexLevels, 2),
-      settings: { ...params, script, walInspect: template.walInspect, templateLevel: 39 },
+      settings: { ...params, script, walInspect: template.walInspect, templateLevel: 39, cloneBeside: true },
       store,
     });
     assert.equal(store.trials().length, 4);
+    // Each round but the first was cloned by the round before, beside its counters and WAL count, into the
+    // other run database; the counters below (per table, per transaction) show each round's are its own.
+    for (const [i, t] of trials.entries()) {
+      assert.equal(t.cloneSeconds !== undefined, i === 0, `${t.key}: cloned its own database only when first`);
+      assert.equal(t.nextCloneSeconds !== undefined, i < trials.length - 1, `${t.key}: cloned the next round's`);
+    }
     assert.deepEqual(
       trials.map((t) => [t.key, t.order, t.prepared?.templateLevel, t.prepared?.indexSeconds, t.prepared?.indexCount]),
       [
@@ -124,8 +130,8 @@ test("rounds on embedded PostgreSQL: 7 vs 39 indexes, counters that explain the 
     );
     assert.deepEqual(
       databases.map((r) => r.datname.replace(/^.*_inventory_/, "")),
-      ["run", "template"],
-      "one template and the round's clone, nothing per level",
+      ["run", "run_b", "template"],
+      "one template and two rounds' clones (made beside the round before), nothing per level",
     );
     for (const trial of trials) {
       assert.equal(trial.status, "ok", trial.error);

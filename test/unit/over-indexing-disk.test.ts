@@ -9,6 +9,7 @@ import {
   diskNeed,
   levelBytes,
   planTemplates,
+  roomForSecondClone,
   roundReserve,
 } from "../../lib/experiments/over-indexing/disk";
 import { experiment } from "../../lib/experiments/over-indexing";
@@ -94,6 +95,21 @@ test("planTemplates at the seed's scale on this disk: level 39's indexes fit onc
     assert.equal(plan.level, 39);
     assert.ok(plan.budgetBytes !== undefined && plan.budgetBytes - plan.indexBytes > 2 * GIB, String(plan.budgetBytes));
   }
+});
+
+test("roomForSecondClone: a clone made beside a round only where the template's indexes leave a second round's room", () => {
+  const idx39 = levelBytes(data, 39) - data;
+  // A second round: its clone at 39 indexes and 300 s of growth at the TPS bound (1,500 × 9 kB a second).
+  const second = levelBytes(data, 39) + full.durationSeconds * 1500 * 9 * 1024;
+  const exact = planTemplates(full, data, freeFor(idx39 + second));
+  assert.equal(exact.level, 39);
+  assert.equal(roomForSecondClone(full, exact, data), true);
+  // One byte short: the template still gets 39's indexes, the rounds clone one after the other.
+  const short = planTemplates(full, data, freeFor(idx39 + second - 1));
+  assert.equal(short.level, 39);
+  assert.equal(roomForSecondClone(full, short, data), false);
+  // Unknown free space (an external server): never two clones.
+  assert.equal(roomForSecondClone(full, planTemplates(full, data, undefined), data), false);
 });
 
 test("diskNeed at full: the loaded data, the round's clone at 39 indexes, its growth and WAL", () => {

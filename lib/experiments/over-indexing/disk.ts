@@ -57,6 +57,15 @@ export function roundReserve(
   };
 }
 
+/**
+ * Whether what the template's indexes leave of the budget holds a second round (its clone at the top
+ * level and its growth): then the next round's clone is made while a round reads its counters.
+ */
+export function roomForSecondClone(p: OverIndexingParams, plan: TemplatePlan, dataBytes: number): boolean {
+  const round = levelBytes(dataBytes, Math.max(...p.indexLevels)) + p.durationSeconds * TPS_BOUND * GROWTH_PER_TX;
+  return plan.budgetBytes !== undefined && plan.budgetBytes - plan.indexBytes >= round;
+}
+
 export function diskNeed(p: OverIndexingParams): DiskNeed {
   const data = p.dataScale * DATA_BYTES_AT_SCALE_1;
   const reserve = roundReserve(p, data);

@@ -11,7 +11,7 @@ import { runAdaptiveRounds } from "../adaptive-rounds";
 import { recordedServerCpus } from "../server-cpus";
 import { pgbenchOnPostgres } from "../servers";
 import { adaptiveStep, CLAIMS, holm, withoutFlagged } from "./claims";
-import { diskNeed, planTemplates } from "./disk";
+import { diskNeed, planTemplates, roomForSecondClone } from "./disk";
 import { estimate, estimateFor } from "./eta";
 import { checkParams, OVER_INDEXING_PROFILES, type OverIndexingParams } from "./params";
 import { levelRows, showLoadedData, type LoadedData } from "./present";
@@ -118,6 +118,12 @@ export const experiment = defineExperiment<OverIndexingParams, OverIndexingTrial
     );
     retime({ setupDone: true });
     notes.push(templates.text + (indexSeconds > 0 ? ` (built in ${indexSeconds.toFixed(0)} s)` : ""));
+    const cloneBeside = roomForSecondClone(p, templates, template.databaseBytes);
+    notes.push(
+      cloneBeside
+        ? "a round's clone is made while the round before reads its counters and counts its WAL (room for two clones)"
+        : "each round clones after the round before has read its counters (no room known for two clones)",
+    );
     if (!template.walInspect)
       notes.push(
         `no pg_walinspect here (${template.walInspectError}): B-tree inserts per transaction are not measured`,
@@ -145,7 +151,7 @@ export const experiment = defineExperiment<OverIndexingParams, OverIndexingTrial
           server,
           runner,
           plan: part,
-          settings: { ...p, script, walInspect: template.walInspect, templateLevel: templates.level },
+          settings: { ...p, script, walInspect: template.walInspect, templateLevel: templates.level, cloneBeside },
           store,
           signal,
           onNote: (n) => {

@@ -30,7 +30,10 @@ export function withClient<T>(server: StartedServer, database: string, fn: (clie
 
 /** The loaded data's template on this server (under the run's prefix on a shared one). */
 export const templateDatabase = (server: StartedServer): string => `${databasePrefix(server)}_inventory_template`;
-export const runDatabase = (server: StartedServer): string => `${databasePrefix(server)}_inventory_run`;
+/** Two: a round's clone may be made while the round before still reads its counters (run-trials.ts). */
+export const runDatabase = (server: StartedServer, slot: RunSlot = 0): string =>
+  `${databasePrefix(server)}_inventory_run${slot ? "_b" : ""}`;
+export type RunSlot = 0 | 1;
 
 export interface TemplateInfo {
   readonly shape: DatasetShape;
@@ -52,7 +55,7 @@ export async function createTemplate(
   signal?: AbortSignal,
 ): Promise<TemplateInfo> {
   // A clone of an earlier load would carry its data: gone with it.
-  await dropAll(server.connection, [runDatabase(server)]);
+  await dropAll(server.connection, [runDatabase(server, 0), runDatabase(server, 1)]);
   await recreateDatabase(server.connection, templateDatabase(server));
   return withClient(server, templateDatabase(server), async (c) => {
     await c.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
@@ -116,7 +119,7 @@ export interface PreparedRound {
   readonly indexCount: number;
 }
 
-export const WORKLOAD_DATABASES: readonly string[] = ["inventory_run", "inventory_template"];
+export const WORKLOAD_DATABASES: readonly string[] = ["inventory_run", "inventory_run_b", "inventory_template"];
 
 async function buildIndexes(c: Client, indexes: readonly ExtraIndex[], maintenanceWorkMemMB: number): Promise<number> {
   const began = Date.now();
@@ -153,9 +156,10 @@ export async function prepareRound(
   level: number,
   maintenanceWorkMemMB: number,
   templateLevel: number,
+  database = runDatabase(server),
 ): Promise<PreparedRound> {
-  const cloneSeconds = await cloneDatabase(server.connection, templateDatabase(server), runDatabase(server));
-  const prepared = await withClient(server, runDatabase(server), async (c) => {
+  const cloneSeconds = await cloneDatabase(server.connection, templateDatabase(server), database);
+  const prepared = await withClient(server, database, async (c) => {
     const began = Date.now();
     const lacking = level < templateLevel ? indexesBetween(level, templateLevel) : [];
     if (lacking.length) await c.query(`DROP INDEX ${lacking.map(indexName).join(", ")}`);

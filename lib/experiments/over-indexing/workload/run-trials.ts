@@ -7,7 +7,7 @@ import type { TrialRecord } from "../../../results/run-store";
 import { pgbenchOutcome, waitForPgbenchGone, type PgbenchRunResult } from "../../../workloads/pgbench";
 import { runTrialPgbench, type PgbenchLoad } from "../../../workloads/pgbench-trial";
 import { runTrials, type PgbenchPlanOptions, type PlannedTrial } from "../../../workloads/trials";
-import { prepareRound, runDatabase, withClient, type PreparedRound } from "./databases";
+import { prepareRound, runDatabase, withClient, type PreparedRound, type RunSlot } from "./databases";
 import {
   relationSizes,
   roundCounters,
@@ -21,7 +21,8 @@ export interface OverIndexingCondition {
 }
 
 /** Seconds of a round outside pgbench, by phase (the run's time account sums them). */
-type Phase = "clone" | "dropIndex" | "buildIndex" | "checkpoint" | "restart" | "speed" | "open" | "gone" | "close";
+type PreparePhase = "clone" | "dropIndex" | "buildIndex" | "checkpoint";
+type Phase = PreparePhase | `next${Capitalize<PreparePhase>}` | "restart" | "speed" | "open" | "gone" | "close";
 
 export type OverIndexingTrial = TrialRecord<OverIndexingCondition, OverIndexingCounterKey> &
   WindowFacts &
@@ -58,6 +59,11 @@ export interface RoundSettings extends PgbenchLoad {
   readonly script: string;
   readonly walInspect?: boolean;
   readonly templateLevel: number;
+  /**
+   * Room on disk for a second clone: the next round's clone is made while this round reads its
+   * counters and counts its WAL (after pgbench, before the next restart), in the other run database.
+   */
+  readonly cloneBeside?: boolean;
 }
 
 export interface RunRoundsOptions extends PgbenchPlanOptions<OverIndexingCondition, PlannedRound, RoundSettings> {
@@ -66,32 +72,100 @@ export interface RunRoundsOptions extends PgbenchPlanOptions<OverIndexingConditi
   readonly onStatus?: (planned: PlannedRound, text: string) => void;
 }
 
+/** A round's database, cloned and at its level; made by the round before when `ahead`. */
+interface Prepared {
+  readonly key: string;
+  readonly slot: RunSlot;
+  readonly prepared: PreparedRound;
+}
+
 export async function runRounds(o: RunRoundsOptions): Promise<OverIndexingTrial[]> {
-  return runTrials(o.plan, (planned) => runRound(o, planned), {
-    store: o.store,
-    signal: o.signal,
-    watch: (planned) => ({ engine: "postgresql", what: `round ${planned.key}` }),
-    // The caller places a round in the whole run by its key.
-    onProgress: ({ last, next }) => o.onRound?.(next, last),
-  });
+  // The next round is the next one not on disk (a resumed run skips those).
+  const finished = o.store.finishedKeys();
+  const todo = o.plan.filter((p) => !finished.has(p.key));
+  let ahead: Prepared | undefined;
+  return runTrials(
+    o.plan,
+    async (planned) => {
+      const mine = ahead?.key === planned.key ? ahead : undefined;
+      ahead = undefined;
+      const i = todo.findIndex((p) => p.key === planned.key);
+      const next = o.settings.cloneBeside && i >= 0 ? todo[i + 1] : undefined;
+      const { trial, made } = await runRound(o, planned, mine, next);
+      ahead = made;
+      return trial;
+    },
+    {
+      store: o.store,
+      signal: o.signal,
+      watch: (planned) => ({ engine: "postgresql", what: `round ${planned.key}` }),
+      afterFailure: async () => {
+        ahead = undefined;
+      },
+      // The caller places a round in the whole run by its key.
+      onProgress: ({ last, next }) => o.onRound?.(next, last),
+    },
+  );
 }
 
 const since = (ms: number) => (Date.now() - ms) / 1000;
 
-async function runRound(o: RunRoundsOptions, planned: PlannedRound): Promise<OverIndexingTrial> {
+const phases = (p: PreparedRound) => ({
+  cloneSeconds: p.cloneSeconds,
+  dropIndexSeconds: p.dropSeconds,
+  buildIndexSeconds: p.indexSeconds,
+  checkpointSeconds: p.checkpointSeconds,
+});
+
+/** The next round's prepared database, recorded by the round that made it (`nextCloneSeconds`, …). */
+const asNext = (p: PreparedRound) => ({
+  nextCloneSeconds: p.cloneSeconds,
+  nextDropIndexSeconds: p.dropSeconds,
+  nextBuildIndexSeconds: p.indexSeconds,
+  nextCheckpointSeconds: p.checkpointSeconds,
+});
+
+async function runRound(
+  o: RunRoundsOptions,
+  planned: PlannedRound,
+  mine: Prepared | undefined,
+  next: PlannedRound | undefined,
+): Promise<{ readonly trial: OverIndexingTrial; readonly made?: Prepared }> {
   const { server, settings: s } = o;
   const startedAt = new Date().toISOString();
   const level = planned.condition.level;
   const onPhase = (phase: string) => o.onStatus?.(planned, `${planned.key}: ${phase}…`);
-  onPhase(
-    `cloning the template (${s.templateLevel} indexes)` +
-      (level < s.templateLevel
-        ? ` and dropping to ${level}`
-        : level > s.templateLevel
-          ? ` and building ${level - s.templateLevel} more`
-          : ""),
-  );
-  const prepared = await prepareRound(server, level, s.maintenanceWorkMemMB, s.templateLevel);
+  if (!mine)
+    onPhase(
+      `cloning the template (${s.templateLevel} indexes)` +
+        (level < s.templateLevel
+          ? ` and dropping to ${level}`
+          : level > s.templateLevel
+            ? ` and building ${level - s.templateLevel} more`
+            : ""),
+    );
+  const own = mine ?? {
+    key: planned.key,
+    slot: 0 as const,
+    prepared: await prepareRound(server, level, s.maintenanceWorkMemMB, s.templateLevel, runDatabase(server, 0)),
+  };
+  const { prepared } = own;
+  const database = runDatabase(server, own.slot);
+  // Started in the window's close, after it read the other databases' writes; settled before the round
+  // ends, even when it fails.
+  let making: Promise<Prepared | undefined> | undefined;
+  const makeNext = (n: PlannedRound): Promise<Prepared | undefined> => {
+    const slot: RunSlot = own.slot ? 0 : 1;
+    const made = prepareRound(
+      server,
+      n.condition.level,
+      s.maintenanceWorkMemMB,
+      s.templateLevel,
+      runDatabase(server, slot),
+    );
+    // A clone that failed here is made again by its round, which then reports why.
+    return made.then((p) => ({ key: n.key, slot, prepared: p })).catch(() => undefined);
+  };
   let restarted = false;
   onPhase("restarting the server");
   let began = Date.now();
@@ -112,7 +186,7 @@ async function runRound(o: RunRoundsOptions, planned: PlannedRound): Promise<Ove
   // The round's WAL is held until counted (timedWindow), else a checkpoint could recycle it first.
   const window = await timedWindow({
     connection: server.connection,
-    database: runDatabase(server),
+    database,
     walInspect: s.walInspect === true,
     key: planned.key,
     onNote: o.onNote,
@@ -124,7 +198,7 @@ async function runRound(o: RunRoundsOptions, planned: PlannedRound): Promise<Ove
     run: async () => {
       marks.run = Date.now();
       onPhase("pgbench");
-      const pgbench = await runTrialPgbench(o, runDatabase(server), {
+      const pgbench = await runTrialPgbench(o, database, {
         script: { name: "inventory.sql", text: s.script },
         noVacuum: true,
         maxTries: s.maxTries > 1 ? s.maxTries : undefined,
@@ -135,19 +209,20 @@ async function runRound(o: RunRoundsOptions, planned: PlannedRound): Promise<Ove
           ),
       });
       marks.gone = Date.now();
-      await withClient(server, runDatabase(server), waitForPgbenchGone);
+      await withClient(server, database, waitForPgbenchGone);
       marks.ran = Date.now();
       return pgbench;
     },
-    after: async (c) => ({
-      counters: await roundCounters(c),
-      sizes: await relationSizes(c),
-      statements: await statementStats(c),
-    }),
-  });
+    // The other databases' writes were read before this: the next clone is not counted as this round's.
+    after: async (c) => {
+      if (next) making = makeNext(next);
+      return { counters: await roundCounters(c), sizes: await relationSizes(c), statements: await statementStats(c) };
+    },
+  }).finally(() => making);
   const closeSeconds = since(marks.ran);
+  const made = await making;
   const pgbench = window.run;
-  return {
+  const trial: OverIndexingTrial = {
     key: planned.key,
     condition: planned.condition,
     repeat: planned.repeat,
@@ -164,14 +239,13 @@ async function runRound(o: RunRoundsOptions, planned: PlannedRound): Promise<Ove
     order: planned.order,
     ...windowFacts(window),
     ...(speed ? { speed } : {}),
-    cloneSeconds: prepared.cloneSeconds,
-    dropIndexSeconds: prepared.dropSeconds,
-    buildIndexSeconds: prepared.indexSeconds,
-    checkpointSeconds: prepared.checkpointSeconds,
+    ...(mine ? {} : phases(prepared)),
+    ...(made ? asNext(made.prepared) : {}),
     restartSeconds,
     speedSeconds,
     openSeconds: (marks.run - marks.open) / 1000,
     goneSeconds: (marks.ran - marks.gone) / 1000,
     closeSeconds,
   };
+  return { trial, made };
 }
