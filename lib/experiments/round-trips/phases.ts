@@ -165,10 +165,7 @@ class Phases {
   done = 0;
   /** The untimed work since the last trial's record, seconds by name: the next trial's `beforeSeconds`. */
   private pending: Record<string, number> = {};
-  /**
-   * The trials a resumed run found on disk, read once: every block's plan is its own, so a trial this
-   * run records is never planned again (re-reading the growing trials file before each block is not needed).
-   */
+  /** The trials on disk when the run (re)started, read once: no block plans a trial this run recorded. */
   private readonly store: Pick<RunStore<RoundTripCondition>, "finishedKeys" | "append"> & {
     readonly directory: string;
   };
