@@ -10,6 +10,7 @@ import {
 import { counterDelta, type Counters } from "../../../stats/counters";
 import type { ConnectionInfo, TargetKind } from "../../../targets/types";
 import { NewChildren, readCommandLine, readParentPid, readSchedStat } from "../../../results/run-queue";
+import { timed } from "../../../workloads/timed";
 import { INDEX, TABLE } from "./sql";
 import {
   parseBackendUsage,
@@ -84,6 +85,42 @@ export interface PhaseResult {
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/**
+ * A trial's seconds outside the seed's timed statements, by part (the run's time account sums every `…Seconds`):
+ * writeBack is the closing CHECKPOINT phase and emptyIndex B's CREATE INDEX on the empty table, timed but not the
+ * seed's measure; counters are the reads and settings around each phase; buildTable the build sweep's one load.
+ */
+export type SetupPart =
+  | "speed"
+  | "recreate"
+  | "checkpoint"
+  | "settle"
+  | "counters"
+  | "writeBack"
+  | "emptyIndex"
+  | "shape"
+  | "walDecoding"
+  | "buildTable";
+export type SetupSeconds = Partial<Record<`${SetupPart}Seconds`, number>>;
+
+export class SetupClock {
+  private readonly seconds: Partial<Record<SetupPart, number>> = {};
+
+  add(part: SetupPart, seconds: number): void {
+    this.seconds[part] = (this.seconds[part] ?? 0) + seconds;
+  }
+
+  async time<T>(part: SetupPart, f: () => Promise<T>): Promise<T> {
+    const [value, seconds] = await timed(f);
+    this.add(part, seconds);
+    return value;
+  }
+
+  record(): SetupSeconds {
+    return Object.fromEntries(Object.entries(this.seconds).map(([part, s]) => [`${part}Seconds`, s]));
+  }
+}
+
 export class TrialSession {
   private capture: ServerNotice[] | undefined;
 
@@ -126,8 +163,9 @@ export class TrialSession {
   async phase(
     phase: PhaseName,
     sql: string,
-    o: { readonly settleMs: number; readonly traceSort?: boolean },
+    o: { readonly settleMs: number; readonly traceSort?: boolean; readonly clock?: SetupClock },
   ): Promise<PhaseResult> {
+    const phaseStart = process.hrtime.bigint();
     const countersBefore = await this.counters();
     const startLsn = await this.walInsertLsn();
     await this.client.query(
@@ -168,8 +206,11 @@ export class TrialSession {
       endLsn,
       startLsn,
     ]);
-    if (o.settleMs > 0) await sleep(o.settleMs);
+    const [, settleSeconds] = await timed(() => (o.settleMs > 0 ? sleep(o.settleMs) : Promise.resolve()));
     const countersAfter = await this.counters();
+    const phaseSeconds = Number(process.hrtime.bigint() - phaseStart) / 1e9;
+    o.clock?.add("settle", settleSeconds);
+    o.clock?.add("counters", phaseSeconds - settleSeconds - ms / 1000);
     const backend = parseBackendUsage(notices);
     const sort = o.traceSort ? parseSortTrace(notices) : undefined;
     return {
