@@ -13,7 +13,6 @@ import { ignored } from "../../../runtime/debug";
 import { conditionKey, type CreateIndexCondition, type PlannedTrial } from "./plan";
 import {
   isCreateIndexCounterKey,
-  sleep,
   SetupClock,
   TrialSession,
   type CreateIndexTrialCounterKey,
@@ -72,10 +71,8 @@ async function freshTable(
   await clock.time("recreate", () => session.query(DROP_TABLE));
   // Catalogs churn with every CREATE/DROP: a worker on them ends before the timed phases (a late one is flagged).
   const wait = await clock.time("recreate", () => waitForAutovacuumIdle(session.client));
-  await clock.time("checkpoint", () => session.query("CHECKPOINT"));
+  await session.checkpoint(settleMs, clock);
   await clock.time("recreate", () => session.query(CREATE_TABLE));
-  // The checkpointer publishes its counters just after CHECKPOINT returns.
-  await clock.time("settle", () => sleep(settleMs));
   return wait;
 }
 
@@ -117,7 +114,7 @@ async function runLoadTrial(
       c.method === "load_then_index"
         ? [await load(session, c, o, clock), await build(session, o, clock)]
         : [await build(session, o, clock), await load(session, c, o, clock)];
-    results.push(await session.phase("checkpoint", "CHECKPOINT", { settleMs: o.settleMs, clock }));
+    results.push(await session.phase("checkpoint", "CHECKPOINT", { settleMs: o.settleMs, clock, checkpoint: true }));
     const [first, second, closing] = results.map((r) => r.record.ms);
     if (c.method === "index_then_load") clock.add("emptyIndex", first / 1000);
     clock.add("writeBack", closing / 1000);
@@ -151,8 +148,7 @@ async function runBuildTrial(
 ): Promise<TrialOutcome> {
   await clock.time("recreate", () => session.query(`DROP INDEX IF EXISTS ${INDEX}`));
   const autovacuumWait = await clock.time("recreate", () => waitForAutovacuumIdle(session.client));
-  await clock.time("checkpoint", () => session.query("CHECKPOINT"));
-  await clock.time("settle", () => sleep(o.settleMs));
+  await session.checkpoint(o.settleMs, clock);
   await clock.time("recreate", () => session.query(buildSettingsSql(c.maintenanceWorkMemMB, c.parallelWorkers)));
   const built = await build(session, o, clock);
   const index = await clock.time("shape", () => session.indexShape());

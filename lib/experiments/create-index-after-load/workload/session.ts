@@ -55,6 +55,8 @@ export interface PhaseRecord {
   readonly backend?: BackendUsage;
   readonly sort?: SortReport;
   readonly runQueue?: RunQueueUsage;
+  /** How long the late counters took to report after the statement (TrialSession.settle). */
+  readonly settledMs?: number;
 }
 
 /** Over the statement, from /proc/<pid>/schedstat: the backend's and its parallel workers' own. */
@@ -84,6 +86,33 @@ export interface PhaseResult {
 }
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * What reports after a statement returns: the WAL writer's writes and syncs and the checkpointer's counts (each
+ * publishes right after its work), and the WAL not yet flushed, which the WAL writer has still to write. The
+ * background writer's cleaning is work of its own that need never end: not waited for.
+ */
+const LATE_SQL = `SELECT w.wal_write::float8 AS wal_write, w.wal_sync::float8 AS wal_sync,
+    w.wal_write_time::float8 AS wal_write_time, w.wal_sync_time::float8 AS wal_sync_time,
+    (c.num_timed + c.num_requested)::float8 AS checkpoints, c.buffers_written::float8 AS buffers_written,
+    c.write_time::float8 AS checkpoint_write_time, c.sync_time::float8 AS checkpoint_sync_time,
+    pg_wal_lsn_diff(pg_current_wal_insert_lsn(), pg_current_wal_flush_lsn())::float8 AS unflushed
+  FROM pg_stat_wal w, pg_stat_checkpointer c`;
+export interface Late {
+  readonly [counter: string]: number;
+  readonly checkpoints: number;
+  readonly unflushed: number;
+}
+/** An insert position just past a page header (24 bytes, 40 at a segment's start) leaves nothing to write. */
+const PAGE_HEADER_BYTES = 40;
+/** Two readings this far apart, alike, with the WAL flushed: nothing is left to report. */
+const SETTLE_POLL_MS = 20;
+
+/** Nothing left to report: the WAL flushed, the counters as in the last reading, a CHECKPOINT's count published. */
+export const settled = (last: Late, now: Late, checkpointsAbove?: number): boolean =>
+  now.unflushed <= PAGE_HEADER_BYTES &&
+  (checkpointsAbove === undefined || now.checkpoints > checkpointsAbove) &&
+  Object.keys(now).every((k) => k === "unflushed" || now[k] === last[k]);
 
 /**
  * A trial's seconds outside the seed's timed statements, by part (the run's time account sums every `…Seconds`):
@@ -163,7 +192,13 @@ export class TrialSession {
   async phase(
     phase: PhaseName,
     sql: string,
-    o: { readonly settleMs: number; readonly traceSort?: boolean; readonly clock?: SetupClock },
+    o: {
+      readonly settleMs: number;
+      readonly traceSort?: boolean;
+      readonly clock?: SetupClock;
+      /** A CHECKPOINT: its count is among what reports late. */
+      readonly checkpoint?: boolean;
+    },
   ): Promise<PhaseResult> {
     const phaseStart = process.hrtime.bigint();
     const countersBefore = await this.counters();
@@ -206,7 +241,9 @@ export class TrialSession {
       endLsn,
       startLsn,
     ]);
-    const [, settleSeconds] = await timed(() => (o.settleMs > 0 ? sleep(o.settleMs) : Promise.resolve()));
+    const checkpointsBefore =
+      (countersBefore["checkpointer.timed"] ?? 0) + (countersBefore["checkpointer.requested"] ?? 0);
+    const [, settleSeconds] = await timed(() => this.settle(o.settleMs, o.checkpoint ? checkpointsBefore : undefined));
     const countersAfter = await this.counters();
     const phaseSeconds = Number(process.hrtime.bigint() - phaseStart) / 1e9;
     o.clock?.add("settle", settleSeconds);
@@ -214,9 +251,47 @@ export class TrialSession {
     const backend = parseBackendUsage(notices);
     const sort = o.traceSort ? parseSortTrace(notices) : undefined;
     return {
-      record: { phase, ms, walBytes: Number(wal.bytes), startLsn, endLsn, backend, sort, runQueue },
+      record: {
+        phase,
+        ms,
+        walBytes: Number(wal.bytes),
+        startLsn,
+        endLsn,
+        backend,
+        sort,
+        runQueue,
+        settledMs: Math.round(settleSeconds * 1e4) / 10,
+      },
       counters: counterDelta(countersBefore, countersAfter),
     };
+  }
+
+  private async late(): Promise<Late> {
+    return (await this.query<Late>(LATE_SQL))[0];
+  }
+
+  /**
+   * Waits until what reports late has reported, as the seed read its counters once wal_write stopped rising:
+   * the WAL flushed, two readings alike and, after a CHECKPOINT, its count above `checkpointsAbove`. At most
+   * `maxMs`: a background that keeps writing never holds the trial longer than the old fixed pause.
+   */
+  async settle(maxMs: number, checkpointsAbove?: number): Promise<void> {
+    if (maxMs <= 0) return;
+    const deadline = Date.now() + maxMs;
+    let last = await this.late();
+    while (Date.now() < deadline) {
+      await sleep(Math.min(SETTLE_POLL_MS, deadline - Date.now()));
+      const now = await this.late();
+      if (settled(last, now, checkpointsAbove)) return;
+      last = now;
+    }
+  }
+
+  /** A CHECKPOINT outside the timed phases, its count reported before the next phase's counters are read. */
+  async checkpoint(settleMs: number, clock: SetupClock): Promise<void> {
+    const { checkpoints } = await clock.time("settle", () => this.late());
+    await clock.time("checkpoint", () => this.query("CHECKPOINT"));
+    await clock.time("settle", () => this.settle(settleMs, checkpoints));
   }
 
   async indexShape(): Promise<IndexShape> {
