@@ -66,10 +66,10 @@ export const CreateIndexAfterLoadParams = declareParams({
   sharedBuffersMB: integer("shared_buffers, MB.", { min: 16, max: 1_048_576 }),
   maxWalSizeMB: integer("max_wal_size, MB.", { min: 32, max: 1_073_741_823 }),
   checkpointTimeoutS: integer("checkpoint_timeout, seconds.", { min: 30, max: 86_400 }),
-  settleMs: integer("Pause after each phase before reading counters: the WAL writer and checkpointer report late.", {
-    min: 0,
-    max: 60_000,
-  }),
+  settleMs: integer(
+    "Longest wait after each phase for the WAL writer's and checkpointer's late counters to report (it ends as soon as they have).",
+    { min: 0, max: 60_000 },
+  ),
 });
 export type CreateIndexAfterLoadParams = ParamsOf<typeof CreateIndexAfterLoadParams>;
 
