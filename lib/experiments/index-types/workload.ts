@@ -81,20 +81,28 @@ export class IndexTable {
     return new IndexTable(client, await tryExtension(client, "pageinspect"));
   }
 
-  /** insert: the empty table with its index; update: loaded with the batches' rows, indexed, vacuumed. */
+  /**
+   * insert: the empty table with its primary key and index. update: loaded, then its primary key built by one
+   * sort (the same leaves, 90 % full, as the ascending inserts would make, for less work), indexed, vacuumed, and
+   * analysed on `id`, the only column the UPDATE's plan reads (an index scan of the primary key).
+   */
   async prepare(c: IndexTypesCondition, p: IndexTypesParams): Promise<SetupSeconds> {
     const q = async (sql: string, values?: unknown[]) => (await timed(() => this.client.query(sql, values)))[1];
     const load = c.operation === "update";
     const recreateSeconds =
       (await q(`DROP TABLE IF EXISTS ${TABLE}`)) +
       (await q(
-        `CREATE TABLE ${TABLE} (id bigint PRIMARY KEY, k integer NOT NULL, created bigint NOT NULL, ` +
-          `tags integer[] NOT NULL, flagged boolean NOT NULL, pad text NOT NULL) WITH (autovacuum_enabled = false)`,
+        `CREATE TABLE ${TABLE} (id bigint ${load ? "NOT NULL" : "PRIMARY KEY"}, k integer NOT NULL, ` +
+          `created bigint NOT NULL, tags integer[] NOT NULL, flagged boolean NOT NULL, pad text NOT NULL) ` +
+          `WITH (autovacuum_enabled = false)`,
       ));
     const flagged = `((g - 1) / ${p.batchRows}) % ${p.matchEvery} = 0`;
-    const loadSeconds = load ? await q(`INSERT INTO ${TABLE} ${ROWS_SQL(flagged)}`, [1, p.rows]) : 0;
+    const loadSeconds = load
+      ? (await q(`INSERT INTO ${TABLE} ${ROWS_SQL(flagged)}`, [1, p.rows])) +
+        (await q(`ALTER TABLE ${TABLE} ADD PRIMARY KEY (id)`))
+      : 0;
     const indexSeconds = c.kind !== "none" ? await q(INDEX_SQL[c.kind]) : 0;
-    const vacuumSeconds = load ? await q(`VACUUM (ANALYZE) ${TABLE}`) : 0;
+    const vacuumSeconds = load ? await q(`VACUUM (ANALYZE) ${TABLE} (id)`) : 0;
     const checkpointSeconds = await q("CHECKPOINT");
     return { recreateSeconds, loadSeconds, indexSeconds, vacuumSeconds, checkpointSeconds };
   }
