@@ -320,7 +320,8 @@ function isConnectionLoss(error: unknown): boolean {
     if (/^E(CONNRESET|PIPE|CONNREFUSED|HOSTUNREACH|TIMEDOUT)$|^57P0[123]$/.test(code)) return true;
   }
   // Server errors carry a SQLSTATE too (XX000), so the wording is read whatever the code.
-  return /Connection terminated|connection.*(closed|lost)|closed the connection|could not (receive|send) data (from|to) server|terminating connection|postmaster exit|backend died|connection error and is not queryable|No space left on device/i.test(
+  // A client that connects after the server died (pgbench between trials) hears only a refusal.
+  return /Connection terminated|connection.*(closed|lost)|closed the connection|could not (receive|send) data (from|to) server|terminating connection|postmaster exit|backend died|connection error and is not queryable|Connection refused|no connection to the server|No space left on device/i.test(
     String(error),
   );
 }

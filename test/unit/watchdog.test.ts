@@ -406,3 +406,31 @@ test("pgbench's empty output on a server that answers no probe is a lost connect
     (e: unknown) => e === empty,
   );
 });
+
+test("pgbench refused at its start because the embedded server was just killed: the loss is waited for and named (was: pgbench's words only)", async () => {
+  const { pgbenchFailure } = await import("../../lib/workloads/pgbench/run");
+  // What pgbench printed in the fault matrix when the kill landed as it connected.
+  const refused = pgbenchFailure(
+    1,
+    "",
+    'pgbench: error: connection to server at "127.0.0.1", port 44549 failed: Connection refused\n' +
+      "\tIs the server running on that host and accepting TCP/IP connections?\n" +
+      "pgbench: error: could not create connection for client 0\n",
+  );
+  // The postmaster is reaped a moment after the refusal: until then its pid is a zombie that looks alive.
+  const reapedAt = Date.now() + 600;
+  const server = fakeServer({
+    processGone: async () => (Date.now() >= reapedAt ? "its postmaster (pid 4242) was killed by SIGKILL" : undefined),
+  });
+  const watchdog = new TrialWatchdog({ servers: new Map([["postgresql", server]]), boundMs: 60_000, activityMs: 0 });
+  let caught: unknown;
+  await watchdog
+    .watch("postgresql", "trial set1/reindex", () => Promise.reject(refused))
+    .catch((e: unknown) => (caught = e));
+  assert.ok(caught instanceof ServerLostError, String(caught));
+  assert.equal(caught.cause, refused);
+  assert.match(
+    caught.message,
+    /PostgreSQL 17\.6 server \(embedded, 127\.0\.0\.1:1\) went away \(pgbench lost its connection .*Connection refused.*\): its postmaster \(pid 4242\) was killed by SIGKILL/,
+  );
+});
