@@ -24,11 +24,11 @@ test("parameters: profiles resolve, bad values are refused with a clear message"
   refuses({ rows: 1.5 }, /rows must be a positive integer/);
   refuses({ keyOrders: ["sorted"] }, /keyOrders must include "random"/);
   refuses({ keyOrders: ["reverse"] }, /keyOrders\[0\] must be one of random, sorted/);
-  refuses({ randomSeed: 2 }, /randomSeed \(a setseed\(\) value\) must be a number from -1 to 1/);
+  refuses({ randomSeed: 2 }, /randomSeed must be a number ≥ -1 and ≤ 1 \(a setseed\(\) value\)/);
   refuses({ memorySweepMB: [0] }, /memorySweepMB\[0\] must be an integer from 1/);
   refuses({ workerSweep: [9] }, /workerSweep\[0\] must be an integer from 0 to 8/);
   refuses({ maxWalSizeMB: 16 }, /maxWalSizeMB.* from 32/);
-  refuses({ walAnatomyRows: -1 }, /walAnatomyRows must be a number ≥ 0/);
+  refuses({ walAnatomyRows: -1 }, /walAnatomyRows must be an integer ≥ 0/);
   refuses({ target: "cloud" }, /target must be one of auto, embedded, docker, external/);
   const p = experiment.params("default", { memorySweepMB: [64, 64, 4] });
   assert.deepEqual(p.memorySweepMB, [64, 4], "duplicates dropped, order kept");
