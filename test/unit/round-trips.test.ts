@@ -32,12 +32,12 @@ const bad: [string, () => unknown, RegExp][] = [
   [
     "negative round trip",
     () => experiment.params("smoke", { crossAzRttMs: -1 }),
-    /crossAzRttMs must be a number ≥ 0, got -1/,
+    /crossAzRttMs must be a number ≥ 0 and ≤ 100 .*, got -1/,
   ],
   [
     "round trip in seconds by mistake",
     () => experiment.params("smoke", { standbyRttMs: 1700 }),
-    /standbyRttMs is a round trip in milliseconds; 1700 ms/,
+    /standbyRttMs must be a number ≥ 0 and ≤ 100 \(a round trip in milliseconds.*\), got 1700/,
   ],
   [
     "sweep not a list",
