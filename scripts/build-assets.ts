@@ -10,14 +10,11 @@
  *   Gzipped, a report of the default profile is ≤ 1.5 MB with the charts still drawn offline;
  *   raw, the cartesian bundle alone would be 1.5 MB.
  * - the stand-in image's entrypoint (a shell script) next to build/lib/targets/docker/standin-image.js.
- * - every notebook's parameters with their types and meanings, read from their declarations
- *   (scripts/parameters-extract.ts), for `reproduce --help` and docs/parameters.md.
  */
 import fs from "node:fs";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { PLOTLY_ASSET, PLOTLY_INFO } from "../lib/display/plotly";
-import { PARAMETERS_ASSET, parameterSources, type ParametersInterface } from "./parameters-asset";
 
 if (process.argv.length > 2) {
   const help = process.argv[2] === "--help" || process.argv[2] === "-h";
@@ -48,26 +45,6 @@ function buildPlotlyAsset(): void {
 
 buildPlotlyAsset();
 
-/** build/assets/parameters.json, rebuilt only when a file it was read from changed since. */
-async function buildParametersAsset(): Promise<void> {
-  const target = path.join(buildRoot, "assets", PARAMETERS_ASSET);
-  const stampFile = `${target}.inputs`;
-  // A params file added or removed changes the list, so the asset is rebuilt for it too.
-  const roots = () => parameterSources(sourceRoot).map((f) => path.relative(sourceRoot, f));
-  const stamp = (inputs: readonly string[]) =>
-    JSON.stringify({ roots: roots(), inputs: inputs.map((f) => [f, fs.existsSync(f) ? fs.statSync(f).mtimeMs : 0]) });
-  if (fs.existsSync(target) && fs.existsSync(stampFile)) {
-    const previous = fs.readFileSync(stampFile, "utf8");
-    const inputs = (JSON.parse(previous) as { inputs: [string, number][] }).inputs.map(([f]) => f);
-    if (stamp(inputs) === previous) return;
-  }
-  const { extractParameters } = await import("./parameters-extract");
-  const { interfaces, inputs } = extractParameters(sourceRoot);
-  const data: readonly ParametersInterface[] = interfaces;
-  fs.writeFileSync(target, JSON.stringify(data, null, 1));
-  fs.writeFileSync(stampFile, stamp(inputs));
-}
-
 /** Non-TypeScript files under lib/ that the code reads from its own folder; tsc does not copy them. */
 const COPIED = ["lib/targets/docker/standin-entrypoint.sh"];
 for (const file of COPIED) {
@@ -76,8 +53,3 @@ for (const file of COPIED) {
   fs.copyFileSync(path.join(sourceRoot, file), to);
   fs.chmodSync(to, 0o755);
 }
-
-buildParametersAsset().catch((e: unknown) => {
-  console.error("build-assets: the parameters' list could not be built:", e);
-  process.exit(1);
-});

@@ -552,7 +552,13 @@ async function main(): Promise<number> {
     for (const line of etaLines(planned, etas)) console.log(line);
     // Before any kernel or server starts: the largest notebook's data must fit the embedded data
     // directory (notebooks run one at a time, each removing its server's directory at its end).
-    checkDisk(planned);
+    try {
+      checkDisk(planned);
+    } catch (error) {
+      // Estimates are what was asked: the disk a run would need is said, not refused.
+      if (!(opts.etaOnly && error instanceof UsageError)) throw error;
+      console.log(`note: run as planned, it would be refused: ${error.message}`);
+    }
     if (opts.etaOnly) return 0;
     findPython();
     // Before any kernel starts: a PDF needs Chromium.

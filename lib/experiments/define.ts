@@ -5,14 +5,14 @@
  */
 import path from "node:path";
 import { withProfile, type ProfileName } from "../params/profiles";
-import { oneOf, positiveInteger, rejectUnknownKeys } from "../params/validate";
+import { rejectUnknownKeys } from "../params/validate";
 import { RunStore, type TrialRecord } from "../results/run-store";
 import { summaryCsv } from "../results/summary-csv";
 import type { RunMetadata } from "../results/metadata";
 import { judgeOne, plan as planClaims, type ClaimSet, type Without } from "../stats/claim-engine";
 import { planText, type ClaimCheck, type ClaimPlan } from "../stats/claims";
 import type { DiskNeed } from "../targets/disk-need";
-import { TARGET_CHOICES, type TargetChoice } from "../targets/select";
+import { LIMIT_PARAMS, TARGET_PARAMS, type TargetParams } from "./target-params";
 import type { ServerSpec } from "../targets/types";
 import { showClaimsAndUndeclared } from "../display/claims";
 import { showRunHeader } from "../display/run-header";
@@ -22,23 +22,6 @@ import { estimateRun, type EtaModel } from "./eta";
 import type { FaultCells } from "./faults";
 import { withSession, type ExperimentSession, type RunControl } from "./session";
 import type { PlannedTrial } from "../workloads/trials";
-
-/** Where a notebook's servers run: every notebook's parameters extend it. */
-export interface TargetParams {
-  /**
-   * Where the servers run: auto = embedded, unless a URI (DBLAB_POSTGRES_URI, DBLAB_MONGODB_URI) or a
-   * Docker engine on another host is named; or embedded, docker, external (docs/targets.md).
-   */
-  readonly target: TargetChoice;
-}
-
-/** A Docker server's limits, for the notebooks whose servers may run in containers. */
-export interface LimitParams extends TargetParams {
-  /** CPU limit of each Docker server. */
-  readonly cpus: number;
-  /** Memory limit of each Docker server, GiB. */
-  readonly memoryGiB: number;
-}
 
 /** The parameters the base reads. */
 export type BaseParams = TargetParams & { readonly cpus?: number; readonly memoryGiB?: number };
@@ -161,9 +144,9 @@ export function defineExperiment<
     return d.check(
       {
         ...p,
-        target: oneOf("target", p.target, TARGET_CHOICES),
-        ...(p.cpus === undefined ? {} : { cpus: positiveInteger("cpus", p.cpus) }),
-        ...(p.memoryGiB === undefined ? {} : { memoryGiB: positiveInteger("memoryGiB", p.memoryGiB) }),
+        target: TARGET_PARAMS.target.check("target", p.target),
+        ...(p.cpus === undefined ? {} : { cpus: LIMIT_PARAMS.cpus.check("cpus", p.cpus) }),
+        ...(p.memoryGiB === undefined ? {} : { memoryGiB: LIMIT_PARAMS.memoryGiB.check("memoryGiB", p.memoryGiB) }),
       },
       overrides,
     );

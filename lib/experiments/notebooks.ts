@@ -1,4 +1,7 @@
-/** Adding a notebook is its two lines here (docs/adding-a-notebook.md); registry.ts derives the rest. */
+/**
+ * Adding a notebook is its two lines here (docs/adding-a-notebook.md); registry.ts derives the rest. The
+ * second line is the notebook's declared parameters (value and type): `--help` and docs/parameters.md read them.
+ */
 export * as indexWriteCost from "./index-write-cost";
 export * as createIndexAfterLoad from "./create-index-after-load";
 export * as overIndexing from "./over-indexing";
@@ -7,11 +10,11 @@ export * as roundTrips from "./round-trips";
 export * as yourIndexes from "./your-indexes";
 export * as fillfactorHot from "./fillfactor-hot";
 export * as indexTypes from "./index-types";
-export type { IndexWriteCostParams } from "./index-write-cost/params";
-export type { CreateIndexAfterLoadParams } from "./create-index-after-load/params";
-export type { OverIndexingParams } from "./over-indexing/params";
-export type { ReindexUnderLoadParams } from "./reindex-under-load/params";
-export type { RoundTripsParams } from "./round-trips/params";
-export type { YourIndexesParams } from "./your-indexes/params";
-export type { FillfactorHotParams } from "./fillfactor-hot/params";
-export type { IndexTypesParams } from "./index-types/params";
+export { IndexWriteCostParams } from "./index-write-cost/params";
+export { CreateIndexAfterLoadParams } from "./create-index-after-load/params";
+export { OverIndexingParams } from "./over-indexing/params";
+export { ReindexUnderLoadParams } from "./reindex-under-load/params";
+export { RoundTripsParams } from "./round-trips/params";
+export { YourIndexesParams } from "./your-indexes/params";
+export { FillfactorHotParams } from "./fillfactor-hot/params";
+export { IndexTypesParams } from "./index-types/params";

@@ -5,7 +5,7 @@ import { COMPARE_RUNS_DEFAULTS, compareRunsParams } from "../compare/params";
 
 export const EXPERIMENTS: readonly RegisteredExperiment[] = [
   ...Object.values(notebooks)
-    .map((n) => n.registered)
+    .flatMap((n) => ("registered" in n ? [n.registered] : []))
     .sort((a, b) => a.id.localeCompare(b.id)),
   // Last, so that without --only it compares the runs this reproduce just made.
   {

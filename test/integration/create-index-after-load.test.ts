@@ -52,6 +52,16 @@ test("trials on embedded PostgreSQL: per-phase counters, WAL by record type, ind
       loads.every((t) => (t.speed?.medianMs ?? 0) > 0),
       "each load trial records its speed probe",
     );
+    // The run's time account names a trial's setup by these parts.
+    for (const part of ["speed", "recreate", "checkpoint", "settle", "counters", "writeBack", "shape"] as const)
+      assert.ok(
+        loads.every((t) => (t[`${part}Seconds`] ?? -1) >= 0),
+        `each load trial records its ${part} seconds`,
+      );
+    assert.ok(
+      trials.every((t) => t.phases?.every((ph) => typeof ph.settledMs === "number")),
+      "each phase records its wait for the late counters",
+    );
     assert.equal(trials.length, plan.length);
     assert.equal(store.trials().length, plan.length, "every trial appended to trials.jsonl");
     for (const t of trials) {

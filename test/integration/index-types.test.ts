@@ -11,6 +11,7 @@ import { IndexTable, planTrials, runPlan, type IndexTypesCondition } from "../..
 import { find, summarise } from "../../lib/experiments/index-types/summarise";
 import { CLAIMS } from "../../lib/experiments/index-types/claims";
 import { judge } from "../../lib/stats/claim-engine";
+import { connect, endClient } from "../../lib/engines/postgres/connect";
 
 test("08's streams and passes on embedded PostgreSQL: every kind's index, the counters the claims read", async () => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-results-test-"));
@@ -60,6 +61,41 @@ test("08's streams and passes on embedded PostgreSQL: every kind's index, the co
     const claims = judge(CLAIMS, s);
     assert.equal(claims.length, 6);
     for (const c of claims) assert.notEqual(c.verdict, "held", `${c.id}: one round cannot decide (${c.decidedBy})`);
+    for (const t of trials) {
+      const { kind, operation } = t.condition;
+      const phases = {
+        recreate: t.recreateSeconds,
+        checkpoint: t.checkpointSeconds,
+        positions: t.positionsSeconds,
+        counters: t.countersSeconds,
+        ...(kind === "none" ? {} : { index: t.indexSeconds }),
+        ...(operation === "update" ? { load: t.loadSeconds, vacuum: t.vacuumSeconds } : {}),
+      };
+      for (const [phase, seconds] of Object.entries(phases))
+        assert.ok((seconds ?? 0) > 0, `${t.key}: ${phase} seconds recorded`);
+    }
+
+    // The loaded table of an UPDATE pass: its primary key built after the load, analysed on id only.
+    const table = await IndexTable.open(server.connection);
+    await table.prepare({ kind: "btree", operation: "update" }, params);
+    await table.close();
+    const c = await connect(server.connection);
+    try {
+      const { rows: keys } = await c.query<{ contype: string }>(
+        "SELECT contype FROM pg_constraint WHERE conname = 'idx_rows_pkey' AND conrelid = 'idx_rows'::regclass",
+      );
+      assert.deepEqual(keys, [{ contype: "p" }], "the primary key is the table's constraint");
+      const { rows: stats } = await c.query<{ attname: string }>(
+        "SELECT attname FROM pg_stats WHERE tablename = 'idx_rows' ORDER BY attname",
+      );
+      assert.deepEqual(stats, [{ attname: "id" }], "analysed on id, the column the pass's WHERE reads");
+      const { rows: plan } = await c.query<{ "QUERY PLAN": string }>(
+        `EXPLAIN (COSTS OFF) UPDATE idx_rows SET k = k + 1 WHERE id BETWEEN 2001 AND 4000`,
+      );
+      assert.match(plan.map((r) => r["QUERY PLAN"]).join("\n"), /Index Scan using idx_rows_pkey/);
+    } finally {
+      await endClient(c);
+    }
   } finally {
     await server.stop();
     fs.rmSync(root, { recursive: true, force: true });

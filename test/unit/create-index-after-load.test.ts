@@ -4,6 +4,7 @@ import { CREATE_INDEX_AFTER_LOAD_PROFILES } from "../../lib/experiments/create-i
 import { ParameterError } from "../../lib/params/validate";
 import { planTrials, type CreateIndexCondition } from "../../lib/experiments/create-index-after-load/workload/plan";
 import { loadSql } from "../../lib/experiments/create-index-after-load/workload/sql";
+import { settled } from "../../lib/experiments/create-index-after-load/workload/session";
 import {
   parseBackendUsage,
   parseSortTrace,
@@ -23,11 +24,11 @@ test("parameters: profiles resolve, bad values are refused with a clear message"
   refuses({ rows: 1.5 }, /rows must be a positive integer/);
   refuses({ keyOrders: ["sorted"] }, /keyOrders must include "random"/);
   refuses({ keyOrders: ["reverse"] }, /keyOrders\[0\] must be one of random, sorted/);
-  refuses({ randomSeed: 2 }, /randomSeed \(a setseed\(\) value\) must be a number from -1 to 1/);
+  refuses({ randomSeed: 2 }, /randomSeed must be a number ≥ -1 and ≤ 1 \(a setseed\(\) value\)/);
   refuses({ memorySweepMB: [0] }, /memorySweepMB\[0\] must be an integer from 1/);
   refuses({ workerSweep: [9] }, /workerSweep\[0\] must be an integer from 0 to 8/);
   refuses({ maxWalSizeMB: 16 }, /maxWalSizeMB.* from 32/);
-  refuses({ walAnatomyRows: -1 }, /walAnatomyRows must be a number ≥ 0/);
+  refuses({ walAnatomyRows: -1 }, /walAnatomyRows must be an integer ≥ 0/);
   refuses({ target: "cloud" }, /target must be one of auto, embedded, docker, external/);
   const p = experiment.params("default", { memorySweepMB: [64, 64, 4] });
   assert.deepEqual(p.memorySweepMB, [64, 4], "duplicates dropped, order kept");
@@ -135,4 +136,15 @@ test("statement reports: getrusage and trace_sort notices are parsed", () => {
   assert.equal(parallel?.diskBlocks, 22, "the leader's figure, not the sum again");
   const inMemory = parseSortTrace([{ message: "internal sort of worker -1 ended, 25 KB used: CPU" }]);
   assert.deepEqual([inMemory?.spilled, inMemory?.memoryKB], [false, 25]);
+});
+
+test("the wait after a phase ends only when the WAL is flushed, the late counters stand still and a CHECKPOINT is counted", () => {
+  const quiet = { wal_write: 10, wal_sync: 4, checkpoints: 3, buffers_written: 100, unflushed: 0 };
+  assert.ok(settled(quiet, { ...quiet }), "two alike readings with the WAL flushed");
+  assert.ok(settled(quiet, { ...quiet, unflushed: 24 }), "an insert position past a page header is nothing to write");
+  assert.ok(!settled(quiet, { ...quiet, unflushed: 8192 }), "WAL the WAL writer has still to write");
+  assert.ok(!settled(quiet, { ...quiet, wal_write: 11 }), "the WAL writer reported since the last reading");
+  assert.ok(!settled(quiet, { ...quiet, buffers_written: 120 }), "the checkpointer reported since the last reading");
+  assert.ok(!settled(quiet, { ...quiet }, 3), "the CHECKPOINT's own count not yet published");
+  assert.ok(settled({ ...quiet, checkpoints: 4 }, { ...quiet, checkpoints: 4 }, 3), "and once it is");
 });

@@ -13,6 +13,7 @@ import { EXPERIMENTS, findExperiment } from "../../lib/experiments/registry";
 import { PROFILES } from "../../lib/params/profiles";
 import {
   allParameters,
+  declarationFile,
   helpText,
   notebookParameters,
   PARAMETERS_DOC,
@@ -30,9 +31,10 @@ test("docs/parameters.md is what npm run docs:parameters writes (run it after ch
 test("every notebook's every parameter is declared with a type and a meaning", () => {
   for (const entry of EXPERIMENTS) {
     const n = notebookParameters(entry);
+    assert.ok(fs.existsSync(path.join(root, declarationFile(entry))), `${entry.id}: ${declarationFile(entry)}`);
     assert.deepEqual(n.parameters.map((p) => p.name).sort(), Object.keys(entry.profiles.default).sort());
     for (const p of n.parameters) {
-      assert.ok(p.meaning.length >= 10, `${entry.id} ${p.name}: a one-line doc comment at its declaration`);
+      assert.ok(p.meaning.length >= 10, `${entry.id} ${p.name}: a one-line meaning at its declaration`);
       assert.ok(p.type && !/\bany\b/.test(p.type), `${entry.id} ${p.name}: type ${p.type}`);
     }
   }

@@ -47,7 +47,7 @@ test("parameters: profiles resolve; bad values are refused with a clear message"
   for (const bad of [-0.1, 1, "0.25"])
     assert.throws(
       () => reindexUnderLoadParams("smoke", { stallShare: bad as never }),
-      /stallShare must be a share of the run in \[0, 1\)/,
+      /stallShare must be a number ≥ 0 and < 1 \(a share of the run/,
     );
   assert.throws(() => reindexUnderLoadParams("smoke", { scal: 1 } as never), /unknown parameter "scal"/);
   assert.throws(

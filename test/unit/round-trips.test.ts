@@ -5,6 +5,7 @@ import { experiment } from "../../lib/experiments/round-trips";
 import { CASE_INFO, CASES, statements } from "../../lib/experiments/round-trips/workload/cases";
 import { changedRows } from "../../lib/experiments/round-trips/workload/dataset";
 import { summariseLags } from "../../lib/experiments/round-trips/workload/replication";
+import { environmentOrder, sweepOrder } from "../../lib/experiments/round-trips/phases";
 
 const bad: [string, () => unknown, RegExp][] = [
   [
@@ -31,12 +32,12 @@ const bad: [string, () => unknown, RegExp][] = [
   [
     "negative round trip",
     () => experiment.params("smoke", { crossAzRttMs: -1 }),
-    /crossAzRttMs must be a number ≥ 0, got -1/,
+    /crossAzRttMs must be a number ≥ 0 and ≤ 100 .*, got -1/,
   ],
   [
     "round trip in seconds by mistake",
     () => experiment.params("smoke", { standbyRttMs: 1700 }),
-    /standbyRttMs is a round trip in milliseconds; 1700 ms/,
+    /standbyRttMs must be a number ≥ 0 and ≤ 100 \(a round trip in milliseconds.*\), got 1700/,
   ],
   [
     "sweep not a list",
@@ -122,4 +123,30 @@ test("05's phases are planned once: emulated, hosted and quorum environments; an
   assert.deepEqual(asIs.single, ["external"]);
   assert.deepEqual([asIs.quorum, asIs.hostedQuorum, asIs.sweep], [[], [], false]);
   assert.match(asIs.skipped[0].what, /same-az, cross-az, quorum-same-az, quorum-cross-az/);
+});
+
+test("05's blocks: each repeat runs every environment once, and the blocks that meet at a repeat's end share one", () => {
+  const envs = ["local", "same-az", "cross-az"] as const;
+  const blocks = [1, 2, 3, 4, 5].flatMap((repeat) => environmentOrder(envs, repeat).map((env) => ({ repeat, env })));
+  for (const repeat of [1, 2, 3, 4, 5])
+    assert.deepEqual(
+      blocks
+        .filter((b) => b.repeat === repeat)
+        .map((b) => b.env)
+        .sort(),
+      [...envs].sort(),
+      `repeat ${repeat} runs each environment once`,
+    );
+  for (let i = 1; i < blocks.length; i++)
+    if (blocks[i].repeat !== blocks[i - 1].repeat)
+      assert.equal(blocks[i].env, blocks[i - 1].env, `repeat ${blocks[i].repeat} opens where the one before ended`);
+  // One link set per environment and repeat before; now the two that meet at each of 4 repeat ends share one.
+  const sets = blocks.filter((b, i) => i === 0 || blocks[i - 1].env !== b.env).length;
+  assert.equal(sets, 15 - 4);
+});
+
+test("05's sweep starts at the standby round trip its links are at, the others in their order", () => {
+  assert.deepEqual(sweepOrder([0.2, 0.85, 1.7], 1.7), [1.7, 0.2, 0.85]);
+  assert.deepEqual(sweepOrder([0.2, 0.85, 1.7], 0.5), [0.2, 0.85, 1.7]);
+  assert.deepEqual(sweepOrder([0.2, 0.85], undefined), [0.2, 0.85]);
 });

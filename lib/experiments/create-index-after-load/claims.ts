@@ -296,6 +296,7 @@ export const CLAIMS = declare<CreateIndexAfterLoadParams, S, "rows" | "walRows" 
       "the writes by backend type are shown (I/O by backend), not judged: the seed gives no figure to compare",
     checkpoints:
       "the seed's speculation; a repeat with a timed checkpoint in its window is flagged and the verdicts recomputed without it",
-    walCountersLag: "a measurement caveat, handled by the pause before each counter read (settleMs), not a claim",
+    walCountersLag:
+      "a measurement caveat, handled by waiting after each phase until the WAL is flushed and the WAL writer's and checkpointer's counters stand still (at most settleMs), not a claim",
   }).map(([key, reason]) => ({ sentence: Q.quote(key), reason })),
 });

@@ -1,64 +1,77 @@
 /** Parameters of the notebook, per profile, their checks, and the data directory they need. */
-import { KEY_ORDERS, type KeyOrder } from "./workload/sql";
-import type { LimitParams } from "../define";
+import { KEY_ORDERS } from "./workload/sql";
+import { LIMIT_PARAMS } from "../target-params";
 import type { ProfileName } from "../../params/profiles";
 import { bytesText, type DiskNeed } from "../../targets/disk-need";
-import {
-  integerListInRange,
-  listOf,
-  nonNegativeNumber,
-  ParameterError,
-  positiveInteger,
-  positiveIntegerList,
-} from "../../params/validate";
+import { declareParams, integer, integers, listOf, number, type ParamsOf } from "../../params/declare";
+import { ParameterError } from "../../params/validate";
 
-export interface CreateIndexAfterLoadParams extends LimitParams {
-  /** Rows of the headline comparison (the seed: 100,000,000). */
-  readonly rows: number;
-  /** Trials per method at `rows`, a fresh table each (the seed: 2). */
-  readonly repeats: number;
-  /** Row counts of the size sweep (both methods, random keys); `rows` is always part of it. */
-  readonly rowSweep: readonly number[];
-  /** Trials per sweep point that is not the headline (sizes, key order, sort memory, workers). */
-  readonly sweepRepeats: number;
-  /** Key orders to load at `rows`: "random" is the seed's; "sorted" loads the same codes in ascending order. */
-  readonly keyOrders: readonly KeyOrder[];
-  /** maintenance_work_mem values, MB, of the CREATE INDEX sweep (session SET per build). */
-  readonly memorySweepMB: readonly number[];
-  /** max_parallel_maintenance_workers values of the CREATE INDEX sweep (session SET per build). */
-  readonly workerSweep: readonly number[];
-  /**
-   * Rows of optional pairs on a second server whose shared_buffers is `cacheSharedBuffersMB`: shown (counters, I/O
-   * by backend), judged by no claim; 0 = none. The OS page cache is not limited.
-   */
-  readonly cacheRows: number;
-  /** shared_buffers of the second server of the `cacheRows` pairs, MB. */
-  readonly cacheSharedBuffersMB: number;
-  /**
-   * Rows and distinct codes of the pairs that decide claim (4), the index's density: `repeats` pairs at `densityRows`
-   * rows over `densityCodes` codes, so that rows per code is the seed's ~10,000 (100M rows over 10,001 codes); 0 = (4)
-   * on the headline pair.
-   */
-  readonly densityRows: number;
-  /** Distinct codes of claim (4)'s pairs: densityRows ÷ densityCodes is its rows per code. */
-  readonly densityCodes: number;
-  /** Rows of the extra pair of trials whose WAL is decoded by record type (pg_walinspect); 0 = skip. */
-  readonly walAnatomyRows: number;
-  /** setseed() value before every load, so every trial writes the same codes. */
-  readonly randomSeed: number;
-  /** maintenance_work_mem, MB (the seed ran PostgreSQL's defaults, with track_io_timing and track_wal_io_timing on). */
-  readonly maintenanceWorkMemMB: number;
-  /** max_parallel_maintenance_workers of the server (workers a CREATE INDEX may use). */
-  readonly maxParallelMaintenanceWorkers: number;
-  /** shared_buffers, MB. */
-  readonly sharedBuffersMB: number;
-  /** max_wal_size, MB. */
-  readonly maxWalSizeMB: number;
-  /** checkpoint_timeout, seconds. */
-  readonly checkpointTimeoutS: number;
-  /** Pause after each phase before reading counters: the WAL writer and checkpointer report late. */
-  readonly settleMs: number;
-}
+// PostgreSQL's own limits: maintenance_work_mem ≥ 1 MB; max_wal_size ≥ two 16 MB segments; shared_buffers in
+// whole MB; codes are written as 'C' and 5 digits.
+const MAX_WORK_MEM_MB = 2_097_151;
+export const CreateIndexAfterLoadParams = declareParams({
+  ...LIMIT_PARAMS,
+  rows: integer("Rows of the headline comparison (the seed: 100,000,000)."),
+  repeats: integer("Trials per method at `rows`, a fresh table each (the seed: 2)."),
+  rowSweep: integers("Row counts of the size sweep (both methods, random keys); `rows` is always part of it."),
+  sweepRepeats: integer("Trials per sweep point that is not the headline (sizes, key order, sort memory, workers)."),
+  keyOrders: listOf(
+    KEY_ORDERS,
+    'Key orders to load at `rows`: "random" is the seed\'s; "sorted" loads the same codes in ascending order.',
+    { repeated: "drop" },
+  ),
+  memorySweepMB: integers("maintenance_work_mem values, MB, of the CREATE INDEX sweep (session SET per build).", {
+    max: MAX_WORK_MEM_MB,
+    repeated: "drop",
+  }),
+  workerSweep: integers("max_parallel_maintenance_workers values of the CREATE INDEX sweep (session SET per build).", {
+    min: 0,
+    max: 8,
+    repeated: "drop",
+  }),
+  cacheRows: integer(
+    "Rows of optional pairs on a second server whose shared_buffers is `cacheSharedBuffersMB`: shown (counters, " +
+      "I/O by backend), judged by no claim; 0 = none. The OS page cache is not limited.",
+    { min: 0 },
+  ),
+  cacheSharedBuffersMB: integer("shared_buffers of the second server of the `cacheRows` pairs, MB.", {
+    max: 1_048_576,
+  }),
+  densityRows: integer(
+    "Rows and distinct codes of the pairs that decide claim (4), the index's density: `repeats` pairs at " +
+      "`densityRows` rows over `densityCodes` codes, so that rows per code is the seed's ~10,000 (100M rows over " +
+      "10,001 codes); 0 = (4) on the headline pair.",
+    { min: 0 },
+  ),
+  densityCodes: integer("Distinct codes of claim (4)'s pairs: densityRows ÷ densityCodes is its rows per code.", {
+    max: 100_000,
+  }),
+  walAnatomyRows: integer(
+    "Rows of the extra pair of trials whose WAL is decoded by record type (pg_walinspect); 0 = skip.",
+    { min: 0 },
+  ),
+  randomSeed: number("setseed() value before every load, so every trial writes the same codes.", {
+    min: -1,
+    max: 1,
+    hint: "a setseed() value",
+  }),
+  maintenanceWorkMemMB: integer(
+    "maintenance_work_mem, MB (the seed ran PostgreSQL's defaults, with track_io_timing and track_wal_io_timing on).",
+    { max: MAX_WORK_MEM_MB },
+  ),
+  maxParallelMaintenanceWorkers: integer(
+    "max_parallel_maintenance_workers of the server (workers a CREATE INDEX may use).",
+    { min: 0, max: 8 },
+  ),
+  sharedBuffersMB: integer("shared_buffers, MB.", { min: 16, max: 1_048_576 }),
+  maxWalSizeMB: integer("max_wal_size, MB.", { min: 32, max: 1_073_741_823 }),
+  checkpointTimeoutS: integer("checkpoint_timeout, seconds.", { min: 30, max: 86_400 }),
+  settleMs: integer(
+    "Longest wait after each phase for the WAL writer's and checkpointer's late counters to report (it ends as soon as they have).",
+    { min: 0, max: 60_000 },
+  ),
+});
+export type CreateIndexAfterLoadParams = ParamsOf<typeof CreateIndexAfterLoadParams>;
 
 /** PostgreSQL 17's defaults, which the seed's local server most likely ran with, and what every profile shares. */
 const SEED_SERVER = {
@@ -120,51 +133,15 @@ export const CREATE_INDEX_AFTER_LOAD_PROFILES: Readonly<Record<ProfileName, Crea
   },
 };
 
-const integer = (name: string, value: unknown, min: number, max: number) =>
-  integerListInRange(name, [value], min, max)[0];
-
-/** Checks a profile's values merged with a reader's overrides (target, cpus and memoryGiB: the base). */
-export function checkParams(p: CreateIndexAfterLoadParams): CreateIndexAfterLoadParams {
-  const whole = (name: keyof CreateIndexAfterLoadParams) => {
-    const v = nonNegativeNumber(name, p[name]);
-    if (!Number.isInteger(v)) throw new ParameterError(`${name} must be a whole number, got ${v}`);
-    return v;
-  };
-  const keyOrders = listOf("keyOrders", p.keyOrders, KEY_ORDERS);
-  if (!keyOrders.includes("random")) {
+/** Checks a profile's values merged with a reader's overrides (each as declared, then with each other). */
+export function checkParams(given: CreateIndexAfterLoadParams): CreateIndexAfterLoadParams {
+  const p = CreateIndexAfterLoadParams.check(given);
+  if (!p.keyOrders.includes("random")) {
     throw new ParameterError(
-      `keyOrders must include "random" (the seed's order, used by the headline and every sweep); got ${JSON.stringify(keyOrders)}`,
+      `keyOrders must include "random" (the seed's order, used by the headline and every sweep); got ${JSON.stringify(p.keyOrders)}`,
     );
   }
-  const randomSeed = p.randomSeed;
-  if (typeof randomSeed !== "number" || !Number.isFinite(randomSeed) || randomSeed < -1 || randomSeed > 1)
-    throw new ParameterError(
-      `randomSeed (a setseed() value) must be a number from -1 to 1, got ${JSON.stringify(randomSeed)}`,
-    );
-  // PostgreSQL's own limits: maintenance_work_mem ≥ 1 MB; max_wal_size ≥ two 16 MB segments; shared_buffers in
-  // whole MB; codes are written as 'C' and 5 digits.
-  return {
-    ...p,
-    rows: positiveInteger("rows", p.rows),
-    repeats: positiveInteger("repeats", p.repeats),
-    rowSweep: positiveIntegerList("rowSweep", p.rowSweep),
-    sweepRepeats: positiveInteger("sweepRepeats", p.sweepRepeats),
-    keyOrders: [...new Set(keyOrders)],
-    memorySweepMB: [...new Set(integerListInRange("memorySweepMB", p.memorySweepMB, 1, 2_097_151))],
-    workerSweep: [...new Set(integerListInRange("workerSweep", p.workerSweep, 0, 8))],
-    walAnatomyRows: whole("walAnatomyRows"),
-    cacheRows: whole("cacheRows"),
-    cacheSharedBuffersMB: integer("cacheSharedBuffersMB", p.cacheSharedBuffersMB, 1, 1_048_576),
-    densityRows: whole("densityRows"),
-    densityCodes: integer("densityCodes", p.densityCodes, 1, 100_000),
-    randomSeed,
-    maintenanceWorkMemMB: integer("maintenanceWorkMemMB", p.maintenanceWorkMemMB, 1, 2_097_151),
-    maxParallelMaintenanceWorkers: integer("maxParallelMaintenanceWorkers", p.maxParallelMaintenanceWorkers, 0, 8),
-    sharedBuffersMB: integer("sharedBuffersMB", p.sharedBuffersMB, 16, 1_048_576),
-    maxWalSizeMB: integer("maxWalSizeMB", p.maxWalSizeMB, 32, 1_073_741_823),
-    checkpointTimeoutS: integer("checkpointTimeoutS", p.checkpointTimeoutS, 30, 86_400),
-    settleMs: integer("settleMs", p.settleMs, 0, 60_000),
-  };
+  return p;
 }
 
 /** Bytes per row of the table with its grown index, of CREATE INDEX's sort spill, and of an indexed load's WAL. */

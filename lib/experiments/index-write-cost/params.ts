@@ -1,54 +1,47 @@
 /** Parameters of notebook 01 (index write cost), per profile, and their checks. */
-import { ENGINES, type Engine } from "../../targets/types";
-import { OPERATIONS, FIELD_COUNT, type Operation } from "./workload/operations";
-import type { LimitParams } from "../define";
+import { ENGINES } from "../../targets/types";
+import { OPERATIONS, FIELD_COUNT } from "./workload/operations";
+import { LIMIT_PARAMS } from "../target-params";
 import type { ProfileName } from "../../params/profiles";
-import {
-  integerListInRange,
-  listOf,
-  ParameterError,
-  positiveInteger,
-  positiveIntegerList,
-  repeatsWithCap,
-} from "../../params/validate";
+import { declareParams, integer, integers, listOf, type ParamsOf } from "../../params/declare";
+import { ParameterError, repeatsWithCap } from "../../params/validate";
 
-export interface IndexWriteCostParams extends LimitParams {
-  /** Databases to measure: postgresql and/or mongodb. */
-  readonly engines: readonly Engine[];
-  /** Rows per trial (the seed: 10k, 100k, 1M). */
-  readonly rowCounts: readonly number[];
-  /**
-   * Sizes run only for claim (b), the growth of the ratio from the compared size to 1M rows: INSERT
-   * and the 5-field UPDATE with 0 and 5 extra indexes (the four conditions (b)'s statistic uses),
-   * nothing else. Claims (a) and (c) are judged at the largest of `rowCounts`.
-   */
-  readonly growthRows: readonly number[];
-  /** Extra single-field secondary indexes: 0 (primary key only), 1 (field1), 5 (field1..field5). */
-  readonly extraIndexes: readonly number[];
-  /** Write operations timed: INSERT, UPDATE of a non-indexed field, of one indexed field, of five indexed fields. */
-  readonly operations: readonly Operation[];
-  /** Trials per condition (the seed: 5). */
-  readonly repeats: number;
-  /**
-   * Adaptive design: while a headline claim (a, c) is inconclusive after `repeats`, add one more
-   * repeat of the largest size's conditions, up to `maxRepeats` and while the run has taken less than
-   * `budgetSeconds`. The run records which of the three stopped it. `maxRepeats = repeats`: no adding.
-   */
-  readonly maxRepeats: number;
-  /** Seconds the run may take before the adaptive design adds no more repeats. */
-  readonly budgetSeconds: number;
-  /** Rows per driver call (the seed: 1,000). */
-  readonly batchSize: number;
-  /** PRNG seed for field values and the update order (the seed: 42). */
-  readonly seed: number;
-  /**
-   * Heap fillfactor(s) of the PostgreSQL table, percent. The first is used for every operation;
-   * further values sweep the non-indexed UPDATE (whose HOT share depends on free page space).
-   */
-  readonly fillfactors: readonly number[];
-  /** PostgreSQL shared_buffers and MongoDB WiredTiger cache, GiB (the seed: 1 and 1). */
-  readonly cacheGiB: number;
-}
+export const IndexWriteCostParams = declareParams({
+  ...LIMIT_PARAMS,
+  engines: listOf(ENGINES, "Databases to measure: postgresql and/or mongodb."),
+  rowCounts: integers("Rows per trial (the seed: 10k, 100k, 1M)."),
+  // A size in rowCounts runs the whole matrix, (b)'s conditions included: checkParams drops it here.
+  growthRows: integers(
+    "Sizes run only for claim (b), the growth of the ratio from the compared size to 1M rows: INSERT and the " +
+      "5-field UPDATE with 0 and 5 extra indexes (the four conditions (b)'s statistic uses), nothing else. " +
+      "Claims (a) and (c) are judged at the largest of `rowCounts`.",
+    { empty: true },
+  ),
+  extraIndexes: integers(
+    "Extra single-field secondary indexes: 0 (primary key only), 1 (field1), 5 (field1..field5).",
+    { min: 0, max: FIELD_COUNT },
+  ),
+  operations: listOf(
+    OPERATIONS,
+    "Write operations timed: INSERT, UPDATE of a non-indexed field, of one indexed field, of five indexed fields.",
+  ),
+  repeats: integer("Trials per condition (the seed: 5)."),
+  maxRepeats: integer(
+    "Adaptive design: while a headline claim (a, c) is inconclusive after `repeats`, add one more repeat of the " +
+      "largest size's conditions, up to `maxRepeats` and while the run has taken less than `budgetSeconds`. The " +
+      "run records which of the three stopped it. `maxRepeats = repeats`: no adding.",
+  ),
+  budgetSeconds: integer("Seconds the run may take before the adaptive design adds no more repeats."),
+  batchSize: integer("Rows per driver call (the seed: 1,000)."),
+  seed: integer("PRNG seed for field values and the update order (the seed: 42)."),
+  fillfactors: integers(
+    "Heap fillfactor(s) of the PostgreSQL table, percent. The first is used for every operation; further values " +
+      "sweep the non-indexed UPDATE (whose HOT share depends on free page space).",
+    { min: 10, max: 100 },
+  ),
+  cacheGiB: integer("PostgreSQL shared_buffers and MongoDB WiredTiger cache, GiB (the seed: 1 and 1)."),
+});
+export type IndexWriteCostParams = ParamsOf<typeof IndexWriteCostParams>;
 
 const SEED_MATRIX = {
   target: "auto",
@@ -97,35 +90,20 @@ export const INDEX_WRITE_COST_PROFILES: Readonly<Record<ProfileName, IndexWriteC
   },
 };
 
-/** Checks a profile's values merged with a reader's overrides (target, cpus and memoryGiB: the base). */
-export function checkParams(p: IndexWriteCostParams, overrides: Partial<IndexWriteCostParams>): IndexWriteCostParams {
-  const rowCounts = positiveIntegerList("rowCounts", p.rowCounts);
-  const batchSize = positiveInteger("batchSize", p.batchSize);
-  const smallest = Math.min(...rowCounts);
-  if (batchSize > smallest) {
-    throw new ParameterError(`batchSize (${batchSize}) is larger than the smallest row count (${smallest})`);
+/** Checks a profile's values merged with a reader's overrides (each as declared, then with each other). */
+export function checkParams(
+  given: IndexWriteCostParams,
+  overrides: Partial<IndexWriteCostParams>,
+): IndexWriteCostParams {
+  const p = IndexWriteCostParams.check(given);
+  const smallest = Math.min(...p.rowCounts);
+  if (p.batchSize > smallest) {
+    throw new ParameterError(`batchSize (${p.batchSize}) is larger than the smallest row count (${smallest})`);
   }
-  // A size in rowCounts runs the whole matrix, (b)'s conditions included: it is not run twice.
-  const growthRows = (
-    Array.isArray(p.growthRows) && p.growthRows.length === 0 ? [] : positiveIntegerList("growthRows", p.growthRows)
-  ).filter((n) => !rowCounts.includes(n));
-  if (growthRows.some((n) => n < batchSize))
-    throw new ParameterError(`batchSize (${batchSize}) is larger than a growthRows size (${Math.min(...growthRows)})`);
-  const fillfactors = integerListInRange("fillfactors", p.fillfactors, 10, 100);
-  const { repeats, maxRepeats } = repeatsWithCap(p, overrides);
-  return {
-    ...p,
-    engines: listOf("engines", p.engines, ENGINES),
-    rowCounts,
-    growthRows,
-    extraIndexes: integerListInRange("extraIndexes", p.extraIndexes, 0, FIELD_COUNT),
-    operations: listOf("operations", p.operations, OPERATIONS),
-    repeats,
-    maxRepeats,
-    budgetSeconds: positiveInteger("budgetSeconds", p.budgetSeconds),
-    batchSize,
-    seed: positiveInteger("seed", p.seed),
-    fillfactors,
-    cacheGiB: positiveInteger("cacheGiB", p.cacheGiB),
-  };
+  const growthRows = p.growthRows.filter((n) => !p.rowCounts.includes(n));
+  if (growthRows.some((n) => n < p.batchSize))
+    throw new ParameterError(
+      `batchSize (${p.batchSize}) is larger than a growthRows size (${Math.min(...growthRows)})`,
+    );
+  return { ...p, growthRows, ...repeatsWithCap(p, overrides) };
 }

@@ -14,12 +14,13 @@ import { decideTarget } from "../../targets/select";
 import { canReplicate, type ConnectionInfo, type ReplicationPrimary, type ServerSpec } from "../../targets/types";
 import type { StandbySpec, StandbyOptions, StartedServer } from "../../targets/types";
 import { redactText } from "../../targets/uri";
+import type { RunStore } from "../../results/run-store";
 import type { RunOf } from "../define";
 import type { ExperimentSession, RunControl } from "../session";
 import { hostEndpoint, type RoundTripsParams } from "./params";
 import { resetTable } from "./workload/dataset";
 import { ENVIRONMENT_INFO, QUORUM, STANDBY_NAMES } from "./workload/environments";
-import { CalibratedLink, measureBaseline, type CalibrationRecord } from "./workload/links";
+import { CalibratedLink, measureBaseline, STANDBY_PURPOSE, type CalibrationRecord } from "./workload/links";
 import { caseTrial, commitLevelTrial, seconds, timedTrial } from "./workload/trial-runner";
 import type { PlannedRoundTrip, Session, Slot } from "./workload/trial-runner";
 import { runTrials } from "../../workloads/trials";
@@ -74,6 +75,15 @@ function memoryDirectory(): string | undefined {
 
 type Hosted<E> = { readonly env: E; readonly host: string };
 
+/** The client link as one environment's block left it: what the bench connects to, and the round trip. */
+interface ClientSetting {
+  readonly env: EnvironmentKey;
+  readonly connection: ConnectionInfo;
+  readonly clientRttMs: number;
+  /** The bench connection's link, if it goes through one. */
+  readonly link?: DelayLink;
+}
+
 /** What runs where, decided before any server starts. */
 export function planPhases(p: RoundTripsParams, asIs: boolean) {
   const sweep = p.sweepStandbyRttsMs.length > 0 && p.syncLevels.length > 0;
@@ -103,6 +113,19 @@ export function planPhases(p: RoundTripsParams, asIs: boolean) {
     skipped: [],
   };
 }
+
+/**
+ * The environments of one repeat, in the order their blocks run: every other repeat backwards, so the
+ * blocks that meet at a repeat's end share an environment, whose link is then not set again.
+ */
+export const environmentOrder = <E>(envs: readonly E[], repeat: number): readonly E[] =>
+  repeat % 2 ? envs : [...envs].reverse();
+
+/** The sweep's standby round trips, the one the links are already at (if swept) first. */
+export const sweepOrder = (rtts: readonly number[], at: number | undefined): readonly number[] => [
+  ...rtts.filter((x) => x === at),
+  ...rtts.filter((x) => x !== at),
+];
 
 /** QUORUM standbys of a primary and two sessions on it; `stop` undoes it all. */
 class Standbys {
@@ -142,13 +165,21 @@ class Phases {
   done = 0;
   /** The untimed work since the last trial's record, seconds by name: the next trial's `beforeSeconds`. */
   private pending: Record<string, number> = {};
+  /** The trials on disk when the run (re)started, read once: no block plans a trial this run recorded. */
+  private readonly store: Pick<RunStore<RoundTripCondition>, "finishedKeys" | "append"> & {
+    readonly directory: string;
+  };
 
   constructor(
     readonly p: RoundTripsParams,
     readonly session: ExperimentSession<RoundTripCondition>,
     private readonly control: RunControl,
     private readonly total: number,
-  ) {}
+  ) {
+    const { store } = session;
+    const finished = store.finishedKeys();
+    this.store = { finishedKeys: () => finished, append: (r) => store.append(r), directory: store.directory };
+  }
 
   say(message: string): void {
     this.session.progress.update(this.done, this.total, message);
@@ -187,7 +218,7 @@ class Phases {
       return Object.keys(taken).length ? taken : undefined;
     };
     return runTrials(plan, (planned) => timedTrial(s, planned, took()), {
-      store: this.session.store,
+      store: this.store,
       signal,
       continueOnError: this.control.continueOnError ?? false,
       watch: (planned) => ({ engine: "postgresql", what: `running ${planned.key}`, group: planned.condition.kind }),
@@ -233,21 +264,15 @@ class Phases {
       calibrated = new CalibratedLink(this.clientLink, server, p.calibrationSamples);
     }
     const admin = await this.time("connectSeconds", () => connect(server));
+    let set: ClientSetting | undefined;
     try {
       for (let repeat = 1; repeat <= p.repeats; repeat++) {
-        for (const env of envs) {
-          // The client link is set once per block (one environment's cases in one repeat): repeats
-          // interleave the environments, so the claims' per-repeat pairs run close together.
-          const target = targetOf(env);
-          let [connection, clientRttMs, link] = [server, baseline, undefined as DelayLink | undefined];
-          if (target === null) await this.time("linkSeconds", async () => calibrated?.link.setOneWayDelay(0));
-          if (target !== null && calibrated) {
-            const c = calibrated;
-            this.say(`setting the client link to ${target} ms for ${env}…`);
-            const cal = await this.time("linkSeconds", () => c.calibrate(target, `${env} (${o.label})`));
-            [connection, clientRttMs] = [c.connectionFor(cal), cal.achievedRttMs];
-            link = cal.mode === "direct" ? undefined : c.link;
-          }
+        // The client link is set once per block (one environment's cases in one repeat): repeats
+        // interleave the environments, so the claims' per-repeat pairs run close together.
+        for (const env of environmentOrder(envs, repeat)) {
+          if (set?.env !== env)
+            set = await this.setClientLink(env, targetOf(env), server, baseline, calibrated, o.label);
+          const { connection, clientRttMs, link } = set;
           const bench = await this.time("connectSeconds", () => connect(connection));
           try {
             const { lagAdmin, standbyRttMs, real } = o;
@@ -262,6 +287,30 @@ class Phases {
       await closeAll([admin]);
       if (calibrated) this.calibrations.push(...calibrated.records);
     }
+  }
+
+  /** The client link at `target` for `env` (null: direct, the link at 0 ms), and what the bench connects to. */
+  private async setClientLink(
+    env: EnvironmentKey,
+    target: number | null,
+    server: ConnectionInfo,
+    baseline: number,
+    calibrated: CalibratedLink | undefined,
+    label: string,
+  ): Promise<ClientSetting> {
+    if (target === null || !calibrated) {
+      await this.time("linkSeconds", async () => calibrated?.link.setOneWayDelay(0));
+      return { env, connection: server, clientRttMs: baseline };
+    }
+    this.say(`setting the client link to ${target} ms for ${env}…`);
+    const cal = await this.time("linkSeconds", () => calibrated.calibrate(target, `${env} (${label})`));
+    const link = cal.mode === "direct" ? undefined : calibrated.link;
+    return {
+      env,
+      connection: calibrated.connectionFor(cal),
+      clientRttMs: cal.achievedRttMs,
+      ...(link ? { link } : {}),
+    };
   }
 
   /** A real server on a named host, measured, not emulated. */
@@ -321,20 +370,33 @@ class Phases {
     const links: CalibratedLink[] = [];
     const standbys = new Standbys(this.session, primary);
     try {
-      for (const [i, name] of STANDBY_NAMES.entries()) {
-        const address = emulator.kind === "netem" ? STANDBY_ADDRESSES[i] : undefined;
-        const link = await this.time("linkSeconds", () =>
-          emulator.createLink({ name, serverHost: "127.0.0.1", serverPort: primary.connection.port, address }),
-        );
-        links.push(new CalibratedLink(link, primary.connection, p.calibrationSamples));
-      }
-      const setStandbyRtt = (targetMs: number): Promise<number> =>
-        this.time("standbyLinkSeconds", async () => {
+      // Both links at once (untimed setup, nothing measured yet): a proxy link is a process to start.
+      const made = await this.time("linkSeconds", () =>
+        Promise.all(
+          STANDBY_NAMES.map((name, i) =>
+            emulator.createLink({
+              name,
+              serverHost: "127.0.0.1",
+              serverPort: primary.connection.port,
+              address: emulator.kind === "netem" ? STANDBY_ADDRESSES[i] : undefined,
+            }),
+          ),
+        ),
+      );
+      for (const link of made) links.push(new CalibratedLink(link, primary.connection, p.calibrationSamples));
+      // Both standby links at one round trip; a target they are already at is not set again.
+      let standbyAt: { readonly targetMs: number; readonly rttMs: number } | undefined;
+      const setStandbyRtt = async (targetMs: number): Promise<number> => {
+        if (standbyAt?.targetMs === targetMs) return standbyAt.rttMs;
+        const rttMs = await this.time("standbyLinkSeconds", async () => {
           this.say(`setting both standby links to ${targetMs} ms…`);
           const achieved: number[] = [];
-          for (const l of links) achieved.push((await l.calibrate(targetMs, "primary ↔ standby", true)).achievedRttMs);
+          for (const l of links) achieved.push((await l.calibrate(targetMs, STANDBY_PURPOSE, true)).achievedRttMs);
           return mean(achieved);
         });
+        standbyAt = { targetMs, rttMs };
+        return rttMs;
+      };
       let standbyRttMs = await setStandbyRtt(p.standbyRttMs);
       this.say("copying the primary's data directory into two standbys…");
       const specs = links.map((l, i) => ({
@@ -354,7 +416,7 @@ class Phases {
       });
       try {
         // Standby links set once per round trip; the levels of one repeat still run back to back.
-        for (const rtt of p.sweepStandbyRttsMs) {
+        for (const rtt of sweepOrder(p.sweepStandbyRttsMs, standbyAt?.targetMs)) {
           standbyRttMs = await setStandbyRtt(rtt);
           for (let repeat = 1; repeat <= p.repeats; repeat++) {
             const session: Session = { bench, admin, lagAdmin, rows: p.rows, clientRttMs: baseline, standbyRttMs };
@@ -415,6 +477,13 @@ export async function runPhases(
   for (const { what, reason } of skipped) run.skip(what, reason);
   session.writeMetadata();
   const phaseTwo = quorum.length > 0 || sweep || hostedQuorum.length > 0;
+  // Phase 1's server stops while phase 2's primary starts (both untimed setup); awaited before anything is measured.
+  let stopping: Promise<void> | undefined;
+  const stopped = async () => {
+    const s = stopping;
+    stopping = undefined;
+    if (s) await run.time("serversSeconds", () => s);
+  };
   try {
     let primary: ReplicationPrimary | undefined;
     if (single.length) {
@@ -427,11 +496,14 @@ export async function runPhases(
       const label = asIs ? "external server" : "server";
       await run.environments(single, server.connection, { standbyRttMs: null, label });
       if (!primary) {
-        await run.time("serversSeconds", () => session.stopServer(server));
+        stopping = session.stopServer(server);
+        // Awaited (and its error thrown) by stopped(); meanwhile no unhandled rejection.
+        stopping.catch(ignored("round-trips: stop the server (awaited later)"));
         await run.clientLink?.close();
         run.clientLink = undefined;
       }
     }
+    if (hosted.length || !phaseTwo) await stopped();
     for (const { env, host } of hosted) await run.hosted(env, host);
     if (phaseTwo) {
       const baseDir = p.quorumStorage === "memory" ? memoryDirectory() : undefined;
@@ -446,11 +518,13 @@ export async function runPhases(
         primary = await run.ownPrimary(what.join(", "), quorum.length > 0 || sweep, baseDir);
         session.writeMetadata();
       }
+      await stopped();
       if (primary && (quorum.length || sweep)) await run.quorum(primary, quorum, sweep, baseDir);
       if (primary) for (const { env, host } of hostedQuorum) await run.hostedQuorum(primary, env, host);
     }
     session.progress.finish(`${run.done} trials`);
   } finally {
+    await stopped().catch(ignored("round-trips: stop the server"));
     await run.clientLink?.close().catch(ignored("round-trips: close the client's delay link"));
     await run.network?.close().catch(ignored("round-trips: close the network emulator"));
   }

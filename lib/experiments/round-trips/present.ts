@@ -5,7 +5,7 @@ import { showTable, type Row } from "../../display/table";
 import type { ClaimCheck } from "../../stats/claims";
 import { intervalLabel, OUTLIER_RULE, type Interval } from "../../stats/intervals";
 import { groupBy } from "../../stats/summary";
-import type { CalibrationRecord } from "./workload/links";
+import { STANDBY_PURPOSE, type CalibrationRecord } from "./workload/links";
 import { CASE_INFO } from "./workload/cases";
 import { autocommitVsOneTransaction, commitLatencyBySyncLevel, elapsedVsRtt } from "./charts";
 import type { RoundTripsRun } from "./phases";
@@ -49,14 +49,16 @@ export function showCalibration(s: RoundTripsSummary): void {
     "link at 0 ms": r(c.linkZeroRttMs),
     "link's own cost µs": Math.round((c.linkZeroRttMs - c.baselineRttMs) * 1000),
     "one-way delay set ms": r(c.oneWayDelayMs),
+    "added ms": r(c.addedRttMs),
     "reached ms": r(c.achievedRttMs),
+    "reached at fastest ms": r(c.achievedFloorMs),
     "off target µs": Math.round((c.achievedRttMs - c.targetRttMs) * 1000),
     how: c.mode,
     note: c.note,
   }));
   showTable(rows, {
     caption:
-      "Round trips asked for and reached (median SELECT 1 through each link; the link's own cost is subtracted by measuring, not assumed)",
+      "Round trips asked for and reached (median SELECT 1 through each link, and its fastest; the link's own cost is subtracted by measuring, not assumed). Added: the round trip the link's delay adds (2 × one way), whatever the load",
   });
   const p50 = lateP50Us(s);
   if (p50 !== undefined) {
@@ -194,11 +196,27 @@ export function showCaseTable(s: RoundTripsSummary): void {
   });
 }
 
+/** The standby links at one target as last set (the mean over the links): what was added, the fastest reached. */
+function standbyLinks(s: RoundTripsSummary, targetMs: number) {
+  const last = new Map<string, CalibrationRecord>();
+  for (const c of s.calibrations) if (c.purpose === STANDBY_PURPOSE && c.targetRttMs === targetMs) last.set(c.link, c);
+  const cs = [...last.values()];
+  const meanOf = (f: (c: CalibrationRecord) => number | undefined) => {
+    const xs = cs.map(f).filter((x): x is number => x !== undefined && Number.isFinite(x));
+    return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : undefined;
+  };
+  return cs.length
+    ? { addedRttMs: meanOf((c) => c.addedRttMs), achievedFloorMs: meanOf((c) => c.achievedFloorMs) }
+    : undefined;
+}
+
 export function showSweepTable(s: RoundTripsSummary): void {
   if (!s.sweep.length) return;
   const rows: Row[] = s.sweep.map((x) => ({
     "standby RTT target ms": x.standbyTargetMs,
+    "added ms": r(standbyLinks(s, x.standbyTargetMs)?.addedRttMs),
     "reached ms": r(x.standbyRttMs),
+    "reached at fastest ms": r(standbyLinks(s, x.standbyTargetMs)?.achievedFloorMs),
     synchronous_commit: x.level,
     "ms per commit (median)": r(x.commitMs),
     "range over repeats": `${x.commitMsMin.toFixed(3)}–${x.commitMsMax.toFixed(3)}`,
@@ -210,7 +228,7 @@ export function showSweepTable(s: RoundTripsSummary): void {
   }));
   showTable(rows, {
     caption:
-      "Commit latency by synchronous_commit level and standby round trip (client direct; lags: the fastest standby, sampled — with off they time the WAL writer's batches, not the commits)",
+      "Commit latency by synchronous_commit level and standby round trip (client direct; the standby links' added delay and reached round trip, median and fastest, are their mean; lags: the fastest standby, sampled — with off they time the WAL writer's batches, not the commits)",
   });
 }
 
@@ -263,15 +281,19 @@ export function showExplanation(s: RoundTripsSummary): void {
 /** The closing note: the round trips reached, and the verdicts. */
 export function showClosingNote(s: RoundTripsSummary, claims: readonly ClaimCheck[]): void {
   const links = [...groupBy(s.calibrations, (c) => `${c.link}|${c.targetRttMs}`).values()].map((cs) => {
-    const reached = cs.filter((c) => c.mode === "delayed").map((c) => c.achievedRttMs);
+    const delayed = cs.filter((c) => c.mode === "delayed");
     const notes = [...new Set(cs.filter((c) => c.mode !== "delayed").map((c) => CALIBRATION_NOTES[c.mode].closing))];
-    const [lo, hi] = [Math.min(...reached), Math.max(...reached)];
-    const range = !reached.length
+    const range = (xs: readonly number[]) => {
+      const [lo, hi] = [Math.min(...xs), Math.max(...xs)];
+      return lo === hi ? `${lo.toFixed(3)} ms` : `${lo.toFixed(3)}–${hi.toFixed(3)} ms`;
+    };
+    const known = (xs: readonly (number | undefined)[]) => xs.filter((x): x is number => x !== undefined);
+    const [fastest, added] = [known(delayed.map((c) => c.achievedFloorMs)), known(delayed.map((c) => c.addedRttMs))];
+    const reached = !delayed.length
       ? "not reached"
-      : lo === hi
-        ? `${lo.toFixed(3)} ms`
-        : `${lo.toFixed(3)}–${hi.toFixed(3)} ms`;
-    return `${escapeHtml(cs[0].link)} ${cs[0].targetRttMs.toFixed(2)} → ${range}${notes.length ? ` (${escapeHtml(notes.join("; "))})` : ""}`;
+      : `${range(delayed.map((c) => c.achievedRttMs))}` +
+        (fastest.length && added.length ? ` (fastest ${range(fastest)}, ${range(added)} added)` : "");
+    return `${escapeHtml(cs[0].link)} ${cs[0].targetRttMs.toFixed(2)} → ${reached}${notes.length ? ` (${escapeHtml(notes.join("; "))})` : ""}`;
   });
   const late = lateP50Us(s);
   const lateText =
@@ -286,7 +308,7 @@ export function showClosingNote(s: RoundTripsSummary, claims: readonly ClaimChec
     .join("");
   show().html(
     `<div style="border:1px solid #ccd;padding:8px 12px;margin:8px 0"><b>In short.</b> ` +
-      `Links: ${escapeHtml(s.network.reason)}. Round trips asked for → reached (median SELECT 1 through the link, over its calibrations): ${links.join("; ") || "none"}.` +
+      `Links: ${escapeHtml(s.network.reason)}. Round trips asked for → reached (median SELECT 1 through the link, over its calibrations; its fastest, and the delay added): ${links.join("; ") || "none"}.` +
       `${lateText} The proxy's precision on its own: <code>npm run bench</code> (bench/delay-proxy.ts).<ul>${verdicts}</ul></div>`,
   );
 }

@@ -13,29 +13,31 @@ import { ignored } from "../../../runtime/debug";
 import { conditionKey, type CreateIndexCondition, type PlannedTrial } from "./plan";
 import {
   isCreateIndexCounterKey,
-  sleep,
+  SetupClock,
   TrialSession,
   type CreateIndexTrialCounterKey,
   type IndexShape,
   type PhaseName,
   type PhaseRecord,
   type PhaseResult,
+  type SetupSeconds,
   type WalRecordType,
 } from "./session";
 import { buildSettingsSql, CREATE_INDEX, CREATE_TABLE, DROP_TABLE, INDEX, loadSql, TABLE } from "./sql";
 
-export type CreateIndexTrial = TrialRecord<CreateIndexCondition, CreateIndexTrialCounterKey> & {
-  /** In the order they ran; CHECKPOINT last: the write-back each method left behind. */
-  readonly phases?: readonly PhaseRecord[];
-  readonly index?: IndexShape;
-  readonly walAnatomy?: Readonly<Partial<Record<PhaseName, readonly WalRecordType[]>>>;
-  /** The host's 1-minute load average at the start and end: far above the cores, other work competed. */
-  readonly loadAverage?: readonly [number, number];
-  readonly autovacuumWait?: { readonly idle: boolean; readonly waitedMs: number };
-  /** Why the phases have no run-queue wait (the server's processes are not this host's). */
-  readonly runQueueUnmeasured?: string;
-  readonly speed?: SpeedProbe;
-};
+export type CreateIndexTrial = TrialRecord<CreateIndexCondition, CreateIndexTrialCounterKey> &
+  SetupSeconds & {
+    /** In the order they ran; CHECKPOINT last: the write-back each method left behind. */
+    readonly phases?: readonly PhaseRecord[];
+    readonly index?: IndexShape;
+    readonly walAnatomy?: Readonly<Partial<Record<PhaseName, readonly WalRecordType[]>>>;
+    /** The host's 1-minute load average at the start and end: far above the cores, other work competed. */
+    readonly loadAverage?: readonly [number, number];
+    readonly autovacuumWait?: { readonly idle: boolean; readonly waitedMs: number };
+    /** Why the phases have no run-queue wait (the server's processes are not this host's). */
+    readonly runQueueUnmeasured?: string;
+    readonly speed?: SpeedProbe;
+  };
 
 export interface RunPlanOptions {
   readonly plan: readonly PlannedTrial[];
@@ -61,36 +63,48 @@ function flatten(results: readonly PhaseResult[]): Counters<CreateIndexTrialCoun
 }
 
 /** After a checkpoint, so no trial inherits dirty buffers; the drop commits first: its buffers are discarded. */
-async function freshTable(session: TrialSession, settleMs: number): Promise<{ idle: boolean; waitedMs: number }> {
-  await session.query(DROP_TABLE);
+async function freshTable(
+  session: TrialSession,
+  settleMs: number,
+  clock: SetupClock,
+): Promise<{ idle: boolean; waitedMs: number }> {
+  await clock.time("recreate", () => session.query(DROP_TABLE));
   // Catalogs churn with every CREATE/DROP: a worker on them ends before the timed phases (a late one is flagged).
-  const wait = await waitForAutovacuumIdle(session.client);
-  await session.query("CHECKPOINT");
-  await session.query(CREATE_TABLE);
-  // The checkpointer publishes its counters just after CHECKPOINT returns.
-  await sleep(settleMs);
+  const wait = await clock.time("recreate", () => waitForAutovacuumIdle(session.client));
+  await session.checkpoint(settleMs, clock);
+  await clock.time("recreate", () => session.query(CREATE_TABLE));
   return wait;
 }
 
-async function load(session: TrialSession, c: CreateIndexCondition, o: RunPlanOptions): Promise<PhaseResult> {
+async function load(
+  session: TrialSession,
+  c: CreateIndexCondition,
+  o: RunPlanOptions,
+  clock: SetupClock,
+): Promise<PhaseResult> {
   // Reseeded right before the load, so every trial of a size writes the same codes.
-  await session.query("SELECT setseed($1)", [o.randomSeed]);
-  return session.phase("load", loadSql(c.rows, c.keyOrder, c.codes), { settleMs: o.settleMs });
+  await clock.time("counters", () => session.query("SELECT setseed($1)", [o.randomSeed]));
+  return session.phase("load", loadSql(c.rows, c.keyOrder, c.codes), { settleMs: o.settleMs, clock });
 }
 
-const build = (session: TrialSession, o: RunPlanOptions) =>
-  session.phase("index", CREATE_INDEX, { settleMs: o.settleMs, traceSort: true });
+const build = (session: TrialSession, o: RunPlanOptions, clock: SetupClock) =>
+  session.phase("index", CREATE_INDEX, { settleMs: o.settleMs, traceSort: true, clock });
 
-async function runLoadTrial(session: TrialSession, c: CreateIndexCondition, o: RunPlanOptions): Promise<TrialOutcome> {
+async function runLoadTrial(
+  session: TrialSession,
+  c: CreateIndexCondition,
+  o: RunPlanOptions,
+  clock: SetupClock,
+): Promise<TrialOutcome> {
   // Before the table is made: the probe's own writes are in another database and CHECKPOINTed below.
-  const speed = await probeSpeed(o.connection);
-  const autovacuumWait = await freshTable(session, o.settleMs);
-  await session.query(buildSettingsSql(c.maintenanceWorkMemMB, c.parallelWorkers));
+  const speed = await clock.time("speed", () => probeSpeed(o.connection));
+  const autovacuumWait = await freshTable(session, o.settleMs, clock);
+  await clock.time("recreate", () => session.query(buildSettingsSql(c.maintenanceWorkMemMB, c.parallelWorkers)));
   // A decoding trial's WAL must outlive the checkpoints its own load causes.
   let hold: WalHold | undefined;
   if (c.kind === "wal_anatomy") {
-    await session.query("CREATE EXTENSION IF NOT EXISTS pg_walinspect");
-    const taken = await WalHold.take(session.client);
+    await clock.time("walDecoding", () => session.query("CREATE EXTENSION IF NOT EXISTS pg_walinspect"));
+    const taken = await clock.time("walDecoding", () => WalHold.take(session.client));
     if (typeof taken === "string")
       throw new Error(`the WAL-decoding trial needs a temporary replication slot to keep its WAL, and got: ${taken}`);
     hold = taken;
@@ -98,39 +112,47 @@ async function runLoadTrial(session: TrialSession, c: CreateIndexCondition, o: R
   try {
     const results =
       c.method === "load_then_index"
-        ? [await load(session, c, o), await build(session, o)]
-        : [await build(session, o), await load(session, c, o)];
-    results.push(await session.phase("checkpoint", "CHECKPOINT", { settleMs: o.settleMs }));
-    const [first, second] = results.map((r) => r.record.ms);
+        ? [await load(session, c, o, clock), await build(session, o, clock)]
+        : [await build(session, o, clock), await load(session, c, o, clock)];
+    results.push(await session.phase("checkpoint", "CHECKPOINT", { settleMs: o.settleMs, clock, checkpoint: true }));
+    const [first, second, closing] = results.map((r) => r.record.ms);
+    if (c.method === "index_then_load") clock.add("emptyIndex", first / 1000);
+    clock.add("writeBack", closing / 1000);
     const outcome: TrialOutcome = {
       // The seed's measure: A = INSERT + CREATE INDEX; B = INSERT only.
       seconds: (c.method === "load_then_index" ? first + second : second) / 1000,
       phases: results.map((r) => r.record),
       counters: flatten(results),
-      index: await session.indexShape(),
+      index: await clock.time("shape", () => session.indexShape()),
       autovacuumWait,
       ...(speed ? { speed } : {}),
     };
     if (c.kind !== "wal_anatomy") return outcome;
     const walAnatomy: Partial<Record<PhaseName, WalRecordType[]>> = {};
     for (const { record: r } of results.slice(0, 2))
-      walAnatomy[r.phase] = await session.walRecordTypes(r.startLsn, r.endLsn);
+      walAnatomy[r.phase] = await clock.time("walDecoding", () => session.walRecordTypes(r.startLsn, r.endLsn));
     return { ...outcome, walAnatomy };
   } finally {
     // A dead session took its temporary slot with it; a live one gives the WAL back here.
-    await hold?.release().catch(ignored("create-index: release the decoding trial's WAL"));
+    await clock.time("walDecoding", async () =>
+      hold?.release().catch(ignored("create-index: release the decoding trial's WAL")),
+    );
   }
 }
 
-async function runBuildTrial(session: TrialSession, c: CreateIndexCondition, o: RunPlanOptions): Promise<TrialOutcome> {
-  await session.query(`DROP INDEX IF EXISTS ${INDEX}`);
-  const autovacuumWait = await waitForAutovacuumIdle(session.client);
-  await session.query("CHECKPOINT");
-  await sleep(o.settleMs);
-  await session.query(buildSettingsSql(c.maintenanceWorkMemMB, c.parallelWorkers));
-  const built = await build(session, o);
-  const index = await session.indexShape();
-  await session.query(`DROP INDEX ${INDEX}`);
+async function runBuildTrial(
+  session: TrialSession,
+  c: CreateIndexCondition,
+  o: RunPlanOptions,
+  clock: SetupClock,
+): Promise<TrialOutcome> {
+  await clock.time("recreate", () => session.query(`DROP INDEX IF EXISTS ${INDEX}`));
+  const autovacuumWait = await clock.time("recreate", () => waitForAutovacuumIdle(session.client));
+  await session.checkpoint(o.settleMs, clock);
+  await clock.time("recreate", () => session.query(buildSettingsSql(c.maintenanceWorkMemMB, c.parallelWorkers)));
+  const built = await build(session, o, clock);
+  const index = await clock.time("shape", () => session.indexShape());
+  await clock.time("recreate", () => session.query(`DROP INDEX ${INDEX}`));
   return { seconds: built.record.ms / 1000, phases: [built.record], counters: flatten([built]), index, autovacuumWait };
 }
 
@@ -154,24 +176,29 @@ export function runPlan(o: RunPlanOptions): Promise<CreateIndexTrial[]> {
       const c = planned.condition;
       const startedAt = new Date().toISOString();
       const loadAtStart = os.loadavg()[0];
+      const clock = new SetupClock();
       let outcome: TrialOutcome;
       if (c.kind === "build") {
         // The sweep's table, loaded once and vacuumed (hint bits set), untimed.
         if (buildTable !== `${c.rows}|${c.keyOrder}`) {
-          await freshTable(session, o.settleMs);
-          await session.query("SELECT setseed($1)", [o.randomSeed]);
-          await session.query(loadSql(c.rows, c.keyOrder, c.codes));
-          await session.query(`VACUUM ${TABLE}`);
+          const table = new SetupClock();
+          await clock.time("buildTable", async () => {
+            await freshTable(session, o.settleMs, table);
+            await session.query("SELECT setseed($1)", [o.randomSeed]);
+            await session.query(loadSql(c.rows, c.keyOrder, c.codes));
+            await session.query(`VACUUM ${TABLE}`);
+          });
           buildTable = `${c.rows}|${c.keyOrder}`;
         }
-        outcome = await runBuildTrial(session, c, o);
+        outcome = await runBuildTrial(session, c, o, clock);
       } else {
         buildTable = undefined;
-        outcome = await runLoadTrial(session, c, o);
+        outcome = await runLoadTrial(session, c, o, clock);
       }
       return {
         ...okTrial(planned, []),
         ...outcome,
+        ...clock.record(),
         unitMs: outcome.phases.map((p) => p.ms),
         loadAverage: [loadAtStart, os.loadavg()[0]],
         ...(typeof session.backendPid === "string" ? { runQueueUnmeasured: session.backendPid } : {}),

@@ -10,6 +10,7 @@ import {
 import { counterDelta, type Counters } from "../../../stats/counters";
 import type { ConnectionInfo, TargetKind } from "../../../targets/types";
 import { NewChildren, readCommandLine, readParentPid, readSchedStat } from "../../../results/run-queue";
+import { timed } from "../../../workloads/timed";
 import { INDEX, TABLE } from "./sql";
 import {
   parseBackendUsage,
@@ -54,6 +55,8 @@ export interface PhaseRecord {
   readonly backend?: BackendUsage;
   readonly sort?: SortReport;
   readonly runQueue?: RunQueueUsage;
+  /** How long the late counters took to report after the statement (TrialSession.settle). */
+  readonly settledMs?: number;
 }
 
 /** Over the statement, from /proc/<pid>/schedstat: the backend's and its parallel workers' own. */
@@ -83,6 +86,69 @@ export interface PhaseResult {
 }
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * What reports after a statement returns: the WAL writer's writes and syncs and the checkpointer's counts (each
+ * publishes right after its work), and the WAL not yet flushed, which the WAL writer has still to write. The
+ * background writer's cleaning is work of its own that need never end: not waited for.
+ */
+const LATE_SQL = `SELECT w.wal_write::float8 AS wal_write, w.wal_sync::float8 AS wal_sync,
+    w.wal_write_time::float8 AS wal_write_time, w.wal_sync_time::float8 AS wal_sync_time,
+    (c.num_timed + c.num_requested)::float8 AS checkpoints, c.buffers_written::float8 AS buffers_written,
+    c.write_time::float8 AS checkpoint_write_time, c.sync_time::float8 AS checkpoint_sync_time,
+    pg_wal_lsn_diff(pg_current_wal_insert_lsn(), pg_current_wal_flush_lsn())::float8 AS unflushed
+  FROM pg_stat_wal w, pg_stat_checkpointer c`;
+export interface Late {
+  readonly [counter: string]: number;
+  readonly checkpoints: number;
+  readonly unflushed: number;
+}
+/** An insert position just past a page header (24 bytes, 40 at a segment's start) leaves nothing to write. */
+const PAGE_HEADER_BYTES = 40;
+/** Two readings this far apart, alike, with the WAL flushed: nothing is left to report. */
+const SETTLE_POLL_MS = 20;
+
+/** Nothing left to report: the WAL flushed, the counters as in the last reading, a CHECKPOINT's count published. */
+export const settled = (last: Late, now: Late, checkpointsAbove?: number): boolean =>
+  now.unflushed <= PAGE_HEADER_BYTES &&
+  (checkpointsAbove === undefined || now.checkpoints > checkpointsAbove) &&
+  Object.keys(now).every((k) => k === "unflushed" || now[k] === last[k]);
+
+/**
+ * A trial's seconds outside the seed's timed statements, by part (the run's time account sums every `…Seconds`):
+ * writeBack is the closing CHECKPOINT phase and emptyIndex B's CREATE INDEX on the empty table, timed but not the
+ * seed's measure; counters are the reads and settings around each phase; buildTable the build sweep's one load.
+ */
+export type SetupPart =
+  | "speed"
+  | "recreate"
+  | "checkpoint"
+  | "settle"
+  | "counters"
+  | "writeBack"
+  | "emptyIndex"
+  | "shape"
+  | "walDecoding"
+  | "buildTable";
+export type SetupSeconds = Partial<Record<`${SetupPart}Seconds`, number>>;
+
+export class SetupClock {
+  private readonly seconds: Partial<Record<SetupPart, number>> = {};
+
+  add(part: SetupPart, seconds: number): void {
+    this.seconds[part] = (this.seconds[part] ?? 0) + seconds;
+  }
+
+  async time<T>(part: SetupPart, f: () => Promise<T>): Promise<T> {
+    const [value, seconds] = await timed(f);
+    this.add(part, seconds);
+    return value;
+  }
+
+  record(): SetupSeconds {
+    return Object.fromEntries(Object.entries(this.seconds).map(([part, s]) => [`${part}Seconds`, s]));
+  }
+}
 
 export class TrialSession {
   private capture: ServerNotice[] | undefined;
@@ -126,8 +192,15 @@ export class TrialSession {
   async phase(
     phase: PhaseName,
     sql: string,
-    o: { readonly settleMs: number; readonly traceSort?: boolean },
+    o: {
+      readonly settleMs: number;
+      readonly traceSort?: boolean;
+      readonly clock?: SetupClock;
+      /** A CHECKPOINT: its count is among what reports late. */
+      readonly checkpoint?: boolean;
+    },
   ): Promise<PhaseResult> {
+    const phaseStart = process.hrtime.bigint();
     const countersBefore = await this.counters();
     const startLsn = await this.walInsertLsn();
     await this.client.query(
@@ -168,14 +241,57 @@ export class TrialSession {
       endLsn,
       startLsn,
     ]);
-    if (o.settleMs > 0) await sleep(o.settleMs);
+    const checkpointsBefore =
+      (countersBefore["checkpointer.timed"] ?? 0) + (countersBefore["checkpointer.requested"] ?? 0);
+    const [, settleSeconds] = await timed(() => this.settle(o.settleMs, o.checkpoint ? checkpointsBefore : undefined));
     const countersAfter = await this.counters();
+    const phaseSeconds = Number(process.hrtime.bigint() - phaseStart) / 1e9;
+    o.clock?.add("settle", settleSeconds);
+    o.clock?.add("counters", phaseSeconds - settleSeconds - ms / 1000);
     const backend = parseBackendUsage(notices);
     const sort = o.traceSort ? parseSortTrace(notices) : undefined;
     return {
-      record: { phase, ms, walBytes: Number(wal.bytes), startLsn, endLsn, backend, sort, runQueue },
+      record: {
+        phase,
+        ms,
+        walBytes: Number(wal.bytes),
+        startLsn,
+        endLsn,
+        backend,
+        sort,
+        runQueue,
+        settledMs: Math.round(settleSeconds * 1e4) / 10,
+      },
       counters: counterDelta(countersBefore, countersAfter),
     };
+  }
+
+  private async late(): Promise<Late> {
+    return (await this.query<Late>(LATE_SQL))[0];
+  }
+
+  /**
+   * Waits until what reports late has reported, as the seed read its counters once wal_write stopped rising:
+   * the WAL flushed, two readings alike and, after a CHECKPOINT, its count above `checkpointsAbove`. At most
+   * `maxMs`: a background that keeps writing never holds the trial longer than the old fixed pause.
+   */
+  async settle(maxMs: number, checkpointsAbove?: number): Promise<void> {
+    if (maxMs <= 0) return;
+    const deadline = Date.now() + maxMs;
+    let last = await this.late();
+    while (Date.now() < deadline) {
+      await sleep(Math.min(SETTLE_POLL_MS, deadline - Date.now()));
+      const now = await this.late();
+      if (settled(last, now, checkpointsAbove)) return;
+      last = now;
+    }
+  }
+
+  /** A CHECKPOINT outside the timed phases, its count reported before the next phase's counters are read. */
+  async checkpoint(settleMs: number, clock: SetupClock): Promise<void> {
+    const { checkpoints } = await clock.time("settle", () => this.late());
+    await clock.time("checkpoint", () => this.query("CHECKPOINT"));
+    await clock.time("settle", () => this.settle(settleMs, checkpoints));
   }
 
   async indexShape(): Promise<IndexShape> {

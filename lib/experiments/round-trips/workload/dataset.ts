@@ -35,15 +35,26 @@ export function changedRows(n: number): number {
   return changed;
 }
 
-/** Recreates the seed's starting state, so every trial updates the same mix of rows. Untimed. */
+/**
+ * Recreates the seed's starting state, so every trial updates the same mix of rows. Untimed.
+ * The table's rows go in one statement string: one round trip, one transaction, one commit. The
+ * reset's commits wait for no standby (synchronous_commit local): a trial with standbys waits for
+ * them to replay the reset before its timed part (waitForReplay), so they end where they did.
+ */
 export async function resetTable(client: Client, rows: number): Promise<void> {
-  await client.query(CREATE);
-  await client.query("TRUNCATE benchmark_accounts RESTART IDENTITY");
-  await client.query(loadSql(rows));
-  await client.query(`SELECT setval(pg_get_serial_sequence('benchmark_accounts', 'id'), ${rows}, true)`);
-  await client.query(INDEX);
+  await client.query("SET synchronous_commit = local");
+  await client.query(
+    [
+      CREATE,
+      "TRUNCATE benchmark_accounts RESTART IDENTITY",
+      loadSql(rows),
+      `SELECT setval(pg_get_serial_sequence('benchmark_accounts', 'id'), ${rows}, true)`,
+      INDEX,
+    ].join(";\n"),
+  );
   // Hint bits and the visibility map set now, not by the timed UPDATEs.
   await client.query("VACUUM (ANALYZE) benchmark_accounts");
   // Dirty pages out now, so every trial starts with the same checkpoint state (and full-page writes).
   await client.query("CHECKPOINT");
+  await client.query("RESET synchronous_commit");
 }

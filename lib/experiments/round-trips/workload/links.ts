@@ -5,6 +5,9 @@ import type { DelayLink, LinkKind } from "../../../network/types";
 import type { ConnectionInfo } from "../../../targets/types";
 import { selectOneProbe } from "../../../workloads/statement-timing";
 
+/** What a standby link's calibrations stand for (its records' `purpose`). */
+export const STANDBY_PURPOSE = "primary ↔ standby";
+
 export interface CalibrationRecord extends LinkCalibration {
   readonly link: string;
   readonly kind: LinkKind;

@@ -29,13 +29,14 @@ export async function waitForReplay(admin: Client, timeoutMs = 60_000): Promise<
   const { rows } = await admin.query<{ lsn: string }>("SELECT pg_current_wal_lsn()::text AS lsn");
   const lsn = rows[0].lsn;
   const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
+  // A standby a round trip away replays a reset within milliseconds: look again soon, then less often.
+  for (let pauseMs = 1; Date.now() < deadline; pauseMs = Math.min(2 * pauseMs, 20)) {
     const r = await admin.query<{ behind: string }>(
       "SELECT count(*) AS behind FROM pg_stat_replication WHERE replay_lsn IS NULL OR replay_lsn < $1::pg_lsn",
       [lsn],
     );
     if (Number(r.rows[0].behind) === 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await new Promise((resolve) => setTimeout(resolve, pauseMs));
   }
   throw new Error(`standbys did not replay up to ${lsn} within ${timeoutMs} ms`);
 }
