@@ -8,10 +8,10 @@
  * the sizes users ask for (smoke and full), on more than one machine kind, and checked here.
  */
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { EXPERIMENTS } from "../lib/experiments/registry";
 import {
+  cpuModel,
   cpuProbeSeconds,
   referenceFileContent,
   storedProbeReadings,
@@ -51,12 +51,6 @@ const OPTIONS = {
   machine: { type: "string" },
   out: { type: "string" },
 } as const;
-
-/** This machine's CPU model, as reference files name it: "AMD EPYC, 2 cores". */
-export function cpuModel(): string {
-  const cpus = os.cpus();
-  return `${(cpus[0]?.model ?? "unknown CPU").trim()}, ${cpus.length} cores`;
-}
 
 /** The file-name part for a CPU model: its first two words, lower case ("amd-epyc", "intel-r-xeon"). */
 export function machineLabel(model: string): string {
@@ -107,7 +101,7 @@ function main(): number {
   const root = resultsRoot();
   const cpu = cpuProbeSeconds();
   const writePath = writeProbeSeconds();
-  const probes: Probes = { cpu: () => cpu, write: () => writePath };
+  const probes: Probes = { cpu: () => cpu, write: () => writePath, model: cpuModel };
   const model = cpuModel();
   console.log(
     `${model}: CPU probe here ${cpu.toFixed(3)} s, write-path probe ${writePath === undefined ? "not readable (no data directory to write in)" : `${writePath.toFixed(3)} s`}; runs in ${root}` +

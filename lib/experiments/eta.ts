@@ -5,6 +5,7 @@
  */
 import crypto from "node:crypto";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { linearRegression, mean, median } from "simple-statistics";
 import { resultsRoot } from "../results/run-store";
@@ -250,74 +251,134 @@ export function growthText(c: Calibration): string {
   return `; timed part ∝ size^k past the largest stored size (${each})`;
 }
 
-let probed: number | undefined;
+/**
+ * The two probes, read together once a process, in rounds spread in time with a pause between rounds:
+ * - CPU: SHA-256 over 64 MiB;
+ * - write path: 64 commits of a page each (an append made durable with fdatasync, a commit's WAL flush), then
+ *   16 MiB appended and made durable (a load's or a checkpoint's writes).
+ * Each reading is the second fastest of its rounds (probeReading). Beside other work, samples back to back fall
+ * in the same burst or the same lull, and the fastest of them (the readings before) swung several-fold either
+ * way; rounds ~1.5 s apart hardly correlate. The pauses cost wall time only. The measurements:
+ * docs/claims-and-regimes.md, "The probes beside other work".
+ */
+export const PROBE_ROUNDS = {
+  rounds: 5,
+  pauseMs: 150,
+  budgetMs: 2000,
+  cpuMiB: 64,
+  commits: 64,
+  commitBytes: 8192,
+  bulkMiB: 16,
+} as const;
 
-/** On a shared 2-core machine single samples vary several-fold; the fastest of 3 much less. */
-export function cpuProbeSeconds(): number {
-  if (probed !== undefined) return probed;
-  const block = Buffer.alloc(1 << 20, 7);
-  let best = Infinity;
-  for (let round = 0; round < 3; round++) {
-    const started = process.hrtime.bigint();
-    const hash = crypto.createHash("sha256");
-    for (let i = 0; i < 64; i++) hash.update(block);
-    hash.digest();
-    best = Math.min(best, Number(process.hrtime.bigint() - started) / 1e9);
-  }
-  probed = best;
-  return best;
+/**
+ * One figure from the rounds' seconds: the second fastest of 3 or more (a lull in one round is left out), else the
+ * fastest; undefined without a usable round. Not their median: on a quiet box spread rounds read 1.3–1.6× the
+ * fastest of back-to-back ones, which the references' readings are, and their median put quiet ETAs as high.
+ */
+export function probeReading(rounds: readonly number[]): number | undefined {
+  const usable = rounds.filter((s) => Number.isFinite(s) && s > 0).sort((a, b) => a - b);
+  return usable.length >= 3 ? usable[1] : usable[0];
 }
 
-/** Commits of a page each, then a bulk write; the fastest round: other work's writes delay single rounds. */
-const WRITE_PROBE = { commits: 64, commitBytes: 8192, bulkMiB: 16, rounds: 5, budgetMs: 1000 };
+export interface ProbeRounds {
+  readonly cpu: number[];
+  /** Undefined where the directory cannot be written. */
+  readonly write?: number[];
+}
 
-let writeProbed: number | null | undefined;
+/** Blocks the thread: the probes are read synchronously where an ETA is computed, before any server starts. */
+const pause = (ms: number): void => {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+};
+
+const cpuRound = (block: Buffer): number => {
+  const started = process.hrtime.bigint();
+  const hash = crypto.createHash("sha256");
+  for (let i = 0; i < PROBE_ROUNDS.cpuMiB; i++) hash.update(block);
+  hash.digest();
+  return Number(process.hrtime.bigint() - started) / 1e9;
+};
+
+const writeRound = (fd: number, small: Buffer, bulk: Buffer): number => {
+  fs.ftruncateSync(fd, 0);
+  const started = process.hrtime.bigint();
+  let at = 0;
+  for (let i = 0; i < PROBE_ROUNDS.commits; i++) {
+    at += fs.writeSync(fd, small, 0, small.length, at);
+    fs.fdatasyncSync(fd);
+  }
+  for (let i = 0; i < PROBE_ROUNDS.bulkMiB; i++) at += fs.writeSync(fd, bulk, 0, bulk.length, at);
+  fs.fdatasyncSync(fd);
+  return Number(process.hrtime.bigint() - started) / 1e9;
+};
+
+/** Each round's seconds, the write path's in `dir` (none without one, or where it cannot be written). */
+export function probeRounds(dir: string | undefined, wait: (ms: number) => void = pause): ProbeRounds {
+  const file = dir === undefined ? undefined : path.join(dir, `.dblab-write-probe-${process.pid}`);
+  let fd = file === undefined ? undefined : attempt(() => fs.openSync(file, "w"));
+  const cpu: number[] = [];
+  const write: number[] = [];
+  try {
+    const block = Buffer.alloc(1 << 20, 7);
+    const small = Buffer.alloc(PROBE_ROUNDS.commitBytes, 7);
+    const began = Date.now();
+    while (cpu.length < PROBE_ROUNDS.rounds && Date.now() - began < PROBE_ROUNDS.budgetMs) {
+      if (cpu.length) wait(PROBE_ROUNDS.pauseMs);
+      cpu.push(cpuRound(block));
+      if (fd === undefined) continue;
+      try {
+        write.push(writeRound(fd, small, block));
+      } catch {
+        const open = fd;
+        attempt(() => fs.closeSync(open));
+        fd = undefined;
+        write.length = 0;
+      }
+    }
+  } finally {
+    const open = fd;
+    if (open !== undefined) attempt(() => fs.closeSync(open));
+    if (file !== undefined) attempt(() => fs.rmSync(file, { force: true }));
+  }
+  return write.length ? { cpu, write } : { cpu };
+}
+
+let probed: { readonly cpu: number; readonly write: number | undefined } | undefined;
+
+function machineProbes(): { readonly cpu: number; readonly write: number | undefined } {
+  if (!probed) {
+    const rounds = probeRounds(attempt(embeddedBaseDir));
+    probed = { cpu: probeReading(rounds.cpu) ?? NaN, write: rounds.write && probeReading(rounds.write) };
+  }
+  return probed;
+}
+
+export const cpuProbeSeconds = (): number => machineProbes().cpu;
 
 /** Undefined where it cannot write: the ETA then scales by the CPU probe alone, and says so. */
-export function writeProbeSeconds(): number | undefined {
-  if (writeProbed === undefined) {
-    const dir = attempt(embeddedBaseDir);
-    writeProbed = (dir === undefined ? undefined : writeProbeIn(dir)) ?? null;
-  }
-  return writeProbed ?? undefined;
-}
+export const writeProbeSeconds = (): number | undefined => machineProbes().write;
 
+/** The write path's reading in `dir` (probeReading of its rounds); undefined where it cannot write there. */
 export function writeProbeIn(dir: string): number | undefined {
-  const file = path.join(dir, `.dblab-write-probe-${process.pid}`);
-  let fd: number | undefined;
-  try {
-    fd = fs.openSync(file, "w");
-    const small = Buffer.alloc(WRITE_PROBE.commitBytes, 7);
-    const bulk = Buffer.alloc(1 << 20, 7);
-    const began = Date.now();
-    let best = Infinity;
-    for (let round = 0; round < WRITE_PROBE.rounds && Date.now() - began < WRITE_PROBE.budgetMs; round++) {
-      fs.ftruncateSync(fd, 0);
-      const started = process.hrtime.bigint();
-      let at = 0;
-      for (let i = 0; i < WRITE_PROBE.commits; i++) {
-        at += fs.writeSync(fd, small, 0, small.length, at);
-        fs.fdatasyncSync(fd);
-      }
-      for (let i = 0; i < WRITE_PROBE.bulkMiB; i++) at += fs.writeSync(fd, bulk, 0, bulk.length, at);
-      fs.fdatasyncSync(fd);
-      best = Math.min(best, Number(process.hrtime.bigint() - started) / 1e9);
-    }
-    return best;
-  } catch {
-    return undefined;
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
-    fs.rmSync(file, { force: true });
-  }
+  const rounds = probeRounds(dir).write;
+  return rounds && probeReading(rounds);
 }
 
 export interface Probes {
   cpu(): number;
   write(): number | undefined;
+  /** This machine's CPU model as reference files name it; without one, references are chosen by the probes alone. */
+  model?(): string;
 }
 
-export const MACHINE_PROBES: Probes = { cpu: cpuProbeSeconds, write: writeProbeSeconds };
+/** This machine's CPU model, as reference files name it: "AMD EPYC, 2 cores". */
+export function cpuModel(): string {
+  const cpus = os.cpus();
+  return `${(cpus[0]?.model ?? "unknown CPU").trim()}, ${cpus.length} cores`;
+}
+
+export const MACHINE_PROBES: Probes = { cpu: cpuProbeSeconds, write: writeProbeSeconds, model: cpuModel };
 
 export interface ProbeReadings {
   readonly cpuProbeSeconds: number;
@@ -450,9 +511,15 @@ export interface ChosenReference {
   readonly cpuFactor: number;
   readonly writeFactor?: number;
   readonly among: number;
+  /** Chosen among the references of this machine's CPU model. */
+  readonly sameModel?: boolean;
 }
 
-/** The write path is probed only when a reference has a reading to compare it with. */
+/**
+ * The write path is probed only when a reference has a reading to compare it with. A reference of this machine's
+ * CPU model is preferred to the probes' nearest: the probes move with other work (beside it, the write-path
+ * reading alone put a reference of another machine kind nearer), the model does not.
+ */
 export function chooseReference(
   references: readonly MachineReference[],
   probes: Probes = MACHINE_PROBES,
@@ -460,26 +527,56 @@ export function chooseReference(
 ): ChosenReference | undefined {
   const usable = references.filter(having);
   if (!usable.length) return undefined;
+  const model = probes.model?.();
+  const same = usable.filter((r) => r.cpuModel === model);
+  const pool = same.length ? same : usable;
   const cpu = probes.cpu();
-  const write = usable.some((r) => r.writeProbeSeconds !== null) ? probes.write() : undefined;
-  const best = usable.reduce((a, b) => (referenceDistance(b, cpu, write) < referenceDistance(a, cpu, write) ? b : a));
+  const write = pool.some((r) => r.writeProbeSeconds !== null) ? probes.write() : undefined;
+  const best = pool.reduce((a, b) => (referenceDistance(b, cpu, write) < referenceDistance(a, cpu, write) ? b : a));
   const writeFactor = writeRatio(best, write);
   return {
     reference: best,
     cpuFactor: cpu / best.cpuProbeSeconds,
     ...(writeFactor !== undefined ? { writeFactor } : {}),
     among: usable.length,
+    ...(same.length ? { sameModel: true } : {}),
   };
 }
 
-export const writeBoundFactor = (c: ChosenReference): number => c.writeFactor ?? c.cpuFactor;
+/**
+ * Where the CPU probe reads slower than the reference's (a CPU shared with other work, or a slower one), how much
+ * slower than it says a trial's growing part may run, however slow the write path reads. Beside other work the
+ * write-path probe's 64 waits each queue for a CPU as well: it read about three times the CPU probe's factor while
+ * trials slowed under twice it; between machine kinds trials ran up to about twice what the CPU probe said. Where
+ * the CPU reads as fast as the reference's or faster, nothing queues for it and a slow disk counts in full.
+ * docs/claims-and-regimes.md, "The probes beside other work", has the measurements.
+ */
+export const WRITE_OVER_CPU_MAX = 2;
+
+/** The factor for what grows with the data: the write path's, bounded by the CPU's where that is > 1. */
+export const writeBoundFactor = (c: ChosenReference): number =>
+  c.writeFactor === undefined
+    ? c.cpuFactor
+    : c.cpuFactor > 1
+      ? Math.min(c.writeFactor, WRITE_OVER_CPU_MAX * c.cpuFactor)
+      : c.writeFactor;
 
 export function referenceText(c: ChosenReference, what = "reference rates"): string {
   const r = c.reference;
-  const nearest = c.among > 1 ? `; nearest of ${c.among} by the probes` : "";
+  const nearest =
+    c.among > 1
+      ? c.sameModel
+        ? `; of ${c.among}, the nearest of this CPU model`
+        : `; nearest of ${c.among} by the probes`
+      : "";
+  const used = writeBoundFactor(c);
+  const bounded =
+    c.writeFactor !== undefined && used < c.writeFactor
+      ? ` ${c.writeFactor.toFixed(2)}×, taken as ${used.toFixed(2)}× (at most ${WRITE_OVER_CPU_MAX}× the CPU probe's factor where the CPU reads slower: the write path's waits queue for it too)`
+      : ` ${used.toFixed(2)}×`;
   const scaled =
     c.writeFactor !== undefined
-      ? `CPU probe ${c.cpuFactor.toFixed(2)}× its time for the per-trial overhead, write-path probe ${c.writeFactor.toFixed(2)}× for the rest`
+      ? `CPU probe ${c.cpuFactor.toFixed(2)}× its time for the per-trial overhead, write-path probe${bounded} for the rest`
       : `CPU probe ${c.cpuFactor.toFixed(2)}× its time for all of it (CPU only: ${r.writeProbeSeconds === null ? "that machine has no write-path reading" : "no write-path reading here"})`;
   return `the ${what} of ${r.cpuModel} (${path.basename(r.file)}, fitted ${r.fittedOn}${nearest}), ${scaled}`;
 }

@@ -1,8 +1,9 @@
 /**
  * The no-stored-runs ETA at its margins: reference files (each machine's rates with its probe
- * readings) checked as they are read, the nearest one chosen by the probes, its write-bound part
- * scaled by the write-path probe and its overhead by the CPU probe, CPU only (said so) where the
- * reference has no write-path reading.
+ * readings) checked as they are read, one of this CPU model else the nearest one chosen by the probes,
+ * its write-bound part scaled by the write-path probe (bounded by the CPU probe's where that reads slower)
+ * and its overhead by the CPU probe, CPU only (said so) where the reference has no write-path reading;
+ * the write-path reading of spread rounds on synthetic series.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -19,6 +20,11 @@ import {
   referenceFileContent,
   referencesIn,
   storedProbeReadings,
+  PROBE_ROUNDS,
+  probeReading,
+  probeRounds,
+  WRITE_OVER_CPU_MAX,
+  writeBoundFactor,
   writeProbeIn,
   type MachineReference,
   type Probes,
@@ -201,9 +207,85 @@ test("the write-path probe reads a time where it can write and leaves nothing; n
     assert.ok(seconds !== undefined && seconds > 0, String(seconds));
     assert.deepEqual(fs.readdirSync(dir), []);
     assert.equal(writeProbeIn(path.join(dir, "missing")), undefined);
+    // Its rounds are spread in time, the CPU's with the write path's: a pause between each two, none before the
+    // first or after the last; a CPU round with each write round; only CPU rounds where it cannot write.
+    const pauses: number[] = [];
+    const rounds = probeRounds(dir, (ms) => pauses.push(ms));
+    assert.ok(rounds.cpu.length >= 1 && rounds.cpu.length <= PROBE_ROUNDS.rounds, String(rounds.cpu));
+    assert.equal(rounds.write?.length, rounds.cpu.length);
+    assert.deepEqual(
+      pauses,
+      rounds.cpu.slice(1).map(() => PROBE_ROUNDS.pauseMs),
+    );
+    const cpuOnly = probeRounds(path.join(dir, "missing"), () => undefined);
+    assert.equal(cpuOnly.write, undefined);
+    assert.ok(cpuOnly.cpu.length >= 1);
+    assert.deepEqual(fs.readdirSync(dir), []);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("a probe reading of spread rounds: a burst in a minority of rounds or a lull in one does not move it", () => {
+  // Synthetic round series (seconds): a steady box, then one beside another process's writes.
+  const steady = [0.03, 0.031, 0.029, 0.03, 0.032];
+  assert.equal(probeReading(steady), 0.03);
+  // Two of five rounds in a burst of other writes (10×): the reading stays the steady one's; the mean would not.
+  const burst = [0.03, 0.3, 0.031, 0.29, 0.029];
+  assert.equal(probeReading(burst), 0.03);
+  // One of five in a lull: the fastest round (the reading before) would say the box is quiet; this does not.
+  const loaded = [0.2, 0.03, 0.25, 0.21, 0.22];
+  assert.equal(probeReading(loaded), 0.2);
+  // The order of the rounds does not matter; unusable rounds are left out; under 3 the fastest; none, none.
+  assert.equal(probeReading([...loaded].reverse()), 0.2);
+  assert.equal(probeReading([0.02, NaN, 0.04, -1, 0.03]), 0.03);
+  assert.equal(probeReading([0.05, 0.02]), 0.02);
+  assert.equal(probeReading([]), undefined);
+  assert.equal(probeReading([NaN]), undefined);
+});
+
+test("beside other work the write-path factor is bounded by the CPU probe's; a box with an idle CPU is read in full", () => {
+  const ref = reference(); // CPU 0.04 s, write path 0.01 s
+  // A shared CPU (2.5× the reference's) and a write path read 9× (its waits queue for the CPU):
+  // what grows with the data is scaled by 2 × 2.5, the overhead by 2.5, and the line says both.
+  const loaded = probeCalibration({ references: set(ref) }, probes(0.1, 0.09));
+  assert.ok(loaded);
+  const bound = WRITE_OVER_CPU_MAX * 2.5;
+  assert.ok(close(loaded.overheadSeconds, 2.5));
+  assert.ok(close(loaded.timedPerSizeSeconds, 1e-5 * bound));
+  assert.ok(close(loaded.kinds?.pass?.seconds ?? NaN, 10 * bound));
+  assert.match(loaded.source, /write-path probe 9\.00×, taken as 5\.00× \(at most 2× the CPU probe's factor/);
+  const chosen = chooseReference([ref], probes(0.1, 0.09));
+  assert.ok(chosen);
+  assert.ok(close(writeBoundFactor(chosen), bound));
+  // Under the bound: as read, and not said to be bounded.
+  const under = probeCalibration({ references: set(ref) }, probes(0.1, 0.04));
+  assert.ok(under && close(under.timedPerSizeSeconds, 4e-5));
+  assert.doesNotMatch(under.source, /taken as/);
+  // A CPU as fast as the reference's (nothing queues for it) and a slow write path: counted in full.
+  const slowDisk = probeCalibration({ references: set(ref) }, probes(0.04, 0.06));
+  assert.ok(slowDisk && close(slowDisk.timedPerSizeSeconds, 6e-5));
+  // A reference constant is scaled by the same bounded factor.
+  const constant = referenceConstant([reference({ constants: { load: 10 } })], "load", probes(0.1, 0.09));
+  assert.ok(constant && close(constant.seconds, 10 * bound));
+});
+
+test("a reference of this machine's CPU model is chosen before a nearer one by the probes", () => {
+  const xeon = reference({ file: "/x/eta-reference.xeon.json", cpuModel: "Xeon, 2 cores", writeProbeSeconds: null });
+  const amd = reference({ file: "/x/eta-reference.amd.json", cpuModel: "EPYC, 2 cores", cpuProbeSeconds: 0.037 });
+  // A write path read 8× the EPYC's beside other work: by the probes alone, the Xeon's (no reading) is nearer.
+  const busy = probes(0.05, 0.08);
+  assert.equal(chooseReference([xeon, amd], busy)?.reference.cpuModel, "Xeon, 2 cores");
+  const onEpyc: Probes = { ...busy, model: () => "EPYC, 2 cores" };
+  const chosen = chooseReference([xeon, amd], onEpyc);
+  assert.equal(chosen?.reference.cpuModel, "EPYC, 2 cores");
+  assert.equal(chosen?.sameModel, true);
+  const c = probeCalibration({ references: set(xeon, amd) }, onEpyc);
+  assert.match(c?.source ?? "", /eta-reference\.amd\.json, fitted 2026-12-04; of 2, the nearest of this CPU model\)/);
+  // A model no reference has: the nearest by the probes, as before.
+  const elsewhere: Probes = { ...busy, model: () => "Other CPU, 8 cores" };
+  assert.equal(chooseReference([xeon, amd], elsewhere)?.reference.cpuModel, "Xeon, 2 cores");
+  assert.equal(chooseReference([xeon, amd], elsewhere)?.sameModel, undefined);
 });
 
 test("a refit takes the machine's readings its runs recorded, and the wall outside the trials their accounts give", () => {

@@ -213,10 +213,16 @@ async function runRound(
       marks.ran = Date.now();
       return pgbench;
     },
-    // The other databases' writes were read before this: the next clone is not counted as this round's.
+    // The next clone starts once this round's server-wide counters (WAL, checkpointer, I/O) are read: it
+    // overlaps only the WAL count, whose range ends at the round's end LSN.
     after: async (c) => {
+      const read = {
+        counters: await roundCounters(c),
+        sizes: await relationSizes(c),
+        statements: await statementStats(c),
+      };
       if (next) making = makeNext(next);
-      return { counters: await roundCounters(c), sizes: await relationSizes(c), statements: await statementStats(c) };
+      return read;
     },
   }).finally(() => making);
   const closeSeconds = since(marks.ran);
