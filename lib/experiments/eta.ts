@@ -251,118 +251,66 @@ export function growthText(c: Calibration): string {
   return `; timed part ∝ size^k past the largest stored size (${each})`;
 }
 
-/**
- * The two probes, read together once a process, in rounds spread in time with a pause between rounds:
- * - CPU: SHA-256 over 64 MiB;
- * - write path: 64 commits of a page each (an append made durable with fdatasync, a commit's WAL flush), then
- *   16 MiB appended and made durable (a load's or a checkpoint's writes).
- * Each reading is the second fastest of its rounds (probeReading). Beside other work, samples back to back fall
- * in the same burst or the same lull, and the fastest of them (the readings before) swung several-fold either
- * way; rounds ~1.5 s apart hardly correlate. The pauses cost wall time only. The measurements:
- * docs/claims-and-regimes.md, "The probes beside other work".
- */
-export const PROBE_ROUNDS = {
-  rounds: 5,
-  pauseMs: 150,
-  budgetMs: 2000,
-  cpuMiB: 64,
-  commits: 64,
-  commitBytes: 8192,
-  bulkMiB: 16,
-} as const;
+let probed: number | undefined;
 
-/**
- * One figure from the rounds' seconds: the second fastest of 3 or more (a lull in one round is left out), else the
- * fastest; undefined without a usable round. Not their median: on a quiet box spread rounds read 1.3–1.6× the
- * fastest of back-to-back ones, which the references' readings are, and their median put quiet ETAs as high.
- */
-export function probeReading(rounds: readonly number[]): number | undefined {
-  const usable = rounds.filter((s) => Number.isFinite(s) && s > 0).sort((a, b) => a - b);
-  return usable.length >= 3 ? usable[1] : usable[0];
-}
-
-export interface ProbeRounds {
-  readonly cpu: number[];
-  /** Undefined where the directory cannot be written. */
-  readonly write?: number[];
-}
-
-/** Blocks the thread: the probes are read synchronously where an ETA is computed, before any server starts. */
-const pause = (ms: number): void => {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-};
-
-const cpuRound = (block: Buffer): number => {
-  const started = process.hrtime.bigint();
-  const hash = crypto.createHash("sha256");
-  for (let i = 0; i < PROBE_ROUNDS.cpuMiB; i++) hash.update(block);
-  hash.digest();
-  return Number(process.hrtime.bigint() - started) / 1e9;
-};
-
-const writeRound = (fd: number, small: Buffer, bulk: Buffer): number => {
-  fs.ftruncateSync(fd, 0);
-  const started = process.hrtime.bigint();
-  let at = 0;
-  for (let i = 0; i < PROBE_ROUNDS.commits; i++) {
-    at += fs.writeSync(fd, small, 0, small.length, at);
-    fs.fdatasyncSync(fd);
+/** On a shared 2-core machine single samples vary several-fold; the fastest of 3 much less. */
+export function cpuProbeSeconds(): number {
+  if (probed !== undefined) return probed;
+  const block = Buffer.alloc(1 << 20, 7);
+  let best = Infinity;
+  for (let round = 0; round < 3; round++) {
+    const started = process.hrtime.bigint();
+    const hash = crypto.createHash("sha256");
+    for (let i = 0; i < 64; i++) hash.update(block);
+    hash.digest();
+    best = Math.min(best, Number(process.hrtime.bigint() - started) / 1e9);
   }
-  for (let i = 0; i < PROBE_ROUNDS.bulkMiB; i++) at += fs.writeSync(fd, bulk, 0, bulk.length, at);
-  fs.fdatasyncSync(fd);
-  return Number(process.hrtime.bigint() - started) / 1e9;
-};
-
-/** Each round's seconds, the write path's in `dir` (none without one, or where it cannot be written). */
-export function probeRounds(dir: string | undefined, wait: (ms: number) => void = pause): ProbeRounds {
-  const file = dir === undefined ? undefined : path.join(dir, `.dblab-write-probe-${process.pid}`);
-  let fd = file === undefined ? undefined : attempt(() => fs.openSync(file, "w"));
-  const cpu: number[] = [];
-  const write: number[] = [];
-  try {
-    const block = Buffer.alloc(1 << 20, 7);
-    const small = Buffer.alloc(PROBE_ROUNDS.commitBytes, 7);
-    const began = Date.now();
-    while (cpu.length < PROBE_ROUNDS.rounds && Date.now() - began < PROBE_ROUNDS.budgetMs) {
-      if (cpu.length) wait(PROBE_ROUNDS.pauseMs);
-      cpu.push(cpuRound(block));
-      if (fd === undefined) continue;
-      try {
-        write.push(writeRound(fd, small, block));
-      } catch {
-        const open = fd;
-        attempt(() => fs.closeSync(open));
-        fd = undefined;
-        write.length = 0;
-      }
-    }
-  } finally {
-    const open = fd;
-    if (open !== undefined) attempt(() => fs.closeSync(open));
-    if (file !== undefined) attempt(() => fs.rmSync(file, { force: true }));
-  }
-  return write.length ? { cpu, write } : { cpu };
+  probed = best;
+  return best;
 }
 
-let probed: { readonly cpu: number; readonly write: number | undefined } | undefined;
+/** Commits of a page each, then a bulk write; the fastest round: other work's writes delay single rounds. */
+const WRITE_PROBE = { commits: 64, commitBytes: 8192, bulkMiB: 16, rounds: 5, budgetMs: 1000 };
 
-function machineProbes(): { readonly cpu: number; readonly write: number | undefined } {
-  if (!probed) {
-    const rounds = probeRounds(attempt(embeddedBaseDir));
-    probed = { cpu: probeReading(rounds.cpu) ?? NaN, write: rounds.write && probeReading(rounds.write) };
-  }
-  return probed;
-}
-
-export const cpuProbeSeconds = (): number => machineProbes().cpu;
+let writeProbed: number | null | undefined;
 
 /** Undefined where it cannot write: the ETA then scales by the CPU probe alone, and says so. */
-export const writeProbeSeconds = (): number | undefined => machineProbes().write;
+export function writeProbeSeconds(): number | undefined {
+  if (writeProbed === undefined) {
+    const dir = attempt(embeddedBaseDir);
+    writeProbed = (dir === undefined ? undefined : writeProbeIn(dir)) ?? null;
+  }
+  return writeProbed ?? undefined;
+}
 
-/** The write path's reading in `dir` (probeReading of its rounds); undefined where it cannot write there. */
 export function writeProbeIn(dir: string): number | undefined {
-  const rounds = probeRounds(dir).write;
-  return rounds && probeReading(rounds);
+  const file = path.join(dir, `.dblab-write-probe-${process.pid}`);
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(file, "w");
+    const small = Buffer.alloc(WRITE_PROBE.commitBytes, 7);
+    const bulk = Buffer.alloc(1 << 20, 7);
+    const began = Date.now();
+    let best = Infinity;
+    for (let round = 0; round < WRITE_PROBE.rounds && Date.now() - began < WRITE_PROBE.budgetMs; round++) {
+      fs.ftruncateSync(fd, 0);
+      const started = process.hrtime.bigint();
+      let at = 0;
+      for (let i = 0; i < WRITE_PROBE.commits; i++) {
+        at += fs.writeSync(fd, small, 0, small.length, at);
+        fs.fdatasyncSync(fd);
+      }
+      for (let i = 0; i < WRITE_PROBE.bulkMiB; i++) at += fs.writeSync(fd, bulk, 0, bulk.length, at);
+      fs.fdatasyncSync(fd);
+      best = Math.min(best, Number(process.hrtime.bigint() - started) / 1e9);
+    }
+    return best;
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+    fs.rmSync(file, { force: true });
+  }
 }
 
 export interface Probes {

@@ -20,9 +20,6 @@ import {
   referenceFileContent,
   referencesIn,
   storedProbeReadings,
-  PROBE_ROUNDS,
-  probeReading,
-  probeRounds,
   WRITE_OVER_CPU_MAX,
   writeBoundFactor,
   writeProbeIn,
@@ -207,41 +204,10 @@ test("the write-path probe reads a time where it can write and leaves nothing; n
     assert.ok(seconds !== undefined && seconds > 0, String(seconds));
     assert.deepEqual(fs.readdirSync(dir), []);
     assert.equal(writeProbeIn(path.join(dir, "missing")), undefined);
-    // Its rounds are spread in time, the CPU's with the write path's: a pause between each two, none before the
-    // first or after the last; a CPU round with each write round; only CPU rounds where it cannot write.
-    const pauses: number[] = [];
-    const rounds = probeRounds(dir, (ms) => pauses.push(ms));
-    assert.ok(rounds.cpu.length >= 1 && rounds.cpu.length <= PROBE_ROUNDS.rounds, String(rounds.cpu));
-    assert.equal(rounds.write?.length, rounds.cpu.length);
-    assert.deepEqual(
-      pauses,
-      rounds.cpu.slice(1).map(() => PROBE_ROUNDS.pauseMs),
-    );
-    const cpuOnly = probeRounds(path.join(dir, "missing"), () => undefined);
-    assert.equal(cpuOnly.write, undefined);
-    assert.ok(cpuOnly.cpu.length >= 1);
     assert.deepEqual(fs.readdirSync(dir), []);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
-});
-
-test("a probe reading of spread rounds: a burst in a minority of rounds or a lull in one does not move it", () => {
-  // Synthetic round series (seconds): a steady box, then one beside another process's writes.
-  const steady = [0.03, 0.031, 0.029, 0.03, 0.032];
-  assert.equal(probeReading(steady), 0.03);
-  // Two of five rounds in a burst of other writes (10×): the reading stays the steady one's; the mean would not.
-  const burst = [0.03, 0.3, 0.031, 0.29, 0.029];
-  assert.equal(probeReading(burst), 0.03);
-  // One of five in a lull: the fastest round (the reading before) would say the box is quiet; this does not.
-  const loaded = [0.2, 0.03, 0.25, 0.21, 0.22];
-  assert.equal(probeReading(loaded), 0.2);
-  // The order of the rounds does not matter; unusable rounds are left out; under 3 the fastest; none, none.
-  assert.equal(probeReading([...loaded].reverse()), 0.2);
-  assert.equal(probeReading([0.02, NaN, 0.04, -1, 0.03]), 0.03);
-  assert.equal(probeReading([0.05, 0.02]), 0.02);
-  assert.equal(probeReading([]), undefined);
-  assert.equal(probeReading([NaN]), undefined);
 });
 
 test("beside other work the write-path factor is bounded by the CPU probe's; a box with an idle CPU is read in full", () => {
