@@ -115,11 +115,16 @@ test("round trips on embedded PostgreSQL: delays reached, commits counted, stand
     assert.ok(on >= 0.48, `synchronous_commit = on waits for a standby 0.6 ms away (median ${on} ms)`);
 
     const standbyCal = run.calibrations.filter((c) => c.link === "s1" || c.link === "s2");
-    // 0.6 ms lies above either link's own cost at its fastest: a delay is added however loaded the
-    // calibration (a median read under load once left both at 0 ms added).
+    // A link adds a delay unless its own fastest round trip at 0 ms already reached the target: a median
+    // read under load once left both at 0 ms added while their fastest lay below 0.6 ms. (Under sustained
+    // load a user-space link's fastest can exceed 0.6 ms: then nothing is added, and the note says so.)
     assert.ok(
-      standbyCal.length >= 2 && standbyCal.every((c) => c.mode === "delayed" && c.addedRttMs > 0),
-      `both standby links calibrated with a delay (${standbyCal.map((c) => `${c.link}: ${c.note}`).join("; ")})`,
+      standbyCal.length >= 2 &&
+        standbyCal.every(
+          (c) =>
+            (c.mode === "delayed" && c.addedRttMs > 0) || (c.addedRttMs === 0 && c.linkZeroFloorMs >= c.targetRttMs),
+        ),
+      `each standby link calibrated with a delay, or at 0 ms only where its own fastest round trip reached the target (${standbyCal.map((c) => `${c.link}: ${c.note}`).join("; ")})`,
     );
     assert.ok(run.metadata.servers.length >= 3, "primary and two standbys described");
 
