@@ -56,11 +56,16 @@ test("reproduce --profile full --eta-only prints each notebook's ETA and starts 
   );
   for (const line of lines)
     assert.match(line, /: about \d+ (s|min|h)\b.* here.*; resumable with npm run reproduce -- --resume <run-id>$/);
-  // 03's five 5-minute rounds of five levels alone are 2 h 5 min.
+  // Lower bounds only (a loaded machine only adds; under load 03 read 13 h 53 min): 03's five 5-minute rounds
+  // of five levels are 2 h 5 min, 06's full profile 5 rounds of 13 one-minute runs.
   const line = (id: string) => lines.find((l) => l.startsWith(`ETA ${id}-`)) ?? `no ETA line for ${id}`;
-  assert.match(line("03"), /^ETA 03-over-indexing: about [2-9] h/);
-  // 06's full profile: 5 rounds of 13 one-minute runs (the example's five indexes and one candidate).
-  assert.match(line("06"), /^ETA 06-your-indexes: about 1 h .*; 65 trials/);
+  const minutes = (text: string): number => {
+    const m = /: about (?:(\d+) h)? ?(?:(\d+) min)?/.exec(text);
+    return m ? Number(m[1] ?? 0) * 60 + Number(m[2] ?? 0) : NaN;
+  };
+  assert.ok(minutes(line("03")) >= 120, line("03"));
+  assert.ok(minutes(line("06")) >= 60, line("06"));
+  assert.match(line("06"), /; 65 trials/);
   assert.ok(!fs.existsSync(reports), "no run started: no reports folder");
 });
 
