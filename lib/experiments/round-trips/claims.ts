@@ -19,8 +19,6 @@ const isExternal = (p: P) =>
 const f = (x: Num, d = 2) => (x === undefined || x === null || !Number.isFinite(x) ? "n/a" : x.toFixed(d));
 const ms = (x: Num, d = 3) => `${f(x, d)} ms`;
 const lag = (x: Num) => (x === undefined || x === null ? "not caught (every sample found the standbys idle)" : ms(x));
-const fmtRatio = (x: number) => x.toFixed(2);
-const fmtMs = (x: number) => `${x.toFixed(3)} ms`;
 const seedS = (series: SeedSeries, c: SeedCondition) => seedValue(series, c) ?? NaN;
 /** A text of what `get` finds; "" where nothing ran. */
 const from =
@@ -35,18 +33,21 @@ const updated = (env: EnvironmentKey) => (s: S) => {
   return e?.autocommit && e.oneTransaction ? (e as Updated) : undefined;
 };
 /** A claim's texts from what `get` finds; "" where nothing ran. */
-const texts = <T>(get: (s: S) => T | undefined, t: { ours?: (x: T, s: S) => string; why: (x: T, s: S) => string }) => ({
+const texts = <T>(get: (s: S) => T | undefined, t: { ours: (x: T, s: S) => string; why: (x: T, s: S) => string }) => ({
   why: from(get, t.why),
-  ...(t.ours ? { ours: from(get, t.ours) } : {}),
+  ours: from(get, t.ours),
 });
-const stat = (text: string, of: Statistic<S>["of"], needs: string, fmt = fmtRatio): Statistic<S> => ({
+const stat = (text: string, of: Statistic<S>["of"], needs: string, fmt = (x: number) => f(x)): Statistic<S> => ({
   text,
   fmt,
   of,
   needs,
 });
+/** `{ key: reason }`: each quoted sentence not declared, with the reason. */
+const notDeclared = (reasons: Record<string, string>) =>
+  Object.entries(reasons).map(([key, reason]) => ({ sentence: Q.quote(key), reason }));
 /** Not run where the parameters say so before the run, or the summary after it. */
-const unless = (reason: string, before: (p: P) => boolean, after: (s: S) => boolean = () => false) => ({
+const absentWhen = (reason: string, before: (p: P) => boolean, after: (s: S) => boolean = () => false) => ({
   before,
   after,
   reason,
@@ -56,7 +57,7 @@ const ran = (
   env: EnvironmentKey,
   reason: string,
   before = (p: P) => !p.environments.includes(env as never) || isExternal(p),
-) => unless(reason, before, (s) => !findEnvironment(s, env));
+) => absentWhen(reason, before, (s) => !findEnvironment(s, env));
 
 const STANDBYS = "emulated: two standbys on this machine behind delayed links, in place of Aurora's storage quorum";
 /** The client's links, this run's inputs unless real hosts are named: `canShow`, what the emulation can show. */
@@ -114,9 +115,7 @@ const rttFactor = (what: string, c: SeedCondition, upTo = 2): RegimeFactor => ({
 });
 
 function quorumClaims(env: EnvironmentKey, where: string, c: "same_az" | "cross_az", factor: Factor) {
-  const [a, b, aurora] = (
-    ["update_autocommit_seconds", "update_one_transaction_seconds", "aurora_commit_latency_seconds"] as const
-  ).map((x) => seedS(x, c));
+  const seed = (series: SeedSeries) => seedS(series, c);
   const common = {
     kind: "magnitude" as const,
     regime: [factor],
@@ -125,7 +124,7 @@ function quorumClaims(env: EnvironmentKey, where: string, c: "same_az" | "cross_
     absent: ran(env, `this run had no ${env} environment`),
     ...texts(updated(env), {
       ours: (q) =>
-        `${per10k(q)}; gap per commit ${q.commitInterval ? intervalText(q.commitInterval, fmtMs) : ms(q.commitMs)}, the server's account ${ms(sum.serverCommitMs(q))} (WAL flush ${ms(q.walSyncMsPerCommit)} + flush lag ${lag(q.flushLagMs)}), a statement ${ms(sum.statementMs(q))}; commit ÷ statement ${f(sum.commitShare(q))} (the seed's ${f(aurora / b)})`,
+        `${per10k(q)}; gap per commit ${q.commitInterval ? intervalText(q.commitInterval, ms) : ms(q.commitMs)}, the server's account ${ms(sum.serverCommitMs(q))} (WAL flush ${ms(q.walSyncMsPerCommit)} + flush lag ${lag(q.flushLagMs)}), a statement ${ms(sum.statementMs(q))}; commit ÷ statement ${f(sum.commitShare(q))} (the seed's ${f(seed("aurora_commit_latency_seconds") / seed("update_one_transaction_seconds"))})`,
       why: (q) =>
         `synchronous_standby_names = '${QUORUM}', standbys ${ms(q.standbyRttMs)} away: pg_stat_wal counted ${f(q.walSyncsPerCommit)} WAL syncs per autocommit statement at ${ms(q.walSyncMsPerCommit)} each, and the fastest standby's flush lag was ${lag(q.flushLagMs)} (pg_stat_replication); the one transaction synced ${f(q.oneTransaction.walSyncs, 0)} time(s) over ${q.oneTransaction.statements.toLocaleString("en-US")} statements of ${ms(sum.statementMs(q))}.`,
     }),
@@ -145,7 +144,7 @@ function quorumClaims(env: EnvironmentKey, where: string, c: "same_az" | "cross_
       ...transactions(env, where),
       claim: `With a durable replicated commit (${where} client), autocommit ≫ one transaction`,
       // Gated by the round trip only: a gate on commit ÷ statement would decide the ratio by arithmetic.
-      reading: `"≫" read as at least 1.5× (the seed's ${f(a / b, 1)}×); a magnitude: the ratio is ≈ 1 + commit ÷ statement, so it holds only where a commit outweighs half a statement`,
+      reading: `"≫" read as at least 1.5× (the seed's ${f(seed("update_autocommit_seconds") / seed("update_one_transaction_seconds"), 1)}×); a magnitude: the ratio is ≈ 1 + commit ÷ statement, so it holds only where a commit outweighs half a statement`,
     },
     {
       ...common,
@@ -195,7 +194,7 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
       reading: '"far shorter" read as at least 4× (the seed\'s 8.5×)',
       regime: [],
       regimeText: `${AURORA}; same AZ vs another AZ`,
-      absent: unless(
+      absent: absentWhen(
         "needs the same-az and cross-az environments (an external server runs alone)",
         (p) => isExternal(p) || !p.environments.includes("same-az") || !p.environments.includes("cross-az"),
       ),
@@ -245,10 +244,8 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
       claim: "On the real server measured (whichever it is, not Aurora), autocommit ≫ one transaction",
       reading: '"≫" read as at least 1.5×; counted as evidence about the server that ran, never about Aurora',
       regime: ["rttExternal"],
-      regimeText:
-        "the measured server (whichever ran: its verdict is evidence about it, not about Aurora), its client 0.1–3.4 ms away, the span of the seed's two placements",
-      howToTest:
-        "DBLAB_POSTGRES_URI=postgresql://… (target external) measures one as it is, from a client 0.1–3.4 ms away",
+      regimeText: "the measured server, its client 0.1–3.4 ms away, the span of the seed's two placements",
+      howToTest: "DBLAB_POSTGRES_URI=postgresql://… (target external) measures one as it is",
       absent: ran("external", "this run measured no external server", (p) => !isExternal(p)),
       ...texts(updated("external"), {
         ours: (x) =>
@@ -274,7 +271,7 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
       ...links("each statement pays one round trip of the link, not AWS's round trips", (s) =>
         sum.slopes(s)?.envs.some((e) => e.kind === "emulated") ? "the round trips are this run's inputs" : undefined,
       ),
-      absent: unless(
+      absent: absentWhen(
         "needs two single-server environments (an external server runs alone)",
         (p) => isExternal(p) || p.environments.filter((e) => !e.startsWith("quorum")).length < 2,
       ),
@@ -314,7 +311,7 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
       emulates:
         `${STANDBYS}, the subject of this check; it can show that one machine reproduces a synchronous ` +
         "standby's wait (held contradicts the seed's sentence as worded), not Aurora's ~2 ms, whose size here is the delay set",
-      absent: unless(
+      absent: absentWhen(
         "this run has no sweep with levels on and local (or off)",
         (p) => !p.sweepStandbyRttsMs.length || !p.syncLevels.length || isExternal(p),
         (s) => !sum.sweepPair(s),
@@ -352,7 +349,7 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
         "the local environment's gap per commit (a − b) / N, per repeat, exact interval of the median",
         (s) => findEnvironment(s, "local")?.commitInterval,
         "update_autocommit and update_one_transaction in the local environment",
-        fmtMs,
+        ms,
       ),
       why: from(
         (s) => findEnvironment(s, "local"),
@@ -360,22 +357,13 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
       ),
     },
   ],
-  notDeclared: [
-    {
-      sentence: Q.quote("crossAzOverhead"),
-      reason:
-        "arithmetic on (a)'s two round trips (1.70 − 0.20 ms), which are this run's inputs unless real hosts are named: " +
-        "the round-trip table shows both",
-    },
-    {
-      sentence: Q.quote("sameAzVsLocal"),
-      reason:
-        "the 4.5× compares Aurora with the seed's Docker-on-macOS path, which is not here (the local environment is a " +
-        "direct loopback, and the AZ links are inputs); the 1.7× contradicts the seed's own 8.5×, which (a) declares",
-    },
-    {
-      sentence: Q.quote("overTwentySeconds"),
-      reason: "the seed's own other-AZ gap is 18.54 s; the gap's cause is declared as (c share)",
-    },
-  ],
+  notDeclared: notDeclared({
+    crossAzOverhead:
+      "arithmetic on (a)'s two round trips (1.70 − 0.20 ms), which are this run's inputs unless real hosts are named: " +
+      "the round-trip table shows both",
+    sameAzVsLocal:
+      "the 4.5× compares Aurora with the seed's Docker-on-macOS path, which is not here (the local environment is a " +
+      "direct loopback, and the AZ links are inputs); the 1.7× contradicts the seed's own 8.5×, which (a) declares",
+    overTwentySeconds: "the seed's own other-AZ gap is 18.54 s; the gap's cause is declared as (c share)",
+  }),
 });
