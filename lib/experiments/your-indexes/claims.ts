@@ -15,7 +15,8 @@ type Item = Pick<Judged, "name" | "kind" | "members"> & Partial<Pick<IndexSummar
 const pctNum = (x: number) => fixed(x * 100, 1);
 const fmtCost = (x: number) => `${pctNum(x)} %`;
 const range = (i: Interval, f: (x: number) => string) => `${f(i.low)}–${f(i.high)}`;
-const ABOVE_0 = { kind: "above", margin: 0 } as const;
+/** Claims 1 and 3: a direction, the difference above 0. */
+const ABOVE_0 = { kind: "direction", rule: { kind: "above", margin: 0 } } as const;
 const PAIRED =
   "paired per round: the variant's run against the two baseline runs just before and after it (the baseline runs between every two variants, their order a Williams design); exact order-statistic interval of the median over rounds";
 const find = (s: S, name: string) => s.indexes.find((ix) => ix.name === name);
@@ -47,8 +48,7 @@ function itemClaims(j: Item, margin: number): Claim<YourIndexesParams, S>[] {
       id: `${j.name}: throughput costs`,
       claim: `${who} costs the workload write throughput (cost above 0)`,
       sentence: ask(" costs the workload's writes throughput"),
-      kind: "direction",
-      rule: ABOVE_0,
+      ...ABOVE_0,
       mechanism:
         "every insert, and every update that cannot be HOT, adds an entry to each index of the table (WAL, buffers, splits): measured here as B-tree leaf inserts and WAL bytes per transaction",
       statistic: cost,
@@ -70,8 +70,7 @@ function itemClaims(j: Item, margin: number): Claim<YourIndexesParams, S>[] {
       id: `${j.name}: write amplification`,
       claim: `${who} adds write amplification (B-tree entries per transaction above 0)`,
       sentence: ask(" adds write amplification"),
-      kind: "direction",
-      rule: ABOVE_0,
+      ...ABOVE_0,
       reading: "one counter decides, the entries the index writes; WAL bytes and HOT share lost are shown",
       mechanism:
         "an index receives an entry for every inserted row of its table and every update that cannot stay HOT because it sets a column the index reads; each entry is a WAL record (a B-tree leaf insert)",
@@ -88,7 +87,7 @@ function itemClaims(j: Item, margin: number): Claim<YourIndexesParams, S>[] {
   ];
 }
 
-export const claimSet = (items: readonly Item[], margin: number): ClaimSet<YourIndexesParams, S> =>
+const claimSet = (items: readonly Item[], margin: number): ClaimSet<YourIndexesParams, S> =>
   declare({
     notebook: "06-your-indexes",
     factors: {},
