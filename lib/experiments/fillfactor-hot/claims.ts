@@ -9,14 +9,10 @@ import { fixed, percent as pct, times } from "../../stats/format";
 
 type S = readonly ConditionSummary[];
 const Q = readQuotes(__dirname);
-const FILLFACTOR = {
-  original: `CREATE TABLE, storage parameter fillfactor (default 100): "${Q.quote("fillfactor").original}"`,
-};
-const HOT = {
-  original:
-    `Heap-Only Tuples (HOT), storage-hot.html: HOT is possible when: "${Q.quote("hotPossibleWhen").original}"; ` +
-    `then: "${Q.quote("hotNoNewIndexEntries").original}"`,
-};
+const FILLFACTOR = `CREATE TABLE, storage parameter fillfactor (default 100): "${Q.quote("fillfactor").original}"`;
+const HOT =
+  `Heap-Only Tuples (HOT), storage-hot.html: HOT is possible when: "${Q.quote("hotPossibleWhen").original}"; ` +
+  `then: "${Q.quote("hotNoNewIndexEntries").original}"`;
 
 const pctFmt = (x: number) => `${(x * 100).toFixed(x < 0.1 ? 1 : 0)} %`;
 const ROOM_TEXT =
@@ -25,6 +21,8 @@ const ROOM_TEXT =
 /** The regime's value is not a seed's figure but the documented condition: room for the updated row. */
 const THRESHOLD = "the documented threshold:";
 const TWO_PASSES = "`--set fillfactors=[100,50]` runs both passes";
+/** Claims 4–6: the HOT pass against fillfactor 100's. */
+const PASSES = { kind: "magnitude", regime: ["room"], howToTest: TWO_PASSES } as const;
 
 /** What both passes give (the HOT one and fillfactor 100's), `none` unless both ran and differ. */
 const withPasses =
@@ -50,12 +48,10 @@ const hotShare = (text: string, pass: (s: S) => ConditionSummary | undefined, ne
 /** Claims 5 and 6: the HOT pass below the fillfactor-100 pass in a value paired within a round. */
 const hotBelowFull = (text: string, what: string, pick: (r: RoundValues) => number | undefined) =>
   ({
+    ...PASSES,
     figure: "no figure",
-    kind: "magnitude",
     rule: { kind: "below", margin: 1 },
-    regime: ["room"],
     regimeText: `the HOT pass (counter, ${ROOM_TEXT} ≥ 1) vs counter at fillfactor 100, same round`,
-    howToTest: TWO_PASSES,
     statistic: {
       text: `${text}, HOT pass ÷ fillfactor-100 pass, paired within a round`,
       fmt: (x: number) => times(x),
@@ -105,7 +101,7 @@ export const CLAIMS: ClaimSet<FillfactorHotParams, S, "noRoom" | "room"> = decla
         "At fillfactor 100, a pass that updates a non-indexed column of every row of a freshly loaded table in " +
         "statements over whole id ranges is mostly not HOT: the page has no free space for the new versions, and its " +
         "old versions are not yet dead, so pruning cannot make room during the pass",
-      sentence: { original: `${FILLFACTOR.original}; ${HOT.original}` },
+      sentence: { original: `${FILLFACTOR}; ${HOT}` },
       figure: "no figure: the documentation's condition (sufficient free space on the page) fails at fillfactor 100",
       kind: "magnitude",
       rule: { kind: "below", margin: 0.5 },
@@ -126,7 +122,7 @@ export const CLAIMS: ClaimSet<FillfactorHotParams, S, "noRoom" | "room"> = decla
       id: "2",
       claim:
         "At a fillfactor whose reserved space holds one new version of every row on the page, the same pass is mostly HOT",
-      sentence: FILLFACTOR,
+      sentence: { original: FILLFACTOR },
       figure: "no figure: the documentation's condition holds",
       kind: "magnitude",
       rule: { kind: "above", margin: 0.5 },
@@ -148,7 +144,7 @@ export const CLAIMS: ClaimSet<FillfactorHotParams, S, "noRoom" | "room"> = decla
     {
       id: "3",
       claim: "An UPDATE that changes an indexed column is not HOT at any fillfactor",
-      sentence: HOT,
+      sentence: { original: HOT },
       figure: "no figure: HOT needs the indexed columns unchanged",
       kind: "direction",
       rule: { kind: "below", margin: 0.01 },
@@ -167,7 +163,7 @@ export const CLAIMS: ClaimSet<FillfactorHotParams, S, "noRoom" | "room"> = decla
         needs: "the k pass",
       },
       why: (s) => {
-        const x = [...s.filter((y) => y.column === "k")].sort((a, b) => (b.roomRatio ?? 0) - (a.roomRatio ?? 0))[0];
+        const x = s.filter((y) => y.column === "k").sort((a, b) => (b.roomRatio ?? 0) - (a.roomRatio ?? 0))[0];
         return x
           ? `${roomText(x, false)}; the k pass was HOT for ${pct(x.hotShare)} of its rows, ` +
               `${pct(x.newPageShare === undefined ? undefined : 1 - x.newPageShare)} of its new versions ` +
@@ -179,15 +175,13 @@ export const CLAIMS: ClaimSet<FillfactorHotParams, S, "noRoom" | "room"> = decla
       id: "4",
       claim:
         "HOT updates add no index entries; a non-HOT update adds one entry to every index for every row, changed or not",
-      sentence: HOT,
+      sentence: { original: HOT },
       figure: "no figure: no new index entries for a HOT update",
-      kind: "magnitude",
+      ...PASSES,
       rule: { kind: "below", margin: 0.1 },
       reading:
         "HOT pass below 0.1 entries per row, and the non-HOT pass 0.9–1.1 per index per row; held only when both hold",
-      regime: ["room"],
       regimeText: `the HOT pass (counter, ${ROOM_TEXT} ≥ 1) and the non-HOT pass (counter at fillfactor 100), 2 B-trees`,
-      howToTest: TWO_PASSES,
       statistic: {
         text:
           "B-tree leaf entries inserted per updated row, counted in the pass's WAL (pg_walinspect: Btree INSERT_LEAF, " +
@@ -214,7 +208,7 @@ export const CLAIMS: ClaimSet<FillfactorHotParams, S, "noRoom" | "room"> = decla
     {
       id: "5",
       claim: "A HOT pass writes less WAL per updated row than the non-HOT pass over the same rows",
-      sentence: { original: `${HOT.original} (no index entries: no index WAL records)` },
+      sentence: { original: `${HOT} (no index entries: no index WAL records)` },
       ...hotBelowFull("WAL bytes per updated row (pg_stat_wal)", "WAL bytes per row", (r) => r.walBytesPerRow),
       why: bothPasses(
         (v) =>
@@ -226,7 +220,7 @@ export const CLAIMS: ClaimSet<FillfactorHotParams, S, "noRoom" | "room"> = decla
     {
       id: "6",
       claim: "Placing the updated copy on the same page is more efficient: the HOT pass takes less time",
-      sentence: FILLFACTOR,
+      sentence: { original: FILLFACTOR },
       ...hotBelowFull("seconds of the pass", "seconds", (r) => r.seconds),
       why: bothPasses(
         (v) =>
