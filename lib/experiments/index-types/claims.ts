@@ -1,16 +1,23 @@
 /** Notebook 08's claims: PostgreSQL's documented BRIN, GIN fast update and partial-index behaviour (quotes.json). */
-import { declare, readQuotes, type ClaimSet } from "../../stats/claim-engine";
+import { declare, readQuotes, type ClaimSet, type Part } from "../../stats/claim-engine";
 import { medianOf, pairedQuotient } from "../../stats/claim-statistics";
 import { fixed, times } from "../../stats/format";
 import type { IndexKind, IndexTypesParams } from "./params";
-import { find, type ConditionSummary, type RoundValues } from "./summarise";
+import { find, type ConditionSummary as C, type RoundValues } from "./summarise";
 
-type S = readonly ConditionSummary[];
+type S = readonly C[];
 const Q = readQuotes(__dirname);
-const both = (a: string, b: string) => ({
-  original: `${Q.quote(a).original} ${Q.quote(b).original}`,
-  figure: "no figure",
-});
+const ms = (x: number | undefined) => `${fixed(x, 1)} ms`;
+const kib = (x: number | undefined) => (x === undefined ? "n/a" : `${(x / 1024).toFixed(0)} KiB`);
+/** A why from the insert summaries of `kinds`, "" unless all ran. */
+const whyOf =
+  (kinds: readonly IndexKind[], text: (xs: C[], s: S) => string) =>
+  (s: S): string => {
+    const xs = kinds.map((k) => find(s, k));
+    return xs.every((x) => x !== undefined) ? text(xs, s) : "";
+  };
+/** Every part, or undefined unless each has its interval. */
+const allParts = (parts: Part[]) => (parts.every((p) => p.interval) ? parts : undefined);
 
 /** An int4 key's pending-list tuple with its line pointer, keys per row, gin_pending_list_limit's default. */
 const [KEY_BYTES, KEYS_PER_ROW, PENDING_LIMIT] = [20, 4, 4 * 1024 * 1024];
@@ -19,19 +26,11 @@ const ROW_BYTES = 150;
 const BRIN_ROWS = `\`--set rows=${Math.ceil((1000 * 8192) / ROW_BYTES / 10_000) * 10_000}\` or more runs it`;
 /** Claims a1 and a2: BRIN's magnitudes, judged on a table of at least 8 of its ranges. */
 const BRIN = { kind: "magnitude", regime: ["pages"], howToTest: BRIN_ROWS } as const;
+/** Claims b2 and b3: the batch that flushes the pending list, in a stream that fills it at least once. */
+const FLUSH = { sentence: Q.quote("ginSlowUpdate"), regime: ["flushes"] } as const;
 const ROUNDS = "paired within a round, median over rounds";
 const VERY_LARGE = `the lab's reading of "very large tables" (8 MB: at least 8 of BRIN's 128-page ranges):`;
 const FULL = "the documented condition (the list becomes too large):";
-
-const ms = (x: number | undefined) => `${fixed(x, 1)} ms`;
-const kib = (x: number | undefined) => (x === undefined ? "n/a" : `${(x / 1024).toFixed(0)} KiB`);
-/** A why from the insert summaries of `kinds`, "" unless all ran. */
-const whyOf =
-  (kinds: readonly IndexKind[], text: (xs: ConditionSummary[], s: S) => string) =>
-  (s: S): string => {
-    const xs = kinds.map((k) => find(s, k));
-    return xs.every((x) => x !== undefined) ? text(xs, s) : "";
-  };
 
 /** A per-round value of one condition ÷ another's (insert unless named), paired by round. */
 const paired =
@@ -46,7 +45,7 @@ const paired =
 /** (kind − none) ÷ (btree − none) of one per-round value: what the kind adds over no index, against a B-tree's. */
 const overNone = (kind: IndexKind, pick: (r: RoundValues) => number, what: string) => (s: S) => {
   const [k, b, n] = [find(s, kind), find(s, "btree"), find(s, "none")];
-  const at = (x: ConditionSummary | undefined, repeat: number) => x?.rounds.find((y) => y.repeat === repeat);
+  const at = (x: C | undefined, repeat: number) => x?.rounds.find((y) => y.repeat === repeat);
   return k && b && n
     ? medianOf(
         k.rounds,
@@ -122,16 +121,11 @@ export const CLAIMS: ClaimSet<IndexTypesParams, S, "pages" | "flushes"> = declar
       statistic: {
         text: `(BRIN − none) ÷ (B-tree − none) of the stream's seconds and of its WAL bytes per row, ${ROUNDS}`,
         fmt: (x) => x.toFixed(2),
-        of: (s) => {
-          const time = overNone("brin", (r) => r.seconds, "seconds")(s);
-          const wal = overNone("brin", (r) => r.walBytesPerRow, "WAL bytes per row")(s);
-          return time && wal
-            ? [
-                { label: "seconds", interval: time },
-                { label: "WAL bytes", interval: wal },
-              ]
-            : undefined;
-        },
+        of: (s) =>
+          allParts([
+            { label: "seconds", interval: overNone("brin", (r) => r.seconds, "seconds")(s) },
+            { label: "WAL bytes", interval: overNone("brin", (r) => r.walBytesPerRow, "WAL bytes per row")(s) },
+          ]),
         needs: "the none, brin and btree insert streams, with the B-tree slower than none",
       },
       why: whyOf(
@@ -145,7 +139,8 @@ export const CLAIMS: ClaimSet<IndexTypesParams, S, "pages" | "flushes"> = declar
     {
       id: "b1",
       claim: "GIN's fast update makes most INSERT batches faster than without it",
-      sentence: both("ginFastUpdate", "ginSlowUpdate"),
+      sentence: { original: `${Q.quote("ginFastUpdate").original} ${Q.quote("ginSlowUpdate").original}` },
+      figure: "no figure",
       kind: "direction",
       rule: { kind: "below", margin: 1 },
       reading: '"most updates are fast" read on the median batch, not the mean (the flushes are in the mean)',
@@ -164,14 +159,12 @@ export const CLAIMS: ClaimSet<IndexTypesParams, S, "pages" | "flushes"> = declar
       ),
     },
     {
+      ...FLUSH,
       id: "b2",
-      claim:
-        "A batch that makes the pending list too large flushes it and is much slower: fastupdate's slowest batch is slower than the slowest without it",
-      sentence: Q.quote("ginSlowUpdate"),
+      claim: "A batch that makes the pending list too large flushes it and is much slower",
       kind: "magnitude",
       rule: { kind: "above", margin: 1.5 },
       reading: '"much slower" read as the slowest batch over 1.5× the slowest batch without the pending list',
-      regime: ["flushes"],
       regimeText: `an INSERT stream that fills the pending list past gin_pending_list_limit (${PENDING_LIMIT / 1048576} MB) at least once`,
       howToTest: `\`--set rows=${Math.ceil(PENDING_LIMIT / (KEYS_PER_ROW * KEY_BYTES) / 10_000) * 10_000}\` or more fills it once`,
       statistic: ginOnOff("slowest batch", (r) => r.maxMs, "slowest batch ms"),
@@ -180,20 +173,17 @@ export const CLAIMS: ClaimSet<IndexTypesParams, S, "pages" | "flushes"> = declar
           on.flushes === undefined
             ? "flushes not counted (no pageinspect)"
             : `${fixed(on.flushes, 0)} flush(es) per stream, the flushing batches ${ms(on.flushMs)}`;
-        return (
-          `with fastupdate: ${flush}; p99 ${ms(on.p99Ms)}, slowest ${ms(on.maxMs)}, median ${ms(on.medianMs)}. ` +
-          `Without: p99 ${ms(off.p99Ms)}, slowest ${ms(off.maxMs)}, median ${ms(off.medianMs)}.`
-        );
+        const latencies = (x: C) => `p99 ${ms(x.p99Ms)}, slowest ${ms(x.maxMs)}, median ${ms(x.medianMs)}`;
+        return `with fastupdate: ${flush}; ${latencies(on)}. Without: ${latencies(off)}.`;
       }),
     },
     {
+      ...FLUSH,
       id: "b3",
       claim: "The batch that flushes the pending list is much slower than the other batches of its own stream",
-      sentence: Q.quote("ginSlowUpdate"),
       kind: "mechanism",
       rule: { kind: "above", margin: 3 },
       reading: '"much slower than other updates" read as over 3× the median batch of the same stream',
-      regime: ["flushes"],
       regimeText:
         "the GIN insert stream with fastupdate, its flushes found by the pending list shrinking (pageinspect)",
       mechanism: "a flush moves the whole pending list into the entry tree inside the statement that overfilled it",
@@ -217,7 +207,8 @@ export const CLAIMS: ClaimSet<IndexTypesParams, S, "pages" | "flushes"> = declar
     {
       id: "c",
       claim: "A partial index costs nothing measurable for rows outside its predicate, inserted or updated",
-      sentence: both("partialEntries", "partialUpdates"),
+      sentence: { original: `${Q.quote("partialEntries").original} ${Q.quote("partialUpdates").original}` },
+      figure: "no figure",
       kind: "equivalence",
       rule: { kind: "inside", low: 0.9, high: 1.1 },
       reading: `"nothing" read as within ±10 % of no index in time and ±2 % in WAL; held only when every part holds`,
