@@ -21,6 +21,15 @@ export function fixed(x: number | undefined, digits: number, na = "n/a"): string
   return x === undefined || !Number.isFinite(x) ? na : x.toFixed(digits);
 }
 
+/** `fixed` at 0, 1, 2 or 3 digits, null read as undefined. */
+export const [f0, f1, f2, f3] = [0, 1, 2, 3].map((d) => (x: number | undefined | null) => fixed(x ?? undefined, d));
+
+/** Milliseconds at `digits`: "0.512 ms". */
+export const ms = (x: number | undefined | null, digits = 3): string => `${fixed(x ?? undefined, digits)} ms`;
+
+/** Two decimals, no unit: "0.42". */
+export const ratio = (x: number): string => x.toFixed(2);
+
 /** A rounded zero has no sign. */
 export function minusFixed(x: number, digits: number): string {
   const t = Math.abs(x).toFixed(digits);
