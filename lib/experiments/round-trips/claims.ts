@@ -1,6 +1,6 @@
 /** Seed 004's claims (EXPERIMENTS.md §5); on an emulated input, `emulated`: never evidence. */
 import type { RegimeFactor, Rule } from "../../stats/claims";
-import { declare, readQuotes, type ClaimSet, type Statistic } from "../../stats/claim-engine";
+import { absentWhen, declare, from, readQuotes, stat, type ClaimSet, type Statistic } from "../../stats/claim-engine";
 import { intervalText, medianInterval } from "../../stats/intervals";
 import { QUORUM } from "./workload/environments";
 import type { RoundTripsParams as P } from "./params";
@@ -20,13 +20,6 @@ const f = (x: Num, d = 2) => (x === undefined || x === null || !Number.isFinite(
 const ms = (x: Num, d = 3) => `${f(x, d)} ms`;
 const lag = (x: Num) => (x === undefined || x === null ? "not caught (every sample found the standbys idle)" : ms(x));
 const seedS = (series: SeedSeries, c: SeedCondition) => seedValue(series, c) ?? NaN;
-/** A text of what `get` finds; "" where nothing ran. */
-const from =
-  <T>(get: (s: S) => T | undefined, fn: (x: T, s: S) => string) =>
-  (s: S) => {
-    const x = get(s);
-    return x === undefined ? "" : fn(x, s);
-  };
 /** `env` where both its UPDATE cases ran. */
 const updated = (env: EnvironmentKey) => (s: S) => {
   const e = findEnvironment(s, env);
@@ -37,27 +30,14 @@ const texts = <T>(get: (s: S) => T | undefined, t: { ours: (x: T, s: S) => strin
   why: from(get, t.why),
   ours: from(get, t.ours),
 });
-const stat = (text: string, of: Statistic<S>["of"], needs: string, fmt = (x: number) => f(x)): Statistic<S> => ({
-  text,
-  fmt,
-  of,
-  needs,
-});
-/** `{ key: reason }`: each quoted sentence not declared, with the reason. */
-const notDeclared = (reasons: Record<string, string>) =>
-  Object.entries(reasons).map(([key, reason]) => ({ sentence: Q.quote(key), reason }));
-/** Not run where the parameters say so before the run, or the summary after it. */
-const absentWhen = (reason: string, before: (p: P) => boolean, after: (s: S) => boolean = () => false) => ({
-  before,
-  after,
-  reason,
-});
+/** 05's ratios read "1.23", without "×". */
+const ratioStat = (text: string, of: Statistic<S>["of"], needs: string) => stat(text, of, needs, (x) => f(x));
 /** Not run unless the parameters name `env` (on a server the lab runs) and the summary has it. */
 const ran = (
   env: EnvironmentKey,
   reason: string,
   before = (p: P) => !p.environments.includes(env as never) || isExternal(p),
-) => absentWhen(reason, before, (s) => !findEnvironment(s, env));
+) => absentWhen(reason, before, (s: S) => !findEnvironment(s, env));
 
 const STANDBYS = "emulated: two standbys on this machine behind delayed links, in place of Aurora's storage quorum";
 /** The client's links, this run's inputs unless real hosts are named: `canShow`, what the emulation can show. */
@@ -93,7 +73,7 @@ const storageText = ({ storage: d }: S) =>
 const per10k = (e: E) => `${f(e.autocommit?.secondsPer10k)} s vs ${f(e.oneTransaction?.secondsPer10k)} s per 10,000`;
 /** Autocommit ÷ one transaction in one environment: (b)'s and (c)'s statistic. */
 const ratioStatistic = (env: EnvironmentKey) =>
-  stat(
+  ratioStat(
     "autocommit ÷ one-transaction elapsed time, one ratio per repeat (paired, order rotated), exact interval of the median",
     (s) => findEnvironment(s, env)?.ratio,
     `update_autocommit and update_one_transaction in the ${env} environment`,
@@ -153,7 +133,7 @@ function quorumClaims(env: EnvironmentKey, where: string, c: "same_az" | "cross_
       sentence: Q.quote(`commitGap (${where})`),
       rule: ABOUT,
       reading: '"nearly match" read as within ×0.8–×1.25',
-      statistic: stat(
+      statistic: ratioStat(
         "the server's commit account per commit (pg_stat_wal flush time per commit + the fastest standby's flush lag) ÷ the gap per commit (a − b) / N, on the gap's per-repeat interval",
         sum.shareOf(env),
         "the gap per commit and pg_stat_wal's sync time in this environment",
@@ -192,11 +172,10 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
       kind: "magnitude",
       rule: { kind: "above", margin: 4 },
       reading: '"far shorter" read as at least 4× (the seed\'s 8.5×)',
-      regime: [],
       regimeText: `${AURORA}; same AZ vs another AZ`,
       absent: absentWhen(
         "needs the same-az and cross-az environments (an external server runs alone)",
-        (p) => isExternal(p) || !p.environments.includes("same-az") || !p.environments.includes("cross-az"),
+        (p: P) => isExternal(p) || !p.environments.includes("same-az") || !p.environments.includes("cross-az"),
       ),
       howToTest: "two real client hosts, one in the server's AZ and one in another (hosts.sameAz, hosts.crossAz)",
       ...links("the link adds what was set, nothing about AWS's network", (s) =>
@@ -204,7 +183,7 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
           ? `the round trips are this run's inputs (${s.network.kind} links)`
           : undefined,
       ),
-      statistic: stat(
+      statistic: ratioStat(
         "cross-AZ ÷ same-AZ SELECT 1 time (elapsed / N), one ratio per repeat (paired), exact interval of the median",
         sum.crossOverSame,
         "the select1 case in the same-az and cross-az environments",
@@ -263,7 +242,6 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
       figure: "~9,920 ms per ms of round trip for 10,002 round trips (0.99)",
       kind: "direction",
       rule: { kind: "inside", low: 0.85, high: 1.15 },
-      regime: [],
       regimeText: `${AURORA}; two client placements (0.20 and 1.70 ms)`,
       mechanism:
         "each statement is one round trip through psql, so elapsed = round trips × RTT + server time, and the slope against RTT is the number of round trips at any RTT",
@@ -273,9 +251,9 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
       ),
       absent: absentWhen(
         "needs two single-server environments (an external server runs alone)",
-        (p) => isExternal(p) || p.environments.filter((e) => !e.startsWith("quorum")).length < 2,
+        (p: P) => isExternal(p) || p.environments.filter((e) => !e.startsWith("quorum")).length < 2,
       ),
-      statistic: stat(
+      statistic: ratioStat(
         "per repeat, the least-squares slope of the one-transaction case's elapsed time against each single-server environment's SELECT 1 time, ÷ the case's round trips; exact interval of the median",
         (s) => {
           const x = sum.slopes(s);
@@ -302,7 +280,6 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
       rule: ABOUT,
       reading:
         "about one standby round trip read as ×0.8–×1.25 of it; held contradicts the seed's sentence, did not hold supports it",
-      regime: [],
       regimeText: "one machine, two standbys behind emulated links, synchronous_commit on vs local (else off)",
       mechanism:
         "with synchronous_commit = on a commit waits until a standby reports the WAL flushed, one standby round trip after it is sent; local waits for no standby",
@@ -313,10 +290,10 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
         "standby's wait (held contradicts the seed's sentence as worded), not Aurora's ~2 ms, whose size here is the delay set",
       absent: absentWhen(
         "this run has no sweep with levels on and local (or off)",
-        (p) => !p.sweepStandbyRttsMs.length || !p.syncLevels.length || isExternal(p),
-        (s) => !sum.sweepPair(s),
+        (p: P) => !p.sweepStandbyRttsMs.length || !p.syncLevels.length || isExternal(p),
+        (s: S) => !sum.sweepPair(s),
       ),
-      statistic: stat(
+      statistic: ratioStat(
         "(on − local, else off) median commit time per repeat at the largest standby round trip swept, ÷ that round trip, paired per repeat; exact interval of the median",
         (s) => {
           const { on, local, base } = sum.sweepPair(s) ?? {};
@@ -347,17 +324,17 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
       howToTest: "a real client host 0.47–1.86 ms from a server with no standby",
       statistic: stat(
         "the local environment's gap per commit (a − b) / N, per repeat, exact interval of the median",
-        (s) => findEnvironment(s, "local")?.commitInterval,
+        (s: S) => findEnvironment(s, "local")?.commitInterval,
         "update_autocommit and update_one_transaction in the local environment",
         ms,
       ),
       why: from(
-        (s) => findEnvironment(s, "local"),
+        (s: S) => findEnvironment(s, "local"),
         (l, s) => `pg_stat_wal: ${ms(l.walSyncMsPerCommit)} of WAL flush per commit.${storageText(s)}`,
       ),
     },
   ],
-  notDeclared: notDeclared({
+  notDeclared: Q.notDeclared({
     crossAzOverhead:
       "arithmetic on (a)'s two round trips (1.70 − 0.20 ms), which are this run's inputs unless real hosts are named: " +
       "the round-trip table shows both",
