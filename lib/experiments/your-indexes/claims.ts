@@ -3,7 +3,7 @@
  * entries per transaction: WAL bytes per transaction carry the clone's full-page images, so they are only shown.
  */
 import { MIN_COVERAGE, repeatsForCoverage, type ClaimCheck, type ClaimKind } from "../../stats/claims";
-import { declare, judge, type Claim, type ClaimSet, type Without } from "../../stats/claim-engine";
+import { declare, judge, type ClaimSpec, type ClaimSet, type Without } from "../../stats/claim-engine";
 import type { Interval } from "../../stats/intervals";
 import { minusFixed as fixed, percent } from "../../stats/format";
 import { amplification, clean, type IndexSummary, type YourIndexesSummary as S } from "./summarise";
@@ -24,14 +24,13 @@ const find = (s: S, name: string) => s.indexes.find((ix) => ix.name === name);
 const btree = (ix: IndexSummary) =>
   [...(ix.definition ?? "").matchAll(/\bUSING\s+(\w+)/gi)].every((m) => /^btree$/i.test(m[1]));
 
-function itemClaims(j: Item, margin: number): Claim<YourIndexesParams, S>[] {
+function itemClaims(j: Item, margin: number): ClaimSpec<YourIndexesParams, S>[] {
   const m = `±${pctNum(margin)} %`;
   const never = j.source?.idxScan === 0 ? " (never scanned on the source since its statistics were reset)" : "";
   const who = `${j.name}${j.members ? ` (a set: ${j.members.join(", ")})` : ""}${never}`;
   const figure = "no figure: the reader's own schema and workload, which nothing published measured";
   const ask = (question: string) => ({ original: `whether ${j.name}${question}`, whose: "the lab's question", figure });
   const common = {
-    regime: [],
     regimeText: "this run: the reader's schema, data and workload on this lab server, at its clients and duration",
     howToTest: "more rounds (repeats, maxRepeats) narrow the intervals",
     why: (s: S) => because(find(s, j.name)),
@@ -94,7 +93,6 @@ const claimSet = (items: readonly Item[], margin: number): ClaimSet<YourIndexesP
     before: () => ({}),
     after: () => ({}),
     claims: items.flatMap((j) => itemClaims(j, margin)),
-    notDeclared: [],
   });
 
 /** What every judged item is asked: the registry's set (at the profiles' margin) and the plan before a run. */
