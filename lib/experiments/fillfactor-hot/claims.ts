@@ -1,11 +1,11 @@
 /** Notebook 07's claims: PostgreSQL's documented fillfactor and HOT (quotes.json), in the regime of the page's room. */
-import { declare, readQuotes, type ClaimSet } from "../../stats/claim-engine";
+import { declare, readQuotes, stat, type ClaimSet } from "../../stats/claim-engine";
 import { medianOf, pairedQuotient } from "../../stats/claim-statistics";
 import type { FillfactorHotParams } from "./params";
 import { fillfactorForOneVersion, plannedRoom } from "./workload/page-model";
 import { INDEXES } from "./workload/table";
 import { fullPass, hotAndFullPasses, hotPass, type ConditionSummary, type RoundValues } from "./summarise";
-import { fixed, percent as pct, times } from "../../stats/format";
+import { fixed, percent as pct } from "../../stats/format";
 
 type S = readonly ConditionSummary[];
 const Q = readQuotes(__dirname);
@@ -39,12 +39,8 @@ const entriesText = (x: ConditionSummary) => fixed(x.indexEntriesPerRow, 2);
 const entries = (x: ConditionSummary, per: number, of: string) =>
   medianOf(x.rounds, (r) => (r.indexEntriesPerRow === undefined ? undefined : r.indexEntriesPerRow / per), of);
 /** The HOT share of one pass, median over rounds. */
-const hotShare = (text: string, pass: (s: S) => ConditionSummary | undefined, needs: string) => ({
-  text,
-  fmt: pctFmt,
-  of: (s: S) => pass(s)?.hotShareInterval,
-  needs,
-});
+const hotShare = (text: string, pass: (s: S) => ConditionSummary | undefined, needs: string) =>
+  stat(text, (s: S) => pass(s)?.hotShareInterval, needs, pctFmt);
 /** Claims 5 and 6: the HOT pass below the fillfactor-100 pass in a value paired within a round. */
 const hotBelowFull = (text: string, what: string, pick: (r: RoundValues) => number | undefined) =>
   ({
@@ -54,7 +50,6 @@ const hotBelowFull = (text: string, what: string, pick: (r: RoundValues) => numb
     regimeText: `the HOT pass (counter, ${ROOM_TEXT} ≥ 1) vs counter at fillfactor 100, same round`,
     statistic: {
       text: `${text}, HOT pass ÷ fillfactor-100 pass, paired within a round`,
-      fmt: (x: number) => times(x),
       of: withPasses((h, b) =>
         pairedQuotient(
           h.rounds,
@@ -149,7 +144,6 @@ export const CLAIMS: ClaimSet<FillfactorHotParams, S, "noRoom" | "room"> = decla
       kind: "direction",
       rule: { kind: "below", margin: 0.01 },
       reading: "HOT share ≈ 0 at every fillfactor (held only when every fillfactor holds)",
-      regime: [],
       regimeText: "every fillfactor run, the pass changing k (which has a B-tree of its own)",
       mechanism: "a HOT update needs the indexed columns unchanged, whatever the room on the page",
       howToTest: '`--set columns=["counter","k"]` runs it',
@@ -229,5 +223,4 @@ export const CLAIMS: ClaimSet<FillfactorHotParams, S, "noRoom" | "room"> = decla
       ),
     },
   ],
-  notDeclared: [],
 });
