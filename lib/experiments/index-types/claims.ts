@@ -61,7 +61,6 @@ const overNone = (kind: IndexKind, pick: (r: RoundValues) => number, what: strin
 /** A batch latency of the GIN insert stream, fastupdate on ÷ off, paired within a round. */
 const ginOnOff = (text: string, pick: (r: RoundValues) => number | undefined, what: string) => ({
   text: `${text} of the INSERT stream, fastupdate on ÷ off, ${ROUNDS}`,
-  fmt: (x: number) => times(x),
   of: paired("gin-fastupdate", "gin-nofastupdate", pick, what),
   needs: "both GIN insert streams",
 });
@@ -144,7 +143,6 @@ export const CLAIMS: ClaimSet<IndexTypesParams, S, "pages" | "flushes"> = declar
       kind: "direction",
       rule: { kind: "below", margin: 1 },
       reading: '"most updates are fast" read on the median batch, not the mean (the flushes are in the mean)',
-      regime: [],
       regimeText:
         "a GIN index on an int[] column of 4 keys per row, autovacuum off for the table (no background flush)",
       mechanism:
@@ -190,7 +188,6 @@ export const CLAIMS: ClaimSet<IndexTypesParams, S, "pages" | "flushes"> = declar
       howToTest: "a stream that fills the pending list at least once, on a server with pageinspect",
       statistic: {
         text: "latency of the flushing batch ÷ the median batch of the same stream, median over rounds",
-        fmt: (x) => times(x),
         of: (s) => {
           const on = find(s, "gin-fastupdate");
           const q = (r: RoundValues) => (r.flushMs === undefined ? undefined : r.flushMs / r.medianMs);
@@ -212,7 +209,6 @@ export const CLAIMS: ClaimSet<IndexTypesParams, S, "pages" | "flushes"> = declar
       kind: "equivalence",
       rule: { kind: "inside", low: 0.9, high: 1.1 },
       reading: `"nothing" read as within ±10 % of no index in time and ±2 % in WAL; held only when every part holds`,
-      regime: [],
       regimeText:
         "a B-tree on k WHERE flagged; the batches outside the predicate (all but every matchEvery-th) of the INSERT stream and the UPDATE pass",
       howToTest: '`--set kinds=["none","partial"]` runs it',
