@@ -23,7 +23,13 @@ import {
   walAfterLoad,
   WORKLOAD_DATABASES,
 } from "./workload/databases";
-import { planRounds, runRounds, type OverIndexingTrial, type PlannedRound } from "./workload/run-trials";
+import {
+  planRounds,
+  runRounds,
+  type OverIndexingTrial,
+  type PlannedRound,
+  type RoundsAhead,
+} from "./workload/run-trials";
 
 const SLUG = "03-over-indexing";
 const GIB = 2 ** 30;
@@ -131,6 +137,7 @@ export const experiment = defineExperiment<OverIndexingParams, OverIndexingTrial
     // Added rounds join `plan` when they run: a trial's place in the run is found by its key.
     const position = (t: { readonly key: string }) => plan.findIndex((r) => r.key === t.key);
     const at = (t: { readonly key: string }, text: string) => progress.update(position(t), plan.length, text);
+    const ahead: RoundsAhead = {};
     const adaptive = await runAdaptivePlan({
       planned: p.repeats,
       max: p.maxRepeats,
@@ -147,6 +154,8 @@ export const experiment = defineExperiment<OverIndexingParams, OverIndexingTrial
           server,
           runner,
           plan: part,
+          next: plan[position(part[part.length - 1]) + 1],
+          ahead,
           settings: { ...p, script, walInspect: template.walInspect, templateLevel: templates.level, cloneBeside },
           store,
           signal,

@@ -66,6 +66,10 @@ export interface RunRoundsOptions extends PgbenchPlanOptions<OverIndexingConditi
   readonly onRound?: (next: PlannedRound | undefined, last: OverIndexingTrial | undefined) => void;
   /** What a round is doing now, as a line for the progress bar. */
   readonly onStatus?: (planned: PlannedRound, text: string) => void;
+  /** The round after the plan's last where it is planned: it too is made ahead (the plan is a part of the run). */
+  readonly next?: PlannedRound;
+  /** Carries the database made ahead from one call to the next. */
+  readonly ahead?: RoundsAhead;
 }
 
 /** A round's database, cloned and at its level; made by the round before when there is room. */
@@ -74,12 +78,13 @@ interface Prepared {
   readonly slot: RunSlot;
   readonly prepared: PreparedRound;
 }
+export type RoundsAhead = { made?: Prepared };
 
 export async function runRounds(o: RunRoundsOptions): Promise<OverIndexingTrial[]> {
   // The next round is the next one not on disk (a resumed run skips those).
   const finished = o.store.finishedKeys();
-  const todo = o.plan.filter((p) => !finished.has(p.key));
-  const ahead: { made?: Prepared } = {};
+  const todo = [...o.plan, ...(o.next ? [o.next] : [])].filter((p) => !finished.has(p.key));
+  const ahead = o.ahead ?? {};
   return runTrials(
     o.plan,
     async (planned) => {
