@@ -41,3 +41,7 @@ export const times = (x: number, digits = 2): string => `${x.toFixed(digits)}×`
 export function count(x: number | undefined, na = "n/a"): string {
   return x === undefined || !Number.isFinite(x) ? na : Math.round(x).toLocaleString("en-US");
 }
+
+/** A size as a chart names it: 5000, 10k, 1M. */
+export const shortCount = (n: number): string =>
+  n >= 1_000_000 ? `${n / 1_000_000}M` : n >= 1000 ? `${n / 1000}k` : String(n);
