@@ -1,5 +1,5 @@
 /** Notebook 03's charts, built from the summaries. */
-import { groupedFigure, type PlotlyFigure, type PlotlyTrace } from "../../display/plotly";
+import { errorBars, groupedFigure, type PlotlyFigure, type PlotlyTrace } from "../../display/plotly";
 import { TABLES } from "./workload/schema";
 import { stepCoordinates } from "../../workloads/pgbench";
 import { firstRounds, seedCurveScaledTo, type LevelSummary, type OverIndexingSummary } from "./summarise";
@@ -38,12 +38,10 @@ export function tpsByLevel(s: OverIndexingSummary): PlotlyFigure {
       name: "this run (median; bars: min–max over rounds)",
       x,
       y: mid,
-      error_y: {
-        type: "data",
-        symmetric: false,
-        array: s.levels.map((l, i) => l.tps.max - mid[i]),
-        arrayminus: s.levels.map((l, i) => mid[i] - l.tps.min),
-      },
+      ...errorBars(
+        s.levels.map((l, i) => l.tps.max - mid[i]),
+        s.levels.map((l, i) => mid[i] - l.tps.min),
+      ),
       line: { color: "#4c78a8", width: 3 },
     },
   ];
