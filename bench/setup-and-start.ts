@@ -10,7 +10,7 @@ import { connect, withClient } from "../lib/engines/postgres/connect";
 import type { ConnectionInfo } from "../lib/targets/types";
 import { medianRtt } from "../lib/network/calibrate";
 import { selectOneProbe } from "../lib/workloads/statement-timing";
-import { makeDataset } from "../lib/experiments/index-write-cost/workload/dataset";
+import { makeDataset } from "../lib/experiments/index-write-cost/workload/engine";
 import { FIELDS } from "../lib/experiments/index-write-cost/workload/operations";
 
 const seconds = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e9;

@@ -12,7 +12,7 @@ import type { Client } from "pg";
 import { EmbeddedPostgresTarget } from "../lib/targets/embedded/embedded-postgres";
 import { PostgresIndexWriteTable } from "../lib/experiments/index-write-cost/workload/postgres-table";
 import { connect } from "../lib/engines/postgres/connect";
-import { batchRanges, makeDataset } from "../lib/experiments/index-write-cost/workload/dataset";
+import { batchRanges, makeDataset } from "../lib/experiments/index-write-cost/workload/engine";
 import { UPDATED_COLUMNS, type Operation } from "../lib/experiments/index-write-cost/workload/operations";
 import { clientToolEnv } from "../lib/workloads/pgbench";
 import { findHostPgbench, PgbenchNotFoundError } from "../lib/workloads/pgbench/locate";

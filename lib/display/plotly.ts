@@ -22,6 +22,11 @@ export const twoAxes = (left: string, right: string, leftExtra: object = {}, rig
   yaxis2: { title: { text: right }, overlaying: "y", side: "right", ...rightExtra },
 });
 
+/** Asymmetric error bars: `plus` above each point, `minus` below it. */
+export const errorBars = (plus: readonly number[], minus: readonly number[]) => ({
+  error_y: { type: "data", symmetric: false, array: plus, arrayminus: minus },
+});
+
 /** Buttons showing one group of traces at a time (`traceGroup[i]` is `data[i]`'s); `layoutFor` swaps layout parts. */
 export function groupButtons<G>(
   groups: readonly G[],

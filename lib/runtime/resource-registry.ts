@@ -46,8 +46,10 @@ export function stateRoot(): string {
   return process.env.DBLAB_STATE_DIR ?? path.join(os.tmpdir(), "db-write-lab-state");
 }
 
+const recordsPath = (): string => path.join(stateRoot(), "resources");
+
 function recordsDir(): string {
-  const dir = path.join(stateRoot(), "resources");
+  const dir = recordsPath();
   fs.mkdirSync(dir, { recursive: true });
   return dir;
 }
@@ -57,7 +59,7 @@ function recordsDir(): string {
  * watcher that reaps after its owner's folder was removed must not bring the folder back.
  */
 function recordNames(): { dir: string; names: string[] } {
-  const dir = path.join(stateRoot(), "resources");
+  const dir = recordsPath();
   try {
     return { dir, names: fs.readdirSync(dir) };
   } catch (e) {

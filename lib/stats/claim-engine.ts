@@ -22,6 +22,7 @@ import {
 } from "./claims";
 import { atCoverage, intervalText, type Interval } from "./intervals";
 import { lookLevel } from "./adaptive";
+import { times } from "./format";
 import fs from "node:fs";
 import path from "node:path";
 
@@ -37,6 +38,7 @@ export interface Part {
 
 export interface Statistic<S> {
   readonly text: string;
+  /** `times` ("1.23×") unless declared. */
   readonly fmt: (x: number) => string;
   /** undefined when what it needs did not run. */
   readonly of: (s: S) => Interval | readonly Part[] | undefined;
@@ -55,6 +57,8 @@ export interface Quotes {
   readonly source: string;
   readonly quote: (key: string) => SeedSentence;
   readonly keys: readonly string[];
+  /** `{ key: reason }`: each quoted sentence not declared, with the reason. */
+  readonly notDeclared: (reasons: Readonly<Record<string, string>>) => NotDeclared[];
 }
 
 /** From the quotes.json beside its source (one file for both builds). */
@@ -73,14 +77,16 @@ export function readQuotes(compiledDir: string): Quotes {
   for (const [k, q] of Object.entries(quotes))
     if (typeof q.original !== "string" || !q.original)
       throw new DeclarationError(`${file}: quote "${k}" has no original`);
+  const quote = (key: string) => {
+    const q = quotes[key];
+    if (!q) throw new DeclarationError(`${file}: no quote "${key}" (it has ${Object.keys(quotes).join(", ")})`);
+    return q as SeedSentence;
+  };
   return {
     source: raw.source,
     keys: Object.keys(quotes),
-    quote: (key) => {
-      const q = quotes[key];
-      if (!q) throw new DeclarationError(`${file}: no quote "${key}" (it has ${Object.keys(quotes).join(", ")})`);
-      return q as SeedSentence;
-    },
+    quote,
+    notDeclared: (reasons) => Object.entries(reasons).map(([key, reason]) => ({ sentence: quote(key), reason })),
   };
 }
 
@@ -129,6 +135,18 @@ export interface ClaimSet<P, S, K extends string = string> {
   readonly notDeclared: readonly NotDeclared[];
 }
 
+/** A claim as declared: what the engine fills in may be left out (no regime: gated by nothing; no why: ""). */
+export type ClaimSpec<P, S, K extends string = string> = Omit<Claim<P, S, K>, "regime" | "why" | "statistic"> & {
+  readonly regime?: readonly K[];
+  readonly why?: (s: S) => string;
+  readonly statistic: Omit<Statistic<S>, "fmt"> & { readonly fmt?: (x: number) => string };
+};
+
+export type ClaimSetSpec<P, S, K extends string = string> = Omit<ClaimSet<P, S, K>, "claims" | "notDeclared"> & {
+  readonly claims: readonly ClaimSpec<P, S, K>[];
+  readonly notDeclared?: readonly NotDeclared[];
+};
+
 export type AnyClaimSet = ClaimSet<never, never, string>;
 
 /** Thrown when the module is loaded. */
@@ -158,8 +176,20 @@ export function sameBand(f: RegimeFactor, rule: Rule): boolean {
   return near(a, c) && near(b, d);
 }
 
-/** No regime band may equal its rule's (within 10 %). */
-export function declare<P, S, K extends string>(set: ClaimSet<P, S, K>): ClaimSet<P, S, K> {
+const noWhy = () => "";
+
+/** Fills in what a declaration left out; no regime band may equal its rule's (within 10 %). */
+export function declare<P, S, K extends string>(spec: ClaimSetSpec<P, S, K>): ClaimSet<P, S, K> {
+  const set: ClaimSet<P, S, K> = {
+    ...spec,
+    notDeclared: spec.notDeclared ?? [],
+    claims: spec.claims.map((c) => ({
+      ...c,
+      regime: c.regime ?? [],
+      why: c.why ?? noWhy,
+      statistic: { ...c.statistic, fmt: c.statistic.fmt ?? times },
+    })),
+  };
   const problems: string[] = [];
   const ids = new Set<string>();
   for (const c of set.claims) {
@@ -419,3 +449,39 @@ export function notDeclaredLines(set: { readonly notDeclared: readonly NotDeclar
       `${n.sentence.original}${n.sentence.translation ? ` → "${n.sentence.translation}"` : ""}: not declared, ${n.reason}`,
   );
 }
+
+// The kit: what declarations share
+
+/** `text(x)` when `x` is there (not undefined, null or ""), else "". */
+export const when = <T>(x: T | undefined | null, text: (x: T) => string): string =>
+  x === undefined || x === null || x === "" ? "" : text(x);
+
+/** A claim's text of what `get` finds in the summary; "" where it finds nothing. */
+export const from =
+  <S, T>(get: (s: S) => T | undefined | null, text: (x: T, s: S) => string) =>
+  (s: S): string =>
+    when(get(s), (x) => text(x, s));
+
+/** An `absent`: not run where the parameters say so before the run, or the summary after it. */
+export function absentWhen<P, S>(reason: string, before: (p: P) => boolean, after: (s: S) => boolean = () => false) {
+  return { reason, before, after };
+}
+
+/** `absentUnless({ planned, ran })(needed, reason)`: not run unless both lists hold all of `needed` (or pass it). */
+export const absentUnless =
+  <P, S, T>(list: { readonly planned: (p: P) => readonly T[]; readonly ran: (s: S) => readonly T[] }) =>
+  (needed: readonly T[] | ((xs: readonly T[]) => boolean), reason: string) => {
+    const has = typeof needed === "function" ? needed : (xs: readonly T[]) => needed.every((x) => xs.includes(x));
+    return { reason, before: (p: P) => !has(list.planned(p)), after: (s: S) => !has(list.ran(s)) };
+  };
+
+/** A statistic from its text, its value of the summary and what it needs; `times` unless `fmt`. */
+export const stat = <S>(
+  text: string,
+  of: Statistic<S>["of"],
+  needs: string,
+  fmt: (x: number) => string = times,
+): Statistic<S> => ({ text, fmt, of, needs });
+
+/** A regime factor at exactly the seed's value. */
+export const exactly = (what: string, seed: number, unit = ""): RegimeFactor => ({ what, seed, unit, within: [1, 1] });

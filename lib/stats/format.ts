@@ -21,6 +21,15 @@ export function fixed(x: number | undefined, digits: number, na = "n/a"): string
   return x === undefined || !Number.isFinite(x) ? na : x.toFixed(digits);
 }
 
+/** `fixed` at 0, 1, 2 or 3 digits, null read as undefined. */
+export const [f0, f1, f2, f3] = [0, 1, 2, 3].map((d) => (x: number | undefined | null) => fixed(x ?? undefined, d));
+
+/** Milliseconds at `digits`: "0.512 ms". */
+export const ms = (x: number | undefined | null, digits = 3): string => `${fixed(x ?? undefined, digits)} ms`;
+
+/** Two decimals, no unit: "0.42". */
+export const ratio = (x: number): string => x.toFixed(2);
+
 /** A rounded zero has no sign. */
 export function minusFixed(x: number, digits: number): string {
   const t = Math.abs(x).toFixed(digits);
@@ -41,3 +50,7 @@ export const times = (x: number, digits = 2): string => `${x.toFixed(digits)}×`
 export function count(x: number | undefined, na = "n/a"): string {
   return x === undefined || !Number.isFinite(x) ? na : Math.round(x).toLocaleString("en-US");
 }
+
+/** A size as a chart names it: 5000, 10k, 1M. */
+export const shortCount = (n: number): string =>
+  n >= 1_000_000 ? `${n / 1_000_000}M` : n >= 1000 ? `${n / 1000}k` : String(n);

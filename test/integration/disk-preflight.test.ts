@@ -12,7 +12,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { experiment } from "../../lib/experiments/index-write-cost";
-import { diskNeed } from "../../lib/experiments/index-write-cost/disk";
+import { diskNeed } from "../../lib/experiments/index-write-cost/params";
 import { FREE_BYTES_ENV } from "../../lib/targets/disk-need";
 
 const ROOT = path.join(__dirname, "..", "..");

@@ -11,8 +11,12 @@ import {
   COLLECTION,
   MongoIndexWriteCollection,
 } from "../../lib/experiments/index-write-cost/workload/mongo-collection";
-import { batchRanges, makeDataset, type Dataset } from "../../lib/experiments/index-write-cost/workload/dataset";
-import { counterDelta } from "../../lib/experiments/index-write-cost/workload/engine";
+import {
+  batchRanges,
+  counterDelta,
+  makeDataset,
+  type Dataset,
+} from "../../lib/experiments/index-write-cost/workload/engine";
 import {
   FIELDS,
   UPDATED_COLUMNS,

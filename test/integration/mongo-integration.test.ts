@@ -16,7 +16,7 @@ import { MONGO_IMAGE } from "../../lib/targets/docker/images";
 import { findMongod } from "../../lib/targets/embedded/mongod-path";
 import { createTarget } from "../../lib/targets/select";
 import type { StartedServer, TargetKind } from "../../lib/targets/types";
-import { makeDataset } from "../../lib/experiments/index-write-cost/workload/dataset";
+import { makeDataset } from "../../lib/experiments/index-write-cost/workload/engine";
 import { FIELDS, type Operation } from "../../lib/experiments/index-write-cost/workload/operations";
 import { runTrial, type IndexWriteTrial } from "../../lib/experiments/index-write-cost/workload/run-trials";
 import { recorded } from "../support/counters";

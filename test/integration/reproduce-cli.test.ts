@@ -56,8 +56,8 @@ test("reproduce --profile full --eta-only prints each notebook's ETA and starts 
   );
   for (const line of lines)
     assert.match(line, /: about \d+ (s|min|h)\b.* here.*; resumable with npm run reproduce -- --resume <run-id>$/);
-  // Lower bounds only (a loaded machine only adds; under load 03 read 13 h 53 min): 03's five 5-minute rounds
-  // of five levels are 2 h 5 min, 06's full profile 5 rounds of 13 one-minute runs.
+  // Lower bounds only (a loaded machine only adds; an upper bound on an estimate would assert a timing):
+  // 03's five 5-minute rounds of five levels are 2 h 5 min, 06's full profile 5 rounds of 13 one-minute runs.
   const line = (id: string) => lines.find((l) => l.startsWith(`ETA ${id}-`)) ?? `no ETA line for ${id}`;
   const minutes = (text: string): number => {
     const m = /: about (?:(\d+) h)? ?(?:(\d+) min)?/.exec(text);

@@ -9,12 +9,20 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { EXPERIMENTS } from "../../lib/experiments/registry";
+import path from "node:path";
 import {
+  absentUnless,
+  absentWhen,
   declaration,
   decideClaim,
   declare,
   DeclarationError,
+  exactly,
+  from,
+  readQuotes,
   ruleBand,
+  stat,
+  when,
   type AnyClaimSet,
   type ClaimCore,
   type Measured,
@@ -22,6 +30,7 @@ import {
 } from "../../lib/stats/claim-engine";
 import { isEvidence, type RegimeFactor, type Rule, type Verdict } from "../../lib/stats/claims";
 import type { Interval } from "../../lib/stats/intervals";
+import { f0, f1, f2, f3, ms, ratio } from "../../lib/stats/format";
 
 const SETS = EXPERIMENTS.flatMap((e) => (e.claimSet ? [{ id: e.id, set: e.claimSet, e }] : []));
 
@@ -306,4 +315,78 @@ test("a sentence that is not a seed's says whose it is, in the claim and the sen
     declaration({ ...c, sentence: { original: "「x」" } }, {}, { text: "cost", fmt: String }).claim,
     c.claim,
   );
+});
+
+test("declare fills in what a declaration may leave out: no regime, no why, no fmt, no notDeclared", () => {
+  const set = declare({
+    notebook: "test",
+    factors: {},
+    before: () => ({}),
+    after: () => ({}),
+    claims: [
+      {
+        id: "1",
+        claim: "B is slower",
+        sentence: { original: "「遅い」", figure: "no figure" },
+        kind: "direction",
+        rule: { kind: "above", margin: 1 },
+        mechanism: "per-row work",
+        regimeText: "any size",
+        howToTest: "any profile",
+        statistic: { text: "B/A", of: () => undefined, needs: "both" },
+      },
+    ],
+  });
+  const [c] = set.claims;
+  assert.deepEqual([c.regime, c.why(undefined as never), c.statistic.fmt(2.5), set.notDeclared], [[], "", "2.50×", []]);
+});
+
+test("the kit: when, from, absentWhen, absentUnless, stat, exactly, and the formatters", () => {
+  assert.deepEqual(
+    [when(undefined, String), when(null, String), when("", (x) => `[${x}]`), when("a", (x) => `[${x}]`)],
+    ["", "", "", "[a]"],
+  );
+  assert.equal(
+    when(0, (x) => `${x} s`),
+    "0 s",
+  );
+  const text = from(
+    (s: { x?: number }) => s.x,
+    (x, s) => `${x} of ${JSON.stringify(s)}`,
+  );
+  assert.deepEqual([text({}), text({ x: 2 })], ["", '2 of {"x":2}']);
+  const a = absentWhen("no B", (p: { b: boolean }) => !p.b);
+  assert.deepEqual(
+    [a.reason, a.before({ b: false }), a.before({ b: true }), a.after(undefined)],
+    ["no B", true, false, false],
+  );
+  const lacking = absentUnless({ planned: (p: { modes: string[] }) => p.modes, ran: (s: { ran: string[] }) => s.ran });
+  const both = lacking(["a", "b"], "needs a and b");
+  assert.deepEqual(
+    [
+      both.before({ modes: ["a"] }),
+      both.before({ modes: ["b", "a"] }),
+      both.after({ ran: ["a", "b"] }),
+      both.after({ ran: ["b"] }),
+    ],
+    [true, false, false, true],
+  );
+  const st = stat("B/A", () => undefined, "both");
+  assert.deepEqual(
+    [st.text, st.needs, st.fmt(1.234), stat("x", () => undefined, "", ratio).fmt(1.234)],
+    ["B/A", "both", "1.23×", "1.23"],
+  );
+  assert.deepEqual(exactly("clients", 2), { what: "clients", seed: 2, unit: "", within: [1, 1] });
+  assert.deepEqual(
+    [f0(2.5), f1(null), f2(undefined), f3(1 / 3), ms(0.5), ms(12.345, 1), ms(NaN)],
+    ["3", "n/a", "n/a", "0.333", "0.500 ms", "12.3 ms", "n/a ms"],
+  );
+});
+
+test("readQuotes: notDeclared gives each quoted sentence with its reason, and refuses a key it does not have", () => {
+  const Q = readQuotes(path.join(__dirname, "..", "..", "lib", "experiments", "reindex-under-load"));
+  const [first] = Q.keys;
+  const out = Q.notDeclared({ [first]: "because" });
+  assert.deepEqual(out, [{ sentence: Q.quote(first), reason: "because" }]);
+  assert.throws(() => Q.notDeclared({ nope: "x" }), /no quote "nope"/);
 });

@@ -4,11 +4,11 @@ import { CREATE_INDEX_AFTER_LOAD_PROFILES } from "../../lib/experiments/create-i
 import { ParameterError } from "../../lib/params/validate";
 import { planTrials, type CreateIndexCondition } from "../../lib/experiments/create-index-after-load/workload/plan";
 import { loadSql } from "../../lib/experiments/create-index-after-load/workload/sql";
-import { settled } from "../../lib/experiments/create-index-after-load/workload/session";
 import {
   parseBackendUsage,
   parseSortTrace,
-} from "../../lib/experiments/create-index-after-load/workload/statement-log";
+  settled,
+} from "../../lib/experiments/create-index-after-load/workload/session";
 import { experiment, serverSpec } from "../../lib/experiments/create-index-after-load";
 
 test("parameters: profiles resolve, bad values are refused with a clear message", () => {

@@ -4,8 +4,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { makeDataset } from "../../lib/experiments/index-write-cost/workload/dataset";
-import type { IndexWriteEngine } from "../../lib/experiments/index-write-cost/workload/engine";
+import { makeDataset, type IndexWriteEngine } from "../../lib/experiments/index-write-cost/workload/engine";
 import { SetUpAhead, type PlannedTrial } from "../../lib/experiments/index-write-cost/workload/run-trials";
 
 function fakeEngine(setupBesideCount: boolean): IndexWriteEngine & { calls: string[] } {

@@ -150,3 +150,34 @@ test("05's sweep starts at the standby round trip its links are at, the others i
   assert.deepEqual(sweepOrder([0.2, 0.85, 1.7], 0.5), [0.2, 0.85, 1.7]);
   assert.deepEqual(sweepOrder([0.2, 0.85], undefined), [0.2, 0.85]);
 });
+
+test("05's loadRun reads what calibration.json holds, and an older run's skipped parts from its notes", async () => {
+  const fs = await import("node:fs");
+  const os = await import("node:os");
+  const path = await import("node:path");
+  const { loadRun } = await import("../../lib/experiments/round-trips/load");
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-05-load-"));
+  try {
+    const notes = ["links: test", "not run here: synchronous_commit sweep — it needs standbys the lab runs"];
+    fs.writeFileSync(
+      path.join(dir, "metadata.json"),
+      JSON.stringify({ runId: "R", notebook: "05-round-trips", notes }),
+    );
+    fs.writeFileSync(path.join(dir, "params.json"), JSON.stringify(experiment.params("smoke")));
+    fs.writeFileSync(
+      path.join(dir, "calibration.json"),
+      JSON.stringify({ baselines: { server: 0.1 }, calibrations: [], network: null }),
+    );
+    const older = loadRun(dir);
+    assert.deepEqual(older.skipped, [{ what: "synchronous_commit sweep", reason: "it needs standbys the lab runs" }]);
+    assert.deepEqual(older.network, { kind: "none", reason: "no link was needed" });
+    assert.deepEqual(older.baselines, { server: 0.1 });
+    const network = { kind: "none", reason: "external server: measured, not emulated" };
+    const saved = { baselines: {}, calibrations: [], network, skipped: [{ what: "same-az", reason: "as it is" }] };
+    fs.writeFileSync(path.join(dir, "calibration.json"), JSON.stringify(saved));
+    const newer = loadRun(dir);
+    assert.deepEqual([newer.skipped, newer.network], [saved.skipped, network]);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -1,8 +1,8 @@
 /** Seed 001's claims, paired per repeat: (4) on the fewer-codes pairs when the run has them, others on the headline. */
 import type { CreateIndexAfterLoadParams } from "./params";
-import { declare, readQuotes, type Statistic } from "../../stats/claim-engine";
+import { declare, readQuotes, stat } from "../../stats/claim-engine";
 import { medianOf } from "../../stats/claim-statistics";
-import { count, fixed, times } from "../../stats/format";
+import { count, f1, f2, times } from "../../stats/format";
 import { medianOfFinite } from "../../stats/summary";
 import { CODE_VALUES } from "./workload/sql";
 import { seedFigures } from "./seed";
@@ -11,7 +11,6 @@ import type { CreateIndexSummary as S, MethodSummary as M, PairSummary as Pair, 
 
 type Both = Pair & { readonly a: M; readonly b: M };
 const Q = readQuotes(__dirname);
-const [f1, f2] = [1, 2].map((digits) => (x: number | undefined) => fixed(x, digits));
 const sec = (ms: number | undefined) => f2((ms ?? NaN) / 1000);
 const share = (x: number) => `${Math.round(x * 100)} %`;
 const minSec = (s: number) => `${Math.floor(s / 60)} m ${Math.round(s % 60)} s`;
@@ -25,12 +24,8 @@ const anatomy = (s: S, m: S["walAnatomy"][number]["method"]) => s.walAnatomy.fin
 
 type Stat = (r: Pair["repeats"]) => ReturnType<typeof timeRatio>;
 /** A pair has repeats only where both methods ran. */
-const paired = (text: string, needs: string, stat: Stat, fmt = times, pair = headlinePair): Statistic<S> => ({
-  text,
-  fmt,
-  needs,
-  of: (s) => stat(pair(s)?.repeats ?? []),
-});
+const paired = (text: string, needs: string, of: Stat, fmt = times, pair = headlinePair) =>
+  stat(text, (s: S) => of(pair(s)?.repeats ?? []), needs, fmt);
 /** Over the median gap: each repeat's own would drop repeats where B was not slower and blow up near zero. */
 const shareOfGap =
   (pick: (side: RepeatSide) => number | undefined, of: string): Stat =>
@@ -194,7 +189,6 @@ export const CLAIMS = declare<CreateIndexAfterLoadParams, S, "rows" | "walRows" 
       id: "3",
       claim: "Block I/O wait does not explain the gap",
       sentence: Q.quote("blockIo"),
-      // The timed block I/O wait explains less than a quarter of the gap.
       rule: { kind: "below", margin: 0.25 },
       reading: "does not explain: explains under a quarter",
       statistic: paired(
@@ -247,7 +241,6 @@ export const CLAIMS = declare<CreateIndexAfterLoadParams, S, "rows" | "walRows" 
       claim: "The tree CREATE INDEX builds is denser than the one grown by inserts (fewer bytes for the same rows)",
       sentence: Q.quote("nbtsort"),
       kind: "magnitude",
-      // B's grown index is more than 5 % larger than A's built one.
       rule: { kind: "above", margin: 1.05 },
       regime: ["rowsPerCode"],
       regimeText: `~10,000 rows per code, the seed's: 100,000,000 rows over the 10,001 codes of 「${Q.quote("codes").original}」; a grown tree's density depends on rows per code, not on rows: reached at a smaller size by fewer distinct codes on the pairs that decide it`,
@@ -288,7 +281,7 @@ export const CLAIMS = declare<CreateIndexAfterLoadParams, S, "rows" | "walRows" 
       ),
     },
   ],
-  notDeclared: Object.entries({
+  notDeclared: Q.notDeclared({
     sortedLoad:
       "it is (1a)'s mechanism; the sort's own time is shown in the CREATE INDEX sweep, not judged, and (3m) checks the other side (B's per-row CPU)",
     memoryEfficiency: "no counter separates nbtsort's local-memory page build from the sort",
@@ -298,5 +291,5 @@ export const CLAIMS = declare<CreateIndexAfterLoadParams, S, "rows" | "walRows" 
       "the seed's speculation; a repeat with a timed checkpoint in its window is flagged and the verdicts recomputed without it",
     walCountersLag:
       "a measurement caveat, handled by waiting after each phase until the WAL is flushed and the WAL writer's and checkpointer's counters stand still (at most settleMs), not a claim",
-  }).map(([key, reason]) => ({ sentence: Q.quote(key), reason })),
+  }),
 });

@@ -9,13 +9,8 @@ import { defineExperiment, serverName } from "../define";
 import { finiteOrNaN, referencesIn } from "../eta";
 import { CLAIMS } from "./claims";
 import { checkParams, CREATE_INDEX_AFTER_LOAD_PROFILES, diskNeed, type CreateIndexAfterLoadParams } from "./params";
-import {
-  checkpoints,
-  ioWaitMs,
-  summarise as summariseTrials,
-  withoutFlagged,
-  type CreateIndexSummary,
-} from "./summarise";
+import { ioWaitMs, summarise as summariseTrials, withoutFlagged, type CreateIndexSummary } from "./summarise";
+import { checkpoints } from "./workload/session";
 import { METHOD_LABELS, planTrials, type CreateIndexCondition } from "./workload/plan";
 import { runPlan, type CreateIndexTrial } from "./workload/run-trials";
 

@@ -1,11 +1,12 @@
 /** What the notebook shows, one call per section (each with its charts), so the notebook stays narrative + calls. */
 import { escapeHtml, show } from "../../display/output";
-import { plot, type PlotlyTrace } from "../../display/plotly";
+import { errorBars, plot, type PlotlyTrace } from "../../display/plotly";
 import { showTable, type Row } from "../../display/table";
 import { intervalLabel, OUTLIER_RULE, type Interval } from "../../stats/intervals";
 import { counterEntries, type Counters } from "../../stats/counters";
+import { count, shortCount } from "../../stats/format";
 import { METHOD_LABELS, METHODS, type Method } from "./workload/plan";
-import type { CreateIndexCounterKey, PhaseName } from "./workload/session";
+import { checkpoints, type CreateIndexCounterKey, type PhaseName } from "./workload/session";
 import { seedFigures } from "./seed";
 import * as sum from "./summarise";
 
@@ -17,14 +18,11 @@ const mb = (bytes: number | undefined) => (bytes === undefined ? undefined : byt
 const perRowUs = (seconds: number | undefined, rows: number) =>
   seconds === undefined ? undefined : (seconds / rows) * 1e6;
 const short = (m: Method) => (m === "load_then_index" ? "A" : "B");
-const en = (n: number) => n.toLocaleString("en-US");
 const ratioCell = (i: Interval | undefined) =>
   i ? `${i.estimate.toFixed(2)} [${i.low.toFixed(2)}–${i.high.toFixed(2)}] ${intervalLabel(i)}` : "";
 const minMax = (x: { readonly minSeconds: number; readonly maxSeconds: number }) =>
   `${x.minSeconds.toFixed(2)}–${x.maxSeconds.toFixed(2)}`;
 const sides = (p: sum.PairSummary | undefined) => [p?.a, p?.b].filter((m): m is M => m !== undefined);
-const rowsLabel = (rows: number) =>
-  rows >= 1_000_000 ? `${rows / 1_000_000}M` : rows >= 1000 ? `${rows / 1000}k` : String(rows);
 
 const COLORS: Readonly<Record<Method, string>> = { load_then_index: "#4c78a8", index_then_load: "#e45756" };
 const PHASE_COLORS = { load: "#9ecae9", index: "#4c78a8", checkpoint: "#bab0ac" } as const;
@@ -39,13 +37,10 @@ const scatter =
   (name: string, x: Values, y: Values, more = {}) =>
     trace(name, x, y, { type: "scatter", mode, ...more });
 const [lines, markers] = [scatter("lines+markers"), scatter("markers")];
-const whiskers = (array: number[], arrayminus: number[]) => ({
-  error_y: { type: "data", symmetric: false, array, arrayminus },
-});
 type Seconds = { readonly medianSeconds: number; readonly minSeconds: number; readonly maxSeconds: number };
 /** Min–max around the median, through `per` (µs per row in the size sweep). */
 const minMaxWhiskers = <T extends Seconds>(points: readonly T[], per = (v: number, _p: T) => v) =>
-  whiskers(
+  errorBars(
     points.map((p) => per(p.maxSeconds - p.medianSeconds, p)),
     points.map((p) => per(p.medianSeconds - p.minSeconds, p)),
   );
@@ -105,7 +100,7 @@ export function showHeadline(s: S): void {
       }),
     ],
     layout: {
-      title: { text: `Headline: ${rowsLabel(pair?.rows ?? h.rows)} rows, median phases` },
+      title: { text: `Headline: ${shortCount(pair?.rows ?? h.rows)} rows, median phases` },
       barmode: "stack",
       yaxis: SECONDS_AXIS,
     },
@@ -130,7 +125,7 @@ export function showHeadline(s: S): void {
   }));
   showTable(repeats, {
     caption:
-      `Headline repeats (${en(pair.rows)} rows). Flags: outlier = ${OUTLIER_RULE}; a timed checkpoint or an autovacuum ` +
+      `Headline repeats (${count(pair.rows)} rows). Flags: outlier = ${OUTLIER_RULE}; a timed checkpoint or an autovacuum ` +
       "run inside a timed phase. Run-queue wait: time the backend and its parallel workers were runnable while another process had the CPU " +
       "(/proc/<pid>/schedstat; (3m) is judged only where B − A of it is within a tenth of the gap). Checkpoints a method's own WAL volume requested are its cost, not a flag. Each claim says whether its " +
       "verdict changes without the flagged repeats",
@@ -149,9 +144,9 @@ export function showSeedComparison(s: S): void {
   const p3 = (x: number | undefined) => (x === undefined ? "" : x.toPrecision(3));
   const method = (figure: string, seconds: number, m: M | undefined): Row => ({
     figure,
-    seed: `${seconds} s = ${p3(perRowUs(seconds, seed.rows))} µs/row (${en(seed.rows)} rows)`,
+    seed: `${seconds} s = ${p3(perRowUs(seconds, seed.rows))} µs/row (${count(seed.rows)} rows)`,
     "this run": m
-      ? `${p3(m.medianSeconds)} s = ${p3(perRowUs(m.medianSeconds, ourRows))} µs/row (${en(ourRows)} rows)`
+      ? `${p3(m.medianSeconds)} s = ${p3(perRowUs(m.medianSeconds, ourRows))} µs/row (${count(ourRows)} rows)`
       : "",
     "ours / seed": m ? vsSeed(m.medianSeconds, seconds) : undefined,
   });
@@ -160,20 +155,20 @@ export function showSeedComparison(s: S): void {
     method("B: CREATE INDEX, then load", seed.indexThenLoadS, pair?.b),
     {
       figure: "B / A (time)",
-      seed: `${seed.ratio.toFixed(2)}× (${en(seed.rows)} rows, mean of 2)`,
-      "this run": pair?.timeRatio ? `${ratioCell(pair.timeRatio)} (${en(ourRows)} rows)` : "",
+      seed: `${seed.ratio.toFixed(2)}× (${count(seed.rows)} rows, mean of 2)`,
+      "this run": pair?.timeRatio ? `${ratioCell(pair.timeRatio)} (${count(ourRows)} rows)` : "",
       "ours / seed": vsSeed(pair?.timeRatio?.estimate, seed.ratio),
     },
     {
       figure: "B / A (WAL records)",
-      seed: `≈ ${seed.walRecordsRatio}× (${en(seed.rows)} rows)`,
-      "this run": walRatio !== undefined ? `${walRatio.toFixed(2)}× (${en(ourRows)} rows, medians)` : "",
+      seed: `≈ ${seed.walRecordsRatio}× (${count(seed.rows)} rows)`,
+      "this run": walRatio !== undefined ? `${walRatio.toFixed(2)}× (${count(ourRows)} rows, medians)` : "",
       "ours / seed": vsSeed(walRatio, seed.walRecordsRatio),
     },
   ];
   showTable(rows, {
     caption:
-      `The seed (${en(seed.rows)} rows, mean of 2) beside this run (${en(ourRows)} rows): absolute times depend on the machine; ` +
+      `The seed (${count(seed.rows)} rows, mean of 2) beside this run (${count(ourRows)} rows): absolute times depend on the machine; ` +
       "the ratios of B to A change with the table size (see the size sweep), so ours is set against the seed's only at the same size",
   });
 }
@@ -200,7 +195,7 @@ const COUNTERS: readonly [string, Pick][] = [
   ["timed I/O wait ms (blk + WAL)", (c) => num(sum.ioWaitMs(c))],
   ["temp files", (c) => c["db.temp_files"]],
   ["temp MB", (c) => mb(c["db.temp_bytes"])],
-  ["checkpoints (timed + requested)", (c) => sum.checkpoints(c)],
+  ["checkpoints (timed + requested)", (c) => checkpoints(c)],
   ["checkpointer buffers written", (c) => c["checkpointer.buffers_written"]],
   ["bgwriter buffers cleaned", (c) => c["bgwriter.buffers_clean"]],
 ];
@@ -229,7 +224,7 @@ export function showCounters(s: S): void {
     };
   });
   showTable(rows, {
-    caption: `Server counters per phase, ${en(pair.rows)} rows (after − before each statement, medians over trials; "A total" = the seed's timed phases)`,
+    caption: `Server counters per phase, ${count(pair.rows)} rows (after − before each statement, medians over trials; "A total" = the seed's timed phases)`,
   });
   const x = [a, b].map((m) => METHOD_LABELS[m.condition.method]);
   const bars: [string, string, (m: M) => number | null][] = [
@@ -298,7 +293,7 @@ export function showSizeSweep(s: S): void {
     "B CPU µs/row": num(perRowUs(p.b?.backendCpuS, p.rows)),
     "index MB (B)": mb(p.b?.index?.indexBytes),
     "B blks_read": p.b?.totals["db.blks_read"],
-    "B checkpoints": p.b ? sum.checkpoints(p.b.totals) : undefined,
+    "B checkpoints": p.b ? checkpoints(p.b.totals) : undefined,
     "A sort": p.a?.sortSpilled === undefined ? "" : p.a.sortSpilled ? "external" : "in memory",
   }));
   showTable(rows, {
@@ -336,12 +331,12 @@ export function showSizeSweep(s: S): void {
       lines("this run: B / A (median of paired ratios)", x, y, {
         text: ratios.map((p) => intervalLabel(p.r)),
         line: { color: "#54a24b" },
-        ...whiskers(
+        ...errorBars(
           ratios.map((p) => p.r.high - p.r.estimate),
           ratios.map((p) => p.r.estimate - p.r.low),
         ),
       }),
-      markers(`seed (${rowsLabel(seed.rows)} rows, mean of 2)`, [seed.rows], [seed.ratio], {
+      markers(`seed (${shortCount(seed.rows)} rows, mean of 2)`, [seed.rows], [seed.ratio], {
         marker: { symbol: "diamond-open", size: 13, color: "#222" },
       }),
       scatter("lines")("no difference", [Math.min(...x, seed.rows), seed.rows], [1, 1], {
@@ -376,7 +371,7 @@ export function showKeyOrder(s: S): void {
     ],
     layout: {
       title: {
-        text: `Random vs ascending codes (${rowsLabel(s.headline.rows)} rows): right-edge appends vs random leaf splits`,
+        text: `Random vs ascending codes (${shortCount(s.headline.rows)} rows): right-edge appends vs random leaf splits`,
       },
       barmode: "stack",
       yaxis: SECONDS_AXIS,
@@ -403,7 +398,7 @@ export function showBuildSweep(s: S): void {
   }));
   showTable(rows, {
     caption:
-      `CREATE INDEX sweep on one loaded, vacuumed table (${rowsLabel(s.builds[0].rows)} rows): sort in memory vs external, serial vs parallel. ` +
+      `CREATE INDEX sweep on one loaded, vacuumed table (${shortCount(s.builds[0].rows)} rows): sort in memory vs external, serial vs parallel. ` +
       "PostgreSQL gives each sort participant at least 32 MB, so small maintenance_work_mem launches fewer workers than asked; " +
       "a parallel build hands each worker's sorted run to the leader in a temporary file, so it writes temp files even when nothing spilled",
   });
@@ -435,7 +430,7 @@ export function showBuildSweep(s: S): void {
   plot({
     data,
     layout: {
-      title: { text: `CREATE INDEX on ${rowsLabel(s.builds[0].rows)} loaded rows: sort memory and parallel workers` },
+      title: { text: `CREATE INDEX on ${shortCount(s.builds[0].rows)} loaded rows: sort memory and parallel workers` },
       xaxis: { title: { text: "maintenance_work_mem" }, type: "category" },
       yaxis: SECONDS_AXIS,
       yaxis2: { title: { text: "temporary files written, MB" }, ...RIGHT_AXIS, rangemode: "tozero", tickmode: "auto" },
@@ -469,7 +464,7 @@ export function showWalAnatomy(s: S): void {
       trace("other types", x, perRow(shown, true), { marker: { color: "#ccc" } }),
     ],
     layout: {
-      title: { text: `WAL records per row by type (pg_walinspect, ${rowsLabel(s.walAnatomy[0].rows)} rows)` },
+      title: { text: `WAL records per row by type (pg_walinspect, ${shortCount(s.walAnatomy[0].rows)} rows)` },
       barmode: "stack",
       yaxis: { title: { text: "records per row" }, rangemode: "tozero" },
     },
@@ -488,7 +483,7 @@ export function showWalAnatomy(s: S): void {
       })),
   );
   showTable(rows, {
-    caption: `WAL decoded by record type (pg_walinspect), ${en(s.walAnatomy[0].rows)} rows, types with ≥ 1 record per 1,000 rows or page images`,
+    caption: `WAL decoded by record type (pg_walinspect), ${count(s.walAnatomy[0].rows)} rows, types with ≥ 1 record per 1,000 rows or page images`,
   });
 }
 

@@ -8,7 +8,8 @@ import { isOk, type OkOf } from "../../results/run-store";
 import { groupBy, spread, medianOfFinite } from "../../stats/summary";
 import { counterEntries, type Counters } from "../../stats/counters";
 import type { CreateIndexAfterLoadParams } from "./params";
-import { conditionKey, type Method } from "./workload/plan";
+import { conditionKey, type Method, type TrialKind } from "./workload/plan";
+import { conditionGroups } from "../condition-groups";
 import type { CreateIndexTrial } from "./workload/run-trials";
 import {
   isCreateIndexCounterKey,
@@ -189,8 +190,6 @@ export const bOverA =
 export const timeRatio = bOverA((x) => x.seconds, "B/A seconds per repeat (A and B back to back)");
 const serverTimeRatio = bOverA((x) => x.serverSeconds, "B/A server elapsed time per repeat (log_statement_stats)");
 
-const byKey = <T extends CreateIndexTrial>(trials: readonly T[]) => groupBy(trials, (t) => conditionKey(t.condition));
-
 export function summarise(
   trials: readonly CreateIndexTrial[],
   headline: Pick<CreateIndexAfterLoadParams, "rows" | "maintenanceWorkMemMB" | "maxParallelMaintenanceWorkers"> & {
@@ -199,13 +198,14 @@ export function summarise(
 ) {
   const { rows, maintenanceWorkMemMB, maxParallelMaintenanceWorkers: parallelWorkers, sharedBuffersMB } = headline;
   const good = trials.filter(isOk);
-  const byKind = (kind: string) => byKey(good.filter((t) => t.condition.kind === kind));
-  const failed = byKey(trials.filter((t) => t.status === "failed"));
-  const loads = byKind("load");
-  const methods = [...loads.values()].map((g) =>
-    summariseMethod(g, failed.get(conditionKey(g[0].condition))?.length ?? 0),
-  );
-  const trialsOf = (m: MethodSummary | undefined) => (m ? (loads.get(conditionKey(m.condition)) ?? []) : []);
+  const ofKind = (kind: TrialKind) =>
+    conditionGroups(
+      trials.filter((t) => t.condition.kind === kind),
+      conditionKey,
+    );
+  const loads = ofKind("load");
+  const methods = loads.map((g) => summariseMethod(g.all, g.failed));
+  const trialsOf = (m: MethodSummary | undefined) => loads.find((g) => g.all[0].condition === m?.condition)?.all ?? [];
   const pairs = [...groupBy(methods, (m) => conditionKey({ ...m.condition, method: A })).values()].map((g) => {
     const a = g.find((m) => m.condition.method === A);
     const b = g.find((m) => m.condition.method === "index_then_load");
@@ -217,8 +217,8 @@ export function summarise(
     (x, y) =>
       Number(isRegimePair(x)) - Number(isRegimePair(y)) || x.rows - y.rows || x.keyOrder.localeCompare(y.keyOrder),
   );
-  const builds = [...byKind("build").values()]
-    .map(summariseBuild)
+  const builds = ofKind("build")
+    .map((g) => summariseBuild(g.all))
     .sort((x, y) => x.maintenanceWorkMemMB - y.maintenanceWorkMemMB || x.parallelWorkers - y.parallelWorkers);
   const walAnatomy = good
     .filter((t) => t.condition.kind === "wal_anatomy" && t.walAnatomy)
@@ -288,7 +288,6 @@ export const sizeSweep = (s: CreateIndexSummary) =>
 export const blockIoMs = (c: Sums) => (c["db.blk_read_time_ms"] ?? 0) + (c["db.blk_write_time_ms"] ?? 0);
 /** track_io_timing and track_wal_io_timing. */
 export const ioWaitMs = (c: Sums) => blockIoMs(c) + (c["wal.write_time_ms"] ?? 0) + (c["wal.sync_time_ms"] ?? 0);
-export const checkpoints = (c: Sums) => (c["checkpointer.timed"] ?? 0) + (c["checkpointer.requested"] ?? 0);
 /** Records per WAL record type over the decoded trials, most first. */
 export function typeCounts(anatomy: CreateIndexSummary["walAnatomy"]): [string, number][] {
   const byType = new Map<string, number>();

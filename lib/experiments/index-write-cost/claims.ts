@@ -1,9 +1,9 @@
 /** Seed 000's claims (EXPERIMENTS.md §1); a magnitude states this run's client path (docs/claims-and-regimes.md). */
-import { declare, readQuotes, type Claim, type ClaimSet } from "../../stats/claim-engine";
+import { absentUnless, declare, readQuotes, type ClaimSet, type ClaimSpec } from "../../stats/claim-engine";
 import type { ClaimCheck, ClaimPlan } from "../../stats/claims";
 import { pairedRatios } from "../../stats/intervals";
 import { medianOf } from "../../stats/claim-statistics";
-import { fixed, percent, times } from "../../stats/format";
+import { fixed, percent } from "../../stats/format";
 import { ENGINES, type Engine } from "../../targets/engines";
 import type { IndexWriteCostParams } from "./params";
 import { OPERATION_LABELS as LABEL, OPERATIONS, type Operation } from "./workload/operations";
@@ -11,7 +11,7 @@ import { conditionAt, matrixSizes, byRepeat, type Cell, type ConditionSummary } 
 
 type S = readonly ConditionSummary[];
 type Factor = "anyRows" | "rows" | "rows1M" | "largest" | "compared" | "smallest";
-type C = Claim<IndexWriteCostParams, S, Factor>;
+type C = ClaimSpec<IndexWriteCostParams, S, Factor>;
 type PerRepeat = readonly { readonly repeat: number; readonly ratio: number }[];
 const Q = readQuotes(__dirname);
 const LARGE = 1_000_000;
@@ -60,12 +60,8 @@ export const CLIENT_PATH =
   "prepared statements with one Sync per batch, and the Node driver's ordered insertMany/bulkWrite";
 const stated = (regime: string) => `${regime}. Client path (stated, not a gate): ${CLIENT_PATH}`;
 const NO_RUN: Record<Engine, string> = { postgresql: "PostgreSQL did not run", mongodb: "MongoDB did not run" };
-/** Absent unless every one of `engines` ran. */
-const unless = (engines: readonly Engine[], reason = NO_RUN[engines[0]]) => ({
-  before: (p: IndexWriteCostParams) => engines.some((e) => !p.engines.includes(e)),
-  after: (s: S) => engines.some((e) => !s.some((x) => x.engine === e)),
-  reason,
-});
+/** Absent unless every one of the engines ran. */
+const unless = absentUnless({ planned: (p: IndexWriteCostParams) => p.engines, ran: (s: S) => s.map((x) => x.engine) });
 const QUOTIENT = "paired within a repeat, at the largest size run";
 const FROM_100K = "`--set rowCounts=[100000]` or more tests it";
 const GROWTH = "`--set growthRows=[1000000]` (its four conditions at 1M rows) or `--profile full` tests it";
@@ -77,9 +73,9 @@ type Spec = Omit<C, "id" | "sentence" | "absent" | "statistic" | "ours"> & Parti
 const on = (engine: Seeded, id: string, quote: string, { text, of, needs, ...c }: Spec): C => ({
   id: `${id} (${engine})`,
   sentence: Q.quote(`${quote}${engine === "postgresql" ? "Pg" : "Mongo"}`),
-  absent: unless([engine]),
+  absent: unless([engine], NO_RUN[engine]),
   ours: (s) => clientPath(s, engine),
-  statistic: { text, of, needs, fmt: times },
+  statistic: { text, of, needs },
   ...c,
 });
 const MECHANISM: Record<Seeded, string> = {
@@ -206,12 +202,12 @@ export const CLAIMS: ClaimSet<IndexWriteCostParams, S, Factor> = declare<IndexWr
       reading: '"almost the same" read as ±10 %',
     }),
   ],
-  notDeclared: [
-    ["rangesDisjoint", "the unpaired min–max of five trials; a (mongodb) tests its contrast on paired repeats"],
-    ["belowOne", "a rule for reading ratios, which the equivalence bands of a-counter and c (mongodb) follow"],
-    ["overallRange", "its ends are MongoDB's counter and 5-field updates at 1M: a-counter and a (mongodb)"],
-    ["realTime", "seconds depend on the machine; the ratio is a (mongodb)'s"],
-  ].map(([key, reason]) => ({ sentence: Q.quote(key), reason })),
+  notDeclared: Q.notDeclared({
+    rangesDisjoint: "the unpaired min–max of five trials; a (mongodb) tests its contrast on paired repeats",
+    belowOne: "a rule for reading ratios, which the equivalence bands of a-counter and c (mongodb) follow",
+    overallRange: "its ends are MongoDB's counter and 5-field updates at 1M: a-counter and a (mongodb)",
+    realTime: "seconds depend on the machine; the ratio is a (mongodb)'s",
+  }),
 });
 /** The judged claims with why MongoDB did not run here (`reason`), where it did not. */
 export const withMongoReason = (checks: ClaimCheck[], reason: string | undefined): ClaimCheck[] =>

@@ -8,10 +8,8 @@ import { flaggedColumns, secondsColumns, timedTrialProgress } from "../condition
 import { defineExperiment, serverName } from "../define";
 import { intervalColumns } from "../interval-columns";
 import { CLAIMS, withMongoFacts, withMongoReason } from "./claims";
-import { diskNeed } from "./disk";
-import { estimate } from "./eta";
-import { mongoUnavailable } from "./mongo-availability";
-import { checkParams, INDEX_WRITE_COST_PROFILES } from "./params";
+import { estimate, mongoUnavailable } from "./eta";
+import { checkParams, diskNeed, INDEX_WRITE_COST_PROFILES } from "./params";
 import { readingOrder, showUnavailable } from "./present";
 import { summarise as summariseTrials } from "./summarise";
 import type { IndexWriteEngine } from "./workload/engine";

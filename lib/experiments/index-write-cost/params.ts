@@ -1,10 +1,11 @@
-/** Parameters of notebook 01 (index write cost), per profile, and their checks. */
+/** Parameters of notebook 01 (index write cost), per profile, their checks, and the data directory they need. */
 import { ENGINES } from "../../targets/types";
 import { OPERATIONS, FIELD_COUNT } from "./workload/operations";
 import { LIMIT_PARAMS } from "../target-params";
 import type { ProfileName } from "../../params/profiles";
 import { declareParams, integer, integers, listOf, type ParamsOf } from "../../params/declare";
 import { ParameterError, repeatsWithCap } from "../../params/validate";
+import { bytesText, type DiskNeed } from "../../targets/disk-need";
 
 export const IndexWriteCostParams = declareParams({
   ...LIMIT_PARAMS,
@@ -106,4 +107,30 @@ export function checkParams(
       `batchSize (${p.batchSize}) is larger than a growthRows size (${Math.min(...growthRows)})`,
     );
   return { ...p, growthRows, ...repeatsWithCap(p, overrides) };
+}
+
+const HEAP_ROW_BYTES = 84;
+const INDEX_ROW_BYTES = 32;
+const MAX_WAL_BYTES = 2 ** 30;
+const BASE_BYTES = 200 * 2 ** 20;
+const WAL_HEAP_RECORD_BYTES = 100;
+const WAL_INDEX_RECORD_BYTES = 60;
+
+/**
+ * At its peak: the largest table with every index, each row updated once (two versions), WAL up to max_wal_size, and
+ * one timed window's WAL held until counted (WalWindows).
+ */
+export function diskNeed(p: IndexWriteCostParams): DiskNeed {
+  const rows = Math.max(...p.rowCounts);
+  const fill = Math.min(...p.fillfactors) / 100;
+  const indexes = 1 + Math.max(...p.extraIndexes);
+  const table = 2 * rows * (HEAP_ROW_BYTES / fill + INDEX_ROW_BYTES * indexes);
+  const window = table / 2 + rows * (WAL_HEAP_RECORD_BYTES + WAL_INDEX_RECORD_BYTES * indexes);
+  return {
+    bytes: table + MAX_WAL_BYTES + window + BASE_BYTES,
+    what:
+      `${rows.toLocaleString("en-US")} rows × (${HEAP_ROW_BYTES} B ÷ fillfactor ${fill} + ${indexes} indexes × ` +
+      `${INDEX_ROW_BYTES} B) × 2 versions + max_wal_size ${bytesText(MAX_WAL_BYTES)} + a window's WAL held until ` +
+      `counted ${bytesText(window)} + ${bytesText(BASE_BYTES)} of server`,
+  };
 }

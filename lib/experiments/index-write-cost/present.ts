@@ -1,15 +1,16 @@
-/** What the notebook shows, one call per section. */
+/** What the notebook shows, one call per section, and its plotly figures. */
 import { flaggedCell } from "../condition-groups";
 import { escapeHtml, show } from "../../display/output";
-import { plot } from "../../display/plotly";
+import { errorBars, plot, twoAxes, type PlotlyFigure, type PlotlyTrace } from "../../display/plotly";
 import { showTable, sortedBy, type Row } from "../../display/table";
 import { publishedFigures } from "../../results/reference";
+import { shortCount } from "../../stats/format";
+import { groupBy } from "../../stats/summary";
 import { CLIENT_PATH } from "./claims";
 import { intervalLabel, OUTLIER_RULE } from "../../stats/intervals";
 import { OPERATION_LABELS, OPERATIONS } from "./workload/operations";
 import { ENGINES } from "../../targets/engines";
 import { HEAP_FILLFACTOR } from "./workload/engine";
-import { fillfactorSweep, ratioByIndexes, ratioByRows, trialExplorer } from "./charts";
 import { matrixSizes, type ConditionSummary } from "./summarise";
 
 /** Each engine that could not start here, and why. */
@@ -69,8 +70,8 @@ export function showCharts(summaries: readonly ConditionSummary[]): void {
   for (const engine of engines) {
     const mine = summaries.filter((s) => s.engine === engine);
     const ff = mine.some((s) => s.fillfactor === 100) ? 100 : mine[0].fillfactor;
-    plot(ratioByIndexes(summaries, engine, Math.max(...matrixSizes(mine)), ff));
-    if (new Set(mine.map((s) => s.rows)).size > 1) plot(ratioByRows(summaries, engine, ff));
+    plot(ratioChart(summaries, engine, ff, Math.max(...matrixSizes(mine))));
+    if (new Set(mine.map((s) => s.rows)).size > 1) plot(ratioChart(summaries, engine, ff));
   }
   plot(trialExplorer(summaries, "seconds"), 480);
   plot(trialExplorer(summaries, "ratio"), 420);
@@ -157,4 +158,182 @@ export function showExplanation(summaries: readonly ConditionSummary[]): void {
         "PostgreSQL server counters per condition (medians over trials; deltas over the timed part). B-tree and heap figures are " +
         "counted in the WAL of the timed part (pg_walinspect), not modelled; blank where the server does not offer pg_walinspect.",
     });
+}
+
+const COLORS: Record<string, string> = {
+  insert: "#4c78a8",
+  update_nonindexed: "#f58518",
+  update_one_field: "#54a24b",
+  update_five_fields: "#e45756",
+};
+
+/**
+ * Our ratio per operation beside the seed's: over extra indexes at `rows` (error bars: the exact order-statistic
+ * interval of the median ratio), or without `rows` over the sizes at 5 extra indexes (does the small-N ratio predict
+ * the large one?).
+ */
+function ratioChart(
+  summaries: readonly ConditionSummary[],
+  engine: string,
+  fillfactor: number | null,
+  rows?: number,
+): PlotlyFigure {
+  const bySize = rows === undefined;
+  const x = bySize ? "rows" : "extraIndexes";
+  const mine = summaries.filter(
+    (s) => s.engine === engine && s.fillfactor === fillfactor && (bySize ? s.extraIndexes === 5 : s.rows === rows),
+  );
+  const gap = (a?: number, b?: number) => (a !== undefined && b !== undefined ? a - b : 0);
+  const data = OPERATIONS.flatMap((op): PlotlyTrace[] => {
+    const points = mine.filter((s) => s.operation === op).sort((a, b) => a[x] - b[x]);
+    // By indexes, an operation this run did not measure shows no seed marks either.
+    if (!points.length && !bySize) return [];
+    const seed = publishedFigures("index_write_cost")
+      .filter((f) => f.engine === engine && f.series === op && f.condition === "ratio_vs_0")
+      .filter((f) => (bySize ? f.extraIndexes === 5 : f.rows === 1_000_000))
+      .sort((a, b) => (a[x] ?? 0) - (b[x] ?? 0));
+    const [label, color] = [OPERATION_LABELS[op], COLORS[op]];
+    const ours = {
+      type: "scatter",
+      mode: "lines+markers",
+      name: label,
+      x: points.map((p) => p[x]),
+      y: points.map((p) => p.ratio ?? null),
+      line: { color },
+      ...(bySize
+        ? {}
+        : errorBars(
+            points.map((p) => gap(p.ratioCiHigh, p.ratio)),
+            points.map((p) => gap(p.ratio, p.ratioCiLow)),
+          )),
+    };
+    const theirs = bySize
+      ? {
+          mode: "lines+markers",
+          name: `seed: ${label}`,
+          line: { color, dash: "dot" },
+          marker: { symbol: "diamond-open" },
+        }
+      : { mode: "markers", name: `seed, 1M: ${label}`, marker: { symbol: "diamond-open", size: 11, color } };
+    return [
+      ...(points.length ? [ours] : []),
+      ...(seed.length ? [{ type: "scatter", x: seed.map((f) => f[x]), y: seed.map((f) => f.value), ...theirs }] : []),
+    ];
+  });
+  return {
+    data,
+    layout: bySize
+      ? {
+          title: { text: `${engine}: ratio with 5 extra indexes vs rows (dotted: the seed)` },
+          xaxis: { title: { text: "rows" }, type: "log" },
+          yaxis: { title: { text: "time ratio vs 0 extra indexes" }, rangemode: "tozero" },
+        }
+      : {
+          title: {
+            text: `${engine}: time ratio vs extra indexes (${shortCount(rows)} rows${fillfactor ? `, fillfactor ${fillfactor}` : ""})`,
+          },
+          xaxis: { title: { text: "extra secondary indexes" }, tickvals: [0, 1, 2, 3, 4, 5] },
+          yaxis: {
+            title: { text: "median of paired ratios t / t(0 extra indexes), with its order-statistic interval" },
+            rangemode: "tozero",
+          },
+        },
+  };
+}
+
+/** Every trial, switchable by engine and size as the seed's HTML was: dots trials, bar the median, whisker min–max. */
+function trialExplorer(summaries: readonly ConditionSummary[], metric: "seconds" | "ratio" = "seconds"): PlotlyFigure {
+  const groups = [...groupBy(summaries, (s) => `${s.engine}|${s.rows}|${s.fillfactor ?? "-"}`).values()];
+  const traces = groups.flatMap((mine, gi) =>
+    OPERATIONS.flatMap((op) => {
+      const points = mine.filter((s) => s.operation === op).sort((a, b) => a.extraIndexes - b.extraIndexes);
+      const x = points.map((p) => `+${p.extraIndexes} idx`);
+      const [name, color] = [OPERATION_LABELS[op], COLORS[op]];
+      const drawn: PlotlyTrace[] =
+        metric === "ratio"
+          ? [{ type: "bar", name, x, y: points.map((p) => p.ratio ?? null), marker: { color } }]
+          : [
+              {
+                type: "scatter",
+                mode: "markers",
+                name,
+                legendgroup: op,
+                x: points.flatMap((p, i) => p.seconds.map(() => x[i])),
+                y: points.flatMap((p) => p.seconds),
+                offsetgroup: op,
+                marker: { color, size: 6, opacity: 0.6 },
+                hovertemplate: "%{y:.3f} s<extra>trial</extra>",
+              },
+              {
+                type: "bar",
+                name: `${name} median`,
+                legendgroup: op,
+                showlegend: false,
+                x,
+                y: points.map((p) => p.medianSeconds),
+                offsetgroup: op,
+                marker: { color, opacity: 0.35 },
+                ...errorBars(
+                  points.map((p) => p.maxSeconds - p.medianSeconds),
+                  points.map((p) => p.medianSeconds - p.minSeconds),
+                ),
+              },
+            ];
+      return points.length ? drawn.map((trace) => ({ trace: { ...trace, visible: gi === 0 }, gi })) : [];
+    }),
+  );
+  const buttons = groups.map(([{ engine, rows, fillfactor: ff }], gi) => ({
+    label: `${engine} · ${shortCount(rows)} rows${ff !== null && ff !== 100 ? ` · ff ${ff}` : ""}`,
+    method: "update",
+    args: [{ visible: traces.map((t) => t.gi === gi) }],
+  }));
+  return {
+    data: traces.map((t) => t.trace),
+    layout: {
+      // Left-aligned so the engine/size menu on the right never covers it.
+      title: {
+        text:
+          metric === "seconds" ? "Every trial: seconds (bar = median, whisker = min–max)" : "Ratio vs 0 extra indexes",
+        x: 0.02,
+        xanchor: "left",
+      },
+      barmode: "group",
+      // Trial dots over their own bar: plotly ignores a scatter's offsetgroup without it (known only with scatters).
+      ...(metric === "seconds" ? { scattermode: "group" } : {}),
+      updatemenus: [{ type: "dropdown", x: 1, xanchor: "right", y: 1.18, buttons }],
+      yaxis: { title: { text: metric === "seconds" ? "seconds (timed batches only)" : "ratio" }, rangemode: "tozero" },
+    },
+  };
+}
+
+/** The non-indexed update's ratio and HOT share per fillfactor (PostgreSQL). */
+function fillfactorSweep(summaries: readonly ConditionSummary[], rows: number): PlotlyFigure {
+  const points = summaries
+    .filter(
+      (s) =>
+        HEAP_FILLFACTOR[s.engine] && s.rows === rows && s.operation === "update_nonindexed" && s.extraIndexes === 5,
+    )
+    .sort((a, b) => (b.fillfactor ?? 0) - (a.fillfactor ?? 0));
+  return {
+    data: [
+      {
+        type: "bar",
+        name: "ratio vs 0 extra indexes",
+        x: points.map((p) => `ff ${p.fillfactor}`),
+        y: points.map((p) => p.ratio ?? null),
+      },
+      {
+        type: "scatter",
+        mode: "lines+markers",
+        name: "HOT share",
+        yaxis: "y2",
+        x: points.map((p) => `ff ${p.fillfactor}`),
+        y: points.map((p) => p.hotShare ?? null),
+      },
+    ],
+    layout: {
+      title: { text: `UPDATE counter (non-indexed) with 5 extra indexes, ${shortCount(rows)} rows: fillfactor sweep` },
+      ...twoAxes("ratio", "HOT share", { rangemode: "tozero" }, { range: [0, 1] }),
+    },
+  };
 }

@@ -1,10 +1,11 @@
 /** Per condition: median, ratio to 0 extra indexes paired within a repeat (wall and server time), counters. */
-import { isOk, type OkOf } from "../../results/run-store";
-import { outlierFlags, pairedRatios } from "../../stats/intervals";
+import type { OkOf } from "../../results/run-store";
+import { pairedRatios } from "../../stats/intervals";
 import { medianOf as intervalOf } from "../../stats/claim-statistics";
-import { groupBy, spread, medianOfFinite } from "../../stats/summary";
+import { spread, medianOfFinite } from "../../stats/summary";
+import { conditionGroups } from "../condition-groups";
 import { counterEntries, type Counters as CountersOf } from "../../stats/counters";
-import type { IndexWriteCounterKey } from "./workload/counter-keys";
+import type { IndexWriteCounterKey } from "./workload/engine";
 import type { Operation } from "./workload/operations";
 import type { Engine } from "../../targets/engines";
 import type { IndexWriteTrial } from "./workload/run-trials";
@@ -46,29 +47,18 @@ const perRow = (n: number | undefined, rows: number, scale = 1) => (n === undefi
 
 /** `withoutFlagged`: leave out outliers and disturbed trials (the sensitivity check of the verdicts). */
 export function summarise(trials: readonly IndexWriteTrial[], options: { readonly withoutFlagged?: boolean } = {}) {
-  const keyOf = (t: IndexWriteTrial) => conditionKey(t.condition);
-  const failedByKey = groupBy(
-    trials.filter((t) => t.status === "failed"),
-    keyOf,
-  );
   // Flags first, on every finished trial, so the sensitivity run leaves out exactly what is flagged.
-  const flagged = new Map(
-    [...groupBy(trials.filter(isOk), keyOf)].map(([key, group]) => {
-      const flags = outlierFlags(group.map((t) => t.seconds));
-      const f = {
-        outliers: group.filter((_, i) => flags[i]).map((t) => t.repeat),
-        disturbed: group.filter(disturbed).map((t) => t.repeat),
-      };
-      const out = (t: Trial) => f.outliers.includes(t.repeat) || f.disturbed.includes(t.repeat);
-      return [key, { ...f, kept: options.withoutFlagged ? group.filter((t) => !out(t)) : group }] as const;
-    }),
-  );
-  const byCondition = new Map([...flagged].flatMap(([key, f]) => (f.kept.length ? [[key, f.kept] as const] : [])));
-  return [...byCondition].map(([key, group]) => {
+  const groups = conditionGroups(trials, conditionKey).map((g) => {
+    const disturbedRepeats = g.all.filter(disturbed).map((t) => t.repeat);
+    const out = (t: Trial) => g.outlierRepeats.includes(t.repeat) || disturbedRepeats.includes(t.repeat);
+    return { ...g, disturbedRepeats, kept: options.withoutFlagged ? g.all.filter((t) => !out(t)) : g.all };
+  });
+  const byCondition = new Map(groups.filter((g) => g.kept.length).map((g) => [conditionKey(g.kept[0].condition), g]));
+  return [...byCondition.values()].map(({ kept: group, failed, outlierRepeats, disturbedRepeats }) => {
     const c = group[0].condition;
     const seconds = group.map((t) => t.seconds);
     const s = spread(seconds);
-    const baseline = c.extraIndexes === 0 ? undefined : byCondition.get(conditionKey({ ...c, extraIndexes: 0 }));
+    const baseline = c.extraIndexes === 0 ? undefined : byCondition.get(conditionKey({ ...c, extraIndexes: 0 }))?.kept;
     const label = `paired ratios ${c.extraIndexes} / 0 extra indexes, one per repeat`;
     const paired = (pick: (t: Trial) => number | undefined) =>
       baseline ? pairedRatios(valuesByRepeat(group, pick), valuesByRepeat(baseline, pick)) : [];
@@ -76,11 +66,10 @@ export function summarise(trials: readonly IndexWriteTrial[], options: { readonl
     const repeatRatios = paired((t) => t.seconds);
     const ratioInterval = interval(repeatRatios, label);
     const rows = c.rows;
-    const f = flagged.get(key);
     return {
       ...c,
       trials: group.length,
-      failed: failedByKey.get(key)?.length ?? 0,
+      failed,
       medianSeconds: s.median,
       minSeconds: s.min,
       maxSeconds: s.max,
@@ -111,8 +100,8 @@ export function summarise(trials: readonly IndexWriteTrial[], options: { readonl
       btreeSplitsPer1000: medianOf(group, (k) => perRow(walrec(k, ...SPLITS), rows, 1000)),
       heapRecordsPerRow: medianOf(group, (k) => perRow(walrec(k, ...HEAP_RECORDS.map((h) => `Heap/${h}`)), rows)),
       indexBytes: medianOf(group, (k) => sumOf(k, "size.index.")),
-      outlierRepeats: f?.outliers ?? [],
-      disturbedRepeats: f?.disturbed ?? [],
+      outlierRepeats,
+      disturbedRepeats,
     };
   });
 }

@@ -1,10 +1,10 @@
 /** Seed 002's claims, each paired per round; claim (1)'s refutation must also survive Holm's correction (`holm`). */
-import { declare, readQuotes } from "../../stats/claim-engine";
+import { absentUnless, declare, readQuotes, stat as statistic } from "../../stats/claim-engine";
 import type { Claim, ClaimSet, Position, Statistic, Without } from "../../stats/claim-engine";
 import { FAMILY_ALPHA, holmRefutations, type ClaimCheck, type Rule } from "../../stats/claims";
 import { between, flaggedUnits, medianOf, quotient } from "../../stats/claim-statistics";
 import { nextRound, type RoundState } from "../../stats/adaptive";
-import { durationText, fixed, kilobytes, percent } from "../../stats/format";
+import { durationText, f0, f1, f2, kilobytes, percent, ratio } from "../../stats/format";
 import type { OverIndexingParams } from "./params";
 import { plannedServerCpus } from "../server-cpus";
 import { pairedLevelRatio, pairedLevels, type LevelSummary, type OverIndexingSummary } from "./summarise";
@@ -12,7 +12,6 @@ import { pairedLevelRatio, pairedLevels, type LevelSummary, type OverIndexingSum
 type S = OverIndexingSummary;
 type Round = S["rounds"][number];
 const Q = readQuotes(__dirname);
-const [f0, f1, f2] = [0, 1, 2].map((d) => (x: number | undefined) => fixed(x, d));
 
 /** Where the seed made all its claims (EXPERIMENTS.md §3; 16 clients and 20M products from its repository). */
 const SEED_REGIME =
@@ -99,8 +98,7 @@ function readsText(s: S): string {
   );
 }
 
-const ratio = (x: number) => x.toFixed(2);
-const stat = (text: string, of: Statistic<S>["of"], needs = COMMON_ROUND) => ({ text, fmt: ratio, of, needs });
+const stat = (text: string, of: Statistic<S>["of"], needs = COMMON_ROUND) => statistic(text, of, needs, ratio);
 /** Per round, extra block-read time at 39 indexes ÷ the TPS lost; a round whose TPS did not fall has none. */
 function readShareOfLoss(s: S) {
   const shares = pairedLevels(s.rounds, 39, 7, (hi, base) => {
@@ -109,13 +107,13 @@ function readShareOfLoss(s: S) {
   });
   return medianOf(shares, (x) => x, "extra read time ÷ TPS lost, 39 vs 7 idx, paired per round");
 }
-/** Not run unless `ok` of the levels the params plan (before the run) or that ran (after it). */
-const unless = (ok: (levels: readonly number[]) => boolean, reason: string) => ({
-  before: (p: OverIndexingParams) => !ok(p.indexLevels),
-  after: (s: S) => !ok(s.levels.map((l) => l.level)),
-  reason,
+/** Not run unless the levels the params plan (before the run) and those that ran (after it) have them. */
+const unless = absentUnless({
+  planned: (p: OverIndexingParams) => p.indexLevels,
+  ran: (s: S) => s.levels.map((l) => l.level),
 });
-const NEEDS_7_39 = unless((ls) => ls.includes(7) && ls.includes(39), "levels 7 and 39 did not both run");
+const NEEDS_7_39 = unless([7, 39], "levels 7 and 39 did not both run");
+const AT_SEED_7_39 = { regimeText: SEED_REGIME, absent: NEEDS_7_39 };
 /** (5) and (5b): the same statistic, read against opposite rules in opposite regimes. */
 const growth = (tail: (m: Between, s: S) => string) =>
   ({
@@ -184,7 +182,7 @@ export const CLAIMS: ClaimSet<OverIndexingParams, S, Factor> = declare({
       rule: { kind: "inside", low: 0.33, high: 0.53 },
       reading: `the seed's ${f2(600 / 1400)} ± 0.10 (its figure is read off a chart)`,
       regime: ["dataSize", "roundLength", "clients", "clientsPerCpu"],
-      regimeText: SEED_REGIME,
+      ...AT_SEED_7_39,
       howToTest:
         "`--profile full` (the seed's data, 300 s rounds, 16 clients) on a server with at least 16 CPUs (one per client: DBLAB_POSTGRES_URI, or a Docker host with them) tests it",
       statistic: stat(
@@ -202,7 +200,6 @@ export const CLAIMS: ClaimSet<OverIndexingParams, S, Factor> = declare({
         (_m, l7, l39) =>
           `${because(l7, l39)} WAL per transaction alone predicts a TPS ratio of ${f2(l39.walBytesPerTx && l7.walBytesPerTx ? l7.walBytesPerTx / l39.walBytesPerTx : undefined)}.`,
       ),
-      absent: NEEDS_7_39,
     },
     {
       id: "3",
@@ -210,8 +207,7 @@ export const CLAIMS: ClaimSet<OverIndexingParams, S, Factor> = declare({
       sentence: Q.quote("latency"),
       kind: "derived",
       derivedFrom: "claim 2 by Little's law (latency = clients ÷ TPS with every client always in a transaction)",
-      regime: [],
-      regimeText: SEED_REGIME,
+      ...AT_SEED_7_39,
       howToTest: "levels 7 and 39 run it",
       statistic: stat(
         "pgbench's average latency at 39 indexes ÷ at 7, paired per round",
@@ -223,7 +219,6 @@ export const CLAIMS: ClaimSet<OverIndexingParams, S, Factor> = declare({
         return `1 ÷ claim 2's TPS ratio = ${tps ? f2(1 / tps.estimate) : "n/a"}; the seed's ${f2(26 / 11)} = 1 ÷ ${f2(1 / (26 / 11))}`;
       },
       why: why7to39((m) => `${m((l) => l.latencyAvgMs?.median, f1)} ms; p95 ${m((l) => l.p95Ms, f1)} ms.`),
-      absent: NEEDS_7_39,
     },
     {
       id: "4",
@@ -260,7 +255,6 @@ export const CLAIMS: ClaimSet<OverIndexingParams, S, Factor> = declare({
       kind: "mechanism",
       rule: { kind: "below", margin: 0.1 },
       reading: '"not disk reads" read as: the extra read time explains under a tenth of the TPS lost',
-      regime: [],
       regimeText: "any run: the lab's check on this run's own counters, whatever its hit ratio",
       mechanism:
         "a transaction waits on storage only for a block read into shared_buffers (track_io_timing times them); if the extra reads at 39 indexes took a small share of the clients' time, the TPS lost was spent elsewhere: the index maintenance counted in claim (1)'s why",
@@ -299,19 +293,13 @@ export const CLAIMS: ClaimSet<OverIndexingParams, S, Factor> = declare({
       ),
     },
   ],
-  notDeclared: [
-    {
-      sentence: Q.quote("amplifies"),
-      reason:
-        "a run has one shared_buffers, so it needs two runs compared, which 03 does not pair; and nothing here drops the OS page cache between rounds, so at data this machine can hold a smaller shared_buffers turns misses into page-cache copies, not disk reads: the seed's condition would not be met",
-    },
-    {
-      sentence: Q.quote("grewTo200"),
-      reason:
-        "a figure of the seed's machine and of all its rounds together (its TPS × 5–120 min); the storage chart shows this run's growth per round",
-    },
-    { sentence: Q.quote("stress"), reason: "it names no quantity or condition to test" },
-  ],
+  notDeclared: Q.notDeclared({
+    amplifies:
+      "a run has one shared_buffers, so it needs two runs compared, which 03 does not pair; and nothing here drops the OS page cache between rounds, so at data this machine can hold a smaller shared_buffers turns misses into page-cache copies, not disk reads: the seed's condition would not be met",
+    grewTo200:
+      "a figure of the seed's machine and of all its rounds together (its TPS × 5–120 min); the storage chart shows this run's growth per round",
+    stress: "it names no quantity or condition to test",
+  }),
 });
 
 /** Claim (1) refuted by its steps' intervals stands only if Holm's step-down sign test refutes a step too. */
@@ -337,13 +325,7 @@ export function withoutFlagged(s: S): Without<S> {
     r.outlier ? "TPS outlier" : "",
   ];
   const none = "No round was flagged (no checkpoint or autovacuum run inside a timed window, no TPS outlier).";
-  const flagged = flaggedUnits(
-    "round",
-    s.rounds.filter((r) => !clean(r)),
-    why,
-    (r) => r.key,
-    none,
-  );
+  const flagged = flaggedUnits("round", s.rounds, why, (r) => r.key, none);
   return { summary: { ...s, rounds: s.rounds.filter(clean) }, flagged };
 }
 

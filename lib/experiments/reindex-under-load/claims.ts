@@ -1,14 +1,14 @@
 /** Seed 003's claims, per set. Its 20–30 % is its rebuild ÷ its 30 s run: judged at its own protocol. */
-import { declare, readQuotes, type ClaimSet } from "../../stats/claim-engine";
+import { absentUnless, declare, exactly, readQuotes, stat, when, type ClaimSet } from "../../stats/claim-engine";
 import { intervalText } from "../../stats/intervals";
 import { fixed as f1, percent as pct, times } from "../../stats/format";
 import { medianOf, quotient } from "../../stats/claim-statistics";
-import type { ReindexMode, ReindexUnderLoadParams } from "./params";
+import type { ReindexMode, ReindexUnderLoadParams as P } from "./params";
 import { change } from "./present";
 import * as S from "./summarise";
 
+type Sum = S.ReindexSummary;
 const Q = readQuotes(__dirname);
-const maybe = <T>(x: T | undefined, text: (x: T) => string) => (x ? text(x) : "");
 const ALL = ["scale", "runLength", "clients"] as const;
 const PROTOCOL_TEXT =
   "pgbench -i -s 100, pgbench -c 2 -T 30 (TPC-B-like), REINDEX of the three primary keys mid-run, restart between runs";
@@ -16,26 +16,20 @@ const NOT_BY_SEED = "not measured by the seed; tested at this run's scale and ru
 const BOTH_MODES = '`--set modes=["baseline","reindex","concurrently"]` or `--profile full` tests it';
 const SHARE_LOCK = "plain REINDEX holds a SHARE lock on the table, which blocks every UPDATE until it ends";
 const WINDOW = "REINDEX runs whose window fell inside the load";
-const lacking = (modes: readonly ReindexMode[], reason: string) => ({
-  before: (p: ReindexUnderLoadParams) => modes.some((m) => !p.modes.includes(m)),
-  after: (s: S.ReindexSummary) => modes.some((m) => !S.runsOf(s, m).length),
-  reason,
-});
+const lacking = absentUnless({ planned: (p: P) => p.modes, ran: (s: Sum) => s.runs.map((r) => r.mode) });
 const NO_PLAIN = lacking(["reindex"], "this run has no plain REINDEX mode");
 const NO_CONCURRENTLY = lacking(
   ["concurrently", "reindex"],
   "this run has no REINDEX CONCURRENTLY mode (or no plain one to compare with)",
 );
-const secs = (s: S.ReindexSummary, pick: S.Value, mode?: ReindexMode) => f1(S.perRun(s, pick, "", mode)?.estimate, 1);
+const secs = (s: Sum, pick: S.Value, mode?: ReindexMode) => f1(S.perRun(s, pick, "", mode)?.estimate, 1);
 const LOST_OVER_STALL = "lost share ÷ the plain REINDEX's window share of the run, per set";
 const PLAIN = { regime: ALL, howToTest: "any profile with the plain REINDEX mode", absent: NO_PLAIN };
 const BOTH = { regime: ALL, regimeText: NOT_BY_SEED, howToTest: BOTH_MODES, absent: NO_CONCURRENTLY };
-const stall = (s: S.ReindexSummary) => S.perRun(s, (r) => S.stallShare(r, s.durationSeconds))?.estimate;
-const splitSets = (s: S.ReindexSummary) => S.rebuildPairs(s).split.map((e) => e.label);
+const stall = (s: Sum) => S.perRun(s, (r) => S.stallShare(r, s.durationSeconds))?.estimate;
+const splitSets = (s: Sum) => S.rebuildPairs(s).split.map((e) => e.label);
 
-const exactly = (what: string, seed: number, unit = "") => ({ what, seed, unit, within: [1, 1] as const });
-
-export const CLAIMS: ClaimSet<ReindexUnderLoadParams, S.ReindexSummary, (typeof ALL)[number]> = declare({
+export const CLAIMS: ClaimSet<P, Sum, (typeof ALL)[number]> = declare({
   notebook: "04-reindex-under-load",
   // The seed's 2 clients on 2 CPUs both wait on the one lock; more clients than CPUs change the TPS outside it too.
   factors: {
@@ -64,7 +58,7 @@ export const CLAIMS: ClaimSet<ReindexUnderLoadParams, S.ReindexSummary, (typeof 
         needs: WINDOW,
       },
       ours: (s) =>
-        `the plain REINDEX's window was ${pct(stall(s))} of the ${s.durationSeconds} s run (the seed's ≈ 25 % of 30 s)${maybe(S.modeSummary(s, "reindex")?.tpsRatio, (b) => `; between runs TPS ${intervalText(b, (x) => change(x, 0))} against the set's baseline`)}`,
+        `the plain REINDEX's window was ${pct(stall(s))} of the ${s.durationSeconds} s run (the seed's ≈ 25 % of 30 s)${when(S.modeSummary(s, "reindex")?.tpsRatio, (b) => `; between runs TPS ${intervalText(b, (x) => change(x, 0))} against the set's baseline`)}`,
       why: (s) =>
         `all ${s.clients} clients stood blocked for ${secs(s, (r) => r.allBlockedSeconds)} s of ${s.durationSeconds} s (median over sets); the accounts key took ${secs(s, (r) => r.accountsReindexSeconds)} s to rebuild: the drop is about the share of the run the rebuild lasts.`,
     },
@@ -75,18 +69,16 @@ export const CLAIMS: ClaimSet<ReindexUnderLoadParams, S.ReindexSummary, (typeof 
       sentence: Q.quote("plainLocks"),
       kind: "mechanism",
       rule: { kind: "inside", low: 0.8, high: 1.25 },
-      reading: "writes stop: lost share ÷ stall share ≈ 1",
       ...PLAIN,
       regimeText: "any scale and run length: a run whose REINDEX window lies inside the load",
       mechanism: `${SHARE_LOCK}; every TPC-B transaction updates all three tables, so no transaction completes in the window`,
-      statistic: {
-        text: "per REINDEX run: the share of its transactions lost in the window ÷ the window's share of the run (= 1 − TPS inside ÷ TPS outside, so at most 1: the band's top is never the deciding edge); median over sets",
-        fmt: times,
-        of: (s) => S.perRun(s, (r) => quotient(r.lostShare, S.stallShare(r, s.durationSeconds)), LOST_OVER_STALL),
-        needs: WINDOW,
-      },
+      statistic: stat(
+        "per REINDEX run: the share of its transactions lost in the window ÷ the window's share of the run (= 1 − TPS inside ÷ TPS outside, so at most 1: the band's top is never the deciding edge); median over sets",
+        (s) => S.perRun(s, (r) => quotient(r.lostShare, S.stallShare(r, s.durationSeconds)), LOST_OVER_STALL),
+        WINDOW,
+      ),
       why: (s) =>
-        `during the window pgbench kept ${pct(S.modeSummary(s, "reindex")?.duringOutside?.median)} of the TPS it had outside it (median)${maybe(S.runsOf(s, "reindex").find((r) => r.topLock)?.topLock, (l) => `; the lock it waited for most: "${l}"`)}; pg_blocking_pids named the REINDEX session for ${secs(s, (r) => r.blockedByReindexSeconds)} s.`,
+        `during the window pgbench kept ${pct(S.modeSummary(s, "reindex")?.duringOutside?.median)} of the TPS it had outside it (median)${when(S.runsOf(s, "reindex").find((r) => r.topLock)?.topLock, (l) => `; the lock it waited for most: "${l}"`)}; pg_blocking_pids named the REINDEX session for ${secs(s, (r) => r.blockedByReindexSeconds)} s.`,
     },
     {
       id: "2",
@@ -97,19 +89,17 @@ export const CLAIMS: ClaimSet<ReindexUnderLoadParams, S.ReindexSummary, (typeof 
         "(1m)'s stall share and the transaction ÷ UPDATE latency: added = clients × stall ÷ transactions, so the multiple is 1 + stall share × (transaction ÷ UPDATE latency), an identity",
       ...PLAIN,
       regimeText: PROTOCOL_TEXT,
-      statistic: {
-        text: "within each REINDEX run: (its unblocked UPDATE latency + its lock waits on pgbench_accounts ÷ its UPDATEs) ÷ its unblocked latency; median over sets",
-        fmt: times,
-        of: (s) => S.updateWithinRun(s),
-        needs: "pgbench -r statement latencies and lock samples of a REINDEX run",
-      },
+      statistic: stat(
+        "within each REINDEX run: (its unblocked UPDATE latency + its lock waits on pgbench_accounts ÷ its UPDATEs) ÷ its unblocked latency; median over sets",
+        S.updateWithinRun,
+        "pgbench -r statement latencies and lock samples of a REINDEX run",
+      ),
       arithmetic: (s) => {
         const share = stall(s);
         const txOverU = S.perRun(s, (r) => quotient(r.latencyAvgMs, r.updateUnblockedMs))?.estimate;
         const multiple = share !== undefined && txOverU !== undefined ? 1 + share * txOverU : undefined;
-        return `1 + stall share ${pct(share)} × transaction ÷ unblocked UPDATE latency ${f1(txOverU, 1)} = ×${f1(multiple, 2)}${maybe(S.updateWithinRun(s), (m) => ` (measured ${intervalText(m, times)})`)}; the seed's set 1: 1 + 25 % × 2.226 ÷ 0.125 = ×5.5`;
+        return `1 + stall share ${pct(share)} × transaction ÷ unblocked UPDATE latency ${f1(txOverU, 1)} = ×${f1(multiple, 2)}${when(S.updateWithinRun(s), (m) => ` (measured ${intervalText(m, times)})`)}; the seed's set 1: 1 + 25 % × 2.226 ÷ 0.125 = ×5.5`;
       },
-      why: () => "",
     },
     {
       id: "3a",
@@ -138,26 +128,19 @@ export const CLAIMS: ClaimSet<ReindexUnderLoadParams, S.ReindexSummary, (typeof 
       ...BOTH,
       mechanism:
         "CONCURRENTLY builds a new index in two scans of the table and waits for every transaction that could see the old one, work plain REINDEX does not do, at any size",
-      statistic: {
-        text: "per set, seconds to rebuild the three indexes with CONCURRENTLY ÷ with plain REINDEX; median over sets (every set counts; a set whose two runs' write-path probes differ by more than ×1.25 is named in the why)",
-        fmt: times,
-        of: (s) => medianOf(S.rebuildPairs(s).kept, (p) => p.ratio, "rebuild seconds CONCURRENTLY ÷ REINDEX, per set"),
-        needs: "a finished REINDEX and CONCURRENTLY in the same set",
-      },
+      statistic: stat(
+        "per set, seconds to rebuild the three indexes with CONCURRENTLY ÷ with plain REINDEX; median over sets (every set counts; a set whose two runs' write-path probes differ by more than ×1.25 is named in the why)",
+        (s) => medianOf(S.rebuildPairs(s).kept, (p) => p.ratio, "rebuild seconds CONCURRENTLY ÷ REINDEX, per set"),
+        "a finished REINDEX and CONCURRENTLY in the same set",
+      ),
       why: (s) =>
-        `rebuild ${secs(s, (r) => r.reindexSeconds)} s vs ${secs(s, (r) => r.reindexSeconds, "concurrently")} s (medians, all three indexes)${maybe(splitSets(s).join(", "), (l) => `; sets whose two runs' probes split (×1.25): ${l}`)}.`,
+        `rebuild ${secs(s, (r) => r.reindexSeconds)} s vs ${secs(s, (r) => r.reindexSeconds, "concurrently")} s (medians, all three indexes)${when(splitSets(s).join(", "), (l) => `; sets whose two runs' probes split (×1.25): ${l}`)}.`,
     },
   ],
-  notDeclared: [
-    {
-      sentence: Q.quote("moreIndexes"),
-      reason:
-        "this workload reindexes pgbench's three primary keys, one per table, as the seed did; testing it needs runs with added indexes on pgbench_accounts, which no parameter sets yet",
-    },
-    {
-      sentence: Q.quote("readsNotLocked"),
-      reason:
-        "pgbench's SELECT reads the row its own transaction has just updated, so it never meets the REINDEX's lock by itself (the UPDATE before it waits): its latency cannot tell. A read-only client beside the load would test it; and the manual's REINDEX page adds that a plain REINDEX's ACCESS EXCLUSIVE lock on the index blocks reads that use that index",
-    },
-  ],
+  notDeclared: Q.notDeclared({
+    moreIndexes:
+      "this workload reindexes pgbench's three primary keys, one per table, as the seed did; testing it needs runs with added indexes on pgbench_accounts, which no parameter sets yet",
+    readsNotLocked:
+      "pgbench's SELECT reads the row its own transaction has just updated, so it never meets the REINDEX's lock by itself (the UPDATE before it waits): its latency cannot tell. A read-only client beside the load would test it; and the manual's REINDEX page adds that a plain REINDEX's ACCESS EXCLUSIVE lock on the index blocks reads that use that index",
+  }),
 });

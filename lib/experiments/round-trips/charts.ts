@@ -6,6 +6,7 @@ import { seedValue, SEED_CONDITIONS, SEED_LABELS } from "./seed";
 import { findEnvironment, flaggedRepeats, type RoundTripsSummary } from "./summarise";
 
 const COLORS = ["#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#9d755d"];
+const scatter = (mode: "lines" | "markers" | "lines+markers") => ({ type: "scatter", mode }) as const;
 
 /**
  * Seconds per 10,000 statements against the client's round trip, one line per case: the slope of a
@@ -20,8 +21,7 @@ export function elapsedVsRtt(s: RoundTripsSummary): PlotlyFigure {
         .sort((a, b) => a.rttMs - b.rttMs);
       if (!pts.length) continue;
       data.push({
-        type: "scatter",
-        mode: "lines+markers",
+        ...scatter("lines+markers"),
         name: `${CASE_INFO[c].label}${quorum ? " — quorum commit" : ""}`,
         legendgroup: c,
         x: pts.map((p) => p.rttMs),
@@ -40,8 +40,7 @@ export function elapsedVsRtt(s: RoundTripsSummary): PlotlyFigure {
     ["update_one_transaction_seconds", "seed: UPDATE ×10,000 in one transaction", COLORS[2]],
   ] as const)
     data.push({
-      type: "scatter",
-      mode: "markers",
+      ...scatter("markers"),
       name: label,
       x: SEED_CONDITIONS.map((c) => seedValue("rtt_select1", c)),
       y: SEED_CONDITIONS.map((c) => seedValue(series, c)),
@@ -68,8 +67,7 @@ export function commitLatencyBySyncLevel(s: RoundTripsSummary): PlotlyFigure | u
   const data: PlotlyTrace[] = SYNC_LEVELS.filter((l) => s.sweep.some((x) => x.level === l)).map((level, i) => {
     const pts = s.sweep.filter((x) => x.level === level).sort((a, b) => a.standbyRttMs - b.standbyRttMs);
     return {
-      type: "scatter",
-      mode: "lines+markers",
+      ...scatter("lines+markers"),
       name: `synchronous_commit = ${level}`,
       x: pts.map((p) => p.standbyRttMs),
       y: pts.map((p) => p.commitMs),
@@ -88,8 +86,7 @@ export function commitLatencyBySyncLevel(s: RoundTripsSummary): PlotlyFigure | u
     const xs = [...new Set(s.sweep.map((x) => x.standbyRttMs))].sort((a, b) => a - b);
     const base = local.reduce((a, b) => a + b.commitMs, 0) / local.length;
     data.push({
-      type: "scatter",
-      mode: "lines",
+      ...scatter("lines"),
       name: "local flush + one standby round trip",
       x: xs,
       y: xs.map((x) => base + x),
@@ -133,8 +130,7 @@ export function autocommitVsOneTransaction(s: RoundTripsSummary): PlotlyFigure {
       })),
     );
     data.push({
-      type: "scatter",
-      mode: "markers",
+      ...scatter("markers"),
       name: `ours: ${which}, each repeat`,
       x: pts.map((p) => p.env),
       y: pts.map((p) => p.y),
@@ -152,8 +148,7 @@ export function autocommitVsOneTransaction(s: RoundTripsSummary): PlotlyFigure {
     ["update_one_transaction_seconds", "seed: one transaction", "#1d5e1a"],
   ] as const)
     data.push({
-      type: "scatter",
-      mode: "markers",
+      ...scatter("markers"),
       name,
       x: ["local", "same-az", "cross-az"],
       y: SEED_CONDITIONS.map((c) => seedValue(series, c)),

@@ -12,28 +12,24 @@ export function loadRun(runIdOrDirectory: string): RoundTripsRun {
   const directory = fs.existsSync(runIdOrDirectory) ? runIdOrDirectory : path.join(resultsRoot(), runIdOrDirectory);
   const stored = readRun(directory);
   if (!stored.metadata || !stored.params) throw new Error(`${directory}: ${stored.problems.join("; ")}`);
-  const { metadata } = stored;
   const file = path.join(directory, "calibration.json");
-  const calibration = fs.existsSync(file)
-    ? (JSON.parse(fs.readFileSync(file, "utf8")) as Omit<PhasesResult, "skipped" | "network"> & {
-        network: PhasesResult["network"] | null;
-      })
-    : { baselines: {}, calibrations: [], network: null };
-  const skipped = (metadata.notes ?? [])
-    .filter((n) => n.startsWith("not run here: "))
-    .map((n) => {
-      const [what, reason] = n.slice("not run here: ".length).split(" — ");
-      return { what, reason: reason ?? "" };
-    });
+  // Runs before `skipped` was written there kept it only in their notes; no link: network null.
+  const saved = (fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, "utf8")) : {}) as Partial<PhasesResult>;
+  const notes = (stored.metadata.notes ?? []).filter((n) => n.startsWith("not run here: "));
   return {
-    runId: metadata.runId,
+    runId: stored.metadata.runId,
     directory,
     params: stored.params as unknown as RoundTripsParams,
     trials: stored.trials as unknown as readonly RoundTripTrial[],
-    metadata,
-    calibrations: calibration.calibrations,
-    baselines: calibration.baselines,
-    network: calibration.network ?? { kind: "none", reason: "no link was needed" },
-    skipped,
+    metadata: stored.metadata,
+    calibrations: saved.calibrations ?? [],
+    baselines: saved.baselines ?? {},
+    network: saved.network ?? { kind: "none", reason: "no link was needed" },
+    skipped:
+      saved.skipped ??
+      notes.map((n) => {
+        const [what, reason] = n.slice("not run here: ".length).split(" — ");
+        return { what, reason: reason ?? "" };
+      }),
   };
 }

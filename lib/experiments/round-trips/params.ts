@@ -9,16 +9,9 @@ import { custom, declareParams, integer, listOf, number, numbers, oneOf, type Pa
 import { ParameterError } from "../../params/validate";
 
 export const ENVIRONMENTS = ["local", "same-az", "cross-az", "quorum-same-az", "quorum-cross-az"] as const;
-export type EnvironmentId = (typeof ENVIRONMENTS)[number];
 export const QUORUM_STORAGE = ["memory", "disk"] as const;
-export type QuorumStorage = (typeof QUORUM_STORAGE)[number];
-
-export interface RoundTripHosts {
-  readonly sameAz?: string;
-  readonly crossAz?: string;
-}
-
 const HOST_KEYS = ["sameAz", "crossAz"] as const;
+type RoundTripHosts = Partial<Record<(typeof HOST_KEYS)[number], string>>;
 
 export function hostEndpoint(name: string, value: string): DockerEndpoint {
   try {

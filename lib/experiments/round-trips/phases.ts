@@ -14,29 +14,22 @@ import { decideTarget } from "../../targets/select";
 import { canReplicate, type ConnectionInfo, type ReplicationPrimary, type ServerSpec } from "../../targets/types";
 import type { StandbySpec, StandbyOptions, StartedServer } from "../../targets/types";
 import { redactText } from "../../targets/uri";
-import type { RunStore } from "../../results/run-store";
 import type { RunOf } from "../define";
 import type { ExperimentSession, RunControl } from "../session";
 import { hostEndpoint, type RoundTripsParams } from "./params";
 import { resetTable } from "./workload/dataset";
 import { ENVIRONMENT_INFO, QUORUM, STANDBY_NAMES } from "./workload/environments";
 import { CalibratedLink, measureBaseline, STANDBY_PURPOSE, type CalibrationRecord } from "./workload/links";
-import { caseTrial, commitLevelTrial, seconds, timedTrial } from "./workload/trial-runner";
+import { caseTrial, commitLevelTrial, timedTrial } from "./workload/trial-runner";
 import type { PlannedRoundTrip, Session, Slot } from "./workload/trial-runner";
+import { timed } from "../../workloads/timed";
 import { runTrials } from "../../workloads/trials";
 import type { EnvironmentKey, RoundTripCondition, RoundTripTrial } from "./workload/trials";
 
 type Skipped = { readonly what: string; readonly reason: string };
 
-/** What a run carries besides its trials (calibration.json holds the first three). */
-export interface PhasesResult {
-  readonly calibrations: readonly CalibrationRecord[];
-  /** Each server's direct SELECT 1 round trip, ms. */
-  readonly baselines: Readonly<Record<string, number>>;
-  readonly network: { readonly kind: string; readonly reason: string };
-  readonly skipped: readonly Skipped[];
-}
-
+/** What a run carries besides its trials, as calibration.json holds it. */
+export type PhasesResult = Awaited<ReturnType<typeof runPhases>>;
 export type RoundTripsRun = RunOf<RoundTripsParams, RoundTripTrial, PhasesResult>;
 
 /** WAL sync timing on (the seed read wal_sync_time), WAL kept for standbys. */
@@ -73,27 +66,17 @@ function memoryDirectory(): string | undefined {
   }
 }
 
-type Hosted<E> = { readonly env: E; readonly host: string };
-
-/** The client link as one environment's block left it: what the bench connects to, and the round trip. */
-interface ClientSetting {
-  readonly env: EnvironmentKey;
-  readonly connection: ConnectionInfo;
-  readonly clientRttMs: number;
-  /** The bench connection's link, if it goes through one. */
-  readonly link?: DelayLink;
-}
-
 /** What runs where, decided before any server starts. */
 export function planPhases(p: RoundTripsParams, asIs: boolean) {
   const sweep = p.sweepStandbyRttsMs.length > 0 && p.syncLevels.length > 0;
   const singles = p.environments.filter((e) => !ENVIRONMENT_INFO[e].quorum);
   const quorums = p.environments.filter((e) => ENVIRONMENT_INFO[e].quorum);
-  const placed = <E extends EnvironmentKey>(same: E, cross: E, among: readonly EnvironmentKey[]) =>
-    [same, cross]
-      .map((env) => ({ env, host: p.hosts[hostKey(env)] }))
-      .filter((h): h is Hosted<E> => h.host !== undefined && among.includes(h.env));
-  const hosted = placed("same-az", "cross-az", singles);
+  const placed = (envs: readonly EnvironmentKey[], among: readonly EnvironmentKey[]) =>
+    envs.flatMap((env) => {
+      const host = p.hosts[hostKey(env)];
+      return host !== undefined && among.includes(env) ? [{ env, host }] : [];
+    });
+  const hosted = placed(["same-az", "cross-az"], singles);
   if (asIs) {
     const emulated = p.environments.filter((e) => e !== "local");
     const reason = "an external server is measured as it is: no delays or standbys are emulated in front of it";
@@ -103,7 +86,7 @@ export function planPhases(p: RoundTripsParams, asIs: boolean) {
     ];
     return { single: ["external" as EnvironmentKey], hosted, quorum: [], hostedQuorum: [], sweep: false, skipped };
   }
-  const hostedQuorum = placed("quorum-same-az", "quorum-cross-az", quorums);
+  const hostedQuorum = placed(["quorum-same-az", "quorum-cross-az"], quorums);
   return {
     single: singles.filter((e) => !hosted.some((h) => h.env === e)),
     hosted,
@@ -157,6 +140,7 @@ class Standbys {
 
 class Phases {
   readonly calibrations: CalibrationRecord[] = [];
+  /** Each server's direct SELECT 1 round trip, ms. */
   readonly baselines: Record<string, number> = {};
   readonly skipped: Skipped[] = [];
   /** Created once for the phase-1 server, and reused if that server becomes the primary. */
@@ -166,9 +150,7 @@ class Phases {
   /** The untimed work since the last trial's record, seconds by name: the next trial's `beforeSeconds`. */
   private pending: Record<string, number> = {};
   /** The trials on disk when the run (re)started, read once: no block plans a trial this run recorded. */
-  private readonly store: Pick<RunStore<RoundTripCondition>, "finishedKeys" | "append"> & {
-    readonly directory: string;
-  };
+  private readonly finished: Set<string>;
 
   constructor(
     readonly p: RoundTripsParams,
@@ -176,9 +158,7 @@ class Phases {
     private readonly control: RunControl,
     private readonly total: number,
   ) {
-    const { store } = session;
-    const finished = store.finishedKeys();
-    this.store = { finishedKeys: () => finished, append: (r) => store.append(r), directory: store.directory };
+    this.finished = session.store.finishedKeys();
   }
 
   say(message: string): void {
@@ -191,12 +171,9 @@ class Phases {
   }
 
   async time<T>(what: string, work: () => Promise<T>): Promise<T> {
-    const t0 = process.hrtime.bigint();
-    try {
-      return await work();
-    } finally {
-      this.pending[what] = (this.pending[what] ?? 0) + seconds(t0);
-    }
+    const [value, seconds] = await timed(work);
+    this.pending[what] = (this.pending[what] ?? 0) + seconds;
+    return value;
   }
 
   async emulator(): Promise<NetworkEmulator> {
@@ -210,73 +187,74 @@ class Phases {
 
   /** One block of trials: `items` rotated by repeat (recorded as `order`: drift does not always land on one). */
   block<X>(s: Session, items: readonly X[], repeat: number, trial: (x: X, at: Slot) => PlannedRoundTrip) {
-    const { signal } = this.session;
+    const { signal, store } = this.session;
     const plan = rotated(items, repeat - 1).map((x, order) => trial(x, { repeat, order, signal }));
     const took = () => {
       const taken = this.pending;
       this.pending = {};
       return Object.keys(taken).length ? taken : undefined;
     };
-    return runTrials(plan, (planned) => timedTrial(s, planned, took()), {
-      store: this.store,
+    return runTrials<RoundTripCondition, PlannedRoundTrip, RoundTripTrial>(plan, (t) => timedTrial(s, t, took()), {
+      store: { finishedKeys: () => this.finished, append: (r) => store.append(r), directory: store.directory },
       signal,
       continueOnError: this.control.continueOnError ?? false,
       watch: (planned) => ({ engine: "postgresql", what: `running ${planned.key}`, group: planned.condition.kind }),
       // An error inside BEGIN … leaves the session in an aborted transaction: end it for the next case.
       afterFailure: async () => void (await s.bench.query("ROLLBACK")),
+      // Before a block's first trial (no `last`), its trials already on disk (a resume) count as done.
       onProgress: ({ skipped, last }) => {
-        if (!last) {
-          // The start of a phase's plan: its trials already on disk (a resume) count as done.
-          this.done += skipped;
-          if (skipped) this.say(`${skipped} trial(s) already on disk`);
-          return;
-        }
-        this.done++;
-        this.say(`${last.key}: ${last.seconds !== undefined ? `${last.seconds.toFixed(2)} s` : "failed"}`);
+        this.done += last ? 1 : skipped;
+        if (last) this.say(`${last.key}: ${last.seconds !== undefined ? `${last.seconds.toFixed(2)} s` : "failed"}`);
+        else if (skipped) this.say(`${skipped} trial(s) already on disk`);
       },
     });
   }
 
+  /** Each repeat's blocks, one per environment (its cases), on one server. */
   async environments(
     envs: readonly EnvironmentKey[],
     server: ConnectionInfo,
-    o: {
-      readonly lagAdmin?: Client;
-      readonly standbyRttMs: number | null;
-      readonly label: string;
-      readonly real?: boolean;
-    },
+    { label, ...shared }: Pick<Session, "lagAdmin" | "standbyRttMs" | "real"> & { readonly label: string },
   ): Promise<void> {
     const { p } = this;
-    const targetOf = (env: EnvironmentKey) => (o.real ? null : ENVIRONMENT_INFO[env].clientTargetMs(p));
+    const targetOf = (env: EnvironmentKey) => (shared.real ? null : ENVIRONMENT_INFO[env].clientTargetMs(p));
     const baseline = await this.time("baselineSeconds", async () => {
       // A netem link delays direct connections to its address too: at 0 while measuring loopback.
       await this.clientLink?.setOneWayDelay(0);
       return measureBaseline(server, p.calibrationSamples);
     });
-    this.baselines[o.label] = baseline;
-    let calibrated: CalibratedLink | undefined;
-    if (envs.some((e) => targetOf(e) !== null)) {
-      const emulator = await this.time("linkSeconds", () => this.emulator());
-      this.clientLink ??= await this.time("linkSeconds", () =>
-        emulator.createLink({ name: "client", serverHost: server.host, serverPort: server.port }),
+    this.baselines[label] = baseline;
+    const linked = envs.some((e) => targetOf(e) !== null);
+    if (linked)
+      this.clientLink ??= await this.time("linkSeconds", async () =>
+        (await this.emulator()).createLink({ name: "client", serverHost: server.host, serverPort: server.port }),
       );
-      calibrated = new CalibratedLink(this.clientLink, server, p.calibrationSamples);
-    }
+    const clientLink = linked ? this.clientLink : undefined;
+    const calibrated = clientLink && new CalibratedLink(clientLink, server, p.calibrationSamples);
+    /** The client link at `env`'s target (none: direct, the link at 0 ms), and what the bench connects to. */
+    const setLink = async (env: EnvironmentKey) => {
+      const target = targetOf(env);
+      if (target === null || !calibrated) {
+        await this.time("linkSeconds", async () => clientLink?.setOneWayDelay(0));
+        return { env, connection: server, clientRttMs: baseline, link: undefined };
+      }
+      this.say(`setting the client link to ${target} ms for ${env}…`);
+      const cal = await this.time("linkSeconds", () => calibrated.calibrate(target, `${env} (${label})`));
+      const link = cal.mode === "direct" ? undefined : clientLink;
+      return { env, connection: calibrated.connectionFor(cal), clientRttMs: cal.achievedRttMs, link };
+    };
     const admin = await this.time("connectSeconds", () => connect(server));
-    let set: ClientSetting | undefined;
+    let set: Awaited<ReturnType<typeof setLink>> | undefined;
     try {
       for (let repeat = 1; repeat <= p.repeats; repeat++) {
         // The client link is set once per block (one environment's cases in one repeat): repeats
         // interleave the environments, so the claims' per-repeat pairs run close together.
         for (const env of environmentOrder(envs, repeat)) {
-          if (set?.env !== env)
-            set = await this.setClientLink(env, targetOf(env), server, baseline, calibrated, o.label);
+          if (set?.env !== env) set = await setLink(env);
           const { connection, clientRttMs, link } = set;
           const bench = await this.time("connectSeconds", () => connect(connection));
           try {
-            const { lagAdmin, standbyRttMs, real } = o;
-            const session: Session = { bench, admin, lagAdmin, rows: p.rows, clientRttMs, standbyRttMs, link, real };
+            const session: Session = { ...shared, bench, admin, rows: p.rows, clientRttMs, link };
             await this.block(session, p.cases, repeat, (c, at) => caseTrial(session, at, env, c, p.statements));
           } finally {
             await closeAll([bench]);
@@ -287,30 +265,6 @@ class Phases {
       await closeAll([admin]);
       if (calibrated) this.calibrations.push(...calibrated.records);
     }
-  }
-
-  /** The client link at `target` for `env` (null: direct, the link at 0 ms), and what the bench connects to. */
-  private async setClientLink(
-    env: EnvironmentKey,
-    target: number | null,
-    server: ConnectionInfo,
-    baseline: number,
-    calibrated: CalibratedLink | undefined,
-    label: string,
-  ): Promise<ClientSetting> {
-    if (target === null || !calibrated) {
-      await this.time("linkSeconds", async () => calibrated?.link.setOneWayDelay(0));
-      return { env, connection: server, clientRttMs: baseline };
-    }
-    this.say(`setting the client link to ${target} ms for ${env}…`);
-    const cal = await this.time("linkSeconds", () => calibrated.calibrate(target, `${env} (${label})`));
-    const link = cal.mode === "direct" ? undefined : calibrated.link;
-    return {
-      env,
-      connection: calibrated.connectionFor(cal),
-      clientRttMs: cal.achievedRttMs,
-      ...(link ? { link } : {}),
-    };
   }
 
   /** A real server on a named host, measured, not emulated. */
@@ -383,7 +337,7 @@ class Phases {
           ),
         ),
       );
-      for (const link of made) links.push(new CalibratedLink(link, primary.connection, p.calibrationSamples));
+      links.push(...made.map((link) => new CalibratedLink(link, primary.connection, p.calibrationSamples)));
       // Both standby links at one round trip; a target they are already at is not set again.
       let standbyAt: { readonly targetMs: number; readonly rttMs: number } | undefined;
       const setStandbyRtt = async (targetMs: number): Promise<number> => {
@@ -399,10 +353,10 @@ class Phases {
       };
       let standbyRttMs = await setStandbyRtt(p.standbyRttMs);
       this.say("copying the primary's data directory into two standbys…");
-      const specs = links.map((l, i) => ({
+      const specs = links.map(({ link }, i) => ({
         name: STANDBY_NAMES[i],
-        upstreamHost: l.link.host,
-        upstreamPort: l.link.port,
+        upstreamHost: link.host,
+        upstreamPort: link.port,
       }));
       const { admin, lagAdmin } = await this.time("standbysSeconds", () => standbys.start(specs, { baseDir }));
       const label = "primary with 2 standbys";
@@ -467,7 +421,7 @@ export async function runPhases(
   p: RoundTripsParams,
   session: ExperimentSession<RoundTripCondition>,
   control: RunControl,
-): Promise<PhasesResult> {
+) {
   // Before anything starts: whether the server is the user's, used as it is (then nothing is emulated around it).
   const { asIs } = await decideTarget("postgresql", p.target);
   const { single, hosted, quorum, hostedQuorum, sweep, skipped } = planPhases(p, asIs);
@@ -499,7 +453,7 @@ export async function runPhases(
         stopping = session.stopServer(server);
         // Awaited (and its error thrown) by stopped(); meanwhile no unhandled rejection.
         stopping.catch(ignored("round-trips: stop the server (awaited later)"));
-        await run.clientLink?.close();
+        await run.time("linkSeconds", async () => run.clientLink?.close());
         run.clientLink = undefined;
       }
     }
@@ -528,9 +482,10 @@ export async function runPhases(
     await run.clientLink?.close().catch(ignored("round-trips: close the client's delay link"));
     await run.network?.close().catch(ignored("round-trips: close the network emulator"));
   }
-  const network = run.network ? { kind: run.network.kind, reason: run.network.reason } : null;
-  const { calibrations, baselines } = run;
-  session.store.writeSummary("calibration.json", { baselines, calibrations, network });
+  const { calibrations, baselines, network } = run;
   const none = { kind: "none", reason: asIs ? "external server: measured, not emulated" : "no link was needed" };
-  return { calibrations, baselines, network: network ?? none, skipped: run.skipped };
+  const links = network ? { kind: network.kind, reason: network.reason } : none;
+  const result = { calibrations, baselines, network: links, skipped: run.skipped };
+  session.store.writeSummary("calibration.json", result);
+  return result;
 }

@@ -9,14 +9,7 @@ import { STANDBY_PURPOSE, type CalibrationRecord } from "./workload/links";
 import { CASE_INFO } from "./workload/cases";
 import { autocommitVsOneTransaction, commitLatencyBySyncLevel, elapsedVsRtt } from "./charts";
 import type { RoundTripsRun } from "./phases";
-import {
-  seedCommitMs,
-  seedValue,
-  SEED_LABELS,
-  SEED_SELECT1_TOTAL_S,
-  type SeedCondition,
-  type SeedSeries,
-} from "./seed";
+import { seedCommitMs, seedValue, SEED_LABELS, SEED_SELECT1_TOTAL_S, type SeedCondition } from "./seed";
 import { ENVIRONMENT_INFO } from "./workload/environments";
 import { findEnvironment, selectOne, type EnvironmentSummary, type RoundTripsSummary } from "./summarise";
 
@@ -79,10 +72,8 @@ const CALIBRATION_NOTES: Record<CalibrationRecord["mode"], { table: string; clos
   },
 };
 
-const seedEnvFor = (e: EnvironmentSummary): SeedCondition | undefined =>
-  ENVIRONMENT_INFO[e.environment].seedCondition ?? undefined;
-const seedLabel = (seed: SeedCondition | undefined) => (seed ? SEED_LABELS[seed] : "");
-const seedOf = (series: SeedSeries, seed: SeedCondition | undefined) => (seed ? seedValue(series, seed) : undefined);
+const seedEnvFor = (e: EnvironmentSummary) => ENVIRONMENT_INFO[e.environment].seedCondition;
+const seedLabel = (seed: SeedCondition | null) => (seed ? SEED_LABELS[seed] : "");
 
 /** The median of the trials' median lateness on proxy links, µs. */
 function lateP50Us(s: RoundTripsSummary): number | undefined {
@@ -98,7 +89,7 @@ export function showRttTable(s: RoundTripsSummary): void {
     return {
       "seed environment": seedLabel(seed),
       "seed s (10,000 × SELECT 1)": seed ? SEED_SELECT1_TOTAL_S[seed] : undefined,
-      "seed RTT ms": seedOf("rtt_select1", seed),
+      "seed RTT ms": seedValue("rtt_select1", seed),
       "our environment": e.label,
       kind: e.kind,
       "target ms": e.targetRttMs ?? "loopback",
@@ -118,7 +109,7 @@ export function showAutocommitTable(s: RoundTripsSummary): void {
     const one = e.oneTransaction;
     if (!auto || !one) return [];
     const seed = seedEnvFor(e);
-    const [a, b] = [seedOf("update_autocommit_seconds", seed), seedOf("update_one_transaction_seconds", seed)];
+    const [a, b] = [seedValue("update_autocommit_seconds", seed), seedValue("update_one_transaction_seconds", seed)];
     const flagged = [auto.outlierRepeats, one.outlierRepeats, auto.checkpointRepeats, one.checkpointRepeats].flat();
     return {
       "seed environment": seedLabel(seed),
@@ -152,7 +143,7 @@ export function showCommitTable(s: RoundTripsSummary): void {
     .filter((e) => e.commitMs !== undefined)
     .map((e) => {
       const seed = seedEnvFor(e);
-      const aurora = seed !== "local" ? seedOf("aurora_commit_latency_seconds", seed) : undefined;
+      const aurora = seed !== "local" ? seedValue("aurora_commit_latency_seconds", seed) : undefined;
       return {
         environment: e.label,
         "seed (a − b)/N ms": seed ? r(seedCommitMs(seed)) : undefined,
@@ -196,27 +187,20 @@ export function showCaseTable(s: RoundTripsSummary): void {
   });
 }
 
-/** The standby links at one target as last set (the mean over the links): what was added, the fastest reached. */
-function standbyLinks(s: RoundTripsSummary, targetMs: number) {
-  const last = new Map<string, CalibrationRecord>();
-  for (const c of s.calibrations) if (c.purpose === STANDBY_PURPOSE && c.targetRttMs === targetMs) last.set(c.link, c);
-  const cs = [...last.values()];
-  const meanOf = (f: (c: CalibrationRecord) => number | undefined) => {
-    const xs = cs.map(f).filter((x): x is number => x !== undefined && Number.isFinite(x));
-    return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : undefined;
-  };
-  return cs.length
-    ? { addedRttMs: meanOf((c) => c.addedRttMs), achievedFloorMs: meanOf((c) => c.achievedFloorMs) }
-    : undefined;
+/** The mean over the standby links, each as last set to `targetMs`, of `f` (where finite). */
+function standbyLinks(s: RoundTripsSummary, targetMs: number, f: (c: CalibrationRecord) => number | undefined) {
+  const at = s.calibrations.filter((c) => c.purpose === STANDBY_PURPOSE && c.targetRttMs === targetMs);
+  const xs = [...new Map(at.map((c) => [c.link, c])).values()].map(f).filter((x): x is number => Number.isFinite(x));
+  return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : undefined;
 }
 
 export function showSweepTable(s: RoundTripsSummary): void {
   if (!s.sweep.length) return;
   const rows: Row[] = s.sweep.map((x) => ({
     "standby RTT target ms": x.standbyTargetMs,
-    "added ms": r(standbyLinks(s, x.standbyTargetMs)?.addedRttMs),
+    "added ms": r(standbyLinks(s, x.standbyTargetMs, (c) => c.addedRttMs)),
     "reached ms": r(x.standbyRttMs),
-    "reached at fastest ms": r(standbyLinks(s, x.standbyTargetMs)?.achievedFloorMs),
+    "reached at fastest ms": r(standbyLinks(s, x.standbyTargetMs, (c) => c.achievedFloorMs)),
     synchronous_commit: x.level,
     "ms per commit (median)": r(x.commitMs),
     "range over repeats": `${x.commitMsMin.toFixed(3)}–${x.commitMsMax.toFixed(3)}`,
@@ -263,11 +247,9 @@ export function showExplanation(s: RoundTripsSummary): void {
   }
   const rtts = [...new Set(s.sweep.map((x) => x.standbyTargetMs))].sort((a, b) => a - b);
   if (rtts.length >= 2) {
-    const lo = rtts[0];
-    const hi = rtts[rtts.length - 1];
+    const [lo, hi] = [rtts[0], rtts[rtts.length - 1]];
     const rises = [...new Set(s.sweep.map((x) => x.level))].map((level) => {
-      const a = s.sweep.find((x) => x.level === level && x.standbyTargetMs === lo);
-      const b = s.sweep.find((x) => x.level === level && x.standbyTargetMs === hi);
+      const [a, b] = [lo, hi].map((rtt) => s.sweep.find((x) => x.level === level && x.standbyTargetMs === rtt));
       return a && b ? `<code>${level}</code> ${a.commitMs.toFixed(3)} → ${b.commitMs.toFixed(3)} ms` : "";
     });
     parts.push(
@@ -283,16 +265,16 @@ export function showClosingNote(s: RoundTripsSummary, claims: readonly ClaimChec
   const links = [...groupBy(s.calibrations, (c) => `${c.link}|${c.targetRttMs}`).values()].map((cs) => {
     const delayed = cs.filter((c) => c.mode === "delayed");
     const notes = [...new Set(cs.filter((c) => c.mode !== "delayed").map((c) => CALIBRATION_NOTES[c.mode].closing))];
-    const range = (xs: readonly number[]) => {
+    /** f's range over the delayed calibrations that know it (runs before a field was recorded lack it). */
+    const range = (f: (c: CalibrationRecord) => number | undefined) => {
+      const xs = delayed.map(f).filter((x): x is number => x !== undefined);
       const [lo, hi] = [Math.min(...xs), Math.max(...xs)];
-      return lo === hi ? `${lo.toFixed(3)} ms` : `${lo.toFixed(3)}–${hi.toFixed(3)} ms`;
+      return !xs.length ? undefined : lo === hi ? `${lo.toFixed(3)} ms` : `${lo.toFixed(3)}–${hi.toFixed(3)} ms`;
     };
-    const known = (xs: readonly (number | undefined)[]) => xs.filter((x): x is number => x !== undefined);
-    const [fastest, added] = [known(delayed.map((c) => c.achievedFloorMs)), known(delayed.map((c) => c.addedRttMs))];
+    const [fastest, added] = [range((c) => c.achievedFloorMs), range((c) => c.addedRttMs)];
     const reached = !delayed.length
       ? "not reached"
-      : `${range(delayed.map((c) => c.achievedRttMs))}` +
-        (fastest.length && added.length ? ` (fastest ${range(fastest)}, ${range(added)} added)` : "");
+      : `${range((c) => c.achievedRttMs)}${fastest && added ? ` (fastest ${fastest}, ${added} added)` : ""}`;
     return `${escapeHtml(cs[0].link)} ${cs[0].targetRttMs.toFixed(2)} → ${reached}${notes.length ? ` (${escapeHtml(notes.join("; "))})` : ""}`;
   });
   const late = lateP50Us(s);

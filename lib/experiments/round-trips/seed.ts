@@ -12,7 +12,8 @@ export const SEED_LABELS: Readonly<Record<SeedCondition, string>> = {
 export type SeedSeries =
   "rtt_select1" | "update_autocommit_seconds" | "update_one_transaction_seconds" | "aurora_commit_latency_seconds";
 
-export function seedValue(series: SeedSeries, condition: SeedCondition): number | undefined {
+/** Undefined where the seed has none (an environment that stands for no seed condition: null). */
+export function seedValue(series: SeedSeries, condition: SeedCondition | null): number | undefined {
   return publishedFigures("commit_latency").find((f) => f.series === series && f.condition === condition)?.value;
 }
 

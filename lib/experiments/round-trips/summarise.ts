@@ -1,7 +1,7 @@
 /** Every figure notebook 05 shows; cases of a repeat run back to back, so comparisons pair per repeat. */
 import { linearRegression, median } from "simple-statistics";
 import type { Without } from "../../stats/claim-engine";
-import { ENVIRONMENTS, type RoundTripsParams } from "./params";
+import { ENVIRONMENTS } from "./params";
 import { medianInterval, outlierFlags, type Interval } from "../../stats/intervals";
 import { groupBy, spread } from "../../stats/summary";
 import { CASE_INFO, CASES, type CaseId } from "./workload/cases";
@@ -9,32 +9,18 @@ import { SYNC_LEVELS } from "./workload/replication";
 import type { EnvironmentKey, RoundTripCondition, RoundTripTrial } from "./workload/trials";
 import type { PgServerCounterKey } from "../../engines/postgres/server-counters";
 import { ENVIRONMENT_INFO, type EnvironmentKind } from "./workload/environments";
-import type { PhasesResult, RoundTripsRun } from "./phases";
+import type { RoundTripsRun } from "./phases";
 
 export type CaseSummary = NonNullable<ReturnType<typeof summariseCase>>;
 export type EnvironmentSummary = ReturnType<typeof summariseEnvironment>;
-export type SweepSummary = ReturnType<typeof summariseSweep>;
-
-export interface RoundTripsSummary extends PhasesResult {
-  readonly params: RoundTripsParams;
-  readonly statements: number;
-  readonly cases: readonly CaseSummary[];
-  readonly environments: readonly EnvironmentSummary[];
-  readonly sweep: readonly SweepSummary[];
-  readonly failed: readonly RoundTripTrial[];
-  /** As measured at the primary's start: a WAL flush's least cost here. */
-  readonly storage?: { readonly fsType: string; readonly device: string; readonly fsyncMs?: number };
-}
+export type RoundTripsSummary = ReturnType<typeof summarise>;
 
 type Num = number | null | undefined;
 const finite = (xs: readonly Num[]) => xs.filter((x): x is number => typeof x === "number" && Number.isFinite(x));
 const medOrNull = (xs: readonly Num[]): number | null => (finite(xs).length ? median(finite(xs)) : null);
 const med = (xs: readonly Num[]): number => medOrNull(xs) ?? NaN;
 const counter = (t: RoundTripTrial, key: PgServerCounterKey) => t.counters?.[key] ?? 0;
-const byRepeat = (
-  ts: readonly RoundTripTrial[],
-  f: (t: RoundTripTrial) => number | undefined,
-): Record<number, number> =>
+const byRepeat = (ts: readonly RoundTripTrial[], f: (t: RoundTripTrial) => Num): Record<number, number> =>
   Object.fromEntries(ts.flatMap((t) => (Number.isFinite(f(t) ?? NaN) ? [[t.repeat, f(t) as number]] : [])));
 const checkpointed = (ts: readonly RoundTripTrial[]) =>
   ts.filter((t) => counter(t, "checkpointer.timed") + counter(t, "checkpointer.requested") > 0).map((t) => t.repeat);
@@ -136,9 +122,7 @@ function summariseEnvironment(environment: EnvironmentKey, cases: readonly CaseS
   return {
     environment,
     label: real
-      ? info.label.replace(/ \((emulated RTT, one server|2 standbys)\)$/, (_, what: string) =>
-          what.startsWith("2") ? " (2 standbys on named hosts)" : " (real host)",
-        )
+      ? `${info.label.replace(/ \(.*\)$/, "")} (${info.quorum ? "2 standbys on named hosts" : "real host"})`
       : info.label,
     /** Whether its round trips and commits are loopback, emulated (consistency checks) or real (evidence). */
     kind,
@@ -193,7 +177,7 @@ function summariseSweep({ c, list }: ReturnType<typeof grouped<"commit-level">>[
 const ENV_ORDER: readonly EnvironmentKey[] = [...ENVIRONMENTS, "external"];
 const order = <T>(list: readonly T[], x: T) => list.indexOf(x);
 
-export function summarise(run: RoundTripsRun): RoundTripsSummary {
+export function summarise(run: RoundTripsRun) {
   const cases = grouped(run.trials, "case", (c) => `${c.environment}|${c.case}`)
     .flatMap(({ c, list }) => summariseCase(c, list) ?? [])
     .sort(
@@ -206,6 +190,7 @@ export function summarise(run: RoundTripsRun): RoundTripsSummary {
   const measured = new Map(cases.filter((c) => c.case === "select1").map((c) => [c.environment, c.msPerRoundTrip]));
   for (const [i, c] of cases.entries()) cases[i] = { ...c, rttMs: measured.get(c.environment) ?? c.clientRttMs };
   const envs = ENV_ORDER.filter((e) => cases.some((c) => c.environment === e));
+  // As measured at the primary's start: a WAL flush's least cost here.
   const storage = run.metadata.servers.find((x) => x.engine === "postgresql" && x.storage)?.storage;
   const ok = run.trials.filter((t) => t.status === "ok");
   return {

@@ -1,7 +1,6 @@
 /** Runs the plan on one server: every trial on a fresh table after a checkpoint, each phase timed on its own. */
 import os from "node:os";
 import { probeSpeed } from "../../../engines/postgres/speed-probe";
-import type { SpeedProbe } from "../../../stats/speed";
 import type { RunStore, TrialRecord } from "../../../results/run-store";
 import type { ConnectionInfo, TargetKind } from "../../../targets/types";
 import { counterEntries, type Counters } from "../../../stats/counters";
@@ -9,17 +8,19 @@ import { waitForAutovacuumIdle } from "../../../engines/postgres/autovacuum";
 import { cancellable } from "../../../engines/postgres/connect";
 import { WalHold } from "../../../engines/postgres/wal-records";
 import { okTrial, runTrialsOn } from "../../../workloads/trials";
+import { SetupClock } from "../../../workloads/timed";
 import { ignored } from "../../../runtime/debug";
 import { conditionKey, type CreateIndexCondition, type PlannedTrial } from "./plan";
 import {
   isCreateIndexCounterKey,
-  SetupClock,
   TrialSession,
+  type TrialClock,
   type CreateIndexTrialCounterKey,
   type IndexShape,
   type PhaseName,
   type PhaseRecord,
   type PhaseResult,
+  type SetupPart,
   type SetupSeconds,
   type WalRecordType,
 } from "./session";
@@ -36,7 +37,6 @@ export type CreateIndexTrial = TrialRecord<CreateIndexCondition, CreateIndexTria
     readonly autovacuumWait?: { readonly idle: boolean; readonly waitedMs: number };
     /** Why the phases have no run-queue wait (the server's processes are not this host's). */
     readonly runQueueUnmeasured?: string;
-    readonly speed?: SpeedProbe;
   };
 
 export interface RunPlanOptions {
@@ -62,17 +62,22 @@ function flatten(results: readonly PhaseResult[]): Counters<CreateIndexTrialCoun
   return flat;
 }
 
-/** After a checkpoint, so no trial inherits dirty buffers; the drop commits first: its buffers are discarded. */
-async function freshTable(
+/**
+ * `drop`, then `then` after a checkpoint, so no trial inherits dirty buffers; the drop commits first: its buffers are
+ * discarded.
+ */
+async function afterCheckpoint(
   session: TrialSession,
+  drop: string,
+  then: string,
   settleMs: number,
-  clock: SetupClock,
+  clock: TrialClock,
 ): Promise<{ idle: boolean; waitedMs: number }> {
-  await clock.time("recreate", () => session.query(DROP_TABLE));
+  await clock.time("recreate", () => session.query(drop));
   // Catalogs churn with every CREATE/DROP: a worker on them ends before the timed phases (a late one is flagged).
   const wait = await clock.time("recreate", () => waitForAutovacuumIdle(session.client));
   await session.checkpoint(settleMs, clock);
-  await clock.time("recreate", () => session.query(CREATE_TABLE));
+  await clock.time("recreate", () => session.query(then));
   return wait;
 }
 
@@ -80,26 +85,26 @@ async function load(
   session: TrialSession,
   c: CreateIndexCondition,
   o: RunPlanOptions,
-  clock: SetupClock,
+  clock: TrialClock,
 ): Promise<PhaseResult> {
   // Reseeded right before the load, so every trial of a size writes the same codes.
   await clock.time("counters", () => session.query("SELECT setseed($1)", [o.randomSeed]));
   return session.phase("load", loadSql(c.rows, c.keyOrder, c.codes), { settleMs: o.settleMs, clock });
 }
 
-const build = (session: TrialSession, o: RunPlanOptions, clock: SetupClock) =>
+const build = (session: TrialSession, o: RunPlanOptions, clock: TrialClock) =>
   session.phase("index", CREATE_INDEX, { settleMs: o.settleMs, traceSort: true, clock });
 
 async function runLoadTrial(
   session: TrialSession,
   c: CreateIndexCondition,
   o: RunPlanOptions,
-  clock: SetupClock,
+  clock: TrialClock,
 ): Promise<TrialOutcome> {
   // Before the table is made: the probe's own writes are in another database and CHECKPOINTed below.
   const speed = await clock.time("speed", () => probeSpeed(o.connection));
-  const autovacuumWait = await freshTable(session, o.settleMs, clock);
-  await clock.time("recreate", () => session.query(buildSettingsSql(c.maintenanceWorkMemMB, c.parallelWorkers)));
+  const settings = buildSettingsSql(c.maintenanceWorkMemMB, c.parallelWorkers);
+  const autovacuumWait = await afterCheckpoint(session, DROP_TABLE, `${CREATE_TABLE}; ${settings}`, o.settleMs, clock);
   // A decoding trial's WAL must outlive the checkpoints its own load causes.
   let hold: WalHold | undefined;
   if (c.kind === "wal_anatomy") {
@@ -144,12 +149,10 @@ async function runBuildTrial(
   session: TrialSession,
   c: CreateIndexCondition,
   o: RunPlanOptions,
-  clock: SetupClock,
+  clock: TrialClock,
 ): Promise<TrialOutcome> {
-  await clock.time("recreate", () => session.query(`DROP INDEX IF EXISTS ${INDEX}`));
-  const autovacuumWait = await clock.time("recreate", () => waitForAutovacuumIdle(session.client));
-  await session.checkpoint(o.settleMs, clock);
-  await clock.time("recreate", () => session.query(buildSettingsSql(c.maintenanceWorkMemMB, c.parallelWorkers)));
+  const settings = buildSettingsSql(c.maintenanceWorkMemMB, c.parallelWorkers);
+  const autovacuumWait = await afterCheckpoint(session, `DROP INDEX IF EXISTS ${INDEX}`, settings, o.settleMs, clock);
   const built = await build(session, o, clock);
   const index = await clock.time("shape", () => session.indexShape());
   await clock.time("recreate", () => session.query(`DROP INDEX ${INDEX}`));
@@ -176,14 +179,14 @@ export function runPlan(o: RunPlanOptions): Promise<CreateIndexTrial[]> {
       const c = planned.condition;
       const startedAt = new Date().toISOString();
       const loadAtStart = os.loadavg()[0];
-      const clock = new SetupClock();
+      const clock = new SetupClock<SetupPart>();
       let outcome: TrialOutcome;
       if (c.kind === "build") {
         // The sweep's table, loaded once and vacuumed (hint bits set), untimed.
         if (buildTable !== `${c.rows}|${c.keyOrder}`) {
-          const table = new SetupClock();
+          const table = new SetupClock<SetupPart>();
           await clock.time("buildTable", async () => {
-            await freshTable(session, o.settleMs, table);
+            await afterCheckpoint(session, DROP_TABLE, CREATE_TABLE, o.settleMs, table);
             await session.query("SELECT setseed($1)", [o.randomSeed]);
             await session.query(loadSql(c.rows, c.keyOrder, c.codes));
             await session.query(`VACUUM ${TABLE}`);

@@ -1,4 +1,5 @@
 /** The session that times a trial's phases, with the server's counters around each and its own report (CPU, sort). */
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Client } from "pg";
 import { autovacuumRuns } from "../../../engines/postgres/autovacuum";
 import { connect, endClient } from "../../../engines/postgres/connect";
@@ -10,15 +11,82 @@ import {
 import { counterDelta, type Counters } from "../../../stats/counters";
 import type { ConnectionInfo, TargetKind } from "../../../targets/types";
 import { NewChildren, readCommandLine, readParentPid, readSchedStat } from "../../../results/run-queue";
-import { timed } from "../../../workloads/timed";
+import { SetupClock, timed, type SecondsOf } from "../../../workloads/timed";
 import { INDEX, TABLE } from "./sql";
-import {
-  parseBackendUsage,
-  parseSortTrace,
-  type BackendUsage,
-  type ServerNotice,
-  type SortReport,
-} from "./statement-log";
+
+/**
+ * log_statement_stats and trace_sort arrive as LOG notices on the session: the same on every target. `where`
+ * "parallel worker": a worker sent it through its leader.
+ */
+export interface ServerNotice {
+  readonly severity?: string;
+  readonly message: string;
+  readonly detail?: string;
+  readonly where?: string;
+}
+
+export type BackendUsage = NonNullable<ReturnType<typeof parseBackendUsage>>;
+export type SortReport = NonNullable<ReturnType<typeof parseSortTrace>>;
+
+const USAGE = /([\d.]+) s user, ([\d.]+) s system, ([\d.]+) s elapsed/;
+const BLOCKS = /(\d+)\/(\d+) \[\d+\/\d+\] filesystem blocks in\/out/;
+const SWITCHES = /(\d+)\/(\d+) \[\d+\/\d+\] voluntary\/involuntary context switches/;
+
+/** getrusage deltas; file-system blocks are 512-byte units on Linux. */
+export function parseBackendUsage(notices: readonly ServerNotice[]) {
+  const detail = notices.filter((n) => n.message === "QUERY STATISTICS" && n.detail).at(-1)?.detail;
+  const usage = detail ? USAGE.exec(detail) : null;
+  if (!detail || !usage) return undefined;
+  const blocks = BLOCKS.exec(detail);
+  const switches = SWITCHES.exec(detail);
+  return {
+    userS: Number(usage[1]),
+    systemS: Number(usage[2]),
+    elapsedS: Number(usage[3]),
+    fsBlocksIn: blocks ? Number(blocks[1]) : 0,
+    fsBlocksOut: blocks ? Number(blocks[2]) : 0,
+    voluntarySwitches: switches ? Number(switches[1]) : 0,
+    involuntarySwitches: switches ? Number(switches[2]) : 0,
+  };
+}
+
+const SORT_END = /(?:parallel )?(external|internal) sort of worker (-?\d+) ended, (\d+) (disk blocks|KB) used/;
+const PERFORMSORT = /performsort of worker (\d+) starting/;
+const CPU = /CPU: user: ([\d.]+) s, system: ([\d.]+) s/;
+const RUN_WRITTEN = /worker (-?\d+) finished writing run (\d+) to tape/;
+const MILESTONE =
+  /begin index sort|switching to external sort|sort of worker -?\d+ ended|starting merge pass|performsort of worker -?\d+ done/;
+
+export function parseSortTrace(notices: readonly ServerNotice[]) {
+  const messages = notices.map((n) => n.message);
+  const ends = messages.map((m) => SORT_END.exec(m)).filter((m): m is RegExpExecArray => m !== null);
+  if (!ends.length) return undefined;
+  const participants = new Set(messages.map((m) => PERFORMSORT.exec(m)?.[1]).filter((w) => w !== undefined));
+  // The leader (worker -1) reports the whole sort; a serial sort has only the leader.
+  const leader = ends.filter((e) => e[2] === "-1").at(-1);
+  const relevant = leader ? [leader] : ends;
+  const sum = (unit: string) => relevant.filter((e) => e[4] === unit).reduce((a, e) => a + Number(e[3]), 0);
+  const runs = new Map<string, number>();
+  for (const r of messages.map((m) => RUN_WRITTEN.exec(m)))
+    if (r) runs.set(r[1], Math.max(runs.get(r[1]) ?? 0, Number(r[2])));
+  const maxRuns = Math.max(0, ...runs.values());
+  // The leader's CPU is in its getrusage().
+  let workerCpuS = 0;
+  for (const n of notices) {
+    const cpu = SORT_END.test(n.message) && n.where?.includes("parallel worker") ? CPU.exec(n.message) : null;
+    if (cpu) workerCpuS += Number(cpu[1]) + Number(cpu[2]);
+  }
+  return {
+    parallelParticipants: participants.size,
+    // A parallel worker always hands the leader one run.
+    spilled: participants.size > 0 ? maxRuns > 1 : maxRuns > 0,
+    maxRuns,
+    diskBlocks: sum("disk blocks"),
+    workerCpuS,
+    memoryKB: sum("KB"),
+    lines: messages.filter((m) => MILESTONE.test(m)),
+  };
+}
 
 export const PHASES = ["load", "index", "checkpoint"] as const;
 export type PhaseName = (typeof PHASES)[number];
@@ -26,6 +94,8 @@ export type PhaseName = (typeof PHASES)[number];
 export type CreateIndexCounterKey = PgServerCounterKey | "autovacuum.runs";
 export const isCreateIndexCounterKey = (name: string): name is CreateIndexCounterKey =>
   name === "autovacuum.runs" || isPgServerCounterKey(name);
+export const checkpoints = (c: Counters<CreateIndexCounterKey>) =>
+  (c["checkpointer.timed"] ?? 0) + (c["checkpointer.requested"] ?? 0);
 /** "index.wal.records" */
 export type CreateIndexTrialCounterKey = `${PhaseName}.${CreateIndexCounterKey}`;
 
@@ -85,8 +155,6 @@ export interface PhaseResult {
   readonly counters: Counters<CreateIndexCounterKey>;
 }
 
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 /**
  * What reports after a statement returns: the WAL writer's writes and syncs and the checkpointer's counts (each
  * publishes right after its work), and the WAL not yet flushed, which the WAL writer has still to write. The
@@ -130,25 +198,8 @@ export type SetupPart =
   | "shape"
   | "walDecoding"
   | "buildTable";
-export type SetupSeconds = Partial<Record<`${SetupPart}Seconds`, number>>;
-
-export class SetupClock {
-  private readonly seconds: Partial<Record<SetupPart, number>> = {};
-
-  add(part: SetupPart, seconds: number): void {
-    this.seconds[part] = (this.seconds[part] ?? 0) + seconds;
-  }
-
-  async time<T>(part: SetupPart, f: () => Promise<T>): Promise<T> {
-    const [value, seconds] = await timed(f);
-    this.add(part, seconds);
-    return value;
-  }
-
-  record(): SetupSeconds {
-    return Object.fromEntries(Object.entries(this.seconds).map(([part, s]) => [`${part}Seconds`, s]));
-  }
-}
+export type SetupSeconds = SecondsOf<SetupPart>;
+export type TrialClock = SetupClock<SetupPart>;
 
 export class TrialSession {
   private capture: ServerNotice[] | undefined;
@@ -184,10 +235,6 @@ export class TrialSession {
     return { ...(await serverCounters(this.client)), "autovacuum.runs": await autovacuumRuns(this.client) };
   }
 
-  async walInsertLsn(): Promise<string> {
-    return (await this.query<{ lsn: string }>("SELECT pg_current_wal_insert_lsn()::text AS lsn"))[0].lsn;
-  }
-
   /** The reports are on around the statement only; `settleMs` lets the WAL writer and checkpointer publish. */
   async phase(
     phase: PhaseName,
@@ -195,14 +242,14 @@ export class TrialSession {
     o: {
       readonly settleMs: number;
       readonly traceSort?: boolean;
-      readonly clock?: SetupClock;
+      readonly clock?: TrialClock;
       /** A CHECKPOINT: its count is among what reports late. */
       readonly checkpoint?: boolean;
     },
   ): Promise<PhaseResult> {
     const phaseStart = process.hrtime.bigint();
     const countersBefore = await this.counters();
-    const startLsn = await this.walInsertLsn();
+    const [{ lsn: startLsn }] = await this.query<{ lsn: string }>("SELECT pg_current_wal_insert_lsn()::text AS lsn");
     await this.client.query(
       `SET log_statement_stats = on; SET client_min_messages = log${o.traceSort ? "; SET trace_sort = on" : ""}`,
     );
@@ -236,14 +283,12 @@ export class TrialSession {
           }
         : undefined;
     await this.client.query("RESET log_statement_stats; RESET client_min_messages; RESET trace_sort");
-    const endLsn = await this.walInsertLsn();
-    const [wal] = await this.query<{ bytes: string }>("SELECT pg_wal_lsn_diff($1::pg_lsn, $2::pg_lsn)::text AS bytes", [
-      endLsn,
-      startLsn,
-    ]);
-    const checkpointsBefore =
-      (countersBefore["checkpointer.timed"] ?? 0) + (countersBefore["checkpointer.requested"] ?? 0);
-    const [, settleSeconds] = await timed(() => this.settle(o.settleMs, o.checkpoint ? checkpointsBefore : undefined));
+    const [{ endLsn, bytes }] = await this.query<{ endLsn: string; bytes: string }>(
+      `SELECT l::text AS "endLsn", pg_wal_lsn_diff(l, $1::pg_lsn)::text AS bytes FROM pg_current_wal_insert_lsn() AS l`,
+      [startLsn],
+    );
+    const checkpointsAbove = o.checkpoint ? checkpoints(countersBefore) : undefined;
+    const [, settleSeconds] = await timed(() => this.settle(o.settleMs, checkpointsAbove));
     const countersAfter = await this.counters();
     const phaseSeconds = Number(process.hrtime.bigint() - phaseStart) / 1e9;
     o.clock?.add("settle", settleSeconds);
@@ -254,7 +299,7 @@ export class TrialSession {
       record: {
         phase,
         ms,
-        walBytes: Number(wal.bytes),
+        walBytes: Number(bytes),
         startLsn,
         endLsn,
         backend,
@@ -288,7 +333,7 @@ export class TrialSession {
   }
 
   /** A CHECKPOINT outside the timed phases, its count reported before the next phase's counters are read. */
-  async checkpoint(settleMs: number, clock: SetupClock): Promise<void> {
+  async checkpoint(settleMs: number, clock: TrialClock): Promise<void> {
     const { checkpoints } = await clock.time("settle", () => this.late());
     await clock.time("checkpoint", () => this.query("CHECKPOINT"));
     await clock.time("settle", () => this.settle(settleMs, checkpoints));

@@ -1,11 +1,11 @@
-/** What the workload asks of a database engine; the adapters own every driver detail. */
+/** What the workload asks of a database engine, the rows it hands it and the counters it reads back. */
+import prand from "pure-rand";
 import type { SpeedProbe } from "../../../stats/speed";
 import type { Engine } from "../../../targets/types";
-import type { Dataset } from "./dataset";
-import type { Field, UpdateOperation } from "./operations";
-
-import type { Counters } from "../../../stats/counters";
-import type { IndexWriteCounterKey, WalRecordKey } from "./counter-keys";
+import { keyGuard, type Counters } from "../../../stats/counters";
+import { ONE_TABLE_COUNTER_SQL } from "../../../engines/postgres/one-table-counters";
+import type { MONGO_COLLECTION_LEVELS, MONGO_OPCOUNTERS, MongoWtCounter } from "../../../engines/mongodb/counters";
+import { FIELD_COUNT, type Field, type UpdateOperation } from "./operations";
 export { counterDelta } from "../../../stats/counters";
 
 /** Whether an engine's table has a heap fillfactor to sweep (PostgreSQL's HOT needs free page space). */
@@ -35,3 +35,71 @@ export interface IndexWriteEngine {
   ): Promise<Counters<WalRecordKey> | undefined>;
   close(): Promise<void>;
 }
+
+/** Seed 000's rows (id from 1, counter 0, field1..5 pseudo-random) and update order, a function of (rows, seed). */
+export interface Dataset {
+  readonly rows: number;
+  readonly seed: number;
+  /** fields[f][i]: field(f+1) of row id i+1, an integer in [0, 2^53) (exact as a JS number, a valid int64). */
+  readonly fields: readonly Float64Array[];
+  /** Row positions (id - 1) in the order updates address them. */
+  readonly updateOrder: Uint32Array;
+}
+
+const TWO_POW_32 = 4294967296;
+
+export function makeDataset(rows: number, seed: number): Dataset {
+  const rng = prand.xoroshiro128plus(seed);
+  const fields = Array.from({ length: FIELD_COUNT }, () => new Float64Array(rows));
+  for (let i = 0; i < rows; i++) {
+    for (let f = 0; f < FIELD_COUNT; f++) {
+      // Two 32-bit draws make one 53-bit value (the high draw masked to 21 bits).
+      const high = rng.unsafeNext() & 0x1fffff;
+      const low = rng.unsafeNext() >>> 0;
+      fields[f][i] = high * TWO_POW_32 + low;
+    }
+  }
+  // Its own stream, so the field generator never changes it; Fisher–Yates (pure-rand has no shuffle).
+  const orderRng = prand.xoroshiro128plus(seed ^ 0x5eed);
+  const updateOrder = new Uint32Array(rows);
+  for (let i = 0; i < rows; i++) updateOrder[i] = i;
+  for (let i = rows - 1; i > 0; i--) {
+    const j = prand.unsafeUniformIntDistribution(0, i, orderRng);
+    const t = updateOrder[i];
+    updateOrder[i] = updateOrder[j];
+    updateOrder[j] = t;
+  }
+  return { rows, seed, fields, updateOrder };
+}
+
+export function* batchRanges(rows: number, batchSize: number): Generator<[number, number]> {
+  for (let start = 0; start < rows; start += batchSize) yield [start, Math.min(rows, start + batchSize)];
+}
+
+/** PostgreSQL's table counters (SQL value and FROM each), and the table's size. */
+export const PG_TABLE_COUNTER_SQL = {
+  ...ONE_TABLE_COUNTER_SQL,
+  "size.table": ["pg_relation_size($1::regclass)::text", ""],
+} as const;
+type PgTableCounter = keyof typeof PG_TABLE_COUNTER_SQL;
+
+/** Each index's size (a level, not a counter), and the WAL records of the timed window by type (pg_walinspect). */
+type IndexSizeKey = `size.index.${string}`;
+export type WalRecordKey = `walrec.${string}`;
+
+export type PgIndexWriteCounterKey = PgTableCounter | IndexSizeKey | "server.statement_ms";
+export const isPgIndexWriteCounterKey = keyGuard<PgIndexWriteCounterKey>(
+  [...(Object.keys(PG_TABLE_COUNTER_SQL) as PgTableCounter[]), "server.statement_ms"],
+  [{ prefix: "size.index." }],
+);
+export const isWalRecordKey = keyGuard<WalRecordKey>([], [{ prefix: "walrec." }]);
+
+export type MongoCounterKey =
+  | MongoWtCounter
+  | `mongo.opcounters.${(typeof MONGO_OPCOUNTERS)[number]}`
+  | (typeof MONGO_COLLECTION_LEVELS)[number]
+  | IndexSizeKey
+  | `mongo.index.${string}.inserts`;
+
+/** The counters a trial records, by engine: the adapters write them and the summary reads them by these names. */
+export type IndexWriteCounterKey = PgIndexWriteCounterKey | WalRecordKey | MongoCounterKey;

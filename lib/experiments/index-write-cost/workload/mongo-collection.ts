@@ -7,10 +7,8 @@ import {
   type Collection,
   type Document,
 } from "mongodb";
-import { batchRanges, type Dataset } from "./dataset";
-import type { IndexWriteEngine } from "./engine";
+import { batchRanges, type Dataset, type IndexWriteEngine, type MongoCounterKey } from "./engine";
 import type { Counters } from "../../../stats/counters";
-import type { MongoCounterKey } from "./counter-keys";
 import { connectMongo } from "../../../engines/mongodb/connect";
 import { collectionCounters, serverCounters } from "../../../engines/mongodb/counters";
 import { byUpdate, FIELDS, type Field, type UpdateOperation } from "./operations";

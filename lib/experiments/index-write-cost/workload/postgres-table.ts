@@ -7,17 +7,18 @@ import { Readable } from "node:stream";
 import type { Client } from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import type { ConnectionInfo } from "../../../targets/types";
-import { batchRanges, type Dataset } from "./dataset";
-import type { IndexWriteEngine } from "./engine";
 import { countersFrom, type Counters } from "../../../stats/counters";
 import {
+  batchRanges,
   isPgIndexWriteCounterKey,
   isWalRecordKey,
   PG_TABLE_COUNTER_SQL,
+  type Dataset,
   type IndexWriteCounterKey,
+  type IndexWriteEngine,
   type PgIndexWriteCounterKey,
   type WalRecordKey,
-} from "./counter-keys";
+} from "./engine";
 import { byUpdate, FIELDS, type Field, type UpdateOperation } from "./operations";
 import { sendBatch } from "../../../engines/postgres/batch";
 import { endClient } from "../../../engines/postgres/connect";
@@ -33,29 +34,23 @@ const UPDATE_TEXT = byUpdate(
   (cols) => `UPDATE ${TABLE} SET ${cols.map((c) => `${c} = ${c} + 1`).join(", ")} WHERE id = $1`,
 );
 
-/** Rows as COPY text in chunks (no one string for 1M rows). */
-function* copyText(dataset: Dataset): Generator<Buffer> {
-  for (const [start, end] of batchRanges(dataset.rows, 10_000)) {
-    const lines: string[] = [];
-    for (let i = start; i < end; i++) lines.push(`${[i + 1, 0, ...dataset.fields.map((f) => f[i])].join("\t")}\n`);
-    yield Buffer.from(lines.join(""));
-  }
-}
-
 /**
- * Every update trial of a size loads the same rows: their text is made once per data set and kept
- * while it is (a WeakMap: dropped with it; about twice the data set's own memory). Printing five
- * 53-bit numbers a row is most of the client's CPU in a load, on the two cores the server's COPY and
- * the WAL count beside it share.
+ * Rows as COPY text in chunks (no one string for 1M rows). Every update trial of a size loads the same rows: their
+ * text is made once per data set and kept while it is (a WeakMap: dropped with it; about twice the data set's own
+ * memory). Printing five 53-bit numbers a row is most of the client's CPU in a load, on the two cores the server's
+ * COPY and the WAL count beside it share.
  */
 const COPY_TEXT = new WeakMap<Dataset, readonly Buffer[]>();
 
-function cachedCopyText(dataset: Dataset): readonly Buffer[] {
-  let chunks = COPY_TEXT.get(dataset);
-  if (!chunks) {
-    chunks = [...copyText(dataset)];
-    COPY_TEXT.set(dataset, chunks);
-  }
+function copyText(dataset: Dataset): readonly Buffer[] {
+  const made = COPY_TEXT.get(dataset);
+  if (made) return made;
+  const chunks = [...batchRanges(dataset.rows, 10_000)].map(([start, end]) => {
+    const lines: string[] = [];
+    for (let i = start; i < end; i++) lines.push(`${[i + 1, 0, ...dataset.fields.map((f) => f[i])].join("\t")}\n`);
+    return Buffer.from(lines.join(""));
+  });
+  COPY_TEXT.set(dataset, chunks);
   return chunks;
 }
 
@@ -63,27 +58,26 @@ export class PostgresIndexWriteTable implements IndexWriteEngine {
   readonly engine = "postgresql" as const;
   readonly setupBesideCount = true;
 
-  // `setup` counts; `writer` sends the timed batches; `loader` sets tables up beside a WAL count.
+  // `setup` counts; `writer` sends the timed batches; `loader` sets tables up beside a WAL count. pg_walinspect and
+  // pg_stat_statements where the server has them (a managed server may not).
   private constructor(
     private readonly setup: Client,
     private readonly writer: Client,
-    private readonly connection: ConnectionInfo,
     private readonly loader: Client,
+    private readonly connection: ConnectionInfo,
+    private readonly walinspect: boolean,
+    private readonly statements: boolean,
   ) {
     this.wal = new WalWindows(setup);
   }
 
-  /** pg_walinspect and pg_stat_statements where the server has them (a managed server may not). */
-  private walinspect = false;
   private readonly wal: WalWindows;
-  private statements = false;
 
   static async open(connection: ConnectionInfo): Promise<PostgresIndexWriteTable> {
     const [setup, writer, loader] = await connectAll(connection, 3);
-    const table = new PostgresIndexWriteTable(setup, writer, connection, loader);
-    table.walinspect = await tryExtension(setup, "pg_walinspect");
-    table.statements = await tryExtension(setup, "pg_stat_statements");
-    return table;
+    const walinspect = await tryExtension(setup, "pg_walinspect");
+    const statements = await tryExtension(setup, "pg_stat_statements");
+    return new PostgresIndexWriteTable(setup, writer, loader, connection, walinspect, statements);
   }
 
   speed(key: string): Promise<SpeedProbe | undefined> {
@@ -125,7 +119,7 @@ export class PostgresIndexWriteTable implements IndexWriteEngine {
 
   async load(dataset: Dataset): Promise<void> {
     await pipeline(
-      Readable.from(cachedCopyText(dataset)),
+      Readable.from(copyText(dataset)),
       this.loader.query(copyFrom(`COPY ${TABLE} (${COLUMNS.join(", ")}) FROM STDIN`)),
     );
     await this.loader.query(`ANALYZE ${TABLE}`);

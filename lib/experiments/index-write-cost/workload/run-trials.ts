@@ -2,13 +2,20 @@
 import type { Engine } from "../../../targets/types";
 import type { IndexWriteCostParams } from "../params";
 import type { RunStore, TrialRecord } from "../../../results/run-store";
-import { batchRanges, makeDataset, type Dataset } from "./dataset";
-import { counterDelta, HEAP_FILLFACTOR, type IndexWriteEngine } from "./engine";
-import type { IndexWriteCounterKey } from "./counter-keys";
+import {
+  batchRanges,
+  counterDelta,
+  HEAP_FILLFACTOR,
+  makeDataset,
+  type Dataset,
+  type IndexWriteCounterKey,
+  type IndexWriteEngine,
+} from "./engine";
 import { indexedFields, type Operation } from "./operations";
 import { orderSeed, seededShuffle } from "../../../stats/order";
 import { ignored } from "../../../runtime/debug";
-import { runTrials, type OrderedTrial } from "../../../workloads/trials";
+import { okTrial, runTrials, type OrderedTrial } from "../../../workloads/trials";
+import { SetupClock, type SecondsOf } from "../../../workloads/timed";
 
 export interface IndexWriteCondition {
   readonly engine: Engine;
@@ -19,26 +26,19 @@ export interface IndexWriteCondition {
   readonly fillfactor: number | null;
 }
 
-export type IndexWriteTrial = TrialRecord<IndexWriteCondition, IndexWriteCounterKey> & TrialPhases;
+/** Seconds outside the timed batches by part (the run's time account sums them); `next…`: the next trial's setup. */
+type SetupPart = "recreate" | "load" | "index";
+type Part = "speed" | SetupPart | `next${Capitalize<SetupPart>}` | "quiesce" | "counters" | "walRecords";
+type SetupSeconds = SecondsOf<SetupPart>;
 
-/** Seconds outside the timed batches by phase (the run's time account sums them); `next…`: the next trial's setup. */
-export type TrialPhases = Partial<Record<`${Phase}Seconds`, number>>;
-type SetupPhase = "recreate" | "load" | "index";
-type Phase = "speed" | SetupPhase | `next${Capitalize<SetupPhase>}` | "quiesce" | "counters" | "walRecords";
-type SetupPhases = Partial<Record<`${SetupPhase}Seconds`, number>>;
+export type IndexWriteTrial = TrialRecord<IndexWriteCondition, IndexWriteCounterKey> & SecondsOf<Part>;
 
 /** The next trial's setup, recorded by the trial that ran it, part by part (`nextLoadSeconds`, …). */
-const asNext = (s: SetupPhases): TrialPhases => ({
+const asNext = (s: SetupSeconds) => ({
   nextRecreateSeconds: s.recreateSeconds,
   nextLoadSeconds: s.loadSeconds,
   nextIndexSeconds: s.indexSeconds,
 });
-
-async function timed<T>(f: () => Promise<T> | T): Promise<[T, number]> {
-  const t0 = process.hrtime.bigint();
-  const result = await f();
-  return [result, Number(process.hrtime.bigint() - t0) / 1e9];
-}
 
 /** `growthRows`: sizes that run only claim (b)'s conditions (INSERT and the 5-field UPDATE at 0 and 5 indexes). */
 export type TrialPlanOptions = Pick<
@@ -96,11 +96,12 @@ export async function runTrial(
 ): Promise<IndexWriteTrial> {
   const startedAt = new Date().toISOString();
   const { condition } = planned;
-  const [speed, speedSeconds] = await timed(() => db.speed?.(`repeat ${planned.repeat}`));
+  const clock = new SetupClock<Part>();
+  const speed = await clock.time("speed", async () => db.speed?.(`repeat ${planned.repeat}`));
   // Set up by the trial before while it counted its WAL, or now.
-  const setUp = ahead?.take(db, planned, dataset) ? undefined : await setUpTable(db, planned, dataset);
-  const [, quiesceSeconds] = await timed(() => db.quiesce?.());
-  const [before, beforeSeconds] = await timed(() => db.counters());
+  if (!ahead?.take(db, planned, dataset)) await setUpTable(db, planned, dataset, clock);
+  await clock.time("quiesce", async () => db.quiesce?.());
+  const before = await clock.time("counters", () => db.counters());
   const unitMs: number[] = [];
   for (const [start, end] of batchRanges(dataset.rows, batchSize)) {
     signal?.throwIfAborted();
@@ -109,41 +110,34 @@ export async function runTrial(
     else await db.updateBatch(dataset, condition.operation, start, end);
     unitMs.push(Number(process.hrtime.bigint() - t0) / 1e6);
   }
-  const [after, afterSeconds] = await timed(() => db.counters());
-  const countersSeconds = beforeSeconds + afterSeconds;
+  const after = await clock.time("counters", () => db.counters());
   // From here this trial only reads the WAL it held: the next trial's table is set up meanwhile.
-  const [[written, walRecordsSeconds], nextSetup] = await Promise.all([
-    timed(() => db.writtenBetween?.(before, after)),
-    ahead && next && !signal?.aborted ? ahead.setUp(db, next.planned, next.dataset) : Promise.resolve(undefined),
+  const [written, nextSetup] = await Promise.all([
+    clock.time("walRecords", async () => db.writtenBetween?.(before, after)),
+    ahead && next && !signal?.aborted ? ahead.setUp(db, next.planned, next.dataset) : undefined,
   ]);
   return {
-    key: planned.key,
-    condition,
-    repeat: planned.repeat,
-    position: planned.position,
-    status: "ok",
-    seconds: unitMs.reduce((a, b) => a + b, 0) / 1000,
+    ...okTrial(planned, unitMs),
     unitMs: unitMs.map((ms) => Math.round(ms * 1000) / 1000),
     counters: { ...counterDelta(before, after), ...written },
     startedAt,
     finishedAt: new Date().toISOString(),
     ...(speed ? { speed } : {}),
-    speedSeconds,
-    ...setUp,
+    ...clock.record(),
     ...(nextSetup ? asNext(nextSetup) : {}),
-    quiesceSeconds,
-    countersSeconds,
-    walRecordsSeconds,
   };
 }
 
 /** Recreated at its fillfactor, loaded (update trials), indexed. */
-async function setUpTable(db: IndexWriteEngine, planned: PlannedTrial, dataset: Dataset): Promise<SetupPhases> {
-  const { condition } = planned;
-  const [, recreateSeconds] = await timed(() => db.recreate({ fillfactor: condition.fillfactor ?? 100 }));
-  const [, loadSeconds] = await timed(() => (condition.operation === "insert" ? undefined : db.load(dataset)));
-  const [, indexSeconds] = await timed(() => db.createIndexes(indexedFields(condition.extraIndexes)));
-  return { recreateSeconds, loadSeconds, indexSeconds };
+async function setUpTable(
+  db: IndexWriteEngine,
+  { condition }: PlannedTrial,
+  dataset: Dataset,
+  clock: Pick<SetupClock<SetupPart>, "time">,
+): Promise<void> {
+  await clock.time("recreate", () => db.recreate({ fillfactor: condition.fillfactor ?? 100 }));
+  await clock.time("load", async () => (condition.operation === "insert" ? undefined : db.load(dataset)));
+  await clock.time("index", () => db.createIndexes(indexedFields(condition.extraIndexes)));
 }
 
 const tableShape = (p: PlannedTrial) => {
@@ -155,12 +149,13 @@ const tableShape = (p: PlannedTrial) => {
 export class SetUpAhead {
   private made: { readonly db: IndexWriteEngine; readonly shape: string; readonly dataset: Dataset } | undefined;
 
-  async setUp(db: IndexWriteEngine, planned: PlannedTrial, dataset: Dataset): Promise<SetupPhases | undefined> {
+  async setUp(db: IndexWriteEngine, planned: PlannedTrial, dataset: Dataset): Promise<SetupSeconds | undefined> {
     this.made = undefined;
     if (!db.setupBesideCount || planned.condition.engine !== db.engine) return undefined;
-    const phases = await setUpTable(db, planned, dataset);
+    const clock = new SetupClock<SetupPart>();
+    await setUpTable(db, planned, dataset, clock);
     this.made = { db, shape: tableShape(planned), dataset };
-    return phases;
+    return clock.record();
   }
 
   take(db: IndexWriteEngine, planned: PlannedTrial, dataset: Dataset): boolean {

@@ -11,22 +11,11 @@ export const CASES = [
 ] as const;
 export type CaseId = (typeof CASES)[number];
 
-export interface CaseInfo {
-  readonly label: string;
-  readonly seedFile: string;
-  roundTrips(n: number): number;
-  /** Whether the case changes rows (the table is reset before it). */
-  readonly writes: boolean;
-}
+/** `writes`: the case changes rows (the table is reset before it). */
+const info = (label: string, seedFile: string, roundTrips: (n: number) => number, writes = true) =>
+  ({ label, seedFile, roundTrips, writes }) as const;
 
-const info = (label: string, seedFile: string, roundTrips: (n: number) => number, writes = true): CaseInfo => ({
-  label,
-  seedFile,
-  roundTrips,
-  writes,
-});
-
-export const CASE_INFO: Readonly<Record<CaseId, CaseInfo>> = {
+export const CASE_INFO: Readonly<Record<CaseId, ReturnType<typeof info>>> = {
   select1: info("SELECT 1 ×N (round trip)", "roundtrip.sql", (n) => n, false),
   update_autocommit: info("UPDATE ×N, autocommit", "update_10000_without_tx.sql", (n) => n),
   update_one_transaction: info("UPDATE ×N in one transaction", "update_10000_with_tx.sql", (n) => n + 2),

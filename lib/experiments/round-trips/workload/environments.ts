@@ -5,28 +5,19 @@ import type { EnvironmentKey } from "./trials";
 /** Round trips and commit waits: this lab's inputs (emulated), nothing added (loopback), or measured as is (real). */
 export type EnvironmentKind = "loopback" | "emulated" | "real";
 
-export interface EnvironmentInfo {
-  readonly label: string;
-  readonly kind: EnvironmentKind;
-  readonly quorum: boolean;
-  /** ms; null: direct. */
-  clientTargetMs(p: RoundTripsParams): number | null;
-  /** published-results.csv's `condition` this one stands for. */
-  readonly seedCondition: "local" | "same_az" | "cross_az" | null;
-}
-
 const direct = () => null;
 const sameAz = (p: RoundTripsParams) => p.sameAzRttMs;
 const crossAz = (p: RoundTripsParams) => p.crossAzRttMs;
+/** The client's round trip, ms (null: direct); the `condition` of published-results.csv it stands for. */
 const row = (
   label: string,
   kind: EnvironmentKind,
   quorum: boolean,
-  clientTargetMs: EnvironmentInfo["clientTargetMs"],
-  seedCondition: EnvironmentInfo["seedCondition"],
-): EnvironmentInfo => ({ label, kind, quorum, clientTargetMs, seedCondition });
+  clientTargetMs: (p: RoundTripsParams) => number | null,
+  seedCondition: "local" | "same_az" | "cross_az" | null,
+) => ({ label, kind, quorum, clientTargetMs, seedCondition }) as const;
 
-export const ENVIRONMENT_INFO: Readonly<Record<EnvironmentKey, EnvironmentInfo>> = {
+export const ENVIRONMENT_INFO: Readonly<Record<EnvironmentKey, ReturnType<typeof row>>> = {
   local: row("local (loopback)", "loopback", false, direct, "local"),
   "same-az": row("same AZ (emulated RTT, one server)", "emulated", false, sameAz, "same_az"),
   "cross-az": row("cross AZ (emulated RTT, one server)", "emulated", false, crossAz, "cross_az"),

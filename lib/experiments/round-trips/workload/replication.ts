@@ -2,6 +2,7 @@
 import type { Client } from "pg";
 import { median } from "simple-statistics";
 import { ignored } from "../../../runtime/debug";
+import { groupBy } from "../../../stats/summary";
 
 export const SYNC_LEVELS = ["off", "local", "remote_write", "on", "remote_apply"] as const;
 export type SyncLevel = (typeof SYNC_LEVELS)[number];
@@ -87,9 +88,8 @@ const medianLags = (xs: readonly StandbyState[]) =>
   Object.fromEntries(LAG_KEYS.map((k) => [k, med(xs.map((x) => x[k]))])) as Record<Lag, number | null>;
 
 export function summariseLags(samples: readonly (readonly StandbyState[])[]) {
-  const names = [...new Set(samples.flatMap((s) => s.map((x) => x.name)))];
   const perStandby = Object.fromEntries(
-    names.map((name) => [name, medianLags(samples.flatMap((s) => s.find((x) => x.name === name) ?? []))]),
+    [...groupBy(samples.flat(), (x) => x.name)].map(([name, states]) => [name, medianLags(states)]),
   );
   const fastest = (k: Lag) => med(samples.map((s) => minOf(s.map((x) => x[k]))));
   return {

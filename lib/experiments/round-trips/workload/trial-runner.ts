@@ -7,15 +7,9 @@ import { CASE_INFO, statements, type CaseId } from "./cases";
 import { resetTable } from "./dataset";
 import { LagSampler, waitForReplay, type SyncLevel } from "./replication";
 import { timeStatements } from "../../../workloads/statement-timing";
+import { timed } from "../../../workloads/timed";
 import { trialKey, type EnvironmentKey, type RoundTripCondition, type RoundTripTrial } from "./trials";
 import type { PlannedTrial } from "../../../workloads/trials";
-
-export const seconds = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e9;
-
-async function timed<T>(work: () => Promise<T>): Promise<[T, number]> {
-  const t0 = process.hrtime.bigint();
-  return [await work(), seconds(t0)];
-}
 
 export interface PlannedRoundTrip extends PlannedTrial<RoundTripCondition> {
   readonly order?: number;
@@ -38,11 +32,7 @@ export interface Session {
 }
 
 /** Where a trial stands in its block (the repeat, its place in the rotated order) and the run's abort signal. */
-export interface Slot {
-  readonly repeat: number;
-  readonly order?: number;
-  readonly signal?: AbortSignal;
-}
+export type Slot = Pick<PlannedRoundTrip, "repeat" | "order"> & { readonly signal?: AbortSignal };
 
 /**
  * PostgreSQL 17 skips a backend's stats flush when no table, I/O or WAL stats are pending, keeping
