@@ -42,6 +42,38 @@ export function groupButtons<G>(
   return [{ type: "buttons", direction: "right", x: 1, xanchor: "right", y: 1.16, yanchor: "bottom", buttons }];
 }
 
+/** A group of traces (a round, a set) and what of the layout is its own (its shapes). */
+export interface TraceGroup<G> {
+  readonly group: G;
+  readonly traces: readonly PlotlyTrace[];
+  readonly layout?: Record<string, unknown>;
+}
+
+/** One figure of several groups, the first shown, buttons (above the title's line) switching to another. */
+export function groupedFigure<G>(
+  groups: readonly TraceGroup<G>[],
+  title: string,
+  label: (group: G) => string,
+  layout: Record<string, unknown>,
+): PlotlyFigure {
+  const own = groups[0]?.layout && ((g: G) => groups.find((x) => x.group === g)?.layout ?? {});
+  return {
+    data: groups.flatMap((g, i) => g.traces.map((t) => ({ ...t, visible: i === 0 }))),
+    layout: {
+      title: { text: title, x: 0.02, xanchor: "left" },
+      margin: { t: 90, r: 20, b: 50, l: 60 },
+      ...groups[0]?.layout,
+      updatemenus: groupButtons(
+        groups.map((g) => g.group),
+        groups.flatMap((g) => g.traces.map(() => g.group)),
+        label,
+        own,
+      ),
+      ...layout,
+    },
+  };
+}
+
 let loaded = false;
 
 export const PLOTLY_ASSET = "plotly.min.js.gz.b64";

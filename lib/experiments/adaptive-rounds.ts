@@ -1,4 +1,6 @@
-import { plannedRoundFits } from "../stats/adaptive";
+import { plannedRoundFits, type RoundState } from "../stats/adaptive";
+import { MIN_COVERAGE, repeatsForCoverage } from "../stats/claims";
+import type { PlannedTrial } from "../workloads/trials";
 
 export async function addRounds(
   planned: number,
@@ -64,4 +66,48 @@ export async function runAdaptiveRounds(o: AdaptiveRounds) {
         (round) => o.runRound(round),
       );
   return { planned, rounds, stoppedBy, ...(cut ? { cut } : {}) };
+}
+
+/** What a notebook's adaptive step is given: the rounds done and planned, the cap, the budget and the pace. */
+export type RoundsSoFar = Omit<RoundState, "undecided" | "decided" | "words">;
+
+export interface AdaptivePlan<PT extends PlannedTrial<object>> extends Omit<
+  AdaptiveRounds,
+  "needed" | "runRound" | "stopAfter"
+> {
+  /** The cap on rounds (maxRepeats, maxSets). */
+  readonly max: number;
+  /** The run's notes: the cut, if any, and the design's end. */
+  readonly notes: string[];
+  /** Round `r`'s trials (`repeat` r). */
+  readonly part: (round: number) => readonly PT[];
+  /** `plan`: every trial so far, an added round's among them. */
+  readonly runPart: (part: readonly PT[], plan: readonly PT[]) => Promise<unknown>;
+  /** A round past the planned ones joins the plan (the ETA plans for it). */
+  readonly onAdded?: (round: number) => void;
+  readonly stopAfter: (r: RoundsSoFar) => string | undefined;
+}
+
+/** runAdaptiveRounds over a plan of rounds that grows as rounds are added; returns the plan of the rounds run. */
+export async function runAdaptivePlan<PT extends PlannedTrial<object>>(o: AdaptivePlan<PT>) {
+  const needed = repeatsForCoverage(MIN_COVERAGE);
+  let plan = Array.from({ length: o.planned }, (_, i) => o.part(i + 1)).flat();
+  const r = await runAdaptiveRounds({
+    ...o,
+    needed,
+    runRound: async (round) => {
+      const part = round > o.planned ? o.part(round) : plan.filter((t) => t.repeat === round);
+      if (round > o.planned) {
+        plan = [...plan, ...part];
+        o.onAdded?.(round);
+      }
+      await o.runPart(part, plan);
+    },
+    stopAfter: (done, pace) =>
+      o.stopAfter({ done, planned: o.planned, maxRepeats: o.max, needed, budgetSeconds: o.budgetSeconds, ...pace }),
+  });
+  if (r.cut) o.notes.push(r.cut);
+  const design = `planned ${o.planned} ${o.many}, at most ${o.max}, budget ${o.budgetSeconds} s`;
+  o.notes.push(`adaptive design: ${r.stoppedBy} (${design})`);
+  return { ...r, plan: plan.filter((t) => t.repeat <= r.rounds) };
 }

@@ -17,6 +17,7 @@ import type { ServerSpec } from "../targets/types";
 import { showClaimsAndUndeclared } from "../display/claims";
 import { showRunHeader } from "../display/run-header";
 import { showTable } from "../display/table";
+import { escapeHtml, show } from "../display/output";
 import { etaEntries, type RegisteredExperiment } from "./contract";
 import { estimateRun, type EtaModel } from "./eta";
 import type { FaultCells } from "./faults";
@@ -113,6 +114,10 @@ export interface ExperimentDefinition<
   /** More CSV files beside summary.csv, by file name (06: decision.csv). */
   readonly moreCsv?: (summary: S, run: RunOf<P, T, X>) => Readonly<Record<string, readonly CsvRow[]>>;
   readonly toJson?: (summary: S, run: RunOf<P, T, X>) => unknown;
+  /** showRun's section after the header and the failed trials (03: the loaded data every round is cloned from). */
+  readonly showSetup?: (run: RunOf<P, T, X>) => void;
+  /** What trials.jsonl holds, said once the server is stopped: "rounds (pgbench output, counters, …)". */
+  readonly rawTrials?: string;
   readonly disk?: (p: P) => DiskNeed;
   /** How the trials' time grows: a model over `plan`'s trials, or a model of its own (an adaptive plan). */
   readonly eta?: PlanEta<P, PT> | EtaModel<P>;
@@ -228,6 +233,7 @@ export function defineExperiment<
         failed.map((t) => ({ trial: t.key, error: t.error ?? "" })),
         { caption: `${failed.length} trial(s) failed` },
       );
+    d.showSetup?.(r);
   };
 
   const resolve = (profile: ProfileName, overrides: Record<string, unknown>): P =>
@@ -258,6 +264,10 @@ export function defineExperiment<
     prospect,
     showRun,
     showClaims: (checks: readonly ClaimCheck[]): void => showClaimsAndUndeclared(checks, d.claims, d.claimsCaption),
+    showStopped: (r: { readonly directory: string }): void =>
+      show().html(
+        `<p>The server was stopped and its data directory or container removed. Raw ${d.rawTrials ?? "trials"}: <code>${escapeHtml(r.directory)}/trials.jsonl</code>.</p>`,
+      ),
     registered,
   };
 }

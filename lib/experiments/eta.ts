@@ -78,7 +78,7 @@ export interface StoredRuns {
 export type ReferenceRates = Omit<Calibration, "source">;
 
 type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
+export const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
 /** Stored runs and files are read best effort: one that cannot be read is left out. */
 const attempt = <T>(f: () => T): T | undefined => {
   try {
@@ -89,7 +89,7 @@ const attempt = <T>(f: () => T): T | undefined => {
 };
 const mapValues = <V, W>(o: Readonly<Record<string, V>>, f: (v: V, key: string) => W): Record<string, W> =>
   Object.fromEntries(Object.entries(o).map(([k, v]) => [k, f(v, k)]));
-const readJson = (file: string): unknown => attempt(() => JSON.parse(fs.readFileSync(file, "utf8")) as unknown);
+export const readJson = (file: string): unknown => attempt(() => JSON.parse(fs.readFileSync(file, "utf8")) as unknown);
 
 export const finiteOrNaN = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : NaN);
 

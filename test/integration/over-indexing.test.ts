@@ -14,8 +14,8 @@ import {
   createTemplate,
   templateDatabase,
   walAfterLoad,
-  withClient,
 } from "../../lib/experiments/over-indexing/workload/databases";
+import { withAdmin } from "../../lib/workloads/fresh-copies";
 import {
   planRounds,
   runRounds,
@@ -49,7 +49,7 @@ test("rounds on embedded PostgreSQL: 7 vs 39 indexes, counters that explain the 
     assert.ok(template.rows.stock > 9_900 && template.rows.stock <= 10_000, `stock rows ${template.rows.stock}`);
     // setseed makes the data deterministic: a second load gives the same rows.
     const fingerprint = () =>
-      withClient(
+      withAdmin(
         server,
         templateDatabase(server),
         async (c) =>
@@ -118,7 +118,7 @@ test("rounds on embedded PostgreSQL: 7 vs 39 indexes, counters that explain the 
       rebuilt[1].sizesBefore,
       "level 39: the template's clone = built in the round",
     );
-    const databases = await withClient(
+    const databases = await withAdmin(
       server,
       templateDatabase(server),
       async (c) =>

@@ -18,7 +18,7 @@ import {
   templateDatabase,
   withDatabase,
 } from "../../lib/experiments/your-indexes/workload/databases";
-import { checkWorkload, WorkloadError } from "../../lib/experiments/your-indexes/workload/run-trials";
+import { checkScripts, WorkloadError } from "../../lib/experiments/your-indexes/workload/run-trials";
 import { sampleFromSource, SourceError } from "../../lib/experiments/your-indexes/workload/sample";
 import { runSqlFile, SqlFileError } from "../../lib/experiments/your-indexes/workload/sql-files";
 import { existingToJudge, planVariants, UnknownIndexError } from "../../lib/experiments/your-indexes/workload/variants";
@@ -239,17 +239,17 @@ test("bad input is refused before the rounds, each with what a reader needs to f
     const script = (name: string) => ({ name, text: fs.readFileSync(path.join(dir, name), "utf8") });
     // pgbench's own message for a script it cannot run, at run time and at parse time.
     await assert.rejects(
-      checkWorkload(server, runner, built[0].database, { scripts: [script("bad-script.sql")], defines: {} }),
+      checkScripts(server, runner, built[0].database, { scripts: [script("bad-script.sql")], defines: {} }),
       (e: unknown) =>
         e instanceof WorkloadError && /bad-script\.sql/.test(e.message) && /no_such_table/.test(e.message),
     );
     await assert.rejects(
-      checkWorkload(server, runner, built[0].database, { scripts: [script("bad-meta.sql")], defines: {} }),
+      checkScripts(server, runner, built[0].database, { scripts: [script("bad-meta.sql")], defines: {} }),
       (e: unknown) => e instanceof WorkloadError && /bad-meta\.sql/.test(e.message) && /pgbench/.test(e.message),
     );
     // A workload that writes nothing is refused.
     await assert.rejects(
-      checkWorkload(server, runner, built[0].database, { scripts: [script("reads.sql")], defines: {} }),
+      checkScripts(server, runner, built[0].database, { scripts: [script("reads.sql")], defines: {} }),
       (e: unknown) => e instanceof WorkloadError && /writes nothing/.test(e.message),
     );
     // A source that cannot be read says why, and shows no password.

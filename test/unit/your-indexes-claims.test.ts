@@ -185,24 +185,24 @@ const context = (): SummaryContext => {
   const plan = planVariants(["orders_status_idx", "products_category_idx"], []);
   return {
     judged: plan.judged,
-    indexes: new Map([
-      ["baseline", SCHEMA],
-      ["drop:orders_status_idx", SCHEMA.filter((i) => i.name !== "orders_status_idx")],
-      ["drop:products_category_idx", SCHEMA.filter((i) => i.name !== "products_category_idx")],
-    ]),
+    variants: [
+      { id: "baseline", indexes: SCHEMA },
+      { id: "drop:orders_status_idx", indexes: SCHEMA.filter((i) => i.name !== "orders_status_idx") },
+      { id: "drop:products_category_idx", indexes: SCHEMA.filter((i) => i.name !== "products_category_idx") },
+    ],
     updates: updateStatements([
       {
         name: "fulfil.sql",
         text: "\\set id random(1, 10)\nUPDATE orders SET status = 'x', updated_at = now() WHERE id = :id;\n",
       },
     ]),
-    equivalenceMargin: M,
+    params: { equivalenceMargin: M, durationSeconds: 5, clients: 4 },
   };
 };
 
 test("summarise pairs each index's variants per round; the claims follow, and swapping the labels flips them", () => {
   const jitter = [0, 0.05, -0.04, 0.1, -0.08];
-  const s = summarise(trials({ orders_status_idx: 0.2, products_category_idx: 0.005 }, jitter), context(), 5, 4);
+  const s = summarise(trials({ orders_status_idx: 0.2, products_category_idx: 0.005 }, jitter), context());
   const status = s.indexes.find((i) => i.name === "orders_status_idx");
   const category = s.indexes.find((i) => i.name === "products_category_idx");
   assert.ok(status?.cost && category?.cost);
@@ -257,7 +257,7 @@ test("summarise pairs each index's variants per round; the claims follow, and sw
     /wrote no row of products/,
   );
   // The status index "speeds up" the workload when its cost is negative: the labels swapped.
-  const swapped = summarise(trials({ orders_status_idx: -0.25, products_category_idx: 0 }, jitter), context(), 5, 4);
+  const swapped = summarise(trials({ orders_status_idx: -0.25, products_category_idx: 0 }, jitter), context());
   const flipped = checkClaims(swapped);
   assert.equal(flipped.find((c) => c.id === "orders_status_idx: throughput costs")?.verdict, "did not hold");
 });
@@ -388,7 +388,7 @@ test("each variant's cost is taken against the two baseline runs around it: a li
       counters: { "table.orders.n_tup_upd": 10, "table.orders.n_tup_hot_upd": 1 },
     };
   });
-  const s = summarise(out, context(), 5, 4);
+  const s = summarise(out, context());
   const status = s.indexes.find((i) => i.name === "orders_status_idx");
   const category = s.indexes.find((i) => i.name === "products_category_idx");
   assert.ok(status?.cost && category?.cost);
@@ -409,8 +409,6 @@ test("each variant's cost is taken against the two baseline runs around it: a li
   const firstOnly = summarise(
     out.filter((t) => t.condition.variant !== "baseline" || t.position === 0),
     context(),
-    5,
-    4,
   );
   const far = firstOnly.indexes.find((i) => i.name === "products_category_idx");
   assert.ok(far?.cost && (far.cost.low < -0.02 || far.cost.high > 0.02), JSON.stringify(far?.cost));
@@ -594,15 +592,13 @@ test("a set's HOT share is its most-updated table's, named when its members span
     ]),
     {
       judged: together.judged,
-      indexes: new Map([
-        ["baseline", base],
-        ["add:all", [...base, ...added]],
-      ]),
+      variants: [
+        { id: "baseline", indexes: base },
+        { id: "add:all", indexes: [...base, ...added] },
+      ],
       updates,
-      equivalenceMargin: M,
+      params: { equivalenceMargin: M, durationSeconds: 5, clients: 4 },
     },
-    5,
-    4,
   );
   const all = s.indexes[0];
   assert.equal(all.table, "stock");
@@ -621,15 +617,13 @@ test("a set's HOT share is its most-updated table's, named when its members span
     ]),
     {
       judged: alone.judged,
-      indexes: new Map([
-        ["baseline", base],
-        ["add:1", [...base, added[0]]],
-      ]),
+      variants: [
+        { id: "baseline", indexes: base },
+        { id: "add:1", indexes: [...base, added[0]] },
+      ],
       updates,
-      equivalenceMargin: M,
+      params: { equivalenceMargin: M, durationSeconds: 5, clients: 4 },
     },
-    5,
-    4,
   ).indexes[0];
   assert.equal(one.table, "products");
   assert.deepEqual(one.tables, ["products"]);

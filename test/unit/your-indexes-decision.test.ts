@@ -169,16 +169,16 @@ test("summarise pairs each read script's latency per round and counts the scans 
   }
   const ctx: SummaryContext = {
     judged: plan.judged,
-    indexes: new Map([
-      ["baseline", SCHEMA],
-      ["drop:orders_customer_idx", SCHEMA.filter((i) => i.name !== "orders_customer_idx")],
-      ["drop:suppliers_country_idx", SCHEMA.filter((i) => i.name !== "suppliers_country_idx")],
-    ]),
+    variants: [
+      { id: "baseline", indexes: SCHEMA },
+      { id: "drop:orders_customer_idx", indexes: SCHEMA.filter((i) => i.name !== "orders_customer_idx") },
+      { id: "drop:suppliers_country_idx", indexes: SCHEMA.filter((i) => i.name !== "suppliers_country_idx") },
+    ],
     updates: [],
-    equivalenceMargin: 0.05,
-    readScripts: ["history.sql"],
+    params: { equivalenceMargin: 0.05, durationSeconds: 2, clients: 8 },
+    reads: [{ name: "history.sql" }],
   };
-  const s = summarise(trials, ctx, 2, 8);
+  const s = summarise(trials, ctx);
   assert.deepEqual(s.readScripts, ["history.sql"]);
   const customer = s.indexes.find((i) => i.name === "orders_customer_idx");
   const suppliers = s.indexes.find((i) => i.name === "suppliers_country_idx");
@@ -199,7 +199,7 @@ test("summarise pairs each read script's latency per round and counts the scans 
     /^nothing measured reads through it; its write cost is not measurably above 0: 0.0 %/,
   );
   // Without read scripts in the context, every row says the read side was not measured.
-  const bare = summarise(trials, { ...ctx, readScripts: [] }, 2, 8);
+  const bare = summarise(trials, { ...ctx, reads: [] });
   assert.ok(bare.indexes.every((i) => i.reads.length === 0 && i.decision.kind === "reads not measured"));
 });
 

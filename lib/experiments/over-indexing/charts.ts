@@ -1,5 +1,5 @@
 /** Notebook 03's charts, built from the summaries. */
-import { groupButtons, type PlotlyFigure, type PlotlyTrace } from "../../display/plotly";
+import { errorBars, groupedFigure, type PlotlyFigure, type PlotlyTrace } from "../../display/plotly";
 import { TABLES } from "./workload/schema";
 import { stepCoordinates } from "../../workloads/pgbench";
 import { firstRounds, seedCurveScaledTo, type LevelSummary, type OverIndexingSummary } from "./summarise";
@@ -38,12 +38,10 @@ export function tpsByLevel(s: OverIndexingSummary): PlotlyFigure {
       name: "this run (median; bars: min–max over rounds)",
       x,
       y: mid,
-      error_y: {
-        type: "data",
-        symmetric: false,
-        array: s.levels.map((l, i) => l.tps.max - mid[i]),
-        arrayminus: s.levels.map((l, i) => mid[i] - l.tps.min),
-      },
+      ...errorBars(
+        s.levels.map((l, i) => l.tps.max - mid[i]),
+        s.levels.map((l, i) => mid[i] - l.tps.min),
+      ),
       line: { color: "#4c78a8", width: 3 },
     },
   ];
@@ -157,34 +155,20 @@ export function storageByLevel(s: OverIndexingSummary): PlotlyFigure {
 /** TPS per second of every round, one line per level; a menu switches rounds. */
 export function perSecond(s: OverIndexingSummary): PlotlyFigure {
   const repeats = [...new Set(s.rounds.map((r) => r.repeat))].sort((a, b) => a - b);
-  const data: PlotlyTrace[] = [];
-  const traceRound: number[] = [];
-  for (const repeat of repeats) {
-    s.rounds
+  const groups = repeats.map((repeat) => ({
+    group: repeat,
+    traces: s.rounds
       .filter((r) => r.repeat === repeat)
-      .forEach((r) => {
+      .map((r): PlotlyTrace => {
         const color = LEVEL_COLORS[s.levels.findIndex((l) => l.level === r.level) % LEVEL_COLORS.length];
-        data.push({
-          type: "scatter",
-          mode: "lines",
-          name: `${r.level} indexes`,
-          ...stepCoordinates(r.series, (p) => p.tps),
-          line: { color, shape: "hv" },
-          visible: repeat === repeats[0],
-        });
-        traceRound.push(repeat);
-      });
-  }
-  return {
-    data,
-    layout: {
-      title: { text: "TPS per second in each round (from pgbench's transaction log)", x: 0.02, xanchor: "left" },
-      margin: { t: 90, r: 20, b: 50, l: 60 },
-      xaxis: { title: { text: "seconds since the load started" } },
-      yaxis: { title: { text: "transactions / s" }, rangemode: "tozero" },
-      updatemenus: groupButtons(repeats, traceRound, (r) => `round ${r}`),
-    },
-  };
+        const tps = stepCoordinates(r.series, (p) => p.tps);
+        return { type: "scatter", mode: "lines", name: `${r.level} indexes`, ...tps, line: { color, shape: "hv" } };
+      }),
+  }));
+  return groupedFigure(groups, "TPS per second in each round (from pgbench's transaction log)", (r) => `round ${r}`, {
+    xaxis: { title: { text: "seconds since the load started" } },
+    yaxis: { title: { text: "transactions / s" }, rangemode: "tozero" },
+  });
 }
 
 /** Work per transaction relative to the 7-index level, beside the TPS loss: what grew, by how much. */

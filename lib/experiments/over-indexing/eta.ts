@@ -1,9 +1,10 @@
 /** 03's ETA model; a level with no room in the template (disk.ts) builds the rest of its indexes every round. */
-import fs from "node:fs";
 import path from "node:path";
 import {
   finiteOrNaN,
   grownSeconds,
+  isObject as isRecord,
+  readJson,
   referenceConstant,
   referencesIn,
   storedRuns,
@@ -20,23 +21,13 @@ import { DATA_BYTES_AT_SCALE_1, levelsAbove, loadWalBytes, planTemplates, type T
 import { planRounds } from "./workload/run-trials";
 import { CONSTRAINT_INDEXES, extraIndexesFor, indexesBetween } from "./workload/schema";
 
-const readJson = (file: string): unknown => JSON.parse(fs.readFileSync(file, "utf8"));
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
-
 type Point = { size: number; seconds: number };
 
-/** Every part of a resumed run loads its data again. */
+/** Every part of a resumed run loads its data again; a run stopped before its metadata says nothing of its load. */
 function* storedScales(stored: StoredRuns) {
   for (const { dir, params } of storedRuns(stored)) {
     const size = finiteOrNaN(params.dataScale);
-    if (!(size > 0)) continue;
-    let parts: Record<string, unknown>[] = [];
-    try {
-      parts = partsOf(readJson(path.join(dir, "metadata.json")));
-    } catch {
-      // a run stopped before its metadata says nothing about its load
-    }
-    yield { size, dir, parts };
+    if (size > 0) yield { size, dir, parts: partsOf(readJson(path.join(dir, "metadata.json"))) };
   }
 }
 

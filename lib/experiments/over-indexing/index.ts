@@ -1,13 +1,12 @@
 /** Notebook 03: seed 002's inventory transaction under pgbench as indexes pile up. */
-import { defineExperiment, serverName, type EtaPhase } from "../define";
+import { defineExperiment, serverName } from "../define";
 import { memoryAndWalSettings } from "../../engines/postgres/server-settings";
 import { serverFreeBytes } from "../../targets/disk-need";
 import type { ServerSpec } from "../../targets/types";
 import { withActivity } from "../../workloads/server-activity";
 import { lookPlan } from "../../stats/adaptive";
 import { judge } from "../../stats/claim-engine";
-import { MIN_COVERAGE, repeatsForCoverage } from "../../stats/claims";
-import { runAdaptiveRounds } from "../adaptive-rounds";
+import { runAdaptivePlan } from "../adaptive-rounds";
 import { recordedServerCpus } from "../server-cpus";
 import { pgbenchOnPostgres } from "../servers";
 import { adaptiveStep, CLAIMS, holm, withoutFlagged } from "./claims";
@@ -24,7 +23,13 @@ import {
   walAfterLoad,
   WORKLOAD_DATABASES,
 } from "./workload/databases";
-import { planRounds, runRounds, type OverIndexingTrial, type PlannedRound } from "./workload/run-trials";
+import {
+  planRounds,
+  runRounds,
+  type OverIndexingTrial,
+  type PlannedRound,
+  type RoundsAhead,
+} from "./workload/run-trials";
 
 const SLUG = "03-over-indexing";
 const GIB = 2 ** 30;
@@ -75,9 +80,7 @@ export const experiment = defineExperiment<OverIndexingParams, OverIndexingTrial
   servers: (p) => [serverSpec(p)],
   work: async ({ params: p, session, startedAt, estimateAs }) => {
     const { store, progress, servers, signal, notes, writeMetadata } = session;
-    let roundsSoFar = p.repeats;
-    const retime = (phase?: EtaPhase<OverIndexingParams>) => estimateAs({ ...p, repeats: roundsSoFar }, phase);
-    let plan: PlannedRound[] = planRounds(p.indexLevels, p.repeats);
+    let plan: readonly PlannedRound[] = planRounds(p.indexLevels, p.repeats);
     const { server, runner } = await pgbenchOnPostgres(servers, "03", notes);
     const shape = datasetShape(p.dataScale);
     const setup = (text: string) => progress.update(0, plan.length, text);
@@ -110,13 +113,13 @@ export const experiment = defineExperiment<OverIndexingParams, OverIndexingTrial
     const walNow = await walAfterLoad(server);
     const templates = planTemplates(p, template.databaseBytes, await serverFreeBytes(server), walNow ?? 0);
     // From here the data directory's free space is the run's own doing: the ETA keeps the level made.
-    retime({ model: estimateFor(templates.level, true) });
+    estimateAs(p, { model: estimateFor(templates.level, true) });
     const indexSeconds = await withActivity(
       server,
       (line) => setup(`building ${templates.level} indexes into the template · ${line}`),
       () => buildTemplateIndexes(server, templates.level, p.maintenanceWorkMemMB, signal),
     );
-    retime({ setupDone: true });
+    estimateAs(p, { setupDone: true });
     notes.push(templates.text + (indexSeconds > 0 ? ` (built in ${indexSeconds.toFixed(0)} s)` : ""));
     const cloneBeside = roomForSecondClone(p, templates, template.databaseBytes);
     notes.push(
@@ -134,23 +137,25 @@ export const experiment = defineExperiment<OverIndexingParams, OverIndexingTrial
     // Added rounds join `plan` when they run: a trial's place in the run is found by its key.
     const position = (t: { readonly key: string }) => plan.findIndex((r) => r.key === t.key);
     const at = (t: { readonly key: string }, text: string) => progress.update(position(t), plan.length, text);
-    const needed = repeatsForCoverage(MIN_COVERAGE);
-    const { planned, rounds, stoppedBy, cut } = await runAdaptiveRounds({
+    const ahead: RoundsAhead = {};
+    const adaptive = await runAdaptivePlan({
       planned: p.repeats,
-      needed,
+      max: p.maxRepeats,
       budgetSeconds: p.budgetSeconds,
       startedAt,
       many: "rounds",
       signal,
-      runRound: async (round) => {
-        const part = planRounds(p.indexLevels, round).filter((r) => r.repeat === round);
-        if (round > p.repeats) plan = [...plan, ...part];
-        roundsSoFar = Math.max(roundsSoFar, round);
-        retime();
-        await runRounds({
+      notes,
+      part: (round) => planRounds(p.indexLevels, round).filter((r) => r.repeat === round),
+      onAdded: (round) => estimateAs({ ...p, repeats: round }),
+      runPart: (part, whole) => {
+        plan = whole;
+        return runRounds({
           server,
           runner,
           plan: part,
+          next: plan[position(part[part.length - 1]) + 1],
+          ahead,
           settings: { ...p, script, walInspect: template.walInspect, templateLevel: templates.level, cloneBeside },
           store,
           signal,
@@ -165,28 +170,17 @@ export const experiment = defineExperiment<OverIndexingParams, OverIndexingTrial
         });
       },
       // The first round of each level also built its indexes: later rounds are cheaper, so the pace errs long.
-      stopAfter: (done, pace) => {
+      stopAfter: (r) => {
         const s = summariseFor(store.trials(), p);
-        const { maxRepeats, budgetSeconds } = p;
-        return adaptiveStep(holm(judge(CLAIMS, s), s), {
-          done,
-          planned: p.repeats,
-          maxRepeats,
-          needed,
-          budgetSeconds,
-          ...pace,
-        }).stop;
+        return adaptiveStep(holm(judge(CLAIMS, s), s), r).stop;
       },
     });
-    plan = plan.filter((r) => r.repeat <= rounds);
-    if (cut) notes.push(cut);
-    notes.push(
-      `adaptive design: ${stoppedBy} (planned ${p.repeats} rounds, at most ${p.maxRepeats}, budget ${p.budgetSeconds} s)`,
-    );
-    const adaptive = { plannedRounds: p.repeats, ...(cut ? { plannedRoundsRun: planned } : {}), rounds };
+    plan = adaptive.plan;
+    const { planned, rounds, stoppedBy, cut } = adaptive;
+    const design = { plannedRounds: p.repeats, ...(cut ? { plannedRoundsRun: planned } : {}), rounds };
     writeMetadata({
       ...facts,
-      adaptive: { ...adaptive, maxRounds: p.maxRepeats, budgetSeconds: p.budgetSeconds, stoppedBy },
+      adaptive: { ...design, maxRounds: p.maxRepeats, budgetSeconds: p.budgetSeconds, stoppedBy },
     });
     await dropDatabases(server);
     progress.finish(`${plan.length} rounds`);
@@ -206,6 +200,8 @@ export const experiment = defineExperiment<OverIndexingParams, OverIndexingTrial
   without: (_run, summary) => withoutFlagged(summary),
   csvRows: levelRows,
   toJson: (s) => ({ ...s, rounds: s.rounds.map(({ series: _s, ...rest }) => rest) }),
+  showSetup: showLoadedData,
+  rawTrials: "rounds (pgbench output, per-second series, counters, sizes, pg_stat_statements)",
   disk: diskNeed,
   eta: estimate,
   faults: {
@@ -220,20 +216,6 @@ export const experiment = defineExperiment<OverIndexingParams, OverIndexingTrial
   },
 });
 
-export const { params, run, summarise, claims, save, showClaims, registered } = experiment;
-export type OverIndexingRun = Awaited<ReturnType<typeof run>>;
+export const { params, run, summarise, claims, save, showRun, showClaims, showStopped, registered } = experiment;
 export type { OverIndexingSummary, RoundSummary, LevelSummary } from "./summarise";
-
-export function showRun(r: OverIndexingRun): void {
-  experiment.showRun(r);
-  showLoadedData(r);
-}
-
-export {
-  showLevelTable,
-  showCharts,
-  showSeedComparison,
-  showExplanation,
-  showStatements,
-  showStopped,
-} from "./present";
+export { showLevelTable, showCharts, showSeedComparison, showExplanation, showStatements } from "./present";

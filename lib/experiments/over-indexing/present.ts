@@ -27,10 +27,7 @@ export function showLoadedData(run: Run): void {
   showTable(
     [
       {
-        products: t.rows.products,
-        warehouses: t.rows.warehouses,
-        stock: t.rows.stock,
-        stock_movements: t.rows.stock_movements,
+        ...t.rows,
         "database MiB": mib(t.databaseBytes),
         "load s": r1(Object.values(t.loadSeconds).reduce((a, b) => a + b, 0)),
         "TABLESAMPLE %": Number(t.samplePercent.toPrecision(3)),
@@ -205,10 +202,4 @@ export function showStatements(s: OverIndexingSummary): void {
     }
   }
   showTable(rows, { caption: "pg_stat_statements per statement of the transaction (first round of each level)" });
-}
-
-export function showStopped(run: { readonly directory: string }): void {
-  show().html(
-    `<p>The server was stopped and its data directory or container removed. Raw rounds (pgbench output, per-second series, counters, sizes, pg_stat_statements): <code>${escapeHtml(run.directory)}/trials.jsonl</code>.</p>`,
-  );
 }

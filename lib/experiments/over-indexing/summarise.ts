@@ -55,9 +55,6 @@ export interface OverIndexingSummary {
   readonly looks?: LookPlan;
 }
 
-const sum = (o: Readonly<Record<string, number>> | undefined, prefix: string): number =>
-  Object.entries(o ?? {}).reduce((a, [k, v]) => (k.startsWith(prefix) ? a + v : a), 0);
-
 function tableFigures(t: OverIndexingTrial, table: InventoryTable) {
   const c = t.counters ?? {};
   const before = t.sizesBefore ?? {};
@@ -66,8 +63,8 @@ function tableFigures(t: OverIndexingTrial, table: InventoryTable) {
     indexes: Object.keys(after).filter((k) => k.startsWith(`index.${table}.`)).length,
     tableBytesBefore: before[`table.${table}`] ?? 0,
     tableBytesAfter: after[`table.${table}`] ?? 0,
-    indexBytesBefore: sum(before, `index.${table}.`),
-    indexBytesAfter: sum(after, `index.${table}.`),
+    indexBytesBefore: sumCounters(before, `index.${table}.`),
+    indexBytesAfter: sumCounters(after, `index.${table}.`),
     inserted: c[`table.${table}.n_tup_ins`] ?? 0,
     updated: c[`table.${table}.n_tup_upd`] ?? 0,
     hotUpdated: c[`table.${table}.n_tup_hot_upd`] ?? 0,

@@ -1,24 +1,24 @@
 /** 04's ETA model: runs as long as the params say, or (stallShare > 0) this machine's rebuild ÷ stallShare. */
+import path from "node:path";
 import { median } from "simple-statistics";
-import { finiteOrNaN, MACHINE_PROBES, referenceConstant, referencesIn, storedRuns, type EtaModel } from "../eta";
-import type { Probes, StoredRuns } from "../eta";
+import { finiteOrNaN, MACHINE_PROBES, readJson, referenceConstant, referencesIn, storedRuns } from "../eta";
+import type { EtaModel, Probes, StoredRuns } from "../eta";
 import type { ReindexUnderLoadParams } from "./params";
-import { planRuns, runLengthFor, storedCalibration } from "./workload/run-trials";
+import { planRuns, runLengthFor, type RunLengthCalibration } from "./workload/run-trials";
 
 const REFERENCES = referencesIn(__dirname);
 const REBUILD_CONSTANT = "rebuildSecondsPerScale";
 
+/** Kept beside the trials, so that a resume runs at it; a torn file is none. */
+export const CALIBRATION_FILE = "calibration.json";
+export const storedCalibration = (directory: string) =>
+  readJson(path.join(directory, CALIBRATION_FILE)) as RunLengthCalibration | undefined;
+
 function storedRebuildPerScale(stored: StoredRuns): number | undefined {
-  const rates: number[] = [];
-  for (const { dir, params } of storedRuns(stored)) {
-    try {
-      const calibration = storedCalibration(dir);
-      const scale = finiteOrNaN(params.scale);
-      if (calibration && calibration.seconds > 0 && scale > 0) rates.push(calibration.seconds / scale);
-    } catch {
-      continue; // a torn or foreign file says nothing about this machine's rebuild
-    }
-  }
+  const rates = storedRuns(stored).flatMap(({ dir, params }) => {
+    const [seconds, scale] = [finiteOrNaN(storedCalibration(dir)?.seconds), finiteOrNaN(params.scale)];
+    return seconds > 0 && scale > 0 ? [seconds / scale] : [];
+  });
   return rates.length ? median(rates) : undefined;
 }
 

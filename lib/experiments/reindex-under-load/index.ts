@@ -1,18 +1,24 @@
 /** Notebook 04: seed 003's pgbench load with a REINDEX (plain or CONCURRENTLY) of its primary keys mid-run. */
 import { judgeOne } from "../../stats/claim-engine";
-import { lookPlan, nextRound, type RoundState } from "../../stats/adaptive";
-import { MIN_COVERAGE, repeatsForCoverage, type Verdict } from "../../stats/claims";
+import { lookPlan, nextRound } from "../../stats/adaptive";
+import type { Verdict } from "../../stats/claims";
 import { bytesText, type DiskNeed } from "../../targets/disk-need";
-import { runAdaptiveRounds } from "../adaptive-rounds";
+import { runAdaptivePlan, type RoundsSoFar } from "../adaptive-rounds";
 import { defineExperiment, serverName } from "../define";
 import { pgbenchOnPostgres } from "../servers";
 import { CLAIMS } from "./claims";
-import { estimate } from "./eta";
+import { CALIBRATION_FILE, estimate, storedCalibration } from "./eta";
 import { checkParams, REINDEX_UNDER_LOAD_PROFILES, type ReindexUnderLoadParams } from "./params";
 import { runRows, showSetup } from "./present";
 import { summarise as summariseTrials, withoutFlagged, type ReindexSummary } from "./summarise";
-import { calibrateRunLength, CALIBRATION_FILE, storedCalibration } from "./workload/run-trials";
-import { createTemplate, dropDatabases, planRuns, runPlan, WORKLOAD_DATABASES } from "./workload/run-trials";
+import {
+  calibrateRunLength,
+  createTemplate,
+  dropDatabases,
+  planRuns,
+  runPlan,
+  WORKLOAD_DATABASES,
+} from "./workload/run-trials";
 import type { PlannedRun, ReindexTrial, RunLengthCalibration, TemplateInfo } from "./workload/run-trials";
 
 const SLUG = "04-reindex-under-load";
@@ -29,10 +35,7 @@ const diskNeed = (p: ReindexUnderLoadParams): DiskNeed => ({
 const ADAPTIVE_CLAIM = "1m";
 
 /** The adaptive design's step (stats/adaptive `nextRound`), in sets: stop and why, or a set more while (1m) is open. */
-export function adaptiveStep(
-  verdict: Verdict,
-  r: Omit<RoundState, "undecided" | "decided" | "words">,
-): { readonly stop?: string } {
+export function adaptiveStep(verdict: Verdict, r: RoundsSoFar): { readonly stop?: string } {
   const claim = `claim (${ADAPTIVE_CLAIM})`;
   const undecided = verdict === "inconclusive" ? [claim] : [];
   const words = { one: "set", many: "sets", cap: "maxSets" };
@@ -86,7 +89,7 @@ export const experiment = defineExperiment<ReindexUnderLoadParams, ReindexTrial,
   ],
   work: async ({ params: p, session, startedAt, estimateAs }) => {
     const { store, progress, servers, signal, notes, metadata, writeMetadata } = session;
-    let plan = planRuns(p.sets, p.modes);
+    let plan: readonly PlannedRun[] = planRuns(p.sets, p.modes);
     const { server, runner } = await pgbenchOnPostgres(servers, "04", notes);
     progress.update(0, plan.length, `pgbench -i -s ${p.scale} into a template database…`);
     const template = await createTemplate(server, p.scale, p.initSteps, runner, signal);
@@ -113,56 +116,46 @@ export const experiment = defineExperiment<ReindexUnderLoadParams, ReindexTrial,
     const settings = calibration
       ? { ...p, durationSeconds: calibration.durationSeconds, reindexStartSeconds: calibration.reindexStartSeconds }
       : p;
-    const runPart = (part: readonly PlannedRun[]) =>
-      runPlan({
-        server,
-        runner,
-        plan: part,
-        settings,
-        store,
-        signal,
-        onNote: (n) => notes.push(n),
-        onRun: (done, total, next, last) => {
-          const lastText = last ? `last: ${last.key} ${last.pgbench?.summary.tps.toFixed(0)} tps · ` : "";
-          const nextText = next ? `cloning + restart for ${next.key}…` : "done";
-          progress.update(plan.length - total + done, plan.length, `${lastText}${nextText}`);
-        },
-        onProgress: (planned, point) => {
-          const at = `${point.second.toFixed(0)} / ${settings.durationSeconds} s · ${point.tps.toFixed(0)} tps`;
-          const done = plan.findIndex((x) => x.key === planned.key);
-          progress.update(Math.max(0, done), plan.length, `${planned.key}: ${at}`);
-        },
-      });
-    const needed = repeatsForCoverage(MIN_COVERAGE);
-    const rounds = await runAdaptiveRounds({
+    const adaptive = await runAdaptivePlan({
       planned: p.sets,
-      needed,
+      max: p.maxSets,
       budgetSeconds: p.budgetSeconds,
       startedAt,
       many: "sets",
-      runRound: async (set) => {
-        const part = planRuns(set, p.modes).filter((r) => r.condition.set === set);
-        if (set > p.sets) {
-          plan = [...plan, ...part];
-          estimateAs({ ...p, sets: set });
-        }
-        await runPart(part);
+      notes,
+      part: (set) => planRuns(set, p.modes).filter((r) => r.condition.set === set),
+      onAdded: (set) => estimateAs({ ...p, sets: set }),
+      runPart: (part, whole) => {
+        plan = whole;
+        return runPlan({
+          server,
+          runner,
+          plan: part,
+          settings,
+          store,
+          signal,
+          onNote: (n) => notes.push(n),
+          onRun: (done, total, next, last) => {
+            const lastText = last ? `last: ${last.key} ${last.pgbench?.summary.tps.toFixed(0)} tps · ` : "";
+            const nextText = next ? `cloning + restart for ${next.key}…` : "done";
+            progress.update(plan.length - total + done, plan.length, `${lastText}${nextText}`);
+          },
+          onProgress: (planned, point) => {
+            const at = `${point.second.toFixed(0)} / ${settings.durationSeconds} s · ${point.tps.toFixed(0)} tps`;
+            const done = plan.findIndex((x) => x.key === planned.key);
+            progress.update(Math.max(0, done), plan.length, `${planned.key}: ${at}`);
+          },
+        });
       },
-      stopAfter: (done, pace) => {
+      stopAfter: (r) => {
         const s = summaryOf(store.trials(), p, { calibration }, metadata.host.cpus);
-        const { verdict } = judgeOne(CLAIMS, ADAPTIVE_CLAIM, s, withoutFlagged(s));
-        const r = { done, planned: p.sets, maxRepeats: p.maxSets, needed, budgetSeconds: p.budgetSeconds, ...pace };
-        return adaptiveStep(verdict, r).stop;
+        return adaptiveStep(judgeOne(CLAIMS, ADAPTIVE_CLAIM, s, withoutFlagged(s)).verdict, r).stop;
       },
     });
-    const { planned, rounds: sets, stoppedBy, cut } = rounds;
-    plan = plan.filter((r) => r.condition.set <= sets);
-    if (cut) notes.push(cut);
-    notes.push(
-      `adaptive design: ${stoppedBy} (planned ${p.sets} sets, at most ${p.maxSets}, budget ${p.budgetSeconds} s)`,
-    );
-    const adaptive = { plannedSets: p.sets, ...(cut ? { plannedSetsRun: planned } : {}), sets, maxSets: p.maxSets };
-    writeMetadata({ adaptive: { ...adaptive, budgetSeconds: p.budgetSeconds, stoppedBy } });
+    plan = adaptive.plan;
+    const { planned, rounds: sets, stoppedBy, cut } = adaptive;
+    const design = { plannedSets: p.sets, ...(cut ? { plannedSetsRun: planned } : {}), sets, maxSets: p.maxSets };
+    writeMetadata({ adaptive: { ...design, budgetSeconds: p.budgetSeconds, stoppedBy } });
     await dropDatabases(server);
     progress.finish(`${plan.length} runs`);
     writeMetadata({ notes, template });
@@ -173,6 +166,8 @@ export const experiment = defineExperiment<ReindexUnderLoadParams, ReindexTrial,
   without: (_run, summary) => withoutFlagged(summary),
   csvRows: runRows,
   toJson: (s) => ({ ...s, runs: s.runs.map(({ series: _s, perSample: _p, ...rest }) => rest) }),
+  showSetup,
+  rawTrials: "runs (pgbench output, per-second series, activity samples, counters)",
   disk: diskNeed,
   eta: estimate,
   faults: {
@@ -187,10 +182,6 @@ export const experiment = defineExperiment<ReindexUnderLoadParams, ReindexTrial,
   },
 });
 
-export const { params, run, summarise, claims, save, showClaims, registered } = experiment;
-export function showRun(r: Awaited<ReturnType<typeof run>>): void {
-  experiment.showRun(r);
-  showSetup(r);
-}
+export const { params, run, summarise, claims, save, showRun, showClaims, showStopped, registered } = experiment;
 export type { ReindexSummary } from "./summarise";
-export { showRunTable, showCharts, showSeedComparison, showWaits, showStatements, showStopped } from "./present";
+export { showRunTable, showCharts, showSeedComparison, showWaits, showStatements } from "./present";

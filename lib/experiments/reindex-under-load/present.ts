@@ -1,13 +1,12 @@
 /** What notebook 04 shows, one call per section: tables, and each set's timeline (TPS, the REINDEX, blocked spans, lock
  * waits) with seed 003's sets beside ours. */
-import { escapeHtml, show } from "../../display/output";
-import { groupButtons, plot, type PlotlyFigure, type PlotlyTrace } from "../../display/plotly";
+import { groupedFigure, plot, type PlotlyFigure, type PlotlyTrace } from "../../display/plotly";
 import { showTable, sortedBy, type Row } from "../../display/table";
 import { publishedFigures } from "../../results/reference";
 import { intervalLabel, OUTLIER_RULE, type Interval } from "../../stats/intervals";
 import { stepCoordinates } from "../../workloads/pgbench";
 import { REINDEX_MODES, type ReindexMode, type ReindexUnderLoadParams } from "./params";
-import { modeSummary, type ReindexSummary, type RunSummary } from "./summarise";
+import { modeSummary, runsOf, type ReindexSummary, type RunSummary } from "./summarise";
 import type { RunLengthCalibration, TemplateInfo } from "./workload/run-trials";
 
 type Shape = Record<string, unknown>;
@@ -192,12 +191,6 @@ export function showStatements(s: ReindexSummary): void {
   });
 }
 
-export function showStopped(run: { readonly directory: string }): void {
-  show().html(
-    `<p>The server was stopped and its data directory or container removed. Raw runs (pgbench output, per-second series, activity samples, counters): <code>${escapeHtml(run.directory)}/trials.jsonl</code>.</p>`,
-  );
-}
-
 /** The seed's three sets: TPS and the accounts UPDATE's -r latency, without and with REINDEX. */
 export function seedSets() {
   const figures = publishedFigures("reindex_impact");
@@ -246,7 +239,7 @@ function shapesFor(runs: Runs): Shape[] {
   });
 }
 
-/** One figure for all sets: each set's traces (the first set's visible), its shapes, and buttons that switch sets. */
+/** One figure for all sets: each set's traces and shapes, the first set's shown, buttons that switch sets. */
 function perSetFigure(
   s: ReindexSummary,
   title: string,
@@ -255,23 +248,11 @@ function perSetFigure(
   layout: Shape,
 ): PlotlyFigure {
   const sets = [...new Set(s.runs.map((r) => r.set))].sort((a, b) => a - b);
-  const runsIn = (set: number | undefined) => s.runs.filter((r) => r.set === set);
-  const groups = sets.map((set) => runsIn(set).flatMap(traces));
-  return {
-    data: groups.flatMap((g, i) => g.map((t) => ({ ...t, visible: i === 0 }))),
-    layout: {
-      title: { text: title, x: 0.02, xanchor: "left" },
-      margin: { t: 90, r: 20, b: 50, l: 60 },
-      shapes: shapes(runsIn(sets[0])),
-      updatemenus: groupButtons(
-        sets,
-        groups.flatMap((g, i) => g.map(() => sets[i])),
-        (set) => `set ${set}`,
-        (set) => ({ shapes: shapes(runsIn(set)) }),
-      ),
-      ...layout,
-    },
-  };
+  const groups = sets.map((set) => {
+    const runs = s.runs.filter((r) => r.set === set);
+    return { group: set, traces: runs.flatMap(traces), layout: { shapes: shapes(runs) } };
+  });
+  return groupedFigure(groups, title, (set) => `set ${set}`, layout);
 }
 
 const modeLine = (r: RunSummary, width: number | undefined, more: Record<string, unknown>): PlotlyTrace => ({
@@ -335,7 +316,7 @@ function latencyTimeline(s: ReindexSummary): PlotlyFigure {
 /** One bar per set for each mode of the run. */
 const barsByMode = (s: ReindexSummary, prefix: string, y: (r: RunSummary) => number | null) =>
   [...new Set(s.runs.map((r) => r.mode))].map((mode): PlotlyTrace => {
-    const runs = s.runs.filter((r) => r.mode === mode).sort((a, b) => a.set - b.set);
+    const runs = runsOf(s, mode);
     const x = runs.map((r) => `set ${r.set}`);
     return { type: "bar", name: prefix + MODES[mode].label, x, y: runs.map(y), marker: { color: MODES[mode].color } };
   });
@@ -374,7 +355,7 @@ function updateLatencyBySet(s: ReindexSummary): PlotlyFigure {
       title: { text: "UPDATE pgbench_accounts: average latency per statement (pgbench -r); dotted: the seed" },
       barmode: "group",
       yaxis: { title: { text: "ms" }, rangemode: "tozero" },
-      shapes: lines.map(({ v, c }) => ({
+      shapes: lines.map(({ v, c, label }) => ({
         type: "line",
         xref: "paper",
         x0: 0,
@@ -382,16 +363,7 @@ function updateLatencyBySet(s: ReindexSummary): PlotlyFigure {
         y0: v,
         y1: v,
         line: { color: c, dash: "dot", width: 1.5 },
-      })),
-      annotations: lines.map(({ v, c, label }) => ({
-        xref: "paper",
-        x: 1,
-        y: v,
-        text: `${label} ${v} ms`,
-        showarrow: false,
-        xanchor: "right",
-        yanchor: "bottom",
-        font: { size: 10, color: c },
+        label: { text: `${label} ${v} ms`, textposition: "end", yanchor: "bottom", font: { size: 10, color: c } },
       })),
     },
   };
@@ -401,7 +373,7 @@ function updateLatencyBySet(s: ReindexSummary): PlotlyFigure {
 function waitShares(s: ReindexSummary): PlotlyFigure {
   const modes = [...new Set(s.runs.map((r) => r.mode))];
   const avg = modes.map((mode) => {
-    const runs = s.runs.filter((r) => r.mode === mode);
+    const runs = runsOf(s, mode);
     const acc: Record<string, number> = {};
     for (const r of runs) for (const [k, v] of Object.entries(r.waitShares)) acc[k] = (acc[k] ?? 0) + v / runs.length;
     return acc;

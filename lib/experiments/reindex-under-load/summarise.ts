@@ -1,43 +1,18 @@
 /** Notebook 04's figures per run, per mode (medians over sets) and per set (ratios, with an exact interval). */
 import type { LookPlan } from "../../stats/adaptive";
-import { sameStatePairs, speedSpread, type SpeedProbe, type SpeedSpread } from "../../stats/speed";
+import { sameStatePairs, speedSpread, type SpeedSpread } from "../../stats/speed";
 import { medianOf, quotient } from "../../stats/claim-statistics";
 import type { Without } from "../../stats/claim-engine";
-import { pgbenchFigures, statementLatency, type PgbenchFigures, type SeriesPoint } from "../../workloads/pgbench";
-import type { StatementLatency } from "../../workloads/pgbench";
+import { pgbenchFigures, statementLatency, type SeriesPoint } from "../../workloads/pgbench";
 import type { ReindexMode } from "./params";
 import { outlierFlags, type Interval } from "../../stats/intervals";
 import { groupBy, spread, type Spread } from "../../stats/summary";
 import { sumCounters } from "../../stats/counters";
-import type { LockTimeline } from "./workload/activity";
 import type { ReindexTrial } from "./workload/run-trials";
 
 type Maybe<K extends string, V = number> = { readonly [k in K]?: V };
-type Timeline = Omit<LockTimeline, "samples" | "intervalMs" | "locks">;
-
-/** updateAdded/UnblockedMs: within the run, what its lock waits add to the average accounts UPDATE, and the rest. */
-export type RunSummary = PgbenchFigures &
-  Timeline &
-  Maybe<"position" | "maxMs" | "updateAccountsMs" | "updateAccountsServerMs" | "updateAddedMs" | "updateUnblockedMs"> &
-  Maybe<"reindexSeconds" | "accountsReindexSeconds" | "reindexStartS" | "reindexEndS" | "accountsLockWaitSeconds"> &
-  Maybe<"tpsDuringReindex" | "tpsOutsideReindex" | "lostShare" | "tpsVsBaseline" | "walBytesPerTransaction"> &
-  Maybe<"accountsHotShare"> & {
-    readonly key: string;
-    readonly set: number;
-    readonly mode: ReindexMode;
-    readonly checkpoints: number;
-    readonly autovacuumRuns: number;
-    /** outlier: TPS far from its mode's other runs (OUTLIER_RULE); flags: outlier, checkpoint, autovacuum. */
-    readonly outlier: boolean;
-    readonly flags: readonly string[];
-    readonly reindexOutlastedLoad: boolean;
-    readonly topLock?: string;
-    readonly series: readonly SeriesPoint[];
-    readonly statements: readonly StatementLatency[];
-    /** The zero of the timeline. */
-    readonly startMs: number;
-    readonly speed?: SpeedProbe;
-  };
+/** Per run; per transaction = the delta over the run ÷ its transactions. */
+export type RunSummary = ReturnType<typeof summariseRun>;
 type Runs = readonly RunSummary[];
 export type Value = (r: RunSummary) => number | undefined;
 
@@ -82,7 +57,7 @@ export function windowStats(series: readonly SeriesPoint[], t0: number, runS: nu
 
 type CompleteTrial = ReindexTrial & Required<Pick<ReindexTrial, "pgbench" | "timeline">>;
 
-function summariseRun(t: CompleteTrial, baselineTps: number | undefined, durationSeconds: number): RunSummary {
+function summariseRun(t: CompleteTrial, baselineTps: number | undefined, durationSeconds: number) {
   const { pgbench: b, reindex: r } = t;
   const { samples: _n, intervalMs: _i, locks, ...timeline } = t.timeline;
   const c = t.counters ?? {};
@@ -106,12 +81,14 @@ function summariseRun(t: CompleteTrial, baselineTps: number | undefined, duratio
     position: t.position,
     checkpoints: (c["checkpointer.timed"] ?? 0) + (c["checkpointer.requested"] ?? 0),
     autovacuumRuns: sumOf(".autovacuum_count") + sumOf(".autoanalyze_count"),
-    outlier: false,
-    flags: [],
+    /** outlier: TPS far from its mode's other runs (OUTLIER_RULE); flags: outlier, checkpoint, autovacuum. */
+    outlier: false as boolean,
+    flags: [] as readonly string[],
     ...pgbenchFigures(b),
     maxMs: b.latency?.maxMs,
     updateAccountsMs: updateMs,
     accountsLockWaitSeconds,
+    // Within the run: what its lock waits add to the average accounts UPDATE, and the rest.
     updateAddedMs,
     updateUnblockedMs: updateMs !== undefined && updateAddedMs !== undefined ? updateMs - updateAddedMs : undefined,
     updateAccountsServerMs: t.updateAccountsServer?.meanMs,
@@ -121,7 +98,7 @@ function summariseRun(t: CompleteTrial, baselineTps: number | undefined, duratio
     reindexEndS: r ? (r.endMs - t0) / 1000 : undefined,
     reindexOutlastedLoad: r ? r.endMs > b.finishedAtMs : false,
     ...timeline,
-    topLock: Object.keys(locks)[0],
+    topLock: Object.keys(locks)[0] as string | undefined,
     tpsDuringReindex: w?.during,
     tpsOutsideReindex: w?.outside,
     lostShare: w?.lostShare,
@@ -130,6 +107,7 @@ function summariseRun(t: CompleteTrial, baselineTps: number | undefined, duratio
     accountsHotShare: upd ? (c["table.pgbench_accounts.n_tup_hot_upd"] ?? 0) / upd : undefined,
     series: b.series,
     statements: b.summary.statements,
+    /** The zero of the timeline. */
     startMs: t0,
     ...(t.speed ? { speed: t.speed } : {}),
   };

@@ -4,7 +4,7 @@ import { finiteOrNaN, type EtaModel, referencesIn } from "../eta";
 import { durationText } from "../../stats/format";
 import type { YourIndexesParams } from "./params";
 import { planRounds } from "./workload/run-trials";
-import { indexSets, planVariants, writtenIndexNames, type Design } from "./workload/variants";
+import { candidateNames, planDesign, writtenIndexNames, type Design } from "./workload/variants";
 
 /** `existing`'s names, or for "all" and "unused" the schema file's CREATE INDEX statements but unique ones. */
 export function indexesToDrop(p: Pick<YourIndexesParams, "existing" | "schema">): string[] {
@@ -20,11 +20,8 @@ const REFERENCES = referencesIn(__dirname);
 
 const timedSeconds = (p: YourIndexesParams): number => p.durationSeconds + p.reads.length * p.readSeconds;
 
-function plannedIds(p: YourIndexesParams, design: Design, drops = indexesToDrop(p)): string[] {
-  const names = p.candidates.map((c, i) => writtenIndexNames(c)[0] ?? `candidate ${i + 1}`);
-  const sets = indexSets(p.groups, drops, names, design);
-  return planVariants(drops, p.candidates, names, sets, design).variants.map((v) => v.id);
-}
+const plannedIds = (p: YourIndexesParams, design: Design, drops = indexesToDrop(p)): string[] =>
+  planDesign(p, drops, candidateNames(p.candidates), design).variants.map((v) => v.id);
 
 export type DesignChoice = { readonly design: Design; readonly why: string };
 

@@ -7,7 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { LIMIT_PARAMS } from "../target-params";
 import { writtenIndexNames } from "./workload/variants";
-import { redactText } from "../../targets/uri";
+import { redactText, redactUri } from "../../targets/uri";
 import type { ProfileName } from "../../params/profiles";
 import { custom, declareParams, integer, number, oneOf, stringList, type ParamsOf } from "../../params/declare";
 import { clientsAndThreads, ParameterError, repeatsWithCap } from "../../params/validate";
@@ -107,49 +107,39 @@ function resolveInputFile(name: string, value: unknown): string {
   return file;
 }
 
-function uriHasPassword(uri: string): boolean {
-  try {
-    const u = new URL(uri);
-    return u.password !== "" || u.searchParams.has("password");
-  } catch {
-    return /:\/\/[^/@]*:[^/@]*@|[?&]password=/.test(uri);
-  }
-}
-
 function sourceUri(name: string, value: unknown): string {
   const uri = typeof value === "string" ? value.trim() : undefined;
   if (uri === undefined) throw new ParameterError(`${name} must be a URI or "", got ${JSON.stringify(value)}`);
   if (uri && !/^postgres(ql)?:\/\//.test(uri))
     throw new ParameterError(`${name} must be a postgresql:// URI, got ${redactText(uri)}`);
   // The parameters are kept in the run's params.json (a resume reads them back): a password goes where libpq looks.
-  if (uri && uriHasPassword(uri))
+  // Whatever redactUri hides is a secret: a password in the user-info or a password parameter.
+  if (uri && redactUri(uri) !== uri)
     throw new ParameterError(
       `${name} carries a password (${redactText(uri)}), which the lab would keep in the run's params.json: give the URI without it and the password in PGPASSWORD or ~/.pgpass (libpq's password file), where the lab reads it`,
     );
   return uri;
 }
 
-function workloadScripts(name: string, value: unknown): readonly string[] {
-  if (!Array.isArray(value) || value.length === 0)
-    throw new ParameterError(`${name} must be a non-empty list of "file@weight", got ${JSON.stringify(value)}`);
-  return value.map((w: unknown, i) => {
-    if (typeof w !== "string") throw new ParameterError(`${name}[${i}] must be "file" or "file@weight"`);
-    const m = /^(.*)@(\d+)$/.exec(w);
-    if (m && Number(m[2]) < 1)
-      throw new ParameterError(`${name}[${i}]: the weight must be a positive integer, got ${m[2]}`);
-    return `${resolveInputFile(`${name}[${i}]`, m ? m[1] : w)}@${m ? Number(m[2]) : 1}`;
-  });
-}
-
-function readScripts(name: string, value: unknown): readonly string[] {
-  return stringList(name, value).map((r, i) => {
-    if (/@\d+$/.test(r) && !fs.existsSync(r))
-      throw new ParameterError(
-        `${name}[${i}]: a read script runs alone, so it takes no @weight; got ${JSON.stringify(r)}`,
-      );
-    return resolveInputFile(`${name}[${i}]`, r);
-  });
-}
+/** pgbench script files: "file@weight" where `weighted` (workload); a read script runs alone, so takes no weight. */
+const scriptFiles =
+  (weighted: boolean) =>
+  (name: string, value: unknown): readonly string[] => {
+    const list = stringList(name, value);
+    if (weighted && list.length === 0)
+      throw new ParameterError(`${name} must be a non-empty list of "file@weight", got ${JSON.stringify(value)}`);
+    return list.map((entry, i) => {
+      const m = /^(.*)@(\d+)$/.exec(entry);
+      if (m && !weighted && !fs.existsSync(entry))
+        throw new ParameterError(
+          `${name}[${i}]: a read script runs alone, so it takes no @weight; got ${JSON.stringify(entry)}`,
+        );
+      if (m && weighted && Number(m[2]) < 1)
+        throw new ParameterError(`${name}[${i}]: the weight must be a positive integer, got ${m[2]}`);
+      const file = resolveInputFile(`${name}[${i}]`, m && weighted ? m[1] : entry);
+      return weighted ? `${file}@${m ? Number(m[2]) : 1}` : file;
+    });
+  };
 
 function createIndexStatements(name: string, value: unknown): readonly string[] {
   return stringList(name, value).map((c, i) => {
@@ -208,13 +198,17 @@ export const YourIndexesParams = declareParams({
     sourceUri,
   ),
   sampleRows: integer("Rows copied per table from `sampleFrom`."),
-  workload: custom("string[]", 'pgbench scripts, each "file" or "file@weight" as pgbench takes them.', workloadScripts),
+  workload: custom(
+    "string[]",
+    'pgbench scripts, each "file" or "file@weight" as pgbench takes them.',
+    scriptFiles(true),
+  ),
   reads: custom(
     "string[]",
     'pgbench scripts that only read ("file"), each timed alone after every write run, on the same clone, in a ' +
       "read-only session (a script that writes is refused before the rounds): what each judged index's absence " +
       "does to its latency. [] for none.",
-    readScripts,
+    scriptFiles(false),
   ),
   readSeconds: integer("Seconds each read script runs after a write run."),
   clients: integer("pgbench clients (-c)."),

@@ -13,19 +13,19 @@ import { runTrials } from "../../workloads/trials";
 import { listTables } from "./workload/catalog";
 import { buildVariants, createTemplate, dropAllDatabases, fillFromFile, withDatabase } from "./workload/databases";
 import { workloadDatabases, type BuiltVariant, type LoadedTemplate } from "./workload/databases";
-import { checkReads, checkWorkload, planRounds, trialRunner, type PlannedTrial } from "./workload/run-trials";
-import type { ReadCheck, WorkloadCheck, YourIndexesTrial } from "./workload/run-trials";
+import { checkScripts, planRounds, trialRunner, type PlannedTrial } from "./workload/run-trials";
+import type { ScriptsCheck, YourIndexesTrial } from "./workload/run-trials";
 import { readSourceStats, sampleFromSource, unusedIndexes, UnusedIndexesError } from "./workload/sample";
 import type { SourceInfo } from "./workload/sample";
 import { readWorkload, updateStatements, type UpdateStatement, type WorkloadScript } from "./workload/scripts";
-import { checkGroups, existingToJudge, indexSets, planVariants, writtenIndexNames } from "./workload/variants";
-import type { Design, Judged, Variant } from "./workload/variants";
+import { candidateNames, checkGroups, existingToJudge, planDesign } from "./workload/variants";
+import type { Judged, Variant } from "./workload/variants";
 import { runAdaptiveRounds } from "../adaptive-rounds";
 import type { RunOf, Work } from "../define";
 import { pgbenchOnPostgres } from "../servers";
 import { chooseDesign, type DesignChoice } from "./eta";
 import { judgeIndex } from "./claims";
-import { summarise, type YourIndexesSummary } from "./summarise";
+import { summarise, type SummaryContext, type YourIndexesSummary } from "./summarise";
 
 export type VariantInfo = BuiltVariant & Pick<Variant, "label">;
 
@@ -36,9 +36,9 @@ export interface RunSetup {
   readonly judged: readonly Judged[];
   readonly scripts: readonly WorkloadScript[];
   readonly updates: readonly UpdateStatement[];
-  readonly workloadCheck: WorkloadCheck;
+  readonly workloadCheck: ScriptsCheck;
   readonly reads: readonly WorkloadScript[];
-  readonly readCheck?: ReadCheck;
+  readonly readCheck?: ScriptsCheck;
   readonly source?: SourceInfo;
   readonly design?: DesignChoice;
 }
@@ -75,24 +75,8 @@ export const serverSpec = (p: YourIndexesParams): ServerSpec => ({
 
 export const summariseRun = (
   trials: readonly YourIndexesTrial[],
-  run: Pick<YourIndexesRun, "judged" | "variants" | "updates" | "source" | "params" | "reads">,
-): YourIndexesSummary => ({
-  ...summarise(
-    trials,
-    {
-      judged: run.judged,
-      indexes: new Map(run.variants.map((v) => [v.id, v.indexes])),
-      updates: run.updates,
-      ...(run.source ? { sourceUsage: run.source.indexes } : {}),
-      ...(run.source?.statsReset ? { statsReset: run.source.statsReset } : {}),
-      equivalenceMargin: run.params.equivalenceMargin,
-      readScripts: run.reads.map((r) => r.name),
-    },
-    run.params.durationSeconds,
-    run.params.clients,
-  ),
-  looks: lookPlan(run.params.repeats, run.params.maxRepeats),
-});
+  run: SummaryContext & Pick<YourIndexesRun, "params">,
+): YourIndexesSummary => ({ ...summarise(trials, run), looks: lookPlan(run.params.repeats, run.params.maxRepeats) });
 
 /** Under the sets design, whether each set's cost makes its members worth judging one at a time. */
 function setFollowUps(s: YourIndexesSummary, p: YourIndexesParams): string[] {
@@ -136,7 +120,7 @@ export async function runRounds({
   const { server, runner } = await pgbenchOnPostgres(servers, "06", notes);
   // 1. The schema, the names to judge (checked against it before any data), the data.
   let drops: string[] = [];
-  const candidateNames = p.candidates.map((c, i) => writtenIndexNames(c)[0] ?? `candidate ${i + 1}`);
+  const names = candidateNames(p.candidates);
   let source: SourceInfo | undefined;
   let step = "";
   const template = await withActivity(
@@ -147,7 +131,7 @@ export async function runRounds({
         afterSchema: (indexes) => {
           const named = p.existing === "unused" ? unusedInSchema(unused?.names ?? [], indexes, notes) : p.existing;
           drops = existingToJudge(named, indexes);
-          checkGroups(p.groups, indexes, candidateNames);
+          checkGroups(p.groups, indexes, names);
         },
         fill: p.sampleFrom
           ? async (srv, database, sig) => {
@@ -164,15 +148,12 @@ export async function runRounds({
   );
   // 2. The design, then the variants, each built once (a candidate the server refuses stops the run here).
   const design = chooseDesign(p, drops);
-  const planFor = (names: readonly string[], d: Design = design.design) =>
-    planVariants(drops, p.candidates, names, indexSets(p.groups, drops, names, d), d);
   notes.push(`design: ${design.why}`);
-  let plan = planFor(candidateNames);
+  let plan = planDesign(p, drops, names, design.design);
   progress.update(0, 1, `building ${plan.variants.length} variants…`);
   const built = await buildVariants(server, plan.variants, p.candidates, p.maintenanceWorkMemMB, signal);
-  plan = planFor(
-    p.candidates.map((_, i) => built.find((b) => b.id === `add:${i + 1}`)?.created[0] ?? candidateNames[i]),
-  );
+  const created = names.map((n, i) => built.find((b) => b.id === `add:${i + 1}`)?.created[0] ?? n);
+  plan = planDesign(p, drops, created, design.design);
   const variants: VariantInfo[] = plan.variants.map((v) => {
     const b = built.find((x) => x.id === v.id);
     if (!b) throw new Error(`variant ${v.id} was not built`);
@@ -181,10 +162,10 @@ export async function runRounds({
   // 3. The workload writes something; each read script only reads; or the run stops here.
   progress.update(0, 1, "checking the workload (each script for 1 s)…");
   const defines = { scale: p.scale };
-  const workloadCheck = await checkWorkload(server, runner, variants[0].database, { scripts, defines }, signal);
+  const workloadCheck = await checkScripts(server, runner, variants[0].database, { scripts, defines }, { signal });
   if (reads.length) progress.update(0, 1, "checking the read scripts (each for 1 s, read-only)…");
   const readCheck = reads.length
-    ? await checkReads(server, runner, variants[0].database, { scripts: reads, defines }, signal)
+    ? await checkScripts(server, runner, variants[0].database, { scripts: reads, defines }, { reading: true, signal })
     : undefined;
   const written = workloadCheck.writtenTables;
   const never = template.tables.filter((t) => !written.includes(t));
@@ -225,12 +206,14 @@ export async function runRounds({
     server,
     runner,
     databases: new Map(variants.map((v) => [v.id, v.database])),
-    settings: { ...p, scripts, defines, walInspect: template.walInspect, reads },
+    ...p,
+    scripts,
+    defines,
+    walInspect: template.walInspect,
+    reads,
     signal,
     onNote: (text) => notes.push(text),
-    onPhase: (planned, phase) => at(planned, `${phase}…`),
-    onProgress: (planned, point) =>
-      at(planned, `${point.second.toFixed(0)} / ${p.durationSeconds} s · ${point.tps.toFixed(0)} tps`),
+    onStatus: at,
   });
   const runPart = (part: readonly PlannedTrial[]) =>
     runTrials(part, runOne, {
@@ -247,9 +230,10 @@ export async function runRounds({
     });
   const summariseSoFar = () => summariseRun(store.trials(), { ...setup, params: p });
   // The planned rounds within the budget, then one more while an index is inconclusive and the budget allows.
+  const needed = repeatsForCoverage(MIN_COVERAGE);
   const { rounds, stoppedBy, cut } = await runAdaptiveRounds({
     planned: p.repeats,
-    needed: repeatsForCoverage(MIN_COVERAGE),
+    needed,
     budgetSeconds: p.budgetSeconds,
     startedAt,
     many: "rounds",
@@ -266,14 +250,13 @@ export async function runRounds({
       const s = summariseSoFar();
       const verdicts = s.indexes.map((ix) => [ix.name, judgeIndex(s, ix).judgement] as const);
       const step = nextRound({
+        ...pace,
         planned: p.repeats,
         maxRepeats: p.maxRepeats,
         budgetSeconds: p.budgetSeconds,
-        needed: repeatsForCoverage(MIN_COVERAGE),
+        needed,
         words: { one: "round", many: "rounds", cap: "maxRepeats" },
         done,
-        elapsedSeconds: pace.elapsedSeconds,
-        secondsPerRound: pace.secondsPerRound,
         undecided: verdicts.filter(([, v]) => v === "inconclusive").map(([name]) => name),
         decided: verdicts.map(([name, v]) => `${name}: ${v}`).join(", "),
       });

@@ -2,39 +2,36 @@
 import { quantile } from "simple-statistics";
 import type { LookPlan } from "../../stats/adaptive";
 import { medianInterval, outlierFlags, type Interval } from "../../stats/intervals";
-import { groupBy, spread } from "../../stats/summary";
+import { groupBy, medianOfFinite, spread } from "../../stats/summary";
 import { pgbenchFigures, type PgbenchRunResult } from "../../workloads/pgbench";
 import type { IndexInfo } from "./workload/catalog";
 import type { UpdateStatement } from "./workload/scripts";
 import type { SourceIndexUsage } from "./workload/sample";
-import type { ReadRun, YourIndexesTrial } from "./workload/run-trials";
+import { NO_WRITES, tableWrites, type ReadRun, type TableWrites, type YourIndexesTrial } from "./workload/run-trials";
 import type { Judged } from "./workload/variants";
 import { decide } from "./decision";
 
-/** Rows a run wrote to a table, by pg_stat_user_tables' n_tup_ins, n_tup_upd, n_tup_del, n_tup_hot_upd. */
-const WRITES = ["inserted", "updated", "deleted", "hotUpdated"] as const;
-const COUNTERS = ["n_tup_ins", "n_tup_upd", "n_tup_del", "n_tup_hot_upd"];
-type TableWrites = Readonly<Record<(typeof WRITES)[number], number>>;
-const NO_WRITES: TableWrites = { inserted: 0, updated: 0, deleted: 0, hotUpdated: 0 };
 const addWrites = (a: TableWrites, b = NO_WRITES) =>
-  Object.fromEntries(WRITES.map((k) => [k, a[k] + b[k]])) as TableWrites;
+  Object.fromEntries(Object.entries(a).map(([k, v]) => [k, v + b[k as keyof TableWrites]])) as TableWrites;
+/** Rows written per table, summed over `runs`. */
+const writesOver = (runs: readonly { readonly tables: Readonly<Record<string, TableWrites>> }[]) =>
+  runs.reduce<Record<string, TableWrites>>((a, r) => {
+    for (const [t, w] of Object.entries(r.tables)) a[t] = addWrites(w, a[t]);
+    return a;
+  }, {});
 
+/** What the summary reads of a run: the judged items, each variant's indexes, the UPDATEs, the source, the reads. */
 export interface SummaryContext {
   readonly judged: readonly Judged[];
-  readonly indexes: ReadonlyMap<string, readonly IndexInfo[]>;
+  readonly variants: readonly { readonly id: string; readonly indexes: readonly IndexInfo[] }[];
   readonly updates: readonly UpdateStatement[];
-  readonly sourceUsage?: readonly SourceIndexUsage[];
-  readonly statsReset?: string;
-  readonly equivalenceMargin: number;
-  readonly readScripts?: readonly string[];
+  readonly source?: { readonly indexes: readonly SourceIndexUsage[]; readonly statsReset?: string };
+  readonly reads?: readonly { readonly name: string }[];
+  readonly params: Readonly<Record<"equivalenceMargin" | "durationSeconds" | "clients", number>>;
 }
 
 export type WriteAmplification = Partial<Record<"walBytesPerTx" | "btreeInsertsPerTx" | "hotShareLost", Interval>>;
 
-const med = (values: readonly (number | undefined)[]): number | undefined => {
-  const v = values.filter((x): x is number => x !== undefined && Number.isFinite(x));
-  return v.length ? spread(v).median : undefined;
-};
 const both = (x: number | undefined, y: number | undefined, f: (x: number, y: number) => number | undefined) =>
   x !== undefined && y !== undefined ? f(x, y) : undefined;
 
@@ -52,12 +49,6 @@ function runSummary(t: YourIndexesTrial & { readonly pgbench: PgbenchRunResult }
   const c = t.counters ?? {};
   const n = t.pgbench.summary.transactions;
   const per = (x: number | undefined) => (x === undefined || !n ? undefined : x / n);
-  const tables: Record<string, TableWrites> = {};
-  for (const [key, value] of Object.entries(c)) {
-    const m = /^table\.(.+)\.(n_tup_ins|n_tup_upd|n_tup_del|n_tup_hot_upd)$/.exec(key);
-    if (m && value !== undefined)
-      tables[m[1]] = { ...(tables[m[1]] ?? NO_WRITES), [WRITES[COUNTERS.indexOf(m[2])]]: value };
-  }
   // Another database wrote during the window: its WAL figures are the server's, not this run's.
   const wal = t.walShared?.length ? undefined : t.walRecords;
   const walCount = (kinds: readonly string[]) => wal && kinds.reduce((a, k) => a + (wal[`Btree/${k}`]?.count ?? 0), 0);
@@ -76,7 +67,7 @@ function runSummary(t: YourIndexesTrial & { readonly pgbench: PgbenchRunResult }
     walBytesPerTx: t.walShared?.length ? undefined : per(c["wal.bytes"]),
     btreeInsertsPerTx: per(walCount(["INSERT_LEAF", "INSERT_POST", "SPLIT_L", "SPLIT_R"])),
     btreeSplitsPerTx: per(walCount(["SPLIT_L", "SPLIT_R"])),
-    tables,
+    tables: tableWrites(c),
     checkpoints,
     autovacuumRuns,
     disturbed: checkpoints > 0 || autovacuumRuns > 0,
@@ -91,11 +82,9 @@ function paired(
   runs: readonly RunSummary[],
   j: Pick<Judged, "withVariant" | "withoutVariant">,
   f: (withRun: RunSummary, withoutRun: RunSummary) => number | undefined,
-  keep: (r: RunSummary) => boolean = () => true,
 ): number[] {
-  const of = (variant: string) => runs.filter((r) => r.variant === variant && keep(r));
-  const w = of(j.withVariant);
-  const wo = of(j.withoutVariant);
+  const w = runs.filter((r) => r.variant === j.withVariant);
+  const wo = runs.filter((r) => r.variant === j.withoutVariant);
   const anchorIsWith = w.length <= wo.length;
   const [anchors, others] = anchorIsWith ? [w, wo] : [wo, w];
   return anchors.flatMap((a) => {
@@ -110,19 +99,14 @@ function paired(
   });
 }
 
-function pairedInterval(...args: [...Parameters<typeof paired>, string]): Interval | undefined {
-  const [runs, j, f, keep, of] = args;
-  const v = paired(runs, j, f, keep);
+const pairedInterval = (of: string, ...args: Parameters<typeof paired>): Interval | undefined => {
+  const v = paired(...args);
   return v.length ? medianInterval(v, of) : undefined;
-}
+};
 
-const cost = (runs: readonly RunSummary[], j: Judged, keep?: (r: RunSummary) => boolean) =>
-  pairedInterval(
-    runs,
-    j,
-    (a, b) => (b.tps > 0 ? 1 - a.tps / b.tps : undefined),
-    keep,
-    `write-throughput cost of ${j.name}: 1 − TPS with ÷ TPS without, paired per round`,
+const cost = (runs: readonly RunSummary[], j: Judged) =>
+  pairedInterval(`write-throughput cost of ${j.name}: 1 − TPS with ÷ TPS without, paired per round`, runs, j, (a, b) =>
+    b.tps > 0 ? 1 - a.tps / b.tps : undefined,
   );
 
 const hotShareOf = (r: RunSummary, table: string) => {
@@ -136,7 +120,7 @@ export function amplification(
   table: string | undefined,
 ): WriteAmplification {
   const diff = (pick: (r: RunSummary) => number | undefined, of: string) =>
-    pairedInterval(runs, j, (a, b) => both(pick(a), pick(b), (x, y) => x - y), undefined, of);
+    pairedInterval(of, runs, j, (a, b) => both(pick(a), pick(b), (x, y) => x - y));
   return {
     walBytesPerTx: diff((r) => r.walBytesPerTx, `WAL bytes per transaction added by ${j.name}`),
     btreeInsertsPerTx: diff((r) => r.btreeInsertsPerTx, `B-tree leaf inserts per transaction added by ${j.name}`),
@@ -185,14 +169,17 @@ function indexSummary(
   runs: readonly RunSummary[],
   variants: readonly VariantSummary[],
   ctx: SummaryContext,
+  readScripts: readonly string[],
 ) {
-  const withNames = new Set((ctx.indexes.get(j.withoutVariant) ?? []).map((i) => i.name));
+  const indexesOf = (id: string) => ctx.variants.find((v) => v.id === id)?.indexes ?? [];
+  const withNames = new Set(indexesOf(j.withoutVariant).map((i) => i.name));
   // The indexes the with-variant has and the other lacks, as it holds them.
-  const added = (ctx.indexes.get(j.withVariant) ?? []).filter((i) => !withNames.has(i.name));
+  const added = indexesOf(j.withVariant).filter((i) => !withNames.has(i.name));
   const withRuns = runs.filter((r) => r.variant === j.withVariant);
   // Any set (a group, all candidates, all existing) is judged on its most-updated table, the one whose
   // updates its indexes can make non-HOT; its first member's table may be one the workload never updates.
-  const updatedIn = (t: string) => withRuns.reduce((a, r) => a + (r.tables[t]?.updated ?? 0), 0);
+  const written = writesOver(withRuns);
+  const updatedIn = (t: string) => written[t]?.updated ?? 0;
   const tables = [...new Set(added.map((i) => i.table))];
   const mostUpdated = [...tables].sort((a, b) => updatedIn(b) - updatedIn(a))[0];
   const info = added.find((i) => i.name === j.name) ?? added.find((i) => i.table === mostUpdated);
@@ -204,21 +191,23 @@ function indexSummary(
     return hit.length ? [{ statement: u, columns: [...new Set(hit)] }] : [];
   });
   const ratio = (pick: (r: RunSummary) => number | undefined) =>
-    med(paired(runs, j, (a, b) => both(pick(a), pick(b), (x, y) => (y > 0 ? x / y - 1 : undefined))));
-  const reads = (ctx.readScripts ?? []).map((script) => {
+    medianOfFinite(paired(runs, j, (a, b) => both(pick(a), pick(b), (x, y) => (y > 0 ? x / y - 1 : undefined))));
+  const reads = readScripts.map((script) => {
     const lat = (r: RunSummary) => r.reads?.[script]?.latencyMs;
-    const ratios = paired(runs, j, (a, b) => both(lat(a), lat(b), (w, wo) => (w > 0 ? wo / w : undefined)));
     const readRuns = withRuns.flatMap((r) => (r.reads?.[script] ? [r.reads[script]] : []));
     const scans = readRuns.reduce(
       (a, f) => a + added.reduce((b, i) => b + (f.indexScans[`${i.table}.${i.name}`] ?? 0), 0),
       0,
     );
-    const side = (variant: string) => med(runs.filter((r) => r.variant === variant).map(lat));
+    const side = (variant: string) => medianOfFinite(runs.filter((r) => r.variant === variant).map(lat));
     return {
       script,
-      slowdown: ratios.length
-        ? medianInterval(ratios, `${script} without ${j.name}: latency without ÷ latency with, paired per round`)
-        : undefined,
+      slowdown: pairedInterval(
+        `${script} without ${j.name}: latency without ÷ latency with, paired per round`,
+        runs,
+        j,
+        (a, b) => both(lat(a), lat(b), (w, wo) => (w > 0 ? wo / w : undefined)),
+      ),
       latencyMs: { with: side(j.withVariant), without: side(j.withoutVariant) },
       scansPerRun: readRuns.length ? scans / readRuns.length : 0,
       runsWith: readRuns.length,
@@ -239,7 +228,7 @@ function indexSummary(
     withoutVariant: j.withoutVariant,
     pairs: paired(runs, j, () => 1).length,
     cost: costNow,
-    costWithoutFlagged: cost(runs, j, clean),
+    costWithoutFlagged: cost(runs.filter(clean), j),
     p50Change: ratio((r) => r.p50Ms),
     p99Change: ratio((r) => r.p99Ms),
     walBytesPerTx: sides("walBytesPerTx"),
@@ -247,15 +236,15 @@ function indexSummary(
     btreeSplitsPerTx: sides("btreeSplitsPerTx"),
     hotShare: { with: table ? vw?.hotShare[table] : undefined, without: table ? vo?.hotShare[table] : undefined },
     amplification: amplification(runs, j, table),
-    tableWrites: table ? withRuns.reduce((a, r) => addWrites(a, r.tables[table]), NO_WRITES) : undefined,
+    tableWrites: table ? (written[table] ?? NO_WRITES) : undefined,
     hotStatements,
     bytes: added.length ? added.reduce((a, i) => a + i.bytes, 0) : undefined,
-    ...(ctx.sourceUsage
-      ? { source: ctx.sourceUsage.find((u) => u.index === j.name && (!table || u.table === table)) }
+    ...(ctx.source
+      ? { source: ctx.source.indexes.find((u) => u.index === j.name && (!table || u.table === table)) }
       : {}),
     indexNames: added.map((i) => i.name),
     reads,
-    decision: decide({ cost: costNow, reads, adds: j.withVariant !== "baseline" }, ctx.readScripts ?? []),
+    decision: decide({ cost: costNow, reads, adds: j.withVariant !== "baseline" }, readScripts),
   };
 }
 export type IndexSummary = ReturnType<typeof indexSummary>;
@@ -267,12 +256,8 @@ export type VariantSummary = {
   readonly hotShare: Readonly<Record<string, number>>;
 } & Partial<Record<(typeof MEDIANS)[number], number>>;
 
-export function summarise(
-  trials: readonly YourIndexesTrial[],
-  ctx: SummaryContext,
-  durationSeconds: number,
-  clients: number,
-) {
+export function summarise(trials: readonly YourIndexesTrial[], ctx: SummaryContext) {
+  const readScripts = (ctx.reads ?? []).map((r) => r.name);
   const plain = trials.flatMap((t) =>
     t.status === "ok" && t.pgbench ? [runSummary({ ...t, pgbench: t.pgbench })] : [],
   );
@@ -283,31 +268,27 @@ export function summarise(
   });
   runs.sort((a, b) => a.repeat - b.repeat || (a.position ?? 0) - (b.position ?? 0));
   const variants: VariantSummary[] = [...groupBy(runs, (r) => r.variant).values()].map((g) => {
-    const all = g.reduce<Record<string, TableWrites>>((a, r) => {
-      for (const [t, w] of Object.entries(r.tables)) a[t] = addWrites(w, a[t]);
-      return a;
-    }, {});
     return {
       id: g[0].variant,
       runs: g.length,
-      ...Object.fromEntries(MEDIANS.map((k) => [k, med(g.map((r) => r[k]))])),
+      ...Object.fromEntries(MEDIANS.map((k) => [k, medianOfFinite(g.map((r) => r[k]))])),
       hotShare: Object.fromEntries(
-        Object.entries(all).flatMap(([t, w]) => (w.updated > 0 ? [[t, w.hotUpdated / w.updated]] : [])),
+        Object.entries(writesOver(g)).flatMap(([t, w]) => (w.updated > 0 ? [[t, w.hotUpdated / w.updated]] : [])),
       ),
     };
   });
   const floor = noiseFloor(runs);
   return {
-    durationSeconds,
-    clients,
-    equivalenceMargin: ctx.equivalenceMargin,
+    durationSeconds: ctx.params.durationSeconds,
+    clients: ctx.params.clients,
+    equivalenceMargin: ctx.params.equivalenceMargin,
     ...(floor ? { noiseFloor: floor } : {}),
     runs,
     variants,
-    indexes: ctx.judged.map((j) => indexSummary(j, runs, variants, ctx)),
+    indexes: ctx.judged.map((j) => indexSummary(j, runs, variants, ctx, readScripts)),
     failed: trials.filter((t) => t.status === "failed").map((t) => ({ key: t.key, error: t.error ?? "" })),
-    ...(ctx.statsReset ? { statsReset: ctx.statsReset } : {}),
-    readScripts: ctx.readScripts ?? [],
+    ...(ctx.source?.statsReset ? { statsReset: ctx.source.statsReset } : {}),
+    readScripts,
     failedReads: trials.flatMap((t) =>
       t.status === "ok"
         ? (t.reads ?? []).flatMap((r) => (r.error ? [{ key: t.key, script: r.script, error: r.error }] : []))

@@ -2,12 +2,11 @@
  * The loaded database is built once as a template; each round gets a FILE_COPY clone of it, then
  * its level's indexes: the same rows on the same pages, as the seed got by restoring a dump.
  */
-import { databasePrefix } from "../../../targets/run-names";
 import type { StartedServer } from "../../../targets/types";
-import { cancellable, withClient as withConnection } from "../../../engines/postgres/connect";
-import { cloneDatabase, dropDatabases as dropAll, recreateDatabase } from "../../../engines/postgres/template-database";
+import { cancellable } from "../../../engines/postgres/connect";
 import type { Client } from "pg";
-import { enableWalInspect } from "./observations";
+import { templateClones, withAdmin } from "../../../workloads/fresh-copies";
+import { enableWalInspect } from "../../../engines/postgres/wal-records";
 import { loadStatements, samplePercent, type DatasetShape } from "./dataset";
 import {
   ADD_FOREIGN_KEYS_SQL,
@@ -21,31 +20,17 @@ import {
   indexesBetween,
   indexName,
   SCHEMA_SQL,
+  TABLES,
   type ExtraIndex,
 } from "./schema";
 
-export function withClient<T>(server: StartedServer, database: string, fn: (client: Client) => Promise<T>): Promise<T> {
-  return withConnection(server.connection, fn, { database, applicationName: "dblab-admin" });
-}
-
-/** The loaded data's template on this server (under the run's prefix on a shared one). */
-export const templateDatabase = (server: StartedServer): string => `${databasePrefix(server)}_inventory_template`;
-/** Two: a round's clone may be made while the round before still reads its counters (run-trials.ts). */
-export const runDatabase = (server: StartedServer, slot: RunSlot = 0): string =>
-  `${databasePrefix(server)}_inventory_run${slot ? "_b" : ""}`;
+/** Two run databases: a round's clone may be made while the round before still reads its counters (run-trials.ts). */
+const DATABASES = templateClones("inventory_template", ["inventory_run", "inventory_run_b"]);
 export type RunSlot = 0 | 1;
+export const { template: templateDatabase, databases: WORKLOAD_DATABASES, dropAll: dropDatabases } = DATABASES;
+export const runDatabase = (server: StartedServer, slot: RunSlot = 0): string => DATABASES.run(server, slot);
 
-export interface TemplateInfo {
-  readonly shape: DatasetShape;
-  readonly loadSeconds: Readonly<Record<string, number>>;
-  readonly rows: Readonly<Record<string, number>>;
-  readonly databaseBytes: number;
-  readonly stockPages: number;
-  readonly samplePercent: number;
-  readonly constraintIndexes: number;
-  readonly walInspect: boolean;
-  readonly walInspectError?: string;
-}
+export type TemplateInfo = Awaited<ReturnType<typeof createTemplate>>;
 
 export async function createTemplate(
   server: StartedServer,
@@ -53,11 +38,9 @@ export async function createTemplate(
   seed: number,
   onStep?: (label: string) => void,
   signal?: AbortSignal,
-): Promise<TemplateInfo> {
-  // A clone of an earlier load would carry its data: gone with it.
-  await dropAll(server.connection, [runDatabase(server, 0), runDatabase(server, 1)]);
-  await recreateDatabase(server.connection, templateDatabase(server));
-  return withClient(server, templateDatabase(server), async (c) => {
+) {
+  await DATABASES.recreate(server);
+  return withAdmin(server, templateDatabase(server), async (c) => {
     await c.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
     // In the template, so every clone has it: each round's B-tree inserts are then counted from its WAL.
     const walInspectError = await enableWalInspect(c);
@@ -83,8 +66,7 @@ export async function createTemplate(
       throw new Error(`the template has ${keys.rows[0].n} validated foreign keys, expected ${FOREIGN_KEYS.length}`);
     }
     const counts = await c.query<{ t: string; n: string }>(
-      `SELECT 'products' AS t, count(*)::text AS n FROM products UNION ALL SELECT 'warehouses', count(*)::text FROM warehouses
-       UNION ALL SELECT 'stock', count(*)::text FROM stock UNION ALL SELECT 'stock_movements', count(*)::text FROM stock_movements`,
+      TABLES.map((t) => `SELECT '${t}' AS t, count(*)::text AS n FROM ${t}`).join(" UNION ALL "),
     );
     const info = await c.query<{ db: string; pages: number }>(
       "SELECT pg_database_size(current_database())::text AS db, (pg_relation_size('stock') / current_setting('block_size')::int)::int AS pages",
@@ -108,18 +90,7 @@ export async function createTemplate(
   });
 }
 
-export interface PreparedRound {
-  readonly cloneSeconds: number;
-  readonly templateLevel: number;
-  /** Those of its level above the template's (0 at or below it). */
-  readonly indexSeconds: number;
-  readonly dropSeconds: number;
-  /** The clean CHECKPOINT after the clone, drops and builds, and the index count. */
-  readonly checkpointSeconds: number;
-  readonly indexCount: number;
-}
-
-export const WORKLOAD_DATABASES: readonly string[] = ["inventory_run", "inventory_run_b", "inventory_template"];
+export type PreparedRound = Awaited<ReturnType<typeof prepareRound>>;
 
 async function buildIndexes(c: Client, indexes: readonly ExtraIndex[], maintenanceWorkMemMB: number): Promise<number> {
   const began = Date.now();
@@ -137,7 +108,7 @@ export async function buildTemplateIndexes(
 ): Promise<number> {
   const indexes = extraIndexesFor(level);
   if (!indexes.length) return 0;
-  return withClient(server, templateDatabase(server), async (c) => {
+  return withAdmin(server, templateDatabase(server), async (c) => {
     const seconds = await cancellable(server.connection, c, signal, () =>
       buildIndexes(c, indexes, maintenanceWorkMemMB),
     );
@@ -156,10 +127,10 @@ export async function prepareRound(
   level: number,
   maintenanceWorkMemMB: number,
   templateLevel: number,
-  database = runDatabase(server),
-): Promise<PreparedRound> {
-  const cloneSeconds = await cloneDatabase(server.connection, templateDatabase(server), database);
-  const prepared = await withClient(server, database, async (c) => {
+  slot: RunSlot = 0,
+) {
+  const cloneSeconds = await DATABASES.clone(server, slot);
+  const prepared = await withAdmin(server, runDatabase(server, slot), async (c) => {
     const began = Date.now();
     const lacking = level < templateLevel ? indexesBetween(level, templateLevel) : [];
     if (lacking.length) await c.query(`DROP INDEX ${lacking.map(indexName).join(", ")}`);
@@ -170,6 +141,7 @@ export async function prepareRound(
     await c.query("CHECKPOINT");
     const indexCount = (await c.query<{ n: number }>(COUNT_INDEXES_SQL)).rows[0].n;
     const checkpointSeconds = (Date.now() - checked) / 1000;
+    // indexSeconds: those of its level above the template's (0 at or below it); checkpointSeconds: with the count.
     return { cloneSeconds, templateLevel, indexSeconds: built, dropSeconds: dropped, checkpointSeconds, indexCount };
   });
   if (prepared.indexCount !== level)
@@ -179,7 +151,7 @@ export async function prepareRound(
 
 /** Undefined where pg_ls_waldir is not allowed (a role without pg_monitor). */
 export async function walAfterLoad(server: StartedServer): Promise<number | undefined> {
-  return withClient(server, templateDatabase(server), async (c) => {
+  return withAdmin(server, templateDatabase(server), async (c) => {
     await c.query("CHECKPOINT");
     try {
       const r = await c.query<{ bytes: string }>("SELECT coalesce(sum(size), 0)::text AS bytes FROM pg_ls_waldir()");
@@ -188,11 +160,4 @@ export async function walAfterLoad(server: StartedServer): Promise<number | unde
       return undefined; // not readable here: the plan counts the WAL as if none were on disk yet
     }
   });
-}
-
-export async function dropDatabases(server: StartedServer): Promise<void> {
-  await dropAll(
-    server.connection,
-    WORKLOAD_DATABASES.map((suffix) => `${databasePrefix(server)}_${suffix}`),
-  );
 }

@@ -1,9 +1,6 @@
 import type { Client } from "pg";
 import type { PgTableCounterKey } from "../../../engines/postgres/table-counters";
 
-export { relationSizes, tableCounters as roundCounters } from "../../../engines/postgres/table-counters";
-export { enableWalInspect, type WalRecordStats } from "../../../engines/postgres/wal-records";
-
 export type OverIndexingCounterKey = PgTableCounterKey;
 
 export interface StatementStats {

@@ -7,14 +7,10 @@ import type { TrialRecord } from "../../../results/run-store";
 import { pgbenchOutcome, waitForPgbenchGone, type PgbenchRunResult } from "../../../workloads/pgbench";
 import { runTrialPgbench, type PgbenchLoad } from "../../../workloads/pgbench-trial";
 import { runTrials, type PgbenchPlanOptions, type PlannedTrial } from "../../../workloads/trials";
-import { prepareRound, runDatabase, withClient, type PreparedRound, type RunSlot } from "./databases";
-import {
-  relationSizes,
-  roundCounters,
-  statementStats,
-  type OverIndexingCounterKey,
-  type StatementStats,
-} from "./observations";
+import { restartServer, withAdmin } from "../../../workloads/fresh-copies";
+import { prepareRound, runDatabase, type PreparedRound, type RunSlot } from "./databases";
+import { relationSizes, tableCounters } from "../../../engines/postgres/table-counters";
+import { statementStats, type OverIndexingCounterKey, type StatementStats } from "./observations";
 
 export interface OverIndexingCondition {
   readonly level: number;
@@ -70,29 +66,34 @@ export interface RunRoundsOptions extends PgbenchPlanOptions<OverIndexingConditi
   readonly onRound?: (next: PlannedRound | undefined, last: OverIndexingTrial | undefined) => void;
   /** What a round is doing now, as a line for the progress bar. */
   readonly onStatus?: (planned: PlannedRound, text: string) => void;
+  /** The round after the plan's last where it is planned: it too is made ahead (the plan is a part of the run). */
+  readonly next?: PlannedRound;
+  /** Carries the database made ahead from one call to the next. */
+  readonly ahead?: RoundsAhead;
 }
 
-/** A round's database, cloned and at its level; made by the round before when `ahead`. */
+/** A round's database, cloned and at its level; made by the round before when there is room. */
 interface Prepared {
   readonly key: string;
   readonly slot: RunSlot;
   readonly prepared: PreparedRound;
 }
+export type RoundsAhead = { made?: Prepared };
 
 export async function runRounds(o: RunRoundsOptions): Promise<OverIndexingTrial[]> {
   // The next round is the next one not on disk (a resumed run skips those).
   const finished = o.store.finishedKeys();
-  const todo = o.plan.filter((p) => !finished.has(p.key));
-  let ahead: Prepared | undefined;
+  const todo = [...o.plan, ...(o.next ? [o.next] : [])].filter((p) => !finished.has(p.key));
+  const ahead = o.ahead ?? {};
   return runTrials(
     o.plan,
     async (planned) => {
-      const mine = ahead?.key === planned.key ? ahead : undefined;
-      ahead = undefined;
+      const mine = ahead.made?.key === planned.key ? ahead.made : undefined;
+      ahead.made = undefined;
       const i = todo.findIndex((p) => p.key === planned.key);
       const next = o.settings.cloneBeside && i >= 0 ? todo[i + 1] : undefined;
       const { trial, made } = await runRound(o, planned, mine, next);
-      ahead = made;
+      ahead.made = made;
       return trial;
     },
     {
@@ -100,7 +101,7 @@ export async function runRounds(o: RunRoundsOptions): Promise<OverIndexingTrial[
       signal: o.signal,
       watch: (planned) => ({ engine: "postgresql", what: `round ${planned.key}` }),
       afterFailure: async () => {
-        ahead = undefined;
+        ahead.made = undefined;
       },
       // The caller places a round in the whole run by its key.
       onProgress: ({ last, next }) => o.onRound?.(next, last),
@@ -147,7 +148,7 @@ async function runRound(
   const own = mine ?? {
     key: planned.key,
     slot: 0 as const,
-    prepared: await prepareRound(server, level, s.maintenanceWorkMemMB, s.templateLevel, runDatabase(server, 0)),
+    prepared: await prepareRound(server, level, s.maintenanceWorkMemMB, s.templateLevel),
   };
   const { prepared } = own;
   const database = runDatabase(server, own.slot);
@@ -156,29 +157,16 @@ async function runRound(
   let making: Promise<Prepared | undefined> | undefined;
   const makeNext = (n: PlannedRound): Promise<Prepared | undefined> => {
     const slot: RunSlot = own.slot ? 0 : 1;
-    const made = prepareRound(
-      server,
-      n.condition.level,
-      s.maintenanceWorkMemMB,
-      s.templateLevel,
-      runDatabase(server, slot),
-    );
+    const made = prepareRound(server, n.condition.level, s.maintenanceWorkMemMB, s.templateLevel, slot);
     // A clone that failed here is made again by its round, which then reports why.
     return made.then((p) => ({ key: n.key, slot, prepared: p })).catch(() => undefined);
   };
-  let restarted = false;
   onPhase("restarting the server");
-  let began = Date.now();
-  try {
-    await server.restart();
-    restarted = true;
-  } catch (error) {
-    // Said once per reason: on an external server every round fails the same way.
-    o.onNote?.(`rounds ran without the restart before them: ${error instanceof Error ? error.message : String(error)}`);
-  }
-  const restartSeconds = since(began);
+  const { restartSeconds, failed } = await restartServer(server);
+  // Said once per reason: on an external server every round fails the same way.
+  if (failed) o.onNote?.(`rounds ran without the restart before them: ${failed}`);
   onPhase("write-path speed probe");
-  began = Date.now();
+  const began = Date.now();
   const speed = await probeSpeed(server.connection);
   const speedSeconds = since(began);
   // Window phases: opened (autovacuum, CHECKPOINT, WAL held, counters) until pgbench starts; closed from its end.
@@ -193,7 +181,7 @@ async function runRound(
     before: async (c) => {
       // The seed reset the statistics before each round: a round's statements are its own (deltas do the rest).
       await c.query("SELECT pg_stat_statements_reset()");
-      return { counters: await roundCounters(c), sizes: await relationSizes(c) };
+      return { counters: await tableCounters(c), sizes: await relationSizes(c) };
     },
     run: async () => {
       marks.run = Date.now();
@@ -209,7 +197,7 @@ async function runRound(
           ),
       });
       marks.gone = Date.now();
-      await withClient(server, database, waitForPgbenchGone);
+      await withAdmin(server, database, waitForPgbenchGone);
       marks.ran = Date.now();
       return pgbench;
     },
@@ -217,7 +205,7 @@ async function runRound(
     // overlaps only the WAL count, whose range ends at the round's end LSN.
     after: async (c) => {
       const read = {
-        counters: await roundCounters(c),
+        counters: await tableCounters(c),
         sizes: await relationSizes(c),
         statements: await statementStats(c),
       };
@@ -238,7 +226,7 @@ async function runRound(
     finishedAt: new Date().toISOString(),
     pgbench,
     prepared,
-    restarted,
+    restarted: !failed,
     sizesBefore: window.before.sizes,
     sizesAfter: window.after.sizes,
     statements: window.after.statements,

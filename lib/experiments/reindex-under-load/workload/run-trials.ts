@@ -3,12 +3,7 @@
  * FILE_COPY clone: the seed's `pgbench -i` before every run in seconds instead of a minute), a restart, then the load
  * with (or without) a REINDEX from another session, while a sampler records who waits on what.
  */
-import fs from "node:fs";
-import path from "node:path";
 import { Client } from "pg";
-import { withClient } from "../../../engines/postgres/connect";
-import { cloneDatabase, dropDatabases as dropAll, recreateDatabase } from "../../../engines/postgres/template-database";
-import { databasePrefix } from "../../../targets/run-names";
 import { waitForAutovacuumIdle } from "../../../engines/postgres/autovacuum";
 import { serverCounters, type PgServerCounterKey } from "../../../engines/postgres/server-counters";
 import { probeSpeed } from "../../../engines/postgres/speed-probe";
@@ -22,17 +17,16 @@ import type { PgbenchRunResult, ProgressPoint } from "../../../workloads/pgbench
 import { runTrials, type OrderedTrial, type PgbenchPlanOptions } from "../../../workloads/trials";
 import { ignored } from "../../../runtime/debug";
 import { handleErrors } from "../../../runtime/error-events";
+import { restartServer, templateClones, withAdmin } from "../../../workloads/fresh-copies";
 import type { ReindexMode, ReindexUnderLoadParams } from "../params";
 import { ActivitySampler, lockTimeline, type ActivitySample, type LockTimeline, type Span } from "./activity";
 
-const templateDatabase = (server: StartedServer): string => `${databasePrefix(server)}_pgbench_template`;
-export const runDatabase = (server: StartedServer): string => `${databasePrefix(server)}_pgbench_run`;
+const DATABASES = templateClones("pgbench_template", ["pgbench_run"]);
+export const WORKLOAD_DATABASES = DATABASES.databases;
+export const dropDatabases = DATABASES.dropAll;
 
 /** The three primary keys the seed reindexed, in the order it named the tables. */
 export const PGBENCH_PRIMARY_KEYS = ["pgbench_accounts_pkey", "pgbench_branches_pkey", "pgbench_tellers_pkey"] as const;
-
-const withAdmin = <T>(server: StartedServer, database: string, fn: (client: Client) => Promise<T>): Promise<T> =>
-  withClient(server.connection, fn, { database, applicationName: "dblab-admin" });
 
 export type TemplateInfo = Awaited<ReturnType<typeof createTemplate>>;
 
@@ -44,10 +38,10 @@ export async function createTemplate(
   runner: PgbenchRunner,
   signal?: AbortSignal,
 ) {
-  await dropAll(server.connection, [runDatabase(server)]);
-  await recreateDatabase(server.connection, templateDatabase(server));
-  const init = await initPgbench(server, { scale, steps, database: templateDatabase(server), signal }, runner);
-  return withAdmin(server, templateDatabase(server), async (c) => {
+  await DATABASES.recreate(server);
+  const template = DATABASES.template(server);
+  const init = await initPgbench(server, { scale, steps, database: template, signal }, runner);
+  return withAdmin(server, template, async (c) => {
     // In the template, so every clone has it; a server without the library loaded simply lacks it.
     const statements = await c
       .query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
@@ -70,31 +64,25 @@ export async function createTemplate(
   });
 }
 
-/** From a clean checkpoint, as after the seed's init and restart. */
-export const cloneRunDatabase = (server: StartedServer): Promise<number> =>
-  cloneDatabase(server.connection, templateDatabase(server), runDatabase(server), { checkpoint: true });
-
-export const WORKLOAD_DATABASES: readonly string[] = ["pgbench_run", "pgbench_template"];
-
-export const dropDatabases = (server: StartedServer): Promise<void> =>
-  dropAll(server.connection, [runDatabase(server), templateDatabase(server)]);
-
 /** The series' bucket, ms: fine enough for the lost share of a window of a second or two. */
 const WINDOW_BUCKET_MS = 100;
 
 export type ReindexCondition = { readonly set: number; readonly mode: ReindexMode };
 export type PlannedRun = OrderedTrial<ReindexCondition>;
 
-export type ReindexTrial = TrialRecord<ReindexCondition, ReindexCounterKey> & {
-  readonly pgbench?: PgbenchRunResult;
-  readonly reindex?: ReindexTiming;
-  readonly timeline?: LockTimeline;
-  readonly samples?: readonly ActivitySample[];
-  readonly cloneSeconds?: number;
-  readonly restarted?: boolean;
-  readonly autovacuumWait?: { readonly idle: boolean; readonly waitedMs: number };
-  readonly updateAccountsServer?: { readonly calls: number; readonly meanMs: number };
-};
+/** Seconds of a run outside pgbench's load, by phase (the run's time account sums them). */
+type Phase = "clone" | "restart" | "speed" | "open" | "close";
+
+export type ReindexTrial = TrialRecord<ReindexCondition, ReindexCounterKey> &
+  Partial<Record<`${Phase}Seconds`, number>> & {
+    readonly pgbench?: PgbenchRunResult;
+    readonly reindex?: ReindexTiming;
+    readonly timeline?: LockTimeline;
+    readonly samples?: readonly ActivitySample[];
+    readonly restarted?: boolean;
+    readonly autovacuumWait?: { readonly idle: boolean; readonly waitedMs: number };
+    readonly updateAccountsServer?: { readonly calls: number; readonly meanMs: number };
+  };
 
 /** Each set starts one mode further on, so that TPS drifting from run to run does not fall on one mode. */
 export const planRuns = (sets: number, modes: readonly ReindexMode[]): PlannedRun[] =>
@@ -196,17 +184,37 @@ export interface RunPlanOptions extends PgbenchPlanOptions<ReindexCondition, Pla
   readonly onProgress?: (planned: PlannedRun, point: ProgressPoint) => void;
 }
 
+/**
+ * A fresh copy from a clean checkpoint, as after the seed's init and restart: the clone checkpoints, the server
+ * restarts where asked (a server that cannot is noted), then the speed probe where asked (04 (2)'s between-run figure
+ * needs the speed state right before the run); without a restart's shutdown checkpoint, a CHECKPOINT after the probe.
+ */
+async function freshCopy(
+  o: Pick<RunPlanOptions, "server" | "onNote">,
+  restart: boolean,
+  before: string,
+  probe = false,
+) {
+  const { server } = o;
+  const cloneSeconds = await DATABASES.clone(server, 0, true);
+  const restartTry = restart ? await restartServer(server) : undefined;
+  if (restartTry?.failed) o.onNote?.(`no restart before ${before}: ${restartTry.failed}`);
+  const restarted = restartTry !== undefined && !restartTry.failed;
+  const probed = Date.now();
+  const speed = probe ? await probeSpeed(server.connection) : undefined;
+  const speedSeconds = (Date.now() - probed) / 1000;
+  if (!restarted) await withAdmin(server, DATABASES.run(server), (admin) => admin.query("CHECKPOINT"));
+  return { cloneSeconds, restarted, restartSeconds: restartTry?.restartSeconds ?? 0, speed, speedSeconds };
+}
+
 async function runTrial(o: RunPlanOptions, planned: PlannedRun): Promise<ReindexTrial> {
   const { server, settings: s } = o;
   const startedAt = new Date().toISOString();
-  const cloneSeconds = await cloneRunDatabase(server);
-  const restarted = await restartIfAsked(server, s.restartBetweenRuns, planned.key, o.onNote);
-  // 04 (2)'s between-run figure needs the speed state right before this run.
-  const speed = server.engine === "postgresql" ? await probeSpeed(server.connection) : undefined;
-  const connection = { ...server.connection, database: runDatabase(server) };
-  return withAdmin(server, runDatabase(server), async (admin) => {
-    // The restart's shutdown checkpoint leaves no dirty buffers behind; without one, checkpoint here.
-    if (!restarted) await admin.query("CHECKPOINT");
+  const { speed, ...fresh } = await freshCopy(o, s.restartBetweenRuns, planned.key, true);
+  const database = DATABASES.run(server);
+  const connection = { ...server.connection, database };
+  const opened = Date.now();
+  return withAdmin(server, database, async (admin) => {
     // A worker started on branches/tellers by the previous run must not run on into this one.
     const autovacuumWait = await waitForAutovacuumIdle(admin);
     // Cleared right before the load, so its figures are this run's alone.
@@ -218,7 +226,7 @@ async function runTrial(o: RunPlanOptions, planned: PlannedRun): Promise<Reindex
     const sampler = await ActivitySampler.start(connection, s.sampleIntervalMs);
     let reindexRun: Promise<ReindexTiming> | undefined;
     let timer: NodeJS.Timeout | undefined;
-    const pgbench = await runTrialPgbench(o, runDatabase(server), {
+    const pgbench = await runTrialPgbench(o, database, {
       builtin: "tpcb-like",
       bucketMs: WINDOW_BUCKET_MS,
       onProgress: (p) => o.onProgress?.(planned, p),
@@ -258,8 +266,10 @@ async function runTrial(o: RunPlanOptions, planned: PlannedRun): Promise<Reindex
       reindex,
       timeline: lockTimeline(samples, "pgbench", reindex?.pid),
       samples,
-      cloneSeconds,
-      restarted,
+      ...fresh,
+      // The rest of the run's wall: from the probe to pgbench's start, and from its end (a REINDEX outlasting it).
+      openSeconds: (pgbench.startedAtMs - opened) / 1000,
+      closeSeconds: (Date.now() - pgbench.finishedAtMs) / 1000,
       autovacuumWait,
       ...(updateAccountsServer ? { updateAccountsServer } : {}),
       ...(speed ? { speed } : {}),
@@ -275,18 +285,6 @@ export const runPlan = (o: RunPlanOptions): Promise<ReindexTrial[]> =>
     onProgress: ({ done, total, skipped, last, next }) => o.onRun?.(done - skipped, total - skipped, next, last),
   });
 
-/** The seed restarted between runs; a server that cannot restart is noted and the run goes on. */
-async function restartIfAsked(server: StartedServer, restart: boolean, before: string, onNote?: (n: string) => void) {
-  if (!restart) return false;
-  try {
-    await server.restart();
-    return true;
-  } catch (error) {
-    onNote?.(`no restart before ${before}: ${error instanceof Error ? error.message : String(error)}`);
-    return false;
-  }
-}
-
 /**
  * Under a plain REINDEX pgbench's clients stand blocked, so a run's rebuild has the machine to
  * itself as here: the calibration gives the stall a run will see, before the runs, and so the run length.
@@ -297,10 +295,8 @@ export async function calibrateRunLength(
   hooks: Pick<RunPlanOptions, "onNote"> = {},
 ) {
   const at = new Date().toISOString();
-  const cloneSeconds = await cloneRunDatabase(server);
-  const restarted = await restartIfAsked(server, s.restartBetweenRuns, "the calibration", hooks.onNote);
-  if (!restarted) await withAdmin(server, runDatabase(server), (admin) => admin.query("CHECKPOINT"));
-  const session = await ReindexSession.open({ ...server.connection, database: runDatabase(server) });
+  const { cloneSeconds, restarted } = await freshCopy({ server, ...hooks }, s.restartBetweenRuns, "the calibration");
+  const session = await ReindexSession.open({ ...server.connection, database: DATABASES.run(server) });
   try {
     const timing = await session.run(PGBENCH_PRIMARY_KEYS, false);
     if (timing.error) throw new Error(`calibration rebuild failed: ${timing.error}`);
@@ -330,10 +326,3 @@ export function runLengthFor(
 
 /** Kept beside the trials, so that a resume runs at it. */
 export type RunLengthCalibration = Awaited<ReturnType<typeof calibrateRunLength>>;
-
-export const CALIBRATION_FILE = "calibration.json";
-
-export function storedCalibration(directory: string): RunLengthCalibration | undefined {
-  const file = path.join(directory, CALIBRATION_FILE);
-  return fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, "utf8")) as RunLengthCalibration) : undefined;
-}

@@ -15,42 +15,27 @@ export interface IndexInfo {
 }
 
 export async function listIndexes(client: Client): Promise<IndexInfo[]> {
-  const { rows } = await client.query<{
-    name: string;
-    table: string;
-    columns: string[] | null;
-    definition: string;
-    backs: string | null;
-    unique: boolean;
-    bytes: string;
-  }>(`
-    SELECT i.relname AS name, t.relname AS table, pg_get_indexdef(x.indexrelid) AS definition,
-      x.indisunique AS unique, pg_relation_size(x.indexrelid)::text AS bytes,
-      coalesce((SELECT string_agg(CASE c.contype WHEN 'p' THEN 'the primary key ' WHEN 'u' THEN 'the unique constraint '
+  // JSON's nulls are stripped: an index that backs nothing has no `backs`.
+  const { rows } = await client.query<{ info: IndexInfo }>(`
+    SELECT json_strip_nulls(json_build_object('name', i.relname, 'table', t.relname,
+      'columns', coalesce((SELECT array_agg(DISTINCT a.attname::text ORDER BY a.attname::text) FROM pg_attribute a
+        WHERE a.attrelid = x.indrelid AND a.attnum > 0 AND (a.attnum = ANY (x.indkey) OR a.attnum IN (
+          SELECT d.refobjsubid FROM pg_depend d
+          WHERE d.classid = 'pg_class'::regclass AND d.objid = x.indexrelid
+            AND d.refclassid = 'pg_class'::regclass AND d.refobjid = x.indrelid))), '{}'),
+      'definition', pg_get_indexdef(x.indexrelid), 'constraint', b.backs IS NOT NULL, 'backs', b.backs,
+      'unique', x.indisunique, 'bytes', pg_relation_size(x.indexrelid))) AS info
+    FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid
+      JOIN pg_namespace n ON n.oid = t.relnamespace,
+      LATERAL (SELECT coalesce((SELECT string_agg(CASE c.contype WHEN 'p' THEN 'the primary key ' WHEN 'u' THEN 'the unique constraint '
           WHEN 'x' THEN 'the exclusion constraint ' ELSE 'the foreign key ' END || c.conname ||
           CASE WHEN c.contype = 'f' THEN ' of ' || c.conrelid::regclass::text || ' (its checks look rows up through it)' ELSE '' END,
           '; ' ORDER BY c.contype DESC, c.conname)
         FROM pg_constraint c WHERE c.conindid = x.indexrelid AND c.contype IN ('p', 'u', 'x', 'f')),
-        CASE WHEN x.indisunique THEN 'a uniqueness rule (a unique index)' END) AS backs,
-      (SELECT array_agg(DISTINCT a.attname::text ORDER BY a.attname::text) FROM pg_attribute a
-        WHERE a.attrelid = x.indrelid AND a.attnum > 0 AND (a.attnum = ANY (x.indkey) OR a.attnum IN (
-          SELECT d.refobjsubid FROM pg_depend d
-          WHERE d.classid = 'pg_class'::regclass AND d.objid = x.indexrelid
-            AND d.refclassid = 'pg_class'::regclass AND d.refobjid = x.indrelid))) AS columns
-    FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid
-      JOIN pg_namespace n ON n.oid = t.relnamespace
+        CASE WHEN x.indisunique THEN 'a uniqueness rule (a unique index)' END) AS backs) b
     WHERE n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg_toast%'
     ORDER BY t.relname, i.relname`);
-  return rows.map((r) => ({
-    name: r.name,
-    table: r.table,
-    columns: r.columns ?? [],
-    definition: r.definition,
-    constraint: r.backs !== null,
-    ...(r.backs !== null ? { backs: r.backs } : {}),
-    unique: r.unique,
-    bytes: Number(r.bytes),
-  }));
+  return rows.map((r) => r.info);
 }
 
 export async function listTables(client: Client): Promise<string[]> {

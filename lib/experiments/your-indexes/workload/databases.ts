@@ -8,13 +8,20 @@ import { databasePrefix, likePrefix } from "../../../targets/run-names";
 import type { StartedServer } from "../../../targets/types";
 import { listIndexes, listTables, type IndexInfo } from "./catalog";
 import { runSqlFile } from "./sql-files";
+import { timed } from "../../../workloads/timed";
 import type { Variant } from "./variants";
 
 // Under the run's prefix (run-names.ts), so two runs on one external server never share a database.
-export const templateDatabase = (server: StartedServer): string => `${databasePrefix(server)}_yi_template`;
-export const runDatabase = (server: StartedServer): string => `${databasePrefix(server)}_yi_run`;
-export const MAX_VARIANTS = 200;
-export const variantDatabase = (server: StartedServer, i: number): string => `${databasePrefix(server)}_yi_v${i}`;
+const named = (server: StartedServer, suffix: string): string => `${databasePrefix(server)}_${suffix}`;
+export const templateDatabase = (server: StartedServer): string => named(server, "yi_template");
+export const runDatabase = (server: StartedServer): string => named(server, "yi_run");
+const MAX_VARIANTS = 200;
+/** Every database a run with this many variants makes, as suffixes of the server's prefix. */
+const suffixes = (variants: number) => [
+  "yi_run",
+  "yi_template",
+  ...Array.from({ length: variants }, (_, i) => `yi_v${i}`),
+];
 
 export const withDatabase = <T>(
   server: StartedServer,
@@ -52,19 +59,17 @@ export async function createTemplate(
   const template = templateDatabase(server);
   await recreateDatabase(server.connection, template);
   const loadSeconds: Record<string, number> = {};
-  const timed = async (label: string, fn: () => Promise<void>) => {
+  const step = async (label: string, fn: () => Promise<void>) => {
     steps.signal?.throwIfAborted();
     steps.onStep?.(label);
-    const began = Date.now();
-    await fn();
-    loadSeconds[label] = (Date.now() - began) / 1000;
+    [, loadSeconds[label]] = await timed(fn);
   };
   // In the template, so every clone counts its B-tree inserts from its WAL.
   const walInspectError = await withDatabase(server, template, enableWalInspect);
-  await timed("schema", () => runSqlFile(server.connection, schemaFile, { database: template, signal: steps.signal }));
+  await step("schema", () => runSqlFile(server.connection, schemaFile, { database: template, signal: steps.signal }));
   steps.afterSchema?.(await withDatabase(server, template, listIndexes));
-  await timed("data", () => steps.fill(server, template, steps.signal));
-  await timed("vacuum analyze", () =>
+  await step("data", () => steps.fill(server, template, steps.signal));
+  await step("vacuum analyze", () =>
     withDatabase(server, template, (c) =>
       cancellable(server.connection, c, steps.signal, async () => {
         await c.query("VACUUM (ANALYZE)");
@@ -111,7 +116,7 @@ export async function buildVariants(
   const out: BuiltVariant[] = [];
   for (const [i, v] of variants.entries()) {
     signal?.throwIfAborted();
-    const database = variantDatabase(server, i);
+    const database = named(server, `yi_v${i}`);
     await cloneDatabase(server.connection, templateDatabase(server), database);
     const began = Date.now();
     const built = await withDatabase(server, database, async (c) => {
@@ -173,7 +178,7 @@ export function workloadDatabases(p: {
       p.candidates.length +
       (p.candidates.length > 1 ? 1 : 0) +
       Object.keys(p.groups ?? {}).length;
-  return ["yi_run", "yi_template", ...Array.from({ length: variants }, (_, i) => `yi_v${i}`)];
+  return suffixes(variants);
 }
 
 export async function dropAllDatabases(server: StartedServer, variants = MAX_VARIANTS): Promise<void> {
@@ -182,11 +187,7 @@ export async function dropAllDatabases(server: StartedServer, variants = MAX_VAR
       likePrefix(`${databasePrefix(server)}_yi`),
     ]),
   );
-  const known = new Set([
-    runDatabase(server),
-    templateDatabase(server),
-    ...Array.from({ length: variants }, (_, i) => variantDatabase(server, i)),
-  ]);
+  const known = new Set(suffixes(variants).map((x) => named(server, x)));
   await dropDatabases(
     server.connection,
     rows.map((r) => r.datname).filter((d) => known.has(d)),

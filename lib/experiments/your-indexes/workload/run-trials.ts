@@ -4,7 +4,7 @@ import { probeSpeed } from "../../../engines/postgres/speed-probe";
 import { relationSizes, tableCounters, type PgTableCounterKey } from "../../../engines/postgres/table-counters";
 import { timedWindow, windowFacts, type WindowFacts } from "../../../engines/postgres/timed-window";
 import type { TrialRecord } from "../../../results/run-store";
-import { counterDelta, counterEntries } from "../../../stats/counters";
+import { counterDelta, counterEntries, type Counters } from "../../../stats/counters";
 import { williamsDesign } from "../../../stats/williams";
 import type { StartedServer } from "../../../targets/types";
 import type { Client } from "pg";
@@ -17,17 +17,22 @@ import {
   runPgbench,
 } from "../../../workloads/pgbench";
 import { waitForPgbenchGone, type PgbenchRunner, type PgbenchRunResult } from "../../../workloads/pgbench";
-import type { PgbenchFigures, PgbenchScript, ProgressPoint, RunOptions } from "../../../workloads/pgbench";
+import type { PgbenchFigures, PgbenchScript, RunOptions } from "../../../workloads/pgbench";
+import { timed } from "../../../workloads/timed";
 import { cloneForRun, runDatabase, withDatabase } from "./databases";
 
 export interface YourIndexesCondition {
   readonly variant: string;
 }
 
+/** Where a trial's untimed seconds went: the speed probe, the clone, the window's open (autovacuum, CHECKPOINT,
+ * counters) and close (counters, sizes, WAL records), pgbench's sessions ending, and the reads' own setup. */
+type SetupSeconds = Partial<Record<`${"speed" | "clone" | "open" | "gone" | "close" | "readSetup"}Seconds`, number>>;
+
 export type YourIndexesTrial = TrialRecord<YourIndexesCondition, PgTableCounterKey> &
-  WindowFacts & {
+  WindowFacts &
+  SetupSeconds & {
     readonly pgbench?: PgbenchRunResult;
-    readonly cloneSeconds?: number;
     /** `table.<name>` / `index.<table>.<index>` → bytes after the run. */
     readonly sizesAfter?: Readonly<Record<string, number>>;
     readonly reads?: readonly ReadRun[];
@@ -69,7 +74,10 @@ export function planRounds(
   return plan;
 }
 
-export interface TrialSettings {
+export interface TrialContext {
+  readonly server: StartedServer;
+  readonly runner: PgbenchRunner;
+  readonly databases: ReadonlyMap<string, string>;
   readonly clients: number;
   readonly threads: number;
   readonly durationSeconds: number;
@@ -78,16 +86,9 @@ export interface TrialSettings {
   readonly walInspect: boolean;
   readonly reads?: readonly PgbenchScript[];
   readonly readSeconds?: number;
-}
-
-export interface TrialContext {
-  readonly server: StartedServer;
-  readonly runner: PgbenchRunner;
-  readonly databases: ReadonlyMap<string, string>;
-  readonly settings: TrialSettings;
   readonly signal?: AbortSignal;
-  readonly onPhase?: (planned: PlannedTrial, phase: string) => void;
-  readonly onProgress?: (planned: PlannedTrial, point: ProgressPoint) => void;
+  /** What the trial is doing: its phase, or pgbench's second and rate. */
+  readonly onStatus?: (planned: PlannedTrial, text: string) => void;
   readonly onNote?: (text: string) => void;
 }
 
@@ -97,15 +98,17 @@ const pgbenchOnClone = (server: StartedServer, runner: PgbenchRunner, o: Omit<Ru
 
 /** One timed run: a fresh clone of the variant, counters around pgbench, the window's WAL by type, then the reads. */
 export function trialRunner(ctx: TrialContext): (planned: PlannedTrial) => Promise<YourIndexesTrial> {
-  const { server, settings: s } = ctx;
+  const { server, ...s } = ctx;
   return async (planned) => {
     const startedAt = new Date().toISOString();
     const template = ctx.databases.get(planned.condition.variant);
     if (!template) throw new Error(`no template database for variant ${planned.condition.variant}`);
-    ctx.onPhase?.(planned, "speed probe");
-    const speed = await probeSpeed(server.connection);
-    ctx.onPhase?.(planned, "cloning");
+    const phase = (text: string) => ctx.onStatus?.(planned, `${text}…`);
+    phase("speed probe");
+    const [speed, speedSeconds] = await timed(() => probeSpeed(server.connection));
+    phase("cloning");
     const cloneSeconds = await cloneForRun(server, template);
+    const marks = { open: Date.now(), run: 0, gone: 0, ran: 0 };
     const window = await timedWindow({
       connection: server.connection,
       database: runDatabase(server),
@@ -114,7 +117,8 @@ export function trialRunner(ctx: TrialContext): (planned: PlannedTrial) => Promi
       onNote: ctx.onNote,
       before: tableCounters,
       run: async () => {
-        ctx.onPhase?.(planned, "pgbench");
+        marks.run = Date.now();
+        phase("pgbench");
         const pgbench = await pgbenchOnClone(server, ctx.runner, {
           clients: s.clients,
           threads: s.threads,
@@ -123,16 +127,20 @@ export function trialRunner(ctx: TrialContext): (planned: PlannedTrial) => Promi
           defines: s.defines,
           bucketMs: 100,
           signal: ctx.signal,
-          onProgress: (p) => ctx.onProgress?.(planned, p),
+          onProgress: (p) =>
+            ctx.onStatus?.(planned, `${p.second.toFixed(0)} / ${s.durationSeconds} s · ${p.tps.toFixed(0)} tps`),
         });
+        marks.gone = Date.now();
         await withDatabase(server, runDatabase(server), waitForPgbenchGone);
+        marks.ran = Date.now();
         return pgbench;
       },
       after: async (c) => ({ counters: await tableCounters(c), sizes: await relationSizes(c) }),
     });
+    const closeSeconds = (Date.now() - marks.ran) / 1000;
     const pgbench = window.run;
     // The reads, after the write window closed: the write figures above are what they were without them.
-    const reads = s.reads?.length ? await readPhase(ctx, planned) : undefined;
+    const [reads, readPhaseSeconds] = s.reads?.length ? await timed(() => readPhase(ctx, planned)) : [undefined, 0];
     const outcome = pgbenchOutcome(pgbench);
     // Every timed window of the trial, the reads' too: what the run's time account counts as measured.
     const readSeconds = (reads ?? []).reduce((t, r) => t + (r.seconds ?? 0), 0);
@@ -146,9 +154,13 @@ export function trialRunner(ctx: TrialContext): (planned: PlannedTrial) => Promi
       ...(speed ? { speed } : {}),
       pgbench,
       ...windowFacts(window),
+      speedSeconds,
       cloneSeconds,
+      openSeconds: (marks.run - marks.open) / 1000,
+      goneSeconds: (marks.ran - marks.gone) / 1000,
+      closeSeconds,
       sizesAfter: window.after.sizes,
-      ...(reads ? { reads } : {}),
+      ...(reads ? { reads, readSetupSeconds: Math.max(0, readPhaseSeconds - readSeconds) } : {}),
     };
   };
 }
@@ -177,13 +189,12 @@ async function indexScans(c: Client): Promise<Record<string, number>> {
 
 /** Each read script alone on the write run's clone, read-only; its failure is recorded; a lost server fails it. */
 async function readPhase(ctx: TrialContext, planned: PlannedTrial): Promise<ReadRun[]> {
-  const { server, settings: s } = ctx;
-  const db = runDatabase(server);
+  const { server, ...s } = ctx;
   await readOnlyClone(server);
   const out: ReadRun[] = [];
   for (const script of s.reads ?? []) {
-    ctx.onPhase?.(planned, `read script ${script.name}`);
-    const before = await withDatabase(server, db, indexScans);
+    ctx.onStatus?.(planned, `read script ${script.name}…`);
+    const before = await withDatabase(server, runDatabase(server), indexScans);
     let result: PgbenchRunResult;
     try {
       result = await pgbenchOnClone(server, ctx.runner, {
@@ -214,6 +225,22 @@ async function readPhase(ctx: TrialContext, planned: PlannedTrial): Promise<Read
   return out;
 }
 
+/** Rows a run wrote to each table, by pg_stat_user_tables' n_tup_ins, n_tup_upd, n_tup_del, n_tup_hot_upd. */
+const WRITES = { ins: "inserted", upd: "updated", del: "deleted", hot_upd: "hotUpdated" } as const;
+export type TableWrites = Readonly<Record<(typeof WRITES)[keyof typeof WRITES], number>>;
+export const NO_WRITES: TableWrites = { inserted: 0, updated: 0, deleted: 0, hotUpdated: 0 };
+
+const rowsWritten = (w: TableWrites): number => w.inserted + w.updated + w.deleted;
+
+export function tableWrites(counters: Counters | undefined): Record<string, TableWrites> {
+  const out: Record<string, TableWrites> = {};
+  for (const [key, value] of counterEntries(counters)) {
+    const m = /^table\.(.+)\.n_tup_(ins|upd|del|hot_upd)$/.exec(key);
+    if (m) out[m[1]] = { ...(out[m[1]] ?? NO_WRITES), [WRITES[m[2] as keyof typeof WRITES]]: value };
+  }
+  return out;
+}
+
 /** The workload refused before the rounds: a script pgbench or the server rejects, or one that writes nothing. */
 export class WorkloadError extends InputError {
   override readonly name = "WorkloadError";
@@ -224,44 +251,51 @@ export class ReadScriptError extends InputError {
   override readonly name = "ReadScriptError";
 }
 
-const READ_ONLY_REFUSAL = /read-only transaction/;
 const readsFix =
   " A read script's latency is what an index buys your reads, so it must only read (it runs with default_transaction_read_only = on): move the writing statements to workload, where their cost is measured, or out of the script, and start a new run.";
 
 const sentence = (text: string) => text.replace(/\.*\s*$/, ".");
 
-function scriptFix(said: string): string {
+/** A failed 1-s check in pgbench's or the server's words, with what to fix where the script is at fault. */
+function checkFailure(
+  name: string,
+  reading: boolean,
+  said: string,
+  kind: string | undefined,
+  lost: string,
+  cause?: unknown,
+) {
+  if (reading && /read-only transaction/.test(said))
+    return new ReadScriptError(`${name} writes: ${sentence(said)}${readsFix}`, { cause });
   // In pgbench's simple protocol a `:name` with no variable of that name reaches the server as written.
   const unsetVariable = /syntax error at or near ":"/.test(said)
     ? " A `:name` that pgbench has no variable for is sent as written: set it with \\set (or fix its spelling)."
     : "";
-  return `${unsetVariable} Fix the script and start a new run: resuming this one would run the same script again.`;
+  const fix = `${unsetVariable} Fix the script and start a new run: resuming this one would run the same script again.`;
+  if (kind === "script")
+    return new (reading ? ReadScriptError : WorkloadError)(`${name} was rejected: ${sentence(said)}${fix}`, { cause });
+  return new Error(`the 1-s check of ${name} ${lost}: ${said || "pgbench said nothing"}`, { cause });
 }
 
-type ScriptCheck = { readonly name: string; readonly transactions: number; readonly written: Record<string, number> };
-export interface WorkloadCheck {
-  readonly scripts: readonly ScriptCheck[];
+export interface ScriptsCheck {
+  readonly scripts: readonly { readonly name: string; readonly transactions: number; readonly written: Counts }[];
   readonly writtenTables: readonly string[];
 }
-export interface ReadCheck {
-  readonly scripts: readonly { readonly name: string; readonly transactions: number }[];
-}
+type Counts = Readonly<Record<string, number>>;
 
 /**
  * Each script alone for 1 s on a clone of the baseline: a rejected one is refused with their words and what to
  * fix. A workload that inserts, updates and deletes nothing is refused (a write cost needs writes); so is a read
  * script that writes, refused by the server or by the rows a read-write transaction wrote.
  */
-async function checkScripts(
+export async function checkScripts(
   server: StartedServer,
   runner: PgbenchRunner,
   baseline: string,
-  { scripts, defines }: Pick<TrialSettings, "scripts" | "defines">,
-  signal: AbortSignal | undefined,
-  reading: boolean,
-): Promise<ScriptCheck[]> {
-  const Refusal = reading ? ReadScriptError : WorkloadError;
-  const out: ScriptCheck[] = [];
+  { scripts, defines }: Pick<TrialContext, "scripts" | "defines">,
+  { reading = false, signal }: { readonly reading?: boolean; readonly signal?: AbortSignal } = {},
+): Promise<ScriptsCheck> {
+  const out: ScriptsCheck["scripts"][number][] = [];
   for (const script of scripts) {
     const name = `${reading ? "read" : "workload"} script ${script.name}`;
     await cloneForRun(server, baseline);
@@ -279,63 +313,33 @@ async function checkScripts(
       });
     } catch (error) {
       if (signal?.aborted) throw error;
-      const message = error instanceof Error ? error.message : String(error);
-      if (reading && READ_ONLY_REFUSAL.test(message))
-        throw new ReadScriptError(`${name} writes: ${sentence(message)}${readsFix}`, { cause: error });
-      if (error instanceof PgbenchError && error.kind === "script")
-        throw new Refusal(`${name} was rejected: ${sentence(message)}${scriptFix(message)}`, { cause: error });
-      const lost = error instanceof PgbenchError && (error.kind === "connection" || error.kind === "silent");
-      throw new Error(`the 1-s check of ${name} ${lost ? "lost the server" : "failed"}: ${message}`, { cause: error });
+      const kind = error instanceof PgbenchError ? error.kind : undefined;
+      const lost = kind === "connection" || kind === "silent" ? "lost the server" : "failed";
+      throw checkFailure(name, reading, error instanceof Error ? error.message : String(error), kind, lost, error);
     }
     // A failed check is said from pgbench's words; the server may be gone, so its counters are not read.
     if (result.summary.abortedClients > 0 || result.summary.transactions === 0) {
-      const said = result.messages.join(" · ");
-      if (reading && READ_ONLY_REFUSAL.test(said))
-        throw new ReadScriptError(
-          `${name} writes: the server refused it in a read-only transaction: ${sentence(said)}${readsFix}`,
-        );
-      if (pgbenchFailureKind(result.messages, 2) === "script")
-        throw new Refusal(`${name} was rejected in a 1-s check: ${sentence(said)}${scriptFix(said)}`);
-      throw new Error(`${name} completed no transaction in a 1-s check: ${said || "pgbench said nothing"}`);
+      const kind = pgbenchFailureKind(result.messages, 2);
+      throw checkFailure(name, reading, result.messages.join(" · "), kind, "completed no transaction");
     }
-    const after = await afterPgbench(server, tableCounters);
-    const written: Record<string, number> = {};
-    for (const [key, value] of counterEntries(counterDelta(before, after))) {
-      const m = /^table\.(.+)\.(n_tup_ins|n_tup_upd|n_tup_del)$/.exec(key);
-      if (m && value > 0) written[m[1]] = (written[m[1]] ?? 0) + value;
-    }
+    const writes = tableWrites(counterDelta(before, await afterPgbench(server, tableCounters)));
+    const written: Counts = Object.fromEntries(
+      Object.entries(writes).flatMap(([t, w]) => (rowsWritten(w) > 0 ? [[t, rowsWritten(w)]] : [])),
+    );
+    const rows = Object.entries(written).map(([t, n]) => `${t} ${n}`);
+    if (reading && rows.length)
+      throw new ReadScriptError(
+        `${name} writes: in its 1-s check it wrote rows (${rows.join(", ")}) although its sessions were read-only, ` +
+          `so it makes its transactions read-write (BEGIN READ WRITE or SET transaction_read_only).${readsFix}`,
+      );
     out.push({ name: script.name, transactions: result.summary.transactions, written });
   }
-  const writes = out.find((c) => reading && Object.keys(c.written).length);
-  if (writes)
-    throw new ReadScriptError(
-      `read script ${writes.name} writes: in its 1-s check it wrote rows (${Object.entries(writes.written)
-        .map(([t, n]) => `${t} ${n}`)
-        .join(", ")}) although its sessions were read-only, so it makes its transactions read-write ` +
-        `(BEGIN READ WRITE or SET transaction_read_only).${readsFix}`,
-    );
-  return out;
-}
-
-export async function checkWorkload(
-  server: StartedServer,
-  runner: PgbenchRunner,
-  baseline: string,
-  settings: Pick<TrialSettings, "scripts" | "defines">,
-  signal?: AbortSignal,
-): Promise<WorkloadCheck> {
-  const scripts = await checkScripts(server, runner, baseline, settings, signal, false);
-  const writtenTables = [...new Set(scripts.flatMap((s) => Object.keys(s.written)))].sort();
-  if (writtenTables.length === 0)
+  const writtenTables = [...new Set(out.flatMap((s) => Object.keys(s.written)))].sort();
+  if (!reading && writtenTables.length === 0)
     throw new WorkloadError(
-      `the workload writes nothing: in a 1-s check of each script (${scripts
+      `the workload writes nothing: in a 1-s check of each script (${out
         .map((s) => `${s.name}: ${s.transactions} transactions`)
         .join(", ")}) no row was inserted, updated or deleted, so no index can cost it anything`,
     );
-  return { scripts, writtenTables };
-}
-
-export async function checkReads(...[server, runner, baseline, settings, signal]: Parameters<typeof checkWorkload>) {
-  const checked = await checkScripts(server, runner, baseline, settings, signal, true);
-  return { scripts: checked.map(({ name, transactions }) => ({ name, transactions })) };
+  return { scripts: out, writtenTables };
 }

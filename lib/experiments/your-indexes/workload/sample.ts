@@ -79,40 +79,20 @@ async function withReadOnlySource<T>(
 
 /** Every index's idx_scan since stats_reset (≥ 16: last_idx_scan), and whether it backs a constraint. */
 async function statsOf(source: Client, shown: string): Promise<SourceStats> {
-  const head = await source.query<{ v: string; standby: boolean; reset: string | null; window: string | null }>(
-    `SELECT current_setting('server_version') AS v, pg_is_in_recovery() AS standby, d.stats_reset::text AS reset,
-       extract(epoch FROM now() - d.stats_reset)::text AS window
+  // JSON's nulls are stripped: an absent reset, window or last scan is a field left out.
+  const { rows } = await source.query<{ stats: Omit<SourceStats, "source"> }>(
+    `SELECT json_strip_nulls(json_build_object('version', current_setting('server_version'),
+       'standby', pg_is_in_recovery(), 'statsReset', d.stats_reset::text,
+       'windowSeconds', extract(epoch FROM now() - d.stats_reset)::float8,
+       'indexes', (SELECT coalesce(json_agg(json_build_object('table', s.relname, 'index', s.indexrelname,
+           'idxScan', s.idx_scan, 'lastIdxScan', to_jsonb(s) ->> 'last_idx_scan',
+           'backsConstraint', x.indisunique OR EXISTS (SELECT 1 FROM pg_constraint c
+             WHERE c.conindid = s.indexrelid AND c.contype IN ('p', 'u', 'x', 'f')))
+           ORDER BY s.relname, s.indexrelname), '[]')
+         FROM pg_stat_user_indexes s JOIN pg_index x ON x.indexrelid = s.indexrelid))) AS stats
      FROM pg_stat_database d WHERE d.datname = current_database()`,
   );
-  const usage = await source.query<{
-    table: string;
-    index: string;
-    scans: string;
-    last: string | null;
-    backs: boolean;
-  }>(
-    `SELECT s.relname AS table, s.indexrelname AS index, s.idx_scan::text AS scans,
-       to_jsonb(s) ->> 'last_idx_scan' AS last,
-       x.indisunique OR EXISTS (SELECT 1 FROM pg_constraint c
-         WHERE c.conindid = s.indexrelid AND c.contype IN ('p', 'u', 'x', 'f')) AS backs
-     FROM pg_stat_user_indexes s JOIN pg_index x ON x.indexrelid = s.indexrelid
-     ORDER BY s.relname, s.indexrelname`,
-  );
-  const h = head.rows[0];
-  return {
-    source: shown,
-    version: h.v,
-    standby: h.standby,
-    ...(h.reset ? { statsReset: h.reset } : {}),
-    ...(h.window !== null ? { windowSeconds: Number(h.window) } : {}),
-    indexes: usage.rows.map((r) => ({
-      table: r.table,
-      index: r.index,
-      idxScan: Number(r.scans),
-      ...(r.last ? { lastIdxScan: r.last } : {}),
-      backsConstraint: r.backs,
-    })),
-  };
+  return { source: shown, ...rows[0].stats };
 }
 
 export const readSourceStats = (uri: string): Promise<SourceStats> =>

@@ -8,6 +8,10 @@ export function writtenIndexNames(sql: string): string[] {
   return [...sql.matchAll(re)].map((m) => m[1].replace(/"/g, "").split(".").pop() ?? m[1]);
 }
 
+/** The names the candidates write ("candidate n" where a statement's cannot be read). */
+export const candidateNames = (candidates: readonly string[]): string[] =>
+  candidates.map((c, i) => writtenIndexNames(c)[0] ?? `candidate ${i + 1}`);
+
 export interface Variant {
   /** "baseline", "drop:<index>", "set:<name>", "add:<n>", "add:all". */
   readonly id: string;
@@ -104,6 +108,14 @@ export function checkGroups(
       throw new UnknownIndexError(`groups: "${name}" is also an index of the schema; give the group another name`);
   }
 }
+
+/** The variants of `design`: the reader's groups and, under "sets", all judged existing indexes together. */
+export const planDesign = (
+  p: { readonly candidates: readonly string[]; readonly groups: Readonly<Record<string, readonly string[]>> },
+  drops: readonly string[],
+  names: readonly string[],
+  design: Design,
+): VariantPlan => planVariants(drops, p.candidates, names, indexSets(p.groups, drops, names, design), design);
 
 export function planVariants(
   drops: readonly string[],
