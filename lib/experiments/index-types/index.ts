@@ -2,6 +2,7 @@
 import { defineExperiment, type RunOf } from "../define";
 import { flaggedTrialsOf, postgresServer, rowsEta, workOnPostgres } from "../one-postgres";
 import { flaggedColumns, POSTGRES_DOCS_CLAIMS_CAPTION, secondsColumns } from "../condition-groups";
+import { bytesText } from "../../targets/disk-need";
 import { CLAIMS } from "./claims";
 import { checkParams, INDEX_TYPES_PROFILES, type IndexTypesParams } from "./params";
 import { readingOrder } from "./present";
@@ -10,10 +11,17 @@ import { IndexTable, planTrials, runPlan, type IndexTypesCondition, type IndexTy
 
 const SLUG = "08-index-types";
 
+/**
+ * A checkpoint is requested after max_wal_size ÷ (1 + checkpoint_completion_target 0.9) of WAL: twice the heaviest
+ * trials' WAL (GIN without fastupdate, a new entry per key, bounded at 6 kB a row; docs/claims-and-regimes.md) keeps
+ * it out of every trial's batches; PostgreSQL's default, 1 GiB, at least.
+ */
+const maxWalBytes = (p: IndexTypesParams) => Math.max(2 ** 30, 2 * 6000 * p.rows);
+
 /** The peak: one table, every row in two versions of ~300 B with its index entries, max_wal_size of WAL, the server. */
 const diskNeed = (p: IndexTypesParams) => ({
-  bytes: p.rows * 2 * 300 + 2 ** 30 + 200 * 2 ** 20,
-  what: `${p.rows.toLocaleString("en-US")} rows × 2 versions × 300 B + max_wal_size 1 GiB + 200 MiB of server`,
+  bytes: p.rows * 2 * 300 + maxWalBytes(p) + 200 * 2 ** 20,
+  what: `${p.rows.toLocaleString("en-US")} rows × 2 versions × 300 B + max_wal_size ${bytesText(maxWalBytes(p))} + 200 MiB of server`,
 });
 
 export const experiment = defineExperiment({
@@ -27,7 +35,7 @@ export const experiment = defineExperiment({
       disk: diskNeed(p),
       clients: 1,
       extensions: [{ name: "pageinspect", measures: "GIN's pending-list pages after each batch (its flushes)" }],
-    }),
+    }).map((s) => ({ ...s, settings: { ...s.settings, max_wal_size: `${Math.ceil(maxWalBytes(p) / 2 ** 20)}MB` } })),
   plan: planTrials,
   work: workOnPostgres(
     (c) => IndexTable.open(c),
