@@ -24,7 +24,7 @@ import {
 import { summarise } from "../../lib/experiments/over-indexing/summarise";
 import { CLAIMS, holm } from "../../lib/experiments/over-indexing/claims";
 import { judge } from "../../lib/stats/claim-engine";
-import type { OverIndexingCounterKey } from "../../lib/experiments/over-indexing/workload/observations";
+import type { PgTableCounterKey } from "../../lib/engines/postgres/table-counters";
 import { recorded } from "../support/counters";
 
 test("rounds on embedded PostgreSQL: 7 vs 39 indexes, counters that explain the cost", async (t) => {
@@ -136,7 +136,7 @@ test("rounds on embedded PostgreSQL: 7 vs 39 indexes, counters that explain the 
     for (const trial of trials) {
       assert.equal(trial.status, "ok", trial.error);
       assert.equal(trial.prepared!.indexCount, trial.condition.level, "pg_indexes counts the level");
-      const c = (key: OverIndexingCounterKey) => recorded(trial.counters, key);
+      const c = (key: PgTableCounterKey) => recorded(trial.counters, key);
       const n = trial.pgbench!.summary.transactions;
       assert.ok(n > 0);
       assert.equal(c("table.products.n_tup_ins"), 10 * n, "10 products per transaction");

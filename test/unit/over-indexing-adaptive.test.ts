@@ -3,7 +3,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { adaptiveStep } from "../../lib/experiments/over-indexing/claims";
+import { adaptiveStep } from "../../lib/experiments/over-indexing";
 import { experiment } from "../../lib/experiments/over-indexing";
 import type { ClaimCheck } from "../../lib/stats/claims";
 

@@ -4,15 +4,9 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import {
-  CLAIMS,
-  holm,
-  SEED_DATA_BYTES,
-  SEED_SHARED_BUFFERS_BYTES,
-  withoutFlagged,
-} from "../../lib/experiments/over-indexing/claims";
+import { CLAIMS, holm, SEED_SERVER } from "../../lib/experiments/over-indexing/claims";
 import { experiment } from "../../lib/experiments/over-indexing";
-import { summarise, type OverIndexingSummary } from "../../lib/experiments/over-indexing/summarise";
+import { summarise, withoutFlagged, type OverIndexingSummary } from "../../lib/experiments/over-indexing/summarise";
 import { judge } from "../../lib/stats/claim-engine";
 import type { OverIndexingTrial } from "../../lib/experiments/over-indexing/workload/run-trials";
 import type { PgbenchRunResult } from "../../lib/workloads/pgbench";
@@ -102,8 +96,6 @@ function rounds(o: Shape): OverIndexingTrial[] {
 
 const SEED_LIKE = { 7: 1400, 14: 1200, 21: 1000, 28: 770, 39: 600 };
 const summary = (o: Shape) => summarise(rounds(o), o.durationSeconds ?? 300, CLIENTS, o.dataScale ?? 1);
-/** The seed's server: 128 vCPUs, its 11 GB of data in 64 GB of shared_buffers. */
-const SEED_SERVER = { cpus: 128, dataBytes: SEED_DATA_BYTES, sharedBuffersMB: SEED_SHARED_BUFFERS_BYTES / 2 ** 20 };
 const atSeed = (o: Shape) => ({ ...summary(o), server: SEED_SERVER });
 const row = (rows: readonly ClaimCheck[], id: string) => rows.find((c) => c.id === id)!;
 

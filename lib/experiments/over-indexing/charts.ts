@@ -2,7 +2,7 @@
 import { errorBars, groupedFigure, type PlotlyFigure, type PlotlyTrace } from "../../display/plotly";
 import { TABLES } from "./workload/schema";
 import { stepCoordinates } from "../../workloads/pgbench";
-import { firstRounds, seedCurveScaledTo, type LevelSummary, type OverIndexingSummary } from "./summarise";
+import { firstRounds, levelAt, seedCurveScaledTo, type LevelSummary, type OverIndexingSummary } from "./summarise";
 
 const LEVEL_COLORS = ["#4c78a8", "#72b7b2", "#eeca3b", "#f58518", "#e45756"];
 const TABLE_COLORS: Record<string, string> = {
@@ -62,7 +62,7 @@ export function tpsByLevel(s: OverIndexingSummary): PlotlyFigure {
         : { symbol: "circle-open", size: 7, color: "#4c78a8" },
     });
   }
-  const at7 = s.levels.find((l) => l.level === 7)?.tps.median;
+  const at7 = levelAt(s, 7)?.tps.median;
   if (at7) {
     const seed = seedCurveScaledTo(at7);
     data.push({
@@ -94,7 +94,7 @@ export function latencyByLevel(s: OverIndexingSummary): PlotlyFigure {
     ],
     (pick) => s.levels.map((l) => pick(l) ?? null),
   );
-  const avg7 = s.levels.find((l) => l.level === 7)?.latencyAvgMs?.median;
+  const avg7 = levelAt(s, 7)?.latencyAvgMs?.median;
   if (avg7) {
     data.push({
       type: "scatter",

@@ -1,29 +1,26 @@
 /** Seed 002's claims, each paired per round; claim (1)'s refutation must also survive Holm's correction (`holm`). */
-import { absentUnless, declare, readQuotes, stat as statistic } from "../../stats/claim-engine";
-import type { Claim, ClaimSet, Position, Statistic, Without } from "../../stats/claim-engine";
+import { absentUnless, declare, exactly, readQuotes, stat as statistic, when } from "../../stats/claim-engine";
+import type { Claim, ClaimSet, Statistic } from "../../stats/claim-engine";
 import { FAMILY_ALPHA, holmRefutations, type ClaimCheck, type Rule } from "../../stats/claims";
-import { between, flaggedUnits, medianOf, quotient } from "../../stats/claim-statistics";
-import { nextRound, type RoundState } from "../../stats/adaptive";
 import { durationText, f0, f1, f2, kilobytes, percent, ratio } from "../../stats/format";
 import type { OverIndexingParams } from "./params";
 import { plannedServerCpus } from "../server-cpus";
-import { pairedLevelRatio, pairedLevels, type LevelSummary, type OverIndexingSummary } from "./summarise";
+import { SEED_SHAPE } from "./workload/dataset";
+import { because, readsText, why7to39, type Between } from "./present";
+import { levelAt as level, lowestHits, ratio39to7, readShareOfLoss, steps } from "./summarise";
+import type { OverIndexingSummary as S } from "./summarise";
 
-type S = OverIndexingSummary;
-type Round = S["rounds"][number];
 const Q = readQuotes(__dirname);
 
 /** Where the seed made all its claims (EXPERIMENTS.md §3; 16 clients and 20M products from its repository). */
 const SEED_REGIME =
   "PostgreSQL 17.4 on 128 threads, pgbench -c 16 -j 8, ~11 GB of data (20M products) in 64 GB of shared_buffers, restart before every round, rounds of 5–120 min";
-const SEED_PRODUCTS = 20_000_000;
-/** The seed's "初始数据集大小约为 11 GB" in shared_buffers = '64GB'. */
-export const SEED_DATA_BYTES = 11 * 2 ** 30;
-export const SEED_SHARED_BUFFERS_BYTES = 64 * 2 ** 30;
-const SEED_DATA_SHARE = SEED_DATA_BYTES / SEED_SHARED_BUFFERS_BYTES;
+/** The seed's server: 128 vCPUs, its "初始数据集大小约为 11 GB" in shared_buffers = '64GB'. */
+export const SEED_SERVER = { cpus: 128, dataBytes: 11 * 2 ** 30, sharedBuffersMB: 64 * 1024 } as const;
+const SEED_DATA_SHARE = SEED_SERVER.dataBytes / (SEED_SERVER.sharedBuffersMB * 2 ** 20);
 /** The seed's TPS at 39 indexes (its "~600") stands in for its rounds' transactions. */
 const SEED_TPS_39 = 600;
-const seedTxPerProduct = (seconds: number) => (SEED_TPS_39 * seconds) / SEED_PRODUCTS;
+const seedTxPerProduct = (seconds: number) => (SEED_TPS_39 * seconds) / SEED_SHAPE.products;
 const STEP_RULE = { kind: "below", margin: 1 } as const satisfies Rule;
 const TX_PER_PRODUCT = "transactions per product in a 39-index round";
 const ADAPTIVE =
@@ -31,17 +28,14 @@ const ADAPTIVE =
 const COMMON_ROUND = "levels 7 and 39 in a common round";
 
 type Factor = "dataSize" | "roundLength" | "clients" | "clientsPerCpu" | "dataOverBuffers" | "longRound" | "shortRound";
-const level = (s: S, n: number) => s.levels.find((l) => l.level === n);
-const clientSeconds = (s: S) => s.durationSeconds * s.clients;
 
-type Where = Pick<S, "dataScale" | "durationSeconds" | "clients" | "server">;
 /** The run against the seed's regime; before the run the seed's 39-index TPS stands in for a round's transactions. */
-function position(r: Where, tps39?: number): Position<Factor> {
+function position(r: Pick<S, "dataScale" | "durationSeconds" | "clients" | "server">, tps39?: number) {
   const { cpus, dataBytes, sharedBuffersMB: mb } = r.server ?? {};
-  const tx =
-    tps39 !== undefined && r.dataScale ? (tps39 * r.durationSeconds) / (r.dataScale * SEED_PRODUCTS) : undefined;
+  const products = r.dataScale !== undefined ? r.dataScale * SEED_SHAPE.products : undefined;
+  const tx = tps39 !== undefined && products ? (tps39 * r.durationSeconds) / products : undefined;
   return {
-    dataSize: r.dataScale !== undefined ? r.dataScale * SEED_PRODUCTS : undefined,
+    dataSize: products,
     roundLength: r.durationSeconds,
     clients: r.clients,
     clientsPerCpu: cpus ? r.clients / cpus : undefined,
@@ -52,62 +46,7 @@ function position(r: Where, tps39?: number): Position<Factor> {
 }
 const measured = (s: S) => position(s, level(s, 39)?.tps.median);
 
-/** Each step (higher level ÷ next lower): its per-round TPS ratios and the exact interval of their median. */
-function steps(s: S) {
-  const ls = s.levels.map((l) => l.level).sort((a, b) => a - b);
-  return ls.slice(1).map((to, i) => {
-    const values = pairedLevels(s.rounds, to, ls[i], (r, b) => quotient(r.tps, b.tps));
-    const interval = medianOf(values, (x) => x, `TPS ${to} ÷ ${ls[i]} idx, paired per round`);
-    return { label: `${ls[i]}→${to}`, values, interval };
-  });
-}
-
-/** The counters that explain a level's cost, lowest level vs highest, as one sentence of measured numbers. */
-function because(lo: LevelSummary, hi: LevelSummary): string {
-  const m = between(lo, hi);
-  const entries =
-    lo.btreeInsertsPerTx !== undefined && hi.btreeInsertsPerTx !== undefined
-      ? `${m((l) => l.btreeInsertsPerTx, f0)} B-tree leaf inserts (counted in the WAL by pg_walinspect; the row-counter model predicts ${m((l) => l.modelIndexEntriesPerTx, f0)}), ${m((l) => l.btreeSplitsPerTx, f2)} page splits, B-tree records ${m((l) => l.btreeWalShare, percent)} of the WAL bytes`
-      : `${m((l) => l.modelIndexEntriesPerTx, f0)} index entries by the model (inserted + non-HOT updated rows × indexes; no pg_walinspect here to count them)`;
-  const hot =
-    (hi.stockHotShare ?? 1) < (lo.stockHotShare ?? 0)
-      ? `; the share of HOT stock updates fell ${m((l) => l.stockHotShare, percent)}`
-      : "";
-  return `From ${lo.level} to ${hi.level} indexes each transaction made ${entries}${hot}; WAL ${m((l) => l.walBytesPerTx, kilobytes)} (full-page images ${m((l) => l.walFpiPerTx, f1)}), shared blocks dirtied ${m((l) => l.dirtiedPerTx, f1)}, server time ${m((l) => l.serverMsPerTx, f2)} ms per transaction.`;
-}
-type Between = ReturnType<typeof between<LevelSummary>>;
-/** A why from levels 7 and 39 (and `between` them); "" when either did not run. */
-const why7to39 = (then: (m: Between, l7: LevelSummary, l39: LevelSummary, s: S) => string) => (s: S) => {
-  const [l7, l39] = [level(s, 7), level(s, 39)];
-  return l7 && l39 ? then(between(l7, l39), l7, l39, s) : "";
-};
-const ratio39to7 = (s: S, pick: (r: Round) => number | undefined, of: string) =>
-  pairedLevelRatio(s.rounds, 39, 7, pick, `${of} 39 ÷ 7 idx, paired per round`);
-
-/** The lowest round's reads and whether any buffer was evicted: what a miss was. */
-function readsText(s: S): string {
-  const measured = s.rounds.filter((r) => r.hitRatio !== undefined);
-  if (!measured.length) return "";
-  const worst = measured.reduce((a, r) => ((r.hitRatio ?? 1) < (a.hitRatio ?? 1) ? r : a));
-  const evicted = Math.max(...s.rounds.map((r) => r.evictions));
-  return (
-    `The lowest round (${worst.key}, ${percent(worst.hitRatio, 2)}) read ${f0(worst.blocksRead)} blocks (${f1((worst.blocksRead * 8192) / 2 ** 20)} MiB) in ${f0(worst.blockReadMs)} ms of read time (track_io_timing): ${percent(worst.blockReadMs / 1000 / clientSeconds(s), 1)} of the clients' time. ` +
-    (evicted === 0
-      ? "No buffer was evicted in any round (pg_stat_io): every miss was a first touch after the round's restart."
-      : `Up to ${f0(evicted)} buffers were evicted in a round (pg_stat_io): shared_buffers did not hold everything.`)
-  );
-}
-
 const stat = (text: string, of: Statistic<S>["of"], needs = COMMON_ROUND) => statistic(text, of, needs, ratio);
-/** Per round, extra block-read time at 39 indexes ÷ the TPS lost; a round whose TPS did not fall has none. */
-function readShareOfLoss(s: S) {
-  const shares = pairedLevels(s.rounds, 39, 7, (hi, base) => {
-    const loss = base.tps > 0 ? 1 - hi.tps / base.tps : 0;
-    return loss > 0 ? (hi.blockReadMs - base.blockReadMs) / 1000 / clientSeconds(s) / loss : undefined;
-  });
-  return medianOf(shares, (x) => x, "extra read time ÷ TPS lost, 39 vs 7 idx, paired per round");
-}
-/** Not run unless the levels the params plan (before the run) and those that ran (after it) have them. */
 const unless = absentUnless({
   planned: (p: OverIndexingParams) => p.indexLevels,
   ran: (s: S) => s.levels.map((l) => l.level),
@@ -132,11 +71,11 @@ export const CLAIMS: ClaimSet<OverIndexingParams, S, Factor> = declare({
   notebook: "03-over-indexing",
   factors: {
     // The ratio of 39- to 7-index TPS moves with how deep the trees are and how much of them is cached.
-    dataSize: { what: "data size", seed: SEED_PRODUCTS, unit: "products", within: [0.5, 2] },
+    dataSize: { what: "data size", seed: SEED_SHAPE.products, unit: "products", within: [0.5, 2] },
     // A round starts from a cold restart: its first touches weigh more in a shorter one.
     roundLength: { what: "round length", seed: 300, unit: "s", within: [1, Infinity] },
     // A closed loop's TPS ratio depends on how many clients wait on each other's locks.
-    clients: { what: "clients", seed: 16, unit: "", within: [1, 1] },
+    clients: exactly("clients", 16),
     // The seed's 16 clients had a CPU each (128 vCPUs); more clients than CPUs share CPU time in a queue.
     clientsPerCpu: { what: "clients per CPU", seed: 16 / 128, unit: "", within: [0, 128 / 16] },
     // The seed's data took a sixth of shared_buffers; at most that share keeps every miss a first touch.
@@ -147,7 +86,7 @@ export const CLAIMS: ClaimSet<OverIndexingParams, S, Factor> = declare({
   },
   before: (p) => {
     const cpus = plannedServerCpus(p.target, p.cpus);
-    const server = { cpus, dataBytes: p.dataScale * SEED_DATA_BYTES, sharedBuffersMB: p.sharedBuffersMB };
+    const server = { cpus, dataBytes: p.dataScale * SEED_SERVER.dataBytes, sharedBuffersMB: p.sharedBuffersMB };
     return position({ ...p, server }, SEED_TPS_39);
   },
   after: measured,
@@ -189,13 +128,12 @@ export const CLAIMS: ClaimSet<OverIndexingParams, S, Factor> = declare({
         "TPS with 39 indexes ÷ TPS with 7, one ratio per round (paired), exact interval of the median" + ADAPTIVE,
         (s) => ratio39to7(s, (r) => r.tps, "TPS"),
       ),
-      ours: (s) => {
-        const server = level(s, 39)?.serverTimeRatio;
-        return (
-          `${f0(level(s, 39)?.tps.median)} / ${f0(level(s, 7)?.tps.median)} TPS` +
-          (server ? `; server time per transaction (pg_stat_statements) ×${f2(server.estimate)}` : "")
-        );
-      },
+      ours: (s) =>
+        `${f0(level(s, 39)?.tps.median)} / ${f0(level(s, 7)?.tps.median)} TPS` +
+        when(
+          level(s, 39)?.serverTimeRatio,
+          (r) => `; server time per transaction (pg_stat_statements) ×${f2(r.estimate)}`,
+        ),
       why: why7to39(
         (_m, l7, l39) =>
           `${because(l7, l39)} WAL per transaction alone predicts a TPS ratio of ${f2(l39.walBytesPerTx && l7.walBytesPerTx ? l7.walBytesPerTx / l39.walBytesPerTx : undefined)}.`,
@@ -214,10 +152,8 @@ export const CLAIMS: ClaimSet<OverIndexingParams, S, Factor> = declare({
         (s) => ratio39to7(s, (r) => r.latencyAvgMs, "latency"),
         "pgbench latencies at levels 7 and 39",
       ),
-      arithmetic: (s) => {
-        const tps = ratio39to7(s, (r) => r.tps, "TPS");
-        return `1 ÷ claim 2's TPS ratio = ${tps ? f2(1 / tps.estimate) : "n/a"}; the seed's ${f2(26 / 11)} = 1 ÷ ${f2(1 / (26 / 11))}`;
-      },
+      arithmetic: (s) =>
+        `1 ÷ claim 2's TPS ratio = ${f2(1 / (ratio39to7(s, (r) => r.tps, "TPS")?.estimate ?? NaN))}; the seed's ${f2(26 / 11)} = 1 ÷ ${f2(1 / (26 / 11))}`,
       why: why7to39((m) => `${m((l) => l.latencyAvgMs?.median, f1)} ms; p95 ${m((l) => l.p95Ms, f1)} ms.`),
     },
     {
@@ -231,20 +167,12 @@ export const CLAIMS: ClaimSet<OverIndexingParams, S, Factor> = declare({
       regimeText: `${SEED_REGIME}: the figure is of the seed's data, memory and configuration, so it is decided only there (every round of such a run is in it)`,
       howToTest:
         "the seed's 20M products with at most a sixth of shared_buffers and ≥ 300 s rounds tests it: `--profile full --set sharedBuffersMB=65536 --set memoryGiB=80` on a server with that memory; not `full` as it is (12 GB of shared_buffers for ~11 GB of data)",
-      statistic: {
-        text: "each round's blks_hit ÷ (blks_hit + blks_read) over its timed window (pg_stat_database); per level the lowest round (every round observed, no sampling)",
-        fmt: (x) => percent(x, 2),
-        of: (s) => {
-          const parts = s.levels.flatMap(({ level: n }) => {
-            const hits = s.rounds.flatMap((r) => (r.level === n && r.hitRatio !== undefined ? [r.hitRatio] : []));
-            const [low, of] = [Math.min(...hits), `lowest hit ratio of ${hits.length} round(s) at ${n} idx`];
-            const interval = { estimate: low, low, high: low, n: hits.length, coverage: 1, of };
-            return hits.length ? [{ label: `${n} idx`, interval }] : [];
-          });
-          return parts.length ? parts : undefined;
-        },
-        needs: "block counters from the rounds (pg_stat_database)",
-      },
+      statistic: statistic(
+        "each round's blks_hit ÷ (blks_hit + blks_read) over its timed window (pg_stat_database); per level the lowest round (every round observed, no sampling)",
+        lowestHits,
+        "block counters from the rounds (pg_stat_database)",
+        (x) => percent(x, 2),
+      ),
       why: readsText,
     },
     {
@@ -315,31 +243,3 @@ export const holm = (checks: ClaimCheck[], s: S): ClaimCheck[] =>
     const decidedBy = `${c.decidedBy}, but a refutation must survive Holm's correction over ${st.length} steps (family error ${FAMILY_ALPHA * 100} %): it needs ≥ ${need} rounds with the step against the claim`;
     return { ...c, verdict: "inconclusive", decidedBy };
   });
-
-/** The sensitivity pass: the same rounds without those a checkpoint or autovacuum ran inside, or TPS outliers. */
-export function withoutFlagged(s: S): Without<S> {
-  const clean = (r: Round) => !r.disturbed && !r.outlier;
-  const why = (r: Round) => [
-    r.checkpoints ? `${r.checkpoints} checkpoint(s)` : "",
-    r.autovacuumRuns ? `${r.autovacuumRuns} autovacuum run(s)` : "",
-    r.outlier ? "TPS outlier" : "",
-  ];
-  const none = "No round was flagged (no checkpoint or autovacuum run inside a timed window, no TPS outlier).";
-  const flagged = flaggedUnits("round", s.rounds, why, (r) => r.key, none);
-  return { summary: { ...s, rounds: s.rounds.filter(clean) }, flagged };
-}
-
-/** The adaptive design's step (stats/adaptive `nextRound`): stop and why, or a round more while (1) or (2) is open. */
-export function adaptiveStep(
-  checks: readonly Pick<ClaimCheck, "id" | "verdict">[],
-  r: Omit<RoundState, "undecided" | "decided" | "words">,
-): { readonly stop?: string } {
-  const claims = checks.filter((c) => c.id === "1" || c.id === "2");
-  const step = nextRound({
-    ...r,
-    undecided: claims.filter((c) => c.verdict === "inconclusive").map((c) => `claim (${c.id})`),
-    decided: claims.map((c) => `(${c.id}) ${c.verdict}`).join(", "),
-    words: { one: "round", many: "rounds", cap: "maxRepeats" },
-  });
-  return step.more ? {} : { stop: step.reason };
-}

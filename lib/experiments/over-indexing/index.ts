@@ -4,17 +4,19 @@ import { memoryAndWalSettings } from "../../engines/postgres/server-settings";
 import { serverFreeBytes } from "../../targets/disk-need";
 import type { ServerSpec } from "../../targets/types";
 import { withActivity } from "../../workloads/server-activity";
-import { lookPlan } from "../../stats/adaptive";
+import { lookPlan, nextRound, type RoundState } from "../../stats/adaptive";
 import { judge } from "../../stats/claim-engine";
+import type { ClaimCheck } from "../../stats/claims";
+import { count } from "../../stats/format";
 import { runAdaptivePlan } from "../adaptive-rounds";
 import { recordedServerCpus } from "../server-cpus";
 import { pgbenchOnPostgres } from "../servers";
-import { adaptiveStep, CLAIMS, holm, withoutFlagged } from "./claims";
+import { CLAIMS, holm } from "./claims";
 import { diskNeed, planTemplates, roomForSecondClone } from "./disk";
 import { estimate, estimateFor } from "./eta";
 import { checkParams, OVER_INDEXING_PROFILES, type OverIndexingParams } from "./params";
 import { levelRows, showLoadedData, type LoadedData } from "./present";
-import { summarise as summariseRounds, type OverIndexingSummary } from "./summarise";
+import { summarise as summariseRounds, withoutFlagged, type OverIndexingSummary } from "./summarise";
 import { datasetShape, transactionScript } from "./workload/dataset";
 import {
   buildTemplateIndexes,
@@ -33,7 +35,6 @@ import {
 
 const SLUG = "03-over-indexing";
 const GIB = 2 ** 30;
-const thousands = (n: number) => n.toLocaleString("en-US");
 
 /** The seed's postgresql.conf, scaled to this machine where it names sizes. */
 export function serverSpec(p: OverIndexingParams): ServerSpec {
@@ -65,6 +66,21 @@ export function serverSpec(p: OverIndexingParams): ServerSpec {
       ],
     },
   };
+}
+
+/** The adaptive design's step (stats/adaptive `nextRound`): stop and why, or a round more while (1) or (2) is open. */
+export function adaptiveStep(
+  checks: readonly Pick<ClaimCheck, "id" | "verdict">[],
+  r: Omit<RoundState, "undecided" | "decided" | "words">,
+): { readonly stop?: string } {
+  const claims = checks.filter((c) => c.id === "1" || c.id === "2");
+  const step = nextRound({
+    ...r,
+    undecided: claims.filter((c) => c.verdict === "inconclusive").map((c) => `claim (${c.id})`),
+    decided: claims.map((c) => `(${c.id}) ${c.verdict}`).join(", "),
+    words: { one: "round", many: "rounds", cap: "maxRepeats" },
+  });
+  return step.more ? {} : { stop: step.reason };
 }
 
 const summariseFor = (trials: readonly OverIndexingTrial[], p: OverIndexingParams): OverIndexingSummary => ({
@@ -99,8 +115,8 @@ export const experiment = defineExperiment<OverIndexingParams, OverIndexingTrial
     const loadTotal = Object.values(template.loadSeconds).reduce((a, b) => a + b, 0);
     const { rows, samplePercent } = template;
     notes.push(
-      `data: ${thousands(rows.products)} products, ${thousands(rows.warehouses)} warehouses, ${thousands(rows.stock)} stock rows, ${thousands(rows.stock_movements)} movements (${(template.databaseBytes / GIB).toFixed(2)} GiB, loaded in ${loadTotal.toFixed(0)} s); every round starts from a FILE_COPY clone of it`,
-      `TABLESAMPLE SYSTEM (${Number(samplePercent.toPrecision(3))}) over ${thousands(template.stockPages)} stock pages` +
+      `data: ${count(rows.products)} products, ${count(rows.warehouses)} warehouses, ${count(rows.stock)} stock rows, ${count(rows.stock_movements)} movements (${(template.databaseBytes / GIB).toFixed(2)} GiB, loaded in ${loadTotal.toFixed(0)} s); every round starts from a FILE_COPY clone of it`,
+      `TABLESAMPLE SYSTEM (${Number(samplePercent.toPrecision(3))}) over ${count(template.stockPages)} stock pages` +
         (samplePercent > 0.05
           ? " (the seed's 0.05 % raised so that a sample is never empty on the smaller table)"
           : " (the seed's)"),

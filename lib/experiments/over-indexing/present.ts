@@ -3,14 +3,17 @@ import { escapeHtml, show } from "../../display/output";
 import { plot } from "../../display/plotly";
 import { showTable, sortedBy, type Row } from "../../display/table";
 import { intervalLabel, OUTLIER_RULE, type Interval } from "../../stats/intervals";
-import { percent } from "../../stats/format";
+import { count, f0, f1, f2, kilobytes, percent } from "../../stats/format";
+import { SEED_SHAPE } from "./workload/dataset";
+import { between } from "../../stats/claim-statistics";
 import type { RunOf } from "../define";
 import { extraIndexesFor, indexName } from "./workload/schema";
 import type { TemplateInfo } from "./workload/databases";
 import type { OverIndexingTrial } from "./workload/run-trials";
 import type { OverIndexingParams } from "./params";
 import { latencyByLevel, perSecond, storageByLevel, tpsByLevel, workPerTransaction } from "./charts";
-import { firstRounds, seedCurveScaledTo, seedTps, type OverIndexingSummary } from "./summarise";
+import { clientSeconds, firstRounds, levelAt, seedCurveScaledTo, seedTps } from "./summarise";
+import type { LevelSummary, OverIndexingSummary } from "./summarise";
 
 /** What the run's work returns beside the trials. */
 export type LoadedData = { readonly template: TemplateInfo; readonly script: string };
@@ -114,10 +117,10 @@ export function showCharts(s: OverIndexingSummary): void {
 }
 
 export function showSeedComparison(s: OverIndexingSummary): void {
-  const at7 = s.levels.find((l) => l.level === 7)?.tps.median;
+  const at7 = levelAt(s, 7)?.tps.median;
   const scaled = at7 ? seedCurveScaledTo(at7) : [];
   const rows: Row[] = seedTps().map((x) => {
-    const ours = s.levels.find((l) => l.level === x.level);
+    const ours = levelAt(s, x.level);
     const seedRatio = scaled.find((p) => p.level === x.level)?.ratio;
     const ourRatio = ours && at7 ? ours.tps.median / at7 : undefined;
     return {
@@ -132,7 +135,7 @@ export function showSeedComparison(s: OverIndexingSummary): void {
   showTable(rows, {
     caption:
       `The seed's TPS (128 cores, 16 clients, 20M products, ~11 GB in 64 GB of shared_buffers, ≥ 300 s rounds) beside ours (${s.clients} clients, ${s.durationSeconds} s rounds` +
-      (s.dataScale !== undefined ? `, ${Math.round(s.dataScale * 20_000_000).toLocaleString("en-US")} products` : "") +
+      (s.dataScale !== undefined ? `, ${count(s.dataScale * SEED_SHAPE.products)} products` : "") +
       "); absolute TPS differ by machine and size, the ratios to the 7-index level are what compare",
   });
 }
@@ -203,3 +206,40 @@ export function showStatements(s: OverIndexingSummary): void {
   }
   showTable(rows, { caption: "pg_stat_statements per statement of the transaction (first round of each level)" });
 }
+
+/** The counters that explain a level's cost, lowest level vs highest, as one sentence of measured numbers. */
+export function because(lo: LevelSummary, hi: LevelSummary): string {
+  const m = between(lo, hi);
+  const entries =
+    lo.btreeInsertsPerTx !== undefined && hi.btreeInsertsPerTx !== undefined
+      ? `${m((l) => l.btreeInsertsPerTx, f0)} B-tree leaf inserts (counted in the WAL by pg_walinspect; the row-counter model predicts ${m((l) => l.modelIndexEntriesPerTx, f0)}), ${m((l) => l.btreeSplitsPerTx, f2)} page splits, B-tree records ${m((l) => l.btreeWalShare, percent)} of the WAL bytes`
+      : `${m((l) => l.modelIndexEntriesPerTx, f0)} index entries by the model (inserted + non-HOT updated rows × indexes; no pg_walinspect here to count them)`;
+  const hot =
+    (hi.stockHotShare ?? 1) < (lo.stockHotShare ?? 0)
+      ? `; the share of HOT stock updates fell ${m((l) => l.stockHotShare, percent)}`
+      : "";
+  return `From ${lo.level} to ${hi.level} indexes each transaction made ${entries}${hot}; WAL ${m((l) => l.walBytesPerTx, kilobytes)} (full-page images ${m((l) => l.walFpiPerTx, f1)}), shared blocks dirtied ${m((l) => l.dirtiedPerTx, f1)}, server time ${m((l) => l.serverMsPerTx, f2)} ms per transaction.`;
+}
+
+/** The lowest round's reads and whether any buffer was evicted: what a miss was. */
+export function readsText(s: OverIndexingSummary): string {
+  const measured = s.rounds.filter((r) => r.hitRatio !== undefined);
+  if (!measured.length) return "";
+  const worst = measured.reduce((a, r) => ((r.hitRatio ?? 1) < (a.hitRatio ?? 1) ? r : a));
+  const evicted = Math.max(...s.rounds.map((r) => r.evictions));
+  return (
+    `The lowest round (${worst.key}, ${percent(worst.hitRatio, 2)}) read ${f0(worst.blocksRead)} blocks (${f1((worst.blocksRead * 8192) / 2 ** 20)} MiB) in ${f0(worst.blockReadMs)} ms of read time (track_io_timing): ${percent(worst.blockReadMs / 1000 / clientSeconds(s), 1)} of the clients' time. ` +
+    (evicted === 0
+      ? "No buffer was evicted in any round (pg_stat_io): every miss was a first touch after the round's restart."
+      : `Up to ${f0(evicted)} buffers were evicted in a round (pg_stat_io): shared_buffers did not hold everything.`)
+  );
+}
+
+export type Between = ReturnType<typeof between<LevelSummary>>;
+/** A why from levels 7 and 39 (and `between` them); "" when either did not run. */
+export const why7to39 =
+  (then: (m: Between, l7: LevelSummary, l39: LevelSummary, s: OverIndexingSummary) => string) =>
+  (s: OverIndexingSummary) => {
+    const [l7, l39] = [levelAt(s, 7), levelAt(s, 39)];
+    return l7 && l39 ? then(between(l7, l39), l7, l39, s) : "";
+  };

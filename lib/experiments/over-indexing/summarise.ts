@@ -2,7 +2,8 @@
 import { speedSpread, type SpeedSpread } from "../../stats/speed";
 import { publishedFigures } from "../../results/reference";
 import { outlierFlags } from "../../stats/intervals";
-import { pairedQuotient, pairedValues } from "../../stats/claim-statistics";
+import { flaggedUnits, medianOf, pairedQuotient, pairedValues, quotient } from "../../stats/claim-statistics";
+import type { Without } from "../../stats/claim-engine";
 import type { LookPlan } from "../../stats/adaptive";
 import { groupBy, medianOfFinite, spread } from "../../stats/summary";
 import { counterEntries, sumCounters } from "../../stats/counters";
@@ -108,12 +109,10 @@ function summariseRound(t: OverIndexingTrial & { readonly pgbench: PgbenchRunRes
     level: t.condition.level,
     repeat: t.repeat,
     ...(t.order !== undefined ? { order: t.order } : {}),
-    ...(t.speed ? { speedMs: t.speed.medianMs } : {}),
     ...pgbenchFigures(b),
     series: b.series,
     walBytesPerTx: ownWal ? per(c["wal.bytes"]) : undefined,
     walBytes: ownWal ? (c["wal.bytes"] ?? 0) : undefined,
-    walRecordsPerTx: ownWal ? per(c["wal.records"]) : undefined,
     walFpiPerTx: ownWal ? per(c["wal.fpi"]) : undefined,
     hitRatio: hit !== undefined && read !== undefined && hit + read > 0 ? hit / (hit + read) : undefined,
     blocksRead: read ?? 0,
@@ -129,7 +128,6 @@ function summariseRound(t: OverIndexingTrial & { readonly pgbench: PgbenchRunRes
     btreeInsertsPerTx: per(walCount(["INSERT_LEAF", "INSERT_POST", "SPLIT_L", "SPLIT_R"])),
     btreeSplitsPerTx: per(walCount(["SPLIT_L", "SPLIT_R"])),
     btreeWalShare: wal && walTotal > 0 ? walSum("Btree/", "bytes") / walTotal : undefined,
-    heapRecordsPerTx: per(wal ? walSum("Heap/", "count") : undefined),
     serverMsPerTx: serverMs > 0 ? per(serverMs) : undefined,
     indexBlocksPerTx: per(indexBlocks),
     stockHotShare: stock.updated ? stock.hotUpdated / stock.updated : undefined,
@@ -201,7 +199,6 @@ export function summarise(
 function levelSummary(group: readonly RoundSummary[], rounds: readonly RoundSummary[], levelList: readonly number[]) {
   const level = group[0].level;
   const lat = group.map((r) => r.latencyAvgMs).filter((x): x is number => x !== undefined);
-  const hits = group.map((r) => r.hitRatio).filter((x): x is number => x !== undefined);
   const vs = (base: number | undefined, pick: (r: RoundSummary) => number | undefined, what: string) =>
     base !== undefined && level !== base
       ? pairedLevelRatio(rounds, level, base, pick, `${what} ${level} idx ÷ ${base} idx, paired per round`)
@@ -216,12 +213,9 @@ function levelSummary(group: readonly RoundSummary[], rounds: readonly RoundSumm
       Record<(typeof MEDIANS)[number], number>
     >),
     tpsRatio: vs(levelList[0], (r) => r.tps, "TPS"),
-    latencyRatio: vs(levelList[0], (r) => r.latencyAvgMs, "average latency"),
     serverTimeRatio: vs(levelList[0], (r) => r.serverMsPerTx, "server ms per tx"),
     stepRatio: vs(levelList[levelList.indexOf(level) - 1], (r) => r.tps, "TPS"),
-    minHitRatio: hits.length ? Math.min(...hits) : undefined,
     checkpoints: count((r) => r.checkpoints),
-    autovacuumRuns: count((r) => r.autovacuumRuns),
     disturbedRounds: count((r) => (r.disturbed ? 1 : 0)),
     outlierRounds: count((r) => (r.outlier ? 1 : 0)),
     walMiB: medianOfFinite(group.map((r) => (r.walBytes === undefined ? undefined : r.walBytes / 2 ** 20))),
@@ -244,4 +238,53 @@ export function seedCurveScaledTo(ourTpsAt7: number): { level: number; tps: numb
   const seed = seedTps();
   const at7 = seed.find((s) => s.level === 7)?.tps;
   return at7 ? seed.map((s) => ({ level: s.level, ratio: s.tps / at7, tps: (s.tps / at7) * ourTpsAt7 })) : [];
+}
+
+type S = OverIndexingSummary;
+export const levelAt = (s: S, n: number): LevelSummary | undefined => s.levels.find((l) => l.level === n);
+export const clientSeconds = (s: S): number => s.durationSeconds * s.clients;
+export const ratio39to7 = (s: S, pick: Value, of: string) =>
+  pairedLevelRatio(s.rounds, 39, 7, pick, `${of} 39 ÷ 7 idx, paired per round`);
+
+/** Each step (higher level ÷ next lower): its per-round TPS ratios and the exact interval of their median. */
+export function steps(s: S) {
+  const ls = s.levels.map((l) => l.level).sort((a, b) => a - b);
+  return ls.slice(1).map((to, i) => {
+    const values = pairedLevels(s.rounds, to, ls[i], (r, b) => quotient(r.tps, b.tps));
+    const interval = medianOf(values, (x) => x, `TPS ${to} ÷ ${ls[i]} idx, paired per round`);
+    return { label: `${ls[i]}→${to}`, values, interval };
+  });
+}
+
+/** Per round, extra block-read time at 39 indexes ÷ the TPS lost; a round whose TPS did not fall has none. */
+export function readShareOfLoss(s: S) {
+  const shares = pairedLevels(s.rounds, 39, 7, (hi, base) => {
+    const loss = base.tps > 0 ? 1 - hi.tps / base.tps : 0;
+    return loss > 0 ? (hi.blockReadMs - base.blockReadMs) / 1000 / clientSeconds(s) / loss : undefined;
+  });
+  return medianOf(shares, (x) => x, "extra read time ÷ TPS lost, 39 vs 7 idx, paired per round");
+}
+
+/** Per level its lowest round's hit ratio: every round is observed, so the interval is that value. */
+export function lowestHits(s: S) {
+  const parts = s.levels.flatMap(({ level: n }) => {
+    const hits = s.rounds.flatMap((r) => (r.level === n && r.hitRatio !== undefined ? [r.hitRatio] : []));
+    const [low, of] = [Math.min(...hits), `lowest hit ratio of ${hits.length} round(s) at ${n} idx`];
+    return hits.length
+      ? [{ label: `${n} idx`, interval: { estimate: low, low, high: low, n: hits.length, coverage: 1, of } }]
+      : [];
+  });
+  return parts.length ? parts : undefined;
+}
+
+/** The sensitivity pass: the same rounds without those a checkpoint or autovacuum ran inside, or TPS outliers. */
+export function withoutFlagged(s: S): Without<S> {
+  const why = (r: RoundSummary) => [
+    r.checkpoints ? `${r.checkpoints} checkpoint(s)` : "",
+    r.autovacuumRuns ? `${r.autovacuumRuns} autovacuum run(s)` : "",
+    r.outlier ? "TPS outlier" : "",
+  ];
+  const none = "No round was flagged (no checkpoint or autovacuum run inside a timed window, no TPS outlier).";
+  const flagged = flaggedUnits("round", s.rounds, why, (r) => r.key, none);
+  return { summary: { ...s, rounds: s.rounds.filter((r) => !r.disturbed && !r.outlier) }, flagged };
 }

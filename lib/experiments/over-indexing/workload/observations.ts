@@ -1,7 +1,4 @@
 import type { Client } from "pg";
-import type { PgTableCounterKey } from "../../../engines/postgres/table-counters";
-
-export type OverIndexingCounterKey = PgTableCounterKey;
 
 export interface StatementStats {
   /** The normalised statement, whitespace collapsed, first 100 characters. */

@@ -9,8 +9,8 @@ import { runTrialPgbench, type PgbenchLoad } from "../../../workloads/pgbench-tr
 import { runTrials, type PgbenchPlanOptions, type PlannedTrial } from "../../../workloads/trials";
 import { restartServer, withAdmin } from "../../../workloads/fresh-copies";
 import { prepareRound, runDatabase, type PreparedRound, type RunSlot } from "./databases";
-import { relationSizes, tableCounters } from "../../../engines/postgres/table-counters";
-import { statementStats, type OverIndexingCounterKey, type StatementStats } from "./observations";
+import { relationSizes, tableCounters, type PgTableCounterKey } from "../../../engines/postgres/table-counters";
+import { statementStats, type StatementStats } from "./observations";
 
 export interface OverIndexingCondition {
   readonly level: number;
@@ -20,7 +20,7 @@ export interface OverIndexingCondition {
 type PreparePhase = "clone" | "dropIndex" | "buildIndex" | "checkpoint";
 type Phase = PreparePhase | `next${Capitalize<PreparePhase>}` | "restart" | "speed" | "open" | "gone" | "close";
 
-export type OverIndexingTrial = TrialRecord<OverIndexingCondition, OverIndexingCounterKey> &
+export type OverIndexingTrial = TrialRecord<OverIndexingCondition, PgTableCounterKey> &
   WindowFacts &
   Partial<Record<`${Phase}Seconds`, number>> & {
     readonly pgbench?: PgbenchRunResult;
