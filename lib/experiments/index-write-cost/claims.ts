@@ -1,40 +1,26 @@
 /** Seed 000's claims (EXPERIMENTS.md §1); a magnitude states this run's client path (docs/claims-and-regimes.md). */
-import { absentUnless, declare, readQuotes, type ClaimSet, type ClaimSpec } from "../../stats/claim-engine";
+import { absentUnless, declare, exactly, readQuotes, type ClaimSet, type ClaimSpec } from "../../stats/claim-engine";
 import type { ClaimCheck, ClaimPlan } from "../../stats/claims";
-import { pairedRatios } from "../../stats/intervals";
-import { medianOf } from "../../stats/claim-statistics";
-import { fixed, percent } from "../../stats/format";
+import { f0, f1, f2, percent } from "../../stats/format";
 import { ENGINES, type Engine } from "../../targets/engines";
 import type { IndexWriteCostParams } from "./params";
 import { OPERATION_LABELS as LABEL, OPERATIONS, type Operation } from "./workload/operations";
-import { conditionAt, matrixSizes, byRepeat, type Cell, type ConditionSummary } from "./summarise";
+import { compared, conditionAt, G, LARGE, matrixSizes, median, paired, RR, sizesOf } from "./summarise";
+import type { ConditionSummary } from "./summarise";
 
 type S = readonly ConditionSummary[];
 type Factor = "anyRows" | "rows" | "rows1M" | "largest" | "compared" | "smallest";
 type C = ClaimSpec<IndexWriteCostParams, S, Factor>;
-type PerRepeat = readonly { readonly repeat: number; readonly ratio: number }[];
 const Q = readQuotes(__dirname);
-const LARGE = 1_000_000;
 const TWO = ["insert", "update_five_fields"] as const;
 const top = (s: S) => matrixSizes(s).at(-1);
 const low = (s: S) => matrixSizes(s)[0];
-const sizesOf = (s: S) => [...new Set(s.map((x) => x.rows))];
-/** The compared size of a growth: the seed's 100k when run, else the largest size below 1M. */
-const compared = (sizes: readonly number[]) =>
-  sizes.includes(100_000) ? 100_000 : sizes.filter((n) => n < LARGE).sort((a, b) => b - a)[0];
 const position = (n: number | undefined, sizes: readonly number[], smallest: number | undefined) => ({
   ...{ anyRows: n, rows: n, rows1M: n, smallest, compared: compared(sizes) },
   largest: sizes.length ? Math.max(...sizes) : undefined,
 });
-const median = (xs: PerRepeat, of: string) => medianOf(xs, (x) => x.ratio, of);
-const paired = (a?: PerRepeat, b?: PerRepeat) => pairedRatios(byRepeat(a), byRepeat(b));
-/** R = t(k idx) ÷ t(0 idx) of condition a ÷ that of b, paired by repeat. */
-const RR = (s: S, e: Engine, a: Cell, b: Cell) =>
-  paired(conditionAt(s, e, a)?.repeatRatios, conditionAt(s, e, b)?.repeatRatios);
-/** G(op): R at 1M ÷ R at the compared size (sizes ran in blocks: paired by repeat number). */
-const G = (s: S, e: Engine, op: Operation) => RR(s, e, [LARGE, op, 5], [compared(sizesOf(s)), op, 5]);
 const each = (s: S, e: Engine, k: number, f: (x: ConditionSummary | undefined) => number | undefined) =>
-  OPERATIONS.map((op) => `${LABEL[op]} ${fixed(f(conditionAt(s, e, [top(s), op, k])), 2)}`).join(", ");
+  OPERATIONS.map((op) => `${LABEL[op]} ${f2(f(conditionAt(s, e, [top(s), op, k])))}`).join(", ");
 /** This run's ratios and client path: client ÷ server time per row at 0 extra indexes. */
 const clientPath = (s: S, e: Engine) =>
   `5 ÷ 0 idx at ${top(s)?.toLocaleString("en-US")} rows: ${each(s, e, 5, (x) => x?.ratio)}; client ÷ server time per ` +
@@ -44,12 +30,12 @@ function counters(s: S, e: Engine, sizes: readonly (number | undefined)[], ops: 
   const xs = sizes.flatMap((n) => ops.flatMap((op) => ks.flatMap((k) => conditionAt(s, e, [n, op, k]) ?? [])));
   if (!xs.some((x) => x.btreeInsertsPerRow !== undefined)) return "";
   const one = (x: ConditionSummary) =>
-    `${LABEL[x.operation]}, ${x.extraIndexes} idx, ${x.rows.toLocaleString("en-US")} rows: ${fixed(x.btreeInsertsPerRow, 2)} index entries ` +
+    `${LABEL[x.operation]}, ${x.extraIndexes} idx, ${x.rows.toLocaleString("en-US")} rows: ${f2(x.btreeInsertsPerRow)} index entries ` +
     (e === "postgresql"
-      ? `per row (WAL), HOT ${percent(x.hotShare)}, WAL ${fixed(x.walBytesPerRow, 0)} B per row, ` +
-        `${fixed(x.btreeSplitsPer1000, 1)} splits per 1k rows, server-time ratio ${fixed(x.serverRatioInterval?.estimate, 2)}×`
+      ? `per row (WAL), HOT ${percent(x.hotShare)}, WAL ${f0(x.walBytesPerRow)} B per row, ` +
+        `${f1(x.btreeSplitsPer1000)} splits per 1k rows, server-time ratio ${f2(x.serverRatioInterval?.estimate)}×`
       : "per row (WiredTiger insert calls)") +
-    `, indexes ${fixed((x.indexBytes ?? NaN) / 2 ** 20, 1)} MiB`;
+    `, indexes ${f1((x.indexBytes ?? NaN) / 2 ** 20)} MiB`;
   return `${xs.map(one).join("; ")}.`;
 }
 
@@ -115,7 +101,7 @@ const growth = (engine: Seeded, c: Pick<C, "claim" | "rule" | "reading" | "howTo
     },
     needs: `INSERT and the 5-field UPDATE with 0 and 5 extra indexes at 1M rows and a smaller size`,
     ours: (s) =>
-      `${TWO.map((op) => `G(${LABEL[op]}) ${ENGINES.map((e) => `${e} ${fixed(median(G(s, e, op), "")?.estimate, 2)}×`).join(", ")}`).join("; ")}; ${clientPath(s, engine)}`,
+      `${TWO.map((op) => `G(${LABEL[op]}) ${ENGINES.map((e) => `${e} ${f2(median(G(s, e, op), "")?.estimate)}×`).join(", ")}`).join("; ")}; ${clientPath(s, engine)}`,
     why: (s) => counters(s, engine, [compared(sizesOf(s)), LARGE], TWO, [5]),
   });
 /** (c): field1's update with 5 extra indexes against 1, the seed's band for the engine. */
@@ -136,10 +122,10 @@ export const CLAIMS: ClaimSet<IndexWriteCostParams, S, Factor> = declare<IndexWr
   factors: {
     anyRows: { what: "rows", seed: LARGE, unit: "rows", within: [0.01, Infinity] },
     rows: { what: "rows", seed: LARGE, unit: "rows", within: [0.1, Infinity] },
-    rows1M: { what: "rows", seed: LARGE, unit: "rows", within: [1, 1] },
-    largest: { what: "largest size", seed: LARGE, unit: "rows", within: [1, 1] },
+    rows1M: exactly("rows", LARGE, "rows"),
+    largest: exactly("largest size", LARGE, "rows"),
     compared: { what: "compared size", seed: 100_000, unit: "rows", within: [0.1, 1] },
-    smallest: { what: "smallest size", seed: 10_000, unit: "rows", within: [1, 1] },
+    smallest: exactly("smallest size", 10_000, "rows"),
   },
   before: (p) =>
     position(Math.max(...p.rowCounts), [...new Set([...p.rowCounts, ...p.growthRows])], Math.min(...p.rowCounts)),

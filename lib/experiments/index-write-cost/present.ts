@@ -4,7 +4,7 @@ import { escapeHtml, show } from "../../display/output";
 import { errorBars, plot, twoAxes, type PlotlyFigure, type PlotlyTrace } from "../../display/plotly";
 import { showTable, sortedBy, type Row } from "../../display/table";
 import { publishedFigures } from "../../results/reference";
-import { shortCount } from "../../stats/format";
+import { percent, shortCount } from "../../stats/format";
 import { groupBy } from "../../stats/summary";
 import { CLIENT_PATH } from "./claims";
 import { intervalLabel, OUTLIER_RULE } from "../../stats/intervals";
@@ -143,7 +143,7 @@ export function showExplanation(summaries: readonly ConditionSummary[]): void {
       operation: OPERATION_LABELS[s.operation],
       "extra idx": s.extraIndexes,
       fillfactor: s.fillfactor,
-      "HOT share": s.hotShare === undefined ? "" : `${Math.round(s.hotShare * 100)} %`,
+      "HOT share": percent(s.hotShare, 0, ""),
       "B-tree leaf inserts / row": r2(s.btreeInsertsPerRow),
       "B-tree splits / 1k rows": r2(s.btreeSplitsPer1000),
       "heap records / row": r2(s.heapRecordsPerRow),
@@ -203,8 +203,8 @@ function ratioChart(
       ...(bySize
         ? {}
         : errorBars(
-            points.map((p) => gap(p.ratioCiHigh, p.ratio)),
-            points.map((p) => gap(p.ratio, p.ratioCiLow)),
+            points.map((p) => gap(p.ratioInterval?.high, p.ratio)),
+            points.map((p) => gap(p.ratio, p.ratioInterval?.low)),
           )),
     };
     const theirs = bySize

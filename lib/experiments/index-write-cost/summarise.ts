@@ -77,8 +77,6 @@ export function summarise(trials: readonly IndexWriteTrial[], options: { readonl
       ratio: c.extraIndexes === 0 ? 1 : ratioInterval?.estimate,
       ratioInterval,
       repeatRatios: baseline ? repeatRatios : undefined,
-      ratioCiLow: ratioInterval?.low,
-      ratioCiHigh: ratioInterval?.high,
       serverRatioInterval: interval(paired(serverMs), `${label}, server time`),
       serverMs: medianOf(group, (k) => k["server.statement_ms"]),
       // Time outside the server ÷ server time, k: it pulls a wall ratio towards 1, (k + server ratio) ÷ (k + 1).
@@ -123,8 +121,24 @@ export function conditionAt(
   );
 }
 
-export const byRepeat = (ratios: readonly { readonly repeat: number; readonly ratio: number }[] | undefined) =>
-  new Map((ratios ?? []).map((r) => [r.repeat, r.ratio]));
+type PerRepeat = readonly { readonly repeat: number; readonly ratio: number }[];
+const byRepeat = (ratios: PerRepeat | undefined) => new Map((ratios ?? []).map((r) => [r.repeat, r.ratio]));
+/** Two lists of per-repeat ratios, paired by repeat number; their median with its interval (`of`). */
+export const paired = (a?: PerRepeat, b?: PerRepeat) => pairedRatios(byRepeat(a), byRepeat(b));
+export const median = (xs: PerRepeat, of: string) => intervalOf(xs, (x) => x.ratio, of);
+/** R = t(k idx) ÷ t(0 idx) of condition a ÷ that of b, paired by repeat. */
+export const RR = (s: readonly ConditionSummary[], e: Engine, a: Cell, b: Cell) =>
+  paired(conditionAt(s, e, a)?.repeatRatios, conditionAt(s, e, b)?.repeatRatios);
+
+/** The seed's largest size, where claim (b)'s growth ends. */
+export const LARGE = 1_000_000;
+export const sizesOf = (s: readonly ConditionSummary[]) => [...new Set(s.map((x) => x.rows))];
+/** The compared size of a growth: the seed's 100k when run, else the largest size below 1M. */
+export const compared = (sizes: readonly number[]) =>
+  sizes.includes(100_000) ? 100_000 : sizes.filter((n) => n < LARGE).sort((a, b) => b - a)[0];
+/** G(op): R at 1M ÷ R at the compared size (sizes ran in blocks: paired by repeat number). */
+export const G = (s: readonly ConditionSummary[], e: Engine, op: Operation) =>
+  RR(s, e, [LARGE, op, 5], [compared(sizesOf(s)), op, 5]);
 
 /** The sizes at which the whole matrix ran (a growth size runs only (b)'s conditions); all if none tells them apart. */
 export function matrixSizes(summaries: readonly ConditionSummary[]): number[] {

@@ -1,7 +1,7 @@
 /** Seed 003's claims, per set. Its 20–30 % is its rebuild ÷ its 30 s run: judged at its own protocol. */
 import { absentUnless, declare, exactly, readQuotes, stat, when, type ClaimSet } from "../../stats/claim-engine";
 import { intervalText } from "../../stats/intervals";
-import { fixed as f1, percent as pct, times } from "../../stats/format";
+import { f1, f2, percent as pct, times } from "../../stats/format";
 import { medianOf, quotient } from "../../stats/claim-statistics";
 import type { ReindexMode, ReindexUnderLoadParams as P } from "./params";
 import { change } from "./present";
@@ -22,7 +22,7 @@ const NO_CONCURRENTLY = lacking(
   ["concurrently", "reindex"],
   "this run has no REINDEX CONCURRENTLY mode (or no plain one to compare with)",
 );
-const secs = (s: Sum, pick: S.Value, mode?: ReindexMode) => f1(S.perRun(s, pick, "", mode)?.estimate, 1);
+const secs = (s: Sum, pick: S.Value, mode?: ReindexMode) => f1(S.perRun(s, pick, "", mode)?.estimate);
 const LOST_OVER_STALL = "lost share ÷ the plain REINDEX's window share of the run, per set";
 const PLAIN = { regime: ALL, howToTest: "any profile with the plain REINDEX mode", absent: NO_PLAIN };
 const BOTH = { regime: ALL, regimeText: NOT_BY_SEED, howToTest: BOTH_MODES, absent: NO_CONCURRENTLY };
@@ -50,13 +50,12 @@ export const CLAIMS: ClaimSet<P, Sum, (typeof ALL)[number]> = declare({
       ...PLAIN,
       regimeText: `${PROTOCOL_TEXT}. The figure is the seed's rebuild seconds ÷ its 30 s run (≈ 7.6 s stalled, 25 %; sets 2, 3: 20 %, 22 %): another machine's rebuild makes another share, so only the seed's own protocol tests it`,
       howToTest: "`--profile full` runs the seed's protocol (scale 100, 30 s runs, 2 clients)",
-      statistic: {
-        text: "within each REINDEX run: transactions the REINDEX window cost (the rate outside the window × its length − those done inside), as a share of the run; one value per set, median over sets (the between-run TPS ratio is shown beside it: this machine changes speed between runs)",
-        fmt: (x) => pct(x, 1),
-        of: (s) =>
-          S.perRun(s, (r) => r.lostShare, "share of the run's transactions lost in the reindex window, per set"),
-        needs: WINDOW,
-      },
+      statistic: stat(
+        "within each REINDEX run: transactions the REINDEX window cost (the rate outside the window × its length − those done inside), as a share of the run; one value per set, median over sets (the between-run TPS ratio is shown beside it: this machine changes speed between runs)",
+        (s) => S.perRun(s, (r) => r.lostShare, "share of the run's transactions lost in the reindex window, per set"),
+        WINDOW,
+        (x) => pct(x, 1),
+      ),
       ours: (s) =>
         `the plain REINDEX's window was ${pct(stall(s))} of the ${s.durationSeconds} s run (the seed's ≈ 25 % of 30 s)${when(S.modeSummary(s, "reindex")?.tpsRatio, (b) => `; between runs TPS ${intervalText(b, (x) => change(x, 0))} against the set's baseline`)}`,
       why: (s) =>
@@ -98,7 +97,7 @@ export const CLAIMS: ClaimSet<P, Sum, (typeof ALL)[number]> = declare({
         const share = stall(s);
         const txOverU = S.perRun(s, (r) => quotient(r.latencyAvgMs, r.updateUnblockedMs))?.estimate;
         const multiple = share !== undefined && txOverU !== undefined ? 1 + share * txOverU : undefined;
-        return `1 + stall share ${pct(share)} × transaction ÷ unblocked UPDATE latency ${f1(txOverU, 1)} = ×${f1(multiple, 2)}${when(S.updateWithinRun(s), (m) => ` (measured ${intervalText(m, times)})`)}; the seed's set 1: 1 + 25 % × 2.226 ÷ 0.125 = ×5.5`;
+        return `1 + stall share ${pct(share)} × transaction ÷ unblocked UPDATE latency ${f1(txOverU)} = ×${f2(multiple)}${when(S.updateWithinRun(s), (m) => ` (measured ${intervalText(m, times)})`)}; the seed's set 1: 1 + 25 % × 2.226 ÷ 0.125 = ×5.5`;
       },
     },
     {
@@ -109,12 +108,12 @@ export const CLAIMS: ClaimSet<P, Sum, (typeof ALL)[number]> = declare({
       rule: { kind: "below", margin: 0 },
       ...BOTH,
       mechanism: `${SHARE_LOCK}; CONCURRENTLY takes SHARE UPDATE EXCLUSIVE, which blocks no write, whatever the table's size`,
-      statistic: {
-        text: "per set, the within-run share of transactions lost to the CONCURRENTLY window minus that lost to the plain REINDEX window (percentage points); median over sets",
-        fmt: (x) => `${x >= 0 ? "+" : "−"}${Math.abs(x * 100).toFixed(1)} points`,
-        of: S.lostDifference,
-        needs: "a REINDEX and a CONCURRENTLY run in the same set",
-      },
+      statistic: stat(
+        "per set, the within-run share of transactions lost to the CONCURRENTLY window minus that lost to the plain REINDEX window (percentage points); median over sets",
+        S.lostDifference,
+        "a REINDEX and a CONCURRENTLY run in the same set",
+        (x) => `${x >= 0 ? "+" : "−"}${Math.abs(x * 100).toFixed(1)} points`,
+      ),
       why: (s) =>
         `pgbench waited on locks for ${secs(s, (r) => r.blockedSeconds, "concurrently")} s with CONCURRENTLY vs ${secs(s, (r) => r.blockedSeconds)} s with plain REINDEX (medians); ${S.runsOf(s, "concurrently").filter((r) => r.reindexOutlastedLoad).length} CONCURRENTLY run(s) outlasted the load (their window is cut at the run's end).`,
     },

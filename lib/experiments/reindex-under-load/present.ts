@@ -4,6 +4,7 @@ import { groupedFigure, plot, type PlotlyFigure, type PlotlyTrace } from "../../
 import { showTable, sortedBy, type Row } from "../../display/table";
 import { publishedFigures } from "../../results/reference";
 import { intervalLabel, OUTLIER_RULE, type Interval } from "../../stats/intervals";
+import { percent } from "../../stats/format";
 import { stepCoordinates } from "../../workloads/pgbench";
 import { REINDEX_MODES, type ReindexMode, type ReindexUnderLoadParams } from "./params";
 import { modeSummary, runsOf, type ReindexSummary, type RunSummary } from "./summarise";
@@ -29,7 +30,7 @@ const pair = (a: number | undefined, b: number | undefined, digits: number, sep:
 const top = (shares: Readonly<Record<string, number>>, n: number) =>
   Object.entries(shares)
     .slice(0, n)
-    .map(([k, v]) => `${k} ${(v * 100).toFixed(0)} %`)
+    .map(([k, v]) => `${k} ${percent(v)}`)
     .join(", ");
 
 type Setup = { params: ReindexUnderLoadParams; template: TemplateInfo; calibration?: RunLengthCalibration };
@@ -79,7 +80,7 @@ export function runRows(s: ReindexSummary): Row[] {
     "blocked s": r1(r.blockedSeconds),
     "all clients blocked s": r1(r.allBlockedSeconds),
     "tps in window / outside": pair(r.tpsDuringReindex, r.tpsOutsideReindex, 0, " / "),
-    "tx lost in window": r.lostShare === undefined ? "" : `${(r.lostShare * 100).toFixed(1)} %`,
+    "tx lost in window": percent(r.lostShare, 1, ""),
     "WAL bytes / tx": r.walBytesPerTransaction === undefined ? undefined : Math.round(r.walBytesPerTransaction),
     flags: r.flags.join(", "),
   }));
@@ -99,7 +100,7 @@ export function showRunTable(s: ReindexSummary): void {
     "UPDATE / baseline (per set)": m.updateRatio ? intervalCell(m.updateRatio, 2) : "",
     "REINDEX s": r1(m.reindexSeconds?.median),
     "blocked s": r1(m.blockedSeconds.median),
-    "tx lost in window": m.lostShare ? `${(m.lostShare.median * 100).toFixed(1)} %` : "",
+    "tx lost in window": percent(m.lostShare?.median, 1, ""),
   }));
   showTable(modes, {
     caption:
@@ -163,7 +164,7 @@ export function showWaits(s: ReindexSummary): void {
       "index build phases": r.phases
         .map((p) => `${p.phase} (${((p.endMs - p.startMs) / 1000).toFixed(1)} s)`)
         .join(" → "),
-      "accounts HOT share": r.accountsHotShare === undefined ? "" : `${(r.accountsHotShare * 100).toFixed(0)} %`,
+      "accounts HOT share": percent(r.accountsHotShare, 0, ""),
     }));
   showTable(rows, {
     caption: "Sampled waits (pg_stat_activity + pg_locks + pg_stat_progress_create_index, every few hundred ms)",

@@ -99,20 +99,15 @@ type RunSettings = Pick<
 >;
 
 const TABLE_COUNTERS = ["n_tup_ins", "n_tup_upd", "n_tup_hot_upd", "autovacuum_count", "autoanalyze_count"] as const;
-type TableCounterKey = `table.${string}.${(typeof TABLE_COUNTERS)[number]}` | `size.index.${string}`;
+type TableCounterKey = `table.${string}.${(typeof TABLE_COUNTERS)[number]}`;
 type ReindexCounterKey = PgServerCounterKey | TableCounterKey;
-const isTableCounterKey = keyGuard<TableCounterKey>(
-  [],
-  [{ prefix: "table.", suffixes: TABLE_COUNTERS }, { prefix: "size.index." }],
-);
+const isTableCounterKey = keyGuard<TableCounterKey>([], [{ prefix: "table.", suffixes: TABLE_COUNTERS }]);
 
 const TABLE_STATS_SQL = `
 SELECT 'table.' || relname || '.' || k AS name, v::float8 AS value
 FROM pg_stat_user_tables,
   LATERAL (VALUES ${TABLE_COUNTERS.map((k) => `('${k}', ${k})`).join(", ")}) AS c(k, v)
 WHERE relname LIKE 'pgbench_%'
-UNION ALL
-SELECT 'size.index.' || indexrelname, pg_relation_size(indexrelid)::float8 FROM pg_stat_user_indexes WHERE relname LIKE 'pgbench_%'
 `;
 
 async function snapshot(client: Client): Promise<Counters<ReindexCounterKey>> {
