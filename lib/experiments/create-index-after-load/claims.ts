@@ -1,67 +1,45 @@
 /** Seed 001's claims, paired per repeat: (4) on the fewer-codes pairs when the run has them, others on the headline. */
 import type { CreateIndexAfterLoadParams } from "./params";
-import { declare, readQuotes, stat } from "../../stats/claim-engine";
-import { medianOf } from "../../stats/claim-statistics";
-import { count, f1, f2, times } from "../../stats/format";
-import { medianOfFinite } from "../../stats/summary";
+import { declare, from, readQuotes, stat } from "../../stats/claim-engine";
+import { count, f1, f2, percent, times } from "../../stats/format";
 import { CODE_VALUES } from "./workload/sql";
 import { seedFigures } from "./seed";
-import { bOverA, blockIoMs, densityPair, headlinePair, sizeSweep, timeRatio, typeCounts } from "./summarise";
-import type { CreateIndexSummary as S, MethodSummary as M, PairSummary as Pair, RepeatSide } from "./summarise";
+import * as sum from "./summarise";
+import type { CreateIndexSummary as S, MethodSummary as M, PairSummary as Pair } from "./summarise";
+import type { Method } from "./workload/plan";
 
 type Both = Pair & { readonly a: M; readonly b: M };
 const Q = readQuotes(__dirname);
 const sec = (ms: number | undefined) => f2((ms ?? NaN) / 1000);
-const share = (x: number) => `${Math.round(x * 100)} %`;
 const minSec = (s: number) => `${Math.floor(s / 60)} m ${Math.round(s % 60)} s`;
 const mib = (bytes: number | undefined) => (bytes === undefined ? "n/a" : `${f1(bytes / 2 ** 20)} MB`);
 const SEED_ROWS = 100_000_000;
 
-const both = <T>(p: Pair | undefined, f: (p: Both) => T): T | undefined => (p?.a && p.b ? f(p as Both) : undefined);
-const onPair = (pair: (s: S) => Pair | undefined, f: (p: Both, s: S) => string) => (s: S) =>
-  both(pair(s), (p) => f(p, s)) ?? "";
-const anatomy = (s: S, m: S["walAnatomy"][number]["method"]) => s.walAnatomy.find((w) => w.method === m);
-
-type Stat = (r: Pair["repeats"]) => ReturnType<typeof timeRatio>;
+const bothRan = (p: Pair | undefined) => (p?.a && p.b ? (p as Both) : undefined);
+const onPair = (pair: (s: S) => Pair | undefined, f: (p: Both, s: S) => string) => from((s: S) => bothRan(pair(s)), f);
+const onHeadline = (f: (p: Both, s: S) => string) => onPair(sum.headlinePair, f);
 /** A pair has repeats only where both methods ran. */
-const paired = (text: string, needs: string, of: Stat, fmt = times, pair = headlinePair) =>
+const paired = (text: string, needs: string, of: typeof sum.timeRatio, fmt = times, pair = sum.headlinePair) =>
   stat(text, (s: S) => of(pair(s)?.repeats ?? []), needs, fmt);
-/** Over the median gap: each repeat's own would drop repeats where B was not slower and blow up near zero. */
-const shareOfGap =
-  (pick: (side: RepeatSide) => number | undefined, of: string): Stat =>
-  (repeats) => {
-    const gaps = repeats.map((r) => r.b.seconds - r.a.seconds).sort((x, y) => x - y);
-    const mid = (gaps[(gaps.length - 1) >> 1] + gaps[gaps.length >> 1]) / 2;
-    if (!(mid > 0)) return undefined;
-    // Either side unmeasured: NaN, which medianOf leaves out.
-    return medianOf(repeats, (r) => ((pick(r.b) ?? NaN) - (pick(r.a) ?? NaN)) / mid, of);
-  };
-const cpuShare = shareOfGap((x) => x.cpuS, "(B − A CPU seconds) ÷ the median B − A gap, per repeat");
-const waitShare = shareOfGap((x) => x.runQueueWaitS, "(B − A run-queue wait) ÷ the median B − A gap, per repeat");
-/** 1 − (B − A run-queue wait) ÷ the gap: the part of the gap that was not spent waiting for a CPU. */
-const gapWithoutWait = (s: S) => {
-  const w = waitShare(headlinePair(s)?.repeats ?? []);
-  return w ? 1 - w.estimate : undefined;
-};
 const PER_REPEAT = "one ratio per repeat; median over repeats";
-const AT_HEADLINE = "both methods in at least one repeat at the headline size";
-const seconds = (text: string) => paired(text, AT_HEADLINE, timeRatio);
+const seconds = (text: string) =>
+  paired(text, "both methods in at least one repeat at the headline size", sum.timeRatio);
 
 /** The WAL record types most written per row by one method's decoded trial. */
-const dominantTypes = (s: S, m: S["walAnatomy"][number]["method"]) => {
-  const w = anatomy(s, m);
-  const top = w ? typeCounts([w]).slice(0, 3) : [];
+const dominantTypes = (s: S, m: Method) => {
+  const w = sum.anatomyOf(s, m);
+  const top = w ? sum.typeCounts([w]).slice(0, 3) : [];
   return w ? top.map(([type, n]) => `${type} ${f2(n / w.rows)}/row`).join(", ") : "(no WAL decoding trial)";
 };
 
-const ioWhy = onPair(headlinePair, ({ a, b, rows, repeats }, s) => {
-  const cpu = cpuShare(repeats);
+const ioWhy = onHeadline(({ a, b, rows, repeats }, s) => {
+  const cpu = sum.cpuShare(repeats);
   const hitsPerRow = (m: M) => f2((m.totals["db.blks_hit"] ?? 0) / rows);
   return (
     `${count(rows)} rows (table ${mib(b.index?.tableBytes)}, B's index ${mib(b.index?.indexBytes)}, shared_buffers ${s.headline.sharedBuffersMB ?? "n/a"} MB; ` +
-    `the OS page cache is not controlled): block I/O wait A ${sec(blockIoMs(a.totals))} s, B ${sec(blockIoMs(b.totals))} s; ` +
+    `the OS page cache is not controlled): block I/O wait A ${sec(sum.blockIoMs(a.totals))} s, B ${sec(sum.blockIoMs(b.totals))} s; ` +
     `blks_read A ${count(a.totals["db.blks_read"])}, B ${count(b.totals["db.blks_read"])}; B touched ${hitsPerRow(b)} shared buffers per row (A ${hitsPerRow(a)})` +
-    (cpu ? `; extra CPU explains ${share(cpu.estimate)} of the gap.` : ".")
+    (cpu ? `; extra CPU explains ${percent(cpu.estimate)} of the gap.` : ".")
   );
 });
 const IO = {
@@ -103,15 +81,14 @@ export const CLAIMS = declare<CreateIndexAfterLoadParams, S, "rows" | "walRows" 
     // The machine's load: known only after the run.
   }),
   after: (s) => {
-    const [h, d, mb] = [headlinePair(s), densityPair(s), s.headline.sharedBuffersMB];
+    const [h, d, mb] = [sum.headlinePair(s), sum.densityPair(s), s.headline.sharedBuffersMB];
     const [b, rows] = [h?.b?.index, h?.rows ?? s.headline.rows];
-    const cache = b && mb ? (b.tableBytes + b.indexBytes) / (mb * 2 ** 20) : undefined;
     return {
       rows,
       walRows: rows,
-      cache,
+      cache: b && mb ? (b.tableBytes + b.indexBytes) / (mb * 2 ** 20) : undefined,
       rowsPerCode: d ? d.rows / (d.codes ?? CODE_VALUES) : undefined,
-      cpuFree: gapWithoutWait(s),
+      cpuFree: sum.gapWithoutWait(s),
     };
   },
   claims: [
@@ -128,16 +105,15 @@ export const CLAIMS = declare<CreateIndexAfterLoadParams, S, "rows" | "walRows" 
         "CREATE INDEX sorts the keys once and writes the tree bottom-up (nbtsort), where an indexed load descends the tree and inserts into a leaf for every row; that per-row work exists at any size",
       howToTest: "any profile",
       statistic: seconds(`B/A of the seed's timed seconds (A: INSERT + CREATE INDEX, B: INSERT), ${PER_REPEAT}`),
-      ours: onPair(
-        headlinePair,
+      ours: onHeadline(
         ({ a, b, rows }) =>
           `${count(rows)} rows: A ${f2(a.medianSeconds)} s (load ${sec(a.phaseMs.load)} + index ${sec(a.phaseMs.index)}) vs B ${f2(b.medianSeconds)} s (medians)`,
       ),
-      why: onPair(headlinePair, ({ a, b, repeats }, s) => {
-        const cpu = bOverA((x) => x.cpuS, "B/A CPU seconds per repeat")(repeats);
-        const trend = sizeSweep(s).flatMap((x) =>
-          x.timeRatio ? [`${count(x.rows)} ${f2(x.timeRatio.estimate)}×`] : [],
-        );
+      why: onHeadline(({ a, b, repeats }, s) => {
+        const cpu = sum.bOverA((x) => x.cpuS, "B/A CPU seconds per repeat")(repeats);
+        const trend = sum
+          .sizeSweep(s)
+          .flatMap((x) => (x.timeRatio ? [`${count(x.rows)} ${f2(x.timeRatio.estimate)}×`] : []));
         return (
           `B/A by size (medians of paired ratios): ${trend.join(", ")}. ` +
           (cpu ? `In CPU seconds (backend + parallel sort workers) B/A = ${f2(cpu.estimate)}×. ` : "") +
@@ -157,7 +133,7 @@ export const CLAIMS = declare<CreateIndexAfterLoadParams, S, "rows" | "walRows" 
         "100M rows only: B/A changes with the table size (see the size sweep), so no other size tests this figure",
       howToTest: "`--profile full` (100M rows) tests it",
       statistic: seconds("B/A of the seed's timed seconds per repeat at the headline size; median over repeats"),
-      why: onPair(headlinePair, ({ a, b }) => {
+      why: onHeadline(({ a, b }) => {
         const [A, B] = [seedFigures().loadThenIndexS, seedFigures().indexThenLoadS].map(minSec);
         return `A ${f2(a.medianSeconds)} s vs B ${f2(b.medianSeconds)} s here; the seed ${A} vs ${B}.`;
       }),
@@ -176,10 +152,10 @@ export const CLAIMS = declare<CreateIndexAfterLoadParams, S, "rows" | "walRows" 
       statistic: paired(
         `B/A of pg_stat_wal wal_records over each method's timed phases, ${PER_REPEAT}`,
         "both methods' WAL counters in at least one repeat",
-        bOverA((x) => x.walRecords, "B/A wal_records per repeat"),
+        sum.bOverA((x) => x.walRecords, "B/A wal_records per repeat"),
       ),
       why: (s) => {
-        const w = anatomy(s, "index_then_load") ?? anatomy(s, "load_then_index");
+        const w = sum.anatomyOf(s, "index_then_load") ?? sum.anatomyOf(s, "load_then_index");
         const [b, a] = [dominantTypes(s, "index_then_load"), dominantTypes(s, "load_then_index")];
         return w ? `Decoded WAL per row (pg_walinspect, ${count(w.rows)} rows) — B: ${b}; A: ${a}.` : "";
       },
@@ -194,8 +170,8 @@ export const CLAIMS = declare<CreateIndexAfterLoadParams, S, "rows" | "walRows" 
       statistic: paired(
         "per repeat, (B − A block I/O wait: blk_read_time + blk_write_time, WAL left out as it is claim 2's) ÷ the median B − A gap over all repeats, a negative share kept; median over repeats, on the headline pair",
         "both methods at the headline size, with B slower in the median repeat (a gap to explain)",
-        shareOfGap((x) => x.blockIoMs / 1000, "(B − A block I/O wait) ÷ the median B − A gap, per repeat"),
-        share,
+        sum.shareOfGap((x) => x.blockIoMs / 1000, "(B − A block I/O wait) ÷ the median B − A gap, per repeat"),
+        percent,
       ),
     },
     {
@@ -218,18 +194,16 @@ export const CLAIMS = declare<CreateIndexAfterLoadParams, S, "rows" | "walRows" 
       statistic: paired(
         "per repeat, (B − A CPU seconds: backend getrusage + parallel sort workers) ÷ the median B − A gap; median over repeats",
         "both methods' CPU (log_statement_stats) at the headline size, with B slower in the median repeat",
-        cpuShare,
-        share,
+        sum.cpuShare,
+        percent,
       ),
-      why: onPair(headlinePair, ({ a, b, repeats }, s) => {
-        const wait = waitShare(repeats);
-        const med = (f: (r: Pair["repeats"][number]) => number | undefined) =>
-          medianOfFinite(repeats.map((r) => f(r) ?? NaN));
+      why: onHeadline(({ a, b, repeats }, s) => {
+        const [wait, med] = [sum.waitShare(repeats), sum.overRepeats(repeats)];
         const queue = s.headline.runQueueUnmeasured
           ? `Run-queue wait not measured: ${s.headline.runQueueUnmeasured}.`
-          : `Waiting on the run queue (backend + parallel workers, medians per repeat): A ${sec(1000 * (med((r) => r.a.runQueueWaitS) ?? NaN))} s, ` +
-            `B ${sec(1000 * (med((r) => r.b.runQueueWaitS) ?? NaN))} s against a median gap of ${sec(1000 * (med((r) => r.b.seconds - r.a.seconds) ?? NaN))} s` +
-            (wait ? `: B − A wait is ${share(wait.estimate)} of the gap.` : ".");
+          : `Waiting on the run queue (backend + parallel workers, medians per repeat): A ${f2(med((r) => r.a.runQueueWaitS))} s, ` +
+            `B ${f2(med((r) => r.b.runQueueWaitS))} s against a median gap of ${f2(med((r) => r.b.seconds - r.a.seconds))} s` +
+            (wait ? `: B − A wait is ${percent(wait.estimate)} of the gap.` : ".");
         return (
           `${ioWhy(s)} ${queue} Preempted (involuntary switches): A ${count(med((r) => r.a.involuntarySwitches))}, ` +
           `B ${count(med((r) => r.b.involuntarySwitches))} times; host load average A ${f1(a.hostLoad)}, B ${f1(b.hostLoad)}.`
@@ -249,18 +223,18 @@ export const CLAIMS = declare<CreateIndexAfterLoadParams, S, "rows" | "walRows" 
       statistic: paired(
         `B/A of the finished index's size (pg_relation_size), ${PER_REPEAT}`,
         "pgstatindex of both methods' indexes",
-        bOverA((x) => x.indexBytes, "B/A index bytes per repeat"),
+        sum.bOverA((x) => x.indexBytes, "B/A index bytes per repeat"),
         times,
-        densityPair,
+        sum.densityPair,
       ),
-      ours: onPair(densityPair, ({ a, b, rows, codes }) =>
+      ours: onPair(sum.densityPair, ({ a, b, rows, codes }) =>
         a.index && b.index
           ? `${count(rows)} rows over ${count(codes ?? CODE_VALUES)} codes: ${mib(a.index.indexBytes)} vs ${mib(b.index.indexBytes)}; avg_leaf_density A ${f1(a.index.avgLeafDensity)} % vs B ${f1(b.index.avgLeafDensity)} %`
           : "",
       ),
       why: (s) => {
-        const w = anatomy(s, "index_then_load");
-        const types = typeCounts(w ? [w] : []);
+        const w = sum.anatomyOf(s, "index_then_load");
+        const types = sum.typeCounts(w ? [w] : []);
         const n = (pred: (t: string) => boolean) => count(types.reduce((x, [t, c]) => x + (pred(t) ? c : 0), 0));
         return w
           ? `While B grew (${count(w.rows)} rows decoded): ${n((t) => t === "Btree/DEDUP")} Btree/DEDUP and ${n((t) => t.startsWith("Btree/SPLIT"))} page-split records.`
@@ -277,7 +251,7 @@ export const CLAIMS = declare<CreateIndexAfterLoadParams, S, "rows" | "walRows" 
       statistic: paired(
         `B/A of pg_stat_database blks_read over each method's timed phases, ${PER_REPEAT}`,
         "blks_read of both methods at the headline size, A's above 0",
-        bOverA((x) => x.blksRead, "B/A blks_read per repeat"),
+        sum.bOverA((x) => x.blksRead, "B/A blks_read per repeat"),
       ),
     },
   ],

@@ -112,6 +112,29 @@ export const experiment = defineExperiment({
   claims: CLAIMS,
   without: (_run, summary) => withoutFlagged(summary),
   csvRows,
+  // After the base's header: the server's settings and the host's load during the trials (busy: noisy trials).
+  showSetup: (r) => {
+    showTable(
+      Object.entries(r.effectiveSettings).map(([setting, value]) => ({ setting, value })),
+      {
+        caption:
+          "Server settings as the server reports them (SHOW); maintenance_work_mem and max_parallel_maintenance_workers are SET per trial where a sweep varies them",
+      },
+    );
+    const loads = r.trials.flatMap((t) => t.loadAverage ?? []);
+    const cpus = r.metadata.host.cpus;
+    const busy = loads.length > 0 && median(loads) > cpus;
+    const loadText = loads.length
+      ? ` Host 1-minute load average during the trials: median ${median(loads).toFixed(1)}, max ${Math.max(...loads).toFixed(1)} on ${cpus} CPUs` +
+        (busy
+          ? " — other work competed for the CPU, so single trials are noisy: read the medians, ranges and intervals, not one trial."
+          : ".")
+      : "";
+    show().html(
+      `<div style="${busy ? "border-left:4px solid #f58518;padding:6px 10px;background:#fff7ec" : "color:#555"}">` +
+        `${r.trials.length} trials in ${Math.round(r.elapsedS)} s (server start included).${escapeHtml(loadText)}</div>`,
+    );
+  },
   disk: diskNeed,
   // Each kind of trial (a load by either method, a CREATE INDEX of the sweeps) grows at its own rate.
   eta: {
@@ -199,30 +222,5 @@ function csvRows(s: CreateIndexSummary) {
   return [...methods, ...builds];
 }
 
-export const { params, run, summarise, claims, save, showClaims, registered } = experiment;
+export const { params, run, summarise, claims, save, showRun, showClaims, registered } = experiment;
 export * from "./present";
-
-/** The base's, then the server's settings and the host's load during the trials (busy: noisy trials). */
-export function showRun(r: Awaited<ReturnType<typeof run>>): void {
-  experiment.showRun(r);
-  showTable(
-    Object.entries(r.effectiveSettings).map(([setting, value]) => ({ setting, value })),
-    {
-      caption:
-        "Server settings as the server reports them (SHOW); maintenance_work_mem and max_parallel_maintenance_workers are SET per trial where a sweep varies them",
-    },
-  );
-  const loads = r.trials.flatMap((t) => t.loadAverage ?? []);
-  const cpus = r.metadata.host.cpus;
-  const busy = loads.length > 0 && median(loads) > cpus;
-  const loadText = loads.length
-    ? ` Host 1-minute load average during the trials: median ${median(loads).toFixed(1)}, max ${Math.max(...loads).toFixed(1)} on ${cpus} CPUs` +
-      (busy
-        ? " — other work competed for the CPU, so single trials are noisy: read the medians, ranges and intervals, not one trial."
-        : ".")
-    : "";
-  show().html(
-    `<div style="${busy ? "border-left:4px solid #f58518;padding:6px 10px;background:#fff7ec" : "color:#555"}">` +
-      `${r.trials.length} trials in ${Math.round(r.elapsedS)} s (server start included).${escapeHtml(loadText)}</div>`,
-  );
-}

@@ -4,7 +4,7 @@ import { errorBars, plot, type PlotlyTrace } from "../../display/plotly";
 import { showTable, type Row } from "../../display/table";
 import { intervalLabel, OUTLIER_RULE, type Interval } from "../../stats/intervals";
 import { counterEntries, type Counters } from "../../stats/counters";
-import { count, shortCount } from "../../stats/format";
+import { count, f0, f2, shortCount, times } from "../../stats/format";
 import { METHOD_LABELS, METHODS, type Method } from "./workload/plan";
 import { checkpoints, type CreateIndexCounterKey, type PhaseName } from "./workload/session";
 import { seedFigures } from "./seed";
@@ -19,9 +19,8 @@ const perRowUs = (seconds: number | undefined, rows: number) =>
   seconds === undefined ? undefined : (seconds / rows) * 1e6;
 const short = (m: Method) => (m === "load_then_index" ? "A" : "B");
 const ratioCell = (i: Interval | undefined) =>
-  i ? `${i.estimate.toFixed(2)} [${i.low.toFixed(2)}–${i.high.toFixed(2)}] ${intervalLabel(i)}` : "";
-const minMax = (x: { readonly minSeconds: number; readonly maxSeconds: number }) =>
-  `${x.minSeconds.toFixed(2)}–${x.maxSeconds.toFixed(2)}`;
+  i ? `${f2(i.estimate)} [${f2(i.low)}–${f2(i.high)}] ${intervalLabel(i)}` : "";
+const minMax = (x: Seconds) => `${f2(x.minSeconds)}–${f2(x.maxSeconds)}`;
 const sides = (p: sum.PairSummary | undefined) => [p?.a, p?.b].filter((m): m is M => m !== undefined);
 
 const COLORS: Readonly<Record<Method, string>> = { load_then_index: "#4c78a8", index_then_load: "#e45756" };
@@ -155,14 +154,14 @@ export function showSeedComparison(s: S): void {
     method("B: CREATE INDEX, then load", seed.indexThenLoadS, pair?.b),
     {
       figure: "B / A (time)",
-      seed: `${seed.ratio.toFixed(2)}× (${count(seed.rows)} rows, mean of 2)`,
+      seed: `${times(seed.ratio)} (${count(seed.rows)} rows, mean of 2)`,
       "this run": pair?.timeRatio ? `${ratioCell(pair.timeRatio)} (${count(ourRows)} rows)` : "",
       "ours / seed": vsSeed(pair?.timeRatio?.estimate, seed.ratio),
     },
     {
       figure: "B / A (WAL records)",
       seed: `≈ ${seed.walRecordsRatio}× (${count(seed.rows)} rows)`,
-      "this run": walRatio !== undefined ? `${walRatio.toFixed(2)}× (${count(ourRows)} rows, medians)` : "",
+      "this run": walRatio !== undefined ? `${times(walRatio)} (${count(ourRows)} rows, medians)` : "",
       "ours / seed": vsSeed(walRatio, seed.walRecordsRatio),
     },
   ];
@@ -363,7 +362,7 @@ export function showKeyOrder(s: S): void {
     data: [
       ...phaseBars(x, methods),
       scatter("markers+text")("leaf density (right axis)", x, density, {
-        text: methods.map((m) => (m.index ? `${m.index.avgLeafDensity.toFixed(0)} %` : "")),
+        text: methods.map((m) => (m.index ? `${f0(m.index.avgLeafDensity)} %` : "")),
         textposition: "top center",
         yaxis: "y2",
         marker: { color: "#222", symbol: "diamond", size: 9 },

@@ -97,15 +97,12 @@ function summariseMethod(group: readonly OkTrial[], failed: number) {
     backendCpuS: median((t) => timedSum(t, cpuOfPhase)),
     phaseRunQueueWaitS: perPhase((phase) => median((t) => runQueueWaitOfPhase(phaseOf(t, phase)))),
     runQueueWaitS: median((t) => timedSum(t, runQueueWaitOfPhase)),
-    backendBlocksOut: median((t) => timedSum(t, (p) => p.backend?.fsBlocksOut)),
-    involuntarySwitches: median((t) => timedSum(t, (p) => p.backend?.involuntarySwitches)),
     hostLoad: median((t) => (t.loadAverage ? (t.loadAverage[0] + t.loadAverage[1]) / 2 : undefined)),
     // NaN only where no trial's value is finite (an empty index): shown, not hidden.
     index: shapes.length
       ? (Object.fromEntries(SHAPE_FIELDS.map((k) => [k, medianOfFinite(shapes.map((x) => x[k])) ?? NaN])) as IndexShape)
       : undefined,
     sortSpilled: sort?.spilled,
-    sortParticipants: sort?.parallelParticipants,
   };
 }
 export type MethodSummary = ReturnType<typeof summariseMethod>;
@@ -142,7 +139,6 @@ function repeatSide(t: CreateIndexTrial, outlier: boolean) {
     cpuS: timedSum(t, cpuOfPhase),
     runQueueWaitS: timedSum(t, runQueueWaitOfPhase),
     involuntarySwitches: timedSum(t, (p) => p.backend?.involuntarySwitches),
-    ioWaitMs: ioWaitMs(sums),
     blockIoMs: blockIoMs(sums),
     walRecords: sums["wal.records"] ?? 0,
     blksRead: sums["db.blks_read"],
@@ -152,7 +148,6 @@ function repeatSide(t: CreateIndexTrial, outlier: boolean) {
     timedCheckpoints: sums["checkpointer.timed"] ?? 0,
     autovacuumRuns: sums["autovacuum.runs"] ?? 0,
     outlier,
-    ...(t.speed ? { speedMs: t.speed.medianMs } : {}),
   };
 }
 export type RepeatSide = ReturnType<typeof repeatSide>;
@@ -188,6 +183,23 @@ export const bOverA =
   (pick: (side: RepeatSide) => number | undefined, of: string) => (repeats: readonly RepeatPair[]) =>
     medianOf(repeats, (r) => quotient(pick(r.b), pick(r.a)), of);
 export const timeRatio = bOverA((x) => x.seconds, "B/A seconds per repeat (A and B back to back)");
+/** Over the median gap: each repeat's own would drop repeats where B was not slower and blow up near zero. */
+export const shareOfGap =
+  (pick: (side: RepeatSide) => number | undefined, of: string) => (repeats: readonly RepeatPair[]) => {
+    const gaps = repeats.map((r) => r.b.seconds - r.a.seconds).sort((x, y) => x - y);
+    const mid = (gaps[(gaps.length - 1) >> 1] + gaps[gaps.length >> 1]) / 2;
+    if (!(mid > 0)) return undefined;
+    // Either side unmeasured: NaN, which medianOf leaves out.
+    return medianOf(repeats, (r) => ((pick(r.b) ?? NaN) - (pick(r.a) ?? NaN)) / mid, of);
+  };
+export const cpuShare = shareOfGap((x) => x.cpuS, "(B − A CPU seconds) ÷ the median B − A gap, per repeat");
+export const waitShare = shareOfGap(
+  (x) => x.runQueueWaitS,
+  "(B − A run-queue wait) ÷ the median B − A gap, per repeat",
+);
+/** The median over repeats of `f`, NaN where no repeat has it. */
+export const overRepeats = (repeats: readonly RepeatPair[]) => (f: (r: RepeatPair) => number | undefined) =>
+  medianOfFinite(repeats.map((r) => f(r) ?? NaN)) ?? NaN;
 const serverTimeRatio = bOverA((x) => x.serverSeconds, "B/A server elapsed time per repeat (log_statement_stats)");
 
 export function summarise(
@@ -261,6 +273,12 @@ export const headlinePairs = (s: CreateIndexSummary, more: (p: PairSummary) => b
 export const headlinePair = (s: CreateIndexSummary): PairSummary | undefined =>
   headlinePairs(s, (p) => p.rows === s.headline.rows && p.keyOrder === "random")[0];
 
+/** 1 − (B − A run-queue wait) ÷ the gap: the part of the gap that was not spent waiting for a CPU. */
+export const gapWithoutWait = (s: CreateIndexSummary) => {
+  const w = waitShare(headlinePair(s)?.repeats ?? []);
+  return w ? 1 - w.estimate : undefined;
+};
+
 /** Claim (4)'s pairs at fewer codes, when the run has them. */
 export const densityPair = (s: CreateIndexSummary) => s.pairs.find((p) => p.codes !== undefined) ?? headlinePair(s);
 
@@ -288,6 +306,7 @@ export const sizeSweep = (s: CreateIndexSummary) =>
 export const blockIoMs = (c: Sums) => (c["db.blk_read_time_ms"] ?? 0) + (c["db.blk_write_time_ms"] ?? 0);
 /** track_io_timing and track_wal_io_timing. */
 export const ioWaitMs = (c: Sums) => blockIoMs(c) + (c["wal.write_time_ms"] ?? 0) + (c["wal.sync_time_ms"] ?? 0);
+export const anatomyOf = (s: CreateIndexSummary, m: Method) => s.walAnatomy.find((w) => w.method === m);
 /** Records per WAL record type over the decoded trials, most first. */
 export function typeCounts(anatomy: CreateIndexSummary["walAnatomy"]): [string, number][] {
   const byType = new Map<string, number>();

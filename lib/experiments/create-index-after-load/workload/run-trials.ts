@@ -66,13 +66,7 @@ function flatten(results: readonly PhaseResult[]): Counters<CreateIndexTrialCoun
  * `drop`, then `then` after a checkpoint, so no trial inherits dirty buffers; the drop commits first: its buffers are
  * discarded.
  */
-async function afterCheckpoint(
-  session: TrialSession,
-  drop: string,
-  then: string,
-  settleMs: number,
-  clock: TrialClock,
-): Promise<{ idle: boolean; waitedMs: number }> {
+async function afterCheckpoint(session: TrialSession, drop: string, then: string, settleMs: number, clock: TrialClock) {
   await clock.time("recreate", () => session.query(drop));
   // Catalogs churn with every CREATE/DROP: a worker on them ends before the timed phases (a late one is flagged).
   const wait = await clock.time("recreate", () => waitForAutovacuumIdle(session.client));
@@ -81,26 +75,19 @@ async function afterCheckpoint(
   return wait;
 }
 
-async function load(
-  session: TrialSession,
-  c: CreateIndexCondition,
-  o: RunPlanOptions,
-  clock: TrialClock,
-): Promise<PhaseResult> {
+/** One trial's part on the session, its setup timed on `clock`. */
+type Step<R> = (session: TrialSession, c: CreateIndexCondition, o: RunPlanOptions, clock: TrialClock) => Promise<R>;
+
+const load: Step<PhaseResult> = async (session, c, o, clock) => {
   // Reseeded right before the load, so every trial of a size writes the same codes.
   await clock.time("counters", () => session.query("SELECT setseed($1)", [o.randomSeed]));
   return session.phase("load", loadSql(c.rows, c.keyOrder, c.codes), { settleMs: o.settleMs, clock });
-}
+};
 
 const build = (session: TrialSession, o: RunPlanOptions, clock: TrialClock) =>
   session.phase("index", CREATE_INDEX, { settleMs: o.settleMs, traceSort: true, clock });
 
-async function runLoadTrial(
-  session: TrialSession,
-  c: CreateIndexCondition,
-  o: RunPlanOptions,
-  clock: TrialClock,
-): Promise<TrialOutcome> {
+const runLoadTrial: Step<TrialOutcome> = async (session, c, o, clock) => {
   // Before the table is made: the probe's own writes are in another database and CHECKPOINTed below.
   const speed = await clock.time("speed", () => probeSpeed(o.connection));
   const settings = buildSettingsSql(c.maintenanceWorkMemMB, c.parallelWorkers);
@@ -143,21 +130,16 @@ async function runLoadTrial(
       hold?.release().catch(ignored("create-index: release the decoding trial's WAL")),
     );
   }
-}
+};
 
-async function runBuildTrial(
-  session: TrialSession,
-  c: CreateIndexCondition,
-  o: RunPlanOptions,
-  clock: TrialClock,
-): Promise<TrialOutcome> {
+const runBuildTrial: Step<TrialOutcome> = async (session, c, o, clock) => {
   const settings = buildSettingsSql(c.maintenanceWorkMemMB, c.parallelWorkers);
   const autovacuumWait = await afterCheckpoint(session, `DROP INDEX IF EXISTS ${INDEX}`, settings, o.settleMs, clock);
   const built = await build(session, o, clock);
   const index = await clock.time("shape", () => session.indexShape());
   await clock.time("recreate", () => session.query(`DROP INDEX ${INDEX}`));
   return { seconds: built.record.ms / 1000, phases: [built.record], counters: flatten([built]), index, autovacuumWait };
-}
+};
 
 /** One session, opened on first use and reopened after a failure (the build table reloaded then). */
 export function runPlan(o: RunPlanOptions): Promise<CreateIndexTrial[]> {

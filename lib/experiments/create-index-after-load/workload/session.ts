@@ -12,6 +12,7 @@ import { counterDelta, type Counters } from "../../../stats/counters";
 import type { ConnectionInfo, TargetKind } from "../../../targets/types";
 import { NewChildren, readCommandLine, readParentPid, readSchedStat } from "../../../results/run-queue";
 import { SetupClock, timed, type SecondsOf } from "../../../workloads/timed";
+import { walRecordsBetween } from "../../../engines/postgres/wal-records";
 import { INDEX, TABLE } from "./sql";
 
 /**
@@ -262,13 +263,8 @@ export class TrialSession {
         ? undefined
         : new NewChildren(postmaster, (cmd) => cmd.includes(`parallel worker for PID ${pid}`), WORKER_POLL_MS);
     const before = pid === undefined ? undefined : readSchedStat(pid);
-    const t0 = process.hrtime.bigint();
-    try {
-      await this.client.query(sql);
-    } finally {
-      this.capture = undefined;
-    }
-    const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+    const [, querySeconds] = await timed(() => this.client.query(sql)).finally(() => (this.capture = undefined));
+    const ms = querySeconds * 1000;
     const after = pid === undefined ? undefined : readSchedStat(pid);
     const ran = workers?.stop() ?? [];
     const sum = (f: (x: (typeof ran)[number]) => number) => ran.reduce((a, x) => a + f(x), 0) / 1e9;
@@ -293,8 +289,6 @@ export class TrialSession {
     const phaseSeconds = Number(process.hrtime.bigint() - phaseStart) / 1e9;
     o.clock?.add("settle", settleSeconds);
     o.clock?.add("counters", phaseSeconds - settleSeconds - ms / 1000);
-    const backend = parseBackendUsage(notices);
-    const sort = o.traceSort ? parseSortTrace(notices) : undefined;
     return {
       record: {
         phase,
@@ -302,8 +296,8 @@ export class TrialSession {
         walBytes: Number(bytes),
         startLsn,
         endLsn,
-        backend,
-        sort,
+        backend: parseBackendUsage(notices),
+        sort: o.traceSort ? parseSortTrace(notices) : undefined,
         runQueue,
         settledMs: Math.round(settleSeconds * 1e4) / 10,
       },
@@ -346,19 +340,11 @@ export class TrialSession {
     return Object.fromEntries(SHAPE_FIELDS.map((k) => [k, Number(row[SHAPE_COLUMNS[k]])])) as IndexShape;
   }
 
-  /** The caller holds the WAL (WalHold). */
+  /** The caller holds the WAL (WalHold). Most records first. */
   async walRecordTypes(startLsn: string, endLsn: string) {
-    const rows = await this.query<Record<string, string | number>>(
-      `SELECT "resource_manager/record_type" AS type, count, record_size, fpi_size
-         FROM pg_get_wal_stats($1::pg_lsn, $2::pg_lsn, true) WHERE count > 0 ORDER BY count DESC`,
-      [startLsn, endLsn],
-    );
-    return rows.map((r) => ({
-      type: String(r.type),
-      count: Number(r.count),
-      recordBytes: Number(r.record_size),
-      fpiBytes: Number(r.fpi_size),
-    }));
+    return Object.entries(await walRecordsBetween(this.client, startLsn, endLsn))
+      .map(([type, r]) => ({ type, count: r.count, recordBytes: r.bytes - r.fpiBytes, fpiBytes: r.fpiBytes }))
+      .sort((x, y) => y.count - x.count);
   }
 
   /** Bounded: after a failure its server may be on a host that no longer answers (see endClient). */
