@@ -1,5 +1,5 @@
 /** Notebook 05's plotly figures. */
-import type { PlotlyFigure, PlotlyTrace } from "../../display/plotly";
+import { errorBars, type PlotlyFigure, type PlotlyTrace } from "../../display/plotly";
 import { CASE_INFO, CASES } from "./workload/cases";
 import { SYNC_LEVELS } from "./workload/replication";
 import { seedValue, SEED_CONDITIONS, SEED_LABELS } from "./seed";
@@ -71,13 +71,10 @@ export function commitLatencyBySyncLevel(s: RoundTripsSummary): PlotlyFigure | u
       name: `synchronous_commit = ${level}`,
       x: pts.map((p) => p.standbyRttMs),
       y: pts.map((p) => p.commitMs),
-      error_y: {
-        type: "data",
-        symmetric: false,
-        array: pts.map((p) => p.commitMsMax - p.commitMs),
-        arrayminus: pts.map((p) => p.commitMs - p.commitMsMin),
-        visible: true,
-      },
+      ...errorBars(
+        pts.map((p) => p.commitMsMax - p.commitMs),
+        pts.map((p) => p.commitMs - p.commitMsMin),
+      ),
       line: { color: COLORS[i % COLORS.length] },
     };
   });

@@ -1,9 +1,10 @@
 /** Seed 004's claims (EXPERIMENTS.md §5); on an emulated input, `emulated`: never evidence. */
 import type { RegimeFactor, Rule } from "../../stats/claims";
 import { absentWhen, declare, from, readQuotes, stat, type ClaimSet, type Statistic } from "../../stats/claim-engine";
-import { intervalText, medianInterval } from "../../stats/intervals";
+import { f0, f1, f2, ms } from "../../stats/format";
+import { intervalText } from "../../stats/intervals";
 import { QUORUM } from "./workload/environments";
-import type { RoundTripsParams as P } from "./params";
+import { isExternal, type RoundTripsParams as P } from "./params";
 import type { EnvironmentKey } from "./workload/trials";
 import { seedCommitMs, seedValue, type SeedCondition, type SeedSeries } from "./seed";
 import * as sum from "./summarise";
@@ -11,27 +12,16 @@ import { findEnvironment, type EnvironmentSummary as E, type RoundTripsSummary a
 
 const Q = readQuotes(__dirname);
 type Factor = "localRtt" | "rttSame" | "rttCross" | "rttExternal";
-type Num = number | undefined | null;
-/** An environment where both UPDATE cases ran. */
-type Updated = E & { [K in "autocommit" | "oneTransaction"]: NonNullable<E[K]> };
-const isExternal = (p: P) =>
-  p.target === "external" || (p.target === "auto" && Boolean(process.env.DBLAB_POSTGRES_URI));
-const f = (x: Num, d = 2) => (x === undefined || x === null || !Number.isFinite(x) ? "n/a" : x.toFixed(d));
-const ms = (x: Num, d = 3) => `${f(x, d)} ms`;
-const lag = (x: Num) => (x === undefined || x === null ? "not caught (every sample found the standbys idle)" : ms(x));
+const lag = (x: number | null | undefined) =>
+  x === undefined || x === null ? "not caught (every sample found the standbys idle)" : ms(x);
 const seedS = (series: SeedSeries, c: SeedCondition) => seedValue(series, c) ?? NaN;
-/** `env` where both its UPDATE cases ran. */
-const updated = (env: EnvironmentKey) => (s: S) => {
-  const e = findEnvironment(s, env);
-  return e?.autocommit && e.oneTransaction ? (e as Updated) : undefined;
-};
 /** A claim's texts from what `get` finds; "" where nothing ran. */
 const texts = <T>(get: (s: S) => T | undefined, t: { ours: (x: T, s: S) => string; why: (x: T, s: S) => string }) => ({
   why: from(get, t.why),
   ours: from(get, t.ours),
 });
 /** 05's ratios read "1.23", without "×". */
-const ratioStat = (text: string, of: Statistic<S>["of"], needs: string) => stat(text, of, needs, (x) => f(x));
+const ratioStat = (text: string, of: Statistic<S>["of"], needs: string) => stat(text, of, needs, f2);
 /** Not run unless the parameters name `env` (on a server the lab runs) and the summary has it. */
 const ran = (
   env: EnvironmentKey,
@@ -63,14 +53,12 @@ const LOCAL = {
 } as const;
 
 const storageText = ({ storage: d }: S) =>
-  !d
-    ? ""
-    : d.fsType === "tmpfs"
-      ? " The data directory is on tmpfs: no commit here waits for a disk."
-      : d.fsyncMs !== undefined
-        ? ` Its disk (${d.fsType} on ${d.device}) took ${ms(d.fsyncMs)} per 8 KiB write + fdatasync at start.`
-        : "";
-const per10k = (e: E) => `${f(e.autocommit?.secondsPer10k)} s vs ${f(e.oneTransaction?.secondsPer10k)} s per 10,000`;
+  d?.fsType === "tmpfs"
+    ? " The data directory is on tmpfs: no commit here waits for a disk."
+    : d?.fsyncMs !== undefined
+      ? ` Its disk (${d.fsType} on ${d.device}) took ${ms(d.fsyncMs)} per 8 KiB write + fdatasync at start.`
+      : "";
+const per10k = (e: E) => `${f2(e.autocommit?.secondsPer10k)} s vs ${f2(e.oneTransaction?.secondsPer10k)} s per 10,000`;
 /** Autocommit ÷ one transaction in one environment: (b)'s and (c)'s statistic. */
 const ratioStatistic = (env: EnvironmentKey) =>
   ratioStat(
@@ -102,11 +90,11 @@ function quorumClaims(env: EnvironmentKey, where: string, c: "same_az" | "cross_
     regimeText: `${AURORA}; Aurora commits on a 4-of-6 storage quorum across three AZs; here, a ${where} client, a primary and two standbys, ${QUORUM}`,
     howToTest: `environments including "${env}" runs it; only a real server (hosts, or an external target) makes it evidence`,
     absent: ran(env, `this run had no ${env} environment`),
-    ...texts(updated(env), {
+    ...texts(sum.updated(env), {
       ours: (q) =>
-        `${per10k(q)}; gap per commit ${q.commitInterval ? intervalText(q.commitInterval, ms) : ms(q.commitMs)}, the server's account ${ms(sum.serverCommitMs(q))} (WAL flush ${ms(q.walSyncMsPerCommit)} + flush lag ${lag(q.flushLagMs)}), a statement ${ms(sum.statementMs(q))}; commit ÷ statement ${f(sum.commitShare(q))} (the seed's ${f(seed("aurora_commit_latency_seconds") / seed("update_one_transaction_seconds"))})`,
+        `${per10k(q)}; gap per commit ${q.commitInterval ? intervalText(q.commitInterval, ms) : ms(q.commitMs)}, the server's account ${ms(sum.serverCommitMs(q))} (WAL flush ${ms(q.walSyncMsPerCommit)} + flush lag ${lag(q.flushLagMs)}), a statement ${ms(sum.statementMs(q))}; commit ÷ statement ${f2(sum.commitShare(q))} (the seed's ${f2(seed("aurora_commit_latency_seconds") / seed("update_one_transaction_seconds"))})`,
       why: (q) =>
-        `synchronous_standby_names = '${QUORUM}', standbys ${ms(q.standbyRttMs)} away: pg_stat_wal counted ${f(q.walSyncsPerCommit)} WAL syncs per autocommit statement at ${ms(q.walSyncMsPerCommit)} each, and the fastest standby's flush lag was ${lag(q.flushLagMs)} (pg_stat_replication); the one transaction synced ${f(q.oneTransaction.walSyncs, 0)} time(s) over ${q.oneTransaction.statements.toLocaleString("en-US")} statements of ${ms(sum.statementMs(q))}.`,
+        `synchronous_standby_names = '${QUORUM}', standbys ${ms(q.standbyRttMs)} away: pg_stat_wal counted ${f2(q.walSyncsPerCommit)} WAL syncs per autocommit statement at ${ms(q.walSyncMsPerCommit)} each, and the fastest standby's flush lag was ${lag(q.flushLagMs)} (pg_stat_replication); the one transaction synced ${f0(q.oneTransaction.walSyncs)} time(s) over ${q.oneTransaction.statements.toLocaleString("en-US")} statements of ${ms(sum.statementMs(q))}.`,
     }),
     emulates: `${STANDBYS}; it can show that a commit waits for the standbys' acknowledgement, not what Aurora's storage quorum costs`,
     emulatedWhen: (s: S) =>
@@ -124,7 +112,7 @@ function quorumClaims(env: EnvironmentKey, where: string, c: "same_az" | "cross_
       ...transactions(env, where),
       claim: `With a durable replicated commit (${where} client), autocommit ≫ one transaction`,
       // Gated by the round trip only: a gate on commit ÷ statement would decide the ratio by arithmetic.
-      reading: `"≫" read as at least 1.5× (the seed's ${f(seed("update_autocommit_seconds") / seed("update_one_transaction_seconds"), 1)}×); a magnitude: the ratio is ≈ 1 + commit ÷ statement, so it holds only where a commit outweighs half a statement`,
+      reading: `"≫" read as at least 1.5× (the seed's ${f1(seed("update_autocommit_seconds") / seed("update_one_transaction_seconds"))}×); a magnitude: the ratio is ≈ 1 + commit ÷ statement, so it holds only where a commit outweighs half a statement`,
     },
     {
       ...common,
@@ -209,11 +197,11 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
       howToTest:
         "a real client host 0.47–1.86 ms from the server decides it on that server's commit (an emulated link would make the round trip an input)",
       statistic: ratioStatistic("local"),
-      ...texts(updated("local"), {
+      ...texts(sum.updated("local"), {
         ours: (l) =>
-          `${per10k(l)}; gap per commit ${ms(l.commitMs)} ÷ round trip ${ms(l.rttMs)} = ${f((l.commitMs ?? NaN) / (l.rttMs ?? NaN))} (the seed's ${f((seedCommitMs("local") ?? NaN) / seedS("rtt_select1", "local"))})`,
+          `${per10k(l)}; gap per commit ${ms(l.commitMs)} ÷ round trip ${ms(l.rttMs)} = ${f2((l.commitMs ?? NaN) / (l.rttMs ?? NaN))} (the seed's ${f2((seedCommitMs("local") ?? NaN) / seedS("rtt_select1", "local"))})`,
         why: (l, s) =>
-          `Each autocommit UPDATE flushed WAL: ${f(l.walSyncsPerCommit)} syncs per statement at ${ms(l.walSyncMsPerCommit)} each (pg_stat_wal); the one transaction flushed ${f(l.oneTransaction.walSyncs, 0)} time(s).${storageText(s)}`,
+          `Each autocommit UPDATE flushed WAL: ${f2(l.walSyncsPerCommit)} syncs per statement at ${ms(l.walSyncMsPerCommit)} each (pg_stat_wal); the one transaction flushed ${f0(l.oneTransaction.walSyncs)} time(s).${storageText(s)}`,
       }),
     },
     ...quorumClaims("quorum-same-az", "same AZ", "same_az", "rttSame"),
@@ -226,11 +214,11 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
       regimeText: "the measured server, its client 0.1–3.4 ms away, the span of the seed's two placements",
       howToTest: "DBLAB_POSTGRES_URI=postgresql://… (target external) measures one as it is",
       absent: ran("external", "this run measured no external server", (p) => !isExternal(p)),
-      ...texts(updated("external"), {
+      ...texts(sum.updated("external"), {
         ours: (x) =>
-          `${per10k(x)}; ${ms(x.commitMs)} a commit at a ${ms(x.rttMs)} round trip; commit ÷ statement ${f(sum.commitShare(x))}`,
+          `${per10k(x)}; ${ms(x.commitMs)} a commit at a ${ms(x.rttMs)} round trip; commit ÷ statement ${f2(sum.commitShare(x))}`,
         why: (x) =>
-          `Measured, not emulated. pg_stat_wal: ${f(x.walSyncsPerCommit)} WAL syncs per statement${x.walSyncMsPerCommit !== undefined ? `, ${ms(x.walSyncMsPerCommit)} each` : " (no WAL sync time reported)"}.`,
+          `Measured, not emulated. pg_stat_wal: ${f2(x.walSyncsPerCommit)} WAL syncs per statement${x.walSyncMsPerCommit !== undefined ? `, ${ms(x.walSyncMsPerCommit)} each` : " (no WAL sync time reported)"}.`,
       }),
     },
     {
@@ -255,10 +243,7 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
       ),
       statistic: ratioStat(
         "per repeat, the least-squares slope of the one-transaction case's elapsed time against each single-server environment's SELECT 1 time, ÷ the case's round trips; exact interval of the median",
-        (s) => {
-          const x = sum.slopes(s);
-          return x && medianInterval(x.slopes, "slope ÷ round trips of the one-transaction case, one per repeat");
-        },
+        sum.slopeInterval,
         "at least two single-server environments with different round trips",
       ),
       ours: from(sum.slopes, (x) => `environments: ${x.envs.map((e) => e.environment).join(", ")}`),
@@ -266,7 +251,7 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
         (sum.slopes(s)?.envs ?? [])
           .map((e) => {
             const [x, st] = [sum.selectOne(s, e.environment), sum.statementMs(e)];
-            return `${e.environment}: a statement ${ms(st)} at a ${ms(x?.msPerRoundTrip)} round trip, ${ms(st !== undefined && x ? st - x.msPerRoundTrip : undefined)} of server time, ${f(e.oneTransaction?.walSyncs, 0)} WAL sync(s) in the transaction`;
+            return `${e.environment}: a statement ${ms(st)} at a ${ms(x?.msPerRoundTrip)} round trip, ${ms(st !== undefined && x ? st - x.msPerRoundTrip : undefined)} of server time, ${f0(e.oneTransaction?.walSyncs)} WAL sync(s) in the transaction`;
           })
           .join("; "),
     },
@@ -295,15 +280,7 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
       ),
       statistic: ratioStat(
         "(on − local, else off) median commit time per repeat at the largest standby round trip swept, ÷ that round trip, paired per repeat; exact interval of the median",
-        (s) => {
-          const { on, local, base } = sum.sweepPair(s) ?? {};
-          const of = `(on − ${base}) commit time ÷ standby round trip, paired per repeat`;
-          return (
-            on &&
-            local &&
-            sum.pairedInterval(on.commitMsByRepeat, local.commitMsByRepeat, (a, b) => (a - b) / on.standbyRttMs, of)
-          );
-        },
+        sum.standbyOverhead,
         "the synchronous_commit sweep with level on and local (or off)",
       ),
       ...texts(sum.sweepPair, {

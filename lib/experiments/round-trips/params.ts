@@ -108,6 +108,10 @@ export const ROUND_TRIPS_PROFILES: Readonly<Record<ProfileName, RoundTripsParams
   full: sized(10_000, 5, [0.2, 0.5, 0.85, 1.2, 1.7, 2.5], 1000, 500),
 };
 
+/** The server is the user's, measured as it is: nothing is emulated around it. */
+export const isExternal = (p: RoundTripsParams) =>
+  p.target === "external" || (p.target === "auto" && Boolean(process.env.DBLAB_POSTGRES_URI));
+
 /** Checks a profile's values merged with a reader's overrides (each as declared, then with each other). */
 export function checkParams(given: RoundTripsParams): RoundTripsParams {
   const p = RoundTripsParams.check(given);

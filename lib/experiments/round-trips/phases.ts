@@ -3,6 +3,7 @@
  * one of two standbys, then the synchronous_commit sweep. The session stops what is left.
  */
 import fs from "node:fs";
+import { mean } from "simple-statistics";
 import type { Client } from "pg";
 import { connect } from "../../engines/postgres/connect";
 import { releaseSynchronousStandbys, requireSynchronousStandbys } from "../../engines/postgres/synchronous-standbys";
@@ -51,7 +52,6 @@ export const phaseOneSpec = (): ServerSpec => ({
 
 const STANDBY_ADDRESSES = ["127.0.0.2", "127.0.0.3"];
 const hostKey = (env: EnvironmentKey) => (env.endsWith("same-az") ? "sameAz" : "crossAz");
-const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const closeAll = async (clients: (Client | undefined)[]) => {
   for (const c of clients) await c?.end().catch(ignored("round-trips: end a client"));
 };

@@ -51,8 +51,6 @@ function summariseCase(c: Extract<RoundTripCondition, { kind: "case" }>, trials:
     case: c.case,
     statements: n,
     trials: ok.length,
-    failed: trials.length - ok.length,
-    seconds: s.values,
     medianSeconds: s.median,
     minSeconds: s.min,
     maxSeconds: s.max,
@@ -61,7 +59,6 @@ function summariseCase(c: Extract<RoundTripCondition, { kind: "case" }>, trials:
     roundTrips,
     msPerRoundTrip: (s.median * 1000) / roundTrips,
     statementP50Ms: med(ok.map(p50)),
-    statementP50s: finite(ok.map(p50)),
     statementP99Ms: med(ok.map((t) => t.statementTimes?.p99Ms)),
     /** As calibrated (median SELECT 1 through the link); rttMs becomes its select1 case's elapsed / N where it ran. */
     clientRttMs: rtt,
@@ -72,7 +69,6 @@ function summariseCase(c: Extract<RoundTripCondition, { kind: "case" }>, trials:
     xactCommits: med(ok.map((t) => counter(t, "db.xact_commit"))),
     walBytes: med(ok.map((t) => counter(t, "wal.bytes"))),
     flushLagMs: lag(ok, "quorumFlushLagMs"),
-    writeLagMs: lag(ok, "quorumWriteLagMs"),
     linkLateP50Us: medOrNull(ok.map((t) => t.link?.lateP50Us)),
     linkLateP99Us: ok.some((t) => t.link) ? Math.max(...ok.map((t) => t.link?.lateP99Us ?? 0)) : null,
     secondsByRepeat: byRepeat(ok, (t) => t.seconds),
@@ -161,7 +157,6 @@ function summariseSweep({ c, list }: ReturnType<typeof grouped<"commit-level">>[
     level: c.level,
     standbyTargetMs: c.standbyRttMs,
     standbyRttMs: med(list.map((t) => t.standbyRttMs)),
-    trials: list.length,
     commitMs: med(commits),
     commitMsMin: Math.min(...commits),
     commitMsMax: Math.max(...commits),
@@ -204,16 +199,21 @@ export function summarise(run: RoundTripsRun) {
         (a, b) => a.standbyTargetMs - b.standbyTargetMs || order(SYNC_LEVELS, a.level) - order(SYNC_LEVELS, b.level),
       ),
     calibrations: run.calibrations,
-    baselines: run.baselines,
     network: run.network,
-    skipped: run.skipped,
-    failed: run.trials.filter((t) => t.status === "failed"),
     ...(storage ? { storage } : {}),
   };
 }
 
 export const findEnvironment = (s: RoundTripsSummary, e: EnvironmentKey) =>
   s.environments.find((x) => x.environment === e);
+
+/** `env` where both its UPDATE cases ran. */
+export const updated = (env: EnvironmentKey) => (s: RoundTripsSummary) => {
+  const e = findEnvironment(s, env);
+  return e?.autocommit && e.oneTransaction
+    ? (e as EnvironmentSummary & { [K in "autocommit" | "oneTransaction"]: NonNullable<EnvironmentSummary[K]> })
+    : undefined;
+};
 
 /** A statement's time in the one-transaction case, ms: round trip + server time, the commit excluded. */
 export const statementMs = (e: EnvironmentSummary | undefined) =>
@@ -257,6 +257,12 @@ export function slopes(s: RoundTripsSummary): { slopes: number[]; envs: Environm
   return out.length ? { slopes: out, envs: points.map((p) => p.e) } : undefined;
 }
 
+/** (d)'s statistic: the slopes' median and its exact interval. */
+export const slopeInterval = (s: RoundTripsSummary) => {
+  const x = slopes(s);
+  return x && medianInterval(x.slopes, "slope ÷ round trips of the one-transaction case, one per repeat");
+};
+
 /** The sweep's two levels at the largest standby round trip both ran at: on, and local (else off). */
 export function sweepPair(s: RoundTripsSummary) {
   const base = s.sweep.some((x) => x.level === "local") ? "local" : "off";
@@ -267,6 +273,15 @@ export function sweepPair(s: RoundTripsSummary) {
   const [on, local] = rtt === undefined ? [] : [at("on", rtt), at(base, rtt)];
   return on && local ? { on, local, base } : undefined;
 }
+
+/** (on − local, else off) commit time ÷ the standby round trip, paired per repeat: a synchronous standby's share. */
+export const standbyOverhead = (s: RoundTripsSummary) => {
+  const x = sweepPair(s);
+  const of = `(on − ${x?.base}) commit time ÷ standby round trip, paired per repeat`;
+  return (
+    x && pairedInterval(x.on.commitMsByRepeat, x.local.commitMsByRepeat, (a, b) => (a - b) / x.on.standbyRttMs, of)
+  );
+};
 
 /** Server account ÷ gap per commit: the gap's interval, inverted, under the server's (median) account. */
 export const shareOf =
