@@ -16,8 +16,8 @@ import {
   createTemplate,
   fillFromFile,
   templateDatabase,
-  withDatabase,
 } from "../../lib/experiments/your-indexes/workload/databases";
+import { withAdmin } from "../../lib/workloads/fresh-copies";
 import { checkScripts, WorkloadError } from "../../lib/experiments/your-indexes/workload/run-trials";
 import { sampleFromSource, SourceError } from "../../lib/experiments/your-indexes/workload/sample";
 import { runSqlFile, SqlFileError } from "../../lib/experiments/your-indexes/workload/sql-files";
@@ -413,11 +413,11 @@ test('existing: "unused" judges exactly the indexes the source has not scanned s
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-06-unused-"));
   try {
     const c = source.connection;
-    await withDatabase(source, c.database, (x) => x.query("CREATE DATABASE dblab_yi_source"));
+    await withAdmin(source, c.database, (x) => x.query("CREATE DATABASE dblab_yi_source"));
     await runSqlFile(c, path.join(EXAMPLE, "schema.sql"), { database: "dblab_yi_source" });
     await runSqlFile(c, path.join(EXAMPLE, "data.sql"), { database: "dblab_yi_source", variables: { scale: 0.05 } });
     // The window starts now; then a read workload scans two secondary indexes and not the others.
-    await withDatabase(source, "dblab_yi_source", async (x) => {
+    await withAdmin(source, "dblab_yi_source", async (x) => {
       await x.query("SELECT pg_stat_reset()");
       await x.query("SET enable_seqscan = off");
       await x.query("SELECT count(*) FROM orders WHERE status = 'new'");
@@ -480,14 +480,14 @@ test("sampleFrom copies rows in a read-only transaction, keeps sequences ahead a
   try {
     // The source: the example in a database of its own on the same server, one index scanned.
     const c = server.connection;
-    await withDatabase(server, c.database, (x) => x.query("CREATE DATABASE dblab_yi_source"));
+    await withAdmin(server, c.database, (x) => x.query("CREATE DATABASE dblab_yi_source"));
     await runSqlFile(c, path.join(EXAMPLE, "schema.sql"), { database: "dblab_yi_source" });
     await runSqlFile(c, path.join(EXAMPLE, "data.sql"), { database: "dblab_yi_source", variables: { scale: 0.05 } });
-    await withDatabase(server, "dblab_yi_source", async (x) => {
+    await withAdmin(server, "dblab_yi_source", async (x) => {
       await x.query("SET enable_seqscan = off; SELECT count(*) FROM orders WHERE status = 'new'");
       await x.query("SELECT pg_stat_force_next_flush()");
     });
-    const before = await withDatabase(server, "dblab_yi_source", (x) =>
+    const before = await withAdmin(server, "dblab_yi_source", (x) =>
       x.query<{ n: string }>("SELECT count(*)::text AS n FROM orders"),
     );
     const uri = `postgresql://${encodeURIComponent(c.user)}:${encodeURIComponent(c.password)}@${c.host}:${c.port}/dblab_yi_source`;
@@ -509,10 +509,10 @@ test("sampleFrom copies rows in a read-only transaction, keeps sequences ahead a
     });
     assert.ok(template.rows.orders > 0);
     // The workload's inserts get new ids past the copied ones.
-    await withDatabase(server, templateDatabase(server), (x) =>
+    await withAdmin(server, templateDatabase(server), (x) =>
       x.query("INSERT INTO orders (customer_id) SELECT min(id) FROM customers"),
     );
-    const after = await withDatabase(server, "dblab_yi_source", (x) =>
+    const after = await withAdmin(server, "dblab_yi_source", (x) =>
       x.query<{ n: string }>("SELECT count(*)::text AS n FROM orders"),
     );
     assert.equal(after.rows[0].n, before.rows[0].n, "the source is unchanged");

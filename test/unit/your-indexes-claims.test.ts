@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { asTheLabsQuestions, judgeIndex, type Judgement } from "../../lib/experiments/your-indexes/claims";
+import { asTheLabsQuestions, judgeIndex } from "../../lib/experiments/your-indexes/claims";
+import type { Judgement } from "../../lib/experiments/your-indexes/verdict-text";
 import { experiment, type YourIndexesRun } from "../../lib/experiments/your-indexes";
 import { claimsTableHtml } from "../../lib/display/claims";
 import {

@@ -19,7 +19,8 @@ export interface Decision {
   readonly slowerWithout: readonly string[];
 }
 
-const pc = (x: number) => fixed(x * 100, 1);
+/** A fraction as a percentage at one decimal, no unit: "4.2". */
+export const pc = (x: number) => fixed(x * 100, 1);
 const times = (x: number) => fixed(x, x >= 10 ? 0 : x >= 2 ? 1 : 2);
 const thin = (i: Interval) => (i.coverage < MIN_COVERAGE ? `, the range of ${i.n} rounds` : "");
 

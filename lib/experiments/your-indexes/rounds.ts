@@ -5,13 +5,14 @@
 import type { YourIndexesParams } from "./params";
 import { lookPlan, nextRound } from "../../stats/adaptive";
 import { SPEED_STATE_RATIO, speedSpread } from "../../stats/speed";
-import { MIN_COVERAGE, repeatsForCoverage } from "../../stats/claims";
+import { MIN_COVERAGE } from "../../stats/claims";
 import type { ServerSpec } from "../../targets/types";
 import { memoryAndWalSettings } from "../../engines/postgres/server-settings";
 import { withActivity } from "../../workloads/server-activity";
 import { runTrials } from "../../workloads/trials";
 import { listTables } from "./workload/catalog";
-import { buildVariants, createTemplate, dropAllDatabases, fillFromFile, withDatabase } from "./workload/databases";
+import { buildVariants, createTemplate, dropAllDatabases, fillFromFile } from "./workload/databases";
+import { withAdmin } from "../../workloads/fresh-copies";
 import { workloadDatabases, type BuiltVariant, type LoadedTemplate } from "./workload/databases";
 import { checkScripts, planRounds, trialRunner, type PlannedTrial } from "./workload/run-trials";
 import type { ScriptsCheck, YourIndexesTrial } from "./workload/run-trials";
@@ -20,7 +21,7 @@ import type { SourceInfo } from "./workload/sample";
 import { readWorkload, updateStatements, type UpdateStatement, type WorkloadScript } from "./workload/scripts";
 import { candidateNames, checkGroups, existingToJudge, planDesign } from "./workload/variants";
 import type { Judged, Variant } from "./workload/variants";
-import { runAdaptiveRounds } from "../adaptive-rounds";
+import { runAdaptivePlan } from "../adaptive-rounds";
 import type { RunOf, Work } from "../define";
 import { pgbenchOnPostgres } from "../servers";
 import { chooseDesign, type DesignChoice } from "./eta";
@@ -135,7 +136,7 @@ export async function runRounds({
         },
         fill: p.sampleFrom
           ? async (srv, database, sig) => {
-              const tables = await withDatabase(srv, database, listTables);
+              const tables = await withAdmin(srv, database, listTables);
               source = await sampleFromSource(p.sampleFrom, tables, p.sampleRows, srv, database, sig);
             }
           : fillFromFile(p.data, p.scale),
@@ -199,7 +200,7 @@ export async function runRounds({
   };
   writeMetadata(setup);
   const ids = variants.map((v) => v.id);
-  let trialPlan: PlannedTrial[] = planRounds(ids, p.repeats);
+  let trialPlan: readonly PlannedTrial[] = [];
   const at = (planned: PlannedTrial, text: string) =>
     progress.update(trialPlan.indexOf(planned), trialPlan.length, `${planned.key}: ${text}`);
   const runOne = trialRunner({
@@ -215,59 +216,46 @@ export async function runRounds({
     onNote: (text) => notes.push(text),
     onStatus: at,
   });
-  const runPart = (part: readonly PlannedTrial[]) =>
-    runTrials(part, runOne, {
-      store,
-      signal,
-      // One pgbench run per trial, all of the same length: they set each other's stall bound.
-      watch: (planned) => ({ engine: "postgresql", what: `${planned.key} (pgbench)`, group: "pgbench run" }),
-      onProgress: ({ done, next, last }) =>
-        progress.update(
-          Math.max(0, trialPlan.indexOf(part[0])) + done,
-          trialPlan.length,
-          `${last ? `last: ${last.key} ${last.pgbench?.summary.tps.toFixed(0)} tps · ` : ""}${next ? next.key : "done"}`,
-        ),
-    });
   const summariseSoFar = () => summariseRun(store.trials(), { ...setup, params: p });
   // The planned rounds within the budget, then one more while an index is inconclusive and the budget allows.
-  const needed = repeatsForCoverage(MIN_COVERAGE);
-  const { rounds, stoppedBy, cut } = await runAdaptiveRounds({
+  const adaptive = await runAdaptivePlan({
     planned: p.repeats,
-    needed,
+    max: p.maxRepeats,
     budgetSeconds: p.budgetSeconds,
     startedAt,
     many: "rounds",
     signal,
-    runRound: async (round) => {
-      const part = round > p.repeats ? planRounds(ids, round, round) : trialPlan.filter((x) => x.repeat === round);
-      if (round > p.repeats) {
-        trialPlan = [...trialPlan, ...part];
-        estimateAs({ ...p, repeats: round });
-      }
-      await runPart(part);
+    notes,
+    part: (round) => planRounds(ids, round, round),
+    onAdded: (round) => estimateAs({ ...p, repeats: round }),
+    runPart: (part, whole) => {
+      trialPlan = whole;
+      return runTrials(part, runOne, {
+        store,
+        signal,
+        // One pgbench run per trial, all of the same length: they set each other's stall bound.
+        watch: (planned) => ({ engine: "postgresql", what: `${planned.key} (pgbench)`, group: "pgbench run" }),
+        onProgress: ({ done, next, last }) =>
+          progress.update(
+            Math.max(0, trialPlan.indexOf(part[0])) + done,
+            trialPlan.length,
+            `${last ? `last: ${last.key} ${last.pgbench?.summary.tps.toFixed(0)} tps · ` : ""}${next ? next.key : "done"}`,
+          ),
+      });
     },
-    stopAfter: (done, pace) => {
+    stopAfter: (r) => {
       const s = summariseSoFar();
       const verdicts = s.indexes.map((ix) => [ix.name, judgeIndex(s, ix).judgement] as const);
       const step = nextRound({
-        ...pace,
-        planned: p.repeats,
-        maxRepeats: p.maxRepeats,
-        budgetSeconds: p.budgetSeconds,
-        needed,
+        ...r,
         words: { one: "round", many: "rounds", cap: "maxRepeats" },
-        done,
         undecided: verdicts.filter(([, v]) => v === "inconclusive").map(([name]) => name),
         decided: verdicts.map(([name, v]) => `${name}: ${v}`).join(", "),
       });
       return step.more ? undefined : step.reason;
     },
   });
-  trialPlan = trialPlan.filter((x) => x.repeat <= rounds);
-  if (cut) notes.push(cut);
-  notes.push(
-    `adaptive design: ${stoppedBy} (planned ${p.repeats} rounds, at most ${p.maxRepeats}, budget ${p.budgetSeconds} s)`,
-  );
+  const { rounds, stoppedBy } = adaptive;
   if (design.design === "sets") notes.push(...setFollowUps(summariseSoFar(), p));
   const speed = speedSpread(store.trials());
   if (speed)
@@ -275,7 +263,7 @@ export async function runRounds({
       `speed state before each run: ${speed.text.split("; ")[0]}; ${speed.flagged.length} of ${speed.n} beyond ×${SPEED_STATE_RATIO} of the median (each variant is paired with the runs around it)`,
     );
   await dropAllDatabases(server, variants.length);
-  progress.finish(`${trialPlan.length} runs`);
+  progress.finish(`${adaptive.plan.length} runs`);
   writeMetadata({ ...setup, adaptive: { plannedRounds: p.repeats, rounds, maxRounds: p.maxRepeats, stoppedBy } });
   return setup;
 }

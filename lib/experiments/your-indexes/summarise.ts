@@ -3,6 +3,7 @@ import { quantile } from "simple-statistics";
 import type { LookPlan } from "../../stats/adaptive";
 import { medianInterval, outlierFlags, type Interval } from "../../stats/intervals";
 import { groupBy, medianOfFinite, spread } from "../../stats/summary";
+import { sumCounters } from "../../stats/counters";
 import { pgbenchFigures, type PgbenchRunResult } from "../../workloads/pgbench";
 import type { IndexInfo } from "./workload/catalog";
 import type { UpdateStatement } from "./workload/scripts";
@@ -53,10 +54,7 @@ function runSummary(t: YourIndexesTrial & { readonly pgbench: PgbenchRunResult }
   const wal = t.walShared?.length ? undefined : t.walRecords;
   const walCount = (kinds: readonly string[]) => wal && kinds.reduce((a, k) => a + (wal[`Btree/${k}`]?.count ?? 0), 0);
   const checkpoints = (c["checkpointer.timed"] ?? 0) + (c["checkpointer.requested"] ?? 0);
-  const autovacuumRuns = Object.entries(c).reduce(
-    (a, [k, v]) => (/^table\..+\.(autovacuum_count|autoanalyze_count)$/.test(k) ? a + (v ?? 0) : a),
-    0,
-  );
+  const autovacuumRuns = sumCounters(c, "table.", ".autovacuum_count") + sumCounters(c, "table.", ".autoanalyze_count");
   return {
     key: t.key,
     variant: t.condition.variant,

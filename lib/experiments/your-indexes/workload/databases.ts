@@ -1,5 +1,4 @@
 /** The reader's data loaded once into a template, each variant built from it, each run a clone of its variant. */
-import type { Client } from "pg";
 import { cancellable, withClient as withConnection } from "../../../engines/postgres/connect";
 import { cloneDatabase, dropDatabases, recreateDatabase } from "../../../engines/postgres/template-database";
 import { enableWalInspect } from "../../../engines/postgres/wal-records";
@@ -9,6 +8,7 @@ import type { StartedServer } from "../../../targets/types";
 import { listIndexes, listTables, type IndexInfo } from "./catalog";
 import { runSqlFile } from "./sql-files";
 import { timed } from "../../../workloads/timed";
+import { withAdmin } from "../../../workloads/fresh-copies";
 import type { Variant } from "./variants";
 
 // Under the run's prefix (run-names.ts), so two runs on one external server never share a database.
@@ -22,12 +22,6 @@ const suffixes = (variants: number) => [
   "yi_template",
   ...Array.from({ length: variants }, (_, i) => `yi_v${i}`),
 ];
-
-export const withDatabase = <T>(
-  server: StartedServer,
-  database: string,
-  fn: (client: Client) => Promise<T>,
-): Promise<T> => withConnection(server.connection, fn, { database, applicationName: "dblab-admin" });
 
 export interface LoadedTemplate {
   readonly indexes: readonly IndexInfo[];
@@ -65,18 +59,18 @@ export async function createTemplate(
     [, loadSeconds[label]] = await timed(fn);
   };
   // In the template, so every clone counts its B-tree inserts from its WAL.
-  const walInspectError = await withDatabase(server, template, enableWalInspect);
+  const walInspectError = await withAdmin(server, template, enableWalInspect);
   await step("schema", () => runSqlFile(server.connection, schemaFile, { database: template, signal: steps.signal }));
-  steps.afterSchema?.(await withDatabase(server, template, listIndexes));
+  steps.afterSchema?.(await withAdmin(server, template, listIndexes));
   await step("data", () => steps.fill(server, template, steps.signal));
   await step("vacuum analyze", () =>
-    withDatabase(server, template, (c) =>
+    withAdmin(server, template, (c) =>
       cancellable(server.connection, c, steps.signal, async () => {
         await c.query("VACUUM (ANALYZE)");
       }),
     ),
   );
-  return withDatabase(server, template, async (c) => {
+  return withAdmin(server, template, async (c) => {
     const rows = await c.query<{ t: string; n: string }>(
       "SELECT s.relname AS t, greatest(c.reltuples, 0)::bigint::text AS n FROM pg_class c JOIN pg_stat_user_tables s ON s.relid = c.oid",
     );
@@ -119,7 +113,7 @@ export async function buildVariants(
     const database = named(server, `yi_v${i}`);
     await cloneDatabase(server.connection, templateDatabase(server), database);
     const began = Date.now();
-    const built = await withDatabase(server, database, async (c) => {
+    const built = await withAdmin(server, database, async (c) => {
       const before = new Set((await listIndexes(c)).map((x) => x.name));
       await cancellable(server.connection, c, signal, async () => {
         await c.query(`SET maintenance_work_mem = '${maintenanceWorkMemMB}MB'`);

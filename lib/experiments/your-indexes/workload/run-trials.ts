@@ -1,7 +1,7 @@
 /** One timed run of the reader's workload on one variant, the 1-s checks before the rounds, and the plan. */
 import type { OrderedTrial } from "../../../workloads/trials";
 import { probeSpeed } from "../../../engines/postgres/speed-probe";
-import { relationSizes, tableCounters, type PgTableCounterKey } from "../../../engines/postgres/table-counters";
+import { tableCounters, type PgTableCounterKey } from "../../../engines/postgres/table-counters";
 import { timedWindow, windowFacts, type WindowFacts } from "../../../engines/postgres/timed-window";
 import type { TrialRecord } from "../../../results/run-store";
 import { counterDelta, counterEntries, type Counters } from "../../../stats/counters";
@@ -19,22 +19,21 @@ import {
 import { waitForPgbenchGone, type PgbenchRunner, type PgbenchRunResult } from "../../../workloads/pgbench";
 import type { PgbenchFigures, PgbenchScript, RunOptions } from "../../../workloads/pgbench";
 import { timed } from "../../../workloads/timed";
-import { cloneForRun, runDatabase, withDatabase } from "./databases";
+import { cloneForRun, runDatabase } from "./databases";
+import { withAdmin } from "../../../workloads/fresh-copies";
 
 export interface YourIndexesCondition {
   readonly variant: string;
 }
 
 /** Where a trial's untimed seconds went: the speed probe, the clone, the window's open (autovacuum, CHECKPOINT,
- * counters) and close (counters, sizes, WAL records), pgbench's sessions ending, and the reads' own setup. */
+ * counters) and close (counters, WAL records), pgbench's sessions ending, and the reads' own setup. */
 type SetupSeconds = Partial<Record<`${"speed" | "clone" | "open" | "gone" | "close" | "readSetup"}Seconds`, number>>;
 
 export type YourIndexesTrial = TrialRecord<YourIndexesCondition, PgTableCounterKey> &
   WindowFacts &
   SetupSeconds & {
     readonly pgbench?: PgbenchRunResult;
-    /** `table.<name>` / `index.<table>.<index>` → bytes after the run. */
-    readonly sizesAfter?: Readonly<Record<string, number>>;
     readonly reads?: readonly ReadRun[];
   };
 
@@ -131,11 +130,11 @@ export function trialRunner(ctx: TrialContext): (planned: PlannedTrial) => Promi
             ctx.onStatus?.(planned, `${p.second.toFixed(0)} / ${s.durationSeconds} s · ${p.tps.toFixed(0)} tps`),
         });
         marks.gone = Date.now();
-        await withDatabase(server, runDatabase(server), waitForPgbenchGone);
+        await withAdmin(server, runDatabase(server), waitForPgbenchGone);
         marks.ran = Date.now();
         return pgbench;
       },
-      after: async (c) => ({ counters: await tableCounters(c), sizes: await relationSizes(c) }),
+      after: tableCounters,
     });
     const closeSeconds = (Date.now() - marks.ran) / 1000;
     const pgbench = window.run;
@@ -150,7 +149,7 @@ export function trialRunner(ctx: TrialContext): (planned: PlannedTrial) => Promi
       ...(outcome.status === "ok" && readSeconds > 0 ? { measuredSeconds: outcome.seconds + readSeconds } : {}),
       startedAt,
       finishedAt: new Date().toISOString(),
-      counters: counterDelta(window.before, window.after.counters),
+      counters: counterDelta(window.before, window.after),
       ...(speed ? { speed } : {}),
       pgbench,
       ...windowFacts(window),
@@ -159,7 +158,6 @@ export function trialRunner(ctx: TrialContext): (planned: PlannedTrial) => Promi
       openSeconds: (marks.run - marks.open) / 1000,
       goneSeconds: (marks.ran - marks.gone) / 1000,
       closeSeconds,
-      sizesAfter: window.after.sizes,
       ...(reads ? { reads, readSetupSeconds: Math.max(0, readPhaseSeconds - readSeconds) } : {}),
     };
   };
@@ -167,7 +165,7 @@ export function trialRunner(ctx: TrialContext): (planned: PlannedTrial) => Promi
 
 /** `read` on the run database once pgbench's sessions are gone (their statistics flushed). */
 const afterPgbench = <T>(server: StartedServer, read: (c: Client) => Promise<T>) =>
-  withDatabase(server, runDatabase(server), async (c) => {
+  withAdmin(server, runDatabase(server), async (c) => {
     await waitForPgbenchGone(c);
     return read(c);
   });
@@ -175,7 +173,7 @@ const afterPgbench = <T>(server: StartedServer, read: (c: Client) => Promise<T>)
 /** Makes the clone's new sessions read-only: the server then refuses any write a read script tries. */
 async function readOnlyClone(server: StartedServer): Promise<void> {
   const db = runDatabase(server);
-  await withDatabase(server, server.connection.database, (c) =>
+  await withAdmin(server, server.connection.database, (c) =>
     c.query(`ALTER DATABASE ${c.escapeIdentifier(db)} SET default_transaction_read_only = on`),
   );
 }
@@ -194,7 +192,7 @@ async function readPhase(ctx: TrialContext, planned: PlannedTrial): Promise<Read
   const out: ReadRun[] = [];
   for (const script of s.reads ?? []) {
     ctx.onStatus?.(planned, `read script ${script.name}…`);
-    const before = await withDatabase(server, runDatabase(server), indexScans);
+    const before = await withAdmin(server, runDatabase(server), indexScans);
     let result: PgbenchRunResult;
     try {
       result = await pgbenchOnClone(server, ctx.runner, {
@@ -300,7 +298,7 @@ export async function checkScripts(
     const name = `${reading ? "read" : "workload"} script ${script.name}`;
     await cloneForRun(server, baseline);
     if (reading) await readOnlyClone(server);
-    const before = await withDatabase(server, runDatabase(server), tableCounters);
+    const before = await withAdmin(server, runDatabase(server), tableCounters);
     let result: PgbenchRunResult;
     try {
       result = await pgbenchOnClone(server, runner, {

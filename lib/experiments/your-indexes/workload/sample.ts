@@ -7,7 +7,7 @@ import { ignored } from "../../../runtime/debug";
 import { InputError } from "../../../runtime/input-error";
 import { redactText } from "../../../targets/uri";
 import type { StartedServer } from "../../../targets/types";
-import { withDatabase } from "./databases";
+import { withAdmin } from "../../../workloads/fresh-copies";
 
 /** The source could not be read: says why (the URI's password never appears). */
 export class SourceError extends Error {
@@ -154,7 +154,7 @@ export function sampleFromSource(
   return withReadOnlySource(uri, "", async (source, shown) => {
     const stats = await statsOf(source, shown);
     const rowsCopied: Record<string, number> = {};
-    await withDatabase(server, database, async (lab) => {
+    await withAdmin(server, database, async (lab) => {
       await lab.query("SET session_replication_role = replica");
       for (const table of tables) {
         signal?.throwIfAborted();
