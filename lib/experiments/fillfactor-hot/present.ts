@@ -1,6 +1,6 @@
 /** What notebook 07 shows, one call per section. */
 import { flaggedCell } from "../condition-groups";
-import { plot, twoAxes, type PlotlyTrace } from "../../display/plotly";
+import { errorBars, plot, twoAxes, type PlotlyTrace } from "../../display/plotly";
 import { showTable, sortedBy, type Row } from "../../display/table";
 import { intervalLabel, OUTLIER_RULE } from "../../stats/intervals";
 import { UPDATED_COLUMNS } from "./params";
@@ -52,12 +52,10 @@ export function showCharts(summaries: readonly ConditionSummary[]): void {
       x: points.map((p) => p.fillfactor),
       y: points.map((p) => p.hotShare ?? null),
       line: { color: COLORS[points[0].column] },
-      error_y: {
-        type: "data",
-        symmetric: false,
-        array: points.map((p) => (p.hotShareInterval ? p.hotShareInterval.high - p.hotShareInterval.estimate : 0)),
-        arrayminus: points.map((p) => (p.hotShareInterval ? p.hotShareInterval.estimate - p.hotShareInterval.low : 0)),
-      },
+      ...errorBars(
+        points.map((p) => (p.hotShareInterval ? p.hotShareInterval.high - p.hotShareInterval.estimate : 0)),
+        points.map((p) => (p.hotShareInterval ? p.hotShareInterval.estimate - p.hotShareInterval.low : 0)),
+      ),
     }));
   const room = byFillfactor("counter");
   if (room.length)
