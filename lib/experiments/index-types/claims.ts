@@ -27,7 +27,6 @@ const BRIN = { kind: "magnitude", regime: ["pages"], howToTest: BRIN_ROWS } as c
 const FLUSH = { sentence: Q.quote("ginSlowUpdate"), regime: ["flushes"] } as const;
 const GIN = ["gin-fastupdate", "gin-nofastupdate"] as const;
 const FLUSH_RATIO = "flushing batch ÷ median batch, one per round";
-/** Claim c's WAL part: ±2 %. */
 const WAL_BAND = { kind: "inside", low: 0.98, high: 1.02 } as const;
 const ROUNDS = "paired within a round, median over rounds";
 const VERY_LARGE = `the lab's reading of "very large tables" (8 MB: at least 8 of BRIN's 128-page ranges):`;
