@@ -1,7 +1,7 @@
 /** What notebook 07 shows, one call per section. */
 import { flaggedCell } from "../condition-groups";
 import { errorBars, plot, twoAxes, type PlotlyTrace } from "../../display/plotly";
-import { showTable, sortedBy, type Row } from "../../display/table";
+import { rounded as r, showTable, sortedBy, type Row } from "../../display/table";
 import { intervalLabel, OUTLIER_RULE } from "../../stats/intervals";
 import { UPDATED_COLUMNS } from "./params";
 import type { ConditionSummary } from "./summarise";
@@ -11,7 +11,6 @@ export function readingOrder(summaries: readonly ConditionSummary[]): ConditionS
 }
 
 const pct = (x: number | undefined) => (x === undefined ? "" : `${(x * 100).toFixed(x < 0.1 && x > 0 ? 1 : 0)} %`);
-const r = (x: number | undefined, d = 2) => (x === undefined ? undefined : Math.round(x * 10 ** d) / 10 ** d);
 
 export function showSummaryTable(summaries: readonly ConditionSummary[]): void {
   const rows: Row[] = readingOrder(summaries).map((s) => ({
