@@ -93,3 +93,7 @@ export function sortedBy<T>(items: readonly T[], ...keys: readonly SortKey<T>[])
     return 0;
   });
 }
+
+/** A cell's number at `d` decimals; undefined stays blank. */
+export const rounded = (x: number | undefined, d = 2): number | undefined =>
+  x === undefined ? undefined : Math.round(x * 10 ** d) / 10 ** d;

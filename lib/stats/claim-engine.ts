@@ -485,3 +485,10 @@ export const stat = <S>(
 
 /** A regime factor at exactly the seed's value. */
 export const exactly = (what: string, seed: number, unit = ""): RegimeFactor => ({ what, seed, unit, within: [1, 1] });
+
+/** All of `parts`, or undefined unless each has its interval. */
+export const allParts = (parts: readonly Part[]): readonly Part[] | undefined =>
+  parts.every((p) => p.interval) ? parts : undefined;
+
+/** `parts`, or undefined when there are none. */
+export const someParts = (parts: readonly Part[]): readonly Part[] | undefined => (parts.length ? parts : undefined);

@@ -1,20 +1,20 @@
 /** Notebook 07's claims: PostgreSQL's documented fillfactor and HOT (quotes.json), in the regime of the page's room. */
-import { declare, readQuotes, stat, type ClaimSet } from "../../stats/claim-engine";
+import { allParts, declare, from, readQuotes, someParts, stat, type ClaimSet } from "../../stats/claim-engine";
 import { medianOf, pairedQuotient } from "../../stats/claim-statistics";
+import { f0, f1, f2, f3, percent as pct } from "../../stats/format";
 import type { FillfactorHotParams } from "./params";
 import { fillfactorForOneVersion, plannedRoom } from "./workload/page-model";
 import { INDEXES } from "./workload/table";
-import { fullPass, hotAndFullPasses, hotPass, type ConditionSummary, type RoundValues } from "./summarise";
-import { fixed, percent as pct } from "../../stats/format";
+import { fullPass, hotPass, passesOf, withPasses, type ConditionSummary as C } from "./summarise";
 
-type S = readonly ConditionSummary[];
+type S = readonly C[];
 const Q = readQuotes(__dirname);
 const FILLFACTOR = `CREATE TABLE, storage parameter fillfactor (default 100): "${Q.quote("fillfactor").original}"`;
 const HOT =
   `Heap-Only Tuples (HOT), storage-hot.html: HOT is possible when: "${Q.quote("hotPossibleWhen").original}"; ` +
   `then: "${Q.quote("hotNoNewIndexEntries").original}"`;
 
-const pctFmt = (x: number) => `${(x * 100).toFixed(x < 0.1 ? 1 : 0)} %`;
+const pctFmt = (x: number) => pct(x, x < 0.1 ? 1 : 0);
 const ROOM_TEXT =
   "room ratio = free bytes per loaded heap page ÷ (rows per page × bytes of one new row version with its line pointer), " +
   "measured on each trial's table (pgstattuple)";
@@ -24,55 +24,39 @@ const TWO_PASSES = "`--set fillfactors=[100,50]` runs both passes";
 /** Claims 4–6: the HOT pass against fillfactor 100's. */
 const PASSES = { kind: "magnitude", regime: ["room"], howToTest: TWO_PASSES } as const;
 
-/** What both passes give (the HOT one and fillfactor 100's), `none` unless both ran and differ. */
-const withPasses =
-  <T, N = undefined>(f: (hot: ConditionSummary, base: ConditionSummary) => T, none?: N) =>
-  (s: S): T | N => {
-    const p = hotAndFullPasses(s);
-    return p ? f(p.hot, p.base) : (none as N);
-  };
 /** A why from both passes: each figure `v(f)` reads "HOT pass's vs fillfactor 100's". */
-const bothPasses = (text: (v: (f: (x: ConditionSummary) => string) => string) => string) =>
+const bothPasses = (text: (v: (f: (x: C) => string) => string) => string) =>
   withPasses((h, b) => text((f) => `${f(h)} vs ${f(b)}`), "");
-const entriesText = (x: ConditionSummary) => fixed(x.indexEntriesPerRow, 2);
+const entriesText = (x: C) => f2(x.indexEntriesPerRow);
 /** Index entries per row over the rounds: of all indexes for the HOT pass, per index for the non-HOT pass. */
-const entries = (x: ConditionSummary, per: number, of: string) =>
-  medianOf(x.rounds, (r) => (r.indexEntriesPerRow === undefined ? undefined : r.indexEntriesPerRow / per), of);
+const entries = (x: C, per: number, of: string) => medianOf(x.rounds, (r) => (r.indexEntriesPerRow ?? NaN) / per, of);
 /** The HOT share of one pass, median over rounds. */
-const hotShare = (text: string, pass: (s: S) => ConditionSummary | undefined, needs: string) =>
+const hotShare = (text: string, pass: (s: S) => C | undefined, needs: string) =>
   stat(text, (s: S) => pass(s)?.hotShareInterval, needs, pctFmt);
 /** Claims 5 and 6: the HOT pass below the fillfactor-100 pass in a value paired within a round. */
-const hotBelowFull = (text: string, what: string, pick: (r: RoundValues) => number | undefined) =>
+const hotBelowFull = (text: string, what: string, p: (r: C["rounds"][number]) => number | undefined) =>
   ({
     ...PASSES,
     figure: "no figure",
     rule: { kind: "below", margin: 1 },
     regimeText: `the HOT pass (counter, ${ROOM_TEXT} ≥ 1) vs counter at fillfactor 100, same round`,
-    statistic: {
-      text: `${text}, HOT pass ÷ fillfactor-100 pass, paired within a round`,
-      of: withPasses((h, b) =>
-        pairedQuotient(
-          h.rounds,
-          b.rounds,
-          (r) => r.repeat,
-          pick,
-          `${what}, ff ${h.fillfactor} ÷ ff 100, one per round`,
-        ),
+    statistic: stat(
+      `${text}, HOT pass ÷ fillfactor-100 pass, paired within a round`,
+      withPasses((h, b) =>
+        pairedQuotient(h.rounds, b.rounds, (r) => r.repeat, p, `${what}, ff ${h.fillfactor} ÷ ff 100, one per round`),
       ),
-      needs: `${what} of both passes in the same rounds`,
-    },
+      `${what} of both passes in the same rounds`,
+    ),
   }) as const;
 
 /** The pages' room of one pass, and (`growth`) where its new versions went. */
-const roomText = (x: ConditionSummary | undefined, growth = true) =>
-  !x
-    ? ""
-    : `at fillfactor ${x.fillfactor} the loaded pages held ${fixed(x.rowsPerPage, 1)} rows of ${fixed(x.versionBytes, 0)} B ` +
-      `with ${fixed(x.freeBytesPerPage, 0)} B free (room ratio ${fixed(x.roomRatio, 2)})` +
-      (growth
-        ? `: ${pct(x.newPageShare)} of the new versions went to another page, the heap grew ` +
-          `${fixed(x.heapBytesPerRow, 0)} B and the indexes ${fixed(x.indexBytesPerRow, 1)} B per updated row.`
-        : "");
+const roomText = (x: C, growth = true) =>
+  `at fillfactor ${x.fillfactor} the loaded pages held ${f1(x.rowsPerPage)} rows of ${f0(x.versionBytes)} B ` +
+  `with ${f0(x.freeBytesPerPage)} B free (room ratio ${f2(x.roomRatio)})` +
+  (growth
+    ? `: ${pct(x.newPageShare)} of the new versions went to another page, the heap grew ` +
+      `${f0(x.heapBytesPerRow)} B and the indexes ${f1(x.indexBytesPerRow)} B per updated row.`
+    : "");
 
 export const CLAIMS: ClaimSet<FillfactorHotParams, S, "noRoom" | "room"> = declare({
   notebook: "07-fillfactor-hot",
@@ -111,7 +95,7 @@ export const CLAIMS: ClaimSet<FillfactorHotParams, S, "noRoom" | "room"> = decla
         fullPass,
         "the counter pass at fillfactor 100",
       ),
-      why: (s) => roomText(fullPass(s)),
+      why: from(fullPass, (x) => roomText(x)),
     },
     {
       id: "2",
@@ -126,15 +110,12 @@ export const CLAIMS: ClaimSet<FillfactorHotParams, S, "noRoom" | "room"> = decla
       regimeText: `the highest fillfactor run whose ${ROOM_TEXT} is at least 1 (51 or lower for 07's 116-byte row versions; the profiles run 50)`,
       howToTest: `\`--set fillfactors=[100,${fillfactorForOneVersion(60)}]\` (07's row) tests it`,
       statistic: hotShare("HOT share of the pass at that fillfactor, median over rounds", hotPass, "the counter pass"),
-      ours: (s) => (hotPass(s) ? `fillfactor ${hotPass(s)?.fillfactor}` : ""),
-      why: (s) => {
-        const others = s
-          .filter((y) => y.column === "counter" && y !== hotPass(s))
-          .sort((a, b) => b.fillfactor - a.fillfactor)
-          .map((y) => `ff ${y.fillfactor}: ${pct(y.hotShare)} at room ratio ${fixed(y.roomRatio, 2)}`)
-          .join(", ");
-        return roomText(hotPass(s)) + (hotPass(s) && others ? ` The other fillfactors: ${others}.` : "");
-      },
+      ours: from(hotPass, (x) => `fillfactor ${x.fillfactor}`),
+      why: from(hotPass, (h, s) => {
+        const others = passesOf(s, "counter").filter((y) => y !== h);
+        const text = others.map((y) => `ff ${y.fillfactor}: ${pct(y.hotShare)} at room ratio ${f2(y.roomRatio)}`);
+        return roomText(h) + (others.length ? ` The other fillfactors: ${text.join(", ")}.` : "");
+      }),
     },
     {
       id: "3",
@@ -147,23 +128,19 @@ export const CLAIMS: ClaimSet<FillfactorHotParams, S, "noRoom" | "room"> = decla
       regimeText: "every fillfactor run, the pass changing k (which has a B-tree of its own)",
       mechanism: "a HOT update needs the indexed columns unchanged, whatever the room on the page",
       howToTest: '`--set columns=["counter","k"]` runs it',
-      statistic: {
-        text: "HOT share of the k pass at each fillfactor, median over rounds",
-        fmt: pctFmt,
-        of: (s) => {
-          const k = s.filter((x) => x.column === "k").sort((a, b) => b.fillfactor - a.fillfactor);
-          return k.length ? k.map((x) => ({ label: `ff ${x.fillfactor}`, interval: x.hotShareInterval })) : undefined;
-        },
-        needs: "the k pass",
-      },
-      why: (s) => {
-        const x = s.filter((y) => y.column === "k").sort((a, b) => (b.roomRatio ?? 0) - (a.roomRatio ?? 0))[0];
-        return x
-          ? `${roomText(x, false)}; the k pass was HOT for ${pct(x.hotShare)} of its rows, ` +
-              `${pct(x.newPageShare === undefined ? undefined : 1 - x.newPageShare)} of its new versions ` +
-              `stayed on their page, and it inserted ${entriesText(x)} index entries per row (${INDEXES.length} indexes).`
-          : "";
-      },
+      statistic: stat(
+        "HOT share of the k pass at each fillfactor, median over rounds",
+        (s) => someParts(passesOf(s, "k").map((x) => ({ label: `ff ${x.fillfactor}`, interval: x.hotShareInterval }))),
+        "the k pass",
+        pctFmt,
+      ),
+      why: from(
+        (s) => s.filter((y) => y.column === "k").sort((a, b) => (b.roomRatio ?? 0) - (a.roomRatio ?? 0))[0],
+        (x) =>
+          `${roomText(x, false)}; the k pass was HOT for ${pct(x.hotShare)} of its rows, ` +
+          `${pct(1 - (x.newPageShare ?? NaN))} of its new versions stayed on their page, ` +
+          `and it inserted ${entriesText(x)} index entries per row (${INDEXES.length} indexes).`,
+      ),
     },
     {
       id: "4",
@@ -176,26 +153,23 @@ export const CLAIMS: ClaimSet<FillfactorHotParams, S, "noRoom" | "room"> = decla
       reading:
         "HOT pass below 0.1 entries per row, and the non-HOT pass 0.9–1.1 per index per row; held only when both hold",
       regimeText: `the HOT pass (counter, ${ROOM_TEXT} ≥ 1) and the non-HOT pass (counter at fillfactor 100), 2 B-trees`,
-      statistic: {
-        text:
-          "B-tree leaf entries inserted per updated row, counted in the pass's WAL (pg_walinspect: Btree INSERT_LEAF, " +
+      statistic: stat(
+        "B-tree leaf entries inserted per updated row, counted in the pass's WAL (pg_walinspect: Btree INSERT_LEAF, " +
           "INSERT_POST, SPLIT_L, SPLIT_R), median over rounds: of all indexes for the HOT pass, per index for the non-HOT pass",
-        fmt: (x) => x.toFixed(3),
-        of: withPasses((h, b) => {
+        withPasses((h, b) => {
           const hot = entries(h, 1, "index entries per row, HOT pass, one per round");
           const base = entries(b, INDEXES.length, "index entries per row per index, fillfactor 100, one per round");
-          return hot && base
-            ? [
-                { label: `HOT pass (ff ${h.fillfactor})`, interval: hot },
-                { label: "ff 100, per index", interval: base, rule: { kind: "inside", low: 0.9, high: 1.1 } as const },
-              ]
-            : undefined;
+          return allParts([
+            { label: `HOT pass (ff ${h.fillfactor})`, interval: hot },
+            { label: "ff 100, per index", interval: base, rule: { kind: "inside", low: 0.9, high: 1.1 } },
+          ]);
         }),
-        needs: "both passes and pg_walinspect (the WAL's B-tree records) on the server",
-      },
+        "both passes and pg_walinspect (the WAL's B-tree records) on the server",
+        f3,
+      ),
       why: bothPasses(
         (v) =>
-          `HOT share ${v((x) => pct(x.hotShare))}; the indexes grew ${v((x) => fixed(x.indexBytesPerRow, 1))} ` +
+          `HOT share ${v((x) => pct(x.hotShare))}; the indexes grew ${v((x) => f1(x.indexBytesPerRow))} ` +
           `B per updated row (pg_relation_size of ${INDEXES.join(", ")}).`,
       ),
     },
@@ -206,8 +180,8 @@ export const CLAIMS: ClaimSet<FillfactorHotParams, S, "noRoom" | "room"> = decla
       ...hotBelowFull("WAL bytes per updated row (pg_stat_wal)", "WAL bytes per row", (r) => r.walBytesPerRow),
       why: bothPasses(
         (v) =>
-          `WAL ${v((x) => fixed(x.walBytesPerRow, 0))} B per updated row, of which full-page images ` +
-          `${v((x) => fixed(x.fpiPer1000Rows, 1))} per 1,000 rows (the first change of each page after the ` +
+          `WAL ${v((x) => f0(x.walBytesPerRow))} B per updated row, of which full-page images ` +
+          `${v((x) => f1(x.fpiPer1000Rows))} per 1,000 rows (the first change of each page after the ` +
           `checkpoint); index entries per row ${v(entriesText)}.`,
       ),
     },
@@ -218,7 +192,7 @@ export const CLAIMS: ClaimSet<FillfactorHotParams, S, "noRoom" | "room"> = decla
       ...hotBelowFull("seconds of the pass", "seconds", (r) => r.seconds),
       why: bothPasses(
         (v) =>
-          `median ${v((x) => `${fixed(x.medianSeconds, 3)} s`)}; HOT share ${v((x) => pct(x.hotShare))}, ` +
+          `median ${v((x) => `${f3(x.medianSeconds)} s`)}; HOT share ${v((x) => pct(x.hotShare))}, ` +
           `index entries per row ${v(entriesText)}, new-page share ${v((x) => pct(x.newPageShare))}.`,
       ),
     },

@@ -1,7 +1,7 @@
 /** What notebook 07 shows, one call per section. */
 import { flaggedCell } from "../condition-groups";
-import { plot, twoAxes, type PlotlyTrace } from "../../display/plotly";
-import { showTable, sortedBy, type Row } from "../../display/table";
+import { errorBars, plot, twoAxes, type PlotlyTrace } from "../../display/plotly";
+import { rounded as r, showTable, sortedBy, type Row } from "../../display/table";
 import { intervalLabel, OUTLIER_RULE } from "../../stats/intervals";
 import { UPDATED_COLUMNS } from "./params";
 import type { ConditionSummary } from "./summarise";
@@ -11,7 +11,6 @@ export function readingOrder(summaries: readonly ConditionSummary[]): ConditionS
 }
 
 const pct = (x: number | undefined) => (x === undefined ? "" : `${(x * 100).toFixed(x < 0.1 && x > 0 ? 1 : 0)} %`);
-const r = (x: number | undefined, d = 2) => (x === undefined ? undefined : Math.round(x * 10 ** d) / 10 ** d);
 
 export function showSummaryTable(summaries: readonly ConditionSummary[]): void {
   const rows: Row[] = readingOrder(summaries).map((s) => ({
@@ -52,12 +51,10 @@ export function showCharts(summaries: readonly ConditionSummary[]): void {
       x: points.map((p) => p.fillfactor),
       y: points.map((p) => p.hotShare ?? null),
       line: { color: COLORS[points[0].column] },
-      error_y: {
-        type: "data",
-        symmetric: false,
-        array: points.map((p) => (p.hotShareInterval ? p.hotShareInterval.high - p.hotShareInterval.estimate : 0)),
-        arrayminus: points.map((p) => (p.hotShareInterval ? p.hotShareInterval.estimate - p.hotShareInterval.low : 0)),
-      },
+      ...errorBars(
+        points.map((p) => (p.hotShareInterval ? p.hotShareInterval.high - p.hotShareInterval.estimate : 0)),
+        points.map((p) => (p.hotShareInterval ? p.hotShareInterval.estimate - p.hotShareInterval.low : 0)),
+      ),
     }));
   const room = byFillfactor("counter");
   if (room.length)

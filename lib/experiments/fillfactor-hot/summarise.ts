@@ -58,7 +58,6 @@ export function summarise(trials: readonly FillfactorHotTrial[], options: { read
         minSeconds: s.min,
         maxSeconds: s.max,
         seconds: s.values,
-        updatedRows: of((k) => k["table.n_tup_upd"]) ?? 0,
         hotShare: shares.length ? median(shares) : undefined,
         hotShareInterval: shares.length
           ? medianInterval(shares, `HOT share of the pass, ff ${c.fillfactor}, ${c.column}, one per round`)
@@ -85,16 +84,22 @@ export function summarise(trials: readonly FillfactorHotTrial[], options: { read
 export const findSummary = (s: readonly ConditionSummary[], where: FillfactorHotCondition) =>
   s.find((x) => x.fillfactor === where.fillfactor && x.column === where.column);
 
+/** The passes that updated `column`, highest fillfactor first. */
+export const passesOf = (s: readonly ConditionSummary[], column: FillfactorHotCondition["column"]) =>
+  s.filter((x) => x.column === column).sort((a, b) => b.fillfactor - a.fillfactor);
+
 /** The HOT pass: the highest fillfactor whose counter pass had room (ratio ≥ 1), else the lowest run. */
 export function hotPass(s: readonly ConditionSummary[]): ConditionSummary | undefined {
-  const counter = s.filter((x) => x.column === "counter").sort((a, b) => b.fillfactor - a.fillfactor);
+  const counter = passesOf(s, "counter");
   return counter.find((x) => (x.roomRatio ?? 0) >= 1) ?? counter[counter.length - 1];
 }
 
 export const fullPass = (s: readonly ConditionSummary[]) => findSummary(s, { fillfactor: 100, column: "counter" });
 
-/** When both ran and differ: what claims (4)–(6) compare. */
-export function hotAndFullPasses(s: readonly ConditionSummary[]) {
-  const [hot, base] = [hotPass(s), fullPass(s)];
-  return hot && base && hot !== base ? { hot, base } : undefined;
-}
+/** What both passes give (the HOT one and fillfactor 100's, claims 4–6), `none` unless both ran and differ. */
+export const withPasses =
+  <T, N = undefined>(f: (hot: ConditionSummary, base: ConditionSummary) => T, none?: N) =>
+  (s: readonly ConditionSummary[]): T | N => {
+    const [hot, base] = [hotPass(s), fullPass(s)];
+    return hot && base && hot !== base ? f(hot, base) : (none as N);
+  };

@@ -1,13 +1,12 @@
 /** Notebook 08's claims: PostgreSQL's documented BRIN, GIN fast update and partial-index behaviour (quotes.json). */
-import { declare, readQuotes, type ClaimSet, type Part } from "../../stats/claim-engine";
-import { medianOf, pairedQuotient } from "../../stats/claim-statistics";
-import { fixed, times } from "../../stats/format";
+import { allParts, declare, readQuotes, someParts, stat, type ClaimSet } from "../../stats/claim-engine";
+import { medianOf } from "../../stats/claim-statistics";
+import { f0, f2, f3, ms, ratio, times } from "../../stats/format";
 import type { IndexKind, IndexTypesParams } from "./params";
-import { find, type ConditionSummary as C, type RoundValues } from "./summarise";
+import { find, overNone, paired, type ConditionSummary as C, type RoundValues } from "./summarise";
 
 type S = readonly C[];
 const Q = readQuotes(__dirname);
-const ms = (x: number | undefined) => `${fixed(x, 1)} ms`;
 const kib = (x: number | undefined) => (x === undefined ? "n/a" : `${(x / 1024).toFixed(0)} KiB`);
 /** A why from the insert summaries of `kinds`, "" unless all ran. */
 const whyOf =
@@ -16,8 +15,6 @@ const whyOf =
     const xs = kinds.map((k) => find(s, k));
     return xs.every((x) => x !== undefined) ? text(xs, s) : "";
   };
-/** Every part, or undefined unless each has its interval. */
-const allParts = (parts: Part[]) => (parts.every((p) => p.interval) ? parts : undefined);
 
 /** An int4 key's pending-list tuple with its line pointer, keys per row, gin_pending_list_limit's default. */
 const [KEY_BYTES, KEYS_PER_ROW, PENDING_LIMIT] = [20, 4, 4 * 1024 * 1024];
@@ -28,42 +25,20 @@ const BRIN_ROWS = `\`--set rows=${Math.ceil((1000 * 8192) / ROW_BYTES / 10_000) 
 const BRIN = { kind: "magnitude", regime: ["pages"], howToTest: BRIN_ROWS } as const;
 /** Claims b2 and b3: the batch that flushes the pending list, in a stream that fills it at least once. */
 const FLUSH = { sentence: Q.quote("ginSlowUpdate"), regime: ["flushes"] } as const;
+const GIN = ["gin-fastupdate", "gin-nofastupdate"] as const;
+const FLUSH_RATIO = "flushing batch ÷ median batch, one per round";
+const WAL_BAND = { kind: "inside", low: 0.98, high: 1.02 } as const;
 const ROUNDS = "paired within a round, median over rounds";
 const VERY_LARGE = `the lab's reading of "very large tables" (8 MB: at least 8 of BRIN's 128-page ranges):`;
 const FULL = "the documented condition (the list becomes too large):";
 
-/** A per-round value of one condition ÷ another's (insert unless named), paired by round. */
-const paired =
-  (top: IndexKind, bottom: IndexKind, pick: (r: RoundValues) => number | undefined, what: string, op = "insert") =>
-  (s: S) => {
-    const [a, b] = [find(s, top, op), find(s, bottom, op)];
-    return a && b
-      ? pairedQuotient(a.rounds, b.rounds, (r) => r.repeat, pick, `${what}, ${top} ÷ ${bottom}, one per round`)
-      : undefined;
-  };
-
-/** (kind − none) ÷ (btree − none) of one per-round value: what the kind adds over no index, against a B-tree's. */
-const overNone = (kind: IndexKind, pick: (r: RoundValues) => number, what: string) => (s: S) => {
-  const [k, b, n] = [find(s, kind), find(s, "btree"), find(s, "none")];
-  const at = (x: C | undefined, repeat: number) => x?.rounds.find((y) => y.repeat === repeat);
-  return k && b && n
-    ? medianOf(
-        k.rounds,
-        (r) => {
-          const [br, nr] = [at(b, r.repeat), at(n, r.repeat)];
-          return br && nr && pick(br) > pick(nr) ? (pick(r) - pick(nr)) / (pick(br) - pick(nr)) : undefined;
-        },
-        `${what}: (${kind} − none) ÷ (btree − none), one per round`,
-      )
-    : undefined;
-};
-
 /** A batch latency of the GIN insert stream, fastupdate on ÷ off, paired within a round. */
-const ginOnOff = (text: string, pick: (r: RoundValues) => number | undefined, what: string) => ({
-  text: `${text} of the INSERT stream, fastupdate on ÷ off, ${ROUNDS}`,
-  of: paired("gin-fastupdate", "gin-nofastupdate", pick, what),
-  needs: "both GIN insert streams",
-});
+const ginOnOff = (text: string, pick: (r: RoundValues) => number | undefined, what: string) =>
+  stat(
+    `${text} of the INSERT stream, fastupdate on ÷ off, ${ROUNDS}`,
+    paired(...GIN, pick, what),
+    "both GIN insert streams",
+  );
 
 export const CLAIMS: ClaimSet<IndexTypesParams, S, "pages" | "flushes"> = declare({
   notebook: "08-index-types",
@@ -102,7 +77,7 @@ export const CLAIMS: ClaimSet<IndexTypesParams, S, "pages" | "flushes"> = declar
         ["brin", "btree"],
         ([b, t]) =>
           `BRIN ${kib(b.indexBytes)} (${kib(b.unsummarizedBytes)} before brin_summarize_new_values, which took ` +
-          `${fixed(b.summarizeSeconds, 3)} s) vs B-tree ${kib(t.indexBytes)} over ${b.rows} rows.`,
+          `${f3(b.summarizeSeconds)} s) vs B-tree ${kib(t.indexBytes)} over ${b.rows} rows.`,
       ),
     },
     {
@@ -119,7 +94,7 @@ export const CLAIMS: ClaimSet<IndexTypesParams, S, "pages" | "flushes"> = declar
         "its summary; every page after it is a new page outside the summarised ranges, left to a later summarisation",
       statistic: {
         text: `(BRIN − none) ÷ (B-tree − none) of the stream's seconds and of its WAL bytes per row, ${ROUNDS}`,
-        fmt: (x) => x.toFixed(2),
+        fmt: ratio,
         of: (s) =>
           allParts([
             { label: "seconds", interval: overNone("brin", (r) => r.seconds, "seconds")(s) },
@@ -130,9 +105,9 @@ export const CLAIMS: ClaimSet<IndexTypesParams, S, "pages" | "flushes"> = declar
       why: whyOf(
         ["brin", "btree", "none"],
         ([b, t, n]) =>
-          `stream ${fixed(n.medianSeconds, 3)} s with no index, ${fixed(b.medianSeconds, 3)} s with BRIN, ` +
-          `${fixed(t.medianSeconds, 3)} s with the B-tree; WAL ${fixed(n.walBytesPerRow, 0)}, ${fixed(b.walBytesPerRow, 0)}, ` +
-          `${fixed(t.walBytesPerRow, 0)} B per row.`,
+          `stream ${f3(n.medianSeconds)} s with no index, ${f3(b.medianSeconds)} s with BRIN, ` +
+          `${f3(t.medianSeconds)} s with the B-tree; WAL ${f0(n.walBytesPerRow)}, ${f0(b.walBytesPerRow)}, ` +
+          `${f0(t.walBytesPerRow)} B per row.`,
       ),
     },
     {
@@ -150,10 +125,10 @@ export const CLAIMS: ClaimSet<IndexTypesParams, S, "pages" | "flushes"> = declar
       howToTest: '`--set kinds=["gin-fastupdate","gin-nofastupdate"]` runs it',
       statistic: ginOnOff("median batch latency", (r) => r.medianMs, "median batch ms"),
       why: whyOf(
-        ["gin-fastupdate", "gin-nofastupdate"],
+        GIN,
         ([on, off]) =>
-          `median batch ${ms(on.medianMs)} with fastupdate vs ${ms(off.medianMs)} without; whole stream ` +
-          `${fixed(on.medianSeconds, 2)} s vs ${fixed(off.medianSeconds, 2)} s.`,
+          `median batch ${ms(on.medianMs, 1)} with fastupdate vs ${ms(off.medianMs, 1)} without; whole stream ` +
+          `${f2(on.medianSeconds)} s vs ${f2(off.medianSeconds)} s.`,
       ),
     },
     {
@@ -166,12 +141,12 @@ export const CLAIMS: ClaimSet<IndexTypesParams, S, "pages" | "flushes"> = declar
       regimeText: `an INSERT stream that fills the pending list past gin_pending_list_limit (${PENDING_LIMIT / 1048576} MB) at least once`,
       howToTest: `\`--set rows=${Math.ceil(PENDING_LIMIT / (KEYS_PER_ROW * KEY_BYTES) / 10_000) * 10_000}\` or more fills it once`,
       statistic: ginOnOff("slowest batch", (r) => r.maxMs, "slowest batch ms"),
-      why: whyOf(["gin-fastupdate", "gin-nofastupdate"], ([on, off]) => {
+      why: whyOf(GIN, ([on, off]) => {
         const flush =
           on.flushes === undefined
             ? "flushes not counted (no pageinspect)"
-            : `${fixed(on.flushes, 0)} flush(es) per stream, the flushing batches ${ms(on.flushMs)}`;
-        const latencies = (x: C) => `p99 ${ms(x.p99Ms)}, slowest ${ms(x.maxMs)}, median ${ms(x.medianMs)}`;
+            : `${f0(on.flushes)} flush(es) per stream, the flushing batches ${ms(on.flushMs, 1)}`;
+        const latencies = (x: C) => `p99 ${ms(x.p99Ms, 1)}, slowest ${ms(x.maxMs, 1)}, median ${ms(x.medianMs, 1)}`;
         return `with fastupdate: ${flush}; ${latencies(on)}. Without: ${latencies(off)}.`;
       }),
     },
@@ -186,19 +161,15 @@ export const CLAIMS: ClaimSet<IndexTypesParams, S, "pages" | "flushes"> = declar
         "the GIN insert stream with fastupdate, its flushes found by the pending list shrinking (pageinspect)",
       mechanism: "a flush moves the whole pending list into the entry tree inside the statement that overfilled it",
       howToTest: "a stream that fills the pending list at least once, on a server with pageinspect",
-      statistic: {
-        text: "latency of the flushing batch ÷ the median batch of the same stream, median over rounds",
-        of: (s) => {
-          const on = find(s, "gin-fastupdate");
-          const q = (r: RoundValues) => (r.flushMs === undefined ? undefined : r.flushMs / r.medianMs);
-          return on && medianOf(on.rounds, q, "flushing batch ÷ median batch, one per round");
-        },
-        needs: "a flush in the GIN insert stream with fastupdate, seen by pageinspect",
-      },
+      statistic: stat(
+        "latency of the flushing batch ÷ the median batch of the same stream, median over rounds",
+        (s) => medianOf(find(s, GIN[0])?.rounds ?? [], (r) => (r.flushMs ?? NaN) / r.medianMs, FLUSH_RATIO),
+        "a flush in the GIN insert stream with fastupdate, seen by pageinspect",
+      ),
       why: whyOf(["gin-fastupdate"], ([on]) =>
         on.flushMs === undefined
           ? ""
-          : `the flushing batch ${ms(on.flushMs)}, the stream's median batch ${ms(on.medianMs)} and p99 ${ms(on.p99Ms)}.`,
+          : `the flushing batch ${ms(on.flushMs, 1)}, the stream's median batch ${ms(on.medianMs, 1)} and p99 ${ms(on.p99Ms, 1)}.`,
       ),
     },
     {
@@ -216,35 +187,31 @@ export const CLAIMS: ClaimSet<IndexTypesParams, S, "pages" | "flushes"> = declar
         text: `partial ÷ none over the batches outside the predicate: median batch ms (insert, update) and WAL bytes per row (insert), ${ROUNDS}`,
         fmt: (x) => times(x, 3),
         of: (s) => {
-          const outside = (pick: (r: RoundValues) => number, what: string, op = "insert") =>
-            paired("partial", "none", pick, `${what} outside`, op)(s);
+          const outside = (label: string, pick: (r: RoundValues) => number, op = "insert") => ({
+            label,
+            interval: paired("partial", "none", pick, `${label} outside`, op)(s),
+          });
+          const wal = { ...outside("insert WAL", (r) => r.outsideWalBytesPerRow), rule: WAL_BAND };
           const parts = [
-            { label: "insert ms", interval: outside((r) => r.outsideMedianMs, "insert ms") },
-            {
-              label: "insert WAL",
-              interval: outside((r) => r.outsideWalBytesPerRow, "insert WAL"),
-              rule: { kind: "inside", low: 0.98, high: 1.02 } as const,
-            },
-            { label: "update ms", interval: outside((r) => r.outsideMedianMs, "update ms", "update") },
-          ].filter((x) => x.interval);
-          return parts.length ? parts : undefined;
+            outside("insert ms", (r) => r.outsideMedianMs),
+            wal,
+            outside("update ms", (r) => r.outsideMedianMs, "update"),
+          ];
+          return someParts(parts.filter((x) => x.interval));
         },
         needs: "the none and partial runs",
       },
       why: whyOf(
         ["partial", "none"],
         ([p, n], s) =>
-          `outside the predicate: ${ms(p.outsideMedianMs)} vs ${ms(n.outsideMedianMs)} per batch, ` +
-          `${fixed(p.outsideWalBytesPerRow, 0)} vs ${fixed(n.outsideWalBytesPerRow, 0)} WAL B per row; the partial index ` +
+          `outside the predicate: ${ms(p.outsideMedianMs, 1)} vs ${ms(n.outsideMedianMs, 1)} per batch, ` +
+          `${f0(p.outsideWalBytesPerRow)} vs ${f0(n.outsideWalBytesPerRow)} WAL B per row; the partial index ` +
           `is ${kib(p.indexBytes)}${find(s, "btree") ? `, the full B-tree ${kib(find(s, "btree")?.indexBytes)}` : ""}.`,
       ),
     },
   ],
-  notDeclared: [
-    { sentence: Q.quote("ginConsistent"), reason: "it advises; its measurable part (the flush's latency) is claim b2" },
-    {
-      sentence: Q.quote("brinLarge"),
-      reason: "the design's intent; it is the regime of a1 and a2 (rows, and a column in insertion order)",
-    },
-  ],
+  notDeclared: Q.notDeclared({
+    ginConsistent: "it advises; its measurable part (the flush's latency) is claim b2",
+    brinLarge: "the design's intent; it is the regime of a1 and a2 (rows, and a column in insertion order)",
+  }),
 });

@@ -1,7 +1,7 @@
 /** What notebook 08 shows, one call per section. */
 import { flaggedCell } from "../condition-groups";
 import { plot, twoAxes } from "../../display/plotly";
-import { showTable, sortedBy, type Row } from "../../display/table";
+import { rounded as r, showTable, sortedBy, type Row } from "../../display/table";
 import { OUTLIER_RULE } from "../../stats/intervals";
 import { quotient } from "../../stats/claim-statistics";
 import { INDEX_KINDS, OPERATIONS } from "./params";
@@ -9,8 +9,6 @@ import type { ConditionSummary } from "./summarise";
 
 export const readingOrder = (s: readonly ConditionSummary[]): ConditionSummary[] =>
   sortedBy(s, [(x) => x.operation, OPERATIONS], [(x) => x.kind, INDEX_KINDS]);
-
-const r = (x: number | undefined, d = 2) => (x === undefined ? undefined : Math.round(x * 10 ** d) / 10 ** d);
 
 export function showSummaryTable(summaries: readonly ConditionSummary[]): void {
   const none = new Map(summaries.filter((s) => s.kind === "none").map((s) => [s.operation, s]));

@@ -1,6 +1,8 @@
 /** 08's figures per condition (index kind × operation); per round, the values the claims pair across conditions. */
 import { median, quantile } from "simple-statistics";
 import { medianOfFinite, spread } from "../../stats/summary";
+import { medianOf, pairedQuotient } from "../../stats/claim-statistics";
+import type { IndexKind } from "./params";
 import { conditionGroups } from "../condition-groups";
 import { conditionKey, insidePredicate, type IndexTypesCondition, type IndexTypesTrial } from "./workload";
 
@@ -87,3 +89,30 @@ export function summarise(
 
 export const find = (s: readonly ConditionSummary[], kind: IndexTypesCondition["kind"], operation = "insert") =>
   s.find((x) => x.kind === kind && x.operation === operation);
+
+/** A per-round value of one condition ÷ another's (insert unless named), paired by round. */
+export const paired =
+  (top: IndexKind, bottom: IndexKind, pick: (r: RoundValues) => number | undefined, what: string, op = "insert") =>
+  (s: readonly ConditionSummary[]) => {
+    const [a, b] = [find(s, top, op), find(s, bottom, op)];
+    return a && b
+      ? pairedQuotient(a.rounds, b.rounds, (r) => r.repeat, pick, `${what}, ${top} ÷ ${bottom}, one per round`)
+      : undefined;
+  };
+
+/** (kind − none) ÷ (btree − none) of one per-round value: what the kind adds over no index, against a B-tree's. */
+export const overNone =
+  (kind: IndexKind, pick: (r: RoundValues) => number, what: string) => (s: readonly ConditionSummary[]) => {
+    const [k, b, n] = [find(s, kind), find(s, "btree"), find(s, "none")];
+    const at = (x: ConditionSummary | undefined, repeat: number) => x?.rounds.find((y) => y.repeat === repeat);
+    return k && b && n
+      ? medianOf(
+          k.rounds,
+          (r) => {
+            const [br, nr] = [at(b, r.repeat), at(n, r.repeat)];
+            return br && nr && pick(br) > pick(nr) ? (pick(r) - pick(nr)) / (pick(br) - pick(nr)) : undefined;
+          },
+          `${what}: (${kind} − none) ÷ (btree − none), one per round`,
+        )
+      : undefined;
+  };

@@ -16,14 +16,7 @@ export function versionBytes(padBytes: number): number {
   return maxAlign(TUPLE_HEADER_BYTES + 8 * BIGINT_COLUMNS + pad) + LINE_POINTER_BYTES;
 }
 
-export interface PageRoom {
-  readonly rowsPerPage: number;
-  readonly freeBytesPerPage: number;
-  readonly versionBytes: number;
-  readonly ratio: number;
-}
-
-export function plannedRoom(fillfactor: number, padBytes: number): PageRoom {
+export function plannedRoom(fillfactor: number, padBytes: number) {
   const v = versionBytes(padBytes);
   const usable = BLOCK_BYTES - PAGE_HEADER_BYTES;
   const reserved = Math.floor((BLOCK_BYTES * (100 - fillfactor)) / 100);
