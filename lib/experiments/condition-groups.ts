@@ -17,10 +17,8 @@ export function conditionGroups<C extends object, T extends TrialRecord<C, strin
   trials: readonly T[],
   keyOf: (condition: C) => string,
 ): ConditionGroup<T>[] {
-  const failed = groupBy(
-    trials.filter((t) => t.status === "failed"),
-    (t) => keyOf(t.condition),
-  );
+  const failedTrials = trials.filter((t) => t.status === "failed");
+  const failed = groupBy(failedTrials, (t) => keyOf(t.condition));
   return [...groupBy(trials.filter(isOk), (t) => keyOf(t.condition))].map(([key, all]) => {
     const flags = outlierFlags(all.map((t) => t.seconds));
     return {
