@@ -21,11 +21,8 @@ export function conditionGroups<C extends object, T extends TrialRecord<C, strin
   const failed = groupBy(failedTrials, (t) => keyOf(t.condition));
   return [...groupBy(trials.filter(isOk), (t) => keyOf(t.condition))].map(([key, all]) => {
     const flags = outlierFlags(all.map((t) => t.seconds));
-    return {
-      all,
-      failed: failed.get(key)?.length ?? 0,
-      outlierRepeats: all.filter((_, i) => flags[i]).map((t) => t.repeat),
-    };
+    const outlierRepeats = all.filter((_, i) => flags[i]).map((t) => t.repeat);
+    return { all, failed: failed.get(key)?.length ?? 0, outlierRepeats };
   });
 }
 

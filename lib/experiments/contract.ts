@@ -72,10 +72,8 @@ export function etaEntries<P>(
       check: (root, probes, references) => probeCheck(slug, model, root, probes, references),
       constants: (root) => {
         const outside = storedOutsideTrials(slug, model, root);
-        return {
-          ...model.constants?.({ root, notebook: slug }),
-          ...(outside.length ? { [OUTSIDE_CONSTANT]: median(outside) } : {}),
-        };
+        const measured: Record<string, number> = outside.length ? { [OUTSIDE_CONSTANT]: median(outside) } : {};
+        return { ...model.constants?.({ root, notebook: slug }), ...measured };
       },
       ...(model.references ? { references: model.references } : {}),
     },

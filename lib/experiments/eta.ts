@@ -157,12 +157,8 @@ export function grownSeconds(
 
 export function unitSeconds(u: PlannedUnit, c: Calibration): number {
   const growth = u.kind !== undefined ? c.kinds?.[u.kind] : undefined;
-  const timed =
-    u.fixedSeconds > 0
-      ? u.fixedSeconds
-      : growth
-        ? growth.seconds * (u.size / growth.size) ** growth.exponent
-        : c.timedPerSizeSeconds * u.size;
+  const grown = growth && growth.seconds * (u.size / growth.size) ** growth.exponent;
+  const timed = u.fixedSeconds > 0 ? u.fixedSeconds : (grown ?? c.timedPerSizeSeconds * u.size);
   const untimed = growth
     ? c.overheadSeconds + (Math.max(0, growth.untimedSeconds - c.overheadSeconds) * u.size) / growth.size
     : c.overheadSeconds + c.untimedPerSizeSeconds * u.size;
@@ -461,18 +457,14 @@ export const WRITE_OVER_CPU_MAX = 2;
 export const writeBoundFactor = (c: ChosenReference): number =>
   c.writeFactor === undefined
     ? c.cpuFactor
-    : c.cpuFactor > 1
-      ? Math.min(c.writeFactor, WRITE_OVER_CPU_MAX * c.cpuFactor)
-      : c.writeFactor;
+    : Math.min(c.writeFactor, c.cpuFactor > 1 ? WRITE_OVER_CPU_MAX * c.cpuFactor : Infinity);
 
 export function referenceText(c: ChosenReference, what = "reference rates"): string {
   const r = c.reference;
-  const nearest =
-    c.among > 1
-      ? c.sameModel
-        ? `; of ${c.among}, the nearest of this CPU model`
-        : `; nearest of ${c.among} by the probes`
-      : "";
+  const among = c.sameModel
+    ? `; of ${c.among}, the nearest of this CPU model`
+    : `; nearest of ${c.among} by the probes`;
+  const nearest = c.among > 1 ? among : "";
   const used = writeBoundFactor(c);
   const bounded =
     c.writeFactor !== undefined && used < c.writeFactor
@@ -493,11 +485,8 @@ export function referenceConstant(
   const chosen = chooseReference(references, probes, (r) => r.constants[name] !== undefined);
   const value = chosen?.reference.constants[name];
   if (!chosen || value === undefined) return undefined;
-  return {
-    seconds: value * writeBoundFactor(chosen),
-    text: referenceText(chosen, "reference"),
-    file: path.basename(chosen.reference.file),
-  };
+  const file = path.basename(chosen.reference.file);
+  return { seconds: value * writeBoundFactor(chosen), text: referenceText(chosen, "reference"), file };
 }
 
 export function storedRuns({ root, notebook }: StoredRuns): { dir: string; params: Record<string, unknown> }[] {
@@ -606,13 +595,12 @@ export function probeCalibration(
 }
 
 export function scaledRates(r: ReferenceRates, cpuFactor: number, writeFactor: number = cpuFactor): ReferenceRates {
-  const kinds =
-    r.kinds &&
-    mapValues(r.kinds, (g) => ({
-      ...g,
-      seconds: g.seconds * writeFactor,
-      untimedSeconds: g.untimedSeconds * writeFactor,
-    }));
+  const scaled = (g: KindGrowth) => ({
+    ...g,
+    seconds: g.seconds * writeFactor,
+    untimedSeconds: g.untimedSeconds * writeFactor,
+  });
+  const kinds = r.kinds && mapValues(r.kinds, scaled);
   return {
     timedPerSizeSeconds: r.timedPerSizeSeconds * writeFactor,
     overheadSeconds: r.overheadSeconds * cpuFactor,
@@ -624,12 +612,11 @@ export function scaledRates(r: ReferenceRates, cpuFactor: number, writeFactor: n
 
 /** The probes a stored run read before its servers started (metadata.json); undefined where it has none. */
 export function runProbeReadings(dir: string): ProbeReadings | undefined {
-  const probes = (readJson(path.join(dir, "metadata.json")) as { probes?: unknown } | null | undefined)?.probes;
-  if (!isObject(probes) || typeof probes.cpuProbeSeconds !== "number" || !(probes.cpuProbeSeconds > 0))
-    return undefined;
-  const write = probes.writeProbeSeconds;
+  const p = (readJson(path.join(dir, "metadata.json")) as { probes?: unknown } | null | undefined)?.probes;
+  if (!isObject(p) || typeof p.cpuProbeSeconds !== "number" || !(p.cpuProbeSeconds > 0)) return undefined;
+  const write = p.writeProbeSeconds;
   return {
-    cpuProbeSeconds: probes.cpuProbeSeconds,
+    cpuProbeSeconds: p.cpuProbeSeconds,
     writeProbeSeconds: typeof write === "number" && write > 0 ? write : null,
   };
 }
@@ -709,10 +696,8 @@ export function outsideTrials(
   const seconds = stored.length ? median(stored) : reference?.seconds;
   if (seconds === undefined) return undefined;
   const from = reference ? `${reference.file}'s, scaled as its rates` : `${stored.length} stored run(s) here`;
-  return {
-    seconds,
-    text: `${formatDuration(seconds)} outside the trials (kernel, servers, summaries and charts: ${from})`,
-  };
+  const text = `${formatDuration(seconds)} outside the trials (kernel, servers, summaries and charts: ${from})`;
+  return { seconds, text };
 }
 
 export function withOutside(e: Estimate, outside: SetupEstimate | undefined): Estimate {
@@ -749,12 +734,9 @@ export function probeCheck<P>(
     }
     const units = model.units(params as P, true, { root, notebook }).filter((u) => finished.has(u.key));
     if (!units.length) continue;
-    out.push({
-      run: path.basename(dir),
-      trials: units.length,
-      measuredSeconds: units.reduce((t, u) => t + (finished.get(u.key) ?? 0), 0),
-      estimatedSeconds: units.reduce((t, u) => t + unitSeconds(u, calibration), 0),
-    });
+    const measuredSeconds = units.reduce((t, u) => t + (finished.get(u.key) ?? 0), 0);
+    const estimatedSeconds = units.reduce((t, u) => t + unitSeconds(u, calibration), 0);
+    out.push({ run: path.basename(dir), trials: units.length, measuredSeconds, estimatedSeconds });
   }
   return out;
 }

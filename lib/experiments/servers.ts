@@ -84,10 +84,8 @@ export async function startOn(
   const server = await target.start({ ...spec, limits });
   const d = server.description;
   const image = d.standInImage ? " (stand-in image built from the embedded binaries, not the official image)" : "";
-  return {
-    server,
-    notes: [`${spec.engine} ${d.version} on the ${d.kind} target (${decision.reason}): ${d.source}${image}`, ...said],
-  };
+  const note = `${spec.engine} ${d.version} on the ${d.kind} target (${decision.reason}): ${d.source}${image}`;
+  return { server, notes: [note, ...said] };
 }
 
 export async function startServers(

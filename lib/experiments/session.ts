@@ -224,10 +224,8 @@ class RunSession<C extends object> implements ExperimentSession<C> {
     const onProgress = (m: string) => progress.update(0, 1, m);
     const servers = await startServers(specs, { target: options.target, ...limitsOf(options), onProgress });
     try {
-      const notes = [
-        ...servers.notes,
-        ...(reaped.length ? [`removed ${reaped.length} resource(s) left by an earlier, dead run`] : []),
-      ];
+      const reapedNote = reaped.length ? [`removed ${reaped.length} resource(s) left by an earlier, dead run`] : [];
+      const notes = [...servers.notes, ...reapedNote];
       const serverSettings = await settingsOf(servers, notes);
       const descriptions = servers.all().map((server) => server.description);
       const metadata: RunMetadata = {
