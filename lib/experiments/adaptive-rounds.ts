@@ -46,13 +46,11 @@ export async function runAdaptiveRounds(o: AdaptiveRounds) {
   let planned = 0;
   let cut: string | undefined;
   for (let round = 1; round <= o.planned; round++) {
-    const { elapsedSeconds, secondsPerRound } = pace(round - 1);
-    if (
-      !plannedRoundFits({ round, needed: o.needed, elapsedSeconds, secondsPerRound, budgetSeconds: o.budgetSeconds })
-    ) {
+    const state = { round, needed: o.needed, budgetSeconds: o.budgetSeconds, ...pace(round - 1) };
+    if (!plannedRoundFits(state)) {
       cut =
-        `planned ${o.many} cut at ${planned} of ${o.planned}: one more at ~${secondsPerRound.toFixed(0)} s would ` +
-        `pass the time budget (${o.budgetSeconds} s)`;
+        `planned ${o.many} cut at ${planned} of ${o.planned}: one more at ~${state.secondsPerRound.toFixed(0)} s ` +
+        `would pass the time budget (${o.budgetSeconds} s)`;
       break;
     }
     await o.runRound(round);

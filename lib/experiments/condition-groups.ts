@@ -17,17 +17,12 @@ export function conditionGroups<C extends object, T extends TrialRecord<C, strin
   trials: readonly T[],
   keyOf: (condition: C) => string,
 ): ConditionGroup<T>[] {
-  const failed = groupBy(
-    trials.filter((t) => t.status === "failed"),
-    (t) => keyOf(t.condition),
-  );
+  const failedTrials = trials.filter((t) => t.status === "failed");
+  const failed = groupBy(failedTrials, (t) => keyOf(t.condition));
   return [...groupBy(trials.filter(isOk), (t) => keyOf(t.condition))].map(([key, all]) => {
     const flags = outlierFlags(all.map((t) => t.seconds));
-    return {
-      all,
-      failed: failed.get(key)?.length ?? 0,
-      outlierRepeats: all.filter((_, i) => flags[i]).map((t) => t.repeat),
-    };
+    const outlierRepeats = all.filter((_, i) => flags[i]).map((t) => t.repeat);
+    return { all, failed: failed.get(key)?.length ?? 0, outlierRepeats };
   });
 }
 

@@ -21,6 +21,8 @@ import {
 } from "./eta";
 import type { FaultCells } from "./faults";
 
+type Overrides = Record<string, unknown>;
+
 /** A notebook as the registry sees it (defineExperiment builds it): what reproduce, its checks, ETA and tests need. */
 export interface RegisteredExperiment {
   readonly id: string;
@@ -29,21 +31,17 @@ export interface RegisteredExperiment {
   /** The notebook's path, relative to the project root. */
   readonly file: string;
   /** Resolves (and checks) the parameters; throws ParameterError on bad input. */
-  resolve(profile: ProfileName, overrides: Record<string, unknown>): object;
+  resolve(profile: ProfileName, overrides: Overrides): object;
   /** Each profile's parameter values (`--help`, docs/parameters.md). */
   readonly profiles: Readonly<Record<ProfileName, object>>;
   /** Must be given (`--set`): the notebook runs only with `--only` or one of them, and is refused without all (00). */
   readonly requires?: readonly string[];
   /** What a run with these parameters can decide here (no server starts); absent for notebook 00. */
-  prospect?(profile: ProfileName, overrides: Record<string, unknown>): ClaimPlan[];
+  prospect?(profile: ProfileName, overrides: Overrides): ClaimPlan[];
   /** The data directory's peak size for these parameters, where the notebook estimates it. */
-  disk?(profile: ProfileName, overrides: Record<string, unknown>): DiskNeed | undefined;
+  disk?(profile: ProfileName, overrides: Overrides): DiskNeed | undefined;
   /** The ETA of these parameters minus the trials in `done` (a resume's); undefined without a model or data to fit. */
-  readonly estimate?: (
-    profile: ProfileName,
-    overrides: Record<string, unknown>,
-    done?: ReadonlySet<string>,
-  ) => Estimate | undefined;
+  readonly estimate?: (profile: ProfileName, overrides: Overrides, done?: ReadonlySet<string>) => Estimate | undefined;
   /** The wall outside the trials (kernel, servers, summaries, charts) that reproduce adds to its ETA line. */
   readonly outsideTrials?: () => SetupEstimate | undefined;
   /** `npm run eta:reference`: the rates refitted on the runs stored under `root`, and how the current ones fit them. */
@@ -64,7 +62,7 @@ export interface RegisteredExperiment {
 export function etaEntries<P>(
   slug: string,
   model: EtaModel<P>,
-  resolve: (profile: ProfileName, overrides: Record<string, unknown>) => P,
+  resolve: (profile: ProfileName, overrides: Overrides) => P,
 ): Pick<RegisteredExperiment, "estimate" | "etaReference" | "outsideTrials"> {
   return {
     estimate: (profile, overrides, done) => estimateRun(slug, model, resolve(profile, overrides), done),
@@ -74,10 +72,8 @@ export function etaEntries<P>(
       check: (root, probes, references) => probeCheck(slug, model, root, probes, references),
       constants: (root) => {
         const outside = storedOutsideTrials(slug, model, root);
-        return {
-          ...model.constants?.({ root, notebook: slug }),
-          ...(outside.length ? { [OUTSIDE_CONSTANT]: median(outside) } : {}),
-        };
+        const measured: Record<string, number> = outside.length ? { [OUTSIDE_CONSTANT]: median(outside) } : {};
+        return { ...model.constants?.({ root, notebook: slug }), ...measured };
       },
       ...(model.references ? { references: model.references } : {}),
     },

@@ -21,7 +21,7 @@ import { escapeHtml, show } from "../display/output";
 import { etaEntries, type RegisteredExperiment } from "./contract";
 import { estimateRun, type EtaModel } from "./eta";
 import type { FaultCells } from "./faults";
-import { withSession, type ExperimentSession, type RunControl } from "./session";
+import { withSession, type ExperimentSession, type RunControl, type SessionOptions } from "./session";
 import type { PlannedTrial } from "../workloads/trials";
 
 /** The parameters the base reads. */
@@ -55,10 +55,7 @@ export interface Work<P, T extends AnyTrial, PT extends PlannedTrial<ConditionOf
 }
 
 /** What a phased run tells its ETA as it goes (03: its template's level once made, then its setup done). */
-export interface EtaPhase<P> {
-  readonly model?: EtaModel<P>;
-  readonly setupDone?: boolean;
-}
+export type EtaPhase<P> = Readonly<{ model?: EtaModel<P>; setupDone?: boolean }>;
 
 /** An ETA over the plan the work runs: so the keys the estimate leaves out as done are the keys the run stores. */
 export type PlanEta<P, PT> = Omit<EtaModel<P>, "units"> & {
@@ -146,15 +143,13 @@ export function defineExperiment<
   const params = (profile: string, overrides: Partial<P> = {}): P => {
     rejectUnknownKeys(d.slug, overrides, known);
     const p = withProfile(d.profiles, profile, overrides);
-    return d.check(
-      {
-        ...p,
-        target: TARGET_PARAMS.target.check("target", p.target),
-        ...(p.cpus === undefined ? {} : { cpus: LIMIT_PARAMS.cpus.check("cpus", p.cpus) }),
-        ...(p.memoryGiB === undefined ? {} : { memoryGiB: LIMIT_PARAMS.memoryGiB.check("memoryGiB", p.memoryGiB) }),
-      },
-      overrides,
-    );
+    const base: P = {
+      ...p,
+      target: TARGET_PARAMS.target.check("target", p.target),
+      ...(p.cpus === undefined ? {} : { cpus: LIMIT_PARAMS.cpus.check("cpus", p.cpus) }),
+      ...(p.memoryGiB === undefined ? {} : { memoryGiB: LIMIT_PARAMS.memoryGiB.check("memoryGiB", p.memoryGiB) }),
+    };
+    return d.check(base, overrides);
   };
   const prospect = (p: P): ClaimPlan[] => {
     const plans = planClaims(d.claimsFor?.params(p) ?? d.claims, p);
@@ -170,52 +165,45 @@ export function defineExperiment<
     const model = etaModel(d.eta, () => plan);
     let etaParams = p;
     let phase: EtaPhase<P> = {};
-    return withSession<C, Run>(
-      {
-        notebook: d.slug,
-        // The progress line's short title, from the slug: "03 over indexing".
-        title: `${id} ${d.slug.slice(3).replace(/-/g, " ")}`,
-        params: p,
-        control,
-        specs: d.servers(p),
-        target: p.target,
-        ...(p.cpus === undefined ? {} : { cpus: p.cpus }),
-        ...(p.memoryGiB === undefined ? {} : { memoryGiB: p.memoryGiB }),
-        prospect: planText(prospect(p)),
-        estimate:
-          model &&
-          ((done) => estimateRun(d.slug, phase.model ?? model, etaParams, done, undefined, undefined, phase.setupDone)),
-      },
-      async (session) => {
-        const estimateAs = (q: P, next: EtaPhase<P> = {}): void => {
-          etaParams = q;
-          phase = { ...phase, ...next };
-        };
-        const extra = await d.work({ params: p, plan, session, control, startedAt, estimateAs, before });
-        const { store, metadata } = session;
-        const base = { runId: store.runId, directory: store.directory, metadata, params: p };
-        return { ...extra, ...base, trials: store.trials() as unknown as readonly T[] };
-      },
-    );
+    const options: SessionOptions = {
+      notebook: d.slug,
+      // The progress line's short title, from the slug: "03 over indexing".
+      title: `${id} ${d.slug.slice(3).replace(/-/g, " ")}`,
+      params: p,
+      control,
+      specs: d.servers(p),
+      target: p.target,
+      ...(p.cpus === undefined ? {} : { cpus: p.cpus }),
+      ...(p.memoryGiB === undefined ? {} : { memoryGiB: p.memoryGiB }),
+      prospect: planText(prospect(p)),
+      estimate:
+        model &&
+        ((done) => estimateRun(d.slug, phase.model ?? model, etaParams, done, undefined, undefined, phase.setupDone)),
+    };
+    return withSession<C, Run>(options, async (session) => {
+      const estimateAs = (q: P, next: EtaPhase<P> = {}): void => {
+        etaParams = q;
+        phase = { ...phase, ...next };
+      };
+      const extra = await d.work({ params: p, plan, session, control, startedAt, estimateAs, before });
+      const { store, metadata } = session;
+      const base = { runId: store.runId, directory: store.directory, metadata, params: p };
+      return { ...extra, ...base, trials: store.trials() as unknown as readonly T[] };
+    });
   };
 
   const claims = (summary: S, r: Run): ClaimCheck[] => {
     const set = d.claimsFor?.summary(summary) ?? d.claims;
     const without = d.without?.(r, summary);
-    const checks = set.claims.map((c) =>
-      judgeOne(set, c.id, summary, typeof without === "function" ? without(c.id) : without),
-    );
+    const withoutFor = (claimId: string) => (typeof without === "function" ? without(claimId) : without);
+    const checks = set.claims.map((c) => judgeOne(set, c.id, summary, withoutFor(c.id)));
     const corrected = d.correct ? d.correct(checks, summary) : checks;
     return d.explain ? d.explain(corrected, r) : corrected;
   };
 
   const save = (r: Run, summary: S, checks: readonly ClaimCheck[]): string[] => {
-    const store = RunStore.open<C>({
-      notebook: r.metadata.notebook,
-      params: r.metadata.params,
-      resumeId: r.runId,
-      root: path.dirname(r.directory),
-    });
+    const where = { notebook: r.metadata.notebook, params: r.metadata.params, root: path.dirname(r.directory) };
+    const store = RunStore.open<C>({ ...where, resumeId: r.runId });
     const csv = { "summary.csv": d.csvRows(summary, r), ...d.moreCsv?.(summary, r) };
     return [
       store.writeSummary("summary.json", { summary: d.toJson ? d.toJson(summary, r) : summary, claims: checks }),
@@ -227,12 +215,8 @@ export function defineExperiment<
 
   const showRun = (r: Run): void => {
     showRunHeader(r.metadata, r.directory);
-    const failed = r.trials.filter((t) => t.status === "failed");
-    if (failed.length)
-      showTable(
-        failed.map((t) => ({ trial: t.key, error: t.error ?? "" })),
-        { caption: `${failed.length} trial(s) failed` },
-      );
+    const failed = r.trials.filter((t) => t.status === "failed").map((t) => ({ trial: t.key, error: t.error ?? "" }));
+    if (failed.length) showTable(failed, { caption: `${failed.length} trial(s) failed` });
     d.showSetup?.(r);
   };
 

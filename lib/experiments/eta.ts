@@ -38,12 +38,7 @@ export interface Calibration extends Readonly<Record<keyof typeof RATE_FIELDS, n
   readonly untimedShape?: "reference";
 }
 
-export interface CalibrationSample {
-  readonly size: number;
-  readonly timedSeconds: number;
-  readonly wallSeconds: number;
-  readonly kind?: string;
-}
+export type CalibrationSample = Readonly<{ size: number; timedSeconds: number; wallSeconds: number; kind?: string }>;
 
 /** Each folder has one, so this module names no notebook. */
 export interface EtaModel<P> {
@@ -60,20 +55,9 @@ export interface EtaModel<P> {
   constants?(stored: StoredRuns): Record<string, number>;
 }
 
-export interface ReferenceSet {
-  readonly dir: string;
-  all(): readonly MachineReference[];
-}
-
-export interface SetupEstimate {
-  readonly seconds: number;
-  readonly text: string;
-}
-
-export interface StoredRuns {
-  readonly root: string;
-  readonly notebook: string;
-}
+export type ReferenceSet = Readonly<{ dir: string; all(): readonly MachineReference[] }>;
+export type SetupEstimate = Readonly<{ seconds: number; text: string }>;
+export type StoredRuns = Readonly<{ root: string; notebook: string }>;
 
 export type ReferenceRates = Omit<Calibration, "source">;
 
@@ -89,20 +73,19 @@ const attempt = <T>(f: () => T): T | undefined => {
 };
 const mapValues = <V, W>(o: Readonly<Record<string, V>>, f: (v: V, key: string) => W): Record<string, W> =>
   Object.fromEntries(Object.entries(o).map(([k, v]) => [k, f(v, k)]));
+/** f's value, computed at the first call only. */
+const once = <T>(f: () => T): (() => T) => {
+  let done: { readonly value: T } | undefined;
+  return () => (done ??= { value: f() }).value;
+};
 export const readJson = (file: string): unknown => attempt(() => JSON.parse(fs.readFileSync(file, "utf8")) as unknown);
 
 export const finiteOrNaN = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : NaN);
 
 /** The untimed part is least squares `a + b × size` (a, b ≥ 0) when the sizes span ≥ 4×; else constant. */
 export function fitCalibration(samples: readonly CalibrationSample[], source: string): Calibration | undefined {
-  const usable = samples.filter(
-    (s) =>
-      s.size > 0 &&
-      Number.isFinite(s.size) &&
-      Number.isFinite(s.wallSeconds) &&
-      Number.isFinite(s.timedSeconds) &&
-      s.timedSeconds >= 0,
-  );
+  const finite = (s: CalibrationSample) => [s.size, s.wallSeconds, s.timedSeconds].every(Number.isFinite);
+  const usable = samples.filter((s) => s.size > 0 && s.timedSeconds >= 0 && finite(s));
   if (!usable.length) return undefined;
   const timedPerSizeSeconds = median(usable.map((s) => s.timedSeconds / s.size));
   const kinds = fitKinds(usable);
@@ -135,11 +118,8 @@ const bySize = <X extends { readonly size: number }>(xs: readonly X[]): [number,
 
 export function fitKinds(samples: readonly CalibrationSample[]): Record<string, KindGrowth> | undefined {
   const out: Record<string, KindGrowth> = {};
-  const kinds = groupBy(
-    samples.filter((s) => s.kind !== undefined),
-    (s) => String(s.kind),
-  );
-  for (const [kind, ofKind] of kinds) {
+  const withKind = samples.filter((s) => s.kind !== undefined);
+  for (const [kind, ofKind] of groupBy(withKind, (s) => String(s.kind))) {
     const points = bySize(ofKind)
       .map(([size, at]) => ({
         size,
@@ -177,12 +157,8 @@ export function grownSeconds(
 
 export function unitSeconds(u: PlannedUnit, c: Calibration): number {
   const growth = u.kind !== undefined ? c.kinds?.[u.kind] : undefined;
-  const timed =
-    u.fixedSeconds > 0
-      ? u.fixedSeconds
-      : growth
-        ? growth.seconds * (u.size / growth.size) ** growth.exponent
-        : c.timedPerSizeSeconds * u.size;
+  const grown = growth && growth.seconds * (u.size / growth.size) ** growth.exponent;
+  const timed = u.fixedSeconds > 0 ? u.fixedSeconds : (grown ?? c.timedPerSizeSeconds * u.size);
   const untimed = growth
     ? c.overheadSeconds + (Math.max(0, growth.untimedSeconds - c.overheadSeconds) * u.size) / growth.size
     : c.overheadSeconds + c.untimedPerSizeSeconds * u.size;
@@ -224,7 +200,7 @@ export function etaText(e: Estimate, runId?: string): string {
       : "";
   const max =
     e.maxSeconds > e.seconds * 1.05
-      ? `, up to ${formatDuration(e.maxSeconds).replace("about ", "")} with every adaptive round`
+      ? `, up to ${durationText(e.maxSeconds, "estimate")} with every adaptive round`
       : "";
   const trials = e.remaining === e.planned ? `${e.planned} trials` : `${e.remaining} of ${e.planned} trials left`;
   const resume = runId ? `; resumable with npm run reproduce -- --resume ${runId}` : "";
@@ -251,11 +227,8 @@ export function growthText(c: Calibration): string {
   return `; timed part ∝ size^k past the largest stored size (${each})`;
 }
 
-let probed: number | undefined;
-
 /** On a shared 2-core machine single samples vary several-fold; the fastest of 3 much less. */
-export function cpuProbeSeconds(): number {
-  if (probed !== undefined) return probed;
+export const cpuProbeSeconds = once((): number => {
   const block = Buffer.alloc(1 << 20, 7);
   let best = Infinity;
   for (let round = 0; round < 3; round++) {
@@ -265,23 +238,17 @@ export function cpuProbeSeconds(): number {
     hash.digest();
     best = Math.min(best, Number(process.hrtime.bigint() - started) / 1e9);
   }
-  probed = best;
   return best;
-}
+});
 
 /** Commits of a page each, then a bulk write; the fastest round: other work's writes delay single rounds. */
 const WRITE_PROBE = { commits: 64, commitBytes: 8192, bulkMiB: 16, rounds: 5, budgetMs: 1000 };
 
-let writeProbed: number | null | undefined;
-
 /** Undefined where it cannot write: the ETA then scales by the CPU probe alone, and says so. */
-export function writeProbeSeconds(): number | undefined {
-  if (writeProbed === undefined) {
-    const dir = attempt(embeddedBaseDir);
-    writeProbed = (dir === undefined ? undefined : writeProbeIn(dir)) ?? null;
-  }
-  return writeProbed ?? undefined;
-}
+export const writeProbeSeconds = once((): number | undefined => {
+  const dir = attempt(embeddedBaseDir);
+  return dir === undefined ? undefined : writeProbeIn(dir);
+});
 
 export function writeProbeIn(dir: string): number | undefined {
   const file = path.join(dir, `.dblab-write-probe-${process.pid}`);
@@ -328,10 +295,7 @@ export function cpuModel(): string {
 
 export const MACHINE_PROBES: Probes = { cpu: cpuProbeSeconds, write: writeProbeSeconds, model: cpuModel };
 
-export interface ProbeReadings {
-  readonly cpuProbeSeconds: number;
-  readonly writeProbeSeconds: number | null;
-}
+export type ProbeReadings = Readonly<{ cpuProbeSeconds: number; writeProbeSeconds: number | null }>;
 
 export interface MachineReference extends ProbeReadings {
   readonly file: string;
@@ -351,11 +315,7 @@ const REFERENCE_FILE = /^eta-reference(\.[a-z0-9-]+)?\.json$/;
 export function referencesIn(compiledDir: string): ReferenceSet {
   const source = path.resolve(compiledDir, "..", "..", "..", "..", "lib", "experiments", path.basename(compiledDir));
   const dir = [compiledDir, source].find((d) => listReferenceFiles(d).length) ?? source;
-  let loaded: readonly MachineReference[] | undefined;
-  return {
-    dir,
-    all: () => (loaded ??= listReferenceFiles(dir).map((f) => readReference(path.join(dir, f)))),
-  };
+  return { dir, all: once(() => listReferenceFiles(dir).map((f) => readReference(path.join(dir, f)))) };
 }
 
 const listReferenceFiles = (dir: string): string[] =>
@@ -384,6 +344,7 @@ export function parseReference(raw: unknown, file: string): MachineReference {
   const object = (v: unknown, field: string): Json => (isObject(v) ? v : bad(field, "an object", v));
   const text = (v: unknown, field: string, want: string, ok: (s: string) => boolean): string =>
     typeof v === "string" && ok(v) ? v : bad(field, want, v);
+  const flag = (v: unknown, field: string): boolean => (typeof v === "boolean" ? v : bad(field, "true or false", v));
   const number = (v: unknown, field: string, least: Least): number =>
     typeof v === "number" && Number.isFinite(v) && (least === ">" ? v > 0 : v >= 0)
       ? v
@@ -392,6 +353,7 @@ export function parseReference(raw: unknown, file: string): MachineReference {
     mapValues<Least, number>(fields, (least, k) => number(o[k], `${at}.${k}`, least));
   const top = object(raw, "the file");
   const machine = object(top.machine, "machine");
+  const write = machine.writeProbeSeconds;
   const r = object(top.rates, "rates");
   const kinds = r.kinds === undefined ? undefined : object(r.kinds, "rates.kinds");
   const constants = top.constants === undefined ? {} : object(top.constants, "constants");
@@ -399,17 +361,11 @@ export function parseReference(raw: unknown, file: string): MachineReference {
     file,
     cpuModel: text(machine.cpuModel, "machine.cpuModel", "a CPU model", Boolean),
     cpuProbeSeconds: number(machine.cpuProbeSeconds, "machine.cpuProbeSeconds", ">"),
-    writeProbeSeconds:
-      machine.writeProbeSeconds === null
-        ? null
-        : number(machine.writeProbeSeconds, "machine.writeProbeSeconds (or null)", ">"),
+    writeProbeSeconds: write === null ? null : number(write, "machine.writeProbeSeconds (or null)", ">"),
     fittedOn: text(top.fittedOn, "fittedOn", "a date YYYY-MM-DD", (d) => /^\d{4}-\d{2}-\d{2}$/.test(d)),
     rates: {
       ...numbers(r, "rates", RATE_FIELDS),
-      constantSetup:
-        typeof r.constantSetup === "boolean"
-          ? r.constantSetup
-          : bad("rates.constantSetup", "true or false", r.constantSetup),
+      constantSetup: flag(r.constantSetup, "rates.constantSetup"),
       ...(kinds && {
         kinds: mapValues(kinds, (v, k) =>
           numbers(object(v, `rates.kinds["${k}"]`), `rates.kinds["${k}"]`, KIND_FIELDS),
@@ -465,8 +421,7 @@ export interface ChosenReference {
 
 /**
  * The write path is probed only when a reference has a reading to compare it with. A reference of this machine's
- * CPU model is preferred to the probes' nearest: the probes move with other work (beside it, the write-path
- * reading alone put a reference of another machine kind nearer), the model does not.
+ * CPU model is preferred to the probes' nearest: the probes move with other work, the model does not.
  */
 export function chooseReference(
   references: readonly MachineReference[],
@@ -492,12 +447,9 @@ export function chooseReference(
 }
 
 /**
- * Where the CPU probe reads slower than the reference's (a CPU shared with other work, or a slower one), how much
- * slower than it says a trial's growing part may run, however slow the write path reads. Beside other work the
- * write-path probe's 64 waits each queue for a CPU as well: it read about three times the CPU probe's factor while
- * trials slowed under twice it; between machine kinds trials ran up to about twice what the CPU probe said. Where
- * the CPU reads as fast as the reference's or faster, nothing queues for it and a slow disk counts in full.
- * docs/claims-and-regimes.md, "The probes beside other work", has the measurements.
+ * Where the CPU probe reads slower than the reference's, a trial's growing part is scaled by at most this many times
+ * its factor: beside other work the write probe's waits queue for a CPU too and overstate the disk. Where the CPU
+ * reads as fast or faster, a slow disk counts in full (docs/claims-and-regimes.md, "The probes beside other work").
  */
 export const WRITE_OVER_CPU_MAX = 2;
 
@@ -505,18 +457,14 @@ export const WRITE_OVER_CPU_MAX = 2;
 export const writeBoundFactor = (c: ChosenReference): number =>
   c.writeFactor === undefined
     ? c.cpuFactor
-    : c.cpuFactor > 1
-      ? Math.min(c.writeFactor, WRITE_OVER_CPU_MAX * c.cpuFactor)
-      : c.writeFactor;
+    : Math.min(c.writeFactor, c.cpuFactor > 1 ? WRITE_OVER_CPU_MAX * c.cpuFactor : Infinity);
 
 export function referenceText(c: ChosenReference, what = "reference rates"): string {
   const r = c.reference;
-  const nearest =
-    c.among > 1
-      ? c.sameModel
-        ? `; of ${c.among}, the nearest of this CPU model`
-        : `; nearest of ${c.among} by the probes`
-      : "";
+  const among = c.sameModel
+    ? `; of ${c.among}, the nearest of this CPU model`
+    : `; nearest of ${c.among} by the probes`;
+  const nearest = c.among > 1 ? among : "";
   const used = writeBoundFactor(c);
   const bounded =
     c.writeFactor !== undefined && used < c.writeFactor
@@ -537,11 +485,8 @@ export function referenceConstant(
   const chosen = chooseReference(references, probes, (r) => r.constants[name] !== undefined);
   const value = chosen?.reference.constants[name];
   if (!chosen || value === undefined) return undefined;
-  return {
-    seconds: value * writeBoundFactor(chosen),
-    text: referenceText(chosen, "reference"),
-    file: path.basename(chosen.reference.file),
-  };
+  const file = path.basename(chosen.reference.file);
+  return { seconds: value * writeBoundFactor(chosen), text: referenceText(chosen, "reference"), file };
 }
 
 export function storedRuns({ root, notebook }: StoredRuns): { dir: string; params: Record<string, unknown> }[] {
@@ -629,13 +574,7 @@ export function withReferenceShape(
           untimedPerSizeSeconds: (reference.untimedPerSizeSeconds * fitted.overheadSeconds) / base,
         }
       : {};
-  return {
-    ...fitted,
-    ...untimed,
-    ...(kinds ? { kinds } : {}),
-    constantSetup: false,
-    untimedShape: "reference",
-  };
+  return { ...fitted, ...untimed, ...(kinds ? { kinds } : {}), constantSetup: false, untimedShape: "reference" };
 }
 
 export function probeCalibration(
@@ -656,13 +595,12 @@ export function probeCalibration(
 }
 
 export function scaledRates(r: ReferenceRates, cpuFactor: number, writeFactor: number = cpuFactor): ReferenceRates {
-  const kinds =
-    r.kinds &&
-    mapValues(r.kinds, (g) => ({
-      ...g,
-      seconds: g.seconds * writeFactor,
-      untimedSeconds: g.untimedSeconds * writeFactor,
-    }));
+  const scaled = (g: KindGrowth) => ({
+    ...g,
+    seconds: g.seconds * writeFactor,
+    untimedSeconds: g.untimedSeconds * writeFactor,
+  });
+  const kinds = r.kinds && mapValues(r.kinds, scaled);
   return {
     timedPerSizeSeconds: r.timedPerSizeSeconds * writeFactor,
     overheadSeconds: r.overheadSeconds * cpuFactor,
@@ -674,12 +612,11 @@ export function scaledRates(r: ReferenceRates, cpuFactor: number, writeFactor: n
 
 /** The probes a stored run read before its servers started (metadata.json); undefined where it has none. */
 export function runProbeReadings(dir: string): ProbeReadings | undefined {
-  const probes = (readJson(path.join(dir, "metadata.json")) as { probes?: unknown } | null | undefined)?.probes;
-  if (!isObject(probes) || typeof probes.cpuProbeSeconds !== "number" || !(probes.cpuProbeSeconds > 0))
-    return undefined;
-  const write = probes.writeProbeSeconds;
+  const p = (readJson(path.join(dir, "metadata.json")) as { probes?: unknown } | null | undefined)?.probes;
+  if (!isObject(p) || typeof p.cpuProbeSeconds !== "number" || !(p.cpuProbeSeconds > 0)) return undefined;
+  const write = p.writeProbeSeconds;
   return {
-    cpuProbeSeconds: probes.cpuProbeSeconds,
+    cpuProbeSeconds: p.cpuProbeSeconds,
     writeProbeSeconds: typeof write === "number" && write > 0 ? write : null,
   };
 }
@@ -759,22 +696,15 @@ export function outsideTrials(
   const seconds = stored.length ? median(stored) : reference?.seconds;
   if (seconds === undefined) return undefined;
   const from = reference ? `${reference.file}'s, scaled as its rates` : `${stored.length} stored run(s) here`;
-  return {
-    seconds,
-    text: `${formatDuration(seconds)} outside the trials (kernel, servers, summaries and charts: ${from})`,
-  };
+  const text = `${formatDuration(seconds)} outside the trials (kernel, servers, summaries and charts: ${from})`;
+  return { seconds, text };
 }
 
 export function withOutside(e: Estimate, outside: SetupEstimate | undefined): Estimate {
   return !outside || e.remaining === 0 ? e : added(e, "outside", outside);
 }
 
-export interface ProbeCheck {
-  readonly run: string;
-  readonly trials: number;
-  readonly measuredSeconds: number;
-  readonly estimatedSeconds: number;
-}
+export type ProbeCheck = Readonly<{ run: string; trials: number; measuredSeconds: number; estimatedSeconds: number }>;
 
 /**
  * Each stored run is read as its own ETA was: with the probes it recorded at its start (else
@@ -804,12 +734,9 @@ export function probeCheck<P>(
     }
     const units = model.units(params as P, true, { root, notebook }).filter((u) => finished.has(u.key));
     if (!units.length) continue;
-    out.push({
-      run: path.basename(dir),
-      trials: units.length,
-      measuredSeconds: units.reduce((t, u) => t + (finished.get(u.key) ?? 0), 0),
-      estimatedSeconds: units.reduce((t, u) => t + unitSeconds(u, calibration), 0),
-    });
+    const measuredSeconds = units.reduce((t, u) => t + (finished.get(u.key) ?? 0), 0);
+    const estimatedSeconds = units.reduce((t, u) => t + unitSeconds(u, calibration), 0);
+    out.push({ run: path.basename(dir), trials: units.length, measuredSeconds, estimatedSeconds });
   }
   return out;
 }

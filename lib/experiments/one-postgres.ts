@@ -23,17 +23,8 @@ export const workOnPostgres =
     if (!server) throw new Error("no PostgreSQL server was started");
     const onProgress: PlanOnOptions<A, T["condition"], PT, T>["onProgress"] = ({ done, total, last, next }) =>
       progress.update(done, total, timedTrialProgress(last, next && label(next.condition)));
-    await run(
-      {
-        plan,
-        store,
-        signal,
-        continueOnError: control.continueOnError,
-        open: () => open(server.connection),
-        onProgress,
-      },
-      params,
-    );
+    const options = { plan, store, signal, continueOnError: control.continueOnError, onProgress };
+    await run({ ...options, open: () => open(server.connection) }, params);
     progress.finish(`${plan.length} trials`);
     return {};
   };

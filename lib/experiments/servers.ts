@@ -1,12 +1,6 @@
 /** An optional engine that cannot be had (MongoDB with no image, mongod or URI) is reported, not fatal. */
-import {
-  createTarget,
-  decideTarget,
-  MissingUriError,
-  type TargetChoice,
-  type TargetDecision,
-  type TargetOptions,
-} from "../targets/select";
+import { createTarget, decideTarget, MissingUriError } from "../targets/select";
+import type { TargetChoice, TargetDecision, TargetOptions } from "../targets/select";
 import { checkEngine, ENGINE_FACTS, ENGINES } from "../targets/engines";
 import type { Engine, ServerSpec, StartedServer } from "../targets/types";
 import { redactText } from "../targets/uri";
@@ -86,16 +80,12 @@ export async function startOn(
     said.push(message);
   };
   const target = await createTarget(spec.engine, decision.kind, { ...options, onNote });
-  const server = await target.start({
-    ...spec,
-    limits: { cpus: options.cpus, memoryBytes: options.memoryBytes, ...spec.limits },
-  });
+  const limits = { cpus: options.cpus, memoryBytes: options.memoryBytes, ...spec.limits };
+  const server = await target.start({ ...spec, limits });
   const d = server.description;
   const image = d.standInImage ? " (stand-in image built from the embedded binaries, not the official image)" : "";
-  return {
-    server,
-    notes: [`${spec.engine} ${d.version} on the ${d.kind} target (${decision.reason}): ${d.source}${image}`, ...said],
-  };
+  const note = `${spec.engine} ${d.version} on the ${d.kind} target (${decision.reason}): ${d.source}${image}`;
+  return { server, notes: [note, ...said] };
 }
 
 export async function startServers(
@@ -108,15 +98,12 @@ export async function startServers(
   const optional = ENGINES.filter((e) => ENGINE_FACTS[e].optional);
   try {
     for (const spec of specs) {
-      let decision: TargetDecision;
-      try {
-        decision = await decideTarget(spec.engine, options.target);
-      } catch (error) {
+      const decision = await decideTarget(spec.engine, options.target).catch((error: unknown) => {
         // Only a missing URI of an optional engine lets the run go on.
         if (!(error instanceof MissingUriError && optional.includes(spec.engine))) throw error;
         set.unavailable.set(spec.engine, `no ${ENGINE_FACTS[spec.engine].uriVariable} given`);
-        continue;
-      }
+      });
+      if (!decision) continue;
       try {
         const { server, notes } = await startOn(spec, decision, options);
         set.add(spec.name ?? spec.engine, server);

@@ -85,7 +85,7 @@ export interface ExperimentSession<C extends object> {
   stopServer(server: StartedServer): Promise<void>;
 }
 
-type Kept = { readonly runId: string; readonly directory: string; trials(): readonly unknown[] };
+type Kept = { readonly runId: string; readonly directory: string; trials(): readonly { readonly status?: unknown }[] };
 const trialsOf = (n: number, planned: number) => `${n}${planned > 0 ? ` of ${planned}` : ""} trials`;
 const resumeWith = (store: Kept) => `the same parameters and { resumeId: "${store.runId}" } in the run's options`;
 
@@ -95,10 +95,7 @@ export function interruptedMessage(store: Kept, planned: number, signal?: string
 }
 
 export function resumeHint(store: Kept, planned: number): string {
-  const finished = trialsOf(
-    store.trials().filter((t) => (t as { status?: unknown }).status !== "failed").length,
-    planned,
-  );
+  const finished = trialsOf(store.trials().filter((t) => t.status !== "failed").length, planned);
   return (
     `${finished} finished and are kept in ${store.directory}. Once the engine answers again, resume with ${resumeWith(store)}; ` +
     "its container is removed then (or by `npm run clean`: its record is kept)"
@@ -213,11 +210,8 @@ class RunSession<C extends object> implements ExperimentSession<C> {
     }
     const reaped = await reapOrphans();
     const before = await sampleHost(1000);
-    const store = RunStore.open<C>({
-      notebook: options.notebook,
-      params: options.params,
-      resumeId: options.control.resumeId,
-    });
+    const { notebook, params, control } = options;
+    const store = RunStore.open<C>({ notebook, params, resumeId: control.resumeId });
     const reporter = progressReporter(options.title, modelLeft(options, store));
     const progress = new SessionProgress(reporter, finishedKeys(store).size);
     // Before any server starts, so a reader can stop now rather than hours in.
@@ -226,30 +220,23 @@ class RunSession<C extends object> implements ExperimentSession<C> {
     const probes = { cpuProbeSeconds: cpuProbeSeconds(), writeProbeSeconds: writeProbeSeconds() ?? null };
     const said = [eta ? `ETA: ${eta}` : "", options.prospect ?? ""].filter(Boolean).join(" · ");
     progress.update(0, 1, said ? `${said} · starting servers…` : "starting servers…");
-    const servers = await startServers(
-      options.specs.map((spec) => ({ ...spec, runId: store.runId })),
-      {
-        target: options.target,
-        ...limitsOf(options),
-        onProgress: (m) => progress.update(0, 1, m),
-      },
-    );
+    const specs = options.specs.map((spec) => ({ ...spec, runId: store.runId }));
+    const onProgress = (m: string) => progress.update(0, 1, m);
+    const servers = await startServers(specs, { target: options.target, ...limitsOf(options), onProgress });
     try {
-      const notes = [
-        ...servers.notes,
-        ...(reaped.length ? [`removed ${reaped.length} resource(s) left by an earlier, dead run`] : []),
-      ];
+      const reapedNote = reaped.length ? [`removed ${reaped.length} resource(s) left by an earlier, dead run`] : [];
+      const notes = [...servers.notes, ...reapedNote];
       const serverSettings = await settingsOf(servers, notes);
       const descriptions = servers.all().map((server) => server.description);
       const metadata: RunMetadata = {
         runId: store.runId,
-        notebook: options.notebook,
-        profile: options.control.profile ?? "custom",
+        notebook,
+        profile: control.profile ?? "custom",
         startedAt: new Date().toISOString(),
         host: hostInfo(),
         gitCommit: gitCommit(),
         servers: descriptions,
-        params: options.params,
+        params,
         unavailable: Object.fromEntries(servers.unavailable),
         notes,
         ...(eta ? { eta } : {}),
@@ -283,12 +270,9 @@ class RunSession<C extends object> implements ExperimentSession<C> {
         : place.target !== undefined
           ? { kind: place.target, reason: "the experiment needs what only this target gives" }
           : await decideTarget(spec.engine, this.options.target);
-    const { server, notes } = await startOn({ ...spec, runId: this.store.runId }, decision, {
-      ...limitsOf(this.options),
-      endpoint: place.endpoint,
-      baseDir: place.baseDir,
-      onProgress: (m) => this.progress.say(m),
-    });
+    const where = { ...limitsOf(this.options), endpoint: place.endpoint, baseDir: place.baseDir };
+    const started = { ...spec, runId: this.store.runId };
+    const { server, notes } = await startOn(started, decision, { ...where, onProgress: (m) => this.progress.say(m) });
     this.notes.push(...notes);
     this.servers.add(spec.name ?? spec.engine, server);
     this.live.descriptions.push(server.description);
@@ -322,11 +306,8 @@ class RunSession<C extends object> implements ExperimentSession<C> {
       const result = await withWatchdog(watchdog, () => work(this));
       this.signal.throwIfAborted();
       outcome = "finished";
-      this.metadata.quietness = {
-        ...this.live.quietness,
-        during: this.monitor.stop(),
-        selectOneAfter: await selectOneJitter(this.servers),
-      };
+      const during = this.monitor.stop();
+      this.metadata.quietness = { ...this.live.quietness, during, selectOneAfter: await selectOneJitter(this.servers) };
       this.writeMetadata();
       return result;
     } catch (error) {
@@ -343,11 +324,8 @@ class RunSession<C extends object> implements ExperimentSession<C> {
       }
       outcome = "interrupted";
       // Whatever the workload threw on its way out, the cause is the Stop.
-      const message = interruptedMessage(
-        this.store,
-        this.progress.planned,
-        this.signal.reason instanceof InterruptedError ? this.signal.reason.signal : undefined,
-      );
+      const signal = this.signal.reason instanceof InterruptedError ? this.signal.reason.signal : undefined;
+      const message = interruptedMessage(this.store, this.progress.planned, signal);
       this.progress.finish(message);
       throw new InterruptedError(message, { cause: error });
     } finally {
@@ -393,7 +371,7 @@ async function selectOneJitter(servers: StartedServers): Promise<RttJitter | und
   return pg ? selectOneJitterOn(pg.connection) : undefined;
 }
 
-export async function selectOneJitterOn(connection: ConnectionInfo): Promise<RttJitter | undefined> {
+async function selectOneJitterOn(connection: ConnectionInfo): Promise<RttJitter | undefined> {
   try {
     const client = await connect(connection);
     try {
@@ -416,9 +394,8 @@ async function settingsOf(servers: StartedServers, notes: string[]): Promise<Rec
     try {
       serverSettings[engine] = await nonDefaultSettings(server.connection);
     } catch (error) {
-      notes.push(
-        `could not read ${engine}'s settings: ${redactText(error instanceof Error ? error.message : String(error))}`,
-      );
+      const message = error instanceof Error ? error.message : String(error);
+      notes.push(`could not read ${engine}'s settings: ${redactText(message)}`);
     }
   }
   return serverSettings;

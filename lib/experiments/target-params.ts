@@ -22,4 +22,3 @@ export const LIMIT_PARAMS = {
   cpus: integer("CPU limit of each Docker server."),
   memoryGiB: integer("Memory limit of each Docker server, GiB."),
 };
-export type LimitParams = ParamsOf<typeof LIMIT_PARAMS>;
