@@ -621,6 +621,14 @@ export function runProbeReadings(dir: string): ProbeReadings | undefined {
   };
 }
 
+/** The CPU model a stored run ran on (metadata.json's host), as reference files name it: the run's ETA chose by it. */
+export function runCpuModel(dir: string): string | undefined {
+  const host = (readJson(path.join(dir, "metadata.json")) as { host?: unknown } | null | undefined)?.host;
+  return isObject(host) && typeof host.cpuModel === "string" && typeof host.cpus === "number"
+    ? `${host.cpuModel.trim()}, ${host.cpus} cores`
+    : undefined;
+}
+
 export function storedProbeReadings(notebook: string, root: string): ProbeReadings | undefined {
   const probes = storedRuns({ root, notebook })
     .map(({ dir }) => (readJson(path.join(dir, "metadata.json")) as { probes?: unknown } | null | undefined)?.probes)
@@ -722,9 +730,16 @@ export function probeCheck<P>(
   const out: ProbeCheck[] = [];
   for (const { dir, params } of storedRuns({ root, notebook })) {
     const recorded = runProbeReadings(dir);
+    const cpuModelThen = runCpuModel(dir);
     const calibration = probeCalibration(
       set,
-      recorded ? { cpu: () => recorded.cpuProbeSeconds, write: () => recorded.writeProbeSeconds ?? undefined } : probes,
+      recorded
+        ? {
+            cpu: () => recorded.cpuProbeSeconds,
+            write: () => recorded.writeProbeSeconds ?? undefined,
+            ...(cpuModelThen ? { model: () => cpuModelThen } : {}),
+          }
+        : probes,
     );
     if (!calibration) continue;
     const finished = new Map<string, number>();

@@ -793,6 +793,28 @@ test("reference rates refitted from stored runs give back those runs' trials und
         fitHere.all(),
       );
       assert.ok(busyNow && Math.abs(busyNow.estimatedSeconds - check.estimatedSeconds) < 1e-9);
+      // ... and with the reference of its own CPU model, as its ETA chose, though another is nearer by the probes.
+      const other: MachineReference = {
+        ...fitHere.all()[0],
+        cpuModel: "Other CPU, 2 cores",
+        cpuProbeSeconds: probe,
+        rates: { ...r, overheadSeconds: r.overheadSeconds * 10 },
+      };
+      const own10 = { ...fitHere.all()[0], cpuModel: "Test CPU, 2 cores", cpuProbeSeconds: 10 * probe };
+      const meta = { probes: { cpuProbeSeconds: probe, writeProbeSeconds: 0.2 } };
+      const checkWith = (host?: object) => {
+        fs.writeFileSync(
+          path.join(root, "R1_01-index-write-cost_aaaa", "metadata.json"),
+          JSON.stringify(host ? { ...meta, host } : meta),
+        );
+        return probeCheck("01-index-write-cost", indexWriteCost, root, probesOf(probe, 0.2), [other, own10])[0];
+      };
+      const byModel = checkWith({ cpuModel: "Test CPU ", cpus: 2 });
+      const byProbes = checkWith();
+      assert.ok(byModel && byProbes);
+      // By the model: the Test CPU's rates read at a tenth of its probe; by the probes: the other's, read at 1.
+      assert.notEqual(byModel.estimatedSeconds, byProbes.estimatedSeconds);
+      assert.equal(checkWith({ cpuModel: "Other CPU", cpus: 2 })?.estimatedSeconds, byProbes.estimatedSeconds);
     },
   );
   withResults({}, (root) => {
