@@ -67,6 +67,12 @@ const FLAT: Calibration = {
 
 /** Fixed probes: a CPU reading, and a write-path reading or none. */
 const probesOf = (cpu: number, write?: number): Probes => ({ cpu: () => cpu, write: () => write });
+/** A reference file's own CPU model and `k` × its CPU probe, no write-path reading: the file read at a CPU factor k. */
+const probesAt = (r: MachineReference, k: number): Probes => ({
+  cpu: () => k * r.cpuProbeSeconds,
+  write: () => undefined,
+  model: () => r.cpuModel,
+});
 /** The CPU probe of the Xeon reference files (the literals' normalisation they keep). */
 const REFERENCE_PROBE_SECONDS = 0.05;
 /** A reference set of one machine's rates, as a model holds its files. */
@@ -191,12 +197,14 @@ function withResults(files: Record<string, Record<string, string>>, body: (root:
 
 test("no stored runs: the CPU probe scales the reference figures, and the line says so", () => {
   withResults({}, (root) => {
-    const slow = calibrate("01-index-write-cost", indexWriteCost, root, probesOf(0.1));
-    const fast = calibrate("01-index-write-cost", indexWriteCost, root, probesOf(0.05));
+    const file = indexWriteCost.references?.all()[0];
+    assert.ok(file);
+    const slow = calibrate("01-index-write-cost", indexWriteCost, root, probesAt(file, 2));
+    const fast = calibrate("01-index-write-cost", indexWriteCost, root, probesAt(file, 1));
     assert.ok(slow && fast);
     assert.match(
       slow.source,
-      /CPU probe 2\.00× its time for all of it \(CPU only: that machine has no write-path reading\).*no stored run/,
+      /CPU probe 2\.00× its time for all of it \(CPU only: (that machine has|no write-path reading here).*no stored run/,
     );
     assert.ok(Math.abs(slow.overheadSeconds - 2 * fast.overheadSeconds) < 1e-12);
     // MongoDB's half counts only where MongoDB will run: 180 trials each engine at full.
@@ -241,20 +249,17 @@ test("04's run length: the params' without a stall share or a stored calibration
   });
   withResults({}, (root) => {
     const none = { root, notebook: "04-reindex-under-load" };
-    // Nothing stored: the reference machine's rebuild rate at this machine's probe. 0.034 s × 100 ÷
-    // 0.253 = 13 s at the reference's probe; at a probe twice as slow 27 s (the run's 6–60 s bounds).
-    assert.equal(
-      expectedRunLength({ ...p, scale: 100, stallShare: 0.253 }, none, probesOf(REFERENCE_PROBE_SECONDS)),
-      13,
-    );
-    assert.equal(
-      expectedRunLength({ ...p, scale: 100, stallShare: 0.253 }, none, probesOf(2 * REFERENCE_PROBE_SECONDS)),
-      27,
-    );
-    assert.equal(
-      expectedRunLength({ ...p, stallShare: 0 }, none, probesOf(REFERENCE_PROBE_SECONDS)),
-      p.durationSeconds,
-    );
+    // Nothing stored: the reference file's rebuild rate at this machine's probe, × scale ÷ share, rounded
+    // (inside the run's 6–60 s bounds at scale 100); at a probe twice as slow, twice the rate.
+    const file = reindexUnderLoad.references?.all().find((r) => r.constants.rebuildSecondsPerScale !== undefined);
+    const perScale = file?.constants.rebuildSecondsPerScale;
+    assert.ok(file && perScale !== undefined);
+    for (const k of [1, 2])
+      assert.equal(
+        expectedRunLength({ ...p, scale: 100, stallShare: 0.253 }, none, probesAt(file, k)),
+        Math.round((k * perScale * 100) / 0.253),
+      );
+    assert.equal(expectedRunLength({ ...p, stallShare: 0 }, none, probesAt(file, 1)), p.durationSeconds);
   });
   withResults(
     {
@@ -338,7 +343,7 @@ test("03's full profile: 5 rounds of 5 levels at 300 s planned, 8 rounds at most
   assert.ok(e.setup);
   assert.match(
     e.setup.text,
-    /loading the data first, about .* \(the reference of Intel.*eta-reference\.xeon\.json.*CPU probe [0-9.]+× its time for all of it .*at scale 1, ∝ scale\)/,
+    /loading the data first, about .* \(the reference of Intel.*eta-reference\.xeon\.json.*CPU probe [0-9.]+× its time for (all of it|the per-trial overhead).*at scale 1, ∝ scale\)/,
   );
   const rounds = e.seconds - e.setup.seconds;
   assert.ok(rounds >= e.planned * 300 - 1e-6, String(rounds));
@@ -771,10 +776,17 @@ test("reference rates refitted from stored runs give back those runs' trials und
       assert.equal(check.trials, 2); // the failed trial and the key the plan does not name are out
       assert.ok(Math.abs(check.measuredSeconds - 2.6) < 1e-9);
       assert.ok(Math.abs(check.estimatedSeconds - (unitSeconds(a, here) + unitSeconds(b, here))) < 1e-9);
-      // Under the model's own reference at that reference's probe: its rates as they are (with more
-      // than one machine's file, the one nearest that probe, which is then read at a factor of 1).
-      const [own] = probeCheck("01-index-write-cost", indexWriteCost, root, probesOf(REFERENCE_PROBE_SECONDS));
-      const chosen = chooseReference(indexWriteCost.references?.all() ?? [], probesOf(REFERENCE_PROBE_SECONDS));
+      // Under one of the model's own reference files at that file's readings and CPU model: its rates as they are.
+      const file = indexWriteCost.references?.all()[0];
+      assert.ok(file);
+      const atFile: Probes = {
+        cpu: () => file.cpuProbeSeconds,
+        write: () => file.writeProbeSeconds ?? undefined,
+        model: () => file.cpuModel,
+      };
+      const [own] = probeCheck("01-index-write-cost", indexWriteCost, root, atFile);
+      const chosen = chooseReference(indexWriteCost.references?.all() ?? [], atFile);
+      assert.equal(chosen?.reference.file, file.file);
       assert.equal(chosen?.cpuFactor, 1);
       const ref = chosen?.reference.rates;
       assert.ok(own && ref);
