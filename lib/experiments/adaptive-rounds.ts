@@ -109,3 +109,17 @@ export async function runAdaptivePlan<PT extends PlannedTrial<object>>(o: Adapti
   o.notes.push(`adaptive design: ${r.stoppedBy} (${design})`);
   return { ...r, plan: plan.filter((t) => t.repeat <= r.rounds) };
 }
+
+/** Rounds = the params' `repeats`, up to `maxRepeats`, within `budgetSeconds`; an added round re-plans the ETA. */
+export const repeatedRounds = <
+  P extends { readonly repeats: number; readonly maxRepeats: number; readonly budgetSeconds: number },
+>(
+  p: P,
+  estimateAs: (p: P) => void,
+) => ({
+  planned: p.repeats,
+  max: p.maxRepeats,
+  budgetSeconds: p.budgetSeconds,
+  many: "rounds",
+  onAdded: (round: number) => estimateAs({ ...p, repeats: round }),
+});

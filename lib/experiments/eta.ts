@@ -290,8 +290,10 @@ export interface Probes {
 /** This machine's CPU model, as reference files name it: "AMD EPYC, 2 cores". */
 export function cpuModel(): string {
   const cpus = os.cpus();
-  return `${(cpus[0]?.model ?? "unknown CPU").trim()}, ${cpus.length} cores`;
+  return modelName(cpus[0]?.model ?? "unknown CPU", cpus.length);
 }
+
+const modelName = (model: string, cores: number) => `${model.trim()}, ${cores} cores`;
 
 export const MACHINE_PROBES: Probes = { cpu: cpuProbeSeconds, write: writeProbeSeconds, model: cpuModel };
 
@@ -610,34 +612,37 @@ export function scaledRates(r: ReferenceRates, cpuFactor: number, writeFactor: n
   };
 }
 
-/** The probes a stored run read before its servers started (metadata.json); undefined where it has none. */
-export function runProbeReadings(dir: string): ProbeReadings | undefined {
-  const p = (readJson(path.join(dir, "metadata.json")) as { probes?: unknown } | null | undefined)?.probes;
-  if (!isObject(p) || typeof p.cpuProbeSeconds !== "number" || !(p.cpuProbeSeconds > 0)) return undefined;
-  const write = p.writeProbeSeconds;
+/**
+ * What a stored run's ETA read at its start (metadata.json): its probes, undefined where it has none, and the CPU
+ * model of its host, as reference files name it, by which that ETA chose its reference.
+ */
+export function runMachine(dir: string): { readonly probes?: ProbeReadings; readonly model?: string } {
+  const m = readJson(path.join(dir, "metadata.json")) as { probes?: unknown; host?: unknown } | null | undefined;
+  const [p, host] = [m?.probes, m?.host];
+  const write = isObject(p) ? p.writeProbeSeconds : undefined;
   return {
-    cpuProbeSeconds: p.cpuProbeSeconds,
-    writeProbeSeconds: typeof write === "number" && write > 0 ? write : null,
+    ...(isObject(p) && typeof p.cpuProbeSeconds === "number" && p.cpuProbeSeconds > 0
+      ? {
+          probes: {
+            cpuProbeSeconds: p.cpuProbeSeconds,
+            writeProbeSeconds: typeof write === "number" && write > 0 ? write : null,
+          },
+        }
+      : {}),
+    ...(isObject(host) && typeof host.cpuModel === "string" && typeof host.cpus === "number"
+      ? { model: modelName(host.cpuModel, host.cpus) }
+      : {}),
   };
 }
 
-/** The CPU model a stored run ran on (metadata.json's host), as reference files name it: the run's ETA chose by it. */
-export function runCpuModel(dir: string): string | undefined {
-  const host = (readJson(path.join(dir, "metadata.json")) as { host?: unknown } | null | undefined)?.host;
-  return isObject(host) && typeof host.cpuModel === "string" && typeof host.cpus === "number"
-    ? `${host.cpuModel.trim()}, ${host.cpus} cores`
-    : undefined;
-}
-
 export function storedProbeReadings(notebook: string, root: string): ProbeReadings | undefined {
-  const probes = storedRuns({ root, notebook })
-    .map(({ dir }) => (readJson(path.join(dir, "metadata.json")) as { probes?: unknown } | null | undefined)?.probes)
-    .filter(isObject);
-  const readings = (field: keyof ProbeReadings) =>
-    probes.map((p) => p[field]).filter((v): v is number => typeof v === "number" && v > 0);
-  const [cpu, write] = [readings("cpuProbeSeconds"), readings("writeProbeSeconds")];
-  if (!cpu.length) return undefined;
-  return { cpuProbeSeconds: median(cpu), writeProbeSeconds: write.length ? median(write) : null };
+  const probes = storedRuns({ root, notebook }).flatMap(({ dir }) => runMachine(dir).probes ?? []);
+  const write = probes.flatMap((p) => p.writeProbeSeconds ?? []);
+  if (!probes.length) return undefined;
+  return {
+    cpuProbeSeconds: median(probes.map((p) => p.cpuProbeSeconds)),
+    writeProbeSeconds: write.length ? median(write) : null,
+  };
 }
 
 export function referenceFromStored(
@@ -729,15 +734,14 @@ export function probeCheck<P>(
   const set = { references: { dir: "", all: () => references } };
   const out: ProbeCheck[] = [];
   for (const { dir, params } of storedRuns({ root, notebook })) {
-    const recorded = runProbeReadings(dir);
-    const cpuModelThen = runCpuModel(dir);
+    const { probes: recorded, model: modelThen } = runMachine(dir);
     const calibration = probeCalibration(
       set,
       recorded
         ? {
             cpu: () => recorded.cpuProbeSeconds,
             write: () => recorded.writeProbeSeconds ?? undefined,
-            ...(cpuModelThen ? { model: () => cpuModelThen } : {}),
+            ...(modelThen ? { model: () => modelThen } : {}),
           }
         : probes,
     );

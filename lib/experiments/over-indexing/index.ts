@@ -8,7 +8,7 @@ import { lookPlan, nextRound, type RoundState } from "../../stats/adaptive";
 import { judge } from "../../stats/claim-engine";
 import type { ClaimCheck } from "../../stats/claims";
 import { count } from "../../stats/format";
-import { runAdaptivePlan } from "../adaptive-rounds";
+import { repeatedRounds, runAdaptivePlan } from "../adaptive-rounds";
 import { recordedServerCpus } from "../server-cpus";
 import { pgbenchOnPostgres } from "../servers";
 import { CLAIMS, holm } from "./claims";
@@ -155,15 +155,11 @@ export const experiment = defineExperiment<OverIndexingParams, OverIndexingTrial
     const at = (t: { readonly key: string }, text: string) => progress.update(position(t), plan.length, text);
     const ahead: RoundsAhead = {};
     const adaptive = await runAdaptivePlan({
-      planned: p.repeats,
-      max: p.maxRepeats,
-      budgetSeconds: p.budgetSeconds,
+      ...repeatedRounds(p, estimateAs),
       startedAt,
-      many: "rounds",
       signal,
       notes,
       part: (round) => planRounds(p.indexLevels, round).filter((r) => r.repeat === round),
-      onAdded: (round) => estimateAs({ ...p, repeats: round }),
       runPart: (part, whole) => {
         plan = whole;
         return runRounds({

@@ -21,7 +21,7 @@ import type { SourceInfo } from "./workload/sample";
 import { readWorkload, updateStatements, type UpdateStatement, type WorkloadScript } from "./workload/scripts";
 import { candidateNames, checkGroups, existingToJudge, planDesign } from "./workload/variants";
 import type { Judged, Variant } from "./workload/variants";
-import { runAdaptivePlan } from "../adaptive-rounds";
+import { repeatedRounds, runAdaptivePlan } from "../adaptive-rounds";
 import type { RunOf, Work } from "../define";
 import { pgbenchOnPostgres } from "../servers";
 import { chooseDesign, type DesignChoice } from "./eta";
@@ -219,15 +219,11 @@ export async function runRounds({
   const summariseSoFar = () => summariseRun(store.trials(), { ...setup, params: p });
   // The planned rounds within the budget, then one more while an index is inconclusive and the budget allows.
   const adaptive = await runAdaptivePlan({
-    planned: p.repeats,
-    max: p.maxRepeats,
-    budgetSeconds: p.budgetSeconds,
+    ...repeatedRounds(p, estimateAs),
     startedAt,
-    many: "rounds",
     signal,
     notes,
     part: (round) => planRounds(ids, round, round),
-    onAdded: (round) => estimateAs({ ...p, repeats: round }),
     runPart: (part, whole) => {
       trialPlan = whole;
       return runTrials(part, runOne, {
