@@ -20,7 +20,7 @@ import { ExternalTarget, LAB_DATABASE_COMMENT } from "../../lib/targets/external
 import type { PreflightReport } from "../../lib/targets/external/preflight";
 import type { ServerSpec } from "../../lib/targets/types";
 import { runTag } from "../../lib/targets/run-names";
-import { phaseOneSpec } from "../../lib/experiments/round-trips/phases";
+import { phaseOneSpec } from "../../lib/experiments/round-trips/workload/phases";
 import { experiment as yourIndexes } from "../../lib/experiments/your-indexes";
 import { findHostClientTool, findHostPgbench } from "../../lib/workloads/pgbench";
 import { withEnv } from "../support/env";

@@ -15,7 +15,7 @@ import { declarations, judge } from "../../lib/stats/claim-engine";
 import type { RoundTripsSummary } from "../../lib/experiments/round-trips/summarise";
 import { isEvidence, planText } from "../../lib/stats/claims";
 import { summarise, withoutFlagged } from "../../lib/experiments/round-trips/summarise";
-import type { RoundTripsRun } from "../../lib/experiments/round-trips/phases";
+import type { RoundTripsRun } from "../../lib/experiments/round-trips/summarise";
 import { CASE_INFO, type CaseId } from "../../lib/experiments/round-trips/workload/cases";
 import type { EnvironmentKey, RoundTripTrial } from "../../lib/experiments/round-trips/workload/trials";
 import type { SyncLevel } from "../../lib/experiments/round-trips/workload/replication";

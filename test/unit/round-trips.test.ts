@@ -5,7 +5,7 @@ import { experiment } from "../../lib/experiments/round-trips";
 import { CASE_INFO, CASES, statements } from "../../lib/experiments/round-trips/workload/cases";
 import { changedRows } from "../../lib/experiments/round-trips/workload/dataset";
 import { summariseLags } from "../../lib/experiments/round-trips/workload/replication";
-import { environmentOrder, sweepOrder } from "../../lib/experiments/round-trips/phases";
+import { environmentOrder, sweepOrder } from "../../lib/experiments/round-trips/workload/phases";
 
 const bad: [string, () => unknown, RegExp][] = [
   [
@@ -107,7 +107,7 @@ test("lag samples: the fastest standby decides an ANY 1 quorum", () => {
 });
 
 test("05's phases are planned once: emulated, hosted and quorum environments; an external server runs only as it is", async () => {
-  const { planPhases } = await import("../../lib/experiments/round-trips/phases");
+  const { planPhases } = await import("../../lib/experiments/round-trips/workload/phases");
   const p = experiment.params("smoke", {
     environments: ["local", "same-az", "cross-az", "quorum-same-az", "quorum-cross-az"],
     hosts: { sameAz: "ssh://root@10.0.0.5" },

@@ -8,7 +8,8 @@ import { estimate } from "./eta";
 import { checkParams, ROUND_TRIPS_PROFILES } from "./params";
 import { noteLinksAndSkipped } from "./present";
 import { summarise as summariseRun, withoutFlagged } from "./summarise";
-import { runPhases, type RoundTripsRun } from "./phases";
+import { runPhases } from "./workload/phases";
+import type { RoundTripsRun } from "./summarise";
 import type { RoundTripTrial } from "./workload/trials";
 
 export const experiment = defineExperiment({
@@ -17,7 +18,7 @@ export const experiment = defineExperiment({
   profiles: ROUND_TRIPS_PROFILES,
   check: checkParams,
   servers: () => [],
-  work: ({ params, session, control }) => runPhases(params, session, control),
+  work: ({ params, session, control }) => runPhases(params, session, control.continueOnError),
   summarise: (_trials: readonly RoundTripTrial[], run: RoundTripsRun) => summariseRun(run),
   claims: CLAIMS,
   // Claims (b) and (c external) carry their sensitivity to flagged repeats.

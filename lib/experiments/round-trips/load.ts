@@ -4,7 +4,8 @@ import path from "node:path";
 import { resultsRoot } from "../../results/run-store";
 import { readRun } from "../../results/stored-runs";
 import type { RoundTripsParams } from "./params";
-import type { PhasesResult, RoundTripsRun } from "./phases";
+import type { PhasesResult } from "./workload/phases";
+import type { RoundTripsRun } from "./summarise";
 import type { RoundTripTrial } from "./workload/trials";
 
 /** Reads `data/results/<runId>` (or any folder path) written by `run`; a torn last trial line is left out. */

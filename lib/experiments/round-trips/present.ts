@@ -8,7 +8,7 @@ import { groupBy } from "../../stats/summary";
 import { STANDBY_PURPOSE, type CalibrationRecord } from "./workload/links";
 import { CASE_INFO } from "./workload/cases";
 import { autocommitVsOneTransaction, commitLatencyBySyncLevel, elapsedVsRtt } from "./charts";
-import type { RoundTripsRun } from "./phases";
+import type { RoundTripsRun } from "./summarise";
 import { seedCommitMs, seedValue, SEED_LABELS, SEED_SELECT1_TOTAL_S, type SeedCondition } from "./seed";
 import { ENVIRONMENT_INFO } from "./workload/environments";
 import { findEnvironment, selectOne, type EnvironmentSummary, type RoundTripsSummary } from "./summarise";

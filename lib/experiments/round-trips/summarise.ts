@@ -9,7 +9,11 @@ import { SYNC_LEVELS } from "./workload/replication";
 import type { EnvironmentKey, RoundTripCondition, RoundTripTrial } from "./workload/trials";
 import type { PgServerCounterKey } from "../../engines/postgres/server-counters";
 import { ENVIRONMENT_INFO, type EnvironmentKind } from "./workload/environments";
-import type { RoundTripsRun } from "./phases";
+import type { RunOf } from "../define";
+import type { RoundTripsParams } from "./params";
+import type { PhasesResult } from "./workload/phases";
+
+export type RoundTripsRun = RunOf<RoundTripsParams, RoundTripTrial, PhasesResult>;
 
 export type CaseSummary = NonNullable<ReturnType<typeof summariseCase>>;
 export type EnvironmentSummary = ReturnType<typeof summariseEnvironment>;

@@ -5,33 +5,53 @@
 import fs from "node:fs";
 import { mean } from "simple-statistics";
 import type { Client } from "pg";
-import { connect } from "../../engines/postgres/connect";
-import { releaseSynchronousStandbys, requireSynchronousStandbys } from "../../engines/postgres/synchronous-standbys";
-import { createEmulator, type NetworkEmulator } from "../../network/emulator";
-import type { DelayLink } from "../../network/types";
-import { ignored } from "../../runtime/debug";
-import { rotated } from "../../stats/order";
-import { decideTarget } from "../../targets/select";
-import { canReplicate, type ConnectionInfo, type ReplicationPrimary, type ServerSpec } from "../../targets/types";
-import type { StandbySpec, StandbyOptions, StartedServer } from "../../targets/types";
-import { redactText } from "../../targets/uri";
-import type { RunOf } from "../define";
-import type { ExperimentSession, RunControl } from "../session";
-import { hostEndpoint, type RoundTripsParams } from "./params";
-import { resetTable } from "./workload/dataset";
-import { ENVIRONMENT_INFO, QUORUM, STANDBY_NAMES } from "./workload/environments";
-import { CalibratedLink, measureBaseline, STANDBY_PURPOSE, type CalibrationRecord } from "./workload/links";
-import { caseTrial, commitLevelTrial, timedTrial } from "./workload/trial-runner";
-import type { PlannedRoundTrip, Session, Slot } from "./workload/trial-runner";
-import { timed } from "../../workloads/timed";
-import { runTrials } from "../../workloads/trials";
-import type { EnvironmentKey, RoundTripCondition, RoundTripTrial } from "./workload/trials";
+import { connect } from "../../../engines/postgres/connect";
+import { releaseSynchronousStandbys, requireSynchronousStandbys } from "../../../engines/postgres/synchronous-standbys";
+import { createEmulator, type NetworkEmulator } from "../../../network/emulator";
+import type { DelayLink } from "../../../network/types";
+import { ignored } from "../../../runtime/debug";
+import { rotated } from "../../../stats/order";
+import { decideTarget } from "../../../targets/select";
+import {
+  canReplicate,
+  type ConnectionInfo,
+  type ReplicationPrimary,
+  type ServerSpec,
+  type TargetKind,
+} from "../../../targets/types";
+import type { StandbySpec, StandbyOptions, StartedServer } from "../../../targets/types";
+import { redactText } from "../../../targets/uri";
+import type { RunStore } from "../../../results/run-store";
+import type { DockerEndpoint } from "../../../targets/docker/endpoint";
+import { hostEndpoint, type RoundTripsParams } from "../params";
+import { resetTable } from "./dataset";
+import { ENVIRONMENT_INFO, QUORUM, STANDBY_NAMES } from "./environments";
+import { CalibratedLink, measureBaseline, STANDBY_PURPOSE, type CalibrationRecord } from "./links";
+import { caseTrial, commitLevelTrial, timedTrial } from "./trial-runner";
+import type { PlannedRoundTrip, Session, Slot } from "./trial-runner";
+import { timed } from "../../../workloads/timed";
+import { runTrials } from "../../../workloads/trials";
+import type { EnvironmentKey, RoundTripCondition, RoundTripTrial } from "./trials";
 
 type Skipped = { readonly what: string; readonly reason: string };
 
 /** What a run carries besides its trials, as calibration.json holds it. */
 export type PhasesResult = Awaited<ReturnType<typeof runPhases>>;
-export type RoundTripsRun = RunOf<RoundTripsParams, RoundTripTrial, PhasesResult>;
+
+/** What the phases ask of the experiment's session: they start and stop servers as they go. */
+export interface PhaseSession {
+  readonly store: Pick<RunStore<RoundTripCondition>, "finishedKeys" | "append" | "directory" | "writeSummary">;
+  readonly progress: { update(done: number, total: number, message: string): void; finish(message: string): void };
+  readonly signal: AbortSignal;
+  readonly notes: string[];
+  readonly writeMetadata: () => void;
+  startServer(
+    spec: ServerSpec,
+    place?: { readonly target?: TargetKind; readonly endpoint?: DockerEndpoint; readonly baseDir?: string },
+  ): Promise<StartedServer>;
+  adopt<S extends StartedServer>(server: S): S;
+  stopServer(server: StartedServer): Promise<void>;
+}
 
 /** WAL sync timing on (the seed read wal_sync_time), WAL kept for standbys. */
 const serverSettings = (netemAddresses: boolean) => ({
@@ -117,7 +137,7 @@ class Standbys {
   lagAdmin?: Client;
 
   constructor(
-    private readonly session: ExperimentSession<RoundTripCondition>,
+    private readonly session: PhaseSession,
     private readonly primary: ReplicationPrimary,
   ) {}
 
@@ -154,8 +174,8 @@ class Phases {
 
   constructor(
     readonly p: RoundTripsParams,
-    readonly session: ExperimentSession<RoundTripCondition>,
-    private readonly control: RunControl,
+    readonly session: PhaseSession,
+    private readonly continueOnError: boolean,
     private readonly total: number,
   ) {
     this.finished = session.store.finishedKeys();
@@ -197,7 +217,7 @@ class Phases {
     return runTrials<RoundTripCondition, PlannedRoundTrip, RoundTripTrial>(plan, (t) => timedTrial(s, t, took()), {
       store: { finishedKeys: () => this.finished, append: (r) => store.append(r), directory: store.directory },
       signal,
-      continueOnError: this.control.continueOnError ?? false,
+      continueOnError: this.continueOnError,
       watch: (planned) => ({ engine: "postgresql", what: `running ${planned.key}`, group: planned.condition.kind }),
       // An error inside BEGIN … leaves the session in an aborted transaction: end it for the next case.
       afterFailure: async () => void (await s.bench.query("ROLLBACK")),
@@ -417,17 +437,13 @@ class Phases {
   }
 }
 
-export async function runPhases(
-  p: RoundTripsParams,
-  session: ExperimentSession<RoundTripCondition>,
-  control: RunControl,
-) {
+export async function runPhases(p: RoundTripsParams, session: PhaseSession, continueOnError = false) {
   // Before anything starts: whether the server is the user's, used as it is (then nothing is emulated around it).
   const { asIs } = await decideTarget("postgresql", p.target);
   const { single, hosted, quorum, hostedQuorum, sweep, skipped } = planPhases(p, asIs);
   const envCount = single.length + hosted.length + quorum.length + hostedQuorum.length;
   const sweepTrials = sweep ? p.sweepStandbyRttsMs.length * p.syncLevels.length : 0;
-  const run = new Phases(p, session, control, p.repeats * (envCount * p.cases.length + sweepTrials));
+  const run = new Phases(p, session, continueOnError, p.repeats * (envCount * p.cases.length + sweepTrials));
   for (const { what, reason } of skipped) run.skip(what, reason);
   session.writeMetadata();
   const phaseTwo = quorum.length > 0 || sweep || hostedQuorum.length > 0;
