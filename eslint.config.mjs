@@ -146,7 +146,17 @@ export default tseslint.config(
   },
   {
     // Tests may assert what they have just checked; the rule's point is the library's types.
-    files: ["test/**/*.ts"],
+    files: ["test/**/*.ts", "lib/**/*.test.ts"],
     rules: { "@typescript-eslint/no-non-null-assertion": "off" },
+  },
+  {
+    // A notebook's unit files sit beside its code and share test/support with the other tests; the layers hold.
+    files: ["lib/**/*.test.ts"],
+    rules: {
+      "import-x/no-restricted-paths": [
+        "error",
+        { zones: zones.map((z) => (z.target === "./lib" ? { ...z, from: ["./scripts", "./bench"] } : z)) },
+      ],
+    },
   },
 );

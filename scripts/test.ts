@@ -1,17 +1,20 @@
 /**
- * `npm test`: every build/test/**\/*.test.js, each file in a `node --test` process of its own, some
+ * `npm test`: every build/test/**\/*.test.js and every notebook's unit files beside its code
+ * (build/lib/experiments/<notebook>/**\/*.test.js), each file in a `node --test` process of its own, some
  * of them at once, and at the end every file's wall time, slowest first, then the counts (the last
  * line, `tests: N passed, N failed, N skipped`, is the one CI reads).
  * Files are listed explicitly because node 20 would also run every helper module under test/.
- * Arguments select files by a substring of their path under test/: `unit/` (what `npm run test:unit`
- * runs: test/unit, no servers), `integration/`, or a name such as `pgbench` (both halves of it).
+ * Arguments select files by a substring of their path under test/ (lib/ for a notebook's): `unit/`
+ * (what `npm run test:unit` runs: test/unit and the notebooks' files, no servers), `integration/`, or
+ * a name such as `pgbench` (both halves of it).
  * `npm run test:unit` compiles with esbuild (`build:fast`: 1.3 s against tsc's 18–24 s on the shared
  * 2 cores at load 9; 5–7 s in all), so it does not type-check: `npm run build` and `npm test` do.
  * `npm run test:fast` (`--fast`) is the unit files and the integration files of tier `fast`; it
  * builds with tsc (`npm run build`, incremental), so it type-checks, and it does not lint.
  *
  * Tiers: how a file may run beside others.
- * - test/unit/*: no servers, no shared state; a pool of max(2, os.availableParallelism()) at once.
+ * - test/unit/* and a notebook's files beside its code: no servers, no shared state; a pool of
+ *   max(2, os.availableParallelism()) at once.
  * - An integration file names its tier in a directive comment in its first lines:
  *     // test-tier: fast    shares nothing (see below), loopback only, quick: in `npm run test:fast`
  *     // test-tier: shared  shares nothing, but slow or heavy (Jupyter kernels, whole smoke runs)
@@ -79,6 +82,8 @@ type Tier = "unit" | IntegrationTier;
 const buildRoot = path.resolve(__dirname, "..");
 const projectRoot = path.resolve(buildRoot, "..");
 const root = path.join(buildRoot, "test");
+/** A notebook's unit files sit beside its code, as in testcontainers-node's modules. */
+const notebooksRoot = path.join(buildRoot, "lib", "experiments");
 
 function findTests(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
@@ -89,8 +94,12 @@ function findTests(dir: string): string[] {
   });
 }
 
-const relative = (file: string): string => path.relative(root, file);
-const isUnit = (file: string): boolean => relative(file).startsWith(`unit${path.sep}`);
+const isNotebooks = (file: string): boolean => file.startsWith(notebooksRoot + path.sep);
+const relative = (file: string): string => path.relative(isNotebooks(file) ? buildRoot : root, file);
+const isUnit = (file: string): boolean => isNotebooks(file) || relative(file).startsWith(`unit${path.sep}`);
+/** `unit/` selects every unit file, a notebook's too. */
+const selects = (file: string, arg: string): boolean =>
+  relative(file).includes(arg) || (arg === `unit${path.sep}` && isUnit(file));
 
 /**
  * A file's tier, from the directive in its TypeScript source (esbuild's build:fast drops comments,
@@ -147,8 +156,8 @@ try {
   fast = has(parsed, "fast");
   list = has(parsed, "list");
   alsoLts = has(parsed, "also-lts") || (only.length === 0 && !fast);
-  files = findTests(root)
-    .filter((f) => only.length === 0 || only.some((o) => relative(f).includes(o)))
+  files = [...findTests(root), ...findTests(notebooksRoot)]
+    .filter((f) => only.length === 0 || only.some((o) => selects(f, o)))
     .sort();
   for (const f of files) tiers.set(f, tierOf(f));
   if (fast) files = files.filter((f) => tiers.get(f) === "unit" || tiers.get(f) === "fast");

@@ -1,7 +1,7 @@
 /**
  * The adaptive designs' one step (lib/stats/adaptive.ts) at its margins: the budget exactly
  * reached, maxRepeats reached, a decided claim, an undecided one, with and without a pace.
- * Each design's wording: test/unit/over-indexing-adaptive.test.ts (03), reindex-under-load-claims (04).
+ * Each design's wording: lib/experiments/over-indexing/adaptive.test.ts (03), reindex-under-load/claims.test.ts (04).
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";

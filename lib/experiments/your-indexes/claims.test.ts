@@ -1,35 +1,25 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { asTheLabsQuestions, judgeIndex } from "../../lib/experiments/your-indexes/claims";
-import type { Judgement } from "../../lib/experiments/your-indexes/verdict-text";
-import { experiment, type YourIndexesRun } from "../../lib/experiments/your-indexes";
-import { claimsTableHtml } from "../../lib/display/claims";
+import { asTheLabsQuestions, judgeIndex } from "./claims";
+import type { Judgement } from "./verdict-text";
+import { experiment, type YourIndexesRun } from ".";
+import { claimsTableHtml } from "../../display/claims";
 import {
   summarise,
   type IndexSummary,
   type SummaryContext,
   type WriteAmplification,
   type YourIndexesSummary,
-} from "../../lib/experiments/your-indexes/summarise";
-import { medianInterval, type Interval } from "../../lib/stats/intervals";
-import { indexInfo, pgbenchAt } from "../support/your-indexes-fixtures";
-import { planRounds, type YourIndexesTrial } from "../../lib/experiments/your-indexes/workload/run-trials";
-import { updateStatements } from "../../lib/experiments/your-indexes/workload/scripts";
-import {
-  parsePsqlError,
-  SqlFileError,
-  withoutForeignRoles,
-} from "../../lib/experiments/your-indexes/workload/sql-files";
-import {
-  existingToJudge,
-  planVariants,
-  UnknownIndexError,
-  writtenIndexNames,
-  indexSets,
-} from "../../lib/experiments/your-indexes/workload/variants";
-import { ParameterError } from "../../lib/params/validate";
-import { chooseDesign, estimate, indexesToDrop } from "../../lib/experiments/your-indexes/eta";
-import { decisionRows, indexRows } from "../../lib/experiments/your-indexes/present";
+} from "./summarise";
+import { medianInterval, type Interval } from "../../stats/intervals";
+import { indexInfo, pgbenchAt } from "../../../test/support/your-indexes-fixtures";
+import { planRounds, type YourIndexesTrial } from "./workload/run-trials";
+import { updateStatements } from "./workload/scripts";
+import { parsePsqlError, SqlFileError, withoutForeignRoles } from "./workload/sql-files";
+import { existingToJudge, planVariants, UnknownIndexError, writtenIndexNames, indexSets } from "./workload/variants";
+import { ParameterError } from "../../params/validate";
+import { chooseDesign, estimate, indexesToDrop } from "./eta";
+import { decisionRows, indexRows } from "./present";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";

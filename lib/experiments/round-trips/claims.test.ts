@@ -8,17 +8,17 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { seedCommitMs, seedValue, type SeedCondition, type SeedSeries } from "../../lib/experiments/round-trips/seed";
-import { CLAIMS } from "../../lib/experiments/round-trips/claims";
-import { experiment } from "../../lib/experiments/round-trips";
-import { declarations, judge } from "../../lib/stats/claim-engine";
-import type { RoundTripsSummary } from "../../lib/experiments/round-trips/summarise";
-import { isEvidence, planText } from "../../lib/stats/claims";
-import { summarise, withoutFlagged } from "../../lib/experiments/round-trips/summarise";
-import type { RoundTripsRun } from "../../lib/experiments/round-trips/summarise";
-import { CASE_INFO, type CaseId } from "../../lib/experiments/round-trips/workload/cases";
-import type { EnvironmentKey, RoundTripTrial } from "../../lib/experiments/round-trips/workload/trials";
-import type { SyncLevel } from "../../lib/experiments/round-trips/workload/replication";
+import { seedCommitMs, seedValue, type SeedCondition, type SeedSeries } from "./seed";
+import { CLAIMS } from "./claims";
+import { experiment } from ".";
+import { declarations, judge } from "../../stats/claim-engine";
+import type { RoundTripsSummary } from "./summarise";
+import { isEvidence, planText } from "../../stats/claims";
+import { summarise, withoutFlagged } from "./summarise";
+import type { RoundTripsRun } from "./summarise";
+import { CASE_INFO, type CaseId } from "./workload/cases";
+import type { EnvironmentKey, RoundTripTrial } from "./workload/trials";
+import type { SyncLevel } from "./workload/replication";
 
 const N = 600;
 
@@ -295,7 +295,7 @@ test("05 plan: emulated claims are not evidence, (b) out of regime on the loopba
 
 test("05 quotes.json's figures are the seed's published ones (autocommit, one transaction, Aurora's commit total)", () => {
   const quotes = JSON.parse(
-    fs.readFileSync(path.resolve(__dirname, "../../../lib/experiments/round-trips/quotes.json"), "utf8"),
+    fs.readFileSync(path.resolve(__dirname, "../../../../lib/experiments/round-trips/quotes.json"), "utf8"),
   ) as { quotes: Record<string, { figure?: string }> };
   const figure = (key: string) => quotes.quotes[key]?.figure ?? "";
   const v = (series: SeedSeries, c: SeedCondition) => seedValue(series, c) ?? NaN;

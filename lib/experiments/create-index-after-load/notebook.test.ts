@@ -1,15 +1,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { CREATE_INDEX_AFTER_LOAD_PROFILES } from "../../lib/experiments/create-index-after-load/params";
-import { ParameterError } from "../../lib/params/validate";
-import { planTrials, type CreateIndexCondition } from "../../lib/experiments/create-index-after-load/workload/plan";
-import { loadSql } from "../../lib/experiments/create-index-after-load/workload/sql";
-import {
-  parseBackendUsage,
-  parseSortTrace,
-  settled,
-} from "../../lib/experiments/create-index-after-load/workload/session";
-import { experiment, serverSpec } from "../../lib/experiments/create-index-after-load";
+import { CREATE_INDEX_AFTER_LOAD_PROFILES } from "./params";
+import { ParameterError } from "../../params/validate";
+import { planTrials, type CreateIndexCondition } from "./workload/plan";
+import { loadSql } from "./workload/sql";
+import { parseBackendUsage, parseSortTrace, settled } from "./workload/session";
+import { experiment, serverSpec } from ".";
 
 test("parameters: profiles resolve, bad values are refused with a clear message", () => {
   for (const profile of ["smoke", "default", "full"]) assert.ok(experiment.params(profile).rows > 0);

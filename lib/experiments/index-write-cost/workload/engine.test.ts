@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { makeDataset } from "../../lib/experiments/index-write-cost/workload/engine";
+import { makeDataset } from "./engine";
 
 test("the dataset depends only on (rows, seed): same values, same shuffled order", () => {
   const a = makeDataset(1000, 42);

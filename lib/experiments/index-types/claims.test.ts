@@ -5,14 +5,14 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { CLAIMS } from "../../lib/experiments/index-types/claims";
-import { experiment } from "../../lib/experiments/index-types";
-import { judge } from "../../lib/stats/claim-engine";
-import { summarise } from "../../lib/experiments/index-types/summarise";
-import { INDEX_KINDS, type IndexKind, type Operation } from "../../lib/experiments/index-types/params";
-import { insidePredicate, type IndexTypesTrial } from "../../lib/experiments/index-types/workload";
-import { planText, type ClaimCheck } from "../../lib/stats/claims";
-import { assertEachDecidable } from "../support/verdicts";
+import { CLAIMS } from "./claims";
+import { experiment } from ".";
+import { judge } from "../../stats/claim-engine";
+import { summarise } from "./summarise";
+import { INDEX_KINDS, type IndexKind, type Operation } from "./params";
+import { insidePredicate, type IndexTypesTrial } from "./workload";
+import { planText, type ClaimCheck } from "../../stats/claims";
+import { assertEachDecidable } from "../../../test/support/verdicts";
 
 const SIZE = { rows: 20_000, batchRows: 200, matchEvery: 10 };
 const BATCHES = SIZE.rows / SIZE.batchRows;

@@ -2,13 +2,13 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { seedSets } from "../../lib/experiments/reindex-under-load/present";
-import { params as reindexUnderLoadParams } from "../../lib/experiments/reindex-under-load";
-import { ParameterError } from "../../lib/params/validate";
-import { lockTimeline } from "../../lib/experiments/reindex-under-load/workload/activity";
-import type { ActivitySample, SessionSample } from "../../lib/experiments/reindex-under-load/workload/activity";
-import { planRuns, runLengthFor } from "../../lib/experiments/reindex-under-load/workload/run-trials";
-import { windowStats } from "../../lib/experiments/reindex-under-load/summarise";
+import { seedSets } from "./present";
+import { params as reindexUnderLoadParams } from ".";
+import { ParameterError } from "../../params/validate";
+import { lockTimeline } from "./workload/activity";
+import type { ActivitySample, SessionSample } from "./workload/activity";
+import { planRuns, runLengthFor } from "./workload/run-trials";
+import { windowStats } from "./summarise";
 
 /** The seed's stall share per set: added UPDATE latency × transactions ÷ its 2 clients (all blocked) ÷ the run. */
 const seedStallShares = () =>
@@ -232,7 +232,7 @@ test("within-run cost of a REINDEX window: transactions lost at the rate kept ou
 
 test("quotes.json's figures are the seed's published ones: the drops, drop ÷ stall share, the UPDATE multiples", () => {
   const quotes = JSON.parse(
-    fs.readFileSync(path.resolve(__dirname, "../../../lib/experiments/reindex-under-load/quotes.json"), "utf8"),
+    fs.readFileSync(path.resolve(__dirname, "../../../../lib/experiments/reindex-under-load/quotes.json"), "utf8"),
   ) as { quotes: Record<string, { figure?: string }> };
   const sets = seedSets();
   const range = (xs: number[], f: (x: number) => string) => `${f(Math.min(...xs))}–${f(Math.max(...xs))}`;

@@ -5,19 +5,14 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { ReindexMode } from "../../lib/experiments/reindex-under-load/params";
-import {
-  rebuildPairs,
-  summariseRuns,
-  type ReindexSummary,
-  type RunSummary,
-} from "../../lib/experiments/reindex-under-load/summarise";
-import { withoutFlagged } from "../../lib/experiments/reindex-under-load/summarise";
-import { CLAIMS } from "../../lib/experiments/reindex-under-load/claims";
-import { adaptiveStep, experiment } from "../../lib/experiments/reindex-under-load";
-import { declarations, judge, judgeOne } from "../../lib/stats/claim-engine";
-import { planText } from "../../lib/stats/claims";
-import { assertEachDecidable } from "../support/verdicts";
+import type { ReindexMode } from "./params";
+import { rebuildPairs, summariseRuns, type ReindexSummary, type RunSummary } from "./summarise";
+import { withoutFlagged } from "./summarise";
+import { CLAIMS } from "./claims";
+import { adaptiveStep, experiment } from ".";
+import { declarations, judge, judgeOne } from "../../stats/claim-engine";
+import { planText } from "../../stats/claims";
+import { assertEachDecidable } from "../../../test/support/verdicts";
 
 interface RunInput {
   readonly tps?: number;

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { experiment } from "../../lib/experiments/over-indexing";
-import { datasetShape, samplePercent, transactionScript } from "../../lib/experiments/over-indexing/workload/dataset";
+import { experiment } from ".";
+import { datasetShape, samplePercent, transactionScript } from "./workload/dataset";
 import {
   ADD_FOREIGN_KEYS_SQL,
   DROP_FOREIGN_KEYS_SQL,
@@ -11,8 +11,8 @@ import {
   INDEX_LEVELS,
   indexName,
   SCHEMA_SQL,
-} from "../../lib/experiments/over-indexing/workload/schema";
-import { planRounds } from "../../lib/experiments/over-indexing/workload/run-trials";
+} from "./workload/schema";
+import { planRounds } from "./workload/run-trials";
 
 test("parameters: profiles resolve; bad values are refused with a clear message", () => {
   const d = experiment.params("default");

@@ -6,16 +6,16 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { CLAIMS, withMongoFacts, withMongoReason } from "../../lib/experiments/index-write-cost/claims";
-import { experiment } from "../../lib/experiments/index-write-cost";
-import type { IndexWriteCostParams } from "../../lib/experiments/index-write-cost/params";
-import { judge, plan, type Without } from "../../lib/stats/claim-engine";
-import { planText } from "../../lib/stats/claims";
-import { planTrials } from "../../lib/experiments/index-write-cost/workload/run-trials";
-import { matrixSizes, summarise } from "../../lib/experiments/index-write-cost/summarise";
-import type { Operation } from "../../lib/experiments/index-write-cost/workload/operations";
-import type { IndexWriteTrial } from "../../lib/experiments/index-write-cost/workload/run-trials";
-import type { Engine } from "../../lib/targets/types";
+import { CLAIMS, withMongoFacts, withMongoReason } from "./claims";
+import { experiment } from ".";
+import type { IndexWriteCostParams } from "./params";
+import { judge, plan, type Without } from "../../stats/claim-engine";
+import { planText } from "../../stats/claims";
+import { planTrials } from "./workload/run-trials";
+import { matrixSizes, summarise } from "./summarise";
+import type { Operation } from "./workload/operations";
+import type { IndexWriteTrial } from "./workload/run-trials";
+import type { Engine } from "../../targets/types";
 
 type Factors = Partial<Record<Operation, Partial<Record<number, number>>>>;
 

@@ -4,16 +4,9 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import {
-  DATA_BYTES_AT_SCALE_1,
-  diskNeed,
-  levelBytes,
-  planTemplates,
-  roomForSecondClone,
-  roundReserve,
-} from "../../lib/experiments/over-indexing/disk";
-import { experiment } from "../../lib/experiments/over-indexing";
-import { DISK_HEADROOM, FREE_BYTES_ENV, parseDfAvailable, serverFreeBytes } from "../../lib/targets/disk-need";
+import { DATA_BYTES_AT_SCALE_1, diskNeed, levelBytes, planTemplates, roomForSecondClone, roundReserve } from "./disk";
+import { experiment } from ".";
+import { DISK_HEADROOM, FREE_BYTES_ENV, parseDfAvailable, serverFreeBytes } from "../../targets/disk-need";
 
 const GIB = 2 ** 30;
 const full = experiment.params("full");

@@ -1,13 +1,13 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { decide, type ReadEffect } from "../../lib/experiments/your-indexes/decision";
-import { summarise, type SummaryContext } from "../../lib/experiments/your-indexes/summarise";
-import type { ReadRun, YourIndexesTrial } from "../../lib/experiments/your-indexes/workload/run-trials";
-import { planVariants } from "../../lib/experiments/your-indexes/workload/variants";
-import { experiment as yourIndexesExperiment } from "../../lib/experiments/your-indexes";
-import { ParameterError } from "../../lib/params/validate";
-import type { Interval } from "../../lib/stats/intervals";
-import { indexInfo, pgbenchAt } from "../support/your-indexes-fixtures";
+import { decide, type ReadEffect } from "./decision";
+import { summarise, type SummaryContext } from "./summarise";
+import type { ReadRun, YourIndexesTrial } from "./workload/run-trials";
+import { planVariants } from "./workload/variants";
+import { experiment as yourIndexesExperiment } from ".";
+import { ParameterError } from "../../params/validate";
+import type { Interval } from "../../stats/intervals";
+import { indexInfo, pgbenchAt } from "../../../test/support/your-indexes-fixtures";
 
 const interval = (estimate: number, low: number, high: number, n = 8, coverage = 0.93): Interval => ({
   estimate,

@@ -1,11 +1,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { ROUND_TRIPS_PROFILES } from "../../lib/experiments/round-trips/params";
-import { experiment } from "../../lib/experiments/round-trips";
-import { CASE_INFO, CASES, statements } from "../../lib/experiments/round-trips/workload/cases";
-import { changedRows } from "../../lib/experiments/round-trips/workload/dataset";
-import { summariseLags } from "../../lib/experiments/round-trips/workload/replication";
-import { environmentOrder, sweepOrder } from "../../lib/experiments/round-trips/workload/phases";
+import { ROUND_TRIPS_PROFILES } from "./params";
+import { experiment } from ".";
+import { CASE_INFO, CASES, statements } from "./workload/cases";
+import { changedRows } from "./workload/dataset";
+import { summariseLags } from "./workload/replication";
+import { environmentOrder, sweepOrder } from "./workload/phases";
 
 const bad: [string, () => unknown, RegExp][] = [
   [
@@ -107,7 +107,7 @@ test("lag samples: the fastest standby decides an ANY 1 quorum", () => {
 });
 
 test("05's phases are planned once: emulated, hosted and quorum environments; an external server runs only as it is", async () => {
-  const { planPhases } = await import("../../lib/experiments/round-trips/workload/phases");
+  const { planPhases } = await import("./workload/phases");
   const p = experiment.params("smoke", {
     environments: ["local", "same-az", "cross-az", "quorum-same-az", "quorum-cross-az"],
     hosts: { sameAz: "ssh://root@10.0.0.5" },
@@ -155,7 +155,7 @@ test("05's loadRun reads what calibration.json holds, and an older run's skipped
   const fs = await import("node:fs");
   const os = await import("node:os");
   const path = await import("node:path");
-  const { loadRun } = await import("../../lib/experiments/round-trips/load");
+  const { loadRun } = await import("./load");
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-05-load-"));
   try {
     const notes = ["links: test", "not run here: synchronous_commit sweep — it needs standbys the lab runs"];

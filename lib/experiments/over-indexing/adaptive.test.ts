@@ -3,9 +3,9 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { adaptiveStep } from "../../lib/experiments/over-indexing";
-import { experiment } from "../../lib/experiments/over-indexing";
-import type { ClaimCheck } from "../../lib/stats/claims";
+import { adaptiveStep } from ".";
+import { experiment } from ".";
+import type { ClaimCheck } from "../../stats/claims";
 
 const headline = [
   { id: "1", verdict: "held" },

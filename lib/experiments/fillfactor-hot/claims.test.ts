@@ -5,15 +5,15 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { CLAIMS } from "../../lib/experiments/fillfactor-hot/claims";
-import { experiment } from "../../lib/experiments/fillfactor-hot";
-import { judge } from "../../lib/stats/claim-engine";
-import { summarise } from "../../lib/experiments/fillfactor-hot/summarise";
-import { plannedRoom } from "../../lib/experiments/fillfactor-hot/workload/page-model";
-import type { FillfactorHotTrial } from "../../lib/experiments/fillfactor-hot/workload/run-trials";
-import type { UpdatedColumn } from "../../lib/experiments/fillfactor-hot/params";
-import { planText, type ClaimCheck } from "../../lib/stats/claims";
-import { assertEachDecidable } from "../support/verdicts";
+import { CLAIMS } from "./claims";
+import { experiment } from ".";
+import { judge } from "../../stats/claim-engine";
+import { summarise } from "./summarise";
+import { plannedRoom } from "./workload/page-model";
+import type { FillfactorHotTrial } from "./workload/run-trials";
+import type { UpdatedColumn } from "./params";
+import { planText, type ClaimCheck } from "../../stats/claims";
+import { assertEachDecidable } from "../../../test/support/verdicts";
 
 const ROWS = 10_000;
 

@@ -4,13 +4,13 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { CLAIMS, holm, SEED_SERVER } from "../../lib/experiments/over-indexing/claims";
-import { experiment } from "../../lib/experiments/over-indexing";
-import { summarise, withoutFlagged, type OverIndexingSummary } from "../../lib/experiments/over-indexing/summarise";
-import { judge } from "../../lib/stats/claim-engine";
-import type { OverIndexingTrial } from "../../lib/experiments/over-indexing/workload/run-trials";
-import type { PgbenchRunResult } from "../../lib/workloads/pgbench";
-import type { ClaimCheck } from "../../lib/stats/claims";
+import { CLAIMS, holm, SEED_SERVER } from "./claims";
+import { experiment } from ".";
+import { summarise, withoutFlagged, type OverIndexingSummary } from "./summarise";
+import { judge } from "../../stats/claim-engine";
+import type { OverIndexingTrial } from "./workload/run-trials";
+import type { PgbenchRunResult } from "../../workloads/pgbench";
+import type { ClaimCheck } from "../../stats/claims";
 
 const CLIENTS = 16;
 /** As the notebook judges them: the engine's verdicts with the sensitivity pass, then Holm's correction of (1). */

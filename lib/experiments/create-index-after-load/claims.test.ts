@@ -5,18 +5,18 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { CreateIndexTrial } from "../../lib/experiments/create-index-after-load/workload/run-trials";
-import type { Method } from "../../lib/experiments/create-index-after-load/workload/plan";
-import type { PhaseName, PhaseRecord } from "../../lib/experiments/create-index-after-load/workload/session";
-import { summarise, withoutFlagged } from "../../lib/experiments/create-index-after-load/summarise";
-import { CLAIMS } from "../../lib/experiments/create-index-after-load/claims";
-import { experiment } from "../../lib/experiments/create-index-after-load";
-import { declarations, judge } from "../../lib/stats/claim-engine";
-import { planText } from "../../lib/stats/claims";
-import { planTrials } from "../../lib/experiments/create-index-after-load/workload/plan";
-import { loadSql } from "../../lib/experiments/create-index-after-load/workload/sql";
-import type { CreateIndexAfterLoadParams } from "../../lib/experiments/create-index-after-load/params";
-import { assertEachDecidable } from "../support/verdicts";
+import type { CreateIndexTrial } from "./workload/run-trials";
+import type { Method } from "./workload/plan";
+import type { PhaseName, PhaseRecord } from "./workload/session";
+import { summarise, withoutFlagged } from "./summarise";
+import { CLAIMS } from "./claims";
+import { experiment } from ".";
+import { declarations, judge } from "../../stats/claim-engine";
+import { planText } from "../../stats/claims";
+import { planTrials } from "./workload/plan";
+import { loadSql } from "./workload/sql";
+import type { CreateIndexAfterLoadParams } from "./params";
+import { assertEachDecidable } from "../../../test/support/verdicts";
 
 /** The claims judged, each with its sensitivity pass without the flagged repeats. */
 const checkClaims = (s: ReturnType<typeof summarise>) => judge(CLAIMS, s, withoutFlagged(s));
