@@ -1,7 +1,8 @@
 /**
  * The test scheduler's tiers as `node build/scripts/test.js --list` reads them from the sources: every
- * unit file (test/unit and a notebook's beside its code) is `unit`, every integration file one of fast, shared, host, alone, and `--fast` keeps the unit
- * and fast files only. Nothing runs: --list starts no test file.
+ * unit file (test/unit and a notebook's beside its code) is `unit`, every integration file one of fast,
+ * shared, host, alone, and `--fast` keeps the unit and fast files only. Nothing runs: --list starts no
+ * test file.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
