@@ -52,6 +52,11 @@ export interface EtaModel<P> {
   setup?(params: P, stored: StoredRuns): SetupEstimate | undefined;
   /** A function: the files are read and checked only when an ETA first needs them. */
   readonly references?: ReferenceSet;
+  /**
+   * What a reference's rates are scaled by on this machine: the write-path probe for what grows with the data (the
+   * default), or the CPU probe for all of it where the trials wait on what this lab sets (05's link delays).
+   */
+  readonly waitsOn?: "write path" | "cpu";
   constants?(stored: StoredRuns): Record<string, number>;
 }
 
@@ -419,6 +424,8 @@ export interface ChosenReference {
   readonly among: number;
   /** Chosen among the references of this machine's CPU model. */
   readonly sameModel?: boolean;
+  /** Why the write path is not read, where the model says its trials do not wait on it. */
+  readonly cpuOnly?: string;
 }
 
 /**
@@ -475,7 +482,7 @@ export function referenceText(c: ChosenReference, what = "reference rates"): str
   const scaled =
     c.writeFactor !== undefined
       ? `CPU probe ${c.cpuFactor.toFixed(2)}× its time for the per-trial overhead, write-path probe${bounded} for the rest`
-      : `CPU probe ${c.cpuFactor.toFixed(2)}× its time for all of it (CPU only: ${r.writeProbeSeconds === null ? "that machine has no write-path reading" : "no write-path reading here"})`;
+      : `CPU probe ${c.cpuFactor.toFixed(2)}× its time for all of it (CPU only: ${c.cpuOnly ?? (r.writeProbeSeconds === null ? "that machine has no write-path reading" : "no write-path reading here")})`;
   return `the ${what} of ${r.cpuModel} (${path.basename(r.file)}, fitted ${r.fittedOn}${nearest}), ${scaled}`;
 }
 
@@ -534,7 +541,7 @@ export function storedTrials(dir: string): Record<string, unknown>[] {
 
 export function calibrate(
   notebook: string,
-  model: Pick<EtaModel<never>, "size" | "kind" | "apart" | "references">,
+  model: Pick<EtaModel<never>, "size" | "kind" | "apart" | "references" | "waitsOn">,
   root: string = resultsRoot(),
   probes: Probes = MACHINE_PROBES,
 ): Calibration | undefined {
@@ -580,12 +587,14 @@ export function withReferenceShape(
 }
 
 export function probeCalibration(
-  model: Pick<EtaModel<never>, "references">,
+  model: Pick<EtaModel<never>, "references" | "waitsOn">,
   probes: Probes = MACHINE_PROBES,
 ): Calibration | undefined {
   const all = model.references?.all() ?? [];
-  const chosen = chooseReference(all, probes);
-  if (!chosen) return undefined;
+  const found = chooseReference(all, probes);
+  if (!found) return undefined;
+  const { writeFactor: _unused, ...cpuOnly } = found;
+  const chosen = model.waitsOn === "cpu" ? { ...cpuOnly, cpuOnly: "its trials wait on delays this lab sets" } : found;
   const scaled: Calibration = {
     ...scaledRates(chosen.reference.rates, chosen.cpuFactor, writeBoundFactor(chosen)),
     source: `${referenceText(chosen)} (no stored run of this notebook here)`,
@@ -635,10 +644,25 @@ export function runMachine(dir: string): { readonly probes?: ProbeReadings; read
   };
 }
 
+/**
+ * The machine readings a notebook's stored runs saw: per run, the median of the probes every notebook of its command
+ * recorded at its start (one machine state lasts a command; one start's probe moves with that moment's work), then
+ * the median over runs.
+ */
 export function storedProbeReadings(notebook: string, root: string): ProbeReadings | undefined {
-  const probes = storedRuns({ root, notebook }).flatMap(({ dir }) => runMachine(dir).probes ?? []);
+  const entries = attempt(() => fs.readdirSync(root)) ?? [];
+  const perRun = storedRuns({ root, notebook }).flatMap(({ dir }) => {
+    const command = `${path.basename(dir).split("_")[0]}_`;
+    const probes = entries
+      .filter((e) => e.startsWith(command))
+      .flatMap((e) => runMachine(path.join(root, e)).probes ?? []);
+    return probes.length ? [medianReadings(probes)] : [];
+  });
+  return perRun.length ? medianReadings(perRun) : undefined;
+}
+
+function medianReadings(probes: readonly ProbeReadings[]): ProbeReadings {
   const write = probes.flatMap((p) => p.writeProbeSeconds ?? []);
-  if (!probes.length) return undefined;
   return {
     cpuProbeSeconds: median(probes.map((p) => p.cpuProbeSeconds)),
     writeProbeSeconds: write.length ? median(write) : null,
@@ -731,7 +755,7 @@ export function probeCheck<P>(
   probes: Probes = MACHINE_PROBES,
   references: readonly MachineReference[] = model.references?.all() ?? [],
 ): ProbeCheck[] {
-  const set = { references: { dir: "", all: () => references } };
+  const set = { references: { dir: "", all: () => references }, waitsOn: model.waitsOn };
   const out: ProbeCheck[] = [];
   for (const { dir, params } of storedRuns({ root, notebook })) {
     const { probes: recorded, model: modelThen } = runMachine(dir);

@@ -254,6 +254,24 @@ test("a reference of this machine's CPU model is chosen before a nearer one by t
   assert.equal(chooseReference([xeon, amd], elsewhere)?.sameModel, undefined);
 });
 
+test("a model whose trials wait on what the lab sets scales by the CPU probe alone, and says why", () => {
+  // The same probes as above: a write path twice as slow would double what grows with the data.
+  const c = probeCalibration({ references: set(reference()), waitsOn: "cpu" }, probes(0.08, 0.02));
+  assert.ok(c);
+  assert.ok(close(c.overheadSeconds, 2));
+  assert.ok(close(c.timedPerSizeSeconds, 2e-5));
+  assert.deepEqual(c.kinds, { pass: { size: 1e6, seconds: 20, exponent: 1.2, untimedSeconds: 6 } });
+  assert.match(
+    c.source,
+    /CPU probe 2\.00× its time for all of it \(CPU only: its trials wait on delays this lab sets\)/,
+  );
+  // Without the model's word, the write path's factor (2×) and the CPU's (2×) happen to agree: change one.
+  const w = probeCalibration({ references: set(reference()) }, probes(0.08, 0.04));
+  assert.ok(w && close(w.timedPerSizeSeconds, 4e-5));
+  const cpu = probeCalibration({ references: set(reference()), waitsOn: "cpu" }, probes(0.08, 0.04));
+  assert.ok(cpu && close(cpu.timedPerSizeSeconds, 2e-5));
+});
+
 test("a refit takes the machine's readings its runs recorded, and the wall outside the trials their accounts give", () => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "eta-stored-"));
   try {
@@ -281,6 +299,21 @@ test("a refit takes the machine's readings its runs recorded, and the wall outsi
       cpuProbeSeconds: 0.05,
       writeProbeSeconds: 0.02,
     });
+    // Another notebook of run a's command read slow probes at its start: a's readings are the command's median.
+    for (const [notebook, cpu, write] of [
+      ["01-index-write-cost", 0.2, 0.1],
+      ["02-create-index-after-load", 0.041, 0.021],
+    ] as const) {
+      const dir = path.join(root, `Ra_${notebook}_x`);
+      fs.mkdirSync(dir);
+      fs.writeFileSync(
+        path.join(dir, "metadata.json"),
+        JSON.stringify({ probes: { cpuProbeSeconds: cpu, writeProbeSeconds: write } }),
+      );
+    }
+    const commandMedian = storedProbeReadings("07-fillfactor-hot", root);
+    assert.ok(commandMedian && close(commandMedian.cpuProbeSeconds, (0.041 + 0.06) / 2));
+    assert.ok(commandMedian.writeProbeSeconds !== null && close(commandMedian.writeProbeSeconds, 0.021));
     const model = { references: set(reference({ constants: { outsideTrialsSeconds: 99 } })) };
     const stored = outsideTrials("07-fillfactor-hot", model, root, probes(0.04, 0.01));
     assert.equal(stored?.seconds, 20);

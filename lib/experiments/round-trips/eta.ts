@@ -30,4 +30,7 @@ export const estimate: EtaModel<RoundTripsParams> = {
       ? kindOf(c as RoundTripCondition)
       : undefined,
   references: referencesIn(__dirname),
+  // The round trips and standby delays are this run's inputs: the same trials took the same time in a run whose
+  // write path was slower (docs/claims-and-regimes.md, "How long a run takes here").
+  waitsOn: "cpu",
 };
