@@ -7,6 +7,7 @@ import {
   decide,
   describeRule,
   factorText,
+  gatedByScale,
   planClaims,
   scalePosition,
   sensitivitySentence,
@@ -102,6 +103,8 @@ export interface ClaimCore<K extends string = string> {
   readonly regime: readonly K[];
   readonly regimeText: string;
   readonly mechanism?: string;
+  /** On a direction: what of this machine sets its sign, so that only the seed's regime tests it. */
+  readonly signSetBy?: string;
   readonly derivedFrom?: string;
   /** What would test it out of regime or when its mode did not run. */
   readonly howToTest: string;
@@ -204,6 +207,8 @@ export function declare<P, S, K extends string>(spec: ClaimSetSpec<P, S, K>): Cl
     if ((c.kind === "direction" || c.kind === "mechanism") && !c.mechanism)
       problems.push(`(${c.id}) is a ${c.kind} with no mechanism`);
     if (c.kind === "derived" && !c.derivedFrom) problems.push(`(${c.id}) is derived from nothing`);
+    if (c.signSetBy && (c.kind !== "direction" || !c.regime.length))
+      problems.push(`(${c.id}) has its sign set by the machine but is not a direction with a regime`);
     if (c.kind !== "derived" && !c.rule) problems.push(`(${c.id}) has no rule`);
     if (!c.sentence.original) problems.push(`(${c.id}) has no seed sentence`);
     if (!(c.figure ?? c.sentence.figure))
@@ -261,13 +266,13 @@ function decideStatistic(
   return { verdict, decidedBy: first ? `${first.p.label}: ${first.d.decidedBy}` : "no part" };
 }
 
-/** The factors that gate this claim: all for a magnitude or equivalence, else its conditions of the run. */
+/** The factors that gate this claim: all when `gatedByScale`, else its conditions of the run. */
 export function gatingFactors<K extends string>(
   claim: ClaimCore<K>,
   factors: Readonly<Record<K, RegimeFactor>>,
 ): RegimeFactor[] {
   const all = claim.regime.map((k) => factors[k]);
-  return claim.kind === "magnitude" || claim.kind === "equivalence" ? all : all.filter((f) => f.condition);
+  return gatedByScale(claim) ? all : all.filter((f) => f.condition);
 }
 
 export function decideClaim<K extends string>(
@@ -296,7 +301,7 @@ export function decideClaim<K extends string>(
       reason: `${m.emulated}: a consistency check of the emulation, not evidence; consistent with "${o.verdict}": ${o.reason}`,
     };
   }
-  // A direction or mechanism is gated by the run's conditions alone.
+  // A direction or mechanism is gated by the run's conditions alone, unless the machine sets its sign.
   const gate = scalePosition(gatingFactors(claim, factors), here);
   if (!gate.inside) {
     const measured = interval ? `${intervalText(interval, fmt)} here` : "nothing measured here";
@@ -348,6 +353,7 @@ export function declaration<K extends string>(
     kind: c.kind,
     ...(distance.length ? { distance } : {}),
     ...(c.mechanism ? { mechanism: c.mechanism } : {}),
+    ...(c.signSetBy ? { signSetBy: c.signSetBy } : {}),
     ...(c.derivedFrom ? { derivedFrom: c.derivedFrom } : {}),
     ...(c.emulates ? { emulates: c.emulates } : {}),
   };

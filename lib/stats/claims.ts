@@ -46,9 +46,15 @@ export interface Declaration {
   readonly distance?: readonly RegimeFactor[];
   /** The mechanism behind the sign. */
   readonly mechanism?: string;
+  /** On a direction: what of this machine sets its sign; then it is decided only inside its distance. */
+  readonly signSetBy?: string;
   readonly derivedFrom?: string;
   readonly emulates?: string;
 }
+
+/** A magnitude, an equivalence, or a direction whose sign the machine sets is decided only inside its distance. */
+export const gatedByScale = (d: Pick<Declaration, "kind" | "signSetBy">): boolean =>
+  d.kind === "magnitude" || d.kind === "equivalence" || d.signSetBy !== undefined;
 
 export interface ClaimCheck extends Declaration {
   readonly ours: string;
@@ -305,7 +311,9 @@ export function kindText(d: Declaration): string {
         ? `${d.kind}: decided only at ${d.distance.map(factorText).join(", ")}`
         : `${d.kind}: decided only in the seed's regime`;
     case "direction":
-      return `direction: decided at any scale, because ${d.mechanism ?? "(no mechanism declared)"}`;
+      return d.signSetBy
+        ? `direction: decided only at ${(d.distance ?? []).map(factorText).join(", ")}, because its sign is set by ${d.signSetBy}`
+        : `direction: decided at any scale, because ${d.mechanism ?? "(no mechanism declared)"}`;
     case "mechanism":
       return `the lab's check of the mechanism (not a seed's figure): decided at any scale, because ${d.mechanism ?? "(no mechanism declared)"}`;
     case "derived":
@@ -349,35 +357,6 @@ export function scalePosition(
   return { inside: outside.length === 0, text: parts.join(", "), outside, brief };
 }
 
-/** A magnitude outside its distance becomes `not tested at this scale`, measured value kept. */
-export function atScale(
-  check: ClaimCheck,
-  here: Readonly<Record<string, number | undefined>>,
-  measured: {
-    readonly here: string;
-    readonly seed: string;
-    readonly howToTest: string;
-    readonly source?: string;
-  },
-): ClaimCheck {
-  const pos = scalePosition(check.distance, here);
-  const scale = pos.text || undefined;
-  if ((check.kind === "magnitude" || check.kind === "equivalence") && !pos.inside && check.verdict !== "emulated") {
-    return {
-      ...check,
-      verdict: "not tested at this scale",
-      scale,
-      decidedBy:
-        `${measured.here} here at ${pos.text}; ${measured.source ?? "the seed"} ${measured.seed}. ` +
-        `Outside the regime: ${pos.outside.join("; ")}; ${measured.howToTest}` +
-        (check.verdict === "held" || check.verdict === "did not hold"
-          ? ` (inside it the interval would say "${check.verdict}")`
-          : ""),
-    };
-  }
-  return { ...check, scale };
-}
-
 // What a profile can decide, before it runs
 
 export type ClaimProspect = "decidable" | "out of regime" | "unavailable" | "not evidence";
@@ -408,7 +387,7 @@ export function planClaims(
       return { ...base, prospect: "not evidence", reason: `derived from ${d.derivedFrom ?? "another claim"}` };
     const emulated = options.emulated?.[d.id];
     if (emulated) return { ...base, prospect: "not evidence", reason: emulated };
-    if (d.kind === "direction" || d.kind === "mechanism") {
+    if (!gatedByScale(d)) {
       // A condition of the run (the machine's load) is known only after it.
       const conditions = (d.distance ?? []).filter((f) => f.condition);
       return {

@@ -97,7 +97,8 @@ function insidePosition(set: AnyClaimSet, c: ClaimCore): Position<string> {
   return Object.fromEntries(c.regime.map((k) => [k, factorValues(set.factors[k]).inside[0]]));
 }
 
-const gated = (c: ClaimCore) => c.kind === "magnitude" || c.kind === "equivalence";
+/** A magnitude, an equivalence, or a direction whose sign the machine sets. */
+const gated = (c: ClaimCore) => c.kind === "magnitude" || c.kind === "equivalence" || c.signSetBy !== undefined;
 /** A condition of the run gates any kind of claim. */
 const gatedBy = (c: ClaimCore, f: RegimeFactor) => gated(c) || f.condition === true;
 
@@ -228,7 +229,7 @@ for (const { id, set, e } of SETS) {
         const p = plans.find((x) => x.id === c.id);
         assert.ok(p, `${profile}: (${c.id}) planned`);
         if (c.kind === "derived") assert.equal(p.prospect, "not evidence");
-        if (c.kind === "direction" || c.kind === "mechanism") assert.notEqual(p.prospect, "out of regime");
+        if (!gated(c) && c.kind !== "derived") assert.notEqual(p.prospect, "out of regime");
         const emulated = c.emulatedBefore?.(e.resolve(profile, {}) as never);
         if (emulated && p.prospect !== "unavailable")
           assert.deepEqual([p.prospect, p.reason], ["not evidence", emulated], `${profile}: (${c.id}) emulated`);
@@ -237,7 +238,7 @@ for (const { id, set, e } of SETS) {
   });
 }
 
-test("declare refuses a regime band that is the rule's band (04 (1) as it was), a direction without a mechanism, a derived claim from nothing, an emulation that does not say what it emulates", () => {
+test("declare refuses a regime band that is the rule's band (04 (1) as it was), a direction without a mechanism, a machine-set sign on anything but a direction with a regime, a derived claim from nothing, an emulation that does not say what it emulates", () => {
   const base = {
     notebook: "test",
     before: () => ({}),
@@ -279,6 +280,19 @@ test("declare refuses a regime band that is the rule's band (04 (1) as it was), 
   assert.throws(
     () => declare({ ...base, factors: {} as Record<"nope", RegimeFactor>, claims: [{ ...claim, regime: ["nope"] }] }),
     /unknown regime factor "nope"/,
+  );
+  const signSetBy = "the rebuild's share of the run";
+  assert.throws(
+    () => declare({ ...base, factors: { runLength }, claims: [{ ...claim, regime: ["runLength"], signSetBy }] }),
+    /sign set by the machine but is not a direction with a regime/,
+  );
+  const direction = { ...claim, kind: "direction" as const, mechanism: "a lock", signSetBy };
+  assert.throws(
+    () => declare({ ...base, factors: {}, claims: [{ ...direction, regime: [] }] }),
+    /not a direction with a regime/,
+  );
+  assert.doesNotThrow(() =>
+    declare({ ...base, factors: { runLength }, claims: [{ ...direction, regime: ["runLength"] }] }),
   );
   const when = { emulatedWhen: () => "the link", emulatedBefore: () => "the link" };
   assert.throws(

@@ -6,12 +6,12 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
   allOf,
-  atScale,
   claimRows,
   decide,
   derived,
   holmRefutations,
   isEvidence,
+  kindText,
   moreRepeats,
   planClaims,
   planText,
@@ -210,7 +210,7 @@ test("Holm over steps: a union of refutations keeps its family error; signTestP 
   );
 });
 
-test("atScale: a magnitude outside its distance is not tested with its value beside it; a direction names its scale", () => {
+test("a direction's verdict names its scale; one whose sign the machine sets is planned and described as gated", () => {
   const base: ClaimCheck = {
     id: "m",
     claim: "c",
@@ -218,22 +218,24 @@ test("atScale: a magnitude outside its distance is not tested with its value bes
     regime: "r",
     statistic: "x",
     rule: "y",
-    kind: "magnitude",
+    kind: "direction",
     distance: [{ what: "data size", seed: 1000, unit: "rows", within: [0.5, 2] }],
     ours: "0.42",
     verdict: "held",
     decidedBy: "inside",
     why: "",
+    scale: "1 % of the seed's data size (10 rows)",
   };
-  const measured = { here: "0.42", seed: "0.43 at 100 %", howToTest: "run full" };
-  const out = atScale(base, { "data size": 10 }, measured);
-  assert.equal(out.verdict, "not tested at this scale");
-  assert.match(out.decidedBy, /^0.42 here at 1 % of the seed's data size \(10 rows\); the seed 0.43 at 100 %/);
-  assert.equal(atScale(base, { "data size": 600 }, measured).verdict, "held");
-  assert.equal(atScale(base, { "data size": undefined }, measured).verdict, "not tested at this scale");
-  const dir = atScale({ ...base, kind: "direction" }, { "data size": 10 }, measured);
-  assert.equal(dir.verdict, "held");
-  assert.equal(verdictText(dir), "held at 1 % of the seed's data size (10 rows)");
+  assert.equal(verdictText(base), "held at 1 % of the seed's data size (10 rows)");
+  const plan = (d: ClaimCheck, size: number) => planClaims([d], { "data size": size })[0].prospect;
+  assert.deepEqual([plan(base, 10), plan(base, 1000)], ["decidable", "decidable"]);
+  const set = { ...base, signSetBy: "the rebuild's share of the run" };
+  assert.deepEqual([plan(set, 10), plan(set, 1000)], ["out of regime", "decidable"]);
+  assert.match(
+    kindText(set),
+    /^direction: decided only at data size 500–2,000 rows.*because its sign is set by the rebuild's share/,
+  );
+  assert.match(kindText(base), /^direction: decided at any scale/);
   const d = derived({ ...base, kind: "derived", derivedFrom: "claim 2" }, "2.4", "1 ÷ 0.42");
   assert.equal(d.verdict, "derived");
   assert.ok(!isEvidence(d));

@@ -200,12 +200,15 @@ export const modeSummary = (s: ReindexSummary, mode: ReindexMode) => s.modes.fin
 export const runsOf = (s: Pick<ReindexSummary, "runs">, mode: ReindexMode) =>
   s.runs.filter((r) => r.mode === mode).sort((a, b) => a.set - b.set);
 
-/** The REINDEX window's share of the run: the part of it inside the load, or its length when its ends are unknown. */
-export function stallShare(r: RunSummary, duration: number): number | undefined {
+/** The REINDEX window's seconds inside the load, or its length when its ends are unknown. */
+export function windowSeconds(r: RunSummary, duration: number): number | undefined {
   const { reindexStartS: a, reindexEndS: b } = r;
-  const w = a !== undefined && b !== undefined ? Math.max(0, Math.min(b, duration) - Math.max(a, 0)) : r.reindexSeconds;
-  return w !== undefined && duration > 0 ? w / duration : undefined;
+  return a !== undefined && b !== undefined ? Math.max(0, Math.min(b, duration) - Math.max(a, 0)) : r.reindexSeconds;
 }
+
+/** The REINDEX window's share of the run. */
+export const stallShare = (r: RunSummary, duration: number) =>
+  duration > 0 ? quotient(windowSeconds(r, duration), duration) : undefined;
 
 export const lostDifference = (s: ReindexSummary) =>
   perSet(s.runs, "lost share with CONCURRENTLY − with REINDEX, per set", (by) => {
