@@ -486,12 +486,21 @@ export function referenceText(c: ChosenReference, what = "reference rates"): str
   return `the ${what} of ${r.cpuModel} (${path.basename(r.file)}, fitted ${r.fittedOn}${nearest}), ${scaled}`;
 }
 
+/** The reference as the model reads it: a notebook whose trials wait on delays the lab sets scales by the CPU alone. */
+function asModelWaits(found: ChosenReference, waitsOn: EtaModel<never>["waitsOn"]): ChosenReference {
+  if (waitsOn !== "cpu") return found;
+  const { writeFactor: _notRead, ...rest } = found;
+  return { ...rest, cpuOnly: "its trials wait on delays this lab sets" };
+}
+
 export function referenceConstant(
   references: readonly MachineReference[],
   name: string,
   probes: Probes = MACHINE_PROBES,
+  waitsOn?: EtaModel<never>["waitsOn"],
 ): { readonly seconds: number; readonly text: string; readonly file: string } | undefined {
-  const chosen = chooseReference(references, probes, (r) => r.constants[name] !== undefined);
+  const found = chooseReference(references, probes, (r) => r.constants[name] !== undefined);
+  const chosen = found && asModelWaits(found, waitsOn);
   const value = chosen?.reference.constants[name];
   if (!chosen || value === undefined) return undefined;
   const file = path.basename(chosen.reference.file);
@@ -593,8 +602,7 @@ export function probeCalibration(
   const all = model.references?.all() ?? [];
   const found = chooseReference(all, probes);
   if (!found) return undefined;
-  const { writeFactor: _unused, ...cpuOnly } = found;
-  const chosen = model.waitsOn === "cpu" ? { ...cpuOnly, cpuOnly: "its trials wait on delays this lab sets" } : found;
+  const chosen = asModelWaits(found, model.waitsOn);
   const scaled: Calibration = {
     ...scaledRates(chosen.reference.rates, chosen.cpuFactor, writeBoundFactor(chosen)),
     source: `${referenceText(chosen)} (no stored run of this notebook here)`,
@@ -722,14 +730,14 @@ export const storedOutsideTrials = (notebook: string, model: Pick<EtaModel<never
 
 export function outsideTrials(
   notebook: string,
-  model: Pick<EtaModel<never>, "references" | "setup">,
+  model: Pick<EtaModel<never>, "references" | "setup" | "waitsOn">,
   root: string = resultsRoot(),
   probes: Probes = MACHINE_PROBES,
 ): SetupEstimate | undefined {
   const stored = storedOutsideTrials(notebook, model, root);
   const reference = stored.length
     ? undefined
-    : referenceConstant(model.references?.all() ?? [], OUTSIDE_CONSTANT, probes);
+    : referenceConstant(model.references?.all() ?? [], OUTSIDE_CONSTANT, probes, model.waitsOn);
   const seconds = stored.length ? median(stored) : reference?.seconds;
   if (seconds === undefined) return undefined;
   const from = reference ? `${reference.file}'s, scaled as its rates` : `${stored.length} stored run(s) here`;

@@ -270,6 +270,12 @@ test("a model whose trials wait on what the lab sets scales by the CPU probe alo
   assert.ok(w && close(w.timedPerSizeSeconds, 4e-5));
   const cpu = probeCalibration({ references: set(reference()), waitsOn: "cpu" }, probes(0.08, 0.04));
   assert.ok(cpu && close(cpu.timedPerSizeSeconds, 2e-5));
+  // Its named constants (the wall outside its trials) are read the same way: CPU 2×, write path 4×.
+  const constant = (waitsOn?: "cpu") =>
+    referenceConstant([reference({ constants: { outside: 10 } })], "outside", probes(0.08, 0.04), waitsOn);
+  assert.ok(close(constant()?.seconds ?? NaN, 40));
+  assert.ok(close(constant("cpu")?.seconds ?? NaN, 20));
+  assert.match(constant("cpu")?.text ?? "", /CPU only: its trials wait on delays this lab sets/);
 });
 
 test("a refit takes the machine's readings its runs recorded, and the wall outside the trials their accounts give", () => {

@@ -135,10 +135,16 @@ export const experiment = defineExperiment<ReindexUnderLoadParams, ReindexTrial,
           store,
           signal,
           onNote: (n) => notes.push(n),
-          onRun: (done, total, next, last) => {
+          // A part is one set: its place in the whole plan counts, not its own done ÷ total.
+          onRun: (next, last) => {
             const lastText = last ? `last: ${last.key} ${last.pgbench?.summary.tps.toFixed(0)} tps · ` : "";
             const nextText = next ? `cloning + restart for ${next.key}…` : "done";
-            progress.update(plan.length - total + done, plan.length, `${lastText}${nextText}`);
+            const at = (key?: string) => plan.findIndex((x) => x.key === key);
+            progress.update(
+              last ? at(last.key) + 1 : Math.max(0, at(next?.key)),
+              plan.length,
+              `${lastText}${nextText}`,
+            );
           },
           onProgress: (planned, point) => {
             const at = `${point.second.toFixed(0)} / ${settings.durationSeconds} s · ${point.tps.toFixed(0)} tps`;

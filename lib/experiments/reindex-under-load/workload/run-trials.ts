@@ -175,7 +175,7 @@ export class ReindexSession {
 }
 
 export interface RunPlanOptions extends PgbenchPlanOptions<ReindexCondition, PlannedRun, RunSettings> {
-  readonly onRun?: (done: number, total: number, next: PlannedRun | undefined, last: ReindexTrial | undefined) => void;
+  readonly onRun?: (next: PlannedRun | undefined, last: ReindexTrial | undefined) => void;
   readonly onProgress?: (planned: PlannedRun, point: ProgressPoint) => void;
 }
 
@@ -277,7 +277,7 @@ export const runPlan = (o: RunPlanOptions): Promise<ReindexTrial[]> =>
     store: o.store,
     signal: o.signal,
     watch: (planned) => ({ engine: "postgresql", what: `run ${planned.key} (pgbench with REINDEX)` }),
-    onProgress: ({ done, total, skipped, last, next }) => o.onRun?.(done - skipped, total - skipped, next, last),
+    onProgress: ({ last, next }) => o.onRun?.(next, last),
   });
 
 /**
