@@ -33,8 +33,8 @@ export const ReindexUnderLoadParams = declareParams({
     "Opt-in, off in every profile: the share of a run the plain REINDEX should stall (0: run `durationSeconds` as " +
       "given). With a share, a calibration REINDEX of the three keys in a fresh clone is timed before the sets and " +
       "each run lasts rebuild ÷ stallShare seconds, for exploring the mechanism at a chosen share; the seed's " +
-      "figure (1) is then still judged only at its protocol. `reindexStartSeconds` keeps its fraction of " +
-      "`durationSeconds`.",
+      "figure (1) and the remedy's comparison (3a) are then still judged only at its protocol. " +
+      "`reindexStartSeconds` keeps its fraction of `durationSeconds`.",
     { min: 0, max: 1, belowMax: true, hint: "a share of the run: 0 runs durationSeconds as given; the seed's ≈ 0.25" },
   ),
   sets: integer("Sets of runs planned (the seed: 3)."),
