@@ -15,9 +15,10 @@ export interface IndexWriteEngine {
   readonly engine: Engine;
   /** True where the setup runs on a session of its own, beside writtenBetween's count of the last window. */
   readonly setupBesideCount?: boolean;
-  /** Untimed: drops and recreates the table, empty, at `fillfactor` where the engine has one. */
+  /** Untimed: drops and recreates the table, empty, at `fillfactor` where the engine has one; no index yet. */
   recreate(options: { readonly fillfactor: number }): Promise<void>;
   load(dataset: Dataset): Promise<void>;
+  /** Untimed: the primary key where the engine builds one, then one single-field index per field. */
   createIndexes(fields: readonly Field[]): Promise<void>;
   /** Timed unit: rows [start, end) as one driver call of single-row inserts. */
   insertBatch(dataset: Dataset, start: number, end: number): Promise<void>;

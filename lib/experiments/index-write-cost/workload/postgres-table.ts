@@ -111,8 +111,10 @@ export class PostgresIndexWriteTable implements IndexWriteEngine {
       throw new Error(`fillfactor must be an integer from 10 to 100, got ${fillfactor}`);
     }
     await this.loader.query(`DROP TABLE IF EXISTS ${TABLE}`);
+    // The primary key comes with the other indexes (createIndexes): after a load, one sort builds the same index as
+    // the load's ascending inserts would (same pages, leaves 90 % full), in less of the time between trials.
     await this.loader.query(
-      `CREATE TABLE ${TABLE} (id bigint PRIMARY KEY, counter bigint NOT NULL, ` +
+      `CREATE TABLE ${TABLE} (id bigint NOT NULL, counter bigint NOT NULL, ` +
         `${FIELDS.map((f) => `${f} bigint NOT NULL`).join(", ")}) WITH (fillfactor = ${fillfactor})`,
     );
   }
@@ -126,8 +128,10 @@ export class PostgresIndexWriteTable implements IndexWriteEngine {
   }
 
   async createIndexes(fields: readonly Field[]): Promise<void> {
+    const unknown = fields.find((field) => !(FIELDS as readonly string[]).includes(field));
+    if (unknown) throw new Error(`unknown field ${unknown}`);
+    await this.loader.query(`ALTER TABLE ${TABLE} ADD PRIMARY KEY (id)`);
     for (const field of fields) {
-      if (!(FIELDS as readonly string[]).includes(field)) throw new Error(`unknown field ${field}`);
       await this.loader.query(`CREATE INDEX ${TABLE}_${field}_idx ON ${TABLE} (${field})`);
     }
   }
