@@ -3,13 +3,14 @@
  * A timed window's WAL counted after checkpoints inside the window: without a hold, pg_walinspect
  * finds the window's first segments removed (01 at `full` failed a trial so); with one, the count
  * is there; the hold is a temporary slot, gone when its session ends (a killed run keeps no WAL);
- * an external server's pre-flight asks for the privilege the slot needs (REPLICATION).
+ * an external server's pre-flight asks for the privilege the slot needs (REPLICATION); the count
+ * flushes the window's tail itself rather than wait for the WAL writer.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { Client } from "pg";
 import { connect } from "../../lib/engines/postgres/connect";
-import { WalHold, WalWindows, walRecordCountRows } from "../../lib/engines/postgres/wal-records";
+import { flushWal, WalHold, WalWindows, walRecordCountRows } from "../../lib/engines/postgres/wal-records";
 import { EmbeddedPostgresTarget } from "../../lib/targets/embedded/embedded-postgres";
 import { ExternalTarget } from "../../lib/targets/external/external-target";
 import type { PreflightReport } from "../../lib/targets/external/preflight";
@@ -59,6 +60,39 @@ test("WAL held from a window's start survives the checkpoints inside it; without
     assert.deepEqual(slots.rows, [], "count released the hold");
   } finally {
     await c.end();
+    await server.stop();
+  }
+});
+
+test("flushWal flushes what another session wrote under synchronous_commit = off, before the WAL writer would", async () => {
+  // The WAL writer flushes asynchronous commits every wal_writer_delay: 10 s here, longer than the test waits.
+  const server = await new EmbeddedPostgresTarget().start({
+    engine: "postgresql",
+    name: "wal-flush",
+    settings: { synchronous_commit: "off", wal_writer_delay: "10s" },
+  });
+  const [c, writer] = [await connect(server.connection), await connect(server.connection)];
+  const flushed = async () =>
+    Number(
+      (await c.query<{ b: string }>("SELECT pg_wal_lsn_diff(pg_current_wal_flush_lsn(), '0/0')::text AS b")).rows[0].b,
+    );
+  try {
+    // The WAL writer's first round flushes all it finds; later ones only past wal_writer_flush_after (1 MB).
+    await writer.query("CREATE TABLE t (id int)");
+    await writer.query("INSERT INTO t SELECT generate_series(1, 1000)");
+    await new Promise((r) => setTimeout(r, 300));
+    await writer.query("INSERT INTO t SELECT generate_series(1, 1000)");
+    const written = Number(
+      (await c.query<{ b: string }>("SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::text AS b")).rows[0].b,
+    );
+    assert.ok((await flushed()) < written, "the insert's commit did not flush (synchronous_commit = off)");
+    // A commit whose transaction wrote no WAL (a bare xid) stays asynchronous: it flushes nothing.
+    await c.query("BEGIN; SET LOCAL synchronous_commit = on; SELECT pg_current_xact_id(); COMMIT");
+    assert.ok((await flushed()) < written, "a bare xid's commit flushed nothing");
+    await flushWal(c);
+    assert.ok((await flushed()) >= written, "flushed through the insert");
+  } finally {
+    await Promise.all([c.end(), writer.end()]);
     await server.stop();
   }
 });

@@ -106,6 +106,7 @@ export class WalWindows {
 
   async count(from: number, to: number): Promise<{ readonly name: string; readonly value: string }[] | undefined> {
     try {
+      await flushWal(this.client);
       return await walRecordCountRows(this.client, from, to);
     } finally {
       await this.release();
@@ -116,6 +117,21 @@ export class WalWindows {
     const hold = this.hold;
     this.hold = undefined;
     await hold?.release();
+  }
+}
+
+/**
+ * Flushes the WAL written so far: pg_walinspect reads flushed WAL only, and under synchronous_commit = off the tail
+ * waits for the WAL writer. A commit flushes only if its transaction wrote WAL (a bare xid's commit stays
+ * asynchronous), so this one writes a logical message. Where the server refuses it, the count polls the flush.
+ */
+export async function flushWal(client: Client): Promise<void> {
+  try {
+    await client.query(
+      "BEGIN; SET LOCAL synchronous_commit = on; SELECT pg_logical_emit_message(true, 'dblab', 'flush'); COMMIT",
+    );
+  } catch {
+    await client.query("ROLLBACK").catch(ignored("postgres: end a refused WAL flush"));
   }
 }
 

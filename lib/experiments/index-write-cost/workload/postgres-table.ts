@@ -99,9 +99,6 @@ export class PostgresIndexWriteTable implements IndexWriteEngine {
     const from = before["wal.lsn"];
     const to = after["wal.lsn"];
     if (!this.walinspect || from === undefined || to === undefined || to <= from) return undefined;
-    // pg_walinspect reads flushed WAL only, and with synchronous_commit off the window's tail waits for
-    // the WAL writer (up to wal_writer_delay): one synchronous commit flushes it now, past the window.
-    await this.setup.query("BEGIN; SET LOCAL synchronous_commit = on; SELECT pg_current_xact_id(); COMMIT");
     const rows = await this.wal.count(from, to);
     return rows ? countersFrom(rows, isWalRecordKey, "01 WAL records") : undefined;
   }
