@@ -207,8 +207,7 @@ export function windowSeconds(r: RunSummary, duration: number): number | undefin
 }
 
 /** The REINDEX window's share of the run. */
-export const stallShare = (r: RunSummary, duration: number) =>
-  duration > 0 ? quotient(windowSeconds(r, duration), duration) : undefined;
+export const stallShare = (r: RunSummary, duration: number) => quotient(windowSeconds(r, duration), duration);
 
 export const lostDifference = (s: ReindexSummary) =>
   perSet(s.runs, "lost share with CONCURRENTLY − with REINDEX, per set", (by) => {
