@@ -134,7 +134,7 @@ function markdown(r: BenchReport): string {
     lines.push(
       `| setup, ${r.setup.rows.toLocaleString("en-US")} rows: COPY / server-side generate_series | ${f2(r.setup.copyRatio)} (${r.setup.copySeconds.toFixed(2)} s vs ${r.setup.generateSeriesSeconds.toFixed(2)} s) | ≤ 1.5 |`,
     );
-    lines.push(`| setup: CREATE INDEX × 5 | ${r.setup.createFiveIndexesSeconds.toFixed(2)} s | |`);
+    lines.push(`| setup: primary key + CREATE INDEX × 5 | ${r.setup.createFiveIndexesSeconds.toFixed(2)} s | |`);
     lines.push(
       `| reset: DROP+CREATE / TRUNCATE / CREATE DATABASE … TEMPLATE | ${ms(r.setup.reset.dropCreate)} / ${ms(r.setup.reset.truncate)} / ${ms(r.setup.reset.templateClone)} | fastest correct |`,
     );

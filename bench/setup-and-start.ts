@@ -27,6 +27,7 @@ export interface SetupResult {
   readonly generateSeriesSeconds: number;
   /** COPY / server-side generation; goal ≤ 1.5. */
   readonly copyRatio: number;
+  /** The primary key and the five field indexes, built after the load as a trial's table is. */
   readonly createFiveIndexesSeconds: number;
   readonly reset: { readonly dropCreate: number; readonly truncate: number; readonly templateClone: number };
 }

@@ -132,6 +132,7 @@ export async function benchWritePath(
     const freshStart = async (operation: Operation): Promise<void> => {
       await table.recreate({ fillfactor: 100 });
       if (operation !== "insert") await table.load(dataset);
+      await table.createIndexes([]);
       await admin.query("SELECT pg_stat_statements_reset()");
     };
     for (const operation of operations) {
