@@ -72,19 +72,22 @@ test("flushWal flushes what another session wrote under synchronous_commit = off
     settings: { synchronous_commit: "off", wal_writer_delay: "10s" },
   });
   const [c, writer] = [await connect(server.connection), await connect(server.connection)];
-  const flushed = async () =>
-    Number(
-      (await c.query<{ b: string }>("SELECT pg_wal_lsn_diff(pg_current_wal_flush_lsn(), '0/0')::text AS b")).rows[0].b,
-    );
+  const position = async (fn: "pg_current_wal_flush_lsn" | "pg_current_wal_insert_lsn") =>
+    Number((await c.query<{ b: string }>(`SELECT pg_wal_lsn_diff(${fn}(), '0/0')::text AS b`)).rows[0].b);
+  const flushed = () => position("pg_current_wal_flush_lsn");
   try {
-    // The WAL writer's first round flushes all it finds; later ones only past wal_writer_flush_after (1 MB).
+    // A WAL writer round flushes all it finds where it has not flushed for wal_writer_delay (its first round, or
+    // 10 s on); in between only past wal_writer_flush_after (1 MB). Wait for a round to flush the first insert, so
+    // that the second falls in between.
     await writer.query("CREATE TABLE t (id int)");
     await writer.query("INSERT INTO t SELECT generate_series(1, 1000)");
-    await new Promise((r) => setTimeout(r, 300));
+    const first = await position("pg_current_wal_insert_lsn");
+    for (let waited = 0; (await flushed()) < first; waited += 20) {
+      if (waited > 30_000) assert.fail("the WAL writer flushed nothing in 30 s");
+      await new Promise((r) => setTimeout(r, 20));
+    }
     await writer.query("INSERT INTO t SELECT generate_series(1, 1000)");
-    const written = Number(
-      (await c.query<{ b: string }>("SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::text AS b")).rows[0].b,
-    );
+    const written = await position("pg_current_wal_insert_lsn");
     assert.ok((await flushed()) < written, "the insert's commit did not flush (synchronous_commit = off)");
     // A commit whose transaction wrote no WAL (a bare xid) stays asynchronous: it flushes nothing.
     await c.query("BEGIN; SET LOCAL synchronous_commit = on; SELECT pg_current_xact_id(); COMMIT");
