@@ -4,13 +4,20 @@
  * finds the window's first segments removed (01 at `full` failed a trial so); with one, the count
  * is there; the hold is a temporary slot, gone when its session ends (a killed run keeps no WAL);
  * an external server's pre-flight asks for the privilege the slot needs (REPLICATION); the count
- * flushes the window's tail itself rather than wait for the WAL writer.
+ * flushes the window's tail itself rather than wait for the WAL writer; each B-tree's own entries are counted
+ * by the page they change.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { Client } from "pg";
 import { connect } from "../../lib/engines/postgres/connect";
-import { flushWal, WalHold, WalWindows, walRecordCountRows } from "../../lib/engines/postgres/wal-records";
+import {
+  btreeEntriesBetween,
+  flushWal,
+  WalHold,
+  WalWindows,
+  walRecordCountRows,
+} from "../../lib/engines/postgres/wal-records";
 import { EmbeddedPostgresTarget } from "../../lib/targets/embedded/embedded-postgres";
 import { ExternalTarget } from "../../lib/targets/external/external-target";
 import type { PreflightReport } from "../../lib/targets/external/preflight";
@@ -96,6 +103,33 @@ test("flushWal flushes what another session wrote under synchronous_commit = off
     assert.ok((await flushed()) >= written, "flushed through the insert");
   } finally {
     await Promise.all([c.end(), writer.end()]);
+    await server.stop();
+  }
+});
+
+test("each B-tree's own entries: every inserted row and non-HOT update, splits included; none for an index whose table took no write, nor for another database's", async () => {
+  const server = await new EmbeddedPostgresTarget().start({ engine: "postgresql", name: "wal-btree-entries" });
+  const c = await connect(server.connection);
+  try {
+    await c.query("CREATE EXTENSION IF NOT EXISTS pg_walinspect");
+    await c.query("CREATE DATABASE other");
+    await c.query("CREATE TABLE t (id int PRIMARY KEY, a int, b int); CREATE INDEX t_a ON t (a)");
+    await c.query("CREATE TABLE idle (id int); CREATE INDEX idle_id ON idle (id)");
+    const other = await connect({ ...server.connection, database: "other" });
+    await other.query("CREATE TABLE t (id int PRIMARY KEY, a int); CREATE INDEX t_a ON t (a)");
+    const start = (await c.query<{ l: string }>("SELECT pg_current_wal_lsn()::text AS l")).rows[0].l;
+    // Enough rows to split leaf pages (a split's record carries its entry: without them the count falls short);
+    // 500 updates of a, not HOT since t_a reads it, so each enters both indexes.
+    await c.query("INSERT INTO t SELECT g, g, g FROM generate_series(1, 20000) g");
+    await c.query("UPDATE t SET a = -a WHERE id <= 500");
+    await other.query("INSERT INTO t SELECT g, g FROM generate_series(1, 3000) g");
+    await other.end();
+    await flushWal(c);
+    const end = (await c.query<{ l: string }>("SELECT pg_current_wal_flush_lsn()::text AS l")).rows[0].l;
+    const entries = await btreeEntriesBetween(c, start, end);
+    assert.deepEqual(entries, { t_a: 20500, t_pkey: 20500 }, "the other database's t_a is not this one's");
+  } finally {
+    await c.end();
     await server.stop();
   }
 });

@@ -7,12 +7,21 @@ import type { ConnectionInfo } from "../../targets/types";
 import { waitForAutovacuumIdle, type AutovacuumWait } from "./autovacuum";
 import { withClient } from "./connect";
 import { databaseWrites, sharedWalNote, writtenElsewhere } from "./other-writes";
-import { currentWalLsn, isWalRemoved, walRecordsBetween, withWindowWal, type WalRecordStats } from "./wal-records";
+import {
+  btreeEntriesBetween,
+  currentWalLsn,
+  isWalRemoved,
+  walRecordsBetween,
+  withWindowWal,
+  type WalRecordStats,
+} from "./wal-records";
 
 export interface TimedWindowSteps<B, R, A> {
   readonly connection: ConnectionInfo;
   readonly database: string;
   readonly walInspect: boolean;
+  /** Also count each B-tree's own entries (with walInspect). */
+  readonly btreeEntries?: boolean;
   readonly key: string;
   readonly onNote?: (text: string) => void;
   readonly before: (client: Client) => Promise<B>;
@@ -27,6 +36,8 @@ export interface TimedWindow<B, R, A> {
   readonly autovacuumWait: AutovacuumWait;
   /** Absent where not asked for or lost (a note says why). */
   readonly walRecords?: Readonly<Record<string, WalRecordStats>>;
+  /** Entries per B-tree of the window's database (btreeEntriesBetween); absent where not asked for or lost. */
+  readonly btreeEntries?: Readonly<Record<string, number>>;
   readonly walShared: readonly string[];
 }
 
@@ -34,6 +45,8 @@ export interface TimedWindow<B, R, A> {
 export interface WindowFacts {
   /** Absent where not asked for or lost (a note says why). */
   readonly walRecords?: Readonly<Record<string, WalRecordStats>>;
+  /** Entries per B-tree of the trial's database: exact even where another database wrote in the window. */
+  readonly btreeEntries?: Readonly<Record<string, number>>;
   /** Other databases wrote during the window (other-writes.ts): its WAL figures are the server's, not the trial's. */
   readonly walShared?: readonly string[];
   readonly autovacuumWait?: AutovacuumWait;
@@ -41,6 +54,7 @@ export interface WindowFacts {
 
 export const windowFacts = (w: TimedWindow<unknown, unknown, unknown>): WindowFacts => ({
   ...(w.walRecords ? { walRecords: w.walRecords } : {}),
+  ...(w.btreeEntries ? { btreeEntries: w.btreeEntries } : {}),
   ...(w.walShared.length ? { walShared: w.walShared } : {}),
   autovacuumWait: w.autovacuumWait,
 });
@@ -62,10 +76,11 @@ export async function timedWindow<B, R, A>(steps: TimedWindowSteps<B, R, A>): Pr
       const endLsn = await currentWalLsn(c, true);
       const walShared = writtenElsewhere(opened.elsewhere, await databaseWrites(c));
       const after = await steps.after(c);
-      const walRecords = steps.walInspect
-        ? await walRecordsOrNote(c, opened.startLsn, endLsn, steps, opened.refused)
-        : undefined;
-      return { walShared, after, walRecords };
+      const counted = <T>(count: (c: Client, start: string, end: string) => Promise<T>) =>
+        countOrNote(() => count(c, opened.startLsn, endLsn), steps, opened.refused);
+      const walRecords = steps.walInspect ? await counted(walRecordsBetween) : undefined;
+      const btreeEntries = steps.walInspect && steps.btreeEntries ? await counted(btreeEntriesBetween) : undefined;
+      return { walShared, after, walRecords, btreeEntries };
     });
     if (closed.walShared.length) steps.onNote?.(sharedWalNote(steps.key, closed.walShared));
     return {
@@ -75,20 +90,19 @@ export async function timedWindow<B, R, A>(steps: TimedWindowSteps<B, R, A>): Pr
       autovacuumWait: opened.autovacuumWait,
       walShared: closed.walShared,
       ...(closed.walRecords ? { walRecords: closed.walRecords } : {}),
+      ...(closed.btreeEntries ? { btreeEntries: closed.btreeEntries } : {}),
     };
   });
 }
 
-/** The trial's other figures stand without it. */
-async function walRecordsOrNote(
-  c: Client,
-  startLsn: string,
-  endLsn: string,
+/** The trial's other figures stand without a count. */
+async function countOrNote<T>(
+  count: () => Promise<T>,
   steps: Pick<TimedWindowSteps<unknown, unknown, unknown>, "key" | "onNote">,
   refused: string | undefined,
-): Promise<Readonly<Record<string, WalRecordStats>> | undefined> {
+): Promise<T | undefined> {
   try {
-    return await walRecordsBetween(c, startLsn, endLsn);
+    return await count();
   } catch (error) {
     const why = refused && isWalRemoved(error) ? `; the server did not hold the window's WAL: ${refused}` : "";
     steps.onNote?.(

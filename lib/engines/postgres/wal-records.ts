@@ -42,6 +42,26 @@ export async function walRecordsBetween(
   );
 }
 
+/**
+ * Each B-tree's own leaf entries in a window, by index name in the session's database: its INSERT_LEAF,
+ * INSERT_POST and SPLIT_L/R records (a split carries the entry that caused it), counted once on their first
+ * block. An index absent from the result received none. PostgreSQL ≥ 16 (pg_get_wal_block_info).
+ */
+export async function btreeEntriesBetween(client: Client, start: string, end: string): Promise<Record<string, number>> {
+  // Grouped by file before the catalog lookup: one lookup per index, not per record.
+  const { rows } = await client.query<{ name: string; n: string }>(
+    `WITH b AS (
+       SELECT reltablespace, relfilenode, count(*) AS n FROM pg_get_wal_block_info($1::pg_lsn, $2::pg_lsn, false)
+       WHERE resource_manager = 'Btree' AND record_type IN ('INSERT_LEAF', 'INSERT_POST', 'SPLIT_L', 'SPLIT_R')
+         AND block_id = 0 AND reldatabase = (SELECT oid FROM pg_database WHERE datname = current_database())
+       GROUP BY 1, 2)
+     SELECT c.relname AS name, sum(b.n)::text AS n
+     FROM b JOIN pg_class c ON c.oid = pg_filenode_relation(b.reltablespace, b.relfilenode) GROUP BY c.relname`,
+    [start, end],
+  );
+  return Object.fromEntries(rows.map((r) => [r.name, Number(r.n)]));
+}
+
 export function isWalRemoved(error: unknown): boolean {
   return /has already been removed/.test(error instanceof Error ? error.message : String(error));
 }

@@ -1,6 +1,7 @@
 /**
- * 06's claims, the lab's questions about each judged index or set. Write amplification is decided on B-tree
- * entries per transaction: WAL bytes per transaction carry the clone's full-page images, so they are only shown.
+ * 06's claims, the lab's questions about each judged index or set. Write amplification is decided on the index's
+ * own B-tree entries per transaction: WAL bytes per transaction carry the clone's full-page images, and all B-tree
+ * records of the WAL carry every other index's, so those are only shown.
  */
 import type { ClaimCheck, ClaimKind } from "../../stats/claims";
 import { declare, judge, type ClaimSpec, type ClaimSet, type Without } from "../../stats/claim-engine";
@@ -69,11 +70,11 @@ function itemClaims(j: Item, margin: number): ClaimSpec<YourIndexesParams, S>[] 
       mechanism:
         "an index receives an entry for every inserted row of its table and every update that cannot stay HOT because it sets a column the index reads; each entry is a WAL record (a B-tree leaf insert)",
       statistic: {
-        text: `B-tree leaf entries per transaction with − without (Btree INSERT_LEAF, INSERT_POST, SPLIT_L, SPLIT_R records in the run's WAL, pg_walinspect), ${PAIRED}`,
+        text: `the index's own B-tree entries per transaction with − without (its Btree INSERT_LEAF, INSERT_POST, SPLIT_L, SPLIT_R records in the run's WAL, found by the page they change: pg_walinspect's pg_get_wal_block_info; none without it), ${PAIRED}`,
         fmt: (x) => fixed(x, 2),
-        of: (s) => [find(s, j.name)].map((ix) => (ix && btree(ix) ? ix.amplification.btreeInsertsPerTx : undefined))[0],
+        of: (s) => [find(s, j.name)].map((ix) => (ix && btree(ix) ? ix.amplification.ownEntriesPerTx : undefined))[0],
         needs:
-          "B-tree indexes only (another type's entries are not B-tree records), and the run's own WAL (another database writing in the window makes it the server's)",
+          "B-tree indexes only (another type's entries are not B-tree records), and WAL counted per index (pg_get_wal_block_info: PostgreSQL ≥ 16)",
       },
       howToTest: "more rounds narrow the interval; an index of another type is shown (WAL bytes), not decided",
       ours: (s) => counters(find(s, j.name)).join(", "),
@@ -104,7 +105,7 @@ export function withoutFlagged(s: S): (claimId: string) => Without<S> {
   const indexes = s.indexes.map((x) => ({
     ...x,
     cost: x.costWithoutFlagged,
-    amplification: amplification(runs, x, x.table),
+    amplification: amplification(runs, x, x.table, x.indexNames),
   }));
   const byClaim = new Map(s.indexes.flatMap((ix) => itemClaims(ix, s.equivalenceMargin).map((c) => [c.id, ix])));
   return (id) => {

@@ -130,8 +130,8 @@ export function showIndexTable(s: YourIndexesSummary): void {
   showTable(indexRows(s), {
     caption:
       `Per judged index, two verdicts. Throughput: cost = 1 − TPS with ÷ TPS without, per round (the variant's run against the baseline runs just before and after it), median and exact interval; an interval wholly above 0 states the cost, with where it lies against ±${(s.equivalenceMargin * 100).toFixed(1)} %; "within" only for an interval inside the margin and not above 0. ` +
-      'Write amplification: WAL bytes, B-tree inserts per transaction and the HOT share lost, paired the same way; "adds" names each one whose interval lies wholly above 0. ' +
-      "Δ columns here: the with-variant's median − the without-variant's, per transaction, counted in the WAL (pg_walinspect); HOT share lost: of the index's table's updates, pooled over each variant's runs. The verdicts and the decision table use the median of the per-round paired differences instead, which differs from the difference of medians",
+      'Write amplification: "adds" when the index\'s own B-tree entries per transaction (its records in the WAL, found by the page they change), paired the same way, lie wholly above 0; WAL bytes and the HOT share lost are shown beside. ' +
+      "Δ columns here: the with-variant's median − the without-variant's, per transaction, counted in the WAL (pg_walinspect; B-tree leaf inserts of every index, so a lost HOT share shows in the others' too); HOT share lost: of the index's table's updates, pooled over each variant's runs. The verdicts and the decision table use the median of the per-round paired differences instead, which differs from the difference of medians",
   });
   showTable(
     s.runs.map((r) => ({
@@ -168,7 +168,7 @@ export function decisionRows(s: YourIndexesSummary): Row[] {
       kind: ix.kind === "set" && ix.members ? `set of ${ix.members.length}` : ix.kind,
       "write throughput cost": ix.cost ? costText(ix.cost) : "",
       "Δ WAL B / tx": deltaText(a.walBytesPerTx),
-      "Δ B-tree inserts / tx": deltaText(a.btreeInsertsPerTx, 1, 2),
+      "own B-tree entries / tx": deltaText(a.ownEntriesPerTx, 1, 2),
       // A set on several tables: the HOT share shown is its most-updated table's, named.
       "HOT share lost, points": [
         deltaText(a.hotShareLost, 100, 0),

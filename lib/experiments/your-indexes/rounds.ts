@@ -69,7 +69,10 @@ export const serverSpec = (p: YourIndexesParams): ServerSpec => ({
     clients: p.clients + 3,
     databases: workloadDatabases(p),
     extensions: [
-      { name: "pg_walinspect", measures: "B-tree leaf inserts and splits per transaction, counted in the WAL" },
+      {
+        name: "pg_walinspect",
+        measures: "each index's own B-tree entries, leaf inserts and splits per transaction, counted in the WAL",
+      },
     ],
   },
 });

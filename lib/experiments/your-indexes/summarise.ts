@@ -31,7 +31,8 @@ export interface SummaryContext {
   readonly params: Readonly<Record<"equivalenceMargin" | "durationSeconds" | "clients", number>>;
 }
 
-export type WriteAmplification = Partial<Record<"walBytesPerTx" | "btreeInsertsPerTx" | "hotShareLost", Interval>>;
+/** ownEntriesPerTx: the judged indexes' own B-tree entries, which decide; the other two are shown. */
+export type WriteAmplification = Partial<Record<"walBytesPerTx" | "ownEntriesPerTx" | "hotShareLost", Interval>>;
 
 const both = (x: number | undefined, y: number | undefined, f: (x: number, y: number) => number | undefined) =>
   x !== undefined && y !== undefined ? f(x, y) : undefined;
@@ -65,6 +66,11 @@ function runSummary(t: YourIndexesTrial & { readonly pgbench: PgbenchRunResult }
     walBytesPerTx: t.walShared?.length ? undefined : per(c["wal.bytes"]),
     btreeInsertsPerTx: per(walCount(["INSERT_LEAF", "INSERT_POST", "SPLIT_L", "SPLIT_R"])),
     btreeSplitsPerTx: per(walCount(["SPLIT_L", "SPLIT_R"])),
+    // Counted in the run's own database, so they stand where another database wrote in the window.
+    entriesPerTx:
+      t.btreeEntries && n
+        ? Object.fromEntries(Object.entries(t.btreeEntries).map(([ix, v]) => [ix, v / n]))
+        : undefined,
     tables: tableWrites(c),
     checkpoints,
     autovacuumRuns,
@@ -112,16 +118,20 @@ const hotShareOf = (r: RunSummary, table: string) => {
   return w && w.updated > 0 ? w.hotUpdated / w.updated : undefined;
 };
 
+/** `indexNames`: the indexes the with-variant has and the other lacks. */
 export function amplification(
   runs: readonly RunSummary[],
   j: Pick<Judged, "withVariant" | "withoutVariant" | "name">,
   table: string | undefined,
+  indexNames: readonly string[],
 ): WriteAmplification {
   const diff = (pick: (r: RunSummary) => number | undefined, of: string) =>
     pairedInterval(of, runs, j, (a, b) => both(pick(a), pick(b), (x, y) => x - y));
+  // A run that counted per index and found none of them: 0 (a variant without them has none to find).
+  const own = (r: RunSummary) => r.entriesPerTx && indexNames.reduce((a, i) => a + (r.entriesPerTx?.[i] ?? 0), 0);
   return {
     walBytesPerTx: diff((r) => r.walBytesPerTx, `WAL bytes per transaction added by ${j.name}`),
-    btreeInsertsPerTx: diff((r) => r.btreeInsertsPerTx, `B-tree leaf inserts per transaction added by ${j.name}`),
+    ownEntriesPerTx: diff(own, `B-tree entries per transaction written into ${j.name}'s own pages`),
     // Lost = without − with.
     hotShareLost: table
       ? diff((r) => -(hotShareOf(r, table) ?? NaN), `HOT share of ${table}'s updates lost with ${j.name}`)
@@ -233,7 +243,12 @@ function indexSummary(
     btreeInsertsPerTx: sides("btreeInsertsPerTx"),
     btreeSplitsPerTx: sides("btreeSplitsPerTx"),
     hotShare: { with: table ? vw?.hotShare[table] : undefined, without: table ? vo?.hotShare[table] : undefined },
-    amplification: amplification(runs, j, table),
+    amplification: amplification(
+      runs,
+      j,
+      table,
+      added.map((i) => i.name),
+    ),
     tableWrites: table ? (written[table] ?? NO_WRITES) : undefined,
     hotStatements,
     bytes: added.length ? added.reduce((a, i) => a + i.bytes, 0) : undefined,

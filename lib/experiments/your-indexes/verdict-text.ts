@@ -54,13 +54,17 @@ export function throughput(
 
 /** "adds" when the entries lie wholly above 0; too few rounds say so, whatever side; else "none measurably above 0". */
 export function amplificationLine(ix: IndexSummary, adds: ClaimCheck): [Amplification, string] {
-  const b = ix.amplification.btreeInsertsPerTx;
+  const b = ix.amplification.ownEntriesPerTx;
   const of = counters(ix);
   const shown = of.length ? ` (${of.join(", ")})` : "";
   if (!btree(ix))
     return ["not measured", `write amplification not decided: not a B-tree, whose entries are counted${shown}`];
-  if (!b) return ["not measured", "write amplification not measured (no paired rounds with the run's own WAL)"];
-  const entries = `${fixed(b.estimate, 2)} B-tree inserts/tx [${range(b, (x) => fixed(x, 2))}]`;
+  if (!b)
+    return [
+      "not measured",
+      "write amplification not measured (no paired rounds with WAL counted per index: pg_get_wal_block_info, PostgreSQL ≥ 16)",
+    ];
+  const entries = `${fixed(b.estimate, 2)} own B-tree entries/tx [${range(b, (x) => fixed(x, 2))}]`;
   if (adds.verdict === "held") return ["adds", `write amplification: adds ${entries}${shown}`];
   const few = tooFew(b);
   if (few) return ["inconclusive", `write amplification inconclusive: ${[entries, ...of].join(", ")}; ${few}`];
@@ -81,14 +85,17 @@ export function because(ix: IndexSummary | undefined): string {
     ? `: ${sets.join("; ")}, so each such update writes a new entry into every index of ${t}`
     : " (no UPDATE in the scripts sets one of its columns by name: an expression or trigger does)";
   const fell = (hot.without ?? 0) - (hot.with ?? 0) > 0.01;
+  const own = ix.amplification.ownEntriesPerTx;
   const parts = [
     t &&
       w &&
       (w.inserted + w.updated + w.deleted === 0
         ? `The workload wrote no row of ${t} in the runs with the index (0 inserted, updated or deleted), so the index received no entry`
         : `Over the runs with the index the workload inserted ${w.inserted.toFixed(0)}, updated ${w.updated.toFixed(0)} and deleted ${w.deleted.toFixed(0)} rows of ${t}`),
+    own &&
+      `its own B-tree entries per transaction (its records in the WAL) ${fixed(own.estimate, 2)} [${range(own, (x) => fixed(x, 2))}]`,
     ix.btreeInsertsPerTx.with !== undefined &&
-      `B-tree leaf inserts per transaction (counted in the WAL) ${d(ix.btreeInsertsPerTx, (v) => v.toFixed(2)) ?? "n/a"} without → with it, page splits ${d(ix.btreeSplitsPerTx, (v) => v.toFixed(3)) ?? "n/a"}`,
+      `all B-tree leaf inserts per transaction ${d(ix.btreeInsertsPerTx, (v) => v.toFixed(2)) ?? "n/a"} without → with it, page splits ${d(ix.btreeSplitsPerTx, (v) => v.toFixed(3)) ?? "n/a"}`,
     ix.walBytesPerTx.with !== undefined &&
       `WAL per transaction ${d(ix.walBytesPerTx, (v) => `${(v / 1024).toFixed(2)} kB`) ?? "n/a"}`,
     t &&

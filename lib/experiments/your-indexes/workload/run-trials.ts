@@ -112,6 +112,7 @@ export function trialRunner(ctx: TrialContext): (planned: PlannedTrial) => Promi
       connection: server.connection,
       database: runDatabase(server),
       walInspect: s.walInspect,
+      btreeEntries: true,
       key: planned.key,
       onNote: ctx.onNote,
       before: tableCounters,
