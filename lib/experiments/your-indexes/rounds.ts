@@ -214,6 +214,8 @@ export async function runRounds({
     scripts,
     defines,
     walInspect: template.walInspect,
+    // A without-variant lacks the judged indexes, so has none of their entries: counted where they exist only.
+    countEntriesIn: new Set(plan.judged.map((j) => j.withVariant)),
     reads,
     signal,
     onNote: (text) => notes.push(text),

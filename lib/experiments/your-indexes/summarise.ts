@@ -127,8 +127,11 @@ export function amplification(
 ): WriteAmplification {
   const diff = (pick: (r: RunSummary) => number | undefined, of: string) =>
     pairedInterval(of, runs, j, (a, b) => both(pick(a), pick(b), (x, y) => x - y));
-  // A run that counted per index and found none of them: 0 (a variant without them has none to find).
-  const own = (r: RunSummary) => r.entriesPerTx && indexNames.reduce((a, i) => a + (r.entriesPerTx?.[i] ?? 0), 0);
+  // The with-run's count (an index absent from it received none); the without-variant lacks them: 0, not counted.
+  const own = (r: RunSummary) =>
+    r.variant === j.withoutVariant
+      ? 0
+      : r.entriesPerTx && indexNames.reduce((a, i) => a + (r.entriesPerTx?.[i] ?? 0), 0);
   return {
     walBytesPerTx: diff((r) => r.walBytesPerTx, `WAL bytes per transaction added by ${j.name}`),
     ownEntriesPerTx: diff(own, `B-tree entries per transaction written into ${j.name}'s own pages`),

@@ -83,6 +83,8 @@ export interface TrialContext {
   readonly scripts: readonly PgbenchScript[];
   readonly defines: Readonly<Record<string, string | number>>;
   readonly walInspect: boolean;
+  /** The variants whose runs count each index's own B-tree entries (a count costs a pass over the window's WAL). */
+  readonly countEntriesIn: ReadonlySet<string>;
   readonly reads?: readonly PgbenchScript[];
   readonly readSeconds?: number;
   readonly signal?: AbortSignal;
@@ -112,7 +114,7 @@ export function trialRunner(ctx: TrialContext): (planned: PlannedTrial) => Promi
       connection: server.connection,
       database: runDatabase(server),
       walInspect: s.walInspect,
-      btreeEntries: true,
+      btreeEntries: s.countEntriesIn.has(planned.condition.variant),
       key: planned.key,
       onNote: ctx.onNote,
       before: tableCounters,
