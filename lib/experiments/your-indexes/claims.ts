@@ -70,7 +70,7 @@ function itemClaims(j: Item, margin: number): ClaimSpec<YourIndexesParams, S>[] 
       mechanism:
         "an index receives an entry for every inserted row of its table and every update that cannot stay HOT because it sets a column the index reads; each entry is a WAL record (a B-tree leaf insert)",
       statistic: {
-        text: `the index's own B-tree entries per transaction with − without (its Btree INSERT_LEAF, INSERT_POST, SPLIT_L, SPLIT_R records in the run's WAL, found by the page they change: pg_walinspect's pg_get_wal_block_info; none without it), ${PAIRED}`,
+        text: "the index's own B-tree entries per transaction (its Btree INSERT_LEAF, INSERT_POST, SPLIT_L, SPLIT_R records in the WAL, found by the page they change: pg_walinspect's pg_get_wal_block_info), in one run with it a round (the variant without it has none); exact order-statistic interval of the median over rounds",
         fmt: (x) => fixed(x, 2),
         of: (s) => [find(s, j.name)].map((ix) => (ix && btree(ix) ? ix.amplification.ownEntriesPerTx : undefined))[0],
         needs:

@@ -214,7 +214,7 @@ export async function runRounds({
     scripts,
     defines,
     walInspect: template.walInspect,
-    // A without-variant lacks the judged indexes, so has none of their entries: counted where they exist only.
+    // A without-variant lacks the judged indexes, so has none of their entries.
     countEntriesIn: new Set(plan.judged.map((j) => j.withVariant)),
     reads,
     signal,

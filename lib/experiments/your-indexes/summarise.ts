@@ -118,7 +118,10 @@ const hotShareOf = (r: RunSummary, table: string) => {
   return w && w.updated > 0 ? w.hotUpdated / w.updated : undefined;
 };
 
-/** `indexNames`: the indexes the with-variant has and the other lacks. */
+/**
+ * `indexNames`: the indexes the with-variant has and the other lacks. Their own entries are a with-run's count,
+ * one a round (the without-variant has none of them, so nothing to pair against).
+ */
 export function amplification(
   runs: readonly RunSummary[],
   j: Pick<Judged, "withVariant" | "withoutVariant" | "name">,
@@ -127,14 +130,23 @@ export function amplification(
 ): WriteAmplification {
   const diff = (pick: (r: RunSummary) => number | undefined, of: string) =>
     pairedInterval(of, runs, j, (a, b) => both(pick(a), pick(b), (x, y) => x - y));
-  // The with-run's count (an index absent from it received none); the without-variant lacks them: 0, not counted.
-  const own = (r: RunSummary) =>
-    r.variant === j.withoutVariant
-      ? 0
-      : r.entriesPerTx && indexNames.reduce((a, i) => a + (r.entriesPerTx?.[i] ?? 0), 0);
+  // An index absent from a run's count received no entry in it.
+  const own = [
+    ...groupBy(
+      runs.filter((r) => r.variant === j.withVariant && r.entriesPerTx),
+      (r) => String(r.repeat),
+    ).values(),
+  ]
+    .map((round) => round.map((r) => indexNames.reduce((a, i) => a + (r.entriesPerTx?.[i] ?? 0), 0)))
+    .map((v) => v.reduce((a, b) => a + b, 0) / v.length);
   return {
+    ownEntriesPerTx: own.length
+      ? medianInterval(
+          own,
+          `B-tree entries per transaction written into ${j.name}'s own pages, a run with it per round`,
+        )
+      : undefined,
     walBytesPerTx: diff((r) => r.walBytesPerTx, `WAL bytes per transaction added by ${j.name}`),
-    ownEntriesPerTx: diff(own, `B-tree entries per transaction written into ${j.name}'s own pages`),
     // Lost = without − with.
     hotShareLost: table
       ? diff((r) => -(hotShareOf(r, table) ?? NaN), `HOT share of ${table}'s updates lost with ${j.name}`)

@@ -16,9 +16,9 @@ export type Judgement = "costs" | "within margin" | "speeds up" | "inconclusive"
 export type Amplification = "adds" | "none above 0" | "inconclusive" | "not measured";
 
 /** "3 paired round(s) cover the median only 75 %: needs ≥ 5", for an interval too short to decide. */
-const tooFew = (i: Interval) =>
+const tooFew = (i: Interval, rounds = "paired round(s)") =>
   i.coverage < MIN_COVERAGE
-    ? `${i.n} paired round(s) cover the median only ${Math.round(i.coverage * 100)} %: needs ≥ ${repeatsForCoverage(MIN_COVERAGE)}`
+    ? `${i.n} ${rounds} cover the median only ${Math.round(i.coverage * 100)} %: needs ≥ ${repeatsForCoverage(MIN_COVERAGE)}`
     : undefined;
 
 /** WAL bytes per transaction and the HOT share lost: shown beside the B-tree entries, which alone decide. */
@@ -66,7 +66,7 @@ export function amplificationLine(ix: IndexSummary, adds: ClaimCheck): [Amplific
     ];
   const entries = `${fixed(b.estimate, 2)} own B-tree entries/tx [${range(b, (x) => fixed(x, 2))}]`;
   if (adds.verdict === "held") return ["adds", `write amplification: adds ${entries}${shown}`];
-  const few = tooFew(b);
+  const few = tooFew(b, "round(s)");
   if (few) return ["inconclusive", `write amplification inconclusive: ${[entries, ...of].join(", ")}; ${few}`];
   return ["none above 0", `write amplification: none measurably above 0 (${[entries, ...of].join(", ")})`];
 }
