@@ -110,11 +110,18 @@ test("round trips on embedded PostgreSQL: delays reached, commits counted, stand
     );
     assert.deepEqual(Object.keys(quorum.lags.perStandby).sort(), ["s1", "s2"]);
 
-    // The sweep's client is direct (no link): with synchronous_commit = off a commit is ~0.1 ms here.
-    const on = get("sweep/0.6ms/on").statementTimes!.p50Ms;
-    assert.ok(on >= 0.48, `synchronous_commit = on waits for a standby 0.6 ms away (median ${on} ms)`);
-
     const standbyCal = run.calibrations.filter((c) => c.link === "s1" || c.link === "s2");
+    // The sweep's client is direct (no link): with synchronous_commit = off a commit is ~0.1 ms here. Its
+    // standby links are at the calibration each link last recorded (a check that finds them still at the
+    // target records nothing). Only a delay can promise the bound: where the links' own cost under load read
+    // at or past 0.6 ms, nothing was added, and a later, quieter commit may be faster (the trial's standby
+    // round trip, re-read at the sweep's start, is what 05 divides by).
+    const on = get("sweep/0.6ms/on").statementTimes!.p50Ms;
+    const inForce = ["s1", "s2"].map((l) => standbyCal.filter((c) => c.link === l && c.targetRttMs === 0.6).at(-1));
+    if (inForce.every((c) => c?.mode === "delayed"))
+      assert.ok(on >= 0.48, `synchronous_commit = on waits for a standby 0.6 ms away (median ${on} ms)`);
+    else t.diagnostic(`standby links at 0 ms added (${inForce.map((c) => c?.note).join("; ")}): on ${on} ms`);
+
     // A link adds a delay unless its own fastest round trip at 0 ms already reached the target: a median
     // read under load once left both at 0 ms added while their fastest lay below 0.6 ms. (Under sustained
     // load a user-space link's fastest can exceed 0.6 ms: then nothing is added, and the note says so.)

@@ -358,12 +358,12 @@ class Phases {
         ),
       );
       links.push(...made.map((link) => new CalibratedLink(link, primary.connection, p.calibrationSamples)));
-      // Both standby links at one round trip; a target they are already at is not set again.
+      // Both standby links at one round trip; a target they are already at is checked (calibrate), not set again.
       let standbyAt: { readonly targetMs: number; readonly rttMs: number } | undefined;
       const setStandbyRtt = async (targetMs: number): Promise<number> => {
-        if (standbyAt?.targetMs === targetMs) return standbyAt.rttMs;
         const rttMs = await this.time("standbyLinkSeconds", async () => {
-          this.say(`setting both standby links to ${targetMs} ms…`);
+          const again = standbyAt?.targetMs === targetMs;
+          this.say(`${again ? "checking" : "setting"} both standby links ${again ? "at" : "to"} ${targetMs} ms…`);
           const achieved: number[] = [];
           for (const l of links) achieved.push((await l.calibrate(targetMs, STANDBY_PURPOSE, true)).achievedRttMs);
           return mean(achieved);
