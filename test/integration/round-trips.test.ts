@@ -77,50 +77,59 @@ test("round trips on embedded PostgreSQL: delays reached, commits counted, stand
     assert.ok(recorded(autocommit.counters, "db.xact_commit") >= n);
     assert.ok(recorded(autocommit.counters, "wal.sync_time_ms") > 0, "track_wal_io_timing is on");
 
-    // Every timing check here is a lower bound that only a working delay can reach: a busy machine only
-    // adds time, and the links' calibration reads this machine's own cost from its fastest round trip
-    // (never a loaded median), so none of them can fail from load. Differences between two trials could:
-    // under two busy loops, (autocommit − one transaction) / N once came out at −0.94 ms.
-    // Without the link, select1's median is ~0.1 ms here.
+    // Every timing check here is a lower bound that only a working delay can reach: the round trip a link
+    // adds (its calibration's addedRttMs, a sleep each way) is paid by every statement or wait that crosses
+    // it, whatever the load. Not the target itself: a calibration under sustained load reads the link's own
+    // cost too high and adds less (or nothing), and a quieter trial after it then comes in under the target
+    // (a CI run beside a default run once read a sweep commit at 0.30 ms against 0.6). Differences between
+    // two trials are not bounds either: under two busy loops, (autocommit − one transaction) / N once came
+    // out at −0.94 ms. Without the link, select1's median is ~0.1 ms here.
+    const added = (link: string, purpose: (p: string) => boolean, target: number) => {
+      const cals = run.calibrations.filter((c) => c.link === link && c.targetRttMs === target && purpose(c.purpose));
+      assert.ok(cals.length > 0, `${link} calibrated for ${target} ms`);
+      const text = cals.map(
+        (c) => `${c.mode}, ${c.addedRttMs.toFixed(3)} ms added to ${c.linkZeroFloorMs.toFixed(3)} ms`,
+      );
+      return { ms: Math.min(...cals.map((c) => c.addedRttMs)), text: text.join("; ") };
+    };
     const cross = get("case/cross-az/select1").statementTimes!.p50Ms;
-    const crossCal = run.calibrations.filter((c) => c.link === "client" && c.purpose.startsWith("cross-az"));
-    const calText = crossCal
-      .map(
-        (c) => `${c.mode}, ${c.addedRttMs.toFixed(3)} ms added to the link's ${c.linkZeroFloorMs.toFixed(3)} ms floor`,
-      )
-      .join("; ");
+    const crossLink = added("client", (p) => p.startsWith("cross-az"), 1.0);
+    assert.ok(crossLink.ms > 0, `the cross-AZ link delays (${crossLink.text})`);
     assert.ok(
-      cross >= 0.8,
-      `the cross-AZ link adds its 1.0 ms round trip to every statement (median ${cross} ms; calibrated: ${calText})`,
+      cross >= crossLink.ms,
+      `every statement pays the cross-AZ link's added round trip (median ${cross} ms; ${crossLink.text})`,
     );
     assert.equal(get("case/cross-az/select1").roundTrips, n);
 
-    // Client 0.2 ms + standby 0.6 ms away: a commit that waits for a standby takes ≥ 0.68 ms; one that
-    // does not takes the client's round trip and a local flush (~0.3 ms).
+    // Client 0.2 ms + standby 0.6 ms away: a commit that waits for a standby pays both links' added round
+    // trips; one that does not pays the client's and a local flush (~0.3 ms).
     const quorum = get("case/quorum-same-az/update_autocommit");
     const quorumP50 = quorum.statementTimes!.p50Ms;
-    assert.ok(quorumP50 >= 0.68, `an autocommit UPDATE waits for a standby 0.6 ms away (median ${quorumP50} ms)`);
+    const clientLink = added("client", (p) => p.startsWith("quorum-same-az"), 0.2);
+    const standbyLinks = ["s1", "s2"].map((l) => added(l, () => true, 0.6));
+    // A QUORUM commit waits for the faster standby: the smaller of the two links' delays.
+    const standbyMs = Math.min(...standbyLinks.map((x) => x.ms));
+    assert.ok(
+      quorumP50 >= clientLink.ms + standbyMs,
+      `an autocommit UPDATE waits for a standby beyond its client link (median ${quorumP50} ms; client ${clientLink.text}; standbys ${standbyLinks.map((x) => x.text).join(" | ")})`,
+    );
+    if (quorumP50 < 0.68) t.diagnostic(`quorum commit ${quorumP50} ms, under the 0.8 ms the targets add up to`);
     assert.ok(
       quorum.lags && quorum.lags.quorumFlushLagMs !== null,
       `standby flush lag caught during the run (${quorum.lags?.caught ?? 0} of ${quorum.lags?.samples ?? 0} samples)`,
     );
+    // Half: the server's lag tracker interpolates between the WAL positions it sampled.
     assert.ok(
-      quorum.lags.quorumFlushLagMs > 0.3,
-      `the standby's flush lag includes its 0.6 ms round trip (${quorum.lags.quorumFlushLagMs} ms)`,
+      quorum.lags.quorumFlushLagMs >= 0.5 * standbyMs && quorum.lags.quorumFlushLagMs > 0,
+      `the standby's flush lag includes its link's added round trip (${quorum.lags.quorumFlushLagMs} ms; link adds ${standbyMs} ms)`,
     );
     assert.deepEqual(Object.keys(quorum.lags.perStandby).sort(), ["s1", "s2"]);
 
-    const standbyCal = run.calibrations.filter((c) => c.link === "s1" || c.link === "s2");
-    // The sweep's client is direct (no link): with synchronous_commit = off a commit is ~0.1 ms here. Its
-    // standby links are at the calibration each link last recorded (a check that finds them still at the
-    // target records nothing). Only a delay can promise the bound: where the links' own cost under load read
-    // at or past 0.6 ms, nothing was added, and a later, quieter commit may be faster (the trial's standby
-    // round trip, re-read at the sweep's start, is what 05 divides by).
+    // The sweep's client is direct (no link): with synchronous_commit = off a commit is ~0.1 ms here.
     const on = get("sweep/0.6ms/on").statementTimes!.p50Ms;
-    const inForce = ["s1", "s2"].map((l) => standbyCal.filter((c) => c.link === l && c.targetRttMs === 0.6).at(-1));
-    if (inForce.every((c) => c?.mode === "delayed"))
-      assert.ok(on >= 0.48, `synchronous_commit = on waits for a standby 0.6 ms away (median ${on} ms)`);
-    else t.diagnostic(`standby links at 0 ms added (${inForce.map((c) => c?.note).join("; ")}): on ${on} ms`);
+    assert.ok(on >= standbyMs, `synchronous_commit = on waits for a standby's link (median ${on} ms)`);
+    if (on < 0.48) t.diagnostic(`sweep commit with on ${on} ms, under the 0.6 ms target`);
+    const standbyCal = run.calibrations.filter((c) => c.link === "s1" || c.link === "s2");
 
     // A link adds a delay unless its own fastest round trip at 0 ms already reached the target: a median
     // read under load once left both at 0 ms added while their fastest lay below 0.6 ms. (Under sustained
