@@ -80,10 +80,8 @@ test("round trips on embedded PostgreSQL: delays reached, commits counted, stand
     // Every timing check here is a lower bound that only a working delay can reach: the round trip a link
     // adds (its calibration's addedRttMs, a sleep each way) is paid by every statement or wait that crosses
     // it, whatever the load. Not the target itself: a calibration under sustained load reads the link's own
-    // cost too high and adds less (or nothing), and a quieter trial after it then comes in under the target
-    // (a CI run beside a default run once read a sweep commit at 0.30 ms against 0.6). Differences between
-    // two trials are not bounds either: under two busy loops, (autocommit − one transaction) / N once came
-    // out at −0.94 ms. Without the link, select1's median is ~0.1 ms here.
+    // cost too high and adds less (or nothing), and a quieter trial after it comes in under the target
+    // (docs/claims-and-regimes.md, 05's time). Nor a difference between two trials, which load can turn over.
     const added = (link: string, purpose: (p: string) => boolean, target: number) => {
       const cals = run.calibrations.filter((c) => c.link === link && c.targetRttMs === target && purpose(c.purpose));
       assert.ok(cals.length > 0, `${link} calibrated for ${target} ms`);
