@@ -1,5 +1,5 @@
 /** Notebook 06's figures: per run, per variant, and per judged index its costs paired per round. */
-import { quantile } from "simple-statistics";
+import { mean, quantile } from "simple-statistics";
 import type { LookPlan } from "../../stats/adaptive";
 import { medianInterval, outlierFlags, type Interval } from "../../stats/intervals";
 import { groupBy, medianOfFinite, spread } from "../../stats/summary";
@@ -138,7 +138,7 @@ export function amplification(
     ).values(),
   ]
     .map((round) => round.map((r) => indexNames.reduce((a, i) => a + (r.entriesPerTx?.[i] ?? 0), 0)))
-    .map((v) => v.reduce((a, b) => a + b, 0) / v.length);
+    .map((v) => mean(v));
   return {
     ownEntriesPerTx: own.length
       ? medianInterval(

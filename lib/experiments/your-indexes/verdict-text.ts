@@ -62,7 +62,7 @@ export function amplificationLine(ix: IndexSummary, adds: ClaimCheck): [Amplific
   if (!b)
     return [
       "not measured",
-      "write amplification not measured (no paired rounds with WAL counted per index: pg_get_wal_block_info, PostgreSQL ≥ 16)",
+      "write amplification not measured (no round with WAL counted per index: pg_get_wal_block_info, PostgreSQL ≥ 16)",
     ];
   const entries = `${fixed(b.estimate, 2)} own B-tree entries/tx [${range(b, (x) => fixed(x, 2))}]`;
   if (adds.verdict === "held") return ["adds", `write amplification: adds ${entries}${shown}`];
