@@ -379,6 +379,8 @@ class Phases {
         upstreamPort: link.port,
       }));
       const { admin, lagAdmin } = await this.time("standbysSeconds", () => standbys.start(specs, { baseDir }));
+      // Read again with the standbys streaming through the links: the environments report this round trip.
+      if (envs.length) standbyRttMs = await setStandbyRtt(p.standbyRttMs);
       const label = "primary with 2 standbys";
       if (envs.length) await this.environments(envs, primary.connection, { lagAdmin, standbyRttMs, label });
       if (!sweep) return;
