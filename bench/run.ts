@@ -52,8 +52,9 @@ Options:
   --setup-rows N      rows of the setup and reset figures (default 1000000)
   --skip-default      do not run the default profile; quote the last \`npm run reproduce\` of it
   --skip-turnaround   run neither profile (smoke and default)
-  --update-readme     put the table into README.md (between the bench:start and bench:end marks)
-  --render-only       measure nothing: rewrite latest.md (and the README) from latest.json
+  --update-readme     put the table into docs/bench.md, which the README links (between the
+                      bench:start and bench:end marks)
+  --render-only       measure nothing: rewrite latest.md (and docs/bench.md) from latest.json
   --help              show this help`;
 
 const BENCH_OPTIONS = {
