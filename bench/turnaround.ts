@@ -72,7 +72,9 @@ export function lastRecordedTurnaround(profile: string, reportsDir: string): Tur
   const file = path.join(reportsDir, "run.json");
   if (!fs.existsSync(file)) return undefined;
   const record = JSON.parse(fs.readFileSync(file, "utf8")) as TurnaroundRecord;
-  const whole = record.notebooks.length === EXPERIMENTS.length && Object.keys(record.overrides).length === 0;
+  // Whole: every notebook a plain `npm run reproduce` runs (00 needs runs named, so it is not one of them).
+  const ran = new Set(record.notebooks.map((n) => n.id));
+  const whole = EXPERIMENTS.every((n) => n.requires || ran.has(n.id)) && Object.keys(record.overrides).length === 0;
   if (record.profile !== profile || !whole) return undefined;
   return summarise(
     record,
