@@ -371,7 +371,8 @@ class Phases {
         standbyAt = { targetMs, rttMs };
         return rttMs;
       };
-      let standbyRttMs = await setStandbyRtt(p.standbyRttMs);
+      // The links first: the standbys connect to the primary through them.
+      await setStandbyRtt(p.standbyRttMs);
       this.say("copying the primary's data directory into two standbys…");
       const specs = links.map(({ link }, i) => ({
         name: STANDBY_NAMES[i],
@@ -379,10 +380,11 @@ class Phases {
         upstreamPort: link.port,
       }));
       const { admin, lagAdmin } = await this.time("standbysSeconds", () => standbys.start(specs, { baseDir }));
-      // Read again with the standbys streaming through the links: the environments report this round trip.
-      if (envs.length) standbyRttMs = await setStandbyRtt(p.standbyRttMs);
-      const label = "primary with 2 standbys";
-      if (envs.length) await this.environments(envs, primary.connection, { lagAdmin, standbyRttMs, label });
+      if (envs.length) {
+        // Read again with the standbys streaming through the links: the environments report this round trip.
+        const standbyRttMs = await setStandbyRtt(p.standbyRttMs);
+        await this.environments(envs, primary.connection, { lagAdmin, standbyRttMs, label: "primary with 2 standbys" });
+      }
       if (!sweep) return;
       // The sweep's client is direct (for netem, on the client link's address: set it to 0).
       const bench = await this.time("connectSeconds", async () => {
@@ -393,7 +395,7 @@ class Phases {
       try {
         // Standby links set once per round trip; the levels of one repeat still run back to back.
         for (const rtt of sweepOrder(p.sweepStandbyRttsMs, standbyAt?.targetMs)) {
-          standbyRttMs = await setStandbyRtt(rtt);
+          const standbyRttMs = await setStandbyRtt(rtt);
           for (let repeat = 1; repeat <= p.repeats; repeat++) {
             const session: Session = { bench, admin, lagAdmin, rows: p.rows, clientRttMs: baseline, standbyRttMs };
             await this.block(session, p.syncLevels, repeat, (level, at) =>
