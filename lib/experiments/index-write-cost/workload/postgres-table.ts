@@ -9,7 +9,6 @@ import { from as copyFrom } from "pg-copy-streams";
 import type { ConnectionInfo } from "../../../targets/types";
 import { countersFrom, type Counters } from "../../../stats/counters";
 import {
-  batchRanges,
   isPgIndexWriteCounterKey,
   isWalRecordKey,
   PG_TABLE_COUNTER_SQL,
@@ -21,6 +20,7 @@ import {
 } from "./engine";
 import { byUpdate, FIELDS, type Field, type UpdateOperation } from "./operations";
 import { sendBatch } from "../../../engines/postgres/batch";
+import { integerCopyText } from "../../../engines/postgres/copy-text";
 import { endClient } from "../../../engines/postgres/connect";
 import { connectAll, oneTableCountersSql, tryExtension } from "../../../engines/postgres/one-table-counters";
 import { waitForAutovacuumIdle } from "../../../engines/postgres/autovacuum";
@@ -35,23 +35,15 @@ const UPDATE_TEXT = byUpdate(
 );
 
 /**
- * Rows as COPY text in chunks (no one string for 1M rows). Every update trial of a size loads the same rows: their
- * text is made once per data set and kept while it is (a WeakMap: dropped with it; about twice the data set's own
- * memory). Printing five 53-bit numbers a row is most of the client's CPU in a load, on the two cores the server's
- * COPY and the WAL count beside it share.
+ * Every update trial of a size loads the same rows: their COPY text is made once per data set and kept while it is (a
+ * WeakMap: dropped with it; about twice the data set's own memory).
  */
 const COPY_TEXT = new WeakMap<Dataset, readonly Buffer[]>();
 
 function copyText(dataset: Dataset): readonly Buffer[] {
-  const made = COPY_TEXT.get(dataset);
-  if (made) return made;
-  const chunks = [...batchRanges(dataset.rows, 10_000)].map(([start, end]) => {
-    const lines: string[] = [];
-    for (let i = start; i < end; i++) lines.push(`${[i + 1, 0, ...dataset.fields.map((f) => f[i])].join("\t")}\n`);
-    return Buffer.from(lines.join(""));
-  });
-  COPY_TEXT.set(dataset, chunks);
-  return chunks;
+  const made = COPY_TEXT.get(dataset) ?? integerCopyText(["row number", 0, ...dataset.fields], dataset.rows);
+  COPY_TEXT.set(dataset, made);
+  return made;
 }
 
 export class PostgresIndexWriteTable implements IndexWriteEngine {
