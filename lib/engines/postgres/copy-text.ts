@@ -2,10 +2,10 @@
  * Columns of integers as PostgreSQL COPY text (tab-separated, one row a line), in chunks of `chunkRows` rows.
  *
  * Written digit by digit into a buffer, by hand: `String(x)` of a 53-bit value takes V8's general double-to-shortest
- * path, and it was most of the client's time in a data set's first load. Split into two halves below 2^31, with a
- * table of digit pairs, the same bytes come several times faster (docs/bench.md, the setup rows; `npm run bench`).
- * No npm package we know of prints integers into a buffer. A value that is not a non-negative safe integer is
- * printed by `String`, as before.
+ * path, and it was most of the client's time in a data set's first load. Two halves below 2^31 and a table of digit
+ * pairs (the method of Rust's libcore and its itoa crate) make the same bytes several times faster (docs/bench.md,
+ * the setup rows); we found no npm package that prints into a buffer. A value that is not a non-negative safe integer
+ * is printed by `String`, as before.
  */
 
 /** Values by row; "row number" counts from 1 (a key that is the row's position); a number is every row's value. */
