@@ -110,6 +110,12 @@ const OPERATION_LABEL: Record<string, string> = {
   update_five_fields: "UPDATE field1..5",
 };
 
+/** "; median of 3 paired rounds, 0.93–0.97", where the report says what a ratio is the median of. */
+const pairedRounds = (w: WritePathResult) =>
+  w.rounds && w.ratioRange
+    ? `; median of ${w.rounds} paired rounds, ${f2(w.ratioRange[0])}–${f2(w.ratioRange[1])}`
+    : "";
+
 function markdown(r: BenchReport): string {
   const lines = [
     `# Lab benchmarks — ${r.date}`,
@@ -122,7 +128,7 @@ function markdown(r: BenchReport): string {
   for (const w of r.writePath ?? []) {
     const op = OPERATION_LABEL[w.operation] ?? w.operation;
     lines.push(
-      `| ${op}, ${w.rows.toLocaleString("en-US")} rows in batches of ${w.batchSize.toLocaleString("en-US")}: lab / pgbench (pipeline, -M prepared, same statements and rows) | ${f2(w.ratio)} (${w.labSeconds.toFixed(2)} s vs ${w.pgbenchSeconds.toFixed(2)} s) | ≤ 1.10 |`,
+      `| ${op}, ${w.rows.toLocaleString("en-US")} rows in batches of ${w.batchSize.toLocaleString("en-US")}: lab / pgbench (pipeline, -M prepared, same statements and rows) | ${f2(w.ratio)} (${w.labSeconds.toFixed(2)} s vs ${w.pgbenchSeconds.toFixed(2)} s${pairedRounds(w)}) | ≤ 1.10 |`,
     );
     lines.push(
       `| ${op}: share of the time outside the server's planning and execution, lab / pgbench | ${pct(w.outsideServerShare)} / ${pct(w.pgbenchOutsideServerShare)} | |`,

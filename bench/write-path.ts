@@ -2,12 +2,14 @@
  * The lab's PostgreSQL batch write path (1,000 single-row statements
  * per round trip, one transaction per batch) against pgbench sending the same statements, same
  * rows, in pipeline mode (`\startpipeline` … `\endpipeline`, `-M prepared`), on the same server;
- * and the share of the lab's time spent outside the server (pg_stat_statements).
+ * and the share of the lab's time spent outside the server (pg_stat_statements). Each ratio is the median of paired
+ * rounds, the two sides back to back.
  */
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { median } from "simple-statistics";
 import type { Client } from "pg";
 import { EmbeddedPostgresTarget } from "../lib/targets/embedded/embedded-postgres";
 import { PostgresIndexWriteTable } from "../lib/experiments/index-write-cost/workload/postgres-table";
@@ -86,8 +88,12 @@ export interface WritePathResult {
   readonly labSeconds: number;
   /** pgbench's latency average × transactions: connection set-up is not in it, as it is not in the lab's. */
   readonly pgbenchSeconds: number;
-  /** lab / pgbench; goal ≤ 1.10. */
+  /** lab / pgbench, the median of the rounds' paired ratios; goal ≤ 1.10. */
   readonly ratio: number;
+  /** The paired rounds (the two sides back to back, which first alternating) and their ratios' range. Absent in
+   * reports written before rounds were paired. */
+  readonly rounds?: number;
+  readonly ratioRange?: readonly [number, number];
   /** Share of each side's time not spent planning or executing the statements in the server. */
   readonly outsideServerShare: number;
   readonly pgbenchOutsideServerShare: number;
@@ -95,11 +101,16 @@ export interface WritePathResult {
   readonly serverTimeRatio: number;
 }
 
+/** One side's timed seconds and the server's planning + execution time of its statements, ms. */
+type Side = { readonly seconds: number; readonly serverMs: number };
+
 export async function benchWritePath(
   rows = 100_000,
   batchSize = 1000,
   operations: Operation[] = ["insert", "update_nonindexed", "update_one_field", "update_five_fields"],
+  rounds = 3,
 ): Promise<WritePathResult[]> {
+  if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`rounds must be a whole number ≥ 1, got ${rounds}`);
   if (!Number.isInteger(rows) || rows <= 0 || rows % batchSize !== 0) {
     throw new Error(
       `rows (${rows}) must be a positive multiple of the batch size (${batchSize}): pgbench runs whole batches`,
@@ -135,20 +146,21 @@ export async function benchWritePath(
       await table.createIndexes([]);
       await admin.query("SELECT pg_stat_statements_reset()");
     };
-    for (const operation of operations) {
-      // The lab's path.
+    const labSide = async (operation: Operation): Promise<Side> => {
       await freshStart(operation);
       const t0 = process.hrtime.bigint();
       for (const [start, end] of batchRanges(rows, batchSize)) {
         if (operation === "insert") await table.insertBatch(dataset, start, end);
         else await table.updateBatch(dataset, operation, start, end);
       }
-      const labSeconds = Number(process.hrtime.bigint() - t0) / 1e9;
+      const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
       await table.counters(); // flushes the writer's statistics
       const lab = await serverTime(admin);
       checkRows("lab", operation, lab.rows, rows);
-
-      // pgbench, same statements and rows, pipelined.
+      return { seconds, serverMs: lab.ms };
+    };
+    // pgbench, same statements and rows, pipelined.
+    const pgbenchSide = async (operation: Operation): Promise<Side> => {
       await freshStart(operation);
       const plan = pgbenchPlan(rows, operation, batchSize);
       const script = path.join(dir, `${operation}.sql`);
@@ -180,19 +192,36 @@ export async function benchWritePath(
       if (out.status !== 0) throw new Error(`pgbench failed: ${out.stderr}`);
       const latency = /latency average = ([\d.]+) ms/.exec(out.stdout);
       if (!latency) throw new Error(`no latency in pgbench output:\n${out.stdout}`);
-      const pgbenchSeconds = (Number(latency[1]) * plan.transactions) / 1000;
       const pgb = await serverTime(admin); // pg_stat_statements counts each statement as it ends
       checkRows("pgbench", operation, pgb.rows, rows);
+      return { seconds: (Number(latency[1]) * plan.transactions) / 1000, serverMs: pgb.ms };
+    };
+    // A machine's write path changes speed for minutes at a time: each ratio is formed within a round.
+    for (const operation of operations) {
+      const paired: { lab: Side; pgb: Side }[] = [];
+      for (let round = 0; round < rounds; round++) {
+        if (round % 2 === 0) {
+          const lab = await labSide(operation);
+          paired.push({ lab, pgb: await pgbenchSide(operation) });
+        } else {
+          const pgb = await pgbenchSide(operation);
+          paired.push({ lab: await labSide(operation), pgb });
+        }
+      }
+      const of = (f: (p: { lab: Side; pgb: Side }) => number) => median(paired.map(f));
+      const ratios = paired.map((p) => p.lab.seconds / p.pgb.seconds);
       results.push({
         operation,
         rows,
         batchSize,
-        labSeconds,
-        pgbenchSeconds,
-        ratio: labSeconds / pgbenchSeconds,
-        outsideServerShare: 1 - lab.ms / 1000 / labSeconds,
-        pgbenchOutsideServerShare: 1 - pgb.ms / 1000 / pgbenchSeconds,
-        serverTimeRatio: pgb.ms / lab.ms,
+        labSeconds: of((p) => p.lab.seconds),
+        pgbenchSeconds: of((p) => p.pgb.seconds),
+        ratio: median(ratios),
+        rounds,
+        ratioRange: [Math.min(...ratios), Math.max(...ratios)],
+        outsideServerShare: of((p) => 1 - p.lab.serverMs / 1000 / p.lab.seconds),
+        pgbenchOutsideServerShare: of((p) => 1 - p.pgb.serverMs / 1000 / p.pgb.seconds),
+        serverTimeRatio: of((p) => p.pgb.serverMs / p.lab.serverMs),
       });
     }
     await table.close();

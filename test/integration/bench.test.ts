@@ -29,7 +29,7 @@ test(
     // PGSSLMODE=require, as in a shell set up for a managed database: it must reach neither pgbench
     // nor the lab's clients, whose server here (embedded) has no TLS.
     const results = await withEnv({ PGSSLMODE: "require" }, () =>
-      benchWritePath(3000, 1000, ["insert", "update_one_field"]),
+      benchWritePath(3000, 1000, ["insert", "update_one_field"], 2),
     );
     assert.deepEqual(
       results.map((r) => r.operation),
@@ -43,6 +43,10 @@ test(
       for (const share of [r.outsideServerShare, r.pgbenchOutsideServerShare])
         assert.ok(share > 0 && share < 1, `${r.operation}: share ${share}`);
       assert.ok(r.serverTimeRatio > 0, `${r.operation}: server time ratio ${r.serverTimeRatio}`);
+      // Two paired rounds, one in each order: the median ratio lies between the two rounds' ratios.
+      const [low, high] = r.ratioRange ?? [NaN, NaN];
+      assert.equal(r.rounds, 2);
+      assert.ok(low <= r.ratio && r.ratio <= high, `${r.operation}: ${r.ratio} in [${low}, ${high}]`);
     }
   },
 );
@@ -54,6 +58,7 @@ test(
     const missing = pgbenchMissing();
     if (missing) return t.skip(missing);
     await assert.rejects(benchWritePath(2500, 1000, ["insert"]), /multiple of the batch size/);
+    await assert.rejects(benchWritePath(3000, 1000, ["insert"], 0), /rounds must be a whole number/);
   },
 );
 
