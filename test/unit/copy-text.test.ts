@@ -46,3 +46,11 @@ test("no rows, no text; a column shorter than the rows, or a bad size, is refuse
   assert.throws(() => integerCopyText([0], -1), /rows must be a whole number/);
   assert.throws(() => integerCopyText([0], 2, 0), /chunkRows must be a whole number/);
 });
+
+test("each chunk keeps its text and no more: not the scratch buffer it was printed in", () => {
+  // Chunks above Buffer.poolSize / 2 get a memory block of their own, so the block's size is what a caller keeps.
+  const chunks = integerCopyText(["row number", Float64Array.from({ length: 6000 }, () => 2 ** 52)], 6000, 2000);
+  assert.equal(chunks.length, 3);
+  for (const c of chunks) assert.equal(c.buffer.byteLength, c.length);
+  assert.equal(new Set(chunks.map((c) => c.buffer)).size, 3);
+});

@@ -53,9 +53,11 @@ export function integerCopyText(columns: readonly IntegerColumn[], rows: number,
     if (typeof c === "object" && c.length < rows)
       throw new RangeError(`a column has ${c.length} values for ${rows} rows`);
   const chunks: Buffer[] = [];
+  // One scratch buffer at the widest a row may print; each chunk is copied out at its length, so what a caller keeps
+  // is the text and no more.
+  const buf = Buffer.allocUnsafe(Math.min(rows, chunkRows) * (columns.length * FIELD_BYTES + 1));
   for (let start = 0; start < rows; start += chunkRows) {
     const end = Math.min(rows, start + chunkRows);
-    const buf = Buffer.allocUnsafe((end - start) * (columns.length * FIELD_BYTES + 1));
     let at = 0;
     for (let i = start; i < end; i++) {
       for (let c = 0; c < columns.length; c++) {
@@ -65,7 +67,7 @@ export function integerCopyText(columns: readonly IntegerColumn[], rows: number,
       }
       buf[at++] = NEWLINE;
     }
-    chunks.push(buf.subarray(0, at));
+    chunks.push(Buffer.from(buf.subarray(0, at)));
   }
   return chunks;
 }
