@@ -56,18 +56,24 @@ export interface SeedSentence {
 
 export interface Quotes {
   readonly source: string;
+  /** A sentence to declare or to quote in a declaration's text; a sentence named not declared is refused. */
   readonly quote: (key: string) => SeedSentence;
   readonly keys: readonly string[];
-  /** `{ key: reason }`: each quoted sentence not declared, with the reason. */
-  readonly notDeclared: (reasons: Readonly<Record<string, string>>) => NotDeclared[];
+  /** The sentences quotes.json gives a `notDeclared` reason, with it. */
+  readonly notDeclared: readonly NotDeclared[];
+  /** Keys neither quoted so far nor named not declared: a seed sentence the set forgot. */
+  readonly unaccounted: () => string[];
 }
 
-/** From the quotes.json beside its source (one file for both builds). */
+/**
+ * From the quotes.json beside its source (one file for both builds): the ledger of a seed's testable
+ * sentences, each either quoted by the claims or given the reason it is not declared.
+ */
 export function readQuotes(compiledDir: string): Quotes {
   const source = path.resolve(compiledDir, "..", "..", "..", "..", "lib", "experiments", path.basename(compiledDir));
   const file = [compiledDir, source].map((d) => path.join(d, "quotes.json")).find((f) => fs.existsSync(f));
   if (!file) throw new DeclarationError(`no quotes.json beside ${source}`);
-  let raw: { source?: unknown; quotes?: Record<string, Partial<SeedSentence>> };
+  let raw: { source?: unknown; quotes?: Record<string, Partial<SeedSentence> & { notDeclared?: string }> };
   try {
     raw = JSON.parse(fs.readFileSync(file, "utf8")) as typeof raw;
   } catch (error) {
@@ -78,16 +84,26 @@ export function readQuotes(compiledDir: string): Quotes {
   for (const [k, q] of Object.entries(quotes))
     if (typeof q.original !== "string" || !q.original)
       throw new DeclarationError(`${file}: quote "${k}" has no original`);
+  const sentences = new Map(
+    Object.entries(quotes).map(([k, { notDeclared: _, ...q }]) => [k, q as SeedSentence] as const),
+  );
+  const quoted = new Set<string>();
   const quote = (key: string) => {
-    const q = quotes[key];
-    if (!q) throw new DeclarationError(`${file}: no quote "${key}" (it has ${Object.keys(quotes).join(", ")})`);
-    return q as SeedSentence;
+    const q = sentences.get(key);
+    if (!q) throw new DeclarationError(`${file}: no quote "${key}" (it has ${[...sentences.keys()].join(", ")})`);
+    if (quotes[key].notDeclared) throw new DeclarationError(`${file}: quote "${key}" is quoted but named not declared`);
+    quoted.add(key);
+    return q;
   };
   return {
     source: raw.source,
-    keys: Object.keys(quotes),
+    keys: [...sentences.keys()],
     quote,
-    notDeclared: (reasons) => Object.entries(reasons).map(([key, reason]) => ({ sentence: quote(key), reason })),
+    notDeclared: [...sentences].flatMap(([k, sentence]) => {
+      const reason = quotes[k].notDeclared;
+      return reason ? [{ sentence, reason }] : [];
+    }),
+    unaccounted: () => [...sentences.keys()].filter((k) => !quoted.has(k) && !quotes[k].notDeclared),
   };
 }
 
@@ -147,7 +163,8 @@ export type ClaimSpec<P, S, K extends string = string> = Omit<Claim<P, S, K>, "r
 
 export type ClaimSetSpec<P, S, K extends string = string> = Omit<ClaimSet<P, S, K>, "claims" | "notDeclared"> & {
   readonly claims: readonly ClaimSpec<P, S, K>[];
-  readonly notDeclared?: readonly NotDeclared[];
+  /** The seed's sentences (none where the question is the lab's): each is quoted or named not declared. */
+  readonly quotes?: Quotes;
 };
 
 export type AnyClaimSet = ClaimSet<never, never, string>;
@@ -183,9 +200,10 @@ const noWhy = () => "";
 
 /** Fills in what a declaration left out; no regime band may equal its rule's (within 10 %). */
 export function declare<P, S, K extends string>(spec: ClaimSetSpec<P, S, K>): ClaimSet<P, S, K> {
+  const { quotes, ...rest } = spec;
   const set: ClaimSet<P, S, K> = {
-    ...spec,
-    notDeclared: spec.notDeclared ?? [],
+    ...rest,
+    notDeclared: quotes?.notDeclared ?? [],
     claims: spec.claims.map((c) => ({
       ...c,
       regime: c.regime ?? [],
@@ -218,6 +236,8 @@ export function declare<P, S, K extends string>(spec: ClaimSetSpec<P, S, K>): Cl
     if (Boolean(c.emulatedWhen) !== Boolean(c.emulatedBefore))
       problems.push(`(${c.id}) must say when it is emulated both before the run and after it`);
   }
+  for (const k of quotes?.unaccounted() ?? [])
+    problems.push(`quotes.json's "${k}" is neither quoted by a claim nor given a reason it is not declared`);
   if (problems.length) throw new DeclarationError(`${set.notebook}: ${problems.join("; ")}`);
   return set;
 }

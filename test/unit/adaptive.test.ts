@@ -246,7 +246,6 @@ function nullRuns(design: "spent" | "uncorrected", planned: number, max: number,
     factors: {},
     before: () => ({}),
     after: () => ({}),
-    notDeclared: [],
     claims: [
       {
         id: "x",

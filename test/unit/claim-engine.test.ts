@@ -9,6 +9,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { EXPERIMENTS } from "../../lib/experiments/registry";
+import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import {
   absentUnless,
@@ -243,7 +245,6 @@ test("declare refuses a regime band that is the rule's band (04 (1) as it was), 
     notebook: "test",
     before: () => ({}),
     after: () => ({}),
-    notDeclared: [],
   };
   const claim = {
     id: "1",
@@ -397,10 +398,40 @@ test("the kit: when, from, absentWhen, absentUnless, stat, exactly, and the form
   );
 });
 
-test("readQuotes: notDeclared gives each quoted sentence with its reason, and refuses a key it does not have", () => {
-  const Q = readQuotes(path.join(__dirname, "..", "..", "lib", "experiments", "reindex-under-load"));
-  const [first] = Q.keys;
-  const out = Q.notDeclared({ [first]: "because" });
-  assert.deepEqual(out, [{ sentence: Q.quote(first), reason: "because" }]);
-  assert.throws(() => Q.notDeclared({ nope: "x" }), /no quote "nope"/);
+test("readQuotes and declare keep the ledger: every quoted sentence is declared, quoted, or not declared with a reason", (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-quotes-"));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const write = (quotes: object) =>
+    fs.writeFileSync(path.join(dir, "quotes.json"), JSON.stringify({ source: "seed.txt", quotes }));
+  write({ a: { original: "「速い」", figure: "2×" }, b: { original: "「遅い」", notDeclared: "because" } });
+  const claim = {
+    id: "1",
+    claim: "A is faster",
+    figure: "no figure",
+    kind: "magnitude" as const,
+    rule: { kind: "above", margin: 1 } as const,
+    regimeText: "any size",
+    howToTest: "any profile",
+    statistic: { text: "A/B", of: () => undefined, needs: "both" },
+  };
+  const set = (quotes: ReturnType<typeof readQuotes>, sentence = quotes.quote("a")) =>
+    declare({
+      notebook: "t",
+      factors: {},
+      before: () => ({}),
+      after: () => ({}),
+      quotes,
+      claims: [{ ...claim, sentence }],
+    });
+  const Q = readQuotes(dir);
+  assert.deepEqual(Q.notDeclared, [{ sentence: { original: "「遅い」" }, reason: "because" }], "the reason kept apart");
+  assert.deepEqual(Q.unaccounted(), ["a"], "not yet quoted");
+  assert.deepEqual(set(Q).notDeclared, Q.notDeclared);
+  assert.deepEqual(Q.unaccounted(), []);
+  assert.throws(() => Q.quote("b"), /"b" is quoted but named not declared/);
+  assert.throws(() => Q.quote("nope"), /no quote "nope"/);
+  write({ a: { original: "「速い」" }, c: { original: "「忘れた」" } });
+  const forgetful = readQuotes(dir);
+  assert.throws(() => set(forgetful), /"c" is neither quoted by a claim nor given a reason/);
+  assert.doesNotThrow(() => set(forgetful, forgetful.quote("c")), "c declared now, a quoted by the call before");
 });

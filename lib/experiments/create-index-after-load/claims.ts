@@ -52,6 +52,7 @@ const IO = {
 
 export const CLAIMS = declare<CreateIndexAfterLoadParams, S, "rows" | "walRows" | "cache" | "rowsPerCode" | "cpuFree">({
   notebook: "02-create-index-after-load",
+  quotes: Q,
   factors: {
     rows: { what: "rows", seed: SEED_ROWS, unit: "rows", within: [0.8, 1.25] },
     // WAL records per row do not depend on the size once the table spans many pages.
@@ -255,15 +256,4 @@ export const CLAIMS = declare<CreateIndexAfterLoadParams, S, "rows" | "walRows" 
       ),
     },
   ],
-  notDeclared: Q.notDeclared({
-    sortedLoad:
-      "it is (1a)'s mechanism; the sort's own time is shown in the CREATE INDEX sweep, not judged, and (3m) checks the other side (B's per-row CPU)",
-    memoryEfficiency: "no counter separates nbtsort's local-memory page build from the sort",
-    fewWriteOuts:
-      "the writes by backend type are shown (I/O by backend), not judged: the seed gives no figure to compare",
-    checkpoints:
-      "the seed's speculation; a repeat with a timed checkpoint in its window is flagged and the verdicts recomputed without it",
-    walCountersLag:
-      "a measurement caveat, handled by waiting after each phase until the WAL is flushed and the WAL writer's and checkpointer's counters stand still (at most settleMs), not a claim",
-  }),
 });

@@ -60,6 +60,7 @@ const roomText = (x: C, growth = true) =>
 
 export const CLAIMS: ClaimSet<FillfactorHotParams, S, "noRoom" | "room"> = declare({
   notebook: "07-fillfactor-hot",
+  quotes: Q,
   factors: {
     // noRoom: the reserved space cannot hold a new version of every row on the page; room: it can.
     noRoom: { what: "room ratio", seed: 1, unit: "", within: [0, 0.99], source: THRESHOLD },

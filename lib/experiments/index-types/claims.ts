@@ -42,6 +42,7 @@ const ginOnOff = (text: string, pick: (r: RoundValues) => number | undefined, wh
 
 export const CLAIMS: ClaimSet<IndexTypesParams, S, "pages" | "flushes"> = declare({
   notebook: "08-index-types",
+  quotes: Q,
   factors: {
     pages: { what: "heap pages of the table", seed: 1000, unit: "pages", within: [1, Infinity], source: VERY_LARGE },
     flushes: {
@@ -210,8 +211,4 @@ export const CLAIMS: ClaimSet<IndexTypesParams, S, "pages" | "flushes"> = declar
       ),
     },
   ],
-  notDeclared: Q.notDeclared({
-    ginConsistent: "it advises; its measurable part (the flush's latency) is claim b2",
-    brinLarge: "the design's intent; it is the regime of a1 and a2 (rows, and a column in insertion order)",
-  }),
 });

@@ -119,6 +119,7 @@ const unindexed = (engine: Seeded, c: Pick<C, "claim" | "kind" | "rule" | "readi
 
 export const CLAIMS: ClaimSet<IndexWriteCostParams, S, Factor> = declare<IndexWriteCostParams, S, Factor>({
   notebook: "01-index-write-cost",
+  quotes: Q,
   factors: {
     anyRows: { what: "rows", seed: LARGE, unit: "rows", within: [0.01, Infinity] },
     rows: { what: "rows", seed: LARGE, unit: "rows", within: [0.1, Infinity] },
@@ -188,12 +189,6 @@ export const CLAIMS: ClaimSet<IndexWriteCostParams, S, Factor> = declare<IndexWr
       reading: '"almost the same" read as ±10 %',
     }),
   ],
-  notDeclared: Q.notDeclared({
-    rangesDisjoint: "the unpaired min–max of five trials; a (mongodb) tests its contrast on paired repeats",
-    belowOne: "a rule for reading ratios, which the equivalence bands of a-counter and c (mongodb) follow",
-    overallRange: "its ends are MongoDB's counter and 5-field updates at 1M: a-counter and a (mongodb)",
-    realTime: "seconds depend on the machine; the ratio is a (mongodb)'s",
-  }),
 });
 /** The judged claims with why MongoDB did not run here (`reason`), where it did not. */
 export const withMongoReason = (checks: ClaimCheck[], reason: string | undefined): ClaimCheck[] =>

@@ -69,6 +69,7 @@ const growth = (tail: (m: Between, s: S) => string) =>
 
 export const CLAIMS: ClaimSet<OverIndexingParams, S, Factor> = declare({
   notebook: "03-over-indexing",
+  quotes: Q,
   factors: {
     // The ratio of 39- to 7-index TPS moves with how deep the trees are and how much of them is cached.
     dataSize: { what: "data size", seed: SEED_SHAPE.products, unit: "products", within: [0.5, 2] },
@@ -221,13 +222,6 @@ export const CLAIMS: ClaimSet<OverIndexingParams, S, Factor> = declare({
       ),
     },
   ],
-  notDeclared: Q.notDeclared({
-    amplifies:
-      "a run has one shared_buffers, so it needs two runs compared, which 03 does not pair; and nothing here drops the OS page cache between rounds, so at data this machine can hold a smaller shared_buffers turns misses into page-cache copies, not disk reads: the seed's condition would not be met",
-    grewTo200:
-      "a figure of the seed's machine and of all its rounds together (its TPS × 5–120 min); the storage chart shows this run's growth per round",
-    stress: "it names no quantity or condition to test",
-  }),
 });
 
 /** Claim (1) refuted by its steps' intervals stands only if Holm's step-down sign test refutes a step too. */

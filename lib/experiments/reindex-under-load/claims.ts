@@ -34,6 +34,7 @@ const splitSets = (s: Sum) => S.rebuildPairs(s).split.map((e) => e.label);
 
 export const CLAIMS: ClaimSet<P, Sum, (typeof ALL)[number]> = declare({
   notebook: "04-reindex-under-load",
+  quotes: Q,
   // The seed's 2 clients on 2 CPUs both wait on the one lock; more clients than CPUs change the TPS outside it too.
   factors: {
     scale: exactly("pgbench scale", 100),
@@ -170,10 +171,4 @@ export const CLAIMS: ClaimSet<P, Sum, (typeof ALL)[number]> = declare({
         `rebuild ${secs(s, (r) => r.reindexSeconds)} s vs ${secs(s, (r) => r.reindexSeconds, "concurrently")} s (medians, all three indexes)${when(splitSets(s).join(", "), (l) => `; sets whose two runs' probes split (×1.25): ${l}`)}.`,
     },
   ],
-  notDeclared: Q.notDeclared({
-    moreIndexes:
-      "this workload reindexes pgbench's three primary keys, one per table, as the seed did; testing it needs runs with added indexes on pgbench_accounts, which no parameter sets yet",
-    readsNotLocked:
-      "pgbench's SELECT reads the row its own transaction has just updated, so it never meets the REINDEX's lock by itself (the UPDATE before it waits): its latency cannot tell. A read-only client beside the load would test it; and the manual's REINDEX page adds that a plain REINDEX's ACCESS EXCLUSIVE lock on the index blocks reads that use that index",
-  }),
 });

@@ -132,6 +132,7 @@ function quorumClaims(env: EnvironmentKey, where: string, c: "same_az" | "cross_
 
 export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
   notebook: "05-round-trips",
+  quotes: Q,
   factors: {
     localRtt: rttFactor("round trip", "local"),
     rttSame: rttFactor("client round trip (same AZ)", "same_az"),
@@ -311,13 +312,4 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
       ),
     },
   ],
-  notDeclared: Q.notDeclared({
-    crossAzOverhead:
-      "arithmetic on (a)'s two round trips (1.70 − 0.20 ms), which are this run's inputs unless real hosts are named: " +
-      "the round-trip table shows both",
-    sameAzVsLocal:
-      "the 4.5× compares Aurora with the seed's Docker-on-macOS path, which is not here (the local environment is a " +
-      "direct loopback, and the AZ links are inputs); the 1.7× contradicts the seed's own 8.5×, which (a) declares",
-    overTwentySeconds: "the seed's own other-AZ gap is 18.54 s; the gap's cause is declared as (c share)",
-  }),
 });
