@@ -96,8 +96,6 @@ export interface ExperimentDefinition<
     readonly params: (p: P) => ClaimSet<P, S, string>;
     readonly summary: (s: S) => ClaimSet<P, S, string>;
   };
-  /** A correction after the engine's judgement, on the main verdicts (03: Holm over claim (1)'s steps). */
-  readonly correct?: (checks: ClaimCheck[], summary: S) => ClaimCheck[];
   /** The claims' prospect with what only this machine knows before the run (01: MongoDB cannot start here). */
   readonly prospectHere?: (plans: ClaimPlan[], p: P) => ClaimPlan[];
   /** The judged claims with what only the run knows (01: why MongoDB did not start). */
@@ -197,8 +195,7 @@ export function defineExperiment<
     const without = d.without?.(r, summary);
     const withoutFor = (claimId: string) => (typeof without === "function" ? without(claimId) : without);
     const checks = set.claims.map((c) => judgeOne(set, c.id, summary, withoutFor(c.id)));
-    const corrected = d.correct ? d.correct(checks, summary) : checks;
-    return d.explain ? d.explain(corrected, r) : corrected;
+    return d.explain ? d.explain(checks, r) : checks;
   };
 
   const save = (r: Run, summary: S, checks: readonly ClaimCheck[]): string[] => {

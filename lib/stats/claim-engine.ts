@@ -7,6 +7,8 @@ import {
   decide,
   describeRule,
   factorText,
+  FAMILY_ALPHA,
+  holmRefutations,
   gatedByScale,
   planClaims,
   scalePosition,
@@ -30,11 +32,12 @@ import path from "node:path";
 /** undefined: not known (yet). */
 export type Position<K extends string> = Readonly<Partial<Record<K, number>>>;
 
-/** One part of an all-of statistic, with its own rule where it differs. */
+/** One part of an all-of statistic, with its own rule where it differs, and the values behind its interval. */
 export interface Part {
   readonly label: string;
   readonly interval: Interval | undefined;
   readonly rule?: Rule;
+  readonly values?: readonly number[];
 }
 
 export interface Statistic<S> {
@@ -126,6 +129,11 @@ export interface ClaimCore<K extends string = string> {
   readonly howToTest: string;
   /** A claim about the emulation itself sets only this. */
   readonly emulates?: string;
+  /**
+   * "holm": an all-of statistic refuted by a part's interval stands only if Holm's step-down sign test over
+   * the parts' values refutes a part too (family error FAMILY_ALPHA); else inconclusive, saying what it needs.
+   */
+  readonly refutation?: "holm";
 }
 
 export interface Claim<P, S, K extends string = string> extends ClaimCore<K> {
@@ -233,6 +241,8 @@ export function declare<P, S, K extends string>(spec: ClaimSetSpec<P, S, K>): Cl
       problems.push(`(${c.id}) has no figure (say "no figure" when the seed gives none)`);
     if ((c.emulatedWhen || c.emulatedBefore) && !c.emulates)
       problems.push(`(${c.id}) can be emulated but does not say which inputs, or what the emulation can show`);
+    if (c.refutation && c.rule?.kind === "inside")
+      problems.push(`(${c.id}) confirms a refutation by a one-sided test, which needs an "above" or "below" rule`);
     if (Boolean(c.emulatedWhen) !== Boolean(c.emulatedBefore))
       problems.push(`(${c.id}) must say when it is emulated both before the run and after it`);
   }
@@ -335,7 +345,23 @@ export function decideClaim<K extends string>(
   if (!m.statistic || (isParts(m.statistic) && !m.statistic.length))
     return { verdict: "inconclusive", reason: "needs what this run did not measure", scale };
   const d = decideStatistic(claim.rule, m.statistic, fmt, m.level);
+  if (claim.refutation && d.verdict === "did not hold" && isParts(m.statistic) && claim.rule.kind !== "inside")
+    return { ...holmConfirmed(claim.rule, m.statistic, d.decidedBy), scale, interval };
   return { verdict: d.verdict, reason: d.decidedBy, scale, interval };
+}
+
+/** A refutation by one part's interval, confirmed or not by Holm's step-down sign test over all the parts. */
+function holmConfirmed(rule: Extract<Rule, { kind: "above" | "below" }>, parts: readonly Part[], decidedBy: string) {
+  const tests = parts.map((p) => ({ label: p.label, values: p.values ?? [] }));
+  const refuted = holmRefutations(tests, rule);
+  const p = refuted.map((r) => `${r.label} p = ${r.p.toPrecision(2)} ≤ ${r.threshold.toPrecision(3)}`);
+  if (refuted.length) return { verdict: "did not hold" as const, reason: `${decidedBy}; Holm: ${p.join(", ")}` };
+  // The fewest values against the claim whose one-sided sign test p = 0.5^n passes the strictest Holm threshold.
+  const need = Math.max(1, Math.ceil(Math.log2(parts.length / FAMILY_ALPHA)));
+  return {
+    verdict: "inconclusive" as const,
+    reason: `${decidedBy}, but a refutation must survive Holm's correction over ${parts.length} parts (family error ${FAMILY_ALPHA * 100} %): it needs ≥ ${need} values against the claim in a part`,
+  };
 }
 
 function seedText(c: ClaimCore): string {

@@ -30,7 +30,7 @@ import {
   type Measured,
   type Position,
 } from "../../lib/stats/claim-engine";
-import { isEvidence, type RegimeFactor, type Rule, type Verdict } from "../../lib/stats/claims";
+import { FAMILY_ALPHA, isEvidence, type RegimeFactor, type Rule, type Verdict } from "../../lib/stats/claims";
 import type { Interval } from "../../lib/stats/intervals";
 import { f0, f1, f2, f3, ms, ratio } from "../../lib/stats/format";
 
@@ -157,10 +157,20 @@ for (const { id, set, e } of SETS) {
       // As parts of an all-of statistic: every part held → held; one part outside → did not hold.
       const part = (x: Interval) => ({ label: "part", interval: x });
       assert.equal(decideAt({ statistic: [part(e.held[0]), part(e.held[0])], position: inside }).verdict, "held");
-      assert.equal(
-        decideAt({ statistic: [part(e.held[0]), part(e.not[0])], position: inside }).verdict,
-        "did not hold",
-      );
+      const refuted = decideAt({ statistic: [part(e.held[0]), part(e.not[0])], position: inside });
+      if (!c.refutation) assert.equal(refuted.verdict, "did not hold");
+      else {
+        // Holm over two parts at the family error: a part refutes only with ≥ log2(2 ÷ α) values against the claim.
+        const need = Math.ceil(Math.log2(2 / FAMILY_ALPHA));
+        assert.equal(refuted.verdict, "inconclusive");
+        assert.match(refuted.reason, new RegExp(`Holm's correction over 2 parts .* needs ≥ ${need} values against`));
+        const margin = rule.kind === "inside" ? NaN : rule.margin;
+        const against = (n: number) => ({ ...part(e.not[0]), values: Array<number>(n).fill(margin) });
+        const withValues = (n: number) => decideAt({ statistic: [part(e.held[0]), against(n)], position: inside });
+        assert.equal(withValues(need).verdict, "did not hold", withValues(need).reason);
+        assert.match(withValues(need).reason, /Holm: part p = /);
+        assert.equal(withValues(need - 1).verdict, "inconclusive", withValues(need - 1).reason);
+      }
       assert.equal(
         decideAt({ statistic: e.held[0], position: inside, absent: "its mode did not run" }).verdict,
         "not tested at this scale",
@@ -295,6 +305,13 @@ test("declare refuses a regime band that is the rule's band (04 (1) as it was), 
   assert.doesNotThrow(() =>
     declare({ ...base, factors: { runLength }, claims: [{ ...direction, regime: ["runLength"] }] }),
   );
+  const holm = { regime: ["runLength"], refutation: "holm" as const };
+  assert.throws(
+    () => declare({ ...base, factors: { runLength }, claims: [{ ...claim, ...holm }] }),
+    /confirms a refutation by a one-sided test/,
+  );
+  const above = { kind: "above", margin: 1 } as const;
+  assert.doesNotThrow(() => declare({ ...base, factors: { runLength }, claims: [{ ...claim, ...holm, rule: above }] }));
   const when = { emulatedWhen: () => "the link", emulatedBefore: () => "the link" };
   assert.throws(
     () => declare({ ...base, factors: { runLength }, claims: [{ ...claim, regime: ["runLength"], ...when }] }),

@@ -1,7 +1,7 @@
-/** Seed 002's claims, each paired per round; claim (1)'s refutation must also survive Holm's correction (`holm`). */
+/** Seed 002's claims, each paired per round; claim (1)'s refutation must also survive Holm's correction. */
 import { absentUnless, declare, exactly, readQuotes, stat as statistic, when } from "../../stats/claim-engine";
 import type { Claim, ClaimSet, Statistic } from "../../stats/claim-engine";
-import { FAMILY_ALPHA, holmRefutations, type ClaimCheck, type Rule } from "../../stats/claims";
+import { FAMILY_ALPHA, type Rule } from "../../stats/claims";
 import { durationText, f0, f1, f2, kilobytes, percent, ratio } from "../../stats/format";
 import type { OverIndexingParams } from "./params";
 import { plannedServerCpus } from "../server-cpus";
@@ -98,6 +98,7 @@ export const CLAIMS: ClaimSet<OverIndexingParams, S, Factor> = declare({
       sentence: Q.quote("inverse"),
       kind: "direction",
       rule: STEP_RULE,
+      refutation: "holm",
       reading: `every step below 1 (held when every step holds); refuted only when a step's interval is wholly at or above 1 and Holm's step-down sign test over the steps agrees (family error ${FAMILY_ALPHA * 100} %)`,
       regime: ["dataSize", "roundLength", "clients"],
       regimeText: SEED_REGIME,
@@ -223,17 +224,3 @@ export const CLAIMS: ClaimSet<OverIndexingParams, S, Factor> = declare({
     },
   ],
 });
-
-/** Claim (1) refuted by its steps' intervals stands only if Holm's step-down sign test refutes a step too. */
-export const holm = (checks: ClaimCheck[], s: S): ClaimCheck[] =>
-  checks.map((c) => {
-    if (c.id !== "1" || c.verdict !== "did not hold") return c;
-    const st = steps(s);
-    const refuted = holmRefutations(st, STEP_RULE);
-    const p = refuted.map((r) => `${r.label} p = ${r.p.toPrecision(2)} ≤ ${r.threshold.toPrecision(3)}`);
-    if (refuted.length) return { ...c, decidedBy: `${c.decidedBy}; Holm: ${p.join(", ")}` };
-    // The fewest rounds against the claim whose one-sided sign test p = 0.5^n passes the strictest Holm threshold.
-    const need = Math.max(1, Math.ceil(Math.log2(st.length / FAMILY_ALPHA)));
-    const decidedBy = `${c.decidedBy}, but a refutation must survive Holm's correction over ${st.length} steps (family error ${FAMILY_ALPHA * 100} %): it needs ≥ ${need} rounds with the step against the claim`;
-    return { ...c, verdict: "inconclusive", decidedBy };
-  });

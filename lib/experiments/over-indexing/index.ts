@@ -11,7 +11,7 @@ import { count } from "../../stats/format";
 import { repeatedRounds, runAdaptivePlan } from "../adaptive-rounds";
 import { recordedServerCpus } from "../server-cpus";
 import { pgbenchOnPostgres } from "../servers";
-import { CLAIMS, holm } from "./claims";
+import { CLAIMS } from "./claims";
 import { diskNeed, planTemplates, roomForSecondClone } from "./disk";
 import { estimate, estimateFor } from "./eta";
 import { checkParams, OVER_INDEXING_PROFILES, type OverIndexingParams } from "./params";
@@ -184,7 +184,7 @@ export const experiment = defineExperiment<OverIndexingParams, OverIndexingTrial
       // The first round of each level also built its indexes: later rounds are cheaper, so the pace errs long.
       stopAfter: (r) => {
         const s = summariseFor(store.trials(), p);
-        return adaptiveStep(holm(judge(CLAIMS, s), s), r).stop;
+        return adaptiveStep(judge(CLAIMS, s), r).stop;
       },
     });
     plan = adaptive.plan;
@@ -208,7 +208,6 @@ export const experiment = defineExperiment<OverIndexingParams, OverIndexingTrial
     },
   }),
   claims: CLAIMS,
-  correct: holm,
   without: (_run, summary) => withoutFlagged(summary),
   csvRows: levelRows,
   toJson: (s) => ({ ...s, rounds: s.rounds.map(({ series: _s, ...rest }) => rest) }),
