@@ -162,12 +162,21 @@ export interface ClaimSet<P, S, K extends string = string> {
   readonly notDeclared: readonly NotDeclared[];
 }
 
+/** A claim's statistic as declared, flat beside its other fields: its text, its value of the summary, what it needs. */
+export interface StatisticSpec<S> {
+  readonly statistic: string;
+  readonly of: Statistic<S>["of"];
+  readonly needs: string;
+  /** `times` ("1.23×") unless declared. */
+  readonly fmt?: (x: number) => string;
+}
+
 /** A claim as declared: what the engine fills in may be left out (no regime: gated by nothing; no why: ""). */
-export type ClaimSpec<P, S, K extends string = string> = Omit<Claim<P, S, K>, "regime" | "why" | "statistic"> & {
-  readonly regime?: readonly K[];
-  readonly why?: (s: S) => string;
-  readonly statistic: Omit<Statistic<S>, "fmt"> & { readonly fmt?: (x: number) => string };
-};
+export type ClaimSpec<P, S, K extends string = string> = Omit<Claim<P, S, K>, "regime" | "why" | "statistic"> &
+  StatisticSpec<S> & {
+    readonly regime?: readonly K[];
+    readonly why?: (s: S) => string;
+  };
 
 export type ClaimSetSpec<P, S, K extends string = string> = Omit<ClaimSet<P, S, K>, "claims" | "notDeclared"> & {
   readonly claims: readonly ClaimSpec<P, S, K>[];
@@ -212,11 +221,11 @@ export function declare<P, S, K extends string>(spec: ClaimSetSpec<P, S, K>): Cl
   const set: ClaimSet<P, S, K> = {
     ...rest,
     notDeclared: quotes?.notDeclared ?? [],
-    claims: spec.claims.map((c) => ({
+    claims: spec.claims.map(({ statistic: text, of, needs, fmt, ...c }) => ({
       ...c,
       regime: c.regime ?? [],
       why: c.why ?? noWhy,
-      statistic: { ...c.statistic, fmt: c.statistic.fmt ?? times },
+      statistic: { text, of, needs, fmt: fmt ?? times },
     })),
   };
   const problems: string[] = [];
@@ -527,13 +536,13 @@ export const absentUnless =
     return { reason, before: (p: P) => !has(list.planned(p)), after: (s: S) => !has(list.ran(s)) };
   };
 
-/** A statistic from its text, its value of the summary and what it needs; `times` unless `fmt`. */
+/** A claim's statistic fields (to spread into it) from its text, its value of the summary and what it needs. */
 export const stat = <S>(
   text: string,
   of: Statistic<S>["of"],
   needs: string,
   fmt: (x: number) => string = times,
-): Statistic<S> => ({ text, fmt, of, needs });
+): Required<StatisticSpec<S>> => ({ statistic: text, of, needs, fmt });
 
 /** A regime factor at exactly the seed's value. */
 export const exactly = (what: string, seed: number, unit = ""): RegimeFactor => ({ what, seed, unit, within: [1, 1] });

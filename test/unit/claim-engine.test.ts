@@ -266,7 +266,10 @@ test("declare refuses a regime band that is the rule's band (04 (1) as it was), 
     regime: ["stall"],
     regimeText: "the seed's stall share",
     howToTest: "",
-    statistic: { text: "lost share", fmt: String, of: () => undefined, needs: "" },
+    statistic: "lost share",
+    fmt: String,
+    of: () => undefined,
+    needs: "",
     why: () => "",
   };
   const stall: RegimeFactor = { what: "stall share", seed: 0.253, unit: "", within: [0.6, 1.4] };
@@ -365,7 +368,9 @@ test("declare fills in what a declaration may leave out: no regime, no why, no f
         mechanism: "per-row work",
         regimeText: "any size",
         howToTest: "any profile",
-        statistic: { text: "B/A", of: () => undefined, needs: "both" },
+        statistic: "B/A",
+        of: () => undefined,
+        needs: "both",
       },
     ],
   });
@@ -405,7 +410,7 @@ test("the kit: when, from, absentWhen, absentUnless, stat, exactly, and the form
   );
   const st = stat("B/A", () => undefined, "both");
   assert.deepEqual(
-    [st.text, st.needs, st.fmt(1.234), stat("x", () => undefined, "", ratio).fmt(1.234)],
+    [st.statistic, st.needs, st.fmt(1.234), stat("x", () => undefined, "", ratio).fmt(1.234)],
     ["B/A", "both", "1.23×", "1.23"],
   );
   assert.deepEqual(exactly("clients", 2), { what: "clients", seed: 2, unit: "", within: [1, 1] });
@@ -429,7 +434,9 @@ test("readQuotes and declare keep the ledger: every quoted sentence is declared,
     rule: { kind: "above", margin: 1 } as const,
     regimeText: "any size",
     howToTest: "any profile",
-    statistic: { text: "A/B", of: () => undefined, needs: "both" },
+    statistic: "A/B",
+    of: () => undefined,
+    needs: "both",
   };
   const set = (quotes: ReturnType<typeof readQuotes>, sentence = quotes.quote("a")) =>
     declare({

@@ -105,7 +105,7 @@ export const CLAIMS = declare<CreateIndexAfterLoadParams, S, "rows" | "walRows" 
       mechanism:
         "CREATE INDEX sorts the keys once and writes the tree bottom-up (nbtsort), where an indexed load descends the tree and inserts into a leaf for every row; that per-row work exists at any size",
       howToTest: "any profile",
-      statistic: seconds(`B/A of the seed's timed seconds (A: INSERT + CREATE INDEX, B: INSERT), ${PER_REPEAT}`),
+      ...seconds(`B/A of the seed's timed seconds (A: INSERT + CREATE INDEX, B: INSERT), ${PER_REPEAT}`),
       ours: onHeadline(
         ({ a, b, rows }) =>
           `${count(rows)} rows: A ${f2(a.medianSeconds)} s (load ${sec(a.phaseMs.load)} + index ${sec(a.phaseMs.index)}) vs B ${f2(b.medianSeconds)} s (medians)`,
@@ -133,7 +133,7 @@ export const CLAIMS = declare<CreateIndexAfterLoadParams, S, "rows" | "walRows" 
       regimeText:
         "100M rows only: B/A changes with the table size (see the size sweep), so no other size tests this figure",
       howToTest: "`--profile full` (100M rows) tests it",
-      statistic: seconds("B/A of the seed's timed seconds per repeat at the headline size; median over repeats"),
+      ...seconds("B/A of the seed's timed seconds per repeat at the headline size; median over repeats"),
       why: onHeadline(({ a, b }) => {
         const [A, B] = [seedFigures().loadThenIndexS, seedFigures().indexThenLoadS].map(minSec);
         return `A ${f2(a.medianSeconds)} s vs B ${f2(b.medianSeconds)} s here; the seed ${A} vs ${B}.`;
@@ -150,7 +150,7 @@ export const CLAIMS = declare<CreateIndexAfterLoadParams, S, "rows" | "walRows" 
       regimeText:
         "100M rows; records per row do not depend on the size (B: a heap and a leaf record per row; A: heap records, then page images), so tested from 1M rows",
       howToTest: "`--set rows=1000000` or more tests it",
-      statistic: paired(
+      ...paired(
         `B/A of pg_stat_wal wal_records over each method's timed phases, ${PER_REPEAT}`,
         "both methods' WAL counters in at least one repeat",
         sum.bOverA((x) => x.walRecords, "B/A wal_records per repeat"),
@@ -168,7 +168,7 @@ export const CLAIMS = declare<CreateIndexAfterLoadParams, S, "rows" | "walRows" 
       sentence: Q.quote("blockIo"),
       rule: { kind: "below", margin: 0.25 },
       reading: "does not explain: explains under a quarter",
-      statistic: paired(
+      ...paired(
         "per repeat, (B − A block I/O wait: blk_read_time + blk_write_time, WAL left out as it is claim 2's) ÷ the median B − A gap over all repeats, a negative share kept; median over repeats, on the headline pair",
         "both methods at the headline size, with B slower in the median repeat (a gap to explain)",
         sum.shareOfGap((x) => x.blockIoMs / 1000, "(B − A block I/O wait) ÷ the median B − A gap, per repeat"),
@@ -192,7 +192,7 @@ export const CLAIMS = declare<CreateIndexAfterLoadParams, S, "rows" | "walRows" 
       mechanism:
         "B's per-row descent and leaf insertion run on shared buffers already in memory; A's CREATE INDEX pays one sort. A's CPU counts its parallel sort workers, so a parallel build lowers the share",
       howToTest: "any profile on an embedded server, with no other CPU-bound work on the machine",
-      statistic: paired(
+      ...paired(
         "per repeat, (B − A CPU seconds: backend getrusage + parallel sort workers) ÷ the median B − A gap; median over repeats",
         "both methods' CPU (log_statement_stats) at the headline size, with B slower in the median repeat",
         sum.cpuShare,
@@ -221,7 +221,7 @@ export const CLAIMS = declare<CreateIndexAfterLoadParams, S, "rows" | "walRows" 
       regimeText: `~10,000 rows per code, the seed's: 100,000,000 rows over the 10,001 codes of 「${Q.quote("codes").original}」; a grown tree's density depends on rows per code, not on rows: reached at a smaller size by fewer distinct codes on the pairs that decide it`,
       howToTest:
         "pairs at 5,000–20,000 rows per code (`--set densityRows=1000000 --set densityCodes=100`, or `--profile full`) test it",
-      statistic: paired(
+      ...paired(
         `B/A of the finished index's size (pg_relation_size), ${PER_REPEAT}`,
         "pgstatindex of both methods' indexes",
         sum.bOverA((x) => x.indexBytes, "B/A index bytes per repeat"),
@@ -249,7 +249,7 @@ export const CLAIMS = declare<CreateIndexAfterLoadParams, S, "rows" | "walRows" 
       sentence: Q.quote("blksRead"),
       rule: { kind: "below", margin: 1 },
       regimeText: `${IO.regimeText}. The count depends on how much of the table shared_buffers holds when CREATE INDEX scans it`,
-      statistic: paired(
+      ...paired(
         `B/A of pg_stat_database blks_read over each method's timed phases, ${PER_REPEAT}`,
         "blks_read of both methods at the headline size, A's above 0",
         sum.bOverA((x) => x.blksRead, "B/A blks_read per repeat"),

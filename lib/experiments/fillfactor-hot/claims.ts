@@ -40,13 +40,11 @@ const hotBelowFull = (text: string, what: string, p: (r: C["rounds"][number]) =>
     figure: "no figure",
     rule: { kind: "below", margin: 1 },
     regimeText: `the HOT pass (counter, ${ROOM_TEXT} ≥ 1) vs counter at fillfactor 100, same round`,
-    statistic: stat(
-      `${text}, HOT pass ÷ fillfactor-100 pass, paired within a round`,
-      withPasses((h, b) =>
-        pairedQuotient(h.rounds, b.rounds, (r) => r.repeat, p, `${what}, ff ${h.fillfactor} ÷ ff 100, one per round`),
-      ),
-      `${what} of both passes in the same rounds`,
+    statistic: `${text}, HOT pass ÷ fillfactor-100 pass, paired within a round`,
+    of: withPasses((h, b) =>
+      pairedQuotient(h.rounds, b.rounds, (r) => r.repeat, p, `${what}, ff ${h.fillfactor} ÷ ff 100, one per round`),
     ),
+    needs: `${what} of both passes in the same rounds`,
   }) as const;
 
 /** The pages' room of one pass, and (`growth`) where its new versions went. */
@@ -91,7 +89,7 @@ export const CLAIMS: ClaimSet<FillfactorHotParams, S, "noRoom" | "room"> = decla
         `fillfactor 100, ${ROOM_TEXT} below 1 (the page has no room for the pass's new versions). Not measured: ` +
         "single-row transactions, between which pruning can reclaim earlier versions; the claim says nothing of them",
       howToTest: "fillfactor 100 is in it for any row narrower than half a page; `--set fillfactors=[100,50]` runs it",
-      statistic: hotShare(
+      ...hotShare(
         "HOT share of the pass = Δn_tup_hot_upd ÷ Δn_tup_upd (pg_stat_user_tables around the timed pass), median over rounds",
         fullPass,
         "the counter pass at fillfactor 100",
@@ -110,7 +108,7 @@ export const CLAIMS: ClaimSet<FillfactorHotParams, S, "noRoom" | "room"> = decla
       regime: ["room"],
       regimeText: `the highest fillfactor run whose ${ROOM_TEXT} is at least 1 (51 or lower for 07's 116-byte row versions; the profiles run 50)`,
       howToTest: `\`--set fillfactors=[100,${fillfactorForOneVersion(60)}]\` (07's row) tests it`,
-      statistic: hotShare("HOT share of the pass at that fillfactor, median over rounds", hotPass, "the counter pass"),
+      ...hotShare("HOT share of the pass at that fillfactor, median over rounds", hotPass, "the counter pass"),
       ours: from(hotPass, (x) => `fillfactor ${x.fillfactor}`),
       why: from(hotPass, (h, s) => {
         const others = passesOf(s, "counter").filter((y) => y !== h);
@@ -129,12 +127,11 @@ export const CLAIMS: ClaimSet<FillfactorHotParams, S, "noRoom" | "room"> = decla
       regimeText: "every fillfactor run, the pass changing k (which has a B-tree of its own)",
       mechanism: "a HOT update needs the indexed columns unchanged, whatever the room on the page",
       howToTest: '`--set columns=["counter","k"]` runs it',
-      statistic: stat(
-        "HOT share of the k pass at each fillfactor, median over rounds",
-        (s) => someParts(passesOf(s, "k").map((x) => ({ label: `ff ${x.fillfactor}`, interval: x.hotShareInterval }))),
-        "the k pass",
-        pctFmt,
-      ),
+      statistic: "HOT share of the k pass at each fillfactor, median over rounds",
+      of: (s) =>
+        someParts(passesOf(s, "k").map((x) => ({ label: `ff ${x.fillfactor}`, interval: x.hotShareInterval }))),
+      needs: "the k pass",
+      fmt: pctFmt,
       why: from(
         (s) => s.filter((y) => y.column === "k").sort((a, b) => (b.roomRatio ?? 0) - (a.roomRatio ?? 0))[0],
         (x) =>
@@ -154,20 +151,19 @@ export const CLAIMS: ClaimSet<FillfactorHotParams, S, "noRoom" | "room"> = decla
       reading:
         "HOT pass below 0.1 entries per row, and the non-HOT pass 0.9–1.1 per index per row; held only when both hold",
       regimeText: `the HOT pass (counter, ${ROOM_TEXT} ≥ 1) and the non-HOT pass (counter at fillfactor 100), 2 B-trees`,
-      statistic: stat(
+      statistic:
         "B-tree leaf entries inserted per updated row, counted in the pass's WAL (pg_walinspect: Btree INSERT_LEAF, " +
-          "INSERT_POST, SPLIT_L, SPLIT_R), median over rounds: of all indexes for the HOT pass, per index for the non-HOT pass",
-        withPasses((h, b) => {
-          const hot = entries(h, 1, "index entries per row, HOT pass, one per round");
-          const base = entries(b, INDEXES.length, "index entries per row per index, fillfactor 100, one per round");
-          return allParts([
-            { label: `HOT pass (ff ${h.fillfactor})`, interval: hot },
-            { label: "ff 100, per index", interval: base, rule: { kind: "inside", low: 0.9, high: 1.1 } },
-          ]);
-        }),
-        "both passes and pg_walinspect (the WAL's B-tree records) on the server",
-        f3,
-      ),
+        "INSERT_POST, SPLIT_L, SPLIT_R), median over rounds: of all indexes for the HOT pass, per index for the non-HOT pass",
+      of: withPasses((h, b) => {
+        const hot = entries(h, 1, "index entries per row, HOT pass, one per round");
+        const base = entries(b, INDEXES.length, "index entries per row per index, fillfactor 100, one per round");
+        return allParts([
+          { label: `HOT pass (ff ${h.fillfactor})`, interval: hot },
+          { label: "ff 100, per index", interval: base, rule: { kind: "inside", low: 0.9, high: 1.1 } },
+        ]);
+      }),
+      needs: "both passes and pg_walinspect (the WAL's B-tree records) on the server",
+      fmt: f3,
       why: bothPasses(
         (v) =>
           `HOT share ${v((x) => pct(x.hotShare))}; the indexes grew ${v((x) => f1(x.indexBytesPerRow))} ` +

@@ -68,12 +68,10 @@ export const CLAIMS: ClaimSet<IndexTypesParams, S, "pages" | "flushes"> = declar
       reading: '"very small" read as under a tenth of a B-tree over the same rows',
       regimeText:
         "a table large enough that a B-tree on it has hundreds of pages; BRIN on a column in insertion order (created)",
-      statistic: {
-        text: `pg_relation_size of the BRIN index (summarised after the stream) ÷ the B-tree's, ${ROUNDS}`,
-        fmt: (x) => times(x, 3),
-        of: paired("brin", "btree", (r) => r.indexBytes, "index bytes"),
-        needs: "the brin and btree insert streams",
-      },
+      statistic: `pg_relation_size of the BRIN index (summarised after the stream) ÷ the B-tree's, ${ROUNDS}`,
+      fmt: (x) => times(x, 3),
+      of: paired("brin", "btree", (r) => r.indexBytes, "index bytes"),
+      needs: "the brin and btree insert streams",
       why: whyOf(
         ["brin", "btree"],
         ([b, t]) =>
@@ -93,16 +91,14 @@ export const CLAIMS: ClaimSet<IndexTypesParams, S, "pages" | "flushes"> = declar
       regimeText:
         "the INSERT stream into an empty table: the index's build summarises the first range, whose rows then update " +
         "its summary; every page after it is a new page outside the summarised ranges, left to a later summarisation",
-      statistic: {
-        text: `(BRIN − none) ÷ (B-tree − none) of the stream's seconds and of its WAL bytes per row, ${ROUNDS}`,
-        fmt: ratio,
-        of: (s) =>
-          allParts([
-            { label: "seconds", interval: overNone("brin", (r) => r.seconds, "seconds")(s) },
-            { label: "WAL bytes", interval: overNone("brin", (r) => r.walBytesPerRow, "WAL bytes per row")(s) },
-          ]),
-        needs: "the none, brin and btree insert streams, with the B-tree slower than none",
-      },
+      statistic: `(BRIN − none) ÷ (B-tree − none) of the stream's seconds and of its WAL bytes per row, ${ROUNDS}`,
+      fmt: ratio,
+      of: (s) =>
+        allParts([
+          { label: "seconds", interval: overNone("brin", (r) => r.seconds, "seconds")(s) },
+          { label: "WAL bytes", interval: overNone("brin", (r) => r.walBytesPerRow, "WAL bytes per row")(s) },
+        ]),
+      needs: "the none, brin and btree insert streams, with the B-tree slower than none",
       why: whyOf(
         ["brin", "btree", "none"],
         ([b, t, n]) =>
@@ -124,7 +120,7 @@ export const CLAIMS: ClaimSet<IndexTypesParams, S, "pages" | "flushes"> = declar
       mechanism:
         "with fastupdate an insert appends its keys to the unsorted pending list instead of inserting each into the entry tree",
       howToTest: '`--set kinds=["gin-fastupdate","gin-nofastupdate"]` runs it',
-      statistic: ginOnOff("median batch latency", (r) => r.medianMs, "median batch ms"),
+      ...ginOnOff("median batch latency", (r) => r.medianMs, "median batch ms"),
       why: whyOf(
         GIN,
         ([on, off]) =>
@@ -141,7 +137,7 @@ export const CLAIMS: ClaimSet<IndexTypesParams, S, "pages" | "flushes"> = declar
       reading: '"much slower" read as the slowest batch over 1.5× the slowest batch without the pending list',
       regimeText: `an INSERT stream that fills the pending list past gin_pending_list_limit (${PENDING_LIMIT / 1048576} MB) at least once`,
       howToTest: `\`--set rows=${Math.ceil(PENDING_LIMIT / (KEYS_PER_ROW * KEY_BYTES) / 10_000) * 10_000}\` or more fills it once`,
-      statistic: ginOnOff("slowest batch", (r) => r.maxMs, "slowest batch ms"),
+      ...ginOnOff("slowest batch", (r) => r.maxMs, "slowest batch ms"),
       why: whyOf(GIN, ([on, off]) => {
         const flush =
           on.flushes === undefined
@@ -162,11 +158,9 @@ export const CLAIMS: ClaimSet<IndexTypesParams, S, "pages" | "flushes"> = declar
         "the GIN insert stream with fastupdate, its flushes found by the pending list shrinking (pageinspect)",
       mechanism: "a flush moves the whole pending list into the entry tree inside the statement that overfilled it",
       howToTest: "a stream that fills the pending list at least once, on a server with pageinspect",
-      statistic: stat(
-        "latency of the flushing batch ÷ the median batch of the same stream, median over rounds",
-        (s) => medianOf(find(s, GIN[0])?.rounds ?? [], (r) => (r.flushMs ?? NaN) / r.medianMs, FLUSH_RATIO),
-        "a flush in the GIN insert stream with fastupdate, seen by pageinspect",
-      ),
+      statistic: "latency of the flushing batch ÷ the median batch of the same stream, median over rounds",
+      of: (s) => medianOf(find(s, GIN[0])?.rounds ?? [], (r) => (r.flushMs ?? NaN) / r.medianMs, FLUSH_RATIO),
+      needs: "a flush in the GIN insert stream with fastupdate, seen by pageinspect",
       why: whyOf(["gin-fastupdate"], ([on]) =>
         on.flushMs === undefined
           ? ""
@@ -184,24 +178,22 @@ export const CLAIMS: ClaimSet<IndexTypesParams, S, "pages" | "flushes"> = declar
       regimeText:
         "a B-tree on k WHERE flagged; the batches outside the predicate (all but every matchEvery-th) of the INSERT stream and the UPDATE pass",
       howToTest: '`--set kinds=["none","partial"]` runs it',
-      statistic: {
-        text: `partial ÷ none over the batches outside the predicate: median batch ms (insert, update) and WAL bytes per row (insert), ${ROUNDS}`,
-        fmt: (x) => times(x, 3),
-        of: (s) => {
-          const outside = (label: string, pick: (r: RoundValues) => number, op = "insert") => ({
-            label,
-            interval: paired("partial", "none", pick, `${label} outside`, op)(s),
-          });
-          const wal = { ...outside("insert WAL", (r) => r.outsideWalBytesPerRow), rule: WAL_BAND };
-          const parts = [
-            outside("insert ms", (r) => r.outsideMedianMs),
-            wal,
-            outside("update ms", (r) => r.outsideMedianMs, "update"),
-          ];
-          return someParts(parts.filter((x) => x.interval));
-        },
-        needs: "the none and partial runs",
+      statistic: `partial ÷ none over the batches outside the predicate: median batch ms (insert, update) and WAL bytes per row (insert), ${ROUNDS}`,
+      fmt: (x) => times(x, 3),
+      of: (s) => {
+        const outside = (label: string, pick: (r: RoundValues) => number, op = "insert") => ({
+          label,
+          interval: paired("partial", "none", pick, `${label} outside`, op)(s),
+        });
+        const wal = { ...outside("insert WAL", (r) => r.outsideWalBytesPerRow), rule: WAL_BAND };
+        const parts = [
+          outside("insert ms", (r) => r.outsideMedianMs),
+          wal,
+          outside("update ms", (r) => r.outsideMedianMs, "update"),
+        ];
+        return someParts(parts.filter((x) => x.interval));
       },
+      needs: "the none and partial runs",
       why: whyOf(
         ["partial", "none"],
         ([p, n], s) =>

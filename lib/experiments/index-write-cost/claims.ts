@@ -54,14 +54,13 @@ const GROWTH = "`--set growthRows=[1000000]` (its four conditions at 1M rows) or
 
 /** The seed's two engines: its quotes and mechanisms are theirs (a new engine has no seed sentence to test). */
 type Seeded = "postgresql" | "mongodb";
-type Spec = Omit<C, "id" | "sentence" | "absent" | "statistic" | "ours"> & Partial<C> & Omit<C["statistic"], "fmt">;
+type Spec = Omit<C, "id" | "sentence" | "absent" | "ours"> & Partial<C>;
 /** Claim `id (engine)` quoting `<quote>Pg` or `<quote>Mongo`: absent when its engine did not run; `ours`: its path. */
-const on = (engine: Seeded, id: string, quote: string, { text, of, needs, ...c }: Spec): C => ({
+const on = (engine: Seeded, id: string, quote: string, c: Spec): C => ({
   id: `${id} (${engine})`,
   sentence: Q.quote(`${quote}${engine === "postgresql" ? "Pg" : "Mongo"}`),
   absent: unless([engine], NO_RUN[engine]),
   ours: (s) => clientPath(s, engine),
-  statistic: { text, of, needs },
   ...c,
 });
 const MECHANISM: Record<Seeded, string> = {
@@ -80,7 +79,7 @@ const contrast = (engine: Seeded, op: Operation) =>
     regimeText: "10k, 100k and 1M rows (the seed's sizes), batches of 1,000, one client",
     mechanism: MECHANISM[engine],
     howToTest: "any run with both UPDATEs and 0 and 5 extra indexes tests it",
-    text: `R(${LABEL[op]}) ÷ R(UPDATE counter) per repeat, R = t(5 extra idx) ÷ t(0 extra idx) ${QUOTIENT}`,
+    statistic: `R(${LABEL[op]}) ÷ R(UPDATE counter) per repeat, R = t(5 extra idx) ÷ t(0 extra idx) ${QUOTIENT}`,
     needs: `${LABEL[op]} and UPDATE counter with 0 and 5 extra indexes in the same repeats`,
     of: (s) => median(RR(s, engine, [top(s), op, 5], [top(s), "update_nonindexed", 5]), "R ÷ R(counter)"),
     why: (s) => counters(s, engine, [top(s)], ["update_nonindexed", op], [5]),
@@ -92,7 +91,7 @@ const growth = (engine: Seeded, c: Pick<C, "claim" | "rule" | "reading" | "howTo
     kind: "magnitude",
     regime: ["largest", "compared"],
     regimeText: stated("growth between 100k and 1M rows (the seed's jump), shared_buffers and WiredTiger cache 1 GB"),
-    text: `G(op) = R(op at 1M) ÷ R(op at the compared size), R = t(5 idx) ÷ t(0 idx) paired within a repeat; G paired by repeat number (sizes run in blocks), for INSERT and the 5-field UPDATE${engine === "postgresql" ? "; PostgreSQL's G ÷ MongoDB's G" : ""}`,
+    statistic: `G(op) = R(op at 1M) ÷ R(op at the compared size), R = t(5 idx) ÷ t(0 idx) paired within a repeat; G paired by repeat number (sizes run in blocks), for INSERT and the 5-field UPDATE${engine === "postgresql" ? "; PostgreSQL's G ÷ MongoDB's G" : ""}`,
     of: (s) => {
       const g = (op: Operation) =>
         engine === "mongodb" ? G(s, engine, op) : paired(G(s, engine, op), G(s, "mongodb", op));
@@ -111,7 +110,7 @@ const unindexed = (engine: Seeded, c: Pick<C, "claim" | "kind" | "rule" | "readi
     regime: ["rows"],
     regimeText: stated("100k and 1M rows (the seed's figures for this claim)"),
     howToTest: FROM_100K,
-    text: `t(UPDATE field1, 5 extra idx) ÷ t(UPDATE field1, 1 extra idx), ${QUOTIENT}`,
+    statistic: `t(UPDATE field1, 5 extra idx) ÷ t(UPDATE field1, 1 extra idx), ${QUOTIENT}`,
     needs: "UPDATE field1 with 0, 1 and 5 extra indexes",
     of: (s) => median(RR(s, engine, [top(s), "update_one_field", 5], [top(s), "update_one_field", 1]), "5 ÷ 1"),
     why: (s) => counters(s, engine, [top(s)], ["update_one_field"], [1, 5]),
@@ -148,7 +147,8 @@ export const CLAIMS: ClaimSet<IndexWriteCostParams, S, Factor> = declare<IndexWr
       regime: ["rows1M", "smallest"],
       regimeText: stated("the seed's 10k and 1M rows, the whole matrix at both"),
       howToTest: "`--set rowCounts=[10000,1000000]` or `--profile full` tests it",
-      text: "G(field1) = R(UPDATE field1 at 1M) ÷ R(at 10k), R = t(5 idx) ÷ t(0 idx) paired within a repeat; G paired by repeat number",
+      statistic:
+        "G(field1) = R(UPDATE field1 at 1M) ÷ R(at 10k), R = t(5 idx) ÷ t(0 idx) paired within a repeat; G paired by repeat number",
       needs: "UPDATE field1 with 0 and 5 extra indexes at two sizes",
       of: (s) =>
         low(s) === top(s)
@@ -171,7 +171,7 @@ export const CLAIMS: ClaimSet<IndexWriteCostParams, S, Factor> = declare<IndexWr
       regime: ["rows"],
       regimeText: stated("100k and 1M rows (its sentence's sizes). A heavier client path pulls this ratio towards 1"),
       howToTest: FROM_100K,
-      text: `R(UPDATE counter) = t(5 extra idx) ÷ t(0 extra idx), ${QUOTIENT}`,
+      statistic: `R(UPDATE counter) = t(5 extra idx) ÷ t(0 extra idx), ${QUOTIENT}`,
       of: (s) => conditionAt(s, "mongodb", [top(s), "update_nonindexed", 5])?.ratioInterval,
       needs: "UPDATE counter with 0 and 5 extra indexes",
       why: (s) => counters(s, "mongodb", [top(s)], ["update_nonindexed"], [0, 5]),

@@ -1,6 +1,6 @@
 /** Seed 002's claims, each paired per round; claim (1)'s refutation must also survive Holm's correction. */
 import { absentUnless, declare, exactly, readQuotes, stat as statistic, when } from "../../stats/claim-engine";
-import type { Claim, ClaimSet, Statistic } from "../../stats/claim-engine";
+import type { ClaimSet, ClaimSpec, Statistic } from "../../stats/claim-engine";
 import { FAMILY_ALPHA, type Rule } from "../../stats/claims";
 import { durationText, f0, f1, f2, kilobytes, percent, ratio } from "../../stats/format";
 import type { OverIndexingParams } from "./params";
@@ -57,7 +57,7 @@ const AT_SEED_7_39 = { regimeText: SEED_REGIME, absent: NEEDS_7_39 };
 const growth = (tail: (m: Between, s: S) => string) =>
   ({
     kind: "magnitude",
-    statistic: stat("growth of all tables and indexes over the round at 39 indexes ÷ at 7, paired per round", (s) =>
+    ...stat("growth of all tables and indexes over the round at 39 indexes ÷ at 7, paired per round", (s) =>
       ratio39to7(s, (r) => r.tableGrowthBytes + r.indexGrowthBytes, "storage growth"),
     ),
     ours: (s) => `${measured(s).longRound?.toPrecision(2) ?? "n/a"} ${TX_PER_PRODUCT}`,
@@ -65,7 +65,7 @@ const growth = (tail: (m: Between, s: S) => string) =>
       (m, _l7, _l39, s) => `Index growth per transaction ${m((l) => l.indexGrowthPerTx, kilobytes)}${tail(m, s)}`,
     ),
     absent: NEEDS_7_39,
-  }) as const satisfies Partial<Claim<OverIndexingParams, S, Factor>>;
+  }) as const satisfies Partial<ClaimSpec<OverIndexingParams, S, Factor>>;
 
 export const CLAIMS: ClaimSet<OverIndexingParams, S, Factor> = declare({
   notebook: "03-over-indexing",
@@ -105,7 +105,7 @@ export const CLAIMS: ClaimSet<OverIndexingParams, S, Factor> = declare({
       mechanism:
         "each added index is one more B-tree insert for every inserted row and every non-HOT update, work inside the transaction at any data size; the sign holds as long as the added work is not hidden by a larger wait",
       howToTest: "`--set indexLevels=[7,14,21,28,39]` runs every step",
-      statistic: stat(
+      ...stat(
         "for each step, TPS at the higher level ÷ at the next lower, one ratio per round (every level once per round, order rotated), exact interval of the median" +
           ADAPTIVE,
         (s) => (s.levels.length < 3 ? undefined : steps(s)),
@@ -126,7 +126,7 @@ export const CLAIMS: ClaimSet<OverIndexingParams, S, Factor> = declare({
       ...AT_SEED_7_39,
       howToTest:
         "`--profile full` (the seed's data, 300 s rounds, 16 clients) on a server with at least 16 CPUs (one per client: DBLAB_POSTGRES_URI, or a Docker host with them) tests it",
-      statistic: stat(
+      ...stat(
         "TPS with 39 indexes ÷ TPS with 7, one ratio per round (paired), exact interval of the median" + ADAPTIVE,
         (s) => ratio39to7(s, (r) => r.tps, "TPS"),
       ),
@@ -149,7 +149,7 @@ export const CLAIMS: ClaimSet<OverIndexingParams, S, Factor> = declare({
       derivedFrom: "claim 2 by Little's law (latency = clients ÷ TPS with every client always in a transaction)",
       ...AT_SEED_7_39,
       howToTest: "levels 7 and 39 run it",
-      statistic: stat(
+      ...stat(
         "pgbench's average latency at 39 indexes ÷ at 7, paired per round",
         (s) => ratio39to7(s, (r) => r.latencyAvgMs, "latency"),
         "pgbench latencies at levels 7 and 39",
@@ -169,12 +169,11 @@ export const CLAIMS: ClaimSet<OverIndexingParams, S, Factor> = declare({
       regimeText: `${SEED_REGIME}: the figure is of the seed's data, memory and configuration, so it is decided only there (every round of such a run is in it)`,
       howToTest:
         "the seed's 20M products with at most a sixth of shared_buffers and ≥ 300 s rounds tests it: `--profile full --set sharedBuffersMB=65536 --set memoryGiB=80` on a server with that memory; not `full` as it is (12 GB of shared_buffers for ~11 GB of data)",
-      statistic: statistic(
+      statistic:
         "each round's blks_hit ÷ (blks_hit + blks_read) over its timed window (pg_stat_database); per level the lowest round (every round observed, no sampling)",
-        lowestHits,
-        "block counters from the rounds (pg_stat_database)",
-        (x) => percent(x, 2),
-      ),
+      of: lowestHits,
+      needs: "block counters from the rounds (pg_stat_database)",
+      fmt: (x) => percent(x, 2),
       why: readsText,
     },
     {
@@ -189,7 +188,7 @@ export const CLAIMS: ClaimSet<OverIndexingParams, S, Factor> = declare({
       mechanism:
         "a transaction waits on storage only for a block read into shared_buffers (track_io_timing times them); if the extra reads at 39 indexes took a small share of the clients' time, the TPS lost was spent elsewhere: the index maintenance counted in claim (1)'s why",
       howToTest: "levels 7 and 39 with track_io_timing on (03's servers set it) run it",
-      statistic: stat(
+      ...stat(
         "per round, (block-read ms at 39 − at 7) ÷ (clients × round seconds) ÷ (1 − TPS39 ÷ TPS7), rounds whose TPS did not fall left out; exact interval of the median",
         readShareOfLoss,
         "rounds at 7 and 39 indexes in which TPS fell",

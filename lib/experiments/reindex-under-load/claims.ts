@@ -1,5 +1,5 @@
 /** Seed 003's claims, per set. Its 20–30 % is its rebuild ÷ its 30 s run: judged at its own protocol. */
-import { absentUnless, declare, exactly, readQuotes, stat, when, type ClaimSet } from "../../stats/claim-engine";
+import { absentUnless, declare, exactly, readQuotes, when, type ClaimSet } from "../../stats/claim-engine";
 import { intervalText } from "../../stats/intervals";
 import { f1, f2, percent as pct, times } from "../../stats/format";
 import { medianOf, quotient } from "../../stats/claim-statistics";
@@ -54,12 +54,11 @@ export const CLAIMS: ClaimSet<P, Sum, (typeof ALL)[number]> = declare({
       ...PLAIN,
       regimeText: `${PROTOCOL_TEXT}. The figure is the seed's rebuild seconds ÷ its 30 s run (≈ 7.6 s stalled, 25 %; sets 2, 3: 20 %, 22 %): another machine's rebuild makes another share, so only the seed's own protocol tests it`,
       howToTest: "`--profile full` runs the seed's protocol (scale 100, 30 s runs, 2 clients)",
-      statistic: stat(
+      statistic:
         "within each REINDEX run: transactions the REINDEX window cost (the rate outside the window × its length − those done inside), as a share of the run; one value per set, median over sets (the between-run TPS ratio is shown beside it: this machine changes speed between runs)",
-        (s) => S.perRun(s, (r) => r.lostShare, "share of the run's transactions lost in the reindex window, per set"),
-        WINDOW,
-        (x) => pct(x, 1),
-      ),
+      of: (s) => S.perRun(s, (r) => r.lostShare, "share of the run's transactions lost in the reindex window, per set"),
+      needs: WINDOW,
+      fmt: (x) => pct(x, 1),
       ours: (s) =>
         `the plain REINDEX's window was ${pct(stall(s))} of the ${s.durationSeconds} s run (the seed's ≈ 25 % of 30 s)${when(S.modeSummary(s, "reindex")?.tpsRatio, (b) => `; between runs TPS ${intervalText(b, (x) => change(x, 0))} against the set's baseline`)}`,
       why: (s) =>
@@ -75,11 +74,10 @@ export const CLAIMS: ClaimSet<P, Sum, (typeof ALL)[number]> = declare({
       ...PLAIN,
       regimeText: "any scale and run length: a run whose REINDEX window lies inside the load",
       mechanism: `${SHARE_LOCK}; every TPC-B transaction updates all three tables, so no transaction completes in the window`,
-      statistic: stat(
+      statistic:
         "per REINDEX run: the share of its transactions lost in the window ÷ the window's share of the run (= 1 − TPS inside ÷ TPS outside, so at most 1: the band's top is never the deciding edge); median over sets",
-        (s) => S.perRun(s, (r) => quotient(r.lostShare, S.stallShare(r, s.durationSeconds)), LOST_OVER_STALL),
-        WINDOW,
-      ),
+      of: (s) => S.perRun(s, (r) => quotient(r.lostShare, S.stallShare(r, s.durationSeconds)), LOST_OVER_STALL),
+      needs: WINDOW,
       why: (s) =>
         `during the window pgbench kept ${pct(S.modeSummary(s, "reindex")?.duringOutside?.median)} of the TPS it had outside it (median)${when(S.runsOf(s, "reindex").find((r) => r.topLock)?.topLock, (l) => `; the lock it waited for most: "${l}"`)}; pg_blocking_pids named the REINDEX session for ${secs(s, (r) => r.blockedByReindexSeconds)} s.`,
     },
@@ -92,11 +90,10 @@ export const CLAIMS: ClaimSet<P, Sum, (typeof ALL)[number]> = declare({
         "(1m)'s stall share and the transaction ÷ UPDATE latency: added = clients × stall ÷ transactions, so the multiple is 1 + stall share × (transaction ÷ UPDATE latency), an identity",
       ...PLAIN,
       regimeText: PROTOCOL_TEXT,
-      statistic: stat(
+      statistic:
         "within each REINDEX run: (its unblocked UPDATE latency + its lock waits on pgbench_accounts ÷ its UPDATEs) ÷ its unblocked latency; median over sets",
-        S.updateWithinRun,
-        "pgbench -r statement latencies and lock samples of a REINDEX run",
-      ),
+      of: S.updateWithinRun,
+      needs: "pgbench -r statement latencies and lock samples of a REINDEX run",
       arithmetic: (s) => {
         const share = stall(s);
         const txOverU = S.perRun(s, (r) => quotient(r.latencyAvgMs, r.updateUnblockedMs))?.estimate;
@@ -116,12 +113,11 @@ export const CLAIMS: ClaimSet<P, Sum, (typeof ALL)[number]> = declare({
       signSetBy:
         "the share of the run the plain REINDEX stalls (this machine's rebuild ÷ the run's length) against what CONCURRENTLY's extra scans take from the load on the same CPUs and disk",
       mechanism: `${SHARE_LOCK}; CONCURRENTLY takes SHARE UPDATE EXCLUSIVE, which blocks no write (3m), but scans the table twice beside the load`,
-      statistic: stat(
+      statistic:
         "per set, the within-run share of transactions lost to the CONCURRENTLY window minus that lost to the plain REINDEX window (percentage points); median over sets",
-        S.lostDifference,
-        "a REINDEX and a CONCURRENTLY run in the same set",
-        (x) => `${x >= 0 ? "+" : "−"}${Math.abs(x * 100).toFixed(1)} points`,
-      ),
+      of: S.lostDifference,
+      needs: "a REINDEX and a CONCURRENTLY run in the same set",
+      fmt: (x) => `${x >= 0 ? "+" : "−"}${Math.abs(x * 100).toFixed(1)} points`,
       why: (s) =>
         `the plain REINDEX's window was ${pct(stall(s))} of the ${s.durationSeconds} s run (the seed's ≈ 25 % of 30 s), CONCURRENTLY's ${pct(S.perRun(s, (r) => S.stallShare(r, s.durationSeconds), "", "concurrently")?.estimate)}; pgbench waited on locks for ${secs(s, (r) => r.blockedSeconds, "concurrently")} s with CONCURRENTLY vs ${secs(s, (r) => r.blockedSeconds)} s with plain REINDEX (medians); ${S.runsOf(s, "concurrently").filter((r) => r.reindexOutlastedLoad).length} CONCURRENTLY run(s) outlasted the load (their window is cut at the run's end).`,
     },
@@ -137,18 +133,17 @@ export const CLAIMS: ClaimSet<P, Sum, (typeof ALL)[number]> = declare({
       regimeText: "any scale and run length: a CONCURRENTLY run whose window lies inside the load",
       mechanism:
         "CONCURRENTLY takes SHARE UPDATE EXCLUSIVE on the table, which conflicts with no INSERT, UPDATE or DELETE; it waits for older transactions itself rather than making writers wait",
-      statistic: stat(
+      statistic:
         "per CONCURRENTLY run: the seconds pg_blocking_pids named the REINDEX session as blocking a pgbench session ÷ the seconds its window lay inside the load; median over sets",
-        (s) =>
-          S.perRun(
-            s,
-            blockedShare(s),
-            "share of the CONCURRENTLY window in which the REINDEX session blocked a write, per set",
-            "concurrently",
-          ),
-        "a CONCURRENTLY run with its lock samples",
-        (x) => pct(x, 1),
-      ),
+      of: (s) =>
+        S.perRun(
+          s,
+          blockedShare(s),
+          "share of the CONCURRENTLY window in which the REINDEX session blocked a write, per set",
+          "concurrently",
+        ),
+      needs: "a CONCURRENTLY run with its lock samples",
+      fmt: (x) => pct(x, 1),
       why: (s) =>
         `pg_blocking_pids named the REINDEX session for ${secs(s, (r) => r.blockedByReindexSeconds, "concurrently")} s of a ${secs(s, window(s), "concurrently")} s CONCURRENTLY window; with plain REINDEX, for ${pct(S.perRun(s, blockedShare(s))?.estimate)} of its window (medians over sets; lock samples are counted at their spacing, so a share can read one sample past 100 %).`,
     },
@@ -162,11 +157,10 @@ export const CLAIMS: ClaimSet<P, Sum, (typeof ALL)[number]> = declare({
       ...BOTH,
       mechanism:
         "CONCURRENTLY builds a new index in two scans of the table and waits for every transaction that could see the old one, work plain REINDEX does not do, at any size",
-      statistic: stat(
+      statistic:
         "per set, seconds to rebuild the three indexes with CONCURRENTLY ÷ with plain REINDEX; median over sets (every set counts; a set whose two runs' write-path probes differ by more than ×1.25 is named in the why)",
-        (s) => medianOf(S.rebuildPairs(s).kept, (p) => p.ratio, "rebuild seconds CONCURRENTLY ÷ REINDEX, per set"),
-        "a finished REINDEX and CONCURRENTLY in the same set",
-      ),
+      of: (s) => medianOf(S.rebuildPairs(s).kept, (p) => p.ratio, "rebuild seconds CONCURRENTLY ÷ REINDEX, per set"),
+      needs: "a finished REINDEX and CONCURRENTLY in the same set",
       why: (s) =>
         `rebuild ${secs(s, (r) => r.reindexSeconds)} s vs ${secs(s, (r) => r.reindexSeconds, "concurrently")} s (medians, all three indexes)${when(splitSets(s).join(", "), (l) => `; sets whose two runs' probes split (×1.25): ${l}`)}.`,
     },

@@ -72,7 +72,7 @@ const transactions = (env: EnvironmentKey, where: string) => ({
   sentence: Q.quote(`transactions (${where})`),
   kind: "magnitude" as const,
   rule: MUCH,
-  statistic: ratioStatistic(env),
+  ...ratioStatistic(env),
 });
 /** A client round trip as a regime factor: ×0.5 to ×`upTo` the seed's SELECT 1 round trip. */
 const rttFactor = (what: string, c: SeedCondition, upTo = 2): RegimeFactor => ({
@@ -121,7 +121,7 @@ function quorumClaims(env: EnvironmentKey, where: string, c: "same_az" | "cross_
       sentence: Q.quote(`commitGap (${where})`),
       rule: ABOUT,
       reading: '"nearly match" read as within ×0.8–×1.25',
-      statistic: ratioStat(
+      ...ratioStat(
         "the server's commit account per commit (pg_stat_wal flush time per commit + the fastest standby's flush lag) ÷ the gap per commit (a − b) / N, on the gap's per-repeat interval",
         sum.shareOf(env),
         "the gap per commit and pg_stat_wal's sync time in this environment",
@@ -172,7 +172,7 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
           ? `the round trips are this run's inputs (${s.network.kind} links)`
           : undefined,
       ),
-      statistic: ratioStat(
+      ...ratioStat(
         "cross-AZ ÷ same-AZ SELECT 1 time (elapsed / N), one ratio per repeat (paired), exact interval of the median",
         sum.crossOverSame,
         "the select1 case in the same-az and cross-az environments",
@@ -197,7 +197,7 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
       regimeText: DOCKER,
       howToTest:
         "a real client host 0.47–1.86 ms from the server decides it on that server's commit (an emulated link would make the round trip an input)",
-      statistic: ratioStatistic("local"),
+      ...ratioStatistic("local"),
       ...texts(sum.updated("local"), {
         ours: (l) =>
           `${per10k(l)}; gap per commit ${ms(l.commitMs)} ÷ round trip ${ms(l.rttMs)} = ${f2((l.commitMs ?? NaN) / (l.rttMs ?? NaN))} (the seed's ${f2((seedCommitMs("local") ?? NaN) / seedS("rtt_select1", "local"))})`,
@@ -242,7 +242,7 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
         "needs two single-server environments (an external server runs alone)",
         (p: P) => isExternal(p) || p.environments.filter((e) => !e.startsWith("quorum")).length < 2,
       ),
-      statistic: ratioStat(
+      ...ratioStat(
         "per repeat, the least-squares slope of the one-transaction case's elapsed time against each single-server environment's SELECT 1 time, ÷ the case's round trips; exact interval of the median",
         sum.slopeInterval,
         "at least two single-server environments with different round trips",
@@ -279,7 +279,7 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
         (p: P) => !p.sweepStandbyRttsMs.length || !p.syncLevels.length || isExternal(p),
         (s: S) => !sum.sweepPair(s),
       ),
-      statistic: ratioStat(
+      ...ratioStat(
         "(on − local, else off) median commit time per repeat at the largest standby round trip swept, ÷ that round trip, paired per repeat; exact interval of the median",
         sum.standbyOverhead,
         "the synchronous_commit sweep with level on and local (or off)",
@@ -300,12 +300,10 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
       reading: '"far less" read as at least 4× below ~2 ms',
       regimeText: `${DOCKER}; no replica`,
       howToTest: "a real client host 0.47–1.86 ms from a server with no standby",
-      statistic: stat(
-        "the local environment's gap per commit (a − b) / N, per repeat, exact interval of the median",
-        (s: S) => findEnvironment(s, "local")?.commitInterval,
-        "update_autocommit and update_one_transaction in the local environment",
-        ms,
-      ),
+      statistic: "the local environment's gap per commit (a − b) / N, per repeat, exact interval of the median",
+      of: (s: S) => findEnvironment(s, "local")?.commitInterval,
+      needs: "update_autocommit and update_one_transaction in the local environment",
+      fmt: ms,
       why: from(
         (s: S) => findEnvironment(s, "local"),
         (l, s) => `pg_stat_wal: ${ms(l.walSyncMsPerCommit)} of WAL flush per commit.${storageText(s)}`,

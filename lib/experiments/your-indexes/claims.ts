@@ -32,7 +32,7 @@ function itemClaims(j: Item, margin: number): ClaimSpec<YourIndexesParams, S>[] 
     why: (s: S) => because(find(s, j.name)),
   };
   const cost = {
-    text: `write-throughput cost = 1 − TPS with ÷ TPS without, ${PAIRED}`,
+    statistic: `write-throughput cost = 1 − TPS with ÷ TPS without, ${PAIRED}`,
     fmt: fmtCost,
     of: (s: S) => find(s, j.name)?.cost,
     needs: "a round in which both variants finished",
@@ -46,7 +46,7 @@ function itemClaims(j: Item, margin: number): ClaimSpec<YourIndexesParams, S>[] 
       ...ABOVE_0,
       mechanism:
         "every insert, and every update that cannot be HOT, adds an entry to each index of the table (WAL, buffers, splits): measured here as B-tree leaf inserts and WAL bytes per transaction",
-      statistic: cost,
+      ...cost,
     },
     {
       ...common,
@@ -56,7 +56,7 @@ function itemClaims(j: Item, margin: number): ClaimSpec<YourIndexesParams, S>[] 
       kind: "equivalence",
       rule: { kind: "inside", low: -margin, high: margin },
       reading: "the margin is the reader's parameter equivalenceMargin, declared before the run",
-      statistic: cost,
+      ...cost,
       ours: ({ noiseFloor: f }) =>
         f ? `noise floor (a baseline run against its neighbours) ${pc(f.q25)}–${fmtCost(f.q75)}` : "",
     },
@@ -69,13 +69,12 @@ function itemClaims(j: Item, margin: number): ClaimSpec<YourIndexesParams, S>[] 
       reading: "one counter decides, the entries the index writes; WAL bytes and HOT share lost are shown",
       mechanism:
         "an index receives an entry for every inserted row of its table and every update that cannot stay HOT because it sets a column the index reads; each entry is a WAL record (a B-tree leaf insert)",
-      statistic: {
-        text: "the index's own B-tree entries per transaction (its Btree INSERT_LEAF, INSERT_POST, SPLIT_L, SPLIT_R records in the WAL, found by the page they change: pg_walinspect's pg_get_wal_block_info), in one run with it a round (the variant without it has none); exact order-statistic interval of the median over rounds",
-        fmt: (x) => fixed(x, 2),
-        of: (s) => [find(s, j.name)].map((ix) => (ix && btree(ix) ? ix.amplification.ownEntriesPerTx : undefined))[0],
-        needs:
-          "B-tree indexes only (another type's entries are not B-tree records), and WAL counted per index (pg_get_wal_block_info: PostgreSQL ≥ 16)",
-      },
+      statistic:
+        "the index's own B-tree entries per transaction (its Btree INSERT_LEAF, INSERT_POST, SPLIT_L, SPLIT_R records in the WAL, found by the page they change: pg_walinspect's pg_get_wal_block_info), in one run with it a round (the variant without it has none); exact order-statistic interval of the median over rounds",
+      fmt: (x) => fixed(x, 2),
+      of: (s) => [find(s, j.name)].map((ix) => (ix && btree(ix) ? ix.amplification.ownEntriesPerTx : undefined))[0],
+      needs:
+        "B-tree indexes only (another type's entries are not B-tree records), and WAL counted per index (pg_get_wal_block_info: PostgreSQL ≥ 16)",
       howToTest: "more rounds narrow the interval; an index of another type is shown (WAL bytes), not decided",
       ours: (s) => counters(find(s, j.name)).join(", "),
     },
