@@ -151,20 +151,26 @@ test("03 (4b): extra read time that explains the TPS lost refutes it", () => {
   assert.equal(row(checkClaims(reads), "4b").verdict, "did not hold");
 });
 
-test("03 (5)/(5b): placed by a 39-index round's transactions per product, not its seconds", () => {
+test("03 (5)/(5b): placed by a 39-index round's transactions per product at the seed's data, not by its seconds", () => {
   const growthPerTx = { 7: 3000, 14: 3000, 21: 3000, 28: 3000, 39: 4000 };
-  // 600 TPS × 300 s over 2,000 products: far past the seed's 120-min round's transactions per product.
-  const long = checkClaims(atSeed({ tps: SEED_LIKE, rounds: 5, dataScale: 0.0001, growthPerTx }));
+  // 600 TPS × 8,000 s over the seed's 20M products: past its 120-min round's transactions per product.
+  const long = checkClaims(atSeed({ tps: SEED_LIKE, rounds: 5, durationSeconds: 8000, growthPerTx }));
   assert.equal(row(long, "5").verdict, "held");
   assert.equal(row(long, "5b").verdict, "not tested at this scale");
+  // As many transactions per product over 2,000 products: the turning point is not the seed's at other sizes.
+  const small = checkClaims(atSeed({ tps: SEED_LIKE, rounds: 5, dataScale: 0.0001, growthPerTx }));
+  assert.equal(row(small, "5").verdict, "not tested at this scale");
+  assert.match(row(small, "5").decidedBy, /data size/);
 });
 
-test("03 plan: the default can decide (1), (4b), (5b); (4) and (5) need the seed's data, memory and transactions", () => {
-  const p = experiment.prospect(experiment.params("default"));
-  const by = Object.fromEntries(p.map((c) => [c.id, c.prospect]));
+test("03 plan: the default can decide (1), (4b); (4), (5) and (5b) need the seed's data, memory and transactions", () => {
+  const prospects = (profile: "default" | "full") =>
+    Object.fromEntries(experiment.prospect(experiment.params(profile)).map((c) => [c.id, c.prospect]));
+  const by = prospects("default");
   assert.equal(by["1"], "decidable");
   assert.equal(by["4b"], "decidable");
-  assert.equal(by["5b"], "decidable");
   assert.notEqual(by["4"], "decidable");
   assert.notEqual(by["5"], "decidable");
+  assert.notEqual(by["5b"], "decidable");
+  assert.equal(prospects("full")["5b"], "decidable", "full runs the seed's data in short rounds");
 });

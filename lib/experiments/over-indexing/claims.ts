@@ -26,6 +26,9 @@ const TX_PER_PRODUCT = "transactions per product in a 39-index round";
 const ADAPTIVE =
   "; the adaptive design adds a round of every level while (1) or (2) is inconclusive (up to maxRepeats, within budgetSeconds) and decides again after each, every look at the per-look coverage of stats/adaptive's lookPlan, so that all looks together keep 90 % (the run's notes name the looks and that coverage)";
 const COMMON_ROUND = "levels 7 and 39 in a common round";
+/** Why (5) and (5b) need the seed's data, not only its transactions per product. */
+const TURNING_POINT =
+  "Transactions per product alone do not carry the turning point to another data size: at a smaller one it was seen far earlier, and which side a run fell on followed the machine's speed (docs/claims-and-regimes.md)";
 
 type Factor = "dataSize" | "roundLength" | "clients" | "clientsPerCpu" | "dataOverBuffers" | "longRound" | "shortRound";
 
@@ -201,10 +204,9 @@ export const CLAIMS: ClaimSet<OverIndexingParams, S, Factor> = declare({
       claim: "In a fixed-time round long enough, more indexes complete fewer transactions, so the data set grows less",
       sentence: Q.quote("turningPoint"),
       rule: { kind: "below", margin: 1 },
-      regime: ["longRound"],
-      regimeText:
-        "a round that completes at least the seed's 120-min round's transactions per product at 39 indexes (the turning point is set by transactions over the data, not by seconds)",
-      howToTest: `longer rounds or less data: \`--set durationSeconds=…\` until a 39-index round completes that many (the seed's 120-min round at its data is ${durationText(7200, "estimate")} per round)`,
+      regime: ["dataSize", "longRound"],
+      regimeText: `the seed's data, in a round that completes at least its 120-min round's transactions per product at 39 indexes (the turning point is set by transactions over the data, not by seconds). ${TURNING_POINT}`,
+      howToTest: `\`--profile full\` with \`--set durationSeconds=…\` until a 39-index round completes that many (the seed's 120-min round at its data is ${durationText(7200, "estimate")} per round)`,
       ...growth((m, s) => `; transactions per round ${m((l) => l.tps.median * s.durationSeconds, f0)}.`),
     },
     {
@@ -213,9 +215,10 @@ export const CLAIMS: ClaimSet<OverIndexingParams, S, Factor> = declare({
         "In shorter rounds more indexes grow storage more: the extra index entries outweigh the fewer transactions",
       sentence: Q.quote("earlierRounds"),
       rule: { kind: "above", margin: 1 },
-      regime: ["shortRound"],
-      regimeText: "a round that completes at most the seed's 60-min round's transactions per product at 39 indexes",
-      howToTest: "shorter rounds or more data bring a round under the seed's 60-min round's transactions per product",
+      regime: ["dataSize", "shortRound"],
+      regimeText: `the seed's data, in a round that completes at most its 60-min round's transactions per product at 39 indexes. ${TURNING_POINT}`,
+      howToTest:
+        "`--profile full` (the seed's data; its rounds are under the seed's 60-min round's transactions per product)",
       ...growth(
         (m) =>
           `, tables and indexes ${m((l) => (l.tableGrowthBytes ?? 0) + (l.indexGrowthBytes ?? 0), kilobytes)} per round.`,
