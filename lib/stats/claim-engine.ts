@@ -61,7 +61,6 @@ export interface Quotes {
   readonly source: string;
   /** A sentence to declare or to quote in a declaration's text; a sentence named not declared is refused. */
   readonly quote: (key: string) => SeedSentence;
-  readonly keys: readonly string[];
   /** The sentences quotes.json gives a `notDeclared` reason, with it. */
   readonly notDeclared: readonly NotDeclared[];
   /** Keys neither quoted so far nor named not declared: a seed sentence the set forgot. */
@@ -100,7 +99,6 @@ export function readQuotes(compiledDir: string): Quotes {
   };
   return {
     source: raw.source,
-    keys: [...sentences.keys()],
     quote,
     notDeclared: [...sentences].flatMap(([k, sentence]) => {
       const reason = quotes[k].notDeclared;
