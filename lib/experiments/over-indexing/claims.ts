@@ -1,5 +1,5 @@
 /** Seed 002's claims, each paired per round; claim (1)'s refutation must also survive Holm's correction. */
-import { absentUnless, declare, exactly, readQuotes, stat as statistic, when } from "../../stats/claim-engine";
+import { absentUnless, declare, exactly, readQuotes, stat as engineStat, when } from "../../stats/claim-engine";
 import type { ClaimSet, ClaimSpec, Statistic } from "../../stats/claim-engine";
 import { FAMILY_ALPHA, type Rule } from "../../stats/claims";
 import { durationText, f0, f1, f2, kilobytes, percent, ratio } from "../../stats/format";
@@ -49,7 +49,8 @@ function position(r: Pick<S, "dataScale" | "durationSeconds" | "clients" | "serv
 }
 const measured = (s: S) => position(s, level(s, 39)?.tps.median);
 
-const stat = (text: string, of: Statistic<S>["of"], needs = COMMON_ROUND) => statistic(text, of, needs, ratio);
+/** 03's statistics: ratios printed plain ("0.87"), needing levels 7 and 39 in a common round unless said. */
+const stat = (text: string, of: Statistic<S>["of"], needs = COMMON_ROUND) => engineStat(text, of, needs, ratio);
 const unless = absentUnless({
   planned: (p: OverIndexingParams) => p.indexLevels,
   ran: (s: S) => s.levels.map((l) => l.level),
