@@ -1054,3 +1054,63 @@ test(
     if (r) await dropAndResume(t, r, "tls");
   },
 );
+
+test(
+  "a namespace whose maker died is reclaimed by the next up, its sshd and dockerd with it; one whose maker lives is left alone",
+  { timeout: 300_000 },
+  async (t) => {
+    if (!need(t)) return;
+    const pidOf = (file: string) => Number(fs.readFileSync(file, "utf8").trim());
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const namespaces = () => spawnSync("ip", ["netns", "list"], { encoding: "utf8" }).stdout;
+    // Its own /24 and names: the engine of `before` is on another /24 and is never touched.
+    const net = "10.231.80";
+    const tag = process.pid % 10000;
+    const dirs = ["maker", "beside", "after"].map((d) => path.join(box, `reclaim-${d}`));
+    const upAs = (dir: string, ns: string, owner: number) =>
+      spawnSync("bash", [SCRIPT, "up", dir], {
+        env: { ...process.env, DBLAB_REMOTE_NS: ns, DBLAB_REMOTE_NET: net, DBLAB_REMOTE_OWNER: String(owner) },
+        encoding: "utf8",
+        timeout: 120_000,
+      });
+    const maker = spawn("sleep", ["600"], { stdio: "ignore" });
+    t.after(() => {
+      maker.kill("SIGKILL");
+      for (const dir of dirs) spawnSync("bash", [SCRIPT, "down", dir], { timeout: 120_000 });
+    });
+    const first = upAs(dirs[0], `dblo${tag}`, maker.pid ?? 0);
+    assert.equal(first.status, 0, first.stderr);
+    const [sshd, dockerd] = ["sshd.pid", "dockerd.pid"].map((f) => pidOf(path.join(dirs[0], f)));
+
+    // The maker lives: a second up leaves the namespace alone and takes the next free /24.
+    const beside = upAs(dirs[1], `dblp${tag}`, process.pid);
+    assert.equal(beside.status, 0, beside.stderr);
+    assert.doesNotMatch(beside.stderr, /reclaimed/);
+    assert.match(beside.stderr, new RegExp(`${net}\\.0/24 is on link dblo${tag}-h`));
+    assert.ok(alive(sshd) && alive(dockerd), "the live maker's sshd and dockerd run on");
+    spawnSync("bash", [SCRIPT, "down", dirs[1]], { timeout: 120_000 });
+
+    // The maker is killed, as a test process is when its run is stopped: its `down` never runs.
+    maker.kill("SIGKILL");
+    await new Promise((resolve) =>
+      maker.exitCode !== null || maker.signalCode ? resolve(null) : maker.once("exit", resolve),
+    );
+    const next = upAs(dirs[2], `dblq${tag}`, process.pid);
+    assert.equal(next.status, 0, next.stderr);
+    assert.match(
+      next.stderr,
+      new RegExp(`reclaimed namespace dblo${tag} \\(process ${maker.pid}, which made it, is gone`),
+    );
+    assert.match(next.stdout, new RegExp(`DBLAB_REMOTE_ADDRESS=${net.replace(/\./g, "\\.")}\\.2\\n`));
+    assert.doesNotMatch(namespaces(), new RegExp(`^dblo${tag}\\b`, "m"));
+    assert.ok(!alive(sshd) && !alive(dockerd), `sshd ${sshd} and dockerd ${dockerd} of the dead maker were stopped`);
+    assert.ok(!fs.existsSync(dirs[0]), "the dead maker's folder was removed");
+  },
+);

@@ -15,7 +15,8 @@
 #
 # DBLAB_REMOTE_NS (namespace name, ≤ 11 characters) and DBLAB_REMOTE_NET (first three octets of
 # a private /24 that collides with nothing here; the next /24 up is the namespace's docker bridge)
-# let parallel users pick their own.
+# let parallel users pick their own. DBLAB_REMOTE_OWNER: the pid whose end makes the namespace a
+# leftover that a later `up` reclaims (default: the process that runs `up`).
 set -euo pipefail
 
 cmd=${1:-}
@@ -55,6 +56,7 @@ down() {
     ip netns pids "$made" 2>/dev/null | xargs -r kill -9 2>/dev/null || true
     ip netns del "$made" 2>/dev/null || true
     ip link del "$made-h" 2>/dev/null || true
+    rm -f "/run/dblab-$made.owner"
   fi
   rm -rf "$dir"
 }
@@ -93,18 +95,38 @@ engine_stop() {
   kill -9 "$pid" 2>/dev/null || true
 }
 
-# A namespace of ours whose processes are all gone (its run was killed before its `down`, or the
-# machine's processes were, not the machine): its host-side veth still holds the /24, and the
-# route to a dead link would make ssh wait forever. Reclaimed when nothing runs in it.
+# A process's start time (field 22 of /proc/PID/stat, after the parenthesised name, which may hold
+# spaces): with the pid, it names a process, whose pid a later one may reuse.
+proc_start() { sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f20; }
+
+# Why namespace $1 of ours is left over, or nothing (exit 1) while it serves a live run: nothing runs in
+# it (its run was killed before its `down`, or the machine's processes were), or the process that made
+# it is gone while its sshd and dockerd run on (a test killed by SIGTERM or SIGKILL never reaches its
+# `after`: seen after a CI run was stopped). A namespace with no owner file (made by hand) is not ours.
+left_over() {
+  local other=$1 pid start
+  if [ -z "$(ip netns pids "$other" 2>/dev/null)" ]; then echo "nothing ran in it"; return 0; fi
+  [ -s "/run/dblab-$other.owner" ] || return 1
+  read -r pid start _ <"/run/dblab-$other.owner"
+  [ -n "$pid" ] && [ "$(proc_start "$pid")" = "$start" ] && return 1
+  echo "process $pid, which made it, is gone"
+}
+
+# A namespace of ours that `left_over` names: its host-side veth still holds the /24, and the route to
+# a dead link would make ssh wait forever. Stopped as its own `down` would (dockerd stops its
+# containers), then whatever still runs in it is killed.
 reclaim_if_dead() {
-  local link=$1 other=${1%-h}
+  local link=$1 other=${1%-h} why owned_dir=""
   [ "$link" != "$other" ] && ip netns list | awk '{print $1}' | grep -qx "$other" || return 1
-  [ -z "$(ip netns pids "$other" 2>/dev/null)" ] || return 1
+  why=$(left_over "$other") || return 1
+  [ -s "/run/dblab-$other.owner" ] && read -r _ _ owned_dir <"/run/dblab-$other.owner"
+  [ -n "$owned_dir" ] && [ -s "$owned_dir/netns.name" ] && { (dir=$owned_dir; down) || true; }
+  ip netns pids "$other" 2>/dev/null | xargs -r kill -9 2>/dev/null || true
   { grep -o " /run/dblab-$other/[^ ]*" /proc/mounts || true; } | sort -r | while read -r m; do umount -l "$m" 2>/dev/null || true; done
-  rm -rf "/run/dblab-$other"
+  rm -rf "/run/dblab-$other" "/run/dblab-$other.owner"
   ip netns del "$other" 2>/dev/null || true
   ip link del "$link" 2>/dev/null || true
-  echo "reclaimed namespace $other (nothing ran in it: left by a killed run)" >&2
+  echo "reclaimed namespace $other ($why: left by a killed run)" >&2
 }
 
 # The /24 this namespace takes: DBLAB_REMOTE_NET's, or, where a live namespace holds it (another
@@ -140,6 +162,9 @@ up() {
   reclaim_if_dead "$ns-h" || true
   ip netns add "$ns" 2>"$dir/netns.err" || cannot "ip netns add failed: $(cat "$dir/netns.err")"
   echo "$ns" >"$dir/netns.name"
+  # Its owner: the process that ran this (the test), unless DBLAB_REMOTE_OWNER names another.
+  local owner=${DBLAB_REMOTE_OWNER:-$PPID}
+  echo "$owner $(proc_start "$owner") $dir" >"/run/dblab-$ns.owner"
   echo "$net" >"$dir/net.prefix"
   ip link add "$ns-h" type veth peer name "$ns-n"
   ip link set "$ns-n" netns "$ns"
