@@ -19,7 +19,7 @@ import { Client } from "pg";
 import { describeFailure, executeNotebook, jupyterUnavailableReason } from "../../lib/jupyter/execute";
 import { projectRoot } from "../../lib/jupyter/kernel-spec";
 import { EXPERIMENTS } from "../../lib/experiments/registry";
-import { listRecords } from "../../lib/runtime/resource-registry";
+import { isProcessAlive, listRecords } from "../../lib/runtime/resource-registry";
 import { LAB_LABEL, socketClient } from "../../lib/targets/docker/docker-client";
 import { contextDirName } from "../../lib/targets/docker/endpoint";
 import { LEASE_DIR, LEASE_NAME, leaseTiming, leaseWorstCaseSeconds } from "../../lib/targets/docker/lease";
@@ -1061,14 +1061,6 @@ test(
   async (t) => {
     if (!need(t)) return;
     const pidOf = (file: string) => Number(fs.readFileSync(file, "utf8").trim());
-    const alive = (pid: number) => {
-      try {
-        process.kill(pid, 0);
-        return true;
-      } catch {
-        return false;
-      }
-    };
     const namespaces = () => spawnSync("ip", ["netns", "list"], { encoding: "utf8" }).stdout;
     // Its own /24 and names: the engine of `before` is on another /24 and is never touched.
     const net = "10.231.80";
@@ -1094,7 +1086,7 @@ test(
     assert.equal(beside.status, 0, beside.stderr);
     assert.doesNotMatch(beside.stderr, /reclaimed/);
     assert.match(beside.stderr, new RegExp(`${net}\\.0/24 is on link dblo${tag}-h`));
-    assert.ok(alive(sshd) && alive(dockerd), "the live maker's sshd and dockerd run on");
+    assert.ok(isProcessAlive(sshd) && isProcessAlive(dockerd), "the live maker's sshd and dockerd run on");
     spawnSync("bash", [SCRIPT, "down", dirs[1]], { timeout: 120_000 });
 
     // The maker is killed, as a test process is when its run is stopped: its `down` never runs.
@@ -1110,7 +1102,10 @@ test(
     );
     assert.match(next.stdout, new RegExp(`DBLAB_REMOTE_ADDRESS=${net.replace(/\./g, "\\.")}\\.2\\n`));
     assert.doesNotMatch(namespaces(), new RegExp(`^dblo${tag}\\b`, "m"));
-    assert.ok(!alive(sshd) && !alive(dockerd), `sshd ${sshd} and dockerd ${dockerd} of the dead maker were stopped`);
+    assert.ok(
+      !isProcessAlive(sshd) && !isProcessAlive(dockerd),
+      `sshd ${sshd} and dockerd ${dockerd} of the dead maker were stopped`,
+    );
     assert.ok(!fs.existsSync(dirs[0]), "the dead maker's folder was removed");
   },
 );
