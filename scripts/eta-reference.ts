@@ -15,6 +15,7 @@ import {
   cpuProbeSeconds,
   referenceFileContent,
   storedProbeReadings,
+  storedProbeSpans,
   writeProbeSeconds,
   type MachineReference,
   type Probes,
@@ -121,7 +122,9 @@ function main(): number {
     // The machine's readings as its runs recorded them before their servers started, else now's.
     const recorded = storedProbeReadings(entry.slug, fitFrom ?? root);
     const readings = recorded ?? { cpuProbeSeconds: cpu, writeProbeSeconds: writePath ?? null };
+    const spans = recorded && storedProbeSpans(entry.slug, fitFrom ?? root);
     const here: MachineReference | undefined = refitted && {
+      ...(spans && { spans }),
       file: "(refitted here)",
       cpuModel: model,
       ...readings,
@@ -134,7 +137,7 @@ function main(): number {
     console.log(`\n${entry.slug}`);
     if (refitted)
       console.log(
-        `  the refit's machine readings: CPU ${readings.cpuProbeSeconds.toFixed(3)} s, write path ${readings.writeProbeSeconds === null ? "none" : `${readings.writeProbeSeconds.toFixed(3)} s`} (${recorded ? "the median its fitted runs recorded" : "read now: its runs recorded none"})`,
+        `  the refit's machine readings: CPU ${readings.cpuProbeSeconds.toFixed(3)} s, write path ${readings.writeProbeSeconds === null ? "none" : `${readings.writeProbeSeconds.toFixed(3)} s`} (${recorded ? "the median its fitted runs recorded" : "read now: its runs recorded none"})${spans ? `; their span, read as 1×: CPU ${spans.cpu.map((x) => x.toFixed(3)).join("–")} s${spans.write ? `, write path ${spans.write.map((x) => x.toFixed(3)).join("–")} s` : ""}` : ""}`,
       );
     if (current.length)
       console.log(
@@ -174,6 +177,11 @@ function main(): number {
       {
         ...constantsKept(file),
         ...Object.fromEntries(Object.entries(eta.constants(fitFrom ?? root)).map(([k, v]) => [k, round(v)])),
+      },
+      undefined,
+      spans && {
+        cpu: [round(spans.cpu[0]), round(spans.cpu[1])],
+        ...(spans.write && { write: [round(spans.write[0]), round(spans.write[1])] as const }),
       },
     );
     fs.writeFileSync(file, `${JSON.stringify(content, null, 2)}\n`);

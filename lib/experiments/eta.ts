@@ -304,7 +304,11 @@ export const MACHINE_PROBES: Probes = { cpu: cpuProbeSeconds, write: writeProbeS
 
 export type ProbeReadings = Readonly<{ cpuProbeSeconds: number; writeProbeSeconds: number | null }>;
 
+/** The least and the most a probe read over a reference's fitted runs, one reading per command. */
+export type ProbeSpan = readonly [number, number];
+
 export interface MachineReference extends ProbeReadings {
+  readonly spans?: Readonly<{ cpu: ProbeSpan; write?: ProbeSpan }>;
   readonly file: string;
   readonly cpuModel: string;
   readonly fittedOn: string;
@@ -364,7 +368,17 @@ export function parseReference(raw: unknown, file: string): MachineReference {
   const r = object(top.rates, "rates");
   const kinds = r.kinds === undefined ? undefined : object(r.kinds, "rates.kinds");
   const constants = top.constants === undefined ? {} : object(top.constants, "constants");
+  const span = (v: unknown, field: string): ProbeSpan | undefined => {
+    if (v === undefined) return undefined;
+    const [lo, hi] = Array.isArray(v) && v.length === 2 ? v.map((x, i) => number(x, `${field}[${i}]`, ">")) : [];
+    return lo !== undefined && hi !== undefined && lo <= hi ? [lo, hi] : bad(field, "[least, most] seconds", v);
+  };
+  const [cpuSpan, writeSpan] = [
+    span(machine.cpuProbeSpan, "machine.cpuProbeSpan"),
+    span(machine.writeProbeSpan, "machine.writeProbeSpan"),
+  ];
   return {
+    ...(cpuSpan && { spans: { cpu: cpuSpan, ...(writeSpan && { write: writeSpan }) } }),
     file,
     cpuModel: text(machine.cpuModel, "machine.cpuModel", "a CPU model", Boolean),
     cpuProbeSeconds: number(machine.cpuProbeSeconds, "machine.cpuProbeSeconds", ">"),
@@ -396,10 +410,12 @@ export function referenceFileContent(
   sizes: readonly number[],
   constants: Readonly<Record<string, number>> = {},
   note?: string,
+  spans?: MachineReference["spans"],
 ): Json {
+  const span = spans && { cpuProbeSpan: spans.cpu, ...(spans.write && { writeProbeSpan: spans.write }) };
   return {
     ...(note ? { note } : {}),
-    machine: { cpuModel, cpuProbeSeconds, writeProbeSeconds },
+    machine: { cpuModel, cpuProbeSeconds, writeProbeSeconds, ...span },
     fittedOn,
     rates,
     sizes,
@@ -410,6 +426,13 @@ export function referenceFileContent(
 /** This machine's write probe over the reference's, where both have one. */
 const writeRatio = (r: ProbeReadings, write: number | undefined): number | undefined =>
   r.writeProbeSeconds !== null && write !== undefined && write > 0 ? write / r.writeProbeSeconds : undefined;
+
+/**
+ * A probe's factor against a reference: 1 within the span its fitted runs read, else against the span's nearer end.
+ * On one box the probes moved by up to half between runs whose trials did not (docs/claims-and-regimes.md).
+ */
+export const probeFactor = (now: number, at: number, span?: ProbeSpan): number =>
+  !span ? now / at : now > span[1] ? now / span[1] : now < span[0] ? now / span[0] : 1;
 
 /** A write-path reading missing on either side counts as a factor of 2: preferred only when the CPU is much nearer. */
 export function referenceDistance(r: ProbeReadings, cpu: number, write: number | undefined): number {
@@ -445,10 +468,13 @@ export function chooseReference(
   const cpu = probes.cpu();
   const write = pool.some((r) => r.writeProbeSeconds !== null) ? probes.write() : undefined;
   const best = pool.reduce((a, b) => (referenceDistance(b, cpu, write) < referenceDistance(a, cpu, write) ? b : a));
-  const writeFactor = writeRatio(best, write);
+  const writeFactor =
+    writeRatio(best, write) === undefined
+      ? undefined
+      : probeFactor(write ?? NaN, best.writeProbeSeconds ?? NaN, best.spans?.write);
   return {
     reference: best,
-    cpuFactor: cpu / best.cpuProbeSeconds,
+    cpuFactor: probeFactor(cpu, best.cpuProbeSeconds, best.spans?.cpu),
     ...(writeFactor !== undefined ? { writeFactor } : {}),
     among: usable.length,
     ...(same.length ? { sameModel: true } : {}),
@@ -483,7 +509,8 @@ export function referenceText(c: ChosenReference, what = "reference rates"): str
     c.writeFactor !== undefined
       ? `CPU probe ${c.cpuFactor.toFixed(2)}× its time for the per-trial overhead, write-path probe${bounded} for the rest`
       : `CPU probe ${c.cpuFactor.toFixed(2)}× its time for all of it (CPU only: ${c.cpuOnly ?? (r.writeProbeSeconds === null ? "that machine has no write-path reading" : "no write-path reading here")})`;
-  return `the ${what} of ${r.cpuModel} (${path.basename(r.file)}, fitted ${r.fittedOn}${nearest}), ${scaled}`;
+  const spans = r.spans && `; a probe within the span its fitted runs read counts as 1×`;
+  return `the ${what} of ${r.cpuModel} (${path.basename(r.file)}, fitted ${r.fittedOn}${nearest}), ${scaled}${spans ?? ""}`;
 }
 
 /** The reference as the model reads it: a notebook whose trials wait on delays the lab sets scales by the CPU alone. */
@@ -658,15 +685,29 @@ export function runMachine(dir: string): { readonly probes?: ProbeReadings; read
  * the median over runs.
  */
 export function storedProbeReadings(notebook: string, root: string): ProbeReadings | undefined {
+  const perRun = perCommandReadings(notebook, root);
+  return perRun.length ? medianReadings(perRun) : undefined;
+}
+
+/** The span of the readings of the commands whose runs a refit reads (a write span only where each has one). */
+export function storedProbeSpans(notebook: string, root: string): MachineReference["spans"] {
+  const perRun = perCommandReadings(notebook, root);
+  const cpu = perRun.map((p) => p.cpuProbeSeconds);
+  const write = perRun.flatMap((p) => p.writeProbeSeconds ?? []);
+  const span = (xs: number[]): ProbeSpan => [Math.min(...xs), Math.max(...xs)];
+  return cpu.length ? { cpu: span(cpu), ...(write.length === cpu.length && { write: span(write) }) } : undefined;
+}
+
+/** Each stored run's command's readings: the median of the probes its notebooks recorded at their start. */
+function perCommandReadings(notebook: string, root: string): ProbeReadings[] {
   const entries = attempt(() => fs.readdirSync(root)) ?? [];
-  const perRun = storedRuns({ root, notebook }).flatMap(({ dir }) => {
+  return storedRuns({ root, notebook }).flatMap(({ dir }) => {
     const command = `${path.basename(dir).split("_")[0]}_`;
     const probes = entries
       .filter((e) => e.startsWith(command))
       .flatMap((e) => runMachine(path.join(root, e)).probes ?? []);
     return probes.length ? [medianReadings(probes)] : [];
   });
-  return perRun.length ? medianReadings(perRun) : undefined;
 }
 
 function medianReadings(probes: readonly ProbeReadings[]): ProbeReadings {

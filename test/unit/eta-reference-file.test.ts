@@ -16,9 +16,11 @@ import {
   outsideTrials,
   parseReference,
   probeCalibration,
+  probeFactor,
   referenceConstant,
   referenceFileContent,
   referencesIn,
+  referenceText,
   storedProbeReadings,
   WRITE_OVER_CPU_MAX,
   writeBoundFactor,
@@ -334,4 +336,46 @@ test("a refit takes the machine's readings its runs recorded, and the wall outsi
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }
+});
+
+test("a probe within the span the reference's fitted runs read counts as 1×; outside it, against the nearer end", () => {
+  assert.equal(probeFactor(0.05, 0.04), 1.25, "no span: against the reference's reading, as before");
+  const span = [0.03, 0.04] as const;
+  for (const inside of [0.03, 0.035, 0.04]) assert.equal(probeFactor(inside, 0.035, span), 1, `${inside} s`);
+  assert.ok(Math.abs(probeFactor(0.05, 0.035, span) - 1.25) < 1e-9, "above: ÷ the span's most");
+  assert.ok(Math.abs(probeFactor(0.015, 0.035, span) - 0.5) < 1e-9, "below: ÷ the span's least");
+
+  const spans = { cpu: [0.03, 0.04] as const, write: [0.01, 0.02] as const };
+  const at = (cpu: number, write: number): Probes => ({ cpu: () => cpu, write: () => write, model: () => "CPU A" });
+  const withSpans = reference({ cpuModel: "CPU A", cpuProbeSeconds: 0.035, writeProbeSeconds: 0.015, spans });
+  const inside = chooseReference([withSpans], at(0.031, 0.019));
+  assert.equal(inside?.cpuFactor, 1);
+  assert.equal(inside?.writeFactor, 1);
+  assert.match(referenceText(inside), /a probe within the span its fitted runs read counts as 1×/);
+  const outside = chooseReference([withSpans], at(0.08, 0.03));
+  assert.ok(outside && Math.abs(outside.cpuFactor - 2) < 1e-9 && Math.abs((outside.writeFactor ?? 0) - 1.5) < 1e-9);
+  const none = chooseReference(
+    [reference({ cpuModel: "CPU A", cpuProbeSeconds: 0.035, writeProbeSeconds: 0.015 })],
+    at(0.031, 0.019),
+  );
+  assert.ok(none && none.cpuFactor < 1 && (none.writeFactor ?? 0) > 1, "a reference without spans scales as before");
+
+  // Written and read back; a span that is not [least, most] is refused naming the field.
+  const content = referenceFileContent(
+    RATES,
+    { cpuModel: "CPU A", cpuProbeSeconds: 0.035, writeProbeSeconds: 0.015 },
+    "2026-12-06",
+    [1e6],
+    {},
+    undefined,
+    spans,
+  );
+  assert.deepEqual(parseReference(JSON.parse(JSON.stringify(content)), "f.json").spans, spans);
+  const machine = content.machine as Record<string, unknown>;
+  for (const bad of [[0.04, 0.03], [0.03], [0, 0.04], "0.03-0.04"])
+    assert.throws(
+      () => parseReference({ ...content, machine: { ...machine, cpuProbeSpan: bad } }, "/x/eta-reference.bad.json"),
+      (e: unknown) => e instanceof EtaReferenceError && /machine\.cpuProbeSpan/.test(e.message),
+      JSON.stringify(bad),
+    );
 });

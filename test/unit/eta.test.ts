@@ -67,9 +67,12 @@ const FLAT: Calibration = {
 
 /** Fixed probes: a CPU reading, and a write-path reading or none. */
 const probesOf = (cpu: number, write?: number): Probes => ({ cpu: () => cpu, write: () => write });
-/** A reference file's own CPU model and `k` × its CPU probe, no write-path reading: the file read at a CPU factor k. */
+/**
+ * A reference file's own CPU model and `k` × its CPU probe (the most of its span, where it has one), no write-path
+ * reading: the file read at a CPU factor k (k ≥ 1).
+ */
 const probesAt = (r: MachineReference, k: number): Probes => ({
-  cpu: () => k * r.cpuProbeSeconds,
+  cpu: () => k * (r.spans?.cpu[1] ?? r.cpuProbeSeconds),
   write: () => undefined,
   model: () => r.cpuModel,
 });
