@@ -177,20 +177,19 @@ export function summarise(
   );
   const plain = ok.map(summariseRound).sort((a, b) => a.level - b.level || a.repeat - b.repeat);
   // Shown and kept; claims say whether dropping them changes a verdict. `plain` is in order: so are its groups.
-  const rounds: RoundSummary[] = [...groupBy(plain, (r) => String(r.level)).values()].flatMap((group) => {
+  const groups = [...groupBy(plain, (r) => String(r.level)).values()].map((group) => {
     const flags = outlierFlags(group.map((r) => r.tps));
     return group.map((r, i) => ({ ...r, outlier: flags[i] }));
   });
-  const byLevel = groupBy(rounds, (r) => String(r.level));
-  const levelList = [...byLevel.keys()].map(Number).sort((a, b) => a - b);
-  const levels = [...byLevel.values()].map((group) => levelSummary(group, rounds, levelList));
+  const rounds: RoundSummary[] = groups.flat();
+  const levelList = groups.map((g) => g[0].level);
   return {
     durationSeconds,
     clients,
     ...(dataScale !== undefined ? { dataScale } : {}),
     ...(speed ? { speed } : {}),
     rounds,
-    levels: levels.sort((a, b) => a.level - b.level),
+    levels: groups.map((group) => levelSummary(group, rounds, levelList)),
     failed: trials.filter((t) => t.status === "failed").map((t) => ({ key: t.key, error: t.error ?? "" })),
   };
 }
