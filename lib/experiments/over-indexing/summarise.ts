@@ -83,12 +83,9 @@ function summariseRound(t: OverIndexingTrial & { readonly pgbench: PgbenchRunRes
   >;
   const overTables = (f: (t: TableFigures, name: InventoryTable) => number) =>
     TABLES.reduce((a, n) => a + f(tables[n], n), 0);
-  const entries = overTables((f) => (f.inserted + f.updated - f.hotUpdated) * f.indexes);
   const hit = c["db.blks_hit"];
   const read = c["db.blks_read"];
-  const dirtied = (t.statements ?? []).reduce((a, s) => a + s.sharedDirtied, 0);
   const indexBlocks = overTables((_f, n) => (c[`table.${n}.idx_blks_hit`] ?? 0) + (c[`table.${n}.idx_blks_read`] ?? 0));
-  const tableGrowth = overTables((f) => f.tableBytesAfter - f.tableBytesBefore);
   const indexGrowth = overTables((f) => f.indexBytesAfter - f.indexBytesBefore);
   const stock = tables.stock;
   // Another database wrote during the round: its WAL figures are the server's, not this run's.
@@ -121,17 +118,17 @@ function summariseRound(t: OverIndexingTrial & { readonly pgbench: PgbenchRunRes
       (a, [k, v]) => (k.startsWith("io.") && k.includes(".relation.") && k.endsWith(".evictions") ? a + v : a),
       0,
     ),
-    dirtiedPerTx: per(dirtied),
+    dirtiedPerTx: per((t.statements ?? []).reduce((a, s) => a + s.sharedDirtied, 0)),
     // A MODEL: Σ tables (inserted + non-HOT updated rows) × its indexes; then what the WAL MEASURED
     // (pg_walinspect; a split's record carries the new entry).
-    modelIndexEntriesPerTx: per(entries),
+    modelIndexEntriesPerTx: per(overTables((f) => (f.inserted + f.updated - f.hotUpdated) * f.indexes)),
     btreeInsertsPerTx: per(walCount(["INSERT_LEAF", "INSERT_POST", "SPLIT_L", "SPLIT_R"])),
     btreeSplitsPerTx: per(walCount(["SPLIT_L", "SPLIT_R"])),
     btreeWalShare: wal && walTotal > 0 ? walSum("Btree/", "bytes") / walTotal : undefined,
     serverMsPerTx: serverMs > 0 ? per(serverMs) : undefined,
     indexBlocksPerTx: per(indexBlocks),
     stockHotShare: stock.updated ? stock.hotUpdated / stock.updated : undefined,
-    tableGrowthBytes: tableGrowth,
+    tableGrowthBytes: overTables((f) => f.tableBytesAfter - f.tableBytesBefore),
     indexGrowthBytes: indexGrowth,
     indexGrowthPerTx: per(indexGrowth),
     checkpoints,
