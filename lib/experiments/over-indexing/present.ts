@@ -25,15 +25,13 @@ const pct = (x: number | undefined, d = 1) => percent(x, d, "");
 /** The loaded data every round is cloned from, the index levels and the transaction. */
 export function showLoadedData(run: Run): void {
   const t = run.template;
+  const load = Object.values(t.loadSeconds).reduce((a, b) => a + b, 0);
   showTable(
     [
       {
         ...t.rows,
         "database MiB": mib(t.databaseBytes),
-        "load s": rounded(
-          Object.values(t.loadSeconds).reduce((a, b) => a + b, 0),
-          1,
-        ),
+        "load s": rounded(load, 1),
         "TABLESAMPLE %": Number(t.samplePercent.toPrecision(3)),
       },
     ],

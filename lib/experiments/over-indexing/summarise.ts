@@ -77,10 +77,7 @@ function summariseRound(t: OverIndexingTrial & { readonly pgbench: PgbenchRunRes
   const c = t.counters ?? {};
   const n = b.summary.transactions;
   const per = (x: number | undefined) => (x === undefined || !n ? undefined : x / n);
-  const tables = Object.fromEntries(TABLES.map((name) => [name, tableFigures(t, name)])) as Record<
-    InventoryTable,
-    TableFigures
-  >;
+  const tables = Object.fromEntries(TABLES.map((n) => [n, tableFigures(t, n)])) as Record<InventoryTable, TableFigures>;
   const overTables = (f: (t: TableFigures, name: InventoryTable) => number) =>
     TABLES.reduce((a, n) => a + f(tables[n], n), 0);
   const hit = c["db.blks_hit"];
