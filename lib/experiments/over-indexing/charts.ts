@@ -2,6 +2,7 @@
 import { errorBars, groupedFigure, type PlotlyFigure, type PlotlyTrace } from "../../display/plotly";
 import { TABLES } from "./workload/schema";
 import { stepCoordinates } from "../../workloads/pgbench";
+import { quotient } from "../../stats/claim-statistics";
 import { firstRounds, levelAt, seedCurveScaledTo, type LevelSummary, type OverIndexingSummary } from "./summarise";
 
 const LEVEL_COLORS = ["#4c78a8", "#72b7b2", "#eeca3b", "#f58518", "#e45756"];
@@ -175,12 +176,9 @@ export function perSecond(s: OverIndexingSummary): PlotlyFigure {
 export function workPerTransaction(s: OverIndexingSummary): PlotlyFigure {
   const base = s.levels[0];
   const x = s.levels.map((l) => l.level);
-  const rel = (pick: (l: LevelSummary) => number | undefined) => {
+  const rel = (pick: Line[1]) => {
     const b = pick(base);
-    return s.levels.map((l) => {
-      const v = pick(l);
-      return b && v !== undefined ? v / b : null;
-    });
+    return s.levels.map((l) => quotient(pick(l), b) ?? null);
   };
   const measured = base?.btreeInsertsPerTx !== undefined;
   const data = levelLines(

@@ -1,7 +1,7 @@
 /** Seed 002's claims, each paired per round; claim (1)'s refutation must also survive Holm's correction. */
 import { absentUnless, declare, exactly, readQuotes, stat as engineStat, when } from "../../stats/claim-engine";
 import type { ClaimSet, ClaimSpec, Statistic } from "../../stats/claim-engine";
-import { FAMILY_ALPHA, type Rule } from "../../stats/claims";
+import { FAMILY_ALPHA } from "../../stats/claims";
 import { durationText, f0, f1, f2, kilobytes, percent, ratio } from "../../stats/format";
 import type { OverIndexingParams } from "./params";
 import { plannedServerCpus } from "../server-cpus";
@@ -21,7 +21,6 @@ const SEED_DATA_SHARE = SEED_SERVER.dataBytes / (SEED_SERVER.sharedBuffersMB * 2
 /** The seed's TPS at 39 indexes (its "~600") stands in for its rounds' transactions. */
 const SEED_TPS_39 = 600;
 const seedTxPerProduct = (seconds: number) => (SEED_TPS_39 * seconds) / SEED_SHAPE.products;
-const STEP_RULE = { kind: "below", margin: 1 } as const satisfies Rule;
 const TX_PER_PRODUCT = "transactions per product in a 39-index round";
 const ADAPTIVE =
   "; the adaptive design adds a round of every level while (1) or (2) is inconclusive (up to maxRepeats, within budgetSeconds) and decides again after each, every look at the per-look coverage of stats/adaptive's lookPlan, so that all looks together keep 90 % (the run's notes name the looks and that coverage)";
@@ -101,7 +100,7 @@ export const CLAIMS: ClaimSet<OverIndexingParams, S, Factor> = declare({
       claim: "TPS falls at every step as the index count grows (7 → 14 → 21 → 28 → 39)",
       sentence: Q.quote("inverse"),
       kind: "direction",
-      rule: STEP_RULE,
+      rule: { kind: "below", margin: 1 },
       refutation: "holm",
       reading: `every step below 1 (held when every step holds); refuted only when a step's interval is wholly at or above 1 and Holm's step-down sign test over the steps agrees (family error ${FAMILY_ALPHA * 100} %)`,
       regime: ["dataSize", "roundLength", "clients"],

@@ -34,7 +34,6 @@ import {
 } from "./workload/run-trials";
 
 const SLUG = "03-over-indexing";
-const GIB = 2 ** 30;
 
 /** The seed's postgresql.conf, scaled to this machine where it names sizes. */
 export function serverSpec(p: OverIndexingParams): ServerSpec {
@@ -115,7 +114,7 @@ export const experiment = defineExperiment<OverIndexingParams, OverIndexingTrial
     const loadTotal = Object.values(template.loadSeconds).reduce((a, b) => a + b, 0);
     const { rows, samplePercent } = template;
     notes.push(
-      `data: ${count(rows.products)} products, ${count(rows.warehouses)} warehouses, ${count(rows.stock)} stock rows, ${count(rows.stock_movements)} movements (${(template.databaseBytes / GIB).toFixed(2)} GiB, loaded in ${loadTotal.toFixed(0)} s); every round starts from a FILE_COPY clone of it`,
+      `data: ${count(rows.products)} products, ${count(rows.warehouses)} warehouses, ${count(rows.stock)} stock rows, ${count(rows.stock_movements)} movements (${(template.databaseBytes / 2 ** 30).toFixed(2)} GiB, loaded in ${loadTotal.toFixed(0)} s); every round starts from a FILE_COPY clone of it`,
       `TABLESAMPLE SYSTEM (${Number(samplePercent.toPrecision(3))}) over ${count(template.stockPages)} stock pages` +
         (samplePercent > 0.05
           ? " (the seed's 0.05 % raised so that a sample is never empty on the smaller table)"
@@ -152,7 +151,6 @@ export const experiment = defineExperiment<OverIndexingParams, OverIndexingTrial
     writeMetadata(facts);
     // Added rounds join `plan` when they run: a trial's place in the run is found by its key.
     const position = (t: { readonly key: string }) => plan.findIndex((r) => r.key === t.key);
-    const at = (t: { readonly key: string }, text: string) => progress.update(position(t), plan.length, text);
     const ahead: RoundsAhead = {};
     const adaptive = await runAdaptivePlan({
       ...repeatedRounds(p, estimateAs),
@@ -178,14 +176,11 @@ export const experiment = defineExperiment<OverIndexingParams, OverIndexingTrial
             const lastText = last ? `last: ${last.key} ${last.pgbench?.summary.tps.toFixed(0)} tps · ` : "";
             progress.update(last ? position(last) + 1 : 0, plan.length, `${lastText}${next ? next.key : "done"}`);
           },
-          onStatus: at,
+          onStatus: (t, text) => progress.update(position(t), plan.length, text),
         });
       },
       // The first round of each level also built its indexes: later rounds are cheaper, so the pace errs long.
-      stopAfter: (r) => {
-        const s = summariseFor(store.trials(), p);
-        return adaptiveStep(judge(CLAIMS, s), r).stop;
-      },
+      stopAfter: (r) => adaptiveStep(judge(CLAIMS, summariseFor(store.trials(), p)), r).stop,
     });
     plan = adaptive.plan;
     const { planned, rounds, stoppedBy, cut } = adaptive;

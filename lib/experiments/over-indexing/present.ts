@@ -1,7 +1,7 @@
 /** What notebook 03 shows, one call per section. */
 import { escapeHtml, show } from "../../display/output";
 import { plot } from "../../display/plotly";
-import { showTable, sortedBy, type Row } from "../../display/table";
+import { rounded, showTable, sortedBy, type Row } from "../../display/table";
 import { intervalLabel, OUTLIER_RULE, type Interval } from "../../stats/intervals";
 import { count, f0, f1, f2, kilobytes, percent } from "../../stats/format";
 import { SEED_SHAPE } from "./workload/dataset";
@@ -19,20 +19,19 @@ import type { LevelSummary, OverIndexingSummary } from "./summarise";
 export type LoadedData = { readonly template: TemplateInfo; readonly script: string };
 type Run = RunOf<OverIndexingParams, OverIndexingTrial, LoadedData>;
 
-const r1 = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 10) / 10);
-const r2 = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 100) / 100);
 const mib = (x: number | undefined) => (x === undefined ? undefined : Math.round((x / 2 ** 20) * 10) / 10);
 const pct = (x: number | undefined, d = 1) => percent(x, d, "");
 
 /** The loaded data every round is cloned from, the index levels and the transaction. */
 export function showLoadedData(run: Run): void {
   const t = run.template;
+  const load = Object.values(t.loadSeconds).reduce((a, b) => a + b, 0);
   showTable(
     [
       {
         ...t.rows,
         "database MiB": mib(t.databaseBytes),
-        "load s": r1(Object.values(t.loadSeconds).reduce((a, b) => a + b, 0)),
+        "load s": rounded(load, 1),
         "TABLESAMPLE %": Number(t.samplePercent.toPrecision(3)),
       },
     ],
@@ -53,23 +52,23 @@ const span = (i: Interval | undefined) => (i ? `${i.low.toFixed(2)}–${i.high.t
 export function levelRows(s: OverIndexingSummary): Row[] {
   const base = s.levels[0]?.level;
   return s.levels.map((l) => {
-    const vsBase = (i: Interval | undefined) => (i ? r2(i.estimate) : l.level === base ? 1 : undefined);
+    const vsBase = (i: Interval | undefined) => (i ? rounded(i.estimate) : l.level === base ? 1 : undefined);
     return {
       indexes: l.level,
       rounds: l.rounds,
-      "median tps": r1(l.tps.median),
+      "median tps": rounded(l.tps.median, 1),
       "tps range": `${l.tps.min.toFixed(0)}–${l.tps.max.toFixed(0)}`,
       [`tps / ${base} idx (paired)`]: vsBase(l.tpsRatio),
       interval: span(l.tpsRatio),
       "interval is": l.tpsRatio ? intervalLabel(l.tpsRatio) : "",
       [`server time / tx ÷ ${base} idx`]: vsBase(l.serverTimeRatio),
       "server-time interval": span(l.serverTimeRatio),
-      "tps / previous level (paired)": l.stepRatio ? r2(l.stepRatio.estimate) : undefined,
+      "tps / previous level (paired)": rounded(l.stepRatio?.estimate),
       "step interval": span(l.stepRatio),
-      "latency avg ms": r2(l.latencyAvgMs?.median),
-      "p50 ms": r2(l.p50Ms),
-      "p95 ms": r2(l.p95Ms),
-      "p99 ms": r2(l.p99Ms),
+      "latency avg ms": rounded(l.latencyAvgMs?.median),
+      "p50 ms": rounded(l.p50Ms),
+      "p95 ms": rounded(l.p95Ms),
+      "p99 ms": rounded(l.p99Ms),
       "flagged rounds": l.disturbedRounds + l.outlierRounds,
     };
   });
@@ -90,14 +89,14 @@ export function showLevelTable(s: OverIndexingSummary): void {
       indexes: r.level,
       repeat: r.repeat,
       "position in round": r.order === undefined ? "" : r.order + 1,
-      tps: r1(r.tps),
+      tps: rounded(r.tps, 1),
       transactions: r.transactions,
       failed: r.failed,
-      "latency avg ms": r2(r.latencyAvgMs),
-      "p99 ms": r2(r.p99Ms),
-      "server ms / tx": r2(r.serverMsPerTx),
-      "clone s": r1(r.cloneSeconds),
-      "index build s (first round of a level)": r1(r.indexBuildSeconds),
+      "latency avg ms": rounded(r.latencyAvgMs),
+      "p99 ms": rounded(r.p99Ms),
+      "server ms / tx": rounded(r.serverMsPerTx),
+      "clone s": rounded(r.cloneSeconds, 1),
+      "index build s (first round of a level)": rounded(r.indexBuildSeconds, 1),
       "checkpoints inside": r.checkpoints,
       "autovacuum runs inside": r.autovacuumRuns,
       outlier: r.outlier ? "yes" : "",
@@ -126,10 +125,11 @@ export function showSeedComparison(s: OverIndexingSummary): void {
     return {
       indexes: x.level,
       "seed tps (chart)": x.tps,
-      "seed / 7 idx": r2(seedRatio),
-      "our tps": r1(ours?.tps.median),
-      "our / 7 idx": r2(ourRatio),
-      "ours − seed (ratio)": ourRatio !== undefined && seedRatio !== undefined ? r2(ourRatio - seedRatio) : undefined,
+      "seed / 7 idx": rounded(seedRatio),
+      "our tps": rounded(ours?.tps.median, 1),
+      "our / 7 idx": rounded(ourRatio),
+      "ours − seed (ratio)":
+        ourRatio !== undefined && seedRatio !== undefined ? rounded(ourRatio - seedRatio) : undefined,
     };
   });
   showTable(rows, {
@@ -144,18 +144,18 @@ export function showSeedComparison(s: OverIndexingSummary): void {
 export function showExplanation(s: OverIndexingSummary): void {
   const rows: Row[] = s.levels.map((l) => ({
     indexes: l.level,
-    "B-tree leaf inserts / tx (WAL, measured)": r1(l.btreeInsertsPerTx),
-    "index entries / tx (model: rows × indexes, non-HOT)": r1(l.modelIndexEntriesPerTx),
-    "B-tree splits / tx": r2(l.btreeSplitsPerTx),
+    "B-tree leaf inserts / tx (WAL, measured)": rounded(l.btreeInsertsPerTx, 1),
+    "index entries / tx (model: rows × indexes, non-HOT)": rounded(l.modelIndexEntriesPerTx, 1),
+    "B-tree splits / tx": rounded(l.btreeSplitsPerTx),
     "B-tree share of WAL": pct(l.btreeWalShare, 0),
-    "server ms / tx": r2(l.serverMsPerTx),
+    "server ms / tx": rounded(l.serverMsPerTx),
     "stock HOT share": pct(l.stockHotShare, 0),
-    "WAL kB / tx": r2(l.walBytesPerTx === undefined ? undefined : l.walBytesPerTx / 1024),
-    "FPI / tx": r2(l.walFpiPerTx),
-    "blocks dirtied / tx": r1(l.dirtiedPerTx),
-    "index blocks touched / tx": r1(l.indexBlocksPerTx),
-    "index growth kB / tx": r2(l.indexGrowthPerTx === undefined ? undefined : l.indexGrowthPerTx / 1024),
-    "WAL MiB / round": r1(l.walMiB),
+    "WAL kB / tx": rounded(l.walBytesPerTx === undefined ? undefined : l.walBytesPerTx / 1024),
+    "FPI / tx": rounded(l.walFpiPerTx),
+    "blocks dirtied / tx": rounded(l.dirtiedPerTx, 1),
+    "index blocks touched / tx": rounded(l.indexBlocksPerTx, 1),
+    "index growth kB / tx": rounded(l.indexGrowthPerTx === undefined ? undefined : l.indexGrowthPerTx / 1024),
+    "WAL MiB / round": rounded(l.walMiB, 1),
     "cache hit": pct(l.hitRatio, 2),
     "checkpoints in rounds": l.checkpoints,
     "checkpointer buffers": l.checkpointerBuffers,
@@ -186,24 +186,22 @@ export function showExplanation(s: OverIndexingSummary): void {
 
 /** pg_stat_statements per statement and level: time, blocks and WAL per call. */
 export function showStatements(s: OverIndexingSummary): void {
-  const rows: Row[] = [];
-  for (const r of firstRounds(s)) {
-    for (const st of r.statements) {
-      if (!st.calls) continue;
-      rows.push({
+  const rows: Row[] = firstRounds(s).flatMap((r) =>
+    r.statements
+      .filter((st) => st.calls)
+      .map((st) => ({
         indexes: r.level,
         statement: st.query.length > 70 ? `${st.query.slice(0, 70)}…` : st.query,
         calls: st.calls,
-        "mean ms": r2(st.meanMs),
-        "rows / call": r1(st.rows / st.calls),
-        "blocks dirtied / call": r1(st.sharedDirtied / st.calls),
-        "blocks hit / call": r1(st.sharedHit / st.calls),
-        "WAL records / call": r1(st.walRecords / st.calls),
-        "WAL kB / call": r2(st.walBytes / st.calls / 1024),
-        "FPI / call": r2(st.walFpi / st.calls),
-      });
-    }
-  }
+        "mean ms": rounded(st.meanMs),
+        "rows / call": rounded(st.rows / st.calls, 1),
+        "blocks dirtied / call": rounded(st.sharedDirtied / st.calls, 1),
+        "blocks hit / call": rounded(st.sharedHit / st.calls, 1),
+        "WAL records / call": rounded(st.walRecords / st.calls, 1),
+        "WAL kB / call": rounded(st.walBytes / st.calls / 1024),
+        "FPI / call": rounded(st.walFpi / st.calls),
+      })),
+  );
   showTable(rows, { caption: "pg_stat_statements per statement of the transaction (first round of each level)" });
 }
 

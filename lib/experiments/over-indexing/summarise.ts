@@ -77,18 +77,12 @@ function summariseRound(t: OverIndexingTrial & { readonly pgbench: PgbenchRunRes
   const c = t.counters ?? {};
   const n = b.summary.transactions;
   const per = (x: number | undefined) => (x === undefined || !n ? undefined : x / n);
-  const tables = Object.fromEntries(TABLES.map((name) => [name, tableFigures(t, name)])) as Record<
-    InventoryTable,
-    TableFigures
-  >;
+  const tables = Object.fromEntries(TABLES.map((n) => [n, tableFigures(t, n)])) as Record<InventoryTable, TableFigures>;
   const overTables = (f: (t: TableFigures, name: InventoryTable) => number) =>
     TABLES.reduce((a, n) => a + f(tables[n], n), 0);
-  const entries = overTables((f) => (f.inserted + f.updated - f.hotUpdated) * f.indexes);
   const hit = c["db.blks_hit"];
   const read = c["db.blks_read"];
-  const dirtied = (t.statements ?? []).reduce((a, s) => a + s.sharedDirtied, 0);
   const indexBlocks = overTables((_f, n) => (c[`table.${n}.idx_blks_hit`] ?? 0) + (c[`table.${n}.idx_blks_read`] ?? 0));
-  const tableGrowth = overTables((f) => f.tableBytesAfter - f.tableBytesBefore);
   const indexGrowth = overTables((f) => f.indexBytesAfter - f.indexBytesBefore);
   const stock = tables.stock;
   // Another database wrote during the round: its WAL figures are the server's, not this run's.
@@ -121,17 +115,17 @@ function summariseRound(t: OverIndexingTrial & { readonly pgbench: PgbenchRunRes
       (a, [k, v]) => (k.startsWith("io.") && k.includes(".relation.") && k.endsWith(".evictions") ? a + v : a),
       0,
     ),
-    dirtiedPerTx: per(dirtied),
+    dirtiedPerTx: per((t.statements ?? []).reduce((a, s) => a + s.sharedDirtied, 0)),
     // A MODEL: Σ tables (inserted + non-HOT updated rows) × its indexes; then what the WAL MEASURED
     // (pg_walinspect; a split's record carries the new entry).
-    modelIndexEntriesPerTx: per(entries),
+    modelIndexEntriesPerTx: per(overTables((f) => (f.inserted + f.updated - f.hotUpdated) * f.indexes)),
     btreeInsertsPerTx: per(walCount(["INSERT_LEAF", "INSERT_POST", "SPLIT_L", "SPLIT_R"])),
     btreeSplitsPerTx: per(walCount(["SPLIT_L", "SPLIT_R"])),
     btreeWalShare: wal && walTotal > 0 ? walSum("Btree/", "bytes") / walTotal : undefined,
     serverMsPerTx: serverMs > 0 ? per(serverMs) : undefined,
     indexBlocksPerTx: per(indexBlocks),
     stockHotShare: stock.updated ? stock.hotUpdated / stock.updated : undefined,
-    tableGrowthBytes: tableGrowth,
+    tableGrowthBytes: overTables((f) => f.tableBytesAfter - f.tableBytesBefore),
     indexGrowthBytes: indexGrowth,
     indexGrowthPerTx: per(indexGrowth),
     checkpoints,
@@ -177,20 +171,19 @@ export function summarise(
   );
   const plain = ok.map(summariseRound).sort((a, b) => a.level - b.level || a.repeat - b.repeat);
   // Shown and kept; claims say whether dropping them changes a verdict. `plain` is in order: so are its groups.
-  const rounds: RoundSummary[] = [...groupBy(plain, (r) => String(r.level)).values()].flatMap((group) => {
+  const groups = [...groupBy(plain, (r) => String(r.level)).values()].map((group) => {
     const flags = outlierFlags(group.map((r) => r.tps));
     return group.map((r, i) => ({ ...r, outlier: flags[i] }));
   });
-  const byLevel = groupBy(rounds, (r) => String(r.level));
-  const levelList = [...byLevel.keys()].map(Number).sort((a, b) => a - b);
-  const levels = [...byLevel.values()].map((group) => levelSummary(group, rounds, levelList));
+  const rounds: RoundSummary[] = groups.flat();
+  const levelList = groups.map((g) => g[0].level);
   return {
     durationSeconds,
     clients,
     ...(dataScale !== undefined ? { dataScale } : {}),
     ...(speed ? { speed } : {}),
     rounds,
-    levels: levels.sort((a, b) => a.level - b.level),
+    levels: groups.map((group) => levelSummary(group, rounds, levelList)),
     failed: trials.filter((t) => t.status === "failed").map((t) => ({ key: t.key, error: t.error ?? "" })),
   };
 }

@@ -62,9 +62,8 @@ export async function createTemplate(
       }
     });
     const keys = await c.query<{ n: number }>(COUNT_FOREIGN_KEYS_SQL);
-    if (keys.rows[0].n !== FOREIGN_KEYS.length) {
+    if (keys.rows[0].n !== FOREIGN_KEYS.length)
       throw new Error(`the template has ${keys.rows[0].n} validated foreign keys, expected ${FOREIGN_KEYS.length}`);
-    }
     const counts = await c.query<{ t: string; n: string }>(
       TABLES.map((t) => `SELECT '${t}' AS t, count(*)::text AS n FROM ${t}`).join(" UNION ALL "),
     );
@@ -72,9 +71,8 @@ export async function createTemplate(
       "SELECT pg_database_size(current_database())::text AS db, (pg_relation_size('stock') / current_setting('block_size')::int)::int AS pages",
     );
     const idx = await c.query<{ n: number }>(COUNT_INDEXES_SQL);
-    if (idx.rows[0].n !== CONSTRAINT_INDEXES) {
+    if (idx.rows[0].n !== CONSTRAINT_INDEXES)
       throw new Error(`the schema has ${idx.rows[0].n} indexes from its constraints, expected ${CONSTRAINT_INDEXES}`);
-    }
     const pages = Number(info.rows[0].pages);
     return {
       shape,

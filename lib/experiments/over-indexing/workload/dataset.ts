@@ -4,12 +4,7 @@
  * so the transaction's "10 random warehouses" and the stock rows per product keep the seed's shape.
  */
 
-export interface DatasetShape {
-  readonly products: number;
-  readonly warehouses: number;
-  readonly stockDraws: number;
-  readonly movements: number;
-}
+export type DatasetShape = Readonly<Record<"products" | "warehouses" | "stockDraws" | "movements", number>>;
 
 export const SEED_SHAPE: DatasetShape = {
   products: 20_000_000,

@@ -12,9 +12,7 @@ import { prepareRound, runDatabase, type PreparedRound, type RunSlot } from "./d
 import { relationSizes, tableCounters, type PgTableCounterKey } from "../../../engines/postgres/table-counters";
 import { statementStats, type StatementStats } from "./observations";
 
-export interface OverIndexingCondition {
-  readonly level: number;
-}
+export type OverIndexingCondition = { readonly level: number };
 
 /** Seconds of a round outside pgbench, by phase (the run's time account sums them). */
 type PreparePhase = "clone" | "dropIndex" | "buildIndex" | "checkpoint";
@@ -73,11 +71,7 @@ export interface RunRoundsOptions extends PgbenchPlanOptions<OverIndexingConditi
 }
 
 /** A round's database, cloned and at its level; made by the round before when there is room. */
-interface Prepared {
-  readonly key: string;
-  readonly slot: RunSlot;
-  readonly prepared: PreparedRound;
-}
+type Prepared = { readonly key: string; readonly slot: RunSlot; readonly prepared: PreparedRound };
 export type RoundsAhead = { made?: Prepared };
 
 export async function runRounds(o: RunRoundsOptions): Promise<OverIndexingTrial[]> {

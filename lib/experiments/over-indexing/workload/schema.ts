@@ -61,19 +61,15 @@ CREATE TABLE stock_movements (
 
 export const CONSTRAINT_INDEXES = 7;
 
+type ForeignKey = { readonly table: InventoryTable; readonly column: string; readonly references: InventoryTable };
 /** SCHEMA_SQL's foreign keys (ON DELETE CASCADE), by the names PostgreSQL gives them. */
-export const FOREIGN_KEYS: readonly {
-  readonly table: InventoryTable;
-  readonly column: string;
-  readonly references: InventoryTable;
-}[] = [
+export const FOREIGN_KEYS: readonly ForeignKey[] = [
   { table: "stock", column: "product_id", references: "products" },
   { table: "stock", column: "warehouse_id", references: "warehouses" },
   { table: "stock_movements", column: "product_id", references: "products" },
   { table: "stock_movements", column: "warehouse_id", references: "warehouses" },
 ];
 
-type ForeignKey = (typeof FOREIGN_KEYS)[number];
 const foreignKeyName = (k: ForeignKey) => `${k.table}_${k.column}_fkey`;
 /** One ALTER TABLE per table with keys, its clauses one per key. */
 const alterKeys = (clause: (k: ForeignKey) => string) =>
@@ -138,26 +134,17 @@ export const INDEX_GROUPS: readonly { readonly level: number; readonly indexes: 
 
 export const INDEX_LEVELS = [CONSTRAINT_INDEXES, ...INDEX_GROUPS.map((g) => g.level)] as const;
 
-export function indexName(i: ExtraIndex): string {
-  return `idx_${i.table}_${i.column}`;
-}
-
-export function extraIndexesFor(level: number): ExtraIndex[] {
-  return indexesBetween(CONSTRAINT_INDEXES, level);
-}
+export const indexName = (i: ExtraIndex): string => `idx_${i.table}_${i.column}`;
+export const extraIndexesFor = (level: number): ExtraIndex[] => indexesBetween(CONSTRAINT_INDEXES, level);
 
 /** What a round builds on a template of level `from`, or drops from one of level `to`. */
 export function indexesBetween(from: number, to: number): ExtraIndex[] {
-  for (const level of [from, to]) {
-    if (!(INDEX_LEVELS as readonly number[]).includes(level)) {
+  for (const level of [from, to])
+    if (!(INDEX_LEVELS as readonly number[]).includes(level))
       throw new Error(`index level ${level} is not one of ${INDEX_LEVELS.join(", ")}`);
-    }
-  }
   return INDEX_GROUPS.filter((g) => g.level > from && g.level <= to).flatMap((g) => g.indexes);
 }
 
-export function createIndexSql(i: ExtraIndex): string {
-  return `CREATE INDEX ${indexName(i)} ON ${i.table} (${i.column})`;
-}
+export const createIndexSql = (i: ExtraIndex): string => `CREATE INDEX ${indexName(i)} ON ${i.table} (${i.column})`;
 
 export const COUNT_INDEXES_SQL = `SELECT count(*)::int AS n FROM pg_indexes WHERE schemaname = 'public' AND tablename IN ('products', 'warehouses', 'stock', 'stock_movements')`;
