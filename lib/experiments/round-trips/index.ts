@@ -69,14 +69,4 @@ export function showRun(r: RoundTripsRun): void {
   noteLinksAndSkipped(r);
 }
 
-export {
-  showCalibration,
-  showRttTable,
-  showAutocommitTable,
-  showCommitTable,
-  showCaseTable,
-  showSweepTable,
-  showCharts,
-  showExplanation,
-  showClosingNote,
-} from "./present";
+export * from "./present";

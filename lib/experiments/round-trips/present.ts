@@ -105,8 +105,7 @@ export function showRttTable(s: RoundTripsSummary): void {
 /** The seed's table 2 (autocommit vs one transaction) with ours beside it. */
 export function showAutocommitTable(s: RoundTripsSummary): void {
   const rows: Row[] = s.environments.flatMap((e) => {
-    const auto = e.autocommit;
-    const one = e.oneTransaction;
+    const { autocommit: auto, oneTransaction: one } = e;
     if (!auto || !one) return [];
     const seed = seedEnvFor(e);
     const [a, b] = [seedValue("update_autocommit_seconds", seed), seedValue("update_one_transaction_seconds", seed)];
