@@ -4,7 +4,7 @@ import { absentUnless, absentWhen, declare, from, readQuotes, when } from "../..
 import { f0, f1, f2, ms } from "../../stats/format";
 import { intervalText } from "../../stats/intervals";
 import { QUORUM } from "./workload/environments";
-import { isExternal, type RoundTripsParams as P } from "./params";
+import { hostKey, isExternal, type RoundTripsParams as P } from "./params";
 import type { EnvironmentKey } from "./workload/trials";
 import { seedCommitMs, seedValue, type SeedCondition, type SeedSeries } from "./seed";
 import * as sum from "./summarise";
@@ -53,7 +53,6 @@ const storageText = ({ storage: d }: S) =>
       ? ` Its disk (${d.fsType} on ${d.device}) took ${ms(d.fsyncMs)} per 8 KiB write + fdatasync at start.`
       : "";
 const per10k = (e: E) => `${f2(e.autocommit?.secondsPer10k)} s vs ${f2(e.oneTransaction?.secondsPer10k)} s per 10,000`;
-/** Autocommit ÷ one transaction in one environment: (b)'s and (c)'s statistic. */
 const ratioStatistic = (env: EnvironmentKey) => ({
   statistic:
     "autocommit ÷ one-transaction elapsed time, one ratio per repeat (paired, order rotated), exact interval of the median",
@@ -96,9 +95,7 @@ function quorumClaims(env: EnvironmentKey, where: string, c: "same_az" | "cross_
         ? `the standbys' round trip is this run's input (${ms(s.params.standbyRttMs, 2)} set)`
         : undefined,
     emulatedBefore: (p: P) =>
-      (env === "quorum-same-az" ? p.hosts.sameAz : p.hosts.crossAz)
-        ? undefined
-        : "the standbys' round trip is this run's input (emulated standbys)",
+      p.hosts[hostKey(env)] ? undefined : "the standbys' round trip is this run's input (emulated standbys)",
   };
   return [
     {
@@ -139,7 +136,6 @@ export const CLAIMS = declare<P, S, Factor>({
     localRtt: p.target === "external" ? undefined : 0.05,
     rttSame: p.sameAzRttMs,
     rttCross: p.crossAzRttMs,
-    rttExternal: undefined,
   }),
   after: (s) => ({
     localRtt: findEnvironment(s, "local")?.rttMs,

@@ -23,7 +23,7 @@ import type { StandbySpec, StandbyOptions, StartedServer } from "../../../target
 import { redactText } from "../../../targets/uri";
 import type { RunStore } from "../../../results/run-store";
 import type { DockerEndpoint } from "../../../targets/docker/endpoint";
-import { hostEndpoint, type RoundTripsParams } from "../params";
+import { hostEndpoint, hostKey, type RoundTripsParams } from "../params";
 import { resetTable } from "./dataset";
 import { ENVIRONMENT_INFO, QUORUM, STANDBY_NAMES } from "./environments";
 import { CalibratedLink, measureBaseline, STANDBY_PURPOSE, type CalibrationRecord } from "./links";
@@ -69,7 +69,6 @@ export const phaseOneSpec = (): ServerSpec => ({
 });
 
 const STANDBY_ADDRESSES = ["127.0.0.2", "127.0.0.3"];
-const hostKey = (env: EnvironmentKey) => (env.endsWith("same-az") ? "sameAz" : "crossAz");
 const closeAll = async (clients: (Client | undefined)[]) => {
   for (const c of clients) await c?.end().catch(ignored("round-trips: end a client"));
 };
