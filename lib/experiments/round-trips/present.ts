@@ -25,7 +25,6 @@ function note(html: string, color = "#4c78a8"): void {
   );
 }
 
-/** How the links were emulated, and what could not run here. */
 export function noteLinksAndSkipped(run: RoundTripsRun): void {
   note(`<b>Links:</b> ${escapeHtml(run.network.reason)}`);
   for (const s of run.skipped) note(`<b>Not run here:</b> ${escapeHtml(s.what)} — ${escapeHtml(s.reason)}`, "#e45756");
