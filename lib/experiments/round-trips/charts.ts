@@ -3,7 +3,7 @@ import { errorBars, type PlotlyFigure, type PlotlyTrace } from "../../display/pl
 import { CASE_INFO, CASES } from "./workload/cases";
 import { SYNC_LEVELS } from "./workload/replication";
 import { seedValue, SEED_CONDITIONS, SEED_LABELS } from "./seed";
-import { findEnvironment, flaggedRepeats, type RoundTripsSummary } from "./summarise";
+import { findEnvironment, flaggedRepeats, updated, type RoundTripsSummary } from "./summarise";
 
 const COLORS = ["#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#9d755d"];
 const scatter = (mode: "lines" | "markers" | "lines+markers") => ({ type: "scatter", mode }) as const;
@@ -61,7 +61,6 @@ export function elapsedVsRtt(s: RoundTripsSummary): PlotlyFigure {
   };
 }
 
-/** Commit latency by synchronous_commit level as the standbys move away. */
 export function commitLatencyBySyncLevel(s: RoundTripsSummary): PlotlyFigure | undefined {
   if (!s.sweep.length) return undefined;
   const data: PlotlyTrace[] = SYNC_LEVELS.filter((l) => s.sweep.some((x) => x.level === l)).map((level, i) => {
@@ -102,9 +101,7 @@ export function commitLatencyBySyncLevel(s: RoundTripsSummary): PlotlyFigure | u
 
 /** Autocommit vs one transaction per environment, ours (scaled to 10,000) beside the seed's. */
 export function autocommitVsOneTransaction(s: RoundTripsSummary): PlotlyFigure {
-  const envs = s.environments.flatMap((e) =>
-    e.autocommit && e.oneTransaction ? [{ ...e, autocommit: e.autocommit, oneTransaction: e.oneTransaction }] : [],
-  );
+  const envs = s.environments.flatMap((e) => updated(e.environment)(s) ?? []);
   const cases = [
     ["autocommit", "autocommit"],
     ["oneTransaction", "one transaction"],

@@ -1,10 +1,10 @@
 /** Seed 004's claims (EXPERIMENTS.md §5); on an emulated input, `emulated`: never evidence. */
 import type { RegimeFactor, Rule } from "../../stats/claims";
-import { absentWhen, declare, from, readQuotes, stat, type ClaimSet, type Statistic } from "../../stats/claim-engine";
+import { absentUnless, absentWhen, declare, from, readQuotes, when } from "../../stats/claim-engine";
 import { f0, f1, f2, ms } from "../../stats/format";
 import { intervalText } from "../../stats/intervals";
 import { QUORUM } from "./workload/environments";
-import { isExternal, type RoundTripsParams as P } from "./params";
+import { hostKey, isExternal, type RoundTripsParams as P } from "./params";
 import type { EnvironmentKey } from "./workload/trials";
 import { seedCommitMs, seedValue, type SeedCondition, type SeedSeries } from "./seed";
 import * as sum from "./summarise";
@@ -12,22 +12,17 @@ import { findEnvironment, type EnvironmentSummary as E, type RoundTripsSummary a
 
 const Q = readQuotes(__dirname);
 type Factor = "localRtt" | "rttSame" | "rttCross" | "rttExternal";
-const lag = (x: number | null | undefined) =>
-  x === undefined || x === null ? "not caught (every sample found the standbys idle)" : ms(x);
+const lag = (x: number | null | undefined) => when(x, ms) || "not caught (every sample found the standbys idle)";
 const seedS = (series: SeedSeries, c: SeedCondition) => seedValue(series, c) ?? NaN;
-/** A claim's texts from what `get` finds; "" where nothing ran. */
 const texts = <T>(get: (s: S) => T | undefined, t: { ours: (x: T, s: S) => string; why: (x: T, s: S) => string }) => ({
   why: from(get, t.why),
   ours: from(get, t.ours),
 });
-/** 05's ratios read "1.23", without "×". */
-const ratioStat = (text: string, of: Statistic<S>["of"], needs: string) => stat(text, of, needs, f2);
-/** Not run unless the parameters name `env` (on a server the lab runs) and the summary has it. */
-const ran = (
-  env: EnvironmentKey,
-  reason: string,
-  before = (p: P) => !p.environments.includes(env as never) || isExternal(p),
-) => absentWhen(reason, before, (s: S) => !findEnvironment(s, env));
+/** Not run unless planned (an external server runs only "external") and in the summary. */
+const ran = absentUnless<P, S, EnvironmentKey>({
+  planned: (p) => (isExternal(p) ? ["external"] : p.environments),
+  ran: (s) => s.environments.map((e) => e.environment),
+});
 
 const STANDBYS = "emulated: two standbys on this machine behind delayed links, in place of Aurora's storage quorum";
 /** The client's links, this run's inputs unless real hosts are named: `canShow`, what the emulation can show. */
@@ -44,12 +39,11 @@ const DOCKER =
   "Docker postgres:17 on macOS, the client through the Docker VM: a 0.93 ms round trip (9.26 s for 10,000 × SELECT 1)";
 /** "About the same", "nearly match", "about one round trip": within ×0.8–×1.25. "≫": at least 1.5×. */
 const ABOUT: Rule = { kind: "inside", low: 0.8, high: 1.25 };
-const MUCH: Rule = { kind: "above", margin: 1.5 };
 /** (b) and (e no replica): the local environment against the seed's Docker. */
 const LOCAL = {
   kind: "magnitude",
   regime: ["localRtt"],
-  absent: ran("local", "this run had no local (loopback) environment"),
+  absent: ran(["local"], "this run had no local (loopback) environment"),
 } as const;
 
 const storageText = ({ storage: d }: S) =>
@@ -59,19 +53,18 @@ const storageText = ({ storage: d }: S) =>
       ? ` Its disk (${d.fsType} on ${d.device}) took ${ms(d.fsyncMs)} per 8 KiB write + fdatasync at start.`
       : "";
 const per10k = (e: E) => `${f2(e.autocommit?.secondsPer10k)} s vs ${f2(e.oneTransaction?.secondsPer10k)} s per 10,000`;
-/** Autocommit ÷ one transaction in one environment: (b)'s and (c)'s statistic. */
-const ratioStatistic = (env: EnvironmentKey) =>
-  ratioStat(
+const ratioStatistic = (env: EnvironmentKey) => ({
+  statistic:
     "autocommit ÷ one-transaction elapsed time, one ratio per repeat (paired, order rotated), exact interval of the median",
-    (s) => findEnvironment(s, env)?.ratio,
-    `update_autocommit and update_one_transaction in the ${env} environment`,
-  );
-/** (c): autocommit ≫ one transaction in `env`. */
+  of: (s: S) => findEnvironment(s, env)?.ratio,
+  needs: `update_autocommit and update_one_transaction in the ${env} environment`,
+  fmt: f2,
+});
 const transactions = (env: EnvironmentKey, where: string) => ({
   id: `c (${where})`,
   sentence: Q.quote(`transactions (${where})`),
   kind: "magnitude" as const,
-  rule: MUCH,
+  rule: { kind: "above", margin: 1.5 } as const,
   ...ratioStatistic(env),
 });
 /** A client round trip as a regime factor: ×0.5 to ×`upTo` the seed's SELECT 1 round trip. */
@@ -89,7 +82,7 @@ function quorumClaims(env: EnvironmentKey, where: string, c: "same_az" | "cross_
     regime: [factor],
     regimeText: `${AURORA}; Aurora commits on a 4-of-6 storage quorum across three AZs; here, a ${where} client, a primary and two standbys, ${QUORUM}`,
     howToTest: `environments including "${env}" runs it; only a real server (hosts, or an external target) makes it evidence`,
-    absent: ran(env, `this run had no ${env} environment`),
+    absent: ran([env], `this run had no ${env} environment`),
     ...texts(sum.updated(env), {
       ours: (q) =>
         `${per10k(q)}; gap per commit ${q.commitInterval ? intervalText(q.commitInterval, ms) : ms(q.commitMs)}, the server's account ${ms(sum.serverCommitMs(q))} (WAL flush ${ms(q.walSyncMsPerCommit)} + flush lag ${lag(q.flushLagMs)}), a statement ${ms(sum.statementMs(q))}; commit ÷ statement ${f2(sum.commitShare(q))} (the seed's ${f2(seed("aurora_commit_latency_seconds") / seed("update_one_transaction_seconds"))})`,
@@ -102,9 +95,7 @@ function quorumClaims(env: EnvironmentKey, where: string, c: "same_az" | "cross_
         ? `the standbys' round trip is this run's input (${ms(s.params.standbyRttMs, 2)} set)`
         : undefined,
     emulatedBefore: (p: P) =>
-      (env === "quorum-same-az" ? p.hosts.sameAz : p.hosts.crossAz)
-        ? undefined
-        : "the standbys' round trip is this run's input (emulated standbys)",
+      p.hosts[hostKey(env)] ? undefined : "the standbys' round trip is this run's input (emulated standbys)",
   };
   return [
     {
@@ -121,16 +112,16 @@ function quorumClaims(env: EnvironmentKey, where: string, c: "same_az" | "cross_
       sentence: Q.quote(`commitGap (${where})`),
       rule: ABOUT,
       reading: '"nearly match" read as within ×0.8–×1.25',
-      ...ratioStat(
+      statistic:
         "the server's commit account per commit (pg_stat_wal flush time per commit + the fastest standby's flush lag) ÷ the gap per commit (a − b) / N, on the gap's per-repeat interval",
-        sum.shareOf(env),
-        "the gap per commit and pg_stat_wal's sync time in this environment",
-      ),
+      of: sum.shareOf(env),
+      needs: "the gap per commit and pg_stat_wal's sync time in this environment",
+      fmt: f2,
     },
   ];
 }
 
-export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
+export const CLAIMS = declare<P, S, Factor>({
   notebook: "05-round-trips",
   quotes: Q,
   factors: {
@@ -145,7 +136,6 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
     localRtt: p.target === "external" ? undefined : 0.05,
     rttSame: p.sameAzRttMs,
     rttCross: p.crossAzRttMs,
-    rttExternal: undefined,
   }),
   after: (s) => ({
     localRtt: findEnvironment(s, "local")?.rttMs,
@@ -172,11 +162,11 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
           ? `the round trips are this run's inputs (${s.network.kind} links)`
           : undefined,
       ),
-      ...ratioStat(
+      statistic:
         "cross-AZ ÷ same-AZ SELECT 1 time (elapsed / N), one ratio per repeat (paired), exact interval of the median",
-        sum.crossOverSame,
-        "the select1 case in the same-az and cross-az environments",
-      ),
+      of: sum.crossOverSame,
+      needs: "the select1 case in the same-az and cross-az environments",
+      fmt: f2,
       ours: (s) =>
         `${ms(sum.selectOne(s, "same-az")?.msPerRoundTrip)} vs ${ms(sum.selectOne(s, "cross-az")?.msPerRoundTrip)} per SELECT 1`,
       why: (s) => {
@@ -214,7 +204,7 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
       regime: ["rttExternal"],
       regimeText: "the measured server, its client 0.1–3.4 ms away, the span of the seed's two placements",
       howToTest: "DBLAB_POSTGRES_URI=postgresql://… (target external) measures one as it is",
-      absent: ran("external", "this run measured no external server", (p) => !isExternal(p)),
+      absent: ran(["external"], "this run measured no external server"),
       ...texts(sum.updated("external"), {
         ours: (x) =>
           `${per10k(x)}; ${ms(x.commitMs)} a commit at a ${ms(x.rttMs)} round trip; commit ÷ statement ${f2(sum.commitShare(x))}`,
@@ -242,11 +232,11 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
         "needs two single-server environments (an external server runs alone)",
         (p: P) => isExternal(p) || p.environments.filter((e) => !e.startsWith("quorum")).length < 2,
       ),
-      ...ratioStat(
+      statistic:
         "per repeat, the least-squares slope of the one-transaction case's elapsed time against each single-server environment's SELECT 1 time, ÷ the case's round trips; exact interval of the median",
-        sum.slopeInterval,
-        "at least two single-server environments with different round trips",
-      ),
+      of: sum.slopeInterval,
+      needs: "at least two single-server environments with different round trips",
+      fmt: f2,
       ours: from(sum.slopes, (x) => `environments: ${x.envs.map((e) => e.environment).join(", ")}`),
       why: (s) =>
         (sum.slopes(s)?.envs ?? [])
@@ -279,11 +269,11 @@ export const CLAIMS: ClaimSet<P, S, Factor> = declare<P, S, Factor>({
         (p: P) => !p.sweepStandbyRttsMs.length || !p.syncLevels.length || isExternal(p),
         (s: S) => !sum.sweepPair(s),
       ),
-      ...ratioStat(
+      statistic:
         "(on − local, else off) median commit time per repeat at the largest standby round trip swept, ÷ that round trip, paired per repeat; exact interval of the median",
-        sum.standbyOverhead,
-        "the synchronous_commit sweep with level on and local (or off)",
-      ),
+      of: sum.standbyOverhead,
+      needs: "the synchronous_commit sweep with level on and local (or off)",
+      fmt: f2,
       ...texts(sum.sweepPair, {
         ours: (x) =>
           `standbys ${ms(x.on.standbyRttMs)} away: ${ms(x.on.commitMs)} a commit (on) vs ${ms(x.local.commitMs)} (${x.base})`,

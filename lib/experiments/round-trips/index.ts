@@ -63,20 +63,9 @@ export const experiment = defineExperiment({
 
 export const { params, run, summarise, claims, save, showClaims, registered } = experiment;
 
-/** The base's run header and failed trials, then the links and what could not run here. */
 export function showRun(r: RoundTripsRun): void {
   experiment.showRun(r);
   noteLinksAndSkipped(r);
 }
 
-export {
-  showCalibration,
-  showRttTable,
-  showAutocommitTable,
-  showCommitTable,
-  showCaseTable,
-  showSweepTable,
-  showCharts,
-  showExplanation,
-  showClosingNote,
-} from "./present";
+export * from "./present";

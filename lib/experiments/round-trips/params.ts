@@ -38,7 +38,6 @@ function hostsParam(value: unknown): RoundTripHosts {
   return value;
 }
 
-/** A round trip the lab emulates, ms. */
 const RTT_MS = { min: 0, max: 100, hint: "a round trip in milliseconds, as far as this lab emulates" } as const;
 const rtt = (meaning: string) => number(meaning, RTT_MS);
 
@@ -108,6 +107,9 @@ export const ROUND_TRIPS_PROFILES: Readonly<Record<ProfileName, RoundTripsParams
   full: sized(10_000, 5, [0.2, 0.5, 0.85, 1.2, 1.7, 2.5], 1000, 500),
 };
 
+/** The `hosts` key of the environments on a host the user named. */
+export const hostKey = (env: string) => (env.endsWith("same-az") ? "sameAz" : "crossAz");
+
 /** The server is the user's, measured as it is: nothing is emulated around it. */
 export const isExternal = (p: RoundTripsParams) =>
   p.target === "external" || (p.target === "auto" && Boolean(process.env.DBLAB_POSTGRES_URI));
@@ -120,10 +122,8 @@ export function checkParams(given: RoundTripsParams): RoundTripsParams {
       `statements (${p.statements}) cannot exceed rows (${p.rows}): each UPDATE targets one of ids 1..statements`,
     );
   // A quorum environment's standbys go on its host and stream back through the SSH connection.
-  for (const [env, key] of [
-    ["quorum-same-az", "sameAz"],
-    ["quorum-cross-az", "crossAz"],
-  ] as const) {
+  for (const env of ["quorum-same-az", "quorum-cross-az"] as const) {
+    const key = hostKey(env);
     const host = p.hosts[key];
     if (host !== undefined && p.environments.includes(env) && !hostEndpoint(`hosts.${key}`, host).ssh)
       throw new ParameterError(

@@ -25,7 +25,6 @@ function note(html: string, color = "#4c78a8"): void {
   );
 }
 
-/** How the links were emulated, and what could not run here. */
 export function noteLinksAndSkipped(run: RoundTripsRun): void {
   note(`<b>Links:</b> ${escapeHtml(run.network.reason)}`);
   for (const s of run.skipped) note(`<b>Not run here:</b> ${escapeHtml(s.what)} — ${escapeHtml(s.reason)}`, "#e45756");
@@ -105,8 +104,7 @@ export function showRttTable(s: RoundTripsSummary): void {
 /** The seed's table 2 (autocommit vs one transaction) with ours beside it. */
 export function showAutocommitTable(s: RoundTripsSummary): void {
   const rows: Row[] = s.environments.flatMap((e) => {
-    const auto = e.autocommit;
-    const one = e.oneTransaction;
+    const { autocommit: auto, oneTransaction: one } = e;
     if (!auto || !one) return [];
     const seed = seedEnvFor(e);
     const [a, b] = [seedValue("update_autocommit_seconds", seed), seedValue("update_one_transaction_seconds", seed)];

@@ -17,7 +17,6 @@ export function seedValue(series: SeedSeries, condition: SeedCondition | null): 
   return publishedFigures("commit_latency").find((f) => f.series === series && f.condition === condition)?.value;
 }
 
-/** The seed's commit-time estimate, (autocommit − one transaction) / 10,000, ms. */
 export function seedCommitMs(condition: SeedCondition): number | undefined {
   const a = seedValue("update_autocommit_seconds", condition);
   const b = seedValue("update_one_transaction_seconds", condition);

@@ -1,6 +1,7 @@
 /** Every figure notebook 05 shows; cases of a repeat run back to back, so comparisons pair per repeat. */
 import { linearRegression, median } from "simple-statistics";
 import type { Without } from "../../stats/claim-engine";
+import { medianOf } from "../../stats/claim-statistics";
 import { ENVIRONMENTS } from "./params";
 import { medianInterval, outlierFlags, type Interval } from "../../stats/intervals";
 import { groupBy, spread } from "../../stats/summary";
@@ -90,11 +91,8 @@ export function pairedInterval(
   of: string,
   keep: (repeat: number) => boolean = () => true,
 ): Interval | undefined {
-  const values = Object.entries(a)
-    .filter(([r]) => b[Number(r)] !== undefined && keep(Number(r)))
-    .map(([r, x]) => f(x, b[Number(r)]))
-    .filter((v) => Number.isFinite(v));
-  return values.length ? medianInterval(values, of) : undefined;
+  const pairs = Object.entries(a).filter(([r]) => b[Number(r)] !== undefined && keep(Number(r)));
+  return medianOf(pairs, ([r, x]) => f(x, b[Number(r)]), of);
 }
 
 const ratio = (a: number, b: number) => a / b;

@@ -16,8 +16,7 @@ CREATE TABLE IF NOT EXISTS benchmark_accounts (
 
 const INDEX = "CREATE INDEX IF NOT EXISTS idx_benchmark_accounts_status ON benchmark_accounts (status)";
 
-function loadSql(rows: number): string {
-  return `
+const load = (rows: number) => `
 INSERT INTO benchmark_accounts (id, status, balance, last_accessed, version, note)
 SELECT gs,
        CASE WHEN gs % 5 = 0 THEN 'suspended' WHEN gs % 2 = 0 THEN 'active' ELSE 'inactive' END,
@@ -26,7 +25,6 @@ SELECT gs,
        gs % 100,
        'seed row ' || gs
 FROM generate_series(1, ${rows}) AS gs`;
-}
 
 /** Rows whose status an UPDATE … SET status = 'active' of ids 1..n really changes (not already active). */
 export function changedRows(n: number): number {
@@ -47,7 +45,7 @@ export async function resetTable(client: Client, rows: number): Promise<void> {
     [
       CREATE,
       "TRUNCATE benchmark_accounts RESTART IDENTITY",
-      loadSql(rows),
+      load(rows),
       `SELECT setval(pg_get_serial_sequence('benchmark_accounts', 'id'), ${rows}, true)`,
       INDEX,
     ].join(";\n"),

@@ -23,17 +23,15 @@ import type { StandbySpec, StandbyOptions, StartedServer } from "../../../target
 import { redactText } from "../../../targets/uri";
 import type { RunStore } from "../../../results/run-store";
 import type { DockerEndpoint } from "../../../targets/docker/endpoint";
-import { hostEndpoint, type RoundTripsParams } from "../params";
+import { hostEndpoint, hostKey, type RoundTripsParams } from "../params";
 import { resetTable } from "./dataset";
 import { ENVIRONMENT_INFO, QUORUM, STANDBY_NAMES } from "./environments";
 import { CalibratedLink, measureBaseline, STANDBY_PURPOSE, type CalibrationRecord } from "./links";
 import { caseTrial, commitLevelTrial, timedTrial } from "./trial-runner";
 import type { PlannedRoundTrip, Session, Slot } from "./trial-runner";
-import { timed } from "../../../workloads/timed";
+import { SetupClock } from "../../../workloads/timed";
 import { runTrials } from "../../../workloads/trials";
 import type { EnvironmentKey, RoundTripCondition, RoundTripTrial } from "./trials";
-
-type Skipped = { readonly what: string; readonly reason: string };
 
 /** What a run carries besides its trials, as calibration.json holds it. */
 export type PhasesResult = Awaited<ReturnType<typeof runPhases>>;
@@ -71,7 +69,6 @@ export const phaseOneSpec = (): ServerSpec => ({
 });
 
 const STANDBY_ADDRESSES = ["127.0.0.2", "127.0.0.3"];
-const hostKey = (env: EnvironmentKey) => (env.endsWith("same-az") ? "sameAz" : "crossAz");
 const closeAll = async (clients: (Client | undefined)[]) => {
   for (const c of clients) await c?.end().catch(ignored("round-trips: end a client"));
 };
@@ -162,13 +159,13 @@ class Phases {
   readonly calibrations: CalibrationRecord[] = [];
   /** Each server's direct SELECT 1 round trip, ms. */
   readonly baselines: Record<string, number> = {};
-  readonly skipped: Skipped[] = [];
+  readonly skipped: { readonly what: string; readonly reason: string }[] = [];
   /** Created once for the phase-1 server, and reused if that server becomes the primary. */
   clientLink?: DelayLink;
   network?: NetworkEmulator;
   done = 0;
-  /** The untimed work since the last trial's record, seconds by name: the next trial's `beforeSeconds`. */
-  private pending: Record<string, number> = {};
+  /** The untimed work since the last trial's record, by part: the next trial's `beforeSeconds`. */
+  setup = new SetupClock<string>();
   /** The trials on disk when the run (re)started, read once: no block plans a trial this run recorded. */
   private readonly finished: Set<string>;
 
@@ -190,12 +187,6 @@ class Phases {
     this.session.notes.push(`not run here: ${what} — ${reason}`);
   }
 
-  async time<T>(what: string, work: () => Promise<T>): Promise<T> {
-    const [value, seconds] = await timed(work);
-    this.pending[what] = (this.pending[what] ?? 0) + seconds;
-    return value;
-  }
-
   async emulator(): Promise<NetworkEmulator> {
     if (!this.network) {
       this.network = await createEmulator(this.p.network);
@@ -210,8 +201,8 @@ class Phases {
     const { signal, store } = this.session;
     const plan = rotated(items, repeat - 1).map((x, order) => trial(x, { repeat, order, signal }));
     const took = () => {
-      const taken = this.pending;
-      this.pending = {};
+      const taken = this.setup.record();
+      this.setup = new SetupClock<string>();
       return Object.keys(taken).length ? taken : undefined;
     };
     return runTrials<RoundTripCondition, PlannedRoundTrip, RoundTripTrial>(plan, (t) => timedTrial(s, t, took()), {
@@ -238,7 +229,7 @@ class Phases {
   ): Promise<void> {
     const { p } = this;
     const targetOf = (env: EnvironmentKey) => (shared.real ? null : ENVIRONMENT_INFO[env].clientTargetMs(p));
-    const baseline = await this.time("baselineSeconds", async () => {
+    const baseline = await this.setup.time("baseline", async () => {
       // A netem link delays direct connections to its address too: at 0 while measuring loopback.
       await this.clientLink?.setOneWayDelay(0);
       return measureBaseline(server, p.calibrationSamples);
@@ -246,7 +237,7 @@ class Phases {
     this.baselines[label] = baseline;
     const linked = envs.some((e) => targetOf(e) !== null);
     if (linked)
-      this.clientLink ??= await this.time("linkSeconds", async () =>
+      this.clientLink ??= await this.setup.time("link", async () =>
         (await this.emulator()).createLink({ name: "client", serverHost: server.host, serverPort: server.port }),
       );
     const clientLink = linked ? this.clientLink : undefined;
@@ -255,15 +246,15 @@ class Phases {
     const setLink = async (env: EnvironmentKey) => {
       const target = targetOf(env);
       if (target === null || !calibrated) {
-        await this.time("linkSeconds", async () => clientLink?.setOneWayDelay(0));
+        await this.setup.time("link", async () => clientLink?.setOneWayDelay(0));
         return { env, connection: server, clientRttMs: baseline, link: undefined };
       }
       this.say(`setting the client link to ${target} ms for ${env}…`);
-      const cal = await this.time("linkSeconds", () => calibrated.calibrate(target, `${env} (${label})`));
+      const cal = await this.setup.time("link", () => calibrated.calibrate(target, `${env} (${label})`));
       const link = cal.mode === "direct" ? undefined : clientLink;
       return { env, connection: calibrated.connectionFor(cal), clientRttMs: cal.achievedRttMs, link };
     };
-    const admin = await this.time("connectSeconds", () => connect(server));
+    const admin = await this.setup.time("connect", () => connect(server));
     let set: Awaited<ReturnType<typeof setLink>> | undefined;
     try {
       for (let repeat = 1; repeat <= p.repeats; repeat++) {
@@ -272,7 +263,7 @@ class Phases {
         for (const env of environmentOrder(envs, repeat)) {
           if (set?.env !== env) set = await setLink(env);
           const { connection, clientRttMs, link } = set;
-          const bench = await this.time("connectSeconds", () => connect(connection));
+          const bench = await this.setup.time("connect", () => connect(connection));
           try {
             const session: Session = { ...shared, bench, admin, rows: p.rows, clientRttMs, link };
             await this.block(session, p.cases, repeat, (c, at) => caseTrial(session, at, env, c, p.statements));
@@ -337,15 +328,13 @@ class Phases {
   /** Phase 2: standbys behind delayed links, the quorum environments, then the sweep. */
   async quorum(primary: ReplicationPrimary, envs: readonly EnvironmentKey[], sweep: boolean, baseDir?: string) {
     const { p } = this;
-    const emulator = await this.time("linkSeconds", () => this.emulator());
-    const baseline = await this.time("baselineSeconds", () =>
-      measureBaseline(primary.connection, p.calibrationSamples),
-    );
+    const emulator = await this.setup.time("link", () => this.emulator());
+    const baseline = await this.setup.time("baseline", () => measureBaseline(primary.connection, p.calibrationSamples));
     const links: CalibratedLink[] = [];
     const standbys = new Standbys(this.session, primary);
     try {
       // Both links at once (untimed setup, nothing measured yet): a proxy link is a process to start.
-      const made = await this.time("linkSeconds", () =>
+      const made = await this.setup.time("link", () =>
         Promise.all(
           STANDBY_NAMES.map((name, i) =>
             emulator.createLink({
@@ -361,7 +350,7 @@ class Phases {
       // Both standby links at one round trip; a target they are already at is checked (calibrate), not set again.
       let standbyAt: { readonly targetMs: number; readonly rttMs: number } | undefined;
       const setStandbyRtt = async (targetMs: number): Promise<number> => {
-        const rttMs = await this.time("standbyLinkSeconds", async () => {
+        const rttMs = await this.setup.time("standbyLink", async () => {
           const again = standbyAt?.targetMs === targetMs;
           this.say(`${again ? "checking" : "setting"} both standby links ${again ? "at" : "to"} ${targetMs} ms…`);
           const achieved: number[] = [];
@@ -379,7 +368,7 @@ class Phases {
         upstreamHost: link.host,
         upstreamPort: link.port,
       }));
-      const { admin, lagAdmin } = await this.time("standbysSeconds", () => standbys.start(specs, { baseDir }));
+      const { admin, lagAdmin } = await this.setup.time("standbys", () => standbys.start(specs, { baseDir }));
       if (envs.length) {
         // Read again with the standbys streaming through the links: the environments report this round trip.
         const standbyRttMs = await setStandbyRtt(p.standbyRttMs);
@@ -387,7 +376,7 @@ class Phases {
       }
       if (!sweep) return;
       // The sweep's client is direct (for netem, on the client link's address: set it to 0).
-      const bench = await this.time("connectSeconds", async () => {
+      const bench = await this.setup.time("connect", async () => {
         await this.clientLink?.setOneWayDelay(0);
         await resetTable(admin, p.rows);
         return connect(primary.connection);
@@ -419,7 +408,7 @@ class Phases {
     try {
       // netem tells standby links apart by the address they reach the primary on; no links, no emulator.
       const kind = netem ? (await this.emulator()).kind : "proxy";
-      const own = await this.time("serversSeconds", () =>
+      const own = await this.setup.time("servers", () =>
         this.session.startServer(
           { engine: "postgresql", name: "05-primary", settings: serverSettings(kind === "netem") },
           { target: "embedded", baseDir },
@@ -456,7 +445,7 @@ export async function runPhases(p: RoundTripsParams, session: PhaseSession, cont
   const stopped = async () => {
     const s = stopping;
     stopping = undefined;
-    if (s) await run.time("serversSeconds", () => s);
+    if (s) await run.setup.time("servers", () => s);
   };
   try {
     let primary: ReplicationPrimary | undefined;
@@ -473,7 +462,7 @@ export async function runPhases(p: RoundTripsParams, session: PhaseSession, cont
         stopping = session.stopServer(server);
         // Awaited (and its error thrown) by stopped(); meanwhile no unhandled rejection.
         stopping.catch(ignored("round-trips: stop the server (awaited later)"));
-        await run.time("linkSeconds", async () => run.clientLink?.close());
+        await run.setup.time("link", async () => run.clientLink?.close());
         run.clientLink = undefined;
       }
     }

@@ -7,7 +7,7 @@ import { CASE_INFO, statements, type CaseId } from "./cases";
 import { resetTable } from "./dataset";
 import { LagSampler, waitForReplay, type SyncLevel } from "./replication";
 import { timeStatements } from "../../../workloads/statement-timing";
-import { timed } from "../../../workloads/timed";
+import { timed, type SecondsOf } from "../../../workloads/timed";
 import { trialKey, type EnvironmentKey, type RoundTripCondition, type RoundTripTrial } from "./trials";
 import type { PlannedTrial } from "../../../workloads/trials";
 
@@ -45,7 +45,7 @@ async function counters(s: Session) {
 }
 
 /** runTrials' runOne: reset, counters, the timed stream with lags sampled, counters, the link's record. */
-export async function timedTrial(s: Session, planned: PlannedRoundTrip, beforeSeconds?: Record<string, number>) {
+export async function timedTrial(s: Session, planned: PlannedRoundTrip, beforeSeconds?: SecondsOf<string>) {
   const { key, condition, repeat, order, roundTrips } = planned;
   const startedAt = new Date().toISOString();
   const [, prepareSeconds] = await timed(() => planned.prepare());

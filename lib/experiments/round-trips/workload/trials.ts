@@ -5,6 +5,7 @@ import type { TrialRecord } from "../../../results/run-store";
 import type { CaseId } from "./cases";
 import type { LagSummary, SyncLevel } from "./replication";
 import type { StatementTimes } from "../../../workloads/statement-timing";
+import type { SecondsOf } from "../../../workloads/timed";
 
 /** The emulated environments, and "external" for a real server measured as it is. */
 export type EnvironmentKey = "local" | "same-az" | "cross-az" | "quorum-same-az" | "quorum-cross-az" | "external";
@@ -38,7 +39,7 @@ export type RoundTripTrial = TrialRecord<RoundTripCondition, PgServerCounterKey>
   readonly real?: boolean;
   readonly order?: number;
   /** Untimed work since the previous trial's record, seconds by what it was. */
-  readonly beforeSeconds?: Readonly<Record<string, number>>;
+  readonly beforeSeconds?: SecondsOf<string>;
   readonly prepareSeconds?: number;
   readonly replayWaitSeconds?: number;
   readonly countersSeconds?: number;
