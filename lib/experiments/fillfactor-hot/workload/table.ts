@@ -58,7 +58,7 @@ export class HotTable {
     this.wal = new WalWindows(setup);
   }
 
-  private loaded: { readonly shape: string; readonly seconds: number } | undefined;
+  private loaded: string | undefined;
 
   private pgstattuple = false;
   private walinspect = false;
@@ -73,8 +73,7 @@ export class HotTable {
   }
 
   /** Id order: a range is a run of pages; B-trees after the load: alike at every fillfactor; no autovacuum. */
-  async recreate(fillfactor: number, rows: number, padBytes: number): Promise<number> {
-    const t0 = process.hrtime.bigint();
+  async recreate(fillfactor: number, rows: number, padBytes: number): Promise<void> {
     this.loaded = undefined;
     for (const [name, n, lo, hi] of [
       ["fillfactor", fillfactor, 10, 100],
@@ -94,16 +93,14 @@ export class HotTable {
     );
     await this.loader.query(`ALTER TABLE ${TABLE} ADD CONSTRAINT ${INDEXES[0]} PRIMARY KEY (id)`);
     await this.loader.query(`CREATE INDEX ${INDEXES[1]} ON ${TABLE} (k)`);
-    const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
-    this.loaded = { shape: shapeOf(fillfactor, rows, padBytes), seconds };
-    return seconds;
+    this.loaded = shapeOf(fillfactor, rows, padBytes);
   }
 
-  /** A second take finds nothing. */
-  takeLoaded(fillfactor: number, rows: number, padBytes: number): number | undefined {
+  /** Whether the table is as the last recreate left it, of this shape; a second take finds nothing. */
+  takeLoaded(fillfactor: number, rows: number, padBytes: number): boolean {
     const loaded = this.loaded;
     this.loaded = undefined;
-    return loaded?.shape === shapeOf(fillfactor, rows, padBytes) ? loaded.seconds : undefined;
+    return loaded === shapeOf(fillfactor, rows, padBytes);
   }
 
   /** The same state before every pass; returns the seconds of the VACUUM and of the rest. */
