@@ -83,12 +83,12 @@ export const experiment = defineExperiment({
           if (!server) throw new Error(`no ${engine} server was started`);
           return ADAPTERS[server.engine](server);
         },
-        onTrial: (done, total, trial, next) => {
+        onProgress: ({ done, total, last, next }) => {
           const c = next?.condition;
           const upcoming =
             c &&
             `${c.engine} ${c.rows.toLocaleString("en-US")} rows, ${OPERATION_LABELS[c.operation]}, +${c.extraIndexes} indexes`;
-          progress.update(done, total, timedTrialProgress(trial, upcoming));
+          progress.update(done, total, timedTrialProgress(last, upcoming));
         },
       });
     let plan = planTrials({ ...p, engines });
