@@ -2,7 +2,7 @@
 import { flaggedCell } from "../condition-groups";
 import { escapeHtml, show } from "../../display/output";
 import { errorBars, plot, twoAxes, type PlotlyFigure, type PlotlyTrace } from "../../display/plotly";
-import { showTable, sortedBy, type Row } from "../../display/table";
+import { rounded as r2, showTable, sortedBy, type Row } from "../../display/table";
 import { publishedFigures } from "../../results/reference";
 import { percent, shortCount } from "../../stats/format";
 import { groupBy } from "../../stats/summary";
@@ -21,8 +21,6 @@ export function showUnavailable(unavailable: ReadonlyMap<string, string>): void 
         `so this run shows no ${escapeHtml(engine)} results (the run is not failed). ${escapeHtml(reason)}</div>`,
     );
 }
-
-const r2 = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 100) / 100);
 
 /** Engine → rows → operation → extra indexes → fillfactor (the order run is in trials.jsonl). */
 export function readingOrder(summaries: readonly ConditionSummary[]): ConditionSummary[] {
@@ -83,16 +81,10 @@ export function showCharts(summaries: readonly ConditionSummary[]): void {
 /** The seed's published medians and ratios beside ours for the same engine, operation and indexes. */
 export function showSeedComparison(summaries: readonly ConditionSummary[]): void {
   const rows: Row[] = [];
-  const engines = new Set(summaries.map((s) => s.engine));
   for (const f of publishedFigures("index_write_cost")) {
     const figure = { ratio_vs_0: "ratio", median_seconds: "median s" }[f.condition];
-    if (
-      !engines.has(f.engine as ConditionSummary["engine"]) ||
-      f.extraIndexes === undefined ||
-      f.rows === undefined ||
-      !figure
-    )
-      continue;
+    const ran = summaries.some((s) => s.engine === f.engine);
+    if (!ran || f.extraIndexes === undefined || f.rows === undefined || !figure) continue;
     const candidates = summaries.filter(
       (s) =>
         s.engine === f.engine &&

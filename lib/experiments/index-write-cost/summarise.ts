@@ -62,9 +62,8 @@ export function summarise(trials: readonly IndexWriteTrial[], options: { readonl
     const label = `paired ratios ${c.extraIndexes} / 0 extra indexes, one per repeat`;
     const paired = (pick: (t: Trial) => number | undefined) =>
       baseline ? pairedRatios(valuesByRepeat(group, pick), valuesByRepeat(baseline, pick)) : [];
-    const interval = (xs: readonly { ratio: number }[], of: string) => intervalOf(xs, (r) => r.ratio, of);
     const repeatRatios = paired((t) => t.seconds);
-    const ratioInterval = interval(repeatRatios, label);
+    const ratioInterval = median(repeatRatios, label);
     const rows = c.rows;
     return {
       ...c,
@@ -77,7 +76,7 @@ export function summarise(trials: readonly IndexWriteTrial[], options: { readonl
       ratio: c.extraIndexes === 0 ? 1 : ratioInterval?.estimate,
       ratioInterval,
       repeatRatios: baseline ? repeatRatios : undefined,
-      serverRatioInterval: interval(paired(serverMs), `${label}, server time`),
+      serverRatioInterval: median(paired(serverMs), `${label}, server time`),
       serverMs: medianOf(group, (k) => k["server.statement_ms"]),
       // Time outside the server ÷ server time, k: it pulls a wall ratio towards 1, (k + server ratio) ÷ (k + 1).
       clientPerServer: medianOfFinite(
