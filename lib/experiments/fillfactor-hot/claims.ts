@@ -66,10 +66,8 @@ export const CLAIMS: ClaimSet<FillfactorHotParams, S, "noRoom" | "room"> = decla
   },
   before: (p) => {
     const rooms = [...p.fillfactors].sort((a, b) => b - a).map((ff) => plannedRoom(ff, p.padBytes).ratio);
-    return {
-      noRoom: p.fillfactors.includes(100) ? plannedRoom(100, p.padBytes).ratio : undefined,
-      room: rooms.find((r) => r >= 1) ?? rooms[rooms.length - 1],
-    };
+    const noRoom = p.fillfactors.includes(100) ? rooms[0] : undefined;
+    return { noRoom, room: rooms.find((r) => r >= 1) ?? rooms.at(-1) };
   },
   after: (s) => ({ noRoom: fullPass(s)?.roomRatio, room: hotPass(s)?.roomRatio }),
   claims: [

@@ -52,25 +52,23 @@ const QUOTIENT = "paired within a repeat, at the largest size run";
 const FROM_100K = "`--set rowCounts=[100000]` or more tests it";
 const GROWTH = "`--set growthRows=[1000000]` (its four conditions at 1M rows) or `--profile full` tests it";
 
-/** The seed's two engines: its quotes and mechanisms are theirs (a new engine has no seed sentence to test). */
-type Seeded = "postgresql" | "mongodb";
 type Spec = Omit<C, "id" | "sentence" | "absent" | "ours"> & Partial<C>;
-/** Claim `id (engine)` quoting `<quote>Pg` or `<quote>Mongo`: absent when its engine did not run; `ours`: its path. */
-const on = (engine: Seeded, id: string, quote: string, c: Spec): C => ({
+/** Claim `id (engine)` quoting `<quote>Pg`/`<quote>Mongo` (the seed's engines: a new one has no sentence to test). */
+const on = (engine: Engine, id: string, quote: string, c: Spec): C => ({
   id: `${id} (${engine})`,
   sentence: Q.quote(`${quote}${engine === "postgresql" ? "Pg" : "Mongo"}`),
   absent: unless([engine], NO_RUN[engine]),
   ours: (s) => clientPath(s, engine),
   ...c,
 });
-const MECHANISM: Record<Seeded, string> = {
+const MECHANISM: Record<Engine, string> = {
   postgresql:
     "an UPDATE of an indexed column is never HOT and inserts an entry into every index, while the non-indexed counter UPDATE is HOT when its page has room and inserts none, at any table size",
   mongodb:
     "WiredTiger rewrites only the index entries whose keys change: the counter update changes none, the 5-field update removes and inserts one entry in each of 5 indexes per row, at any collection size",
 };
 /** (a): the seed's own contrast of one operation with the non-indexed counter update. */
-const contrast = (engine: Seeded, op: Operation) =>
+const contrast = (engine: Engine, op: Operation) =>
   on(engine, "a", "operation", {
     claim: `One "cost of 5 indexes" figure does not exist: the ${LABEL[op]} costs far more of it than the counter update`,
     kind: "direction",
@@ -85,7 +83,7 @@ const contrast = (engine: Seeded, op: Operation) =>
     why: (s) => counters(s, engine, [top(s)], ["update_nonindexed", op], [5]),
   });
 /** (b): INSERT's and the 5-field update's ratios from the compared size to 1M; PostgreSQL's G ÷ MongoDB's. */
-const growth = (engine: Seeded, c: Pick<C, "claim" | "rule" | "reading" | "howToTest"> & Partial<C>) =>
+const growth = (engine: Engine, c: Pick<C, "claim" | "rule" | "reading" | "howToTest"> & Partial<C>) =>
   on(engine, "b", "growth", {
     ...c,
     kind: "magnitude",
@@ -104,7 +102,7 @@ const growth = (engine: Seeded, c: Pick<C, "claim" | "rule" | "reading" | "howTo
     why: (s) => counters(s, engine, [compared(sizesOf(s)), LARGE], TWO, [5]),
   });
 /** (c): field1's update with 5 extra indexes against 1, the seed's band for the engine. */
-const unindexed = (engine: Seeded, c: Pick<C, "claim" | "kind" | "rule" | "reading">) =>
+const unindexed = (engine: Engine, c: Pick<C, "claim" | "kind" | "rule" | "reading">) =>
   on(engine, "c", "unindexed", {
     ...c,
     regime: ["rows"],
