@@ -66,9 +66,7 @@ export function makeDataset(rows: number, seed: number): Dataset {
   for (let i = 0; i < rows; i++) updateOrder[i] = i;
   for (let i = rows - 1; i > 0; i--) {
     const j = prand.unsafeUniformIntDistribution(0, i, orderRng);
-    const t = updateOrder[i];
-    updateOrder[i] = updateOrder[j];
-    updateOrder[j] = t;
+    [updateOrder[i], updateOrder[j]] = [updateOrder[j], updateOrder[i]];
   }
   return { rows, seed, fields, updateOrder };
 }
