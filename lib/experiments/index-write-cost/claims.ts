@@ -1,18 +1,17 @@
 /** Seed 000's claims (EXPERIMENTS.md §1); a magnitude states this run's client path (docs/claims-and-regimes.md). */
 import { absentUnless, declare, exactly, readQuotes, type ClaimSet, type ClaimSpec } from "../../stats/claim-engine";
-import type { ClaimCheck, ClaimPlan } from "../../stats/claims";
 import { f0, f1, f2, percent } from "../../stats/format";
 import { ENGINES, type Engine } from "../../targets/engines";
 import type { IndexWriteCostParams } from "./params";
 import { OPERATION_LABELS as LABEL, OPERATIONS, type Operation } from "./workload/operations";
 import { compared, conditionAt, G, LARGE, matrixSizes, median, paired, RR, sizesOf } from "./summarise";
 import type { ConditionSummary } from "./summarise";
+import { GROWTH_OPERATIONS as TWO } from "./workload/run-trials";
 
 type S = readonly ConditionSummary[];
 type Factor = "anyRows" | "rows" | "rows1M" | "largest" | "compared" | "smallest";
 type C = ClaimSpec<IndexWriteCostParams, S, Factor>;
 const Q = readQuotes(__dirname);
-const TWO = ["insert", "update_five_fields"] as const;
 const top = (s: S) => matrixSizes(s).at(-1);
 const low = (s: S) => matrixSizes(s)[0];
 const position = (n: number | undefined, sizes: readonly number[], smallest: number | undefined) => ({
@@ -45,8 +44,7 @@ export const CLIENT_PATH =
   "of one statement per row; ordered InsertMany/BulkWrite) and gives no server time; ours times node-postgres pipelined " +
   "prepared statements with one Sync per batch, and the Node driver's ordered insertMany/bulkWrite";
 const stated = (regime: string) => `${regime}. Client path (stated, not a gate): ${CLIENT_PATH}`;
-const NO_RUN: Record<Engine, string> = { postgresql: "PostgreSQL did not run", mongodb: "MongoDB did not run" };
-/** Absent unless every one of the engines ran. */
+export const NO_RUN: Record<Engine, string> = { postgresql: "PostgreSQL did not run", mongodb: "MongoDB did not run" };
 const unless = absentUnless({ planned: (p: IndexWriteCostParams) => p.engines, ran: (s: S) => s.map((x) => x.engine) });
 const QUOTIENT = "paired within a repeat, at the largest size run";
 const FROM_100K = "`--set rowCounts=[100000]` or more tests it";
@@ -188,12 +186,3 @@ export const CLAIMS: ClaimSet<IndexWriteCostParams, S, Factor> = declare<IndexWr
     }),
   ],
 });
-/** The judged claims with why MongoDB did not run here (`reason`), where it did not. */
-export const withMongoReason = (checks: ClaimCheck[], reason: string | undefined): ClaimCheck[] =>
-  checks.map((c) =>
-    reason ? { ...c, decidedBy: c.decidedBy.replace(NO_RUN.mongodb, `${NO_RUN.mongodb}: ${reason}`) } : c,
-  );
-/** The prospect with MongoDB's claims unavailable where it cannot start here (`mongo`: why). */
-export const withMongoFacts = (plans: ClaimPlan[], mongo: string | undefined): ClaimPlan[] =>
-  plans.map((x) => (mongo && needsMongo(x.id) ? { ...x, prospect: "unavailable", reason: mongo } : x));
-const needsMongo = (id: string) => CLAIMS.claims.find((c) => c.id === id)?.absent?.reason.includes(NO_RUN.mongodb);
