@@ -54,22 +54,20 @@ export class HotTable {
     private readonly writer: Client,
     /** A session of its own, so it can run while `setup` counts a pass's WAL. */
     private readonly loader: Client,
+    private readonly pgstattuple: boolean,
+    private readonly walinspect: boolean,
   ) {
     this.wal = new WalWindows(setup);
   }
 
   private loaded: string | undefined;
-
-  private pgstattuple = false;
-  private walinspect = false;
   private readonly wal: WalWindows;
 
   static async open(connection: ConnectionInfo): Promise<HotTable> {
     const [setup, writer, loader] = await connectAll(connection, 3);
-    const table = new HotTable(setup, writer, loader);
-    table.pgstattuple = await tryExtension(setup, "pgstattuple");
-    table.walinspect = await tryExtension(setup, "pg_walinspect");
-    return table;
+    const pgstattuple = await tryExtension(setup, "pgstattuple");
+    const walinspect = await tryExtension(setup, "pg_walinspect");
+    return new HotTable(setup, writer, loader, pgstattuple, walinspect);
   }
 
   /** Id order: a range is a run of pages; B-trees after the load: alike at every fillfactor; no autovacuum. */
