@@ -56,8 +56,7 @@ export function summarise(trials: readonly IndexWriteTrial[], options: { readonl
   const byCondition = new Map(groups.filter((g) => g.kept.length).map((g) => [conditionKey(g.kept[0].condition), g]));
   return [...byCondition.values()].map(({ kept: group, failed, outlierRepeats, disturbedRepeats }) => {
     const c = group[0].condition;
-    const seconds = group.map((t) => t.seconds);
-    const s = spread(seconds);
+    const s = spread(group.map((t) => t.seconds));
     const baseline = c.extraIndexes === 0 ? undefined : byCondition.get(conditionKey({ ...c, extraIndexes: 0 }))?.kept;
     const label = `paired ratios ${c.extraIndexes} / 0 extra indexes, one per repeat`;
     const paired = (pick: (t: Trial) => number | undefined) =>
@@ -72,7 +71,7 @@ export function summarise(trials: readonly IndexWriteTrial[], options: { readonl
       medianSeconds: s.median,
       minSeconds: s.min,
       maxSeconds: s.max,
-      seconds,
+      seconds: s.values,
       ratio: c.extraIndexes === 0 ? 1 : ratioInterval?.estimate,
       ratioInterval,
       repeatRatios: baseline ? repeatRatios : undefined,
