@@ -74,8 +74,7 @@ export function showCharts(summaries: readonly ConditionSummary[]): void {
   plot(trialExplorer(summaries, "seconds"), 480);
   plot(trialExplorer(summaries, "ratio"), 420);
   const swept = summaries.filter((s) => HEAP_FILLFACTOR[s.engine]);
-  if (new Set(swept.map((s) => s.fillfactor)).size > 1)
-    plot(fillfactorSweep(summaries, Math.max(...matrixSizes(swept))));
+  if (new Set(swept.map((s) => s.fillfactor)).size > 1) plot(fillfactorSweep(swept, Math.max(...matrixSizes(swept))));
 }
 
 /** The seed's published medians and ratios beside ours for the same engine, operation and indexes. */
@@ -298,13 +297,10 @@ function trialExplorer(summaries: readonly ConditionSummary[], metric: "seconds"
   };
 }
 
-/** The non-indexed update's ratio and HOT share per fillfactor (PostgreSQL). */
-function fillfactorSweep(summaries: readonly ConditionSummary[], rows: number): PlotlyFigure {
-  const points = summaries
-    .filter(
-      (s) =>
-        HEAP_FILLFACTOR[s.engine] && s.rows === rows && s.operation === "update_nonindexed" && s.extraIndexes === 5,
-    )
+/** The non-indexed update's ratio and HOT share per fillfactor, of the engines with one (`swept`). */
+function fillfactorSweep(swept: readonly ConditionSummary[], rows: number): PlotlyFigure {
+  const points = swept
+    .filter((s) => s.rows === rows && s.operation === "update_nonindexed" && s.extraIndexes === 5)
     .sort((a, b) => (b.fillfactor ?? 0) - (a.fillfactor ?? 0));
   return {
     data: [
