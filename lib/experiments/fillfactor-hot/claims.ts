@@ -30,7 +30,6 @@ const bothPasses = (text: (v: (f: (x: C) => string) => string) => string) =>
 const entriesText = (x: C) => f2(x.indexEntriesPerRow);
 /** Index entries per row over the rounds: of all indexes for the HOT pass, per index for the non-HOT pass. */
 const entries = (x: C, per: number, of: string) => medianOf(x.rounds, (r) => (r.indexEntriesPerRow ?? NaN) / per, of);
-/** The HOT share of one pass, median over rounds. */
 const hotShare = (text: string, pass: (s: S) => C | undefined, needs: string) =>
   stat(text, (s: S) => pass(s)?.hotShareInterval, needs, pctFmt);
 /** Claims 5 and 6: the HOT pass below the fillfactor-100 pass in a value paired within a round. */
@@ -66,10 +65,8 @@ export const CLAIMS: ClaimSet<FillfactorHotParams, S, "noRoom" | "room"> = decla
   },
   before: (p) => {
     const rooms = [...p.fillfactors].sort((a, b) => b - a).map((ff) => plannedRoom(ff, p.padBytes).ratio);
-    return {
-      noRoom: p.fillfactors.includes(100) ? plannedRoom(100, p.padBytes).ratio : undefined,
-      room: rooms.find((r) => r >= 1) ?? rooms[rooms.length - 1],
-    };
+    const noRoom = p.fillfactors.includes(100) ? rooms[0] : undefined;
+    return { noRoom, room: rooms.find((r) => r >= 1) ?? rooms.at(-1) };
   },
   after: (s) => ({ noRoom: fullPass(s)?.roomRatio, room: hotPass(s)?.roomRatio }),
   claims: [

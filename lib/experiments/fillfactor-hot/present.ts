@@ -76,23 +76,18 @@ export function showCharts(summaries: readonly ConditionSummary[]): void {
   });
   const sorted = [...summaries].sort((a, b) => b.fillfactor - a.fillfactor || a.column.localeCompare(b.column));
   const x = sorted.map((s) => `ff ${s.fillfactor} · ${s.column}`);
+  const bar = (name: string, y: (s: ConditionSummary) => number | undefined, color: string, axis = {}) => ({
+    type: "bar",
+    name,
+    x,
+    y: sorted.map((s) => y(s) ?? null),
+    marker: { color },
+    ...axis,
+  });
   plot({
     data: [
-      {
-        type: "bar",
-        name: "index entries per row (WAL B-tree records)",
-        x,
-        y: sorted.map((s) => s.indexEntriesPerRow ?? null),
-        marker: { color: "#54a24b" },
-      },
-      {
-        type: "bar",
-        name: "WAL bytes per row",
-        x,
-        y: sorted.map((s) => s.walBytesPerRow ?? null),
-        marker: { color: "#4c78a8" },
-        yaxis: "y2",
-      },
+      bar("index entries per row (WAL B-tree records)", (s) => s.indexEntriesPerRow, "#54a24b"),
+      bar("WAL bytes per row", (s) => s.walBytesPerRow, "#4c78a8", { yaxis: "y2" }),
     ],
     layout: {
       title: { text: "What each pass wrote, per updated row" },

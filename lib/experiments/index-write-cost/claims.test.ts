@@ -6,7 +6,8 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { CLAIMS, withMongoFacts, withMongoReason } from "./claims";
+import { CLAIMS } from "./claims";
+import { withMongoFacts, withMongoReason } from "./eta";
 import { experiment } from ".";
 import type { IndexWriteCostParams } from "./params";
 import { judge, plan, type Without } from "../../stats/claim-engine";

@@ -1,18 +1,17 @@
 /** Seed 000's claims (EXPERIMENTS.md §1); a magnitude states this run's client path (docs/claims-and-regimes.md). */
 import { absentUnless, declare, exactly, readQuotes, type ClaimSet, type ClaimSpec } from "../../stats/claim-engine";
-import type { ClaimCheck, ClaimPlan } from "../../stats/claims";
 import { f0, f1, f2, percent } from "../../stats/format";
 import { ENGINES, type Engine } from "../../targets/engines";
 import type { IndexWriteCostParams } from "./params";
 import { OPERATION_LABELS as LABEL, OPERATIONS, type Operation } from "./workload/operations";
 import { compared, conditionAt, G, LARGE, matrixSizes, median, paired, RR, sizesOf } from "./summarise";
 import type { ConditionSummary } from "./summarise";
+import { GROWTH_OPERATIONS as TWO } from "./workload/run-trials";
 
 type S = readonly ConditionSummary[];
 type Factor = "anyRows" | "rows" | "rows1M" | "largest" | "compared" | "smallest";
 type C = ClaimSpec<IndexWriteCostParams, S, Factor>;
 const Q = readQuotes(__dirname);
-const TWO = ["insert", "update_five_fields"] as const;
 const top = (s: S) => matrixSizes(s).at(-1);
 const low = (s: S) => matrixSizes(s)[0];
 const position = (n: number | undefined, sizes: readonly number[], smallest: number | undefined) => ({
@@ -45,32 +44,29 @@ export const CLIENT_PATH =
   "of one statement per row; ordered InsertMany/BulkWrite) and gives no server time; ours times node-postgres pipelined " +
   "prepared statements with one Sync per batch, and the Node driver's ordered insertMany/bulkWrite";
 const stated = (regime: string) => `${regime}. Client path (stated, not a gate): ${CLIENT_PATH}`;
-const NO_RUN: Record<Engine, string> = { postgresql: "PostgreSQL did not run", mongodb: "MongoDB did not run" };
-/** Absent unless every one of the engines ran. */
+export const NO_RUN: Record<Engine, string> = { postgresql: "PostgreSQL did not run", mongodb: "MongoDB did not run" };
 const unless = absentUnless({ planned: (p: IndexWriteCostParams) => p.engines, ran: (s: S) => s.map((x) => x.engine) });
 const QUOTIENT = "paired within a repeat, at the largest size run";
 const FROM_100K = "`--set rowCounts=[100000]` or more tests it";
 const GROWTH = "`--set growthRows=[1000000]` (its four conditions at 1M rows) or `--profile full` tests it";
 
-/** The seed's two engines: its quotes and mechanisms are theirs (a new engine has no seed sentence to test). */
-type Seeded = "postgresql" | "mongodb";
 type Spec = Omit<C, "id" | "sentence" | "absent" | "ours"> & Partial<C>;
-/** Claim `id (engine)` quoting `<quote>Pg` or `<quote>Mongo`: absent when its engine did not run; `ours`: its path. */
-const on = (engine: Seeded, id: string, quote: string, c: Spec): C => ({
+/** Claim `id (engine)` quoting `<quote>Pg`/`<quote>Mongo` (the seed's engines: a new one has no sentence to test). */
+const on = (engine: Engine, id: string, quote: string, c: Spec): C => ({
   id: `${id} (${engine})`,
   sentence: Q.quote(`${quote}${engine === "postgresql" ? "Pg" : "Mongo"}`),
   absent: unless([engine], NO_RUN[engine]),
   ours: (s) => clientPath(s, engine),
   ...c,
 });
-const MECHANISM: Record<Seeded, string> = {
+const MECHANISM: Record<Engine, string> = {
   postgresql:
     "an UPDATE of an indexed column is never HOT and inserts an entry into every index, while the non-indexed counter UPDATE is HOT when its page has room and inserts none, at any table size",
   mongodb:
     "WiredTiger rewrites only the index entries whose keys change: the counter update changes none, the 5-field update removes and inserts one entry in each of 5 indexes per row, at any collection size",
 };
 /** (a): the seed's own contrast of one operation with the non-indexed counter update. */
-const contrast = (engine: Seeded, op: Operation) =>
+const contrast = (engine: Engine, op: Operation) =>
   on(engine, "a", "operation", {
     claim: `One "cost of 5 indexes" figure does not exist: the ${LABEL[op]} costs far more of it than the counter update`,
     kind: "direction",
@@ -85,7 +81,7 @@ const contrast = (engine: Seeded, op: Operation) =>
     why: (s) => counters(s, engine, [top(s)], ["update_nonindexed", op], [5]),
   });
 /** (b): INSERT's and the 5-field update's ratios from the compared size to 1M; PostgreSQL's G ÷ MongoDB's. */
-const growth = (engine: Seeded, c: Pick<C, "claim" | "rule" | "reading" | "howToTest"> & Partial<C>) =>
+const growth = (engine: Engine, c: Pick<C, "claim" | "rule" | "reading" | "howToTest"> & Partial<C>) =>
   on(engine, "b", "growth", {
     ...c,
     kind: "magnitude",
@@ -104,7 +100,7 @@ const growth = (engine: Seeded, c: Pick<C, "claim" | "rule" | "reading" | "howTo
     why: (s) => counters(s, engine, [compared(sizesOf(s)), LARGE], TWO, [5]),
   });
 /** (c): field1's update with 5 extra indexes against 1, the seed's band for the engine. */
-const unindexed = (engine: Seeded, c: Pick<C, "claim" | "kind" | "rule" | "reading">) =>
+const unindexed = (engine: Engine, c: Pick<C, "claim" | "kind" | "rule" | "reading">) =>
   on(engine, "c", "unindexed", {
     ...c,
     regime: ["rows"],
@@ -190,12 +186,3 @@ export const CLAIMS: ClaimSet<IndexWriteCostParams, S, Factor> = declare<IndexWr
     }),
   ],
 });
-/** The judged claims with why MongoDB did not run here (`reason`), where it did not. */
-export const withMongoReason = (checks: ClaimCheck[], reason: string | undefined): ClaimCheck[] =>
-  checks.map((c) =>
-    reason ? { ...c, decidedBy: c.decidedBy.replace(NO_RUN.mongodb, `${NO_RUN.mongodb}: ${reason}`) } : c,
-  );
-/** The prospect with MongoDB's claims unavailable where it cannot start here (`mongo`: why). */
-export const withMongoFacts = (plans: ClaimPlan[], mongo: string | undefined): ClaimPlan[] =>
-  plans.map((x) => (mongo && needsMongo(x.id) ? { ...x, prospect: "unavailable", reason: mongo } : x));
-const needsMongo = (id: string) => CLAIMS.claims.find((c) => c.id === id)?.absent?.reason.includes(NO_RUN.mongodb);

@@ -7,6 +7,8 @@ import { ENGINE_FACTS } from "../../targets/engines";
 import { MONGO_IMAGE } from "../../targets/docker/images";
 import { findMongod } from "../../targets/embedded/mongod-path";
 import { finiteOrNaN, type EtaModel, referencesIn } from "../eta";
+import type { ClaimCheck, ClaimPlan } from "../../stats/claims";
+import { CLAIMS, NO_RUN } from "./claims";
 import type { IndexWriteCostParams } from "./params";
 import { planTrials } from "./workload/run-trials";
 
@@ -33,6 +35,16 @@ export function mongoUnavailable(p: Pick<IndexWriteCostParams, "engines" | "targ
     (target === "docker" ? `no Docker image ${MONGO_IMAGE}` : `target ${target} (Docker only when asked for)`)
   );
 }
+
+/** The judged claims with why MongoDB did not run here (`reason`), where it did not. */
+export const withMongoReason = (checks: ClaimCheck[], reason: string | undefined): ClaimCheck[] =>
+  checks.map((c) =>
+    reason ? { ...c, decidedBy: c.decidedBy.replace(NO_RUN.mongodb, `${NO_RUN.mongodb}: ${reason}`) } : c,
+  );
+/** The prospect with MongoDB's claims unavailable where it cannot start here (`mongo`: why). */
+export const withMongoFacts = (plans: ClaimPlan[], mongo: string | undefined): ClaimPlan[] =>
+  plans.map((x) => (mongo && needsMongo(x.id) ? { ...x, prospect: "unavailable", reason: mongo } : x));
+const needsMongo = (id: string) => CLAIMS.claims.find((c) => c.id === id)?.absent?.reason.includes(NO_RUN.mongodb);
 
 /** Each operation and index count grows at its own rate: an INSERT adds to every index, a counter UPDATE to none. */
 function kindOf(c: { readonly operation?: unknown; readonly extraIndexes?: unknown }): string | undefined {

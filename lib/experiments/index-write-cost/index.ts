@@ -7,8 +7,8 @@ import { addRounds } from "../adaptive-rounds";
 import { flaggedColumns, secondsColumns, timedTrialProgress } from "../condition-groups";
 import { defineExperiment, serverName } from "../define";
 import { intervalColumns } from "../interval-columns";
-import { CLAIMS, withMongoFacts, withMongoReason } from "./claims";
-import { estimate, mongoUnavailable } from "./eta";
+import { CLAIMS } from "./claims";
+import { estimate, mongoUnavailable, withMongoFacts, withMongoReason } from "./eta";
 import { checkParams, diskNeed, INDEX_WRITE_COST_PROFILES } from "./params";
 import { readingOrder, showUnavailable } from "./present";
 import { summarise as summariseTrials } from "./summarise";
@@ -83,12 +83,12 @@ export const experiment = defineExperiment({
           if (!server) throw new Error(`no ${engine} server was started`);
           return ADAPTERS[server.engine](server);
         },
-        onTrial: (done, total, trial, next) => {
+        onProgress: ({ done, total, last, next }) => {
           const c = next?.condition;
           const upcoming =
             c &&
             `${c.engine} ${c.rows.toLocaleString("en-US")} rows, ${OPERATION_LABELS[c.operation]}, +${c.extraIndexes} indexes`;
-          progress.update(done, total, timedTrialProgress(trial, upcoming));
+          progress.update(done, total, timedTrialProgress(last, upcoming));
         },
       });
     let plan = planTrials({ ...p, engines });

@@ -80,7 +80,7 @@ export const INDEX_WRITE_COST_PROFILES: Readonly<Record<ProfileName, IndexWriteC
     budgetSeconds: 200,
     fillfactors: [100, 70],
   },
-  // The seed's 5 trials: their range covers the median of the paired ratios with 93.75 %.
+  // The seed's 5 trials.
   full: {
     ...SEED_MATRIX,
     rowCounts: [10_000, 100_000, 1_000_000],
@@ -98,9 +98,8 @@ export function checkParams(
 ): IndexWriteCostParams {
   const p = IndexWriteCostParams.check(given);
   const smallest = Math.min(...p.rowCounts);
-  if (p.batchSize > smallest) {
+  if (p.batchSize > smallest)
     throw new ParameterError(`batchSize (${p.batchSize}) is larger than the smallest row count (${smallest})`);
-  }
   const growthRows = p.growthRows.filter((n) => !p.rowCounts.includes(n));
   if (growthRows.some((n) => n < p.batchSize))
     throw new ParameterError(
@@ -109,12 +108,8 @@ export function checkParams(
   return { ...p, growthRows, ...repeatsWithCap(p, overrides) };
 }
 
-const HEAP_ROW_BYTES = 84;
-const INDEX_ROW_BYTES = 32;
-const MAX_WAL_BYTES = 2 ** 30;
-const BASE_BYTES = 200 * 2 ** 20;
-const WAL_HEAP_RECORD_BYTES = 100;
-const WAL_INDEX_RECORD_BYTES = 60;
+const [HEAP_ROW_BYTES, INDEX_ROW_BYTES, WAL_HEAP_RECORD_BYTES, WAL_INDEX_RECORD_BYTES] = [84, 32, 100, 60];
+const [MAX_WAL_BYTES, BASE_BYTES] = [2 ** 30, 200 * 2 ** 20];
 
 /**
  * At its peak: the largest table with every index, each row updated once (two versions), WAL up to max_wal_size, and

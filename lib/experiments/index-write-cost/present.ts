@@ -2,7 +2,7 @@
 import { flaggedCell } from "../condition-groups";
 import { escapeHtml, show } from "../../display/output";
 import { errorBars, plot, twoAxes, type PlotlyFigure, type PlotlyTrace } from "../../display/plotly";
-import { showTable, sortedBy, type Row } from "../../display/table";
+import { rounded as r2, showTable, sortedBy, type Row } from "../../display/table";
 import { publishedFigures } from "../../results/reference";
 import { percent, shortCount } from "../../stats/format";
 import { groupBy } from "../../stats/summary";
@@ -21,8 +21,6 @@ export function showUnavailable(unavailable: ReadonlyMap<string, string>): void 
         `so this run shows no ${escapeHtml(engine)} results (the run is not failed). ${escapeHtml(reason)}</div>`,
     );
 }
-
-const r2 = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 100) / 100);
 
 /** Engine → rows → operation → extra indexes → fillfactor (the order run is in trials.jsonl). */
 export function readingOrder(summaries: readonly ConditionSummary[]): ConditionSummary[] {
@@ -76,23 +74,16 @@ export function showCharts(summaries: readonly ConditionSummary[]): void {
   plot(trialExplorer(summaries, "seconds"), 480);
   plot(trialExplorer(summaries, "ratio"), 420);
   const swept = summaries.filter((s) => HEAP_FILLFACTOR[s.engine]);
-  if (new Set(swept.map((s) => s.fillfactor)).size > 1)
-    plot(fillfactorSweep(summaries, Math.max(...matrixSizes(swept))));
+  if (new Set(swept.map((s) => s.fillfactor)).size > 1) plot(fillfactorSweep(swept, Math.max(...matrixSizes(swept))));
 }
 
 /** The seed's published medians and ratios beside ours for the same engine, operation and indexes. */
 export function showSeedComparison(summaries: readonly ConditionSummary[]): void {
   const rows: Row[] = [];
-  const engines = new Set(summaries.map((s) => s.engine));
   for (const f of publishedFigures("index_write_cost")) {
     const figure = { ratio_vs_0: "ratio", median_seconds: "median s" }[f.condition];
-    if (
-      !engines.has(f.engine as ConditionSummary["engine"]) ||
-      f.extraIndexes === undefined ||
-      f.rows === undefined ||
-      !figure
-    )
-      continue;
+    const ran = summaries.some((s) => s.engine === f.engine);
+    if (!ran || f.extraIndexes === undefined || f.rows === undefined || !figure) continue;
     const candidates = summaries.filter(
       (s) =>
         s.engine === f.engine &&
@@ -306,13 +297,10 @@ function trialExplorer(summaries: readonly ConditionSummary[], metric: "seconds"
   };
 }
 
-/** The non-indexed update's ratio and HOT share per fillfactor (PostgreSQL). */
-function fillfactorSweep(summaries: readonly ConditionSummary[], rows: number): PlotlyFigure {
-  const points = summaries
-    .filter(
-      (s) =>
-        HEAP_FILLFACTOR[s.engine] && s.rows === rows && s.operation === "update_nonindexed" && s.extraIndexes === 5,
-    )
+/** The non-indexed update's ratio and HOT share per fillfactor, of the engines with one (`swept`). */
+function fillfactorSweep(swept: readonly ConditionSummary[], rows: number): PlotlyFigure {
+  const points = swept
+    .filter((s) => s.rows === rows && s.operation === "update_nonindexed" && s.extraIndexes === 5)
     .sort((a, b) => (b.fillfactor ?? 0) - (a.fillfactor ?? 0));
   return {
     data: [

@@ -56,15 +56,13 @@ export function summarise(trials: readonly IndexWriteTrial[], options: { readonl
   const byCondition = new Map(groups.filter((g) => g.kept.length).map((g) => [conditionKey(g.kept[0].condition), g]));
   return [...byCondition.values()].map(({ kept: group, failed, outlierRepeats, disturbedRepeats }) => {
     const c = group[0].condition;
-    const seconds = group.map((t) => t.seconds);
-    const s = spread(seconds);
+    const s = spread(group.map((t) => t.seconds));
     const baseline = c.extraIndexes === 0 ? undefined : byCondition.get(conditionKey({ ...c, extraIndexes: 0 }))?.kept;
     const label = `paired ratios ${c.extraIndexes} / 0 extra indexes, one per repeat`;
     const paired = (pick: (t: Trial) => number | undefined) =>
       baseline ? pairedRatios(valuesByRepeat(group, pick), valuesByRepeat(baseline, pick)) : [];
-    const interval = (xs: readonly { ratio: number }[], of: string) => intervalOf(xs, (r) => r.ratio, of);
     const repeatRatios = paired((t) => t.seconds);
-    const ratioInterval = interval(repeatRatios, label);
+    const ratioInterval = median(repeatRatios, label);
     const rows = c.rows;
     return {
       ...c,
@@ -73,11 +71,11 @@ export function summarise(trials: readonly IndexWriteTrial[], options: { readonl
       medianSeconds: s.median,
       minSeconds: s.min,
       maxSeconds: s.max,
-      seconds,
+      seconds: s.values,
       ratio: c.extraIndexes === 0 ? 1 : ratioInterval?.estimate,
       ratioInterval,
       repeatRatios: baseline ? repeatRatios : undefined,
-      serverRatioInterval: interval(paired(serverMs), `${label}, server time`),
+      serverRatioInterval: median(paired(serverMs), `${label}, server time`),
       serverMs: medianOf(group, (k) => k["server.statement_ms"]),
       // Time outside the server ÷ server time, k: it pulls a wall ratio towards 1, (k + server ratio) ÷ (k + 1).
       clientPerServer: medianOfFinite(

@@ -3,10 +3,7 @@ import type { FillfactorHotParams } from "../params";
 import { bytesText, type DiskNeed } from "../../../targets/disk-need";
 
 export const BLOCK_BYTES = 8192;
-const PAGE_HEADER_BYTES = 24;
-const LINE_POINTER_BYTES = 4;
-const TUPLE_HEADER_BYTES = 24;
-const BIGINT_COLUMNS = 3;
+const [PAGE_HEADER_BYTES, LINE_POINTER_BYTES, TUPLE_HEADER_BYTES, BIGINT_COLUMNS] = [24, 4, 24, 3];
 
 const maxAlign = (n: number) => Math.ceil(n / 8) * 8;
 

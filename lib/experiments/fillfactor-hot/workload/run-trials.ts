@@ -4,7 +4,7 @@ import { counterDelta } from "../../../stats/counters";
 import { okTrial, runTrialsOn, shuffledRounds, type OrderedTrial, type PlanOnOptions } from "../../../workloads/trials";
 import type { FillfactorHotParams, UpdatedColumn } from "../params";
 import type { FillfactorHotCounterKey, HotTable } from "./table";
-import { timed } from "../../../workloads/timed";
+import { timed, type SecondsOf } from "../../../workloads/timed";
 
 export interface FillfactorHotCondition {
   readonly fillfactor: number;
@@ -13,8 +13,7 @@ export interface FillfactorHotCondition {
 
 /** Phases' seconds, summed by name in the run's time account; the next trial's load runs during the WAL count. */
 type Phase = "load" | "nextLoad" | "vacuum" | "checkpoint" | "room" | "counters" | "walRecords";
-export type FillfactorHotTrial = TrialRecord<FillfactorHotCondition, FillfactorHotCounterKey> &
-  Partial<Record<`${Phase}Seconds`, number>>;
+export type FillfactorHotTrial = TrialRecord<FillfactorHotCondition, FillfactorHotCounterKey> & SecondsOf<Phase>;
 
 export type PlannedTrial = OrderedTrial<FillfactorHotCondition>;
 
@@ -30,7 +29,7 @@ export const planTrials = (
     conditionKey,
   );
 
-export type TrialSize = Pick<FillfactorHotParams, "rows" | "padBytes" | "batchRows">;
+type TrialSize = Pick<FillfactorHotParams, "rows" | "padBytes" | "batchRows">;
 
 export async function runTrial(
   table: HotTable,
@@ -41,10 +40,9 @@ export async function runTrial(
 ): Promise<FillfactorHotTrial> {
   const startedAt = new Date().toISOString();
   const { fillfactor, column } = planned.condition;
+  const load = (ff: number) => timed(() => table.recreate(ff, size.rows, size.padBytes));
   // Loaded by the previous trial while it counted its WAL: nothing but a wait lies between.
-  const loadedBefore = table.takeLoaded(fillfactor, size.rows, size.padBytes);
-  const loadSeconds =
-    loadedBefore === undefined ? await table.recreate(fillfactor, size.rows, size.padBytes) : undefined;
+  const loadSeconds = table.takeLoaded(fillfactor, size.rows, size.padBytes) ? undefined : (await load(fillfactor))[1];
   signal?.throwIfAborted();
   const { vacuumSeconds, checkpointSeconds } = await table.quiesce();
   const [room, roomSeconds] = await timed(() => table.room());
@@ -61,18 +59,16 @@ export async function runTrial(
   const [after, afterSeconds] = await timed(() => table.counters());
   if (updated !== size.rows) throw new Error(`the pass updated ${updated} rows of ${size.rows}`);
   // From here this trial reads only its held WAL, so the next table loads on the loader's session.
-  const [[records, walRecordsSeconds], nextLoadSeconds] = await Promise.all([
+  const [[records, walRecordsSeconds], nextLoad] = await Promise.all([
     timed(() => table.walRecords(before["wal.lsn"], after["wal.lsn"])),
-    next && !signal?.aborted
-      ? table.recreate(next.condition.fillfactor, size.rows, size.padBytes)
-      : Promise.resolve(undefined),
+    next && !signal?.aborted ? load(next.condition.fillfactor) : undefined,
   ]);
   return {
     ...okTrial(planned, unitMs),
     unitMs: unitMs.map((ms) => Math.round(ms * 1000) / 1000),
     counters: { ...counterDelta(before, after), ...room, ...records },
     ...(loadSeconds !== undefined ? { loadSeconds } : {}),
-    ...(nextLoadSeconds !== undefined ? { nextLoadSeconds } : {}),
+    ...(nextLoad ? { nextLoadSeconds: nextLoad[1] } : {}),
     vacuumSeconds,
     checkpointSeconds,
     roomSeconds,

@@ -54,27 +54,24 @@ export class HotTable {
     private readonly writer: Client,
     /** A session of its own, so it can run while `setup` counts a pass's WAL. */
     private readonly loader: Client,
+    private readonly pgstattuple: boolean,
+    private readonly walinspect: boolean,
   ) {
     this.wal = new WalWindows(setup);
   }
 
-  private loaded: { readonly shape: string; readonly seconds: number } | undefined;
-
-  private pgstattuple = false;
-  private walinspect = false;
+  private loaded: string | undefined;
   private readonly wal: WalWindows;
 
   static async open(connection: ConnectionInfo): Promise<HotTable> {
     const [setup, writer, loader] = await connectAll(connection, 3);
-    const table = new HotTable(setup, writer, loader);
-    table.pgstattuple = await tryExtension(setup, "pgstattuple");
-    table.walinspect = await tryExtension(setup, "pg_walinspect");
-    return table;
+    const pgstattuple = await tryExtension(setup, "pgstattuple");
+    const walinspect = await tryExtension(setup, "pg_walinspect");
+    return new HotTable(setup, writer, loader, pgstattuple, walinspect);
   }
 
   /** Id order: a range is a run of pages; B-trees after the load: alike at every fillfactor; no autovacuum. */
-  async recreate(fillfactor: number, rows: number, padBytes: number): Promise<number> {
-    const t0 = process.hrtime.bigint();
+  async recreate(fillfactor: number, rows: number, padBytes: number): Promise<void> {
     this.loaded = undefined;
     for (const [name, n, lo, hi] of [
       ["fillfactor", fillfactor, 10, 100],
@@ -94,16 +91,14 @@ export class HotTable {
     );
     await this.loader.query(`ALTER TABLE ${TABLE} ADD CONSTRAINT ${INDEXES[0]} PRIMARY KEY (id)`);
     await this.loader.query(`CREATE INDEX ${INDEXES[1]} ON ${TABLE} (k)`);
-    const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
-    this.loaded = { shape: shapeOf(fillfactor, rows, padBytes), seconds };
-    return seconds;
+    this.loaded = shapeOf(fillfactor, rows, padBytes);
   }
 
-  /** A second take finds nothing. */
-  takeLoaded(fillfactor: number, rows: number, padBytes: number): number | undefined {
+  /** Whether the table is as the last recreate left it, of this shape; a second take finds nothing. */
+  takeLoaded(fillfactor: number, rows: number, padBytes: number): boolean {
     const loaded = this.loaded;
     this.loaded = undefined;
-    return loaded?.shape === shapeOf(fillfactor, rows, padBytes) ? loaded.seconds : undefined;
+    return loaded === shapeOf(fillfactor, rows, padBytes);
   }
 
   /** The same state before every pass; returns the seconds of the VACUUM and of the rest. */

@@ -47,8 +47,6 @@ export interface Dataset {
   readonly updateOrder: Uint32Array;
 }
 
-const TWO_POW_32 = 4294967296;
-
 export function makeDataset(rows: number, seed: number): Dataset {
   const rng = prand.xoroshiro128plus(seed);
   const fields = Array.from({ length: FIELD_COUNT }, () => new Float64Array(rows));
@@ -57,7 +55,7 @@ export function makeDataset(rows: number, seed: number): Dataset {
       // Two 32-bit draws make one 53-bit value (the high draw masked to 21 bits).
       const high = rng.unsafeNext() & 0x1fffff;
       const low = rng.unsafeNext() >>> 0;
-      fields[f][i] = high * TWO_POW_32 + low;
+      fields[f][i] = high * 2 ** 32 + low;
     }
   }
   // Its own stream, so the field generator never changes it; Fisher–Yates (pure-rand has no shuffle).
@@ -66,9 +64,7 @@ export function makeDataset(rows: number, seed: number): Dataset {
   for (let i = 0; i < rows; i++) updateOrder[i] = i;
   for (let i = rows - 1; i > 0; i--) {
     const j = prand.unsafeUniformIntDistribution(0, i, orderRng);
-    const t = updateOrder[i];
-    updateOrder[i] = updateOrder[j];
-    updateOrder[j] = t;
+    [updateOrder[i], updateOrder[j]] = [updateOrder[j], updateOrder[i]];
   }
   return { rows, seed, fields, updateOrder };
 }

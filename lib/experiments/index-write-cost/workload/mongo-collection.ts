@@ -85,9 +85,8 @@ export class MongoIndexWriteCollection implements IndexWriteEngine {
 
   async createIndexes(fields: readonly Field[]): Promise<void> {
     if (fields.length === 0) return;
-    for (const field of fields) {
+    for (const field of fields)
       if (!(FIELDS as readonly string[]).includes(field)) throw new Error(`unknown field ${field}`);
-    }
     // One command, one collection scan; single-field indexes as the seed, the server's default names.
     await this.collection.createIndexes(fields.map((field) => ({ key: { [field]: 1 }, name: `${field}_1` })));
   }
@@ -103,9 +102,8 @@ export class MongoIndexWriteCollection implements IndexWriteEngine {
     const update = INCREMENTS[operation];
     const order = dataset.updateOrder;
     const operations = new Array<AnyBulkWriteOperation<RowDocument>>(end - start);
-    for (let k = start; k < end; k++) {
+    for (let k = start; k < end; k++)
       operations[k - start] = { updateOne: { filter: { _id: Long.fromNumber(order[k] + 1) }, update } };
-    }
     await this.collection.bulkWrite(operations, { ordered: true, writeConcern: TIMED_WRITE_CONCERN });
   }
 

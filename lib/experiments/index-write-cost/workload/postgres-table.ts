@@ -22,7 +22,12 @@ import { byUpdate, FIELDS, type Field, type UpdateOperation } from "./operations
 import { sendBatch } from "../../../engines/postgres/batch";
 import { integerCopyText } from "../../../engines/postgres/copy-text";
 import { endClient } from "../../../engines/postgres/connect";
-import { connectAll, oneTableCountersSql, tryExtension } from "../../../engines/postgres/one-table-counters";
+import {
+  connectAll,
+  oneTableCountersSql,
+  readTableCounters,
+  tryExtension,
+} from "../../../engines/postgres/one-table-counters";
 import { waitForAutovacuumIdle } from "../../../engines/postgres/autovacuum";
 
 const TABLE = "write_cost_rows";
@@ -96,9 +101,8 @@ export class PostgresIndexWriteTable implements IndexWriteEngine {
   }
 
   async recreate({ fillfactor }: { readonly fillfactor: number }): Promise<void> {
-    if (!Number.isInteger(fillfactor) || fillfactor < 10 || fillfactor > 100) {
+    if (!Number.isInteger(fillfactor) || fillfactor < 10 || fillfactor > 100)
       throw new Error(`fillfactor must be an integer from 10 to 100, got ${fillfactor}`);
-    }
     await this.loader.query(`DROP TABLE IF EXISTS ${TABLE}`);
     // The primary key comes with the other indexes (createIndexes): after a load, one sort builds the index the
     // load's ascending inserts would, in less of the time between trials (docs/claims-and-regimes.md, 01).
@@ -120,9 +124,7 @@ export class PostgresIndexWriteTable implements IndexWriteEngine {
     const unknown = fields.find((field) => !(FIELDS as readonly string[]).includes(field));
     if (unknown) throw new Error(`unknown field ${unknown}`);
     await this.loader.query(`ALTER TABLE ${TABLE} ADD PRIMARY KEY (id)`);
-    for (const field of fields) {
-      await this.loader.query(`CREATE INDEX ${TABLE}_${field}_idx ON ${TABLE} (${field})`);
-    }
+    for (const field of fields) await this.loader.query(`CREATE INDEX ${TABLE}_${field}_idx ON ${TABLE} (${field})`);
   }
 
   async insertBatch(dataset: Dataset, start: number, end: number): Promise<void> {
@@ -134,20 +136,16 @@ export class PostgresIndexWriteTable implements IndexWriteEngine {
   }
 
   async counters(): Promise<Counters<PgIndexWriteCounterKey>> {
-    // Backends flush their statistics at most once a second; force the writer's out first.
-    await this.writer.query("SELECT pg_stat_force_next_flush()");
-    const { rows } = await this.setup.query<{ name: string; value: string | null }>(COUNTERS_SQL, [TABLE]);
-    const snapshot = countersFrom(rows, isPgIndexWriteCounterKey, "01 PostgreSQL counters");
-    if (this.statements) {
-      // Server time of the timed statements (planning + execution): ratios free of the client path.
-      const { rows: st } = await this.setup.query<{ ms: string | null }>(
-        `SELECT sum(total_exec_time + total_plan_time)::text AS ms FROM pg_stat_statements
-          WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
-            AND (query LIKE 'INSERT INTO ${TABLE} %' OR query LIKE 'UPDATE ${TABLE} %')`,
-      );
-      snapshot["server.statement_ms"] = Number(st[0]?.ms ?? 0);
-    }
-    return snapshot;
+    const o = { reader: this.setup, writer: this.writer, sql: COUNTERS_SQL, table: TABLE };
+    const snapshot = await readTableCounters(o, isPgIndexWriteCounterKey, "01 PostgreSQL counters");
+    if (!this.statements) return snapshot;
+    // Server time of the timed statements (planning + execution): ratios free of the client path.
+    const { rows } = await this.setup.query<{ ms: string | null }>(
+      `SELECT sum(total_exec_time + total_plan_time)::text AS ms FROM pg_stat_statements
+        WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+          AND (query LIKE 'INSERT INTO ${TABLE} %' OR query LIKE 'UPDATE ${TABLE} %')`,
+    );
+    return { ...snapshot, "server.statement_ms": Number(rows[0]?.ms ?? 0) };
   }
 
   async close(): Promise<void> {

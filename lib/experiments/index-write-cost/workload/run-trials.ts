@@ -14,7 +14,7 @@ import {
 import { indexedFields, type Operation } from "./operations";
 import { orderSeed, seededShuffle } from "../../../stats/order";
 import { ignored } from "../../../runtime/debug";
-import { okTrial, runTrials, type OrderedTrial } from "../../../workloads/trials";
+import { okTrial, runTrials, type OrderedTrial, type RunTrialsOptions } from "../../../workloads/trials";
 import { SetupClock, type SecondsOf } from "../../../workloads/timed";
 
 export interface IndexWriteCondition {
@@ -175,7 +175,7 @@ export interface RunOptions {
   readonly seed: number;
   readonly store: RunStore<IndexWriteCondition>;
   readonly open: (engine: Engine) => Promise<IndexWriteEngine>;
-  readonly onTrial?: (done: number, total: number, trial?: IndexWriteTrial, next?: PlannedTrial) => void;
+  readonly onProgress?: RunTrialsOptions<IndexWriteCondition, PlannedTrial, IndexWriteTrial>["onProgress"];
   readonly continueOnError?: boolean;
   readonly signal?: AbortSignal;
 }
@@ -183,19 +183,7 @@ export interface RunOptions {
 /** Through `runTrials` (resume, watchdog, store); an engine's adapter opened on first use, dropped after a failure. */
 export async function runPlan(options: RunOptions): Promise<IndexWriteTrial[]> {
   const adapters = new Map<Engine, IndexWriteEngine>();
-  let data: Dataset | undefined;
-  const datasetFor = (rows: number): Dataset => {
-    if (data?.rows !== rows) {
-      data = undefined; // one size in memory at a time: 1M rows are ~50 MB
-      data = makeDataset(rows, options.seed);
-    }
-    return data;
-  };
-  const adapterFor = async (engine: Engine): Promise<IndexWriteEngine> => {
-    const db = adapters.get(engine) ?? (await options.open(engine));
-    adapters.set(engine, db);
-    return db;
-  };
+  let dataset: Dataset | undefined;
   // The next trial is the next one not on disk (a resumed run skips those).
   const finished = options.store.finishedKeys();
   const todo = options.plan.filter((p) => !finished.has(p.key));
@@ -204,19 +192,21 @@ export async function runPlan(options: RunOptions): Promise<IndexWriteTrial[]> {
     return await runTrials(
       options.plan,
       async (planned) => {
-        const db = await adapterFor(planned.condition.engine);
-        const dataset = datasetFor(planned.condition.rows);
+        const { engine, rows } = planned.condition;
+        const db = adapters.get(engine) ?? (await options.open(engine));
+        adapters.set(engine, db);
+        if (dataset?.rows !== rows) {
+          dataset = undefined; // one size in memory at a time: 1M rows are ~50 MB
+          dataset = makeDataset(rows, options.seed);
+        }
         const i = todo.findIndex((p) => p.key === planned.key);
         const nextPlanned = i < 0 ? undefined : todo[i + 1];
-        // Only the same size is set up ahead (datasetFor keeps one size).
-        const next =
-          nextPlanned?.condition.rows === planned.condition.rows ? { planned: nextPlanned, dataset } : undefined;
+        // Only the same size is set up ahead (one size is kept in memory).
+        const next = nextPlanned?.condition.rows === rows ? { planned: nextPlanned, dataset } : undefined;
         return runTrial(db, dataset, planned, options.batchSize, options.signal, ahead, next);
       },
       {
-        store: options.store,
-        signal: options.signal,
-        continueOnError: options.continueOnError,
+        ...options,
         watch: ({ key, condition }) => ({
           engine: condition.engine,
           what: `trial ${key}`,
@@ -228,7 +218,6 @@ export async function runPlan(options: RunOptions): Promise<IndexWriteTrial[]> {
           adapters.delete(engine);
           await db?.close();
         },
-        onProgress: ({ done, total, last, next }) => options.onTrial?.(done, total, last, next),
       },
     );
   } finally {
