@@ -145,13 +145,7 @@ const runBuildTrial: Step<TrialOutcome> = async (session, c, o, clock) => {
 export function runPlan(o: RunPlanOptions): Promise<CreateIndexTrial[]> {
   let buildTable: string | undefined;
   const open = async (): Promise<TrialSession> => {
-    const opened = await TrialSession.open(o.connection, o.serverKind);
-    try {
-      await opened.query("CREATE EXTENSION IF NOT EXISTS pgstattuple");
-    } catch (e) {
-      await opened.close().catch(ignored("create-index: close a session that failed to open"));
-      throw e;
-    }
+    const opened = await TrialSession.open(o.connection, o.serverKind, "CREATE EXTENSION IF NOT EXISTS pgstattuple");
     buildTable = undefined;
     return opened;
   };
@@ -162,24 +156,17 @@ export function runPlan(o: RunPlanOptions): Promise<CreateIndexTrial[]> {
       const startedAt = new Date().toISOString();
       const loadAtStart = os.loadavg()[0];
       const clock = new SetupClock<SetupPart>();
-      let outcome: TrialOutcome;
-      if (c.kind === "build") {
-        // The sweep's table, loaded once and vacuumed (hint bits set), untimed.
-        if (buildTable !== `${c.rows}|${c.keyOrder}`) {
-          const table = new SetupClock<SetupPart>();
-          await clock.time("buildTable", async () => {
-            await afterCheckpoint(session, DROP_TABLE, CREATE_TABLE, o.settleMs, table);
-            await session.query("SELECT setseed($1)", [o.randomSeed]);
-            await session.query(loadSql(c.rows, c.keyOrder, c.codes));
-            await session.query(`VACUUM ${TABLE}`);
-          });
-          buildTable = `${c.rows}|${c.keyOrder}`;
-        }
-        outcome = await runBuildTrial(session, c, o, clock);
-      } else {
-        buildTable = undefined;
-        outcome = await runLoadTrial(session, c, o, clock);
-      }
+      // The build sweep's table, loaded once and vacuumed (hint bits set), untimed; a load trial drops it.
+      const table = c.kind === "build" ? `${c.rows}|${c.keyOrder}` : undefined;
+      if (table && buildTable !== table)
+        await clock.time("buildTable", async () => {
+          await afterCheckpoint(session, DROP_TABLE, CREATE_TABLE, o.settleMs, new SetupClock<SetupPart>());
+          await session.query("SELECT setseed($1)", [o.randomSeed]);
+          await session.query(loadSql(c.rows, c.keyOrder, c.codes));
+          await session.query(`VACUUM ${TABLE}`);
+        });
+      buildTable = table;
+      const outcome = await (table ? runBuildTrial : runLoadTrial)(session, c, o, clock);
       return {
         ...okTrial(planned, []),
         ...outcome,

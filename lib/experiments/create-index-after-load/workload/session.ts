@@ -20,7 +20,6 @@ import { INDEX, TABLE } from "./sql";
  * "parallel worker": a worker sent it through its leader.
  */
 export interface ServerNotice {
-  readonly severity?: string;
   readonly message: string;
   readonly detail?: string;
   readonly where?: string;
@@ -125,18 +124,10 @@ export interface PhaseRecord {
   readonly endLsn: string;
   readonly backend?: BackendUsage;
   readonly sort?: SortReport;
-  readonly runQueue?: RunQueueUsage;
+  /** Over the statement, from /proc/<pid>/schedstat: the backend's and its parallel workers' own. */
+  readonly runQueue?: Readonly<Record<"waitS" | "cpuS" | "workerWaitS" | "workerCpuS" | "workers", number>>;
   /** How long the late counters took to report after the statement (TrialSession.settle). */
   readonly settledMs?: number;
-}
-
-/** Over the statement, from /proc/<pid>/schedstat: the backend's and its parallel workers' own. */
-export interface RunQueueUsage {
-  readonly waitS: number;
-  readonly cpuS: number;
-  readonly workerWaitS: number;
-  readonly workerCpuS: number;
-  readonly workers: number;
 }
 
 /** The backend's pid in this host's /proc, or why there is none. */
@@ -210,15 +201,16 @@ export class TrialSession {
     /** A pid: the backend's on this host; a string: why its run-queue wait is not measured. */
     readonly backendPid: number | string,
   ) {
-    client.on("notice", (n) =>
-      this.capture?.push({ severity: n.severity, message: n.message ?? "", detail: n.detail, where: n.where }),
-    );
+    client.on("notice", (n) => this.capture?.push({ message: n.message ?? "", detail: n.detail, where: n.where }));
   }
 
-  static async open(connection: ConnectionInfo, kind: TargetKind): Promise<TrialSession> {
+  /** `setupSql` runs before the session is handed out; on a failure the connection is closed. */
+  static async open(connection: ConnectionInfo, kind: TargetKind, setupSql?: string): Promise<TrialSession> {
     const client = await connect(connection);
     try {
-      return new TrialSession(client, await hostPid(client, kind));
+      const session = new TrialSession(client, await hostPid(client, kind));
+      if (setupSql) await client.query(setupSql);
+      return session;
     } catch (e) {
       await endClient(client);
       throw e;
@@ -258,17 +250,15 @@ export class TrialSession {
     this.capture = notices;
     const pid = typeof this.backendPid === "number" ? this.backendPid : undefined;
     const postmaster = pid === undefined ? undefined : readParentPid(pid);
-    const workers =
-      postmaster === undefined
-        ? undefined
-        : new NewChildren(postmaster, (cmd) => cmd.includes(`parallel worker for PID ${pid}`), WORKER_POLL_MS);
+    const isWorker = (cmd: string) => cmd.includes(`parallel worker for PID ${pid}`);
+    const workers = postmaster === undefined ? undefined : new NewChildren(postmaster, isWorker, WORKER_POLL_MS);
     const before = pid === undefined ? undefined : readSchedStat(pid);
     const [, querySeconds] = await timed(() => this.client.query(sql)).finally(() => (this.capture = undefined));
     const ms = querySeconds * 1000;
     const after = pid === undefined ? undefined : readSchedStat(pid);
     const ran = workers?.stop() ?? [];
     const sum = (f: (x: (typeof ran)[number]) => number) => ran.reduce((a, x) => a + f(x), 0) / 1e9;
-    const runQueue: RunQueueUsage | undefined =
+    const runQueue: PhaseRecord["runQueue"] =
       before && after
         ? {
             waitS: (after.waitNs - before.waitNs) / 1e9,
