@@ -22,6 +22,11 @@ const ratioCell = (i: Interval | undefined) =>
   i ? `${f2(i.estimate)} [${f2(i.low)}–${f2(i.high)}] ${intervalLabel(i)}` : "";
 const minMax = (x: Seconds) => `${f2(x.minSeconds)}–${f2(x.maxSeconds)}`;
 const sides = (p: sum.PairSummary | undefined) => [p?.a, p?.b].filter((m): m is M => m !== undefined);
+/** "A <label>" and "B <label>" columns, `cell` of each side. */
+const ab = <T>(label: string, [a, b]: readonly [T, T], cell: (x: T) => Row[string]) => ({
+  [`A ${label}`]: cell(a),
+  [`B ${label}`]: cell(b),
+});
 
 const COLORS: Readonly<Record<Method, string>> = { load_then_index: "#4c78a8", index_then_load: "#e45756" };
 const PHASE_COLORS = { load: "#9ecae9", index: "#4c78a8", checkpoint: "#bab0ac" } as const;
@@ -54,7 +59,7 @@ const phaseBars = (x: string[], methods: M[]) =>
 export function showHeadline(s: S): void {
   const h = s.headline;
   const rows: Row[] = s.pairs
-    .filter((p) => p.maintenanceWorkMemMB === h.maintenanceWorkMemMB && p.parallelWorkers === h.parallelWorkers)
+    .filter((p) => sum.atHeadlineSort(p, h))
     .flatMap((p) =>
       sides(p).map(({ condition: c, ...m }) => ({
         rows: c.rows,
@@ -79,7 +84,6 @@ export function showHeadline(s: S): void {
       "when there are too few repeats for one; server time is the backend's own elapsed time (log_statement_stats), without the client path. " +
       "The closing CHECKPOINT is timed apart: the dirty pages each method left for later.",
   });
-  // Each method's phases stacked, the closing CHECKPOINT drawn apart (not in the seed's time).
   const pair = sum.headlinePair(s);
   const methods = sides(pair);
   const x = methods.map((m) => METHOD_LABELS[m.condition.method]);
@@ -104,20 +108,15 @@ export function showHeadline(s: S): void {
       yaxis: SECONDS_AXIS,
     },
   });
-  // The headline's repeats side by side: order, both times, the paired ratio and what flags a repeat.
   if (!pair?.repeats.length) return;
   const repeats: Row[] = pair.repeats.map(({ repeat, first, a, b, flags }) => ({
     repeat,
     "ran first": first ? short(first) : "",
-    "A s": num(a.seconds),
-    "B s": num(b.seconds),
+    ...ab("s", [a, b], (x) => num(x.seconds)),
     "B / A": num(b.seconds / a.seconds),
-    "A server s": num(a.serverSeconds),
-    "B server s": num(b.serverSeconds),
-    "A CPU s": num(a.cpuS),
-    "B CPU s": num(b.cpuS),
-    "A run-queue wait s": num(a.runQueueWaitS),
-    "B run-queue wait s": num(b.runQueueWaitS),
+    ...ab("server s", [a, b], (x) => num(x.serverSeconds)),
+    ...ab("CPU s", [a, b], (x) => num(x.cpuS)),
+    ...ab("run-queue wait s", [a, b], (x) => num(x.runQueueWaitS)),
     "B/A WAL records": num(a.walRecords > 0 ? b.walRecords / a.walRecords : undefined),
     "checkpoints requested (A, B)": `${a.requestedCheckpoints}, ${b.requestedCheckpoints}`,
     flags: flags.join(", "),
@@ -281,15 +280,12 @@ export function showSizeSweep(s: S): void {
   const sweep = sum.sizeSweep(s);
   const rows: Row[] = sweep.map((p) => ({
     rows: p.rows,
-    "A s": num(p.a?.medianSeconds),
-    "B s": num(p.b?.medianSeconds),
-    "A µs/row": num(perRowUs(p.a?.medianSeconds, p.rows)),
-    "B µs/row": num(perRowUs(p.b?.medianSeconds, p.rows)),
+    ...ab("s", [p.a, p.b], (m) => num(m?.medianSeconds)),
+    ...ab("µs/row", [p.a, p.b], (m) => num(perRowUs(m?.medianSeconds, p.rows))),
     "B / A (paired)": ratioCell(p.timeRatio),
     "server-time B / A": ratioCell(p.serverTimeRatio),
     n: `${p.a?.trials ?? 0}+${p.b?.trials ?? 0}`,
-    "A CPU µs/row": num(perRowUs(p.a?.backendCpuS, p.rows)),
-    "B CPU µs/row": num(perRowUs(p.b?.backendCpuS, p.rows)),
+    ...ab("CPU µs/row", [p.a, p.b], (m) => num(perRowUs(m?.backendCpuS, p.rows))),
     "index MB (B)": mb(p.b?.index?.indexBytes),
     "B blks_read": p.b?.totals["db.blks_read"],
     "B checkpoints": p.b ? checkpoints(p.b.totals) : undefined,
@@ -401,7 +397,6 @@ export function showBuildSweep(s: S): void {
       "PostgreSQL gives each sort participant at least 32 MB, so small maintenance_work_mem launches fewer workers than asked; " +
       "a parallel build hands each worker's sorted run to the leader in a temporary file, so it writes temp files even when nothing spilled",
   });
-  // Time vs maintenance_work_mem, one line per worker setting; temp files written as bars.
   const palette = ["#4c78a8", "#f58518", "#54a24b", "#b279a2", "#9d755d"];
   const workers = [...new Set(s.builds.map((b) => b.parallelWorkers))].sort((x, y) => x - y);
   const data = workers.flatMap((w, i) => {

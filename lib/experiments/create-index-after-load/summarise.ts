@@ -260,15 +260,13 @@ export type PairSummary = CreateIndexSummary["pairs"][number];
 export const isRegimePair = (p: { readonly codes?: number; readonly sharedBuffersMB?: number }) =>
   p.codes !== undefined || p.sharedBuffersMB !== undefined;
 
+/** At the headline's sort settings (maintenance_work_mem, workers). */
+export const atHeadlineSort = (p: PairSummary, h: CreateIndexSummary["headline"]) =>
+  p.maintenanceWorkMemMB === h.maintenanceWorkMemMB && p.parallelWorkers === h.parallelWorkers;
+
 /** At the headline's sort settings on its server, and `more`. */
 export const headlinePairs = (s: CreateIndexSummary, more: (p: PairSummary) => boolean) =>
-  s.pairs.filter(
-    (p) =>
-      !isRegimePair(p) &&
-      p.maintenanceWorkMemMB === s.headline.maintenanceWorkMemMB &&
-      p.parallelWorkers === s.headline.parallelWorkers &&
-      more(p),
-  );
+  s.pairs.filter((p) => !isRegimePair(p) && atHeadlineSort(p, s.headline) && more(p));
 
 export const headlinePair = (s: CreateIndexSummary): PairSummary | undefined =>
   headlinePairs(s, (p) => p.rows === s.headline.rows && p.keyOrder === "random")[0];
