@@ -297,8 +297,8 @@ export function withoutFlagged(s: CreateIndexSummary): Without<CreateIndexSummar
   };
 }
 
-export const sizeSweep = (s: CreateIndexSummary) =>
-  headlinePairs(s, (p) => p.keyOrder === "random").sort((x, y) => x.rows - y.rows);
+/** By rows, as summarise sorts the pairs. */
+export const sizeSweep = (s: CreateIndexSummary) => headlinePairs(s, (p) => p.keyOrder === "random");
 
 /** Block reads and writes alone: WAL write and sync are the WAL's (claim 2), not block I/O. */
 export const blockIoMs = (c: Sums) => (c["db.blk_read_time_ms"] ?? 0) + (c["db.blk_write_time_ms"] ?? 0);

@@ -8,7 +8,7 @@ import { waitForAutovacuumIdle } from "../../../engines/postgres/autovacuum";
 import { cancellable } from "../../../engines/postgres/connect";
 import { WalHold } from "../../../engines/postgres/wal-records";
 import { okTrial, runTrialsOn } from "../../../workloads/trials";
-import { SetupClock } from "../../../workloads/timed";
+import { SetupClock, type SecondsOf } from "../../../workloads/timed";
 import { ignored } from "../../../runtime/debug";
 import { conditionKey, type CreateIndexCondition, type PlannedTrial } from "./plan";
 import {
@@ -21,13 +21,12 @@ import {
   type PhaseRecord,
   type PhaseResult,
   type SetupPart,
-  type SetupSeconds,
   type WalRecordType,
 } from "./session";
 import { buildSettingsSql, CREATE_INDEX, CREATE_TABLE, DROP_TABLE, INDEX, loadSql, TABLE } from "./sql";
 
 export type CreateIndexTrial = TrialRecord<CreateIndexCondition, CreateIndexTrialCounterKey> &
-  SetupSeconds & {
+  SecondsOf<SetupPart> & {
     /** In the order they ran; CHECKPOINT last: the write-back each method left behind. */
     readonly phases?: readonly PhaseRecord[];
     readonly index?: IndexShape;

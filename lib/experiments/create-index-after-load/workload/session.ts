@@ -11,7 +11,7 @@ import {
 import { counterDelta, type Counters } from "../../../stats/counters";
 import type { ConnectionInfo, TargetKind } from "../../../targets/types";
 import { NewChildren, readCommandLine, readParentPid, readSchedStat } from "../../../results/run-queue";
-import { SetupClock, timed, type SecondsOf } from "../../../workloads/timed";
+import { SetupClock, timed } from "../../../workloads/timed";
 import { walRecordsBetween } from "../../../engines/postgres/wal-records";
 import { INDEX, TABLE } from "./sql";
 
@@ -142,10 +142,7 @@ async function hostPid(client: Client, kind: TargetKind): Promise<number | strin
 /** Often enough that a worker exiting between polls loses little of its wait. */
 const WORKER_POLL_MS = 20;
 
-export interface PhaseResult {
-  readonly record: PhaseRecord;
-  readonly counters: Counters<CreateIndexCounterKey>;
-}
+export type PhaseResult = Awaited<ReturnType<TrialSession["phase"]>>;
 
 /**
  * What reports after a statement returns: the WAL writer's writes and syncs and the checkpointer's counts (each
@@ -190,7 +187,6 @@ export type SetupPart =
   | "shape"
   | "walDecoding"
   | "buildTable";
-export type SetupSeconds = SecondsOf<SetupPart>;
 export type TrialClock = SetupClock<SetupPart>;
 
 export class TrialSession {
@@ -239,7 +235,7 @@ export class TrialSession {
       /** A CHECKPOINT: its count is among what reports late. */
       readonly checkpoint?: boolean;
     },
-  ): Promise<PhaseResult> {
+  ) {
     const phaseStart = process.hrtime.bigint();
     const countersBefore = await this.counters();
     const [{ lsn: startLsn }] = await this.query<{ lsn: string }>("SELECT pg_current_wal_insert_lsn()::text AS lsn");
