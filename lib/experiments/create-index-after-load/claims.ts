@@ -57,13 +57,11 @@ export const CLAIMS = declare<CreateIndexAfterLoadParams, S, "rows" | "walRows" 
     rows: { what: "rows", seed: SEED_ROWS, unit: "rows", within: [0.8, 1.25] },
     // WAL records per row do not depend on the size once the table spans many pages.
     walRows: { what: "rows", seed: SEED_ROWS, unit: "rows", within: [0.01, Infinity] },
-    // The seed's table and B's index (~44–51 B a row) over its unstated, so default, 128 MB shared_buffers; within a
-    // factor 2, as the seed's settings are unstated.
+    // The seed's table and B's index over its unstated, so default, 128 MB shared_buffers: within a factor 2.
     cache: { what: "data ÷ shared_buffers", seed: 44, unit: "", within: [0.5, 2] },
     // A grown tree's density moves with rows per code (deduplication, single-value splits).
     rowsPerCode: { what: "rows per code", seed: SEED_ROWS / CODE_VALUES, unit: "rows per code", within: [0.5, 2] },
-    // A condition of the run: the seed's quiet machine (no other load reported) spent ≈ none of the gap waiting for a
-    // CPU. Within 0.9–1.1, since (3m) divides by the gap, a wait of a tenth of it moves the CPU share by about a tenth.
+    // Within 0.9–1.1: (3m) divides by the gap, so a wait of a tenth of it moves the CPU share by about a tenth.
     cpuFree: {
       what: "1 − (B − A run-queue wait) ÷ the B − A gap",
       seed: 1,

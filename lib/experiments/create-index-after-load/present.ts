@@ -295,7 +295,6 @@ export function showSizeSweep(s: S): void {
     caption:
       "Size sweep (random codes, the server's settings): does the gap grow linearly or worse, and is there a crossover?",
   });
-  // Per-row cost vs table size: flat lines mean linear growth, rising lines worse than linear.
   const perRow = METHODS.flatMap((method) => {
     const points = sweep.flatMap((p) => sides(p).filter((m) => m.condition.method === method));
     const cpu = points.filter((m) => m.backendCpuS !== undefined);
@@ -318,7 +317,6 @@ export function showSizeSweep(s: S): void {
       yaxis: { title: { text: "µs per row (seed's measure)" }, rangemode: "tozero" },
     },
   });
-  // B/A with its interval (or range) as whiskers; the seed's 100M-row figure at its own size, labelled with it.
   const ratios = sweep.flatMap((p) => (p.timeRatio ? [{ rows: p.rows, r: p.timeRatio }] : []));
   const [x, y] = [ratios.map((p) => p.rows), ratios.map((p) => p.r.estimate)];
   plot({
@@ -442,7 +440,7 @@ export function showBuildSweep(s: S): void {
 
 export function showWalAnatomy(s: S): void {
   if (!s.walAnatomy.length) return;
-  // WAL records per row by record type, per method; the small fry (a handful of records) would only crowd the legend.
+  // The small fry (a handful of records) would only crowd the legend.
   const shown = sum
     .typeCounts(s.walAnatomy)
     .slice(0, 7)

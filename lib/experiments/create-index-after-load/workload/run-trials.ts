@@ -61,10 +61,7 @@ function flatten(results: readonly PhaseResult[]): Counters<CreateIndexTrialCoun
   return flat;
 }
 
-/**
- * `drop`, then `then` after a checkpoint, so no trial inherits dirty buffers; the drop commits first: its buffers are
- * discarded.
- */
+/** `drop`, a checkpoint, `then`: no trial inherits dirty buffers (the drop commits first, discarding its buffers). */
 async function afterCheckpoint(session: TrialSession, drop: string, then: string, settleMs: number, clock: TrialClock) {
   await clock.time("recreate", () => session.query(drop));
   // Catalogs churn with every CREATE/DROP: a worker on them ends before the timed phases (a late one is flagged).

@@ -15,10 +15,7 @@ import { SetupClock, timed } from "../../../workloads/timed";
 import { walRecordsBetween } from "../../../engines/postgres/wal-records";
 import { INDEX, TABLE } from "./sql";
 
-/**
- * log_statement_stats and trace_sort arrive as LOG notices on the session: the same on every target. `where`
- * "parallel worker": a worker sent it through its leader.
- */
+/** log_statement_stats' and trace_sort's LOG notices, alike on every target; a parallel worker's via its leader. */
 export interface ServerNotice {
   readonly message: string;
   readonly detail?: string;
