@@ -1,7 +1,7 @@
 /** Seed 001's claims, paired per repeat: (4) on the fewer-codes pairs when the run has them, others on the headline. */
 import type { CreateIndexAfterLoadParams } from "./params";
 import { declare, from, readQuotes, stat } from "../../stats/claim-engine";
-import { count, f1, f2, percent, times } from "../../stats/format";
+import { count, f1, f2, percent } from "../../stats/format";
 import { CODE_VALUES } from "./workload/sql";
 import { seedFigures } from "./seed";
 import * as sum from "./summarise";
@@ -18,12 +18,13 @@ const SEED_ROWS = 100_000_000;
 const bothRan = (p: Pair | undefined) => (p?.a && p.b ? (p as Both) : undefined);
 const onPair = (pair: (s: S) => Pair | undefined, f: (p: Both, s: S) => string) => from((s: S) => bothRan(pair(s)), f);
 const onHeadline = (f: (p: Both, s: S) => string) => onPair(sum.headlinePair, f);
-/** A pair has repeats only where both methods ran. */
-const paired = (text: string, needs: string, of: typeof sum.timeRatio, fmt = times, pair = sum.headlinePair) =>
-  stat(text, (s: S) => of(pair(s)?.repeats ?? []), needs, fmt);
+/** `of` the pair's repeats (a pair has repeats only where both methods ran). */
+function onRepeats(of: typeof sum.timeRatio, pair = sum.headlinePair) {
+  return (s: S) => of(pair(s)?.repeats ?? []);
+}
 const PER_REPEAT = "one ratio per repeat; median over repeats";
 const seconds = (text: string) =>
-  paired(text, "both methods in at least one repeat at the headline size", sum.timeRatio);
+  stat(text, onRepeats(sum.timeRatio), "both methods in at least one repeat at the headline size");
 
 /** The WAL record types most written per row by one method's decoded trial. */
 const dominantTypes = (s: S, m: Method) => {
@@ -57,13 +58,11 @@ export const CLAIMS = declare<CreateIndexAfterLoadParams, S, "rows" | "walRows" 
     rows: { what: "rows", seed: SEED_ROWS, unit: "rows", within: [0.8, 1.25] },
     // WAL records per row do not depend on the size once the table spans many pages.
     walRows: { what: "rows", seed: SEED_ROWS, unit: "rows", within: [0.01, Infinity] },
-    // The seed's table and B's index (~44–51 B a row) over its unstated, so default, 128 MB shared_buffers; within a
-    // factor 2, as the seed's settings are unstated.
+    // The seed's table and B's index over its unstated, so default, 128 MB shared_buffers: within a factor 2.
     cache: { what: "data ÷ shared_buffers", seed: 44, unit: "", within: [0.5, 2] },
     // A grown tree's density moves with rows per code (deduplication, single-value splits).
     rowsPerCode: { what: "rows per code", seed: SEED_ROWS / CODE_VALUES, unit: "rows per code", within: [0.5, 2] },
-    // A condition of the run: the seed's quiet machine (no other load reported) spent ≈ none of the gap waiting for a
-    // CPU. Within 0.9–1.1, since (3m) divides by the gap, a wait of a tenth of it moves the CPU share by about a tenth.
+    // Within 0.9–1.1: (3m) divides by the gap, so a wait of a tenth of it moves the CPU share by about a tenth.
     cpuFree: {
       what: "1 − (B − A run-queue wait) ÷ the B − A gap",
       seed: 1,
@@ -150,11 +149,9 @@ export const CLAIMS = declare<CreateIndexAfterLoadParams, S, "rows" | "walRows" 
       regimeText:
         "100M rows; records per row do not depend on the size (B: a heap and a leaf record per row; A: heap records, then page images), so tested from 1M rows",
       howToTest: "`--set rows=1000000` or more tests it",
-      ...paired(
-        `B/A of pg_stat_wal wal_records over each method's timed phases, ${PER_REPEAT}`,
-        "both methods' WAL counters in at least one repeat",
-        sum.bOverA((x) => x.walRecords, "B/A wal_records per repeat"),
-      ),
+      statistic: `B/A of pg_stat_wal wal_records over each method's timed phases, ${PER_REPEAT}`,
+      needs: "both methods' WAL counters in at least one repeat",
+      of: onRepeats(sum.bOverA((x) => x.walRecords, "B/A wal_records per repeat")),
       why: (s) => {
         const w = sum.anatomyOf(s, "index_then_load") ?? sum.anatomyOf(s, "load_then_index");
         const [b, a] = [dominantTypes(s, "index_then_load"), dominantTypes(s, "load_then_index")];
@@ -168,12 +165,13 @@ export const CLAIMS = declare<CreateIndexAfterLoadParams, S, "rows" | "walRows" 
       sentence: Q.quote("blockIo"),
       rule: { kind: "below", margin: 0.25 },
       reading: "does not explain: explains under a quarter",
-      ...paired(
+      statistic:
         "per repeat, (B − A block I/O wait: blk_read_time + blk_write_time, WAL left out as it is claim 2's) ÷ the median B − A gap over all repeats, a negative share kept; median over repeats, on the headline pair",
-        "both methods at the headline size, with B slower in the median repeat (a gap to explain)",
+      needs: "both methods at the headline size, with B slower in the median repeat (a gap to explain)",
+      of: onRepeats(
         sum.shareOfGap((x) => x.blockIoMs / 1000, "(B − A block I/O wait) ÷ the median B − A gap, per repeat"),
-        percent,
       ),
+      fmt: percent,
     },
     {
       id: "3m",
@@ -192,12 +190,11 @@ export const CLAIMS = declare<CreateIndexAfterLoadParams, S, "rows" | "walRows" 
       mechanism:
         "B's per-row descent and leaf insertion run on shared buffers already in memory; A's CREATE INDEX pays one sort. A's CPU counts its parallel sort workers, so a parallel build lowers the share",
       howToTest: "any profile on an embedded server, with no other CPU-bound work on the machine",
-      ...paired(
+      statistic:
         "per repeat, (B − A CPU seconds: backend getrusage + parallel sort workers) ÷ the median B − A gap; median over repeats",
-        "both methods' CPU (log_statement_stats) at the headline size, with B slower in the median repeat",
-        sum.cpuShare,
-        percent,
-      ),
+      needs: "both methods' CPU (log_statement_stats) at the headline size, with B slower in the median repeat",
+      of: onRepeats(sum.cpuShare),
+      fmt: percent,
       why: onHeadline(({ a, b, repeats }, s) => {
         const [wait, med] = [sum.waitShare(repeats), sum.overRepeats(repeats)];
         const queue = s.headline.runQueueUnmeasured
@@ -221,11 +218,10 @@ export const CLAIMS = declare<CreateIndexAfterLoadParams, S, "rows" | "walRows" 
       regimeText: `~10,000 rows per code, the seed's: 100,000,000 rows over the 10,001 codes of 「${Q.quote("codes").original}」; a grown tree's density depends on rows per code, not on rows: reached at a smaller size by fewer distinct codes on the pairs that decide it`,
       howToTest:
         "pairs at 5,000–20,000 rows per code (`--set densityRows=1000000 --set densityCodes=100`, or `--profile full`) test it",
-      ...paired(
-        `B/A of the finished index's size (pg_relation_size), ${PER_REPEAT}`,
-        "pgstatindex of both methods' indexes",
+      statistic: `B/A of the finished index's size (pg_relation_size), ${PER_REPEAT}`,
+      needs: "pgstatindex of both methods' indexes",
+      of: onRepeats(
         sum.bOverA((x) => x.indexBytes, "B/A index bytes per repeat"),
-        times,
         sum.densityPair,
       ),
       ours: onPair(sum.densityPair, ({ a, b, rows, codes }) =>
@@ -249,11 +245,9 @@ export const CLAIMS = declare<CreateIndexAfterLoadParams, S, "rows" | "walRows" 
       sentence: Q.quote("blksRead"),
       rule: { kind: "below", margin: 1 },
       regimeText: `${IO.regimeText}. The count depends on how much of the table shared_buffers holds when CREATE INDEX scans it`,
-      ...paired(
-        `B/A of pg_stat_database blks_read over each method's timed phases, ${PER_REPEAT}`,
-        "blks_read of both methods at the headline size, A's above 0",
-        sum.bOverA((x) => x.blksRead, "B/A blks_read per repeat"),
-      ),
+      statistic: `B/A of pg_stat_database blks_read over each method's timed phases, ${PER_REPEAT}`,
+      needs: "blks_read of both methods at the headline size, A's above 0",
+      of: onRepeats(sum.bOverA((x) => x.blksRead, "B/A blks_read per repeat")),
     },
   ],
 });

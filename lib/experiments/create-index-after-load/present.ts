@@ -22,11 +22,18 @@ const ratioCell = (i: Interval | undefined) =>
   i ? `${f2(i.estimate)} [${f2(i.low)}–${f2(i.high)}] ${intervalLabel(i)}` : "";
 const minMax = (x: Seconds) => `${f2(x.minSeconds)}–${f2(x.maxSeconds)}`;
 const sides = (p: sum.PairSummary | undefined) => [p?.a, p?.b].filter((m): m is M => m !== undefined);
+/** "A <label>" and "B <label>" columns, `cell` of each side. */
+const ab = <T>(label: string, [a, b]: readonly [T, T], cell: (x: T) => Row[string]) => ({
+  [`A ${label}`]: cell(a),
+  [`B ${label}`]: cell(b),
+});
 
 const COLORS: Readonly<Record<Method, string>> = { load_then_index: "#4c78a8", index_then_load: "#e45756" };
 const PHASE_COLORS = { load: "#9ecae9", index: "#4c78a8", checkpoint: "#bab0ac" } as const;
-const SECONDS_AXIS = { title: { text: "seconds" }, rangemode: "tozero" };
-const LOG_ROWS = { title: { text: "rows" }, type: "log" };
+/** An axis titled `text`, from zero unless `more` says otherwise. */
+const axis = (text: string, more: object = { rangemode: "tozero" }) => ({ title: { text }, ...more });
+const SECONDS_AXIS = axis("seconds");
+const LOG_ROWS = axis("rows", { type: "log" });
 const RIGHT_AXIS = { overlaying: "y", side: "right", showgrid: false };
 type Values = readonly (number | string | null)[];
 /** A bar, unless `more` gives another type. */
@@ -36,6 +43,9 @@ const scatter =
   (name: string, x: Values, y: Values, more = {}) =>
     trace(name, x, y, { type: "scatter", mode, ...more });
 const [lines, markers] = [scatter("lines+markers"), scatter("markers")];
+/** A chart whose layout starts with its title. */
+const chart = (title: string, layout: object, data: readonly PlotlyTrace[]) =>
+  plot({ data, layout: { title: { text: title }, ...layout } });
 type Seconds = { readonly medianSeconds: number; readonly minSeconds: number; readonly maxSeconds: number };
 /** Min–max around the median, through `per` (µs per row in the size sweep). */
 const minMaxWhiskers = <T extends Seconds>(points: readonly T[], per = (v: number, _p: T) => v) =>
@@ -54,7 +64,7 @@ const phaseBars = (x: string[], methods: M[]) =>
 export function showHeadline(s: S): void {
   const h = s.headline;
   const rows: Row[] = s.pairs
-    .filter((p) => p.maintenanceWorkMemMB === h.maintenanceWorkMemMB && p.parallelWorkers === h.parallelWorkers)
+    .filter((p) => sum.atHeadlineSort(p, h))
     .flatMap((p) =>
       sides(p).map(({ condition: c, ...m }) => ({
         rows: c.rows,
@@ -79,7 +89,6 @@ export function showHeadline(s: S): void {
       "when there are too few repeats for one; server time is the backend's own elapsed time (log_statement_stats), without the client path. " +
       "The closing CHECKPOINT is timed apart: the dirty pages each method left for later.",
   });
-  // Each method's phases stacked, the closing CHECKPOINT drawn apart (not in the seed's time).
   const pair = sum.headlinePair(s);
   const methods = sides(pair);
   const x = methods.map((m) => METHOD_LABELS[m.condition.method]);
@@ -87,37 +96,26 @@ export function showHeadline(s: S): void {
   const checkpoint = methods.map((m) => (m.phaseMs.checkpoint ?? 0) / 1000);
   const each = methods.flatMap((m) => m.seconds.map(() => METHOD_LABELS[m.condition.method]));
   const seconds = methods.flatMap((m) => m.seconds);
-  plot({
-    data: [
-      load,
-      { ...index, hovertemplate: "%{y:.3f} s (B: on the empty table, before the load)<extra></extra>" },
-      trace("closing CHECKPOINT (write-back left behind; not in the seed's time)", x, checkpoint, {
-        marker: { color: PHASE_COLORS.checkpoint, pattern: { shape: "/" } },
-      }),
-      markers("each trial (seed's measure)", each, seconds, {
-        marker: { color: "#222", size: 7, symbol: "line-ew-open" },
-      }),
-    ],
-    layout: {
-      title: { text: `Headline: ${shortCount(pair?.rows ?? h.rows)} rows, median phases` },
-      barmode: "stack",
-      yaxis: SECONDS_AXIS,
-    },
-  });
-  // The headline's repeats side by side: order, both times, the paired ratio and what flags a repeat.
+  const title = `Headline: ${shortCount(pair?.rows ?? h.rows)} rows, median phases`;
+  chart(title, { barmode: "stack", yaxis: SECONDS_AXIS }, [
+    load,
+    { ...index, hovertemplate: "%{y:.3f} s (B: on the empty table, before the load)<extra></extra>" },
+    trace("closing CHECKPOINT (write-back left behind; not in the seed's time)", x, checkpoint, {
+      marker: { color: PHASE_COLORS.checkpoint, pattern: { shape: "/" } },
+    }),
+    markers("each trial (seed's measure)", each, seconds, {
+      marker: { color: "#222", size: 7, symbol: "line-ew-open" },
+    }),
+  ]);
   if (!pair?.repeats.length) return;
   const repeats: Row[] = pair.repeats.map(({ repeat, first, a, b, flags }) => ({
     repeat,
     "ran first": first ? short(first) : "",
-    "A s": num(a.seconds),
-    "B s": num(b.seconds),
+    ...ab("s", [a, b], (x) => num(x.seconds)),
     "B / A": num(b.seconds / a.seconds),
-    "A server s": num(a.serverSeconds),
-    "B server s": num(b.serverSeconds),
-    "A CPU s": num(a.cpuS),
-    "B CPU s": num(b.cpuS),
-    "A run-queue wait s": num(a.runQueueWaitS),
-    "B run-queue wait s": num(b.runQueueWaitS),
+    ...ab("server s", [a, b], (x) => num(x.serverSeconds)),
+    ...ab("CPU s", [a, b], (x) => num(x.cpuS)),
+    ...ab("run-queue wait s", [a, b], (x) => num(x.runQueueWaitS)),
     "B/A WAL records": num(a.walRecords > 0 ? b.walRecords / a.walRecords : undefined),
     "checkpoints requested (A, B)": `${a.requestedCheckpoints}, ${b.requestedCheckpoints}`,
     flags: flags.join(", "),
@@ -235,14 +233,8 @@ export function showCounters(s: S): void {
     ],
     ["timed I/O wait: blk read+write, WAL write+sync", "#4c78a8", (m) => sum.ioWaitMs(m.totals) / 1000],
   ];
-  plot({
-    data: bars.map(([name, color, f]) => trace(name, x, [a, b].map(f), { marker: { color } })),
-    layout: {
-      title: { text: "Where the time went (headline, medians): CPU, not disk" },
-      barmode: "group",
-      yaxis: SECONDS_AXIS,
-    },
-  });
+  const data = bars.map(([name, color, f]) => trace(name, x, [a, b].map(f), { marker: { color } }));
+  chart("Where the time went (headline, medians): CPU, not disk", { barmode: "group", yaxis: SECONDS_AXIS }, data);
 }
 
 /** pg_stat_io by backend type and context over the timed phases and the closing checkpoint. */
@@ -281,15 +273,12 @@ export function showSizeSweep(s: S): void {
   const sweep = sum.sizeSweep(s);
   const rows: Row[] = sweep.map((p) => ({
     rows: p.rows,
-    "A s": num(p.a?.medianSeconds),
-    "B s": num(p.b?.medianSeconds),
-    "A µs/row": num(perRowUs(p.a?.medianSeconds, p.rows)),
-    "B µs/row": num(perRowUs(p.b?.medianSeconds, p.rows)),
+    ...ab("s", [p.a, p.b], (m) => num(m?.medianSeconds)),
+    ...ab("µs/row", [p.a, p.b], (m) => num(perRowUs(m?.medianSeconds, p.rows))),
     "B / A (paired)": ratioCell(p.timeRatio),
     "server-time B / A": ratioCell(p.serverTimeRatio),
     n: `${p.a?.trials ?? 0}+${p.b?.trials ?? 0}`,
-    "A CPU µs/row": num(perRowUs(p.a?.backendCpuS, p.rows)),
-    "B CPU µs/row": num(perRowUs(p.b?.backendCpuS, p.rows)),
+    ...ab("CPU µs/row", [p.a, p.b], (m) => num(perRowUs(m?.backendCpuS, p.rows))),
     "index MB (B)": mb(p.b?.index?.indexBytes),
     "B blks_read": p.b?.totals["db.blks_read"],
     "B checkpoints": p.b ? checkpoints(p.b.totals) : undefined,
@@ -299,7 +288,6 @@ export function showSizeSweep(s: S): void {
     caption:
       "Size sweep (random codes, the server's settings): does the gap grow linearly or worse, and is there a crossover?",
   });
-  // Per-row cost vs table size: flat lines mean linear growth, rising lines worse than linear.
   const perRow = METHODS.flatMap((method) => {
     const points = sweep.flatMap((p) => sides(p).filter((m) => m.condition.method === method));
     const cpu = points.filter((m) => m.backendCpuS !== undefined);
@@ -314,42 +302,28 @@ export function showSizeSweep(s: S): void {
       }),
     ];
   });
-  plot({
-    data: perRow,
-    layout: {
-      title: { text: "Time per row vs rows (flat = linear; whiskers = min–max; dotted = CPU per row)" },
-      xaxis: LOG_ROWS,
-      yaxis: { title: { text: "µs per row (seed's measure)" }, rangemode: "tozero" },
-    },
-  });
-  // B/A with its interval (or range) as whiskers; the seed's 100M-row figure at its own size, labelled with it.
+  const title = "Time per row vs rows (flat = linear; whiskers = min–max; dotted = CPU per row)";
+  chart(title, { xaxis: LOG_ROWS, yaxis: axis("µs per row (seed's measure)") }, perRow);
   const ratios = sweep.flatMap((p) => (p.timeRatio ? [{ rows: p.rows, r: p.timeRatio }] : []));
   const [x, y] = [ratios.map((p) => p.rows), ratios.map((p) => p.r.estimate)];
-  plot({
-    data: [
-      lines("this run: B / A (median of paired ratios)", x, y, {
-        text: ratios.map((p) => intervalLabel(p.r)),
-        line: { color: "#54a24b" },
-        ...errorBars(
-          ratios.map((p) => p.r.high - p.r.estimate),
-          ratios.map((p) => p.r.estimate - p.r.low),
-        ),
-      }),
-      markers(`seed (${shortCount(seed.rows)} rows, mean of 2)`, [seed.rows], [seed.ratio], {
-        marker: { symbol: "diamond-open", size: 13, color: "#222" },
-      }),
-      scatter("lines")("no difference", [Math.min(...x, seed.rows), seed.rows], [1, 1], {
-        line: { color: "#999", dash: "dot" },
-      }),
-    ],
-    layout: {
-      title: {
-        text: "How much slower is loading into an indexed table? (B / A per repeat; whiskers: interval or range over repeats)",
-      },
-      xaxis: LOG_ROWS,
-      yaxis: { title: { text: "B / A, paired per repeat" }, rangemode: "tozero" },
-    },
-  });
+  const ratioTitle =
+    "How much slower is loading into an indexed table? (B / A per repeat; whiskers: interval or range over repeats)";
+  chart(ratioTitle, { xaxis: LOG_ROWS, yaxis: axis("B / A, paired per repeat") }, [
+    lines("this run: B / A (median of paired ratios)", x, y, {
+      text: ratios.map((p) => intervalLabel(p.r)),
+      line: { color: "#54a24b" },
+      ...errorBars(
+        ratios.map((p) => p.r.high - p.r.estimate),
+        ratios.map((p) => p.r.estimate - p.r.low),
+      ),
+    }),
+    markers(`seed (${shortCount(seed.rows)} rows, mean of 2)`, [seed.rows], [seed.ratio], {
+      marker: { symbol: "diamond-open", size: 13, color: "#222" },
+    }),
+    scatter("lines")("no difference", [Math.min(...x, seed.rows), seed.rows], [1, 1], {
+      line: { color: "#999", dash: "dot" },
+    }),
+  ]);
 }
 
 /** Random vs ascending codes: phases of each method, at the headline size. */
@@ -358,25 +332,17 @@ export function showKeyOrder(s: S): void {
   const methods = sum.headlinePairs(s, (p) => p.rows === s.headline.rows).flatMap(sides);
   const x = methods.map((m) => `${short(m.condition.method)} · ${m.condition.keyOrder} codes`);
   const density = methods.map((m) => m.index?.avgLeafDensity ?? null);
-  plot({
-    data: [
-      ...phaseBars(x, methods),
-      scatter("markers+text")("leaf density (right axis)", x, density, {
-        text: methods.map((m) => (m.index ? `${f0(m.index.avgLeafDensity)} %` : "")),
-        textposition: "top center",
-        yaxis: "y2",
-        marker: { color: "#222", symbol: "diamond", size: 9 },
-      }),
-    ],
-    layout: {
-      title: {
-        text: `Random vs ascending codes (${shortCount(s.headline.rows)} rows): right-edge appends vs random leaf splits`,
-      },
-      barmode: "stack",
-      yaxis: SECONDS_AXIS,
-      yaxis2: { title: { text: "avg leaf density %" }, ...RIGHT_AXIS, range: [0, 100], tickmode: "linear", dtick: 20 },
-    },
-  });
+  const title = `Random vs ascending codes (${shortCount(s.headline.rows)} rows): right-edge appends vs random leaf splits`;
+  const y2 = axis("avg leaf density %", { ...RIGHT_AXIS, range: [0, 100], tickmode: "linear", dtick: 20 });
+  chart(title, { barmode: "stack", yaxis: SECONDS_AXIS, yaxis2: y2 }, [
+    ...phaseBars(x, methods),
+    scatter("markers+text")("leaf density (right axis)", x, density, {
+      text: methods.map((m) => (m.index ? `${f0(m.index.avgLeafDensity)} %` : "")),
+      textposition: "top center",
+      yaxis: "y2",
+      marker: { color: "#222", symbol: "diamond", size: 9 },
+    }),
+  ]);
 }
 
 export function showBuildSweep(s: S): void {
@@ -401,7 +367,6 @@ export function showBuildSweep(s: S): void {
       "PostgreSQL gives each sort participant at least 32 MB, so small maintenance_work_mem launches fewer workers than asked; " +
       "a parallel build hands each worker's sorted run to the leader in a temporary file, so it writes temp files even when nothing spilled",
   });
-  // Time vs maintenance_work_mem, one line per worker setting; temp files written as bars.
   const palette = ["#4c78a8", "#f58518", "#54a24b", "#b279a2", "#9d755d"];
   const workers = [...new Set(s.builds.map((b) => b.parallelWorkers))].sort((x, y) => x - y);
   const data = workers.flatMap((w, i) => {
@@ -426,16 +391,10 @@ export function showBuildSweep(s: S): void {
       }),
     ];
   });
-  plot({
-    data,
-    layout: {
-      title: { text: `CREATE INDEX on ${shortCount(s.builds[0].rows)} loaded rows: sort memory and parallel workers` },
-      xaxis: { title: { text: "maintenance_work_mem" }, type: "category" },
-      yaxis: SECONDS_AXIS,
-      yaxis2: { title: { text: "temporary files written, MB" }, ...RIGHT_AXIS, rangemode: "tozero", tickmode: "auto" },
-      barmode: "group",
-    },
-  });
+  const title = `CREATE INDEX on ${shortCount(s.builds[0].rows)} loaded rows: sort memory and parallel workers`;
+  const xaxis = axis("maintenance_work_mem", { type: "category" });
+  const y2 = axis("temporary files written, MB", { ...RIGHT_AXIS, rangemode: "tozero", tickmode: "auto" });
+  chart(title, { xaxis, yaxis: SECONDS_AXIS, yaxis2: y2, barmode: "group" }, data);
   const example = s.builds.find((b) => b.spilled) ?? s.builds[0];
   if (example.sortLines.length)
     show().html(
@@ -447,7 +406,7 @@ export function showBuildSweep(s: S): void {
 
 export function showWalAnatomy(s: S): void {
   if (!s.walAnatomy.length) return;
-  // WAL records per row by record type, per method; the small fry (a handful of records) would only crowd the legend.
+  // The small fry (a handful of records) would only crowd the legend.
   const shown = sum
     .typeCounts(s.walAnatomy)
     .slice(0, 7)
@@ -457,17 +416,11 @@ export function showWalAnatomy(s: S): void {
     s.walAnatomy.map(
       (w) => w.types.filter((t) => types.includes(t.type) !== other).reduce((a, t) => a + t.count, 0) / w.rows,
     );
-  plot({
-    data: [
-      ...shown.map((type) => trace(type, x, perRow([type]))),
-      trace("other types", x, perRow(shown, true), { marker: { color: "#ccc" } }),
-    ],
-    layout: {
-      title: { text: `WAL records per row by type (pg_walinspect, ${shortCount(s.walAnatomy[0].rows)} rows)` },
-      barmode: "stack",
-      yaxis: { title: { text: "records per row" }, rangemode: "tozero" },
-    },
-  });
+  const title = `WAL records per row by type (pg_walinspect, ${shortCount(s.walAnatomy[0].rows)} rows)`;
+  chart(title, { barmode: "stack", yaxis: axis("records per row") }, [
+    ...shown.map((type) => trace(type, x, perRow([type]))),
+    trace("other types", x, perRow(shown, true), { marker: { color: "#ccc" } }),
+  ]);
   const rows: Row[] = s.walAnatomy.flatMap((w) =>
     w.types
       .filter((t) => t.count / w.rows >= 0.001 || t.fpiBytes > 0)

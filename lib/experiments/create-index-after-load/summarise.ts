@@ -260,15 +260,13 @@ export type PairSummary = CreateIndexSummary["pairs"][number];
 export const isRegimePair = (p: { readonly codes?: number; readonly sharedBuffersMB?: number }) =>
   p.codes !== undefined || p.sharedBuffersMB !== undefined;
 
+/** At the headline's sort settings (maintenance_work_mem, workers). */
+export const atHeadlineSort = (p: PairSummary, h: CreateIndexSummary["headline"]) =>
+  p.maintenanceWorkMemMB === h.maintenanceWorkMemMB && p.parallelWorkers === h.parallelWorkers;
+
 /** At the headline's sort settings on its server, and `more`. */
 export const headlinePairs = (s: CreateIndexSummary, more: (p: PairSummary) => boolean) =>
-  s.pairs.filter(
-    (p) =>
-      !isRegimePair(p) &&
-      p.maintenanceWorkMemMB === s.headline.maintenanceWorkMemMB &&
-      p.parallelWorkers === s.headline.parallelWorkers &&
-      more(p),
-  );
+  s.pairs.filter((p) => !isRegimePair(p) && atHeadlineSort(p, s.headline) && more(p));
 
 export const headlinePair = (s: CreateIndexSummary): PairSummary | undefined =>
   headlinePairs(s, (p) => p.rows === s.headline.rows && p.keyOrder === "random")[0];
@@ -299,8 +297,8 @@ export function withoutFlagged(s: CreateIndexSummary): Without<CreateIndexSummar
   };
 }
 
-export const sizeSweep = (s: CreateIndexSummary) =>
-  headlinePairs(s, (p) => p.keyOrder === "random").sort((x, y) => x.rows - y.rows);
+/** By rows, as summarise sorts the pairs. */
+export const sizeSweep = (s: CreateIndexSummary) => headlinePairs(s, (p) => p.keyOrder === "random");
 
 /** Block reads and writes alone: WAL write and sync are the WAL's (claim 2), not block I/O. */
 export const blockIoMs = (c: Sums) => (c["db.blk_read_time_ms"] ?? 0) + (c["db.blk_write_time_ms"] ?? 0);

@@ -8,7 +8,7 @@ import { waitForAutovacuumIdle } from "../../../engines/postgres/autovacuum";
 import { cancellable } from "../../../engines/postgres/connect";
 import { WalHold } from "../../../engines/postgres/wal-records";
 import { okTrial, runTrialsOn } from "../../../workloads/trials";
-import { SetupClock } from "../../../workloads/timed";
+import { SetupClock, type SecondsOf } from "../../../workloads/timed";
 import { ignored } from "../../../runtime/debug";
 import { conditionKey, type CreateIndexCondition, type PlannedTrial } from "./plan";
 import {
@@ -21,13 +21,12 @@ import {
   type PhaseRecord,
   type PhaseResult,
   type SetupPart,
-  type SetupSeconds,
   type WalRecordType,
 } from "./session";
 import { buildSettingsSql, CREATE_INDEX, CREATE_TABLE, DROP_TABLE, INDEX, loadSql, TABLE } from "./sql";
 
 export type CreateIndexTrial = TrialRecord<CreateIndexCondition, CreateIndexTrialCounterKey> &
-  SetupSeconds & {
+  SecondsOf<SetupPart> & {
     /** In the order they ran; CHECKPOINT last: the write-back each method left behind. */
     readonly phases?: readonly PhaseRecord[];
     readonly index?: IndexShape;
@@ -62,10 +61,7 @@ function flatten(results: readonly PhaseResult[]): Counters<CreateIndexTrialCoun
   return flat;
 }
 
-/**
- * `drop`, then `then` after a checkpoint, so no trial inherits dirty buffers; the drop commits first: its buffers are
- * discarded.
- */
+/** `drop`, a checkpoint, `then`: no trial inherits dirty buffers (the drop commits first, discarding its buffers). */
 async function afterCheckpoint(session: TrialSession, drop: string, then: string, settleMs: number, clock: TrialClock) {
   await clock.time("recreate", () => session.query(drop));
   // Catalogs churn with every CREATE/DROP: a worker on them ends before the timed phases (a late one is flagged).
@@ -145,13 +141,7 @@ const runBuildTrial: Step<TrialOutcome> = async (session, c, o, clock) => {
 export function runPlan(o: RunPlanOptions): Promise<CreateIndexTrial[]> {
   let buildTable: string | undefined;
   const open = async (): Promise<TrialSession> => {
-    const opened = await TrialSession.open(o.connection, o.serverKind);
-    try {
-      await opened.query("CREATE EXTENSION IF NOT EXISTS pgstattuple");
-    } catch (e) {
-      await opened.close().catch(ignored("create-index: close a session that failed to open"));
-      throw e;
-    }
+    const opened = await TrialSession.open(o.connection, o.serverKind, "CREATE EXTENSION IF NOT EXISTS pgstattuple");
     buildTable = undefined;
     return opened;
   };
@@ -162,24 +152,17 @@ export function runPlan(o: RunPlanOptions): Promise<CreateIndexTrial[]> {
       const startedAt = new Date().toISOString();
       const loadAtStart = os.loadavg()[0];
       const clock = new SetupClock<SetupPart>();
-      let outcome: TrialOutcome;
-      if (c.kind === "build") {
-        // The sweep's table, loaded once and vacuumed (hint bits set), untimed.
-        if (buildTable !== `${c.rows}|${c.keyOrder}`) {
-          const table = new SetupClock<SetupPart>();
-          await clock.time("buildTable", async () => {
-            await afterCheckpoint(session, DROP_TABLE, CREATE_TABLE, o.settleMs, table);
-            await session.query("SELECT setseed($1)", [o.randomSeed]);
-            await session.query(loadSql(c.rows, c.keyOrder, c.codes));
-            await session.query(`VACUUM ${TABLE}`);
-          });
-          buildTable = `${c.rows}|${c.keyOrder}`;
-        }
-        outcome = await runBuildTrial(session, c, o, clock);
-      } else {
-        buildTable = undefined;
-        outcome = await runLoadTrial(session, c, o, clock);
-      }
+      // The build sweep's table, loaded once and vacuumed (hint bits set), untimed; a load trial drops it.
+      const table = c.kind === "build" ? `${c.rows}|${c.keyOrder}` : undefined;
+      if (table && buildTable !== table)
+        await clock.time("buildTable", async () => {
+          await afterCheckpoint(session, DROP_TABLE, CREATE_TABLE, o.settleMs, new SetupClock<SetupPart>());
+          await session.query("SELECT setseed($1)", [o.randomSeed]);
+          await session.query(loadSql(c.rows, c.keyOrder, c.codes));
+          await session.query(`VACUUM ${TABLE}`);
+        });
+      buildTable = table;
+      const outcome = await (table ? runBuildTrial : runLoadTrial)(session, c, o, clock);
       return {
         ...okTrial(planned, []),
         ...outcome,

@@ -11,16 +11,12 @@ import {
 import { counterDelta, type Counters } from "../../../stats/counters";
 import type { ConnectionInfo, TargetKind } from "../../../targets/types";
 import { NewChildren, readCommandLine, readParentPid, readSchedStat } from "../../../results/run-queue";
-import { SetupClock, timed, type SecondsOf } from "../../../workloads/timed";
+import { SetupClock, timed } from "../../../workloads/timed";
 import { walRecordsBetween } from "../../../engines/postgres/wal-records";
 import { INDEX, TABLE } from "./sql";
 
-/**
- * log_statement_stats and trace_sort arrive as LOG notices on the session: the same on every target. `where`
- * "parallel worker": a worker sent it through its leader.
- */
+/** log_statement_stats' and trace_sort's LOG notices, alike on every target; a parallel worker's via its leader. */
 export interface ServerNotice {
-  readonly severity?: string;
   readonly message: string;
   readonly detail?: string;
   readonly where?: string;
@@ -125,18 +121,10 @@ export interface PhaseRecord {
   readonly endLsn: string;
   readonly backend?: BackendUsage;
   readonly sort?: SortReport;
-  readonly runQueue?: RunQueueUsage;
+  /** Over the statement, from /proc/<pid>/schedstat: the backend's and its parallel workers' own. */
+  readonly runQueue?: Readonly<Record<"waitS" | "cpuS" | "workerWaitS" | "workerCpuS" | "workers", number>>;
   /** How long the late counters took to report after the statement (TrialSession.settle). */
   readonly settledMs?: number;
-}
-
-/** Over the statement, from /proc/<pid>/schedstat: the backend's and its parallel workers' own. */
-export interface RunQueueUsage {
-  readonly waitS: number;
-  readonly cpuS: number;
-  readonly workerWaitS: number;
-  readonly workerCpuS: number;
-  readonly workers: number;
 }
 
 /** The backend's pid in this host's /proc, or why there is none. */
@@ -151,10 +139,7 @@ async function hostPid(client: Client, kind: TargetKind): Promise<number | strin
 /** Often enough that a worker exiting between polls loses little of its wait. */
 const WORKER_POLL_MS = 20;
 
-export interface PhaseResult {
-  readonly record: PhaseRecord;
-  readonly counters: Counters<CreateIndexCounterKey>;
-}
+export type PhaseResult = Awaited<ReturnType<TrialSession["phase"]>>;
 
 /**
  * What reports after a statement returns: the WAL writer's writes and syncs and the checkpointer's counts (each
@@ -199,7 +184,6 @@ export type SetupPart =
   | "shape"
   | "walDecoding"
   | "buildTable";
-export type SetupSeconds = SecondsOf<SetupPart>;
 export type TrialClock = SetupClock<SetupPart>;
 
 export class TrialSession {
@@ -210,15 +194,16 @@ export class TrialSession {
     /** A pid: the backend's on this host; a string: why its run-queue wait is not measured. */
     readonly backendPid: number | string,
   ) {
-    client.on("notice", (n) =>
-      this.capture?.push({ severity: n.severity, message: n.message ?? "", detail: n.detail, where: n.where }),
-    );
+    client.on("notice", (n) => this.capture?.push({ message: n.message ?? "", detail: n.detail, where: n.where }));
   }
 
-  static async open(connection: ConnectionInfo, kind: TargetKind): Promise<TrialSession> {
+  /** `setupSql` runs before the session is handed out; on a failure the connection is closed. */
+  static async open(connection: ConnectionInfo, kind: TargetKind, setupSql?: string): Promise<TrialSession> {
     const client = await connect(connection);
     try {
-      return new TrialSession(client, await hostPid(client, kind));
+      const session = new TrialSession(client, await hostPid(client, kind));
+      if (setupSql) await client.query(setupSql);
+      return session;
     } catch (e) {
       await endClient(client);
       throw e;
@@ -247,7 +232,7 @@ export class TrialSession {
       /** A CHECKPOINT: its count is among what reports late. */
       readonly checkpoint?: boolean;
     },
-  ): Promise<PhaseResult> {
+  ) {
     const phaseStart = process.hrtime.bigint();
     const countersBefore = await this.counters();
     const [{ lsn: startLsn }] = await this.query<{ lsn: string }>("SELECT pg_current_wal_insert_lsn()::text AS lsn");
@@ -258,17 +243,15 @@ export class TrialSession {
     this.capture = notices;
     const pid = typeof this.backendPid === "number" ? this.backendPid : undefined;
     const postmaster = pid === undefined ? undefined : readParentPid(pid);
-    const workers =
-      postmaster === undefined
-        ? undefined
-        : new NewChildren(postmaster, (cmd) => cmd.includes(`parallel worker for PID ${pid}`), WORKER_POLL_MS);
+    const isWorker = (cmd: string) => cmd.includes(`parallel worker for PID ${pid}`);
+    const workers = postmaster === undefined ? undefined : new NewChildren(postmaster, isWorker, WORKER_POLL_MS);
     const before = pid === undefined ? undefined : readSchedStat(pid);
     const [, querySeconds] = await timed(() => this.client.query(sql)).finally(() => (this.capture = undefined));
     const ms = querySeconds * 1000;
     const after = pid === undefined ? undefined : readSchedStat(pid);
     const ran = workers?.stop() ?? [];
     const sum = (f: (x: (typeof ran)[number]) => number) => ran.reduce((a, x) => a + f(x), 0) / 1e9;
-    const runQueue: RunQueueUsage | undefined =
+    const runQueue: PhaseRecord["runQueue"] =
       before && after
         ? {
             waitS: (after.waitNs - before.waitNs) / 1e9,
