@@ -174,9 +174,7 @@ export function showStatements(s: ReindexSummary): void {
     s.runs.flatMap((r) => r.statements.map((x) => x.command)).filter((c) => !c.startsWith("\\")),
   );
   const latency = (mode: ReindexMode, command: string) => {
-    const v = s.runs.flatMap((r) =>
-      r.mode === mode ? (r.statements.find((x) => x.command === command)?.latencyMs ?? []) : [],
-    );
+    const v = runsOf(s, mode).flatMap((r) => r.statements.find((x) => x.command === command)?.latencyMs ?? []);
     return v.length ? r3(v.sort((a, b) => a - b)[Math.floor((v.length - 1) / 2)]) : undefined;
   };
   const rows: Row[] = [...commands].map((command) => ({

@@ -92,6 +92,7 @@ type RunSettings = Pick<
   ReindexUnderLoadParams,
   "clients" | "threads" | "durationSeconds" | "reindexStartSeconds" | "sampleIntervalMs" | "restartBetweenRuns"
 >;
+type RunLength = Pick<RunSettings, "durationSeconds" | "reindexStartSeconds">;
 
 const TABLE_COUNTERS = ["n_tup_ins", "n_tup_upd", "n_tup_hot_upd", "autovacuum_count", "autoanalyze_count"] as const;
 type TableCounterKey = `table.${string}.${(typeof TABLE_COUNTERS)[number]}`;
@@ -298,14 +299,9 @@ export async function calibrateRunLength(
 }
 
 /** Rebuild ÷ share within 6–60 s (load around the window); the REINDEX starts at its planned fraction of the run. */
-export function runLengthFor(
-  rebuildSeconds: number,
-  share: number,
-  planned: Pick<RunSettings, "durationSeconds" | "reindexStartSeconds">,
-): Pick<RunSettings, "durationSeconds" | "reindexStartSeconds"> {
-  if (!(rebuildSeconds > 0) || !(share > 0 && share < 1)) {
+export function runLengthFor(rebuildSeconds: number, share: number, planned: RunLength): RunLength {
+  if (!(rebuildSeconds > 0) || !(share > 0 && share < 1))
     throw new Error(`runLengthFor: needs a rebuild > 0 s and a share in (0, 1), got ${rebuildSeconds} s, ${share}`);
-  }
   const durationSeconds = Math.min(60, Math.max(6, Math.round(rebuildSeconds / share)));
   const fraction = planned.reindexStartSeconds / planned.durationSeconds;
   return { durationSeconds, reindexStartSeconds: Math.max(0.5, Math.round(durationSeconds * fraction * 10) / 10) };
