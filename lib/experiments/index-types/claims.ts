@@ -1,62 +1,44 @@
 /** Notebook 08's claims: PostgreSQL's documented BRIN, GIN fast update and partial-index behaviour (quotes.json). */
-import { allParts, declare, readQuotes, someParts, stat, type ClaimSet } from "../../stats/claim-engine";
-import { medianOf } from "../../stats/claim-statistics";
+import { declare, exactly, from, readQuotes, type ClaimSet } from "../../stats/claim-engine";
 import { f0, f2, f3, ms, ratio, times } from "../../stats/format";
 import type { IndexKind, IndexTypesParams } from "./params";
-import { find, overNone, paired, type ConditionSummary as C, type RoundValues } from "./summarise";
+import { find, findAll, flushOverMedian, outsidePredicate, overNone, paired } from "./summarise";
+import type { ConditionSummary as C, RoundValues } from "./summarise";
+import { KEY_BYTES, KEYS_PER_ROW, PENDING_LIMIT, plannedSize, ROW_BYTES } from "./workload";
 
 type S = readonly C[];
 const Q = readQuotes(__dirname);
 const kib = (x: number | undefined) => (x === undefined ? "n/a" : `${(x / 1024).toFixed(0)} KiB`);
 /** A why from the insert summaries of `kinds`, "" unless all ran. */
-const whyOf =
-  (kinds: readonly IndexKind[], text: (xs: C[], s: S) => string) =>
-  (s: S): string => {
-    const xs = kinds.map((k) => find(s, k));
-    return xs.every((x) => x !== undefined) ? text(xs, s) : "";
-  };
+const whyOf = (kinds: readonly IndexKind[], text: (xs: C[], s: S) => string) => from((s: S) => findAll(s, kinds), text);
+/** A regime factor at the seed's value or above. */
+const atLeast = (...f: Parameters<typeof exactly>) => ({ ...exactly(...f), within: [1, Infinity] as const });
 
-/** An int4 key's pending-list tuple with its line pointer, keys per row, gin_pending_list_limit's default. */
-const [KEY_BYTES, KEYS_PER_ROW, PENDING_LIMIT] = [20, 4, 4 * 1024 * 1024];
-/** A row's heap bytes: its header, id, k, created, the 4-key array, flagged, the 60-byte pad and its line pointer. */
-const ROW_BYTES = 150;
 const BRIN_ROWS = `\`--set rows=${Math.ceil((1000 * 8192) / ROW_BYTES / 10_000) * 10_000}\` or more runs it`;
 /** Claims a1 and a2: BRIN's magnitudes, judged on a table of at least 8 of its ranges. */
 const BRIN = { kind: "magnitude", regime: ["pages"], howToTest: BRIN_ROWS } as const;
 /** Claims b2 and b3: the batch that flushes the pending list, in a stream that fills it at least once. */
 const FLUSH = { sentence: Q.quote("ginSlowUpdate"), regime: ["flushes"] } as const;
 const GIN = ["gin-fastupdate", "gin-nofastupdate"] as const;
-const FLUSH_RATIO = "flushing batch ÷ median batch, one per round";
-const WAL_BAND = { kind: "inside", low: 0.98, high: 1.02 } as const;
 const ROUNDS = "paired within a round, median over rounds";
 const VERY_LARGE = `the lab's reading of "very large tables" (8 MB: at least 8 of BRIN's 128-page ranges):`;
 const FULL = "the documented condition (the list becomes too large):";
 
 /** A batch latency of the GIN insert stream, fastupdate on ÷ off, paired within a round. */
-const ginOnOff = (text: string, pick: (r: RoundValues) => number | undefined, what: string) =>
-  stat(
-    `${text} of the INSERT stream, fastupdate on ÷ off, ${ROUNDS}`,
-    paired(...GIN, pick, what),
-    "both GIN insert streams",
-  );
+const ginOnOff = (text: string, pick: (r: RoundValues) => number | undefined, what: string) => ({
+  statistic: `${text} of the INSERT stream, fastupdate on ÷ off, ${ROUNDS}`,
+  of: paired(...GIN, pick, what),
+  needs: "both GIN insert streams",
+});
 
 export const CLAIMS: ClaimSet<IndexTypesParams, S, "pages" | "flushes"> = declare({
   notebook: "08-index-types",
   quotes: Q,
   factors: {
-    pages: { what: "heap pages of the table", seed: 1000, unit: "pages", within: [1, Infinity], source: VERY_LARGE },
-    flushes: {
-      what: "pending-list flushes per GIN insert stream",
-      seed: 1,
-      unit: "",
-      within: [1, Infinity],
-      source: FULL,
-    },
+    pages: { ...atLeast("heap pages of the table", 1000, "pages"), source: VERY_LARGE },
+    flushes: { ...atLeast("pending-list flushes per GIN insert stream", 1), source: FULL },
   },
-  before: (p) => ({
-    pages: Math.ceil((p.rows * ROW_BYTES) / 8192),
-    flushes: Math.floor((p.rows * KEYS_PER_ROW * KEY_BYTES) / PENDING_LIMIT),
-  }),
+  before: (p) => plannedSize(p.rows),
   after: (s) => ({ pages: find(s, "none")?.heapPages, flushes: find(s, "gin-fastupdate")?.flushes }),
   claims: [
     {
@@ -93,11 +75,7 @@ export const CLAIMS: ClaimSet<IndexTypesParams, S, "pages" | "flushes"> = declar
         "its summary; every page after it is a new page outside the summarised ranges, left to a later summarisation",
       statistic: `(BRIN − none) ÷ (B-tree − none) of the stream's seconds and of its WAL bytes per row, ${ROUNDS}`,
       fmt: ratio,
-      of: (s) =>
-        allParts([
-          { label: "seconds", interval: overNone("brin", (r) => r.seconds, "seconds")(s) },
-          { label: "WAL bytes", interval: overNone("brin", (r) => r.walBytesPerRow, "WAL bytes per row")(s) },
-        ]),
+      of: overNone("brin"),
       needs: "the none, brin and btree insert streams, with the B-tree slower than none",
       why: whyOf(
         ["brin", "btree", "none"],
@@ -159,7 +137,7 @@ export const CLAIMS: ClaimSet<IndexTypesParams, S, "pages" | "flushes"> = declar
       mechanism: "a flush moves the whole pending list into the entry tree inside the statement that overfilled it",
       howToTest: "a stream that fills the pending list at least once, on a server with pageinspect",
       statistic: "latency of the flushing batch ÷ the median batch of the same stream, median over rounds",
-      of: (s) => medianOf(find(s, GIN[0])?.rounds ?? [], (r) => (r.flushMs ?? NaN) / r.medianMs, FLUSH_RATIO),
+      of: flushOverMedian,
       needs: "a flush in the GIN insert stream with fastupdate, seen by pageinspect",
       why: whyOf(["gin-fastupdate"], ([on]) =>
         on.flushMs === undefined
@@ -180,19 +158,7 @@ export const CLAIMS: ClaimSet<IndexTypesParams, S, "pages" | "flushes"> = declar
       howToTest: '`--set kinds=["none","partial"]` runs it',
       statistic: `partial ÷ none over the batches outside the predicate: median batch ms (insert, update) and WAL bytes per row (insert), ${ROUNDS}`,
       fmt: (x) => times(x, 3),
-      of: (s) => {
-        const outside = (label: string, pick: (r: RoundValues) => number, op = "insert") => ({
-          label,
-          interval: paired("partial", "none", pick, `${label} outside`, op)(s),
-        });
-        const wal = { ...outside("insert WAL", (r) => r.outsideWalBytesPerRow), rule: WAL_BAND };
-        const parts = [
-          outside("insert ms", (r) => r.outsideMedianMs),
-          wal,
-          outside("update ms", (r) => r.outsideMedianMs, "update"),
-        ];
-        return someParts(parts.filter((x) => x.interval));
-      },
+      of: outsidePredicate,
       needs: "the none and partial runs",
       why: whyOf(
         ["partial", "none"],

@@ -48,7 +48,7 @@ const COMMON = {
 export const INDEX_TYPES_PROFILES: Readonly<Record<ProfileName, IndexTypesParams>> = {
   smoke: { ...COMMON, rows: 4000, batchRows: 200, repeats: 2 },
   // Sized for the question (docs/claims-and-regimes.md, 08): 225,000 rows fill GIN's 4 MB pending list 4 times a
-  // stream and make 32 of BRIN's 128-page ranges (claims.ts' row sizes); in 300 batches the 4 flushing ones are over
+  // stream and make 32 of BRIN's 128-page ranges (workload.ts' row sizes); in 300 batches the 4 flushing ones are over
   // 1 %, so a stream's p99 is one of them; 8 rounds, the fewest whose median interval leaves out the extreme rounds.
   default: { ...COMMON, rows: 225_000, batchRows: 750, repeats: 8 },
   full: { ...COMMON, rows: 300_000, batchRows: 1000, repeats: 8, sharedBuffersMiB: 512 },

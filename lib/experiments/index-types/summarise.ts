@@ -2,6 +2,7 @@
 import { median, quantile } from "simple-statistics";
 import { medianOfFinite, spread } from "../../stats/summary";
 import { medianOf, pairedQuotient } from "../../stats/claim-statistics";
+import { allParts, someParts } from "../../stats/claim-engine";
 import type { IndexKind } from "./params";
 import { conditionGroups } from "../condition-groups";
 import { conditionKey, insidePredicate, type IndexTypesCondition, type IndexTypesTrial } from "./workload";
@@ -10,6 +11,7 @@ import { conditionKey, insidePredicate, type IndexTypesCondition, type IndexType
 export type RoundValues = ReturnType<typeof roundOf>;
 export type ConditionSummary = ReturnType<typeof summarise>[number];
 
+const WAL_BAND = { kind: "inside", low: 0.98, high: 1.02 } as const;
 const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
 
 type Size = { readonly rows: number; readonly batchRows: number; readonly matchEvery: number };
@@ -90,6 +92,12 @@ export function summarise(
 export const find = (s: readonly ConditionSummary[], kind: IndexTypesCondition["kind"], operation = "insert") =>
   s.find((x) => x.kind === kind && x.operation === operation);
 
+/** The insert summaries of `kinds`, or undefined unless all ran. */
+export const findAll = (s: readonly ConditionSummary[], kinds: readonly IndexKind[]) => {
+  const xs = kinds.map((k) => find(s, k));
+  return xs.every((x) => x !== undefined) ? xs : undefined;
+};
+
 /** A per-round value of one condition ÷ another's (insert unless named), paired by round. */
 export const paired =
   (top: IndexKind, bottom: IndexKind, pick: (r: RoundValues) => number | undefined, what: string, op = "insert") =>
@@ -100,19 +108,50 @@ export const paired =
       : undefined;
   };
 
-/** (kind − none) ÷ (btree − none) of one per-round value: what the kind adds over no index, against a B-tree's. */
-export const overNone =
-  (kind: IndexKind, pick: (r: RoundValues) => number, what: string) => (s: readonly ConditionSummary[]) => {
-    const [k, b, n] = [find(s, kind), find(s, "btree"), find(s, "none")];
-    const at = (x: ConditionSummary | undefined, repeat: number) => x?.rounds.find((y) => y.repeat === repeat);
-    return k && b && n
-      ? medianOf(
-          k.rounds,
-          (r) => {
-            const [br, nr] = [at(b, r.repeat), at(n, r.repeat)];
-            return br && nr && pick(br) > pick(nr) ? (pick(r) - pick(nr)) / (pick(br) - pick(nr)) : undefined;
-          },
-          `${what}: (${kind} − none) ÷ (btree − none), one per round`,
-        )
-      : undefined;
-  };
+/** What `kind` adds over no index against a B-tree's, (kind − none) ÷ (btree − none) per round: of the seconds and of
+ * the WAL bytes per row, the two parts of an all-of statistic. */
+export const overNone = (kind: IndexKind) => (s: readonly ConditionSummary[]) => {
+  const [k, b, n] = [find(s, kind), find(s, "btree"), find(s, "none")];
+  const at = (x: ConditionSummary | undefined, repeat: number) => x?.rounds.find((y) => y.repeat === repeat);
+  const part = (label: string, pick: (r: RoundValues) => number, what: string) => ({
+    label,
+    interval:
+      k && b && n
+        ? medianOf(
+            k.rounds,
+            (r) => {
+              const [br, nr] = [at(b, r.repeat), at(n, r.repeat)];
+              return br && nr && pick(br) > pick(nr) ? (pick(r) - pick(nr)) / (pick(br) - pick(nr)) : undefined;
+            },
+            `${what}: (${kind} − none) ÷ (btree − none), one per round`,
+          )
+        : undefined,
+  });
+  return allParts([
+    part("seconds", (r) => r.seconds, "seconds"),
+    part("WAL bytes", (r) => r.walBytesPerRow, "WAL bytes per row"),
+  ]);
+};
+
+/** The flushing batch ÷ the median batch of the GIN insert stream with fastupdate, per round. */
+export const flushOverMedian = (s: readonly ConditionSummary[]) =>
+  medianOf(
+    find(s, "gin-fastupdate")?.rounds ?? [],
+    (r) => (r.flushMs ?? NaN) / r.medianMs,
+    "flushing batch ÷ median batch, one per round",
+  );
+
+/** Partial ÷ none over the batches outside the predicate: the parts that ran (WAL judged within ±2 %). */
+export function outsidePredicate(s: readonly ConditionSummary[]) {
+  const outside = (label: string, pick: (r: RoundValues) => number, op = "insert") => ({
+    label,
+    interval: paired("partial", "none", pick, `${label} outside`, op)(s),
+  });
+  const wal = { ...outside("insert WAL", (r) => r.outsideWalBytesPerRow), rule: WAL_BAND };
+  const parts = [
+    outside("insert ms", (r) => r.outsideMedianMs),
+    wal,
+    outside("update ms", (r) => r.outsideMedianMs, "update"),
+  ];
+  return someParts(parts.filter((x) => x.interval));
+}

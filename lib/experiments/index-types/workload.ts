@@ -67,6 +67,15 @@ const INDEX_SQL: Readonly<Record<Exclude<IndexKind, "none">, string>> = {
 const ROWS_SQL = (flagged: string) =>
   `SELECT g, ((g * 7919) % 1000003)::int, g, ${TAGS("g")}, ${flagged}, repeat('x', 60) FROM generate_series($1::bigint, $2::bigint) g`;
 const INSERT_SQL = `INSERT INTO ${TABLE} ${ROWS_SQL("$3::boolean")}`;
+/** A row's heap bytes: its header, id, k, created, the 4-key array, flagged, the 60-byte pad and its line pointer. */
+export const ROW_BYTES = 150;
+/** An int4 key's pending-list tuple with its line pointer, keys per row, gin_pending_list_limit's default. */
+export const [KEY_BYTES, KEYS_PER_ROW, PENDING_LIMIT] = [20, 4, 4 * 1024 * 1024];
+/** The heap pages of `rows` rows and the pending-list flushes of their INSERT stream, as planned. */
+export const plannedSize = (rows: number) => ({
+  pages: Math.ceil((rows * ROW_BYTES) / 8192),
+  flushes: Math.floor((rows * KEYS_PER_ROW * KEY_BYTES) / PENDING_LIMIT),
+});
 const UPDATE_SQL =
   `UPDATE ${TABLE} SET k = k + 1, created = created + 1, ` +
   `tags = ARRAY[(tags[1] + 1) % 1000, tags[2], tags[3], tags[4]] WHERE id BETWEEN $1 AND $2`;

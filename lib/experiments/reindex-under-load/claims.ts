@@ -22,14 +22,12 @@ const NO_CONCURRENTLY = lacking(
   ["concurrently", "reindex"],
   "this run has no REINDEX CONCURRENTLY mode (or no plain one to compare with)",
 );
-const secs = (s: Sum, pick: S.Value, mode?: ReindexMode) => f1(S.perRun(s, pick, "", mode)?.estimate);
+const secs = (s: Sum, pick: S.RunValue, mode?: ReindexMode) => f1(S.perRun(s, pick, "", mode)?.estimate);
+const stall = (s: Sum, mode?: ReindexMode) => S.perRun(s, S.stallShare, "", mode)?.estimate;
 const LOST_OVER_STALL = "lost share ÷ the plain REINDEX's window share of the run, per set";
+const BLOCKED = "share of the CONCURRENTLY window in which the REINDEX session blocked a write, per set";
 const PLAIN = { regime: ALL, howToTest: "any profile with the plain REINDEX mode", absent: NO_PLAIN };
 const BOTH = { regime: ALL, regimeText: NOT_BY_SEED, howToTest: BOTH_MODES, absent: NO_CONCURRENTLY };
-const window = (s: Sum) => (r: S.RunSummary) => S.windowSeconds(r, s.durationSeconds);
-/** Sampled seconds over a window from the REINDEX's own timestamps: one sample may fall past the window's edge. */
-const blockedShare = (s: Sum) => (r: S.RunSummary) => quotient(r.blockedByReindexSeconds, window(s)(r));
-const stall = (s: Sum) => S.perRun(s, (r) => S.stallShare(r, s.durationSeconds))?.estimate;
 const splitSets = (s: Sum) => S.rebuildPairs(s).split.map((e) => e.label);
 
 export const CLAIMS: ClaimSet<P, Sum, (typeof ALL)[number]> = declare({
@@ -76,7 +74,7 @@ export const CLAIMS: ClaimSet<P, Sum, (typeof ALL)[number]> = declare({
       mechanism: `${SHARE_LOCK}; every TPC-B transaction updates all three tables, so no transaction completes in the window`,
       statistic:
         "per REINDEX run: the share of its transactions lost in the window ÷ the window's share of the run (= 1 − TPS inside ÷ TPS outside, so at most 1: the band's top is never the deciding edge); median over sets",
-      of: (s) => S.perRun(s, (r) => quotient(r.lostShare, S.stallShare(r, s.durationSeconds)), LOST_OVER_STALL),
+      of: (s) => S.perRun(s, (r) => quotient(r.lostShare, S.stallShare(r, s)), LOST_OVER_STALL),
       needs: WINDOW,
       why: (s) =>
         `during the window pgbench kept ${pct(S.modeSummary(s, "reindex")?.duringOutside?.median)} of the TPS it had outside it (median)${when(S.runsOf(s, "reindex").find((r) => r.topLock)?.topLock, (l) => `; the lock it waited for most: "${l}"`)}; pg_blocking_pids named the REINDEX session for ${secs(s, (r) => r.blockedByReindexSeconds)} s.`,
@@ -119,7 +117,7 @@ export const CLAIMS: ClaimSet<P, Sum, (typeof ALL)[number]> = declare({
       needs: "a REINDEX and a CONCURRENTLY run in the same set",
       fmt: (x) => `${x >= 0 ? "+" : "−"}${Math.abs(x * 100).toFixed(1)} points`,
       why: (s) =>
-        `the plain REINDEX's window was ${pct(stall(s))} of the ${s.durationSeconds} s run (the seed's ≈ 25 % of 30 s), CONCURRENTLY's ${pct(S.perRun(s, (r) => S.stallShare(r, s.durationSeconds), "", "concurrently")?.estimate)}; pgbench waited on locks for ${secs(s, (r) => r.blockedSeconds, "concurrently")} s with CONCURRENTLY vs ${secs(s, (r) => r.blockedSeconds)} s with plain REINDEX (medians); ${S.runsOf(s, "concurrently").filter((r) => r.reindexOutlastedLoad).length} CONCURRENTLY run(s) outlasted the load (their window is cut at the run's end).`,
+        `the plain REINDEX's window was ${pct(stall(s))} of the ${s.durationSeconds} s run (the seed's ≈ 25 % of 30 s), CONCURRENTLY's ${pct(stall(s, "concurrently"))}; pgbench waited on locks for ${secs(s, (r) => r.blockedSeconds, "concurrently")} s with CONCURRENTLY vs ${secs(s, (r) => r.blockedSeconds)} s with plain REINDEX (medians); ${S.runsOf(s, "concurrently").filter((r) => r.reindexOutlastedLoad).length} CONCURRENTLY run(s) outlasted the load (their window is cut at the run's end).`,
     },
     {
       id: "3m",
@@ -135,17 +133,11 @@ export const CLAIMS: ClaimSet<P, Sum, (typeof ALL)[number]> = declare({
         "CONCURRENTLY takes SHARE UPDATE EXCLUSIVE on the table, which conflicts with no INSERT, UPDATE or DELETE; it waits for older transactions itself rather than making writers wait",
       statistic:
         "per CONCURRENTLY run: the seconds pg_blocking_pids named the REINDEX session as blocking a pgbench session ÷ the seconds its window lay inside the load; median over sets",
-      of: (s) =>
-        S.perRun(
-          s,
-          blockedShare(s),
-          "share of the CONCURRENTLY window in which the REINDEX session blocked a write, per set",
-          "concurrently",
-        ),
+      of: (s) => S.perRun(s, S.blockedShare, BLOCKED, "concurrently"),
       needs: "a CONCURRENTLY run with its lock samples",
       fmt: (x) => pct(x, 1),
       why: (s) =>
-        `pg_blocking_pids named the REINDEX session for ${secs(s, (r) => r.blockedByReindexSeconds, "concurrently")} s of a ${secs(s, window(s), "concurrently")} s CONCURRENTLY window; with plain REINDEX, for ${pct(S.perRun(s, blockedShare(s))?.estimate)} of its window (medians over sets; lock samples are counted at their spacing, so a share can read one sample past 100 %).`,
+        `pg_blocking_pids named the REINDEX session for ${secs(s, (r) => r.blockedByReindexSeconds, "concurrently")} s of a ${secs(s, S.windowSeconds, "concurrently")} s CONCURRENTLY window; with plain REINDEX, for ${pct(S.perRun(s, S.blockedShare)?.estimate)} of its window (medians over sets; lock samples are counted at their spacing, so a share can read one sample past 100 %).`,
     },
     {
       id: "3b",

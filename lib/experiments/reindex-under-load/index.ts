@@ -116,6 +116,8 @@ export const experiment = defineExperiment<ReindexUnderLoadParams, ReindexTrial,
     const settings = calibration
       ? { ...p, durationSeconds: calibration.durationSeconds, reindexStartSeconds: calibration.reindexStartSeconds }
       : p;
+    // A part is one set: its place in the whole plan counts, not its own done ÷ total.
+    const at = (key?: string) => plan.findIndex((x) => x.key === key);
     const adaptive = await runAdaptivePlan({
       planned: p.sets,
       max: p.maxSets,
@@ -135,21 +137,14 @@ export const experiment = defineExperiment<ReindexUnderLoadParams, ReindexTrial,
           store,
           signal,
           onNote: (n) => notes.push(n),
-          // A part is one set: its place in the whole plan counts, not its own done ÷ total.
           onRun: (next, last) => {
             const lastText = last ? `last: ${last.key} ${last.pgbench?.summary.tps.toFixed(0)} tps · ` : "";
             const nextText = next ? `cloning + restart for ${next.key}…` : "done";
-            const at = (key?: string) => plan.findIndex((x) => x.key === key);
-            progress.update(
-              last ? at(last.key) + 1 : Math.max(0, at(next?.key)),
-              plan.length,
-              `${lastText}${nextText}`,
-            );
+            progress.update(last ? at(last.key) + 1 : Math.max(0, at(next?.key)), plan.length, lastText + nextText);
           },
           onProgress: (planned, point) => {
-            const at = `${point.second.toFixed(0)} / ${settings.durationSeconds} s · ${point.tps.toFixed(0)} tps`;
-            const done = plan.findIndex((x) => x.key === planned.key);
-            progress.update(Math.max(0, done), plan.length, `${planned.key}: ${at}`);
+            const text = `${point.second.toFixed(0)} / ${settings.durationSeconds} s · ${point.tps.toFixed(0)} tps`;
+            progress.update(Math.max(0, at(planned.key)), plan.length, `${planned.key}: ${text}`);
           },
         });
       },

@@ -1,7 +1,7 @@
 /** What notebook 04 shows, one call per section: tables, and each set's timeline (TPS, the REINDEX, blocked spans, lock
  * waits) with seed 003's sets beside ours. */
 import { groupedFigure, plot, type PlotlyFigure, type PlotlyTrace } from "../../display/plotly";
-import { showTable, sortedBy, type Row } from "../../display/table";
+import { rounded, showTable, sortedBy, type Row } from "../../display/table";
 import { publishedFigures } from "../../results/reference";
 import { intervalLabel, OUTLIER_RULE, type Interval } from "../../stats/intervals";
 import { percent } from "../../stats/format";
@@ -19,8 +19,7 @@ const MODES: Readonly<Record<ReindexMode, { readonly color: string; readonly lab
   concurrently: { color: "#54a24b", label: "REINDEX INDEX CONCURRENTLY" },
 };
 
-const r1 = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 10) / 10);
-const r3 = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 1000) / 1000);
+const [r1, r3] = [1, 3].map((d) => (x: number | undefined) => rounded(x, d));
 const intervalCell = (i: Interval, digits: number) =>
   `${i.estimate.toFixed(digits)} [${i.low.toFixed(digits)}–${i.high.toFixed(digits)}] ${intervalLabel(i)}`;
 export const change = (x: number | undefined, digits = 1) =>
@@ -41,7 +40,7 @@ export function showSetup({ params: p, template: t, calibration: c }: Setup): vo
   const template = {
     "pgbench -i": `-s ${p.scale} -I ${p.initSteps}`,
     "accounts rows": t.accountsRows,
-    "database GiB": Math.round((t.databaseBytes / 2 ** 30) * 100) / 100,
+    "database GiB": rounded(t.databaseBytes / 2 ** 30),
     "accounts pkey MiB": r1((t.indexBytes.pgbench_accounts_pkey ?? 0) / 2 ** 20),
     "init s": r1(t.init.seconds),
     ...Object.fromEntries(Object.entries(t.init.steps).map(([k, v]) => [`${k} s`, v])),
@@ -110,10 +109,7 @@ export function showRunTable(s: ReindexSummary): void {
 
 export function showCharts(s: ReindexSummary): void {
   plot(timeline(s), 560);
-  plot(latencyTimeline(s));
-  plot(tpsBySet(s));
-  plot(updateLatencyBySet(s));
-  plot(waitShares(s));
+  for (const figure of [latencyTimeline, tpsBySet, updateLatencyBySet, waitShares]) plot(figure(s));
 }
 
 export function showSeedComparison(s: ReindexSummary): void {
@@ -178,9 +174,7 @@ export function showStatements(s: ReindexSummary): void {
     s.runs.flatMap((r) => r.statements.map((x) => x.command)).filter((c) => !c.startsWith("\\")),
   );
   const latency = (mode: ReindexMode, command: string) => {
-    const v = s.runs.flatMap((r) =>
-      r.mode === mode ? (r.statements.find((x) => x.command === command)?.latencyMs ?? []) : [],
-    );
+    const v = runsOf(s, mode).flatMap((r) => r.statements.find((x) => x.command === command)?.latencyMs ?? []);
     return v.length ? r3(v.sort((a, b) => a - b)[Math.floor((v.length - 1) / 2)]) : undefined;
   };
   const rows: Row[] = [...commands].map((command) => ({

@@ -10,17 +10,18 @@ import { groupBy, spread, type Spread } from "../../stats/summary";
 import { sumCounters } from "../../stats/counters";
 import type { ReindexTrial } from "./workload/run-trials";
 
-type Maybe<K extends string, V = number> = { readonly [k in K]?: V };
 /** Per run; per transaction = the delta over the run ÷ its transactions. */
 export type RunSummary = ReturnType<typeof summariseRun>;
 type Runs = readonly RunSummary[];
-export type Value = (r: RunSummary) => number | undefined;
+type Value = (r: RunSummary) => number | undefined;
+/** A run's value that may need the summary (the run's length). */
+export type RunValue = (r: RunSummary, s: ReindexSummary) => number | undefined;
 
 /** The per-mode medians a table or a why reads, beside tps and the blocked seconds every run has. */
 const SPREADS = ["updateAccountsMs", "p99Ms", "reindexSeconds", "accountsReindexSeconds", "lostShare"] as const;
 export type ModeSummary = Record<"tps" | "blockedSeconds" | "allBlockedSeconds", Spread> &
-  Maybe<(typeof SPREADS)[number] | "duringOutside", Spread> &
-  Maybe<"tpsRatio" | "updateRatio", Interval> & { readonly mode: ReindexMode; readonly n: number };
+  Partial<Record<(typeof SPREADS)[number] | "duringOutside", Spread>> &
+  Partial<Record<"tpsRatio" | "updateRatio", Interval>> & { readonly mode: ReindexMode; readonly n: number };
 
 export interface ReindexSummary {
   readonly durationSeconds: number;
@@ -180,8 +181,8 @@ const perSet = (runs: Runs, of: string, f: (by: Map<ReindexMode, RunSummary>) =>
   medianOf(setsOf(runs), (s) => f(s.by), of);
 
 /** Within each run of a mode alone (the plain REINDEX unless named), so speed changes between runs do not move it. */
-export const perRun = (s: Pick<ReindexSummary, "runs">, pick: Value, of = "", mode: ReindexMode = "reindex") =>
-  medianOf(runsOf(s, mode), pick, of);
+export const perRun = (s: ReindexSummary, pick: RunValue, of = "", mode: ReindexMode = "reindex") =>
+  medianOf(runsOf(s, mode), (r) => pick(r, s), of);
 
 const vsBaseline = (runs: Runs, mode: ReindexMode, pick: Value, what: string) =>
   perSet(runs, `${what} ${mode} ÷ the same set's baseline, per set`, (by) => {
@@ -201,13 +202,14 @@ export const runsOf = (s: Pick<ReindexSummary, "runs">, mode: ReindexMode) =>
   s.runs.filter((r) => r.mode === mode).sort((a, b) => a.set - b.set);
 
 /** The REINDEX window's seconds inside the load, or its length when its ends are unknown. */
-export function windowSeconds(r: RunSummary, duration: number): number | undefined {
-  const { reindexStartS: a, reindexEndS: b } = r;
-  return a !== undefined && b !== undefined ? Math.max(0, Math.min(b, duration) - Math.max(a, 0)) : r.reindexSeconds;
-}
+export const windowSeconds: RunValue = ({ reindexStartS: a, reindexEndS: b, reindexSeconds }, s) =>
+  a !== undefined && b !== undefined ? Math.max(0, Math.min(b, s.durationSeconds) - Math.max(a, 0)) : reindexSeconds;
 
 /** The REINDEX window's share of the run. */
-export const stallShare = (r: RunSummary, duration: number) => quotient(windowSeconds(r, duration), duration);
+export const stallShare: RunValue = (r, s) => quotient(windowSeconds(r, s), s.durationSeconds);
+
+/** Sampled seconds over a window from the REINDEX's own timestamps: one sample may fall past the window's edge. */
+export const blockedShare: RunValue = (r, s) => quotient(r.blockedByReindexSeconds, windowSeconds(r, s));
 
 export const lostDifference = (s: ReindexSummary) =>
   perSet(s.runs, "lost share with CONCURRENTLY − with REINDEX, per set", (by) => {

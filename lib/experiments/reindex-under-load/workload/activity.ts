@@ -151,21 +151,18 @@ export function lockTimeline(samples: readonly ActivitySample[], clientApp = "pg
     sessionWait += waiting.length * spacing;
     if (waiting.length > 0 && clients.length > 0 && waiting.length === clients.length) allBlocked += spacing;
     if (reindexPid !== undefined && waiting.some((s) => s.blockedBy.includes(reindexPid))) byReindex += spacing;
-    if (waiting.length > 0) {
+    if (waiting.length === 0) close();
+    else {
       open ??= { startMs: sample.t, lastMs: sample.t, max: 0, locks: new Map() };
       open.lastMs = sample.t;
       open.max = Math.max(open.max, waiting.length);
       for (const s of waiting) if (s.lock) bump(open.locks, s.lock);
-    } else {
-      close();
     }
     for (const b of sample.builds) {
-      const last = phases[phases.length - 1];
-      if (last && last.phase === b.phase && last.index === b.index) {
+      const last = phases.at(-1);
+      if (last && last.phase === b.phase && last.index === b.index)
         phases[phases.length - 1] = { ...last, endMs: sample.t + spacing };
-      } else {
-        phases.push({ index: b.index, phase: b.phase, startMs: sample.t, endMs: sample.t + spacing });
-      }
+      else phases.push({ index: b.index, phase: b.phase, startMs: sample.t, endMs: sample.t + spacing });
     }
   }
   close();

@@ -1,8 +1,6 @@
-/**
- * One run of seed 003's protocol: a fresh copy of pgbench's tables (generated once into a template, each run a
+/** One run of seed 003's protocol: a fresh copy of pgbench's tables (generated once into a template, each run a
  * FILE_COPY clone: the seed's `pgbench -i` before every run in seconds instead of a minute), a restart, then the load
- * with (or without) a REINDEX from another session, while a sampler records who waits on what.
- */
+ * with (or without) a REINDEX from another session, while a sampler records who waits on what. */
 import { Client } from "pg";
 import { waitForAutovacuumIdle } from "../../../engines/postgres/autovacuum";
 import { serverCounters, type PgServerCounterKey } from "../../../engines/postgres/server-counters";
@@ -18,6 +16,7 @@ import { runTrials, type OrderedTrial, type PgbenchPlanOptions } from "../../../
 import { ignored } from "../../../runtime/debug";
 import { handleErrors } from "../../../runtime/error-events";
 import { restartServer, templateClones, withAdmin } from "../../../workloads/fresh-copies";
+import { tryExtension } from "../../../engines/postgres/one-table-counters";
 import type { ReindexMode, ReindexUnderLoadParams } from "../params";
 import { ActivitySampler, lockTimeline, type ActivitySample, type LockTimeline, type Span } from "./activity";
 
@@ -43,11 +42,7 @@ export async function createTemplate(
   const init = await initPgbench(server, { scale, steps, database: template, signal }, runner);
   return withAdmin(server, template, async (c) => {
     // In the template, so every clone has it; a server without the library loaded simply lacks it.
-    const statements = await c
-      .query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
-      .then(() => c.query("SELECT 1 FROM pg_stat_statements LIMIT 1"))
-      .then(() => true)
-      .catch(() => false);
+    const statements = await tryExtension(c, "pg_stat_statements");
     const size = await c.query<{ db: string; rows: string }>(
       "SELECT pg_database_size(current_database())::text AS db, (SELECT count(*) FROM pgbench_accounts)::text AS rows",
     );
@@ -97,6 +92,7 @@ type RunSettings = Pick<
   ReindexUnderLoadParams,
   "clients" | "threads" | "durationSeconds" | "reindexStartSeconds" | "sampleIntervalMs" | "restartBetweenRuns"
 >;
+type RunLength = Pick<RunSettings, "durationSeconds" | "reindexStartSeconds">;
 
 const TABLE_COUNTERS = ["n_tup_ins", "n_tup_upd", "n_tup_hot_upd", "autovacuum_count", "autoanalyze_count"] as const;
 type TableCounterKey = `table.${string}.${(typeof TABLE_COUNTERS)[number]}`;
@@ -179,11 +175,10 @@ export interface RunPlanOptions extends PgbenchPlanOptions<ReindexCondition, Pla
   readonly onProgress?: (planned: PlannedRun, point: ProgressPoint) => void;
 }
 
-/**
- * A fresh copy from a clean checkpoint, as after the seed's init and restart: the clone checkpoints, the server
- * restarts where asked (a server that cannot is noted), then the speed probe where asked (04 (2)'s between-run figure
- * needs the speed state right before the run); without a restart's shutdown checkpoint, a CHECKPOINT after the probe.
- */
+/** A fresh copy from a clean checkpoint, as after the seed's init and restart: the clone checkpoints, the server
+ * restarts where asked (a server that cannot is noted), then the speed probe where asked (04 (2)'s between-run
+ * figure needs the speed state right before the run); without a restart's shutdown checkpoint, a CHECKPOINT after
+ * the probe. */
 async function freshCopy(
   o: Pick<RunPlanOptions, "server" | "onNote">,
   restart: boolean,
@@ -280,10 +275,8 @@ export const runPlan = (o: RunPlanOptions): Promise<ReindexTrial[]> =>
     onProgress: ({ last, next }) => o.onRun?.(next, last),
   });
 
-/**
- * Under a plain REINDEX pgbench's clients stand blocked, so a run's rebuild has the machine to
- * itself as here: the calibration gives the stall a run will see, before the runs, and so the run length.
- */
+/** Under a plain REINDEX pgbench's clients stand blocked, so a run's rebuild has the machine to itself as here: the
+ * calibration gives the stall a run will see, before the runs, and so the run length. */
 export async function calibrateRunLength(
   server: StartedServer,
   s: Pick<ReindexUnderLoadParams, "restartBetweenRuns" | "stallShare" | "durationSeconds" | "reindexStartSeconds">,
@@ -306,14 +299,9 @@ export async function calibrateRunLength(
 }
 
 /** Rebuild ÷ share within 6–60 s (load around the window); the REINDEX starts at its planned fraction of the run. */
-export function runLengthFor(
-  rebuildSeconds: number,
-  share: number,
-  planned: Pick<RunSettings, "durationSeconds" | "reindexStartSeconds">,
-): Pick<RunSettings, "durationSeconds" | "reindexStartSeconds"> {
-  if (!(rebuildSeconds > 0) || !(share > 0 && share < 1)) {
+export function runLengthFor(rebuildSeconds: number, share: number, planned: RunLength): RunLength {
+  if (!(rebuildSeconds > 0) || !(share > 0 && share < 1))
     throw new Error(`runLengthFor: needs a rebuild > 0 s and a share in (0, 1), got ${rebuildSeconds} s, ${share}`);
-  }
   const durationSeconds = Math.min(60, Math.max(6, Math.round(rebuildSeconds / share)));
   const fraction = planned.reindexStartSeconds / planned.durationSeconds;
   return { durationSeconds, reindexStartSeconds: Math.max(0.5, Math.round(durationSeconds * fraction * 10) / 10) };
