@@ -1,7 +1,6 @@
 /**
- * Parameters of notebook 06 (your indexes), per profile, and their checks. Every file is checked
- * to exist and be readable here, before any server starts; what only a server can check (the SQL,
- * the index names, the scripts) is checked right after it starts, before the rounds.
+ * Notebook 06's parameters, per profile, and their checks. Files are checked here, before any server starts;
+ * what only a server can check (the SQL, the index names, the scripts) right after it starts, before the rounds.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -55,10 +54,9 @@ export const YOUR_INDEXES_PROFILES: Readonly<Record<ProfileName, YourIndexesPara
     sharedBuffersMB: 128,
     memoryGiB: 2,
   },
-  // Every secondary index of the example and one candidate, one at a time. Eight rounds: the median's
-  // interval is then the 2nd to 7th paired cost, so one disturbed run does not set it; eleven, the next
-  // n at which it narrows. Runs of 2 s, so that eight rounds fit; eight clients keep the larger share of
-  // two shared cores (docs/your-indexes.md, "The profiles").
+  // Every secondary index of the example and one candidate, one at a time. Eight rounds: the median's interval is
+  // then the 2nd to 7th paired cost, so one disturbed run does not set it; eleven, the next n at which it narrows.
+  // 2-s runs so that eight rounds fit; eight clients keep more of two shared cores (docs/your-indexes.md).
   default: {
     ...BASE,
     scale: 1,
@@ -122,9 +120,8 @@ function sourceUri(name: string, value: unknown): string {
 }
 
 /** pgbench script files: "file@weight" where `weighted` (workload); a read script runs alone, so takes no weight. */
-const scriptFiles =
-  (weighted: boolean) =>
-  (name: string, value: unknown): readonly string[] => {
+const scriptFiles = (weighted: boolean, meaning: string) =>
+  custom("string[]", meaning, (name, value): readonly string[] => {
     const list = stringList(name, value);
     if (weighted && list.length === 0)
       throw new ParameterError(`${name} must be a non-empty list of "file@weight", got ${JSON.stringify(value)}`);
@@ -139,7 +136,7 @@ const scriptFiles =
       const file = resolveInputFile(`${name}[${i}]`, m && weighted ? m[1] : entry);
       return weighted ? `${file}@${m ? Number(m[2]) : 1}` : file;
     });
-  };
+  });
 
 function createIndexStatements(name: string, value: unknown): readonly string[] {
   return stringList(name, value).map((c, i) => {
@@ -198,17 +195,12 @@ export const YourIndexesParams = declareParams({
     sourceUri,
   ),
   sampleRows: integer("Rows copied per table from `sampleFrom`."),
-  workload: custom(
-    "string[]",
-    'pgbench scripts, each "file" or "file@weight" as pgbench takes them.',
-    scriptFiles(true),
-  ),
-  reads: custom(
-    "string[]",
+  workload: scriptFiles(true, 'pgbench scripts, each "file" or "file@weight" as pgbench takes them.'),
+  reads: scriptFiles(
+    false,
     'pgbench scripts that only read ("file"), each timed alone after every write run, on the same clone, in a ' +
       "read-only session (a script that writes is refused before the rounds): what each judged index's absence " +
       "does to its latency. [] for none.",
-    scriptFiles(false),
   ),
   readSeconds: integer("Seconds each read script runs after a write run."),
   clients: integer("pgbench clients (-c)."),
@@ -274,15 +266,14 @@ export type YourIndexesParams = ParamsOf<typeof YourIndexesParams>;
  */
 export function checkParams(given: YourIndexesParams, overrides: Partial<YourIndexesParams>): YourIndexesParams {
   const p = YourIndexesParams.check(given);
-  const sampleFrom = p.sampleFrom;
-  if (sampleFrom && overrides.data !== undefined && overrides.data !== "")
+  if (p.sampleFrom && overrides.data !== undefined && overrides.data !== "")
     throw new ParameterError("give either data (a SQL file) or sampleFrom (a URI), not both");
-  const data = sampleFrom ? "" : resolveInputFile("data", p.data);
+  const data = p.sampleFrom ? "" : resolveInputFile("data", p.data);
   const ownSchema = overrides.schema !== undefined || (overrides.sampleFrom ?? "") !== "";
   const reads = ownSchema && overrides.reads === undefined ? [] : p.reads;
   const candidates = ownSchema && overrides.candidates === undefined ? [] : p.candidates;
   const existing = ownSchema && overrides.existing === undefined ? "all" : p.existing;
-  if (existing === "unused" && !sampleFrom)
+  if (existing === "unused" && !p.sampleFrom)
     throw new ParameterError(
       'existing: "unused" needs sampleFrom (a postgresql:// URI of your server): which indexes nothing scans is read from its statistics',
     );

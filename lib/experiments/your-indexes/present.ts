@@ -1,7 +1,7 @@
 /** What notebook 06 shows, one call per section. */
 import { escapeHtml, show } from "../../display/output";
 import { plot } from "../../display/plotly";
-import { showTable, type Row } from "../../display/table";
+import { rounded, showTable, type Row } from "../../display/table";
 import { intervalLabel, OUTLIER_RULE, type Interval } from "../../stats/intervals";
 import { judgeIndex } from "./claims";
 import { because } from "./verdict-text";
@@ -11,9 +11,7 @@ import type { YourIndexesRun } from "./rounds";
 import type { YourIndexesSummary } from "./summarise";
 import { minusFixed, percent } from "../../stats/format";
 
-const rounded = (d: number) => (x: number | undefined) =>
-  x === undefined ? undefined : Math.round(x * 10 ** d) / 10 ** d;
-const [r1, r2, r3] = [rounded(1), rounded(2), rounded(3)];
+const [r1, r2, r3] = [1, 2, 3].map((d) => (x: number | undefined) => rounded(x, d));
 const pct = (x: number | undefined) => percent(x, 0, "");
 const signedPct = (x: number | undefined) => (x === undefined ? "" : `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)} %`);
 const diff = (x: { with?: number; without?: number }) =>

@@ -18,17 +18,16 @@ import {
 } from "../../../workloads/pgbench";
 import { waitForPgbenchGone, type PgbenchRunner, type PgbenchRunResult } from "../../../workloads/pgbench";
 import type { PgbenchFigures, PgbenchScript, RunOptions } from "../../../workloads/pgbench";
-import { timed } from "../../../workloads/timed";
+import { timed, type SecondsOf } from "../../../workloads/timed";
+import type { PgbenchLoad } from "../../../workloads/pgbench-trial";
 import { cloneForRun, runDatabase } from "./databases";
 import { withAdmin } from "../../../workloads/fresh-copies";
 
-export interface YourIndexesCondition {
-  readonly variant: string;
-}
+export type YourIndexesCondition = { readonly variant: string };
 
 /** Where a trial's untimed seconds went: the speed probe, the clone, the window's open (autovacuum, CHECKPOINT,
  * counters) and close (counters, WAL records), pgbench's sessions ending, and the reads' own setup. */
-type SetupSeconds = Partial<Record<`${"speed" | "clone" | "open" | "gone" | "close" | "readSetup"}Seconds`, number>>;
+type SetupSeconds = SecondsOf<"speed" | "clone" | "open" | "gone" | "close" | "readSetup">;
 
 export type YourIndexesTrial = TrialRecord<YourIndexesCondition, PgTableCounterKey> &
   WindowFacts &
@@ -73,13 +72,10 @@ export function planRounds(
   return plan;
 }
 
-export interface TrialContext {
+export interface TrialContext extends PgbenchLoad {
   readonly server: StartedServer;
   readonly runner: PgbenchRunner;
   readonly databases: ReadonlyMap<string, string>;
-  readonly clients: number;
-  readonly threads: number;
-  readonly durationSeconds: number;
   readonly scripts: readonly PgbenchScript[];
   readonly defines: Readonly<Record<string, string | number>>;
   readonly walInspect: boolean;
@@ -94,7 +90,6 @@ export interface TrialContext {
   readonly onNote?: (text: string) => void;
 }
 
-/** pgbench on the run database, with no vacuum of its own. */
 const pgbenchOnClone = (server: StartedServer, runner: PgbenchRunner, o: Omit<RunOptions, "runner" | "database">) =>
   runPgbench(server, { runner, database: runDatabase(server), noVacuum: true, ...o });
 
