@@ -6,6 +6,7 @@ import { timedWindow, windowFacts, type WindowFacts } from "../../../engines/pos
 import type { TrialRecord } from "../../../results/run-store";
 import { counterDelta, counterEntries, type Counters } from "../../../stats/counters";
 import { williamsDesign } from "../../../stats/williams";
+import { cloneDatabase } from "../../../engines/postgres/template-database";
 import type { StartedServer } from "../../../targets/types";
 import type { Client } from "pg";
 import { InputError } from "../../../runtime/input-error";
@@ -20,7 +21,7 @@ import { waitForPgbenchGone, type PgbenchRunner, type PgbenchRunResult } from ".
 import type { PgbenchFigures, PgbenchScript, RunOptions } from "../../../workloads/pgbench";
 import { timed, type SecondsOf } from "../../../workloads/timed";
 import type { PgbenchLoad } from "../../../workloads/pgbench-trial";
-import { cloneForRun, runDatabase } from "./databases";
+import { runDatabase } from "./databases";
 import { withAdmin } from "../../../workloads/fresh-copies";
 
 export type YourIndexesCondition = { readonly variant: string };
@@ -106,7 +107,7 @@ export function trialRunner(ctx: TrialContext): (planned: PlannedTrial) => Promi
     phase("speed probe");
     const [speed, speedSeconds] = await timed(() => probeSpeed(server.connection));
     phase("cloning");
-    const cloneSeconds = await cloneForRun(server, template);
+    const cloneSeconds = await cloneDatabase(server.connection, template, runDatabase(server));
     const marks = { open: Date.now(), run: 0, gone: 0, ran: 0 };
     const window = await timedWindow({
       connection: server.connection,
@@ -195,21 +196,18 @@ async function readPhase(ctx: TrialContext, planned: PlannedTrial): Promise<Read
   for (const script of s.reads ?? []) {
     ctx.onStatus?.(planned, `read script ${script.name}…`);
     const before = await withAdmin(server, runDatabase(server), indexScans);
-    let result: PgbenchRunResult;
-    try {
-      result = await pgbenchOnClone(server, ctx.runner, {
-        clients: s.clients,
-        threads: s.threads,
-        durationSeconds: s.readSeconds ?? 1,
-        scripts: [{ name: script.name, text: script.text }],
-        defines: s.defines,
-        signal: ctx.signal,
-      });
-    } catch (error) {
+    const result = await pgbenchOnClone(server, ctx.runner, {
+      clients: s.clients,
+      threads: s.threads,
+      durationSeconds: s.readSeconds ?? 1,
+      scripts: [{ name: script.name, text: script.text }],
+      defines: s.defines,
+      signal: ctx.signal,
+    }).catch((error: unknown) => {
       if (ctx.signal?.aborted || !(error instanceof PgbenchError) || error.kind !== "script") throw error;
       out.push({ script: script.name, error: error.message });
-      continue;
-    }
+    });
+    if (!result) continue;
     const after = await afterPgbench(server, indexScans);
     const outcome = pgbenchOutcome(result);
     // An undefined figure is left out where the record is written (JSON).
@@ -298,25 +296,22 @@ export async function checkScripts(
   const out: ScriptsCheck["scripts"][number][] = [];
   for (const script of scripts) {
     const name = `${reading ? "read" : "workload"} script ${script.name}`;
-    await cloneForRun(server, baseline);
+    await cloneDatabase(server.connection, baseline, runDatabase(server));
     if (reading) await readOnlyClone(server);
     const before = await withAdmin(server, runDatabase(server), tableCounters);
-    let result: PgbenchRunResult;
-    try {
-      result = await pgbenchOnClone(server, runner, {
-        clients: 1,
-        durationSeconds: 1,
-        scripts: [{ name: script.name, text: script.text }],
-        defines,
-        log: "none",
-        signal,
-      });
-    } catch (error) {
+    const result = await pgbenchOnClone(server, runner, {
+      clients: 1,
+      durationSeconds: 1,
+      scripts: [{ name: script.name, text: script.text }],
+      defines,
+      log: "none",
+      signal,
+    }).catch((error: unknown) => {
       if (signal?.aborted) throw error;
       const kind = error instanceof PgbenchError ? error.kind : undefined;
       const lost = kind === "connection" || kind === "silent" ? "lost the server" : "failed";
       throw checkFailure(name, reading, error instanceof Error ? error.message : String(error), kind, lost, error);
-    }
+    });
     // A failed check is said from pgbench's words; the server may be gone, so its counters are not read.
     if (result.summary.abortedClients > 0 || result.summary.transactions === 0) {
       const kind = pgbenchFailureKind(result.messages, 2);
