@@ -12,7 +12,6 @@ const VERDICT_COLORS: Record<string, string> = {
   inconclusive: "#bab0ac",
 };
 
-/** Horizontal bars, one a row: its interval's estimate, with the interval as error bars. */
 const bars = (rows: readonly { name: string; i: Interval }[], scale = 1): PlotlyTrace => ({
   type: "bar",
   orientation: "h",

@@ -1,7 +1,5 @@
-/**
- * Notebook 06's parameters, per profile, and their checks. Files are checked here, before any server starts;
- * what only a server can check (the SQL, the index names, the scripts) right after it starts, before the rounds.
- */
+/** Notebook 06's parameters, per profile, and their checks. Files are checked here, before any server starts;
+ * what only a server can check (the SQL, the index names, the scripts) right after it starts, before the rounds. */
 import fs from "node:fs";
 import path from "node:path";
 import { LIMIT_PARAMS } from "../target-params";
@@ -173,7 +171,6 @@ function namedGroups(name: string, value: unknown): Readonly<Record<string, read
   return out;
 }
 
-/** A fraction in (0, max]. */
 const fraction = (meaning: string, max: number) => number(meaning, { min: 0, aboveMin: true, max });
 
 export const YourIndexesParams = declareParams({
@@ -259,11 +256,9 @@ export const YourIndexesParams = declareParams({
 });
 export type YourIndexesParams = ParamsOf<typeof YourIndexesParams>;
 
-/**
- * Checks a profile's values merged with the reader's overrides: each as declared, then with each other.
- * The example's read script, candidate and (smoke's) index names are about its tables: with a schema or a
- * source of the reader's own, no reads or candidates, and `existing` is "all" as on the other profiles.
- */
+/** A profile's values merged with the reader's overrides, checked as declared, then with each other. The example's
+ * reads, candidate and (smoke's) index names are about its tables: with a schema or source of the reader's own, no
+ * reads or candidates, and `existing` is "all" as on the other profiles. */
 export function checkParams(given: YourIndexesParams, overrides: Partial<YourIndexesParams>): YourIndexesParams {
   const p = YourIndexesParams.check(given);
   if (p.sampleFrom && overrides.data !== undefined && overrides.data !== "")

@@ -21,7 +21,6 @@ const writesOver = (runs: readonly { readonly tables: Readonly<Record<string, Ta
     return a;
   }, {});
 
-/** What the summary reads of a run: the judged items, each variant's indexes, the UPDATEs, the source, the reads. */
 export interface SummaryContext {
   readonly judged: readonly Judged[];
   readonly variants: readonly { readonly id: string; readonly indexes: readonly IndexInfo[] }[];
@@ -116,10 +115,8 @@ const hotShareOf = (r: RunSummary, table: string) => {
   return w && w.updated > 0 ? w.hotUpdated / w.updated : undefined;
 };
 
-/**
- * `indexNames`: the indexes the with-variant has and the other lacks. Their own entries are a with-run's count,
- * one a round (the without-variant has none of them, so nothing to pair against).
- */
+/** `indexNames`: the indexes the with-variant has and the other lacks. Their own entries are a with-run's count,
+ * one a round (the without-variant has none of them, so nothing to pair against). */
 export function amplification(
   runs: readonly RunSummary[],
   j: Pick<Judged, "withVariant" | "withoutVariant" | "name">,

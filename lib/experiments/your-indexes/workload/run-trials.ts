@@ -46,10 +46,8 @@ export type ReadRun = {
 
 export type PlannedTrial = OrderedTrial<YourIndexesCondition>;
 
-/**
- * Rounds of B V₁ B V₂ … B Vₖ B, each variant against the baseline runs that flank it, the variants in
- * a Williams order (docs/your-indexes.md, "What runs, in order"); `from` adds round `from` alone.
- */
+/** Rounds of B V₁ B V₂ … B Vₖ B, each variant against the baseline runs that flank it, the variants in a Williams
+ * order (docs/your-indexes.md, "What runs, in order"); `from` adds round `from` alone. */
 export function planRounds(
   variants: readonly string[],
   repeats: number,
@@ -281,11 +279,9 @@ export interface ScriptsCheck {
 }
 type Counts = Readonly<Record<string, number>>;
 
-/**
- * Each script alone for 1 s on a clone of the baseline: a rejected one is refused with their words and what to
- * fix. A workload that inserts, updates and deletes nothing is refused (a write cost needs writes); so is a read
- * script that writes, refused by the server or by the rows a read-write transaction wrote.
- */
+/** Each script alone for 1 s on a clone of the baseline: a rejected one is refused with their words and what to fix.
+ * A workload that writes nothing is refused (a write cost needs writes); so is a read script that writes, refused by
+ * the server or by the rows a read-write transaction wrote. */
 export async function checkScripts(
   server: StartedServer,
   runner: PgbenchRunner,

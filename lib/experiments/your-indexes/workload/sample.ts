@@ -139,10 +139,8 @@ async function copyColumns(lab: Client, table: string): Promise<string[]> {
   return rows.map((r) => r.c);
 }
 
-/**
- * Up to `rows` rows of each table (a Bernoulli sample) copied into `database`, foreign keys unchecked (a
- * sample does not hold every row its keys point to) and sequences set past the copied keys.
- */
+/** Up to `rows` rows of each table (a Bernoulli sample) copied into `database`, foreign keys unchecked (a sample
+ * does not hold every row its keys point to) and sequences set past the copied keys. */
 export function sampleFromSource(
   uri: string,
   tables: readonly string[],

@@ -1,7 +1,5 @@
-/**
- * The workload's pgbench scripts and the columns their UPDATEs set, so a lost HOT share can name them: a
- * light reading, not a parser (a statement it cannot read is left out of that sentence, not the measurement).
- */
+/** The workload's pgbench scripts and the columns their UPDATEs set, so a lost HOT share can name them: a light
+ * reading, not a parser (a statement it cannot read is left out of that sentence, not the measurement). */
 import fs from "node:fs";
 import path from "node:path";
 import type { PgbenchScript } from "../../../workloads/pgbench";
