@@ -103,19 +103,20 @@ function resolveInputFile(name: string, value: unknown): string {
   return file;
 }
 
-function sourceUri(name: string, value: unknown): string {
-  const uri = typeof value === "string" ? value.trim() : undefined;
-  if (uri === undefined) throw new ParameterError(`${name} must be a URI or "", got ${JSON.stringify(value)}`);
-  if (uri && !/^postgres(ql)?:\/\//.test(uri))
-    throw new ParameterError(`${name} must be a postgresql:// URI, got ${redactText(uri)}`);
-  // The parameters are kept in the run's params.json (a resume reads them back): a password goes where libpq looks.
-  // Whatever redactUri hides is a secret: a password in the user-info or a password parameter.
-  if (uri && redactUri(uri) !== uri)
-    throw new ParameterError(
-      `${name} carries a password (${redactText(uri)}), which the lab would keep in the run's params.json: give the URI without it and the password in PGPASSWORD or ~/.pgpass (libpq's password file), where the lab reads it`,
-    );
-  return uri;
-}
+const sourceUri = (meaning: string) =>
+  custom("string", meaning, (name, value): string => {
+    const uri = typeof value === "string" ? value.trim() : undefined;
+    if (uri === undefined) throw new ParameterError(`${name} must be a URI or "", got ${JSON.stringify(value)}`);
+    if (uri && !/^postgres(ql)?:\/\//.test(uri))
+      throw new ParameterError(`${name} must be a postgresql:// URI, got ${redactText(uri)}`);
+    // The parameters are kept in the run's params.json (a resume reads them back): a password goes where libpq looks.
+    // Whatever redactUri hides is a secret: a password in the user-info or a password parameter.
+    if (uri && redactUri(uri) !== uri)
+      throw new ParameterError(
+        `${name} carries a password (${redactText(uri)}), which the lab would keep in the run's params.json: give the URI without it and the password in PGPASSWORD or ~/.pgpass (libpq's password file), where the lab reads it`,
+      );
+    return uri;
+  });
 
 /** pgbench script files: "file@weight" where `weighted` (workload); a read script runs alone, so takes no weight. */
 const scriptFiles = (weighted: boolean, meaning: string) =>
@@ -136,16 +137,17 @@ const scriptFiles = (weighted: boolean, meaning: string) =>
     });
   });
 
-function createIndexStatements(name: string, value: unknown): readonly string[] {
-  return stringList(name, value).map((c, i) => {
-    const statement = c.trim().replace(/;\s*$/, "");
-    if (!/^\s*CREATE\s+(UNIQUE\s+)?INDEX\s/i.test(statement) || statement.includes(";"))
-      throw new ParameterError(`${name}[${i}] must be one CREATE INDEX statement, got ${JSON.stringify(c)}`);
-    if (/\bCONCURRENTLY\b/i.test(statement))
-      throw new ParameterError(`${name}[${i}]: CONCURRENTLY is not needed (the lab builds indexes in its own copy)`);
-    return statement;
-  });
-}
+const createIndexStatements = (meaning: string) =>
+  custom("string[]", meaning, (name, value): readonly string[] =>
+    stringList(name, value).map((c, i) => {
+      const statement = c.trim().replace(/;\s*$/, "");
+      if (!/^\s*CREATE\s+(UNIQUE\s+)?INDEX\s/i.test(statement) || statement.includes(";"))
+        throw new ParameterError(`${name}[${i}] must be one CREATE INDEX statement, got ${JSON.stringify(c)}`);
+      if (/\bCONCURRENTLY\b/i.test(statement))
+        throw new ParameterError(`${name}[${i}]: CONCURRENTLY is not needed (the lab builds indexes in its own copy)`);
+      return statement;
+    }),
+  );
 
 function existingIndexes(name: string, value: unknown): readonly string[] | "all" | "unused" {
   if (value === "all" || value === "unused") return value;
@@ -186,11 +188,7 @@ export const YourIndexesParams = declareParams({
     (name, v) => (v === "" ? "" : resolveInputFile(name, v)),
   ),
   scale: fraction("The data file's (and the scripts') `:scale`.", 10_000),
-  sampleFrom: custom(
-    "string",
-    'A source server\'s URI to copy rows from instead of `data` (read-only there); "" for none.',
-    sourceUri,
-  ),
+  sampleFrom: sourceUri('A source server\'s URI to copy rows from instead of `data` (read-only there); "" for none.'),
   sampleRows: integer("Rows copied per table from `sampleFrom`."),
   workload: scriptFiles(true, 'pgbench scripts, each "file" or "file@weight" as pgbench takes them.'),
   reads: scriptFiles(
@@ -203,11 +201,7 @@ export const YourIndexesParams = declareParams({
   clients: integer("pgbench clients (-c)."),
   threads: integer("pgbench threads (-j), at most `clients`."),
   durationSeconds: integer("Seconds per timed run."),
-  candidates: custom(
-    "string[]",
-    "CREATE INDEX statements to try: each alone, and (two or more) all together.",
-    createIndexStatements,
-  ),
+  candidates: createIndexStatements("CREATE INDEX statements to try: each alone, and (two or more) all together."),
   existing: custom(
     'string[] | "all" | "unused"',
     'Secondary indexes of the schema to drop one at a time, by name; "all"; or "unused" (with sampleFrom: those ' +

@@ -96,8 +96,7 @@ export function indexRows(s: YourIndexesSummary): Row[] {
       "Δ WAL B / tx, median with − median without": r1(diff(ix.walBytesPerTx)),
       "Δ B-tree leaf inserts / tx, median with − median without": r2(diff(ix.btreeInsertsPerTx)),
       "Δ B-tree splits / tx, median with − median without": r3(diff(ix.btreeSplitsPerTx)),
-      "HOT share lost, pooled without − with":
-        hotLost !== undefined && hotLost > 0.005 ? pct(hotLost) : hotLost !== undefined ? "none" : "",
+      "HOT share lost, pooled without − with": hotLost === undefined ? "" : hotLost > 0.005 ? pct(hotLost) : "none",
       "HOT lost by": ix.hotStatements
         .map((h) => `${h.statement.script}: UPDATE ${h.statement.table} SET ${h.columns.join(", ")}`)
         .join("; "),

@@ -177,7 +177,6 @@ function indexSummary(
 ) {
   const indexesOf = (id: string) => ctx.variants.find((v) => v.id === id)?.indexes ?? [];
   const withNames = new Set(indexesOf(j.withoutVariant).map((i) => i.name));
-  // The indexes the with-variant has and the other lacks, as it holds them.
   const added = indexesOf(j.withVariant).filter((i) => !withNames.has(i.name));
   const addedNames = added.map((i) => i.name);
   const withRuns = runs.filter((r) => r.variant === j.withVariant);

@@ -17,22 +17,11 @@ const named = (server: StartedServer, suffix: string): string => `${databasePref
 export const templateDatabase = (server: StartedServer): string => named(server, "yi_template");
 export const runDatabase = (server: StartedServer): string => named(server, "yi_run");
 const MAX_VARIANTS = 200;
-/** Every database a run with this many variants makes, as suffixes of the server's prefix. */
 const suffixes = (variants: number) => [
   "yi_run",
   "yi_template",
   ...Array.from({ length: variants }, (_, i) => `yi_v${i}`),
 ];
-
-export interface LoadedTemplate {
-  readonly indexes: readonly IndexInfo[];
-  readonly tables: readonly string[];
-  readonly rows: Readonly<Record<string, number>>;
-  readonly databaseBytes: number;
-  readonly loadSeconds: Readonly<Record<string, number>>;
-  readonly walInspect: boolean;
-  readonly walInspectError?: string;
-}
 
 export interface TemplateSteps {
   readonly afterSchema?: (indexes: readonly IndexInfo[]) => void;
@@ -45,11 +34,9 @@ export const fillFromFile =
   (file: string, scale: number) => (server: StartedServer, database: string, signal?: AbortSignal) =>
     runSqlFile(server.connection, file, { database, variables: { scale }, signal });
 
-export async function createTemplate(
-  server: StartedServer,
-  schemaFile: string,
-  steps: TemplateSteps,
-): Promise<LoadedTemplate> {
+export type LoadedTemplate = Awaited<ReturnType<typeof createTemplate>>;
+
+export async function createTemplate(server: StartedServer, schemaFile: string, steps: TemplateSteps) {
   await dropAllDatabases(server);
   const template = templateDatabase(server);
   await recreateDatabase(server.connection, template);

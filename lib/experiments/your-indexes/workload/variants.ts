@@ -105,7 +105,6 @@ export function checkGroups(
   }
 }
 
-/** The variants of `design`: the reader's groups and, under "sets", all judged existing indexes together. */
 export const planDesign = (
   p: { readonly candidates: readonly string[]; readonly groups: Readonly<Record<string, readonly string[]>> },
   drops: readonly string[],
