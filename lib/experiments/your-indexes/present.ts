@@ -167,12 +167,8 @@ export function decisionRows(s: YourIndexesSummary): Row[] {
       "Δ WAL B / tx": deltaText(a.walBytesPerTx),
       "own B-tree entries / tx": deltaText(a.ownEntriesPerTx, 1, 2),
       // A set on several tables: the HOT share shown is its most-updated table's, named.
-      "HOT share lost, points": [
-        deltaText(a.hotShareLost, 100, 0),
-        ix.tables.length > 1 && a.hotShareLost ? `(${ix.table ?? ""})` : "",
-      ]
-        .filter(Boolean)
-        .join(" "),
+      "HOT share lost, points":
+        deltaText(a.hotShareLost, 100, 0) + (ix.tables.length > 1 && a.hotShareLost ? ` (${ix.table ?? ""})` : ""),
       ...Object.fromEntries(
         ix.reads.flatMap((r) => [
           [`${r.script}: latency without ÷ with`, r.slowdown ? slowdownText(r.slowdown) : ""],
@@ -234,12 +230,10 @@ export function showExplanation(s: YourIndexesSummary): void {
 }
 
 export function showSourceUsage(s: YourIndexesSummary, run: YourIndexesRun): void {
-  if (!run.source) {
-    show().html(
+  if (!run.source)
+    return show().html(
       "<p>No <code>sampleFrom</code> source in this run: index usage on a production server is not shown.</p>",
     );
-    return;
-  }
   const since = run.source.statsReset
     ? `since ${run.source.statsReset}`
     : "since the source's statistics began (never reset)";

@@ -110,10 +110,7 @@ const cost = (runs: readonly RunSummary[], j: Judged) =>
     b.tps > 0 ? 1 - a.tps / b.tps : undefined,
   );
 
-const hotShareOf = (r: RunSummary, table: string) => {
-  const w = r.tables[table];
-  return w && w.updated > 0 ? w.hotUpdated / w.updated : undefined;
-};
+const hotShare = (w: TableWrites | undefined) => (w && w.updated > 0 ? w.hotUpdated / w.updated : undefined);
 
 /** `indexNames`: the indexes the with-variant has and the other lacks. Their own entries are a with-run's count,
  * one a round (the without-variant has none of them, so nothing to pair against). */
@@ -135,7 +132,7 @@ export function amplification(
     walBytesPerTx: diff((r) => r.walBytesPerTx, `WAL bytes per transaction added by ${j.name}`),
     // Lost = without − with.
     hotShareLost: table
-      ? diff((r) => -(hotShareOf(r, table) ?? NaN), `HOT share of ${table}'s updates lost with ${j.name}`)
+      ? diff((r) => -(hotShare(r.tables[table]) ?? NaN), `HOT share of ${table}'s updates lost with ${j.name}`)
       : undefined,
   };
 }

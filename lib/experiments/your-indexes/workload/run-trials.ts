@@ -253,14 +253,7 @@ const readsFix =
 const sentence = (text: string) => text.replace(/\.*\s*$/, ".");
 
 /** A failed 1-s check in pgbench's or the server's words, with what to fix where the script is at fault. */
-function checkFailure(
-  name: string,
-  reading: boolean,
-  said: string,
-  kind: string | undefined,
-  lost: string,
-  cause?: unknown,
-) {
+function checkFailure(name: string, reading: boolean, said: string, lost: string, kind?: string, cause?: unknown) {
   if (reading && /read-only transaction/.test(said))
     return new ReadScriptError(`${name} writes: ${sentence(said)}${readsFix}`, { cause });
   // In pgbench's simple protocol a `:name` with no variable of that name reaches the server as written.
@@ -306,12 +299,12 @@ export async function checkScripts(
       if (signal?.aborted) throw error;
       const kind = error instanceof PgbenchError ? error.kind : undefined;
       const lost = kind === "connection" || kind === "silent" ? "lost the server" : "failed";
-      throw checkFailure(name, reading, error instanceof Error ? error.message : String(error), kind, lost, error);
+      throw checkFailure(name, reading, error instanceof Error ? error.message : String(error), lost, kind, error);
     });
     // A failed check is said from pgbench's words; the server may be gone, so its counters are not read.
     if (result.summary.abortedClients > 0 || result.summary.transactions === 0) {
       const kind = pgbenchFailureKind(result.messages, 2);
-      throw checkFailure(name, reading, result.messages.join(" · "), kind, "completed no transaction");
+      throw checkFailure(name, reading, result.messages.join(" · "), "completed no transaction", kind);
     }
     const writes = tableWrites(counterDelta(before, await afterPgbench(server, tableCounters)));
     const written: Counts = Object.fromEntries(
@@ -326,11 +319,10 @@ export async function checkScripts(
     out.push({ name: script.name, transactions: result.summary.transactions, written });
   }
   const writtenTables = [...new Set(out.flatMap((s) => Object.keys(s.written)))].sort();
+  const each = out.map((s) => `${s.name}: ${s.transactions} transactions`).join(", ");
   if (!reading && writtenTables.length === 0)
     throw new WorkloadError(
-      `the workload writes nothing: in a 1-s check of each script (${out
-        .map((s) => `${s.name}: ${s.transactions} transactions`)
-        .join(", ")}) no row was inserted, updated or deleted, so no index can cost it anything`,
+      `the workload writes nothing: in a 1-s check of each script (${each}) no row was inserted, updated or deleted, so no index can cost it anything`,
     );
   return { scripts: out, writtenTables };
 }

@@ -58,13 +58,12 @@ async function withReadOnlySource<T>(
   fn: (source: Client, shown: string) => Promise<T>,
 ): Promise<T> {
   const shown = redactText(uri);
-  let source: Client;
-  try {
-    ({ client: source } = await connectAdmin(uri, { applicationName: "dblab-sample (read only)" }));
-  } catch (error) {
-    const why = error instanceof PlaintextRefusedError ? "refused" : "cannot connect to";
-    throw new SourceError(`sampleFrom: ${why} ${shown}: ${redactText(message(error))}`, { cause: error });
-  }
+  const { client: source } = await connectAdmin(uri, { applicationName: "dblab-sample (read only)" }).catch(
+    (error: unknown) => {
+      const why = error instanceof PlaintextRefusedError ? "refused" : "cannot connect to";
+      throw new SourceError(`sampleFrom: ${why} ${shown}: ${redactText(message(error))}`, { cause: error });
+    },
+  );
   try {
     await source.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
     return await fn(source, shown);
