@@ -13,8 +13,6 @@ import { amplificationLine, because, btree, counters, fmtCost, throughput } from
 type Item = Pick<Judged, "name" | "kind" | "members"> & Partial<Pick<IndexSummary, "source">>;
 
 const ABOVE_0 = { kind: "direction", rule: { kind: "above", margin: 0 } } as const;
-const PAIRED =
-  "paired per round: the variant's run against the two baseline runs just before and after it (the baseline runs between every two variants, their order a Williams design); exact order-statistic interval of the median over rounds";
 const find = (s: S, name: string) => s.indexes.find((ix) => ix.name === name);
 
 function itemClaims(j: Item, margin: number): ClaimSpec<YourIndexesParams, S>[] {
@@ -29,7 +27,7 @@ function itemClaims(j: Item, margin: number): ClaimSpec<YourIndexesParams, S>[] 
     why: (s: S) => because(find(s, j.name)),
   };
   const cost = {
-    statistic: `write-throughput cost = 1 − TPS with ÷ TPS without, ${PAIRED}`,
+    statistic: `write-throughput cost = 1 − TPS with ÷ TPS without, paired per round: the variant's run against the two baseline runs just before and after it (the baseline runs between every two variants, their order a Williams design); exact order-statistic interval of the median over rounds`,
     fmt: fmtCost,
     of: (s: S) => find(s, j.name)?.cost,
     needs: "a round in which both variants finished",

@@ -73,9 +73,8 @@ export function updateStatements(scripts: readonly Pick<WorkloadScript, "name" |
       const statement = raw.replace(/\s+/g, " ").trim();
       const re =
         /\bUPDATE\s+(?:ONLY\s+)?("?[\w$.]+"?)(?:\s+(?:AS\s+)?[\w$]+)?\s+SET\s+(.*?)(?=\s+(?:FROM|WHERE|RETURNING)\b|$)/gi;
-      for (const m of statement.matchAll(re)) {
+      for (const m of statement.matchAll(re))
         out.push({ script: s.name, statement, table: unquote(m[1]), columns: setColumns(m[2]) });
-      }
     }
   }
   return out;

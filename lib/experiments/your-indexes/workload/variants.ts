@@ -74,16 +74,17 @@ interface IndexSet {
 
 /** "each": every index and candidate on its own too; "sets": the sets only. */
 export type Design = "each" | "sets";
+type Groups = Readonly<Record<string, readonly string[]>>;
 
 /** The reader's groups, and under the sets design every judged existing index together (unless a group is that set). */
 export function indexSets(
-  groups: Readonly<Record<string, readonly string[]>>,
+  groups: Groups,
   drops: readonly string[],
-  candidateNames: readonly string[],
+  names: readonly string[],
   design: Design,
 ): IndexSet[] {
   const sets: IndexSet[] = Object.entries(groups).map(([name, members]) => {
-    const add = members.map((m) => candidateNames.indexOf(m));
+    const add = members.map((m) => names.indexOf(m));
     return add.every((i) => i >= 0) ? { name, drop: [], add } : { name, drop: [...members], add: [] };
   });
   const same = (s: IndexSet) => s.drop.length === drops.length && drops.every((d) => s.drop.includes(d));
@@ -92,13 +93,9 @@ export function indexSets(
   return sets;
 }
 
-export function checkGroups(
-  groups: Readonly<Record<string, readonly string[]>>,
-  indexes: readonly IndexInfo[],
-  candidateNames: readonly string[],
-): void {
+export function checkGroups(groups: Groups, indexes: readonly IndexInfo[], names: readonly string[]): void {
   for (const [name, members] of Object.entries(groups)) {
-    const dropped = members.filter((m) => !candidateNames.includes(m));
+    const dropped = members.filter((m) => !names.includes(m));
     if (dropped.length) existingToJudge(dropped, indexes, `groups.${name}`);
     if (indexes.some((i) => i.name === name))
       throw new UnknownIndexError(`groups: "${name}" is also an index of the schema; give the group another name`);
@@ -106,7 +103,7 @@ export function checkGroups(
 }
 
 export const planDesign = (
-  p: { readonly candidates: readonly string[]; readonly groups: Readonly<Record<string, readonly string[]>> },
+  p: { readonly candidates: readonly string[]; readonly groups: Groups },
   drops: readonly string[],
   names: readonly string[],
   design: Design,
