@@ -83,11 +83,10 @@ export const summariseRun = (
 
 /** Under the sets design, whether each set's cost makes its members worth judging one at a time. */
 function setFollowUps(s: YourIndexesSummary, p: YourIndexesParams): string[] {
-  const pc = (x: number) => percent(x, 1);
-  const m = `±${pc(p.equivalenceMargin)}`;
+  const m = `±${percent(p.equivalenceMargin, 1)}`;
   return s.indexes.flatMap(({ kind, cost: c, members, name }) => {
     if (kind !== "set" || !c || !members) return [];
-    const at = `${pc(c.estimate)} [${pc(c.low)}–${pc(c.high)}]`;
+    const at = `${percent(c.estimate, 1)} [${percent(c.low, 1)}–${percent(c.high, 1)}]`;
     return c.coverage < MIN_COVERAGE
       ? `${name} costs ${at} of throughput on ${c.n} rounds, an interval that covers the median with only ${Math.round(c.coverage * 100)} %: too few rounds to say whether its members need judging one at a time`
       : c.low > p.equivalenceMargin
@@ -218,7 +217,6 @@ export async function runRounds({
     onStatus: at,
   });
   const summariseSoFar = () => summariseRun(store.trials(), { ...setup, params: p });
-  // The planned rounds within the budget, then one more while an index is inconclusive and the budget allows.
   const adaptive = await runAdaptivePlan({
     ...repeatedRounds(p, estimateAs),
     startedAt,

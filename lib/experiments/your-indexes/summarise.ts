@@ -1,5 +1,5 @@
 /** Notebook 06's figures: per run, per variant, and per judged index its costs paired per round. */
-import { mean, quantile } from "simple-statistics";
+import { mean, quantile, sum } from "simple-statistics";
 import type { LookPlan } from "../../stats/adaptive";
 import { medianInterval, outlierFlags, type Interval } from "../../stats/intervals";
 import { groupBy, medianOfFinite, spread } from "../../stats/summary";
@@ -196,10 +196,7 @@ function indexSummary(
   const reads = readScripts.map((script) => {
     const lat = (r: RunSummary) => r.reads?.[script]?.latencyMs;
     const readRuns = withRuns.flatMap((r) => (r.reads?.[script] ? [r.reads[script]] : []));
-    const scans = readRuns.reduce(
-      (a, f) => a + added.reduce((b, i) => b + (f.indexScans[`${i.table}.${i.name}`] ?? 0), 0),
-      0,
-    );
+    const scans = sum(readRuns.flatMap((f) => added.map((i) => f.indexScans[`${i.table}.${i.name}`] ?? 0)));
     const side = (variant: string) => medianOfFinite(runs.filter((r) => r.variant === variant).map(lat));
     const of = `${script} without ${j.name}: latency without ÷ latency with, paired per round`;
     return {

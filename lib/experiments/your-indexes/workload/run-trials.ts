@@ -10,14 +10,8 @@ import { cloneDatabase } from "../../../engines/postgres/template-database";
 import type { StartedServer } from "../../../targets/types";
 import type { Client } from "pg";
 import { InputError } from "../../../runtime/input-error";
-import {
-  pgbenchFailureKind,
-  pgbenchFigures,
-  pgbenchOutcome,
-  PgbenchError,
-  runPgbench,
-} from "../../../workloads/pgbench";
-import { waitForPgbenchGone, type PgbenchRunner, type PgbenchRunResult } from "../../../workloads/pgbench";
+import { pgbenchFailureKind, pgbenchFigures, pgbenchOutcome, PgbenchError } from "../../../workloads/pgbench";
+import { runPgbench, waitForPgbenchGone, type PgbenchRunner, type PgbenchRunResult } from "../../../workloads/pgbench";
 import type { PgbenchFigures, PgbenchScript, RunOptions } from "../../../workloads/pgbench";
 import { timed, type SecondsOf } from "../../../workloads/timed";
 import type { PgbenchLoad } from "../../../workloads/pgbench-trial";

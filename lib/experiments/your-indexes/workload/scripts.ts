@@ -38,10 +38,8 @@ const unquote = (s: string) => s.replace(/"/g, "").split(".").pop()?.toLowerCase
 
 /** Top-level `a = …` assignments of a SET list: the names before '=' at parenthesis depth 0. */
 function setColumns(list: string): string[] {
-  let depth = 0;
-  let start = 0;
+  let [depth, start, end] = [0, 0, list.length];
   const parts: string[] = [];
-  let end = list.length;
   for (let i = 0; i < list.length; i++) {
     const ch = list[i];
     if (ch === "(") depth++;
