@@ -12,16 +12,16 @@ const VERDICT_COLORS: Record<string, string> = {
   inconclusive: "#bab0ac",
 };
 
-const bars = (y: string[], is: Interval[], scale = 1): PlotlyTrace => ({
+const bars = (rows: readonly { name: string; i: Interval }[], scale = 1): PlotlyTrace => ({
   type: "bar",
   orientation: "h",
-  y,
-  x: is.map((i) => i.estimate * scale),
+  y: rows.map((r) => r.name),
+  x: rows.map((r) => r.i.estimate * scale),
   error_x: {
     type: "data",
     symmetric: false,
-    array: is.map((i) => (i.high - i.estimate) * scale),
-    arrayminus: is.map((i) => (i.estimate - i.low) * scale),
+    array: rows.map((r) => (r.i.high - r.i.estimate) * scale),
+    arrayminus: rows.map((r) => (r.i.estimate - r.i.low) * scale),
   },
 });
 const layout = (title: string, x: string, y = "transactions / s") => ({
@@ -33,8 +33,8 @@ const layout = (title: string, x: string, y = "transactions / s") => ({
 /** The judged indexes ranked by cost: median and interval of the paired per-round cost, the margin as a band. */
 export function costRanking(s: YourIndexesSummary): PlotlyFigure {
   const ranked = s.indexes
-    .flatMap((ix) => (ix.cost ? [{ ix, cost: ix.cost }] : []))
-    .sort((a, b) => a.cost.estimate - b.cost.estimate);
+    .flatMap((ix) => (ix.cost ? [{ name: ix.name, i: ix.cost, judged: judgeIndex(s, ix) }] : []))
+    .sort((a, b) => a.i.estimate - b.i.estimate);
   const m = s.equivalenceMargin * 100;
   const band = {
     type: "rect",
@@ -51,13 +51,9 @@ export function costRanking(s: YourIndexesSummary): PlotlyFigure {
   return {
     data: [
       {
-        ...bars(
-          ranked.map((r) => r.ix.name),
-          ranked.map((r) => r.cost),
-          100,
-        ),
-        marker: { color: ranked.map((r) => VERDICT_COLORS[judgeIndex(s, r.ix).judgement]) },
-        customdata: ranked.map((r) => judgeIndex(s, r.ix).text),
+        ...bars(ranked, 100),
+        marker: { color: ranked.map((r) => VERDICT_COLORS[r.judged.judgement]) },
+        customdata: ranked.map((r) => r.judged.text),
         hovertemplate: "%{y}: %{customdata}<extra></extra>",
         name: "cost (median of paired rounds; bars: its interval)",
       },
@@ -83,10 +79,7 @@ export function readSlowdowns(s: YourIndexesSummary): PlotlyFigure {
       return r?.slowdown ? [{ name: ix.name, i: r.slowdown, line: ix.decision.text }] : [];
     });
     return {
-      ...bars(
-        rows.map((r) => r.name),
-        rows.map((r) => r.i),
-      ),
+      ...bars(rows),
       name: script,
       customdata: rows.map((r) => r.line),
       hovertemplate: `${script} without %{y}: %{x:.2f}× · %{customdata}<extra></extra>`,

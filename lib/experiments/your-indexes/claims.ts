@@ -1,8 +1,6 @@
-/**
- * 06's claims, the lab's questions about each judged index or set. Write amplification is decided on the index's
+/** 06's claims, the lab's questions about each judged index or set. Write amplification is decided on the index's
  * own B-tree entries per transaction: WAL bytes per transaction carry the clone's full-page images, and all B-tree
- * records of the WAL carry every other index's, so those are only shown.
- */
+ * records of the WAL carry every other index's, so those are only shown. */
 import type { ClaimCheck, ClaimKind } from "../../stats/claims";
 import { declare, judge, type ClaimSpec, type ClaimSet, type Without } from "../../stats/claim-engine";
 import { minusFixed as fixed } from "../../stats/format";
@@ -14,10 +12,7 @@ import { amplificationLine, because, btree, counters, fmtCost, throughput } from
 
 type Item = Pick<Judged, "name" | "kind" | "members"> & Partial<Pick<IndexSummary, "source">>;
 
-/** Claims 1 and 3: a direction, the difference above 0. */
 const ABOVE_0 = { kind: "direction", rule: { kind: "above", margin: 0 } } as const;
-const PAIRED =
-  "paired per round: the variant's run against the two baseline runs just before and after it (the baseline runs between every two variants, their order a Williams design); exact order-statistic interval of the median over rounds";
 const find = (s: S, name: string) => s.indexes.find((ix) => ix.name === name);
 
 function itemClaims(j: Item, margin: number): ClaimSpec<YourIndexesParams, S>[] {
@@ -32,7 +27,7 @@ function itemClaims(j: Item, margin: number): ClaimSpec<YourIndexesParams, S>[] 
     why: (s: S) => because(find(s, j.name)),
   };
   const cost = {
-    statistic: `write-throughput cost = 1 − TPS with ÷ TPS without, ${PAIRED}`,
+    statistic: `write-throughput cost = 1 − TPS with ÷ TPS without, paired per round: the variant's run against the two baseline runs just before and after it (the baseline runs between every two variants, their order a Williams design); exact order-statistic interval of the median over rounds`,
     fmt: fmtCost,
     of: (s: S) => find(s, j.name)?.cost,
     needs: "a round in which both variants finished",

@@ -12,12 +12,7 @@ export interface ReadEffect {
   readonly runsWith: number;
 }
 
-export interface Decision {
-  readonly kind: "keep" | "nothing reads it" | "read, not slower without" | "reads not measured";
-  readonly text: string;
-  readonly readBy: readonly string[];
-  readonly slowerWithout: readonly string[];
-}
+type DecisionKind = "keep" | "nothing reads it" | "read, not slower without" | "reads not measured";
 
 /** A fraction as a percentage at one decimal, no unit: "4.2". */
 export const pc = (x: number) => fixed(x * 100, 1);
@@ -32,7 +27,7 @@ export const slowdownText = (i: Interval, said = ""): string =>
 export function decide(
   ix: { readonly cost?: Interval; readonly reads: readonly ReadEffect[]; readonly adds: boolean },
   scripts: readonly string[],
-): Decision {
+) {
   // A saving is said only when the cost's interval lies wholly above 0.
   const write = !ix.cost
     ? "its write cost was not measured (no paired rounds)"
@@ -42,7 +37,7 @@ export function decide(
   const measured = ix.reads.filter((r) => r.runsWith > 0);
   const readBy = measured.filter((r) => r.scansPerRun > 0);
   const names = (rs: readonly ReadEffect[]) => rs.map((r) => r.script);
-  const line = (kind: Decision["kind"], text: string, slower: readonly ReadEffect[] = []) => ({
+  const line = (kind: DecisionKind, text: string, slower: readonly ReadEffect[] = []) => ({
     kind,
     text,
     readBy: kind === "reads not measured" ? [] : names(readBy),

@@ -5,8 +5,7 @@ import { asTheLabsQuestions, CLAIMS, claimsFor, withoutFlagged } from "./claims"
 import { estimate } from "./eta";
 import { checkParams, YOUR_INDEXES_PROFILES } from "./params";
 import { decisionRows, indexRows, showSetup } from "./present";
-import { readUnused, runRounds, serverSpec, summariseRun, type YourIndexesRun } from "./rounds";
-import type { YourIndexesTrial } from "./workload/run-trials";
+import { readUnused, runRounds, serverSpec, summariseRun } from "./rounds";
 
 export const experiment = defineExperiment({
   slug: "06-your-indexes",
@@ -16,7 +15,7 @@ export const experiment = defineExperiment({
   servers: (p) => [serverSpec(p)],
   before: readUnused,
   work: runRounds,
-  summarise: (trials: readonly YourIndexesTrial[], run) => summariseRun(trials, run),
+  summarise: summariseRun,
   claims: CLAIMS,
   claimsFor,
   claimsCaption:
@@ -24,6 +23,7 @@ export const experiment = defineExperiment({
   without: (_run, summary) => withoutFlagged(summary),
   csvRows: indexRows,
   moreCsv: (s) => ({ "decision.csv": decisionRows(s) }),
+  showSetup,
   // The per-second series stay in trials.jsonl; the summary keeps every other figure.
   toJson: (s) => ({ ...s, runs: s.runs.map(({ series: _s, ...rest }) => rest) }),
   eta: estimate,
@@ -38,12 +38,7 @@ export const experiment = defineExperiment({
   },
 });
 
-export const { params, run, summarise, claims, save, registered } = experiment;
-
-export function showRun(r: YourIndexesRun): void {
-  experiment.showRun(r);
-  showSetup(r);
-}
+export const { params, run, summarise, claims, save, registered, showRun } = experiment;
 
 export const showClaims = (checks: readonly ClaimCheck[]): void => experiment.showClaims(asTheLabsQuestions(checks));
 

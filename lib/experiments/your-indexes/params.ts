@@ -1,8 +1,5 @@
-/**
- * Parameters of notebook 06 (your indexes), per profile, and their checks. Every file is checked
- * to exist and be readable here, before any server starts; what only a server can check (the SQL,
- * the index names, the scripts) is checked right after it starts, before the rounds.
- */
+/** Notebook 06's parameters, per profile, and their checks. Files are checked here, before any server starts;
+ * what only a server can check (the SQL, the index names, the scripts) right after it starts, before the rounds. */
 import fs from "node:fs";
 import path from "node:path";
 import { LIMIT_PARAMS } from "../target-params";
@@ -55,10 +52,9 @@ export const YOUR_INDEXES_PROFILES: Readonly<Record<ProfileName, YourIndexesPara
     sharedBuffersMB: 128,
     memoryGiB: 2,
   },
-  // Every secondary index of the example and one candidate, one at a time. Eight rounds: the median's
-  // interval is then the 2nd to 7th paired cost, so one disturbed run does not set it; eleven, the next
-  // n at which it narrows. Runs of 2 s, so that eight rounds fit; eight clients keep the larger share of
-  // two shared cores (docs/your-indexes.md, "The profiles").
+  // Every secondary index of the example and one candidate, one at a time. Eight rounds: the median's interval is
+  // then the 2nd to 7th paired cost, so one disturbed run does not set it; eleven, the next n at which it narrows.
+  // 2-s runs so that eight rounds fit; eight clients keep more of two shared cores (docs/your-indexes.md).
   default: {
     ...BASE,
     scale: 1,
@@ -107,24 +103,24 @@ function resolveInputFile(name: string, value: unknown): string {
   return file;
 }
 
-function sourceUri(name: string, value: unknown): string {
-  const uri = typeof value === "string" ? value.trim() : undefined;
-  if (uri === undefined) throw new ParameterError(`${name} must be a URI or "", got ${JSON.stringify(value)}`);
-  if (uri && !/^postgres(ql)?:\/\//.test(uri))
-    throw new ParameterError(`${name} must be a postgresql:// URI, got ${redactText(uri)}`);
-  // The parameters are kept in the run's params.json (a resume reads them back): a password goes where libpq looks.
-  // Whatever redactUri hides is a secret: a password in the user-info or a password parameter.
-  if (uri && redactUri(uri) !== uri)
-    throw new ParameterError(
-      `${name} carries a password (${redactText(uri)}), which the lab would keep in the run's params.json: give the URI without it and the password in PGPASSWORD or ~/.pgpass (libpq's password file), where the lab reads it`,
-    );
-  return uri;
-}
+const sourceUri = (meaning: string) =>
+  custom("string", meaning, (name, value): string => {
+    const uri = typeof value === "string" ? value.trim() : undefined;
+    if (uri === undefined) throw new ParameterError(`${name} must be a URI or "", got ${JSON.stringify(value)}`);
+    if (uri && !/^postgres(ql)?:\/\//.test(uri))
+      throw new ParameterError(`${name} must be a postgresql:// URI, got ${redactText(uri)}`);
+    // The parameters are kept in the run's params.json (a resume reads them back): a password goes where libpq looks.
+    // Whatever redactUri hides is a secret: a password in the user-info or a password parameter.
+    if (uri && redactUri(uri) !== uri)
+      throw new ParameterError(
+        `${name} carries a password (${redactText(uri)}), which the lab would keep in the run's params.json: give the URI without it and the password in PGPASSWORD or ~/.pgpass (libpq's password file), where the lab reads it`,
+      );
+    return uri;
+  });
 
 /** pgbench script files: "file@weight" where `weighted` (workload); a read script runs alone, so takes no weight. */
-const scriptFiles =
-  (weighted: boolean) =>
-  (name: string, value: unknown): readonly string[] => {
+const scriptFiles = (weighted: boolean, meaning: string) =>
+  custom("string[]", meaning, (name, value): readonly string[] => {
     const list = stringList(name, value);
     if (weighted && list.length === 0)
       throw new ParameterError(`${name} must be a non-empty list of "file@weight", got ${JSON.stringify(value)}`);
@@ -139,18 +135,19 @@ const scriptFiles =
       const file = resolveInputFile(`${name}[${i}]`, m && weighted ? m[1] : entry);
       return weighted ? `${file}@${m ? Number(m[2]) : 1}` : file;
     });
-  };
-
-function createIndexStatements(name: string, value: unknown): readonly string[] {
-  return stringList(name, value).map((c, i) => {
-    const statement = c.trim().replace(/;\s*$/, "");
-    if (!/^\s*CREATE\s+(UNIQUE\s+)?INDEX\s/i.test(statement) || statement.includes(";"))
-      throw new ParameterError(`${name}[${i}] must be one CREATE INDEX statement, got ${JSON.stringify(c)}`);
-    if (/\bCONCURRENTLY\b/i.test(statement))
-      throw new ParameterError(`${name}[${i}]: CONCURRENTLY is not needed (the lab builds indexes in its own copy)`);
-    return statement;
   });
-}
+
+const createIndexStatements = (meaning: string) =>
+  custom("string[]", meaning, (name, value): readonly string[] =>
+    stringList(name, value).map((c, i) => {
+      const statement = c.trim().replace(/;\s*$/, "");
+      if (!/^\s*CREATE\s+(UNIQUE\s+)?INDEX\s/i.test(statement) || statement.includes(";"))
+        throw new ParameterError(`${name}[${i}] must be one CREATE INDEX statement, got ${JSON.stringify(c)}`);
+      if (/\bCONCURRENTLY\b/i.test(statement))
+        throw new ParameterError(`${name}[${i}]: CONCURRENTLY is not needed (the lab builds indexes in its own copy)`);
+      return statement;
+    }),
+  );
 
 function existingIndexes(name: string, value: unknown): readonly string[] | "all" | "unused" {
   if (value === "all" || value === "unused") return value;
@@ -176,7 +173,6 @@ function namedGroups(name: string, value: unknown): Readonly<Record<string, read
   return out;
 }
 
-/** A fraction in (0, max]. */
 const fraction = (meaning: string, max: number) => number(meaning, { min: 0, aboveMin: true, max });
 
 export const YourIndexesParams = declareParams({
@@ -192,33 +188,20 @@ export const YourIndexesParams = declareParams({
     (name, v) => (v === "" ? "" : resolveInputFile(name, v)),
   ),
   scale: fraction("The data file's (and the scripts') `:scale`.", 10_000),
-  sampleFrom: custom(
-    "string",
-    'A source server\'s URI to copy rows from instead of `data` (read-only there); "" for none.',
-    sourceUri,
-  ),
+  sampleFrom: sourceUri('A source server\'s URI to copy rows from instead of `data` (read-only there); "" for none.'),
   sampleRows: integer("Rows copied per table from `sampleFrom`."),
-  workload: custom(
-    "string[]",
-    'pgbench scripts, each "file" or "file@weight" as pgbench takes them.',
-    scriptFiles(true),
-  ),
-  reads: custom(
-    "string[]",
+  workload: scriptFiles(true, 'pgbench scripts, each "file" or "file@weight" as pgbench takes them.'),
+  reads: scriptFiles(
+    false,
     'pgbench scripts that only read ("file"), each timed alone after every write run, on the same clone, in a ' +
       "read-only session (a script that writes is refused before the rounds): what each judged index's absence " +
       "does to its latency. [] for none.",
-    scriptFiles(false),
   ),
   readSeconds: integer("Seconds each read script runs after a write run."),
   clients: integer("pgbench clients (-c)."),
   threads: integer("pgbench threads (-j), at most `clients`."),
   durationSeconds: integer("Seconds per timed run."),
-  candidates: custom(
-    "string[]",
-    "CREATE INDEX statements to try: each alone, and (two or more) all together.",
-    createIndexStatements,
-  ),
+  candidates: createIndexStatements("CREATE INDEX statements to try: each alone, and (two or more) all together."),
   existing: custom(
     'string[] | "all" | "unused"',
     'Secondary indexes of the schema to drop one at a time, by name; "all"; or "unused" (with sampleFrom: those ' +
@@ -267,22 +250,19 @@ export const YourIndexesParams = declareParams({
 });
 export type YourIndexesParams = ParamsOf<typeof YourIndexesParams>;
 
-/**
- * Checks a profile's values merged with the reader's overrides: each as declared, then with each other.
- * The example's read script, candidate and (smoke's) index names are about its tables: with a schema or a
- * source of the reader's own, no reads or candidates, and `existing` is "all" as on the other profiles.
- */
+/** A profile's values merged with the reader's overrides, checked as declared, then with each other. The example's
+ * reads, candidate and (smoke's) index names are about its tables: with a schema or source of the reader's own, no
+ * reads or candidates, and `existing` is "all" as on the other profiles. */
 export function checkParams(given: YourIndexesParams, overrides: Partial<YourIndexesParams>): YourIndexesParams {
   const p = YourIndexesParams.check(given);
-  const sampleFrom = p.sampleFrom;
-  if (sampleFrom && overrides.data !== undefined && overrides.data !== "")
+  if (p.sampleFrom && overrides.data !== undefined && overrides.data !== "")
     throw new ParameterError("give either data (a SQL file) or sampleFrom (a URI), not both");
-  const data = sampleFrom ? "" : resolveInputFile("data", p.data);
+  const data = p.sampleFrom ? "" : resolveInputFile("data", p.data);
   const ownSchema = overrides.schema !== undefined || (overrides.sampleFrom ?? "") !== "";
   const reads = ownSchema && overrides.reads === undefined ? [] : p.reads;
   const candidates = ownSchema && overrides.candidates === undefined ? [] : p.candidates;
   const existing = ownSchema && overrides.existing === undefined ? "all" : p.existing;
-  if (existing === "unused" && !sampleFrom)
+  if (existing === "unused" && !p.sampleFrom)
     throw new ParameterError(
       'existing: "unused" needs sampleFrom (a postgresql:// URI of your server): which indexes nothing scans is read from its statistics',
     );

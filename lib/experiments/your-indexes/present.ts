@@ -1,7 +1,7 @@
 /** What notebook 06 shows, one call per section. */
 import { escapeHtml, show } from "../../display/output";
 import { plot } from "../../display/plotly";
-import { showTable, type Row } from "../../display/table";
+import { rounded, showTable, type Row } from "../../display/table";
 import { intervalLabel, OUTLIER_RULE, type Interval } from "../../stats/intervals";
 import { judgeIndex } from "./claims";
 import { because } from "./verdict-text";
@@ -11,9 +11,7 @@ import type { YourIndexesRun } from "./rounds";
 import type { YourIndexesSummary } from "./summarise";
 import { minusFixed, percent } from "../../stats/format";
 
-const rounded = (d: number) => (x: number | undefined) =>
-  x === undefined ? undefined : Math.round(x * 10 ** d) / 10 ** d;
-const [r1, r2, r3] = [rounded(1), rounded(2), rounded(3)];
+const [r1, r2, r3] = [1, 2, 3].map((d) => (x: number | undefined) => rounded(x, d));
 const pct = (x: number | undefined) => percent(x, 0, "");
 const signedPct = (x: number | undefined) => (x === undefined ? "" : `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)} %`);
 const diff = (x: { with?: number; without?: number }) =>
@@ -98,8 +96,7 @@ export function indexRows(s: YourIndexesSummary): Row[] {
       "Δ WAL B / tx, median with − median without": r1(diff(ix.walBytesPerTx)),
       "Δ B-tree leaf inserts / tx, median with − median without": r2(diff(ix.btreeInsertsPerTx)),
       "Δ B-tree splits / tx, median with − median without": r3(diff(ix.btreeSplitsPerTx)),
-      "HOT share lost, pooled without − with":
-        hotLost !== undefined && hotLost > 0.005 ? pct(hotLost) : hotLost !== undefined ? "none" : "",
+      "HOT share lost, pooled without − with": hotLost === undefined ? "" : hotLost > 0.005 ? pct(hotLost) : "none",
       "HOT lost by": ix.hotStatements
         .map((h) => `${h.statement.script}: UPDATE ${h.statement.table} SET ${h.columns.join(", ")}`)
         .join("; "),
@@ -170,12 +167,8 @@ export function decisionRows(s: YourIndexesSummary): Row[] {
       "Δ WAL B / tx": deltaText(a.walBytesPerTx),
       "own B-tree entries / tx": deltaText(a.ownEntriesPerTx, 1, 2),
       // A set on several tables: the HOT share shown is its most-updated table's, named.
-      "HOT share lost, points": [
-        deltaText(a.hotShareLost, 100, 0),
-        ix.tables.length > 1 && a.hotShareLost ? `(${ix.table ?? ""})` : "",
-      ]
-        .filter(Boolean)
-        .join(" "),
+      "HOT share lost, points":
+        deltaText(a.hotShareLost, 100, 0) + (ix.tables.length > 1 && a.hotShareLost ? ` (${ix.table ?? ""})` : ""),
       ...Object.fromEntries(
         ix.reads.flatMap((r) => [
           [`${r.script}: latency without ÷ with`, r.slowdown ? slowdownText(r.slowdown) : ""],
@@ -237,12 +230,10 @@ export function showExplanation(s: YourIndexesSummary): void {
 }
 
 export function showSourceUsage(s: YourIndexesSummary, run: YourIndexesRun): void {
-  if (!run.source) {
-    show().html(
+  if (!run.source)
+    return show().html(
       "<p>No <code>sampleFrom</code> source in this run: index usage on a production server is not shown.</p>",
     );
-    return;
-  }
   const since = run.source.statsReset
     ? `since ${run.source.statsReset}`
     : "since the source's statistics began (never reset)";

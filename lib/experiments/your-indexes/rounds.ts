@@ -1,11 +1,10 @@
-/**
- * A run: the reader's data loaded once into a template, every variant built from it, the workload
- * checked, then rounds while an index is undecided and the budget lasts.
- */
+/** A run: the reader's data loaded once into a template, every variant built from it, the workload checked, then
+ * rounds while an index is undecided and the budget lasts. */
 import type { YourIndexesParams } from "./params";
 import { lookPlan, nextRound } from "../../stats/adaptive";
 import { SPEED_STATE_RATIO, speedSpread } from "../../stats/speed";
 import { MIN_COVERAGE } from "../../stats/claims";
+import { percent } from "../../stats/format";
 import type { ServerSpec } from "../../targets/types";
 import { memoryAndWalSettings } from "../../engines/postgres/server-settings";
 import { withActivity } from "../../workloads/server-activity";
@@ -84,11 +83,10 @@ export const summariseRun = (
 
 /** Under the sets design, whether each set's cost makes its members worth judging one at a time. */
 function setFollowUps(s: YourIndexesSummary, p: YourIndexesParams): string[] {
-  const pc = (x: number) => `${(x * 100).toFixed(1)} %`;
-  const m = `±${pc(p.equivalenceMargin)}`;
+  const m = `±${percent(p.equivalenceMargin, 1)}`;
   return s.indexes.flatMap(({ kind, cost: c, members, name }) => {
     if (kind !== "set" || !c || !members) return [];
-    const at = `${pc(c.estimate)} [${pc(c.low)}–${pc(c.high)}]`;
+    const at = `${percent(c.estimate, 1)} [${percent(c.low, 1)}–${percent(c.high, 1)}]`;
     return c.coverage < MIN_COVERAGE
       ? `${name} costs ${at} of throughput on ${c.n} rounds, an interval that covers the median with only ${Math.round(c.coverage * 100)} %: too few rounds to say whether its members need judging one at a time`
       : c.low > p.equivalenceMargin
@@ -174,14 +172,11 @@ export async function runRounds({
   const written = workloadCheck.writtenTables;
   const never = template.tables.filter((t) => !written.includes(t));
   const rows = Object.entries(template.rows).map(([t, n]) => `${t} ${n.toLocaleString("en-US")} rows`);
+  const readsNote = `after every write run, each read script (${reads.map((r) => r.name).join(", ")}) runs alone for ${p.readSeconds} s on the same clone, in read-only sessions, with the same clients; its latency is paired per round like the write cost, and each index's scans during it are counted (pg_stat_user_indexes)`;
   notes.push(
     `template: ${rows.join(", ")} (${(template.databaseBytes / 2 ** 20).toFixed(1)} MiB); every run starts from a FILE_COPY clone of its variant`,
     `the workload writes ${written.join(", ")}${never.length ? `; never ${never.join(", ")}` : ""}`,
-    ...(reads.length
-      ? [
-          `after every write run, each read script (${reads.map((r) => r.name).join(", ")}) runs alone for ${p.readSeconds} s on the same clone, in read-only sessions, with the same clients; its latency is paired per round like the write cost, and each index's scans during it are counted (pg_stat_user_indexes)`,
-        ]
-      : []),
+    ...(reads.length ? [readsNote] : []),
     `every round runs the baseline between every two variants (B V₁ B V₂ … B), each variant's cost against the two baseline runs around it; the variants' order is a Williams design over rounds (every variant at every position, and right after every other variant, equally often)`,
   );
   if (!template.walInspect)
@@ -222,7 +217,6 @@ export async function runRounds({
     onStatus: at,
   });
   const summariseSoFar = () => summariseRun(store.trials(), { ...setup, params: p });
-  // The planned rounds within the budget, then one more while an index is inconclusive and the budget allows.
   const adaptive = await runAdaptivePlan({
     ...repeatedRounds(p, estimateAs),
     startedAt,

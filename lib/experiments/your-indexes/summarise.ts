@@ -1,9 +1,10 @@
 /** Notebook 06's figures: per run, per variant, and per judged index its costs paired per round. */
-import { mean, quantile } from "simple-statistics";
+import { mean, quantile, sum } from "simple-statistics";
 import type { LookPlan } from "../../stats/adaptive";
 import { medianInterval, outlierFlags, type Interval } from "../../stats/intervals";
 import { groupBy, medianOfFinite, spread } from "../../stats/summary";
 import { sumCounters } from "../../stats/counters";
+import { medianOf, quotient } from "../../stats/claim-statistics";
 import { pgbenchFigures, type PgbenchRunResult } from "../../workloads/pgbench";
 import type { IndexInfo } from "./workload/catalog";
 import type { UpdateStatement } from "./workload/scripts";
@@ -14,14 +15,12 @@ import { decide } from "./decision";
 
 const addWrites = (a: TableWrites, b = NO_WRITES) =>
   Object.fromEntries(Object.entries(a).map(([k, v]) => [k, v + b[k as keyof TableWrites]])) as TableWrites;
-/** Rows written per table, summed over `runs`. */
 const writesOver = (runs: readonly { readonly tables: Readonly<Record<string, TableWrites>> }[]) =>
   runs.reduce<Record<string, TableWrites>>((a, r) => {
     for (const [t, w] of Object.entries(r.tables)) a[t] = addWrites(w, a[t]);
     return a;
   }, {});
 
-/** What the summary reads of a run: the judged items, each variant's indexes, the UPDATEs, the source, the reads. */
 export interface SummaryContext {
   readonly judged: readonly Judged[];
   readonly variants: readonly { readonly id: string; readonly indexes: readonly IndexInfo[] }[];
@@ -103,25 +102,18 @@ function paired(
   });
 }
 
-const pairedInterval = (of: string, ...args: Parameters<typeof paired>): Interval | undefined => {
-  const v = paired(...args);
-  return v.length ? medianInterval(v, of) : undefined;
-};
+const pairedInterval = (of: string, ...args: Parameters<typeof paired>) => medianOf(paired(...args), (v) => v, of);
+const rounds = (runs: readonly RunSummary[]) => [...groupBy(runs, (r) => String(r.repeat)).values()];
 
 const cost = (runs: readonly RunSummary[], j: Judged) =>
   pairedInterval(`write-throughput cost of ${j.name}: 1 − TPS with ÷ TPS without, paired per round`, runs, j, (a, b) =>
     b.tps > 0 ? 1 - a.tps / b.tps : undefined,
   );
 
-const hotShareOf = (r: RunSummary, table: string) => {
-  const w = r.tables[table];
-  return w && w.updated > 0 ? w.hotUpdated / w.updated : undefined;
-};
+const hotShare = (w: TableWrites | undefined) => (w && w.updated > 0 ? w.hotUpdated / w.updated : undefined);
 
-/**
- * `indexNames`: the indexes the with-variant has and the other lacks. Their own entries are a with-run's count,
- * one a round (the without-variant has none of them, so nothing to pair against).
- */
+/** `indexNames`: the indexes the with-variant has and the other lacks. Their own entries are a with-run's count,
+ * one a round (the without-variant has none of them, so nothing to pair against). */
 export function amplification(
   runs: readonly RunSummary[],
   j: Pick<Judged, "withVariant" | "withoutVariant" | "name">,
@@ -131,37 +123,23 @@ export function amplification(
   const diff = (pick: (r: RunSummary) => number | undefined, of: string) =>
     pairedInterval(of, runs, j, (a, b) => both(pick(a), pick(b), (x, y) => x - y));
   // An index absent from a run's count received no entry in it.
-  const own = [
-    ...groupBy(
-      runs.filter((r) => r.variant === j.withVariant && r.entriesPerTx),
-      (r) => String(r.repeat),
-    ).values(),
-  ]
-    .map((round) => round.map((r) => indexNames.reduce((a, i) => a + (r.entriesPerTx?.[i] ?? 0), 0)))
-    .map((v) => mean(v));
   return {
-    ownEntriesPerTx: own.length
-      ? medianInterval(
-          own,
-          `B-tree entries per transaction written into ${j.name}'s own pages, a run with it per round`,
-        )
-      : undefined,
+    ownEntriesPerTx: medianOf(
+      rounds(runs.filter((r) => r.variant === j.withVariant && r.entriesPerTx)),
+      (round) => mean(round.map((r) => indexNames.reduce((a, i) => a + (r.entriesPerTx?.[i] ?? 0), 0))),
+      `B-tree entries per transaction written into ${j.name}'s own pages, a run with it per round`,
+    ),
     walBytesPerTx: diff((r) => r.walBytesPerTx, `WAL bytes per transaction added by ${j.name}`),
     // Lost = without − with.
     hotShareLost: table
-      ? diff((r) => -(hotShareOf(r, table) ?? NaN), `HOT share of ${table}'s updates lost with ${j.name}`)
+      ? diff((r) => -(hotShare(r.tables[table]) ?? NaN), `HOT share of ${table}'s updates lost with ${j.name}`)
       : undefined,
   };
 }
 
 /** The noise alone: each baseline run between two others as if a variant (its neighbours are further: a bound). */
 function noiseFloor(runs: readonly RunSummary[]) {
-  const perRound = [
-    ...groupBy(
-      runs.filter((r) => r.variant === "baseline"),
-      (r) => String(r.repeat),
-    ).values(),
-  ].map((round) => {
+  const perRound = rounds(runs.filter((r) => r.variant === "baseline")).map((round) => {
     const o = [...round].sort((a, b) => (a.position ?? 0) - (b.position ?? 0));
     return o.slice(1, -1).flatMap((r, i) => {
       const mean = (o[i].tps + o[i + 2].tps) / 2;
@@ -196,8 +174,8 @@ function indexSummary(
 ) {
   const indexesOf = (id: string) => ctx.variants.find((v) => v.id === id)?.indexes ?? [];
   const withNames = new Set(indexesOf(j.withoutVariant).map((i) => i.name));
-  // The indexes the with-variant has and the other lacks, as it holds them.
   const added = indexesOf(j.withVariant).filter((i) => !withNames.has(i.name));
+  const addedNames = added.map((i) => i.name);
   const withRuns = runs.filter((r) => r.variant === j.withVariant);
   // Any set (a group, all candidates, all existing) is judged on its most-updated table, the one whose
   // updates its indexes can make non-HOT; its first member's table may be one the workload never updates.
@@ -218,19 +196,12 @@ function indexSummary(
   const reads = readScripts.map((script) => {
     const lat = (r: RunSummary) => r.reads?.[script]?.latencyMs;
     const readRuns = withRuns.flatMap((r) => (r.reads?.[script] ? [r.reads[script]] : []));
-    const scans = readRuns.reduce(
-      (a, f) => a + added.reduce((b, i) => b + (f.indexScans[`${i.table}.${i.name}`] ?? 0), 0),
-      0,
-    );
+    const scans = sum(readRuns.flatMap((f) => added.map((i) => f.indexScans[`${i.table}.${i.name}`] ?? 0)));
     const side = (variant: string) => medianOfFinite(runs.filter((r) => r.variant === variant).map(lat));
+    const of = `${script} without ${j.name}: latency without ÷ latency with, paired per round`;
     return {
       script,
-      slowdown: pairedInterval(
-        `${script} without ${j.name}: latency without ÷ latency with, paired per round`,
-        runs,
-        j,
-        (a, b) => both(lat(a), lat(b), (w, wo) => (w > 0 ? wo / w : undefined)),
-      ),
+      slowdown: pairedInterval(of, runs, j, (a, b) => quotient(lat(b), lat(a))),
       latencyMs: { with: side(j.withVariant), without: side(j.withoutVariant) },
       scansPerRun: readRuns.length ? scans / readRuns.length : 0,
       runsWith: readRuns.length,
@@ -258,19 +229,14 @@ function indexSummary(
     btreeInsertsPerTx: sides("btreeInsertsPerTx"),
     btreeSplitsPerTx: sides("btreeSplitsPerTx"),
     hotShare: { with: table ? vw?.hotShare[table] : undefined, without: table ? vo?.hotShare[table] : undefined },
-    amplification: amplification(
-      runs,
-      j,
-      table,
-      added.map((i) => i.name),
-    ),
+    amplification: amplification(runs, j, table, addedNames),
     tableWrites: table ? (written[table] ?? NO_WRITES) : undefined,
     hotStatements,
     bytes: added.length ? added.reduce((a, i) => a + i.bytes, 0) : undefined,
     ...(ctx.source
       ? { source: ctx.source.indexes.find((u) => u.index === j.name && (!table || u.table === table)) }
       : {}),
-    indexNames: added.map((i) => i.name),
+    indexNames: addedNames,
     reads,
     decision: decide({ cost: costNow, reads, adds: j.withVariant !== "baseline" }, readScripts),
   };
@@ -295,16 +261,14 @@ export function summarise(trials: readonly YourIndexesTrial[], ctx: SummaryConte
     return group.map((r, i) => ({ ...r, outlier: flags[i] }));
   });
   runs.sort((a, b) => a.repeat - b.repeat || (a.position ?? 0) - (b.position ?? 0));
-  const variants: VariantSummary[] = [...groupBy(runs, (r) => r.variant).values()].map((g) => {
-    return {
-      id: g[0].variant,
-      runs: g.length,
-      ...Object.fromEntries(MEDIANS.map((k) => [k, medianOfFinite(g.map((r) => r[k]))])),
-      hotShare: Object.fromEntries(
-        Object.entries(writesOver(g)).flatMap(([t, w]) => (w.updated > 0 ? [[t, w.hotUpdated / w.updated]] : [])),
-      ),
-    };
-  });
+  const variants: VariantSummary[] = [...groupBy(runs, (r) => r.variant).values()].map((g) => ({
+    id: g[0].variant,
+    runs: g.length,
+    ...Object.fromEntries(MEDIANS.map((k) => [k, medianOfFinite(g.map((r) => r[k]))])),
+    hotShare: Object.fromEntries(
+      Object.entries(writesOver(g)).flatMap(([t, w]) => (w.updated > 0 ? [[t, w.hotUpdated / w.updated]] : [])),
+    ),
+  }));
   const floor = noiseFloor(runs);
   return {
     durationSeconds: ctx.params.durationSeconds,

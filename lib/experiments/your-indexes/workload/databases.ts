@@ -10,28 +10,18 @@ import { runSqlFile } from "./sql-files";
 import { timed } from "../../../workloads/timed";
 import { withAdmin } from "../../../workloads/fresh-copies";
 import type { Variant } from "./variants";
+import type { YourIndexesParams } from "../params";
 
 // Under the run's prefix (run-names.ts), so two runs on one external server never share a database.
 const named = (server: StartedServer, suffix: string): string => `${databasePrefix(server)}_${suffix}`;
 export const templateDatabase = (server: StartedServer): string => named(server, "yi_template");
 export const runDatabase = (server: StartedServer): string => named(server, "yi_run");
 const MAX_VARIANTS = 200;
-/** Every database a run with this many variants makes, as suffixes of the server's prefix. */
 const suffixes = (variants: number) => [
   "yi_run",
   "yi_template",
   ...Array.from({ length: variants }, (_, i) => `yi_v${i}`),
 ];
-
-export interface LoadedTemplate {
-  readonly indexes: readonly IndexInfo[];
-  readonly tables: readonly string[];
-  readonly rows: Readonly<Record<string, number>>;
-  readonly databaseBytes: number;
-  readonly loadSeconds: Readonly<Record<string, number>>;
-  readonly walInspect: boolean;
-  readonly walInspectError?: string;
-}
 
 export interface TemplateSteps {
   readonly afterSchema?: (indexes: readonly IndexInfo[]) => void;
@@ -44,11 +34,9 @@ export const fillFromFile =
   (file: string, scale: number) => (server: StartedServer, database: string, signal?: AbortSignal) =>
     runSqlFile(server.connection, file, { database, variables: { scale }, signal });
 
-export async function createTemplate(
-  server: StartedServer,
-  schemaFile: string,
-  steps: TemplateSteps,
-): Promise<LoadedTemplate> {
+export type LoadedTemplate = Awaited<ReturnType<typeof createTemplate>>;
+
+export async function createTemplate(server: StartedServer, schemaFile: string, steps: TemplateSteps) {
   await dropAllDatabases(server);
   const template = templateDatabase(server);
   await recreateDatabase(server.connection, template);
@@ -117,7 +105,7 @@ export async function buildVariants(
       const before = new Set((await listIndexes(c)).map((x) => x.name));
       await cancellable(server.connection, c, signal, async () => {
         await c.query(`SET maintenance_work_mem = '${maintenanceWorkMemMB}MB'`);
-        if (v.change.kind === "drop") {
+        if (v.change.kind === "drop")
           for (const index of v.change.indexes) {
             const { rows } = await c.query<{ q: string }>(
               `SELECT quote_ident(n.nspname) || '.' || quote_ident(i.relname) AS q
@@ -127,22 +115,19 @@ export async function buildVariants(
             if (rows.length !== 1) throw new Error(`index ${index}: ${rows.length} indexes of that name`);
             await c.query(`DROP INDEX ${rows[0].q}`);
           }
-        }
-        if (v.change.kind === "add") {
+        if (v.change.kind === "add")
           for (const statement of v.change.statements) {
             try {
               await c.query(statement);
             } catch (error) {
-              const n = candidates.indexOf(statement) + 1;
               // The server refuses with a SQLSTATE; a lost connection (none, or class 08/57P) is not the statement.
               const code = (error as { code?: unknown }).code;
               throw new CandidateError(
-                `candidates[${n - 1}] (${statement}) failed: ${error instanceof Error ? error.message : String(error)}`,
+                `candidates[${candidates.indexOf(statement)}] (${statement}) failed: ${error instanceof Error ? error.message : String(error)}`,
                 { cause: error, byInput: typeof code === "string" && !/^(08|57P)/.test(code) },
               );
             }
           }
-        }
       });
       const indexes = await listIndexes(c);
       return { indexes, created: indexes.filter((x) => !before.has(x.name)).map((x) => x.name) };
@@ -154,24 +139,12 @@ export async function buildVariants(
   return out;
 }
 
-export async function cloneForRun(server: StartedServer, variantDb: string): Promise<number> {
-  return cloneDatabase(server.connection, variantDb, runDatabase(server));
-}
-
 /** The databases a run can make, as suffixes of the server's prefix (an external server's pre-flight). */
-export function workloadDatabases(p: {
-  readonly existing: readonly string[] | "all" | "unused";
-  readonly candidates: readonly string[];
-  readonly groups?: Readonly<Record<string, readonly string[]>>;
-}): string[] {
+export function workloadDatabases(p: Pick<YourIndexesParams, "existing" | "candidates" | "groups">): string[] {
   // At most: each index, the candidates together, every group and the set of all existing ones.
   const variants = !Array.isArray(p.existing)
     ? MAX_VARIANTS
-    : 2 +
-      p.existing.length +
-      p.candidates.length +
-      (p.candidates.length > 1 ? 1 : 0) +
-      Object.keys(p.groups ?? {}).length;
+    : 2 + p.existing.length + p.candidates.length + (p.candidates.length > 1 ? 1 : 0) + Object.keys(p.groups).length;
   return suffixes(variants);
 }
 
@@ -182,8 +155,6 @@ export async function dropAllDatabases(server: StartedServer, variants = MAX_VAR
     ]),
   );
   const known = new Set(suffixes(variants).map((x) => named(server, x)));
-  await dropDatabases(
-    server.connection,
-    rows.map((r) => r.datname).filter((d) => known.has(d)),
-  );
+  const ours = rows.map((r) => r.datname).filter((d) => known.has(d));
+  await dropDatabases(server.connection, ours);
 }

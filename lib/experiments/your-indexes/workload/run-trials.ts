@@ -6,29 +6,23 @@ import { timedWindow, windowFacts, type WindowFacts } from "../../../engines/pos
 import type { TrialRecord } from "../../../results/run-store";
 import { counterDelta, counterEntries, type Counters } from "../../../stats/counters";
 import { williamsDesign } from "../../../stats/williams";
+import { cloneDatabase } from "../../../engines/postgres/template-database";
 import type { StartedServer } from "../../../targets/types";
 import type { Client } from "pg";
 import { InputError } from "../../../runtime/input-error";
-import {
-  pgbenchFailureKind,
-  pgbenchFigures,
-  pgbenchOutcome,
-  PgbenchError,
-  runPgbench,
-} from "../../../workloads/pgbench";
-import { waitForPgbenchGone, type PgbenchRunner, type PgbenchRunResult } from "../../../workloads/pgbench";
+import { pgbenchFailureKind, pgbenchFigures, pgbenchOutcome, PgbenchError } from "../../../workloads/pgbench";
+import { runPgbench, waitForPgbenchGone, type PgbenchRunner, type PgbenchRunResult } from "../../../workloads/pgbench";
 import type { PgbenchFigures, PgbenchScript, RunOptions } from "../../../workloads/pgbench";
-import { timed } from "../../../workloads/timed";
-import { cloneForRun, runDatabase } from "./databases";
+import { timed, type SecondsOf } from "../../../workloads/timed";
+import type { PgbenchLoad } from "../../../workloads/pgbench-trial";
+import { runDatabase } from "./databases";
 import { withAdmin } from "../../../workloads/fresh-copies";
 
-export interface YourIndexesCondition {
-  readonly variant: string;
-}
+export type YourIndexesCondition = { readonly variant: string };
 
 /** Where a trial's untimed seconds went: the speed probe, the clone, the window's open (autovacuum, CHECKPOINT,
  * counters) and close (counters, WAL records), pgbench's sessions ending, and the reads' own setup. */
-type SetupSeconds = Partial<Record<`${"speed" | "clone" | "open" | "gone" | "close" | "readSetup"}Seconds`, number>>;
+type SetupSeconds = SecondsOf<"speed" | "clone" | "open" | "gone" | "close" | "readSetup">;
 
 export type YourIndexesTrial = TrialRecord<YourIndexesCondition, PgTableCounterKey> &
   WindowFacts &
@@ -46,10 +40,8 @@ export type ReadRun = {
 
 export type PlannedTrial = OrderedTrial<YourIndexesCondition>;
 
-/**
- * Rounds of B V₁ B V₂ … B Vₖ B, each variant against the baseline runs that flank it, the variants in
- * a Williams order (docs/your-indexes.md, "What runs, in order"); `from` adds round `from` alone.
- */
+/** Rounds of B V₁ B V₂ … B Vₖ B, each variant against the baseline runs that flank it, the variants in a Williams
+ * order (docs/your-indexes.md, "What runs, in order"); `from` adds round `from` alone. */
 export function planRounds(
   variants: readonly string[],
   repeats: number,
@@ -73,13 +65,10 @@ export function planRounds(
   return plan;
 }
 
-export interface TrialContext {
+export interface TrialContext extends PgbenchLoad {
   readonly server: StartedServer;
   readonly runner: PgbenchRunner;
   readonly databases: ReadonlyMap<string, string>;
-  readonly clients: number;
-  readonly threads: number;
-  readonly durationSeconds: number;
   readonly scripts: readonly PgbenchScript[];
   readonly defines: Readonly<Record<string, string | number>>;
   readonly walInspect: boolean;
@@ -94,7 +83,6 @@ export interface TrialContext {
   readonly onNote?: (text: string) => void;
 }
 
-/** pgbench on the run database, with no vacuum of its own. */
 const pgbenchOnClone = (server: StartedServer, runner: PgbenchRunner, o: Omit<RunOptions, "runner" | "database">) =>
   runPgbench(server, { runner, database: runDatabase(server), noVacuum: true, ...o });
 
@@ -111,7 +99,7 @@ export function trialRunner(ctx: TrialContext): (planned: PlannedTrial) => Promi
     phase("speed probe");
     const [speed, speedSeconds] = await timed(() => probeSpeed(server.connection));
     phase("cloning");
-    const cloneSeconds = await cloneForRun(server, template);
+    const cloneSeconds = await cloneDatabase(server.connection, template, runDatabase(server));
     const marks = { open: Date.now(), run: 0, gone: 0, ran: 0 };
     const window = await timedWindow({
       connection: server.connection,
@@ -200,21 +188,18 @@ async function readPhase(ctx: TrialContext, planned: PlannedTrial): Promise<Read
   for (const script of s.reads ?? []) {
     ctx.onStatus?.(planned, `read script ${script.name}…`);
     const before = await withAdmin(server, runDatabase(server), indexScans);
-    let result: PgbenchRunResult;
-    try {
-      result = await pgbenchOnClone(server, ctx.runner, {
-        clients: s.clients,
-        threads: s.threads,
-        durationSeconds: s.readSeconds ?? 1,
-        scripts: [{ name: script.name, text: script.text }],
-        defines: s.defines,
-        signal: ctx.signal,
-      });
-    } catch (error) {
+    const result = await pgbenchOnClone(server, ctx.runner, {
+      clients: s.clients,
+      threads: s.threads,
+      durationSeconds: s.readSeconds ?? 1,
+      scripts: [{ name: script.name, text: script.text }],
+      defines: s.defines,
+      signal: ctx.signal,
+    }).catch((error: unknown) => {
       if (ctx.signal?.aborted || !(error instanceof PgbenchError) || error.kind !== "script") throw error;
       out.push({ script: script.name, error: error.message });
-      continue;
-    }
+    });
+    if (!result) continue;
     const after = await afterPgbench(server, indexScans);
     const outcome = pgbenchOutcome(result);
     // An undefined figure is left out where the record is written (JSON).
@@ -262,14 +247,7 @@ const readsFix =
 const sentence = (text: string) => text.replace(/\.*\s*$/, ".");
 
 /** A failed 1-s check in pgbench's or the server's words, with what to fix where the script is at fault. */
-function checkFailure(
-  name: string,
-  reading: boolean,
-  said: string,
-  kind: string | undefined,
-  lost: string,
-  cause?: unknown,
-) {
+function checkFailure(name: string, reading: boolean, said: string, lost: string, kind?: string, cause?: unknown) {
   if (reading && /read-only transaction/.test(said))
     return new ReadScriptError(`${name} writes: ${sentence(said)}${readsFix}`, { cause });
   // In pgbench's simple protocol a `:name` with no variable of that name reaches the server as written.
@@ -288,11 +266,9 @@ export interface ScriptsCheck {
 }
 type Counts = Readonly<Record<string, number>>;
 
-/**
- * Each script alone for 1 s on a clone of the baseline: a rejected one is refused with their words and what to
- * fix. A workload that inserts, updates and deletes nothing is refused (a write cost needs writes); so is a read
- * script that writes, refused by the server or by the rows a read-write transaction wrote.
- */
+/** Each script alone for 1 s on a clone of the baseline: a rejected one is refused with their words and what to fix.
+ * A workload that writes nothing is refused (a write cost needs writes); so is a read script that writes, refused by
+ * the server or by the rows a read-write transaction wrote. */
 export async function checkScripts(
   server: StartedServer,
   runner: PgbenchRunner,
@@ -303,29 +279,26 @@ export async function checkScripts(
   const out: ScriptsCheck["scripts"][number][] = [];
   for (const script of scripts) {
     const name = `${reading ? "read" : "workload"} script ${script.name}`;
-    await cloneForRun(server, baseline);
+    await cloneDatabase(server.connection, baseline, runDatabase(server));
     if (reading) await readOnlyClone(server);
     const before = await withAdmin(server, runDatabase(server), tableCounters);
-    let result: PgbenchRunResult;
-    try {
-      result = await pgbenchOnClone(server, runner, {
-        clients: 1,
-        durationSeconds: 1,
-        scripts: [{ name: script.name, text: script.text }],
-        defines,
-        log: "none",
-        signal,
-      });
-    } catch (error) {
+    const result = await pgbenchOnClone(server, runner, {
+      clients: 1,
+      durationSeconds: 1,
+      scripts: [{ name: script.name, text: script.text }],
+      defines,
+      log: "none",
+      signal,
+    }).catch((error: unknown) => {
       if (signal?.aborted) throw error;
       const kind = error instanceof PgbenchError ? error.kind : undefined;
       const lost = kind === "connection" || kind === "silent" ? "lost the server" : "failed";
-      throw checkFailure(name, reading, error instanceof Error ? error.message : String(error), kind, lost, error);
-    }
+      throw checkFailure(name, reading, error instanceof Error ? error.message : String(error), lost, kind, error);
+    });
     // A failed check is said from pgbench's words; the server may be gone, so its counters are not read.
     if (result.summary.abortedClients > 0 || result.summary.transactions === 0) {
       const kind = pgbenchFailureKind(result.messages, 2);
-      throw checkFailure(name, reading, result.messages.join(" · "), kind, "completed no transaction");
+      throw checkFailure(name, reading, result.messages.join(" · "), "completed no transaction", kind);
     }
     const writes = tableWrites(counterDelta(before, await afterPgbench(server, tableCounters)));
     const written: Counts = Object.fromEntries(
@@ -340,11 +313,10 @@ export async function checkScripts(
     out.push({ name: script.name, transactions: result.summary.transactions, written });
   }
   const writtenTables = [...new Set(out.flatMap((s) => Object.keys(s.written)))].sort();
+  const each = out.map((s) => `${s.name}: ${s.transactions} transactions`).join(", ");
   if (!reading && writtenTables.length === 0)
     throw new WorkloadError(
-      `the workload writes nothing: in a 1-s check of each script (${out
-        .map((s) => `${s.name}: ${s.transactions} transactions`)
-        .join(", ")}) no row was inserted, updated or deleted, so no index can cost it anything`,
+      `the workload writes nothing: in a 1-s check of each script (${each}) no row was inserted, updated or deleted, so no index can cost it anything`,
     );
   return { scripts: out, writtenTables };
 }

@@ -58,13 +58,12 @@ async function withReadOnlySource<T>(
   fn: (source: Client, shown: string) => Promise<T>,
 ): Promise<T> {
   const shown = redactText(uri);
-  let source: Client;
-  try {
-    ({ client: source } = await connectAdmin(uri, { applicationName: "dblab-sample (read only)" }));
-  } catch (error) {
-    const why = error instanceof PlaintextRefusedError ? "refused" : "cannot connect to";
-    throw new SourceError(`sampleFrom: ${why} ${shown}: ${redactText(message(error))}`, { cause: error });
-  }
+  const { client: source } = await connectAdmin(uri, { applicationName: "dblab-sample (read only)" }).catch(
+    (error: unknown) => {
+      const why = error instanceof PlaintextRefusedError ? "refused" : "cannot connect to";
+      throw new SourceError(`sampleFrom: ${why} ${shown}: ${redactText(message(error))}`, { cause: error });
+    },
+  );
   try {
     await source.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
     return await fn(source, shown);
@@ -139,10 +138,8 @@ async function copyColumns(lab: Client, table: string): Promise<string[]> {
   return rows.map((r) => r.c);
 }
 
-/**
- * Up to `rows` rows of each table (a Bernoulli sample) copied into `database`, foreign keys unchecked (a
- * sample does not hold every row its keys point to) and sequences set past the copied keys.
- */
+/** Up to `rows` rows of each table (a Bernoulli sample) copied into `database`, foreign keys unchecked (a sample
+ * does not hold every row its keys point to) and sequences set past the copied keys. */
 export function sampleFromSource(
   uri: string,
   tables: readonly string[],

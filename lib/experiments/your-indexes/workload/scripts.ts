@@ -1,7 +1,5 @@
-/**
- * The workload's pgbench scripts and the columns their UPDATEs set, so a lost HOT share can name them: a
- * light reading, not a parser (a statement it cannot read is left out of that sentence, not the measurement).
- */
+/** The workload's pgbench scripts and the columns their UPDATEs set, so a lost HOT share can name them: a light
+ * reading, not a parser (a statement it cannot read is left out of that sentence, not the measurement). */
 import fs from "node:fs";
 import path from "node:path";
 import type { PgbenchScript } from "../../../workloads/pgbench";
@@ -40,10 +38,8 @@ const unquote = (s: string) => s.replace(/"/g, "").split(".").pop()?.toLowerCase
 
 /** Top-level `a = …` assignments of a SET list: the names before '=' at parenthesis depth 0. */
 function setColumns(list: string): string[] {
-  let depth = 0;
-  let start = 0;
+  let [depth, start, end] = [0, 0, list.length];
   const parts: string[] = [];
-  let end = list.length;
   for (let i = 0; i < list.length; i++) {
     const ch = list[i];
     if (ch === "(") depth++;
@@ -75,9 +71,8 @@ export function updateStatements(scripts: readonly Pick<WorkloadScript, "name" |
       const statement = raw.replace(/\s+/g, " ").trim();
       const re =
         /\bUPDATE\s+(?:ONLY\s+)?("?[\w$.]+"?)(?:\s+(?:AS\s+)?[\w$]+)?\s+SET\s+(.*?)(?=\s+(?:FROM|WHERE|RETURNING)\b|$)/gi;
-      for (const m of statement.matchAll(re)) {
+      for (const m of statement.matchAll(re))
         out.push({ script: s.name, statement, table: unquote(m[1]), columns: setColumns(m[2]) });
-      }
     }
   }
   return out;

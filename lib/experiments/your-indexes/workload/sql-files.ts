@@ -86,15 +86,8 @@ export async function runSqlFile(connection: ConnectionInfo, file: string, o: Sq
       child.once("close", (c) => resolve({ code: c ?? 1, stderr: err }));
     });
     if (code !== 0) {
-      throw (
-        parsePsqlError(stderr, file, ran) ??
-        new SqlFileError(
-          file,
-          undefined,
-          `psql exited with ${code}: ${stderr.trim().split("\n").slice(-3).join(" · ")}`,
-          { byInput: false },
-        )
-      );
+      const said = `psql exited with ${code}: ${stderr.trim().split("\n").slice(-3).join(" · ")}`;
+      throw parsePsqlError(stderr, file, ran) ?? new SqlFileError(file, undefined, said, { byInput: false });
     }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -41,20 +41,16 @@ export function existingToJudge(
   indexes: readonly IndexInfo[],
   what = "existing",
 ): string[] {
+  const named = (backing: boolean) => indexes.filter((i) => i.constraint === backing).map((i) => i.name);
   // The lab drops only indexes that back no constraint.
-  const names = (backing: boolean) =>
-    indexes
-      .filter((i) => i.constraint === backing)
-      .map((i) => i.name)
-      .join(", ");
-  if (existing === "all") return indexes.filter((i) => !i.constraint).map((i) => i.name);
-  const secondary = names(false) || "(none)";
+  if (existing === "all") return named(false);
+  const [secondary, backing] = [named(false).join(", ") || "(none)", named(true).join(", ")];
   for (const name of existing) {
     const found = indexes.find((i) => i.name === name);
     if (!found)
       throw new UnknownIndexError(
         `${what}: there is no index "${name}" in the schema; its secondary indexes are ${secondary}` +
-          (names(true) ? ` (and, backing constraints, ${names(true)})` : ""),
+          (backing ? ` (and, backing constraints, ${backing})` : ""),
       );
     if (found.constraint)
       throw new UnknownIndexError(
@@ -78,16 +74,17 @@ interface IndexSet {
 
 /** "each": every index and candidate on its own too; "sets": the sets only. */
 export type Design = "each" | "sets";
+type Groups = Readonly<Record<string, readonly string[]>>;
 
 /** The reader's groups, and under the sets design every judged existing index together (unless a group is that set). */
 export function indexSets(
-  groups: Readonly<Record<string, readonly string[]>>,
+  groups: Groups,
   drops: readonly string[],
-  candidateNames: readonly string[],
+  names: readonly string[],
   design: Design,
 ): IndexSet[] {
   const sets: IndexSet[] = Object.entries(groups).map(([name, members]) => {
-    const add = members.map((m) => candidateNames.indexOf(m));
+    const add = members.map((m) => names.indexOf(m));
     return add.every((i) => i >= 0) ? { name, drop: [], add } : { name, drop: [...members], add: [] };
   });
   const same = (s: IndexSet) => s.drop.length === drops.length && drops.every((d) => s.drop.includes(d));
@@ -96,22 +93,17 @@ export function indexSets(
   return sets;
 }
 
-export function checkGroups(
-  groups: Readonly<Record<string, readonly string[]>>,
-  indexes: readonly IndexInfo[],
-  candidateNames: readonly string[],
-): void {
+export function checkGroups(groups: Groups, indexes: readonly IndexInfo[], names: readonly string[]): void {
   for (const [name, members] of Object.entries(groups)) {
-    const dropped = members.filter((m) => !candidateNames.includes(m));
+    const dropped = members.filter((m) => !names.includes(m));
     if (dropped.length) existingToJudge(dropped, indexes, `groups.${name}`);
     if (indexes.some((i) => i.name === name))
       throw new UnknownIndexError(`groups: "${name}" is also an index of the schema; give the group another name`);
   }
 }
 
-/** The variants of `design`: the reader's groups and, under "sets", all judged existing indexes together. */
 export const planDesign = (
-  p: { readonly candidates: readonly string[]; readonly groups: Readonly<Record<string, readonly string[]>> },
+  p: { readonly candidates: readonly string[]; readonly groups: Groups },
   drops: readonly string[],
   names: readonly string[],
   design: Design,
@@ -126,47 +118,42 @@ export function planVariants(
 ): VariantPlan {
   const variants: Variant[] = [{ id: "baseline", label: "the schema as it is", change: { kind: "baseline" } }];
   const judged: Judged[] = [];
-  const judge = (v: Variant, name: string, kind: Judged["kind"], members?: readonly string[]) => {
-    variants.push(v);
-    const dropping = v.change.kind === "drop";
-    judged.push({
-      id: name,
-      name,
-      kind,
-      ...(members ? { members } : {}),
-      withVariant: dropping ? "baseline" : v.id,
-      withoutVariant: dropping ? v.id : "baseline",
-    });
+  const judge = (
+    id: string,
+    label: string,
+    change: Variant["change"],
+    name: string,
+    kind: Judged["kind"],
+    members?: readonly string[],
+  ) => {
+    variants.push({ id, label, change });
+    const [withVariant, withoutVariant] = change.kind === "drop" ? ["baseline", id] : [id, "baseline"];
+    judged.push({ id: name, name, kind, ...(members ? { members } : {}), withVariant, withoutVariant });
   };
   for (const set of sets) {
     const dropping = set.drop.length > 0;
     const members = dropping ? set.drop : set.add.map((i) => candidateNames[i]);
-    const change = dropping
-      ? ({ kind: "drop", indexes: set.drop } as const)
-      : ({ kind: "add", statements: set.add.map((i) => candidates[i]) } as const);
+    const change: Variant["change"] = dropping
+      ? { kind: "drop", indexes: set.drop }
+      : { kind: "add", statements: set.add.map((i) => candidates[i]) };
     const label = `${dropping ? "without" : "with"} ${set.name} (${members.length} indexes)`;
-    judge({ id: `set:${set.name}`, label, change }, set.name, "set", members);
+    judge(`set:${set.name}`, label, change, set.name, "set", members);
   }
   // The sets design judges one candidate on its own only when it is the only one (no set holds it).
   const alone = design === "each" || (candidates.length === 1 && !sets.some((s) => s.add.includes(0)));
   if (design === "each")
     for (const index of drops)
-      judge(
-        { id: `drop:${index}`, label: `without ${index}`, change: { kind: "drop", indexes: [index] } },
-        index,
-        "existing",
-      );
+      judge(`drop:${index}`, `without ${index}`, { kind: "drop", indexes: [index] }, index, "existing");
   if (alone)
-    candidates.forEach((statement, i) =>
-      judge(
-        { id: `add:${i + 1}`, label: `with ${candidateNames[i]}`, change: { kind: "add", statements: [statement] } },
-        candidateNames[i],
-        "candidate",
-      ),
-    );
+    candidates.forEach((statement, i) => {
+      const name = candidateNames[i];
+      judge(`add:${i + 1}`, `with ${name}`, { kind: "add", statements: [statement] }, name, "candidate");
+    });
   if (candidates.length > 1)
     judge(
-      { id: "add:all", label: "with all candidates", change: { kind: "add", statements: candidates } },
+      "add:all",
+      "with all candidates",
+      { kind: "add", statements: candidates },
       "all candidates",
       "candidates together",
     );
