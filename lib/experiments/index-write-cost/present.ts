@@ -1,6 +1,6 @@
 /** What the notebook shows, one call per section, and its plotly figures. */
 import { flaggedCell } from "../condition-groups";
-import { escapeHtml, show } from "../../display/output";
+import { escapeHtml, noteHtml, show } from "../../display/output";
 import {
   axis,
   COLOR,
@@ -27,8 +27,12 @@ import { matrixSizes, type ConditionSummary } from "./summarise";
 export function showUnavailable(unavailable: ReadonlyMap<string, string>): void {
   for (const [engine, reason] of unavailable)
     show().html(
-      `<div style="border-left:4px solid #e45756;padding:6px 10px;background:#fdf2f2"><b>${escapeHtml(engine)} is not available on this machine</b>, ` +
-        `so this run shows no ${escapeHtml(engine)} results (the run is not failed). ${escapeHtml(reason)}</div>`,
+      noteHtml(
+        `<b>${escapeHtml(engine)} is not available on this machine</b>, ` +
+          `so this run shows no ${escapeHtml(engine)} results (the run is not failed). ${escapeHtml(reason)}`,
+        COLOR.red,
+        "#fdf2f2",
+      ),
     );
 }
 
